@@ -1,0 +1,45 @@
+// Package placement holds the cluster model and the PodGroup solver of
+// gangsched: resources in Kubernetes canonical units, nodes and pods, the
+// immutable [Snapshot], the hook interfaces that other packages and users
+// implement, the [Decision], and the invariant checker [Verify].
+//
+// # Model
+//
+// A [Snapshot] is built once from nodes and bound pods with [NewSnapshot]
+// and never changes; [Snapshot.Apply] derives a new snapshot (bind, remove)
+// that shares every unchanged part with its parent, so what-if work — assume
+// a placement, remove preemption victims — costs O(changes), and dropping
+// the result is the rollback. Nodes are addressed by dense [NodeID]s in name
+// order, so everything the library derives is independent of input order.
+//
+// # Solving a group
+//
+// [Solve] takes a snapshot and a [Group] (a PodGroup's policy and pending
+// members; bound members come from the snapshot) and returns a [Decision]:
+// Scheduled with pod→node assignments, or Unschedulable / Unresolvable /
+// BudgetExhausted with a group-level reason ("2 of min 3 members fit;
+// default/p3 fits on none of 1 nodes: 1 Insufficient cpu"). A gang places
+// at least MinCount members, bound ones included, or nothing.
+//
+// The solver follows KEP-5732's three phases. A [PlacementGenerator]
+// (upstream PlacementGenerate) proposes candidate node sets, e.g. one per
+// rack; in each, members are placed one by one in [MemberOrder] on the most
+// allocated node that fits (built-in resource fit, nodeSelector, taints,
+// unschedulable, then the caller's [Filter]s and [Reserver]s); feasible
+// placements pass the caller's [PlacementFilter]s and are ranked by a
+// [PlacementScorer] (upstream PlacementScore; [DefaultScorer] by default),
+// ties broken by placement name. Members of one shape are placed as a batch
+// over a heap of nodes, which gives exactly the one-by-one result.
+//
+// # Guarantees
+//
+// Solve is pure: no goroutines, clocks, randomness or I/O; work is bounded
+// by [Options].Budget, counted in member-on-node evaluations. The same
+// snapshot contents and group give the same decision whatever the order of
+// the inputs. [Verify] checks invariants 1–5 of DESIGN.md on any decision —
+// ours or one from the caller's own scheduler.
+//
+// Cost: building a snapshot is O((nodes + pods) log pods). A solve with no
+// caller filters is O(P·(N + k log N)) for P placements over N nodes in all
+// and k members; with caller filters, O(k·N) filter calls.
+package placement

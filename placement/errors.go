@@ -1,0 +1,46 @@
+package placement
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Every error this module returns for bad input is a
+// [*FieldError] that wraps one of them, so callers can test with errors.Is
+// and still print a message that names the object and the field.
+var (
+	// ErrInvalid marks a value that is malformed or out of range.
+	ErrInvalid = errors.New("invalid value")
+	// ErrDuplicate marks a second object with a name that must be unique.
+	ErrDuplicate = errors.New("duplicate")
+	// ErrNotFound marks a reference to an object that does not exist.
+	ErrNotFound = errors.New("not found")
+)
+
+// FieldError reports bad input: which object, which field, what is wrong.
+// Object reads like `pod "default/p1"` or `node "n1"`; Field is the API
+// path (e.g. "spec.nodeName", "status.allocatable[cpu]").
+type FieldError struct {
+	Object string
+	Field  string
+	Detail string
+	Err    error // one of the sentinels
+}
+
+// Error formats as `<object>: <field>: <detail>`.
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s: %s: %s", e.Object, e.Field, e.Detail)
+}
+
+// Unwrap returns the sentinel.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Errorf builds a [*FieldError]; the detail is formatted with fmt.Sprintf.
+// Other packages of this module use it so that all input errors share one
+// shape.
+func Errorf(sentinel error, object, field, format string, args ...any) *FieldError {
+	return &FieldError{Object: object, Field: field, Detail: fmt.Sprintf(format, args...), Err: sentinel}
+}
+
+func podObj(k Key) string    { return fmt.Sprintf("pod %q", k.String()) }
+func nodeObj(n string) string { return fmt.Sprintf("node %q", n) }

@@ -1,0 +1,191 @@
+package placement
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Policy is a PodGroup's scheduling policy (scheduling.k8s.io/v1alpha2
+// PodGroup spec.schedulingPolicy: either gang or basic).
+type Policy string
+
+// Scheduling policies.
+const (
+	// PolicyGang is all-or-nothing: a decision places members only when
+	// bound plus newly placed members reach MinCount (KEP-4671 gang
+	// scheduling).
+	PolicyGang Policy = "Gang"
+	// PolicyBasic has no barrier: each member that fits is placed. With a
+	// topology constraint all members still share one domain.
+	PolicyBasic Policy = "Basic"
+)
+
+// Group is the input of [Solve]: a PodGroup's identity and policy and its
+// pending members. Its bound members are read from the snapshot (pods whose
+// SchedulingGroup names it).
+type Group struct {
+	// Namespace and Name identify the PodGroup.
+	Namespace string
+	Name      string
+	// Policy is gang or basic; empty means gang.
+	Policy Policy
+	// MinCount is spec.schedulingPolicy.gang.minCount: for a gang, the
+	// number of members (bound ones included) that must run together, in
+	// 1..bound+pending. Ignored for basic groups.
+	MinCount int32
+	// Members are the pending members to place: pods of Namespace whose
+	// SchedulingGroup is Name and whose NodeName is empty. Order does not
+	// matter; the solver sorts them with [MemberOrder].
+	Members []Pod
+}
+
+// Key returns the PodGroup's key.
+func (g *Group) Key() Key { return Key{g.Namespace, g.Name} }
+
+// IsGang reports whether the group has the gang policy.
+func (g *Group) IsGang() bool { return g.Policy == PolicyGang || g.Policy == "" }
+
+func groupObj(g *Group) string { return fmt.Sprintf("PodGroup %q", g.Key().String()) }
+
+// validate checks the group against the snapshot.
+func (g *Group) validate(s *Snapshot, bound int) error {
+	obj := groupObj(g)
+	if g.Name == "" {
+		return Errorf(ErrInvalid, obj, "metadata.name", "must not be empty")
+	}
+	switch g.Policy {
+	case PolicyGang, "", PolicyBasic:
+	default:
+		return Errorf(ErrInvalid, obj, "spec.schedulingPolicy", "unknown policy %q (want Gang or Basic)", g.Policy)
+	}
+	if len(g.Members) == 0 {
+		return Errorf(ErrInvalid, obj, "members", "no pending members to place")
+	}
+	if g.IsGang() {
+		total := bound + len(g.Members)
+		if g.MinCount < 1 || int(g.MinCount) > total {
+			return Errorf(ErrInvalid, obj, "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, bound, len(g.Members))
+		}
+	}
+	seen := make(map[Key]bool, len(g.Members))
+	for i := range g.Members {
+		p := &g.Members[i]
+		if err := checkPod(p); err != nil {
+			return err
+		}
+		k := p.Key()
+		if seen[k] {
+			return Errorf(ErrDuplicate, podObj(k), "metadata.name", "listed twice among the members of %s", obj)
+		}
+		seen[k] = true
+		if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
+			return Errorf(ErrInvalid, podObj(k), "spec.schedulingGroup.podGroupName", "is %q in namespace %q, not a member of %s", p.SchedulingGroup, p.Namespace, obj)
+		}
+		if p.NodeName != "" {
+			return Errorf(ErrInvalid, podObj(k), "spec.nodeName", "is %q: members passed to Solve must be pending", p.NodeName)
+		}
+		if _, bound := s.Pod(k); bound {
+			return Errorf(ErrDuplicate, podObj(k), "metadata.name", "is already bound in the snapshot")
+		}
+	}
+	return nil
+}
+
+// Status is the outcome of a decision.
+type Status int
+
+// Decision statuses.
+const (
+	// Scheduled: the assignments satisfy the policy and may be committed.
+	Scheduled Status = iota
+	// Unschedulable: no placement satisfies the policy now; freeing
+	// resources (pods leaving, preemption) may help.
+	Unschedulable
+	// Unresolvable: no placement can satisfy the policy even on an empty
+	// cluster (node selectors, taints, allocatable too small, a caller's
+	// unresolvable rejection): preemption cannot help.
+	Unresolvable
+	// BudgetExhausted: the search stopped at Options.Budget before finding a
+	// placement; a larger budget may find one.
+	BudgetExhausted
+)
+
+func (s Status) String() string {
+	switch s {
+	case Scheduled:
+		return "Scheduled"
+	case Unschedulable:
+		return "Unschedulable"
+	case Unresolvable:
+		return "Unresolvable"
+	case BudgetExhausted:
+		return "BudgetExhausted"
+	}
+	return fmt.Sprintf("Status(%d)", int(s))
+}
+
+// Assignment places one pending member on a node.
+type Assignment struct {
+	Pod    Key
+	Node   string
+	NodeID NodeID
+}
+
+// ReasonCount is how many nodes rejected a member for one reason, as in
+// kube-scheduler's FitError ("3 Insufficient cpu").
+type ReasonCount struct {
+	Reason string
+	Nodes  int
+}
+
+// Decision is the result of [Solve]: all-or-nothing for a gang.
+type Decision struct {
+	// Group is the PodGroup decided.
+	Group Key
+	// Status says whether Assignments may be committed.
+	Status Status
+	// Placement is the chosen placement when Scheduled (Name "" and every
+	// node for a group without constraints), or the placement where the
+	// most members fit otherwise. Its Nodes slice is shared with the
+	// generator and must not be modified.
+	Placement Placement
+	// Assignments are the placed members in member order; empty unless
+	// Scheduled.
+	Assignments []Assignment
+	// Waiting are the pending members not placed, in member order.
+	Waiting []Key
+	// Score is the chosen placement's score.
+	Score int64
+	// Bound is the number of members already bound (they count toward
+	// MinCount and are never moved).
+	Bound int
+	// Required is how many members must run for the group to be scheduled:
+	// MinCount for a gang, bound+1 for a basic group.
+	Required int
+	// MostFit is the largest number of members (bound included) that fit in
+	// any single placement tried.
+	MostFit int
+	// Reasons count, over the nodes of Placement, why the first waiting
+	// member fits on none of them after the members that did fit; sorted by
+	// count descending, then reason.
+	Reasons []ReasonCount
+	// Message is a one-line explanation a person can act on.
+	Message string
+	// Steps is the number of member-on-node evaluations spent, the unit of
+	// Options.Budget.
+	Steps int64
+	// Truncated is set when the budget ran out after a feasible placement
+	// was found: the answer is valid but some placements were not tried.
+	Truncated bool
+}
+
+func formatReasons(rc []ReasonCount) string {
+	var b strings.Builder
+	for i, r := range rc {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d %s", r.Nodes, r.Reason)
+	}
+	return b.String()
+}

@@ -1,0 +1,141 @@
+package placement
+
+// Rejection is a filter's verdict on one pod and one node, or on a whole
+// placement. The zero value accepts. Reason is what a person reads in the
+// decision's per-reason counts (kube-scheduler: a Status message);
+// Unresolvable says that removing pods cannot change the verdict
+// (kube-scheduler: UnschedulableAndUnresolvable), which tells preemption not
+// to try.
+type Rejection struct {
+	Reason       string
+	Unresolvable bool
+}
+
+// OK reports whether the verdict accepts.
+func (r Rejection) OK() bool { return r.Reason == "" }
+
+// NodeInfo is a read-only view of one node during a [Solve], as a hook sees
+// it: the snapshot's state plus the members the solver has assumed onto the
+// node so far in the current attempt. Hooks must not keep it after they
+// return.
+type NodeInfo struct {
+	s  *Snapshot
+	w  *work
+	id NodeID
+}
+
+// ID returns the node's ID in the snapshot.
+func (n NodeInfo) ID() NodeID { return n.id }
+
+// Node returns the node.
+func (n NodeInfo) Node() *Node { return n.s.Node(n.id) }
+
+// Snapshot returns the snapshot the solve runs on.
+func (n NodeInfo) Snapshot() *Snapshot { return n.s }
+
+// Free returns the node's free quantity of r, in canonical units, after the
+// members assumed onto it in this attempt.
+func (n NodeInfo) Free(r ResourceName) int64 {
+	free := n.s.Free(n.id, r)
+	if n.w != nil {
+		if i, ok := n.s.b.resIdx[r]; ok {
+			free -= n.w.extra(n.id, i)
+		}
+	}
+	return free
+}
+
+// Filter is a per-pod, per-node check (kube-scheduler's FilterPlugin). The
+// solver already applies resource fit, nodeSelector, taints and
+// unschedulable; a Filter adds the caller's own rules. It must be a pure
+// function of its arguments.
+type Filter interface {
+	Filter(pod *Pod, node NodeInfo) Rejection
+}
+
+// FilterFunc adapts a function to [Filter].
+type FilterFunc func(pod *Pod, node NodeInfo) Rejection
+
+// Filter calls f.
+func (f FilterFunc) Filter(pod *Pod, node NodeInfo) Rejection { return f(pod, node) }
+
+// Reserver is a stateful per-solve hook for constraints that depend on the
+// members placed so far, such as devices allocated to the group's shared
+// ResourceClaims (KEP-5729) — kube-scheduler's Filter plus Reserve and
+// Unreserve. The solver creates one per Solve with [Options.Reservers], calls
+// Filter before placing a member, Reserve after placing it and Unreserve
+// when it takes the member back (backtracking, or the end of an attempt on
+// one placement), always in last-in first-out order, so that between
+// attempts the Reserver is back in its initial state.
+type Reserver interface {
+	Filter(pod *Pod, node NodeInfo) Rejection
+	Reserve(pod *Pod, node NodeInfo)
+	Unreserve(pod *Pod, node NodeInfo)
+}
+
+// NewReserverFunc creates a [Reserver] for one solve of group g on s. An
+// error aborts the solve and is returned from it.
+type NewReserverFunc func(s *Snapshot, g *Group) (Reserver, error)
+
+// Placement is a candidate set of nodes for a whole PodGroup (KEP-5732
+// Placement): typically one topology domain.
+type Placement struct {
+	// Name identifies the placement in decisions and breaks score ties
+	// (ascending); for a topology domain it is the domain's path, e.g.
+	// "block-1/rack-3".
+	Name string
+	// Nodes are the node IDs the group may use, ascending, without
+	// duplicates.
+	Nodes []NodeID
+	// Rank orders tiers of placements: the solver only considers rank r+1
+	// when no placement of rank r is feasible (KEP-5732 "prioritized
+	// placement": prefer a rack, fall back to a block). Lower is preferred.
+	Rank int
+}
+
+// PlacementGenerator produces the candidate placements of a group (KEP-5732
+// PlacementGeneratePlugin). Returning no placements means the group cannot
+// be placed; an error aborts the solve (use it for bad input, e.g. bound
+// members already spread over two domains of a required level).
+type PlacementGenerator interface {
+	Generate(s *Snapshot, g *Group) ([]Placement, error)
+}
+
+// PlacementGeneratorFunc adapts a function to [PlacementGenerator].
+type PlacementGeneratorFunc func(s *Snapshot, g *Group) ([]Placement, error)
+
+// Generate calls f.
+func (f PlacementGeneratorFunc) Generate(s *Snapshot, g *Group) ([]Placement, error) {
+	return f(s, g)
+}
+
+// PlacementScorer scores a feasible placement together with the assignment
+// the solver found in it (KEP-5732 PlacementScorePlugin); higher wins.
+// Scores of different placements of one group must be comparable.
+type PlacementScorer interface {
+	Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64
+}
+
+// PlacementScorerFunc adapts a function to [PlacementScorer].
+type PlacementScorerFunc func(s *Snapshot, g *Group, p *Placement, a []Assignment) int64
+
+// Score calls f.
+func (f PlacementScorerFunc) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+	return f(s, g, p, a)
+}
+
+// PlacementFilter checks a complete assignment of a group before the solver
+// accepts it, e.g. a quota on the group's total GPUs. A rejected placement
+// is never partially used: the solver tries the next one, and if none is
+// accepted the group places nothing and the decision quotes the reason.
+type PlacementFilter interface {
+	FilterPlacement(s *Snapshot, g *Group, p *Placement, a []Assignment) Rejection
+}
+
+// PlacementFilterFunc adapts a function to [PlacementFilter].
+type PlacementFilterFunc func(s *Snapshot, g *Group, p *Placement, a []Assignment) Rejection
+
+// FilterPlacement calls f.
+func (f PlacementFilterFunc) FilterPlacement(s *Snapshot, g *Group, p *Placement, a []Assignment) Rejection {
+	return f(s, g, p, a)
+}
