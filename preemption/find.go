@@ -1,0 +1,728 @@
+package preemption
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Outcome says what a [Plan] asks of the caller.
+type Outcome int
+
+// Outcomes of [Find].
+const (
+	// Fits: the group fits without preemption; Plan.Decision is the
+	// solver's Scheduled decision on the snapshot as given.
+	Fits Outcome = iota
+	// Preempt: evict Plan.Victims; the group then fits as Plan.Decision
+	// says, on Plan.After.
+	Preempt
+	// CannotHelp: even with every lower-priority candidate removed the
+	// group does not fit, so nothing is evicted (never evict in vain).
+	// Plan.Decision is the best the solver could do with all of them
+	// removed and Plan.MostFreeable says what could be had, and where.
+	CannotHelp
+	// NotAllowed: a member of the group has preemptionPolicy Never;
+	// Plan.Decision is the solver's decision on the snapshot as given.
+	NotAllowed
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Fits:
+		return "Fits"
+	case Preempt:
+		return "Preempt"
+	case CannotHelp:
+		return "CannotHelp"
+	case NotAllowed:
+		return "NotAllowed"
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
+
+// Freeable is, for one resource, the most a single node could offer the
+// group if every candidate victim left: the explanation of a [CannotHelp]
+// plan ("at most nvidia.com/gpu 2 on node n1, a member requests 8").
+type Freeable struct {
+	// Resource is the resource, one the group's members request (or
+	// "pods" when some node limits the pod count).
+	Resource placement.ResourceName
+	// Node is the node offering the most, ties by node name, among the
+	// nodes of the placement where the most members fit.
+	Node string
+	// Free is the node's free quantity now (negative when overcommitted).
+	Free int64
+	// Freed is what the candidate victims on the node request.
+	Freed int64
+	// Request is the largest request for Resource among the members.
+	Request int64
+}
+
+// Plan is the result of [Find].
+type Plan struct {
+	// Outcome says whether to evict.
+	Outcome Outcome
+	// Victims are the victims to evict when Outcome is Preempt, most
+	// important first ([VictimOrder]); empty otherwise.
+	Victims []Victim
+	// Decision is the preemptor group's decision. For Preempt it is
+	// Scheduled and verified with [placement.Verify] on After: nominate
+	// each member to the node of its assignment. For the other outcomes see
+	// [Outcome].
+	Decision placement.Decision
+	// After is the snapshot with the victims removed (the snapshot given,
+	// when nothing is evicted).
+	After *placement.Snapshot
+	// MostFreeable explains a CannotHelp plan, one entry per resource the
+	// members request, in resource name order.
+	MostFreeable []Freeable
+	// Candidates is the number of candidate victims (pods and whole
+	// PodGroups of lower priority) the search considered.
+	Candidates int
+	// Solves is the number of [placement.Solve] calls spent: O(log
+	// victims) per placement tried for the search, plus one per victim
+	// that passes the capacity pre-check of the last pass (see [Find]).
+	Solves int
+	// Message is a one-line explanation a person can act on.
+	Message string
+}
+
+// EvictedPods returns the pods of every victim, sorted by namespace/name.
+func (p *Plan) EvictedPods() []placement.Key {
+	var out []placement.Key
+	for i := range p.Victims {
+		out = append(out, p.Victims[i].Pods...)
+	}
+	slices.SortFunc(out, placement.Key.Compare)
+	return out
+}
+
+// Find decides whether and whom group g may preempt on s (workload-aware
+// preemption, KEP-5710; DESIGN.md invariant 7). It solves g with opts —
+// the options g is scheduled with — and:
+//
+//   - if g fits, returns [Fits];
+//   - if a member has preemptionPolicy Never, returns [NotAllowed];
+//   - if removing every candidate still leaves g unplaced, returns
+//     [CannotHelp] and evicts nothing;
+//   - otherwise returns [Preempt] with victims whose removal lets g fit.
+//
+// Candidates are the bound pods and disruptionMode-PodGroup groups (whole)
+// of priority strictly below the preemptor's: the PodGroup's priority
+// override in in.PodGroups, or else its lowest member priority. A PodGroup's
+// priority overrides its pods' own, for victims as for the preemptor. The
+// group's own bound members are never candidates.
+//
+// Search: candidates are taken in eviction order — those that keep every
+// disruption budget first, then the others, each part least important first
+// ([VictimOrder]) — and the shortest prefix whose removal lets g fit is
+// found with O(log k) solves (exponential, then binary search; k is the
+// prefix length). Reprieve then gives candidates back, most important
+// first (so budget-breaking ones before the others): first with a capacity
+// check of each member on its chosen node, O(pods of the candidate), then,
+// for each remaining victim whose return still leaves enough free room in
+// total, with a full solve. The result is minimal in that order: giving back
+// any single victim makes the solver fail.
+//
+// With a generator in opts (a topology constraint), each placement it
+// yields on the snapshot with every candidate removed is searched on its
+// own, with the candidates that have a pod on its nodes; placements are
+// taken rank by rank, and within the first rank where some placement works
+// the least disruptive victim set wins: fewer victims beyond a budget, then
+// the lower ranking of the most important victim, the next, and so on (a
+// prefix beats a longer set), then the placement name. Victims never come
+// from two placements beyond what a whole PodGroup spans.
+//
+// The final decision is a [placement.Solve] on the snapshot without the
+// victims, restricted to the chosen placement, and is checked with
+// [placement.Verify] (opts.Filters included).
+//
+// Cost, without a generator: one pass over the bound pods, a sort of the
+// candidates, O(k log k) snapshot changes, O(log k) solves, and O(pods of
+// the prefix) for the capacity reprieve. Find is pure and deterministic: the
+// plan depends only on the contents of s, g and in.
+//
+// Errors (a [*placement.FieldError]; nothing is decided): an invalid input
+// (an empty PodGroup or budget name, an unknown disruptionMode, a negative
+// disruptionsAllowed, a duplicate budget), a member with an unknown
+// preemptionPolicy, any error of [placement.Solve] (an invalid group, a
+// generator error), or a verification failure of the final decision
+// (wrapping [placement.ErrViolation]), which means a bug or a caller hook
+// that is not a pure function.
+func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Options) (Plan, error) {
+	if err := in.validate(); err != nil {
+		return Plan{}, err
+	}
+	for i := range g.Members {
+		switch p := &g.Members[i]; p.PreemptionPolicy {
+		case "", placement.PreemptLowerPriority, placement.PreemptNever:
+		default:
+			return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy", "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy)
+		}
+	}
+	f := &finder{s: s, g: g, in: &in, opts: opts}
+	d, err := f.solve(s, opts)
+	if err != nil {
+		return Plan{}, err
+	}
+	if d.Status == placement.Scheduled {
+		return Plan{Outcome: Fits, Decision: d, After: s, Solves: f.solves, Message: "fits without preemption: " + d.Message}, nil
+	}
+	for i := range g.Members {
+		if p := &g.Members[i]; p.PreemptionPolicy == placement.PreemptNever {
+			return Plan{Outcome: NotAllowed, Decision: d, After: s, Solves: f.solves,
+				Message: fmt.Sprintf("preemption not allowed: member %s has preemptionPolicy Never; %s", p.Key(), d.Message)}, nil
+		}
+	}
+	f.prio = in.preemptorPriority(g)
+	f.units = collect(s, g, &in, f.prio)
+	f.index()
+	if d.Status == placement.Unresolvable || len(f.units) == 0 {
+		return f.cannotHelp(d), nil
+	}
+	var best *result
+	if opts.Generator == nil {
+		r, err := f.search(opts, f.units, nil)
+		if err != nil {
+			return Plan{}, err
+		}
+		if !r.ok {
+			return f.cannotHelp(r.last), nil
+		}
+		best = &r
+	} else {
+		best, d, err = f.searchPlacements()
+		if err != nil {
+			return Plan{}, err
+		}
+		if best == nil {
+			return f.cannotHelp(d), nil
+		}
+	}
+	return f.plan(best)
+}
+
+type finder struct {
+	s      *placement.Snapshot
+	g      *placement.Group
+	in     *Input
+	opts   placement.Options
+	prio   int32
+	units  []*unit // eviction order
+	res    []placement.ResourceName
+	resIdx map[placement.ResourceName]int
+	podsR  int
+	solves int
+}
+
+func (f *finder) index() {
+	f.res = f.s.Resources()
+	f.resIdx = make(map[placement.ResourceName]int, len(f.res))
+	for i, r := range f.res {
+		f.resIdx[r] = i
+	}
+	f.podsR = f.resIdx[placement.ResourcePods]
+}
+
+func (f *finder) solve(s *placement.Snapshot, opts placement.Options) (placement.Decision, error) {
+	f.solves++
+	return placement.Solve(s, f.g, opts)
+}
+
+// result is the victim set found for one placement.
+type result struct {
+	ok      bool
+	victims []*unit // eviction order
+	snap    *placement.Snapshot
+	d       placement.Decision
+	last    placement.Decision // with every candidate removed, when !ok
+	name    string             // placement name
+}
+
+func podKeys(units []*unit) []placement.Key {
+	var out []placement.Key
+	for _, u := range units {
+		out = append(out, u.v.Pods...)
+	}
+	return out
+}
+
+// search finds the victims among units (in eviction order) that let the
+// group fit with opts. inP, when set, marks the nodes of the placement
+// opts is restricted to.
+func (f *finder) search(opts placement.Options, units []*unit, inP []bool) (result, error) {
+	var r result
+	lo, loSnap := 0, f.s
+	hi, hiSnap := -1, (*placement.Snapshot)(nil)
+	var hiDec placement.Decision
+	for k := 1; ; k = min(2*k, len(units)) {
+		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units[lo:k])})
+		if err != nil {
+			return r, err
+		}
+		d, err := f.solve(snap, opts)
+		if err != nil {
+			return r, err
+		}
+		if d.Status == placement.Scheduled {
+			hi, hiSnap, hiDec = k, snap, d
+			break
+		}
+		lo, loSnap, r.last = k, snap, d
+		if k == len(units) {
+			return r, nil // never evict in vain
+		}
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units[lo:mid])})
+		if err != nil {
+			return r, err
+		}
+		d, err := f.solve(snap, opts)
+		if err != nil {
+			return r, err
+		}
+		if d.Status == placement.Scheduled {
+			hi, hiSnap, hiDec = mid, snap, d
+		} else {
+			lo, loSnap = mid, snap
+		}
+	}
+	prefix := units[:hi:hi]
+	victims := f.reprieveFixed(hiSnap, hiDec, prefix)
+	snap, dec := hiSnap, hiDec
+	if len(victims) < len(prefix) {
+		var err error
+		if snap, err = f.s.Apply(placement.Change{Remove: podKeys(victims)}); err != nil {
+			return r, err
+		}
+		if dec, err = f.solve(snap, opts); err != nil {
+			return r, err
+		}
+		if dec.Status != placement.Scheduled {
+			// The solver packs differently with the pods given back; the
+			// assignment found before still holds unless a caller filter
+			// objects to a pod given back.
+			dec = hiDec
+			if placement.Verify(snap, f.g, dec, opts.Filters...) != nil {
+				victims, snap = prefix, hiSnap
+			}
+		}
+	}
+	victims, snap, dec, err := f.minimize(snap, dec, victims, opts, inP)
+	if err != nil {
+		return r, err
+	}
+	return result{ok: true, victims: victims, snap: snap, d: dec}, nil
+}
+
+// reprieveFixed gives back the units of prefix, most important first, whose
+// pods fit beside the members on the nodes d assigned them to. It returns
+// the units still evicted, in eviction order. Cost: O(assignments +
+// pods of prefix) × resources.
+func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, prefix []*unit) []*unit {
+	R := len(f.res)
+	type room struct{ avail, demand []int64 }
+	rooms := map[placement.NodeID]*room{}
+	members := make(map[placement.Key]*placement.Pod, len(f.g.Members))
+	for i := range f.g.Members {
+		members[f.g.Members[i].Key()] = &f.g.Members[i]
+	}
+	for _, a := range d.Assignments {
+		rm := rooms[a.NodeID]
+		if rm == nil {
+			rm = &room{avail: make([]int64, R), demand: make([]int64, R)}
+			for r := range R {
+				rm.avail[r] = snap.Free(a.NodeID, f.res[r])
+			}
+			rooms[a.NodeID] = rm
+		}
+		for name, q := range members[a.Pod].Requests {
+			rm.demand[f.resIdx[name]] += q
+		}
+		rm.demand[f.podsR]++
+	}
+	shift := func(u *unit, sign int64) {
+		for j, p := range u.pods {
+			rm := rooms[u.nodes[j]]
+			if rm == nil {
+				continue
+			}
+			for name, q := range p.Requests {
+				rm.avail[f.resIdx[name]] -= sign * q
+			}
+			rm.avail[f.podsR] -= sign
+		}
+	}
+	fits := func(u *unit) bool {
+		for _, id := range u.nodes {
+			if rm := rooms[id]; rm != nil {
+				for r := range R {
+					if rm.demand[r] > 0 && rm.avail[r] < rm.demand[r] {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	}
+	keep := make([]bool, len(prefix))
+	for i := len(prefix) - 1; i >= 0; i-- {
+		u := prefix[i]
+		shift(u, 1)
+		if fits(u) {
+			continue // given back
+		}
+		shift(u, -1)
+		keep[i] = true
+	}
+	var out []*unit
+	for i, u := range prefix {
+		if keep[i] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// minimize tries to give back each victim, most important first, with a
+// full solve — but only when the free room left in the placement after its
+// return still covers the least the group needs, which a packed cluster
+// rarely has. It returns the victims left, the snapshot without them and
+// the decision there.
+func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victims []*unit, opts placement.Options, inP []bool) ([]*unit, *placement.Snapshot, placement.Decision, error) {
+	if len(victims) == 0 {
+		return victims, snap, d, nil
+	}
+	R := len(f.res)
+	lower := f.leastDemand(d.Required - d.Bound)
+	in := func(id placement.NodeID) bool { return inP == nil || inP[id] }
+	free := make([]int64, f.s.NumNodes()*R)
+	total := make([]wide, R)
+	for id := range f.s.NumNodes() {
+		if !in(placement.NodeID(id)) {
+			continue
+		}
+		for r := range R {
+			v := snap.Free(placement.NodeID(id), f.res[r])
+			free[id*R+r] = v
+			total[r] = total[r].add(max(v, 0))
+		}
+	}
+	shift := func(u *unit, sign int64) {
+		for j, p := range u.pods {
+			id := int(u.nodes[j])
+			if !in(u.nodes[j]) {
+				continue
+			}
+			move := func(r int, q int64) {
+				old := free[id*R+r]
+				free[id*R+r] -= sign * q
+				total[r] = total[r].add(max(free[id*R+r], 0) - max(old, 0))
+			}
+			for name, q := range p.Requests {
+				move(f.resIdx[name], q)
+			}
+			move(f.podsR, 1)
+		}
+	}
+	enough := func() bool {
+		for r := range R {
+			if total[r].less(lower[r]) {
+				return false
+			}
+		}
+		return true
+	}
+	keep := make([]bool, len(victims))
+	cur, changed := snap, false
+	for i := len(victims) - 1; i >= 0; i-- {
+		u := victims[i]
+		shift(u, 1)
+		if enough() {
+			bind := make([]placement.Pod, len(u.pods))
+			for j, p := range u.pods {
+				bind[j] = *p
+			}
+			trial, err := cur.Apply(placement.Change{Bind: bind})
+			if err != nil {
+				return nil, nil, d, err
+			}
+			td, err := f.solve(trial, opts)
+			if err != nil {
+				return nil, nil, d, err
+			}
+			if td.Status == placement.Scheduled {
+				cur, d, changed = trial, td, true
+				continue
+			}
+		}
+		shift(u, -1)
+		keep[i] = true
+	}
+	if !changed {
+		return victims, snap, d, nil
+	}
+	var out []*unit
+	for i, u := range victims {
+		if keep[i] {
+			out = append(out, u)
+		}
+	}
+	// The same contents as cur, without re-bound copies of pods.
+	clean, err := f.s.Apply(placement.Change{Remove: podKeys(out)})
+	return out, clean, d, err
+}
+
+// leastDemand returns, per resource, the least the group must still be
+// given: the sum of the need smallest member requests.
+func (f *finder) leastDemand(need int) []wide {
+	R := len(f.res)
+	out := make([]wide, R)
+	q := make([]int64, len(f.g.Members))
+	for r := range R {
+		for i := range f.g.Members {
+			q[i] = f.g.Members[i].Requests[f.res[r]]
+			if r == f.podsR {
+				q[i] = 1
+			}
+		}
+		slices.Sort(q)
+		for _, v := range q[:min(max(need, 0), len(q))] {
+			out[r] = out[r].add(v)
+		}
+	}
+	return out
+}
+
+// searchPlacements searches each placement of opts.Generator on the
+// snapshot with every candidate removed. It returns nil and the decision
+// there when no placement can be freed.
+func (f *finder) searchPlacements() (*result, placement.Decision, error) {
+	s0, err := f.s.Apply(placement.Change{Remove: podKeys(f.units)})
+	if err != nil {
+		return nil, placement.Decision{}, err
+	}
+	d0, err := f.solve(s0, f.opts)
+	if err != nil || d0.Status != placement.Scheduled {
+		return nil, d0, err // never evict in vain
+	}
+	places, err := f.opts.Generator.Generate(s0, f.g)
+	if err != nil {
+		return nil, d0, err
+	}
+	ranks := make([]int, len(places))
+	for i := range places {
+		ranks[i] = places[i].Rank
+	}
+	slices.Sort(ranks)
+	inP := make([]bool, f.s.NumNodes())
+	last := d0 // Scheduled: replaced by a placement's failure below
+	for _, rank := range slices.Compact(ranks) {
+		var best *result
+		for i := range places {
+			p := places[i]
+			if p.Rank != rank {
+				continue
+			}
+			for _, id := range p.Nodes {
+				if id >= 0 && int(id) < len(inP) {
+					inP[id] = true
+				}
+			}
+			var units []*unit
+			for _, u := range f.units {
+				if slices.ContainsFunc(u.nodes, func(id placement.NodeID) bool { return inP[id] }) {
+					units = append(units, u)
+				}
+			}
+			var r result
+			if len(units) > 0 {
+				opts := f.opts
+				opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
+					return []placement.Placement{p}, nil
+				})
+				if r, err = f.search(opts, units, inP); err != nil {
+					return nil, d0, err
+				}
+			}
+			clear(inP)
+			if !r.ok && len(units) > 0 {
+				last = r.last
+			}
+			if r.ok {
+				r.name = p.Name
+				if best == nil || lessDisruptive(&r, best) {
+					best = &r
+				}
+			}
+		}
+		if best != nil {
+			return best, d0, nil
+		}
+	}
+	return nil, last, nil
+}
+
+// lessDisruptive reports whether a's victims disrupt less than b's: fewer
+// beyond a budget, then lower in [VictimOrder] compared most important
+// first, a prefix before a longer set; then the placement name.
+func lessDisruptive(a, b *result) bool {
+	over := func(r *result) (n int) {
+		for _, u := range r.victims {
+			if u.overBudget {
+				n++
+			}
+		}
+		return n
+	}
+	if oa, ob := over(a), over(b); oa != ob {
+		return oa < ob
+	}
+	ra, rb := ranked(a.victims), ranked(b.victims)
+	for i := range min(len(ra), len(rb)) {
+		if c := VictimOrder(&ra[i].v, &rb[i].v); c != 0 {
+			return c > 0
+		}
+	}
+	if len(ra) != len(rb) {
+		return len(ra) < len(rb)
+	}
+	return a.name < b.name
+}
+
+// ranked returns units sorted most important first.
+func ranked(units []*unit) []*unit {
+	out := slices.Clone(units)
+	slices.SortFunc(out, func(a, b *unit) int { return VictimOrder(&a.v, &b.v) })
+	return out
+}
+
+func (f *finder) plan(r *result) (Plan, error) {
+	if err := placement.Verify(r.snap, f.g, r.d, f.opts.Filters...); err != nil {
+		return Plan{}, err
+	}
+	if len(r.victims) == 0 { // the placement fits as it is
+		return Plan{Outcome: Fits, Decision: r.d, After: r.snap, Candidates: len(f.units), Solves: f.solves, Message: "fits without preemption: " + r.d.Message}, nil
+	}
+	victims := ranked(r.victims)
+	left := newAllowance(f.in.Budgets)
+	out := make([]Victim, len(victims))
+	pods, over := 0, 0
+	for i := len(victims) - 1; i >= 0; i-- {
+		out[i] = victims[i].v
+		out[i].Pods = slices.Clone(out[i].Pods)
+		out[i].ExceedsBudgets = left.take(victims[i].pods, true)
+		pods += len(out[i].Pods)
+		if len(out[i].ExceedsBudgets) > 0 {
+			over++
+		}
+	}
+	msg := fmt.Sprintf("evict %d pods in %d victims of priority at most %d (preemptor %d)", pods, len(out), out[0].Priority, f.prio)
+	if over > 0 {
+		msg += fmt.Sprintf(", %d beyond a disruption budget", over)
+	}
+	return Plan{
+		Outcome: Preempt, Victims: out, Decision: r.d, After: r.snap,
+		Candidates: len(f.units), Solves: f.solves, Message: msg + "; then " + r.d.Message,
+	}, nil
+}
+
+// cannotHelp explains, from d (the decision with the candidates removed),
+// why preemption cannot place the group.
+func (f *finder) cannotHelp(d placement.Decision) Plan {
+	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: len(f.units), Solves: f.solves}
+	var b strings.Builder
+	if len(f.units) == 0 {
+		fmt.Fprintf(&b, "preemption cannot help: no pod of priority below %d is in the way; %s", f.prio, d.Message)
+	} else {
+		fmt.Fprintf(&b, "preemption cannot help: even with all %d lower-priority candidates removed, %s", len(f.units), d.Message)
+	}
+	pl.MostFreeable = f.freeable(d.Placement.Nodes)
+	for _, fr := range pl.MostFreeable {
+		fmt.Fprintf(&b, "; at most %s %d on node %s (%d free + %d from lower-priority pods), a member requests %d",
+			fr.Resource, fr.Free+fr.Freed, fr.Node, fr.Free, fr.Freed, fr.Request)
+	}
+	pl.Message = b.String()
+	return pl
+}
+
+// freeable finds, per resource the members request, the node of nodes
+// (every node when empty) where the most could be had with every candidate
+// gone.
+func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
+	R, N := len(f.res), f.s.NumNodes()
+	freed := make([]int64, N*R)
+	for _, u := range f.units {
+		for j, p := range u.pods {
+			id := int(u.nodes[j])
+			for name, q := range p.Requests {
+				freed[id*R+f.resIdx[name]] += q
+			}
+			freed[id*R+f.podsR]++
+		}
+	}
+	if len(nodes) == 0 {
+		nodes = make([]placement.NodeID, N)
+		for i := range nodes {
+			nodes[i] = placement.NodeID(i)
+		}
+	}
+	var out []Freeable
+	for r, name := range f.res {
+		var request int64
+		for i := range f.g.Members {
+			request = max(request, f.g.Members[i].Requests[name])
+		}
+		if r == f.podsR {
+			request = 1
+		} else if request == 0 {
+			continue
+		}
+		var best *Freeable
+		var bestTotal int64
+		for _, id := range nodes {
+			if id < 0 || int(id) >= N || (r == f.podsR && f.s.Allocatable(id, name) == math.MaxInt64) {
+				continue
+			}
+			fr := Freeable{Resource: name, Node: f.s.Node(id).Name, Free: f.s.Free(id, name), Freed: freed[int(id)*R+r], Request: request}
+			if total := fr.Free + fr.Freed; best == nil || total > bestTotal {
+				best, bestTotal = &fr, total
+			}
+		}
+		if best != nil {
+			out = append(out, *best)
+		}
+	}
+	return out
+}
+
+// wide is a non-negative 128-bit sum, so that totals over many nodes of
+// quantities up to 2^63 compare exactly.
+type wide struct{ hi, lo uint64 }
+
+// add adds x, which may be negative as long as the sum stays non-negative.
+func (w wide) add(x int64) wide {
+	lo := w.lo + uint64(x)
+	carry := uint64(0)
+	if lo < w.lo {
+		carry = 1
+	}
+	hi := w.hi + carry
+	if x < 0 {
+		hi--
+	}
+	return wide{hi, lo}
+}
+
+func (w wide) less(o wide) bool {
+	if w.hi != o.hi {
+		return w.hi < o.hi
+	}
+	return w.lo < o.lo
+}
