@@ -181,7 +181,10 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 	f.prio = in.preemptorPriority(g)
 	f.units = collect(s, g, &in, f.prio)
 	f.index()
-	if d.Status == placement.Unresolvable || len(f.units) == 0 {
+	// An Unresolvable decision speaks for the first member that waits only;
+	// for a basic group or minCount below the group's size another member
+	// may still fit, so the search runs anyway.
+	if len(f.units) == 0 {
 		return f.cannotHelp(d), nil
 	}
 	var best *result

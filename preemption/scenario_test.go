@@ -325,3 +325,23 @@ func TestScenario_P16(t *testing.T) {
 	require.Equal(t, []string{"mid-2a"}, evicted(p))
 	require.Equal(t, "rack-2", p.Decision.Placement.Name)
 }
+
+// A caller filter that reads the pods on a node (here an anti-affinity to
+// app=noisy) is not part of the capacity check of reprieve: giving back
+// the noisy pod leaves room but breaks the filter, so it stays a victim.
+func TestFind_FilterSeesPodsGivenBack(t *testing.T) {
+	noisy := bound("noisy", "n1", "", low, cpu(100))
+	noisy.Labels = map[string]string{"app": "noisy"}
+	filler := bound("filler", "n1", "", low, cpu(1900))
+	filler.StartTime = t0.Add(time.Hour) // less important than noisy
+	s := snapshot([]placement.Node{node("n1", cpu(2000))}, []placement.Pod{noisy, filler})
+	g := gang("hi", 1, 1, high, cpu(1000))
+
+	p := find(t, s, g, preemption.Input{}, placement.Options{})
+	require.Equal(t, []string{"filler"}, evicted(p))
+
+	opts := placement.Options{Filters: []placement.Filter{avoid("app", "noisy")}}
+	p = find(t, s, g, preemption.Input{}, opts)
+	require.Equal(t, preemption.Preempt, p.Outcome)
+	require.Equal(t, []string{"filler", "noisy"}, evicted(p))
+}
