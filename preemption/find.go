@@ -181,6 +181,7 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 	f.prio = in.preemptorPriority(g)
 	f.units = collect(s, g, &in, f.prio)
 	f.index()
+	f.need = d.Required - d.Bound
 	// An Unresolvable decision speaks for the first member that waits only;
 	// for a basic group or minCount below the group's size another member
 	// may still fit, so the search runs anyway.
@@ -210,16 +211,18 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 }
 
 type finder struct {
-	s      *placement.Snapshot
-	g      *placement.Group
-	in     *Input
-	opts   placement.Options
-	prio   int32
-	units  []*unit // eviction order
-	res    []placement.ResourceName
-	resIdx map[placement.ResourceName]int
-	podsR  int
-	solves int
+	s       *placement.Snapshot
+	g       *placement.Group
+	in      *Input
+	opts    placement.Options
+	prio    int32
+	units   []*unit // eviction order
+	res     []placement.ResourceName
+	resIdx  map[placement.ResourceName]int
+	podsR   int
+	need    int  // pending members that must be placed
+	missing bool // a member requests a resource no node has
+	solves  int
 }
 
 func (f *finder) index() {
@@ -229,6 +232,13 @@ func (f *finder) index() {
 		f.resIdx[r] = i
 	}
 	f.podsR = f.resIdx[placement.ResourcePods]
+	for i := range f.g.Members {
+		for name, q := range f.g.Members[i].Requests {
+			if _, ok := f.resIdx[name]; !ok && q > 0 {
+				f.missing = true
+			}
+		}
+	}
 }
 
 func (f *finder) solve(s *placement.Snapshot, opts placement.Options) (placement.Decision, error) {
@@ -259,10 +269,26 @@ func podKeys(units []*unit) []placement.Key {
 // opts is restricted to.
 func (f *finder) search(opts placement.Options, units []*unit, inP []bool) (result, error) {
 	var r result
+	// No prefix shorter than kmin leaves enough member slots: start there.
+	sl := f.newSlots(f.s, inP)
+	kmin := 0
+	for kmin < len(units) && !sl.enough() {
+		sl.shift(units[kmin], 1)
+		kmin++
+	}
+	if !sl.enough() {
+		snap, err := f.s.Apply(placement.Change{Remove: podKeys(units)})
+		if err != nil {
+			return r, err
+		}
+		r.last, err = f.solve(snap, opts)
+		return r, err // never evict in vain
+	}
+	kmin = max(kmin, 1)
 	lo, loSnap := 0, f.s
 	hi, hiSnap := -1, (*placement.Snapshot)(nil)
 	var hiDec placement.Decision
-	for k := 1; ; k = min(2*k, len(units)) {
+	for k, step := kmin, 1; ; k, step = min(k+step, len(units)), 2*step {
 		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units[lo:k])})
 		if err != nil {
 			return r, err
@@ -280,7 +306,7 @@ func (f *finder) search(opts placement.Options, units []*unit, inP []bool) (resu
 			return r, nil // never evict in vain
 		}
 	}
-	for hi-lo > 1 {
+	for hi-lo > 1 && hi > kmin {
 		mid := lo + (hi-lo)/2
 		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units[lo:mid])})
 		if err != nil {
@@ -352,7 +378,7 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	}
 	shift := func(u *unit, sign int64) {
 		for j, p := range u.pods {
-			rm := rooms[u.nodes[j]]
+			rm := rooms[u.nodeIDs(f.s)[j]]
 			if rm == nil {
 				continue
 			}
@@ -363,7 +389,7 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 		}
 	}
 	fits := func(u *unit) bool {
-		for _, id := range u.nodes {
+		for _, id := range u.nodeIDs(f.s) {
 			if rm := rooms[id]; rm != nil {
 				for r := range R {
 					if rm.demand[r] > 0 && rm.avail[r] < rm.demand[r] {
@@ -394,60 +420,17 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 }
 
 // minimize tries to give back each victim, most important first, with a
-// full solve — but only when the free room left in the placement after its
-// return still covers the least the group needs, which a packed cluster
-// rarely has. It returns the victims left, the snapshot without them and
-// the decision there.
+// full solve — but only when enough member slots remain after its return
+// (see [slots]), which a packed cluster rarely has. It returns the victims
+// left, the snapshot without them and the decision there.
 func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victims []*unit, opts placement.Options, inP []bool) ([]*unit, *placement.Snapshot, placement.Decision, error) {
-	if len(victims) == 0 {
-		return victims, snap, d, nil
-	}
-	R := len(f.res)
-	lower := f.leastDemand(d.Required - d.Bound)
-	in := func(id placement.NodeID) bool { return inP == nil || inP[id] }
-	free := make([]int64, f.s.NumNodes()*R)
-	total := make([]wide, R)
-	for id := range f.s.NumNodes() {
-		if !in(placement.NodeID(id)) {
-			continue
-		}
-		for r := range R {
-			v := snap.Free(placement.NodeID(id), f.res[r])
-			free[id*R+r] = v
-			total[r] = total[r].add(max(v, 0))
-		}
-	}
-	shift := func(u *unit, sign int64) {
-		for j, p := range u.pods {
-			id := int(u.nodes[j])
-			if !in(u.nodes[j]) {
-				continue
-			}
-			move := func(r int, q int64) {
-				old := free[id*R+r]
-				free[id*R+r] -= sign * q
-				total[r] = total[r].add(max(free[id*R+r], 0) - max(old, 0))
-			}
-			for name, q := range p.Requests {
-				move(f.resIdx[name], q)
-			}
-			move(f.podsR, 1)
-		}
-	}
-	enough := func() bool {
-		for r := range R {
-			if total[r].less(lower[r]) {
-				return false
-			}
-		}
-		return true
-	}
+	sl := f.newSlots(snap, inP)
 	keep := make([]bool, len(victims))
 	cur, changed := snap, false
 	for i := len(victims) - 1; i >= 0; i-- {
 		u := victims[i]
-		shift(u, 1)
-		if enough() {
+		sl.shift(u, -1)
+		if sl.enough() {
 			bind := make([]placement.Pod, len(u.pods))
 			for j, p := range u.pods {
 				bind[j] = *p
@@ -465,7 +448,7 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 				continue
 			}
 		}
-		shift(u, -1)
+		sl.shift(u, 1)
 		keep[i] = true
 	}
 	if !changed {
@@ -482,26 +465,81 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 	return out, clean, d, err
 }
 
-// leastDemand returns, per resource, the least the group must still be
-// given: the sum of the need smallest member requests.
-func (f *finder) leastDemand(need int) []wide {
-	R := len(f.res)
-	out := make([]wide, R)
-	q := make([]int64, len(f.g.Members))
-	for r := range R {
+// slots bounds from above how many pending members the nodes of a
+// placement can take: a node holds at most min over resources of
+// free/least, where least is the smallest request of any member for that
+// resource (the pod count included). Fewer slots than members still needed
+// proves that the group cannot fit, without a solve; keeping the count as
+// candidates come and go costs O(resources) per pod.
+type slots struct {
+	f     *finder
+	inP   []bool  // nil: every node
+	least []int64 // per resource; 0 = not a limit
+	free  []int64 // per node and resource
+	per   []int64 // slots per node, at most need
+	total int64
+	need  int64
+}
+
+func (f *finder) newSlots(s *placement.Snapshot, inP []bool) *slots {
+	R, N := len(f.res), s.NumNodes()
+	sl := &slots{f: f, inP: inP, least: make([]int64, R), free: make([]int64, N*R), per: make([]int64, N), need: int64(f.need)}
+	for r, name := range f.res {
+		sl.least[r] = math.MaxInt64
 		for i := range f.g.Members {
-			q[i] = f.g.Members[i].Requests[f.res[r]]
+			q := f.g.Members[i].Requests[name]
 			if r == f.podsR {
-				q[i] = 1
+				q = 1
 			}
-		}
-		slices.Sort(q)
-		for _, v := range q[:min(max(need, 0), len(q))] {
-			out[r] = out[r].add(v)
+			sl.least[r] = min(sl.least[r], q)
 		}
 	}
-	return out
+	for id := range N {
+		if inP != nil && !inP[id] {
+			continue
+		}
+		for r, name := range f.res {
+			sl.free[id*R+r] = s.Free(placement.NodeID(id), name)
+		}
+		sl.per[id] = sl.count(id)
+		sl.total += sl.per[id]
+	}
+	if f.missing {
+		sl.need = math.MaxInt64 // a member requests what no node has
+	}
+	return sl
 }
+
+func (sl *slots) count(id int) int64 {
+	R := len(sl.least)
+	c := sl.need
+	for r, q := range sl.least {
+		if q > 0 {
+			c = min(c, max(sl.free[id*R+r], 0)/q)
+		}
+	}
+	return c
+}
+
+// shift frees u's room (sign 1, u removed) or takes it back (sign -1).
+func (sl *slots) shift(u *unit, sign int64) {
+	R := len(sl.least)
+	for j, p := range u.pods {
+		id := int(u.nodeIDs(sl.f.s)[j])
+		if sl.inP != nil && !sl.inP[id] {
+			continue
+		}
+		for name, q := range p.Requests {
+			sl.free[id*R+sl.f.resIdx[name]] += sign * q
+		}
+		sl.free[id*R+sl.f.podsR] += sign
+		c := sl.count(id)
+		sl.total += c - sl.per[id]
+		sl.per[id] = c
+	}
+}
+
+func (sl *slots) enough() bool { return sl.total >= sl.need }
 
 // searchPlacements searches each placement of opts.Generator on the
 // snapshot with every candidate removed. It returns nil and the decision
@@ -540,7 +578,7 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 			}
 			var units []*unit
 			for _, u := range f.units {
-				if slices.ContainsFunc(u.nodes, func(id placement.NodeID) bool { return inP[id] }) {
+				if slices.ContainsFunc(u.nodeIDs(f.s), func(id placement.NodeID) bool { return inP[id] }) {
 					units = append(units, u)
 				}
 			}
@@ -644,7 +682,7 @@ func (f *finder) cannotHelp(d placement.Decision) Plan {
 	if len(f.units) == 0 {
 		fmt.Fprintf(&b, "preemption cannot help: no pod of priority below %d is in the way; %s", f.prio, d.Message)
 	} else {
-		fmt.Fprintf(&b, "preemption cannot help: even with all %d lower-priority candidates removed, %s", len(f.units), d.Message)
+		fmt.Fprintf(&b, "preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", f.prio, len(f.units), d.Message)
 	}
 	pl.MostFreeable = f.freeable(d.Placement.Nodes)
 	for _, fr := range pl.MostFreeable {
@@ -663,7 +701,7 @@ func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 	freed := make([]int64, N*R)
 	for _, u := range f.units {
 		for j, p := range u.pods {
-			id := int(u.nodes[j])
+			id := int(u.nodeIDs(f.s)[j])
 			for name, q := range p.Requests {
 				freed[id*R+f.resIdx[name]] += q
 			}
@@ -703,29 +741,4 @@ func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 		}
 	}
 	return out
-}
-
-// wide is a non-negative 128-bit sum, so that totals over many nodes of
-// quantities up to 2^63 compare exactly.
-type wide struct{ hi, lo uint64 }
-
-// add adds x, which may be negative as long as the sum stays non-negative.
-func (w wide) add(x int64) wide {
-	lo := w.lo + uint64(x)
-	carry := uint64(0)
-	if lo < w.lo {
-		carry = 1
-	}
-	hi := w.hi + carry
-	if x < 0 {
-		hi--
-	}
-	return wide{hi, lo}
-}
-
-func (w wide) less(o wide) bool {
-	if w.hi != o.hi {
-		return w.hi < o.hi
-	}
-	return w.lo < o.lo
 }

@@ -2,7 +2,6 @@ package preemption
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/gangsched/gangsched/placement"
@@ -84,37 +83,45 @@ type Input struct {
 
 // validate checks the input; errors name the object and field.
 func (in *Input) validate() error {
-	for _, k := range slices.SortedFunc(maps.Keys(in.PodGroups), placement.Key.Compare) {
+	var bad []placement.Key // sorted before reporting, so the error is the same whatever the map order
+	for k, spec := range in.PodGroups {
+		switch spec.DisruptionMode {
+		case "", DisruptionModePod, DisruptionModePodGroup:
+			if k.Name != "" {
+				continue
+			}
+		}
+		bad = append(bad, k)
+	}
+	if len(bad) > 0 {
+		k := slices.MinFunc(bad, placement.Key.Compare)
 		obj := fmt.Sprintf("PodGroup %q", k.String())
 		if k.Name == "" {
 			return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
 		}
-		switch m := in.PodGroups[k].DisruptionMode; m {
-		case "", DisruptionModePod, DisruptionModePodGroup:
-		default:
-			return placement.Errorf(placement.ErrInvalid, obj, "spec.disruptionMode", "unknown mode %q (want Pod or PodGroup)", m)
-		}
+		return placement.Errorf(placement.ErrInvalid, obj, "spec.disruptionMode", "unknown mode %q (want Pod or PodGroup)", in.PodGroups[k].DisruptionMode)
 	}
 	keys := make([]placement.Key, len(in.Budgets))
 	for i := range in.Budgets {
 		b := &in.Budgets[i]
-		obj := fmt.Sprintf("PodDisruptionBudget %q", b.Key().String())
 		if b.Name == "" {
-			return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
+			return placement.Errorf(placement.ErrInvalid, budgetObj(b.Key()), "metadata.name", "must not be empty")
 		}
 		if b.DisruptionsAllowed < 0 {
-			return placement.Errorf(placement.ErrInvalid, obj, "status.disruptionsAllowed", "%d is negative", b.DisruptionsAllowed)
+			return placement.Errorf(placement.ErrInvalid, budgetObj(b.Key()), "status.disruptionsAllowed", "%d is negative", b.DisruptionsAllowed)
 		}
 		keys[i] = b.Key()
 	}
 	slices.SortFunc(keys, placement.Key.Compare)
 	for i := 1; i < len(keys); i++ {
 		if keys[i] == keys[i-1] {
-			return placement.Errorf(placement.ErrDuplicate, fmt.Sprintf("PodDisruptionBudget %q", keys[i].String()), "metadata.name", "appears twice")
+			return placement.Errorf(placement.ErrDuplicate, budgetObj(keys[i]), "metadata.name", "appears twice")
 		}
 	}
 	return nil
 }
+
+func budgetObj(k placement.Key) string { return fmt.Sprintf("PodDisruptionBudget %q", k.String()) }
 
 // spec returns the group's spec, defaulted.
 func (in *Input) spec(k placement.Key) PodGroupSpec {

@@ -345,3 +345,26 @@ func TestFind_FilterSeesPodsGivenBack(t *testing.T) {
 	require.Equal(t, preemption.Preempt, p.Outcome)
 	require.Equal(t, []string{"filler", "noisy"}, evicted(p))
 }
+
+// The search spends a number of solves that does not grow with the
+// candidates: the issue forbids a solve per unit where a cheaper check
+// suffices. Counted, not timed.
+func TestFind_SolvesDoNotGrowWithCandidates(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		make      func(testing.TB) workload
+		victims   int
+		maxSolves int
+	}{
+		{"1000 pods", upstream1000, 100, 2},
+		{"5 groups", upstreamGroups, 2, 2},
+		{"40000 pods", packed5000, 32, 2},
+		{"700 groups", groups700, 53, 3},
+	} {
+		w := tc.make(t)
+		p := find(t, w.s, w.g, w.in, placement.Options{})
+		require.Equal(t, preemption.Preempt, p.Outcome, tc.name)
+		require.Len(t, p.Victims, tc.victims, tc.name)
+		require.LessOrEqual(t, p.Solves, tc.maxSolves, tc.name)
+	}
+}

@@ -98,11 +98,24 @@ func compareStart(a, b time.Time) int {
 type unit struct {
 	v     Victim
 	pods  []*placement.Pod
-	nodes []placement.NodeID // node of pods[i]
+	nodes []placement.NodeID // node of pods[i]; nil until nodeIDs resolves it
 	// overBudget is set when evicting the unit, after every less important
 	// candidate, would go beyond a budget; such units are evicted last and
 	// given back first.
 	overBudget bool
+}
+
+// nodeIDs returns the nodes of u's pods. They are resolved on first use:
+// the search looks at the nodes of few candidates, and a lookup by node
+// name for every bound pod would cost more than the rest of collect.
+func (u *unit) nodeIDs(s *placement.Snapshot) []placement.NodeID {
+	if u.nodes == nil {
+		u.nodes = make([]placement.NodeID, len(u.pods))
+		for i, p := range u.pods {
+			u.nodes[i], _ = s.NodeOf(p)
+		}
+	}
+	return u.nodes
 }
 
 // collect returns the candidate victims of priority below prio, in
@@ -110,38 +123,58 @@ type unit struct {
 // least important first. Pods of the preemptor group itself are never
 // candidates.
 func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) []*unit {
+	// Single-pod units are carved from chunks: a cluster may hold 10^5
+	// pods, and three allocations each would dominate.
+	const chunk = 512
 	var units []*unit
-	whole := map[placement.Key]*unit{}
+	var slab []unit
+	var keys []placement.Key
+	var pods []*placement.Pod
+	whole := make(map[placement.Key]*unit, min(len(in.PodGroups), s.NumPods()))
+	// Members of a group are usually adjacent in name order: remember the
+	// last group looked up.
+	var lastKey placement.Key
+	var lastSpec PodGroupSpec
+	var lastUnit *unit
 	for p := range s.Pods() {
 		gk, grouped := p.GroupKey()
 		if grouped && gk == g.Key() {
 			continue
 		}
 		pp := p.Priority
-		spec := in.spec(gk)
-		if grouped && spec.Priority != nil {
-			pp = *spec.Priority
-		}
-		id, _ := s.NodeOf(p)
-		if grouped && spec.DisruptionMode == DisruptionModePodGroup {
-			u := whole[gk]
-			if u == nil {
-				u = &unit{v: Victim{PodGroup: gk, Whole: true, Priority: pp, StartTime: p.StartTime}}
-				whole[gk] = u
+		if grouped {
+			if gk != lastKey {
+				lastKey, lastSpec, lastUnit = gk, in.spec(gk), whole[gk]
 			}
-			u.v.Priority = max(u.v.Priority, pp)
-			if compareStart(p.StartTime, u.v.StartTime) < 0 {
-				u.v.StartTime = p.StartTime
+			if lastSpec.Priority != nil {
+				pp = *lastSpec.Priority
 			}
-			u.v.Pods = append(u.v.Pods, p.Key())
-			u.pods = append(u.pods, p)
-			u.nodes = append(u.nodes, id)
-			continue
+			if lastSpec.DisruptionMode == DisruptionModePodGroup {
+				u := lastUnit
+				if u == nil {
+					u = &unit{v: Victim{PodGroup: gk, Whole: true, Priority: pp, StartTime: p.StartTime, Pods: make([]placement.Key, 0, 8)}, pods: make([]*placement.Pod, 0, 8)}
+					whole[gk], lastUnit = u, u
+				}
+				u.v.Priority = max(u.v.Priority, pp)
+				if compareStart(p.StartTime, u.v.StartTime) < 0 {
+					u.v.StartTime = p.StartTime
+				}
+				u.v.Pods = append(u.v.Pods, p.Key())
+				u.pods = append(u.pods, p)
+				continue
+			}
 		}
 		if pp >= prio {
 			continue
 		}
-		u := &unit{v: Victim{Pods: []placement.Key{p.Key()}, Priority: pp, StartTime: p.StartTime}, pods: []*placement.Pod{p}, nodes: []placement.NodeID{id}}
+		if len(slab) == cap(slab) {
+			slab = make([]unit, 0, chunk)
+			keys, pods = make([]placement.Key, 0, chunk), make([]*placement.Pod, 0, chunk)
+		}
+		i := len(keys)
+		keys, pods = append(keys, p.Key()), append(pods, p)
+		slab = append(slab, unit{v: Victim{Pods: keys[i : i+1 : i+1], Priority: pp, StartTime: p.StartTime}, pods: pods[i : i+1 : i+1]})
+		u := &slab[len(slab)-1]
 		if grouped {
 			u.v.PodGroup = gk
 		}
