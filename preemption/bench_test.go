@@ -16,6 +16,7 @@ type workload struct {
 	s     *placement.Snapshot
 	g     *placement.Group
 	in    preemption.Input
+	opts  placement.Options
 	pods  int // bound pods
 	nodes int
 }
@@ -129,6 +130,34 @@ func groups700(b testing.TB) workload {
 	return build(b, nodes, pods, gang("hi", 64, 64, high, gpu(8)), in)
 }
 
+// racks5000: packed5000 in 50 racks of 100 nodes, each group inside one
+// rack (spread over 8 of its nodes); the gang of 256 requires one rack, so
+// each rack is searched with its own victims.
+func racks5000(b testing.TB) workload {
+	const N, R = 5000, 50
+	var nodes []placement.Node
+	var pods []placement.Pod
+	var in preemption.Input
+	in.PodGroups = make(map[placement.Key]preemption.PodGroupSpec, N)
+	for i := range N {
+		nodes = append(nodes, node(nodeName(i), cpu(8000), rackKey, fmt.Sprintf("rack-%02d", i/(N/R))))
+	}
+	for gi := range N {
+		name := fmt.Sprintf("low-%04d", gi)
+		wholeGroups(&in, name)
+		start := t0.Add(time.Duration(gi*7919%N) * time.Second)
+		rack, k := gi%R, gi/R
+		for j := range 8 {
+			p := bound(fmt.Sprintf("%s-%d", name, j), nodeName(rack*(N/R)+(k+j*12)%(N/R)), name, low, cpu(1000))
+			p.StartTime = start
+			pods = append(pods, p)
+		}
+	}
+	w := build(b, nodes, pods, gang("hi", 256, 256, high, cpu(1000)), in)
+	w.opts.Generator = rackGenerator()
+	return w
+}
+
 var workloads = []struct {
 	name string
 	make func(testing.TB) workload
@@ -137,19 +166,20 @@ var workloads = []struct {
 	{"Upstream_100Nodes_5Groups_Gang200", upstreamGroups},
 	{"Packed_5000Nodes_40000Pods_Gang256", packed5000},
 	{"Groups700_2000Nodes_Gang64", groups700},
+	{"Racks_5000Nodes_40000Pods_Gang256", racks5000},
 }
 
 func BenchmarkFind(b *testing.B) {
 	for _, wl := range workloads {
 		b.Run(wl.name, func(b *testing.B) {
 			w := wl.make(b)
-			plan, err := preemption.Find(w.s, w.g, w.in, placement.Options{})
+			plan, err := preemption.Find(w.s, w.g, w.in, w.opts)
 			require.NoError(b, err)
 			require.Equal(b, preemption.Preempt, plan.Outcome, plan.Message)
 			require.NotEmpty(b, plan.Victims)
 			require.NoError(b, placement.Verify(plan.After, w.g, plan.Decision))
 			for b.Loop() {
-				if _, err := preemption.Find(w.s, w.g, w.in, placement.Options{}); err != nil {
+				if _, err := preemption.Find(w.s, w.g, w.in, w.opts); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,6 +1,7 @@
 package preemption
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -190,7 +191,12 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 	}
 	var best *result
 	if opts.Generator == nil {
-		r, err := f.search(opts, f.units, nil)
+		var r result
+		if kmin, ok := f.prefixBound(f.units, nil, nil); ok {
+			r, err = f.search(opts, f.units, nil, kmin)
+		} else {
+			r, err = f.vain(f.units, opts)
+		}
 		if err != nil {
 			return Plan{}, err
 		}
@@ -220,8 +226,10 @@ type finder struct {
 	res     []placement.ResourceName
 	resIdx  map[placement.ResourceName]int
 	podsR   int
-	need    int  // pending members that must be placed
-	missing bool // a member requests a resource no node has
+	need    int     // pending members that must be placed
+	missing bool    // a member requests a resource no node has
+	least   []int64 // per resource, the smallest member request
+	scratch *slots
 	solves  int
 }
 
@@ -264,26 +272,39 @@ func podKeys(units []*unit) []placement.Key {
 	return out
 }
 
+// prefixBound returns the length of the shortest prefix of units whose
+// removal leaves enough member slots in the placement, or false when even
+// all of units do not. The placement is every node when inP is nil, else
+// the nodes marked in inP, which nodes lists (nil: scan inP). No shorter
+// prefix can let the group fit, and any victim set that does contains a
+// unit at least as late in eviction order as the prefix's last.
+func (f *finder) prefixBound(units []*unit, nodes []placement.NodeID, inP []bool) (int, bool) {
+	sl := f.newSlots(f.s, nodes, inP)
+	k := 0
+	for k < len(units) && !sl.enough() {
+		sl.shift(units[k], 1)
+		k++
+	}
+	return k, sl.enough()
+}
+
+// vain returns the result of a placement where removing every one of
+// units does not make room: the decision with all of them removed.
+func (f *finder) vain(units []*unit, opts placement.Options) (result, error) {
+	snap, err := f.without(units)
+	if err != nil {
+		return result{}, err
+	}
+	d, err := f.solve(snap, opts)
+	return result{last: d}, err
+}
+
 // search finds the victims among units (in eviction order) that let the
-// group fit with opts. inP, when set, marks the nodes of the placement
-// opts is restricted to.
-func (f *finder) search(opts placement.Options, units []*unit, inP []bool) (result, error) {
+// group fit with opts, starting from the prefix of length kmin (see
+// prefixBound). inP, when set, marks the nodes of the placement opts is
+// restricted to.
+func (f *finder) search(opts placement.Options, units []*unit, inP []bool, kmin int) (result, error) {
 	var r result
-	// No prefix shorter than kmin leaves enough member slots: start there.
-	sl := f.newSlots(f.s, inP)
-	kmin := 0
-	for kmin < len(units) && !sl.enough() {
-		sl.shift(units[kmin], 1)
-		kmin++
-	}
-	if !sl.enough() {
-		snap, err := f.s.Apply(placement.Change{Remove: podKeys(units)})
-		if err != nil {
-			return r, err
-		}
-		r.last, err = f.solve(snap, opts)
-		return r, err // never evict in vain
-	}
 	kmin = max(kmin, 1)
 	lo, loSnap := 0, f.s
 	hi, hiSnap := -1, (*placement.Snapshot)(nil)
@@ -424,7 +445,7 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 // (see [slots]), which a packed cluster rarely has. It returns the victims
 // left, the snapshot without them and the decision there.
 func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victims []*unit, opts placement.Options, inP []bool) ([]*unit, *placement.Snapshot, placement.Decision, error) {
-	sl := f.newSlots(snap, inP)
+	sl := f.newSlots(snap, nil, inP)
 	keep := make([]bool, len(victims))
 	cur, changed := snap, false
 	for i := len(victims) - 1; i >= 0; i-- {
@@ -481,31 +502,49 @@ type slots struct {
 	need  int64
 }
 
-func (f *finder) newSlots(s *placement.Snapshot, inP []bool) *slots {
+func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP []bool) *slots {
 	R, N := len(f.res), s.NumNodes()
-	sl := &slots{f: f, inP: inP, least: make([]int64, R), free: make([]int64, N*R), per: make([]int64, N), need: int64(f.need)}
-	for r, name := range f.res {
-		sl.least[r] = math.MaxInt64
-		for i := range f.g.Members {
-			q := f.g.Members[i].Requests[name]
-			if r == f.podsR {
-				q = 1
+	if f.least == nil {
+		f.least = make([]int64, R)
+		for r, name := range f.res {
+			f.least[r] = math.MaxInt64
+			for i := range f.g.Members {
+				q := f.g.Members[i].Requests[name]
+				if r == f.podsR {
+					q = 1
+				}
+				f.least[r] = min(f.least[r], q)
 			}
-			sl.least[r] = min(sl.least[r], q)
 		}
+		f.scratch = &slots{f: f, least: f.least, free: make([]int64, N*R), per: make([]int64, N)}
 	}
-	for id := range N {
-		if inP != nil && !inP[id] {
-			continue
-		}
+	// One slots at a time: the scratch arrays are reused, and only the
+	// placement's nodes are (re)initialised and ever read.
+	sl := f.scratch
+	sl.inP, sl.total, sl.need = inP, 0, int64(f.need)
+	if f.missing {
+		sl.need = math.MaxInt64 // a member requests what no node has
+	}
+	init := func(id int) {
 		for r, name := range f.res {
 			sl.free[id*R+r] = s.Free(placement.NodeID(id), name)
 		}
 		sl.per[id] = sl.count(id)
 		sl.total += sl.per[id]
 	}
-	if f.missing {
-		sl.need = math.MaxInt64 // a member requests what no node has
+	switch {
+	case nodes != nil:
+		for _, id := range nodes {
+			if id >= 0 && int(id) < N {
+				init(int(id))
+			}
+		}
+	default:
+		for id := range N {
+			if inP == nil || inP[id] {
+				init(id)
+			}
+		}
 	}
 	return sl
 }
@@ -541,11 +580,37 @@ func (sl *slots) shift(u *unit, sign int64) {
 
 func (sl *slots) enough() bool { return sl.total >= sl.need }
 
+// without returns the snapshot with every pod of units removed. Removing
+// costs about a microsecond per pod, so when units hold most of the
+// cluster the snapshot is rebuilt from the pods that stay instead.
+func (f *finder) without(units []*unit) (*placement.Snapshot, error) {
+	gone := map[*placement.Pod]bool{}
+	for _, u := range units {
+		for _, p := range u.pods {
+			gone[p] = true
+		}
+	}
+	if 4*len(gone) < f.s.NumPods() {
+		return f.s.Apply(placement.Change{Remove: podKeys(units)})
+	}
+	nodes := make([]placement.Node, f.s.NumNodes())
+	for id := range nodes {
+		nodes[id] = *f.s.Node(placement.NodeID(id))
+	}
+	stay := make([]placement.Pod, 0, f.s.NumPods()-len(gone))
+	for p := range f.s.Pods() {
+		if !gone[p] {
+			stay = append(stay, *p)
+		}
+	}
+	return placement.NewSnapshot(nodes, stay)
+}
+
 // searchPlacements searches each placement of opts.Generator on the
 // snapshot with every candidate removed. It returns nil and the decision
 // there when no placement can be freed.
 func (f *finder) searchPlacements() (*result, placement.Decision, error) {
-	s0, err := f.s.Apply(placement.Change{Remove: podKeys(f.units)})
+	s0, err := f.without(f.units)
 	if err != nil {
 		return nil, placement.Decision{}, err
 	}
@@ -557,49 +622,105 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 	if err != nil {
 		return nil, d0, err
 	}
+	// Candidates per placement, in eviction order: one pass over the
+	// candidates' pods through a node → placements index.
+	N := f.s.NumNodes()
+	onNode := make([][]int32, N)
+	for i := range places {
+		for _, id := range places[i].Nodes {
+			if id >= 0 && int(id) < N {
+				onNode[id] = append(onNode[id], int32(i))
+			}
+		}
+	}
+	perPlace := make([][]*unit, len(places))
+	seen := make([]int, len(places)) // last unit index + 1 added to each placement
+	for ui, u := range f.units {
+		for _, id := range u.nodeIDs(f.s) {
+			for _, pi := range onNode[id] {
+				if seen[pi] != ui+1 {
+					seen[pi] = ui + 1
+					perPlace[pi] = append(perPlace[pi], u)
+				}
+			}
+		}
+	}
 	ranks := make([]int, len(places))
 	for i := range places {
 		ranks[i] = places[i].Rank
 	}
 	slices.Sort(ranks)
-	inP := make([]bool, f.s.NumNodes())
+	inP := make([]bool, N)
 	last := d0 // Scheduled: replaced by a placement's failure below
+	// Without budgets eviction order is the ranking, and a placement whose
+	// bound unit (see prefixBound) is more important than the best set's
+	// most important victim cannot win: it is skipped without a solve.
+	prune := len(f.in.Budgets) == 0
 	for _, rank := range slices.Compact(ranks) {
-		var best *result
+		type cand struct {
+			i     int
+			kmin  int
+			bound *unit
+		}
+		var cands []cand
 		for i := range places {
-			p := places[i]
-			if p.Rank != rank {
+			if places[i].Rank != rank || len(perPlace[i]) == 0 {
 				continue
 			}
-			for _, id := range p.Nodes {
-				if id >= 0 && int(id) < len(inP) {
+			for _, id := range places[i].Nodes {
+				if id >= 0 && int(id) < N {
 					inP[id] = true
 				}
 			}
-			var units []*unit
-			for _, u := range f.units {
-				if slices.ContainsFunc(u.nodeIDs(f.s), func(id placement.NodeID) bool { return inP[id] }) {
-					units = append(units, u)
-				}
-			}
-			var r result
-			if len(units) > 0 {
-				opts := f.opts
-				opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
-					return []placement.Placement{p}, nil
-				})
-				if r, err = f.search(opts, units, inP); err != nil {
-					return nil, d0, err
-				}
-			}
+			k, ok := f.prefixBound(perPlace[i], places[i].Nodes, inP)
 			clear(inP)
-			if !r.ok && len(units) > 0 {
-				last = r.last
+			if ok {
+				c := cand{i: i, kmin: k}
+				if k > 0 {
+					c.bound = perPlace[i][k-1]
+				}
+				cands = append(cands, c)
 			}
-			if r.ok {
-				r.name = p.Name
-				if best == nil || lessDisruptive(&r, best) {
-					best = &r
+		}
+		// Most promising first (no bound, then the least important bound),
+		// so that pruning bites early.
+		slices.SortStableFunc(cands, func(a, b cand) int {
+			switch {
+			case a.bound == nil || b.bound == nil:
+				return cmp.Compare(boolInt(a.bound != nil), boolInt(b.bound != nil))
+			}
+			return VictimOrder(&b.bound.v, &a.bound.v)
+		})
+		var best *result
+		var bestTop *unit
+		for _, c := range cands {
+			if prune && best != nil && c.bound != nil && (bestTop == nil || VictimOrder(&c.bound.v, &bestTop.v) < 0) {
+				break // every later candidate's bound is at least as important
+			}
+			p, units := places[c.i], perPlace[c.i]
+			for _, id := range p.Nodes {
+				if id >= 0 && int(id) < N {
+					inP[id] = true
+				}
+			}
+			opts := f.opts
+			opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
+				return []placement.Placement{p}, nil
+			})
+			r, err := f.search(opts, units, inP, c.kmin)
+			clear(inP)
+			if err != nil {
+				return nil, d0, err
+			}
+			if !r.ok {
+				last = r.last
+				continue
+			}
+			r.name = p.Name
+			if best == nil || lessDisruptive(&r, best) {
+				best, bestTop = &r, nil // nil: no victims, nothing beats it
+				if len(r.victims) > 0 {
+					bestTop = ranked(r.victims)[0]
 				}
 			}
 		}
@@ -608,6 +729,13 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 		}
 	}
 	return nil, last, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // lessDisruptive reports whether a's victims disrupt less than b's: fewer

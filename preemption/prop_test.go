@@ -274,6 +274,31 @@ func TestProp_GeneratorCoversOutcomes(t *testing.T) {
 	for _, o := range []preemption.Outcome{preemption.Fits, preemption.Preempt, preemption.CannotHelp, -1} {
 		require.Positive(t, seen[o], "outcome %v never generated: %v", o, seen)
 	}
+
+	// TestProp_LeastDisruptiveDomain needs worlds where two racks could
+	// each be freed, with different victims.
+	contested := 0
+	for i := range 400 {
+		w := worldGen.Example(i)
+		w.racks, w.in.Budgets = true, nil
+		s := w.snapshot(t)
+		racks, err := rackGenerator().Generate(s, &w.group)
+		require.NoError(t, err)
+		var sets [][]placement.Key
+		for _, r := range racks {
+			o := w.opts()
+			o.Generator = only(r)
+			p, err := preemption.Find(s, &w.group, w.in, o)
+			require.NoError(t, err)
+			if p.Outcome == preemption.Preempt {
+				sets = append(sets, p.EvictedPods())
+			}
+		}
+		if len(sets) == 2 && !slices.Equal(sets[0], sets[1]) {
+			contested++
+		}
+	}
+	require.Positive(t, contested)
 }
 
 func TestProp_Deterministic(t *testing.T) {
@@ -350,4 +375,47 @@ func TestProp_BadInput(t *testing.T) {
 // FuzzFind drives the invariant-7 property from the fuzzer's bytes.
 func FuzzFind(f *testing.F) {
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) { checkInvariant7(t, worldGen.Draw(t, "world")) }))
+}
+
+// compareSets orders victim lists (most important first) by disruption:
+// the first difference decides, a prefix beats a longer list.
+func compareSets(a, b []preemption.Victim) int {
+	for i := range min(len(a), len(b)) {
+		if c := preemption.VictimOrder(&a[i], &b[i]); c != 0 {
+			return -c // a's victim more important: a disrupts more
+		}
+	}
+	return len(a) - len(b)
+}
+
+// With a required rack, the chosen rack's victims are no more disruptive
+// than those of any rack searched alone (which checks that pruning racks
+// by their bound never drops a better one).
+func TestProp_LeastDisruptiveDomain(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		w := worldGen.Draw(t, "world")
+		w.racks, w.in.Budgets = true, nil
+		s := w.snapshot(t)
+		plan, err := preemption.Find(s, &w.group, w.in, w.opts())
+		require.NoError(t, err)
+		racks, err := rackGenerator().Generate(s, &w.group)
+		require.NoError(t, err)
+		for _, r := range racks {
+			o := w.opts()
+			o.Generator = only(r)
+			alone, err := preemption.Find(s, &w.group, w.in, o)
+			require.NoError(t, err)
+			if alone.Outcome != preemption.Preempt {
+				continue
+			}
+			require.Contains(t, []preemption.Outcome{preemption.Preempt, preemption.Fits}, plan.Outcome, "rack %s alone: %s", r.Name, alone.Message)
+			if plan.Outcome == preemption.Preempt {
+				c := compareSets(plan.Victims, alone.Victims)
+				require.LessOrEqual(t, c, 0, "chose %s %v over %s %v", plan.Decision.Placement.Name, plan.EvictedPods(), r.Name, alone.EvictedPods())
+				if c == 0 {
+					require.LessOrEqual(t, plan.Decision.Placement.Name, r.Name)
+				}
+			}
+		}
+	})
 }

@@ -360,11 +360,77 @@ func TestFind_SolvesDoNotGrowWithCandidates(t *testing.T) {
 		{"5 groups", upstreamGroups, 2, 2},
 		{"40000 pods", packed5000, 32, 2},
 		{"700 groups", groups700, 53, 3},
+		{"50 racks", racks5000, 32, 2 + 50*2},
 	} {
 		w := tc.make(t)
-		p := find(t, w.s, w.g, w.in, placement.Options{})
+		p := find(t, w.s, w.g, w.in, w.opts)
 		require.Equal(t, preemption.Preempt, p.Outcome, tc.name)
 		require.Len(t, p.Victims, tc.victims, tc.name)
 		require.LessOrEqual(t, p.Solves, tc.maxSolves, tc.name)
 	}
+}
+
+// The preemptor's own bound members are never victims, even when their
+// own priority is below the pending members'.
+func TestFind_OwnBoundMembersAreKept(t *testing.T) {
+	s := snapshot([]placement.Node{node("n1", cpu(2000)), node("n2", cpu(1000))}, []placement.Pod{
+		bound("hi-bound", "n1", "hi", low, cpu(1000)),
+		bound("other", "n1", "", low, cpu(1000)),
+		bound("far", "n2", "", low, cpu(1000)),
+	})
+	g := gang("hi", 1, 2, high, cpu(1000)) // minCount 2: the bound member counts
+	p := find(t, s, g, preemption.Input{}, placement.Options{})
+	require.Equal(t, preemption.Preempt, p.Outcome)
+	require.Equal(t, []string{"far"}, evicted(p))
+	require.Equal(t, 1, p.Decision.Bound)
+}
+
+// A member that requests a resource no node has cannot be helped.
+func TestFind_UnknownResource(t *testing.T) {
+	s := snapshot([]placement.Node{node("n1", cpu(1000))}, []placement.Pod{bound("low", "n1", "", low, cpu(1000))})
+	g := gang("hi", 1, 1, high, placement.ResourceList{"example.com/fpga": 1})
+	p := find(t, s, g, preemption.Input{}, placement.Options{})
+	require.Equal(t, preemption.CannotHelp, p.Outcome)
+	require.Contains(t, p.Message, "Insufficient example.com/fpga")
+}
+
+// Budgets select pods of their own namespace only.
+func TestFind_BudgetNamespace(t *testing.T) {
+	s := snapshot([]placement.Node{node("n1", cpu(1000)), node("n2", cpu(1000))}, []placement.Pod{
+		bound("a", "n1", "", low, cpu(1000)), bound("b", "n2", "", low, cpu(1000)),
+	})
+	g := gang("hi", 1, 1, high, cpu(1000))
+	elsewhere := preemption.DisruptionBudget{Namespace: "other", Name: "all"}
+	p := find(t, s, g, preemption.Input{Budgets: []preemption.DisruptionBudget{elsewhere}}, placement.Options{})
+	require.Equal(t, []string{"a"}, evicted(p))
+	here := preemption.DisruptionBudget{Namespace: ns, Name: "a-only", Selector: map[string]string{}, DisruptionsAllowed: 1}
+	p = find(t, s, g, preemption.Input{Budgets: []preemption.DisruptionBudget{here}}, placement.Options{})
+	require.Equal(t, []string{"a"}, evicted(p))
+	require.Empty(t, p.Victims[0].ExceedsBudgets)
+}
+
+func TestOutcomeString(t *testing.T) {
+	for o, want := range map[preemption.Outcome]string{
+		preemption.Fits: "Fits", preemption.Preempt: "Preempt", preemption.CannotHelp: "CannotHelp",
+		preemption.NotAllowed: "NotAllowed", 9: "Outcome(9)",
+	} {
+		require.Equal(t, want, o.String())
+	}
+}
+
+// Between two racks whose victims start alike, the shorter set wins: a
+// PodGroup-mode group spans both racks, and rack-a needs one pod more.
+func TestFind_ShorterSetWins(t *testing.T) {
+	s := snapshot([]placement.Node{
+		node("a1", cpu(2000), rackKey, "rack-a"),
+		node("b1", cpu(2000), rackKey, "rack-b"),
+	}, []placement.Pod{
+		bound("g-a", "a1", "g", low, cpu(1000)), bound("a-x", "a1", "", low, cpu(1000)),
+		bound("g-b", "b1", "g", low, cpu(2000)),
+	})
+	in := preemption.Input{PodGroups: map[placement.Key]preemption.PodGroupSpec{key("g"): {DisruptionMode: preemption.DisruptionModePodGroup}}}
+	g := gang("hi", 1, 1, high, cpu(2000))
+	p := find(t, s, g, in, placement.Options{Generator: rackGenerator()})
+	require.Equal(t, []string{"g-a", "g-b"}, evicted(p))
+	require.Equal(t, "rack-b", p.Decision.Placement.Name)
 }
