@@ -32,7 +32,9 @@ func member(name, group string, req placement.ResourceList, queued int) placemen
 	return placement.Pod{Namespace: "default", Name: name, SchedulingGroup: group, Requests: req, Priority: 100, QueuedAt: at(queued)}
 }
 
-func cpu(milli int64) placement.ResourceList { return placement.ResourceList{placement.ResourceCPU: milli} }
+func cpu(milli int64) placement.ResourceList {
+	return placement.ResourceList{placement.ResourceCPU: milli}
+}
 
 func blocker(node string, req placement.ResourceList) placement.Pod {
 	return placement.Pod{Namespace: "default", Name: "blocker", NodeName: node, Requests: req}
