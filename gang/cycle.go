@@ -140,11 +140,12 @@ func (s *Scheduler) pop(snap *placement.Snapshot) (*group, []placement.Pod) {
 			continue
 		}
 		members := g.sortedMembers()
-		if need := g.pg.minCount(); g.pg.Spec.SchedulingPolicy.Gang != nil {
+		// Bound members are counted only when the pending ones fall short:
+		// that lookup costs O(bound members).
+		if need := g.pg.minCount(); len(members) < need {
 			if have := len(members) + len(snap.GroupMembers(g.key)); have < need {
 				g.state = Gated
 				g.reason = fmt.Sprintf("waiting for members: %d of minCount %d exist", have, need)
-				g.head = nil
 				continue
 			}
 		}

@@ -48,7 +48,7 @@ type group struct {
 	key     placement.Key
 	pg      *PodGroup // nil while the PodGroup does not exist
 	members map[placement.Key]*placement.Pod
-	head    *placement.Pod // first pending member in MemberOrder
+	head    *placement.Pod // first pending member in MemberOrder; nil until place finds it
 	state   QueueState
 	reason  string // why Gated
 	retryAt time.Time
@@ -108,6 +108,18 @@ func (q *queue) get(k placement.Key) *group {
 func (q *queue) drop(g *group, k placement.Key) {
 	delete(g.members, k)
 	delete(q.podGroup, k)
+	if g.head != nil && g.head.Key() == k {
+		g.head = nil // place finds the next one
+	}
+}
+
+// add queues pending member p of g; g must be detached.
+func (q *queue) add(g *group, p *placement.Pod) {
+	g.members[p.Key()] = p
+	q.podGroup[p.Key()] = g.key
+	if g.head != nil && placement.MemberOrder(p, g.head) < 0 {
+		g.head = p
+	}
 }
 
 // detach takes g out of its tree; the caller then changes g and calls
@@ -127,10 +139,11 @@ func (q *queue) detach(g *group) {
 // checked when the group reaches the head of the queue, against the
 // cycle's snapshot.
 func (q *queue) place(g *group) {
-	g.head = nil
-	for _, p := range g.members {
-		if g.head == nil || placement.MemberOrder(p, g.head) < 0 {
-			g.head = p
+	if g.head == nil {
+		for _, p := range g.members {
+			if g.head == nil || placement.MemberOrder(p, g.head) < 0 {
+				g.head = p
+			}
 		}
 	}
 	switch {

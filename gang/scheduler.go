@@ -127,8 +127,7 @@ func (s *Scheduler) AddPod(p placement.Pod) error {
 	gk, _ := p.GroupKey()
 	g := s.q.get(gk)
 	s.q.detach(g)
-	g.members[p.Key()] = &p
-	s.q.podGroup[p.Key()] = gk
+	s.q.add(g, &p)
 	s.q.place(g)
 	return nil
 }
