@@ -29,6 +29,7 @@ const (
 	BackingOff
 )
 
+// String returns the state's name, e.g. "BackingOff".
 func (q QueueState) String() string {
 	switch q {
 	case Idle:

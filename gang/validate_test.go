@@ -203,3 +203,38 @@ func FuzzPodGroup(f *testing.F) {
 		require.NoError(t, s.SetPodGroup(pg))
 	})
 }
+
+// FuzzAddPod: AddPod takes or refuses any pod with an error naming it, and
+// a cycle over whatever it took never panics and never binds an invalid
+// pod.
+func FuzzAddPod(f *testing.F) {
+	f.Add("p1", "pg1", "", "cpu", int64(1000), int32(1))
+	f.Add("", "", "n1", "pods", int64(-1), int32(0))
+	f.Add("p1", "pg1", "", "example.com/foo", int64(3), int32(5))
+	f.Fuzz(func(t *testing.T, name, group, nodeName, res string, q int64, min int32) {
+		snap, err := placement.NewSnapshot([]placement.Node{cpuNode("n1", 4000)}, nil)
+		require.NoError(t, err)
+		s := NewScheduler(Options{})
+		if pg := gangPG("pg1", min); pg.Validate() == nil {
+			require.NoError(t, s.SetPodGroup(pg))
+		}
+		p := placement.Pod{Namespace: "default", Name: name, SchedulingGroup: group, NodeName: nodeName,
+			Requests: placement.ResourceList{placement.ResourceName(res): q}}
+		if err := s.AddPod(p); err != nil {
+			require.ErrorAs(t, err, new(*placement.FieldError))
+			return
+		}
+		require.True(t, q >= 0 && name != "" && group != "" && nodeName == "")
+		r, ok := s.Cycle(snap, t0)
+		if !ok {
+			return
+		}
+		if r.Err != nil {
+			require.Empty(t, r.Bind)
+			return
+		}
+		for _, b := range r.Bind {
+			require.Equal(t, "n1", b.NodeName)
+		}
+	})
+}
