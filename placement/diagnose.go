@@ -110,4 +110,3 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 	}
 	return out
 }
-

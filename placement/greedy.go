@@ -308,4 +308,3 @@ func (sv *solver) fits(m *member, id NodeID) bool {
 	}
 	return true
 }
-
