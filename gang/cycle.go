@@ -33,11 +33,12 @@ type Result struct {
 	// bindings, to the next cycle: a group decided after this one must see
 	// this one's placements.
 	Snapshot *placement.Snapshot
-	// Err is set when the cycle failed on bad input (an error from
-	// SolveOptions, the solver or the snapshot): nothing binds, the group
-	// backs off and the condition reason is SchedulerError. It is a
-	// [*placement.FieldError] or wraps one, or wraps
-	// [placement.ErrViolation].
+	// Err is set when the cycle failed: nothing binds, the group backs off
+	// and the condition reason is SchedulerError. It names the PodGroup and
+	// wraps the error of SolveOptions, of [placement.Solve] or
+	// [placement.Snapshot.Apply] (a [*placement.FieldError]: bad input), or
+	// of [placement.Verify] ([placement.ErrViolation]: a solver bug caught
+	// before commit).
 	Err error
 }
 

@@ -304,3 +304,42 @@ func TestScenario_G11(t *testing.T) {
 	require.Contains(t, r.Condition.Message, "quota gpu:4 exceeded")
 	require.Empty(t, h.placements("pg1"))
 }
+
+// An error from the caller's SolveOptions fails the cycle, not the call:
+// nothing binds, the group backs off, the condition says SchedulerError —
+// unless it is already True.
+func TestCycleSchedulerError(t *testing.T) {
+	fail := true
+	opts := Options{SolveOptions: func(pg *PodGroup) (placement.Options, error) {
+		if fail {
+			return placement.Options{}, placement.Errorf(placement.ErrNotFound, "ResourceClaimTemplate \"default/gpu\"", "metadata.name", "does not exist")
+		}
+		return placement.Options{}, nil
+	}}
+	h := newHarness(t, opts, g1Nodes())
+	h.setPG(gangPG("pg1", 2))
+	h.addPods(member("p1", "pg1", cpu(1000), 1), member("p2", "pg1", cpu(1000), 2))
+	r, ok := h.s.Cycle(h.snap, h.now)
+	require.True(t, ok)
+	require.ErrorIs(t, r.Err, placement.ErrNotFound)
+	require.EqualError(t, r.Err, `PodGroup default/pg1: ResourceClaimTemplate "default/gpu": metadata.name: does not exist`)
+	require.Empty(t, r.Bind)
+	require.Same(t, h.snap, r.Snapshot)
+	require.Equal(t, []string{"p1", "p2"}, keyNames(r.Requeued))
+	require.Equal(t, ReasonSchedulerError, r.Condition.Reason)
+	require.Equal(t, ConditionFalse, r.Condition.Status)
+
+	fail = false
+	h.now = r.RetryAt
+	r, ok = h.cycle()
+	require.True(t, ok)
+	require.Len(t, r.Bind, 2)
+	require.Equal(t, ConditionTrue, r.Condition.Status)
+
+	fail = true
+	h.addPods(member("p3", "pg1", cpu(1000), 3))
+	r, ok = h.s.Cycle(h.snap, h.now)
+	require.True(t, ok)
+	require.Error(t, r.Err)
+	require.Nil(t, r.Condition, "True never turns False, not even on an error")
+}

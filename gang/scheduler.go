@@ -84,7 +84,8 @@ func (s *Scheduler) SetPodGroup(pg *PodGroup) error {
 }
 
 // DeletePodGroup removes a PodGroup; its pending pods stay, gated, until it
-// exists again. It reports whether the PodGroup existed.
+// exists again, as a new object with its own status. It reports whether
+// the PodGroup existed.
 func (s *Scheduler) DeletePodGroup(k placement.Key) bool {
 	g, ok := s.q.groups[k]
 	if !ok || g.pg == nil {
