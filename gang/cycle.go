@@ -44,7 +44,8 @@ type Result struct {
 
 // Cycle runs one PodGroup scheduling cycle on snapshot snap at time now and
 // reports ok = false when no group is ready (nothing changes then, beyond
-// groups whose backoff expired at now becoming active).
+// groups whose backoff expired at now becoming active). A nil snap runs no
+// cycle: ok is false and Result.Err says why.
 //
 // The steps follow upstream v1.36:
 //
@@ -69,6 +70,9 @@ type Result struct {
 //
 // Cost: O(log groups + members·log members) plus the solve.
 func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool) {
+	if snap == nil {
+		return Result{Err: placement.Errorf(placement.ErrInvalid, "Cycle", "snapshot", "must not be nil")}, false
+	}
 	s.q.flush(now)
 	g, members := s.pop(snap)
 	if g == nil {

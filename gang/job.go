@@ -59,6 +59,9 @@ const JobTemplateName = "job"
 // spec.template.spec.schedulingGroup. When it is not, reason says which
 // rule failed first, in that order.
 func JobEligible(j *Job) (eligible bool, reason string) {
+	if j == nil {
+		return false, "no Job"
+	}
 	s := &j.Spec
 	switch {
 	case s.Parallelism == nil || *s.Parallelism <= 1:
@@ -96,6 +99,9 @@ type JobStamp struct {
 // Errors (a [*placement.FieldError]): an empty metadata.name, a negative
 // spec.parallelism or spec.completions, an unknown spec.completionMode.
 func StampJob(j *Job) (stamp JobStamp, ok bool, err error) {
+	if j == nil {
+		return JobStamp{}, false, placement.Errorf(placement.ErrInvalid, "Job", "metadata", "is nil")
+	}
 	obj := objRef("Job", &j.ObjectMeta)
 	s := &j.Spec
 	switch {

@@ -12,6 +12,9 @@ import (
 // duplicate name; and every error [PodGroup.Validate] reports for the
 // template's policy, constraints, claims and disruption mode.
 func (w *Workload) Validate() error {
+	if w == nil {
+		return placement.Errorf(placement.ErrInvalid, "Workload", "metadata", "is nil")
+	}
 	obj := objRef("Workload", &w.ObjectMeta)
 	if w.Name == "" {
 		return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
@@ -51,6 +54,9 @@ func (w *Workload) Validate() error {
 // arrive over time, and the scheduling cycle waits for them (the quorum
 // gate).
 func (pg *PodGroup) Validate() error {
+	if pg == nil {
+		return placement.Errorf(placement.ErrInvalid, "PodGroup", "metadata", "is nil")
+	}
 	obj := objRef("PodGroup", &pg.ObjectMeta)
 	if pg.Name == "" {
 		return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")

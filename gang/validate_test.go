@@ -238,3 +238,20 @@ func FuzzAddPod(f *testing.F) {
 		}
 	})
 }
+
+func TestNilInputs(t *testing.T) {
+	require.ErrorIs(t, (*PodGroup)(nil).Validate(), placement.ErrInvalid)
+	require.ErrorIs(t, (*Workload)(nil).Validate(), placement.ErrInvalid)
+	_, err := NewPodGroupFromTemplate(nil, "a", "b")
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	_, ok, err := StampJob(nil)
+	require.False(t, ok)
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	ok, _ = JobEligible(nil)
+	require.False(t, ok)
+	s := NewScheduler(Options{})
+	require.ErrorIs(t, s.SetPodGroup(nil), placement.ErrInvalid)
+	r, ok := s.Cycle(nil, t0)
+	require.False(t, ok)
+	require.ErrorIs(t, r.Err, placement.ErrInvalid)
+}
