@@ -43,10 +43,10 @@ type DisruptionBudget struct {
 	// [Input]. It selects pods of Namespace only.
 	Namespace string
 	Name      string
-	// Selector is spec.selector.matchLabels: a pod is guarded when its
-	// labels contain every pair. An empty selector guards every pod of the
-	// namespace (policy/v1 semantics).
-	Selector map[string]string
+	// Selector is spec.selector: a pod of Namespace is guarded when its
+	// labels match. The empty selector guards every pod of the namespace
+	// (policy/v1 semantics).
+	Selector placement.LabelSelector
 	// DisruptionsAllowed is status.disruptionsAllowed, at least 0.
 	DisruptionsAllowed int32
 }
@@ -57,15 +57,7 @@ func (b *DisruptionBudget) Key() placement.Key {
 }
 
 func (b *DisruptionBudget) matches(p *placement.Pod) bool {
-	if p.Namespace != b.Namespace {
-		return false
-	}
-	for k, v := range b.Selector {
-		if lv, ok := p.Labels[k]; !ok || lv != v {
-			return false
-		}
-	}
-	return true
+	return p.Namespace == b.Namespace && b.Selector.Matches(p.Labels)
 }
 
 // Input is what preemption needs beyond the snapshot and the preemptor
@@ -109,6 +101,9 @@ func (in *Input) validate() error {
 		}
 		if b.DisruptionsAllowed < 0 {
 			return placement.Errorf(placement.ErrInvalid, budgetObj(b.Key()), "status.disruptionsAllowed", "%d is negative", b.DisruptionsAllowed)
+		}
+		if err := b.Selector.Validate(budgetObj(b.Key()), "spec.selector"); err != nil {
+			return err
 		}
 		keys[i] = b.Key()
 	}

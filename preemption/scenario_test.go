@@ -74,7 +74,7 @@ func TestScenario_P4(t *testing.T) {
 		foo, bound("b", "n2", "pg1", low, cpu(1000)),
 	})
 	g := gang("hi", 1, 1, high, cpu(1000))
-	budget := preemption.DisruptionBudget{Namespace: ns, Name: "foo-pdb", Selector: map[string]string{"app": "foo"}, DisruptionsAllowed: 0}
+	budget := preemption.DisruptionBudget{Namespace: ns, Name: "foo-pdb", Selector: placement.LabelSelector{MatchLabels: map[string]string{"app": "foo"}}, DisruptionsAllowed: 0}
 
 	// Without the budget, name order evicts a; the budget moves it to b.
 	p := find(t, s, g, preemption.Input{}, placement.Options{})
@@ -403,10 +403,11 @@ func TestFind_BudgetNamespace(t *testing.T) {
 	elsewhere := preemption.DisruptionBudget{Namespace: "other", Name: "all"}
 	p := find(t, s, g, preemption.Input{Budgets: []preemption.DisruptionBudget{elsewhere}}, placement.Options{})
 	require.Equal(t, []string{"a"}, evicted(p))
-	here := preemption.DisruptionBudget{Namespace: ns, Name: "a-only", Selector: map[string]string{}, DisruptionsAllowed: 1}
+	// The empty selector guards every pod of its namespace.
+	here := preemption.DisruptionBudget{Namespace: ns, Name: "all", DisruptionsAllowed: 0}
 	p = find(t, s, g, preemption.Input{Budgets: []preemption.DisruptionBudget{here}}, placement.Options{})
 	require.Equal(t, []string{"a"}, evicted(p))
-	require.Empty(t, p.Victims[0].ExceedsBudgets)
+	require.Equal(t, []placement.Key{key("all")}, p.Victims[0].ExceedsBudgets)
 }
 
 func TestOutcomeString(t *testing.T) {
