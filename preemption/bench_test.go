@@ -217,3 +217,24 @@ func BenchmarkFloor(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSolveAfter is one placement.Solve of the gang on the snapshot
+// without the victims: what scheduling the group costs once preemption is
+// done, the other yardstick for Find (which needs at least two solves: the
+// one that fails and the one that places).
+func BenchmarkSolveAfter(b *testing.B) {
+	for _, wl := range workloads {
+		b.Run(wl.name, func(b *testing.B) {
+			w := wl.make(b)
+			plan, err := preemption.Find(w.s, w.g, w.in, w.opts)
+			require.NoError(b, err)
+			require.Equal(b, preemption.Preempt, plan.Outcome)
+			for b.Loop() {
+				d, err := placement.Solve(plan.After, w.g, w.opts)
+				if err != nil || d.Status != placement.Scheduled {
+					b.Fatal(err, d.Message)
+				}
+			}
+		})
+	}
+}
