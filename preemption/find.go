@@ -84,9 +84,10 @@ type Plan struct {
 	// Candidates is the number of candidate victims (pods and whole
 	// PodGroups of lower priority) the search considered.
 	Candidates int
-	// Solves is the number of [placement.Solve] calls spent: O(log
-	// victims) per placement tried for the search, plus one per victim
-	// that passes the capacity pre-check of the last pass (see [Find]).
+	// Solves is the number of [placement.Solve] calls spent, the first one
+	// included: O(log k) per placement searched for a prefix of k
+	// candidates (often one), plus one per victim that passes the
+	// member-slot check of the last pass (see [Find]).
 	Solves int
 	// Message is a one-line explanation a person can act on.
 	Message string
@@ -120,14 +121,17 @@ func (p *Plan) EvictedPods() []placement.Key {
 //
 // Search: candidates are taken in eviction order — those that keep every
 // disruption budget first, then the others, each part least important first
-// ([VictimOrder]) — and the shortest prefix whose removal lets g fit is
-// found with O(log k) solves (exponential, then binary search; k is the
-// prefix length). Reprieve then gives candidates back, most important
-// first (so budget-breaking ones before the others): first with a capacity
-// check of each member on its chosen node, O(pods of the candidate), then,
-// for each remaining victim whose return still leaves enough free room in
-// total, with a full solve. The result is minimal in that order: giving back
-// any single victim makes the solver fail.
+// ([VictimOrder]). A necessary condition, counted incrementally as
+// candidates are taken off — per node, free room over the smallest member
+// request, summed ("member slots") — gives the shortest prefix that could
+// possibly fit; the shortest prefix that does fit is found from there with
+// O(log k) solves (exponential, then binary search; on a packed cluster
+// usually one). Reprieve then gives candidates back, most important first
+// (so budget-breaking ones before the others): first with a capacity check
+// of each member on its chosen node, O(pods of the candidate), then, for
+// each remaining victim whose return still leaves enough member slots, with
+// a full solve. The result is minimal in that order: giving back any single
+// victim makes the solver fail.
 //
 // With a generator in opts (a topology constraint), each placement it
 // yields on the snapshot with every candidate removed is searched on its
@@ -136,20 +140,30 @@ func (p *Plan) EvictedPods() []placement.Key {
 // the least disruptive victim set wins: fewer victims beyond a budget, then
 // the lower ranking of the most important victim, the next, and so on (a
 // prefix beats a longer set), then the placement name. Victims never come
-// from two placements beyond what a whole PodGroup spans.
+// from two placements beyond what a whole PodGroup spans. Without budgets,
+// a placement whose member-slot prefix already ends in a victim more
+// important than the best set's most important one cannot win and is not
+// solved.
 //
 // The final decision is a [placement.Solve] on the snapshot without the
-// victims, restricted to the chosen placement, and is checked with
-// [placement.Verify] (opts.Filters included).
+// victims, restricted to the chosen placement — or, should the solver pack
+// differently once pods are given back, the assignment found before, which
+// still fits — and is checked with [placement.Verify] (opts.Filters
+// included).
 //
 // Cost, without a generator: one pass over the bound pods, a sort of the
-// candidates, O(k log k) snapshot changes, O(log k) solves, and O(pods of
-// the prefix) for the capacity reprieve. Find is pure and deterministic: the
+// candidates, O(pods of the prefix) for the slot count and the capacity
+// reprieve, O(k log k) snapshot changes and O(log k) solves for a prefix of
+// k candidates, plus a solve per victim that passes the slot check in the
+// last pass. With a generator, add one snapshot without every candidate
+// (rebuilt when they are most of the cluster) and the same per placement
+// searched. Find is pure and deterministic: the
 // plan depends only on the contents of s, g and in.
 //
 // Errors (a [*placement.FieldError]; nothing is decided): an invalid input
 // (an empty PodGroup or budget name, an unknown disruptionMode, a negative
-// disruptionsAllowed, a duplicate budget), a member with an unknown
+// disruptionsAllowed, an invalid budget selector, a duplicate budget), a
+// member with an unknown
 // preemptionPolicy, any error of [placement.Solve] (an invalid group, a
 // generator error), or a verification failure of the final decision
 // (wrapping [placement.ErrViolation]), which means a bug or a caller hook
@@ -183,9 +197,9 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 	f.units = collect(s, g, &in, f.prio)
 	f.index()
 	f.need = d.Required - d.Bound
-	// An Unresolvable decision speaks for the first member that waits only;
-	// for a basic group or minCount below the group's size another member
-	// may still fit, so the search runs anyway.
+	// The search runs even when d is Unresolvable: that status speaks for
+	// the first member that waits only, and another member of a basic
+	// group, or a gang whose minCount is below its size, may still fit.
 	if len(f.units) == 0 {
 		return f.cannotHelp(d), nil
 	}
