@@ -367,16 +367,21 @@ var badInputGen = rapid.Custom(func(t *rapid.T) world {
 	return w
 })
 
-func TestProp_BadInput(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		w := badInputGen.Draw(t, "world")
-		_, err := preemption.Find(w.snapshot(t), &w.group, w.in, w.opts())
-		var fe *placement.FieldError
-		require.ErrorAs(t, err, &fe)
-		require.True(t, errors.Is(err, placement.ErrInvalid) || errors.Is(err, placement.ErrDuplicate), err)
-		require.NotEmpty(t, fe.Field)
-	})
+// checkBadInput: a spoiled input gets a field error, never a panic or a
+// plan.
+func checkBadInput(t *rapid.T) {
+	w := badInputGen.Draw(t, "world")
+	_, err := preemption.Find(w.snapshot(t), &w.group, w.in, w.opts())
+	var fe *placement.FieldError
+	require.ErrorAs(t, err, &fe)
+	require.True(t, errors.Is(err, placement.ErrInvalid) || errors.Is(err, placement.ErrDuplicate), err)
+	require.NotEmpty(t, fe.Field)
 }
+
+func TestProp_BadInput(t *testing.T) { rapid.Check(t, checkBadInput) }
+
+// FuzzFindBadInput drives the bad-input property from the fuzzer's bytes.
+func FuzzFindBadInput(f *testing.F) { f.Fuzz(rapid.MakeFuzz(checkBadInput)) }
 
 // FuzzFind drives the invariant-7 property from the fuzzer's bytes.
 func FuzzFind(f *testing.F) {
