@@ -45,6 +45,7 @@ type capacity struct {
 	sumAlloc []sum128 // dom*R+r: Σ allocatable (never changes)
 	maxFree  []int64  // dom*R+r: largest free on one node
 	dirty    []bool   // scratch for moving: per domain
+	scratch  []int64  // scratch for scoring
 }
 
 func newCapacity(t *Tree, s *placement.Snapshot) *capacity {

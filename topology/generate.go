@@ -125,9 +125,9 @@ type shape struct {
 	anyReq    bool
 }
 
-func newShape(c *capacity, s *placement.Snapshot, g *placement.Group) *shape {
+func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	R := len(c.res)
-	sh := &shape{n: len(g.Members), bound: len(s.GroupMembers(g.Key())), podsR: c.podsR,
+	sh := &shape{n: len(g.Members), bound: bound, podsR: c.podsR,
 		req: make([][]int64, len(g.Members)), requested: make([]bool, R),
 		total: make([]int64, R), needSum: make([]int64, R), minReq: make([]int64, R), maxReq: make([]int64, R)}
 	sh.need = 1
@@ -194,14 +194,10 @@ func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]pla
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{t: t, c: c, s: s, g: g, sh: newShape(c, s, g), scorer: gen.scorer, scope: -1}
+	bm := t.boundOf(s, g.Key())
+	b := &builder{t: t, c: c, s: s, g: g, sh: newShape(c, len(bm.nodes), g), scorer: gen.scorer, scope: -1,
+		bound: bm.nodes, boundPods: bm.pods}
 	b.static(g)
-	for _, p := range s.GroupMembers(g.Key()) {
-		if id, ok := s.NodeOf(p); ok {
-			b.bound = append(b.bound, id)
-			b.boundPods = append(b.boundPods, p.Key())
-		}
-	}
 	if gen.required >= 0 && len(b.bound) > 0 {
 		if b.scope, err = b.boundDomain(gen.required); err != nil {
 			return nil, err
@@ -221,6 +217,33 @@ func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]pla
 		}
 	}
 	return b.out, nil
+}
+
+// boundMembers are a group's bound members on one snapshot. The solver
+// calls the generator and then the scorer with the same snapshot and group;
+// the tree keeps the last answer, which cannot go stale because snapshots
+// are immutable.
+type boundMembers struct {
+	s     *placement.Snapshot
+	group placement.Key
+	nodes []placement.NodeID
+	pods  []placement.Key
+}
+
+// boundOf returns g's bound members on s; t.mu must be held.
+func (t *Tree) boundOf(s *placement.Snapshot, g placement.Key) *boundMembers {
+	if bm := t.bound; bm != nil && bm.s == s && bm.group == g {
+		return bm
+	}
+	bm := &boundMembers{s: s, group: g}
+	for _, p := range s.GroupMembers(g) {
+		if id, ok := s.NodeOf(p); ok {
+			bm.nodes = append(bm.nodes, id)
+			bm.pods = append(bm.pods, p.Key())
+		}
+	}
+	t.bound = bm
+	return bm
 }
 
 type builder struct {
@@ -244,7 +267,15 @@ func (b *builder) static(g *placement.Group) {
 	seen := map[string]bool{}
 	for i := range g.Members {
 		p := &g.Members[i]
+		if len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 {
+			if !seen[""] {
+				seen[""] = true
+				b.classes = append(b.classes, p)
+			}
+			continue
+		}
 		var k strings.Builder
+		k.WriteByte('|') // never "", the key of members without either
 		for _, key := range slices.Sorted(maps.Keys(p.NodeSelector)) {
 			fmt.Fprintf(&k, "%q=%q;", key, p.NodeSelector[key])
 		}
@@ -437,27 +468,38 @@ func (b *builder) widen(doms []DomainID, prev int, last bool) {
 			must[sd] = true
 			outside = outside || sd < 0
 		}
-		slots := func(d DomainID) int64 {
+		// Sub-domains with bound members first, then by how many copies of
+		// the largest member their summed free capacity holds, then path.
+		type sub struct {
+			d     DomainID
+			must  bool
+			slots int64
+		}
+		keyed := make([]sub, len(subs))
+		for i, d := range subs {
 			v := int64(math.MaxInt64)
 			for r := range R {
 				if q := b.sh.maxReq[r]; q > 0 {
 					v = min(v, b.c.sumFree[int(d)*R+r].get()/q)
 				}
 			}
-			return v
+			keyed[i] = sub{d, must[d], v}
 		}
-		slices.SortFunc(subs, func(x, y DomainID) int {
-			if must[x] != must[y] {
-				if must[x] {
+		slices.SortFunc(keyed, func(x, y sub) int {
+			if x.must != y.must {
+				if x.must {
 					return -1
 				}
 				return 1
 			}
-			if c := cmp.Compare(slots(y), slots(x)); c != 0 {
+			if c := cmp.Compare(y.slots, x.slots); c != 0 {
 				return c
 			}
-			return cmp.Compare(x, y)
+			return cmp.Compare(x.d, y.d)
 		})
+		for i := range keyed {
+			subs[i] = keyed[i].d
+		}
 		free := make([]int64, R)
 		covered, k := false, 0
 		for _, sd := range subs {

@@ -81,7 +81,7 @@ func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.
 		// snapshot, still gives upstream's score.
 		return placement.DefaultScorer{}.Score(s, g, p, a)
 	}
-	sh := newShape(c, s, g)
+	sh := newShape(c, len(t.boundOf(s, g.Key()).nodes), g)
 	added := make([]int64, len(c.res))
 	byKey := make(map[placement.Key]int, len(g.Members))
 	for i := range g.Members {
@@ -112,7 +112,8 @@ func (sc *Scorer) score(c *capacity, sh *shape, d DomainID, nodes []placement.No
 	t := sc.tree
 	R := len(c.res)
 	whole := d >= 0 && sameNodes(nodes, t.doms[d].nodes)
-	alloc, used, free := make([]int64, R), make([]int64, R), make([]int64, R)
+	c.scratch = slices.Grow(c.scratch[:0], 3*R)[:3*R]
+	alloc, used, free := c.scratch[:R], c.scratch[R:2*R], c.scratch[2*R:]
 	if whole {
 		for r := range R {
 			i := int(d)*R + r

@@ -70,8 +70,9 @@ type Tree struct {
 	allNodes   []placement.NodeID
 	snap       *placement.Snapshot // identifies the node set
 
-	mu  sync.Mutex
-	cap *capacity
+	mu    sync.Mutex
+	cap   *capacity
+	bound *boundMembers
 }
 
 // NewTree builds the domain tree of s's nodes for keys, widest level first.
