@@ -198,6 +198,14 @@ func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]pla
 	b := &builder{t: t, c: c, s: s, g: g, sh: newShape(c, len(bm.nodes), g), scorer: gen.scorer, scope: -1,
 		bound: bm.nodes, boundPods: bm.pods}
 	b.static(g)
+	// Affinity between members and sub-group minimums or keys can keep the
+	// solver from placing every member where resources suffice: then no
+	// domain is proven to hold the group, and the first tier holds every
+	// domain that might.
+	b.constrained = bm.affinity || len(g.SubGroups) > 0
+	for i := range g.Members {
+		b.constrained = b.constrained || g.Members[i].Affinity != nil
+	}
 	if gen.required >= 0 && len(b.bound) > 0 {
 		if b.scope, err = b.boundDomain(gen.required); err != nil {
 			return nil, err
@@ -224,10 +232,11 @@ func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]pla
 // the tree keeps the last answer, which cannot go stale because snapshots
 // are immutable.
 type boundMembers struct {
-	s     *placement.Snapshot
-	group placement.Key
-	nodes []placement.NodeID
-	pods  []placement.Key
+	s        *placement.Snapshot
+	group    placement.Key
+	nodes    []placement.NodeID
+	pods     []placement.Key
+	affinity bool // some bound member has pod (anti-)affinity terms
 }
 
 // boundOf returns g's bound members on s; t.mu must be held.
@@ -240,6 +249,7 @@ func (t *Tree) boundOf(s *placement.Snapshot, g placement.Key) *boundMembers {
 		if id, ok := s.NodeOf(p); ok {
 			bm.nodes = append(bm.nodes, id)
 			bm.pods = append(bm.pods, p.Key())
+			bm.affinity = bm.affinity || p.Affinity != nil
 		}
 	}
 	t.bound = bm
@@ -257,8 +267,11 @@ type builder struct {
 	bound     []placement.NodeID
 	boundPods []placement.Key
 	scope     DomainID // the required domain holding the bound members, or -1
-	rank      int
-	out       []placement.Placement
+	// constrained is set when members have affinity terms or the group has
+	// sub-groups: holdsAll proves nothing then.
+	constrained bool
+	rank        int
+	out         []placement.Placement
 }
 
 // static keeps one member of each class of built-in static filter inputs,
@@ -352,7 +365,7 @@ func (b *builder) canHold(d DomainID) bool {
 // resource) it has room for, and while a counted node holds fewer members
 // than that, any member still fits on it.
 func (b *builder) holdsAll(d DomainID) bool {
-	if b.sh.unknown {
+	if b.sh.unknown || b.constrained {
 		return false
 	}
 	R := len(b.c.res)

@@ -75,10 +75,18 @@ func genCase(homogeneous, requiredOnly bool) *rapid.Generator[tcase] {
 			return rl
 		}
 		shared := req()
+		// Sometimes members must avoid each other's nodes (required pod
+		// anti-affinity among members).
+		spread := !homogeneous && rapid.IntRange(0, 3).Draw(t, "antiAffinity") == 0
 		for i := range rapid.IntRange(1, 4).Draw(t, "pending") {
 			p := placement.Pod{Namespace: "default", Name: fmt.Sprintf("m%d", i), SchedulingGroup: "pg", Requests: shared}
 			if !homogeneous {
 				p.Requests = req()
+			}
+			if spread {
+				p.Labels = map[string]string{"app": "x"}
+				p.Affinity = &placement.Affinity{PodAntiAffinity: &placement.PodAffinity{Required: []placement.PodAffinityTerm{{
+					LabelSelector: placement.LabelSelector{MatchLabels: map[string]string{"app": "x"}}, TopologyKey: hostKey}}}}
 			}
 			if tolerate {
 				p.Tolerations = []placement.Toleration{{Key: "dedicated", Operator: placement.TolerationOpExists}}
