@@ -215,7 +215,9 @@ func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]pla
 	if first < 0 {
 		return []placement.Placement{{Nodes: t.allNodes}}, nil
 	}
-	b.tiered(b.candidates(first), gen.preferred < 0)
+	doms := b.candidates(first)
+	b.out = make([]placement.Placement, 0, len(doms)+1)
+	b.tiered(doms, gen.preferred < 0)
 	if gen.preferred >= 0 {
 		for q := first - 1; q >= max(gen.required, 0); q-- {
 			b.widen(b.candidates(q), q+1, q == gen.required)

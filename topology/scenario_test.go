@@ -331,3 +331,58 @@ func TestScenario_T15(t *testing.T) {
 	require.Equal(t, placement.Unschedulable, d.Status)
 	require.Equal(t, 1, d.MostFit)
 }
+
+// TestBestFit_KeepsEmptyBlocksWhole: a small gang that needs one rack goes,
+// with BestFit, to an empty rack of a block already in use, so that the
+// empty block stays whole for a gang that needs all of it; MostAllocated
+// sees three equally empty racks and takes the first path.
+func TestBestFit_KeepsEmptyBlocksWhole(t *testing.T) {
+	var nodes []placement.Node
+	for _, r := range []struct{ block, rack string }{{"b1", "r1"}, {"b1", "r2"}, {"b2", "r3"}, {"b2", "r4"}} {
+		for _, h := range []string{"a", "b"} {
+			nodes = append(nodes, node(r.block+"-"+r.rack+"-"+h, 2000, blockKey, r.block, rackKey, r.rack))
+		}
+	}
+	var full []placement.Pod
+	for _, h := range []string{"a", "b"} {
+		full = append(full, placement.Pod{Namespace: "x", Name: "busy-" + h, NodeName: "b2-r4-" + h, Requests: placement.ResourceList{cpu: 2000}})
+	}
+	s := snapshot(t, nodes, full...)
+	tr := tree(t, s, blockKey, rackKey)
+	small := gang("small", 2, members("small", 2, 1000))
+
+	large := gang("large", 8, members("large", 8, 1000))
+	d := solve(t, tr, s, small, topology.MostAllocated, required(rackKey))
+	require.Equal(t, "b1/r1", d.Placement.Name)
+	after := commit(t, s, small, d)
+	d = solve(t, tr, after, large, topology.MostAllocated, required(blockKey))
+	require.Equal(t, placement.Unschedulable, d.Status, "MostAllocated broke the only empty block")
+
+	d = solve(t, tr, s, small, topology.BestFit, required(rackKey))
+	require.Equal(t, "b2/r3", d.Placement.Name)
+	s = commit(t, s, small, d)
+
+	// The block-sized gang still finds b1 whole.
+	d = solve(t, tr, s, large, topology.BestFit, required(blockKey))
+	require.Equal(t, placement.Scheduled, d.Status, d.Message)
+	require.Equal(t, "b1", d.Placement.Name)
+}
+
+// TestBestFit_TightestRack: among racks already in use, BestFit takes the
+// one the gang leaves the least free (best fit), keeping the roomier one
+// for a larger gang; members placed count first.
+func TestBestFit_TightestRack(t *testing.T) {
+	s := snapshot(t, []placement.Node{
+		node("r1-a", 4000, rackKey, "r1"), node("r1-b", 4000, rackKey, "r1"),
+		node("r2-a", 4000, rackKey, "r2"),
+	},
+		placement.Pod{Namespace: "x", Name: "p1", NodeName: "r1-a", Requests: placement.ResourceList{cpu: 1000}},
+		placement.Pod{Namespace: "x", Name: "p2", NodeName: "r2-a", Requests: placement.ResourceList{cpu: 1000}})
+	tr := tree(t, s, rackKey)
+	d := solve(t, tr, s, gang("pg", 3, members("pg", 3, 1000)), topology.BestFit, required(rackKey))
+	require.Equal(t, "r2", d.Placement.Name, "r2 is left with 0 free, r1 with 4")
+	// With min 3 of 4 members, placing all 4 (only r1 can) beats a tighter fit.
+	d = solve(t, tr, s, gang("pg", 3, members("pg", 4, 1000)), topology.BestFit, required(rackKey))
+	require.Equal(t, "r1", d.Placement.Name)
+	require.Len(t, d.Assignments, 4)
+}
