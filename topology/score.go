@@ -33,6 +33,7 @@ const (
 	BestFit
 )
 
+// String returns the constant's name, e.g. "BestFit".
 func (k Scoring) String() string {
 	switch k {
 	case MostAllocated:

@@ -19,6 +19,7 @@ type DomainID int32
 // Domain is a read-only view of one topology domain: the nodes whose labels
 // agree on the values of every key from the widest level down to Level.
 type Domain struct {
+	// ID is the domain's index in the tree.
 	ID DomainID
 	// Level indexes the tree's keys: 0 is the widest.
 	Level int
