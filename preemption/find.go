@@ -135,11 +135,13 @@ func (p *Plan) EvictedPods() []placement.Key {
 //
 // With a generator in opts (a topology constraint), each placement it
 // yields on the snapshot with every candidate removed is searched on its
-// own, with the candidates that have a pod on its nodes; placements are
-// taken rank by rank, and within the first rank where some placement works
-// the least disruptive victim set wins: fewer victims beyond a budget, then
-// the lower ranking of the most important victim, the next, and so on (a
-// prefix beats a longer set), then the placement name. Victims never come
+// own, with the candidates that have a pod on its nodes, and the least
+// disruptive victim set wins: fewer victims beyond a budget, then the lower
+// ranking of the most important victim, the next, and so on (a prefix beats
+// a longer set), then the lower placement rank, then the placement name.
+// Ranks only break ties: a preferred placement never justifies more
+// evictions (and a topology generator also uses ranks to let the solver
+// stop early, which says nothing about disruption). Victims never come
 // from two placements beyond what a whole PodGroup spans. Without budgets,
 // a placement whose member-slot prefix already ends in a victim more
 // important than the best set's most important one cannot win and is not
@@ -156,8 +158,8 @@ func (p *Plan) EvictedPods() []placement.Key {
 // reprieve, O(k log k) snapshot changes and O(log k) solves for a prefix of
 // k candidates, plus a solve per victim that passes the slot check in the
 // last pass. With a generator, add one snapshot without every candidate
-// (rebuilt when they are most of the cluster) and the same per placement
-// searched. Find is pure and deterministic: the
+// (Apply, about a microsecond per pod) and the same per placement
+// searched. Every snapshot a hook sees derives from s with Apply. Find is pure and deterministic: the
 // plan depends only on the contents of s, g and in.
 //
 // Errors (a [*placement.FieldError]; nothing is decided): an invalid input
@@ -276,6 +278,7 @@ type result struct {
 	d       placement.Decision
 	last    placement.Decision // with every candidate removed, when !ok
 	name    string             // placement name
+	rank    int                // placement rank
 }
 
 func podKeys(units []*unit) []placement.Key {
@@ -594,30 +597,10 @@ func (sl *slots) shift(u *unit, sign int64) {
 
 func (sl *slots) enough() bool { return sl.total >= sl.need }
 
-// without returns the snapshot with every pod of units removed. Removing
-// costs about a microsecond per pod, so when units hold most of the
-// cluster the snapshot is rebuilt from the pods that stay instead.
+// without returns the snapshot with every pod of units removed, derived
+// from s with Apply so that hooks keyed to s (a topology tree) accept it.
 func (f *finder) without(units []*unit) (*placement.Snapshot, error) {
-	gone := map[*placement.Pod]bool{}
-	for _, u := range units {
-		for _, p := range u.pods {
-			gone[p] = true
-		}
-	}
-	if 4*len(gone) < f.s.NumPods() {
-		return f.s.Apply(placement.Change{Remove: podKeys(units)})
-	}
-	nodes := make([]placement.Node, f.s.NumNodes())
-	for id := range nodes {
-		nodes[id] = *f.s.Node(placement.NodeID(id))
-	}
-	stay := make([]placement.Pod, 0, f.s.NumPods()-len(gone))
-	for p := range f.s.Pods() {
-		if !gone[p] {
-			stay = append(stay, *p)
-		}
-	}
-	return placement.NewSnapshot(nodes, stay)
+	return f.s.Apply(placement.Change{Remove: podKeys(units)})
 }
 
 // searchPlacements searches each placement of opts.Generator on the
@@ -659,88 +642,79 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 			}
 		}
 	}
-	ranks := make([]int, len(places))
-	for i := range places {
-		ranks[i] = places[i].Rank
-	}
-	slices.Sort(ranks)
 	inP := make([]bool, N)
-	last := d0 // Scheduled: replaced by a placement's failure below
+	mark := func(p *placement.Placement, on bool) {
+		for _, id := range p.Nodes {
+			if id >= 0 && int(id) < N {
+				inP[id] = on
+			}
+		}
+	}
+	type cand struct {
+		i     int
+		kmin  int
+		bound *unit // nil when slots suffice without removing anything
+	}
+	var cands []cand
+	for i := range places {
+		if len(perPlace[i]) == 0 {
+			continue
+		}
+		mark(&places[i], true)
+		k, ok := f.prefixBound(perPlace[i], places[i].Nodes, inP)
+		mark(&places[i], false)
+		if ok {
+			c := cand{i: i, kmin: k}
+			if k > 0 {
+				c.bound = perPlace[i][k-1]
+			}
+			cands = append(cands, c)
+		}
+	}
+	// Most promising first (no bound, then the least important bound), so
+	// that pruning bites early.
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		if a.bound == nil || b.bound == nil {
+			return cmp.Compare(boolInt(a.bound != nil), boolInt(b.bound != nil))
+		}
+		return VictimOrder(&b.bound.v, &a.bound.v)
+	})
 	// Without budgets eviction order is the ranking, and a placement whose
-	// bound unit (see prefixBound) is more important than the best set's
-	// most important victim cannot win: it is skipped without a solve.
+	// bound is more important than the best set's most important victim
+	// cannot win: it is skipped without a solve.
 	prune := len(f.in.Budgets) == 0
-	for _, rank := range slices.Compact(ranks) {
-		type cand struct {
-			i     int
-			kmin  int
-			bound *unit
+	last := d0 // Scheduled: replaced by a placement's failure below
+	var best *result
+	var bestTop *unit // nil with best set: no victims, nothing beats it
+	for _, c := range cands {
+		if prune && best != nil && c.bound != nil && (bestTop == nil || VictimOrder(&c.bound.v, &bestTop.v) < 0) {
+			break // every later candidate's bound is at least as important
 		}
-		var cands []cand
-		for i := range places {
-			if places[i].Rank != rank || len(perPlace[i]) == 0 {
-				continue
-			}
-			for _, id := range places[i].Nodes {
-				if id >= 0 && int(id) < N {
-					inP[id] = true
-				}
-			}
-			k, ok := f.prefixBound(perPlace[i], places[i].Nodes, inP)
-			clear(inP)
-			if ok {
-				c := cand{i: i, kmin: k}
-				if k > 0 {
-					c.bound = perPlace[i][k-1]
-				}
-				cands = append(cands, c)
-			}
-		}
-		// Most promising first (no bound, then the least important bound),
-		// so that pruning bites early.
-		slices.SortStableFunc(cands, func(a, b cand) int {
-			switch {
-			case a.bound == nil || b.bound == nil:
-				return cmp.Compare(boolInt(a.bound != nil), boolInt(b.bound != nil))
-			}
-			return VictimOrder(&b.bound.v, &a.bound.v)
+		p, units := places[c.i], perPlace[c.i]
+		opts := f.opts
+		opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
+			return []placement.Placement{p}, nil
 		})
-		var best *result
-		var bestTop *unit
-		for _, c := range cands {
-			if prune && best != nil && c.bound != nil && (bestTop == nil || VictimOrder(&c.bound.v, &bestTop.v) < 0) {
-				break // every later candidate's bound is at least as important
-			}
-			p, units := places[c.i], perPlace[c.i]
-			for _, id := range p.Nodes {
-				if id >= 0 && int(id) < N {
-					inP[id] = true
-				}
-			}
-			opts := f.opts
-			opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
-				return []placement.Placement{p}, nil
-			})
-			r, err := f.search(opts, units, inP, c.kmin)
-			clear(inP)
-			if err != nil {
-				return nil, d0, err
-			}
-			if !r.ok {
-				last = r.last
-				continue
-			}
-			r.name = p.Name
-			if best == nil || lessDisruptive(&r, best) {
-				best, bestTop = &r, nil // nil: no victims, nothing beats it
-				if len(r.victims) > 0 {
-					bestTop = ranked(r.victims)[0]
-				}
+		mark(&p, true)
+		r, err := f.search(opts, units, inP, c.kmin)
+		mark(&p, false)
+		if err != nil {
+			return nil, d0, err
+		}
+		if !r.ok {
+			last = r.last
+			continue
+		}
+		r.name, r.rank = p.Name, p.Rank
+		if best == nil || lessDisruptive(&r, best) {
+			best, bestTop = &r, nil
+			if len(r.victims) > 0 {
+				bestTop = ranked(r.victims)[0]
 			}
 		}
-		if best != nil {
-			return best, d0, nil
-		}
+	}
+	if best != nil {
+		return best, d0, nil
 	}
 	return nil, last, nil
 }
@@ -754,7 +728,8 @@ func boolInt(b bool) int {
 
 // lessDisruptive reports whether a's victims disrupt less than b's: fewer
 // beyond a budget, then lower in [VictimOrder] compared most important
-// first, a prefix before a longer set; then the placement name.
+// first, a prefix before a longer set; then the lower placement rank, then
+// the placement name.
 func lessDisruptive(a, b *result) bool {
 	over := func(r *result) (n int) {
 		for _, u := range r.victims {
@@ -775,6 +750,9 @@ func lessDisruptive(a, b *result) bool {
 	}
 	if len(ra) != len(rb) {
 		return len(ra) < len(rb)
+	}
+	if a.rank != b.rank {
+		return a.rank < b.rank
 	}
 	return a.name < b.name
 }
