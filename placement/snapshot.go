@@ -327,16 +327,23 @@ func (s *Snapshot) isRemoved(i int32) bool { return s.removed != nil && s.remove
 
 // Pod returns the bound pod with the given key.
 func (s *Snapshot) Pod(k Key) (*Pod, bool) {
+	p, _ := s.lookup(k)
+	return p, p != nil
+}
+
+// lookup finds the bound pod k and, when it is a base pod, its index in
+// s.b.pods (-1 for an added pod); nil when k is not bound here.
+func (s *Snapshot) lookup(k Key) (*Pod, int) {
 	if s.added != nil {
 		if p, ok := s.added.Get(&Pod{Namespace: k.Namespace, Name: k.Name}); ok {
-			return p, true
+			return p, -1
 		}
 	}
 	i, ok := s.b.podIndex(k)
 	if !ok || s.isRemoved(int32(i)) {
-		return nil, false
+		return nil, -1
 	}
-	return &s.b.pods[i], true
+	return &s.b.pods[i], i
 }
 
 // PodsOn yields the pods bound to node id in namespace/name order.
@@ -481,8 +488,8 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		return n.used[pg]
 	}
 	for _, k := range ch.Remove {
-		p, ok := n.Pod(k)
-		if !ok {
+		p, i := n.lookup(k)
+		if p == nil {
 			if _, was := s.Pod(k); was {
 				return nil, Errorf(ErrDuplicate, podObj(k), "remove", "listed twice")
 			}
@@ -500,7 +507,6 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 				continue
 			}
 		}
-		i, _ := s.b.podIndex(k)
 		if n.removed == nil {
 			n.removed = btree.NewG[int32](16, func(a, b int32) bool { return a < b })
 		}
