@@ -9,6 +9,7 @@ import (
 
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // workload is a named benchmark input.
@@ -131,8 +132,9 @@ func groups700(b testing.TB) workload {
 }
 
 // racks5000: packed5000 in 50 racks of 100 nodes, each group inside one
-// rack (spread over 8 of its nodes); the gang of 256 requires one rack, so
-// each rack is searched with its own victims.
+// rack (spread over 8 of its nodes); the gang of 256 requires one rack
+// (the topology package's generator and scorer), so each rack is a
+// candidate with its own victims.
 func racks5000(b testing.TB) workload {
 	const N, R = 5000, 50
 	var nodes []placement.Node
@@ -154,7 +156,10 @@ func racks5000(b testing.TB) workload {
 		}
 	}
 	w := build(b, nodes, pods, gang("hi", 256, 256, high, cpu(1000)), in)
-	w.opts.Generator = rackGenerator()
+	tree, err := topology.NewTree(w.s, []string{rackKey})
+	require.NoError(b, err)
+	w.opts, err = tree.SolverOptions([]topology.Constraint{{Key: rackKey, Required: true}}, topology.MostAllocated)
+	require.NoError(b, err)
 	return w
 }
 
