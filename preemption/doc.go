@@ -25,7 +25,7 @@
 //   - With a topology generator in the options (a required topology key,
 //     beyond upstream v1.36, which does not preempt for topology), each
 //     domain is searched with its own victims and the least disruptive set
-//     wins, ties by domain path.
+//     wins, ties by placement rank, then domain path.
 //
 // # Invariants
 //
@@ -37,13 +37,18 @@
 //
 // # Cost
 //
-// Find never removes every candidate up front (removing 40,000 pods from a
-// snapshot alone costs tens of milliseconds). It finds the shortest prefix
-// of the candidates, in eviction order, that lets the group fit with
-// O(log k) solves for a prefix of k candidates, gives candidates back with a
-// per-node capacity check of each member on its chosen node, and re-solves
-// only for victims whose return still leaves the group enough room in
-// total. See [Find] for details and BENCHMARKS.md for figures.
+// Without a generator Find never removes every candidate up front (removing
+// 40,000 pods from a snapshot costs tens of milliseconds). A per-node bound
+// on how many members could fit ("member slots") gives the shortest prefix
+// of the candidates, in eviction order, that could let the group fit; the
+// prefix that does is found from there with O(log k) solves for a prefix of
+// k candidates (usually one). Candidates are given back with a per-node
+// capacity check of each member on its chosen node, and re-solved only when
+// enough member slots remain. With a generator, the snapshot without every
+// candidate is built once for it, and each placement it yields is searched
+// the same way; placements whose bound already proves them more disruptive
+// than the best found are skipped. See [Find] for details and BENCHMARKS.md
+// for figures.
 //
 // Find is pure: no goroutines, clocks, randomness or I/O; the caller
 // evicts the victims and nominates the members.
