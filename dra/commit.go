@@ -1,0 +1,187 @@
+package dra
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// ClaimUpdate is one claim changed by [Ledger.Commit], as the host writes
+// it back: the claim after the commit, and whether it was generated in
+// this commit (create the object before writing its status).
+type ClaimUpdate struct {
+	Claim   ResourceClaim
+	Created bool
+}
+
+// Commit applies a Scheduled decision of [placement.Solve] for group g,
+// solved with [Ledger.Reserver] for pg and the same opts, to the ledger:
+// it generates the claims that placed members need from templates (one
+// per PodGroup entry, one per pod entry; named "<owner>-<entry>", with a
+// numeric suffix if that name is taken), allocates each claim the placed
+// members use once, on the devices the hook chose, and reserves it — for
+// the PodGroup when members use it through the group's entry, for each
+// pod otherwise. It returns the new ledger and the changed claims in
+// namespace/name order. A decision that is not Scheduled changes nothing.
+//
+// Errors: those of [Ledger.Reserver]; an assignment that names a pod that
+// is not a member or a node that is not in s; claims that no longer fit
+// the decision's nodes (the ledger changed since the solve).
+func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, d placement.Decision, opts Options) (*Ledger, []ClaimUpdate, error) {
+	if d.Status != placement.Scheduled {
+		return l, nil, nil
+	}
+	r, err := l.newReserver(s, &pg, g, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	pods := make(map[placement.Key]*placement.Pod, len(g.Members))
+	for i := range g.Members {
+		pods[g.Members[i].Key()] = &g.Members[i]
+	}
+	for _, a := range d.Assignments {
+		p, ok := pods[a.Pod]
+		if !ok {
+			return nil, nil, placement.Errorf(placement.ErrNotFound, "pod "+strconv.Quote(a.Pod.String()), "metadata.name", "not a pending member of %s", groupObj(&pg))
+		}
+		id, ok := s.NodeID(a.Node)
+		if !ok {
+			return nil, nil, placement.Errorf(placement.ErrNotFound, podObj(p), "spec.nodeName", "node %q is not in the snapshot", a.Node)
+		}
+		if _, rej := r.plan(r.refs(p), id, s.Node(id)); !rej.OK() {
+			return nil, nil, placement.Errorf(placement.ErrInvalid, podObj(p), "spec.nodeName", "claims do not fit node %q: %s", a.Node, rej.Reason)
+		}
+		r.reserve(p, id)
+	}
+	if r.broken {
+		return nil, nil, placement.Errorf(placement.ErrInvalid, groupObj(&pg), "status", "the decision's device assignment could not be replayed")
+	}
+	var touched []placement.Key
+	created := map[placement.Key]bool{}
+	touch := func(k placement.Key) {
+		if !slices.Contains(touched, k) {
+			touched = append(touched, k)
+		}
+	}
+	n, err := l.apply(func(n *Ledger) error {
+		keys := make([]placement.Key, len(r.rs.claims))
+		for ci, c := range r.rs.claims {
+			keys[ci] = c.key
+			if len(r.nodes[ci]) == 0 {
+				continue
+			}
+			if c.entry == nil {
+				keys[ci] = n.freeName(c.key)
+				nc := ResourceClaim{Namespace: c.key.Namespace, Name: keys[ci].Name, Owner: c.owner, Spec: c.tmpl.Spec}
+				if err := n.addClaim(&nc, false); err != nil {
+					return err
+				}
+				created[keys[ci]] = true
+			}
+			if a := r.alloc[ci]; a != nil {
+				devs := make([]DeviceResult, len(a.devs))
+				for k, dv := range a.devs {
+					devs[k] = DeviceResult{Request: a.reqs[k], DeviceID: l.inv.devs[dv].id}
+				}
+				e, _ := n.entry(keys[ci])
+				ne := *e
+				if err := n.allocate(&ne, devs, "status.allocation"); err != nil {
+					return err
+				}
+				n.claims.ReplaceOrInsert(&ne)
+			}
+			if r.grpRefs[ci] > 0 && !c.hasPG {
+				if err := n.reserve(keys[ci], PodGroupRef(pg.Name, pg.UID)); err != nil {
+					return err
+				}
+				touch(keys[ci])
+			}
+		}
+		for _, f := range r.frames {
+			for _, ref := range r.refs(f.pod) {
+				if ref.viaGroup {
+					continue
+				}
+				e, _ := n.entry(keys[ref.claim])
+				pr := PodRef(f.pod.Name, f.pod.UID)
+				if slices.ContainsFunc(e.c.Status.ReservedFor, pr.same) {
+					continue
+				}
+				if err := n.reserve(keys[ref.claim], pr); err != nil {
+					return err
+				}
+				touch(keys[ref.claim])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(touched, placement.Key.Compare)
+	out := make([]ClaimUpdate, len(touched))
+	for i, k := range touched {
+		c, _ := n.Claim(k)
+		out[i] = ClaimUpdate{Claim: *c, Created: created[k]}
+	}
+	return n, out, nil
+}
+
+// freeName returns k, or k with the first numeric suffix that no claim
+// has, so that generated names are unique and deterministic.
+func (l *Ledger) freeName(k placement.Key) placement.Key {
+	name := k.Name
+	for i := 1; ; i++ {
+		if _, taken := l.entry(k); !taken {
+			return k
+		}
+		k.Name = name + "-" + strconv.Itoa(i)
+	}
+}
+
+// Plan finds devices for claims, the claims of one pod, on node: the
+// allocation each would get (claims already allocated keep theirs, and
+// must be reachable from node), as the scheduler's filter for a pod
+// outside any group would. It changes nothing; apply a result with
+// [Ledger.Allocate]. A claim that cannot be allocated there is a
+// rejection, not an error.
+//
+// Errors: a claim that does not exist or is listed twice; an unallocated
+// claim whose device class does not exist.
+func (l *Ledger) Plan(node *placement.Node, opts Options, claims ...placement.Key) ([]AllocationResult, placement.Rejection, error) {
+	rs := &resolved{pg: &PodGroup{}}
+	var refs []memberRef
+	for _, k := range claims {
+		e, ok := l.entry(k)
+		if !ok {
+			return nil, placement.Rejection{}, placement.Errorf(placement.ErrNotFound, claimObj(k), "metadata.name", "no such claim")
+		}
+		if slices.ContainsFunc(rs.claims, func(c *rclaim) bool { return c.key == k }) {
+			return nil, placement.Rejection{}, placement.Errorf(placement.ErrDuplicate, claimObj(k), "metadata.name", "listed twice")
+		}
+		if e.c.Status.Allocation == nil {
+			if name := e.spec.missingClass(); name != "" {
+				return nil, placement.Rejection{}, placement.Errorf(placement.ErrNotFound, claimObj(k), "spec.devices.requests", "device class %q does not exist", name)
+			}
+		}
+		refs = append(refs, memberRef{claim: int32(len(rs.claims))})
+		rs.claims = append(rs.claims, l.existing(e, rs.pg))
+	}
+	r := l.newSearcher(rs, opts)
+	p, rej := r.plan(refs, -1, node)
+	if !rej.OK() {
+		return nil, rej, nil
+	}
+	out := make([]AllocationResult, len(claims))
+	for i, c := range rs.claims {
+		if c.base != nil {
+			out[i] = *c.base
+		}
+	}
+	for i, ci := range p.claims {
+		a := p.as[i]
+		out[ci], _ = l.inv.result(a.devs, a.reqs)
+	}
+	return out, placement.Rejection{}, nil
+}
