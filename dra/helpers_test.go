@@ -11,6 +11,12 @@ import (
 	"github.com/gangsched/gangsched/placement"
 )
 
+// tb is what the helpers need of *testing.T and *rapid.T.
+type tb interface {
+	require.TestingT
+	Helper()
+}
+
 const (
 	gpuDriver = "gpu.example.com"
 	netDriver = "net.example.com"
@@ -105,7 +111,7 @@ func cycle(t *testing.T, l *dra.Ledger, s *placement.Snapshot, pg dra.PodGroup, 
 // checkAllocations asserts that every placed member can reach the
 // allocation of every claim it uses, that allocated claims are reserved
 // and that no device is held twice.
-func checkAllocations(t *testing.T, l *dra.Ledger, s *placement.Snapshot, pg dra.PodGroup, g *placement.Group, d placement.Decision) {
+func checkAllocations(t tb, l *dra.Ledger, s *placement.Snapshot, pg dra.PodGroup, g *placement.Group, d placement.Decision) {
 	t.Helper()
 	seen := map[dra.DeviceID]placement.Key{}
 	for c := range l.Claims() {
@@ -154,7 +160,7 @@ func nodesOf(d placement.Decision) map[string]string {
 	return out
 }
 
-func devicesOf(t *testing.T, l *dra.Ledger, name string) []dra.DeviceResult {
+func devicesOf(t tb, l *dra.Ledger, name string) []dra.DeviceResult {
 	t.Helper()
 	c, ok := l.Claim(key(name))
 	require.True(t, ok, "claim %s", name)
@@ -162,7 +168,7 @@ func devicesOf(t *testing.T, l *dra.Ledger, name string) []dra.DeviceResult {
 	return c.Status.Allocation.Devices
 }
 
-func reservedFor(t *testing.T, l *dra.Ledger, name string) []dra.ConsumerRef {
+func reservedFor(t tb, l *dra.Ledger, name string) []dra.ConsumerRef {
 	t.Helper()
 	c, ok := l.Claim(key(name))
 	require.True(t, ok, "claim %s", name)

@@ -57,8 +57,9 @@ type poolKey struct{ driver, pool string }
 
 // NewInventory validates device classes and resource slices and builds an
 // inventory. The result does not depend on the order of either slice.
-// Slices, devices and classes become owned by the inventory: their maps
-// and slices must not be modified afterwards.
+// The inventory copies the lists it is given; the maps inside devices,
+// counter sets and selectors become owned by it and must not be modified
+// afterwards.
 //
 // Errors (a [*placement.FieldError]; nothing is built): an empty or
 // duplicate class or slice name; a nil class selector; an empty driver or pool; not exactly one
@@ -88,6 +89,9 @@ func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, e
 		inv.classes[c.Name] = &cc
 	}
 	sl := slices.Clone(rslices)
+	for i := range sl {
+		sl[i].Devices = slices.Clone(sl[i].Devices)
+	}
 	slices.SortFunc(sl, func(a, b ResourceSlice) int { return strings.Compare(a.Name, b.Name) })
 
 	// Pass 1: slice fields and counter sets, which any slice of a pool may
