@@ -49,7 +49,7 @@ func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, 
 		if !ok {
 			return nil, nil, placement.Errorf(placement.ErrNotFound, podObj(p), "spec.nodeName", "node %q is not in the snapshot", a.Node)
 		}
-		if _, rej := r.plan(r.refs(p), id, s.Node(id)); !rej.OK() {
+		if _, rej := r.plan(r.refs(p), id, s.Node(id), false); !rej.OK() {
 			return nil, nil, placement.Errorf(placement.ErrInvalid, podObj(p), "spec.nodeName", "claims do not fit node %q: %s", a.Node, rej.Reason)
 		}
 		r.reserve(p, id)
@@ -169,7 +169,7 @@ func (l *Ledger) Plan(node *placement.Node, opts Options, claims ...placement.Ke
 		rs.claims = append(rs.claims, l.existing(e, rs.pg))
 	}
 	r := l.newSearcher(rs, opts)
-	p, rej := r.plan(refs, -1, node)
+	p, rej := r.plan(refs, -1, node, true)
 	if !rej.OK() {
 		return nil, rej, nil
 	}

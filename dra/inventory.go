@@ -306,19 +306,26 @@ func (inv *Inventory) reachable(i int32, n *placement.Node) bool {
 	return true
 }
 
-// reachableFrom returns the devices usable from node n, ascending.
-func (inv *Inventory) reachableFrom(n *placement.Node) []int32 {
-	local := inv.local[n.Name]
-	out := make([]int32, 0, len(local)+len(inv.everyNode))
-	out = append(out, local...)
-	for _, i := range inv.selective {
-		if inv.devs[i].sel.Matches(n.Labels) {
-			out = append(out, i)
+// eachReachable calls f for each device usable from node n, in candidate
+// order: node-local devices first, then network-attached ones whose
+// selector matches n, then those reachable from every node, each group in
+// driver, pool, device-name order. It stops when f returns false.
+func (inv *Inventory) eachReachable(n *placement.Node, f func(int32) bool) {
+	for _, i := range inv.local[n.Name] {
+		if !f(i) {
+			return
 		}
 	}
-	out = append(out, inv.everyNode...)
-	slices.Sort(out)
-	return out
+	for _, i := range inv.selective {
+		if inv.devs[i].sel.Matches(n.Labels) && !f(i) {
+			return
+		}
+	}
+	for _, i := range inv.everyNode {
+		if !f(i) {
+			return
+		}
+	}
 }
 
 // result derives the node constraint of an allocation of devices devs

@@ -65,8 +65,12 @@ type reserver struct {
 	rs     *resolved
 	budget int64
 
-	reach [][]int32 // per node ID: devices reachable from it, once computed
 	sc    scratch
+	x     dfs // reused by every search
+	one   [1]*placement.Node
+	fresh []svar
+	alone []svar
+	why   map[reasonKey]string // reasons already formatted
 
 	// The attempt's assignment: claims allocated to the members reserved
 	// so far.
@@ -100,7 +104,7 @@ var _ placement.Reserver = (*hook)(nil)
 type hook struct{ r *reserver }
 
 func (h hook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.Rejection {
-	_, rej := h.r.plan(h.r.refs(p), ni.ID(), ni.Node())
+	_, rej := h.r.plan(h.r.refs(p), ni.ID(), ni.Node(), false)
 	return rej
 }
 
@@ -123,7 +127,6 @@ func (l *Ledger) newReserver(s *placement.Snapshot, pg *PodGroup, g *placement.G
 	}
 	r := l.newSearcher(rs, opts)
 	r.s = s
-	r.reach = make([][]int32, s.NumNodes())
 	for _, p := range members {
 		for _, ref := range rs.members[p.Key()] {
 			c := rs.claims[ref.claim]
@@ -163,16 +166,6 @@ func (r *reserver) refs(p *placement.Pod) []memberRef {
 	return r.lastRefs
 }
 
-func (r *reserver) reachableFrom(n *placement.Node, id placement.NodeID) []int32 {
-	if id < 0 {
-		return r.inv.reachableFrom(n)
-	}
-	if r.reach[id] == nil {
-		r.reach[id] = r.inv.reachableFrom(n)
-	}
-	return r.reach[id]
-}
-
 func (r *reserver) node(id placement.NodeID) *placement.Node { return r.s.Node(id) }
 
 // planned is the outcome of plan: new assignments for some claims.
@@ -195,37 +188,43 @@ func (r *reserver) names(vars []svar) string {
 }
 
 // plan decides whether a member using refs may go to node id (n) given
-// the members reserved so far, and with which new device assignments.
-func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node) (planned, placement.Rejection) {
+// the members reserved so far, and, when want is set, with which new
+// device assignments.
+func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node, want bool) (planned, placement.Rejection) {
 	var p planned
 	if len(refs) == 0 {
 		return p, placement.Rejection{}
 	}
-	var fresh []svar
+	fresh := r.fresh[:0]
+	r.one[0] = n
 	stale := false
 	for _, ref := range refs {
 		c := r.rs.claims[ref.claim]
 		if c.base != nil && !c.base.Reachable(n) {
-			return p, placement.Rejection{Reason: "ResourceClaim " + c.key.String() + ": allocated devices not reachable from the node"}
+			return p, placement.Rejection{Reason: r.claimReason(ref.claim, "allocated devices not reachable from the node")}
 		}
 		if r.entries(ref) > MaxReservedFor {
-			return p, placement.Rejection{Reason: fmt.Sprintf("ResourceClaim %s: reservedFor is full (%d entries)", c.key, MaxReservedFor)}
+			return p, placement.Rejection{Reason: r.claimReason(ref.claim, reservedForFull)}
 		}
 		switch {
 		case c.base != nil:
 		case r.alloc[ref.claim] == nil:
-			fresh = append(fresh, svar{claim: ref.claim, spec: c.spec, reach: []*placement.Node{n}, first: id})
+			fresh = append(fresh, svar{claim: ref.claim, spec: c.spec, reach: r.one[:]})
 		case !r.reachesAll(r.alloc[ref.claim], n):
 			stale = true
 		}
 	}
+	r.fresh = fresh
 	if !stale {
 		if len(fresh) == 0 {
 			return p, placement.Rejection{}
 		}
-		as, out := r.search(fresh, useAll)
+		as, out := r.search(fresh, useAll, want)
 		if out == found {
-			return planned{claims: claimsOf(fresh), as: as}, placement.Rejection{}
+			if want {
+				p = planned{claims: claimsOf(fresh), as: as}
+			}
+			return p, placement.Rejection{}
 		}
 		if len(r.frames) == 0 || r.ctr == nil && r.held == nil {
 			return p, r.reject(fresh, out, "not enough free matching devices")
@@ -240,10 +239,9 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		if c.base != nil {
 			continue
 		}
-		reach, first := r.reachSet(ref.claim, id)
-		vars = append(vars, svar{claim: ref.claim, spec: c.spec, reach: reach, first: first})
+		vars = append(vars, svar{claim: ref.claim, spec: c.spec, reach: r.reachSet(ref.claim, id)})
 	}
-	if _, out := r.search(vars, useBase); out != found {
+	if _, out := r.search(vars, useBase, false); out != found {
 		why := "not enough free matching devices"
 		if slices.ContainsFunc(vars, func(v svar) bool { return len(v.reach) > 1 }) {
 			why = "no free devices reachable from every member's node"
@@ -256,7 +254,7 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 			r.release(v.claim)
 		}
 	}
-	as, out := r.search(all, useAll)
+	as, out := r.search(all, useAll, want)
 	for _, v := range all {
 		if a := r.alloc[v.claim]; a != nil {
 			r.hold(v.claim, a)
@@ -265,7 +263,10 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 	if out != found {
 		return p, r.reject(vars, out, "devices taken by other members' claims")
 	}
-	return planned{claims: claimsOf(all), as: as}, placement.Rejection{}
+	if want {
+		p = planned{claims: claimsOf(all), as: as}
+	}
+	return p, placement.Rejection{}
 }
 
 func claimsOf(vars []svar) []int32 {
@@ -276,18 +277,48 @@ func claimsOf(vars []svar) []int32 {
 	return out
 }
 
+var reservedForFull = fmt.Sprintf("reservedFor is full (%d entries)", MaxReservedFor)
+
+// reasonKey identifies a formatted reason about one claim.
+type reasonKey struct {
+	claim int32
+	why   string
+}
+
+// reason formats "<claims>: why", once per claim and why.
+func (r *reserver) reason(vars []svar, why string) string {
+	if len(vars) > 1 {
+		return r.names(vars) + ": " + why
+	}
+	return r.claimReason(vars[0].claim, why)
+}
+
+func (r *reserver) claimReason(ci int32, why string) string {
+	k := reasonKey{ci, why}
+	s, ok := r.why[k]
+	if !ok {
+		if r.why == nil {
+			r.why = map[reasonKey]string{}
+		}
+		s = "ResourceClaim " + r.name(ci) + ": " + why
+		r.why[k] = s
+	}
+	return s
+}
+
 // reject explains why vars do not fit; it is Unresolvable when they do
 // not fit the first node of each even on an idle cluster.
 func (r *reserver) reject(vars []svar, out outcome, why string) placement.Rejection {
 	if out == exhausted {
-		return placement.Rejection{Reason: r.names(vars) + ": device search budget exhausted"}
+		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted")}
 	}
-	alone := make([]svar, len(vars))
-	for i, v := range vars {
-		alone[i] = svar{claim: v.claim, spec: v.spec, reach: v.reach[:1], first: v.first}
+	alone := r.alone[:0]
+	for _, v := range vars {
+		alone = append(alone, svar{claim: v.claim, spec: v.spec, reach: v.reach[:1]})
 	}
-	_, idle := r.search(alone, useNone)
-	return placement.Rejection{Reason: r.names(vars) + ": " + why, Unresolvable: idle == infeasible}
+	r.alone = alone
+	_, idle := r.search(alone, useNone, false)
+	return placement.Rejection{Reason: r.reason(vars, why), Unresolvable: idle == infeasible}
 }
 
 // entries is the length reservedFor of ref's claim would reach with one
@@ -319,8 +350,8 @@ func (r *reserver) reachesAll(a *assign, n *placement.Node) bool {
 }
 
 // reachSet returns the distinct nodes of claim ci's reserved users plus
-// node id, the new one first.
-func (r *reserver) reachSet(ci int32, id placement.NodeID) ([]*placement.Node, placement.NodeID) {
+// node id, that one first.
+func (r *reserver) reachSet(ci int32, id placement.NodeID) []*placement.Node {
 	ids := append([]placement.NodeID{id}, r.nodes[ci]...)
 	slices.Sort(ids[1:])
 	ids = slices.Compact(ids)
@@ -330,7 +361,7 @@ func (r *reserver) reachSet(ci int32, id placement.NodeID) ([]*placement.Node, p
 			out = append(out, r.node(x))
 		}
 	}
-	return out, id
+	return out
 }
 
 // conflicts returns the claims of the assignment, other than vars, that
@@ -350,7 +381,7 @@ func (r *reserver) conflicts(vars []svar) []svar {
 	for _, v := range vars {
 		for q := range v.spec.reqs {
 			for a := range v.spec.reqs[q].alts {
-				c, _ := r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, sc)
+				c, _ := r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, sc, nil)
 				for _, d := range c {
 					if h := r.held[d]; h != 0 && !isVar[h-1] {
 						hit[h-1] = true
@@ -378,8 +409,7 @@ func (r *reserver) conflicts(vars []svar) []svar {
 			}
 		}
 		if hit[c] {
-			reach, first := r.reachSet(c, r.nodes[c][0])
-			out = append(out, svar{claim: c, spec: r.rs.claims[c].spec, reach: reach, first: first})
+			out = append(out, svar{claim: c, spec: r.rs.claims[c].spec, reach: r.reachSet(c, r.nodes[c][0])})
 		}
 	}
 	return out
@@ -412,7 +442,7 @@ func (r *reserver) hold(ci int32, a *assign) {
 func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 	refs := r.refs(p)
 	f := frame{pod: p, node: id}
-	pl, rej := r.plan(refs, id, r.node(id))
+	pl, rej := r.plan(refs, id, r.node(id), true)
 	if !rej.OK() {
 		r.broken = true
 	}

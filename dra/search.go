@@ -22,7 +22,6 @@ type svar struct {
 	claim int32
 	spec  *spec
 	reach []*placement.Node // every device must be reachable from each
-	first placement.NodeID  // ID of reach[0] for the reachability cache, or -1
 }
 
 // usage selects what a search treats as taken.
@@ -67,6 +66,8 @@ type consState struct {
 }
 
 type dfs struct {
+	bufs   [][]int32 // candidate buffers, reused across searches
+	nbuf   int
 	r      *reserver
 	vars   []svar
 	slots  []slotState
@@ -83,20 +84,27 @@ type dfs struct {
 // search allocates vars together, in order, each alternative and device
 // in candidate order, backtracking chronologically: the first solution in
 // that order wins, so earlier claims keep their preferred choices when
-// possible (KEP-4816: the first subrequest that works). It returns one
-// assign per var.
-func (r *reserver) search(vars []svar, use usage) ([]*assign, outcome) {
-	x := &dfs{r: r, vars: vars, use: use, budget: r.budget}
+// possible (KEP-4816: the first subrequest that works). When want is set
+// it returns one assign per var. It reuses the reserver's buffers, so
+// searches never nest.
+func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome) {
 	sc := r.scratchState()
+	x := &r.x
+	*x = dfs{r: r, vars: vars, use: use, budget: r.budget,
+		slots: x.slots[:0], cons: x.cons[:0], picks: x.picks[:0], alts: x.alts[:0], pslot: x.pslot[:0], bufs: x.bufs, nbuf: 0}
 	for v := range vars {
 		sp := vars[v].spec
-		x.cons = append(x.cons, make([]consState, len(sp.cons)))
+		var cs []consState
+		if len(sp.cons) > 0 {
+			cs = make([]consState, len(sp.cons))
+		}
+		x.cons = append(x.cons, cs)
 		for q := range sp.reqs {
-			st := slotState{v: v, req: q}
+			st := x.nextSlot(v, q)
 			feasible := false
 			for a := range sp.reqs[q].alts {
 				alt := &sp.reqs[q].alts[a]
-				c, busy := r.candidates(&vars[v], alt, use, sc)
+				c, busy := r.candidates(&vars[v], alt, use, sc, x.buf())
 				st.cands = append(st.cands, c)
 				st.busy = append(st.busy, busy)
 				if alt.all && !busy && len(c) > 0 || !alt.all && len(c) >= alt.count {
@@ -104,34 +112,74 @@ func (r *reserver) search(vars []svar, use usage) ([]*assign, outcome) {
 				}
 			}
 			if !feasible {
+				x.keep()
 				return nil, infeasible
 			}
-			x.slots = append(x.slots, st)
 		}
 	}
 	if !x.hall(sc) {
+		x.keep()
 		return nil, infeasible
 	}
-	ok := x.slot(0)
-	if !ok {
+	if !x.slot(0) {
+		x.keep()
 		if x.stop {
 			return nil, exhausted
 		}
 		return nil, infeasible
 	}
-	out := make([]*assign, len(vars))
-	for v := range out {
-		out[v] = &assign{}
-	}
-	for k, d := range x.picks {
-		a := out[x.slots[x.pslot[k]].v]
-		a.devs = append(a.devs, d)
-		a.reqs = append(a.reqs, x.alts[k].name)
+	var out []*assign
+	if want {
+		out = make([]*assign, len(vars))
+		for v := range out {
+			out[v] = &assign{}
+		}
+		for k, d := range x.picks {
+			a := out[x.slots[x.pslot[k]].v]
+			a.devs = append(a.devs, d)
+			a.reqs = append(a.reqs, x.alts[k].name)
+		}
 	}
 	for k := len(x.picks) - 1; k >= 0; k-- {
 		x.untake(int(x.pslot[k]), x.alts[k])
 	}
+	x.keep()
 	return out, found
+}
+
+// nextSlot appends a slot for request q of var v, reusing old buffers.
+func (x *dfs) nextSlot(v, q int) *slotState {
+	if len(x.slots) < cap(x.slots) {
+		x.slots = x.slots[:len(x.slots)+1]
+		st := &x.slots[len(x.slots)-1]
+		*st = slotState{v: v, req: q, cands: st.cands[:0], busy: st.busy[:0]}
+		return st
+	}
+	x.slots = append(x.slots, slotState{v: v, req: q})
+	return &x.slots[len(x.slots)-1]
+}
+
+// buf hands out a reusable candidate buffer.
+func (x *dfs) buf() []int32 {
+	if x.nbuf == len(x.bufs) {
+		x.bufs = append(x.bufs, nil)
+	}
+	b := x.bufs[x.nbuf][:0]
+	x.nbuf++
+	return b
+}
+
+// keep saves the grown candidate buffers for the next search.
+func (x *dfs) keep() {
+	k := 0
+	for i := range x.slots {
+		for _, c := range x.slots[i].cands {
+			if k < len(x.bufs) && cap(c) > cap(x.bufs[k]) {
+				x.bufs[k] = c
+			}
+			k++
+		}
+	}
 }
 
 // hall checks a necessary condition: the devices that could serve any
@@ -330,46 +378,39 @@ func (x *dfs) untake(p int, alt *calt) {
 	}
 }
 
-// candidates lists the devices that may serve alt for v, ascending:
-// matching, reachable from every node of v.reach and, as use says, not
-// taken. For All mode it lists every matching reachable device and busy
-// says whether one of them is taken.
-func (r *reserver) candidates(v *svar, alt *calt, use usage, sc *scratch) (out []int32, busy bool) {
+// candidates appends to out the devices that may serve alt for v, in
+// candidate order: matching, reachable from every node of v.reach and, as
+// use says, not taken. For All mode it lists every matching reachable
+// device and busy says whether one of them is taken.
+func (r *reserver) candidates(v *svar, alt *calt, use usage, sc *scratch, out []int32) ([]int32, bool) {
 	memo := sc.memo[alt]
 	if memo == nil {
 		memo = make([]int8, len(r.inv.devs))
 		sc.memo[alt] = memo
 	}
-	for _, d := range r.reachableFrom(v.reach[0], v.first) {
+	busy := false
+	r.inv.eachReachable(v.reach[0], func(d int32) bool {
 		switch memo[d] {
 		case 0:
-			if alt.matches(&r.inv.devs[d]) {
-				memo[d] = 1
-			} else {
+			if !alt.matches(&r.inv.devs[d]) {
 				memo[d] = 2
-				continue
+				return true
 			}
+			memo[d] = 1
 		case 2:
-			continue
+			return true
 		}
-		ok := true
 		for _, n := range v.reach[1:] {
 			if !r.inv.reachable(d, n) {
-				ok = false
-				break
+				return true
 			}
 		}
-		if !ok {
-			continue
-		}
-		taken := use != useNone && r.l.used.get(int(d)) || use == useAll && r.held != nil && r.held[d] != 0
-		if taken {
-			if alt.all {
-				busy = true
-			}
-			continue
+		if use != useNone && r.l.used.get(int(d)) || use == useAll && r.held != nil && r.held[d] != 0 {
+			busy = busy || alt.all
+			return true
 		}
 		out = append(out, d)
-	}
+		return true
+	})
 	return out, busy
 }
