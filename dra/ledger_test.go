@@ -75,7 +75,7 @@ func (c *mclaim) unreserve(ref dra.ConsumerRef) {
 }
 
 var (
-	smClaims    = []string{"c0", "c1", "c2", "c3"}
+	smClaims    = []string{"c0", "c1", "c2"}
 	smConsumers = []dra.ConsumerRef{dra.PodRef("a", "ua"), dra.PodRef("b", "ub"), dra.PodGroupRef("g", "ug")}
 	smOwners    = []*dra.Owner{nil, {Kind: dra.OwnerPod, Name: "a", ClaimName: "e"}, {Kind: dra.OwnerPodGroup, Name: "g", ClaimName: "e"}}
 )
@@ -171,7 +171,11 @@ func ledgerMachine(st smStats) func(*rapid.T) {
 			},
 			"Allocate": func(t *rapid.T) {
 				name := rapid.SampledFrom(smClaims).Draw(t, "claim")
-				devs := rapid.SliceOfN(rapid.IntRange(0, 5), 1, 2).Draw(t, "devices")
+				size := rapid.IntRange(1, 2).Draw(t, "size")
+				if mc := m.claims[name]; mc != nil && rapid.IntRange(0, 3).Draw(t, "fit") > 0 {
+					size = mc.count // mostly the right count, so that allocations happen
+				}
+				devs := rapid.SliceOfN(rapid.IntRange(0, 5), size, size).Draw(t, "devices")
 				var res []dra.DeviceResult
 				var names []string
 				for _, d := range devs {
@@ -204,6 +208,15 @@ func ledgerMachine(st smStats) func(*rapid.T) {
 			},
 			"Reserve": func(t *rapid.T) {
 				name := rapid.SampledFrom(smClaims).Draw(t, "claim")
+				var allocated []string
+				for _, n := range smClaims {
+					if mc := m.claims[n]; mc != nil && mc.devices != nil {
+						allocated = append(allocated, n)
+					}
+				}
+				if len(allocated) > 0 && rapid.IntRange(0, 3).Draw(t, "allocated") > 0 {
+					name = rapid.SampledFrom(allocated).Draw(t, "allocated-claim") // mostly one that can be reserved
+				}
 				ref := rapid.SampledFrom(smConsumers).Draw(t, "consumer")
 				mc := m.claims[name]
 				ok := mc != nil && mc.devices != nil && !slices.Contains(mc.reserved, ref)
@@ -217,6 +230,9 @@ func ledgerMachine(st smStats) func(*rapid.T) {
 			"Unreserve": func(t *rapid.T) {
 				name := rapid.SampledFrom(smClaims).Draw(t, "claim")
 				ref := rapid.SampledFrom(smConsumers).Draw(t, "consumer")
+				if mc := m.claims[name]; mc != nil && len(mc.reserved) > 0 && rapid.IntRange(0, 3).Draw(t, "listed") > 0 {
+					ref = rapid.SampledFrom(mc.reserved).Draw(t, "listed-consumer") // mostly one that is there
+				}
 				mc := m.claims[name]
 				ok := mc != nil && slices.Contains(mc.reserved, ref)
 				next := m.clone()
