@@ -37,7 +37,11 @@ type Snapshot struct {
 	removed *btree.BTreeG[int32]   // indexes into b.pods
 	added   *btree.BTreeG[*Pod]    // by key
 	addedOn *btree.BTreeG[nodePod] // by node, then key
-	nPods   int
+	// addedGroup indexes the added pods that have a SchedulingGroup by
+	// (namespace, group, name), so that GroupMembers costs O(log + members)
+	// however many pods a chain of Apply calls has added.
+	addedGroup *btree.BTreeG[*Pod]
+	nPods      int
 }
 
 type nodePod struct {
@@ -46,6 +50,8 @@ type nodePod struct {
 }
 
 func lessPod(a, b *Pod) bool { return a.Key().Compare(b.Key()) < 0 }
+
+func lessGroupMember(a, b *Pod) bool { return compareGroupMember(a, b) < 0 }
 func lessNodePod(a, b nodePod) bool {
 	if a.node != b.node {
 		return a.node < b.node
@@ -98,14 +104,21 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		b.byName[n.Name] = NodeID(i)
 		b.allNodes = append(b.allNodes, NodeID(i))
 		for r, q := range n.Allocatable {
-			if err := checkQuantity(nodeObj(n.Name), "status.allocatable", r, q); err != nil {
+			if err := checkQuantity(func() string { return nodeObj(n.Name) }, "status.allocatable", r, q); err != nil {
 				return nil, err
 			}
 			resSet[r] = struct{}{}
 		}
 	}
-	b.pods = slices.Clone(pods)
-	slices.SortFunc(b.pods, func(x, y Pod) int { return x.Key().Compare(y.Key()) })
+	perm := make([]int32, len(pods))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(x, y int32) int { return pods[x].Key().Compare(pods[y].Key()) })
+	b.pods = make([]Pod, len(pods))
+	for i, j := range perm {
+		b.pods[i] = pods[j]
+	}
 	b.podNode = make([]NodeID, len(b.pods))
 	for i := range b.pods {
 		p := &b.pods[i]
@@ -187,12 +200,14 @@ func compareGroupMember(a, b *Pod) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
-func checkQuantity(obj, field string, r ResourceName, q int64) error {
+// checkQuantity takes the object's description as a function so that the
+// common, valid case formats nothing.
+func checkQuantity(obj func() string, field string, r ResourceName, q int64) error {
 	if r == "" {
-		return Errorf(ErrInvalid, obj, field, "resource name must not be empty")
+		return Errorf(ErrInvalid, obj(), field, "resource name must not be empty")
 	}
 	if q < 0 {
-		return Errorf(ErrInvalid, obj, field+"["+string(r)+"]", "%d is negative", q)
+		return Errorf(ErrInvalid, obj(), field+"["+string(r)+"]", "%d is negative", q)
 	}
 	return nil
 }
@@ -203,7 +218,7 @@ func checkPod(p *Pod) error {
 		return Errorf(ErrInvalid, podObj(p.Key()), "metadata.name", "must not be empty")
 	}
 	for r, q := range p.Requests {
-		if err := checkQuantity(podObj(p.Key()), "requests", r, q); err != nil {
+		if err := checkQuantity(func() string { return podObj(p.Key()) }, "requests", r, q); err != nil {
 			return err
 		}
 		if r == ResourcePods {
@@ -404,17 +419,18 @@ func (s *Snapshot) GroupMembers(g Key) []*Pod {
 			out = append(out, p)
 		}
 	}
-	if s.added != nil {
-		s.added.AscendGreaterOrEqual(&Pod{Namespace: g.Namespace}, func(p *Pod) bool {
-			if p.Namespace != g.Namespace {
+	if s.addedGroup != nil {
+		n := len(out)
+		s.addedGroup.AscendGreaterOrEqual(&probe, func(p *Pod) bool {
+			if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
 				return false
 			}
-			if p.SchedulingGroup == g.Name {
-				out = append(out, p)
-			}
+			out = append(out, p)
 			return true
 		})
-		slices.SortFunc(out, func(a, b *Pod) int { return a.Key().Compare(b.Key()) })
+		if len(out) > n && n > 0 {
+			slices.SortFunc(out, func(a, b *Pod) int { return a.Key().Compare(b.Key()) })
+		}
 	}
 	return out
 }
@@ -437,13 +453,14 @@ type Change struct {
 // removals), twice, with an empty or unknown nodeName, or with invalid
 // requests; summed requests on a node overflowing int64.
 func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
-	n := &Snapshot{b: s.b, used: slices.Clone(s.used), removed: s.removed, added: s.added, addedOn: s.addedOn, nPods: s.nPods}
+	n := &Snapshot{b: s.b, used: slices.Clone(s.used), removed: s.removed, added: s.added, addedOn: s.addedOn, addedGroup: s.addedGroup, nPods: s.nPods}
 	if n.removed != nil {
 		n.removed = n.removed.Clone()
 	}
 	if n.added != nil {
 		n.added = n.added.Clone()
 		n.addedOn = n.addedOn.Clone()
+		n.addedGroup = n.addedGroup.Clone()
 	}
 	owned := map[int]bool{}
 	page := func(id NodeID) []int64 {
@@ -468,6 +485,9 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		if n.added != nil {
 			if _, ok := n.added.Delete(p); ok {
 				n.addedOn.Delete(nodePod{id, p})
+				if p.SchedulingGroup != "" {
+					n.addedGroup.Delete(p)
+				}
 				continue
 			}
 		}
@@ -504,11 +524,14 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		if n.added == nil {
 			n.added = btree.NewG(16, lessPod)
 			n.addedOn = btree.NewG(16, lessNodePod)
+			n.addedGroup = btree.NewG(16, lessGroupMember)
 		}
 		n.added.ReplaceOrInsert(p)
 		n.addedOn.ReplaceOrInsert(nodePod{id, p})
+		if p.SchedulingGroup != "" {
+			n.addedGroup.ReplaceOrInsert(p)
+		}
 		n.nPods++
 	}
 	return n, nil
 }
-
