@@ -25,9 +25,15 @@ type ClaimUpdate struct {
 // pod otherwise. It returns the new ledger and the changed claims in
 // namespace/name order. A decision that is not Scheduled changes nothing.
 //
+// The devices come from one search over all the claims to allocate, each
+// reachable from the nodes of all its users, so they do not depend on the
+// order in which the solver tried members; they may differ from those the
+// hook saw during the solve, but fit the same nodes.
+//
 // Errors: those of [Ledger.Reserver]; an assignment that names a pod that
 // is not a member or a node that is not in s; claims that no longer fit
-// the decision's nodes (the ledger changed since the solve).
+// the decision's nodes (the ledger changed since the solve, or the search
+// budget ran out).
 func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, d placement.Decision, opts Options) (*Ledger, []ClaimUpdate, error) {
 	if d.Status != placement.Scheduled {
 		return l, nil, nil
@@ -49,13 +55,41 @@ func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, 
 		if !ok {
 			return nil, nil, placement.Errorf(placement.ErrNotFound, podObj(p), "spec.nodeName", "node %q is not in the snapshot", a.Node)
 		}
-		if _, rej := r.plan(r.refs(p), id, s.Node(id), false); !rej.OK() {
-			return nil, nil, placement.Errorf(placement.ErrInvalid, podObj(p), "spec.nodeName", "claims do not fit node %q: %s", a.Node, rej.Reason)
+		for _, ref := range r.refs(p) {
+			c := r.rs.claims[ref.claim]
+			if c.base != nil && !c.base.Reachable(s.Node(id)) {
+				return nil, nil, placement.Errorf(placement.ErrInvalid, podObj(p), "spec.nodeName", "node %q cannot reach the devices of ResourceClaim %s", a.Node, c.key)
+			}
+			if r.entries(ref) > MaxReservedFor {
+				return nil, nil, placement.Errorf(placement.ErrInvalid, podObj(p), "spec.resourceClaims", "ResourceClaim %s: %s", c.key, reservedForFull)
+			}
+			r.nodes[ref.claim] = append(r.nodes[ref.claim], id)
+			if ref.viaGroup {
+				r.grpRefs[ref.claim]++
+			} else {
+				r.podRefs[ref.claim]++
+			}
 		}
-		r.reserve(p, id)
+		r.frames = append(r.frames, frame{pod: p})
 	}
-	if r.broken {
-		return nil, nil, placement.Errorf(placement.ErrInvalid, groupObj(&pg), "status", "the decision's device assignment could not be replayed")
+	// One search over every unallocated claim that placed members use,
+	// each reachable from all its users' nodes: the devices do not depend
+	// on the order in which the solver happened to place the members.
+	var vars []svar
+	for ci, c := range r.rs.claims {
+		if c.base == nil && len(r.nodes[ci]) > 0 {
+			vars = append(vars, svar{claim: int32(ci), spec: c.spec, reach: r.reachSet(int32(ci), r.nodes[ci][0])})
+		}
+	}
+	if len(vars) > 0 {
+		as, out := r.search(vars, useAll, true)
+		if out != found {
+			why := r.reject(vars, out, "not enough free matching devices").Reason
+			return nil, nil, placement.Errorf(placement.ErrInvalid, groupObj(&pg), "decision", "claims do not fit the decision's nodes: %s", why)
+		}
+		for i, v := range vars {
+			r.alloc[v.claim] = as[i]
+		}
 	}
 	var touched []placement.Key
 	created := map[placement.Key]bool{}

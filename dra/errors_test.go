@@ -122,7 +122,7 @@ func TestCommitRejectsStaleDecision(t *testing.T) {
 	taken, err := l.Allocate(key("theirs"), []dra.DeviceResult{dev(gpuDriver, "n1", "gpu0", "dev")})
 	require.NoError(t, err)
 	_, _, err = taken.Commit(s, pg, g, d, dra.Options{})
-	require.EqualError(t, err, `pod "default/p": spec.nodeName: claims do not fit node "n1": ResourceClaim default/mine: not enough free matching devices`)
+	require.EqualError(t, err, `PodGroup "default/pg": decision: claims do not fit the decision's nodes: ResourceClaim default/mine: not enough free matching devices`)
 	require.ErrorIs(t, err, placement.ErrInvalid)
 
 	n, ups, err := l.Commit(s, pg, g, d, dra.Options{})

@@ -81,7 +81,6 @@ type reserver struct {
 	held    []int32              // per device: claim+1 holding it, 0 if none
 	ctr     []int64              // per counter: consumed by the assignment
 	frames  []frame
-	broken  bool // a Reserve could not be applied or Unreserve was out of order
 
 	lastPod  *placement.Pod
 	lastRefs []memberRef
@@ -89,7 +88,6 @@ type reserver struct {
 
 type frame struct {
 	pod     *placement.Pod
-	node    placement.NodeID
 	changed []change
 }
 
@@ -441,11 +439,11 @@ func (r *reserver) hold(ci int32, a *assign) {
 
 func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 	refs := r.refs(p)
-	f := frame{pod: p, node: id}
-	pl, rej := r.plan(refs, id, r.node(id), true)
-	if !rej.OK() {
-		r.broken = true
-	}
+	f := frame{pod: p}
+	// The solver reserves only where Filter accepted, and nothing changed
+	// since, so plan succeeds; were it not to, the member would simply
+	// hold no new devices, and Commit's own search would catch it.
+	pl, _ := r.plan(refs, id, r.node(id), true)
 	for i, ci := range pl.claims {
 		prev := r.alloc[ci]
 		if prev != nil {
@@ -469,8 +467,7 @@ func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 func (r *reserver) unreserve(p *placement.Pod) {
 	k := len(r.frames) - 1
 	if k < 0 || r.frames[k].pod != p {
-		r.broken = true
-		return
+		return // not last in, first out: the solver's contract is broken
 	}
 	f := r.frames[k]
 	r.frames = r.frames[:k]
