@@ -30,13 +30,17 @@ type ClaimUpdate struct {
 // order in which the solver tried members; they may differ from those the
 // hook saw during the solve, but fit the same nodes.
 //
-// Errors: those of [Ledger.Reserver]; an assignment that names a pod that
+// Errors: a nil snapshot or group with a Scheduled decision; those of
+// [Ledger.Reserver]; an assignment that names a pod that
 // is not a member or a node that is not in s; claims that no longer fit
 // the decision's nodes (the ledger changed since the solve, or the search
 // budget ran out).
 func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, d placement.Decision, opts Options) (*Ledger, []ClaimUpdate, error) {
 	if d.Status != placement.Scheduled {
 		return l, nil, nil
+	}
+	if s == nil || g == nil {
+		return nil, nil, placement.Errorf(placement.ErrInvalid, groupObj(&pg), "decision", "snapshot and group must not be nil")
 	}
 	r, err := l.newReserver(s, &pg, g, opts)
 	if err != nil {
@@ -181,9 +185,12 @@ func (l *Ledger) freeName(k placement.Key) placement.Key {
 // [Ledger.Allocate]. A claim that cannot be allocated there is a
 // rejection, not an error.
 //
-// Errors: a claim that does not exist or is listed twice; an unallocated
-// claim whose device class does not exist.
+// Errors: a nil node; a claim that does not exist or is listed twice; an
+// unallocated claim whose device class does not exist.
 func (l *Ledger) Plan(node *placement.Node, opts Options, claims ...placement.Key) ([]AllocationResult, placement.Rejection, error) {
+	if node == nil {
+		return nil, placement.Rejection{}, placement.Errorf(placement.ErrInvalid, "Plan", "node", "must not be nil")
+	}
 	rs := &resolved{pg: &PodGroup{}}
 	var refs []memberRef
 	for _, k := range claims {

@@ -278,8 +278,8 @@ func checkAccess(obj, field, nodeName string, sel *placement.LabelSelector, all,
 // NumDevices returns the number of devices.
 func (inv *Inventory) NumDevices() int { return len(inv.devs) }
 
-// Device returns the device with the given ID and its driver's slice's
-// view of it.
+// Device returns the device with the given ID. The result must not be
+// modified.
 func (inv *Inventory) Device(id DeviceID) (*Device, bool) {
 	i, ok := inv.byID[id]
 	if !ok {

@@ -81,8 +81,8 @@ func claimObj(k placement.Key) string { return fmt.Sprintf("ResourceClaim %q", k
 // from its devices, whatever the input says. The result does not depend on
 // the order of either slice; the values become owned by the ledger.
 //
-// Errors (a [*placement.FieldError]; nothing is built): an empty or
-// duplicate template or claim name; an invalid spec (no requests, an empty
+// Errors (a [*placement.FieldError]; nothing is built): a nil inventory;
+// an empty or duplicate template or claim name; an invalid spec (no requests, an empty
 // or duplicate request or subrequest name, not exactly one of exactly and
 // firstAvailable, an unknown allocation mode, a count out of range or set
 // for All, a nil selector, a constraint without matchAttribute or naming
@@ -91,6 +91,9 @@ func claimObj(k placement.Key) string { return fmt.Sprintf("ResourceClaim %q", k
 // reservedFor with entries but no allocation, an empty name or resource,
 // duplicates, or more than [MaxReservedFor] entries.
 func NewLedger(inv *Inventory, templates []ResourceClaimTemplate, claims []ResourceClaim) (*Ledger, error) {
+	if inv == nil {
+		return nil, placement.Errorf(placement.ErrInvalid, "Ledger", "inventory", "must not be nil")
+	}
 	l := &Ledger{
 		inv:       inv,
 		templates: make(map[placement.Key]*template, len(templates)),

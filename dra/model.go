@@ -319,6 +319,7 @@ type DeviceID struct {
 	Device string
 }
 
+// String returns "driver/pool/device".
 func (id DeviceID) String() string { return id.Driver + "/" + id.Pool + "/" + id.Device }
 
 // DeviceResult is one allocated device (resource.k8s.io/v1

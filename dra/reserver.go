@@ -101,13 +101,18 @@ var _ placement.Reserver = (*hook)(nil)
 // hook adapts a reserver to placement.Reserver.
 type hook struct{ r *reserver }
 
+// Filter implements [placement.Reserver]: see [Ledger.Reserver].
 func (h hook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.Rejection {
 	_, rej := h.r.plan(h.r.refs(p), ni.ID(), ni.Node(), false)
 	return rej
 }
 
+// Reserve implements [placement.Reserver]: the member's claims take the
+// devices Filter found, possibly moving those of competing claims.
 func (h hook) Reserve(p *placement.Pod, ni placement.NodeInfo) { h.r.reserve(p, ni.ID()) }
 
+// Unreserve implements [placement.Reserver]: it restores the assignment
+// from before the matching Reserve.
 func (h hook) Unreserve(p *placement.Pod, ni placement.NodeInfo) { h.r.unreserve(p) }
 
 func (l *Ledger) newReserver(s *placement.Snapshot, pg *PodGroup, g *placement.Group, opts Options) (*reserver, error) {
