@@ -16,19 +16,23 @@ type ClaimUpdate struct {
 }
 
 // Commit applies a Scheduled decision of [placement.Solve] for group g,
-// solved with [Ledger.Reserver] for pg and the same opts, to the ledger:
-// it generates the claims that placed members need from templates (one
-// per PodGroup entry, one per pod entry; named "<owner>-<entry>", with a
-// numeric suffix if that name is taken), allocates each claim the placed
-// members use once, on the devices the hook chose, and reserves it — for
-// the PodGroup when members use it through the group's entry, for each
-// pod otherwise. It returns the new ledger and the changed claims in
-// namespace/name order. A decision that is not Scheduled changes nothing.
+// solved with [Ledger.Reserver] for pg and the same opts, to the ledger.
+// It generates the claims that placed members need from templates (one per
+// PodGroup entry, one per pod entry; named "<owner>-<entry>", with a
+// numeric suffix if that name is taken), allocates once each claim the
+// placed members use, and reserves it — for the PodGroup when members use
+// it through the group's entry, for each pod otherwise. It returns the new
+// ledger and the changed claims in namespace/name order. A decision that
+// is not Scheduled changes nothing.
 //
 // The devices come from one search over all the claims to allocate, each
 // reachable from the nodes of all its users, so they do not depend on the
 // order in which the solver tried members; they may differ from those the
 // hook saw during the solve, but fit the same nodes.
+//
+// s supplies the nodes (names and labels), so any snapshot derived from
+// the one solved will do, e.g. the one after binding; g.Members must hold
+// every assigned member, and a gang cycle may pass the bound copies.
 //
 // Errors: a nil snapshot or group with a Scheduled decision; those of
 // [Ledger.Reserver]; an assignment that names a pod that

@@ -158,3 +158,49 @@ func TestSearchBudget(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, placement.Rejection{Reason: "ResourceClaim default/c: not enough free matching devices", Unresolvable: true}, rej)
 }
+
+func TestPlanAllModeAndMatchAttribute(t *testing.T) {
+	sl := gpuSlice("n1", 4)
+	for i := range sl.Devices {
+		sl.Devices[i].Attributes = map[dra.QualifiedName]dra.Attribute{"model": dra.StringAttribute([]string{"x", "y", "y", "x"}[i])}
+	}
+	inv, err := dra.NewInventory(classes, []dra.ResourceSlice{sl})
+	require.NoError(t, err)
+	all := dra.ClaimSpec{Requests: []dra.DeviceRequest{{Name: "all", Exactly: &dra.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: dra.AllocationModeAll}}}}
+	pair := dra.ClaimSpec{Requests: []dra.DeviceRequest{
+		{Name: "a", Exactly: &dra.ExactDeviceRequest{DeviceClassName: "gpu"}},
+		{Name: "b", Exactly: &dra.ExactDeviceRequest{DeviceClassName: "gpu"}},
+	}, Constraints: []dra.DeviceConstraint{{Requests: []string{"a", "b"}, MatchAttribute: "gpu.example.com/model"}}}
+	l, err := dra.NewLedger(inv, nil, []dra.ResourceClaim{claim("all", all), claim("pair", pair), claim("one", oneOf("gpu"))})
+	require.NoError(t, err)
+	n1 := cpuNode("n1", 1000, nil)
+
+	res, rej, err := l.Plan(&n1, dra.Options{}, key("all"))
+	require.NoError(t, err)
+	require.True(t, rej.OK())
+	require.Len(t, res[0].Devices, 4, "All takes every matching device")
+
+	// matchAttribute: gpu0 is model x, so b skips gpu1 and gpu2 (model y).
+	res, rej, err = l.Plan(&n1, dra.Options{}, key("pair"))
+	require.NoError(t, err)
+	require.True(t, rej.OK())
+	require.Equal(t, []dra.DeviceResult{dev(gpuDriver, "n1", "gpu0", "a"), dev(gpuDriver, "n1", "gpu3", "b")}, res[0].Devices)
+
+	// With gpu0 taken, All fails and the pair moves to model y.
+	one, err := l.Allocate(key("one"), []dra.DeviceResult{dev(gpuDriver, "n1", "gpu0", "dev")})
+	require.NoError(t, err)
+	_, rej, err = one.Plan(&n1, dra.Options{}, key("all"))
+	require.NoError(t, err)
+	require.Equal(t, placement.Rejection{Reason: "ResourceClaim default/all: not enough free matching devices"}, rej)
+	res, rej, err = one.Plan(&n1, dra.Options{}, key("pair"))
+	require.NoError(t, err)
+	require.True(t, rej.OK())
+	require.Equal(t, []dra.DeviceResult{dev(gpuDriver, "n1", "gpu1", "a"), dev(gpuDriver, "n1", "gpu2", "b")}, res[0].Devices)
+
+	// Both claims of one pod at once: they may not share a device.
+	res, rej, err = l.Plan(&n1, dra.Options{}, key("one"), key("pair"))
+	require.NoError(t, err)
+	require.True(t, rej.OK())
+	require.Equal(t, []dra.DeviceResult{dev(gpuDriver, "n1", "gpu0", "dev")}, res[0].Devices)
+	require.Equal(t, []dra.DeviceResult{dev(gpuDriver, "n1", "gpu1", "a"), dev(gpuDriver, "n1", "gpu2", "b")}, res[1].Devices)
+}
