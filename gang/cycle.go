@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -28,6 +29,10 @@ type Result struct {
 	// PodGroup's status, or nil when it does not change. It never turns a
 	// True condition False.
 	Condition *Condition
+	// ClaimUpdates are the ResourceClaims the commit changed (generated
+	// claims to create, allocations, reservedFor), in namespace/name order;
+	// the scheduler's claim ledger already holds them.
+	ClaimUpdates []dra.ClaimUpdate
 	// Snapshot is the cycle's snapshot with Bind applied (the same snapshot
 	// when nothing binds). Pass it, or a newer snapshot that contains the
 	// bindings, to the next cycle: a group decided after this one must see
@@ -80,7 +85,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	r := Result{PodGroup: g.key, Snapshot: snap}
 	pgroup := g.pg.Group(members)
-	opts, err := s.defaultOptions(g.pg, snap)
+	opts, err := s.defaultOptions(g.pg, members, snap)
 	if err == nil && s.opts.SolveOptions != nil {
 		opts, err = s.opts.SolveOptions(g.pg, snap, opts)
 	}
@@ -97,9 +102,15 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 			}
 			r.Snapshot, err = snap.Apply(placement.Change{Bind: r.Bind})
 		}
+		if err == nil && len(opts.Reservers) > 0 && s.claims != nil {
+			claims, updates, cerr := s.claims.Commit(snap, draPodGroup(g.pg), pgroup, r.Decision, s.opts.DRA)
+			if err = cerr; err == nil {
+				s.claims, r.ClaimUpdates = claims, updates
+			}
+		}
 	}
 	if err != nil {
-		r.Decision, r.Bind, r.Snapshot = placement.Decision{}, nil, snap
+		r.Decision, r.Bind, r.Snapshot, r.ClaimUpdates = placement.Decision{}, nil, snap, nil
 		r.Err = fmt.Errorf("PodGroup %s: %w", g.key, err)
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonSchedulerError, Message: r.Err.Error()}, now)
 	} else if r.Decision.Status == placement.Scheduled {
