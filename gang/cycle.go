@@ -6,6 +6,7 @@ import (
 
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
 )
 
 // Result is the outcome of one scheduling cycle: one PodGroup decided on
@@ -29,6 +30,12 @@ type Result struct {
 	// PodGroup's status, or nil when it does not change. It never turns a
 	// True condition False.
 	Condition *Condition
+	// Preemption is set when the group did not fit and preemption found
+	// victims (Options.Preemption): the host evicts Preemption.Victims
+	// (deleting their pods, and telling the scheduler with DeletePod) and
+	// the group, requeued at once, fits in a later cycle as
+	// Preemption.Decision nominates.
+	Preemption *preemption.Plan
 	// ClaimUpdates are the ResourceClaims the commit changed (generated
 	// claims to create, allocations, reservedFor), in namespace/name order;
 	// the scheduler's claim ledger already holds them.
@@ -62,7 +69,8 @@ type Result struct {
 //     bound in snap, is not attempted; it is gated until a member arrives
 //     or its PodGroup changes, and the next group is popped.
 //  3. The members, in member order, are solved on the one snapshot with the
-//     options from Options.SolveOptions; bound members count toward
+//     options derived from the PodGroup (topology, claims) and
+//     Options.SolveOptions; bound members count toward
 //     minCount and are never moved.
 //  4. Atomic commit: a Scheduled decision that passes [placement.Verify]
 //     binds all its assignments together; members it leaves waiting, or
@@ -70,8 +78,12 @@ type Result struct {
 //     with a backoff of InitialBackoff doubling per consecutive such cycle,
 //     up to MaxBackoff.
 //
-// Workload-aware preemption, when it lands, runs between 3 and 4 for a
-// decision that is not Scheduled.
+// With Options.Preemption, a decision that is Unschedulable (not
+// Unresolvable: removing pods could not help) runs workload-aware
+// preemption ([preemption.Find]) with the same solver options; when it
+// finds victims, Result.Preemption carries the plan and the group is
+// requeued at once instead of backing off. Nothing is evicted by the
+// scheduler itself: the host deletes the victims.
 //
 // Cost: O(log groups + members·log members) plus the solve.
 func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool) {
@@ -109,14 +121,24 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 			}
 		}
 	}
+	if err == nil && s.opts.Preemption && r.Decision.Status == placement.Unschedulable {
+		var plan preemption.Plan
+		if plan, err = preemption.Find(snap, pgroup, s.preemptionInput(), opts); err == nil && plan.Outcome == preemption.Preempt {
+			r.Preemption = &plan
+		}
+	}
 	if err != nil {
-		r.Decision, r.Bind, r.Snapshot, r.ClaimUpdates = placement.Decision{}, nil, snap, nil
+		r.Decision, r.Bind, r.Snapshot, r.ClaimUpdates, r.Preemption = placement.Decision{}, nil, snap, nil, nil
 		r.Err = fmt.Errorf("PodGroup %s: %w", g.key, err)
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonSchedulerError, Message: r.Err.Error()}, now)
 	} else if r.Decision.Status == placement.Scheduled {
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionTrue, Reason: ReasonScheduled, Message: r.Decision.Message}, now)
 	} else {
-		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonUnschedulable, Message: r.Decision.Message}, now)
+		msg := r.Decision.Message
+		if r.Preemption != nil {
+			msg += "; preempting: " + r.Preemption.Message
+		}
+		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonUnschedulable, Message: msg}, now)
 	}
 
 	for _, p := range r.Bind {
@@ -125,6 +147,9 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	if len(g.members) > 0 {
 		g.attempts++
 		g.retryAt = now.Add(s.backoffFor(g.attempts))
+		if r.Preemption != nil {
+			g.retryAt = now // the room is being made: try again once the victims are gone
+		}
 		g.state = BackingOff
 		r.RetryAt = g.retryAt
 		for _, p := range members {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
 	"github.com/gangsched/gangsched/topology"
 )
 
@@ -45,6 +46,12 @@ type Options struct {
 	// DRA configures the device searches of the claim ledger (see
 	// [Scheduler.SetClaims]).
 	DRA dra.Options
+	// Preemption turns on workload-aware preemption (KEP-5710, upstream
+	// gate WorkloadAwarePreemption): a group that does not fit looks for
+	// lower-priority victims across the whole cluster (package
+	// preemption), with the PodGroups' priority and disruptionMode as the
+	// scheduler knows them and the budgets of [Scheduler.SetDisruptionBudgets].
+	Preemption bool
 	// InitialBackoff is how long a group waits after its first cycle that
 	// left members pending; it doubles with each further such cycle up to
 	// MaxBackoff. Zero means the defaults above.
@@ -60,10 +67,11 @@ type Options struct {
 // goroutine, reads a clock or performs I/O; the host passes the time. A
 // Scheduler is not safe for concurrent use.
 type Scheduler struct {
-	opts   Options
-	q      queue
-	trees  map[string]treeEntry // by topology keys
-	claims *dra.Ledger
+	opts    Options
+	q       queue
+	trees   map[string]treeEntry // by topology keys
+	claims  *dra.Ledger
+	budgets []preemption.DisruptionBudget
 }
 
 // treeEntry is a topology tree and the snapshot it was built from: it
@@ -163,8 +171,13 @@ func (s *Scheduler) AddPod(p placement.Pod) error {
 }
 
 // DeletePod removes a pending pod (deleted, or bound by someone else) from
-// the queue and reports whether it was there.
+// the queue and reports whether it was there. For any pod, pending or
+// bound (an evicted preemption victim, say), the claim ledger unreserves
+// its claims and drops those generated for it.
 func (s *Scheduler) DeletePod(k placement.Key) bool {
+	if s.claims != nil {
+		s.claims = s.claims.DeletePod(k)
+	}
 	gk, ok := s.q.podGroup[k]
 	if !ok {
 		return false
@@ -254,6 +267,24 @@ func (s *Scheduler) SetClaims(l *dra.Ledger) { s.claims = l }
 
 // Claims returns the current claim ledger, or nil.
 func (s *Scheduler) Claims() *dra.Ledger { return s.claims }
+
+// SetDisruptionBudgets replaces the disruption budgets (PodDisruptionBudgets
+// as plain data) that preemption honours; see [Options].Preemption.
+func (s *Scheduler) SetDisruptionBudgets(b []preemption.DisruptionBudget) {
+	s.budgets = slices.Clone(b)
+}
+
+// preemptionInput is what preemption needs beyond the snapshot: every known
+// PodGroup's priority override and disruptionMode, and the budgets.
+func (s *Scheduler) preemptionInput() preemption.Input {
+	in := preemption.Input{PodGroups: map[placement.Key]preemption.PodGroupSpec{}, Budgets: s.budgets}
+	for k, g := range s.q.groups {
+		if g.pg != nil {
+			in.PodGroups[k] = preemption.PodGroupSpec{Priority: g.pg.Spec.Priority, DisruptionMode: preemption.DisruptionMode(g.pg.Spec.DisruptionMode)}
+		}
+	}
+	return in
+}
 
 // draPodGroup is pg as the dra package sees it.
 func draPodGroup(pg *PodGroup) dra.PodGroup {
