@@ -511,4 +511,3 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 	}
 	return n, nil
 }
-

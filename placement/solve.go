@@ -169,7 +169,7 @@ func classKey(p *Pod) string {
 // attempt is the outcome of placing the members in one placement.
 type attempt struct {
 	p      *Placement
-	idx    int     // position in the generator's output
+	idx    int      // position in the generator's output
 	node   []NodeID // per member (in member order); -1 = waiting
 	placed int
 	score  int64
