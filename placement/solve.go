@@ -54,6 +54,7 @@ type Options struct {
 //
 // Errors (a [*FieldError], for bad input only — "does not fit" is a
 // decision): an invalid group (see [Group]), a member with invalid requests,
+// a generated placement whose node IDs are not ascending, unique and of s,
 // or an error from a generator or a NewReserverFunc.
 func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	bound := s.GroupMembers(g.Key())
@@ -89,8 +90,28 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		if placements, err = opts.Generator.Generate(s, g); err != nil {
 			return Decision{}, err
 		}
+		for i := range placements {
+			if err := checkPlacement(s, &placements[i]); err != nil {
+				return Decision{}, err
+			}
+		}
 	}
 	return sv.solve(placements), nil
+}
+
+// checkPlacement rejects a generator's placement whose node IDs are not
+// ascending, unique and of s: a repeated node would be filled twice over,
+// and an unknown one does not exist.
+func checkPlacement(s *Snapshot, p *Placement) error {
+	for i, id := range p.Nodes {
+		if id < 0 || int(id) >= s.NumNodes() {
+			return Errorf(ErrInvalid, fmt.Sprintf("placement %q", p.Name), fmt.Sprintf("nodes[%d]", i), "node ID %d is not in 0..%d", id, s.NumNodes()-1)
+		}
+		if i > 0 && id <= p.Nodes[i-1] {
+			return Errorf(ErrInvalid, fmt.Sprintf("placement %q", p.Name), fmt.Sprintf("nodes[%d]", i), "node ID %d does not follow %d: IDs must ascend without duplicates", id, p.Nodes[i-1])
+		}
+	}
+	return nil
 }
 
 type member struct {
