@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,4 +45,54 @@ func TestRegression_GeneratorOutputIsChecked(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Scheduled, d.Status)
 	require.NoError(t, Verify(s, g, d))
+}
+
+// Errors named whichever bad entry map iteration or the input order met
+// first: two nodes named n0, one with a bad allocatable, reported the
+// duplicate in one order and the allocatable in the other; a pod with two
+// negative requests named either. Now names are checked before contents
+// and entries in name order.
+func TestRegression_ErrorsDoNotDependOnInputOrder(t *testing.T) {
+	a := Node{Name: "n0", Allocatable: ResourceList{"": 1}}
+	b := Node{Name: "n0"}
+	_, err1 := NewSnapshot([]Node{a, b}, nil)
+	_, err2 := NewSnapshot([]Node{b, a}, nil)
+	requireFieldError(t, err1, ErrDuplicate, `node "n0"`, "metadata.name")
+	require.Equal(t, err1.Error(), err2.Error())
+
+	bad := Pod{Namespace: "default", Name: "p", NodeName: "n1", Requests: ResourceList{"a": -1, "b": -1, "c": -1, "d": -1, ResourcePods: 1}}
+	nodes := []Node{cpuNode("n1", 1000)}
+	for range 20 {
+		_, err := NewSnapshot(nodes, []Pod{bad})
+		requireFieldError(t, err, ErrInvalid, `pod "default/p"`, "requests[a]")
+	}
+	// The same key twice, one copy invalid: the duplicate is reported.
+	worse := bad
+	worse.NodeName = "n9"
+	_, err1 = NewSnapshot(nodes, []Pod{bad, worse})
+	_, err2 = NewSnapshot(nodes, []Pod{worse, bad})
+	requireFieldError(t, err1, ErrDuplicate, `pod "default/p"`, "metadata.name")
+	require.Equal(t, err1.Error(), err2.Error())
+
+	huge := Pod{Namespace: "default", Name: "q", NodeName: "n1", Requests: ResourceList{"a": math.MaxInt64, "b": math.MaxInt64, "c": math.MaxInt64}}
+	twice := huge
+	twice.Name = "r"
+	for range 20 {
+		_, err := NewSnapshot(nodes, []Pod{huge, twice})
+		requireFieldError(t, err, ErrInvalid, `pod "default/r"`, "requests[a]")
+	}
+
+	s, err := NewSnapshot(nodes, nil)
+	require.NoError(t, err)
+	m1, m2 := member("p1", "pg1", -1), member("p2", "other", 1)
+	_, err1 = Solve(s, gangOf(1, m1, m2), Options{})
+	_, err2 = Solve(s, gangOf(1, m2, m1), Options{})
+	requireFieldError(t, err1, ErrInvalid, `pod "default/p1"`, "requests[cpu]")
+	require.Equal(t, err1.Error(), err2.Error())
+	d1 := member("p3", "pg1", -1)
+	d2 := member("p3", "pg1", 1)
+	_, err1 = Solve(s, gangOf(1, d1, d2), Options{})
+	_, err2 = Solve(s, gangOf(1, d2, d1), Options{})
+	requireFieldError(t, err1, ErrDuplicate, `pod "default/p3"`, "metadata.name")
+	require.Equal(t, err1.Error(), err2.Error())
 }

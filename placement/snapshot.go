@@ -2,6 +2,7 @@ package placement
 
 import (
 	"iter"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -87,6 +88,8 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b.nodes = slices.Clone(nodes)
 	slices.SortFunc(b.nodes, func(x, y Node) int { return strings.Compare(x.Name, y.Name) })
 	resSet := map[ResourceName]struct{}{ResourcePods: {}}
+	// Names first, then contents, so that the error reported does not
+	// depend on the input order when two objects share a name.
 	for i := range b.nodes {
 		n := &b.nodes[i]
 		if n.Name == "" {
@@ -95,12 +98,15 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		if i > 0 && b.nodes[i-1].Name == n.Name {
 			return nil, Errorf(ErrDuplicate, nodeObj(n.Name), "metadata.name", "appears twice")
 		}
+	}
+	for i := range b.nodes {
+		n := &b.nodes[i]
+		if err := checkList(nodeObj(n.Name), "status.allocatable", n.Allocatable, false); err != nil {
+			return nil, err
+		}
 		b.byName[n.Name] = NodeID(i)
 		b.allNodes = append(b.allNodes, NodeID(i))
-		for r, q := range n.Allocatable {
-			if err := checkQuantity(nodeObj(n.Name), "status.allocatable", r, q); err != nil {
-				return nil, err
-			}
+		for r := range n.Allocatable {
 			resSet[r] = struct{}{}
 		}
 	}
@@ -109,11 +115,17 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b.podNode = make([]NodeID, len(b.pods))
 	for i := range b.pods {
 		p := &b.pods[i]
-		if err := checkPod(p); err != nil {
-			return nil, err
+		if p.Name == "" {
+			return nil, Errorf(ErrInvalid, podObj(p.Key()), "metadata.name", "must not be empty")
 		}
 		if i > 0 && b.pods[i-1].Key() == p.Key() {
 			return nil, Errorf(ErrDuplicate, podObj(p.Key()), "metadata.name", "appears twice")
+		}
+	}
+	for i := range b.pods {
+		p := &b.pods[i]
+		if err := checkPod(p); err != nil {
+			return nil, err
 		}
 		id, ok := b.byName[p.NodeName]
 		if !ok {
@@ -187,12 +199,30 @@ func compareGroupMember(a, b *Pod) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
-func checkQuantity(obj, field string, r ResourceName, q int64) error {
-	if r == "" {
-		return Errorf(ErrInvalid, obj, field, "resource name must not be empty")
+// checkList validates a resource list: names not empty, quantities not
+// negative, and for a pod's requests no "pods". When several entries are
+// bad it reports the first in name order, never in map order.
+func checkList(obj, field string, rl ResourceList, requests bool) error {
+	bad := func(r ResourceName, q int64) bool { return r == "" || q < 0 || (requests && r == ResourcePods) }
+	ok := true
+	for r, q := range rl {
+		if bad(r, q) {
+			ok = false
+			break
+		}
 	}
-	if q < 0 {
-		return Errorf(ErrInvalid, obj, field+"["+string(r)+"]", "%d is negative", q)
+	if ok {
+		return nil
+	}
+	for _, r := range slices.Sorted(maps.Keys(rl)) {
+		switch q := rl[r]; {
+		case r == "":
+			return Errorf(ErrInvalid, obj, field, "resource name must not be empty")
+		case q < 0:
+			return Errorf(ErrInvalid, obj, field+"["+string(r)+"]", "%d is negative", q)
+		case requests && r == ResourcePods:
+			return Errorf(ErrInvalid, obj, field+"[pods]", "a pod does not request the pods resource; each pod counts 1 implicitly")
+		}
 	}
 	return nil
 }
@@ -202,28 +232,27 @@ func checkPod(p *Pod) error {
 	if p.Name == "" {
 		return Errorf(ErrInvalid, podObj(p.Key()), "metadata.name", "must not be empty")
 	}
-	for r, q := range p.Requests {
-		if err := checkQuantity(podObj(p.Key()), "requests", r, q); err != nil {
-			return err
-		}
-		if r == ResourcePods {
-			return Errorf(ErrInvalid, podObj(p.Key()), "requests[pods]", "a pod does not request the pods resource; each pod counts 1 implicitly")
-		}
-	}
-	return nil
+	return checkList(podObj(p.Key()), "requests", p.Requests, true)
 }
 
 // addUsage adds p's requests (and its pod count) to node n in page, which
-// the caller owns.
+// the caller owns. On overflow it changes nothing and names the first
+// overflowing resource in name order.
 func (s *Snapshot) addUsage(n NodeID, p *Pod, page []int64) error {
 	R := len(s.b.res)
 	row := page[(int(n)%pageNodes)*R : (int(n)%pageNodes+1)*R]
-	for r, q := range p.Requests {
-		i := s.b.resIdx[r]
-		if row[i] > math.MaxInt64-q {
-			return Errorf(ErrInvalid, podObj(p.Key()), "requests["+string(r)+"]", "sum of requests on node %q overflows int64", s.b.nodes[n].Name)
+	overflows := func(r ResourceName) bool { return row[s.b.resIdx[r]] > math.MaxInt64-p.Requests[r] }
+	for r := range p.Requests {
+		if overflows(r) {
+			for _, r := range slices.Sorted(maps.Keys(p.Requests)) {
+				if overflows(r) {
+					return Errorf(ErrInvalid, podObj(p.Key()), "requests["+string(r)+"]", "sum of requests on node %q overflows int64", s.b.nodes[n].Name)
+				}
+			}
 		}
-		row[i] += q
+	}
+	for r, q := range p.Requests {
+		row[s.b.resIdx[r]] += q
 	}
 	row[s.b.podsR]++
 	return nil
