@@ -96,3 +96,34 @@ func TestRegression_ErrorsDoNotDependOnInputOrder(t *testing.T) {
 	requireFieldError(t, err1, ErrDuplicate, `pod "default/p3"`, "metadata.name")
 	require.Equal(t, err1.Error(), err2.Error())
 }
+
+// A gang was called Unresolvable (so preemption would not try) whenever its
+// first waiting member fitted nowhere even on an empty cluster, though the
+// other members alone could reach minCount once pods left. Shrunk from
+// TestProp_UnresolvableMeansNoRoomEvenEmpty: one full node (pods:2), three
+// members whose selector no node matches and one that would fit.
+func TestRegression_UnresolvableOnlyWhenTooFewCouldEverFit(t *testing.T) {
+	node := Node{Name: "n00", Labels: map[string]string{"zone": "z0"}, Allocatable: ResourceList{ResourceCPU: 8000, ResourcePods: 2}}
+	s, err := NewSnapshot([]Node{node}, []Pod{bound("p00", "n00", 0), bound("p01", "n00", 0)})
+	require.NoError(t, err)
+	elsewhere := func(name string) Pod {
+		p := member(name, "pg1", 0)
+		p.NodeSelector = map[string]string{"zone": "z1"}
+		return p
+	}
+	g := gangOf(1, elsewhere("m00"), elsewhere("m01"), elsewhere("m02"), member("m03", "pg1", 0))
+	d, err := Solve(s, g, Options{})
+	require.NoError(t, err)
+	require.Equal(t, Unschedulable, d.Status, d.Message)
+	empty, err := s.Apply(Change{Remove: []Key{{"default", "p00"}, {"default", "p01"}}})
+	require.NoError(t, err)
+	d, err = Solve(empty, g, Options{})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+
+	// With too few members that could ever fit, it stays Unresolvable.
+	g = gangOf(2, elsewhere("m00"), elsewhere("m01"), elsewhere("m02"), member("m03", "pg1", 0))
+	d, err = Solve(s, g, Options{})
+	require.NoError(t, err)
+	require.Equal(t, Unresolvable, d.Status, d.Message)
+}
