@@ -127,3 +127,36 @@ func TestRegression_UnresolvableOnlyWhenTooFewCouldEverFit(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Unresolvable, d.Status, d.Message)
 }
+
+// A PlacementFilter's unresolvable rejection never made the decision
+// Unresolvable: the rejected attempt also counted as a placement that
+// failed for lack of room. Now the decision is Unresolvable when every
+// placement that fitted was rejected as unresolvable and none failed for
+// room, and Unschedulable as soon as one rejection could be resolved.
+func TestRegression_UnresolvablePlacementRejection(t *testing.T) {
+	s, err := NewSnapshot([]Node{cpuNode("n1", 4000), cpuNode("n2", 4000)}, nil)
+	require.NoError(t, err)
+	g := gangOf(2, member("p1", "pg1", 1000), member("p2", "pg1", 1000))
+	quota := func(unresolvable bool) PlacementFilter {
+		return PlacementFilterFunc(func(*Snapshot, *Group, *Placement, []Assignment) Rejection {
+			return Rejection{Reason: "over quota", Unresolvable: unresolvable}
+		})
+	}
+	d, err := Solve(s, g, Options{PlacementFilters: []PlacementFilter{quota(true)}})
+	require.NoError(t, err)
+	require.Equal(t, Unresolvable, d.Status, d.Message)
+	require.Equal(t, "2 of min 2 members fit but the placement was rejected: over quota", d.Message)
+
+	d, err = Solve(s, g, Options{PlacementFilters: []PlacementFilter{quota(false)}})
+	require.NoError(t, err)
+	require.Equal(t, Unschedulable, d.Status, d.Message)
+
+	// Two placements: one rejected for good, one rejected resolvably.
+	opts := generating(Placement{Name: "a", Nodes: []NodeID{0}}, Placement{Name: "b", Nodes: []NodeID{1}})
+	opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ *Group, p *Placement, _ []Assignment) Rejection {
+		return Rejection{Reason: "no " + p.Name, Unresolvable: p.Name == "a"}
+	})}
+	d, err = Solve(s, g, opts)
+	require.NoError(t, err)
+	require.Equal(t, Unschedulable, d.Status, d.Message)
+}

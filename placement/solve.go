@@ -206,8 +206,9 @@ func (sv *solver) solve(placements []Placement) Decision {
 	slices.Sort(ranks)
 	ranks = slices.Compact(ranks)
 
-	var bestFail *attempt // most members placed, first tried
-	var rejected *attempt
+	var bestFail *attempt // most members placed, first tried; not rejected
+	var rejected *attempt // first rejected by a PlacementFilter
+	resolvableReject := false
 	for _, rank := range ranks {
 		var win *attempt
 		for i := range placements {
@@ -237,6 +238,8 @@ func (sv *solver) solve(placements []Placement) Decision {
 				if rejected == nil {
 					rejected = a
 				}
+				resolvableReject = resolvableReject || !a.reject.Unresolvable
+				continue
 			}
 			if bestFail == nil || a.placed > bestFail.placed {
 				bestFail = a
@@ -288,7 +291,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 		d.MostFit = sv.bound + rejected.placed
 		d.Message = fmt.Sprintf("%d of min %d members fit%s but the placement was rejected: %s",
 			d.MostFit, sv.required, inName(rejected.p), rejected.reject.Reason)
-		if rejected.reject.Unresolvable && bestFail == nil {
+		if !resolvableReject && bestFail == nil && d.Status == Unschedulable {
 			d.Status = Unresolvable
 		}
 		return d
