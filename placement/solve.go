@@ -606,10 +606,10 @@ func (h *candHeap) Pop() any {
 // waiting member fits on none of the placement's nodes. unresolvable is set
 // when too few members could fit even if the cluster were empty.
 func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount, unresolvable bool) {
-	saved := sv.exhausted
+	saved, budget := sv.exhausted, sv.budget
 	sv.exhausted, sv.budget = false, math.MaxInt64
 	a := sv.place(best.p, best.idx)
-	defer func() { sv.undo(a); sv.exhausted = saved }()
+	defer func() { sv.undo(a); sv.exhausted, sv.budget = saved, budget }()
 	for i, n := range a.node {
 		if n < 0 {
 			first = &sv.members[i]
