@@ -175,3 +175,24 @@ func TestRegression_BudgetMessageQuotesTheBudget(t *testing.T) {
 	require.Equal(t, BudgetExhausted, d.Status)
 	require.Equal(t, "1 of min 2 members fit in a; default/p2 fits on none of 1 nodes: 1 Insufficient cpu; budget of 1 steps exhausted", d.Message)
 }
+
+// Verify summed the members' requests per node without an overflow check:
+// two members of cpu MaxInt64/2+1 on a node of cpu MaxInt64 wrapped to a
+// negative sum and passed. And a group listing a bound pod as pending let
+// an assignment move that pod unnoticed; Verify now rejects such a group
+// as Solve does.
+func TestRegression_VerifyCatchesOverflowAndMovedBoundPods(t *testing.T) {
+	s, err := NewSnapshot([]Node{{Name: "n1", Allocatable: ResourceList{ResourceCPU: math.MaxInt64}}, cpuNode("n2", 1000)},
+		[]Pod{{Namespace: "default", Name: "b1", NodeName: "n2", SchedulingGroup: "pg1"}})
+	require.NoError(t, err)
+	half := int64(math.MaxInt64/2 + 1)
+	g := gangOf(2, member("p1", "pg1", half), member("p2", "pg1", half))
+	d := Decision{Group: g.Key(), Status: Scheduled, Placement: Placement{Nodes: []NodeID{0, 1}}, Assignments: []Assignment{
+		{Pod: Key{"default", "p1"}, Node: "n1", NodeID: 0}, {Pod: Key{"default", "p2"}, Node: "n1", NodeID: 0}}}
+	require.ErrorIs(t, Verify(s, g, d), ErrViolation)
+
+	moved := gangOf(1, member("b1", "pg1", 0))
+	d = Decision{Group: moved.Key(), Status: Scheduled, Placement: Placement{Nodes: []NodeID{0, 1}}, Assignments: []Assignment{
+		{Pod: Key{"default", "b1"}, Node: "n1", NodeID: 0}}}
+	requireFieldError(t, Verify(s, moved, d), ErrDuplicate, `pod "default/b1"`, "metadata.name")
+}
