@@ -196,3 +196,11 @@ func TestRegression_VerifyCatchesOverflowAndMovedBoundPods(t *testing.T) {
 		{Pod: Key{"default", "b1"}, Node: "n1", NodeID: 0}}}
 	requireFieldError(t, Verify(s, moved, d), ErrDuplicate, `pod "default/b1"`, "metadata.name")
 }
+
+// DefaultScorer is public; called on a group with no members (and none
+// bound) it divided by zero.
+func TestRegression_DefaultScorerEmptyGroup(t *testing.T) {
+	s, err := NewSnapshot([]Node{cpuNode("n1", 1000)}, nil)
+	require.NoError(t, err)
+	require.Equal(t, int64(0), DefaultScorer{}.Score(s, &Group{Name: "pg1"}, &Placement{Nodes: []NodeID{0}}, nil))
+}
