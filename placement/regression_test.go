@@ -1,7 +1,9 @@
 package placement_test
 
 import (
+	"fmt"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -203,4 +205,30 @@ func TestRegression_DefaultScorerEmptyGroup(t *testing.T) {
 	s, err := NewSnapshot([]Node{cpuNode("n1", 1000)}, nil)
 	require.NoError(t, err)
 	require.Equal(t, int64(0), DefaultScorer{}.Score(s, &Group{Name: "pg1"}, &Placement{Nodes: []NodeID{0}}, nil))
+}
+
+// Apply cloned the parent's overlay trees with btree's Clone, which writes
+// to the tree it copies: two goroutines deriving what-ifs from one snapshot
+// raced (seen with go test -race). Each result must also be right.
+func TestRegression_ConcurrentApplyOnOneParent(t *testing.T) {
+	s, err := NewSnapshot([]Node{cpuNode("n1", 8000)}, []Pod{bound("a", "n1", 1000), bound("b", "n1", 1000)})
+	require.NoError(t, err)
+	s, err = s.Apply(Change{Remove: []Key{{"default", "a"}}, Bind: []Pod{bound("c", "n1", 1000)}})
+	require.NoError(t, err)
+	before := dump(s)
+	results := make([]*Snapshot, 8)
+	errs := make([]error, 8)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() {
+			results[i], errs[i] = s.Apply(Change{Remove: []Key{{"default", "b"}}, Bind: []Pod{bound(fmt.Sprintf("w%d", i), "n1", 500)}})
+		})
+	}
+	wg.Wait()
+	require.Equal(t, before, dump(s))
+	for i, n := range results {
+		require.NoError(t, errs[i])
+		require.Equal(t, int64(8000-1000-500), n.Free(0, ResourceCPU))
+		require.Equal(t, 2, n.NumPods())
+	}
 }

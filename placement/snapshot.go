@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/btree"
 )
@@ -23,7 +24,8 @@ const pageNodes = 64
 // them. Build one with [NewSnapshot]; derive what-if variants with
 // [Snapshot.Apply], which returns a new snapshot that shares every unchanged
 // part with its parent and leaves the parent untouched. A Snapshot is safe
-// for concurrent readers.
+// for concurrent use: any number of goroutines may read it, Solve on it and
+// Apply to it at once.
 //
 // Node and pod values handed to NewSnapshot and Apply become owned by the
 // snapshot: their maps and slices must not be modified afterwards, and
@@ -39,6 +41,10 @@ type Snapshot struct {
 	added   *btree.BTreeG[*Pod]    // by key
 	addedOn *btree.BTreeG[nodePod] // by node, then key
 	nPods   int
+	// cloning guards the overlay trees while Apply clones them: btree's
+	// Clone writes to the tree it copies, and Apply may run on one parent
+	// from several goroutines.
+	cloning sync.Mutex
 }
 
 type nodePod struct {
@@ -466,14 +472,16 @@ type Change struct {
 // removals), twice, with an empty or unknown nodeName, or with invalid
 // requests; summed requests on a node overflowing int64.
 func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
-	n := &Snapshot{b: s.b, used: slices.Clone(s.used), removed: s.removed, added: s.added, addedOn: s.addedOn, nPods: s.nPods}
-	if n.removed != nil {
-		n.removed = n.removed.Clone()
+	n := &Snapshot{b: s.b, used: slices.Clone(s.used), nPods: s.nPods}
+	s.cloning.Lock()
+	if s.removed != nil {
+		n.removed = s.removed.Clone()
 	}
-	if n.added != nil {
-		n.added = n.added.Clone()
-		n.addedOn = n.addedOn.Clone()
+	if s.added != nil {
+		n.added = s.added.Clone()
+		n.addedOn = s.addedOn.Clone()
 	}
+	s.cloning.Unlock()
 	owned := map[int]bool{}
 	page := func(id NodeID) []int64 {
 		pg := int(id) / pageNodes
