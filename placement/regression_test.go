@@ -232,3 +232,24 @@ func TestRegression_ConcurrentApplyOnOneParent(t *testing.T) {
 		require.Equal(t, 2, n.NumPods())
 	}
 }
+
+// Solve tried placements that lacked the node of a bound member, so a
+// generator that ignored bound members got decisions Verify rejects
+// (invariant 5). Shrunk from TestProp_SolveWildInput: a bound member on n1,
+// a single placement holding n0 only.
+func TestRegression_PlacementsMustHoldBoundMembers(t *testing.T) {
+	s, err := NewSnapshot([]Node{cpuNode("n0", 4000), cpuNode("n1", 4000)},
+		[]Pod{{Namespace: "default", Name: "b1", NodeName: "n1", SchedulingGroup: "pg1"}})
+	require.NoError(t, err)
+	g := gangOf(1, member("p1", "pg1", 1000))
+	d, err := Solve(s, g, generating(Placement{Name: "a", Nodes: []NodeID{0}}))
+	require.NoError(t, err)
+	require.NotEqual(t, Scheduled, d.Status, d.Message)
+	require.NoError(t, Verify(s, g, d))
+
+	d, err = Solve(s, g, generating(Placement{Name: "a", Nodes: []NodeID{0}}, Placement{Name: "b", Nodes: []NodeID{1}}))
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.Equal(t, "b", d.Placement.Name)
+	require.NoError(t, Verify(s, g, d))
+}

@@ -26,7 +26,8 @@ type Options struct {
 	// allocation); see [Reserver].
 	Reservers []NewReserverFunc
 	// Generator yields candidate placements; nil means one placement named
-	// "" with every node (a group without topology constraints).
+	// "" with every node (a group without topology constraints). Solve
+	// skips a placement that lacks the node of a bound member.
 	Generator PlacementGenerator
 	// Scorer ranks feasible placements; nil means [DefaultScorer].
 	Scorer PlacementScorer
@@ -95,6 +96,16 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 				return Decision{}, err
 			}
 		}
+		// A placement without a bound member's node cannot hold the whole
+		// group (DESIGN.md invariant 5, which Verify checks): not a
+		// candidate, whatever the generator thought.
+		placements = slices.DeleteFunc(slices.Clone(placements), func(p Placement) bool {
+			return slices.ContainsFunc(bound, func(b *Pod) bool {
+				id, _ := s.NodeOf(b)
+				_, in := slices.BinarySearch(p.Nodes, id)
+				return !in
+			})
+		})
 	}
 	return sv.solve(placements), nil
 }
