@@ -107,7 +107,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	}
 	for i := range b.nodes {
 		n := &b.nodes[i]
-		if err := checkList(nodeObj(n.Name), "status.allocatable", n.Allocatable, false); err != nil {
+		if err := checkList(func() string { return nodeObj(n.Name) }, "status.allocatable", n.Allocatable, false); err != nil {
 			return nil, err
 		}
 		b.byName[n.Name] = NodeID(i)
@@ -207,8 +207,10 @@ func compareGroupMember(a, b *Pod) int {
 
 // checkList validates a resource list: names not empty, quantities not
 // negative, and for a pod's requests no "pods". When several entries are
-// bad it reports the first in name order, never in map order.
-func checkList(obj, field string, rl ResourceList, requests bool) error {
+// bad it reports the first in name order, never in map order. object names
+// the owner only on error: formatting it for every pod of a large snapshot
+// would cost more than the check.
+func checkList(object func() string, field string, rl ResourceList, requests bool) error {
 	bad := func(r ResourceName, q int64) bool { return r == "" || q < 0 || (requests && r == ResourcePods) }
 	ok := true
 	for r, q := range rl {
@@ -220,6 +222,7 @@ func checkList(obj, field string, rl ResourceList, requests bool) error {
 	if ok {
 		return nil
 	}
+	obj := object()
 	for _, r := range slices.Sorted(maps.Keys(rl)) {
 		switch q := rl[r]; {
 		case r == "":
@@ -238,7 +241,7 @@ func checkPod(p *Pod) error {
 	if p.Name == "" {
 		return Errorf(ErrInvalid, podObj(p.Key()), "metadata.name", "must not be empty")
 	}
-	return checkList(podObj(p.Key()), "requests", p.Requests, true)
+	return checkList(func() string { return podObj(p.Key()) }, "requests", p.Requests, true)
 }
 
 // addUsage adds p's requests (and its pod count) to node n in page, which
