@@ -564,7 +564,7 @@ func (sv *solver) placeRun(p *Placement, a *attempt, i, j int) {
 		return
 	}
 	want := int64(j - i)
-	h := candHeap{}
+	h := make(candHeap, 0, len(p.Nodes))
 	for _, id := range p.Nodes {
 		if !staticOK(m.pod, &sv.s.b.nodes[id]) {
 			continue
