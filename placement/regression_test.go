@@ -165,8 +165,9 @@ func TestRegression_UnresolvablePlacementRejection(t *testing.T) {
 
 // diagnose lifted the budget to MaxInt64 for its re-run and did not put it
 // back, so a decision that ran out of budget after a failed placement said
-// "budget of 9223372036854775807 steps exhausted".
-func TestRegression_BudgetMessageQuotesTheBudget(t *testing.T) {
+// "budget of 9223372036854775807 steps exhausted". (The solver now replays
+// the attempt without touching the budget; the case stays as a test.)
+func TestRegression_BudgetMessageAfterAFailedPlacement(t *testing.T) {
 	s, err := NewSnapshot([]Node{cpuNode("n1", 1000), cpuNode("n2", 1000)}, nil)
 	require.NoError(t, err)
 	g := gangOf(2, member("p1", "pg1", 1000), member("p2", "pg1", 1000))
@@ -175,7 +176,7 @@ func TestRegression_BudgetMessageQuotesTheBudget(t *testing.T) {
 	d, err := Solve(s, g, opts)
 	require.NoError(t, err)
 	require.Equal(t, BudgetExhausted, d.Status)
-	require.Equal(t, "1 of min 2 members fit in a; default/p2 fits on none of 1 nodes: 1 Insufficient cpu; budget of 1 steps exhausted", d.Message)
+	require.Equal(t, "1 of min 2 members fit in a; default/p2 fits on none of 1 nodes: 1 Insufficient cpu; search budget exhausted", d.Message)
 }
 
 // Verify summed the members' requests per node without an overflow check:
