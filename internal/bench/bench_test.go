@@ -2,36 +2,129 @@ package bench_test
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/gangsched/gangsched/internal/bench"
 	"github.com/gangsched/gangsched/placement"
 )
 
-// workload is one named benchmark: the input of its floor (nodes and
-// members) and the decision to time, prepared outside the timer. prepare
-// checks that the result is non-trivial before anything is timed.
+// workload is one named benchmark: its decision and its floor, each
+// prepared outside the timer. A prepare function checks that its result is
+// non-trivial before anything is timed and returns the operation to time
+// and the custom metrics to report (the same for every op).
 type workload struct {
-	name    string
-	nodes   []placement.Node
-	members []placement.Pod
-	prepare func(b *testing.B) func()
+	name     string
+	decision prepare
+	floor    prepare
 }
 
+type prepare func(b *testing.B) (run func(), metrics []metric)
+
+type metric struct {
+	value float64
+	unit  string
+}
+
+// sink keeps the compiler from dropping timed work.
 var sink int64
 
-func gang(nodes, size int) workload {
-	ns := bench.Nodes(nodes)
-	g := bench.Gang("pg", size)
-	return workload{
-		name:    fmt.Sprintf("gang-%dpods-%dnodes", size, nodes),
-		nodes:   ns,
-		members: g.Members,
-		prepare: func(b *testing.B) func() {
-			s, err := placement.NewSnapshot(ns, nil)
-			if err != nil {
-				b.Fatal(err)
+// workloads lists every workload of the package, cheap to list: clusters
+// and snapshots are built on first use and shared through [cached].
+func workloads() []workload {
+	ws := []workload{gang(5000, 3), gang(5000, 1000), snapshot(), apply(100), apply(1000)}
+	ws = append(ws, matrix()...)
+	ws = append(ws, trees()...)
+	ws = append(ws, streams()...)
+	ws = append(ws, preempt())
+	ws = append(ws, hetero()...)
+	return ws
+}
+
+// BenchmarkDecision times the library on every workload; BenchmarkFloor
+// times the floor of the same workload under the same sub-benchmark name.
+func BenchmarkDecision(b *testing.B) { runAll(b, func(w workload) prepare { return w.decision }) }
+
+// BenchmarkFloor: see [BenchmarkDecision].
+func BenchmarkFloor(b *testing.B) { runAll(b, func(w workload) prepare { return w.floor }) }
+
+func runAll(b *testing.B, which func(workload) prepare) {
+	for _, w := range workloads() {
+		b.Run(w.name, func(b *testing.B) {
+			run, metrics := which(w)(b)
+			b.ReportAllocs()
+			for b.Loop() {
+				run()
 			}
+			// After the loop: b.Loop's first call resets the timer, which
+			// deletes metrics reported before it.
+			for _, m := range metrics {
+				b.ReportMetric(m.value, m.unit)
+			}
+		})
+	}
+}
+
+// cached returns the value built by make under key, building it once per
+// benchmark process: the clusters are shared by the decision and the floor
+// and by every count of a run.
+func cached[T any](key string, make func() T) T {
+	cache.Lock()
+	v, ok := cache.m[key]
+	cache.Unlock()
+	if ok {
+		return v.(T)
+	}
+	// Built without the lock: make may itself call cached.
+	t := make()
+	cache.Lock()
+	cache.m[key] = t
+	cache.Unlock()
+	return t
+}
+
+var cache = struct {
+	sync.Mutex
+	m map[string]any
+}{m: map[string]any{}}
+
+func mustSnapshot(tb testing.TB, nodes []placement.Node, pods []placement.Pod) *placement.Snapshot {
+	tb.Helper()
+	s, err := placement.NewSnapshot(nodes, pods)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// coreFloor is the core workloads' floor: [bench.Floor] over the nodes and
+// the members (or pods).
+func coreFloor(nodes func() []placement.Node, members func() []placement.Pod) prepare {
+	return func(b *testing.B) (func(), []metric) {
+		ns, ms := nodes(), members()
+		if bench.Floor(ns, ms) == 0 {
+			b.Fatal("empty floor")
+		}
+		return func() { sink += bench.Floor(ns, ms) }, nil
+	}
+}
+
+func coreNodes(n int) func() []placement.Node {
+	return func() []placement.Node {
+		return cached(fmt.Sprint("core-nodes-", n), func() []placement.Node { return bench.Nodes(n) })
+	}
+}
+
+// gang: one gang of size scheduler_perf pods on an empty snapshot of
+// nodes, zero Options.
+func gang(nodes, size int) workload {
+	g := func() *placement.Group {
+		return cached(fmt.Sprint("core-gang-", size), func() *placement.Group { return bench.Gang("pg", size) })
+	}
+	return workload{
+		name: fmt.Sprintf("gang-%dpods-%dnodes", size, nodes),
+		decision: func(b *testing.B) (func(), []metric) {
+			s, g := mustSnapshot(b, coreNodes(nodes)(), nil), g()
 			d, err := placement.Solve(s, g, placement.Options{})
 			if err != nil || d.Status != placement.Scheduled || len(d.Assignments) != size {
 				b.Fatalf("want %d members scheduled, got %v %s", size, err, d.Message)
@@ -39,90 +132,70 @@ func gang(nodes, size int) workload {
 			return func() {
 				d, _ := placement.Solve(s, g, placement.Options{})
 				sink += int64(len(d.Assignments))
-			}
+			}, nil
 		},
+		floor: coreFloor(coreNodes(nodes), func() []placement.Pod { return g().Members }),
 	}
 }
 
 const bigNodes, podsPerNode = 10_000, 10
 
+func bigPods() []placement.Pod {
+	return cached("core-big-pods", func() []placement.Pod { return bench.Bound(coreNodes(bigNodes)(), podsPerNode) })
+}
+
+func bigSnapshot(tb testing.TB) *placement.Snapshot {
+	return cached("core-big-snapshot", func() *placement.Snapshot { return mustSnapshot(tb, coreNodes(bigNodes)(), bigPods()) })
+}
+
+// snapshot builds 10,000 nodes and 100,000 bound pods (issue 8: under
+// 10 ms and 100 MB).
 func snapshot() workload {
-	ns := bench.Nodes(bigNodes)
-	pods := bench.Bound(ns, podsPerNode)
 	return workload{
-		name:    fmt.Sprintf("snapshot-%dnodes-%dpods", bigNodes, len(pods)),
-		nodes:   ns,
-		members: pods,
-		prepare: func(b *testing.B) func() {
-			s, err := placement.NewSnapshot(ns, pods)
-			if err != nil || s.NumPods() != len(pods) {
-				b.Fatalf("snapshot: %v", err)
+		name: fmt.Sprintf("snapshot-%dnodes-%dpods", bigNodes, bigNodes*podsPerNode),
+		decision: func(b *testing.B) (func(), []metric) {
+			ns, pods := coreNodes(bigNodes)(), bigPods()
+			s := mustSnapshot(b, ns, pods)
+			if s.NumPods() != len(pods) {
+				b.Fatalf("snapshot holds %d pods, want %d", s.NumPods(), len(pods))
 			}
 			return func() {
 				s, _ := placement.NewSnapshot(ns, pods)
 				sink += int64(s.NumPods())
-			}
+			}, nil
 		},
+		floor: coreFloor(coreNodes(bigNodes), bigPods),
 	}
 }
 
-// apply binds a 100-pod what-if, one pod on every 100th node, to the big
-// snapshot.
-func apply() workload {
-	const what = 100
-	ns := bench.Nodes(bigNodes)
-	g := bench.Gang("whatif", what)
-	var ch placement.Change
-	for i, p := range g.Members {
-		p.NodeName = ns[i*(bigNodes/what)].Name
-		ch.Bind = append(ch.Bind, p)
+// apply forks the big snapshot with a what-if of n pods bound one to a
+// node, spread evenly: O(changes), so its allocations grow with n, not
+// with the 100,000 pods.
+func apply(n int) workload {
+	ch := func() placement.Change {
+		return cached(fmt.Sprint("core-whatif-", n), func() placement.Change {
+			ns := coreNodes(bigNodes)()
+			var ch placement.Change
+			for i, p := range bench.Gang("whatif", n).Members {
+				p.NodeName = ns[i*(bigNodes/n)].Name
+				ch.Bind = append(ch.Bind, p)
+			}
+			return ch
+		})
 	}
 	return workload{
-		name:    fmt.Sprintf("apply-%dpods-%dnodes-%dpods", what, bigNodes, bigNodes*podsPerNode),
-		nodes:   ns,
-		members: ch.Bind,
-		prepare: func(b *testing.B) func() {
-			s, err := placement.NewSnapshot(ns, bench.Bound(ns, podsPerNode))
-			if err != nil {
-				b.Fatal(err)
-			}
-			n, err := s.Apply(ch)
-			if err != nil || n.NumPods() != s.NumPods()+what || n.Free(0, placement.ResourceCPU) != s.Free(0, placement.ResourceCPU)-bench.PodCPU {
+		name: fmt.Sprintf("apply-%dpods-%dnodes-%dpods", n, bigNodes, bigNodes*podsPerNode),
+		decision: func(b *testing.B) (func(), []metric) {
+			s, ch := bigSnapshot(b), ch()
+			f, err := s.Apply(ch)
+			if err != nil || f.NumPods() != s.NumPods()+n || f.Free(0, placement.ResourceCPU) != s.Free(0, placement.ResourceCPU)-bench.PodCPU {
 				b.Fatalf("apply: %v", err)
 			}
 			return func() {
-				n, _ := s.Apply(ch)
-				sink += int64(n.NumPods())
-			}
+				f, _ := s.Apply(ch)
+				sink += int64(f.NumPods())
+			}, nil
 		},
-	}
-}
-
-func workloads() []workload {
-	return []workload{gang(5000, 3), gang(5000, 1000), snapshot(), apply()}
-}
-
-func BenchmarkDecision(b *testing.B) {
-	for _, w := range workloads() {
-		b.Run(w.name, func(b *testing.B) {
-			run := w.prepare(b)
-			b.ResetTimer()
-			for b.Loop() {
-				run()
-			}
-		})
-	}
-}
-
-func BenchmarkFloor(b *testing.B) {
-	for _, w := range workloads() {
-		b.Run(w.name, func(b *testing.B) {
-			if bench.Floor(w.nodes, w.members) == 0 {
-				b.Fatal("empty floor")
-			}
-			for b.Loop() {
-				sink += bench.Floor(w.nodes, w.members)
-			}
-		})
+		floor: coreFloor(coreNodes(bigNodes), func() []placement.Pod { return ch().Bind }),
 	}
 }

@@ -25,3 +25,18 @@ func Example() {
 	// 2 nodes, 2 bound pods; Scheduled 3 members
 	// floor: 8300
 }
+
+// The floor of issue 8's matrix: one pass sums each rack's free slots,
+// picks the fullest rack that holds the gang and first-fits the members.
+func ExampleGangFloor_Place() {
+	c := bench.GPUCluster(1000, true)
+	g := bench.GPUGang("pg", 64)
+	out := make([]int32, len(g.Members))
+	f := bench.NewGangFloor(c)
+	placed := f.Place(c.Level(bench.RackKey), c.Requests(g.Members), out, false)
+	fmt.Println(len(c.Nodes), "hosts,", len(c.Bound), "bound pods;", placed, "members placed, the first on", c.Nodes[out[0]].Name)
+	fmt.Println("a rack holds 256:", f.Place(c.Level(bench.RackKey), c.Requests(bench.GPUGang("big", 257).Members), make([]int32, 257), false), "placed")
+	// Output:
+	// 1000 hosts, 4020 bound pods; 64 members placed, the first on host-00832
+	// a rack holds 256: 0 placed
+}

@@ -1,0 +1,201 @@
+package bench_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gangsched/gangsched/internal/bench"
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// Issue 8's matrix.
+var (
+	matrixHosts = []int{1000, 5000, 10000}
+	matrixSizes = []int{8, 64, 512, 4096}
+	// matrixKeys are the constraints: a required rack, a required block,
+	// none ("" — every node one placement).
+	matrixKeys = []string{bench.RackKey, bench.BlockKey, ""}
+)
+
+// gpu is a GPU cluster with its snapshot and topology tree.
+type gpu struct {
+	c    *bench.Cluster
+	s    *placement.Snapshot
+	tree *topology.Tree
+}
+
+func gpuCluster(tb testing.TB, n int, fragmented bool) *gpu {
+	return cached(fmt.Sprint("gpu-", n, fragmented), func() *gpu {
+		c := bench.GPUCluster(n, fragmented)
+		s := mustSnapshot(tb, c.Nodes, c.Bound)
+		tree, err := topology.NewTree(s, c.Keys)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return &gpu{c: c, s: s, tree: tree}
+	})
+}
+
+func gpuGang(size int) *placement.Group {
+	return cached(fmt.Sprint("gpu-gang-", size), func() *placement.Group { return bench.GPUGang("pg", size) })
+}
+
+// constraint returns the topology constraints of key ("" for none).
+func constraint(key string) []topology.Constraint {
+	if key == "" {
+		return nil
+	}
+	return []topology.Constraint{{Key: key, Required: true}}
+}
+
+func keyName(key string) string {
+	switch key {
+	case bench.RackKey:
+		return "rack"
+	case bench.BlockKey:
+		return "block"
+	}
+	return "none"
+}
+
+// cell is one cell of the matrix.
+type cell struct {
+	n, p       int
+	key        string
+	fragmented bool
+}
+
+func (c cell) state() string {
+	if c.fragmented {
+		return "fragmented"
+	}
+	return "empty"
+}
+
+func (c cell) name() string {
+	return fmt.Sprintf("n=%d/p=%d/%s/%s", c.n, c.p, keyName(c.key), c.state())
+}
+
+func cells() []cell {
+	var out []cell
+	for _, n := range matrixHosts {
+		for _, p := range matrixSizes {
+			for _, k := range matrixKeys {
+				for _, f := range []bool{false, true} {
+					out = append(out, cell{n, p, k, f})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// solveCell is the cell's decision, checked: placement.Solve with the
+// options the tree gives for the constraint, and the floor's answer on the
+// same input. The two must agree on whether the gang fits; a scheduled
+// decision must verify.
+func solveCell(tb testing.TB, c cell) (g *gpu, grp *placement.Group, opts placement.Options, d placement.Decision, floorPlaced int) {
+	tb.Helper()
+	g, grp = gpuCluster(tb, c.n, c.fragmented), gpuGang(c.p)
+	opts, err := g.tree.SolverOptions(constraint(c.key), topology.MostAllocated)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if d, err = placement.Solve(g.s, grp, opts); err != nil {
+		tb.Fatal(err)
+	}
+	if d.Status == placement.Scheduled {
+		if err := placement.Verify(g.s, grp, d); err != nil {
+			tb.Fatalf("%s: decision does not verify: %v", c.name(), err)
+		}
+	}
+	floorPlaced = bench.NewGangFloor(g.c).Place(g.c.Level(c.key), g.c.Requests(grp.Members), make([]int32, c.p), false)
+	if fits := floorPlaced == c.p; fits != (d.Status == placement.Scheduled) {
+		tb.Fatalf("%s: the floor says fits=%v, the decision says %v (%s)", c.name(), fits, d.Status, d.Message)
+	}
+	return g, grp, opts, d, floorPlaced
+}
+
+func matrix() []workload {
+	var out []workload
+	for _, c := range cells() {
+		out = append(out, workload{
+			name: c.name(),
+			decision: func(b *testing.B) (func(), []metric) {
+				g, grp, opts, d, _ := solveCell(b, c)
+				return func() {
+					d, _ := placement.Solve(g.s, grp, opts)
+					sink += int64(len(d.Assignments))
+				}, []metric{{float64(len(d.Assignments)), "placed"}}
+			},
+			floor: func(b *testing.B) (func(), []metric) {
+				g, grp := gpuCluster(b, c.n, c.fragmented), gpuGang(c.p)
+				f, reqs, out, level := bench.NewGangFloor(g.c), g.c.Requests(grp.Members), make([]int32, c.p), g.c.Level(c.key)
+				placed := f.Place(level, reqs, out, false)
+				return func() { sink += int64(f.Place(level, reqs, out, false)) }, []metric{{float64(placed), "placed"}}
+			},
+		})
+	}
+	return out
+}
+
+// trees builds the topology tree of the largest cluster; its floor is one
+// pass reading every node's block and rack labels.
+func trees() []workload {
+	var out []workload
+	for _, f := range []bool{false, true} {
+		c := cell{n: 10000, fragmented: f}
+		out = append(out, workload{
+			name: fmt.Sprintf("tree/n=%d/%s", c.n, c.state()),
+			decision: func(b *testing.B) (func(), []metric) {
+				g := gpuCluster(b, c.n, c.fragmented)
+				return func() {
+					t, err := topology.NewTree(g.s, g.c.Keys)
+					if err != nil {
+						b.Fatal(err)
+					}
+					sink += int64(len(t.Keys()))
+				}, nil
+			},
+			floor: func(b *testing.B) (func(), []metric) {
+				g := gpuCluster(b, c.n, c.fragmented)
+				return func() {
+					racks := map[string]int{}
+					for i := range g.c.Nodes {
+						l := g.c.Nodes[i].Labels
+						racks[l[bench.BlockKey]+"/"+l[bench.RackKey]]++
+					}
+					sink += int64(len(racks))
+				}, nil
+			},
+		})
+	}
+	return out
+}
+
+// TestMatrix_DecisionAgreesWithFloor checks the smallest clusters' cells
+// (the benchmarks check every cell before timing it): the decision and the
+// floor agree on fits versus does-not-fit, and a scheduled decision places
+// every member and verifies.
+func TestMatrix_DecisionAgreesWithFloor(t *testing.T) {
+	fits, not := 0, 0
+	for _, c := range cells() {
+		if c.n != matrixHosts[0] {
+			continue
+		}
+		_, _, _, d, placed := solveCell(t, c)
+		if d.Status == placement.Scheduled {
+			fits++
+			if len(d.Assignments) != c.p || placed != c.p {
+				t.Errorf("%s: %d members placed, floor %d, want %d", c.name(), len(d.Assignments), placed, c.p)
+			}
+		} else {
+			not++
+		}
+	}
+	// The matrix has both answers: a rack holds at most 256 one-GPU pods.
+	if fits == 0 || not == 0 {
+		t.Errorf("%d cells fit, %d do not: want both", fits, not)
+	}
+}
