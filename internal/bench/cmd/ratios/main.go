@@ -1,0 +1,299 @@
+// Command ratios turns the output of
+//
+//	go test -run '^$' -bench . -benchmem -count 5 ./internal/bench/
+//
+// into the Markdown tables of BENCHMARKS.md: one row per workload W that
+// has a BenchmarkDecision/W line, with the decision's ns/op, the floor's
+// (BenchmarkFloor/W) ns/op, their ratio, and the decision's B/op and
+// allocs/op — each the median over every line of that benchmark (one per
+// -count run), the figure benchstat reports. Rows keep the order of the
+// input unless -sort ratio puts the largest ratios first.
+//
+// Usage:
+//
+//	ratios [-sort ratio] [-extra unit,...] [-match prefix] [-grid] [file ...]
+//
+// It reads the files, or standard input when none is given. -extra adds a
+// column per custom metric unit of the decision (e.g. -extra placed,steps);
+// -match keeps the workloads whose name starts with the prefix. A
+// workload without a floor gets "—" in the floor and ratio columns. The
+// trailing "-<GOMAXPROCS>" of each benchmark name is dropped.
+//
+// -grid prints the ratios alone as a grid instead, for a matrix of
+// workloads such as n=10000/p=512/block/empty: the part of the name up to
+// its second "/" picks the row, the rest the column.
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "ratios:", err)
+		os.Exit(1)
+	}
+}
+
+const (
+	decisionPrefix = "BenchmarkDecision/"
+	floorPrefix    = "BenchmarkFloor/"
+)
+
+func run(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flag.NewFlagSet("ratios", flag.ContinueOnError)
+	sortBy := fs.String("sort", "", `"ratio" to list the largest decision/floor ratios first`)
+	extra := fs.String("extra", "", "comma-separated custom metric units of the decision to add as columns")
+	match := fs.String("match", "", "keep only workloads whose name starts with this")
+	grid := fs.Bool("grid", false, "print the ratios as a grid: rows by the name up to its second /, columns by the rest")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *sortBy != "" && *sortBy != "ratio" {
+		return fmt.Errorf("-sort %q: want ratio", *sortBy)
+	}
+	var extras []string
+	if *extra != "" {
+		extras = strings.Split(*extra, ",")
+	}
+	res := newResults()
+	if fs.NArg() == 0 {
+		if err := res.read(stdin); err != nil {
+			return err
+		}
+	}
+	for _, name := range fs.Args() {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		err = res.read(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	rows := res.rows(*match)
+	if len(rows) == 0 {
+		return errors.New("no BenchmarkDecision lines in the input")
+	}
+	if *sortBy == "ratio" {
+		slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(b.ratio(), a.ratio()) })
+	}
+	if *grid {
+		return writeGrid(stdout, rows)
+	}
+	return write(stdout, rows, extras)
+}
+
+// results holds every value of every metric of every benchmark, by name
+// without the GOMAXPROCS suffix.
+type results struct {
+	order  []string                        // workload names, first seen first
+	values map[string]map[string][]float64 // benchmark name -> unit -> values
+}
+
+func newResults() *results { return &results{values: map[string]map[string][]float64{}} }
+
+// read parses go test -bench output; lines that are not benchmark results
+// are skipped.
+func (r *results) read(in io.Reader) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		if _, err := strconv.Atoi(f[1]); err != nil {
+			continue // not a result line (e.g. a log line)
+		}
+		name := trimProcs(f[0])
+		m := r.values[name]
+		if m == nil {
+			m = map[string][]float64{}
+			r.values[name] = m
+			if w, ok := strings.CutPrefix(name, decisionPrefix); ok {
+				r.order = append(r.order, w)
+			}
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return fmt.Errorf("benchmark %s: value %q: %w", f[0], f[i], err)
+			}
+			m[f[i+1]] = append(m[f[i+1]], v)
+		}
+	}
+	return sc.Err()
+}
+
+// trimProcs drops the "-<GOMAXPROCS>" suffix go test adds to a name.
+func trimProcs(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return name
+	}
+	if _, err := strconv.Atoi(name[i+1:]); err != nil {
+		return name
+	}
+	return name[:i]
+}
+
+type row struct {
+	workload        string
+	decision, floor map[string][]float64 // floor nil when absent
+}
+
+func (r row) ratio() float64 {
+	if r.floor == nil {
+		return math.Inf(-1)
+	}
+	return median(r.decision["ns/op"]) / median(r.floor["ns/op"])
+}
+
+func (r *results) rows(match string) []row {
+	var out []row
+	for _, w := range r.order {
+		if !strings.HasPrefix(w, match) {
+			continue
+		}
+		out = append(out, row{workload: w, decision: r.values[decisionPrefix+w], floor: r.values[floorPrefix+w]})
+	}
+	return out
+}
+
+func write(w io.Writer, rows []row, extras []string) error {
+	var b strings.Builder
+	b.WriteString("| workload | decision ns/op | floor ns/op | decision/floor | B/op | allocs/op |")
+	for _, e := range extras {
+		b.WriteString(" " + e + " |")
+	}
+	b.WriteString("\n|---|---:|---:|---:|---:|---:|")
+	for range extras {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		floor, ratio := "—", "—"
+		if r.floor != nil {
+			floor, ratio = number(r.floor["ns/op"]), formatRatio(r.ratio())
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |", r.workload, number(r.decision["ns/op"]), floor, ratio,
+			number(r.decision["B/op"]), number(r.decision["allocs/op"]))
+		for _, e := range extras {
+			b.WriteString(" " + number(r.decision[e]) + " |")
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeGrid writes the ratios of rows as a grid; rows and columns keep
+// their first appearance's order.
+func writeGrid(w io.Writer, rows []row) error {
+	var rowKeys, colKeys []string
+	cells := map[[2]string]string{}
+	for _, r := range rows {
+		parts := strings.SplitN(r.workload, "/", 3)
+		if len(parts) < 3 {
+			return fmt.Errorf("-grid: workload %q has fewer than three /-separated parts", r.workload)
+		}
+		rk, ck := parts[0]+"/"+parts[1], parts[2]
+		if !slices.Contains(rowKeys, rk) {
+			rowKeys = append(rowKeys, rk)
+		}
+		if !slices.Contains(colKeys, ck) {
+			colKeys = append(colKeys, ck)
+		}
+		cells[[2]string{rk, ck}] = "—"
+		if r.floor != nil {
+			cells[[2]string{rk, ck}] = formatRatio(r.ratio())
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| decision/floor |")
+	for _, c := range colKeys {
+		b.WriteString(" " + c + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---:|", len(colKeys)) + "\n")
+	for _, rk := range rowKeys {
+		b.WriteString("| " + rk + " |")
+		for _, ck := range colKeys {
+			v, ok := cells[[2]string{rk, ck}]
+			if !ok {
+				v = ""
+			}
+			b.WriteString(" " + v + " |")
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// median of vs (the mean of the middle two for an even count).
+func median(vs []float64) float64 {
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// number formats the median of vs: whole numbers with thousands
+// separators, small fractions with two decimals, "—" when there is none.
+func number(vs []float64) string {
+	if len(vs) == 0 {
+		return "—"
+	}
+	m := median(vs)
+	if m < 100 && m != math.Trunc(m) {
+		return strconv.FormatFloat(m, 'f', 2, 64)
+	}
+	return thousands(int64(math.Round(m)))
+}
+
+// formatRatio gives two significant digits, as the tables do: 0.36, 4.6,
+// 24, 2,700.
+func formatRatio(x float64) string {
+	switch {
+	case x < 1:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	case x < 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	digits := int(math.Floor(math.Log10(x))) + 1
+	unit := math.Pow(10, float64(digits-2))
+	return thousands(int64(math.Round(x/unit) * unit))
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

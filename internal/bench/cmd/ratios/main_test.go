@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestRatios_Golden runs the command on a fixture of go test -bench
+// output (several counts, a custom metric, a log line, a workload without
+// a floor) and compares with the golden tables.
+func TestRatios_Golden(t *testing.T) {
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		{"bench.golden", nil},
+		{"bench-sorted.golden", []string{"-sort", "ratio", "-extra", "steps,heuristic"}},
+		{"bench-match.golden", []string{"-match", "n=1000/"}},
+		{"bench-grid.golden", []string{"-grid", "-match", "n="}},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			var out bytes.Buffer
+			require.NoError(t, run(append(c.args, filepath.Join("testdata", "bench.txt")), nil, &out))
+			path := filepath.Join("testdata", c.golden)
+			if *update {
+				require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Equal(t, string(want), out.String())
+		})
+	}
+}
+
+func TestRatios_MedianAndRatio(t *testing.T) {
+	var out bytes.Buffer
+	in := strings.NewReader(`BenchmarkDecision/w-2 1 300 ns/op 10 B/op 1 allocs/op
+BenchmarkDecision/w-2 1 100 ns/op 30 B/op 1 allocs/op
+BenchmarkDecision/w-2 1 200 ns/op 20 B/op 1 allocs/op
+BenchmarkFloor/w-2 1 40 ns/op 0 B/op 0 allocs/op
+BenchmarkFloor/w-2 1 60 ns/op 0 B/op 0 allocs/op
+`)
+	require.NoError(t, run(nil, in, &out))
+	require.Contains(t, out.String(), "| w | 200 | 50 | 4.0 | 20 | 1 |")
+}
+
+func TestRatios_Errors(t *testing.T) {
+	var out bytes.Buffer
+	require.ErrorContains(t, run(nil, strings.NewReader("PASS\n"), &out), "no BenchmarkDecision lines")
+	require.ErrorContains(t, run([]string{"-sort", "name"}, strings.NewReader(""), &out), "want ratio")
+	require.ErrorContains(t, run(nil, strings.NewReader("BenchmarkDecision/w-2 1 x ns/op\n"), &out), `value "x"`)
+	require.Error(t, run([]string{"testdata/missing.txt"}, nil, &out))
+	require.ErrorContains(t, run([]string{"-grid", "testdata/bench.txt"}, nil, &out), "fewer than three")
+}
+
+func TestFormatRatio(t *testing.T) {
+	for x, want := range map[float64]string{0.364: "0.36", 4.63: "4.6", 24.4: "24", 153: "150", 2712: "2,700", 1e6: "1,000,000"} {
+		require.Equal(t, want, formatRatio(x), "%v", x)
+	}
+}
