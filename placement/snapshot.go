@@ -82,6 +82,7 @@ type base struct {
 	nodePods  []int32
 	grouped   []int32 // indexes of pods with a group, by (namespace, group, name)
 	allNodes  []NodeID
+	largest   []int64 // per resource, the largest allocatable of any node
 }
 
 // NewSnapshot validates nodes and bound pods and builds a snapshot. The
@@ -170,11 +171,15 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b.podsR = b.resIdx[ResourcePods]
 	R := len(b.res)
 	b.alloc = make([]int64, len(b.nodes)*R)
+	b.largest = make([]int64, R)
 	for i := range b.nodes {
 		row := b.alloc[i*R : (i+1)*R]
 		row[b.podsR] = math.MaxInt64
 		for r, q := range b.nodes[i].Allocatable {
 			row[b.resIdx[r]] = q
+		}
+		for r, q := range row {
+			b.largest[r] = max(b.largest[r], q)
 		}
 	}
 
