@@ -4,6 +4,8 @@ go 1.26
 
 require github.com/google/btree v1.1.3
 
+require pgregory.net/rapid v1.3.0 // indirect
+
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect

@@ -42,5 +42,5 @@ func Errorf(sentinel error, object, field, format string, args ...any) *FieldErr
 	return &FieldError{Object: object, Field: field, Detail: fmt.Sprintf(format, args...), Err: sentinel}
 }
 
-func podObj(k Key) string    { return fmt.Sprintf("pod %q", k.String()) }
+func podObj(k Key) string     { return fmt.Sprintf("pod %q", k.String()) }
 func nodeObj(n string) string { return fmt.Sprintf("node %q", n) }

@@ -37,6 +37,28 @@ type Group struct {
 	// SchedulingGroup is Name and whose NodeName is empty. Order does not
 	// matter; the solver sorts them with [MemberOrder].
 	Members []Pod
+	// SubGroups partition the members (e.g. a leader and its workers, the
+	// replicated jobs of a JobSet): each has its own minimum and may have
+	// its own required topology key, which must hold together with the
+	// group's placement. A member belongs to the first sub-group whose
+	// selector matches its labels, or to none.
+	SubGroups []SubGroup
+}
+
+// SubGroup is a set of a PodGroup's members with its own gang minimum and
+// topology constraint (the multi-level hierarchies planned upstream for
+// v1.37: LeaderWorkerSet, JobSet).
+type SubGroup struct {
+	// Name identifies the sub-group in decisions and errors.
+	Name string
+	// Selector picks the sub-group's members by pod labels.
+	Selector LabelSelector
+	// MinCount is how many of the sub-group's members (bound included) a
+	// Scheduled decision must reach; 0 means no minimum.
+	MinCount int32
+	// TopologyKey, when set, requires all of the sub-group's placed and
+	// bound members to share one domain of this node label.
+	TopologyKey string
 }
 
 // Key returns the PodGroup's key.
@@ -71,6 +93,9 @@ func (g *Group) validate(s *Snapshot, bound int) error {
 	for i := range g.Members {
 		p := &g.Members[i]
 		if err := checkPod(p); err != nil {
+			return err
+		}
+		if err := validateAffinity(p); err != nil {
 			return err
 		}
 		k := p.Key()
@@ -177,6 +202,12 @@ type Decision struct {
 	// Truncated is set when the budget ran out after a feasible placement
 	// was found: the answer is valid but some placements were not tried.
 	Truncated bool
+	// Proven is set when the answer needs no larger budget: for a Scheduled
+	// decision, no assignment in the chosen placement places more members;
+	// otherwise, no assignment in any placement satisfies the group (the
+	// search was complete). It is false when the search was cut short and
+	// the answer is the heuristic's.
+	Proven bool
 }
 
 func formatReasons(rc []ReasonCount) string {

@@ -185,6 +185,41 @@ type Pod struct {
 	StartTime time.Time
 	// ResourceClaims is spec.resourceClaims.
 	ResourceClaims []PodResourceClaim
+	// Affinity holds spec.affinity's podAffinity and podAntiAffinity terms.
+	// The solver evaluates them among the members of the pod's own
+	// PodGroup (bound and pending), which is where gang scheduling needs
+	// them; terms about pods outside the group are the host's concern.
+	Affinity *Affinity
+}
+
+// Affinity is the pod-to-pod part of core/v1 Affinity.
+type Affinity struct {
+	PodAffinity     *PodAffinity
+	PodAntiAffinity *PodAffinity
+}
+
+// PodAffinity lists required and preferred terms (core/v1 PodAffinity and
+// PodAntiAffinity: requiredDuringSchedulingIgnoredDuringExecution and
+// preferredDuringSchedulingIgnoredDuringExecution).
+type PodAffinity struct {
+	Required  []PodAffinityTerm
+	Preferred []WeightedPodAffinityTerm
+}
+
+// PodAffinityTerm is core/v1 PodAffinityTerm restricted to the pod's
+// PodGroup: the members whose labels match LabelSelector, and the node
+// label TopologyKey that defines "the same domain" (kubernetes.io/hostname
+// for one node, a rack key for one rack).
+type PodAffinityTerm struct {
+	LabelSelector LabelSelector
+	TopologyKey   string
+}
+
+// WeightedPodAffinityTerm is a preferred term; Weight is 1..100 and adds to
+// the assignment's preference score when the term holds.
+type WeightedPodAffinityTerm struct {
+	Weight int32
+	Term   PodAffinityTerm
 }
 
 // Key returns the pod's namespace/name key.

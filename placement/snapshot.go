@@ -98,14 +98,21 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		b.byName[n.Name] = NodeID(i)
 		b.allNodes = append(b.allNodes, NodeID(i))
 		for r, q := range n.Allocatable {
-			if err := checkQuantity(nodeObj(n.Name), "status.allocatable", r, q); err != nil {
+			if err := checkQuantity(func() string { return nodeObj(n.Name) }, "status.allocatable", r, q); err != nil {
 				return nil, err
 			}
 			resSet[r] = struct{}{}
 		}
 	}
-	b.pods = slices.Clone(pods)
-	slices.SortFunc(b.pods, func(x, y Pod) int { return x.Key().Compare(y.Key()) })
+	perm := make([]int32, len(pods))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(x, y int32) int { return pods[x].Key().Compare(pods[y].Key()) })
+	b.pods = make([]Pod, len(pods))
+	for i, j := range perm {
+		b.pods[i] = pods[j]
+	}
 	b.podNode = make([]NodeID, len(b.pods))
 	for i := range b.pods {
 		p := &b.pods[i]
@@ -187,12 +194,14 @@ func compareGroupMember(a, b *Pod) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
-func checkQuantity(obj, field string, r ResourceName, q int64) error {
+// checkQuantity takes the object's description as a function so that the
+// common, valid case formats nothing.
+func checkQuantity(obj func() string, field string, r ResourceName, q int64) error {
 	if r == "" {
-		return Errorf(ErrInvalid, obj, field, "resource name must not be empty")
+		return Errorf(ErrInvalid, obj(), field, "resource name must not be empty")
 	}
 	if q < 0 {
-		return Errorf(ErrInvalid, obj, field+"["+string(r)+"]", "%d is negative", q)
+		return Errorf(ErrInvalid, obj(), field+"["+string(r)+"]", "%d is negative", q)
 	}
 	return nil
 }
@@ -203,7 +212,7 @@ func checkPod(p *Pod) error {
 		return Errorf(ErrInvalid, podObj(p.Key()), "metadata.name", "must not be empty")
 	}
 	for r, q := range p.Requests {
-		if err := checkQuantity(podObj(p.Key()), "requests", r, q); err != nil {
+		if err := checkQuantity(func() string { return podObj(p.Key()) }, "requests", r, q); err != nil {
 			return err
 		}
 		if r == ResourcePods {
@@ -511,4 +520,3 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 	}
 	return n, nil
 }
-

@@ -1,12 +1,8 @@
 package placement
 
 import (
-	"cmp"
-	"container/heap"
 	"fmt"
 	"maps"
-	"math"
-	"math/bits"
 	"slices"
 	"strings"
 )
@@ -32,29 +28,47 @@ type Options struct {
 	Scorer PlacementScorer
 	// PlacementFilters check each feasible placement's whole assignment.
 	PlacementFilters []PlacementFilter
-	// Budget caps the member-on-node evaluations of one solve; 0 means
-	// [DefaultBudget]. It is counted, never timed, so the same input
-	// always gives the same decision.
+	// Budget caps the work of one solve, counted in member-on-node
+	// evaluations; 0 means [DefaultBudget]. It is counted, never timed, so
+	// the same input always gives the same decision.
 	Budget int64
+	// SearchBudget caps the exhaustive search in one placement, in the same
+	// units, within what is left of Budget (at most half of it); 0 means
+	// [DefaultSearchBudget]. A search cut short leaves Decision.Proven
+	// false.
+	SearchBudget int64
 }
 
+// DefaultSearchBudget is the search budget a zero Options.SearchBudget
+// stands for: a few milliseconds of search per placement.
+const DefaultSearchBudget int64 = 1 << 20
+
 // Solve decides where the pending members of g go on s: all-or-nothing
-// for a gang (bound plus placed members reach MinCount, or nothing is
-// placed), as many as fit for a basic group. It never moves bound members
-// and never modifies s. The decision depends only on the contents of s and
-// g, never on the order of g.Members or of the snapshot's input slices.
+// for a gang (bound plus placed members reach MinCount, every sub-group
+// reaches its own minimum, or nothing is placed), as many as fit for a
+// basic group. It never moves bound members and never modifies s. The
+// decision depends only on the contents of s and g, never on the order of
+// g.Members or of the snapshot's input slices.
 //
 // How: the generator's placements are tried rank by rank. In each placement
-// the members, in [MemberOrder], go one by one to the node that passes every
-// filter and is the most allocated after taking the member (kube-scheduler
-// NodeResourcesFit MostAllocated, so members pack), ties by node name; a
-// member that fits nowhere waits. A placement is feasible when enough
-// members fit and every PlacementFilter accepts it. The feasible placement
-// of the lowest rank with the highest score wins, ties by placement name.
+// the members first go greedily, in [MemberOrder], each to the node that
+// passes every filter and is the most allocated after taking it
+// (kube-scheduler NodeResourcesFit MostAllocated, so members pack), ties by
+// node name; a member that fits nowhere waits. When that leaves members
+// waiting and the members differ (requests, selectors, caller filters,
+// affinity, sub-groups), the solver tries first-fit decreasing, then a
+// complete depth-first search over member-to-node choices — identical
+// nodes and identical members are tried once — within the budget, so a
+// placement is found whenever one exists and the search can finish
+// (Decision.Proven says whether it did). A placement is feasible when
+// enough members fit, every constraint holds and every PlacementFilter
+// accepts it; the feasible placement of the lowest rank with the highest
+// score wins, ties by placement name.
 //
 // Errors (a [*FieldError], for bad input only — "does not fit" is a
-// decision): an invalid group (see [Group]), a member with invalid requests,
-// or an error from a generator or a NewReserverFunc.
+// decision): an invalid group (see [Group]), a member with invalid requests
+// or affinity terms, bound members of a sub-group already in two domains of
+// its key, or an error from a generator or a NewReserverFunc.
 func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	bound := s.GroupMembers(g.Key())
 	if err := g.validate(s, len(bound)); err != nil {
@@ -67,7 +81,24 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if opts.Scorer == nil {
 		sv.opts.Scorer = DefaultScorer{}
 	}
-	sv.prepareMembers()
+	pending := sv.prepareMembers()
+	all := append(slices.Clone(bound), pending...)
+	if err := validateSubGroups(g, all); err != nil {
+		return Decision{}, err
+	}
+	sv.cons = compileCons(s, g, bound, pending)
+	if sv.cons != nil {
+		if err := sv.cons.boundConflict(g); err != nil {
+			return Decision{}, err
+		}
+		sv.pos = make([]NodeID, len(all))
+		for i := range sv.pos {
+			sv.pos[i] = -1
+			if i < len(bound) {
+				sv.pos[i] = s.b.byName[bound[i].NodeName]
+			}
+		}
+	}
 	sv.required, sv.need = len(bound)+1, 1
 	if g.IsGang() {
 		sv.required = max(int(g.MinCount), len(bound)+1)
@@ -98,6 +129,7 @@ type member struct {
 	req     []int64 // indexed like Snapshot.b.res; the pods count is 1
 	missing ResourceName
 	class   int32 // members of one class are interchangeable
+	size    int64 // for first-fit decreasing: sum of request/largest allocatable
 }
 
 type solver struct {
@@ -110,19 +142,32 @@ type solver struct {
 	required  int // members (bound included) the decision must reach
 	need      int // pending members that must be placed
 	reservers []Reserver
+	cons      *cons
+	pos       []NodeID // with cons: node of every member, bound first
 	w         *work
+	classes   int // distinct member classes
 	steps     int64
 	budget    int64
 	exhausted bool
 }
 
-func (sv *solver) prepareMembers() {
+func (sv *solver) prepareMembers() []*Pod {
 	g := sv.g
 	order := make([]*Pod, len(g.Members))
 	for i := range g.Members {
 		order[i] = &g.Members[i]
 	}
 	slices.SortFunc(order, MemberOrder)
+	withLabels := len(g.SubGroups) > 0
+	for _, p := range order {
+		withLabels = withLabels || p.Affinity != nil
+	}
+	largest := make([]int64, sv.R)
+	for _, id := range sv.s.b.allNodes {
+		for r, q := range sv.s.allocRow(id) {
+			largest[r] = max(largest[r], q)
+		}
+	}
 	classes := map[string]int32{}
 	sv.members = make([]member, len(order))
 	for i, p := range order {
@@ -134,11 +179,14 @@ func (sv *solver) prepareMembers() {
 			q := p.Requests[r]
 			if j, ok := sv.s.b.resIdx[r]; ok {
 				m.req[j] = q
+				if j != sv.s.b.podsR {
+					m.size += mulDiv(min(q, largest[j]), scoreScale, largest[j])
+				}
 			} else if q > 0 && m.missing == "" {
 				m.missing = r
 			}
 		}
-		key := classKey(p)
+		key := classKey(p, withLabels)
 		c, ok := classes[key]
 		if !ok {
 			c = int32(len(classes))
@@ -146,11 +194,14 @@ func (sv *solver) prepareMembers() {
 		}
 		m.class = c
 	}
+	sv.classes = len(classes)
+	return order
 }
 
-// classKey encodes what the built-in filters read of a pod, so that pods
-// with equal keys fit on exactly the same nodes.
-func classKey(p *Pod) string {
+// classKey encodes what the solver reads of a pod, so that pods with equal
+// keys are interchangeable. Labels and affinity only matter to groups with
+// affinity terms or sub-groups.
+func classKey(p *Pod, withLabels bool) string {
 	var b strings.Builder
 	for _, r := range slices.Sorted(maps.Keys(p.Requests)) {
 		fmt.Fprintf(&b, "%q=%d;", r, p.Requests[r])
@@ -163,17 +214,29 @@ func classKey(p *Pod) string {
 	for _, t := range p.Tolerations {
 		fmt.Fprintf(&b, "%q,%q,%q,%q;", t.Key, t.Operator, t.Value, t.Effect)
 	}
+	if withLabels {
+		b.WriteString("|u=" + p.Key().String())
+	}
 	return b.String()
 }
 
 // attempt is the outcome of placing the members in one placement.
 type attempt struct {
-	p      *Placement
-	idx    int     // position in the generator's output
-	node   []NodeID // per member (in member order); -1 = waiting
-	placed int
-	score  int64
-	reject Rejection // from a PlacementFilter
+	p         *Placement
+	node      []NodeID // per member (in member order); -1 = waiting
+	seq       []int    // members in the order they were placed
+	placed    int
+	pref      int64  // preference score of the affinity terms
+	violation string // a broken constraint, when enough members fit
+	proven    bool   // the placed count is the most possible here
+	cut       bool   // the search stopped at its budget
+	score     int64
+	reject    Rejection // from a PlacementFilter
+}
+
+// ok reports whether the attempt satisfies the group's requirements.
+func (sv *solver) ok(a *attempt) bool {
+	return a.placed >= sv.need && a.placed > 0 && a.violation == ""
 }
 
 func (sv *solver) solve(placements []Placement) Decision {
@@ -187,6 +250,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 
 	var bestFail *attempt // most members placed, first tried
 	var rejected *attempt
+	proven, cut := true, false
 	for _, rank := range ranks {
 		var win *attempt
 		for i := range placements {
@@ -194,11 +258,12 @@ func (sv *solver) solve(placements []Placement) Decision {
 			if p.Rank != rank {
 				continue
 			}
-			a := sv.attempt(p, i)
+			a := sv.attempt(p)
 			if a == nil {
 				break // budget
 			}
-			if a.placed >= sv.need && a.placed > 0 {
+			cut = cut || a.cut
+			if sv.ok(a) {
 				as := sv.assignments(a)
 				for _, f := range sv.opts.PlacementFilters {
 					if r := f.FilterPlacement(sv.s, sv.g, p, as); !r.OK() {
@@ -217,6 +282,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 					rejected = a
 				}
 			}
+			proven = proven && a.proven
 			if bestFail == nil || a.placed > bestFail.placed {
 				bestFail = a
 			}
@@ -230,11 +296,8 @@ func (sv *solver) solve(placements []Placement) Decision {
 			d.MostFit = sv.bound + win.placed
 			d.Steps = sv.steps
 			d.Truncated = sv.exhausted
-			where := ""
-			if win.p.Name != "" {
-				where = " in " + win.p.Name
-			}
-			d.Message = fmt.Sprintf("%d of %d members placed%s", win.placed, len(sv.members), where)
+			d.Proven = win.proven
+			d.Message = fmt.Sprintf("%d of %d members placed%s", win.placed, len(sv.members), inName(win.p))
 			if sv.bound > 0 {
 				d.Message += fmt.Sprintf(" (%d already bound)", sv.bound)
 			}
@@ -245,12 +308,13 @@ func (sv *solver) solve(placements []Placement) Decision {
 		}
 	}
 	d.Steps = sv.steps
+	d.Proven = proven && !cut && !sv.exhausted
 	d.Waiting = make([]Key, len(sv.members))
 	for i := range sv.members {
 		d.Waiting[i] = sv.members[i].pod.Key()
 	}
 	d.Status = Unschedulable
-	if sv.exhausted {
+	if sv.exhausted || cut {
 		d.Status = BudgetExhausted
 	}
 	if bestFail == nil && rejected == nil {
@@ -284,11 +348,13 @@ func (sv *solver) solve(placements []Placement) Decision {
 	if sv.bound > 0 {
 		fmt.Fprintf(&b, " (%d bound)", sv.bound)
 	}
-	if first != nil {
+	if bestFail.violation != "" {
+		fmt.Fprintf(&b, "; %s", bestFail.violation)
+	} else if first != nil {
 		fmt.Fprintf(&b, "; %s fits on none of %d nodes: %s", first.pod.Key(), len(bestFail.p.Nodes), formatReasons(reasons))
 	}
-	if sv.exhausted {
-		fmt.Fprintf(&b, "; budget of %d steps exhausted", sv.budget)
+	if d.Status == BudgetExhausted {
+		fmt.Fprintf(&b, "; search budget exhausted")
 	}
 	d.Message = b.String()
 	return d
@@ -321,56 +387,6 @@ func (sv *solver) waiting(a *attempt) []Key {
 	return out
 }
 
-func (sv *solver) fastPath() bool { return len(sv.opts.Filters) == 0 && len(sv.reservers) == 0 }
-
-// attempt places the members in p; it leaves the scratch state clean. It
-// returns nil when the budget ran out.
-func (sv *solver) attempt(p *Placement, idx int) *attempt {
-	a := sv.place(p, idx)
-	sv.undo(a)
-	if sv.exhausted {
-		return nil
-	}
-	return a
-}
-
-// place runs the member-by-member placement and leaves its scratch state
-// for diagnose; the caller must undo it.
-func (sv *solver) place(p *Placement, idx int) *attempt {
-	a := &attempt{p: p, idx: idx, node: make([]NodeID, len(sv.members))}
-	for i := range a.node {
-		a.node[i] = -1
-	}
-	for i := 0; i < len(sv.members); {
-		if sv.exhausted || a.placed+len(sv.members)-i < sv.need {
-			break // cannot reach the requirement any more
-		}
-		j := i + 1
-		if sv.fastPath() {
-			for j < len(sv.members) && sv.members[j].class == sv.members[i].class {
-				j++
-			}
-			sv.placeRun(p, a, i, j)
-		} else {
-			sv.placeOne(p, a, i)
-		}
-		i = j
-	}
-	return a
-}
-
-func (sv *solver) undo(a *attempt) {
-	for i := len(a.node) - 1; i >= 0; i-- {
-		if n := a.node[i]; n >= 0 && len(sv.reservers) > 0 {
-			ni := NodeInfo{sv.s, sv.w, n}
-			for k := len(sv.reservers) - 1; k >= 0; k-- {
-				sv.reservers[k].Unreserve(sv.members[i].pod, ni)
-			}
-		}
-	}
-	sv.w.reset()
-}
-
 func (sv *solver) spend(n int64) bool {
 	sv.steps += n
 	if sv.steps > sv.budget {
@@ -380,370 +396,85 @@ func (sv *solver) spend(n int64) bool {
 	return true
 }
 
-// staticOK applies the built-in filters that do not depend on usage.
-func staticOK(p *Pod, n *Node) bool {
-	if n.Unschedulable && !toleratesUnschedulable(p) {
-		return false
+// attempt finds the best assignment of the members in p: the greedy pass in
+// member order, then first-fit decreasing, then the complete search. It
+// leaves the scratch state clean and returns nil when the whole budget ran
+// out.
+func (sv *solver) attempt(p *Placement) *attempt {
+	a := sv.greedy(p, sv.memberOrder())
+	if sv.exhausted {
+		return nil
 	}
-	for k, v := range p.NodeSelector {
-		if lv, ok := n.Labels[k]; !ok || lv != v {
-			return false
-		}
+	exact := sv.classes == 1 && sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
+	if sv.done(a) || exact {
+		// Identical members with no constraint between them: taking the
+		// first in member order on the most allocated nodes places as many
+		// as any assignment could.
+		a.proven = true
+		return a
 	}
-	for _, t := range n.Taints {
-		if t.Effect == TaintEffectPreferNoSchedule {
-			continue
-		}
-		if !tolerated(p, t) {
-			return false
-		}
+	if b := sv.greedy(p, sv.ffdOrder()); sv.better(b, a) {
+		a = b
 	}
-	return true
+	if sv.exhausted {
+		return nil
+	}
+	if sv.done(a) {
+		a.proven = true
+		return a
+	}
+	return sv.search(p, a)
 }
 
-// toleratesUnschedulable mirrors the NodeUnschedulable plugin: a pod that
-// tolerates the node.kubernetes.io/unschedulable:NoSchedule taint may go to
-// a cordoned node.
-func toleratesUnschedulable(p *Pod) bool {
-	return tolerated(p, Taint{Key: "node.kubernetes.io/unschedulable", Effect: TaintEffectNoSchedule})
+// done reports whether an attempt cannot be improved: every member placed,
+// every constraint met, every preference held.
+func (sv *solver) done(a *attempt) bool {
+	return a.placed == len(sv.members) && a.violation == "" && (sv.cons.empty() || a.pref == sv.cons.maxPref)
 }
 
-func tolerated(p *Pod, t Taint) bool {
-	for _, tol := range p.Tolerations {
-		if tol.Tolerates(t) {
-			return true
-		}
+// better orders attempts: satisfying the group first, then more members,
+// then a higher preference score; ties keep the earlier one.
+func (sv *solver) better(x, y *attempt) bool {
+	if sv.ok(x) != sv.ok(y) {
+		return sv.ok(x)
 	}
-	return false
+	if x.placed != y.placed {
+		return x.placed > y.placed
+	}
+	return x.pref > y.pref
 }
 
-// capacity returns how many copies of req fit on node id now (at most
-// limit).
-func (sv *solver) capacity(req []int64, id NodeID, limit int64) int64 {
-	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
-	off, hasExtra := sv.w.at[id]
-	c := limit
-	for r, q := range req {
-		if q == 0 {
-			continue
-		}
-		free := alloc[r] - used[r]
-		if hasExtra {
-			free -= sv.w.slab[int(off)+r]
-		}
-		if free < q {
-			return 0
-		}
-		c = min(c, free/q)
+func (sv *solver) memberOrder() []int {
+	o := make([]int, len(sv.members))
+	for i := range o {
+		o[i] = i
 	}
-	return c
+	return o
 }
 
-const scoreScale = 1 << 30
-
-// nodeScore is the MostAllocated score of node id after one more copy of
-// req: the sum over requested resources (the pods count excluded) of
-// requested/allocatable, scaled by 2^30. It only compares nodes for one
-// member, so the sum needs no averaging.
-func (sv *solver) nodeScore(req []int64, id NodeID) int64 {
-	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
-	off, hasExtra := sv.w.at[id]
-	var sc int64
-	for r, q := range req {
-		if q == 0 || r == sv.s.b.podsR {
-			continue
-		}
-		u := used[r] + q
-		if hasExtra {
-			u += sv.w.slab[int(off)+r]
-		}
-		sc += mulDiv(u, scoreScale, alloc[r])
-	}
-	return sc
+// ffdOrder is first-fit decreasing: the largest members first (by the sum
+// of their requests relative to the largest node), ties in member order.
+func (sv *solver) ffdOrder() []int {
+	o := sv.memberOrder()
+	slices.SortStableFunc(o, func(i, j int) int { return cmpInt64(sv.members[j].size, sv.members[i].size) })
+	return o
 }
 
-// mulDiv returns a*b/c for 0 <= a <= c, without overflow.
-func mulDiv(a, b, c int64) int64 {
-	if c <= 0 || a <= 0 {
-		return 0
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
 	}
-	if a >= c {
-		return b
-	}
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	q, _ := bits.Div64(hi, lo, uint64(c))
-	return int64(q)
+	return 0
 }
 
-// fits reports whether member m may go to node id now, including hooks.
-func (sv *solver) fits(m *member, id NodeID) bool {
-	if m.missing != "" || !staticOK(m.pod, &sv.s.b.nodes[id]) || sv.capacity(m.req, id, 1) == 0 {
-		return false
-	}
-	ni := NodeInfo{sv.s, sv.w, id}
-	for _, f := range sv.opts.Filters {
-		if !f.Filter(m.pod, ni).OK() {
-			return false
-		}
-	}
-	for _, r := range sv.reservers {
-		if !r.Filter(m.pod, ni).OK() {
-			return false
-		}
-	}
-	return true
-}
-
-func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
-	m := &sv.members[i]
-	if !sv.spend(int64(len(p.Nodes))) {
+// finish computes the attempt's constraint verdict and preference score.
+func (sv *solver) finish(a *attempt) {
+	if sv.cons.empty() {
 		return
 	}
-	best, bestScore := NodeID(-1), int64(math.MinInt64)
-	for _, id := range p.Nodes {
-		if !sv.fits(m, id) {
-			continue
-		}
-		if sc := sv.nodeScore(m.req, id); sc > bestScore {
-			best, bestScore = id, sc
-		}
-	}
-	if best < 0 {
-		return
-	}
-	a.node[i] = best
-	a.placed++
-	sv.w.add(best, m.req, 1)
-	ni := NodeInfo{sv.s, sv.w, best}
-	for _, r := range sv.reservers {
-		r.Reserve(m.pod, ni)
-	}
-}
-
-// placeRun places members i..j-1, which share one class, exactly as
-// placeOne would one by one: the most-allocated node stays the most
-// allocated after taking a member, so it is filled before the next.
-func (sv *solver) placeRun(p *Placement, a *attempt, i, j int) {
-	m := &sv.members[i]
-	if m.missing != "" || !sv.spend(int64(len(p.Nodes))) {
-		return
-	}
-	want := int64(j - i)
-	h := candHeap{}
-	for _, id := range p.Nodes {
-		if !staticOK(m.pod, &sv.s.b.nodes[id]) {
-			continue
-		}
-		c := sv.capacity(m.req, id, want)
-		if c == 0 {
-			continue
-		}
-		h = append(h, cand{id: id, cap: c, score: sv.nodeScore(m.req, id)})
-	}
-	heap.Init(&h)
-	k := i
-	for k < j && h.Len() > 0 {
-		c := heap.Pop(&h).(cand)
-		n := min(c.cap, int64(j-k))
-		sv.w.add(c.id, m.req, n)
-		for range n {
-			a.node[k] = c.id
-			k++
-		}
-		a.placed += int(n)
-	}
-}
-
-type cand struct {
-	id    NodeID
-	cap   int64
-	score int64
-}
-
-type candHeap []cand
-
-func (h candHeap) Len() int { return len(h) }
-func (h candHeap) Less(i, j int) bool {
-	if h[i].score != h[j].score {
-		return h[i].score > h[j].score
-	}
-	return h[i].id < h[j].id
-}
-func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
-func (h *candHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// diagnose re-runs the best failed attempt and explains why its first
-// waiting member fits on none of the placement's nodes. unresolvable is set
-// when that member fits on no node of the cluster even if it were empty.
-func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount, unresolvable bool) {
-	saved := sv.exhausted
-	sv.exhausted, sv.budget = false, math.MaxInt64
-	a := sv.place(best.p, best.idx)
-	defer func() { sv.undo(a); sv.exhausted = saved }()
-	for i, n := range a.node {
-		if n < 0 {
-			first = &sv.members[i]
-			break
-		}
-	}
-	if first == nil {
-		return nil, nil, false
-	}
-	counts := map[string]int{}
-	for _, id := range best.p.Nodes {
-		for _, r := range sv.reasons(first, id) {
-			counts[r.Reason]++
-		}
-	}
-	for r, n := range counts {
-		reasons = append(reasons, ReasonCount{Reason: r, Nodes: n})
-	}
-	slices.SortFunc(reasons, func(x, y ReasonCount) int {
-		if c := cmp.Compare(y.Nodes, x.Nodes); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Reason, y.Reason)
-	})
-	unresolvable = true
-	for id := range sv.s.b.nodes {
-		ok := true
-		for _, r := range sv.reasons(first, NodeID(id)) {
-			if r.Unresolvable {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			unresolvable = false
-			break
-		}
-	}
-	return first, reasons, unresolvable
-}
-
-// reasons lists every reason member m does not fit node id now.
-func (sv *solver) reasons(m *member, id NodeID) []Rejection {
-	var out []Rejection
-	n := &sv.s.b.nodes[id]
-	p := m.pod
-	if m.missing != "" {
-		out = append(out, Rejection{Reason: "Insufficient " + string(m.missing), Unresolvable: true})
-	}
-	if n.Unschedulable && !toleratesUnschedulable(p) {
-		out = append(out, Rejection{Reason: "node(s) were unschedulable", Unresolvable: true})
-	}
-	for k, v := range p.NodeSelector {
-		if lv, ok := n.Labels[k]; !ok || lv != v {
-			out = append(out, Rejection{Reason: "node(s) didn't match Pod's node selector", Unresolvable: true})
-			break
-		}
-	}
-	for _, t := range n.Taints {
-		if t.Effect != TaintEffectPreferNoSchedule && !tolerated(p, t) {
-			out = append(out, Rejection{Reason: "node(s) had untolerated taint {" + t.Key + ": " + t.Value + "}", Unresolvable: true})
-			break
-		}
-	}
-	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
-	for r, q := range m.req {
-		if q == 0 {
-			continue
-		}
-		name := "Insufficient " + string(sv.s.b.res[r])
-		if r == sv.s.b.podsR {
-			name = "Too many pods"
-		}
-		if alloc[r] < q {
-			out = append(out, Rejection{Reason: name, Unresolvable: true})
-		} else if alloc[r]-used[r]-sv.w.extra(id, r) < q {
-			out = append(out, Rejection{Reason: name})
-		}
-	}
-	ni := NodeInfo{sv.s, sv.w, id}
-	for _, f := range sv.opts.Filters {
-		if r := f.Filter(p, ni); !r.OK() {
-			out = append(out, r)
-		}
-	}
-	for _, rv := range sv.reservers {
-		if r := rv.Filter(p, ni); !r.OK() {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// DefaultScorer is upstream's default placement scoring (KEP-5732): the
-// NodeResourcesFit MostAllocated score of the whole placement after the
-// assignment — the mean over the resources the group requests (the pods
-// count excluded) of requested/allocatable summed over the placement's
-// nodes — plus the PodGroupPodsCount score, members placed (bound included)
-// over all members, with equal weights. Each part is scaled to 0..1,000,000,
-// so the score is in 0..2,000,000.
-type DefaultScorer struct{}
-
-var _ PlacementScorer = DefaultScorer{}
-
-// Score implements [PlacementScorer]. It costs O(nodes in p + assignments).
-func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
-	const scale = 1_000_000
-	R := len(s.b.res)
-	requested := make([]bool, R)
-	for i := range g.Members {
-		for r, q := range g.Members[i].Requests {
-			if j, ok := s.b.resIdx[r]; ok && q > 0 && j != s.b.podsR {
-				requested[j] = true
-			}
-		}
-	}
-	alloc := make([]int64, R)
-	used := make([]int64, R)
-	for _, id := range p.Nodes {
-		ar, ur := s.allocRow(id), s.usedRow(id)
-		for r := range R {
-			if requested[r] {
-				alloc[r] = satAdd(alloc[r], ar[r])
-				used[r] = satAdd(used[r], max(ur[r], 0))
-			}
-		}
-	}
-	byKey := make(map[Key]*Pod, len(g.Members))
-	for i := range g.Members {
-		byKey[g.Members[i].Key()] = &g.Members[i]
-	}
-	for _, as := range a {
-		for r, q := range byKey[as.Pod].Requests {
-			if j, ok := s.b.resIdx[r]; ok && requested[j] {
-				used[j] = satAdd(used[j], q)
-			}
-		}
-	}
-	var sum, n int64
-	for r := range R {
-		if requested[r] {
-			sum += mulDiv(used[r], scale, alloc[r])
-			n++
-		}
-	}
-	var most int64
-	if n > 0 {
-		most = sum / n
-	}
-	bound := int64(len(s.GroupMembers(g.Key())))
-	total := bound + int64(len(g.Members))
-	count := (bound + int64(len(a))) * scale / total
-	return most + count
-}
-
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
+	a.violation = sv.cons.violation(sv.pos)
+	a.pref = sv.cons.pref(sv.pos)
 }

@@ -23,7 +23,11 @@ var ErrViolation = errors.New("placement: invariant violated")
 //     taints, unschedulable) and the given filters, which see the members
 //     assigned before it in d's order;
 //  5. placement: every assigned member and every bound member is on a node
-//     of d.Placement (for a topology generator, one domain).
+//     of d.Placement (for a topology generator, one domain);
+//  6. constraints: the group's required pod affinity and anti-affinity
+//     terms hold among its members (terms between two bound members
+//     excepted), and every sub-group reaches its minimum within one domain
+//     of its topology key.
 //
 // It returns nil or an error wrapping [ErrViolation] that names the member,
 // the node and the invariant. Cost: O(assignments × resources + bound
@@ -101,6 +105,29 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 				continue
 			}
 			row[j] += q
+		}
+	}
+	pend := make([]*Pod, len(g.Members))
+	for i := range g.Members {
+		pend[i] = &g.Members[i]
+	}
+	if c := compileCons(s, g, bound, pend); c != nil {
+		pos := make([]NodeID, len(c.pods))
+		for i, p := range c.pods {
+			pos[i] = -1
+			if i < len(bound) {
+				pos[i], _ = s.NodeID(p.NodeName)
+			}
+		}
+		for _, a := range d.Assignments {
+			for i := len(bound); i < len(c.pods); i++ {
+				if c.pods[i].Key() == a.Pod {
+					pos[i] = a.NodeID
+				}
+			}
+		}
+		if v := c.violation(pos); v != "" {
+			return bad("%s", v)
 		}
 	}
 	for _, id := range w.touched {

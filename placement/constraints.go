@@ -1,0 +1,375 @@
+package placement
+
+import (
+	"fmt"
+	"slices"
+)
+
+// cons is a group's pod affinity terms and sub-groups compiled over "all
+// members": the bound members first (their nodes are fixed), then the
+// pending members in the solver's member order. A position of -1 means the
+// member is not placed.
+type cons struct {
+	s        *Snapshot
+	pods     []*Pod
+	nb       int
+	terms    []term
+	byOwner  [][]int32 // terms owned by each member
+	byTarget [][]int32 // required anti-affinity terms whose selector matches each member
+	subs     []subc
+	subOf    []int32 // sub-group of each member, or -1
+	maxPref  int64   // sum of all preferred weights of all members
+}
+
+type term struct {
+	owner     int32
+	key       string
+	anti      bool
+	weight    int64   // 0 for a required term
+	matches   []int32 // other members that the selector matches
+	selfMatch bool
+}
+
+type subc struct {
+	name    string
+	min     int
+	key     string
+	members []int32
+}
+
+func (c *cons) empty() bool { return c == nil || (len(c.terms) == 0 && len(c.subs) == 0) }
+
+// compileCons returns nil when the group has no affinity terms and no
+// sub-groups.
+func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
+	any := len(g.SubGroups) > 0
+	for _, p := range pending {
+		any = any || p.Affinity != nil
+	}
+	for _, p := range bound {
+		any = any || p.Affinity != nil
+	}
+	if !any {
+		return nil
+	}
+	c := &cons{s: s, nb: len(bound)}
+	c.pods = append(append(c.pods, bound...), pending...)
+	n := len(c.pods)
+	c.byOwner = make([][]int32, n)
+	c.byTarget = make([][]int32, n)
+	add := func(owner int, t PodAffinityTerm, anti bool, w int64) {
+		tm := term{owner: int32(owner), key: t.TopologyKey, anti: anti, weight: w}
+		for j, q := range c.pods {
+			if !t.LabelSelector.Matches(q.Labels) {
+				continue
+			}
+			if j == owner {
+				tm.selfMatch = true
+				continue
+			}
+			tm.matches = append(tm.matches, int32(j))
+		}
+		ti := int32(len(c.terms))
+		c.terms = append(c.terms, tm)
+		c.byOwner[owner] = append(c.byOwner[owner], ti)
+		if anti && w == 0 {
+			for _, j := range tm.matches {
+				c.byTarget[j] = append(c.byTarget[j], ti)
+			}
+		}
+		c.maxPref += w
+	}
+	for i, p := range c.pods {
+		if p.Affinity == nil {
+			continue
+		}
+		for k, pa := range []*PodAffinity{p.Affinity.PodAffinity, p.Affinity.PodAntiAffinity} {
+			if pa == nil {
+				continue
+			}
+			for _, t := range pa.Required {
+				add(i, t, k == 1, 0)
+			}
+			for _, t := range pa.Preferred {
+				add(i, t.Term, k == 1, int64(t.Weight))
+			}
+		}
+	}
+	c.subOf = make([]int32, n)
+	for i := range c.subOf {
+		c.subOf[i] = -1
+	}
+	for si, sg := range g.SubGroups {
+		sc := subc{name: sg.Name, min: int(sg.MinCount), key: sg.TopologyKey}
+		for i, p := range c.pods {
+			if firstSubGroup(g, p) == si {
+				c.subOf[i] = int32(si)
+				sc.members = append(sc.members, int32(i))
+			}
+		}
+		c.subs = append(c.subs, sc)
+	}
+	return c
+}
+
+func (c *cons) label(n NodeID, key string) (string, bool) {
+	v, ok := c.s.b.nodes[n].Labels[key]
+	return v, ok
+}
+
+// same reports whether nodes a and b are in one domain of key: both carry
+// the label with equal values (hostname-like keys included).
+func (c *cons) same(a, b NodeID, key string) bool {
+	if a == b {
+		_, ok := c.label(a, key)
+		return ok
+	}
+	va, oka := c.label(a, key)
+	vb, okb := c.label(b, key)
+	return oka && okb && va == vb
+}
+
+// allow is the incremental check for putting member i on node n given pos.
+// strict applies kube-scheduler's sequential rule to required affinity (a
+// member joins the matching members already placed); otherwise a term that
+// undecided members may still satisfy is let through, which keeps a search
+// complete. undecided(j) reports whether member j may still be placed.
+func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(int32) bool) bool {
+	for _, ti := range c.byOwner[i] {
+		t := &c.terms[ti]
+		if t.weight != 0 {
+			continue
+		}
+		if t.anti {
+			for _, q := range t.matches {
+				if pos[q] >= 0 && c.same(n, pos[q], t.key) {
+					return false
+				}
+			}
+			continue
+		}
+		if _, ok := c.label(n, t.key); !ok {
+			return false
+		}
+		placed, shared, open := false, false, false
+		for _, q := range t.matches {
+			switch {
+			case pos[q] >= 0:
+				placed = true
+				shared = shared || c.same(n, pos[q], t.key)
+			case undecided != nil && undecided(q):
+				open = true
+			}
+		}
+		switch {
+		case shared:
+		case strict && (placed || !t.selfMatch):
+			return false
+		case !strict && !open && (placed || !t.selfMatch):
+			return false
+		}
+	}
+	for _, ti := range c.byTarget[i] {
+		t := &c.terms[ti]
+		if pos[t.owner] >= 0 && c.same(n, pos[t.owner], t.key) {
+			return false
+		}
+	}
+	if si := c.subOf[i]; si >= 0 && c.subs[si].key != "" {
+		sg := &c.subs[si]
+		if _, ok := c.label(n, sg.key); !ok {
+			return false
+		}
+		for _, q := range sg.members {
+			if pos[q] >= 0 && int(q) != i {
+				return c.same(n, pos[q], sg.key)
+			}
+		}
+	}
+	return true
+}
+
+// violation returns "" when the complete assignment pos satisfies every
+// required term and sub-group, else what is broken. Terms between bound
+// members alone are not checked: like kube-scheduler's
+// IgnoredDuringExecution, running pods are never re-judged.
+func (c *cons) violation(pos []NodeID) string {
+	for ti := range c.terms {
+		t := &c.terms[ti]
+		o := t.owner
+		if t.weight != 0 || pos[o] < 0 {
+			continue
+		}
+		placed, shared := false, false
+		for _, q := range t.matches {
+			if pos[q] < 0 || (int(o) < c.nb && int(q) < c.nb) {
+				continue
+			}
+			placed = true
+			if c.same(pos[o], pos[q], t.key) {
+				shared = true
+				if t.anti {
+					return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pods[o].Key(), c.pods[q].Key(), t.key)
+				}
+			}
+		}
+		if !t.anti && int(o) >= c.nb && !shared {
+			for _, q := range t.matches {
+				placed = placed || pos[q] >= 0
+			}
+			if _, ok := c.label(pos[o], t.key); !ok || placed || !t.selfMatch {
+				return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), t.key)
+			}
+		}
+	}
+	for _, sg := range c.subs {
+		count, first := 0, NodeID(-1)
+		for _, q := range sg.members {
+			if pos[q] < 0 {
+				continue
+			}
+			count++
+			if sg.key == "" {
+				continue
+			}
+			if first < 0 {
+				first = pos[q]
+				if _, ok := c.label(first, sg.key); !ok {
+					return fmt.Sprintf("sub-group %s: node %q has no %s label", sg.name, c.s.b.nodes[first].Name, sg.key)
+				}
+			} else if !c.same(first, pos[q], sg.key) {
+				return fmt.Sprintf("sub-group %s spans two %s domains", sg.name, sg.key)
+			}
+		}
+		if count < sg.min {
+			return fmt.Sprintf("sub-group %s: %d of min %d members", sg.name, count, sg.min)
+		}
+	}
+	return ""
+}
+
+// boundConflict reports bound members of one sub-group that already sit in
+// two domains of its key: no decision can repair that.
+func (c *cons) boundConflict(g *Group) error {
+	for _, sg := range c.subs {
+		if sg.key == "" {
+			continue
+		}
+		first := NodeID(-1)
+		for _, q := range sg.members {
+			if int(q) >= c.nb {
+				break
+			}
+			n := c.s.b.byName[c.pods[q].NodeName]
+			if first < 0 {
+				first = n
+			} else if !c.same(first, n, sg.key) {
+				return Errorf(ErrInvalid, groupObj(g), "spec.subGroups["+sg.name+"].topologyKey",
+					"bound members %s and %s are in different %s domains", c.pods[sg.members[0]].Key(), c.pods[q].Key(), sg.key)
+			}
+		}
+	}
+	return nil
+}
+
+// pref is the preference score of pos: the weights of the preferred terms
+// of placed members that hold.
+func (c *cons) pref(pos []NodeID) int64 {
+	var sc int64
+	for ti := range c.terms {
+		t := &c.terms[ti]
+		if t.weight == 0 || pos[t.owner] < 0 {
+			continue
+		}
+		shared := false
+		for _, q := range t.matches {
+			if pos[q] >= 0 && c.same(pos[t.owner], pos[q], t.key) {
+				shared = true
+				break
+			}
+		}
+		if shared != t.anti {
+			sc += t.weight
+		}
+	}
+	return sc
+}
+
+// validateAffinity checks the affinity terms of a member.
+func validateAffinity(p *Pod) error {
+	if p.Affinity == nil {
+		return nil
+	}
+	obj := podObj(p.Key())
+	for k, pa := range []*PodAffinity{p.Affinity.PodAffinity, p.Affinity.PodAntiAffinity} {
+		if pa == nil {
+			continue
+		}
+		f := "spec.affinity.podAffinity"
+		if k == 1 {
+			f = "spec.affinity.podAntiAffinity"
+		}
+		for i, t := range pa.Required {
+			fi := fmt.Sprintf("%s.required[%d]", f, i)
+			if t.TopologyKey == "" {
+				return Errorf(ErrInvalid, obj, fi+".topologyKey", "must not be empty")
+			}
+			if err := t.LabelSelector.Validate(obj, fi+".labelSelector"); err != nil {
+				return err
+			}
+		}
+		for i, t := range pa.Preferred {
+			fi := fmt.Sprintf("%s.preferred[%d]", f, i)
+			if t.Weight < 1 || t.Weight > 100 {
+				return Errorf(ErrInvalid, obj, fi+".weight", "%d is outside 1..100", t.Weight)
+			}
+			if t.Term.TopologyKey == "" {
+				return Errorf(ErrInvalid, obj, fi+".podAffinityTerm.topologyKey", "must not be empty")
+			}
+			if err := t.Term.LabelSelector.Validate(obj, fi+".podAffinityTerm.labelSelector"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validateSubGroups checks sub-group definitions against the members.
+func validateSubGroups(g *Group, all []*Pod) error {
+	obj := groupObj(g)
+	var names []string
+	for i, sg := range g.SubGroups {
+		f := fmt.Sprintf("spec.subGroups[%d]", i)
+		if sg.Name == "" {
+			return Errorf(ErrInvalid, obj, f+".name", "must not be empty")
+		}
+		if slices.Contains(names, sg.Name) {
+			return Errorf(ErrDuplicate, obj, f+".name", "sub-group %q defined twice", sg.Name)
+		}
+		names = append(names, sg.Name)
+		if err := sg.Selector.Validate(obj, f+".selector"); err != nil {
+			return err
+		}
+		n := 0
+		for _, p := range all {
+			if firstSubGroup(g, p) == i {
+				n++
+			}
+		}
+		if sg.MinCount < 0 || int(sg.MinCount) > n {
+			return Errorf(ErrInvalid, obj, f+".minCount", "%d is outside 0..%d (members matching the selector)", sg.MinCount, n)
+		}
+	}
+	return nil
+}
+
+// firstSubGroup returns the index of the first sub-group whose selector
+// matches p, or -1.
+func firstSubGroup(g *Group, p *Pod) int {
+	for i := range g.SubGroups {
+		if g.SubGroups[i].Selector.Matches(p.Labels) {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,112 @@
+package placement
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// diagnose re-runs the best failed attempt and explains why its first
+// waiting member fits on none of the placement's nodes. unresolvable is set
+// when that member fits on no node of the cluster even if it were empty.
+func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount, unresolvable bool) {
+	a := sv.replay(best)
+	defer sv.undo(a)
+	for i, n := range a.node {
+		if n < 0 {
+			first = &sv.members[i]
+			break
+		}
+	}
+	if first == nil {
+		return nil, nil, false
+	}
+	counts := map[string]int{}
+	for _, id := range best.p.Nodes {
+		for _, r := range sv.reasons(first, id) {
+			counts[r.Reason]++
+		}
+	}
+	for r, n := range counts {
+		reasons = append(reasons, ReasonCount{Reason: r, Nodes: n})
+	}
+	slices.SortFunc(reasons, func(x, y ReasonCount) int {
+		if c := cmp.Compare(y.Nodes, x.Nodes); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Reason, y.Reason)
+	})
+	unresolvable = true
+	for id := range sv.s.b.nodes {
+		ok := true
+		for _, r := range sv.reasons(first, NodeID(id)) {
+			if r.Unresolvable {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			unresolvable = false
+			break
+		}
+	}
+	return first, reasons, unresolvable
+}
+
+// reasons lists every reason member m does not fit node id now.
+func (sv *solver) reasons(m *member, id NodeID) []Rejection {
+	var out []Rejection
+	n := &sv.s.b.nodes[id]
+	p := m.pod
+	if m.missing != "" {
+		out = append(out, Rejection{Reason: "Insufficient " + string(m.missing), Unresolvable: true})
+	}
+	if n.Unschedulable && !toleratesUnschedulable(p) {
+		out = append(out, Rejection{Reason: "node(s) were unschedulable", Unresolvable: true})
+	}
+	for k, v := range p.NodeSelector {
+		if lv, ok := n.Labels[k]; !ok || lv != v {
+			out = append(out, Rejection{Reason: "node(s) didn't match Pod's node selector", Unresolvable: true})
+			break
+		}
+	}
+	for _, t := range n.Taints {
+		if t.Effect != TaintEffectPreferNoSchedule && !tolerated(p, t) {
+			out = append(out, Rejection{Reason: "node(s) had untolerated taint {" + t.Key + ": " + t.Value + "}", Unresolvable: true})
+			break
+		}
+	}
+	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
+	for r, q := range m.req {
+		if q == 0 {
+			continue
+		}
+		name := "Insufficient " + string(sv.s.b.res[r])
+		if r == sv.s.b.podsR {
+			name = "Too many pods"
+		}
+		if alloc[r] < q {
+			out = append(out, Rejection{Reason: name, Unresolvable: true})
+		} else if alloc[r]-used[r]-sv.w.extra(id, r) < q {
+			out = append(out, Rejection{Reason: name})
+		}
+	}
+	if sv.pos != nil {
+		i := slices.IndexFunc(sv.members, func(x member) bool { return x.pod == p })
+		if !sv.cons.allow(sv.bound+i, id, sv.pos, true, nil) {
+			out = append(out, Rejection{Reason: "node(s) didn't satisfy the group's pod affinity, anti-affinity or sub-group topology"})
+		}
+	}
+	ni := NodeInfo{sv.s, sv.w, id}
+	for _, f := range sv.opts.Filters {
+		if r := f.Filter(p, ni); !r.OK() {
+			out = append(out, r)
+		}
+	}
+	for _, rv := range sv.reservers {
+		if r := rv.Filter(p, ni); !r.OK() {
+			out = append(out, r)
+		}
+	}
+	return out
+}

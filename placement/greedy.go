@@ -1,0 +1,310 @@
+package placement
+
+import (
+	"container/heap"
+	"math"
+	"math/bits"
+)
+
+func (sv *solver) newAttempt(p *Placement) *attempt {
+	a := &attempt{p: p, node: make([]NodeID, len(sv.members))}
+	for i := range a.node {
+		a.node[i] = -1
+	}
+	return a
+}
+
+// greedy places the members one by one in the given order and returns the
+// attempt with the scratch state clean again.
+func (sv *solver) greedy(p *Placement, order []int) *attempt {
+	a := sv.newAttempt(p)
+	a.seq = make([]int, 0, len(order))
+	batch := sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
+	for k := 0; k < len(order); {
+		if sv.exhausted || a.placed+len(order)-k < sv.need {
+			break // cannot reach the requirement any more
+		}
+		j := k + 1
+		if batch {
+			for j < len(order) && sv.members[order[j]].class == sv.members[order[k]].class {
+				j++
+			}
+			sv.placeRun(p, a, order[k:j])
+		} else {
+			sv.placeOne(p, a, order[k])
+		}
+		k = j
+	}
+	sv.finish(a)
+	sv.undo(a)
+	return a
+}
+
+// assign puts member i on node id in the scratch state.
+func (sv *solver) assign(a *attempt, i int, id NodeID) {
+	m := &sv.members[i]
+	a.node[i] = id
+	a.placed++
+	a.seq = append(a.seq, i)
+	sv.w.add(id, m.req, 1)
+	if sv.pos != nil {
+		sv.pos[sv.bound+i] = id
+	}
+	if len(sv.reservers) > 0 {
+		ni := NodeInfo{sv.s, sv.w, id}
+		for _, r := range sv.reservers {
+			r.Reserve(m.pod, ni)
+		}
+	}
+}
+
+// unassign takes back the member assigned last.
+func (sv *solver) unassign(a *attempt) {
+	i := a.seq[len(a.seq)-1]
+	a.seq = a.seq[:len(a.seq)-1]
+	m := &sv.members[i]
+	id := a.node[i]
+	if len(sv.reservers) > 0 {
+		ni := NodeInfo{sv.s, sv.w, id}
+		for k := len(sv.reservers) - 1; k >= 0; k-- {
+			sv.reservers[k].Unreserve(m.pod, ni)
+		}
+	}
+	if sv.pos != nil {
+		sv.pos[sv.bound+i] = -1
+	}
+	sv.w.sub(id, m.req)
+	a.node[i] = -1
+	a.placed--
+}
+
+// undo clears the scratch state of an attempt while keeping its result.
+func (sv *solver) undo(a *attempt) {
+	if len(sv.reservers) > 0 {
+		for k := len(a.seq) - 1; k >= 0; k-- {
+			i := a.seq[k]
+			ni := NodeInfo{sv.s, sv.w, a.node[i]}
+			for r := len(sv.reservers) - 1; r >= 0; r-- {
+				sv.reservers[r].Unreserve(sv.members[i].pod, ni)
+			}
+		}
+	}
+	if sv.pos != nil {
+		for i := sv.bound; i < len(sv.pos); i++ {
+			sv.pos[i] = -1
+		}
+	}
+	sv.w.reset()
+}
+
+// replay re-establishes the scratch state of an attempt; undo it after.
+func (sv *solver) replay(a *attempt) *attempt {
+	r := sv.newAttempt(a.p)
+	for _, i := range a.seq {
+		sv.assign(r, i, a.node[i])
+	}
+	return r
+}
+
+// placeOne places member i on the best node of p that admits it, if any.
+func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
+	m := &sv.members[i]
+	if !sv.spend(int64(len(p.Nodes))) {
+		return
+	}
+	best, bestScore, bestPref := NodeID(-1), int64(math.MinInt64), int64(math.MinInt64)
+	for _, id := range p.Nodes {
+		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, true, nil)) {
+			continue
+		}
+		pref := sv.prefWith(i, id)
+		sc := sv.nodeScore(m.req, id)
+		if pref > bestPref || (pref == bestPref && sc > bestScore) {
+			best, bestScore, bestPref = id, sc, pref
+		}
+	}
+	if best >= 0 {
+		sv.assign(a, i, best)
+	}
+}
+
+// prefWith is the preference score with member i on node id, or 0 when the
+// group has no preferred terms.
+func (sv *solver) prefWith(i int, id NodeID) int64 {
+	if sv.cons.empty() || sv.cons.maxPref == 0 {
+		return 0
+	}
+	sv.pos[sv.bound+i] = id
+	sc := sv.cons.pref(sv.pos)
+	sv.pos[sv.bound+i] = -1
+	return sc
+}
+
+// placeRun places the members idx, which share one class, exactly as
+// placeOne would one by one: the most-allocated node stays the most
+// allocated after taking a member, so it is filled before the next.
+func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
+	m := &sv.members[idx[0]]
+	if m.missing != "" || !sv.spend(int64(len(p.Nodes))) {
+		return
+	}
+	want := int64(len(idx))
+	h := candHeap{}
+	for _, id := range p.Nodes {
+		if !staticOK(m.pod, &sv.s.b.nodes[id]) {
+			continue
+		}
+		c := sv.capacity(m.req, id, want)
+		if c == 0 {
+			continue
+		}
+		h = append(h, cand{id: id, cap: c, score: sv.nodeScore(m.req, id)})
+	}
+	heap.Init(&h)
+	k := 0
+	for k < len(idx) && h.Len() > 0 {
+		c := heap.Pop(&h).(cand)
+		for n := min(c.cap, int64(len(idx)-k)); n > 0; n-- {
+			sv.assign(a, idx[k], c.id)
+			k++
+		}
+	}
+}
+
+type cand struct {
+	id    NodeID
+	cap   int64
+	score int64
+}
+
+type candHeap []cand
+
+func (h candHeap) Len() int { return len(h) }
+func (h candHeap) Less(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score > h[j].score
+	}
+	return h[i].id < h[j].id
+}
+func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
+func (h *candHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// staticOK applies the built-in filters that do not depend on usage.
+func staticOK(p *Pod, n *Node) bool {
+	if n.Unschedulable && !toleratesUnschedulable(p) {
+		return false
+	}
+	for k, v := range p.NodeSelector {
+		if lv, ok := n.Labels[k]; !ok || lv != v {
+			return false
+		}
+	}
+	for _, t := range n.Taints {
+		if t.Effect == TaintEffectPreferNoSchedule {
+			continue
+		}
+		if !tolerated(p, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// toleratesUnschedulable mirrors the NodeUnschedulable plugin: a pod that
+// tolerates the node.kubernetes.io/unschedulable:NoSchedule taint may go to
+// a cordoned node.
+func toleratesUnschedulable(p *Pod) bool {
+	return tolerated(p, Taint{Key: "node.kubernetes.io/unschedulable", Effect: TaintEffectNoSchedule})
+}
+
+func tolerated(p *Pod, t Taint) bool {
+	for _, tol := range p.Tolerations {
+		if tol.Tolerates(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// capacity returns how many copies of req fit on node id now (at most
+// limit).
+func (sv *solver) capacity(req []int64, id NodeID, limit int64) int64 {
+	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
+	off, hasExtra := sv.w.at[id]
+	c := limit
+	for r, q := range req {
+		if q == 0 {
+			continue
+		}
+		free := alloc[r] - used[r]
+		if hasExtra {
+			free -= sv.w.slab[int(off)+r]
+		}
+		if free < q {
+			return 0
+		}
+		c = min(c, free/q)
+	}
+	return c
+}
+
+const scoreScale = 1 << 30
+
+// nodeScore is the MostAllocated score of node id after one more copy of
+// req: the sum over requested resources (the pods count excluded) of
+// requested/allocatable, scaled by 2^30. It only compares nodes for one
+// member, so the sum needs no averaging.
+func (sv *solver) nodeScore(req []int64, id NodeID) int64 {
+	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
+	off, hasExtra := sv.w.at[id]
+	var sc int64
+	for r, q := range req {
+		if q == 0 || r == sv.s.b.podsR {
+			continue
+		}
+		u := used[r] + q
+		if hasExtra {
+			u += sv.w.slab[int(off)+r]
+		}
+		sc += mulDiv(u, scoreScale, alloc[r])
+	}
+	return sc
+}
+
+// mulDiv returns a*b/c for 0 <= a <= c, without overflow.
+func mulDiv(a, b, c int64) int64 {
+	if c <= 0 || a <= 0 {
+		return 0
+	}
+	if a >= c {
+		return b
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	return int64(q)
+}
+
+// fits reports whether member m may go to node id now, including hooks.
+func (sv *solver) fits(m *member, id NodeID) bool {
+	if m.missing != "" || !staticOK(m.pod, &sv.s.b.nodes[id]) || sv.capacity(m.req, id, 1) == 0 {
+		return false
+	}
+	ni := NodeInfo{sv.s, sv.w, id}
+	for _, f := range sv.opts.Filters {
+		if !f.Filter(m.pod, ni).OK() {
+			return false
+		}
+	}
+	for _, r := range sv.reservers {
+		if !r.Filter(m.pod, ni).OK() {
+			return false
+		}
+	}
+	return true
+}

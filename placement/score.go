@@ -1,0 +1,72 @@
+package placement
+
+import "math"
+
+// DefaultScorer is upstream's default placement scoring (KEP-5732): the
+// NodeResourcesFit MostAllocated score of the whole placement after the
+// assignment — the mean over the resources the group requests (the pods
+// count excluded) of requested/allocatable summed over the placement's
+// nodes — plus the PodGroupPodsCount score, members placed (bound included)
+// over all members, with equal weights. Each part is scaled to 0..1,000,000,
+// so the score is in 0..2,000,000.
+type DefaultScorer struct{}
+
+var _ PlacementScorer = DefaultScorer{}
+
+// Score implements [PlacementScorer]. It costs O(nodes in p + assignments).
+func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+	const scale = 1_000_000
+	R := len(s.b.res)
+	requested := make([]bool, R)
+	for i := range g.Members {
+		for r, q := range g.Members[i].Requests {
+			if j, ok := s.b.resIdx[r]; ok && q > 0 && j != s.b.podsR {
+				requested[j] = true
+			}
+		}
+	}
+	alloc := make([]int64, R)
+	used := make([]int64, R)
+	for _, id := range p.Nodes {
+		ar, ur := s.allocRow(id), s.usedRow(id)
+		for r := range R {
+			if requested[r] {
+				alloc[r] = satAdd(alloc[r], ar[r])
+				used[r] = satAdd(used[r], max(ur[r], 0))
+			}
+		}
+	}
+	byKey := make(map[Key]*Pod, len(g.Members))
+	for i := range g.Members {
+		byKey[g.Members[i].Key()] = &g.Members[i]
+	}
+	for _, as := range a {
+		for r, q := range byKey[as.Pod].Requests {
+			if j, ok := s.b.resIdx[r]; ok && requested[j] {
+				used[j] = satAdd(used[j], q)
+			}
+		}
+	}
+	var sum, n int64
+	for r := range R {
+		if requested[r] {
+			sum += mulDiv(used[r], scale, alloc[r])
+			n++
+		}
+	}
+	var most int64
+	if n > 0 {
+		most = sum / n
+	}
+	bound := int64(len(s.GroupMembers(g.Key())))
+	total := bound + int64(len(g.Members))
+	count := (bound + int64(len(a))) * scale / total
+	return most + count
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

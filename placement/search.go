@@ -1,0 +1,269 @@
+package placement
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// search improves on the greedy attempt seed in placement p with a
+// depth-first search over member-to-node choices: it looks for the largest
+// number of placed members (from all down to the requirement) that
+// satisfies the group, then for the best preference score at that number.
+// The search is complete — it misses no assignment — but stops at half of
+// the budget left; the result says whether it finished (proven) or not
+// (cut). The scratch state is clean on return.
+func (sv *solver) search(p *Placement, seed *attempt) *attempt {
+	sb := sv.opts.SearchBudget
+	if sb <= 0 {
+		sb = DefaultSearchBudget
+	}
+	d := &dfs{sv: sv, p: p, order: sv.ffdOrder(), limit: sv.steps + min(sb, (sv.budget-sv.steps)/2)}
+	d.depth = make([]int, len(sv.members))
+	for k, i := range d.order {
+		d.depth[i] = k
+	}
+	d.types(p)
+	best := seed
+	lo := sv.need
+	if sv.ok(seed) {
+		lo = seed.placed + 1
+	}
+	for target := len(sv.members); target >= lo && !d.cut; target-- {
+		if !sv.roomFor(p, target) {
+			continue // proven: not even the smallest members fit in total
+		}
+		if f := d.run(target, false, 0); f != nil {
+			best = f
+			break
+		}
+	}
+	if !d.cut && sv.ok(best) && !sv.cons.empty() && best.pref < sv.cons.maxPref {
+		if f := d.run(best.placed, true, best.pref); f != nil {
+			best = f
+		}
+	}
+	best.proven = !d.cut
+	best.cut = d.cut
+	return best
+}
+
+type dfs struct {
+	sv       *solver
+	p        *Placement
+	order    []int // members in search order (first-fit decreasing)
+	depth    []int // position of each member in order
+	k        int   // current depth
+	limit    int64 // step count at which the search stops
+	cut      bool
+	typeOf   []int32 // per node of p: nodes of one type are interchangeable
+	stamp    []int32 // per type: the candidates() call that last saw it
+	calls    int32
+	target   int
+	optimize bool
+	bestPref int64
+	cur      *attempt
+	found    *attempt
+}
+
+// types groups the nodes of p that the search may treat as one: the same
+// allocatable, usage, taints, schedulability and values of every label the
+// group reads. With caller hooks every node is its own type, since a hook
+// may single out any node.
+func (d *dfs) types(p *Placement) {
+	sv := d.sv
+	d.typeOf = make([]int32, len(p.Nodes))
+	if len(sv.opts.Filters) > 0 || len(sv.reservers) > 0 {
+		for j := range d.typeOf {
+			d.typeOf[j] = int32(j)
+		}
+		d.stamp = make([]int32, len(p.Nodes))
+		return
+	}
+	keySet := map[string]bool{}
+	for _, m := range sv.members {
+		for k := range m.pod.NodeSelector {
+			keySet[k] = true
+		}
+	}
+	if c := sv.cons; c != nil {
+		for _, t := range c.terms {
+			keySet[t.key] = true
+		}
+		for _, sg := range c.subs {
+			if sg.key != "" {
+				keySet[sg.key] = true
+			}
+		}
+	}
+	keys := slices.Sorted(maps.Keys(keySet))
+	ids := map[string]int32{}
+	var b strings.Builder
+	for j, id := range p.Nodes {
+		b.Reset()
+		n := &sv.s.b.nodes[id]
+		fmt.Fprint(&b, sv.s.allocRow(id), sv.s.usedRow(id), n.Unschedulable, n.Taints)
+		for _, k := range keys {
+			v, ok := n.Labels[k]
+			fmt.Fprintf(&b, "|%t%q", ok, v)
+		}
+		t, ok := ids[b.String()]
+		if !ok {
+			t = int32(len(ids))
+			ids[b.String()] = t
+		}
+		d.typeOf[j] = t
+	}
+	d.stamp = make([]int32, len(ids))
+}
+
+// run searches for an assignment of at least target members; with optimize
+// it keeps going for the highest preference score above minPref.
+func (d *dfs) run(target int, optimize bool, minPref int64) *attempt {
+	d.target, d.optimize, d.bestPref, d.found = target, optimize, minPref, nil
+	d.cur = d.sv.newAttempt(d.p)
+	d.rec(0, 0)
+	d.sv.undo(d.cur)
+	return d.found
+}
+
+// rec decides member order[k]; it returns true to stop the whole search.
+func (d *dfs) rec(k, skipped int) bool {
+	sv, a := d.sv, d.cur
+	if a.placed+len(d.order)-k < d.target {
+		return false
+	}
+	if k == len(d.order) {
+		return d.leaf()
+	}
+	d.k = k
+	i := d.order[k]
+	m := &sv.members[i]
+	lb, onlySkip := NodeID(-1), false
+	if k > 0 && sv.members[d.order[k-1]].class == m.class {
+		// Identical members take non-decreasing nodes, and once one waits
+		// the rest wait: other orders repeat the same assignments.
+		if prev := a.node[d.order[k-1]]; prev < 0 {
+			onlySkip = true
+		} else {
+			lb = prev
+		}
+	}
+	if !onlySkip && m.missing == "" {
+		for _, id := range d.candidates(i, lb) {
+			sv.assign(a, i, id)
+			stop := d.rec(k+1, skipped)
+			sv.unassign(a)
+			if stop {
+				return true
+			}
+		}
+		if d.cut {
+			return true
+		}
+	}
+	if skipped < len(d.order)-d.target {
+		return d.rec(k+1, skipped+1)
+	}
+	return false
+}
+
+func (d *dfs) leaf() bool {
+	sv, a := d.sv, d.cur
+	if a.placed < sv.need || a.placed == 0 {
+		return false
+	}
+	var pref int64
+	if !sv.cons.empty() {
+		if sv.cons.violation(sv.pos) != "" {
+			return false
+		}
+		pref = sv.cons.pref(sv.pos)
+	}
+	if d.optimize && pref <= d.bestPref {
+		return false
+	}
+	f := &attempt{p: d.p, node: slices.Clone(a.node), seq: slices.Clone(a.seq), placed: a.placed, pref: pref}
+	d.found, d.bestPref = f, pref
+	return !d.optimize || sv.cons.empty() || pref == sv.cons.maxPref
+}
+
+// candidates lists the nodes of p (at or above lb) where member i may go
+// now, one per type among nodes the search has not touched, best first
+// (preference, then most allocated, then node name).
+func (d *dfs) candidates(i int, lb NodeID) []NodeID {
+	sv := d.sv
+	m := &sv.members[i]
+	d.calls++
+	type c struct {
+		id          NodeID
+		pref, score int64
+	}
+	var out []c
+	undecided := func(q int32) bool { return d.depth[int(q)-sv.bound] > d.k }
+	for j, id := range d.p.Nodes {
+		if id < lb {
+			continue
+		}
+		if _, touched := sv.w.at[id]; !touched {
+			t := d.typeOf[j]
+			if d.stamp[t] == d.calls {
+				continue
+			}
+			d.stamp[t] = d.calls
+		}
+		sv.steps++
+		if sv.steps > d.limit {
+			d.cut = true
+			return nil
+		}
+		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, false, undecided)) {
+			continue
+		}
+		out = append(out, c{id, sv.prefWith(i, id), sv.nodeScore(m.req, id)})
+	}
+	slices.SortFunc(out, func(x, y c) int {
+		if x.pref != y.pref {
+			return cmpInt64(y.pref, x.pref)
+		}
+		if x.score != y.score {
+			return cmpInt64(y.score, x.score)
+		}
+		return cmpInt64(int64(x.id), int64(y.id))
+	})
+	ids := make([]NodeID, len(out))
+	for j := range out {
+		ids[j] = out[j].id
+	}
+	return ids
+}
+
+// roomFor is a necessary condition for placing target members in p: for
+// every resource, the target smallest requests add up to no more than the
+// free room of p's nodes. It costs O(nodes × resources + members log
+// members) and proves most "does not fit" answers without a search.
+func (sv *solver) roomFor(p *Placement, target int) bool {
+	free := make([]int64, sv.R)
+	for _, id := range p.Nodes {
+		alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
+		for r := range sv.R {
+			free[r] = satAdd(free[r], max(alloc[r]-used[r], 0))
+		}
+	}
+	reqs := make([]int64, len(sv.members))
+	for r := range sv.R {
+		for i := range sv.members {
+			reqs[i] = sv.members[i].req[r]
+		}
+		slices.Sort(reqs)
+		var sum int64
+		for _, q := range reqs[:target] {
+			sum = satAdd(sum, q)
+		}
+		if sum > free[r] {
+			return false
+		}
+	}
+	return true
+}
