@@ -141,6 +141,56 @@ func TestConvertPod(t *testing.T) {
 	require.Equal(t, "training-job-workers-pg", got.SchedulingGroup)
 }
 
+func TestConvertPodAffinity(t *testing.T) {
+	p := basePod()
+	p.Labels["job-index"] = "3"
+	p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr("pg")}
+	p.Spec.Affinity = &corev1.Affinity{
+		PodAntiAffinity: &corev1.PodAntiAffinity{
+			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey:       "kubernetes.io/hostname",
+				Namespaces:        []string{"default"},
+				LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "train"}},
+				MismatchLabelKeys: []string{"job-index", "absent"},
+			}},
+		},
+		PodAffinity: &corev1.PodAffinity{
+			PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 50, PodAffinityTerm: corev1.PodAffinityTerm{
+				TopologyKey: "topology.kubernetes.io/rack",
+				LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+					{Key: "app", Operator: metav1.LabelSelectorOpExists},
+				}},
+				MatchLabelKeys: []string{"job-index"},
+			}}},
+		},
+	}
+	got, err := ConvertPod(p, nil)
+	require.NoError(t, err)
+	require.Equal(t, &placement.Affinity{
+		PodAntiAffinity: &placement.PodAffinity{Required: []placement.PodAffinityTerm{{
+			TopologyKey: "kubernetes.io/hostname",
+			LabelSelector: placement.LabelSelector{
+				MatchLabels:      map[string]string{"app": "train"},
+				MatchExpressions: []placement.SelectorRequirement{{Key: "job-index", Operator: placement.SelectorOpNotIn, Values: []string{"3"}}},
+			},
+		}}},
+		PodAffinity: &placement.PodAffinity{Preferred: []placement.WeightedPodAffinityTerm{{Weight: 50, Term: placement.PodAffinityTerm{
+			TopologyKey: "topology.kubernetes.io/rack",
+			LabelSelector: placement.LabelSelector{MatchExpressions: []placement.SelectorRequirement{
+				{Key: "app", Operator: placement.SelectorOpExists},
+				{Key: "job-index", Operator: placement.SelectorOpIn, Values: []string{"3"}},
+			}},
+		}}}},
+	}, got.Affinity)
+
+	// Preferred terms on a pod outside any group are dropped.
+	p.Spec.SchedulingGroup = nil
+	p.Spec.Affinity.PodAntiAffinity = nil
+	got, err = ConvertPod(p, nil)
+	require.NoError(t, err)
+	require.Nil(t, got.Affinity)
+}
+
 func TestConvertPodErrors(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -176,16 +226,44 @@ func TestConvertPodErrors(t *testing.T) {
 		}, placement.ErrInvalid, `pod "default/worker-0": spec.resourceClaims[0]: exactly one of resourceClaimName and resourceClaimTemplateName must be set`},
 		{"claim without name", func(p *corev1.Pod) { p.Spec.ResourceClaims = []corev1.PodResourceClaim{{ResourceClaimName: ptr("x")}} },
 			placement.ErrInvalid, `pod "default/worker-0": spec.resourceClaims[0].name: must not be empty`},
-		{"required anti-affinity", func(p *corev1.Pod) {
+		{"required anti-affinity outside a group", func(p *corev1.Pod) {
 			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname"}},
 			}}
-		}, ErrUnsupported, `pod "default/worker-0": spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution: required inter-pod anti-affinity is not supported`},
-		{"required affinity", func(p *corev1.Pod) {
+		}, ErrUnsupported, `pod "default/worker-0": spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution: required inter-pod terms are supported only among the members of a PodGroup (set spec.schedulingGroup)`},
+		{"affinity to another namespace", func(p *corev1.Pod) {
+			p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr("pg")}
 			p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
-				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname"}},
+				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: "rack", Namespaces: []string{"default", "infra"}, LabelSelector: &metav1.LabelSelector{}}},
 			}}
-		}, ErrUnsupported, `pod "default/worker-0": spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution: required inter-pod affinity is not supported`},
+		}, ErrUnsupported, `pod "default/worker-0": spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaces[1]: "infra": terms are evaluated among the PodGroup's members, all in namespace "default"`},
+		{"namespace selector", func(p *corev1.Pod) {
+			p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr("pg")}
+			p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+				PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{Weight: 1, PodAffinityTerm: corev1.PodAffinityTerm{TopologyKey: "rack", NamespaceSelector: &metav1.LabelSelector{}, LabelSelector: &metav1.LabelSelector{}}}},
+			}}
+		}, ErrUnsupported, `pod "default/worker-0": spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.namespaceSelector: terms are evaluated among the PodGroup's members, all in namespace "default"`},
+		{"term without selector", func(p *corev1.Pod) {
+			p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr("pg")}
+			p.Spec.Affinity = &corev1.Affinity{
+				PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname"}}},
+				PodAffinity:     &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname"}}},
+			}
+		}, ErrUnsupported, `pod "default/worker-0": spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector: a required affinity term without a labelSelector selects no pod and can never hold`},
+		{"bad selector", func(p *corev1.Pod) {
+			p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr("pg")}
+			p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: "kubernetes.io/hostname", LabelSelector: &metav1.LabelSelector{
+					MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn}},
+				}}},
+			}}
+		}, placement.ErrInvalid, `pod "default/worker-0": spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].values: must be non-empty for operator In`},
+		{"no topology key", func(p *corev1.Pod) {
+			p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: ptr("pg")}
+			p.Spec.Affinity = &corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{LabelSelector: &metav1.LabelSelector{}}},
+			}}
+		}, placement.ErrInvalid, `pod "default/worker-0": spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: must not be empty`},
 		{"hard spread", func(p *corev1.Pod) {
 			p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{WhenUnsatisfiable: corev1.DoNotSchedule}}
 		}, ErrUnsupported, `pod "default/worker-0": spec.topologySpreadConstraints[0].whenUnsatisfiable: "DoNotSchedule" topology spread constraints are not supported (ScheduleAnyway is ignored)`},
