@@ -4,7 +4,7 @@ go 1.26
 
 require github.com/google/btree v1.1.3
 
-require pgregory.net/rapid v1.3.0 // indirect
+require pgregory.net/rapid v1.3.0
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect

@@ -37,7 +37,11 @@ type Snapshot struct {
 	removed *btree.BTreeG[int32]   // indexes into b.pods
 	added   *btree.BTreeG[*Pod]    // by key
 	addedOn *btree.BTreeG[nodePod] // by node, then key
-	nPods   int
+	// addedGroup indexes the added pods that have a SchedulingGroup by
+	// (namespace, group, name), so that GroupMembers costs O(log + members)
+	// however many pods a chain of Apply calls has added.
+	addedGroup *btree.BTreeG[*Pod]
+	nPods      int
 }
 
 type nodePod struct {
@@ -46,6 +50,8 @@ type nodePod struct {
 }
 
 func lessPod(a, b *Pod) bool { return a.Key().Compare(b.Key()) < 0 }
+
+func lessGroupMember(a, b *Pod) bool { return compareGroupMember(a, b) < 0 }
 func lessNodePod(a, b nodePod) bool {
 	if a.node != b.node {
 		return a.node < b.node
@@ -413,17 +419,18 @@ func (s *Snapshot) GroupMembers(g Key) []*Pod {
 			out = append(out, p)
 		}
 	}
-	if s.added != nil {
-		s.added.AscendGreaterOrEqual(&Pod{Namespace: g.Namespace}, func(p *Pod) bool {
-			if p.Namespace != g.Namespace {
+	if s.addedGroup != nil {
+		n := len(out)
+		s.addedGroup.AscendGreaterOrEqual(&probe, func(p *Pod) bool {
+			if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
 				return false
 			}
-			if p.SchedulingGroup == g.Name {
-				out = append(out, p)
-			}
+			out = append(out, p)
 			return true
 		})
-		slices.SortFunc(out, func(a, b *Pod) int { return a.Key().Compare(b.Key()) })
+		if len(out) > n && n > 0 {
+			slices.SortFunc(out, func(a, b *Pod) int { return a.Key().Compare(b.Key()) })
+		}
 	}
 	return out
 }
@@ -446,13 +453,14 @@ type Change struct {
 // removals), twice, with an empty or unknown nodeName, or with invalid
 // requests; summed requests on a node overflowing int64.
 func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
-	n := &Snapshot{b: s.b, used: slices.Clone(s.used), removed: s.removed, added: s.added, addedOn: s.addedOn, nPods: s.nPods}
+	n := &Snapshot{b: s.b, used: slices.Clone(s.used), removed: s.removed, added: s.added, addedOn: s.addedOn, addedGroup: s.addedGroup, nPods: s.nPods}
 	if n.removed != nil {
 		n.removed = n.removed.Clone()
 	}
 	if n.added != nil {
 		n.added = n.added.Clone()
 		n.addedOn = n.addedOn.Clone()
+		n.addedGroup = n.addedGroup.Clone()
 	}
 	owned := map[int]bool{}
 	page := func(id NodeID) []int64 {
@@ -477,6 +485,9 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		if n.added != nil {
 			if _, ok := n.added.Delete(p); ok {
 				n.addedOn.Delete(nodePod{id, p})
+				if p.SchedulingGroup != "" {
+					n.addedGroup.Delete(p)
+				}
 				continue
 			}
 		}
@@ -513,9 +524,13 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		if n.added == nil {
 			n.added = btree.NewG(16, lessPod)
 			n.addedOn = btree.NewG(16, lessNodePod)
+			n.addedGroup = btree.NewG(16, lessGroupMember)
 		}
 		n.added.ReplaceOrInsert(p)
 		n.addedOn.ReplaceOrInsert(nodePod{id, p})
+		if p.SchedulingGroup != "" {
+			n.addedGroup.ReplaceOrInsert(p)
+		}
 		n.nPods++
 	}
 	return n, nil

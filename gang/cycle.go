@@ -1,0 +1,177 @@
+package gang
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Result is the outcome of one scheduling cycle: one PodGroup decided on
+// one snapshot.
+type Result struct {
+	// PodGroup is the group the cycle decided.
+	PodGroup placement.Key
+	// Decision is the solver's decision; its Message is the group-level
+	// reason. Zero when Err is set.
+	Decision placement.Decision
+	// Bind are the members to bind, all together (atomic commit): copies of
+	// the queued pods with NodeName set, in member order. They have left the
+	// queue. Empty unless the decision is Scheduled.
+	Bind []placement.Pod
+	// Requeued are the members left pending, in member order; the whole
+	// group is retried at RetryAt.
+	Requeued []placement.Key
+	// RetryAt is when Requeued members are tried again; zero when none.
+	RetryAt time.Time
+	// Condition is the new PodGroupScheduled condition to write to the
+	// PodGroup's status, or nil when it does not change. It never turns a
+	// True condition False.
+	Condition *Condition
+	// Snapshot is the cycle's snapshot with Bind applied (the same snapshot
+	// when nothing binds). Pass it, or a newer snapshot that contains the
+	// bindings, to the next cycle: a group decided after this one must see
+	// this one's placements.
+	Snapshot *placement.Snapshot
+	// Err is set when the cycle failed: nothing binds, the group backs off
+	// and the condition reason is SchedulerError. It names the PodGroup and
+	// wraps the error of SolveOptions, of [placement.Solve] or
+	// [placement.Snapshot.Apply] (a [*placement.FieldError]: bad input), or
+	// of [placement.Verify] ([placement.ErrViolation]: a solver bug caught
+	// before commit).
+	Err error
+}
+
+// Cycle runs one PodGroup scheduling cycle on snapshot snap at time now and
+// reports ok = false when no group is ready (nothing changes then, beyond
+// groups whose backoff expired at now becoming active). A nil snap runs no
+// cycle: ok is false and Result.Err says why.
+//
+// The steps follow upstream v1.36:
+//
+//  1. Groups whose backoff expired by now become active. The active group
+//     whose first member comes first in [placement.MemberOrder] (ties by
+//     group key) is popped with all its pending members; members that snap
+//     shows bound already leave the queue.
+//  2. Quorum gate: a gang with fewer than minCount members, pending plus
+//     bound in snap, is not attempted; it is gated until a member arrives
+//     or its PodGroup changes, and the next group is popped.
+//  3. The members, in member order, are solved on the one snapshot with the
+//     options from Options.SolveOptions; bound members count toward
+//     minCount and are never moved.
+//  4. Atomic commit: a Scheduled decision that passes [placement.Verify]
+//     binds all its assignments together; members it leaves waiting, or
+//     all members when the decision is not Scheduled, go back to the queue
+//     with a backoff of InitialBackoff doubling per consecutive such cycle,
+//     up to MaxBackoff.
+//
+// Workload-aware preemption, when it lands, runs between 3 and 4 for a
+// decision that is not Scheduled.
+//
+// Cost: O(log groups + members·log members) plus the solve.
+func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool) {
+	if snap == nil {
+		return Result{Err: placement.Errorf(placement.ErrInvalid, "Cycle", "snapshot", "must not be nil")}, false
+	}
+	s.q.flush(now)
+	g, members := s.pop(snap)
+	if g == nil {
+		return Result{}, false
+	}
+	r := Result{PodGroup: g.key, Snapshot: snap}
+	pgroup := g.pg.Group(members)
+	opts := placement.Options{}
+	var err error
+	if s.opts.SolveOptions != nil {
+		opts, err = s.opts.SolveOptions(g.pg)
+	}
+	if err == nil {
+		r.Decision, err = placement.Solve(snap, pgroup, opts)
+	}
+	if err == nil && r.Decision.Status == placement.Scheduled {
+		err = placement.Verify(snap, pgroup, r.Decision, opts.Filters...)
+		if err == nil {
+			r.Bind = make([]placement.Pod, len(r.Decision.Assignments))
+			for i, a := range r.Decision.Assignments {
+				r.Bind[i] = *g.members[a.Pod]
+				r.Bind[i].NodeName = a.Node
+			}
+			r.Snapshot, err = snap.Apply(placement.Change{Bind: r.Bind})
+		}
+	}
+	if err != nil {
+		r.Decision, r.Bind, r.Snapshot = placement.Decision{}, nil, snap
+		r.Err = fmt.Errorf("PodGroup %s: %w", g.key, err)
+		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonSchedulerError, Message: r.Err.Error()}, now)
+	} else if r.Decision.Status == placement.Scheduled {
+		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionTrue, Reason: ReasonScheduled, Message: r.Decision.Message}, now)
+	} else {
+		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonUnschedulable, Message: r.Decision.Message}, now)
+	}
+
+	for _, p := range r.Bind {
+		s.q.drop(g, p.Key())
+	}
+	if len(g.members) > 0 {
+		g.attempts++
+		g.retryAt = now.Add(s.backoffFor(g.attempts))
+		g.state = BackingOff
+		r.RetryAt = g.retryAt
+		for _, p := range members {
+			if _, ok := g.members[p.Key()]; ok {
+				r.Requeued = append(r.Requeued, p.Key())
+			}
+		}
+	}
+	s.q.place(g)
+	return r, true
+}
+
+// pop takes the first ready group off the active queue, detached, with its
+// pending members in member order; it gates or idles the groups it skips.
+func (s *Scheduler) pop(snap *placement.Snapshot) (*group, []placement.Pod) {
+	for {
+		g, ok := s.q.active.DeleteMin()
+		if !ok {
+			return nil, nil
+		}
+		for k := range g.members {
+			if _, bound := snap.Pod(k); bound {
+				s.q.drop(g, k)
+			}
+		}
+		if len(g.members) == 0 {
+			s.q.place(g)
+			continue
+		}
+		members := g.sortedMembers()
+		// Bound members are counted only when the pending ones fall short:
+		// that lookup costs O(bound members).
+		if need := g.pg.minCount(); len(members) < need {
+			if have := len(members) + len(snap.GroupMembers(g.key)); have < need {
+				g.state = Gated
+				g.reason = fmt.Sprintf("waiting for members: %d of minCount %d exist", have, need)
+				continue
+			}
+		}
+		return g, members
+	}
+}
+
+// setCondition records c as g's PodGroupScheduled condition and in r when
+// it differs from the current one, except that True never turns False.
+func (s *Scheduler) setCondition(g *group, r *Result, c Condition, now time.Time) {
+	old, had := g.pg.Condition(PodGroupScheduled)
+	if had && old.Status == ConditionTrue && c.Status != ConditionTrue {
+		return
+	}
+	if had && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message {
+		return
+	}
+	c.LastTransitionTime = now
+	if had && old.Status == c.Status {
+		c.LastTransitionTime = old.LastTransitionTime
+	}
+	setCondition(g.pg, c)
+	r.Condition = &c
+}

@@ -1,0 +1,60 @@
+// Package gang holds the API model of workload-aware scheduling
+// (scheduling.k8s.io/v1alpha2 Workload and PodGroup, a pod's
+// schedulingGroup), the Job integration, and the PodGroup scheduling queue
+// and cycle of Kubernetes v1.36 (KEP-4671 gang scheduling, KEP-5832
+// PodGroup API, KEP-5547 Job integration).
+//
+// # API model
+//
+// [Workload] is a pure template: spec.podGroupTemplates, each with a
+// schedulingPolicy (gang with minCount, or basic), schedulingConstraints,
+// resourceClaims, priority and disruptionMode. [PodGroup] is the runtime
+// object the scheduler reads; [NewPodGroupFromTemplate] stamps one from a
+// template. Pods join a PodGroup through spec.schedulingGroup, which
+// [placement.Pod] carries as SchedulingGroup. [JobEligible] and [StampJob]
+// decide which Jobs get a Workload and PodGroup, and build them with
+// deterministic names. Validate methods return a [*placement.FieldError]
+// naming the object and the field.
+//
+// # The scheduling cycle
+//
+// [Scheduler] is a pure state machine driven by its host, like etcd raft's
+// RawNode: the host feeds it PodGroups and pending pods
+// ([Scheduler.SetPodGroup], [Scheduler.AddPod]) and calls [Scheduler.Cycle]
+// with a snapshot of the cluster and the current time; each call decides one
+// PodGroup and returns a [Result]: the members to bind, all together, or
+// none; the members back in the queue and when they are retried; the
+// PodGroupScheduled condition to write; and the snapshot with the bindings
+// applied, for the next cycle. The host does all I/O, timing and
+// concurrency.
+//
+//	snap := buildSnapshot()
+//	for {
+//		r, ok := sched.Cycle(snap, now)
+//		if !ok {
+//			break // nothing ready; call again at sched.NextRetry() or on an event
+//		}
+//		bind(r.Bind); writeStatus(r.PodGroup, r.Condition)
+//		snap = r.Snapshot
+//	}
+//
+// Guarantees, each checked by a property test:
+//   - all-or-nothing: after any sequence of cycles, a gang has either no
+//     member bound by the scheduler or at least minCount bound;
+//   - a pod the scheduler bound is never bound again or moved;
+//   - PodGroupScheduled never goes from True back to False;
+//   - the cycles' results depend on the pods' contents (priority, QueuedAt,
+//     names), never on the order in which the host added them;
+//   - no cycle is attempted for a gang with fewer than minCount members or
+//     whose PodGroup does not exist (the quorum gate).
+//
+// # Where the other packages plug in
+//
+// [Options].SolveOptions returns the [placement.Options] for each PodGroup;
+// it is the seam for the packages that build on this one: the topology
+// package turns spec.schedulingConstraints.topology into a
+// PlacementGenerator and PlacementScorer, the dra package turns
+// spec.resourceClaims into a Reserver, and callers add their own filters
+// and placement filters (a quota, say). Workload-aware preemption runs
+// after a decision that is not Scheduled (see [Scheduler.Cycle]).
+package gang

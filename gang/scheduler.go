@@ -1,0 +1,216 @@
+package gang
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Default backoffs, as kube-scheduler's podInitialBackoffSeconds and
+// podMaxBackoffSeconds.
+const (
+	DefaultInitialBackoff = 1 * time.Second
+	DefaultMaxBackoff     = 10 * time.Second
+)
+
+// SolveOptionsFunc returns the solver options for one cycle of PodGroup pg.
+// It is where the other packages plug in: a topology generator from
+// pg.Spec.SchedulingConstraints (package topology), Reservers for the
+// devices of pg.Spec.ResourceClaims (package dra), and the caller's own
+// filters and placement filters. An error fails the cycle with reason
+// SchedulerError. pg must be treated as read-only.
+type SolveOptionsFunc func(pg *PodGroup) (placement.Options, error)
+
+// Options configures a [Scheduler]. The zero value is upstream's defaults:
+// no constraints beyond the built-in filters, backoff from 1 s to 10 s.
+type Options struct {
+	// SolveOptions gives the solver options per PodGroup; nil means
+	// placement.Options{} for every group.
+	SolveOptions SolveOptionsFunc
+	// InitialBackoff is how long a group waits after its first cycle that
+	// left members pending; it doubles with each further such cycle up to
+	// MaxBackoff. Zero means the defaults above.
+	InitialBackoff time.Duration
+	MaxBackoff     time.Duration
+}
+
+// Scheduler is the PodGroup scheduling queue and cycle (KEP-4671). It is a
+// pure state machine, like etcd raft's RawNode: it holds the pending pods,
+// the PodGroups and their backoff, and each call to [Scheduler.Cycle] runs
+// one cycle on a snapshot the host passes and returns what to bind, what
+// went back to the queue and the condition to write. It never starts a
+// goroutine, reads a clock or performs I/O; the host passes the time. A
+// Scheduler is not safe for concurrent use.
+type Scheduler struct {
+	opts Options
+	q    queue
+}
+
+// NewScheduler returns an empty scheduler.
+func NewScheduler(opts Options) *Scheduler {
+	if opts.InitialBackoff <= 0 {
+		opts.InitialBackoff = DefaultInitialBackoff
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = DefaultMaxBackoff
+	}
+	opts.MaxBackoff = max(opts.MaxBackoff, opts.InitialBackoff)
+	return &Scheduler{opts: opts, q: newQueue()}
+}
+
+// SetPodGroup adds or replaces a PodGroup (an informer's add or update). It
+// ungates the group's pending pods. The scheduler keeps its own copy; the
+// PodGroupScheduled condition in pg.Status is taken as the current one only
+// if the scheduler has none yet, since the scheduler is its writer.
+//
+// Errors: pg fails [PodGroup.Validate]; nothing changes.
+func (s *Scheduler) SetPodGroup(pg *PodGroup) error {
+	if err := pg.Validate(); err != nil {
+		return err
+	}
+	g := s.q.get(pg.Key())
+	s.q.detach(g)
+	cp := *pg
+	cp.Status.Conditions = append([]Condition(nil), pg.Status.Conditions...)
+	if g.pg != nil {
+		if c, ok := g.pg.Condition(PodGroupScheduled); ok {
+			setCondition(&cp, c)
+		}
+	}
+	g.pg = &cp
+	s.q.place(g)
+	return nil
+}
+
+// DeletePodGroup removes a PodGroup; its pending pods stay, gated, until it
+// exists again, as a new object with its own status. It reports whether
+// the PodGroup existed.
+func (s *Scheduler) DeletePodGroup(k placement.Key) bool {
+	g, ok := s.q.groups[k]
+	if !ok || g.pg == nil {
+		return false
+	}
+	s.q.detach(g)
+	g.pg = nil
+	s.q.place(g)
+	return true
+}
+
+// AddPod queues a pending pod. Its QueuedAt orders it among the members
+// (see [placement.MemberOrder]); the host sets it when the pod first
+// arrives. The pod value is owned by the scheduler afterwards: its maps
+// must not be modified.
+//
+// Errors (a [*placement.FieldError]; nothing changes): an empty
+// metadata.name; an empty spec.schedulingGroup.podGroupName (pods without a
+// PodGroup are scheduled pod by pod, outside this package); a non-empty
+// spec.nodeName; a negative request or one for "pods"; a pod with this key
+// already queued.
+func (s *Scheduler) AddPod(p placement.Pod) error {
+	obj := fmt.Sprintf("pod %q", p.Key().String())
+	switch {
+	case p.Name == "":
+		return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
+	case p.SchedulingGroup == "":
+		return placement.Errorf(placement.ErrInvalid, obj, "spec.schedulingGroup.podGroupName", "must not be empty: only members of a PodGroup are queued here")
+	case p.NodeName != "":
+		return placement.Errorf(placement.ErrInvalid, obj, "spec.nodeName", "is %q: only pending pods are queued", p.NodeName)
+	}
+	for r, v := range p.Requests {
+		if v < 0 || r == placement.ResourcePods || r == "" {
+			return placement.Errorf(placement.ErrInvalid, obj, "requests["+string(r)+"]", "%d is negative, or the name is empty or \"pods\"", v)
+		}
+	}
+	if _, dup := s.q.podGroup[p.Key()]; dup {
+		return placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "is already queued")
+	}
+	gk, _ := p.GroupKey()
+	g := s.q.get(gk)
+	s.q.detach(g)
+	s.q.add(g, &p)
+	s.q.place(g)
+	return nil
+}
+
+// DeletePod removes a pending pod (deleted, or bound by someone else) from
+// the queue and reports whether it was there.
+func (s *Scheduler) DeletePod(k placement.Key) bool {
+	gk, ok := s.q.podGroup[k]
+	if !ok {
+		return false
+	}
+	g := s.q.groups[gk]
+	s.q.detach(g)
+	s.q.drop(g, k)
+	s.q.place(g)
+	return true
+}
+
+// GroupStatus is the scheduler's view of one PodGroup.
+type GroupStatus struct {
+	// PodGroup is a copy with the scheduler's current PodGroupScheduled
+	// condition; nil while the PodGroup does not exist.
+	PodGroup *PodGroup
+	// Pending are the queued members, in member order.
+	Pending []placement.Key
+	State   QueueState
+	// Reason says why a Gated group waits.
+	Reason string
+	// RetryAt is when a BackingOff group becomes active.
+	RetryAt time.Time
+	// Attempts counts consecutive cycles that left members pending.
+	Attempts int
+}
+
+// Group returns the state of PodGroup k and whether the scheduler knows it
+// (it exists or has pending members).
+func (s *Scheduler) Group(k placement.Key) (GroupStatus, bool) {
+	g, ok := s.q.groups[k]
+	if !ok {
+		return GroupStatus{}, false
+	}
+	st := GroupStatus{State: g.state, Reason: g.reason, Attempts: g.attempts}
+	if g.state == BackingOff {
+		st.RetryAt = g.retryAt
+	}
+	if g.pg != nil {
+		cp := *g.pg
+		cp.Status.Conditions = append([]Condition(nil), g.pg.Status.Conditions...)
+		st.PodGroup = &cp
+	}
+	for _, p := range g.sortedMembers() {
+		st.Pending = append(st.Pending, p.Key())
+	}
+	return st, true
+}
+
+// NextRetry returns the earliest time a group backing off becomes active,
+// so that the host knows when to call [Scheduler.Cycle] again; ok is false
+// when no group is backing off.
+func (s *Scheduler) NextRetry() (t time.Time, ok bool) {
+	g, ok := s.q.backoff.Min()
+	if !ok {
+		return time.Time{}, false
+	}
+	return g.retryAt, true
+}
+
+func (s *Scheduler) backoffFor(attempts int) time.Duration {
+	d := s.opts.InitialBackoff
+	for i := 1; i < attempts && d < s.opts.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, s.opts.MaxBackoff)
+}
+
+// setCondition sets c on pg, replacing the condition of the same type.
+func setCondition(pg *PodGroup, c Condition) {
+	for i := range pg.Status.Conditions {
+		if pg.Status.Conditions[i].Type == c.Type {
+			pg.Status.Conditions[i] = c
+			return
+		}
+	}
+	pg.Status.Conditions = append(pg.Status.Conditions, c)
+}

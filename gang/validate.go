@@ -1,0 +1,137 @@
+package gang
+
+import (
+	"fmt"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Validate checks a Workload as the API server would. It returns nil or a
+// [*placement.FieldError] naming the Workload and the field: an empty
+// metadata.name; no spec.podGroupTemplates; a template with an empty or
+// duplicate name; and every error [PodGroup.Validate] reports for the
+// template's policy, constraints, claims and disruption mode.
+func (w *Workload) Validate() error {
+	if w == nil {
+		return placement.Errorf(placement.ErrInvalid, "Workload", "metadata", "is nil")
+	}
+	obj := objRef("Workload", &w.ObjectMeta)
+	if w.Name == "" {
+		return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
+	}
+	if len(w.Spec.PodGroupTemplates) == 0 {
+		return placement.Errorf(placement.ErrInvalid, obj, "spec.podGroupTemplates", "must list at least one template")
+	}
+	seen := map[string]bool{}
+	for i := range w.Spec.PodGroupTemplates {
+		t := &w.Spec.PodGroupTemplates[i]
+		path := fmt.Sprintf("spec.podGroupTemplates[%d]", i)
+		if t.Name == "" {
+			return placement.Errorf(placement.ErrInvalid, obj, path+".name", "must not be empty")
+		}
+		if seen[t.Name] {
+			return placement.Errorf(placement.ErrDuplicate, obj, path+".name", "template %q appears twice", t.Name)
+		}
+		seen[t.Name] = true
+		if err := validateGroupSpec(obj, path, &t.SchedulingPolicy, &t.SchedulingConstraints, t.ResourceClaims, t.DisruptionMode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks a PodGroup as the API server would. It returns nil or a
+// [*placement.FieldError] naming the PodGroup and the field: an empty
+// metadata.name; a podGroupTemplateRef without a workload or with an empty
+// workloadName or podGroupTemplateName; a schedulingPolicy that sets
+// neither or both of gang and basic; a gang minCount below 1; an empty or
+// duplicate topology key; a resource claim with an empty or duplicate name
+// or not exactly one of resourceClaimName and resourceClaimTemplateName; a
+// disruptionMode other than Pod or PodGroup; a condition with an empty type,
+// a duplicate type or an unknown status.
+//
+// minCount above the number of members is not an error here: members
+// arrive over time, and the scheduling cycle waits for them (the quorum
+// gate).
+func (pg *PodGroup) Validate() error {
+	if pg == nil {
+		return placement.Errorf(placement.ErrInvalid, "PodGroup", "metadata", "is nil")
+	}
+	obj := objRef("PodGroup", &pg.ObjectMeta)
+	if pg.Name == "" {
+		return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
+	}
+	if ref := pg.Spec.PodGroupTemplateRef; ref != nil {
+		switch {
+		case ref.Workload == nil:
+			return placement.Errorf(placement.ErrInvalid, obj, "spec.podGroupTemplateRef.workload", "must be set when podGroupTemplateRef is")
+		case ref.Workload.WorkloadName == "":
+			return placement.Errorf(placement.ErrInvalid, obj, "spec.podGroupTemplateRef.workload.workloadName", "must not be empty")
+		case ref.Workload.PodGroupTemplateName == "":
+			return placement.Errorf(placement.ErrInvalid, obj, "spec.podGroupTemplateRef.workload.podGroupTemplateName", "must not be empty")
+		}
+	}
+	s := &pg.Spec
+	if err := validateGroupSpec(obj, "spec", &s.SchedulingPolicy, &s.SchedulingConstraints, s.ResourceClaims, s.DisruptionMode); err != nil {
+		return err
+	}
+	types := map[string]bool{}
+	for i, c := range pg.Status.Conditions {
+		path := fmt.Sprintf("status.conditions[%d]", i)
+		if c.Type == "" {
+			return placement.Errorf(placement.ErrInvalid, obj, path+".type", "must not be empty")
+		}
+		if types[c.Type] {
+			return placement.Errorf(placement.ErrDuplicate, obj, path+".type", "condition %q appears twice", c.Type)
+		}
+		types[c.Type] = true
+		switch c.Status {
+		case ConditionTrue, ConditionFalse, ConditionUnknown:
+		default:
+			return placement.Errorf(placement.ErrInvalid, obj, path+".status", "%q is not True, False or Unknown", c.Status)
+		}
+	}
+	return nil
+}
+
+func validateGroupSpec(obj, path string, pol *SchedulingPolicy, cons *SchedulingConstraints, claims []PodGroupResourceClaim, dm DisruptionMode) error {
+	switch {
+	case pol.Gang == nil && pol.Basic == nil:
+		return placement.Errorf(placement.ErrInvalid, obj, path+".schedulingPolicy", "must set exactly one of gang and basic; neither is set")
+	case pol.Gang != nil && pol.Basic != nil:
+		return placement.Errorf(placement.ErrInvalid, obj, path+".schedulingPolicy", "must set exactly one of gang and basic; both are set")
+	case pol.Gang != nil && pol.Gang.MinCount < 1:
+		return placement.Errorf(placement.ErrInvalid, obj, path+".schedulingPolicy.gang.minCount", "%d is below 1", pol.Gang.MinCount)
+	}
+	keys := map[string]bool{}
+	for i, t := range cons.Topology {
+		f := fmt.Sprintf("%s.schedulingConstraints.topology[%d].key", path, i)
+		if t.Key == "" {
+			return placement.Errorf(placement.ErrInvalid, obj, f, "must not be empty")
+		}
+		if keys[t.Key] {
+			return placement.Errorf(placement.ErrDuplicate, obj, f, "key %q appears twice", t.Key)
+		}
+		keys[t.Key] = true
+	}
+	names := map[string]bool{}
+	for i, c := range claims {
+		f := fmt.Sprintf("%s.resourceClaims[%d]", path, i)
+		if c.Name == "" {
+			return placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
+		}
+		if names[c.Name] {
+			return placement.Errorf(placement.ErrDuplicate, obj, f+".name", "claim %q appears twice", c.Name)
+		}
+		names[c.Name] = true
+		if (c.ResourceClaimName == "") == (c.ResourceClaimTemplateName == "") {
+			return placement.Errorf(placement.ErrInvalid, obj, f, "must set exactly one of resourceClaimName and resourceClaimTemplateName")
+		}
+	}
+	switch dm {
+	case "", DisruptionModePod, DisruptionModePodGroup:
+	default:
+		return placement.Errorf(placement.ErrInvalid, obj, path+".disruptionMode", "%q is not Pod or PodGroup", dm)
+	}
+	return nil
+}
