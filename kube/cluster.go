@@ -1,0 +1,288 @@
+package kube
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+
+	"github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
+	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Cluster is a set of Kubernetes objects converted for gangsched, with the
+// API objects kept so that decisions can be written back. Build one with
+// [Load].
+type Cluster struct {
+	// Nodes are the converted Nodes, in input order.
+	Nodes []placement.Node
+	// Snapshot holds Nodes and the pods bound to them.
+	Snapshot *placement.Snapshot
+	// Pending are the pods waiting to be scheduled, in input order (pods
+	// the Job controller creates come after the input's): pods with no
+	// spec.nodeName, no scheduling gates and not finished.
+	Pending []placement.Pod
+	// Gated are pending pods held back by spec.schedulingGates; the
+	// scheduler does not see them until the gates are removed.
+	Gated []placement.Key
+	// PodGroups are the PodGroups of the input and those stamped for Jobs,
+	// sorted by key.
+	PodGroups []*gang.PodGroup
+	// Workloads likewise.
+	Workloads []*gang.Workload
+	// NodeAffinity enforces the required node affinity of the pods that
+	// have one; nil when none does. Pass it among the solver's filters.
+	NodeAffinity AffinityFilter
+	// Jobs are the Jobs of the input with what the Job controller made for
+	// each, in input order.
+	Jobs []JobInfo
+	// Unused are input objects that take no part in scheduling here: kinds
+	// the manifest reader does not decode (a Service, a Kueue ClusterQueue)
+	// and decoded kinds this adapter does not use yet.
+	Unused []*manifest.Object
+
+	objs    []manifest.Object
+	where   map[string]*manifest.Object // manifest.ObjectName → input object
+	pods    map[placement.Key]*corev1.Pod
+	groups  map[placement.Key]apiGroup
+	created []any // API objects made by the Job controller, in order
+}
+
+// JobInfo is one Job and what the Job controller made for it.
+type JobInfo struct {
+	Key placement.Key
+	JobObjects
+}
+
+// apiGroup is a PodGroup as the API has it, one version or the other.
+type apiGroup struct {
+	v1alpha2 *v1alpha2.PodGroup
+	v1beta1  *schedulingv1beta1.PodGroup
+}
+
+// Load converts manifest objects into a [Cluster]: PriorityClasses first
+// (pods and PodGroups resolve their priorities through them), then Nodes,
+// Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1), Jobs
+// (see [StampJob]: their Workloads, PodGroups and pods are created as the
+// Job controller would), and Pods. Pods that finished (phase Succeeded or
+// Failed) are left out, as they hold no resources.
+//
+// Errors are located at the object's place in the input
+// ([manifest.Object.Wrap]): any conversion error; a PodGroup or pod that a
+// Job would create and that the input already has ([placement.ErrDuplicate]);
+// a pod bound to a node the input lacks; what [placement.NewSnapshot]
+// reports. Nothing is returned with an error.
+func Load(objs []manifest.Object) (*Cluster, error) {
+	c := &Cluster{
+		objs:   objs,
+		where:  map[string]*manifest.Object{},
+		pods:   map[placement.Key]*corev1.Pod{},
+		groups: map[placement.Key]apiGroup{},
+	}
+	var classes []schedulingv1.PriorityClass
+	for i := range objs {
+		o := &objs[i]
+		c.where[o.String()] = o
+		if pc, ok := o.Obj.(*schedulingv1.PriorityClass); ok {
+			classes = append(classes, *pc)
+		}
+	}
+	pcs, err := NewPriorityClasses(classes)
+	if err != nil {
+		return nil, c.locate(err)
+	}
+	var bound []placement.Pod
+	var apiPods []*corev1.Pod
+	for i := range objs {
+		o := &objs[i]
+		switch v := o.Obj.(type) {
+		case *corev1.Node:
+			n, err := ConvertNode(v)
+			if err != nil {
+				return nil, o.Wrap(err)
+			}
+			c.Nodes = append(c.Nodes, n)
+		case *v1alpha2.Workload:
+			w, err := ConvertWorkloadV1alpha2(v, pcs)
+			if err != nil {
+				return nil, o.Wrap(err)
+			}
+			c.Workloads = append(c.Workloads, w)
+		case *schedulingv1beta1.Workload:
+			w, err := ConvertWorkloadV1beta1(v, pcs)
+			if err != nil {
+				return nil, o.Wrap(err)
+			}
+			c.Workloads = append(c.Workloads, w)
+		case *v1alpha2.PodGroup:
+			pg, err := ConvertPodGroupV1alpha2(v, pcs)
+			if err != nil {
+				return nil, o.Wrap(err)
+			}
+			c.PodGroups = append(c.PodGroups, pg)
+			c.groups[pg.Key()] = apiGroup{v1alpha2: v}
+		case *schedulingv1beta1.PodGroup:
+			pg, err := ConvertPodGroupV1beta1(v, pcs)
+			if err != nil {
+				return nil, o.Wrap(err)
+			}
+			c.PodGroups = append(c.PodGroups, pg)
+			c.groups[pg.Key()] = apiGroup{v1beta1: v}
+		case *corev1.Pod:
+			apiPods = append(apiPods, v)
+		case *schedulingv1.PriorityClass, *corev1.Namespace, *batchv1.Job:
+		default:
+			c.Unused = append(c.Unused, o)
+		}
+	}
+	for i := range objs {
+		o := &objs[i]
+		j, ok := o.Obj.(*batchv1.Job)
+		if !ok {
+			continue
+		}
+		jo, err := StampJob(j, pcs)
+		if err != nil {
+			return nil, o.Wrap(err)
+		}
+		if jo.PodGroup != nil {
+			k := jo.PodGroup.Key()
+			if _, dup := c.groups[k]; dup {
+				return nil, o.Wrap(placement.Errorf(placement.ErrDuplicate, jobObj(j.Namespace, j.Name), "spec", "the Job controller would create %s, which the input already has", podGroupObj(k.Namespace, k.Name)))
+			}
+			c.Workloads = append(c.Workloads, jo.Workload)
+			c.PodGroups = append(c.PodGroups, jo.PodGroup)
+			if jo.V1beta1 {
+				api := PodGroupV1beta1(jo.PodGroup)
+				c.groups[k] = apiGroup{v1beta1: api}
+				c.created = append(c.created, WorkloadV1beta1(jo.Workload), api)
+			} else {
+				api := PodGroupV1alpha2(jo.PodGroup)
+				c.groups[k] = apiGroup{v1alpha2: api}
+				c.created = append(c.created, WorkloadV1alpha2(jo.Workload), api)
+			}
+		}
+		for _, p := range jo.Pods {
+			k := placement.Key{Namespace: p.Namespace, Name: p.Name}
+			if _, dup := c.where[manifest.ObjectName("Pod", k.Namespace, k.Name)]; dup {
+				return nil, o.Wrap(placement.Errorf(placement.ErrDuplicate, jobObj(j.Namespace, j.Name), "spec", "the Job controller would create %s, which the input already has", podObj(k.Namespace, k.Name)))
+			}
+			c.created = append(c.created, p)
+		}
+		c.Jobs = append(c.Jobs, JobInfo{Key: placement.Key{Namespace: j.Namespace, Name: j.Name}, JobObjects: jo})
+		apiPods = append(apiPods, jo.Pods...)
+	}
+	for _, p := range apiPods {
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		pp, err := ConvertPod(p, pcs)
+		if err != nil {
+			return nil, c.locate(err)
+		}
+		na, err := RequiredNodeAffinity(p)
+		if err != nil {
+			return nil, c.locate(err)
+		}
+		if na != nil {
+			if c.NodeAffinity == nil {
+				c.NodeAffinity = AffinityFilter{}
+			}
+			c.NodeAffinity[pp.Key()] = na
+		}
+		c.pods[pp.Key()] = p
+		switch {
+		case pp.NodeName != "":
+			bound = append(bound, pp)
+		case len(p.Spec.SchedulingGates) > 0:
+			c.Gated = append(c.Gated, pp.Key())
+		default:
+			c.Pending = append(c.Pending, pp)
+		}
+	}
+	slices.SortFunc(c.PodGroups, func(a, b *gang.PodGroup) int { return a.Key().Compare(b.Key()) })
+	slices.SortFunc(c.Workloads, func(a, b *gang.Workload) int { return a.Key().Compare(b.Key()) })
+	if c.Snapshot, err = placement.NewSnapshot(c.Nodes, bound); err != nil {
+		return nil, c.locate(err)
+	}
+	return c, nil
+}
+
+// locate wraps err with the input location of the object it names, when
+// the input has it (objects the Job controller created are located at
+// their Job).
+func (c *Cluster) locate(err error) error {
+	var fe *placement.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	if o, ok := c.where[fe.Object]; ok {
+		return o.Wrap(err)
+	}
+	if strings.HasPrefix(fe.Object, "pod ") {
+		for _, j := range c.Jobs {
+			for _, p := range j.Pods {
+				if podObj(p.Namespace, p.Name) == fe.Object {
+					if o, ok := c.where[manifest.ObjectName("Job", j.Key.Namespace, j.Key.Name)]; ok {
+						return o.Wrap(err)
+					}
+				}
+			}
+		}
+	}
+	return err
+}
+
+// Pod returns the API object of a pod (given or created for a Job).
+func (c *Cluster) Pod(k placement.Key) (*corev1.Pod, bool) {
+	p, ok := c.pods[k]
+	return p, ok
+}
+
+// Bind records that pod k was bound to node: its API object gets
+// spec.nodeName (see [Bind]). It reports whether the pod is known.
+func (c *Cluster) Bind(k placement.Key, node string) bool {
+	p, ok := c.pods[k]
+	if !ok {
+		return false
+	}
+	p.Spec.NodeName = node
+	return true
+}
+
+// SetCondition writes a PodGroupScheduled condition from a cycle into the
+// PodGroup's API object, under the name of its version (see
+// [SetConditionV1alpha2], [SetConditionV1beta1]). It reports whether the
+// PodGroup is known.
+func (c *Cluster) SetCondition(k placement.Key, cond gang.Condition) bool {
+	g, ok := c.groups[k]
+	switch {
+	case !ok:
+		return false
+	case g.v1alpha2 != nil:
+		SetConditionV1alpha2(g.v1alpha2, cond)
+	default:
+		SetConditionV1beta1(g.v1beta1, cond)
+	}
+	return true
+}
+
+// Objects returns the API objects after write-back: the input's typed
+// objects in input order (pods with the nodes they were bound to, PodGroups
+// with their conditions), then the objects the Job controller created. The
+// objects are the Cluster's own; callers must not modify them.
+func (c *Cluster) Objects() []any {
+	var out []any
+	for _, o := range c.objs {
+		if o.Obj != nil {
+			out = append(out, o.Obj)
+		}
+	}
+	return append(out, c.created...)
+}
