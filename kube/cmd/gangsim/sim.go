@@ -67,18 +67,18 @@ type Condition struct {
 
 // Summary is the state after the last cycle.
 type Summary struct {
-	Cycles         int             `json:"cycles"`
-	PodGroups      int             `json:"podGroups"`
-	GroupsPlaced   int             `json:"podGroupsPlaced"`
-	GroupsWaiting  int             `json:"podGroupsWaiting"`
-	PodsBound      int             `json:"podsBound"`
-	PodsWaiting    int             `json:"podsWaiting"`
-	Waiting        []WaitingGroup  `json:"waiting,omitempty"`
-	Allocation     []Allocation    `json:"allocation"`
-	Racks          *Racks          `json:"racks,omitempty"`
-	Unused         []string        `json:"unused,omitempty"`
-	JobsPodByPod   []string        `json:"jobsPodByPod,omitempty"`
-	Stopped        string          `json:"stopped,omitempty"`
+	Cycles        int            `json:"cycles"`
+	PodGroups     int            `json:"podGroups"`
+	GroupsPlaced  int            `json:"podGroupsPlaced"`
+	GroupsWaiting int            `json:"podGroupsWaiting"`
+	PodsBound     int            `json:"podsBound"`
+	PodsWaiting   int            `json:"podsWaiting"`
+	Waiting       []WaitingGroup `json:"waiting,omitempty"`
+	Allocation    []Allocation   `json:"allocation"`
+	Racks         *Racks         `json:"racks,omitempty"`
+	Unused        []string       `json:"unused,omitempty"`
+	JobsPodByPod  []string       `json:"jobsPodByPod,omitempty"`
+	Stopped       string         `json:"stopped,omitempty"`
 }
 
 // WaitingGroup is a PodGroup (or lone pod) left with pending members.
@@ -161,7 +161,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	snap := c.Snapshot
 	now := start
 	failed := map[placement.Key]bool{} // tried and left pending since the last binding
-	last := map[placement.Key]string{}  // the last decision's message per group
+	last := map[placement.Key]string{} // the last decision's message per group
 	bound := 0
 	for {
 		if done(sched, keys, failed) {
