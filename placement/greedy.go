@@ -195,6 +195,13 @@ func (h *candHeap) Pop() any {
 	return x
 }
 
+// StaticFit reports whether the solver's built-in filters that do not
+// depend on usage — unschedulable (kube-scheduler NodeUnschedulable),
+// spec.nodeSelector (NodeAffinity) and NoSchedule/NoExecute taints
+// (TaintToleration) — admit pod p on node n. Generators use it to pre-check
+// nodes with exactly the solver's rules.
+func StaticFit(p *Pod, n *Node) bool { return staticOK(p, n) }
+
 // staticOK applies the built-in filters that do not depend on usage.
 func staticOK(p *Pod, n *Node) bool {
 	if n.Unschedulable && !toleratesUnschedulable(p) {

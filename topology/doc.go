@@ -1,0 +1,43 @@
+// Package topology places PodGroups inside topology domains (KEP-5732
+// topology-aware workload scheduling): it builds a domain tree from node
+// labels, keeps free-capacity aggregates per domain, and implements the
+// solver's PlacementGenerate and PlacementScore hooks
+// ([placement.PlacementGenerator], [placement.PlacementScorer]).
+//
+// # Usage
+//
+//	tree, err := topology.NewTree(snap, []string{"example.com/block", "topology.kubernetes.io/rack"})
+//	opts, err := tree.SolverOptions([]topology.Constraint{{Key: "topology.kubernetes.io/rack", Required: true}}, topology.MostAllocated)
+//	decision, err := placement.Solve(snap, group, opts)
+//
+// A [Tree] is built once per node set and serves every snapshot derived
+// from its snapshot with [placement.Snapshot.Apply]; the gang cycle solves a
+// group, applies the decision, and solves the next group on the result with
+// the same tree and options.
+//
+// # Domains
+//
+// The keys are ordered widest first (zone > block > rack > hostname). A
+// domain is identified by its path from the root — values joined by "/" —
+// never by its value alone: rack r1 of block b1 and rack r1 of block b2 are
+// two domains (T11). A node lacking a level's label is in no domain of that
+// level or any narrower one (T9); the empty value is a value (T10).
+//
+// # Invariants
+//
+// With a required key, every member of a scheduled group, bound ones
+// included, runs in one domain of that key (invariant 5 of DESIGN.md);
+// bound members spread over two domains are reported as an error. The
+// placements and scores depend only on the snapshot's contents and the
+// group, never on input order or on which snapshot the tree served before.
+//
+// # Cost
+//
+// NewTree is O(nodes × levels) plus sorting domains. The aggregates
+// (summed and largest free quantity per resource and domain, summed
+// requests and allocatable) are computed once, then moved between
+// snapshots in O(changed nodes × levels × resources) plus the child lists
+// of the domains whose largest free must be recounted. A required-level
+// decision then costs O(domains of that level × resources) to rank them,
+// plus the nodes of the domains the solver actually tries — usually one.
+package topology

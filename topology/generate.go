@@ -1,0 +1,587 @@
+package topology
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Constraint is one entry of a PodGroup's spec.schedulingConstraints.topology
+// (KEP-5732): a topology key, and whether all members must share one domain
+// of it (Required) or should, as far as the cluster allows (preferred, a
+// soft constraint; upstream plans it beyond v1.36).
+type Constraint struct {
+	Key      string
+	Required bool
+}
+
+// Generator is a [placement.PlacementGenerator] (KEP-5732 PlacementGenerate)
+// over a [Tree]. Make one with [Tree.SolverOptions]; see there for the
+// placements it proposes.
+type Generator struct {
+	tree      *Tree
+	required  int // level, or -1
+	preferred int // narrowest preferred level below required, or -1
+	scorer    *Scorer
+}
+
+var _ placement.PlacementGenerator = (*Generator)(nil)
+
+// SolverOptions turns a PodGroup's topology constraints into the solver's
+// options: a [Generator] and a [Scorer] with the given scoring, over t. With
+// no constraints it returns the zero placement.Options (one placement
+// holding every node, placement.DefaultScorer). The caller may add Filters,
+// Reservers and PlacementFilters to the result.
+//
+// The generator works with the narrowest required key R (a wider required
+// key is implied: a domain's path includes its ancestors) and the narrowest
+// preferred key P narrower than R (a preferred key at R or wider is already
+// satisfied; a wider preferred key adds nothing, since the search widens one
+// tree level at a time anyway). Placements come in tiers
+// (placement.Placement.Rank); the solver stops at the first tier where one
+// is feasible and takes that tier's best score:
+//
+//  1. The domains of P (or of R when no narrower key is preferred), each a
+//     placement named by its path; when members are bound, only the domain
+//     holding them all. Domains are tried best first by the score they
+//     would get if every member fit, and the first tier ends at the first
+//     domain whose aggregates and nodes prove that every member fits, since
+//     no later domain can score more. This gives exactly the best-scoring
+//     feasible domain, as if all were tried, unless a Filter, Reserver or
+//     PlacementFilter the caller adds rejects that proven domain (then some
+//     better domain of the next tier may be missed, never a feasible one).
+//     With no preferred key, the domains whose aggregates show they cannot
+//     hold the minimum come last, tried only to explain the failure.
+//  2. With a preferred key, widening one tree level at a time from P's
+//     parent level up to R (or to the whole cluster, named "", when nothing
+//     is required): each domain restricted to the fewest of its sub-domains
+//     one level down that can hold every member by free capacity (largest
+//     first; those holding bound members always), in tiers by that number —
+//     fewest sub-domains first (T14) — then every such domain whole.
+//
+// With a required key every member, bound ones included, ends in one domain
+// of R; a node without R's label (or a wider key's) is never used (T9).
+//
+// Errors (a [*placement.FieldError]; nothing is returned): a constraint
+// with an empty key (ErrInvalid), a key that is not a level of t or that no
+// node carries (ErrNotFound), an unknown Scoring (ErrInvalid). Generate
+// itself fails when bound members sit in two domains of R, or on a node
+// without R's label (ErrInvalid), or when given a snapshot not derived from
+// t's.
+func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Options, error) {
+	if scoring != MostAllocated && scoring != BestFit {
+		return placement.Options{}, placement.Errorf(placement.ErrInvalid, "topology options", "scoring", "unknown %v", scoring)
+	}
+	if len(cs) == 0 {
+		return placement.Options{}, nil
+	}
+	required := -1
+	levels := map[int]bool{}
+	for i, c := range cs {
+		obj, field := fmt.Sprintf("topology key %q", c.Key), fmt.Sprintf("spec.schedulingConstraints.topology[%d].key", i)
+		if c.Key == "" {
+			return placement.Options{}, placement.Errorf(placement.ErrInvalid, obj, field, "must not be empty")
+		}
+		l, ok := t.Level(c.Key)
+		if !ok {
+			return placement.Options{}, placement.Errorf(placement.ErrNotFound, obj, field, "is not a level of the topology tree (levels: %s)", keyList(t.keys))
+		}
+		if t.levelStart[l] == t.levelStart[l+1] {
+			return placement.Options{}, placement.Errorf(placement.ErrNotFound, obj, field, "no node carries this label")
+		}
+		if c.Required {
+			required = max(required, l)
+		} else {
+			levels[l] = true
+		}
+	}
+	preferred := -1
+	for l := range levels {
+		if l > required {
+			preferred = max(preferred, l)
+		}
+	}
+	sc := &Scorer{tree: t, kind: scoring}
+	return placement.Options{Generator: &Generator{tree: t, required: required, preferred: preferred, scorer: sc}, Scorer: sc}, nil
+}
+
+// shape summarises a group's pending members per resource of a snapshot.
+type shape struct {
+	req       [][]int64 // per member (in g.Members order), per resource; pods = 1
+	requested []bool    // requested > 0 by some member, pods excluded (MostAllocated's resources)
+	total     []int64   // Σ over members (saturating); pods = n
+	needSum   []int64   // Σ of the need smallest requests (saturating)
+	minReq    []int64   // smallest request
+	maxReq    []int64   // largest request: a node with room for it has room for any member
+	unknown   bool      // a member requests a resource no node has
+	n, need   int
+	bound     int
+	podsR     int
+	anyReq    bool
+}
+
+func newShape(c *capacity, bound int, g *placement.Group) *shape {
+	R := len(c.res)
+	sh := &shape{n: len(g.Members), bound: bound, podsR: c.podsR,
+		req: make([][]int64, len(g.Members)), requested: make([]bool, R),
+		total: make([]int64, R), needSum: make([]int64, R), minReq: make([]int64, R), maxReq: make([]int64, R)}
+	sh.need = 1
+	if g.IsGang() {
+		sh.need = max(int(g.MinCount)-sh.bound, 1)
+	}
+	sh.need = min(sh.need, max(sh.n, 1))
+	for i := range g.Members {
+		row := make([]int64, R)
+		row[c.podsR] = 1
+		for name, q := range g.Members[i].Requests {
+			r, ok := c.resIdx[name]
+			switch {
+			case !ok:
+				sh.unknown = sh.unknown || q > 0
+			case r != c.podsR:
+				row[r] = q
+				if q > 0 {
+					sh.requested[r] = true
+				}
+			}
+		}
+		sh.req[i] = row
+	}
+	col := make([]int64, sh.n)
+	for r := range R {
+		for i := range sh.n {
+			col[i] = sh.req[i][r]
+		}
+		slices.Sort(col)
+		for i, q := range col {
+			sh.total[r] = satAdd(sh.total[r], q)
+			if i < sh.need {
+				sh.needSum[r] = satAdd(sh.needSum[r], q)
+			}
+		}
+		if sh.n > 0 {
+			sh.minReq[r], sh.maxReq[r] = col[0], col[sh.n-1]
+		}
+		sh.anyReq = sh.anyReq || sh.requested[r]
+	}
+	return sh
+}
+
+// scored reports whether BestFit measures leftover capacity in r: the
+// resources the group requests, or the pod count when it requests none.
+func (sh *shape) scored(r int) bool {
+	return sh.requested[r] || (!sh.anyReq && r == sh.podsR)
+}
+
+// Generate implements [placement.PlacementGenerator]; see
+// [Tree.SolverOptions] for the placements. Cost: O(domains of the levels
+// used × resources) from the aggregates, plus the nodes of the domains it
+// must inspect to prove a fit (at most the first tier's), plus
+// O(changed nodes) to bring the aggregates to s.
+func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]placement.Placement, error) {
+	t := gen.tree
+	if t == nil {
+		return nil, placement.Errorf(placement.ErrInvalid, "topology generator", "tree", "zero Generator: make one with Tree.SolverOptions")
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, err := t.capacityFor(s)
+	if err != nil {
+		return nil, err
+	}
+	bm := t.boundOf(s, g.Key())
+	b := &builder{t: t, c: c, s: s, g: g, sh: newShape(c, len(bm.nodes), g), scorer: gen.scorer, scope: -1,
+		bound: bm.nodes, boundPods: bm.pods}
+	b.static(g)
+	// Affinity between members and sub-group minimums or keys can keep the
+	// solver from placing every member where resources suffice: then no
+	// domain is proven to hold the group, and the first tier holds every
+	// domain that might.
+	b.constrained = bm.affinity || len(g.SubGroups) > 0
+	for i := range g.Members {
+		b.constrained = b.constrained || g.Members[i].Affinity != nil
+	}
+	if gen.required >= 0 && len(b.bound) > 0 {
+		if b.scope, err = b.boundDomain(gen.required); err != nil {
+			return nil, err
+		}
+	}
+	first := max(gen.required, gen.preferred)
+	if first < 0 {
+		return []placement.Placement{{Nodes: t.allNodes}}, nil
+	}
+	doms := b.candidates(first)
+	b.out = make([]placement.Placement, 0, len(doms)+1)
+	b.tiered(doms, gen.preferred < 0)
+	if gen.preferred >= 0 {
+		for q := first - 1; q >= max(gen.required, 0); q-- {
+			b.widen(b.candidates(q), q+1, q == gen.required)
+		}
+		if gen.required < 0 {
+			b.widen([]DomainID{-1}, 0, true)
+		}
+	}
+	return b.out, nil
+}
+
+// boundMembers are a group's bound members on one snapshot. The solver
+// calls the generator and then the scorer with the same snapshot and group;
+// the tree keeps the last answer, which cannot go stale because snapshots
+// are immutable.
+type boundMembers struct {
+	s        *placement.Snapshot
+	group    placement.Key
+	nodes    []placement.NodeID
+	pods     []placement.Key
+	affinity bool // some bound member has pod (anti-)affinity terms
+}
+
+// boundOf returns g's bound members on s; t.mu must be held.
+func (t *Tree) boundOf(s *placement.Snapshot, g placement.Key) *boundMembers {
+	if bm := t.bound; bm != nil && bm.s == s && bm.group == g {
+		return bm
+	}
+	bm := &boundMembers{s: s, group: g}
+	for _, p := range s.GroupMembers(g) {
+		if id, ok := s.NodeOf(p); ok {
+			bm.nodes = append(bm.nodes, id)
+			bm.pods = append(bm.pods, p.Key())
+			bm.affinity = bm.affinity || p.Affinity != nil
+		}
+	}
+	t.bound = bm
+	return bm
+}
+
+type builder struct {
+	t         *Tree
+	c         *capacity
+	s         *placement.Snapshot
+	g         *placement.Group
+	sh        *shape
+	scorer    *Scorer
+	classes   []*placement.Pod // one member per distinct nodeSelector+tolerations
+	bound     []placement.NodeID
+	boundPods []placement.Key
+	scope     DomainID // the required domain holding the bound members, or -1
+	// constrained is set when members have affinity terms or the group has
+	// sub-groups: holdsAll proves nothing then.
+	constrained bool
+	rank        int
+	out         []placement.Placement
+}
+
+// static keeps one member of each class of built-in static filter inputs,
+// so that checking a node for every member costs one call per class.
+func (b *builder) static(g *placement.Group) {
+	seen := map[string]bool{}
+	for i := range g.Members {
+		p := &g.Members[i]
+		if len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 {
+			if !seen[""] {
+				seen[""] = true
+				b.classes = append(b.classes, p)
+			}
+			continue
+		}
+		var k strings.Builder
+		k.WriteByte('|') // never "", the key of members without either
+		for _, key := range slices.Sorted(maps.Keys(p.NodeSelector)) {
+			fmt.Fprintf(&k, "%q=%q;", key, p.NodeSelector[key])
+		}
+		k.WriteByte('|')
+		for _, tol := range p.Tolerations {
+			fmt.Fprintf(&k, "%q,%q,%q,%q;", tol.Key, tol.Operator, tol.Value, tol.Effect)
+		}
+		if !seen[k.String()] {
+			seen[k.String()] = true
+			b.classes = append(b.classes, p)
+		}
+	}
+}
+
+func (b *builder) boundDomain(level int) (DomainID, error) {
+	obj := fmt.Sprintf("PodGroup %q", b.g.Key().String())
+	field := "spec.schedulingConstraints.topology"
+	key := b.t.keys[level]
+	d := DomainID(-1)
+	for i, id := range b.bound {
+		di := b.t.domainOf(id, level)
+		if di < 0 {
+			return -1, placement.Errorf(placement.ErrInvalid, obj, field, "bound member %s is on node %q, which is in no domain of required key %q: the group already breaks its constraint",
+				b.boundPods[i], b.s.Node(id).Name, key)
+		}
+		if d >= 0 && di != d {
+			j := slices.IndexFunc(b.bound, func(n placement.NodeID) bool { return b.t.domainOf(n, level) == d })
+			return -1, placement.Errorf(placement.ErrInvalid, obj, field, "bound members are in two domains of required key %q: %s in %s and %s in %s; the group already breaks its constraint",
+				key, b.boundPods[j], b.t.doms[d].path, b.boundPods[i], b.t.doms[di].path)
+		}
+		d = di
+	}
+	return d, nil
+}
+
+// candidates returns the domains of level inside the scope that hold every
+// bound member, in path order. Level -1 stands for the whole cluster.
+func (b *builder) candidates(level int) []DomainID {
+	if len(b.bound) > 0 {
+		d := b.t.domainOf(b.bound[0], level)
+		for _, id := range b.bound[1:] {
+			if b.t.domainOf(id, level) != d {
+				return nil
+			}
+		}
+		if d < 0 {
+			return nil
+		}
+		return []DomainID{d}
+	}
+	all := b.t.levelDomains(level)
+	if b.scope < 0 {
+		return all
+	}
+	sl := b.t.doms[b.scope].level
+	return slices.DeleteFunc(all, func(d DomainID) bool { return b.t.ancestor(d, sl) != b.scope })
+}
+
+// canHold is the aggregate test: d might hold the need smallest members.
+// It is necessary, not sufficient.
+func (b *builder) canHold(d DomainID) bool {
+	R := len(b.c.res)
+	for r := range R {
+		i := int(d)*R + r
+		if b.c.sumFree[i].get() < b.sh.needSum[r] || (b.sh.minReq[r] > 0 && b.c.maxFree[i] < b.sh.minReq[r]) {
+			return false
+		}
+	}
+	return !b.sh.unknown
+}
+
+// holdsAll proves from the nodes of d that the solver places every pending
+// member there: each node counts the copies of the largest member (per
+// resource) it has room for, and while a counted node holds fewer members
+// than that, any member still fits on it.
+func (b *builder) holdsAll(d DomainID) bool {
+	if b.sh.unknown || b.constrained {
+		return false
+	}
+	R := len(b.c.res)
+	n := int64(b.sh.n)
+	var sum int64
+	for _, id := range b.t.doms[d].nodes {
+		k := n
+		for r := range R {
+			if q := b.sh.maxReq[r]; q > 0 {
+				k = min(k, max(b.c.nodeFree[int(id)*R+r], 0)/q)
+			}
+		}
+		if k == 0 || !b.admits(id) {
+			continue
+		}
+		if sum += k; sum >= n {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) admits(id placement.NodeID) bool {
+	node := b.s.Node(id)
+	for _, p := range b.classes {
+		if !placement.StaticFit(p, node) {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *builder) emit(d DomainID, nodes []placement.NodeID, rank int) {
+	name := ""
+	if d >= 0 {
+		name = b.t.doms[d].path
+	}
+	b.out = append(b.out, placement.Placement{Name: name, Nodes: nodes, Rank: rank})
+}
+
+// tiered emits single-domain placements best bound first (see
+// SolverOptions, step 1); with diagnose, the domains that cannot hold the
+// minimum follow in a last tier.
+func (b *builder) tiered(doms []DomainID, diagnose bool) {
+	type cand struct {
+		d  DomainID
+		ub int64
+	}
+	var ok []cand
+	var short []DomainID
+	for _, d := range doms {
+		if b.canHold(d) {
+			ok = append(ok, cand{d, b.scorer.upper(b.c, b.sh, d)})
+		} else {
+			short = append(short, d)
+		}
+	}
+	slices.SortFunc(ok, func(x, y cand) int {
+		if c := cmp.Compare(y.ub, x.ub); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.d, y.d) // IDs follow path order within a level
+	})
+	cut := len(ok)
+	for i := range ok {
+		if b.holdsAll(ok[i].d) {
+			cut = i + 1
+			break
+		}
+	}
+	for _, part := range [][]cand{ok[:cut], ok[cut:]} {
+		if len(part) == 0 {
+			continue
+		}
+		slices.SortFunc(part, func(x, y cand) int { return cmp.Compare(x.d, y.d) })
+		for _, c := range part {
+			b.emit(c.d, b.t.doms[c.d].nodes, b.rank)
+		}
+		b.rank++
+	}
+	if diagnose && len(short) > 0 {
+		for _, d := range short {
+			b.emit(d, b.t.doms[d].nodes, b.rank)
+		}
+		b.rank++
+	}
+}
+
+// widen emits, for each domain D of doms (-1: the whole cluster), D
+// restricted to the fewest sub-domains at level prev that can hold every
+// member, in tiers by their number, then every D whole. With last set every
+// D is emitted whole, even one that cannot hold the minimum, so that the
+// solver can explain the failure.
+func (b *builder) widen(doms []DomainID, prev int, last bool) {
+	R := len(b.c.res)
+	type restricted struct {
+		d     DomainID
+		nodes []placement.NodeID
+		k     int
+	}
+	var rs []restricted
+	var wholes []DomainID
+	maxK := 0
+	for _, D := range doms {
+		if D >= 0 && !last && !b.canHold(D) {
+			continue
+		}
+		subs := b.subDomains(D, prev)
+		must := map[DomainID]bool{}
+		outside := false // a bound member in no sub-domain: no restriction holds it
+		for _, id := range b.bound {
+			sd := b.t.domainOf(id, prev)
+			must[sd] = true
+			outside = outside || sd < 0
+		}
+		// Sub-domains with bound members first, then by how many copies of
+		// the largest member their summed free capacity holds, then path.
+		type sub struct {
+			d     DomainID
+			must  bool
+			slots int64
+		}
+		keyed := make([]sub, len(subs))
+		for i, d := range subs {
+			v := int64(math.MaxInt64)
+			for r := range R {
+				if q := b.sh.maxReq[r]; q > 0 {
+					v = min(v, b.c.sumFree[int(d)*R+r].get()/q)
+				}
+			}
+			keyed[i] = sub{d, must[d], v}
+		}
+		slices.SortFunc(keyed, func(x, y sub) int {
+			if x.must != y.must {
+				if x.must {
+					return -1
+				}
+				return 1
+			}
+			if c := cmp.Compare(y.slots, x.slots); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.d, y.d)
+		})
+		for i := range keyed {
+			subs[i] = keyed[i].d
+		}
+		free := make([]int64, R)
+		covered, k := false, 0
+		for _, sd := range subs {
+			if outside {
+				break
+			}
+			k++
+			covered = true
+			for r := range R {
+				free[r] = satAdd(free[r], b.c.sumFree[int(sd)*R+r].get())
+				covered = covered && free[r] >= b.sh.total[r]
+			}
+			if covered && k >= len(must) {
+				break
+			}
+		}
+		whole := b.allNodes(D)
+		if covered && !b.sh.unknown {
+			var nodes []placement.NodeID
+			for _, sd := range subs[:k] {
+				nodes = append(nodes, b.t.doms[sd].nodes...)
+			}
+			slices.Sort(nodes)
+			if len(nodes) == len(whole) {
+				nodes = whole
+			} else {
+				wholes = append(wholes, D)
+			}
+			rs = append(rs, restricted{D, nodes, k})
+			maxK = max(maxK, k)
+		} else {
+			wholes = append(wholes, D)
+		}
+	}
+	slices.SortStableFunc(rs, func(x, y restricted) int { return cmp.Compare(x.k, y.k) })
+	for _, r := range rs {
+		b.emit(r.d, r.nodes, b.rank+r.k)
+	}
+	b.rank += maxK + 1
+	if len(wholes) > 0 {
+		for _, D := range wholes {
+			b.emit(D, b.allNodes(D), b.rank)
+		}
+		b.rank++
+	}
+}
+
+func (b *builder) allNodes(D DomainID) []placement.NodeID {
+	if D < 0 {
+		return b.t.allNodes
+	}
+	return b.t.doms[D].nodes
+}
+
+// subDomains returns the domains of level inside D (-1: the whole
+// cluster), in path order.
+func (b *builder) subDomains(D DomainID, level int) []DomainID {
+	if D < 0 {
+		return b.t.levelDomains(level)
+	}
+	cur := []DomainID{D}
+	for l := b.t.doms[D].level; l < level; l++ {
+		var next []DomainID
+		for _, d := range cur {
+			next = append(next, b.t.doms[d].children...)
+		}
+		cur = next
+	}
+	return cur
+}

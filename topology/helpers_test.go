@@ -1,0 +1,138 @@
+package topology_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+const (
+	zoneKey  = "topology.kubernetes.io/zone"
+	blockKey = "example.com/block"
+	rackKey  = "topology.kubernetes.io/rack"
+	hostKey  = "kubernetes.io/hostname"
+	cpu      = placement.ResourceCPU
+)
+
+// node makes a node with milli CPU and labels given as key, value pairs.
+func node(name string, milli int64, kv ...string) placement.Node {
+	n := placement.Node{Name: name, Allocatable: placement.ResourceList{cpu: milli}, Labels: map[string]string{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		n.Labels[kv[i]] = kv[i+1]
+	}
+	return n
+}
+
+func member(name, group string, milli int64) placement.Pod {
+	return placement.Pod{Namespace: "default", Name: name, SchedulingGroup: group, Requests: placement.ResourceList{cpu: milli}}
+}
+
+func members(group string, n int, milli int64) []placement.Pod {
+	out := make([]placement.Pod, n)
+	for i := range out {
+		out[i] = member(group+"-"+string(rune('a'+i)), group, milli)
+	}
+	return out
+}
+
+func gang(name string, min int32, ms []placement.Pod) *placement.Group {
+	return &placement.Group{Namespace: "default", Name: name, MinCount: min, Members: ms}
+}
+
+func snapshot(t testing.TB, nodes []placement.Node, pods ...placement.Pod) *placement.Snapshot {
+	t.Helper()
+	s, err := placement.NewSnapshot(nodes, pods)
+	require.NoError(t, err)
+	return s
+}
+
+func tree(t testing.TB, s *placement.Snapshot, keys ...string) *topology.Tree {
+	t.Helper()
+	tr, err := topology.NewTree(s, keys)
+	require.NoError(t, err)
+	return tr
+}
+
+func required(key string) topology.Constraint  { return topology.Constraint{Key: key, Required: true} }
+func preferred(key string) topology.Constraint { return topology.Constraint{Key: key} }
+
+// solve solves g on s with the tree's options for cs and checks the
+// invariants: placement.Verify (1–5 of DESIGN.md) and, for every required
+// key, one shared domain for all members, bound ones included.
+func solve(t testing.TB, tr *topology.Tree, s *placement.Snapshot, g *placement.Group, scoring topology.Scoring, cs ...topology.Constraint) placement.Decision {
+	t.Helper()
+	opts, err := tr.SolverOptions(cs, scoring)
+	require.NoError(t, err)
+	d, err := placement.Solve(s, g, opts)
+	require.NoError(t, err)
+	require.NoError(t, placement.Verify(s, g, d))
+	require.NoError(t, sharedDomain(tr, s, g, d, cs))
+	return d
+}
+
+// assigned maps member names to node names.
+func assigned(d placement.Decision) map[string]string {
+	out := map[string]string{}
+	for _, a := range d.Assignments {
+		out[a.Pod.Name] = a.Node
+	}
+	return out
+}
+
+// commit binds a decision's assignments into a new snapshot.
+func commit(t testing.TB, s *placement.Snapshot, g *placement.Group, d placement.Decision) *placement.Snapshot {
+	t.Helper()
+	byKey := map[placement.Key]placement.Pod{}
+	for _, p := range g.Members {
+		byKey[p.Key()] = p
+	}
+	var ch placement.Change
+	for _, a := range d.Assignments {
+		p := byKey[a.Pod]
+		p.NodeName = a.Node
+		ch.Bind = append(ch.Bind, p)
+	}
+	next, err := s.Apply(ch)
+	require.NoError(t, err)
+	return next
+}
+
+// sharedDomain checks invariant 5 of DESIGN.md on a decision: with a
+// required key, every member (bound ones included) is on a node of one
+// domain of that key's level.
+func sharedDomain(tr *topology.Tree, s *placement.Snapshot, g *placement.Group, d placement.Decision, cs []topology.Constraint) error {
+	if d.Status != placement.Scheduled {
+		return nil
+	}
+	var nodes []placement.NodeID
+	for _, p := range s.GroupMembers(g.Key()) {
+		id, _ := s.NodeOf(p)
+		nodes = append(nodes, id)
+	}
+	for _, a := range d.Assignments {
+		nodes = append(nodes, a.NodeID)
+	}
+	for _, c := range cs {
+		if !c.Required {
+			continue
+		}
+		level, _ := tr.Level(c.Key)
+		first := topology.DomainID(-1)
+		for _, id := range nodes {
+			dom, ok := tr.DomainOf(id, level)
+			if !ok {
+				return fmt.Errorf("member on node %q, which is in no domain of %s", s.Node(id).Name, c.Key)
+			}
+			if first >= 0 && dom.ID != first {
+				f, _ := tr.Domain(first)
+				return fmt.Errorf("members in two domains of %s: %s and %s", c.Key, f.Path, dom.Path)
+			}
+			first = dom.ID
+		}
+	}
+	return nil
+}

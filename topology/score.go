@@ -1,0 +1,218 @@
+package topology
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Scoring selects how a [Scorer] ranks feasible placements (KEP-5732
+// PlacementScore). Higher scores win; the solver breaks ties by placement
+// name, which for a domain is its path.
+type Scoring int
+
+const (
+	// MostAllocated is upstream's default: the NodeResourcesFit
+	// MostAllocated score of the whole placement after the assignment plus
+	// the PodGroupPodsCount score, equal weights — the same number as
+	// [placement.DefaultScorer], computed from the domain's aggregates in
+	// O(resources + assignments) instead of O(nodes).
+	MostAllocated Scoring = iota
+	// BestFit is hierarchical best fit, for clusters shared by gangs of very
+	// different sizes: it keeps empty racks and blocks whole for the large
+	// gangs that need them. Compared in this order: (1) members placed,
+	// bound included (more wins); (2) for each level from the widest down
+	// to the placement's own (the first 8 levels), whether that enclosing
+	// domain already runs pods (an empty zone is broken last, then an empty
+	// block, then an empty rack); (3) the free capacity the placement keeps
+	// after the assignment, in 1/1024ths of the group's total request on its
+	// scarcest requested resource (less wins: the tightest fit).
+	BestFit
+)
+
+// String returns the constant's name, e.g. "BestFit".
+func (k Scoring) String() string {
+	switch k {
+	case MostAllocated:
+		return "MostAllocated"
+	case BestFit:
+		return "BestFit"
+	}
+	return fmt.Sprintf("Scoring(%d)", int(k))
+}
+
+// Scorer is a [placement.PlacementScorer] over a [Tree]'s domains. Make one
+// with [Tree.SolverOptions]. Placements that are not domains of the tree
+// (e.g. the whole cluster, named "") are scored from their nodes.
+type Scorer struct {
+	tree *Tree
+	kind Scoring
+}
+
+var _ placement.PlacementScorer = (*Scorer)(nil)
+
+const scoreScale = 1_000_000
+
+// BestFit layout: count<<42 | empty-domain flags<<34 | (leftMax - leftover).
+const (
+	bestFitFlags = 8
+	leftBits     = 34
+	leftMax      = 1<<leftBits - 1
+)
+
+// Score implements [placement.PlacementScorer]. With MostAllocated it
+// returns exactly what placement.DefaultScorer returns, in 0..2,000,000.
+// With BestFit the score is in 0..2^63 and packs the comparison described
+// at [BestFit]. Cost: O(resources × levels + members) for a placement that
+// is a whole domain of the tree, O(nodes of p) otherwise.
+func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) int64 {
+	t := sc.tree
+	if t == nil {
+		return placement.DefaultScorer{}.Score(s, g, p, a)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, err := t.capacityFor(s)
+	if err != nil {
+		// Generate rejects such a snapshot before the solver scores; a
+		// zero Scorer, or one paired with another generator on a foreign
+		// snapshot, still gives upstream's score.
+		return placement.DefaultScorer{}.Score(s, g, p, a)
+	}
+	sh := newShape(c, len(t.boundOf(s, g.Key()).nodes), g)
+	added := make([]int64, len(c.res))
+	byKey := make(map[placement.Key]int, len(g.Members))
+	for i := range g.Members {
+		byKey[g.Members[i].Key()] = i
+	}
+	for _, as := range a {
+		if i, ok := byKey[as.Pod]; ok {
+			for r, q := range sh.req[i] {
+				added[r] = satAdd(added[r], q)
+			}
+		}
+	}
+	d := t.placementDomain(p)
+	return sc.score(c, sh, d, p.Nodes, added, len(a))
+}
+
+// upper is the score d would get if every pending member were placed in it:
+// no assignment in d scores more, and an assignment of every member scores
+// exactly this.
+func (sc *Scorer) upper(c *capacity, sh *shape, d DomainID) int64 {
+	return sc.score(c, sh, d, sc.tree.doms[d].nodes, sh.total, sh.n)
+}
+
+// score scores a placement with nodes (domain d's own node slice, or any
+// set when d is -1 or nodes differ) after adding the requests added of
+// placed pending members.
+func (sc *Scorer) score(c *capacity, sh *shape, d DomainID, nodes []placement.NodeID, added []int64, placed int) int64 {
+	t := sc.tree
+	R := len(c.res)
+	whole := d >= 0 && sameNodes(nodes, t.doms[d].nodes)
+	c.scratch = slices.Grow(c.scratch[:0], 3*R)[:3*R]
+	alloc, used, free := c.scratch[:R], c.scratch[R:2*R], c.scratch[2*R:]
+	if whole {
+		for r := range R {
+			i := int(d)*R + r
+			alloc[r], used[r], free[r] = c.sumAlloc[i].get(), c.sumUsed[i].get(), c.sumFree[i].get()
+		}
+	} else {
+		var sa, su, sf = make([]sum128, R), make([]sum128, R), make([]sum128, R)
+		for _, id := range nodes {
+			for r := range R {
+				f, u := c.nodeFree[int(id)*R+r], c.nodeUsed[int(id)*R+r]
+				sa[r].add(f + u)
+				su[r].add(max(u, 0))
+				sf[r].add(max(f, 0))
+			}
+		}
+		for r := range R {
+			alloc[r], used[r], free[r] = sa[r].get(), su[r].get(), sf[r].get()
+		}
+	}
+	total := sh.bound + sh.n
+	switch sc.kind {
+	case BestFit:
+		count := int64(sh.bound+placed) << 20 / int64(total)
+		var flags int64
+		if d >= 0 {
+			for l := 0; l <= t.doms[d].level && l < bestFitFlags; l++ {
+				if c.sumUsed[int(t.ancestor(d, l))*R+c.podsR].get() > 0 {
+					flags |= 1 << (bestFitFlags - 1 - l)
+				}
+			}
+		}
+		left := int64(leftMax)
+		for r := range R {
+			if !sh.scored(r) || sh.total[r] <= 0 {
+				continue
+			}
+			left = min(left, ratio(max(free[r]-added[r], 0), 1024, sh.total[r], leftMax))
+		}
+		return count<<42 | flags<<leftBits | (leftMax - left)
+	default:
+		var sum, n int64
+		for r := range R {
+			if sh.requested[r] {
+				sum += mulDiv(satAdd(used[r], added[r]), scoreScale, alloc[r])
+				n++
+			}
+		}
+		var most int64
+		if n > 0 {
+			most = sum / n
+		}
+		return most + int64(sh.bound+placed)*scoreScale/int64(total)
+	}
+}
+
+// placementDomain returns the domain a placement stands for (by its name),
+// or -1.
+func (t *Tree) placementDomain(p *placement.Placement) DomainID {
+	if d, ok := t.byPath[p.Name]; ok && p.Name != "" {
+		return d
+	}
+	return -1
+}
+
+func sameNodes(a, b []placement.NodeID) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
+}
+
+// mulDiv returns a*b/c for 0 <= a <= c (a saturates at b), as
+// placement.DefaultScorer computes it.
+func mulDiv(a, b, c int64) int64 {
+	if c <= 0 || a <= 0 {
+		return 0
+	}
+	if a >= c {
+		return b
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	return int64(q)
+}
+
+// ratio returns min(a*b/c, limit) for a, b >= 0 and c > 0.
+func ratio(a, b, c, limit int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi >= uint64(c) {
+		return limit
+	}
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	if q > uint64(limit) {
+		return limit
+	}
+	return int64(q)
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
