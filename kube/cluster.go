@@ -3,7 +3,6 @@ package kube
 import (
 	"errors"
 	"slices"
-	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -214,9 +213,12 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 	return c, nil
 }
 
-// locate wraps err with the input location of the object it names, when
-// the input has it (objects the Job controller created are located at
-// their Job).
+// Locate wraps err, when it is a [*placement.FieldError], with the input
+// location of the object it names (see [manifest.Object.Wrap]); objects
+// the Job controller created are located at their Job. Other errors are
+// returned as they are.
+func (c *Cluster) Locate(err error) error { return c.locate(err) }
+
 func (c *Cluster) locate(err error) error {
 	var fe *placement.FieldError
 	if !errors.As(err, &fe) {
@@ -225,15 +227,16 @@ func (c *Cluster) locate(err error) error {
 	if o, ok := c.where[fe.Object]; ok {
 		return o.Wrap(err)
 	}
-	if strings.HasPrefix(fe.Object, "pod ") {
-		for _, j := range c.Jobs {
-			for _, p := range j.Pods {
-				if podObj(p.Namespace, p.Name) == fe.Object {
-					if o, ok := c.where[manifest.ObjectName("Job", j.Key.Namespace, j.Key.Name)]; ok {
-						return o.Wrap(err)
-					}
-				}
-			}
+	for _, j := range c.Jobs {
+		made := false
+		if pg := j.PodGroup; pg != nil {
+			made = podGroupObj(pg.Namespace, pg.Name) == fe.Object
+		}
+		for _, p := range j.Pods {
+			made = made || podObj(p.Namespace, p.Name) == fe.Object
+		}
+		if o, ok := c.where[manifest.ObjectName("Job", j.Key.Namespace, j.Key.Name)]; made && ok {
+			return o.Wrap(err)
 		}
 	}
 	return err

@@ -47,6 +47,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	output := fs.String("o", "text", "output: text (cycles and summary), yaml (the resulting objects) or json (the report)")
 	namespace := fs.String("n", "default", "namespace of objects that set none")
 	rackKey := fs.String("rack-key", "", "node label counted as a rack in the summary (default: topology.kubernetes.io/rack or cloud.provider.com/topology-rack, whichever nodes have)")
+	topoKeys := fs.String("topology-keys", "", "node labels forming the topology tree, comma-separated, widest first (default: the zone/block/rack/hostname labels nodes carry and the keys PodGroups require, fewest values first)")
+	showCycles := fs.Bool("cycles", true, "with -o text, print every cycle (false: the summary only)")
 	maxCycles := fs.Int("max-cycles", 1_000_000, "stop after this many cycles")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
@@ -77,7 +79,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
-	opts := options{rackKey: *rackKey, maxCycles: *maxCycles}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles}
 	if tty {
 		opts.progress = func(cycle, bound int) { fmt.Fprintf(stderr, "\rgangsim: cycle %d, %d pods bound", cycle, bound) }
 	}
@@ -92,6 +94,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	w := bufio.NewWriter(stdout)
 	switch *output {
 	case "text":
+		if !*showCycles {
+			rep.Cycles = nil
+		}
 		writeText(w, rep)
 	case "json":
 		enc := json.NewEncoder(w)
@@ -117,7 +122,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 }
 
 // writeObjects writes API objects as multi-document YAML, leaving out
-// empty values (null, {}, [], "") so that the output reads like the input.
+// empty values (null, {}, [], "", objects of zeros only) so that the
+// output reads like the input.
 func writeObjects(w io.Writer, objs []any) error {
 	for _, o := range objs {
 		js, err := json.Marshal(o)
@@ -142,6 +148,18 @@ func writeObjects(w io.Writer, objs []any) error {
 	return nil
 }
 
+// allZero reports whether every value of m is the number 0, as in a Node's
+// status.daemonEndpoints.kubeletEndpoint {Port: 0}, which the API types
+// always write.
+func allZero(m map[string]any) bool {
+	for _, e := range m {
+		if f, ok := e.(float64); !ok || f != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // prune drops empty values; it returns nil for a value that is empty.
 func prune(v any) any {
 	switch v := v.(type) {
@@ -153,7 +171,7 @@ func prune(v any) any {
 				v[k] = p
 			}
 		}
-		if len(v) == 0 {
+		if len(v) == 0 || allZero(v) {
 			return nil
 		}
 	case []any:
@@ -202,9 +220,6 @@ func writeText(w io.Writer, rep Report) {
 		msg := cy.Status
 		if cy.Message != "" {
 			msg += ": " + cy.Message
-		}
-		if cy.Placement != "" {
-			msg += " [placement " + cy.Placement + "]"
 		}
 		fmt.Fprintln(w, "  "+msg)
 		if len(cy.Bound) > 0 {

@@ -44,6 +44,12 @@ var goldens = []golden{
 	{"perf-gang-3x3", []string{"-f", td + "scheduler-perf/nodes-10.yaml", "-f", td + "scheduler-perf/gangscheduling-3x3.yaml"}, exitPlaced},
 	{"perf-gang-10x3", []string{"-f", td + "scheduler-perf/nodes-100.yaml", "-f", td + "scheduler-perf/gangscheduling-10x3.yaml"}, exitPlaced},
 	{"lingjun-perf-gang-10x3", []string{"-f", td + "clusters/lingjun/nodes.yaml", "-f", td + "scheduler-perf/gangscheduling-10x3.yaml"}, exitPlaced},
+	{"perf-tas-3x3", []string{"-f", td + "scheduler-perf/nodes-10.yaml", "-f", td + "scheduler-perf/tas-3x3.yaml"}, exitPlaced},
+	{"perf-tas-10x3", []string{"-f", td + "scheduler-perf/nodes-100.yaml", "-f", td + "scheduler-perf/tas-10x3.yaml"}, exitPlaced},
+	{"lingjun-perf-tas-10x3", []string{"-f", td + "clusters/lingjun/nodes.yaml", "-f", td + "scheduler-perf/tas-10x3.yaml"}, exitPlaced},
+	{"kueue-kind-samples", []string{"-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
+	{"kueue-perf-one-queue", []string{"-cycles=false", "-f", td + "kueue-tas/perf-nodes.yaml", "-f", td + "kueue-tas/perf-workloads-one-queue.yaml"}, exitPlaced},
+	{"kueue-kind-samples-json", []string{"-o", "json", "-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
 	{"pai-seed-job", []string{"-f", td + "clusters/pai/nodes.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
 }
 

@@ -108,7 +108,8 @@ type Racks struct {
 
 // options configure a simulation.
 type options struct {
-	rackKey   string // "" means the first known rack label on the nodes
+	rackKey      string // "" means the first known rack label on the nodes
+	topologyKeys string // comma-separated, widest first; "" means automatic
 	maxCycles int
 	progress  func(cycle, bound int) // called every progressEvery cycles
 }
@@ -121,7 +122,11 @@ const progressEvery = 500
 // only gated groups remain. Bindings and conditions are written back into
 // c.
 func simulate(c *kube.Cluster, opts options) (Report, error) {
-	sched := gang.NewScheduler(gang.Options{SolveOptions: solveOptions(c)})
+	sv, err := newSolver(c, opts.topologyKeys)
+	if err != nil {
+		return Report{}, err
+	}
+	sched := gang.NewScheduler(gang.Options{SolveOptions: sv.options})
 	for _, pg := range c.PodGroups {
 		if err := sched.SetPodGroup(pg); err != nil {
 			return Report{}, err

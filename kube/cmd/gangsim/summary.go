@@ -103,12 +103,23 @@ func racks(snap *placement.Snapshot, key string) *Racks {
 	if key == "" {
 		return nil
 	}
+	// A rack is told apart by the wider levels too: Kueue's racks r1 and
+	// r2 repeat in every block.
+	var wider []string
+	if i := slices.Index(levelKeys, key); i >= 0 {
+		wider = levelKeys[:i]
+	}
 	used := map[string]bool{}
 	for id := range snap.NumNodes() {
 		n := snap.Node(placement.NodeID(id))
 		v, ok := n.Labels[key]
 		if !ok {
 			continue
+		}
+		for _, w := range wider {
+			if wv, ok := n.Labels[w]; ok {
+				v = wv + "/" + v
+			}
 		}
 		if _, seen := used[v]; !seen {
 			used[v] = false
