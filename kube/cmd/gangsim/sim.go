@@ -110,8 +110,8 @@ type Racks struct {
 type options struct {
 	rackKey      string // "" means the first known rack label on the nodes
 	topologyKeys string // comma-separated, widest first; "" means automatic
-	maxCycles int
-	progress  func(cycle, bound int) // called every progressEvery cycles
+	maxCycles    int
+	progress     func(cycle, bound int) // called every progressEvery cycles
 }
 
 const progressEvery = 500
