@@ -68,6 +68,12 @@ type SchedulingConstraints struct {
 type TopologyConstraint struct {
 	// Key is a node label key; all members go to nodes with one value of it.
 	Key string
+	// Preferred makes the constraint soft (a gangsched extension ahead of
+	// upstream's planned optional constraints, KEP-5732 "future
+	// extensions"): the members share one domain of Key when some domain
+	// holds them, else the search widens level by level through
+	// Options.TopologyLevels using as few domains as possible.
+	Preferred bool
 }
 
 // PodGroupResourceClaim is one entry of spec.resourceClaims (KEP-5729 DRA

@@ -80,10 +80,9 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	r := Result{PodGroup: g.key, Snapshot: snap}
 	pgroup := g.pg.Group(members)
-	opts := placement.Options{}
-	var err error
-	if s.opts.SolveOptions != nil {
-		opts, err = s.opts.SolveOptions(g.pg)
+	opts, err := s.defaultOptions(g.pg, snap)
+	if err == nil && s.opts.SolveOptions != nil {
+		opts, err = s.opts.SolveOptions(g.pg, snap, opts)
 	}
 	if err == nil {
 		r.Decision, err = placement.Solve(snap, pgroup, opts)

@@ -70,7 +70,7 @@ var noOddOnN00 = placement.FilterFunc(func(p *placement.Pod, n placement.NodeInf
 func oddName(p *placement.Pod) bool { return (p.Name[len(p.Name)-1]-'0')%2 == 1 }
 
 func filterOpts() Options {
-	return Options{SolveOptions: func(*PodGroup) (placement.Options, error) {
+	return Options{SolveOptions: func(*PodGroup, *placement.Snapshot, placement.Options) (placement.Options, error) {
 		return placement.Options{Filters: []placement.Filter{noOddOnN00}}, nil
 	}}
 }

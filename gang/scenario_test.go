@@ -289,7 +289,7 @@ func TestScenario_G11(t *testing.T) {
 		}
 		return placement.Rejection{}
 	})
-	opts := Options{SolveOptions: func(pg *PodGroup) (placement.Options, error) {
+	opts := Options{SolveOptions: func(pg *PodGroup, _ *placement.Snapshot, _ placement.Options) (placement.Options, error) {
 		return placement.Options{PlacementFilters: []placement.PlacementFilter{quota}}, nil
 	}}
 	h := newHarness(t, opts, []placement.Node{gpuNode("n1", 4), gpuNode("n2", 4)})
@@ -310,7 +310,7 @@ func TestScenario_G11(t *testing.T) {
 // unless it is already True.
 func TestCycleSchedulerError(t *testing.T) {
 	fail := true
-	opts := Options{SolveOptions: func(pg *PodGroup) (placement.Options, error) {
+	opts := Options{SolveOptions: func(pg *PodGroup, _ *placement.Snapshot, _ placement.Options) (placement.Options, error) {
 		if fail {
 			return placement.Options{}, placement.Errorf(placement.ErrNotFound, "ResourceClaimTemplate \"default/gpu\"", "metadata.name", "does not exist")
 		}

@@ -2,9 +2,12 @@ package gang
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // Default backoffs, as kube-scheduler's podInitialBackoffSeconds and
@@ -14,20 +17,30 @@ const (
 	DefaultMaxBackoff     = 10 * time.Second
 )
 
-// SolveOptionsFunc returns the solver options for one cycle of PodGroup pg.
-// It is where the other packages plug in: a topology generator from
-// pg.Spec.SchedulingConstraints (package topology), Reservers for the
-// devices of pg.Spec.ResourceClaims (package dra), and the caller's own
-// filters and placement filters. An error fails the cycle with reason
-// SchedulerError. pg must be treated as read-only.
-type SolveOptionsFunc func(pg *PodGroup) (placement.Options, error)
+// SolveOptionsFunc returns the solver options for one cycle of PodGroup pg
+// on snapshot s. defaults are the options the scheduler derived itself: the
+// topology generator and scorer for pg.Spec.SchedulingConstraints (package
+// topology). The function may return them unchanged, extend them (the
+// caller's own filters, placement filters, Reservers) or replace them. An
+// error fails the cycle with reason SchedulerError. pg and s must be
+// treated as read-only.
+type SolveOptionsFunc func(pg *PodGroup, s *placement.Snapshot, defaults placement.Options) (placement.Options, error)
 
 // Options configures a [Scheduler]. The zero value is upstream's defaults:
 // no constraints beyond the built-in filters, backoff from 1 s to 10 s.
 type Options struct {
-	// SolveOptions gives the solver options per PodGroup; nil means
-	// placement.Options{} for every group.
+	// SolveOptions adjusts the solver options per PodGroup; nil keeps the
+	// scheduler's defaults.
 	SolveOptions SolveOptionsFunc
+	// TopologyLevels are the cluster's topology keys, widest first (e.g.
+	// block, rack, kubernetes.io/hostname), as in a Kueue Topology. A
+	// PodGroup's topology constraints must name keys among them; with
+	// preferred (soft) constraints the search widens through these levels.
+	// nil means each PodGroup's own keys, in the order it lists them.
+	TopologyLevels []string
+	// TopologyScoring ranks the domains of a topology-constrained group;
+	// the zero value is upstream's MostAllocated.
+	TopologyScoring topology.Scoring
 	// InitialBackoff is how long a group waits after its first cycle that
 	// left members pending; it doubles with each further such cycle up to
 	// MaxBackoff. Zero means the defaults above.
@@ -43,8 +56,16 @@ type Options struct {
 // goroutine, reads a clock or performs I/O; the host passes the time. A
 // Scheduler is not safe for concurrent use.
 type Scheduler struct {
-	opts Options
-	q    queue
+	opts  Options
+	q     queue
+	trees map[string]treeEntry // by topology keys
+}
+
+// treeEntry is a topology tree and the snapshot it was built from: it
+// serves every snapshot derived from that one with Apply.
+type treeEntry struct {
+	tree *topology.Tree
+	snap *placement.Snapshot
 }
 
 // NewScheduler returns an empty scheduler.
@@ -56,7 +77,7 @@ func NewScheduler(opts Options) *Scheduler {
 		opts.MaxBackoff = DefaultMaxBackoff
 	}
 	opts.MaxBackoff = max(opts.MaxBackoff, opts.InitialBackoff)
-	return &Scheduler{opts: opts, q: newQueue()}
+	return &Scheduler{opts: opts, q: newQueue(), trees: map[string]treeEntry{}}
 }
 
 // SetPodGroup adds or replaces a PodGroup (an informer's add or update). It
@@ -213,4 +234,40 @@ func setCondition(pg *PodGroup, c Condition) {
 		}
 	}
 	pg.Status.Conditions = append(pg.Status.Conditions, c)
+}
+
+// defaultOptions derives the solver options that pg's spec asks for on
+// snapshot snap: a topology generator and scorer for its
+// schedulingConstraints.
+func (s *Scheduler) defaultOptions(pg *PodGroup, snap *placement.Snapshot) (placement.Options, error) {
+	cs := pg.Spec.SchedulingConstraints.Topology
+	if len(cs) == 0 {
+		return placement.Options{}, nil
+	}
+	keys := s.opts.TopologyLevels
+	if len(keys) == 0 {
+		for _, c := range cs {
+			if !slices.Contains(keys, c.Key) {
+				keys = append(keys, c.Key)
+			}
+		}
+	}
+	id := strings.Join(keys, "\x00")
+	e, ok := s.trees[id]
+	if ok {
+		_, ok = snap.ChangedNodes(e.snap)
+	}
+	if !ok {
+		t, err := topology.NewTree(snap, keys)
+		if err != nil {
+			return placement.Options{}, err
+		}
+		e = treeEntry{tree: t, snap: snap}
+		s.trees[id] = e
+	}
+	tcs := make([]topology.Constraint, len(cs))
+	for i, c := range cs {
+		tcs[i] = topology.Constraint{Key: c.Key, Required: !c.Preferred}
+	}
+	return e.tree.SolverOptions(tcs, s.opts.TopologyScoring)
 }

@@ -1,0 +1,70 @@
+// Package dra accounts for devices under Kubernetes Dynamic Resource
+// Allocation with structured parameters (resource.k8s.io/v1, KEP-4381)
+// and shares ResourceClaims across the members of a PodGroup (KEP-5729),
+// without Kubernetes.
+//
+// # Model
+//
+// An [Inventory] holds the [DeviceClass]es and the devices of every
+// [ResourceSlice]: attributes, capacities in canonical units, where the
+// device is reachable from (one node, the nodes a label selector matches,
+// or every node) and the counters partitionable devices share (KEP-4815).
+// Selectors are Go predicates ([Selector]); the kube adapter compiles CEL
+// into them, so this package never depends on CEL.
+//
+// A [ResourceClaim] asks for devices with requests — an exact count or all
+// matching devices of a class, or a prioritized list of subrequests
+// (KEP-4816) — and matchAttribute constraints. Its status holds the
+// [AllocationResult] (the devices, and the node or node selectors that
+// follow from them) and reservedFor: pods, at most [MaxReservedFor], or
+// one PodGroup entry standing for all its members.
+//
+// # Ledger
+//
+// A [Ledger] is the immutable record of claims and of which device each
+// holds. Its operations (AddClaim, Allocate, Reserve, Unreserve, Release,
+// DeleteClaim, DeletePod, DeletePodGroup) return a new ledger or an error
+// naming the object and field, never panic, never half-apply, and never
+// give one device to two claims. A claim is released when its reservedFor
+// empties; a PodGroup's claim therefore stays allocated while the
+// PodGroup exists, and goes with [Ledger.DeletePodGroup].
+//
+// # Placing a group
+//
+// For a gang cycle, the host passes [Ledger.Reserver] to placement.Solve
+// and, when the decision is Scheduled, applies it with [Ledger.Commit],
+// which returns the new ledger and the claims to write back (generated
+// claims to create, allocations, reservedFor). The hook resolves each
+// member's spec.resourceClaims entries: an entry equal to one of the
+// PodGroup's uses the group's claim (generated once per PodGroup from a
+// template), anything else is the pod's own. A shared claim is allocated
+// once, with the first member that uses it, and pins later members to
+// nodes that reach its devices. When a member does not fit only because
+// of device choices made for earlier members, the hook searches the
+// competing claims again, so a greedy choice does not fail the group. Its
+// rejections name the claim ([WaitsOnDevices] tells the host the group
+// waits on devices). [Ledger.Plan] allocates the claims of a single pod on
+// one node.
+//
+// # Guarantees and cost
+//
+// Everything is deterministic: devices are numbered in driver, pool,
+// device-name order, claims in namespace/name order, members in
+// placement.MemberOrder, and searches try alternatives and devices in a
+// fixed order, so the same input gives the same answer whatever the order
+// of the caller's lists. Searches are bounded by [Options].SearchBudget,
+// counted in device choices.
+//
+// A ledger operation costs O(log claims + devices of the claim), plus one
+// page copy per 1,024 devices touched; DeletePod and DeletePodGroup cost
+// O(claims in the namespace). The hook's Filter costs O(devices reachable
+// from the node) for a member with unallocated claims and O(its claims)
+// otherwise; a re-search is bounded by the budget.
+//
+// # Not modelled
+//
+// Admin access, device taints and tolerations, consumable capacity
+// (KEP-5075), device configuration, distinctAttribute constraints, pool
+// generations (the adapter passes the newest), node selectors with several
+// terms or Gt/Lt operators (slices take a placement.LabelSelector).
+package dra

@@ -1,0 +1,495 @@
+package dra
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Reserver returns the placement hook that allocates the devices of a
+// PodGroup's claims while [placement.Solve] places its members (pass it in
+// [placement.Options].Reservers). pg is the group's DRA spec; its key must
+// be the solved group's.
+//
+// For each member on each node the hook checks that the claims already
+// allocated (in the ledger, or earlier in this attempt for a claim the
+// member shares with members placed before it) are reachable from the
+// node, that reservedFor stays within [MaxReservedFor], and that the
+// member's unallocated claims can be allocated there. A claim the group
+// shares is allocated once, with the first member that uses it, on devices
+// reachable from that member's node; later members must reach them
+// (KEP-5729). When a member's claims do not fit only because of devices
+// chosen for earlier members, the hook searches again, reassigning the
+// devices of the claims that compete with this member's (D10: a prioritized
+// request falls back to its second choice so that another member fits),
+// while every member keeps its node. Reassignment does not chain further:
+// a claim moved in that search may use only devices free of every other
+// claim.
+//
+// Rejections name the claim and say why ("ResourceClaim default/c: not
+// enough free matching devices"), so the decision's reasons say when a
+// group waits on devices (see [WaitsOnDevices]). A rejection is
+// Unresolvable when the member's claims cannot be satisfied from the node
+// even on an idle cluster.
+//
+// The factory returns an error (and the solve with it) for a member entry
+// or PodGroup entry that is malformed, names a claim or template that does
+// not exist, or a claim to allocate whose device class does not exist.
+func (l *Ledger) Reserver(pg PodGroup, opts Options) placement.NewReserverFunc {
+	return func(s *placement.Snapshot, g *placement.Group) (placement.Reserver, error) {
+		r, err := l.newReserver(s, &pg, g, opts)
+		if err != nil {
+			return nil, err
+		}
+		return hook{r}, nil
+	}
+}
+
+// WaitsOnDevices reports whether some reason of d comes from this
+// package's hook: the group waits, at least in part, on devices.
+func WaitsOnDevices(d placement.Decision) bool {
+	for _, r := range d.Reasons {
+		if strings.HasPrefix(r.Reason, "ResourceClaim") {
+			return true
+		}
+	}
+	return false
+}
+
+type reserver struct {
+	l      *Ledger
+	inv    *Inventory
+	s      *placement.Snapshot
+	rs     *resolved
+	budget int64
+
+	sc    scratch
+	x     dfs // reused by every search
+	one   [1]*placement.Node
+	fresh []svar
+	alone []svar
+	why   map[reasonKey]string // reasons already formatted
+
+	// The attempt's assignment: claims allocated to the members reserved
+	// so far.
+	alloc   []*assign            // per claim
+	nodes   [][]placement.NodeID // per claim: nodes of reserved members using it
+	grpRefs []int32              // per claim: reserved members using it through the PodGroup
+	podRefs []int32              // per claim: reserved members with a pod entry
+	held    []int32              // per device: claim+1 holding it, 0 if none
+	ctr     []int64              // per counter: consumed by the assignment
+	frames  []frame
+
+	lastPod  *placement.Pod
+	lastRefs []memberRef
+}
+
+type frame struct {
+	pod     *placement.Pod
+	changed []change
+}
+
+type change struct {
+	claim int32
+	prev  *assign
+}
+
+var _ placement.Reserver = (*hook)(nil)
+
+// hook adapts a reserver to placement.Reserver.
+type hook struct{ r *reserver }
+
+// Filter implements [placement.Reserver]: see [Ledger.Reserver].
+func (h hook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.Rejection {
+	_, rej := h.r.plan(h.r.refs(p), ni.ID(), ni.Node(), false)
+	return rej
+}
+
+// Reserve implements [placement.Reserver]: the member's claims take the
+// devices Filter found, possibly moving those of competing claims.
+func (h hook) Reserve(p *placement.Pod, ni placement.NodeInfo) { h.r.reserve(p, ni.ID()) }
+
+// Unreserve implements [placement.Reserver]: it restores the assignment
+// from before the matching Reserve.
+func (h hook) Unreserve(p *placement.Pod, ni placement.NodeInfo) { h.r.unreserve(p) }
+
+func (l *Ledger) newReserver(s *placement.Snapshot, pg *PodGroup, g *placement.Group, opts Options) (*reserver, error) {
+	if pg.Name != "" && pg.Key() != g.Key() {
+		return nil, placement.Errorf(placement.ErrInvalid, groupObj(pg), "metadata.name", "does not match the solved group %q", g.Key().String())
+	}
+	members := make([]*placement.Pod, len(g.Members))
+	for i := range g.Members {
+		members[i] = &g.Members[i]
+	}
+	slices.SortFunc(members, placement.MemberOrder)
+	rs, err := l.resolve(pg, members)
+	if err != nil {
+		return nil, err
+	}
+	r := l.newSearcher(rs, opts)
+	r.s = s
+	for _, p := range members {
+		for _, ref := range rs.members[p.Key()] {
+			c := rs.claims[ref.claim]
+			if c.base == nil {
+				if name := c.spec.missingClass(); name != "" {
+					return nil, placement.Errorf(placement.ErrNotFound, claimObj(c.key), "spec.devices.requests", "device class %q does not exist", name)
+				}
+			}
+		}
+	}
+	return r, nil
+}
+
+func (l *Ledger) newSearcher(rs *resolved, opts Options) *reserver {
+	n := len(rs.claims)
+	r := &reserver{l: l, inv: l.inv, rs: rs, budget: opts.SearchBudget,
+		alloc: make([]*assign, n), nodes: make([][]placement.NodeID, n), grpRefs: make([]int32, n), podRefs: make([]int32, n)}
+	if r.budget <= 0 {
+		r.budget = DefaultSearchBudget
+	}
+	return r
+}
+
+func (r *reserver) scratchState() *scratch {
+	if r.sc.taken == nil {
+		r.sc.taken = make([]bool, len(r.inv.devs))
+		r.sc.ctr = make([]int64, len(r.inv.counters))
+		r.sc.memo = map[*calt][]int8{}
+	}
+	return &r.sc
+}
+
+func (r *reserver) refs(p *placement.Pod) []memberRef {
+	if p != r.lastPod {
+		r.lastPod, r.lastRefs = p, r.rs.members[p.Key()]
+	}
+	return r.lastRefs
+}
+
+func (r *reserver) node(id placement.NodeID) *placement.Node { return r.s.Node(id) }
+
+// planned is the outcome of plan: new assignments for some claims.
+type planned struct {
+	claims []int32
+	as     []*assign
+}
+
+func (r *reserver) name(ci int32) string { return r.rs.claims[ci].key.String() }
+
+func (r *reserver) names(vars []svar) string {
+	ns := make([]string, len(vars))
+	for i, v := range vars {
+		ns[i] = r.name(v.claim)
+	}
+	if len(ns) == 1 {
+		return "ResourceClaim " + ns[0]
+	}
+	return "ResourceClaims " + strings.Join(ns, ", ")
+}
+
+// plan decides whether a member using refs may go to node id (n) given
+// the members reserved so far, and, when want is set, with which new
+// device assignments.
+func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node, want bool) (planned, placement.Rejection) {
+	var p planned
+	if len(refs) == 0 {
+		return p, placement.Rejection{}
+	}
+	fresh := r.fresh[:0]
+	r.one[0] = n
+	stale := false
+	for _, ref := range refs {
+		c := r.rs.claims[ref.claim]
+		if c.base != nil && !c.base.Reachable(n) {
+			return p, placement.Rejection{Reason: r.claimReason(ref.claim, "allocated devices not reachable from the node")}
+		}
+		if r.entries(ref) > MaxReservedFor {
+			return p, placement.Rejection{Reason: r.claimReason(ref.claim, reservedForFull)}
+		}
+		switch {
+		case c.base != nil:
+		case r.alloc[ref.claim] == nil:
+			fresh = append(fresh, svar{claim: ref.claim, spec: c.spec, reach: r.one[:]})
+		case !r.reachesAll(r.alloc[ref.claim], n):
+			stale = true
+		}
+	}
+	r.fresh = fresh
+	if !stale {
+		if len(fresh) == 0 {
+			return p, placement.Rejection{}
+		}
+		as, out := r.search(fresh, useAll, want)
+		if out == found {
+			if want {
+				p = planned{claims: claimsOf(fresh), as: as}
+			}
+			return p, placement.Rejection{}
+		}
+		if len(r.frames) == 0 || r.ctr == nil && r.held == nil {
+			return p, r.reject(fresh, out, "not enough free matching devices")
+		}
+	}
+	// Slow path: the member's claims compete with the assignment. The
+	// vars are the member's unallocated claims, those it shares with
+	// earlier members included, each reachable from all its users' nodes.
+	var vars []svar
+	for _, ref := range refs {
+		c := r.rs.claims[ref.claim]
+		if c.base != nil {
+			continue
+		}
+		vars = append(vars, svar{claim: ref.claim, spec: c.spec, reach: r.reachSet(ref.claim, id)})
+	}
+	if _, out := r.search(vars, useBase, false); out != found {
+		why := "not enough free matching devices"
+		if slices.ContainsFunc(vars, func(v svar) bool { return len(v.reach) > 1 }) {
+			why = "no free devices reachable from every member's node"
+		}
+		return p, r.reject(vars, out, why)
+	}
+	all := append(r.conflicts(vars), vars...)
+	for _, v := range all {
+		if r.alloc[v.claim] != nil {
+			r.release(v.claim)
+		}
+	}
+	as, out := r.search(all, useAll, want)
+	for _, v := range all {
+		if a := r.alloc[v.claim]; a != nil {
+			r.hold(v.claim, a)
+		}
+	}
+	if out != found {
+		return p, r.reject(vars, out, "devices taken by other members' claims")
+	}
+	if want {
+		p = planned{claims: claimsOf(all), as: as}
+	}
+	return p, placement.Rejection{}
+}
+
+func claimsOf(vars []svar) []int32 {
+	out := make([]int32, len(vars))
+	for i, v := range vars {
+		out[i] = v.claim
+	}
+	return out
+}
+
+var reservedForFull = fmt.Sprintf("reservedFor is full (%d entries)", MaxReservedFor)
+
+// reasonKey identifies a formatted reason about one claim.
+type reasonKey struct {
+	claim int32
+	why   string
+}
+
+// reason formats "<claims>: why", once per claim and why.
+func (r *reserver) reason(vars []svar, why string) string {
+	if len(vars) > 1 {
+		return r.names(vars) + ": " + why
+	}
+	return r.claimReason(vars[0].claim, why)
+}
+
+func (r *reserver) claimReason(ci int32, why string) string {
+	k := reasonKey{ci, why}
+	s, ok := r.why[k]
+	if !ok {
+		if r.why == nil {
+			r.why = map[reasonKey]string{}
+		}
+		s = "ResourceClaim " + r.name(ci) + ": " + why
+		r.why[k] = s
+	}
+	return s
+}
+
+// reject explains why vars do not fit; it is Unresolvable when they do
+// not fit the first node of each even on an idle cluster.
+func (r *reserver) reject(vars []svar, out outcome, why string) placement.Rejection {
+	if out == exhausted {
+		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted")}
+	}
+	alone := r.alone[:0]
+	for _, v := range vars {
+		alone = append(alone, svar{claim: v.claim, spec: v.spec, reach: v.reach[:1]})
+	}
+	r.alone = alone
+	_, idle := r.search(alone, useNone, false)
+	return placement.Rejection{Reason: r.reason(vars, why), Unresolvable: idle == infeasible}
+}
+
+// entries is the length reservedFor of ref's claim would reach with one
+// more member using it through ref.
+func (r *reserver) entries(ref memberRef) int {
+	c := r.rs.claims[ref.claim]
+	n := len(c.held) + int(r.podRefs[ref.claim])
+	grp := c.hasPG || r.grpRefs[ref.claim] > 0
+	if grp {
+		if !c.hasPG {
+			n++
+		}
+	} else if ref.viaGroup {
+		n++
+	}
+	if !ref.viaGroup {
+		n++
+	}
+	return n
+}
+
+func (r *reserver) reachesAll(a *assign, n *placement.Node) bool {
+	for _, d := range a.devs {
+		if !r.inv.reachable(d, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// reachSet returns the distinct nodes of claim ci's reserved users plus
+// node id, that one first.
+func (r *reserver) reachSet(ci int32, id placement.NodeID) []*placement.Node {
+	ids := append([]placement.NodeID{id}, r.nodes[ci]...)
+	slices.Sort(ids[1:])
+	ids = slices.Compact(ids)
+	out := make([]*placement.Node, 0, len(ids))
+	for i, x := range ids {
+		if i == 0 || x != id {
+			out = append(out, r.node(x))
+		}
+	}
+	return out
+}
+
+// conflicts returns the claims of the assignment, other than vars, that
+// hold a device some var could use or consume a counter such a device
+// consumes, in claim order.
+func (r *reserver) conflicts(vars []svar) []svar {
+	if r.held == nil {
+		return nil
+	}
+	sc := r.scratchState()
+	isVar := map[int32]bool{}
+	for _, v := range vars {
+		isVar[v.claim] = true
+	}
+	hit := map[int32]bool{}
+	ctrs := map[int32]bool{}
+	for _, v := range vars {
+		for q := range v.spec.reqs {
+			for a := range v.spec.reqs[q].alts {
+				c, _ := r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, sc, nil)
+				for _, d := range c {
+					if h := r.held[d]; h != 0 && !isVar[h-1] {
+						hit[h-1] = true
+					}
+					for _, u := range r.inv.devs[d].uses {
+						ctrs[u.c] = true
+					}
+				}
+			}
+		}
+	}
+	var out []svar
+	for ci, a := range r.alloc {
+		c := int32(ci)
+		if a == nil || isVar[c] {
+			continue
+		}
+		if !hit[c] && len(ctrs) > 0 {
+			for _, d := range a.devs {
+				for _, u := range r.inv.devs[d].uses {
+					if ctrs[u.c] {
+						hit[c] = true
+					}
+				}
+			}
+		}
+		if hit[c] {
+			out = append(out, svar{claim: c, spec: r.rs.claims[c].spec, reach: r.reachSet(c, r.nodes[c][0])})
+		}
+	}
+	return out
+}
+
+// release takes claim ci's devices out of the assignment's usage, hold
+// puts a's back in.
+func (r *reserver) release(ci int32) {
+	for _, d := range r.alloc[ci].devs {
+		r.held[d] = 0
+		for _, u := range r.inv.devs[d].uses {
+			r.ctr[u.c] -= u.n
+		}
+	}
+}
+
+func (r *reserver) hold(ci int32, a *assign) {
+	if r.held == nil {
+		r.held = make([]int32, len(r.inv.devs))
+		r.ctr = make([]int64, len(r.inv.counters))
+	}
+	for _, d := range a.devs {
+		r.held[d] = ci + 1
+		for _, u := range r.inv.devs[d].uses {
+			r.ctr[u.c] += u.n
+		}
+	}
+}
+
+func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
+	refs := r.refs(p)
+	f := frame{pod: p}
+	// The solver reserves only where Filter accepted, and nothing changed
+	// since, so plan succeeds; were it not to, the member would simply
+	// hold no new devices, and Commit's own search would catch it.
+	pl, _ := r.plan(refs, id, r.node(id), true)
+	for i, ci := range pl.claims {
+		prev := r.alloc[ci]
+		if prev != nil {
+			r.release(ci)
+		}
+		r.alloc[ci] = pl.as[i]
+		r.hold(ci, pl.as[i])
+		f.changed = append(f.changed, change{claim: ci, prev: prev})
+	}
+	for _, ref := range refs {
+		r.nodes[ref.claim] = append(r.nodes[ref.claim], id)
+		if ref.viaGroup {
+			r.grpRefs[ref.claim]++
+		} else {
+			r.podRefs[ref.claim]++
+		}
+	}
+	r.frames = append(r.frames, f)
+}
+
+func (r *reserver) unreserve(p *placement.Pod) {
+	k := len(r.frames) - 1
+	if k < 0 || r.frames[k].pod != p {
+		return // not last in, first out: the solver's contract is broken
+	}
+	f := r.frames[k]
+	r.frames = r.frames[:k]
+	for i := len(f.changed) - 1; i >= 0; i-- {
+		ch := f.changed[i]
+		r.release(ch.claim)
+		r.alloc[ch.claim] = ch.prev
+		if ch.prev != nil {
+			r.hold(ch.claim, ch.prev)
+		}
+	}
+	for _, ref := range r.refs(p) {
+		r.nodes[ref.claim] = r.nodes[ref.claim][:len(r.nodes[ref.claim])-1]
+		if ref.viaGroup {
+			r.grpRefs[ref.claim]--
+		} else {
+			r.podRefs[ref.claim]--
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package dra
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// rclaim is one distinct claim that the pending members of a solve use.
+type rclaim struct {
+	key   placement.Key // an existing claim's key, or the name a generated one would get
+	entry *claimEntry   // nil for a claim still to be generated
+	spec  *spec
+	owner *Owner                 // of a claim to be generated
+	tmpl  *ResourceClaimTemplate // its template
+	base  *AllocationResult      // allocation in the ledger, nil if none
+	held  []ConsumerRef          // reservedFor in the ledger
+	hasPG bool                   // the PodGroup is already in reservedFor
+}
+
+// memberRef is one member's use of a claim.
+type memberRef struct {
+	claim    int32
+	viaGroup bool // through the PodGroup's spec.resourceClaims: reserved for the PodGroup
+}
+
+type resolved struct {
+	pg      *PodGroup
+	claims  []*rclaim
+	members map[placement.Key][]memberRef
+}
+
+func groupObj(pg *PodGroup) string { return fmt.Sprintf("PodGroup %q", pg.Key().String()) }
+
+func podObj(p *placement.Pod) string { return fmt.Sprintf("pod %q", p.Key().String()) }
+
+// resolve maps each member's spec.resourceClaims entries to claims
+// (KEP-5729): an entry equal in all fields to one of the PodGroup's uses
+// the group's claim (the named claim, or the one generated once per
+// PodGroup from the template); any other entry is the pod's own (the named
+// claim, or one generated for the pod).
+func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, error) {
+	rs := &resolved{pg: pg, members: make(map[placement.Key][]memberRef, len(members))}
+	if pg.Name == "" && len(pg.ResourceClaims) > 0 {
+		return nil, placement.Errorf(placement.ErrInvalid, groupObj(pg), "metadata.name", "must not be empty when spec.resourceClaims is set")
+	}
+	for i, e := range pg.ResourceClaims {
+		f := fmt.Sprintf("spec.resourceClaims[%d]", i)
+		if err := checkEntry(groupObj(pg), f, e.Name, e.ResourceClaimName, e.ResourceClaimTemplateName); err != nil {
+			return nil, err
+		}
+		for _, o := range pg.ResourceClaims[:i] {
+			if o.Name == e.Name {
+				return nil, placement.Errorf(placement.ErrDuplicate, groupObj(pg), f+".name", "entry %q appears twice", e.Name)
+			}
+		}
+	}
+	ids := map[string]int32{}
+	add := func(id string, mk func() (*rclaim, error)) (int32, error) {
+		if i, ok := ids[id]; ok {
+			return i, nil
+		}
+		c, err := mk()
+		if err != nil {
+			return 0, err
+		}
+		i := int32(len(rs.claims))
+		rs.claims = append(rs.claims, c)
+		ids[id] = i
+		return i, nil
+	}
+	for _, p := range members {
+		var refs []memberRef
+		for i, e := range p.ResourceClaims {
+			f := fmt.Sprintf("spec.resourceClaims[%d]", i)
+			if err := checkEntry(podObj(p), f, e.Name, e.ResourceClaimName, e.ResourceClaimTemplateName); err != nil {
+				return nil, err
+			}
+			for _, o := range p.ResourceClaims[:i] {
+				if o.Name == e.Name {
+					return nil, placement.Errorf(placement.ErrDuplicate, podObj(p), f+".name", "entry %q appears twice", e.Name)
+				}
+			}
+			gi := slices.IndexFunc(pg.ResourceClaims, func(g PodGroupResourceClaim) bool {
+				return g.Name == e.Name && g.ResourceClaimName == e.ResourceClaimName && g.ResourceClaimTemplateName == e.ResourceClaimTemplateName
+			})
+			viaGroup := gi >= 0
+			var ci int32
+			var err error
+			switch {
+			case e.ResourceClaimName != "":
+				k := placement.Key{Namespace: p.Namespace, Name: e.ResourceClaimName}
+				ci, err = add("claim\x00"+k.Name, func() (*rclaim, error) {
+					ent, ok := l.entry(k)
+					if !ok {
+						obj, field := podObj(p), f
+						if viaGroup {
+							obj, field = groupObj(pg), fmt.Sprintf("spec.resourceClaims[%d]", gi)
+						}
+						return nil, placement.Errorf(placement.ErrNotFound, obj, field+".resourceClaimName", "ResourceClaim %q does not exist", k.String())
+					}
+					return l.existing(ent, pg), nil
+				})
+			case viaGroup:
+				ci, err = add("group\x00"+e.Name, func() (*rclaim, error) {
+					return l.generated(pg.Namespace, Owner{Kind: OwnerPodGroup, Name: pg.Name, UID: pg.UID, ClaimName: e.Name},
+						e.ResourceClaimTemplateName, groupObj(pg), fmt.Sprintf("spec.resourceClaims[%d]", gi), pg)
+				})
+			default:
+				ci, err = add("pod\x00"+p.Name+"\x00"+e.Name, func() (*rclaim, error) {
+					return l.generated(p.Namespace, Owner{Kind: OwnerPod, Name: p.Name, UID: p.UID, ClaimName: e.Name},
+						e.ResourceClaimTemplateName, podObj(p), f, pg)
+				})
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !slices.ContainsFunc(refs, func(r memberRef) bool { return r.claim == ci }) {
+				refs = append(refs, memberRef{claim: ci, viaGroup: viaGroup})
+			}
+		}
+		rs.members[p.Key()] = refs
+	}
+	return rs, nil
+}
+
+func checkEntry(obj, f, name, claim, tmpl string) error {
+	if name == "" {
+		return placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
+	}
+	if (claim == "") == (tmpl == "") {
+		return placement.Errorf(placement.ErrInvalid, obj, f, "exactly one of resourceClaimName and resourceClaimTemplateName must be set")
+	}
+	return nil
+}
+
+func (l *Ledger) existing(e *claimEntry, pg *PodGroup) *rclaim {
+	c := &rclaim{key: e.c.Key(), entry: e, spec: e.spec, base: e.c.Status.Allocation, held: e.c.Status.ReservedFor}
+	c.hasPG = slices.ContainsFunc(c.held, PodGroupRef(pg.Name, "").same)
+	return c
+}
+
+// generated returns the claim generated for owner's entry, or plans one
+// from the template.
+func (l *Ledger) generated(ns string, o Owner, tmpl, obj, field string, pg *PodGroup) (*rclaim, error) {
+	if k, ok := l.Generated(o.Kind, placement.Key{Namespace: ns, Name: o.Name}, o.ClaimName); ok {
+		e, _ := l.entry(k)
+		return l.existing(e, pg), nil
+	}
+	t, ok := l.templates[placement.Key{Namespace: ns, Name: tmpl}]
+	if !ok {
+		return nil, placement.Errorf(placement.ErrNotFound, obj, field+".resourceClaimTemplateName", "ResourceClaimTemplate %q does not exist", placement.Key{Namespace: ns, Name: tmpl}.String())
+	}
+	return &rclaim{key: placement.Key{Namespace: ns, Name: o.Name + "-" + o.ClaimName}, spec: t.spec, owner: &o, tmpl: &t.t}, nil
+}

@@ -1,0 +1,416 @@
+package dra
+
+import "github.com/gangsched/gangsched/placement"
+
+// DefaultSearchBudget is the budget a zero Options.SearchBudget stands
+// for: device choices one search may try.
+const DefaultSearchBudget int64 = 1 << 16
+
+// Options configures the device search of [Ledger.Reserver],
+// [Ledger.Commit] and [Ledger.Plan].
+type Options struct {
+	// SearchBudget caps the device choices (one device tried for one
+	// request, or one subrequest tried) of a single search; 0 means
+	// [DefaultSearchBudget]. It is counted, never timed, so the same input
+	// always gives the same answer. A search cut short rejects the node
+	// with a reason that says so.
+	SearchBudget int64
+}
+
+// svar is one claim to allocate in a search.
+type svar struct {
+	claim int32
+	spec  *spec
+	reach []*placement.Node // every device must be reachable from each
+}
+
+// usage selects what a search treats as taken.
+type usage uint8
+
+const (
+	useAll  usage = iota // the ledger and the solve's assignment
+	useBase              // the ledger only: a relaxation
+	useNone              // nothing: can the claims be satisfied at all?
+)
+
+type outcome uint8
+
+const (
+	found outcome = iota
+	infeasible
+	exhausted
+)
+
+// assign is the devices chosen for one claim in a solve.
+type assign struct {
+	devs []int32
+	reqs []string // per device: the request or subrequest it serves
+}
+
+// scratch is per-reserver search state, clean between searches.
+type scratch struct {
+	taken []bool  // per device: picked in the running search
+	ctr   []int64 // per counter: consumed by the running search
+	memo  map[*calt][]int8
+}
+
+type slotState struct {
+	v, req int
+	cands  [][]int32 // per alternative: candidate devices
+	busy   []bool    // per alternative (All mode): a matching device is taken
+}
+
+type consState struct {
+	n int
+	v Attribute
+}
+
+type dfs struct {
+	bufs   [][]int32 // candidate buffers, reused across searches
+	nbuf   int
+	r      *reserver
+	vars   []svar
+	slots  []slotState
+	cons   [][]consState
+	use    usage
+	picks  []int32 // devices, in pick order
+	alts   []*calt // the alternative each pick serves
+	pslot  []int32 // the slot each pick serves
+	steps  int64
+	budget int64
+	stop   bool
+}
+
+// search allocates vars together, in order, each alternative and device
+// in candidate order, backtracking chronologically: the first solution in
+// that order wins, so earlier claims keep their preferred choices when
+// possible (KEP-4816: the first subrequest that works). When want is set
+// it returns one assign per var. It reuses the reserver's buffers, so
+// searches never nest.
+func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome) {
+	sc := r.scratchState()
+	x := &r.x
+	*x = dfs{r: r, vars: vars, use: use, budget: r.budget,
+		slots: x.slots[:0], cons: x.cons[:0], picks: x.picks[:0], alts: x.alts[:0], pslot: x.pslot[:0], bufs: x.bufs, nbuf: 0}
+	for v := range vars {
+		sp := vars[v].spec
+		var cs []consState
+		if len(sp.cons) > 0 {
+			cs = make([]consState, len(sp.cons))
+		}
+		x.cons = append(x.cons, cs)
+		for q := range sp.reqs {
+			st := x.nextSlot(v, q)
+			feasible := false
+			for a := range sp.reqs[q].alts {
+				alt := &sp.reqs[q].alts[a]
+				c, busy := r.candidates(&vars[v], alt, use, sc, x.buf())
+				st.cands = append(st.cands, c)
+				st.busy = append(st.busy, busy)
+				if alt.all && !busy && len(c) > 0 || !alt.all && len(c) >= alt.count {
+					feasible = true
+				}
+			}
+			if !feasible {
+				x.keep()
+				return nil, infeasible
+			}
+		}
+	}
+	if !x.hall(sc) {
+		x.keep()
+		return nil, infeasible
+	}
+	if !x.slot(0) {
+		x.keep()
+		if x.stop {
+			return nil, exhausted
+		}
+		return nil, infeasible
+	}
+	var out []*assign
+	if want {
+		out = make([]*assign, len(vars))
+		for v := range out {
+			out[v] = &assign{}
+		}
+		for k, d := range x.picks {
+			a := out[x.slots[x.pslot[k]].v]
+			a.devs = append(a.devs, d)
+			a.reqs = append(a.reqs, x.alts[k].name)
+		}
+	}
+	for k := len(x.picks) - 1; k >= 0; k-- {
+		x.untake(int(x.pslot[k]), x.alts[k])
+	}
+	x.keep()
+	return out, found
+}
+
+// nextSlot appends a slot for request q of var v, reusing old buffers.
+func (x *dfs) nextSlot(v, q int) *slotState {
+	if len(x.slots) < cap(x.slots) {
+		x.slots = x.slots[:len(x.slots)+1]
+		st := &x.slots[len(x.slots)-1]
+		*st = slotState{v: v, req: q, cands: st.cands[:0], busy: st.busy[:0]}
+		return st
+	}
+	x.slots = append(x.slots, slotState{v: v, req: q})
+	return &x.slots[len(x.slots)-1]
+}
+
+// buf hands out a reusable candidate buffer.
+func (x *dfs) buf() []int32 {
+	if x.nbuf == len(x.bufs) {
+		x.bufs = append(x.bufs, nil)
+	}
+	b := x.bufs[x.nbuf][:0]
+	x.nbuf++
+	return b
+}
+
+// keep saves the grown candidate buffers for the next search.
+func (x *dfs) keep() {
+	k := 0
+	for i := range x.slots {
+		for _, c := range x.slots[i].cands {
+			if k < len(x.bufs) && cap(c) > cap(x.bufs[k]) {
+				x.bufs[k] = c
+			}
+			k++
+		}
+	}
+}
+
+// hall checks a necessary condition: the devices that could serve any
+// slot are at least as many as the slots need together.
+func (x *dfs) hall(sc *scratch) bool {
+	need, have := 0, 0
+	var marked []int32
+	for i := range x.slots {
+		st := &x.slots[i]
+		least := -1
+		for a, c := range st.cands {
+			alt := &x.vars[st.v].spec.reqs[st.req].alts[a]
+			n := alt.count
+			if alt.all {
+				n = len(c)
+			}
+			if least < 0 || n < least {
+				least = n
+			}
+			for _, d := range c {
+				if !sc.taken[d] {
+					sc.taken[d] = true
+					marked = append(marked, d)
+				}
+			}
+		}
+		need += least
+	}
+	have = len(marked)
+	for _, d := range marked {
+		sc.taken[d] = false
+	}
+	return need <= have
+}
+
+func (x *dfs) spend() bool {
+	x.steps++
+	if x.steps > x.budget {
+		x.stop = true
+		return false
+	}
+	return true
+}
+
+func (x *dfs) slot(p int) bool {
+	if p == len(x.slots) {
+		return true
+	}
+	st := &x.slots[p]
+	req := &x.vars[st.v].spec.reqs[st.req]
+	for a := range req.alts {
+		alt := &req.alts[a]
+		if !x.spend() {
+			return false
+		}
+		c := st.cands[a]
+		if alt.all {
+			if st.busy[a] || len(c) == 0 {
+				continue
+			}
+			if x.takeAll(p, alt, c) {
+				if x.slot(p + 1) {
+					return true
+				}
+				for range c {
+					x.untake(p, alt)
+				}
+			}
+			continue
+		}
+		if x.pick(p, alt, c, 0, alt.count) {
+			return true
+		}
+		if x.stop {
+			return false
+		}
+	}
+	return false
+}
+
+// pick chooses need more devices from c[from:] for slot p, as an
+// increasing sequence, so each set is tried once.
+func (x *dfs) pick(p int, alt *calt, c []int32, from, need int) bool {
+	if need == 0 {
+		return x.slot(p + 1)
+	}
+	for i := from; i+need <= len(c); i++ {
+		if !x.spend() {
+			return false
+		}
+		d := c[i]
+		if !x.fits(p, alt, d) {
+			continue
+		}
+		x.take(p, alt, d)
+		if x.pick(p, alt, c, i+1, need-1) {
+			return true
+		}
+		x.untake(p, alt)
+		if x.stop {
+			return false
+		}
+	}
+	return false
+}
+
+func (x *dfs) takeAll(p int, alt *calt, c []int32) bool {
+	for k, d := range c {
+		if !x.fits(p, alt, d) {
+			for range k {
+				x.untake(p, alt)
+			}
+			return false
+		}
+		x.take(p, alt, d)
+	}
+	return true
+}
+
+// fits reports whether device d may serve alternative alt of slot p now:
+// not picked yet, its counters not exceeded, the claim's constraints met.
+func (x *dfs) fits(p int, alt *calt, d int32) bool {
+	r := x.r
+	sc := &r.sc
+	if sc.taken[d] {
+		return false
+	}
+	dv := &r.inv.devs[d]
+	for _, u := range dv.uses {
+		used := sc.ctr[u.c] + u.n
+		if x.use != useNone {
+			used += r.l.ctr.get(int(u.c))
+		}
+		if x.use == useAll && r.ctr != nil {
+			used += r.ctr[u.c]
+		}
+		if used > r.inv.counters[u.c] {
+			return false
+		}
+	}
+	st := &x.slots[p]
+	sp := x.vars[st.v].spec
+	for ci := range sp.cons {
+		c := &sp.cons[ci]
+		if !c.covers(&sp.reqs[st.req], alt) {
+			continue
+		}
+		v, ok := Attr(dv.id.Driver, dv.d, c.attr)
+		if !ok {
+			return false
+		}
+		if cs := &x.cons[st.v][ci]; cs.n > 0 && cs.v != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (x *dfs) take(p int, alt *calt, d int32) {
+	r := x.r
+	r.sc.taken[d] = true
+	dv := &r.inv.devs[d]
+	for _, u := range dv.uses {
+		r.sc.ctr[u.c] += u.n
+	}
+	st := &x.slots[p]
+	sp := x.vars[st.v].spec
+	for ci := range sp.cons {
+		if c := &sp.cons[ci]; c.covers(&sp.reqs[st.req], alt) {
+			cs := &x.cons[st.v][ci]
+			cs.v, _ = Attr(dv.id.Driver, dv.d, c.attr)
+			cs.n++
+		}
+	}
+	x.picks = append(x.picks, d)
+	x.alts = append(x.alts, alt)
+	x.pslot = append(x.pslot, int32(p))
+}
+
+// untake takes back the last pick, which served alt of slot p.
+func (x *dfs) untake(p int, alt *calt) {
+	r := x.r
+	k := len(x.picks) - 1
+	d := x.picks[k]
+	x.picks, x.alts, x.pslot = x.picks[:k], x.alts[:k], x.pslot[:k]
+	r.sc.taken[d] = false
+	for _, u := range r.inv.devs[d].uses {
+		r.sc.ctr[u.c] -= u.n
+	}
+	st := &x.slots[p]
+	sp := x.vars[st.v].spec
+	for ci := range sp.cons {
+		if c := &sp.cons[ci]; c.covers(&sp.reqs[st.req], alt) {
+			x.cons[st.v][ci].n--
+		}
+	}
+}
+
+// candidates appends to out the devices that may serve alt for v, in
+// candidate order: matching, reachable from every node of v.reach and, as
+// use says, not taken. For All mode it lists every matching reachable
+// device and busy says whether one of them is taken.
+func (r *reserver) candidates(v *svar, alt *calt, use usage, sc *scratch, out []int32) ([]int32, bool) {
+	memo := sc.memo[alt]
+	if memo == nil {
+		memo = make([]int8, len(r.inv.devs))
+		sc.memo[alt] = memo
+	}
+	busy := false
+	r.inv.eachReachable(v.reach[0], func(d int32) bool {
+		switch memo[d] {
+		case 0:
+			if !alt.matches(&r.inv.devs[d]) {
+				memo[d] = 2
+				return true
+			}
+			memo[d] = 1
+		case 2:
+			return true
+		}
+		for _, n := range v.reach[1:] {
+			if !r.inv.reachable(d, n) {
+				return true
+			}
+		}
+		if use != useNone && r.l.used.get(int(d)) || use == useAll && r.held != nil && r.held[d] != 0 {
+			busy = busy || alt.all
+			return true
+		}
+		out = append(out, d)
+		return true
+	})
+	return out, busy
+}

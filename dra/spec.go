@@ -1,0 +1,261 @@
+package dra
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// spec is a validated ClaimSpec with its classes resolved.
+type spec struct {
+	reqs []creq
+	cons []ccons
+}
+
+type creq struct {
+	name string
+	alts []calt // one for Exactly; the subrequests, in order, for FirstAvailable
+}
+
+// calt is one way to satisfy a request: the exact request or one
+// subrequest.
+type calt struct {
+	name      string // the result's request name: "req" or "req/sub"
+	className string
+	class     *DeviceClass // nil when the inventory has no such class
+	sels      []Selector
+	all       bool
+	count     int // devices for ExactCount; 1 (the minimum) for All
+}
+
+type ccons struct {
+	attr  QualifiedName
+	names []string // request or subrequest names; empty means all
+}
+
+func (c *ccons) covers(r *creq, a *calt) bool {
+	return len(c.names) == 0 || slices.Contains(c.names, r.name) || slices.Contains(c.names, a.name)
+}
+
+// maxCount bounds a request's count: no cluster has more devices, and it
+// keeps counts in int on every platform.
+const maxCount = 1 << 30
+
+// compileSpec validates cs; obj and field name it in errors.
+func compileSpec(inv *Inventory, obj, field string, cs *ClaimSpec) (*spec, error) {
+	sp := &spec{}
+	if len(cs.Requests) == 0 {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field+".devices.requests", "must not be empty")
+	}
+	names := map[string]bool{}
+	for i := range cs.Requests {
+		r := &cs.Requests[i]
+		f := fmt.Sprintf("%s.devices.requests[%d]", field, i)
+		if r.Name == "" {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
+		}
+		if names[r.Name] {
+			return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "request %q appears twice", r.Name)
+		}
+		names[r.Name] = true
+		cr := creq{name: r.Name}
+		switch {
+		case (r.Exactly == nil) == (len(r.FirstAvailable) == 0):
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f, "exactly one of exactly and firstAvailable must be set")
+		case r.Exactly != nil:
+			a, err := compileAlt(inv, obj, f+".exactly", r.Name, r.Exactly)
+			if err != nil {
+				return nil, err
+			}
+			cr.alts = append(cr.alts, a)
+		default:
+			subs := map[string]bool{}
+			for j := range r.FirstAvailable {
+				sr := &r.FirstAvailable[j]
+				sf := fmt.Sprintf("%s.firstAvailable[%d]", f, j)
+				if sr.Name == "" {
+					return nil, placement.Errorf(placement.ErrInvalid, obj, sf+".name", "must not be empty")
+				}
+				if subs[sr.Name] {
+					return nil, placement.Errorf(placement.ErrDuplicate, obj, sf+".name", "subrequest %q appears twice", sr.Name)
+				}
+				subs[sr.Name] = true
+				a, err := compileAlt(inv, obj, sf, r.Name+"/"+sr.Name, &sr.ExactDeviceRequest)
+				if err != nil {
+					return nil, err
+				}
+				cr.alts = append(cr.alts, a)
+			}
+		}
+		sp.reqs = append(sp.reqs, cr)
+	}
+	for i, c := range cs.Constraints {
+		f := fmt.Sprintf("%s.devices.constraints[%d]", field, i)
+		if c.MatchAttribute == "" {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".matchAttribute", "must not be empty")
+		}
+		for j, n := range c.Requests {
+			if sp.findAlt(n) == nil && !names[n] {
+				return nil, placement.Errorf(placement.ErrNotFound, obj, fmt.Sprintf("%s.requests[%d]", f, j), "no request or subrequest %q", n)
+			}
+		}
+		sp.cons = append(sp.cons, ccons{attr: c.MatchAttribute, names: slices.Clone(c.Requests)})
+	}
+	return sp, nil
+}
+
+func compileAlt(inv *Inventory, obj, f, name string, r *ExactDeviceRequest) (calt, error) {
+	a := calt{name: name, className: r.DeviceClassName, sels: r.Selectors, count: 1}
+	if r.DeviceClassName == "" {
+		return a, placement.Errorf(placement.ErrInvalid, obj, f+".deviceClassName", "must not be empty")
+	}
+	a.class = inv.classes[r.DeviceClassName]
+	for i, s := range r.Selectors {
+		if s == nil {
+			return a, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("%s.selectors[%d]", f, i), "must not be nil")
+		}
+	}
+	switch r.AllocationMode {
+	case "", AllocationModeExactCount:
+		if r.Count < 0 || r.Count > maxCount {
+			return a, placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d is outside 0..%d", r.Count, maxCount)
+		}
+		if r.Count > 0 {
+			a.count = int(r.Count)
+		}
+	case AllocationModeAll:
+		if r.Count != 0 {
+			return a, placement.Errorf(placement.ErrInvalid, obj, f+".count", "must not be set for allocationMode All")
+		}
+		a.all = true
+	default:
+		return a, placement.Errorf(placement.ErrInvalid, obj, f+".allocationMode", "unknown mode %q (want ExactCount or All)", r.AllocationMode)
+	}
+	return a, nil
+}
+
+// findAlt returns the alternative whose result name is n.
+func (sp *spec) findAlt(n string) *calt {
+	for i := range sp.reqs {
+		for j := range sp.reqs[i].alts {
+			if sp.reqs[i].alts[j].name == n {
+				return &sp.reqs[i].alts[j]
+			}
+		}
+	}
+	return nil
+}
+
+// matches reports whether device dv is of a's class and passes its
+// selectors.
+func (a *calt) matches(dv *device) bool {
+	if a.class == nil {
+		return false
+	}
+	for _, s := range a.class.Selectors {
+		if !s(dv.id.Driver, dv.d) {
+			return false
+		}
+	}
+	for _, s := range a.sels {
+		if !s(dv.id.Driver, dv.d) {
+			return false
+		}
+	}
+	return true
+}
+
+// missingClass returns the first class the spec names that the inventory
+// lacks, or "".
+func (sp *spec) missingClass() string {
+	for i := range sp.reqs {
+		for j := range sp.reqs[i].alts {
+			if a := &sp.reqs[i].alts[j]; a.class == nil {
+				return a.className
+			}
+		}
+	}
+	return ""
+}
+
+// checkDevices validates an allocation of the claim with spec sp to the
+// given devices: each device exists once, serves a known request or
+// subrequest (one alternative per request), every request is served with
+// its count, each device matches its class and selectors, constraints
+// hold, and node-local devices share one node. It returns the devices'
+// indices and the allocation result.
+func checkDevices(inv *Inventory, obj, field string, sp *spec, devs []DeviceResult) ([]int32, AllocationResult, error) {
+	idx := make([]int32, len(devs))
+	reqOf := make([]int, len(devs))
+	altOf := make([]*calt, len(devs))
+	chosen := make([]*calt, len(sp.reqs))
+	served := make([]int, len(sp.reqs))
+	seen := map[int32]bool{}
+	for k, dr := range devs {
+		f := fmt.Sprintf("%s.devices.results[%d]", field, k)
+		i, ok := inv.byID[dr.DeviceID]
+		if !ok {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrNotFound, obj, f, "no device %s in the inventory", dr.DeviceID)
+		}
+		if seen[i] {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrDuplicate, obj, f, "device %s listed twice", dr.DeviceID)
+		}
+		seen[i] = true
+		idx[k] = i
+		ri, a := -1, (*calt)(nil)
+		for r := range sp.reqs {
+			for j := range sp.reqs[r].alts {
+				if sp.reqs[r].alts[j].name == dr.Request {
+					ri, a = r, &sp.reqs[r].alts[j]
+				}
+			}
+		}
+		if a == nil {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrNotFound, obj, f+".request", "%q names no request (a prioritized request is named request/subrequest)", dr.Request)
+		}
+		if chosen[ri] != nil && chosen[ri] != a {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f+".request", "request %q is served by two subrequests", sp.reqs[ri].name)
+		}
+		if a.class == nil {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrNotFound, obj, f+".request", "device class %q does not exist", a.className)
+		}
+		if !a.matches(&inv.devs[i]) {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f, "device %s does not match %q's class and selectors", dr.DeviceID, dr.Request)
+		}
+		chosen[ri], reqOf[k], altOf[k] = a, ri, a
+		served[ri]++
+	}
+	for r := range sp.reqs {
+		a := chosen[r]
+		switch {
+		case a == nil:
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "request %q has no device", sp.reqs[r].name)
+		case !a.all && served[r] != a.count:
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "request %q has %d devices, wants %d", a.name, served[r], a.count)
+		}
+	}
+	for ci := range sp.cons {
+		c := &sp.cons[ci]
+		var first *Attribute
+		for k, i := range idx {
+			if !c.covers(&sp.reqs[reqOf[k]], altOf[k]) {
+				continue
+			}
+			v, ok := Attr(inv.devs[i].id.Driver, inv.devs[i].d, c.attr)
+			if !ok || (first != nil && *first != v) {
+				return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "device %s breaks constraint matchAttribute %q", inv.devs[i].id, c.attr)
+			}
+			first = &v
+		}
+	}
+	names := make([]string, len(devs))
+	for k := range devs {
+		names[k] = devs[k].Request
+	}
+	res, ok := inv.result(idx, names)
+	if !ok {
+		return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "devices are local to different nodes")
+	}
+	return idx, res, nil
+}
