@@ -94,6 +94,8 @@ func TestBadInput(t *testing.T) {
 			`bound.yaml: document 1 (line 1): pod "ns/p1": spec.nodeName: node "gone" is not in the snapshot`},
 		{"bad minCount", []string{"-f", write("pg.yaml", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 0}}}\n")},
 			`pg.yaml: document 1 (line 1): PodGroup "default/g": spec.schedulingPolicy.gang.minCount: 0 is below 1`},
+		{"topology key on no node", []string{"-f", td + "seed/nodes.yaml", "-f", write("tpg.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec:\n  schedulingPolicy: {gang: {minCount: 1}}\n  schedulingConstraints: {topology: [{key: example.com/pod}]}\n")},
+			`tpg.yaml: document 2 (line 5): PodGroup "default/g": spec.schedulingConstraints.topology[0].key: no node carries the label "example.com/pod"`},
 		{"unknown priority class in a job", []string{"-f", write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 2, completions: 2, completionMode: Indexed, template: {spec: {priorityClassName: gold, containers: [{name: c}]}}}\n")},
 			`job.yaml: document 1 (line 1): Job "default/j": spec.template.spec.priorityClassName: no PriorityClass "gold"`},
 	}

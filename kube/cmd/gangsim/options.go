@@ -9,7 +9,6 @@ import (
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
-	"github.com/gangsched/gangsched/topology"
 )
 
 // levelKeys are node labels taken as topology levels whenever nodes carry
@@ -78,54 +77,35 @@ func topologyKeys(c *kube.Cluster, explicit string) []string {
 	return keys
 }
 
-// solver holds what every cycle's options are made from.
-type solver struct {
-	c    *kube.Cluster
-	tree *topology.Tree // nil when no PodGroup has a topology constraint
-}
-
-// newSolver builds the topology tree and checks every PodGroup's topology
-// keys against it, so that a key no node carries is bad input, reported at
-// the PodGroup, not a failed cycle.
-func newSolver(c *kube.Cluster, explicitKeys string) (*solver, error) {
-	s := &solver{c: c}
-	keys := topologyKeys(c, explicitKeys)
-	if len(keys) == 0 {
-		return s, nil
-	}
-	var err error
-	if s.tree, err = topology.NewTree(c.Snapshot, keys); err != nil {
-		return nil, fmt.Errorf("-topology-keys: %w", err)
+// checkTopology reports a PodGroup that requires a topology key no node
+// carries: bad input, located at the PodGroup, rather than a cycle that
+// fails with SchedulerError.
+func checkTopology(c *kube.Cluster) error {
+	carried := map[string]bool{}
+	for _, n := range c.Nodes {
+		for k := range n.Labels {
+			carried[k] = true
+		}
 	}
 	for _, pg := range c.PodGroups {
-		if _, err := s.options(pg); err != nil {
-			return nil, c.Locate(err)
+		for i, t := range pg.Spec.SchedulingConstraints.Topology {
+			if !carried[t.Key] {
+				return c.Locate(placement.Errorf(placement.ErrNotFound, fmt.Sprintf("PodGroup %q", pg.Key().String()),
+					fmt.Sprintf("spec.schedulingConstraints.topology[%d].key", i), "no node carries the label %q", t.Key))
+			}
 		}
 	}
-	return s, nil
+	return nil
 }
 
-// options gives one PodGroup's cycle its solver options: a topology
-// generator and scorer for its required keys, and the required node
-// affinity of the pods that have one.
-func (s *solver) options(pg *gang.PodGroup) (placement.Options, error) {
-	var opts placement.Options
-	if cs := pg.Spec.SchedulingConstraints.Topology; len(cs) > 0 {
-		var tc []topology.Constraint
-		for i, t := range cs {
-			if _, ok := s.tree.Level(t.Key); !ok {
-				return placement.Options{}, placement.Errorf(placement.ErrNotFound, "PodGroup "+fmt.Sprintf("%q", pg.Key().String()),
-					fmt.Sprintf("spec.schedulingConstraints.topology[%d].key", i), "%q is not a topology level (levels: %s)", t.Key, strings.Join(s.tree.Keys(), ", "))
-			}
-			tc = append(tc, topology.Constraint{Key: t.Key, Required: true})
+// solveOptions adds, to the options the scheduler derives (the topology
+// generator and scorer), the required node affinity of the pods that have
+// one.
+func solveOptions(c *kube.Cluster) gang.SolveOptionsFunc {
+	return func(_ *gang.PodGroup, _ *placement.Snapshot, opts placement.Options) (placement.Options, error) {
+		if c.NodeAffinity != nil {
+			opts.Filters = append(opts.Filters, c.NodeAffinity)
 		}
-		var err error
-		if opts, err = s.tree.SolverOptions(tc, topology.MostAllocated); err != nil {
-			return placement.Options{}, placement.Errorf(placement.ErrNotFound, "PodGroup "+fmt.Sprintf("%q", pg.Key().String()), "spec.schedulingConstraints.topology", "%v", err)
-		}
+		return opts, nil
 	}
-	if s.c.NodeAffinity != nil {
-		opts.Filters = append(opts.Filters, s.c.NodeAffinity)
-	}
-	return opts, nil
 }

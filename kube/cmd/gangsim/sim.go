@@ -122,11 +122,10 @@ const progressEvery = 500
 // only gated groups remain. Bindings and conditions are written back into
 // c.
 func simulate(c *kube.Cluster, opts options) (Report, error) {
-	sv, err := newSolver(c, opts.topologyKeys)
-	if err != nil {
+	if err := checkTopology(c); err != nil {
 		return Report{}, err
 	}
-	sched := gang.NewScheduler(gang.Options{SolveOptions: sv.options})
+	sched := gang.NewScheduler(gang.Options{SolveOptions: solveOptions(c), TopologyLevels: topologyKeys(c, opts.topologyKeys)})
 	for _, pg := range c.PodGroups {
 		if err := sched.SetPodGroup(pg); err != nil {
 			return Report{}, err
