@@ -2,13 +2,16 @@ package kube
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
+	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
 	"github.com/gangsched/gangsched/kube/manifest"
@@ -41,6 +44,11 @@ type Cluster struct {
 	// Jobs are the Jobs of the input with what the Job controller made for
 	// each, in input order.
 	Jobs []JobInfo
+	// Ledger holds the DRA inventory (DeviceClasses, the newest
+	// ResourceSlices of each pool), ResourceClaimTemplates and
+	// ResourceClaims; nil when the input has none of them and no pod or
+	// PodGroup names a claim.
+	Ledger *dra.Ledger
 	// Unused are input objects that take no part in scheduling here: kinds
 	// the manifest reader does not decode (a Service, a Kueue ClusterQueue)
 	// and decoded kinds this adapter does not use yet.
@@ -51,6 +59,10 @@ type Cluster struct {
 	pods    map[placement.Key]*corev1.Pod
 	groups  map[placement.Key]apiGroup
 	created []any // API objects made by the Job controller, in order
+
+	claims    map[placement.Key]*resourcev1.ResourceClaim
+	templates map[placement.Key]*resourcev1.ResourceClaimTemplate
+	uids      map[placement.Key]string // PodGroup UIDs, for reservedFor
 }
 
 // JobInfo is one Job and what the Job controller made for it.
@@ -83,7 +95,15 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 		where:  map[string]*manifest.Object{},
 		pods:   map[placement.Key]*corev1.Pod{},
 		groups: map[placement.Key]apiGroup{},
+
+		claims:    map[placement.Key]*resourcev1.ResourceClaim{},
+		templates: map[placement.Key]*resourcev1.ResourceClaimTemplate{},
+		uids:      map[placement.Key]string{},
 	}
+	var classes2 []dra.DeviceClass
+	var rslices []*resourcev1.ResourceSlice
+	var templates []dra.ResourceClaimTemplate
+	var claims []dra.ResourceClaim
 	var classes []schedulingv1.PriorityClass
 	for i := range objs {
 		o := &objs[i]
@@ -126,6 +146,7 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 			}
 			c.PodGroups = append(c.PodGroups, pg)
 			c.groups[pg.Key()] = apiGroup{v1alpha2: v}
+			c.uids[pg.Key()] = string(v.UID)
 		case *schedulingv1beta1.PodGroup:
 			pg, err := ConvertPodGroupV1beta1(v, pcs)
 			if err != nil {
@@ -133,8 +154,31 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 			}
 			c.PodGroups = append(c.PodGroups, pg)
 			c.groups[pg.Key()] = apiGroup{v1beta1: v}
+			c.uids[pg.Key()] = string(v.UID)
 		case *corev1.Pod:
 			apiPods = append(apiPods, v)
+		case *resourcev1.DeviceClass:
+			dc, err := ConvertDeviceClass(v)
+			if err != nil {
+				return nil, o.Wrap(err)
+			}
+			classes2 = append(classes2, dc)
+		case *resourcev1.ResourceSlice:
+			rslices = append(rslices, v)
+		case *resourcev1.ResourceClaimTemplate:
+			t, err := ConvertResourceClaimTemplate(v)
+			if err != nil {
+				return nil, o.Wrap(err)
+			}
+			templates = append(templates, t)
+			c.templates[keyOf(v)] = v
+		case *resourcev1.ResourceClaim:
+			cl, err := ConvertResourceClaim(v)
+			if err != nil {
+				return nil, o.Wrap(err)
+			}
+			claims = append(claims, cl)
+			c.claims[keyOf(v)] = v
 		case *schedulingv1.PriorityClass, *corev1.Namespace, *batchv1.Job:
 		default:
 			c.Unused = append(c.Unused, o)
@@ -203,6 +247,33 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 			c.Gated = append(c.Gated, pp.Key())
 		default:
 			c.Pending = append(c.Pending, pp)
+		}
+	}
+	usesClaims := len(classes2)+len(rslices)+len(templates)+len(claims) > 0
+	for _, pg := range c.PodGroups {
+		usesClaims = usesClaims || len(pg.Spec.ResourceClaims) > 0
+	}
+	for _, p := range c.Pending {
+		usesClaims = usesClaims || len(p.ResourceClaims) > 0
+	}
+	if usesClaims {
+		var ds []dra.ResourceSlice
+		for _, s := range newestSlices(rslices) {
+			d, err := ConvertResourceSlice(s)
+			if err != nil {
+				return nil, c.locate(err)
+			}
+			ds = append(ds, d)
+		}
+		inv, err := dra.NewInventory(classes2, ds)
+		if err != nil {
+			return nil, c.locate(err)
+		}
+		if c.Ledger, err = dra.NewLedger(inv, templates, claims); err != nil {
+			return nil, c.locate(err)
+		}
+		if err := c.checkClaimRefs(); err != nil {
+			return nil, err
 		}
 	}
 	slices.SortFunc(c.PodGroups, func(a, b *gang.PodGroup) int { return a.Key().Compare(b.Key()) })
@@ -288,4 +359,104 @@ func (c *Cluster) Objects() []any {
 		}
 	}
 	return append(out, c.created...)
+}
+
+// checkClaimRefs reports, at the object, a pending pod or a PodGroup whose
+// spec.resourceClaims names a ResourceClaim or ResourceClaimTemplate the
+// input lacks: such a pod could never be scheduled.
+func (c *Cluster) checkClaimRefs() error {
+	check := func(obj, field, ns, claim, tmpl string) error {
+		switch {
+		case claim != "":
+			if _, ok := c.Ledger.Claim(placement.Key{Namespace: ns, Name: claim}); !ok {
+				return c.locate(placement.Errorf(placement.ErrNotFound, obj, field+".resourceClaimName", "no ResourceClaim %q in namespace %q", claim, ns))
+			}
+		case tmpl != "":
+			if _, ok := c.Ledger.Template(placement.Key{Namespace: ns, Name: tmpl}); !ok {
+				return c.locate(placement.Errorf(placement.ErrNotFound, obj, field+".resourceClaimTemplateName", "no ResourceClaimTemplate %q in namespace %q", tmpl, ns))
+			}
+		}
+		return nil
+	}
+	for _, p := range c.Pending {
+		for i, rc := range p.ResourceClaims {
+			if err := check(podObj(p.Namespace, p.Name), fmt.Sprintf("spec.resourceClaims[%d]", i), p.Namespace, rc.ResourceClaimName, rc.ResourceClaimTemplateName); err != nil {
+				return err
+			}
+		}
+	}
+	for _, pg := range c.PodGroups {
+		for i, rc := range pg.Spec.ResourceClaims {
+			if err := check(podGroupObj(pg.Namespace, pg.Name), fmt.Sprintf("spec.resourceClaims[%d]", i), pg.Namespace, rc.ResourceClaimName, rc.ResourceClaimTemplateName); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// DRAPodGroup returns what package dra reads of a PodGroup: its identity,
+// UID (for reservedFor) and spec.resourceClaims.
+func (c *Cluster) DRAPodGroup(pg *gang.PodGroup) dra.PodGroup {
+	out := dra.PodGroup{Namespace: pg.Namespace, Name: pg.Name, UID: c.uids[pg.Key()]}
+	for _, rc := range pg.Spec.ResourceClaims {
+		out.ResourceClaims = append(out.ResourceClaims, dra.PodGroupResourceClaim{Name: rc.Name, ResourceClaimName: rc.ResourceClaimName, ResourceClaimTemplateName: rc.ResourceClaimTemplateName})
+	}
+	return out
+}
+
+// SetLedger records the ledger after a [dra.Ledger.Commit] and writes its
+// claim updates back: an input claim gets the new status.allocation and
+// status.reservedFor; a generated claim becomes a new ResourceClaim with
+// the spec of the template its owner's entry names (see [NewClaim]).
+func (c *Cluster) SetLedger(l *dra.Ledger, updates []dra.ClaimUpdate) {
+	c.Ledger = l
+	for i := range updates {
+		u := &updates[i].Claim
+		k := u.Key()
+		if api, ok := c.claims[k]; ok {
+			api.Status = ClaimStatus(u)
+			continue
+		}
+		api := NewClaim(u, c.templateOf(u))
+		if o := u.Owner; o != nil && o.Kind == dra.OwnerPodGroup {
+			if g, ok := c.groups[placement.Key{Namespace: u.Namespace, Name: o.Name}]; ok && g.v1alpha2 != nil {
+				api.OwnerReferences[0].APIVersion = v1alpha2.GroupVersion
+			}
+		}
+		c.claims[k] = api
+		c.created = append(c.created, api)
+	}
+}
+
+// templateOf finds the template a generated claim was made from, through
+// its owner's spec.resourceClaims entry.
+func (c *Cluster) templateOf(cl *dra.ResourceClaim) *resourcev1.ResourceClaimTemplate {
+	o := cl.Owner
+	if o == nil {
+		return nil
+	}
+	ok := placement.Key{Namespace: cl.Namespace, Name: o.Name}
+	var tmpl string
+	switch o.Kind {
+	case dra.OwnerPod:
+		if p, found := c.pods[ok]; found {
+			for _, rc := range p.Spec.ResourceClaims {
+				if rc.Name == o.ClaimName && rc.ResourceClaimTemplateName != nil {
+					tmpl = *rc.ResourceClaimTemplateName
+				}
+			}
+		}
+	case dra.OwnerPodGroup:
+		for _, pg := range c.PodGroups {
+			if pg.Key() == ok {
+				for _, rc := range pg.Spec.ResourceClaims {
+					if rc.Name == o.ClaimName {
+						tmpl = rc.ResourceClaimTemplateName
+					}
+				}
+			}
+		}
+	}
+	return c.templates[placement.Key{Namespace: cl.Namespace, Name: tmpl}]
 }

@@ -232,6 +232,9 @@ func writeText(w io.Writer, rep Report) {
 		if len(cy.Waiting) > 0 {
 			fmt.Fprintf(w, "  waiting %d: %s (retry at +%s)\n", len(cy.Waiting), list(cy.Waiting), cy.RetryAt)
 		}
+		for _, cl := range cy.Claims {
+			fmt.Fprintf(w, "  claim %s\n", cl)
+		}
 		if cy.Condition != nil {
 			fmt.Fprintf(w, "  condition PodGroupScheduled=%s (%s)\n", cy.Condition.Status, cy.Condition.Reason)
 		}

@@ -50,6 +50,8 @@ var goldens = []golden{
 	{"kueue-kind-samples", []string{"-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
 	{"kueue-perf-one-queue", []string{"-cycles=false", "-f", td + "kueue-tas/perf-nodes.yaml", "-f", td + "kueue-tas/perf-workloads-one-queue.yaml"}, exitPlaced},
 	{"kueue-kind-samples-json", []string{"-o", "json", "-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
+	{"dra-gangs", []string{"-f", td + "dra/cluster-and-gang.yaml", "-f", td + "dra/more-gangs.yaml"}, exitWaiting},
+	{"dra-gang-yaml", []string{"-o", "yaml", "-f", td + "dra/cluster-and-gang.yaml"}, exitPlaced},
 	{"pai-seed-job", []string{"-f", td + "clusters/pai/nodes.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
@@ -49,7 +50,9 @@ type Cycle struct {
 	// Waiting are the members sent back to the queue.
 	Waiting []string `json:"waiting,omitempty"`
 	// RetryAt is when the waiting members are tried again.
-	RetryAt   string     `json:"retryAt,omitempty"`
+	RetryAt string `json:"retryAt,omitempty"`
+	// Claims are the ResourceClaims this cycle allocated or reserved.
+	Claims    []string   `json:"claims,omitempty"`
 	Condition *Condition `json:"condition,omitempty"`
 }
 
@@ -185,6 +188,17 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			continue
 		}
 		cy := describe(len(rep.Cycles)+1, start, now, sched, r)
+		if len(r.Bind) > 0 && c.Ledger != nil {
+			st, _ := sched.Group(r.PodGroup)
+			l, updates, err := c.Ledger.Commit(r.Snapshot, c.DRAPodGroup(st.PodGroup), st.PodGroup.Group(r.Bind), r.Decision, dra.Options{})
+			if err != nil {
+				return Report{}, fmt.Errorf("cycle %d: %s: committing claims: %w", cy.N, cy.Name, err)
+			}
+			c.SetLedger(l, updates)
+			for _, u := range updates {
+				cy.Claims = append(cy.Claims, claimLine(&u))
+			}
+		}
 		if len(r.Bind) > 0 {
 			clear(failed)
 			for _, p := range r.Bind {
@@ -263,4 +277,28 @@ func describe(n int, start, now time.Time, sched *gang.Scheduler, r gang.Result)
 		cy.Condition = &Condition{Status: string(r.Condition.Status), Reason: r.Condition.Reason}
 	}
 	return cy
+}
+
+// claimLine describes a claim update: "default/pg-gpus (created): 8
+// devices, reserved for podgroups/pg".
+func claimLine(u *dra.ClaimUpdate) string {
+	c := &u.Claim
+	s := c.Key().String()
+	if u.Created {
+		s += " (created)"
+	}
+	if a := c.Status.Allocation; a != nil {
+		s += fmt.Sprintf(": %d devices", len(a.Devices))
+		if a.NodeName != "" {
+			s += " on " + a.NodeName
+		}
+	}
+	var rf []string
+	for _, r := range c.Status.ReservedFor {
+		rf = append(rf, r.Resource+"/"+r.Name)
+	}
+	if len(rf) > 0 {
+		s += ", reserved for " + strings.Join(rf, " ")
+	}
+	return s
 }
