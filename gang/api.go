@@ -17,6 +17,9 @@ type ObjectMeta struct {
 	// Namespace and Name identify the object; Name must not be empty.
 	Namespace string
 	Name      string
+	// UID is metadata.uid; a PodGroup's appears in the reservedFor entry of
+	// its shared ResourceClaims.
+	UID string
 	// OwnerReferences are metadata.ownerReferences; stamped objects carry
 	// their owner here so that they are deleted with it (garbage collection).
 	OwnerReferences []OwnerReference

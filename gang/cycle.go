@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
 )
 
 // Result is the outcome of one scheduling cycle: one PodGroup decided on
@@ -28,6 +30,16 @@ type Result struct {
 	// PodGroup's status, or nil when it does not change. It never turns a
 	// True condition False.
 	Condition *Condition
+	// Preemption is set when the group did not fit and preemption found
+	// victims (Options.Preemption): the host evicts Preemption.Victims
+	// (deleting their pods, and telling the scheduler with DeletePod) and
+	// the group, requeued at once, fits in a later cycle as
+	// Preemption.Decision nominates.
+	Preemption *preemption.Plan
+	// ClaimUpdates are the ResourceClaims the commit changed (generated
+	// claims to create, allocations, reservedFor), in namespace/name order;
+	// the scheduler's claim ledger already holds them.
+	ClaimUpdates []dra.ClaimUpdate
 	// Snapshot is the cycle's snapshot with Bind applied (the same snapshot
 	// when nothing binds). Pass it, or a newer snapshot that contains the
 	// bindings, to the next cycle: a group decided after this one must see
@@ -57,7 +69,8 @@ type Result struct {
 //     bound in snap, is not attempted; it is gated until a member arrives
 //     or its PodGroup changes, and the next group is popped.
 //  3. The members, in member order, are solved on the one snapshot with the
-//     options from Options.SolveOptions; bound members count toward
+//     options derived from the PodGroup (topology, claims) and
+//     Options.SolveOptions; bound members count toward
 //     minCount and are never moved.
 //  4. Atomic commit: a Scheduled decision that passes [placement.Verify]
 //     binds all its assignments together; members it leaves waiting, or
@@ -65,8 +78,12 @@ type Result struct {
 //     with a backoff of InitialBackoff doubling per consecutive such cycle,
 //     up to MaxBackoff.
 //
-// Workload-aware preemption, when it lands, runs between 3 and 4 for a
-// decision that is not Scheduled.
+// With Options.Preemption, a decision that is Unschedulable (not
+// Unresolvable: removing pods could not help) runs workload-aware
+// preemption ([preemption.Find]) with the same solver options; when it
+// finds victims, Result.Preemption carries the plan and the group is
+// requeued at once instead of backing off. Nothing is evicted by the
+// scheduler itself: the host deletes the victims.
 //
 // Cost: O(log groups + members·log members) plus the solve.
 func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool) {
@@ -80,7 +97,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	r := Result{PodGroup: g.key, Snapshot: snap}
 	pgroup := g.pg.Group(members)
-	opts, err := s.defaultOptions(g.pg, snap)
+	opts, err := s.defaultOptions(g.pg, members, snap)
 	if err == nil && s.opts.SolveOptions != nil {
 		opts, err = s.opts.SolveOptions(g.pg, snap, opts)
 	}
@@ -97,15 +114,31 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 			}
 			r.Snapshot, err = snap.Apply(placement.Change{Bind: r.Bind})
 		}
+		if err == nil && len(opts.Reservers) > 0 && s.claims != nil {
+			claims, updates, cerr := s.claims.Commit(snap, draPodGroup(g.pg), pgroup, r.Decision, s.opts.DRA)
+			if err = cerr; err == nil {
+				s.claims, r.ClaimUpdates = claims, updates
+			}
+		}
+	}
+	if err == nil && s.opts.Preemption && r.Decision.Status == placement.Unschedulable {
+		var plan preemption.Plan
+		if plan, err = preemption.Find(snap, pgroup, s.preemptionInput(), opts); err == nil && plan.Outcome == preemption.Preempt {
+			r.Preemption = &plan
+		}
 	}
 	if err != nil {
-		r.Decision, r.Bind, r.Snapshot = placement.Decision{}, nil, snap
+		r.Decision, r.Bind, r.Snapshot, r.ClaimUpdates, r.Preemption = placement.Decision{}, nil, snap, nil, nil
 		r.Err = fmt.Errorf("PodGroup %s: %w", g.key, err)
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonSchedulerError, Message: r.Err.Error()}, now)
 	} else if r.Decision.Status == placement.Scheduled {
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionTrue, Reason: ReasonScheduled, Message: r.Decision.Message}, now)
 	} else {
-		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonUnschedulable, Message: r.Decision.Message}, now)
+		msg := r.Decision.Message
+		if r.Preemption != nil {
+			msg += "; preempting: " + r.Preemption.Message
+		}
+		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonUnschedulable, Message: msg}, now)
 	}
 
 	for _, p := range r.Bind {
@@ -114,6 +147,9 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	if len(g.members) > 0 {
 		g.attempts++
 		g.retryAt = now.Add(s.backoffFor(g.attempts))
+		if r.Preemption != nil {
+			g.retryAt = now // the room is being made: try again once the victims are gone
+		}
 		g.state = BackingOff
 		r.RetryAt = g.retryAt
 		for _, p := range members {

@@ -50,11 +50,15 @@
 //
 // # Where the other packages plug in
 //
-// [Options].SolveOptions returns the [placement.Options] for each PodGroup;
-// it is the seam for the packages that build on this one: the topology
-// package turns spec.schedulingConstraints.topology into a
-// PlacementGenerator and PlacementScorer, the dra package turns
-// spec.resourceClaims into a Reserver, and callers add their own filters
-// and placement filters (a quota, say). Workload-aware preemption runs
-// after a decision that is not Scheduled (see [Scheduler.Cycle]).
+// The scheduler derives each group's solver options itself: a PodGroup's
+// spec.schedulingConstraints.topology becomes a topology tree's
+// PlacementGenerator and PlacementScorer (package topology; the tree is
+// built once per node set, over [Options].TopologyLevels when given), and
+// when the PodGroup or its members name ResourceClaims, the claim ledger
+// given with [Scheduler.SetClaims] supplies the placement hook and, on
+// commit, the claim allocations and reservedFor ([Result].ClaimUpdates;
+// package dra). [Options].SolveOptions sees these defaults and may extend
+// or replace them: the caller's own filters and placement filters (a
+// quota, say). Workload-aware preemption runs after a decision that is not
+// Scheduled (see [Scheduler.Cycle]).
 package gang

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
 	"github.com/gangsched/gangsched/topology"
 )
 
@@ -41,6 +43,15 @@ type Options struct {
 	// TopologyScoring ranks the domains of a topology-constrained group;
 	// the zero value is upstream's MostAllocated.
 	TopologyScoring topology.Scoring
+	// DRA configures the device searches of the claim ledger (see
+	// [Scheduler.SetClaims]).
+	DRA dra.Options
+	// Preemption turns on workload-aware preemption (KEP-5710, upstream
+	// gate WorkloadAwarePreemption): a group that does not fit looks for
+	// lower-priority victims across the whole cluster (package
+	// preemption), with the PodGroups' priority and disruptionMode as the
+	// scheduler knows them and the budgets of [Scheduler.SetDisruptionBudgets].
+	Preemption bool
 	// InitialBackoff is how long a group waits after its first cycle that
 	// left members pending; it doubles with each further such cycle up to
 	// MaxBackoff. Zero means the defaults above.
@@ -56,9 +67,11 @@ type Options struct {
 // goroutine, reads a clock or performs I/O; the host passes the time. A
 // Scheduler is not safe for concurrent use.
 type Scheduler struct {
-	opts  Options
-	q     queue
-	trees map[string]treeEntry // by topology keys
+	opts    Options
+	q       queue
+	trees   map[string]treeEntry // by topology keys
+	claims  *dra.Ledger
+	budgets []preemption.DisruptionBudget
 }
 
 // treeEntry is a topology tree and the snapshot it was built from: it
@@ -105,8 +118,8 @@ func (s *Scheduler) SetPodGroup(pg *PodGroup) error {
 }
 
 // DeletePodGroup removes a PodGroup; its pending pods stay, gated, until it
-// exists again, as a new object with its own status. It reports whether
-// the PodGroup existed.
+// exists again, as a new object with its own status. The claim ledger
+// releases the PodGroup's claims. It reports whether the PodGroup existed.
 func (s *Scheduler) DeletePodGroup(k placement.Key) bool {
 	g, ok := s.q.groups[k]
 	if !ok || g.pg == nil {
@@ -115,6 +128,9 @@ func (s *Scheduler) DeletePodGroup(k placement.Key) bool {
 	s.q.detach(g)
 	g.pg = nil
 	s.q.place(g)
+	if s.claims != nil {
+		s.claims = s.claims.DeletePodGroup(k)
+	}
 	return true
 }
 
@@ -155,8 +171,13 @@ func (s *Scheduler) AddPod(p placement.Pod) error {
 }
 
 // DeletePod removes a pending pod (deleted, or bound by someone else) from
-// the queue and reports whether it was there.
+// the queue and reports whether it was there. For any pod, pending or
+// bound (an evicted preemption victim, say), the claim ledger unreserves
+// its claims and drops those generated for it.
 func (s *Scheduler) DeletePod(k placement.Key) bool {
+	if s.claims != nil {
+		s.claims = s.claims.DeletePod(k)
+	}
 	gk, ok := s.q.podGroup[k]
 	if !ok {
 		return false
@@ -236,13 +257,73 @@ func setCondition(pg *PodGroup, c Condition) {
 	pg.Status.Conditions = append(pg.Status.Conditions, c)
 }
 
+// SetClaims gives the scheduler the DRA claim ledger (devices, claims,
+// templates; package dra) that cycles allocate from: each cycle of a group
+// whose PodGroup or members name ResourceClaims solves with the ledger's
+// placement hook and, when it binds, commits the claims
+// (Result.ClaimUpdates) and keeps the new ledger. The host replaces it
+// when claims or devices change outside the scheduler; nil turns DRA off.
+func (s *Scheduler) SetClaims(l *dra.Ledger) { s.claims = l }
+
+// Claims returns the current claim ledger, or nil.
+func (s *Scheduler) Claims() *dra.Ledger { return s.claims }
+
+// SetDisruptionBudgets replaces the disruption budgets (PodDisruptionBudgets
+// as plain data) that preemption honours; see [Options].Preemption.
+func (s *Scheduler) SetDisruptionBudgets(b []preemption.DisruptionBudget) {
+	s.budgets = slices.Clone(b)
+}
+
+// preemptionInput is what preemption needs beyond the snapshot: every known
+// PodGroup's priority override and disruptionMode, and the budgets.
+func (s *Scheduler) preemptionInput() preemption.Input {
+	in := preemption.Input{PodGroups: map[placement.Key]preemption.PodGroupSpec{}, Budgets: s.budgets}
+	for k, g := range s.q.groups {
+		if g.pg != nil {
+			in.PodGroups[k] = preemption.PodGroupSpec{Priority: g.pg.Spec.Priority, DisruptionMode: preemption.DisruptionMode(g.pg.Spec.DisruptionMode)}
+		}
+	}
+	return in
+}
+
+// draPodGroup is pg as the dra package sees it.
+func draPodGroup(pg *PodGroup) dra.PodGroup {
+	d := dra.PodGroup{Namespace: pg.Namespace, Name: pg.Name, UID: pg.UID}
+	for _, c := range pg.Spec.ResourceClaims {
+		d.ResourceClaims = append(d.ResourceClaims, dra.PodGroupResourceClaim{Name: c.Name, ResourceClaimName: c.ResourceClaimName, ResourceClaimTemplateName: c.ResourceClaimTemplateName})
+	}
+	return d
+}
+
+// usesClaims reports whether pg or any of members names a ResourceClaim.
+func usesClaims(pg *PodGroup, members []placement.Pod) bool {
+	if len(pg.Spec.ResourceClaims) > 0 {
+		return true
+	}
+	for i := range members {
+		if len(members[i].ResourceClaims) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // defaultOptions derives the solver options that pg's spec asks for on
 // snapshot snap: a topology generator and scorer for its
-// schedulingConstraints.
-func (s *Scheduler) defaultOptions(pg *PodGroup, snap *placement.Snapshot) (placement.Options, error) {
+// schedulingConstraints, and the claim ledger's hook when the group uses
+// ResourceClaims.
+func (s *Scheduler) defaultOptions(pg *PodGroup, members []placement.Pod, snap *placement.Snapshot) (placement.Options, error) {
+	var opts placement.Options
+	if usesClaims(pg, members) {
+		if s.claims == nil {
+			return opts, placement.Errorf(placement.ErrInvalid, objRef("PodGroup", &pg.ObjectMeta), "spec.resourceClaims",
+				"the group or its members name ResourceClaims but the scheduler has no claim ledger (Scheduler.SetClaims)")
+		}
+		opts.Reservers = []placement.NewReserverFunc{s.claims.Reserver(draPodGroup(pg), s.opts.DRA)}
+	}
 	cs := pg.Spec.SchedulingConstraints.Topology
 	if len(cs) == 0 {
-		return placement.Options{}, nil
+		return opts, nil
 	}
 	keys := s.opts.TopologyLevels
 	if len(keys) == 0 {
@@ -260,7 +341,7 @@ func (s *Scheduler) defaultOptions(pg *PodGroup, snap *placement.Snapshot) (plac
 	if !ok {
 		t, err := topology.NewTree(snap, keys)
 		if err != nil {
-			return placement.Options{}, err
+			return opts, err
 		}
 		e = treeEntry{tree: t, snap: snap}
 		s.trees[id] = e
@@ -269,5 +350,7 @@ func (s *Scheduler) defaultOptions(pg *PodGroup, snap *placement.Snapshot) (plac
 	for i, c := range cs {
 		tcs[i] = topology.Constraint{Key: c.Key, Required: !c.Preferred}
 	}
-	return e.tree.SolverOptions(tcs, s.opts.TopologyScoring)
+	topts, err := e.tree.SolverOptions(tcs, s.opts.TopologyScoring)
+	topts.Reservers = opts.Reservers
+	return topts, err
 }

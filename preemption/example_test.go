@@ -1,0 +1,82 @@
+package preemption_test
+
+import (
+	"fmt"
+
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
+)
+
+// A gang of two GPU workers needs two free nodes; a low-priority batch
+// PodGroup (disruptionMode PodGroup) spans both, and a lone low pod sits on
+// a third node that is too small to matter.
+func ExampleFind() {
+	gpuNode := func(name string, n int64) placement.Node {
+		return placement.Node{Name: name, Allocatable: placement.ResourceList{placement.ResourceGPU: n}}
+	}
+	running := func(name, node, group string, prio int32, gpus int64) placement.Pod {
+		return placement.Pod{Namespace: "ml", Name: name, NodeName: node, SchedulingGroup: group, Priority: prio,
+			Requests: placement.ResourceList{placement.ResourceGPU: gpus}}
+	}
+	s, err := placement.NewSnapshot(
+		[]placement.Node{gpuNode("gpu-1", 8), gpuNode("gpu-2", 8), gpuNode("small", 2)},
+		[]placement.Pod{
+			running("batch-0", "gpu-1", "batch", 10, 4),
+			running("batch-1", "gpu-2", "batch", 10, 4),
+			running("stray", "small", "", 10, 1),
+		})
+	if err != nil {
+		panic(err)
+	}
+	train := &placement.Group{Namespace: "ml", Name: "train", MinCount: 2}
+	for _, name := range []string{"worker-0", "worker-1"} {
+		train.Members = append(train.Members, placement.Pod{Namespace: "ml", Name: name, SchedulingGroup: "train",
+			Priority: 1000, Requests: placement.ResourceList{placement.ResourceGPU: 8}})
+	}
+	in := preemption.Input{PodGroups: map[placement.Key]preemption.PodGroupSpec{
+		{Namespace: "ml", Name: "batch"}: {DisruptionMode: preemption.DisruptionModePodGroup},
+	}}
+
+	plan, err := preemption.Find(s, train, in, placement.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(plan.Outcome)
+	for _, v := range plan.Victims {
+		fmt.Println("evict PodGroup", v.PodGroup, "whole:", v.Whole, v.Pods)
+	}
+	for _, a := range plan.Decision.Assignments {
+		fmt.Println("nominate", a.Pod, "to", a.Node)
+	}
+	// Output:
+	// Preempt
+	// evict PodGroup ml/batch whole: true [ml/batch-0 ml/batch-1]
+	// nominate ml/worker-0 to gpu-1
+	// nominate ml/worker-1 to gpu-2
+}
+
+// When even every lower-priority pod gone is not enough, nothing is
+// evicted and the plan says what could be had (scenario P10).
+func ExampleFind_cannotHelp() {
+	s, err := placement.NewSnapshot(
+		[]placement.Node{{Name: "n1", Allocatable: placement.ResourceList{placement.ResourceGPU: 8}}},
+		[]placement.Pod{
+			{Namespace: "ml", Name: "serving", NodeName: "n1", Priority: 2000, Requests: placement.ResourceList{placement.ResourceGPU: 6}},
+			{Namespace: "ml", Name: "batch", NodeName: "n1", Priority: 10, Requests: placement.ResourceList{placement.ResourceGPU: 2}},
+		})
+	if err != nil {
+		panic(err)
+	}
+	g := &placement.Group{Namespace: "ml", Name: "big", MinCount: 1, Members: []placement.Pod{
+		{Namespace: "ml", Name: "big-0", SchedulingGroup: "big", Priority: 1000, Requests: placement.ResourceList{placement.ResourceGPU: 8}},
+	}}
+	plan, err := preemption.Find(s, g, preemption.Input{}, placement.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(plan.Outcome, len(plan.Victims))
+	fmt.Println(plan.Message)
+	// Output:
+	// CannotHelp 0
+	// preemption cannot help: even with every candidate victim of priority below 1000 removed (1 in all), 0 of min 1 members fit; ml/big-0 fits on none of 1 nodes: 1 Insufficient nvidia.com/gpu; at most nvidia.com/gpu 2 on node n1 (0 free + 2 from lower-priority pods), a member requests 8
+}

@@ -1,0 +1,864 @@
+package preemption
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Outcome says what a [Plan] asks of the caller.
+type Outcome int
+
+// Outcomes of [Find].
+const (
+	// Fits: the group fits without preemption; Plan.Decision is the
+	// solver's Scheduled decision on the snapshot as given.
+	Fits Outcome = iota
+	// Preempt: evict Plan.Victims; the group then fits as Plan.Decision
+	// says, on Plan.After.
+	Preempt
+	// CannotHelp: even with every lower-priority candidate removed the
+	// group does not fit, so nothing is evicted (never evict in vain).
+	// Plan.Decision is the best the solver could do with all of them
+	// removed and Plan.MostFreeable says what could be had, and where.
+	CannotHelp
+	// NotAllowed: a member of the group has preemptionPolicy Never;
+	// Plan.Decision is the solver's decision on the snapshot as given.
+	NotAllowed
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Fits:
+		return "Fits"
+	case Preempt:
+		return "Preempt"
+	case CannotHelp:
+		return "CannotHelp"
+	case NotAllowed:
+		return "NotAllowed"
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
+
+// Freeable is, for one resource, the most a single node could offer the
+// group if every candidate victim left: the explanation of a [CannotHelp]
+// plan ("at most nvidia.com/gpu 2 on node n1, a member requests 8").
+type Freeable struct {
+	// Resource is the resource, one the group's members request (or
+	// "pods" when some node limits the pod count).
+	Resource placement.ResourceName
+	// Node is the node offering the most, ties by node name, among the
+	// nodes of the placement where the most members fit.
+	Node string
+	// Free is the node's free quantity now (negative when overcommitted).
+	Free int64
+	// Freed is what the candidate victims on the node request.
+	Freed int64
+	// Request is the largest request for Resource among the members.
+	Request int64
+}
+
+// Plan is the result of [Find].
+type Plan struct {
+	// Outcome says whether to evict.
+	Outcome Outcome
+	// Victims are the victims to evict when Outcome is Preempt, most
+	// important first ([VictimOrder]); empty otherwise.
+	Victims []Victim
+	// Decision is the preemptor group's decision. For Preempt it is
+	// Scheduled and verified with [placement.Verify] on After: nominate
+	// each member to the node of its assignment. For the other outcomes see
+	// [Outcome].
+	Decision placement.Decision
+	// After is the snapshot with the victims removed (the snapshot given,
+	// when nothing is evicted).
+	After *placement.Snapshot
+	// MostFreeable explains a CannotHelp plan, one entry per resource the
+	// members request, in resource name order.
+	MostFreeable []Freeable
+	// Candidates is the number of candidate victims (pods and whole
+	// PodGroups of lower priority) the search considered.
+	Candidates int
+	// Solves is the number of [placement.Solve] calls spent, the first one
+	// included: O(log k) per placement searched for a prefix of k
+	// candidates (often one), plus one per victim that passes the
+	// member-slot check of the last pass (see [Find]).
+	Solves int
+	// Message is a one-line explanation a person can act on.
+	Message string
+}
+
+// EvictedPods returns the pods of every victim, sorted by namespace/name.
+func (p *Plan) EvictedPods() []placement.Key {
+	var out []placement.Key
+	for i := range p.Victims {
+		out = append(out, p.Victims[i].Pods...)
+	}
+	slices.SortFunc(out, placement.Key.Compare)
+	return out
+}
+
+// Find decides whether and whom group g may preempt on s (workload-aware
+// preemption, KEP-5710; DESIGN.md invariant 7). It solves g with opts —
+// the options g is scheduled with — and:
+//
+//   - if g fits, returns [Fits];
+//   - if a member has preemptionPolicy Never, returns [NotAllowed];
+//   - if removing every candidate still leaves g unplaced, returns
+//     [CannotHelp] and evicts nothing;
+//   - otherwise returns [Preempt] with victims whose removal lets g fit.
+//
+// Candidates are the bound pods and disruptionMode-PodGroup groups (whole)
+// of priority strictly below the preemptor's: the PodGroup's priority
+// override in in.PodGroups, or else its lowest member priority. A PodGroup's
+// priority overrides its pods' own, for victims as for the preemptor. The
+// group's own bound members are never candidates.
+//
+// Search: candidates are taken in eviction order — those that keep every
+// disruption budget first, then the others, each part least important first
+// ([VictimOrder]). A necessary condition, counted incrementally as
+// candidates are taken off — per node, free room over the smallest member
+// request, summed ("member slots") — gives the shortest prefix that could
+// possibly fit; the shortest prefix that does fit is found from there with
+// O(log k) solves (exponential, then binary search; on a packed cluster
+// usually one). Reprieve then gives candidates back, most important first
+// (so budget-breaking ones before the others): first with a capacity check
+// of each member on its chosen node, O(pods of the candidate), then, for
+// each remaining victim whose return still leaves enough member slots, with
+// a full solve. The result is minimal in that order: giving back any single
+// victim makes the solver fail.
+//
+// With a generator in opts (a topology constraint), each placement it
+// yields on the snapshot with every candidate removed is searched on its
+// own, with the candidates that have a pod on its nodes, and the least
+// disruptive victim set wins: fewer victims beyond a budget, then the lower
+// ranking of the most important victim, the next, and so on (a prefix beats
+// a longer set), then the lower placement rank, then the placement name.
+// Ranks only break ties: a preferred placement never justifies more
+// evictions (and a topology generator also uses ranks to let the solver
+// stop early, which says nothing about disruption). Victims never come
+// from two placements beyond what a whole PodGroup spans. Without budgets,
+// a placement whose member-slot prefix already ends in a victim more
+// important than the best set's most important one cannot win and is not
+// solved.
+//
+// The final decision is a [placement.Solve] on the snapshot without the
+// victims, restricted to the chosen placement — or, should the solver pack
+// differently once pods are given back, the assignment found before, which
+// still fits — and is checked with [placement.Verify] (opts.Filters
+// included).
+//
+// Cost, without a generator: one pass over the bound pods, a sort of the
+// candidates, O(pods of the prefix) for the slot count and the capacity
+// reprieve, O(k log k) snapshot changes and O(log k) solves for a prefix of
+// k candidates, plus a solve per victim that passes the slot check in the
+// last pass. With a generator, add one snapshot without every candidate
+// (Apply, about a microsecond per pod) and the same per placement
+// searched. Every snapshot a hook sees derives from s with Apply. Find is pure and deterministic: the
+// plan depends only on the contents of s, g and in.
+//
+// Errors (a [*placement.FieldError]; nothing is decided): an invalid input
+// (an empty PodGroup or budget name, an unknown disruptionMode, a negative
+// disruptionsAllowed, an invalid budget selector, a duplicate budget), a
+// member with an unknown
+// preemptionPolicy, any error of [placement.Solve] (an invalid group, a
+// generator error), or a verification failure of the final decision
+// (wrapping [placement.ErrViolation]), which means a bug or a caller hook
+// that is not a pure function.
+func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Options) (Plan, error) {
+	if err := in.validate(); err != nil {
+		return Plan{}, err
+	}
+	for i := range g.Members {
+		switch p := &g.Members[i]; p.PreemptionPolicy {
+		case "", placement.PreemptLowerPriority, placement.PreemptNever:
+		default:
+			return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy", "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy)
+		}
+	}
+	f := &finder{s: s, g: g, in: &in, opts: opts}
+	d, err := f.solve(s, opts)
+	if err != nil {
+		return Plan{}, err
+	}
+	if d.Status == placement.Scheduled {
+		return Plan{Outcome: Fits, Decision: d, After: s, Solves: f.solves, Message: "fits without preemption: " + d.Message}, nil
+	}
+	for i := range g.Members {
+		if p := &g.Members[i]; p.PreemptionPolicy == placement.PreemptNever {
+			return Plan{Outcome: NotAllowed, Decision: d, After: s, Solves: f.solves,
+				Message: fmt.Sprintf("preemption not allowed: member %s has preemptionPolicy Never; %s", p.Key(), d.Message)}, nil
+		}
+	}
+	f.prio = in.preemptorPriority(g)
+	f.units = collect(s, g, &in, f.prio)
+	f.index()
+	f.need = d.Required - d.Bound
+	// The search runs even when d is Unresolvable: that status speaks for
+	// the first member that waits only, and another member of a basic
+	// group, or a gang whose minCount is below its size, may still fit.
+	if len(f.units) == 0 {
+		return f.cannotHelp(d), nil
+	}
+	var best *result
+	if opts.Generator == nil {
+		var r result
+		if kmin, ok := f.prefixBound(f.units, nil, nil); ok {
+			r, err = f.search(opts, f.units, nil, kmin)
+		} else {
+			r, err = f.vain(f.units, opts)
+		}
+		if err != nil {
+			return Plan{}, err
+		}
+		if !r.ok {
+			return f.cannotHelp(r.last), nil
+		}
+		best = &r
+	} else {
+		best, d, err = f.searchPlacements()
+		if err != nil {
+			return Plan{}, err
+		}
+		if best == nil {
+			return f.cannotHelp(d), nil
+		}
+	}
+	return f.plan(best)
+}
+
+type finder struct {
+	s       *placement.Snapshot
+	g       *placement.Group
+	in      *Input
+	opts    placement.Options
+	prio    int32
+	units   []*unit // eviction order
+	res     []placement.ResourceName
+	resIdx  map[placement.ResourceName]int
+	podsR   int
+	need    int     // pending members that must be placed
+	missing bool    // a member requests a resource no node has
+	least   []int64 // per resource, the smallest member request
+	scratch *slots
+	solves  int
+}
+
+func (f *finder) index() {
+	f.res = f.s.Resources()
+	f.resIdx = make(map[placement.ResourceName]int, len(f.res))
+	for i, r := range f.res {
+		f.resIdx[r] = i
+	}
+	f.podsR = f.resIdx[placement.ResourcePods]
+	for i := range f.g.Members {
+		for name, q := range f.g.Members[i].Requests {
+			if _, ok := f.resIdx[name]; !ok && q > 0 {
+				f.missing = true
+			}
+		}
+	}
+}
+
+func (f *finder) solve(s *placement.Snapshot, opts placement.Options) (placement.Decision, error) {
+	f.solves++
+	return placement.Solve(s, f.g, opts)
+}
+
+// result is the victim set found for one placement.
+type result struct {
+	ok      bool
+	victims []*unit // eviction order
+	snap    *placement.Snapshot
+	d       placement.Decision
+	last    placement.Decision // with every candidate removed, when !ok
+	name    string             // placement name
+	rank    int                // placement rank
+}
+
+func podKeys(units []*unit) []placement.Key {
+	var out []placement.Key
+	for _, u := range units {
+		out = append(out, u.v.Pods...)
+	}
+	return out
+}
+
+// prefixBound returns the length of the shortest prefix of units whose
+// removal leaves enough member slots in the placement, or false when even
+// all of units do not. The placement is every node when inP is nil, else
+// the nodes marked in inP, which nodes lists (nil: scan inP). No shorter
+// prefix can let the group fit, and any victim set that does contains a
+// unit at least as late in eviction order as the prefix's last.
+func (f *finder) prefixBound(units []*unit, nodes []placement.NodeID, inP []bool) (int, bool) {
+	sl := f.newSlots(f.s, nodes, inP)
+	k := 0
+	for k < len(units) && !sl.enough() {
+		sl.shift(units[k], 1)
+		k++
+	}
+	return k, sl.enough()
+}
+
+// vain returns the result of a placement where removing every one of
+// units does not make room: the decision with all of them removed.
+func (f *finder) vain(units []*unit, opts placement.Options) (result, error) {
+	snap, err := f.without(units)
+	if err != nil {
+		return result{}, err
+	}
+	d, err := f.solve(snap, opts)
+	return result{last: d}, err
+}
+
+// search finds the victims among units (in eviction order) that let the
+// group fit with opts, starting from the prefix of length kmin (see
+// prefixBound). inP, when set, marks the nodes of the placement opts is
+// restricted to.
+func (f *finder) search(opts placement.Options, units []*unit, inP []bool, kmin int) (result, error) {
+	var r result
+	kmin = max(kmin, 1)
+	lo, loSnap := 0, f.s
+	hi, hiSnap := -1, (*placement.Snapshot)(nil)
+	var hiDec placement.Decision
+	for k, step := kmin, 1; ; k, step = min(k+step, len(units)), 2*step {
+		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units[lo:k])})
+		if err != nil {
+			return r, err
+		}
+		d, err := f.solve(snap, opts)
+		if err != nil {
+			return r, err
+		}
+		if d.Status == placement.Scheduled {
+			hi, hiSnap, hiDec = k, snap, d
+			break
+		}
+		lo, loSnap, r.last = k, snap, d
+		if k == len(units) {
+			return r, nil // never evict in vain
+		}
+	}
+	for hi-lo > 1 && hi > kmin {
+		mid := lo + (hi-lo)/2
+		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units[lo:mid])})
+		if err != nil {
+			return r, err
+		}
+		d, err := f.solve(snap, opts)
+		if err != nil {
+			return r, err
+		}
+		if d.Status == placement.Scheduled {
+			hi, hiSnap, hiDec = mid, snap, d
+		} else {
+			lo, loSnap = mid, snap
+		}
+	}
+	prefix := units[:hi:hi]
+	victims := f.reprieveFixed(hiSnap, hiDec, prefix)
+	snap, dec := hiSnap, hiDec
+	if len(victims) < len(prefix) {
+		var err error
+		if snap, err = f.s.Apply(placement.Change{Remove: podKeys(victims)}); err != nil {
+			return r, err
+		}
+		if dec, err = f.solve(snap, opts); err != nil {
+			return r, err
+		}
+		if dec.Status != placement.Scheduled {
+			// The solver packs differently with the pods given back; the
+			// assignment found before still holds unless a caller filter
+			// objects to a pod given back.
+			dec = hiDec
+			if placement.Verify(snap, f.g, dec, opts.Filters...) != nil {
+				victims, snap = prefix, hiSnap
+			}
+		}
+	}
+	victims, snap, dec, err := f.minimize(snap, dec, victims, opts, inP)
+	if err != nil {
+		return r, err
+	}
+	return result{ok: true, victims: victims, snap: snap, d: dec}, nil
+}
+
+// reprieveFixed gives back the units of prefix, most important first, whose
+// pods fit beside the members on the nodes d assigned them to. It returns
+// the units still evicted, in eviction order. Cost: O(assignments +
+// pods of prefix) × resources.
+func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, prefix []*unit) []*unit {
+	R := len(f.res)
+	type room struct{ avail, demand []int64 }
+	rooms := map[placement.NodeID]*room{}
+	members := make(map[placement.Key]*placement.Pod, len(f.g.Members))
+	for i := range f.g.Members {
+		members[f.g.Members[i].Key()] = &f.g.Members[i]
+	}
+	for _, a := range d.Assignments {
+		rm := rooms[a.NodeID]
+		if rm == nil {
+			rm = &room{avail: make([]int64, R), demand: make([]int64, R)}
+			for r := range R {
+				rm.avail[r] = snap.Free(a.NodeID, f.res[r])
+			}
+			rooms[a.NodeID] = rm
+		}
+		for name, q := range members[a.Pod].Requests {
+			rm.demand[f.resIdx[name]] += q
+		}
+		rm.demand[f.podsR]++
+	}
+	shift := func(u *unit, sign int64) {
+		for j, p := range u.pods {
+			rm := rooms[u.nodeIDs(f.s)[j]]
+			if rm == nil {
+				continue
+			}
+			for name, q := range p.Requests {
+				rm.avail[f.resIdx[name]] -= sign * q
+			}
+			rm.avail[f.podsR] -= sign
+		}
+	}
+	fits := func(u *unit) bool {
+		for _, id := range u.nodeIDs(f.s) {
+			if rm := rooms[id]; rm != nil {
+				for r := range R {
+					if rm.demand[r] > 0 && rm.avail[r] < rm.demand[r] {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	}
+	keep := make([]bool, len(prefix))
+	for i := len(prefix) - 1; i >= 0; i-- {
+		u := prefix[i]
+		shift(u, 1)
+		if fits(u) {
+			continue // given back
+		}
+		shift(u, -1)
+		keep[i] = true
+	}
+	var out []*unit
+	for i, u := range prefix {
+		if keep[i] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// minimize tries to give back each victim, most important first, with a
+// full solve — but only when enough member slots remain after its return
+// (see [slots]), which a packed cluster rarely has. It returns the victims
+// left, the snapshot without them and the decision there.
+func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victims []*unit, opts placement.Options, inP []bool) ([]*unit, *placement.Snapshot, placement.Decision, error) {
+	sl := f.newSlots(snap, nil, inP)
+	keep := make([]bool, len(victims))
+	cur, changed := snap, false
+	for i := len(victims) - 1; i >= 0; i-- {
+		u := victims[i]
+		sl.shift(u, -1)
+		if sl.enough() {
+			bind := make([]placement.Pod, len(u.pods))
+			for j, p := range u.pods {
+				bind[j] = *p
+			}
+			trial, err := cur.Apply(placement.Change{Bind: bind})
+			if err != nil {
+				return nil, nil, d, err
+			}
+			td, err := f.solve(trial, opts)
+			if err != nil {
+				return nil, nil, d, err
+			}
+			if td.Status == placement.Scheduled {
+				cur, d, changed = trial, td, true
+				continue
+			}
+		}
+		sl.shift(u, 1)
+		keep[i] = true
+	}
+	if !changed {
+		return victims, snap, d, nil
+	}
+	var out []*unit
+	for i, u := range victims {
+		if keep[i] {
+			out = append(out, u)
+		}
+	}
+	// The same contents as cur, without re-bound copies of pods.
+	clean, err := f.s.Apply(placement.Change{Remove: podKeys(out)})
+	return out, clean, d, err
+}
+
+// slots bounds from above how many pending members the nodes of a
+// placement can take: a node holds at most min over resources of
+// free/least, where least is the smallest request of any member for that
+// resource (the pod count included). Fewer slots than members still needed
+// proves that the group cannot fit, without a solve; keeping the count as
+// candidates come and go costs O(resources) per pod.
+type slots struct {
+	f     *finder
+	inP   []bool  // nil: every node
+	least []int64 // per resource; 0 = not a limit
+	free  []int64 // per node and resource
+	per   []int64 // slots per node, at most need
+	total int64
+	need  int64
+}
+
+func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP []bool) *slots {
+	R, N := len(f.res), s.NumNodes()
+	if f.least == nil {
+		f.least = make([]int64, R)
+		for r, name := range f.res {
+			f.least[r] = math.MaxInt64
+			for i := range f.g.Members {
+				q := f.g.Members[i].Requests[name]
+				if r == f.podsR {
+					q = 1
+				}
+				f.least[r] = min(f.least[r], q)
+			}
+		}
+		f.scratch = &slots{f: f, least: f.least, free: make([]int64, N*R), per: make([]int64, N)}
+	}
+	// One slots at a time: the scratch arrays are reused, and only the
+	// placement's nodes are (re)initialised and ever read.
+	sl := f.scratch
+	sl.inP, sl.total, sl.need = inP, 0, int64(f.need)
+	if f.missing {
+		sl.need = math.MaxInt64 // a member requests what no node has
+	}
+	init := func(id int) {
+		for r, name := range f.res {
+			sl.free[id*R+r] = s.Free(placement.NodeID(id), name)
+		}
+		sl.per[id] = sl.count(id)
+		sl.total += sl.per[id]
+	}
+	switch {
+	case nodes != nil:
+		for _, id := range nodes {
+			if id >= 0 && int(id) < N {
+				init(int(id))
+			}
+		}
+	default:
+		for id := range N {
+			if inP == nil || inP[id] {
+				init(id)
+			}
+		}
+	}
+	return sl
+}
+
+func (sl *slots) count(id int) int64 {
+	R := len(sl.least)
+	c := sl.need
+	for r, q := range sl.least {
+		if q > 0 {
+			c = min(c, max(sl.free[id*R+r], 0)/q)
+		}
+	}
+	return c
+}
+
+// shift frees u's room (sign 1, u removed) or takes it back (sign -1).
+func (sl *slots) shift(u *unit, sign int64) {
+	R := len(sl.least)
+	for j, p := range u.pods {
+		id := int(u.nodeIDs(sl.f.s)[j])
+		if sl.inP != nil && !sl.inP[id] {
+			continue
+		}
+		for name, q := range p.Requests {
+			sl.free[id*R+sl.f.resIdx[name]] += sign * q
+		}
+		sl.free[id*R+sl.f.podsR] += sign
+		c := sl.count(id)
+		sl.total += c - sl.per[id]
+		sl.per[id] = c
+	}
+}
+
+func (sl *slots) enough() bool { return sl.total >= sl.need }
+
+// without returns the snapshot with every pod of units removed, derived
+// from s with Apply so that hooks keyed to s (a topology tree) accept it.
+func (f *finder) without(units []*unit) (*placement.Snapshot, error) {
+	return f.s.Apply(placement.Change{Remove: podKeys(units)})
+}
+
+// searchPlacements searches each placement of opts.Generator on the
+// snapshot with every candidate removed. It returns nil and the decision
+// there when no placement can be freed.
+func (f *finder) searchPlacements() (*result, placement.Decision, error) {
+	s0, err := f.without(f.units)
+	if err != nil {
+		return nil, placement.Decision{}, err
+	}
+	d0, err := f.solve(s0, f.opts)
+	if err != nil || d0.Status != placement.Scheduled {
+		return nil, d0, err // never evict in vain
+	}
+	places, err := f.opts.Generator.Generate(s0, f.g)
+	if err != nil {
+		return nil, d0, err
+	}
+	// Candidates per placement, in eviction order: one pass over the
+	// candidates' pods through a node → placements index.
+	N := f.s.NumNodes()
+	onNode := make([][]int32, N)
+	for i := range places {
+		for _, id := range places[i].Nodes {
+			if id >= 0 && int(id) < N {
+				onNode[id] = append(onNode[id], int32(i))
+			}
+		}
+	}
+	perPlace := make([][]*unit, len(places))
+	seen := make([]int, len(places)) // last unit index + 1 added to each placement
+	for ui, u := range f.units {
+		for _, id := range u.nodeIDs(f.s) {
+			for _, pi := range onNode[id] {
+				if seen[pi] != ui+1 {
+					seen[pi] = ui + 1
+					perPlace[pi] = append(perPlace[pi], u)
+				}
+			}
+		}
+	}
+	inP := make([]bool, N)
+	mark := func(p *placement.Placement, on bool) {
+		for _, id := range p.Nodes {
+			if id >= 0 && int(id) < N {
+				inP[id] = on
+			}
+		}
+	}
+	type cand struct {
+		i     int
+		kmin  int
+		bound *unit // nil when slots suffice without removing anything
+	}
+	var cands []cand
+	for i := range places {
+		if len(perPlace[i]) == 0 {
+			continue
+		}
+		mark(&places[i], true)
+		k, ok := f.prefixBound(perPlace[i], places[i].Nodes, inP)
+		mark(&places[i], false)
+		if ok {
+			c := cand{i: i, kmin: k}
+			if k > 0 {
+				c.bound = perPlace[i][k-1]
+			}
+			cands = append(cands, c)
+		}
+	}
+	// Most promising first (no bound, then the least important bound), so
+	// that pruning bites early.
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		if a.bound == nil || b.bound == nil {
+			return cmp.Compare(boolInt(a.bound != nil), boolInt(b.bound != nil))
+		}
+		return VictimOrder(&b.bound.v, &a.bound.v)
+	})
+	// Without budgets eviction order is the ranking, and a placement whose
+	// bound is more important than the best set's most important victim
+	// cannot win: it is skipped without a solve.
+	prune := len(f.in.Budgets) == 0
+	last := d0 // Scheduled: replaced by a placement's failure below
+	var best *result
+	var bestTop *unit // nil with best set: no victims, nothing beats it
+	for _, c := range cands {
+		if prune && best != nil && c.bound != nil && (bestTop == nil || VictimOrder(&c.bound.v, &bestTop.v) < 0) {
+			break // every later candidate's bound is at least as important
+		}
+		p, units := places[c.i], perPlace[c.i]
+		opts := f.opts
+		opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
+			return []placement.Placement{p}, nil
+		})
+		mark(&p, true)
+		r, err := f.search(opts, units, inP, c.kmin)
+		mark(&p, false)
+		if err != nil {
+			return nil, d0, err
+		}
+		if !r.ok {
+			last = r.last
+			continue
+		}
+		r.name, r.rank = p.Name, p.Rank
+		if best == nil || lessDisruptive(&r, best) {
+			best, bestTop = &r, nil
+			if len(r.victims) > 0 {
+				bestTop = ranked(r.victims)[0]
+			}
+		}
+	}
+	if best != nil {
+		return best, d0, nil
+	}
+	return nil, last, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// lessDisruptive reports whether a's victims disrupt less than b's: fewer
+// beyond a budget, then lower in [VictimOrder] compared most important
+// first, a prefix before a longer set; then the lower placement rank, then
+// the placement name.
+func lessDisruptive(a, b *result) bool {
+	over := func(r *result) (n int) {
+		for _, u := range r.victims {
+			if u.overBudget {
+				n++
+			}
+		}
+		return n
+	}
+	if oa, ob := over(a), over(b); oa != ob {
+		return oa < ob
+	}
+	ra, rb := ranked(a.victims), ranked(b.victims)
+	for i := range min(len(ra), len(rb)) {
+		if c := VictimOrder(&ra[i].v, &rb[i].v); c != 0 {
+			return c > 0
+		}
+	}
+	if len(ra) != len(rb) {
+		return len(ra) < len(rb)
+	}
+	if a.rank != b.rank {
+		return a.rank < b.rank
+	}
+	return a.name < b.name
+}
+
+// ranked returns units sorted most important first.
+func ranked(units []*unit) []*unit {
+	out := slices.Clone(units)
+	slices.SortFunc(out, func(a, b *unit) int { return VictimOrder(&a.v, &b.v) })
+	return out
+}
+
+func (f *finder) plan(r *result) (Plan, error) {
+	if err := placement.Verify(r.snap, f.g, r.d, f.opts.Filters...); err != nil {
+		return Plan{}, err
+	}
+	if len(r.victims) == 0 { // the placement fits as it is
+		return Plan{Outcome: Fits, Decision: r.d, After: r.snap, Candidates: len(f.units), Solves: f.solves, Message: "fits without preemption: " + r.d.Message}, nil
+	}
+	victims := ranked(r.victims)
+	left := newAllowance(f.in.Budgets)
+	out := make([]Victim, len(victims))
+	pods, over := 0, 0
+	for i := len(victims) - 1; i >= 0; i-- {
+		out[i] = victims[i].v
+		out[i].Pods = slices.Clone(out[i].Pods)
+		out[i].ExceedsBudgets = left.take(victims[i].pods, true)
+		pods += len(out[i].Pods)
+		if len(out[i].ExceedsBudgets) > 0 {
+			over++
+		}
+	}
+	msg := fmt.Sprintf("evict %d pods in %d victims of priority at most %d (preemptor %d)", pods, len(out), out[0].Priority, f.prio)
+	if over > 0 {
+		msg += fmt.Sprintf(", %d beyond a disruption budget", over)
+	}
+	return Plan{
+		Outcome: Preempt, Victims: out, Decision: r.d, After: r.snap,
+		Candidates: len(f.units), Solves: f.solves, Message: msg + "; then " + r.d.Message,
+	}, nil
+}
+
+// cannotHelp explains, from d (the decision with the candidates removed),
+// why preemption cannot place the group.
+func (f *finder) cannotHelp(d placement.Decision) Plan {
+	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: len(f.units), Solves: f.solves}
+	var b strings.Builder
+	if len(f.units) == 0 {
+		fmt.Fprintf(&b, "preemption cannot help: no pod of priority below %d is in the way; %s", f.prio, d.Message)
+	} else {
+		fmt.Fprintf(&b, "preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", f.prio, len(f.units), d.Message)
+	}
+	pl.MostFreeable = f.freeable(d.Placement.Nodes)
+	for _, fr := range pl.MostFreeable {
+		fmt.Fprintf(&b, "; at most %s %d on node %s (%d free + %d from lower-priority pods), a member requests %d",
+			fr.Resource, fr.Free+fr.Freed, fr.Node, fr.Free, fr.Freed, fr.Request)
+	}
+	pl.Message = b.String()
+	return pl
+}
+
+// freeable finds, per resource the members request, the node of nodes
+// (every node when empty) where the most could be had with every candidate
+// gone.
+func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
+	R, N := len(f.res), f.s.NumNodes()
+	freed := make([]int64, N*R)
+	for _, u := range f.units {
+		for j, p := range u.pods {
+			id := int(u.nodeIDs(f.s)[j])
+			for name, q := range p.Requests {
+				freed[id*R+f.resIdx[name]] += q
+			}
+			freed[id*R+f.podsR]++
+		}
+	}
+	if len(nodes) == 0 {
+		nodes = make([]placement.NodeID, N)
+		for i := range nodes {
+			nodes[i] = placement.NodeID(i)
+		}
+	}
+	var out []Freeable
+	for r, name := range f.res {
+		var request int64
+		for i := range f.g.Members {
+			request = max(request, f.g.Members[i].Requests[name])
+		}
+		if r == f.podsR {
+			request = 1
+		} else if request == 0 {
+			continue
+		}
+		var best *Freeable
+		var bestTotal int64
+		for _, id := range nodes {
+			if id < 0 || int(id) >= N || (r == f.podsR && f.s.Allocatable(id, name) == math.MaxInt64) {
+				continue
+			}
+			fr := Freeable{Resource: name, Node: f.s.Node(id).Name, Free: f.s.Free(id, name), Freed: freed[int(id)*R+r], Request: request}
+			if total := fr.Free + fr.Freed; best == nil || total > bestTotal {
+				best, bestTotal = &fr, total
+			}
+		}
+		if best != nil {
+			out = append(out, *best)
+		}
+	}
+	return out
+}
