@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
@@ -16,6 +17,7 @@ import (
 	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
 )
 
 // Cluster is a set of Kubernetes objects converted for gangsched, with the
@@ -49,6 +51,9 @@ type Cluster struct {
 	// ResourceClaims; nil when the input has none of them and no pod or
 	// PodGroup names a claim.
 	Ledger *dra.Ledger
+	// Budgets are the PodDisruptionBudgets, for workload-aware preemption
+	// (see [ConvertPodDisruptionBudget]).
+	Budgets []preemption.DisruptionBudget
 	// Unused are input objects that take no part in scheduling here: kinds
 	// the manifest reader does not decode (a Service, a Kueue ClusterQueue)
 	// and decoded kinds this adapter does not use yet.
@@ -63,6 +68,7 @@ type Cluster struct {
 	claims    map[placement.Key]*resourcev1.ResourceClaim
 	templates map[placement.Key]*resourcev1.ResourceClaimTemplate
 	uids      map[placement.Key]string // PodGroup UIDs, for reservedFor
+	evicted   map[placement.Key]bool
 }
 
 // JobInfo is one Job and what the Job controller made for it.
@@ -104,6 +110,7 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 	var rslices []*resourcev1.ResourceSlice
 	var templates []dra.ResourceClaimTemplate
 	var claims []dra.ResourceClaim
+	var pdbs []*manifest.Object
 	var classes []schedulingv1.PriorityClass
 	for i := range objs {
 		o := &objs[i]
@@ -157,6 +164,8 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 			c.uids[pg.Key()] = string(v.UID)
 		case *corev1.Pod:
 			apiPods = append(apiPods, v)
+		case *policyv1.PodDisruptionBudget:
+			pdbs = append(pdbs, o)
 		case *resourcev1.DeviceClass:
 			dc, err := ConvertDeviceClass(v)
 			if err != nil {
@@ -247,6 +256,15 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 			c.Gated = append(c.Gated, pp.Key())
 		default:
 			c.Pending = append(c.Pending, pp)
+		}
+	}
+	for _, o := range pdbs {
+		b, ok, err := ConvertPodDisruptionBudget(o.Obj.(*policyv1.PodDisruptionBudget), bound)
+		if err != nil {
+			return nil, o.Wrap(err)
+		}
+		if ok {
+			c.Budgets = append(c.Budgets, b)
 		}
 	}
 	usesClaims := len(classes2)+len(rslices)+len(templates)+len(claims) > 0
@@ -347,18 +365,41 @@ func (c *Cluster) SetCondition(k placement.Key, cond gang.Condition) bool {
 	return true
 }
 
+// Evict records that pod k was evicted by preemption: its API object
+// leaves [Cluster.Objects]. It reports whether the pod is known.
+func (c *Cluster) Evict(k placement.Key) bool {
+	if _, ok := c.pods[k]; !ok {
+		return false
+	}
+	if c.evicted == nil {
+		c.evicted = map[placement.Key]bool{}
+	}
+	c.evicted[k] = true
+	return true
+}
+
 // Objects returns the API objects after write-back: the input's typed
 // objects in input order (pods with the nodes they were bound to, PodGroups
-// with their conditions), then the objects the Job controller created. The
-// objects are the Cluster's own; callers must not modify them.
+// with their conditions), then the objects the Job controller created;
+// pods evicted by preemption are left out. The objects are the Cluster's
+// own; callers must not modify them.
 func (c *Cluster) Objects() []any {
 	var out []any
+	keep := func(o any) bool {
+		p, ok := o.(*corev1.Pod)
+		return !ok || !c.evicted[placement.Key{Namespace: p.Namespace, Name: p.Name}]
+	}
 	for _, o := range c.objs {
-		if o.Obj != nil {
+		if o.Obj != nil && keep(o.Obj) {
 			out = append(out, o.Obj)
 		}
 	}
-	return append(out, c.created...)
+	for _, o := range c.created {
+		if keep(o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // checkClaimRefs reports, at the object, a pending pod or a PodGroup whose
@@ -414,6 +455,19 @@ func (c *Cluster) SetLedger(l *dra.Ledger, updates []dra.ClaimUpdate) {
 	for i := range updates {
 		u := &updates[i].Claim
 		k := u.Key()
+		// gang's PodGroup model has no UID; the API objects do. The owner
+		// and reservedFor are the ledger's: copy before filling in.
+		if o := u.Owner; o != nil && o.Kind == dra.OwnerPodGroup && o.UID == "" {
+			ow := *o
+			ow.UID = c.uids[placement.Key{Namespace: u.Namespace, Name: o.Name}]
+			u.Owner = &ow
+		}
+		u.Status.ReservedFor = slices.Clone(u.Status.ReservedFor)
+		for j, r := range u.Status.ReservedFor {
+			if !r.IsPod() && r.UID == "" {
+				u.Status.ReservedFor[j].UID = c.uids[placement.Key{Namespace: u.Namespace, Name: r.Name}]
+			}
+		}
 		if api, ok := c.claims[k]; ok {
 			api.Status = ClaimStatus(u)
 			continue

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
@@ -73,4 +74,44 @@ func TestLoadErrors(t *testing.T) {
 			require.ErrorContains(t, err, c.err)
 		})
 	}
+}
+
+func TestConvertPodDisruptionBudget(t *testing.T) {
+	bound := []placement.Pod{
+		{Namespace: "ns", Name: "a", Labels: map[string]string{"app": "web"}},
+		{Namespace: "ns", Name: "b", Labels: map[string]string{"app": "web"}},
+		{Namespace: "ns", Name: "c", Labels: map[string]string{"app": "web"}},
+		{Namespace: "other", Name: "d", Labels: map[string]string{"app": "web"}},
+	}
+	pdb := func(spec string) *policyv1.PodDisruptionBudget {
+		objs, err := manifest.Decode("p.yaml", strings.NewReader("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: ns}\nspec: "+spec+"\n"), manifest.Options{})
+		require.NoError(t, err)
+		return objs[0].Obj.(*policyv1.PodDisruptionBudget)
+	}
+	cases := []struct {
+		spec    string
+		allowed int32
+	}{
+		{"{maxUnavailable: 1, selector: {matchLabels: {app: web}}}", 1},
+		{"{maxUnavailable: 50%, selector: {matchLabels: {app: web}}}", 2},
+		{"{minAvailable: 2, selector: {matchLabels: {app: web}}}", 1},
+		{"{minAvailable: 100%, selector: {}}", 0},
+		{"{minAvailable: 5, selector: {matchLabels: {app: web}}}", 0},
+	}
+	for _, c := range cases {
+		b, ok, err := ConvertPodDisruptionBudget(pdb(c.spec), bound)
+		require.NoError(t, err, c.spec)
+		require.True(t, ok)
+		require.Equal(t, c.allowed, b.DisruptionsAllowed, c.spec)
+	}
+	_, ok, err := ConvertPodDisruptionBudget(pdb("{maxUnavailable: 1}"), bound)
+	require.NoError(t, err)
+	require.False(t, ok, "no selector guards nothing")
+	p := pdb("{maxUnavailable: 1, selector: {matchLabels: {app: web}}}")
+	p.Status.ObservedGeneration, p.Status.DisruptionsAllowed = 1, 0
+	b, _, err := ConvertPodDisruptionBudget(p, bound)
+	require.NoError(t, err)
+	require.Zero(t, b.DisruptionsAllowed, "a written status wins")
+	_, _, err = ConvertPodDisruptionBudget(pdb("{maxUnavailable: 'x%', selector: {}}"), bound)
+	require.ErrorContains(t, err, `PodDisruptionBudget "ns/web": spec.maxUnavailable:`)
 }

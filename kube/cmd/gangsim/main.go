@@ -48,6 +48,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	namespace := fs.String("n", "default", "namespace of objects that set none")
 	rackKey := fs.String("rack-key", "", "node label counted as a rack in the summary (default: topology.kubernetes.io/rack or cloud.provider.com/topology-rack, whichever nodes have)")
 	topoKeys := fs.String("topology-keys", "", "node labels forming the topology tree, comma-separated, widest first (default: the zone/block/rack/hostname labels nodes carry and the keys PodGroups require, fewest values first)")
+	preempt := fs.Bool("preemption", true, "workload-aware preemption: a group that does not fit may evict lower-priority pods and groups")
 	showCycles := fs.Bool("cycles", true, "with -o text, print every cycle (false: the summary only)")
 	maxCycles := fs.Int("max-cycles", 1_000_000, "stop after this many cycles")
 	fs.Usage = func() {
@@ -79,7 +80,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt}
 	if tty {
 		opts.progress = func(cycle, bound int) { fmt.Fprintf(stderr, "\rgangsim: cycle %d, %d pods bound", cycle, bound) }
 	}
@@ -232,6 +233,9 @@ func writeText(w io.Writer, rep Report) {
 		if len(cy.Waiting) > 0 {
 			fmt.Fprintf(w, "  waiting %d: %s (retry at +%s)\n", len(cy.Waiting), list(cy.Waiting), cy.RetryAt)
 		}
+		if len(cy.Preempted) > 0 {
+			fmt.Fprintf(w, "  preempted %d: %s (%s)\n", len(cy.Preempted), list(cy.Preempted), cy.PreemptionMessage)
+		}
 		for _, cl := range cy.Claims {
 			fmt.Fprintf(w, "  claim %s\n", cl)
 		}
@@ -246,7 +250,7 @@ func writeText(w io.Writer, rep Report) {
 		fmt.Fprintf(w, "  %s\n", s.Stopped)
 	}
 	fmt.Fprintf(w, "  PodGroups: %d placed, %d waiting\n", s.GroupsPlaced, s.GroupsWaiting)
-	fmt.Fprintf(w, "  pods: %d bound in this run, %d waiting\n", s.PodsBound, s.PodsWaiting)
+	fmt.Fprintf(w, "  pods: %d bound in this run, %d waiting, %d preempted\n", s.PodsBound, s.PodsWaiting, s.PodsPreempted)
 	for _, a := range s.Allocation {
 		fmt.Fprintf(w, "  %s: %.1f%% allocated (%s of %s)\n", a.Resource, a.Percent, human(a.Resource, a.Requested), human(a.Resource, a.Allocatable))
 	}

@@ -52,6 +52,9 @@ var goldens = []golden{
 	{"kueue-kind-samples-json", []string{"-o", "json", "-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
 	{"dra-gangs", []string{"-f", td + "dra/cluster-and-gang.yaml", "-f", td + "dra/more-gangs.yaml"}, exitWaiting},
 	{"dra-gang-yaml", []string{"-o", "yaml", "-f", td + "dra/cluster-and-gang.yaml"}, exitPlaced},
+	{"preemption", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
+	{"preemption-yaml", []string{"-o", "yaml", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
+	{"preemption-off", []string{"-preemption=false", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitWaiting},
 	{"pai-seed-job", []string{"-f", td + "clusters/pai/nodes.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
 }
 

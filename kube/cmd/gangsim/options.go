@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
@@ -100,16 +99,12 @@ func checkTopology(c *kube.Cluster) error {
 }
 
 // solveOptions adds, to the options the scheduler derives (the topology
-// generator and scorer), the required node affinity of the pods that have
-// one, and, when the cluster has DRA objects, the hook that allocates the
-// devices of the group's claims against the current ledger.
+// generator and scorer, the DRA claims hook), the required node affinity
+// of the pods that have one.
 func solveOptions(c *kube.Cluster) gang.SolveOptionsFunc {
-	return func(pg *gang.PodGroup, _ *placement.Snapshot, opts placement.Options) (placement.Options, error) {
+	return func(_ *gang.PodGroup, _ *placement.Snapshot, opts placement.Options) (placement.Options, error) {
 		if c.NodeAffinity != nil {
 			opts.Filters = append(opts.Filters, c.NodeAffinity)
-		}
-		if c.Ledger != nil {
-			opts.Reservers = append(opts.Reservers, c.Ledger.Reserver(c.DRAPodGroup(pg), dra.Options{}))
 		}
 		return opts, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
 )
 
 // podPrefix names the implicit basic PodGroup of a pod that belongs to no
@@ -51,6 +52,11 @@ type Cycle struct {
 	Waiting []string `json:"waiting,omitempty"`
 	// RetryAt is when the waiting members are tried again.
 	RetryAt string `json:"retryAt,omitempty"`
+	// Preempted are the pods evicted so that the group fits (workload-aware
+	// preemption); the group is retried at once.
+	Preempted []string `json:"preempted,omitempty"`
+	// PreemptionMessage explains the victims chosen.
+	PreemptionMessage string `json:"preemptionMessage,omitempty"`
 	// Claims are the ResourceClaims this cycle allocated or reserved.
 	Claims    []string   `json:"claims,omitempty"`
 	Condition *Condition `json:"condition,omitempty"`
@@ -76,6 +82,7 @@ type Summary struct {
 	GroupsWaiting int            `json:"podGroupsWaiting"`
 	PodsBound     int            `json:"podsBound"`
 	PodsWaiting   int            `json:"podsWaiting"`
+	PodsPreempted int            `json:"podsPreempted"`
 	Waiting       []WaitingGroup `json:"waiting,omitempty"`
 	Allocation    []Allocation   `json:"allocation"`
 	Racks         *Racks         `json:"racks,omitempty"`
@@ -113,6 +120,7 @@ type Racks struct {
 type options struct {
 	rackKey      string // "" means the first known rack label on the nodes
 	topologyKeys string // comma-separated, widest first; "" means automatic
+	preemption   bool
 	maxCycles    int
 	progress     func(cycle, bound int) // called every progressEvery cycles
 }
@@ -128,7 +136,15 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	if err := checkTopology(c); err != nil {
 		return Report{}, err
 	}
-	sched := gang.NewScheduler(gang.Options{SolveOptions: solveOptions(c), TopologyLevels: topologyKeys(c, opts.topologyKeys)})
+	sched := gang.NewScheduler(gang.Options{
+		SolveOptions:   solveOptions(c),
+		TopologyLevels: topologyKeys(c, opts.topologyKeys),
+		Preemption:     opts.preemption,
+	})
+	if c.Ledger != nil {
+		sched.SetClaims(c.Ledger)
+	}
+	sched.SetDisruptionBudgets(c.Budgets)
 	for _, pg := range c.PodGroups {
 		if err := sched.SetPodGroup(pg); err != nil {
 			return Report{}, err
@@ -169,7 +185,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	now := start
 	failed := map[placement.Key]bool{} // tried and left pending since the last binding
 	last := map[placement.Key]string{} // the last decision's message per group
-	bound := 0
+	bound, preempted := 0, 0
 	for {
 		if done(sched, keys, failed) {
 			break
@@ -188,16 +204,34 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			continue
 		}
 		cy := describe(len(rep.Cycles)+1, start, now, sched, r)
-		if len(r.Bind) > 0 && c.Ledger != nil {
-			st, _ := sched.Group(r.PodGroup)
-			l, updates, err := c.Ledger.Commit(r.Snapshot, c.DRAPodGroup(st.PodGroup), st.PodGroup.Group(r.Bind), r.Decision, dra.Options{})
-			if err != nil {
-				return Report{}, fmt.Errorf("cycle %d: %s: committing claims: %w", cy.N, cy.Name, err)
-			}
-			c.SetLedger(l, updates)
-			for _, u := range updates {
+		if len(r.ClaimUpdates) > 0 {
+			c.SetLedger(sched.Claims(), r.ClaimUpdates)
+			for _, u := range r.ClaimUpdates {
 				cy.Claims = append(cy.Claims, claimLine(&u))
 			}
+		}
+		if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt {
+			evicted := p.EvictedPods()
+			next, err := snap.Apply(placement.Change{Remove: evicted})
+			if err != nil {
+				return Report{}, fmt.Errorf("cycle %d: %s: evicting victims: %w", cy.N, cy.Name, err)
+			}
+			snap = next
+			r.Snapshot = next
+			if l := sched.Claims(); l != nil {
+				for _, k := range evicted {
+					l = l.DeletePod(k)
+				}
+				sched.SetClaims(l)
+				c.Ledger = l
+			}
+			cy.PreemptionMessage = p.Message
+			for _, k := range evicted {
+				c.Evict(k)
+				cy.Preempted = append(cy.Preempted, k.String())
+			}
+			clear(failed) // the cluster changed
+			preempted += len(evicted)
 		}
 		if len(r.Bind) > 0 {
 			clear(failed)
@@ -206,7 +240,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			}
 			bound += len(r.Bind)
 		}
-		if len(r.Requeued) > 0 || r.Err != nil {
+		if (len(r.Requeued) > 0 || r.Err != nil) && len(cy.Preempted) == 0 {
 			failed[r.PodGroup] = true
 		}
 		last[r.PodGroup] = cy.Status + ": " + cy.Message
@@ -221,7 +255,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	}
 	stopped := rep.Summary.Stopped
 	rep.Summary = summarize(c, sched, keys, snap, last, opts)
-	rep.Summary.Cycles, rep.Summary.Stopped, rep.Summary.PodsBound = len(rep.Cycles), stopped, bound
+	rep.Summary.Cycles, rep.Summary.Stopped, rep.Summary.PodsBound, rep.Summary.PodsPreempted = len(rep.Cycles), stopped, bound, preempted
 	return rep, nil
 }
 
