@@ -151,3 +151,15 @@ func TestSubprocess(t *testing.T) {
 	require.Empty(t, out)
 	require.Equal(t, "gangsim: <stdin>: document 1 (line 1): pod \"default/p\": spec.priority: want an integer, got string \"x\"\n", errOut)
 }
+
+// TestProgress: with stderr a terminal, a long run shows a progress line
+// there and clears it; stdout is unchanged.
+func TestProgress(t *testing.T) {
+	args := []string{"-cycles=false", "-f", td + "kueue-tas/perf-nodes.yaml", "-f", td + "kueue-tas/perf-workloads-one-queue.yaml"}
+	var out, errb, out2, errb2 bytes.Buffer
+	require.Equal(t, exitPlaced, run(args, nil, &out, &errb, true))
+	require.Equal(t, "\rgangsim: cycle 500, 1500 pods bound\r\033[K", errb.String())
+	require.Equal(t, exitPlaced, run(args, nil, &out2, &errb2, false))
+	require.Empty(t, errb2.String())
+	require.Equal(t, out2.String(), out.String())
+}
