@@ -8,7 +8,7 @@ import (
 
 // diagnose re-runs the best failed attempt and explains why its first
 // waiting member fits on none of the placement's nodes. unresolvable is set
-// when that member fits on no node of the cluster even if it were empty.
+// when too few members could fit even if the cluster were empty.
 func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount, unresolvable bool) {
 	a := sv.replay(best)
 	defer sv.undo(a)
@@ -36,21 +36,45 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 		}
 		return strings.Compare(x.Reason, y.Reason)
 	})
-	unresolvable = true
-	for id := range sv.s.b.nodes {
-		ok := true
-		for _, r := range sv.reasons(first, NodeID(id)) {
-			if r.Unresolvable {
-				ok = false
-				break
+	// Unresolvable only when, even with every other pod gone, fewer than
+	// need members could be placed: those placed here, plus waiting ones
+	// that some node rejects for no unresolvable reason. Looking at the
+	// first waiting member alone called a gang unresolvable when it could
+	// do without that member.
+	can := a.placed
+	builtinOnly := sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
+	known := map[int32]bool{} // by class, when no hook can tell members apart
+	for i, n := range a.node {
+		if can >= sv.need {
+			break
+		}
+		if n >= 0 {
+			continue
+		}
+		m := &sv.members[i]
+		ok, cached := known[m.class]
+		if !cached {
+			ok = sv.resolvable(m)
+			if builtinOnly {
+				known[m.class] = ok
 			}
 		}
 		if ok {
-			unresolvable = false
-			break
+			can++
 		}
 	}
-	return first, reasons, unresolvable
+	return first, reasons, can < sv.need
+}
+
+// resolvable reports whether some node of the cluster rejects m for no
+// unresolvable reason, so that m would fit there if pods left.
+func (sv *solver) resolvable(m *member) bool {
+	for id := range sv.s.b.nodes {
+		if !slices.ContainsFunc(sv.reasons(m, NodeID(id)), func(r Rejection) bool { return r.Unresolvable }) {
+			return true
+		}
+	}
+	return false
 }
 
 // reasons lists every reason member m does not fit node id now.

@@ -149,7 +149,7 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 		return
 	}
 	want := int64(len(idx))
-	h := candHeap{}
+	h := make(candHeap, 0, len(p.Nodes))
 	for _, id := range p.Nodes {
 		if !staticOK(m.pod, &sv.s.b.nodes[id]) {
 			continue

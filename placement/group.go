@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -89,9 +90,19 @@ func (g *Group) validate(s *Snapshot, bound int) error {
 			return Errorf(ErrInvalid, obj, "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, bound, len(g.Members))
 		}
 	}
-	seen := make(map[Key]bool, len(g.Members))
+	// Members in key order, duplicates first, so that the error reported
+	// does not depend on the order of g.Members.
+	order := make([]*Pod, len(g.Members))
 	for i := range g.Members {
-		p := &g.Members[i]
+		order[i] = &g.Members[i]
+	}
+	slices.SortFunc(order, func(a, b *Pod) int { return a.Key().Compare(b.Key()) })
+	for i := 1; i < len(order); i++ {
+		if k := order[i].Key(); k == order[i-1].Key() {
+			return Errorf(ErrDuplicate, podObj(k), "metadata.name", "listed twice among the members of %s", obj)
+		}
+	}
+	for _, p := range order {
 		if err := checkPod(p); err != nil {
 			return err
 		}
@@ -99,10 +110,6 @@ func (g *Group) validate(s *Snapshot, bound int) error {
 			return err
 		}
 		k := p.Key()
-		if seen[k] {
-			return Errorf(ErrDuplicate, podObj(k), "metadata.name", "listed twice among the members of %s", obj)
-		}
-		seen[k] = true
 		if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
 			return Errorf(ErrInvalid, podObj(k), "spec.schedulingGroup.podGroupName", "is %q in namespace %q, not a member of %s", p.SchedulingGroup, p.Namespace, obj)
 		}

@@ -60,6 +60,9 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 	}
 	bound := int64(len(s.GroupMembers(g.Key())))
 	total := bound + int64(len(g.Members))
+	if total == 0 { // a group with no members has nothing to count
+		return most
+	}
 	count := (bound + int64(len(a))) * scale / total
 	return most + count
 }

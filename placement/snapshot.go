@@ -2,11 +2,13 @@ package placement
 
 import (
 	"iter"
+	"maps"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/btree"
 )
@@ -23,7 +25,8 @@ const pageNodes = 64
 // them. Build one with [NewSnapshot]; derive what-if variants with
 // [Snapshot.Apply], which returns a new snapshot that shares every unchanged
 // part with its parent and leaves the parent untouched. A Snapshot is safe
-// for concurrent readers.
+// for concurrent use: any number of goroutines may read it, Solve on it and
+// Apply to it at once.
 //
 // Node and pod values handed to NewSnapshot and Apply become owned by the
 // snapshot: their maps and slices must not be modified afterwards, and
@@ -43,6 +46,10 @@ type Snapshot struct {
 	// however many pods a chain of Apply calls has added.
 	addedGroup *btree.BTreeG[*Pod]
 	nPods      int
+	// cloning guards the overlay trees while Apply clones them: btree's
+	// Clone writes to the tree it copies, and Apply may run on one parent
+	// from several goroutines.
+	cloning sync.Mutex
 }
 
 type nodePod struct {
@@ -94,6 +101,8 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b.nodes = slices.Clone(nodes)
 	slices.SortFunc(b.nodes, func(x, y Node) int { return strings.Compare(x.Name, y.Name) })
 	resSet := map[ResourceName]struct{}{ResourcePods: {}}
+	// Names first, then contents, so that the error reported does not
+	// depend on the input order when two objects share a name.
 	for i := range b.nodes {
 		n := &b.nodes[i]
 		if n.Name == "" {
@@ -102,12 +111,15 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		if i > 0 && b.nodes[i-1].Name == n.Name {
 			return nil, Errorf(ErrDuplicate, nodeObj(n.Name), "metadata.name", "appears twice")
 		}
+	}
+	for i := range b.nodes {
+		n := &b.nodes[i]
+		if err := checkList(func() string { return nodeObj(n.Name) }, "status.allocatable", n.Allocatable, false); err != nil {
+			return nil, err
+		}
 		b.byName[n.Name] = NodeID(i)
 		b.allNodes = append(b.allNodes, NodeID(i))
-		for r, q := range n.Allocatable {
-			if err := checkQuantity(func() string { return nodeObj(n.Name) }, "status.allocatable", r, q); err != nil {
-				return nil, err
-			}
+		for r := range n.Allocatable {
 			resSet[r] = struct{}{}
 		}
 	}
@@ -123,11 +135,17 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b.podNode = make([]NodeID, len(b.pods))
 	for i := range b.pods {
 		p := &b.pods[i]
-		if err := checkPod(p); err != nil {
-			return nil, err
+		if p.Name == "" {
+			return nil, Errorf(ErrInvalid, podObj(p.Key()), "metadata.name", "must not be empty")
 		}
 		if i > 0 && b.pods[i-1].Key() == p.Key() {
 			return nil, Errorf(ErrDuplicate, podObj(p.Key()), "metadata.name", "appears twice")
+		}
+	}
+	for i := range b.pods {
+		p := &b.pods[i]
+		if err := checkPod(p); err != nil {
+			return nil, err
 		}
 		id, ok := b.byName[p.NodeName]
 		if !ok {
@@ -201,14 +219,33 @@ func compareGroupMember(a, b *Pod) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
-// checkQuantity takes the object's description as a function so that the
-// common, valid case formats nothing.
-func checkQuantity(obj func() string, field string, r ResourceName, q int64) error {
-	if r == "" {
-		return Errorf(ErrInvalid, obj(), field, "resource name must not be empty")
+// checkList validates a resource list: names not empty, quantities not
+// negative, and for a pod's requests no "pods". When several entries are
+// bad it reports the first in name order, never in map order. object names
+// the owner only on error: formatting it for every pod of a large snapshot
+// would cost more than the check.
+func checkList(object func() string, field string, rl ResourceList, requests bool) error {
+	bad := func(r ResourceName, q int64) bool { return r == "" || q < 0 || (requests && r == ResourcePods) }
+	ok := true
+	for r, q := range rl {
+		if bad(r, q) {
+			ok = false
+			break
+		}
 	}
-	if q < 0 {
-		return Errorf(ErrInvalid, obj(), field+"["+string(r)+"]", "%d is negative", q)
+	if ok {
+		return nil
+	}
+	obj := object()
+	for _, r := range slices.Sorted(maps.Keys(rl)) {
+		switch q := rl[r]; {
+		case r == "":
+			return Errorf(ErrInvalid, obj, field, "resource name must not be empty")
+		case q < 0:
+			return Errorf(ErrInvalid, obj, field+"["+string(r)+"]", "%d is negative", q)
+		case requests && r == ResourcePods:
+			return Errorf(ErrInvalid, obj, field+"[pods]", "a pod does not request the pods resource; each pod counts 1 implicitly")
+		}
 	}
 	return nil
 }
@@ -218,28 +255,27 @@ func checkPod(p *Pod) error {
 	if p.Name == "" {
 		return Errorf(ErrInvalid, podObj(p.Key()), "metadata.name", "must not be empty")
 	}
-	for r, q := range p.Requests {
-		if err := checkQuantity(func() string { return podObj(p.Key()) }, "requests", r, q); err != nil {
-			return err
-		}
-		if r == ResourcePods {
-			return Errorf(ErrInvalid, podObj(p.Key()), "requests[pods]", "a pod does not request the pods resource; each pod counts 1 implicitly")
-		}
-	}
-	return nil
+	return checkList(func() string { return podObj(p.Key()) }, "requests", p.Requests, true)
 }
 
 // addUsage adds p's requests (and its pod count) to node n in page, which
-// the caller owns.
+// the caller owns. On overflow it changes nothing and names the first
+// overflowing resource in name order.
 func (s *Snapshot) addUsage(n NodeID, p *Pod, page []int64) error {
 	R := len(s.b.res)
 	row := page[(int(n)%pageNodes)*R : (int(n)%pageNodes+1)*R]
-	for r, q := range p.Requests {
-		i := s.b.resIdx[r]
-		if row[i] > math.MaxInt64-q {
-			return Errorf(ErrInvalid, podObj(p.Key()), "requests["+string(r)+"]", "sum of requests on node %q overflows int64", s.b.nodes[n].Name)
+	overflows := func(r ResourceName) bool { return row[s.b.resIdx[r]] > math.MaxInt64-p.Requests[r] }
+	for r := range p.Requests {
+		if overflows(r) {
+			for _, r := range slices.Sorted(maps.Keys(p.Requests)) {
+				if overflows(r) {
+					return Errorf(ErrInvalid, podObj(p.Key()), "requests["+string(r)+"]", "sum of requests on node %q overflows int64", s.b.nodes[n].Name)
+				}
+			}
 		}
-		row[i] += q
+	}
+	for r, q := range p.Requests {
+		row[s.b.resIdx[r]] += q
 	}
 	row[s.b.podsR]++
 	return nil
@@ -469,15 +505,17 @@ type Change struct {
 // removals), twice, with an empty or unknown nodeName, or with invalid
 // requests; summed requests on a node overflowing int64.
 func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
-	n := &Snapshot{b: s.b, used: slices.Clone(s.used), removed: s.removed, added: s.added, addedOn: s.addedOn, addedGroup: s.addedGroup, nPods: s.nPods}
-	if n.removed != nil {
-		n.removed = n.removed.Clone()
+	n := &Snapshot{b: s.b, used: slices.Clone(s.used), nPods: s.nPods}
+	s.cloning.Lock()
+	if s.removed != nil {
+		n.removed = s.removed.Clone()
 	}
-	if n.added != nil {
-		n.added = n.added.Clone()
-		n.addedOn = n.addedOn.Clone()
-		n.addedGroup = n.addedGroup.Clone()
+	if s.added != nil {
+		n.added = s.added.Clone()
+		n.addedOn = s.addedOn.Clone()
+		n.addedGroup = s.addedGroup.Clone()
 	}
+	s.cloning.Unlock()
 	owned := map[int]bool{}
 	page := func(id NodeID) []int64 {
 		pg := int(id) / pageNodes

@@ -22,7 +22,8 @@ type Options struct {
 	// allocation); see [Reserver].
 	Reservers []NewReserverFunc
 	// Generator yields candidate placements; nil means one placement named
-	// "" with every node (a group without topology constraints).
+	// "" with every node (a group without topology constraints). Solve
+	// skips a placement that lacks the node of a bound member.
 	Generator PlacementGenerator
 	// Scorer ranks feasible placements; nil means [DefaultScorer].
 	Scorer PlacementScorer
@@ -68,7 +69,8 @@ const DefaultSearchBudget int64 = 1 << 20
 // Errors (a [*FieldError], for bad input only — "does not fit" is a
 // decision): an invalid group (see [Group]), a member with invalid requests
 // or affinity terms, bound members of a sub-group already in two domains of
-// its key, or an error from a generator or a NewReserverFunc.
+// its key, a generated placement whose node IDs are not ascending, unique
+// and of s, or an error from a generator or a NewReserverFunc.
 func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	bound := s.GroupMembers(g.Key())
 	if err := g.validate(s, len(bound)); err != nil {
@@ -120,8 +122,38 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		if placements, err = opts.Generator.Generate(s, g); err != nil {
 			return Decision{}, err
 		}
+		for i := range placements {
+			if err := checkPlacement(s, &placements[i]); err != nil {
+				return Decision{}, err
+			}
+		}
+		// A placement without a bound member's node cannot hold the whole
+		// group (DESIGN.md invariant 5, which Verify checks): not a
+		// candidate, whatever the generator thought.
+		placements = slices.DeleteFunc(slices.Clone(placements), func(p Placement) bool {
+			return slices.ContainsFunc(bound, func(b *Pod) bool {
+				id, _ := s.NodeOf(b)
+				_, in := slices.BinarySearch(p.Nodes, id)
+				return !in
+			})
+		})
 	}
 	return sv.solve(placements), nil
+}
+
+// checkPlacement rejects a generator's placement whose node IDs are not
+// ascending, unique and of s: a repeated node would be filled twice over,
+// and an unknown one does not exist.
+func checkPlacement(s *Snapshot, p *Placement) error {
+	for i, id := range p.Nodes {
+		if id < 0 || int(id) >= s.NumNodes() {
+			return Errorf(ErrInvalid, fmt.Sprintf("placement %q", p.Name), fmt.Sprintf("nodes[%d]", i), "node ID %d is not in 0..%d", id, s.NumNodes()-1)
+		}
+		if i > 0 && id <= p.Nodes[i-1] {
+			return Errorf(ErrInvalid, fmt.Sprintf("placement %q", p.Name), fmt.Sprintf("nodes[%d]", i), "node ID %d does not follow %d: IDs must ascend without duplicates", id, p.Nodes[i-1])
+		}
+	}
+	return nil
 }
 
 type member struct {
@@ -248,8 +280,9 @@ func (sv *solver) solve(placements []Placement) Decision {
 	slices.Sort(ranks)
 	ranks = slices.Compact(ranks)
 
-	var bestFail *attempt // most members placed, first tried
-	var rejected *attempt
+	var bestFail *attempt // most members placed, first tried; not rejected
+	var rejected *attempt // first rejected by a PlacementFilter
+	resolvableReject := false
 	proven, cut := true, false
 	for _, rank := range ranks {
 		var win *attempt
@@ -281,6 +314,9 @@ func (sv *solver) solve(placements []Placement) Decision {
 				if rejected == nil {
 					rejected = a
 				}
+				resolvableReject = resolvableReject || !a.reject.Unresolvable
+				proven = proven && a.proven
+				continue
 			}
 			proven = proven && a.proven
 			if bestFail == nil || a.placed > bestFail.placed {
@@ -331,7 +367,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 		d.MostFit = sv.bound + rejected.placed
 		d.Message = fmt.Sprintf("%d of min %d members fit%s but the placement was rejected: %s",
 			d.MostFit, sv.required, inName(rejected.p), rejected.reject.Reason)
-		if rejected.reject.Unresolvable && bestFail == nil {
+		if !resolvableReject && bestFail == nil && d.Status == Unschedulable {
 			d.Status = Unresolvable
 		}
 		return d

@@ -3,6 +3,7 @@ package placement
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -29,14 +30,20 @@ var ErrViolation = errors.New("placement: invariant violated")
 //     excepted), and every sub-group reaches its minimum within one domain
 //     of its topology key.
 //
-// It returns nil or an error wrapping [ErrViolation] that names the member,
-// the node and the invariant. Cost: O(assignments × resources + bound
-// members + placement nodes).
+// It returns nil, an error wrapping [ErrViolation] that names the member,
+// the node and the invariant, or, for a group [Solve] would reject (a
+// pending member that is bound, a minCount out of range, …), that
+// [*FieldError]. Cost: O(assignments × resources + bound members +
+// placement nodes + members × log members).
 func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: PodGroup %s: %s", ErrViolation, g.Key(), fmt.Sprintf(format, args...))
 	}
 	bound := s.GroupMembers(g.Key())
+	// A member that is in fact bound would let an assignment move it.
+	if err := g.validate(s, len(bound)); err != nil {
+		return err
+	}
 	pending := make(map[Key]*Pod, len(g.Members))
 	for i := range g.Members {
 		pending[g.Members[i].Key()] = &g.Members[i]
@@ -103,6 +110,9 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 					return bad("member %s on node %q requests %s, which no node has", a.Pod, a.Node, r)
 				}
 				continue
+			}
+			if row[j] > math.MaxInt64-q {
+				return bad("node %q over capacity for %s: the members' requests overflow int64", a.Node, r)
 			}
 			row[j] += q
 		}
