@@ -50,9 +50,10 @@ type Group struct {
 
 // prepared is what Solve compiled of a group for its hooks.
 type prepared struct {
-	b     *base
-	req   []int64 // member i's vector at [i*R, (i+1)*R)
-	bound int
+	b         *base
+	req       []int64 // member i's vector at [i*R, (i+1)*R)
+	bound     int
+	untracked bool
 }
 
 // RequestVector returns member i's (g.Members[i]) requests as a vector
@@ -73,6 +74,23 @@ func (g *Group) RequestVector(s *Snapshot, i int) []int64 {
 		}
 	}
 	return v
+}
+
+// RequestsUntracked reports whether some member requests a positive
+// quantity of a resource s does not track: such a member fits on no node.
+// Inside a [Solve] it costs nothing.
+func (g *Group) RequestsUntracked(s *Snapshot) bool {
+	if g.prep != nil && g.prep.b == s.b && g.prep.req != nil {
+		return g.prep.untracked
+	}
+	for i := range g.Members {
+		for r, q := range g.Members[i].Requests {
+			if _, ok := s.b.resIdx[r]; !ok && q > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // BoundCount returns the number of g's members bound in s. Inside a

@@ -130,23 +130,12 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		if placements, err = opts.Generator.Generate(s, g); err != nil {
 			return Decision{}, err
 		}
-		for i := range placements {
-			if err := checkPlacement(s, &placements[i]); err != nil {
-				return Decision{}, err
-			}
-		}
-		// A placement without a bound member's node cannot hold the whole
-		// group (DESIGN.md invariant 5, which Verify checks): not a
-		// candidate, whatever the generator thought.
-		placements = slices.DeleteFunc(slices.Clone(placements), func(p Placement) bool {
-			return slices.ContainsFunc(bound, func(b *Pod) bool {
-				id, _ := s.NodeOf(b)
-				_, in := slices.BinarySearch(p.Nodes, id)
-				return !in
-			})
-		})
 	}
-	return sv.solve(placements), nil
+	sv.boundNodes = make([]NodeID, len(bound))
+	for i, b := range bound {
+		sv.boundNodes[i], _ = s.NodeOf(b)
+	}
+	return sv.solve(placements)
 }
 
 // checkPlacement rejects a generator's placement whose node IDs are not
@@ -174,22 +163,23 @@ type member struct {
 }
 
 type solver struct {
-	s         *Snapshot
-	g         *Group
-	opts      Options
-	R         int
-	members   []member
-	bound     int
-	required  int // members (bound included) the decision must reach
-	need      int // pending members that must be placed
-	reservers []Reserver
-	cons      *cons
-	pos       []NodeID // with cons: node of every member, bound first
-	w         *work
-	classes   int // distinct member classes
-	steps     int64
-	budget    int64
-	exhausted bool
+	s          *Snapshot
+	g          *Group
+	opts       Options
+	R          int
+	members    []member
+	bound      int
+	required   int // members (bound included) the decision must reach
+	need       int // pending members that must be placed
+	reservers  []Reserver
+	cons       *cons
+	pos        []NodeID // with cons: node of every member, bound first
+	boundNodes []NodeID
+	w          *work
+	classes    int // distinct member classes
+	steps      int64
+	budget     int64
+	exhausted  bool
 }
 
 // prepareMembers sorts the members into member order, validates them and
@@ -238,6 +228,7 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 				}
 			} else if q > 0 && (m.missing == "" || r < m.missing) {
 				m.missing = r // the first missing resource by name, whatever the map order
+				g.prep.untracked = true
 			}
 		}
 		if !ok {
@@ -314,7 +305,8 @@ type attempt struct {
 	proven    bool   // the placed count is the most possible here
 	cut       bool   // the search stopped at its budget
 	score     int64
-	reject    Rejection // from a PlacementFilter
+	as        []Assignment // as handed to the placement filters and scorer
+	reject    Rejection    // from a PlacementFilter
 }
 
 // ok reports whether the attempt satisfies the group's requirements.
@@ -322,7 +314,27 @@ func (sv *solver) ok(a *attempt) bool {
 	return a.placed >= sv.need && a.placed > 0 && a.violation == ""
 }
 
-func (sv *solver) solve(placements []Placement) Decision {
+// usable checks a generated placement before its first attempt (so that
+// placements of ranks never reached cost nothing) and reports whether it
+// holds every bound member's node: one that does not cannot hold the whole
+// group (DESIGN.md invariant 5, which Verify checks), whatever the
+// generator thought.
+func (sv *solver) usable(p *Placement) (bool, error) {
+	if len(p.Nodes) > 0 && len(p.Nodes) == len(sv.s.b.nodes) && &p.Nodes[0] == &sv.s.b.allNodes[0] {
+		return true, nil
+	}
+	if err := checkPlacement(sv.s, p); err != nil {
+		return false, err
+	}
+	for _, id := range sv.boundNodes {
+		if _, in := slices.BinarySearch(p.Nodes, id); !in {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (sv *solver) solve(placements []Placement) (Decision, error) {
 	d := Decision{Group: sv.g.Key(), Bound: sv.bound, Required: sv.required}
 	ranks := make([]int, 0, 4)
 	for i := range placements {
@@ -342,6 +354,11 @@ func (sv *solver) solve(placements []Placement) Decision {
 			if p.Rank != rank {
 				continue
 			}
+			if ok, err := sv.usable(p); err != nil {
+				return Decision{}, err
+			} else if !ok {
+				continue
+			}
 			a := sv.attempt(p)
 			if a == nil {
 				break // budget
@@ -349,6 +366,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 			cut = cut || a.cut
 			if sv.ok(a) {
 				as := sv.assignments(a)
+				a.as = as
 				for _, f := range sv.opts.PlacementFilters {
 					if r := f.FilterPlacement(sv.s, sv.g, p, as); !r.OK() {
 						a.reject = r
@@ -377,7 +395,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 		if win != nil {
 			d.Status = Scheduled
 			d.Placement = *win.p
-			d.Assignments = sv.assignments(win)
+			d.Assignments = win.as // hooks are done with it
 			for i := range d.Assignments {
 				d.Assignments[i].Member = 0 // input-order dependent: for hooks only
 			}
@@ -391,7 +409,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 			if sv.bound > 0 {
 				d.Message += fmt.Sprintf(" (%d already bound)", sv.bound)
 			}
-			return d
+			return d, nil
 		}
 		if sv.exhausted {
 			break
@@ -414,7 +432,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 			d.Status = BudgetExhausted
 			d.Message = fmt.Sprintf("budget of %d steps exhausted before any placement was tried", sv.budget)
 		}
-		return d
+		return d, nil
 	}
 	if rejected != nil {
 		d.Placement = *rejected.p
@@ -424,7 +442,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 		if !resolvableReject && bestFail == nil && d.Status == Unschedulable {
 			d.Status = Unresolvable
 		}
-		return d
+		return d, nil
 	}
 	d.Placement = *bestFail.p
 	d.MostFit = sv.bound + bestFail.placed
@@ -447,7 +465,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 		fmt.Fprintf(&b, "; search budget exhausted")
 	}
 	d.Message = b.String()
-	return d
+	return d, nil
 }
 
 func inName(p *Placement) string {
