@@ -87,8 +87,8 @@ type base struct {
 	nodePods  []int32
 	grouped   []int32 // indexes of pods with a group, by (namespace, group, name)
 	allNodes  []NodeID
-	largest   []int64 // per resource, the largest allocatable of any node
-	allocSum  []int64 // per resource, Σ allocatable (saturating)
+	largest   []int64  // per resource, the largest allocatable of any node
+	allocSum  []int64  // per resource, Σ allocatable (saturating)
 	typeOf    []int32  // static type of each node (see nodeTypes)
 	typeRep   []NodeID // first node of each type
 }
