@@ -145,7 +145,14 @@ func (sv *solver) prefWith(i int, id NodeID) int64 {
 // allocated after taking a member, so it is filled before the next.
 func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 	m := &sv.members[idx[0]]
-	if m.missing != "" || !sv.spend(int64(len(p.Nodes))) {
+	if m.missing != "" {
+		return
+	}
+	if len(p.Nodes) == len(sv.s.b.nodes) && len(m.pod.NodeSelector) == 0 {
+		sv.placeRunClasses(a, idx) // the whole cluster: by classes of identical nodes
+		return
+	}
+	if !sv.spend(int64(len(p.Nodes))) {
 		return
 	}
 	want := int64(len(idx))

@@ -44,6 +44,62 @@ type Group struct {
 	// group's placement. A member belongs to the first sub-group whose
 	// selector matches its labels, or to none.
 	SubGroups []SubGroup
+
+	prep *prepared // set on Solve's private copy only
+}
+
+// prepared is what Solve compiled of a group for its hooks.
+type prepared struct {
+	b         *base
+	req       []int64 // member i's vector at [i*R, (i+1)*R)
+	bound     int
+	untracked bool
+}
+
+// RequestVector returns member i's (g.Members[i]) requests as a vector
+// indexed like s.Resources(), with 1 for [ResourcePods]; requests for
+// resources s does not track are left out. Inside a [Solve] — in a hook —
+// it costs nothing: the solver compiled every member once, and the slice
+// must not be modified. Elsewhere it reads the member's map and allocates.
+func (g *Group) RequestVector(s *Snapshot, i int) []int64 {
+	R := len(s.b.res)
+	if g.prep != nil && g.prep.b == s.b && g.prep.req != nil {
+		return g.prep.req[i*R : (i+1)*R : (i+1)*R]
+	}
+	v := make([]int64, R)
+	v[s.b.podsR] = 1
+	for r, q := range g.Members[i].Requests {
+		if j, ok := s.b.resIdx[r]; ok && j != s.b.podsR {
+			v[j] = q
+		}
+	}
+	return v
+}
+
+// RequestsUntracked reports whether some member requests a positive
+// quantity of a resource s does not track: such a member fits on no node.
+// Inside a [Solve] it costs nothing.
+func (g *Group) RequestsUntracked(s *Snapshot) bool {
+	if g.prep != nil && g.prep.b == s.b && g.prep.req != nil {
+		return g.prep.untracked
+	}
+	for i := range g.Members {
+		for r, q := range g.Members[i].Requests {
+			if _, ok := s.b.resIdx[r]; !ok && q > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// BoundCount returns the number of g's members bound in s. Inside a
+// [Solve] it costs nothing.
+func (g *Group) BoundCount(s *Snapshot) int {
+	if g.prep != nil && g.prep.b == s.b {
+		return g.prep.bound
+	}
+	return len(s.GroupMembers(g.Key()))
 }
 
 // SubGroup is a set of a PodGroup's members with its own gang minimum and
@@ -70,8 +126,11 @@ func (g *Group) IsGang() bool { return g.Policy == PolicyGang || g.Policy == "" 
 
 func groupObj(g *Group) string { return fmt.Sprintf("PodGroup %q", g.Key().String()) }
 
-// validate checks the group against the snapshot.
-func (g *Group) validate(s *Snapshot, bound int) error {
+// validate checks the group's own fields and its members' identities;
+// Solve checks the members' requests as it compiles them. The error
+// reported never depends on the order of g.Members: members are examined
+// in key order.
+func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 	obj := groupObj(g)
 	if g.Name == "" {
 		return Errorf(ErrInvalid, obj, "metadata.name", "must not be empty")
@@ -85,13 +144,39 @@ func (g *Group) validate(s *Snapshot, bound int) error {
 		return Errorf(ErrInvalid, obj, "members", "no pending members to place")
 	}
 	if g.IsGang() {
-		total := bound + len(g.Members)
+		total := len(bound) + len(g.Members)
 		if g.MinCount < 1 || int(g.MinCount) > total {
-			return Errorf(ErrInvalid, obj, "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, bound, len(g.Members))
+			return Errorf(ErrInvalid, obj, "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, len(bound), len(g.Members))
 		}
 	}
-	// Members in key order, duplicates first, so that the error reported
-	// does not depend on the order of g.Members.
+	names := make([]string, len(g.Members))
+	ok := true
+	for i := range g.Members {
+		p := &g.Members[i]
+		names[i] = p.Name
+		ok = ok && p.Name != "" && p.Namespace == g.Namespace && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil
+	}
+	// Sorting names that arrive in order (they usually do) is linear.
+	slices.Sort(names)
+	for i := 1; i < len(names); i++ {
+		ok = ok && names[i] != names[i-1]
+	}
+	for _, b := range bound {
+		_, dup := slices.BinarySearch(names, b.Name)
+		ok = ok && !dup
+	}
+	// A member bound elsewhere (as another group's pod, say) would be moved
+	// by binding it.
+	for _, n := range names {
+		if !ok {
+			break
+		}
+		_, isBound := s.Pod(Key{g.Namespace, n})
+		ok = !isBound
+	}
+	if ok {
+		return nil
+	}
 	order := make([]*Pod, len(g.Members))
 	for i := range g.Members {
 		order[i] = &g.Members[i]
@@ -103,20 +188,20 @@ func (g *Group) validate(s *Snapshot, bound int) error {
 		}
 	}
 	for _, p := range order {
+		k := p.Key()
 		if err := checkPod(p); err != nil {
 			return err
 		}
 		if err := validateAffinity(p); err != nil {
 			return err
 		}
-		k := p.Key()
 		if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
 			return Errorf(ErrInvalid, podObj(k), "spec.schedulingGroup.podGroupName", "is %q in namespace %q, not a member of %s", p.SchedulingGroup, p.Namespace, obj)
 		}
 		if p.NodeName != "" {
 			return Errorf(ErrInvalid, podObj(k), "spec.nodeName", "is %q: members passed to Solve must be pending", p.NodeName)
 		}
-		if _, bound := s.Pod(k); bound {
+		if _, isBound := s.Pod(k); isBound {
 			return Errorf(ErrDuplicate, podObj(k), "metadata.name", "is already bound in the snapshot")
 		}
 	}
@@ -161,6 +246,11 @@ type Assignment struct {
 	Pod    Key
 	Node   string
 	NodeID NodeID
+	// Member is the pod's index in Group.Members in the assignments
+	// handed to hooks, so that they can read its compiled requests with
+	// [Group.RequestVector]. It is 0 in a Decision, whose content never
+	// depends on the order of the input.
+	Member int
 }
 
 // ReasonCount is how many nodes rejected a member for one reason, as in

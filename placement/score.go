@@ -13,37 +13,54 @@ type DefaultScorer struct{}
 
 var _ PlacementScorer = DefaultScorer{}
 
-// Score implements [PlacementScorer]. It costs O(nodes in p + assignments).
+// Score implements [PlacementScorer]. It costs O(members × resources +
+// assignments), plus O(nodes in p) unless p holds every node (the sums over
+// the whole cluster are kept by the snapshot).
 func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
 	const scale = 1_000_000
 	R := len(s.b.res)
 	requested := make([]bool, R)
 	for i := range g.Members {
-		for r, q := range g.Members[i].Requests {
-			if j, ok := s.b.resIdx[r]; ok && q > 0 && j != s.b.podsR {
-				requested[j] = true
+		for r, q := range g.RequestVector(s, i) {
+			if q > 0 && r != s.b.podsR {
+				requested[r] = true
 			}
 		}
 	}
 	alloc := make([]int64, R)
 	used := make([]int64, R)
-	for _, id := range p.Nodes {
-		ar, ur := s.allocRow(id), s.usedRow(id)
-		for r := range R {
-			if requested[r] {
-				alloc[r] = satAdd(alloc[r], ar[r])
-				used[r] = satAdd(used[r], max(ur[r], 0))
+	if len(p.Nodes) == len(s.b.nodes) {
+		copy(alloc, s.b.allocSum)
+		copy(used, s.usedSum)
+	} else {
+		for _, id := range p.Nodes {
+			ar, ur := s.allocRow(id), s.usedRow(id)
+			for r := range R {
+				if requested[r] {
+					alloc[r] = satAdd(alloc[r], ar[r])
+					used[r] = satAdd(used[r], max(ur[r], 0))
+				}
 			}
 		}
 	}
-	byKey := make(map[Key]*Pod, len(g.Members))
-	for i := range g.Members {
-		byKey[g.Members[i].Key()] = &g.Members[i]
-	}
+	var byKey map[Key]int // only for assignments that come without their member index
 	for _, as := range a {
-		for r, q := range byKey[as.Pod].Requests {
-			if j, ok := s.b.resIdx[r]; ok && requested[j] {
-				used[j] = satAdd(used[j], q)
+		i := as.Member
+		if i < 0 || i >= len(g.Members) || g.Members[i].Key() != as.Pod {
+			if byKey == nil {
+				byKey = make(map[Key]int, len(g.Members))
+				for j := range g.Members {
+					byKey[g.Members[j].Key()] = j
+				}
+			}
+			var ok bool
+			if i, ok = byKey[as.Pod]; !ok {
+				continue
+			}
+		}
+		for r, q := range g.RequestVector(s, i) {
+			if requested[r] {
+				used[r] = satAdd(used[r], q)
 			}
 		}
 	}
@@ -58,7 +75,7 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 	if n > 0 {
 		most = sum / n
 	}
-	bound := int64(len(s.GroupMembers(g.Key())))
+	bound := int64(g.BoundCount(s))
 	total := bound + int64(len(g.Members))
 	if total == 0 { // a group with no members has nothing to count
 		return most

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/btree"
 )
@@ -46,6 +47,10 @@ type Snapshot struct {
 	// however many pods a chain of Apply calls has added.
 	addedGroup *btree.BTreeG[*Pod]
 	nPods      int
+	// usedSum is Σ requested per resource over all nodes.
+	usedSum []int64
+	// cls is the class index (see nodeClasses), built on first use.
+	cls atomic.Pointer[nodeClasses]
 	// cloning guards the overlay trees while Apply clones them: btree's
 	// Clone writes to the tree it copies, and Apply may run on one parent
 	// from several goroutines.
@@ -82,6 +87,10 @@ type base struct {
 	nodePods  []int32
 	grouped   []int32 // indexes of pods with a group, by (namespace, group, name)
 	allNodes  []NodeID
+	largest   []int64  // per resource, the largest allocatable of any node
+	allocSum  []int64  // per resource, Σ allocatable (saturating)
+	typeOf    []int32  // static type of each node (see nodeTypes)
+	typeRep   []NodeID // first node of each type
 }
 
 // NewSnapshot validates nodes and bound pods and builds a snapshot. The
@@ -170,13 +179,22 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b.podsR = b.resIdx[ResourcePods]
 	R := len(b.res)
 	b.alloc = make([]int64, len(b.nodes)*R)
+	b.largest = make([]int64, R)
 	for i := range b.nodes {
 		row := b.alloc[i*R : (i+1)*R]
 		row[b.podsR] = math.MaxInt64
 		for r, q := range b.nodes[i].Allocatable {
 			row[b.resIdx[r]] = q
 		}
+		for r, q := range row {
+			b.largest[r] = max(b.largest[r], q)
+		}
 	}
+	b.allocSum = make([]int64, R)
+	for i, q := range b.alloc {
+		b.allocSum[i%R] = satAdd(b.allocSum[i%R], q)
+	}
+	b.nodeTypes()
 
 	// Per-node index (counting sort keeps key order inside a node) and usage.
 	b.nodeStart = make([]int32, len(b.nodes)+1)
@@ -206,6 +224,12 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		}
 	}
 	slices.SortFunc(b.grouped, func(x, y int32) int { return compareGroupMember(&b.pods[x], &b.pods[y]) })
+	s.usedSum = make([]int64, R)
+	for _, page := range s.used {
+		for i, q := range page {
+			s.usedSum[i%R] = satAdd(s.usedSum[i%R], q)
+		}
+	}
 	return s, nil
 }
 
@@ -517,12 +541,14 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 	}
 	s.cloning.Unlock()
 	owned := map[int]bool{}
+	var changed []NodeID
 	page := func(id NodeID) []int64 {
 		pg := int(id) / pageNodes
 		if !owned[pg] {
 			n.used[pg] = slices.Clone(n.used[pg])
 			owned[pg] = true
 		}
+		changed = append(changed, id)
 		return n.used[pg]
 	}
 	for _, k := range ch.Remove {
@@ -585,6 +611,19 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 			n.addedGroup.ReplaceOrInsert(p)
 		}
 		n.nPods++
+	}
+	slices.Sort(changed)
+	changed = slices.Compact(changed)
+	R := len(s.b.res)
+	n.usedSum = slices.Clone(s.usedSum)
+	for _, id := range changed {
+		before, after := s.usedRow(id), n.usedRow(id)
+		for r := range R {
+			n.usedSum[r] += after[r] - before[r]
+		}
+	}
+	if c := s.cls.Load(); c != nil {
+		n.cls.Store(c.derive(s.b, changed, s.usedRow, n.usedRow))
 	}
 	return n, nil
 }

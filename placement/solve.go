@@ -73,9 +73,15 @@ const DefaultSearchBudget int64 = 1 << 20
 // and of s, or an error from a generator or a NewReserverFunc.
 func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	bound := s.GroupMembers(g.Key())
-	if err := g.validate(s, len(bound)); err != nil {
+	if err := g.validate(s, bound); err != nil {
 		return Decision{}, err
 	}
+	// Hooks get a private copy that carries the compiled members, so that
+	// they need not read every member's maps again; the caller's Group is
+	// never written.
+	gc := *g
+	gc.prep = &prepared{b: s.b, bound: len(bound)}
+	g = &gc
 	sv := &solver{s: s, g: g, opts: opts, R: len(s.b.res), bound: len(bound), budget: opts.Budget}
 	if sv.budget <= 0 {
 		sv.budget = DefaultBudget
@@ -83,7 +89,10 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if opts.Scorer == nil {
 		sv.opts.Scorer = DefaultScorer{}
 	}
-	pending := sv.prepareMembers()
+	pending, err := sv.prepareMembers()
+	if err != nil {
+		return Decision{}, err
+	}
 	all := append(slices.Clone(bound), pending...)
 	if err := validateSubGroups(g, all); err != nil {
 		return Decision{}, err
@@ -118,27 +127,15 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if opts.Generator == nil {
 		placements = []Placement{{Nodes: s.b.allNodes}}
 	} else {
-		var err error
 		if placements, err = opts.Generator.Generate(s, g); err != nil {
 			return Decision{}, err
 		}
-		for i := range placements {
-			if err := checkPlacement(s, &placements[i]); err != nil {
-				return Decision{}, err
-			}
-		}
-		// A placement without a bound member's node cannot hold the whole
-		// group (DESIGN.md invariant 5, which Verify checks): not a
-		// candidate, whatever the generator thought.
-		placements = slices.DeleteFunc(slices.Clone(placements), func(p Placement) bool {
-			return slices.ContainsFunc(bound, func(b *Pod) bool {
-				id, _ := s.NodeOf(b)
-				_, in := slices.BinarySearch(p.Nodes, id)
-				return !in
-			})
-		})
 	}
-	return sv.solve(placements), nil
+	sv.boundNodes = make([]NodeID, len(bound))
+	for i, b := range bound {
+		sv.boundNodes[i], _ = s.NodeOf(b)
+	}
+	return sv.solve(placements)
 }
 
 // checkPlacement rejects a generator's placement whose node IDs are not
@@ -158,6 +155,7 @@ func checkPlacement(s *Snapshot, p *Placement) error {
 
 type member struct {
 	pod     *Pod
+	index   int     // position in Group.Members
 	req     []int64 // indexed like Snapshot.b.res; the pods count is 1
 	missing ResourceName
 	class   int32 // members of one class are interchangeable
@@ -165,91 +163,135 @@ type member struct {
 }
 
 type solver struct {
-	s         *Snapshot
-	g         *Group
-	opts      Options
-	R         int
-	members   []member
-	bound     int
-	required  int // members (bound included) the decision must reach
-	need      int // pending members that must be placed
-	reservers []Reserver
-	cons      *cons
-	pos       []NodeID // with cons: node of every member, bound first
-	w         *work
-	classes   int // distinct member classes
-	steps     int64
-	budget    int64
-	exhausted bool
+	s          *Snapshot
+	g          *Group
+	opts       Options
+	R          int
+	members    []member
+	bound      int
+	required   int // members (bound included) the decision must reach
+	need       int // pending members that must be placed
+	reservers  []Reserver
+	cons       *cons
+	pos        []NodeID // with cons: node of every member, bound first
+	boundNodes []NodeID
+	w          *work
+	classes    int // distinct member classes
+	steps      int64
+	budget     int64
+	exhausted  bool
 }
 
-func (sv *solver) prepareMembers() []*Pod {
+// prepareMembers sorts the members into member order, validates them and
+// compiles their requests into vectors, reading each member's maps once.
+// The vectors are kept in g.prep (g is Solve's private copy), where hooks
+// read them through [Group.RequestVector].
+func (sv *solver) prepareMembers() ([]*Pod, error) {
 	g := sv.g
-	order := make([]*Pod, len(g.Members))
-	for i := range g.Members {
-		order[i] = &g.Members[i]
+	n := len(g.Members)
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
 	}
-	slices.SortFunc(order, MemberOrder)
+	byOrder := func(a, b int) int { return MemberOrder(&g.Members[a], &g.Members[b]) }
+	// Hosts usually pass members already in member order (the gang cycle
+	// does): checking costs n-1 comparisons, sorting n log n.
+	if !slices.IsSortedFunc(idx, byOrder) {
+		slices.SortFunc(idx, byOrder)
+	}
+	order := make([]*Pod, n)
+	for i, j := range idx {
+		order[i] = &g.Members[j]
+	}
 	withLabels := len(g.SubGroups) > 0
 	for _, p := range order {
 		withLabels = withLabels || p.Affinity != nil
 	}
-	largest := make([]int64, sv.R)
-	for _, id := range sv.s.b.allNodes {
-		for r, q := range sv.s.allocRow(id) {
-			largest[r] = max(largest[r], q)
-		}
-	}
-	classes := map[string]int32{}
-	sv.members = make([]member, len(order))
+	largest := sv.s.b.largest
+	R := sv.R
+	g.prep.req = make([]int64, n*R) // one allocation for every member's vector
+	sv.members = make([]member, n)
+	var classes classIndex
 	for i, p := range order {
 		m := &sv.members[i]
 		m.pod = p
-		m.req = make([]int64, sv.R)
+		m.index = idx[i]
+		m.req = g.prep.req[m.index*R : (m.index+1)*R : (m.index+1)*R]
 		m.req[sv.s.b.podsR] = 1
-		for _, r := range slices.Sorted(maps.Keys(p.Requests)) {
-			q := p.Requests[r]
-			if j, ok := sv.s.b.resIdx[r]; ok {
+		ok := p.Name != ""
+		for r, q := range p.Requests {
+			ok = ok && r != "" && q >= 0 && r != ResourcePods
+			if j, known := sv.s.b.resIdx[r]; known {
 				m.req[j] = q
 				if j != sv.s.b.podsR {
 					m.size += mulDiv(min(q, largest[j]), scoreScale, largest[j])
 				}
-			} else if q > 0 && m.missing == "" {
-				m.missing = r
+			} else if q > 0 && (m.missing == "" || r < m.missing) {
+				m.missing = r // the first missing resource by name, whatever the map order
+				g.prep.untracked = true
 			}
 		}
-		key := classKey(p, withLabels)
-		c, ok := classes[key]
 		if !ok {
-			c = int32(len(classes))
-			classes[key] = c
+			return nil, firstBadPod(g.Members) // the slow path names the field
 		}
-		m.class = c
+		m.class = classes.of(sv.members, i, withLabels)
 	}
-	sv.classes = len(classes)
-	return order
+	sv.classes = len(classes.reps)
+	return order, nil
 }
 
-// classKey encodes what the solver reads of a pod, so that pods with equal
-// keys are interchangeable. Labels and affinity only matter to groups with
-// affinity terms or sub-groups.
-func classKey(p *Pod, withLabels bool) string {
-	var b strings.Builder
-	for _, r := range slices.Sorted(maps.Keys(p.Requests)) {
-		fmt.Fprintf(&b, "%q=%d;", r, p.Requests[r])
+// firstBadPod returns the error of the first member, in key order, whose
+// own fields are invalid.
+func firstBadPod(members []Pod) error {
+	order := make([]*Pod, len(members))
+	for i := range members {
+		order[i] = &members[i]
 	}
-	b.WriteByte('|')
-	for _, k := range slices.Sorted(maps.Keys(p.NodeSelector)) {
-		fmt.Fprintf(&b, "%q=%q;", k, p.NodeSelector[k])
+	slices.SortFunc(order, func(a, b *Pod) int { return a.Key().Compare(b.Key()) })
+	for _, p := range order {
+		if err := checkPod(p); err != nil {
+			return err
+		}
 	}
-	b.WriteByte('|')
-	for _, t := range p.Tolerations {
-		fmt.Fprintf(&b, "%q,%q,%q,%q;", t.Key, t.Operator, t.Value, t.Effect)
+	return nil
+}
+
+// classIndex finds, for each member, an earlier interchangeable member:
+// members are bucketed by a hash of their requests, and compared in full
+// only within a bucket.
+type classIndex struct {
+	byHash map[uint64][]int32 // hash -> class ids
+	reps   []int              // class id -> index of its first member
+}
+
+func (c *classIndex) of(ms []member, i int, withLabels bool) int32 {
+	m := &ms[i]
+	h := uint64(14695981039346656037)
+	for _, q := range m.req {
+		h = (h ^ uint64(q)) * 1099511628211
 	}
-	if withLabels {
-		b.WriteString("|u=" + p.Key().String())
+	if c.byHash == nil {
+		c.byHash = map[uint64][]int32{}
 	}
-	return b.String()
+	for _, id := range c.byHash[h] {
+		if sameClass(&ms[c.reps[id]], m, withLabels) {
+			return id
+		}
+	}
+	id := int32(len(c.reps))
+	c.reps = append(c.reps, i)
+	c.byHash[h] = append(c.byHash[h], id)
+	return id
+}
+
+// sameClass reports whether two members are interchangeable: the solver
+// reads the same of both. Labels and affinity matter only to groups with
+// affinity terms or sub-groups, and then no two members are merged.
+func sameClass(a, b *member, withLabels bool) bool {
+	if withLabels || a.missing != b.missing || !slices.Equal(a.req, b.req) {
+		return false
+	}
+	return maps.Equal(a.pod.NodeSelector, b.pod.NodeSelector) && slices.Equal(a.pod.Tolerations, b.pod.Tolerations)
 }
 
 // attempt is the outcome of placing the members in one placement.
@@ -263,7 +305,8 @@ type attempt struct {
 	proven    bool   // the placed count is the most possible here
 	cut       bool   // the search stopped at its budget
 	score     int64
-	reject    Rejection // from a PlacementFilter
+	as        []Assignment // as handed to the placement filters and scorer
+	reject    Rejection    // from a PlacementFilter
 }
 
 // ok reports whether the attempt satisfies the group's requirements.
@@ -271,7 +314,27 @@ func (sv *solver) ok(a *attempt) bool {
 	return a.placed >= sv.need && a.placed > 0 && a.violation == ""
 }
 
-func (sv *solver) solve(placements []Placement) Decision {
+// usable checks a generated placement before its first attempt (so that
+// placements of ranks never reached cost nothing) and reports whether it
+// holds every bound member's node: one that does not cannot hold the whole
+// group (DESIGN.md invariant 5, which Verify checks), whatever the
+// generator thought.
+func (sv *solver) usable(p *Placement) (bool, error) {
+	if len(p.Nodes) > 0 && len(p.Nodes) == len(sv.s.b.nodes) && &p.Nodes[0] == &sv.s.b.allNodes[0] {
+		return true, nil
+	}
+	if err := checkPlacement(sv.s, p); err != nil {
+		return false, err
+	}
+	for _, id := range sv.boundNodes {
+		if _, in := slices.BinarySearch(p.Nodes, id); !in {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (sv *solver) solve(placements []Placement) (Decision, error) {
 	d := Decision{Group: sv.g.Key(), Bound: sv.bound, Required: sv.required}
 	ranks := make([]int, 0, 4)
 	for i := range placements {
@@ -291,6 +354,11 @@ func (sv *solver) solve(placements []Placement) Decision {
 			if p.Rank != rank {
 				continue
 			}
+			if ok, err := sv.usable(p); err != nil {
+				return Decision{}, err
+			} else if !ok {
+				continue
+			}
 			a := sv.attempt(p)
 			if a == nil {
 				break // budget
@@ -298,6 +366,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 			cut = cut || a.cut
 			if sv.ok(a) {
 				as := sv.assignments(a)
+				a.as = as
 				for _, f := range sv.opts.PlacementFilters {
 					if r := f.FilterPlacement(sv.s, sv.g, p, as); !r.OK() {
 						a.reject = r
@@ -326,7 +395,10 @@ func (sv *solver) solve(placements []Placement) Decision {
 		if win != nil {
 			d.Status = Scheduled
 			d.Placement = *win.p
-			d.Assignments = sv.assignments(win)
+			d.Assignments = win.as // hooks are done with it
+			for i := range d.Assignments {
+				d.Assignments[i].Member = 0 // input-order dependent: for hooks only
+			}
 			d.Waiting = sv.waiting(win)
 			d.Score = win.score
 			d.MostFit = sv.bound + win.placed
@@ -337,7 +409,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 			if sv.bound > 0 {
 				d.Message += fmt.Sprintf(" (%d already bound)", sv.bound)
 			}
-			return d
+			return d, nil
 		}
 		if sv.exhausted {
 			break
@@ -360,7 +432,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 			d.Status = BudgetExhausted
 			d.Message = fmt.Sprintf("budget of %d steps exhausted before any placement was tried", sv.budget)
 		}
-		return d
+		return d, nil
 	}
 	if rejected != nil {
 		d.Placement = *rejected.p
@@ -370,7 +442,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 		if !resolvableReject && bestFail == nil && d.Status == Unschedulable {
 			d.Status = Unresolvable
 		}
-		return d
+		return d, nil
 	}
 	d.Placement = *bestFail.p
 	d.MostFit = sv.bound + bestFail.placed
@@ -393,7 +465,7 @@ func (sv *solver) solve(placements []Placement) Decision {
 		fmt.Fprintf(&b, "; search budget exhausted")
 	}
 	d.Message = b.String()
-	return d
+	return d, nil
 }
 
 func inName(p *Placement) string {
@@ -407,7 +479,7 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 	out := make([]Assignment, 0, a.placed)
 	for i, n := range a.node {
 		if n >= 0 {
-			out = append(out, Assignment{Pod: sv.members[i].pod.Key(), Node: sv.s.b.nodes[n].Name, NodeID: n})
+			out = append(out, Assignment{Pod: sv.members[i].pod.Key(), Node: sv.s.b.nodes[n].Name, NodeID: n, Member: sv.members[i].index})
 		}
 	}
 	return out

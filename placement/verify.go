@@ -40,9 +40,13 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		return fmt.Errorf("%w: PodGroup %s: %s", ErrViolation, g.Key(), fmt.Sprintf(format, args...))
 	}
 	bound := s.GroupMembers(g.Key())
-	// A member that is in fact bound would let an assignment move it.
-	if err := g.validate(s, len(bound)); err != nil {
+	if err := g.validate(s, bound); err != nil {
 		return err
+	}
+	for i := range g.Members {
+		if err := checkPod(&g.Members[i]); err != nil {
+			return err
+		}
 	}
 	pending := make(map[Key]*Pod, len(g.Members))
 	for i := range g.Members {
@@ -74,6 +78,9 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	w := newWork(R)
 	seen := map[Key]bool{}
 	for _, a := range d.Assignments {
+		if _, isBound := s.Pod(a.Pod); isBound {
+			return bad("assignment moves bound pod %s", a.Pod)
+		}
 		p, ok := pending[a.Pod]
 		if !ok {
 			if _, isBound := s.Pod(a.Pod); isBound {

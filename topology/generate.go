@@ -135,38 +135,36 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 		sh.need = max(int(g.MinCount)-sh.bound, 1)
 	}
 	sh.need = min(sh.need, max(sh.n, 1))
+	sh.unknown = g.RequestsUntracked(c.snap)
 	for i := range g.Members {
-		row := make([]int64, R)
-		row[c.podsR] = 1
-		for name, q := range g.Members[i].Requests {
-			r, ok := c.resIdx[name]
-			switch {
-			case !ok:
-				sh.unknown = sh.unknown || q > 0
-			case r != c.podsR:
-				row[r] = q
-				if q > 0 {
-					sh.requested[r] = true
-				}
+		row := g.RequestVector(c.snap, i) // compiled once by the solver
+		sh.req[i] = row
+		for r, q := range row {
+			sh.total[r] = satAdd(sh.total[r], q)
+			if i == 0 || q < sh.minReq[r] {
+				sh.minReq[r] = q
+			}
+			sh.maxReq[r] = max(sh.maxReq[r], q)
+			if q > 0 && r != c.podsR {
+				sh.requested[r] = true
 			}
 		}
-		sh.req[i] = row
 	}
-	col := make([]int64, sh.n)
-	for r := range R {
-		for i := range sh.n {
-			col[i] = sh.req[i][r]
-		}
-		slices.Sort(col)
-		for i, q := range col {
-			sh.total[r] = satAdd(sh.total[r], q)
-			if i < sh.need {
+	if sh.need == sh.n {
+		copy(sh.needSum, sh.total) // the common gang: every member is needed
+	} else {
+		col := make([]int64, sh.n)
+		for r := range R {
+			for i := range sh.n {
+				col[i] = sh.req[i][r]
+			}
+			slices.Sort(col)
+			for _, q := range col[:sh.need] {
 				sh.needSum[r] = satAdd(sh.needSum[r], q)
 			}
 		}
-		if sh.n > 0 {
-			sh.minReq[r], sh.maxReq[r] = col[0], col[sh.n-1]
-		}
+	}
+	for r := range R {
 		sh.anyReq = sh.anyReq || sh.requested[r]
 	}
 	return sh

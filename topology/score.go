@@ -84,15 +84,23 @@ func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.
 	}
 	sh := newShape(c, len(t.boundOf(s, g.Key()).nodes), g)
 	added := make([]int64, len(c.res))
-	byKey := make(map[placement.Key]int, len(g.Members))
-	for i := range g.Members {
-		byKey[g.Members[i].Key()] = i
-	}
+	var byKey map[placement.Key]int // only for assignments that come without their member index
 	for _, as := range a {
-		if i, ok := byKey[as.Pod]; ok {
-			for r, q := range sh.req[i] {
-				added[r] = satAdd(added[r], q)
+		i := as.Member
+		if i < 0 || i >= len(sh.req) || g.Members[i].Key() != as.Pod {
+			if byKey == nil {
+				byKey = make(map[placement.Key]int, len(g.Members))
+				for j := range g.Members {
+					byKey[g.Members[j].Key()] = j
+				}
 			}
+			var ok bool
+			if i, ok = byKey[as.Pod]; !ok {
+				continue
+			}
+		}
+		for r, q := range sh.req[i] {
+			added[r] = satAdd(added[r], q)
 		}
 	}
 	d := t.placementDomain(p)

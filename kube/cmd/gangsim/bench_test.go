@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// benchInput reads one ClusterQueue's share of Kueue's TAS performance
+// workload (500 Jobs, 1,500 pods) on its 640-node topology.
+func benchInput(b *testing.B) []manifest.Object {
+	objs, err := manifest.Read([]string{td + "kueue-tas/perf-nodes.yaml", td + "kueue-tas/perf-workloads-one-queue.yaml"}, nil, manifest.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return objs
+}
+
+// BenchmarkFloorKueuePerf is the floor of the runs below: one plain pass
+// that touches every node and every pending member once.
+func BenchmarkFloorKueuePerf(b *testing.B) {
+	c, err := kube.Load(benchInput(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var sink int64
+	for b.Loop() {
+		for i := range c.Nodes {
+			sink += c.Nodes[i].Allocatable[placement.ResourceCPU]
+		}
+		for i := range c.Pending {
+			sink += c.Pending[i].Requests[placement.ResourceCPU]
+		}
+	}
+	if sink == 0 {
+		b.Fatal("empty input")
+	}
+}
+
+// BenchmarkLoadKueuePerf converts the decoded objects (Nodes, Jobs stamped
+// with their Workloads, PodGroups and pods) and builds the snapshot.
+func BenchmarkLoadKueuePerf(b *testing.B) {
+	objs := benchInput(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := kube.Load(objs)
+		if err != nil || len(c.Pending) != 1500 {
+			b.Fatalf("load: %v, %d pending", err, len(c.Pending))
+		}
+	}
+}
+
+// BenchmarkSimulateKueuePerf runs every cycle (500 PodGroups, each bound
+// in one cycle) on a loaded cluster.
+func BenchmarkSimulateKueuePerf(b *testing.B) {
+	objs := benchInput(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		c, err := kube.Load(objs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		rep, err := simulate(c, options{maxCycles: 1 << 30, preemption: true})
+		if err != nil || rep.Summary.PodsBound != 1500 {
+			b.Fatalf("simulate: %v, %d bound", err, rep.Summary.PodsBound)
+		}
+	}
+}
+
+// BenchmarkDecodeKueuePerf is the manifest reader on the same files
+// (450 KB of YAML, 1,143 documents).
+func BenchmarkDecodeKueuePerf(b *testing.B) {
+	files := []string{td + "kueue-tas/perf-nodes.yaml", td + "kueue-tas/perf-workloads-one-queue.yaml"}
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		objs, err := manifest.Read(files, nil, manifest.Options{})
+		if err != nil || len(objs) != 640+503 {
+			b.Fatalf("read: %v, %d objects", err, len(objs))
+		}
+	}
+}

@@ -1,0 +1,275 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/kube/manifest"
+)
+
+// Exit codes.
+const (
+	exitPlaced  = 0 // every pod was bound
+	exitInput   = 1 // bad input or usage
+	exitWaiting = 2 // some pods still wait
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, isTerminal(os.Stderr)))
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// paths is a repeatable -f flag.
+type paths []string
+
+func (p *paths) String() string     { return strings.Join(*p, ",") }
+func (p *paths) Set(v string) error { *p = append(*p, v); return nil }
+
+// run is the command without process globals. tty says whether stderr is
+// a terminal (then long runs show a progress line there).
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int {
+	fs := flag.NewFlagSet("gangsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var files paths
+	fs.Var(&files, "f", "manifest file or directory, or - for standard input (repeatable)")
+	output := fs.String("o", "text", "output: text (cycles and summary), yaml (the resulting objects) or json (the report)")
+	namespace := fs.String("n", "default", "namespace of objects that set none")
+	rackKey := fs.String("rack-key", "", "node label counted as a rack in the summary (default: topology.kubernetes.io/rack or cloud.provider.com/topology-rack, whichever nodes have)")
+	topoKeys := fs.String("topology-keys", "", "node labels forming the topology tree, comma-separated, widest first (default: the zone/block/rack/hostname labels nodes carry and the keys PodGroups require, fewest values first)")
+	preempt := fs.Bool("preemption", true, "workload-aware preemption: a group that does not fit may evict lower-priority pods and groups")
+	showCycles := fs.Bool("cycles", true, "with -o text, print every cycle (false: the summary only)")
+	maxCycles := fs.Int("max-cycles", 1_000_000, "stop after this many cycles")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
+		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
+		fmt.Fprintln(stderr, "Exit status: 0 every pod bound, 1 bad input, 2 some pods still waiting.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitInput
+	}
+	if len(files) == 0 || fs.NArg() > 0 {
+		fs.Usage()
+		return exitInput
+	}
+	switch *output {
+	case "text", "yaml", "json":
+	default:
+		fmt.Fprintf(stderr, "gangsim: -o %q: want text, yaml or json\n", *output)
+		return exitInput
+	}
+	objs, err := manifest.Read(files, stdin, manifest.Options{Namespace: *namespace})
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
+	c, err := kube.Load(objs)
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt}
+	if tty {
+		opts.progress = func(cycle, bound int) { fmt.Fprintf(stderr, "\rgangsim: cycle %d, %d pods bound", cycle, bound) }
+	}
+	rep, err := simulate(c, opts)
+	if tty && rep.Summary.Cycles >= progressEvery {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
+	w := bufio.NewWriter(stdout)
+	switch *output {
+	case "text":
+		if !*showCycles {
+			rep.Cycles = nil
+		}
+		writeText(w, rep)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	case "yaml":
+		err = writeObjects(w, c.Objects())
+		if err == nil {
+			writeSummaryLine(stderr, rep.Summary)
+		}
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
+	if rep.Summary.PodsWaiting > 0 || rep.Summary.GroupsWaiting > 0 {
+		return exitWaiting
+	}
+	return exitPlaced
+}
+
+// writeObjects writes API objects as multi-document YAML, leaving out
+// empty values (null, {}, [], "", objects of zeros only) so that the
+// output reads like the input.
+func writeObjects(w io.Writer, objs []any) error {
+	for _, o := range objs {
+		js, err := json.Marshal(o)
+		if err != nil {
+			return err
+		}
+		var m any
+		if err := json.Unmarshal(js, &m); err != nil {
+			return err
+		}
+		b, err := yaml.Marshal(prune(m))
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "---\n"); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allZero reports whether every value of m is the number 0, as in a Node's
+// status.daemonEndpoints.kubeletEndpoint {Port: 0}, which the API types
+// always write.
+func allZero(m map[string]any) bool {
+	for _, e := range m {
+		if f, ok := e.(float64); !ok || f != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// prune drops empty values; it returns nil for a value that is empty.
+func prune(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if p := prune(e); p == nil {
+				delete(v, k)
+			} else {
+				v[k] = p
+			}
+		}
+		if len(v) == 0 || allZero(v) {
+			return nil
+		}
+	case []any:
+		if len(v) == 0 {
+			return nil
+		}
+		for i, e := range v {
+			if p := prune(e); p != nil {
+				v[i] = p
+			} else {
+				v[i] = map[string]any{}
+			}
+		}
+	case string:
+		if v == "" {
+			return nil
+		}
+	case nil:
+		return nil
+	}
+	return v
+}
+
+// maxListed is how many bindings or waiting members a text cycle lists.
+const maxListed = 12
+
+func list(items []string) string {
+	if len(items) <= maxListed {
+		return strings.Join(items, " ")
+	}
+	return strings.Join(items[:maxListed], " ") + fmt.Sprintf(" … and %d more", len(items)-maxListed)
+}
+
+func writeText(w io.Writer, rep Report) {
+	for _, cy := range rep.Cycles {
+		head := fmt.Sprintf("cycle %d at +%s: %s %s", cy.N, cy.At, cy.Kind, cy.Name)
+		if cy.Kind == "PodGroup" {
+			if cy.Policy == "gang" {
+				head += fmt.Sprintf(" (gang, minCount %d)", cy.MinCount)
+			} else {
+				head += " (basic)"
+			}
+			head += fmt.Sprintf(", %d pending", cy.Pending)
+		}
+		fmt.Fprintln(w, head)
+		msg := cy.Status
+		if cy.Message != "" {
+			msg += ": " + cy.Message
+		}
+		fmt.Fprintln(w, "  "+msg)
+		if len(cy.Bound) > 0 {
+			var b []string
+			for _, x := range cy.Bound {
+				b = append(b, x.Pod+"→"+x.Node)
+			}
+			fmt.Fprintf(w, "  bound %d: %s\n", len(cy.Bound), list(b))
+		}
+		if len(cy.Waiting) > 0 {
+			fmt.Fprintf(w, "  waiting %d: %s (retry at +%s)\n", len(cy.Waiting), list(cy.Waiting), cy.RetryAt)
+		}
+		if len(cy.Preempted) > 0 {
+			fmt.Fprintf(w, "  preempted %d: %s (%s)\n", len(cy.Preempted), list(cy.Preempted), cy.PreemptionMessage)
+		}
+		for _, cl := range cy.Claims {
+			fmt.Fprintf(w, "  claim %s\n", cl)
+		}
+		if cy.Condition != nil {
+			fmt.Fprintf(w, "  condition PodGroupScheduled=%s (%s)\n", cy.Condition.Status, cy.Condition.Reason)
+		}
+	}
+	s := rep.Summary
+	fmt.Fprintln(w, "summary:")
+	fmt.Fprintf(w, "  cycles: %d\n", s.Cycles)
+	if s.Stopped != "" {
+		fmt.Fprintf(w, "  %s\n", s.Stopped)
+	}
+	fmt.Fprintf(w, "  PodGroups: %d placed, %d waiting\n", s.GroupsPlaced, s.GroupsWaiting)
+	fmt.Fprintf(w, "  pods: %d bound in this run, %d waiting, %d preempted\n", s.PodsBound, s.PodsWaiting, s.PodsPreempted)
+	for _, a := range s.Allocation {
+		fmt.Fprintf(w, "  %s: %.1f%% allocated (%s of %s)\n", a.Resource, a.Percent, human(a.Resource, a.Requested), human(a.Resource, a.Allocatable))
+	}
+	if r := s.Racks; r != nil {
+		fmt.Fprintf(w, "  racks left whole: %d of %d (%s)\n", r.Whole, r.Total, r.Key)
+	}
+	for _, wg := range s.Waiting {
+		fmt.Fprintf(w, "  waiting: %s %s (%d pending): %s\n", wg.Kind, wg.Name, wg.Pending, wg.Reason)
+	}
+	for _, j := range s.JobsPodByPod {
+		fmt.Fprintf(w, "  pod by pod: %s\n", j)
+	}
+	if len(s.Unused) > 0 {
+		fmt.Fprintf(w, "  not used: %s\n", joinSorted(s.Unused))
+	}
+}
+
+// writeSummaryLine is the one-line summary -o yaml prints on stderr.
+func writeSummaryLine(w io.Writer, s Summary) {
+	fmt.Fprintf(w, "gangsim: %d cycles; PodGroups %d placed, %d waiting; pods %d bound, %d waiting\n",
+		s.Cycles, s.GroupsPlaced, s.GroupsWaiting, s.PodsBound, s.PodsWaiting)
+}

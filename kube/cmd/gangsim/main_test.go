@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestMain lets the test binary stand in for the gangsim command: with
+// GANGSIM_RUN_MAIN=1 it runs main, so subprocess tests need no go build.
+func TestMain(m *testing.M) {
+	if os.Getenv("GANGSIM_RUN_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+const td = "../../testdata/"
+
+type golden struct {
+	name string
+	args []string
+	code int
+}
+
+// goldens are full runs on committed manifests; each output is compared
+// with testdata/<name>.golden, so any change in a decision shows as a diff.
+var goldens = []golden{
+	{"seed-waits", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/training-job.yaml"}, exitWaiting},
+	{"seed-binds", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
+	{"seed-binds-yaml", []string{"-o", "yaml", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
+	{"seed-job", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/job.yaml"}, exitPlaced},
+	{"seed-job-yaml", []string{"-o", "yaml", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/job.yaml"}, exitPlaced},
+	{"seed-both-json", []string{"-o", "json", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitWaiting},
+	{"perf-gang-3x3", []string{"-f", td + "scheduler-perf/nodes-10.yaml", "-f", td + "scheduler-perf/gangscheduling-3x3.yaml"}, exitPlaced},
+	{"perf-gang-10x3", []string{"-f", td + "scheduler-perf/nodes-100.yaml", "-f", td + "scheduler-perf/gangscheduling-10x3.yaml"}, exitPlaced},
+	{"lingjun-perf-gang-10x3", []string{"-f", td + "clusters/lingjun/nodes.yaml", "-f", td + "scheduler-perf/gangscheduling-10x3.yaml"}, exitPlaced},
+	{"perf-tas-3x3", []string{"-f", td + "scheduler-perf/nodes-10.yaml", "-f", td + "scheduler-perf/tas-3x3.yaml"}, exitPlaced},
+	{"perf-tas-10x3", []string{"-f", td + "scheduler-perf/nodes-100.yaml", "-f", td + "scheduler-perf/tas-10x3.yaml"}, exitPlaced},
+	{"lingjun-perf-tas-10x3", []string{"-f", td + "clusters/lingjun/nodes.yaml", "-f", td + "scheduler-perf/tas-10x3.yaml"}, exitPlaced},
+	{"kueue-kind-samples", []string{"-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
+	{"kueue-perf-one-queue", []string{"-cycles=false", "-f", td + "kueue-tas/perf-nodes.yaml", "-f", td + "kueue-tas/perf-workloads-one-queue.yaml"}, exitPlaced},
+	{"kueue-kind-samples-json", []string{"-o", "json", "-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
+	{"dra-gangs", []string{"-f", td + "dra/cluster-and-gang.yaml", "-f", td + "dra/more-gangs.yaml"}, exitWaiting},
+	{"dra-gang-yaml", []string{"-o", "yaml", "-f", td + "dra/cluster-and-gang.yaml"}, exitPlaced},
+	{"preemption", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
+	{"preemption-yaml", []string{"-o", "yaml", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
+	{"preemption-off", []string{"-preemption=false", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitWaiting},
+	{"pai-seed-job", []string{"-f", td + "clusters/pai/nodes.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
+}
+
+func TestGolden(t *testing.T) {
+	for _, g := range goldens {
+		t.Run(g.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(g.args, strings.NewReader(""), &out, &errb, false)
+			require.Equal(t, g.code, code, "stderr: %s", errb.String())
+			path := filepath.Join("testdata", g.name+".golden")
+			if *update {
+				require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "run go test ./cmd/gangsim -update")
+			require.Equal(t, string(want), out.String(), "output changed; if intended, run go test ./cmd/gangsim -update and review the diff")
+		})
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: %s}}\n"
+	cases := []struct {
+		name string
+		args []string
+		err  string
+	}{
+		{"no -f", nil, "usage: gangsim"},
+		{"bad -o", []string{"-o", "xml", "-f", "x"}, `-o "xml": want text, yaml or json`},
+		{"missing file", []string{"-f", filepath.Join(dir, "none.yaml")}, "no such file or directory"},
+		{"typo", []string{"-f", write("typo.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: [{name: c, resource: {}}]}\n")},
+			"typo.yaml: document 2 (line 5): pod \"default/p1\": spec.containers[0].resource: unknown field"},
+		{"negative quantity", []string{"-f", write("neg.yaml", strings.Replace(pod, "%s", `"-1"`, 1))},
+			`neg.yaml: document 1 (line 1): pod "default/p1": spec.containers[0].resources.requests[cpu]: -1 is negative`},
+		{"unknown node", []string{"-f", write("bound.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: ns}\nspec: {nodeName: gone, containers: [{name: c}]}\n")},
+			`bound.yaml: document 1 (line 1): pod "ns/p1": spec.nodeName: node "gone" is not in the snapshot`},
+		{"bad minCount", []string{"-f", write("pg.yaml", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 0}}}\n")},
+			`pg.yaml: document 1 (line 1): PodGroup "default/g": spec.schedulingPolicy.gang.minCount: 0 is below 1`},
+		{"topology key on no node", []string{"-f", td + "seed/nodes.yaml", "-f", write("tpg.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec:\n  schedulingPolicy: {gang: {minCount: 1}}\n  schedulingConstraints: {topology: [{key: example.com/pod}]}\n")},
+			`tpg.yaml: document 2 (line 5): PodGroup "default/g": spec.schedulingConstraints.topology[0].key: no node carries the label "example.com/pod"`},
+		{"unknown priority class in a job", []string{"-f", write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 2, completions: 2, completionMode: Indexed, template: {spec: {priorityClassName: gold, containers: [{name: c}]}}}\n")},
+			`job.yaml: document 1 (line 1): Job "default/j": spec.template.spec.priorityClassName: no PriorityClass "gold"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(c.args, strings.NewReader(""), &out, &errb, false)
+			require.Equal(t, exitInput, code)
+			require.Contains(t, errb.String(), c.err)
+			require.Empty(t, out.String())
+		})
+	}
+}
+
+// TestSubprocess runs gangsim as a separate process: exit codes, stdin,
+// and the message of bad input on stderr.
+func TestSubprocess(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := func(stdin string, args ...string) (stdout, stderr string, code int) {
+		c := exec.Command(exe, args...)
+		c.Env = append(os.Environ(), "GANGSIM_RUN_MAIN=1")
+		c.Stdin = strings.NewReader(stdin)
+		var o, e bytes.Buffer
+		c.Stdout, c.Stderr = &o, &e
+		err := c.Run()
+		code = 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return o.String(), e.String(), code
+	}
+	seed, err := os.ReadFile(td + "seed/training-job.yaml")
+	require.NoError(t, err)
+
+	out, _, code := cmd(string(seed), "-f", td+"seed/nodes.yaml", "-f", "-")
+	require.Equal(t, exitWaiting, code)
+	require.Contains(t, out, "3 of min 4 members fit")
+
+	out, _, code = cmd(string(seed), "-f", td+"seed/nodes.yaml", "-f", td+"seed/node-d.yaml", "-f", "-")
+	require.Equal(t, exitPlaced, code)
+	require.Contains(t, out, "bound 4: worker-0→node-a worker-1→node-b worker-2→node-c worker-3→node-d")
+
+	out, errOut, code := cmd("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}], priority: x}\n", "-f", "-")
+	require.Equal(t, exitInput, code)
+	require.Empty(t, out)
+	require.Equal(t, "gangsim: <stdin>: document 1 (line 1): pod \"default/p\": spec.priority: want an integer, got string \"x\"\n", errOut)
+}
+
+// TestProgress: with stderr a terminal, a long run shows a progress line
+// there and clears it; stdout is unchanged.
+func TestProgress(t *testing.T) {
+	args := []string{"-cycles=false", "-f", td + "kueue-tas/perf-nodes.yaml", "-f", td + "kueue-tas/perf-workloads-one-queue.yaml"}
+	var out, errb, out2, errb2 bytes.Buffer
+	require.Equal(t, exitPlaced, run(args, nil, &out, &errb, true))
+	require.Equal(t, "\rgangsim: cycle 500, 1500 pods bound\r\033[K", errb.String())
+	require.Equal(t, exitPlaced, run(args, nil, &out2, &errb2, false))
+	require.Empty(t, errb2.String())
+	require.Equal(t, out2.String(), out.String())
+}

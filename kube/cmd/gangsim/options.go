@@ -1,0 +1,111 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// levelKeys are node labels taken as topology levels whenever nodes carry
+// them, so that a rack is told apart by its block (Kueue's racks r1 and r2
+// repeat in every block), in the order used to break ties.
+var levelKeys = []string{
+	"topology.kubernetes.io/region",
+	"topology.kubernetes.io/zone",
+	"cloud.provider.com/topology-block",
+	"topology.kubernetes.io/block",
+	"cloud.provider.com/topology-rack",
+	"topology.kubernetes.io/rack",
+	"kubernetes.io/hostname",
+}
+
+// topologyKeys returns the levels of the topology tree, widest first:
+// explicit when given (-topology-keys), else the well-known level labels
+// the nodes carry plus every key a PodGroup requires, ordered by how many
+// distinct values they take on the nodes (fewer is wider), then by
+// levelKeys, then by name.
+func topologyKeys(c *kube.Cluster, explicit string) []string {
+	if explicit != "" {
+		return strings.Split(explicit, ",")
+	}
+	values := map[string]map[string]bool{}
+	add := func(k string) {
+		if _, ok := values[k]; !ok {
+			values[k] = map[string]bool{}
+		}
+	}
+	for _, pg := range c.PodGroups {
+		for _, t := range pg.Spec.SchedulingConstraints.Topology {
+			add(t.Key)
+		}
+	}
+	if len(values) == 0 {
+		return nil
+	}
+	for _, n := range c.Nodes {
+		for _, k := range levelKeys {
+			if _, ok := n.Labels[k]; ok {
+				add(k)
+			}
+		}
+	}
+	for _, n := range c.Nodes {
+		for k, vs := range values {
+			if v, ok := n.Labels[k]; ok {
+				vs[v] = true
+			}
+		}
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	rank := func(k string) int {
+		if i := slices.Index(levelKeys, k); i >= 0 {
+			return i
+		}
+		return len(levelKeys)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(len(values[a]), len(values[b])), cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
+	})
+	return keys
+}
+
+// checkTopology reports a PodGroup that requires a topology key no node
+// carries: bad input, located at the PodGroup, rather than a cycle that
+// fails with SchedulerError.
+func checkTopology(c *kube.Cluster) error {
+	carried := map[string]bool{}
+	for _, n := range c.Nodes {
+		for k := range n.Labels {
+			carried[k] = true
+		}
+	}
+	for _, pg := range c.PodGroups {
+		for i, t := range pg.Spec.SchedulingConstraints.Topology {
+			if !carried[t.Key] {
+				return c.Locate(placement.Errorf(placement.ErrNotFound, fmt.Sprintf("PodGroup %q", pg.Key().String()),
+					fmt.Sprintf("spec.schedulingConstraints.topology[%d].key", i), "no node carries the label %q", t.Key))
+			}
+		}
+	}
+	return nil
+}
+
+// solveOptions adds, to the options the scheduler derives (the topology
+// generator and scorer, the DRA claims hook), the required node affinity
+// of the pods that have one.
+func solveOptions(c *kube.Cluster) gang.SolveOptionsFunc {
+	return func(_ *gang.PodGroup, _ *placement.Snapshot, opts placement.Options) (placement.Options, error) {
+		if c.NodeAffinity != nil {
+			opts.Filters = append(opts.Filters, c.NodeAffinity)
+		}
+		return opts, nil
+	}
+}

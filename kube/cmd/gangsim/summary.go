@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// rackKeys are the node labels taken for "rack" when -rack-key is not
+// given, in order of preference.
+var rackKeys = []string{"topology.kubernetes.io/rack", "cloud.provider.com/topology-rack"}
+
+func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, snap *placement.Snapshot, last map[placement.Key]string, opts options) Summary {
+	var s Summary
+	s.PodsWaiting = len(c.Gated)
+	for _, k := range keys {
+		st, ok := sched.Group(k)
+		if !ok {
+			continue
+		}
+		kind, name := kindName(k)
+		s.PodsWaiting += len(st.Pending)
+		placed := len(st.Pending) == 0
+		if kind == "PodGroup" {
+			s.PodGroups++
+			cond, has := gang.Condition{}, false
+			if st.PodGroup != nil {
+				cond, has = st.PodGroup.Condition(gang.PodGroupScheduled)
+			}
+			placed = has && cond.Status == gang.ConditionTrue
+			if placed {
+				s.GroupsPlaced++
+			} else {
+				s.GroupsWaiting++
+			}
+		}
+		if placed && len(st.Pending) == 0 {
+			continue
+		}
+		reason := last[k]
+		switch {
+		case st.State == gang.Gated:
+			reason = "gated: " + st.Reason
+		case reason == "" && len(st.Pending) == 0:
+			reason = "no pending members"
+		}
+		s.Waiting = append(s.Waiting, WaitingGroup{Kind: kind, Name: name, Pending: len(st.Pending), Reason: reason})
+	}
+	for _, k := range c.Gated {
+		s.Waiting = append(s.Waiting, WaitingGroup{Kind: "Pod", Name: k.String(), Pending: 1, Reason: "spec.schedulingGates set"})
+	}
+	s.Allocation = allocation(snap)
+	s.Racks = racks(snap, opts.rackKey)
+	for _, o := range c.Unused {
+		s.Unused = append(s.Unused, o.APIVersion+" "+o.String())
+	}
+	for _, j := range c.Jobs {
+		if j.PodGroup == nil {
+			s.JobsPodByPod = append(s.JobsPodByPod, fmt.Sprintf("Job %s: %s", j.Key, j.Reason))
+		}
+	}
+	return s
+}
+
+// allocation sums requests and allocatable of CPU, memory and GPUs over
+// every node.
+func allocation(snap *placement.Snapshot) []Allocation {
+	var out []Allocation
+	for _, r := range []placement.ResourceName{placement.ResourceCPU, placement.ResourceMemory, placement.ResourceGPU} {
+		a := Allocation{Resource: string(r)}
+		for id := range snap.NumNodes() {
+			a.Allocatable += snap.Allocatable(placement.NodeID(id), r)
+			a.Requested += snap.Requested(placement.NodeID(id), r)
+		}
+		if a.Allocatable == 0 {
+			continue
+		}
+		a.Percent = float64(a.Requested) * 100 / float64(a.Allocatable)
+		out = append(out, a)
+	}
+	return out
+}
+
+// racks counts the domains of the rack label with no pod on any node.
+func racks(snap *placement.Snapshot, key string) *Racks {
+	if key == "" {
+		for _, k := range rackKeys {
+			for id := range snap.NumNodes() {
+				if _, ok := snap.Node(placement.NodeID(id)).Labels[k]; ok {
+					key = k
+					break
+				}
+			}
+			if key != "" {
+				break
+			}
+		}
+	}
+	if key == "" {
+		return nil
+	}
+	// A rack is told apart by the wider levels too: Kueue's racks r1 and
+	// r2 repeat in every block.
+	var wider []string
+	if i := slices.Index(levelKeys, key); i >= 0 {
+		wider = levelKeys[:i]
+	}
+	used := map[string]bool{}
+	for id := range snap.NumNodes() {
+		n := snap.Node(placement.NodeID(id))
+		v, ok := n.Labels[key]
+		if !ok {
+			continue
+		}
+		for _, w := range wider {
+			if wv, ok := n.Labels[w]; ok {
+				v = wv + "/" + v
+			}
+		}
+		if _, seen := used[v]; !seen {
+			used[v] = false
+		}
+		if snap.Requested(placement.NodeID(id), placement.ResourcePods) > 0 {
+			used[v] = true
+		}
+	}
+	if len(used) == 0 {
+		return &Racks{Key: key}
+	}
+	r := &Racks{Key: key, Total: len(used)}
+	for _, u := range used {
+		if !u {
+			r.Whole++
+		}
+	}
+	return r
+}
+
+func human(r string, v int64) string {
+	switch r {
+	case string(placement.ResourceCPU):
+		if v%1000 == 0 {
+			return fmt.Sprint(v / 1000)
+		}
+		return fmt.Sprintf("%dm", v)
+	case string(placement.ResourceMemory):
+		q := kube.CanonicalQuantity(placement.ResourceMemory, v)
+		return q.String()
+	}
+	return fmt.Sprint(v)
+}
+
+func joinSorted(xs []string) string {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return strings.Join(xs, ", ")
+}

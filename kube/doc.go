@@ -1,0 +1,47 @@
+// Package kube adapts Kubernetes API objects (k8s.io/api v0.37) to
+// gangsched, in both directions.
+//
+// # From objects to decisions
+//
+//   - Nodes and Pods become [placement.Node] and [placement.Pod]
+//     ([ConvertNode], [ConvertPod]) with quantities in canonical int64
+//     units (CPU millicores, bytes; [Quantity]) and pod requests summed as
+//     kube-scheduler sums them ([PodRequests]: containers, init containers
+//     and sidecars, pod-level resources, overhead). Priorities come from
+//     PriorityClasses ([PriorityClasses]); required node affinity compiles
+//     into a filter ([RequiredNodeAffinity], [AffinityFilter]); pod
+//     (anti-)affinity is evaluated among a PodGroup's members.
+//   - Workloads and PodGroups of scheduling.k8s.io/v1alpha2 (Kubernetes
+//     v1.36, mirrored in kube/api/scheduling/v1alpha2 since k8s.io/api
+//     dropped it) and v1beta1 (v1.37) become the [gang] model
+//     ([ConvertPodGroupV1alpha2], [ConvertPodGroupV1beta1], and the
+//     Workload counterparts).
+//   - Jobs are stamped as the Job controller does ([StampJob]: the v1.36
+//     eligibility rules, or v1.37's spec.scheduling), pods included.
+//   - DeviceClasses, ResourceSlices, ResourceClaimTemplates and
+//     ResourceClaims (resource.k8s.io/v1) become the [dra] model, with CEL
+//     selectors compiled by the Kubernetes DRA CEL environment
+//     ([CompileSelector]).
+//   - [Load] does all of it for a set of manifest objects (package
+//     kube/manifest reads them) and builds the snapshot.
+//
+// # From decisions to objects
+//
+// [Bind] and [Binding] write a pod's node; [SetConditionV1alpha2] and
+// [SetConditionV1beta1] write the PodGroup condition under each version's
+// name (PodGroupScheduled, PodGroupInitiallyScheduled); [ClaimStatus] and
+// [NewClaim] write claim allocations and reservedFor; [PodGroupV1alpha2],
+// [PodGroupV1beta1] and the Workload counterparts write stamped objects.
+// A [Cluster] keeps the API objects and applies all of these
+// ([Cluster.Bind], [Cluster.SetCondition], [Cluster.SetLedger],
+// [Cluster.Objects]).
+//
+// # Errors
+//
+// Conversions validate what they read and return a [*placement.FieldError]
+// that names the object and the API field (e.g. `pod "default/p1":
+// spec.containers[0].resources.requests[cpu]: -1 is negative`); [Load]
+// locates it in the input (file, document, line). Fields that change where
+// a pod may run but that gangsched does not model yet fail with
+// [ErrUnsupported] rather than being ignored. Nothing is half converted.
+package kube

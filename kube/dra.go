@@ -1,0 +1,430 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	dracel "k8s.io/dynamic-resource-allocation/cel"
+
+	"github.com/gangsched/gangsched/dra"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Annotations that name the spec.resourceClaims entry a generated claim
+// was made for (resource.kubernetes.io/pod-claim-name upstream; the
+// PodGroup one per KEP-5729).
+const (
+	AnnotationPodClaimName      = "resource.kubernetes.io/pod-claim-name"
+	AnnotationPodGroupClaimName = "resource.kubernetes.io/podgroup-claim-name"
+)
+
+func objName(kind, namespace, name string) string {
+	return fmt.Sprintf("%s %q", kind, placement.Key{Namespace: namespace, Name: name}.String())
+}
+
+// CompileSelector compiles a CEL device selector (resource.k8s.io/v1
+// CELDeviceSelector) with the Kubernetes DRA CEL environment
+// (k8s.io/dynamic-resource-allocation/cel: device.driver,
+// device.attributes, device.capacity, quantity and semver functions) into a
+// [dra.Selector]. At run time an evaluation error (a missing attribute, the
+// cost limit) means the device does not match.
+//
+// Errors: an expression that does not compile or is not boolean
+// ([placement.ErrInvalid], naming obj and field).
+func CompileSelector(obj, field, expression string) (dra.Selector, error) {
+	res := dracel.GetCompiler(dracel.Features{}).CompileCELExpression(expression, dracel.Options{})
+	if res.Error != nil {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field, "%s", res.Error.Detail)
+	}
+	return func(driver string, d *dra.Device) bool {
+		in := dracel.Device{Driver: driver, Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{}, Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{}}
+		for n, a := range d.Attributes {
+			in.Attributes[resourcev1.QualifiedName(n)] = apiAttribute(a)
+		}
+		for n, v := range d.Capacity {
+			in.Capacity[resourcev1.QualifiedName(n)] = resourcev1.DeviceCapacity{Value: *resource.NewQuantity(v, resource.BinarySI)}
+		}
+		ok, _, err := res.DeviceMatches(context.Background(), in)
+		return err == nil && ok
+	}, nil
+}
+
+func apiAttribute(a dra.Attribute) resourcev1.DeviceAttribute {
+	switch a.Kind {
+	case dra.AttributeInt:
+		v := a.Int
+		return resourcev1.DeviceAttribute{IntValue: &v}
+	case dra.AttributeBool:
+		v := a.Bool
+		return resourcev1.DeviceAttribute{BoolValue: &v}
+	case dra.AttributeVersion:
+		v := a.String
+		return resourcev1.DeviceAttribute{VersionValue: &v}
+	}
+	v := a.String
+	return resourcev1.DeviceAttribute{StringValue: &v}
+}
+
+func selectors(obj, field string, in []resourcev1.DeviceSelector) ([]dra.Selector, error) {
+	var out []dra.Selector
+	for i, s := range in {
+		f := fmt.Sprintf("%s[%d].cel", field, i)
+		if s.CEL == nil {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f, "must be set")
+		}
+		sel, err := CompileSelector(obj, f+".expression", s.CEL.Expression)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sel)
+	}
+	return out, nil
+}
+
+// ConvertDeviceClass converts a resource.k8s.io/v1 DeviceClass, compiling
+// its CEL selectors. spec.config is not modelled. Errors: a selector
+// without cel, or one that does not compile.
+func ConvertDeviceClass(dc *resourcev1.DeviceClass) (dra.DeviceClass, error) {
+	obj := objName("DeviceClass", "", dc.Name)
+	sels, err := selectors(obj, "spec.selectors", dc.Spec.Selectors)
+	if err != nil {
+		return dra.DeviceClass{}, err
+	}
+	return dra.DeviceClass{Name: dc.Name, Selectors: sels}, nil
+}
+
+// nodeSelector converts a core/v1 NodeSelector of one term with label
+// expressions (In, NotIn, Exists, DoesNotExist) into a label selector, the
+// form [dra] takes.
+func nodeSelector(obj, field string, ns *corev1.NodeSelector) (*placement.LabelSelector, error) {
+	if len(ns.NodeSelectorTerms) != 1 || len(ns.NodeSelectorTerms[0].MatchFields) > 0 {
+		return nil, placement.Errorf(ErrUnsupported, obj, field, "only a single term of matchExpressions is supported")
+	}
+	out := &placement.LabelSelector{}
+	for i, e := range ns.NodeSelectorTerms[0].MatchExpressions {
+		switch e.Operator {
+		case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn, corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
+		default:
+			return nil, placement.Errorf(ErrUnsupported, obj, fmt.Sprintf("%s.nodeSelectorTerms[0].matchExpressions[%d].operator", field, i), "%q is not supported (In, NotIn, Exists, DoesNotExist)", e.Operator)
+		}
+		out.MatchExpressions = append(out.MatchExpressions, placement.SelectorRequirement{Key: e.Key, Operator: placement.SelectorOperator(e.Operator), Values: slices.Clone(e.Values)})
+	}
+	return out, nil
+}
+
+func attributes(obj, field string, in map[resourcev1.QualifiedName]resourcev1.DeviceAttribute) (map[dra.QualifiedName]dra.Attribute, error) {
+	out := make(map[dra.QualifiedName]dra.Attribute, len(in))
+	for _, n := range slices.Sorted(maps.Keys(in)) {
+		a := in[n]
+		f := field + "[" + string(n) + "]"
+		set := 0
+		for _, p := range []bool{a.IntValue != nil, a.BoolValue != nil, a.StringValue != nil, a.VersionValue != nil} {
+			if p {
+				set++
+			}
+		}
+		if len(a.IntValues)+len(a.BoolValues)+len(a.StringValues)+len(a.VersionValues) > 0 {
+			return nil, placement.Errorf(ErrUnsupported, obj, f, "list-valued attributes are not supported")
+		}
+		if set != 1 {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f, "must set exactly one of int, bool, string and version")
+		}
+		switch {
+		case a.IntValue != nil:
+			out[dra.QualifiedName(n)] = dra.IntAttribute(*a.IntValue)
+		case a.BoolValue != nil:
+			out[dra.QualifiedName(n)] = dra.BoolAttribute(*a.BoolValue)
+		case a.StringValue != nil:
+			out[dra.QualifiedName(n)] = dra.StringAttribute(*a.StringValue)
+		default:
+			out[dra.QualifiedName(n)] = dra.VersionAttribute(*a.VersionValue)
+		}
+	}
+	return out, nil
+}
+
+func counters(obj, field string, in map[string]resourcev1.Counter) (map[string]int64, error) {
+	out := make(map[string]int64, len(in))
+	for _, n := range slices.Sorted(maps.Keys(in)) {
+		v, err := Quantity(obj, field+"["+n+"].value", corev1.ResourceName(n), in[n].Value)
+		if err != nil {
+			return nil, err
+		}
+		out[n] = v
+	}
+	return out, nil
+}
+
+// ConvertResourceSlice converts a resource.k8s.io/v1 ResourceSlice:
+// driver, pool, where its devices are reachable from, shared counters and
+// devices (attributes, capacities in canonical units, counter
+// consumption). Device taints, binding conditions and consumable capacity
+// are not modelled. Errors: an attribute that sets not exactly one value;
+// a bad quantity; [ErrUnsupported] for list-valued attributes and for node
+// selectors with several terms, matchFields, or Gt/Lt.
+func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error) {
+	obj := objName("ResourceSlice", "", s.Name)
+	sp := &s.Spec
+	out := dra.ResourceSlice{
+		Name:                   s.Name,
+		Driver:                 sp.Driver,
+		Pool:                   sp.Pool.Name,
+		NodeName:               deref(sp.NodeName),
+		AllNodes:               deref(sp.AllNodes),
+		PerDeviceNodeSelection: deref(sp.PerDeviceNodeSelection),
+	}
+	var err error
+	if sp.NodeSelector != nil {
+		if out.NodeSelector, err = nodeSelector(obj, "spec.nodeSelector", sp.NodeSelector); err != nil {
+			return dra.ResourceSlice{}, err
+		}
+	}
+	for i, cs := range sp.SharedCounters {
+		c, err := counters(obj, fmt.Sprintf("spec.sharedCounters[%d].counters", i), cs.Counters)
+		if err != nil {
+			return dra.ResourceSlice{}, err
+		}
+		out.SharedCounters = append(out.SharedCounters, dra.CounterSet{Name: cs.Name, Counters: c})
+	}
+	for i := range sp.Devices {
+		d := &sp.Devices[i]
+		f := fmt.Sprintf("spec.devices[%d]", i)
+		dd := dra.Device{Name: d.Name, NodeName: deref(d.NodeName), AllNodes: deref(d.AllNodes), Capacity: map[dra.QualifiedName]int64{}}
+		if dd.Attributes, err = attributes(obj, f+".attributes", d.Attributes); err != nil {
+			return dra.ResourceSlice{}, err
+		}
+		for _, n := range slices.Sorted(maps.Keys(d.Capacity)) {
+			v, err := Quantity(obj, f+".capacity["+string(n)+"].value", corev1.ResourceName(n), d.Capacity[n].Value)
+			if err != nil {
+				return dra.ResourceSlice{}, err
+			}
+			dd.Capacity[dra.QualifiedName(n)] = v
+		}
+		if d.NodeSelector != nil {
+			if dd.NodeSelector, err = nodeSelector(obj, f+".nodeSelector", d.NodeSelector); err != nil {
+				return dra.ResourceSlice{}, err
+			}
+		}
+		for j, cc := range d.ConsumesCounters {
+			c, err := counters(obj, fmt.Sprintf("%s.consumesCounters[%d].counters", f, j), cc.Counters)
+			if err != nil {
+				return dra.ResourceSlice{}, err
+			}
+			dd.ConsumesCounters = append(dd.ConsumesCounters, dra.CounterConsumption{CounterSet: cc.CounterSet, Counters: c})
+		}
+		out.Devices = append(out.Devices, dd)
+	}
+	return out, nil
+}
+
+func exactRequest(obj, field string, className string, sels []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, admin *bool) (dra.ExactDeviceRequest, error) {
+	if admin != nil && *admin {
+		return dra.ExactDeviceRequest{}, placement.Errorf(ErrUnsupported, obj, field+".adminAccess", "admin access is not supported")
+	}
+	s, err := selectors(obj, field+".selectors", sels)
+	if err != nil {
+		return dra.ExactDeviceRequest{}, err
+	}
+	return dra.ExactDeviceRequest{DeviceClassName: className, Selectors: s, AllocationMode: dra.AllocationMode(mode), Count: count}, nil
+}
+
+// ClaimSpec converts a resource.k8s.io/v1 ResourceClaimSpec (its device
+// requests and matchAttribute constraints; config is not modelled). obj
+// and field name it in errors. Errors: a selector that does not compile;
+// [ErrUnsupported] for admin access and distinctAttribute constraints.
+func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.ClaimSpec, error) {
+	var out dra.ClaimSpec
+	for i, r := range spec.Devices.Requests {
+		f := fmt.Sprintf("%s.devices.requests[%d]", field, i)
+		dr := dra.DeviceRequest{Name: r.Name}
+		if e := r.Exactly; e != nil {
+			x, err := exactRequest(obj, f+".exactly", e.DeviceClassName, e.Selectors, e.AllocationMode, e.Count, e.AdminAccess)
+			if err != nil {
+				return dra.ClaimSpec{}, err
+			}
+			dr.Exactly = &x
+		}
+		for j, s := range r.FirstAvailable {
+			x, err := exactRequest(obj, fmt.Sprintf("%s.firstAvailable[%d]", f, j), s.DeviceClassName, s.Selectors, s.AllocationMode, s.Count, nil)
+			if err != nil {
+				return dra.ClaimSpec{}, err
+			}
+			dr.FirstAvailable = append(dr.FirstAvailable, dra.DeviceSubRequest{Name: s.Name, ExactDeviceRequest: x})
+		}
+		out.Requests = append(out.Requests, dr)
+	}
+	for i, c := range spec.Devices.Constraints {
+		f := fmt.Sprintf("%s.devices.constraints[%d]", field, i)
+		if c.DistinctAttribute != nil {
+			return dra.ClaimSpec{}, placement.Errorf(ErrUnsupported, obj, f+".distinctAttribute", "distinctAttribute constraints are not supported")
+		}
+		if c.MatchAttribute == nil {
+			return dra.ClaimSpec{}, placement.Errorf(placement.ErrInvalid, obj, f+".matchAttribute", "must be set")
+		}
+		out.Constraints = append(out.Constraints, dra.DeviceConstraint{Requests: slices.Clone(c.Requests), MatchAttribute: dra.QualifiedName(*c.MatchAttribute)})
+	}
+	return out, nil
+}
+
+// ConvertResourceClaimTemplate converts a resource.k8s.io/v1
+// ResourceClaimTemplate. Errors: as [ClaimSpec].
+func ConvertResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) (dra.ResourceClaimTemplate, error) {
+	spec, err := ClaimSpec(objName("ResourceClaimTemplate", t.Namespace, t.Name), "spec.spec", &t.Spec.Spec)
+	if err != nil {
+		return dra.ResourceClaimTemplate{}, err
+	}
+	return dra.ResourceClaimTemplate{Namespace: t.Namespace, Name: t.Name, Spec: spec}, nil
+}
+
+// ConvertResourceClaim converts a resource.k8s.io/v1 ResourceClaim: spec,
+// status.allocation (devices, and a node selector of one term, read as a
+// node name when it is matchFields metadata.name In [node]) and
+// status.reservedFor. A claim whose controller is a Pod or PodGroup and
+// that carries the claim-name annotation is a generated claim
+// ([dra.Owner]). Errors: as [ClaimSpec]; [ErrUnsupported] for allocation
+// node selectors of another shape.
+func ConvertResourceClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error) {
+	obj := objName("ResourceClaim", c.Namespace, c.Name)
+	spec, err := ClaimSpec(obj, "spec", &c.Spec)
+	if err != nil {
+		return dra.ResourceClaim{}, err
+	}
+	out := dra.ResourceClaim{Namespace: c.Namespace, Name: c.Name, UID: string(c.UID), Spec: spec}
+	for _, o := range c.OwnerReferences {
+		if o.Controller == nil || !*o.Controller {
+			continue
+		}
+		switch {
+		case o.Kind == "Pod" && c.Annotations[AnnotationPodClaimName] != "":
+			out.Owner = &dra.Owner{Kind: dra.OwnerPod, Name: o.Name, UID: string(o.UID), ClaimName: c.Annotations[AnnotationPodClaimName]}
+		case o.Kind == "PodGroup" && c.Annotations[AnnotationPodGroupClaimName] != "":
+			out.Owner = &dra.Owner{Kind: dra.OwnerPodGroup, Name: o.Name, UID: string(o.UID), ClaimName: c.Annotations[AnnotationPodGroupClaimName]}
+		}
+	}
+	if a := c.Status.Allocation; a != nil {
+		ar := &dra.AllocationResult{}
+		for _, r := range a.Devices.Results {
+			ar.Devices = append(ar.Devices, dra.DeviceResult{Request: r.Request, DeviceID: dra.DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}})
+		}
+		if ns := a.NodeSelector; ns != nil {
+			t := ns.NodeSelectorTerms
+			if len(t) == 1 && len(t[0].MatchExpressions) == 0 && len(t[0].MatchFields) == 1 && t[0].MatchFields[0].Key == "metadata.name" &&
+				t[0].MatchFields[0].Operator == corev1.NodeSelectorOpIn && len(t[0].MatchFields[0].Values) == 1 {
+				ar.NodeName = t[0].MatchFields[0].Values[0]
+			} else {
+				sel, err := nodeSelector(obj, "status.allocation.nodeSelector", ns)
+				if err != nil {
+					return dra.ResourceClaim{}, err
+				}
+				ar.NodeSelectors = []placement.LabelSelector{*sel}
+			}
+		}
+		out.Status.Allocation = ar
+	}
+	for _, r := range c.Status.ReservedFor {
+		out.Status.ReservedFor = append(out.Status.ReservedFor, dra.ConsumerRef{APIGroup: r.APIGroup, Resource: r.Resource, Name: r.Name, UID: string(r.UID)})
+	}
+	return out, nil
+}
+
+// ClaimStatus writes a [dra.ResourceClaim]'s status in resource.k8s.io/v1
+// form: the allocated devices, the node selector that follows from them
+// (matchFields metadata.name for a node-local device, the label selectors
+// of network-attached ones ANDed in one term, none when every node
+// reaches them) and reservedFor, the inverse of [ConvertResourceClaim]'s
+// status part.
+func ClaimStatus(c *dra.ResourceClaim) resourcev1.ResourceClaimStatus {
+	var out resourcev1.ResourceClaimStatus
+	if a := c.Status.Allocation; a != nil {
+		ar := &resourcev1.AllocationResult{}
+		for _, d := range a.Devices {
+			ar.Devices.Results = append(ar.Devices.Results, resourcev1.DeviceRequestAllocationResult{Request: d.Request, Driver: d.Driver, Pool: d.Pool, Device: d.Device})
+		}
+		var term corev1.NodeSelectorTerm
+		if a.NodeName != "" {
+			term.MatchFields = []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{a.NodeName}}}
+		}
+		for _, s := range a.NodeSelectors {
+			for _, k := range slices.Sorted(maps.Keys(s.MatchLabels)) {
+				term.MatchExpressions = append(term.MatchExpressions, corev1.NodeSelectorRequirement{Key: k, Operator: corev1.NodeSelectorOpIn, Values: []string{s.MatchLabels[k]}})
+			}
+			for _, r := range s.MatchExpressions {
+				term.MatchExpressions = append(term.MatchExpressions, corev1.NodeSelectorRequirement{Key: r.Key, Operator: corev1.NodeSelectorOperator(r.Operator), Values: slices.Clone(r.Values)})
+			}
+		}
+		if len(term.MatchFields)+len(term.MatchExpressions) > 0 {
+			ar.NodeSelector = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{term}}
+		}
+		out.Allocation = ar
+	}
+	for _, r := range c.Status.ReservedFor {
+		out.ReservedFor = append(out.ReservedFor, resourcev1.ResourceClaimConsumerReference{APIGroup: r.APIGroup, Resource: r.Resource, Name: r.Name, UID: types.UID(r.UID)})
+	}
+	return out
+}
+
+// NewClaim writes a claim that [dra.Ledger.Commit] generated from a
+// template as a resource.k8s.io/v1 ResourceClaim: spec from the template,
+// owned by its pod or PodGroup (controller ownerReference, claim-name
+// annotation), and its status.
+func NewClaim(c *dra.ResourceClaim, tmpl *resourcev1.ResourceClaimTemplate) *resourcev1.ResourceClaim {
+	out := &resourcev1.ResourceClaim{
+		TypeMeta:   metav1.TypeMeta{APIVersion: resourcev1.SchemeGroupVersion.String(), Kind: "ResourceClaim"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: types.UID(c.UID)},
+		Status:     ClaimStatus(c),
+	}
+	if tmpl != nil {
+		out.Spec = *tmpl.Spec.Spec.DeepCopy()
+		out.Labels = maps.Clone(tmpl.Spec.Labels)
+		out.Annotations = maps.Clone(tmpl.Spec.Annotations)
+	}
+	if o := c.Owner; o != nil {
+		t := true
+		ref := metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: o.Name, UID: types.UID(o.UID), Controller: &t}
+		ann := AnnotationPodClaimName
+		if o.Kind == dra.OwnerPodGroup {
+			ref.APIVersion, ref.Kind, ann = "scheduling.k8s.io/v1beta1", "PodGroup", AnnotationPodGroupClaimName
+		}
+		out.OwnerReferences = []metav1.OwnerReference{ref}
+		if out.Annotations == nil {
+			out.Annotations = map[string]string{}
+		}
+		out.Annotations[ann] = o.ClaimName
+	}
+	return out
+}
+
+// keyOf returns the namespace/name key of an API object.
+func keyOf(m metav1.Object) placement.Key {
+	return placement.Key{Namespace: m.GetNamespace(), Name: m.GetName()}
+}
+
+// newestSlices keeps, of each pool, the slices of its newest generation
+// (resource.k8s.io/v1 ResourcePool: older generations are stale), sorted
+// by name.
+func newestSlices(in []*resourcev1.ResourceSlice) []*resourcev1.ResourceSlice {
+	type pool struct{ driver, name string }
+	newest := map[pool]int64{}
+	for _, s := range in {
+		p := pool{s.Spec.Driver, s.Spec.Pool.Name}
+		if g, ok := newest[p]; !ok || s.Spec.Pool.Generation > g {
+			newest[p] = s.Spec.Pool.Generation
+		}
+	}
+	var out []*resourcev1.ResourceSlice
+	for _, s := range in {
+		if s.Spec.Pool.Generation == newest[pool{s.Spec.Driver, s.Spec.Pool.Name}] {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, func(a, b *resourcev1.ResourceSlice) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}

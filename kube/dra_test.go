@@ -1,0 +1,152 @@
+package kube
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gangsched/gangsched/dra"
+	"github.com/gangsched/gangsched/placement"
+)
+
+func TestCompileSelector(t *testing.T) {
+	gpu := &dra.Device{
+		Name:       "gpu-0",
+		Attributes: map[dra.QualifiedName]dra.Attribute{"model": dra.StringAttribute("A100"), "gpu.example.com/cores": dra.IntAttribute(108), "driverVersion": dra.VersionAttribute("550.1.0")},
+		Capacity:   map[dra.QualifiedName]int64{"memory": 80 << 30},
+	}
+	cases := []struct {
+		expr string
+		want bool
+	}{
+		{`device.driver == "gpu.example.com"`, true},
+		{`device.driver == "other"`, false},
+		{`device.attributes["gpu.example.com"].model == "A100"`, true},
+		{`device.attributes["gpu.example.com"].cores >= 100`, true},
+		{`device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0`, true},
+		{`device.capacity["gpu.example.com"].memory.compareTo(quantity("100Gi")) >= 0`, false},
+		{`device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("500.0.0"))`, true},
+		// A missing attribute is a runtime error: no match.
+		{`device.attributes["gpu.example.com"].missing == "x"`, false},
+	}
+	for _, c := range cases {
+		sel, err := CompileSelector("DeviceClass \"x\"", "spec.selectors[0].cel.expression", c.expr)
+		require.NoError(t, err, c.expr)
+		require.Equal(t, c.want, sel("gpu.example.com", gpu), c.expr)
+	}
+	_, err := CompileSelector(`DeviceClass "x"`, "spec.selectors[0].cel.expression", `device.driver ==`)
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	require.ErrorContains(t, err, `DeviceClass "x": spec.selectors[0].cel.expression: compilation failed`)
+	_, err = CompileSelector(`DeviceClass "x"`, "f", `device.driver`)
+	require.ErrorContains(t, err, "must evaluate to bool")
+}
+
+func TestConvertResourceSlice(t *testing.T) {
+	s := &resourcev1.ResourceSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: "fabric"},
+		Spec: resourcev1.ResourceSliceSpec{
+			Driver: "fabric.example.com",
+			Pool:   resourcev1.ResourcePool{Name: "rack-a", Generation: 1, ResourceSliceCount: 1},
+			NodeSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "rack", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}},
+			}}}},
+			SharedCounters: []resourcev1.CounterSet{{Name: "mem", Counters: map[string]resourcev1.Counter{"memory": {Value: resource.MustParse("80Gi")}}}},
+			Devices: []resourcev1.Device{{
+				Name:             "ib-0",
+				Attributes:       map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{"gbps": {IntValue: ptr(int64(400))}},
+				Capacity:         map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{"memory": {Value: resource.MustParse("1Gi")}},
+				ConsumesCounters: []resourcev1.DeviceCounterConsumption{{CounterSet: "mem", Counters: map[string]resourcev1.Counter{"memory": {Value: resource.MustParse("40Gi")}}}},
+			}},
+		},
+	}
+	got, err := ConvertResourceSlice(s)
+	require.NoError(t, err)
+	require.Equal(t, dra.ResourceSlice{
+		Name: "fabric", Driver: "fabric.example.com", Pool: "rack-a",
+		NodeSelector:   &placement.LabelSelector{MatchExpressions: []placement.SelectorRequirement{{Key: "rack", Operator: placement.SelectorOpIn, Values: []string{"a"}}}},
+		SharedCounters: []dra.CounterSet{{Name: "mem", Counters: map[string]int64{"memory": 80 << 30}}},
+		Devices: []dra.Device{{
+			Name: "ib-0", Attributes: map[dra.QualifiedName]dra.Attribute{"gbps": dra.IntAttribute(400)},
+			Capacity:         map[dra.QualifiedName]int64{"memory": 1 << 30},
+			ConsumesCounters: []dra.CounterConsumption{{CounterSet: "mem", Counters: map[string]int64{"memory": 40 << 30}}},
+		}},
+	}, got)
+
+	s.Spec.NodeSelector.NodeSelectorTerms[0].MatchExpressions[0].Operator = corev1.NodeSelectorOpGt
+	_, err = ConvertResourceSlice(s)
+	require.ErrorIs(t, err, ErrUnsupported)
+	require.EqualError(t, err, `ResourceSlice "fabric": spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator: "Gt" is not supported (In, NotIn, Exists, DoesNotExist)`)
+	s.Spec.NodeSelector = nil
+	s.Spec.Devices[0].Attributes["gbps"] = resourcev1.DeviceAttribute{IntValue: ptr(int64(1)), StringValue: ptr("x")}
+	_, err = ConvertResourceSlice(s)
+	require.EqualError(t, err, `ResourceSlice "fabric": spec.devices[0].attributes[gbps]: must set exactly one of int, bool, string and version`)
+	s.Spec.Devices[0].Attributes["gbps"] = resourcev1.DeviceAttribute{IntValues: []int64{1}}
+	_, err = ConvertResourceSlice(s)
+	require.ErrorIs(t, err, ErrUnsupported)
+	s.Spec.Devices[0].Attributes = nil
+	s.Spec.Devices[0].Capacity["memory"] = resourcev1.DeviceCapacity{Value: resource.MustParse("-1")}
+	_, err = ConvertResourceSlice(s)
+	require.EqualError(t, err, `ResourceSlice "fabric": spec.devices[0].capacity[memory].value: -1 is negative`)
+}
+
+func TestResourceClaimRoundTrip(t *testing.T) {
+	ctl := true
+	in := &resourcev1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "default", Name: "train-fabric", UID: "c1",
+			Annotations:     map[string]string{AnnotationPodGroupClaimName: "fabric"},
+			OwnerReferences: []metav1.OwnerReference{{Kind: "PodGroup", Name: "train", UID: "g1", Controller: &ctl}},
+		},
+		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{
+			Requests: []resourcev1.DeviceRequest{{Name: "fabric", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "fabric.example.com", Count: 1}}},
+		}},
+		Status: resourcev1.ResourceClaimStatus{
+			Allocation: &resourcev1.AllocationResult{
+				Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{{Request: "fabric", Driver: "fabric.example.com", Pool: "rack-a", Device: "ib-0"}}},
+				NodeSelector: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+					{Key: "rack", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}},
+				}}}},
+			},
+			ReservedFor: []resourcev1.ResourceClaimConsumerReference{{APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "train", UID: "g1"}},
+		},
+	}
+	c, err := ConvertResourceClaim(in)
+	require.NoError(t, err)
+	require.Equal(t, &dra.Owner{Kind: dra.OwnerPodGroup, Name: "train", UID: "g1", ClaimName: "fabric"}, c.Owner)
+	require.Equal(t, []dra.ConsumerRef{dra.PodGroupRef("train", "g1")}, c.Status.ReservedFor)
+	require.True(t, equality.Semantic.DeepEqual(in.Status, ClaimStatus(&c)), "status round trip")
+
+	// A node-local allocation is a matchFields term on metadata.name.
+	in.Status.Allocation.NodeSelector = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+		{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-a"}},
+	}}}}
+	c, err = ConvertResourceClaim(in)
+	require.NoError(t, err)
+	require.Equal(t, "node-a", c.Status.Allocation.NodeName)
+	require.True(t, equality.Semantic.DeepEqual(in.Status, ClaimStatus(&c)))
+
+	in.Spec.Devices.Requests[0].Exactly.AdminAccess = ptr(true)
+	_, err = ConvertResourceClaim(in)
+	require.EqualError(t, err, `ResourceClaim "default/train-fabric": spec.devices.requests[0].exactly.adminAccess: admin access is not supported`)
+	in.Spec.Devices.Requests[0].Exactly.AdminAccess = nil
+	in.Spec.Devices.Constraints = []resourcev1.DeviceConstraint{{DistinctAttribute: ptr(resourcev1.FullyQualifiedName("x/y"))}}
+	_, err = ConvertResourceClaim(in)
+	require.ErrorIs(t, err, ErrUnsupported)
+}
+
+func TestNewestSlices(t *testing.T) {
+	mk := func(name, pool string, gen int64) *resourcev1.ResourceSlice {
+		return &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: resourcev1.ResourceSliceSpec{Driver: "d", Pool: resourcev1.ResourcePool{Name: pool, Generation: gen}}}
+	}
+	got := newestSlices([]*resourcev1.ResourceSlice{mk("c", "p1", 2), mk("a", "p1", 1), mk("b", "p2", 1), mk("d", "p1", 2)})
+	var names []string
+	for _, s := range got {
+		names = append(names, s.Name)
+	}
+	require.Equal(t, []string{"b", "c", "d"}, names)
+}

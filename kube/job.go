@@ -1,0 +1,227 @@
+package kube
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Labels and annotations the Job controller puts on the pods it creates.
+const (
+	LabelJobName         = "batch.kubernetes.io/job-name"
+	LabelCompletionIndex = "batch.kubernetes.io/job-completion-index"
+)
+
+// JobObjects is what the Job controller creates for a Job: with workload-
+// aware scheduling (gate WorkloadWithJob, KEP-5547), a Workload and a
+// PodGroup that own the Job's pods; always, the pods themselves.
+type JobObjects struct {
+	// Workload and PodGroup are nil when the Job schedules pod by pod.
+	Workload *gang.Workload
+	PodGroup *gang.PodGroup
+	// V1beta1 is set when the objects come from the Job's own
+	// spec.scheduling (Kubernetes v1.37), so they are written in
+	// scheduling.k8s.io/v1beta1; otherwise v1alpha2 (v1.36).
+	V1beta1 bool
+	// Reason says why the Job schedules pod by pod.
+	Reason string
+	// Pods are the pods the controller starts: min(parallelism,
+	// completions) of them (none for a suspended Job), named
+	// <job>-<index>, with the template's labels plus the job-name and
+	// completion-index labels, owned by the Job, and with
+	// spec.schedulingGroup naming the PodGroup when there is one.
+	Pods []*corev1.Pod
+}
+
+func jobObj(namespace, name string) string {
+	return fmt.Sprintf("Job %q", placement.Key{Namespace: namespace, Name: name}.String())
+}
+
+// StampJob does what the Job controller does for a new Job (batch/v1):
+//
+//   - a Job with spec.scheduling (v1.37) gets a Workload and PodGroup with
+//     that policy (a gang's minCount defaults to parallelism), topology
+//     constraints, disruption mode and resource claims;
+//   - otherwise a Job that [gang.JobEligible] accepts (v1.36: parallelism
+//     above 1, completionMode Indexed, completions equal to parallelism,
+//     no schedulingGroup in the pod template) gets a gang Workload and
+//     PodGroup with minCount = parallelism ([gang.StampJob]);
+//   - every other Job schedules pod by pod.
+//
+// Names are deterministic ([gang.StampJob]'s). The template's priority
+// class is resolved through pcs into the group's priority.
+//
+// Errors (a [*placement.FieldError]): an empty name; negative parallelism
+// or completions; an unknown completionMode; spec.scheduling together with
+// a template schedulingGroup, or with a policy that sets both or neither of
+// gang and basic, or a gang minCount below 1; an unknown priority class;
+// and what [gang.PodGroup.Validate] reports for the stamped group.
+func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
+	obj := jobObj(j.Namespace, j.Name)
+	s := &j.Spec
+	tmpl := &s.Template.Spec
+	gj := gang.Job{
+		ObjectMeta: gangMeta(&j.ObjectMeta),
+		UID:        string(j.UID),
+		Spec: gang.JobSpec{
+			Parallelism: copyInt32(s.Parallelism),
+			Completions: copyInt32(s.Completions),
+			Template:    gang.PodTemplateSpec{PriorityClassName: tmpl.PriorityClassName, Priority: copyInt32(tmpl.Priority)},
+		},
+	}
+	if s.CompletionMode != nil {
+		gj.Spec.CompletionMode = gang.CompletionMode(*s.CompletionMode)
+	}
+	if sg := tmpl.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
+		gj.Spec.Template.SchedulingGroup = &gang.PodSchedulingGroup{PodGroupName: *sg.PodGroupName}
+	}
+	var out JobObjects
+	var err error
+	if s.Scheduling != nil {
+		err = stampScheduling(obj, j, &gj, &out)
+	} else {
+		var st gang.JobStamp
+		var ok bool
+		st, ok, err = gang.StampJob(&gj)
+		if err == nil && ok {
+			out.Workload, out.PodGroup = st.Workload, st.PodGroup
+		} else if err == nil {
+			_, out.Reason = gang.JobEligible(&gj)
+		}
+	}
+	if err != nil {
+		return JobObjects{}, err
+	}
+	if out.PodGroup != nil && tmpl.PriorityClassName != "" {
+		prio, err := groupPriority(pcs, obj, "spec.template.spec.", tmpl.PriorityClassName, tmpl.Priority)
+		if err != nil {
+			return JobObjects{}, err
+		}
+		out.PodGroup.Spec.Priority = prio
+		out.Workload.Spec.PodGroupTemplates[0].Priority = copyInt32(prio)
+	}
+	out.Pods = jobPods(j, out.PodGroup)
+	return out, nil
+}
+
+// stampScheduling builds the Workload and PodGroup of a Job with
+// spec.scheduling. The names and owner references are gang.StampJob's: it
+// is asked to stamp the Job as if it were eligible by the v1.36 rules, and
+// the template is then replaced by the Job's own configuration.
+func stampScheduling(obj string, j *batchv1.Job, gj *gang.Job, out *JobObjects) error {
+	sc := j.Spec.Scheduling
+	if gj.Spec.Template.SchedulingGroup != nil {
+		return placement.Errorf(placement.ErrInvalid, obj, "spec.template.spec.schedulingGroup", "must not be set together with spec.scheduling")
+	}
+	parallelism := int32(1)
+	if j.Spec.Parallelism != nil {
+		parallelism = *j.Spec.Parallelism
+	}
+	t := gang.PodGroupTemplate{
+		Name:              gang.JobTemplateName,
+		PriorityClassName: gj.Spec.Template.PriorityClassName,
+		Priority:          copyInt32(gj.Spec.Template.Priority),
+	}
+	switch p := sc.SchedulingPolicy; {
+	case p == nil || (p.Basic != nil && p.Gang == nil):
+		t.SchedulingPolicy.Basic = &gang.BasicSchedulingPolicy{}
+	case p.Gang != nil && p.Basic == nil:
+		minCount := parallelism
+		if p.Gang.MinCount != nil {
+			minCount = *p.Gang.MinCount
+		}
+		t.SchedulingPolicy.Gang = &gang.GangSchedulingPolicy{MinCount: minCount}
+	default:
+		return placement.Errorf(placement.ErrInvalid, obj, "spec.scheduling.schedulingPolicy", "must set exactly one of gang and basic")
+	}
+	if c := sc.SchedulingConstraints; c != nil {
+		for _, tc := range c.Topology {
+			t.SchedulingConstraints.Topology = append(t.SchedulingConstraints.Topology, gang.TopologyConstraint{Key: tc.Key})
+		}
+	}
+	if dm := sc.DisruptionMode; dm != nil {
+		switch {
+		case dm.Single != nil && dm.All == nil:
+			t.DisruptionMode = gang.DisruptionModePod
+		case dm.All != nil && dm.Single == nil:
+			t.DisruptionMode = gang.DisruptionModePodGroup
+		default:
+			return placement.Errorf(placement.ErrInvalid, obj, "spec.scheduling.disruptionMode", "must set exactly one of single and all")
+		}
+	}
+	for _, c := range sc.ResourceClaims {
+		t.ResourceClaims = append(t.ResourceClaims, gang.PodGroupResourceClaim{Name: c.Name, ResourceClaimName: deref(c.ResourceClaimName), ResourceClaimTemplateName: deref(c.ResourceClaimTemplateName)})
+	}
+	eligible := *gj
+	two := int32(2)
+	eligible.Spec.Parallelism, eligible.Spec.Completions = &two, &two
+	eligible.Spec.CompletionMode = gang.CompletionModeIndexed
+	st, _, err := gang.StampJob(&eligible)
+	if err != nil {
+		return err
+	}
+	st.Workload.Spec.PodGroupTemplates = []gang.PodGroupTemplate{t}
+	if err := st.Workload.Validate(); err != nil {
+		return err
+	}
+	pg, err := gang.NewPodGroupFromTemplate(st.Workload, t.Name, st.PodGroup.Name)
+	if err != nil {
+		return err
+	}
+	pg.OwnerReferences = st.PodGroup.OwnerReferences
+	out.Workload, out.PodGroup, out.V1beta1 = st.Workload, pg, true
+	return nil
+}
+
+// jobPods creates the pods the Job controller starts first.
+func jobPods(j *batchv1.Job, pg *gang.PodGroup) []*corev1.Pod {
+	if j.Spec.Suspend != nil && *j.Spec.Suspend {
+		return nil
+	}
+	n := int32(1)
+	if j.Spec.Parallelism != nil {
+		n = *j.Spec.Parallelism
+	}
+	if c := j.Spec.Completions; c != nil && *c < n {
+		n = *c
+	}
+	indexed := j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == batchv1.IndexedCompletion
+	controller := true
+	var pods []*corev1.Pod
+	for i := range n {
+		p := &corev1.Pod{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{
+				Namespace:         j.Namespace,
+				Name:              j.Name + "-" + strconv.Itoa(int(i)),
+				Labels:            maps.Clone(j.Spec.Template.Labels),
+				Annotations:       maps.Clone(j.Spec.Template.Annotations),
+				CreationTimestamp: j.CreationTimestamp,
+				OwnerReferences: []metav1.OwnerReference{{
+					APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: &controller,
+				}},
+			},
+			Spec: *j.Spec.Template.Spec.DeepCopy(),
+		}
+		if p.Labels == nil {
+			p.Labels = map[string]string{}
+		}
+		p.Labels[LabelJobName] = j.Name
+		if indexed {
+			p.Labels[LabelCompletionIndex] = strconv.Itoa(int(i))
+		}
+		if pg != nil {
+			name := pg.Name
+			p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
+		}
+		pods = append(pods, p)
+	}
+	return pods
+}

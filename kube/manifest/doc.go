@@ -1,0 +1,13 @@
+// Package manifest reads Kubernetes manifests — multi-document YAML (or
+// JSON) files, directories of them, and standard input — into typed
+// k8s.io/api objects, the way kubectl -f reads them, and says exactly where
+// bad input is: file, document number, line, object and field.
+//
+// Decoding is strict, as the API server's is: a misspelt field, a value of
+// the wrong type or a malformed quantity is an error, not a silently
+// dropped value. Kinds this package does not decode (see [Supported]) are
+// returned unparsed so the caller can report that it ignored them.
+//
+// Cost: linear in the input size; the whole input of one source is held in
+// memory while it is decoded.
+package manifest

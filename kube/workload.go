@@ -1,0 +1,305 @@
+package kube
+
+import (
+	"fmt"
+
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// PodGroupInitiallyScheduled is the v1beta1 (Kubernetes v1.37) name of the
+// condition that v1alpha2 calls PodGroupScheduled; [gang] models the
+// latter, and the adapter maps between the two.
+const PodGroupInitiallyScheduled = schedulingv1beta1.PodGroupInitiallyScheduled
+
+func podGroupObj(namespace, name string) string {
+	return fmt.Sprintf("PodGroup %q", placement.Key{Namespace: namespace, Name: name}.String())
+}
+
+func workloadObj(namespace, name string) string {
+	return fmt.Sprintf("Workload %q", placement.Key{Namespace: namespace, Name: name}.String())
+}
+
+func gangMeta(m *metav1.ObjectMeta) gang.ObjectMeta {
+	out := gang.ObjectMeta{Namespace: m.Namespace, Name: m.Name}
+	for _, o := range m.OwnerReferences {
+		out.OwnerReferences = append(out.OwnerReferences, gang.OwnerReference{
+			APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: string(o.UID), Controller: o.Controller != nil && *o.Controller,
+		})
+	}
+	return out
+}
+
+// groupPriority resolves a PodGroup's or template's priority: nil when it
+// names no class and sets no value (the group's pods keep their own
+// priorities), else as [PriorityClasses.Resolve].
+func groupPriority(pcs *PriorityClasses, obj, path, class string, explicit *int32) (*int32, error) {
+	if class == "" && explicit == nil {
+		return nil, nil
+	}
+	v, _, err := pcs.Resolve(obj, path+"priorityClassName", class, explicit)
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+// conditions converts status conditions; rename maps an API condition type
+// to the [gang] one (PodGroupInitiallyScheduled → PodGroupScheduled).
+func conditions(in []metav1.Condition, rename map[string]string) []gang.Condition {
+	var out []gang.Condition
+	for _, c := range in {
+		t := c.Type
+		if r, ok := rename[t]; ok {
+			t = r
+		}
+		out = append(out, gang.Condition{
+			Type: t, Status: gang.ConditionStatus(c.Status), Reason: c.Reason, Message: c.Message,
+			LastTransitionTime: c.LastTransitionTime.Time,
+		})
+	}
+	return out
+}
+
+// ConvertPodGroupV1alpha2 converts a scheduling.k8s.io/v1alpha2 PodGroup
+// (Kubernetes v1.36) into the [gang] model, resolving
+// spec.priorityClassName through pcs (nil: built-in classes only).
+//
+// Errors (a [*placement.FieldError]): an unknown priority class or a
+// priority that differs from its class's; and everything
+// [gang.PodGroup.Validate] reports (a policy that sets neither or both of
+// gang and basic, minCount below 1, an empty or duplicate topology key, a
+// bad resource claim, an unknown disruptionMode, a bad condition).
+func ConvertPodGroupV1alpha2(pg *v1alpha2.PodGroup, pcs *PriorityClasses) (*gang.PodGroup, error) {
+	obj := podGroupObj(pg.Namespace, pg.Name)
+	s := &pg.Spec
+	prio, err := groupPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
+	if err != nil {
+		return nil, err
+	}
+	out := &gang.PodGroup{
+		ObjectMeta: gangMeta(&pg.ObjectMeta),
+		Spec: gang.PodGroupSpec{
+			SchedulingPolicy:      policyV1alpha2(s.SchedulingPolicy),
+			SchedulingConstraints: constraintsV1alpha2(s.SchedulingConstraints),
+			ResourceClaims:        claimsV1alpha2(s.ResourceClaims),
+			PriorityClassName:     s.PriorityClassName,
+			Priority:              prio,
+		},
+		Status: gang.PodGroupStatus{Conditions: conditions(pg.Status.Conditions, nil)},
+	}
+	if s.DisruptionMode != nil {
+		out.Spec.DisruptionMode = gang.DisruptionMode(*s.DisruptionMode)
+	}
+	if r := s.PodGroupTemplateRef; r != nil {
+		out.Spec.PodGroupTemplateRef = &gang.PodGroupTemplateReference{}
+		if r.Workload != nil {
+			out.Spec.PodGroupTemplateRef.Workload = &gang.WorkloadPodGroupTemplateReference{
+				WorkloadName: r.Workload.WorkloadName, PodGroupTemplateName: r.Workload.PodGroupTemplateName,
+			}
+		}
+	}
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ConvertWorkloadV1alpha2 converts a scheduling.k8s.io/v1alpha2 Workload
+// into the [gang] model, resolving each template's priorityClassName
+// through pcs. Errors: as [ConvertPodGroupV1alpha2], for each template, and
+// what [gang.Workload.Validate] reports (no templates, an empty or
+// duplicate template name).
+func ConvertWorkloadV1alpha2(w *v1alpha2.Workload, pcs *PriorityClasses) (*gang.Workload, error) {
+	obj := workloadObj(w.Namespace, w.Name)
+	out := &gang.Workload{ObjectMeta: gangMeta(&w.ObjectMeta)}
+	for i := range w.Spec.PodGroupTemplates {
+		t := &w.Spec.PodGroupTemplates[i]
+		prio, err := groupPriority(pcs, obj, fmt.Sprintf("spec.podGroupTemplates[%d].", i), t.PriorityClassName, t.Priority)
+		if err != nil {
+			return nil, err
+		}
+		gt := gang.PodGroupTemplate{
+			Name:                  t.Name,
+			SchedulingPolicy:      policyV1alpha2(t.SchedulingPolicy),
+			SchedulingConstraints: constraintsV1alpha2(t.SchedulingConstraints),
+			ResourceClaims:        claimsV1alpha2(t.ResourceClaims),
+			PriorityClassName:     t.PriorityClassName,
+			Priority:              prio,
+		}
+		if t.DisruptionMode != nil {
+			gt.DisruptionMode = gang.DisruptionMode(*t.DisruptionMode)
+		}
+		out.Spec.PodGroupTemplates = append(out.Spec.PodGroupTemplates, gt)
+	}
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func policyV1alpha2(p v1alpha2.PodGroupSchedulingPolicy) gang.SchedulingPolicy {
+	var out gang.SchedulingPolicy
+	if p.Gang != nil {
+		out.Gang = &gang.GangSchedulingPolicy{MinCount: p.Gang.MinCount}
+	}
+	if p.Basic != nil {
+		out.Basic = &gang.BasicSchedulingPolicy{}
+	}
+	return out
+}
+
+func constraintsV1alpha2(c *v1alpha2.PodGroupSchedulingConstraints) gang.SchedulingConstraints {
+	var out gang.SchedulingConstraints
+	if c != nil {
+		for _, t := range c.Topology {
+			out.Topology = append(out.Topology, gang.TopologyConstraint{Key: t.Key})
+		}
+	}
+	return out
+}
+
+func claimsV1alpha2(in []v1alpha2.PodGroupResourceClaim) []gang.PodGroupResourceClaim {
+	var out []gang.PodGroupResourceClaim
+	for _, c := range in {
+		out = append(out, gang.PodGroupResourceClaim{Name: c.Name, ResourceClaimName: deref(c.ResourceClaimName), ResourceClaimTemplateName: deref(c.ResourceClaimTemplateName)})
+	}
+	return out
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// ConvertPodGroupV1beta1 converts a scheduling.k8s.io/v1beta1 PodGroup
+// (Kubernetes v1.37) into the [gang] model: spec.workloadRef becomes the
+// template reference, disruptionMode {single: {}} / {all: {}} becomes Pod /
+// PodGroup, and the PodGroupInitiallyScheduled condition becomes
+// PodGroupScheduled. spec.preemptionPolicy is not modelled and is ignored.
+//
+// Errors: as [ConvertPodGroupV1alpha2]; a disruptionMode that sets both or
+// neither of single and all; and [ErrUnsupported] for
+// spec.parentCompositePodGroupName (CompositePodGroup hierarchies).
+func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses) (*gang.PodGroup, error) {
+	obj := podGroupObj(pg.Namespace, pg.Name)
+	s := &pg.Spec
+	if s.ParentCompositePodGroupName != nil {
+		return nil, placement.Errorf(ErrUnsupported, obj, "spec.parentCompositePodGroupName", "CompositePodGroup hierarchies are not supported")
+	}
+	prio, err := groupPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
+	if err != nil {
+		return nil, err
+	}
+	dm, err := disruptionModeV1beta1(obj, "spec.disruptionMode", s.DisruptionMode)
+	if err != nil {
+		return nil, err
+	}
+	out := &gang.PodGroup{
+		ObjectMeta: gangMeta(&pg.ObjectMeta),
+		Spec: gang.PodGroupSpec{
+			SchedulingPolicy:      policyV1beta1(s.SchedulingPolicy),
+			SchedulingConstraints: constraintsV1beta1(s.SchedulingConstraints),
+			ResourceClaims:        claimsV1beta1(s.ResourceClaims),
+			PriorityClassName:     s.PriorityClassName,
+			Priority:              prio,
+			DisruptionMode:        dm,
+		},
+		Status: gang.PodGroupStatus{Conditions: conditions(pg.Status.Conditions, map[string]string{PodGroupInitiallyScheduled: gang.PodGroupScheduled})},
+	}
+	if r := s.WorkloadRef; r != nil {
+		out.Spec.PodGroupTemplateRef = &gang.PodGroupTemplateReference{Workload: &gang.WorkloadPodGroupTemplateReference{
+			WorkloadName: r.WorkloadName, PodGroupTemplateName: r.TemplateName,
+		}}
+	}
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ConvertWorkloadV1beta1 converts a scheduling.k8s.io/v1beta1 Workload into
+// the [gang] model. Errors: as [ConvertPodGroupV1beta1] for each template;
+// [ErrUnsupported] for spec.compositePodGroupTemplates.
+func ConvertWorkloadV1beta1(w *schedulingv1beta1.Workload, pcs *PriorityClasses) (*gang.Workload, error) {
+	obj := workloadObj(w.Namespace, w.Name)
+	if len(w.Spec.CompositePodGroupTemplates) > 0 {
+		return nil, placement.Errorf(ErrUnsupported, obj, "spec.compositePodGroupTemplates", "CompositePodGroup hierarchies are not supported")
+	}
+	out := &gang.Workload{ObjectMeta: gangMeta(&w.ObjectMeta)}
+	for i := range w.Spec.PodGroupTemplates {
+		t := &w.Spec.PodGroupTemplates[i]
+		path := fmt.Sprintf("spec.podGroupTemplates[%d].", i)
+		prio, err := groupPriority(pcs, obj, path, t.PriorityClassName, t.Priority)
+		if err != nil {
+			return nil, err
+		}
+		dm, err := disruptionModeV1beta1(obj, path+"disruptionMode", t.DisruptionMode)
+		if err != nil {
+			return nil, err
+		}
+		out.Spec.PodGroupTemplates = append(out.Spec.PodGroupTemplates, gang.PodGroupTemplate{
+			Name:                  t.Name,
+			SchedulingPolicy:      policyV1beta1(t.SchedulingPolicy),
+			SchedulingConstraints: constraintsV1beta1(t.SchedulingConstraints),
+			ResourceClaims:        claimsV1beta1(t.ResourceClaims),
+			PriorityClassName:     t.PriorityClassName,
+			Priority:              prio,
+			DisruptionMode:        dm,
+		})
+	}
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func disruptionModeV1beta1(obj, field string, dm *schedulingv1beta1.DisruptionMode) (gang.DisruptionMode, error) {
+	switch {
+	case dm == nil:
+		return "", nil
+	case dm.Single != nil && dm.All != nil:
+		return "", placement.Errorf(placement.ErrInvalid, obj, field, "must set exactly one of single and all; both are set")
+	case dm.Single != nil:
+		return gang.DisruptionModePod, nil
+	case dm.All != nil:
+		return gang.DisruptionModePodGroup, nil
+	}
+	return "", placement.Errorf(placement.ErrInvalid, obj, field, "must set exactly one of single and all; neither is set")
+}
+
+func policyV1beta1(p schedulingv1beta1.PodGroupSchedulingPolicy) gang.SchedulingPolicy {
+	var out gang.SchedulingPolicy
+	if p.Gang != nil {
+		out.Gang = &gang.GangSchedulingPolicy{MinCount: p.Gang.MinCount}
+	}
+	if p.Basic != nil {
+		out.Basic = &gang.BasicSchedulingPolicy{}
+	}
+	return out
+}
+
+func constraintsV1beta1(c *schedulingv1beta1.PodGroupSchedulingConstraints) gang.SchedulingConstraints {
+	var out gang.SchedulingConstraints
+	if c != nil {
+		for _, t := range c.Topology {
+			out.Topology = append(out.Topology, gang.TopologyConstraint{Key: t.Key})
+		}
+	}
+	return out
+}
+
+func claimsV1beta1(in []schedulingv1beta1.PodGroupResourceClaim) []gang.PodGroupResourceClaim {
+	var out []gang.PodGroupResourceClaim
+	for _, c := range in {
+		out = append(out, gang.PodGroupResourceClaim{Name: c.Name, ResourceClaimName: deref(c.ResourceClaimName), ResourceClaimTemplateName: deref(c.ResourceClaimTemplateName)})
+	}
+	return out
+}

@@ -1,0 +1,278 @@
+package placement
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/google/btree"
+)
+
+// nodeClasses partitions a snapshot's nodes into classes of identical nodes:
+// the same static type (allocatable, taints, schedulability) and the same
+// usage. For a member without a node selector all nodes of a class are
+// interchangeable, so the solver places a run of identical members over the
+// whole cluster in O(classes + nodes used) instead of visiting every node.
+//
+// The index is built on first use, O(nodes log nodes), and a snapshot derived
+// with Apply from one that has it gets its own in O(changed nodes × log).
+type nodeClasses struct {
+	sets map[string]*classSet // by classKey
+}
+
+// classSet is one class: its nodes in ID order. A set is shared by every
+// snapshot whose class index has not changed it.
+type classSet struct {
+	typ   int32
+	used  []int64
+	nodes *btree.BTreeG[NodeID]
+	mu    sync.Mutex // btree's Clone writes to the tree it copies
+}
+
+func lessNodeID(a, b NodeID) bool { return a < b }
+
+// nodeTypes assigns each node a static type: nodes with equal allocatable,
+// taints and schedulability share one. rep[t] is the first node of type t.
+func (b *base) nodeTypes() {
+	R := len(b.res)
+	ids := map[string]int32{}
+	b.typeOf = make([]int32, len(b.nodes))
+	var key []byte
+	for i := range b.nodes {
+		key = key[:0]
+		for _, q := range b.alloc[i*R : (i+1)*R] {
+			key = binary.LittleEndian.AppendUint64(key, uint64(q))
+		}
+		n := &b.nodes[i]
+		if n.Unschedulable {
+			key = append(key, 1)
+		}
+		for _, t := range n.Taints {
+			key = append(key, 0)
+			key = append(key, t.Key...)
+			key = append(key, 0)
+			key = append(key, t.Value...)
+			key = append(key, 0)
+			key = append(key, t.Effect...)
+		}
+		t, ok := ids[string(key)]
+		if !ok {
+			t = int32(len(ids))
+			ids[string(key)] = t
+			b.typeRep = append(b.typeRep, NodeID(i))
+		}
+		b.typeOf[i] = t
+	}
+}
+
+func classKey(typ int32, used []int64) string {
+	key := make([]byte, 0, 4+8*len(used))
+	key = binary.LittleEndian.AppendUint32(key, uint32(typ))
+	for _, q := range used {
+		key = binary.LittleEndian.AppendUint64(key, uint64(q))
+	}
+	return string(key)
+}
+
+// classes returns s's class index, building it on first use.
+func (s *Snapshot) classes() *nodeClasses {
+	if c := s.cls.Load(); c != nil {
+		return c
+	}
+	c := &nodeClasses{sets: map[string]*classSet{}}
+	for id := range NodeID(len(s.b.nodes)) {
+		c.add(s.b.typeOf[id], s.usedRow(id), id)
+	}
+	s.cls.CompareAndSwap(nil, c)
+	return s.cls.Load()
+}
+
+// add puts node id in the class (typ, used), creating the set; the caller
+// owns the sets it touches.
+func (c *nodeClasses) add(typ int32, used []int64, id NodeID) {
+	k := classKey(typ, used)
+	set, ok := c.sets[k]
+	if !ok {
+		set = &classSet{typ: typ, used: slices.Clone(used), nodes: btree.NewG(32, lessNodeID)}
+		c.sets[k] = set
+	}
+	set.nodes.ReplaceOrInsert(id)
+}
+
+// derive returns the index of a snapshot whose nodes changed from old rows
+// (the parent's) to new ones; p is the parent's index.
+func (p *nodeClasses) derive(b *base, changed []NodeID, oldRow, newRow func(NodeID) []int64) *nodeClasses {
+	c := &nodeClasses{sets: maps.Clone(p.sets)}
+	own := map[string]bool{}
+	mine := func(k string) *classSet {
+		set := c.sets[k]
+		if set != nil && !own[k] {
+			set.mu.Lock()
+			nodes := set.nodes.Clone()
+			set.mu.Unlock()
+			set = &classSet{typ: set.typ, used: set.used, nodes: nodes}
+			c.sets[k] = set
+			own[k] = true
+		}
+		return set
+	}
+	for _, id := range changed {
+		typ := b.typeOf[id]
+		ok, nk := classKey(typ, oldRow(id)), classKey(typ, newRow(id))
+		if ok == nk {
+			continue
+		}
+		if set := mine(ok); set != nil {
+			set.nodes.Delete(id)
+			if set.nodes.Len() == 0 {
+				delete(c.sets, ok)
+			}
+		}
+		if set := mine(nk); set != nil {
+			set.nodes.ReplaceOrInsert(id)
+		} else {
+			c.add(typ, newRow(id), id)
+			own[nk] = true
+		}
+	}
+	return c
+}
+
+// source is a stream of candidate nodes of equal score and capacity for one
+// member: the untouched nodes of a class in ID order, or one node the
+// attempt has already touched.
+type source struct {
+	score int64
+	cap   int64
+	next  NodeID
+	set   *classSet // nil for a single touched node
+}
+
+type sourceHeap []source
+
+func (h sourceHeap) Len() int { return len(h) }
+func (h sourceHeap) Less(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score > h[j].score
+	}
+	return h[i].next < h[j].next
+}
+func (h sourceHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *sourceHeap) Push(x any)   { *h = append(*h, x.(source)) }
+func (h *sourceHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// nextUntouched returns the first node of set at or after from that the
+// attempt has not touched.
+func (sv *solver) nextUntouched(set *classSet, from NodeID) (NodeID, bool) {
+	found, id := false, NodeID(0)
+	set.nodes.AscendGreaterOrEqual(from, func(n NodeID) bool {
+		if _, touched := sv.w.at[n]; touched {
+			return true
+		}
+		found, id = true, n
+		return false
+	})
+	return id, found
+}
+
+// placeRunClasses is placeRun over every node of the cluster, by class: it
+// visits each class once, each node the attempt touched once, and then only
+// the nodes it fills, in exactly the order placeRun would (score
+// descending, node ID ascending).
+func (sv *solver) placeRunClasses(a *attempt, idx []int) {
+	m := &sv.members[idx[0]]
+	b := sv.s.b
+	cls := sv.s.classes()
+	want := int64(len(idx))
+	h := make(sourceHeap, 0, len(cls.sets)+len(sv.w.touched))
+	for _, set := range cls.sets {
+		rep := b.typeRep[set.typ]
+		if !staticOK(m.pod, &b.nodes[rep]) {
+			continue
+		}
+		c := capacityOf(m.req, b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, want)
+		if c == 0 {
+			continue
+		}
+		first, ok := sv.nextUntouched(set, 0)
+		if !ok {
+			continue
+		}
+		h = append(h, source{score: scoreOf(m.req, b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR), cap: c, next: first, set: set})
+	}
+	for _, id := range sv.w.touched {
+		if !staticOK(m.pod, &b.nodes[id]) {
+			continue
+		}
+		if c := sv.capacity(m.req, id, want); c > 0 {
+			h = append(h, source{score: sv.nodeScore(m.req, id), cap: c, next: id})
+		}
+	}
+	if !sv.spend(int64(len(h))) {
+		return
+	}
+	heap.Init(&h)
+	k := 0
+	for k < len(idx) && h.Len() > 0 {
+		src := &h[0]
+		id := src.next
+		for n := min(src.cap, int64(len(idx)-k)); n > 0; n-- {
+			sv.assign(a, idx[k], id)
+			k++
+		}
+		if src.set == nil {
+			heap.Pop(&h)
+			continue
+		}
+		// The node just filled is touched now; its class streams on.
+		if next, ok := sv.nextUntouched(src.set, id+1); ok {
+			src.next = next
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+}
+
+// capacityOf is how many copies of req fit in alloc - used - extra (extra
+// may be nil), at most limit.
+func capacityOf(req, alloc, used, extra []int64, limit int64) int64 {
+	c := limit
+	for r, q := range req {
+		if q == 0 {
+			continue
+		}
+		free := alloc[r] - used[r]
+		if extra != nil {
+			free -= extra[r]
+		}
+		if free < q {
+			return 0
+		}
+		c = min(c, free/q)
+	}
+	return c
+}
+
+// scoreOf is nodeScore for a node with the given rows.
+func scoreOf(req, alloc, used, extra []int64, podsR int) int64 {
+	var sc int64
+	for r, q := range req {
+		if q == 0 || r == podsR {
+			continue
+		}
+		u := used[r] + q
+		if extra != nil {
+			u += extra[r]
+		}
+		sc += mulDiv(u, scoreScale, alloc[r])
+	}
+	return sc
+}
