@@ -15,7 +15,8 @@
 //
 // It reads the files, or standard input when none is given. -extra adds a
 // column per custom metric unit of the decision (e.g. -extra placed,steps);
-// -match keeps the workloads whose name starts with the prefix. A
+// -match keeps the workloads whose name starts with one of the
+// comma-separated prefixes. A
 // workload without a floor gets "—" in the floor and ratio columns. The
 // trailing "-<GOMAXPROCS>" of each benchmark name is dropped.
 //
@@ -54,7 +55,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	fs := flag.NewFlagSet("ratios", flag.ContinueOnError)
 	sortBy := fs.String("sort", "", `"ratio" to list the largest decision/floor ratios first`)
 	extra := fs.String("extra", "", "comma-separated custom metric units of the decision to add as columns")
-	match := fs.String("match", "", "keep only workloads whose name starts with this")
+	match := fs.String("match", "", "keep only workloads whose name starts with one of these comma-separated prefixes")
 	grid := fs.Bool("grid", false, "print the ratios as a grid: rows by the name up to its second /, columns by the rest")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -163,9 +164,10 @@ func (r row) ratio() float64 {
 }
 
 func (r *results) rows(match string) []row {
+	prefixes := strings.Split(match, ",")
 	var out []row
 	for _, w := range r.order {
-		if !strings.HasPrefix(w, match) {
+		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(w, p) }) {
 			continue
 		}
 		out = append(out, row{workload: w, decision: r.values[decisionPrefix+w], floor: r.values[floorPrefix+w]})

@@ -23,7 +23,7 @@ func TestRatios_Golden(t *testing.T) {
 	}{
 		{"bench.golden", nil},
 		{"bench-sorted.golden", []string{"-sort", "ratio", "-extra", "steps,heuristic"}},
-		{"bench-match.golden", []string{"-match", "n=1000/"}},
+		{"bench-match.golden", []string{"-match", "n=1000/,tree"}},
 		{"bench-grid.golden", []string{"-grid", "-match", "n="}},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
