@@ -36,16 +36,11 @@ type Level struct {
 	Start []int32
 }
 
-// Domains returns the number of domains of the level.
-func (l *Level) Domains() int { return len(l.Start) - 1 }
-
 // Cluster is a benchmark cluster: the nodes and bound pods a snapshot is
 // built from, plus the same facts as plain slices for the floor — each
 // node's free quantity of the two resources the workloads request, and
 // the domains of each topology level as runs of node indices.
 type Cluster struct {
-	// Name describes the cluster in sub-benchmark names, e.g. "empty".
-	Name  string
 	Nodes []placement.Node
 	// Bound are the pods running on Nodes (NodeName set).
 	Bound []placement.Pod
@@ -78,11 +73,8 @@ func (c *Cluster) Level(key string) int {
 // every run), and the used part is bound pods of 1 GPU and 8 CPUs named
 // bound-<host>-<i>; otherwise the cluster is empty.
 func GPUCluster(n int, fragmented bool) *Cluster {
-	c := &Cluster{Name: "empty", Keys: []string{BlockKey, RackKey, HostKey},
+	c := &Cluster{Keys: []string{BlockKey, RackKey, HostKey},
 		Res: [2]placement.ResourceName{placement.ResourceGPU, placement.ResourceCPU}}
-	if fragmented {
-		c.Name = "fragmented"
-	}
 	c.Free = [2][]int64{make([]int64, n), make([]int64, n)}
 	x := uint32(20260801)
 	for i := range n {
@@ -123,7 +115,7 @@ func GPUCluster(n int, fragmented bool) *Cluster {
 // TASCluster returns upstream's TAS perf cluster: n scheduler_perf nodes
 // (cpu 4, memory 32Gi, pods 110; see [Nodes]) in racks of 100, empty.
 func TASCluster(n int) *Cluster {
-	c := &Cluster{Name: "tas", Keys: []string{RackKey, HostKey}, Nodes: Nodes(n),
+	c := &Cluster{Keys: []string{RackKey, HostKey}, Nodes: Nodes(n),
 		Res:  [2]placement.ResourceName{placement.ResourceCPU, placement.ResourceMemory},
 		Free: [2][]int64{make([]int64, n), make([]int64, n)}}
 	for i := range c.Nodes {
