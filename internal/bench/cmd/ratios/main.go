@@ -245,8 +245,12 @@ func writeGrid(w io.Writer, rows []row) error {
 	return err
 }
 
-// median of vs (the mean of the middle two for an even count).
+// median of vs (the mean of the middle two for an even count), NaN for
+// none.
 func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return math.NaN()
+	}
 	s := slices.Clone(vs)
 	slices.Sort(s)
 	n := len(s)
@@ -263,6 +267,9 @@ func number(vs []float64) string {
 		return "—"
 	}
 	m := median(vs)
+	if !finite(m) {
+		return "—"
+	}
 	if m < 100 && m != math.Trunc(m) {
 		return strconv.FormatFloat(m, 'f', 2, 64)
 	}
@@ -273,6 +280,8 @@ func number(vs []float64) string {
 // 24, 2,700.
 func formatRatio(x float64) string {
 	switch {
+	case !finite(x):
+		return "—"
 	case x < 1:
 		return strconv.FormatFloat(x, 'f', 2, 64)
 	case x < 10:
@@ -282,6 +291,8 @@ func formatRatio(x float64) string {
 	unit := math.Pow(10, float64(digits-2))
 	return thousands(int64(math.Round(x/unit) * unit))
 }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 func thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)

@@ -59,10 +59,28 @@ func TestRatios_Errors(t *testing.T) {
 	require.ErrorContains(t, run(nil, strings.NewReader("BenchmarkDecision/w-2 1 x ns/op\n"), &out), `value "x"`)
 	require.Error(t, run([]string{"testdata/missing.txt"}, nil, &out))
 	require.ErrorContains(t, run([]string{"-grid", "testdata/bench.txt"}, nil, &out), "fewer than three")
+	out.Reset()
+	require.NoError(t, run(nil, strings.NewReader("BenchmarkDecision/w-2 1 5 B/op\nBenchmarkFloor/w-2 1 0 ns/op\n"), &out))
+	require.Contains(t, out.String(), "| w | — | 0 | — | 5 | — |", "missing figures are dashes")
 }
 
 func TestFormatRatio(t *testing.T) {
 	for x, want := range map[float64]string{0.364: "0.36", 4.63: "4.6", 24.4: "24", 153: "150", 2712: "2,700", 1e6: "1,000,000"} {
 		require.Equal(t, want, formatRatio(x), "%v", x)
 	}
+}
+
+// FuzzRatios: any input gives tables or an error, never a panic.
+func FuzzRatios(f *testing.F) {
+	fixture, err := os.ReadFile(filepath.Join("testdata", "bench.txt"))
+	require.NoError(f, err)
+	f.Add(fixture)
+	f.Add([]byte("BenchmarkDecision/w-2 1 5 B/op\nBenchmarkFloor/w-2 1 0 ns/op\n"))
+	f.Add([]byte("BenchmarkDecision/a/b/c-2 1 NaN ns/op\nBenchmarkFloor/a/b/c 1 -Inf ns/op\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, args := range [][]string{nil, {"-grid"}, {"-sort", "ratio", "-extra", "x"}} {
+			var out bytes.Buffer
+			_ = run(args, bytes.NewReader(in), &out)
+		}
+	})
 }
