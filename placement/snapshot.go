@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,16 +80,25 @@ type base struct {
 	podsR  int     // index of ResourcePods in res
 	alloc  []int64 // len(nodes)*len(res)
 
-	pods      []Pod    // bound pods sorted by key
+	// pods is the caller's slice, kept as given (no copy, no sort): a
+	// pod's base index is its position there.
+	pods      []Pod
 	podNode   []NodeID // node of pods[i]
+	keyHash   []uint64 // hashes of the pods' keys, ascending
+	keyPos    []int32  // keyPos[i] is the pod whose key hashes to keyHash[i]
 	nodeStart []int32  // pods on node n: nodePods[nodeStart[n]:nodeStart[n+1]]
-	nodePods  []int32
-	grouped   []int32 // indexes of pods with a group, by (namespace, group, name)
+	nodePods  []int32  // in input order; PodsOn sorts a node's few pods
 	allNodes  []NodeID
 	largest   []int64  // per resource, the largest allocatable of any node
 	allocSum  []int64  // per resource, Σ allocatable (saturating)
 	typeOf    []int32  // static type of each node (see nodeTypes)
 	typeRep   []NodeID // first node of each type
+
+	// Orders built on first use: most decisions never need them.
+	sortOnce  sync.Once
+	sorted    []int32 // base pods by key
+	groupOnce sync.Once
+	grouped   []int32 // base pods with a group, by (namespace, group, name)
 }
 
 // NewSnapshot validates nodes and bound pods and builds a snapshot. The
@@ -101,10 +109,17 @@ type base struct {
 // may exceed its allocatable (a real cluster can be overcommitted); such a
 // node simply has no room.
 //
+// The snapshot keeps the pods slice as given, without copying it: neither
+// the slice nor the pods in it may be modified afterwards.
+//
 // Errors (a [*FieldError], nothing is built): an empty or duplicate node
 // name; a negative allocatable; an empty or duplicate pod namespace/name; a
 // pod with an empty or unknown nodeName; a negative request or one for
-// "pods"; a node whose summed requests overflow int64.
+// "pods"; a node whose summed requests overflow int64. When several objects
+// are bad, the one reported is the first in name order.
+//
+// Cost: O(nodes log nodes + pods), reading each pod's requests once; the
+// pods are never sorted by name until something asks for that order.
 func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b := &base{byName: make(map[string]NodeID, len(nodes))}
 	b.nodes = slices.Clone(nodes)
@@ -132,43 +147,101 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 			resSet[r] = struct{}{}
 		}
 	}
-	perm := make([]int32, len(pods))
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	slices.SortFunc(perm, func(x, y int32) int { return pods[x].Key().Compare(pods[y].Key()) })
-	b.pods = make([]Pod, len(pods))
-	for i, j := range perm {
-		b.pods[i] = pods[j]
-	}
-	b.podNode = make([]NodeID, len(b.pods))
-	for i := range b.pods {
-		p := &b.pods[i]
-		if p.Name == "" {
-			return nil, Errorf(ErrInvalid, podObj(p.Key()), "metadata.name", "must not be empty")
-		}
-		if i > 0 && b.pods[i-1].Key() == p.Key() {
-			return nil, Errorf(ErrDuplicate, podObj(p.Key()), "metadata.name", "appears twice")
-		}
-	}
-	for i := range b.pods {
-		p := &b.pods[i]
-		if err := checkPod(p); err != nil {
-			return nil, err
-		}
-		id, ok := b.byName[p.NodeName]
-		if !ok {
-			if p.NodeName == "" {
-				return nil, Errorf(ErrInvalid, podObj(p.Key()), "spec.nodeName", "is empty: a snapshot holds bound pods only; pass pending pods to Solve")
+	b.setResources(resSet)
+
+	// One pass over the pods: node, key hash, usage. A pod that requests a
+	// resource no node has adds it to the index, and the pass starts over
+	// (it happens at most once per such resource).
+	b.pods = pods
+	b.podNode = make([]NodeID, len(pods))
+	hashes := make([]hashPos, len(pods))
+	var used []int64
+	ok := true
+	for pass := 0; ; pass++ {
+		R := len(b.res)
+		used = make([]int64, len(b.nodes)*R)
+		grew := false
+		for i := range pods {
+			p := &pods[i]
+			if pass == 0 {
+				hashes[i] = hashPos{keyHash(p.Namespace, p.Name), int32(i)}
 			}
-			return nil, Errorf(ErrNotFound, podObj(p.Key()), "spec.nodeName", "node %q is not in the snapshot", p.NodeName)
+			id, known := b.byName[p.NodeName]
+			ok = ok && known && p.Name != ""
+			if !known {
+				continue
+			}
+			b.podNode[i] = id
+			row := used[int(id)*R : int(id)*R+R]
+			row[b.podsR]++
+			for r, q := range p.Requests {
+				j, have := b.resIdx[r]
+				if !have {
+					resSet[r] = struct{}{}
+					grew = true
+					continue
+				}
+				ok = ok && q >= 0 && j != b.podsR && r != ""
+				if row[j] > math.MaxInt64-q {
+					ok = false
+				}
+				row[j] += q
+			}
 		}
-		b.podNode[i] = id
-		for r := range p.Requests {
-			resSet[r] = struct{}{}
+		if !ok || !grew {
+			break
+		}
+		b.setResources(resSet)
+	}
+	radixSort(hashes)
+	b.keyHash = make([]uint64, len(hashes))
+	b.keyPos = make([]int32, len(hashes))
+	for i, h := range hashes {
+		b.keyHash[i], b.keyPos[i] = h.h, h.i
+		if i > 0 && h.h == hashes[i-1].h && pods[h.i].Key() == pods[hashes[i-1].i].Key() {
+			ok = false
 		}
 	}
-	for r := range resSet {
+	if !ok {
+		return nil, b.firstBadPod()
+	}
+	b.allocRows()
+	b.nodeTypes()
+
+	// Per-node index, in input order inside a node (counting sort).
+	b.nodeStart = make([]int32, len(b.nodes)+1)
+	for _, n := range b.podNode {
+		b.nodeStart[n+1]++
+	}
+	for i := 1; i < len(b.nodeStart); i++ {
+		b.nodeStart[i] += b.nodeStart[i-1]
+	}
+	b.nodePods = make([]int32, len(pods))
+	next := slices.Clone(b.nodeStart[:len(b.nodes)])
+	for i, n := range b.podNode {
+		b.nodePods[next[n]] = int32(i)
+		next[n]++
+	}
+
+	R := len(b.res)
+	s := &Snapshot{b: b, nPods: len(pods)}
+	s.used = make([][]int64, (len(b.nodes)+pageNodes-1)/pageNodes)
+	for pg := range s.used {
+		lo := pg * pageNodes * R
+		hi := min(lo+pageNodes*R, len(used))
+		s.used[pg] = used[lo:hi:hi]
+	}
+	s.usedSum = make([]int64, R)
+	for i, q := range used {
+		s.usedSum[i%R] = satAdd(s.usedSum[i%R], q)
+	}
+	return s, nil
+}
+
+// setResources makes the resource index from the names in set.
+func (b *base) setResources(set map[ResourceName]struct{}) {
+	b.res = b.res[:0]
+	for r := range set {
 		b.res = append(b.res, r)
 	}
 	slices.Sort(b.res)
@@ -177,6 +250,10 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		b.resIdx[r] = i
 	}
 	b.podsR = b.resIdx[ResourcePods]
+}
+
+// allocRows fills the allocatable rows and the per-resource aggregates.
+func (b *base) allocRows() {
 	R := len(b.res)
 	b.alloc = make([]int64, len(b.nodes)*R)
 	b.largest = make([]int64, R)
@@ -194,43 +271,116 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	for i, q := range b.alloc {
 		b.allocSum[i%R] = satAdd(b.allocSum[i%R], q)
 	}
-	b.nodeTypes()
+}
 
-	// Per-node index (counting sort keeps key order inside a node) and usage.
-	b.nodeStart = make([]int32, len(b.nodes)+1)
-	for _, n := range b.podNode {
-		b.nodeStart[n+1]++
-	}
-	for i := 1; i < len(b.nodeStart); i++ {
-		b.nodeStart[i] += b.nodeStart[i-1]
-	}
-	b.nodePods = make([]int32, len(b.pods))
-	next := slices.Clone(b.nodeStart[:len(b.nodes)])
-	s := &Snapshot{b: b, nPods: len(b.pods)}
-	s.used = make([][]int64, (len(b.nodes)+pageNodes-1)/pageNodes)
-	for pg := range s.used {
-		n := min(pageNodes, len(b.nodes)-pg*pageNodes)
-		s.used[pg] = make([]int64, n*R)
-	}
+// firstBadPod finds the error the single pass detected, examining the pods
+// in key order (names first, then contents) so that the error reported never
+// depends on the input order.
+func (b *base) firstBadPod() error {
+	order := make([]*Pod, len(b.pods))
 	for i := range b.pods {
-		n := b.podNode[i]
-		b.nodePods[next[n]] = int32(i)
-		next[n]++
-		if err := s.addUsage(n, &b.pods[i], s.used[int(n)/pageNodes]); err != nil {
-			return nil, err
+		order[i] = &b.pods[i]
+	}
+	slices.SortFunc(order, func(x, y *Pod) int { return x.Key().Compare(y.Key()) })
+	for i, p := range order {
+		if p.Name == "" {
+			return Errorf(ErrInvalid, podObj(p.Key()), "metadata.name", "must not be empty")
 		}
-		if b.pods[i].SchedulingGroup != "" {
-			b.grouped = append(b.grouped, int32(i))
+		if i > 0 && order[i-1].Key() == p.Key() {
+			return Errorf(ErrDuplicate, podObj(p.Key()), "metadata.name", "appears twice")
 		}
 	}
-	slices.SortFunc(b.grouped, func(x, y int32) int { return compareGroupMember(&b.pods[x], &b.pods[y]) })
-	s.usedSum = make([]int64, R)
-	for _, page := range s.used {
-		for i, q := range page {
-			s.usedSum[i%R] = satAdd(s.usedSum[i%R], q)
+	for _, p := range order {
+		if err := checkPod(p); err != nil {
+			return err
+		}
+		if _, ok := b.byName[p.NodeName]; !ok {
+			if p.NodeName == "" {
+				return Errorf(ErrInvalid, podObj(p.Key()), "spec.nodeName", "is empty: a snapshot holds bound pods only; pass pending pods to Solve")
+			}
+			return Errorf(ErrNotFound, podObj(p.Key()), "spec.nodeName", "node %q is not in the snapshot", p.NodeName)
 		}
 	}
-	return s, nil
+	// Overflow: re-add in key order so that the pod named is the first,
+	// in that order, to push its node past int64.
+	R := len(b.res)
+	used := make([]int64, len(b.nodes)*R)
+	for _, p := range order {
+		id := b.byName[p.NodeName]
+		row := used[int(id)*R : int(id)*R+R]
+		for _, r := range slices.Sorted(maps.Keys(p.Requests)) {
+			j := b.resIdx[r]
+			if row[j] > math.MaxInt64-p.Requests[r] {
+				return Errorf(ErrInvalid, podObj(p.Key()), "requests["+string(r)+"]", "sum of requests on node %q overflows int64", p.NodeName)
+			}
+		}
+		for r, q := range p.Requests {
+			row[b.resIdx[r]] += q
+		}
+	}
+	return Errorf(ErrInvalid, "pods", "", "invalid input")
+}
+
+// hashPos is a pod key's hash and the pod's position.
+type hashPos struct {
+	h uint64
+	i int32
+}
+
+// keyHash is FNV-1a over namespace, a separator and name: deterministic,
+// so the index never depends on the process.
+func keyHash(ns, name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(ns); i++ {
+		h = (h ^ uint64(ns[i])) * 1099511628211
+	}
+	h = (h ^ 0xff) * 1099511628211
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * 1099511628211
+	}
+	return h
+}
+
+// radixSort sorts by hash in six passes of 11 bits, least significant
+// first: O(n), which matters at 100,000 pods, where a comparison sort
+// dominated the build (and 11-bit counts stay in cache).
+func radixSort(a []hashPos) {
+	if len(a) < 256 {
+		slices.SortFunc(a, func(x, y hashPos) int { return cmpUint64(x.h, y.h) })
+		return
+	}
+	const bits, mask = 11, 1<<11 - 1
+	tmp := make([]hashPos, len(a))
+	var count [1 << bits]int
+	for shift := uint(0); shift < 64; shift += bits {
+		clear(count[:])
+		for _, x := range a {
+			count[(x.h>>shift)&mask]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, x := range a {
+			d := (x.h >> shift) & mask
+			tmp[count[d]] = x
+			count[d]++
+		}
+		a, tmp = tmp, a
+	}
+	// An even number of passes: the sorted data is back in the caller's
+	// slice.
+}
+
+func cmpUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func compareGroupMember(a, b *Pod) int {
@@ -375,13 +525,45 @@ func (s *Snapshot) Free(id NodeID, r ResourceName) int64 {
 	return s.allocRow(id)[i] - s.usedRow(id)[i]
 }
 
-// podIndex finds k among the base pods. It compares through the index:
-// slices.BinarySearchFunc would copy a whole Pod struct per comparison,
-// which was most of the cost of removing pods with Apply.
+// podIndex finds k among the base pods through the hash index.
 func (b *base) podIndex(k Key) (int, bool) {
-	i := sort.Search(len(b.pods), func(i int) bool { return b.pods[i].Key().Compare(k) >= 0 })
-	return i, i < len(b.pods) && b.pods[i].Key() == k
+	h := keyHash(k.Namespace, k.Name)
+	i, _ := slices.BinarySearch(b.keyHash, h)
+	for ; i < len(b.keyHash) && b.keyHash[i] == h; i++ {
+		if p := &b.pods[b.keyPos[i]]; p.Namespace == k.Namespace && p.Name == k.Name {
+			return int(b.keyPos[i]), true
+		}
+	}
+	return 0, false
 }
+
+// byKey returns the base pods' positions in key order, sorting on first use.
+func (b *base) byKey() []int32 {
+	b.sortOnce.Do(func() {
+		b.sorted = make([]int32, len(b.pods))
+		for i := range b.sorted {
+			b.sorted[i] = int32(i)
+		}
+		slices.SortFunc(b.sorted, func(x, y int32) int { return b.pods[x].Key().Compare(b.pods[y].Key()) })
+	})
+	return b.sorted
+}
+
+// byGroup returns the positions of the base pods that belong to a group, by
+// (namespace, group, name), sorting on first use.
+func (b *base) byGroup() []int32 {
+	b.groupOnce.Do(func() {
+		for i := range b.pods {
+			if b.pods[i].SchedulingGroup != "" {
+				b.grouped = append(b.grouped, int32(i))
+			}
+		}
+		slices.SortFunc(b.grouped, func(x, y int32) int { return compareGroupMember(&b.pods[x], &b.pods[y]) })
+	})
+	return b.grouped
+}
+
+func (b *base) cmpKey(x, y int32) int { return b.pods[x].Key().Compare(b.pods[y].Key()) }
 
 func (s *Snapshot) isRemoved(i int32) bool { return s.removed != nil && s.removed.Has(i) }
 
@@ -410,6 +592,10 @@ func (s *Snapshot) lookup(k Key) (*Pod, int) {
 func (s *Snapshot) PodsOn(id NodeID) iter.Seq[*Pod] {
 	return func(yield func(*Pod) bool) {
 		baseIdx := s.b.nodePods[s.b.nodeStart[id]:s.b.nodeStart[id+1]]
+		if !slices.IsSortedFunc(baseIdx, s.b.cmpKey) {
+			baseIdx = slices.Clone(baseIdx)
+			slices.SortFunc(baseIdx, s.b.cmpKey)
+		}
 		var extra []*Pod
 		if s.addedOn != nil {
 			s.addedOn.AscendGreaterOrEqual(nodePod{node: id, pod: &Pod{}}, func(np nodePod) bool {
@@ -452,8 +638,8 @@ func (s *Snapshot) Pods() iter.Seq[*Pod] {
 			s.added.Ascend(func(p *Pod) bool { extra = append(extra, p); return true })
 		}
 		j := 0
-		for i := range s.b.pods {
-			if s.isRemoved(int32(i)) {
+		for _, i := range s.b.byKey() {
+			if s.isRemoved(i) {
 				continue
 			}
 			p := &s.b.pods[i]
@@ -484,9 +670,10 @@ func (s *Snapshot) NodeOf(p *Pod) (NodeID, bool) {
 // g.Namespace whose SchedulingGroup is g.Name), sorted by name.
 func (s *Snapshot) GroupMembers(g Key) []*Pod {
 	probe := Pod{Namespace: g.Namespace, SchedulingGroup: g.Name}
-	lo, _ := slices.BinarySearchFunc(s.b.grouped, &probe, func(i int32, q *Pod) int { return compareGroupMember(&s.b.pods[i], q) })
+	grouped := s.b.byGroup()
+	lo, _ := slices.BinarySearchFunc(grouped, &probe, func(i int32, q *Pod) int { return compareGroupMember(&s.b.pods[i], q) })
 	var out []*Pod
-	for _, i := range s.b.grouped[lo:] {
+	for _, i := range grouped[lo:] {
 		p := &s.b.pods[i]
 		if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
 			break
