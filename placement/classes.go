@@ -223,10 +223,9 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 	for k < len(idx) && h.Len() > 0 {
 		src := &h[0]
 		id := src.next
-		for n := min(src.cap, int64(len(idx)-k)); n > 0; n-- {
-			sv.assign(a, idx[k], id)
-			k++
-		}
+		n := int(min(src.cap, int64(len(idx)-k)))
+		sv.assignRun(a, idx[k:k+n], id)
+		k += n
 		if src.set == nil {
 			heap.Pop(&h)
 			continue

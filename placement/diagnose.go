@@ -82,8 +82,8 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 	var out []Rejection
 	n := &sv.s.b.nodes[id]
 	p := m.pod
-	if m.missing != "" {
-		out = append(out, Rejection{Reason: "Insufficient " + string(m.missing), Unresolvable: true})
+	if sv.missingOf(m) != "" {
+		out = append(out, Rejection{Reason: "Insufficient " + string(sv.missingOf(m)), Unresolvable: true})
 	}
 	if n.Unschedulable && !toleratesUnschedulable(p) {
 		out = append(out, Rejection{Reason: "node(s) were unschedulable", Unresolvable: true})

@@ -58,6 +58,18 @@ func (sv *solver) assign(a *attempt, i int, id NodeID) {
 	}
 }
 
+// assignRun puts members idx, which share one class, on node id at once:
+// the batched paths (no hooks, no constraints) need no per-member
+// bookkeeping beyond the attempt's.
+func (sv *solver) assignRun(a *attempt, idx []int, id NodeID) {
+	for _, i := range idx {
+		a.node[i] = id
+	}
+	a.placed += len(idx)
+	a.seq = append(a.seq, idx...)
+	sv.w.add(id, sv.members[idx[0]].req, int64(len(idx)))
+}
+
 // unassign takes back the member assigned last.
 func (sv *solver) unassign(a *attempt) {
 	i := a.seq[len(a.seq)-1]
@@ -145,7 +157,7 @@ func (sv *solver) prefWith(i int, id NodeID) int64 {
 // allocated after taking a member, so it is filled before the next.
 func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 	m := &sv.members[idx[0]]
-	if m.missing != "" {
+	if sv.missingOf(m) != "" {
 		return
 	}
 	if len(p.Nodes) == len(sv.s.b.nodes) && len(m.pod.NodeSelector) == 0 {
@@ -171,10 +183,9 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 	k := 0
 	for k < len(idx) && h.Len() > 0 {
 		c := heap.Pop(&h).(cand)
-		for n := min(c.cap, int64(len(idx)-k)); n > 0; n-- {
-			sv.assign(a, idx[k], c.id)
-			k++
-		}
+		n := int(min(c.cap, int64(len(idx)-k)))
+		sv.assignRun(a, idx[k:k+n], c.id)
+		k += n
 	}
 }
 
@@ -306,7 +317,7 @@ func mulDiv(a, b, c int64) int64 {
 
 // fits reports whether member m may go to node id now, including hooks.
 func (sv *solver) fits(m *member, id NodeID) bool {
-	if m.missing != "" || !staticOK(m.pod, &sv.s.b.nodes[id]) || sv.capacity(m.req, id, 1) == 0 {
+	if sv.missingOf(m) != "" || !staticOK(m.pod, &sv.s.b.nodes[id]) || sv.capacity(m.req, id, 1) == 0 {
 		return false
 	}
 	ni := NodeInfo{sv.s, sv.w, id}

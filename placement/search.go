@@ -150,7 +150,7 @@ func (d *dfs) rec(k, skipped int) bool {
 			lb = prev
 		}
 	}
-	if !onlySkip && m.missing == "" {
+	if !onlySkip && sv.missingOf(m) == "" {
 		for _, id := range d.candidates(i, lb) {
 			sv.assign(a, i, id)
 			stop := d.rec(k+1, skipped)
@@ -202,6 +202,14 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 	}
 	var out []c
 	undecided := func(q int32) bool { return d.depth[int(q)-sv.bound] > d.k }
+	// Every node visited counts, the ones skipped as duplicates of an
+	// earlier one of their type too: the budget bounds time, not just
+	// choices.
+	sv.steps += int64(len(d.p.Nodes))
+	if sv.steps > d.limit {
+		d.cut = true
+		return nil
+	}
 	for j, id := range d.p.Nodes {
 		if id < lb {
 			continue
@@ -212,11 +220,6 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 				continue
 			}
 			d.stamp[t] = d.calls
-		}
-		sv.steps++
-		if sv.steps > d.limit {
-			d.cut = true
-			return nil
 		}
 		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, false, undecided)) {
 			continue

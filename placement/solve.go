@@ -154,12 +154,11 @@ func checkPlacement(s *Snapshot, p *Placement) error {
 }
 
 type member struct {
-	pod     *Pod
-	index   int     // position in Group.Members
-	req     []int64 // indexed like Snapshot.b.res; the pods count is 1
-	missing ResourceName
-	class   int32 // members of one class are interchangeable
-	size    int64 // for first-fit decreasing: sum of request/largest allocatable
+	pod   *Pod
+	req   []int64 // indexed like Snapshot.b.res; the pods count is 1
+	size  int64   // for first-fit decreasing: sum of request/largest allocatable
+	index int32   // position in Group.Members
+	class int32   // members of one class are interchangeable
 }
 
 type solver struct {
@@ -175,6 +174,7 @@ type solver struct {
 	cons       *cons
 	pos        []NodeID // with cons: node of every member, bound first
 	boundNodes []NodeID
+	missing    map[int32]ResourceName // member index -> an untracked resource it requests
 	w          *work
 	classes    int // distinct member classes
 	steps      int64
@@ -207,7 +207,7 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 	for _, p := range order {
 		withLabels = withLabels || p.Affinity != nil
 	}
-	largest := sv.s.b.largest
+	b := sv.s.b
 	R := sv.R
 	g.prep.req = make([]int64, n*R) // one allocation for every member's vector
 	sv.members = make([]member, n)
@@ -215,30 +215,72 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 	for i, p := range order {
 		m := &sv.members[i]
 		m.pod = p
-		m.index = idx[i]
-		m.req = g.prep.req[m.index*R : (m.index+1)*R : (m.index+1)*R]
-		m.req[sv.s.b.podsR] = 1
-		ok := p.Name != ""
-		for r, q := range p.Requests {
-			ok = ok && r != "" && q >= 0 && r != ResourcePods
-			if j, known := sv.s.b.resIdx[r]; known {
-				m.req[j] = q
-				if j != sv.s.b.podsR {
-					m.size += mulDiv(min(q, largest[j]), scoreScale, largest[j])
-				}
-			} else if q > 0 && (m.missing == "" || r < m.missing) {
-				m.missing = r // the first missing resource by name, whatever the map order
-				g.prep.untracked = true
-			}
-		}
-		if !ok {
+		m.index = int32(idx[i])
+		m.req = g.prep.req[idx[i]*R : (idx[i]+1)*R : (idx[i]+1)*R]
+		if !sv.compile(m) {
 			return nil, firstBadPod(g.Members) // the slow path names the field
 		}
-		m.class = classes.of(sv.members, i, withLabels)
+		for j, q := range m.req {
+			if j != b.podsR {
+				m.size += mulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
+			}
+		}
+		if i > 0 && sv.sameClass(&sv.members[i-1], m, withLabels) {
+			m.class = sv.members[i-1].class // runs of identical members are the rule
+		} else {
+			m.class = classes.of(sv, i, withLabels)
+		}
 	}
 	sv.classes = len(classes.reps)
 	return order, nil
 }
+
+// compile fills m.req from the member's requests and reports whether they
+// are valid. Looking up each tracked resource beats iterating the map; the
+// map is iterated only when it holds a name the snapshot does not track (or
+// an invalid entry), which the count of found names reveals.
+func (sv *solver) compile(m *member) bool {
+	b := sv.s.b
+	p := m.pod
+	m.req[b.podsR] = 1
+	found := 0
+	for j, r := range b.res {
+		q, ok := p.Requests[r]
+		if !ok {
+			continue
+		}
+		if j == b.podsR || q < 0 {
+			return false
+		}
+		m.req[j] = q
+		found++
+	}
+	if p.Name == "" {
+		return false
+	}
+	if found == len(p.Requests) {
+		return true
+	}
+	for r, q := range p.Requests {
+		if r == "" || q < 0 {
+			return false
+		}
+		if _, known := b.resIdx[r]; !known && q > 0 {
+			if sv.missing == nil {
+				sv.missing = map[int32]ResourceName{}
+			}
+			if old, ok := sv.missing[m.index]; !ok || r < old {
+				sv.missing[m.index] = r // the first by name, whatever the map order
+			}
+			sv.g.prep.untracked = true
+		}
+	}
+	return true
+}
+
+// missingOf is the first resource (by name) that member m requests and no
+// node has, or "".
+func (sv *solver) missingOf(m *member) ResourceName { return sv.missing[m.index] }
 
 // firstBadPod returns the error of the first member, in key order, whose
 // own fields are invalid.
@@ -264,7 +306,8 @@ type classIndex struct {
 	reps   []int              // class id -> index of its first member
 }
 
-func (c *classIndex) of(ms []member, i int, withLabels bool) int32 {
+func (c *classIndex) of(sv *solver, i int, withLabels bool) int32 {
+	ms := sv.members
 	m := &ms[i]
 	h := uint64(14695981039346656037)
 	for _, q := range m.req {
@@ -274,7 +317,7 @@ func (c *classIndex) of(ms []member, i int, withLabels bool) int32 {
 		c.byHash = map[uint64][]int32{}
 	}
 	for _, id := range c.byHash[h] {
-		if sameClass(&ms[c.reps[id]], m, withLabels) {
+		if sv.sameClass(&ms[c.reps[id]], m, withLabels) {
 			return id
 		}
 	}
@@ -287,8 +330,8 @@ func (c *classIndex) of(ms []member, i int, withLabels bool) int32 {
 // sameClass reports whether two members are interchangeable: the solver
 // reads the same of both. Labels and affinity matter only to groups with
 // affinity terms or sub-groups, and then no two members are merged.
-func sameClass(a, b *member, withLabels bool) bool {
-	if withLabels || a.missing != b.missing || !slices.Equal(a.req, b.req) {
+func (sv *solver) sameClass(a, b *member, withLabels bool) bool {
+	if withLabels || sv.missingOf(a) != sv.missingOf(b) || !slices.Equal(a.req, b.req) {
 		return false
 	}
 	return maps.Equal(a.pod.NodeSelector, b.pod.NodeSelector) && slices.Equal(a.pod.Tolerations, b.pod.Tolerations)
@@ -479,7 +522,7 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 	out := make([]Assignment, 0, a.placed)
 	for i, n := range a.node {
 		if n >= 0 {
-			out = append(out, Assignment{Pod: sv.members[i].pod.Key(), Node: sv.s.b.nodes[n].Name, NodeID: n, Member: sv.members[i].index})
+			out = append(out, Assignment{Pod: sv.members[i].pod.Key(), Node: sv.s.b.nodes[n].Name, NodeID: n, Member: int(sv.members[i].index)})
 		}
 	}
 	return out

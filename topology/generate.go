@@ -112,7 +112,8 @@ func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Option
 
 // shape summarises a group's pending members per resource of a snapshot.
 type shape struct {
-	req       [][]int64 // per member (in g.Members order), per resource; pods = 1
+	g         *placement.Group // its RequestVector gives each member's requests
+	s         *placement.Snapshot
 	requested []bool    // requested > 0 by some member, pods excluded (MostAllocated's resources)
 	total     []int64   // Σ over members (saturating); pods = n
 	needSum   []int64   // Σ of the need smallest requests (saturating)
@@ -127,8 +128,8 @@ type shape struct {
 
 func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	R := len(c.res)
-	sh := &shape{n: len(g.Members), bound: bound, podsR: c.podsR,
-		req: make([][]int64, len(g.Members)), requested: make([]bool, R),
+	sh := &shape{n: len(g.Members), bound: bound, podsR: c.podsR, g: g, s: c.snap,
+		requested: make([]bool, R),
 		total: make([]int64, R), needSum: make([]int64, R), minReq: make([]int64, R), maxReq: make([]int64, R)}
 	sh.need = 1
 	if g.IsGang() {
@@ -138,7 +139,6 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	sh.unknown = g.RequestsUntracked(c.snap)
 	for i := range g.Members {
 		row := g.RequestVector(c.snap, i) // compiled once by the solver
-		sh.req[i] = row
 		for r, q := range row {
 			sh.total[r] = satAdd(sh.total[r], q)
 			if i == 0 || q < sh.minReq[r] {
@@ -156,7 +156,7 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 		col := make([]int64, sh.n)
 		for r := range R {
 			for i := range sh.n {
-				col[i] = sh.req[i][r]
+				col[i] = sh.vec(i)[r]
 			}
 			slices.Sort(col)
 			for _, q := range col[:sh.need] {
@@ -169,6 +169,9 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	}
 	return sh
 }
+
+// vec returns member i's requests (see placement.Group.RequestVector).
+func (sh *shape) vec(i int) []int64 { return sh.g.RequestVector(sh.s, i) }
 
 // scored reports whether BestFit measures leftover capacity in r: the
 // resources the group requests, or the pod count when it requests none.
@@ -447,11 +450,31 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 		b.rank++
 	}
 	if diagnose && len(short) > 0 {
-		for _, d := range short {
-			b.emit(d, b.t.doms[d].nodes, b.rank)
-		}
+		// The capacity sums prove that none of these domains can hold the
+		// group; trying each would cost O(members) per domain just to say
+		// so. One, the closest to holding it, is enough to explain.
+		b.emit(b.closest(short), b.t.doms[b.closest(short)].nodes, b.rank)
 		b.rank++
 	}
+}
+
+// closest returns the domain of doms whose free capacity covers the largest
+// share of the group's demand on its scarcest resource, ties by ID.
+func (b *builder) closest(doms []DomainID) DomainID {
+	R := len(b.c.res)
+	best, bestCover := doms[0], int64(-1)
+	for _, d := range doms {
+		cover := int64(math.MaxInt64)
+		for r := range R {
+			if need := b.sh.needSum[r]; need > 0 {
+				cover = min(cover, mulDiv(b.c.sumFree[int(d)*R+r].get(), scoreScale, need))
+			}
+		}
+		if cover > bestCover {
+			best, bestCover = d, cover
+		}
+	}
+	return best
 }
 
 // widen emits, for each domain D of doms (-1: the whole cluster), D

@@ -87,7 +87,7 @@ func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.
 	var byKey map[placement.Key]int // only for assignments that come without their member index
 	for _, as := range a {
 		i := as.Member
-		if i < 0 || i >= len(sh.req) || g.Members[i].Key() != as.Pod {
+		if i < 0 || i >= sh.n || g.Members[i].Key() != as.Pod {
 			if byKey == nil {
 				byKey = make(map[placement.Key]int, len(g.Members))
 				for j := range g.Members {
@@ -99,7 +99,7 @@ func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.
 				continue
 			}
 		}
-		for r, q := range sh.req[i] {
+		for r, q := range sh.vec(i) {
 			added[r] = satAdd(added[r], q)
 		}
 	}
