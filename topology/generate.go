@@ -114,12 +114,12 @@ func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Option
 type shape struct {
 	g         *placement.Group // its RequestVector gives each member's requests
 	s         *placement.Snapshot
-	requested []bool    // requested > 0 by some member, pods excluded (MostAllocated's resources)
-	total     []int64   // Σ over members (saturating); pods = n
-	needSum   []int64   // Σ of the need smallest requests (saturating)
-	minReq    []int64   // smallest request
-	maxReq    []int64   // largest request: a node with room for it has room for any member
-	unknown   bool      // a member requests a resource no node has
+	requested []bool  // requested > 0 by some member, pods excluded (MostAllocated's resources)
+	total     []int64 // Σ over members (saturating); pods = n
+	needSum   []int64 // Σ of the need smallest requests (saturating)
+	minReq    []int64 // smallest request
+	maxReq    []int64 // largest request: a node with room for it has room for any member
+	unknown   bool    // a member requests a resource no node has
 	n, need   int
 	bound     int
 	podsR     int
@@ -130,7 +130,7 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	R := len(c.res)
 	sh := &shape{n: len(g.Members), bound: bound, podsR: c.podsR, g: g, s: c.snap,
 		requested: make([]bool, R),
-		total: make([]int64, R), needSum: make([]int64, R), minReq: make([]int64, R), maxReq: make([]int64, R)}
+		total:     make([]int64, R), needSum: make([]int64, R), minReq: make([]int64, R), maxReq: make([]int64, R)}
 	sh.need = 1
 	if g.IsGang() {
 		sh.need = max(int(g.MinCount)-sh.bound, 1)
@@ -453,28 +453,47 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 		// The capacity sums prove that none of these domains can hold the
 		// group; trying each would cost O(members) per domain just to say
 		// so. One, the closest to holding it, is enough to explain.
-		b.emit(b.closest(short), b.t.doms[b.closest(short)].nodes, b.rank)
+		d := b.closest(short)
+		b.emit(d, b.t.doms[d].nodes, b.rank)
 		b.rank++
 	}
 }
 
-// closest returns the domain of doms whose free capacity covers the largest
-// share of the group's demand on its scarcest resource, ties by ID.
+// closest returns the domain of doms with room for the most members by a
+// per-node count (the copies of the largest member each admitting node
+// holds, as holdsAll counts), ties by ID: O(nodes of doms), against
+// O(members) per domain for trying each.
 func (b *builder) closest(doms []DomainID) DomainID {
-	R := len(b.c.res)
-	best, bestCover := doms[0], int64(-1)
+	best, most := doms[0], int64(-1)
 	for _, d := range doms {
-		cover := int64(math.MaxInt64)
-		for r := range R {
-			if need := b.sh.needSum[r]; need > 0 {
-				cover = min(cover, mulDiv(b.c.sumFree[int(d)*R+r].get(), scoreScale, need))
-			}
-		}
-		if cover > bestCover {
-			best, bestCover = d, cover
+		if n := b.slots(d); n > most {
+			best, most = d, n
 		}
 	}
 	return best
+}
+
+// slots counts, over the nodes of d that admit the group, how many copies
+// of its largest member (per resource) each has room for, up to the number
+// of members.
+func (b *builder) slots(d DomainID) int64 {
+	R := len(b.c.res)
+	n := int64(b.sh.n)
+	var sum int64
+	for _, id := range b.t.doms[d].nodes {
+		k := n
+		for r := range R {
+			if q := b.sh.maxReq[r]; q > 0 {
+				k = min(k, max(b.c.nodeFree[int(id)*R+r], 0)/q)
+			}
+		}
+		if k > 0 && b.admits(id) {
+			if sum += k; sum >= n {
+				return n
+			}
+		}
+	}
+	return sum
 }
 
 // widen emits, for each domain D of doms (-1: the whole cluster), D
