@@ -281,11 +281,14 @@ type Decision struct {
 	// Bound is the number of members already bound (they count toward
 	// MinCount and are never moved).
 	Bound int
-	// Required is how many members must run for the group to be scheduled:
-	// MinCount for a gang, bound+1 for a basic group.
+	// Required is how many members (bound included) the decision must
+	// reach to count as Scheduled: for a gang, MinCount, but at least one
+	// more than are bound (a gang already at its minimum still needs a new
+	// member placed); for a basic group, bound+1.
 	Required int
-	// MostFit is the largest number of members (bound included) that fit in
-	// any single placement tried.
+	// MostFit is the largest number of members (bound included) placed in
+	// any single placement tried. An attempt stops once the requirement is
+	// out of reach, so for a failed gang it is a lower bound on what fits.
 	MostFit int
 	// Reasons count, over the nodes of Placement, why the first waiting
 	// member fits on none of them after the members that did fit; sorted by

@@ -711,6 +711,11 @@ type Change struct {
 // O(changes × log changes) plus one pointer per 64 nodes: unchanged usage
 // pages and the whole base are shared.
 //
+// A snapshot's resources are fixed when it is built: Apply rejects a pod
+// that requests a positive quantity of a resource the snapshot does not
+// track (no node has it, so no decision places such a pod), where
+// NewSnapshot would have added the resource.
+//
 // Errors (a [*FieldError]; nothing is applied): removing a pod that is not
 // bound here or listed twice; binding a pod that already exists (after the
 // removals), twice, with an empty or unknown nodeName, or with invalid

@@ -29,9 +29,12 @@ type Options struct {
 	Scorer PlacementScorer
 	// PlacementFilters check each feasible placement's whole assignment.
 	PlacementFilters []PlacementFilter
-	// Budget caps the work of one solve, counted in member-on-node
-	// evaluations; 0 means [DefaultBudget]. It is counted, never timed, so
-	// the same input always gives the same decision.
+	// Budget caps the work of one solve, counted in node visits: a member
+	// placed one by one costs the nodes of the placement, a run of
+	// identical members placed as a batch costs them once, a batch over the
+	// whole cluster costs its classes of identical nodes. 0 means
+	// [DefaultBudget]. It is counted, never timed, so the same input always
+	// gives the same decision (and Decision.Steps reports what was spent).
 	Budget int64
 	// SearchBudget caps the exhaustive search in one placement, in the same
 	// units, within what is left of Budget (at most half of it); 0 means

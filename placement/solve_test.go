@@ -47,3 +47,18 @@ func TestSolveSmoke(t *testing.T) {
 	require.Equal(t, int64(2000), s.Free(0, ResourceCPU))
 	require.Equal(t, int64(4000), s2.Free(0, ResourceCPU))
 }
+
+// A decision from a scheduler that has no placements (Placement.Nodes nil)
+// verifies against every node, and still fails on capacity.
+func TestVerify_NilPlacementMeansEveryNode(t *testing.T) {
+	s, err := NewSnapshot([]Node{cpuNode("n1", 1000), cpuNode("n2", 1000)}, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "default", Name: "pg", MinCount: 2, Members: []Pod{member("a", "pg", 1000), member("b", "pg", 1000)}}
+	d := Decision{Group: g.Key(), Status: Scheduled, Assignments: []Assignment{
+		{Pod: Key{"default", "a"}, Node: "n1", NodeID: 0},
+		{Pod: Key{"default", "b"}, Node: "n2", NodeID: 1},
+	}}
+	require.NoError(t, Verify(s, g, d))
+	d.Assignments[1] = Assignment{Pod: Key{"default", "b"}, Node: "n1", NodeID: 0}
+	require.ErrorIs(t, Verify(s, g, d), ErrViolation)
+}

@@ -24,7 +24,9 @@ var ErrViolation = errors.New("placement: invariant violated")
 //     taints, unschedulable) and the given filters, which see the members
 //     assigned before it in d's order;
 //  5. placement: every assigned member and every bound member is on a node
-//     of d.Placement (for a topology generator, one domain);
+//     of d.Placement (for a topology generator, one domain); a nil
+//     d.Placement.Nodes stands for every node, so a decision made without
+//     placements need not list them;
 //  6. constraints: the group's required pod affinity and anti-affinity
 //     terms hold among its members (terms between two bound members
 //     excepted), and every sub-group reaches its minimum within one domain
@@ -65,6 +67,9 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		return bad("%d bound + %d placed < minCount %d (all-or-nothing)", len(bound), len(d.Assignments), g.MinCount)
 	}
 	inPlacement := func(id NodeID) bool {
+		if d.Placement.Nodes == nil {
+			return true // a decision from a scheduler without placements: every node
+		}
 		_, ok := slices.BinarySearch(d.Placement.Nodes, id)
 		return ok
 	}
