@@ -3,6 +3,7 @@ package placement
 import (
 	"container/heap"
 	"encoding/binary"
+	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
 	"slices"
 	"sync"
@@ -271,7 +272,7 @@ func scoreOf(req, alloc, used, extra []int64, podsR int) int64 {
 		if extra != nil {
 			u += extra[r]
 		}
-		sc += mulDiv(u, scoreScale, alloc[r])
+		sc += arith.MulDiv(u, scoreScale, alloc[r])
 	}
 	return sc
 }

@@ -2,8 +2,8 @@ package placement
 
 import (
 	"container/heap"
+	"github.com/gangsched/gangsched/internal/arith"
 	"math"
-	"math/bits"
 )
 
 func (sv *solver) newAttempt(p *Placement) *attempt {
@@ -297,22 +297,9 @@ func (sv *solver) nodeScore(req []int64, id NodeID) int64 {
 		if hasExtra {
 			u += sv.w.slab[int(off)+r]
 		}
-		sc += mulDiv(u, scoreScale, alloc[r])
+		sc += arith.MulDiv(u, scoreScale, alloc[r])
 	}
 	return sc
-}
-
-// mulDiv returns a*b/c for 0 <= a <= c, without overflow.
-func mulDiv(a, b, c int64) int64 {
-	if c <= 0 || a <= 0 {
-		return 0
-	}
-	if a >= c {
-		return b
-	}
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	q, _ := bits.Div64(hi, lo, uint64(c))
-	return int64(q)
 }
 
 // fits reports whether member m may go to node id now, including hooks.

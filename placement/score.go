@@ -1,6 +1,6 @@
 package placement
 
-import "math"
+import "github.com/gangsched/gangsched/internal/arith"
 
 // DefaultScorer is upstream's default placement scoring (KEP-5732): the
 // NodeResourcesFit MostAllocated score of the whole placement after the
@@ -37,8 +37,8 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 			ar, ur := s.allocRow(id), s.usedRow(id)
 			for r := range R {
 				if requested[r] {
-					alloc[r] = satAdd(alloc[r], ar[r])
-					used[r] = satAdd(used[r], max(ur[r], 0))
+					alloc[r] = arith.SatAdd(alloc[r], ar[r])
+					used[r] = arith.SatAdd(used[r], max(ur[r], 0))
 				}
 			}
 		}
@@ -60,14 +60,14 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 		}
 		for r, q := range g.RequestVector(s, i) {
 			if requested[r] {
-				used[r] = satAdd(used[r], q)
+				used[r] = arith.SatAdd(used[r], q)
 			}
 		}
 	}
 	var sum, n int64
 	for r := range R {
 		if requested[r] {
-			sum += mulDiv(used[r], scale, alloc[r])
+			sum += arith.MulDiv(used[r], scale, alloc[r])
 			n++
 		}
 	}
@@ -82,11 +82,4 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 	}
 	count := (bound + int64(len(a))) * scale / total
 	return most + count
-}
-
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
 	"slices"
 	"strings"
@@ -251,7 +252,7 @@ func (sv *solver) roomFor(p *Placement, target int) bool {
 	for _, id := range p.Nodes {
 		alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
 		for r := range sv.R {
-			free[r] = satAdd(free[r], max(alloc[r]-used[r], 0))
+			free[r] = arith.SatAdd(free[r], max(alloc[r]-used[r], 0))
 		}
 	}
 	reqs := make([]int64, len(sv.members))
@@ -262,7 +263,7 @@ func (sv *solver) roomFor(p *Placement, target int) bool {
 		slices.Sort(reqs)
 		var sum int64
 		for _, q := range reqs[:target] {
-			sum = satAdd(sum, q)
+			sum = arith.SatAdd(sum, q)
 		}
 		if sum > free[r] {
 			return false

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"github.com/gangsched/gangsched/internal/arith"
 	"iter"
 	"maps"
 	"math"
@@ -233,7 +234,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	}
 	s.usedSum = make([]int64, R)
 	for i, q := range used {
-		s.usedSum[i%R] = satAdd(s.usedSum[i%R], q)
+		s.usedSum[i%R] = arith.SatAdd(s.usedSum[i%R], q)
 	}
 	return s, nil
 }
@@ -269,7 +270,7 @@ func (b *base) allocRows() {
 	}
 	b.allocSum = make([]int64, R)
 	for i, q := range b.alloc {
-		b.allocSum[i%R] = satAdd(b.allocSum[i%R], q)
+		b.allocSum[i%R] = arith.SatAdd(b.allocSum[i%R], q)
 	}
 }
 

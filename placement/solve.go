@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
 	"slices"
 	"strings"
@@ -225,7 +226,7 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 		}
 		for j, q := range m.req {
 			if j != b.podsR {
-				m.size += mulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
+				m.size += arith.MulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
 			}
 		}
 		if i > 0 && sv.sameClass(&sv.members[i-1], m, withLabels) {

@@ -3,6 +3,7 @@ package topology
 import (
 	"cmp"
 	"fmt"
+	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
 	"math"
 	"slices"
@@ -140,7 +141,7 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	for i := range g.Members {
 		row := g.RequestVector(c.snap, i) // compiled once by the solver
 		for r, q := range row {
-			sh.total[r] = satAdd(sh.total[r], q)
+			sh.total[r] = arith.SatAdd(sh.total[r], q)
 			if i == 0 || q < sh.minReq[r] {
 				sh.minReq[r] = q
 			}
@@ -160,7 +161,7 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 			}
 			slices.Sort(col)
 			for _, q := range col[:sh.need] {
-				sh.needSum[r] = satAdd(sh.needSum[r], q)
+				sh.needSum[r] = arith.SatAdd(sh.needSum[r], q)
 			}
 		}
 	}
@@ -368,27 +369,7 @@ func (b *builder) canHold(d DomainID) bool {
 // resource) it has room for, and while a counted node holds fewer members
 // than that, any member still fits on it.
 func (b *builder) holdsAll(d DomainID) bool {
-	if b.sh.unknown || b.constrained {
-		return false
-	}
-	R := len(b.c.res)
-	n := int64(b.sh.n)
-	var sum int64
-	for _, id := range b.t.doms[d].nodes {
-		k := n
-		for r := range R {
-			if q := b.sh.maxReq[r]; q > 0 {
-				k = min(k, max(b.c.nodeFree[int(id)*R+r], 0)/q)
-			}
-		}
-		if k == 0 || !b.admits(id) {
-			continue
-		}
-		if sum += k; sum >= n {
-			return true
-		}
-	}
-	return false
+	return !b.sh.unknown && !b.constrained && b.slots(d) >= int64(b.sh.n)
 }
 
 func (b *builder) admits(id placement.NodeID) bool {
@@ -564,7 +545,7 @@ func (b *builder) widen(doms []DomainID, prev int, last bool) {
 			k++
 			covered = true
 			for r := range R {
-				free[r] = satAdd(free[r], b.c.sumFree[int(sd)*R+r].get())
+				free[r] = arith.SatAdd(free[r], b.c.sumFree[int(sd)*R+r].get())
 				covered = covered && free[r] >= b.sh.total[r]
 			}
 			if covered && k >= len(must) {

@@ -2,7 +2,7 @@ package topology
 
 import (
 	"fmt"
-	"math"
+	"github.com/gangsched/gangsched/internal/arith"
 	"math/bits"
 	"slices"
 
@@ -100,7 +100,7 @@ func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.
 			}
 		}
 		for r, q := range sh.vec(i) {
-			added[r] = satAdd(added[r], q)
+			added[r] = arith.SatAdd(added[r], q)
 		}
 	}
 	d := t.placementDomain(p)
@@ -166,7 +166,7 @@ func (sc *Scorer) score(c *capacity, sh *shape, d DomainID, nodes []placement.No
 		var sum, n int64
 		for r := range R {
 			if sh.requested[r] {
-				sum += mulDiv(satAdd(used[r], added[r]), scoreScale, alloc[r])
+				sum += arith.MulDiv(arith.SatAdd(used[r], added[r]), scoreScale, alloc[r])
 				n++
 			}
 		}
@@ -191,20 +191,6 @@ func sameNodes(a, b []placement.NodeID) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0] || slices.Equal(a, b))
 }
 
-// mulDiv returns a*b/c for 0 <= a <= c (a saturates at b), as
-// placement.DefaultScorer computes it.
-func mulDiv(a, b, c int64) int64 {
-	if c <= 0 || a <= 0 {
-		return 0
-	}
-	if a >= c {
-		return b
-	}
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	q, _ := bits.Div64(hi, lo, uint64(c))
-	return int64(q)
-}
-
 // ratio returns min(a*b/c, limit) for a, b >= 0 and c > 0.
 func ratio(a, b, c, limit int64) int64 {
 	hi, lo := bits.Mul64(uint64(a), uint64(b))
@@ -216,11 +202,4 @@ func ratio(a, b, c, limit int64) int64 {
 		return limit
 	}
 	return int64(q)
-}
-
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }
