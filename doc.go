@@ -28,8 +28,12 @@
 //   - preemption: the group-aware victim search.
 //   - dra: device classes, claims, the per-PodGroup claim ledger and its
 //     placement hook.
-//   - examples/...: runnable programs, one per capability;
-//     examples/quickstart is the place to start.
+//   - examples/...: runnable programs, one per capability, each printing
+//     its decisions with their reasons and checked against a golden file:
+//     quickstart (the seed's gang, the place to start), topology (required
+//     and preferred racks), preemption (workload-aware, whole victim
+//     groups), dra (a ResourceClaim shared by a PodGroup) and heterogeneous
+//     (leader and workers, sub-groups, placement.Solve directly).
 //
 // The Kubernetes adapter is a separate module, kube/, so that this one
 // depends on nothing beyond the standard library, google/btree and
