@@ -88,7 +88,9 @@ func run(w io.Writer) error {
 			return r, fmt.Errorf("cycle for %s: ran %t, error %v", group, ok, r.Err)
 		}
 		fmt.Fprintf(w, "cycle: %s: %s\n", r.Decision.Status, r.Decision.Message)
-		fmt.Fprintf(w, "condition: %s=%s, reason %s: %s\n", r.Condition.Type, r.Condition.Status, r.Condition.Reason, r.Condition.Message)
+		if c := r.Condition; c != nil {
+			fmt.Fprintf(w, "condition: %s=%s, reason %s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+		}
 		return r, nil
 	}
 
