@@ -30,8 +30,11 @@ type Result struct {
 	// PodGroup's status, or nil when it does not change. It never turns a
 	// True condition False.
 	Condition *Condition
-	// Preemption is set when the group did not fit and preemption found
-	// victims (Options.Preemption): the host evicts Preemption.Victims
+	// Preemption is the plan of workload-aware preemption when it ran
+	// (Options.Preemption and an Unschedulable decision), whatever its
+	// Outcome: Preempt says whom to evict; CannotHelp and NotAllowed say
+	// why nothing is (never evict in vain). On Preempt the host evicts
+	// Preemption.Victims
 	// (deleting their pods, and telling the scheduler with DeletePod) and
 	// the group, requeued at once, fits in a later cycle as
 	// Preemption.Decision nominates.
@@ -123,7 +126,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	if err == nil && s.opts.Preemption && r.Decision.Status == placement.Unschedulable {
 		var plan preemption.Plan
-		if plan, err = preemption.Find(snap, pgroup, s.preemptionInput(), opts); err == nil && plan.Outcome == preemption.Preempt {
+		if plan, err = preemption.Find(snap, pgroup, s.preemptionInput(), opts); err == nil {
 			r.Preemption = &plan
 		}
 	}
@@ -135,8 +138,12 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionTrue, Reason: ReasonScheduled, Message: r.Decision.Message}, now)
 	} else {
 		msg := r.Decision.Message
-		if r.Preemption != nil {
+		switch {
+		case r.Preemption == nil:
+		case r.Preemption.Outcome == preemption.Preempt:
 			msg += "; preempting: " + r.Preemption.Message
+		default:
+			msg += "; " + r.Preemption.Message
 		}
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonUnschedulable, Message: msg}, now)
 	}
@@ -147,7 +154,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	if len(g.members) > 0 {
 		g.attempts++
 		g.retryAt = now.Add(s.backoffFor(g.attempts))
-		if r.Preemption != nil {
+		if r.Preemption != nil && r.Preemption.Outcome == preemption.Preempt {
 			g.retryAt = now // the room is being made: try again once the victims are gone
 		}
 		g.state = BackingOff

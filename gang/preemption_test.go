@@ -73,3 +73,22 @@ func TestCycle_PreemptsWholeVictimGroup(t *testing.T) {
 			"the whole group goes, though one member would make room")
 	}
 }
+
+// When preemption cannot help, the cycle says so in the result and the
+// condition, evicts nothing and backs off as usual.
+func TestCycle_PreemptionCannotHelp(t *testing.T) {
+	high := placement.Pod{Namespace: "default", Name: "serving", NodeName: "n1", Requests: cpu(4000), Priority: 2000}
+	h := newHarness(t, Options{Preemption: true}, []placement.Node{cpuNode("n1", 4000)}, high)
+	prio := int32(1000)
+	pg := gangPG("train", 1)
+	pg.Spec.Priority = &prio
+	h.setPG(pg)
+	h.addPods(member("m0", "train", cpu(4000), 0))
+	r, ok := h.cycle()
+	require.True(t, ok)
+	require.NotNil(t, r.Preemption)
+	require.Equal(t, preemption.CannotHelp, r.Preemption.Outcome)
+	require.Empty(t, r.Preemption.EvictedPods())
+	require.Equal(t, h.now.Add(DefaultInitialBackoff), r.RetryAt, "no victims: the usual backoff")
+	require.Contains(t, r.Condition.Message, "preemption cannot help")
+}

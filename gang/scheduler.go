@@ -348,7 +348,7 @@ func (s *Scheduler) defaultOptions(pg *PodGroup, members []placement.Pod, snap *
 	}
 	tcs := make([]topology.Constraint, len(cs))
 	for i, c := range cs {
-		tcs[i] = topology.Constraint{Key: c.Key, Required: !c.Preferred}
+		tcs[i] = topology.Constraint{Key: c.Key, Preferred: c.Preferred}
 	}
 	topts, err := e.tree.SolverOptions(tcs, s.opts.TopologyScoring)
 	topts.Reservers = opts.Reservers

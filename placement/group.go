@@ -218,9 +218,11 @@ const (
 	// Unschedulable: no placement satisfies the policy now; freeing
 	// resources (pods leaving, preemption) may help.
 	Unschedulable
-	// Unresolvable: no placement can satisfy the policy even on an empty
-	// cluster (node selectors, taints, allocatable too small, a caller's
-	// unresolvable rejection): preemption cannot help.
+	// Unresolvable: too few members could run even on an empty cluster,
+	// each judged alone (node selectors, taints, allocatable too small, a
+	// caller's unresolvable rejection): preemption cannot help. Members
+	// that each fit an empty node but not together are Unschedulable;
+	// preemption.Find then answers CannotHelp.
 	Unresolvable
 	// BudgetExhausted: the search stopped at Options.Budget before finding a
 	// placement; a larger budget may find one.

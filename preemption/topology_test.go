@@ -25,7 +25,7 @@ func TestScenario_P16_TopologyGenerator(t *testing.T) {
 	g := gang("hi", 4, 4, high, cpu(2000))
 	tree, err := topology.NewTree(s, []string{rackKey})
 	require.NoError(t, err)
-	opts, err := tree.SolverOptions([]topology.Constraint{{Key: rackKey, Required: true}}, topology.MostAllocated)
+	opts, err := tree.SolverOptions([]topology.Constraint{{Key: rackKey}}, topology.MostAllocated)
 	require.NoError(t, err)
 
 	// With every candidate gone, the generator offers rack-2 (fuller once

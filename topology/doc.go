@@ -7,7 +7,7 @@
 // # Usage
 //
 //	tree, err := topology.NewTree(snap, []string{"example.com/block", "topology.kubernetes.io/rack"})
-//	opts, err := tree.SolverOptions([]topology.Constraint{{Key: "topology.kubernetes.io/rack", Required: true}}, topology.MostAllocated)
+//	opts, err := tree.SolverOptions([]topology.Constraint{{Key: "topology.kubernetes.io/rack"}}, topology.MostAllocated)
 //	decision, err := placement.Solve(snap, group, opts)
 //
 // A [Tree] is built once per node set and serves every snapshot derived

@@ -18,7 +18,7 @@ func Example() {
 		[]placement.Node{rack("a1", "rack-1"), rack("a2", "rack-1"), rack("b1", "rack-2"), rack("b2", "rack-2")},
 		[]placement.Pod{{Namespace: "default", Name: "web", NodeName: "a2", Requests: placement.ResourceList{placement.ResourceCPU: 2000}}})
 	tree, _ := topology.NewTree(snap, []string{"topology.kubernetes.io/rack"})
-	opts, _ := tree.SolverOptions([]topology.Constraint{{Key: "topology.kubernetes.io/rack", Required: true}}, topology.MostAllocated)
+	opts, _ := tree.SolverOptions([]topology.Constraint{{Key: "topology.kubernetes.io/rack"}}, topology.MostAllocated)
 
 	g := &placement.Group{Namespace: "default", Name: "train", MinCount: 3}
 	for _, n := range []string{"w0", "w1", "w2"} {

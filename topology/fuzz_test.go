@@ -111,7 +111,7 @@ func FuzzSolverOptions(f *testing.F) {
 			node("n2", 2000, zoneKey, "z", rackKey, "r2"),
 		})
 		tr := tree(t, s, zoneKey, rackKey, hostKey)
-		opts, err := tr.SolverOptions([]topology.Constraint{{Key: k1, Required: r1}, {Key: k2, Required: r2}}, topology.Scoring(scoring))
+		opts, err := tr.SolverOptions([]topology.Constraint{{Key: k1, Preferred: !r1}, {Key: k2, Preferred: !r2}}, topology.Scoring(scoring))
 		if err != nil {
 			var fe *placement.FieldError
 			require.ErrorAs(t, err, &fe)

@@ -13,12 +13,13 @@ import (
 )
 
 // Constraint is one entry of a PodGroup's spec.schedulingConstraints.topology
-// (KEP-5732): a topology key, and whether all members must share one domain
-// of it (Required) or should, as far as the cluster allows (preferred, a
-// soft constraint; upstream plans it beyond v1.36).
+// (KEP-5732): a topology key that all members must share one domain of, or,
+// with Preferred, should share as far as the cluster allows (a soft
+// constraint; upstream plans it beyond v1.36). The zero value is required,
+// as upstream's constraints are and as gang.TopologyConstraint's is.
 type Constraint struct {
-	Key      string
-	Required bool
+	Key       string
+	Preferred bool
 }
 
 // Generator is a [placement.PlacementGenerator] (KEP-5732 PlacementGenerate)
@@ -95,7 +96,7 @@ func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Option
 		if t.levelStart[l] == t.levelStart[l+1] {
 			return placement.Options{}, placement.Errorf(placement.ErrNotFound, obj, field, "no node carries this label")
 		}
-		if c.Required {
+		if !c.Preferred {
 			required = max(required, l)
 		} else {
 			levels[l] = true

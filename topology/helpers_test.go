@@ -57,8 +57,8 @@ func tree(t testing.TB, s *placement.Snapshot, keys ...string) *topology.Tree {
 	return tr
 }
 
-func required(key string) topology.Constraint  { return topology.Constraint{Key: key, Required: true} }
-func preferred(key string) topology.Constraint { return topology.Constraint{Key: key} }
+func required(key string) topology.Constraint  { return topology.Constraint{Key: key} }
+func preferred(key string) topology.Constraint { return topology.Constraint{Key: key, Preferred: true} }
 
 // solve solves g on s with the tree's options for cs and checks the
 // invariants: placement.Verify (1–5 of DESIGN.md) and, for every required
@@ -117,7 +117,7 @@ func sharedDomain(tr *topology.Tree, s *placement.Snapshot, g *placement.Group, 
 		nodes = append(nodes, a.NodeID)
 	}
 	for _, c := range cs {
-		if !c.Required {
+		if c.Preferred {
 			continue
 		}
 		level, _ := tr.Level(c.Key)

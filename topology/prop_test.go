@@ -137,7 +137,7 @@ func (c tcase) expectedError(s *placement.Snapshot, tr *topology.Tree) string {
 	}
 	r := -1
 	for _, cs := range c.cs {
-		if l, _ := tr.Level(cs.Key); cs.Required {
+		if l, _ := tr.Level(cs.Key); !cs.Preferred {
 			r = max(r, l)
 		}
 	}

@@ -46,7 +46,7 @@ func constraint(key string) []topology.Constraint {
 	if key == "" {
 		return nil
 	}
-	return []topology.Constraint{{Key: key, Required: true}}
+	return []topology.Constraint{{Key: key}}
 }
 
 func keyName(key string) string {
