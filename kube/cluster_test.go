@@ -66,6 +66,9 @@ func TestLoadErrors(t *testing.T) {
 			`in.yaml: document 2 (line 6): DeviceClass "gpu": spec.selectors[0].cel.expression: compilation failed`},
 		{"job pod with bad request", node1 + "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '-1'}}}]}}}\n",
 			`in.yaml: document 2 (line 6): pod "default/j-0": spec.containers[0].resources.requests[cpu]: -1 is negative`},
+		// Two billion pods would be created up front: an error, at once.
+		{"job too parallel", node1 + "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 2000000000, completions: 2000000000, template: {spec: {containers: [{name: c}]}}}\n",
+			`in.yaml: document 2 (line 6): Job "default/j": spec.parallelism: 2000000000 is above 100000`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
