@@ -70,8 +70,12 @@ const DefaultSearchBudget int64 = 1 << 20
 // decision): an invalid group (see [Group]), a member with invalid requests
 // or affinity terms, bound members of a sub-group already in two domains of
 // its key, a generated placement whose node IDs are not ascending, unique
-// and of s, or an error from a generator or a NewReserverFunc.
+// and of s, or an error from a generator or a NewReserverFunc; a nil s or
+// g, a nil hook in opts, or a NewReserverFunc that returns a nil Reserver.
 func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
+	if err := checkArgs("Solve", s, g, &opts, nil); err != nil {
+		return Decision{}, err
+	}
 	bound := s.GroupMembers(g.Key())
 	if err := g.validate(s, bound); err != nil {
 		return Decision{}, err
@@ -115,10 +119,13 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		sv.required = max(int(g.MinCount), len(bound)+1)
 		sv.need = max(int(g.MinCount)-len(bound), 1)
 	}
-	for _, nr := range opts.Reservers {
+	for i, nr := range opts.Reservers {
 		r, err := nr(s, g)
 		if err != nil {
 			return Decision{}, err
+		}
+		if r == nil {
+			return Decision{}, Errorf(ErrInvalid, groupObj(g), fmt.Sprintf("Options.Reservers[%d]", i), "returned a nil Reserver and no error")
 		}
 		sv.reservers = append(sv.reservers, r)
 	}
