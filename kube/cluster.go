@@ -3,6 +3,7 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -114,6 +115,11 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 	var classes []schedulingv1.PriorityClass
 	for i := range objs {
 		o := &objs[i]
+		// Objects come from manifest.Decode, or from a caller who may
+		// leave one nil.
+		if v := reflect.ValueOf(o.Obj); v.Kind() == reflect.Pointer && v.IsNil() {
+			return nil, o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "object", "is a nil %T", o.Obj))
+		}
 		c.where[o.String()] = o
 		if pc, ok := o.Obj.(*schedulingv1.PriorityClass); ok {
 			classes = append(classes, *pc)

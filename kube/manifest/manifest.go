@@ -318,6 +318,9 @@ func split(src []byte) ([]chunk, error) {
 }
 
 func (d *decoder) decode(source string, r io.Reader) error {
+	if r == nil {
+		return &Error{Source: source, Item: -1, Err: errors.New("no reader to read from")}
+	}
 	src, err := io.ReadAll(r)
 	if err != nil {
 		return &Error{Source: source, Item: -1, Err: err}
