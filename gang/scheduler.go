@@ -196,7 +196,9 @@ type GroupStatus struct {
 	PodGroup *PodGroup
 	// Pending are the queued members, in member order.
 	Pending []placement.Key
-	State   QueueState
+	// State is where the group is in the queue: active, gated, backing
+	// off, or idle with nothing pending.
+	State QueueState
 	// Reason says why a Gated group waits.
 	Reason string
 	// RetryAt is when a BackingOff group becomes active.

@@ -31,6 +31,8 @@ const (
 	NotAllowed
 )
 
+// String returns the outcome's name, e.g. "CannotHelp", or "Outcome(n)"
+// for a value outside the constants.
 func (o Outcome) String() string {
 	switch o {
 	case Fits:
