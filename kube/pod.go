@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gangsched/gangsched/placement"
 )
@@ -106,6 +107,9 @@ func ConvertPod(p *corev1.Pod, pcs *PriorityClasses) (placement.Pod, error) {
 	if sg := p.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
 		if *sg.PodGroupName == "" {
 			return placement.Pod{}, placement.Errorf(placement.ErrInvalid, obj, "spec.schedulingGroup.podGroupName", "must not be empty when set")
+		}
+		if errs := validation.IsDNS1123Subdomain(*sg.PodGroupName); len(errs) > 0 {
+			return placement.Pod{}, placement.Errorf(placement.ErrInvalid, obj, "spec.schedulingGroup.podGroupName", "%q: %s", *sg.PodGroupName, errs[0])
 		}
 		out.SchedulingGroup = *sg.PodGroupName
 	}
