@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,4 +164,17 @@ func TestProgress(t *testing.T) {
 	require.Equal(t, exitPlaced, run(args, nil, &out2, &errb2, false))
 	require.Empty(t, errb2.String())
 	require.Equal(t, out2.String(), out.String())
+}
+
+// TestAllocationCapped: two nodes whose memory sums past math.MaxInt64
+// (8Ei parses to math.MaxInt64) report the cap, not a wrapped negative.
+func TestAllocationCapped(t *testing.T) {
+	in := "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Ei}}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '4', memory: 1Gi}}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n2, containers: [{name: c, resources: {requests: {memory: 1Gi}}}]}\n"
+	var out, errb bytes.Buffer
+	require.Equal(t, exitPlaced, run([]string{"-o", "json", "-f", "-"}, strings.NewReader(in), &out, &errb, false), errb.String())
+	var rep Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	require.Equal(t, Allocation{Resource: "memory", Requested: 1 << 30, Allocatable: math.MaxInt64, Percent: float64(1<<30) * 100 / (float64(math.MaxInt64) + float64(1<<30))}, rep.Summary.Allocation[1])
 }
