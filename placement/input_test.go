@@ -179,6 +179,17 @@ func TestNilArguments(t *testing.T) {
 	require.False(t, StaticFit(nil, s.Node(0)))
 }
 
+// A cluster without nodes is a decision, not an error, and its message
+// ends where there is nothing more to say.
+func TestSolve_NoNodes(t *testing.T) {
+	s, err := NewSnapshot(nil, nil)
+	require.NoError(t, err)
+	d, err := Solve(s, &Group{Namespace: "default", Name: "pg1", MinCount: 1, Members: []Pod{member("p1", "pg1", 1000)}}, Options{})
+	require.NoError(t, err)
+	require.NotEqual(t, Scheduled, d.Status)
+	require.Equal(t, "0 of min 1 members fit; default/p1 fits on none of 0 nodes", d.Message)
+}
+
 func TestApply_BadChange(t *testing.T) {
 	s, err := NewSnapshot([]Node{cpuNode("n1", 4000), {Name: "n2", Allocatable: ResourceList{ResourceCPU: math.MaxInt64}}},
 		[]Pod{bound("a", "n1", 1000), bound("b", "n1", 1000), bound("big", "n2", math.MaxInt64)})

@@ -509,7 +509,10 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	if bestFail.violation != "" {
 		fmt.Fprintf(&b, "; %s", bestFail.violation)
 	} else if first != nil {
-		fmt.Fprintf(&b, "; %s fits on none of %d nodes: %s", first.pod.Key(), len(bestFail.p.Nodes), formatReasons(reasons))
+		fmt.Fprintf(&b, "; %s fits on none of %d nodes", first.pod.Key(), len(bestFail.p.Nodes))
+		if len(reasons) > 0 {
+			fmt.Fprintf(&b, ": %s", formatReasons(reasons))
+		}
 	}
 	if d.Status == BudgetExhausted {
 		fmt.Fprintf(&b, "; search budget exhausted")
