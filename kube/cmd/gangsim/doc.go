@@ -19,6 +19,11 @@
 // (DeviceClass, ResourceSlice, ResourceClaimTemplate, ResourceClaim of
 // resource.k8s.io/v1) take part.
 //
+// Cycles take the groups in kube-scheduler's queue order: by the first
+// member in member order — priority, then metadata.creationTimestamp,
+// then namespace/name — so pods without timestamps go by name, as strings
+// ("w-10" before "w-2").
+//
 // Output: -o text (the default) prints one block per cycle and a summary;
 // -o yaml writes the resulting objects — the input's in input order (pods
 // with spec.nodeName, PodGroups with their condition, claims with their
