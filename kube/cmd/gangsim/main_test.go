@@ -93,6 +93,10 @@ func TestBadInput(t *testing.T) {
 		{"no -f", nil, "usage: gangsim"},
 		{"bad -o", []string{"-o", "xml", "-f", "x"}, `-o "xml": want text, yaml or json`},
 		{"missing file", []string{"-f", filepath.Join(dir, "none.yaml")}, "no such file or directory"},
+		{"bad -n", []string{"-n", "Team/A", "-f", "x"}, `-n "Team/A": a lowercase RFC 1123 label`},
+		{"empty topology key", []string{"-topology-keys", "rack,", "-f", "x"}, `-topology-keys "rack,": key 2 is empty`},
+		{"repeated topology key", []string{"-topology-keys", "rack,rack", "-f", "x"}, `-topology-keys "rack,rack": "rack" is listed twice`},
+		{"negative -max-cycles", []string{"-max-cycles", "-1", "-f", "x"}, `-max-cycles -1: want 0 or more`},
 		{"typo", []string{"-f", write("typo.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: [{name: c, resource: {}}]}\n")},
 			"typo.yaml: document 2 (line 5): pod \"default/p1\": spec.containers[0].resource: unknown field"},
 		{"negative quantity", []string{"-f", write("neg.yaml", strings.Replace(pod, "%s", `"-1"`, 1))},
@@ -177,4 +181,12 @@ func TestAllocationCapped(t *testing.T) {
 	var rep Report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
 	require.Equal(t, Allocation{Resource: "memory", Requested: 1 << 30, Allocatable: math.MaxInt64, Percent: float64(1<<30) * 100 / (float64(math.MaxInt64) + float64(1<<30))}, rep.Summary.Allocation[1])
+}
+
+// TestMaxCyclesZero: a group never tried still says why it waits.
+func TestMaxCyclesZero(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"-max-cycles", "0", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/training-job.yaml"}
+	require.Equal(t, exitWaiting, run(args, nil, &out, &errb, false), errb.String())
+	require.Contains(t, out.String(), "waiting: PodGroup default/training-job-workers-pg (4 pending): not tried: the run stopped first (-max-cycles)\n")
 }

@@ -48,6 +48,8 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 			reason = "gated: " + st.Reason
 		case reason == "" && len(st.Pending) == 0:
 			reason = "no pending members"
+		case reason == "":
+			reason = "not tried: the run stopped first (-max-cycles)"
 		}
 		s.Waiting = append(s.Waiting, WaitingGroup{Kind: kind, Name: name, Pending: len(st.Pending), Reason: reason})
 	}
