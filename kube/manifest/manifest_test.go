@@ -156,6 +156,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"duplicate key", "apiVersion: v1\nkind: Pod\nkind: Node\n", nil,
 			"in.yaml: document 1 (line 1): yaml: unmarshal errors:\n  line 3: key \"kind\" already set in map"},
 		{"not an object", "- a\n- b\n", nil, `in.yaml: document 1 (line 1): a document must be an object, not a list`},
+		{"not YAML at all", strings.Repeat("root:x:0:0:root:/root:/bin/bash ", 10), nil,
+			`in.yaml: document 1 (line 1): a document must be an object, not string "root:x:0:0:root:/root:/bin/bash root:x:0:0:root:/root:/bin/b"… (319 characters)`},
 		{"no apiVersion", "kind: Pod\nmetadata: {name: p1}\n", placement.ErrInvalid,
 			`in.yaml: document 1 (line 1): object "p1": apiVersion: must be set`},
 		{"no kind", "apiVersion: v1\nmetadata: {name: p1}\n", placement.ErrInvalid, `object "p1": kind: must be set`},
