@@ -11,7 +11,11 @@ import (
 // it back: the claim after the commit, and whether it was generated in
 // this commit (create the object before writing its status).
 type ClaimUpdate struct {
-	Claim   ResourceClaim
+	// Claim is the claim after the commit: status.allocation and
+	// status.reservedFor as the API object should now carry them.
+	Claim ResourceClaim
+	// Created is set for a claim generated from a ResourceClaimTemplate in
+	// this commit (KEP-5729: one per PodGroup, or one per pod).
 	Created bool
 }
 

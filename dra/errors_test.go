@@ -2,6 +2,8 @@ package dra_test
 
 import (
 	"errors"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -203,4 +205,48 @@ func TestPlanAllModeAndMatchAttribute(t *testing.T) {
 	require.True(t, rej.OK())
 	require.Equal(t, []dra.DeviceResult{dev(gpuDriver, "n1", "gpu0", "dev")}, res[0].Devices)
 	require.Equal(t, []dra.DeviceResult{dev(gpuDriver, "n1", "gpu1", "a"), dev(gpuDriver, "n1", "gpu2", "b")}, res[1].Devices)
+}
+
+// TestCountersNearMaxInt64 holds invariant 8 where counters are as large
+// as int64 allows: two partitions that each take more than half of a
+// math.MaxInt64 counter must never both be allocated. Sums of such
+// quantities used to wrap negative and pass the check.
+func TestCountersNearMaxInt64(t *testing.T) {
+	half := int64(math.MaxInt64/2 + 1)
+	sl := gpuSlice("n1", 2)
+	sl.SharedCounters = []dra.CounterSet{{Name: "phys", Counters: map[string]int64{"mem": math.MaxInt64}}}
+	for i := range sl.Devices {
+		sl.Devices[i].ConsumesCounters = []dra.CounterConsumption{{CounterSet: "phys", Counters: map[string]int64{"mem": half}}}
+	}
+	inv, err := dra.NewInventory(classes, []dra.ResourceSlice{sl})
+	require.NoError(t, err)
+	gpu0 := []dra.DeviceResult{dev(gpuDriver, "n1", "gpu0", "dev")}
+	gpu1 := []dra.DeviceResult{dev(gpuDriver, "n1", "gpu1", "dev")}
+	a, b := claim("a", oneOf("gpu")), claim("b", oneOf("gpu"))
+	l, err := dra.NewLedger(inv, nil, []dra.ResourceClaim{a, b})
+	require.NoError(t, err)
+	l, err = l.Allocate(key("a"), gpu0)
+	require.NoError(t, err)
+
+	_, err = l.Allocate(key("b"), gpu1)
+	require.ErrorIs(t, err, placement.ErrInvalid, "Allocate")
+	require.ErrorContains(t, err, "counter gpu.example.com/n1/phys/mem would be exceeded")
+
+	a.Status.Allocation, b.Status.Allocation = &dra.AllocationResult{Devices: gpu0}, &dra.AllocationResult{Devices: gpu1}
+	_, err = dra.NewLedger(inv, nil, []dra.ResourceClaim{a, b})
+	require.ErrorIs(t, err, placement.ErrInvalid, "NewLedger")
+
+	n1 := cpuNode("n1", 1000, nil)
+	_, rej, err := l.Plan(&n1, dra.Options{}, key("b"))
+	require.NoError(t, err)
+	require.False(t, rej.OK(), "Plan offers gpu1 although gpu0 holds the counter")
+
+	both := claim("both", dra.ClaimSpec{Requests: []dra.DeviceRequest{{Name: "dev", Exactly: &dra.ExactDeviceRequest{DeviceClassName: "gpu", Count: 2}}}})
+	l2, err := dra.NewLedger(inv, nil, []dra.ResourceClaim{both})
+	require.NoError(t, err)
+	_, rej, err = l2.Plan(&n1, dra.Options{}, key("both"))
+	require.NoError(t, err)
+	require.False(t, rej.OK(), "one claim takes both partitions")
+	_, err = l2.Allocate(key("both"), append(slices.Clone(gpu0), gpu1...))
+	require.ErrorIs(t, err, placement.ErrInvalid, "Allocate of both partitions in one claim")
 }

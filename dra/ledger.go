@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -333,11 +334,20 @@ func (l *Ledger) allocate(e *claimEntry, devices []DeviceResult, field string) e
 	need := map[int32]int64{}
 	for _, i := range idx {
 		for _, u := range l.inv.devs[i].uses {
+			// A sum past math.MaxInt64 exceeds every counter; mark it
+			// with -1 rather than let it wrap.
+			if need[u.c] < 0 || need[u.c] > math.MaxInt64-u.n {
+				need[u.c] = -1
+				continue
+			}
 			need[u.c] += u.n
 		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(need)) {
-		if l.ctr.get(int(c))+need[c] > l.inv.counters[c] {
+		if need[c] < 0 {
+			return placement.Errorf(placement.ErrInvalid, obj, field, "counter %s would be exceeded: its devices need more than %d together", l.inv.ctrNames[c], int64(math.MaxInt64))
+		}
+		if exceeds(l.inv.counters[c], l.ctr.get(int(c)), need[c]) {
 			return placement.Errorf(placement.ErrInvalid, obj, field, "counter %s would be exceeded: %d of %d in use, %d more needed", l.inv.ctrNames[c], l.ctr.get(int(c)), l.inv.counters[c], need[c])
 		}
 	}
@@ -526,4 +536,18 @@ func (l *Ledger) deleteOwner(k placement.Key, ref ConsumerRef, kind OwnerKind) *
 	}
 	n.freeze()
 	return n
+}
+
+// exceeds reports whether the terms, each non-negative, sum to more than
+// limit. It subtracts instead of adding: counters and what devices consume
+// of them may be as large as math.MaxInt64, where a sum would wrap and let
+// a device in twice.
+func exceeds(limit int64, terms ...int64) bool {
+	for _, t := range terms {
+		if t > limit {
+			return true
+		}
+		limit -= t
+	}
+	return false
 }

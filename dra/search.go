@@ -309,14 +309,14 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 	}
 	dv := &r.inv.devs[d]
 	for _, u := range dv.uses {
-		used := sc.ctr[u.c] + u.n
+		var ledger, held int64
 		if x.use != useNone {
-			used += r.l.ctr.get(int(u.c))
+			ledger = r.l.ctr.get(int(u.c))
 		}
 		if x.use == useAll && r.ctr != nil {
-			used += r.ctr[u.c]
+			held = r.ctr[u.c]
 		}
-		if used > r.inv.counters[u.c] {
+		if exceeds(r.inv.counters[u.c], sc.ctr[u.c], u.n, ledger, held) {
 			return false
 		}
 	}

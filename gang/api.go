@@ -120,15 +120,23 @@ type WorkloadSpec struct {
 // PodGroup stamped from it carries (see [NewPodGroupFromTemplate]).
 type PodGroupTemplate struct {
 	// Name identifies the template within its Workload.
-	Name                  string
-	SchedulingPolicy      SchedulingPolicy
+	Name string
+	// SchedulingPolicy is schedulingPolicy: gang (with minCount, KEP-4671)
+	// or basic.
+	SchedulingPolicy SchedulingPolicy
+	// SchedulingConstraints is schedulingConstraints: the topology keys
+	// every member must share a domain of (KEP-5732).
 	SchedulingConstraints SchedulingConstraints
-	ResourceClaims        []PodGroupResourceClaim
+	// ResourceClaims is resourceClaims: claims shared by all members, one
+	// per PodGroup (KEP-5729).
+	ResourceClaims []PodGroupResourceClaim
 	// PriorityClassName names the PriorityClass of the group.
 	PriorityClassName string
 	// Priority is the resolved priority; nil when unset. During preemption
 	// it overrides the priorities of the member pods.
-	Priority       *int32
+	Priority *int32
+	// DisruptionMode is disruptionMode: how preemption may evict the
+	// members, one by one or all together (KEP-5710); empty means Pod.
 	DisruptionMode DisruptionMode
 }
 
@@ -162,7 +170,9 @@ type PodGroupTemplateReference struct {
 
 // WorkloadPodGroupTemplateReference is spec.podGroupTemplateRef.workload.
 type WorkloadPodGroupTemplateReference struct {
-	WorkloadName         string
+	// WorkloadName names a Workload in the PodGroup's namespace.
+	WorkloadName string
+	// PodGroupTemplateName names one of its spec.podGroupTemplates.
 	PodGroupTemplateName string
 }
 
@@ -203,9 +213,13 @@ const (
 
 // Condition is metav1.Condition without observedGeneration.
 type Condition struct {
-	Type    string
-	Status  ConditionStatus
-	Reason  string
+	// Type is the condition type, e.g. [PodGroupScheduled].
+	Type string
+	// Status is True, False or Unknown.
+	Status ConditionStatus
+	// Reason is a CamelCase word, e.g. [ReasonUnschedulable].
+	Reason string
+	// Message is a one-line explanation a person can act on.
 	Message string
 	// LastTransitionTime is the time the caller passed to the cycle in which
 	// Status last changed.

@@ -1,8 +1,10 @@
 package gang_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -342,4 +344,23 @@ func TestCycleSchedulerError(t *testing.T) {
 	require.True(t, ok)
 	require.Error(t, r.Err)
 	require.Nil(t, r.Condition, "True never turns False, not even on an error")
+}
+
+// A backoff that doubles past math.MaxInt64 nanoseconds stays at
+// MaxBackoff: it used to wrap negative, so the group was retried at once,
+// every cycle, before its retry time.
+func TestBackoffNeverWraps(t *testing.T) {
+	h := newHarness(t, Options{InitialBackoff: 1 << 62, MaxBackoff: math.MaxInt64}, g1Nodes())
+	h.setPG(gangPG("pg1", 1))
+	h.addPods(member("p1", "pg1", cpu(8000), 1))
+	want := []time.Duration{1 << 62, math.MaxInt64, math.MaxInt64}
+	for i, d := range want {
+		r, ok := h.cycle()
+		require.True(t, ok)
+		require.Empty(t, r.Bind)
+		require.Equal(t, h.now.Add(d), r.RetryAt, "attempt %d", i+1)
+		_, ok = h.cycle()
+		require.False(t, ok, "backing off until %v", r.RetryAt)
+		h.now = r.RetryAt
+	}
 }

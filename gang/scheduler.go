@@ -196,7 +196,9 @@ type GroupStatus struct {
 	PodGroup *PodGroup
 	// Pending are the queued members, in member order.
 	Pending []placement.Key
-	State   QueueState
+	// State is where the group is in the queue: active, gated, backing
+	// off, or idle with nothing pending.
+	State QueueState
 	// Reason says why a Gated group waits.
 	Reason string
 	// RetryAt is when a BackingOff group becomes active.
@@ -241,6 +243,11 @@ func (s *Scheduler) NextRetry() (t time.Time, ok bool) {
 func (s *Scheduler) backoffFor(attempts int) time.Duration {
 	d := s.opts.InitialBackoff
 	for i := 1; i < attempts && d < s.opts.MaxBackoff; i++ {
+		// Doubling past MaxBackoff/2 reaches the cap; doubling a backoff
+		// of a century would wrap negative and retry at once.
+		if d > s.opts.MaxBackoff/2 {
+			return s.opts.MaxBackoff
+		}
 		d *= 2
 	}
 	return min(d, s.opts.MaxBackoff)

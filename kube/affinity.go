@@ -36,6 +36,9 @@ type nodeReq struct {
 // values; Gt/Lt without exactly one integer value; a matchFields key other
 // than metadata.name (core/v1 validation).
 func RequiredNodeAffinity(p *corev1.Pod) (*NodeAffinity, error) {
+	if p == nil {
+		return nil, errNil("Pod")
+	}
 	a := p.Spec.Affinity
 	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 		return nil, nil

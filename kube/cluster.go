@@ -3,6 +3,8 @@ package kube
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -91,9 +93,12 @@ type apiGroup struct {
 // Failed) are left out, as they hold no resources.
 //
 // Errors are located at the object's place in the input
-// ([manifest.Object.Wrap]): any conversion error; a PodGroup or pod that a
-// Job would create and that the input already has ([placement.ErrDuplicate]);
-// a pod bound to a node the input lacks; what [placement.NewSnapshot]
+// ([manifest.Object.Wrap]): a nil object; any conversion error; a PodGroup
+// or pod that a Job would create and that the input already has
+// ([placement.ErrDuplicate]); a pod bound to a node the input lacks; a
+// pending pod or PodGroup naming a ResourceClaim or ResourceClaimTemplate
+// the input lacks, or a template or unallocated claim naming a DeviceClass
+// it lacks ([placement.ErrNotFound]); what [placement.NewSnapshot]
 // reports. Nothing is returned with an error.
 func Load(objs []manifest.Object) (*Cluster, error) {
 	c := &Cluster{
@@ -114,6 +119,11 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 	var classes []schedulingv1.PriorityClass
 	for i := range objs {
 		o := &objs[i]
+		// Objects come from manifest.Decode, or from a caller who may
+		// leave one nil.
+		if v := reflect.ValueOf(o.Obj); v.Kind() == reflect.Pointer && v.IsNil() {
+			return nil, o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "object", "is a nil %T", o.Obj))
+		}
 		c.where[o.String()] = o
 		if pc, ok := o.Obj.(*schedulingv1.PriorityClass); ok {
 			classes = append(classes, *pc)
@@ -293,6 +303,9 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 		if err := c.checkClaimRefs(); err != nil {
 			return nil, err
 		}
+		if err := c.checkDeviceClasses(); err != nil {
+			return nil, err
+		}
 	}
 	slices.SortFunc(c.PodGroups, func(a, b *gang.PodGroup) int { return a.Key().Compare(b.Key()) })
 	slices.SortFunc(c.Workloads, func(a, b *gang.Workload) int { return a.Key().Compare(b.Key()) })
@@ -429,6 +442,47 @@ func (c *Cluster) checkClaimRefs() error {
 	for _, pg := range c.PodGroups {
 		for i, rc := range pg.Spec.ResourceClaims {
 			if err := check(podGroupObj(pg.Namespace, pg.Name), fmt.Sprintf("spec.resourceClaims[%d]", i), pg.Namespace, rc.ResourceClaimName, rc.ResourceClaimTemplateName); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkDeviceClasses reports, at the object, a ResourceClaimTemplate or an
+// unallocated ResourceClaim whose request names a DeviceClass the input
+// lacks. The API server accepts one (the class may come later), but in a
+// fixed set of manifests it never will: every cycle would fail on it.
+func (c *Cluster) checkDeviceClasses() error {
+	inv := c.Ledger.Inventory()
+	check := func(obj, field string, spec *resourcev1.ResourceClaimSpec) error {
+		for i, r := range spec.Devices.Requests {
+			f := fmt.Sprintf("%s.devices.requests[%d]", field, i)
+			var names, fields []string
+			if r.Exactly != nil {
+				names, fields = append(names, r.Exactly.DeviceClassName), append(fields, f+".exactly.deviceClassName")
+			}
+			for j, sr := range r.FirstAvailable {
+				names, fields = append(names, sr.DeviceClassName), append(fields, fmt.Sprintf("%s.firstAvailable[%d].deviceClassName", f, j))
+			}
+			for k, name := range names {
+				if _, ok := inv.Class(name); !ok {
+					return c.locate(placement.Errorf(placement.ErrNotFound, obj, fields[k], "no DeviceClass %q", name))
+				}
+			}
+		}
+		return nil
+	}
+	// Maps are walked in key order, so that the error reported does not
+	// depend on map order.
+	for _, k := range slices.SortedFunc(maps.Keys(c.templates), placement.Key.Compare) {
+		if err := check(objName("ResourceClaimTemplate", k.Namespace, k.Name), "spec.spec", &c.templates[k].Spec.Spec); err != nil {
+			return err
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(c.claims), placement.Key.Compare) {
+		if cl := c.claims[k]; cl.Status.Allocation == nil {
+			if err := check(objName("ResourceClaim", k.Namespace, k.Name), "spec", &cl.Spec); err != nil {
 				return err
 			}
 		}

@@ -44,4 +44,6 @@
 // locates it in the input (file, document, line). Fields that change where
 // a pod may run but that gangsched does not model yet fail with
 // [ErrUnsupported] rather than being ignored. Nothing is half converted.
+// A nil object is an error too ([placement.ErrInvalid], field
+// "metadata"); the writers return nil, or do nothing, for nil.
 package kube

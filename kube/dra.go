@@ -93,6 +93,9 @@ func selectors(obj, field string, in []resourcev1.DeviceSelector) ([]dra.Selecto
 // its CEL selectors. spec.config is not modelled. Errors: a selector
 // without cel, or one that does not compile.
 func ConvertDeviceClass(dc *resourcev1.DeviceClass) (dra.DeviceClass, error) {
+	if dc == nil {
+		return dra.DeviceClass{}, errNil("DeviceClass")
+	}
 	obj := objName("DeviceClass", "", dc.Name)
 	sels, err := selectors(obj, "spec.selectors", dc.Spec.Selectors)
 	if err != nil {
@@ -171,6 +174,9 @@ func counters(obj, field string, in map[string]resourcev1.Counter) (map[string]i
 // a bad quantity; [ErrUnsupported] for list-valued attributes and for node
 // selectors with several terms, matchFields, or Gt/Lt.
 func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error) {
+	if s == nil {
+		return dra.ResourceSlice{}, errNil("ResourceSlice")
+	}
 	obj := objName("ResourceSlice", "", s.Name)
 	sp := &s.Spec
 	out := dra.ResourceSlice{
@@ -241,6 +247,9 @@ func exactRequest(obj, field string, className string, sels []resourcev1.DeviceS
 // and field name it in errors. Errors: a selector that does not compile;
 // [ErrUnsupported] for admin access and distinctAttribute constraints.
 func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.ClaimSpec, error) {
+	if spec == nil {
+		return dra.ClaimSpec{}, placement.Errorf(placement.ErrInvalid, obj, field, "is nil")
+	}
 	var out dra.ClaimSpec
 	for i, r := range spec.Devices.Requests {
 		f := fmt.Sprintf("%s.devices.requests[%d]", field, i)
@@ -277,6 +286,9 @@ func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.Claim
 // ConvertResourceClaimTemplate converts a resource.k8s.io/v1
 // ResourceClaimTemplate. Errors: as [ClaimSpec].
 func ConvertResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) (dra.ResourceClaimTemplate, error) {
+	if t == nil {
+		return dra.ResourceClaimTemplate{}, errNil("ResourceClaimTemplate")
+	}
 	spec, err := ClaimSpec(objName("ResourceClaimTemplate", t.Namespace, t.Name), "spec.spec", &t.Spec.Spec)
 	if err != nil {
 		return dra.ResourceClaimTemplate{}, err
@@ -292,6 +304,9 @@ func ConvertResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) (dra.Reso
 // ([dra.Owner]). Errors: as [ClaimSpec]; [ErrUnsupported] for allocation
 // node selectors of another shape.
 func ConvertResourceClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error) {
+	if c == nil {
+		return dra.ResourceClaim{}, errNil("ResourceClaim")
+	}
 	obj := objName("ResourceClaim", c.Namespace, c.Name)
 	spec, err := ClaimSpec(obj, "spec", &c.Spec)
 	if err != nil {
@@ -343,6 +358,9 @@ func ConvertResourceClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error
 // status part.
 func ClaimStatus(c *dra.ResourceClaim) resourcev1.ResourceClaimStatus {
 	var out resourcev1.ResourceClaimStatus
+	if c == nil {
+		return out
+	}
 	if a := c.Status.Allocation; a != nil {
 		ar := &resourcev1.AllocationResult{}
 		for _, d := range a.Devices {
@@ -376,6 +394,9 @@ func ClaimStatus(c *dra.ResourceClaim) resourcev1.ResourceClaimStatus {
 // owned by its pod or PodGroup (controller ownerReference, claim-name
 // annotation), and its status.
 func NewClaim(c *dra.ResourceClaim, tmpl *resourcev1.ResourceClaimTemplate) *resourcev1.ResourceClaim {
+	if c == nil {
+		return nil
+	}
 	out := &resourcev1.ResourceClaim{
 		TypeMeta:   metav1.TypeMeta{APIVersion: resourcev1.SchemeGroupVersion.String(), Kind: "ResourceClaim"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name, UID: types.UID(c.UID)},

@@ -19,6 +19,12 @@ const (
 	LabelCompletionIndex = "batch.kubernetes.io/job-completion-index"
 )
 
+// MaxJobParallelism is the largest spec.parallelism [StampJob] accepts:
+// the API server's limit for a Job of completionMode Indexed
+// (batch/v1 validation, maxParallelismForIndexedJob), taken here for every
+// Job, since StampJob creates all the pods a Job starts at once.
+const MaxJobParallelism = 100_000
+
 // JobObjects is what the Job controller creates for a Job: with workload-
 // aware scheduling (gate WorkloadWithJob, KEP-5547), a Workload and a
 // PodGroup that own the Job's pods; always, the pods themselves.
@@ -58,14 +64,23 @@ func jobObj(namespace, name string) string {
 // Names are deterministic ([gang.StampJob]'s). The template's priority
 // class is resolved through pcs into the group's priority.
 //
-// Errors (a [*placement.FieldError]): an empty name; negative parallelism
-// or completions; an unknown completionMode; spec.scheduling together with
-// a template schedulingGroup, or with a policy that sets both or neither of
-// gang and basic, or a gang minCount below 1; an unknown priority class;
-// and what [gang.PodGroup.Validate] reports for the stamped group.
+// Errors (a [*placement.FieldError]): a nil Job; an empty name; negative
+// parallelism or completions; parallelism above [MaxJobParallelism]; an
+// unknown completionMode; spec.scheduling together with a template
+// schedulingGroup, or with a policy that sets both or neither of gang and
+// basic, or a gang minCount below 1; an unknown priority class; and what
+// [gang.PodGroup.Validate] reports for the stamped group.
 func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
+	if j == nil {
+		return JobObjects{}, placement.Errorf(placement.ErrInvalid, "Job", "metadata", "is nil")
+	}
 	obj := jobObj(j.Namespace, j.Name)
 	s := &j.Spec
+	// The pods are created up front, one object each: a manifest must not
+	// be able to ask for billions of them.
+	if s.Parallelism != nil && *s.Parallelism > MaxJobParallelism {
+		return JobObjects{}, placement.Errorf(placement.ErrInvalid, obj, "spec.parallelism", "%d is above %d", *s.Parallelism, MaxJobParallelism)
+	}
 	tmpl := &s.Template.Spec
 	gj := gang.Job{
 		ObjectMeta: gangMeta(&j.ObjectMeta),

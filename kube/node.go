@@ -22,6 +22,9 @@ func nodeObj(name string) string { return fmt.Sprintf("node %q", name) }
 // with an empty key or an effect other than NoSchedule, PreferNoSchedule or
 // NoExecute (core/v1 validation).
 func ConvertNode(n *corev1.Node) (placement.Node, error) {
+	if n == nil {
+		return placement.Node{}, errNil("Node")
+	}
 	obj := nodeObj(n.Name)
 	if n.Name == "" {
 		return placement.Node{}, placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")

@@ -20,6 +20,9 @@ import (
 // no pod. Errors: a selector that does not validate; a percentage that
 // does not parse.
 func ConvertPodDisruptionBudget(pdb *policyv1.PodDisruptionBudget, bound []placement.Pod) (b preemption.DisruptionBudget, ok bool, err error) {
+	if pdb == nil {
+		return preemption.DisruptionBudget{}, false, errNil("PodDisruptionBudget")
+	}
 	obj := objName("PodDisruptionBudget", pdb.Namespace, pdb.Name)
 	if pdb.Spec.Selector == nil {
 		return preemption.DisruptionBudget{}, false, nil

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gangsched/gangsched/placement"
 )
@@ -20,6 +21,11 @@ import (
 var ErrUnsupported = errors.New("kube: unsupported field")
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// errNil is the error of a converter handed a nil object of kind.
+func errNil(kind string) error {
+	return placement.Errorf(placement.ErrInvalid, kind, "metadata", "is nil")
+}
 
 func podObj(namespace, name string) string {
 	return fmt.Sprintf("pod %q", placement.Key{Namespace: namespace, Name: name}.String())
@@ -59,6 +65,9 @@ func podObj(namespace, name string) string {
 // affinity term without a labelSelector (it can never hold; such terms of
 // anti-affinity and preferences are dropped, as they select no pod).
 func ConvertPod(p *corev1.Pod, pcs *PriorityClasses) (placement.Pod, error) {
+	if p == nil {
+		return placement.Pod{}, errNil("Pod")
+	}
 	obj := podObj(p.Namespace, p.Name)
 	if p.Name == "" {
 		return placement.Pod{}, placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
@@ -98,6 +107,9 @@ func ConvertPod(p *corev1.Pod, pcs *PriorityClasses) (placement.Pod, error) {
 	if sg := p.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
 		if *sg.PodGroupName == "" {
 			return placement.Pod{}, placement.Errorf(placement.ErrInvalid, obj, "spec.schedulingGroup.podGroupName", "must not be empty when set")
+		}
+		if errs := validation.IsDNS1123Subdomain(*sg.PodGroupName); len(errs) > 0 {
+			return placement.Pod{}, placement.Errorf(placement.ErrInvalid, obj, "spec.schedulingGroup.podGroupName", "%q: %s", *sg.PodGroupName, errs[0])
 		}
 		out.SchedulingGroup = *sg.PodGroupName
 	}
@@ -268,6 +280,9 @@ func convertTerm(obj, f string, p *corev1.Pod, t corev1.PodAffinityTerm) (placem
 // (see [placement.LabelSelector.Validate]); obj and field name it in
 // errors.
 func LabelSelector(obj, field string, s *metav1.LabelSelector) (placement.LabelSelector, error) {
+	if s == nil {
+		return placement.LabelSelector{}, placement.Errorf(placement.ErrInvalid, obj, field, "is nil")
+	}
 	out := placement.LabelSelector{MatchLabels: maps.Clone(s.MatchLabels)}
 	for _, r := range s.MatchExpressions {
 		out.MatchExpressions = append(out.MatchExpressions, placement.SelectorRequirement{

@@ -111,6 +111,9 @@ func podLevelResource(r placement.ResourceName) bool {
 // a request for the "pods" resource, which containers may not request; a
 // sum that overflows int64.
 func PodRequests(obj string, spec *corev1.PodSpec) (placement.ResourceList, error) {
+	if spec == nil {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec", "is nil")
+	}
 	sum := placement.ResourceList{}
 	for i := range spec.Containers {
 		c := &spec.Containers[i]

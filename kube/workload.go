@@ -75,6 +75,9 @@ func conditions(in []metav1.Condition, rename map[string]string) []gang.Conditio
 // gang and basic, minCount below 1, an empty or duplicate topology key, a
 // bad resource claim, an unknown disruptionMode, a bad condition).
 func ConvertPodGroupV1alpha2(pg *v1alpha2.PodGroup, pcs *PriorityClasses) (*gang.PodGroup, error) {
+	if pg == nil {
+		return nil, errNil("PodGroup")
+	}
 	obj := podGroupObj(pg.Namespace, pg.Name)
 	s := &pg.Spec
 	prio, err := groupPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
@@ -115,6 +118,9 @@ func ConvertPodGroupV1alpha2(pg *v1alpha2.PodGroup, pcs *PriorityClasses) (*gang
 // what [gang.Workload.Validate] reports (no templates, an empty or
 // duplicate template name).
 func ConvertWorkloadV1alpha2(w *v1alpha2.Workload, pcs *PriorityClasses) (*gang.Workload, error) {
+	if w == nil {
+		return nil, errNil("Workload")
+	}
 	obj := workloadObj(w.Namespace, w.Name)
 	out := &gang.Workload{ObjectMeta: gangMeta(&w.ObjectMeta)}
 	for i := range w.Spec.PodGroupTemplates {
@@ -189,6 +195,9 @@ func deref[T any](p *T) T {
 // neither of single and all; and [ErrUnsupported] for
 // spec.parentCompositePodGroupName (CompositePodGroup hierarchies).
 func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses) (*gang.PodGroup, error) {
+	if pg == nil {
+		return nil, errNil("PodGroup")
+	}
 	obj := podGroupObj(pg.Namespace, pg.Name)
 	s := &pg.Spec
 	if s.ParentCompositePodGroupName != nil {
@@ -229,6 +238,9 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 // the [gang] model. Errors: as [ConvertPodGroupV1beta1] for each template;
 // [ErrUnsupported] for spec.compositePodGroupTemplates.
 func ConvertWorkloadV1beta1(w *schedulingv1beta1.Workload, pcs *PriorityClasses) (*gang.Workload, error) {
+	if w == nil {
+		return nil, errNil("Workload")
+	}
 	obj := workloadObj(w.Namespace, w.Name)
 	if len(w.Spec.CompositePodGroupTemplates) > 0 {
 		return nil, placement.Errorf(ErrUnsupported, obj, "spec.compositePodGroupTemplates", "CompositePodGroup hierarchies are not supported")

@@ -15,6 +15,9 @@ import (
 // spec.nodeName set to node, as the API server stores a pod after its
 // Binding. The input is not modified.
 func Bind(pod *corev1.Pod, node string) *corev1.Pod {
+	if pod == nil {
+		return nil
+	}
 	out := pod.DeepCopy()
 	out.Spec.NodeName = node
 	return out
@@ -23,6 +26,9 @@ func Bind(pod *corev1.Pod, node string) *corev1.Pod {
 // Binding returns the core/v1 Binding a scheduler posts to bind pod to
 // node (the pods/binding subresource).
 func Binding(pod *corev1.Pod, node string) *corev1.Binding {
+	if pod == nil {
+		return nil
+	}
 	return &corev1.Binding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Binding"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
@@ -44,12 +50,18 @@ func apiCondition(c gang.Condition, t string, gen int64) metav1.Condition {
 // the one of the same type and keeping the others (meta.SetStatusCondition:
 // the transition time changes only with the status).
 func SetConditionV1alpha2(pg *v1alpha2.PodGroup, c gang.Condition) {
+	if pg == nil {
+		return
+	}
 	meta.SetStatusCondition(&pg.Status.Conditions, apiCondition(c, v1alpha2.PodGroupScheduled, pg.Generation))
 }
 
 // SetConditionV1beta1 is [SetConditionV1alpha2] for a v1beta1 PodGroup, where
 // the condition is named PodGroupInitiallyScheduled.
 func SetConditionV1beta1(pg *schedulingv1beta1.PodGroup, c gang.Condition) {
+	if pg == nil {
+		return
+	}
 	t := c.Type
 	if t == gang.PodGroupScheduled {
 		t = PodGroupInitiallyScheduled
@@ -89,6 +101,9 @@ func copyInt32(p *int32) *int32 {
 // PodGroup (e.g. one stamped for a Job), the inverse of
 // [ConvertPodGroupV1alpha2].
 func PodGroupV1alpha2(pg *gang.PodGroup) *v1alpha2.PodGroup {
+	if pg == nil {
+		return nil
+	}
 	s := &pg.Spec
 	out := &v1alpha2.PodGroup{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha2.GroupVersion, Kind: "PodGroup"},
@@ -143,6 +158,9 @@ func groupSpecV1alpha2(p gang.SchedulingPolicy, c gang.SchedulingConstraints, cl
 // WorkloadV1alpha2 writes a [gang.Workload] as a v1alpha2 Workload, the
 // inverse of [ConvertWorkloadV1alpha2].
 func WorkloadV1alpha2(w *gang.Workload) *v1alpha2.Workload {
+	if w == nil {
+		return nil
+	}
 	out := &v1alpha2.Workload{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha2.GroupVersion, Kind: "Workload"},
 		ObjectMeta: apiMeta(w.ObjectMeta),
@@ -187,6 +205,9 @@ func groupSpecV1beta1(p gang.SchedulingPolicy, c gang.SchedulingConstraints, cla
 // PodGroupV1beta1 writes a [gang.PodGroup] as a scheduling.k8s.io/v1beta1
 // PodGroup, the inverse of [ConvertPodGroupV1beta1].
 func PodGroupV1beta1(pg *gang.PodGroup) *schedulingv1beta1.PodGroup {
+	if pg == nil {
+		return nil
+	}
 	s := &pg.Spec
 	out := &schedulingv1beta1.PodGroup{
 		TypeMeta:   metav1.TypeMeta{APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "PodGroup"},
@@ -213,6 +234,9 @@ func PodGroupV1beta1(pg *gang.PodGroup) *schedulingv1beta1.PodGroup {
 // WorkloadV1beta1 writes a [gang.Workload] as a v1beta1 Workload, the
 // inverse of [ConvertWorkloadV1beta1].
 func WorkloadV1beta1(w *gang.Workload) *schedulingv1beta1.Workload {
+	if w == nil {
+		return nil
+	}
 	out := &schedulingv1beta1.Workload{
 		TypeMeta:   metav1.TypeMeta{APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "Workload"},
 		ObjectMeta: apiMeta(w.ObjectMeta),

@@ -217,8 +217,8 @@ func (h *candHeap) Pop() any {
 // depend on usage — unschedulable (kube-scheduler NodeUnschedulable),
 // spec.nodeSelector (NodeAffinity) and NoSchedule/NoExecute taints
 // (TaintToleration) — admit pod p on node n. Generators use it to pre-check
-// nodes with exactly the solver's rules.
-func StaticFit(p *Pod, n *Node) bool { return staticOK(p, n) }
+// nodes with exactly the solver's rules. A nil pod or node does not fit.
+func StaticFit(p *Pod, n *Node) bool { return p != nil && n != nil && staticOK(p, n) }
 
 // staticOK applies the built-in filters that do not depend on usage.
 func staticOK(p *Pod, n *Node) bool {

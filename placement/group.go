@@ -229,6 +229,8 @@ const (
 	BudgetExhausted
 )
 
+// String returns the status's name, e.g. "Unschedulable", or "Status(n)"
+// for a value outside the constants.
 func (s Status) String() string {
 	switch s {
 	case Scheduled:

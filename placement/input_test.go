@@ -135,6 +135,61 @@ func TestSolve_HookErrorsAbort(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 }
 
+// TestNilArguments: nil values a caller can pass get an error naming the
+// argument, never a panic deep inside the solver.
+func TestNilArguments(t *testing.T) {
+	s, err := NewSnapshot([]Node{cpuNode("n1", 8000)}, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "default", Name: "pg1", MinCount: 1, Members: []Pod{member("p1", "pg1", 1000)}}
+	obj := `PodGroup "default/pg1"`
+	for _, tc := range []struct {
+		name          string
+		s             *Snapshot
+		g             *Group
+		opts          Options
+		object, field string
+	}{
+		{"nil snapshot", nil, g, Options{}, "Solve", "snapshot"},
+		{"nil group", s, nil, Options{}, "Solve", "group"},
+		{"nil filter", s, g, Options{Filters: []Filter{nil}}, obj, "Options.Filters[0]"},
+		{"nil FilterFunc", s, g, Options{Filters: []Filter{FilterFunc(nil)}}, obj, "Options.Filters[0]"},
+		{"nil NewReserverFunc", s, g, Options{Reservers: []NewReserverFunc{nil}}, obj, "Options.Reservers[0]"},
+		{"nil Reserver made", s, g, Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return nil, nil }}}, obj, "Options.Reservers[0]"},
+		{"nil placement filter", s, g, Options{PlacementFilters: []PlacementFilter{nil}}, obj, "Options.PlacementFilters[0]"},
+		{"nil PlacementGeneratorFunc", s, g, Options{Generator: PlacementGeneratorFunc(nil)}, obj, "Options.Generator"},
+		{"nil PlacementScorerFunc", s, g, Options{Scorer: PlacementScorerFunc(nil)}, obj, "Options.Scorer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Solve(tc.s, tc.g, tc.opts)
+			requireFieldError(t, err, ErrInvalid, tc.object, tc.field)
+			require.Equal(t, Decision{}, d)
+		})
+	}
+	requireFieldError(t, Verify(nil, g, Decision{}), ErrInvalid, "Verify", "snapshot")
+	requireFieldError(t, Verify(s, nil, Decision{}), ErrInvalid, "Verify", "group")
+	requireFieldError(t, Verify(s, g, Decision{}, nil), ErrInvalid, obj, "filters[0]")
+
+	var none *LabelSelector
+	require.False(t, none.Matches(map[string]string{}), "a nil selector matches nothing")
+	require.NoError(t, none.Validate("x", "selector"))
+	_, ok := s.NodeOf(nil)
+	require.False(t, ok)
+	_, ok = s.ChangedNodes(nil)
+	require.False(t, ok)
+	require.False(t, StaticFit(nil, s.Node(0)))
+}
+
+// A cluster without nodes is a decision, not an error, and its message
+// ends where there is nothing more to say.
+func TestSolve_NoNodes(t *testing.T) {
+	s, err := NewSnapshot(nil, nil)
+	require.NoError(t, err)
+	d, err := Solve(s, &Group{Namespace: "default", Name: "pg1", MinCount: 1, Members: []Pod{member("p1", "pg1", 1000)}}, Options{})
+	require.NoError(t, err)
+	require.NotEqual(t, Scheduled, d.Status)
+	require.Equal(t, "0 of min 1 members fit; default/p1 fits on none of 0 nodes", d.Message)
+}
+
 func TestApply_BadChange(t *testing.T) {
 	s, err := NewSnapshot([]Node{cpuNode("n1", 4000), {Name: "n2", Allocatable: ResourceList{ResourceCPU: math.MaxInt64}}},
 		[]Pod{bound("a", "n1", 1000), bound("b", "n1", 1000), bound("big", "n2", math.MaxInt64)})

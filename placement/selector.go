@@ -32,8 +32,12 @@ type LabelSelector struct {
 	MatchExpressions []SelectorRequirement
 }
 
-// Matches reports whether labels satisfy the selector.
+// Matches reports whether labels satisfy the selector. A nil selector
+// matches nothing.
 func (s *LabelSelector) Matches(labels map[string]string) bool {
+	if s == nil {
+		return false
+	}
 	for k, v := range s.MatchLabels {
 		if lv, ok := labels[k]; !ok || lv != v {
 			return false
@@ -68,8 +72,11 @@ func (s *LabelSelector) Matches(labels map[string]string) bool {
 // Validate checks the selector as the API server would: operators are
 // known, In/NotIn have values, Exists/DoesNotExist have none. object and
 // field name the selector in the error (a [*FieldError] wrapping
-// [ErrInvalid]).
+// [ErrInvalid]). A nil selector is valid.
 func (s *LabelSelector) Validate(object, field string) error {
+	if s == nil {
+		return nil
+	}
 	for i, r := range s.MatchExpressions {
 		f := fmt.Sprintf("%s.matchExpressions[%d]", field, i)
 		if r.Key == "" {

@@ -497,7 +497,8 @@ func (s *Snapshot) allocRow(id NodeID) []int64 {
 }
 
 // Allocatable returns node id's allocatable quantity of r (math.MaxInt64 for
-// ResourcePods when the node sets no limit).
+// ResourcePods when the node sets no limit); 0 for a resource s does not
+// track. Like [Snapshot.Node], it panics if id is out of range.
 func (s *Snapshot) Allocatable(id NodeID, r ResourceName) int64 {
 	i, ok := s.b.resIdx[r]
 	if !ok {
@@ -507,7 +508,8 @@ func (s *Snapshot) Allocatable(id NodeID, r ResourceName) int64 {
 }
 
 // Requested returns the sum of r requested by the pods bound to node id (for
-// ResourcePods, their number).
+// ResourcePods, their number). Like [Snapshot.Node], it panics if id is
+// out of range.
 func (s *Snapshot) Requested(id NodeID, r ResourceName) int64 {
 	i, ok := s.b.resIdx[r]
 	if !ok {
@@ -517,7 +519,8 @@ func (s *Snapshot) Requested(id NodeID, r ResourceName) int64 {
 }
 
 // Free returns Allocatable minus Requested for r on node id; it is negative
-// on an overcommitted node.
+// on an overcommitted node. Like [Snapshot.Node], it panics if id is out
+// of range.
 func (s *Snapshot) Free(id NodeID, r ResourceName) int64 {
 	i, ok := s.b.resIdx[r]
 	if !ok {
@@ -589,7 +592,8 @@ func (s *Snapshot) lookup(k Key) (*Pod, int) {
 	return &s.b.pods[i], i
 }
 
-// PodsOn yields the pods bound to node id in namespace/name order.
+// PodsOn yields the pods bound to node id in namespace/name order. Like
+// [Snapshot.Node], it panics if id is out of range.
 func (s *Snapshot) PodsOn(id NodeID) iter.Seq[*Pod] {
 	return func(yield func(*Pod) bool) {
 		baseIdx := s.b.nodePods[s.b.nodeStart[id]:s.b.nodeStart[id+1]]
@@ -662,8 +666,12 @@ func (s *Snapshot) Pods() iter.Seq[*Pod] {
 	}
 }
 
-// NodeOf returns the ID of the node a bound pod runs on.
-func (s *Snapshot) NodeOf(p *Pod) (NodeID, bool) {
+// NodeOf returns the ID of the node a bound pod runs on; ok is false for a
+// nil or pending pod, or a node s lacks.
+func (s *Snapshot) NodeOf(p *Pod) (id NodeID, ok bool) {
+	if p == nil {
+		return 0, false
+	}
 	return s.NodeID(p.NodeName)
 }
 
@@ -832,7 +840,7 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 // recounting every node. Cost: one pointer comparison per 64 nodes, plus a
 // row comparison for each node of a usage page that either side copied.
 func (s *Snapshot) ChangedNodes(o *Snapshot) ([]NodeID, bool) {
-	if s.b != o.b {
+	if o == nil || s.b != o.b {
 		return nil, false
 	}
 	R := len(s.b.res)

@@ -74,8 +74,12 @@ const DefaultSearchBudget int64 = 1 << 20
 // decision): an invalid group (see [Group]), a member with invalid requests
 // or affinity terms, bound members of a sub-group already in two domains of
 // its key, a generated placement whose node IDs are not ascending, unique
-// and of s, or an error from a generator or a NewReserverFunc.
+// and of s, or an error from a generator or a NewReserverFunc; a nil s or
+// g, a nil hook in opts, or a NewReserverFunc that returns a nil Reserver.
 func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
+	if err := checkArgs("Solve", s, g, &opts, nil); err != nil {
+		return Decision{}, err
+	}
 	bound := s.GroupMembers(g.Key())
 	if err := g.validate(s, bound); err != nil {
 		return Decision{}, err
@@ -119,10 +123,13 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		sv.required = max(int(g.MinCount), len(bound)+1)
 		sv.need = max(int(g.MinCount)-len(bound), 1)
 	}
-	for _, nr := range opts.Reservers {
+	for i, nr := range opts.Reservers {
 		r, err := nr(s, g)
 		if err != nil {
 			return Decision{}, err
+		}
+		if r == nil {
+			return Decision{}, Errorf(ErrInvalid, groupObj(g), fmt.Sprintf("Options.Reservers[%d]", i), "returned a nil Reserver and no error")
 		}
 		sv.reservers = append(sv.reservers, r)
 	}
@@ -506,7 +513,10 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	if bestFail.violation != "" {
 		fmt.Fprintf(&b, "; %s", bestFail.violation)
 	} else if first != nil {
-		fmt.Fprintf(&b, "; %s fits on none of %d nodes: %s", first.pod.Key(), len(bestFail.p.Nodes), formatReasons(reasons))
+		fmt.Fprintf(&b, "; %s fits on none of %d nodes", first.pod.Key(), len(bestFail.p.Nodes))
+		if len(reasons) > 0 {
+			fmt.Fprintf(&b, ": %s", formatReasons(reasons))
+		}
 	}
 	if d.Status == BudgetExhausted {
 		fmt.Fprintf(&b, "; search budget exhausted")

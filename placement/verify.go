@@ -38,6 +38,9 @@ var ErrViolation = errors.New("placement: invariant violated")
 // [*FieldError]. Cost: O(assignments × resources + bound members +
 // placement nodes + members × log members).
 func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
+	if err := checkArgs("Verify", s, g, nil, filters); err != nil {
+		return err
+	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: PodGroup %s: %s", ErrViolation, g.Key(), fmt.Sprintf(format, args...))
 	}

@@ -31,6 +31,8 @@ const (
 	NotAllowed
 )
 
+// String returns the outcome's name, e.g. "CannotHelp", or "Outcome(n)"
+// for a value outside the constants.
 func (o Outcome) String() string {
 	switch o {
 	case Fits:
@@ -162,15 +164,21 @@ func (p *Plan) EvictedPods() []placement.Key {
 // searched. Every snapshot a hook sees derives from s with Apply. Find is pure and deterministic: the
 // plan depends only on the contents of s, g and in.
 //
-// Errors (a [*placement.FieldError]; nothing is decided): an invalid input
-// (an empty PodGroup or budget name, an unknown disruptionMode, a negative
-// disruptionsAllowed, an invalid budget selector, a duplicate budget), a
-// member with an unknown
-// preemptionPolicy, any error of [placement.Solve] (an invalid group, a
-// generator error), or a verification failure of the final decision
-// (wrapping [placement.ErrViolation]), which means a bug or a caller hook
-// that is not a pure function.
+// Errors (a [*placement.FieldError]; nothing is decided): a nil s or g; an
+// invalid input (an empty PodGroup or budget name, an unknown
+// disruptionMode, a negative disruptionsAllowed, an invalid budget
+// selector, a duplicate budget); a member with an unknown preemptionPolicy;
+// any error of [placement.Solve] (an invalid group, a generator error); or
+// a verification failure of the final decision (wrapping
+// [placement.ErrViolation]), which means a bug or a caller hook that is
+// not a pure function.
 func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Options) (Plan, error) {
+	switch {
+	case s == nil:
+		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "snapshot", "must not be nil")
+	case g == nil:
+		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "group", "must not be nil")
+	}
 	if err := in.validate(); err != nil {
 		return Plan{}, err
 	}

@@ -410,6 +410,22 @@ func TestFind_BudgetNamespace(t *testing.T) {
 	require.Equal(t, []placement.Key{key("all")}, p.Victims[0].ExceedsBudgets)
 }
 
+// Nil arguments are errors, and VictimOrder orders victims a caller built
+// without pods (zero values) instead of panicking.
+func TestFind_NilArgumentsAndZeroVictims(t *testing.T) {
+	s := snapshot([]placement.Node{node("n1", cpu(1000))}, nil)
+	g := gang("hi", 1, 1, high, cpu(1000))
+	_, err := preemption.Find(nil, g, preemption.Input{}, placement.Options{})
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	_, err = preemption.Find(s, nil, preemption.Input{}, placement.Options{})
+	require.ErrorIs(t, err, placement.ErrInvalid)
+
+	var zero preemption.Victim
+	require.Zero(t, preemption.VictimOrder(&zero, &zero))
+	grouped := preemption.Victim{PodGroup: key("g")}
+	require.Negative(t, preemption.VictimOrder(&grouped, &zero), "a group member ranks before a lone pod")
+}
+
 func TestOutcomeString(t *testing.T) {
 	for o, want := range map[preemption.Outcome]string{
 		preemption.Fits: "Fits", preemption.Preempt: "Preempt", preemption.CannotHelp: "CannotHelp",

@@ -36,9 +36,10 @@ type Victim struct {
 func (v *Victim) grouped() bool { return v.PodGroup.Name != "" }
 
 // key is the unique name of the victim: its group when whole, its pod
-// otherwise.
+// otherwise (none for a Victim without pods, which Find never returns but
+// a caller may sort).
 func (v *Victim) key() placement.Key {
-	if v.Whole {
+	if v.Whole || len(v.Pods) == 0 {
 		return v.PodGroup
 	}
 	return v.Pods[0]

@@ -152,6 +152,9 @@ func (c *capacity) moveTo(t *Tree, s *placement.Snapshot) bool {
 
 // capacityFor returns the aggregates for s; t.mu must be held.
 func (t *Tree) capacityFor(s *placement.Snapshot) (*capacity, error) {
+	if s == nil {
+		return nil, placement.Errorf(placement.ErrInvalid, "topology tree", "snapshot", "must not be nil")
+	}
 	if t.cap == nil {
 		if _, ok := s.ChangedNodes(t.snap); !ok {
 			return nil, errForeign()
@@ -178,8 +181,8 @@ func errForeign() error {
 // which costs O(nodes changed since the snapshot it last served).
 //
 // Errors (a [*placement.FieldError] wrapping placement.ErrInvalid or
-// placement.ErrNotFound): s was not derived with Apply from the snapshot the
-// tree was built from; d is not a domain of the tree.
+// placement.ErrNotFound): s is nil or was not derived with Apply from the
+// snapshot the tree was built from; d is not a domain of the tree.
 func (t *Tree) Free(s *placement.Snapshot, d DomainID, r placement.ResourceName) (sum, largest int64, err error) {
 	if !t.valid(d) {
 		return 0, 0, placement.Errorf(placement.ErrNotFound, "topology tree", "domain", "no domain with ID %d", d)

@@ -186,10 +186,17 @@ func (sh *shape) scored(r int) bool {
 // used × resources) from the aggregates, plus the nodes of the domains it
 // must inspect to prove a fit (at most the first tier's), plus
 // O(changed nodes) to bring the aggregates to s.
+//
+// Errors (a [*placement.FieldError]): a zero Generator; a nil s or g; s
+// not derived with Apply from the tree's snapshot; and those listed at
+// [Tree.SolverOptions] for bound members.
 func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]placement.Placement, error) {
 	t := gen.tree
 	if t == nil {
 		return nil, placement.Errorf(placement.ErrInvalid, "topology generator", "tree", "zero Generator: make one with Tree.SolverOptions")
+	}
+	if g == nil {
+		return nil, placement.Errorf(placement.ErrInvalid, "topology generator", "group", "must not be nil")
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

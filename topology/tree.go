@@ -82,8 +82,12 @@ type Tree struct {
 // look-ups plus sorting the domains by path.
 //
 // Errors (a [*placement.FieldError] wrapping placement.ErrInvalid or
-// placement.ErrDuplicate): no keys, an empty key, a key listed twice.
+// placement.ErrDuplicate): a nil s, no keys, an empty key, a key listed
+// twice.
 func NewTree(s *placement.Snapshot, keys []string) (*Tree, error) {
+	if s == nil {
+		return nil, placement.Errorf(placement.ErrInvalid, "topology tree", "snapshot", "must not be nil")
+	}
 	if len(keys) == 0 {
 		return nil, placement.Errorf(placement.ErrInvalid, "topology tree", "keys", "no topology keys given")
 	}

@@ -138,6 +138,11 @@ func jsonKind(v any) string {
 	case []any:
 		return "a list"
 	case string:
+		// A file that is not YAML at all (say, a CSV) is one long string:
+		// quote its start, not all of it.
+		if r := []rune(v); len(r) > 60 {
+			return fmt.Sprintf("string %q… (%d characters)", string(r[:60]), len(r))
+		}
 		return fmt.Sprintf("string %q", v)
 	case json.Number:
 		return "number " + v.String()

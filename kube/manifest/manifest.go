@@ -21,6 +21,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
@@ -318,6 +319,9 @@ func split(src []byte) ([]chunk, error) {
 }
 
 func (d *decoder) decode(source string, r io.Reader) error {
+	if r == nil {
+		return &Error{Source: source, Item: -1, Err: errors.New("no reader to read from")}
+	}
 	src, err := io.ReadAll(r)
 	if err != nil {
 		return &Error{Source: source, Item: -1, Err: err}
@@ -436,6 +440,20 @@ func (d *decoder) object(source string, doc, line, item int, m map[string]any) e
 		o.Name = gen + strconv.Itoa(d.generated[o.Kind+"/"+gen])
 	}
 	if typed {
+		// The API server's rules: names are DNS subdomains (a Namespace's
+		// a DNS label), namespaces DNS labels. Without them "a/b" + "c"
+		// and "a" + "b/c" would print alike, and names could take forms
+		// that callers reserve (gangsim's "pod:<name>").
+		nameOK := validation.IsDNS1123Subdomain
+		if o.Kind == "Namespace" {
+			nameOK = validation.IsDNS1123Label
+		}
+		if errs := nameOK(o.Name); len(errs) > 0 {
+			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.name", "%q: %s", o.Name, errs[0]))
+		}
+		if errs := validation.IsDNS1123Label(o.Namespace); o.Namespace != "" && len(errs) > 0 {
+			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.namespace", "%q: %s", o.Namespace, errs[0]))
+		}
 		raw, err := json.Marshal(m)
 		if err != nil {
 			return o.Wrap(err)

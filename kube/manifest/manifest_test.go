@@ -156,6 +156,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"duplicate key", "apiVersion: v1\nkind: Pod\nkind: Node\n", nil,
 			"in.yaml: document 1 (line 1): yaml: unmarshal errors:\n  line 3: key \"kind\" already set in map"},
 		{"not an object", "- a\n- b\n", nil, `in.yaml: document 1 (line 1): a document must be an object, not a list`},
+		{"not YAML at all", strings.Repeat("root:x:0:0:root:/root:/bin/bash ", 10), nil,
+			`in.yaml: document 1 (line 1): a document must be an object, not string "root:x:0:0:root:/root:/bin/bash root:x:0:0:root:/root:/bin/b"… (319 characters)`},
 		{"no apiVersion", "kind: Pod\nmetadata: {name: p1}\n", placement.ErrInvalid,
 			`in.yaml: document 1 (line 1): object "p1": apiVersion: must be set`},
 		{"no kind", "apiVersion: v1\nmetadata: {name: p1}\n", placement.ErrInvalid, `object "p1": kind: must be set`},
@@ -168,6 +170,12 @@ func TestDecodeErrors(t *testing.T) {
 			`PodGroup "default/g": spec.podGroupTemplateRef: unknown field`},
 		{"duplicate object", pod("  containers: []\n") + "---\n" + pod("  containers: []\n"), placement.ErrDuplicate,
 			`in.yaml: document 2 (line 7): pod "default/p1": metadata.name: already defined at in.yaml: document 1 (line 1)`},
+		// Names as the API server takes them: "pod:x" is what gangsim calls
+		// a lone pod's implicit group, "a/b" would print like a namespace.
+		{"name not a DNS subdomain", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: 'pod:p1'}\nspec: {schedulingPolicy: {basic: {}}}\n", placement.ErrInvalid,
+			`in.yaml: document 1 (line 1): PodGroup "default/pod:p1": metadata.name: "pod:p1": a lowercase RFC 1123 subdomain`},
+		{"namespace not a DNS label", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n" + "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: a/b}\nspec: {containers: []}\n", placement.ErrInvalid,
+			`in.yaml: document 2 (line 5): pod "a/b/p": metadata.namespace: "a/b": a lowercase RFC 1123 label`},
 		{"list item not an object", "apiVersion: v1\nkind: List\nitems: [3]\n", nil, `in.yaml: document 1 (line 1): items[0]: an item must be an object, not number 3`},
 		{"list item error", "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n9}, spec: {taints: 3}}\n", placement.ErrInvalid,
 			`in.yaml: document 1 (line 1): items[0]: node "n9": spec.taints: want a list, got number 3`},

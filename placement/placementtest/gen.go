@@ -47,6 +47,8 @@ var (
 // fields are plain values so that a test can reorder or edit them before
 // building a snapshot.
 type Cluster struct {
+	// Nodes are named n00, n01, … with small capacities so that fits and
+	// misfits both occur.
 	Nodes []placement.Node
 	// Pods are bound pods (NodeName set); some are bound members of the
 	// PodGroups pg0 and pg1 in namespaces default and team-a.

@@ -73,8 +73,13 @@ func Filters() *rapid.Generator[*Filter] {
 // cap on a group's whole assignment such as a GPU quota: it rejects an
 // assignment whose members request more than Max of Resource in total.
 type Quota struct {
-	Resource     placement.ResourceName
-	Max          int64
+	// Resource is the resource capped, e.g. nvidia.com/gpu.
+	Resource placement.ResourceName
+	// Max is the most of Resource the assignment may request in total,
+	// in canonical units.
+	Max int64
+	// Unresolvable marks the rejection as one that removing pods cannot
+	// change (see [placement.Rejection]).
 	Unresolvable bool
 }
 

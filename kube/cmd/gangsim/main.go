@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gangsched/gangsched/kube"
@@ -70,6 +72,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: -o %q: want text, yaml or json\n", *output)
 		return exitInput
 	}
+	if err := checkFlags(*namespace, *topoKeys, *maxCycles); err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
 	objs, err := manifest.Read(files, stdin, manifest.Options{Namespace: *namespace})
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
@@ -120,6 +126,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		return exitWaiting
 	}
 	return exitPlaced
+}
+
+// checkFlags rejects flag values that would otherwise be taken silently:
+// a namespace the API server would refuse, an empty or repeated topology
+// key, a negative cycle limit.
+func checkFlags(namespace, topoKeys string, maxCycles int) error {
+	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
+		return fmt.Errorf("-n %q: %s", namespace, errs[0])
+	}
+	if topoKeys != "" {
+		keys := strings.Split(topoKeys, ",")
+		for i, k := range keys {
+			switch {
+			case k == "":
+				return fmt.Errorf("-topology-keys %q: key %d is empty", topoKeys, i+1)
+			case slices.Index(keys, k) < i:
+				return fmt.Errorf("-topology-keys %q: %q is listed twice", topoKeys, k)
+			}
+		}
+	}
+	if maxCycles < 0 {
+		return fmt.Errorf("-max-cycles %d: want 0 or more", maxCycles)
+	}
+	return nil
 }
 
 // writeObjects writes API objects as multi-document YAML, leaving out

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +93,10 @@ func TestBadInput(t *testing.T) {
 		{"no -f", nil, "usage: gangsim"},
 		{"bad -o", []string{"-o", "xml", "-f", "x"}, `-o "xml": want text, yaml or json`},
 		{"missing file", []string{"-f", filepath.Join(dir, "none.yaml")}, "no such file or directory"},
+		{"bad -n", []string{"-n", "Team/A", "-f", "x"}, `-n "Team/A": a lowercase RFC 1123 label`},
+		{"empty topology key", []string{"-topology-keys", "rack,", "-f", "x"}, `-topology-keys "rack,": key 2 is empty`},
+		{"repeated topology key", []string{"-topology-keys", "rack,rack", "-f", "x"}, `-topology-keys "rack,rack": "rack" is listed twice`},
+		{"negative -max-cycles", []string{"-max-cycles", "-1", "-f", "x"}, `-max-cycles -1: want 0 or more`},
 		{"typo", []string{"-f", write("typo.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: [{name: c, resource: {}}]}\n")},
 			"typo.yaml: document 2 (line 5): pod \"default/p1\": spec.containers[0].resource: unknown field"},
 		{"negative quantity", []string{"-f", write("neg.yaml", strings.Replace(pod, "%s", `"-1"`, 1))},
@@ -162,4 +168,25 @@ func TestProgress(t *testing.T) {
 	require.Equal(t, exitPlaced, run(args, nil, &out2, &errb2, false))
 	require.Empty(t, errb2.String())
 	require.Equal(t, out2.String(), out.String())
+}
+
+// TestAllocationCapped: two nodes whose memory sums past math.MaxInt64
+// (8Ei parses to math.MaxInt64) report the cap, not a wrapped negative.
+func TestAllocationCapped(t *testing.T) {
+	in := "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', memory: 8Ei}}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '4', memory: 1Gi}}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n2, containers: [{name: c, resources: {requests: {memory: 1Gi}}}]}\n"
+	var out, errb bytes.Buffer
+	require.Equal(t, exitPlaced, run([]string{"-o", "json", "-f", "-"}, strings.NewReader(in), &out, &errb, false), errb.String())
+	var rep Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	require.Equal(t, Allocation{Resource: "memory", Requested: 1 << 30, Allocatable: math.MaxInt64, Percent: float64(1<<30) * 100 / (float64(math.MaxInt64) + float64(1<<30))}, rep.Summary.Allocation[1])
+}
+
+// TestMaxCyclesZero: a group never tried still says why it waits.
+func TestMaxCyclesZero(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"-max-cycles", "0", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/training-job.yaml"}
+	require.Equal(t, exitWaiting, run(args, nil, &out, &errb, false), errb.String())
+	require.Contains(t, out.String(), "waiting: PodGroup default/training-job-workers-pg (4 pending): not tried: the run stopped first (-max-cycles)\n")
 }

@@ -100,7 +100,8 @@ type WaitingGroup struct {
 }
 
 // Allocation is how much of a resource the bound pods request, of what the
-// nodes have, in canonical units (CPU in millicores, memory in bytes).
+// nodes have, in canonical units (CPU in millicores, memory in bytes),
+// each sum capped at math.MaxInt64.
 type Allocation struct {
 	Resource    string  `json:"resource"`
 	Requested   int64   `json:"requested"`

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -47,6 +48,8 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 			reason = "gated: " + st.Reason
 		case reason == "" && len(st.Pending) == 0:
 			reason = "no pending members"
+		case reason == "":
+			reason = "not tried: the run stopped first (-max-cycles)"
 		}
 		s.Waiting = append(s.Waiting, WaitingGroup{Kind: kind, Name: name, Pending: len(st.Pending), Reason: reason})
 	}
@@ -67,22 +70,34 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 }
 
 // allocation sums requests and allocatable of CPU, memory and GPUs over
-// every node.
+// every node. A node may have up to math.MaxInt64 of each, so the sums
+// are capped there (the percentage is computed from uncapped sums).
 func allocation(snap *placement.Snapshot) []Allocation {
 	var out []Allocation
 	for _, r := range []placement.ResourceName{placement.ResourceCPU, placement.ResourceMemory, placement.ResourceGPU} {
 		a := Allocation{Resource: string(r)}
+		var alloc, req float64
 		for id := range snap.NumNodes() {
-			a.Allocatable += snap.Allocatable(placement.NodeID(id), r)
-			a.Requested += snap.Requested(placement.NodeID(id), r)
+			al, rq := snap.Allocatable(placement.NodeID(id), r), snap.Requested(placement.NodeID(id), r)
+			a.Allocatable, a.Requested = addCapped(a.Allocatable, al), addCapped(a.Requested, rq)
+			alloc, req = alloc+float64(al), req+float64(rq)
 		}
 		if a.Allocatable == 0 {
 			continue
 		}
-		a.Percent = float64(a.Requested) * 100 / float64(a.Allocatable)
+		a.Percent = req * 100 / alloc
 		out = append(out, a)
 	}
 	return out
+}
+
+// addCapped returns a+b for non-negative a and b, or math.MaxInt64 when
+// the sum would not fit.
+func addCapped(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // racks counts the domains of the rack label with no pod on any node.
