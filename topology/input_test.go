@@ -24,7 +24,7 @@ func TestNilArguments(t *testing.T) {
 	_, _, err = tr.Free(nil, 0, cpu)
 	require.ErrorIs(t, err, placement.ErrInvalid, "with aggregates cached")
 
-	opts, err := tr.SolverOptions([]topology.Constraint{{Key: rackKey, Required: true}}, topology.MostAllocated)
+	opts, err := tr.SolverOptions([]topology.Constraint{{Key: rackKey}}, topology.MostAllocated)
 	require.NoError(t, err)
 	g := &placement.Group{Namespace: "default", Name: "pg", MinCount: 1, Members: members("pg", 1, 1000)}
 	_, err = opts.Generator.Generate(nil, g)
