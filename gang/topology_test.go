@@ -81,7 +81,7 @@ func TestCycle_TopologyTreeFollowsNodeSet(t *testing.T) {
 	h.addPods(member("m0", "pg", cpu(1000), 0), member("m1", "pg", cpu(1000), 1))
 	r, ok := h.cycle()
 	require.True(t, ok)
-	require.Equal(t, placement.Unschedulable, r.Decision.Status)
+	require.Equal(t, placement.Unresolvable, r.Decision.Status, "one node of 1000m: only a new node can help")
 
 	snap, err := placement.NewSnapshot(append(nodes, rackNode("n1", "b2", "r9", 1000), rackNode("n2", "b2", "r9", 1000)), nil)
 	require.NoError(t, err)

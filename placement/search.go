@@ -255,6 +255,45 @@ func (sv *solver) roomFor(p *Placement, target int) bool {
 			free[r] = arith.SatAdd(free[r], max(alloc[r]-used[r], 0))
 		}
 	}
+	return sv.smallestFit(free, target)
+}
+
+// roomIfEmpty is roomFor on an empty cluster: each node of p keeps its
+// allocatable less only what the group's bound members use there (they are
+// never moved). When it fails for every placement, removing pods cannot
+// help: the decision is Unresolvable.
+func (sv *solver) roomIfEmpty(p *Placement, target int) bool {
+	boundUse := map[NodeID][]int64{}
+	for _, b := range sv.s.GroupMembers(sv.g.Key()) {
+		id, _ := sv.s.NodeOf(b)
+		u := boundUse[id]
+		if u == nil {
+			u = make([]int64, sv.R)
+			boundUse[id] = u
+		}
+		u[sv.s.b.podsR]++
+		for name, q := range b.Requests {
+			if r, ok := sv.s.b.resIdx[name]; ok {
+				u[r] = arith.SatAdd(u[r], q)
+			}
+		}
+	}
+	free := make([]int64, sv.R)
+	for _, id := range p.Nodes {
+		u := boundUse[id]
+		for r, q := range sv.s.allocRow(id) {
+			if u != nil {
+				q = max(q-u[r], 0)
+			}
+			free[r] = arith.SatAdd(free[r], q)
+		}
+	}
+	return sv.smallestFit(free, target)
+}
+
+// smallestFit reports whether, for every resource, the target smallest
+// requests of the members add up to no more than free.
+func (sv *solver) smallestFit(free []int64, target int) bool {
 	reqs := make([]int64, len(sv.members))
 	for r := range sv.R {
 		for i := range sv.members {

@@ -67,14 +67,15 @@ func TestScenario_H1_LeaderAndWorkersPacked(t *testing.T) {
 }
 
 // A leader of 2500m and 2 workers of 1250m with one node of 2800m free:
-// unschedulable, proven at once, with the reason.
+// unschedulable — Unresolvable, since even an empty node is too small —
+// proven at once, with the reason.
 func TestScenario_H2_ProvenImpossibleQuickly(t *testing.T) {
 	s, err := NewSnapshot([]Node{cpuNode("n1", 2800)}, nil)
 	require.NoError(t, err)
 	g := &Group{Namespace: "default", Name: "job", MinCount: 3, Members: []Pod{
 		member("leader", "job", 2500), member("worker-0", "job", 1250), member("worker-1", "job", 1250)}}
 	d := solveOK(t, s, g, Options{})
-	require.Equal(t, Unschedulable, d.Status)
+	require.Equal(t, Unresolvable, d.Status, "5000m of members against 2800m allocatable: no eviction can help")
 	require.True(t, d.Proven)
 	require.Less(t, d.Steps, int64(20), "no retry loop: the room check proves it")
 	require.Equal(t, "1 of min 3 members fit; default/worker-0 fits on none of 1 nodes: 1 Insufficient cpu", d.Message)

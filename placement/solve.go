@@ -502,7 +502,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	d.MostFit = sv.bound + bestFail.placed
 	first, reasons, unresolvable := sv.diagnose(bestFail)
 	d.Reasons = reasons
-	if unresolvable && d.Status == Unschedulable {
+	if d.Status == Unschedulable && (unresolvable || !sv.roomSomewhereIfEmpty(placements)) {
 		d.Status = Unresolvable
 	}
 	var b strings.Builder
@@ -523,6 +523,18 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	}
 	d.Message = b.String()
 	return d, nil
+}
+
+// roomSomewhereIfEmpty reports whether some usable placement could hold the
+// members the group needs once every pod but its bound members were gone
+// (a necessary condition, by summed allocatable).
+func (sv *solver) roomSomewhereIfEmpty(placements []Placement) bool {
+	for i := range placements {
+		if ok, err := sv.usable(&placements[i]); err == nil && ok && sv.roomIfEmpty(&placements[i], sv.need) {
+			return true
+		}
+	}
+	return false
 }
 
 func inName(p *Placement) string {

@@ -172,7 +172,7 @@ func TestScenario_T9(t *testing.T) {
 
 	g := gang("pg1", 3, members("pg1", 3, 1000))
 	d := solve(t, tr, s, g, topology.MostAllocated, required(rackKey))
-	require.Equal(t, placement.Unschedulable, d.Status)
+	require.Equal(t, placement.Unresolvable, d.Status, "the only rack is too small even empty")
 	require.Equal(t, 2, d.MostFit)
 	require.Equal(t, "zone-1/rack-1", d.Placement.Name)
 
@@ -328,7 +328,7 @@ func TestScenario_T15(t *testing.T) {
 	require.Equal(t, placement.Scheduled, d.Status, d.Message)
 	require.Equal(t, map[string]string{"pg1-a": "n1", "pg1-b": "n1"}, assigned(d))
 	d = solve(t, tr, s, gang("pg2", 2, members("pg2", 2, 2000)), topology.MostAllocated, required(hostKey))
-	require.Equal(t, placement.Unschedulable, d.Status)
+	require.Equal(t, placement.Unresolvable, d.Status, "no host holds both even empty: never split")
 	require.Equal(t, 1, d.MostFit)
 }
 
