@@ -49,6 +49,8 @@ var goldens = []golden{
 	{"perf-tas-3x3", []string{"-f", td + "scheduler-perf/nodes-10.yaml", "-f", td + "scheduler-perf/tas-3x3.yaml"}, exitPlaced},
 	{"perf-tas-10x3", []string{"-f", td + "scheduler-perf/nodes-100.yaml", "-f", td + "scheduler-perf/tas-10x3.yaml"}, exitPlaced},
 	{"lingjun-perf-tas-10x3", []string{"-f", td + "clusters/lingjun/nodes.yaml", "-f", td + "scheduler-perf/tas-10x3.yaml"}, exitPlaced},
+	{"lingjun-training", []string{"-f", td + "clusters/lingjun/nodes.yaml", "-f", td + "workloads/lingjun-training.yaml"}, exitPlaced},
+	{"lingjun-training-too-wide", []string{"-f", td + "clusters/lingjun/nodes.yaml", "-f", td + "workloads/lingjun-training.yaml", "-f", td + "workloads/lingjun-too-wide.yaml"}, exitWaiting},
 	{"kueue-kind-samples", []string{"-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
 	{"kueue-perf-one-queue", []string{"-cycles=false", "-f", td + "kueue-tas/perf-nodes.yaml", "-f", td + "kueue-tas/perf-workloads-one-queue.yaml"}, exitPlaced},
 	{"kueue-kind-samples-json", []string{"-o", "json", "-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
