@@ -145,22 +145,22 @@ func (s *Scheduler) DeletePodGroup(k placement.Key) bool {
 // spec.nodeName; a negative request or one for "pods"; a pod with this key
 // already queued.
 func (s *Scheduler) AddPod(p placement.Pod) error {
-	obj := fmt.Sprintf("pod %q", p.Key().String())
+	obj := func() string { return fmt.Sprintf("pod %q", p.Key().String()) } // formatted only on error
 	switch {
 	case p.Name == "":
-		return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
+		return placement.Errorf(placement.ErrInvalid, obj(), "metadata.name", "must not be empty")
 	case p.SchedulingGroup == "":
-		return placement.Errorf(placement.ErrInvalid, obj, "spec.schedulingGroup.podGroupName", "must not be empty: only members of a PodGroup are queued here")
+		return placement.Errorf(placement.ErrInvalid, obj(), "spec.schedulingGroup.podGroupName", "must not be empty: only members of a PodGroup are queued here")
 	case p.NodeName != "":
-		return placement.Errorf(placement.ErrInvalid, obj, "spec.nodeName", "is %q: only pending pods are queued", p.NodeName)
+		return placement.Errorf(placement.ErrInvalid, obj(), "spec.nodeName", "is %q: only pending pods are queued", p.NodeName)
 	}
 	for r, v := range p.Requests {
 		if v < 0 || r == placement.ResourcePods || r == "" {
-			return placement.Errorf(placement.ErrInvalid, obj, "requests["+string(r)+"]", "%d is negative, or the name is empty or \"pods\"", v)
+			return placement.Errorf(placement.ErrInvalid, obj(), "requests["+string(r)+"]", "%d is negative, or the name is empty or \"pods\"", v)
 		}
 	}
 	if _, dup := s.q.podGroup[p.Key()]; dup {
-		return placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "is already queued")
+		return placement.Errorf(placement.ErrDuplicate, obj(), "metadata.name", "is already queued")
 	}
 	gk, _ := p.GroupKey()
 	g := s.q.get(gk)

@@ -12,10 +12,9 @@ func checkArgs(fn string, s *Snapshot, g *Group, opts *Options, filters []Filter
 	case g == nil:
 		return Errorf(ErrInvalid, fn, "group", "must not be nil")
 	}
-	obj := groupObj(g)
 	for i, f := range filters {
 		if nilHook(f) {
-			return Errorf(ErrInvalid, obj, fmt.Sprintf("filters[%d]", i), "must not be nil")
+			return Errorf(ErrInvalid, groupObj(g), fmt.Sprintf("filters[%d]", i), "must not be nil")
 		}
 	}
 	if opts == nil {
@@ -23,26 +22,26 @@ func checkArgs(fn string, s *Snapshot, g *Group, opts *Options, filters []Filter
 	}
 	for i, f := range opts.Filters {
 		if nilHook(f) {
-			return Errorf(ErrInvalid, obj, fmt.Sprintf("Options.Filters[%d]", i), "must not be nil")
+			return Errorf(ErrInvalid, groupObj(g), fmt.Sprintf("Options.Filters[%d]", i), "must not be nil")
 		}
 	}
 	for i, f := range opts.Reservers {
 		if f == nil {
-			return Errorf(ErrInvalid, obj, fmt.Sprintf("Options.Reservers[%d]", i), "must not be nil")
+			return Errorf(ErrInvalid, groupObj(g), fmt.Sprintf("Options.Reservers[%d]", i), "must not be nil")
 		}
 	}
 	for i, f := range opts.PlacementFilters {
 		if nilHook(f) {
-			return Errorf(ErrInvalid, obj, fmt.Sprintf("Options.PlacementFilters[%d]", i), "must not be nil")
+			return Errorf(ErrInvalid, groupObj(g), fmt.Sprintf("Options.PlacementFilters[%d]", i), "must not be nil")
 		}
 	}
 	// A nil Generator or Scorer means the default; a nil function wrapped
 	// in an adapter is a mistake.
 	if opts.Generator != nil && nilHook(opts.Generator) {
-		return Errorf(ErrInvalid, obj, "Options.Generator", "is a nil PlacementGeneratorFunc")
+		return Errorf(ErrInvalid, groupObj(g), "Options.Generator", "is a nil PlacementGeneratorFunc")
 	}
 	if opts.Scorer != nil && nilHook(opts.Scorer) {
-		return Errorf(ErrInvalid, obj, "Options.Scorer", "is a nil PlacementScorerFunc")
+		return Errorf(ErrInvalid, groupObj(g), "Options.Scorer", "is a nil PlacementScorerFunc")
 	}
 	return nil
 }

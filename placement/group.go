@@ -131,22 +131,21 @@ func groupObj(g *Group) string { return fmt.Sprintf("PodGroup %q", g.Key().Strin
 // reported never depends on the order of g.Members: members are examined
 // in key order.
 func (g *Group) validate(s *Snapshot, bound []*Pod) error {
-	obj := groupObj(g)
 	if g.Name == "" {
-		return Errorf(ErrInvalid, obj, "metadata.name", "must not be empty")
+		return Errorf(ErrInvalid, groupObj(g), "metadata.name", "must not be empty")
 	}
 	switch g.Policy {
 	case PolicyGang, "", PolicyBasic:
 	default:
-		return Errorf(ErrInvalid, obj, "spec.schedulingPolicy", "unknown policy %q (want Gang or Basic)", g.Policy)
+		return Errorf(ErrInvalid, groupObj(g), "spec.schedulingPolicy", "unknown policy %q (want Gang or Basic)", g.Policy)
 	}
 	if len(g.Members) == 0 {
-		return Errorf(ErrInvalid, obj, "members", "no pending members to place")
+		return Errorf(ErrInvalid, groupObj(g), "members", "no pending members to place")
 	}
 	if g.IsGang() {
 		total := len(bound) + len(g.Members)
 		if g.MinCount < 1 || int(g.MinCount) > total {
-			return Errorf(ErrInvalid, obj, "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, len(bound), len(g.Members))
+			return Errorf(ErrInvalid, groupObj(g), "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, len(bound), len(g.Members))
 		}
 	}
 	names := make([]string, len(g.Members))
@@ -184,7 +183,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 	slices.SortFunc(order, func(a, b *Pod) int { return a.Key().Compare(b.Key()) })
 	for i := 1; i < len(order); i++ {
 		if k := order[i].Key(); k == order[i-1].Key() {
-			return Errorf(ErrDuplicate, podObj(k), "metadata.name", "listed twice among the members of %s", obj)
+			return Errorf(ErrDuplicate, podObj(k), "metadata.name", "listed twice among the members of %s", groupObj(g))
 		}
 	}
 	for _, p := range order {
@@ -196,7 +195,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 			return err
 		}
 		if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
-			return Errorf(ErrInvalid, podObj(k), "spec.schedulingGroup.podGroupName", "is %q in namespace %q, not a member of %s", p.SchedulingGroup, p.Namespace, obj)
+			return Errorf(ErrInvalid, podObj(k), "spec.schedulingGroup.podGroupName", "is %q in namespace %q, not a member of %s", p.SchedulingGroup, p.Namespace, groupObj(g))
 		}
 		if p.NodeName != "" {
 			return Errorf(ErrInvalid, podObj(k), "spec.nodeName", "is %q: members passed to Solve must be pending", p.NodeName)

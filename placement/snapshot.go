@@ -40,7 +40,7 @@ type Snapshot struct {
 	used [][]int64
 	// Overlay of pod changes relative to b.pods; nil when empty.
 	removed *btree.BTreeG[int32]   // indexes into b.pods
-	added   *btree.BTreeG[*Pod]    // by key
+	added   *btree.BTreeG[keyedPod] // by key
 	addedOn *btree.BTreeG[nodePod] // by node, then key
 	// addedGroup indexes the added pods that have a SchedulingGroup by
 	// (namespace, group, name), so that GroupMembers costs O(log + members)
@@ -56,6 +56,15 @@ type Snapshot struct {
 	// from several goroutines.
 	cloning sync.Mutex
 }
+
+// keyedPod carries its key by value, so that a lookup probe costs no
+// allocation.
+type keyedPod struct {
+	k Key
+	p *Pod
+}
+
+func lessKeyed(a, b keyedPod) bool { return a.k.Compare(b.k) < 0 }
 
 type nodePod struct {
 	node NodeID
@@ -581,8 +590,8 @@ func (s *Snapshot) Pod(k Key) (*Pod, bool) {
 // s.b.pods (-1 for an added pod); nil when k is not bound here.
 func (s *Snapshot) lookup(k Key) (*Pod, int) {
 	if s.added != nil {
-		if p, ok := s.added.Get(&Pod{Namespace: k.Namespace, Name: k.Name}); ok {
-			return p, -1
+		if e, ok := s.added.Get(keyedPod{k: k}); ok {
+			return e.p, -1
 		}
 	}
 	i, ok := s.b.podIndex(k)
@@ -640,7 +649,7 @@ func (s *Snapshot) Pods() iter.Seq[*Pod] {
 	return func(yield func(*Pod) bool) {
 		var extra []*Pod
 		if s.added != nil {
-			s.added.Ascend(func(p *Pod) bool { extra = append(extra, p); return true })
+			s.added.Ascend(func(e keyedPod) bool { extra = append(extra, e.p); return true })
 		}
 		j := 0
 		for _, i := range s.b.byKey() {
@@ -764,7 +773,7 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		n.subUsage(id, p, page(id))
 		n.nPods--
 		if n.added != nil {
-			if _, ok := n.added.Delete(p); ok {
+			if _, ok := n.added.Delete(keyedPod{k: p.Key()}); ok {
 				n.addedOn.Delete(nodePod{id, p})
 				if p.SchedulingGroup != "" {
 					n.addedGroup.Delete(p)
@@ -802,11 +811,11 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 			return nil, err
 		}
 		if n.added == nil {
-			n.added = btree.NewG(16, lessPod)
+			n.added = btree.NewG(16, lessKeyed)
 			n.addedOn = btree.NewG(16, lessNodePod)
 			n.addedGroup = btree.NewG(16, lessGroupMember)
 		}
-		n.added.ReplaceOrInsert(p)
+		n.added.ReplaceOrInsert(keyedPod{p.Key(), p})
 		n.addedOn.ReplaceOrInsert(nodePod{id, p})
 		if p.SchedulingGroup != "" {
 			n.addedGroup.ReplaceOrInsert(p)
