@@ -292,18 +292,28 @@ func (sv *solver) roomIfEmpty(p *Placement, target int) bool {
 }
 
 // smallestFit reports whether, for every resource, the target smallest
-// requests of the members add up to no more than free.
+// requests of the members add up to no more than free. The sums depend only
+// on the members, so they are computed once per target and solve.
 func (sv *solver) smallestFit(free []int64, target int) bool {
-	reqs := make([]int64, len(sv.members))
-	for r := range sv.R {
-		for i := range sv.members {
-			reqs[i] = sv.members[i].req[r]
+	sums, ok := sv.smallest[target]
+	if !ok {
+		sums = make([]int64, sv.R)
+		reqs := make([]int64, len(sv.members))
+		for r := range sv.R {
+			for i := range sv.members {
+				reqs[i] = sv.members[i].req[r]
+			}
+			slices.Sort(reqs)
+			for _, q := range reqs[:target] {
+				sums[r] = arith.SatAdd(sums[r], q)
+			}
 		}
-		slices.Sort(reqs)
-		var sum int64
-		for _, q := range reqs[:target] {
-			sum = arith.SatAdd(sum, q)
+		if sv.smallest == nil {
+			sv.smallest = map[int][]int64{}
 		}
+		sv.smallest[target] = sums
+	}
+	for r, sum := range sums {
 		if sum > free[r] {
 			return false
 		}

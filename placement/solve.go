@@ -186,6 +186,7 @@ type solver struct {
 	pos        []NodeID // with cons: node of every member, bound first
 	boundNodes []NodeID
 	missing    map[int32]ResourceName // member index -> an untracked resource it requests
+	smallest   map[int][]int64        // target -> per resource, the sum of the target smallest requests
 	w          *work
 	classes    int // distinct member classes
 	steps      int64
