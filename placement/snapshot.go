@@ -39,9 +39,9 @@ type Snapshot struct {
 	// changes.
 	used [][]int64
 	// Overlay of pod changes relative to b.pods; nil when empty.
-	removed *btree.BTreeG[int32]   // indexes into b.pods
+	removed *btree.BTreeG[int32]    // indexes into b.pods
 	added   *btree.BTreeG[keyedPod] // by key
-	addedOn *btree.BTreeG[nodePod] // by node, then key
+	addedOn *btree.BTreeG[nodePod]  // by node, then key
 	// addedGroup indexes the added pods that have a SchedulingGroup by
 	// (namespace, group, name), so that GroupMembers costs O(log + members)
 	// however many pods a chain of Apply calls has added.
