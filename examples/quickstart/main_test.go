@@ -2,27 +2,18 @@ package main
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/quickstart.golden from the current output")
+	"github.com/gangsched/gangsched/internal/golden"
+)
 
 // TestQuickstartGolden runs the quickstart and compares its output with
 // testdata/quickstart.golden; run with -update to accept a new output.
 func TestQuickstartGolden(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, run(&buf))
-	golden := filepath.Join("testdata", "quickstart.golden")
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(golden, buf.Bytes(), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err)
-	require.Equal(t, string(want), buf.String())
+	golden.Check(t, filepath.Join("testdata", "quickstart.golden"), buf.Bytes())
 }

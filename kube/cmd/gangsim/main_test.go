@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math"
 	"os"
 	"os/exec"
@@ -12,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	goldenfile "github.com/gangsched/gangsched/internal/golden"
+)
 
 // TestMain lets the test binary stand in for the gangsim command: with
 // GANGSIM_RUN_MAIN=1 it runs main, so subprocess tests need no go build.
@@ -68,13 +67,7 @@ func TestGolden(t *testing.T) {
 			var out, errb bytes.Buffer
 			code := run(g.args, strings.NewReader(""), &out, &errb, false)
 			require.Equal(t, g.code, code, "stderr: %s", errb.String())
-			path := filepath.Join("testdata", g.name+".golden")
-			if *update {
-				require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "run go test ./cmd/gangsim -update")
-			require.Equal(t, string(want), out.String(), "output changed; if intended, run go test ./cmd/gangsim -update and review the diff")
+			goldenfile.Check(t, filepath.Join("testdata", g.name+".golden"), out.Bytes())
 		})
 	}
 }

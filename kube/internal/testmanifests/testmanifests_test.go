@@ -1,9 +1,7 @@
 package testmanifests
 
 import (
-	"flag"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,10 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsched/gangsched/internal/golden"
 	"github.com/gangsched/gangsched/kube/manifest"
 )
-
-var update = flag.Bool("update", false, "rewrite the committed manifests under kube/testdata")
 
 const testdata = "../../testdata"
 
@@ -23,14 +20,7 @@ const testdata = "../../testdata"
 func TestGolden(t *testing.T) {
 	files := Files()
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		path := filepath.Join(testdata, name)
-		if *update {
-			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-			require.NoError(t, os.WriteFile(path, []byte(files[name]), 0o644))
-		}
-		got, err := os.ReadFile(path)
-		require.NoError(t, err, "run go test ./internal/testmanifests -update")
-		require.Equal(t, files[name], string(got), "%s is stale: run go test ./internal/testmanifests -update", name)
+		golden.Check(t, filepath.Join(testdata, name), []byte(files[name]))
 	}
 }
 

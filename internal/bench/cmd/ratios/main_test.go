@@ -2,16 +2,15 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/gangsched/gangsched/internal/golden"
+)
 
 // TestRatios_Golden runs the command on a fixture of go test -bench
 // output (several counts, a custom metric, a log line, a workload without
@@ -29,13 +28,7 @@ func TestRatios_Golden(t *testing.T) {
 		t.Run(c.golden, func(t *testing.T) {
 			var out bytes.Buffer
 			require.NoError(t, run(append(c.args, filepath.Join("testdata", "bench.txt")), nil, &out))
-			path := filepath.Join("testdata", c.golden)
-			if *update {
-				require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err)
-			require.Equal(t, string(want), out.String())
+			golden.Check(t, filepath.Join("testdata", c.golden), out.Bytes())
 		})
 	}
 }
