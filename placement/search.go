@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
@@ -229,12 +230,12 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 	}
 	slices.SortFunc(out, func(x, y c) int {
 		if x.pref != y.pref {
-			return cmpInt64(y.pref, x.pref)
+			return cmp.Compare(y.pref, x.pref)
 		}
 		if x.score != y.score {
-			return cmpInt64(y.score, x.score)
+			return cmp.Compare(y.score, x.score)
 		}
-		return cmpInt64(int64(x.id), int64(y.id))
+		return cmp.Compare(int64(x.id), int64(y.id))
 	})
 	ids := make([]NodeID, len(out))
 	for j := range out {

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"cmp"
 	"github.com/gangsched/gangsched/internal/arith"
 	"iter"
 	"maps"
@@ -356,7 +357,7 @@ func keyHash(ns, name string) uint64 {
 // dominated the build (and 11-bit counts stay in cache).
 func radixSort(a []hashPos) {
 	if len(a) < 256 {
-		slices.SortFunc(a, func(x, y hashPos) int { return cmpUint64(x.h, y.h) })
+		slices.SortFunc(a, func(x, y hashPos) int { return cmp.Compare(x.h, y.h) })
 		return
 	}
 	const bits, mask = 11, 1<<11 - 1
@@ -381,16 +382,6 @@ func radixSort(a []hashPos) {
 	}
 	// An even number of passes: the sorted data is back in the caller's
 	// slice.
-}
-
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func compareGroupMember(a, b *Pod) int {

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
@@ -634,18 +635,8 @@ func (sv *solver) memberOrder() []int {
 // of their requests relative to the largest node), ties in member order.
 func (sv *solver) ffdOrder() []int {
 	o := sv.memberOrder()
-	slices.SortStableFunc(o, func(i, j int) int { return cmpInt64(sv.members[j].size, sv.members[i].size) })
+	slices.SortStableFunc(o, func(i, j int) int { return cmp.Compare(sv.members[j].size, sv.members[i].size) })
 	return o
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // finish computes the attempt's constraint verdict and preference score.
