@@ -6,6 +6,7 @@ import (
 	"iter"
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,7 +136,6 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b := &base{byName: make(map[string]NodeID, len(nodes))}
 	b.nodes = slices.Clone(nodes)
 	slices.SortFunc(b.nodes, func(x, y Node) int { return strings.Compare(x.Name, y.Name) })
-	resSet := map[ResourceName]struct{}{ResourcePods: {}}
 	// Names first, then contents, so that the error reported does not
 	// depend on the input order when two objects share a name.
 	for i := range b.nodes {
@@ -147,16 +147,34 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 			return nil, Errorf(ErrDuplicate, nodeObj(n.Name), "metadata.name", "appears twice")
 		}
 	}
+	// Each node's allocatable is looked up by the resources seen so far
+	// (cheaper than iterating a small map); only a node with a resource
+	// not seen yet, or a bad entry, has its map iterated.
+	resSet := map[ResourceName]struct{}{ResourcePods: {}}
+	seen := []ResourceName{ResourcePods}
+	b.allNodes = make([]NodeID, len(b.nodes))
 	for i := range b.nodes {
 		n := &b.nodes[i]
-		if err := checkList(func() string { return nodeObj(n.Name) }, "status.allocatable", n.Allocatable, false); err != nil {
-			return nil, err
+		found, ok := 0, true
+		for _, r := range seen {
+			if q, have := n.Allocatable[r]; have {
+				found++
+				ok = ok && q >= 0
+			}
+		}
+		if !ok || found != len(n.Allocatable) {
+			if err := checkList(func() string { return nodeObj(n.Name) }, "status.allocatable", n.Allocatable, false); err != nil {
+				return nil, err
+			}
+			for r := range n.Allocatable {
+				if _, have := resSet[r]; !have {
+					resSet[r] = struct{}{}
+					seen = append(seen, r)
+				}
+			}
 		}
 		b.byName[n.Name] = NodeID(i)
-		b.allNodes = append(b.allNodes, NodeID(i))
-		for r := range n.Allocatable {
-			resSet[r] = struct{}{}
-		}
+		b.allNodes[i] = NodeID(i)
 	}
 	b.setResources(resSet)
 
@@ -165,38 +183,89 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	// (it happens at most once per such resource).
 	b.pods = pods
 	b.podNode = make([]NodeID, len(pods))
-	hashes := make([]hashPos, len(pods))
+	hashes := make([]uint64, len(pods))
+	// The key index is sorted by a counting sort on the hashes' top bits,
+	// counted here (about one pod per bucket), and then by hash inside
+	// each bucket.
+	top := max(bits.Len(uint(len(pods)))-1, 0)
+	shift := 64 - top
+	starts := make([]int32, 1<<top+1)
 	var used []int64
 	ok := true
 	for pass := 0; ; pass++ {
 		R := len(b.res)
 		used = make([]int64, len(b.nodes)*R)
 		grew := false
+		// Bound pods usually come grouped by node: the last node found
+		// saves most of the name lookups.
+		lastName, lastID := "", NodeID(-1)
 		for i := range pods {
 			p := &pods[i]
 			if pass == 0 {
-				hashes[i] = hashPos{keyHash(p.Namespace, p.Name), int32(i)}
+				h := keyHash(p.Namespace, p.Name)
+				hashes[i] = h
+				starts[h>>shift+1]++
 			}
-			id, known := b.byName[p.NodeName]
-			ok = ok && known && p.Name != ""
-			if !known {
-				continue
+			id := lastID
+			if lastID < 0 || p.NodeName != lastName {
+				var known bool
+				id, known = b.byName[p.NodeName]
+				if !known {
+					ok = false
+					continue
+				}
+				lastName, lastID = p.NodeName, id
 			}
+			ok = ok && p.Name != ""
 			b.podNode[i] = id
 			row := used[int(id)*R : int(id)*R+R]
 			row[b.podsR]++
-			for r, q := range p.Requests {
-				j, have := b.resIdx[r]
-				if !have {
-					resSet[r] = struct{}{}
-					grew = true
+			// Looking up each tracked resource is cheaper than iterating
+			// a small map; the map is iterated only when it holds a name
+			// not looked up (an unknown resource, "pods") or when it is
+			// much smaller than the resource index.
+			if len(p.Requests) == 0 {
+				continue
+			}
+			if R-1 > 2*len(p.Requests)+2 {
+				for r, q := range p.Requests {
+					j, have := b.resIdx[r]
+					if !have {
+						resSet[r] = struct{}{}
+						grew = true
+						continue
+					}
+					ok = ok && q >= 0 && j != b.podsR && r != ""
+					if row[j] > math.MaxInt64-q {
+						ok = false
+					}
+					row[j] += q
+				}
+				continue
+			}
+			found := 0
+			for j, r := range b.res {
+				q, have := p.Requests[r]
+				if !have || j == b.podsR {
 					continue
 				}
-				ok = ok && q >= 0 && j != b.podsR && r != ""
+				found++
+				ok = ok && q >= 0 && r != ""
 				if row[j] > math.MaxInt64-q {
 					ok = false
 				}
 				row[j] += q
+			}
+			if found != len(p.Requests) {
+				for r := range p.Requests {
+					j, have := b.resIdx[r]
+					if !have {
+						resSet[r] = struct{}{}
+						grew = true
+						continue
+					}
+					ok = ok && j != b.podsR
+				}
 			}
 		}
 		if !ok || !grew {
@@ -204,14 +273,8 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		}
 		b.setResources(resSet)
 	}
-	radixSort(hashes)
-	b.keyHash = make([]uint64, len(hashes))
-	b.keyPos = make([]int32, len(hashes))
-	for i, h := range hashes {
-		b.keyHash[i], b.keyPos[i] = h.h, h.i
-		if i > 0 && h.h == hashes[i-1].h && pods[h.i].Key() == pods[hashes[i-1].i].Key() {
-			ok = false
-		}
+	if ok {
+		ok = b.indexKeys(hashes, starts, shift)
 	}
 	if !ok {
 		return nil, b.firstBadPod()
@@ -249,6 +312,78 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	return s, nil
 }
 
+// indexKeys builds the key index (keyHash, keyPos) from hashes, the pods'
+// key hashes in input order, and starts, where starts[d+1] counts the
+// hashes whose top bits (h>>shift) are d. It reports false when two pods
+// share a key. Cost O(pods) for hashes that spread (a bucket of k is
+// sorted in O(k log k)); the order inside a run of equal hashes never
+// reaches an output.
+func (b *base) indexKeys(hashes []uint64, starts []int32, shift int) bool {
+	for d := 1; d < len(starts); d++ {
+		starts[d] += starts[d-1]
+	}
+	b.keyHash = make([]uint64, len(hashes))
+	b.keyPos = make([]int32, len(hashes))
+	next := starts[:len(starts)-1]
+	for i, h := range hashes {
+		d := h >> shift
+		b.keyHash[next[d]], b.keyPos[next[d]] = h, int32(i)
+		next[d]++
+	}
+	// next[d] is now the end of bucket d, the start of bucket d+1. Buckets
+	// hold about one hash each: an insertion sort suits them, but a bucket
+	// too full for it (hashes that do not spread) gets a comparison sort.
+	var run []hashPos
+	lo := 0
+	for _, hi := range next {
+		switch n := int(hi) - lo; {
+		case n < 2:
+		case n <= 16:
+			hs, ps := b.keyHash[lo:hi], b.keyPos[lo:hi]
+			for i := 1; i < n; i++ {
+				for j := i; j > 0 && hs[j] < hs[j-1]; j-- {
+					hs[j], hs[j-1] = hs[j-1], hs[j]
+					ps[j], ps[j-1] = ps[j-1], ps[j]
+				}
+			}
+		default:
+			run = run[:0]
+			for k := lo; k < int(hi); k++ {
+				run = append(run, hashPos{b.keyHash[k], b.keyPos[k]})
+			}
+			slices.SortFunc(run, func(x, y hashPos) int { return cmp.Compare(x.h, y.h) })
+			for k, e := range run {
+				b.keyHash[lo+k], b.keyPos[lo+k] = e.h, e.i
+			}
+		}
+		lo = int(hi)
+	}
+	// Only pods of equal hash can share a key.
+	for i := 0; i < len(b.keyHash); {
+		j := i + 1
+		for j < len(b.keyHash) && b.keyHash[j] == b.keyHash[i] {
+			j++
+		}
+		if j-i > 1 && !b.uniqueKeys(b.keyPos[i:j]) {
+			return false
+		}
+		i = j
+	}
+	return true
+}
+
+// uniqueKeys reports whether the pods at positions ps have distinct keys.
+func (b *base) uniqueKeys(ps []int32) bool {
+	same := slices.Clone(ps)
+	slices.SortFunc(same, b.cmpKey)
+	for k := 1; k < len(same); k++ {
+		if b.pods[same[k]].Key() == b.pods[same[k-1]].Key() {
+			return false
+		}
+	}
+	return true
+}
+
 // setResources makes the resource index from the names in set.
 func (b *base) setResources(set map[ResourceName]struct{}) {
 	b.res = b.res[:0]
@@ -271,8 +406,17 @@ func (b *base) allocRows() {
 	for i := range b.nodes {
 		row := b.alloc[i*R : (i+1)*R]
 		row[b.podsR] = math.MaxInt64
-		for r, q := range b.nodes[i].Allocatable {
-			row[b.resIdx[r]] = q
+		alloc := b.nodes[i].Allocatable
+		if R > 2*len(alloc)+2 {
+			for r, q := range alloc {
+				row[b.resIdx[r]] = q
+			}
+		} else {
+			for j, r := range b.res {
+				if q, have := alloc[r]; have {
+					row[j] = q
+				}
+			}
 		}
 		for r, q := range row {
 			b.largest[r] = max(b.largest[r], q)
@@ -338,50 +482,52 @@ type hashPos struct {
 	i int32
 }
 
-// keyHash is FNV-1a over namespace, a separator and name: deterministic,
-// so the index never depends on the process.
+// keyHash hashes a pod key eight bytes at a time (FNV-1a's byte loop cost
+// a third of a snapshot's build). It is deterministic, so the index never
+// depends on the process; the key index buckets by its top bits, which the
+// final mix (MurmurHash3's fmix64) spreads.
 func keyHash(ns, name string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(ns); i++ {
-		h = (h ^ uint64(ns[i])) * 1099511628211
-	}
-	h = (h ^ 0xff) * 1099511628211
-	for i := 0; i < len(name); i++ {
-		h = (h ^ uint64(name[i])) * 1099511628211
-	}
+	h := hashString(0x9e3779b97f4a7c15, ns)
+	h = hashString(h, name)
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
 	return h
 }
 
-// radixSort sorts by hash in six passes of 11 bits, least significant
-// first: O(n), which matters at 100,000 pods, where a comparison sort
-// dominated the build (and 11-bit counts stay in cache).
-func radixSort(a []hashPos) {
-	if len(a) < 256 {
-		slices.SortFunc(a, func(x, y hashPos) int { return cmp.Compare(x.h, y.h) })
-		return
+// hashString mixes s into h. The tail of fewer than eight bytes is read as
+// its first and last four (or first, middle and last) bytes together with
+// its length, which determine it.
+func hashString(h uint64, s string) uint64 {
+	const m = 0x9ddfea08eb382d69
+	for ; len(s) >= 8; s = s[8:] {
+		h = (h ^ le64(s)) * m
+		h ^= h >> 31
 	}
-	const bits, mask = 11, 1<<11 - 1
-	tmp := make([]hashPos, len(a))
-	var count [1 << bits]int
-	for shift := uint(0); shift < 64; shift += bits {
-		clear(count[:])
-		for _, x := range a {
-			count[(x.h>>shift)&mask]++
-		}
-		sum := 0
-		for i, c := range count {
-			count[i] = sum
-			sum += c
-		}
-		for _, x := range a {
-			d := (x.h >> shift) & mask
-			tmp[count[d]] = x
-			count[d]++
-		}
-		a, tmp = tmp, a
+	var t uint64
+	switch n := len(s); {
+	case n >= 4:
+		t = le32(s) | le32(s[n-4:])<<32
+	case n > 0:
+		t = uint64(s[0]) | uint64(s[n/2])<<8 | uint64(s[n-1])<<16
 	}
-	// An even number of passes: the sorted data is back in the caller's
-	// slice.
+	h = (h ^ t) * m
+	h ^= h>>31 ^ uint64(len(s))
+	h *= m
+	return h ^ h>>29
+}
+
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func le32(s string) uint64 {
+	_ = s[3]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
 }
 
 func compareGroupMember(a, b *Pod) int {

@@ -1,0 +1,87 @@
+package placement
+
+import (
+	"math/bits"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// genKeyIndex draws up to 300 pods whose keys may repeat, with a hash
+// function of a handful of values, so that the key index sees equal hashes
+// of different keys and buckets too full for its insertion sort.
+func genKeyIndex(t *rapid.T) (*base, []uint64) {
+	n := rapid.IntRange(0, 300).Draw(t, "pods")
+	values := []uint64{0, 1, 1 << 62, 1<<63 + 5, 1<<63 + 7}
+	mult := rapid.IntRange(1, 4).Draw(t, "mult")
+	b := &base{pods: make([]Pod, n)}
+	hashes := make([]uint64, n)
+	for i := range b.pods {
+		name := rapid.IntRange(0, 3*n).Draw(t, "name")
+		b.pods[i] = Pod{Namespace: "ns", Name: "p" + strconv.Itoa(name)}
+		hashes[i] = values[name*mult%len(values)]
+	}
+	return b, hashes
+}
+
+func checkKeyIndex(t *rapid.T) bool {
+	b, hashes := genKeyIndex(t)
+	top := max(bits.Len(uint(len(hashes)))-1, 0)
+	starts := make([]int32, 1<<top+1)
+	for _, h := range hashes {
+		starts[h>>(64-top)+1]++
+	}
+	unique := b.indexKeys(hashes, starts, 64-top)
+	keys := map[Key]bool{}
+	for i := range b.pods {
+		keys[b.pods[i].Key()] = true
+	}
+	require.Equal(t, len(keys) == len(b.pods), unique, "duplicate keys found or missed")
+	require.True(t, slices.IsSorted(b.keyHash), "index not sorted by hash")
+	seen := make([]bool, len(b.pods))
+	for i, p := range b.keyPos {
+		require.False(t, seen[p], "pod %d indexed twice", p)
+		seen[p] = true
+		require.Equal(t, hashes[p], b.keyHash[i])
+	}
+	return unique
+}
+
+func TestProp_KeyIndexFindsDuplicates(t *testing.T) {
+	seen := map[bool]int{}
+	rapid.Check(t, func(t *rapid.T) { seen[checkKeyIndex(t)]++ })
+	require.Positive(t, seen[true], "the generator never drew unique keys")
+	require.Positive(t, seen[false], "the generator never drew a duplicate")
+}
+
+// TestNewSnapshot_ManyPods exercises the key index at a size where every
+// bucket size occurs: each pod is found, and a duplicate anywhere is
+// reported by name whatever the input order.
+func TestNewSnapshot_ManyPods(t *testing.T) {
+	nodes := []Node{{Name: "a", Allocatable: ResourceList{ResourceCPU: 1 << 40}}, {Name: "b"}}
+	var pods []Pod
+	for i := range 20000 {
+		pods = append(pods, Pod{Namespace: "ns" + strconv.Itoa(i%7), Name: "pod-" + strconv.Itoa(i), NodeName: nodes[i%2].Name, Requests: ResourceList{ResourceCPU: 1}})
+	}
+	s, err := NewSnapshot(nodes, pods)
+	require.NoError(t, err)
+	for i := range pods {
+		p, ok := s.Pod(pods[i].Key())
+		require.True(t, ok, pods[i].Key())
+		require.Same(t, &pods[i], p)
+	}
+	_, ok := s.Pod(Key{Namespace: "ns0", Name: "pod-1"})
+	require.False(t, ok)
+	require.Equal(t, int64(10000), s.Requested(0, ResourceCPU))
+
+	dup := append(slices.Clone(pods), Pod{Namespace: "ns4", Name: "pod-12345", NodeName: "b"})
+	_, err = NewSnapshot(nodes, dup)
+	require.ErrorIs(t, err, ErrDuplicate)
+	require.Contains(t, err.Error(), "ns4/pod-12345")
+	slices.Reverse(dup)
+	_, err2 := NewSnapshot(nodes, dup)
+	require.Equal(t, err.Error(), err2.Error())
+}
