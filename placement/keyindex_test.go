@@ -29,7 +29,7 @@ func genKeyIndex(t *rapid.T) (*base, []uint64) {
 
 func checkKeyIndex(t *rapid.T) bool {
 	b, hashes := genKeyIndex(t)
-	top := max(bits.Len(uint(len(hashes)))-1, 0)
+	top := max(bits.Len(uint(len(hashes)))-3, 0)
 	starts := make([]int32, 1<<top+1)
 	for _, h := range hashes {
 		starts[h>>(64-top)+1]++

@@ -185,9 +185,10 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b.podNode = make([]NodeID, len(pods))
 	hashes := make([]uint64, len(pods))
 	// The key index is sorted by a counting sort on the hashes' top bits,
-	// counted here (about one pod per bucket), and then by hash inside
-	// each bucket.
-	top := max(bits.Len(uint(len(pods)))-1, 0)
+	// counted here, and then by hash inside each bucket. Buckets of 4-8
+	// pods keep the counts in a small cache (one per pod made this
+	// increment a cache miss).
+	top := max(bits.Len(uint(len(pods)))-3, 0)
 	shift := 64 - top
 	starts := make([]int32, 1<<top+1)
 	var used []int64
@@ -331,14 +332,14 @@ func (b *base) indexKeys(hashes []uint64, starts []int32, shift int) bool {
 		next[d]++
 	}
 	// next[d] is now the end of bucket d, the start of bucket d+1. Buckets
-	// hold about one hash each: an insertion sort suits them, but a bucket
+	// hold a few hashes each: an insertion sort suits them, but a bucket
 	// too full for it (hashes that do not spread) gets a comparison sort.
 	var run []hashPos
 	lo := 0
 	for _, hi := range next {
 		switch n := int(hi) - lo; {
 		case n < 2:
-		case n <= 16:
+		case n <= 32:
 			hs, ps := b.keyHash[lo:hi], b.keyPos[lo:hi]
 			for i := 1; i < n; i++ {
 				for j := i; j > 0 && hs[j] < hs[j-1]; j-- {
