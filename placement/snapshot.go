@@ -148,35 +148,57 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		}
 	}
 	// Each node's allocatable is looked up by the resources seen so far
-	// (cheaper than iterating a small map); only a node with a resource
-	// not seen yet, or a bad entry, has its map iterated.
-	resSet := map[ResourceName]struct{}{ResourcePods: {}}
+	// (cheaper than iterating a small map) and its values kept for the
+	// allocatable rows, which can only be laid out once every resource is
+	// known; only a node with a resource not seen yet, or a bad entry, or
+	// far fewer entries than resources seen, has its map iterated.
+	col := map[ResourceName]int{ResourcePods: 0} // column of each resource in seen
 	seen := []ResourceName{ResourcePods}
+	// vals[off[i]:off[i+1]] are node i's quantities of seen[0], seen[1], …
+	// (MaxInt64 for an absent pods); resources seen later are absent.
+	off := make([]int, len(b.nodes)+1)
+	vals := make([]int64, 0, 4*len(b.nodes))
 	b.allNodes = make([]NodeID, len(b.nodes))
 	for i := range b.nodes {
 		n := &b.nodes[i]
-		found, ok := 0, true
-		for _, r := range seen {
-			if q, have := n.Allocatable[r]; have {
-				found++
-				ok = ok && q >= 0
+		alloc := n.Allocatable
+		k := len(vals)
+		ok := len(seen) <= 2*len(alloc)+2
+		if ok {
+			found := 0
+			for _, r := range seen {
+				q, have := alloc[r]
+				if have {
+					found++
+					ok = ok && q >= 0
+				} else if r == ResourcePods {
+					q = math.MaxInt64
+				}
+				vals = append(vals, q)
 			}
+			ok = ok && found == len(alloc)
 		}
-		if !ok || found != len(n.Allocatable) {
-			if err := checkList(func() string { return nodeObj(n.Name) }, "status.allocatable", n.Allocatable, false); err != nil {
+		if !ok {
+			if err := checkList(func() string { return nodeObj(n.Name) }, "status.allocatable", alloc, false); err != nil {
 				return nil, err
 			}
-			for r := range n.Allocatable {
-				if _, have := resSet[r]; !have {
-					resSet[r] = struct{}{}
+			for r := range alloc {
+				if _, have := col[r]; !have {
+					col[r] = len(seen)
 					seen = append(seen, r)
 				}
 			}
+			vals = append(vals[:k], make([]int64, len(seen))...)
+			vals[k] = math.MaxInt64
+			for r, q := range alloc {
+				vals[k+col[r]] = q
+			}
 		}
+		off[i+1] = len(vals)
 		b.byName[n.Name] = NodeID(i)
 		b.allNodes[i] = NodeID(i)
 	}
-	b.setResources(resSet)
+	b.setResources(seen)
 
 	// One pass over the pods: node, key hash, usage. A pod that requests a
 	// resource no node has adds it to the index, and the pass starts over
@@ -197,8 +219,9 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		R := len(b.res)
 		used = make([]int64, len(b.nodes)*R)
 		grew := false
-		// Bound pods usually come grouped by node: the last node found
-		// saves most of the name lookups.
+		// Bound pods usually come grouped by node, often in node order:
+		// the last node found, then the next one by name, save most of the
+		// name lookups.
 		lastName, lastID := "", NodeID(-1)
 		for i := range pods {
 			p := &pods[i]
@@ -209,11 +232,15 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 			}
 			id := lastID
 			if lastID < 0 || p.NodeName != lastName {
-				var known bool
-				id, known = b.byName[p.NodeName]
-				if !known {
-					ok = false
-					continue
+				if n := int(lastID) + 1; n < len(b.nodes) && b.nodes[n].Name == p.NodeName {
+					id = NodeID(n)
+				} else {
+					var known bool
+					id, known = b.byName[p.NodeName]
+					if !known {
+						ok = false
+						continue
+					}
 				}
 				lastName, lastID = p.NodeName, id
 			}
@@ -232,8 +259,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 				for r, q := range p.Requests {
 					j, have := b.resIdx[r]
 					if !have {
-						resSet[r] = struct{}{}
-						grew = true
+						grew = grew || addResource(col, &seen, r)
 						continue
 					}
 					ok = ok && q >= 0 && j != b.podsR && r != ""
@@ -261,8 +287,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 				for r := range p.Requests {
 					j, have := b.resIdx[r]
 					if !have {
-						resSet[r] = struct{}{}
-						grew = true
+						grew = grew || addResource(col, &seen, r)
 						continue
 					}
 					ok = ok && j != b.podsR
@@ -272,7 +297,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		if !ok || !grew {
 			break
 		}
-		b.setResources(resSet)
+		b.setResources(seen)
 	}
 	if ok {
 		ok = b.indexKeys(hashes, starts, shift)
@@ -280,7 +305,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	if !ok {
 		return nil, b.firstBadPod()
 	}
-	b.allocRows()
+	b.allocRows(seen, off, vals)
 	b.nodeTypes()
 
 	// Per-node index, in input order inside a node (counting sort).
@@ -385,13 +410,9 @@ func (b *base) uniqueKeys(ps []int32) bool {
 	return true
 }
 
-// setResources makes the resource index from the names in set.
-func (b *base) setResources(set map[ResourceName]struct{}) {
-	b.res = b.res[:0]
-	for r := range set {
-		b.res = append(b.res, r)
-	}
-	slices.Sort(b.res)
+// setResources makes the resource index from names, which are distinct.
+func (b *base) setResources(names []ResourceName) {
+	b.res = slices.Sorted(slices.Values(names))
 	b.resIdx = make(map[ResourceName]int, len(b.res))
 	for i, r := range b.res {
 		b.resIdx[r] = i
@@ -399,25 +420,32 @@ func (b *base) setResources(set map[ResourceName]struct{}) {
 	b.podsR = b.resIdx[ResourcePods]
 }
 
-// allocRows fills the allocatable rows and the per-resource aggregates.
-func (b *base) allocRows() {
+// addResource adds r to seen, with its column in col, unless it is there
+// already; it reports whether it added it.
+func addResource(col map[ResourceName]int, seen *[]ResourceName, r ResourceName) bool {
+	if _, have := col[r]; have {
+		return false
+	}
+	col[r] = len(*seen)
+	*seen = append(*seen, r)
+	return true
+}
+
+// allocRows fills the allocatable rows and the per-resource aggregates
+// from the nodes' quantities as NewSnapshot kept them: vals[off[i]:off[i+1]]
+// for node i, by the columns of seen.
+func (b *base) allocRows(seen []ResourceName, off []int, vals []int64) {
 	R := len(b.res)
+	perm := make([]int, len(seen))
+	for k, r := range seen {
+		perm[k] = b.resIdx[r]
+	}
 	b.alloc = make([]int64, len(b.nodes)*R)
 	b.largest = make([]int64, R)
 	for i := range b.nodes {
 		row := b.alloc[i*R : (i+1)*R]
-		row[b.podsR] = math.MaxInt64
-		alloc := b.nodes[i].Allocatable
-		if R > 2*len(alloc)+2 {
-			for r, q := range alloc {
-				row[b.resIdx[r]] = q
-			}
-		} else {
-			for j, r := range b.res {
-				if q, have := alloc[r]; have {
-					row[j] = q
-				}
-			}
+		for k, q := range vals[off[i]:off[i+1]] {
+			row[perm[k]] = q
 		}
 		for r, q := range row {
 			b.largest[r] = max(b.largest[r], q)
