@@ -76,6 +76,13 @@ func TestNewSnapshot_ManyPods(t *testing.T) {
 	_, ok := s.Pod(Key{Namespace: "ns0", Name: "pod-1"})
 	require.False(t, ok)
 	require.Equal(t, int64(10000), s.Requested(0, ResourceCPU))
+	var onB []Key
+	for p := range s.PodsOn(1) {
+		require.Equal(t, "b", p.NodeName)
+		onB = append(onB, p.Key())
+	}
+	require.Len(t, onB, 10000)
+	require.True(t, slices.IsSortedFunc(onB, Key.Compare))
 
 	dup := append(slices.Clone(pods), Pod{Namespace: "ns4", Name: "pod-12345", NodeName: "b"})
 	_, err = NewSnapshot(nodes, dup)

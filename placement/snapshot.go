@@ -94,23 +94,23 @@ type base struct {
 
 	// pods is the caller's slice, kept as given (no copy, no sort): a
 	// pod's base index is its position there.
-	pods      []Pod
-	podNode   []NodeID // node of pods[i]
-	keyHash   []uint64 // hashes of the pods' keys, ascending
-	keyPos    []int32  // keyPos[i] is the pod whose key hashes to keyHash[i]
-	nodeStart []int32  // pods on node n: nodePods[nodeStart[n]:nodeStart[n+1]]
-	nodePods  []int32  // in input order; PodsOn sorts a node's few pods
-	allNodes  []NodeID
-	largest   []int64  // per resource, the largest allocatable of any node
-	allocSum  []int64  // per resource, Σ allocatable (saturating)
-	typeOf    []int32  // static type of each node (see nodeTypes)
-	typeRep   []NodeID // first node of each type
+	pods     []Pod
+	keyHash  []uint64 // hashes of the pods' keys, ascending
+	keyPos   []int32  // keyPos[i] is the pod whose key hashes to keyHash[i]
+	allNodes []NodeID
+	largest  []int64  // per resource, the largest allocatable of any node
+	allocSum []int64  // per resource, Σ allocatable (saturating)
+	typeOf   []int32  // static type of each node (see nodeTypes)
+	typeRep  []NodeID // first node of each type
 
 	// Orders built on first use: most decisions never need them.
 	sortOnce  sync.Once
 	sorted    []int32 // base pods by key
 	groupOnce sync.Once
 	grouped   []int32 // base pods with a group, by (namespace, group, name)
+	nodeOnce  sync.Once
+	nodeStart []int32 // pods on node n: nodePods[nodeStart[n]:nodeStart[n+1]]
+	nodePods  []int32 // in input order; PodsOn sorts a node's few pods
 }
 
 // NewSnapshot validates nodes and bound pods and builds a snapshot. The
@@ -204,7 +204,6 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	// resource no node has adds it to the index, and the pass starts over
 	// (it happens at most once per such resource).
 	b.pods = pods
-	b.podNode = make([]NodeID, len(pods))
 	hashes := make([]uint64, len(pods))
 	// The key index is sorted by a counting sort on the hashes' top bits,
 	// counted here, and then by hash inside each bucket. Buckets of 4-8
@@ -245,7 +244,6 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 				lastName, lastID = p.NodeName, id
 			}
 			ok = ok && p.Name != ""
-			b.podNode[i] = id
 			row := used[int(id)*R : int(id)*R+R]
 			row[b.podsR]++
 			// Looking up each tracked resource is cheaper than iterating
@@ -307,21 +305,6 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	}
 	b.allocRows(seen, off, vals)
 	b.nodeTypes()
-
-	// Per-node index, in input order inside a node (counting sort).
-	b.nodeStart = make([]int32, len(b.nodes)+1)
-	for _, n := range b.podNode {
-		b.nodeStart[n+1]++
-	}
-	for i := 1; i < len(b.nodeStart); i++ {
-		b.nodeStart[i] += b.nodeStart[i-1]
-	}
-	b.nodePods = make([]int32, len(pods))
-	next := slices.Clone(b.nodeStart[:len(b.nodes)])
-	for i, n := range b.podNode {
-		b.nodePods[next[n]] = int32(i)
-		next[n]++
-	}
 
 	R := len(b.res)
 	s := &Snapshot{b: b, nPods: len(pods)}
@@ -742,6 +725,34 @@ func (b *base) byGroup() []int32 {
 	return b.grouped
 }
 
+// byNode returns the per-node index of the base pods, building it on first
+// use (only PodsOn needs it): the pods on node n are
+// nodePods[start[n]:start[n+1]], in input order (a counting sort).
+func (b *base) byNode() (start, nodePods []int32) {
+	b.nodeOnce.Do(func() {
+		podNode := make([]NodeID, len(b.pods))
+		b.nodeStart = make([]int32, len(b.nodes)+1)
+		lastName, lastID := "", NodeID(-1)
+		for i := range b.pods {
+			if name := b.pods[i].NodeName; lastID < 0 || name != lastName {
+				lastName, lastID = name, b.byName[name]
+			}
+			podNode[i] = lastID
+			b.nodeStart[lastID+1]++
+		}
+		for i := 1; i < len(b.nodeStart); i++ {
+			b.nodeStart[i] += b.nodeStart[i-1]
+		}
+		b.nodePods = make([]int32, len(b.pods))
+		next := slices.Clone(b.nodeStart[:len(b.nodes)])
+		for i, n := range podNode {
+			b.nodePods[next[n]] = int32(i)
+			next[n]++
+		}
+	})
+	return b.nodeStart, b.nodePods
+}
+
 func (b *base) cmpKey(x, y int32) int { return b.pods[x].Key().Compare(b.pods[y].Key()) }
 
 func (s *Snapshot) isRemoved(i int32) bool { return s.removed != nil && s.removed.Has(i) }
@@ -771,7 +782,8 @@ func (s *Snapshot) lookup(k Key) (*Pod, int) {
 // [Snapshot.Node], it panics if id is out of range.
 func (s *Snapshot) PodsOn(id NodeID) iter.Seq[*Pod] {
 	return func(yield func(*Pod) bool) {
-		baseIdx := s.b.nodePods[s.b.nodeStart[id]:s.b.nodeStart[id+1]]
+		start, nodePods := s.b.byNode()
+		baseIdx := nodePods[start[id]:start[id+1]]
 		if !slices.IsSortedFunc(baseIdx, s.b.cmpKey) {
 			baseIdx = slices.Clone(baseIdx)
 			slices.SortFunc(baseIdx, s.b.cmpKey)
