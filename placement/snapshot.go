@@ -95,7 +95,7 @@ type base struct {
 	// pods is the caller's slice, kept as given (no copy, no sort): a
 	// pod's base index is its position there.
 	pods     []Pod
-	keyHash  []uint64 // hashes of the pods' keys, ascending
+	keyHash  []uint32 // hashes of the pods' keys, ascending
 	keyPos   []int32  // keyPos[i] is the pod whose key hashes to keyHash[i]
 	allNodes []NodeID
 	largest  []int64  // per resource, the largest allocatable of any node
@@ -204,14 +204,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	// resource no node has adds it to the index, and the pass starts over
 	// (it happens at most once per such resource).
 	b.pods = pods
-	hashes := make([]uint64, len(pods))
-	// The key index is sorted by a counting sort on the hashes' top bits,
-	// counted here, and then by hash inside each bucket. Buckets of 4-8
-	// pods keep the counts in a small cache (one per pod made this
-	// increment a cache miss).
-	top := max(bits.Len(uint(len(pods)))-3, 0)
-	shift := 64 - top
-	starts := make([]int32, 1<<top+1)
+	hashes := make([]uint32, len(pods))
 	var used []int64
 	ok := true
 	for pass := 0; ; pass++ {
@@ -227,7 +220,6 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 			if pass == 0 {
 				h := keyHash(p.Namespace, p.Name)
 				hashes[i] = h
-				starts[h>>shift+1]++
 			}
 			id := lastID
 			if lastID < 0 || p.NodeName != lastName {
@@ -298,7 +290,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		b.setResources(seen)
 	}
 	if ok {
-		ok = b.indexKeys(hashes, starts, shift)
+		ok = b.indexKeys(hashes)
 	}
 	if !ok {
 		return nil, b.firstBadPod()
@@ -321,30 +313,41 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	return s, nil
 }
 
-// indexKeys builds the key index (keyHash, keyPos) from hashes, the pods'
-// key hashes in input order, and starts, where starts[d+1] counts the
-// hashes whose top bits (h>>shift) are d. It reports false when two pods
-// share a key. Cost O(pods) for hashes that spread (a bucket of k is
-// sorted in O(k log k)); the order inside a run of equal hashes never
-// reaches an output.
-func (b *base) indexKeys(hashes []uint64, starts []int32, shift int) bool {
-	for d := 1; d < len(starts); d++ {
-		starts[d] += starts[d-1]
+// indexKeys makes the key index (keyHash, keyPos) of hashes, the pods'
+// key hashes in input order. It reports false when two pods share a key.
+// Cost O(pods) for hashes that spread (a bucket of k is sorted in
+// O(k log k)); the order inside a run of equal hashes never reaches an
+// output.
+func (b *base) indexKeys(hashes []uint32) bool {
+	// A counting sort on the top bits, then a sort inside each bucket.
+	// Buckets of 4-8 hashes keep the counts in a small cache. (Sorting in
+	// place, American flag style, saves the copy but chains one cache miss
+	// to the next: slower.)
+	top := max(bits.Len(uint(len(hashes)))-3, 0)
+	shift := 32 - top
+	next, end := make([]int32, 1<<top), make([]int32, 1<<top)
+	for _, h := range hashes {
+		end[h>>shift]++
 	}
-	b.keyHash = make([]uint64, len(hashes))
+	sum := int32(0)
+	for d, c := range end {
+		next[d] = sum
+		sum += c
+		end[d] = sum
+	}
+	b.keyHash = make([]uint32, len(hashes))
 	b.keyPos = make([]int32, len(hashes))
-	next := starts[:len(starts)-1]
 	for i, h := range hashes {
 		d := h >> shift
 		b.keyHash[next[d]], b.keyPos[next[d]] = h, int32(i)
 		next[d]++
 	}
-	// next[d] is now the end of bucket d, the start of bucket d+1. Buckets
-	// hold a few hashes each: an insertion sort suits them, but a bucket
-	// too full for it (hashes that do not spread) gets a comparison sort.
+	// Buckets hold a few hashes each: an insertion sort suits them, but a
+	// bucket too full for it (hashes that do not spread) gets a comparison
+	// sort.
 	var run []hashPos
 	lo := 0
-	for _, hi := range next {
+	for _, hi := range end {
 		switch n := int(hi) - lo; {
 		case n < 2:
 		case n <= 32:
@@ -490,15 +493,17 @@ func (b *base) firstBadPod() error {
 
 // hashPos is a pod key's hash and the pod's position.
 type hashPos struct {
-	h uint64
+	h uint32
 	i int32
 }
 
 // keyHash hashes a pod key eight bytes at a time (FNV-1a's byte loop cost
 // a third of a snapshot's build). It is deterministic, so the index never
 // depends on the process; the key index buckets by its top bits, which the
-// final mix (MurmurHash3's fmix64) spreads.
-func keyHash(ns, name string) uint64 {
+// final mix (MurmurHash3's fmix64) spreads. 32 bits halve the index
+// (100,000 keys share a hash about once, and then their keys are
+// compared).
+func keyHash(ns, name string) uint32 {
 	h := hashString(0x9e3779b97f4a7c15, ns)
 	h = hashString(h, name)
 	h ^= h >> 33
@@ -506,7 +511,7 @@ func keyHash(ns, name string) uint64 {
 	h ^= h >> 33
 	h *= 0xc4ceb9fe1a85ec53
 	h ^= h >> 33
-	return h
+	return uint32(h >> 32)
 }
 
 // hashString mixes s into h. The tail of fewer than eight bytes is read as
