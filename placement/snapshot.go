@@ -249,7 +249,9 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 				for r, q := range p.Requests {
 					j, have := b.resIdx[r]
 					if !have {
-						grew = grew || addResource(col, &seen, r)
+						if addResource(col, &seen, r) {
+							grew = true
+						}
 						continue
 					}
 					ok = ok && q >= 0 && j != b.podsR && r != ""
@@ -277,7 +279,9 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 				for r := range p.Requests {
 					j, have := b.resIdx[r]
 					if !have {
-						grew = grew || addResource(col, &seen, r)
+						if addResource(col, &seen, r) {
+							grew = true
+						}
 						continue
 					}
 					ok = ok && j != b.podsR
