@@ -34,12 +34,32 @@ func checkKeyIndex(t *rapid.T) bool {
 		keys[b.pods[i].Key()] = true
 	}
 	require.Equal(t, len(keys) == len(b.pods), unique, "duplicate keys found or missed")
-	require.True(t, slices.IsSorted(b.keyHash), "index not sorted by hash")
+	if !unique {
+		return unique
+	}
 	seen := make([]bool, len(b.pods))
-	for i, p := range b.keyPos {
-		require.False(t, seen[p], "pod %d indexed twice", p)
-		seen[p] = true
-		require.Equal(t, hashes[p], b.keyHash[i])
+	lo := int32(0)
+	for d, hi := range b.keyEnd {
+		hs := b.keyHash[lo:hi]
+		require.True(t, len(hs) <= smallBucket || slices.IsSorted(hs), "long bucket %d not sorted", d)
+		for i, h := range hs {
+			require.Equal(t, uint32(d), h>>b.keyShift, "hash in the wrong bucket")
+			p := b.keyPos[int(lo)+i]
+			require.False(t, seen[p], "pod %d indexed twice", p)
+			seen[p] = true
+			require.Equal(t, hashes[p], h)
+		}
+		lo = hi
+	}
+	require.NotContains(t, seen, false, "a pod is not indexed")
+	for i := range b.pods {
+		got, ok := b.findKey(b.pods[i].Key(), hashes[i])
+		require.True(t, ok, "pod %d not found", i)
+		require.Equal(t, i, got)
+	}
+	for _, h := range hashes {
+		_, ok := b.findKey(Key{Namespace: "ns", Name: "absent"}, h)
+		require.False(t, ok, "found a pod that is not there")
 	}
 	return unique
 }

@@ -94,9 +94,15 @@ type base struct {
 
 	// pods is the caller's slice, kept as given (no copy, no sort): a
 	// pod's base index is its position there.
-	pods     []Pod
-	keyHash  []uint32 // hashes of the pods' keys, ascending
-	keyPos   []int32  // keyPos[i] is the pod whose key hashes to keyHash[i]
+	pods []Pod
+	// The key index: the pods' key hashes in buckets by their top bits
+	// (h >> keyShift), bucket d being keyHash[keyEnd[d-1]:keyEnd[d]]
+	// (from 0 for d = 0), sorted by hash only when longer than
+	// smallBucket; keyPos[i] is the pod whose key hashes to keyHash[i].
+	keyHash  []uint32
+	keyPos   []int32
+	keyEnd   []int32
+	keyShift int
 	allNodes []NodeID
 	largest  []int64  // per resource, the largest allocatable of any node
 	allocSum []int64  // per resource, Σ allocatable (saturating)
@@ -317,16 +323,19 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	return s, nil
 }
 
-// indexKeys makes the key index (keyHash, keyPos) of hashes, the pods'
-// key hashes in input order. It reports false when two pods share a key.
-// Cost O(pods) for hashes that spread (a bucket of k is sorted in
-// O(k log k)); the order inside a run of equal hashes never reaches an
-// output.
+// smallBucket is the longest bucket of the key index that is left
+// unsorted: scanning it costs less than sorting it (whose compares
+// mispredict), and it is checked for duplicates pair by pair.
+const smallBucket = 32
+
+// indexKeys makes the key index of hashes, the pods' key hashes in input
+// order. It reports false when two pods share a key. Cost O(pods) for
+// hashes that spread; a bucket of k > smallBucket is sorted in
+// O(k log k). The order inside a bucket never reaches an output.
 func (b *base) indexKeys(hashes []uint32) bool {
-	// A counting sort on the top bits, then a sort inside each bucket.
-	// Buckets of 4-8 hashes keep the counts in a small cache. (Sorting in
-	// place, American flag style, saves the copy but chains one cache miss
-	// to the next: slower.)
+	// A counting sort on the top bits. Buckets of 4-8 hashes keep the
+	// counts in a small cache. (Sorting in place, American flag style,
+	// saves the copy but chains one cache miss to the next: slower.)
 	top := max(bits.Len(uint(len(hashes)))-3, 0)
 	shift := 32 - top
 	next, end := make([]int32, 1<<top), make([]int32, 1<<top)
@@ -341,49 +350,46 @@ func (b *base) indexKeys(hashes []uint32) bool {
 	}
 	b.keyHash = make([]uint32, len(hashes))
 	b.keyPos = make([]int32, len(hashes))
+	b.keyEnd, b.keyShift = end, shift
 	for i, h := range hashes {
 		d := h >> shift
 		b.keyHash[next[d]], b.keyPos[next[d]] = h, int32(i)
 		next[d]++
 	}
-	// Buckets hold a few hashes each: an insertion sort suits them, but a
-	// bucket too full for it (hashes that do not spread) gets a comparison
-	// sort.
 	var run []hashPos
 	lo := 0
 	for _, hi := range end {
-		switch n := int(hi) - lo; {
-		case n < 2:
-		case n <= 32:
-			hs, ps := b.keyHash[lo:hi], b.keyPos[lo:hi]
-			for i := 1; i < n; i++ {
-				for j := i; j > 0 && hs[j] < hs[j-1]; j-- {
-					hs[j], hs[j-1] = hs[j-1], hs[j]
-					ps[j], ps[j-1] = ps[j-1], ps[j]
+		hs, ps := b.keyHash[lo:hi], b.keyPos[lo:hi]
+		lo = int(hi)
+		if len(hs) <= smallBucket {
+			for i := 1; i < len(hs); i++ {
+				for j := range i {
+					if hs[i] == hs[j] && b.pods[ps[i]].Key() == b.pods[ps[j]].Key() {
+						return false
+					}
 				}
 			}
-		default:
-			run = run[:0]
-			for k := lo; k < int(hi); k++ {
-				run = append(run, hashPos{b.keyHash[k], b.keyPos[k]})
+			continue
+		}
+		run = run[:0]
+		for k := range hs {
+			run = append(run, hashPos{hs[k], ps[k]})
+		}
+		slices.SortFunc(run, func(x, y hashPos) int { return cmp.Compare(x.h, y.h) })
+		for k, e := range run {
+			hs[k], ps[k] = e.h, e.i
+		}
+		// Only pods of equal hash can share a key.
+		for i := 0; i < len(hs); {
+			j := i + 1
+			for j < len(hs) && hs[j] == hs[i] {
+				j++
 			}
-			slices.SortFunc(run, func(x, y hashPos) int { return cmp.Compare(x.h, y.h) })
-			for k, e := range run {
-				b.keyHash[lo+k], b.keyPos[lo+k] = e.h, e.i
+			if j-i > 1 && !b.uniqueKeys(ps[i:j]) {
+				return false
 			}
+			i = j
 		}
-		lo = int(hi)
-	}
-	// Only pods of equal hash can share a key.
-	for i := 0; i < len(b.keyHash); {
-		j := i + 1
-		for j < len(b.keyHash) && b.keyHash[j] == b.keyHash[i] {
-			j++
-		}
-		if j-i > 1 && !b.uniqueKeys(b.keyPos[i:j]) {
-			return false
-		}
-		i = j
 	}
 	return true
 }
@@ -697,12 +703,29 @@ func (s *Snapshot) Free(id NodeID, r ResourceName) int64 {
 }
 
 // podIndex finds k among the base pods through the hash index.
-func (b *base) podIndex(k Key) (int, bool) {
-	h := keyHash(k.Namespace, k.Name)
-	i, _ := slices.BinarySearch(b.keyHash, h)
-	for ; i < len(b.keyHash) && b.keyHash[i] == h; i++ {
-		if p := &b.pods[b.keyPos[i]]; p.Namespace == k.Namespace && p.Name == k.Name {
-			return int(b.keyPos[i]), true
+func (b *base) podIndex(k Key) (int, bool) { return b.findKey(k, keyHash(k.Namespace, k.Name)) }
+
+// findKey finds k, whose key hash is h, in the key index.
+func (b *base) findKey(k Key, h uint32) (int, bool) {
+	d, lo := h>>b.keyShift, int32(0)
+	if d > 0 {
+		lo = b.keyEnd[d-1]
+	}
+	hs, ps := b.keyHash[lo:b.keyEnd[d]], b.keyPos[lo:b.keyEnd[d]]
+	sorted := len(hs) > smallBucket
+	i := 0
+	if sorted {
+		i, _ = slices.BinarySearch(hs, h)
+	}
+	for ; i < len(hs); i++ {
+		if hs[i] != h {
+			if sorted {
+				break
+			}
+			continue
+		}
+		if p := &b.pods[ps[i]]; p.Namespace == k.Namespace && p.Name == k.Name {
+			return int(ps[i]), true
 		}
 	}
 	return 0, false
