@@ -217,6 +217,19 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		R := len(b.res)
 		used = make([]int64, len(b.nodes)*R)
 		grew := false
+		// The resources a request may name, with their columns: every
+		// tracked one but pods.
+		type column struct {
+			j int
+			r ResourceName
+		}
+		var track []column
+		for j, r := range b.res {
+			if j != b.podsR {
+				track = append(track, column{j, r})
+			}
+		}
+		nodes, byName, podsR := b.nodes, b.byName, b.podsR
 		// Bound pods usually come grouped by node, often in node order:
 		// the last node found, then the next one by name, save most of the
 		// name lookups.
@@ -229,11 +242,11 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 			}
 			id := lastID
 			if lastID < 0 || p.NodeName != lastName {
-				if n := int(lastID) + 1; n < len(b.nodes) && b.nodes[n].Name == p.NodeName {
+				if n := int(lastID) + 1; n < len(nodes) && nodes[n].Name == p.NodeName {
 					id = NodeID(n)
 				} else {
 					var known bool
-					id, known = b.byName[p.NodeName]
+					id, known = byName[p.NodeName]
 					if !known {
 						ok = false
 						continue
@@ -243,7 +256,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 			}
 			ok = ok && p.Name != ""
 			row := used[int(id)*R : int(id)*R+R]
-			row[b.podsR]++
+			row[podsR]++
 			// Looking up each tracked resource is cheaper than iterating
 			// a small map; the map is iterated only when it holds a name
 			// not looked up (an unknown resource, "pods") or when it is
@@ -269,17 +282,17 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 				continue
 			}
 			found := 0
-			for j, r := range b.res {
-				q, have := p.Requests[r]
-				if !have || j == b.podsR {
+			for _, c := range track {
+				q, have := p.Requests[c.r]
+				if !have {
 					continue
 				}
 				found++
-				ok = ok && q >= 0 && r != ""
-				if row[j] > math.MaxInt64-q {
+				ok = ok && q >= 0 && c.r != ""
+				if row[c.j] > math.MaxInt64-q {
 					ok = false
 				}
-				row[j] += q
+				row[c.j] += q
 			}
 			if found != len(p.Requests) {
 				for r := range p.Requests {
