@@ -3,6 +3,7 @@ package placement
 import (
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -105,4 +106,43 @@ func TestNewSnapshot_ManyPods(t *testing.T) {
 	slices.Reverse(dup)
 	_, err2 := NewSnapshot(nodes, dup)
 	require.Equal(t, err.Error(), err2.Error())
+}
+
+// TestSnapshot_LazyIndexesUnderConcurrentReaders: the orders a snapshot
+// builds on first use (per node, by key, by group) are built once and read
+// alike by goroutines that ask for them at the same time (go test -race
+// checks the guard).
+func TestSnapshot_LazyIndexesUnderConcurrentReaders(t *testing.T) {
+	nodes := []Node{{Name: "a"}, {Name: "b"}}
+	var pods []Pod
+	for i := range 200 {
+		pods = append(pods, Pod{Namespace: "ns", Name: "p" + strconv.Itoa(i), NodeName: nodes[i%2].Name, SchedulingGroup: "g" + strconv.Itoa(i%3)})
+	}
+	s, err := NewSnapshot(nodes, pods)
+	require.NoError(t, err)
+	const readers = 8
+	onA, all, group := make([][]Key, readers), make([][]Key, readers), make([][]Key, readers)
+	var wg sync.WaitGroup
+	for r := range readers {
+		wg.Go(func() {
+			for p := range s.PodsOn(0) {
+				onA[r] = append(onA[r], p.Key())
+			}
+			for p := range s.Pods() {
+				all[r] = append(all[r], p.Key())
+			}
+			for _, p := range s.GroupMembers(Key{Namespace: "ns", Name: "g1"}) {
+				group[r] = append(group[r], p.Key())
+			}
+		})
+	}
+	wg.Wait()
+	require.Len(t, onA[0], 100)
+	require.Len(t, all[0], 200)
+	require.Len(t, group[0], 67)
+	for r := 1; r < readers; r++ {
+		require.Equal(t, onA[0], onA[r])
+		require.Equal(t, all[0], all[r])
+		require.Equal(t, group[0], group[r])
+	}
 }
