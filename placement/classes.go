@@ -42,11 +42,18 @@ func (b *base) nodeTypes() {
 	b.typeOf = make([]int32, len(b.nodes))
 	var key []byte
 	for i := range b.nodes {
+		n := &b.nodes[i]
+		// Nodes listed by name are often alike in runs: a node without
+		// taints like the one before has its type, without building a key.
+		if prev := &b.nodes[max(i-1, 0)]; i > 0 && len(n.Taints) == 0 && len(prev.Taints) == 0 &&
+			n.Unschedulable == prev.Unschedulable && slices.Equal(b.alloc[i*R:(i+1)*R], b.alloc[(i-1)*R:i*R]) {
+			b.typeOf[i] = b.typeOf[i-1]
+			continue
+		}
 		key = key[:0]
 		for _, q := range b.alloc[i*R : (i+1)*R] {
 			key = binary.LittleEndian.AppendUint64(key, uint64(q))
 		}
-		n := &b.nodes[i]
 		if n.Unschedulable {
 			key = append(key, 1)
 		}
