@@ -232,13 +232,16 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		nodes, byName, podsR := b.nodes, b.byName, b.podsR
 		// Bound pods usually come grouped by node, often in node order:
 		// the last node found, then the next one by name, save most of the
-		// name lookups.
+		// name lookups. Their namespace is often the previous pod's too.
 		lastName, lastID := "", NodeID(-1)
+		lastNs, nsh := "", nsHash("")
 		for i := range pods {
 			p := &pods[i]
 			if pass == 0 {
-				h := keyHash(p.Namespace, p.Name)
-				hashes[i] = h
+				if p.Namespace != lastNs {
+					lastNs, nsh = p.Namespace, nsHash(p.Namespace)
+				}
+				hashes[i] = nameHash(nsh, p.Name)
 			}
 			id := lastID
 			if lastID < 0 || p.NodeName != lastName {
@@ -526,9 +529,14 @@ type hashPos struct {
 // final mix (MurmurHash3's fmix64) spreads. 32 bits halve the index
 // (100,000 keys share a hash about once, and then their keys are
 // compared).
-func keyHash(ns, name string) uint32 {
-	h := hashString(0x9e3779b97f4a7c15, ns)
-	h = hashString(h, name)
+func keyHash(ns, name string) uint32 { return nameHash(nsHash(ns), name) }
+
+// nsHash and nameHash are keyHash in two steps, so that pods of one
+// namespace share the first.
+func nsHash(ns string) uint64 { return hashString(0x9e3779b97f4a7c15, ns) }
+
+func nameHash(nsh uint64, name string) uint32 {
+	h := hashString(nsh, name)
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
 	h ^= h >> 33
