@@ -137,7 +137,10 @@ type base struct {
 // are bad, the one reported is the first in name order.
 //
 // Cost: O(nodes log nodes + pods), reading each pod's requests once; the
-// pods are never sorted by name until something asks for that order.
+// pods are never sorted by name, nor indexed by node, until something asks
+// for that order ([Snapshot.Pods], [Snapshot.GroupMembers],
+// [Snapshot.PodsOn]: each builds its index once, O(pods), for every
+// snapshot derived from this one).
 func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b := &base{byName: make(map[string]NodeID, len(nodes))}
 	b.nodes = slices.Clone(nodes)
@@ -832,7 +835,9 @@ func (s *Snapshot) lookup(k Key) (*Pod, int) {
 }
 
 // PodsOn yields the pods bound to node id in namespace/name order. Like
-// [Snapshot.Node], it panics if id is out of range.
+// [Snapshot.Node], it panics if id is out of range. The first call on any
+// snapshot derived from one NewSnapshot indexes the base pods by node,
+// O(pods); later calls cost O(pods on the node, log).
 func (s *Snapshot) PodsOn(id NodeID) iter.Seq[*Pod] {
 	return func(yield func(*Pod) bool) {
 		start, nodePods := s.b.byNode()
