@@ -837,7 +837,7 @@ func (s *Snapshot) lookup(k Key) (*Pod, int) {
 // PodsOn yields the pods bound to node id in namespace/name order. Like
 // [Snapshot.Node], it panics if id is out of range. The first call on any
 // snapshot derived from one NewSnapshot indexes the base pods by node,
-// O(pods); later calls cost O(pods on the node, log).
+// O(pods); later calls cost O(k log k) for the k pods on the node.
 func (s *Snapshot) PodsOn(id NodeID) iter.Seq[*Pod] {
 	return func(yield func(*Pod) bool) {
 		start, nodePods := s.b.byNode()
