@@ -195,10 +195,10 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 	h := make(sourceHeap, 0, len(cls.sets)+len(sv.w.touched))
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
-		if !staticOK(m.pod, &b.nodes[rep]) {
+		if !staticOK(sv.pods[m.row], &b.nodes[rep]) {
 			continue
 		}
-		c := capacityOf(m.req, b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, want)
+		c := capacityOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, want)
 		if c == 0 {
 			continue
 		}
@@ -206,14 +206,14 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 		if !ok {
 			continue
 		}
-		h = append(h, source{score: scoreOf(m.req, b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR), cap: c, next: first, set: set})
+		h = append(h, source{score: scoreOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR), cap: c, next: first, set: set})
 	}
 	for _, id := range sv.w.touched {
-		if !staticOK(m.pod, &b.nodes[id]) {
+		if !staticOK(sv.pods[m.row], &b.nodes[id]) {
 			continue
 		}
-		if c := sv.capacity(m.req, id, want); c > 0 {
-			h = append(h, source{score: sv.nodeScore(m.req, id), cap: c, next: id})
+		if c := sv.capacity(sv.req(m.row), id, want); c > 0 {
+			h = append(h, source{score: sv.nodeScore(sv.req(m.row), id), cap: c, next: id})
 		}
 	}
 	if !sv.spend(int64(len(h))) {

@@ -81,7 +81,7 @@ func (sv *solver) resolvable(m *member) bool {
 func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 	var out []Rejection
 	n := &sv.s.b.nodes[id]
-	p := m.pod
+	p := sv.pods[m.row]
 	if sv.missingOf(m) != "" {
 		out = append(out, Rejection{Reason: "Insufficient " + string(sv.missingOf(m)), Unresolvable: true})
 	}
@@ -101,7 +101,7 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 		}
 	}
 	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
-	for r, q := range m.req {
+	for r, q := range sv.req(m.row) {
 		if q == 0 {
 			continue
 		}
@@ -116,7 +116,7 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 		}
 	}
 	if sv.pos != nil {
-		i := slices.IndexFunc(sv.members, func(x member) bool { return x.pod == p })
+		i := slices.IndexFunc(sv.members, func(x member) bool { return x.row == m.row })
 		if !sv.cons.allow(sv.bound+i, id, sv.pos, true, nil) {
 			out = append(out, Rejection{Reason: "node(s) didn't satisfy the group's pod affinity, anti-affinity or sub-group topology"})
 		}

@@ -46,14 +46,14 @@ func (sv *solver) assign(a *attempt, i int, id NodeID) {
 	a.node[i] = id
 	a.placed++
 	a.seq = append(a.seq, i)
-	sv.w.add(id, m.req, 1)
+	sv.w.add(id, sv.req(m.row), 1)
 	if sv.pos != nil {
 		sv.pos[sv.bound+i] = id
 	}
 	if len(sv.reservers) > 0 {
 		ni := NodeInfo{sv.s, sv.w, id}
 		for _, r := range sv.reservers {
-			r.Reserve(m.pod, ni)
+			r.Reserve(sv.pods[m.row], ni)
 		}
 	}
 }
@@ -67,7 +67,7 @@ func (sv *solver) assignRun(a *attempt, idx []int, id NodeID) {
 	}
 	a.placed += len(idx)
 	a.seq = append(a.seq, idx...)
-	sv.w.add(id, sv.members[idx[0]].req, int64(len(idx)))
+	sv.w.add(id, sv.req(sv.members[idx[0]].row), int64(len(idx)))
 }
 
 // unassign takes back the member assigned last.
@@ -79,13 +79,13 @@ func (sv *solver) unassign(a *attempt) {
 	if len(sv.reservers) > 0 {
 		ni := NodeInfo{sv.s, sv.w, id}
 		for k := len(sv.reservers) - 1; k >= 0; k-- {
-			sv.reservers[k].Unreserve(m.pod, ni)
+			sv.reservers[k].Unreserve(sv.pods[m.row], ni)
 		}
 	}
 	if sv.pos != nil {
 		sv.pos[sv.bound+i] = -1
 	}
-	sv.w.sub(id, m.req)
+	sv.w.sub(id, sv.req(m.row))
 	a.node[i] = -1
 	a.placed--
 }
@@ -97,7 +97,7 @@ func (sv *solver) undo(a *attempt) {
 			i := a.seq[k]
 			ni := NodeInfo{sv.s, sv.w, a.node[i]}
 			for r := len(sv.reservers) - 1; r >= 0; r-- {
-				sv.reservers[r].Unreserve(sv.members[i].pod, ni)
+				sv.reservers[r].Unreserve(sv.pods[sv.members[i].row], ni)
 			}
 		}
 	}
@@ -130,7 +130,7 @@ func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
 			continue
 		}
 		pref := sv.prefWith(i, id)
-		sc := sv.nodeScore(m.req, id)
+		sc := sv.nodeScore(sv.req(m.row), id)
 		if pref > bestPref || (pref == bestPref && sc > bestScore) {
 			best, bestScore, bestPref = id, sc, pref
 		}
@@ -160,7 +160,7 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 	if sv.missingOf(m) != "" {
 		return
 	}
-	if len(p.Nodes) == len(sv.s.b.nodes) && len(m.pod.NodeSelector) == 0 {
+	if len(p.Nodes) == len(sv.s.b.nodes) && len(sv.pods[m.row].NodeSelector) == 0 {
 		sv.placeRunClasses(a, idx) // the whole cluster: by classes of identical nodes
 		return
 	}
@@ -170,14 +170,14 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 	want := int64(len(idx))
 	h := make(candHeap, 0, len(p.Nodes))
 	for _, id := range p.Nodes {
-		if !staticOK(m.pod, &sv.s.b.nodes[id]) {
+		if !staticOK(sv.pods[m.row], &sv.s.b.nodes[id]) {
 			continue
 		}
-		c := sv.capacity(m.req, id, want)
+		c := sv.capacity(sv.req(m.row), id, want)
 		if c == 0 {
 			continue
 		}
-		h = append(h, cand{id: id, cap: c, score: sv.nodeScore(m.req, id)})
+		h = append(h, cand{id: id, cap: c, score: sv.nodeScore(sv.req(m.row), id)})
 	}
 	heap.Init(&h)
 	k := 0
@@ -304,17 +304,17 @@ func (sv *solver) nodeScore(req []int64, id NodeID) int64 {
 
 // fits reports whether member m may go to node id now, including hooks.
 func (sv *solver) fits(m *member, id NodeID) bool {
-	if sv.missingOf(m) != "" || !staticOK(m.pod, &sv.s.b.nodes[id]) || sv.capacity(m.req, id, 1) == 0 {
+	if sv.missingOf(m) != "" || !staticOK(sv.pods[m.row], &sv.s.b.nodes[id]) || sv.capacity(sv.req(m.row), id, 1) == 0 {
 		return false
 	}
 	ni := NodeInfo{sv.s, sv.w, id}
 	for _, f := range sv.opts.Filters {
-		if !f.Filter(m.pod, ni).OK() {
+		if !f.Filter(sv.pods[m.row], ni).OK() {
 			return false
 		}
 	}
 	for _, r := range sv.reservers {
-		if !r.Filter(m.pod, ni).OK() {
+		if !r.Filter(sv.pods[m.row], ni).OK() {
 			return false
 		}
 	}

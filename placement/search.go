@@ -85,7 +85,7 @@ func (d *dfs) types(p *Placement) {
 	}
 	keySet := map[string]bool{}
 	for _, m := range sv.members {
-		for k := range m.pod.NodeSelector {
+		for k := range sv.pods[m.row].NodeSelector {
 			keySet[k] = true
 		}
 	}
@@ -226,7 +226,7 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, false, undecided)) {
 			continue
 		}
-		out = append(out, c{id, sv.prefWith(i, id), sv.nodeScore(m.req, id)})
+		out = append(out, c{id, sv.prefWith(i, id), sv.nodeScore(sv.req(m.row), id)})
 	}
 	slices.SortFunc(out, func(x, y c) int {
 		if x.pref != y.pref {
@@ -302,7 +302,7 @@ func (sv *solver) smallestFit(free []int64, target int) bool {
 		reqs := make([]int64, len(sv.members))
 		for r := range sv.R {
 			for i := range sv.members {
-				reqs[i] = sv.members[i].req[r]
+				reqs[i] = sv.req(sv.members[i].row)[r]
 			}
 			slices.Sort(reqs)
 			for _, q := range reqs[:target] {

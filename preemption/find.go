@@ -164,7 +164,8 @@ func (p *Plan) EvictedPods() []placement.Key {
 // searched. Every snapshot a hook sees derives from s with Apply. Find is pure and deterministic: the
 // plan depends only on the contents of s, g and in.
 //
-// Errors (a [*placement.FieldError]; nothing is decided): a nil s or g; an
+// Errors (a [*placement.FieldError]; nothing is decided): a nil s or g; a
+// group with pod sets (Group.PodSets: preemption weighs each pod); an
 // invalid input (an empty PodGroup or budget name, an unknown
 // disruptionMode, a negative disruptionsAllowed, an invalid budget
 // selector, a duplicate budget); a member with an unknown preemptionPolicy;
@@ -178,6 +179,8 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "snapshot", "must not be nil")
 	case g == nil:
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "group", "must not be nil")
+	case len(g.PodSets) > 0:
+		return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), "podSets", "preemption needs the pods as members")
 	}
 	if err := in.validate(); err != nil {
 		return Plan{}, err

@@ -130,7 +130,7 @@ type shape struct {
 
 func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	R := len(c.res)
-	sh := &shape{n: len(g.Members), bound: bound, podsR: c.podsR, g: g, s: c.snap,
+	sh := &shape{n: g.NumPending(), bound: bound, podsR: c.podsR, g: g, s: c.snap,
 		requested: make([]bool, R),
 		total:     make([]int64, R), needSum: make([]int64, R), minReq: make([]int64, R), maxReq: make([]int64, R)}
 	sh.need = 1
@@ -139,11 +139,16 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	}
 	sh.need = min(sh.need, max(sh.n, 1))
 	sh.unknown = g.RequestsUntracked(c.snap)
-	for i := range g.Members {
+	// A pod set's pods share one vector: it counts Count times.
+	for u := range len(g.Members) + len(g.PodSets) {
+		i, count := u, int64(1)
+		if u >= len(g.Members) {
+			i, count = g.PodSetStart(u-len(g.Members)), int64(g.PodSets[u-len(g.Members)].Count)
+		}
 		row := g.RequestVector(c.snap, i) // compiled once by the solver
 		for r, q := range row {
-			sh.total[r] = arith.SatAdd(sh.total[r], q)
-			if i == 0 || q < sh.minReq[r] {
+			sh.total[r] = arith.SatAdd(sh.total[r], arith.MulSat(q, count))
+			if u == 0 || q < sh.minReq[r] {
 				sh.minReq[r] = q
 			}
 			sh.maxReq[r] = max(sh.maxReq[r], q)
@@ -155,14 +160,27 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	if sh.need == sh.n {
 		copy(sh.needSum, sh.total) // the common gang: every member is needed
 	} else {
-		col := make([]int64, sh.n)
+		// Per resource, the need smallest requests: a member counts once,
+		// a pod set Count times.
+		type qty struct{ q, count int64 }
+		col := make([]qty, len(g.Members)+len(g.PodSets))
 		for r := range R {
-			for i := range sh.n {
-				col[i] = sh.vec(i)[r]
+			for u := range col {
+				if u < len(g.Members) {
+					col[u] = qty{sh.vec(u)[r], 1}
+				} else {
+					k := u - len(g.Members)
+					col[u] = qty{sh.vec(g.PodSetStart(k))[r], int64(g.PodSets[k].Count)}
+				}
 			}
-			slices.Sort(col)
-			for _, q := range col[:sh.need] {
-				sh.needSum[r] = arith.SatAdd(sh.needSum[r], q)
+			slices.SortFunc(col, func(x, y qty) int { return cmp.Compare(x.q, y.q) })
+			left := int64(sh.need)
+			for _, x := range col {
+				take := min(x.count, left)
+				sh.needSum[r] = arith.SatAdd(sh.needSum[r], arith.MulSat(x.q, take))
+				if left -= take; left == 0 {
+					break
+				}
 			}
 		}
 	}
@@ -290,8 +308,14 @@ type builder struct {
 // so that checking a node for every member costs one call per class.
 func (b *builder) static(g *placement.Group) {
 	seen := map[string]bool{}
+	pods := make([]*placement.Pod, 0, len(g.Members)+len(g.PodSets))
 	for i := range g.Members {
-		p := &g.Members[i]
+		pods = append(pods, &g.Members[i])
+	}
+	for i := range g.PodSets {
+		pods = append(pods, &g.PodSets[i].Template)
+	}
+	for _, p := range pods {
 		if len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 {
 			if !seen[""] {
 				seen[""] = true
