@@ -174,7 +174,7 @@ func (h *sourceHeap) Pop() any {
 func (sv *solver) nextUntouched(set *classSet, from NodeID) (NodeID, bool) {
 	found, id := false, NodeID(0)
 	set.nodes.AscendGreaterOrEqual(from, func(n NodeID) bool {
-		if _, touched := sv.w.at[n]; touched {
+		if _, touched := sv.w.offset(n); touched {
 			return true
 		}
 		found, id = true, n

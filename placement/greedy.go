@@ -261,7 +261,7 @@ func tolerated(p *Pod, t Taint) bool {
 // limit).
 func (sv *solver) capacity(req []int64, id NodeID, limit int64) int64 {
 	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
-	off, hasExtra := sv.w.at[id]
+	off, hasExtra := sv.w.offset(id)
 	c := limit
 	for r, q := range req {
 		if q == 0 {
@@ -287,7 +287,7 @@ const scoreScale = 1 << 30
 // member, so the sum needs no averaging.
 func (sv *solver) nodeScore(req []int64, id NodeID) int64 {
 	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
-	off, hasExtra := sv.w.at[id]
+	off, hasExtra := sv.w.offset(id)
 	var sc int64
 	for r, q := range req {
 		if q == 0 || r == sv.s.b.podsR {

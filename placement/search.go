@@ -216,7 +216,7 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 		if id < lb {
 			continue
 		}
-		if _, touched := sv.w.at[id]; !touched {
+		if _, touched := sv.w.offset(id); !touched {
 			t := d.typeOf[j]
 			if d.stamp[t] == d.calls {
 				continue

@@ -151,7 +151,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		}
 		sv.reservers = append(sv.reservers, r)
 	}
-	sv.w = newWork(sv.R)
+	sv.w = newWork(sv.R, len(s.b.nodes))
 	var placements []Placement
 	if opts.Generator == nil {
 		placements = []Placement{{Nodes: s.b.allNodes}}

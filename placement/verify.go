@@ -89,7 +89,7 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 	}
 	R := len(s.b.res)
-	w := newWork(R)
+	w := newWork(R, len(s.b.nodes))
 	// add adds count pods like p to node's row of w.
 	add := func(who, node string, row []int64, p *Pod, count int64) error {
 		row[s.b.podsR] += count
