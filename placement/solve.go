@@ -71,8 +71,13 @@ const DefaultSearchBudget int64 = 1 << 20
 // accepts it; the feasible placement of the lowest rank with the highest
 // score wins, ties by placement name.
 //
+// Pods of a [PodSet] are members like the others (same order, same
+// batches), answered in Decision.PodSetAssignments instead of one
+// assignment each.
+//
 // Errors (a [*FieldError], for bad input only — "does not fit" is a
-// decision): an invalid group (see [Group]), a member with invalid requests
+// decision): an invalid group (see [Group]; an invalid [PodSet], or pod
+// sets combined with affinity terms, SubGroups or Options.Reservers), a member with invalid requests
 // or affinity terms, bound members of a sub-group already in two domains of
 // its key, a generated placement whose node IDs are not ascending, unique
 // and of s, or an error from a generator or a NewReserverFunc; a nil s or

@@ -21,7 +21,8 @@ var ErrViolation = errors.New("placement: invariant violated")
 //     (bound ones included; for a gang at least MinCount) and places at
 //     least one; any other status places none;
 //  3. bound members are kept: assignments name only pending members of g,
-//     each once, on nodes that exist;
+//     each once, on nodes that exist; pod set entries name a set of g, once
+//     per node, and place at most its Count;
 //  4. filters: every assignment passes the built-in filters (nodeSelector,
 //     taints, unschedulable) and the given filters, which see the members
 //     assigned before it in d's order;
@@ -38,7 +39,8 @@ var ErrViolation = errors.New("placement: invariant violated")
 // the node and the invariant, or, for a group [Solve] would reject (a
 // pending member that is bound, a minCount out of range, …), that
 // [*FieldError]. Cost: O(assignments × resources + bound members +
-// placement nodes + members × log members).
+// placement nodes + members × log members), plus, with filters, a filter
+// call per pod of a pod set entry.
 func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	if err := checkArgs("Verify", s, g, nil, filters); err != nil {
 		return err
