@@ -148,6 +148,7 @@ type source struct {
 	score int64
 	cap   int64
 	next  NodeID
+	ahead []NodeID  // the class's next untouched nodes after next
 	set   *classSet // nil for a single touched node
 }
 
@@ -169,18 +170,17 @@ func (h *sourceHeap) Pop() any {
 	return x
 }
 
-// nextUntouched returns the first node of set at or after from that the
-// attempt has not touched.
-func (sv *solver) nextUntouched(set *classSet, from NodeID) (NodeID, bool) {
-	found, id := false, NodeID(0)
+// untouched appends to buf up to limit nodes of set, from from on in ID
+// order, that the attempt has not touched: one walk of the set's tree
+// serves the next nodes a run fills.
+func (sv *solver) untouched(set *classSet, from NodeID, limit int, buf []NodeID) []NodeID {
 	set.nodes.AscendGreaterOrEqual(from, func(n NodeID) bool {
-		if _, touched := sv.w.offset(n); touched {
-			return true
+		if _, touched := sv.w.offset(n); !touched {
+			buf = append(buf, n)
 		}
-		found, id = true, n
-		return false
+		return len(buf) < limit
 	})
-	return id, found
+	return buf
 }
 
 // placeRunClasses is placeRun over every node of the cluster, by class: it
@@ -192,6 +192,9 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 	b := sv.s.b
 	cls := sv.s.classes()
 	want := int64(len(idx))
+	// ahead is how many of a class's nodes to look up at once: those the
+	// run could still fill, at most 256.
+	ahead := func(c int64, placed int) int { return int(min((want-int64(placed)+c-1)/c+1, 256)) }
 	h := make(sourceHeap, 0, len(cls.sets)+len(sv.w.touched))
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
@@ -202,11 +205,11 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 		if c == 0 {
 			continue
 		}
-		first, ok := sv.nextUntouched(set, 0)
-		if !ok {
+		next := sv.untouched(set, 0, ahead(c, 0), nil)
+		if len(next) == 0 {
 			continue
 		}
-		h = append(h, source{score: scoreOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR), cap: c, next: first, set: set})
+		h = append(h, source{score: scoreOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR), cap: c, next: next[0], ahead: next[1:], set: set})
 	}
 	for _, id := range sv.w.touched {
 		if !staticOK(sv.pods[m.row], &b.nodes[id]) {
@@ -231,9 +234,14 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 			heap.Pop(&h)
 			continue
 		}
-		// The node just filled is touched now; its class streams on.
-		if next, ok := sv.nextUntouched(src.set, id+1); ok {
-			src.next = next
+		// The node just filled is touched now; its class streams on. The
+		// nodes looked up ahead are still untouched: this run fills only
+		// nodes it takes from its sources, each once.
+		if len(src.ahead) == 0 {
+			src.ahead = sv.untouched(src.set, id+1, ahead(src.cap, k), src.ahead)
+		}
+		if len(src.ahead) > 0 {
+			src.next, src.ahead = src.ahead[0], src.ahead[1:]
 			heap.Fix(&h, 0)
 		} else {
 			heap.Pop(&h)

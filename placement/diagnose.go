@@ -52,11 +52,11 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 			continue
 		}
 		m := &sv.members[i]
-		ok, cached := known[m.class]
+		ok, cached := known[sv.class[m.row]]
 		if !cached {
 			ok = sv.resolvable(m)
 			if builtinOnly {
-				known[m.class] = ok
+				known[sv.class[m.row]] = ok
 			}
 		}
 		if ok {

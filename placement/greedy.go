@@ -26,7 +26,7 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 		}
 		j := k + 1
 		if batch {
-			for j < len(order) && sv.members[order[j]].class == sv.members[order[k]].class {
+			for j < len(order) && sv.class[sv.members[order[j]].row] == sv.class[sv.members[order[k]].row] {
 				j++
 			}
 			sv.placeRun(p, a, order[k:j])

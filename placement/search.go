@@ -143,7 +143,7 @@ func (d *dfs) rec(k, skipped int) bool {
 	i := d.order[k]
 	m := &sv.members[i]
 	lb, onlySkip := NodeID(-1), false
-	if k > 0 && sv.members[d.order[k-1]].class == m.class {
+	if k > 0 && sv.class[sv.members[d.order[k-1]].row] == sv.class[m.row] {
 		// Identical members take non-decreasing nodes, and once one waits
 		// the rest wait: other orders repeat the same assignments.
 		if prev := a.node[d.order[k-1]]; prev < 0 {

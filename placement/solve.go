@@ -187,14 +187,13 @@ func checkPlacement(s *Snapshot, p *Placement) error {
 	return nil
 }
 
-// member is one pending pod. It holds no pointer, so that the pods of a
-// large pod set cost the garbage collector nothing: its pod and requests
-// are the solver's row (a member or a pod set).
+// member is one pending pod: 8 bytes and no pointer, so that the pods of a
+// large pod set cost little to list and nothing to the garbage collector.
+// What it shares with its row (a member, or a pod set whose pods are
+// identical) is kept per row.
 type member struct {
-	size  int64 // for first-fit decreasing: sum of request/largest allocatable
 	row   int32 // its pod is sv.pods[row], its requests sv.req(row)
 	index int32 // pending index (see Group.NumPending)
-	class int32 // members of one class are interchangeable
 }
 
 type solver struct {
@@ -205,6 +204,8 @@ type solver struct {
 	members    []member
 	pods       []*Pod  // per row: g.Members, then the pod sets' templates
 	reqs       []int64 // per row, the requests indexed like Snapshot.b.res; the pods count is 1
+	class      []int32 // per row: rows of one class are interchangeable
+	size       []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
 	bound      int
 	required   int // members (bound included) the decision must reach
 	need       int // pending members that must be placed
@@ -260,6 +261,7 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 	g.prep.req = make([]int64, len(rows)*sv.R) // one allocation for every member's vector
 	sv.reqs = g.prep.req
 	sv.members = make([]member, g.NumPending())
+	sv.class, sv.size = make([]int32, len(rows)), make([]int64, len(rows))
 	var classes classIndex
 	i := 0
 	for _, row := range rows {
@@ -274,13 +276,13 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 			return nil, firstBadPod(g.Members) // the slow path names the field
 		}
 		if i > 0 && sv.sameClass(&sv.members[i-1], m, withLabels) {
-			m.class = sv.members[i-1].class // runs of identical members are the rule
-			m.size = sv.members[i-1].size
+			prev := sv.members[i-1].row // runs of identical members are the rule
+			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev]
 		} else {
-			m.class = classes.of(sv, i, withLabels)
-			for j, q := range sv.req(m.row) {
+			sv.class[row] = classes.of(sv, i, withLabels)
+			for j, q := range sv.req(row) {
 				if j != b.podsR {
-					m.size += arith.MulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
+					sv.size[row] += arith.MulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
 				}
 			}
 		}
@@ -769,7 +771,7 @@ func (sv *solver) memberOrder() []int {
 // of their requests relative to the largest node), ties in member order.
 func (sv *solver) ffdOrder() []int {
 	o := sv.memberOrder()
-	slices.SortStableFunc(o, func(i, j int) int { return cmp.Compare(sv.members[j].size, sv.members[i].size) })
+	slices.SortStableFunc(o, func(i, j int) int { return cmp.Compare(sv.size[sv.members[j].row], sv.size[sv.members[i].row]) })
 	return o
 }
 
