@@ -3,8 +3,8 @@ package placement
 // work is the solver's scratch usage: what the current attempt has assumed
 // onto each node, on top of the snapshot. It is sparse, so an attempt costs
 // O(nodes it touches), not O(nodes): a map finds a node's row until the
-// attempt has touched a sixteenth of the nodes, then a dense table does,
-// whose size is then at most 16 entries per node touched.
+// attempt has touched a 64th of the nodes (or 32), then a dense table does,
+// whose size is then at most 64 entries (256 bytes) per node touched.
 type work struct {
 	R       int
 	nodes   int              // nodes in the snapshot
@@ -43,7 +43,7 @@ func (w *work) row(id NodeID) []int64 {
 		switch {
 		case w.dense != nil:
 			w.dense[id] = o + 1
-		case len(w.touched) > max(w.nodes/16, 32):
+		case len(w.touched) > max(w.nodes/64, 32):
 			w.dense = make([]int32, w.nodes)
 			for k, t := range w.touched {
 				w.dense[t] = int32(k*w.R) + 1
