@@ -303,17 +303,21 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 func (sv *solver) compile(m *member) bool {
 	b := sv.s.b
 	p := sv.pods[m.row]
-	sv.req(m.row)[b.podsR] = 1
+	req := sv.req(m.row)
+	req[b.podsR] = 1
 	found := 0
 	for j, r := range b.res {
+		if j == b.podsR || found == len(p.Requests) {
+			continue // a pod never lists pods: the map pass below rejects it
+		}
 		q, ok := p.Requests[r]
 		if !ok {
 			continue
 		}
-		if j == b.podsR || q < 0 {
+		if q < 0 {
 			return false
 		}
-		sv.req(m.row)[j] = q
+		req[j] = q
 		found++
 	}
 	if p.Name == "" {
@@ -323,7 +327,7 @@ func (sv *solver) compile(m *member) bool {
 		return true
 	}
 	for r, q := range p.Requests {
-		if r == "" || q < 0 {
+		if r == "" || r == ResourcePods || q < 0 {
 			return false
 		}
 		if _, known := b.resIdx[r]; !known && q > 0 {
@@ -398,10 +402,16 @@ func (c *classIndex) of(sv *solver, i int, withLabels bool) int32 {
 // reads the same of both. Labels and affinity matter only to groups with
 // affinity terms or sub-groups, and then no two members are merged.
 func (sv *solver) sameClass(a, b *member, withLabels bool) bool {
-	if withLabels || sv.missingOf(a) != sv.missingOf(b) || !slices.Equal(sv.req(a.row), sv.req(b.row)) {
+	if withLabels || !slices.Equal(sv.req(a.row), sv.req(b.row)) || (sv.missing != nil && sv.missingOf(a) != sv.missingOf(b)) {
 		return false
 	}
-	return maps.Equal(sv.pods[a.row].NodeSelector, sv.pods[b.row].NodeSelector) && slices.Equal(sv.pods[a.row].Tolerations, sv.pods[b.row].Tolerations)
+	pa, pb := sv.pods[a.row], sv.pods[b.row]
+	// Ranging over even an empty map costs an iterator: most pods have no
+	// selector.
+	if len(pa.NodeSelector)+len(pb.NodeSelector) > 0 && !maps.Equal(pa.NodeSelector, pb.NodeSelector) {
+		return false
+	}
+	return slices.Equal(pa.Tolerations, pb.Tolerations)
 }
 
 // attempt is the outcome of placing the members in one placement.
@@ -608,40 +618,41 @@ func inName(p *Placement) string {
 // by set name, then node name) with its pod count.
 func (sv *solver) assignments(a *attempt) []Assignment {
 	n := len(sv.g.Members)
-	// A set's pods are consecutive in sv.members and placed in runs: one
-	// pass counts the entries, the next fills them.
-	runs := func(yield func(i, j int) bool) {
-		for i := 0; i < len(sv.members); {
-			j := i + 1
-			if int(sv.members[i].index) >= n {
-				for j < len(sv.members) && sv.members[j].row == sv.members[i].row && a.node[j] == a.node[i] {
-					j++
-				}
+	// runEnd returns the end of the run of pods of one set on one node
+	// that starts at i; a member's run is itself. A set's pods are
+	// consecutive in sv.members and placed in runs.
+	runEnd := func(i int) int {
+		j := i + 1
+		if int(sv.members[i].index) >= n {
+			for j < len(sv.members) && sv.members[j].row == sv.members[i].row && a.node[j] == a.node[i] {
+				j++
 			}
-			if a.node[i] >= 0 && !yield(i, j) {
-				return
-			}
-			i = j
 		}
+		return j
 	}
 	size, members := 0, 0
-	for i := range runs {
-		size++
-		if int(sv.members[i].index) < n {
-			members++
+	for i := 0; i < len(sv.members); i = runEnd(i) {
+		if a.node[i] >= 0 {
+			size++
+			if int(sv.members[i].index) < n {
+				members++
+			}
 		}
 	}
 	out := make([]Assignment, size)
 	k, r := 0, members
-	for i, j := range runs {
-		m, id := &sv.members[i], a.node[i]
-		if int(m.index) < n {
+	for i := 0; i < len(sv.members); {
+		m, id, j := &sv.members[i], a.node[i], runEnd(i)
+		switch {
+		case id < 0:
+		case int(m.index) < n:
 			out[k] = Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)}
 			k++
-		} else {
+		default:
 			out[r] = Assignment{Pod: sv.pods[m.row].Key(), NodeID: id, Member: sv.g.PodSetStart(sv.g.podSetOf(int(m.index))), Count: int32(j - i)}
 			r++
 		}
+		i = j
 	}
 	sets := out[members:]
 	if len(sets) == 0 {
