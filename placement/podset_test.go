@@ -260,3 +260,38 @@ func TestPodSets_BadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestPodSets_PendingIndexes checks the numbering of pending pods outside a
+// solve: members first, then each set's pods.
+func TestPodSets_PendingIndexes(t *testing.T) {
+	s, err := NewSnapshot([]Node{{Name: "n", Allocatable: ResourceList{ResourceCPU: 8000, ResourceGPU: 8}}}, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 1,
+		Members: []Pod{{Namespace: "ns", Name: "m", SchedulingGroup: "g", Requests: ResourceList{ResourceCPU: 100}}},
+		PodSets: []PodSet{
+			{Name: "a", Count: 2, Template: Pod{Requests: ResourceList{ResourceGPU: 1}}},
+			{Name: "b", Count: 3, Template: Pod{Requests: ResourceList{ResourceCPU: 500}}},
+		},
+	}
+	require.Equal(t, 6, g.NumPending())
+	require.Equal(t, 1, g.PodSetStart(0))
+	require.Equal(t, 3, g.PodSetStart(1))
+	var keys []string
+	for i := range g.NumPending() + 1 {
+		keys = append(keys, g.PendingKey(i).String())
+	}
+	require.Equal(t, []string{"ns/m", "ns/a", "ns/a", "ns/b", "ns/b", "ns/b", ""}, keys)
+	cpu, gpu := slices.Index(s.Resources(), ResourceCPU), slices.Index(s.Resources(), ResourceGPU)
+	require.Equal(t, int64(1), g.RequestVector(s, 2)[gpu])
+	require.Equal(t, int64(500), g.RequestVector(s, 5)[cpu])
+	// Member indexes are trusted when they name the pod; stale ones are
+	// looked up by key, a set's by its first pod.
+	as := []Assignment{
+		{Pod: Key{"ns", "b"}, Member: 4, Count: 2},
+		{Pod: Key{"ns", "a"}, Member: 0},
+		{Pod: Key{"ns", "m"}},
+		{Pod: Key{"ns", "nope"}},
+	}
+	require.Equal(t, []int{4, 1, 0, -1}, g.PendingIndexes(as))
+	require.Equal(t, []int64{2, 1, 1, 1}, []int64{as[0].Pods(), as[1].Pods(), as[2].Pods(), as[3].Pods()})
+}
