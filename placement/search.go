@@ -299,14 +299,24 @@ func (sv *solver) smallestFit(free []int64, target int) bool {
 	sums, ok := sv.smallest[target]
 	if !ok {
 		sums = make([]int64, sv.R)
-		reqs := make([]int64, len(sv.members))
+		// By row: a member is one pod, a pod set Count of them.
+		type qty struct{ q, pods int64 }
+		rows := make([]qty, len(sv.pods))
 		for r := range sv.R {
-			for i := range sv.members {
-				reqs[i] = sv.req(sv.members[i].row)[r]
+			for row := range rows {
+				rows[row] = qty{sv.req(int32(row))[r], 1}
+				if k := row - len(sv.g.Members); k >= 0 {
+					rows[row].pods = int64(sv.g.PodSets[k].Count)
+				}
 			}
-			slices.Sort(reqs)
-			for _, q := range reqs[:target] {
-				sums[r] = arith.SatAdd(sums[r], q)
+			slices.SortFunc(rows, func(x, y qty) int { return cmp.Compare(x.q, y.q) })
+			left := int64(target)
+			for _, x := range rows {
+				take := min(x.pods, left)
+				sums[r] = arith.SatAdd(sums[r], arith.MulSat(x.q, take))
+				if left -= take; left == 0 {
+					break
+				}
 			}
 		}
 		if sv.smallest == nil {

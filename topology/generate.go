@@ -474,21 +474,46 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 
 // closest returns the domain of doms with room for the most members by a
 // per-node count (the copies of the largest member each admitting node
-// holds, as holdsAll counts), ties by ID: O(nodes of doms), against
-// O(members) per domain for trying each.
+// holds, as holdsAll counts), ties by ID. Domains are counted in order of
+// an upper bound from their free sums (no node holds more copies than its
+// free quantity allows, so no domain more than its sum does) and the count
+// stops once no bound left can beat or tie the best: O(nodes of the
+// domains counted), against O(members) per domain for trying each.
 func (b *builder) closest(doms []DomainID) DomainID {
-	best, most := doms[0], int64(-1)
-	for _, d := range doms {
-		if n := b.slots(d); n > most {
-			best, most = d, n
+	R := len(b.c.res)
+	n := int64(b.sh.n)
+	type cand struct {
+		d  DomainID
+		ub int64
+	}
+	cs := make([]cand, len(doms))
+	for i, d := range doms {
+		ub := n
+		for r := range R {
+			if q := b.sh.maxReq[r]; q > 0 {
+				ub = min(ub, b.c.sumFree[int(d)*R+r].get()/q)
+			}
+		}
+		cs[i] = cand{d, ub}
+	}
+	slices.SortFunc(cs, func(x, y cand) int {
+		if c := cmp.Compare(y.ub, x.ub); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.d, y.d)
+	})
+	best, most := cs[0].d, int64(-1)
+	for _, c := range cs {
+		if c.ub < most || (c.ub == most && c.d > best) {
+			break // sorted by bound, then ID: nothing left beats best
+		}
+		if k := b.slots(c.d); k > most || (k == most && c.d < best) {
+			best, most = c.d, k
 		}
 	}
 	return best
 }
 
-// slots counts, over the nodes of d that admit the group, how many copies
-// of its largest member (per resource) each has room for, up to the number
-// of members.
 func (b *builder) slots(d DomainID) int64 {
 	R := len(b.c.res)
 	n := int64(b.sh.n)
