@@ -52,6 +52,13 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 			continue
 		}
 		m := &sv.members[i]
+		if builtinOnly && i > 0 && sv.members[i-1].row == m.row && a.node[i-1] < 0 {
+			// The pod before is of the same row and waited too: same answer.
+			if known[sv.class[m.row]] {
+				can++
+			}
+			continue
+		}
 		ok, cached := known[sv.class[m.row]]
 		if !cached {
 			ok = sv.resolvable(m)

@@ -110,10 +110,23 @@ func (sv *solver) undo(a *attempt) {
 }
 
 // replay re-establishes the scratch state of an attempt; undo it after.
+// Without hooks or constraints, consecutive members of one row on one node
+// go back as a batch.
 func (sv *solver) replay(a *attempt) *attempt {
 	r := sv.newAttempt(a.p)
-	for _, i := range a.seq {
-		sv.assign(r, i, a.node[i])
+	if !sv.cons.empty() || len(sv.reservers) > 0 {
+		for _, i := range a.seq {
+			sv.assign(r, i, a.node[i])
+		}
+		return r
+	}
+	for k := 0; k < len(a.seq); {
+		i, j := a.seq[k], k+1
+		for j < len(a.seq) && sv.members[a.seq[j]].row == sv.members[i].row && a.node[a.seq[j]] == a.node[i] {
+			j++
+		}
+		sv.assignRun(r, a.seq[k:j], a.node[i])
+		k = j
 	}
 	return r
 }
