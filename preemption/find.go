@@ -204,22 +204,22 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 		}
 	}
 	f.prio = in.preemptorPriority(g)
-	f.units = collect(s, g, &in, f.prio)
+	f.q = collect(s, g, &in, f.prio)
 	f.index()
 	f.need = d.Required - d.Bound
 	// The search runs even when d is Unresolvable: that status speaks for
 	// the first member that waits only, and another member of a basic
 	// group, or a gang whose minCount is below its size, may still fit.
-	if len(f.units) == 0 {
+	if f.q.len() == 0 {
 		return f.cannotHelp(d), nil
 	}
 	var best *result
 	if opts.Generator == nil {
 		var r result
-		if kmin, ok := f.prefixBound(f.units, nil, nil); ok {
-			r, err = f.search(opts, f.units, nil, kmin)
+		if kmin, ok := f.prefixBound(f.q, nil, nil); ok {
+			r, err = f.search(opts, f.q, nil, kmin)
 		} else {
-			r, err = f.vain(f.units, opts)
+			r, err = f.vain(f.q.all(), opts)
 		}
 		if err != nil {
 			return Plan{}, err
@@ -246,7 +246,7 @@ type finder struct {
 	in      *Input
 	opts    placement.Options
 	prio    int32
-	units   []*unit // eviction order
+	q       *queue // the candidates, in eviction order
 	res     []placement.ResourceName
 	resIdx  map[placement.ResourceName]int
 	podsR   int
@@ -303,11 +303,11 @@ func podKeys(units []*unit) []placement.Key {
 // the nodes marked in inP, which nodes lists (nil: scan inP). No shorter
 // prefix can let the group fit, and any victim set that does contains a
 // unit at least as late in eviction order as the prefix's last.
-func (f *finder) prefixBound(units []*unit, nodes []placement.NodeID, inP []bool) (int, bool) {
+func (f *finder) prefixBound(units *queue, nodes []placement.NodeID, inP []bool) (int, bool) {
 	sl := f.newSlots(f.s, nodes, inP)
 	k := 0
-	for k < len(units) && !sl.enough() {
-		sl.shift(units[k], 1)
+	for k < units.len() && !sl.enough() {
+		sl.shift(units.upto(k + 1)[k], 1)
 		k++
 	}
 	return k, sl.enough()
@@ -328,14 +328,14 @@ func (f *finder) vain(units []*unit, opts placement.Options) (result, error) {
 // group fit with opts, starting from the prefix of length kmin (see
 // prefixBound). inP, when set, marks the nodes of the placement opts is
 // restricted to.
-func (f *finder) search(opts placement.Options, units []*unit, inP []bool, kmin int) (result, error) {
+func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin int) (result, error) {
 	var r result
 	kmin = max(kmin, 1)
 	lo, loSnap := 0, f.s
 	hi, hiSnap := -1, (*placement.Snapshot)(nil)
 	var hiDec placement.Decision
-	for k, step := kmin, 1; ; k, step = min(k+step, len(units)), 2*step {
-		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units[lo:k])})
+	for k, step := kmin, 1; ; k, step = min(k+step, units.len()), 2*step {
+		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units.upto(k)[lo:k])})
 		if err != nil {
 			return r, err
 		}
@@ -348,13 +348,13 @@ func (f *finder) search(opts placement.Options, units []*unit, inP []bool, kmin 
 			break
 		}
 		lo, loSnap, r.last = k, snap, d
-		if k == len(units) {
+		if k == units.len() {
 			return r, nil // never evict in vain
 		}
 	}
 	for hi-lo > 1 && hi > kmin {
 		mid := lo + (hi-lo)/2
-		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units[lo:mid])})
+		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units.upto(mid)[lo:mid])})
 		if err != nil {
 			return r, err
 		}
@@ -368,7 +368,7 @@ func (f *finder) search(opts placement.Options, units []*unit, inP []bool, kmin 
 			lo, loSnap = mid, snap
 		}
 	}
-	prefix := units[:hi:hi]
+	prefix := units.upto(hi)[:hi:hi]
 	victims := f.reprieveFixed(hiSnap, hiDec, prefix)
 	snap, dec := hiSnap, hiDec
 	if len(victims) < len(prefix) {
@@ -615,7 +615,7 @@ func (f *finder) without(units []*unit) (*placement.Snapshot, error) {
 // snapshot with every candidate removed. It returns nil and the decision
 // there when no placement can be freed.
 func (f *finder) searchPlacements() (*result, placement.Decision, error) {
-	s0, err := f.without(f.units)
+	s0, err := f.without(f.q.all())
 	if err != nil {
 		return nil, placement.Decision{}, err
 	}
@@ -640,7 +640,7 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 	}
 	perPlace := make([][]*unit, len(places))
 	seen := make([]int, len(places)) // last unit index + 1 added to each placement
-	for ui, u := range f.units {
+	for ui, u := range f.q.all() {
 		for _, id := range u.nodeIDs(f.s) {
 			for _, pi := range onNode[id] {
 				if seen[pi] != ui+1 {
@@ -669,7 +669,7 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 			continue
 		}
 		mark(&places[i], true)
-		k, ok := f.prefixBound(perPlace[i], places[i].Nodes, inP)
+		k, ok := f.prefixBound(listOf(perPlace[i]), places[i].Nodes, inP)
 		mark(&places[i], false)
 		if ok {
 			c := cand{i: i, kmin: k}
@@ -704,7 +704,7 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 			return []placement.Placement{p}, nil
 		})
 		mark(&p, true)
-		r, err := f.search(opts, units, inP, c.kmin)
+		r, err := f.search(opts, listOf(units), inP, c.kmin)
 		mark(&p, false)
 		if err != nil {
 			return nil, d0, err
@@ -777,7 +777,7 @@ func (f *finder) plan(r *result) (Plan, error) {
 		return Plan{}, err
 	}
 	if len(r.victims) == 0 { // the placement fits as it is
-		return Plan{Outcome: Fits, Decision: r.d, After: r.snap, Candidates: len(f.units), Solves: f.solves, Message: "fits without preemption: " + r.d.Message}, nil
+		return Plan{Outcome: Fits, Decision: r.d, After: r.snap, Candidates: f.q.len(), Solves: f.solves, Message: "fits without preemption: " + r.d.Message}, nil
 	}
 	victims := ranked(r.victims)
 	left := newAllowance(f.in.Budgets)
@@ -798,19 +798,19 @@ func (f *finder) plan(r *result) (Plan, error) {
 	}
 	return Plan{
 		Outcome: Preempt, Victims: out, Decision: r.d, After: r.snap,
-		Candidates: len(f.units), Solves: f.solves, Message: msg + "; then " + r.d.Message,
+		Candidates: f.q.len(), Solves: f.solves, Message: msg + "; then " + r.d.Message,
 	}, nil
 }
 
 // cannotHelp explains, from d (the decision with the candidates removed),
 // why preemption cannot place the group.
 func (f *finder) cannotHelp(d placement.Decision) Plan {
-	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: len(f.units), Solves: f.solves}
+	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: f.q.len(), Solves: f.solves}
 	var b strings.Builder
-	if len(f.units) == 0 {
+	if f.q.len() == 0 {
 		fmt.Fprintf(&b, "preemption cannot help: no pod of priority below %d is in the way; %s", f.prio, d.Message)
 	} else {
-		fmt.Fprintf(&b, "preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", f.prio, len(f.units), d.Message)
+		fmt.Fprintf(&b, "preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", f.prio, f.q.len(), d.Message)
 	}
 	pl.MostFreeable = f.freeable(d.Placement.Nodes)
 	for _, fr := range pl.MostFreeable {
@@ -827,7 +827,7 @@ func (f *finder) cannotHelp(d placement.Decision) Plan {
 func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 	R, N := len(f.res), f.s.NumNodes()
 	freed := make([]int64, N*R)
-	for _, u := range f.units {
+	for _, u := range f.q.all() {
 		for j, p := range u.pods {
 			id := int(u.nodeIDs(f.s)[j])
 			for name, q := range p.Requests {

@@ -119,91 +119,190 @@ func (u *unit) nodeIDs(s *placement.Snapshot) []placement.NodeID {
 	return u.nodes
 }
 
-// collect returns the candidate victims of priority below prio, in
-// eviction order: units within every budget before the others, each part
-// least important first. Pods of the preemptor group itself are never
-// candidates.
-func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) []*unit {
-	// Single-pod units are carved from chunks: a cluster may hold 10^5
-	// pods, and three allocations each would dominate.
-	const chunk = 512
-	var units []*unit
-	var slab []unit
-	var keys []placement.Key
-	var pods []*placement.Pod
-	whole := make(map[placement.Key]*unit, min(len(in.PodGroups), s.NumPods()))
-	// Members of a group are usually adjacent in name order: remember the
-	// last group looked up.
-	var lastKey placement.Key
-	var lastSpec PodGroupSpec
-	var lastUnit *unit
-	for p := range s.Pods() {
-		gk, grouped := p.GroupKey()
-		if grouped && gk == g.Key() {
+// cand is a candidate victim before it becomes a [unit]: the fields
+// [VictimOrder] compares, with the whole group's summary or the pod.
+type cand struct {
+	prio    int32
+	pods    int32
+	grouped bool
+	g       *placement.BoundGroup // a whole group; nil for a pod
+	p       *placement.Pod
+}
+
+func (c *cand) start() time.Time {
+	if c.g != nil {
+		return c.g.EarliestStart
+	}
+	return c.p.StartTime
+}
+
+func (c *cand) key() placement.Key {
+	if c.g != nil {
+		return c.g.Key
+	}
+	return c.p.Key()
+}
+
+// candOrder is [VictimOrder] on candidates: negative when a is the more
+// important.
+func candOrder(a, b *cand) int {
+	if c := cmp.Compare(b.prio, a.prio); c != 0 {
+		return c
+	}
+	if a.grouped != b.grouped {
+		if a.grouped {
+			return -1
+		}
+		return 1
+	}
+	if c := cmp.Compare(b.pods, a.pods); c != 0 {
+		return c
+	}
+	if c := compareStart(a.start(), b.start()); c != 0 {
+		return c
+	}
+	if (a.g != nil) != (b.g != nil) {
+		if a.g != nil {
+			return -1
+		}
+		return 1
+	}
+	return b.key().Compare(a.key())
+}
+
+// queue is the candidates in eviction order — those within every budget
+// first, then the others, each part least important first — made into
+// units only as far as the search reads: it usually needs a few dozen of
+// thousands, so the rest stay in a heap, never sorted.
+type queue struct {
+	s     *placement.Snapshot
+	heap  []cand  // least important first
+	done  []*unit // the order's first units
+	over  []*unit // popped units beyond a budget, to follow every other
+	left  *allowance
+	total int
+}
+
+// listOf is a queue of units already in eviction order.
+func listOf(units []*unit) *queue { return &queue{done: units, total: len(units)} }
+
+func (q *queue) len() int { return q.total }
+
+// upto returns the first k units of the order (all when k > len).
+func (q *queue) upto(k int) []*unit {
+	k = min(k, q.total)
+	for len(q.done) < k {
+		if len(q.heap) == 0 {
+			q.done, q.over = append(q.done, q.over...), nil
 			continue
 		}
-		pp := p.Priority
-		if grouped {
-			if gk != lastKey {
-				lastKey, lastSpec, lastUnit = gk, in.spec(gk), whole[gk]
-			}
-			if lastSpec.Priority != nil {
-				pp = *lastSpec.Priority
-			}
-			if lastSpec.DisruptionMode == DisruptionModePodGroup {
-				u := lastUnit
-				if u == nil {
-					u = &unit{v: Victim{PodGroup: gk, Whole: true, Priority: pp, StartTime: p.StartTime, Pods: make([]placement.Key, 0, 8)}, pods: make([]*placement.Pod, 0, 8)}
-					whole[gk], lastUnit = u, u
-				}
-				u.v.Priority = max(u.v.Priority, pp)
-				if compareStart(p.StartTime, u.v.StartTime) < 0 {
-					u.v.StartTime = p.StartTime
-				}
-				u.v.Pods = append(u.v.Pods, p.Key())
-				u.pods = append(u.pods, p)
+		u := q.unit(q.pop())
+		if q.left != nil {
+			u.overBudget = len(q.left.take(u.pods, false)) > 0
+			if u.overBudget {
+				q.over = append(q.over, u)
 				continue
 			}
 		}
-		if pp >= prio {
+		q.done = append(q.done, u)
+	}
+	return q.done[:k]
+}
+
+func (q *queue) all() []*unit { return q.upto(q.total) }
+
+func (q *queue) less(i, j int) bool { return candOrder(&q.heap[j], &q.heap[i]) < 0 }
+
+func (q *queue) down(i int) {
+	n := len(q.heap)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && q.less(c+1, c) {
+			c++
+		}
+		if !q.less(c, i) {
+			return
+		}
+		q.heap[i], q.heap[c] = q.heap[c], q.heap[i]
+		i = c
+	}
+}
+
+func (q *queue) pop() cand {
+	c := q.heap[0]
+	n := len(q.heap) - 1
+	q.heap[0] = q.heap[n]
+	q.heap = q.heap[:n]
+	q.down(0)
+	return c
+}
+
+// unit makes the candidate a unit, reading a whole group's pods.
+func (q *queue) unit(c cand) *unit {
+	u := &unit{v: Victim{Priority: c.prio, StartTime: c.start()}}
+	if c.g != nil {
+		u.v.PodGroup, u.v.Whole = c.g.Key, true
+		u.pods = q.s.GroupMembers(c.g.Key)
+	} else {
+		u.pods = []*placement.Pod{c.p}
+		if c.grouped {
+			u.v.PodGroup = placement.Key{Namespace: c.p.Namespace, Name: c.p.SchedulingGroup}
+		}
+	}
+	u.v.Pods = make([]placement.Key, len(u.pods))
+	for i, p := range u.pods {
+		u.v.Pods[i] = p.Key()
+	}
+	return u
+}
+
+// collect returns the candidate victims of priority below prio, in
+// eviction order (see [queue]). Pods of the preemptor group itself are
+// never candidates. Cost: O(groups + ungrouped pods + pods of groups in
+// disruptionMode Pod) to list them, then O(log) per unit read.
+func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *queue {
+	q := &queue{s: s}
+	for bg := range s.BoundGroups() {
+		if bg.Key == g.Key() {
 			continue
 		}
-		if len(slab) == cap(slab) {
-			slab = make([]unit, 0, chunk)
-			keys, pods = make([]placement.Key, 0, chunk), make([]*placement.Pod, 0, chunk)
+		spec := in.spec(bg.Key)
+		if spec.DisruptionMode == DisruptionModePodGroup {
+			pp := bg.MaxPriority
+			if spec.Priority != nil {
+				pp = *spec.Priority
+			}
+			if pp < prio {
+				q.heap = append(q.heap, cand{prio: pp, pods: int32(bg.Pods), grouped: true, g: bg})
+			}
+			continue
 		}
-		i := len(keys)
-		keys, pods = append(keys, p.Key()), append(pods, p)
-		slab = append(slab, unit{v: Victim{Pods: keys[i : i+1 : i+1], Priority: pp, StartTime: p.StartTime}, pods: pods[i : i+1 : i+1]})
-		u := &slab[len(slab)-1]
-		if grouped {
-			u.v.PodGroup = gk
+		for _, p := range s.GroupMembers(bg.Key) {
+			pp := p.Priority
+			if spec.Priority != nil {
+				pp = *spec.Priority
+			}
+			if pp < prio {
+				q.heap = append(q.heap, cand{prio: pp, pods: 1, grouped: true, p: p})
+			}
 		}
-		units = append(units, u)
 	}
-	for _, u := range whole { // sorted below
-		if u.v.Priority < prio {
-			units = append(units, u)
+	for p := range s.UngroupedPods() {
+		if p.Priority < prio {
+			q.heap = append(q.heap, cand{prio: p.Priority, pods: 1, p: p})
 		}
 	}
-	// least important first
-	slices.SortFunc(units, func(a, b *unit) int { return VictimOrder(&b.v, &a.v) })
+	q.total = len(q.heap)
+	for i := len(q.heap)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
 	if len(in.Budgets) > 0 {
-		left := newAllowance(in.Budgets)
-		for _, u := range units {
-			u.overBudget = len(left.take(u.pods, false)) > 0
-		}
-		slices.SortStableFunc(units, func(a, b *unit) int {
-			if a.overBudget == b.overBudget {
-				return 0
-			}
-			if a.overBudget {
-				return 1
-			}
-			return -1
-		})
+		q.left = newAllowance(in.Budgets)
 	}
-	return units
+	return q
 }
 
 // allowance counts the disruptions each budget still allows.
