@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	. "github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/placement/placementtest"
 )
 
 // bruteBoundGroups summarises s's groups from a walk of every bound pod.
@@ -124,4 +125,31 @@ func TestBoundGroups_StopsEarly(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"g0", "g1", "u0", "u1"}, got)
+}
+
+// TestProp_AppendFreeIsFree: AppendFree's row is Free of each resource, in
+// Resources order, on any snapshot and after any Apply.
+func TestProp_AppendFreeIsFree(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s, err := placementtest.Clusters().Draw(t, "cluster").Snapshot()
+		require.NoError(t, err)
+		var ch Change
+		for p := range s.Pods() {
+			if rapid.Bool().Draw(t, "remove") {
+				ch.Remove = append(ch.Remove, p.Key())
+			}
+		}
+		after, err := s.Apply(ch)
+		require.NoError(t, err)
+		for _, s := range []*Snapshot{s, after} {
+			res := s.Resources()
+			for id := range NodeID(s.NumNodes()) {
+				row := s.AppendFree([]int64{-7}, id)
+				require.Len(t, row, 1+len(res))
+				for r, name := range res {
+					require.Equal(t, s.Free(id, name), row[1+r], "node %d %s", id, name)
+				}
+			}
+		}
+	})
 }
