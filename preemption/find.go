@@ -551,9 +551,7 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 		sl.need = math.MaxInt64 // a member requests what no node has
 	}
 	init := func(id int) {
-		for r, name := range f.res {
-			sl.free[id*R+r] = s.Free(placement.NodeID(id), name)
-		}
+		s.AppendFree(sl.free[id*R:id*R], placement.NodeID(id))
 		sl.per[id] = sl.count(id)
 		sl.total += sl.per[id]
 	}
@@ -579,7 +577,11 @@ func (sl *slots) count(id int) int64 {
 	c := sl.need
 	for r, q := range sl.least {
 		if q > 0 {
-			c = min(c, max(sl.free[id*R+r], 0)/q)
+			free := sl.free[id*R+r]
+			if free < q {
+				return 0 // most nodes of a packed cluster: no division
+			}
+			c = min(c, free/q)
 		}
 	}
 	return c

@@ -119,14 +119,28 @@ func (u *unit) nodeIDs(s *placement.Snapshot) []placement.NodeID {
 	return u.nodes
 }
 
-// cand is a candidate victim before it becomes a [unit]: the fields
-// [VictimOrder] compares, with the whole group's summary or the pod.
+// cand is a candidate victim before it becomes a [unit]: what
+// [VictimOrder] compares, start time included as plain numbers, with the
+// whole group's summary or the pod.
 type cand struct {
 	prio    int32
 	pods    int32
 	grouped bool
+	started bool  // the start time is set
+	mono    bool  // it carries a monotonic clock reading
+	nsec    int32 // its Unix seconds and nanoseconds
+	sec     int64
 	g       *placement.BoundGroup // a whole group; nil for a pod
 	p       *placement.Pod
+}
+
+func newCand(prio int32, pods int, grouped bool, g *placement.BoundGroup, p *placement.Pod) cand {
+	c := cand{prio: prio, pods: int32(pods), grouped: grouped, g: g, p: p}
+	if t := c.start(); !t.IsZero() {
+		c.started, c.mono = true, t != t.Round(0)
+		c.sec, c.nsec = t.Unix(), int32(t.Nanosecond())
+	}
+	return c
 }
 
 func (c *cand) start() time.Time {
@@ -158,8 +172,25 @@ func candOrder(a, b *cand) int {
 	if c := cmp.Compare(b.pods, a.pods); c != 0 {
 		return c
 	}
-	if c := compareStart(a.start(), b.start()); c != 0 {
-		return c
+	// compareStart: not started counts as the latest; time.Time.Compare
+	// uses the monotonic readings when both times carry one, else the
+	// seconds and nanoseconds.
+	switch {
+	case !a.started || !b.started:
+		if c := cmp.Compare(boolInt(!a.started), boolInt(!b.started)); c != 0 {
+			return c
+		}
+	case a.mono && b.mono:
+		if c := a.start().Compare(b.start()); c != 0 {
+			return c
+		}
+	default:
+		if c := cmp.Compare(a.sec, b.sec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
+			return c
+		}
 	}
 	if (a.g != nil) != (b.g != nil) {
 		if a.g != nil {
@@ -276,7 +307,7 @@ func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *
 				pp = *spec.Priority
 			}
 			if pp < prio {
-				q.heap = append(q.heap, cand{prio: pp, pods: int32(bg.Pods), grouped: true, g: bg})
+				q.heap = append(q.heap, newCand(pp, bg.Pods, true, bg, nil))
 			}
 			continue
 		}
@@ -286,13 +317,13 @@ func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *
 				pp = *spec.Priority
 			}
 			if pp < prio {
-				q.heap = append(q.heap, cand{prio: pp, pods: 1, grouped: true, p: p})
+				q.heap = append(q.heap, newCand(pp, 1, true, nil, p))
 			}
 		}
 	}
 	for p := range s.UngroupedPods() {
 		if p.Priority < prio {
-			q.heap = append(q.heap, cand{prio: p.Priority, pods: 1, p: p})
+			q.heap = append(q.heap, newCand(p.Priority, 1, false, nil, p))
 		}
 	}
 	q.total = len(q.heap)

@@ -1,0 +1,57 @@
+package preemption
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// TestProp_CandOrderIsVictimOrder: the heap's comparator on candidates
+// ranks exactly as VictimOrder ranks the victims they become (whole groups
+// and pods, started or not, with and without monotonic clock readings).
+func TestProp_CandOrderIsVictimOrder(t *testing.T) {
+	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	mono := time.Now() // only for its monotonic reading; offsets are drawn
+	draw := func(t *rapid.T, i int) (cand, Victim) {
+		start := time.Time{}
+		switch rapid.IntRange(0, 2).Draw(t, "start") {
+		case 1:
+			start = wall.Add(time.Duration(rapid.IntRange(0, 3).Draw(t, "ns")) * time.Millisecond / 2)
+		case 2:
+			start = mono.Add(time.Duration(rapid.IntRange(0, 3).Draw(t, "ns")) * time.Millisecond / 2)
+		}
+		prio := rapid.Int32Range(0, 2).Draw(t, "priority")
+		name := fmt.Sprintf("v%d", rapid.IntRange(0, 2).Draw(t, "name"))
+		grouped := rapid.Bool().Draw(t, "grouped")
+		pod := &placement.Pod{Namespace: "x", Name: fmt.Sprintf("%s-%d", name, i), StartTime: start}
+		if grouped {
+			pod.SchedulingGroup = name
+		}
+		if grouped && rapid.Bool().Draw(t, "whole") {
+			g := &placement.BoundGroup{Key: placement.Key{Namespace: "x", Name: fmt.Sprintf("%s-%d", name, i)},
+				Pods: rapid.IntRange(1, 3).Draw(t, "pods"), EarliestStart: start}
+			v := Victim{PodGroup: g.Key, Whole: true, Priority: prio, StartTime: start, Pods: make([]placement.Key, g.Pods)}
+			return newCand(prio, g.Pods, true, g, nil), v
+		}
+		v := Victim{Priority: prio, StartTime: start, Pods: []placement.Key{pod.Key()}}
+		if grouped {
+			v.PodGroup = placement.Key{Namespace: "x", Name: name}
+		}
+		return newCand(prio, 1, grouped, nil, pod), v
+	}
+	sign := func(c int) int { return max(-1, min(1, c)) }
+	rapid.Check(t, func(t *rapid.T) {
+		a, va := draw(t, 0)
+		b, vb := draw(t, 1)
+		if got, want := sign(candOrder(&a, &b)), sign(VictimOrder(&va, &vb)); got != want {
+			t.Fatalf("candOrder %d, VictimOrder %d for %+v and %+v", got, want, va, vb)
+		}
+		if got, want := sign(candOrder(&b, &a)), sign(VictimOrder(&vb, &va)); got != want {
+			t.Fatalf("candOrder %d, VictimOrder %d for %+v and %+v", got, want, vb, va)
+		}
+	})
+}
