@@ -20,6 +20,9 @@ type BoundGroup struct {
 	// EarliestStart is the earliest status.startTime among the bound
 	// members that have started; zero when none has.
 	EarliestStart time.Time
+
+	b      *base // with lo, hi: the members are b.byGroup()[lo:hi]; nil
+	lo, hi int32 // for a summary of changed members
 }
 
 // boundIndex is the base pods grouped for [Snapshot.BoundGroups] and
@@ -35,7 +38,7 @@ func (b *base) boundIdx() *boundIndex {
 		grouped := b.byGroup()
 		for lo := 0; lo < len(grouped); {
 			p := &b.pods[grouped[lo]]
-			g := BoundGroup{Key: Key{p.Namespace, p.SchedulingGroup}, MaxPriority: p.Priority}
+			g := BoundGroup{Key: Key{p.Namespace, p.SchedulingGroup}, MaxPriority: p.Priority, b: b, lo: int32(lo)}
 			hi := lo
 			for ; hi < len(grouped); hi++ {
 				q := &b.pods[grouped[hi]]
@@ -44,6 +47,7 @@ func (b *base) boundIdx() *boundIndex {
 				}
 				g.add(q)
 			}
+			g.hi = int32(hi)
 			x.groups = append(x.groups, g)
 			lo = hi
 		}
@@ -97,6 +101,21 @@ func (s *Snapshot) BoundGroups() iter.Seq[*BoundGroup] {
 			}
 		}
 	}
+}
+
+// BoundMembers returns the bound members of g, a summary from
+// s.BoundGroups(), sorted by name: [Snapshot.GroupMembers] of g.Key, found
+// without a search when g's members are those NewSnapshot was given.
+func (s *Snapshot) BoundMembers(g *BoundGroup) []*Pod {
+	if g.b != s.b || s.removed != nil || s.addedGroup != nil {
+		return s.GroupMembers(g.Key)
+	}
+	grouped := s.b.byGroup()[g.lo:g.hi]
+	out := make([]*Pod, len(grouped))
+	for i, j := range grouped {
+		out[i] = &s.b.pods[j]
+	}
+	return out
 }
 
 // changedGroups returns, in key order, the summaries now of the groups

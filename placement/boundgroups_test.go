@@ -42,10 +42,21 @@ func bruteBoundGroups(s *Snapshot) ([]BoundGroup, []Key) {
 	return groups, ungrouped
 }
 
-func collectBound(s *Snapshot) ([]BoundGroup, []Key) {
+// collectBound lists s's summaries and ungrouped pods, checking that
+// BoundMembers agrees with GroupMembers.
+func collectBound(t require.TestingT, s *Snapshot) ([]BoundGroup, []Key) {
 	var groups []BoundGroup
 	for g := range s.BoundGroups() {
-		groups = append(groups, *g)
+		var names []string
+		for _, p := range s.BoundMembers(g) {
+			names = append(names, p.Name)
+		}
+		var want []string
+		for _, p := range s.GroupMembers(g.Key) {
+			want = append(want, p.Name)
+		}
+		require.Equal(t, want, names, "BoundMembers(%s)", g.Key)
+		groups = append(groups, BoundGroup{Key: g.Key, Pods: g.Pods, MaxPriority: g.MaxPriority, EarliestStart: g.EarliestStart})
 	}
 	var ungrouped []Key
 	for p := range s.UngroupedPods() {
@@ -78,7 +89,7 @@ func TestProp_BoundGroupsAfterApply(t *testing.T) {
 		require.NoError(t, err)
 		for step := range rapid.IntRange(0, 6).Draw(t, "steps") {
 			wantG, wantU := bruteBoundGroups(s)
-			gotG, gotU := collectBound(s)
+			gotG, gotU := collectBound(t, s)
 			require.Equal(t, wantG, gotG, "step %d", step)
 			require.Equal(t, wantU, gotU, "step %d", step)
 			var ch Change
@@ -94,7 +105,7 @@ func TestProp_BoundGroupsAfterApply(t *testing.T) {
 			require.NoError(t, err)
 		}
 		wantG, wantU := bruteBoundGroups(s)
-		gotG, gotU := collectBound(s)
+		gotG, gotU := collectBound(t, s)
 		require.Equal(t, wantG, gotG)
 		require.Equal(t, wantU, gotU)
 	})
