@@ -411,10 +411,7 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	for _, a := range d.Assignments {
 		rm := rooms[a.NodeID]
 		if rm == nil {
-			rm = &room{avail: make([]int64, R), demand: make([]int64, R)}
-			for r := range R {
-				rm.avail[r] = snap.Free(a.NodeID, f.res[r])
-			}
+			rm = &room{avail: snap.AppendFree(make([]int64, 0, R), a.NodeID), demand: make([]int64, R)}
 			rooms[a.NodeID] = rm
 		}
 		for name, q := range members[a.Pod].Requests {
@@ -423,15 +420,15 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 		rm.demand[f.podsR]++
 	}
 	shift := func(u *unit, sign int64) {
-		for j, p := range u.pods {
-			rm := rooms[u.nodeIDs(f.s)[j]]
+		req := u.rows(f)
+		for j, id := range u.nodeIDs(f.s) {
+			rm := rooms[id]
 			if rm == nil {
 				continue
 			}
-			for name, q := range p.Requests {
-				rm.avail[f.resIdx[name]] -= sign * q
+			for r, q := range req[j*R : (j+1)*R] {
+				rm.avail[r] -= sign * q
 			}
-			rm.avail[f.podsR] -= sign
 		}
 	}
 	fits := func(u *unit) bool {
@@ -590,16 +587,16 @@ func (sl *slots) count(id int) int64 {
 // shift frees u's room (sign 1, u removed) or takes it back (sign -1).
 func (sl *slots) shift(u *unit, sign int64) {
 	R := len(sl.least)
-	for j, p := range u.pods {
-		id := int(u.nodeIDs(sl.f.s)[j])
+	req := u.rows(sl.f)
+	for j, id := range u.nodeIDs(sl.f.s) {
 		if sl.inP != nil && !sl.inP[id] {
 			continue
 		}
-		for name, q := range p.Requests {
-			sl.free[id*R+sl.f.resIdx[name]] += sign * q
+		free := sl.free[int(id)*R : int(id)*R+R]
+		for r, q := range req[j*R : (j+1)*R] {
+			free[r] += sign * q
 		}
-		sl.free[id*R+sl.f.podsR] += sign
-		c := sl.count(id)
+		c := sl.count(int(id))
 		sl.total += c - sl.per[id]
 		sl.per[id] = c
 	}
@@ -830,12 +827,11 @@ func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 	R, N := len(f.res), f.s.NumNodes()
 	freed := make([]int64, N*R)
 	for _, u := range f.q.all() {
-		for j, p := range u.pods {
-			id := int(u.nodeIDs(f.s)[j])
-			for name, q := range p.Requests {
-				freed[id*R+f.resIdx[name]] += q
+		req := u.rows(f)
+		for j, id := range u.nodeIDs(f.s) {
+			for r, q := range req[j*R : (j+1)*R] {
+				freed[int(id)*R+r] += q
 			}
-			freed[id*R+f.podsR]++
 		}
 	}
 	if len(nodes) == 0 {

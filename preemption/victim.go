@@ -100,6 +100,7 @@ type unit struct {
 	v     Victim
 	pods  []*placement.Pod
 	nodes []placement.NodeID // node of pods[i]; nil until nodeIDs resolves it
+	req   []int64            // requests of pods[i] at [i*R:], like finder.res; nil until rows
 	// overBudget is set when evicting the unit, after every less important
 	// candidate, would go beyond a budget; such units are evicted last and
 	// given back first.
@@ -117,6 +118,24 @@ func (u *unit) nodeIDs(s *placement.Snapshot) []placement.NodeID {
 		}
 	}
 	return u.nodes
+}
+
+// rows returns the requests of u's pods, R values each indexed like f.res
+// (the pod count included), read from their maps on first use: the search
+// adds them and takes them back several times.
+func (u *unit) rows(f *finder) []int64 {
+	if u.req == nil {
+		R := len(f.res)
+		u.req = make([]int64, len(u.pods)*R)
+		for j, p := range u.pods {
+			row := u.req[j*R : (j+1)*R]
+			for name, q := range p.Requests {
+				row[f.resIdx[name]] += q
+			}
+			row[f.podsR]++
+		}
+	}
+	return u.req
 }
 
 // cand is a candidate victim before it becomes a [unit]: what
@@ -276,7 +295,7 @@ func (q *queue) unit(c cand) *unit {
 	u := &unit{v: Victim{Priority: c.prio, StartTime: c.start()}}
 	if c.g != nil {
 		u.v.PodGroup, u.v.Whole = c.g.Key, true
-		u.pods = q.s.GroupMembers(c.g.Key)
+		u.pods = q.s.BoundMembers(c.g)
 	} else {
 		u.pods = []*placement.Pod{c.p}
 		if c.grouped {
@@ -311,7 +330,7 @@ func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *
 			}
 			continue
 		}
-		for _, p := range s.GroupMembers(bg.Key) {
+		for _, p := range s.BoundMembers(bg) {
 			pp := p.Priority
 			if spec.Priority != nil {
 				pp = *spec.Priority
