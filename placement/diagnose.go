@@ -24,14 +24,20 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 	counts := map[string]int{}
 	memo := sv.memoReasons(first)
 	var last []Rejection
-	for i, id := range best.p.Nodes {
-		if !memo || i == 0 || !sv.sameNode(best.p.Nodes[i-1], id) {
-			last = sv.reasons(first, id)
-		}
+	run := 0 // nodes in a row with the reasons last
+	flush := func() {
 		for _, r := range last {
-			counts[r.Reason]++
+			counts[r.Reason] += run
 		}
 	}
+	for i, id := range best.p.Nodes {
+		if !memo || i == 0 || !sv.sameNode(best.p.Nodes[i-1], id) {
+			flush()
+			last, run = sv.reasons(first, id), 0
+		}
+		run++
+	}
+	flush()
 	for r, n := range counts {
 		reasons = append(reasons, ReasonCount{Reason: r, Nodes: n})
 	}

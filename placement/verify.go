@@ -84,7 +84,7 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	}
 	R := len(s.b.res)
 	w := newWork(R)
-	seen := map[Key]bool{}
+	seen := make(map[Key]bool, len(d.Assignments))
 	for _, a := range d.Assignments {
 		if _, isBound := s.Pod(a.Pod); isBound {
 			return bad("assignment moves bound pod %s", a.Pod)
