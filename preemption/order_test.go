@@ -2,6 +2,7 @@ package preemption
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func TestProp_CandOrderIsVictimOrder(t *testing.T) {
 		case 2:
 			start = mono.Add(time.Duration(rapid.IntRange(0, 3).Draw(t, "ns")) * time.Millisecond / 2)
 		}
-		prio := rapid.Int32Range(0, 2).Draw(t, "priority")
+		prio := rapid.SampledFrom([]int32{math.MinInt32, -1, 0, 1, 2, math.MaxInt32}).Draw(t, "priority")
 		name := fmt.Sprintf("v%d", rapid.IntRange(0, 2).Draw(t, "name"))
 		grouped := rapid.Bool().Draw(t, "grouped")
 		pod := &placement.Pod{Namespace: "x", Name: fmt.Sprintf("%s-%d", name, i), StartTime: start}
@@ -33,7 +34,7 @@ func TestProp_CandOrderIsVictimOrder(t *testing.T) {
 		}
 		if grouped && rapid.Bool().Draw(t, "whole") {
 			g := &placement.BoundGroup{Key: placement.Key{Namespace: "x", Name: fmt.Sprintf("%s-%d", name, i)},
-				Pods: rapid.IntRange(1, 3).Draw(t, "pods"), EarliestStart: start}
+				Pods: rapid.SampledFrom([]int{1, 2, 3, 1000}).Draw(t, "pods"), EarliestStart: start}
 			v := Victim{PodGroup: g.Key, Whole: true, Priority: prio, StartTime: start, Pods: make([]placement.Key, g.Pods)}
 			return newCand(prio, g.Pods, true, g, nil), v
 		}
@@ -47,6 +48,14 @@ func TestProp_CandOrderIsVictimOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a, va := draw(t, 0)
 		b, vb := draw(t, 1)
+		for _, c := range []struct {
+			c *cand
+			v *Victim
+		}{{&a, &va}, {&b, &vb}} {
+			if c.c.priority() != c.v.Priority || c.c.grouped() != (c.v.PodGroup.Name != "") {
+				t.Fatalf("cand of %+v says priority %d, grouped %v", *c.v, c.c.priority(), c.c.grouped())
+			}
+		}
 		if got, want := sign(candOrder(&a, &b)), sign(VictimOrder(&va, &vb)); got != want {
 			t.Fatalf("candOrder %d, VictimOrder %d for %+v and %+v", got, want, va, vb)
 		}

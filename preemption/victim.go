@@ -2,6 +2,7 @@ package preemption
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -139,28 +140,33 @@ func (u *unit) rows(f *finder) []int64 {
 }
 
 // cand is a candidate victim before it becomes a [unit]: what
-// [VictimOrder] compares, start time included as plain numbers, with the
-// whole group's summary or the pod.
+// [VictimOrder] compares, as plain numbers, with the whole group's summary
+// or the pod.
 type cand struct {
-	prio    int32
-	pods    int32
-	grouped bool
-	started bool  // the start time is set
-	mono    bool  // it carries a monotonic clock reading
-	nsec    int32 // its Unix seconds and nanoseconds
-	sec     int64
+	rank    uint64 // priority, grouped, pods: greater is more important
+	sec     int64  // the start time's Unix seconds and nanoseconds
+	nsec    int32
+	started bool                  // the start time is set
+	mono    bool                  // it carries a monotonic clock reading
 	g       *placement.BoundGroup // a whole group; nil for a pod
 	p       *placement.Pod
 }
 
 func newCand(prio int32, pods int, grouped bool, g *placement.BoundGroup, p *placement.Pod) cand {
-	c := cand{prio: prio, pods: int32(pods), grouped: grouped, g: g, p: p}
+	c := cand{rank: uint64(uint32(prio)^(1<<31))<<32 | uint64(min(pods, math.MaxInt32)), g: g, p: p}
+	if grouped {
+		c.rank |= 1 << 31
+	}
 	if t := c.start(); !t.IsZero() {
 		c.started, c.mono = true, t != t.Round(0)
 		c.sec, c.nsec = t.Unix(), int32(t.Nanosecond())
 	}
 	return c
 }
+
+func (c *cand) priority() int32 { return int32(uint32(c.rank>>32) ^ (1 << 31)) }
+
+func (c *cand) grouped() bool { return c.rank&(1<<31) != 0 }
 
 func (c *cand) start() time.Time {
 	if c.g != nil {
@@ -179,16 +185,8 @@ func (c *cand) key() placement.Key {
 // candOrder is [VictimOrder] on candidates: negative when a is the more
 // important.
 func candOrder(a, b *cand) int {
-	if c := cmp.Compare(b.prio, a.prio); c != 0 {
-		return c
-	}
-	if a.grouped != b.grouped {
-		if a.grouped {
-			return -1
-		}
-		return 1
-	}
-	if c := cmp.Compare(b.pods, a.pods); c != 0 {
+	// Higher priority, then grouped, then more pods: one comparison.
+	if c := cmp.Compare(b.rank, a.rank); c != 0 {
 		return c
 	}
 	// compareStart: not started counts as the latest; time.Time.Compare
@@ -292,13 +290,13 @@ func (q *queue) pop() cand {
 
 // unit makes the candidate a unit, reading a whole group's pods.
 func (q *queue) unit(c cand) *unit {
-	u := &unit{v: Victim{Priority: c.prio, StartTime: c.start()}}
+	u := &unit{v: Victim{Priority: c.priority(), StartTime: c.start()}}
 	if c.g != nil {
 		u.v.PodGroup, u.v.Whole = c.g.Key, true
 		u.pods = q.s.BoundMembers(c.g)
 	} else {
 		u.pods = []*placement.Pod{c.p}
-		if c.grouped {
+		if c.grouped() {
 			u.v.PodGroup = placement.Key{Namespace: c.p.Namespace, Name: c.p.SchedulingGroup}
 		}
 	}
@@ -314,7 +312,11 @@ func (q *queue) unit(c cand) *unit {
 // never candidates. Cost: O(groups + ungrouped pods + pods of groups in
 // disruptionMode Pod) to list them, then O(log) per unit read.
 func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *queue {
-	q := &queue{s: s}
+	n := 0
+	for range s.BoundGroups() {
+		n++ // one candidate per group, usually: the heap is allocated once
+	}
+	q := &queue{s: s, heap: make([]cand, 0, n)}
 	for bg := range s.BoundGroups() {
 		if bg.Key == g.Key() {
 			continue
