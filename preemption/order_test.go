@@ -17,7 +17,7 @@ import (
 func TestProp_CandOrderIsVictimOrder(t *testing.T) {
 	wall := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	mono := time.Now() // only for its monotonic reading; offsets are drawn
-	draw := func(t *rapid.T, i int) (cand, Victim) {
+	draw := func(t *rapid.T, q *queue, i int) Victim {
 		start := time.Time{}
 		switch rapid.IntRange(0, 2).Draw(t, "start") {
 		case 1:
@@ -36,18 +36,21 @@ func TestProp_CandOrderIsVictimOrder(t *testing.T) {
 			g := &placement.BoundGroup{Key: placement.Key{Namespace: "x", Name: fmt.Sprintf("%s-%d", name, i)},
 				Pods: rapid.SampledFrom([]int{1, 2, 3, 1000}).Draw(t, "pods"), EarliestStart: start}
 			v := Victim{PodGroup: g.Key, Whole: true, Priority: prio, StartTime: start, Pods: make([]placement.Key, g.Pods)}
-			return newCand(prio, g.Pods, true, g, nil), v
+			q.add(prio, g.Pods, true, g, nil)
+			return v
 		}
 		v := Victim{Priority: prio, StartTime: start, Pods: []placement.Key{pod.Key()}}
 		if grouped {
 			v.PodGroup = placement.Key{Namespace: "x", Name: name}
 		}
-		return newCand(prio, 1, grouped, nil, pod), v
+		q.add(prio, 1, grouped, nil, pod)
+		return v
 	}
 	sign := func(c int) int { return max(-1, min(1, c)) }
 	rapid.Check(t, func(t *rapid.T) {
-		a, va := draw(t, 0)
-		b, vb := draw(t, 1)
+		q := &queue{}
+		va, vb := draw(t, q, 0), draw(t, q, 1)
+		a, b := q.heap[0], q.heap[1]
 		for _, c := range []struct {
 			c *cand
 			v *Victim
@@ -56,11 +59,11 @@ func TestProp_CandOrderIsVictimOrder(t *testing.T) {
 				t.Fatalf("cand of %+v says priority %d, grouped %v", *c.v, c.c.priority(), c.c.grouped())
 			}
 		}
-		if got, want := sign(candOrder(&a, &b)), sign(VictimOrder(&va, &vb)); got != want {
-			t.Fatalf("candOrder %d, VictimOrder %d for %+v and %+v", got, want, va, vb)
+		if got, want := sign(q.order(&a, &b)), sign(VictimOrder(&va, &vb)); got != want {
+			t.Fatalf("order %d, VictimOrder %d for %+v and %+v", got, want, va, vb)
 		}
-		if got, want := sign(candOrder(&b, &a)), sign(VictimOrder(&vb, &va)); got != want {
-			t.Fatalf("candOrder %d, VictimOrder %d for %+v and %+v", got, want, vb, va)
+		if got, want := sign(q.order(&b, &a)), sign(VictimOrder(&vb, &va)); got != want {
+			t.Fatalf("order %d, VictimOrder %d for %+v and %+v", got, want, vb, va)
 		}
 	})
 }

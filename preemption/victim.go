@@ -140,51 +140,59 @@ func (u *unit) rows(f *finder) []int64 {
 }
 
 // cand is a candidate victim before it becomes a [unit]: what
-// [VictimOrder] compares, as plain numbers, with the whole group's summary
-// or the pod.
+// [VictimOrder] compares, as plain numbers, and the index of its source.
+// It holds no pointer, so that the heap moves it without write barriers.
 type cand struct {
 	rank    uint64 // priority, grouped, pods: greater is more important
 	sec     int64  // the start time's Unix seconds and nanoseconds
 	nsec    int32
-	started bool                  // the start time is set
-	mono    bool                  // it carries a monotonic clock reading
-	g       *placement.BoundGroup // a whole group; nil for a pod
-	p       *placement.Pod
+	src     int32 // index into queue.src
+	started bool  // the start time is set
+	mono    bool  // it carries a monotonic clock reading
+	whole   bool
 }
 
-func newCand(prio int32, pods int, grouped bool, g *placement.BoundGroup, p *placement.Pod) cand {
-	c := cand{rank: uint64(uint32(prio)^(1<<31))<<32 | uint64(min(pods, math.MaxInt32)), g: g, p: p}
-	if grouped {
-		c.rank |= 1 << 31
-	}
-	if t := c.start(); !t.IsZero() {
-		c.started, c.mono = true, t != t.Round(0)
-		c.sec, c.nsec = t.Unix(), int32(t.Nanosecond())
-	}
-	return c
+// source is what a candidate stands for: a whole group's summary, or a pod.
+type source struct {
+	g *placement.BoundGroup
+	p *placement.Pod
 }
 
-func (c *cand) priority() int32 { return int32(uint32(c.rank>>32) ^ (1 << 31)) }
-
-func (c *cand) grouped() bool { return c.rank&(1<<31) != 0 }
-
-func (c *cand) start() time.Time {
+func (c source) start() time.Time {
 	if c.g != nil {
 		return c.g.EarliestStart
 	}
 	return c.p.StartTime
 }
 
-func (c *cand) key() placement.Key {
+func (c source) key() placement.Key {
 	if c.g != nil {
 		return c.g.Key
 	}
 	return c.p.Key()
 }
 
-// candOrder is [VictimOrder] on candidates: negative when a is the more
+// add lists a candidate: the whole group g, or the pod p.
+func (q *queue) add(prio int32, pods int, grouped bool, g *placement.BoundGroup, p *placement.Pod) {
+	c := cand{rank: uint64(uint32(prio)^(1<<31))<<32 | uint64(min(pods, math.MaxInt32)), src: int32(len(q.src)), whole: g != nil}
+	if grouped {
+		c.rank |= 1 << 31
+	}
+	src := source{g: g, p: p}
+	if t := src.start(); !t.IsZero() {
+		c.started, c.mono = true, t != t.Round(0)
+		c.sec, c.nsec = t.Unix(), int32(t.Nanosecond())
+	}
+	q.heap, q.src = append(q.heap, c), append(q.src, src)
+}
+
+func (c *cand) priority() int32 { return int32(uint32(c.rank>>32) ^ (1 << 31)) }
+
+func (c *cand) grouped() bool { return c.rank&(1<<31) != 0 }
+
+// order is [VictimOrder] on candidates: negative when a is the more
 // important.
-func candOrder(a, b *cand) int {
+func (q *queue) order(a, b *cand) int {
 	// Higher priority, then grouped, then more pods: one comparison.
 	if c := cmp.Compare(b.rank, a.rank); c != 0 {
 		return c
@@ -198,7 +206,7 @@ func candOrder(a, b *cand) int {
 			return c
 		}
 	case a.mono && b.mono:
-		if c := a.start().Compare(b.start()); c != 0 {
+		if c := q.src[a.src].start().Compare(q.src[b.src].start()); c != 0 {
 			return c
 		}
 	default:
@@ -209,13 +217,13 @@ func candOrder(a, b *cand) int {
 			return c
 		}
 	}
-	if (a.g != nil) != (b.g != nil) {
-		if a.g != nil {
+	if a.whole != b.whole {
+		if a.whole {
 			return -1
 		}
 		return 1
 	}
-	return b.key().Compare(a.key())
+	return q.src[b.src].key().Compare(q.src[a.src].key())
 }
 
 // queue is the candidates in eviction order — those within every budget
@@ -224,7 +232,8 @@ func candOrder(a, b *cand) int {
 // thousands, so the rest stay in a heap, never sorted.
 type queue struct {
 	s     *placement.Snapshot
-	heap  []cand  // least important first
+	heap  []cand // least important first
+	src   []source
 	done  []*unit // the order's first units
 	over  []*unit // popped units beyond a budget, to follow every other
 	left  *allowance
@@ -259,7 +268,7 @@ func (q *queue) upto(k int) []*unit {
 
 func (q *queue) all() []*unit { return q.upto(q.total) }
 
-func (q *queue) less(i, j int) bool { return candOrder(&q.heap[j], &q.heap[i]) < 0 }
+func (q *queue) less(i, j int) bool { return q.order(&q.heap[j], &q.heap[i]) < 0 }
 
 func (q *queue) down(i int) {
 	n := len(q.heap)
@@ -290,14 +299,15 @@ func (q *queue) pop() cand {
 
 // unit makes the candidate a unit, reading a whole group's pods.
 func (q *queue) unit(c cand) *unit {
-	u := &unit{v: Victim{Priority: c.priority(), StartTime: c.start()}}
-	if c.g != nil {
-		u.v.PodGroup, u.v.Whole = c.g.Key, true
-		u.pods = q.s.BoundMembers(c.g)
+	src := q.src[c.src]
+	u := &unit{v: Victim{Priority: c.priority(), StartTime: src.start()}}
+	if src.g != nil {
+		u.v.PodGroup, u.v.Whole = src.g.Key, true
+		u.pods = q.s.BoundMembers(src.g)
 	} else {
-		u.pods = []*placement.Pod{c.p}
+		u.pods = []*placement.Pod{src.p}
 		if c.grouped() {
-			u.v.PodGroup = placement.Key{Namespace: c.p.Namespace, Name: c.p.SchedulingGroup}
+			u.v.PodGroup = placement.Key{Namespace: src.p.Namespace, Name: src.p.SchedulingGroup}
 		}
 	}
 	u.v.Pods = make([]placement.Key, len(u.pods))
@@ -316,7 +326,7 @@ func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *
 	for range s.BoundGroups() {
 		n++ // one candidate per group, usually: the heap is allocated once
 	}
-	q := &queue{s: s, heap: make([]cand, 0, n)}
+	q := &queue{s: s, heap: make([]cand, 0, n), src: make([]source, 0, n)}
 	for bg := range s.BoundGroups() {
 		if bg.Key == g.Key() {
 			continue
@@ -328,7 +338,7 @@ func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *
 				pp = *spec.Priority
 			}
 			if pp < prio {
-				q.heap = append(q.heap, newCand(pp, bg.Pods, true, bg, nil))
+				q.add(pp, bg.Pods, true, bg, nil)
 			}
 			continue
 		}
@@ -338,13 +348,13 @@ func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *
 				pp = *spec.Priority
 			}
 			if pp < prio {
-				q.heap = append(q.heap, newCand(pp, 1, true, nil, p))
+				q.add(pp, 1, true, nil, p)
 			}
 		}
 	}
 	for p := range s.UngroupedPods() {
 		if p.Priority < prio {
-			q.heap = append(q.heap, newCand(p.Priority, 1, false, nil, p))
+			q.add(p.Priority, 1, false, nil, p)
 		}
 	}
 	q.total = len(q.heap)
