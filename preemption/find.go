@@ -402,40 +402,46 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 // pods of prefix) × resources.
 func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, prefix []*unit) []*unit {
 	R := len(f.res)
-	type room struct{ avail, demand []int64 }
-	rooms := map[placement.NodeID]*room{}
+	// Per assigned node, R values of room then R of the members' demand,
+	// in one slab (at most one pair per assignment, so it never grows).
+	at := make(map[placement.NodeID]int, len(d.Assignments))
+	slab := make([]int64, 0, 2*R*len(d.Assignments))
 	members := make(map[placement.Key]*placement.Pod, len(f.g.Members))
 	for i := range f.g.Members {
 		members[f.g.Members[i].Key()] = &f.g.Members[i]
 	}
 	for _, a := range d.Assignments {
-		rm := rooms[a.NodeID]
-		if rm == nil {
-			rm = &room{avail: snap.AppendFree(make([]int64, 0, R), a.NodeID), demand: make([]int64, R)}
-			rooms[a.NodeID] = rm
+		o, ok := at[a.NodeID]
+		if !ok {
+			o = len(slab)
+			slab = snap.AppendFree(slab, a.NodeID)
+			slab = slab[:o+2*R]
+			at[a.NodeID] = o
 		}
+		demand := slab[o+R : o+2*R]
 		for name, q := range members[a.Pod].Requests {
-			rm.demand[f.resIdx[name]] += q
+			demand[f.resIdx[name]] += q
 		}
-		rm.demand[f.podsR]++
+		demand[f.podsR]++
 	}
 	shift := func(u *unit, sign int64) {
 		req := u.rows(f)
 		for j, id := range u.nodeIDs(f.s) {
-			rm := rooms[id]
-			if rm == nil {
+			o, ok := at[id]
+			if !ok {
 				continue
 			}
 			for r, q := range req[j*R : (j+1)*R] {
-				rm.avail[r] -= sign * q
+				slab[o+r] -= sign * q
 			}
 		}
 	}
 	fits := func(u *unit) bool {
 		for _, id := range u.nodeIDs(f.s) {
-			if rm := rooms[id]; rm != nil {
+			if o, ok := at[id]; ok {
+				avail, demand := slab[o:o+R], slab[o+R:o+2*R]
 				for r := range R {
-					if rm.demand[r] > 0 && rm.avail[r] < rm.demand[r] {
+					if demand[r] > 0 && avail[r] < demand[r] {
 						return false
 					}
 				}
@@ -467,7 +473,7 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 // (see [slots]), which a packed cluster rarely has. It returns the victims
 // left, the snapshot without them and the decision there.
 func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victims []*unit, opts placement.Options, inP []bool) ([]*unit, *placement.Snapshot, placement.Decision, error) {
-	sl := f.newSlots(snap, nil, inP)
+	sl := f.slotsWithout(snap, victims, inP)
 	keep := make([]bool, len(victims))
 	cur, changed := snap, false
 	for i := len(victims) - 1; i >= 0; i-- {
@@ -522,6 +528,37 @@ type slots struct {
 	per   []int64 // slots per node, at most need
 	total int64
 	need  int64
+	// out lists the units shift removed since newSlots (stale entries
+	// included: a unit's removed flag says); onS is set when newSlots read
+	// the caller's snapshot, every node.
+	out []*unit
+	onS bool
+}
+
+// slotsWithout returns the slots of snap, which is the caller's snapshot
+// without victims: from the scratch state of the last prefixBound when it
+// counted every node of the caller's snapshot (the units it removed
+// swapped for victims, O(pods of both)), else counted anew, O(nodes).
+func (f *finder) slotsWithout(snap *placement.Snapshot, victims []*unit, inP []bool) *slots {
+	sl := f.scratch
+	if inP != nil || sl == nil || !sl.onS {
+		return f.newSlots(snap, nil, inP)
+	}
+	for _, u := range victims {
+		u.keep = true
+	}
+	for _, u := range sl.out {
+		if u.removed && !u.keep {
+			sl.shift(u, -1)
+		}
+	}
+	for _, u := range victims {
+		if !u.removed {
+			sl.shift(u, 1)
+		}
+		u.keep = false
+	}
+	return sl
 }
 
 func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP []bool) *slots {
@@ -543,6 +580,10 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 	// One slots at a time: the scratch arrays are reused, and only the
 	// placement's nodes are (re)initialised and ever read.
 	sl := f.scratch
+	for _, u := range sl.out {
+		u.removed = false
+	}
+	sl.out, sl.onS = sl.out[:0], s == f.s && nodes == nil && inP == nil
 	sl.inP, sl.total, sl.need = inP, 0, int64(f.need)
 	if f.missing {
 		sl.need = math.MaxInt64 // a member requests what no node has
@@ -586,6 +627,9 @@ func (sl *slots) count(id int) int64 {
 
 // shift frees u's room (sign 1, u removed) or takes it back (sign -1).
 func (sl *slots) shift(u *unit, sign int64) {
+	if u.removed = sign > 0; u.removed {
+		sl.out = append(sl.out, u)
+	}
 	R := len(sl.least)
 	req := u.rows(sl.f)
 	for j, id := range u.nodeIDs(sl.f.s) {

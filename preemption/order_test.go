@@ -3,6 +3,7 @@ package preemption
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -64,6 +65,61 @@ func TestProp_CandOrderIsVictimOrder(t *testing.T) {
 		}
 		if got, want := sign(q.order(&b, &a)), sign(VictimOrder(&vb, &va)); got != want {
 			t.Fatalf("order %d, VictimOrder %d for %+v and %+v", got, want, vb, va)
+		}
+	})
+}
+
+// TestProp_SlotsWithoutIsAFreshCount: the member slots minimize starts from,
+// derived from prefixBound's count by swapping units, equal a count of the
+// snapshot without the victims, node by node.
+func TestProp_SlotsWithoutIsAFreshCount(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var nodes []placement.Node
+		for i := range rapid.IntRange(1, 5).Draw(t, "nodes") {
+			nodes = append(nodes, placement.Node{Name: fmt.Sprintf("n%d", i), Allocatable: placement.ResourceList{
+				placement.ResourceCPU: rapid.Int64Range(0, 6).Draw(t, "cpu"), placement.ResourcePods: rapid.Int64Range(1, 6).Draw(t, "pods")}})
+		}
+		in := Input{PodGroups: map[placement.Key]PodGroupSpec{}}
+		var pods []placement.Pod
+		for i := range rapid.IntRange(0, 12).Draw(t, "bound") {
+			p := placement.Pod{Namespace: "x", Name: fmt.Sprintf("p%d", i), NodeName: rapid.SampledFrom(nodes).Draw(t, "node").Name,
+				Priority: rapid.Int32Range(1, 3).Draw(t, "priority"), Requests: placement.ResourceList{placement.ResourceCPU: rapid.Int64Range(0, 2).Draw(t, "req")}}
+			if g := rapid.IntRange(0, 3).Draw(t, "group"); g > 0 {
+				p.SchedulingGroup = fmt.Sprintf("g%d", g)
+				if rapid.Bool().Draw(t, "whole") {
+					in.PodGroups[placement.Key{Namespace: "x", Name: p.SchedulingGroup}] = PodGroupSpec{DisruptionMode: DisruptionModePodGroup}
+				}
+			}
+			pods = append(pods, p)
+		}
+		s, err := placement.NewSnapshot(nodes, pods)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &placement.Group{Namespace: "x", Name: "high", Policy: placement.PolicyGang, MinCount: 2}
+		for i := range 2 {
+			g.Members = append(g.Members, placement.Pod{Namespace: "x", Name: fmt.Sprintf("m%d", i), SchedulingGroup: "high",
+				Priority: 5, Requests: placement.ResourceList{placement.ResourceCPU: rapid.Int64Range(0, 2).Draw(t, "member")}})
+		}
+		f := &finder{s: s, g: g, in: &in, need: 2}
+		f.q = collect(s, g, &in, 5)
+		f.index()
+		f.prefixBound(f.q, nil, nil)
+		var victims []*unit
+		for _, u := range f.q.all() {
+			if rapid.Bool().Draw(t, "victim") {
+				victims = append(victims, u)
+			}
+		}
+		snap, err := s.Apply(placement.Change{Remove: podKeys(victims)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := f.slotsWithout(snap, victims, nil)
+		gotTotal, gotPer, gotFree := got.total, append([]int64(nil), got.per...), append([]int64(nil), got.free...)
+		want := f.newSlots(snap, nil, nil)
+		if gotTotal != want.total || !slices.Equal(gotPer, want.per) || !slices.Equal(gotFree, want.free) {
+			t.Fatalf("derived slots %d %v %v, counted %d %v %v", gotTotal, gotPer, gotFree, want.total, want.per, want.free)
 		}
 	})
 }

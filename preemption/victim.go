@@ -106,6 +106,9 @@ type unit struct {
 	// candidate, would go beyond a budget; such units are evicted last and
 	// given back first.
 	overBudget bool
+	// removed is set while the finder's slot count has u removed; keep
+	// marks victims while slotsWithout compares sets.
+	removed, keep bool
 }
 
 // nodeIDs returns the nodes of u's pods. They are resolved on first use:
