@@ -525,7 +525,6 @@ type slots struct {
 	inP   []bool  // nil: every node
 	least []int64 // per resource; 0 = not a limit
 	free  []int64 // per node and resource
-	per   []int64 // slots per node, at most need
 	total int64
 	need  int64
 	// out lists the units shift removed since newSlots (stale entries
@@ -575,7 +574,7 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 				f.least[r] = min(f.least[r], q)
 			}
 		}
-		f.scratch = &slots{f: f, least: f.least, free: make([]int64, N*R), per: make([]int64, N)}
+		f.scratch = &slots{f: f, least: f.least, free: make([]int64, N*R)}
 	}
 	// One slots at a time: the scratch arrays are reused, and only the
 	// placement's nodes are (re)initialised and ever read.
@@ -590,8 +589,7 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 	}
 	init := func(id int) {
 		s.AppendFree(sl.free[id*R:id*R], placement.NodeID(id))
-		sl.per[id] = sl.count(id)
-		sl.total += sl.per[id]
+		sl.total += sl.count(id)
 	}
 	switch {
 	case nodes != nil:
@@ -636,13 +634,12 @@ func (sl *slots) shift(u *unit, sign int64) {
 		if sl.inP != nil && !sl.inP[id] {
 			continue
 		}
+		before := sl.count(int(id))
 		free := sl.free[int(id)*R : int(id)*R+R]
 		for r, q := range req[j*R : (j+1)*R] {
 			free[r] += sign * q
 		}
-		c := sl.count(int(id))
-		sl.total += c - sl.per[id]
-		sl.per[id] = c
+		sl.total += sl.count(int(id)) - before
 	}
 }
 
