@@ -86,9 +86,7 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	w := newWork(R)
 	seen := make(map[Key]bool, len(d.Assignments))
 	for _, a := range d.Assignments {
-		if _, isBound := s.Pod(a.Pod); isBound {
-			return bad("assignment moves bound pod %s", a.Pod)
-		}
+		// A pending member is not bound: g.validate checked each.
 		p, ok := pending[a.Pod]
 		if !ok {
 			if _, isBound := s.Pod(a.Pod); isBound {
