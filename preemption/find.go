@@ -155,13 +155,16 @@ func (p *Plan) EvictedPods() []placement.Key {
 // still fits — and is checked with [placement.Verify] (opts.Filters
 // included).
 //
-// Cost, without a generator: one pass over the bound pods, a sort of the
-// candidates, O(pods of the prefix) for the slot count and the capacity
-// reprieve, O(k log k) snapshot changes and O(log k) solves for a prefix of
-// k candidates, plus a solve per victim that passes the slot check in the
-// last pass. With a generator, add one snapshot without every candidate
-// (Apply, about a microsecond per pod) and the same per placement
-// searched. Every snapshot a hook sees derives from s with Apply. Find is pure and deterministic: the
+// Cost, without a generator: one pass over the snapshot's PodGroups
+// ([placement.Snapshot.BoundGroups]: one lookup in in.PodGroups each; the
+// pods of groups in disruptionMode Pod and of no group one by one) and a
+// heap of the candidates, O(log) per candidate the search reads in
+// eviction order; one pass over the nodes for the slot count; O(pods of
+// the prefix) for the slot count and the capacity reprieve, O(k log k)
+// snapshot changes and O(log k) solves for a prefix of k candidates, plus
+// a solve per victim that passes the slot check in the last pass. With a
+// generator, add one snapshot without every candidate (Apply, about a
+// microsecond per pod) and the same per placement searched. Every snapshot a hook sees derives from s with Apply. Find is pure and deterministic: the
 // plan depends only on the contents of s, g and in.
 //
 // Errors (a [*placement.FieldError]; nothing is decided): a nil s or g; an
