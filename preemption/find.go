@@ -522,12 +522,15 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 // free/least, where least is the smallest request of any member for that
 // resource (the pod count included). Fewer slots than members still needed
 // proves that the group cannot fit, without a solve; keeping the count as
-// candidates come and go costs O(resources) per pod.
+// candidates come and go costs O(resources) per pod. Only the nodes of
+// the pods shifted keep a row of their own: counting reads the others once.
 type slots struct {
 	f     *finder
-	inP   []bool  // nil: every node
-	least []int64 // per resource; 0 = not a limit
-	free  []int64 // per node and resource
+	s     *placement.Snapshot // the snapshot counted
+	inP   []bool              // nil: every node
+	least []int64             // per resource; 0 = not a limit
+	at    map[placement.NodeID]int
+	rows  []int64 // free row of the nodes in at, from their offset
 	total int64
 	need  int64
 	// out lists the units shift removed since newSlots (stale entries
@@ -577,22 +580,24 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 				f.least[r] = min(f.least[r], q)
 			}
 		}
-		f.scratch = &slots{f: f, least: f.least, free: make([]int64, N*R)}
+		f.scratch = &slots{f: f, least: f.least, at: map[placement.NodeID]int{}}
 	}
-	// One slots at a time: the scratch arrays are reused, and only the
-	// placement's nodes are (re)initialised and ever read.
+	// One slots at a time: the scratch is reused.
 	sl := f.scratch
 	for _, u := range sl.out {
 		u.removed = false
 	}
 	sl.out, sl.onS = sl.out[:0], s == f.s && nodes == nil && inP == nil
-	sl.inP, sl.total, sl.need = inP, 0, int64(f.need)
+	sl.s, sl.inP, sl.total, sl.need = s, inP, 0, int64(f.need)
+	clear(sl.at)
+	sl.rows = sl.rows[:0]
 	if f.missing {
 		sl.need = math.MaxInt64 // a member requests what no node has
 	}
+	row := make([]int64, 0, R)
 	init := func(id int) {
-		s.AppendFree(sl.free[id*R:id*R], placement.NodeID(id))
-		sl.total += sl.count(id)
+		row = s.AppendFree(row[:0], placement.NodeID(id))
+		sl.total += sl.count(row)
 	}
 	switch {
 	case nodes != nil:
@@ -611,12 +616,24 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 	return sl
 }
 
-func (sl *slots) count(id int) int64 {
+// row returns node id's free row, made its own on first use.
+func (sl *slots) row(id placement.NodeID) []int64 {
 	R := len(sl.least)
+	o, ok := sl.at[id]
+	if !ok {
+		o = len(sl.rows)
+		sl.rows = sl.s.AppendFree(sl.rows, id)
+		sl.at[id] = o
+	}
+	return sl.rows[o : o+R]
+}
+
+// count returns the slots of a node with the given free row.
+func (sl *slots) count(row []int64) int64 {
 	c := sl.need
 	for r, q := range sl.least {
 		if q > 0 {
-			free := sl.free[id*R+r]
+			free := row[r]
 			if free < q {
 				return 0 // most nodes of a packed cluster: no division
 			}
@@ -637,12 +654,12 @@ func (sl *slots) shift(u *unit, sign int64) {
 		if sl.inP != nil && !sl.inP[id] {
 			continue
 		}
-		before := sl.count(int(id))
-		free := sl.free[int(id)*R : int(id)*R+R]
+		free := sl.row(id)
+		before := sl.count(free)
 		for r, q := range req[j*R : (j+1)*R] {
 			free[r] += sign * q
 		}
-		sl.total += sl.count(int(id)) - before
+		sl.total += sl.count(free) - before
 	}
 }
 
