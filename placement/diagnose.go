@@ -110,6 +110,9 @@ func (sv *solver) sameNode(a, b NodeID) bool {
 		return false
 	}
 	ua, ub := sv.s.usedRow(a), sv.s.usedRow(b)
+	if len(sv.w.touched) == 0 {
+		return slices.Equal(ua, ub) // the attempt placed nothing
+	}
 	for r := range ua {
 		if ua[r]+sv.w.extra(a, r) != ub[r]+sv.w.extra(b, r) {
 			return false
