@@ -110,6 +110,10 @@ type base struct {
 	sorted    []int32 // base pods by key
 	groupOnce sync.Once
 	grouped   []int32 // base pods with a group, by (namespace, group, name)
+
+	// Victim index of boundgroups.go, built on first use.
+	boundOnce sync.Once
+	bound     *boundIndex
 }
 
 // NewSnapshot validates nodes and bound pods and builds a snapshot. The

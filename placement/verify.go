@@ -140,11 +140,9 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 		return nil
 	}
-	seen := map[Key]bool{}
+	seen := make(map[Key]bool, len(d.Assignments))
 	for _, a := range d.Assignments {
-		if _, isBound := s.Pod(a.Pod); isBound {
-			return bad("assignment moves bound pod %s", a.Pod)
-		}
+		// A pending member is not bound: g.validate checked each.
 		p, ok := pending[a.Pod]
 		if !ok {
 			return bad("assignment for %s, which is not a pending member", a.Pod)
