@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
@@ -155,39 +154,29 @@ type source struct {
 	score int64
 	cap   int64
 	next  NodeID
+	ahead []NodeID  // the class's next untouched nodes after next
 	set   *classSet // nil for a single touched node
 }
 
-type sourceHeap []source
-
-func (h sourceHeap) Len() int { return len(h) }
-func (h sourceHeap) Less(i, j int) bool {
-	if h[i].score != h[j].score {
-		return h[i].score > h[j].score
+// sourceBefore orders sources: higher score first, ties by next node ID.
+func sourceBefore(x, y source) bool {
+	if x.score != y.score {
+		return x.score > y.score
 	}
-	return h[i].next < h[j].next
-}
-func (h sourceHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *sourceHeap) Push(x any)   { *h = append(*h, x.(source)) }
-func (h *sourceHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return x.next < y.next
 }
 
-// nextUntouched returns the first node of set at or after from that the
-// attempt has not touched.
-func (sv *solver) nextUntouched(set *classSet, from NodeID) (NodeID, bool) {
-	found, id := false, NodeID(0)
+// untouched appends to buf up to limit nodes of set, from from on in ID
+// order, that the attempt has not touched: one walk of the set's tree
+// serves the next nodes a run fills.
+func (sv *solver) untouched(set *classSet, from NodeID, limit int, buf []NodeID) []NodeID {
 	set.nodes.AscendGreaterOrEqual(from, func(n NodeID) bool {
-		if _, touched := sv.w.at[n]; touched {
-			return true
+		if _, touched := sv.w.offset(n); !touched {
+			buf = append(buf, n)
 		}
-		found, id = true, n
-		return false
+		return len(buf) < limit
 	})
-	return id, found
+	return buf
 }
 
 // placeRunClasses is placeRun over every node of the cluster, by class: it
@@ -199,51 +188,59 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 	b := sv.s.b
 	cls := sv.s.classes()
 	want := int64(len(idx))
-	h := make(sourceHeap, 0, len(cls.sets)+len(sv.w.touched))
+	// ahead is how many of a class's nodes to look up at once: those the
+	// run could still fill, at most 256.
+	ahead := func(c int64, placed int) int { return int(min((want-int64(placed)+c-1)/c+1, 256)) }
+	h := make([]source, 0, len(cls.sets)+len(sv.w.touched))
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
-		if !staticOK(m.pod, &b.nodes[rep]) {
+		if !staticOK(sv.pods[m.row], &b.nodes[rep]) {
 			continue
 		}
-		c := capacityOf(m.req, b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, want)
+		c := capacityOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, want)
 		if c == 0 {
 			continue
 		}
-		first, ok := sv.nextUntouched(set, 0)
-		if !ok {
+		next := sv.untouched(set, 0, ahead(c, 0), nil)
+		if len(next) == 0 {
 			continue
 		}
-		h = append(h, source{score: scoreOf(m.req, b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR), cap: c, next: first, set: set})
+		h = append(h, source{score: scoreOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR), cap: c, next: next[0], ahead: next[1:], set: set})
 	}
 	for _, id := range sv.w.touched {
-		if !staticOK(m.pod, &b.nodes[id]) {
+		if !staticOK(sv.pods[m.row], &b.nodes[id]) {
 			continue
 		}
-		if c := sv.capacity(m.req, id, want); c > 0 {
-			h = append(h, source{score: sv.nodeScore(m.req, id), cap: c, next: id})
+		if c := sv.capacity(sv.req(m.row), id, want); c > 0 {
+			h = append(h, source{score: sv.nodeScore(sv.req(m.row), id), cap: c, next: id})
 		}
 	}
 	if !sv.spend(int64(len(h))) {
 		return
 	}
-	heap.Init(&h)
+	heapInit(h, sourceBefore)
 	k := 0
-	for k < len(idx) && h.Len() > 0 {
+	for k < len(idx) && len(h) > 0 {
 		src := &h[0]
 		id := src.next
 		n := int(min(src.cap, int64(len(idx)-k)))
 		sv.assignRun(a, idx[k:k+n], id)
 		k += n
 		if src.set == nil {
-			heap.Pop(&h)
+			_, h = heapPop(h, sourceBefore)
 			continue
 		}
-		// The node just filled is touched now; its class streams on.
-		if next, ok := sv.nextUntouched(src.set, id+1); ok {
-			src.next = next
-			heap.Fix(&h, 0)
+		// The node just filled is touched now; its class streams on. The
+		// nodes looked up ahead are still untouched: this run fills only
+		// nodes it takes from its sources, each once.
+		if len(src.ahead) == 0 {
+			src.ahead = sv.untouched(src.set, id+1, ahead(src.cap, k), src.ahead)
+		}
+		if len(src.ahead) > 0 {
+			src.next, src.ahead = src.ahead[0], src.ahead[1:]
+			heapDown(h, 0, sourceBefore) // the top only moved later: its next node's ID grew
 		} else {
-			heap.Pop(&h)
+			_, h = heapPop(h, sourceBefore)
 		}
 	}
 }

@@ -22,11 +22,22 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 		return nil, nil, false
 	}
 	counts := map[string]int{}
-	for _, id := range best.p.Nodes {
-		for _, r := range sv.reasons(first, id) {
-			counts[r.Reason]++
+	memo := sv.memoReasons(first)
+	var last []Rejection
+	run := 0 // nodes in a row with the reasons last
+	flush := func() {
+		for _, r := range last {
+			counts[r.Reason] += run
 		}
 	}
+	for i, id := range best.p.Nodes {
+		if !memo || i == 0 || !sv.sameNode(best.p.Nodes[i-1], id) {
+			flush()
+			last, run = sv.reasons(first, id), 0
+		}
+		run++
+	}
+	flush()
 	for r, n := range counts {
 		reasons = append(reasons, ReasonCount{Reason: r, Nodes: n})
 	}
@@ -52,11 +63,18 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 			continue
 		}
 		m := &sv.members[i]
-		ok, cached := known[m.class]
+		if builtinOnly && i > 0 && sv.members[i-1].row == m.row && a.node[i-1] < 0 {
+			// The pod before is of the same row and waited too: same answer.
+			if known[sv.class[m.row]] {
+				can++
+			}
+			continue
+		}
+		ok, cached := known[sv.class[m.row]]
 		if !cached {
 			ok = sv.resolvable(m)
 			if builtinOnly {
-				known[m.class] = ok
+				known[sv.class[m.row]] = ok
 			}
 		}
 		if ok {
@@ -69,19 +87,52 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 // resolvable reports whether some node of the cluster rejects m for no
 // unresolvable reason, so that m would fit there if pods left.
 func (sv *solver) resolvable(m *member) bool {
-	for id := range sv.s.b.nodes {
-		if !slices.ContainsFunc(sv.reasons(m, NodeID(id)), func(r Rejection) bool { return r.Unresolvable }) {
+	memo := sv.memoReasons(m)
+	for id := range NodeID(len(sv.s.b.nodes)) {
+		if memo && id > 0 && sv.sameNode(id-1, id) {
+			continue // the same reasons as the node before
+		}
+		if !slices.ContainsFunc(sv.reasons(m, id), func(r Rejection) bool { return r.Unresolvable }) {
 			return true
 		}
 	}
 	return false
 }
 
+// memoReasons reports whether reasons(m, id) depends only on the node's
+// static type (allocatable, taints, schedulability) and its usage, the
+// attempt's included: true when no node selector, member affinity, caller
+// filter or reserver looks at anything else. Then nodes for which sameNode
+// holds give m the same reasons, and explaining a member over thousands of
+// identical nodes costs a row comparison per node, not a list of reasons.
+func (sv *solver) memoReasons(m *member) bool {
+	return len(sv.pods[m.row].NodeSelector) == 0 && sv.pos == nil && len(sv.opts.Filters) == 0 &&
+		len(sv.reservers) == 0 && len(sv.s.b.typeOf) == len(sv.s.b.nodes)
+}
+
+// sameNode reports whether nodes a and b have the same static type and the
+// same usage, the attempt's included.
+func (sv *solver) sameNode(a, b NodeID) bool {
+	if sv.s.b.typeOf[a] != sv.s.b.typeOf[b] {
+		return false
+	}
+	ua, ub := sv.s.usedRow(a), sv.s.usedRow(b)
+	if len(sv.w.touched) == 0 {
+		return slices.Equal(ua, ub) // the attempt placed nothing
+	}
+	for r := range ua {
+		if ua[r]+sv.w.extra(a, r) != ub[r]+sv.w.extra(b, r) {
+			return false
+		}
+	}
+	return true
+}
+
 // reasons lists every reason member m does not fit node id now.
 func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 	var out []Rejection
 	n := &sv.s.b.nodes[id]
-	p := m.pod
+	p := sv.pods[m.row]
 	if sv.missingOf(m) != "" {
 		out = append(out, Rejection{Reason: "Insufficient " + string(sv.missingOf(m)), Unresolvable: true})
 	}
@@ -101,7 +152,7 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 		}
 	}
 	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
-	for r, q := range m.req {
+	for r, q := range sv.req(m.row) {
 		if q == 0 {
 			continue
 		}
@@ -116,7 +167,7 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 		}
 	}
 	if sv.pos != nil {
-		i := slices.IndexFunc(sv.members, func(x member) bool { return x.pod == p })
+		i := slices.IndexFunc(sv.members, func(x member) bool { return x.row == m.row })
 		if !sv.cons.allow(sv.bound+i, id, sv.pos, true, nil) {
 			out = append(out, Rejection{Reason: "node(s) didn't satisfy the group's pod affinity, anti-affinity or sub-group topology"})
 		}

@@ -31,6 +31,12 @@
 // ties broken by placement name. Members of one shape are placed as a batch
 // over a heap of nodes, which gives exactly the one-by-one result.
 //
+// Identical pods need not be listed one by one: a [PodSet] (Kueue's PodSet,
+// a template and a count) stands for Count pending pods, is read once, and
+// is answered with pods per node ([Decision].PodSetAssignments), so a
+// 4,096-pod gang costs little more than the nodes it lands on. A group may
+// mix members and pod sets; it decides exactly as with the pods listed.
+//
 // # Guarantees
 //
 // Solve is pure: no goroutines, clocks, randomness or I/O; work is bounded

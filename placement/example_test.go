@@ -78,3 +78,43 @@ func ExampleVerify() {
 	// Output:
 	// placement: invariant violated: PodGroup default/pg: node "node-a" over capacity for cpu: allocatable 1000, requested 0 + 2000
 }
+
+// A Kueue-style pod set: 1,000 identical workers of one GPU given once, as
+// a template and a count, with their leader listed as a member. The answer
+// counts pods per node (what Kueue's TopologyAssignment records); the work
+// does not grow with reading 1,000 pods.
+func ExampleSolve_podSet() {
+	var nodes []placement.Node
+	for i := range 130 {
+		nodes = append(nodes, placement.Node{Name: fmt.Sprintf("host-%03d", i), Allocatable: placement.ResourceList{
+			placement.ResourceGPU: 8, placement.ResourceCPU: 64000, placement.ResourcePods: 110}})
+	}
+	s, err := placement.NewSnapshot(nodes, nil)
+	if err != nil {
+		panic(err)
+	}
+	g := &placement.Group{Namespace: "team-a", Name: "llm", MinCount: 1001,
+		Members: []placement.Pod{{Namespace: "team-a", Name: "llm-leader", SchedulingGroup: "llm", Priority: 1,
+			Requests: placement.ResourceList{placement.ResourceCPU: 16000}}},
+		PodSets: []placement.PodSet{{Name: "workers", Count: 1000,
+			Template: placement.Pod{Requests: placement.ResourceList{placement.ResourceGPU: 1, placement.ResourceCPU: 8000}}}},
+	}
+	d, err := placement.Solve(s, g, placement.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(d.Status, "-", d.Message)
+	fmt.Println(d.Assignments[0].Pod, "->", d.Assignments[0].Node)
+	fmt.Println(len(d.PodSetAssignments), "nodes for the workers; first and last:")
+	first, last := d.PodSetAssignments[0], d.PodSetAssignments[len(d.PodSetAssignments)-1]
+	fmt.Println(first.PodSet, first.Node, first.Count)
+	fmt.Println(last.PodSet, last.Node, last.Count)
+	fmt.Println(placement.Verify(s, g, d))
+	// Output:
+	// Scheduled - 1001 of 1001 members placed
+	// team-a/llm-leader -> host-000
+	// 126 nodes for the workers; first and last:
+	// workers host-000 6
+	// workers host-125 2
+	// <nil>
+}

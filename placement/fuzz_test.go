@@ -229,6 +229,18 @@ func checkSolve(t *rapid.T) {
 		}
 		g.Members = append(g.Members, p)
 	}
+	if rapid.Bool().Draw(t, "podSets") {
+		for range rapid.IntRange(1, 2).Draw(t, "sets") {
+			g.PodSets = append(g.PodSets, PodSet{
+				Name:     rapid.SampledFrom([]string{"", "s", "t", "p0"}).Draw(t, "setName"),
+				Count:    rapid.SampledFrom([]int32{1, 3, 0, -1, MaxPending, math.MaxInt32}).Draw(t, "count"),
+				Template: wildPod(t),
+			})
+		}
+		if rapid.Bool().Draw(t, "setsOnly") {
+			g.Members = nil
+		}
+	}
 	var opts Options
 	if rapid.Bool().Draw(t, "generator") {
 		var ps []Placement

@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"container/heap"
 	"github.com/gangsched/gangsched/internal/arith"
 	"math"
 )
@@ -26,7 +25,7 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 		}
 		j := k + 1
 		if batch {
-			for j < len(order) && sv.members[order[j]].class == sv.members[order[k]].class {
+			for j < len(order) && sv.class[sv.members[order[j]].row] == sv.class[sv.members[order[k]].row] {
 				j++
 			}
 			sv.placeRun(p, a, order[k:j])
@@ -46,14 +45,14 @@ func (sv *solver) assign(a *attempt, i int, id NodeID) {
 	a.node[i] = id
 	a.placed++
 	a.seq = append(a.seq, i)
-	sv.w.add(id, m.req, 1)
+	sv.w.add(id, sv.req(m.row), 1)
 	if sv.pos != nil {
 		sv.pos[sv.bound+i] = id
 	}
 	if len(sv.reservers) > 0 {
 		ni := NodeInfo{sv.s, sv.w, id}
 		for _, r := range sv.reservers {
-			r.Reserve(m.pod, ni)
+			r.Reserve(sv.pods[m.row], ni)
 		}
 	}
 }
@@ -67,7 +66,7 @@ func (sv *solver) assignRun(a *attempt, idx []int, id NodeID) {
 	}
 	a.placed += len(idx)
 	a.seq = append(a.seq, idx...)
-	sv.w.add(id, sv.members[idx[0]].req, int64(len(idx)))
+	sv.w.add(id, sv.req(sv.members[idx[0]].row), int64(len(idx)))
 }
 
 // unassign takes back the member assigned last.
@@ -79,13 +78,13 @@ func (sv *solver) unassign(a *attempt) {
 	if len(sv.reservers) > 0 {
 		ni := NodeInfo{sv.s, sv.w, id}
 		for k := len(sv.reservers) - 1; k >= 0; k-- {
-			sv.reservers[k].Unreserve(m.pod, ni)
+			sv.reservers[k].Unreserve(sv.pods[m.row], ni)
 		}
 	}
 	if sv.pos != nil {
 		sv.pos[sv.bound+i] = -1
 	}
-	sv.w.sub(id, m.req)
+	sv.w.sub(id, sv.req(m.row))
 	a.node[i] = -1
 	a.placed--
 }
@@ -97,7 +96,7 @@ func (sv *solver) undo(a *attempt) {
 			i := a.seq[k]
 			ni := NodeInfo{sv.s, sv.w, a.node[i]}
 			for r := len(sv.reservers) - 1; r >= 0; r-- {
-				sv.reservers[r].Unreserve(sv.members[i].pod, ni)
+				sv.reservers[r].Unreserve(sv.pods[sv.members[i].row], ni)
 			}
 		}
 	}
@@ -110,10 +109,23 @@ func (sv *solver) undo(a *attempt) {
 }
 
 // replay re-establishes the scratch state of an attempt; undo it after.
+// Without hooks or constraints, consecutive members of one row on one node
+// go back as a batch.
 func (sv *solver) replay(a *attempt) *attempt {
 	r := sv.newAttempt(a.p)
-	for _, i := range a.seq {
-		sv.assign(r, i, a.node[i])
+	if !sv.cons.empty() || len(sv.reservers) > 0 {
+		for _, i := range a.seq {
+			sv.assign(r, i, a.node[i])
+		}
+		return r
+	}
+	for k := 0; k < len(a.seq); {
+		i, j := a.seq[k], k+1
+		for j < len(a.seq) && sv.members[a.seq[j]].row == sv.members[i].row && a.node[a.seq[j]] == a.node[i] {
+			j++
+		}
+		sv.assignRun(r, a.seq[k:j], a.node[i])
+		k = j
 	}
 	return r
 }
@@ -130,7 +142,7 @@ func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
 			continue
 		}
 		pref := sv.prefWith(i, id)
-		sc := sv.nodeScore(m.req, id)
+		sc := sv.nodeScore(sv.req(m.row), id)
 		if pref > bestPref || (pref == bestPref && sc > bestScore) {
 			best, bestScore, bestPref = id, sc, pref
 		}
@@ -160,7 +172,7 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 	if sv.missingOf(m) != "" {
 		return
 	}
-	if len(p.Nodes) == len(sv.s.b.nodes) && len(m.pod.NodeSelector) == 0 {
+	if len(p.Nodes) == len(sv.s.b.nodes) && len(sv.pods[m.row].NodeSelector) == 0 {
 		sv.placeRunClasses(a, idx) // the whole cluster: by classes of identical nodes
 		return
 	}
@@ -168,21 +180,22 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 		return
 	}
 	want := int64(len(idx))
-	h := make(candHeap, 0, len(p.Nodes))
+	h := make([]cand, 0, len(p.Nodes))
 	for _, id := range p.Nodes {
-		if !staticOK(m.pod, &sv.s.b.nodes[id]) {
+		if !staticOK(sv.pods[m.row], &sv.s.b.nodes[id]) {
 			continue
 		}
-		c := sv.capacity(m.req, id, want)
+		c := sv.capacity(sv.req(m.row), id, want)
 		if c == 0 {
 			continue
 		}
-		h = append(h, cand{id: id, cap: c, score: sv.nodeScore(m.req, id)})
+		h = append(h, cand{id: id, cap: c, score: sv.nodeScore(sv.req(m.row), id)})
 	}
-	heap.Init(&h)
+	heapInit(h, candBefore)
 	k := 0
-	for k < len(idx) && h.Len() > 0 {
-		c := heap.Pop(&h).(cand)
+	for k < len(idx) && len(h) > 0 {
+		var c cand
+		c, h = heapPop(h, candBefore)
 		n := int(min(c.cap, int64(len(idx)-k)))
 		sv.assignRun(a, idx[k:k+n], c.id)
 		k += n
@@ -195,22 +208,12 @@ type cand struct {
 	score int64
 }
 
-type candHeap []cand
-
-func (h candHeap) Len() int { return len(h) }
-func (h candHeap) Less(i, j int) bool {
-	if h[i].score != h[j].score {
-		return h[i].score > h[j].score
+// candBefore orders candidate nodes: higher score first, ties by ID.
+func candBefore(x, y cand) bool {
+	if x.score != y.score {
+		return x.score > y.score
 	}
-	return h[i].id < h[j].id
-}
-func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
-func (h *candHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return x.id < y.id
 }
 
 // StaticFit reports whether the solver's built-in filters that do not
@@ -261,7 +264,7 @@ func tolerated(p *Pod, t Taint) bool {
 // limit).
 func (sv *solver) capacity(req []int64, id NodeID, limit int64) int64 {
 	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
-	off, hasExtra := sv.w.at[id]
+	off, hasExtra := sv.w.offset(id)
 	c := limit
 	for r, q := range req {
 		if q == 0 {
@@ -287,7 +290,7 @@ const scoreScale = 1 << 30
 // member, so the sum needs no averaging.
 func (sv *solver) nodeScore(req []int64, id NodeID) int64 {
 	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
-	off, hasExtra := sv.w.at[id]
+	off, hasExtra := sv.w.offset(id)
 	var sc int64
 	for r, q := range req {
 		if q == 0 || r == sv.s.b.podsR {
@@ -304,17 +307,17 @@ func (sv *solver) nodeScore(req []int64, id NodeID) int64 {
 
 // fits reports whether member m may go to node id now, including hooks.
 func (sv *solver) fits(m *member, id NodeID) bool {
-	if sv.missingOf(m) != "" || !staticOK(m.pod, &sv.s.b.nodes[id]) || sv.capacity(m.req, id, 1) == 0 {
+	if sv.missingOf(m) != "" || !staticOK(sv.pods[m.row], &sv.s.b.nodes[id]) || sv.capacity(sv.req(m.row), id, 1) == 0 {
 		return false
 	}
 	ni := NodeInfo{sv.s, sv.w, id}
 	for _, f := range sv.opts.Filters {
-		if !f.Filter(m.pod, ni).OK() {
+		if !f.Filter(sv.pods[m.row], ni).OK() {
 			return false
 		}
 	}
 	for _, r := range sv.reservers {
-		if !r.Filter(m.pod, ni).OK() {
+		if !r.Filter(sv.pods[m.row], ni).OK() {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -38,6 +39,10 @@ type Group struct {
 	// SchedulingGroup is Name and whose NodeName is empty. Order does not
 	// matter; the solver sorts them with [MemberOrder].
 	Members []Pod
+	// PodSets are more pending members, given as counts of identical pods
+	// rather than one by one (see [PodSet]); Members, PodSets or both may
+	// hold the group's pending pods. Order does not matter.
+	PodSets []PodSet
 	// SubGroups partition the members (e.g. a leader and its workers, the
 	// replicated jobs of a JobSet): each has its own minimum and may have
 	// its own required topology key, which must hold together with the
@@ -48,32 +53,209 @@ type Group struct {
 	prep *prepared // set on Solve's private copy only
 }
 
+// MaxPending is the largest number of pending pods a [Group] may stand
+// for (its Members plus every PodSet's Count): the solver keeps a few words
+// per pending pod.
+const MaxPending = 1 << 20
+
+// PodSet is Count identical pending pods of a PodGroup given once, as a
+// template and a count — how Kueue's PodSet (kueue.x-k8s.io/v1beta1
+// Workload spec.podSets: name, count, template) and a Workload's PodGroup
+// template with its minCount (KEP-4671) describe pods that do not exist
+// yet. [Solve] reads the template once whatever the count, and answers for
+// the set with node counts ([Decision.PodSetAssignments], what Kueue's
+// TopologyAssignment records) instead of one assignment per pod, so a
+// large gang costs little more than its nodes.
+//
+// A group with pod sets takes no affinity terms (in Members or templates),
+// no SubGroups and no Options.Reservers: those need each pod by name.
+type PodSet struct {
+	// Name identifies the set in decisions and errors; it must be unique
+	// among the group's pod sets and differ from every member's and bound
+	// member's name. Inside a solve, hooks see the set's pods as pods of
+	// the group's namespace with this name (Assignment.Pod is the same for
+	// every pod of the set).
+	Name string
+	// Count is how many pods the set stands for, 1..[MaxPending].
+	Count int32
+	// Template gives every pod of the set its requests, priority,
+	// preemption policy, labels, nodeSelector, tolerations and QueuedAt.
+	// Its Namespace, Name, UID, SchedulingGroup and NodeName are ignored;
+	// Affinity and ResourceClaims must be empty.
+	Template Pod
+}
+
 // prepared is what Solve compiled of a group for its hooks.
 type prepared struct {
 	b         *base
-	req       []int64 // member i's vector at [i*R, (i+1)*R)
+	req       []int64 // member i's vector at [i*R, (i+1)*R); pod set k's at row len(Members)+k
+	starts    []int   // pod set k's first pending index; len(PodSets)+1 entries
+	classRow  []int   // per class of identical pods, a row of req holding its vector
+	classPods []int   // per class, its pods
 	bound     int
 	untracked bool
 }
 
-// RequestVector returns member i's (g.Members[i]) requests as a vector
-// indexed like s.Resources(), with 1 for [ResourcePods]; requests for
-// resources s does not track are left out. Inside a [Solve] — in a hook —
-// it costs nothing: the solver compiled every member once, and the slice
-// must not be modified. Elsewhere it reads the member's map and allocates.
+// NumPending returns how many pending pods g stands for: len(g.Members)
+// plus every PodSet's Count. Pending pods are numbered 0..NumPending()-1:
+// the members in g.Members order, then each set's pods in g.PodSets order;
+// [Group.RequestVector], [Group.PendingKey] and Assignment.Member use
+// these indexes.
+func (g *Group) NumPending() int {
+	if g.prep != nil && g.prep.starts != nil {
+		return g.prep.starts[len(g.PodSets)]
+	}
+	n := len(g.Members)
+	for i := range g.PodSets {
+		n += int(max(g.PodSets[i].Count, 0))
+	}
+	return n
+}
+
+// PodSetStart returns the pending index (see [Group.NumPending]) of the
+// first pod of g.PodSets[k]; the set's pods follow it. It panics, as an
+// index expression would, when k is out of range.
+func (g *Group) PodSetStart(k int) int {
+	if g.prep != nil && g.prep.starts != nil {
+		return g.prep.starts[k]
+	}
+	_ = g.PodSets[k]
+	start := len(g.Members)
+	for j := range k {
+		start += int(max(g.PodSets[j].Count, 0))
+	}
+	return start
+}
+
+// podSetOf returns the pod set that pending index i (≥ len(Members))
+// falls in, or -1.
+func (g *Group) podSetOf(i int) int {
+	if g.prep != nil && g.prep.starts != nil {
+		k, found := slices.BinarySearch(g.prep.starts, i)
+		if !found {
+			k--
+		}
+		return min(k, len(g.PodSets)-1)
+	}
+	start := len(g.Members)
+	for k := range g.PodSets {
+		start += int(max(g.PodSets[k].Count, 0))
+		if i < start {
+			return k
+		}
+	}
+	return -1
+}
+
+// PendingKey returns pending pod i's key (see [Group.NumPending]): the
+// member's, or for a pod of a set, the group's namespace and the set's
+// name. It returns the zero Key for an index out of range.
+func (g *Group) PendingKey(i int) Key {
+	if i >= 0 && i < len(g.Members) {
+		return g.Members[i].Key()
+	}
+	if i < 0 || i >= g.NumPending() {
+		return Key{}
+	}
+	return Key{g.Namespace, g.PodSets[g.podSetOf(i)].Name}
+}
+
+// PendingIndexes returns, for each assignment of a, the pending index (see
+// [Group.NumPending]) of the pod it places, or -1 when it names no pending
+// pod of g: its Member when that pod has its key (as in the assignments
+// handed to hooks), else the member with its key, or the first pod of the
+// pod set it names (a set's pods are identical). Scorers use it to read
+// each assignment's requests with [Group.RequestVector]. Cost:
+// O(len(a)), plus O(members) when some assignment's Member is stale (as in
+// a Decision's, where Member is 0).
+func (g *Group) PendingIndexes(a []Assignment) []int {
+	out := make([]int, len(a))
+	var byKey map[Key]int
+	for j := range a {
+		i := a[j].Member
+		if i >= 0 && i < g.NumPending() && g.PendingKey(i) == a[j].Pod {
+			out[j] = i
+			continue
+		}
+		if byKey == nil {
+			byKey = make(map[Key]int, len(g.Members)+len(g.PodSets))
+			for k := range g.Members {
+				byKey[g.Members[k].Key()] = k
+			}
+			start := len(g.Members)
+			for k := range g.PodSets {
+				if _, dup := byKey[Key{g.Namespace, g.PodSets[k].Name}]; !dup && g.PodSets[k].Count > 0 {
+					byKey[Key{g.Namespace, g.PodSets[k].Name}] = start
+				}
+				start += int(max(g.PodSets[k].Count, 0))
+			}
+		}
+		var ok bool
+		if out[j], ok = byKey[a[j].Pod]; !ok {
+			out[j] = -1
+		}
+	}
+	return out
+}
+
+// RequestVector returns pending pod i's requests (g.Members[i], or a pod
+// set's template; see [Group.NumPending]) as a vector indexed like
+// s.Resources(), with 1 for [ResourcePods]; requests for resources s does
+// not track are left out. Inside a [Solve] — in a hook — it costs nothing:
+// the solver compiled every member and template once, and the slice must
+// not be modified. Elsewhere it reads the pod's map and allocates. It
+// panics, as an index expression would, when i is out of range.
 func (g *Group) RequestVector(s *Snapshot, i int) []int64 {
 	R := len(s.b.res)
+	row, p := i, (*Pod)(nil)
+	if i < len(g.Members) {
+		p = &g.Members[i]
+	} else if k := g.podSetOf(i); k >= 0 {
+		row, p = len(g.Members)+k, &g.PodSets[k].Template
+	} else {
+		panic(fmt.Sprintf("placement: pending index %d out of range [0:%d]", i, g.NumPending()))
+	}
 	if g.prep != nil && g.prep.b == s.b && g.prep.req != nil {
-		return g.prep.req[i*R : (i+1)*R : (i+1)*R]
+		return g.prep.req[row*R : (row+1)*R : (row+1)*R]
 	}
 	v := make([]int64, R)
 	v[s.b.podsR] = 1
-	for r, q := range g.Members[i].Requests {
+	for r, q := range p.Requests {
 		if j, ok := s.b.resIdx[r]; ok && j != s.b.podsR {
 			v[j] = q
 		}
 	}
 	return v
+}
+
+// RequestCounts yields request vectors (as [Group.RequestVector] gives
+// them) with how many pending pods have each, covering every pending pod
+// once; the same vector may come more than once. Summaries over the pods
+// (totals, smallest, largest) read it instead of every pod. Inside a
+// [Solve] it costs O(classes of identical pods): the solver found them
+// once. Elsewhere it reads every member's map and each pod set's once.
+func (g *Group) RequestCounts(s *Snapshot) iter.Seq2[[]int64, int] {
+	return func(yield func([]int64, int) bool) {
+		if g.prep != nil && g.prep.b == s.b && g.prep.classRow != nil {
+			R := len(s.b.res)
+			for c, row := range g.prep.classRow {
+				if !yield(g.prep.req[row*R:(row+1)*R:(row+1)*R], g.prep.classPods[c]) {
+					return
+				}
+			}
+			return
+		}
+		for i := range g.Members {
+			if !yield(g.RequestVector(s, i), 1) {
+				return
+			}
+		}
+		for k := range g.PodSets {
+			if !yield(g.RequestVector(s, g.PodSetStart(k)), int(max(g.PodSets[k].Count, 0))) {
+				return
+			}
+		}
+	}
 }
 
 // RequestsUntracked reports whether some member requests a positive
@@ -83,11 +265,22 @@ func (g *Group) RequestsUntracked(s *Snapshot) bool {
 	if g.prep != nil && g.prep.b == s.b && g.prep.req != nil {
 		return g.prep.untracked
 	}
-	for i := range g.Members {
-		for r, q := range g.Members[i].Requests {
+	untracked := func(p *Pod) bool {
+		for r, q := range p.Requests {
 			if _, ok := s.b.resIdx[r]; !ok && q > 0 {
 				return true
 			}
+		}
+		return false
+	}
+	for i := range g.Members {
+		if untracked(&g.Members[i]) {
+			return true
+		}
+	}
+	for i := range g.PodSets {
+		if untracked(&g.PodSets[i].Template) {
+			return true
 		}
 	}
 	return false
@@ -139,13 +332,16 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 	default:
 		return Errorf(ErrInvalid, groupObj(g), "spec.schedulingPolicy", "unknown policy %q (want Gang or Basic)", g.Policy)
 	}
-	if len(g.Members) == 0 {
+	if len(g.Members) == 0 && len(g.PodSets) == 0 {
 		return Errorf(ErrInvalid, groupObj(g), "members", "no pending members to place")
 	}
+	if err := g.validatePodSets(s, bound); err != nil {
+		return err
+	}
 	if g.IsGang() {
-		total := len(bound) + len(g.Members)
+		total := len(bound) + g.NumPending()
 		if g.MinCount < 1 || int(g.MinCount) > total {
-			return Errorf(ErrInvalid, groupObj(g), "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, len(bound), len(g.Members))
+			return Errorf(ErrInvalid, groupObj(g), "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, len(bound), g.NumPending())
 		}
 	}
 	names := make([]string, len(g.Members))
@@ -207,6 +403,62 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 	return nil
 }
 
+// validatePodSets checks the pod sets in name order, so that the error
+// reported never depends on the order of g.PodSets.
+func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
+	if len(g.PodSets) == 0 {
+		return nil
+	}
+	order := make([]*PodSet, len(g.PodSets))
+	for i := range g.PodSets {
+		order[i] = &g.PodSets[i]
+	}
+	slices.SortFunc(order, func(a, b *PodSet) int { return strings.Compare(a.Name, b.Name) })
+	members := make(map[string]bool, len(g.Members)+len(bound))
+	for i := range g.Members {
+		members[g.Members[i].Name] = true
+	}
+	for _, b := range bound {
+		members[b.Name] = true
+	}
+	total := int64(len(g.Members))
+	for i, ps := range order {
+		obj := fmt.Sprintf("pod set %q of %s", ps.Name, groupObj(g))
+		switch {
+		case ps.Name == "":
+			return Errorf(ErrInvalid, obj, "name", "must not be empty")
+		case i > 0 && ps.Name == order[i-1].Name:
+			return Errorf(ErrDuplicate, obj, "name", "listed twice")
+		case members[ps.Name]:
+			return Errorf(ErrDuplicate, obj, "name", "is also the name of a member")
+		case ps.Count < 1 || ps.Count > MaxPending:
+			return Errorf(ErrInvalid, obj, "count", "%d is outside 1..%d", ps.Count, MaxPending)
+		case ps.Template.Affinity != nil:
+			return Errorf(ErrInvalid, obj, "template.spec.affinity", "pod sets take no affinity terms: list such pods as members")
+		case len(ps.Template.ResourceClaims) > 0:
+			return Errorf(ErrInvalid, obj, "template.spec.resourceClaims", "pod sets take no resource claims: list such pods as members")
+		}
+		if _, isBound := s.Pod(Key{g.Namespace, ps.Name}); isBound {
+			return Errorf(ErrDuplicate, obj, "name", "is the name of a pod bound in the snapshot")
+		}
+		if err := checkList(func() string { return obj }, "template.requests", ps.Template.Requests, true); err != nil {
+			return err
+		}
+		if total += int64(ps.Count); total > MaxPending {
+			return Errorf(ErrInvalid, groupObj(g), "podSets", "members and pod sets stand for more than %d pending pods", MaxPending)
+		}
+	}
+	if len(g.SubGroups) > 0 {
+		return Errorf(ErrInvalid, groupObj(g), "subGroups", "cannot be combined with pod sets: list the pods as members")
+	}
+	for i := range g.Members {
+		if g.Members[i].Affinity != nil {
+			return Errorf(ErrInvalid, podObj(g.Members[i].Key()), "spec.affinity", "affinity terms cannot be combined with the pod sets of %s: list the pods as members", groupObj(g))
+		}
+	}
+	return nil
+}
+
 // Status is the outcome of a decision.
 type Status int
 
@@ -249,11 +501,31 @@ type Assignment struct {
 	Pod    Key
 	Node   string
 	NodeID NodeID
-	// Member is the pod's index in Group.Members in the assignments
-	// handed to hooks, so that they can read its compiled requests with
-	// [Group.RequestVector]. It is 0 in a Decision, whose content never
-	// depends on the order of the input.
+	// Member is the pod's pending index (see [Group.NumPending]: its
+	// index in Group.Members, or the first index of its pod set) in the
+	// assignments handed to hooks, so that they can read its compiled
+	// requests with [Group.RequestVector]. It is 0 in a Decision, whose
+	// content never depends on the order of the input.
 	Member int
+	// Count is 0 for a member, which the entry places alone. Hooks get
+	// the pods of a pod set as one entry per set and node: Pod names the
+	// set (the group's namespace and the set's name) and Count is how many
+	// of its pods go to Node, so that a hook's work does not grow with the
+	// set's count. [Assignment.Pods] reads both cases.
+	Count int32
+}
+
+// Pods returns how many pods a places: 1 for a member, Count for the pods
+// of a pod set.
+func (a Assignment) Pods() int64 { return max(int64(a.Count), 1) }
+
+// PodSetAssignment places Count pods of one [PodSet] on one node: the
+// per-node counts that Kueue's TopologyAssignment records for a PodSet.
+type PodSetAssignment struct {
+	PodSet string
+	Node   string
+	NodeID NodeID
+	Count  int32
 }
 
 // ReasonCount is how many nodes rejected a member for one reason, as in
@@ -277,7 +549,12 @@ type Decision struct {
 	// Assignments are the placed members in member order; empty unless
 	// Scheduled.
 	Assignments []Assignment
-	// Waiting are the pending members not placed, in member order.
+	// PodSetAssignments place the pods of the group's pod sets: one entry
+	// per set and node, sorted by set name, then node name; empty unless
+	// Scheduled. A set's pods beyond the listed counts wait.
+	PodSetAssignments []PodSetAssignment
+	// Waiting are the pending members not placed, in member order (pods
+	// of pod sets are not listed).
 	Waiting []Key
 	// Score is the chosen placement's score.
 	Score int64

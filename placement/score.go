@@ -20,8 +20,8 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 	const scale = 1_000_000
 	R := len(s.b.res)
 	requested := make([]bool, R)
-	for i := range g.Members {
-		for r, q := range g.RequestVector(s, i) {
+	for row := range g.RequestCounts(s) {
+		for r, q := range row {
 			if q > 0 && r != s.b.podsR {
 				requested[r] = true
 			}
@@ -43,24 +43,15 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 			}
 		}
 	}
-	var byKey map[Key]int // only for assignments that come without their member index
-	for _, as := range a {
-		i := as.Member
-		if i < 0 || i >= len(g.Members) || g.Members[i].Key() != as.Pod {
-			if byKey == nil {
-				byKey = make(map[Key]int, len(g.Members))
-				for j := range g.Members {
-					byKey[g.Members[j].Key()] = j
-				}
-			}
-			var ok bool
-			if i, ok = byKey[as.Pod]; !ok {
-				continue
-			}
+	var placed int64
+	for j, i := range g.PendingIndexes(a) {
+		placed += a[j].Pods()
+		if i < 0 {
+			continue
 		}
 		for r, q := range g.RequestVector(s, i) {
 			if requested[r] {
-				used[r] = arith.SatAdd(used[r], q)
+				used[r] = arith.SatAdd(used[r], arith.MulSat(q, a[j].Pods()))
 			}
 		}
 	}
@@ -76,10 +67,10 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 		most = sum / n
 	}
 	bound := int64(g.BoundCount(s))
-	total := bound + int64(len(g.Members))
+	total := bound + int64(g.NumPending())
 	if total == 0 { // a group with no members has nothing to count
 		return most
 	}
-	count := (bound + int64(len(a))) * scale / total
+	count := (bound + placed) * scale / total
 	return most + count
 }

@@ -85,7 +85,7 @@ func (d *dfs) types(p *Placement) {
 	}
 	keySet := map[string]bool{}
 	for _, m := range sv.members {
-		for k := range m.pod.NodeSelector {
+		for k := range sv.pods[m.row].NodeSelector {
 			keySet[k] = true
 		}
 	}
@@ -143,7 +143,7 @@ func (d *dfs) rec(k, skipped int) bool {
 	i := d.order[k]
 	m := &sv.members[i]
 	lb, onlySkip := NodeID(-1), false
-	if k > 0 && sv.members[d.order[k-1]].class == m.class {
+	if k > 0 && sv.class[sv.members[d.order[k-1]].row] == sv.class[m.row] {
 		// Identical members take non-decreasing nodes, and once one waits
 		// the rest wait: other orders repeat the same assignments.
 		if prev := a.node[d.order[k-1]]; prev < 0 {
@@ -216,7 +216,7 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 		if id < lb {
 			continue
 		}
-		if _, touched := sv.w.at[id]; !touched {
+		if _, touched := sv.w.offset(id); !touched {
 			t := d.typeOf[j]
 			if d.stamp[t] == d.calls {
 				continue
@@ -226,7 +226,7 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, false, undecided)) {
 			continue
 		}
-		out = append(out, c{id, sv.prefWith(i, id), sv.nodeScore(m.req, id)})
+		out = append(out, c{id, sv.prefWith(i, id), sv.nodeScore(sv.req(m.row), id)})
 	}
 	slices.SortFunc(out, func(x, y c) int {
 		if x.pref != y.pref {
@@ -299,14 +299,24 @@ func (sv *solver) smallestFit(free []int64, target int) bool {
 	sums, ok := sv.smallest[target]
 	if !ok {
 		sums = make([]int64, sv.R)
-		reqs := make([]int64, len(sv.members))
+		// By row: a member is one pod, a pod set Count of them.
+		type qty struct{ q, pods int64 }
+		rows := make([]qty, len(sv.pods))
 		for r := range sv.R {
-			for i := range sv.members {
-				reqs[i] = sv.members[i].req[r]
+			for row := range rows {
+				rows[row] = qty{sv.req(int32(row))[r], 1}
+				if k := row - len(sv.g.Members); k >= 0 {
+					rows[row].pods = int64(sv.g.PodSets[k].Count)
+				}
 			}
-			slices.Sort(reqs)
-			for _, q := range reqs[:target] {
-				sums[r] = arith.SatAdd(sums[r], q)
+			slices.SortFunc(rows, func(x, y qty) int { return cmp.Compare(x.q, y.q) })
+			left := int64(target)
+			for _, x := range rows {
+				take := min(x.pods, left)
+				sums[r] = arith.SatAdd(sums[r], arith.MulSat(x.q, take))
+				if left -= take; left == 0 {
+					break
+				}
 			}
 		}
 		if sv.smallest == nil {

@@ -117,6 +117,10 @@ type base struct {
 	nodeOnce  sync.Once
 	nodeStart []int32 // pods on node n: nodePods[nodeStart[n]:nodeStart[n+1]]
 	nodePods  []int32 // in input order; PodsOn sorts a node's few pods
+
+	// Victim index of boundgroups.go, built on first use.
+	boundOnce sync.Once
+	bound     *boundIndex
 }
 
 // NewSnapshot validates nodes and bound pods and builds a snapshot. The

@@ -71,8 +71,13 @@ const DefaultSearchBudget int64 = 1 << 20
 // accepts it; the feasible placement of the lowest rank with the highest
 // score wins, ties by placement name.
 //
+// Pods of a [PodSet] are members like the others (same order, same
+// batches), answered in Decision.PodSetAssignments instead of one
+// assignment each.
+//
 // Errors (a [*FieldError], for bad input only — "does not fit" is a
-// decision): an invalid group (see [Group]), a member with invalid requests
+// decision): an invalid group (see [Group]; an invalid [PodSet], or pod
+// sets combined with affinity terms, SubGroups or Options.Reservers), a member with invalid requests
 // or affinity terms, bound members of a sub-group already in two domains of
 // its key, a generated placement whose node IDs are not ascending, unique
 // and of s, or an error from a generator or a NewReserverFunc; a nil s or
@@ -90,6 +95,21 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	// never written.
 	gc := *g
 	gc.prep = &prepared{b: s.b, bound: len(bound)}
+	if len(g.PodSets) > 0 {
+		if len(opts.Reservers) > 0 {
+			return Decision{}, Errorf(ErrInvalid, groupObj(g), "Options.Reservers", "cannot be combined with pod sets: list the pods as members")
+		}
+		gc.PodSets = slices.Clone(g.PodSets)
+		gc.prep.starts = make([]int, len(g.PodSets)+1)
+		gc.prep.starts[0] = len(g.Members)
+		for k := range gc.PodSets {
+			// Hooks and messages see the set's pods as pods of the group
+			// named after the set.
+			t := &gc.PodSets[k].Template
+			t.Namespace, t.Name, t.SchedulingGroup, t.NodeName, t.UID = g.Namespace, gc.PodSets[k].Name, g.Name, "", ""
+			gc.prep.starts[k+1] = gc.prep.starts[k] + int(gc.PodSets[k].Count)
+		}
+	}
 	g = &gc
 	sv := &solver{s: s, g: g, opts: opts, R: len(s.b.res), bound: len(bound), budget: opts.Budget}
 	if sv.budget <= 0 {
@@ -102,16 +122,18 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	all := append(slices.Clone(bound), pending...)
-	if err := validateSubGroups(g, all); err != nil {
-		return Decision{}, err
+	if len(g.PodSets) == 0 { // with pod sets, validate ruled out sub-groups and affinity
+		all := append(slices.Clone(bound), pending...)
+		if err := validateSubGroups(g, all); err != nil {
+			return Decision{}, err
+		}
+		sv.cons = compileCons(s, g, bound, pending)
 	}
-	sv.cons = compileCons(s, g, bound, pending)
 	if sv.cons != nil {
 		if err := sv.cons.boundConflict(g); err != nil {
 			return Decision{}, err
 		}
-		sv.pos = make([]NodeID, len(all))
+		sv.pos = make([]NodeID, len(bound)+len(pending))
 		for i := range sv.pos {
 			sv.pos[i] = -1
 			if i < len(bound) {
@@ -134,7 +156,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		}
 		sv.reservers = append(sv.reservers, r)
 	}
-	sv.w = newWork(sv.R)
+	sv.w = newWork(sv.R, len(s.b.nodes))
 	var placements []Placement
 	if opts.Generator == nil {
 		placements = []Placement{{Nodes: s.b.allNodes}}
@@ -165,12 +187,13 @@ func checkPlacement(s *Snapshot, p *Placement) error {
 	return nil
 }
 
+// member is one pending pod: 8 bytes and no pointer, so that the pods of a
+// large pod set cost little to list and nothing to the garbage collector.
+// What it shares with its row (a member, or a pod set whose pods are
+// identical) is kept per row.
 type member struct {
-	pod   *Pod
-	req   []int64 // indexed like Snapshot.b.res; the pods count is 1
-	size  int64   // for first-fit decreasing: sum of request/largest allocatable
-	index int32   // position in Group.Members
-	class int32   // members of one class are interchangeable
+	row   int32 // its pod is sv.pods[row], its requests sv.req(row)
+	index int32 // pending index (see Group.NumPending)
 }
 
 type solver struct {
@@ -179,6 +202,10 @@ type solver struct {
 	opts       Options
 	R          int
 	members    []member
+	pods       []*Pod  // per row: g.Members, then the pod sets' templates
+	reqs       []int64 // per row, the requests indexed like Snapshot.b.res; the pods count is 1
+	class      []int32 // per row: rows of one class are interchangeable
+	size       []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
 	bound      int
 	required   int // members (bound included) the decision must reach
 	need       int // pending members that must be placed
@@ -186,8 +213,8 @@ type solver struct {
 	cons       *cons
 	pos        []NodeID // with cons: node of every member, bound first
 	boundNodes []NodeID
-	missing    map[int32]ResourceName // member index -> an untracked resource it requests
-	smallest   map[int][]int64        // target -> per resource, the sum of the target smallest requests
+	missing    map[*Pod]ResourceName // member or template -> an untracked resource it requests
+	smallest   map[int][]int64       // target -> per resource, the sum of the target smallest requests
 	w          *work
 	classes    int // distinct member classes
 	steps      int64
@@ -195,77 +222,112 @@ type solver struct {
 	exhausted  bool
 }
 
-// prepareMembers sorts the members into member order, validates them and
-// compiles their requests into vectors, reading each member's maps once.
-// The vectors are kept in g.prep (g is Solve's private copy), where hooks
-// read them through [Group.RequestVector].
+// prepareMembers sorts the pending pods into member order, validates them
+// and compiles their requests into vectors, reading each member's and each
+// pod set's maps once. The vectors are kept in g.prep (g is Solve's private
+// copy), where hooks read them through [Group.RequestVector]. It returns
+// the members in member order when the group has no pod sets.
 func (sv *solver) prepareMembers() ([]*Pod, error) {
 	g := sv.g
 	n := len(g.Members)
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
+	// A row is a member or a pod set, whose pods are consecutive in member
+	// order: they are identical.
+	sv.pods = make([]*Pod, n+len(g.PodSets))
+	rows := make([]int32, len(sv.pods))
+	for i := range g.Members {
+		sv.pods[i], rows[i] = &g.Members[i], int32(i)
 	}
-	byOrder := func(a, b int) int { return MemberOrder(&g.Members[a], &g.Members[b]) }
+	for k := range g.PodSets {
+		sv.pods[n+k], rows[n+k] = &g.PodSets[k].Template, int32(n+k)
+	}
+	byOrder := func(a, b int32) int { return MemberOrder(sv.pods[a], sv.pods[b]) }
 	// Hosts usually pass members already in member order (the gang cycle
 	// does): checking costs n-1 comparisons, sorting n log n.
-	if !slices.IsSortedFunc(idx, byOrder) {
-		slices.SortFunc(idx, byOrder)
+	if !slices.IsSortedFunc(rows, byOrder) {
+		slices.SortFunc(rows, byOrder)
 	}
-	order := make([]*Pod, n)
-	for i, j := range idx {
-		order[i] = &g.Members[j]
+	var order []*Pod
+	if len(g.PodSets) == 0 {
+		order = make([]*Pod, n)
+		for i, r := range rows {
+			order[i] = sv.pods[r]
+		}
 	}
 	withLabels := len(g.SubGroups) > 0
-	for _, p := range order {
+	for _, p := range sv.pods {
 		withLabels = withLabels || p.Affinity != nil
 	}
 	b := sv.s.b
-	R := sv.R
-	g.prep.req = make([]int64, n*R) // one allocation for every member's vector
-	sv.members = make([]member, n)
+	g.prep.req = make([]int64, len(rows)*sv.R) // one allocation for every member's vector
+	sv.reqs = g.prep.req
+	sv.members = make([]member, g.NumPending())
+	sv.class, sv.size = make([]int32, len(rows)), make([]int64, len(rows))
 	var classes classIndex
-	for i, p := range order {
+	i := 0
+	for _, row := range rows {
+		start, count := int(row), 1
+		if int(row) >= n {
+			start, count = g.prep.starts[int(row)-n], int(g.PodSets[int(row)-n].Count)
+		}
 		m := &sv.members[i]
-		m.pod = p
-		m.index = int32(idx[i])
-		m.req = g.prep.req[idx[i]*R : (idx[i]+1)*R : (idx[i]+1)*R]
+		m.row = row
+		m.index = int32(start)
 		if !sv.compile(m) {
 			return nil, firstBadPod(g.Members) // the slow path names the field
 		}
-		for j, q := range m.req {
-			if j != b.podsR {
-				m.size += arith.MulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
+		if i > 0 && sv.sameClass(&sv.members[i-1], m, withLabels) {
+			prev := sv.members[i-1].row // runs of identical members are the rule
+			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev]
+		} else {
+			sv.class[row] = classes.of(sv, i, withLabels)
+			for j, q := range sv.req(row) {
+				if j != b.podsR {
+					sv.size[row] += arith.MulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
+				}
 			}
 		}
-		if i > 0 && sv.sameClass(&sv.members[i-1], m, withLabels) {
-			m.class = sv.members[i-1].class // runs of identical members are the rule
-		} else {
-			m.class = classes.of(sv, i, withLabels)
+		for c := 1; c < count; c++ {
+			sv.members[i+c] = *m
+			sv.members[i+c].index = int32(start + c)
 		}
+		i += count
 	}
 	sv.classes = len(classes.reps)
+	g.prep.classRow, g.prep.classPods = make([]int, sv.classes), make([]int, sv.classes)
+	for c, i := range classes.reps {
+		g.prep.classRow[c] = int(sv.members[i].row)
+	}
+	for _, row := range rows {
+		g.prep.classPods[sv.class[row]] += 1
+		if int(row) >= n {
+			g.prep.classPods[sv.class[row]] += int(g.PodSets[int(row)-n].Count) - 1
+		}
+	}
 	return order, nil
 }
 
-// compile fills m.req from the member's requests and reports whether they
-// are valid. Looking up each tracked resource beats iterating the map; the
-// map is iterated only when it holds a name the snapshot does not track (or
-// an invalid entry), which the count of found names reveals.
+// compile fills the member's row of requests from its map and reports
+// whether they are valid. Looking up each tracked resource beats iterating
+// the map; the map is iterated only when it holds a name the snapshot does
+// not track (or an invalid entry), which the count of found names reveals.
 func (sv *solver) compile(m *member) bool {
 	b := sv.s.b
-	p := m.pod
-	m.req[b.podsR] = 1
+	p := sv.pods[m.row]
+	req := sv.req(m.row)
+	req[b.podsR] = 1
 	found := 0
 	for j, r := range b.res {
+		if j == b.podsR || found == len(p.Requests) {
+			continue // a pod never lists pods: the map pass below rejects it
+		}
 		q, ok := p.Requests[r]
 		if !ok {
 			continue
 		}
-		if j == b.podsR || q < 0 {
+		if q < 0 {
 			return false
 		}
-		m.req[j] = q
+		req[j] = q
 		found++
 	}
 	if p.Name == "" {
@@ -275,15 +337,15 @@ func (sv *solver) compile(m *member) bool {
 		return true
 	}
 	for r, q := range p.Requests {
-		if r == "" || q < 0 {
+		if r == "" || r == ResourcePods || q < 0 {
 			return false
 		}
 		if _, known := b.resIdx[r]; !known && q > 0 {
 			if sv.missing == nil {
-				sv.missing = map[int32]ResourceName{}
+				sv.missing = map[*Pod]ResourceName{}
 			}
-			if old, ok := sv.missing[m.index]; !ok || r < old {
-				sv.missing[m.index] = r // the first by name, whatever the map order
+			if old, ok := sv.missing[p]; !ok || r < old {
+				sv.missing[p] = r // the first by name, whatever the map order
 			}
 			sv.g.prep.untracked = true
 		}
@@ -291,9 +353,15 @@ func (sv *solver) compile(m *member) bool {
 	return true
 }
 
+// req returns the requests of row (see member).
+func (sv *solver) req(row int32) []int64 {
+	o := int(row) * sv.R
+	return sv.reqs[o : o+sv.R : o+sv.R]
+}
+
 // missingOf is the first resource (by name) that member m requests and no
 // node has, or "".
-func (sv *solver) missingOf(m *member) ResourceName { return sv.missing[m.index] }
+func (sv *solver) missingOf(m *member) ResourceName { return sv.missing[sv.pods[m.row]] }
 
 // firstBadPod returns the error of the first member, in key order, whose
 // own fields are invalid.
@@ -323,7 +391,7 @@ func (c *classIndex) of(sv *solver, i int, withLabels bool) int32 {
 	ms := sv.members
 	m := &ms[i]
 	h := uint64(14695981039346656037)
-	for _, q := range m.req {
+	for _, q := range sv.req(m.row) {
 		h = (h ^ uint64(q)) * 1099511628211
 	}
 	if c.byHash == nil {
@@ -344,10 +412,16 @@ func (c *classIndex) of(sv *solver, i int, withLabels bool) int32 {
 // reads the same of both. Labels and affinity matter only to groups with
 // affinity terms or sub-groups, and then no two members are merged.
 func (sv *solver) sameClass(a, b *member, withLabels bool) bool {
-	if withLabels || sv.missingOf(a) != sv.missingOf(b) || !slices.Equal(a.req, b.req) {
+	if withLabels || !slices.Equal(sv.req(a.row), sv.req(b.row)) || (sv.missing != nil && sv.missingOf(a) != sv.missingOf(b)) {
 		return false
 	}
-	return maps.Equal(a.pod.NodeSelector, b.pod.NodeSelector) && slices.Equal(a.pod.Tolerations, b.pod.Tolerations)
+	pa, pb := sv.pods[a.row], sv.pods[b.row]
+	// Ranging over even an empty map costs an iterator: most pods have no
+	// selector.
+	if len(pa.NodeSelector)+len(pb.NodeSelector) > 0 && !maps.Equal(pa.NodeSelector, pb.NodeSelector) {
+		return false
+	}
+	return slices.Equal(pa.Tolerations, pb.Tolerations)
 }
 
 // attempt is the outcome of placing the members in one placement.
@@ -451,10 +525,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 		if win != nil {
 			d.Status = Scheduled
 			d.Placement = *win.p
-			d.Assignments = win.as // hooks are done with it
-			for i := range d.Assignments {
-				d.Assignments[i].Member = 0 // input-order dependent: for hooks only
-			}
+			d.Assignments, d.PodSetAssignments = sv.split(win)
 			d.Waiting = sv.waiting(win)
 			d.Score = win.score
 			d.MostFit = sv.bound + win.placed
@@ -473,9 +544,11 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	}
 	d.Steps = sv.steps
 	d.Proven = proven && !cut && !sv.exhausted
-	d.Waiting = make([]Key, len(sv.members))
+	d.Waiting = make([]Key, 0, len(sv.g.Members))
 	for i := range sv.members {
-		d.Waiting[i] = sv.members[i].pod.Key()
+		if int(sv.members[i].index) < len(sv.g.Members) {
+			d.Waiting = append(d.Waiting, sv.pods[sv.members[i].row].Key())
+		}
 	}
 	d.Status = Unschedulable
 	if sv.exhausted || cut {
@@ -515,7 +588,11 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	if bestFail.violation != "" {
 		fmt.Fprintf(&b, "; %s", bestFail.violation)
 	} else if first != nil {
-		fmt.Fprintf(&b, "; %s fits on none of %d nodes", first.pod.Key(), len(bestFail.p.Nodes))
+		who := sv.pods[first.row].Key().String()
+		if int(first.index) >= len(sv.g.Members) {
+			who = "a pod of pod set " + who
+		}
+		fmt.Fprintf(&b, "; %s fits on none of %d nodes", who, len(bestFail.p.Nodes))
 		if len(reasons) > 0 {
 			fmt.Fprintf(&b, ": %s", formatReasons(reasons))
 		}
@@ -546,21 +623,113 @@ func inName(p *Placement) string {
 	return " in " + p.Name
 }
 
+// assignments lists an attempt's assignments as hooks see them: the
+// members' in member order, then one entry per pod set and node (sorted
+// by set name, then node name) with its pod count.
 func (sv *solver) assignments(a *attempt) []Assignment {
-	out := make([]Assignment, 0, a.placed)
-	for i, n := range a.node {
-		if n >= 0 {
-			out = append(out, Assignment{Pod: sv.members[i].pod.Key(), Node: sv.s.b.nodes[n].Name, NodeID: n, Member: int(sv.members[i].index)})
+	n := len(sv.g.Members)
+	// runEnd returns the end of the run of pods of one set on one node
+	// that starts at i; a member's run is itself. A set's pods are
+	// consecutive in sv.members and placed in runs.
+	runEnd := func(i int) int {
+		j := i + 1
+		if int(sv.members[i].index) >= n {
+			for j < len(sv.members) && sv.members[j].row == sv.members[i].row && a.node[j] == a.node[i] {
+				j++
+			}
+		}
+		return j
+	}
+	size, members := 0, 0
+	for i := 0; i < len(sv.members); i = runEnd(i) {
+		if a.node[i] >= 0 {
+			size++
+			if int(sv.members[i].index) < n {
+				members++
+			}
 		}
 	}
+	out := make([]Assignment, members, size)
+	// A set's runs sort as one integer: the set's rank by name, then the
+	// node; sorting those beats sorting Assignments by string.
+	type setRun struct {
+		key   uint64
+		count int32
+	}
+	var runs []setRun
+	rank, byRank := sv.podSetRanks()
+	k := 0
+	for i := 0; i < len(sv.members); {
+		m, id, j := &sv.members[i], a.node[i], runEnd(i)
+		switch {
+		case id < 0:
+		case int(m.index) < n:
+			out[k] = Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)}
+			k++
+		default:
+			runs = append(runs, setRun{uint64(rank[int(m.row)-n])<<32 | uint64(id), int32(j - i)})
+		}
+		i = j
+	}
+	slices.SortFunc(runs, func(x, y setRun) int { return cmp.Compare(x.key, y.key) })
+	for i, r := range runs {
+		if i > 0 && runs[i-1].key == r.key {
+			out[len(out)-1].Count += r.count
+			continue
+		}
+		row, id := n+byRank[r.key>>32], NodeID(uint32(r.key))
+		out = append(out, Assignment{Pod: sv.pods[row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id,
+			Member: sv.g.PodSetStart(row - n), Count: r.count})
+	}
 	return out
+}
+
+// podSetRanks returns each pod set's rank among the group's sets by name,
+// and the set of each rank.
+func (sv *solver) podSetRanks() (rank, byRank []int) {
+	byRank = make([]int, len(sv.g.PodSets))
+	for k := range byRank {
+		byRank[k] = k
+	}
+	slices.SortFunc(byRank, func(x, y int) int { return strings.Compare(sv.g.PodSets[x].Name, sv.g.PodSets[y].Name) })
+	rank = make([]int, len(byRank))
+	for r, k := range byRank {
+		rank[k] = r
+	}
+	return rank, byRank
+}
+
+// split divides a winning attempt's assignments, which the hooks are done
+// with, into the members' (Member zeroed: it depends on the input order)
+// and the pod sets'.
+func (sv *solver) split(a *attempt) ([]Assignment, []PodSetAssignment) {
+	n := len(sv.g.Members)
+	as := a.as
+	k := 0
+	var sets []PodSetAssignment
+	if len(sv.g.PodSets) > 0 {
+		sets = make([]PodSetAssignment, 0, len(as))
+	}
+	for _, x := range as {
+		if x.Member < n {
+			x.Member = 0
+			as[k] = x
+			k++
+		} else {
+			sets = append(sets, PodSetAssignment{PodSet: x.Pod.Name, Node: x.Node, NodeID: x.NodeID, Count: x.Count})
+		}
+	}
+	if k == 0 && len(sets) > 0 {
+		return nil, sets
+	}
+	return as[:k:k], sets
 }
 
 func (sv *solver) waiting(a *attempt) []Key {
 	var out []Key
 	for i, n := range a.node {
-		if n < 0 {
-			out = append(out, sv.members[i].pod.Key())
+		if n < 0 && int(sv.members[i].index) < len(sv.g.Members) {
+			out = append(out, sv.pods[sv.members[i].row].Key())
 		}
 	}
 	return out
@@ -635,7 +804,7 @@ func (sv *solver) memberOrder() []int {
 // of their requests relative to the largest node), ties in member order.
 func (sv *solver) ffdOrder() []int {
 	o := sv.memberOrder()
-	slices.SortStableFunc(o, func(i, j int) int { return cmp.Compare(sv.members[j].size, sv.members[i].size) })
+	slices.SortStableFunc(o, func(i, j int) int { return cmp.Compare(sv.size[sv.members[j].row], sv.size[sv.members[i].row]) })
 	return o
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // ErrViolation marks a decision that breaks an invariant; [Verify] wraps it.
@@ -19,7 +21,8 @@ var ErrViolation = errors.New("placement: invariant violated")
 //     (bound ones included; for a gang at least MinCount) and places at
 //     least one; any other status places none;
 //  3. bound members are kept: assignments name only pending members of g,
-//     each once, on nodes that exist;
+//     each once, on nodes that exist; pod set entries name a set of g, once
+//     per node, and place at most its Count;
 //  4. filters: every assignment passes the built-in filters (nodeSelector,
 //     taints, unschedulable) and the given filters, which see the members
 //     assigned before it in d's order;
@@ -36,7 +39,8 @@ var ErrViolation = errors.New("placement: invariant violated")
 // the node and the invariant, or, for a group [Solve] would reject (a
 // pending member that is bound, a minCount out of range, …), that
 // [*FieldError]. Cost: O(assignments × resources + bound members +
-// placement nodes + members × log members).
+// placement nodes + members × log members), plus, with filters, a filter
+// call per pod of a pod set entry.
 func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	if err := checkArgs("Verify", s, g, nil, filters); err != nil {
 		return err
@@ -58,16 +62,20 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		pending[g.Members[i].Key()] = &g.Members[i]
 	}
 	if d.Status != Scheduled {
-		if len(d.Assignments) > 0 {
-			return bad("status %s but %d members assigned (all-or-nothing)", d.Status, len(d.Assignments))
+		if len(d.Assignments) > 0 || len(d.PodSetAssignments) > 0 {
+			return bad("status %s but %d members and %d pod set entries assigned (all-or-nothing)", d.Status, len(d.Assignments), len(d.PodSetAssignments))
 		}
 		return nil
 	}
-	if len(d.Assignments) == 0 {
+	placed := int64(len(d.Assignments))
+	for _, a := range d.PodSetAssignments {
+		placed += int64(max(a.Count, 0))
+	}
+	if placed == 0 {
 		return bad("status Scheduled with no assignment")
 	}
-	if g.IsGang() && len(bound)+len(d.Assignments) < int(g.MinCount) {
-		return bad("%d bound + %d placed < minCount %d (all-or-nothing)", len(bound), len(d.Assignments), g.MinCount)
+	if g.IsGang() && int64(len(bound))+placed < int64(g.MinCount) {
+		return bad("%d bound + %d placed < minCount %d (all-or-nothing)", len(bound), placed, g.MinCount)
 	}
 	inPlacement := func(id NodeID) bool {
 		if d.Placement.Nodes == nil {
@@ -83,53 +91,97 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 	}
 	R := len(s.b.res)
-	w := newWork(R)
-	seen := map[Key]bool{}
-	for _, a := range d.Assignments {
-		if _, isBound := s.Pod(a.Pod); isBound {
-			return bad("assignment moves bound pod %s", a.Pod)
+	w := newWork(R, len(s.b.nodes))
+	// add adds count pods like p to node's row of w.
+	add := func(who, node string, row []int64, p *Pod, count int64) error {
+		row[s.b.podsR] += count
+		for r, q := range p.Requests {
+			j, known := s.b.resIdx[r]
+			if !known {
+				if q > 0 {
+					return bad("%s on node %q requests %s, which no node has", who, node, r)
+				}
+				continue
+			}
+			if q := arith.MulSat(q, count); row[j] > math.MaxInt64-q {
+				return bad("node %q over capacity for %s: the members' requests overflow int64", node, r)
+			} else {
+				row[j] += q
+			}
 		}
+		return nil
+	}
+	// put checks count pods like p on node and adds them to w.
+	put := func(who string, p *Pod, node string, nodeID NodeID, count int64) error {
+		id, ok := s.NodeID(node)
+		if !ok || id != nodeID {
+			return bad("%s assigned to unknown node %q (id %d)", who, node, nodeID)
+		}
+		if !inPlacement(id) {
+			return bad("%s on node %q outside placement %q", who, node, d.Placement.Name)
+		}
+		if !staticOK(p, s.Node(id)) {
+			return bad("%s on node %q fails nodeSelector, taints or unschedulable", who, node)
+		}
+		row := w.row(id)
+		if len(filters) == 0 {
+			return add(who, node, row, p, count)
+		}
+		ni := NodeInfo{s, w, id}
+		for range count { // each pod of a count sees the ones before it
+			for _, f := range filters {
+				if r := f.Filter(p, ni); !r.OK() {
+					return bad("%s on node %q fails a filter: %s", who, node, r.Reason)
+				}
+			}
+			if err := add(who, node, row, p, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	seen := make(map[Key]bool, len(d.Assignments))
+	for _, a := range d.Assignments {
+		// A pending member is not bound: g.validate checked each.
 		p, ok := pending[a.Pod]
 		if !ok {
-			if _, isBound := s.Pod(a.Pod); isBound {
-				return bad("assignment moves bound pod %s", a.Pod)
-			}
 			return bad("assignment for %s, which is not a pending member", a.Pod)
 		}
 		if seen[a.Pod] {
 			return bad("member %s assigned twice", a.Pod)
 		}
 		seen[a.Pod] = true
-		id, ok := s.NodeID(a.Node)
-		if !ok || id != a.NodeID {
-			return bad("member %s assigned to unknown node %q (id %d)", a.Pod, a.Node, a.NodeID)
+		if err := put("member "+a.Pod.String(), p, a.Node, a.NodeID, 1); err != nil {
+			return err
 		}
-		if !inPlacement(id) {
-			return bad("member %s on node %q outside placement %q", a.Pod, a.Node, d.Placement.Name)
+	}
+	sets := make(map[string]*PodSet, len(g.PodSets))
+	for i := range g.PodSets {
+		sets[g.PodSets[i].Name] = &g.PodSets[i]
+	}
+	setPlaced := map[string]int64{}
+	setNode := map[PodSetAssignment]bool{}
+	for _, a := range d.PodSetAssignments {
+		ps, ok := sets[a.PodSet]
+		if !ok {
+			return bad("assignment for pod set %q, which the group does not have", a.PodSet)
 		}
-		if !staticOK(p, s.Node(id)) {
-			return bad("member %s on node %q fails nodeSelector, taints or unschedulable", a.Pod, a.Node)
+		who := fmt.Sprintf("pod set %q", a.PodSet)
+		if a.Count < 1 {
+			return bad("%s assigned %d pods to node %q", who, a.Count, a.Node)
 		}
-		ni := NodeInfo{s, w, id}
-		for _, f := range filters {
-			if r := f.Filter(p, ni); !r.OK() {
-				return bad("member %s on node %q fails a filter: %s", a.Pod, a.Node, r.Reason)
-			}
+		if k := (PodSetAssignment{PodSet: a.PodSet, NodeID: a.NodeID}); setNode[k] {
+			return bad("%s listed twice on node %q", who, a.Node)
+		} else {
+			setNode[k] = true
 		}
-		row := w.row(id)
-		row[s.b.podsR]++
-		for r, q := range p.Requests {
-			j, known := s.b.resIdx[r]
-			if !known {
-				if q > 0 {
-					return bad("member %s on node %q requests %s, which no node has", a.Pod, a.Node, r)
-				}
-				continue
-			}
-			if row[j] > math.MaxInt64-q {
-				return bad("node %q over capacity for %s: the members' requests overflow int64", a.Node, r)
-			}
-			row[j] += q
+		if setPlaced[a.PodSet] += int64(a.Count); setPlaced[a.PodSet] > int64(ps.Count) {
+			return bad("%s places %d pods, more than its count %d", who, setPlaced[a.PodSet], ps.Count)
+		}
+		t := ps.Template // the pods as Solve's hooks see them
+		t.Namespace, t.Name, t.SchedulingGroup, t.NodeName, t.UID = g.Namespace, ps.Name, g.Name, "", ""
+		if err := put(who, &t, a.Node, a.NodeID, int64(a.Count)); err != nil {
+			return err
 		}
 	}
 	pend := make([]*Pod, len(g.Members))

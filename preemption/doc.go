@@ -37,8 +37,12 @@
 //
 // # Cost
 //
-// Without a generator Find never removes every candidate up front (removing
-// 40,000 pods from a snapshot costs tens of milliseconds). A per-node bound
+// Candidates come from the snapshot's per-PodGroup summaries
+// ([placement.Snapshot.BoundGroups]), not from a walk of every bound pod, and
+// are kept in a heap: only those the search reads are put in eviction order
+// and made into victims. Without a generator Find never removes every
+// candidate up front (removing 40,000 pods from a snapshot costs tens of
+// milliseconds). A per-node bound
 // on how many members could fit ("member slots") gives the shortest prefix
 // of the candidates, in eviction order, that could let the group fit; the
 // prefix that does is found from there with O(log k) solves for a prefix of

@@ -155,16 +155,20 @@ func (p *Plan) EvictedPods() []placement.Key {
 // still fits — and is checked with [placement.Verify] (opts.Filters
 // included).
 //
-// Cost, without a generator: one pass over the bound pods, a sort of the
-// candidates, O(pods of the prefix) for the slot count and the capacity
-// reprieve, O(k log k) snapshot changes and O(log k) solves for a prefix of
-// k candidates, plus a solve per victim that passes the slot check in the
-// last pass. With a generator, add one snapshot without every candidate
-// (Apply, about a microsecond per pod) and the same per placement
-// searched. Every snapshot a hook sees derives from s with Apply. Find is pure and deterministic: the
+// Cost, without a generator: one pass over the snapshot's PodGroups
+// ([placement.Snapshot.BoundGroups]: one lookup in in.PodGroups each; the
+// pods of groups in disruptionMode Pod and of no group one by one) and a
+// heap of the candidates, O(log) per candidate the search reads in
+// eviction order; one pass over the nodes for the slot count; O(pods of
+// the prefix) for the slot count and the capacity reprieve, O(k log k)
+// snapshot changes and O(log k) solves for a prefix of k candidates, plus
+// a solve per victim that passes the slot check in the last pass. With a
+// generator, add one snapshot without every candidate (Apply, about a
+// microsecond per pod) and the same per placement searched. Every snapshot a hook sees derives from s with Apply. Find is pure and deterministic: the
 // plan depends only on the contents of s, g and in.
 //
-// Errors (a [*placement.FieldError]; nothing is decided): a nil s or g; an
+// Errors (a [*placement.FieldError]; nothing is decided): a nil s or g; a
+// group with pod sets (Group.PodSets: preemption weighs each pod); an
 // invalid input (an empty PodGroup or budget name, an unknown
 // disruptionMode, a negative disruptionsAllowed, an invalid budget
 // selector, a duplicate budget); a member with an unknown preemptionPolicy;
@@ -178,6 +182,8 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "snapshot", "must not be nil")
 	case g == nil:
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "group", "must not be nil")
+	case len(g.PodSets) > 0:
+		return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), "podSets", "preemption needs the pods as members")
 	}
 	if err := in.validate(); err != nil {
 		return Plan{}, err
@@ -204,22 +210,22 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 		}
 	}
 	f.prio = in.preemptorPriority(g)
-	f.units = collect(s, g, &in, f.prio)
+	f.q = collect(s, g, &in, f.prio)
 	f.index()
 	f.need = d.Required - d.Bound
 	// The search runs even when d is Unresolvable: that status speaks for
 	// the first member that waits only, and another member of a basic
 	// group, or a gang whose minCount is below its size, may still fit.
-	if len(f.units) == 0 {
+	if f.q.len() == 0 {
 		return f.cannotHelp(d), nil
 	}
 	var best *result
 	if opts.Generator == nil {
 		var r result
-		if kmin, ok := f.prefixBound(f.units, nil, nil); ok {
-			r, err = f.search(opts, f.units, nil, kmin)
+		if kmin, ok := f.prefixBound(f.q, nil, nil); ok {
+			r, err = f.search(opts, f.q, nil, kmin)
 		} else {
-			r, err = f.vain(f.units, opts)
+			r, err = f.vain(f.q.all(), opts)
 		}
 		if err != nil {
 			return Plan{}, err
@@ -246,7 +252,7 @@ type finder struct {
 	in      *Input
 	opts    placement.Options
 	prio    int32
-	units   []*unit // eviction order
+	q       *queue // the candidates, in eviction order
 	res     []placement.ResourceName
 	resIdx  map[placement.ResourceName]int
 	podsR   int
@@ -303,11 +309,11 @@ func podKeys(units []*unit) []placement.Key {
 // the nodes marked in inP, which nodes lists (nil: scan inP). No shorter
 // prefix can let the group fit, and any victim set that does contains a
 // unit at least as late in eviction order as the prefix's last.
-func (f *finder) prefixBound(units []*unit, nodes []placement.NodeID, inP []bool) (int, bool) {
+func (f *finder) prefixBound(units *queue, nodes []placement.NodeID, inP []bool) (int, bool) {
 	sl := f.newSlots(f.s, nodes, inP)
 	k := 0
-	for k < len(units) && !sl.enough() {
-		sl.shift(units[k], 1)
+	for k < units.len() && !sl.enough() {
+		sl.shift(units.upto(k + 1)[k], 1)
 		k++
 	}
 	return k, sl.enough()
@@ -328,14 +334,14 @@ func (f *finder) vain(units []*unit, opts placement.Options) (result, error) {
 // group fit with opts, starting from the prefix of length kmin (see
 // prefixBound). inP, when set, marks the nodes of the placement opts is
 // restricted to.
-func (f *finder) search(opts placement.Options, units []*unit, inP []bool, kmin int) (result, error) {
+func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin int) (result, error) {
 	var r result
 	kmin = max(kmin, 1)
 	lo, loSnap := 0, f.s
 	hi, hiSnap := -1, (*placement.Snapshot)(nil)
 	var hiDec placement.Decision
-	for k, step := kmin, 1; ; k, step = min(k+step, len(units)), 2*step {
-		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units[lo:k])})
+	for k, step := kmin, 1; ; k, step = min(k+step, units.len()), 2*step {
+		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units.upto(k)[lo:k])})
 		if err != nil {
 			return r, err
 		}
@@ -348,13 +354,13 @@ func (f *finder) search(opts placement.Options, units []*unit, inP []bool, kmin 
 			break
 		}
 		lo, loSnap, r.last = k, snap, d
-		if k == len(units) {
+		if k == units.len() {
 			return r, nil // never evict in vain
 		}
 	}
 	for hi-lo > 1 && hi > kmin {
 		mid := lo + (hi-lo)/2
-		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units[lo:mid])})
+		snap, err := loSnap.Apply(placement.Change{Remove: podKeys(units.upto(mid)[lo:mid])})
 		if err != nil {
 			return r, err
 		}
@@ -368,7 +374,7 @@ func (f *finder) search(opts placement.Options, units []*unit, inP []bool, kmin 
 			lo, loSnap = mid, snap
 		}
 	}
-	prefix := units[:hi:hi]
+	prefix := units.upto(hi)[:hi:hi]
 	victims := f.reprieveFixed(hiSnap, hiDec, prefix)
 	snap, dec := hiSnap, hiDec
 	if len(victims) < len(prefix) {
@@ -402,43 +408,46 @@ func (f *finder) search(opts placement.Options, units []*unit, inP []bool, kmin 
 // pods of prefix) × resources.
 func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, prefix []*unit) []*unit {
 	R := len(f.res)
-	type room struct{ avail, demand []int64 }
-	rooms := map[placement.NodeID]*room{}
+	// Per assigned node, R values of room then R of the members' demand,
+	// in one slab (at most one pair per assignment, so it never grows).
+	at := make(map[placement.NodeID]int, len(d.Assignments))
+	slab := make([]int64, 0, 2*R*len(d.Assignments))
 	members := make(map[placement.Key]*placement.Pod, len(f.g.Members))
 	for i := range f.g.Members {
 		members[f.g.Members[i].Key()] = &f.g.Members[i]
 	}
 	for _, a := range d.Assignments {
-		rm := rooms[a.NodeID]
-		if rm == nil {
-			rm = &room{avail: make([]int64, R), demand: make([]int64, R)}
-			for r := range R {
-				rm.avail[r] = snap.Free(a.NodeID, f.res[r])
-			}
-			rooms[a.NodeID] = rm
+		o, ok := at[a.NodeID]
+		if !ok {
+			o = len(slab)
+			slab = snap.AppendFree(slab, a.NodeID)
+			slab = slab[:o+2*R]
+			at[a.NodeID] = o
 		}
+		demand := slab[o+R : o+2*R]
 		for name, q := range members[a.Pod].Requests {
-			rm.demand[f.resIdx[name]] += q
+			demand[f.resIdx[name]] += q
 		}
-		rm.demand[f.podsR]++
+		demand[f.podsR]++
 	}
 	shift := func(u *unit, sign int64) {
-		for j, p := range u.pods {
-			rm := rooms[u.nodeIDs(f.s)[j]]
-			if rm == nil {
+		req := u.rows(f)
+		for j, id := range u.nodeIDs(f.s) {
+			o, ok := at[id]
+			if !ok {
 				continue
 			}
-			for name, q := range p.Requests {
-				rm.avail[f.resIdx[name]] -= sign * q
+			for r, q := range req[j*R : (j+1)*R] {
+				slab[o+r] -= sign * q
 			}
-			rm.avail[f.podsR] -= sign
 		}
 	}
 	fits := func(u *unit) bool {
 		for _, id := range u.nodeIDs(f.s) {
-			if rm := rooms[id]; rm != nil {
+			if o, ok := at[id]; ok {
+				avail, demand := slab[o:o+R], slab[o+R:o+2*R]
 				for r := range R {
-					if rm.demand[r] > 0 && rm.avail[r] < rm.demand[r] {
+					if demand[r] > 0 && avail[r] < demand[r] {
 						return false
 					}
 				}
@@ -470,7 +479,7 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 // (see [slots]), which a packed cluster rarely has. It returns the victims
 // left, the snapshot without them and the decision there.
 func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victims []*unit, opts placement.Options, inP []bool) ([]*unit, *placement.Snapshot, placement.Decision, error) {
-	sl := f.newSlots(snap, nil, inP)
+	sl := f.slotsWithout(snap, victims, inP)
 	keep := make([]bool, len(victims))
 	cur, changed := snap, false
 	for i := len(victims) - 1; i >= 0; i-- {
@@ -516,15 +525,48 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 // free/least, where least is the smallest request of any member for that
 // resource (the pod count included). Fewer slots than members still needed
 // proves that the group cannot fit, without a solve; keeping the count as
-// candidates come and go costs O(resources) per pod.
+// candidates come and go costs O(resources) per pod. Only the nodes of
+// the pods shifted keep a row of their own: counting reads the others once.
 type slots struct {
 	f     *finder
-	inP   []bool  // nil: every node
-	least []int64 // per resource; 0 = not a limit
-	free  []int64 // per node and resource
-	per   []int64 // slots per node, at most need
+	s     *placement.Snapshot // the snapshot counted
+	inP   []bool              // nil: every node
+	least []int64             // per resource; 0 = not a limit
+	at    map[placement.NodeID]int
+	rows  []int64 // free row of the nodes in at, from their offset
 	total int64
 	need  int64
+	// out lists the units shift removed since newSlots (stale entries
+	// included: a unit's removed flag says); onS is set when newSlots read
+	// the caller's snapshot, every node.
+	out []*unit
+	onS bool
+}
+
+// slotsWithout returns the slots of snap, which is the caller's snapshot
+// without victims: from the scratch state of the last prefixBound when it
+// counted every node of the caller's snapshot (the units it removed
+// swapped for victims, O(pods of both)), else counted anew, O(nodes).
+func (f *finder) slotsWithout(snap *placement.Snapshot, victims []*unit, inP []bool) *slots {
+	sl := f.scratch
+	if inP != nil || sl == nil || !sl.onS {
+		return f.newSlots(snap, nil, inP)
+	}
+	for _, u := range victims {
+		u.keep = true
+	}
+	for _, u := range sl.out {
+		if u.removed && !u.keep {
+			sl.shift(u, -1)
+		}
+	}
+	for _, u := range victims {
+		if !u.removed {
+			sl.shift(u, 1)
+		}
+		u.keep = false
+	}
+	return sl
 }
 
 func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP []bool) *slots {
@@ -541,21 +583,24 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 				f.least[r] = min(f.least[r], q)
 			}
 		}
-		f.scratch = &slots{f: f, least: f.least, free: make([]int64, N*R), per: make([]int64, N)}
+		f.scratch = &slots{f: f, least: f.least, at: map[placement.NodeID]int{}}
 	}
-	// One slots at a time: the scratch arrays are reused, and only the
-	// placement's nodes are (re)initialised and ever read.
+	// One slots at a time: the scratch is reused.
 	sl := f.scratch
-	sl.inP, sl.total, sl.need = inP, 0, int64(f.need)
+	for _, u := range sl.out {
+		u.removed = false
+	}
+	sl.out, sl.onS = sl.out[:0], s == f.s && nodes == nil && inP == nil
+	sl.s, sl.inP, sl.total, sl.need = s, inP, 0, int64(f.need)
+	clear(sl.at)
+	sl.rows = sl.rows[:0]
 	if f.missing {
 		sl.need = math.MaxInt64 // a member requests what no node has
 	}
+	row := make([]int64, 0, R)
 	init := func(id int) {
-		for r, name := range f.res {
-			sl.free[id*R+r] = s.Free(placement.NodeID(id), name)
-		}
-		sl.per[id] = sl.count(id)
-		sl.total += sl.per[id]
+		row = s.AppendFree(row[:0], placement.NodeID(id))
+		sl.total += sl.count(row)
 	}
 	switch {
 	case nodes != nil:
@@ -574,12 +619,28 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 	return sl
 }
 
-func (sl *slots) count(id int) int64 {
+// row returns node id's free row, made its own on first use.
+func (sl *slots) row(id placement.NodeID) []int64 {
 	R := len(sl.least)
+	o, ok := sl.at[id]
+	if !ok {
+		o = len(sl.rows)
+		sl.rows = sl.s.AppendFree(sl.rows, id)
+		sl.at[id] = o
+	}
+	return sl.rows[o : o+R]
+}
+
+// count returns the slots of a node with the given free row.
+func (sl *slots) count(row []int64) int64 {
 	c := sl.need
 	for r, q := range sl.least {
 		if q > 0 {
-			c = min(c, max(sl.free[id*R+r], 0)/q)
+			free := row[r]
+			if free < q {
+				return 0 // most nodes of a packed cluster: no division
+			}
+			c = min(c, free/q)
 		}
 	}
 	return c
@@ -587,19 +648,21 @@ func (sl *slots) count(id int) int64 {
 
 // shift frees u's room (sign 1, u removed) or takes it back (sign -1).
 func (sl *slots) shift(u *unit, sign int64) {
+	if u.removed = sign > 0; u.removed {
+		sl.out = append(sl.out, u)
+	}
 	R := len(sl.least)
-	for j, p := range u.pods {
-		id := int(u.nodeIDs(sl.f.s)[j])
+	req := u.rows(sl.f)
+	for j, id := range u.nodeIDs(sl.f.s) {
 		if sl.inP != nil && !sl.inP[id] {
 			continue
 		}
-		for name, q := range p.Requests {
-			sl.free[id*R+sl.f.resIdx[name]] += sign * q
+		free := sl.row(id)
+		before := sl.count(free)
+		for r, q := range req[j*R : (j+1)*R] {
+			free[r] += sign * q
 		}
-		sl.free[id*R+sl.f.podsR] += sign
-		c := sl.count(id)
-		sl.total += c - sl.per[id]
-		sl.per[id] = c
+		sl.total += sl.count(free) - before
 	}
 }
 
@@ -615,7 +678,7 @@ func (f *finder) without(units []*unit) (*placement.Snapshot, error) {
 // snapshot with every candidate removed. It returns nil and the decision
 // there when no placement can be freed.
 func (f *finder) searchPlacements() (*result, placement.Decision, error) {
-	s0, err := f.without(f.units)
+	s0, err := f.without(f.q.all())
 	if err != nil {
 		return nil, placement.Decision{}, err
 	}
@@ -640,7 +703,7 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 	}
 	perPlace := make([][]*unit, len(places))
 	seen := make([]int, len(places)) // last unit index + 1 added to each placement
-	for ui, u := range f.units {
+	for ui, u := range f.q.all() {
 		for _, id := range u.nodeIDs(f.s) {
 			for _, pi := range onNode[id] {
 				if seen[pi] != ui+1 {
@@ -669,7 +732,7 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 			continue
 		}
 		mark(&places[i], true)
-		k, ok := f.prefixBound(perPlace[i], places[i].Nodes, inP)
+		k, ok := f.prefixBound(listOf(perPlace[i]), places[i].Nodes, inP)
 		mark(&places[i], false)
 		if ok {
 			c := cand{i: i, kmin: k}
@@ -704,7 +767,7 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 			return []placement.Placement{p}, nil
 		})
 		mark(&p, true)
-		r, err := f.search(opts, units, inP, c.kmin)
+		r, err := f.search(opts, listOf(units), inP, c.kmin)
 		mark(&p, false)
 		if err != nil {
 			return nil, d0, err
@@ -777,7 +840,7 @@ func (f *finder) plan(r *result) (Plan, error) {
 		return Plan{}, err
 	}
 	if len(r.victims) == 0 { // the placement fits as it is
-		return Plan{Outcome: Fits, Decision: r.d, After: r.snap, Candidates: len(f.units), Solves: f.solves, Message: "fits without preemption: " + r.d.Message}, nil
+		return Plan{Outcome: Fits, Decision: r.d, After: r.snap, Candidates: f.q.len(), Solves: f.solves, Message: "fits without preemption: " + r.d.Message}, nil
 	}
 	victims := ranked(r.victims)
 	left := newAllowance(f.in.Budgets)
@@ -798,19 +861,19 @@ func (f *finder) plan(r *result) (Plan, error) {
 	}
 	return Plan{
 		Outcome: Preempt, Victims: out, Decision: r.d, After: r.snap,
-		Candidates: len(f.units), Solves: f.solves, Message: msg + "; then " + r.d.Message,
+		Candidates: f.q.len(), Solves: f.solves, Message: msg + "; then " + r.d.Message,
 	}, nil
 }
 
 // cannotHelp explains, from d (the decision with the candidates removed),
 // why preemption cannot place the group.
 func (f *finder) cannotHelp(d placement.Decision) Plan {
-	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: len(f.units), Solves: f.solves}
+	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: f.q.len(), Solves: f.solves}
 	var b strings.Builder
-	if len(f.units) == 0 {
+	if f.q.len() == 0 {
 		fmt.Fprintf(&b, "preemption cannot help: no pod of priority below %d is in the way; %s", f.prio, d.Message)
 	} else {
-		fmt.Fprintf(&b, "preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", f.prio, len(f.units), d.Message)
+		fmt.Fprintf(&b, "preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", f.prio, f.q.len(), d.Message)
 	}
 	pl.MostFreeable = f.freeable(d.Placement.Nodes)
 	for _, fr := range pl.MostFreeable {
@@ -827,13 +890,12 @@ func (f *finder) cannotHelp(d placement.Decision) Plan {
 func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 	R, N := len(f.res), f.s.NumNodes()
 	freed := make([]int64, N*R)
-	for _, u := range f.units {
-		for j, p := range u.pods {
-			id := int(u.nodeIDs(f.s)[j])
-			for name, q := range p.Requests {
-				freed[id*R+f.resIdx[name]] += q
+	for _, u := range f.q.all() {
+		req := u.rows(f)
+		for j, id := range u.nodeIDs(f.s) {
+			for r, q := range req[j*R : (j+1)*R] {
+				freed[int(id)*R+r] += q
 			}
-			freed[id*R+f.podsR]++
 		}
 	}
 	if len(nodes) == 0 {

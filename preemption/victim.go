@@ -2,6 +2,7 @@ package preemption
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -100,10 +101,14 @@ type unit struct {
 	v     Victim
 	pods  []*placement.Pod
 	nodes []placement.NodeID // node of pods[i]; nil until nodeIDs resolves it
+	req   []int64            // requests of pods[i] at [i*R:], like finder.res; nil until rows
 	// overBudget is set when evicting the unit, after every less important
 	// candidate, would go beyond a budget; such units are evicted last and
 	// given back first.
 	overBudget bool
+	// removed is set while the finder's slot count has u removed; keep
+	// marks victims while slotsWithout compares sets.
+	removed, keep bool
 }
 
 // nodeIDs returns the nodes of u's pods. They are resolved on first use:
@@ -119,91 +124,250 @@ func (u *unit) nodeIDs(s *placement.Snapshot) []placement.NodeID {
 	return u.nodes
 }
 
-// collect returns the candidate victims of priority below prio, in
-// eviction order: units within every budget before the others, each part
-// least important first. Pods of the preemptor group itself are never
-// candidates.
-func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) []*unit {
-	// Single-pod units are carved from chunks: a cluster may hold 10^5
-	// pods, and three allocations each would dominate.
-	const chunk = 512
-	var units []*unit
-	var slab []unit
-	var keys []placement.Key
-	var pods []*placement.Pod
-	whole := make(map[placement.Key]*unit, min(len(in.PodGroups), s.NumPods()))
-	// Members of a group are usually adjacent in name order: remember the
-	// last group looked up.
-	var lastKey placement.Key
-	var lastSpec PodGroupSpec
-	var lastUnit *unit
-	for p := range s.Pods() {
-		gk, grouped := p.GroupKey()
-		if grouped && gk == g.Key() {
+// rows returns the requests of u's pods, R values each indexed like f.res
+// (the pod count included), read from their maps on first use: the search
+// adds them and takes them back several times.
+func (u *unit) rows(f *finder) []int64 {
+	if u.req == nil {
+		R := len(f.res)
+		u.req = make([]int64, len(u.pods)*R)
+		for j, p := range u.pods {
+			row := u.req[j*R : (j+1)*R]
+			for name, q := range p.Requests {
+				row[f.resIdx[name]] += q
+			}
+			row[f.podsR]++
+		}
+	}
+	return u.req
+}
+
+// cand is a candidate victim before it becomes a [unit]: what
+// [VictimOrder] compares, as plain numbers, and the index of its source.
+// It holds no pointer, so that the heap moves it without write barriers.
+type cand struct {
+	rank    uint64 // priority, grouped, pods: greater is more important
+	sec     int64  // the start time's Unix seconds and nanoseconds
+	nsec    int32
+	src     int32 // index into queue.src
+	started bool  // the start time is set
+	mono    bool  // it carries a monotonic clock reading
+	whole   bool
+}
+
+// source is what a candidate stands for: a whole group's summary, or a pod.
+type source struct {
+	g *placement.BoundGroup
+	p *placement.Pod
+}
+
+func (c source) start() time.Time {
+	if c.g != nil {
+		return c.g.EarliestStart
+	}
+	return c.p.StartTime
+}
+
+func (c source) key() placement.Key {
+	if c.g != nil {
+		return c.g.Key
+	}
+	return c.p.Key()
+}
+
+// add lists a candidate: the whole group g, or the pod p.
+func (q *queue) add(prio int32, pods int, grouped bool, g *placement.BoundGroup, p *placement.Pod) {
+	c := cand{rank: uint64(uint32(prio)^(1<<31))<<32 | uint64(min(pods, math.MaxInt32)), src: int32(len(q.src)), whole: g != nil}
+	if grouped {
+		c.rank |= 1 << 31
+	}
+	src := source{g: g, p: p}
+	if t := src.start(); !t.IsZero() {
+		c.started, c.mono = true, t != t.Round(0)
+		c.sec, c.nsec = t.Unix(), int32(t.Nanosecond())
+	}
+	q.heap, q.src = append(q.heap, c), append(q.src, src)
+}
+
+func (c *cand) priority() int32 { return int32(uint32(c.rank>>32) ^ (1 << 31)) }
+
+func (c *cand) grouped() bool { return c.rank&(1<<31) != 0 }
+
+// order is [VictimOrder] on candidates: negative when a is the more
+// important.
+func (q *queue) order(a, b *cand) int {
+	// Higher priority, then grouped, then more pods: one comparison.
+	if c := cmp.Compare(b.rank, a.rank); c != 0 {
+		return c
+	}
+	// compareStart: not started counts as the latest; time.Time.Compare
+	// uses the monotonic readings when both times carry one, else the
+	// seconds and nanoseconds.
+	switch {
+	case !a.started || !b.started:
+		if c := cmp.Compare(boolInt(!a.started), boolInt(!b.started)); c != 0 {
+			return c
+		}
+	case a.mono && b.mono:
+		if c := q.src[a.src].start().Compare(q.src[b.src].start()); c != 0 {
+			return c
+		}
+	default:
+		if c := cmp.Compare(a.sec, b.sec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.nsec, b.nsec); c != 0 {
+			return c
+		}
+	}
+	if a.whole != b.whole {
+		if a.whole {
+			return -1
+		}
+		return 1
+	}
+	return q.src[b.src].key().Compare(q.src[a.src].key())
+}
+
+// queue is the candidates in eviction order — those within every budget
+// first, then the others, each part least important first — made into
+// units only as far as the search reads: it usually needs a few dozen of
+// thousands, so the rest stay in a heap, never sorted.
+type queue struct {
+	s     *placement.Snapshot
+	heap  []cand // least important first
+	src   []source
+	done  []*unit // the order's first units
+	over  []*unit // popped units beyond a budget, to follow every other
+	left  *allowance
+	total int
+}
+
+// listOf is a queue of units already in eviction order.
+func listOf(units []*unit) *queue { return &queue{done: units, total: len(units)} }
+
+func (q *queue) len() int { return q.total }
+
+// upto returns the first k units of the order (all when k > len).
+func (q *queue) upto(k int) []*unit {
+	k = min(k, q.total)
+	for len(q.done) < k {
+		if len(q.heap) == 0 {
+			q.done, q.over = append(q.done, q.over...), nil
 			continue
 		}
-		pp := p.Priority
-		if grouped {
-			if gk != lastKey {
-				lastKey, lastSpec, lastUnit = gk, in.spec(gk), whole[gk]
-			}
-			if lastSpec.Priority != nil {
-				pp = *lastSpec.Priority
-			}
-			if lastSpec.DisruptionMode == DisruptionModePodGroup {
-				u := lastUnit
-				if u == nil {
-					u = &unit{v: Victim{PodGroup: gk, Whole: true, Priority: pp, StartTime: p.StartTime, Pods: make([]placement.Key, 0, 8)}, pods: make([]*placement.Pod, 0, 8)}
-					whole[gk], lastUnit = u, u
-				}
-				u.v.Priority = max(u.v.Priority, pp)
-				if compareStart(p.StartTime, u.v.StartTime) < 0 {
-					u.v.StartTime = p.StartTime
-				}
-				u.v.Pods = append(u.v.Pods, p.Key())
-				u.pods = append(u.pods, p)
+		u := q.unit(q.pop())
+		if q.left != nil {
+			u.overBudget = len(q.left.take(u.pods, false)) > 0
+			if u.overBudget {
+				q.over = append(q.over, u)
 				continue
 			}
 		}
-		if pp >= prio {
+		q.done = append(q.done, u)
+	}
+	return q.done[:k]
+}
+
+func (q *queue) all() []*unit { return q.upto(q.total) }
+
+func (q *queue) less(i, j int) bool { return q.order(&q.heap[j], &q.heap[i]) < 0 }
+
+func (q *queue) down(i int) {
+	n := len(q.heap)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && q.less(c+1, c) {
+			c++
+		}
+		if !q.less(c, i) {
+			return
+		}
+		q.heap[i], q.heap[c] = q.heap[c], q.heap[i]
+		i = c
+	}
+}
+
+func (q *queue) pop() cand {
+	c := q.heap[0]
+	n := len(q.heap) - 1
+	q.heap[0] = q.heap[n]
+	q.heap = q.heap[:n]
+	q.down(0)
+	return c
+}
+
+// unit makes the candidate a unit, reading a whole group's pods.
+func (q *queue) unit(c cand) *unit {
+	src := q.src[c.src]
+	u := &unit{v: Victim{Priority: c.priority(), StartTime: src.start()}}
+	if src.g != nil {
+		u.v.PodGroup, u.v.Whole = src.g.Key, true
+		u.pods = q.s.BoundMembers(src.g)
+	} else {
+		u.pods = []*placement.Pod{src.p}
+		if c.grouped() {
+			u.v.PodGroup = placement.Key{Namespace: src.p.Namespace, Name: src.p.SchedulingGroup}
+		}
+	}
+	u.v.Pods = make([]placement.Key, len(u.pods))
+	for i, p := range u.pods {
+		u.v.Pods[i] = p.Key()
+	}
+	return u
+}
+
+// collect returns the candidate victims of priority below prio, in
+// eviction order (see [queue]). Pods of the preemptor group itself are
+// never candidates. Cost: O(groups + ungrouped pods + pods of groups in
+// disruptionMode Pod) to list them, then O(log) per unit read.
+func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *queue {
+	n := 0
+	for range s.BoundGroups() {
+		n++ // one candidate per group, usually: the heap is allocated once
+	}
+	q := &queue{s: s, heap: make([]cand, 0, n), src: make([]source, 0, n)}
+	for bg := range s.BoundGroups() {
+		if bg.Key == g.Key() {
 			continue
 		}
-		if len(slab) == cap(slab) {
-			slab = make([]unit, 0, chunk)
-			keys, pods = make([]placement.Key, 0, chunk), make([]*placement.Pod, 0, chunk)
+		spec := in.spec(bg.Key)
+		if spec.DisruptionMode == DisruptionModePodGroup {
+			pp := bg.MaxPriority
+			if spec.Priority != nil {
+				pp = *spec.Priority
+			}
+			if pp < prio {
+				q.add(pp, bg.Pods, true, bg, nil)
+			}
+			continue
 		}
-		i := len(keys)
-		keys, pods = append(keys, p.Key()), append(pods, p)
-		slab = append(slab, unit{v: Victim{Pods: keys[i : i+1 : i+1], Priority: pp, StartTime: p.StartTime}, pods: pods[i : i+1 : i+1]})
-		u := &slab[len(slab)-1]
-		if grouped {
-			u.v.PodGroup = gk
+		for _, p := range s.BoundMembers(bg) {
+			pp := p.Priority
+			if spec.Priority != nil {
+				pp = *spec.Priority
+			}
+			if pp < prio {
+				q.add(pp, 1, true, nil, p)
+			}
 		}
-		units = append(units, u)
 	}
-	for _, u := range whole { // sorted below
-		if u.v.Priority < prio {
-			units = append(units, u)
+	for p := range s.UngroupedPods() {
+		if p.Priority < prio {
+			q.add(p.Priority, 1, false, nil, p)
 		}
 	}
-	// least important first
-	slices.SortFunc(units, func(a, b *unit) int { return VictimOrder(&b.v, &a.v) })
+	q.total = len(q.heap)
+	for i := len(q.heap)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
 	if len(in.Budgets) > 0 {
-		left := newAllowance(in.Budgets)
-		for _, u := range units {
-			u.overBudget = len(left.take(u.pods, false)) > 0
-		}
-		slices.SortStableFunc(units, func(a, b *unit) int {
-			if a.overBudget == b.overBudget {
-				return 0
-			}
-			if a.overBudget {
-				return 1
-			}
-			return -1
-		})
+		q.left = newAllowance(in.Budgets)
 	}
-	return units
+	return q
 }
 
 // allowance counts the disruptions each budget still allows.

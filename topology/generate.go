@@ -130,7 +130,7 @@ type shape struct {
 
 func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	R := len(c.res)
-	sh := &shape{n: len(g.Members), bound: bound, podsR: c.podsR, g: g, s: c.snap,
+	sh := &shape{n: g.NumPending(), bound: bound, podsR: c.podsR, g: g, s: c.snap,
 		requested: make([]bool, R),
 		total:     make([]int64, R), needSum: make([]int64, R), minReq: make([]int64, R), maxReq: make([]int64, R)}
 	sh.need = 1
@@ -139,11 +139,15 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	}
 	sh.need = min(sh.need, max(sh.n, 1))
 	sh.unknown = g.RequestsUntracked(c.snap)
-	for i := range g.Members {
-		row := g.RequestVector(c.snap, i) // compiled once by the solver
+	// Pods with one vector count together (a class of identical members,
+	// a pod set): the solver grouped them once.
+	type qty struct{ q, count int64 }
+	var vecs [][]int64
+	var counts []int64
+	for row, count := range g.RequestCounts(c.snap) {
 		for r, q := range row {
-			sh.total[r] = arith.SatAdd(sh.total[r], q)
-			if i == 0 || q < sh.minReq[r] {
+			sh.total[r] = arith.SatAdd(sh.total[r], arith.MulSat(q, int64(count)))
+			if len(vecs) == 0 || q < sh.minReq[r] {
 				sh.minReq[r] = q
 			}
 			sh.maxReq[r] = max(sh.maxReq[r], q)
@@ -151,18 +155,25 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 				sh.requested[r] = true
 			}
 		}
+		vecs, counts = append(vecs, row), append(counts, int64(count))
 	}
 	if sh.need == sh.n {
 		copy(sh.needSum, sh.total) // the common gang: every member is needed
 	} else {
-		col := make([]int64, sh.n)
+		// Per resource, the sum of the need smallest requests.
+		col := make([]qty, len(vecs))
 		for r := range R {
-			for i := range sh.n {
-				col[i] = sh.vec(i)[r]
+			for u, v := range vecs {
+				col[u] = qty{v[r], counts[u]}
 			}
-			slices.Sort(col)
-			for _, q := range col[:sh.need] {
-				sh.needSum[r] = arith.SatAdd(sh.needSum[r], q)
+			slices.SortFunc(col, func(x, y qty) int { return cmp.Compare(x.q, y.q) })
+			left := int64(sh.need)
+			for _, x := range col {
+				take := min(x.count, left)
+				sh.needSum[r] = arith.SatAdd(sh.needSum[r], arith.MulSat(x.q, take))
+				if left -= take; left == 0 {
+					break
+				}
 			}
 		}
 	}
@@ -290,8 +301,14 @@ type builder struct {
 // so that checking a node for every member costs one call per class.
 func (b *builder) static(g *placement.Group) {
 	seen := map[string]bool{}
+	pods := make([]*placement.Pod, 0, len(g.Members)+len(g.PodSets))
 	for i := range g.Members {
-		p := &g.Members[i]
+		pods = append(pods, &g.Members[i])
+	}
+	for i := range g.PodSets {
+		pods = append(pods, &g.PodSets[i].Template)
+	}
+	for _, p := range pods {
 		if len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 {
 			if !seen[""] {
 				seen[""] = true
@@ -450,21 +467,46 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 
 // closest returns the domain of doms with room for the most members by a
 // per-node count (the copies of the largest member each admitting node
-// holds, as holdsAll counts), ties by ID: O(nodes of doms), against
-// O(members) per domain for trying each.
+// holds, as holdsAll counts), ties by ID. Domains are counted in order of
+// an upper bound from their free sums (no node holds more copies than its
+// free quantity allows, so no domain more than its sum does) and the count
+// stops once no bound left can beat or tie the best: O(nodes of the
+// domains counted), against O(members) per domain for trying each.
 func (b *builder) closest(doms []DomainID) DomainID {
-	best, most := doms[0], int64(-1)
-	for _, d := range doms {
-		if n := b.slots(d); n > most {
-			best, most = d, n
+	R := len(b.c.res)
+	n := int64(b.sh.n)
+	type cand struct {
+		d  DomainID
+		ub int64
+	}
+	cs := make([]cand, len(doms))
+	for i, d := range doms {
+		ub := n
+		for r := range R {
+			if q := b.sh.maxReq[r]; q > 0 {
+				ub = min(ub, b.c.sumFree[int(d)*R+r].get()/q)
+			}
+		}
+		cs[i] = cand{d, ub}
+	}
+	slices.SortFunc(cs, func(x, y cand) int {
+		if c := cmp.Compare(y.ub, x.ub); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.d, y.d)
+	})
+	best, most := cs[0].d, int64(-1)
+	for _, c := range cs {
+		if c.ub < most || (c.ub == most && c.d > best) {
+			break // sorted by bound, then ID: nothing left beats best
+		}
+		if k := b.slots(c.d); k > most || (k == most && c.d < best) {
+			best, most = c.d, k
 		}
 	}
 	return best
 }
 
-// slots counts, over the nodes of d that admit the group, how many copies
-// of its largest member (per resource) each has room for, up to the number
-// of members.
 func (b *builder) slots(d DomainID) int64 {
 	R := len(b.c.res)
 	n := int64(b.sh.n)

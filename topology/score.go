@@ -84,27 +84,18 @@ func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.
 	}
 	sh := newShape(c, len(t.boundOf(s, g.Key()).nodes), g)
 	added := make([]int64, len(c.res))
-	var byKey map[placement.Key]int // only for assignments that come without their member index
-	for _, as := range a {
-		i := as.Member
-		if i < 0 || i >= sh.n || g.Members[i].Key() != as.Pod {
-			if byKey == nil {
-				byKey = make(map[placement.Key]int, len(g.Members))
-				for j := range g.Members {
-					byKey[g.Members[j].Key()] = j
-				}
-			}
-			var ok bool
-			if i, ok = byKey[as.Pod]; !ok {
-				continue
-			}
+	placed := 0
+	for j, i := range g.PendingIndexes(a) {
+		placed += int(a[j].Pods())
+		if i < 0 {
+			continue
 		}
 		for r, q := range sh.vec(i) {
-			added[r] = arith.SatAdd(added[r], q)
+			added[r] = arith.SatAdd(added[r], arith.MulSat(q, a[j].Pods()))
 		}
 	}
 	d := t.placementDomain(p)
-	return sc.score(c, sh, d, p.Nodes, added, len(a))
+	return sc.score(c, sh, d, p.Nodes, added, placed)
 }
 
 // upper is the score d would get if every pending member were placed in it:

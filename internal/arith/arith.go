@@ -32,3 +32,13 @@ func SatAdd(a, b int64) int64 {
 	}
 	return a + b
 }
+
+// MulSat returns a*b for a, b >= 0, or math.MaxInt64 when that overflows:
+// a request times the number of pods that make it.
+func MulSat(a, b int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(lo)
+}

@@ -167,6 +167,14 @@ func ShapedGang(name string, size, shapes int) *placement.Group {
 	return g
 }
 
+// PodSetGang returns the gang of [GPUGang] given as one pod set: size
+// pods of the GPU cluster's pod shape, named set "workers", minCount size.
+func PodSetGang(name string, size int) *placement.Group {
+	return &placement.Group{Namespace: "default", Name: name, Policy: placement.PolicyGang, MinCount: int32(size),
+		PodSets: []placement.PodSet{{Name: "workers", Count: int32(size),
+			Template: placement.Pod{Requests: placement.ResourceList{placement.ResourceGPU: PodGPU, placement.ResourceCPU: PodGPUCPU}}}}}
+}
+
 // Requests returns each member's request of c.Res, the floor's view of
 // the members.
 func (c *Cluster) Requests(members []placement.Pod) []Request {

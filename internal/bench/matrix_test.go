@@ -140,6 +140,92 @@ func matrix() []workload {
 	return out
 }
 
+// podSetMatrix is the matrix with the gang given as one pod set
+// (placement.PodSet, as Kueue hands a PodSet over): the same cells under
+// "podset/", the same floor. Before timing, each cell checks that the
+// decision agrees with the member-by-member one node by node.
+func podSetMatrix() []workload {
+	var out []workload
+	for _, c := range cells() {
+		out = append(out, workload{
+			name: "podset/" + c.name(),
+			decision: func(b *testing.B) (func(), []metric) {
+				g, _, opts, want, _ := solveCell(b, c)
+				grp := cached(fmt.Sprint("podset-gang-", c.p), func() *placement.Group { return bench.PodSetGang("pg", c.p) })
+				d, err := placement.Solve(g.s, grp, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := samePerNode(want, d); err != nil {
+					b.Fatalf("%s: %v", c.name(), err)
+				}
+				if err := placement.Verify(g.s, grp, d); err != nil {
+					b.Fatalf("%s: pod set decision does not verify: %v", c.name(), err)
+				}
+				placed := 0
+				for _, a := range d.PodSetAssignments {
+					placed += int(a.Count)
+				}
+				return func() {
+					d, _ := placement.Solve(g.s, grp, opts)
+					sink += int64(len(d.PodSetAssignments))
+				}, []metric{{float64(placed), "placed"}}
+			},
+			floor: func(b *testing.B) (func(), []metric) {
+				g, grp := gpuCluster(b, c.n, c.fragmented), gpuGang(c.p)
+				f, reqs, out, level := bench.NewGangFloor(g.c), g.c.Requests(grp.Members), make([]int32, c.p), g.c.Level(c.key)
+				placed := f.Place(level, reqs, out, false)
+				return func() { sink += int64(f.Place(level, reqs, out, false)) }, []metric{{float64(placed), "placed"}}
+			},
+		})
+	}
+	return out
+}
+
+// TestPodSetMatrix_SameAsMembers checks the smallest clusters' cells of
+// the pod set matrix (the benchmarks check every cell before timing it):
+// the pod set decides as the members do, pods per node, and verifies.
+func TestPodSetMatrix_SameAsMembers(t *testing.T) {
+	for _, c := range cells() {
+		if c.n != matrixHosts[0] {
+			continue
+		}
+		g, _, opts, want, _ := solveCell(t, c)
+		grp := bench.PodSetGang("pg", c.p)
+		d, err := placement.Solve(g.s, grp, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := samePerNode(want, d); err != nil {
+			t.Errorf("%s: %v", c.name(), err)
+		}
+		if err := placement.Verify(g.s, grp, d); err != nil {
+			t.Errorf("%s: %v", c.name(), err)
+		}
+	}
+}
+
+// samePerNode reports how a pod set decision differs from the decision on
+// the same pods listed as members: status, placement and pods per node.
+func samePerNode(members, sets placement.Decision) error {
+	if members.Status != sets.Status || members.Placement.Name != sets.Placement.Name {
+		return fmt.Errorf("members: %s in %q, pod set: %s in %q", members.Status, members.Placement.Name, sets.Status, sets.Placement.Name)
+	}
+	perNode := map[string]int32{}
+	for _, a := range members.Assignments {
+		perNode[a.Node]++
+	}
+	for _, a := range sets.PodSetAssignments {
+		if perNode[a.Node] -= a.Count; perNode[a.Node] == 0 {
+			delete(perNode, a.Node)
+		}
+	}
+	if len(perNode) > 0 {
+		return fmt.Errorf("pods per node differ (members minus pod set): %v", perNode)
+	}
+	return nil
+}
+
 // trees builds the topology tree of the largest cluster; its floor is one
 // pass reading every node's block and rack labels.
 func trees() []workload {

@@ -86,15 +86,13 @@ type Quota struct {
 var _ placement.PlacementFilter = (*Quota)(nil)
 
 // FilterPlacement implements [placement.PlacementFilter]. Assignments that
-// name no member of g count nothing.
-func (q *Quota) FilterPlacement(_ *placement.Snapshot, g *placement.Group, _ *placement.Placement, a []placement.Assignment) placement.Rejection {
+// name no pending pod of g (member or pod set) count nothing.
+func (q *Quota) FilterPlacement(s *placement.Snapshot, g *placement.Group, _ *placement.Placement, a []placement.Assignment) placement.Rejection {
+	r := slices.Index(s.Resources(), q.Resource)
 	var sum int64
-	for _, as := range a {
-		for i := range g.Members {
-			if g.Members[i].Key() == as.Pod {
-				sum += g.Members[i].Requests[q.Resource]
-				break
-			}
+	for j, i := range g.PendingIndexes(a) {
+		if i >= 0 && r >= 0 {
+			sum += g.RequestVector(s, i)[r] * a[j].Pods()
 		}
 	}
 	if sum > q.Max {

@@ -21,8 +21,9 @@
 // trailing "-<GOMAXPROCS>" of each benchmark name is dropped.
 //
 // -grid prints the ratios alone as a grid instead, for a matrix of
-// workloads such as n=10000/p=512/block/empty: the part of the name up to
-// its second "/" picks the row, the rest the column.
+// workloads such as n=10000/p=512/block/empty: the last two parts of the
+// name pick the column, the rest the row (podset/n=10000/p=512 for
+// podset/n=10000/p=512/block/empty).
 package main
 
 import (
@@ -56,7 +57,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	sortBy := fs.String("sort", "", `"ratio" to list the largest decision/floor ratios first`)
 	extra := fs.String("extra", "", "comma-separated custom metric units of the decision to add as columns")
 	match := fs.String("match", "", "keep only workloads whose name starts with one of these comma-separated prefixes")
-	grid := fs.Bool("grid", false, "print the ratios as a grid: rows by the name up to its second /, columns by the rest")
+	grid := fs.Bool("grid", false, "print the ratios as a grid: columns by the last two /-separated parts of the name, rows by the rest")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -208,11 +209,11 @@ func writeGrid(w io.Writer, rows []row) error {
 	var rowKeys, colKeys []string
 	cells := map[[2]string]string{}
 	for _, r := range rows {
-		parts := strings.SplitN(r.workload, "/", 3)
+		parts := strings.Split(r.workload, "/")
 		if len(parts) < 3 {
 			return fmt.Errorf("-grid: workload %q has fewer than three /-separated parts", r.workload)
 		}
-		rk, ck := parts[0]+"/"+parts[1], parts[2]
+		rk, ck := strings.Join(parts[:len(parts)-2], "/"), strings.Join(parts[len(parts)-2:], "/")
 		if !slices.Contains(rowKeys, rk) {
 			rowKeys = append(rowKeys, rk)
 		}

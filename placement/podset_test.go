@@ -1,0 +1,350 @@
+package placement_test
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	. "github.com/gangsched/gangsched/placement"
+)
+
+// podSetInput is a drawn group given twice: with pod sets (some kinds of
+// pod kept as members), and with every pod set expanded into members named
+// "<set>-<i>".
+type podSetInput struct {
+	in       input
+	sets     *Group
+	expanded *Group
+}
+
+// drawPodSets turns the drawn group's distinct kinds of member (requests,
+// selector, tolerations, priority, QueuedAt) into pod sets s0, s1, … of
+// 1–12 pods each, or into as many members.
+func drawPodSets(t *rapid.T, hooks bool) podSetInput {
+	in := drawInput(t, hooks)
+	g := in.g
+	sets := &Group{Namespace: g.Namespace, Name: g.Name, Policy: g.Policy}
+	expanded := &Group{Namespace: g.Namespace, Name: g.Name, Policy: g.Policy}
+	var kinds []Pod
+	for _, m := range g.Members {
+		if !slices.ContainsFunc(kinds, func(k Pod) bool { return sameKind(&k, &m) }) {
+			kinds = append(kinds, m)
+		}
+	}
+	for k, tmpl := range kinds {
+		name := fmt.Sprintf("s%d", k)
+		count := rapid.IntRange(1, 12).Draw(t, "count")
+		asSet := rapid.Bool().Draw(t, "asSet")
+		for i := range count {
+			p := tmpl
+			p.Name = fmt.Sprintf("%s-%d", name, i)
+			expanded.Members = append(expanded.Members, p)
+			if !asSet {
+				sets.Members = append(sets.Members, p)
+			}
+		}
+		if asSet {
+			tmpl.Name = "ignored"
+			sets.PodSets = append(sets.PodSets, PodSet{Name: name, Count: int32(count), Template: tmpl})
+		}
+	}
+	bound := len(in.s.GroupMembers(g.Key()))
+	expanded.MinCount = int32(rapid.IntRange(1, bound+len(expanded.Members)).Draw(t, "minCount"))
+	sets.MinCount = expanded.MinCount
+	return podSetInput{in: in, sets: sets, expanded: expanded}
+}
+
+func sameKind(a, b *Pod) bool {
+	return maps.Equal(a.Requests, b.Requests) && maps.Equal(a.NodeSelector, b.NodeSelector) &&
+		slices.Equal(a.Tolerations, b.Tolerations) && a.Priority == b.Priority && a.QueuedAt.Equal(b.QueuedAt)
+}
+
+// setCounts maps "set/node" to the pods placed there, from a decision on
+// either form of the group (a member "s1-4" belongs to set s1).
+func setCounts(d Decision) map[string]int32 {
+	out := map[string]int32{}
+	for _, a := range d.Assignments {
+		set, _, _ := strings.Cut(a.Pod.Name, "-")
+		out[set+"/"+a.Node]++
+	}
+	for _, a := range d.PodSetAssignments {
+		out[a.PodSet+"/"+a.Node] += a.Count
+	}
+	return out
+}
+
+// TestProp_PodSetsEqualExpandedMembers checks that a group with pod sets is
+// decided exactly as the same pods listed one by one — status, placement,
+// score, pods per node, steps — that the decision verifies, and that the
+// order of the pod sets does not matter (invariant 6).
+func TestProp_PodSetsEqualExpandedMembers(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ps := drawPodSets(t, false)
+		want, err := Solve(ps.in.s, ps.expanded, ps.in.opts)
+		require.NoError(t, err)
+		got, err := Solve(ps.in.s, ps.sets, ps.in.opts)
+		require.NoError(t, err)
+		require.NoError(t, Verify(ps.in.s, ps.sets, got))
+		require.Equal(t, want.Status, got.Status, "expanded: %s\nsets: %s", want.Message, got.Message)
+		require.Equal(t, want.Placement.Name, got.Placement.Name)
+		require.Equal(t, want.Score, got.Score)
+		require.Equal(t, want.MostFit, got.MostFit)
+		require.Equal(t, want.Required, got.Required)
+		require.Equal(t, want.Steps, got.Steps)
+		require.Equal(t, want.Proven, got.Proven)
+		require.Equal(t, want.Reasons, got.Reasons)
+		require.Equal(t, setCounts(want), setCounts(got))
+		for _, a := range got.PodSetAssignments {
+			require.Positive(t, a.Count)
+		}
+
+		shuffled := *ps.sets
+		shuffled.PodSets = rapid.Permutation(ps.sets.PodSets).Draw(t, "podSetOrder")
+		shuffled.Members = rapid.Permutation(ps.sets.Members).Draw(t, "memberOrder")
+		again, err := Solve(ps.in.s, &shuffled, ps.in.opts)
+		require.NoError(t, err)
+		require.Equal(t, got, again)
+	})
+}
+
+// TestProp_PodSetDecisionsVerifyWithFilters: with a caller Filter (which
+// sees a set's pods under the set's name, one at a time), every decision
+// keeps the invariants, the filter included.
+func TestProp_PodSetDecisionsVerifyWithFilters(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ps := drawPodSets(t, true)
+		d, err := Solve(ps.in.s, ps.sets, ps.in.opts)
+		require.NoError(t, err)
+		require.NoError(t, Verify(ps.in.s, ps.sets, d, ps.in.filters...))
+	})
+}
+
+// TestProp_VerifyRejectsBrokenPodSetDecisions breaks a Scheduled pod set
+// decision one way and checks that Verify notices.
+func TestProp_VerifyRejectsBrokenPodSetDecisions(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ps := drawPodSets(t, false)
+		d, err := Solve(ps.in.s, ps.sets, ps.in.opts)
+		require.NoError(t, err)
+		if d.Status != Scheduled || len(d.PodSetAssignments) == 0 {
+			// Nothing of a pod set placed: placing one breaks all-or-nothing
+			// or names a pod set the group does not have.
+			d.PodSetAssignments = []PodSetAssignment{{PodSet: "s0", Node: ps.in.s.Node(0).Name, Count: 1}}
+			require.ErrorIs(t, Verify(ps.in.s, ps.sets, d), ErrViolation)
+			return
+		}
+		d.PodSetAssignments = slices.Clone(d.PodSetAssignments)
+		i := rapid.IntRange(0, len(d.PodSetAssignments)-1).Draw(t, "entry")
+		a := &d.PodSetAssignments[i]
+		switch rapid.IntRange(0, 3).Draw(t, "how") {
+		case 0: // more pods than the set has
+			for _, s := range ps.sets.PodSets {
+				if s.Name == a.PodSet {
+					a.Count += s.Count
+				}
+			}
+		case 1:
+			a.PodSet = "nope"
+		case 2:
+			d.PodSetAssignments = append(d.PodSetAssignments, *a)
+		case 3:
+			d.Status = Unschedulable
+		}
+		err = Verify(ps.in.s, ps.sets, d)
+		require.ErrorIs(t, err, ErrViolation)
+	})
+}
+
+// TestPodSetGenerator_FeasibleAndInfeasible checks that drawPodSets gives
+// both groups whose pod sets are placed and groups that do not fit, so
+// that the properties above test both answers.
+func TestPodSetGenerator_FeasibleAndInfeasible(t *testing.T) {
+	var placed, failed int
+	rapid.Check(t, func(t *rapid.T) {
+		ps := drawPodSets(t, false)
+		d, err := Solve(ps.in.s, ps.sets, ps.in.opts)
+		require.NoError(t, err)
+		switch {
+		case d.Status == Scheduled && len(d.PodSetAssignments) > 0:
+			placed++
+		case d.Status != Scheduled && len(ps.sets.PodSets) > 0:
+			failed++
+		}
+	})
+	require.Positive(t, placed)
+	require.Positive(t, failed)
+}
+
+// TestScenario_PodSetRack places a Kueue-style pod set: 20 pods of 1 GPU
+// on 8-GPU hosts, packed (MostAllocated) onto the fullest hosts first, and
+// a leader given as a member beside it.
+func TestScenario_PodSetRack(t *testing.T) {
+	var nodes []Node
+	for i := range 4 {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("h%d", i),
+			Allocatable: ResourceList{ResourceGPU: 8, ResourceCPU: 64000, ResourcePods: 110}})
+	}
+	busy := Pod{Namespace: "ns", Name: "busy", NodeName: "h2", Requests: ResourceList{ResourceGPU: 4, ResourceCPU: 4000}}
+	s, err := NewSnapshot(nodes, []Pod{busy})
+	require.NoError(t, err)
+	g := &Group{Namespace: "ns", Name: "train", MinCount: 21,
+		Members: []Pod{{Namespace: "ns", Name: "leader", SchedulingGroup: "train", Priority: 10,
+			Requests: ResourceList{ResourceCPU: 8000}}},
+		PodSets: []PodSet{{Name: "workers", Count: 20,
+			Template: Pod{Requests: ResourceList{ResourceGPU: 1, ResourceCPU: 8000}}}},
+	}
+	d, err := Solve(s, g, Options{})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.NoError(t, Verify(s, g, d))
+	// The leader (higher priority) goes first, to the busy host h2; the
+	// workers then fill h2's 4 free GPUs, and h0, h1 with 8 each.
+	require.Equal(t, []Assignment{{Pod: Key{"ns", "leader"}, Node: "h2", NodeID: 2}}, d.Assignments)
+	require.Equal(t, []PodSetAssignment{
+		{PodSet: "workers", Node: "h0", NodeID: 0, Count: 8},
+		{PodSet: "workers", Node: "h1", NodeID: 1, Count: 8},
+		{PodSet: "workers", Node: "h2", NodeID: 2, Count: 4},
+	}, d.PodSetAssignments)
+	require.Empty(t, d.Waiting)
+
+	g.PodSets[0].Count, g.MinCount = 29, 30 // 28 free GPUs
+	d, err = Solve(s, g, Options{})
+	require.NoError(t, err)
+	require.Equal(t, Unschedulable, d.Status)
+	require.Empty(t, d.PodSetAssignments)
+	require.Equal(t, []Key{{"ns", "leader"}}, d.Waiting)
+	require.Equal(t, "29 of min 30 members fit; a pod of pod set ns/workers fits on none of 4 nodes: 4 Insufficient nvidia.com/gpu, 3 Insufficient cpu", d.Message)
+}
+
+// TestPodSets_BadInput checks that a bad pod set is an error that names the
+// set and the field.
+func TestPodSets_BadInput(t *testing.T) {
+	s, err := NewSnapshot([]Node{{Name: "n", Allocatable: ResourceList{ResourceCPU: 1000}}},
+		[]Pod{{Namespace: "ns", Name: "taken", NodeName: "n"}})
+	require.NoError(t, err)
+	set := func(name string, count int32) PodSet {
+		return PodSet{Name: name, Count: count, Template: Pod{Requests: ResourceList{ResourceCPU: 100}}}
+	}
+	member := Pod{Namespace: "ns", Name: "m", SchedulingGroup: "g"}
+	withAffinity := set("a", 1)
+	withAffinity.Template.Affinity = &Affinity{}
+	withClaim := set("a", 1)
+	withClaim.Template.ResourceClaims = []PodResourceClaim{{Name: "gpu", ResourceClaimName: "c"}}
+	negative := set("a", 1)
+	negative.Template.Requests = ResourceList{ResourceCPU: -1}
+	affMember := member
+	affMember.Affinity = &Affinity{}
+	for _, tc := range []struct {
+		name  string
+		g     Group
+		opts  Options
+		field string
+		is    error
+	}{
+		{"empty name", Group{PodSets: []PodSet{set("", 1)}}, Options{}, "name", ErrInvalid},
+		{"twice", Group{PodSets: []PodSet{set("a", 1), set("a", 2)}}, Options{}, "name", ErrDuplicate},
+		{"member's name", Group{Members: []Pod{member}, PodSets: []PodSet{set("m", 1)}}, Options{}, "name", ErrDuplicate},
+		{"bound pod's name", Group{PodSets: []PodSet{set("taken", 1)}}, Options{}, "name", ErrDuplicate},
+		{"zero count", Group{PodSets: []PodSet{set("a", 0)}}, Options{}, "count", ErrInvalid},
+		{"huge count", Group{PodSets: []PodSet{set("a", MaxPending+1)}}, Options{}, "count", ErrInvalid},
+		{"too many pods", Group{PodSets: []PodSet{set("a", MaxPending), set("b", 1)}}, Options{}, "podSets", ErrInvalid},
+		{"affinity", Group{PodSets: []PodSet{withAffinity}}, Options{}, "template.spec.affinity", ErrInvalid},
+		{"claims", Group{PodSets: []PodSet{withClaim}}, Options{}, "template.spec.resourceClaims", ErrInvalid},
+		{"negative request", Group{PodSets: []PodSet{negative}}, Options{}, "template.requests[cpu]", ErrInvalid},
+		{"sub-groups", Group{PodSets: []PodSet{set("a", 1)}, SubGroups: []SubGroup{{Name: "x"}}}, Options{}, "subGroups", ErrInvalid},
+		{"member affinity", Group{Members: []Pod{affMember}, PodSets: []PodSet{set("a", 1)}}, Options{}, "spec.affinity", ErrInvalid},
+		{"reservers", Group{PodSets: []PodSet{set("a", 1)}}, Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return nil, nil }}}, "Options.Reservers", ErrInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := tc.g
+			g.Namespace, g.Name, g.MinCount = "ns", "g", 1
+			_, err := Solve(s, &g, tc.opts)
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe)
+			require.Equal(t, tc.field, fe.Field, err.Error())
+			require.True(t, errors.Is(err, tc.is), err.Error())
+		})
+	}
+}
+
+// TestPodSets_PendingIndexes checks the numbering of pending pods outside a
+// solve: members first, then each set's pods.
+func TestPodSets_PendingIndexes(t *testing.T) {
+	s, err := NewSnapshot([]Node{{Name: "n", Allocatable: ResourceList{ResourceCPU: 8000, ResourceGPU: 8}}}, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 1,
+		Members: []Pod{{Namespace: "ns", Name: "m", SchedulingGroup: "g", Requests: ResourceList{ResourceCPU: 100}}},
+		PodSets: []PodSet{
+			{Name: "a", Count: 2, Template: Pod{Requests: ResourceList{ResourceGPU: 1}}},
+			{Name: "b", Count: 3, Template: Pod{Requests: ResourceList{ResourceCPU: 500}}},
+		},
+	}
+	require.Equal(t, 6, g.NumPending())
+	require.Equal(t, 1, g.PodSetStart(0))
+	require.Equal(t, 3, g.PodSetStart(1))
+	var keys []string
+	for i := range g.NumPending() + 1 {
+		keys = append(keys, g.PendingKey(i).String())
+	}
+	require.Equal(t, []string{"ns/m", "ns/a", "ns/a", "ns/b", "ns/b", "ns/b", ""}, keys)
+	cpu, gpu := slices.Index(s.Resources(), ResourceCPU), slices.Index(s.Resources(), ResourceGPU)
+	require.Equal(t, int64(1), g.RequestVector(s, 2)[gpu])
+	require.Equal(t, int64(500), g.RequestVector(s, 5)[cpu])
+	// Member indexes are trusted when they name the pod; stale ones are
+	// looked up by key, a set's by its first pod.
+	as := []Assignment{
+		{Pod: Key{"ns", "b"}, Member: 4, Count: 2},
+		{Pod: Key{"ns", "a"}, Member: 0},
+		{Pod: Key{"ns", "m"}},
+		{Pod: Key{"ns", "nope"}},
+	}
+	require.Equal(t, []int{4, 1, 0, -1}, g.PendingIndexes(as))
+	require.Equal(t, []int64{2, 1, 1, 1}, []int64{as[0].Pods(), as[1].Pods(), as[2].Pods(), as[3].Pods()})
+}
+
+// TestProp_RequestCountsCoverEveryPod: inside a solve (in a hook) and
+// outside, RequestCounts covers every pending pod once with its vector.
+func TestProp_RequestCountsCoverEveryPod(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ps := drawPodSets(t, false)
+		g := ps.sets
+		if rapid.Bool().Draw(t, "expanded") {
+			g = ps.expanded
+		}
+		// Per resource, the total request and the pods counted.
+		sums := func(g *Group) ([]int64, int) {
+			total, pods := make([]int64, len(ps.in.s.Resources())), 0
+			for v, n := range g.RequestCounts(ps.in.s) {
+				for r, q := range v {
+					total[r] += q * int64(n)
+				}
+				pods += n
+			}
+			return total, pods
+		}
+		want := make([]int64, len(ps.in.s.Resources()))
+		for i := range g.NumPending() {
+			for r, q := range g.RequestVector(ps.in.s, i) {
+				want[r] += q
+			}
+		}
+		total, pods := sums(g)
+		require.Equal(t, g.NumPending(), pods)
+		require.Equal(t, want, total)
+		opts := ps.in.opts
+		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, hg *Group, _ *Placement, _ []Assignment) int64 {
+			inTotal, inPods := sums(hg)
+			require.Equal(t, g.NumPending(), inPods)
+			require.Equal(t, want, inTotal)
+			return 0
+		})
+		_, err := Solve(ps.in.s, g, opts)
+		require.NoError(t, err)
+	})
+}

@@ -1,0 +1,63 @@
+package topology
+
+import (
+	"fmt"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// TestProp_ClosestIsTheMostSlots: the pruned search for the explanatory
+// domain picks what counting every domain would, the most slots, ties by
+// ID.
+func TestProp_ClosestIsTheMostSlots(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var nodes []placement.Node
+		for i := range rapid.IntRange(1, 12).Draw(t, "nodes") {
+			nodes = append(nodes, placement.Node{Name: fmt.Sprintf("n%02d", i),
+				Labels:      map[string]string{"rack": rapid.SampledFrom([]string{"a", "b", "c", "d"}).Draw(t, "rack")},
+				Allocatable: placement.ResourceList{placement.ResourceCPU: rapid.Int64Range(0, 8).Draw(t, "cpu"), placement.ResourceGPU: rapid.Int64Range(0, 4).Draw(t, "gpu")}})
+			if rapid.IntRange(0, 4).Draw(t, "tainted") == 0 {
+				nodes[i].Taints = []placement.Taint{{Key: "x", Effect: placement.TaintEffectNoSchedule}}
+			}
+		}
+		var pods []placement.Pod
+		for i := range rapid.IntRange(0, 6).Draw(t, "pods") {
+			pods = append(pods, placement.Pod{Namespace: "x", Name: fmt.Sprintf("p%d", i), NodeName: nodes[rapid.IntRange(0, len(nodes)-1).Draw(t, "on")].Name,
+				Requests: placement.ResourceList{placement.ResourceCPU: rapid.Int64Range(0, 4).Draw(t, "pcpu")}})
+		}
+		s, err := placement.NewSnapshot(nodes, pods)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := NewTree(s, []string{"rack"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &placement.Group{Namespace: "default", Name: "g", MinCount: 1, PodSets: []placement.PodSet{{Name: "w",
+			Count: int32(rapid.IntRange(1, 40).Draw(t, "count")),
+			Template: placement.Pod{Requests: placement.ResourceList{
+				placement.ResourceCPU: rapid.Int64Range(0, 3).Draw(t, "mcpu"), placement.ResourceGPU: rapid.Int64Range(0, 2).Draw(t, "mgpu")}}}}}
+		c, err := tr.capacityFor(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &builder{t: tr, c: c, s: s, g: g, sh: newShape(c, 0, g), scope: -1}
+		b.static(g)
+		var doms []DomainID
+		for d := range tr.Domains(0) {
+			doms = append(doms, d.ID)
+		}
+		want, most := doms[0], int64(-1)
+		for _, d := range doms {
+			if k := b.slots(d); k > most {
+				want, most = d, k
+			}
+		}
+		if got := b.closest(doms); got != want {
+			t.Fatalf("closest %d (%d slots), counting every domain %d (%d slots)", got, b.slots(got), want, most)
+		}
+	})
+}
