@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
@@ -152,22 +151,12 @@ type source struct {
 	set   *classSet // nil for a single touched node
 }
 
-type sourceHeap []source
-
-func (h sourceHeap) Len() int { return len(h) }
-func (h sourceHeap) Less(i, j int) bool {
-	if h[i].score != h[j].score {
-		return h[i].score > h[j].score
+// sourceBefore orders sources: higher score first, ties by next node ID.
+func sourceBefore(x, y source) bool {
+	if x.score != y.score {
+		return x.score > y.score
 	}
-	return h[i].next < h[j].next
-}
-func (h sourceHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *sourceHeap) Push(x any)   { *h = append(*h, x.(source)) }
-func (h *sourceHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return x.next < y.next
 }
 
 // untouched appends to buf up to limit nodes of set, from from on in ID
@@ -195,7 +184,7 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 	// ahead is how many of a class's nodes to look up at once: those the
 	// run could still fill, at most 256.
 	ahead := func(c int64, placed int) int { return int(min((want-int64(placed)+c-1)/c+1, 256)) }
-	h := make(sourceHeap, 0, len(cls.sets)+len(sv.w.touched))
+	h := make([]source, 0, len(cls.sets)+len(sv.w.touched))
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
 		if !staticOK(sv.pods[m.row], &b.nodes[rep]) {
@@ -222,16 +211,16 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 	if !sv.spend(int64(len(h))) {
 		return
 	}
-	heap.Init(&h)
+	heapInit(h, sourceBefore)
 	k := 0
-	for k < len(idx) && h.Len() > 0 {
+	for k < len(idx) && len(h) > 0 {
 		src := &h[0]
 		id := src.next
 		n := int(min(src.cap, int64(len(idx)-k)))
 		sv.assignRun(a, idx[k:k+n], id)
 		k += n
 		if src.set == nil {
-			heap.Pop(&h)
+			_, h = heapPop(h, sourceBefore)
 			continue
 		}
 		// The node just filled is touched now; its class streams on. The
@@ -242,9 +231,9 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 		}
 		if len(src.ahead) > 0 {
 			src.next, src.ahead = src.ahead[0], src.ahead[1:]
-			heap.Fix(&h, 0)
+			heapDown(h, 0, sourceBefore) // the top only moved later: its next node's ID grew
 		} else {
-			heap.Pop(&h)
+			_, h = heapPop(h, sourceBefore)
 		}
 	}
 }

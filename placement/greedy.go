@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"container/heap"
 	"github.com/gangsched/gangsched/internal/arith"
 	"math"
 )
@@ -181,7 +180,7 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 		return
 	}
 	want := int64(len(idx))
-	h := make(candHeap, 0, len(p.Nodes))
+	h := make([]cand, 0, len(p.Nodes))
 	for _, id := range p.Nodes {
 		if !staticOK(sv.pods[m.row], &sv.s.b.nodes[id]) {
 			continue
@@ -192,10 +191,11 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 		}
 		h = append(h, cand{id: id, cap: c, score: sv.nodeScore(sv.req(m.row), id)})
 	}
-	heap.Init(&h)
+	heapInit(h, candBefore)
 	k := 0
-	for k < len(idx) && h.Len() > 0 {
-		c := heap.Pop(&h).(cand)
+	for k < len(idx) && len(h) > 0 {
+		var c cand
+		c, h = heapPop(h, candBefore)
 		n := int(min(c.cap, int64(len(idx)-k)))
 		sv.assignRun(a, idx[k:k+n], c.id)
 		k += n
@@ -208,22 +208,12 @@ type cand struct {
 	score int64
 }
 
-type candHeap []cand
-
-func (h candHeap) Len() int { return len(h) }
-func (h candHeap) Less(i, j int) bool {
-	if h[i].score != h[j].score {
-		return h[i].score > h[j].score
+// candBefore orders candidate nodes: higher score first, ties by ID.
+func candBefore(x, y cand) bool {
+	if x.score != y.score {
+		return x.score > y.score
 	}
-	return h[i].id < h[j].id
-}
-func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
-func (h *candHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return x.id < y.id
 }
 
 // StaticFit reports whether the solver's built-in filters that do not

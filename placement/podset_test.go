@@ -26,8 +26,8 @@ type podSetInput struct {
 // drawPodSets turns the drawn group's distinct kinds of member (requests,
 // selector, tolerations, priority, QueuedAt) into pod sets s0, s1, … of
 // 1–12 pods each, or into as many members.
-func drawPodSets(t *rapid.T) podSetInput {
-	in := drawInput(t, false)
+func drawPodSets(t *rapid.T, hooks bool) podSetInput {
+	in := drawInput(t, hooks)
 	g := in.g
 	sets := &Group{Namespace: g.Namespace, Name: g.Name, Policy: g.Policy}
 	expanded := &Group{Namespace: g.Namespace, Name: g.Name, Policy: g.Policy}
@@ -85,7 +85,7 @@ func setCounts(d Decision) map[string]int32 {
 // order of the pod sets does not matter (invariant 6).
 func TestProp_PodSetsEqualExpandedMembers(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ps := drawPodSets(t)
+		ps := drawPodSets(t, false)
 		want, err := Solve(ps.in.s, ps.expanded, ps.in.opts)
 		require.NoError(t, err)
 		got, err := Solve(ps.in.s, ps.sets, ps.in.opts)
@@ -113,11 +113,23 @@ func TestProp_PodSetsEqualExpandedMembers(t *testing.T) {
 	})
 }
 
+// TestProp_PodSetDecisionsVerifyWithFilters: with a caller Filter (which
+// sees a set's pods under the set's name, one at a time), every decision
+// keeps the invariants, the filter included.
+func TestProp_PodSetDecisionsVerifyWithFilters(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ps := drawPodSets(t, true)
+		d, err := Solve(ps.in.s, ps.sets, ps.in.opts)
+		require.NoError(t, err)
+		require.NoError(t, Verify(ps.in.s, ps.sets, d, ps.in.filters...))
+	})
+}
+
 // TestProp_VerifyRejectsBrokenPodSetDecisions breaks a Scheduled pod set
 // decision one way and checks that Verify notices.
 func TestProp_VerifyRejectsBrokenPodSetDecisions(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ps := drawPodSets(t)
+		ps := drawPodSets(t, false)
 		d, err := Solve(ps.in.s, ps.sets, ps.in.opts)
 		require.NoError(t, err)
 		if d.Status != Scheduled || len(d.PodSetAssignments) == 0 {
@@ -155,7 +167,7 @@ func TestProp_VerifyRejectsBrokenPodSetDecisions(t *testing.T) {
 func TestPodSetGenerator_FeasibleAndInfeasible(t *testing.T) {
 	var placed, failed int
 	rapid.Check(t, func(t *rapid.T) {
-		ps := drawPodSets(t)
+		ps := drawPodSets(t, false)
 		d, err := Solve(ps.in.s, ps.sets, ps.in.opts)
 		require.NoError(t, err)
 		switch {

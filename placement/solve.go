@@ -639,8 +639,16 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 			}
 		}
 	}
-	out := make([]Assignment, size)
-	k, r := 0, members
+	out := make([]Assignment, members, size)
+	// A set's runs sort as one integer: the set's rank by name, then the
+	// node; sorting those beats sorting Assignments by string.
+	type setRun struct {
+		key   uint64
+		count int32
+	}
+	var runs []setRun
+	rank, byRank := sv.podSetRanks()
+	k := 0
 	for i := 0; i < len(sv.members); {
 		m, id, j := &sv.members[i], a.node[i], runEnd(i)
 		switch {
@@ -649,32 +657,36 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 			out[k] = Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)}
 			k++
 		default:
-			out[r] = Assignment{Pod: sv.pods[m.row].Key(), NodeID: id, Member: sv.g.PodSetStart(sv.g.podSetOf(int(m.index))), Count: int32(j - i)}
-			r++
+			runs = append(runs, setRun{uint64(rank[int(m.row)-n])<<32 | uint64(id), int32(j - i)})
 		}
 		i = j
 	}
-	sets := out[members:]
-	if len(sets) == 0 {
-		return out
-	}
-	slices.SortFunc(sets, func(x, y Assignment) int {
-		if c := strings.Compare(x.Pod.Name, y.Pod.Name); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.NodeID, y.NodeID)
-	})
-	k = 0
-	for _, x := range sets {
-		if k > 0 && sets[k-1].Pod == x.Pod && sets[k-1].NodeID == x.NodeID {
-			sets[k-1].Count += x.Count
+	slices.SortFunc(runs, func(x, y setRun) int { return cmp.Compare(x.key, y.key) })
+	for i, r := range runs {
+		if i > 0 && runs[i-1].key == r.key {
+			out[len(out)-1].Count += r.count
 			continue
 		}
-		x.Node = sv.s.b.nodes[x.NodeID].Name
-		sets[k] = x
-		k++
+		row, id := n+byRank[r.key>>32], NodeID(uint32(r.key))
+		out = append(out, Assignment{Pod: sv.pods[row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id,
+			Member: sv.g.PodSetStart(row - n), Count: r.count})
 	}
-	return out[: members+k : members+k]
+	return out
+}
+
+// podSetRanks returns each pod set's rank among the group's sets by name,
+// and the set of each rank.
+func (sv *solver) podSetRanks() (rank, byRank []int) {
+	byRank = make([]int, len(sv.g.PodSets))
+	for k := range byRank {
+		byRank[k] = k
+	}
+	slices.SortFunc(byRank, func(x, y int) int { return strings.Compare(sv.g.PodSets[x].Name, sv.g.PodSets[y].Name) })
+	rank = make([]int, len(byRank))
+	for r, k := range byRank {
+		rank[k] = r
+	}
+	return rank, byRank
 }
 
 // split divides a winning attempt's assignments, which the hooks are done
