@@ -89,7 +89,9 @@ type Plan struct {
 	// Solves is the number of [placement.Solve] calls spent, the first one
 	// included: O(log k) per placement searched for a prefix of k
 	// candidates (often one), plus one per victim that passes the
-	// member-slot check of the last pass (see [Find]).
+	// member-slot check of the last pass (see [Find]); and one more, on
+	// the snapshot as given, when there is no candidate (the first solve
+	// does not explain a failure that preemption might still cure).
 	Solves int
 	// Message is a one-line explanation a person can act on.
 	Message string
@@ -195,19 +197,26 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 			return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy", "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy)
 		}
 	}
+	never := -1 // a member with preemptionPolicy Never
+	for i := range g.Members {
+		if g.Members[i].PreemptionPolicy == placement.PreemptNever {
+			never = i
+			break
+		}
+	}
 	f := &finder{s: s, g: g, in: &in, opts: opts}
-	d, err := f.solve(s, opts)
+	// A failure is shown only when nothing may be evicted; otherwise the
+	// first solve need not explain it.
+	d, err := f.solve(s, opts, never < 0)
 	if err != nil {
 		return Plan{}, err
 	}
 	if d.Status == placement.Scheduled {
 		return Plan{Outcome: Fits, Decision: d, After: s, Solves: f.solves, Message: "fits without preemption: " + d.Message}, nil
 	}
-	for i := range g.Members {
-		if p := &g.Members[i]; p.PreemptionPolicy == placement.PreemptNever {
-			return Plan{Outcome: NotAllowed, Decision: d, After: s, Solves: f.solves,
-				Message: fmt.Sprintf("preemption not allowed: member %s has preemptionPolicy Never; %s", p.Key(), d.Message)}, nil
-		}
+	if never >= 0 {
+		return Plan{Outcome: NotAllowed, Decision: d, After: s, Solves: f.solves,
+			Message: fmt.Sprintf("preemption not allowed: member %s has preemptionPolicy Never; %s", g.Members[never].Key(), d.Message)}, nil
 	}
 	f.prio = in.preemptorPriority(g)
 	f.q = collect(s, g, &in, f.prio)
@@ -217,6 +226,9 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 	// the first member that waits only, and another member of a basic
 	// group, or a gang whose minCount is below its size, may still fit.
 	if f.q.len() == 0 {
+		if d, err = f.solve(s, opts, false); err != nil { // the failure, explained
+			return Plan{}, err
+		}
 		return f.cannotHelp(d), nil
 	}
 	var best *result
@@ -279,8 +291,11 @@ func (f *finder) index() {
 	}
 }
 
-func (f *finder) solve(s *placement.Snapshot, opts placement.Options) (placement.Decision, error) {
+// solve solves the group on s with opts; brief, when the caller reads
+// only whether the decision is Scheduled (placement.Options.StatusOnly).
+func (f *finder) solve(s *placement.Snapshot, opts placement.Options, brief bool) (placement.Decision, error) {
 	f.solves++
+	opts.StatusOnly = opts.StatusOnly || brief
 	return placement.Solve(s, f.g, opts)
 }
 
@@ -326,7 +341,7 @@ func (f *finder) vain(units []*unit, opts placement.Options) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	d, err := f.solve(snap, opts)
+	d, err := f.solve(snap, opts, false)
 	return result{last: d}, err
 }
 
@@ -345,7 +360,7 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 		if err != nil {
 			return r, err
 		}
-		d, err := f.solve(snap, opts)
+		d, err := f.solve(snap, opts, k < units.len()) // shown when all are removed
 		if err != nil {
 			return r, err
 		}
@@ -364,7 +379,7 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 		if err != nil {
 			return r, err
 		}
-		d, err := f.solve(snap, opts)
+		d, err := f.solve(snap, opts, true)
 		if err != nil {
 			return r, err
 		}
@@ -382,7 +397,7 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 		if snap, err = f.s.Apply(placement.Change{Remove: podKeys(victims)}); err != nil {
 			return r, err
 		}
-		if dec, err = f.solve(snap, opts); err != nil {
+		if dec, err = f.solve(snap, opts, true); err != nil {
 			return r, err
 		}
 		if dec.Status != placement.Scheduled {
@@ -494,7 +509,7 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 			if err != nil {
 				return nil, nil, d, err
 			}
-			td, err := f.solve(trial, opts)
+			td, err := f.solve(trial, opts, true)
 			if err != nil {
 				return nil, nil, d, err
 			}
@@ -682,7 +697,7 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 	if err != nil {
 		return nil, placement.Decision{}, err
 	}
-	d0, err := f.solve(s0, f.opts)
+	d0, err := f.solve(s0, f.opts, false)
 	if err != nil || d0.Status != placement.Scheduled {
 		return nil, d0, err // never evict in vain
 	}
