@@ -159,7 +159,9 @@ func (p *Plan) EvictedPods() []placement.Key {
 //
 // Cost, without a generator: one pass over the snapshot's PodGroups
 // ([placement.Snapshot.BoundGroups]: one lookup in in.PodGroups each; the
-// pods of groups in disruptionMode Pod and of no group one by one) and a
+// pods of groups in disruptionMode Pod and of no group one by one), a pass
+// over in.PodGroups to validate it unless those lookups found every entry
+// (and whenever the group fits or may not preempt), and a
 // heap of the candidates, O(log) per candidate the search reads in
 // eviction order; one pass over the nodes for the slot count; O(pods of
 // the prefix) for the slot count and the capacity reprieve, O(k log k)
@@ -187,14 +189,16 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 	case len(g.PodSets) > 0:
 		return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), "podSets", "preemption needs the pods as members")
 	}
-	if err := in.validate(); err != nil {
-		return Plan{}, err
+	// in.PodGroups is checked last, when the search has not read every
+	// entry already (specTally); errors come in validate's order.
+	if err := in.validateBudgets(); err != nil {
+		return Plan{}, in.firstError(err)
 	}
 	for i := range g.Members {
 		switch p := &g.Members[i]; p.PreemptionPolicy {
 		case "", placement.PreemptLowerPriority, placement.PreemptNever:
 		default:
-			return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy", "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy)
+			return Plan{}, in.firstError(placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy", "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy))
 		}
 	}
 	never := -1 // a member with preemptionPolicy Never
@@ -209,29 +213,46 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 	// first solve need not explain it.
 	d, err := f.solve(s, opts, never < 0)
 	if err != nil {
+		return Plan{}, in.firstError(err)
+	}
+	if d.Status != placement.Scheduled && never < 0 {
+		return f.preempt(d)
+	}
+	if err := in.validatePodGroups(); err != nil {
 		return Plan{}, err
 	}
 	if d.Status == placement.Scheduled {
 		return Plan{Outcome: Fits, Decision: d, After: s, Solves: f.solves, Message: "fits without preemption: " + d.Message}, nil
 	}
-	if never >= 0 {
-		return Plan{Outcome: NotAllowed, Decision: d, After: s, Solves: f.solves,
-			Message: fmt.Sprintf("preemption not allowed: member %s has preemptionPolicy Never; %s", g.Members[never].Key(), d.Message)}, nil
+	return Plan{Outcome: NotAllowed, Decision: d, After: s, Solves: f.solves,
+		Message: fmt.Sprintf("preemption not allowed: member %s has preemptionPolicy Never; %s", g.Members[never].Key(), d.Message)}, nil
+}
+
+// preempt searches for victims, d being the failed first solve.
+func (f *finder) preempt(d placement.Decision) (Plan, error) {
+	s, g, in, opts := f.s, f.g, f.in, f.opts
+	var tally specTally
+	f.prio = in.preemptorPriority(g, &tally)
+	f.q = collect(s, g, in, f.prio, &tally)
+	if !tally.covers(in) {
+		if err := in.validatePodGroups(); err != nil {
+			return Plan{}, err
+		}
 	}
-	f.prio = in.preemptorPriority(g)
-	f.q = collect(s, g, &in, f.prio)
 	f.index()
 	f.need = d.Required - d.Bound
 	// The search runs even when d is Unresolvable: that status speaks for
 	// the first member that waits only, and another member of a basic
 	// group, or a gang whose minCount is below its size, may still fit.
 	if f.q.len() == 0 {
-		if d, err = f.solve(s, opts, false); err != nil { // the failure, explained
+		d, err := f.solve(s, opts, false) // the failure, explained
+		if err != nil {
 			return Plan{}, err
 		}
 		return f.cannotHelp(d), nil
 	}
 	var best *result
+	var err error
 	if opts.Generator == nil {
 		var r result
 		if kmin, ok := f.prefixBound(f.q, nil, nil); ok {
