@@ -292,8 +292,11 @@ type finder struct {
 	need    int     // pending members that must be placed
 	missing bool    // a member requests a resource no node has
 	least   []int64 // per resource, the smallest member request
-	scratch *slots
-	solves  int
+	// memberReq holds R values per member, like res: its requests, the
+	// pod count included.
+	memberReq []int64
+	scratch   *slots
+	solves    int
 }
 
 func (f *finder) index() {
@@ -303,12 +306,18 @@ func (f *finder) index() {
 		f.resIdx[r] = i
 	}
 	f.podsR = f.resIdx[placement.ResourcePods]
+	R := len(f.res)
+	f.memberReq = make([]int64, len(f.g.Members)*R)
 	for i := range f.g.Members {
+		row := f.memberReq[i*R : (i+1)*R]
 		for name, q := range f.g.Members[i].Requests {
-			if _, ok := f.resIdx[name]; !ok && q > 0 {
+			r, ok := f.resIdx[name]
+			if !ok && q > 0 {
 				f.missing = true
 			}
+			row[r] += q // an unknown name (r 0) requests 0, or the search never runs
 		}
+		row[f.podsR]++
 	}
 }
 
@@ -448,9 +457,9 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	// in one slab (at most one pair per assignment, so it never grows).
 	at := make(map[placement.NodeID]int, len(d.Assignments))
 	slab := make([]int64, 0, 2*R*len(d.Assignments))
-	members := make(map[placement.Key]*placement.Pod, len(f.g.Members))
+	members := make(map[placement.Key]int, len(f.g.Members))
 	for i := range f.g.Members {
-		members[f.g.Members[i].Key()] = &f.g.Members[i]
+		members[f.g.Members[i].Key()] = i
 	}
 	for _, a := range d.Assignments {
 		o, ok := at[a.NodeID]
@@ -461,10 +470,10 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 			at[a.NodeID] = o
 		}
 		demand := slab[o+R : o+2*R]
-		for name, q := range members[a.Pod].Requests {
-			demand[f.resIdx[name]] += q
+		i := members[a.Pod]
+		for r, q := range f.memberReq[i*R : (i+1)*R] {
+			demand[r] += q
 		}
-		demand[f.podsR]++
 	}
 	shift := func(u *unit, sign int64) {
 		req := u.rows(f)
@@ -568,8 +577,9 @@ type slots struct {
 	s     *placement.Snapshot // the snapshot counted
 	inP   []bool              // nil: every node
 	least []int64             // per resource; 0 = not a limit
-	at    map[placement.NodeID]int
-	rows  []int64 // free row of the nodes in at, from their offset
+	at    []int32             // per node, 1 + the offset of its row in rows; 0: none
+	ids   []placement.NodeID  // the nodes with a row, to reset at
+	rows  []int64             // free row of the nodes in at, from their offset
 	total int64
 	need  int64
 	// out lists the units shift removed since newSlots (stale entries
@@ -619,7 +629,7 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 				f.least[r] = min(f.least[r], q)
 			}
 		}
-		f.scratch = &slots{f: f, least: f.least, at: map[placement.NodeID]int{}}
+		f.scratch = &slots{f: f, least: f.least, at: make([]int32, N)}
 	}
 	// One slots at a time: the scratch is reused.
 	sl := f.scratch
@@ -628,7 +638,10 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 	}
 	sl.out, sl.onS = sl.out[:0], s == f.s && nodes == nil && inP == nil
 	sl.s, sl.inP, sl.total, sl.need = s, inP, 0, int64(f.need)
-	clear(sl.at)
+	for _, id := range sl.ids {
+		sl.at[id] = 0
+	}
+	sl.ids = sl.ids[:0]
 	sl.rows = sl.rows[:0]
 	if f.missing {
 		sl.need = math.MaxInt64 // a member requests what no node has
@@ -658,11 +671,12 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 // row returns node id's free row, made its own on first use.
 func (sl *slots) row(id placement.NodeID) []int64 {
 	R := len(sl.least)
-	o, ok := sl.at[id]
-	if !ok {
+	o := int(sl.at[id]) - 1
+	if o < 0 {
 		o = len(sl.rows)
 		sl.rows = sl.s.AppendFree(sl.rows, id)
-		sl.at[id] = o
+		sl.at[id] = int32(o + 1)
+		sl.ids = append(sl.ids, id)
 	}
 	return sl.rows[o : o+R]
 }
