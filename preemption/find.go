@@ -658,6 +658,12 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 				init(int(id))
 			}
 		}
+	case inP == nil:
+		// Every node: one row per class of identical nodes. The product
+		// wraps as the per-node sum would.
+		for free, n := range s.FreeRows() {
+			sl.total += sl.count(free) * int64(n)
+		}
 	default:
 		for id := range N {
 			if inP == nil || inP[id] {
