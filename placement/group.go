@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -89,6 +90,8 @@ type prepared struct {
 	b         *base
 	req       []int64 // member i's vector at [i*R, (i+1)*R); pod set k's at row len(Members)+k
 	starts    []int   // pod set k's first pending index; len(PodSets)+1 entries
+	classRow  []int   // per class of identical pods, a row of req holding its vector
+	classPods []int   // per class, its pods
 	bound     int
 	untracked bool
 }
@@ -223,6 +226,36 @@ func (g *Group) RequestVector(s *Snapshot, i int) []int64 {
 		}
 	}
 	return v
+}
+
+// RequestCounts yields request vectors (as [Group.RequestVector] gives
+// them) with how many pending pods have each, covering every pending pod
+// once; the same vector may come more than once. Summaries over the pods
+// (totals, smallest, largest) read it instead of every pod. Inside a
+// [Solve] it costs O(classes of identical pods): the solver found them
+// once. Elsewhere it reads every member's map and each pod set's once.
+func (g *Group) RequestCounts(s *Snapshot) iter.Seq2[[]int64, int] {
+	return func(yield func([]int64, int) bool) {
+		if g.prep != nil && g.prep.b == s.b && g.prep.classRow != nil {
+			R := len(s.b.res)
+			for c, row := range g.prep.classRow {
+				if !yield(g.prep.req[row*R:(row+1)*R:(row+1)*R], g.prep.classPods[c]) {
+					return
+				}
+			}
+			return
+		}
+		for i := range g.Members {
+			if !yield(g.RequestVector(s, i), 1) {
+				return
+			}
+		}
+		for k := range g.PodSets {
+			if !yield(g.RequestVector(s, g.PodSetStart(k)), int(max(g.PodSets[k].Count, 0))) {
+				return
+			}
+		}
+	}
 }
 
 // RequestsUntracked reports whether some member requests a positive

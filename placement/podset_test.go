@@ -307,3 +307,44 @@ func TestPodSets_PendingIndexes(t *testing.T) {
 	require.Equal(t, []int{4, 1, 0, -1}, g.PendingIndexes(as))
 	require.Equal(t, []int64{2, 1, 1, 1}, []int64{as[0].Pods(), as[1].Pods(), as[2].Pods(), as[3].Pods()})
 }
+
+// TestProp_RequestCountsCoverEveryPod: inside a solve (in a hook) and
+// outside, RequestCounts covers every pending pod once with its vector.
+func TestProp_RequestCountsCoverEveryPod(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ps := drawPodSets(t, false)
+		g := ps.sets
+		if rapid.Bool().Draw(t, "expanded") {
+			g = ps.expanded
+		}
+		// Per resource, the total request and the pods counted.
+		sums := func(g *Group) ([]int64, int) {
+			total, pods := make([]int64, len(ps.in.s.Resources())), 0
+			for v, n := range g.RequestCounts(ps.in.s) {
+				for r, q := range v {
+					total[r] += q * int64(n)
+				}
+				pods += n
+			}
+			return total, pods
+		}
+		want := make([]int64, len(ps.in.s.Resources()))
+		for i := range g.NumPending() {
+			for r, q := range g.RequestVector(ps.in.s, i) {
+				want[r] += q
+			}
+		}
+		total, pods := sums(g)
+		require.Equal(t, g.NumPending(), pods)
+		require.Equal(t, want, total)
+		opts := ps.in.opts
+		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, hg *Group, _ *Placement, _ []Assignment) int64 {
+			inTotal, inPods := sums(hg)
+			require.Equal(t, g.NumPending(), inPods)
+			require.Equal(t, want, inTotal)
+			return 0
+		})
+		_, err := Solve(ps.in.s, g, opts)
+		require.NoError(t, err)
+	})
+}

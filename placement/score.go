@@ -20,12 +20,8 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 	const scale = 1_000_000
 	R := len(s.b.res)
 	requested := make([]bool, R)
-	for i := range len(g.Members) + len(g.PodSets) {
-		row := i // a pod set's pods share its first pod's vector
-		if i >= len(g.Members) {
-			row = g.PodSetStart(i - len(g.Members))
-		}
-		for r, q := range g.RequestVector(s, row) {
+	for row := range g.RequestCounts(s) {
+		for r, q := range row {
 			if q > 0 && r != s.b.podsR {
 				requested[r] = true
 			}

@@ -302,6 +302,16 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 		i += count
 	}
 	sv.classes = len(classes.reps)
+	g.prep.classRow, g.prep.classPods = make([]int, sv.classes), make([]int, sv.classes)
+	for c, i := range classes.reps {
+		g.prep.classRow[c] = int(sv.members[i].row)
+	}
+	for _, row := range rows {
+		g.prep.classPods[sv.class[row]] += 1
+		if int(row) >= n {
+			g.prep.classPods[sv.class[row]] += int(g.PodSets[int(row)-n].Count) - 1
+		}
+	}
 	return order, nil
 }
 

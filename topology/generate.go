@@ -139,16 +139,15 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	}
 	sh.need = min(sh.need, max(sh.n, 1))
 	sh.unknown = g.RequestsUntracked(c.snap)
-	// A pod set's pods share one vector: it counts Count times.
-	for u := range len(g.Members) + len(g.PodSets) {
-		i, count := u, int64(1)
-		if u >= len(g.Members) {
-			i, count = g.PodSetStart(u-len(g.Members)), int64(g.PodSets[u-len(g.Members)].Count)
-		}
-		row := g.RequestVector(c.snap, i) // compiled once by the solver
+	// Pods with one vector count together (a class of identical members,
+	// a pod set): the solver grouped them once.
+	type qty struct{ q, count int64 }
+	var vecs [][]int64
+	var counts []int64
+	for row, count := range g.RequestCounts(c.snap) {
 		for r, q := range row {
-			sh.total[r] = arith.SatAdd(sh.total[r], arith.MulSat(q, count))
-			if u == 0 || q < sh.minReq[r] {
+			sh.total[r] = arith.SatAdd(sh.total[r], arith.MulSat(q, int64(count)))
+			if len(vecs) == 0 || q < sh.minReq[r] {
 				sh.minReq[r] = q
 			}
 			sh.maxReq[r] = max(sh.maxReq[r], q)
@@ -156,22 +155,16 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 				sh.requested[r] = true
 			}
 		}
+		vecs, counts = append(vecs, row), append(counts, int64(count))
 	}
 	if sh.need == sh.n {
 		copy(sh.needSum, sh.total) // the common gang: every member is needed
 	} else {
-		// Per resource, the need smallest requests: a member counts once,
-		// a pod set Count times.
-		type qty struct{ q, count int64 }
-		col := make([]qty, len(g.Members)+len(g.PodSets))
+		// Per resource, the sum of the need smallest requests.
+		col := make([]qty, len(vecs))
 		for r := range R {
-			for u := range col {
-				if u < len(g.Members) {
-					col[u] = qty{sh.vec(u)[r], 1}
-				} else {
-					k := u - len(g.Members)
-					col[u] = qty{sh.vec(g.PodSetStart(k))[r], int64(g.PodSets[k].Count)}
-				}
+			for u, v := range vecs {
+				col[u] = qty{v[r], counts[u]}
 			}
 			slices.SortFunc(col, func(x, y qty) int { return cmp.Compare(x.q, y.q) })
 			left := int64(sh.need)

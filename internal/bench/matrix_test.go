@@ -182,6 +182,29 @@ func podSetMatrix() []workload {
 	return out
 }
 
+// TestPodSetMatrix_SameAsMembers checks the smallest clusters' cells of
+// the pod set matrix (the benchmarks check every cell before timing it):
+// the pod set decides as the members do, pods per node, and verifies.
+func TestPodSetMatrix_SameAsMembers(t *testing.T) {
+	for _, c := range cells() {
+		if c.n != matrixHosts[0] {
+			continue
+		}
+		g, _, opts, want, _ := solveCell(t, c)
+		grp := bench.PodSetGang("pg", c.p)
+		d, err := placement.Solve(g.s, grp, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := samePerNode(want, d); err != nil {
+			t.Errorf("%s: %v", c.name(), err)
+		}
+		if err := placement.Verify(g.s, grp, d); err != nil {
+			t.Errorf("%s: %v", c.name(), err)
+		}
+	}
+}
+
 // samePerNode reports how a pod set decision differs from the decision on
 // the same pods listed as members: status, placement and pods per node.
 func samePerNode(members, sets placement.Decision) error {
