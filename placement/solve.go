@@ -43,6 +43,15 @@ type Options struct {
 	// [DefaultSearchBudget]. A search cut short leaves Decision.Proven
 	// false.
 	SearchBudget int64
+	// StatusOnly is for a caller that reads only whether the group is
+	// Scheduled, and Bound and Required (a victim search trying what-ifs,
+	// KEP-5710). When no placement is feasible, the decision then comes
+	// without the explanation of the first waiting member (Reasons is
+	// empty, Message gives the count that fits only), and an Unschedulable
+	// status is not told apart from Unresolvable, which costs a pass over
+	// the placements' nodes. Every other decision, Scheduled ones
+	// included, is the same as without it.
+	StatusOnly bool
 }
 
 // DefaultSearchBudget is the search budget a zero Options.SearchBudget
@@ -575,6 +584,10 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	}
 	d.Placement = *bestFail.p
 	d.MostFit = sv.bound + bestFail.placed
+	if sv.opts.StatusOnly {
+		d.Message = fmt.Sprintf("%d of min %d members fit%s", d.MostFit, sv.required, inName(bestFail.p))
+		return d, nil
+	}
 	first, reasons, unresolvable := sv.diagnose(bestFail)
 	d.Reasons = reasons
 	if d.Status == Unschedulable && (unresolvable || !sv.roomSomewhereIfEmpty(placements)) {

@@ -57,9 +57,9 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 			return err
 		}
 	}
-	pending := make(map[Key]*Pod, len(g.Members))
+	pending := make(map[Key]int, len(g.Members)) // member index
 	for i := range g.Members {
-		pending[g.Members[i].Key()] = &g.Members[i]
+		pending[g.Members[i].Key()] = i
 	}
 	if d.Status != Scheduled {
 		if len(d.Assignments) > 0 || len(d.PodSetAssignments) > 0 {
@@ -77,9 +77,10 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	if g.IsGang() && int64(len(bound))+placed < int64(g.MinCount) {
 		return bad("%d bound + %d placed < minCount %d (all-or-nothing)", len(bound), placed, g.MinCount)
 	}
+	everyNode := d.Placement.Nodes == nil || isEveryNode(d.Placement.Nodes, len(s.b.nodes))
 	inPlacement := func(id NodeID) bool {
-		if d.Placement.Nodes == nil {
-			return true // a decision from a scheduler without placements: every node
+		if everyNode {
+			return true // nil: a decision from a scheduler without placements
 		}
 		_, ok := slices.BinarySearch(d.Placement.Nodes, id)
 		return ok
@@ -93,7 +94,7 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	R := len(s.b.res)
 	w := newWork(R, len(s.b.nodes))
 	// add adds count pods like p to node's row of w.
-	add := func(who, node string, row []int64, p *Pod, count int64) error {
+	add := func(who subject, node string, row []int64, p *Pod, count int64) error {
 		row[s.b.podsR] += count
 		for r, q := range p.Requests {
 			j, known := s.b.resIdx[r]
@@ -111,12 +112,15 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 		return nil
 	}
-	// put checks count pods like p on node and adds them to w.
-	put := func(who string, p *Pod, node string, nodeID NodeID, count int64) error {
-		id, ok := s.NodeID(node)
-		if !ok || id != nodeID {
+	// put checks count pods like p on node and adds them to w. The name
+	// of who is only spelled out for an error.
+	put := func(who subject, p *Pod, node string, nodeID NodeID, count int64) error {
+		// Node names are unique: the name at nodeID is node exactly when
+		// the snapshot's index maps node to nodeID.
+		if nodeID < 0 || int(nodeID) >= len(s.b.nodes) || s.b.nodes[nodeID].Name != node {
 			return bad("%s assigned to unknown node %q (id %d)", who, node, nodeID)
 		}
+		id := nodeID
 		if !inPlacement(id) {
 			return bad("%s on node %q outside placement %q", who, node, d.Placement.Name)
 		}
@@ -140,18 +144,18 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 		return nil
 	}
-	seen := make(map[Key]bool, len(d.Assignments))
+	seen := make([]bool, len(g.Members))
 	for _, a := range d.Assignments {
 		// A pending member is not bound: g.validate checked each.
-		p, ok := pending[a.Pod]
+		i, ok := pending[a.Pod]
 		if !ok {
 			return bad("assignment for %s, which is not a pending member", a.Pod)
 		}
-		if seen[a.Pod] {
+		if seen[i] {
 			return bad("member %s assigned twice", a.Pod)
 		}
-		seen[a.Pod] = true
-		if err := put("member "+a.Pod.String(), p, a.Node, a.NodeID, 1); err != nil {
+		seen[i] = true
+		if err := put(subject{pod: a.Pod}, &g.Members[i], a.Node, a.NodeID, 1); err != nil {
 			return err
 		}
 	}
@@ -180,7 +184,7 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 		t := ps.Template // the pods as Solve's hooks see them
 		t.Namespace, t.Name, t.SchedulingGroup, t.NodeName, t.UID = g.Namespace, ps.Name, g.Name, "", ""
-		if err := put(who, &t, a.Node, a.NodeID, int64(a.Count)); err != nil {
+		if err := put(subject{set: a.PodSet}, &t, a.Node, a.NodeID, int64(a.Count)); err != nil {
 			return err
 		}
 	}
@@ -216,4 +220,32 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 	}
 	return nil
+}
+
+// subject names what [Verify] checks: a member, or a pod set when set is
+// not empty.
+type subject struct {
+	set string
+	pod Key
+}
+
+func (w subject) String() string {
+	if w.set != "" {
+		return fmt.Sprintf("pod set %q", w.set)
+	}
+	return "member " + w.pod.String()
+}
+
+// isEveryNode reports whether nodes is exactly the n node IDs in order:
+// then membership needs no search.
+func isEveryNode(nodes []NodeID, n int) bool {
+	if len(nodes) != n {
+		return false
+	}
+	for i, id := range nodes {
+		if id != NodeID(i) {
+			return false
+		}
+	}
+	return true
 }
