@@ -223,7 +223,7 @@ type solver struct {
 	pos        []NodeID // with cons: node of every member, bound first
 	boundNodes []NodeID
 	missing    map[*Pod]ResourceName // member or template -> an untracked resource it requests
-	smallest   map[int][]int64       // target -> per resource, the sum of the target smallest requests
+	smallest   []smallestSums        // per resource, built on first use
 	w          *work
 	classes    int // distinct member classes
 	steps      int64
@@ -262,9 +262,13 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 			order[i] = sv.pods[r]
 		}
 	}
-	withLabels := len(g.SubGroups) > 0
+	// Members are merged into classes only when nothing can tell them
+	// apart: labels matter to affinity and sub-groups, and a caller's
+	// Filter or Reserver sees the pod itself (a pod set's pods, one pod to
+	// a hook, stay one class).
+	distinct := len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0 || len(sv.opts.Reservers) > 0
 	for _, p := range sv.pods {
-		withLabels = withLabels || p.Affinity != nil
+		distinct = distinct || p.Affinity != nil
 	}
 	b := sv.s.b
 	g.prep.req = make([]int64, len(rows)*sv.R) // one allocation for every member's vector
@@ -284,11 +288,11 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 		if !sv.compile(m) {
 			return nil, firstBadPod(g.Members) // the slow path names the field
 		}
-		if i > 0 && sv.sameClass(&sv.members[i-1], m, withLabels) {
+		if i > 0 && sv.sameClass(&sv.members[i-1], m, distinct) {
 			prev := sv.members[i-1].row // runs of identical members are the rule
 			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev]
 		} else {
-			sv.class[row] = classes.of(sv, i, withLabels)
+			sv.class[row] = classes.of(sv, i, distinct)
 			for j, q := range sv.req(row) {
 				if j != b.podsR {
 					sv.size[row] += arith.MulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
