@@ -259,7 +259,6 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 	return ids
 }
 
-
 // freeIn sums, per resource, the free quantities of p's nodes.
 func (sv *solver) freeIn(p *Placement) []int64 {
 	free := make([]int64, sv.R)
