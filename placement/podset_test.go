@@ -348,3 +348,53 @@ func TestProp_RequestCountsCoverEveryPod(t *testing.T) {
 		require.NoError(t, err)
 	})
 }
+
+// TestPodSets_FilterDoesNotExhaustTheBudget: with a caller Filter (which
+// turns off batching) the pods of a set that wait after the first one
+// fails cost nothing, so a large set is placed, not BudgetExhausted (found
+// by review).
+func TestPodSets_FilterDoesNotExhaustTheBudget(t *testing.T) {
+	var nodes []Node
+	for i := range 130 {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%03d", i), Allocatable: ResourceList{ResourceGPU: 8, ResourceCPU: 64000, ResourcePods: 110}})
+	}
+	s, err := NewSnapshot(nodes, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 100, PodSets: []PodSet{{Name: "w", Count: 100_000,
+		Template: Pod{Requests: ResourceList{ResourceGPU: 1}}}}}
+	accept := FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
+	d, err := Solve(s, g, Options{Filters: []Filter{accept}, Budget: 1_000_000})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.Equal(t, "1040 of 100000 members placed", d.Message)
+	require.NoError(t, Verify(s, g, d, accept))
+}
+
+// TestSolve_BudgetOutAfterEnoughKeepsTheGreedy: when the budget runs out
+// in the greedy pass after enough members are placed, the decision is
+// Scheduled and Truncated, not BudgetExhausted with nothing.
+func TestSolve_BudgetOutAfterEnoughKeepsTheGreedy(t *testing.T) {
+	var nodes []Node
+	for i := range 10 {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%d", i), Allocatable: ResourceList{ResourceCPU: 8000}})
+	}
+	s, err := NewSnapshot(nodes, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 5}
+	for i := range 40 {
+		g.Members = append(g.Members, Pod{Namespace: "ns", Name: fmt.Sprintf("m%02d", i), SchedulingGroup: "g", Requests: ResourceList{ResourceCPU: 1000}})
+	}
+	accept := FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
+	d, err := Solve(s, g, Options{Filters: []Filter{accept}, Budget: 10 * 7}) // seven members' worth of node visits
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.True(t, d.Truncated)
+	require.False(t, d.Proven)
+	require.Len(t, d.Assignments, 7)
+	require.NoError(t, Verify(s, g, d, accept))
+
+	d, err = Solve(s, g, Options{Filters: []Filter{accept}, Budget: 10 * 3}) // three: short of minCount
+	require.NoError(t, err)
+	require.Equal(t, BudgetExhausted, d.Status)
+	require.Equal(t, "3 of min 5 members fit; search budget exhausted", d.Message)
+}

@@ -497,15 +497,15 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 			if p.Rank != rank {
 				continue
 			}
+			if sv.exhausted {
+				break // the budget ran out in the placement before
+			}
 			if ok, err := sv.usable(p); err != nil {
 				return Decision{}, err
 			} else if !ok {
 				continue
 			}
 			a := sv.attempt(p)
-			if a == nil {
-				break // budget
-			}
 			cut = cut || a.cut
 			if sv.ok(a) {
 				as := sv.assignments(a)
@@ -604,7 +604,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	}
 	if bestFail.violation != "" {
 		fmt.Fprintf(&b, "; %s", bestFail.violation)
-	} else if first != nil {
+	} else if first != nil && (len(reasons) > 0 || !bestFail.cut) { // a cut attempt may not have tried it
 		who := sv.pods[first.row].Key().String()
 		if int(first.index) >= len(sv.g.Members) {
 			who = "a pod of pod set " + who
@@ -763,12 +763,14 @@ func (sv *solver) spend(n int64) bool {
 
 // attempt finds the best assignment of the members in p: the greedy pass in
 // member order, then first-fit decreasing, then the complete search. It
-// leaves the scratch state clean and returns nil when the whole budget ran
-// out.
+// leaves the scratch state clean; when the whole budget ran out, it returns
+// the best assignment found so far, marked cut (what the greedy placed is
+// valid).
 func (sv *solver) attempt(p *Placement) *attempt {
 	a := sv.greedy(p, sv.memberOrder())
 	if sv.exhausted {
-		return nil
+		a.cut = true // what the greedy pass placed is still a valid answer
+		return a
 	}
 	exact := sv.classes == 1 && sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
 	if sv.done(a) || exact {
@@ -782,7 +784,8 @@ func (sv *solver) attempt(p *Placement) *attempt {
 		a = b
 	}
 	if sv.exhausted {
-		return nil
+		a.cut = true
+		return a
 	}
 	if sv.done(a) {
 		a.proven = true
