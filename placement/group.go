@@ -116,10 +116,10 @@ func (g *Group) NumPending() int {
 // first pod of g.PodSets[k]; the set's pods follow it. It panics, as an
 // index expression would, when k is out of range.
 func (g *Group) PodSetStart(k int) int {
+	_ = g.PodSets[k]
 	if g.prep != nil && g.prep.starts != nil {
 		return g.prep.starts[k]
 	}
-	_ = g.PodSets[k]
 	start := len(g.Members)
 	for j := range k {
 		start += int(max(g.PodSets[j].Count, 0))
@@ -208,9 +208,9 @@ func (g *Group) PendingIndexes(a []Assignment) []int {
 func (g *Group) RequestVector(s *Snapshot, i int) []int64 {
 	R := len(s.b.res)
 	row, p := i, (*Pod)(nil)
-	if i < len(g.Members) {
+	if i >= 0 && i < len(g.Members) {
 		p = &g.Members[i]
-	} else if k := g.podSetOf(i); k >= 0 {
+	} else if k := g.podSetOf(i); i >= 0 && i < g.NumPending() && k >= 0 {
 		row, p = len(g.Members)+k, &g.PodSets[k].Template
 	} else {
 		panic(fmt.Sprintf("placement: pending index %d out of range [0:%d]", i, g.NumPending()))
@@ -251,7 +251,10 @@ func (g *Group) RequestCounts(s *Snapshot) iter.Seq2[[]int64, int] {
 			}
 		}
 		for k := range g.PodSets {
-			if !yield(g.RequestVector(s, g.PodSetStart(k)), int(max(g.PodSets[k].Count, 0))) {
+			if g.PodSets[k].Count <= 0 {
+				continue // an invalid set stands for no pod
+			}
+			if !yield(g.RequestVector(s, g.PodSetStart(k)), int(g.PodSets[k].Count)) {
 				return
 			}
 		}
@@ -335,7 +338,10 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 	if len(g.Members) == 0 && len(g.PodSets) == 0 {
 		return Errorf(ErrInvalid, groupObj(g), "members", "no pending members to place")
 	}
-	if err := g.validatePodSets(s, bound); err != nil {
+	if len(g.Members) > MaxPending {
+		return Errorf(ErrInvalid, groupObj(g), "members", "%d pending members, more than %d", len(g.Members), MaxPending)
+	}
+	if err := g.validatePodSets(s); err != nil {
 		return err
 	}
 	if g.IsGang() {
@@ -405,7 +411,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 
 // validatePodSets checks the pod sets in name order, so that the error
 // reported never depends on the order of g.PodSets.
-func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
+func (g *Group) validatePodSets(s *Snapshot) error {
 	if len(g.PodSets) == 0 {
 		return nil
 	}
@@ -414,12 +420,9 @@ func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
 		order[i] = &g.PodSets[i]
 	}
 	slices.SortFunc(order, func(a, b *PodSet) int { return strings.Compare(a.Name, b.Name) })
-	members := make(map[string]bool, len(g.Members)+len(bound))
+	members := make(map[string]bool, len(g.Members))
 	for i := range g.Members {
 		members[g.Members[i].Name] = true
-	}
-	for _, b := range bound {
-		members[b.Name] = true
 	}
 	total := int64(len(g.Members))
 	for i, ps := range order {
@@ -438,8 +441,8 @@ func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
 		case len(ps.Template.ResourceClaims) > 0:
 			return Errorf(ErrInvalid, obj, "template.spec.resourceClaims", "pod sets take no resource claims: list such pods as members")
 		}
-		if _, isBound := s.Pod(Key{g.Namespace, ps.Name}); isBound {
-			return Errorf(ErrDuplicate, obj, "name", "is the name of a pod bound in the snapshot")
+		if p, isBound := s.Pod(Key{g.Namespace, ps.Name}); isBound {
+			return Errorf(ErrDuplicate, obj, "name", "is the name of pod %s, bound to node %q", p.Key(), p.NodeName)
 		}
 		if err := checkList(func() string { return obj }, "template.requests", ps.Template.Requests, true); err != nil {
 			return err

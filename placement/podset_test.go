@@ -398,3 +398,27 @@ func TestSolve_BudgetOutAfterEnoughKeepsTheGreedy(t *testing.T) {
 	require.Equal(t, BudgetExhausted, d.Status)
 	require.Equal(t, "3 of min 5 members fit; search budget exhausted", d.Message)
 }
+
+// TestPodSets_VerifyReplaysInMemberOrder: an order-dependent Filter sees
+// in Verify the order Solve placed the pods in, pod sets included (found
+// by review: Verify checked sets after the members, by name).
+func TestPodSets_VerifyReplaysInMemberOrder(t *testing.T) {
+	s, err := NewSnapshot([]Node{{Name: "n", Allocatable: ResourceList{ResourceCPU: 3000}}}, nil)
+	require.NoError(t, err)
+	firstOnNode := FilterFunc(func(p *Pod, n NodeInfo) Rejection {
+		if p.Priority == 1 && n.Free(ResourceCPU) < 3000 {
+			return Rejection{Reason: "priority-1 pods go first on a node"}
+		}
+		return Rejection{}
+	})
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 3,
+		Members: []Pod{{Namespace: "ns", Name: "m", SchedulingGroup: "g", Requests: ResourceList{ResourceCPU: 1000}}},
+		PodSets: []PodSet{
+			{Name: "a", Count: 1, Template: Pod{Requests: ResourceList{ResourceCPU: 1000}}},
+			{Name: "b", Count: 1, Template: Pod{Priority: 1, Requests: ResourceList{ResourceCPU: 1000}}},
+		}}
+	d, err := Solve(s, g, Options{Filters: []Filter{firstOnNode}})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.NoError(t, Verify(s, g, d, firstOnNode))
+}

@@ -24,8 +24,10 @@ var ErrViolation = errors.New("placement: invariant violated")
 //     each once, on nodes that exist; pod set entries name a set of g, once
 //     per node, and place at most its Count;
 //  4. filters: every assignment passes the built-in filters (nodeSelector,
-//     taints, unschedulable) and the given filters, which see the members
-//     assigned before it in d's order;
+//     taints, unschedulable) and the given filters, which see the pods
+//     assigned before it in [MemberOrder] (a pod set's pods as if named
+//     after the set, in d's order of nodes), the order in which Solve's
+//     greedy pass places them;
 //  5. placement: every assigned member and every bound member is on a node
 //     of d.Placement (for a topology generator, one domain); a nil
 //     d.Placement.Nodes stands for every node, so a decision made without
@@ -68,8 +70,16 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		return nil
 	}
 	placed := int64(len(d.Assignments))
+	for _, a := range d.Assignments {
+		if a.Count != 0 {
+			return bad("member %s assigned with count %d: a member's assignment places one pod (counts are for pod sets)", a.Pod, a.Count)
+		}
+	}
 	for _, a := range d.PodSetAssignments {
-		placed += int64(max(a.Count, 0))
+		if a.Count < 1 {
+			return bad("pod set %q assigned %d pods to node %q", a.PodSet, a.Count, a.Node)
+		}
+		placed += int64(a.Count)
 	}
 	if placed == 0 {
 		return bad("status Scheduled with no assignment")
@@ -144,6 +154,17 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 		return nil
 	}
+	// Entries are checked in member order (a pod set's pods as if named
+	// after the set), the order Solve's greedy pass places them in, so
+	// that an order-dependent filter sees what it saw there.
+	type entry struct {
+		subj  subject
+		pod   *Pod
+		node  string
+		id    NodeID
+		count int64
+	}
+	entries := make([]entry, 0, len(d.Assignments)+len(d.PodSetAssignments))
 	seen := make([]bool, len(g.Members))
 	for _, a := range d.Assignments {
 		// A pending member is not bound: g.validate checked each.
@@ -155,36 +176,39 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 			return bad("member %s assigned twice", a.Pod)
 		}
 		seen[i] = true
-		if err := put(subject{pod: a.Pod}, &g.Members[i], a.Node, a.NodeID, 1); err != nil {
-			return err
-		}
+		entries = append(entries, entry{subject{pod: a.Pod}, &g.Members[i], a.Node, a.NodeID, 1})
 	}
-	sets := make(map[string]*PodSet, len(g.PodSets))
+	sets := make(map[string]*Pod, len(g.PodSets))
+	counts := make(map[string]int64, len(g.PodSets))
 	for i := range g.PodSets {
-		sets[g.PodSets[i].Name] = &g.PodSets[i]
+		ps := &g.PodSets[i]
+		t := ps.Template // the pods as Solve's hooks see them
+		t.Namespace, t.Name, t.SchedulingGroup, t.NodeName, t.UID = g.Namespace, ps.Name, g.Name, "", ""
+		sets[ps.Name], counts[ps.Name] = &t, int64(ps.Count)
 	}
 	setPlaced := map[string]int64{}
 	setNode := map[PodSetAssignment]bool{}
 	for _, a := range d.PodSetAssignments {
-		ps, ok := sets[a.PodSet]
+		t, ok := sets[a.PodSet]
 		if !ok {
 			return bad("assignment for pod set %q, which the group does not have", a.PodSet)
 		}
 		who := fmt.Sprintf("pod set %q", a.PodSet)
-		if a.Count < 1 {
-			return bad("%s assigned %d pods to node %q", who, a.Count, a.Node)
-		}
 		if k := (PodSetAssignment{PodSet: a.PodSet, NodeID: a.NodeID}); setNode[k] {
 			return bad("%s listed twice on node %q", who, a.Node)
 		} else {
 			setNode[k] = true
 		}
-		if setPlaced[a.PodSet] += int64(a.Count); setPlaced[a.PodSet] > int64(ps.Count) {
-			return bad("%s places %d pods, more than its count %d", who, setPlaced[a.PodSet], ps.Count)
+		if setPlaced[a.PodSet] += int64(a.Count); setPlaced[a.PodSet] > counts[a.PodSet] {
+			return bad("%s places %d pods, more than its count %d", who, setPlaced[a.PodSet], counts[a.PodSet])
 		}
-		t := ps.Template // the pods as Solve's hooks see them
-		t.Namespace, t.Name, t.SchedulingGroup, t.NodeName, t.UID = g.Namespace, ps.Name, g.Name, "", ""
-		if err := put(subject{set: a.PodSet}, &t, a.Node, a.NodeID, int64(a.Count)); err != nil {
+		entries = append(entries, entry{subject{set: a.PodSet}, t, a.Node, a.NodeID, int64(a.Count)})
+	}
+	if len(filters) > 0 {
+		slices.SortStableFunc(entries, func(x, y entry) int { return MemberOrder(x.pod, y.pod) })
+	}
+	for _, e := range entries {
+		if err := put(e.subj, e.pod, e.node, e.id, e.count); err != nil {
 			return err
 		}
 	}
