@@ -64,24 +64,38 @@ const MaxPending = 1 << 20
 // template with its minCount (KEP-4671) describe pods that do not exist
 // yet. [Solve] reads the template once whatever the count, and answers for
 // the set with node counts ([Decision.PodSetAssignments], what Kueue's
-// TopologyAssignment records) instead of one assignment per pod, so a
-// large gang costs little more than its nodes.
+// TopologyAssignment records) instead of one assignment per pod.
+//
+// The set's pods are decided exactly as the same pods listed as members
+// would be if each were named Name: they take their place in
+// [MemberOrder] by the template's priority and QueuedAt, then by the set's
+// name. Without caller Filters, a fitting set costs little more than the
+// nodes it lands on; with them, each pod placed costs a filter call per
+// node, but the pods after the first that fits nowhere cost nothing.
 //
 // A group with pod sets takes no affinity terms (in Members or templates),
-// no SubGroups and no Options.Reservers: those need each pod by name.
+// no SubGroups and no Options.Reservers, since those need each pod by name;
+// so a set has no minimum of its own (Kueue's podSets[].minCount): the
+// group's MinCount counts pods across its sets and members.
+//
+// To commit a decision, create and bind Count pods per entry of
+// Decision.PodSetAssignments (their names are the caller's; they become
+// bound members of the group, which count toward MinCount), and solve any
+// that wait again with the set's Count reduced by those bound.
 type PodSet struct {
-	// Name identifies the set in decisions and errors; it must be unique
-	// among the group's pod sets and differ from every member's and bound
-	// member's name. Inside a solve, hooks see the set's pods as pods of
-	// the group's namespace with this name (Assignment.Pod is the same for
-	// every pod of the set).
+	// Name identifies the set in decisions and errors, and is the name its
+	// pods sort by and that hooks see them under (pods of the group's
+	// namespace named Name; Assignment.Pod is the same for every pod of
+	// the set). It must be unique among the group's pod sets, and no
+	// member or pod bound in the snapshot may have it in the group's
+	// namespace.
 	Name string
 	// Count is how many pods the set stands for, 1..[MaxPending].
 	Count int32
-	// Template gives every pod of the set its requests, priority,
-	// preemption policy, labels, nodeSelector, tolerations and QueuedAt.
-	// Its Namespace, Name, UID, SchedulingGroup and NodeName are ignored;
-	// Affinity and ResourceClaims must be empty.
+	// Template gives every pod of the set its requests, priority, labels,
+	// nodeSelector, tolerations and QueuedAt. Its Namespace, Name, UID,
+	// SchedulingGroup and NodeName are ignored; Affinity and
+	// ResourceClaims must be empty.
 	Template Pod
 }
 
@@ -499,7 +513,8 @@ func (s Status) String() string {
 	return fmt.Sprintf("Status(%d)", int(s))
 }
 
-// Assignment places one pending member on a node.
+// Assignment places one pending member on a node — or, in the assignments
+// handed to hooks, Count pods of a pod set (see Count).
 type Assignment struct {
 	Pod    Key
 	Node   string

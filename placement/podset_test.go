@@ -306,6 +306,31 @@ func TestPodSets_PendingIndexes(t *testing.T) {
 	}
 	require.Equal(t, []int{4, 1, 0, -1}, g.PendingIndexes(as))
 	require.Equal(t, []int64{2, 1, 1, 1}, []int64{as[0].Pods(), as[1].Pods(), as[2].Pods(), as[3].Pods()})
+
+	// Out of range panics, outside a solve and inside a hook alike.
+	outOfRange := func(g *Group) {
+		require.Panics(t, func() { g.RequestVector(s, g.NumPending()) })
+		require.Panics(t, func() { g.RequestVector(s, -1) })
+		require.Panics(t, func() { g.PodSetStart(len(g.PodSets)) })
+	}
+	outOfRange(g)
+	hooked := false
+	_, err = Solve(s, g, Options{Scorer: PlacementScorerFunc(func(_ *Snapshot, hg *Group, _ *Placement, _ []Assignment) int64 {
+		outOfRange(hg)
+		hooked = true
+		return 0
+	})})
+	require.NoError(t, err)
+	require.True(t, hooked)
+
+	// An invalid set of no pods counts nothing, and panics nowhere.
+	bad := *g
+	bad.PodSets = append(slices.Clone(g.PodSets), PodSet{Name: "c", Count: 0})
+	pods := 0
+	for _, n := range bad.RequestCounts(s) {
+		pods += n
+	}
+	require.Equal(t, 6, pods)
 }
 
 // TestProp_RequestCountsCoverEveryPod: inside a solve (in a hook) and
