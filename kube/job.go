@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -62,11 +63,15 @@ func jobObj(namespace, name string) string {
 //   - every other Job schedules pod by pod.
 //
 // Names are deterministic ([gang.StampJob]'s). The template's priority
-// class is resolved through pcs into the group's priority.
+// class is resolved through pcs into the group's priority. A stamped group
+// also takes the topology constraint of a Kueue annotation on the pod
+// template, [KueueRequiredTopology] or [KueuePreferredTopology]
+// (preferred: a gangsched extension, see [gang.TopologyConstraint]).
 //
 // Errors (a [*placement.FieldError]): a nil Job; an empty name; negative
 // parallelism or completions; parallelism above [MaxJobParallelism]; an
-// unknown completionMode; spec.scheduling together with a template
+// unknown completionMode; both Kueue topology annotations, or one with an
+// empty key; spec.scheduling together with a template
 // schedulingGroup, or with a policy that sets both or neither of gang and
 // basic, or a gang minCount below 1; an unknown priority class; and what
 // [gang.PodGroup.Validate] reports for the stamped group.
@@ -114,6 +119,11 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 	if err != nil {
 		return JobObjects{}, err
 	}
+	if out.PodGroup != nil {
+		if err := kueueTopology(obj, j.Spec.Template.Annotations, &out); err != nil {
+			return JobObjects{}, err
+		}
+	}
 	if out.PodGroup != nil && tmpl.PriorityClassName != "" {
 		prio, err := groupPriority(pcs, obj, "spec.template.spec.", tmpl.PriorityClassName, tmpl.Priority)
 		if err != nil {
@@ -124,6 +134,41 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 	}
 	out.Pods = jobPods(j, out.PodGroup)
 	return out, nil
+}
+
+// Kueue's topology annotations on a pod template (kueue.x-k8s.io
+// PodSet topology requests, Kueue's topology-aware scheduling): the value
+// is a node label key the PodSet's pods must share one domain of
+// (required) or should (preferred).
+const (
+	KueueRequiredTopology  = "kueue.x-k8s.io/podset-required-topology"
+	KueuePreferredTopology = "kueue.x-k8s.io/podset-preferred-topology"
+)
+
+// kueueTopology adds the constraint of a Kueue topology annotation of the
+// Job's pod template to its stamped Workload template and PodGroup.
+func kueueTopology(obj string, annotations map[string]string, out *JobObjects) error {
+	req, hasReq := annotations[KueueRequiredTopology]
+	pref, hasPref := annotations[KueuePreferredTopology]
+	field := "spec.template.metadata.annotations"
+	var tc gang.TopologyConstraint
+	switch {
+	case hasReq && hasPref:
+		return placement.Errorf(placement.ErrInvalid, obj, field, "sets both %s and %s (Kueue takes one)", KueueRequiredTopology, KueuePreferredTopology)
+	case hasReq:
+		tc = gang.TopologyConstraint{Key: req}
+	case hasPref:
+		tc = gang.TopologyConstraint{Key: pref, Preferred: true}
+	default:
+		return nil
+	}
+	if tc.Key == "" {
+		return placement.Errorf(placement.ErrInvalid, obj, field, "a Kueue topology annotation must name a node label key")
+	}
+	pg, t := out.PodGroup, &out.Workload.Spec.PodGroupTemplates[0]
+	pg.Spec.SchedulingConstraints.Topology = append(slices.Clone(pg.Spec.SchedulingConstraints.Topology), tc)
+	t.SchedulingConstraints.Topology = append(slices.Clone(t.SchedulingConstraints.Topology), tc)
+	return pg.Validate()
 }
 
 // stampScheduling builds the Workload and PodGroup of a Job with

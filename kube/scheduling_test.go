@@ -367,3 +367,48 @@ func TestStampJobV137Scheduling(t *testing.T) {
 	_, err = StampJob(b, nil)
 	require.EqualError(t, err, `Job "default/one": spec.template.spec.schedulingGroup: must not be set together with spec.scheduling`)
 }
+
+// TestStampJobKueueTopology: Kueue's topology annotations on the pod
+// template become the stamped group's constraint, on the v1.36 path and
+// beside spec.scheduling's own.
+func TestStampJobKueueTopology(t *testing.T) {
+	i32 := func(v int32) *int32 { return &v }
+	for _, c := range []struct {
+		name        string
+		annotations map[string]string
+		scheduling  bool
+		want        []gang.TopologyConstraint
+		err         string
+	}{
+		{"required", map[string]string{KueueRequiredTopology: "rack"}, false, []gang.TopologyConstraint{{Key: "rack"}}, ""},
+		{"preferred", map[string]string{KueuePreferredTopology: "block"}, false, []gang.TopologyConstraint{{Key: "block", Preferred: true}}, ""},
+		{"beside spec.scheduling", map[string]string{KueuePreferredTopology: "block"}, true, []gang.TopologyConstraint{{Key: "zone"}, {Key: "block", Preferred: true}}, ""},
+		{"none", map[string]string{"other": "x"}, false, nil, ""},
+		{"both", map[string]string{KueueRequiredTopology: "rack", KueuePreferredTopology: "block"}, false, nil,
+			`Job "default/k": spec.template.metadata.annotations: sets both kueue.x-k8s.io/podset-required-topology and kueue.x-k8s.io/podset-preferred-topology (Kueue takes one)`},
+		{"empty key", map[string]string{KueueRequiredTopology: ""}, false, nil,
+			`Job "default/k": spec.template.metadata.annotations: a Kueue topology annotation must name a node label key`},
+		{"same key twice", map[string]string{KueueRequiredTopology: "zone"}, true, nil, `key "zone" appears twice`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := job("k", i32(4), i32(4), batchv1.IndexedCompletion)
+			j.Spec.Template.Annotations = c.annotations
+			if c.scheduling {
+				j.Spec.Scheduling = &batchv1.JobSchedulingConfiguration{
+					SchedulingPolicy:      &schedulingv1alpha3.WorkloadPodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.WorkloadPodGroupGangSchedulingPolicy{}},
+					SchedulingConstraints: &schedulingv1alpha3.WorkloadPodGroupSchedulingConstraints{Topology: []schedulingv1alpha3.TopologyConstraint{{Key: "zone"}}},
+				}
+			}
+			got, err := StampJob(j, nil)
+			if c.err != "" {
+				var fe *placement.FieldError
+				require.ErrorAs(t, err, &fe)
+				require.ErrorContains(t, err, c.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, c.want, got.PodGroup.Spec.SchedulingConstraints.Topology)
+			require.Equal(t, c.want, got.Workload.Spec.PodGroupTemplates[0].SchedulingConstraints.Topology)
+		})
+	}
+}

@@ -75,12 +75,15 @@ func (b *base) nodeTypes() {
 }
 
 func classKey(typ int32, used []int64) string {
-	key := make([]byte, 0, 4+8*len(used))
+	return string(appendClassKey(make([]byte, 0, 4+8*len(used)), typ, used))
+}
+
+func appendClassKey(key []byte, typ int32, used []int64) []byte {
 	key = binary.LittleEndian.AppendUint32(key, uint32(typ))
 	for _, q := range used {
 		key = binary.LittleEndian.AppendUint64(key, uint64(q))
 	}
-	return string(key)
+	return key
 }
 
 // classes returns s's class index, building it on first use.
@@ -112,36 +115,41 @@ func (c *nodeClasses) add(typ int32, used []int64, id NodeID) {
 // (the parent's) to new ones; p is the parent's index.
 func (p *nodeClasses) derive(b *base, changed []NodeID, oldRow, newRow func(NodeID) []int64) *nodeClasses {
 	c := &nodeClasses{sets: maps.Clone(p.sets)}
-	own := map[string]bool{}
-	mine := func(k string) *classSet {
-		set := c.sets[k]
-		if set != nil && !own[k] {
+	own := map[*classSet]bool{}
+	// Keys are built in two buffers and looked up without a string of
+	// their own (m[string(buf)] does not allocate); only a set copied or
+	// added stores one.
+	var okb, nkb []byte
+	mine := func(k []byte) *classSet {
+		set := c.sets[string(k)]
+		if set != nil && !own[set] {
 			set.mu.Lock()
 			nodes := set.nodes.Clone()
 			set.mu.Unlock()
 			set = &classSet{typ: set.typ, used: set.used, nodes: nodes}
-			c.sets[k] = set
-			own[k] = true
+			c.sets[string(k)] = set
+			own[set] = true
 		}
 		return set
 	}
 	for _, id := range changed {
-		typ := b.typeOf[id]
-		ok, nk := classKey(typ, oldRow(id)), classKey(typ, newRow(id))
-		if ok == nk {
+		or, nr := oldRow(id), newRow(id)
+		if slices.Equal(or, nr) { // same type: the same class
 			continue
 		}
-		if set := mine(ok); set != nil {
+		typ := b.typeOf[id]
+		okb, nkb = appendClassKey(okb[:0], typ, or), appendClassKey(nkb[:0], typ, nr)
+		if set := mine(okb); set != nil {
 			set.nodes.Delete(id)
 			if set.nodes.Len() == 0 {
-				delete(c.sets, ok)
+				delete(c.sets, string(okb))
 			}
 		}
-		if set := mine(nk); set != nil {
+		if set := mine(nkb); set != nil {
 			set.nodes.ReplaceOrInsert(id)
 		} else {
-			c.add(typ, newRow(id), id)
-			own[nk] = true
+			c.add(typ, nr, id)
+			own[c.sets[string(nkb)]] = true
 		}
 	}
 	return c

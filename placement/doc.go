@@ -40,9 +40,10 @@
 // # Guarantees
 //
 // Solve is pure: no goroutines, clocks, randomness or I/O; work is bounded
-// by [Options].Budget, counted in member-on-node evaluations. The same
-// snapshot contents and group give the same decision whatever the order of
-// the inputs. [Verify] checks invariants 1–5 of DESIGN.md on any decision —
+// by [Options].Budget, counted in node visits. The same snapshot contents
+// and group give the same decision whatever the order of the inputs.
+// [Verify] checks invariants 1–5 of DESIGN.md (in the repository's root),
+// plus the group's affinity and sub-group constraints, on any decision —
 // ours or one from the caller's own scheduler.
 //
 // Cost: building a snapshot is O((nodes + pods) log pods). A solve with no

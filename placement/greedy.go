@@ -31,6 +31,13 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 			sv.placeRun(p, a, order[k:j])
 		} else {
 			sv.placeOne(p, a, order[k])
+			if a.node[order[k]] < 0 {
+				// The rest of its row — a pod set's pods, one *Pod to
+				// every check, nothing placed meanwhile — waits too.
+				for j < len(order) && sv.members[order[j]].row == sv.members[order[k]].row {
+					j++
+				}
+			}
 		}
 		k = j
 	}

@@ -64,24 +64,38 @@ const MaxPending = 1 << 20
 // template with its minCount (KEP-4671) describe pods that do not exist
 // yet. [Solve] reads the template once whatever the count, and answers for
 // the set with node counts ([Decision.PodSetAssignments], what Kueue's
-// TopologyAssignment records) instead of one assignment per pod, so a
-// large gang costs little more than its nodes.
+// TopologyAssignment records) instead of one assignment per pod.
+//
+// The set's pods are decided exactly as the same pods listed as members
+// would be if each were named Name: they take their place in
+// [MemberOrder] by the template's priority and QueuedAt, then by the set's
+// name. Without caller Filters, a fitting set costs little more than the
+// nodes it lands on; with them, each pod placed costs a filter call per
+// node, but the pods after the first that fits nowhere cost nothing.
 //
 // A group with pod sets takes no affinity terms (in Members or templates),
-// no SubGroups and no Options.Reservers: those need each pod by name.
+// no SubGroups and no Options.Reservers, since those need each pod by name;
+// so a set has no minimum of its own (Kueue's podSets[].minCount): the
+// group's MinCount counts pods across its sets and members.
+//
+// To commit a decision, create and bind Count pods per entry of
+// Decision.PodSetAssignments (their names are the caller's; they become
+// bound members of the group, which count toward MinCount), and solve any
+// that wait again with the set's Count reduced by those bound.
 type PodSet struct {
-	// Name identifies the set in decisions and errors; it must be unique
-	// among the group's pod sets and differ from every member's and bound
-	// member's name. Inside a solve, hooks see the set's pods as pods of
-	// the group's namespace with this name (Assignment.Pod is the same for
-	// every pod of the set).
+	// Name identifies the set in decisions and errors, and is the name its
+	// pods sort by and that hooks see them under (pods of the group's
+	// namespace named Name; Assignment.Pod is the same for every pod of
+	// the set). It must be unique among the group's pod sets, and no
+	// member or pod bound in the snapshot may have it in the group's
+	// namespace.
 	Name string
 	// Count is how many pods the set stands for, 1..[MaxPending].
 	Count int32
-	// Template gives every pod of the set its requests, priority,
-	// preemption policy, labels, nodeSelector, tolerations and QueuedAt.
-	// Its Namespace, Name, UID, SchedulingGroup and NodeName are ignored;
-	// Affinity and ResourceClaims must be empty.
+	// Template gives every pod of the set its requests, priority, labels,
+	// nodeSelector, tolerations and QueuedAt. Its Namespace, Name, UID,
+	// SchedulingGroup and NodeName are ignored; Affinity and
+	// ResourceClaims must be empty.
 	Template Pod
 }
 
@@ -116,10 +130,10 @@ func (g *Group) NumPending() int {
 // first pod of g.PodSets[k]; the set's pods follow it. It panics, as an
 // index expression would, when k is out of range.
 func (g *Group) PodSetStart(k int) int {
+	_ = g.PodSets[k]
 	if g.prep != nil && g.prep.starts != nil {
 		return g.prep.starts[k]
 	}
-	_ = g.PodSets[k]
 	start := len(g.Members)
 	for j := range k {
 		start += int(max(g.PodSets[j].Count, 0))
@@ -208,9 +222,9 @@ func (g *Group) PendingIndexes(a []Assignment) []int {
 func (g *Group) RequestVector(s *Snapshot, i int) []int64 {
 	R := len(s.b.res)
 	row, p := i, (*Pod)(nil)
-	if i < len(g.Members) {
+	if i >= 0 && i < len(g.Members) {
 		p = &g.Members[i]
-	} else if k := g.podSetOf(i); k >= 0 {
+	} else if k := g.podSetOf(i); i >= 0 && i < g.NumPending() && k >= 0 {
 		row, p = len(g.Members)+k, &g.PodSets[k].Template
 	} else {
 		panic(fmt.Sprintf("placement: pending index %d out of range [0:%d]", i, g.NumPending()))
@@ -251,7 +265,10 @@ func (g *Group) RequestCounts(s *Snapshot) iter.Seq2[[]int64, int] {
 			}
 		}
 		for k := range g.PodSets {
-			if !yield(g.RequestVector(s, g.PodSetStart(k)), int(max(g.PodSets[k].Count, 0))) {
+			if g.PodSets[k].Count <= 0 {
+				continue // an invalid set stands for no pod
+			}
+			if !yield(g.RequestVector(s, g.PodSetStart(k)), int(g.PodSets[k].Count)) {
 				return
 			}
 		}
@@ -335,7 +352,10 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 	if len(g.Members) == 0 && len(g.PodSets) == 0 {
 		return Errorf(ErrInvalid, groupObj(g), "members", "no pending members to place")
 	}
-	if err := g.validatePodSets(s, bound); err != nil {
+	if len(g.Members) > MaxPending {
+		return Errorf(ErrInvalid, groupObj(g), "members", "%d pending members, more than %d", len(g.Members), MaxPending)
+	}
+	if err := g.validatePodSets(s); err != nil {
 		return err
 	}
 	if g.IsGang() {
@@ -405,7 +425,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 
 // validatePodSets checks the pod sets in name order, so that the error
 // reported never depends on the order of g.PodSets.
-func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
+func (g *Group) validatePodSets(s *Snapshot) error {
 	if len(g.PodSets) == 0 {
 		return nil
 	}
@@ -414,12 +434,9 @@ func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
 		order[i] = &g.PodSets[i]
 	}
 	slices.SortFunc(order, func(a, b *PodSet) int { return strings.Compare(a.Name, b.Name) })
-	members := make(map[string]bool, len(g.Members)+len(bound))
+	members := make(map[string]bool, len(g.Members))
 	for i := range g.Members {
 		members[g.Members[i].Name] = true
-	}
-	for _, b := range bound {
-		members[b.Name] = true
 	}
 	total := int64(len(g.Members))
 	for i, ps := range order {
@@ -438,8 +455,8 @@ func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
 		case len(ps.Template.ResourceClaims) > 0:
 			return Errorf(ErrInvalid, obj, "template.spec.resourceClaims", "pod sets take no resource claims: list such pods as members")
 		}
-		if _, isBound := s.Pod(Key{g.Namespace, ps.Name}); isBound {
-			return Errorf(ErrDuplicate, obj, "name", "is the name of a pod bound in the snapshot")
+		if p, isBound := s.Pod(Key{g.Namespace, ps.Name}); isBound {
+			return Errorf(ErrDuplicate, obj, "name", "is the name of pod %s, bound to node %q", p.Key(), p.NodeName)
 		}
 		if err := checkList(func() string { return obj }, "template.requests", ps.Template.Requests, true); err != nil {
 			return err
@@ -496,7 +513,8 @@ func (s Status) String() string {
 	return fmt.Sprintf("Status(%d)", int(s))
 }
 
-// Assignment places one pending member on a node.
+// Assignment places one pending member on a node — or, in the assignments
+// handed to hooks, Count pods of a pod set (see Count).
 type Assignment struct {
 	Pod    Key
 	Node   string

@@ -306,6 +306,31 @@ func TestPodSets_PendingIndexes(t *testing.T) {
 	}
 	require.Equal(t, []int{4, 1, 0, -1}, g.PendingIndexes(as))
 	require.Equal(t, []int64{2, 1, 1, 1}, []int64{as[0].Pods(), as[1].Pods(), as[2].Pods(), as[3].Pods()})
+
+	// Out of range panics, outside a solve and inside a hook alike.
+	outOfRange := func(g *Group) {
+		require.Panics(t, func() { g.RequestVector(s, g.NumPending()) })
+		require.Panics(t, func() { g.RequestVector(s, -1) })
+		require.Panics(t, func() { g.PodSetStart(len(g.PodSets)) })
+	}
+	outOfRange(g)
+	hooked := false
+	_, err = Solve(s, g, Options{Scorer: PlacementScorerFunc(func(_ *Snapshot, hg *Group, _ *Placement, _ []Assignment) int64 {
+		outOfRange(hg)
+		hooked = true
+		return 0
+	})})
+	require.NoError(t, err)
+	require.True(t, hooked)
+
+	// An invalid set of no pods counts nothing, and panics nowhere.
+	bad := *g
+	bad.PodSets = append(slices.Clone(g.PodSets), PodSet{Name: "c", Count: 0})
+	pods := 0
+	for _, n := range bad.RequestCounts(s) {
+		pods += n
+	}
+	require.Equal(t, 6, pods)
 }
 
 // TestProp_RequestCountsCoverEveryPod: inside a solve (in a hook) and
@@ -347,4 +372,78 @@ func TestProp_RequestCountsCoverEveryPod(t *testing.T) {
 		_, err := Solve(ps.in.s, g, opts)
 		require.NoError(t, err)
 	})
+}
+
+// TestPodSets_FilterDoesNotExhaustTheBudget: with a caller Filter (which
+// turns off batching) the pods of a set that wait after the first one
+// fails cost nothing, so a large set is placed, not BudgetExhausted (found
+// by review).
+func TestPodSets_FilterDoesNotExhaustTheBudget(t *testing.T) {
+	var nodes []Node
+	for i := range 130 {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%03d", i), Allocatable: ResourceList{ResourceGPU: 8, ResourceCPU: 64000, ResourcePods: 110}})
+	}
+	s, err := NewSnapshot(nodes, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 100, PodSets: []PodSet{{Name: "w", Count: 100_000,
+		Template: Pod{Requests: ResourceList{ResourceGPU: 1}}}}}
+	accept := FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
+	d, err := Solve(s, g, Options{Filters: []Filter{accept}, Budget: 1_000_000})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.Equal(t, "1040 of 100000 members placed", d.Message)
+	require.NoError(t, Verify(s, g, d, accept))
+}
+
+// TestSolve_BudgetOutAfterEnoughKeepsTheGreedy: when the budget runs out
+// in the greedy pass after enough members are placed, the decision is
+// Scheduled and Truncated, not BudgetExhausted with nothing.
+func TestSolve_BudgetOutAfterEnoughKeepsTheGreedy(t *testing.T) {
+	var nodes []Node
+	for i := range 10 {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%d", i), Allocatable: ResourceList{ResourceCPU: 8000}})
+	}
+	s, err := NewSnapshot(nodes, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 5}
+	for i := range 40 {
+		g.Members = append(g.Members, Pod{Namespace: "ns", Name: fmt.Sprintf("m%02d", i), SchedulingGroup: "g", Requests: ResourceList{ResourceCPU: 1000}})
+	}
+	accept := FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
+	d, err := Solve(s, g, Options{Filters: []Filter{accept}, Budget: 10 * 7}) // seven members' worth of node visits
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.True(t, d.Truncated)
+	require.False(t, d.Proven)
+	require.Len(t, d.Assignments, 7)
+	require.NoError(t, Verify(s, g, d, accept))
+
+	d, err = Solve(s, g, Options{Filters: []Filter{accept}, Budget: 10 * 3}) // three: short of minCount
+	require.NoError(t, err)
+	require.Equal(t, BudgetExhausted, d.Status)
+	require.Equal(t, "3 of min 5 members fit; search budget exhausted", d.Message)
+}
+
+// TestPodSets_VerifyReplaysInMemberOrder: an order-dependent Filter sees
+// in Verify the order Solve placed the pods in, pod sets included (found
+// by review: Verify checked sets after the members, by name).
+func TestPodSets_VerifyReplaysInMemberOrder(t *testing.T) {
+	s, err := NewSnapshot([]Node{{Name: "n", Allocatable: ResourceList{ResourceCPU: 3000}}}, nil)
+	require.NoError(t, err)
+	firstOnNode := FilterFunc(func(p *Pod, n NodeInfo) Rejection {
+		if p.Priority == 1 && n.Free(ResourceCPU) < 3000 {
+			return Rejection{Reason: "priority-1 pods go first on a node"}
+		}
+		return Rejection{}
+	})
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 3,
+		Members: []Pod{{Namespace: "ns", Name: "m", SchedulingGroup: "g", Requests: ResourceList{ResourceCPU: 1000}}},
+		PodSets: []PodSet{
+			{Name: "a", Count: 1, Template: Pod{Requests: ResourceList{ResourceCPU: 1000}}},
+			{Name: "b", Count: 1, Template: Pod{Priority: 1, Requests: ResourceList{ResourceCPU: 1000}}},
+		}}
+	d, err := Solve(s, g, Options{Filters: []Filter{firstOnNode}})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.NoError(t, Verify(s, g, d, firstOnNode))
 }

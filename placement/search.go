@@ -6,6 +6,7 @@ import (
 	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -32,10 +33,12 @@ func (sv *solver) search(p *Placement, seed *attempt) *attempt {
 	if sv.ok(seed) {
 		lo = seed.placed + 1
 	}
-	for target := len(sv.members); target >= lo && !d.cut; target-- {
-		if !sv.roomFor(p, target) {
-			continue // proven: not even the smallest members fit in total
-		}
+	// Targets above the room in p are proven out: not even the smallest
+	// members fit in total. The sums grow with the target, so the largest
+	// with room is found by bisection.
+	free := sv.freeIn(p)
+	hi := lo - 1 + sort.Search(len(sv.members)-lo+1, func(t int) bool { return !sv.smallestFit(free, lo+t) })
+	for target := hi; target >= lo && !d.cut; target-- {
 		if f := d.run(target, false, 0); f != nil {
 			best = f
 			break
@@ -165,6 +168,18 @@ func (d *dfs) rec(k, skipped int) bool {
 			return true
 		}
 	}
+	if onlySkip {
+		// The rest of this run of identical members waits too: one frame
+		// skips them all, however many pods a set has.
+		j := k + 1
+		for j < len(d.order) && sv.class[sv.members[d.order[j]].row] == sv.class[m.row] {
+			j++
+		}
+		if skipped+(j-k) <= len(d.order)-d.target {
+			return d.rec(j, skipped+(j-k))
+		}
+		return false
+	}
 	if skipped < len(d.order)-d.target {
 		return d.rec(k+1, skipped+1)
 	}
@@ -244,11 +259,8 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 	return ids
 }
 
-// roomFor is a necessary condition for placing target members in p: for
-// every resource, the target smallest requests add up to no more than the
-// free room of p's nodes. It costs O(nodes × resources + members log
-// members) and proves most "does not fit" answers without a search.
-func (sv *solver) roomFor(p *Placement, target int) bool {
+// freeIn sums, per resource, the free quantities of p's nodes.
+func (sv *solver) freeIn(p *Placement) []int64 {
 	free := make([]int64, sv.R)
 	for _, id := range p.Nodes {
 		alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
@@ -256,7 +268,7 @@ func (sv *solver) roomFor(p *Placement, target int) bool {
 			free[r] = arith.SatAdd(free[r], max(alloc[r]-used[r], 0))
 		}
 	}
-	return sv.smallestFit(free, target)
+	return free
 }
 
 // roomIfEmpty is roomFor on an empty cluster: each node of p keeps its
@@ -293,41 +305,56 @@ func (sv *solver) roomIfEmpty(p *Placement, target int) bool {
 }
 
 // smallestFit reports whether, for every resource, the target smallest
-// requests of the members add up to no more than free. The sums depend only
-// on the members, so they are computed once per target and solve.
+// requests among the pending pods add up to no more than free[r]. Per
+// resource, the rows (a member is one pod, a pod set Count of them) are
+// sorted once with running sums, so each target costs O(log rows).
 func (sv *solver) smallestFit(free []int64, target int) bool {
-	sums, ok := sv.smallest[target]
-	if !ok {
-		sums = make([]int64, sv.R)
-		// By row: a member is one pod, a pod set Count of them.
-		type qty struct{ q, pods int64 }
-		rows := make([]qty, len(sv.pods))
+	if sv.smallest == nil {
+		sv.smallest = make([]smallestSums, sv.R)
 		for r := range sv.R {
-			for row := range rows {
-				rows[row] = qty{sv.req(int32(row))[r], 1}
-				if k := row - len(sv.g.Members); k >= 0 {
-					rows[row].pods = int64(sv.g.PodSets[k].Count)
-				}
+			sm := &sv.smallest[r]
+			sm.q, sm.pods = make([]int64, len(sv.pods)), make([]int64, len(sv.pods))
+			order := make([]int32, len(sv.pods))
+			for row := range order {
+				order[row] = int32(row)
 			}
-			slices.SortFunc(rows, func(x, y qty) int { return cmp.Compare(x.q, y.q) })
-			left := int64(target)
-			for _, x := range rows {
-				take := min(x.pods, left)
-				sums[r] = arith.SatAdd(sums[r], arith.MulSat(x.q, take))
-				if left -= take; left == 0 {
-					break
+			slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(sv.req(x)[r], sv.req(y)[r]) })
+			sm.sum = make([]int64, len(sv.pods))
+			var pods, sum int64
+			for j, row := range order {
+				n := int64(1)
+				if k := int(row) - len(sv.g.Members); k >= 0 {
+					n = int64(sv.g.PodSets[k].Count)
 				}
+				q := sv.req(row)[r]
+				pods, sum = pods+n, arith.SatAdd(sum, arith.MulSat(q, n))
+				sm.q[j], sm.pods[j], sm.sum[j] = q, pods, sum
 			}
 		}
-		if sv.smallest == nil {
-			sv.smallest = map[int][]int64{}
-		}
-		sv.smallest[target] = sums
 	}
-	for r, sum := range sums {
-		if sum > free[r] {
+	for r := range sv.R {
+		if sv.smallest[r].of(int64(target)) > free[r] {
 			return false
 		}
 	}
 	return true
+}
+
+// smallestSums holds one resource's requests in ascending order, a row
+// (a member, or a pod set's pods) per entry, with running counts and sums.
+type smallestSums struct {
+	q, pods, sum []int64 // per row in order: its request, pods and Σ requests so far
+}
+
+// of returns the sum of the target smallest requests.
+func (sm *smallestSums) of(target int64) int64 {
+	j, _ := slices.BinarySearch(sm.pods, target) // the first row that reaches target
+	if j == len(sm.pods) {
+		j--
+	}
+	before, sum := int64(0), int64(0)
+	if j > 0 {
+		before, sum = sm.pods[j-1], sm.sum[j-1]
+	}
+	return arith.SatAdd(sum, arith.MulSat(sm.q[j], target-before))
 }

@@ -325,3 +325,60 @@ func TestProp_GenSmallYieldsBothOutcomes(t *testing.T) {
 	require.Positive(t, seen[true])
 	require.Positive(t, seen[false])
 }
+
+// TestScenario_FilterTellsTwinsApart: members with equal requests are not
+// interchangeable when a caller Filter singles one out; the search must
+// still find the one assignment the filter accepts (found by review: it
+// claimed Proven Unschedulable).
+func TestScenario_FilterTellsTwinsApart(t *testing.T) {
+	s, err := NewSnapshot([]Node{
+		{Name: "n0", Allocatable: ResourceList{ResourceCPU: 2000}},
+		{Name: "n1", Allocatable: ResourceList{ResourceCPU: 1000}},
+	}, nil)
+	require.NoError(t, err)
+	pod := func(name string, prio int32) Pod {
+		return Pod{Namespace: "ns", Name: name, SchedulingGroup: "g", Priority: prio, Requests: ResourceList{ResourceCPU: 1000}}
+	}
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 3, Members: []Pod{pod("x", 2), pod("a", 1), pod("b", 1)}}
+	notAOnN0 := FilterFunc(func(p *Pod, n NodeInfo) Rejection {
+		if p.Name == "a" && n.Node().Name == "n0" {
+			return Rejection{Reason: "a not on n0"}
+		}
+		return Rejection{}
+	})
+	d, err := Solve(s, g, Options{Filters: []Filter{notAOnN0}})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	got := map[string]string{}
+	for _, a := range d.Assignments {
+		got[a.Pod.Name] = a.Node
+	}
+	require.Equal(t, map[string]string{"x": "n0", "a": "n1", "b": "n0"}, got)
+	require.NoError(t, Verify(s, g, d, notAOnN0))
+}
+
+// TestPodSets_SearchWorkIsBounded: a huge pod set whose pods mostly wait
+// costs the search one step per run of identical pods, not one per pod,
+// and the budget bounds the rest (found by review: 1,048,574 pods took a
+// recursion frame each).
+func TestPodSets_SearchWorkIsBounded(t *testing.T) {
+	s, err := NewSnapshot([]Node{
+		{Name: "n0", Allocatable: ResourceList{ResourceCPU: 4000, ResourcePods: 5}},
+		{Name: "n1", Allocatable: ResourceList{ResourceCPU: 2000, ResourcePods: 5}},
+	}, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 1, PodSets: []PodSet{
+		{Name: "a", Count: MaxPending - 2, Template: Pod{Requests: ResourceList{ResourceCPU: 500}}},
+		{Name: "b", Count: 2, Template: Pod{Priority: 1, Requests: ResourceList{ResourceCPU: 1000}}},
+	}}
+	d, err := Solve(s, g, Options{Budget: 1000})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.LessOrEqual(t, d.Steps, int64(1000))
+	placed := int32(0)
+	for _, a := range d.PodSetAssignments {
+		placed += a.Count
+	}
+	require.Equal(t, int32(9), placed, "n1 holds four 500m pods, n0 both 1000m ones and three more")
+	require.NoError(t, Verify(s, g, d))
+}

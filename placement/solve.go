@@ -43,6 +43,15 @@ type Options struct {
 	// [DefaultSearchBudget]. A search cut short leaves Decision.Proven
 	// false.
 	SearchBudget int64
+	// StatusOnly is for a caller that reads only whether the group is
+	// Scheduled, and Bound and Required (a victim search trying what-ifs,
+	// KEP-5710). When no placement is feasible, the decision then comes
+	// without the explanation of the first waiting member (Reasons is
+	// empty, Message gives the count that fits only), and an Unschedulable
+	// status is not told apart from Unresolvable, which costs a pass over
+	// the placements' nodes. Every other decision, Scheduled ones
+	// included, is the same as without it.
+	StatusOnly bool
 }
 
 // DefaultSearchBudget is the search budget a zero Options.SearchBudget
@@ -214,7 +223,7 @@ type solver struct {
 	pos        []NodeID // with cons: node of every member, bound first
 	boundNodes []NodeID
 	missing    map[*Pod]ResourceName // member or template -> an untracked resource it requests
-	smallest   map[int][]int64       // target -> per resource, the sum of the target smallest requests
+	smallest   []smallestSums        // per resource, built on first use
 	w          *work
 	classes    int // distinct member classes
 	steps      int64
@@ -253,9 +262,13 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 			order[i] = sv.pods[r]
 		}
 	}
-	withLabels := len(g.SubGroups) > 0
+	// Members are merged into classes only when nothing can tell them
+	// apart: labels matter to affinity and sub-groups, and a caller's
+	// Filter or Reserver sees the pod itself (a pod set's pods, one pod to
+	// a hook, stay one class).
+	distinct := len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0 || len(sv.opts.Reservers) > 0
 	for _, p := range sv.pods {
-		withLabels = withLabels || p.Affinity != nil
+		distinct = distinct || p.Affinity != nil
 	}
 	b := sv.s.b
 	g.prep.req = make([]int64, len(rows)*sv.R) // one allocation for every member's vector
@@ -275,11 +288,11 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 		if !sv.compile(m) {
 			return nil, firstBadPod(g.Members) // the slow path names the field
 		}
-		if i > 0 && sv.sameClass(&sv.members[i-1], m, withLabels) {
+		if i > 0 && sv.sameClass(&sv.members[i-1], m, distinct) {
 			prev := sv.members[i-1].row // runs of identical members are the rule
 			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev]
 		} else {
-			sv.class[row] = classes.of(sv, i, withLabels)
+			sv.class[row] = classes.of(sv, i, distinct)
 			for j, q := range sv.req(row) {
 				if j != b.podsR {
 					sv.size[row] += arith.MulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
@@ -484,15 +497,15 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 			if p.Rank != rank {
 				continue
 			}
+			if sv.exhausted {
+				break // the budget ran out in the placement before
+			}
 			if ok, err := sv.usable(p); err != nil {
 				return Decision{}, err
 			} else if !ok {
 				continue
 			}
 			a := sv.attempt(p)
-			if a == nil {
-				break // budget
-			}
 			cut = cut || a.cut
 			if sv.ok(a) {
 				as := sv.assignments(a)
@@ -575,6 +588,10 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	}
 	d.Placement = *bestFail.p
 	d.MostFit = sv.bound + bestFail.placed
+	if sv.opts.StatusOnly {
+		d.Message = fmt.Sprintf("%d of min %d members fit%s", d.MostFit, sv.required, inName(bestFail.p))
+		return d, nil
+	}
 	first, reasons, unresolvable := sv.diagnose(bestFail)
 	d.Reasons = reasons
 	if d.Status == Unschedulable && (unresolvable || !sv.roomSomewhereIfEmpty(placements)) {
@@ -587,7 +604,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	}
 	if bestFail.violation != "" {
 		fmt.Fprintf(&b, "; %s", bestFail.violation)
-	} else if first != nil {
+	} else if first != nil && (len(reasons) > 0 || !bestFail.cut) { // a cut attempt may not have tried it
 		who := sv.pods[first.row].Key().String()
 		if int(first.index) >= len(sv.g.Members) {
 			who = "a pod of pod set " + who
@@ -746,12 +763,14 @@ func (sv *solver) spend(n int64) bool {
 
 // attempt finds the best assignment of the members in p: the greedy pass in
 // member order, then first-fit decreasing, then the complete search. It
-// leaves the scratch state clean and returns nil when the whole budget ran
-// out.
+// leaves the scratch state clean; when the whole budget ran out, it returns
+// the best assignment found so far, marked cut (what the greedy placed is
+// valid).
 func (sv *solver) attempt(p *Placement) *attempt {
 	a := sv.greedy(p, sv.memberOrder())
 	if sv.exhausted {
-		return nil
+		a.cut = true // what the greedy pass placed is still a valid answer
+		return a
 	}
 	exact := sv.classes == 1 && sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
 	if sv.done(a) || exact {
@@ -765,7 +784,8 @@ func (sv *solver) attempt(p *Placement) *attempt {
 		a = b
 	}
 	if sv.exhausted {
-		return nil
+		a.cut = true
+		return a
 	}
 	if sv.done(a) {
 		a.proven = true

@@ -24,8 +24,10 @@ var ErrViolation = errors.New("placement: invariant violated")
 //     each once, on nodes that exist; pod set entries name a set of g, once
 //     per node, and place at most its Count;
 //  4. filters: every assignment passes the built-in filters (nodeSelector,
-//     taints, unschedulable) and the given filters, which see the members
-//     assigned before it in d's order;
+//     taints, unschedulable) and the given filters, which see the pods
+//     assigned before it in [MemberOrder] (a pod set's pods as if named
+//     after the set, in d's order of nodes), the order in which Solve's
+//     greedy pass places them;
 //  5. placement: every assigned member and every bound member is on a node
 //     of d.Placement (for a topology generator, one domain); a nil
 //     d.Placement.Nodes stands for every node, so a decision made without
@@ -57,9 +59,9 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 			return err
 		}
 	}
-	pending := make(map[Key]*Pod, len(g.Members))
+	pending := make(map[Key]int, len(g.Members)) // member index
 	for i := range g.Members {
-		pending[g.Members[i].Key()] = &g.Members[i]
+		pending[g.Members[i].Key()] = i
 	}
 	if d.Status != Scheduled {
 		if len(d.Assignments) > 0 || len(d.PodSetAssignments) > 0 {
@@ -68,8 +70,16 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		return nil
 	}
 	placed := int64(len(d.Assignments))
+	for _, a := range d.Assignments {
+		if a.Count != 0 {
+			return bad("member %s assigned with count %d: a member's assignment places one pod (counts are for pod sets)", a.Pod, a.Count)
+		}
+	}
 	for _, a := range d.PodSetAssignments {
-		placed += int64(max(a.Count, 0))
+		if a.Count < 1 {
+			return bad("pod set %q assigned %d pods to node %q", a.PodSet, a.Count, a.Node)
+		}
+		placed += int64(a.Count)
 	}
 	if placed == 0 {
 		return bad("status Scheduled with no assignment")
@@ -77,9 +87,10 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	if g.IsGang() && int64(len(bound))+placed < int64(g.MinCount) {
 		return bad("%d bound + %d placed < minCount %d (all-or-nothing)", len(bound), placed, g.MinCount)
 	}
+	everyNode := d.Placement.Nodes == nil || isEveryNode(d.Placement.Nodes, len(s.b.nodes))
 	inPlacement := func(id NodeID) bool {
-		if d.Placement.Nodes == nil {
-			return true // a decision from a scheduler without placements: every node
+		if everyNode {
+			return true // nil: a decision from a scheduler without placements
 		}
 		_, ok := slices.BinarySearch(d.Placement.Nodes, id)
 		return ok
@@ -93,7 +104,7 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	R := len(s.b.res)
 	w := newWork(R, len(s.b.nodes))
 	// add adds count pods like p to node's row of w.
-	add := func(who, node string, row []int64, p *Pod, count int64) error {
+	add := func(who subject, node string, row []int64, p *Pod, count int64) error {
 		row[s.b.podsR] += count
 		for r, q := range p.Requests {
 			j, known := s.b.resIdx[r]
@@ -111,12 +122,15 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 		return nil
 	}
-	// put checks count pods like p on node and adds them to w.
-	put := func(who string, p *Pod, node string, nodeID NodeID, count int64) error {
-		id, ok := s.NodeID(node)
-		if !ok || id != nodeID {
+	// put checks count pods like p on node and adds them to w. The name
+	// of who is only spelled out for an error.
+	put := func(who subject, p *Pod, node string, nodeID NodeID, count int64) error {
+		// Node names are unique: the name at nodeID is node exactly when
+		// the snapshot's index maps node to nodeID.
+		if nodeID < 0 || int(nodeID) >= len(s.b.nodes) || s.b.nodes[nodeID].Name != node {
 			return bad("%s assigned to unknown node %q (id %d)", who, node, nodeID)
 		}
+		id := nodeID
 		if !inPlacement(id) {
 			return bad("%s on node %q outside placement %q", who, node, d.Placement.Name)
 		}
@@ -140,47 +154,61 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 		return nil
 	}
-	seen := make(map[Key]bool, len(d.Assignments))
+	// Entries are checked in member order (a pod set's pods as if named
+	// after the set), the order Solve's greedy pass places them in, so
+	// that an order-dependent filter sees what it saw there.
+	type entry struct {
+		subj  subject
+		pod   *Pod
+		node  string
+		id    NodeID
+		count int64
+	}
+	entries := make([]entry, 0, len(d.Assignments)+len(d.PodSetAssignments))
+	seen := make([]bool, len(g.Members))
 	for _, a := range d.Assignments {
 		// A pending member is not bound: g.validate checked each.
-		p, ok := pending[a.Pod]
+		i, ok := pending[a.Pod]
 		if !ok {
 			return bad("assignment for %s, which is not a pending member", a.Pod)
 		}
-		if seen[a.Pod] {
+		if seen[i] {
 			return bad("member %s assigned twice", a.Pod)
 		}
-		seen[a.Pod] = true
-		if err := put("member "+a.Pod.String(), p, a.Node, a.NodeID, 1); err != nil {
-			return err
-		}
+		seen[i] = true
+		entries = append(entries, entry{subject{pod: a.Pod}, &g.Members[i], a.Node, a.NodeID, 1})
 	}
-	sets := make(map[string]*PodSet, len(g.PodSets))
+	sets := make(map[string]*Pod, len(g.PodSets))
+	counts := make(map[string]int64, len(g.PodSets))
 	for i := range g.PodSets {
-		sets[g.PodSets[i].Name] = &g.PodSets[i]
+		ps := &g.PodSets[i]
+		t := ps.Template // the pods as Solve's hooks see them
+		t.Namespace, t.Name, t.SchedulingGroup, t.NodeName, t.UID = g.Namespace, ps.Name, g.Name, "", ""
+		sets[ps.Name], counts[ps.Name] = &t, int64(ps.Count)
 	}
 	setPlaced := map[string]int64{}
 	setNode := map[PodSetAssignment]bool{}
 	for _, a := range d.PodSetAssignments {
-		ps, ok := sets[a.PodSet]
+		t, ok := sets[a.PodSet]
 		if !ok {
 			return bad("assignment for pod set %q, which the group does not have", a.PodSet)
 		}
 		who := fmt.Sprintf("pod set %q", a.PodSet)
-		if a.Count < 1 {
-			return bad("%s assigned %d pods to node %q", who, a.Count, a.Node)
-		}
 		if k := (PodSetAssignment{PodSet: a.PodSet, NodeID: a.NodeID}); setNode[k] {
 			return bad("%s listed twice on node %q", who, a.Node)
 		} else {
 			setNode[k] = true
 		}
-		if setPlaced[a.PodSet] += int64(a.Count); setPlaced[a.PodSet] > int64(ps.Count) {
-			return bad("%s places %d pods, more than its count %d", who, setPlaced[a.PodSet], ps.Count)
+		if setPlaced[a.PodSet] += int64(a.Count); setPlaced[a.PodSet] > counts[a.PodSet] {
+			return bad("%s places %d pods, more than its count %d", who, setPlaced[a.PodSet], counts[a.PodSet])
 		}
-		t := ps.Template // the pods as Solve's hooks see them
-		t.Namespace, t.Name, t.SchedulingGroup, t.NodeName, t.UID = g.Namespace, ps.Name, g.Name, "", ""
-		if err := put(who, &t, a.Node, a.NodeID, int64(a.Count)); err != nil {
+		entries = append(entries, entry{subject{set: a.PodSet}, t, a.Node, a.NodeID, int64(a.Count)})
+	}
+	if len(filters) > 0 {
+		slices.SortStableFunc(entries, func(x, y entry) int { return MemberOrder(x.pod, y.pod) })
+	}
+	for _, e := range entries {
+		if err := put(e.subj, e.pod, e.node, e.id, e.count); err != nil {
 			return err
 		}
 	}
@@ -216,4 +244,32 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 	}
 	return nil
+}
+
+// subject names what [Verify] checks: a member, or a pod set when set is
+// not empty.
+type subject struct {
+	set string
+	pod Key
+}
+
+func (w subject) String() string {
+	if w.set != "" {
+		return fmt.Sprintf("pod set %q", w.set)
+	}
+	return "member " + w.pod.String()
+}
+
+// isEveryNode reports whether nodes is exactly the n node IDs in order:
+// then membership needs no search.
+func isEveryNode(nodes []NodeID, n int) bool {
+	if len(nodes) != n {
+		return false
+	}
+	for i, id := range nodes {
+		if id != NodeID(i) {
+			return false
+		}
+	}
+	return true
 }

@@ -46,7 +46,10 @@
 // on how many members could fit ("member slots") gives the shortest prefix
 // of the candidates, in eviction order, that could let the group fit; the
 // prefix that does is found from there with O(log k) solves for a prefix of
-// k candidates (usually one). Candidates are given back with a per-node
+// k candidates (usually one); the member slots of every node are summed
+// over the solver's classes of identical nodes ([placement.Snapshot.FreeRows]),
+// and solves whose failure nobody reads skip its explanation
+// ([placement.Options.StatusOnly]). Candidates are given back with a per-node
 // capacity check of each member on its chosen node, and re-solved only when
 // enough member slots remain. With a generator, the snapshot without every
 // candidate is built once for it, and each placement it yields is searched

@@ -89,7 +89,9 @@ type Plan struct {
 	// Solves is the number of [placement.Solve] calls spent, the first one
 	// included: O(log k) per placement searched for a prefix of k
 	// candidates (often one), plus one per victim that passes the
-	// member-slot check of the last pass (see [Find]).
+	// member-slot check of the last pass (see [Find]); and one more, on
+	// the snapshot as given, when there is no candidate (the first solve
+	// does not explain a failure that preemption might still cure).
 	Solves int
 	// Message is a one-line explanation a person can act on.
 	Message string
@@ -157,7 +159,9 @@ func (p *Plan) EvictedPods() []placement.Key {
 //
 // Cost, without a generator: one pass over the snapshot's PodGroups
 // ([placement.Snapshot.BoundGroups]: one lookup in in.PodGroups each; the
-// pods of groups in disruptionMode Pod and of no group one by one) and a
+// pods of groups in disruptionMode Pod and of no group one by one), a pass
+// over in.PodGroups to validate it unless those lookups found every entry
+// (and whenever the group fits or may not preempt), and a
 // heap of the candidates, O(log) per candidate the search reads in
 // eviction order; one pass over the nodes for the slot count; O(pods of
 // the prefix) for the slot count and the capacity reprieve, O(k log k)
@@ -185,41 +189,70 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 	case len(g.PodSets) > 0:
 		return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), "podSets", "preemption needs the pods as members")
 	}
-	if err := in.validate(); err != nil {
-		return Plan{}, err
+	// in.PodGroups is checked last, when the search has not read every
+	// entry already (specTally); errors come in validate's order.
+	if err := in.validateBudgets(); err != nil {
+		return Plan{}, in.firstError(err)
 	}
 	for i := range g.Members {
 		switch p := &g.Members[i]; p.PreemptionPolicy {
 		case "", placement.PreemptLowerPriority, placement.PreemptNever:
 		default:
-			return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy", "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy)
+			return Plan{}, in.firstError(placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy", "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy))
+		}
+	}
+	never := -1 // a member with preemptionPolicy Never
+	for i := range g.Members {
+		if g.Members[i].PreemptionPolicy == placement.PreemptNever {
+			never = i
+			break
 		}
 	}
 	f := &finder{s: s, g: g, in: &in, opts: opts}
-	d, err := f.solve(s, opts)
+	// A failure is shown only when nothing may be evicted; otherwise the
+	// first solve need not explain it.
+	d, err := f.solve(s, opts, never < 0)
 	if err != nil {
+		return Plan{}, in.firstError(err)
+	}
+	if d.Status != placement.Scheduled && never < 0 {
+		return f.preempt(d)
+	}
+	if err := in.validatePodGroups(); err != nil {
 		return Plan{}, err
 	}
 	if d.Status == placement.Scheduled {
 		return Plan{Outcome: Fits, Decision: d, After: s, Solves: f.solves, Message: "fits without preemption: " + d.Message}, nil
 	}
-	for i := range g.Members {
-		if p := &g.Members[i]; p.PreemptionPolicy == placement.PreemptNever {
-			return Plan{Outcome: NotAllowed, Decision: d, After: s, Solves: f.solves,
-				Message: fmt.Sprintf("preemption not allowed: member %s has preemptionPolicy Never; %s", p.Key(), d.Message)}, nil
+	return Plan{Outcome: NotAllowed, Decision: d, After: s, Solves: f.solves,
+		Message: fmt.Sprintf("preemption not allowed: member %s has preemptionPolicy Never; %s", g.Members[never].Key(), d.Message)}, nil
+}
+
+// preempt searches for victims, d being the failed first solve.
+func (f *finder) preempt(d placement.Decision) (Plan, error) {
+	s, g, in, opts := f.s, f.g, f.in, f.opts
+	var tally specTally
+	f.prio = in.preemptorPriority(g, &tally)
+	f.q = collect(s, g, in, f.prio, &tally)
+	if !tally.covers(in) {
+		if err := in.validatePodGroups(); err != nil {
+			return Plan{}, err
 		}
 	}
-	f.prio = in.preemptorPriority(g)
-	f.q = collect(s, g, &in, f.prio)
 	f.index()
 	f.need = d.Required - d.Bound
 	// The search runs even when d is Unresolvable: that status speaks for
 	// the first member that waits only, and another member of a basic
 	// group, or a gang whose minCount is below its size, may still fit.
 	if f.q.len() == 0 {
+		d, err := f.solve(s, opts, false) // the failure, explained
+		if err != nil {
+			return Plan{}, err
+		}
 		return f.cannotHelp(d), nil
 	}
 	var best *result
+	var err error
 	if opts.Generator == nil {
 		var r result
 		if kmin, ok := f.prefixBound(f.q, nil, nil); ok {
@@ -259,8 +292,11 @@ type finder struct {
 	need    int     // pending members that must be placed
 	missing bool    // a member requests a resource no node has
 	least   []int64 // per resource, the smallest member request
-	scratch *slots
-	solves  int
+	// memberReq holds R values per member, like res: its requests, the
+	// pod count included.
+	memberReq []int64
+	scratch   *slots
+	solves    int
 }
 
 func (f *finder) index() {
@@ -270,17 +306,26 @@ func (f *finder) index() {
 		f.resIdx[r] = i
 	}
 	f.podsR = f.resIdx[placement.ResourcePods]
+	R := len(f.res)
+	f.memberReq = make([]int64, len(f.g.Members)*R)
 	for i := range f.g.Members {
+		row := f.memberReq[i*R : (i+1)*R]
 		for name, q := range f.g.Members[i].Requests {
-			if _, ok := f.resIdx[name]; !ok && q > 0 {
+			r, ok := f.resIdx[name]
+			if !ok && q > 0 {
 				f.missing = true
 			}
+			row[r] += q // an unknown name (r 0) requests 0, or the search never runs
 		}
+		row[f.podsR]++
 	}
 }
 
-func (f *finder) solve(s *placement.Snapshot, opts placement.Options) (placement.Decision, error) {
+// solve solves the group on s with opts; brief, when the caller reads
+// only whether the decision is Scheduled (placement.Options.StatusOnly).
+func (f *finder) solve(s *placement.Snapshot, opts placement.Options, brief bool) (placement.Decision, error) {
 	f.solves++
+	opts.StatusOnly = opts.StatusOnly || brief
 	return placement.Solve(s, f.g, opts)
 }
 
@@ -326,7 +371,7 @@ func (f *finder) vain(units []*unit, opts placement.Options) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	d, err := f.solve(snap, opts)
+	d, err := f.solve(snap, opts, false)
 	return result{last: d}, err
 }
 
@@ -345,7 +390,7 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 		if err != nil {
 			return r, err
 		}
-		d, err := f.solve(snap, opts)
+		d, err := f.solve(snap, opts, k < units.len()) // shown when all are removed
 		if err != nil {
 			return r, err
 		}
@@ -364,7 +409,7 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 		if err != nil {
 			return r, err
 		}
-		d, err := f.solve(snap, opts)
+		d, err := f.solve(snap, opts, true)
 		if err != nil {
 			return r, err
 		}
@@ -382,7 +427,7 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 		if snap, err = f.s.Apply(placement.Change{Remove: podKeys(victims)}); err != nil {
 			return r, err
 		}
-		if dec, err = f.solve(snap, opts); err != nil {
+		if dec, err = f.solve(snap, opts, true); err != nil {
 			return r, err
 		}
 		if dec.Status != placement.Scheduled {
@@ -412,9 +457,9 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	// in one slab (at most one pair per assignment, so it never grows).
 	at := make(map[placement.NodeID]int, len(d.Assignments))
 	slab := make([]int64, 0, 2*R*len(d.Assignments))
-	members := make(map[placement.Key]*placement.Pod, len(f.g.Members))
+	members := make(map[placement.Key]int, len(f.g.Members))
 	for i := range f.g.Members {
-		members[f.g.Members[i].Key()] = &f.g.Members[i]
+		members[f.g.Members[i].Key()] = i
 	}
 	for _, a := range d.Assignments {
 		o, ok := at[a.NodeID]
@@ -425,10 +470,10 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 			at[a.NodeID] = o
 		}
 		demand := slab[o+R : o+2*R]
-		for name, q := range members[a.Pod].Requests {
-			demand[f.resIdx[name]] += q
+		i := members[a.Pod]
+		for r, q := range f.memberReq[i*R : (i+1)*R] {
+			demand[r] += q
 		}
-		demand[f.podsR]++
 	}
 	shift := func(u *unit, sign int64) {
 		req := u.rows(f)
@@ -494,7 +539,7 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 			if err != nil {
 				return nil, nil, d, err
 			}
-			td, err := f.solve(trial, opts)
+			td, err := f.solve(trial, opts, true)
 			if err != nil {
 				return nil, nil, d, err
 			}
@@ -532,8 +577,9 @@ type slots struct {
 	s     *placement.Snapshot // the snapshot counted
 	inP   []bool              // nil: every node
 	least []int64             // per resource; 0 = not a limit
-	at    map[placement.NodeID]int
-	rows  []int64 // free row of the nodes in at, from their offset
+	at    []int32             // per node, 1 + the offset of its row in rows; 0: none
+	ids   []placement.NodeID  // the nodes with a row, to reset at
+	rows  []int64             // free row of the nodes in at, from their offset
 	total int64
 	need  int64
 	// out lists the units shift removed since newSlots (stale entries
@@ -583,7 +629,7 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 				f.least[r] = min(f.least[r], q)
 			}
 		}
-		f.scratch = &slots{f: f, least: f.least, at: map[placement.NodeID]int{}}
+		f.scratch = &slots{f: f, least: f.least, at: make([]int32, N)}
 	}
 	// One slots at a time: the scratch is reused.
 	sl := f.scratch
@@ -592,7 +638,10 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 	}
 	sl.out, sl.onS = sl.out[:0], s == f.s && nodes == nil && inP == nil
 	sl.s, sl.inP, sl.total, sl.need = s, inP, 0, int64(f.need)
-	clear(sl.at)
+	for _, id := range sl.ids {
+		sl.at[id] = 0
+	}
+	sl.ids = sl.ids[:0]
 	sl.rows = sl.rows[:0]
 	if f.missing {
 		sl.need = math.MaxInt64 // a member requests what no node has
@@ -609,6 +658,12 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 				init(int(id))
 			}
 		}
+	case inP == nil:
+		// Every node: one row per class of identical nodes. The product
+		// wraps as the per-node sum would.
+		for free, n := range s.FreeRows() {
+			sl.total += sl.count(free) * int64(n)
+		}
 	default:
 		for id := range N {
 			if inP == nil || inP[id] {
@@ -622,11 +677,12 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 // row returns node id's free row, made its own on first use.
 func (sl *slots) row(id placement.NodeID) []int64 {
 	R := len(sl.least)
-	o, ok := sl.at[id]
-	if !ok {
+	o := int(sl.at[id]) - 1
+	if o < 0 {
 		o = len(sl.rows)
 		sl.rows = sl.s.AppendFree(sl.rows, id)
-		sl.at[id] = o
+		sl.at[id] = int32(o + 1)
+		sl.ids = append(sl.ids, id)
 	}
 	return sl.rows[o : o+R]
 }
@@ -682,7 +738,7 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 	if err != nil {
 		return nil, placement.Decision{}, err
 	}
-	d0, err := f.solve(s0, f.opts)
+	d0, err := f.solve(s0, f.opts, false)
 	if err != nil || d0.Status != placement.Scheduled {
 		return nil, d0, err // never evict in vain
 	}

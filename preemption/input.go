@@ -75,15 +75,37 @@ type Input struct {
 
 // validate checks the input; errors name the object and field.
 func (in *Input) validate() error {
+	if err := in.validatePodGroups(); err != nil {
+		return err
+	}
+	return in.validateBudgets()
+}
+
+// firstError returns the error validate would report first: one of
+// PodGroups, else err. Find checks PodGroups last when it can (see
+// [specTally]) but reports errors in validate's order.
+func (in *Input) firstError(err error) error {
+	if e := in.validatePodGroups(); e != nil {
+		return e
+	}
+	return err
+}
+
+func validSpec(k placement.Key, spec PodGroupSpec) bool {
+	switch spec.DisruptionMode {
+	case "", DisruptionModePod, DisruptionModePodGroup:
+		return k.Name != ""
+	}
+	return false
+}
+
+// validatePodGroups checks PodGroups, O(entries).
+func (in *Input) validatePodGroups() error {
 	var bad []placement.Key // sorted before reporting, so the error is the same whatever the map order
 	for k, spec := range in.PodGroups {
-		switch spec.DisruptionMode {
-		case "", DisruptionModePod, DisruptionModePodGroup:
-			if k.Name != "" {
-				continue
-			}
+		if !validSpec(k, spec) {
+			bad = append(bad, k)
 		}
-		bad = append(bad, k)
 	}
 	if len(bad) > 0 {
 		k := slices.MinFunc(bad, placement.Key.Compare)
@@ -93,6 +115,11 @@ func (in *Input) validate() error {
 		}
 		return placement.Errorf(placement.ErrInvalid, obj, "spec.disruptionMode", "unknown mode %q (want Pod or PodGroup)", in.PodGroups[k].DisruptionMode)
 	}
+	return nil
+}
+
+// validateBudgets checks Budgets.
+func (in *Input) validateBudgets() error {
 	keys := make([]placement.Key, len(in.Budgets))
 	for i := range in.Budgets {
 		b := &in.Budgets[i]
@@ -118,9 +145,27 @@ func (in *Input) validate() error {
 
 func budgetObj(k placement.Key) string { return fmt.Sprintf("PodDisruptionBudget %q", k.String()) }
 
-// spec returns the group's spec, defaulted.
-func (in *Input) spec(k placement.Key) PodGroupSpec {
-	s := in.PodGroups[k]
+// specTally counts the entries of PodGroups that Find has read, each once,
+// and whether one was invalid. A search reads the spec of every PodGroup
+// with bound pods; when those (and the preemptor's) are all the entries,
+// and valid, the map is valid without a pass of its own, which costs about
+// as much as the lookups.
+type specTally struct {
+	read int
+	bad  bool
+}
+
+// covers reports whether the entries read are all of in.PodGroups, valid.
+func (t *specTally) covers(in *Input) bool { return !t.bad && t.read == len(in.PodGroups) }
+
+// spec returns the group's spec, defaulted, counting the entry in t
+// (unless nil).
+func (in *Input) spec(k placement.Key, t *specTally) PodGroupSpec {
+	s, ok := in.PodGroups[k]
+	if ok && t != nil {
+		t.read++
+		t.bad = t.bad || !validSpec(k, s)
+	}
 	if s.DisruptionMode == "" {
 		s.DisruptionMode = DisruptionModePod
 	}
@@ -130,8 +175,8 @@ func (in *Input) spec(k placement.Key) PodGroupSpec {
 // preemptorPriority is the PodGroup's priority override, or else the lowest
 // member priority: a victim must be below every member it may make room
 // for, and the search does not track which member uses whose room.
-func (in *Input) preemptorPriority(g *placement.Group) int32 {
-	if p := in.PodGroups[g.Key()].Priority; p != nil {
+func (in *Input) preemptorPriority(g *placement.Group, t *specTally) int32 {
+	if p := in.spec(g.Key(), t).Priority; p != nil {
 		return *p
 	}
 	prio := g.Members[0].Priority

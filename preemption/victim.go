@@ -324,7 +324,7 @@ func (q *queue) unit(c cand) *unit {
 // eviction order (see [queue]). Pods of the preemptor group itself are
 // never candidates. Cost: O(groups + ungrouped pods + pods of groups in
 // disruptionMode Pod) to list them, then O(log) per unit read.
-func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *queue {
+func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32, t *specTally) *queue {
 	n := 0
 	for range s.BoundGroups() {
 		n++ // one candidate per group, usually: the heap is allocated once
@@ -334,7 +334,7 @@ func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32) *
 		if bg.Key == g.Key() {
 			continue
 		}
-		spec := in.spec(bg.Key)
+		spec := in.spec(bg.Key, t) // each key once: BoundGroups yields each group once
 		if spec.DisruptionMode == DisruptionModePodGroup {
 			pp := bg.MaxPriority
 			if spec.Priority != nil {

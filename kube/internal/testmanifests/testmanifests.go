@@ -124,13 +124,19 @@ status:
 // the shape of Kueue's TAS samples, translated to Kubernetes v1.37
 // workload-aware scheduling: Kueue's podset-required-topology annotation
 // becomes spec.scheduling's gang policy (minCount = parallelism) with that
-// topology key; a preferred or unconstrained topology has no counterpart in
-// the PodGroup API (it names required keys only), so those Jobs get the gang
+// topology key; a preferred topology has no counterpart in the PodGroup
+// API (it names required keys only), so those Jobs get the gang policy and
+// keep Kueue's podset-preferred-topology annotation, which the adapter
+// reads (kube.KueuePreferredTopology); unconstrained ones get the gang
 // policy alone. priority, when not "", is spec.template.spec.priority.
-func kueueJob(d *doc, name, ns string, n int, cpu, memory, requiredKey, priorityClass string) {
+func kueueJob(d *doc, name, ns string, n int, cpu, memory, requiredKey, preferredKey, priorityClass string) {
 	constraints := ""
 	if requiredKey != "" {
 		constraints = fmt.Sprintf("    schedulingConstraints:\n      topology:\n      - key: %s\n", requiredKey)
+	}
+	meta := ""
+	if preferredKey != "" {
+		meta = "    metadata:\n      annotations:\n        kueue.x-k8s.io/podset-preferred-topology: " + preferredKey + "\n"
 	}
 	pc := ""
 	if priorityClass != "" {
@@ -150,7 +156,7 @@ spec:
       gang:
         minCount: %d
 %s  template:
-    spec:
+%s    spec:
 %s      restartPolicy: Never
       containers:
       - name: dummy-job
@@ -158,7 +164,7 @@ spec:
         args: ["pause"]
         resources:
           requests: {cpu: "%s", memory: %s}
-`, name, ns, n, n, n, constraints, pc, cpu, memory)
+`, name, ns, n, n, n, constraints, meta, pc, cpu, memory)
 }
 
 // KueueSampleJobs are Kueue's three TAS sample Jobs
@@ -168,9 +174,9 @@ spec:
 func KueueSampleJobs() string {
 	var d doc
 	d.WriteString("# Kueue TAS sample Jobs as v1.37 Jobs with spec.scheduling (see kueueJob).\n")
-	kueueJob(&d, "tas-sample-required", "default", 10, "1", "200Mi", kueueRack, "")
-	kueueJob(&d, "tas-sample-preferred", "default", 40, "1", "200Mi", "", "")
-	kueueJob(&d, "tas-sample-unconstrained", "default", 6, "1", "200Mi", "", "")
+	kueueJob(&d, "tas-sample-required", "default", 10, "1", "200Mi", kueueRack, "", "")
+	kueueJob(&d, "tas-sample-preferred", "default", 40, "1", "200Mi", "", kueueBlock, "")
+	kueueJob(&d, "tas-sample-unconstrained", "default", 6, "1", "200Mi", "", "", "")
 	return d.String()
 }
 
@@ -207,7 +213,7 @@ type kueueClass struct {
 	pods     int
 	request  string
 	priority string // a PriorityClass below
-	required bool   // tasConstraint "required" (rack); else preferred/balanced
+	tas      string // tasConstraint: "required" or "preferred" (rack), or "balanced"
 }
 
 // KueuePerfWorkloads is one ClusterQueue's share of Kueue's TAS
@@ -215,20 +221,21 @@ type kueueClass struct {
 // set; one queue's is 500 Jobs, 1,500 pods, 1,850 CPUs): small (2 pods x
 // 500m, priority 50), medium (4 x 1250m, 100) and large (8 x 2500m, 200)
 // Jobs, each with a required, a preferred or a balanced rack constraint.
-// Only "required" maps to a PodGroup topology key (see kueueJob). Every pod
+// "required" maps to a PodGroup topology key, "preferred" to Kueue's
+// annotation (see kueueJob), "balanced" to nothing. Every pod
 // requests 1Gi (the generator sets CPU only). Priorities become
 // PriorityClasses kueue-50, kueue-100 and kueue-200.
 func KueuePerfWorkloads() string {
 	classes := []kueueClass{
-		{"small-required-rack", 120, 2, "500m", "kueue-50", true},
-		{"small-preferred-rack", 120, 2, "500m", "kueue-50", false},
-		{"small-balanced-rack", 110, 2, "500m", "kueue-50", false},
-		{"medium-required-rack", 34, 4, "1250m", "kueue-100", true},
-		{"medium-preferred-rack", 33, 4, "1250m", "kueue-100", false},
-		{"medium-balanced-rack", 33, 4, "1250m", "kueue-100", false},
-		{"large-required-rack", 17, 8, "2500m", "kueue-200", true},
-		{"large-preferred-rack", 17, 8, "2500m", "kueue-200", false},
-		{"large-balanced-rack", 16, 8, "2500m", "kueue-200", false},
+		{"small-required-rack", 120, 2, "500m", "kueue-50", "required"},
+		{"small-preferred-rack", 120, 2, "500m", "kueue-50", "preferred"},
+		{"small-balanced-rack", 110, 2, "500m", "kueue-50", "balanced"},
+		{"medium-required-rack", 34, 4, "1250m", "kueue-100", "required"},
+		{"medium-preferred-rack", 33, 4, "1250m", "kueue-100", "preferred"},
+		{"medium-balanced-rack", 33, 4, "1250m", "kueue-100", "balanced"},
+		{"large-required-rack", 17, 8, "2500m", "kueue-200", "required"},
+		{"large-preferred-rack", 17, 8, "2500m", "kueue-200", "preferred"},
+		{"large-balanced-rack", 16, 8, "2500m", "kueue-200", "balanced"},
 	}
 	var d doc
 	d.WriteString("# One ClusterQueue's share of Kueue's TAS performance workload (generator.yaml), as v1.37 Jobs.\n")
@@ -237,11 +244,14 @@ func KueuePerfWorkloads() string {
 	}
 	for _, c := range classes {
 		for i := range c.count {
-			key := ""
-			if c.required {
-				key = kueueRack
+			required, preferred := "", ""
+			switch c.tas {
+			case "required":
+				required = kueueRack
+			case "preferred":
+				preferred = kueueRack
 			}
-			kueueJob(&d, fmt.Sprintf("%s-%03d", c.name, i), "kueue-perf", c.pods, c.request, "1Gi", key, c.priority)
+			kueueJob(&d, fmt.Sprintf("%s-%03d", c.name, i), "kueue-perf", c.pods, c.request, "1Gi", required, preferred, c.priority)
 		}
 	}
 	return d.String()
