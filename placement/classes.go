@@ -56,13 +56,13 @@ func (b *base) nodeTypes() {
 		if n.Unschedulable {
 			key = append(key, 1)
 		}
+		// Each string goes in after its length, so that no content (a NUL
+		// byte included) can make two different taint lists one key.
 		for _, t := range n.Taints {
-			key = append(key, 0)
-			key = append(key, t.Key...)
-			key = append(key, 0)
-			key = append(key, t.Value...)
-			key = append(key, 0)
-			key = append(key, t.Effect...)
+			for _, f := range [...]string{t.Key, t.Value, string(t.Effect)} {
+				key = binary.AppendUvarint(key, uint64(len(f)))
+				key = append(key, f...)
+			}
 		}
 		t, ok := ids[string(key)]
 		if !ok {

@@ -70,3 +70,19 @@ func TestProp_ClassesFollowApply(t *testing.T) {
 		}
 	})
 }
+
+// TestNodeTypes_TaintBytesDoNotCollide: taints whose fields hold NUL bytes
+// do not give two different nodes one type.
+func TestNodeTypes_TaintBytesDoNotCollide(t *testing.T) {
+	alloc := ResourceList{ResourceCPU: 1000}
+	s, err := NewSnapshot([]Node{
+		{Name: "a", Allocatable: alloc, Taints: []Taint{{Key: "k\x00v", Value: "", Effect: TaintEffectNoSchedule}}},
+		{Name: "b", Allocatable: alloc, Taints: []Taint{{Key: "k", Value: "v\x00", Effect: TaintEffectNoSchedule}}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.b.typeOf[0] == s.b.typeOf[1] {
+		t.Fatalf("nodes with different taints share type %d", s.b.typeOf[0])
+	}
+}
