@@ -41,7 +41,8 @@ type Group struct {
 	Members []Pod
 	// PodSets are more pending members, given as counts of identical pods
 	// rather than one by one (see [PodSet]); Members, PodSets or both may
-	// hold the group's pending pods. Order does not matter.
+	// hold the group's pending pods. Order does not matter; at most
+	// [MaxPodSets].
 	PodSets []PodSet
 	// SubGroups partition the members (e.g. a leader and its workers, the
 	// replicated jobs of a JobSet): each has its own minimum and may have
@@ -57,6 +58,10 @@ type Group struct {
 // for (its Members plus every PodSet's Count): the solver keeps a few words
 // per pending pod.
 const MaxPending = 1 << 20
+
+// MaxPodSets is the most pod sets a [Group] may have (Kueue allows 8 per
+// Workload).
+const MaxPodSets = 1 << 10
 
 // PodSet is Count identical pending pods of a PodGroup given once, as a
 // template and a count — how Kueue's PodSet (kueue.x-k8s.io/v1beta1
@@ -185,9 +190,14 @@ func (g *Group) PendingKey(i int) Key {
 func (g *Group) PendingIndexes(a []Assignment) []int {
 	out := make([]int, len(a))
 	var byKey map[Key]int
+	n := g.NumPending()
 	for j := range a {
 		i := a[j].Member
-		if i >= 0 && i < g.NumPending() && g.PendingKey(i) == a[j].Pod {
+		if j > 0 && i == a[j-1].Member && a[j].Pod == a[j-1].Pod {
+			out[j] = out[j-1] // a pod set's entries come in a row
+			continue
+		}
+		if i >= 0 && i < n && g.PendingKey(i) == a[j].Pod {
 			out[j] = i
 			continue
 		}
@@ -428,6 +438,9 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 func (g *Group) validatePodSets(s *Snapshot) error {
 	if len(g.PodSets) == 0 {
 		return nil
+	}
+	if len(g.PodSets) > MaxPodSets {
+		return Errorf(ErrInvalid, groupObj(g), "podSets", "%d pod sets, more than %d", len(g.PodSets), MaxPodSets)
 	}
 	order := make([]*PodSet, len(g.PodSets))
 	for i := range g.PodSets {

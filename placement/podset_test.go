@@ -240,6 +240,10 @@ func TestPodSets_BadInput(t *testing.T) {
 	negative.Template.Requests = ResourceList{ResourceCPU: -1}
 	affMember := member
 	affMember.Affinity = &Affinity{}
+	var manySets []PodSet
+	for i := range MaxPodSets + 1 {
+		manySets = append(manySets, set(fmt.Sprintf("s%d", i), 1))
+	}
 	for _, tc := range []struct {
 		name  string
 		g     Group
@@ -254,6 +258,7 @@ func TestPodSets_BadInput(t *testing.T) {
 		{"zero count", Group{PodSets: []PodSet{set("a", 0)}}, Options{}, "count", ErrInvalid},
 		{"huge count", Group{PodSets: []PodSet{set("a", MaxPending+1)}}, Options{}, "count", ErrInvalid},
 		{"too many pods", Group{PodSets: []PodSet{set("a", MaxPending), set("b", 1)}}, Options{}, "podSets", ErrInvalid},
+		{"too many sets", Group{PodSets: manySets}, Options{}, "podSets", ErrInvalid},
 		{"affinity", Group{PodSets: []PodSet{withAffinity}}, Options{}, "template.spec.affinity", ErrInvalid},
 		{"claims", Group{PodSets: []PodSet{withClaim}}, Options{}, "template.spec.resourceClaims", ErrInvalid},
 		{"negative request", Group{PodSets: []PodSet{negative}}, Options{}, "template.requests[cpu]", ErrInvalid},

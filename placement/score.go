@@ -44,12 +44,17 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 		}
 	}
 	var placed int64
-	for j, i := range g.PendingIndexes(a) {
+	var vec []int64
+	idx := g.PendingIndexes(a)
+	for j, i := range idx {
 		placed += a[j].Pods()
 		if i < 0 {
 			continue
 		}
-		for r, q := range g.RequestVector(s, i) {
+		if j == 0 || i != idx[j-1] {
+			vec = g.RequestVector(s, i) // a pod set's entries share one
+		}
+		for r, q := range vec {
 			if requested[r] {
 				used[r] = arith.SatAdd(used[r], arith.MulSat(q, a[j].Pods()))
 			}

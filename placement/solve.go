@@ -667,13 +667,12 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 		}
 	}
 	out := make([]Assignment, members, size)
-	// A set's runs sort as one integer: the set's rank by name, then the
-	// node; sorting those beats sorting Assignments by string.
-	type setRun struct {
-		key   uint64
-		count int32
-	}
-	var runs []setRun
+	// A set's run sorts as one integer: the set's rank by name (below
+	// MaxPodSets, 2^10), the node (32 bits), then the run's pod count in
+	// the low 21 bits (MaxPending is 2^20); sorting those beats sorting
+	// Assignments by string.
+	const countBits = 21
+	var runs []uint64
 	rank, byRank := sv.podSetRanks()
 	k := 0
 	for i := 0; i < len(sv.members); {
@@ -684,19 +683,20 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 			out[k] = Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)}
 			k++
 		default:
-			runs = append(runs, setRun{uint64(rank[int(m.row)-n])<<32 | uint64(id), int32(j - i)})
+			runs = append(runs, (uint64(rank[int(m.row)-n])<<32|uint64(id))<<countBits|uint64(j-i))
 		}
 		i = j
 	}
-	slices.SortFunc(runs, func(x, y setRun) int { return cmp.Compare(x.key, y.key) })
+	slices.Sort(runs)
 	for i, r := range runs {
-		if i > 0 && runs[i-1].key == r.key {
-			out[len(out)-1].Count += r.count
+		key, count := r>>countBits, int32(r&(1<<countBits-1))
+		if i > 0 && runs[i-1]>>countBits == key {
+			out[len(out)-1].Count += count
 			continue
 		}
-		row, id := n+byRank[r.key>>32], NodeID(uint32(r.key))
+		row, id := n+byRank[key>>32], NodeID(uint32(key))
 		out = append(out, Assignment{Pod: sv.pods[row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id,
-			Member: sv.g.PodSetStart(row - n), Count: r.count})
+			Member: sv.g.PodSetStart(row - n), Count: count})
 	}
 	return out
 }

@@ -85,12 +85,17 @@ func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.
 	sh := newShape(c, len(t.boundOf(s, g.Key()).nodes), g)
 	added := make([]int64, len(c.res))
 	placed := 0
-	for j, i := range g.PendingIndexes(a) {
+	var vec []int64
+	idx := g.PendingIndexes(a)
+	for j, i := range idx {
 		placed += int(a[j].Pods())
 		if i < 0 {
 			continue
 		}
-		for r, q := range sh.vec(i) {
+		if j == 0 || i != idx[j-1] {
+			vec = sh.vec(i) // a pod set's entries share one
+		}
+		for r, q := range vec {
 			added[r] = arith.SatAdd(added[r], arith.MulSat(q, a[j].Pods()))
 		}
 	}
