@@ -11,7 +11,7 @@
 //
 // Usage:
 //
-//	ratios [-sort ratio] [-extra unit,...] [-match prefix] [-grid] [file ...]
+//	ratios [-sort ratio] [-extra unit,...] [-match prefix] [-grid] [-before file] [file ...]
 //
 // It reads the files, or standard input when none is given. -extra adds a
 // column per custom metric unit of the decision (e.g. -extra placed,steps);
@@ -19,6 +19,10 @@
 // comma-separated prefixes. A
 // workload without a floor gets "—" in the floor and ratio columns. The
 // trailing "-<GOMAXPROCS>" of each benchmark name is dropped.
+//
+// -before file prints, instead, each workload's decision before (from that
+// file, a run of the code before) and after (the other files), the
+// speed-up, and each run's ratio to its own floor.
 //
 // -grid prints the ratios alone as a grid instead, for a matrix of
 // workloads such as n=10000/p=512/block/empty: the last two parts of the
@@ -57,6 +61,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	sortBy := fs.String("sort", "", `"ratio" to list the largest decision/floor ratios first`)
 	extra := fs.String("extra", "", "comma-separated custom metric units of the decision to add as columns")
 	match := fs.String("match", "", "keep only workloads whose name starts with one of these comma-separated prefixes")
+	before := fs.String("before", "", "a file of the same benchmarks run on the code before: print before and after side by side")
 	grid := fs.Bool("grid", false, "print the ratios as a grid: columns by the last two /-separated parts of the name, rows by the rest")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -95,7 +100,48 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if *grid {
 		return writeGrid(stdout, rows)
 	}
+	if *before != "" {
+		old := newResults()
+		f, err := os.Open(*before)
+		if err != nil {
+			return err
+		}
+		err = old.read(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", *before, err)
+		}
+		return writeBeforeAfter(stdout, old, rows)
+	}
 	return write(stdout, rows, extras)
+}
+
+// writeBeforeAfter writes, per workload of rows (the code after), the
+// decision's median ns/op before and after, the speed-up, both ratios to
+// the floor of their own run, and the after B/op and allocs/op. A
+// workload the before file lacks gets dashes.
+func writeBeforeAfter(w io.Writer, old *results, rows []row) error {
+	var b strings.Builder
+	b.WriteString("| workload | before ns/op | after ns/op | speed-up | before/floor | after/floor | after B/op | after allocs/op |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		o := row{workload: r.workload, decision: old.values[decisionPrefix+r.workload], floor: old.values[floorPrefix+r.workload]}
+		speedup := "—"
+		if x := median(o.decision["ns/op"]) / median(r.decision["ns/op"]); finite(x) {
+			speedup = formatRatio(x) + "×"
+		}
+		oldRatio, newRatio := "—", "—"
+		if o.floor != nil {
+			oldRatio = formatRatio(o.ratio())
+		}
+		if r.floor != nil {
+			newRatio = formatRatio(r.ratio())
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.workload, number(o.decision["ns/op"]), number(r.decision["ns/op"]),
+			speedup, oldRatio, newRatio, number(r.decision["B/op"]), number(r.decision["allocs/op"]))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // results holds every value of every metric of every benchmark, by name

@@ -33,6 +33,23 @@ func TestRatios_Golden(t *testing.T) {
 	}
 }
 
+func TestRatios_BeforeAfter(t *testing.T) {
+	dir := t.TempDir()
+	before := filepath.Join(dir, "before.txt")
+	require.NoError(t, os.WriteFile(before, []byte(`BenchmarkDecision/w-2 1 400 ns/op 10 B/op 1 allocs/op
+BenchmarkFloor/w-2 1 40 ns/op 0 B/op 0 allocs/op
+`), 0o644))
+	var out bytes.Buffer
+	in := strings.NewReader(`BenchmarkDecision/w-2 1 100 ns/op 20 B/op 2 allocs/op
+BenchmarkFloor/w-2 1 50 ns/op 0 B/op 0 allocs/op
+BenchmarkDecision/new-2 1 30 ns/op 3 B/op 1 allocs/op
+`)
+	require.NoError(t, run([]string{"-before", before}, in, &out))
+	require.Contains(t, out.String(), "| w | 400 | 100 | 4.0× | 10 | 2.0 | 20 | 2 |")
+	require.Contains(t, out.String(), "| new | — | 30 | — | — | — | 3 | 1 |", "a workload the before run lacks")
+	require.Error(t, run([]string{"-before", filepath.Join(dir, "missing.txt")}, strings.NewReader("BenchmarkDecision/w-2 1 1 ns/op\n"), &out))
+}
+
 func TestRatios_MedianAndRatio(t *testing.T) {
 	var out bytes.Buffer
 	in := strings.NewReader(`BenchmarkDecision/w-2 1 300 ns/op 10 B/op 1 allocs/op
