@@ -129,12 +129,7 @@ func matrix() []workload {
 					sink += int64(len(d.Assignments))
 				}, []metric{{float64(len(d.Assignments)), "placed"}}
 			},
-			floor: func(b *testing.B) (func(), []metric) {
-				g, grp := gpuCluster(b, c.n, c.fragmented), gpuGang(c.p)
-				f, reqs, out, level := bench.NewGangFloor(g.c), g.c.Requests(grp.Members), make([]int32, c.p), g.c.Level(c.key)
-				placed := f.Place(level, reqs, out, false)
-				return func() { sink += int64(f.Place(level, reqs, out, false)) }, []metric{{float64(placed), "placed"}}
-			},
+			floor: cellFloor(c),
 		})
 	}
 	return out
@@ -154,18 +149,7 @@ func podSetMatrix() []workload {
 		out = append(out, workload{
 			name: "podset/" + c.name(),
 			decision: func(b *testing.B) (func(), []metric) {
-				g, _, opts, want, _ := solveCell(b, c)
-				grp := cached(fmt.Sprint("podset-gang-", c.p), func() *placement.Group { return bench.PodSetGang("pg", c.p) })
-				d, err := placement.Solve(g.s, grp, opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := samePerNode(want, d); err != nil {
-					b.Fatalf("%s: %v", c.name(), err)
-				}
-				if err := placement.Verify(g.s, grp, d); err != nil {
-					b.Fatalf("%s: pod set decision does not verify: %v", c.name(), err)
-				}
+				g, grp, opts, d := solvePodSetCell(b, c)
 				placed := 0
 				for _, a := range d.PodSetAssignments {
 					placed += int(a.Count)
@@ -175,12 +159,7 @@ func podSetMatrix() []workload {
 					sink += int64(len(d.PodSetAssignments))
 				}, []metric{{float64(placed), "placed"}}
 			},
-			floor: func(b *testing.B) (func(), []metric) {
-				g, grp := gpuCluster(b, c.n, c.fragmented), gpuGang(c.p)
-				f, reqs, out, level := bench.NewGangFloor(g.c), g.c.Requests(grp.Members), make([]int32, c.p), g.c.Level(c.key)
-				placed := f.Place(level, reqs, out, false)
-				return func() { sink += int64(f.Place(level, reqs, out, false)) }, []metric{{float64(placed), "placed"}}
-			},
+			floor: cellFloor(c),
 		})
 	}
 	return out
@@ -194,19 +173,37 @@ func TestPodSetMatrix_SameAsMembers(t *testing.T) {
 		if c.n != matrixHosts[0] {
 			continue
 		}
-		g, _, opts, want, _ := solveCell(t, c)
-		grp := bench.PodSetGang("pg", c.p)
-		d, err := placement.Solve(g.s, grp, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := samePerNode(want, d); err != nil {
-			t.Errorf("%s: %v", c.name(), err)
-		}
-		if err := placement.Verify(g.s, grp, d); err != nil {
-			t.Errorf("%s: %v", c.name(), err)
-		}
+		solvePodSetCell(t, c)
 	}
+}
+
+// cellFloor is the floor of cell c (and of its pod set variant).
+func cellFloor(c cell) prepare {
+	return func(b *testing.B) (func(), []metric) {
+		g, grp := gpuCluster(b, c.n, c.fragmented), gpuGang(c.p)
+		f, reqs, out, level := bench.NewGangFloor(g.c), g.c.Requests(grp.Members), make([]int32, c.p), g.c.Level(c.key)
+		placed := f.Place(level, reqs, out, false)
+		return func() { sink += int64(f.Place(level, reqs, out, false)) }, []metric{{float64(placed), "placed"}}
+	}
+}
+
+// solvePodSetCell is the pod set variant of cell c, checked: it must place
+// as many pods on each node as the members' decision, and verify.
+func solvePodSetCell(tb testing.TB, c cell) (*gpu, *placement.Group, placement.Options, placement.Decision) {
+	tb.Helper()
+	g, _, opts, want, _ := solveCell(tb, c)
+	grp := cached(fmt.Sprint("podset-gang-", c.p), func() *placement.Group { return bench.PodSetGang("pg", c.p) })
+	d, err := placement.Solve(g.s, grp, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := samePerNode(want, d); err != nil {
+		tb.Fatalf("%s: %v", c.name(), err)
+	}
+	if err := placement.Verify(g.s, grp, d); err != nil {
+		tb.Fatalf("%s: pod set decision does not verify: %v", c.name(), err)
+	}
+	return g, grp, opts, d
 }
 
 // samePerNode reports how a pod set decision differs from the decision on
