@@ -324,7 +324,7 @@ func (q *queue) unit(c cand) *unit {
 // eviction order (see [queue]). Pods of the preemptor group itself are
 // never candidates. Cost: O(groups + ungrouped pods + pods of groups in
 // disruptionMode Pod) to list them, then O(log) per unit read.
-func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32, t *specTally) *queue {
+func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, budgets bool) *queue {
 	n := 0
 	for range s.BoundGroups() {
 		n++ // one candidate per group, usually: the heap is allocated once
@@ -334,7 +334,7 @@ func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32, t
 		if bg.Key == g.Key() {
 			continue
 		}
-		spec := in.spec(bg.Key, t) // each key once: BoundGroups yields each group once
+		spec := j.spec(bg) // each key once: BoundGroups yields each group once
 		if spec.DisruptionMode == DisruptionModePodGroup {
 			pp := bg.MaxPriority
 			if spec.Priority != nil {
@@ -364,9 +364,10 @@ func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32, t
 	for i := len(q.heap)/2 - 1; i >= 0; i-- {
 		q.down(i)
 	}
-	if len(in.Budgets) > 0 {
-		q.left = newAllowance(in.Budgets)
+	if budgets {
+		q.left = newAllowance(j.in.Budgets)
 	}
+	j.done()
 	return q
 }
 
