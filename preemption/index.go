@@ -73,7 +73,12 @@ func (x *Index) Find(s *placement.Snapshot, g *placement.Group, opts placement.O
 // specs, in the key order BoundGroups yields them. It is never modified
 // once stored.
 type joined struct {
-	e []joinedGroup
+	e   []joinedGroup
+	src []source // src[i] is e[i]'s summary, as a candidate's source
+	// sorted lists, least important first, a candidate for each entry
+	// in disruptionMode PodGroup (whatever its priority): its src is
+	// the entry's index.
+	sorted []cand
 }
 
 type joinedGroup struct {
@@ -103,15 +108,16 @@ func (f *finder) joiner(t *specTally) *joiner {
 	return j
 }
 
-// spec returns the defaulted spec of bg; calls come in BoundGroups order.
-func (j *joiner) spec(bg *placement.BoundGroup) PodGroupSpec {
+// spec returns the defaulted spec of bg, and the index of its entry in
+// j.old (-1: none); calls come in BoundGroups order.
+func (j *joiner) spec(bg *placement.BoundGroup) (PodGroupSpec, int) {
 	if j.old != nil {
 		e := j.old.e
 		for ; j.next < len(e); j.next++ {
 			if e[j.next].g == bg {
 				j.hits++
 				j.next++
-				return e[j.next-1].spec
+				return e[j.next-1].spec, j.next - 1
 			}
 			if e[j.next].g.Key.Compare(bg.Key) >= 0 {
 				break // bg is a changed group: not joined
@@ -119,7 +125,7 @@ func (j *joiner) spec(bg *placement.BoundGroup) PodGroupSpec {
 		}
 	}
 	j.miss++
-	return j.in.spec(bg.Key, j.t)
+	return j.in.spec(bg.Key, j.t), -1
 }
 
 // done joins the snapshot's groups anew when most were not joined.
@@ -131,9 +137,20 @@ func (j *joiner) done() {
 	for range j.s.BoundGroups() {
 		n++
 	}
-	e := make([]joinedGroup, 0, n)
+	jo := &joined{e: make([]joinedGroup, 0, n), src: make([]source, 0, n)}
 	for bg := range j.s.BoundGroups() {
-		e = append(e, joinedGroup{g: bg, spec: j.in.spec(bg.Key, nil)})
+		spec := j.in.spec(bg.Key, nil)
+		if spec.DisruptionMode == DisruptionModePodGroup {
+			pp := bg.MaxPriority
+			if spec.Priority != nil {
+				pp = *spec.Priority
+			}
+			jo.sorted = append(jo.sorted, newCand(pp, bg.Pods, true, source{g: bg}, int32(len(jo.e))))
+		}
+		jo.e = append(jo.e, joinedGroup{g: bg, spec: spec})
+		jo.src = append(jo.src, source{g: bg})
 	}
-	j.x.join.Store(&joined{e: e})
+	q := &queue{src0: jo.src}
+	slices.SortFunc(jo.sorted, func(a, b cand) int { return q.order(&b, &a) })
+	j.x.join.Store(jo)
 }

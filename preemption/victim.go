@@ -177,16 +177,31 @@ func (c source) key() placement.Key {
 
 // add lists a candidate: the whole group g, or the pod p.
 func (q *queue) add(prio int32, pods int, grouped bool, g *placement.BoundGroup, p *placement.Pod) {
-	c := cand{rank: uint64(uint32(prio)^(1<<31))<<32 | uint64(min(pods, math.MaxInt32)), src: int32(len(q.src)), whole: g != nil}
+	src := source{g: g, p: p}
+	q.heap = append(q.heap, newCand(prio, pods, grouped, src, int32(len(q.src0)+len(q.src))))
+	q.src = append(q.src, src)
+}
+
+// newCand is the candidate for src, of priority prio, with pods pods, at
+// index i of its queue's sources.
+func newCand(prio int32, pods int, grouped bool, src source, i int32) cand {
+	c := cand{rank: uint64(uint32(prio)^(1<<31))<<32 | uint64(min(pods, math.MaxInt32)), src: i, whole: src.g != nil}
 	if grouped {
 		c.rank |= 1 << 31
 	}
-	src := source{g: g, p: p}
 	if t := src.start(); !t.IsZero() {
 		c.started, c.mono = true, t != t.Round(0)
 		c.sec, c.nsec = t.Unix(), int32(t.Nanosecond())
 	}
-	q.heap, q.src = append(q.heap, c), append(q.src, src)
+	return c
+}
+
+// source returns what candidate index i stands for.
+func (q *queue) source(i int32) source {
+	if int(i) < len(q.src0) {
+		return q.src0[i]
+	}
+	return q.src[int(i)-len(q.src0)]
 }
 
 func (c *cand) priority() int32 { return int32(uint32(c.rank>>32) ^ (1 << 31)) }
@@ -209,7 +224,7 @@ func (q *queue) order(a, b *cand) int {
 			return c
 		}
 	case a.mono && b.mono:
-		if c := q.src[a.src].start().Compare(q.src[b.src].start()); c != 0 {
+		if c := q.source(a.src).start().Compare(q.source(b.src).start()); c != 0 {
 			return c
 		}
 	default:
@@ -226,7 +241,7 @@ func (q *queue) order(a, b *cand) int {
 		}
 		return 1
 	}
-	return q.src[b.src].key().Compare(q.src[a.src].key())
+	return q.source(b.src).key().Compare(q.source(a.src).key())
 }
 
 // queue is the candidates in eviction order — those within every budget
@@ -236,7 +251,8 @@ func (q *queue) order(a, b *cand) int {
 type queue struct {
 	s     *placement.Snapshot
 	heap  []cand // least important first
-	src   []source
+	src0  []source // shared, read only: cand.src below len(src0) indexes it
+	src   []source // cand.src - len(src0) indexes it
 	done  []*unit // the order's first units
 	over  []*unit // popped units beyond a budget, to follow every other
 	left  *allowance
@@ -291,6 +307,17 @@ func (q *queue) down(i int) {
 	}
 }
 
+func (q *queue) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			return
+		}
+		q.heap[i], q.heap[p] = q.heap[p], q.heap[i]
+		i = p
+	}
+}
+
 func (q *queue) pop() cand {
 	c := q.heap[0]
 	n := len(q.heap) - 1
@@ -302,7 +329,7 @@ func (q *queue) pop() cand {
 
 // unit makes the candidate a unit, reading a whole group's pods.
 func (q *queue) unit(c cand) *unit {
-	src := q.src[c.src]
+	src := q.source(c.src)
 	u := &unit{v: Victim{Priority: c.priority(), StartTime: src.start()}}
 	if src.g != nil {
 		u.v.PodGroup, u.v.Whole = src.g.Key, true
@@ -323,19 +350,31 @@ func (q *queue) unit(c cand) *unit {
 // collect returns the candidate victims of priority below prio, in
 // eviction order (see [queue]). Pods of the preemptor group itself are
 // never candidates. Cost: O(groups + ungrouped pods + pods of groups in
-// disruptionMode Pod) to list them, then O(log) per unit read.
+// disruptionMode Pod) to list them, then O(log) per unit read. With an
+// Index's join of s's base, the whole groups it joined are copied in
+// eviction order from it (a sorted list is a heap), and only the others
+// are added to the heap one by one.
 func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, budgets bool) *queue {
 	n := 0
 	for range s.BoundGroups() {
 		n++ // one candidate per group, usually: the heap is allocated once
 	}
-	q := &queue{s: s, heap: make([]cand, 0, n), src: make([]source, 0, n)}
+	q := &queue{s: s, heap: make([]cand, 0, n)}
+	var hit []bool // per entry of j.old, a whole group yielded by s
+	if j.old != nil {
+		q.src0 = j.old.src
+		hit = make([]bool, len(j.old.e))
+	}
 	for bg := range s.BoundGroups() {
 		if bg.Key == g.Key() {
 			continue
 		}
-		spec := j.spec(bg) // each key once: BoundGroups yields each group once
+		spec, i := j.spec(bg) // each key once: BoundGroups yields each group once
 		if spec.DisruptionMode == DisruptionModePodGroup {
+			if i >= 0 {
+				hit[i] = true // listed below, from j.old.sorted
+				continue
+			}
 			pp := bg.MaxPriority
 			if spec.Priority != nil {
 				pp = *spec.Priority
@@ -360,15 +399,51 @@ func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, b
 			q.add(p.Priority, 1, false, nil, p)
 		}
 	}
-	q.total = len(q.heap)
-	for i := len(q.heap)/2 - 1; i >= 0; i-- {
-		q.down(i)
+	if j.old == nil {
+		q.heapify()
+	} else {
+		q.merge(j.old.sorted, hit, prio)
 	}
+	q.total = len(q.heap)
 	if budgets {
 		q.left = newAllowance(j.in.Budgets)
 	}
 	j.done()
 	return q
+}
+
+// heapify makes q.heap a heap, O(candidates).
+func (q *queue) heapify() {
+	for i := len(q.heap)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
+// merge makes the heap of sorted's candidates below prio whose entries
+// are marked in hit, in front of the candidates in q.heap: a copy, and
+// O(log) per candidate already in q.heap (all of them heapified anew when
+// they are the more).
+func (q *queue) merge(sorted []cand, hit []bool, prio int32) {
+	extra := len(q.heap)
+	heap := make([]cand, 0, len(sorted)+extra)
+	for _, c := range sorted {
+		if c.priority() >= prio {
+			break // sorted least important first: priority ascends
+		}
+		if hit[c.src] {
+			heap = append(heap, c)
+		}
+	}
+	base := len(heap)
+	heap = append(heap, q.heap...)
+	q.heap = heap
+	if extra > base {
+		q.heapify()
+		return
+	}
+	for i := base; i < len(q.heap); i++ {
+		q.up(i)
+	}
 }
 
 // allowance counts the disruptions each budget still allows.
