@@ -250,11 +250,11 @@ func (q *queue) order(a, b *cand) int {
 // thousands, so the rest stay in a heap, never sorted.
 type queue struct {
 	s     *placement.Snapshot
-	heap  []cand // least important first
+	heap  []cand   // least important first
 	src0  []source // shared, read only: cand.src below len(src0) indexes it
 	src   []source // cand.src - len(src0) indexes it
-	done  []*unit // the order's first units
-	over  []*unit // popped units beyond a budget, to follow every other
+	done  []*unit  // the order's first units
+	over  []*unit  // popped units beyond a budget, to follow every other
 	left  *allowance
 	total int
 }
