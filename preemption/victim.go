@@ -355,15 +355,18 @@ func (q *queue) unit(c cand) *unit {
 // eviction order from it (a sorted list is a heap), and only the others
 // are added to the heap one by one.
 func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, budgets bool) *queue {
-	n := 0
-	for range s.BoundGroups() {
-		n++ // one candidate per group, usually: the heap is allocated once
-	}
-	q := &queue{s: s, heap: make([]cand, 0, n)}
+	q := &queue{s: s}
 	var hit []bool // per entry of j.old, a whole group yielded by s
 	if j.old != nil {
+		// Only the candidates j.old lacks go to q.heap: merge allocates.
 		q.src0 = j.old.src
 		hit = make([]bool, len(j.old.e))
+	} else {
+		n := 0
+		for range s.BoundGroups() {
+			n++ // one candidate per group, usually: the heap is allocated once
+		}
+		q.heap, q.src = make([]cand, 0, n), make([]source, 0, n)
 	}
 	for bg := range s.BoundGroups() {
 		if bg.Key == g.Key() {
