@@ -84,6 +84,7 @@ type joined struct {
 type joinedGroup struct {
 	g    *placement.BoundGroup
 	spec PodGroupSpec // defaulted
+	pp   int32        // the group's priority as a whole: override, else MaxPriority
 }
 
 // joiner reads the specs of a snapshot's groups in BoundGroups order,
@@ -140,14 +141,14 @@ func (j *joiner) done() {
 	jo := &joined{e: make([]joinedGroup, 0, n), src: make([]source, 0, n)}
 	for bg := range j.s.BoundGroups() {
 		spec := j.in.spec(bg.Key, nil)
+		pp := bg.MaxPriority
+		if spec.Priority != nil {
+			pp = *spec.Priority
+		}
 		if spec.DisruptionMode == DisruptionModePodGroup {
-			pp := bg.MaxPriority
-			if spec.Priority != nil {
-				pp = *spec.Priority
-			}
 			jo.sorted = append(jo.sorted, newCand(pp, bg.Pods, true, source{g: bg}, int32(len(jo.e))))
 		}
-		jo.e = append(jo.e, joinedGroup{g: bg, spec: spec})
+		jo.e = append(jo.e, joinedGroup{g: bg, spec: spec, pp: pp})
 		jo.src = append(jo.src, source{g: bg})
 	}
 	q := &queue{src0: jo.src}

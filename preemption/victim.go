@@ -249,14 +249,20 @@ func (q *queue) order(a, b *cand) int {
 // units only as far as the search reads: it usually needs a few dozen of
 // thousands, so the rest stay in a heap, never sorted.
 type queue struct {
-	s     *placement.Snapshot
-	heap  []cand   // least important first
-	src0  []source // shared, read only: cand.src below len(src0) indexes it
-	src   []source // cand.src - len(src0) indexes it
-	done  []*unit  // the order's first units
-	over  []*unit  // popped units beyond a budget, to follow every other
-	left  *allowance
-	total int
+	s    *placement.Snapshot
+	heap []cand   // least important first
+	src0 []source // shared, read only: cand.src below len(src0) indexes it
+	src  []source // cand.src - len(src0) indexes it
+	// sorted, shared and read only, lists candidates least important
+	// first beside the heap (an Index's whole groups): those whose src
+	// is marked in hit, from at on.
+	sorted []cand
+	hit    []bool
+	at     int
+	done   []*unit // the order's first units
+	over   []*unit // popped units beyond a budget, to follow every other
+	left   *allowance
+	total  int
 }
 
 // listOf is a queue of units already in eviction order.
@@ -268,11 +274,12 @@ func (q *queue) len() int { return q.total }
 func (q *queue) upto(k int) []*unit {
 	k = min(k, q.total)
 	for len(q.done) < k {
-		if len(q.heap) == 0 {
+		c, ok := q.next()
+		if !ok {
 			q.done, q.over = append(q.done, q.over...), nil
 			continue
 		}
-		u := q.unit(q.pop())
+		u := q.unit(c)
 		if q.left != nil {
 			u.overBudget = len(q.left.take(u.pods, false)) > 0
 			if u.overBudget {
@@ -307,15 +314,20 @@ func (q *queue) down(i int) {
 	}
 }
 
-func (q *queue) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !q.less(i, p) {
-			return
-		}
-		q.heap[i], q.heap[p] = q.heap[p], q.heap[i]
-		i = p
+// next takes the least important candidate left, from the heap or the
+// sorted list, or returns false when none is left.
+func (q *queue) next() (cand, bool) {
+	for q.at < len(q.sorted) && !q.hit[q.sorted[q.at].src] {
+		q.at++
 	}
+	if q.at < len(q.sorted) && (len(q.heap) == 0 || q.order(&q.sorted[q.at], &q.heap[0]) > 0) {
+		q.at++
+		return q.sorted[q.at-1], true
+	}
+	if len(q.heap) == 0 {
+		return cand{}, false
+	}
+	return q.pop(), true
 }
 
 func (q *queue) pop() cand {
@@ -356,7 +368,8 @@ func (q *queue) unit(c cand) *unit {
 // are added to the heap one by one.
 func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, budgets bool) *queue {
 	q := &queue{s: s}
-	var hit []bool // per entry of j.old, a whole group yielded by s
+	var hit []bool // per entry of j.old, a candidate whole group of s
+	listed := 0    // entries in hit
 	if j.old != nil {
 		// Only the candidates j.old lacks go to q.heap: merge allocates.
 		q.src0 = j.old.src
@@ -375,7 +388,10 @@ func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, b
 		spec, i := j.spec(bg) // each key once: BoundGroups yields each group once
 		if spec.DisruptionMode == DisruptionModePodGroup {
 			if i >= 0 {
-				hit[i] = true // listed below, from j.old.sorted
+				if j.old.e[i].pp < prio {
+					hit[i] = true // read from j.old.sorted in turn
+					listed++
+				}
 				continue
 			}
 			pp := bg.MaxPriority
@@ -402,12 +418,11 @@ func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, b
 			q.add(p.Priority, 1, false, nil, p)
 		}
 	}
-	if j.old == nil {
-		q.heapify()
-	} else {
-		q.merge(j.old.sorted, hit, prio)
+	q.heapify()
+	q.total = len(q.heap) + listed
+	if listed > 0 {
+		q.sorted, q.hit = j.old.sorted, hit
 	}
-	q.total = len(q.heap)
 	if budgets {
 		q.left = newAllowance(j.in.Budgets)
 	}
@@ -419,33 +434,6 @@ func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, b
 func (q *queue) heapify() {
 	for i := len(q.heap)/2 - 1; i >= 0; i-- {
 		q.down(i)
-	}
-}
-
-// merge makes the heap of sorted's candidates below prio whose entries
-// are marked in hit, in front of the candidates in q.heap: a copy, and
-// O(log) per candidate already in q.heap (all of them heapified anew when
-// they are the more).
-func (q *queue) merge(sorted []cand, hit []bool, prio int32) {
-	extra := len(q.heap)
-	heap := make([]cand, 0, len(sorted)+extra)
-	for _, c := range sorted {
-		if c.priority() >= prio {
-			break // sorted least important first: priority ascends
-		}
-		if hit[c.src] {
-			heap = append(heap, c)
-		}
-	}
-	base := len(heap)
-	heap = append(heap, q.heap...)
-	q.heap = heap
-	if extra > base {
-		q.heapify()
-		return
-	}
-	for i := base; i < len(q.heap); i++ {
-		q.up(i)
 	}
 }
 
