@@ -168,8 +168,12 @@ func (p *Plan) EvictedPods() []placement.Key {
 // snapshot changes and O(log k) solves for a prefix of k candidates, plus
 // a solve per victim that passes the slot check in the last pass. With a
 // generator, add one snapshot without every candidate (Apply, about a
-// microsecond per pod) and the same per placement searched. Every snapshot a hook sees derives from s with Apply. Find is pure and deterministic: the
-// plan depends only on the contents of s, g and in.
+// microsecond per pod) and the same per placement searched. A host that
+// searches every cycle with the same input saves the validation, the
+// lookups and the heap of whole groups with an [Index] ([Index.Find]).
+//
+// Every snapshot a hook sees derives from s with Apply. Find is pure and
+// deterministic: the plan depends only on the contents of s, g and in.
 //
 // Errors (a [*placement.FieldError]; nothing is decided): a nil s or g; a
 // group with pod sets (Group.PodSets: preemption weighs each pod); an
