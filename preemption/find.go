@@ -483,11 +483,14 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	// in one slab (at most one pair per assignment, so it never grows).
 	at := make(map[placement.NodeID]int, len(d.Assignments))
 	slab := make([]int64, 0, 2*R*len(d.Assignments))
-	members := make(map[placement.Key]int, len(f.g.Members))
-	for i := range f.g.Members {
-		members[f.g.Members[i].Key()] = i
-	}
+	i := 0 // the assignments are in member order: the member of a
 	for _, a := range d.Assignments {
+		for i < len(f.g.Members) && (f.g.Members[i].Name != a.Pod.Name || f.g.Members[i].Namespace != a.Pod.Namespace) {
+			i++
+		}
+		if i == len(f.g.Members) {
+			return prefix // not from this group's solve: nothing given back
+		}
 		o, ok := at[a.NodeID]
 		if !ok {
 			o = len(slab)
@@ -496,7 +499,6 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 			at[a.NodeID] = o
 		}
 		demand := slab[o+R : o+2*R]
-		i := members[a.Pod]
 		for r, q := range f.memberReq[i*R : (i+1)*R] {
 			demand[r] += q
 		}
