@@ -265,6 +265,7 @@ func (f *finder) preempt(d placement.Decision) (Plan, error) {
 		}
 	}
 	f.index()
+	f.q.f = f
 	f.need = d.Required - d.Bound
 	// The search runs even when d is Unresolvable: that status speaks for
 	// the first member that waits only, and another member of a basic
@@ -483,13 +484,22 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	// in one slab (at most one pair per assignment, so it never grows).
 	at := make(map[placement.NodeID]int, len(d.Assignments))
 	slab := make([]int64, 0, 2*R*len(d.Assignments))
-	i := 0 // the assignments are in member order: the member of a
+	// The member of each assignment: found by walking the members along
+	// the assignments, which usually follow them, else by name.
+	i := 0
+	var byKey map[placement.Key]int
 	for _, a := range d.Assignments {
-		for i < len(f.g.Members) && (f.g.Members[i].Name != a.Pod.Name || f.g.Members[i].Namespace != a.Pod.Namespace) {
+		for byKey == nil && i < len(f.g.Members) && (f.g.Members[i].Name != a.Pod.Name || f.g.Members[i].Namespace != a.Pod.Namespace) {
 			i++
 		}
-		if i == len(f.g.Members) {
-			return prefix // not from this group's solve: nothing given back
+		if i == len(f.g.Members) && byKey == nil {
+			byKey = make(map[placement.Key]int, len(f.g.Members))
+			for m := range f.g.Members {
+				byKey[f.g.Members[m].Key()] = m
+			}
+		}
+		if byKey != nil {
+			i = byKey[a.Pod]
 		}
 		o, ok := at[a.NodeID]
 		if !ok {

@@ -79,6 +79,20 @@ type joined struct {
 	// in disruptionMode PodGroup (whatever its priority): its src is
 	// the entry's index.
 	sorted []cand
+	// units[i] is filled by the first search that reads e[i] as a whole
+	// group.
+	units []atomic.Pointer[unitData]
+}
+
+// unitData is what a whole group's unit reads of its pods: the same for
+// every snapshot whose BoundGroups yields the group's joined summary (its
+// members unchanged, on the base's nodes, with the base's resources).
+// Made by the first search that reads the group, then shared read-only.
+type unitData struct {
+	pods  []*placement.Pod
+	keys  []placement.Key
+	nodes []placement.NodeID
+	req   []int64
 }
 
 type joinedGroup struct {
@@ -151,6 +165,7 @@ func (j *joiner) done() {
 		jo.e = append(jo.e, joinedGroup{g: bg, spec: spec, pp: pp})
 		jo.src = append(jo.src, source{g: bg})
 	}
+	jo.units = make([]atomic.Pointer[unitData], len(jo.e))
 	q := &queue{src0: jo.src}
 	slices.SortFunc(jo.sorted, func(a, b cand) int { return q.order(&b, &a) })
 	j.x.join.Store(jo)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/gangsched/gangsched/placement"
@@ -259,10 +260,15 @@ type queue struct {
 	sorted []cand
 	hit    []bool
 	at     int
-	done   []*unit // the order's first units
-	over   []*unit // popped units beyond a budget, to follow every other
-	left   *allowance
-	total  int
+	// units, shared, holds what the units of src0's entries read of their
+	// pods once one search has read them (see [unitData]); set with f,
+	// whose resources index the rows, before the first unit is made.
+	units []atomic.Pointer[unitData]
+	f     *finder
+	done  []*unit // the order's first units
+	over  []*unit // popped units beyond a budget, to follow every other
+	left  *allowance
+	total int
 }
 
 // listOf is a queue of units already in eviction order.
@@ -343,6 +349,13 @@ func (q *queue) pop() cand {
 func (q *queue) unit(c cand) *unit {
 	src := q.source(c.src)
 	u := &unit{v: Victim{Priority: c.priority(), StartTime: src.start()}}
+	if int(c.src) < len(q.units) {
+		if d := q.units[c.src].Load(); d != nil {
+			u.v.PodGroup, u.v.Whole = src.g.Key, true
+			u.pods, u.v.Pods, u.nodes, u.req = d.pods, d.keys, d.nodes, d.req
+			return u
+		}
+	}
 	if src.g != nil {
 		u.v.PodGroup, u.v.Whole = src.g.Key, true
 		u.pods = q.s.BoundMembers(src.g)
@@ -355,6 +368,11 @@ func (q *queue) unit(c cand) *unit {
 	u.v.Pods = make([]placement.Key, len(u.pods))
 	for i, p := range u.pods {
 		u.v.Pods[i] = p.Key()
+	}
+	if int(c.src) < len(q.units) { // an Index's whole group, first read
+		u.nodeIDs(q.s)
+		u.rows(q.f)
+		q.units[c.src].Store(&unitData{pods: u.pods, keys: u.v.Pods, nodes: u.nodes, req: u.req})
 	}
 	return u
 }
@@ -421,7 +439,7 @@ func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, b
 	q.heapify()
 	q.total = len(q.heap) + listed
 	if listed > 0 {
-		q.sorted, q.hit = j.old.sorted, hit
+		q.sorted, q.hit, q.units = j.old.sorted, hit, j.old.units
 	}
 	if budgets {
 		q.left = newAllowance(j.in.Budgets)
