@@ -20,9 +20,10 @@ import (
 //
 // An Index is safe for concurrent use. Its answers never depend on what it
 // has cached: [Index.Find] returns what Find returns with the same input.
-// It keeps one join, of the base most recently searched (about 24 bytes
-// per PodGroup), which keeps that base's summaries alive until another
-// base replaces them.
+// It keeps one join, of the base most recently searched (about 100 bytes
+// per PodGroup, plus the keys, nodes and request rows of the groups a
+// search has read as victims), which keeps that base alive until another
+// base replaces it.
 type Index struct {
 	in   Input
 	join atomic.Pointer[joined]
@@ -62,9 +63,12 @@ func NewIndex(in Input) (*Index, error) {
 // Cost: as Find's, without the pass that validates the input, and with
 // one lookup in PodGroups only per PodGroup whose summary is not the one
 // the Index joined last — every group the first time a base is searched,
-// after that the groups a derived snapshot changed. When most groups
-// miss, the Index joins s's groups anew (one more pass over them, with a
-// lookup each) for the next call.
+// after that the groups a derived snapshot changed. The joined groups in
+// disruptionMode PodGroup are read in eviction order from a list sorted
+// once, beside a heap of the other candidates, and the pods of those a
+// search reads are read once per base. When most groups miss, the Index
+// joins s's groups anew for the next call: one more pass over them, a
+// lookup each and a sort, O(groups log groups).
 func (x *Index) Find(s *placement.Snapshot, g *placement.Group, opts placement.Options) (Plan, error) {
 	return find(s, g, &x.in, x, opts)
 }
