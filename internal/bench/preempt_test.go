@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gangsched/gangsched/internal/bench"
@@ -28,7 +29,10 @@ func packedCluster(tb testing.TB) *packed {
 // an Index built once, outside the timer (like a topology tree). The floor
 // is one pass over the nodes and the candidate pods, then a first-fit of
 // the members. preempt-find is the same with a plain [preemption.Find],
-// which validates and joins the input on every call.
+// which validates and joins the input on every call; preempt-derived
+// calls the Index on a snapshot derived from the packed one with Apply
+// (one low group ended, a low pod bound in its place), as a host's next
+// cycle would.
 func preempt() []workload {
 	floor := func(b *testing.B) (func(), []metric) {
 		w := packedCluster(b).w
@@ -38,18 +42,30 @@ func preempt() []workload {
 		}
 		return func() { sink += int64(w.Floor(scratch, out)) }, nil
 	}
-	decision := func(indexed bool) prepare {
+	decision := func(indexed, derived bool) prepare {
 		return func(b *testing.B) (func(), []metric) {
 			p := packedCluster(b)
+			s := p.s
+			if derived {
+				ch := placement.Change{Bind: []placement.Pod{{Namespace: "default", Name: "late", NodeName: p.w.Nodes[0].Name,
+					Priority: bench.LowPriority, Requests: placement.ResourceList{placement.ResourceCPU: 1000}}}}
+				for j := range 8 {
+					ch.Remove = append(ch.Remove, placement.Key{Namespace: "default", Name: fmt.Sprintf("low-00000-%d", j)})
+				}
+				var err error
+				if s, err = s.Apply(ch); err != nil {
+					b.Fatal(err)
+				}
+			}
 			find := func() (preemption.Plan, error) {
-				return preemption.Find(p.s, p.w.Group, p.w.Input, placement.Options{})
+				return preemption.Find(s, p.w.Group, p.w.Input, placement.Options{})
 			}
 			if indexed {
 				x, err := preemption.NewIndex(p.w.Input)
 				if err != nil {
 					b.Fatal(err)
 				}
-				find = func() (preemption.Plan, error) { return x.Find(p.s, p.w.Group, placement.Options{}) }
+				find = func() (preemption.Plan, error) { return x.Find(s, p.w.Group, placement.Options{}) }
 			}
 			plan, err := find()
 			if err != nil {
@@ -69,7 +85,8 @@ func preempt() []workload {
 	}
 	const shape = "/n=5000/pods=40000/p=256"
 	return []workload{
-		{name: "preempt" + shape, decision: decision(true), floor: floor},
-		{name: "preempt-find" + shape, decision: decision(false), floor: floor},
+		{name: "preempt" + shape, decision: decision(true, false), floor: floor},
+		{name: "preempt-find" + shape, decision: decision(false, false), floor: floor},
+		{name: "preempt-derived" + shape, decision: decision(true, true), floor: floor},
 	}
 }
