@@ -57,6 +57,14 @@
 // than the best found are skipped. See [Find] for details and BENCHMARKS.md
 // for figures.
 //
+// A host that searches every cycle keeps an [Index] while its Input stays
+// the same: [Index.Find] answers as Find does, without validating the input
+// again, and joins the PodGroups of a snapshot's base with their specs
+// once — sorted in eviction order, with what a search reads of each
+// group's pods — so that a snapshot derived with Apply costs lookups only
+// for the groups it changed.
+//
 // Find is pure: no goroutines, clocks, randomness or I/O; the caller
-// evicts the victims and nominates the members.
+// evicts the victims and nominates the members. An Index's cache never
+// changes an answer and is safe for concurrent searches.
 package preemption

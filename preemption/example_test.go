@@ -80,3 +80,49 @@ func ExampleFind_cannotHelp() {
 	// CannotHelp 0
 	// preemption cannot help: even with every candidate victim of priority below 1000 removed (1 in all), 0 of min 1 members fit; ml/big-0 fits on none of 1 nodes: 1 Insufficient nvidia.com/gpu; at most nvidia.com/gpu 2 on node n1 (0 free + 2 from lower-priority pods), a member requests 8
 }
+
+// A host that searches every cycle keeps an Index while its PodGroups and
+// budgets stay the same, and calls it on each cycle's snapshot — here the
+// cluster as it was, then one derived with Apply after a batch pod ended
+// and a notebook took half its node.
+func ExampleIndex_Find() {
+	s, err := placement.NewSnapshot(
+		[]placement.Node{
+			{Name: "gpu-1", Allocatable: placement.ResourceList{placement.ResourceGPU: 8}},
+			{Name: "gpu-2", Allocatable: placement.ResourceList{placement.ResourceGPU: 8}},
+		},
+		[]placement.Pod{
+			{Namespace: "ml", Name: "batch-0", NodeName: "gpu-1", SchedulingGroup: "batch", Priority: 10, Requests: placement.ResourceList{placement.ResourceGPU: 8}},
+			{Namespace: "ml", Name: "batch-1", NodeName: "gpu-2", SchedulingGroup: "batch", Priority: 10, Requests: placement.ResourceList{placement.ResourceGPU: 8}},
+			{Namespace: "ml", Name: "dev", NodeName: "gpu-2", Priority: 5},
+		})
+	if err != nil {
+		panic(err)
+	}
+	x, err := preemption.NewIndex(preemption.Input{PodGroups: map[placement.Key]preemption.PodGroupSpec{
+		{Namespace: "ml", Name: "batch"}: {DisruptionMode: preemption.DisruptionModePodGroup},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	g := &placement.Group{Namespace: "ml", Name: "train", MinCount: 1, Members: []placement.Pod{
+		{Namespace: "ml", Name: "worker-0", SchedulingGroup: "train", Priority: 1000, Requests: placement.ResourceList{placement.ResourceGPU: 8}},
+	}}
+	later, err := s.Apply(placement.Change{
+		Remove: []placement.Key{{Namespace: "ml", Name: "batch-1"}},
+		Bind:   []placement.Pod{{Namespace: "ml", Name: "notebook", NodeName: "gpu-2", Priority: 5, Requests: placement.ResourceList{placement.ResourceGPU: 4}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, snap := range []*placement.Snapshot{s, later} {
+		plan, err := x.Find(snap, g, placement.Options{})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(plan.Outcome, plan.EvictedPods())
+	}
+	// Output:
+	// Preempt [ml/batch-0 ml/batch-1]
+	// Preempt [ml/notebook]
+}

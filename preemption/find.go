@@ -168,8 +168,12 @@ func (p *Plan) EvictedPods() []placement.Key {
 // snapshot changes and O(log k) solves for a prefix of k candidates, plus
 // a solve per victim that passes the slot check in the last pass. With a
 // generator, add one snapshot without every candidate (Apply, about a
-// microsecond per pod) and the same per placement searched. Every snapshot a hook sees derives from s with Apply. Find is pure and deterministic: the
-// plan depends only on the contents of s, g and in.
+// microsecond per pod) and the same per placement searched. A host that
+// searches every cycle with the same input saves the validation, the
+// lookups and the heap of whole groups with an [Index] ([Index.Find]).
+//
+// Every snapshot a hook sees derives from s with Apply. Find is pure and
+// deterministic: the plan depends only on the contents of s, g and in.
 //
 // Errors (a [*placement.FieldError]; nothing is decided): a nil s or g; a
 // group with pod sets (Group.PodSets: preemption weighs each pod); an
@@ -181,6 +185,12 @@ func (p *Plan) EvictedPods() []placement.Key {
 // [placement.ErrViolation]), which means a bug or a caller hook that is
 // not a pure function.
 func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Options) (Plan, error) {
+	return find(s, g, &in, nil, opts)
+}
+
+// find is [Find] on in, or [Index.Find] when x is set (then in is x's
+// input, validated).
+func find(s *placement.Snapshot, g *placement.Group, in *Input, x *Index, opts placement.Options) (Plan, error) {
 	switch {
 	case s == nil:
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "snapshot", "must not be nil")
@@ -189,16 +199,19 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 	case len(g.PodSets) > 0:
 		return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), "podSets", "preemption needs the pods as members")
 	}
+	f := &finder{s: s, g: g, in: in, x: x, opts: opts}
 	// in.PodGroups is checked last, when the search has not read every
 	// entry already (specTally); errors come in validate's order.
-	if err := in.validateBudgets(); err != nil {
-		return Plan{}, in.firstError(err)
+	if x == nil {
+		if err := in.validateBudgets(); err != nil {
+			return Plan{}, f.firstError(err)
+		}
 	}
 	for i := range g.Members {
 		switch p := &g.Members[i]; p.PreemptionPolicy {
 		case "", placement.PreemptLowerPriority, placement.PreemptNever:
 		default:
-			return Plan{}, in.firstError(placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy", "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy))
+			return Plan{}, f.firstError(placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy", "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy))
 		}
 	}
 	never := -1 // a member with preemptionPolicy Never
@@ -208,17 +221,16 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 			break
 		}
 	}
-	f := &finder{s: s, g: g, in: &in, opts: opts}
 	// A failure is shown only when nothing may be evicted; otherwise the
 	// first solve need not explain it.
 	d, err := f.solve(s, opts, never < 0)
 	if err != nil {
-		return Plan{}, in.firstError(err)
+		return Plan{}, f.firstError(err)
 	}
 	if d.Status != placement.Scheduled && never < 0 {
 		return f.preempt(d)
 	}
-	if err := in.validatePodGroups(); err != nil {
+	if err := f.firstError(nil); err != nil {
 		return Plan{}, err
 	}
 	if d.Status == placement.Scheduled {
@@ -228,18 +240,32 @@ func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Op
 		Message: fmt.Sprintf("preemption not allowed: member %s has preemptionPolicy Never; %s", g.Members[never].Key(), d.Message)}, nil
 }
 
+// firstError returns the error validate would report first: one of
+// in.PodGroups, else err. An Index's input is valid.
+func (f *finder) firstError(err error) error {
+	if f.x != nil {
+		return err
+	}
+	return f.in.firstError(err)
+}
+
 // preempt searches for victims, d being the failed first solve.
 func (f *finder) preempt(d placement.Decision) (Plan, error) {
 	s, g, in, opts := f.s, f.g, f.in, f.opts
 	var tally specTally
-	f.prio = in.preemptorPriority(g, &tally)
-	f.q = collect(s, g, in, f.prio, &tally)
-	if !tally.covers(in) {
+	t := &tally
+	if f.x != nil {
+		t = nil // validated by NewIndex
+	}
+	f.prio = in.preemptorPriority(g, t)
+	f.q = collect(s, g, f.joiner(t), f.prio, len(in.Budgets) > 0)
+	if t != nil && !tally.covers(in) {
 		if err := in.validatePodGroups(); err != nil {
 			return Plan{}, err
 		}
 	}
 	f.index()
+	f.q.f = f
 	f.need = d.Required - d.Bound
 	// The search runs even when d is Unresolvable: that status speaks for
 	// the first member that waits only, and another member of a basic
@@ -283,6 +309,7 @@ type finder struct {
 	s       *placement.Snapshot
 	g       *placement.Group
 	in      *Input
+	x       *Index // nil for a plain Find
 	opts    placement.Options
 	prio    int32
 	q       *queue // the candidates, in eviction order
@@ -457,11 +484,23 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	// in one slab (at most one pair per assignment, so it never grows).
 	at := make(map[placement.NodeID]int, len(d.Assignments))
 	slab := make([]int64, 0, 2*R*len(d.Assignments))
-	members := make(map[placement.Key]int, len(f.g.Members))
-	for i := range f.g.Members {
-		members[f.g.Members[i].Key()] = i
-	}
+	// The member of each assignment: found by walking the members along
+	// the assignments, which usually follow them, else by name.
+	i := 0
+	var byKey map[placement.Key]int
 	for _, a := range d.Assignments {
+		for byKey == nil && i < len(f.g.Members) && (f.g.Members[i].Name != a.Pod.Name || f.g.Members[i].Namespace != a.Pod.Namespace) {
+			i++
+		}
+		if i == len(f.g.Members) && byKey == nil {
+			byKey = make(map[placement.Key]int, len(f.g.Members))
+			for m := range f.g.Members {
+				byKey[f.g.Members[m].Key()] = m
+			}
+		}
+		if byKey != nil {
+			i = byKey[a.Pod]
+		}
 		o, ok := at[a.NodeID]
 		if !ok {
 			o = len(slab)
@@ -470,7 +509,6 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 			at[a.NodeID] = o
 		}
 		demand := slab[o+R : o+2*R]
-		i := members[a.Pod]
 		for r, q := range f.memberReq[i*R : (i+1)*R] {
 			demand[r] += q
 		}

@@ -102,7 +102,7 @@ func TestProp_SlotsWithoutIsAFreshCount(t *testing.T) {
 				Priority: 5, Requests: placement.ResourceList{placement.ResourceCPU: rapid.Int64Range(0, 2).Draw(t, "member")}})
 		}
 		f := &finder{s: s, g: g, in: &in, need: 2}
-		f.q = collect(s, g, &in, 5, nil)
+		f.q = collect(s, g, f.joiner(nil), 5, false)
 		f.index()
 		f.prefixBound(f.q, nil, nil)
 		var victims []*unit

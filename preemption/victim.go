@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/gangsched/gangsched/placement"
@@ -177,16 +178,31 @@ func (c source) key() placement.Key {
 
 // add lists a candidate: the whole group g, or the pod p.
 func (q *queue) add(prio int32, pods int, grouped bool, g *placement.BoundGroup, p *placement.Pod) {
-	c := cand{rank: uint64(uint32(prio)^(1<<31))<<32 | uint64(min(pods, math.MaxInt32)), src: int32(len(q.src)), whole: g != nil}
+	src := source{g: g, p: p}
+	q.heap = append(q.heap, newCand(prio, pods, grouped, src, int32(len(q.src0)+len(q.src))))
+	q.src = append(q.src, src)
+}
+
+// newCand is the candidate for src, of priority prio, with pods pods, at
+// index i of its queue's sources.
+func newCand(prio int32, pods int, grouped bool, src source, i int32) cand {
+	c := cand{rank: uint64(uint32(prio)^(1<<31))<<32 | uint64(min(pods, math.MaxInt32)), src: i, whole: src.g != nil}
 	if grouped {
 		c.rank |= 1 << 31
 	}
-	src := source{g: g, p: p}
 	if t := src.start(); !t.IsZero() {
 		c.started, c.mono = true, t != t.Round(0)
 		c.sec, c.nsec = t.Unix(), int32(t.Nanosecond())
 	}
-	q.heap, q.src = append(q.heap, c), append(q.src, src)
+	return c
+}
+
+// source returns what candidate index i stands for.
+func (q *queue) source(i int32) source {
+	if int(i) < len(q.src0) {
+		return q.src0[i]
+	}
+	return q.src[int(i)-len(q.src0)]
 }
 
 func (c *cand) priority() int32 { return int32(uint32(c.rank>>32) ^ (1 << 31)) }
@@ -209,7 +225,7 @@ func (q *queue) order(a, b *cand) int {
 			return c
 		}
 	case a.mono && b.mono:
-		if c := q.src[a.src].start().Compare(q.src[b.src].start()); c != 0 {
+		if c := q.source(a.src).start().Compare(q.source(b.src).start()); c != 0 {
 			return c
 		}
 	default:
@@ -226,7 +242,7 @@ func (q *queue) order(a, b *cand) int {
 		}
 		return 1
 	}
-	return q.src[b.src].key().Compare(q.src[a.src].key())
+	return q.source(b.src).key().Compare(q.source(a.src).key())
 }
 
 // queue is the candidates in eviction order — those within every budget
@@ -234,9 +250,21 @@ func (q *queue) order(a, b *cand) int {
 // units only as far as the search reads: it usually needs a few dozen of
 // thousands, so the rest stay in a heap, never sorted.
 type queue struct {
-	s     *placement.Snapshot
-	heap  []cand // least important first
-	src   []source
+	s    *placement.Snapshot
+	heap []cand   // least important first
+	src0 []source // shared, read only: cand.src below len(src0) indexes it
+	src  []source // cand.src - len(src0) indexes it
+	// sorted, shared and read only, lists candidates least important
+	// first beside the heap (an Index's whole groups): those whose src
+	// is marked in hit, from at on.
+	sorted []cand
+	hit    []bool
+	at     int
+	// units, shared, holds what the units of src0's entries read of their
+	// pods once one search has read them (see [unitData]); set with f,
+	// whose resources index the rows, before the first unit is made.
+	units []atomic.Pointer[unitData]
+	f     *finder
 	done  []*unit // the order's first units
 	over  []*unit // popped units beyond a budget, to follow every other
 	left  *allowance
@@ -252,11 +280,12 @@ func (q *queue) len() int { return q.total }
 func (q *queue) upto(k int) []*unit {
 	k = min(k, q.total)
 	for len(q.done) < k {
-		if len(q.heap) == 0 {
+		c, ok := q.next()
+		if !ok {
 			q.done, q.over = append(q.done, q.over...), nil
 			continue
 		}
-		u := q.unit(q.pop())
+		u := q.unit(c)
 		if q.left != nil {
 			u.overBudget = len(q.left.take(u.pods, false)) > 0
 			if u.overBudget {
@@ -291,6 +320,22 @@ func (q *queue) down(i int) {
 	}
 }
 
+// next takes the least important candidate left, from the heap or the
+// sorted list, or returns false when none is left.
+func (q *queue) next() (cand, bool) {
+	for q.at < len(q.sorted) && !q.hit[q.sorted[q.at].src] {
+		q.at++
+	}
+	if q.at < len(q.sorted) && (len(q.heap) == 0 || q.order(&q.sorted[q.at], &q.heap[0]) > 0) {
+		q.at++
+		return q.sorted[q.at-1], true
+	}
+	if len(q.heap) == 0 {
+		return cand{}, false
+	}
+	return q.pop(), true
+}
+
 func (q *queue) pop() cand {
 	c := q.heap[0]
 	n := len(q.heap) - 1
@@ -302,8 +347,15 @@ func (q *queue) pop() cand {
 
 // unit makes the candidate a unit, reading a whole group's pods.
 func (q *queue) unit(c cand) *unit {
-	src := q.src[c.src]
+	src := q.source(c.src)
 	u := &unit{v: Victim{Priority: c.priority(), StartTime: src.start()}}
+	if int(c.src) < len(q.units) {
+		if d := q.units[c.src].Load(); d != nil {
+			u.v.PodGroup, u.v.Whole = src.g.Key, true
+			u.pods, u.v.Pods, u.nodes, u.req = d.pods, d.keys, d.nodes, d.req
+			return u
+		}
+	}
 	if src.g != nil {
 		u.v.PodGroup, u.v.Whole = src.g.Key, true
 		u.pods = q.s.BoundMembers(src.g)
@@ -317,25 +369,49 @@ func (q *queue) unit(c cand) *unit {
 	for i, p := range u.pods {
 		u.v.Pods[i] = p.Key()
 	}
+	if int(c.src) < len(q.units) { // an Index's whole group, first read
+		u.nodeIDs(q.s)
+		u.rows(q.f)
+		q.units[c.src].Store(&unitData{pods: u.pods, keys: u.v.Pods, nodes: u.nodes, req: u.req})
+	}
 	return u
 }
 
 // collect returns the candidate victims of priority below prio, in
 // eviction order (see [queue]). Pods of the preemptor group itself are
 // never candidates. Cost: O(groups + ungrouped pods + pods of groups in
-// disruptionMode Pod) to list them, then O(log) per unit read.
-func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32, t *specTally) *queue {
-	n := 0
-	for range s.BoundGroups() {
-		n++ // one candidate per group, usually: the heap is allocated once
+// disruptionMode Pod) to list them, then O(log) per unit read. With an
+// Index's join of s's base, the whole groups it joined are copied in
+// eviction order from it (a sorted list is a heap), and only the others
+// are added to the heap one by one.
+func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, budgets bool) *queue {
+	q := &queue{s: s}
+	var hit []bool // per entry of j.old, a candidate whole group of s
+	listed := 0    // entries in hit
+	if j.old != nil {
+		// Only the candidates j.old lacks go to q.heap: merge allocates.
+		q.src0 = j.old.src
+		hit = make([]bool, len(j.old.e))
+	} else {
+		n := 0
+		for range s.BoundGroups() {
+			n++ // one candidate per group, usually: the heap is allocated once
+		}
+		q.heap, q.src = make([]cand, 0, n), make([]source, 0, n)
 	}
-	q := &queue{s: s, heap: make([]cand, 0, n), src: make([]source, 0, n)}
 	for bg := range s.BoundGroups() {
 		if bg.Key == g.Key() {
 			continue
 		}
-		spec := in.spec(bg.Key, t) // each key once: BoundGroups yields each group once
+		spec, i := j.spec(bg) // each key once: BoundGroups yields each group once
 		if spec.DisruptionMode == DisruptionModePodGroup {
+			if i >= 0 {
+				if j.old.e[i].pp < prio {
+					hit[i] = true // read from j.old.sorted in turn
+					listed++
+				}
+				continue
+			}
 			pp := bg.MaxPriority
 			if spec.Priority != nil {
 				pp = *spec.Priority
@@ -360,14 +436,23 @@ func collect(s *placement.Snapshot, g *placement.Group, in *Input, prio int32, t
 			q.add(p.Priority, 1, false, nil, p)
 		}
 	}
-	q.total = len(q.heap)
+	q.heapify()
+	q.total = len(q.heap) + listed
+	if listed > 0 {
+		q.sorted, q.hit, q.units = j.old.sorted, hit, j.old.units
+	}
+	if budgets {
+		q.left = newAllowance(j.in.Budgets)
+	}
+	j.done()
+	return q
+}
+
+// heapify makes q.heap a heap, O(candidates).
+func (q *queue) heapify() {
 	for i := len(q.heap)/2 - 1; i >= 0; i-- {
 		q.down(i)
 	}
-	if len(in.Budgets) > 0 {
-		q.left = newAllowance(in.Budgets)
-	}
-	return q
 }
 
 // allowance counts the disruptions each budget still allows.

@@ -37,7 +37,7 @@ func workloads() []workload {
 	ws = append(ws, podSetMatrix()...)
 	ws = append(ws, trees()...)
 	ws = append(ws, streams()...)
-	ws = append(ws, preempt())
+	ws = append(ws, preempt()...)
 	ws = append(ws, hetero()...)
 	return ws
 }
