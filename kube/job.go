@@ -5,10 +5,12 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/placement"
@@ -70,8 +72,9 @@ func jobObj(namespace, name string) string {
 //
 // Errors (a [*placement.FieldError]): a nil Job; an empty name; negative
 // parallelism or completions; parallelism above [MaxJobParallelism]; an
-// unknown completionMode; both Kueue topology annotations, or one with an
-// empty key; spec.scheduling together with a template
+// unknown completionMode; both Kueue topology annotations, or one whose
+// value is not a label key (checked on every Job), or one naming a key
+// spec.scheduling names too; spec.scheduling together with a template
 // schedulingGroup, or with a policy that sets both or neither of gang and
 // basic, or a gang minCount below 1; an unknown priority class; and what
 // [gang.PodGroup.Validate] reports for the stamped group.
@@ -87,6 +90,10 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 		return JobObjects{}, placement.Errorf(placement.ErrInvalid, obj, "spec.parallelism", "%d is above %d", *s.Parallelism, MaxJobParallelism)
 	}
 	tmpl := &s.Template.Spec
+	kueue, err := kueueTopology(obj, s.Template.Annotations)
+	if err != nil {
+		return JobObjects{}, err
+	}
 	gj := gang.Job{
 		ObjectMeta: gangMeta(&j.ObjectMeta),
 		UID:        string(j.UID),
@@ -103,7 +110,6 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 		gj.Spec.Template.SchedulingGroup = &gang.PodSchedulingGroup{PodGroupName: *sg.PodGroupName}
 	}
 	var out JobObjects
-	var err error
 	if s.Scheduling != nil {
 		err = stampScheduling(obj, j, &gj, &out)
 	} else {
@@ -119,8 +125,8 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 	if err != nil {
 		return JobObjects{}, err
 	}
-	if out.PodGroup != nil {
-		if err := kueueTopology(obj, j.Spec.Template.Annotations, &out); err != nil {
+	if out.PodGroup != nil && kueue != nil {
+		if err := addTopology(obj, *kueue, &out); err != nil {
 			return JobObjects{}, err
 		}
 	}
@@ -145,30 +151,40 @@ const (
 	KueuePreferredTopology = "kueue.x-k8s.io/podset-preferred-topology"
 )
 
-// kueueTopology adds the constraint of a Kueue topology annotation of the
-// Job's pod template to its stamped Workload template and PodGroup.
-func kueueTopology(obj string, annotations map[string]string, out *JobObjects) error {
+// kueueTopology returns the constraint of a Kueue topology annotation of
+// a Job's pod template, if any, checked: one annotation at most, its value
+// a valid label key.
+func kueueTopology(obj string, annotations map[string]string) (*gang.TopologyConstraint, error) {
 	req, hasReq := annotations[KueueRequiredTopology]
 	pref, hasPref := annotations[KueuePreferredTopology]
-	field := "spec.template.metadata.annotations"
+	field := func(a string) string { return "spec.template.metadata.annotations[" + a + "]" }
 	var tc gang.TopologyConstraint
+	var name string
 	switch {
 	case hasReq && hasPref:
-		return placement.Errorf(placement.ErrInvalid, obj, field, "sets both %s and %s (Kueue takes one)", KueueRequiredTopology, KueuePreferredTopology)
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field(KueuePreferredTopology), "is set together with %s (Kueue takes one)", KueueRequiredTopology)
 	case hasReq:
-		tc = gang.TopologyConstraint{Key: req}
+		tc, name = gang.TopologyConstraint{Key: req}, KueueRequiredTopology
 	case hasPref:
-		tc = gang.TopologyConstraint{Key: pref, Preferred: true}
+		tc, name = gang.TopologyConstraint{Key: pref, Preferred: true}, KueuePreferredTopology
 	default:
-		return nil
+		return nil, nil
 	}
-	if tc.Key == "" {
-		return placement.Errorf(placement.ErrInvalid, obj, field, "a Kueue topology annotation must name a node label key")
+	if errs := validation.IsQualifiedName(tc.Key); len(errs) > 0 {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field(name), "%q is not a node label key: %s", tc.Key, strings.Join(errs, "; "))
 	}
+	return &tc, nil
+}
+
+// addTopology adds tc to the stamped Workload template and PodGroup.
+func addTopology(obj string, tc gang.TopologyConstraint, out *JobObjects) error {
 	pg, t := out.PodGroup, &out.Workload.Spec.PodGroupTemplates[0]
+	if slices.ContainsFunc(pg.Spec.SchedulingConstraints.Topology, func(c gang.TopologyConstraint) bool { return c.Key == tc.Key }) {
+		return placement.Errorf(placement.ErrDuplicate, obj, "spec.template.metadata.annotations", "names topology key %q, which spec.scheduling names too", tc.Key)
+	}
 	pg.Spec.SchedulingConstraints.Topology = append(slices.Clone(pg.Spec.SchedulingConstraints.Topology), tc)
 	t.SchedulingConstraints.Topology = append(slices.Clone(t.SchedulingConstraints.Topology), tc)
-	return pg.Validate()
+	return nil
 }
 
 // stampScheduling builds the Workload and PodGroup of a Job with

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -385,13 +386,20 @@ func TestStampJobKueueTopology(t *testing.T) {
 		{"beside spec.scheduling", map[string]string{KueuePreferredTopology: "block"}, true, []gang.TopologyConstraint{{Key: "zone"}, {Key: "block", Preferred: true}}, ""},
 		{"none", map[string]string{"other": "x"}, false, nil, ""},
 		{"both", map[string]string{KueueRequiredTopology: "rack", KueuePreferredTopology: "block"}, false, nil,
-			`Job "default/k": spec.template.metadata.annotations: sets both kueue.x-k8s.io/podset-required-topology and kueue.x-k8s.io/podset-preferred-topology (Kueue takes one)`},
+			`Job "default/k": spec.template.metadata.annotations[kueue.x-k8s.io/podset-preferred-topology]: is set together with kueue.x-k8s.io/podset-required-topology (Kueue takes one)`},
 		{"empty key", map[string]string{KueueRequiredTopology: ""}, false, nil,
-			`Job "default/k": spec.template.metadata.annotations: a Kueue topology annotation must name a node label key`},
-		{"same key twice", map[string]string{KueueRequiredTopology: "zone"}, true, nil, `key "zone" appears twice`},
+			`Job "default/k": spec.template.metadata.annotations[kueue.x-k8s.io/podset-required-topology]: "" is not a node label key`},
+		{"not a label key", map[string]string{KueuePreferredTopology: "a/b/c!"}, false, nil,
+			`Job "default/k": spec.template.metadata.annotations[kueue.x-k8s.io/podset-preferred-topology]: "a/b/c!" is not a node label key`},
+		{"same key twice", map[string]string{KueueRequiredTopology: "zone"}, true, nil,
+			`Job "default/k": spec.template.metadata.annotations: names topology key "zone", which spec.scheduling names too`},
+		{"ineligible Job, bad annotation", map[string]string{KueueRequiredTopology: " "}, false, nil, `" " is not a node label key`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			j := job("k", i32(4), i32(4), batchv1.IndexedCompletion)
+			if strings.HasPrefix(c.name, "ineligible") {
+				j = job("k", i32(1), i32(1), "")
+			}
 			j.Spec.Template.Annotations = c.annotations
 			if c.scheduling {
 				j.Spec.Scheduling = &batchv1.JobSchedulingConfiguration{
@@ -411,4 +419,22 @@ func TestStampJobKueueTopology(t *testing.T) {
 			require.Equal(t, c.want, got.Workload.Spec.PodGroupTemplates[0].SchedulingConstraints.Topology)
 		})
 	}
+}
+
+// TestWritePreferredTopology: a preferred constraint, which the API cannot
+// express, is left out of written objects rather than written as required
+// (found by review: it came back as a requirement).
+func TestWritePreferredTopology(t *testing.T) {
+	i32 := func(v int32) *int32 { return &v }
+	j := job("k", i32(4), i32(4), batchv1.IndexedCompletion)
+	j.Spec.Template.Annotations = map[string]string{KueuePreferredTopology: "block"}
+	got, err := StampJob(j, nil)
+	require.NoError(t, err)
+	require.Nil(t, PodGroupV1alpha2(got.PodGroup).Spec.SchedulingConstraints)
+	require.Nil(t, PodGroupV1beta1(got.PodGroup).Spec.SchedulingConstraints)
+	require.Nil(t, WorkloadV1alpha2(got.Workload).Spec.PodGroupTemplates[0].SchedulingConstraints)
+	require.Nil(t, WorkloadV1beta1(got.Workload).Spec.PodGroupTemplates[0].SchedulingConstraints)
+	back, err := ConvertPodGroupV1alpha2(PodGroupV1alpha2(got.PodGroup), nil)
+	require.NoError(t, err)
+	require.Empty(t, back.Spec.SchedulingConstraints.Topology, "never a requirement")
 }

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -99,7 +101,8 @@ func copyInt32(p *int32) *int32 {
 
 // PodGroupV1alpha2 writes a [gang.PodGroup] as a scheduling.k8s.io/v1alpha2
 // PodGroup (e.g. one stamped for a Job), the inverse of
-// [ConvertPodGroupV1alpha2].
+// [ConvertPodGroupV1alpha2] except for preferred topology constraints,
+// which the API cannot express and are left out.
 func PodGroupV1alpha2(pg *gang.PodGroup) *v1alpha2.PodGroup {
 	if pg == nil {
 		return nil
@@ -128,6 +131,13 @@ func PodGroupV1alpha2(pg *gang.PodGroup) *v1alpha2.PodGroup {
 	return out
 }
 
+// required reports whether t is a required constraint. A preferred one (a
+// gangsched extension, see [gang.TopologyConstraint]) has no counterpart in
+// the API, which lists required keys only: the writers leave it out rather
+// than turn it into a requirement, so a written object loses the
+// preference.
+func required(t gang.TopologyConstraint) bool { return !t.Preferred }
+
 func groupSpecV1alpha2(p gang.SchedulingPolicy, c gang.SchedulingConstraints, claims []gang.PodGroupResourceClaim, dm gang.DisruptionMode) (v1alpha2.PodGroupSchedulingPolicy, *v1alpha2.PodGroupSchedulingConstraints, []v1alpha2.PodGroupResourceClaim, *v1alpha2.DisruptionMode) {
 	var pol v1alpha2.PodGroupSchedulingPolicy
 	if p.Gang != nil {
@@ -137,10 +147,12 @@ func groupSpecV1alpha2(p gang.SchedulingPolicy, c gang.SchedulingConstraints, cl
 		pol.Basic = &v1alpha2.BasicSchedulingPolicy{}
 	}
 	var cons *v1alpha2.PodGroupSchedulingConstraints
-	if len(c.Topology) > 0 {
+	if slices.ContainsFunc(c.Topology, required) {
 		cons = &v1alpha2.PodGroupSchedulingConstraints{}
 		for _, t := range c.Topology {
-			cons.Topology = append(cons.Topology, v1alpha2.TopologyConstraint{Key: t.Key})
+			if required(t) {
+				cons.Topology = append(cons.Topology, v1alpha2.TopologyConstraint{Key: t.Key})
+			}
 		}
 	}
 	var rc []v1alpha2.PodGroupResourceClaim
@@ -156,7 +168,8 @@ func groupSpecV1alpha2(p gang.SchedulingPolicy, c gang.SchedulingConstraints, cl
 }
 
 // WorkloadV1alpha2 writes a [gang.Workload] as a v1alpha2 Workload, the
-// inverse of [ConvertWorkloadV1alpha2].
+// inverse of [ConvertWorkloadV1alpha2] except for preferred topology
+// constraints, which are left out.
 func WorkloadV1alpha2(w *gang.Workload) *v1alpha2.Workload {
 	if w == nil {
 		return nil
@@ -182,10 +195,12 @@ func groupSpecV1beta1(p gang.SchedulingPolicy, c gang.SchedulingConstraints, cla
 		pol.Basic = &schedulingv1beta1.BasicSchedulingPolicy{}
 	}
 	var cons *schedulingv1beta1.PodGroupSchedulingConstraints
-	if len(c.Topology) > 0 {
+	if slices.ContainsFunc(c.Topology, required) {
 		cons = &schedulingv1beta1.PodGroupSchedulingConstraints{}
 		for _, t := range c.Topology {
-			cons.Topology = append(cons.Topology, schedulingv1beta1.TopologyConstraint{Key: t.Key})
+			if required(t) {
+				cons.Topology = append(cons.Topology, schedulingv1beta1.TopologyConstraint{Key: t.Key})
+			}
 		}
 	}
 	var rc []schedulingv1beta1.PodGroupResourceClaim
@@ -203,7 +218,8 @@ func groupSpecV1beta1(p gang.SchedulingPolicy, c gang.SchedulingConstraints, cla
 }
 
 // PodGroupV1beta1 writes a [gang.PodGroup] as a scheduling.k8s.io/v1beta1
-// PodGroup, the inverse of [ConvertPodGroupV1beta1].
+// PodGroup, the inverse of [ConvertPodGroupV1beta1] except for preferred
+// topology constraints, which are left out.
 func PodGroupV1beta1(pg *gang.PodGroup) *schedulingv1beta1.PodGroup {
 	if pg == nil {
 		return nil
@@ -232,7 +248,8 @@ func PodGroupV1beta1(pg *gang.PodGroup) *schedulingv1beta1.PodGroup {
 }
 
 // WorkloadV1beta1 writes a [gang.Workload] as a v1beta1 Workload, the
-// inverse of [ConvertWorkloadV1beta1].
+// inverse of [ConvertWorkloadV1beta1] except for preferred topology
+// constraints, which are left out.
 func WorkloadV1beta1(w *gang.Workload) *schedulingv1beta1.Workload {
 	if w == nil {
 		return nil

@@ -242,10 +242,16 @@ func (g *Group) RequestVector(s *Snapshot, i int) []int64 {
 	if g.prep != nil && g.prep.b == s.b && g.prep.req != nil {
 		return g.prep.req[row*R : (row+1)*R : (row+1)*R]
 	}
-	v := make([]int64, R)
-	v[s.b.podsR] = 1
+	return s.b.requestRow(p)
+}
+
+// requestRow returns p's requests indexed like the snapshot's resources,
+// with 1 for the pod count; requests of untracked resources are left out.
+func (b *base) requestRow(p *Pod) []int64 {
+	v := make([]int64, len(b.res))
+	v[b.podsR] = 1
 	for r, q := range p.Requests {
-		if j, ok := s.b.resIdx[r]; ok && j != s.b.podsR {
+		if j, ok := b.resIdx[r]; ok && j != b.podsR {
 			v[j] = q
 		}
 	}
@@ -611,13 +617,16 @@ type Decision struct {
 	// Options.Budget.
 	Steps int64
 	// Truncated is set when the budget ran out after a feasible placement
-	// was found: the answer is valid but some placements were not tried.
+	// was found: the answer is valid, but some placements were not tried,
+	// or the greedy pass in the chosen one stopped before every member.
 	Truncated bool
 	// Proven is set when the answer needs no larger budget: for a Scheduled
 	// decision, no assignment in the chosen placement places more members;
 	// otherwise, no assignment in any placement satisfies the group (the
 	// search was complete). It is false when the search was cut short and
-	// the answer is the heuristic's.
+	// the answer is the heuristic's. A PlacementFilter is shown one
+	// assignment per placement: Proven does not cover other assignments of
+	// a placement it rejected.
 	Proven bool
 }
 

@@ -27,15 +27,23 @@ type NodeInfo struct {
 // ID returns the node's ID in the snapshot.
 func (n NodeInfo) ID() NodeID { return n.id }
 
-// Node returns the node.
-func (n NodeInfo) Node() *Node { return n.s.Node(n.id) }
+// Node returns the node, or nil for the zero NodeInfo.
+func (n NodeInfo) Node() *Node {
+	if n.s == nil {
+		return nil
+	}
+	return n.s.Node(n.id)
+}
 
 // Snapshot returns the snapshot the solve runs on.
 func (n NodeInfo) Snapshot() *Snapshot { return n.s }
 
 // Free returns the node's free quantity of r, in canonical units, after the
-// members assumed onto it in this attempt.
+// members assumed onto it in this attempt; 0 for the zero NodeInfo.
 func (n NodeInfo) Free(r ResourceName) int64 {
+	if n.s == nil {
+		return 0
+	}
 	free := n.s.Free(n.id, r)
 	if n.w != nil {
 		if i, ok := n.s.b.resIdx[r]; ok {

@@ -426,7 +426,7 @@ func TestSolve_BudgetOutAfterEnoughKeepsTheGreedy(t *testing.T) {
 	d, err = Solve(s, g, Options{Filters: []Filter{accept}, Budget: 10 * 3}) // three: short of minCount
 	require.NoError(t, err)
 	require.Equal(t, BudgetExhausted, d.Status)
-	require.Equal(t, "3 of min 5 members fit; search budget exhausted", d.Message)
+	require.Equal(t, "3 of min 5 members fit; budget of 30 steps exhausted", d.Message)
 }
 
 // TestPodSets_VerifyReplaysInMemberOrder: an order-dependent Filter sees

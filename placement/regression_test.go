@@ -176,7 +176,7 @@ func TestRegression_BudgetMessageAfterAFailedPlacement(t *testing.T) {
 	d, err := Solve(s, g, opts)
 	require.NoError(t, err)
 	require.Equal(t, BudgetExhausted, d.Status)
-	require.Equal(t, "1 of min 2 members fit in a; default/p2 fits on none of 1 nodes: 1 Insufficient cpu; search budget exhausted", d.Message)
+	require.Equal(t, "1 of min 2 members fit in a; default/p2 fits on none of 1 nodes: 1 Insufficient cpu; budget of 1 steps exhausted", d.Message)
 }
 
 // Verify summed the members' requests per node without an overflow check:
@@ -253,4 +253,75 @@ func TestRegression_PlacementsMustHoldBoundMembers(t *testing.T) {
 	require.Equal(t, Scheduled, d.Status, d.Message)
 	require.Equal(t, "b", d.Placement.Name)
 	require.NoError(t, Verify(s, g, d))
+}
+
+// Found by review: Verify replayed a decision in member order, so a Filter
+// that reads what is already on a node rejected a decision first-fit
+// decreasing had found (it places the big member first).
+func TestRegression_VerifyAcceptsFirstFitDecreasingOrder(t *testing.T) {
+	s, err := NewSnapshot([]Node{{Name: "n0", Allocatable: ResourceList{ResourceCPU: 10, ResourcePods: 110}}}, nil)
+	require.NoError(t, err)
+	bigFirst := FilterFunc(func(p *Pod, n NodeInfo) Rejection {
+		if p.Name == "big" && n.Free(ResourceCPU) != 10 {
+			return Rejection{Reason: "big goes on an empty node"}
+		}
+		return Rejection{}
+	})
+	small := Pod{Namespace: "ns", Name: "small", SchedulingGroup: "g", Priority: 10, Requests: ResourceList{ResourceCPU: 1}}
+	big := Pod{Namespace: "ns", Name: "big", SchedulingGroup: "g", Requests: ResourceList{ResourceCPU: 5}}
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 2, Members: []Pod{small, big}}
+	d, err := Solve(s, g, Options{Filters: []Filter{bigFirst}})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.NoError(t, Verify(s, g, d, bigFirst))
+	// The filter still binds: both on the node in an order neither pass
+	// would use fails.
+	never := FilterFunc(func(p *Pod, n NodeInfo) Rejection {
+		if n.Free(ResourceCPU) != 10 {
+			return Rejection{Reason: "one pod a node"}
+		}
+		return Rejection{}
+	})
+	require.ErrorIs(t, Verify(s, g, d, never), ErrViolation)
+}
+
+// Found by review: the search told nodes apart by printing their taints, so
+// {a, "b c"} and {"a b", c} looked alike and it tried only one of them.
+func TestRegression_SearchTellsTaintsApart(t *testing.T) {
+	cpu := ResourceList{ResourceCPU: 10}
+	s, err := NewSnapshot([]Node{
+		{Name: "n0", Allocatable: cpu, Taints: []Taint{{Key: "a", Value: "b c", Effect: TaintEffectNoSchedule}}},
+		{Name: "n1", Allocatable: cpu, Taints: []Taint{{Key: "a b", Value: "c", Effect: TaintEffectNoSchedule}}},
+		{Name: "n2", Allocatable: cpu},
+	}, []Pod{{Namespace: "x", Name: "busy", NodeName: "n2", Requests: ResourceList{ResourceCPU: 2}}})
+	require.NoError(t, err)
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 2, Members: []Pod{
+		{Namespace: "ns", Name: "m1", SchedulingGroup: "g", Priority: 10, Requests: ResourceList{ResourceCPU: 6},
+			Tolerations: []Toleration{{Key: "a b", Operator: TolerationOpEqual, Value: "c"}}},
+		{Namespace: "ns", Name: "m2", SchedulingGroup: "g", Requests: ResourceList{ResourceCPU: 5}},
+	}}
+	d, err := Solve(s, g, Options{})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.NoError(t, Verify(s, g, d))
+}
+
+// Found by review: a decision cut by the budget said its first waiting
+// member "fits on none" of the nodes though it was never tried.
+func TestRegression_BudgetMessageNamesNoUntriedMember(t *testing.T) {
+	var nodes []Node
+	for i := range 4 {
+		nodes = append(nodes, Node{Name: fmt.Sprintf("n%d", i), Allocatable: ResourceList{ResourceCPU: 10, ResourcePods: 110}})
+	}
+	s, err := NewSnapshot(nodes, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 8}
+	for i := range 8 {
+		g.Members = append(g.Members, Pod{Namespace: "ns", Name: fmt.Sprintf("m%d", i), SchedulingGroup: "g", Requests: ResourceList{ResourceCPU: 5}})
+	}
+	accept := FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
+	d, err := Solve(s, g, Options{Filters: []Filter{accept}, Budget: 8})
+	require.NoError(t, err)
+	require.Equal(t, BudgetExhausted, d.Status)
+	require.Equal(t, "2 of min 8 members fit; budget of 8 steps exhausted", d.Message)
 }

@@ -108,7 +108,9 @@ func (d *dfs) types(p *Placement) {
 	for j, id := range p.Nodes {
 		b.Reset()
 		n := &sv.s.b.nodes[id]
-		fmt.Fprint(&b, sv.s.allocRow(id), sv.s.usedRow(id), n.Unschedulable, n.Taints)
+		// The static type covers allocatable, taints and schedulability
+		// without printing strings that could run together.
+		fmt.Fprint(&b, sv.s.b.typeOf[id], sv.s.usedRow(id))
 		for _, k := range keys {
 			v, ok := n.Labels[k]
 			fmt.Fprintf(&b, "|%t%q", ok, v)

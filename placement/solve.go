@@ -293,11 +293,7 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev]
 		} else {
 			sv.class[row] = classes.of(sv, i, distinct)
-			for j, q := range sv.req(row) {
-				if j != b.podsR {
-					sv.size[row] += arith.MulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
-				}
-			}
+			sv.size[row] = b.ffdSize(sv.req(row))
 		}
 		for c := 1; c < count; c++ {
 			sv.members[i+c] = *m
@@ -317,6 +313,19 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 		}
 	}
 	return order, nil
+}
+
+// ffdSize is a pod's size for first-fit decreasing: the sum, over the
+// resources it requests (the pod count excluded), of its request as a share
+// of the largest allocatable.
+func (b *base) ffdSize(req []int64) int64 {
+	var size int64
+	for j, q := range req {
+		if j != b.podsR {
+			size += arith.MulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
+		}
+	}
+	return size
 }
 
 // compile fills the member's row of requests from its map and reports
@@ -447,6 +456,7 @@ type attempt struct {
 	violation string // a broken constraint, when enough members fit
 	proven    bool   // the placed count is the most possible here
 	cut       bool   // the search stopped at its budget
+	untried   bool   // the budget ran out before every member was tried
 	score     int64
 	as        []Assignment // as handed to the placement filters and scorer
 	reject    Rejection    // from a PlacementFilter
@@ -604,7 +614,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	}
 	if bestFail.violation != "" {
 		fmt.Fprintf(&b, "; %s", bestFail.violation)
-	} else if first != nil && (len(reasons) > 0 || !bestFail.cut) { // a cut attempt may not have tried it
+	} else if first != nil && !bestFail.untried {
 		who := sv.pods[first.row].Key().String()
 		if int(first.index) >= len(sv.g.Members) {
 			who = "a pod of pod set " + who
@@ -614,7 +624,11 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 			fmt.Fprintf(&b, ": %s", formatReasons(reasons))
 		}
 	}
-	if d.Status == BudgetExhausted {
+	switch {
+	case d.Status != BudgetExhausted:
+	case sv.exhausted:
+		fmt.Fprintf(&b, "; budget of %d steps exhausted", sv.budget)
+	default:
 		fmt.Fprintf(&b, "; search budget exhausted")
 	}
 	d.Message = b.String()
@@ -769,7 +783,7 @@ func (sv *solver) spend(n int64) bool {
 func (sv *solver) attempt(p *Placement) *attempt {
 	a := sv.greedy(p, sv.memberOrder())
 	if sv.exhausted {
-		a.cut = true // what the greedy pass placed is still a valid answer
+		a.cut, a.untried = true, true // what the greedy pass placed is still a valid answer
 		return a
 	}
 	exact := sv.classes == 1 && sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
@@ -782,6 +796,7 @@ func (sv *solver) attempt(p *Placement) *attempt {
 	}
 	if b := sv.greedy(p, sv.ffdOrder()); sv.better(b, a) {
 		a = b
+		a.untried = sv.exhausted // cut short, it may not have tried every member
 	}
 	if sv.exhausted {
 		a.cut = true

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -25,9 +26,10 @@ var ErrViolation = errors.New("placement: invariant violated")
 //     per node, and place at most its Count;
 //  4. filters: every assignment passes the built-in filters (nodeSelector,
 //     taints, unschedulable) and the given filters, which see the pods
-//     assigned before it in [MemberOrder] (a pod set's pods as if named
-//     after the set, in d's order of nodes), the order in which Solve's
-//     greedy pass places them;
+//     assigned before it on its node in one of the two orders Solve places
+//     pods in: [MemberOrder] (a pod set's pods as if named after the set;
+//     the greedy pass), or, when that fails, first-fit decreasing (the
+//     second pass and the search: larger pods first, then member order);
 //  5. placement: every assigned member and every bound member is on a node
 //     of d.Placement (for a topology generator, one domain); a nil
 //     d.Placement.Nodes stands for every node, so a decision made without
@@ -154,15 +156,18 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 		return nil
 	}
-	// Entries are checked in member order (a pod set's pods as if named
-	// after the set), the order Solve's greedy pass places them in, so
-	// that an order-dependent filter sees what it saw there.
+	// With filters, entries are checked in one of the two orders Solve
+	// places pods in, so that a filter that reads what is already on a
+	// node sees what it saw there: member order (a pod set's pods as if
+	// named after the set; the greedy pass), else first-fit decreasing
+	// (the second pass and the search).
 	type entry struct {
 		subj  subject
 		pod   *Pod
 		node  string
 		id    NodeID
 		count int64
+		size  int64 // for first-fit decreasing
 	}
 	entries := make([]entry, 0, len(d.Assignments)+len(d.PodSetAssignments))
 	seen := make([]bool, len(g.Members))
@@ -176,7 +181,7 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 			return bad("member %s assigned twice", a.Pod)
 		}
 		seen[i] = true
-		entries = append(entries, entry{subject{pod: a.Pod}, &g.Members[i], a.Node, a.NodeID, 1})
+		entries = append(entries, entry{subject{pod: a.Pod}, &g.Members[i], a.Node, a.NodeID, 1, 0})
 	}
 	sets := make(map[string]*Pod, len(g.PodSets))
 	counts := make(map[string]int64, len(g.PodSets))
@@ -202,14 +207,31 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		if setPlaced[a.PodSet] += int64(a.Count); setPlaced[a.PodSet] > counts[a.PodSet] {
 			return bad("%s places %d pods, more than its count %d", who, setPlaced[a.PodSet], counts[a.PodSet])
 		}
-		entries = append(entries, entry{subject{set: a.PodSet}, t, a.Node, a.NodeID, int64(a.Count)})
+		entries = append(entries, entry{subject{set: a.PodSet}, t, a.Node, a.NodeID, int64(a.Count), 0})
 	}
-	if len(filters) > 0 {
-		slices.SortStableFunc(entries, func(x, y entry) int { return MemberOrder(x.pod, y.pod) })
+	replay := func(es []entry) error {
+		w.reset()
+		for _, e := range es {
+			if err := put(e.subj, e.pod, e.node, e.id, e.count); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	for _, e := range entries {
-		if err := put(e.subj, e.pod, e.node, e.id, e.count); err != nil {
+	if len(filters) == 0 {
+		if err := replay(entries); err != nil {
 			return err
+		}
+	} else {
+		slices.SortFunc(entries, func(x, y entry) int { return MemberOrder(x.pod, y.pod) })
+		if err := replay(entries); err != nil {
+			for i := range entries {
+				entries[i].size = s.b.ffdSize(s.b.requestRow(entries[i].pod))
+			}
+			slices.SortStableFunc(entries, func(x, y entry) int { return cmp.Compare(y.size, x.size) })
+			if replay(entries) != nil {
+				return err // the member-order failure, the first the greedy would meet
+			}
 		}
 	}
 	pend := make([]*Pod, len(g.Members))
