@@ -178,6 +178,9 @@ func sourceBefore(x, y source) bool {
 // order, that the attempt has not touched: one walk of the set's tree
 // serves the next nodes a run fills.
 func (sv *solver) untouched(set *classSet, from NodeID, limit int, buf []NodeID) []NodeID {
+	if cap(buf) == 0 {
+		buf = make([]NodeID, 0, limit)
+	}
 	set.nodes.AscendGreaterOrEqual(from, func(n NodeID) bool {
 		if _, touched := sv.w.offset(n); !touched {
 			buf = append(buf, n)

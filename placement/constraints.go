@@ -336,6 +336,9 @@ func validateAffinity(p *Pod) error {
 
 // validateSubGroups checks sub-group definitions against the members.
 func validateSubGroups(g *Group, all []*Pod) error {
+	if len(g.SubGroups) == 0 {
+		return nil
+	}
 	obj := groupObj(g)
 	var names []string
 	for i, sg := range g.SubGroups {

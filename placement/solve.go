@@ -132,9 +132,10 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		return Decision{}, err
 	}
 	if len(g.PodSets) == 0 { // with pod sets, validate ruled out sub-groups and affinity
-		all := append(slices.Clone(bound), pending...)
-		if err := validateSubGroups(g, all); err != nil {
-			return Decision{}, err
+		if len(g.SubGroups) > 0 {
+			if err := validateSubGroups(g, append(slices.Clone(bound), pending...)); err != nil {
+				return Decision{}, err
+			}
 		}
 		sv.cons = compileCons(s, g, bound, pending)
 	}
@@ -687,7 +688,10 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 	// Assignments by string.
 	const countBits = 21
 	var runs []uint64
-	rank, byRank := sv.podSetRanks()
+	var rank, byRank []int
+	if len(sv.g.PodSets) > 0 {
+		rank, byRank = sv.podSetRanks()
+	}
 	k := 0
 	for i := 0; i < len(sv.members); {
 		m, id, j := &sv.members[i], a.node[i], runEnd(i)

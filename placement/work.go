@@ -14,7 +14,12 @@ type work struct {
 	touched []NodeID
 }
 
-func newWork(R, nodes int) *work { return &work{R: R, nodes: nodes, at: map[NodeID]int32{}} }
+// newWork returns empty scratch usage with room for a few nodes (a small
+// gang touches a handful).
+func newWork(R, nodes int) *work {
+	const few = 16
+	return &work{R: R, nodes: nodes, at: make(map[NodeID]int32, few), slab: make([]int64, 0, few*R), touched: make([]NodeID, 0, few)}
+}
 
 // offset returns the offset of node id's row in slab and whether it has one.
 func (w *work) offset(id NodeID) (int32, bool) {
