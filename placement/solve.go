@@ -85,12 +85,14 @@ const DefaultSearchBudget int64 = 1 << 20
 // assignment each.
 //
 // Errors (a [*FieldError], for bad input only — "does not fit" is a
-// decision): an invalid group (see [Group]; an invalid [PodSet], or pod
-// sets combined with affinity terms, SubGroups or Options.Reservers), a member with invalid requests
-// or affinity terms, bound members of a sub-group already in two domains of
-// its key, a generated placement whose node IDs are not ascending, unique
-// and of s, or an error from a generator or a NewReserverFunc; a nil s or
-// g, a nil hook in opts, or a NewReserverFunc that returns a nil Reserver.
+// decision): an invalid group (see [Group]; an invalid [PodSet], more
+// than [MaxPending] pods or [MaxPodSets] sets, or pod sets combined with
+// affinity terms, SubGroups or Options.Reservers), a member with invalid
+// requests or affinity terms, bound members of a sub-group already in two
+// domains of its key, a generated placement whose node IDs are not
+// ascending, unique and of s, or an error from a generator or a
+// NewReserverFunc; a nil s or g, a nil hook in opts, or a NewReserverFunc
+// that returns a nil Reserver.
 func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if err := checkArgs("Solve", s, g, &opts, nil); err != nil {
 		return Decision{}, err
