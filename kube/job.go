@@ -176,11 +176,16 @@ func kueueTopology(obj string, annotations map[string]string) (*gang.TopologyCon
 	return &tc, nil
 }
 
-// addTopology adds tc to the stamped Workload template and PodGroup.
+// addTopology adds tc, from a Kueue annotation, to the stamped Workload
+// template and PodGroup.
 func addTopology(obj string, tc gang.TopologyConstraint, out *JobObjects) error {
 	pg, t := out.PodGroup, &out.Workload.Spec.PodGroupTemplates[0]
 	if slices.ContainsFunc(pg.Spec.SchedulingConstraints.Topology, func(c gang.TopologyConstraint) bool { return c.Key == tc.Key }) {
-		return placement.Errorf(placement.ErrDuplicate, obj, "spec.template.metadata.annotations", "names topology key %q, which spec.scheduling names too", tc.Key)
+		name := KueueRequiredTopology
+		if tc.Preferred {
+			name = KueuePreferredTopology
+		}
+		return placement.Errorf(placement.ErrDuplicate, obj, "spec.template.metadata.annotations["+name+"]", "names topology key %q, which spec.scheduling names too", tc.Key)
 	}
 	pg.Spec.SchedulingConstraints.Topology = append(slices.Clone(pg.Spec.SchedulingConstraints.Topology), tc)
 	t.SchedulingConstraints.Topology = append(slices.Clone(t.SchedulingConstraints.Topology), tc)

@@ -392,7 +392,7 @@ func TestStampJobKueueTopology(t *testing.T) {
 		{"not a label key", map[string]string{KueuePreferredTopology: "a/b/c!"}, false, nil,
 			`Job "default/k": spec.template.metadata.annotations[kueue.x-k8s.io/podset-preferred-topology]: "a/b/c!" is not a node label key`},
 		{"same key twice", map[string]string{KueueRequiredTopology: "zone"}, true, nil,
-			`Job "default/k": spec.template.metadata.annotations: names topology key "zone", which spec.scheduling names too`},
+			`Job "default/k": spec.template.metadata.annotations[kueue.x-k8s.io/podset-required-topology]: names topology key "zone", which spec.scheduling names too`},
 		{"ineligible Job, bad annotation", map[string]string{KueueRequiredTopology: " "}, false, nil, `" " is not a node label key`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

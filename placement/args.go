@@ -3,12 +3,14 @@ package placement
 import "fmt"
 
 // checkArgs rejects the nil values a caller can hand Solve or Verify —
-// a nil snapshot or group, a nil hook or a nil …Func adapter — which
-// would otherwise panic deep inside a solve.
+// a nil or zero snapshot, a nil group, a nil hook or a nil …Func adapter —
+// which would otherwise panic deep inside a solve.
 func checkArgs(fn string, s *Snapshot, g *Group, opts *Options, filters []Filter) error {
 	switch {
 	case s == nil:
 		return Errorf(ErrInvalid, fn, "snapshot", "must not be nil")
+	case s.b == nil:
+		return Errorf(ErrInvalid, fn, "snapshot", "is the zero Snapshot: build one with NewSnapshot")
 	case g == nil:
 		return Errorf(ErrInvalid, fn, "group", "must not be nil")
 	}

@@ -626,7 +626,9 @@ type Decision struct {
 	// search was complete). It is false when the search was cut short and
 	// the answer is the heuristic's. A PlacementFilter is shown one
 	// assignment per placement: Proven does not cover other assignments of
-	// a placement it rejected.
+	// a placement it rejected; nor, with a Filter that reads a node's
+	// usage, orders of placement the solver does not try (see [Filter]).
+	// An Unresolvable decision is always Proven.
 	Proven bool
 }
 

@@ -56,7 +56,11 @@ func (n NodeInfo) Free(r ResourceName) int64 {
 // Filter is a per-pod, per-node check (kube-scheduler's FilterPlugin). The
 // solver already applies resource fit, nodeSelector, taints and
 // unschedulable; a Filter adds the caller's own rules. It must be a pure
-// function of its arguments.
+// function of its arguments. A Filter whose answer depends on what is
+// already on the node (NodeInfo.Free) makes the order of placement matter,
+// and the solver places pods in two orders only (member order, then
+// first-fit decreasing): Decision.Proven then covers those orders, not
+// every order.
 type Filter interface {
 	Filter(pod *Pod, node NodeInfo) Rejection
 }
@@ -93,7 +97,8 @@ type Placement struct {
 	// "block-1/rack-3".
 	Name string
 	// Nodes are the node IDs the group may use, ascending, without
-	// duplicates.
+	// duplicates; nil or empty in a generated placement means no node (in
+	// a Decision given to [Verify], nil means every node).
 	Nodes []NodeID
 	// Rank orders tiers of placements: the solver only considers rank r+1
 	// when no placement of rank r is feasible (KEP-5732 "prioritized

@@ -452,3 +452,28 @@ func TestPodSets_VerifyReplaysInMemberOrder(t *testing.T) {
 	require.Equal(t, Scheduled, d.Status, d.Message)
 	require.NoError(t, Verify(s, g, d, firstOnNode))
 }
+
+// Found by review: with a small Options.Budget, a group no node could hold
+// even on an empty cluster came back BudgetExhausted ("search budget
+// exhausted", though SearchBudget was not the limit) instead of
+// Unresolvable; and the zero Snapshot panicked.
+func TestSolve_UnresolvableWhateverTheBudget(t *testing.T) {
+	s, err := NewSnapshot([]Node{
+		{Name: "n0", Allocatable: ResourceList{ResourceCPU: 1000}, Unschedulable: true},
+		{Name: "n1", Allocatable: ResourceList{ResourceCPU: 1000}, Unschedulable: true},
+	}, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "d", Name: "g", Policy: PolicyBasic, Members: []Pod{
+		{Namespace: "d", Name: "a", SchedulingGroup: "g"},
+		{Namespace: "d", Name: "b", SchedulingGroup: "g", Requests: ResourceList{ResourceCPU: 500}},
+	}}
+	for _, opts := range []Options{{}, {Budget: 8, SearchBudget: 1 << 40}, {Budget: 1}} {
+		d, err := Solve(s, g, opts)
+		require.NoError(t, err)
+		require.Equal(t, Unresolvable, d.Status, "%+v: %s", opts, d.Message)
+		require.True(t, d.Proven)
+	}
+	_, err = Solve(&Snapshot{}, g, Options{})
+	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, Verify(&Snapshot{}, g, Decision{}), ErrInvalid)
+}

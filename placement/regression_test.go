@@ -168,7 +168,12 @@ func TestRegression_UnresolvablePlacementRejection(t *testing.T) {
 // "budget of 9223372036854775807 steps exhausted". (The solver now replays
 // the attempt without touching the budget; the case stays as a test.)
 func TestRegression_BudgetMessageAfterAFailedPlacement(t *testing.T) {
-	s, err := NewSnapshot([]Node{cpuNode("n1", 1000), cpuNode("n2", 1000)}, nil)
+	// Each node could hold both members if its blocker left: the group is
+	// not Unresolvable, only short of budget.
+	blocker := func(name, node string) Pod {
+		return Pod{Namespace: "x", Name: name, NodeName: node, Requests: ResourceList{ResourceCPU: 1000}}
+	}
+	s, err := NewSnapshot([]Node{cpuNode("n1", 2000), cpuNode("n2", 2000)}, []Pod{blocker("b1", "n1"), blocker("b2", "n2")})
 	require.NoError(t, err)
 	g := gangOf(2, member("p1", "pg1", 1000), member("p2", "pg1", 1000))
 	opts := generating(Placement{Name: "a", Nodes: []NodeID{0}}, Placement{Name: "b", Nodes: []NodeID{1}})

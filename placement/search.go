@@ -23,6 +23,7 @@ func (sv *solver) search(p *Placement, seed *attempt) *attempt {
 		sb = DefaultSearchBudget
 	}
 	d := &dfs{sv: sv, p: p, order: sv.ffdOrder(), limit: sv.steps + min(sb, (sv.budget-sv.steps)/2)}
+	bySearchBudget := sb <= (sv.budget-sv.steps)/2
 	d.depth = make([]int, len(sv.members))
 	for k, i := range d.order {
 		d.depth[i] = k
@@ -51,6 +52,7 @@ func (sv *solver) search(p *Placement, seed *attempt) *attempt {
 	}
 	best.proven = !d.cut
 	best.cut = d.cut
+	sv.searchBudgetCut = sv.searchBudgetCut || (d.cut && bySearchBudget)
 	return best
 }
 

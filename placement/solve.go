@@ -31,7 +31,8 @@ type Options struct {
 	Scorer PlacementScorer
 	// PlacementFilters check each feasible placement's whole assignment.
 	PlacementFilters []PlacementFilter
-	// Budget caps the work of one solve, counted in node visits: a member
+	// Budget caps the work of one solve, counted in node visits (a pass
+	// over a placement's nodes that starts under it may end over it): a member
 	// placed one by one costs the nodes of the placement, a run of
 	// identical members placed as a batch costs them once, a batch over the
 	// whole cluster costs its classes of identical nodes. 0 means
@@ -232,6 +233,9 @@ type solver struct {
 	steps      int64
 	budget     int64
 	exhausted  bool
+	// searchBudgetCut is set when a search stopped at Options.SearchBudget
+	// rather than at its share of what was left of Options.Budget.
+	searchBudgetCut bool
 }
 
 // prepareMembers sorts the pending pods into member order, validates them
@@ -607,8 +611,10 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	}
 	first, reasons, unresolvable := sv.diagnose(bestFail)
 	d.Reasons = reasons
-	if d.Status == Unschedulable && (unresolvable || !sv.roomSomewhereIfEmpty(placements)) {
-		d.Status = Unresolvable
+	// Unresolvable is proven whatever the budget: it asks what could fit on
+	// an empty cluster, not what the search found.
+	if (d.Status == Unschedulable || d.Status == BudgetExhausted) && (unresolvable || !sv.roomSomewhereIfEmpty(placements)) {
+		d.Status, d.Proven = Unresolvable, true
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of min %d members fit%s", d.MostFit, sv.required, inName(bestFail.p))
@@ -629,7 +635,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	}
 	switch {
 	case d.Status != BudgetExhausted:
-	case sv.exhausted:
+	case sv.exhausted || !sv.searchBudgetCut:
 		fmt.Fprintf(&b, "; budget of %d steps exhausted", sv.budget)
 	default:
 		fmt.Fprintf(&b, "; search budget exhausted")
