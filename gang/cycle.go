@@ -83,9 +83,10 @@ type Result struct {
 //
 // With Options.Preemption, a decision that is Unschedulable (not
 // Unresolvable: removing pods could not help) runs workload-aware
-// preemption ([preemption.Find]) with the same solver options; when it
-// finds victims, Result.Preemption carries the plan and the group is
-// requeued at once instead of backing off. Nothing is evicted by the
+// preemption ([preemption.Find], through an Index kept across cycles) with
+// the same solver options; when it finds victims, Result.Preemption
+// carries the plan and the group is requeued at once instead of backing
+// off. Nothing is evicted by the
 // scheduler itself: the host deletes the victims.
 //
 // Cost: O(log groups + members·log members) plus the solve.
@@ -126,7 +127,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	if err == nil && s.opts.Preemption && r.Decision.Status == placement.Unschedulable {
 		var plan preemption.Plan
-		if plan, err = preemption.Find(snap, pgroup, s.preemptionInput(), opts); err == nil {
+		if plan, err = s.findVictims(snap, pgroup, opts); err == nil {
 			r.Preemption = &plan
 		}
 	}

@@ -92,3 +92,35 @@ func TestCycle_PreemptionCannotHelp(t *testing.T) {
 	require.Equal(t, h.now.Add(DefaultInitialBackoff), r.RetryAt, "no victims: the usual backoff")
 	require.Contains(t, r.Condition.Message, "preemption cannot help")
 }
+
+// The scheduler keeps preemption's prepared input across cycles; a changed
+// PodGroup must reach the next search. The victim group's disruptionMode
+// goes from Pod (one member evicted) to PodGroup (both) between cycles.
+func TestCycle_PreemptionSeesPodGroupChanges(t *testing.T) {
+	bound := []placement.Pod{
+		{Namespace: "default", Name: "v-0", NodeName: "n1", SchedulingGroup: "victims", Requests: cpu(2000), Priority: 10},
+		{Namespace: "default", Name: "v-1", NodeName: "n2", SchedulingGroup: "victims", Requests: cpu(2000), Priority: 10},
+	}
+	h := newHarness(t, Options{Preemption: true}, []placement.Node{cpuNode("n1", 2000), cpuNode("n2", 2000)}, bound...)
+	vg := gangPG("victims", 2)
+	vg.Spec.DisruptionMode = DisruptionModePod
+	h.setPG(vg)
+	high := int32(1000)
+	pg := gangPG("train", 1)
+	pg.Spec.Priority = &high
+	h.setPG(pg)
+	h.addPods(member("m0", "train", cpu(2000), 0))
+
+	r, ok := h.cycle()
+	require.True(t, ok)
+	require.NotNil(t, r.Preemption)
+	require.Len(t, r.Preemption.EvictedPods(), 1, "disruptionMode Pod: one member makes room")
+
+	vg.Spec.DisruptionMode = DisruptionModePodGroup
+	h.setPG(vg)
+	h.now = r.RetryAt
+	r, ok = h.cycle()
+	require.True(t, ok)
+	require.NotNil(t, r.Preemption)
+	require.Len(t, r.Preemption.EvictedPods(), 2, "disruptionMode PodGroup: the whole group")
+}

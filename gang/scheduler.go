@@ -72,6 +72,11 @@ type Scheduler struct {
 	trees   map[string]treeEntry // by topology keys
 	claims  *dra.Ledger
 	budgets []preemption.DisruptionBudget
+	// victims is preemption's input (the PodGroups' specs and the
+	// budgets) prepared once, kept across cycles so that each search
+	// reuses its join with the snapshot's groups; nil when a PodGroup or a
+	// budget changed since.
+	victims *preemption.Index
 }
 
 // treeEntry is a topology tree and the snapshot it was built from: it
@@ -114,6 +119,7 @@ func (s *Scheduler) SetPodGroup(pg *PodGroup) error {
 	}
 	g.pg = &cp
 	s.q.place(g)
+	s.victims = nil
 	return nil
 }
 
@@ -128,6 +134,7 @@ func (s *Scheduler) DeletePodGroup(k placement.Key) bool {
 	s.q.detach(g)
 	g.pg = nil
 	s.q.place(g)
+	s.victims = nil
 	if s.claims != nil {
 		s.claims = s.claims.DeletePodGroup(k)
 	}
@@ -279,6 +286,21 @@ func (s *Scheduler) Claims() *dra.Ledger { return s.claims }
 // as plain data) that preemption honours; see [Options].Preemption.
 func (s *Scheduler) SetDisruptionBudgets(b []preemption.DisruptionBudget) {
 	s.budgets = slices.Clone(b)
+	s.victims = nil
+}
+
+// findVictims runs preemption's search with the prepared input, preparing
+// it again after a PodGroup or a budget changed ([preemption.Index.Find]
+// answers as [preemption.Find] does).
+func (s *Scheduler) findVictims(snap *placement.Snapshot, g *placement.Group, opts placement.Options) (preemption.Plan, error) {
+	if s.victims == nil {
+		ix, err := preemption.NewIndex(s.preemptionInput())
+		if err != nil {
+			return preemption.Plan{}, err
+		}
+		s.victims = ix
+	}
+	return s.victims.Find(snap, g, opts)
 }
 
 // preemptionInput is what preemption needs beyond the snapshot: every known
