@@ -54,8 +54,12 @@ func runAll(b *testing.B, which func(workload) prepare) {
 		b.Run(w.name, func(b *testing.B) {
 			run, metrics := which(w)(b)
 			b.ReportAllocs()
+			cpu0, cpuOK := cpuTime()
 			for b.Loop() {
 				run()
+			}
+			if cpu1, ok := cpuTime(); ok && cpuOK {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 			}
 			// After the loop: b.Loop's first call resets the timer, which
 			// deletes metrics reported before it.
