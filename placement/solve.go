@@ -169,7 +169,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		}
 		sv.reservers = append(sv.reservers, r)
 	}
-	sv.w = newWork(sv.R, len(s.b.nodes))
+	sv.w = newWork(sv.R, len(s.b.nodes), g.NumPending())
 	var placements []Placement
 	if opts.Generator == nil {
 		placements = []Placement{{Nodes: s.b.allNodes}}

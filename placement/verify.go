@@ -104,7 +104,7 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		}
 	}
 	R := len(s.b.res)
-	w := newWork(R, len(s.b.nodes))
+	w := newWork(R, len(s.b.nodes), len(d.Assignments)+len(d.PodSetAssignments))
 	// add adds count pods like p to node's row of w.
 	add := func(who subject, node string, row []int64, p *Pod, count int64) error {
 		row[s.b.podsR] += count

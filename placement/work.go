@@ -2,24 +2,62 @@ package placement
 
 // work is the solver's scratch usage: what the current attempt has assumed
 // onto each node, on top of the snapshot. It is sparse, so an attempt costs
-// O(nodes it touches), not O(nodes): a map finds a node's row until the
-// attempt has touched a 64th of the nodes (or 32), then a dense table does,
-// whose size is then at most 64 entries (256 bytes) per node touched.
+// O(nodes it touches), not O(nodes): an open-addressing table finds a
+// node's row while few nodes are touched, sized once for the nodes an
+// attempt is expected to touch; past half of it, or from the start when
+// that expectation is a sizable share of the cluster, a dense table of
+// every node does.
 type work struct {
 	R       int
-	nodes   int              // nodes in the snapshot
-	at      map[NodeID]int32 // node -> offset into slab, while sparse
-	dense   []int32          // node -> offset+1 into slab (0: untouched), once dense
-	slab    []int64
-	touched []NodeID
+	nodes   int      // nodes in the snapshot
+	slots   []slot   // open addressing, linear probing, while sparse
+	shift   uint     // 32 - log2(len(slots))
+	dense   []int32  // node -> offset+1 into slab (0: untouched), once dense
+	slab    []int64  // the touched nodes' rows, in order of touch
+	touched []NodeID // in order of touch
 }
 
-// newWork returns empty scratch usage with room for a few nodes (a small
-// gang touches a handful).
-func newWork(R, nodes int) *work {
-	const few = 16
-	return &work{R: R, nodes: nodes, at: make(map[NodeID]int32, few), slab: make([]int64, 0, few*R), touched: make([]NodeID, 0, few)}
+// slot is one entry of the sparse table: id+1 (0: empty) and the offset
+// of the node's row in slab. Zeroed memory is an empty table.
+type slot struct {
+	key uint32
+	off int32
 }
+
+// newWork returns empty scratch usage for a snapshot of nodes nodes, with
+// room for the rows of expect nodes (an attempt touches at most one node
+// per member it places).
+func newWork(R, nodes, expect int) *work {
+	expect = max(min(expect, nodes), 4)
+	// Members often share nodes: rows for a quarter of them to start with.
+	rows := expect/4 + 4
+	w := &work{R: R, nodes: nodes, slab: make([]int64, 0, rows*R), touched: make([]NodeID, 0, rows)}
+	// A slot costs 8 bytes and the table keeps them at most half full;
+	// a dense entry costs 4: dense is smaller past a quarter of the nodes.
+	if 4*expect >= nodes {
+		w.dense = make([]int32, nodes)
+		return w
+	}
+	size := 8
+	for size < 2*expect {
+		size *= 2
+	}
+	w.slots = make([]slot, size)
+	w.shift = uint(32 - log2(size))
+	return w
+}
+
+func log2(n int) int {
+	k := 0
+	for n > 1 {
+		n >>= 1
+		k++
+	}
+	return k
+}
+
+// home is id's first slot: Fibonacci hashing spreads runs of IDs.
+func (w *work) home(id NodeID) uint32 { return (uint32(id) * 0x9e3779b1) >> w.shift }
 
 // offset returns the offset of node id's row in slab and whether it has one.
 func (w *work) offset(id NodeID) (int32, bool) {
@@ -27,8 +65,15 @@ func (w *work) offset(id NodeID) (int32, bool) {
 		o := w.dense[id]
 		return o - 1, o != 0
 	}
-	o, ok := w.at[id]
-	return o, ok
+	mask := uint32(len(w.slots) - 1)
+	for i := w.home(id); ; i = (i + 1) & mask {
+		switch s := w.slots[i]; s.key {
+		case uint32(id) + 1:
+			return s.off, true
+		case 0:
+			return 0, false
+		}
+	}
 }
 
 func (w *work) extra(id NodeID, r int) int64 {
@@ -48,17 +93,26 @@ func (w *work) row(id NodeID) []int64 {
 		switch {
 		case w.dense != nil:
 			w.dense[id] = o + 1
-		case len(w.touched) > max(w.nodes/64, 32):
+		case 2*len(w.touched) > len(w.slots): // a search went wide: go dense
 			w.dense = make([]int32, w.nodes)
 			for k, t := range w.touched {
 				w.dense[t] = int32(k*w.R) + 1
 			}
-			clear(w.at)
+			w.slots = nil
 		default:
-			w.at[id] = o
+			w.put(id, o)
 		}
 	}
 	return w.slab[o : int(o)+w.R]
+}
+
+func (w *work) put(id NodeID, o int32) {
+	mask := uint32(len(w.slots) - 1)
+	i := w.home(id)
+	for w.slots[i].key != 0 {
+		i = (i + 1) & mask
+	}
+	w.slots[i] = slot{uint32(id) + 1, o}
 }
 
 func (w *work) add(id NodeID, req []int64, k int64) {
@@ -75,13 +129,24 @@ func (w *work) sub(id NodeID, req []int64) {
 	}
 }
 
+// reset empties the scratch state in O(nodes touched).
 func (w *work) reset() {
 	if w.dense != nil {
 		for _, id := range w.touched {
 			w.dense[id] = 0
 		}
+	} else {
+		// Every occupied slot belongs to a touched node: clearing them
+		// all leaves no probe chain broken.
+		mask := uint32(len(w.slots) - 1)
+		for _, id := range w.touched {
+			i := w.home(id)
+			for w.slots[i].key != uint32(id)+1 {
+				i = (i + 1) & mask
+			}
+			w.slots[i] = slot{}
+		}
 	}
-	clear(w.at)
 	w.slab = w.slab[:0]
 	w.touched = w.touched[:0]
 }
