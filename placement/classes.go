@@ -156,14 +156,15 @@ func (p *nodeClasses) derive(b *base, changed []NodeID, oldRow, newRow func(Node
 }
 
 // source is a stream of candidate nodes of equal score and capacity for one
-// member: the untouched nodes of a class in ID order, or one node the
-// attempt has already touched.
+// member: untouched nodes alike in ID order (a class's, streamed from its
+// set, or a group of a placement's, all ahead), or one node the attempt
+// has already touched.
 type source struct {
 	score int64
 	cap   int64
 	next  NodeID
 	ahead []NodeID  // the class's next untouched nodes after next
-	set   *classSet // nil for a single touched node
+	set   *classSet // where to look up more nodes; nil: ahead holds them all
 }
 
 // sourceBefore orders sources: higher score first, ties by next node ID.
@@ -199,9 +200,6 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 	b := sv.s.b
 	cls := sv.s.classes()
 	want := int64(len(idx))
-	// ahead is how many of a class's nodes to look up at once: those the
-	// run could still fill, at most 256.
-	ahead := func(c int64, placed int) int { return int(min((want-int64(placed)+c-1)/c+1, 256)) }
 	h := make([]source, 0, len(cls.sets)+len(sv.w.touched))
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
@@ -212,7 +210,7 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 		if c == 0 {
 			continue
 		}
-		next := sv.untouched(set, 0, ahead(c, 0), nil)
+		next := sv.untouched(set, 0, aheadOf(want, c, 0), nil)
 		if len(next) == 0 {
 			continue
 		}
@@ -229,6 +227,15 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 	if !sv.spend(int64(len(h))) {
 		return
 	}
+	sv.drain(a, idx, h)
+}
+
+// drain fills the nodes of sources h with members idx in placeOne's order
+// (score descending, node ID ascending): the top source's next node takes
+// as many as fit, then the source moves on to its next node, looked up in
+// its class when its nodes ahead run out.
+func (sv *solver) drain(a *attempt, idx []int, h []source) {
+	want := int64(len(idx))
 	heapInit(h, sourceBefore)
 	k := 0
 	for k < len(idx) && len(h) > 0 {
@@ -237,15 +244,11 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 		n := int(min(src.cap, int64(len(idx)-k)))
 		sv.assignRun(a, idx[k:k+n], id)
 		k += n
-		if src.set == nil {
-			_, h = heapPop(h, sourceBefore)
-			continue
-		}
-		// The node just filled is touched now; its class streams on. The
+		// The node just filled is touched now; its source streams on. The
 		// nodes looked up ahead are still untouched: this run fills only
 		// nodes it takes from its sources, each once.
-		if len(src.ahead) == 0 {
-			src.ahead = sv.untouched(src.set, id+1, ahead(src.cap, k), src.ahead)
+		if len(src.ahead) == 0 && src.set != nil {
+			src.ahead = sv.untouched(src.set, id+1, aheadOf(want, src.cap, k), src.ahead)
 		}
 		if len(src.ahead) > 0 {
 			src.next, src.ahead = src.ahead[0], src.ahead[1:]
@@ -255,6 +258,11 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 		}
 	}
 }
+
+// aheadOf is how many of a class's nodes to look up at once for a run of
+// want members, placed of which are placed, c to a node: those the run
+// could still fill, at most 256.
+func aheadOf(want, c int64, placed int) int { return int(min((want-int64(placed)+c-1)/c+1, 256)) }
 
 // capacityOf is how many copies of req fit in alloc - used - extra (extra
 // may be nil), at most limit.

@@ -3,6 +3,7 @@ package placement
 import (
 	"github.com/gangsched/gangsched/internal/arith"
 	"math"
+	"slices"
 )
 
 func (sv *solver) newAttempt(p *Placement) *attempt {
@@ -186,41 +187,98 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 	if !sv.spend(int64(len(p.Nodes))) {
 		return
 	}
-	want := int64(len(idx))
-	h := make([]cand, 0, len(p.Nodes))
-	for _, id := range p.Nodes {
-		if !staticOK(sv.pods[m.row], &sv.s.b.nodes[id]) {
-			continue
-		}
-		c := sv.capacity(sv.req(m.row), id, want)
-		if c == 0 {
-			continue
-		}
-		h = append(h, cand{id: id, cap: c, score: sv.nodeScore(sv.req(m.row), id)})
-	}
-	heapInit(h, candBefore)
-	k := 0
-	for k < len(idx) && len(h) > 0 {
-		var c cand
-		c, h = heapPop(h, candBefore)
-		n := int(min(c.cap, int64(len(idx)-k)))
-		sv.assignRun(a, idx[k:k+n], c.id)
-		k += n
-	}
+	sv.drain(a, idx, sv.groupSources(p, m, int64(len(idx))))
 }
 
-type cand struct {
-	id    NodeID
-	cap   int64
-	score int64
-}
-
-// candBefore orders candidate nodes: higher score first, ties by ID.
-func candBefore(x, y cand) bool {
-	if x.score != y.score {
-		return x.score > y.score
+// groupSources returns p's nodes with room for member m (up to want
+// copies) as sources: the untouched nodes grouped by static type and usage
+// (nodes alike in both have the same room and score, and p.Nodes is
+// ascending, so each group streams in ID order), and each touched node
+// alone. Telling a node's group costs a hash of its usage row where
+// scoring it costs a division per resource.
+func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
+	b, pod, req := sv.s.b, sv.pods[m.row], sv.req(m.row)
+	perNode := len(pod.NodeSelector) > 0 // labels are not part of a type
+	size := 8
+	for size < 2*len(p.Nodes) {
+		size *= 2
 	}
-	return x.id < y.id
+	mask := uint64(size - 1)
+	table := make([]int32, size) // group+1, 0: empty
+	type group struct {
+		rep   NodeID
+		count int32
+	}
+	var groups []group
+	gid := make([]int32, len(p.Nodes)) // node's group, -1: touched, -2: no room
+	var h []source
+	for k, id := range p.Nodes {
+		if _, touched := sv.w.offset(id); touched {
+			gid[k] = -1
+			if staticOK(pod, &b.nodes[id]) {
+				if c := sv.capacity(req, id, want); c > 0 {
+					h = append(h, source{score: sv.nodeScore(req, id), cap: c, next: id})
+				}
+			}
+			continue
+		}
+		if perNode && !staticOK(pod, &b.nodes[id]) {
+			gid[k] = -2
+			continue
+		}
+		typ, used := b.typeOf[id], sv.s.usedRow(id)
+		hash := uint64(typ) * 0x9e3779b97f4a7c15
+		for _, q := range used {
+			hash = (hash ^ uint64(q)) * 0x100000001b3
+		}
+		i := hash >> 7 & mask
+		for {
+			e := table[i]
+			if e == 0 {
+				groups = append(groups, group{rep: id})
+				table[i] = int32(len(groups))
+				gid[k] = int32(len(groups) - 1)
+				break
+			}
+			if g := &groups[e-1]; b.typeOf[g.rep] == typ && slices.Equal(sv.s.usedRow(g.rep), used) {
+				gid[k] = e - 1
+				break
+			}
+			i = (i + 1) & mask
+		}
+		groups[gid[k]].count++
+	}
+	// Each group's nodes, in p's order, in one buffer; groups without
+	// room are left out.
+	off := make([]int32, len(groups)+1)
+	var caps, scores []int64
+	caps, scores = make([]int64, len(groups)), make([]int64, len(groups))
+	for g := range groups {
+		rep := groups[g].rep
+		alloc := b.alloc[int(rep)*sv.R : int(rep+1)*sv.R]
+		if perNode || staticOK(pod, &b.nodes[rep]) {
+			caps[g] = capacityOf(req, alloc, sv.s.usedRow(rep), nil, want)
+			scores[g] = scoreOf(req, alloc, sv.s.usedRow(rep), nil, b.podsR)
+		}
+		off[g+1] = off[g]
+		if caps[g] > 0 {
+			off[g+1] += groups[g].count
+		}
+	}
+	buf := make([]NodeID, off[len(groups)])
+	fill := slices.Clone(off[:len(groups)])
+	for k, id := range p.Nodes {
+		if g := gid[k]; g >= 0 && caps[g] > 0 {
+			buf[fill[g]] = id
+			fill[g]++
+		}
+	}
+	for g := range groups {
+		if nodes := buf[off[g]:off[g+1]]; len(nodes) > 0 {
+			h = append(h, source{score: scores[g], cap: caps[g], next: nodes[0], ahead: nodes[1:]})
+		}
+	}
+	return h
 }
 
 // StaticFit reports whether the solver's built-in filters that do not
