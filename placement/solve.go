@@ -744,25 +744,24 @@ func (sv *solver) podSetRanks() (rank, byRank []int) {
 
 // split divides a winning attempt's assignments, which the hooks are done
 // with, into the members' (Member zeroed: it depends on the input order)
-// and the pod sets'.
+// and the pod sets', which follow them. The members' stay in place:
+// moving Assignments costs write barriers.
 func (sv *solver) split(a *attempt) ([]Assignment, []PodSetAssignment) {
 	n := len(sv.g.Members)
 	as := a.as
 	k := 0
-	var sets []PodSetAssignment
-	if len(sv.g.PodSets) > 0 {
-		sets = make([]PodSetAssignment, 0, len(as))
+	for k < len(as) && as[k].Member < n {
+		as[k].Member = 0
+		k++
 	}
-	for _, x := range as {
-		if x.Member < n {
-			x.Member = 0
-			as[k] = x
-			k++
-		} else {
-			sets = append(sets, PodSetAssignment{PodSet: x.Pod.Name, Node: x.Node, NodeID: x.NodeID, Count: x.Count})
-		}
+	if k == len(as) {
+		return as[:k:k], nil
 	}
-	if k == 0 && len(sets) > 0 {
+	sets := make([]PodSetAssignment, 0, len(as)-k)
+	for _, x := range as[k:] {
+		sets = append(sets, PodSetAssignment{PodSet: x.Pod.Name, Node: x.Node, NodeID: x.NodeID, Count: x.Count})
+	}
+	if k == 0 {
 		return nil, sets
 	}
 	return as[:k:k], sets
