@@ -310,29 +310,28 @@ func (sv *solver) roomIfEmpty(p *Placement, target int) bool {
 
 // smallestFit reports whether, for every resource, the target smallest
 // requests among the pending pods add up to no more than free[r]. Per
-// resource, the rows (a member is one pod, a pod set Count of them) are
-// sorted once with running sums, so each target costs O(log rows).
+// resource, the member classes (identical pods; every pod of a class
+// requests the same) are sorted once with running sums, so each target
+// costs O(log classes).
 func (sv *solver) smallestFit(free []int64, target int) bool {
 	if sv.smallest == nil {
+		classRow, classPods := sv.g.prep.classRow, sv.g.prep.classPods
 		sv.smallest = make([]smallestSums, sv.R)
 		for r := range sv.R {
 			sm := &sv.smallest[r]
-			sm.q, sm.pods = make([]int64, len(sv.pods)), make([]int64, len(sv.pods))
-			order := make([]int32, len(sv.pods))
-			for row := range order {
-				order[row] = int32(row)
+			n := len(classRow)
+			sm.q, sm.pods, sm.sum = make([]int64, n), make([]int64, n), make([]int64, n)
+			order := make([]int32, n)
+			for c := range order {
+				order[c] = int32(c)
 			}
-			slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(sv.req(x)[r], sv.req(y)[r]) })
-			sm.sum = make([]int64, len(sv.pods))
+			q := func(c int32) int64 { return sv.req(int32(classRow[c]))[r] }
+			slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(q(x), q(y)) })
 			var pods, sum int64
-			for j, row := range order {
-				n := int64(1)
-				if k := int(row) - len(sv.g.Members); k >= 0 {
-					n = int64(sv.g.PodSets[k].Count)
-				}
-				q := sv.req(row)[r]
-				pods, sum = pods+n, arith.SatAdd(sum, arith.MulSat(q, n))
-				sm.q[j], sm.pods[j], sm.sum[j] = q, pods, sum
+			for j, c := range order {
+				n := int64(classPods[c])
+				pods, sum = pods+n, arith.SatAdd(sum, arith.MulSat(q(c), n))
+				sm.q[j], sm.pods[j], sm.sum[j] = q(c), pods, sum
 			}
 		}
 	}
@@ -344,10 +343,10 @@ func (sv *solver) smallestFit(free []int64, target int) bool {
 	return true
 }
 
-// smallestSums holds one resource's requests in ascending order, a row
-// (a member, or a pod set's pods) per entry, with running counts and sums.
+// smallestSums holds one resource's requests in ascending order, a member
+// class per entry, with running counts and sums.
 type smallestSums struct {
-	q, pods, sum []int64 // per row in order: its request, pods and Σ requests so far
+	q, pods, sum []int64 // per class in order: its request, pods and Σ requests so far
 }
 
 // of returns the sum of the target smallest requests.

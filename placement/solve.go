@@ -215,6 +215,8 @@ type solver struct {
 	opts       Options
 	R          int
 	members    []member
+	byMember   []int   // memberOrder, once built
+	bySize     []int   // ffdOrder, once built
 	pods       []*Pod  // per row: g.Members, then the pod sets' templates
 	reqs       []int64 // per row, the requests indexed like Snapshot.b.res; the pods count is 1
 	class      []int32 // per row: rows of one class are interchangeable
@@ -838,20 +840,27 @@ func (sv *solver) better(x, y *attempt) bool {
 	return x.pref > y.pref
 }
 
+// memberOrder is the members' indexes in member order; it is built once
+// per solve (each placement's attempt reads it) and never modified.
 func (sv *solver) memberOrder() []int {
-	o := make([]int, len(sv.members))
-	for i := range o {
-		o[i] = i
+	if sv.byMember == nil {
+		sv.byMember = make([]int, len(sv.members))
+		for i := range sv.byMember {
+			sv.byMember[i] = i
+		}
 	}
-	return o
+	return sv.byMember
 }
 
 // ffdOrder is first-fit decreasing: the largest members first (by the sum
 // of their requests relative to the largest node), ties in member order.
+// Like memberOrder, it is built once and never modified.
 func (sv *solver) ffdOrder() []int {
-	o := sv.memberOrder()
-	slices.SortStableFunc(o, func(i, j int) int { return cmp.Compare(sv.size[sv.members[j].row], sv.size[sv.members[i].row]) })
-	return o
+	if sv.bySize == nil {
+		sv.bySize = slices.Clone(sv.memberOrder())
+		slices.SortStableFunc(sv.bySize, func(i, j int) int { return cmp.Compare(sv.size[sv.members[j].row], sv.size[sv.members[i].row]) })
+	}
+	return sv.bySize
 }
 
 // finish computes the attempt's constraint verdict and preference score.
