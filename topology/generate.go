@@ -301,23 +301,16 @@ type builder struct {
 // so that checking a node for every member costs one call per class.
 func (b *builder) static(g *placement.Group) {
 	seen := map[string]bool{}
-	pods := make([]*placement.Pod, 0, len(g.Members)+len(g.PodSets))
-	for i := range g.Members {
-		pods = append(pods, &g.Members[i])
-	}
-	for i := range g.PodSets {
-		pods = append(pods, &g.PodSets[i].Template)
-	}
-	for _, p := range pods {
+	plain := false // a member without selector or tolerations is kept
+	keep := func(p *placement.Pod) {
 		if len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 {
-			if !seen[""] {
-				seen[""] = true
+			if !plain {
+				plain = true
 				b.classes = append(b.classes, p)
 			}
-			continue
+			return
 		}
 		var k strings.Builder
-		k.WriteByte('|') // never "", the key of members without either
 		for _, key := range slices.Sorted(maps.Keys(p.NodeSelector)) {
 			fmt.Fprintf(&k, "%q=%q;", key, p.NodeSelector[key])
 		}
@@ -329,6 +322,12 @@ func (b *builder) static(g *placement.Group) {
 			seen[k.String()] = true
 			b.classes = append(b.classes, p)
 		}
+	}
+	for i := range g.Members {
+		keep(&g.Members[i])
+	}
+	for i := range g.PodSets {
+		keep(&g.PodSets[i].Template)
 	}
 }
 
