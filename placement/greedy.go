@@ -194,24 +194,20 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 // copies) as sources: the untouched nodes grouped by static type and usage
 // (nodes alike in both have the same room and score, and p.Nodes is
 // ascending, so each group streams in ID order), and each touched node
-// alone. Telling a node's group costs a hash of its usage row where
-// scoring it costs a division per resource.
+// alone. Telling a node's group costs a comparison with the previous
+// node's, or a hash of its usage row, where scoring it costs a division
+// per resource. The sources share sv.gs's buffer until the next call.
 func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 	b, pod, req := sv.s.b, sv.pods[m.row], sv.req(m.row)
 	perNode := len(pod.NodeSelector) > 0 // labels are not part of a type
-	size := 8
-	for size < 2*len(p.Nodes) {
-		size *= 2
+	gs := &sv.gs
+	if gs.table == nil {
+		gs.table, gs.bits = make([]int32, 128), 7 // grows while groups fill half
 	}
-	mask := uint64(size - 1)
-	table := make([]int32, size) // group+1, 0: empty
-	type group struct {
-		rep   NodeID
-		count int32
-	}
-	var groups []group
-	gid := make([]int32, len(p.Nodes)) // node's group, -1: touched, -2: no room
+	gs.gid = slices.Grow(gs.gid[:0], len(p.Nodes))[:len(p.Nodes)]
+	groups, gid := gs.groups[:0], gs.gid
 	var h []source
+	last := -1 // the group of the previous node grouped
 	for k, id := range p.Nodes {
 		if _, touched := sv.w.offset(id); touched {
 			gid[k] = -1
@@ -223,62 +219,115 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 			continue
 		}
 		if perNode && !staticOK(pod, &b.nodes[id]) {
-			gid[k] = -2
+			gid[k] = -1
 			continue
 		}
 		typ, used := b.typeOf[id], sv.s.usedRow(id)
-		hash := uint64(typ) * 0x9e3779b97f4a7c15
+		if last >= 0 && groups[last].typ == typ && slices.Equal(groups[last].used, used) {
+			gid[k] = int32(last)
+			groups[last].count++
+			continue
+		}
+		hash := uint64(typ)
 		for _, q := range used {
-			hash = (hash ^ uint64(q)) * 0x100000001b3
+			hash = (hash ^ uint64(q)) * 0x9e3779b97f4a7c15
 		}
-		i := hash >> 7 & mask
-		for {
-			e := table[i]
-			if e == 0 {
-				groups = append(groups, group{rep: id})
-				table[i] = int32(len(groups))
-				gid[k] = int32(len(groups) - 1)
-				break
-			}
-			if g := &groups[e-1]; b.typeOf[g.rep] == typ && slices.Equal(sv.s.usedRow(g.rep), used) {
-				gid[k] = e - 1
-				break
-			}
-			i = (i + 1) & mask
+		last = gs.find(groups, hash, func(g *nodeGroup) bool { return g.typ == typ && slices.Equal(g.used, used) })
+		if last < 0 {
+			groups = append(groups, nodeGroup{typ: typ, rep: id, used: used, hash: hash})
+			last = len(groups) - 1
+			gs.insert(groups, last)
 		}
-		groups[gid[k]].count++
+		gid[k] = int32(last)
+		groups[last].count++
 	}
-	// Each group's nodes, in p's order, in one buffer; groups without
-	// room are left out.
-	off := make([]int32, len(groups)+1)
-	var caps, scores []int64
-	caps, scores = make([]int64, len(groups)), make([]int64, len(groups))
+	// Each group with room gets its nodes, in p's order, in one buffer.
+	end := int32(0)
 	for g := range groups {
-		rep := groups[g].rep
-		alloc := b.alloc[int(rep)*sv.R : int(rep+1)*sv.R]
-		if perNode || staticOK(pod, &b.nodes[rep]) {
-			caps[g] = capacityOf(req, alloc, sv.s.usedRow(rep), nil, want)
-			scores[g] = scoreOf(req, alloc, sv.s.usedRow(rep), nil, b.podsR)
+		gr := &groups[g]
+		gs.table[gr.slot] = 0 // the table is empty again for the next call
+		alloc := b.alloc[int(gr.rep)*sv.R : int(gr.rep+1)*sv.R]
+		if perNode || staticOK(pod, &b.nodes[gr.rep]) {
+			gr.cap = capacityOf(req, alloc, gr.used, nil, want)
+			gr.score = scoreOf(req, alloc, gr.used, nil, b.podsR)
 		}
-		off[g+1] = off[g]
-		if caps[g] > 0 {
-			off[g+1] += groups[g].count
+		gr.off, gr.fill = end, end
+		if gr.cap > 0 {
+			end += gr.count
 		}
 	}
-	buf := make([]NodeID, off[len(groups)])
-	fill := slices.Clone(off[:len(groups)])
+	gs.buf = slices.Grow(gs.buf[:0], int(end))[:end]
 	for k, id := range p.Nodes {
-		if g := gid[k]; g >= 0 && caps[g] > 0 {
-			buf[fill[g]] = id
-			fill[g]++
+		if g := gid[k]; g >= 0 && groups[g].cap > 0 {
+			gs.buf[groups[g].fill] = id
+			groups[g].fill++
 		}
 	}
 	for g := range groups {
-		if nodes := buf[off[g]:off[g+1]]; len(nodes) > 0 {
-			h = append(h, source{score: scores[g], cap: caps[g], next: nodes[0], ahead: nodes[1:]})
+		if nodes := gs.buf[groups[g].off:groups[g].fill]; len(nodes) > 0 {
+			h = append(h, source{score: groups[g].score, cap: groups[g].cap, next: nodes[0], ahead: nodes[1:]})
 		}
 	}
+	gs.groups = groups
 	return h
+}
+
+// groupScratch is groupSources' scratch, kept for a solve's runs; its
+// table is all empty between calls.
+type groupScratch struct {
+	table  []int32 // open addressing by a hash's top bits, group+1 (0: empty)
+	bits   int     // log2(len(table))
+	gid    []int32 // per node of the placement: its group, or -1
+	groups []nodeGroup
+	buf    []NodeID // the groups' nodes
+}
+
+// find returns the group with the given hash that same accepts, or -1.
+func (gs *groupScratch) find(groups []nodeGroup, hash uint64, same func(*nodeGroup) bool) int {
+	mask := uint64(len(gs.table) - 1)
+	for i := hash >> (64 - gs.bits); ; i = (i + 1) & mask { // a product's top bits mix all of its input
+		e := gs.table[i]
+		if e == 0 {
+			return -1
+		}
+		if g := &groups[e-1]; g.hash == hash && same(g) {
+			return int(e - 1)
+		}
+	}
+}
+
+// insert enters groups[g] in the table, doubling it first when half full.
+func (gs *groupScratch) insert(groups []nodeGroup, g int) {
+	if 2*(g+1) > len(gs.table) {
+		gs.table, gs.bits = make([]int32, 2*len(gs.table)), gs.bits+1
+		for k := range g {
+			gs.place(groups, k)
+		}
+	}
+	gs.place(groups, g)
+}
+
+func (gs *groupScratch) place(groups []nodeGroup, g int) {
+	mask := uint64(len(gs.table) - 1)
+	i := groups[g].hash >> (64 - gs.bits)
+	for gs.table[i] != 0 {
+		i = (i + 1) & mask
+	}
+	gs.table[i], groups[g].slot = int32(g+1), uint32(i)
+}
+
+// nodeGroup is a group of a placement's untouched nodes alike in static
+// type and usage, with its room and score for one member and its nodes
+// in groupScratch.buf[off:fill].
+type nodeGroup struct {
+	typ        int32
+	rep        NodeID
+	used       []int64 // rep's usage row
+	hash       uint64
+	slot       uint32 // its entry in the table
+	count      int32
+	off, fill  int32
+	cap, score int64
 }
 
 // StaticFit reports whether the solver's built-in filters that do not

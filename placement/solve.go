@@ -215,8 +215,9 @@ type solver struct {
 	opts       Options
 	R          int
 	members    []member
-	byMember   []int   // memberOrder, once built
-	bySize     []int   // ffdOrder, once built
+	byMember   []int // memberOrder, once built
+	bySize     []int // ffdOrder, once built
+	gs         groupScratch
 	pods       []*Pod  // per row: g.Members, then the pod sets' templates
 	reqs       []int64 // per row, the requests indexed like Snapshot.b.res; the pods count is 1
 	class      []int32 // per row: rows of one class are interchangeable
