@@ -11,12 +11,14 @@
 //
 // Usage:
 //
-//	ratios [-sort ratio] [-extra unit,...] [-match prefix] [-grid] [-before file] [file ...]
+//	ratios [-sort ratio] [-extra unit,...] [-match prefix] [-unit u] [-grid] [-before file] [file ...]
 //
 // It reads the files, or standard input when none is given. -extra adds a
 // column per custom metric unit of the decision (e.g. -extra placed,steps);
 // -match keeps the workloads whose name starts with one of the
-// comma-separated prefixes. A
+// comma-separated prefixes. -unit reads the times from another metric
+// than ns/op: cpu-ns/op, the CPU time the benchmarks report, varies less
+// on a machine shared with other work. A
 // workload without a floor gets "—" in the floor and ratio columns. The
 // trailing "-<GOMAXPROCS>" of each benchmark name is dropped.
 //
@@ -37,6 +39,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -63,6 +66,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	match := fs.String("match", "", "keep only workloads whose name starts with one of these comma-separated prefixes")
 	before := fs.String("before", "", "a file of the same benchmarks run on the code before: print before and after side by side")
 	grid := fs.Bool("grid", false, "print the ratios as a grid: columns by the last two /-separated parts of the name, rows by the rest")
+	unit := fs.String("unit", "ns/op", "the metric to read times from, e.g. cpu-ns/op")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -90,6 +94,9 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
+	if err := res.timesFrom(*unit); err != nil {
+		return err
+	}
 	rows := res.rows(*match)
 	if len(rows) == 0 {
 		return errors.New("no BenchmarkDecision lines in the input")
@@ -108,21 +115,40 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 		}
 		err = old.read(f)
 		f.Close()
+		if err == nil {
+			err = old.timesFrom(*unit)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", *before, err)
 		}
-		return writeBeforeAfter(stdout, old, rows)
+		return writeBeforeAfter(stdout, old, rows, *unit)
 	}
-	return write(stdout, rows, extras)
+	return write(stdout, rows, extras, *unit)
+}
+
+// timesFrom makes unit the time every table reads (as ns/op): an error
+// names the first benchmark without it.
+func (r *results) timesFrom(unit string) error {
+	if unit == "ns/op" {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.values)) {
+		v, ok := r.values[name][unit]
+		if !ok {
+			return fmt.Errorf("-unit %s: %s does not report it", unit, name)
+		}
+		r.values[name]["ns/op"] = v
+	}
+	return nil
 }
 
 // writeBeforeAfter writes, per workload of rows (the code after), the
 // decision's median ns/op before and after, the speed-up, both ratios to
 // the floor of their own run, and the after B/op and allocs/op. A
 // workload the before file lacks gets dashes.
-func writeBeforeAfter(w io.Writer, old *results, rows []row) error {
+func writeBeforeAfter(w io.Writer, old *results, rows []row, unit string) error {
 	var b strings.Builder
-	b.WriteString("| workload | before ns/op | after ns/op | speed-up | before/floor | after/floor | after B/op | after allocs/op |\n")
+	fmt.Fprintf(&b, "| workload | before %s | after %s | speed-up | before/floor | after/floor | after B/op | after allocs/op |\n", unit, unit)
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		o := row{workload: r.workload, decision: old.values[decisionPrefix+r.workload], floor: old.values[floorPrefix+r.workload]}
@@ -222,9 +248,9 @@ func (r *results) rows(match string) []row {
 	return out
 }
 
-func write(w io.Writer, rows []row, extras []string) error {
+func write(w io.Writer, rows []row, extras []string, unit string) error {
 	var b strings.Builder
-	b.WriteString("| workload | decision ns/op | floor ns/op | decision/floor | B/op | allocs/op |")
+	fmt.Fprintf(&b, "| workload | decision %s | floor %s | decision/floor | B/op | allocs/op |", unit, unit)
 	for _, e := range extras {
 		b.WriteString(" " + e + " |")
 	}

@@ -94,3 +94,17 @@ func FuzzRatios(f *testing.F) {
 		}
 	})
 }
+
+// TestRatios_Unit reads times from cpu-ns/op: the ratio and the header
+// follow it, and a benchmark without the metric is an error naming it.
+func TestRatios_Unit(t *testing.T) {
+	var out bytes.Buffer
+	in := `BenchmarkDecision/w-2 1 900 ns/op 300 cpu-ns/op 10 B/op 1 allocs/op
+BenchmarkFloor/w-2 1 100 ns/op 100 cpu-ns/op 0 B/op 0 allocs/op
+`
+	require.NoError(t, run([]string{"-unit", "cpu-ns/op"}, strings.NewReader(in), &out))
+	require.Contains(t, out.String(), "| workload | decision cpu-ns/op | floor cpu-ns/op |")
+	require.Contains(t, out.String(), "| w | 300 | 100 | 3.0 | 10 | 1 |")
+	err := run([]string{"-unit", "cpu-ns/op"}, strings.NewReader(in+"BenchmarkFloor/x-2 1 5 ns/op\n"), &out)
+	require.ErrorContains(t, err, "BenchmarkFloor/x does not report it")
+}
