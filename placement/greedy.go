@@ -208,8 +208,9 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 	groups, gid := gs.groups[:0], gs.gid
 	var h []source
 	last := -1 // the group of the previous node grouped
+	anyTouched := len(sv.w.touched) > 0 // a first run touches none
 	for k, id := range p.Nodes {
-		if _, touched := sv.w.offset(id); touched {
+		if anyTouched && sv.touched(id) {
 			gid[k] = -1
 			if staticOK(pod, &b.nodes[id]) {
 				if c := sv.capacity(req, id, want); c > 0 {
@@ -232,8 +233,7 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 		for _, q := range used {
 			hash = (hash ^ uint64(q)) * 0x9e3779b97f4a7c15
 		}
-		last = gs.find(groups, hash, func(g *nodeGroup) bool { return g.typ == typ && slices.Equal(g.used, used) })
-		if last < 0 {
+		if last = gs.find(groups, hash, typ, used); last < 0 {
 			groups = append(groups, nodeGroup{typ: typ, rep: id, used: used, hash: hash})
 			last = len(groups) - 1
 			gs.insert(groups, last)
@@ -272,6 +272,12 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 	return h
 }
 
+// touched reports whether the current attempt has put anything on id.
+func (sv *solver) touched(id NodeID) bool {
+	_, ok := sv.w.offset(id)
+	return ok
+}
+
 // groupScratch is groupSources' scratch, kept for a solve's runs; its
 // table is all empty between calls.
 type groupScratch struct {
@@ -282,18 +288,16 @@ type groupScratch struct {
 	buf    []NodeID // the groups' nodes
 }
 
-// find returns the group with the given hash that same accepts, or -1.
-func (gs *groupScratch) find(groups []nodeGroup, hash uint64, same func(*nodeGroup) bool) int {
+// find returns the group of nodes of type typ with usage row used, whose
+// hash is hash, or -1.
+func (gs *groupScratch) find(groups []nodeGroup, hash uint64, typ int32, used []int64) int {
 	mask := uint64(len(gs.table) - 1)
-	for i := hash >> (64 - gs.bits); ; i = (i + 1) & mask { // a product's top bits mix all of its input
-		e := gs.table[i]
-		if e == 0 {
-			return -1
-		}
-		if g := &groups[e-1]; g.hash == hash && same(g) {
-			return int(e - 1)
+	for i := hash >> (64 - gs.bits); gs.table[i] != 0; i = (i + 1) & mask { // a product's top bits mix all of its input
+		if g := &groups[gs.table[i]-1]; g.hash == hash && g.typ == typ && slices.Equal(g.used, used) {
+			return int(gs.table[i] - 1)
 		}
 	}
+	return -1
 }
 
 // insert enters groups[g] in the table, doubling it first when half full.

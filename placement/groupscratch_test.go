@@ -17,7 +17,7 @@ func TestSM_GroupScratch(t *testing.T) {
 		for range rapid.IntRange(0, 400).Draw(t, "ops") {
 			typ := rapid.Int32Range(0, 300).Draw(t, "typ")
 			hash := uint64(typ%8)<<61 | uint64(typ) // eight top bits: probes collide
-			got := gs.find(groups, hash, func(g *nodeGroup) bool { return g.typ == typ })
+			got := gs.find(groups, hash, typ, nil)
 			if want, ok := model[typ]; !ok && got >= 0 || ok && got != want {
 				t.Fatalf("typ %d: found %d, model %d (%v)", typ, got, want, ok)
 			}
