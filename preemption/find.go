@@ -73,9 +73,9 @@ type Plan struct {
 	// important first ([VictimOrder]); empty otherwise.
 	Victims []Victim
 	// Decision is the preemptor group's decision. For Preempt it is
-	// Scheduled and verified with [placement.Verify] on After: nominate
-	// each member to the node of its assignment. For the other outcomes see
-	// [Outcome].
+	// Scheduled and [placement.Verify] accepts it on After (see [Find]):
+	// nominate each member to the node of its assignment. For the other
+	// outcomes see [Outcome].
 	Decision placement.Decision
 	// After is the snapshot with the victims removed (the snapshot given,
 	// when nothing is evicted).
@@ -154,8 +154,12 @@ func (p *Plan) EvictedPods() []placement.Key {
 // The final decision is a [placement.Solve] on the snapshot without the
 // victims, restricted to the chosen placement — or, should the solver pack
 // differently once pods are given back, the assignment found before, which
-// still fits — and is checked with [placement.Verify] (opts.Filters
-// included).
+// still fits. Verify accepts it on Plan.After (opts.Filters included): it
+// is checked with [placement.Verify] unless it is Solve's own decision on
+// Plan.After and opts has no Filters, which Solve guarantees (that every
+// decision Solve makes verifies, and every plan Find makes, are property
+// tests of the placement and preemption packages); the check would cost
+// about as much as the solve.
 //
 // Cost, without a generator: one pass over the snapshot's PodGroups
 // ([placement.Snapshot.BoundGroups]: one lookup in in.PodGroups each; the
@@ -365,6 +369,9 @@ type result struct {
 	last    placement.Decision // with every candidate removed, when !ok
 	name    string             // placement name
 	rank    int                // placement rank
+	// solved is set when d is placement.Solve's own decision on snap
+	// (not one carried over from a snapshot with other pods or objects).
+	solved bool
 }
 
 func podKeys(units []*unit) []placement.Key {
@@ -448,7 +455,7 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 	}
 	prefix := units.upto(hi)[:hi:hi]
 	victims := f.reprieveFixed(hiSnap, hiDec, prefix)
-	snap, dec := hiSnap, hiDec
+	snap, dec, solved := hiSnap, hiDec, true
 	if len(victims) < len(prefix) {
 		var err error
 		if snap, err = f.s.Apply(placement.Change{Remove: podKeys(victims)}); err != nil {
@@ -461,17 +468,17 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 			// The solver packs differently with the pods given back; the
 			// assignment found before still holds unless a caller filter
 			// objects to a pod given back.
-			dec = hiDec
+			dec, solved = hiDec, false
 			if placement.Verify(snap, f.g, dec, opts.Filters...) != nil {
-				victims, snap = prefix, hiSnap
+				victims, snap, solved = prefix, hiSnap, true
 			}
 		}
 	}
-	victims, snap, dec, err := f.minimize(snap, dec, victims, opts, inP)
+	victims, snap, dec, changed, err := f.minimize(snap, dec, victims, opts, inP)
 	if err != nil {
 		return r, err
 	}
-	return result{ok: true, victims: victims, snap: snap, d: dec}, nil
+	return result{ok: true, victims: victims, snap: snap, d: dec, solved: solved && !changed}, nil
 }
 
 // reprieveFixed gives back the units of prefix, most important first, whose
@@ -560,8 +567,10 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 // minimize tries to give back each victim, most important first, with a
 // full solve — but only when enough member slots remain after its return
 // (see [slots]), which a packed cluster rarely has. It returns the victims
-// left, the snapshot without them and the decision there.
-func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victims []*unit, opts placement.Options, inP []bool) ([]*unit, *placement.Snapshot, placement.Decision, error) {
+// left, the snapshot without them and the decision there, and whether it
+// gave any back (the decision then comes from a snapshot with the same
+// contents, not the one returned).
+func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victims []*unit, opts placement.Options, inP []bool) ([]*unit, *placement.Snapshot, placement.Decision, bool, error) {
 	sl := f.slotsWithout(snap, victims, inP)
 	keep := make([]bool, len(victims))
 	cur, changed := snap, false
@@ -575,11 +584,11 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 			}
 			trial, err := cur.Apply(placement.Change{Bind: bind})
 			if err != nil {
-				return nil, nil, d, err
+				return nil, nil, d, false, err
 			}
 			td, err := f.solve(trial, opts, true)
 			if err != nil {
-				return nil, nil, d, err
+				return nil, nil, d, false, err
 			}
 			if td.Status == placement.Scheduled {
 				cur, d, changed = trial, td, true
@@ -590,7 +599,7 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 		keep[i] = true
 	}
 	if !changed {
-		return victims, snap, d, nil
+		return victims, snap, d, false, nil
 	}
 	var out []*unit
 	for i, u := range victims {
@@ -600,7 +609,7 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 	}
 	// The same contents as cur, without re-bound copies of pods.
 	clean, err := f.s.Apply(placement.Change{Remove: podKeys(out)})
-	return out, clean, d, err
+	return out, clean, d, true, err
 }
 
 // slots bounds from above how many pending members the nodes of a
@@ -930,8 +939,15 @@ func ranked(units []*unit) []*unit {
 }
 
 func (f *finder) plan(r *result) (Plan, error) {
-	if err := placement.Verify(r.snap, f.g, r.d, f.opts.Filters...); err != nil {
-		return Plan{}, err
+	// What Verify would check of a decision Solve made on r.snap itself,
+	// with no caller filter that could answer differently the second
+	// time, Solve guarantees (placement's property tests verify every
+	// decision it makes; preemption's, every plan): Verify would cost
+	// more than the search's last solve.
+	if !r.solved || len(f.opts.Filters) > 0 {
+		if err := placement.Verify(r.snap, f.g, r.d, f.opts.Filters...); err != nil {
+			return Plan{}, err
+		}
 	}
 	if len(r.victims) == 0 { // the placement fits as it is
 		return Plan{Outcome: Fits, Decision: r.d, After: r.snap, Candidates: f.q.len(), Solves: f.solves, Message: "fits without preemption: " + r.d.Message}, nil

@@ -74,7 +74,8 @@ type indexCoverage struct {
 // snapshots derived from it with Apply (groups removed, changed, added),
 // on a second base built from the same pods, in a drawn order with
 // repeats (the Index warm, cold, or warm for another base), and from
-// several goroutines at once.
+// several goroutines at once; and Verify accepts each plan that places
+// the group.
 func TestProp_IndexEqualsFind(t *testing.T) {
 	var cov indexCoverage
 	rapid.Check(t, func(t *rapid.T) { checkIndex(t, worldGen.Draw(t, "world"), &cov) })
@@ -105,6 +106,10 @@ func checkIndex(t *rapid.T, w world, cov *indexCoverage) {
 		warm := x.JoinedGroups() > 0
 		got, err := x.Find(snaps[i], &w.group, opts)
 		samePlan(t, want[i].plan, want[i].err, got, err)
+		if err == nil && (got.Outcome == preemption.Preempt || got.Outcome == preemption.Fits) {
+			// Find verifies only what Solve did not decide on After itself.
+			require.NoError(t, placement.Verify(got.After, &w.group, got.Decision, opts.Filters...))
+		}
 		if warm && err == nil {
 			if got.Outcome == preemption.Preempt {
 				cov.warmPreempt++
