@@ -255,6 +255,7 @@ func (f *finder) firstError(err error) error {
 
 // preempt searches for victims, d being the failed first solve.
 func (f *finder) preempt(d placement.Decision) (Plan, error) {
+	defer f.release()
 	s, g, in, opts := f.s, f.g, f.in, f.opts
 	var tally specTally
 	t := &tally
@@ -327,7 +328,50 @@ type finder struct {
 	// pod count included.
 	memberReq []int64
 	scratch   *slots
+	sc        *scratch // nil until the search needs it
 	solves    int
+}
+
+// scratch is per-node scratch of one search, O(nodes): an [Index] keeps
+// one between calls, so that a search neither allocates nor clears it.
+// Between uses every entry of its per-node slices is zero.
+type scratch struct {
+	sl  *slots  // the member-slot count; sl.at is the per-node slice
+	pos []int32 // per node, 1 + an offset in reprieveFixed's slab
+}
+
+// nodeScratch returns the search's scratch for n nodes, taken from the
+// Index when it holds one of that size (a search at a time: another
+// concurrent search makes its own).
+func (f *finder) nodeScratch(n int) *scratch {
+	if f.sc == nil && f.x != nil {
+		if sc := f.x.scratch.Swap(nil); sc != nil && len(sc.pos) == n {
+			f.sc = sc
+		}
+	}
+	if f.sc == nil {
+		f.sc = &scratch{sl: &slots{at: make([]int32, n)}, pos: make([]int32, n)}
+	}
+	return f.sc
+}
+
+// release gives the scratch back to the Index, cleared: O(nodes the
+// search touched).
+func (f *finder) release() {
+	sc := f.sc
+	if sc == nil || f.x == nil {
+		return
+	}
+	sl := sc.sl
+	for _, u := range sl.out {
+		u.removed = false
+	}
+	for _, id := range sl.ids {
+		sl.at[id] = 0
+	}
+	clear(sl.out) // let the units go
+	*sl = slots{at: sl.at, ids: sl.ids[:0], rows: sl.rows[:0], out: sl.out[:0]}
+	f.x.scratch.Store(sc)
 }
 
 func (f *finder) index() {
@@ -488,8 +532,16 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, prefix []*unit) []*unit {
 	R := len(f.res)
 	// Per assigned node, R values of room then R of the members' demand,
-	// in one slab (at most one pair per assignment, so it never grows).
-	at := make(map[placement.NodeID]int, len(d.Assignments))
+	// in one slab (at most one pair per assignment, so it never grows);
+	// pos[node] is 1 + the offset of its pair, 0 for a node not assigned.
+	pos := f.nodeScratch(f.s.NumNodes()).pos
+	var assigned []placement.NodeID
+	defer func() {
+		for _, id := range assigned {
+			pos[id] = 0
+		}
+	}()
+	at := func(id placement.NodeID) (int, bool) { o := int(pos[id]) - 1; return o, o >= 0 }
 	slab := make([]int64, 0, 2*R*len(d.Assignments))
 	// The member of each assignment: found by walking the members along
 	// the assignments, which usually follow them, else by name.
@@ -508,12 +560,13 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 		if byKey != nil {
 			i = byKey[a.Pod]
 		}
-		o, ok := at[a.NodeID]
+		o, ok := at(a.NodeID)
 		if !ok {
 			o = len(slab)
 			slab = snap.AppendFree(slab, a.NodeID)
 			slab = slab[:o+2*R]
-			at[a.NodeID] = o
+			pos[a.NodeID] = int32(o + 1)
+			assigned = append(assigned, a.NodeID)
 		}
 		demand := slab[o+R : o+2*R]
 		for r, q := range f.memberReq[i*R : (i+1)*R] {
@@ -523,7 +576,7 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	shift := func(u *unit, sign int64) {
 		req := u.rows(f)
 		for j, id := range u.nodeIDs(f.s) {
-			o, ok := at[id]
+			o, ok := at(id)
 			if !ok {
 				continue
 			}
@@ -534,7 +587,7 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	}
 	fits := func(u *unit) bool {
 		for _, id := range u.nodeIDs(f.s) {
-			if o, ok := at[id]; ok {
+			if o, ok := at(id); ok {
 				avail, demand := slab[o:o+R], slab[o+R:o+2*R]
 				for r := range R {
 					if demand[r] > 0 && avail[r] < demand[r] {
@@ -676,7 +729,8 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 				f.least[r] = min(f.least[r], q)
 			}
 		}
-		f.scratch = &slots{f: f, least: f.least, at: make([]int32, N)}
+		f.scratch = f.nodeScratch(N).sl
+		f.scratch.f, f.scratch.least = f, f.least
 	}
 	// One slots at a time: the scratch is reused.
 	sl := f.scratch

@@ -23,10 +23,14 @@ import (
 // It keeps one join, of the base most recently searched (about 100 bytes
 // per PodGroup, plus the keys, nodes and request rows of the groups a
 // search has read as victims), which keeps that base alive until another
-// base replaces it.
+// base replaces it, and the per-node scratch of the last search (about 8
+// bytes per node), which the next search reuses instead of allocating.
 type Index struct {
 	in   Input
 	join atomic.Pointer[joined]
+	// scratch is a search's per-node scratch, kept for the next search
+	// (about 8 bytes per node).
+	scratch atomic.Pointer[scratch]
 }
 
 // NewIndex validates in and returns its prepared form. The Index holds a
