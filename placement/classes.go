@@ -240,24 +240,36 @@ func (p *nodeClasses) derive(b *base, changed []NodeID, oldRow, newRow func(Node
 		}
 		return set
 	}
+	// Changed nodes often move alike (victims freeing the same room on
+	// nodes that were full alike): the sets of the last move serve the
+	// next one that is the same, without a key built or looked up.
+	var from, to *classSet
+	lastTyp := int32(-1)
+	var lastOld, lastNew []int64
 	for _, id := range changed {
 		or, nr := oldRow(id), newRow(id)
 		if slices.Equal(or, nr) { // same type: the same class
 			continue
 		}
 		typ := b.typeOf[id]
-		okb, nkb = appendClassKey(okb[:0], typ, or), appendClassKey(nkb[:0], typ, nr)
-		if set := mine(okb); set != nil {
-			set.nodes.delete(id)
-			if set.nodes.Len() == 0 {
-				delete(c.sets, string(okb))
+		if typ != lastTyp || !slices.Equal(or, lastOld) || !slices.Equal(nr, lastNew) {
+			okb, nkb = appendClassKey(okb[:0], typ, or), appendClassKey(nkb[:0], typ, nr)
+			from, to = mine(okb), mine(nkb)
+			lastTyp, lastOld, lastNew = typ, append(lastOld[:0], or...), append(lastNew[:0], nr...)
+		}
+		if from != nil {
+			from.nodes.delete(id)
+			if from.nodes.Len() == 0 {
+				delete(c.sets, string(okb)) // okb is still from's key
+				from = nil                  // no other node has its usage
 			}
 		}
-		if set := mine(nkb); set != nil {
-			set.nodes.insert(id)
+		if to != nil {
+			to.nodes.insert(id)
 		} else {
 			c.add(typ, nr, id, len(b.nodes))
-			own[c.sets[string(nkb)]] = true
+			to = c.sets[string(nkb)]
+			own[to] = true
 		}
 	}
 	return c

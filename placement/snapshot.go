@@ -990,8 +990,8 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		n.addedGroup = s.addedGroup.Clone()
 	}
 	s.cloning.Unlock()
-	owned := map[int]bool{}
-	var changed []NodeID
+	owned := make([]bool, len(n.used)) // one byte per 64 nodes, as the clone above
+	changed := make([]NodeID, 0, len(ch.Remove)+len(ch.Bind))
 	page := func(id NodeID) []int64 {
 		pg := int(id) / pageNodes
 		if !owned[pg] {
