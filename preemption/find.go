@@ -384,13 +384,22 @@ func (f *finder) index() {
 	R := len(f.res)
 	f.memberReq = make([]int64, len(f.g.Members)*R)
 	for i := range f.g.Members {
-		row := f.memberReq[i*R : (i+1)*R]
-		for name, q := range f.g.Members[i].Requests {
-			r, ok := f.resIdx[name]
-			if !ok && q > 0 {
-				f.missing = true
+		row, req := f.memberReq[i*R:(i+1)*R], f.g.Members[i].Requests
+		// A lookup per tracked resource costs less than a range over the
+		// member's map; the map is ranged only when it names another.
+		found := 0
+		for r, name := range f.res {
+			if q, ok := req[name]; ok {
+				row[r] += q
+				found++
 			}
-			row[r] += q // an unknown name (r 0) requests 0, or the search never runs
+		}
+		if found < len(req) {
+			for name, q := range req {
+				if _, ok := f.resIdx[name]; !ok && q > 0 {
+					f.missing = true // a resource no node has: the search never runs
+				}
+			}
 		}
 		row[f.podsR]++
 	}

@@ -399,8 +399,9 @@ func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, b
 		}
 		q.heap, q.src = make([]cand, 0, n), make([]source, 0, n)
 	}
+	gk := g.Key()
 	for bg := range s.BoundGroups() {
-		if bg.Key == g.Key() {
+		if bg.Key == gk {
 			continue
 		}
 		spec, i := j.spec(bg) // each key once: BoundGroups yields each group once
