@@ -1004,19 +1004,19 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		changed = append(changed, id)
 		return n.used[pg]
 	}
-	for _, k := range ch.Remove {
-		p, i := n.lookup(k)
-		if p == nil {
-			if _, was := s.Pod(k); was {
-				return nil, Errorf(ErrDuplicate, podObj(k), "remove", "listed twice")
-			}
-			return nil, Errorf(ErrNotFound, podObj(k), "remove", "no bound pod with this key")
+	gone := func(k Key) error {
+		if _, was := s.Pod(k); was {
+			return Errorf(ErrDuplicate, podObj(k), "remove", "listed twice")
 		}
-		id := s.b.byName[p.NodeName]
-		n.subUsage(id, p, page(id))
-		n.nPods--
+		return Errorf(ErrNotFound, podObj(k), "remove", "no bound pod with this key")
+	}
+	for _, k := range ch.Remove {
 		if n.added != nil {
-			if _, ok := n.added.Delete(keyedPod{k: p.Key()}); ok {
+			if e, ok := n.added.Delete(keyedPod{k: k}); ok {
+				p := e.p
+				id := s.b.byName[p.NodeName]
+				n.subUsage(id, p, page(id))
+				n.nPods--
 				n.addedOn.Delete(nodePod{id, p})
 				if p.SchedulingGroup != "" {
 					n.addedGroup.Delete(p)
@@ -1024,10 +1024,22 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 				continue
 			}
 		}
+		i, ok := s.b.podIndex(k)
+		if !ok {
+			return nil, gone(k)
+		}
 		if n.removed == nil {
 			n.removed = btree.NewG[int32](16, func(a, b int32) bool { return a < b })
 		}
-		n.removed.ReplaceOrInsert(int32(i))
+		// Inserting finds a base pod removed already (in s, or earlier in
+		// this change) without a lookup of its own.
+		if _, was := n.removed.ReplaceOrInsert(int32(i)); was {
+			return nil, gone(k)
+		}
+		p := &s.b.pods[i]
+		id := s.b.byName[p.NodeName]
+		n.subUsage(id, p, page(id))
+		n.nPods--
 	}
 	for i := range ch.Bind {
 		p := new(Pod)
