@@ -400,11 +400,39 @@ func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, b
 		q.heap, q.src = make([]cand, 0, n), make([]source, 0, n)
 	}
 	gk := g.Key()
-	for bg := range s.BoundGroups() {
-		if bg.Key == gk {
-			continue
+	self := -1 // the preemptor's own entry in j.old
+	if j.old != nil {
+		if k, ok := slices.BinarySearchFunc(j.old.e, gk, func(e joinedGroup, k placement.Key) int { return e.g.Key.Compare(k) }); ok {
+			self = k
 		}
-		spec, i := j.spec(bg) // each key once: BoundGroups yields each group once
+	}
+	for bg := range s.BoundGroups() {
+		var spec PodGroupSpec
+		i := -1
+		if old := j.old; old != nil && j.next < len(old.gs) && old.gs[j.next] == bg {
+			// The joined entry next in line, as j.spec would find it: most
+			// groups of a base searched before. Read from the join's
+			// compact arrays, so that the pass never reads bg itself.
+			i = j.next
+			j.next++
+			if i == self {
+				continue
+			}
+			j.hits++
+			if m := old.meta[i]; m.whole {
+				if m.pp < prio {
+					hit[i] = true // read from j.old.sorted in turn
+					listed++
+				}
+				continue
+			}
+			spec = old.e[i].spec
+		} else {
+			if bg.Key == gk {
+				continue
+			}
+			spec, i = j.spec(bg) // each key once: BoundGroups yields each group once
+		}
 		if spec.DisruptionMode == DisruptionModePodGroup {
 			if i >= 0 {
 				if j.old.e[i].pp < prio {
