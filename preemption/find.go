@@ -728,10 +728,10 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 	R, N := len(f.res), s.NumNodes()
 	if f.least == nil {
 		f.least = make([]int64, R)
-		for r, name := range f.res {
+		for r := range f.res {
 			f.least[r] = math.MaxInt64
 			for i := range f.g.Members {
-				q := f.g.Members[i].Requests[name]
+				q := f.memberReq[i*R+r] // the member's request for f.res[r]
 				if r == f.podsR {
 					q = 1
 				}
