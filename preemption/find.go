@@ -428,7 +428,11 @@ type result struct {
 }
 
 func podKeys(units []*unit) []placement.Key {
-	var out []placement.Key
+	n := 0
+	for _, u := range units {
+		n += len(u.v.Pods)
+	}
+	out := make([]placement.Key, 0, n)
 	for _, u := range units {
 		out = append(out, u.v.Pods...)
 	}

@@ -266,6 +266,7 @@ type queue struct {
 	units []atomic.Pointer[unitData]
 	f     *finder
 	done  []*unit // the order's first units
+	slab  []unit  // where units are allocated
 	over  []*unit // popped units beyond a budget, to follow every other
 	left  *allowance
 	total int
@@ -348,7 +349,13 @@ func (q *queue) pop() cand {
 // unit makes the candidate a unit, reading a whole group's pods.
 func (q *queue) unit(c cand) *unit {
 	src := q.source(c.src)
-	u := &unit{v: Victim{Priority: c.priority(), StartTime: src.start()}}
+	if len(q.slab) == cap(q.slab) {
+		// Units come in runs (a prefix, then doubling): allocated 32 at a
+		// time, they cost a few allocations a search.
+		q.slab = make([]unit, 0, 32)
+	}
+	q.slab = append(q.slab, unit{v: Victim{Priority: c.priority(), StartTime: src.start()}})
+	u := &q.slab[len(q.slab)-1]
 	if int(c.src) < len(q.units) {
 		if d := q.units[c.src].Load(); d != nil {
 			u.v.PodGroup, u.v.Whole = src.g.Key, true
