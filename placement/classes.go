@@ -2,12 +2,11 @@ package placement
 
 import (
 	"encoding/binary"
-	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
+	"math/bits"
 	"slices"
-	"sync"
 
-	"github.com/google/btree"
+	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // nodeClasses partitions a snapshot's nodes into classes of identical nodes:
@@ -16,8 +15,9 @@ import (
 // interchangeable, so the solver places a run of identical members over the
 // whole cluster in O(classes + nodes used) instead of visiting every node.
 //
-// The index is built on first use, O(nodes log nodes), and a snapshot derived
-// with Apply from one that has it gets its own in O(changed nodes × log).
+// The index is built on first use, O(nodes), and a snapshot derived with
+// Apply from one that has it gets its own in O(changed nodes + classes
+// changed × nodes/512).
 type nodeClasses struct {
 	sets map[string]*classSet // by classKey
 }
@@ -27,11 +27,122 @@ type nodeClasses struct {
 type classSet struct {
 	typ   int32
 	used  []int64
-	nodes *btree.BTreeG[NodeID]
-	mu    sync.Mutex // btree's Clone writes to the tree it copies
+	nodes *nodeSet
 }
 
-func lessNodeID(a, b NodeID) bool { return a < b }
+// chunkNodes is how many node IDs one chunk of a nodeSet covers: 8 words,
+// so that a chunk copied on write costs one cache line.
+const chunkNodes = 512
+
+type nodeChunk [chunkNodes / 64]uint64
+
+// nodeSet is a set of NodeIDs as a bitmap in chunks, the chunks shared
+// copy-on-write between a set and its clones: a clone costs O(nodes/512)
+// pointers, and a change O(1) plus, the first time the clone writes to a
+// chunk it shares, one chunk copied. A removal never rebalances anything,
+// which a tree of a big class (a packed cluster's full nodes) pays for
+// every node preemption frees. A set is written only by the code that made
+// it (NewSnapshot's first solve, or Apply), before the class index holding
+// it is published; after that it is read-only, so reading it needs no
+// lock.
+type nodeSet struct {
+	chunks []*nodeChunk // nil: no node of the chunk
+	owned  []bool       // chunks this set may write in place
+	n      int
+}
+
+func newNodeSet(nodes int) *nodeSet {
+	k := (nodes + chunkNodes - 1) / chunkNodes
+	return &nodeSet{chunks: make([]*nodeChunk, k), owned: make([]bool, k)}
+}
+
+// clone returns a copy of s that shares its chunks until it writes them.
+// s itself must not be written afterwards: it still owns the chunks the
+// copy shares (clearing that would write to a published set).
+func (s *nodeSet) clone() *nodeSet {
+	return &nodeSet{chunks: slices.Clone(s.chunks), owned: make([]bool, len(s.chunks)), n: s.n}
+}
+
+// chunk returns chunk i, made s's own.
+func (s *nodeSet) chunk(i int) *nodeChunk {
+	if !s.owned[i] {
+		c := new(nodeChunk)
+		if old := s.chunks[i]; old != nil {
+			*c = *old
+		}
+		s.chunks[i], s.owned[i] = c, true
+	}
+	return s.chunks[i]
+}
+
+// Len returns the number of nodes in s.
+func (s *nodeSet) Len() int { return s.n }
+
+func (s *nodeSet) has(id NodeID) bool {
+	c := s.chunks[int(id)/chunkNodes]
+	return c != nil && c[int(id)%chunkNodes/64]&(1<<(uint(id)%64)) != 0
+}
+
+func (s *nodeSet) insert(id NodeID) {
+	if s.has(id) {
+		return
+	}
+	c := s.chunk(int(id) / chunkNodes)
+	c[int(id)%chunkNodes/64] |= 1 << (uint(id) % 64)
+	s.n++
+}
+
+func (s *nodeSet) delete(id NodeID) {
+	if !s.has(id) {
+		return
+	}
+	i := int(id) / chunkNodes
+	c := s.chunk(i)
+	c[int(id)%chunkNodes/64] &^= 1 << (uint(id) % 64)
+	s.n--
+	if *c == (nodeChunk{}) {
+		s.chunks[i], s.owned[i] = nil, false // scans skip it
+	}
+}
+
+// Min returns the smallest node of s, and false when s is empty.
+func (s *nodeSet) Min() (NodeID, bool) {
+	var out NodeID
+	found := false
+	s.ascend(0, func(id NodeID) bool { out, found = id, true; return false })
+	return out, found
+}
+
+// ascend calls fn on each node of s from from on, in ID order, until fn
+// returns false.
+func (s *nodeSet) ascend(from NodeID, fn func(NodeID) bool) {
+	if from < 0 {
+		from = 0
+	}
+	for i := int(from) / chunkNodes; i < len(s.chunks); i++ {
+		c := s.chunks[i]
+		if c == nil {
+			continue
+		}
+		w0 := 0
+		if i == int(from)/chunkNodes {
+			w0 = int(from) % chunkNodes / 64
+		}
+		for w := w0; w < len(c); w++ {
+			word := c[w]
+			if i == int(from)/chunkNodes && w == w0 {
+				word &^= 1<<(uint(from)%64) - 1 // the IDs below from
+			}
+			for word != 0 {
+				b := bits.TrailingZeros64(word)
+				word &= word - 1
+				if !fn(NodeID(i*chunkNodes + w*64 + b)) {
+					return
+				}
+			}
+		}
+	}
+}
 
 // nodeTypes assigns each node a static type: nodes with equal allocatable,
 // taints and schedulability share one. rep[t] is the first node of type t.
@@ -93,22 +204,22 @@ func (s *Snapshot) classes() *nodeClasses {
 	}
 	c := &nodeClasses{sets: map[string]*classSet{}}
 	for id := range NodeID(len(s.b.nodes)) {
-		c.add(s.b.typeOf[id], s.usedRow(id), id)
+		c.add(s.b.typeOf[id], s.usedRow(id), id, len(s.b.nodes))
 	}
 	s.cls.CompareAndSwap(nil, c)
 	return s.cls.Load()
 }
 
-// add puts node id in the class (typ, used), creating the set; the caller
-// owns the sets it touches.
-func (c *nodeClasses) add(typ int32, used []int64, id NodeID) {
+// add puts node id in the class (typ, used), creating the set for a
+// snapshot of nodes nodes; the caller owns the sets it touches.
+func (c *nodeClasses) add(typ int32, used []int64, id NodeID, nodes int) {
 	k := classKey(typ, used)
 	set, ok := c.sets[k]
 	if !ok {
-		set = &classSet{typ: typ, used: slices.Clone(used), nodes: btree.NewG(32, lessNodeID)}
+		set = &classSet{typ: typ, used: slices.Clone(used), nodes: newNodeSet(nodes)}
 		c.sets[k] = set
 	}
-	set.nodes.ReplaceOrInsert(id)
+	set.nodes.insert(id)
 }
 
 // derive returns the index of a snapshot whose nodes changed from old rows
@@ -123,33 +234,42 @@ func (p *nodeClasses) derive(b *base, changed []NodeID, oldRow, newRow func(Node
 	mine := func(k []byte) *classSet {
 		set := c.sets[string(k)]
 		if set != nil && !own[set] {
-			set.mu.Lock()
-			nodes := set.nodes.Clone()
-			set.mu.Unlock()
-			set = &classSet{typ: set.typ, used: set.used, nodes: nodes}
+			set = &classSet{typ: set.typ, used: set.used, nodes: set.nodes.clone()}
 			c.sets[string(k)] = set
 			own[set] = true
 		}
 		return set
 	}
+	// Changed nodes often move alike (victims freeing the same room on
+	// nodes that were full alike): the sets of the last move serve the
+	// next one that is the same, without a key built or looked up.
+	var from, to *classSet
+	lastTyp := int32(-1)
+	var lastOld, lastNew []int64
 	for _, id := range changed {
 		or, nr := oldRow(id), newRow(id)
 		if slices.Equal(or, nr) { // same type: the same class
 			continue
 		}
 		typ := b.typeOf[id]
-		okb, nkb = appendClassKey(okb[:0], typ, or), appendClassKey(nkb[:0], typ, nr)
-		if set := mine(okb); set != nil {
-			set.nodes.Delete(id)
-			if set.nodes.Len() == 0 {
-				delete(c.sets, string(okb))
+		if typ != lastTyp || !slices.Equal(or, lastOld) || !slices.Equal(nr, lastNew) {
+			okb, nkb = appendClassKey(okb[:0], typ, or), appendClassKey(nkb[:0], typ, nr)
+			from, to = mine(okb), mine(nkb)
+			lastTyp, lastOld, lastNew = typ, append(lastOld[:0], or...), append(lastNew[:0], nr...)
+		}
+		if from != nil {
+			from.nodes.delete(id)
+			if from.nodes.Len() == 0 {
+				delete(c.sets, string(okb)) // okb is still from's key
+				from = nil                  // no other node has its usage
 			}
 		}
-		if set := mine(nkb); set != nil {
-			set.nodes.ReplaceOrInsert(id)
+		if to != nil {
+			to.nodes.insert(id)
 		} else {
-			c.add(typ, nr, id)
-			own[c.sets[string(nkb)]] = true
+			c.add(typ, nr, id, len(b.nodes))
+			to = c.sets[string(nkb)]
+			own[to] = true
 		}
 	}
 	return c
@@ -182,7 +302,7 @@ func (sv *solver) untouched(set *classSet, from NodeID, limit int, buf []NodeID)
 	if cap(buf) == 0 {
 		buf = make([]NodeID, 0, limit)
 	}
-	set.nodes.AscendGreaterOrEqual(from, func(n NodeID) bool {
+	set.nodes.ascend(from, func(n NodeID) bool {
 		if _, touched := sv.w.offset(n); !touched {
 			buf = append(buf, n)
 		}

@@ -13,7 +13,7 @@ import (
 func membership(c *nodeClasses) map[string][]NodeID {
 	out := map[string][]NodeID{}
 	for k, set := range c.sets {
-		set.nodes.Ascend(func(id NodeID) bool { out[k] = append(out[k], id); return true })
+		set.nodes.ascend(0, func(id NodeID) bool { out[k] = append(out[k], id); return true })
 	}
 	return out
 }
@@ -85,4 +85,64 @@ func TestNodeTypes_TaintBytesDoNotCollide(t *testing.T) {
 	if s.b.typeOf[0] == s.b.typeOf[1] {
 		t.Fatalf("nodes with different taints share type %d", s.b.typeOf[0])
 	}
+}
+
+// TestProp_NodeSetMatchesMap: a nodeSet behaves as a set of IDs — across
+// chunk boundaries, with chunks emptied and refilled — and its clones,
+// which share chunks until they write, never change the set they copy
+// (which, as in Apply, is not written once cloned).
+func TestProp_NodeSetMatchesMap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		nodes := rapid.IntRange(1, 3*chunkNodes+7).Draw(t, "nodes")
+		type copySet struct {
+			s      *nodeSet
+			want   map[NodeID]bool
+			cloned bool
+		}
+		sets := []copySet{{s: newNodeSet(nodes), want: map[NodeID]bool{}}}
+		// IDs near chunk edges, so that chunks fill, empty and refill.
+		ids := rapid.SampledFrom([]int{0, 1, 63, 64, chunkNodes - 1, chunkNodes, chunkNodes + 1, 2*chunkNodes - 1, 2 * chunkNodes, 3*chunkNodes + 6})
+		for range rapid.IntRange(1, 60).Draw(t, "steps") {
+			i := rapid.IntRange(0, len(sets)-1).Draw(t, "set")
+			id := NodeID(min(ids.Draw(t, "id"), nodes-1))
+			op := rapid.IntRange(0, 2).Draw(t, "op")
+			if sets[i].cloned {
+				op = 2 // read-only once cloned
+			}
+			switch op {
+			case 0:
+				sets[i].s.insert(id)
+				sets[i].want[id] = true
+			case 1:
+				sets[i].s.delete(id)
+				delete(sets[i].want, id)
+			default:
+				sets[i].cloned = true
+				sets = append(sets, copySet{s: sets[i].s.clone(), want: maps.Clone(sets[i].want)})
+			}
+			for _, c := range sets {
+				want := slices.Sorted(maps.Keys(c.want))
+				var got []NodeID
+				c.s.ascend(0, func(id NodeID) bool { got = append(got, id); return true })
+				if !slices.Equal(got, want) || c.s.Len() != len(want) {
+					t.Fatalf("set holds %v (Len %d), want %v", got, c.s.Len(), want)
+				}
+				from := NodeID(min(ids.Draw(t, "from"), nodes-1))
+				var after []NodeID
+				c.s.ascend(from, func(id NodeID) bool { after = append(after, id); return len(after) < 2 })
+				var wantAfter []NodeID
+				for _, id := range want {
+					if id >= from && len(wantAfter) < 2 {
+						wantAfter = append(wantAfter, id)
+					}
+				}
+				if !slices.Equal(after, wantAfter) {
+					t.Fatalf("from %d: got %v, want %v", from, after, wantAfter)
+				}
+				if m, ok := c.s.Min(); ok != (len(want) > 0) || (ok && m != want[0]) {
+					t.Fatalf("Min %d, %v; set %v", m, ok, want)
+				}
+			}
+		}
+	})
 }

@@ -38,10 +38,8 @@ func (s *Snapshot) FreeRows() iter.Seq2[[]int64, int] {
 		}
 		var groups []group
 		for _, set := range cls.sets {
-			set.mu.Lock() // Clone, in another snapshot's Apply, writes to the tree
 			first, _ := set.nodes.Min()
 			n := set.nodes.Len()
-			set.mu.Unlock()
 			groups = append(groups, group{first, n, set})
 		}
 		slices.SortFunc(groups, func(a, b group) int { return cmp.Compare(a.first, b.first) })

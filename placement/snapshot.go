@@ -660,8 +660,11 @@ func (s *Snapshot) addUsage(n NodeID, p *Pod, page []int64) error {
 func (s *Snapshot) subUsage(n NodeID, p *Pod, page []int64) {
 	R := len(s.b.res)
 	row := page[(int(n)%pageNodes)*R : (int(n)%pageNodes+1)*R]
-	for r, q := range p.Requests {
-		row[s.b.resIdx[r]] -= q
+	// A bound pod requests no resource outside res (NewSnapshot adds
+	// them, Apply refuses them): a lookup of each of the few resources
+	// costs half a range over the pod's map.
+	for r, name := range s.b.res {
+		row[r] -= p.Requests[name]
 	}
 	row[s.b.podsR]--
 }
@@ -990,8 +993,8 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		n.addedGroup = s.addedGroup.Clone()
 	}
 	s.cloning.Unlock()
-	owned := map[int]bool{}
-	var changed []NodeID
+	owned := make([]bool, len(n.used)) // one byte per 64 nodes, as the clone above
+	changed := make([]NodeID, 0, len(ch.Remove)+len(ch.Bind))
 	page := func(id NodeID) []int64 {
 		pg := int(id) / pageNodes
 		if !owned[pg] {
@@ -1001,19 +1004,19 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		changed = append(changed, id)
 		return n.used[pg]
 	}
-	for _, k := range ch.Remove {
-		p, i := n.lookup(k)
-		if p == nil {
-			if _, was := s.Pod(k); was {
-				return nil, Errorf(ErrDuplicate, podObj(k), "remove", "listed twice")
-			}
-			return nil, Errorf(ErrNotFound, podObj(k), "remove", "no bound pod with this key")
+	gone := func(k Key) error {
+		if _, was := s.Pod(k); was {
+			return Errorf(ErrDuplicate, podObj(k), "remove", "listed twice")
 		}
-		id := s.b.byName[p.NodeName]
-		n.subUsage(id, p, page(id))
-		n.nPods--
+		return Errorf(ErrNotFound, podObj(k), "remove", "no bound pod with this key")
+	}
+	for _, k := range ch.Remove {
 		if n.added != nil {
-			if _, ok := n.added.Delete(keyedPod{k: p.Key()}); ok {
+			if e, ok := n.added.Delete(keyedPod{k: k}); ok {
+				p := e.p
+				id := s.b.byName[p.NodeName]
+				n.subUsage(id, p, page(id))
+				n.nPods--
 				n.addedOn.Delete(nodePod{id, p})
 				if p.SchedulingGroup != "" {
 					n.addedGroup.Delete(p)
@@ -1021,10 +1024,22 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 				continue
 			}
 		}
+		i, ok := s.b.podIndex(k)
+		if !ok {
+			return nil, gone(k)
+		}
 		if n.removed == nil {
 			n.removed = btree.NewG[int32](16, func(a, b int32) bool { return a < b })
 		}
-		n.removed.ReplaceOrInsert(int32(i))
+		// Inserting finds a base pod removed already (in s, or earlier in
+		// this change) without a lookup of its own.
+		if _, was := n.removed.ReplaceOrInsert(int32(i)); was {
+			return nil, gone(k)
+		}
+		p := &s.b.pods[i]
+		id := s.b.byName[p.NodeName]
+		n.subUsage(id, p, page(id))
+		n.nPods--
 	}
 	for i := range ch.Bind {
 		p := new(Pod)

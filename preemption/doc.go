@@ -2,7 +2,7 @@
 // DESIGN.md capability 3): when a PodGroup does not fit, [Find] searches the
 // whole cluster at once for victims whose removal lets the whole group fit,
 // and returns a [Plan] — the victims, the group's placement once they are
-// gone (verified with [placement.Verify]) and so the nodes to nominate — or
+// gone (one that [placement.Verify] accepts) and so the nodes to nominate — or
 // says why preemption cannot help.
 //
 // # Semantics

@@ -73,9 +73,9 @@ type Plan struct {
 	// important first ([VictimOrder]); empty otherwise.
 	Victims []Victim
 	// Decision is the preemptor group's decision. For Preempt it is
-	// Scheduled and verified with [placement.Verify] on After: nominate
-	// each member to the node of its assignment. For the other outcomes see
-	// [Outcome].
+	// Scheduled and [placement.Verify] accepts it on After (see [Find]):
+	// nominate each member to the node of its assignment. For the other
+	// outcomes see [Outcome].
 	Decision placement.Decision
 	// After is the snapshot with the victims removed (the snapshot given,
 	// when nothing is evicted).
@@ -154,8 +154,12 @@ func (p *Plan) EvictedPods() []placement.Key {
 // The final decision is a [placement.Solve] on the snapshot without the
 // victims, restricted to the chosen placement — or, should the solver pack
 // differently once pods are given back, the assignment found before, which
-// still fits — and is checked with [placement.Verify] (opts.Filters
-// included).
+// still fits. Verify accepts it on Plan.After (opts.Filters included): it
+// is checked with [placement.Verify] unless it is Solve's own decision on
+// Plan.After and opts has no Filters, which Solve guarantees (that every
+// decision Solve makes verifies, and every plan Find makes, are property
+// tests of the placement and preemption packages); the check would cost
+// about as much as the solve.
 //
 // Cost, without a generator: one pass over the snapshot's PodGroups
 // ([placement.Snapshot.BoundGroups]: one lookup in in.PodGroups each; the
@@ -251,6 +255,7 @@ func (f *finder) firstError(err error) error {
 
 // preempt searches for victims, d being the failed first solve.
 func (f *finder) preempt(d placement.Decision) (Plan, error) {
+	defer f.release()
 	s, g, in, opts := f.s, f.g, f.in, f.opts
 	var tally specTally
 	t := &tally
@@ -323,7 +328,50 @@ type finder struct {
 	// pod count included.
 	memberReq []int64
 	scratch   *slots
+	sc        *scratch // nil until the search needs it
 	solves    int
+}
+
+// scratch is per-node scratch of one search, O(nodes): an [Index] keeps
+// one between calls, so that a search neither allocates nor clears it.
+// Between uses every entry of its per-node slices is zero.
+type scratch struct {
+	sl  *slots  // the member-slot count; sl.at is the per-node slice
+	pos []int32 // per node, 1 + an offset in reprieveFixed's slab
+}
+
+// nodeScratch returns the search's scratch for n nodes, taken from the
+// Index when it holds one of that size (a search at a time: another
+// concurrent search makes its own).
+func (f *finder) nodeScratch(n int) *scratch {
+	if f.sc == nil && f.x != nil {
+		if sc := f.x.scratch.Swap(nil); sc != nil && len(sc.pos) == n {
+			f.sc = sc
+		}
+	}
+	if f.sc == nil {
+		f.sc = &scratch{sl: &slots{at: make([]int32, n)}, pos: make([]int32, n)}
+	}
+	return f.sc
+}
+
+// release gives the scratch back to the Index, cleared: O(nodes the
+// search touched).
+func (f *finder) release() {
+	sc := f.sc
+	if sc == nil || f.x == nil {
+		return
+	}
+	sl := sc.sl
+	for _, u := range sl.out {
+		u.removed = false
+	}
+	for _, id := range sl.ids {
+		sl.at[id] = 0
+	}
+	clear(sl.out) // let the units go
+	*sl = slots{at: sl.at, ids: sl.ids[:0], rows: sl.rows[:0], out: sl.out[:0]}
+	f.x.scratch.Store(sc)
 }
 
 func (f *finder) index() {
@@ -336,13 +384,22 @@ func (f *finder) index() {
 	R := len(f.res)
 	f.memberReq = make([]int64, len(f.g.Members)*R)
 	for i := range f.g.Members {
-		row := f.memberReq[i*R : (i+1)*R]
-		for name, q := range f.g.Members[i].Requests {
-			r, ok := f.resIdx[name]
-			if !ok && q > 0 {
-				f.missing = true
+		row, req := f.memberReq[i*R:(i+1)*R], f.g.Members[i].Requests
+		// A lookup per tracked resource costs less than a range over the
+		// member's map; the map is ranged only when it names another.
+		found := 0
+		for r, name := range f.res {
+			if q, ok := req[name]; ok {
+				row[r] += q
+				found++
 			}
-			row[r] += q // an unknown name (r 0) requests 0, or the search never runs
+		}
+		if found < len(req) {
+			for name, q := range req {
+				if _, ok := f.resIdx[name]; !ok && q > 0 {
+					f.missing = true // a resource no node has: the search never runs
+				}
+			}
 		}
 		row[f.podsR]++
 	}
@@ -365,10 +422,17 @@ type result struct {
 	last    placement.Decision // with every candidate removed, when !ok
 	name    string             // placement name
 	rank    int                // placement rank
+	// solved is set when d is placement.Solve's own decision on snap
+	// (not one carried over from a snapshot with other pods or objects).
+	solved bool
 }
 
 func podKeys(units []*unit) []placement.Key {
-	var out []placement.Key
+	n := 0
+	for _, u := range units {
+		n += len(u.v.Pods)
+	}
+	out := make([]placement.Key, 0, n)
 	for _, u := range units {
 		out = append(out, u.v.Pods...)
 	}
@@ -448,7 +512,7 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 	}
 	prefix := units.upto(hi)[:hi:hi]
 	victims := f.reprieveFixed(hiSnap, hiDec, prefix)
-	snap, dec := hiSnap, hiDec
+	snap, dec, solved := hiSnap, hiDec, true
 	if len(victims) < len(prefix) {
 		var err error
 		if snap, err = f.s.Apply(placement.Change{Remove: podKeys(victims)}); err != nil {
@@ -461,17 +525,17 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 			// The solver packs differently with the pods given back; the
 			// assignment found before still holds unless a caller filter
 			// objects to a pod given back.
-			dec = hiDec
+			dec, solved = hiDec, false
 			if placement.Verify(snap, f.g, dec, opts.Filters...) != nil {
-				victims, snap = prefix, hiSnap
+				victims, snap, solved = prefix, hiSnap, true
 			}
 		}
 	}
-	victims, snap, dec, err := f.minimize(snap, dec, victims, opts, inP)
+	victims, snap, dec, changed, err := f.minimize(snap, dec, victims, opts, inP)
 	if err != nil {
 		return r, err
 	}
-	return result{ok: true, victims: victims, snap: snap, d: dec}, nil
+	return result{ok: true, victims: victims, snap: snap, d: dec, solved: solved && !changed}, nil
 }
 
 // reprieveFixed gives back the units of prefix, most important first, whose
@@ -481,8 +545,16 @@ func (f *finder) search(opts placement.Options, units *queue, inP []bool, kmin i
 func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, prefix []*unit) []*unit {
 	R := len(f.res)
 	// Per assigned node, R values of room then R of the members' demand,
-	// in one slab (at most one pair per assignment, so it never grows).
-	at := make(map[placement.NodeID]int, len(d.Assignments))
+	// in one slab (at most one pair per assignment, so it never grows);
+	// pos[node] is 1 + the offset of its pair, 0 for a node not assigned.
+	pos := f.nodeScratch(f.s.NumNodes()).pos
+	var assigned []placement.NodeID
+	defer func() {
+		for _, id := range assigned {
+			pos[id] = 0
+		}
+	}()
+	at := func(id placement.NodeID) (int, bool) { o := int(pos[id]) - 1; return o, o >= 0 }
 	slab := make([]int64, 0, 2*R*len(d.Assignments))
 	// The member of each assignment: found by walking the members along
 	// the assignments, which usually follow them, else by name.
@@ -501,12 +573,13 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 		if byKey != nil {
 			i = byKey[a.Pod]
 		}
-		o, ok := at[a.NodeID]
+		o, ok := at(a.NodeID)
 		if !ok {
 			o = len(slab)
 			slab = snap.AppendFree(slab, a.NodeID)
 			slab = slab[:o+2*R]
-			at[a.NodeID] = o
+			pos[a.NodeID] = int32(o + 1)
+			assigned = append(assigned, a.NodeID)
 		}
 		demand := slab[o+R : o+2*R]
 		for r, q := range f.memberReq[i*R : (i+1)*R] {
@@ -516,7 +589,7 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	shift := func(u *unit, sign int64) {
 		req := u.rows(f)
 		for j, id := range u.nodeIDs(f.s) {
-			o, ok := at[id]
+			o, ok := at(id)
 			if !ok {
 				continue
 			}
@@ -527,7 +600,7 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 	}
 	fits := func(u *unit) bool {
 		for _, id := range u.nodeIDs(f.s) {
-			if o, ok := at[id]; ok {
+			if o, ok := at(id); ok {
 				avail, demand := slab[o:o+R], slab[o+R:o+2*R]
 				for r := range R {
 					if demand[r] > 0 && avail[r] < demand[r] {
@@ -560,8 +633,10 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 // minimize tries to give back each victim, most important first, with a
 // full solve — but only when enough member slots remain after its return
 // (see [slots]), which a packed cluster rarely has. It returns the victims
-// left, the snapshot without them and the decision there.
-func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victims []*unit, opts placement.Options, inP []bool) ([]*unit, *placement.Snapshot, placement.Decision, error) {
+// left, the snapshot without them and the decision there, and whether it
+// gave any back (the decision then comes from a snapshot with the same
+// contents, not the one returned).
+func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victims []*unit, opts placement.Options, inP []bool) ([]*unit, *placement.Snapshot, placement.Decision, bool, error) {
 	sl := f.slotsWithout(snap, victims, inP)
 	keep := make([]bool, len(victims))
 	cur, changed := snap, false
@@ -575,11 +650,11 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 			}
 			trial, err := cur.Apply(placement.Change{Bind: bind})
 			if err != nil {
-				return nil, nil, d, err
+				return nil, nil, d, false, err
 			}
 			td, err := f.solve(trial, opts, true)
 			if err != nil {
-				return nil, nil, d, err
+				return nil, nil, d, false, err
 			}
 			if td.Status == placement.Scheduled {
 				cur, d, changed = trial, td, true
@@ -590,7 +665,7 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 		keep[i] = true
 	}
 	if !changed {
-		return victims, snap, d, nil
+		return victims, snap, d, false, nil
 	}
 	var out []*unit
 	for i, u := range victims {
@@ -600,7 +675,7 @@ func (f *finder) minimize(snap *placement.Snapshot, d placement.Decision, victim
 	}
 	// The same contents as cur, without re-bound copies of pods.
 	clean, err := f.s.Apply(placement.Change{Remove: podKeys(out)})
-	return out, clean, d, err
+	return out, clean, d, true, err
 }
 
 // slots bounds from above how many pending members the nodes of a
@@ -657,17 +732,18 @@ func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP [
 	R, N := len(f.res), s.NumNodes()
 	if f.least == nil {
 		f.least = make([]int64, R)
-		for r, name := range f.res {
+		for r := range f.res {
 			f.least[r] = math.MaxInt64
 			for i := range f.g.Members {
-				q := f.g.Members[i].Requests[name]
+				q := f.memberReq[i*R+r] // the member's request for f.res[r]
 				if r == f.podsR {
 					q = 1
 				}
 				f.least[r] = min(f.least[r], q)
 			}
 		}
-		f.scratch = &slots{f: f, least: f.least, at: make([]int32, N)}
+		f.scratch = f.nodeScratch(N).sl
+		f.scratch.f, f.scratch.least = f, f.least
 	}
 	// One slots at a time: the scratch is reused.
 	sl := f.scratch
@@ -930,8 +1006,15 @@ func ranked(units []*unit) []*unit {
 }
 
 func (f *finder) plan(r *result) (Plan, error) {
-	if err := placement.Verify(r.snap, f.g, r.d, f.opts.Filters...); err != nil {
-		return Plan{}, err
+	// What Verify would check of a decision Solve made on r.snap itself,
+	// with no caller filter that could answer differently the second
+	// time, Solve guarantees (placement's property tests verify every
+	// decision it makes; preemption's, every plan): Verify would cost
+	// more than the search's last solve.
+	if !r.solved || len(f.opts.Filters) > 0 {
+		if err := placement.Verify(r.snap, f.g, r.d, f.opts.Filters...); err != nil {
+			return Plan{}, err
+		}
 	}
 	if len(r.victims) == 0 { // the placement fits as it is
 		return Plan{Outcome: Fits, Decision: r.d, After: r.snap, Candidates: f.q.len(), Solves: f.solves, Message: "fits without preemption: " + r.d.Message}, nil

@@ -23,10 +23,14 @@ import (
 // It keeps one join, of the base most recently searched (about 100 bytes
 // per PodGroup, plus the keys, nodes and request rows of the groups a
 // search has read as victims), which keeps that base alive until another
-// base replaces it.
+// base replaces it, and the per-node scratch of the last search (about 8
+// bytes per node), which the next search reuses instead of allocating.
 type Index struct {
 	in   Input
 	join atomic.Pointer[joined]
+	// scratch is a search's per-node scratch, kept for the next search
+	// (about 8 bytes per node).
+	scratch atomic.Pointer[scratch]
 }
 
 // NewIndex validates in and returns its prepared form. The Index holds a
@@ -79,6 +83,11 @@ func (x *Index) Find(s *placement.Snapshot, g *placement.Group, opts placement.O
 type joined struct {
 	e   []joinedGroup
 	src []source // src[i] is e[i]'s summary, as a candidate's source
+	// gs[i] is e[i].g and meta[i] what collect reads of e[i], apart: the
+	// pass over every group then reads 16 bytes a group, never the
+	// summaries themselves.
+	gs   []*placement.BoundGroup
+	meta []joinedMeta
 	// sorted lists, least important first, a candidate for each entry
 	// in disruptionMode PodGroup (whatever its priority): its src is
 	// the entry's index.
@@ -97,6 +106,11 @@ type unitData struct {
 	keys  []placement.Key
 	nodes []placement.NodeID
 	req   []int64
+}
+
+type joinedMeta struct {
+	pp    int32 // joinedGroup.pp
+	whole bool  // disruptionMode PodGroup
 }
 
 type joinedGroup struct {
@@ -156,7 +170,7 @@ func (j *joiner) done() {
 	for range j.s.BoundGroups() {
 		n++
 	}
-	jo := &joined{e: make([]joinedGroup, 0, n), src: make([]source, 0, n)}
+	jo := &joined{e: make([]joinedGroup, 0, n), src: make([]source, 0, n), gs: make([]*placement.BoundGroup, 0, n), meta: make([]joinedMeta, 0, n)}
 	for bg := range j.s.BoundGroups() {
 		spec := j.in.spec(bg.Key, nil)
 		pp := bg.MaxPriority
@@ -168,6 +182,8 @@ func (j *joiner) done() {
 		}
 		jo.e = append(jo.e, joinedGroup{g: bg, spec: spec, pp: pp})
 		jo.src = append(jo.src, source{g: bg})
+		jo.gs = append(jo.gs, bg)
+		jo.meta = append(jo.meta, joinedMeta{pp: pp, whole: spec.DisruptionMode == DisruptionModePodGroup})
 	}
 	jo.units = make([]atomic.Pointer[unitData], len(jo.e))
 	q := &queue{src0: jo.src}

@@ -74,7 +74,9 @@ type indexCoverage struct {
 // snapshots derived from it with Apply (groups removed, changed, added),
 // on a second base built from the same pods, in a drawn order with
 // repeats (the Index warm, cold, or warm for another base), and from
-// several goroutines at once.
+// several goroutines at once, and after a search of a cluster of another
+// size; and Verify accepts each plan that places
+// the group.
 func TestProp_IndexEqualsFind(t *testing.T) {
 	var cov indexCoverage
 	rapid.Check(t, func(t *rapid.T) { checkIndex(t, worldGen.Draw(t, "world"), &cov) })
@@ -105,6 +107,10 @@ func checkIndex(t *rapid.T, w world, cov *indexCoverage) {
 		warm := x.JoinedGroups() > 0
 		got, err := x.Find(snaps[i], &w.group, opts)
 		samePlan(t, want[i].plan, want[i].err, got, err)
+		if err == nil && (got.Outcome == preemption.Preempt || got.Outcome == preemption.Fits) {
+			// Find verifies only what Solve did not decide on After itself.
+			require.NoError(t, placement.Verify(got.After, &w.group, got.Decision, opts.Filters...))
+		}
 		if warm && err == nil {
 			if got.Outcome == preemption.Preempt {
 				cov.warmPreempt++
@@ -116,6 +122,15 @@ func checkIndex(t *rapid.T, w world, cov *indexCoverage) {
 			}
 		}
 	}
+	// Another cluster (of another size, often: the scratch the Index
+	// keeps is per node) with the Index's input, then the first again.
+	o := worldGen.Draw(t, "other")
+	os := o.snapshot(t)
+	wantO, errO := preemption.Find(os, &o.group, w.in, o.opts())
+	gotO, err := x.Find(os, &o.group, o.opts())
+	samePlan(t, wantO, errO, gotO, err)
+	got0, err := x.Find(snaps[0], &w.group, opts)
+	samePlan(t, want[0].plan, want[0].err, got0, err)
 	var wg sync.WaitGroup
 	got := make([]answer, 4*len(snaps))
 	for k := range got {

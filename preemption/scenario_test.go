@@ -451,3 +451,41 @@ func TestFind_ShorterSetWins(t *testing.T) {
 	require.Equal(t, []string{"g-a", "g-b"}, evicted(p))
 	require.Equal(t, "rack-b", p.Decision.Placement.Name)
 }
+
+// TestFind_VerifiesWithCallerFilters: Find skips Verify only for a
+// decision Solve made on Plan.After with no caller filter. With one, the
+// plan is verified: a filter that stops accepting after the searches'
+// solves (not a pure function) makes Find fail with ErrViolation, and the
+// same filter that keeps accepting gives the plan.
+func TestFind_VerifiesWithCallerFilters(t *testing.T) {
+	s := snapshot(
+		[]placement.Node{node("n1", cpu(1000)), node("n2", cpu(1000))},
+		[]placement.Pod{bound("p1", "n1", "", low, cpu(1000)), bound("p2", "n2", "", low, cpu(1000))})
+	g := gang("hi", 2, 2, high, cpu(1000))
+	calls, accept := 0, -1 // accept < 0: every call
+	counting := placement.FilterFunc(func(*placement.Pod, placement.NodeInfo) placement.Rejection {
+		calls++
+		if accept >= 0 && calls > accept {
+			return placement.Rejection{Reason: "changed its mind"}
+		}
+		return placement.Rejection{}
+	})
+	opts := placement.Options{Filters: []placement.Filter{counting}}
+	p, err := preemption.Find(s, g, preemption.Input{}, opts)
+	require.NoError(t, err)
+	require.Equal(t, preemption.Preempt, p.Outcome)
+	total := calls // the searches' solves, then Find's Verify
+	calls = 0
+	require.NoError(t, placement.Verify(p.After, g, p.Decision, counting))
+	verify := calls
+	require.Positive(t, verify)
+
+	calls, accept = 0, total-verify
+	_, err = preemption.Find(s, g, preemption.Input{}, opts)
+	require.ErrorIs(t, err, placement.ErrViolation)
+
+	// Without the filter, the same plan comes back unverified by Find, and
+	// Verify accepts it.
+	p2 := find(t, s, g, preemption.Input{}, placement.Options{})
+	require.Equal(t, p.EvictedPods(), p2.EvictedPods())
+}

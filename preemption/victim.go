@@ -266,6 +266,7 @@ type queue struct {
 	units []atomic.Pointer[unitData]
 	f     *finder
 	done  []*unit // the order's first units
+	slab  []unit  // where units are allocated
 	over  []*unit // popped units beyond a budget, to follow every other
 	left  *allowance
 	total int
@@ -348,7 +349,13 @@ func (q *queue) pop() cand {
 // unit makes the candidate a unit, reading a whole group's pods.
 func (q *queue) unit(c cand) *unit {
 	src := q.source(c.src)
-	u := &unit{v: Victim{Priority: c.priority(), StartTime: src.start()}}
+	if len(q.slab) == cap(q.slab) {
+		// Units come in runs (a prefix, then doubling): allocated 32 at a
+		// time, they cost a few allocations a search.
+		q.slab = make([]unit, 0, 32)
+	}
+	q.slab = append(q.slab, unit{v: Victim{Priority: c.priority(), StartTime: src.start()}})
+	u := &q.slab[len(q.slab)-1]
 	if int(c.src) < len(q.units) {
 		if d := q.units[c.src].Load(); d != nil {
 			u.v.PodGroup, u.v.Whole = src.g.Key, true
@@ -399,11 +406,40 @@ func collect(s *placement.Snapshot, g *placement.Group, j *joiner, prio int32, b
 		}
 		q.heap, q.src = make([]cand, 0, n), make([]source, 0, n)
 	}
-	for bg := range s.BoundGroups() {
-		if bg.Key == g.Key() {
-			continue
+	gk := g.Key()
+	self := -1 // the preemptor's own entry in j.old
+	if j.old != nil {
+		if k, ok := slices.BinarySearchFunc(j.old.e, gk, func(e joinedGroup, k placement.Key) int { return e.g.Key.Compare(k) }); ok {
+			self = k
 		}
-		spec, i := j.spec(bg) // each key once: BoundGroups yields each group once
+	}
+	for bg := range s.BoundGroups() {
+		var spec PodGroupSpec
+		i := -1
+		if old := j.old; old != nil && j.next < len(old.gs) && old.gs[j.next] == bg {
+			// The joined entry next in line, as j.spec would find it: most
+			// groups of a base searched before. Read from the join's
+			// compact arrays, so that the pass never reads bg itself.
+			i = j.next
+			j.next++
+			if i == self {
+				continue
+			}
+			j.hits++
+			if m := old.meta[i]; m.whole {
+				if m.pp < prio {
+					hit[i] = true // read from j.old.sorted in turn
+					listed++
+				}
+				continue
+			}
+			spec = old.e[i].spec
+		} else {
+			if bg.Key == gk {
+				continue
+			}
+			spec, i = j.spec(bg) // each key once: BoundGroups yields each group once
+		}
 		if spec.DisruptionMode == DisruptionModePodGroup {
 			if i >= 0 {
 				if j.old.e[i].pp < prio {
