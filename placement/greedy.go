@@ -207,7 +207,7 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 	gs.gid = slices.Grow(gs.gid[:0], len(p.Nodes))[:len(p.Nodes)]
 	groups, gid := gs.groups[:0], gs.gid
 	var h []source
-	last := -1 // the group of the previous node grouped
+	last := -1                          // the group of the previous node grouped
 	anyTouched := len(sv.w.touched) > 0 // a first run touches none
 	for k, id := range p.Nodes {
 		if anyTouched && sv.touched(id) {
