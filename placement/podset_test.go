@@ -477,3 +477,42 @@ func TestSolve_UnresolvableWhateverTheBudget(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	require.ErrorIs(t, Verify(&Snapshot{}, g, Decision{}), ErrInvalid)
 }
+
+// TestPodSets_AssignmentsInNodeOrder fills nodes from the last to the
+// first (each more allocated than the one before it), so that a pod set's
+// runs come in descending node order, and checks that its assignments are
+// listed by node name all the same — with few runs and with more than the
+// 256 that switch the solver to a radix sort, with two sets interleaved.
+func TestPodSets_AssignmentsInNodeOrder(t *testing.T) {
+	for _, n := range []int{10, 600} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			var nodes []Node
+			var pods []Pod
+			for i := range n {
+				name := fmt.Sprintf("n%04d", i)
+				nodes = append(nodes, Node{Name: name, Allocatable: ResourceList{ResourceCPU: 100000, ResourceGPU: 8, ResourcePods: 110}})
+				pods = append(pods, Pod{Namespace: "default", Name: "used-" + name, NodeName: name,
+					Requests: ResourceList{ResourceCPU: int64(i + 1)}}) // a later node is more allocated
+			}
+			s, err := NewSnapshot(nodes, pods)
+			require.NoError(t, err)
+			whole := ResourceList{ResourceGPU: 8, ResourceCPU: 1} // scored on cpu too: the used cpu orders the nodes
+			g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang, MinCount: int32(n), PodSets: []PodSet{
+				{Name: "b", Count: int32(n / 2), Template: Pod{Namespace: "default", Name: "b", SchedulingGroup: "pg", Requests: whole}},
+				{Name: "a", Count: int32(n - n/2), Template: Pod{Namespace: "default", Name: "a", SchedulingGroup: "pg", Requests: whole}},
+			}}
+			d, err := Solve(s, g, Options{})
+			require.NoError(t, err)
+			require.Equal(t, Scheduled, d.Status, d.Message)
+			require.Len(t, d.PodSetAssignments, n)
+			// Set a (first by name) takes the most allocated nodes, the last half.
+			for k, a := range d.PodSetAssignments {
+				set, node := "a", n/2+k
+				if k >= n-n/2 {
+					set, node = "b", k-(n-n/2)
+				}
+				require.Equal(t, PodSetAssignment{PodSet: set, Node: fmt.Sprintf("n%04d", node), NodeID: NodeID(node), Count: 1}, a, "entry %d", k)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -694,10 +695,11 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 	}
 	out := make([]Assignment, members, size)
 	// A set's run sorts as one integer: the set's rank by name (below
-	// MaxPodSets, 2^10), the node (32 bits), then the run's pod count in
-	// the low 21 bits (MaxPending is 2^20); sorting those beats sorting
-	// Assignments by string.
+	// MaxPodSets, 2^10), the node, then the run's pod count in the low 21
+	// bits (MaxPending is 2^20); sorting those by rank and node beats
+	// sorting Assignments by string.
 	const countBits = 21
+	nodeBits := bits.Len(uint(len(sv.s.b.nodes)))
 	var runs []uint64
 	var rank, byRank []int
 	if len(sv.g.PodSets) > 0 {
@@ -712,18 +714,18 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 			out[k] = Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)}
 			k++
 		default:
-			runs = append(runs, (uint64(rank[int(m.row)-n])<<32|uint64(id))<<countBits|uint64(j-i))
+			runs = append(runs, (uint64(rank[int(m.row)-n])<<nodeBits|uint64(id))<<countBits|uint64(j-i))
 		}
 		i = j
 	}
-	slices.Sort(runs)
+	sortByBits(runs, countBits, nodeBits+bits.Len(uint(len(sv.g.PodSets))))
 	for i, r := range runs {
 		key, count := r>>countBits, int32(r&(1<<countBits-1))
 		if i > 0 && runs[i-1]>>countBits == key {
 			out[len(out)-1].Count += count
 			continue
 		}
-		row, id := n+byRank[key>>32], NodeID(uint32(key))
+		row, id := n+byRank[key>>nodeBits], NodeID(key&(1<<nodeBits-1))
 		out = append(out, Assignment{Pod: sv.pods[row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id,
 			Member: sv.g.PodSetStart(row - n), Count: count})
 	}
