@@ -516,3 +516,32 @@ func TestPodSets_AssignmentsInNodeOrder(t *testing.T) {
 		})
 	}
 }
+
+// viaHook is DefaultScorer behind another type, which makes Solve list
+// every attempt's assignments for it, as for any caller's scorer.
+type viaHook struct{}
+
+func (viaHook) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+	return DefaultScorer{}.Score(s, g, p, a)
+}
+
+// TestProp_DefaultScoreWithoutAssignments checks the solver's shortcut for
+// the default scorer without placement filters — the score read from its
+// own rows, the assignments listed for the winner only — against the same
+// scorer called as a hook: the same decision, on members and pod sets,
+// over the whole cluster and over racks and zones.
+func TestProp_DefaultScoreWithoutAssignments(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ps := drawPodSets(t, false)
+		for _, g := range []*Group{ps.expanded, ps.sets} {
+			opts := ps.in.opts
+			opts.PlacementFilters = nil
+			fast, err := Solve(ps.in.s, g, opts)
+			require.NoError(t, err)
+			opts.Scorer = viaHook{}
+			slow, err := Solve(ps.in.s, g, opts)
+			require.NoError(t, err)
+			require.Equal(t, slow, fast)
+		}
+	})
+}

@@ -17,32 +17,12 @@ var _ PlacementScorer = DefaultScorer{}
 // assignments), plus O(nodes in p) unless p holds every node (the sums over
 // the whole cluster are kept by the snapshot).
 func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
-	const scale = 1_000_000
 	R := len(s.b.res)
 	requested := make([]bool, R)
 	for row := range g.RequestCounts(s) {
-		for r, q := range row {
-			if q > 0 && r != s.b.podsR {
-				requested[r] = true
-			}
-		}
+		markRequested(requested, row, s.b.podsR)
 	}
-	alloc := make([]int64, R)
-	used := make([]int64, R)
-	if len(p.Nodes) == len(s.b.nodes) {
-		copy(alloc, s.b.allocSum)
-		copy(used, s.usedSum)
-	} else {
-		for _, id := range p.Nodes {
-			ar, ur := s.allocRow(id), s.usedRow(id)
-			for r := range R {
-				if requested[r] {
-					alloc[r] = arith.SatAdd(alloc[r], ar[r])
-					used[r] = arith.SatAdd(used[r], max(ur[r], 0))
-				}
-			}
-		}
-	}
+	alloc, used := placementSums(s, p, requested)
 	var placed int64
 	var vec []int64
 	idx := g.PendingIndexes(a)
@@ -54,14 +34,59 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 		if j == 0 || i != idx[j-1] {
 			vec = g.RequestVector(s, i) // a pod set's entries share one
 		}
-		for r, q := range vec {
+		addRequests(used, requested, vec, a[j].Pods())
+	}
+	return defaultScore(s, g, requested, alloc, used, placed)
+}
+
+// markRequested marks the resources a request row asks for (the pods
+// count excluded).
+func markRequested(requested []bool, row []int64, podsR int) {
+	for r, q := range row {
+		if q > 0 && r != podsR {
+			requested[r] = true
+		}
+	}
+}
+
+// placementSums returns the allocatable and the usage of the requested
+// resources summed over p's nodes (saturating).
+func placementSums(s *Snapshot, p *Placement, requested []bool) (alloc, used []int64) {
+	R := len(s.b.res)
+	alloc, used = make([]int64, R), make([]int64, R)
+	if len(p.Nodes) == len(s.b.nodes) {
+		copy(alloc, s.b.allocSum)
+		copy(used, s.usedSum)
+		return alloc, used
+	}
+	for _, id := range p.Nodes {
+		ar, ur := s.allocRow(id), s.usedRow(id)
+		for r := range R {
 			if requested[r] {
-				used[r] = arith.SatAdd(used[r], arith.MulSat(q, a[j].Pods()))
+				alloc[r] = arith.SatAdd(alloc[r], ar[r])
+				used[r] = arith.SatAdd(used[r], max(ur[r], 0))
 			}
 		}
 	}
+	return alloc, used
+}
+
+// addRequests adds pods copies of the request row vec to used, for the
+// requested resources (saturating: the sum does not depend on grouping).
+func addRequests(used []int64, requested []bool, vec []int64, pods int64) {
+	for r, q := range vec {
+		if requested[r] {
+			used[r] = arith.SatAdd(used[r], arith.MulSat(q, pods))
+		}
+	}
+}
+
+// defaultScore is DefaultScorer's score from its sums: the mean MostAllocated
+// share over the requested resources plus the share of members placed.
+func defaultScore(s *Snapshot, g *Group, requested []bool, alloc, used []int64, placed int64) int64 {
+	const scale = 1_000_000
 	var sum, n int64
-	for r := range R {
+	for r := range requested {
 		if requested[r] {
 			sum += arith.MulDiv(used[r], scale, alloc[r])
 			n++
@@ -78,4 +103,26 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 	}
 	count := (bound + placed) * scale / total
 	return most + count
+}
+
+// defaultScore is DefaultScorer's score of attempt a, read from the solver's
+// rows rather than from assignments: O(pods placed + rows + nodes of p).
+func (sv *solver) defaultScore(a *attempt) int64 {
+	requested := make([]bool, sv.R)
+	for _, row := range sv.g.prep.classRow {
+		markRequested(requested, sv.req(int32(row)), sv.s.b.podsR)
+	}
+	alloc, used := placementSums(sv.s, a.p, requested)
+	perRow := make([]int64, len(sv.pods))
+	for i, id := range a.node {
+		if id >= 0 {
+			perRow[sv.members[i].row]++
+		}
+	}
+	for row, pods := range perRow {
+		if pods > 0 {
+			addRequests(used, requested, sv.req(int32(row)), pods)
+		}
+	}
+	return defaultScore(sv.s, sv.g, requested, alloc, used, int64(a.placed))
 }

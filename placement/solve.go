@@ -529,16 +529,24 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 			a := sv.attempt(p)
 			cut = cut || a.cut
 			if sv.ok(a) {
-				as := sv.assignments(a)
-				a.as = as
+				// Without a hook to read them, the assignments are only
+				// listed for the winner, and the default score is read
+				// from the solver's rows.
+				if _, byDefault := sv.opts.Scorer.(DefaultScorer); byDefault && len(sv.opts.PlacementFilters) == 0 {
+					a.score = sv.defaultScore(a)
+				} else {
+					a.as = sv.assignments(a)
+				}
 				for _, f := range sv.opts.PlacementFilters {
-					if r := f.FilterPlacement(sv.s, sv.g, p, as); !r.OK() {
+					if r := f.FilterPlacement(sv.s, sv.g, p, a.as); !r.OK() {
 						a.reject = r
 						break
 					}
 				}
 				if a.reject.OK() {
-					a.score = sv.opts.Scorer.Score(sv.s, sv.g, p, as)
+					if a.as != nil {
+						a.score = sv.opts.Scorer.Score(sv.s, sv.g, p, a.as)
+					}
 					if win == nil || a.score > win.score || (a.score == win.score && p.Name < win.p.Name) {
 						win = a
 					}
@@ -559,7 +567,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 		if win != nil {
 			d.Status = Scheduled
 			d.Placement = *win.p
-			d.Assignments, d.PodSetAssignments = sv.split(win)
+			d.Assignments, d.PodSetAssignments = sv.outputs(win)
 			d.Waiting = sv.waiting(win)
 			d.Score = win.score
 			d.MostFit = sv.bound + win.placed
@@ -671,6 +679,62 @@ func inName(p *Placement) string {
 // members' in member order, then one entry per pod set and node (sorted
 // by set name, then node name) with its pod count.
 func (sv *solver) assignments(a *attempt) []Assignment {
+	out, runs := sv.placed(a, true)
+	n := len(sv.g.Members)
+	for _, r := range runs {
+		out = append(out, Assignment{Pod: sv.pods[r.row].Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
+			Member: sv.g.PodSetStart(r.row - n), Count: r.count})
+	}
+	return out
+}
+
+// outputs lists a winning attempt's assignments as a Decision gives them:
+// the members' in member order (Member zeroed: it depends on the input
+// order) and the pod sets' by set name, then node name. It reuses the
+// list the hooks saw when there is one; members' entries stay in place
+// (moving Assignments costs write barriers).
+func (sv *solver) outputs(a *attempt) ([]Assignment, []PodSetAssignment) {
+	n := len(sv.g.Members)
+	var as []Assignment
+	var runs []setRun
+	if a.as != nil {
+		as = a.as
+	} else {
+		as, runs = sv.placed(a, false)
+	}
+	k := 0
+	for k < len(as) && as[k].Member < n {
+		as[k].Member = 0
+		k++
+	}
+	var sets []PodSetAssignment
+	if k < len(as) || len(runs) > 0 {
+		sets = make([]PodSetAssignment, 0, len(as)-k+len(runs))
+	}
+	for _, x := range as[k:] {
+		sets = append(sets, PodSetAssignment{PodSet: x.Pod.Name, Node: x.Node, NodeID: x.NodeID, Count: x.Count})
+	}
+	for _, r := range runs {
+		sets = append(sets, PodSetAssignment{PodSet: sv.g.PodSets[r.row-n].Name, Node: sv.s.b.nodes[r.id].Name, NodeID: r.id, Count: r.count})
+	}
+	if k == 0 && len(sets) > 0 {
+		return nil, sets
+	}
+	return as[:k:k], sets
+}
+
+// setRun is a pod set's pods on one node: row is the set's row.
+type setRun struct {
+	row   int
+	id    NodeID
+	count int32
+}
+
+// placed returns an attempt's members' assignments, in member order, and
+// its pod sets' pods per set and node, sorted by set name then node name
+// (node IDs follow names). With room, out has capacity for an entry per
+// run too.
+func (sv *solver) placed(a *attempt, room bool) (out []Assignment, runs []setRun) {
 	n := len(sv.g.Members)
 	// runEnd returns the end of the run of pods of one set on one node
 	// that starts at i; a member's run is itself. A set's pods are
@@ -693,14 +757,17 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 			}
 		}
 	}
-	out := make([]Assignment, members, size)
+	if !room {
+		size = members
+	}
+	out = make([]Assignment, members, size)
 	// A set's run sorts as one integer: the set's rank by name (below
 	// MaxPodSets, 2^10), the node, then the run's pod count in the low 21
 	// bits (MaxPending is 2^20); sorting those by rank and node beats
 	// sorting Assignments by string.
 	const countBits = 21
 	nodeBits := bits.Len(uint(len(sv.s.b.nodes)))
-	var runs []uint64
+	var keys []uint64
 	var rank, byRank []int
 	if len(sv.g.PodSets) > 0 {
 		rank, byRank = sv.podSetRanks()
@@ -714,22 +781,20 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 			out[k] = Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)}
 			k++
 		default:
-			runs = append(runs, (uint64(rank[int(m.row)-n])<<nodeBits|uint64(id))<<countBits|uint64(j-i))
+			keys = append(keys, (uint64(rank[int(m.row)-n])<<nodeBits|uint64(id))<<countBits|uint64(j-i))
 		}
 		i = j
 	}
-	sortByBits(runs, countBits, nodeBits+bits.Len(uint(len(sv.g.PodSets))))
-	for i, r := range runs {
+	sortByBits(keys, countBits, nodeBits+bits.Len(uint(len(sv.g.PodSets))))
+	for i, r := range keys {
 		key, count := r>>countBits, int32(r&(1<<countBits-1))
-		if i > 0 && runs[i-1]>>countBits == key {
-			out[len(out)-1].Count += count
+		if i > 0 && keys[i-1]>>countBits == key {
+			runs[len(runs)-1].count += count
 			continue
 		}
-		row, id := n+byRank[key>>nodeBits], NodeID(key&(1<<nodeBits-1))
-		out = append(out, Assignment{Pod: sv.pods[row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id,
-			Member: sv.g.PodSetStart(row - n), Count: count})
+		runs = append(runs, setRun{row: n + byRank[key>>nodeBits], id: NodeID(key & (1<<nodeBits - 1)), count: count})
 	}
-	return out
+	return out, runs
 }
 
 // podSetRanks returns each pod set's rank among the group's sets by name,
@@ -745,31 +810,6 @@ func (sv *solver) podSetRanks() (rank, byRank []int) {
 		rank[k] = r
 	}
 	return rank, byRank
-}
-
-// split divides a winning attempt's assignments, which the hooks are done
-// with, into the members' (Member zeroed: it depends on the input order)
-// and the pod sets', which follow them. The members' stay in place:
-// moving Assignments costs write barriers.
-func (sv *solver) split(a *attempt) ([]Assignment, []PodSetAssignment) {
-	n := len(sv.g.Members)
-	as := a.as
-	k := 0
-	for k < len(as) && as[k].Member < n {
-		as[k].Member = 0
-		k++
-	}
-	if k == len(as) {
-		return as[:k:k], nil
-	}
-	sets := make([]PodSetAssignment, 0, len(as)-k)
-	for _, x := range as[k:] {
-		sets = append(sets, PodSetAssignment{PodSet: x.Pod.Name, Node: x.Node, NodeID: x.NodeID, Count: x.Count})
-	}
-	if k == 0 {
-		return nil, sets
-	}
-	return as[:k:k], sets
 }
 
 func (sv *solver) waiting(a *attempt) []Key {
