@@ -372,7 +372,11 @@ func (sv *solver) drain(a *attempt, idx []int, h []source) {
 		}
 		if len(src.ahead) > 0 {
 			src.next, src.ahead = src.ahead[0], src.ahead[1:]
-			heapDown(h, 0, sourceBefore) // the top only moved later: its next node's ID grew
+			// The top only moved later (its next node's ID grew); it stays
+			// on top while it still goes before both children.
+			if (len(h) > 1 && sourceBefore(h[1], *src)) || (len(h) > 2 && sourceBefore(h[2], *src)) {
+				heapDown(h, 0, sourceBefore)
+			}
 		} else {
 			_, h = heapPop(h, sourceBefore)
 		}

@@ -757,10 +757,11 @@ func (sv *solver) placed(a *attempt, room bool) (out []Assignment, runs []setRun
 			}
 		}
 	}
+	capacity := size
 	if !room {
-		size = members
+		capacity = members
 	}
-	out = make([]Assignment, members, size)
+	out = make([]Assignment, members, capacity)
 	// A set's run sorts as one integer: the set's rank by name (below
 	// MaxPodSets, 2^10), the node, then the run's pod count in the low 21
 	// bits (MaxPending is 2^20); sorting those by rank and node beats
@@ -771,6 +772,7 @@ func (sv *solver) placed(a *attempt, room bool) (out []Assignment, runs []setRun
 	var rank, byRank []int
 	if len(sv.g.PodSets) > 0 {
 		rank, byRank = sv.podSetRanks()
+		keys = make([]uint64, 0, size-members)
 	}
 	k := 0
 	for i := 0; i < len(sv.members); {
@@ -786,6 +788,9 @@ func (sv *solver) placed(a *attempt, room bool) (out []Assignment, runs []setRun
 		i = j
 	}
 	sortByBits(keys, countBits, nodeBits+bits.Len(uint(len(sv.g.PodSets))))
+	if len(keys) > 0 {
+		runs = make([]setRun, 0, len(keys))
+	}
 	for i, r := range keys {
 		key, count := r>>countBits, int32(r&(1<<countBits-1))
 		if i > 0 && keys[i-1]>>countBits == key {
