@@ -106,22 +106,22 @@ func defaultScore(s *Snapshot, g *Group, requested []bool, alloc, used []int64, 
 }
 
 // defaultScore is DefaultScorer's score of attempt a, read from the solver's
-// rows rather than from assignments: O(pods placed + rows + nodes of p).
+// classes rather than from assignments: O(pods + classes + nodes of p).
 func (sv *solver) defaultScore(a *attempt) int64 {
 	requested := make([]bool, sv.R)
 	for _, row := range sv.g.prep.classRow {
 		markRequested(requested, sv.req(int32(row)), sv.s.b.podsR)
 	}
 	alloc, used := placementSums(sv.s, a.p, requested)
-	perRow := make([]int64, len(sv.pods))
+	perClass := make([]int64, sv.classes) // a class's rows request the same
 	for i, id := range a.node {
 		if id >= 0 {
-			perRow[sv.members[i].row]++
+			perClass[sv.class[sv.members[i].row]]++
 		}
 	}
-	for row, pods := range perRow {
+	for c, pods := range perClass {
 		if pods > 0 {
-			addRequests(used, requested, sv.req(int32(row)), pods)
+			addRequests(used, requested, sv.req(int32(sv.g.prep.classRow[c])), pods)
 		}
 	}
 	return defaultScore(sv.s, sv.g, requested, alloc, used, int64(a.placed))
