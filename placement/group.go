@@ -461,25 +461,25 @@ func (g *Group) validatePodSets(s *Snapshot) error {
 	}
 	total := int64(len(g.Members))
 	for i, ps := range order {
-		obj := fmt.Sprintf("pod set %q of %s", ps.Name, groupObj(g))
+		obj := func() string { return fmt.Sprintf("pod set %q of %s", ps.Name, groupObj(g)) } // for an error only
 		switch {
 		case ps.Name == "":
-			return Errorf(ErrInvalid, obj, "name", "must not be empty")
+			return Errorf(ErrInvalid, obj(), "name", "must not be empty")
 		case i > 0 && ps.Name == order[i-1].Name:
-			return Errorf(ErrDuplicate, obj, "name", "listed twice")
+			return Errorf(ErrDuplicate, obj(), "name", "listed twice")
 		case members[ps.Name]:
-			return Errorf(ErrDuplicate, obj, "name", "is also the name of a member")
+			return Errorf(ErrDuplicate, obj(), "name", "is also the name of a member")
 		case ps.Count < 1 || ps.Count > MaxPending:
-			return Errorf(ErrInvalid, obj, "count", "%d is outside 1..%d", ps.Count, MaxPending)
+			return Errorf(ErrInvalid, obj(), "count", "%d is outside 1..%d", ps.Count, MaxPending)
 		case ps.Template.Affinity != nil:
-			return Errorf(ErrInvalid, obj, "template.spec.affinity", "pod sets take no affinity terms: list such pods as members")
+			return Errorf(ErrInvalid, obj(), "template.spec.affinity", "pod sets take no affinity terms: list such pods as members")
 		case len(ps.Template.ResourceClaims) > 0:
-			return Errorf(ErrInvalid, obj, "template.spec.resourceClaims", "pod sets take no resource claims: list such pods as members")
+			return Errorf(ErrInvalid, obj(), "template.spec.resourceClaims", "pod sets take no resource claims: list such pods as members")
 		}
 		if p, isBound := s.Pod(Key{g.Namespace, ps.Name}); isBound {
-			return Errorf(ErrDuplicate, obj, "name", "is the name of pod %s, bound to node %q", p.Key(), p.NodeName)
+			return Errorf(ErrDuplicate, obj(), "name", "is the name of pod %s, bound to node %q", p.Key(), p.NodeName)
 		}
-		if err := checkList(func() string { return obj }, "template.requests", ps.Template.Requests, true); err != nil {
+		if err := checkList(obj, "template.requests", ps.Template.Requests, true); err != nil {
 			return err
 		}
 		if total += int64(ps.Count); total > MaxPending {
