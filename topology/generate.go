@@ -431,24 +431,44 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 			short = append(short, d)
 		}
 	}
-	slices.SortFunc(ok, func(x, y cand) int {
+	byBound := func(x, y cand) int {
 		if c := cmp.Compare(y.ub, x.ub); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.d, y.d) // IDs follow path order within a level
-	})
-	cut := len(ok)
+	}
+	byID := func(x, y cand) int { return cmp.Compare(x.d, y.d) }
+	// The first tier ends at the first domain by bound that holds every
+	// member. That is usually the first: finding it costs a pass over the
+	// candidates (which are in ID order, as doms is), where sorting them
+	// all by bound cost a sort.
+	var tiers [2][]cand
+	best := 0
 	for i := range ok {
-		if b.holdsAll(ok[i].d) {
-			cut = i + 1
-			break
+		if byBound(ok[i], ok[best]) < 0 {
+			best = i
 		}
 	}
-	for _, part := range [][]cand{ok[:cut], ok[cut:]} {
+	if len(ok) > 0 && b.holdsAll(ok[best].d) {
+		tiers[0] = []cand{ok[best]}
+		tiers[1] = slices.Delete(ok, best, best+1)
+	} else {
+		slices.SortFunc(ok, byBound)
+		cut := len(ok)
+		for i := range ok {
+			if b.holdsAll(ok[i].d) {
+				cut = i + 1
+				break
+			}
+		}
+		tiers[0], tiers[1] = ok[:cut], ok[cut:]
+		slices.SortFunc(tiers[0], byID)
+		slices.SortFunc(tiers[1], byID)
+	}
+	for _, part := range tiers {
 		if len(part) == 0 {
 			continue
 		}
-		slices.SortFunc(part, func(x, y cand) int { return cmp.Compare(x.d, y.d) })
 		for _, c := range part {
 			b.emit(c.d, b.t.doms[c.d].nodes, b.rank)
 		}

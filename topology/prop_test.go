@@ -451,3 +451,30 @@ func TestGenerators_FeasibleAndInfeasible(t *testing.T) {
 		}
 	}
 }
+
+// TestProp_PlacementsInPathOrderPerRank checks the order Generate documents
+// (SolverOptions): within one rank, placements come in path order, the
+// order the solver breaks equal scores in — whichever way the first tier
+// was cut.
+func TestProp_PlacementsInPathOrderPerRank(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := genCase(false, false).Draw(t, "case")
+		s, err := placement.NewSnapshot(c.nodes, c.pods)
+		require.NoError(t, err)
+		tr, err := topology.NewTree(s, propKeys)
+		require.NoError(t, err)
+		opts, err := tr.SolverOptions(c.cs, c.scoring)
+		if err != nil || opts.Generator == nil {
+			return // a key no node carries (TestProp_Invariants checks the error), or no constraint
+		}
+		ps, err := opts.Generator.Generate(s, &c.group)
+		if err != nil {
+			return // bound members outside one domain: likewise
+		}
+		for i := 1; i < len(ps); i++ {
+			if ps[i].Rank == ps[i-1].Rank && ps[i].Name != "" && ps[i].Name <= ps[i-1].Name {
+				t.Fatalf("rank %d: %q after %q", ps[i].Rank, ps[i].Name, ps[i-1].Name)
+			}
+		}
+	})
+}
