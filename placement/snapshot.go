@@ -532,25 +532,18 @@ type hashPos struct {
 
 // keyHash hashes a pod key eight bytes at a time (FNV-1a's byte loop cost
 // a third of a snapshot's build). It is deterministic, so the index never
-// depends on the process; the key index buckets by its top bits, which the
-// final mix (MurmurHash3's fmix64) spreads. 32 bits halve the index
-// (100,000 keys share a hash about once, and then their keys are
-// compared).
+// depends on the process. The key index buckets by the top bits, which
+// hashString's last multiply already makes depend on every input bit: a
+// further finaliser (MurmurHash3's fmix64) cost half the hashing. 32 bits
+// halve the index (100,000 keys share a hash about once, and then their
+// keys are compared).
 func keyHash(ns, name string) uint32 { return nameHash(nsHash(ns), name) }
 
 // nsHash and nameHash are keyHash in two steps, so that pods of one
 // namespace share the first.
 func nsHash(ns string) uint64 { return hashString(0x9e3779b97f4a7c15, ns) }
 
-func nameHash(nsh uint64, name string) uint32 {
-	h := hashString(nsh, name)
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return uint32(h >> 32)
-}
+func nameHash(nsh uint64, name string) uint32 { return uint32(hashString(nsh, name) >> 32) }
 
 // hashString mixes s into h. The tail of fewer than eight bytes is read as
 // its first and last four (or first, middle and last) bytes together with
