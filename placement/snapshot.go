@@ -218,104 +218,20 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	// (it happens at most once per such resource).
 	b.pods = pods
 	hashes := make([]uint32, len(pods))
+	counts, shift := keyBuckets(len(pods))
 	var used []int64
-	ok := true
+	var ok bool
 	for pass := 0; ; pass++ {
-		R := len(b.res)
-		used = make([]int64, len(b.nodes)*R)
+		used = make([]int64, len(b.nodes)*len(b.res))
+		var unknown []ResourceName
+		if pass == 0 {
+			ok, unknown = b.sumPods(used, hashes, counts, shift)
+		} else {
+			ok, unknown = b.sumPods(used, nil, nil, 0)
+		}
 		grew := false
-		// The resources a request may name, with their columns: every
-		// tracked one but pods.
-		type column struct {
-			j int
-			r ResourceName
-		}
-		var track []column
-		for j, r := range b.res {
-			if j != b.podsR {
-				track = append(track, column{j, r})
-			}
-		}
-		nodes, byName, podsR := b.nodes, b.byName, b.podsR
-		// Bound pods usually come grouped by node, often in node order:
-		// the last node found, then the next one by name, save most of the
-		// name lookups. Their namespace is often the previous pod's too.
-		lastName, lastID := "", NodeID(-1)
-		lastNs, nsh := "", nsHash("")
-		for i := range pods {
-			p := &pods[i]
-			if pass == 0 {
-				if p.Namespace != lastNs {
-					lastNs, nsh = p.Namespace, nsHash(p.Namespace)
-				}
-				hashes[i] = nameHash(nsh, p.Name)
-			}
-			id := lastID
-			if lastID < 0 || p.NodeName != lastName {
-				if n := int(lastID) + 1; n < len(nodes) && nodes[n].Name == p.NodeName {
-					id = NodeID(n)
-				} else {
-					var known bool
-					id, known = byName[p.NodeName]
-					if !known {
-						ok = false
-						continue
-					}
-				}
-				lastName, lastID = p.NodeName, id
-			}
-			ok = ok && p.Name != ""
-			row := used[int(id)*R : int(id)*R+R]
-			row[podsR]++
-			// Looking up each tracked resource is cheaper than iterating
-			// a small map; the map is iterated only when it holds a name
-			// not looked up (an unknown resource, "pods") or when it is
-			// much smaller than the resource index.
-			if len(p.Requests) == 0 {
-				continue
-			}
-			if R-1 > 2*len(p.Requests)+2 {
-				for r, q := range p.Requests {
-					j, have := b.resIdx[r]
-					if !have {
-						if addResource(col, &seen, r) {
-							grew = true
-						}
-						continue
-					}
-					ok = ok && q >= 0 && j != b.podsR && r != ""
-					if row[j] > math.MaxInt64-q {
-						ok = false
-					}
-					row[j] += q
-				}
-				continue
-			}
-			found := 0
-			for _, c := range track {
-				q, have := p.Requests[c.r]
-				if !have {
-					continue
-				}
-				found++
-				ok = ok && q >= 0 && c.r != ""
-				if row[c.j] > math.MaxInt64-q {
-					ok = false
-				}
-				row[c.j] += q
-			}
-			if found != len(p.Requests) {
-				for r := range p.Requests {
-					j, have := b.resIdx[r]
-					if !have {
-						if addResource(col, &seen, r) {
-							grew = true
-						}
-						continue
-					}
-					ok = ok && j != b.podsR
-				}
-			}
+		for _, r := range unknown {
+			grew = addResource(col, &seen, r) || grew
 		}
 		if !ok || !grew {
 			break
@@ -323,7 +239,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		b.setResources(seen)
 	}
 	if ok {
-		ok = b.indexKeys(hashes)
+		ok = b.indexCounted(hashes, counts, shift)
 	}
 	if !ok {
 		return nil, b.firstBadPod()
@@ -346,6 +262,160 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	return s, nil
 }
 
+// column is a resource a request may name, with its column in a usage row.
+type column struct {
+	j int
+	r ResourceName
+}
+
+// sumPods is one pass of NewSnapshot over b.pods: it adds each pod's
+// requests, and 1 for the pod itself, to its node's row of used (R values
+// per node, R = len(b.res)) and, when hashes is not nil, stores each pod's
+// key hash there and counts it in counts[hash>>shift]. It reports whether
+// every pod is valid as far as the tracked resources tell (node known, name
+// not empty, requests neither negative nor for "pods" nor unnamed, no
+// node's sum overflowing int64), and the requested resources that b.res
+// lacks, each once.
+//
+// It is NewSnapshot's inner loop. The pods go by chunks, hashed first and
+// summed second, so that each loop keeps fewer values live across its calls
+// (every call spills them all), while a chunk's pods are still in cache.
+func (b *base) sumPods(used []int64, hashes []uint32, counts []int32, shift int) (ok bool, unknown []ResourceName) {
+	R, podsR := len(b.res), b.podsR
+	// The resources a request may name, with their columns: every tracked
+	// one but pods, and but "" (a pod naming it is invalid, and found by
+	// iterating its map).
+	track := make([]column, 0, R)
+	for j, r := range b.res {
+		if j != podsR && r != "" {
+			track = append(track, column{j, r})
+		}
+	}
+	// sign ORs every request and every sum after adding it: requests are
+	// never negative and sums start at 0, so it turns negative exactly when
+	// a request is negative or a sum first overflows (two values up to
+	// MaxInt64 sum to less than 2^64, which wraps to negative; what a sum
+	// does afterwards no longer matters).
+	var sign int64
+	ok = true
+	// Bound pods usually come grouped by node, often in node order: the
+	// last node found, then the next one by name, save most of the name
+	// lookups. Their namespace is often the previous pod's too.
+	lastName, lastID, row := "", -1, -1 // row: lastID's offset in used
+	ns := nsCache{"", nsHash("")}
+	const chunk = 128
+	pods := b.pods
+	for i := range pods {
+		if hashes != nil && i%chunk == 0 {
+			hi := min(i+chunk, len(pods))
+			hashKeys(pods[i:hi], hashes[i:hi], counts, shift, &ns)
+		}
+		p := &pods[i]
+		if row < 0 || p.NodeName != lastName {
+			id, known := b.nextNode(lastID, p.NodeName)
+			if !known {
+				ok = false
+				continue
+			}
+			lastName, lastID, row = p.NodeName, id, id*R
+		}
+		if p.Name == "" {
+			ok = false
+		}
+		used[row+podsR]++
+		// Looking up each tracked resource is cheaper than iterating a
+		// small map; the map is iterated only when it holds a name not
+		// looked up (an unknown resource, "pods", "") or when it is much
+		// smaller than the resource index.
+		rl := p.Requests
+		n := len(rl)
+		if n == 0 {
+			continue
+		}
+		if len(track) <= 2*n+2 {
+			found := 0
+			for _, c := range track {
+				if q, have := rl[c.r]; have {
+					j := row + c.j
+					used[j] += q
+					sign |= q | used[j]
+					// Once every request is found, the other columns
+					// need no look-up.
+					if found++; found == n {
+						break
+					}
+				}
+			}
+			if found == n {
+				continue
+			}
+		}
+		valid, s := b.addOther(rl, used[row:row+R], &unknown, len(track) > 2*n+2)
+		ok = ok && valid
+		sign |= s
+	}
+	return ok && sign >= 0, unknown
+}
+
+// nextNode finds the node named name for sumPods: node last+1 when it has
+// that name (pods grouped by node in node order), else through byName.
+func (b *base) nextNode(last int, name string) (int, bool) {
+	if n := last + 1; n < len(b.nodes) && b.nodes[n].Name == name {
+		return n, true
+	}
+	id, known := b.byName[name]
+	return int(id), known
+}
+
+// addOther is sumPods on a pod whose requests rl are not all tracked, or
+// far fewer than the tracked resources: it iterates rl, adding to row the
+// tracked requests when add is set (sumPods has added them otherwise), and
+// appends to unknown the names b.res lacks, each once. It reports whether
+// every known name is valid (neither "pods" nor ""), and the sign of the
+// requests and sums it added, as sumPods counts them.
+func (b *base) addOther(rl ResourceList, row []int64, unknown *[]ResourceName, add bool) (valid bool, sign int64) {
+	valid = true
+	for r, q := range rl {
+		j, have := b.resIdx[r]
+		if !have {
+			if !slices.Contains(*unknown, r) {
+				*unknown = append(*unknown, r)
+			}
+			continue
+		}
+		valid = valid && j != b.podsR && r != ""
+		if add {
+			row[j] += q
+			sign |= q | row[j]
+		}
+	}
+	return valid, sign
+}
+
+// nsCache is the last namespace hashed, and its hash: bound pods often
+// share the previous pod's namespace.
+type nsCache struct {
+	ns string
+	h  uint64
+}
+
+// hashKeys stores the key hash of each of pods in hashes and counts it in
+// counts[hash>>shift].
+func hashKeys(pods []Pod, hashes []uint32, counts []int32, shift int, c *nsCache) {
+	lastNs, nsh := c.ns, c.h
+	hashes = hashes[:len(pods)]
+	for i := range pods {
+		p := &pods[i]
+		if p.Namespace != lastNs {
+			lastNs, nsh = p.Namespace, nsHash(p.Namespace)
+		}
+		h := nameHash(nsh, p.Name)
+		hashes[i] = h
+		counts[h>>shift]++
+	}
+	c.ns, c.h = lastNs, nsh
+}
+
 // smallBucket is the longest bucket of the key index that is left
 // unsorted: scanning it costs less than sorting it (whose compares
 // mispredict), and it is checked for duplicates pair by pair.
@@ -356,15 +426,28 @@ const smallBucket = 32
 // hashes that spread; a bucket of k > smallBucket is sorted in
 // O(k log k). The order inside a bucket never reaches an output.
 func (b *base) indexKeys(hashes []uint32) bool {
-	// A counting sort on the top bits. Buckets of 4-8 hashes keep the
-	// counts in a small cache. (Sorting in place, American flag style,
-	// saves the copy but chains one cache miss to the next: slower.)
-	top := max(bits.Len(uint(len(hashes)))-3, 0)
-	shift := 32 - top
-	next, end := make([]int32, 1<<top), make([]int32, 1<<top)
+	counts, shift := keyBuckets(len(hashes))
 	for _, h := range hashes {
-		end[h>>shift]++
+		counts[h>>shift]++
 	}
+	return b.indexCounted(hashes, counts, shift)
+}
+
+// keyBuckets returns zero counts for the buckets of the key index of n
+// pods, and the shift that maps a key hash to its bucket. Buckets of 4-8
+// hashes keep the counts in a small cache.
+func keyBuckets(n int) (counts []int32, shift int) {
+	top := max(bits.Len(uint(n))-3, 0)
+	return make([]int32, 1<<top), 32 - top
+}
+
+// indexCounted is indexKeys once the hashes are counted in their buckets:
+// end[d] is the number of hashes h with h>>shift == d. It takes end over as
+// the index's bucket ends.
+func (b *base) indexCounted(hashes []uint32, end []int32, shift int) bool {
+	// A counting sort on the top bits. (Sorting in place, American flag
+	// style, saves the copy but chains one cache miss to the next: slower.)
+	next := make([]int32, len(end))
 	sum := int32(0)
 	for d, c := range end {
 		next[d] = sum
