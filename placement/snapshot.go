@@ -277,9 +277,8 @@ type column struct {
 // node's sum overflowing int64), and the requested resources that b.res
 // lacks, each once.
 //
-// It is NewSnapshot's inner loop. The pods go by chunks, hashed first and
-// summed second, so that each loop keeps fewer values live across its calls
-// (every call spills them all), while a chunk's pods are still in cache.
+// It is NewSnapshot's inner loop; the rare cases (a node not next in name
+// order, requests not all tracked) are left to helpers.
 func (b *base) sumPods(used []int64, hashes []uint32, counts []int32, shift int) (ok bool, unknown []ResourceName) {
 	R, podsR := len(b.res), b.podsR
 	// The resources a request may name, with their columns: every tracked
@@ -302,15 +301,20 @@ func (b *base) sumPods(used []int64, hashes []uint32, counts []int32, shift int)
 	// last node found, then the next one by name, save most of the name
 	// lookups. Their namespace is often the previous pod's too.
 	lastName, lastID, row := "", -1, -1 // row: lastID's offset in used
-	ns := nsCache{"", nsHash("")}
-	const chunk = 128
+	lastNs, nsh := "", nsHash("")
 	pods := b.pods
 	for i := range pods {
-		if hashes != nil && i%chunk == 0 {
-			hi := min(i+chunk, len(pods))
-			hashKeys(pods[i:hi], hashes[i:hi], counts, shift, &ns)
-		}
 		p := &pods[i]
+		// Hashing here, between the map look-ups, costs less than in a
+		// loop of its own: it runs while they wait for memory.
+		if hashes != nil {
+			if p.Namespace != lastNs {
+				lastNs, nsh = p.Namespace, nsHash(p.Namespace)
+			}
+			h := nameHash(nsh, p.Name)
+			hashes[i] = h
+			counts[h>>shift]++
+		}
 		if row < 0 || p.NodeName != lastName {
 			id, known := b.nextNode(lastID, p.NodeName)
 			if !known {
@@ -390,30 +394,6 @@ func (b *base) addOther(rl ResourceList, row []int64, unknown *[]ResourceName, a
 		}
 	}
 	return valid, sign
-}
-
-// nsCache is the last namespace hashed, and its hash: bound pods often
-// share the previous pod's namespace.
-type nsCache struct {
-	ns string
-	h  uint64
-}
-
-// hashKeys stores the key hash of each of pods in hashes and counts it in
-// counts[hash>>shift].
-func hashKeys(pods []Pod, hashes []uint32, counts []int32, shift int, c *nsCache) {
-	lastNs, nsh := c.ns, c.h
-	hashes = hashes[:len(pods)]
-	for i := range pods {
-		p := &pods[i]
-		if p.Namespace != lastNs {
-			lastNs, nsh = p.Namespace, nsHash(p.Namespace)
-		}
-		h := nameHash(nsh, p.Name)
-		hashes[i] = h
-		counts[h>>shift]++
-	}
-	c.ns, c.h = lastNs, nsh
 }
 
 // smallBucket is the longest bucket of the key index that is left
