@@ -148,7 +148,9 @@ type base struct {
 func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b := &base{byName: make(map[string]NodeID, len(nodes))}
 	b.nodes = slices.Clone(nodes)
-	slices.SortFunc(b.nodes, func(x, y Node) int { return strings.Compare(x.Name, y.Name) })
+	if !namesSorted(b.nodes) {
+		slices.SortFunc(b.nodes, func(x, y Node) int { return strings.Compare(x.Name, y.Name) })
+	}
 	// Names first, then contents, so that the error reported does not
 	// depend on the input order when two objects share a name.
 	for i := range b.nodes {
@@ -260,6 +262,18 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		s.usedSum[i%R] = arith.SatAdd(s.usedSum[i%R], q)
 	}
 	return s, nil
+}
+
+// namesSorted reports whether nodes are in name order. Nodes usually come
+// so, and checking costs less than sorting, whose comparator copies two
+// nodes per call.
+func namesSorted(nodes []Node) bool {
+	for i := 1; i < len(nodes); i++ {
+		if nodes[i].Name < nodes[i-1].Name {
+			return false
+		}
+	}
+	return true
 }
 
 // column is a resource a request may name, with its column in a usage row.
