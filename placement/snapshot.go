@@ -258,8 +258,10 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		s.used[pg] = used[lo:hi:hi]
 	}
 	s.usedSum = make([]int64, R)
-	for i, q := range used {
-		s.usedSum[i%R] = arith.SatAdd(s.usedSum[i%R], q)
+	for row := range slices.Chunk(used, R) {
+		for r, q := range row {
+			s.usedSum[r] = arith.SatAdd(s.usedSum[r], q)
+		}
 	}
 	return s, nil
 }
@@ -538,6 +540,7 @@ func (b *base) allocRows(seen []ResourceName, off []int, vals []int64) {
 	}
 	b.alloc = make([]int64, len(b.nodes)*R)
 	b.largest = make([]int64, R)
+	b.allocSum = make([]int64, R)
 	for i := range b.nodes {
 		row := b.alloc[i*R : (i+1)*R]
 		for k, q := range vals[off[i]:off[i+1]] {
@@ -545,11 +548,8 @@ func (b *base) allocRows(seen []ResourceName, off []int, vals []int64) {
 		}
 		for r, q := range row {
 			b.largest[r] = max(b.largest[r], q)
+			b.allocSum[r] = arith.SatAdd(b.allocSum[r], q)
 		}
-	}
-	b.allocSum = make([]int64, R)
-	for i, q := range b.alloc {
-		b.allocSum[i%R] = arith.SatAdd(b.allocSum[i%R], q)
 	}
 }
 
