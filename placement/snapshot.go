@@ -169,10 +169,14 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	// far fewer entries than resources seen, has its map iterated.
 	col := map[ResourceName]int{ResourcePods: 0} // column of each resource in seen
 	seen := []ResourceName{ResourcePods}
-	// vals[off[i]:off[i+1]] are node i's quantities of seen[0], seen[1], …
-	// (MaxInt64 for an absent pods); resources seen later are absent.
-	off := make([]int, len(b.nodes)+1)
-	vals := make([]int64, 0, 4*len(b.nodes))
+	// vals holds node i's quantities of seen[0], seen[1], … (MaxInt64 for
+	// an absent pods; resources seen later are absent) in a row as long as
+	// seen was then: vals[off[i]:off[i+1]]. While every row is as long as
+	// the first, off stays nil and row i is vals[i*width:(i+1)*width]; the
+	// rows can then become the allocatable matrix in place.
+	var off []int
+	var vals []int64
+	width := 0
 	b.allNodes = make([]NodeID, len(b.nodes))
 	for i := range b.nodes {
 		n := &b.nodes[i]
@@ -209,7 +213,18 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 				vals[k+col[r]] = q
 			}
 		}
-		off[i+1] = len(vals)
+		if i == 0 {
+			width = len(vals)
+			vals = slices.Grow(vals, (len(b.nodes)-1)*width)
+		} else if off == nil && len(vals)-k != width {
+			off = make([]int, len(b.nodes)+1)
+			for j := range i + 1 {
+				off[j] = j * width
+			}
+		}
+		if off != nil {
+			off[i+1] = len(vals)
+		}
 		b.byName[n.Name] = NodeID(i)
 		b.allNodes[i] = NodeID(i)
 	}
@@ -246,7 +261,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	if !ok {
 		return nil, b.firstBadPod()
 	}
-	b.allocRows(seen, off, vals)
+	b.allocRows(seen, off, vals, width)
 	b.nodeTypes()
 
 	R := len(b.res)
@@ -443,20 +458,20 @@ func keyBuckets(n int) (counts []int32, shift int) {
 func (b *base) indexCounted(hashes []uint32, end []int32, shift int) bool {
 	// A counting sort on the top bits. (Sorting in place, American flag
 	// style, saves the copy but chains one cache miss to the next: slower.)
-	next := make([]int32, len(end))
+	// Each bucket's count becomes its start, which the scatter advances to
+	// its end.
 	sum := int32(0)
 	for d, c := range end {
-		next[d] = sum
-		sum += c
 		end[d] = sum
+		sum += c
 	}
 	b.keyHash = make([]uint32, len(hashes))
 	b.keyPos = make([]int32, len(hashes))
 	b.keyEnd, b.keyShift = end, shift
 	for i, h := range hashes {
 		d := h >> shift
-		b.keyHash[next[d]], b.keyPos[next[d]] = h, int32(i)
-		next[d]++
+		b.keyHash[end[d]], b.keyPos[end[d]] = h, int32(i)
+		end[d]++
 	}
 	var run []hashPos
 	lo := 0
@@ -530,22 +545,43 @@ func addResource(col map[ResourceName]int, seen *[]ResourceName, r ResourceName)
 }
 
 // allocRows fills the allocatable rows and the per-resource aggregates
-// from the nodes' quantities as NewSnapshot kept them: vals[off[i]:off[i+1]]
-// for node i, by the columns of seen.
-func (b *base) allocRows(seen []ResourceName, off []int, vals []int64) {
+// from the nodes' quantities as NewSnapshot kept them: by the columns of
+// seen, node i's in vals[off[i]:off[i+1]], or vals[i*width:(i+1)*width]
+// when off is nil.
+func (b *base) allocRows(seen []ResourceName, off []int, vals []int64, width int) {
 	R := len(b.res)
 	perm := make([]int, len(seen))
 	for k, r := range seen {
 		perm[k] = b.resIdx[r]
 	}
-	b.alloc = make([]int64, len(b.nodes)*R)
+	if off == nil && width == R {
+		// Rows as long as the matrix's: each one's values move to their
+		// columns in place.
+		b.alloc = vals[: len(b.nodes)*R : len(b.nodes)*R]
+		tmp := make([]int64, R)
+		for i := range b.nodes {
+			row := b.alloc[i*R : (i+1)*R]
+			copy(tmp, row)
+			for k, q := range tmp {
+				row[perm[k]] = q
+			}
+		}
+	} else {
+		b.alloc = make([]int64, len(b.nodes)*R)
+		for i := range b.nodes {
+			lo, hi := i*width, (i+1)*width
+			if off != nil {
+				lo, hi = off[i], off[i+1]
+			}
+			row := b.alloc[i*R : (i+1)*R]
+			for k, q := range vals[lo:hi] {
+				row[perm[k]] = q
+			}
+		}
+	}
 	b.largest = make([]int64, R)
 	b.allocSum = make([]int64, R)
-	for i := range b.nodes {
-		row := b.alloc[i*R : (i+1)*R]
-		for k, q := range vals[off[i]:off[i+1]] {
-			row[perm[k]] = q
-		}
+	for row := range slices.Chunk(b.alloc, R) {
 		for r, q := range row {
 			b.largest[r] = max(b.largest[r], q)
 			b.allocSum[r] = arith.SatAdd(b.allocSum[r], q)

@@ -29,7 +29,7 @@ func sumCluster(t *rapid.T) ([]Node, []Pod, string) {
 	nodes := make([]Node, rapid.IntRange(1, 6).Draw(t, "nodes"))
 	for i := range nodes {
 		nodes[i] = Node{Name: fmt.Sprintf("n%d", i), Allocatable: ResourceList{}}
-		for _, r := range sumResources[:len(sumResources)-1] {
+		for _, r := range append([]ResourceName{ResourcePods}, sumResources[:len(sumResources)-1]...) {
 			if rapid.Bool().Draw(t, "has") {
 				nodes[i].Allocatable[r] = rapid.Int64Range(0, 100).Draw(t, "allocatable")
 			}
@@ -58,9 +58,14 @@ func sumCluster(t *rapid.T) ([]Node, []Pod, string) {
 }
 
 // checkSums: every node's requested quantities are the plain sums over
-// its pods, whatever the order of the pods.
+// its pods, whatever the order of the pods, and its allocatable is as
+// given (unlimited pods when it gives none).
 func checkSums(t *rapid.T) string {
 	nodes, pods, order := sumCluster(t)
+	allocatable := map[string]ResourceList{}
+	for _, n := range nodes {
+		allocatable[n.Name] = n.Allocatable
+	}
 	want := map[string]ResourceList{}
 	for _, p := range pods {
 		if want[p.NodeName] == nil {
@@ -78,6 +83,11 @@ func checkSums(t *rapid.T) string {
 			name := s.Node(id).Name
 			for _, r := range append([]ResourceName{ResourcePods}, sumResources...) {
 				require.Equal(t, want[name][r], s.Requested(id, r), "node %s, resource %s, pods %s", name, r, order)
+				q, ok := allocatable[name][r]
+				if !ok && r == ResourcePods {
+					q = math.MaxInt64
+				}
+				require.Equal(t, q, s.Allocatable(id, r), "node %s, resource %s", name, r)
 			}
 		}
 	}
