@@ -479,6 +479,18 @@ func (b *base) indexCounted(hashes []uint32, end []int32, shift int) bool {
 		hs, ps := b.keyHash[lo:hi], b.keyPos[lo:hi]
 		lo = int(hi)
 		if len(hs) <= smallBucket {
+			// Two equal hashes set the same bit of a word: the pairs
+			// are compared only when bits clash (a bucket in five), as
+			// their loops mispredict.
+			var mask, clash uint64
+			for _, h := range hs {
+				bit := uint64(1) << (h % 64)
+				clash |= mask & bit
+				mask |= bit
+			}
+			if clash == 0 {
+				continue
+			}
 			for i := 1; i < len(hs); i++ {
 				for j := range i {
 					if hs[i] == hs[j] && b.pods[ps[i]].Key() == b.pods[ps[j]].Key() {
