@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,17 +147,19 @@ type base struct {
 func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b := &base{byName: make(map[string]NodeID, len(nodes))}
 	b.nodes = slices.Clone(nodes)
-	if !namesSorted(b.nodes) {
+	increasing := namesIncrease(b.nodes)
+	if !increasing {
 		slices.SortFunc(b.nodes, func(x, y Node) int { return strings.Compare(x.Name, y.Name) })
 	}
 	// Names first, then contents, so that the error reported does not
-	// depend on the input order when two objects share a name.
-	for i := range b.nodes {
-		n := &b.nodes[i]
-		if n.Name == "" {
-			return nil, Errorf(ErrInvalid, "node #"+strconv.Itoa(i), "metadata.name", "must not be empty")
-		}
-		if i > 0 && b.nodes[i-1].Name == n.Name {
+	// depend on the input order when two objects share a name. In name
+	// order an empty name comes first, and a repeated one next to itself
+	// (never, if the names increase).
+	if len(b.nodes) > 0 && b.nodes[0].Name == "" {
+		return nil, Errorf(ErrInvalid, "node #0", "metadata.name", "must not be empty")
+	}
+	for i := 1; !increasing && i < len(b.nodes); i++ {
+		if n := &b.nodes[i]; b.nodes[i-1].Name == n.Name {
 			return nil, Errorf(ErrDuplicate, nodeObj(n.Name), "metadata.name", "appears twice")
 		}
 	}
@@ -281,12 +282,12 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	return s, nil
 }
 
-// namesSorted reports whether nodes are in name order. Nodes usually come
-// so, and checking costs less than sorting, whose comparator copies two
-// nodes per call.
-func namesSorted(nodes []Node) bool {
+// namesIncrease reports whether the names of nodes strictly increase.
+// Nodes usually come so, and checking costs less than sorting, whose
+// comparator copies two nodes per call.
+func namesIncrease(nodes []Node) bool {
 	for i := 1; i < len(nodes); i++ {
-		if nodes[i].Name < nodes[i-1].Name {
+		if nodes[i].Name <= nodes[i-1].Name {
 			return false
 		}
 	}

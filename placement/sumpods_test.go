@@ -180,9 +180,10 @@ func TestNewSnapshot_PodPassCases(t *testing.T) {
 	})
 }
 
-// TestNewSnapshot_NodesInAnyOrder: nodes given in name order skip the
-// sort; any other order gives the same snapshot, and a repeated name is
-// reported either way.
+// TestNewSnapshot_NodesInAnyOrder: nodes given in strictly increasing
+// name order skip the sort and the search for repeated names; any other
+// order gives the same snapshot, and a repeated or empty name is reported
+// either way.
 func TestNewSnapshot_NodesInAnyOrder(t *testing.T) {
 	nodes := []Node{
 		{Name: "a", Allocatable: ResourceList{ResourceCPU: 1}},
@@ -208,5 +209,10 @@ func TestNewSnapshot_NodesInAnyOrder(t *testing.T) {
 		s, err := NewSnapshot(in, nil)
 		require.Nil(t, s)
 		requireFieldError(t, err, ErrDuplicate, `node "b"`, "metadata.name")
+	}
+	for _, in := range [][]Node{{{}, nodes[0]}, {nodes[0], {}}, {{}, {}}} {
+		s, err := NewSnapshot(in, nil)
+		require.Nil(t, s)
+		requireFieldError(t, err, ErrInvalid, "node #0", "metadata.name")
 	}
 }
