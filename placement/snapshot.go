@@ -139,8 +139,10 @@ type base struct {
 // "pods"; a node whose summed requests overflow int64. When several objects
 // are bad, the one reported is the first in name order.
 //
-// Cost: O(nodes log nodes + pods), reading each pod's requests once; the
-// pods are never sorted by name, nor indexed by node, until something asks
+// Cost: O(nodes log nodes + pods), O(nodes + pods) for nodes in name
+// order, reading each pod's requests once (fastest for pods grouped by node
+// in node order); the pods are never sorted by name, nor indexed by node,
+// until something asks
 // for that order ([Snapshot.Pods], [Snapshot.GroupMembers],
 // [Snapshot.PodsOn]: each builds its index once, O(pods), for every
 // snapshot derived from this one).
