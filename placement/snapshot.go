@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -140,23 +139,29 @@ type base struct {
 // "pods"; a node whose summed requests overflow int64. When several objects
 // are bad, the one reported is the first in name order.
 //
-// Cost: O(nodes log nodes + pods), reading each pod's requests once; the
-// pods are never sorted by name, nor indexed by node, until something asks
+// Cost: O(nodes log nodes + pods), O(nodes + pods) for nodes in name
+// order, reading each pod's requests once (fastest for pods grouped by node
+// in node order); the pods are never sorted by name, nor indexed by node,
+// until something asks
 // for that order ([Snapshot.Pods], [Snapshot.GroupMembers],
 // [Snapshot.PodsOn]: each builds its index once, O(pods), for every
 // snapshot derived from this one).
 func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b := &base{byName: make(map[string]NodeID, len(nodes))}
 	b.nodes = slices.Clone(nodes)
-	slices.SortFunc(b.nodes, func(x, y Node) int { return strings.Compare(x.Name, y.Name) })
+	increasing := namesIncrease(b.nodes)
+	if !increasing {
+		slices.SortFunc(b.nodes, func(x, y Node) int { return strings.Compare(x.Name, y.Name) })
+	}
 	// Names first, then contents, so that the error reported does not
-	// depend on the input order when two objects share a name.
-	for i := range b.nodes {
-		n := &b.nodes[i]
-		if n.Name == "" {
-			return nil, Errorf(ErrInvalid, "node #"+strconv.Itoa(i), "metadata.name", "must not be empty")
-		}
-		if i > 0 && b.nodes[i-1].Name == n.Name {
+	// depend on the input order when two objects share a name. In name
+	// order an empty name comes first, and a repeated one next to itself
+	// (never, if the names increase).
+	if len(b.nodes) > 0 && b.nodes[0].Name == "" {
+		return nil, Errorf(ErrInvalid, "node #0", "metadata.name", "must not be empty")
+	}
+	for i := 1; !increasing && i < len(b.nodes); i++ {
+		if n := &b.nodes[i]; b.nodes[i-1].Name == n.Name {
 			return nil, Errorf(ErrDuplicate, nodeObj(n.Name), "metadata.name", "appears twice")
 		}
 	}
@@ -167,10 +172,14 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	// far fewer entries than resources seen, has its map iterated.
 	col := map[ResourceName]int{ResourcePods: 0} // column of each resource in seen
 	seen := []ResourceName{ResourcePods}
-	// vals[off[i]:off[i+1]] are node i's quantities of seen[0], seen[1], …
-	// (MaxInt64 for an absent pods); resources seen later are absent.
-	off := make([]int, len(b.nodes)+1)
-	vals := make([]int64, 0, 4*len(b.nodes))
+	// vals holds node i's quantities of seen[0], seen[1], … (MaxInt64 for
+	// an absent pods; resources seen later are absent) in a row as long as
+	// seen was then: vals[off[i]:off[i+1]]. While every row is as long as
+	// the first, off stays nil and row i is vals[i*width:(i+1)*width]; the
+	// rows can then become the allocatable matrix in place.
+	var off []int
+	var vals []int64
+	width := 0
 	b.allNodes = make([]NodeID, len(b.nodes))
 	for i := range b.nodes {
 		n := &b.nodes[i]
@@ -207,7 +216,18 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 				vals[k+col[r]] = q
 			}
 		}
-		off[i+1] = len(vals)
+		if i == 0 {
+			width = len(vals)
+			vals = slices.Grow(vals, (len(b.nodes)-1)*width)
+		} else if off == nil && len(vals)-k != width {
+			off = make([]int, len(b.nodes)+1)
+			for j := range i + 1 {
+				off[j] = j * width
+			}
+		}
+		if off != nil {
+			off[i+1] = len(vals)
+		}
 		b.byName[n.Name] = NodeID(i)
 		b.allNodes[i] = NodeID(i)
 	}
@@ -218,104 +238,20 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	// (it happens at most once per such resource).
 	b.pods = pods
 	hashes := make([]uint32, len(pods))
+	counts, shift := keyBuckets(len(pods))
 	var used []int64
-	ok := true
+	var ok bool
 	for pass := 0; ; pass++ {
-		R := len(b.res)
-		used = make([]int64, len(b.nodes)*R)
+		used = make([]int64, len(b.nodes)*len(b.res))
+		var unknown []ResourceName
+		if pass == 0 {
+			ok, unknown = b.sumPods(used, hashes, counts, shift)
+		} else {
+			ok, unknown = b.sumPods(used, nil, nil, 0)
+		}
 		grew := false
-		// The resources a request may name, with their columns: every
-		// tracked one but pods.
-		type column struct {
-			j int
-			r ResourceName
-		}
-		var track []column
-		for j, r := range b.res {
-			if j != b.podsR {
-				track = append(track, column{j, r})
-			}
-		}
-		nodes, byName, podsR := b.nodes, b.byName, b.podsR
-		// Bound pods usually come grouped by node, often in node order:
-		// the last node found, then the next one by name, save most of the
-		// name lookups. Their namespace is often the previous pod's too.
-		lastName, lastID := "", NodeID(-1)
-		lastNs, nsh := "", nsHash("")
-		for i := range pods {
-			p := &pods[i]
-			if pass == 0 {
-				if p.Namespace != lastNs {
-					lastNs, nsh = p.Namespace, nsHash(p.Namespace)
-				}
-				hashes[i] = nameHash(nsh, p.Name)
-			}
-			id := lastID
-			if lastID < 0 || p.NodeName != lastName {
-				if n := int(lastID) + 1; n < len(nodes) && nodes[n].Name == p.NodeName {
-					id = NodeID(n)
-				} else {
-					var known bool
-					id, known = byName[p.NodeName]
-					if !known {
-						ok = false
-						continue
-					}
-				}
-				lastName, lastID = p.NodeName, id
-			}
-			ok = ok && p.Name != ""
-			row := used[int(id)*R : int(id)*R+R]
-			row[podsR]++
-			// Looking up each tracked resource is cheaper than iterating
-			// a small map; the map is iterated only when it holds a name
-			// not looked up (an unknown resource, "pods") or when it is
-			// much smaller than the resource index.
-			if len(p.Requests) == 0 {
-				continue
-			}
-			if R-1 > 2*len(p.Requests)+2 {
-				for r, q := range p.Requests {
-					j, have := b.resIdx[r]
-					if !have {
-						if addResource(col, &seen, r) {
-							grew = true
-						}
-						continue
-					}
-					ok = ok && q >= 0 && j != b.podsR && r != ""
-					if row[j] > math.MaxInt64-q {
-						ok = false
-					}
-					row[j] += q
-				}
-				continue
-			}
-			found := 0
-			for _, c := range track {
-				q, have := p.Requests[c.r]
-				if !have {
-					continue
-				}
-				found++
-				ok = ok && q >= 0 && c.r != ""
-				if row[c.j] > math.MaxInt64-q {
-					ok = false
-				}
-				row[c.j] += q
-			}
-			if found != len(p.Requests) {
-				for r := range p.Requests {
-					j, have := b.resIdx[r]
-					if !have {
-						if addResource(col, &seen, r) {
-							grew = true
-						}
-						continue
-					}
-					ok = ok && j != b.podsR
-				}
-			}
+		for _, r := range unknown {
+			grew = addResource(col, &seen, r) || grew
 		}
 		if !ok || !grew {
 			break
@@ -323,12 +259,12 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		b.setResources(seen)
 	}
 	if ok {
-		ok = b.indexKeys(hashes)
+		ok = b.indexCounted(hashes, counts, shift)
 	}
 	if !ok {
 		return nil, b.firstBadPod()
 	}
-	b.allocRows(seen, off, vals)
+	b.allocRows(seen, off, vals, width)
 	b.nodeTypes()
 
 	R := len(b.res)
@@ -340,10 +276,158 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		s.used[pg] = used[lo:hi:hi]
 	}
 	s.usedSum = make([]int64, R)
-	for i, q := range used {
-		s.usedSum[i%R] = arith.SatAdd(s.usedSum[i%R], q)
+	for row := range slices.Chunk(used, R) {
+		for r, q := range row {
+			s.usedSum[r] = arith.SatAdd(s.usedSum[r], q)
+		}
 	}
 	return s, nil
+}
+
+// namesIncrease reports whether the names of nodes strictly increase.
+// Nodes usually come so, and checking costs less than sorting, whose
+// comparator copies two nodes per call.
+func namesIncrease(nodes []Node) bool {
+	for i := 1; i < len(nodes); i++ {
+		if nodes[i].Name <= nodes[i-1].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// column is a resource a request may name, with its column in a usage row.
+type column struct {
+	j int
+	r ResourceName
+}
+
+// sumPods is one pass of NewSnapshot over b.pods: it adds each pod's
+// requests, and 1 for the pod itself, to its node's row of used (R values
+// per node, R = len(b.res)) and, when hashes is not nil, stores each pod's
+// key hash there and counts it in counts[hash>>shift]. It reports whether
+// every pod is valid as far as the tracked resources tell (node known, name
+// not empty, requests neither negative nor for "pods" nor unnamed, no
+// node's sum overflowing int64), and the requested resources that b.res
+// lacks, each once.
+//
+// It is NewSnapshot's inner loop; the rare cases (a node not next in name
+// order, requests not all tracked) are left to helpers.
+func (b *base) sumPods(used []int64, hashes []uint32, counts []int32, shift int) (ok bool, unknown []ResourceName) {
+	R, podsR := len(b.res), b.podsR
+	// The resources a request may name, with their columns: every tracked
+	// one but pods, and but "" (a pod naming it is invalid, and found by
+	// iterating its map).
+	track := make([]column, 0, R)
+	for j, r := range b.res {
+		if j != podsR && r != "" {
+			track = append(track, column{j, r})
+		}
+	}
+	// sign ORs every request and every sum after adding it: requests are
+	// never negative and sums start at 0, so it turns negative exactly when
+	// a request is negative or a sum first overflows (two values up to
+	// MaxInt64 sum to less than 2^64, which wraps to negative; what a sum
+	// does afterwards no longer matters).
+	var sign int64
+	ok = true
+	// Bound pods usually come grouped by node, often in node order: the
+	// last node found, then the next one by name, save most of the name
+	// lookups. Their namespace is often the previous pod's too.
+	lastName, lastID, row := "", -1, -1 // row: lastID's offset in used
+	lastNs, nsh := "", nsHash("")
+	pods := b.pods
+	for i := range pods {
+		p := &pods[i]
+		// Hashing here, between the map look-ups, costs less than in a
+		// loop of its own: it runs while they wait for memory.
+		if hashes != nil {
+			if p.Namespace != lastNs {
+				lastNs, nsh = p.Namespace, nsHash(p.Namespace)
+			}
+			h := nameHash(nsh, p.Name)
+			hashes[i] = h
+			counts[h>>shift]++
+		}
+		if row < 0 || p.NodeName != lastName {
+			id, known := b.nextNode(lastID, p.NodeName)
+			if !known {
+				ok = false
+				continue
+			}
+			lastName, lastID, row = p.NodeName, id, id*R
+		}
+		if p.Name == "" {
+			ok = false
+		}
+		used[row+podsR]++
+		// Looking up each tracked resource is cheaper than iterating a
+		// small map; the map is iterated only when it holds a name not
+		// looked up (an unknown resource, "pods", "") or when it is much
+		// smaller than the resource index.
+		rl := p.Requests
+		n := len(rl)
+		if n == 0 {
+			continue
+		}
+		if len(track) <= 2*n+2 {
+			found := 0
+			for _, c := range track {
+				if q, have := rl[c.r]; have {
+					j := row + c.j
+					used[j] += q
+					sign |= q | used[j]
+					// Once every request is found, the other columns
+					// need no look-up.
+					if found++; found == n {
+						break
+					}
+				}
+			}
+			if found == n {
+				continue
+			}
+		}
+		valid, s := b.addOther(rl, used[row:row+R], &unknown, len(track) > 2*n+2)
+		ok = ok && valid
+		sign |= s
+	}
+	return ok && sign >= 0, unknown
+}
+
+// nextNode finds the node named name for sumPods: node last+1 when it has
+// that name (pods grouped by node in node order), else through byName.
+func (b *base) nextNode(last int, name string) (int, bool) {
+	if n := last + 1; n < len(b.nodes) && b.nodes[n].Name == name {
+		return n, true
+	}
+	id, known := b.byName[name]
+	return int(id), known
+}
+
+// addOther is sumPods on a pod whose requests rl are not all tracked, or
+// far fewer than the tracked resources: it iterates rl, adding to row the
+// tracked requests when add is set (sumPods has added them otherwise), and
+// appends to unknown the names b.res lacks, each once. It reports whether
+// every known name is valid (neither "pods" nor ""), and the sign of the
+// requests and sums it added, as sumPods counts them.
+func (b *base) addOther(rl ResourceList, row []int64, unknown *[]ResourceName, add bool) (valid bool, sign int64) {
+	valid = true
+	for r, q := range rl {
+		j, have := b.resIdx[r]
+		if !have {
+			if !slices.Contains(*unknown, r) {
+				*unknown = append(*unknown, r)
+			}
+			continue
+		}
+		valid = valid && j != b.podsR && r != ""
+		if add {
+			row[j] += q
+			sign |= q | row[j]
+		}
+	}
+	return valid, sign
 }
 
 // smallBucket is the longest bucket of the key index that is left
@@ -356,28 +440,41 @@ const smallBucket = 32
 // hashes that spread; a bucket of k > smallBucket is sorted in
 // O(k log k). The order inside a bucket never reaches an output.
 func (b *base) indexKeys(hashes []uint32) bool {
-	// A counting sort on the top bits. Buckets of 4-8 hashes keep the
-	// counts in a small cache. (Sorting in place, American flag style,
-	// saves the copy but chains one cache miss to the next: slower.)
-	top := max(bits.Len(uint(len(hashes)))-3, 0)
-	shift := 32 - top
-	next, end := make([]int32, 1<<top), make([]int32, 1<<top)
+	counts, shift := keyBuckets(len(hashes))
 	for _, h := range hashes {
-		end[h>>shift]++
+		counts[h>>shift]++
 	}
+	return b.indexCounted(hashes, counts, shift)
+}
+
+// keyBuckets returns zero counts for the buckets of the key index of n
+// pods, and the shift that maps a key hash to its bucket. Buckets of 4-8
+// hashes keep the counts in a small cache.
+func keyBuckets(n int) (counts []int32, shift int) {
+	top := max(bits.Len(uint(n))-3, 0)
+	return make([]int32, 1<<top), 32 - top
+}
+
+// indexCounted is indexKeys once the hashes are counted in their buckets:
+// end[d] is the number of hashes h with h>>shift == d. It takes end over as
+// the index's bucket ends.
+func (b *base) indexCounted(hashes []uint32, end []int32, shift int) bool {
+	// A counting sort on the top bits. (Sorting in place, American flag
+	// style, saves the copy but chains one cache miss to the next: slower.)
+	// Each bucket's count becomes its start, which the scatter advances to
+	// its end.
 	sum := int32(0)
 	for d, c := range end {
-		next[d] = sum
-		sum += c
 		end[d] = sum
+		sum += c
 	}
 	b.keyHash = make([]uint32, len(hashes))
 	b.keyPos = make([]int32, len(hashes))
 	b.keyEnd, b.keyShift = end, shift
 	for i, h := range hashes {
 		d := h >> shift
-		b.keyHash[next[d]], b.keyPos[next[d]] = h, int32(i)
-		next[d]++
+		b.keyHash[end[d]], b.keyPos[end[d]] = h, int32(i)
+		end[d]++
 	}
 	var run []hashPos
 	lo := 0
@@ -385,6 +482,18 @@ func (b *base) indexKeys(hashes []uint32) bool {
 		hs, ps := b.keyHash[lo:hi], b.keyPos[lo:hi]
 		lo = int(hi)
 		if len(hs) <= smallBucket {
+			// Two equal hashes set the same bit of a word: the pairs
+			// are compared only when bits clash (a bucket in five), as
+			// their loops mispredict.
+			var mask, clash uint64
+			for _, h := range hs {
+				bit := uint64(1) << (h % 64)
+				clash |= mask & bit
+				mask |= bit
+			}
+			if clash == 0 {
+				continue
+			}
 			for i := 1; i < len(hs); i++ {
 				for j := range i {
 					if hs[i] == hs[j] && b.pods[ps[i]].Key() == b.pods[ps[j]].Key() {
@@ -451,28 +560,47 @@ func addResource(col map[ResourceName]int, seen *[]ResourceName, r ResourceName)
 }
 
 // allocRows fills the allocatable rows and the per-resource aggregates
-// from the nodes' quantities as NewSnapshot kept them: vals[off[i]:off[i+1]]
-// for node i, by the columns of seen.
-func (b *base) allocRows(seen []ResourceName, off []int, vals []int64) {
+// from the nodes' quantities as NewSnapshot kept them: by the columns of
+// seen, node i's in vals[off[i]:off[i+1]], or vals[i*width:(i+1)*width]
+// when off is nil.
+func (b *base) allocRows(seen []ResourceName, off []int, vals []int64, width int) {
 	R := len(b.res)
 	perm := make([]int, len(seen))
 	for k, r := range seen {
 		perm[k] = b.resIdx[r]
 	}
-	b.alloc = make([]int64, len(b.nodes)*R)
-	b.largest = make([]int64, R)
-	for i := range b.nodes {
-		row := b.alloc[i*R : (i+1)*R]
-		for k, q := range vals[off[i]:off[i+1]] {
-			row[perm[k]] = q
+	if off == nil && width == R {
+		// Rows as long as the matrix's: each one's values move to their
+		// columns in place.
+		b.alloc = vals[: len(b.nodes)*R : len(b.nodes)*R]
+		tmp := make([]int64, R)
+		for i := range b.nodes {
+			row := b.alloc[i*R : (i+1)*R]
+			copy(tmp, row)
+			for k, q := range tmp {
+				row[perm[k]] = q
+			}
 		}
-		for r, q := range row {
-			b.largest[r] = max(b.largest[r], q)
+	} else {
+		b.alloc = make([]int64, len(b.nodes)*R)
+		for i := range b.nodes {
+			lo, hi := i*width, (i+1)*width
+			if off != nil {
+				lo, hi = off[i], off[i+1]
+			}
+			row := b.alloc[i*R : (i+1)*R]
+			for k, q := range vals[lo:hi] {
+				row[perm[k]] = q
+			}
 		}
 	}
+	b.largest = make([]int64, R)
 	b.allocSum = make([]int64, R)
-	for i, q := range b.alloc {
-		b.allocSum[i%R] = arith.SatAdd(b.allocSum[i%R], q)
+	for row := range slices.Chunk(b.alloc, R) {
+		for r, q := range row {
+			b.largest[r] = max(b.largest[r], q)
+			b.allocSum[r] = arith.SatAdd(b.allocSum[r], q)
+		}
 	}
 }
 
@@ -532,25 +660,18 @@ type hashPos struct {
 
 // keyHash hashes a pod key eight bytes at a time (FNV-1a's byte loop cost
 // a third of a snapshot's build). It is deterministic, so the index never
-// depends on the process; the key index buckets by its top bits, which the
-// final mix (MurmurHash3's fmix64) spreads. 32 bits halve the index
-// (100,000 keys share a hash about once, and then their keys are
-// compared).
+// depends on the process. The key index buckets by the top bits, which
+// hashString's last multiply already makes depend on every input bit: a
+// further finaliser (MurmurHash3's fmix64) cost half the hashing. 32 bits
+// halve the index (100,000 keys share a hash about once, and then their
+// keys are compared).
 func keyHash(ns, name string) uint32 { return nameHash(nsHash(ns), name) }
 
 // nsHash and nameHash are keyHash in two steps, so that pods of one
 // namespace share the first.
 func nsHash(ns string) uint64 { return hashString(0x9e3779b97f4a7c15, ns) }
 
-func nameHash(nsh uint64, name string) uint32 {
-	h := hashString(nsh, name)
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return uint32(h >> 32)
-}
+func nameHash(nsh uint64, name string) uint32 { return uint32(hashString(nsh, name) >> 32) }
 
 // hashString mixes s into h. The tail of fewer than eight bytes is read as
 // its first and last four (or first, middle and last) bytes together with
