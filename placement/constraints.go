@@ -260,7 +260,7 @@ func (c *cons) boundConflict(g *Group) error {
 			if int(q) >= c.nb {
 				break
 			}
-			n := c.s.b.byName[c.pods[q].NodeName]
+			n, _ := c.s.b.byName(c.pods[q].NodeName)
 			if first < 0 {
 				first = n
 			} else if !c.same(first, n, sg.key) {

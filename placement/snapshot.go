@@ -84,12 +84,13 @@ func lessNodePod(a, b nodePod) bool {
 
 // base is the part of a snapshot that never changes after NewSnapshot.
 type base struct {
-	nodes  []Node
-	byName map[string]NodeID
-	res    []ResourceName // sorted; always contains ResourcePods
-	resIdx map[ResourceName]int
-	podsR  int     // index of ResourcePods in res
-	alloc  []int64 // len(nodes)*len(res)
+	nodes      []Node
+	nameOnce   sync.Once
+	nameToNode map[string]NodeID // built on first use, by byName
+	res        []ResourceName    // sorted; always contains ResourcePods
+	resIdx     map[ResourceName]int
+	podsR      int     // index of ResourcePods in res
+	alloc      []int64 // len(nodes)*len(res)
 
 	// pods is the caller's slice, kept as given (no copy, no sort): a
 	// pod's base index is its position there.
@@ -122,6 +123,20 @@ type base struct {
 	bound     *boundIndex
 }
 
+// byName returns the ID of the node named name. Its index is built on
+// first use, O(nodes): NewSnapshot needs none when pods come grouped by
+// node in name order.
+func (b *base) byName(name string) (NodeID, bool) {
+	b.nameOnce.Do(func() {
+		b.nameToNode = make(map[string]NodeID, len(b.nodes))
+		for i := range b.nodes {
+			b.nameToNode[b.nodes[i].Name] = NodeID(i)
+		}
+	})
+	id, ok := b.nameToNode[name]
+	return id, ok
+}
+
 // NewSnapshot validates nodes and bound pods and builds a snapshot. The
 // result does not depend on the order of either slice.
 //
@@ -147,7 +162,7 @@ type base struct {
 // [Snapshot.PodsOn]: each builds its index once, O(pods), for every
 // snapshot derived from this one).
 func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
-	b := &base{byName: make(map[string]NodeID, len(nodes))}
+	b := &base{}
 	b.nodes = slices.Clone(nodes)
 	increasing := namesIncrease(b.nodes)
 	if !increasing {
@@ -228,7 +243,6 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		if off != nil {
 			off[i+1] = len(vals)
 		}
-		b.byName[n.Name] = NodeID(i)
 		b.allNodes[i] = NodeID(i)
 	}
 	b.setResources(seen)
@@ -396,12 +410,13 @@ func (b *base) sumPods(used []int64, hashes []uint32, counts []int32, shift int)
 }
 
 // nextNode finds the node named name for sumPods: node last+1 when it has
-// that name (pods grouped by node in node order), else through byName.
+// that name (pods grouped by node in node order, when the name index is
+// never needed), else through byName.
 func (b *base) nextNode(last int, name string) (int, bool) {
 	if n := last + 1; n < len(b.nodes) && b.nodes[n].Name == name {
 		return n, true
 	}
-	id, known := b.byName[name]
+	id, known := b.byName(name)
 	return int(id), known
 }
 
@@ -625,7 +640,7 @@ func (b *base) firstBadPod() error {
 		if err := checkPod(p); err != nil {
 			return err
 		}
-		if _, ok := b.byName[p.NodeName]; !ok {
+		if _, ok := b.byName(p.NodeName); !ok {
 			if p.NodeName == "" {
 				return Errorf(ErrInvalid, podObj(p.Key()), "spec.nodeName", "is empty: a snapshot holds bound pods only; pass pending pods to Solve")
 			}
@@ -637,7 +652,7 @@ func (b *base) firstBadPod() error {
 	R := len(b.res)
 	used := make([]int64, len(b.nodes)*R)
 	for _, p := range order {
-		id := b.byName[p.NodeName]
+		id, _ := b.byName(p.NodeName)
 		row := used[int(id)*R : int(id)*R+R]
 		for _, r := range slices.Sorted(maps.Keys(p.Requests)) {
 			j := b.resIdx[r]
@@ -802,7 +817,7 @@ func (s *Snapshot) Node(id NodeID) *Node { return &s.b.nodes[id] }
 
 // NodeID returns the ID of the named node.
 func (s *Snapshot) NodeID(name string) (NodeID, bool) {
-	id, ok := s.b.byName[name]
+	id, ok := s.b.byName(name)
 	return id, ok
 }
 
@@ -919,7 +934,8 @@ func (b *base) byNode() (start, nodePods []int32) {
 		lastName, lastID := "", NodeID(-1)
 		for i := range b.pods {
 			if name := b.pods[i].NodeName; lastID < 0 || name != lastName {
-				lastName, lastID = name, b.byName[name]
+				lastName = name
+				lastID, _ = b.byName(name)
 			}
 			podNode[i] = lastID
 			b.nodeStart[lastID+1]++
@@ -1135,7 +1151,7 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		if n.added != nil {
 			if e, ok := n.added.Delete(keyedPod{k: k}); ok {
 				p := e.p
-				id := s.b.byName[p.NodeName]
+				id, _ := s.b.byName(p.NodeName)
 				n.subUsage(id, p, page(id))
 				n.nPods--
 				n.addedOn.Delete(nodePod{id, p})
@@ -1158,7 +1174,7 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 			return nil, gone(k)
 		}
 		p := &s.b.pods[i]
-		id := s.b.byName[p.NodeName]
+		id, _ := s.b.byName(p.NodeName)
 		n.subUsage(id, p, page(id))
 		n.nPods--
 	}
@@ -1171,7 +1187,7 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		if _, dup := n.Pod(p.Key()); dup {
 			return nil, Errorf(ErrDuplicate, podObj(p.Key()), "metadata.name", "a bound pod with this key exists")
 		}
-		id, ok := s.b.byName[p.NodeName]
+		id, ok := s.b.byName(p.NodeName)
 		if !ok {
 			if p.NodeName == "" {
 				return nil, Errorf(ErrInvalid, podObj(p.Key()), "spec.nodeName", "is empty")

@@ -151,7 +151,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		for i := range sv.pos {
 			sv.pos[i] = -1
 			if i < len(bound) {
-				sv.pos[i] = s.b.byName[bound[i].NodeName]
+				sv.pos[i], _ = s.b.byName(bound[i].NodeName)
 			}
 		}
 	}
