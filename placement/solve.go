@@ -556,6 +556,11 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 			}
 		}
 		if win != nil {
+			if _, ours := sv.opts.Scorer.(DefaultScorer); !ours || len(sv.opts.PlacementFilters) > 0 {
+				// A caller's hook was shown win.as and may have reordered
+				// or changed it; split needs the solver's own.
+				win.as = sv.assignments(win)
+			}
 			d.Status = Scheduled
 			d.Placement = *win.p
 			d.Assignments, d.PodSetAssignments = sv.split(win)
