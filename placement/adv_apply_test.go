@@ -189,3 +189,56 @@ func TestApply_ConcurrentForksSolve(t *testing.T) {
 		}
 	}
 }
+
+// TestApply_ConcurrentColdParent: goroutines solve on, and apply to, one
+// parent whose class index is not built yet, so that building it races
+// with deriving children's; run with -race. Every child decides as a
+// rebuilt snapshot does.
+func TestApply_ConcurrentColdParent(t *testing.T) {
+	const n = 600
+	nodes := make([]Node, n)
+	var pods []Pod
+	for i := range nodes {
+		nodes[i] = Node{Name: fmt.Sprintf("n%04d", i), Labels: map[string]string{"pool": "a"},
+			Allocatable: ResourceList{ResourceCPU: 8000, ResourceGPU: 8, ResourcePods: 20}}
+		if i%5 == 0 {
+			pods = append(pods, Pod{Namespace: "default", Name: fmt.Sprintf("b%04d", i), NodeName: nodes[i].Name, Requests: ResourceList{ResourceGPU: 3}})
+		}
+	}
+	s0, err := NewSnapshot(nodes, pods)
+	require.NoError(t, err)
+	groups := applyGroups(n)
+	var wg sync.WaitGroup
+	children := make([]*Snapshot, 4)
+	for w := range 4 {
+		wg.Go(func() {
+			if w%2 == 0 {
+				if _, err := Solve(s0, groups[0].g, groups[0].opts); err != nil {
+					panic(err)
+				}
+			}
+			ch := Change{Remove: []Key{{Namespace: "default", Name: fmt.Sprintf("b%04d", 5*w)}}}
+			for k := range 5 {
+				ch.Bind = append(ch.Bind, Pod{Namespace: "default", Name: fmt.Sprintf("c%d-%d", w, k),
+					NodeName: nodes[(w*131+k*7)%n].Name, Requests: ResourceList{ResourceGPU: int64(1 + k%4)}})
+			}
+			c, err := s0.Apply(ch)
+			if err != nil {
+				panic(err)
+			}
+			children[w] = c
+		})
+	}
+	wg.Wait()
+	for _, c := range append(children, s0) {
+		f := rebuilt(t, c)
+		for _, gc := range groups {
+			got, err := Solve(c, gc.g, gc.opts)
+			require.NoError(t, err)
+			want, err := Solve(f, gc.g, gc.opts)
+			require.NoError(t, err)
+			got.Steps, want.Steps = 0, 0
+			require.Equal(t, want, got)
+		}
+	}
+}

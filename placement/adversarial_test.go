@@ -60,7 +60,8 @@ func advCluster(t *rapid.T, minNodes, maxNodes, maxLevels int) (*Snapshot, []Nod
 // and node selectors, and a MinCount that is sometimes out of reach.
 func advGroup(t *rapid.T) *Group {
 	g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang}
-	shapes := []ResourceList{{ResourceCPU: 2000, ResourceGPU: 1}, {ResourceCPU: 4000, ResourceGPU: 2}, {ResourceCPU: 1000}, {ResourceGPU: 1}}
+	shapes := []ResourceList{{ResourceCPU: 2000, ResourceGPU: 1}, {ResourceCPU: 4000, ResourceGPU: 2}, {ResourceCPU: 1000}, {ResourceGPU: 1},
+		{}, {ResourceMemory: 1}, {ResourceCPU: 1, ResourceGPU: 0}, {ResourceCPU: 16000}, {"example.com/foo": 0, ResourceGPU: 3}}
 	tols := [][]Toleration{nil, {{Key: "t", Operator: TolerationOpExists}}, {{Key: "node.kubernetes.io/unschedulable", Operator: TolerationOpExists}}, {{Operator: TolerationOpExists}}}
 	sels := []map[string]string{nil, nil, {"pool": "a"}, {"pool": "b"}}
 	template := func() Pod {
@@ -147,10 +148,15 @@ func checkGroupedEqualsOneByOne(t *rapid.T, minNodes, maxNodes, maxLevels int) {
 		if opts.SearchBudget == 0 {
 			// The searches differ by design: without a caller Filter,
 			// identical members take non-decreasing nodes and nodes of
-			// one type are tried once. Proven answers agree in size.
+			// one type are tried once. Proven answers agree on the status, and
+			// in one placement on the size.
 			if slow.Proven && fast.Proven {
 				require.Equal(t, slow.Status, fast.Status)
-				require.Equal(t, slow.MostFit, fast.MostFit)
+				if slow.Placement.Name == fast.Placement.Name {
+					// Another placement may win on a score of another
+					// (equally large) assignment.
+					require.Equal(t, slow.MostFit, fast.MostFit)
+				}
 			}
 			return
 		}
