@@ -189,3 +189,50 @@ func TestProp_WildPermutationInvariance(t *testing.T) {
 		}
 	})
 }
+
+// TestGrouped_LongRunsAcrossChunks: runs longer than the 256 nodes a class
+// source looks up at once, over classes whose nodes interleave across the
+// bitmaps' 512-node chunks, after an earlier run touched nodes of each
+// class, decide as one by one does — over the whole cluster (classes) and
+// over a placement of most of it (grouped).
+func TestGrouped_LongRunsAcrossChunks(t *testing.T) {
+	const n = 1100
+	nodes := make([]Node, n)
+	var pods []Pod
+	for i := range nodes {
+		nodes[i] = Node{Name: fmt.Sprintf("n%04d", i), Labels: map[string]string{"pool": "a"},
+			Allocatable: ResourceList{ResourceCPU: 4000, ResourceGPU: 2, ResourcePods: 10}}
+		if u := i % 3; u > 0 { // three classes, interleaved
+			pods = append(pods, Pod{Namespace: "default", Name: fmt.Sprintf("b%04d", i), NodeName: nodes[i].Name,
+				Requests: ResourceList{ResourceCPU: 1000 * int64(u)}})
+		}
+	}
+	s, err := NewSnapshot(nodes, pods)
+	require.NoError(t, err)
+	var most []NodeID
+	for id := range NodeID(n) {
+		if id%7 != 3 {
+			most = append(most, id)
+		}
+	}
+	g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang, MinCount: 1,
+		PodSets: []PodSet{
+			{Name: "a-first", Count: 700, Template: Pod{Requests: ResourceList{ResourceCPU: 1000, ResourceGPU: 1}}},
+			{Name: "b-long", Count: 900, Template: Pod{Requests: ResourceList{ResourceCPU: 500}}},
+			{Name: "c-gpu", Count: 600, Template: Pod{Requests: ResourceList{ResourceGPU: 1}}},
+		}}
+	for _, gen := range []PlacementGenerator{nil, subsets{most}} {
+		opts := Options{Generator: gen, SearchBudget: 1}
+		fast, err := Solve(s, g, opts)
+		require.NoError(t, err)
+		opts.Filters = []Filter{noop}
+		slow, err := Solve(s, g, opts)
+		require.NoError(t, err)
+		require.Equal(t, Scheduled, slow.Status, slow.Message)
+		require.False(t, slow.Truncated)
+		require.Greater(t, slow.MostFit, 1500, slow.Message) // long runs, not a trivial fit
+		fast.Steps, slow.Steps, fast.Proven = 0, 0, slow.Proven
+		require.Equal(t, slow, fast)
+		require.NoError(t, Verify(s, g, fast))
+	}
+}
