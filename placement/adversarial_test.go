@@ -133,6 +133,16 @@ func checkGroupedEqualsOneByOne(t *rapid.T, minNodes, maxNodes, maxLevels int) {
 			opts.Generator = nil
 		}
 		fast, ferr := Solve(s, g, opts)
+		if ferr == nil {
+			briefOpts := opts
+			briefOpts.StatusOnly = true
+			brief, err := Solve(s, g, briefOpts)
+			require.NoError(t, err)
+			require.Equal(t, fast.Status == Scheduled, brief.Status == Scheduled)
+			if fast.Status == Scheduled {
+				require.Equal(t, fast, brief, "StatusOnly changed a Scheduled decision")
+			}
+		}
 		opts.Filters = []Filter{noop}
 		slow, serr := Solve(s, g, opts)
 		if ferr != nil || serr != nil {
