@@ -35,16 +35,20 @@ func TestSolve_PlacementHooksThatReorderTheirAssignments(t *testing.T) {
 			return Rejection{}
 		})}},
 	} {
-		t.Run(name, func(t *testing.T) {
-			want, err := Solve(s, g, Options{})
-			require.NoError(t, err)
-			require.Equal(t, Scheduled, want.Status)
-			d, err := Solve(s, g, opts)
-			require.NoError(t, err)
-			require.Equal(t, Scheduled, d.Status)
-			require.Equal(t, want.Assignments, d.Assignments)
-			require.Equal(t, want.PodSetAssignments, d.PodSetAssignments)
-			require.NoError(t, Verify(s, g, d))
-		})
+		membersOnly := *g
+		membersOnly.PodSets, membersOnly.MinCount = nil, 2
+		for _, g := range []*Group{g, &membersOnly} {
+			t.Run(name, func(t *testing.T) {
+				want, err := Solve(s, g, Options{})
+				require.NoError(t, err)
+				require.Equal(t, Scheduled, want.Status)
+				d, err := Solve(s, g, opts)
+				require.NoError(t, err)
+				require.Equal(t, Scheduled, d.Status)
+				require.Equal(t, want.Assignments, d.Assignments)
+				require.Equal(t, want.PodSetAssignments, d.PodSetAssignments)
+				require.NoError(t, Verify(s, g, d))
+			})
+		}
 	}
 }

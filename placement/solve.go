@@ -556,11 +556,6 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 			}
 		}
 		if win != nil {
-			if _, ours := sv.opts.Scorer.(DefaultScorer); !ours || len(sv.opts.PlacementFilters) > 0 {
-				// A caller's hook was shown win.as and may have reordered
-				// or changed it; split needs the solver's own.
-				win.as = sv.assignments(win)
-			}
 			d.Status = Scheduled
 			d.Placement = *win.p
 			d.Assignments, d.PodSetAssignments = sv.split(win)
@@ -755,6 +750,9 @@ func (sv *solver) podSetRanks() (rank, byRank []int) {
 // and the pod sets', which follow them. The members' stay in place:
 // moving Assignments costs write barriers.
 func (sv *solver) split(a *attempt) ([]Assignment, []PodSetAssignment) {
+	if !sv.inOrder(a) {
+		a.as = sv.assignments(a) // a caller's placement hook reordered it
+	}
 	n := len(sv.g.Members)
 	as := a.as
 	k := 0
@@ -773,6 +771,31 @@ func (sv *solver) split(a *attempt) ([]Assignment, []PodSetAssignment) {
 		return nil, sets
 	}
 	return as[:k:k], sets
+}
+
+// inOrder reports whether a.as is still in the order assignments made it
+// — the members' in member order, then the pod sets' by set name and node
+// — which split relies on: a caller's PlacementFilter or PlacementScorer,
+// shown the slice, may have reordered it. O(members), no allocation.
+func (sv *solver) inOrder(a *attempt) bool {
+	n, as, k := len(sv.g.Members), a.as, 0
+	for i := range sv.members {
+		if id := a.node[i]; id >= 0 && int(sv.members[i].index) < n {
+			if k == len(as) || as[k].Member != int(sv.members[i].index) || as[k].NodeID != id {
+				return false
+			}
+			k++
+		}
+	}
+	for j := k; j < len(as); j++ {
+		if as[j].Member < n {
+			return false
+		}
+		if j > k && (as[j-1].Pod.Name > as[j].Pod.Name || as[j-1].Pod.Name == as[j].Pod.Name && as[j-1].NodeID >= as[j].NodeID) {
+			return false
+		}
+	}
+	return true
 }
 
 func (sv *solver) waiting(a *attempt) []Key {
