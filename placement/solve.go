@@ -679,7 +679,8 @@ func inName(p *Placement) string {
 // members' in member order, then one entry per pod set and node (sorted
 // by set name, then node name) with its pod count.
 func (sv *solver) assignments(a *attempt) []Assignment {
-	out, runs := sv.placed(a, true)
+	runs := sv.setRuns(a)
+	out := sv.memberAssignments(a, len(runs))
 	n := len(sv.g.Members)
 	for _, r := range runs {
 		out = append(out, Assignment{Pod: sv.pods[r.row].Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
@@ -690,37 +691,59 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 
 // outputs lists a winning attempt's assignments as a Decision gives them:
 // the members' in member order (Member zeroed: it depends on the input
-// order) and the pod sets' by set name, then node name. It reuses the
-// list the hooks saw when there is one; members' entries stay in place
-// (moving Assignments costs write barriers).
+// order) and the pod sets' by set name, then node name. The list the hooks
+// saw is reused when it is still the solver's own, members' entries in
+// place (moving Assignments costs write barriers); a caller's
+// PlacementFilter or PlacementScorer may have reordered or changed it.
 func (sv *solver) outputs(a *attempt) ([]Assignment, []PodSetAssignment) {
-	n := len(sv.g.Members)
-	var as []Assignment
-	var runs []setRun
-	if a.as != nil {
-		as = a.as
-	} else {
-		as, runs = sv.placed(a, false)
+	runs := sv.setRuns(a)
+	as := a.as
+	if as == nil || !sv.intact(a, runs) {
+		as = sv.memberAssignments(a, 0)
 	}
+	n := len(sv.g.Members)
 	k := 0
 	for k < len(as) && as[k].Member < n {
 		as[k].Member = 0
 		k++
 	}
 	var sets []PodSetAssignment
-	if k < len(as) || len(runs) > 0 {
-		sets = make([]PodSetAssignment, 0, len(as)-k+len(runs))
-	}
-	for _, x := range as[k:] {
-		sets = append(sets, PodSetAssignment{PodSet: x.Pod.Name, Node: x.Node, NodeID: x.NodeID, Count: x.Count})
-	}
-	for _, r := range runs {
-		sets = append(sets, PodSetAssignment{PodSet: sv.g.PodSets[r.row-n].Name, Node: sv.s.b.nodes[r.id].Name, NodeID: r.id, Count: r.count})
-	}
-	if k == 0 && len(sets) > 0 {
-		return nil, sets
+	if len(runs) > 0 {
+		sets = make([]PodSetAssignment, len(runs))
+		for i, r := range runs {
+			sets[i] = PodSetAssignment{PodSet: sv.g.PodSets[r.row-n].Name, Node: sv.s.b.nodes[r.id].Name, NodeID: r.id, Count: r.count}
+		}
+		if k == 0 {
+			return nil, sets
+		}
 	}
 	return as[:k:k], sets
+}
+
+// intact reports whether a.as is still the list assignments made of
+// attempt a, whose pod sets' runs are runs: O(entries), no allocation.
+func (sv *solver) intact(a *attempt, runs []setRun) bool {
+	n, as, k := len(sv.g.Members), a.as, 0
+	for i := range sv.members {
+		m, id := &sv.members[i], a.node[i]
+		if id < 0 || int(m.index) >= n {
+			continue
+		}
+		if k == len(as) || as[k] != (Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)}) {
+			return false
+		}
+		k++
+	}
+	if len(as)-k != len(runs) {
+		return false
+	}
+	for j, r := range runs {
+		if as[k+j] != (Assignment{Pod: sv.pods[r.row].Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
+			Member: sv.g.PodSetStart(r.row - n), Count: r.count}) {
+			return false
+		}
+	}
+	return true
 }
 
 // setRun is a pod set's pods on one node: row is the set's row.
@@ -730,67 +753,62 @@ type setRun struct {
 	count int32
 }
 
-// placed returns an attempt's members' assignments, in member order, and
-// its pod sets' pods per set and node, sorted by set name then node name
-// (node IDs follow names). With room, out has capacity for an entry per
-// run too.
-func (sv *solver) placed(a *attempt, room bool) (out []Assignment, runs []setRun) {
+// runEnd returns the end of the run of pods of one set on one node that
+// starts at member i of attempt a; a member's run is itself. A set's pods
+// are consecutive in sv.members and placed in runs.
+func (sv *solver) runEnd(a *attempt, i int) int {
+	j := i + 1
+	if int(sv.members[i].index) >= len(sv.g.Members) {
+		for j < len(sv.members) && sv.members[j].row == sv.members[i].row && a.node[j] == a.node[i] {
+			j++
+		}
+	}
+	return j
+}
+
+// memberAssignments returns the members' assignments of attempt a in
+// member order, with capacity for extra more entries.
+func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
 	n := len(sv.g.Members)
-	// runEnd returns the end of the run of pods of one set on one node
-	// that starts at i; a member's run is itself. A set's pods are
-	// consecutive in sv.members and placed in runs.
-	runEnd := func(i int) int {
-		j := i + 1
-		if int(sv.members[i].index) >= n {
-			for j < len(sv.members) && sv.members[j].row == sv.members[i].row && a.node[j] == a.node[i] {
-				j++
-			}
-		}
-		return j
-	}
-	size, members := 0, 0
-	for i := 0; i < len(sv.members); i = runEnd(i) {
-		if a.node[i] >= 0 {
-			size++
-			if int(sv.members[i].index) < n {
-				members++
-			}
+	members := 0
+	for i := range sv.members {
+		if a.node[i] >= 0 && int(sv.members[i].index) < n {
+			members++
 		}
 	}
-	capacity := size
-	if !room {
-		capacity = members
+	out := make([]Assignment, 0, members+extra)
+	for i := range sv.members {
+		if m, id := &sv.members[i], a.node[i]; id >= 0 && int(m.index) < n {
+			out = append(out, Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)})
+		}
 	}
-	out = make([]Assignment, members, capacity)
+	return out
+}
+
+// setRuns returns attempt a's pod set pods per set and node, sorted by set
+// name, then node name (node IDs follow names).
+func (sv *solver) setRuns(a *attempt) []setRun {
+	n := len(sv.g.Members)
+	if len(sv.g.PodSets) == 0 {
+		return nil
+	}
 	// A set's run sorts as one integer: the set's rank by name (below
 	// MaxPodSets, 2^10), the node, then the run's pod count in the low 21
 	// bits (MaxPending is 2^20); sorting those by rank and node beats
 	// sorting Assignments by string.
 	const countBits = 21
 	nodeBits := bits.Len(uint(len(sv.s.b.nodes)))
+	rank, byRank := sv.podSetRanks()
 	var keys []uint64
-	var rank, byRank []int
-	if len(sv.g.PodSets) > 0 {
-		rank, byRank = sv.podSetRanks()
-		keys = make([]uint64, 0, size-members)
-	}
-	k := 0
 	for i := 0; i < len(sv.members); {
-		m, id, j := &sv.members[i], a.node[i], runEnd(i)
-		switch {
-		case id < 0:
-		case int(m.index) < n:
-			out[k] = Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)}
-			k++
-		default:
-			keys = append(keys, (uint64(rank[int(m.row)-n])<<nodeBits|uint64(id))<<countBits|uint64(j-i))
+		j := sv.runEnd(a, i)
+		if id := a.node[i]; id >= 0 && int(sv.members[i].index) >= n {
+			keys = append(keys, (uint64(rank[int(sv.members[i].row)-n])<<nodeBits|uint64(id))<<countBits|uint64(j-i))
 		}
 		i = j
 	}
 	sortByBits(keys, countBits, nodeBits+bits.Len(uint(len(sv.g.PodSets))))
-	if len(keys) > 0 {
-		runs = make([]setRun, 0, len(keys))
-	}
+	runs := make([]setRun, 0, len(keys))
 	for i, r := range keys {
 		key, count := r>>countBits, int32(r&(1<<countBits-1))
 		if i > 0 && keys[i-1]>>countBits == key {
@@ -799,7 +817,7 @@ func (sv *solver) placed(a *attempt, room bool) (out []Assignment, runs []setRun
 		}
 		runs = append(runs, setRun{row: n + byRank[key>>nodeBits], id: NodeID(key & (1<<nodeBits - 1)), count: count})
 	}
-	return out, runs
+	return runs
 }
 
 // podSetRanks returns each pod set's rank among the group's sets by name,
