@@ -170,7 +170,6 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		}
 		sv.reservers = append(sv.reservers, r)
 	}
-	sv.w = newWork(sv.R, len(s.b.nodes), g.NumPending())
 	var placements []Placement
 	if opts.Generator == nil {
 		placements = []Placement{{Nodes: s.b.allNodes}}
@@ -179,6 +178,13 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 			return Decision{}, err
 		}
 	}
+	// An attempt touches at most a node per pod it places, and only nodes
+	// of its placement.
+	most := 0
+	for i := range placements {
+		most = max(most, len(placements[i].Nodes))
+	}
+	sv.w = newWork(sv.R, len(s.b.nodes), min(g.NumPending(), most))
 	sv.boundNodes = make([]NodeID, len(bound))
 	for i, b := range bound {
 		sv.boundNodes[i], _ = s.NodeOf(b)
