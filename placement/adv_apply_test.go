@@ -27,13 +27,16 @@ func rebuilt(t require.TestingT, s *Snapshot) *Snapshot {
 	return f
 }
 
+// applyGroup is a group and the options to solve it with.
+type applyGroup struct {
+	g    *Group
+	opts Options
+}
+
 // applyGroups are solved on each snapshot of a chain: a gang over the
 // whole cluster (class path), one with a node selector (grouped over every
 // node), and one over node subsets (grouped over a placement).
-func applyGroups(n int) []struct {
-	g    *Group
-	opts Options
-} {
+func applyGroups(n int) []applyGroup {
 	mk := func(name string, count int32, req ResourceList, sel map[string]string) *Group {
 		return &Group{Namespace: "default", Name: name, Policy: PolicyGang, MinCount: 1,
 			PodSets: []PodSet{{Name: name + "-w", Count: count, Template: Pod{Requests: req, NodeSelector: sel}}}}
@@ -47,10 +50,7 @@ func applyGroups(n int) []struct {
 			low = append(low, id)
 		}
 	}
-	return []struct {
-		g    *Group
-		opts Options
-	}{
+	return []applyGroup{
 		{mk("whole", 40, ResourceList{ResourceCPU: 1000, ResourceGPU: 1}, nil), Options{SearchBudget: 1}},
 		{mk("sel", 30, ResourceList{ResourceCPU: 2000}, map[string]string{"pool": "a"}), Options{SearchBudget: 1}},
 		{mk("sub", 50, ResourceList{ResourceGPU: 1}, nil), Options{SearchBudget: 1, Generator: subsets{evens, low}}},
@@ -81,20 +81,7 @@ func TestProp_ApplyChainsSolveAsRebuilt(t *testing.T) {
 		s0, err := NewSnapshot(nodes, pods)
 		require.NoError(t, err)
 		groups := applyGroups(n)
-		solveAll := func(s *Snapshot) {
-			f := rebuilt(t, s)
-			for _, gc := range groups {
-				got, err := Solve(s, gc.g, gc.opts)
-				require.NoError(t, err)
-				want, err := Solve(f, gc.g, gc.opts)
-				require.NoError(t, err)
-				got.Steps, want.Steps = 0, 0
-				require.Equal(t, want, got, gc.g.Name)
-				if got.Status == Scheduled {
-					require.NoError(t, Verify(s, gc.g, got))
-				}
-			}
-		}
+		solveAll := func(s *Snapshot) { requireSolvesAsRebuilt(t, s, groups) }
 		if rapid.Bool().Draw(t, "warm") {
 			solveAll(s0) // builds s0's class index: children derive theirs
 		}
@@ -177,15 +164,25 @@ func TestApply_ConcurrentForksSolve(t *testing.T) {
 	wg.Wait()
 	for _, chain := range results {
 		for _, s := range chain {
-			f := rebuilt(t, s)
-			for _, gc := range groups {
-				got, err := Solve(s, gc.g, gc.opts)
-				require.NoError(t, err)
-				want, err := Solve(f, gc.g, gc.opts)
-				require.NoError(t, err)
-				got.Steps, want.Steps = 0, 0
-				require.Equal(t, want, got)
-			}
+			requireSolvesAsRebuilt(t, s, groups)
+		}
+	}
+}
+
+// requireSolvesAsRebuilt checks that every group decides on s as on a
+// snapshot built from scratch with s's nodes and pods, and that what it
+// schedules verifies.
+func requireSolvesAsRebuilt(t require.TestingT, s *Snapshot, groups []applyGroup) {
+	f := rebuilt(t, s)
+	for _, gc := range groups {
+		got, err := Solve(s, gc.g, gc.opts)
+		require.NoError(t, err)
+		want, err := Solve(f, gc.g, gc.opts)
+		require.NoError(t, err)
+		got.Steps, want.Steps = 0, 0
+		require.Equal(t, want, got, gc.g.Name)
+		if got.Status == Scheduled {
+			require.NoError(t, Verify(s, gc.g, got))
 		}
 	}
 }
@@ -231,14 +228,6 @@ func TestApply_ConcurrentColdParent(t *testing.T) {
 	}
 	wg.Wait()
 	for _, c := range append(children, s0) {
-		f := rebuilt(t, c)
-		for _, gc := range groups {
-			got, err := Solve(c, gc.g, gc.opts)
-			require.NoError(t, err)
-			want, err := Solve(f, gc.g, gc.opts)
-			require.NoError(t, err)
-			got.Steps, want.Steps = 0, 0
-			require.Equal(t, want, got)
-		}
+		requireSolvesAsRebuilt(t, c, groups)
 	}
 }

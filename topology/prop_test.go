@@ -112,13 +112,19 @@ func genCase(homogeneous, requiredOnly bool) *rapid.Generator[tcase] {
 	})
 }
 
-// outcome solves c; err is set for the inputs SolverOptions or Generate
-// reject (a key no node carries, bound members outside one domain).
-func (c tcase) outcome(t require.TestingT) (*placement.Snapshot, *topology.Tree, placement.Decision, error) {
+// tree builds c's snapshot and its topology tree over propKeys.
+func (c tcase) tree(t require.TestingT) (*placement.Snapshot, *topology.Tree) {
 	s, err := placement.NewSnapshot(c.nodes, c.pods)
 	require.NoError(t, err)
 	tr, err := topology.NewTree(s, propKeys)
 	require.NoError(t, err)
+	return s, tr
+}
+
+// outcome solves c; err is set for the inputs SolverOptions or Generate
+// reject (a key no node carries, bound members outside one domain).
+func (c tcase) outcome(t require.TestingT) (*placement.Snapshot, *topology.Tree, placement.Decision, error) {
+	s, tr := c.tree(t)
 	opts, err := tr.SolverOptions(c.cs, c.scoring)
 	if err != nil {
 		return s, tr, placement.Decision{}, err
@@ -369,10 +375,7 @@ func bruteFits(s *placement.Snapshot, p *placement.Pod, nodes []placement.NodeID
 func TestProp_AggregatesFollowSnapshots(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := genCase(false, false).Draw(t, "case")
-		s, err := placement.NewSnapshot(c.nodes, c.pods)
-		require.NoError(t, err)
-		tr, err := topology.NewTree(s, propKeys)
-		require.NoError(t, err)
+		s, tr := c.tree(t)
 		snaps := []*placement.Snapshot{s}
 		for i := range rapid.IntRange(1, 6).Draw(t, "steps") {
 			from := snaps[rapid.IntRange(0, len(snaps)-1).Draw(t, "from")]
@@ -459,10 +462,7 @@ func TestGenerators_FeasibleAndInfeasible(t *testing.T) {
 func TestProp_PlacementsInPathOrderPerRank(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := genCase(false, false).Draw(t, "case")
-		s, err := placement.NewSnapshot(c.nodes, c.pods)
-		require.NoError(t, err)
-		tr, err := topology.NewTree(s, propKeys)
-		require.NoError(t, err)
+		s, tr := c.tree(t)
 		opts, err := tr.SolverOptions(c.cs, c.scoring)
 		if err != nil || opts.Generator == nil {
 			return // a key no node carries (TestProp_Invariants checks the error), or no constraint
