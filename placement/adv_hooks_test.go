@@ -62,3 +62,28 @@ func TestSolve_PlacementHooksThatReorderTheirAssignments(t *testing.T) {
 		}
 	}
 }
+
+// TestSolve_PendingMemberAlreadyBound: a pending member whose key is a
+// bound pod's — one of the group's own bound members, or another group's
+// pod — is an input error naming it, with members listed in order or not.
+func TestSolve_PendingMemberAlreadyBound(t *testing.T) {
+	a := ResourceList{ResourceCPU: 8000, ResourcePods: 110}
+	bound := []Pod{
+		{Namespace: "default", Name: "m1", SchedulingGroup: "pg", NodeName: "n0", Requests: ResourceList{ResourceCPU: 1000}},
+		{Namespace: "default", Name: "x", SchedulingGroup: "other", NodeName: "n0", Requests: ResourceList{ResourceCPU: 1000}},
+	}
+	s, err := NewSnapshot([]Node{{Name: "n0", Allocatable: a}}, bound)
+	require.NoError(t, err)
+	member := func(name string) Pod {
+		return Pod{Namespace: "default", Name: name, SchedulingGroup: "pg", Requests: ResourceList{ResourceCPU: 1000}}
+	}
+	for _, names := range [][]string{{"m0", "m1", "m2"}, {"m2", "m1", "m0"}, {"m0", "x"}, {"x", "m0"}} {
+		g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang, MinCount: 1}
+		for _, n := range names {
+			g.Members = append(g.Members, member(n))
+		}
+		_, err := Solve(s, g, Options{})
+		require.ErrorIs(t, err, ErrDuplicate, "%v", names)
+		require.ErrorContains(t, err, "already bound", "%v", names)
+	}
+}

@@ -380,31 +380,31 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 			return Errorf(ErrInvalid, groupObj(g), "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, len(bound), g.NumPending())
 		}
 	}
-	names := make([]string, len(g.Members))
-	ok := true
+	ok, increasing := true, true
 	for i := range g.Members {
 		p := &g.Members[i]
-		names[i] = p.Name
 		ok = ok && p.Name != "" && p.Namespace == g.Namespace && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil
+		increasing = increasing && (i == 0 || g.Members[i-1].Name < p.Name)
 	}
-	// Names usually arrive in order: checking costs n-1 comparisons.
-	if !slices.IsSorted(names) {
+	// Names usually arrive in increasing order, which proves them
+	// distinct in n-1 comparisons; otherwise a sorted copy finds a repeat.
+	if !increasing {
+		names := make([]string, len(g.Members))
+		for i := range g.Members {
+			names[i] = g.Members[i].Name
+		}
 		slices.Sort(names)
+		for i := 1; i < len(names); i++ {
+			ok = ok && names[i] != names[i-1]
+		}
 	}
-	for i := 1; i < len(names); i++ {
-		ok = ok && names[i] != names[i-1]
-	}
-	for _, b := range bound {
-		_, dup := slices.BinarySearch(names, b.Name)
-		ok = ok && !dup
-	}
-	// A member bound elsewhere (as another group's pod, say) would be moved
-	// by binding it.
-	for _, n := range names {
+	// A member bound already — as one of the group's bound members, or as
+	// another group's pod — would be moved by binding it.
+	for i := range g.Members {
 		if !ok {
 			break
 		}
-		_, isBound := s.Pod(Key{g.Namespace, n})
+		_, isBound := s.Pod(Key{g.Namespace, g.Members[i].Name})
 		ok = !isBound
 	}
 	if ok {
