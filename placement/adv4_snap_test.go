@@ -20,6 +20,7 @@ import (
 // pod on an unknown or empty node is named, with spec.nodeName, by the
 // same error — the first such pod by namespace/name.
 func TestProp_SnapshotPodsInAnyOrder(t *testing.T) {
+	outcomes := map[bool]int{} // by whether the pods are rejected
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(0, 12).Draw(t, "nodes")
 		nodes := make([]Node, n)
@@ -51,6 +52,7 @@ func TestProp_SnapshotPodsInAnyOrder(t *testing.T) {
 				break
 			}
 		}
+		outcomes[wantErr != nil]++
 		sorted := slices.Clone(pods)
 		slices.SortStableFunc(sorted, func(a, b Pod) int { return cmpStr(a.NodeName, b.NodeName) })
 		shuffledNodes := rapid.Permutation(nodes).Draw(t, "nodeOrder")
@@ -85,6 +87,8 @@ func TestProp_SnapshotPodsInAnyOrder(t *testing.T) {
 			}
 		}
 	})
+	require.Positive(t, outcomes[true], "no input rejected")
+	require.Positive(t, outcomes[false], "no input accepted")
 }
 
 func cmpStr(a, b string) int {

@@ -34,7 +34,7 @@ func (w withWide) Generate(s *Snapshot, g *Group) ([]Placement, error) {
 // decision in the small placements is the one the solver reaches with
 // scratch sized for every node.
 func TestProp_ScratchSizedBySmallPlacements(t *testing.T) {
-	feasible := 0
+	feasible, infeasible := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(4, 48).Draw(t, "nodes")
 		var nodes []Node
@@ -82,6 +82,7 @@ func TestProp_ScratchSizedBySmallPlacements(t *testing.T) {
 		require.NoError(t, err)
 		if want.Status != Scheduled || want.Placement.Name == "wide" {
 			require.NotEqual(t, "wide", got.Placement.Name)
+			infeasible++
 			return
 		}
 		feasible++
@@ -89,4 +90,5 @@ func TestProp_ScratchSizedBySmallPlacements(t *testing.T) {
 		require.NoError(t, Verify(s, g, got))
 	})
 	require.Positive(t, feasible)
+	require.Positive(t, infeasible)
 }
