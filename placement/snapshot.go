@@ -1217,11 +1217,34 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 	slices.Sort(changed)
 	changed = slices.Compact(changed)
 	R := len(s.b.res)
+	// The sums saturate as NewSnapshot's do: one that was saturated lost
+	// what it held past the top, and one that would pass it is summed
+	// again over every node (redo marks them; a sum is never negative).
+	const redo = math.MinInt64
 	n.usedSum = slices.Clone(s.usedSum)
+	for r, q := range n.usedSum {
+		if q == math.MaxInt64 {
+			n.usedSum[r] = redo
+		}
+	}
 	for _, id := range changed {
 		before, after := s.usedRow(id), n.usedRow(id)
 		for r := range R {
-			n.usedSum[r] += after[r] - before[r]
+			switch d := after[r] - before[r]; {
+			case n.usedSum[r] == redo:
+			case d > 0 && n.usedSum[r] > math.MaxInt64-d:
+				n.usedSum[r] = redo
+			default:
+				n.usedSum[r] += d
+			}
+		}
+	}
+	for r, q := range n.usedSum {
+		if q == redo {
+			n.usedSum[r] = 0
+			for id := range len(s.b.nodes) {
+				n.usedSum[r] = arith.SatAdd(n.usedSum[r], n.usedRow(NodeID(id))[r])
+			}
 		}
 	}
 	if c := s.cls.Load(); c != nil {

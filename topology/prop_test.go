@@ -478,3 +478,84 @@ func TestProp_PlacementsInPathOrderPerRank(t *testing.T) {
 		}
 	})
 }
+
+// TestProp_TiersAsBySorting: Generate finds the first tier's domain in a
+// pass when the best-bound domain holds every member; the placements —
+// names, nodes, ranks, order — are those of cutting the tier by sorting
+// every candidate by bound (GenerateSortingTiers, the code before), with
+// ties of the bound, bound members, affinity, sub-groups, preferred keys
+// and both scorings.
+func TestProp_TiersAsBySorting(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := genCase(rapid.Bool().Draw(t, "homogeneous"), false).Draw(t, "case")
+		if rapid.IntRange(0, 3).Draw(t, "subGroup") == 0 {
+			c.group.SubGroups = []placement.SubGroup{{Name: "all", MinCount: 1}}
+		}
+		s, err := placement.NewSnapshot(c.nodes, c.pods)
+		require.NoError(t, err)
+		tr, err := topology.NewTree(s, propKeys)
+		require.NoError(t, err)
+		opts, err := tr.SolverOptions(c.cs, c.scoring)
+		if err != nil || opts.Generator == nil {
+			return // a key no node carries, or no constraint
+		}
+		gen := opts.Generator.(*topology.Generator)
+		want, werr := gen.GenerateSortingTiers(s, &c.group)
+		got, gerr := gen.Generate(s, &c.group)
+		require.Equal(t, werr, gerr)
+		require.Equal(t, want, got)
+	})
+}
+
+// TestProp_WideTiersAsBySorting is TestProp_TiersAsBySorting on clusters
+// of 10–60 nodes in 3 zones and 8 racks, where many racks tie on their
+// bound and the best-bound one may or may not hold the group.
+func TestProp_WideTiersAsBySorting(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(10, 60).Draw(t, "nodes")
+		var nodes []placement.Node
+		for i := range n {
+			nodes = append(nodes, placement.Node{Name: fmt.Sprintf("n%02d", i), Allocatable: placement.ResourceList{cpu: rapid.Int64Range(0, 8).Draw(t, "cpu")},
+				Labels: map[string]string{zoneKey: fmt.Sprint(rapid.IntRange(0, 2).Draw(t, "zone")), rackKey: fmt.Sprint(rapid.IntRange(0, 7).Draw(t, "rack")), hostKey: fmt.Sprint(i)}})
+		}
+		g := placement.Group{Namespace: "default", Name: "pg", Policy: placement.PolicyGang}
+		var pods []placement.Pod
+		if rapid.IntRange(0, 3).Draw(t, "bound") == 0 {
+			b := member("b0", "pg", 1)
+			b.NodeName = nodes[rapid.IntRange(0, n-1).Draw(t, "on")].Name
+			pods = append(pods, b)
+		}
+		same := rapid.Bool().Draw(t, "homogeneous")
+		q := rapid.Int64Range(1, 3).Draw(t, "mcpu")
+		for i := range rapid.IntRange(1, 8).Draw(t, "pending") {
+			if !same {
+				q = rapid.Int64Range(1, 3).Draw(t, "mcpu")
+			}
+			g.Members = append(g.Members, member(fmt.Sprintf("m%d", i), "pg", q))
+		}
+		g.MinCount = int32(rapid.IntRange(1, len(pods)+len(g.Members)).Draw(t, "min"))
+		if rapid.IntRange(0, 4).Draw(t, "subGroup") == 0 {
+			g.SubGroups = []placement.SubGroup{{Name: "all", MinCount: 1}}
+		}
+		var cs []topology.Constraint
+		if r := rapid.IntRange(-1, 1).Draw(t, "required"); r >= 0 {
+			cs = append(cs, required(propKeys[r]))
+		}
+		if p := rapid.IntRange(-1, 1).Draw(t, "preferred"); p >= 0 {
+			cs = append(cs, preferred(propKeys[p]))
+		}
+		s, err := placement.NewSnapshot(nodes, pods)
+		require.NoError(t, err)
+		tr, err := topology.NewTree(s, propKeys)
+		require.NoError(t, err)
+		opts, err := tr.SolverOptions(cs, rapid.SampledFrom([]topology.Scoring{topology.MostAllocated, topology.BestFit}).Draw(t, "scoring"))
+		if err != nil || opts.Generator == nil {
+			return
+		}
+		gen := opts.Generator.(*topology.Generator)
+		want, werr := gen.GenerateSortingTiers(s, &g)
+		got, gerr := gen.Generate(s, &g)
+		require.Equal(t, werr, gerr)
+		require.Equal(t, want, got)
+	})
+}
