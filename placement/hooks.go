@@ -125,6 +125,11 @@ func (f PlacementGeneratorFunc) Generate(s *Snapshot, g *Group) ([]Placement, er
 // PlacementScorer scores a feasible placement together with the assignment
 // the solver found in it (KEP-5732 PlacementScorePlugin); higher wins.
 // Scores of different placements of one group must be comparable.
+//
+// a is the solver's: a hook may read it during the call but must not keep
+// it, as the winner's becomes the Decision's Assignments. A hook that
+// reorders or changes it costs the solver a fresh list, never a wrong
+// decision.
 type PlacementScorer interface {
 	Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64
 }
@@ -141,6 +146,7 @@ func (f PlacementScorerFunc) Score(s *Snapshot, g *Group, p *Placement, a []Assi
 // accepts it, e.g. a quota on the group's total GPUs. A rejected placement
 // is never partially used: the solver tries the next one, and if none is
 // accepted the group places nothing and the decision quotes the reason.
+// As for [PlacementScorer], a is the solver's and must not be kept.
 type PlacementFilter interface {
 	FilterPlacement(s *Snapshot, g *Group, p *Placement, a []Assignment) Rejection
 }
