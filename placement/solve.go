@@ -776,6 +776,9 @@ func (sv *solver) runEnd(a *attempt, i int) int {
 // member order, with capacity for extra more entries.
 func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
 	n := len(sv.g.Members)
+	if n == 0 {
+		return make([]Assignment, 0, extra) // pod sets only: no pod to look at
+	}
 	members := 0
 	for i := range sv.members {
 		if a.node[i] >= 0 && int(sv.members[i].index) < n {
@@ -843,6 +846,9 @@ func (sv *solver) podSetRanks() (rank, byRank []int) {
 
 func (sv *solver) waiting(a *attempt) []Key {
 	var out []Key
+	if len(sv.g.Members) == 0 {
+		return out // a pod set's waiting pods are not listed
+	}
 	for i, n := range a.node {
 		if n < 0 && int(sv.members[i].index) < len(sv.g.Members) {
 			out = append(out, sv.pods[sv.members[i].row].Key())
