@@ -209,6 +209,13 @@ func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]pla
 	if g == nil {
 		return nil, placement.Errorf(placement.ErrInvalid, "topology generator", "group", "must not be nil")
 	}
+	return gen.generate(s, g, (*builder).tiered)
+}
+
+// generate is Generate with the first level's tiers cut by tiered (the
+// tests compare another way of cutting them).
+func (gen *Generator) generate(s *placement.Snapshot, g *placement.Group, tiered func(b *builder, doms []DomainID, diagnose bool)) ([]placement.Placement, error) {
+	t := gen.tree
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c, err := t.capacityFor(s)
@@ -238,7 +245,7 @@ func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]pla
 	}
 	doms := b.candidates(first)
 	b.out = make([]placement.Placement, 0, len(doms)+1)
-	b.tiered(doms, gen.preferred < 0)
+	tiered(b, doms, gen.preferred < 0)
 	if gen.preferred >= 0 {
 		for q := first - 1; q >= max(gen.required, 0); q-- {
 			b.widen(b.candidates(q), q+1, q == gen.required)
@@ -414,16 +421,15 @@ func (b *builder) emit(d DomainID, nodes []placement.NodeID, rank int) {
 	b.out = append(b.out, placement.Placement{Name: name, Nodes: nodes, Rank: rank})
 }
 
-// tiered emits single-domain placements best bound first (see
-// SolverOptions, step 1); with diagnose, the domains that cannot hold the
-// minimum follow in a last tier.
-func (b *builder) tiered(doms []DomainID, diagnose bool) {
-	type cand struct {
-		d  DomainID
-		ub int64
-	}
-	var ok []cand
-	var short []DomainID
+// cand is a candidate domain with the upper bound of its score.
+type cand struct {
+	d  DomainID
+	ub int64
+}
+
+// split divides doms into those the aggregates say might hold the group,
+// with their score bounds, and those that cannot; both keep doms' order.
+func (b *builder) split(doms []DomainID) (ok []cand, short []DomainID) {
 	for _, d := range doms {
 		if b.canHold(d) {
 			ok = append(ok, cand{d, b.scorer.upper(b.c, b.sh, d)})
@@ -431,6 +437,14 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 			short = append(short, d)
 		}
 	}
+	return ok, short
+}
+
+// tiered emits single-domain placements best bound first (see
+// SolverOptions, step 1); with diagnose, the domains that cannot hold the
+// minimum follow in a last tier.
+func (b *builder) tiered(doms []DomainID, diagnose bool) {
+	ok, short := b.split(doms)
 	byBound := func(x, y cand) int {
 		if c := cmp.Compare(y.ub, x.ub); c != 0 {
 			return c
