@@ -268,8 +268,19 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 	}
 	byOrder := func(a, b int32) int { return MemberOrder(sv.pods[a], sv.pods[b]) }
 	// Hosts usually pass members already in member order (the gang cycle
-	// does): checking costs n-1 comparisons, sorting n log n.
-	if !slices.IsSortedFunc(rows, byOrder) {
+	// does): checking costs n-1 comparisons, sorting n log n. Members of
+	// one priority and queue time (the usual gang) compare by name alone:
+	// identical fields mean equal times.
+	inOrder := true
+	for i := 1; i < len(rows) && inOrder; i++ {
+		a, b := sv.pods[rows[i-1]], sv.pods[rows[i]]
+		if a.Priority == b.Priority && a.QueuedAt == b.QueuedAt && a.Namespace == b.Namespace {
+			inOrder = a.Name <= b.Name
+		} else {
+			inOrder = MemberOrder(a, b) <= 0
+		}
+	}
+	if !inOrder {
 		slices.SortFunc(rows, byOrder)
 	}
 	var order []*Pod
