@@ -445,18 +445,10 @@ func (b *builder) split(doms []DomainID) (ok []cand, short []DomainID) {
 // minimum follow in a last tier.
 func (b *builder) tiered(doms []DomainID, diagnose bool) {
 	ok, short := b.split(doms)
-	byBound := func(x, y cand) int {
-		if c := cmp.Compare(y.ub, x.ub); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.d, y.d) // IDs follow path order within a level
-	}
-	byID := func(x, y cand) int { return cmp.Compare(x.d, y.d) }
 	// The first tier ends at the first domain by bound that holds every
 	// member. That is usually the first: finding it costs a pass over the
 	// candidates (which are in ID order, as doms is), where sorting them
 	// all by bound cost a sort.
-	var tiers [2][]cand
 	best := 0
 	for i := range ok {
 		if byBound(ok[i], ok[best]) < 0 {
@@ -464,21 +456,42 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 		}
 	}
 	if len(ok) > 0 && b.holdsAll(ok[best].d) {
-		tiers[0] = []cand{ok[best]}
-		tiers[1] = slices.Delete(ok, best, best+1)
-	} else {
-		slices.SortFunc(ok, byBound)
-		cut := len(ok)
-		for i := range ok {
-			if b.holdsAll(ok[i].d) {
-				cut = i + 1
-				break
-			}
-		}
-		tiers[0], tiers[1] = ok[:cut], ok[cut:]
-		slices.SortFunc(tiers[0], byID)
-		slices.SortFunc(tiers[1], byID)
+		first := []cand{ok[best]} // before Delete shifts ok
+		b.emitTiers([2][]cand{first, slices.Delete(ok, best, best+1)}, short, diagnose)
+		return
 	}
+	b.emitTiers(b.cutBySorting(ok), short, diagnose)
+}
+
+// byBound orders candidates by score bound, best first, then by ID (IDs
+// follow path order within a level).
+func byBound(x, y cand) int {
+	if c := cmp.Compare(y.ub, x.ub); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.d, y.d)
+}
+
+// cutBySorting sorts ok by bound, cuts the first tier after the first that
+// holds every member, and returns both tiers in ID order.
+func (b *builder) cutBySorting(ok []cand) [2][]cand {
+	slices.SortFunc(ok, byBound)
+	cut := len(ok)
+	for i := range ok {
+		if b.holdsAll(ok[i].d) {
+			cut = i + 1
+			break
+		}
+	}
+	byID := func(x, y cand) int { return cmp.Compare(x.d, y.d) }
+	slices.SortFunc(ok[:cut], byID)
+	slices.SortFunc(ok[cut:], byID)
+	return [2][]cand{ok[:cut], ok[cut:]}
+}
+
+// emitTiers emits each non-empty tier at its own rank; with diagnose, the
+// closest of the domains short of the minimum follows in a last tier.
+func (b *builder) emitTiers(tiers [2][]cand, short []DomainID, diagnose bool) {
 	for _, part := range tiers {
 		if len(part) == 0 {
 			continue
