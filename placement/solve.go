@@ -477,8 +477,10 @@ func (sv *solver) sameClass(a, b *member, withLabels bool) bool {
 // attempt is the outcome of placing the members in one placement.
 type attempt struct {
 	p         *Placement
-	node      []NodeID // per member (in member order); -1 = waiting
-	seq       []int    // members in the order they were placed
+	node      []NodeID // per member (in member order), -1 = waiting; nil when batched
+	seq       []int    // with node: members in the order they were placed
+	segs      []seg    // batched: the placed members; see segsOf
+	normal    bool     // segs is segsOf's
 	placed    int
 	pref      int64  // preference score of the affinity terms
 	violation string // a broken constraint, when enough members fit
@@ -741,12 +743,12 @@ func (sv *solver) outputs(a *attempt) ([]Assignment, []PodSetAssignment) {
 // attempt a, whose pod sets' runs are runs: O(entries), no allocation.
 func (sv *solver) intact(a *attempt, runs []setRun) bool {
 	n, as, k := len(sv.g.Members), a.as, 0
-	for i := range sv.members {
-		m, id := &sv.members[i], a.node[i]
-		if id < 0 || int(m.index) >= n {
+	for _, s := range sv.segsOf(a) {
+		m := &sv.members[s.start]
+		if int(m.index) >= n {
 			continue
 		}
-		if k == len(as) || as[k] != (Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)}) {
+		if k == len(as) || as[k] != (Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[s.node].Name, NodeID: s.node, Member: int(m.index)}) {
 			return false
 		}
 		k++
@@ -770,19 +772,6 @@ type setRun struct {
 	count int32
 }
 
-// runEnd returns the end of the run of pods of one set on one node that
-// starts at member i of attempt a; a member's run is itself. A set's pods
-// are consecutive in sv.members and placed in runs.
-func (sv *solver) runEnd(a *attempt, i int) int {
-	j := i + 1
-	if int(sv.members[i].index) >= len(sv.g.Members) {
-		for j < len(sv.members) && sv.members[j].row == sv.members[i].row && a.node[j] == a.node[i] {
-			j++
-		}
-	}
-	return j
-}
-
 // memberAssignments returns the members' assignments of attempt a in
 // member order, with capacity for extra more entries.
 func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
@@ -790,16 +779,16 @@ func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
 	if n == 0 {
 		return make([]Assignment, 0, extra) // pod sets only: no pod to look at
 	}
-	members := 0
-	for i := range sv.members {
-		if a.node[i] >= 0 && int(sv.members[i].index) < n {
-			members++
+	segs, members := sv.segsOf(a), 0
+	for _, s := range segs {
+		if int(sv.members[s.start].index) < n {
+			members++ // a member is a row alone: a segment of one
 		}
 	}
 	out := make([]Assignment, 0, members+extra)
-	for i := range sv.members {
-		if m, id := &sv.members[i], a.node[i]; id >= 0 && int(m.index) < n {
-			out = append(out, Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)})
+	for _, s := range segs {
+		if m := &sv.members[s.start]; int(m.index) < n {
+			out = append(out, Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[s.node].Name, NodeID: s.node, Member: int(m.index)})
 		}
 	}
 	return out
@@ -820,12 +809,10 @@ func (sv *solver) setRuns(a *attempt) []setRun {
 	nodeBits := bits.Len(uint(len(sv.s.b.nodes)))
 	rank, byRank := sv.podSetRanks()
 	var keys []uint64
-	for i := 0; i < len(sv.members); {
-		j := sv.runEnd(a, i)
-		if id := a.node[i]; id >= 0 && int(sv.members[i].index) >= n {
-			keys = append(keys, (uint64(rank[int(sv.members[i].row)-n])<<nodeBits|uint64(id))<<countBits|uint64(j-i))
+	for _, s := range sv.segsOf(a) {
+		if m := &sv.members[s.start]; int(m.index) >= n {
+			keys = append(keys, (uint64(rank[int(m.row)-n])<<nodeBits|uint64(s.node))<<countBits|uint64(s.n))
 		}
-		i = j
 	}
 	sortByBits(keys, countBits, nodeBits+bits.Len(uint(len(sv.g.PodSets))))
 	runs := make([]setRun, 0, len(keys))
@@ -855,17 +842,41 @@ func (sv *solver) podSetRanks() (rank, byRank []int) {
 	return rank, byRank
 }
 
+// waiting lists the members attempt a leaves waiting, in member order.
 func (sv *solver) waiting(a *attempt) []Key {
 	var out []Key
 	if len(sv.g.Members) == 0 {
 		return out // a pod set's waiting pods are not listed
 	}
-	for i, n := range a.node {
-		if n < 0 && int(sv.members[i].index) < len(sv.g.Members) {
-			out = append(out, sv.pods[sv.members[i].row].Key())
+	sv.gaps(a, func(i, j int) bool {
+		if m := &sv.members[i]; int(m.index) < len(sv.g.Members) {
+			out = append(out, sv.pods[m.row].Key())
+		}
+		return true
+	})
+	return out
+}
+
+// gaps calls f on the waiting members of attempt a, a row's at once:
+// members i..j-1, of one row, in member order, until f returns false.
+func (sv *solver) gaps(a *attempt, f func(i, j int) bool) {
+	from := 0
+	for k, segs := 0, sv.segsOf(a); k <= len(segs); k++ {
+		to := len(sv.members)
+		if k < len(segs) {
+			to = int(segs[k].start)
+		}
+		for i := from; i < to; {
+			j := min(sv.rowEnd(i), to)
+			if !f(i, j) {
+				return
+			}
+			i = j
+		}
+		if k < len(segs) {
+			from = int(segs[k].start + segs[k].n)
 		}
 	}
-	return out
 }
 
 func (sv *solver) spend(n int64) bool {
