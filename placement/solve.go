@@ -125,6 +125,8 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	}
 	g = &gc
 	sv := &solver{s: s, g: g, opts: opts, R: len(s.b.res), bound: len(bound), budget: opts.Budget}
+	sv.sc = scratchPool.Get().(*scratch)
+	sv.gs = sv.sc.gs
 	if sv.budget <= 0 {
 		sv.budget = DefaultBudget
 	}
@@ -184,12 +186,14 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	for i := range placements {
 		most = max(most, len(placements[i].Nodes))
 	}
-	sv.w = newWork(sv.R, len(s.b.nodes), min(g.NumPending(), most))
+	sv.w = sv.sc.work(sv.R, len(s.b.nodes), min(g.NumPending(), most))
 	sv.boundNodes = make([]NodeID, len(bound))
 	for i, b := range bound {
 		sv.boundNodes[i], _ = s.NodeOf(b)
 	}
-	return sv.solve(placements)
+	d, err := sv.solve(placements)
+	sv.release()
+	return d, err
 }
 
 // checkPlacement rejects a generator's placement whose node IDs are not
@@ -222,7 +226,8 @@ type solver struct {
 	opts       Options
 	R          int
 	members    []member
-	byMember   []int // memberOrder, once built
+	sc         *scratch // memory from the pool; see release
+	byMember   []int    // memberOrder, once built
 	bySize     []int // ffdOrder, once built
 	gs         groupScratch
 	pods       []*Pod  // per row: g.Members, then the pod sets' templates
@@ -258,8 +263,9 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 	n := len(g.Members)
 	// A row is a member or a pod set, whose pods are consecutive in member
 	// order: they are identical.
-	sv.pods = make([]*Pod, n+len(g.PodSets))
-	rows := make([]int32, len(sv.pods))
+	sv.pods = grow(sv.sc.pods, n+len(g.PodSets))
+	rows := grow(sv.sc.rows, len(sv.pods))
+	sv.sc.rows = rows
 	for i := range g.Members {
 		sv.pods[i], rows[i] = &g.Members[i], int32(i)
 	}
@@ -301,8 +307,8 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 	b := sv.s.b
 	g.prep.req = make([]int64, len(rows)*sv.R) // one allocation for every member's vector
 	sv.reqs = g.prep.req
-	sv.members = make([]member, g.NumPending())
-	sv.class, sv.size = make([]int32, len(rows)), make([]int64, len(rows))
+	sv.members = grow(sv.sc.members, g.NumPending())
+	sv.class, sv.size = grow(sv.sc.class, len(rows)), grow(sv.sc.size, len(rows))
 	var classes classIndex
 	i := 0
 	for _, row := range rows {
@@ -944,7 +950,7 @@ func (sv *solver) better(x, y *attempt) bool {
 // per solve (each placement's attempt reads it) and never modified.
 func (sv *solver) memberOrder() []int {
 	if sv.byMember == nil {
-		sv.byMember = make([]int, len(sv.members))
+		sv.byMember = grow(sv.sc.byMember, len(sv.members))
 		for i := range sv.byMember {
 			sv.byMember[i] = i
 		}
@@ -957,7 +963,7 @@ func (sv *solver) memberOrder() []int {
 // Like memberOrder, it is built once and never modified.
 func (sv *solver) ffdOrder() []int {
 	if sv.bySize == nil {
-		sv.bySize = slices.Clone(sv.memberOrder())
+		sv.bySize = append(sv.sc.bySize[:0], sv.memberOrder()...)
 		slices.SortStableFunc(sv.bySize, func(i, j int) int { return cmp.Compare(sv.size[sv.members[j].row], sv.size[sv.members[i].row]) })
 	}
 	return sv.bySize
