@@ -108,16 +108,17 @@ func (sv *solver) assignRun(a *attempt, idx []int, id NodeID) {
 	}
 }
 
-// seg is members start..start+n-1, consecutive in member order, on one
-// node.
+// seg is members start..start+n-1, consecutive in member order and of one
+// class, on one node.
 type seg struct {
 	start, n int32
 	node     NodeID
 }
 
 // segsOf returns the placed members of attempt a as segments in member
-// order, each within one row: O(segments) for a batched attempt,
-// O(members) for one with a node per member. The result is kept in a.
+// order, each of members only or within one pod set: O(segments) for a
+// batched attempt of pod sets, O(members) otherwise. The result is kept in
+// a.
 func (sv *solver) segsOf(a *attempt) []seg {
 	if a.normal {
 		return a.segs
@@ -140,12 +141,26 @@ func (sv *solver) segsOf(a *attempt) []seg {
 		if !slices.IsSortedFunc(out, byStart) {
 			slices.SortFunc(out, byStart)
 		}
-		// A run of identical members spans rows; split it at each row's end.
-		if slices.ContainsFunc(out, func(s seg) bool { return int(s.start+s.n) > sv.rowEnd(int(s.start)) }) {
+		// A run of identical members may span pod sets (or members and a
+		// set): split it where a set begins or ends.
+		n := len(sv.g.Members)
+		if len(sv.g.PodSets) > 0 && slices.ContainsFunc(out, func(s seg) bool {
+			if sv.rowEnd(int(s.start)) >= int(s.start+s.n) {
+				return false // one row
+			}
+			return slices.ContainsFunc(sv.members[s.start:s.start+s.n], func(m member) bool { return int(m.index) >= n })
+		}) {
 			split := make([]seg, 0, len(out))
 			for _, s := range out {
 				for x, e := int(s.start), int(s.start+s.n); x < e; {
-					y := min(sv.rowEnd(x), e)
+					y := x + 1
+					if int(sv.members[x].index) >= n {
+						y = min(sv.rowEnd(x), e)
+					} else {
+						for y < e && int(sv.members[y].index) < n {
+							y++
+						}
+					}
 					split = append(split, seg{int32(x), int32(y - x), s.node})
 					x = y
 				}

@@ -750,14 +750,16 @@ func (sv *solver) outputs(a *attempt) ([]Assignment, []PodSetAssignment) {
 func (sv *solver) intact(a *attempt, runs []setRun) bool {
 	n, as, k := len(sv.g.Members), a.as, 0
 	for _, s := range sv.segsOf(a) {
-		m := &sv.members[s.start]
-		if int(m.index) >= n {
+		if int(sv.members[s.start].index) >= n {
 			continue
 		}
-		if k == len(as) || as[k] != (Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[s.node].Name, NodeID: s.node, Member: int(m.index)}) {
-			return false
+		for i := s.start; i < s.start+s.n; i++ {
+			m := &sv.members[i]
+			if k == len(as) || as[k] != (Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[s.node].Name, NodeID: s.node, Member: int(m.index)}) {
+				return false
+			}
+			k++
 		}
-		k++
 	}
 	if len(as)-k != len(runs) {
 		return false
@@ -788,13 +790,18 @@ func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
 	segs, members := sv.segsOf(a), 0
 	for _, s := range segs {
 		if int(sv.members[s.start].index) < n {
-			members++ // a member is a row alone: a segment of one
+			members += int(s.n)
 		}
 	}
 	out := make([]Assignment, 0, members+extra)
 	for _, s := range segs {
-		if m := &sv.members[s.start]; int(m.index) < n {
-			out = append(out, Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[s.node].Name, NodeID: s.node, Member: int(m.index)})
+		if int(sv.members[s.start].index) >= n {
+			continue
+		}
+		name := sv.s.b.nodes[s.node].Name
+		for i := s.start; i < s.start+s.n; i++ {
+			m := &sv.members[i]
+			out = append(out, Assignment{Pod: sv.pods[m.row].Key(), Node: name, NodeID: s.node, Member: int(m.index)})
 		}
 	}
 	return out
