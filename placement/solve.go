@@ -228,7 +228,7 @@ type solver struct {
 	members    []member
 	sc         *scratch // memory from the pool; see release
 	byMember   []int    // memberOrder, once built
-	bySize     []int // ffdOrder, once built
+	bySize     []int    // ffdOrder, once built
 	gs         groupScratch
 	pods       []*Pod  // per row: g.Members, then the pod sets' templates
 	reqs       []int64 // per row, the requests indexed like Snapshot.b.res; the pods count is 1
