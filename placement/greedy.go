@@ -23,6 +23,7 @@ func (sv *solver) newAttempt(p *Placement) *attempt {
 func (sv *solver) greedy(p *Placement, order []int) *attempt {
 	batch := sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
 	a := &attempt{p: p}
+	from := len(sv.sc.segs) // the batched attempt's segments follow the last one's
 	if !batch {
 		a = sv.newAttempt(p)
 		a.seq = make([]int, 0, len(order))
@@ -46,6 +47,9 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 			} // else the rest of its row — one *Pod to every check, nothing placed meanwhile — waits too
 		}
 		k = j
+	}
+	if batch {
+		a.segs = sv.sc.segs[from:len(sv.sc.segs):len(sv.sc.segs)]
 	}
 	sv.finish(a)
 	sv.undo(a)
@@ -88,24 +92,27 @@ func (sv *solver) put(i int, id NodeID) {
 }
 
 // assignRun puts members idx, which share one class, on node id at once
-// and records them as segments of the batched attempt a. idx ascends (every
+// and records them as segments of the batched attempt a (in sv.sc.segs
+// until greedy hands them to a). idx ascends (every
 // order keeps a class's members in member order), so it is consecutive when
 // its ends are len(idx)-1 apart, as a pod set's pods are.
 func (sv *solver) assignRun(a *attempt, idx []int, id NodeID) {
 	a.placed += len(idx)
 	sv.w.add(id, sv.req(sv.members[idx[0]].row), int64(len(idx)))
+	segs := sv.sc.segs
 	if idx[len(idx)-1]-idx[0] == len(idx)-1 {
-		a.segs = append(a.segs, seg{int32(idx[0]), int32(len(idx)), id})
-		return
-	}
-	for x := 0; x < len(idx); {
-		y := x + 1
-		for y < len(idx) && idx[y] == idx[y-1]+1 {
-			y++
+		segs = append(segs, seg{int32(idx[0]), int32(len(idx)), id})
+	} else {
+		for x := 0; x < len(idx); {
+			y := x + 1
+			for y < len(idx) && idx[y] == idx[y-1]+1 {
+				y++
+			}
+			segs = append(segs, seg{int32(idx[x]), int32(y - x), id})
+			x = y
 		}
-		a.segs = append(a.segs, seg{int32(idx[x]), int32(y - x), id})
-		x = y
 	}
+	sv.sc.segs = segs
 }
 
 // seg is members start..start+n-1, consecutive in member order and of one

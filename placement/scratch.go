@@ -17,6 +17,9 @@ type scratch struct {
 	size             []int64
 	w                *work
 	gs               groupScratch
+	segs             []seg // the batched attempts' segments, one after another
+	keys, sortTmp    []uint64
+	runs             []setRun
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -56,5 +59,6 @@ func (sv *solver) release() {
 	clear(sv.pods) // the caller's pods may be freed
 	sc.pods, sc.class, sc.size = sv.pods[:0], sv.class[:0], sv.size[:0]
 	sc.gs = sv.gs
+	sc.segs = sc.segs[:0]
 	scratchPool.Put(sc)
 }

@@ -821,14 +821,15 @@ func (sv *solver) setRuns(a *attempt) []setRun {
 	const countBits = 21
 	nodeBits := bits.Len(uint(len(sv.s.b.nodes)))
 	rank, byRank := sv.podSetRanks()
-	var keys []uint64
+	keys := sv.sc.keys[:0]
 	for _, s := range sv.segsOf(a) {
 		if m := &sv.members[s.start]; int(m.index) >= n {
 			keys = append(keys, (uint64(rank[int(m.row)-n])<<nodeBits|uint64(s.node))<<countBits|uint64(s.n))
 		}
 	}
-	sortByBits(keys, countBits, nodeBits+bits.Len(uint(len(sv.g.PodSets))))
-	runs := make([]setRun, 0, len(keys))
+	sv.sc.sortTmp = sortByBits(keys, countBits, nodeBits+bits.Len(uint(len(sv.g.PodSets))), sv.sc.sortTmp)
+	sv.sc.keys = keys
+	runs := sv.sc.runs[:0]
 	for i, r := range keys {
 		key, count := r>>countBits, int32(r&(1<<countBits-1))
 		if i > 0 && keys[i-1]>>countBits == key {
@@ -837,6 +838,7 @@ func (sv *solver) setRuns(a *attempt) []setRun {
 		}
 		runs = append(runs, setRun{row: n + byRank[key>>nodeBits], id: NodeID(key & (1<<nodeBits - 1)), count: count})
 	}
+	sv.sc.runs = runs
 	return runs
 }
 
