@@ -274,9 +274,19 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 	if sv.missingOf(m) != "" {
 		return
 	}
-	if len(p.Nodes) == len(sv.s.b.nodes) && len(sv.pods[m.row].NodeSelector) == 0 {
-		sv.placeRunClasses(a, idx) // the whole cluster: by classes of identical nodes
-		return
+	if len(sv.pods[m.row].NodeSelector) == 0 {
+		// The whole cluster, or a domain whose nodes have consecutive IDs
+		// (their names sort together) and are many to the classes: by
+		// classes of identical nodes, without visiting every node.
+		if k := len(p.Nodes); k == len(sv.s.b.nodes) {
+			sv.placeRunClasses(a, idx, sv.s.classes(), 0, NodeID(k))
+			return
+		} else if k >= 64 && p.Nodes[k-1]-p.Nodes[0] == NodeID(k-1) {
+			if cls := sv.s.classes(); 4*len(cls.sets) <= k {
+				sv.placeRunClasses(a, idx, cls, p.Nodes[0], p.Nodes[k-1]+1)
+				return
+			}
+		}
 	}
 	if !sv.spend(int64(len(p.Nodes))) {
 		return
