@@ -133,23 +133,35 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if opts.Scorer == nil {
 		sv.opts.Scorer = DefaultScorer{}
 	}
-	pending, err := sv.prepareMembers()
-	if err != nil {
+	if err := sv.prepareMembers(); err != nil {
 		return Decision{}, err
 	}
-	if len(g.PodSets) == 0 { // with pod sets, validate ruled out sub-groups and affinity
+	// Constraints between members: sub-groups or affinity terms, which
+	// validate ruled out with pod sets.
+	constrained := len(g.SubGroups) > 0
+	for i := range g.Members {
+		constrained = constrained || g.Members[i].Affinity != nil
+	}
+	for _, p := range bound {
+		constrained = constrained || p.Affinity != nil
+	}
+	if constrained && len(g.PodSets) == 0 {
+		pending := make([]*Pod, len(sv.members)) // in member order
+		for i, m := range sv.members {
+			pending[i] = sv.pods[m.row]
+		}
 		if len(g.SubGroups) > 0 {
 			if err := validateSubGroups(g, append(slices.Clone(bound), pending...)); err != nil {
 				return Decision{}, err
 			}
 		}
 		sv.cons = compileCons(s, g, bound, pending)
+		sv.pos = make([]NodeID, len(bound)+len(pending))
 	}
 	if sv.cons != nil {
 		if err := sv.cons.boundConflict(g); err != nil {
 			return Decision{}, err
 		}
-		sv.pos = make([]NodeID, len(bound)+len(pending))
 		for i := range sv.pos {
 			sv.pos[i] = -1
 			if i < len(bound) {
@@ -176,6 +188,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if opts.Generator == nil {
 		placements = []Placement{{Nodes: s.b.allNodes}}
 	} else {
+		var err error
 		if placements, err = opts.Generator.Generate(s, g); err != nil {
 			return Decision{}, err
 		}
@@ -256,9 +269,8 @@ type solver struct {
 // prepareMembers sorts the pending pods into member order, validates them
 // and compiles their requests into vectors, reading each member's and each
 // pod set's maps once. The vectors are kept in g.prep (g is Solve's private
-// copy), where hooks read them through [Group.RequestVector]. It returns
-// the members in member order when the group has no pod sets.
-func (sv *solver) prepareMembers() ([]*Pod, error) {
+// copy), where hooks read them through [Group.RequestVector].
+func (sv *solver) prepareMembers() error {
 	g := sv.g
 	n := len(g.Members)
 	// A row is a member or a pod set, whose pods are consecutive in member
@@ -289,13 +301,6 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 	if !inOrder {
 		slices.SortFunc(rows, byOrder)
 	}
-	var order []*Pod
-	if len(g.PodSets) == 0 {
-		order = make([]*Pod, n)
-		for i, r := range rows {
-			order[i] = sv.pods[r]
-		}
-	}
 	// Members are merged into classes only when nothing can tell them
 	// apart: labels matter to affinity and sub-groups, and a caller's
 	// Filter or Reserver sees the pod itself (a pod set's pods, one pod to
@@ -320,7 +325,7 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 		m.row = row
 		m.index = int32(start)
 		if !sv.compile(m) {
-			return nil, firstBadPod(g.Members) // the slow path names the field
+			return firstBadPod(g.Members) // the slow path names the field
 		}
 		if i > 0 && sv.sameClass(&sv.members[i-1], m, distinct) {
 			prev := sv.members[i-1].row // runs of identical members are the rule
@@ -346,7 +351,7 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 			g.prep.classPods[sv.class[row]] += int(g.PodSets[int(row)-n].Count) - 1
 		}
 	}
-	return order, nil
+	return nil
 }
 
 // ffdSize is a pod's size for first-fit decreasing: the sum, over the
