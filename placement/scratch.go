@@ -13,7 +13,7 @@ type scratch struct {
 	members          []member
 	byMember, bySize []int
 	pods             []*Pod
-	rows, class      []int32
+	rows             []int32
 	size             []int64
 	w                *work
 	gs               groupScratch
@@ -57,7 +57,7 @@ func (sv *solver) release() {
 		sc.bySize = sv.bySize[:0]
 	}
 	clear(sv.pods) // the caller's pods may be freed
-	sc.pods, sc.class, sc.size = sv.pods[:0], sv.class[:0], sv.size[:0]
+	sc.pods, sc.size = sv.pods[:0], sv.size[:0]
 	sc.gs = sv.gs
 	sc.segs = sc.segs[:0]
 	scratchPool.Put(sc)
