@@ -280,6 +280,9 @@ func (sv *solver) freeIn(p *Placement) []int64 {
 // never moved). When it fails for every placement, removing pods cannot
 // help: the decision is Unresolvable.
 func (sv *solver) roomIfEmpty(p *Placement, target int) bool {
+	if len(p.Nodes) == len(sv.s.b.nodes) && len(sv.boundNodes) == 0 {
+		return sv.smallestFit(sv.s.b.allocSum, target) // the whole cluster, empty
+	}
 	boundUse := map[NodeID][]int64{}
 	for _, b := range sv.s.GroupMembers(sv.g.Key()) {
 		id, _ := sv.s.NodeOf(b)
