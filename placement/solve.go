@@ -563,10 +563,10 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 			cut = cut || a.cut
 			if sv.ok(a) {
 				// Without a hook to read them, the assignments are only
-				// listed for the winner, and the default score is read
-				// from the solver's rows.
-				if _, byDefault := sv.opts.Scorer.(DefaultScorer); byDefault && len(sv.opts.PlacementFilters) == 0 {
-					a.score = sv.defaultScore(a)
+				// listed for the winner: a SumScorer reads the sums of
+				// the solver's classes.
+				if ss, bySums := sv.opts.Scorer.(SumScorer); bySums && len(sv.opts.PlacementFilters) == 0 {
+					a.score = ss.ScoreSums(sv.s, sv.g, p, int64(a.placed), sv.placedSums(a))
 				} else {
 					a.as = sv.assignments(a)
 				}
