@@ -11,7 +11,7 @@ import "sync"
 // one solve to the next.
 type scratch struct {
 	members          []member
-	byMember, bySize []int
+	identity, bySize []int // identity: see memberOrder
 	pods             []*Pod
 	rows             []int32
 	size             []int64
@@ -50,9 +50,6 @@ func (sc *scratch) work(R, nodes, expect int) *work {
 func (sv *solver) release() {
 	sc := sv.sc
 	sc.members = sv.members[:0]
-	if sv.byMember != nil {
-		sc.byMember = sv.byMember[:0]
-	}
 	if sv.bySize != nil {
 		sc.bySize = sv.bySize[:0]
 	}

@@ -240,7 +240,6 @@ type solver struct {
 	R          int
 	members    []member
 	sc         *scratch // memory from the pool; see release
-	byMember   []int    // memberOrder, once built
 	bySize     []int    // ffdOrder, once built
 	gs         groupScratch
 	pods       []*Pod  // per row: g.Members, then the pod sets' templates
@@ -963,16 +962,19 @@ func (sv *solver) better(x, y *attempt) bool {
 	return x.pref > y.pref
 }
 
-// memberOrder is the members' indexes in member order; it is built once
-// per solve (each placement's attempt reads it) and never modified.
+// memberOrder is the members' indexes in member order: the identity. It
+// is never modified, so the pool keeps one, filled once for the largest
+// group so far.
 func (sv *solver) memberOrder() []int {
-	if sv.byMember == nil {
-		sv.byMember = grow(sv.sc.byMember, len(sv.members))
-		for i := range sv.byMember {
-			sv.byMember[i] = i
+	n := len(sv.members)
+	if id := sv.sc.identity; len(id) < n {
+		id = slices.Grow(id, n-len(id))
+		for i := len(id); i < n; i++ {
+			id = append(id, i)
 		}
+		sv.sc.identity = id
 	}
-	return sv.byMember
+	return sv.sc.identity[:n:n]
 }
 
 // ffdOrder is first-fit decreasing: the largest members first (by the sum
