@@ -329,11 +329,13 @@ func (sv *solver) smallestFit(free []int64, target int) bool {
 	if sv.smallest == nil {
 		classRow, classPods := sv.g.prep.classRow, sv.g.prep.classPods
 		sv.smallest = make([]smallestSums, sv.R)
+		n := len(classRow)
+		buf := make([]int64, 3*n*sv.R) // one allocation for every resource's three columns
+		order := make([]int32, n)
 		for r := range sv.R {
 			sm := &sv.smallest[r]
-			n := len(classRow)
-			sm.q, sm.pods, sm.sum = make([]int64, n), make([]int64, n), make([]int64, n)
-			order := make([]int32, n)
+			col := buf[3*n*r : 3*n*(r+1)]
+			sm.q, sm.pods, sm.sum = col[:n:n], col[n:2*n:2*n], col[2*n:]
 			for c := range order {
 				order[c] = int32(c)
 			}

@@ -234,32 +234,33 @@ type member struct {
 }
 
 type solver struct {
-	s          *Snapshot
-	g          *Group
-	opts       Options
-	R          int
-	members    []member
-	sc         *scratch // memory from the pool; see release
-	bySize     []int    // ffdOrder, once built
-	gs         groupScratch
-	pods       []*Pod  // per row: g.Members, then the pod sets' templates
-	reqs       []int64 // per row, the requests indexed like Snapshot.b.res; the pods count is 1
-	class      []int32 // per row: rows of one class are interchangeable
-	size       []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
-	bound      int
-	required   int // members (bound included) the decision must reach
-	need       int // pending members that must be placed
-	reservers  []Reserver
-	cons       *cons
-	pos        []NodeID // with cons: node of every member, bound first
-	boundNodes []NodeID
-	missing    map[*Pod]ResourceName // member or template -> an untracked resource it requests
-	smallest   []smallestSums        // per resource, built on first use
-	w          *work
-	classes    int // distinct member classes
-	steps      int64
-	budget     int64
-	exhausted  bool
+	s            *Snapshot
+	g            *Group
+	opts         Options
+	R            int
+	members      []member
+	sc           *scratch // memory from the pool; see release
+	bySize       []int    // ffdOrder, once built
+	gs           groupScratch
+	pods         []*Pod  // per row: g.Members, then the pod sets' templates
+	reqs         []int64 // per row, the requests indexed like Snapshot.b.res; the pods count is 1
+	class        []int32 // per row: rows of one class are interchangeable
+	size         []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
+	bound        int
+	required     int // members (bound included) the decision must reach
+	need         int // pending members that must be placed
+	reservers    []Reserver
+	cons         *cons
+	pos          []NodeID // with cons: node of every member, bound first
+	boundNodes   []NodeID
+	missing      map[*Pod]ResourceName // member or template -> an untracked resource it requests
+	smallest     []smallestSums        // per resource, built on first use
+	insufficient []string              // per resource, its Reason; built on first use
+	w            *work
+	classes      int // distinct member classes
+	steps        int64
+	budget       int64
+	exhausted    bool
 	// searchBudgetCut is set when a search stopped at Options.SearchBudget
 	// rather than at its share of what was left of Options.Budget.
 	searchBudgetCut bool

@@ -130,9 +130,9 @@ type shape struct {
 
 func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	R := len(c.res)
-	sh := &shape{n: g.NumPending(), bound: bound, podsR: c.podsR, g: g, s: c.snap,
-		requested: make([]bool, R),
-		total:     make([]int64, R), needSum: make([]int64, R), minReq: make([]int64, R), maxReq: make([]int64, R)}
+	q := make([]int64, 4*R) // one allocation for the four vectors
+	sh := &shape{n: g.NumPending(), bound: bound, podsR: c.podsR, g: g, s: c.snap, requested: make([]bool, R),
+		total: q[:R:R], needSum: q[R : 2*R : 2*R], minReq: q[2*R : 3*R : 3*R], maxReq: q[3*R:]}
 	sh.need = 1
 	if g.IsGang() {
 		sh.need = max(int(g.MinCount)-sh.bound, 1)
