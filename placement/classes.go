@@ -3,6 +3,7 @@ package placement
 import (
 	"encoding/binary"
 	"maps"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -109,17 +110,16 @@ func (s *nodeSet) delete(id NodeID) {
 func (s *nodeSet) Min() (NodeID, bool) {
 	var out NodeID
 	found := false
-	s.ascend(0, func(id NodeID) bool { out, found = id, true; return false })
+	s.ascend(0, math.MaxInt32, func(id NodeID) bool { out, found = id, true; return false })
 	return out, found
 }
 
-// ascend calls fn on each node of s from from on, in ID order, until fn
+// ascend calls fn on each node of s in [from, to), in ID order, until fn
 // returns false.
-func (s *nodeSet) ascend(from NodeID, fn func(NodeID) bool) {
-	if from < 0 {
-		from = 0
-	}
-	for i := int(from) / chunkNodes; i < len(s.chunks); i++ {
+func (s *nodeSet) ascend(from, to NodeID, fn func(NodeID) bool) {
+	from = max(from, 0)
+	last := min(len(s.chunks), (int(to)+chunkNodes-1)/chunkNodes)
+	for i := int(from) / chunkNodes; i < last; i++ {
 		c := s.chunks[i]
 		if c == nil {
 			continue
@@ -136,7 +136,8 @@ func (s *nodeSet) ascend(from NodeID, fn func(NodeID) bool) {
 			for word != 0 {
 				b := bits.TrailingZeros64(word)
 				word &= word - 1
-				if !fn(NodeID(i*chunkNodes + w*64 + b)) {
+				id := NodeID(i*chunkNodes + w*64 + b)
+				if id >= to || !fn(id) {
 					return
 				}
 			}
@@ -285,6 +286,7 @@ type source struct {
 	next  NodeID
 	ahead []NodeID  // the class's next untouched nodes after next
 	set   *classSet // where to look up more nodes; nil: ahead holds them all
+	end   NodeID    // with set: the placement's nodes end before it
 }
 
 // sourceBefore orders sources: higher score first, ties by next node ID.
@@ -295,14 +297,14 @@ func sourceBefore(x, y source) bool {
 	return x.next < y.next
 }
 
-// untouched appends to buf up to limit nodes of set, from from on in ID
-// order, that the attempt has not touched: one walk of the set's tree
+// untouched appends to buf up to limit nodes of set in [from, to), in ID
+// order, that the attempt has not touched: one walk of the set's bitmap
 // serves the next nodes a run fills.
-func (sv *solver) untouched(set *classSet, from NodeID, limit int, buf []NodeID) []NodeID {
+func (sv *solver) untouched(set *classSet, from, to NodeID, limit int, buf []NodeID) []NodeID {
 	if cap(buf) == 0 {
 		buf = make([]NodeID, 0, limit)
 	}
-	set.nodes.ascend(from, func(n NodeID) bool {
+	set.nodes.ascend(from, to, func(n NodeID) bool {
 		if _, touched := sv.w.offset(n); !touched {
 			buf = append(buf, n)
 		}
@@ -311,14 +313,13 @@ func (sv *solver) untouched(set *classSet, from NodeID, limit int, buf []NodeID)
 	return buf
 }
 
-// placeRunClasses is placeRun over every node of the cluster, by class: it
-// visits each class once, each node the attempt touched once, and then only
-// the nodes it fills, in exactly the order placeRun would (score
-// descending, node ID ascending).
-func (sv *solver) placeRunClasses(a *attempt, idx []int) {
+// placeRunClasses is placeRun over the nodes lo..hi-1 (the whole cluster,
+// or a placement of consecutive IDs), by class: it visits each class once,
+// each node the attempt touched once, and then only the nodes it fills, in
+// exactly the order placeRun would (score descending, node ID ascending).
+func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, hi NodeID) {
 	m := &sv.members[idx[0]]
 	b := sv.s.b
-	cls := sv.s.classes()
 	want := int64(len(idx))
 	h := make([]source, 0, len(cls.sets)+len(sv.w.touched))
 	for _, set := range cls.sets {
@@ -330,13 +331,14 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int) {
 		if c == 0 {
 			continue
 		}
-		next := sv.untouched(set, 0, aheadOf(want, c, 0), nil)
+		next := sv.untouched(set, lo, hi, aheadOf(want, c, 0), nil)
 		if len(next) == 0 {
 			continue
 		}
-		h = append(h, source{score: scoreOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR), cap: c, next: next[0], ahead: next[1:], set: set})
+		h = append(h, source{score: scoreOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR),
+			cap: c, next: next[0], ahead: next[1:], set: set, end: hi})
 	}
-	for _, id := range sv.w.touched {
+	for _, id := range sv.w.touched { // all in lo..hi-1: an attempt touches only its placement's nodes
 		if !staticOK(sv.pods[m.row], &b.nodes[id]) {
 			continue
 		}
@@ -368,7 +370,7 @@ func (sv *solver) drain(a *attempt, idx []int, h []source) {
 		// nodes looked up ahead are still untouched: this run fills only
 		// nodes it takes from its sources, each once.
 		if len(src.ahead) == 0 && src.set != nil {
-			src.ahead = sv.untouched(src.set, id+1, aheadOf(want, src.cap, k), src.ahead)
+			src.ahead = sv.untouched(src.set, id+1, src.end, aheadOf(want, src.cap, k), src.ahead)
 		}
 		if len(src.ahead) > 0 {
 			src.next, src.ahead = src.ahead[0], src.ahead[1:]

@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 func membership(c *nodeClasses) map[string][]NodeID {
 	out := map[string][]NodeID{}
 	for k, set := range c.sets {
-		set.nodes.ascend(0, func(id NodeID) bool { out[k] = append(out[k], id); return true })
+		set.nodes.ascend(0, math.MaxInt32, func(id NodeID) bool { out[k] = append(out[k], id); return true })
 	}
 	return out
 }
@@ -123,13 +124,13 @@ func TestProp_NodeSetMatchesMap(t *testing.T) {
 			for _, c := range sets {
 				want := slices.Sorted(maps.Keys(c.want))
 				var got []NodeID
-				c.s.ascend(0, func(id NodeID) bool { got = append(got, id); return true })
+				c.s.ascend(0, math.MaxInt32, func(id NodeID) bool { got = append(got, id); return true })
 				if !slices.Equal(got, want) || c.s.Len() != len(want) {
 					t.Fatalf("set holds %v (Len %d), want %v", got, c.s.Len(), want)
 				}
 				from := NodeID(min(ids.Draw(t, "from"), nodes-1))
 				var after []NodeID
-				c.s.ascend(from, func(id NodeID) bool { after = append(after, id); return len(after) < 2 })
+				c.s.ascend(from, math.MaxInt32, func(id NodeID) bool { after = append(after, id); return len(after) < 2 })
 				var wantAfter []NodeID
 				for _, id := range want {
 					if id >= from && len(wantAfter) < 2 {

@@ -10,14 +10,12 @@ import (
 // waiting member fits on none of the placement's nodes. unresolvable is set
 // when too few members could fit even if the cluster were empty.
 func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount, unresolvable bool) {
-	a := sv.replay(best)
-	defer sv.undo(a)
-	for i, n := range a.node {
-		if n < 0 {
-			first = &sv.members[i]
-			break
-		}
-	}
+	sv.replay(best)
+	defer sv.undo(best)
+	sv.gaps(best, func(i, _ int) bool {
+		first = &sv.members[i]
+		return false
+	})
 	if first == nil {
 		return nil, nil, false
 	}
@@ -52,35 +50,24 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 	// that some node rejects for no unresolvable reason. Looking at the
 	// first waiting member alone called a gang unresolvable when it could
 	// do without that member.
-	can := a.placed
+	can := best.placed
 	builtinOnly := sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
 	known := map[int32]bool{} // by class, when no hook can tell members apart
-	for i, n := range a.node {
-		if can >= sv.need {
-			break
-		}
-		if n >= 0 {
-			continue
-		}
-		m := &sv.members[i]
-		if builtinOnly && i > 0 && sv.members[i-1].row == m.row && a.node[i-1] < 0 {
-			// The pod before is of the same row and waited too: same answer.
-			if known[sv.class[m.row]] {
-				can++
-			}
-			continue
-		}
-		ok, cached := known[sv.class[m.row]]
+	sv.gaps(best, func(i, j int) bool {
+		// A row's waiting pods (one *Pod to every check) get one answer.
+		c := sv.class[sv.members[i].row]
+		ok, cached := known[c]
 		if !cached {
-			ok = sv.resolvable(m)
+			ok = sv.resolvable(&sv.members[i])
 			if builtinOnly {
-				known[sv.class[m.row]] = ok
+				known[c] = ok
 			}
 		}
 		if ok {
-			can++
+			can += j - i
 		}
-	}
+		return can < sv.need
+	})
 	return first, reasons, can < sv.need
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 )
 
+// newAttempt returns an empty attempt that records a node per member, as
+// the paths that place members one by one need.
 func (sv *solver) newAttempt(p *Placement) *attempt {
 	a := &attempt{p: p, node: make([]NodeID, len(sv.members))}
 	for i := range a.node {
@@ -15,44 +17,68 @@ func (sv *solver) newAttempt(p *Placement) *attempt {
 }
 
 // greedy places the members one by one in the given order and returns the
-// attempt with the scratch state clean again.
+// attempt with the scratch state clean again. Without hooks or
+// constraints it places a class's members in runs and records segments,
+// so that a pod set's pods cost nothing one by one.
 func (sv *solver) greedy(p *Placement, order []int) *attempt {
-	a := sv.newAttempt(p)
-	a.seq = make([]int, 0, len(order))
 	batch := sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
+	a := &attempt{p: p}
+	from := len(sv.sc.segs) // the batched attempt's segments follow the last one's
+	if !batch {
+		a = sv.newAttempt(p)
+		a.seq = make([]int, 0, len(order))
+	}
 	for k := 0; k < len(order); {
 		if sv.exhausted || a.placed+len(order)-k < sv.need {
 			break // cannot reach the requirement any more
 		}
-		j := k + 1
+		// A row's members (a pod set's pods) are consecutive in every
+		// order, in member order.
+		j := k + sv.rowEnd(order[k]) - order[k]
 		if batch {
 			for j < len(order) && sv.class[sv.members[order[j]].row] == sv.class[sv.members[order[k]].row] {
-				j++
+				j += sv.rowEnd(order[j]) - order[j]
 			}
 			sv.placeRun(p, a, order[k:j])
 		} else {
 			sv.placeOne(p, a, order[k])
-			if a.node[order[k]] < 0 {
-				// The rest of its row — a pod set's pods, one *Pod to
-				// every check, nothing placed meanwhile — waits too.
-				for j < len(order) && sv.members[order[j]].row == sv.members[order[k]].row {
-					j++
-				}
-			}
+			if a.node[order[k]] >= 0 {
+				j = k + 1
+			} // else the rest of its row — one *Pod to every check, nothing placed meanwhile — waits too
 		}
 		k = j
+	}
+	if batch {
+		a.segs = sv.sc.segs[from:len(sv.sc.segs):len(sv.sc.segs)]
 	}
 	sv.finish(a)
 	sv.undo(a)
 	return a
 }
 
+// rowEnd returns the end (exclusive) in sv.members of the row of member i,
+// from i on: a member is a row alone, a pod set's pods are consecutive.
+func (sv *solver) rowEnd(i int) int {
+	m := &sv.members[i]
+	n := len(sv.g.Members)
+	if int(m.index) < n {
+		return i + 1
+	}
+	return i + sv.g.prep.starts[int(m.row)-n+1] - int(m.index)
+}
+
 // assign puts member i on node id in the scratch state.
 func (sv *solver) assign(a *attempt, i int, id NodeID) {
-	m := &sv.members[i]
 	a.node[i] = id
 	a.placed++
 	a.seq = append(a.seq, i)
+	sv.put(i, id)
+}
+
+// put adds member i on node id to the scratch state: usage, positions,
+// reservers.
+func (sv *solver) put(i int, id NodeID) {
+	m := &sv.members[i]
 	sv.w.add(id, sv.req(m.row), 1)
 	if sv.pos != nil {
 		sv.pos[sv.bound+i] = id
@@ -65,16 +91,92 @@ func (sv *solver) assign(a *attempt, i int, id NodeID) {
 	}
 }
 
-// assignRun puts members idx, which share one class, on node id at once:
-// the batched paths (no hooks, no constraints) need no per-member
-// bookkeeping beyond the attempt's.
+// assignRun puts members idx, which share one class, on node id at once
+// and records them as segments of the batched attempt a (in sv.sc.segs
+// until greedy hands them to a). idx ascends (every
+// order keeps a class's members in member order), so it is consecutive when
+// its ends are len(idx)-1 apart, as a pod set's pods are.
 func (sv *solver) assignRun(a *attempt, idx []int, id NodeID) {
-	for _, i := range idx {
-		a.node[i] = id
-	}
 	a.placed += len(idx)
-	a.seq = append(a.seq, idx...)
 	sv.w.add(id, sv.req(sv.members[idx[0]].row), int64(len(idx)))
+	segs := sv.sc.segs
+	if idx[len(idx)-1]-idx[0] == len(idx)-1 {
+		segs = append(segs, seg{int32(idx[0]), int32(len(idx)), id})
+	} else {
+		for x := 0; x < len(idx); {
+			y := x + 1
+			for y < len(idx) && idx[y] == idx[y-1]+1 {
+				y++
+			}
+			segs = append(segs, seg{int32(idx[x]), int32(y - x), id})
+			x = y
+		}
+	}
+	sv.sc.segs = segs
+}
+
+// seg is members start..start+n-1, consecutive in member order and of one
+// class, on one node.
+type seg struct {
+	start, n int32
+	node     NodeID
+}
+
+// segsOf returns the placed members of attempt a as segments in member
+// order, each of members only or within one pod set: O(segments) for a
+// batched attempt of pod sets, O(members) otherwise. The result is kept in
+// a.
+func (sv *solver) segsOf(a *attempt) []seg {
+	if a.normal {
+		return a.segs
+	}
+	var out []seg
+	if a.node != nil {
+		for i := 0; i < len(a.node); {
+			end, j := sv.rowEnd(i), i+1
+			for j < end && a.node[j] == a.node[i] {
+				j++
+			}
+			if a.node[i] >= 0 {
+				out = append(out, seg{int32(i), int32(j - i), a.node[i]})
+			}
+			i = j
+		}
+	} else {
+		out = a.segs
+		byStart := func(x, y seg) int { return int(x.start - y.start) }
+		if !slices.IsSortedFunc(out, byStart) {
+			slices.SortFunc(out, byStart)
+		}
+		// A run of identical members may span pod sets (or members and a
+		// set): split it where a set begins or ends.
+		n := len(sv.g.Members)
+		if len(sv.g.PodSets) > 0 && slices.ContainsFunc(out, func(s seg) bool {
+			if sv.rowEnd(int(s.start)) >= int(s.start+s.n) {
+				return false // one row
+			}
+			return slices.ContainsFunc(sv.members[s.start:s.start+s.n], func(m member) bool { return int(m.index) >= n })
+		}) {
+			split := make([]seg, 0, len(out))
+			for _, s := range out {
+				for x, e := int(s.start), int(s.start+s.n); x < e; {
+					y := x + 1
+					if int(sv.members[x].index) >= n {
+						y = min(sv.rowEnd(x), e)
+					} else {
+						for y < e && int(sv.members[y].index) < n {
+							y++
+						}
+					}
+					split = append(split, seg{int32(x), int32(y - x), s.node})
+					x = y
+				}
+			}
+			out = split
+		}
+	}
+	a.segs, a.normal = out, true
+	return out
 }
 
 // unassign takes back the member assigned last.
@@ -116,26 +218,18 @@ func (sv *solver) undo(a *attempt) {
 	sv.w.reset()
 }
 
-// replay re-establishes the scratch state of an attempt; undo it after.
-// Without hooks or constraints, consecutive members of one row on one node
-// go back as a batch.
-func (sv *solver) replay(a *attempt) *attempt {
-	r := sv.newAttempt(a.p)
+// replay re-establishes the scratch state of attempt a; undo(a) clears it.
+// Without hooks or constraints, each segment goes back at once.
+func (sv *solver) replay(a *attempt) {
 	if !sv.cons.empty() || len(sv.reservers) > 0 {
-		for _, i := range a.seq {
-			sv.assign(r, i, a.node[i])
+		for _, i := range a.seq { // reservers see the members in the order placed
+			sv.put(i, a.node[i])
 		}
-		return r
+		return
 	}
-	for k := 0; k < len(a.seq); {
-		i, j := a.seq[k], k+1
-		for j < len(a.seq) && sv.members[a.seq[j]].row == sv.members[i].row && a.node[a.seq[j]] == a.node[i] {
-			j++
-		}
-		sv.assignRun(r, a.seq[k:j], a.node[i])
-		k = j
+	for _, s := range sv.segsOf(a) {
+		sv.w.add(s.node, sv.req(sv.members[s.start].row), int64(s.n))
 	}
-	return r
 }
 
 // placeOne places member i on the best node of p that admits it, if any.
@@ -180,9 +274,19 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 	if sv.missingOf(m) != "" {
 		return
 	}
-	if len(p.Nodes) == len(sv.s.b.nodes) && len(sv.pods[m.row].NodeSelector) == 0 {
-		sv.placeRunClasses(a, idx) // the whole cluster: by classes of identical nodes
-		return
+	if len(sv.pods[m.row].NodeSelector) == 0 {
+		// The whole cluster, or a domain whose nodes have consecutive IDs
+		// (their names sort together) and are many to the classes: by
+		// classes of identical nodes, without visiting every node.
+		if k := len(p.Nodes); k == len(sv.s.b.nodes) {
+			sv.placeRunClasses(a, idx, sv.s.classes(), 0, NodeID(k))
+			return
+		} else if k >= 64 && p.Nodes[k-1]-p.Nodes[0] == NodeID(k-1) {
+			if cls := sv.s.classes(); 4*len(cls.sets) <= k {
+				sv.placeRunClasses(a, idx, cls, p.Nodes[0], p.Nodes[k-1]+1)
+				return
+			}
+		}
 	}
 	if !sv.spend(int64(len(p.Nodes))) {
 		return

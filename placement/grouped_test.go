@@ -84,3 +84,60 @@ func TestProp_GroupedSourcesEqualOneByOne(t *testing.T) {
 		require.Equal(t, slow, fast)
 	})
 }
+
+// TestProp_ConsecutiveDomainsByClassesEqualOneByOne checks the batched
+// placement over a domain of 64 or more nodes with consecutive IDs, which
+// streams the snapshot's classes of identical nodes restricted to the
+// domain, against placing the members one by one: the same decision. The
+// domains are windows of a cluster of 64–160 nodes with a few usage
+// levels (so that classes are few to the nodes), sometimes with a hole
+// (then the nodes are grouped one by one instead); members of two shapes
+// and a gang larger than one window's room make runs meet nodes an earlier
+// run touched, and let a placement fall short.
+func TestProp_ConsecutiveDomainsByClassesEqualOneByOne(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(64, 160).Draw(t, "nodes")
+		nodes := make([]Node, n)
+		var pods []Pod
+		for i := range nodes {
+			nodes[i] = Node{Name: fmt.Sprintf("n%03d", i), Allocatable: ResourceList{ResourceCPU: 64000, ResourceGPU: 8, ResourcePods: 110}}
+			if used := rapid.IntRange(0, 8).Draw(t, "used"); used > 0 {
+				pods = append(pods, Pod{Namespace: "default", Name: fmt.Sprintf("b%03d", i), NodeName: nodes[i].Name,
+					Requests: ResourceList{ResourceCPU: 8000 * int64(used), ResourceGPU: int64(used)}})
+			}
+		}
+		s, err := NewSnapshot(nodes, pods)
+		require.NoError(t, err)
+		var gen subsets
+		for range rapid.IntRange(1, 3).Draw(t, "placements") {
+			size := rapid.IntRange(64, n).Draw(t, "size")
+			lo := rapid.IntRange(0, n-size).Draw(t, "lo")
+			var sub []NodeID
+			hole := -1
+			if rapid.IntRange(0, 3).Draw(t, "holey") == 0 {
+				hole = lo + rapid.IntRange(1, size-2).Draw(t, "hole")
+			}
+			for id := lo; id < lo+size; id++ {
+				if id != hole {
+					sub = append(sub, NodeID(id))
+				}
+			}
+			gen = append(gen, sub)
+		}
+		g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang}
+		shapes := []ResourceList{{ResourceCPU: 8000, ResourceGPU: 1}, {ResourceCPU: 4000, ResourceGPU: 2}}
+		for i := range rapid.IntRange(1, 300).Draw(t, "members") {
+			g.Members = append(g.Members, Pod{Namespace: "default", Name: fmt.Sprintf("m%03d", i), SchedulingGroup: "pg",
+				Requests: shapes[rapid.IntRange(0, 1).Draw(t, "shape")]})
+		}
+		g.MinCount = int32(rapid.IntRange(1, len(g.Members)).Draw(t, "minCount"))
+		opts := Options{Generator: gen, SearchBudget: 1} // the greedy passes: searches may pick other nodes alike
+		fast, err := Solve(s, g, opts)
+		require.NoError(t, err)
+		opts.Filters = []Filter{noop}
+		slow, err := Solve(s, g, opts)
+		require.NoError(t, err)
+		fast.Steps, slow.Steps = 0, 0
+		require.Equal(t, slow, fast)
+	})
+}

@@ -545,3 +545,57 @@ func TestProp_DefaultScoreWithoutAssignments(t *testing.T) {
 		}
 	})
 }
+
+// TestPodSets_RunAcrossMembersAndASet: members a and c and the pods of set
+// b are identical and come in member order a, b…, c, so the greedy places
+// them in one run; the decision must still give a and c their own
+// assignments and b its count, and leave the last in member order waiting
+// when the node runs out.
+func TestPodSets_RunAcrossMembersAndASet(t *testing.T) {
+	req := ResourceList{ResourceGPU: 1}
+	pod := func(name string) Pod {
+		return Pod{Namespace: "default", Name: name, SchedulingGroup: "pg", Requests: req}
+	}
+	for _, tc := range []struct {
+		gpus        int64
+		status      Status
+		members     []string
+		b           int32
+		waitingLast bool
+	}{
+		{gpus: 5, status: Scheduled, members: []string{"a", "c"}, b: 3},
+		{gpus: 4, status: Scheduled, members: []string{"a"}, b: 3, waitingLast: true},
+		{gpus: 2, status: Unresolvable},
+	} {
+		t.Run(fmt.Sprint(tc.gpus), func(t *testing.T) {
+			s, err := NewSnapshot([]Node{
+				{Name: "n1", Allocatable: ResourceList{ResourceGPU: tc.gpus, ResourcePods: 110}},
+			}, nil)
+			require.NoError(t, err)
+			g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang, MinCount: 4,
+				Members: []Pod{pod("c"), pod("a")},
+				PodSets: []PodSet{{Name: "b", Count: 3, Template: pod("b")}}}
+			d, err := Solve(s, g, Options{})
+			require.NoError(t, err)
+			require.Equal(t, tc.status, d.Status, d.Message)
+			if tc.status != Scheduled {
+				require.Equal(t, []Key{{Namespace: "default", Name: "a"}, {Namespace: "default", Name: "c"}}, d.Waiting)
+				require.Equal(t, "2 of min 4 members fit; a pod of pod set default/b fits on none of 1 nodes: 1 Insufficient nvidia.com/gpu", d.Message)
+				return
+			}
+			require.NoError(t, Verify(s, g, d))
+			var got []string
+			for _, a := range d.Assignments {
+				require.Equal(t, "n1", a.Node)
+				got = append(got, a.Pod.Name)
+			}
+			require.Equal(t, tc.members, got)
+			require.Equal(t, []PodSetAssignment{{PodSet: "b", Node: "n1", NodeID: 0, Count: tc.b}}, d.PodSetAssignments)
+			if tc.waitingLast {
+				require.Equal(t, []Key{{Namespace: "default", Name: "c"}}, d.Waiting)
+			} else {
+				require.Empty(t, d.Waiting)
+			}
+		})
+	}
+}

@@ -7,13 +7,15 @@ import "slices"
 // together, in no particular order. Many keys go through a
 // least-significant-digit radix sort, a byte of the field a pass:
 // O(len(keys) × width/8), against O(n log n) comparisons; a few are
-// sorted whole.
-func sortByBits(keys []uint64, lo, width int) {
+// sorted whole. tmp is scratch memory, reused when large enough; the
+// scratch used is returned for the next call.
+func sortByBits(keys []uint64, lo, width int, tmp []uint64) []uint64 {
 	if len(keys) < 256 {
 		slices.Sort(keys) // the field is the keys' top bits
-		return
+		return tmp
 	}
-	src, dst := keys, make([]uint64, len(keys))
+	tmp = grow(tmp, len(keys))
+	src, dst := keys, tmp
 	for shift := lo; shift < lo+width; shift += 8 {
 		var count [257]int
 		for _, k := range src {
@@ -32,4 +34,5 @@ func sortByBits(keys []uint64, lo, width int) {
 	if &src[0] != &keys[0] {
 		copy(keys, src)
 	}
+	return tmp
 }

@@ -28,7 +28,7 @@ func TestProp_SortByBits(t *testing.T) {
 		}
 		field := func(k uint64) uint64 { return k >> lo }
 		want := slices.Sorted(slices.Values(keys))
-		sortByBits(keys, lo, width)
+		sortByBits(keys, lo, width, nil)
 		for i := 1; i < len(keys); i++ {
 			if field(keys[i]) < field(keys[i-1]) {
 				t.Fatalf("sortByBits(lo=%d, width=%d): field %x after %x", lo, width, field(keys[i]), field(keys[i-1]))

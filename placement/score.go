@@ -114,10 +114,8 @@ func (sv *solver) defaultScore(a *attempt) int64 {
 	}
 	alloc, used := placementSums(sv.s, a.p, requested)
 	perClass := make([]int64, sv.classes) // a class's rows request the same
-	for i, id := range a.node {
-		if id >= 0 {
-			perClass[sv.class[sv.members[i].row]]++
-		}
+	for _, s := range sv.segsOf(a) {
+		perClass[sv.class[sv.members[s.start].row]] += int64(s.n)
 	}
 	for c, pods := range perClass {
 		if pods > 0 {

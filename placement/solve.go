@@ -125,29 +125,43 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	}
 	g = &gc
 	sv := &solver{s: s, g: g, opts: opts, R: len(s.b.res), bound: len(bound), budget: opts.Budget}
+	sv.sc = scratchPool.Get().(*scratch)
+	sv.gs = sv.sc.gs
 	if sv.budget <= 0 {
 		sv.budget = DefaultBudget
 	}
 	if opts.Scorer == nil {
 		sv.opts.Scorer = DefaultScorer{}
 	}
-	pending, err := sv.prepareMembers()
-	if err != nil {
+	if err := sv.prepareMembers(); err != nil {
 		return Decision{}, err
 	}
-	if len(g.PodSets) == 0 { // with pod sets, validate ruled out sub-groups and affinity
+	// Constraints between members: sub-groups or affinity terms, which
+	// validate ruled out with pod sets.
+	constrained := len(g.SubGroups) > 0
+	for i := range g.Members {
+		constrained = constrained || g.Members[i].Affinity != nil
+	}
+	for _, p := range bound {
+		constrained = constrained || p.Affinity != nil
+	}
+	if constrained && len(g.PodSets) == 0 {
+		pending := make([]*Pod, len(sv.members)) // in member order
+		for i, m := range sv.members {
+			pending[i] = sv.pods[m.row]
+		}
 		if len(g.SubGroups) > 0 {
 			if err := validateSubGroups(g, append(slices.Clone(bound), pending...)); err != nil {
 				return Decision{}, err
 			}
 		}
 		sv.cons = compileCons(s, g, bound, pending)
+		sv.pos = make([]NodeID, len(bound)+len(pending))
 	}
 	if sv.cons != nil {
 		if err := sv.cons.boundConflict(g); err != nil {
 			return Decision{}, err
 		}
-		sv.pos = make([]NodeID, len(bound)+len(pending))
 		for i := range sv.pos {
 			sv.pos[i] = -1
 			if i < len(bound) {
@@ -174,6 +188,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if opts.Generator == nil {
 		placements = []Placement{{Nodes: s.b.allNodes}}
 	} else {
+		var err error
 		if placements, err = opts.Generator.Generate(s, g); err != nil {
 			return Decision{}, err
 		}
@@ -184,12 +199,14 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	for i := range placements {
 		most = max(most, len(placements[i].Nodes))
 	}
-	sv.w = newWork(sv.R, len(s.b.nodes), min(g.NumPending(), most))
+	sv.w = sv.sc.work(sv.R, len(s.b.nodes), min(g.NumPending(), most))
 	sv.boundNodes = make([]NodeID, len(bound))
 	for i, b := range bound {
 		sv.boundNodes[i], _ = s.NodeOf(b)
 	}
-	return sv.solve(placements)
+	d, err := sv.solve(placements)
+	sv.release()
+	return d, err
 }
 
 // checkPlacement rejects a generator's placement whose node IDs are not
@@ -222,8 +239,9 @@ type solver struct {
 	opts       Options
 	R          int
 	members    []member
-	byMember   []int // memberOrder, once built
-	bySize     []int // ffdOrder, once built
+	sc         *scratch // memory from the pool; see release
+	byMember   []int    // memberOrder, once built
+	bySize     []int    // ffdOrder, once built
 	gs         groupScratch
 	pods       []*Pod  // per row: g.Members, then the pod sets' templates
 	reqs       []int64 // per row, the requests indexed like Snapshot.b.res; the pods count is 1
@@ -251,15 +269,15 @@ type solver struct {
 // prepareMembers sorts the pending pods into member order, validates them
 // and compiles their requests into vectors, reading each member's and each
 // pod set's maps once. The vectors are kept in g.prep (g is Solve's private
-// copy), where hooks read them through [Group.RequestVector]. It returns
-// the members in member order when the group has no pod sets.
-func (sv *solver) prepareMembers() ([]*Pod, error) {
+// copy), where hooks read them through [Group.RequestVector].
+func (sv *solver) prepareMembers() error {
 	g := sv.g
 	n := len(g.Members)
 	// A row is a member or a pod set, whose pods are consecutive in member
 	// order: they are identical.
-	sv.pods = make([]*Pod, n+len(g.PodSets))
-	rows := make([]int32, len(sv.pods))
+	sv.pods = grow(sv.sc.pods, n+len(g.PodSets))
+	rows := grow(sv.sc.rows, len(sv.pods))
+	sv.sc.rows = rows
 	for i := range g.Members {
 		sv.pods[i], rows[i] = &g.Members[i], int32(i)
 	}
@@ -283,13 +301,6 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 	if !inOrder {
 		slices.SortFunc(rows, byOrder)
 	}
-	var order []*Pod
-	if len(g.PodSets) == 0 {
-		order = make([]*Pod, n)
-		for i, r := range rows {
-			order[i] = sv.pods[r]
-		}
-	}
 	// Members are merged into classes only when nothing can tell them
 	// apart: labels matter to affinity and sub-groups, and a caller's
 	// Filter or Reserver sees the pod itself (a pod set's pods, one pod to
@@ -301,8 +312,8 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 	b := sv.s.b
 	g.prep.req = make([]int64, len(rows)*sv.R) // one allocation for every member's vector
 	sv.reqs = g.prep.req
-	sv.members = make([]member, g.NumPending())
-	sv.class, sv.size = make([]int32, len(rows)), make([]int64, len(rows))
+	sv.members = grow(sv.sc.members, g.NumPending())
+	sv.class, sv.size = grow(sv.sc.class, len(rows)), grow(sv.sc.size, len(rows))
 	var classes classIndex
 	i := 0
 	for _, row := range rows {
@@ -314,7 +325,7 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 		m.row = row
 		m.index = int32(start)
 		if !sv.compile(m) {
-			return nil, firstBadPod(g.Members) // the slow path names the field
+			return firstBadPod(g.Members) // the slow path names the field
 		}
 		if i > 0 && sv.sameClass(&sv.members[i-1], m, distinct) {
 			prev := sv.members[i-1].row // runs of identical members are the rule
@@ -340,7 +351,7 @@ func (sv *solver) prepareMembers() ([]*Pod, error) {
 			g.prep.classPods[sv.class[row]] += int(g.PodSets[int(row)-n].Count) - 1
 		}
 	}
-	return order, nil
+	return nil
 }
 
 // ffdSize is a pod's size for first-fit decreasing: the sum, over the
@@ -477,8 +488,10 @@ func (sv *solver) sameClass(a, b *member, withLabels bool) bool {
 // attempt is the outcome of placing the members in one placement.
 type attempt struct {
 	p         *Placement
-	node      []NodeID // per member (in member order); -1 = waiting
-	seq       []int    // members in the order they were placed
+	node      []NodeID // per member (in member order), -1 = waiting; nil when batched
+	seq       []int    // with node: members in the order they were placed
+	segs      []seg    // batched: the placed members; see segsOf
+	normal    bool     // segs is segsOf's
 	placed    int
 	pref      int64  // preference score of the affinity terms
 	violation string // a broken constraint, when enough members fit
@@ -741,15 +754,17 @@ func (sv *solver) outputs(a *attempt) ([]Assignment, []PodSetAssignment) {
 // attempt a, whose pod sets' runs are runs: O(entries), no allocation.
 func (sv *solver) intact(a *attempt, runs []setRun) bool {
 	n, as, k := len(sv.g.Members), a.as, 0
-	for i := range sv.members {
-		m, id := &sv.members[i], a.node[i]
-		if id < 0 || int(m.index) >= n {
+	for _, s := range sv.segsOf(a) {
+		if int(sv.members[s.start].index) >= n {
 			continue
 		}
-		if k == len(as) || as[k] != (Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)}) {
-			return false
+		for i := s.start; i < s.start+s.n; i++ {
+			m := &sv.members[i]
+			if k == len(as) || as[k] != (Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[s.node].Name, NodeID: s.node, Member: int(m.index)}) {
+				return false
+			}
+			k++
 		}
-		k++
 	}
 	if len(as)-k != len(runs) {
 		return false
@@ -770,19 +785,6 @@ type setRun struct {
 	count int32
 }
 
-// runEnd returns the end of the run of pods of one set on one node that
-// starts at member i of attempt a; a member's run is itself. A set's pods
-// are consecutive in sv.members and placed in runs.
-func (sv *solver) runEnd(a *attempt, i int) int {
-	j := i + 1
-	if int(sv.members[i].index) >= len(sv.g.Members) {
-		for j < len(sv.members) && sv.members[j].row == sv.members[i].row && a.node[j] == a.node[i] {
-			j++
-		}
-	}
-	return j
-}
-
 // memberAssignments returns the members' assignments of attempt a in
 // member order, with capacity for extra more entries.
 func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
@@ -790,16 +792,21 @@ func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
 	if n == 0 {
 		return make([]Assignment, 0, extra) // pod sets only: no pod to look at
 	}
-	members := 0
-	for i := range sv.members {
-		if a.node[i] >= 0 && int(sv.members[i].index) < n {
-			members++
+	segs, members := sv.segsOf(a), 0
+	for _, s := range segs {
+		if int(sv.members[s.start].index) < n {
+			members += int(s.n)
 		}
 	}
 	out := make([]Assignment, 0, members+extra)
-	for i := range sv.members {
-		if m, id := &sv.members[i], a.node[i]; id >= 0 && int(m.index) < n {
-			out = append(out, Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[id].Name, NodeID: id, Member: int(m.index)})
+	for _, s := range segs {
+		if int(sv.members[s.start].index) >= n {
+			continue
+		}
+		name := sv.s.b.nodes[s.node].Name
+		for i := s.start; i < s.start+s.n; i++ {
+			m := &sv.members[i]
+			out = append(out, Assignment{Pod: sv.pods[m.row].Key(), Node: name, NodeID: s.node, Member: int(m.index)})
 		}
 	}
 	return out
@@ -819,16 +826,15 @@ func (sv *solver) setRuns(a *attempt) []setRun {
 	const countBits = 21
 	nodeBits := bits.Len(uint(len(sv.s.b.nodes)))
 	rank, byRank := sv.podSetRanks()
-	var keys []uint64
-	for i := 0; i < len(sv.members); {
-		j := sv.runEnd(a, i)
-		if id := a.node[i]; id >= 0 && int(sv.members[i].index) >= n {
-			keys = append(keys, (uint64(rank[int(sv.members[i].row)-n])<<nodeBits|uint64(id))<<countBits|uint64(j-i))
+	keys := sv.sc.keys[:0]
+	for _, s := range sv.segsOf(a) {
+		if m := &sv.members[s.start]; int(m.index) >= n {
+			keys = append(keys, (uint64(rank[int(m.row)-n])<<nodeBits|uint64(s.node))<<countBits|uint64(s.n))
 		}
-		i = j
 	}
-	sortByBits(keys, countBits, nodeBits+bits.Len(uint(len(sv.g.PodSets))))
-	runs := make([]setRun, 0, len(keys))
+	sv.sc.sortTmp = sortByBits(keys, countBits, nodeBits+bits.Len(uint(len(sv.g.PodSets))), sv.sc.sortTmp)
+	sv.sc.keys = keys
+	runs := sv.sc.runs[:0]
 	for i, r := range keys {
 		key, count := r>>countBits, int32(r&(1<<countBits-1))
 		if i > 0 && keys[i-1]>>countBits == key {
@@ -837,6 +843,7 @@ func (sv *solver) setRuns(a *attempt) []setRun {
 		}
 		runs = append(runs, setRun{row: n + byRank[key>>nodeBits], id: NodeID(key & (1<<nodeBits - 1)), count: count})
 	}
+	sv.sc.runs = runs
 	return runs
 }
 
@@ -855,17 +862,41 @@ func (sv *solver) podSetRanks() (rank, byRank []int) {
 	return rank, byRank
 }
 
+// waiting lists the members attempt a leaves waiting, in member order.
 func (sv *solver) waiting(a *attempt) []Key {
 	var out []Key
 	if len(sv.g.Members) == 0 {
 		return out // a pod set's waiting pods are not listed
 	}
-	for i, n := range a.node {
-		if n < 0 && int(sv.members[i].index) < len(sv.g.Members) {
-			out = append(out, sv.pods[sv.members[i].row].Key())
+	sv.gaps(a, func(i, j int) bool {
+		if m := &sv.members[i]; int(m.index) < len(sv.g.Members) {
+			out = append(out, sv.pods[m.row].Key())
+		}
+		return true
+	})
+	return out
+}
+
+// gaps calls f on the waiting members of attempt a, a row's at once:
+// members i..j-1, of one row, in member order, until f returns false.
+func (sv *solver) gaps(a *attempt, f func(i, j int) bool) {
+	from := 0
+	for k, segs := 0, sv.segsOf(a); k <= len(segs); k++ {
+		to := len(sv.members)
+		if k < len(segs) {
+			to = int(segs[k].start)
+		}
+		for i := from; i < to; {
+			j := min(sv.rowEnd(i), to)
+			if !f(i, j) {
+				return
+			}
+			i = j
+		}
+		if k < len(segs) {
+			from = int(segs[k].start + segs[k].n)
 		}
 	}
-	return out
 }
 
 func (sv *solver) spend(n int64) bool {
@@ -933,7 +964,7 @@ func (sv *solver) better(x, y *attempt) bool {
 // per solve (each placement's attempt reads it) and never modified.
 func (sv *solver) memberOrder() []int {
 	if sv.byMember == nil {
-		sv.byMember = make([]int, len(sv.members))
+		sv.byMember = grow(sv.sc.byMember, len(sv.members))
 		for i := range sv.byMember {
 			sv.byMember[i] = i
 		}
@@ -946,7 +977,7 @@ func (sv *solver) memberOrder() []int {
 // Like memberOrder, it is built once and never modified.
 func (sv *solver) ffdOrder() []int {
 	if sv.bySize == nil {
-		sv.bySize = slices.Clone(sv.memberOrder())
+		sv.bySize = append(sv.sc.bySize[:0], sv.memberOrder()...)
 		slices.SortStableFunc(sv.bySize, func(i, j int) int { return cmp.Compare(sv.size[sv.members[j].row], sv.size[sv.members[i].row]) })
 	}
 	return sv.bySize
