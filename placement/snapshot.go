@@ -234,8 +234,17 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 					seen = append(seen, r)
 				}
 			}
+			if i == 0 {
+				// No row is laid out yet: in name order, as in the
+				// allocatable matrix, the rows need no permuting when
+				// no node adds a resource.
+				slices.Sort(seen)
+				for j, r := range seen {
+					col[r] = j
+				}
+			}
 			vals = append(vals[:k], make([]int64, len(seen))...)
-			vals[k] = math.MaxInt64
+			vals[k+col[ResourcePods]] = math.MaxInt64
 			for r, q := range alloc {
 				vals[k+col[r]] = q
 			}
@@ -642,14 +651,16 @@ func (b *base) allocRows(seen []ResourceName, off []int, vals []int64, width int
 	}
 	if off == nil && width == R {
 		// Rows as long as the matrix's: each one's values move to their
-		// columns in place.
+		// columns in place, unless all are there (perm, a permutation, is
+		// sorted when it is the identity).
 		b.alloc = vals[: len(b.nodes)*R : len(b.nodes)*R]
-		tmp := make([]int64, R)
-		for i := range b.nodes {
-			row := b.alloc[i*R : (i+1)*R]
-			copy(tmp, row)
-			for k, q := range tmp {
-				row[perm[k]] = q
+		if !slices.IsSorted(perm) {
+			tmp := make([]int64, R)
+			for row := range slices.Chunk(b.alloc, R) {
+				copy(tmp, row)
+				for k, q := range tmp {
+					row[perm[k]] = q
+				}
 			}
 		}
 	} else {
