@@ -284,7 +284,8 @@ type source struct {
 	score int64
 	cap   int64
 	next  NodeID
-	ahead []NodeID  // the class's next untouched nodes after next
+	ahead []NodeID  // the class's next untouched nodes: next, then ahead[at:]
+	at    int       // (an index, not a reslice: no pointer written per node)
 	set   *classSet // where to look up more nodes; nil: ahead holds them all
 	end   NodeID    // with set: the placement's nodes end before it
 }
@@ -336,7 +337,7 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 			continue
 		}
 		h = append(h, source{score: scoreOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR),
-			cap: c, next: next[0], ahead: next[1:], set: set, end: hi})
+			cap: c, next: next[0], ahead: next, at: 1, set: set, end: hi})
 	}
 	for _, id := range sv.w.touched { // all in lo..hi-1: an attempt touches only its placement's nodes
 		if !staticOK(sv.pods[m.row], &b.nodes[id]) {
@@ -369,11 +370,12 @@ func (sv *solver) drain(a *attempt, idx []int, h []source) {
 		// The node just filled is touched now; its source streams on. The
 		// nodes looked up ahead are still untouched: this run fills only
 		// nodes it takes from its sources, each once.
-		if len(src.ahead) == 0 && src.set != nil {
-			src.ahead = sv.untouched(src.set, id+1, src.end, aheadOf(want, src.cap, k), src.ahead)
+		if src.at == len(src.ahead) && src.set != nil {
+			src.ahead, src.at = sv.untouched(src.set, id+1, src.end, aheadOf(want, src.cap, k), src.ahead[:0]), 0
 		}
-		if len(src.ahead) > 0 {
-			src.next, src.ahead = src.ahead[0], src.ahead[1:]
+		if src.at < len(src.ahead) {
+			src.next = src.ahead[src.at]
+			src.at++
 			// The top only moved later (its next node's ID grew); it stays
 			// on top while it still goes before both children.
 			if (len(h) > 1 && sourceBefore(h[1], *src)) || (len(h) > 2 && sourceBefore(h[2], *src)) {

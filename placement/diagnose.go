@@ -104,11 +104,20 @@ func (sv *solver) sameNode(a, b NodeID) bool {
 		return false
 	}
 	ua, ub := sv.s.usedRow(a), sv.s.usedRow(b)
-	if len(sv.w.touched) == 0 {
-		return slices.Equal(ua, ub) // the attempt placed nothing
+	oa, inA := sv.w.offset(a)
+	ob, inB := sv.w.offset(b)
+	if !inA && !inB {
+		return slices.Equal(ua, ub) // the attempt placed nothing on either
 	}
 	for r := range ua {
-		if ua[r]+sv.w.extra(a, r) != ub[r]+sv.w.extra(b, r) {
+		qa, qb := ua[r], ub[r]
+		if inA {
+			qa += sv.w.slab[int(oa)+r]
+		}
+		if inB {
+			qb += sv.w.slab[int(ob)+r]
+		}
+		if qa != qb {
 			return false
 		}
 	}

@@ -99,20 +99,20 @@ func (sv *solver) put(i int, id NodeID) {
 func (sv *solver) assignRun(a *attempt, idx []int, id NodeID) {
 	a.placed += len(idx)
 	sv.w.add(id, sv.req(sv.members[idx[0]].row), int64(len(idx)))
-	segs := sv.sc.segs
+	// Appending to the field itself writes back only its length unless
+	// it grows: no write barrier per node.
 	if idx[len(idx)-1]-idx[0] == len(idx)-1 {
-		segs = append(segs, seg{int32(idx[0]), int32(len(idx)), id})
-	} else {
-		for x := 0; x < len(idx); {
-			y := x + 1
-			for y < len(idx) && idx[y] == idx[y-1]+1 {
-				y++
-			}
-			segs = append(segs, seg{int32(idx[x]), int32(y - x), id})
-			x = y
-		}
+		sv.sc.segs = append(sv.sc.segs, seg{int32(idx[0]), int32(len(idx)), id})
+		return
 	}
-	sv.sc.segs = segs
+	for x := 0; x < len(idx); {
+		y := x + 1
+		for y < len(idx) && idx[y] == idx[y-1]+1 {
+			y++
+		}
+		sv.sc.segs = append(sv.sc.segs, seg{int32(idx[x]), int32(y - x), id})
+		x = y
+	}
 }
 
 // seg is members start..start+n-1, consecutive in member order and of one
@@ -369,7 +369,7 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 	}
 	for g := range groups {
 		if nodes := gs.buf[groups[g].off:groups[g].fill]; len(nodes) > 0 {
-			h = append(h, source{score: groups[g].score, cap: groups[g].cap, next: nodes[0], ahead: nodes[1:]})
+			h = append(h, source{score: groups[g].score, cap: groups[g].cap, next: nodes[0], ahead: nodes, at: 1})
 		}
 	}
 	gs.groups = groups

@@ -107,9 +107,10 @@ type PodSet struct {
 // prepared is what Solve compiled of a group for its hooks.
 type prepared struct {
 	b         *base
-	req       []int64 // member i's vector at [i*R, (i+1)*R); pod set k's at row len(Members)+k
+	req       []int64 // class c's vector at [c*R, (c+1)*R)
+	rowClass  []int32 // per row (member i at i, pod set k at len(Members)+k), its class
 	starts    []int   // pod set k's first pending index; len(PodSets)+1 entries
-	classRow  []int   // per class of identical pods, a row of req holding its vector
+	classRow  []int   // per class of identical pods, a row of it
 	classPods []int   // per class, its pods
 	bound     int
 	untracked bool
@@ -240,7 +241,8 @@ func (g *Group) RequestVector(s *Snapshot, i int) []int64 {
 		panic(fmt.Sprintf("placement: pending index %d out of range [0:%d]", i, g.NumPending()))
 	}
 	if g.prep != nil && g.prep.b == s.b && g.prep.req != nil {
-		return g.prep.req[row*R : (row+1)*R : (row+1)*R]
+		c := int(g.prep.rowClass[row])
+		return g.prep.req[c*R : (c+1)*R : (c+1)*R]
 	}
 	return s.b.requestRow(p)
 }
@@ -268,8 +270,8 @@ func (g *Group) RequestCounts(s *Snapshot) iter.Seq2[[]int64, int] {
 	return func(yield func([]int64, int) bool) {
 		if g.prep != nil && g.prep.b == s.b && g.prep.classRow != nil {
 			R := len(s.b.res)
-			for c, row := range g.prep.classRow {
-				if !yield(g.prep.req[row*R:(row+1)*R:(row+1)*R], g.prep.classPods[c]) {
+			for c, pods := range g.prep.classPods {
+				if !yield(g.prep.req[c*R:(c+1)*R:(c+1)*R], pods) {
 					return
 				}
 			}

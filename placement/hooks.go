@@ -134,6 +134,23 @@ type PlacementScorer interface {
 	Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64
 }
 
+// SumScorer is a [PlacementScorer] whose score depends on an assignment
+// only through how many pending pods it places and their requests summed
+// per resource ([AssignedSums]). The solver hands such a scorer those sums,
+// computed from its classes of identical pods, instead of listing the
+// assignments of every placement it scores (unless a PlacementFilter needs
+// them anyway). ScoreSums(s, g, p, placed, requested) must equal
+// Score(s, g, p, a) for every a with those sums. [DefaultScorer] and
+// topology's Scorer are SumScorers.
+type SumScorer interface {
+	PlacementScorer
+	// ScoreSums scores placement p for g when placed pending pods are
+	// assigned there, requesting requested in total (indexed like
+	// s.Resources(), the pods count included). requested is the solver's:
+	// read it during the call, do not modify or keep it.
+	ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64, requested []int64) int64
+}
+
 // PlacementScorerFunc adapts a function to [PlacementScorer].
 type PlacementScorerFunc func(s *Snapshot, g *Group, p *Placement, a []Assignment) int64
 

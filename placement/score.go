@@ -11,19 +11,35 @@ import "github.com/gangsched/gangsched/internal/arith"
 // so the score is in 0..2,000,000.
 type DefaultScorer struct{}
 
-var _ PlacementScorer = DefaultScorer{}
+var _ SumScorer = DefaultScorer{}
 
-// Score implements [PlacementScorer]. It costs O(members × resources +
-// assignments), plus O(nodes in p) unless p holds every node (the sums over
-// the whole cluster are kept by the snapshot).
-func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
-	R := len(s.b.res)
-	requested := make([]bool, R)
+// Score implements [PlacementScorer]: [DefaultScorer.ScoreSums] of a's
+// sums, O(assignments × resources).
+func (d DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+	placed, requested := AssignedSums(s, g, a)
+	return d.ScoreSums(s, g, p, placed, requested)
+}
+
+// ScoreSums implements [SumScorer]. It costs O(classes of identical pods ×
+// resources) inside a Solve, plus O(nodes in p) unless p holds every node
+// (the sums over the whole cluster are kept by the snapshot).
+func (DefaultScorer) ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64, requested []int64) int64 {
+	flags := make([]bool, len(s.b.res))
 	for row := range g.RequestCounts(s) {
-		markRequested(requested, row, s.b.podsR)
+		markRequested(flags, row, s.b.podsR)
 	}
-	alloc, used := placementSums(s, p, requested)
-	var placed int64
+	alloc, used := placementSums(s, p, flags)
+	addRequests(used, flags, requested, 1)
+	return defaultScore(s, g, flags, alloc, used, placed)
+}
+
+// AssignedSums returns how many pending pods of g the assignments a place
+// and their requests summed per resource (indexed like s.Resources(), the
+// pods count included; saturating): what a [SumScorer] reads of an
+// assignment. Entries for pods not pending in g count as pods placed with
+// no requests. O(len(a) × resources).
+func AssignedSums(s *Snapshot, g *Group, a []Assignment) (placed int64, requested []int64) {
+	requested = make([]int64, len(s.b.res))
 	var vec []int64
 	idx := g.PendingIndexes(a)
 	for j, i := range idx {
@@ -34,9 +50,11 @@ func (DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) 
 		if j == 0 || i != idx[j-1] {
 			vec = g.RequestVector(s, i) // a pod set's entries share one
 		}
-		addRequests(used, requested, vec, a[j].Pods())
+		for r, q := range vec {
+			requested[r] = arith.SatAdd(requested[r], arith.MulSat(q, a[j].Pods()))
+		}
 	}
-	return defaultScore(s, g, requested, alloc, used, placed)
+	return placed, requested
 }
 
 // markRequested marks the resources a request row asks for (the pods
@@ -105,22 +123,18 @@ func defaultScore(s *Snapshot, g *Group, requested []bool, alloc, used []int64, 
 	return most + count
 }
 
-// defaultScore is DefaultScorer's score of attempt a, read from the solver's
-// classes rather than from assignments: O(pods + classes + nodes of p).
-func (sv *solver) defaultScore(a *attempt) int64 {
-	requested := make([]bool, sv.R)
-	for _, row := range sv.g.prep.classRow {
-		markRequested(requested, sv.req(int32(row)), sv.s.b.podsR)
-	}
-	alloc, used := placementSums(sv.s, a.p, requested)
+// placedSums returns the requests of attempt a's placed pods summed per
+// resource, from its segments by class: O(segments + classes × resources).
+func (sv *solver) placedSums(a *attempt) []int64 {
 	perClass := make([]int64, sv.classes) // a class's rows request the same
 	for _, s := range sv.segsOf(a) {
 		perClass[sv.class[sv.members[s.start].row]] += int64(s.n)
 	}
+	sums := make([]int64, sv.R)
 	for c, pods := range perClass {
-		if pods > 0 {
-			addRequests(used, requested, sv.req(int32(sv.g.prep.classRow[c])), pods)
+		for r, q := range sv.req(int32(sv.g.prep.classRow[c])) {
+			sums[r] = arith.SatAdd(sums[r], arith.MulSat(q, pods))
 		}
 	}
-	return defaultScore(sv.s, sv.g, requested, alloc, used, int64(a.placed))
+	return sums
 }

@@ -11,9 +11,9 @@ import "sync"
 // one solve to the next.
 type scratch struct {
 	members          []member
-	byMember, bySize []int
+	identity, bySize []int // identity: see memberOrder
 	pods             []*Pod
-	rows, class      []int32
+	rows             []int32
 	size             []int64
 	w                *work
 	gs               groupScratch
@@ -50,14 +50,11 @@ func (sc *scratch) work(R, nodes, expect int) *work {
 func (sv *solver) release() {
 	sc := sv.sc
 	sc.members = sv.members[:0]
-	if sv.byMember != nil {
-		sc.byMember = sv.byMember[:0]
-	}
 	if sv.bySize != nil {
 		sc.bySize = sv.bySize[:0]
 	}
 	clear(sv.pods) // the caller's pods may be freed
-	sc.pods, sc.class, sc.size = sv.pods[:0], sv.class[:0], sv.size[:0]
+	sc.pods, sc.size = sv.pods[:0], sv.size[:0]
 	sc.gs = sv.gs
 	sc.segs = sc.segs[:0]
 	scratchPool.Put(sc)

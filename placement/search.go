@@ -280,6 +280,18 @@ func (sv *solver) freeIn(p *Placement) []int64 {
 // never moved). When it fails for every placement, removing pods cannot
 // help: the decision is Unresolvable.
 func (sv *solver) roomIfEmpty(p *Placement, target int) bool {
+	if len(sv.boundNodes) == 0 { // nothing stays: the allocatable, summed
+		if len(p.Nodes) == len(sv.s.b.nodes) {
+			return sv.smallestFit(sv.s.b.allocSum, target) // kept by the snapshot
+		}
+		free := make([]int64, sv.R)
+		for _, id := range p.Nodes {
+			for r, q := range sv.s.allocRow(id) {
+				free[r] = arith.SatAdd(free[r], q)
+			}
+		}
+		return sv.smallestFit(free, target)
+	}
 	boundUse := map[NodeID][]int64{}
 	for _, b := range sv.s.GroupMembers(sv.g.Key()) {
 		id, _ := sv.s.NodeOf(b)

@@ -240,7 +240,6 @@ type solver struct {
 	R          int
 	members    []member
 	sc         *scratch // memory from the pool; see release
-	byMember   []int    // memberOrder, once built
 	bySize     []int    // ffdOrder, once built
 	gs         groupScratch
 	pods       []*Pod  // per row: g.Members, then the pod sets' templates
@@ -310,13 +309,16 @@ func (sv *solver) prepareMembers() error {
 		distinct = distinct || p.Affinity != nil
 	}
 	b := sv.s.b
-	g.prep.req = make([]int64, len(rows)*sv.R) // one allocation for every member's vector
-	sv.reqs = g.prep.req
 	sv.members = grow(sv.sc.members, g.NumPending())
-	sv.class, sv.size = grow(sv.sc.class, len(rows)), grow(sv.sc.size, len(rows))
+	// Per row its class, per class one request vector: rows of a class
+	// request the same. Hooks read both through g.prep, possibly after the
+	// solve, so they do not come from the pool.
+	sv.class, sv.size = make([]int32, len(rows)), grow(sv.sc.size, len(rows))
+	sv.reqs = sv.reqs[:0]
+	req := make([]int64, sv.R) // the member being compiled
 	var classes classIndex
 	i := 0
-	for _, row := range rows {
+	for k, row := range rows {
 		start, count := int(row), 1
 		if int(row) >= n {
 			start, count = g.prep.starts[int(row)-n], int(g.PodSets[int(row)-n].Count)
@@ -324,15 +326,14 @@ func (sv *solver) prepareMembers() error {
 		m := &sv.members[i]
 		m.row = row
 		m.index = int32(start)
-		if !sv.compile(m) {
+		if !sv.compile(row, req) {
 			return firstBadPod(g.Members) // the slow path names the field
 		}
-		if i > 0 && sv.sameClass(&sv.members[i-1], m, distinct) {
-			prev := sv.members[i-1].row // runs of identical members are the rule
-			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev]
+		if prev := rows[max(k-1, 0)]; k > 0 && sv.sameClass(prev, row, req, distinct) {
+			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev] // runs of identical members are the rule
 		} else {
-			sv.class[row] = classes.of(sv, i, distinct)
-			sv.size[row] = b.ffdSize(sv.req(row))
+			sv.class[row] = classes.of(sv, row, req, distinct)
+			sv.size[row] = b.ffdSize(req)
 		}
 		for c := 1; c < count; c++ {
 			sv.members[i+c] = *m
@@ -341,10 +342,8 @@ func (sv *solver) prepareMembers() error {
 		i += count
 	}
 	sv.classes = len(classes.reps)
-	g.prep.classRow, g.prep.classPods = make([]int, sv.classes), make([]int, sv.classes)
-	for c, i := range classes.reps {
-		g.prep.classRow[c] = int(sv.members[i].row)
-	}
+	g.prep.req, g.prep.rowClass = sv.reqs, sv.class
+	g.prep.classRow, g.prep.classPods = classes.reps, make([]int, sv.classes)
 	for _, row := range rows {
 		g.prep.classPods[sv.class[row]] += 1
 		if int(row) >= n {
@@ -367,14 +366,15 @@ func (b *base) ffdSize(req []int64) int64 {
 	return size
 }
 
-// compile fills the member's row of requests from its map and reports
-// whether they are valid. Looking up each tracked resource beats iterating
-// the map; the map is iterated only when it holds a name the snapshot does
-// not track (or an invalid entry), which the count of found names reveals.
-func (sv *solver) compile(m *member) bool {
+// compile fills req with the requests of row from its pod's map and
+// reports whether they are valid. Looking up each tracked resource beats
+// iterating the map; the map is iterated only when it holds a name the
+// snapshot does not track (or an invalid entry), which the count of found
+// names reveals.
+func (sv *solver) compile(row int32, req []int64) bool {
 	b := sv.s.b
-	p := sv.pods[m.row]
-	req := sv.req(m.row)
+	p := sv.pods[row]
+	clear(req)
 	req[b.podsR] = 1
 	found := 0
 	for j, r := range b.res {
@@ -414,9 +414,9 @@ func (sv *solver) compile(m *member) bool {
 	return true
 }
 
-// req returns the requests of row (see member).
+// req returns the requests of row (see member): its class's.
 func (sv *solver) req(row int32) []int64 {
-	o := int(row) * sv.R
+	o := int(sv.class[row]) * sv.R
 	return sv.reqs[o : o+sv.R : o+sv.R]
 }
 
@@ -440,43 +440,45 @@ func firstBadPod(members []Pod) error {
 	return nil
 }
 
-// classIndex finds, for each member, an earlier interchangeable member:
-// members are bucketed by a hash of their requests, and compared in full
-// only within a bucket.
+// classIndex finds, for each row, an earlier interchangeable row: rows are
+// bucketed by a hash of their requests, and compared in full only within a
+// bucket.
 type classIndex struct {
 	byHash map[uint64][]int32 // hash -> class ids
-	reps   []int              // class id -> index of its first member
+	reps   []int              // class id -> its first row
 }
 
-func (c *classIndex) of(sv *solver, i int, withLabels bool) int32 {
-	ms := sv.members
-	m := &ms[i]
+// of returns the class of row, whose requests are req, creating it (with
+// req appended to sv.reqs) when no earlier row is interchangeable.
+func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int32 {
 	h := uint64(14695981039346656037)
-	for _, q := range sv.req(m.row) {
+	for _, q := range req {
 		h = (h ^ uint64(q)) * 1099511628211
 	}
 	if c.byHash == nil {
 		c.byHash = map[uint64][]int32{}
 	}
 	for _, id := range c.byHash[h] {
-		if sv.sameClass(&ms[c.reps[id]], m, withLabels) {
+		if sv.sameClass(int32(c.reps[id]), row, req, withLabels) {
 			return id
 		}
 	}
 	id := int32(len(c.reps))
-	c.reps = append(c.reps, i)
+	c.reps = append(c.reps, int(row))
 	c.byHash[h] = append(c.byHash[h], id)
+	sv.reqs = append(sv.reqs, req...)
 	return id
 }
 
-// sameClass reports whether two members are interchangeable: the solver
-// reads the same of both. Labels and affinity matter only to groups with
-// affinity terms or sub-groups, and then no two members are merged.
-func (sv *solver) sameClass(a, b *member, withLabels bool) bool {
-	if withLabels || !slices.Equal(sv.req(a.row), sv.req(b.row)) || (sv.missing != nil && sv.missingOf(a) != sv.missingOf(b)) {
+// sameClass reports whether row, whose requests are req, is
+// interchangeable with row a, which has a class: the solver reads the same
+// of both. Labels and affinity matter only to groups with affinity terms
+// or sub-groups, and then no two members are merged.
+func (sv *solver) sameClass(a, row int32, req []int64, withLabels bool) bool {
+	if withLabels || !slices.Equal(sv.req(a), req) || (sv.missing != nil && sv.missing[sv.pods[a]] != sv.missing[sv.pods[row]]) {
 		return false
 	}
-	pa, pb := sv.pods[a.row], sv.pods[b.row]
+	pa, pb := sv.pods[a], sv.pods[row]
 	// Ranging over even an empty map costs an iterator: most pods have no
 	// selector.
 	if len(pa.NodeSelector)+len(pb.NodeSelector) > 0 && !maps.Equal(pa.NodeSelector, pb.NodeSelector) {
@@ -560,10 +562,10 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 			cut = cut || a.cut
 			if sv.ok(a) {
 				// Without a hook to read them, the assignments are only
-				// listed for the winner, and the default score is read
-				// from the solver's rows.
-				if _, byDefault := sv.opts.Scorer.(DefaultScorer); byDefault && len(sv.opts.PlacementFilters) == 0 {
-					a.score = sv.defaultScore(a)
+				// listed for the winner: a SumScorer reads the sums of
+				// the solver's classes.
+				if ss, bySums := sv.opts.Scorer.(SumScorer); bySums && len(sv.opts.PlacementFilters) == 0 {
+					a.score = ss.ScoreSums(sv.s, sv.g, p, int64(a.placed), sv.placedSums(a))
 				} else {
 					a.as = sv.assignments(a)
 				}
@@ -960,16 +962,19 @@ func (sv *solver) better(x, y *attempt) bool {
 	return x.pref > y.pref
 }
 
-// memberOrder is the members' indexes in member order; it is built once
-// per solve (each placement's attempt reads it) and never modified.
+// memberOrder is the members' indexes in member order: the identity. It
+// is never modified, so the pool keeps one, filled once for the largest
+// group so far.
 func (sv *solver) memberOrder() []int {
-	if sv.byMember == nil {
-		sv.byMember = grow(sv.sc.byMember, len(sv.members))
-		for i := range sv.byMember {
-			sv.byMember[i] = i
+	n := len(sv.members)
+	if id := sv.sc.identity; len(id) < n {
+		id = slices.Grow(id, n-len(id))
+		for i := len(id); i < n; i++ {
+			id = append(id, i)
 		}
+		sv.sc.identity = id
 	}
-	return sv.byMember
+	return sv.sc.identity[:n:n]
 }
 
 // ffdOrder is first-fit decreasing: the largest members first (by the sum

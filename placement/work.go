@@ -1,5 +1,7 @@
 package placement
 
+import "slices"
+
 // work is the solver's scratch usage: what the current attempt has assumed
 // onto each node, on top of the snapshot. It is sparse, so an attempt costs
 // O(nodes it touches), not O(nodes): an open-addressing table finds a
@@ -87,8 +89,14 @@ func (w *work) extra(id NodeID, r int) int64 {
 func (w *work) row(id NodeID) []int64 {
 	o, ok := w.offset(id)
 	if !ok {
+		// Growing by reslicing writes back only the lengths: no write
+		// barrier per node touched.
 		o = int32(len(w.slab))
-		w.slab = append(w.slab, make([]int64, w.R)...) // grows without allocating the zeros
+		if cap(w.slab)-len(w.slab) < w.R {
+			w.slab = slices.Grow(w.slab, w.R)
+		}
+		w.slab = w.slab[:int(o)+w.R]
+		clear(w.slab[o:])
 		w.touched = append(w.touched, id)
 		switch {
 		case w.dense != nil:

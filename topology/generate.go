@@ -519,6 +519,9 @@ func (b *builder) emitTiers(tiers [2][]cand, short []DomainID, diagnose bool) {
 // stops once no bound left can beat or tie the best: O(nodes of the
 // domains counted), against O(members) per domain for trying each.
 func (b *builder) closest(doms []DomainID) DomainID {
+	if len(doms) == 1 {
+		return doms[0] // nothing to compare it with
+	}
 	R := len(b.c.res)
 	n := int64(b.sh.n)
 	type cand struct {

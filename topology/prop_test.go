@@ -559,3 +559,42 @@ func TestProp_WideTiersAsBySorting(t *testing.T) {
 		require.Equal(t, want, got)
 	})
 }
+
+// TestProp_ScoreSumsAsScore checks that the solver's shortcut for a
+// SumScorer — the Scorer handed the sums of its classes, no assignments
+// listed but the winner's — decides exactly as the same Scorer called as a
+// plain PlacementScorer on every placement's assignments, with both
+// scorings, on members and on pod sets.
+func TestProp_ScoreSumsAsScore(t *testing.T) {
+	outcomes := map[placement.Status]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		homogeneous := rapid.Bool().Draw(t, "homogeneous")
+		c := genCase(homogeneous, false).Draw(t, "case")
+		if homogeneous && rapid.Bool().Draw(t, "asPodSet") {
+			tmpl := c.group.Members[0]
+			c.group.PodSets = []placement.PodSet{{Name: "w", Count: int32(len(c.group.Members)), Template: tmpl}}
+			c.group.Members = nil
+		}
+		s, err := placement.NewSnapshot(c.nodes, c.pods)
+		require.NoError(t, err)
+		tr, err := topology.NewTree(s, propKeys)
+		require.NoError(t, err)
+		opts, err := tr.SolverOptions(c.cs, c.scoring)
+		if err != nil {
+			return // a key no node carries
+		}
+		if opts.Scorer == nil { // no constraint: the solver's default
+			opts.Scorer = placement.DefaultScorer{}
+		}
+		_, isSums := opts.Scorer.(placement.SumScorer)
+		require.True(t, isSums)
+		fast, ferr := placement.Solve(s, &c.group, opts)
+		opts.Scorer = placement.PlacementScorerFunc(opts.Scorer.Score)
+		slow, serr := placement.Solve(s, &c.group, opts)
+		require.Equal(t, serr, ferr)
+		require.Equal(t, slow, fast)
+		outcomes[fast.Status]++
+	})
+	require.Positive(t, outcomes[placement.Scheduled])
+	require.Positive(t, outcomes[placement.Unschedulable]+outcomes[placement.Unresolvable])
+}

@@ -52,7 +52,7 @@ type Scorer struct {
 	kind Scoring
 }
 
-var _ placement.PlacementScorer = (*Scorer)(nil)
+var _ placement.SumScorer = (*Scorer)(nil)
 
 const scoreScale = 1_000_000
 
@@ -63,15 +63,22 @@ const (
 	leftMax      = 1<<leftBits - 1
 )
 
-// Score implements [placement.PlacementScorer]. With MostAllocated it
+// Score implements [placement.PlacementScorer]: [Scorer.ScoreSums] of a's
+// sums ([placement.AssignedSums]).
+func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) int64 {
+	placed, requested := placement.AssignedSums(s, g, a)
+	return sc.ScoreSums(s, g, p, placed, requested)
+}
+
+// ScoreSums implements [placement.SumScorer]. With MostAllocated it
 // returns exactly what placement.DefaultScorer returns, in 0..2,000,000.
 // With BestFit the score is in 0..2^63 and packs the comparison described
-// at [BestFit]. Cost: O(resources × levels + members) for a placement that
-// is a whole domain of the tree, O(nodes of p) otherwise.
-func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) int64 {
+// at [BestFit]. Cost: O(resources × levels) for a placement that is a whole
+// domain of the tree, O(nodes of p) otherwise.
+func (sc *Scorer) ScoreSums(s *placement.Snapshot, g *placement.Group, p *placement.Placement, placed int64, requested []int64) int64 {
 	t := sc.tree
 	if t == nil {
-		return placement.DefaultScorer{}.Score(s, g, p, a)
+		return placement.DefaultScorer{}.ScoreSums(s, g, p, placed, requested)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -80,27 +87,11 @@ func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.
 		// Generate rejects such a snapshot before the solver scores; a
 		// zero Scorer, or one paired with another generator on a foreign
 		// snapshot, still gives upstream's score.
-		return placement.DefaultScorer{}.Score(s, g, p, a)
+		return placement.DefaultScorer{}.ScoreSums(s, g, p, placed, requested)
 	}
 	sh := newShape(c, len(t.boundOf(s, g.Key()).nodes), g)
-	added := make([]int64, len(c.res))
-	placed := 0
-	var vec []int64
-	idx := g.PendingIndexes(a)
-	for j, i := range idx {
-		placed += int(a[j].Pods())
-		if i < 0 {
-			continue
-		}
-		if j == 0 || i != idx[j-1] {
-			vec = sh.vec(i) // a pod set's entries share one
-		}
-		for r, q := range vec {
-			added[r] = arith.SatAdd(added[r], arith.MulSat(q, a[j].Pods()))
-		}
-	}
 	d := t.placementDomain(p)
-	return sc.score(c, sh, d, p.Nodes, added, placed)
+	return sc.score(c, sh, d, p.Nodes, requested, int(placed))
 }
 
 // upper is the score d would get if every pending member were placed in it:
