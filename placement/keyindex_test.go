@@ -29,7 +29,7 @@ func genKeyIndex(t *rapid.T) (*base, []uint32) {
 
 func checkKeyIndex(t *rapid.T) bool {
 	b, hashes := genKeyIndex(t)
-	unique := b.indexKeys(slices.Clone(hashes))
+	unique := b.indexKeys(slices.Clone(hashes), false)
 	keys := map[Key]bool{}
 	for i := range b.pods {
 		keys[b.pods[i].Key()] = true
@@ -145,4 +145,24 @@ func TestSnapshot_LazyIndexesUnderConcurrentReaders(t *testing.T) {
 		require.Equal(t, all[0], all[r])
 		require.Equal(t, group[0], group[r])
 	}
+}
+
+// TestNewSnapshot_KeyIndexOnFirstLookup: pods in key order are proven
+// unique without the key index, which the first lookup by key builds;
+// pods out of order need it at once, to find a repeated key.
+func TestNewSnapshot_KeyIndexOnFirstLookup(t *testing.T) {
+	nodes := []Node{{Name: "a"}}
+	pods := []Pod{{Namespace: "ns", Name: "p1", NodeName: "a"}, {Namespace: "ns", Name: "p2", NodeName: "a"}, {Namespace: "nt", Name: "p0", NodeName: "a"}}
+	s, err := NewSnapshot(nodes, pods)
+	require.NoError(t, err)
+	require.Nil(t, s.b.keyHash, "index built for pods in key order")
+	p, ok := s.Pod(Key{Namespace: "nt", Name: "p0"})
+	require.True(t, ok)
+	require.Same(t, &pods[2], p)
+	require.Len(t, s.b.keyHash, len(pods))
+
+	out := []Pod{pods[0], pods[2], pods[1]}
+	s, err = NewSnapshot(nodes, out)
+	require.NoError(t, err)
+	require.Len(t, s.b.keyHash, len(pods), "no index for pods out of order")
 }

@@ -99,6 +99,11 @@ type base struct {
 	// (h >> keyShift), bucket d being keyHash[keyEnd[d-1]:keyEnd[d]]
 	// (from 0 for d = 0), sorted by hash only when longer than
 	// smallBucket; keyPos[i] is the pod whose key hashes to keyHash[i].
+	// NewSnapshot builds it under keyOnce when it needs it to find a
+	// repeated key. Pods in key order repeat none: their hashes wait, in
+	// waiting, for the first lookup by key (see podIndex).
+	keyOnce  sync.Once
+	waiting  []uint32
 	keyHash  []uint32
 	keyPos   []int32
 	keyEnd   []int32
@@ -160,7 +165,11 @@ func (b *base) byName(name string) (NodeID, bool) {
 // until something asks
 // for that order ([Snapshot.Pods], [Snapshot.GroupMembers],
 // [Snapshot.PodsOn]: each builds its index once, O(pods), for every
-// snapshot derived from this one).
+// snapshot derived from this one). Pods in key order (namespace, then
+// name, as a LIST from the API server returns them) repeat no key, which
+// needs no index to show: the key index is then built, from the hashes
+// taken here, by the first lookup by key ([Snapshot.Pod], [Snapshot.Apply],
+// [Solve]'s check that no member is bound), likewise once.
 func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b := &base{}
 	b.nodes = slices.Clone(nodes)
@@ -225,8 +234,17 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 					seen = append(seen, r)
 				}
 			}
+			if i == 0 {
+				// No row is laid out yet: in name order, as in the
+				// allocatable matrix, the rows need no permuting when
+				// no node adds a resource.
+				slices.Sort(seen)
+				for j, r := range seen {
+					col[r] = j
+				}
+			}
 			vals = append(vals[:k], make([]int64, len(seen))...)
-			vals[k] = math.MaxInt64
+			vals[k+col[ResourcePods]] = math.MaxInt64
 			for r, q := range alloc {
 				vals[k+col[r]] = q
 			}
@@ -251,17 +269,17 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	// resource no node has adds it to the index, and the pass starts over
 	// (it happens at most once per such resource).
 	b.pods = pods
-	hashes := make([]uint32, len(pods))
-	counts, shift := keyBuckets(len(pods))
+	keys := podKeys{hashes: make([]uint32, len(pods))}
+	keys.counts, keys.shift = keyBuckets(len(pods))
 	var used []int64
 	var ok bool
 	for pass := 0; ; pass++ {
 		used = make([]int64, len(b.nodes)*len(b.res))
 		var unknown []ResourceName
 		if pass == 0 {
-			ok, unknown = b.sumPods(used, hashes, counts, shift)
+			ok, unknown = b.sumPods(used, &keys)
 		} else {
-			ok, unknown = b.sumPods(used, nil, nil, 0)
+			ok, unknown = b.sumPods(used, nil)
 		}
 		grew := false
 		for _, r := range unknown {
@@ -272,8 +290,13 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		}
 		b.setResources(seen)
 	}
-	if ok {
-		ok = b.indexCounted(hashes, counts, shift)
+	if ok && keys.from == len(pods) {
+		b.waiting = keys.hashes
+	} else if ok {
+		for _, h := range keys.hashes[:keys.from] {
+			keys.counts[h>>keys.shift]++
+		}
+		b.keyOnce.Do(func() { ok = b.indexCounted(keys.hashes, keys.counts, keys.shift, false) })
 	}
 	if !ok {
 		return nil, b.firstBadPod()
@@ -316,10 +339,23 @@ type column struct {
 	r ResourceName
 }
 
+// podKeys is what NewSnapshot's pass learns of the pods' keys: hashes[i]
+// is pod i's key hash; the keys of pods[:from] strictly increase
+// (namespace, then name), so no two are equal, and from == len(pods) when
+// every key does; counts[d] is the number of hashes h with h>>shift == d
+// among pods[from:] (those before are counted only if needed).
+type podKeys struct {
+	hashes []uint32
+	counts []int32
+	shift  int
+	from   int
+}
+
 // sumPods is one pass of NewSnapshot over b.pods: it adds each pod's
 // requests, and 1 for the pod itself, to its node's row of used (R values
-// per node, R = len(b.res)) and, when hashes is not nil, stores each pod's
-// key hash there and counts it in counts[hash>>shift]. It reports whether
+// per node, R = len(b.res)) and, when keys is not nil, stores each pod's
+// key hash in keys (see [podKeys]), with whether the keys increase. It
+// reports whether
 // every pod is valid as far as the tracked resources tell (node known, name
 // not empty, requests neither negative nor for "pods" nor unnamed, no
 // node's sum overflowing int64), and the requested resources that b.res
@@ -327,7 +363,7 @@ type column struct {
 //
 // It is NewSnapshot's inner loop; the rare cases (a node not next in name
 // order, requests not all tracked) are left to helpers.
-func (b *base) sumPods(used []int64, hashes []uint32, counts []int32, shift int) (ok bool, unknown []ResourceName) {
+func (b *base) sumPods(used []int64, keys *podKeys) (ok bool, unknown []ResourceName) {
 	R, podsR := len(b.res), b.podsR
 	// The resources a request may name, with their columns: every tracked
 	// one but pods, and but "" (a pod naming it is invalid, and found by
@@ -350,18 +386,40 @@ func (b *base) sumPods(used []int64, hashes []uint32, counts []int32, shift int)
 	// lookups. Their namespace is often the previous pod's too.
 	lastName, lastID, row := "", -1, -1 // row: lastID's offset in used
 	lastNs, nsh := "", nsHash("")
+	// lastKey is the last pod's name while the keys increase: any name
+	// follows "" in a namespace after the last.
+	ordered, lastKey, from := true, "", len(b.pods)
+	var hashes []uint32
+	var counts []int32
+	shift := 0
+	if keys != nil {
+		hashes, counts, shift = keys.hashes, keys.counts, keys.shift
+	}
 	pods := b.pods
 	for i := range pods {
 		p := &pods[i]
 		// Hashing here, between the map look-ups, costs less than in a
-		// loop of its own: it runs while they wait for memory.
+		// loop of its own: it runs while they wait for memory, and the
+		// first look at the names is the cheapest.
 		if hashes != nil {
 			if p.Namespace != lastNs {
-				lastNs, nsh = p.Namespace, nsHash(p.Namespace)
+				if ordered && p.Namespace < lastNs {
+					ordered, from = false, i
+				}
+				lastNs, nsh, lastKey = p.Namespace, nsHash(p.Namespace), ""
+			}
+			if ordered {
+				if p.Name > lastKey {
+					lastKey = p.Name
+				} else {
+					ordered, from = false, i
+				}
 			}
 			h := nameHash(nsh, p.Name)
 			hashes[i] = h
-			counts[h>>shift]++
+			if !ordered {
+				counts[h>>shift]++
+			}
 		}
 		if row < 0 || p.NodeName != lastName {
 			id, known := b.nextNode(lastID, p.NodeName)
@@ -405,6 +463,9 @@ func (b *base) sumPods(used []int64, hashes []uint32, counts []int32, shift int)
 		valid, s := b.addOther(rl, used[row:row+R], &unknown, len(track) > 2*n+2)
 		ok = ok && valid
 		sign |= s
+	}
+	if keys != nil {
+		keys.from = from
 	}
 	return ok && sign >= 0, unknown
 }
@@ -451,15 +512,16 @@ func (b *base) addOther(rl ResourceList, row []int64, unknown *[]ResourceName, a
 const smallBucket = 32
 
 // indexKeys makes the key index of hashes, the pods' key hashes in input
-// order. It reports false when two pods share a key. Cost O(pods) for
+// order. It reports false when two pods share a key, which it does not
+// look for when told that the keys are unique. Cost O(pods) for
 // hashes that spread; a bucket of k > smallBucket is sorted in
 // O(k log k). The order inside a bucket never reaches an output.
-func (b *base) indexKeys(hashes []uint32) bool {
+func (b *base) indexKeys(hashes []uint32, unique bool) bool {
 	counts, shift := keyBuckets(len(hashes))
 	for _, h := range hashes {
 		counts[h>>shift]++
 	}
-	return b.indexCounted(hashes, counts, shift)
+	return b.indexCounted(hashes, counts, shift, unique)
 }
 
 // keyBuckets returns zero counts for the buckets of the key index of n
@@ -473,7 +535,7 @@ func keyBuckets(n int) (counts []int32, shift int) {
 // indexCounted is indexKeys once the hashes are counted in their buckets:
 // end[d] is the number of hashes h with h>>shift == d. It takes end over as
 // the index's bucket ends.
-func (b *base) indexCounted(hashes []uint32, end []int32, shift int) bool {
+func (b *base) indexCounted(hashes []uint32, end []int32, shift int, unique bool) bool {
 	// A counting sort on the top bits. (Sorting in place, American flag
 	// style, saves the copy but chains one cache miss to the next: slower.)
 	// Each bucket's count becomes its start, which the scatter advances to
@@ -497,6 +559,9 @@ func (b *base) indexCounted(hashes []uint32, end []int32, shift int) bool {
 		hs, ps := b.keyHash[lo:hi], b.keyPos[lo:hi]
 		lo = int(hi)
 		if len(hs) <= smallBucket {
+			if unique {
+				continue
+			}
 			// Two equal hashes set the same bit of a word: the pairs
 			// are compared only when bits clash (a bucket in five), as
 			// their loops mispredict.
@@ -527,7 +592,7 @@ func (b *base) indexCounted(hashes []uint32, end []int32, shift int) bool {
 			hs[k], ps[k] = e.h, e.i
 		}
 		// Only pods of equal hash can share a key.
-		for i := 0; i < len(hs); {
+		for i := 0; !unique && i < len(hs); {
 			j := i + 1
 			for j < len(hs) && hs[j] == hs[i] {
 				j++
@@ -586,14 +651,16 @@ func (b *base) allocRows(seen []ResourceName, off []int, vals []int64, width int
 	}
 	if off == nil && width == R {
 		// Rows as long as the matrix's: each one's values move to their
-		// columns in place.
+		// columns in place, unless all are there (perm, a permutation, is
+		// sorted when it is the identity).
 		b.alloc = vals[: len(b.nodes)*R : len(b.nodes)*R]
-		tmp := make([]int64, R)
-		for i := range b.nodes {
-			row := b.alloc[i*R : (i+1)*R]
-			copy(tmp, row)
-			for k, q := range tmp {
-				row[perm[k]] = q
+		if !slices.IsSorted(perm) {
+			tmp := make([]int64, R)
+			for row := range slices.Chunk(b.alloc, R) {
+				copy(tmp, row)
+				for k, q := range tmp {
+					row[perm[k]] = q
+				}
 			}
 		}
 	} else {
@@ -869,8 +936,16 @@ func (s *Snapshot) Free(id NodeID, r ResourceName) int64 {
 	return s.allocRow(id)[i] - s.usedRow(id)[i]
 }
 
-// podIndex finds k among the base pods through the hash index.
-func (b *base) podIndex(k Key) (int, bool) { return b.findKey(k, keyHash(k.Namespace, k.Name)) }
+// podIndex finds k among the base pods through the hash index, which it
+// builds on first use from the hashes NewSnapshot kept when the keys were
+// in order.
+func (b *base) podIndex(k Key) (int, bool) {
+	b.keyOnce.Do(func() {
+		b.indexKeys(b.waiting, true)
+		b.waiting = nil
+	})
+	return b.findKey(k, keyHash(k.Namespace, k.Name))
+}
 
 // findKey finds k, whose key hash is h, in the key index.
 func (b *base) findKey(k Key, h uint32) (int, bool) {
