@@ -28,8 +28,10 @@
 // unschedulable, then the caller's [Filter]s and [Reserver]s); feasible
 // placements pass the caller's [PlacementFilter]s and are ranked by a
 // [PlacementScorer] (upstream PlacementScore; [DefaultScorer] by default),
-// ties broken by placement name. Members of one shape are placed as a batch
-// over a heap of nodes, which gives exactly the one-by-one result.
+// ties broken by placement name; a [SumScorer] is handed the placed pods'
+// summed requests instead of the list of assignments. Members of one shape
+// are placed as a batch over a heap of nodes, which gives exactly the
+// one-by-one result.
 //
 // Identical pods need not be listed one by one: a [PodSet] (Kueue's PodSet,
 // a template and a count) stands for Count pending pods, is read once, and
