@@ -442,11 +442,13 @@ func firstBadPod(members []Pod) error {
 }
 
 // classIndex finds, for each row, an earlier interchangeable row: rows are
-// bucketed by a hash of their requests, and compared in full only within a
-// bucket.
+// told apart by a hash of their requests, and compared in full only when
+// the hashes match. A group has a few classes, usually one: the first
+// eight are scanned, a map indexes more.
 type classIndex struct {
-	byHash map[uint64][]int32 // hash -> class ids
 	reps   []int              // class id -> its first row
+	hashes []uint64           // class id -> its requests' hash
+	byHash map[uint64][]int32 // hash -> class ids, once there are many
 }
 
 // of returns the class of row, whose requests are req, creating it (with
@@ -456,17 +458,31 @@ func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int
 	for _, q := range req {
 		h = (h ^ uint64(q)) * 1099511628211
 	}
+	same := func(id int32) bool { return c.hashes[id] == h && sv.sameClass(int32(c.reps[id]), row, req, withLabels) }
 	if c.byHash == nil {
-		c.byHash = map[uint64][]int32{}
-	}
-	for _, id := range c.byHash[h] {
-		if sv.sameClass(int32(c.reps[id]), row, req, withLabels) {
-			return id
+		for id := range int32(len(c.reps)) {
+			if same(id) {
+				return id
+			}
+		}
+	} else {
+		for _, id := range c.byHash[h] {
+			if same(id) {
+				return id
+			}
 		}
 	}
 	id := int32(len(c.reps))
-	c.reps = append(c.reps, int(row))
-	c.byHash[h] = append(c.byHash[h], id)
+	c.reps, c.hashes = append(c.reps, int(row)), append(c.hashes, h)
+	switch {
+	case c.byHash != nil:
+		c.byHash[h] = append(c.byHash[h], id)
+	case len(c.reps) > 8:
+		c.byHash = map[uint64][]int32{}
+		for k, hk := range c.hashes {
+			c.byHash[hk] = append(c.byHash[hk], int32(k))
+		}
+	}
 	sv.reqs = append(sv.reqs, req...)
 	return id
 }

@@ -430,6 +430,7 @@ type cand struct {
 // split divides doms into those the aggregates say might hold the group,
 // with their score bounds, and those that cannot; both keep doms' order.
 func (b *builder) split(doms []DomainID) (ok []cand, short []DomainID) {
+	ok = make([]cand, 0, len(doms)) // usually nearly all
 	for _, d := range doms {
 		if b.canHold(d) {
 			ok = append(ok, cand{d, b.scorer.upper(b.c, b.sh, d)})
