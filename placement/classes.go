@@ -118,7 +118,10 @@ func (s *nodeSet) Min() (NodeID, bool) {
 // returns false.
 func (s *nodeSet) ascend(from, to NodeID, fn func(NodeID) bool) {
 	from = max(from, 0)
-	last := min(len(s.chunks), (int(to)+chunkNodes-1)/chunkNodes)
+	if to <= from {
+		return
+	}
+	last := min(len(s.chunks), (int(to)-1)/chunkNodes+1) // the chunk of to-1, included: no overflow near MaxInt32
 	for i := int(from) / chunkNodes; i < last; i++ {
 		c := s.chunks[i]
 		if c == nil {
