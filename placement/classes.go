@@ -118,7 +118,10 @@ func (s *nodeSet) Min() (NodeID, bool) {
 // returns false.
 func (s *nodeSet) ascend(from, to NodeID, fn func(NodeID) bool) {
 	from = max(from, 0)
-	last := min(len(s.chunks), (int(to)+chunkNodes-1)/chunkNodes)
+	last := len(s.chunks)
+	if int(to) < last*chunkNodes { // to may be math.MaxInt32: rounded up, it would overflow a 32-bit int
+		last = (int(to) + chunkNodes - 1) / chunkNodes
+	}
 	for i := int(from) / chunkNodes; i < last; i++ {
 		c := s.chunks[i]
 		if c == nil {
