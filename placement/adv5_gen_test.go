@@ -1,0 +1,405 @@
+package placement_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	. "github.com/gangsched/gangsched/placement"
+)
+
+// adv5Case is a seeded input that aims at the batched greedy paths:
+// clusters of a few node classes (so that domains of consecutive IDs are
+// filled by class), some across the 512-node chunks of a class's bitmap,
+// sometimes derived with Snapshot.Apply; groups of identical members
+// interleaved in member order with pod sets of the same or other shapes;
+// placements of every kind (the whole cluster, racks of consecutive IDs,
+// windows with holes, scattered subsets, ranks); and hooks that force the
+// one-by-one paths. expanded is the same group with every pod set listed
+// as members "<set>-<i>", which sort where the set's pods do.
+type adv5Case struct {
+	s        *Snapshot
+	g        *Group
+	expanded *Group
+	opts     Options
+	desc     string
+	nodes    []Node   // the input of the first snapshot
+	pods     []Pod    // (s is derived from it by changes)
+	changes  []Change // applied in turn
+}
+
+// adv5Noop is a caller Filter that accepts everything: it sends the solver
+// down the one-by-one paths without changing what fits.
+var adv5Noop = FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
+
+type adv5Gen []Placement
+
+func (p adv5Gen) Generate(*Snapshot, *Group) ([]Placement, error) {
+	out := make([]Placement, len(p))
+	for i := range p {
+		out[i] = p[i]
+		out[i].Nodes = slices.Clone(p[i].Nodes)
+	}
+	return out, nil
+}
+
+func adv5Draw(seed uint64) (adv5Case, error) {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	var n int
+	switch r.IntN(5) {
+	case 0:
+		n = 1 + r.IntN(12)
+	case 1:
+		n = 64 + r.IntN(64)
+	case 2:
+		n = 100 + r.IntN(200)
+	case 3:
+		n = 500 + r.IntN(700) // across a chunk boundary of 512 nodes
+	default:
+		n = 1020 + r.IntN(10)
+	}
+	type ntype struct {
+		alloc ResourceList
+		taint bool
+		cord  bool
+	}
+	types := make([]ntype, 1+r.IntN(3))
+	for t := range types {
+		al := ResourceList{ResourceCPU: 4000 * int64(1+r.IntN(6)), ResourceMemory: int64(1+r.IntN(4)) << 30}
+		if r.IntN(2) == 0 {
+			al[ResourceGPU] = int64(1) << r.IntN(4)
+		}
+		if r.IntN(3) == 0 {
+			al[ResourcePods] = int64(2 + r.IntN(20))
+		}
+		types[t] = ntype{alloc: al, taint: r.IntN(6) == 0, cord: r.IntN(12) == 0}
+	}
+	block := []int{1, 7, 64, 100, 256, 511, 512, 600}[r.IntN(8)]
+	rackSize := []int{8, 64, 100, 128, 256, 512, 513}[r.IntN(7)]
+	nodes := make([]Node, n)
+	for i := range nodes {
+		t := (i / block) % len(types)
+		if r.IntN(20) == 0 {
+			t = r.IntN(len(types))
+		}
+		nt := types[t]
+		nodes[i] = Node{Name: fmt.Sprintf("n%05d", i), Allocatable: nt.alloc, Unschedulable: nt.cord,
+			Labels: map[string]string{"rack": fmt.Sprintf("r%03d", i/rackSize), "kind": fmt.Sprintf("k%d", t)}}
+		if nt.taint {
+			nodes[i].Taints = []Taint{{Key: "dedicated", Value: "x", Effect: TaintEffectNoSchedule}}
+		}
+	}
+	var pods []Pod
+	busy := []int{0, 0, 1, 3, 8}[r.IntN(5)] // in ten
+	boundMembers := 0
+	for i := range nodes {
+		if r.IntN(10) >= busy {
+			continue
+		}
+		lvl := int64(1 + r.IntN(2))
+		p := Pod{Namespace: "ns", Name: fmt.Sprintf("b%05d", i), NodeName: nodes[i].Name,
+			Requests: ResourceList{ResourceCPU: 2000 * lvl, ResourceMemory: lvl << 28}}
+		if r.IntN(3) == 0 && nodes[i].Allocatable[ResourceGPU] > 0 {
+			p.Requests[ResourceGPU] = 1
+		}
+		if q, ok := nodes[i].Allocatable[ResourcePods]; ok && q < 2 {
+			continue
+		}
+		if p.Requests[ResourceCPU] > nodes[i].Allocatable[ResourceCPU] || p.Requests[ResourceMemory] > nodes[i].Allocatable[ResourceMemory] {
+			continue
+		}
+		if r.IntN(40) == 0 && boundMembers < 2 {
+			p.SchedulingGroup = "pg"
+			boundMembers++
+		}
+		pods = append(pods, p)
+	}
+	s, err := NewSnapshot(nodes, pods)
+	if err != nil {
+		return adv5Case{}, err
+	}
+	desc := fmt.Sprintf("nodes=%d types=%d block=%d rack=%d busy=%d", n, len(types), block, rackSize, busy)
+	var changes []Change
+	for step := range r.IntN(4) {
+		// Derived snapshots: some pods gone, others bound; the class index
+		// of the parent is built first (by a solve over the whole cluster)
+		// when warm, so that the child derives its own from it.
+		if r.IntN(2) == 0 {
+			warm := &Group{Namespace: "warm", Name: "w", MinCount: 1, Members: []Pod{{Namespace: "warm", Name: "w", SchedulingGroup: "w", Requests: ResourceList{ResourceCPU: 1}}}}
+			if _, err := Solve(s, warm, Options{}); err != nil {
+				return adv5Case{}, err
+			}
+			desc += " warm"
+		}
+		var ch Change
+		for p := range s.Pods() {
+			if r.IntN(4) == 0 && p.SchedulingGroup == "" {
+				ch.Remove = append(ch.Remove, p.Key())
+			}
+		}
+		for k := range r.IntN(40) {
+			i := r.IntN(n)
+			lvl := int64(1 + r.IntN(2))
+			ch.Bind = append(ch.Bind, Pod{Namespace: "ns", Name: fmt.Sprintf("x%d-%05d", step, k), NodeName: nodes[i].Name,
+				Requests: ResourceList{ResourceCPU: 2000 * lvl, ResourceMemory: lvl << 28}})
+		}
+		if d, err := s.Apply(ch); err == nil {
+			s = d
+			changes = append(changes, ch)
+			desc += fmt.Sprintf(" applied(-%d+%d)", len(ch.Remove), len(ch.Bind))
+		}
+	}
+
+	// Shapes of pods; members and pod sets draw from them, so a set may
+	// be identical to members or to another set.
+	type shape struct {
+		req  ResourceList
+		sel  map[string]string
+		tol  []Toleration
+		prio int32
+	}
+	shapes := make([]shape, 1+r.IntN(3))
+	for k := range shapes {
+		sh := shape{req: ResourceList{ResourceCPU: 500 * int64(1+r.IntN(8))}}
+		if r.IntN(2) == 0 {
+			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
+		}
+		if r.IntN(3) == 0 {
+			sh.req[ResourceGPU] = int64(1 + r.IntN(2))
+		}
+		if r.IntN(15) == 0 {
+			sh.req["example.com/foo"] = 1 // no node has it
+		}
+		if r.IntN(6) == 0 {
+			sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(len(types)))}
+		}
+		if r.IntN(5) == 0 {
+			sh.tol = []Toleration{{Key: "dedicated", Operator: TolerationOpExists}}
+		}
+		if r.IntN(5) == 0 {
+			sh.prio = 10
+		}
+		shapes[k] = sh
+	}
+	pod := func(sh shape, name string) Pod {
+		return Pod{Namespace: "ns", Name: name, SchedulingGroup: "pg", Requests: sh.req, NodeSelector: sh.sel,
+			Tolerations: sh.tol, Priority: sh.prio}
+	}
+	g := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
+	exp := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
+	used := map[int]bool{}
+	name := func() string {
+		for {
+			k := r.IntN(10000)
+			if !used[k] {
+				used[k] = true
+				return fmt.Sprintf("p%04d", k)
+			}
+		}
+	}
+	big := r.IntN(4) == 0
+	for range r.IntN(4) {
+		sh := shapes[r.IntN(len(shapes))]
+		count := 1 + r.IntN(30)
+		if big {
+			count = 1 + r.IntN(300)
+		}
+		for range count {
+			p := pod(sh, name())
+			g.Members = append(g.Members, p)
+			exp.Members = append(exp.Members, p)
+		}
+	}
+	sets := r.IntN(4)
+	if r.IntN(3) == 0 {
+		sets = 0
+	}
+	for range sets {
+		sh := shapes[r.IntN(len(shapes))]
+		count := 1 + r.IntN(40)
+		if big {
+			count = 1 + r.IntN(2000)
+		}
+		nm := name()
+		g.PodSets = append(g.PodSets, PodSet{Name: nm, Count: int32(count), Template: pod(sh, "ignored")})
+		for i := range count {
+			exp.Members = append(exp.Members, pod(sh, fmt.Sprintf("%s-%05d", nm, i)))
+		}
+	}
+	if len(exp.Members) == 0 {
+		p := pod(shapes[0], name())
+		g.Members = append(g.Members, p)
+		exp.Members = append(exp.Members, p)
+	}
+	total := boundMembers + len(exp.Members)
+	switch r.IntN(4) {
+	case 0:
+		g.MinCount = int32(total)
+	case 1:
+		g.MinCount = int32(1 + r.IntN(total))
+	default:
+		g.MinCount = int32(max(1, total*(5+r.IntN(5))/10))
+	}
+	if r.IntN(6) == 0 {
+		g.Policy = PolicyBasic
+	}
+	exp.MinCount, exp.Policy = g.MinCount, g.Policy
+	r.Shuffle(len(g.Members), func(i, j int) { g.Members[i], g.Members[j] = g.Members[j], g.Members[i] })
+	r.Shuffle(len(g.PodSets), func(i, j int) { g.PodSets[i], g.PodSets[j] = g.PodSets[j], g.PodSets[i] })
+	desc += fmt.Sprintf(" members=%d sets=%d pending=%d min=%d %s", len(g.Members), len(g.PodSets), len(exp.Members), g.MinCount, g.Policy)
+
+	var opts Options
+	all := func(lo, hi int) []NodeID {
+		out := make([]NodeID, 0, hi-lo)
+		for id := lo; id < hi; id++ {
+			out = append(out, NodeID(id))
+		}
+		return out
+	}
+	switch r.IntN(7) {
+	case 0, 1:
+		desc += " gen=nil"
+	case 2: // racks: consecutive IDs
+		var gen adv5Gen
+		for lo := 0; lo < n; lo += rackSize {
+			gen = append(gen, Placement{Name: fmt.Sprintf("r%03d", lo/rackSize), Nodes: all(lo, min(lo+rackSize, n))})
+		}
+		if r.IntN(2) == 0 {
+			gen = append(gen, Placement{Name: "all", Nodes: all(0, n), Rank: 1})
+		}
+		opts.Generator = gen
+		desc += " gen=racks"
+	case 3, 4: // windows, some with a hole, some ranked
+		var gen adv5Gen
+		for k := range 1 + r.IntN(4) {
+			size := 1 + r.IntN(n)
+			if r.IntN(2) == 0 && n >= 64 {
+				size = 64 + r.IntN(n-63)
+			}
+			lo := r.IntN(n - size + 1)
+			nodes := all(lo, lo+size)
+			if r.IntN(4) == 0 && size > 2 {
+				h := 1 + r.IntN(size-2)
+				nodes = slices.Delete(nodes, h, h+1)
+			}
+			gen = append(gen, Placement{Name: fmt.Sprintf("w%d", k), Nodes: nodes, Rank: r.IntN(2)})
+		}
+		opts.Generator = gen
+		desc += " gen=windows"
+	case 5: // windows across the class bitmaps' 512-node chunks
+		var gen adv5Gen
+		for k := range 1 + r.IntN(3) {
+			c := 512 * (1 + r.IntN(2))
+			lo := max(0, min(n-1, c-r.IntN(80)))
+			hi := min(n, max(lo+1, c+r.IntN(80)))
+			if r.IntN(3) == 0 {
+				lo, hi = c-64, c
+			}
+			if lo < 0 || hi > n || lo >= hi {
+				lo, hi = 0, n
+			}
+			gen = append(gen, Placement{Name: fmt.Sprintf("c%d", k), Nodes: all(lo, hi)})
+		}
+		opts.Generator = gen
+		desc += " gen=chunks"
+	default: // scattered subsets
+		var gen adv5Gen
+		for k := range 1 + r.IntN(3) {
+			var nodes []NodeID
+			for id := range n {
+				if r.IntN(3) > 0 {
+					nodes = append(nodes, NodeID(id))
+				}
+			}
+			gen = append(gen, Placement{Name: fmt.Sprintf("s%d", k), Nodes: nodes})
+		}
+		opts.Generator = gen
+		desc += " gen=subsets"
+	}
+	switch r.IntN(6) {
+	case 0:
+		opts.Filters = []Filter{adv5Noop}
+		desc += " filter=noop"
+	case 1:
+		m := NodeID(3 + r.IntN(5))
+		unres := r.IntN(2) == 0
+		opts.Filters = []Filter{FilterFunc(func(_ *Pod, ni NodeInfo) Rejection {
+			if ni.ID()%m == 1 {
+				return Rejection{Reason: "node(s) were odd", Unresolvable: unres}
+			}
+			return Rejection{}
+		})}
+		desc += fmt.Sprintf(" filter=mod%d", m)
+	}
+	if r.IntN(3) == 0 {
+		opts.Scorer = PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, a []Assignment) int64 {
+			var sc int64
+			for _, x := range a {
+				sc += int64(x.NodeID%7) * int64(max(x.Count, 1))
+			}
+			return sc
+		})
+		desc += " scorer=hook"
+	}
+	if r.IntN(6) == 0 {
+		limit := int32(1 + r.IntN(6))
+		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ *Group, _ *Placement, a []Assignment) Rejection {
+			per := map[NodeID]int32{}
+			for _, x := range a {
+				per[x.NodeID] += max(x.Count, 1)
+				if per[x.NodeID] > limit {
+					return Rejection{Reason: "too many on a node"}
+				}
+			}
+			return Rejection{}
+		})}
+		desc += " pfilter"
+	}
+	if r.IntN(6) == 0 {
+		opts.StatusOnly = true
+		desc += " statusOnly"
+	}
+	if r.IntN(5) == 0 {
+		opts.Budget = int64(50 + r.IntN(20000))
+		desc += fmt.Sprintf(" budget=%d", opts.Budget)
+	}
+	if r.IntN(5) == 0 {
+		opts.SearchBudget = int64(1 + r.IntN(5000))
+		desc += fmt.Sprintf(" search=%d", opts.SearchBudget)
+	}
+	if len(g.PodSets) == 0 && len(g.Members) <= 40 && r.IntN(3) == 0 {
+		// Affinity terms or sub-groups: the one-by-one paths that replay
+		// attempts member by member.
+		key := []string{"rack", "kind"}[r.IntN(2)]
+		for i := range g.Members {
+			m := &g.Members[i]
+			m.Labels = map[string]string{"role": []string{"a", "b"}[r.IntN(2)]}
+			term := PodAffinityTerm{LabelSelector: LabelSelector{MatchLabels: map[string]string{"role": "a"}}, TopologyKey: key}
+			switch r.IntN(5) {
+			case 0:
+				m.Affinity = &Affinity{PodAffinity: &PodAffinity{Required: []PodAffinityTerm{term}}}
+			case 1:
+				m.Affinity = &Affinity{PodAntiAffinity: &PodAffinity{Preferred: []WeightedPodAffinityTerm{{Weight: 10, Term: term}}}}
+			case 2:
+				m.Affinity = &Affinity{PodAffinity: &PodAffinity{Preferred: []WeightedPodAffinityTerm{{Weight: 5, Term: term}}}}
+			}
+		}
+		if r.IntN(2) == 0 {
+			a := 0
+			for _, m := range g.Members {
+				if m.Labels["role"] == "a" {
+					a++
+				}
+			}
+			if a > 0 {
+				g.SubGroups = []SubGroup{{Name: "sg", Selector: LabelSelector{MatchLabels: map[string]string{"role": "a"}}, MinCount: int32(1 + r.IntN(a)), TopologyKey: key}}
+			}
+		}
+		exp = &Group{Namespace: g.Namespace, Name: g.Name, Policy: g.Policy, MinCount: g.MinCount, Members: slices.Clone(g.Members), SubGroups: g.SubGroups}
+		desc += " affinity/" + key
+		if opts.SearchBudget == 0 {
+			opts.SearchBudget = int64(1 + r.IntN(20000)) // a search under constraints costs microseconds a step
+		}
+	}
+	return adv5Case{s: s, g: g, expanded: exp, opts: opts, desc: desc, nodes: nodes, pods: pods, changes: changes}, nil
+}
