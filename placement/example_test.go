@@ -2,6 +2,7 @@ package placement_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gangsched/gangsched/placement"
 )
@@ -117,4 +118,53 @@ func ExampleSolve_podSet() {
 	// workers host-000 6
 	// workers host-125 2
 	// <nil>
+}
+
+// mostCPULeft prefers the placement that keeps the most CPU free after the
+// assignment: it needs only the sum of what is placed, so it is a
+// SumScorer, and the solver hands it that sum instead of listing every
+// placement's assignments.
+type mostCPULeft struct{}
+
+func (mostCPULeft) Score(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) int64 {
+	placed, requested := placement.AssignedSums(s, g, a)
+	return mostCPULeft{}.ScoreSums(s, g, p, placed, requested)
+}
+
+func (mostCPULeft) ScoreSums(s *placement.Snapshot, _ *placement.Group, p *placement.Placement, _ int64, requested []int64) int64 {
+	var free int64
+	for _, id := range p.Nodes {
+		free += s.Free(id, placement.ResourceCPU)
+	}
+	cpu := slices.Index(s.Resources(), placement.ResourceCPU)
+	return free - requested[cpu]
+}
+
+// A SumScorer ranks two zones by the CPU they keep free: zone-b, larger,
+// wins although zone-a holds the gang too.
+func ExampleSumScorer() {
+	s, err := placement.NewSnapshot([]placement.Node{
+		{Name: "node-a", Allocatable: placement.ResourceList{placement.ResourceCPU: 4000}},
+		{Name: "node-b", Allocatable: placement.ResourceList{placement.ResourceCPU: 4000}},
+		{Name: "node-c", Allocatable: placement.ResourceList{placement.ResourceCPU: 4000}},
+	}, nil)
+	if err != nil {
+		panic(err)
+	}
+	zones := placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
+		return []placement.Placement{{Name: "zone-a", Nodes: []placement.NodeID{0}}, {Name: "zone-b", Nodes: []placement.NodeID{1, 2}}}, nil
+	})
+	g := &placement.Group{Namespace: "default", Name: "pg", MinCount: 2, PodSets: []placement.PodSet{{Name: "worker", Count: 2,
+		Template: placement.Pod{Requests: placement.ResourceList{placement.ResourceCPU: 1000}}}}}
+	d, err := placement.Solve(s, g, placement.Options{Generator: zones, Scorer: mostCPULeft{}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(d.Status, "in", d.Placement.Name, "with score", d.Score)
+	for _, a := range d.PodSetAssignments {
+		fmt.Println(a.Count, a.PodSet, "->", a.Node)
+	}
+	// Output:
+	// Scheduled in zone-b with score 6000
+	// 2 worker -> node-b
 }
