@@ -361,14 +361,14 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 // as many as fit, then the source moves on to its next node, looked up in
 // its class when its nodes ahead run out.
 func (sv *solver) drain(a *attempt, idx []int, h []source) {
-	want := int64(len(idx))
+	want, req := int64(len(idx)), sv.req(sv.members[idx[0]].row)
 	heapInit(h, sourceBefore)
 	k := 0
 	for k < len(idx) && len(h) > 0 {
 		src := &h[0]
 		id := src.next
 		n := int(min(src.cap, int64(len(idx)-k)))
-		sv.assignRun(a, idx[k:k+n], id)
+		sv.assignRun(a, idx[k:k+n], id, req)
 		k += n
 		// The node just filled is touched now; its source streams on. The
 		// nodes looked up ahead are still untouched: this run fills only

@@ -91,14 +91,14 @@ func (sv *solver) put(i int, id NodeID) {
 	}
 }
 
-// assignRun puts members idx, which share one class, on node id at once
-// and records them as segments of the batched attempt a (in sv.sc.segs
-// until greedy hands them to a). idx ascends (every order keeps a class's
+// assignRun puts members idx, which share one class and request req, on
+// node id at once and records them as segments of the batched attempt a
+// (in sv.sc.segs until greedy hands them to a). idx ascends (every order keeps a class's
 // members in member order), so it is consecutive when its ends are
 // len(idx)-1 apart, as a pod set's pods are.
-func (sv *solver) assignRun(a *attempt, idx []int, id NodeID) {
+func (sv *solver) assignRun(a *attempt, idx []int, id NodeID, req []int64) {
 	a.placed += len(idx)
-	sv.w.add(id, sv.req(sv.members[idx[0]].row), int64(len(idx)))
+	sv.w.add(id, req, int64(len(idx)))
 	// Appending to the field itself writes back only its length unless
 	// it grows: no write barrier per node.
 	if idx[len(idx)-1]-idx[0] == len(idx)-1 {
