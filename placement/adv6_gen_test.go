@@ -1,0 +1,516 @@
+package placement_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	. "github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// adv6Case is a seeded input aimed at the solver's classes of identical
+// pods: groups of many shapes (past the eight a class index scans before
+// it builds a map), shapes that differ only in what the request vector
+// does not show (an untracked resource, a node selector, tolerations, a
+// priority, labels under affinity), pod sets identical to members,
+// quantities that saturate int64 sums, and hooks that read
+// Group.RequestVector and Group.RequestCounts during the solve and keep
+// the group to read them again afterwards. Every hook only observes: the
+// decision is the one without hooks of the same kinds.
+type adv6Case struct {
+	s    *Snapshot
+	g    *Group
+	opts Options
+	desc string
+	// errs collects what the observing hooks found wrong.
+	errs *[]string
+	// seen are the (snapshot, group) pairs hooks were handed, to read
+	// again after Solve returns.
+	seen *[]adv6Seen
+}
+
+type adv6Seen struct {
+	s *Snapshot
+	g *Group
+}
+
+// adv6Want is pod p's request vector indexed like s.Resources(), read from
+// its map: 1 for pods, untracked resources left out.
+func adv6Want(s *Snapshot, p *Pod) []int64 {
+	res := s.Resources()
+	v := make([]int64, len(res))
+	for j, r := range res {
+		if r == ResourcePods {
+			v[j] = 1
+		} else {
+			v[j] = p.Requests[r]
+		}
+	}
+	return v
+}
+
+// adv6PendingPod returns pending pod i of g (a member, or its set's
+// template) from g's own fields.
+func adv6PendingPod(g *Group, i int) *Pod {
+	if i < len(g.Members) {
+		return &g.Members[i]
+	}
+	start := len(g.Members)
+	for k := range g.PodSets {
+		start += int(g.PodSets[k].Count)
+		if i < start {
+			return &g.PodSets[k].Template
+		}
+	}
+	return nil
+}
+
+// adv6CheckGroup compares every pending pod's RequestVector and the
+// RequestCounts totals with the pods' maps.
+func adv6CheckGroup(s *Snapshot, g *Group, where string) []string {
+	var errs []string
+	n := g.NumPending()
+	R := len(s.Resources())
+	want, huge := make([]int64, R), false
+	for i := range n {
+		p := adv6PendingPod(g, i)
+		w := adv6Want(s, p)
+		if got := g.RequestVector(s, i); !slices.Equal(got, w) {
+			errs = append(errs, fmt.Sprintf("%s: RequestVector(%d) (%s) = %v, want %v", where, i, p.Name, got, w))
+		}
+		huge = huge || adv6Huge(w)
+		for r := range w {
+			want[r] += w[r] // compared only when no quantity is huge
+		}
+	}
+	got, pods := make([]int64, R), 0
+	for v, c := range g.RequestCounts(s) {
+		if c <= 0 {
+			errs = append(errs, fmt.Sprintf("%s: RequestCounts yields count %d", where, c))
+		}
+		pods += c
+		for r := range v {
+			got[r] += v[r] * int64(c)
+		}
+	}
+	if pods != n {
+		errs = append(errs, fmt.Sprintf("%s: RequestCounts covers %d pods, want %d", where, pods, n))
+	}
+	if !huge && !slices.Equal(got, want) {
+		errs = append(errs, fmt.Sprintf("%s: RequestCounts sums %v, want %v", where, got, want))
+	}
+	return errs
+}
+
+func adv6Huge(v []int64) bool {
+	for _, q := range v {
+		if q > 1<<50 || q < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+type adv6Gen []Placement
+
+func (p adv6Gen) Generate(*Snapshot, *Group) ([]Placement, error) {
+	out := make([]Placement, len(p))
+	for i := range p {
+		out[i] = p[i]
+		out[i].Nodes = slices.Clone(p[i].Nodes)
+	}
+	return out, nil
+}
+
+// adv6Observe wraps a generator to check the group it is handed.
+type adv6Observe struct {
+	inner PlacementGenerator
+	c     *adv6Case
+}
+
+func (o adv6Observe) Generate(s *Snapshot, g *Group) ([]Placement, error) {
+	*o.c.errs = append(*o.c.errs, adv6CheckGroup(s, g, "Generate")...)
+	*o.c.seen = append(*o.c.seen, adv6Seen{s, g})
+	return o.inner.Generate(s, g)
+}
+
+type adv6Reserver struct{}
+
+func (adv6Reserver) Filter(*Pod, NodeInfo) Rejection { return Rejection{} }
+func (adv6Reserver) Reserve(*Pod, NodeInfo)          {}
+func (adv6Reserver) Unreserve(*Pod, NodeInfo)        {}
+
+func adv6Draw(seed uint64) (adv6Case, error) {
+	r := rand.New(rand.NewPCG(seed, seed^0x5bd1e9955bd1e995))
+	var n int
+	switch r.IntN(6) {
+	case 0, 1:
+		n = 1 + r.IntN(8)
+	case 2, 3:
+		n = 9 + r.IntN(40)
+	case 4:
+		n = 100 + r.IntN(150)
+	default:
+		n = 500 + r.IntN(100) // across a chunk boundary of 512 nodes
+	}
+	huge := r.IntN(8) == 0 // quantities whose sums saturate
+	type ntype struct {
+		alloc ResourceList
+		taint bool
+	}
+	types := make([]ntype, 1+r.IntN(3))
+	for t := range types {
+		al := ResourceList{ResourceCPU: 2000 * int64(1+r.IntN(8)), ResourceMemory: int64(1+r.IntN(4)) << 30}
+		if r.IntN(2) == 0 {
+			al[ResourceGPU] = int64(r.IntN(5))
+		}
+		if r.IntN(3) == 0 {
+			al["example.com/foo"] = int64(1 + r.IntN(4)) // tracked on some snapshots only
+		}
+		if r.IntN(4) == 0 {
+			al[ResourcePods] = int64(1 + r.IntN(8))
+		}
+		if huge {
+			al[ResourceCPU] = math.MaxInt64 - int64(r.IntN(3))
+			if r.IntN(2) == 0 {
+				al[ResourceMemory] = math.MaxInt64 / 2
+			}
+		}
+		types[t] = ntype{alloc: al, taint: r.IntN(5) == 0}
+	}
+	block := []int{1, 3, 8, 64, 512}[r.IntN(5)]
+	rackSize := []int{1, 2, 4, 8, 64}[r.IntN(5)]
+	nodes := make([]Node, n)
+	for i := range nodes {
+		t := (i / block) % len(types)
+		if r.IntN(10) == 0 {
+			t = r.IntN(len(types))
+		}
+		nt := types[t]
+		nodes[i] = Node{Name: fmt.Sprintf("n%04d", i), Allocatable: nt.alloc,
+			Labels: map[string]string{"zone": fmt.Sprintf("z%d", i/(rackSize*4)), "rack": fmt.Sprintf("r%03d", i/rackSize), "kind": fmt.Sprintf("k%d", t)}}
+		if r.IntN(40) == 0 {
+			delete(nodes[i].Labels, "rack")
+		}
+		if r.IntN(30) == 0 {
+			nodes[i].Unschedulable = true
+		}
+		if nt.taint {
+			nodes[i].Taints = []Taint{{Key: "dedicated", Value: "x", Effect: TaintEffectNoSchedule}}
+		}
+	}
+	var pods []Pod
+	busy := []int{0, 0, 2, 5}[r.IntN(4)] // in ten
+	boundMembers := 0
+	maxBound := []int{0, 0, 1, 3}[r.IntN(4)]
+	for i := range nodes {
+		if r.IntN(10) >= busy && (boundMembers >= maxBound || r.IntN(3) > 0) {
+			continue
+		}
+		if q, ok := nodes[i].Allocatable[ResourcePods]; ok && q < 2 {
+			continue
+		}
+		p := Pod{Namespace: "ns", Name: fmt.Sprintf("b%04d", i), NodeName: nodes[i].Name,
+			Requests: ResourceList{ResourceCPU: 1000 * int64(1+r.IntN(2)), ResourceMemory: 1 << 28}}
+		if huge && r.IntN(2) == 0 {
+			p.Requests[ResourceCPU] = math.MaxInt64 / 4
+		}
+		if p.Requests[ResourceCPU] > nodes[i].Allocatable[ResourceCPU] || p.Requests[ResourceMemory] > nodes[i].Allocatable[ResourceMemory] {
+			continue
+		}
+		if boundMembers < maxBound && r.IntN(3) == 0 {
+			p.SchedulingGroup = "pg"
+			p.Labels = map[string]string{"role": []string{"a", "b"}[r.IntN(2)]}
+			boundMembers++
+		}
+		pods = append(pods, p)
+	}
+	s, err := NewSnapshot(nodes, pods)
+	if err != nil {
+		return adv6Case{}, err
+	}
+	desc := fmt.Sprintf("nodes=%d types=%d block=%d rack=%d busy=%d bound=%d huge=%v", n, len(types), block, rackSize, busy, boundMembers, huge)
+	if r.IntN(4) == 0 {
+		var ch Change
+		for p := range s.Pods() {
+			if r.IntN(3) == 0 && p.SchedulingGroup == "" {
+				ch.Remove = append(ch.Remove, p.Key())
+			}
+		}
+		for k := range r.IntN(10) {
+			i := r.IntN(n)
+			ch.Bind = append(ch.Bind, Pod{Namespace: "ns", Name: fmt.Sprintf("x%04d", k), NodeName: nodes[i].Name,
+				Requests: ResourceList{ResourceCPU: 1000}})
+		}
+		if d, err := s.Apply(ch); err == nil {
+			s = d
+			desc += " applied"
+		}
+	}
+
+	// Shapes: some are twins of an earlier one that differ only where the
+	// request vector cannot tell (untracked resources, selectors,
+	// tolerations, priority).
+	type shape struct {
+		req  ResourceList
+		sel  map[string]string
+		tol  []Toleration
+		prio int32
+		role string
+	}
+	var nShapes int
+	switch r.IntN(4) {
+	case 0:
+		nShapes = 1
+	case 1:
+		nShapes = 2 + r.IntN(3)
+	case 2:
+		nShapes = 7 + r.IntN(4) // around the eighth class
+	default:
+		nShapes = 11 + r.IntN(10)
+	}
+	shapes := make([]shape, nShapes)
+	for k := range shapes {
+		if k > 0 && r.IntN(3) == 0 {
+			sh := shapes[r.IntN(k)]
+			sh.req = maps2(sh.req)
+			switch r.IntN(6) {
+			case 0:
+				sh.req["example.com/bar"] = int64(1 + r.IntN(2)) // no node has it
+			case 1:
+				sh.req["example.com/baz"] = 1
+			case 2:
+				sh.req["example.com/zero"] = 0 // untracked, but asks nothing
+			case 3:
+				sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(len(types)))}
+			case 4:
+				sh.tol = []Toleration{{Key: "dedicated", Operator: TolerationOpExists}}
+			default:
+				sh.prio = int32(r.IntN(3)) * 10
+			}
+			sh.role = []string{"a", "b"}[r.IntN(2)]
+			shapes[k] = sh
+			continue
+		}
+		sh := shape{req: ResourceList{ResourceCPU: 250 * int64(1+r.IntN(8))}, role: []string{"a", "b"}[r.IntN(2)]}
+		if r.IntN(2) == 0 {
+			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
+		}
+		if r.IntN(3) == 0 {
+			sh.req[ResourceGPU] = int64(r.IntN(3))
+		}
+		if r.IntN(5) == 0 {
+			sh.req["example.com/foo"] = int64(1 + r.IntN(2))
+		}
+		if r.IntN(12) == 0 {
+			sh.req["example.com/bar"] = 1
+		}
+		if huge && r.IntN(2) == 0 {
+			sh.req[ResourceCPU] = math.MaxInt64/8 + int64(r.IntN(3))
+		}
+		if r.IntN(6) == 0 {
+			sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(len(types)))}
+		}
+		if r.IntN(5) == 0 {
+			sh.tol = []Toleration{{Key: "dedicated", Operator: TolerationOpExists}}
+		}
+		if r.IntN(5) == 0 {
+			sh.prio = 10
+		}
+		shapes[k] = sh
+	}
+	pod := func(sh shape, name string) Pod {
+		return Pod{Namespace: "ns", Name: name, SchedulingGroup: "pg", Requests: sh.req, NodeSelector: sh.sel,
+			Tolerations: sh.tol, Priority: sh.prio}
+	}
+	g := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
+	used := map[int]bool{}
+	name := func() string {
+		for {
+			k := r.IntN(10000)
+			if !used[k] {
+				used[k] = true
+				return fmt.Sprintf("p%04d", k)
+			}
+		}
+	}
+	perShape := 1 + r.IntN(4)
+	for k := range shapes {
+		if r.IntN(5) == 0 {
+			continue
+		}
+		for range 1 + r.IntN(perShape) {
+			g.Members = append(g.Members, pod(shapes[k], name()))
+		}
+	}
+	if r.IntN(3) == 0 {
+		for range 1 + r.IntN(3) {
+			sh := shapes[r.IntN(len(shapes))]
+			g.PodSets = append(g.PodSets, PodSet{Name: name(), Count: int32(1 + r.IntN(20)), Template: pod(sh, "ignored")})
+		}
+	}
+	if len(g.Members) == 0 && len(g.PodSets) == 0 {
+		g.Members = append(g.Members, pod(shapes[0], name()))
+	}
+	pending := len(g.Members)
+	for _, ps := range g.PodSets {
+		pending += int(ps.Count)
+	}
+	total := boundMembers + pending
+	switch r.IntN(3) {
+	case 0:
+		g.MinCount = int32(total)
+	case 1:
+		g.MinCount = int32(1 + r.IntN(total))
+	default:
+		g.MinCount = int32(max(1, total/2))
+	}
+	if r.IntN(6) == 0 {
+		g.Policy = PolicyBasic
+	}
+	r.Shuffle(len(g.Members), func(i, j int) { g.Members[i], g.Members[j] = g.Members[j], g.Members[i] })
+	desc += fmt.Sprintf(" shapes=%d members=%d sets=%d min=%d %s", nShapes, len(g.Members), len(g.PodSets), g.MinCount, g.Policy)
+	if len(g.PodSets) == 0 && len(g.Members) <= 24 && r.IntN(4) == 0 {
+		key := []string{"rack", "kind"}[r.IntN(2)]
+		for i := range g.Members {
+			m := &g.Members[i]
+			m.Labels = map[string]string{"role": []string{"a", "b"}[r.IntN(2)]}
+			term := PodAffinityTerm{LabelSelector: LabelSelector{MatchLabels: map[string]string{"role": "a"}}, TopologyKey: key}
+			switch r.IntN(6) {
+			case 0:
+				m.Affinity = &Affinity{PodAffinity: &PodAffinity{Required: []PodAffinityTerm{term}}}
+			case 1:
+				m.Affinity = &Affinity{PodAntiAffinity: &PodAffinity{Preferred: []WeightedPodAffinityTerm{{Weight: 10, Term: term}}}}
+			}
+		}
+		if r.IntN(2) == 0 {
+			g.SubGroups = []SubGroup{{Name: "sg", Selector: LabelSelector{MatchLabels: map[string]string{"role": "a"}}, MinCount: 1, TopologyKey: key}}
+		}
+		desc += " affinity/" + key
+	}
+
+	c := adv6Case{s: s, g: g, errs: new([]string), seen: new([]adv6Seen)}
+	var opts Options
+	all := func(lo, hi int) []NodeID {
+		out := make([]NodeID, 0, hi-lo)
+		for id := lo; id < hi; id++ {
+			out = append(out, NodeID(id))
+		}
+		return out
+	}
+	switch r.IntN(6) {
+	case 0, 1:
+		desc += " gen=nil"
+	case 2, 3: // topology
+		keys := []string{"zone", "rack"}
+		t, err := topology.NewTree(s, keys)
+		if err != nil {
+			return adv6Case{}, err
+		}
+		var cs []topology.Constraint
+		switch r.IntN(4) {
+		case 0:
+			cs = []topology.Constraint{{Key: "rack"}}
+		case 1:
+			cs = []topology.Constraint{{Key: "zone"}, {Key: "rack", Preferred: true}}
+		case 2:
+			cs = []topology.Constraint{{Key: "rack", Preferred: true}}
+		default:
+			cs = []topology.Constraint{{Key: "zone"}}
+		}
+		scoring := topology.Scoring(r.IntN(2))
+		o, err := t.SolverOptions(cs, scoring)
+		if err != nil {
+			return adv6Case{}, err
+		}
+		opts = o
+		desc += fmt.Sprintf(" topo=%v/%v", cs, scoring)
+	default: // windows
+		var gen adv6Gen
+		for k := range 1 + r.IntN(4) {
+			size := 1 + r.IntN(n)
+			lo := r.IntN(n - size + 1)
+			nodes := all(lo, lo+size)
+			if r.IntN(3) == 0 && size > 2 {
+				h := 1 + r.IntN(size-2)
+				nodes = slices.Delete(nodes, h, h+1)
+			}
+			gen = append(gen, Placement{Name: fmt.Sprintf("w%d", k), Nodes: nodes, Rank: r.IntN(2)})
+		}
+		opts.Generator = gen
+		desc += " gen=windows"
+	}
+	if opts.Generator != nil && r.IntN(2) == 0 {
+		opts.Generator = adv6Observe{opts.Generator, &c}
+		desc += " observe"
+	}
+	if r.IntN(5) == 0 {
+		m := NodeID(2 + r.IntN(5))
+		opts.Filters = []Filter{FilterFunc(func(_ *Pod, ni NodeInfo) Rejection {
+			if ni.ID()%m == 1 {
+				return Rejection{Reason: "node(s) were odd"}
+			}
+			return Rejection{}
+		})}
+		desc += fmt.Sprintf(" filter=mod%d", m)
+	}
+	// A scorer hook that lists the assignments (not a SumScorer) but
+	// scores as the options' scorer does, and checks the group.
+	if r.IntN(3) == 0 {
+		inner := opts.Scorer
+		if inner == nil {
+			inner = DefaultScorer{}
+		}
+		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+			*c.errs = append(*c.errs, adv6CheckGroup(s, g, "Score")...)
+			*c.seen = append(*c.seen, adv6Seen{s, g})
+			return inner.Score(s, g, p, a)
+		})
+		desc += " scorer=listing"
+	}
+	if r.IntN(5) == 0 {
+		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(s *Snapshot, g *Group, _ *Placement, a []Assignment) Rejection {
+			*c.errs = append(*c.errs, adv6CheckGroup(s, g, "PlacementFilter")...)
+			for j, i := range g.PendingIndexes(a) {
+				if i < 0 {
+					*c.errs = append(*c.errs, fmt.Sprintf("PlacementFilter: assignment %d (%v) names no pending pod", j, a[j].Pod))
+					continue
+				}
+				if w := adv6Want(s, adv6PendingPod(g, i)); !slices.Equal(g.RequestVector(s, i), w) {
+					*c.errs = append(*c.errs, fmt.Sprintf("PlacementFilter: assignment %d: vector %v, want %v", j, g.RequestVector(s, i), w))
+				}
+			}
+			return Rejection{}
+		})}
+		desc += " pfilter"
+	}
+	if len(g.PodSets) == 0 && r.IntN(6) == 0 {
+		opts.Reservers = []NewReserverFunc{func(s *Snapshot, g *Group) (Reserver, error) {
+			*c.errs = append(*c.errs, adv6CheckGroup(s, g, "NewReserver")...)
+			*c.seen = append(*c.seen, adv6Seen{s, g})
+			return adv6Reserver{}, nil
+		}}
+		desc += " reserver"
+	}
+	if r.IntN(8) == 0 {
+		opts.StatusOnly = true
+		desc += " statusOnly"
+	}
+	if r.IntN(6) == 0 {
+		opts.Budget = int64(50 + r.IntN(5000))
+		desc += fmt.Sprintf(" budget=%d", opts.Budget)
+	}
+	opts.SearchBudget = int64(1 + r.IntN(3000))
+	c.opts, c.desc = opts, desc
+	return c, nil
+}
+
+func maps2(m ResourceList) ResourceList {
+	out := ResourceList{}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
