@@ -375,3 +375,34 @@ func TestAdv6_ClassHashCollision(t *testing.T) {
 		})
 	}
 }
+
+// TestAdv6_PoolHistory solves each input right after another one cut
+// short by a small budget (which may leave pooled memory in any state a
+// solve can) and right after a trivial one: the decisions are equal.
+func TestAdv6_PoolHistory(t *testing.T) {
+	s0, err := NewSnapshot([]Node{{Name: "n", Allocatable: ResourceList{ResourceCPU: 1}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trivial := &Group{Namespace: "t", Name: "t", MinCount: 1, Members: []Pod{{Namespace: "t", Name: "t", SchedulingGroup: "t"}}}
+	for seed := range uint64(adv6Seeds) {
+		c, err := adv6Draw(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev, err := adv6Draw(seed + 100_003)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev.opts.Budget = int64(1 + seed%97)
+		_, _ = Solve(prev.s, prev.g, prev.opts)
+		d1, err1 := Solve(c.s, c.g, c.opts)
+		if _, err := Solve(s0, trivial, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		d2, err2 := Solve(c.s, c.g, c.opts)
+		if a, b := adv6JSON(t, d1, err1), adv6JSON(t, d2, err2); a != b {
+			t.Errorf("seed %d (%s): after a cut solve\n%s\nafter a trivial one\n%s", seed, c.desc, a, b)
+		}
+	}
+}
