@@ -146,7 +146,8 @@ type SumScorer interface {
 	PlacementScorer
 	// ScoreSums scores placement p for g when placed pending pods are
 	// assigned there, requesting requested in total (indexed like
-	// s.Resources(), the pods count included). requested is the solver's:
+	// s.Resources(), the pods count included; an entry it lacks counts as
+	// 0, one past s.Resources() is ignored). requested is the solver's:
 	// read it during the call, do not modify or keep it.
 	ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64, requested []int64) int64
 }

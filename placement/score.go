@@ -29,7 +29,7 @@ func (DefaultScorer) ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64
 		markRequested(flags, row, s.b.podsR)
 	}
 	alloc, used := placementSums(s, p, flags)
-	addRequests(used, flags, requested, 1)
+	addRequests(used, flags, requested[:min(len(requested), len(flags))], 1) // entries past s.Resources() name nothing
 	return defaultScore(s, g, flags, alloc, used, placed)
 }
 

@@ -89,6 +89,12 @@ func (sc *Scorer) ScoreSums(s *placement.Snapshot, g *placement.Group, p *placem
 		// snapshot, still gives upstream's score.
 		return placement.DefaultScorer{}.ScoreSums(s, g, p, placed, requested)
 	}
+	if len(requested) != len(c.res) {
+		// A caller's vector of another length: missing entries are 0.
+		padded := make([]int64, len(c.res))
+		copy(padded, requested)
+		requested = padded
+	}
 	sh := newShape(c, len(t.boundOf(s, g.Key()).nodes), g)
 	d := t.placementDomain(p)
 	return sc.score(c, sh, d, p.Nodes, requested, int(placed))
