@@ -10,6 +10,7 @@ import (
 
 	"github.com/gangsched/gangsched/internal/arith"
 	. "github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
 )
 
 const adv6Seeds = 400
@@ -87,10 +88,21 @@ func TestAdv6_ClassesAndSums(t *testing.T) {
 	}
 	// Hooks may keep the group they were handed: it still reads right
 	// after later solves reused the pooled memory.
+	many := 0 // groups past the class index's eight scanned classes
 	for i, sn := range kept {
 		for _, e := range adv6CheckGroup(sn.s, sn.g, fmt.Sprintf("kept #%d", i)) {
 			t.Error(e)
 		}
+		classes := 0
+		for range sn.g.RequestCounts(sn.s) {
+			classes++
+		}
+		if classes > 8 {
+			many++
+		}
+	}
+	if many == 0 {
+		t.Error("no hook saw a group of more than eight classes")
 	}
 	if outcomes[Scheduled] == 0 || outcomes[Scheduled] == adv6Seeds {
 		t.Errorf("outcomes %v: want both scheduled and not", outcomes)
@@ -261,6 +273,21 @@ func TestAdv6_DefaultScoreOfLists(t *testing.T) {
 		placed, sums := AssignedSums(c.s, c.g, a)
 		if got := (DefaultScorer{}).ScoreSums(c.s, c.g, &p, placed, sums); got != want {
 			t.Errorf("seed %d (%s): ScoreSums %d, reference %d", seed, c.desc, got, want)
+		}
+		// topology's MostAllocated is documented to score exactly so.
+		tr, err := topology.NewTree(c.s, []string{"zone", "rack"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := tr.SolverOptions([]topology.Constraint{{Key: "zone"}}, topology.MostAllocated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := o.Scorer.Score(c.s, c.g, &p, a); got != want {
+			t.Errorf("seed %d (%s): topology MostAllocated Score %d, reference %d", seed, c.desc, got, want)
+		}
+		if got := o.Scorer.(SumScorer).ScoreSums(c.s, c.g, &p, placed, sums); got != want {
+			t.Errorf("seed %d (%s): topology MostAllocated ScoreSums %d, reference %d", seed, c.desc, got, want)
 		}
 		tried++
 	}
