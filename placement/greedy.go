@@ -39,7 +39,11 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 			for j < len(order) && sv.class[sv.members[order[j]].row] == sv.class[sv.members[order[k]].row] {
 				j += sv.rowEnd(order[j]) - order[j]
 			}
+			// Only a later run reads the usage a run adds: the last one
+			// (a group of one class: the only one) need not book it.
+			sv.lastRun = j == len(order)
 			sv.placeRun(p, a, order[k:j])
+			sv.lastRun = false
 		} else {
 			sv.placeOne(p, a, order[k])
 			if a.node[order[k]] >= 0 {
@@ -98,7 +102,9 @@ func (sv *solver) put(i int, id NodeID) {
 // len(idx)-1 apart, as a pod set's pods are.
 func (sv *solver) assignRun(a *attempt, idx []int, id NodeID, req []int64) {
 	a.placed += len(idx)
-	sv.w.add(id, req, int64(len(idx)))
+	if !sv.lastRun {
+		sv.w.add(id, req, int64(len(idx)))
+	}
 	// Appending to the field itself writes back only its length unless
 	// it grows: no write barrier per node.
 	if idx[len(idx)-1]-idx[0] == len(idx)-1 {

@@ -261,6 +261,7 @@ type solver struct {
 	steps        int64
 	budget       int64
 	exhausted    bool
+	lastRun      bool // the greedy's last batched run: see assignRun
 	// searchBudgetCut is set when a search stopped at Options.SearchBudget
 	// rather than at its share of what was left of Options.Budget.
 	searchBudgetCut bool
