@@ -599,3 +599,34 @@ func TestPodSets_RunAcrossMembersAndASet(t *testing.T) {
 		})
 	}
 }
+
+// TestPodSets_ShortRoomCountedByClass: a pod set larger than the room of
+// fragmented nodes is answered from the nodes' classes, without filling
+// them one by one, and says exactly what filling them says (the one-by-one
+// path, forced by a no-op Filter): 20 of 24 fit, every node then lacks a
+// GPU, and an empty cluster would hold them all (Unschedulable).
+func TestPodSets_ShortRoomCountedByClass(t *testing.T) {
+	var nodes []Node
+	var pods []Pod
+	for i, used := range []int64{0, 2, 4, 6, 8, 8} {
+		name := fmt.Sprintf("n%d", i)
+		nodes = append(nodes, Node{Name: name, Allocatable: ResourceList{ResourceGPU: 8, ResourceCPU: 64000, ResourcePods: 110}})
+		if used > 0 {
+			pods = append(pods, Pod{Namespace: "other", Name: "b-" + name, NodeName: name, Requests: ResourceList{ResourceGPU: used}})
+		}
+	}
+	s, err := NewSnapshot(nodes, pods)
+	require.NoError(t, err)
+	g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang, MinCount: 24, PodSets: []PodSet{{Name: "w", Count: 24,
+		Template: Pod{Requests: ResourceList{ResourceGPU: 1, ResourceCPU: 1000}}}}}
+	d, err := Solve(s, g, Options{})
+	require.NoError(t, err)
+	require.Equal(t, Unschedulable, d.Status)
+	require.Equal(t, 20, d.MostFit)
+	require.Equal(t, "20 of min 24 members fit; a pod of pod set default/w fits on none of 6 nodes: 6 Insufficient nvidia.com/gpu", d.Message)
+	require.Equal(t, []ReasonCount{{Reason: "Insufficient nvidia.com/gpu", Nodes: 6}}, d.Reasons)
+	slow, err := Solve(s, g, Options{Filters: []Filter{noop}})
+	require.NoError(t, err)
+	d.Steps, slow.Steps = 0, 0
+	require.Equal(t, slow, d)
+}
