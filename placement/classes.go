@@ -148,6 +148,35 @@ func (s *nodeSet) ascend(from, to NodeID, fn func(NodeID) bool) {
 	}
 }
 
+// count returns the number of nodes of s in [from, to).
+func (s *nodeSet) count(from, to NodeID) int64 {
+	lo, hi := int64(max(from, 0)), min(int64(to), int64(len(s.chunks))*chunkNodes)
+	if lo >= hi {
+		return 0
+	}
+	if lo == 0 && hi == int64(len(s.chunks))*chunkNodes {
+		return int64(s.n)
+	}
+	const words = chunkNodes / 64
+	n, first, last := 0, int(lo/64), int((hi-1)/64)
+	for w := first; w <= last; w++ {
+		c := s.chunks[w/words]
+		if c == nil {
+			w = (w/words+1)*words - 1 // on to the next chunk
+			continue
+		}
+		word := c[w%words]
+		if w == first {
+			word &^= 1<<(uint64(lo)%64) - 1
+		}
+		if w == last && hi%64 != 0 {
+			word &= 1<<(uint64(hi)%64) - 1
+		}
+		n += bits.OnesCount64(word)
+	}
+	return int64(n)
+}
+
 // nodeTypes assigns each node a static type: nodes with equal allocatable,
 // taints and schedulability share one. rep[t] is the first node of type t.
 func (b *base) nodeTypes() {
@@ -354,6 +383,73 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 		return
 	}
 	sv.drain(a, idx, h)
+}
+
+// shortByClasses answers an attempt without placing anything when the
+// group is one class of identical members, with no hook or constraint,
+// the placement goes by the snapshot's classes (see classRange), and its
+// room falls short of what the group needs: the greedy would then fill
+// every node with room to capacity, so it places exactly that room, the
+// first members in member order, and the rest wait. The room is counted
+// per class, where filling costs a step per node; diagnose explains such
+// an attempt per class too. The budget is spent as the greedy's run
+// would. ok is false when the greedy must run.
+func (sv *solver) shortByClasses(p *Placement) (a *attempt, ok bool) {
+	m := &sv.members[0]
+	cls, lo, hi, byClass := sv.classRange(p, m)
+	if !byClass || sv.missingOf(m) != "" || !sv.memoReasons(m) {
+		return nil, false
+	}
+	b, pod, req, want := sv.s.b, sv.pods[m.row], sv.req(m.row), int64(len(sv.members))
+	var room, sources int64
+	for _, set := range cls.sets {
+		rep := b.typeRep[set.typ]
+		if !staticOK(pod, &b.nodes[rep]) {
+			continue
+		}
+		c := capacityOf(req, b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, want)
+		if c == 0 {
+			continue
+		}
+		if k := set.nodes.count(lo, hi); k > 0 {
+			room, sources = arith.SatAdd(room, arith.MulSat(c, k)), sources+1
+			if room >= int64(sv.need) {
+				return nil, false
+			}
+		}
+	}
+	a = &attempt{p: p, short: true, normal: true}
+	if sv.spend(sources) {
+		a.placed = int(room)
+	}
+	return a, true
+}
+
+// shortReasons counts, per class of p's nodes, the reasons member first
+// fits on none of them once a short attempt (shortByClasses) filled every
+// node with room: each class's nodes end alike, so one of them, filled in
+// the scratch state, speaks for all.
+func (sv *solver) shortReasons(p *Placement, first *member, counts map[string]int) {
+	cls, lo, hi, _ := sv.classRange(p, first)
+	b, pod, req, want := sv.s.b, sv.pods[first.row], sv.req(first.row), int64(len(sv.members))
+	for _, set := range cls.sets {
+		k := set.nodes.count(lo, hi)
+		if k == 0 {
+			continue
+		}
+		var id NodeID
+		set.nodes.ascend(lo, hi, func(n NodeID) bool { id = n; return false })
+		rep := b.typeRep[set.typ]
+		if staticOK(pod, &b.nodes[rep]) {
+			if c := capacityOf(req, b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, want); c > 0 {
+				sv.w.add(id, req, c)
+			}
+		}
+		for _, r := range sv.reasons(first, id) {
+			counts[r.Reason] += int(k)
+		}
+		sv.w.reset()
+	}
 }
 
 // drain fills the nodes of sources h with members idx in placeOne's order

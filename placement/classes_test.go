@@ -143,6 +143,22 @@ func TestProp_NodeSetMatchesMap(t *testing.T) {
 				if m, ok := c.s.Min(); ok != (len(want) > 0) || (ok && m != want[0]) {
 					t.Fatalf("Min %d, %v; set %v", m, ok, want)
 				}
+				// count and a bounded ascend over [from, to).
+				to := NodeID(min(ids.Draw(t, "to"), nodes))
+				var in []NodeID
+				for _, id := range want {
+					if id >= from && id < to {
+						in = append(in, id)
+					}
+				}
+				if n := c.s.count(from, to); n != int64(len(in)) {
+					t.Fatalf("count(%d, %d) = %d, want %d of %v", from, to, n, len(in), want)
+				}
+				var bounded []NodeID
+				c.s.ascend(from, to, func(id NodeID) bool { bounded = append(bounded, id); return true })
+				if !slices.Equal(bounded, in) {
+					t.Fatalf("ascend(%d, %d): got %v, want %v", from, to, bounded, in)
+				}
 			}
 		}
 	})

@@ -10,8 +10,10 @@ import (
 // waiting member fits on none of the placement's nodes. unresolvable is set
 // when too few members could fit even if the cluster were empty.
 func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount, unresolvable bool) {
-	sv.replay(best)
-	defer sv.undo(best)
+	if !best.short {
+		sv.replay(best)
+		defer sv.undo(best)
+	}
 	sv.gaps(best, func(i, _ int) bool {
 		first = &sv.members[i]
 		return false
@@ -28,14 +30,18 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 			counts[r.Reason] += run
 		}
 	}
-	for i, id := range best.p.Nodes {
-		if !memo || i == 0 || !sv.sameNode(best.p.Nodes[i-1], id) {
-			flush()
-			last, run = sv.reasons(first, id), 0
+	if best.short {
+		sv.shortReasons(best.p, first, counts)
+	} else {
+		for i, id := range best.p.Nodes {
+			if !memo || i == 0 || !sv.sameNode(best.p.Nodes[i-1], id) {
+				flush()
+				last, run = sv.reasons(first, id), 0
+			}
+			run++
 		}
-		run++
+		flush()
 	}
-	flush()
 	for r, n := range counts {
 		reasons = append(reasons, ReasonCount{Reason: r, Nodes: n})
 	}

@@ -39,7 +39,11 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 			for j < len(order) && sv.class[sv.members[order[j]].row] == sv.class[sv.members[order[k]].row] {
 				j += sv.rowEnd(order[j]) - order[j]
 			}
+			// Only a later run reads the usage a run adds: the last one
+			// (a group of one class: the only one) need not book it.
+			sv.lastRun = j == len(order)
 			sv.placeRun(p, a, order[k:j])
+			sv.lastRun = false
 		} else {
 			sv.placeOne(p, a, order[k])
 			if a.node[order[k]] >= 0 {
@@ -98,7 +102,9 @@ func (sv *solver) put(i int, id NodeID) {
 // len(idx)-1 apart, as a pod set's pods are.
 func (sv *solver) assignRun(a *attempt, idx []int, id NodeID, req []int64) {
 	a.placed += len(idx)
-	sv.w.add(id, req, int64(len(idx)))
+	if !sv.lastRun {
+		sv.w.add(id, req, int64(len(idx)))
+	}
 	// Appending to the field itself writes back only its length unless
 	// it grows: no write barrier per node.
 	if idx[len(idx)-1]-idx[0] == len(idx)-1 {
@@ -274,24 +280,34 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 	if sv.missingOf(m) != "" {
 		return
 	}
-	if len(sv.pods[m.row].NodeSelector) == 0 {
-		// The whole cluster, or a domain whose nodes have consecutive IDs
-		// (their names sort together) and are many to the classes: by
-		// classes of identical nodes, without visiting every node.
-		if k := len(p.Nodes); k == len(sv.s.b.nodes) {
-			sv.placeRunClasses(a, idx, sv.s.classes(), 0, NodeID(k))
-			return
-		} else if k >= 64 && p.Nodes[k-1]-p.Nodes[0] == NodeID(k-1) {
-			if cls := sv.s.classes(); 4*len(cls.sets) <= k {
-				sv.placeRunClasses(a, idx, cls, p.Nodes[0], p.Nodes[k-1]+1)
-				return
-			}
-		}
+	if cls, lo, hi, ok := sv.classRange(p, m); ok {
+		sv.placeRunClasses(a, idx, cls, lo, hi)
+		return
 	}
 	if !sv.spend(int64(len(p.Nodes))) {
 		return
 	}
 	sv.drain(a, idx, sv.groupSources(p, m, int64(len(idx))))
+}
+
+// classRange reports whether a run of member m's class over p goes by the
+// snapshot's classes of identical nodes, restricted to the IDs lo..hi-1,
+// rather than visiting every node: for the whole cluster, or a domain
+// whose nodes have consecutive IDs (their names sort together) and are
+// many to the classes, when m has no node selector (labels are not part
+// of a class).
+func (sv *solver) classRange(p *Placement, m *member) (cls *nodeClasses, lo, hi NodeID, ok bool) {
+	if len(sv.pods[m.row].NodeSelector) > 0 {
+		return nil, 0, 0, false
+	}
+	if k := len(p.Nodes); k == len(sv.s.b.nodes) {
+		return sv.s.classes(), 0, NodeID(k), true
+	} else if k >= 64 && p.Nodes[k-1]-p.Nodes[0] == NodeID(k-1) {
+		if cls := sv.s.classes(); 4*len(cls.sets) <= k {
+			return cls, p.Nodes[0], p.Nodes[k-1] + 1, true
+		}
+	}
+	return nil, 0, 0, false
 }
 
 // groupSources returns p's nodes with room for member m (up to want

@@ -599,3 +599,103 @@ func TestPodSets_RunAcrossMembersAndASet(t *testing.T) {
 		})
 	}
 }
+
+// TestPodSets_ShortRoomCountedByClass: a pod set larger than the room of
+// fragmented nodes is answered from the nodes' classes, without filling
+// them one by one, and says exactly what filling them says (the one-by-one
+// path, forced by a no-op Filter): 20 of 24 fit, every node then lacks a
+// GPU, and an empty cluster would hold them all (Unschedulable).
+func TestPodSets_ShortRoomCountedByClass(t *testing.T) {
+	var nodes []Node
+	var pods []Pod
+	for i, used := range []int64{0, 2, 4, 6, 8, 8} {
+		name := fmt.Sprintf("n%d", i)
+		nodes = append(nodes, Node{Name: name, Allocatable: ResourceList{ResourceGPU: 8, ResourceCPU: 64000, ResourcePods: 110}})
+		if used > 0 {
+			pods = append(pods, Pod{Namespace: "other", Name: "b-" + name, NodeName: name, Requests: ResourceList{ResourceGPU: used}})
+		}
+	}
+	s, err := NewSnapshot(nodes, pods)
+	require.NoError(t, err)
+	g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang, MinCount: 24, PodSets: []PodSet{{Name: "w", Count: 24,
+		Template: Pod{Requests: ResourceList{ResourceGPU: 1, ResourceCPU: 1000}}}}}
+	d, err := Solve(s, g, Options{})
+	require.NoError(t, err)
+	require.Equal(t, Unschedulable, d.Status)
+	require.Equal(t, 20, d.MostFit)
+	require.Equal(t, "20 of min 24 members fit; a pod of pod set default/w fits on none of 6 nodes: 6 Insufficient nvidia.com/gpu", d.Message)
+	require.Equal(t, []ReasonCount{{Reason: "Insufficient nvidia.com/gpu", Nodes: 6}}, d.Reasons)
+	slow, err := Solve(s, g, Options{Filters: []Filter{noop}})
+	require.NoError(t, err)
+	d.Steps, slow.Steps = 0, 0
+	require.Equal(t, slow, d)
+}
+
+// TestProp_ShortRoomEqualsFilling: groups of one class of identical pods
+// (as members, as pod sets, or both) on clusters of a few node kinds and
+// usage levels, over the whole cluster and over domains of consecutive
+// IDs, often with less room than they need: the decision answered from
+// the node classes equals the one the one-by-one path (forced by a no-op
+// Filter) reaches by filling the nodes, but for Steps.
+func TestProp_ShortRoomEqualsFilling(t *testing.T) {
+	outcomes := map[Status]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 200).Draw(t, "nodes")
+		var nodes []Node
+		var pods []Pod
+		for i := range n {
+			name := fmt.Sprintf("n%03d", i)
+			gpus := []int64{4, 8}[rapid.IntRange(0, 1).Draw(t, "kind")]
+			nd := Node{Name: name, Allocatable: ResourceList{ResourceGPU: gpus, ResourceCPU: 32000, ResourcePods: 110}}
+			if rapid.IntRange(0, 9).Draw(t, "tainted") == 0 {
+				nd.Taints = []Taint{{Key: "k", Value: "v", Effect: TaintEffectNoSchedule}}
+			}
+			nodes = append(nodes, nd)
+			if used := rapid.Int64Range(0, gpus).Draw(t, "used"); used > 0 {
+				pods = append(pods, Pod{Namespace: "other", Name: "b-" + name, NodeName: name,
+					Requests: ResourceList{ResourceGPU: used, ResourceCPU: 4000 * used}})
+			}
+		}
+		s, err := NewSnapshot(nodes, pods)
+		require.NoError(t, err)
+		req := ResourceList{ResourceGPU: rapid.Int64Range(1, 3).Draw(t, "gpu"), ResourceCPU: 4000}
+		g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang}
+		for i := range rapid.IntRange(0, 20).Draw(t, "members") {
+			g.Members = append(g.Members, Pod{Namespace: "default", Name: fmt.Sprintf("m%02d", i), SchedulingGroup: "pg", Requests: req})
+		}
+		if len(g.Members) == 0 || rapid.Bool().Draw(t, "withSet") {
+			g.PodSets = []PodSet{{Name: "s", Count: int32(rapid.IntRange(1, 600).Draw(t, "count")), Template: Pod{Requests: req}}}
+		}
+		g.MinCount = int32(rapid.IntRange(1, g.NumPending()).Draw(t, "minCount"))
+		opts := Options{}
+		if k := rapid.IntRange(0, n).Draw(t, "domain"); k >= 64 {
+			lo := rapid.IntRange(0, n-k).Draw(t, "lo")
+			var ids []NodeID
+			for id := lo; id < lo+k; id++ {
+				ids = append(ids, NodeID(id))
+			}
+			opts.Generator = subsets{ids}
+		}
+		fast, err := Solve(s, g, opts)
+		require.NoError(t, err)
+		opts.Filters = []Filter{noop}
+		slow, err := Solve(s, g, opts)
+		require.NoError(t, err)
+		// With a caller Filter no two pods are one class, so whether the
+		// search proves its answer differs; the class path's answer is
+		// exact (DESIGN.md, the greedy over identical pods).
+		require.True(t, fast.Proven || fast.Status == BudgetExhausted, fast.Message)
+		if slow.Status == BudgetExhausted {
+			// One by one, pods are not one class and the search can run
+			// out where the class answer is exact: only the greedy's
+			// count is comparable then.
+			require.Equal(t, slow.MostFit, fast.MostFit)
+			return
+		}
+		fast.Steps, slow.Steps, fast.Proven, slow.Proven = 0, 0, false, false
+		require.Equal(t, slow, fast)
+		outcomes[fast.Status]++
+	})
+	require.Positive(t, outcomes[Scheduled])
+	require.Positive(t, outcomes[Unschedulable])
+}

@@ -261,6 +261,7 @@ type solver struct {
 	steps        int64
 	budget       int64
 	exhausted    bool
+	lastRun      bool // the greedy's last batched run: see assignRun
 	// searchBudgetCut is set when a search stopped at Options.SearchBudget
 	// rather than at its share of what was left of Options.Budget.
 	searchBudgetCut bool
@@ -517,6 +518,7 @@ type attempt struct {
 	proven    bool   // the placed count is the most possible here
 	cut       bool   // the search stopped at its budget
 	untried   bool   // the budget ran out before every member was tried
+	short     bool   // counted by shortByClasses: the first placed members fit, the rest wait; no segments
 	score     int64
 	as        []Assignment // as handed to the placement filters and scorer
 	reject    Rejection    // from a PlacementFilter
@@ -900,6 +902,9 @@ func (sv *solver) waiting(a *attempt) []Key {
 // members i..j-1, of one row, in member order, until f returns false.
 func (sv *solver) gaps(a *attempt, f func(i, j int) bool) {
 	from := 0
+	if a.short {
+		from = a.placed // the first a.placed members are placed; no segments say so
+	}
 	for k, segs := 0, sv.segsOf(a); k <= len(segs); k++ {
 		to := len(sv.members)
 		if k < len(segs) {
@@ -933,12 +938,18 @@ func (sv *solver) spend(n int64) bool {
 // the best assignment found so far, marked cut (what the greedy placed is
 // valid).
 func (sv *solver) attempt(p *Placement) *attempt {
-	a := sv.greedy(p, sv.memberOrder())
+	exact := sv.classes == 1 && sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
+	a, short := (*attempt)(nil), false
+	if exact {
+		a, short = sv.shortByClasses(p)
+	}
+	if !short {
+		a = sv.greedy(p, sv.memberOrder())
+	}
 	if sv.exhausted {
 		a.cut, a.untried = true, true // what the greedy pass placed is still a valid answer
 		return a
 	}
-	exact := sv.classes == 1 && sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
 	if sv.done(a) || exact {
 		// Identical members with no constraint between them: taking the
 		// first in member order on the most allocated nodes places as many
