@@ -418,9 +418,11 @@ func (sv *solver) shortByClasses(p *Placement) (a *attempt, ok bool) {
 			}
 		}
 	}
-	a = &attempt{p: p, short: true, normal: true}
+	// Cut by the budget, the run places nothing, and the nodes stay empty
+	// for the diagnosis, as after the greedy's cut run.
+	a = &attempt{p: p, normal: true}
 	if sv.spend(sources) {
-		a.placed = int(room)
+		a.placed, a.short = int(room), true
 	}
 	return a, true
 }
