@@ -53,7 +53,8 @@ func (sv *solver) release() {
 	if sv.bySize != nil {
 		sc.bySize = sv.bySize[:0]
 	}
-	clear(sv.pods) // the caller's pods may be freed
+	clear(sv.pods)      // the caller's pods may be freed,
+	clear(sv.gs.groups) // and the snapshot's usage rows the groups point to
 	sc.pods, sc.size = sv.pods[:0], sv.size[:0]
 	sc.gs = sv.gs
 	sc.segs = sc.segs[:0]

@@ -243,7 +243,7 @@ type solver struct {
 	bySize       []int    // ffdOrder, once built
 	gs           groupScratch
 	pods         []*Pod  // per row: g.Members, then the pod sets' templates
-	reqs         []int64 // per row, the requests indexed like Snapshot.b.res; the pods count is 1
+	reqs         []int64 // per class, the requests indexed like Snapshot.b.res; the pods count is 1
 	class        []int32 // per row: rows of one class are interchangeable
 	size         []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
 	bound        int
