@@ -1,6 +1,10 @@
 package placement
 
-import "github.com/gangsched/gangsched/internal/arith"
+import (
+	"math"
+
+	"github.com/gangsched/gangsched/internal/arith"
+)
 
 // DefaultScorer is upstream's default placement scoring (KEP-5732): the
 // NodeResourcesFit MostAllocated score of the whole placement after the
@@ -119,7 +123,9 @@ func defaultScore(s *Snapshot, g *Group, requested []bool, alloc, used []int64, 
 	if total == 0 { // a group with no members has nothing to count
 		return most
 	}
-	count := (bound + placed) * scale / total
+	// A caller's SumScorer call may pass any count: one past what the
+	// product can hold counts as that much (no real group comes near).
+	count := (bound + min(placed, math.MaxInt64/scale-bound)) * scale / total
 	return most + count
 }
 

@@ -61,3 +61,40 @@ func TestAdv6_ScoreSumsLength(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreSums_HugePlacedCount: ScoreSums' placed count comes from the
+// caller too; one far beyond any group must not wrap the score's count
+// part negative: it scores at least as high as every pod placed.
+func TestScoreSums_HugePlacedCount(t *testing.T) {
+	s, err := placement.NewSnapshot([]placement.Node{
+		{Name: "n0", Labels: map[string]string{"rack": "r0"}, Allocatable: placement.ResourceList{placement.ResourceCPU: 10}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &placement.Group{Namespace: "ns", Name: "pg", MinCount: 1, Members: []placement.Pod{
+		{Namespace: "ns", Name: "a", SchedulingGroup: "pg", Requests: placement.ResourceList{placement.ResourceCPU: 4}},
+	}}
+	tr, err := topology.NewTree(s, []string{"rack"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scorers := []placement.SumScorer{placement.DefaultScorer{}}
+	for _, k := range []topology.Scoring{topology.MostAllocated, topology.BestFit} {
+		o, err := tr.SolverOptions([]topology.Constraint{{Key: "rack"}}, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scorers = append(scorers, o.Scorer.(placement.SumScorer))
+	}
+	req := make([]int64, len(s.Resources()))
+	p := &placement.Placement{Name: "r0", Nodes: []placement.NodeID{0}}
+	for _, sc := range scorers {
+		all := sc.ScoreSums(s, g, p, 1, req)
+		for _, placed := range []int64{1 << 31, 1 << 40, 1<<63 - 1} {
+			if got := sc.ScoreSums(s, g, p, placed, req); got < all {
+				t.Errorf("%T: placed %d scores %d, below %d for every pod placed", sc, placed, got, all)
+			}
+		}
+	}
+}

@@ -97,7 +97,9 @@ func (sc *Scorer) ScoreSums(s *placement.Snapshot, g *placement.Group, p *placem
 	}
 	sh := newShape(c, len(t.boundOf(s, g.Key()).nodes), g)
 	d := t.placementDomain(p)
-	return sc.score(c, sh, d, p.Nodes, requested, int(placed))
+	// A caller may pass any count: one past what the score's products can
+	// hold counts as that much (no real group comes near).
+	return sc.score(c, sh, d, p.Nodes, requested, int(min(placed, 1<<30)))
 }
 
 // upper is the score d would get if every pending member were placed in it:
@@ -138,7 +140,7 @@ func (sc *Scorer) score(c *capacity, sh *shape, d DomainID, nodes []placement.No
 	total := sh.bound + sh.n
 	switch sc.kind {
 	case BestFit:
-		count := int64(sh.bound+placed) << 20 / int64(total)
+		count := int64(sh.bound+min(placed, sh.n)) << 20 / int64(total) // 20 bits: more than every pod is every pod
 		var flags int64
 		if d >= 0 {
 			for l := 0; l <= t.doms[d].level && l < bestFitFlags; l++ {
