@@ -32,17 +32,6 @@ type adv5Case struct {
 // down the one-by-one paths without changing what fits.
 var adv5Noop = FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
 
-type adv5Gen []Placement
-
-func (p adv5Gen) Generate(*Snapshot, *Group) ([]Placement, error) {
-	out := make([]Placement, len(p))
-	for i := range p {
-		out[i] = p[i]
-		out[i].Nodes = slices.Clone(p[i].Nodes)
-	}
-	return out, nil
-}
-
 func adv5Draw(seed uint64) (adv5Case, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	var n int
@@ -58,12 +47,7 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 	default:
 		n = 1020 + r.IntN(10)
 	}
-	type ntype struct {
-		alloc ResourceList
-		taint bool
-		cord  bool
-	}
-	types := make([]ntype, 1+r.IntN(3))
+	types := make([]advNodeType, 1+r.IntN(3))
 	for t := range types {
 		al := ResourceList{ResourceCPU: 4000 * int64(1+r.IntN(6)), ResourceMemory: int64(1+r.IntN(4)) << 30}
 		if r.IntN(2) == 0 {
@@ -72,22 +56,15 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		if r.IntN(3) == 0 {
 			al[ResourcePods] = int64(2 + r.IntN(20))
 		}
-		types[t] = ntype{alloc: al, taint: r.IntN(6) == 0, cord: r.IntN(12) == 0}
+		types[t] = advNodeType{alloc: al, taint: r.IntN(6) == 0, cord: r.IntN(12) == 0}
 	}
 	block := []int{1, 7, 64, 100, 256, 511, 512, 600}[r.IntN(8)]
 	rackSize := []int{8, 64, 100, 128, 256, 512, 513}[r.IntN(7)]
 	nodes := make([]Node, n)
 	for i := range nodes {
-		t := (i / block) % len(types)
-		if r.IntN(20) == 0 {
-			t = r.IntN(len(types))
-		}
-		nt := types[t]
-		nodes[i] = Node{Name: fmt.Sprintf("n%05d", i), Allocatable: nt.alloc, Unschedulable: nt.cord,
-			Labels: map[string]string{"rack": fmt.Sprintf("r%03d", i/rackSize), "kind": fmt.Sprintf("k%d", t)}}
-		if nt.taint {
-			nodes[i].Taints = []Taint{{Key: "dedicated", Value: "x", Effect: TaintEffectNoSchedule}}
-		}
+		t := advTypeOf(r, i, block, len(types), 20)
+		nodes[i] = advNode(fmt.Sprintf("n%05d", i), types[t],
+			map[string]string{"rack": fmt.Sprintf("r%03d", i/rackSize), "kind": fmt.Sprintf("k%d", t)})
 	}
 	var pods []Pod
 	busy := []int{0, 0, 1, 3, 8}[r.IntN(5)] // in ten
@@ -105,7 +82,7 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		if q, ok := nodes[i].Allocatable[ResourcePods]; ok && q < 2 {
 			continue
 		}
-		if p.Requests[ResourceCPU] > nodes[i].Allocatable[ResourceCPU] || p.Requests[ResourceMemory] > nodes[i].Allocatable[ResourceMemory] {
+		if !advFitsCPUMemory(p, nodes[i]) {
 			continue
 		}
 		if r.IntN(40) == 0 && boundMembers < 2 {
@@ -131,18 +108,11 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 			}
 			desc += " warm"
 		}
-		var ch Change
-		for p := range s.Pods() {
-			if r.IntN(4) == 0 && p.SchedulingGroup == "" {
-				ch.Remove = append(ch.Remove, p.Key())
-			}
-		}
-		for k := range r.IntN(40) {
-			i := r.IntN(n)
+		ch := advChange(r, s, nodes, 4, 40, func(k int, node string) Pod {
 			lvl := int64(1 + r.IntN(2))
-			ch.Bind = append(ch.Bind, Pod{Namespace: "ns", Name: fmt.Sprintf("x%d-%05d", step, k), NodeName: nodes[i].Name,
-				Requests: ResourceList{ResourceCPU: 2000 * lvl, ResourceMemory: lvl << 28}})
-		}
+			return Pod{Namespace: "ns", Name: fmt.Sprintf("x%d-%05d", step, k), NodeName: node,
+				Requests: ResourceList{ResourceCPU: 2000 * lvl, ResourceMemory: lvl << 28}}
+		})
 		if d, err := s.Apply(ch); err == nil {
 			s = d
 			changes = append(changes, ch)
@@ -150,17 +120,9 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		}
 	}
 
-	// Shapes of pods; members and pod sets draw from them, so a set may
-	// be identical to members or to another set.
-	type shape struct {
-		req  ResourceList
-		sel  map[string]string
-		tol  []Toleration
-		prio int32
-	}
-	shapes := make([]shape, 1+r.IntN(3))
+	shapes := make([]advShape, 1+r.IntN(3))
 	for k := range shapes {
-		sh := shape{req: ResourceList{ResourceCPU: 500 * int64(1+r.IntN(8))}}
+		sh := advShape{req: ResourceList{ResourceCPU: 500 * int64(1+r.IntN(8))}}
 		if r.IntN(2) == 0 {
 			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
 		}
@@ -170,33 +132,12 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		if r.IntN(15) == 0 {
 			sh.req["example.com/foo"] = 1 // no node has it
 		}
-		if r.IntN(6) == 0 {
-			sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(len(types)))}
-		}
-		if r.IntN(5) == 0 {
-			sh.tol = []Toleration{{Key: "dedicated", Operator: TolerationOpExists}}
-		}
-		if r.IntN(5) == 0 {
-			sh.prio = 10
-		}
+		advConstrain(r, &sh, len(types))
 		shapes[k] = sh
-	}
-	pod := func(sh shape, name string) Pod {
-		return Pod{Namespace: "ns", Name: name, SchedulingGroup: "pg", Requests: sh.req, NodeSelector: sh.sel,
-			Tolerations: sh.tol, Priority: sh.prio}
 	}
 	g := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
 	exp := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
-	used := map[int]bool{}
-	name := func() string {
-		for {
-			k := r.IntN(10000)
-			if !used[k] {
-				used[k] = true
-				return fmt.Sprintf("p%04d", k)
-			}
-		}
-	}
+	name := advNamer(r)
 	big := r.IntN(4) == 0
 	for range r.IntN(4) {
 		sh := shapes[r.IntN(len(shapes))]
@@ -205,7 +146,7 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 			count = 1 + r.IntN(300)
 		}
 		for range count {
-			p := pod(sh, name())
+			p := sh.pod(name())
 			g.Members = append(g.Members, p)
 			exp.Members = append(exp.Members, p)
 		}
@@ -221,25 +162,18 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 			count = 1 + r.IntN(2000)
 		}
 		nm := name()
-		g.PodSets = append(g.PodSets, PodSet{Name: nm, Count: int32(count), Template: pod(sh, "ignored")})
+		g.PodSets = append(g.PodSets, PodSet{Name: nm, Count: int32(count), Template: sh.pod("ignored")})
 		for i := range count {
-			exp.Members = append(exp.Members, pod(sh, fmt.Sprintf("%s-%05d", nm, i)))
+			exp.Members = append(exp.Members, sh.pod(fmt.Sprintf("%s-%05d", nm, i)))
 		}
 	}
 	if len(exp.Members) == 0 {
-		p := pod(shapes[0], name())
+		p := shapes[0].pod(name())
 		g.Members = append(g.Members, p)
 		exp.Members = append(exp.Members, p)
 	}
 	total := boundMembers + len(exp.Members)
-	switch r.IntN(4) {
-	case 0:
-		g.MinCount = int32(total)
-	case 1:
-		g.MinCount = int32(1 + r.IntN(total))
-	default:
-		g.MinCount = int32(max(1, total*(5+r.IntN(5))/10))
-	}
+	g.MinCount = advMinCount(r, total, 4, func() int { return total * (5 + r.IntN(5)) / 10 })
 	if r.IntN(6) == 0 {
 		g.Policy = PolicyBasic
 	}
@@ -249,45 +183,24 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 	desc += fmt.Sprintf(" members=%d sets=%d pending=%d min=%d %s", len(g.Members), len(g.PodSets), len(exp.Members), g.MinCount, g.Policy)
 
 	var opts Options
-	all := func(lo, hi int) []NodeID {
-		out := make([]NodeID, 0, hi-lo)
-		for id := lo; id < hi; id++ {
-			out = append(out, NodeID(id))
-		}
-		return out
-	}
 	switch r.IntN(7) {
 	case 0, 1:
 		desc += " gen=nil"
 	case 2: // racks: consecutive IDs
-		var gen adv5Gen
+		var gen advGen
 		for lo := 0; lo < n; lo += rackSize {
-			gen = append(gen, Placement{Name: fmt.Sprintf("r%03d", lo/rackSize), Nodes: all(lo, min(lo+rackSize, n))})
+			gen = append(gen, Placement{Name: fmt.Sprintf("r%03d", lo/rackSize), Nodes: advIDs(lo, min(lo+rackSize, n))})
 		}
 		if r.IntN(2) == 0 {
-			gen = append(gen, Placement{Name: "all", Nodes: all(0, n), Rank: 1})
+			gen = append(gen, Placement{Name: "all", Nodes: advIDs(0, n), Rank: 1})
 		}
 		opts.Generator = gen
 		desc += " gen=racks"
 	case 3, 4: // windows, some with a hole, some ranked
-		var gen adv5Gen
-		for k := range 1 + r.IntN(4) {
-			size := 1 + r.IntN(n)
-			if r.IntN(2) == 0 && n >= 64 {
-				size = 64 + r.IntN(n-63)
-			}
-			lo := r.IntN(n - size + 1)
-			nodes := all(lo, lo+size)
-			if r.IntN(4) == 0 && size > 2 {
-				h := 1 + r.IntN(size-2)
-				nodes = slices.Delete(nodes, h, h+1)
-			}
-			gen = append(gen, Placement{Name: fmt.Sprintf("w%d", k), Nodes: nodes, Rank: r.IntN(2)})
-		}
-		opts.Generator = gen
+		opts.Generator = advWindows(r, n, true, 4)
 		desc += " gen=windows"
 	case 5: // windows across the class bitmaps' 512-node chunks
-		var gen adv5Gen
+		var gen advGen
 		for k := range 1 + r.IntN(3) {
 			c := 512 * (1 + r.IntN(2))
 			lo := max(0, min(n-1, c-r.IntN(80)))
@@ -298,12 +211,12 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 			if lo < 0 || hi > n || lo >= hi {
 				lo, hi = 0, n
 			}
-			gen = append(gen, Placement{Name: fmt.Sprintf("c%d", k), Nodes: all(lo, hi)})
+			gen = append(gen, Placement{Name: fmt.Sprintf("c%d", k), Nodes: advIDs(lo, hi)})
 		}
 		opts.Generator = gen
 		desc += " gen=chunks"
 	default: // scattered subsets
-		var gen adv5Gen
+		var gen advGen
 		for k := range 1 + r.IntN(3) {
 			var nodes []NodeID
 			for id := range n {
@@ -323,12 +236,7 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 	case 1:
 		m := NodeID(3 + r.IntN(5))
 		unres := r.IntN(2) == 0
-		opts.Filters = []Filter{FilterFunc(func(_ *Pod, ni NodeInfo) Rejection {
-			if ni.ID()%m == 1 {
-				return Rejection{Reason: "node(s) were odd", Unresolvable: unres}
-			}
-			return Rejection{}
-		})}
+		opts.Filters = []Filter{advModFilter(m, unres)}
 		desc += fmt.Sprintf(" filter=mod%d", m)
 	}
 	if r.IntN(3) == 0 {
@@ -371,19 +279,7 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		// Affinity terms or sub-groups: the one-by-one paths that replay
 		// attempts member by member.
 		key := []string{"rack", "kind"}[r.IntN(2)]
-		for i := range g.Members {
-			m := &g.Members[i]
-			m.Labels = map[string]string{"role": []string{"a", "b"}[r.IntN(2)]}
-			term := PodAffinityTerm{LabelSelector: LabelSelector{MatchLabels: map[string]string{"role": "a"}}, TopologyKey: key}
-			switch r.IntN(5) {
-			case 0:
-				m.Affinity = &Affinity{PodAffinity: &PodAffinity{Required: []PodAffinityTerm{term}}}
-			case 1:
-				m.Affinity = &Affinity{PodAntiAffinity: &PodAffinity{Preferred: []WeightedPodAffinityTerm{{Weight: 10, Term: term}}}}
-			case 2:
-				m.Affinity = &Affinity{PodAffinity: &PodAffinity{Preferred: []WeightedPodAffinityTerm{{Weight: 5, Term: term}}}}
-			}
-		}
+		advAffinity(r, g.Members, key, 5, 3)
 		if r.IntN(2) == 0 {
 			a := 0
 			for _, m := range g.Members {

@@ -113,17 +113,6 @@ func adv6Huge(v []int64) bool {
 	return false
 }
 
-type adv6Gen []Placement
-
-func (p adv6Gen) Generate(*Snapshot, *Group) ([]Placement, error) {
-	out := make([]Placement, len(p))
-	for i := range p {
-		out[i] = p[i]
-		out[i].Nodes = slices.Clone(p[i].Nodes)
-	}
-	return out, nil
-}
-
 // adv6Observe wraps a generator to check the group it is handed.
 type adv6Observe struct {
 	inner PlacementGenerator
@@ -156,11 +145,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 		n = 500 + r.IntN(100) // across a chunk boundary of 512 nodes
 	}
 	huge := r.IntN(8) == 0 // quantities whose sums saturate
-	type ntype struct {
-		alloc ResourceList
-		taint bool
-	}
-	types := make([]ntype, 1+r.IntN(3))
+	types := make([]advNodeType, 1+r.IntN(3))
 	for t := range types {
 		al := ResourceList{ResourceCPU: 2000 * int64(1+r.IntN(8)), ResourceMemory: int64(1+r.IntN(4)) << 30}
 		if r.IntN(2) == 0 {
@@ -178,27 +163,20 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 				al[ResourceMemory] = math.MaxInt64 / 2
 			}
 		}
-		types[t] = ntype{alloc: al, taint: r.IntN(5) == 0}
+		types[t] = advNodeType{alloc: al, taint: r.IntN(5) == 0}
 	}
 	block := []int{1, 3, 8, 64, 512}[r.IntN(5)]
 	rackSize := []int{1, 2, 4, 8, 64}[r.IntN(5)]
 	nodes := make([]Node, n)
 	for i := range nodes {
-		t := (i / block) % len(types)
-		if r.IntN(10) == 0 {
-			t = r.IntN(len(types))
-		}
-		nt := types[t]
-		nodes[i] = Node{Name: fmt.Sprintf("n%04d", i), Allocatable: nt.alloc,
-			Labels: map[string]string{"zone": fmt.Sprintf("z%d", i/(rackSize*4)), "rack": fmt.Sprintf("r%03d", i/rackSize), "kind": fmt.Sprintf("k%d", t)}}
+		t := advTypeOf(r, i, block, len(types), 10)
+		nodes[i] = advNode(fmt.Sprintf("n%04d", i), types[t],
+			map[string]string{"zone": fmt.Sprintf("z%d", i/(rackSize*4)), "rack": fmt.Sprintf("r%03d", i/rackSize), "kind": fmt.Sprintf("k%d", t)})
 		if r.IntN(40) == 0 {
 			delete(nodes[i].Labels, "rack")
 		}
 		if r.IntN(30) == 0 {
 			nodes[i].Unschedulable = true
-		}
-		if nt.taint {
-			nodes[i].Taints = []Taint{{Key: "dedicated", Value: "x", Effect: TaintEffectNoSchedule}}
 		}
 	}
 	var pods []Pod
@@ -217,7 +195,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 		if huge && r.IntN(2) == 0 {
 			p.Requests[ResourceCPU] = math.MaxInt64 / 4
 		}
-		if p.Requests[ResourceCPU] > nodes[i].Allocatable[ResourceCPU] || p.Requests[ResourceMemory] > nodes[i].Allocatable[ResourceMemory] {
+		if !advFitsCPUMemory(p, nodes[i]) {
 			continue
 		}
 		if boundMembers < maxBound && r.IntN(3) == 0 {
@@ -233,17 +211,9 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 	}
 	desc := fmt.Sprintf("nodes=%d types=%d block=%d rack=%d busy=%d bound=%d huge=%v", n, len(types), block, rackSize, busy, boundMembers, huge)
 	if r.IntN(4) == 0 {
-		var ch Change
-		for p := range s.Pods() {
-			if r.IntN(3) == 0 && p.SchedulingGroup == "" {
-				ch.Remove = append(ch.Remove, p.Key())
-			}
-		}
-		for k := range r.IntN(10) {
-			i := r.IntN(n)
-			ch.Bind = append(ch.Bind, Pod{Namespace: "ns", Name: fmt.Sprintf("x%04d", k), NodeName: nodes[i].Name,
-				Requests: ResourceList{ResourceCPU: 1000}})
-		}
+		ch := advChange(r, s, nodes, 3, 10, func(k int, node string) Pod {
+			return Pod{Namespace: "ns", Name: fmt.Sprintf("x%04d", k), NodeName: node, Requests: ResourceList{ResourceCPU: 1000}}
+		})
 		if d, err := s.Apply(ch); err == nil {
 			s = d
 			desc += " applied"
@@ -253,13 +223,6 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 	// Shapes: some are twins of an earlier one that differ only where the
 	// request vector cannot tell (untracked resources, selectors,
 	// tolerations, priority).
-	type shape struct {
-		req  ResourceList
-		sel  map[string]string
-		tol  []Toleration
-		prio int32
-		role string
-	}
 	var nShapes int
 	switch r.IntN(4) {
 	case 0:
@@ -271,7 +234,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 	default:
 		nShapes = 11 + r.IntN(10)
 	}
-	shapes := make([]shape, nShapes)
+	shapes := make([]advShape, nShapes)
 	for k := range shapes {
 		if k > 0 && r.IntN(3) == 0 {
 			sh := shapes[r.IntN(k)]
@@ -286,15 +249,16 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 			case 3:
 				sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(len(types)))}
 			case 4:
-				sh.tol = []Toleration{{Key: "dedicated", Operator: TolerationOpExists}}
+				sh.tol = advTolerate()
 			default:
 				sh.prio = int32(r.IntN(3)) * 10
 			}
-			sh.role = []string{"a", "b"}[r.IntN(2)]
+			_ = r.IntN(2) // a role no pod took; drawn so that each seed keeps its case
 			shapes[k] = sh
 			continue
 		}
-		sh := shape{req: ResourceList{ResourceCPU: 250 * int64(1+r.IntN(8))}, role: []string{"a", "b"}[r.IntN(2)]}
+		sh := advShape{req: ResourceList{ResourceCPU: 250 * int64(1+r.IntN(8))}}
+		_ = r.IntN(2) // as above
 		if r.IntN(2) == 0 {
 			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
 		}
@@ -310,63 +274,35 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 		if huge && r.IntN(2) == 0 {
 			sh.req[ResourceCPU] = math.MaxInt64/8 + int64(r.IntN(3))
 		}
-		if r.IntN(6) == 0 {
-			sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(len(types)))}
-		}
-		if r.IntN(5) == 0 {
-			sh.tol = []Toleration{{Key: "dedicated", Operator: TolerationOpExists}}
-		}
-		if r.IntN(5) == 0 {
-			sh.prio = 10
-		}
+		advConstrain(r, &sh, len(types))
 		shapes[k] = sh
 	}
-	pod := func(sh shape, name string) Pod {
-		return Pod{Namespace: "ns", Name: name, SchedulingGroup: "pg", Requests: sh.req, NodeSelector: sh.sel,
-			Tolerations: sh.tol, Priority: sh.prio}
-	}
 	g := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
-	used := map[int]bool{}
-	name := func() string {
-		for {
-			k := r.IntN(10000)
-			if !used[k] {
-				used[k] = true
-				return fmt.Sprintf("p%04d", k)
-			}
-		}
-	}
+	name := advNamer(r)
 	perShape := 1 + r.IntN(4)
 	for k := range shapes {
 		if r.IntN(5) == 0 {
 			continue
 		}
 		for range 1 + r.IntN(perShape) {
-			g.Members = append(g.Members, pod(shapes[k], name()))
+			g.Members = append(g.Members, shapes[k].pod(name()))
 		}
 	}
 	if r.IntN(3) == 0 {
 		for range 1 + r.IntN(3) {
 			sh := shapes[r.IntN(len(shapes))]
-			g.PodSets = append(g.PodSets, PodSet{Name: name(), Count: int32(1 + r.IntN(20)), Template: pod(sh, "ignored")})
+			g.PodSets = append(g.PodSets, PodSet{Name: name(), Count: int32(1 + r.IntN(20)), Template: sh.pod("ignored")})
 		}
 	}
 	if len(g.Members) == 0 && len(g.PodSets) == 0 {
-		g.Members = append(g.Members, pod(shapes[0], name()))
+		g.Members = append(g.Members, shapes[0].pod(name()))
 	}
 	pending := len(g.Members)
 	for _, ps := range g.PodSets {
 		pending += int(ps.Count)
 	}
 	total := boundMembers + pending
-	switch r.IntN(3) {
-	case 0:
-		g.MinCount = int32(total)
-	case 1:
-		g.MinCount = int32(1 + r.IntN(total))
-	default:
-		g.MinCount = int32(max(1, total/2))
-	}
+	g.MinCount = advMinCount(r, total, 3, func() int { return total / 2 })
 	if r.IntN(6) == 0 {
 		g.Policy = PolicyBasic
 	}
@@ -374,17 +310,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 	desc += fmt.Sprintf(" shapes=%d members=%d sets=%d min=%d %s", nShapes, len(g.Members), len(g.PodSets), g.MinCount, g.Policy)
 	if len(g.PodSets) == 0 && len(g.Members) <= 24 && r.IntN(4) == 0 {
 		key := []string{"rack", "kind"}[r.IntN(2)]
-		for i := range g.Members {
-			m := &g.Members[i]
-			m.Labels = map[string]string{"role": []string{"a", "b"}[r.IntN(2)]}
-			term := PodAffinityTerm{LabelSelector: LabelSelector{MatchLabels: map[string]string{"role": "a"}}, TopologyKey: key}
-			switch r.IntN(6) {
-			case 0:
-				m.Affinity = &Affinity{PodAffinity: &PodAffinity{Required: []PodAffinityTerm{term}}}
-			case 1:
-				m.Affinity = &Affinity{PodAntiAffinity: &PodAffinity{Preferred: []WeightedPodAffinityTerm{{Weight: 10, Term: term}}}}
-			}
-		}
+		advAffinity(r, g.Members, key, 6, 2)
 		if r.IntN(2) == 0 {
 			g.SubGroups = []SubGroup{{Name: "sg", Selector: LabelSelector{MatchLabels: map[string]string{"role": "a"}}, MinCount: 1, TopologyKey: key}}
 		}
@@ -393,13 +319,6 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 
 	c := adv6Case{s: s, g: g, errs: new([]string), seen: new([]adv6Seen)}
 	var opts Options
-	all := func(lo, hi int) []NodeID {
-		out := make([]NodeID, 0, hi-lo)
-		for id := lo; id < hi; id++ {
-			out = append(out, NodeID(id))
-		}
-		return out
-	}
 	switch r.IntN(6) {
 	case 0, 1:
 		desc += " gen=nil"
@@ -428,18 +347,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 		opts = o
 		desc += fmt.Sprintf(" topo=%v/%v", cs, scoring)
 	default: // windows
-		var gen adv6Gen
-		for k := range 1 + r.IntN(4) {
-			size := 1 + r.IntN(n)
-			lo := r.IntN(n - size + 1)
-			nodes := all(lo, lo+size)
-			if r.IntN(3) == 0 && size > 2 {
-				h := 1 + r.IntN(size-2)
-				nodes = slices.Delete(nodes, h, h+1)
-			}
-			gen = append(gen, Placement{Name: fmt.Sprintf("w%d", k), Nodes: nodes, Rank: r.IntN(2)})
-		}
-		opts.Generator = gen
+		opts.Generator = advWindows(r, n, false, 3)
 		desc += " gen=windows"
 	}
 	if opts.Generator != nil && r.IntN(2) == 0 {
@@ -448,12 +356,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 	}
 	if r.IntN(5) == 0 {
 		m := NodeID(2 + r.IntN(5))
-		opts.Filters = []Filter{FilterFunc(func(_ *Pod, ni NodeInfo) Rejection {
-			if ni.ID()%m == 1 {
-				return Rejection{Reason: "node(s) were odd"}
-			}
-			return Rejection{}
-		})}
+		opts.Filters = []Filter{advModFilter(m, false)}
 		desc += fmt.Sprintf(" filter=mod%d", m)
 	}
 	// A scorer hook that lists the assignments (not a SumScorer) but
