@@ -27,14 +27,7 @@ func TestAdv6_ScoreSumsLength(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scorers := []placement.SumScorer{placement.DefaultScorer{}}
-	for _, k := range []topology.Scoring{topology.MostAllocated, topology.BestFit} {
-		o, err := tr.SolverOptions([]topology.Constraint{{Key: "rack"}}, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scorers = append(scorers, o.Scorer.(placement.SumScorer))
-	}
+	scorers := sumScorers(t, tr)
 	R := len(s.Resources())
 	full := make([]int64, R)
 	for r, name := range s.Resources() {
@@ -79,14 +72,7 @@ func TestScoreSums_HugePlacedCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scorers := []placement.SumScorer{placement.DefaultScorer{}}
-	for _, k := range []topology.Scoring{topology.MostAllocated, topology.BestFit} {
-		o, err := tr.SolverOptions([]topology.Constraint{{Key: "rack"}}, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scorers = append(scorers, o.Scorer.(placement.SumScorer))
-	}
+	scorers := sumScorers(t, tr)
 	req := make([]int64, len(s.Resources()))
 	p := &placement.Placement{Name: "r0", Nodes: []placement.NodeID{0}}
 	for _, sc := range scorers {
@@ -97,4 +83,19 @@ func TestScoreSums_HugePlacedCount(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sumScorers returns placement.DefaultScorer and tr's Scorer with both
+// scorings, for a required rack.
+func sumScorers(t *testing.T, tr *topology.Tree) []placement.SumScorer {
+	t.Helper()
+	scorers := []placement.SumScorer{placement.DefaultScorer{}}
+	for _, k := range []topology.Scoring{topology.MostAllocated, topology.BestFit} {
+		o, err := tr.SolverOptions([]topology.Constraint{{Key: "rack"}}, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scorers = append(scorers, o.Scorer.(placement.SumScorer))
+	}
+	return scorers
 }
