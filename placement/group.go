@@ -542,18 +542,19 @@ type Assignment struct {
 	Pod    Key
 	Node   string
 	NodeID NodeID
+	// Count is 0 for a member, which the entry places alone. Hooks get
+	// the pods of a pod set as one entry per set and node: Pod names the
+	// set (the group's namespace and the set's name) and Count is how many
+	// of its pods go to Node, so that a hook's work does not grow with the
+	// set's count. [Assignment.Pods] reads both cases. (Next to NodeID, the
+	// two fill one word: an entry is 64 bytes.)
+	Count int32
 	// Member is the pod's pending index (see [Group.NumPending]: its
 	// index in Group.Members, or the first index of its pod set) in the
 	// assignments handed to hooks, so that they can read its compiled
 	// requests with [Group.RequestVector]. It is 0 in a Decision, whose
 	// content never depends on the order of the input.
 	Member int
-	// Count is 0 for a member, which the entry places alone. Hooks get
-	// the pods of a pod set as one entry per set and node: Pod names the
-	// set (the group's namespace and the set's name) and Count is how many
-	// of its pods go to Node, so that a hook's work does not grow with the
-	// set's count. [Assignment.Pods] reads both cases.
-	Count int32
 }
 
 // Pods returns how many pods a places: 1 for a member, Count for the pods
