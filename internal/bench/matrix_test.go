@@ -136,16 +136,12 @@ func matrix() []workload {
 }
 
 // podSetMatrix is the matrix with the gang given as one pod set
-// (placement.PodSet, as Kueue hands a PodSet over): the p=512 and p=4,096
-// cells under "podset/" (smaller gangs cost what their members do), the
-// same floor. Before timing, each cell checks that the decision agrees
-// with the member-by-member one node by node.
+// (placement.PodSet, as Kueue hands a PodSet over): every cell again under
+// "podset/", the same floor. Before timing, each cell checks that the
+// decision agrees with the member-by-member one node by node.
 func podSetMatrix() []workload {
 	var out []workload
 	for _, c := range cells() {
-		if c.p < 512 {
-			continue
-		}
 		out = append(out, workload{
 			name: "podset/" + c.name(),
 			decision: func(b *testing.B) (func(), []metric) {
