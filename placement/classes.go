@@ -148,6 +148,43 @@ func (s *nodeSet) ascend(from, to NodeID, fn func(NodeID) bool) {
 	}
 }
 
+// appendRange appends to buf the nodes of s in [from, to), in ID order,
+// until buf holds limit: ascend without a call per node.
+func (s *nodeSet) appendRange(buf []NodeID, from, to NodeID, limit int) []NodeID {
+	from = max(from, 0)
+	if to <= from || len(buf) >= limit {
+		return buf
+	}
+	last := min(len(s.chunks), (int(to)-1)/chunkNodes+1) // as in ascend: no overflow near MaxInt32
+	for i := int(from) / chunkNodes; i < last; i++ {
+		c := s.chunks[i]
+		if c == nil {
+			continue
+		}
+		w0 := 0
+		if i == int(from)/chunkNodes {
+			w0 = int(from) % chunkNodes / 64
+		}
+		for w := w0; w < len(c); w++ {
+			word := c[w]
+			if i == int(from)/chunkNodes && w == w0 {
+				word &^= 1<<(uint(from)%64) - 1
+			}
+			for word != 0 {
+				id := NodeID(i*chunkNodes + w*64 + bits.TrailingZeros64(word))
+				word &= word - 1
+				if id >= to {
+					return buf
+				}
+				if buf = append(buf, id); len(buf) == limit {
+					return buf
+				}
+			}
+		}
+	}
+	return buf
+}
+
 // count returns the number of nodes of s in [from, to).
 func (s *nodeSet) count(from, to NodeID) int64 {
 	lo, hi := int64(max(from, 0)), min(int64(to), int64(len(s.chunks))*chunkNodes)
@@ -320,6 +357,11 @@ type source struct {
 	at    int       // (an index, not a reslice: no pointer written per node)
 	set   *classSet // where to look up more nodes; nil: ahead holds them all
 	end   NodeID    // with set: the placement's nodes end before it
+	// recheck: nodes of set may have been touched before the run began
+	// (by an earlier run of the attempt), so a lookup skips them. In a
+	// run of its own, a set's nodes are touched only when taken from its
+	// source, in ID order, behind every lookup.
+	recheck bool
 }
 
 // sourceBefore orders sources: higher score first, ties by next node ID.
@@ -331,11 +373,15 @@ func sourceBefore(x, y source) bool {
 }
 
 // untouched appends to buf up to limit nodes of set in [from, to), in ID
-// order, that the attempt has not touched: one walk of the set's bitmap
-// serves the next nodes a run fills.
-func (sv *solver) untouched(set *classSet, from, to NodeID, limit int, buf []NodeID) []NodeID {
-	if cap(buf) == 0 {
+// order, that the attempt has not touched (with recheck; otherwise none
+// can have been): one walk of the set's bitmap serves the next nodes a run
+// fills.
+func (sv *solver) untouched(set *classSet, from, to NodeID, limit int, buf []NodeID, recheck bool) []NodeID {
+	if cap(buf) < limit {
 		buf = make([]NodeID, 0, limit)
+	}
+	if !recheck {
+		return set.nodes.appendRange(buf, from, to, limit)
 	}
 	set.nodes.ascend(from, to, func(n NodeID) bool {
 		if _, touched := sv.w.offset(n); !touched {
@@ -346,6 +392,11 @@ func (sv *solver) untouched(set *classSet, from, to NodeID, limit int, buf []Nod
 	return buf
 }
 
+// firstLookup is how many nodes a class's source looks up before the run
+// reaches it: most classes of a fragmented cluster score below the nodes
+// that take the whole run, and walking their bitmaps ahead would be wasted.
+const firstLookup = 4
+
 // placeRunClasses is placeRun over the nodes lo..hi-1 (the whole cluster,
 // or a placement of consecutive IDs), by class: it visits each class once,
 // each node the attempt touched once, and then only the nodes it fills, in
@@ -355,6 +406,9 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 	b := sv.s.b
 	want := int64(len(idx))
 	h := make([]source, 0, len(cls.sets)+len(sv.w.touched))
+	recheck := len(sv.w.touched) > 0
+	firsts := make([]NodeID, firstLookup*len(cls.sets)) // every class's first lookup, one allocation
+	k := 0
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
 		if !staticOK(sv.pods[m.row], &b.nodes[rep]) {
@@ -364,12 +418,14 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 		if c == 0 {
 			continue
 		}
-		next := sv.untouched(set, lo, hi, aheadOf(want, c, 0), nil)
+		buf := firsts[k*firstLookup : k*firstLookup : (k+1)*firstLookup]
+		k++
+		next := sv.untouched(set, lo, hi, min(aheadOf(want, c, 0), firstLookup), buf, recheck)
 		if len(next) == 0 {
 			continue
 		}
 		h = append(h, source{score: scoreOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, b.podsR),
-			cap: c, next: next[0], ahead: next, at: 1, set: set, end: hi})
+			cap: c, next: next[0], ahead: next, at: 1, set: set, end: hi, recheck: recheck})
 	}
 	for _, id := range sv.w.touched { // all in lo..hi-1: an attempt touches only its placement's nodes
 		if !staticOK(sv.pods[m.row], &b.nodes[id]) {
@@ -472,7 +528,7 @@ func (sv *solver) drain(a *attempt, idx []int, h []source) {
 		// nodes looked up ahead are still untouched: this run fills only
 		// nodes it takes from its sources, each once.
 		if src.at == len(src.ahead) && src.set != nil {
-			src.ahead, src.at = sv.untouched(src.set, id+1, src.end, aheadOf(want, src.cap, k), src.ahead[:0]), 0
+			src.ahead, src.at = sv.untouched(src.set, id+1, src.end, aheadOf(want, src.cap, k), src.ahead[:0], src.recheck), 0
 		}
 		if src.at < len(src.ahead) {
 			src.next = src.ahead[src.at]
