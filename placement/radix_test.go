@@ -26,6 +26,13 @@ func TestProp_SortByBits(t *testing.T) {
 				keys[i] &= 1<<(lo+width) - 1 // nothing above the field
 			}
 		}
+		// A few ascending runs (merged rather than sorted), or just over
+		// the most merged.
+		if runs := rapid.IntRange(0, maxMergedRuns+1).Draw(t, "ascendingRuns"); runs > 0 {
+			for r := range runs {
+				slices.Sort(keys[r*len(keys)/runs : (r+1)*len(keys)/runs])
+			}
+		}
 		field := func(k uint64) uint64 { return k >> lo }
 		want := slices.Sorted(slices.Values(keys))
 		sortByBits(keys, lo, width, nil)
