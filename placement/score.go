@@ -130,11 +130,16 @@ func defaultScore(s *Snapshot, g *Group, requested []bool, alloc, used []int64, 
 }
 
 // placedSums returns the requests of attempt a's placed pods summed per
-// resource, from its segments by class: O(segments + classes × resources).
+// resource, from its segments by class: O(segments + classes × resources),
+// or O(resources) when every member is of one class.
 func (sv *solver) placedSums(a *attempt) []int64 {
 	perClass := make([]int64, sv.classes) // a class's rows request the same
-	for _, s := range sv.segsOf(a) {
-		perClass[sv.class[sv.members[s.start].row]] += int64(s.n)
+	if sv.classes == 1 {
+		perClass[0] = int64(a.placed)
+	} else {
+		for _, s := range sv.segsOf(a) {
+			perClass[sv.class[sv.members[s.start].row]] += int64(s.n)
+		}
 	}
 	sums := make([]int64, sv.R)
 	for c, pods := range perClass {
