@@ -466,9 +466,11 @@ func staticOK(p *Pod, n *Node) bool {
 	if n.Unschedulable && !toleratesUnschedulable(p) {
 		return false
 	}
-	for k, v := range p.NodeSelector {
-		if lv, ok := n.Labels[k]; !ok || lv != v {
-			return false
+	if len(p.NodeSelector) > 0 { // ranging over even an empty map costs an iterator
+		for k, v := range p.NodeSelector {
+			if lv, ok := n.Labels[k]; !ok || lv != v {
+				return false
+			}
 		}
 	}
 	for _, t := range n.Taints {

@@ -337,9 +337,10 @@ func (sv *solver) prepareMembers() error {
 			sv.class[row] = classes.of(sv, row, req, distinct)
 			sv.size[row] = b.ffdSize(req)
 		}
-		for c := 1; c < count; c++ {
-			sv.members[i+c] = *m
-			sv.members[i+c].index = int32(start + c)
+		// A pod set's other pods: one 8-byte store each, no bounds check.
+		rest := sv.members[i+1 : i+count]
+		for c := range rest {
+			rest[c] = member{row: row, index: int32(start + 1 + c)}
 		}
 		i += count
 	}
