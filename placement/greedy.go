@@ -316,7 +316,8 @@ func (sv *solver) classRange(p *Placement, m *member) (cls *nodeClasses, lo, hi 
 // ascending, so each group streams in ID order), and each touched node
 // alone. Telling a node's group costs a comparison with the previous
 // node's, or a hash of its usage row, where scoring it costs a division
-// per resource. The sources share sv.gs's buffer until the next call.
+// per resource. The sources, and the slice of them, are sv.gs's until
+// the next call.
 func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 	b, pod, req := sv.s.b, sv.pods[m.row], sv.req(m.row)
 	perNode := len(pod.NodeSelector) > 0 // labels are not part of a type
@@ -325,8 +326,7 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 		gs.table, gs.bits = make([]int32, 128), 7 // grows while groups fill half
 	}
 	gs.gid = slices.Grow(gs.gid[:0], len(p.Nodes))[:len(p.Nodes)]
-	groups, gid := gs.groups[:0], gs.gid
-	var h []source
+	groups, gid, h := gs.groups[:0], gs.gid, gs.h[:0]
 	last := -1                          // the group of the previous node grouped
 	anyTouched := len(sv.w.touched) > 0 // a first run touches none
 	for k, id := range p.Nodes {
@@ -388,7 +388,7 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 			h = append(h, source{score: groups[g].score, cap: groups[g].cap, next: nodes[0], ahead: nodes, at: 1})
 		}
 	}
-	gs.groups = groups
+	gs.groups, gs.h = groups, h
 	return h
 }
 
@@ -406,6 +406,7 @@ type groupScratch struct {
 	gid    []int32 // per node of the placement: its group, or -1
 	groups []nodeGroup
 	buf    []NodeID // the groups' nodes
+	h      []source // the sources groupSources returns (no pointer outside the scratch)
 }
 
 // find returns the group of nodes of type typ with usage row used, whose

@@ -243,9 +243,7 @@ func (gen *Generator) generate(s *placement.Snapshot, g *placement.Group, tiered
 	if first < 0 {
 		return []placement.Placement{{Nodes: t.allNodes}}, nil
 	}
-	doms := b.candidates(first)
-	b.out = make([]placement.Placement, 0, len(doms)+1)
-	tiered(b, doms, gen.preferred < 0)
+	tiered(b, b.candidates(first), gen.preferred < 0)
 	if gen.preferred >= 0 {
 		for q := first - 1; q >= max(gen.required, 0); q-- {
 			b.widen(b.candidates(q), q+1, q == gen.required)
@@ -493,6 +491,9 @@ func (b *builder) cutBySorting(ok []cand) [2][]cand {
 // emitTiers emits each non-empty tier at its own rank; with diagnose, the
 // closest of the domains short of the minimum follows in a last tier.
 func (b *builder) emitTiers(tiers [2][]cand, short []DomainID, diagnose bool) {
+	// Sized for what it emits: a group that fits nowhere emits one
+	// placement, not one per candidate.
+	b.out = make([]placement.Placement, 0, len(tiers[0])+len(tiers[1])+1)
 	for _, part := range tiers {
 		if len(part) == 0 {
 			continue
