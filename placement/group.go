@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -638,12 +639,20 @@ type Decision struct {
 }
 
 func formatReasons(rc []ReasonCount) string {
+	size := 0
+	for _, r := range rc {
+		size += len(r.Reason) + 2 + 20 // ", ", and the widest count
+	}
 	var b strings.Builder
+	b.Grow(size) // one allocation; fmt took a few per reason
+	var num [20]byte
 	for i, r := range rc {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%d %s", r.Nodes, r.Reason)
+		b.Write(strconv.AppendInt(num[:0], int64(r.Nodes), 10))
+		b.WriteByte(' ')
+		b.WriteString(r.Reason)
 	}
 	return b.String()
 }

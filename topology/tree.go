@@ -253,7 +253,7 @@ func (t *Tree) Domains(level int) iter.Seq[Domain] {
 }
 
 func (t *Tree) levelDomains(level int) []DomainID {
-	var out []DomainID
+	out := make([]DomainID, 0, t.levelStart[level+1]-t.levelStart[level])
 	for id := t.levelStart[level]; id < t.levelStart[level+1]; id++ {
 		out = append(out, id)
 	}
