@@ -365,7 +365,7 @@ type source struct {
 }
 
 // sourceBefore orders sources: higher score first, ties by next node ID.
-func sourceBefore(x, y source) bool {
+func sourceBefore(x, y *source) bool {
 	if x.score != y.score {
 		return x.score > y.score
 	}
@@ -535,7 +535,7 @@ func (sv *solver) drain(a *attempt, idx []int, h []source) {
 			src.at++
 			// The top only moved later (its next node's ID grew); it stays
 			// on top while it still goes before both children.
-			if (len(h) > 1 && sourceBefore(h[1], *src)) || (len(h) > 2 && sourceBefore(h[2], *src)) {
+			if (len(h) > 1 && sourceBefore(&h[1], src)) || (len(h) > 2 && sourceBefore(&h[2], src)) {
 				heapDown(h, 0, sourceBefore)
 			}
 		} else {

@@ -12,7 +12,7 @@ import (
 func TestProp_HeapPopsInOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		xs := rapid.SliceOf(rapid.IntRange(0, 20)).Draw(t, "xs")
-		before := func(a, b int) bool { return a < b }
+		before := func(a, b *int) bool { return *a < *b }
 		h := slices.Clone(xs)
 		heapInit(h, before)
 		if len(h) > 0 && rapid.Bool().Draw(t, "later") {
