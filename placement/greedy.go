@@ -155,9 +155,10 @@ func (sv *solver) segsOf(a *attempt) []seg {
 			slices.SortFunc(out, byStart)
 		}
 		// A run of identical members may span pod sets (or members and a
-		// set): split it where a set begins or ends.
+		// set): split it where a set begins or ends. Only rows of one
+		// class can make such a run.
 		n := len(sv.g.Members)
-		if len(sv.g.PodSets) > 0 && slices.ContainsFunc(out, func(s seg) bool {
+		if len(sv.g.PodSets) > 0 && len(sv.class) > sv.classes && slices.ContainsFunc(out, func(s seg) bool {
 			if sv.rowEnd(int(s.start)) >= int(s.start+s.n) {
 				return false // one row
 			}
