@@ -763,7 +763,10 @@ func (sv *solver) outputs(a *attempt) ([]Assignment, []PodSetAssignment) {
 	if len(runs) > 0 {
 		sets = make([]PodSetAssignment, len(runs))
 		for i, r := range runs {
-			sets[i] = PodSetAssignment{PodSet: sv.g.PodSets[r.row-n].Name, Node: sv.s.b.nodes[r.id].Name, NodeID: r.id, Count: r.count}
+			// Field by field: a struct literal is copied in with a bulk
+			// write barrier over the whole entry while the collector runs.
+			e := &sets[i]
+			e.PodSet, e.Node, e.NodeID, e.Count = sv.g.PodSets[r.row-n].Name, sv.s.b.nodes[r.id].Name, r.id, r.count
 		}
 		if k == 0 {
 			return nil, sets
