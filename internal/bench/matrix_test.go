@@ -282,3 +282,32 @@ func TestMatrix_DecisionAgreesWithFloor(t *testing.T) {
 		t.Errorf("%d cells fit, %d do not: want both", fits, not)
 	}
 }
+
+// BenchmarkMemberInput times the least any decision over a gang listed
+// member by member must do before deciding anything: read each member's
+// name and its two requests (nvidia.com/gpu and cpu) from its Requests map,
+// as placement.Pod holds them. The floors of the matrix read the same
+// requests from a flat slice, prepared outside the timer; set beside a
+// cell's floor, this says how much of the member cells' ratio no solver
+// can remove without another input (placement.PodSet).
+func BenchmarkMemberInput(b *testing.B) {
+	for _, p := range matrixSizes {
+		b.Run(fmt.Sprintf("p=%d", p), func(b *testing.B) {
+			members := gpuGang(p).Members
+			read := func() int64 {
+				var sum int64
+				for i := range members {
+					m := &members[i]
+					sum += int64(len(m.Name)) + m.Requests[placement.ResourceGPU] + m.Requests[placement.ResourceCPU]
+				}
+				return sum
+			}
+			if read() == 0 {
+				b.Fatal("nothing read")
+			}
+			for b.Loop() {
+				sink += read()
+			}
+		})
+	}
+}
