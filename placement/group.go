@@ -402,12 +402,14 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 	}
 	// A member bound already — as one of the group's bound members, or as
 	// another group's pod — would be moved by binding it.
-	for i := range g.Members {
-		if !ok {
-			break
+	if ok && s.nPods > 0 {
+		nsh := nsHash(g.Namespace)
+		for i := range g.Members {
+			if s.bound(Key{g.Namespace, g.Members[i].Name}, nsh) {
+				ok = false
+				break
+			}
 		}
-		_, isBound := s.Pod(Key{g.Namespace, g.Members[i].Name})
-		ok = !isBound
 	}
 	if ok {
 		return nil
