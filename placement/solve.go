@@ -100,7 +100,8 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		return Decision{}, err
 	}
 	bound := s.GroupMembers(g.Key())
-	if err := g.validate(s, bound); err != nil {
+	members, err := g.validate(s, bound)
+	if err != nil {
 		return Decision{}, err
 	}
 	// Hooks get a private copy that carries the compiled members, so that
@@ -133,13 +134,13 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if opts.Scorer == nil {
 		sv.opts.Scorer = DefaultScorer{}
 	}
-	if err := sv.prepareMembers(); err != nil {
+	if err := sv.prepareMembers(members); err != nil {
 		return Decision{}, err
 	}
 	// Constraints between members: sub-groups or affinity terms, which
 	// validate ruled out with pod sets.
 	constrained := len(g.SubGroups) > 0
-	for i := range g.Members {
+	for i := 0; i < len(g.Members) && !members.noAffinity; i++ {
 		constrained = constrained || g.Members[i].Affinity != nil
 	}
 	for _, p := range bound {
@@ -270,8 +271,9 @@ type solver struct {
 // prepareMembers sorts the pending pods into member order, validates them
 // and compiles their requests into vectors, reading each member's and each
 // pod set's maps once. The vectors are kept in g.prep (g is Solve's private
-// copy), where hooks read them through [Group.RequestVector].
-func (sv *solver) prepareMembers() error {
+// copy), where hooks read them through [Group.RequestVector]. What
+// validate learnt of g.Members spares passes over them.
+func (sv *solver) prepareMembers(members checked) error {
 	g := sv.g
 	n := len(g.Members)
 	// A row is a member or a pod set, whose pods are consecutive in member
@@ -290,8 +292,11 @@ func (sv *solver) prepareMembers() error {
 	// does): checking costs n-1 comparisons, sorting n log n. Members of
 	// one priority and queue time (the usual gang) compare by name alone:
 	// identical fields mean equal times.
-	inOrder := true
-	for i := 1; i < len(rows) && inOrder; i++ {
+	inOrder, first := true, 1
+	if members.inOrder {
+		first = max(n, 1)
+	}
+	for i := first; i < len(rows) && inOrder; i++ {
 		a, b := sv.pods[rows[i-1]], sv.pods[rows[i]]
 		if a.Priority == b.Priority && a.QueuedAt == b.QueuedAt && a.Namespace == b.Namespace {
 			inOrder = a.Name <= b.Name
@@ -307,8 +312,10 @@ func (sv *solver) prepareMembers() error {
 	// Filter or Reserver sees the pod itself (a pod set's pods, one pod to
 	// a hook, stay one class).
 	distinct := len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0 || len(sv.opts.Reservers) > 0
-	for _, p := range sv.pods {
-		distinct = distinct || p.Affinity != nil
+	if !members.noAffinity { // pod set templates have none either
+		for _, p := range sv.pods {
+			distinct = distinct || p.Affinity != nil
+		}
 	}
 	b := sv.s.b
 	sv.members = grow(sv.sc.members, g.NumPending())
