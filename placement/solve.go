@@ -738,7 +738,7 @@ func inName(p *Placement) string {
 // by set name, then node name) with its pod count.
 func (sv *solver) assignments(a *attempt) []Assignment {
 	runs := sv.setRuns(a)
-	out := sv.memberAssignments(a, len(runs))
+	out := sv.memberAssignments(a, len(runs), true)
 	n := len(sv.g.Members)
 	for _, r := range runs {
 		out = append(out, Assignment{Pod: sv.pods[r.row].Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
@@ -756,14 +756,16 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 func (sv *solver) outputs(a *attempt) ([]Assignment, []PodSetAssignment) {
 	runs := sv.setRuns(a)
 	as := a.as
-	if as == nil || !sv.intact(a, runs) {
-		as = sv.memberAssignments(a, 0)
-	}
 	n := len(sv.g.Members)
 	k := 0
-	for k < len(as) && as[k].Member < n {
-		as[k].Member = 0
-		k++
+	if as == nil || !sv.intact(a, runs) {
+		as = sv.memberAssignments(a, 0, false)
+		k = len(as)
+	} else {
+		for k < len(as) && as[k].Member < n {
+			as[k].Member = 0
+			k++
+		}
 	}
 	var sets []PodSetAssignment
 	if len(runs) > 0 {
@@ -814,8 +816,9 @@ type setRun struct {
 }
 
 // memberAssignments returns the members' assignments of attempt a in
-// member order, with capacity for extra more entries.
-func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
+// member order, with capacity for extra more entries; with indexes, each
+// entry's Member is set (hooks read it), otherwise left 0 (a Decision's).
+func (sv *solver) memberAssignments(a *attempt, extra int, indexes bool) []Assignment {
 	n := len(sv.g.Members)
 	if n == 0 {
 		return make([]Assignment, 0, extra) // pod sets only: no pod to look at
@@ -826,15 +829,22 @@ func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
 			members += int(s.n)
 		}
 	}
-	out := make([]Assignment, 0, members+extra)
+	// Entries are written field by field into the zeroed slice: a struct
+	// copy costs a bulk write barrier while the GC runs.
+	out := make([]Assignment, members, members+extra)
+	k := 0
 	for _, s := range segs {
 		if int(sv.members[s.start].index) >= n {
 			continue
 		}
 		name := sv.s.b.nodes[s.node].Name
-		for i := s.start; i < s.start+s.n; i++ {
-			m := &sv.members[i]
-			out = append(out, Assignment{Pod: sv.pods[m.row].Key(), Node: name, NodeID: s.node, Member: int(m.index)})
+		for _, m := range sv.members[s.start : s.start+s.n] {
+			e, p := &out[k], sv.pods[m.row]
+			e.Pod.Namespace, e.Pod.Name, e.Node, e.NodeID = p.Namespace, p.Name, name, s.node
+			if indexes {
+				e.Member = int(m.index)
+			}
+			k++
 		}
 	}
 	return out
