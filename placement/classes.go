@@ -357,7 +357,7 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 	h := make([]source, 0, len(cls.sets)+len(sv.w.touched))
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
-		if !staticOK(sv.pods[m.row], &b.nodes[rep]) {
+		if !staticOK(sv.pod(m.row), &b.nodes[rep]) {
 			continue
 		}
 		c := capacityOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, want)
@@ -372,7 +372,7 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 			cap: c, next: next[0], ahead: next, at: 1, set: set, end: hi})
 	}
 	for _, id := range sv.w.touched { // all in lo..hi-1: an attempt touches only its placement's nodes
-		if !staticOK(sv.pods[m.row], &b.nodes[id]) {
+		if !staticOK(sv.pod(m.row), &b.nodes[id]) {
 			continue
 		}
 		if c := sv.capacity(sv.req(m.row), id, want); c > 0 {
@@ -400,7 +400,7 @@ func (sv *solver) shortByClasses(p *Placement) (a *attempt, ok bool) {
 	if !byClass || sv.missingOf(m) != "" || !sv.memoReasons(m) {
 		return nil, false
 	}
-	b, pod, req, want := sv.s.b, sv.pods[m.row], sv.req(m.row), int64(len(sv.members))
+	b, pod, req, want := sv.s.b, sv.pod(m.row), sv.req(m.row), int64(len(sv.members))
 	var room, sources int64
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
@@ -433,7 +433,7 @@ func (sv *solver) shortByClasses(p *Placement) (a *attempt, ok bool) {
 // the scratch state, speaks for all.
 func (sv *solver) shortReasons(p *Placement, first *member, counts map[string]int) {
 	cls, lo, hi, _ := sv.classRange(p, first)
-	b, pod, req, want := sv.s.b, sv.pods[first.row], sv.req(first.row), int64(len(sv.members))
+	b, pod, req, want := sv.s.b, sv.pod(first.row), sv.req(first.row), int64(len(sv.members))
 	for _, set := range cls.sets {
 		k := set.nodes.count(lo, hi)
 		if k == 0 {

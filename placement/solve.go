@@ -149,7 +149,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if constrained && len(g.PodSets) == 0 {
 		pending := make([]*Pod, len(sv.members)) // in member order
 		for i, m := range sv.members {
-			pending[i] = sv.pods[m.row]
+			pending[i] = sv.pod(m.row)
 		}
 		if len(g.SubGroups) > 0 {
 			if err := validateSubGroups(g, append(slices.Clone(bound), pending...)); err != nil {
@@ -230,7 +230,7 @@ func checkPlacement(s *Snapshot, p *Placement) error {
 // What it shares with its row (a member, or a pod set whose pods are
 // identical) is kept per row.
 type member struct {
-	row   int32 // its pod is sv.pods[row], its requests sv.req(row)
+	row   int32 // its pod is sv.pod(row), its requests sv.req(row)
 	index int32 // pending index (see Group.NumPending)
 }
 
@@ -243,7 +243,6 @@ type solver struct {
 	sc           *scratch // memory from the pool; see release
 	bySize       []int    // ffdOrder, once built
 	gs           groupScratch
-	pods         []*Pod  // per row: g.Members, then the pod sets' templates
 	reqs         []int64 // per class, the requests indexed like Snapshot.b.res; the pods count is 1
 	class        []int32 // per row: rows of one class are interchangeable
 	size         []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
@@ -278,16 +277,12 @@ func (sv *solver) prepareMembers(members checked) error {
 	n := len(g.Members)
 	// A row is a member or a pod set, whose pods are consecutive in member
 	// order: they are identical.
-	sv.pods = grow(sv.sc.pods, n+len(g.PodSets))
-	rows := grow(sv.sc.rows, len(sv.pods))
+	rows := grow(sv.sc.rows, n+len(g.PodSets))
 	sv.sc.rows = rows
-	for i := range g.Members {
-		sv.pods[i], rows[i] = &g.Members[i], int32(i)
+	for i := range rows {
+		rows[i] = int32(i)
 	}
-	for k := range g.PodSets {
-		sv.pods[n+k], rows[n+k] = &g.PodSets[k].Template, int32(n+k)
-	}
-	byOrder := func(a, b int32) int { return MemberOrder(sv.pods[a], sv.pods[b]) }
+	byOrder := func(a, b int32) int { return MemberOrder(sv.pod(a), sv.pod(b)) }
 	// Hosts usually pass members already in member order (the gang cycle
 	// does): checking costs n-1 comparisons, sorting n log n. Members of
 	// one priority and queue time (the usual gang) compare by name alone:
@@ -297,7 +292,7 @@ func (sv *solver) prepareMembers(members checked) error {
 		first = max(n, 1)
 	}
 	for i := first; i < len(rows) && inOrder; i++ {
-		a, b := sv.pods[rows[i-1]], sv.pods[rows[i]]
+		a, b := sv.pod(rows[i-1]), sv.pod(rows[i])
 		if a.Priority == b.Priority && a.QueuedAt == b.QueuedAt && a.Namespace == b.Namespace {
 			inOrder = a.Name <= b.Name
 		} else {
@@ -312,10 +307,8 @@ func (sv *solver) prepareMembers(members checked) error {
 	// Filter or Reserver sees the pod itself (a pod set's pods, one pod to
 	// a hook, stay one class).
 	distinct := len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0 || len(sv.opts.Reservers) > 0
-	if !members.noAffinity { // pod set templates have none either
-		for _, p := range sv.pods {
-			distinct = distinct || p.Affinity != nil
-		}
+	for i := 0; i < n && !members.noAffinity; i++ { // pod set templates have none
+		distinct = distinct || g.Members[i].Affinity != nil
 	}
 	b := sv.s.b
 	sv.members = grow(sv.sc.members, g.NumPending())
@@ -382,7 +375,7 @@ func (b *base) ffdSize(req []int64) int64 {
 // names reveals.
 func (sv *solver) compile(row int32, req []int64) bool {
 	b := sv.s.b
-	p := sv.pods[row]
+	p := sv.pod(row)
 	clear(req)
 	req[b.podsR] = 1
 	found := 0
@@ -423,6 +416,14 @@ func (sv *solver) compile(row int32, req []int64) bool {
 	return true
 }
 
+// pod returns the pod of row: a member, or a pod set's template.
+func (sv *solver) pod(row int32) *Pod {
+	if n := len(sv.g.Members); int(row) >= n {
+		return &sv.g.PodSets[int(row)-n].Template
+	}
+	return &sv.g.Members[row]
+}
+
 // req returns the requests of row (see member): its class's.
 func (sv *solver) req(row int32) []int64 {
 	o := int(sv.class[row]) * sv.R
@@ -431,7 +432,7 @@ func (sv *solver) req(row int32) []int64 {
 
 // missingOf is the first resource (by name) that member m requests and no
 // node has, or "".
-func (sv *solver) missingOf(m *member) ResourceName { return sv.missing[sv.pods[m.row]] }
+func (sv *solver) missingOf(m *member) ResourceName { return sv.missing[sv.pod(m.row)] }
 
 // firstBadPod returns the error of the first member, in key order, whose
 // own fields are invalid.
@@ -500,10 +501,10 @@ func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int
 // of both. Labels and affinity matter only to groups with affinity terms
 // or sub-groups, and then no two members are merged.
 func (sv *solver) sameClass(a, row int32, req []int64, withLabels bool) bool {
-	if withLabels || !slices.Equal(sv.req(a), req) || (sv.missing != nil && sv.missing[sv.pods[a]] != sv.missing[sv.pods[row]]) {
+	if withLabels || !slices.Equal(sv.req(a), req) || (sv.missing != nil && sv.missing[sv.pod(a)] != sv.missing[sv.pod(row)]) {
 		return false
 	}
-	pa, pb := sv.pods[a], sv.pods[row]
+	pa, pb := sv.pod(a), sv.pod(row)
 	// Ranging over even an empty map costs an iterator: most pods have no
 	// selector.
 	if len(pa.NodeSelector)+len(pb.NodeSelector) > 0 && !maps.Equal(pa.NodeSelector, pb.NodeSelector) {
@@ -647,7 +648,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	d.Waiting = make([]Key, 0, len(sv.g.Members))
 	for i := range sv.members {
 		if int(sv.members[i].index) < len(sv.g.Members) {
-			d.Waiting = append(d.Waiting, sv.pods[sv.members[i].row].Key())
+			d.Waiting = append(d.Waiting, sv.pod(sv.members[i].row).Key())
 		}
 	}
 	d.Status = Unschedulable
@@ -694,7 +695,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	if bestFail.violation != "" {
 		fmt.Fprintf(&b, "; %s", bestFail.violation)
 	} else if first != nil && !bestFail.untried {
-		who := sv.pods[first.row].Key().String()
+		who := sv.pod(first.row).Key().String()
 		if int(first.index) >= len(sv.g.Members) {
 			who = "a pod of pod set " + who
 		}
@@ -741,7 +742,7 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 	out := sv.memberAssignments(a, len(runs), true)
 	n := len(sv.g.Members)
 	for _, r := range runs {
-		out = append(out, Assignment{Pod: sv.pods[r.row].Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
+		out = append(out, Assignment{Pod: sv.pod(int32(r.row)).Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
 			Member: sv.g.PodSetStart(r.row - n), Count: r.count})
 	}
 	return out
@@ -790,7 +791,7 @@ func (sv *solver) intact(a *attempt, runs []setRun) bool {
 		}
 		for i := s.start; i < s.start+s.n; i++ {
 			m := &sv.members[i]
-			if k == len(as) || as[k] != (Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[s.node].Name, NodeID: s.node, Member: int(m.index)}) {
+			if k == len(as) || as[k] != (Assignment{Pod: sv.pod(m.row).Key(), Node: sv.s.b.nodes[s.node].Name, NodeID: s.node, Member: int(m.index)}) {
 				return false
 			}
 			k++
@@ -800,7 +801,7 @@ func (sv *solver) intact(a *attempt, runs []setRun) bool {
 		return false
 	}
 	for j, r := range runs {
-		if as[k+j] != (Assignment{Pod: sv.pods[r.row].Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
+		if as[k+j] != (Assignment{Pod: sv.pod(int32(r.row)).Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
 			Member: sv.g.PodSetStart(r.row - n), Count: r.count}) {
 			return false
 		}
@@ -839,7 +840,7 @@ func (sv *solver) memberAssignments(a *attempt, extra int, indexes bool) []Assig
 		}
 		name := sv.s.b.nodes[s.node].Name
 		for _, m := range sv.members[s.start : s.start+s.n] {
-			e, p := &out[k], sv.pods[m.row]
+			e, p := &out[k], sv.pod(m.row)
 			e.Pod.Namespace, e.Pod.Name, e.Node, e.NodeID = p.Namespace, p.Name, name, s.node
 			if indexes {
 				e.Member = int(m.index)
@@ -908,7 +909,7 @@ func (sv *solver) waiting(a *attempt) []Key {
 	}
 	sv.gaps(a, func(i, j int) bool {
 		if m := &sv.members[i]; int(m.index) < len(sv.g.Members) {
-			out = append(out, sv.pods[m.row].Key())
+			out = append(out, sv.pod(m.row).Key())
 		}
 		return true
 	})
