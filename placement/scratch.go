@@ -13,6 +13,7 @@ type scratch struct {
 	members          []member
 	identity, bySize []int // identity: see memberOrder
 	rows             []int32
+	cols             []int
 	size             []int64
 	w                *work
 	gs               groupScratch
@@ -53,7 +54,7 @@ func (sv *solver) release() {
 		sc.bySize = sv.bySize[:0]
 	}
 	clear(sv.gs.groups) // the snapshot's usage rows the groups point to may be freed
-	sc.size = sv.size[:0]
+	sc.size, sc.cols = sv.size[:0], sv.cols[:0]
 	sc.gs = sv.gs
 	sc.segs = sc.segs[:0]
 	scratchPool.Put(sc)

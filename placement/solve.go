@@ -246,6 +246,7 @@ type solver struct {
 	reqs         []int64 // per class, the requests indexed like Snapshot.b.res; the pods count is 1
 	class        []int32 // per row: rows of one class are interchangeable
 	size         []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
+	cols         []int   // the columns of the tracked resources but pods, in compile's lookup order
 	bound        int
 	required     int // members (bound included) the decision must reach
 	need         int // pending members that must be placed
@@ -318,6 +319,12 @@ func (sv *solver) prepareMembers(members checked) error {
 	sv.class, sv.size = make([]int32, len(rows)), grow(sv.sc.size, len(rows))
 	sv.reqs = sv.reqs[:0]
 	req := make([]int64, sv.R) // the member being compiled
+	sv.cols = sv.sc.cols[:0]
+	for j := range sv.R {
+		if j != b.podsR {
+			sv.cols = append(sv.cols, j)
+		}
+	}
 	var classes classIndex
 	i := 0
 	for k, row := range rows {
@@ -371,19 +378,19 @@ func (b *base) ffdSize(req []int64) int64 {
 // compile fills req with the requests of row from its pod's map and
 // reports whether they are valid. Looking up each tracked resource beats
 // iterating the map; the map is iterated only when it holds a name the
-// snapshot does not track (or an invalid entry), which the count of found
-// names reveals.
+// snapshot does not track, the pods count (never looked up: a pod never
+// lists it) or an invalid entry, which the count of found names reveals.
 func (sv *solver) compile(row int32, req []int64) bool {
 	b := sv.s.b
 	p := sv.pod(row)
 	clear(req)
 	req[b.podsR] = 1
-	found := 0
-	for j, r := range b.res {
-		if j == b.podsR || found == len(p.Requests) {
-			continue // a pod never lists pods: the map pass below rejects it
-		}
-		q, ok := p.Requests[r]
+	// Each name found moves to the front of sv.cols, so a run of members
+	// alike finds all theirs before any miss (a miss hashes the name too).
+	found, cols := 0, sv.cols
+	for k := 0; k < len(cols) && found < len(p.Requests); k++ {
+		j := cols[k]
+		q, ok := p.Requests[b.res[j]]
 		if !ok {
 			continue
 		}
@@ -391,6 +398,7 @@ func (sv *solver) compile(row int32, req []int64) bool {
 			return false
 		}
 		req[j] = q
+		cols[k], cols[found] = cols[found], j
 		found++
 	}
 	if p.Name == "" {
