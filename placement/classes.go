@@ -411,7 +411,7 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 	k := 0
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
-		if !staticOK(sv.pods[m.row], &b.nodes[rep]) {
+		if !staticOK(sv.pod(m.row), &b.nodes[rep]) {
 			continue
 		}
 		c := capacityOf(sv.req(m.row), b.alloc[int(rep)*sv.R:int(rep+1)*sv.R], set.used, nil, want)
@@ -428,7 +428,7 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 			cap: c, next: next[0], ahead: next, at: 1, set: set, end: hi, recheck: recheck})
 	}
 	for _, id := range sv.w.touched { // all in lo..hi-1: an attempt touches only its placement's nodes
-		if !staticOK(sv.pods[m.row], &b.nodes[id]) {
+		if !staticOK(sv.pod(m.row), &b.nodes[id]) {
 			continue
 		}
 		if c := sv.capacity(sv.req(m.row), id, want); c > 0 {
@@ -456,7 +456,7 @@ func (sv *solver) shortByClasses(p *Placement) (a *attempt, ok bool) {
 	if !byClass || sv.missingOf(m) != "" || !sv.memoReasons(m) {
 		return nil, false
 	}
-	b, pod, req, want := sv.s.b, sv.pods[m.row], sv.req(m.row), int64(len(sv.members))
+	b, pod, req, want := sv.s.b, sv.pod(m.row), sv.req(m.row), int64(len(sv.members))
 	var room, sources int64
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
@@ -489,7 +489,7 @@ func (sv *solver) shortByClasses(p *Placement) (a *attempt, ok bool) {
 // the scratch state, speaks for all.
 func (sv *solver) shortReasons(p *Placement, first *member, counts map[string]int) {
 	cls, lo, hi, _ := sv.classRange(p, first)
-	b, pod, req, want := sv.s.b, sv.pods[first.row], sv.req(first.row), int64(len(sv.members))
+	b, pod, req, want := sv.s.b, sv.pod(first.row), sv.req(first.row), int64(len(sv.members))
 	for _, set := range cls.sets {
 		k := set.nodes.count(lo, hi)
 		if k == 0 {

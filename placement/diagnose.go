@@ -99,7 +99,7 @@ func (sv *solver) resolvable(m *member) bool {
 // holds give m the same reasons, and explaining a member over thousands of
 // identical nodes costs a row comparison per node, not a list of reasons.
 func (sv *solver) memoReasons(m *member) bool {
-	return len(sv.pods[m.row].NodeSelector) == 0 && sv.pos == nil && len(sv.opts.Filters) == 0 &&
+	return len(sv.pod(m.row).NodeSelector) == 0 && sv.pos == nil && len(sv.opts.Filters) == 0 &&
 		len(sv.reservers) == 0 && len(sv.s.b.typeOf) == len(sv.s.b.nodes)
 }
 
@@ -134,7 +134,7 @@ func (sv *solver) sameNode(a, b NodeID) bool {
 func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 	var out []Rejection
 	n := &sv.s.b.nodes[id]
-	p := sv.pods[m.row]
+	p := sv.pod(m.row)
 	if sv.missingOf(m) != "" {
 		out = append(out, Rejection{Reason: "Insufficient " + string(sv.missingOf(m)), Unresolvable: true})
 	}

@@ -90,7 +90,7 @@ func (sv *solver) put(i int, id NodeID) {
 	if len(sv.reservers) > 0 {
 		ni := NodeInfo{sv.s, sv.w, id}
 		for _, r := range sv.reservers {
-			r.Reserve(sv.pods[m.row], ni)
+			r.Reserve(sv.pod(m.row), ni)
 		}
 	}
 }
@@ -195,7 +195,7 @@ func (sv *solver) unassign(a *attempt) {
 	if len(sv.reservers) > 0 {
 		ni := NodeInfo{sv.s, sv.w, id}
 		for k := len(sv.reservers) - 1; k >= 0; k-- {
-			sv.reservers[k].Unreserve(sv.pods[m.row], ni)
+			sv.reservers[k].Unreserve(sv.pod(m.row), ni)
 		}
 	}
 	if sv.pos != nil {
@@ -213,7 +213,7 @@ func (sv *solver) undo(a *attempt) {
 			i := a.seq[k]
 			ni := NodeInfo{sv.s, sv.w, a.node[i]}
 			for r := len(sv.reservers) - 1; r >= 0; r-- {
-				sv.reservers[r].Unreserve(sv.pods[sv.members[i].row], ni)
+				sv.reservers[r].Unreserve(sv.pod(sv.members[i].row), ni)
 			}
 		}
 	}
@@ -298,7 +298,7 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
 // many to the classes, when m has no node selector (labels are not part
 // of a class).
 func (sv *solver) classRange(p *Placement, m *member) (cls *nodeClasses, lo, hi NodeID, ok bool) {
-	if len(sv.pods[m.row].NodeSelector) > 0 {
+	if len(sv.pod(m.row).NodeSelector) > 0 {
 		return nil, 0, 0, false
 	}
 	if k := len(p.Nodes); k == len(sv.s.b.nodes) {
@@ -320,7 +320,7 @@ func (sv *solver) classRange(p *Placement, m *member) (cls *nodeClasses, lo, hi 
 // per resource. The sources, and the slice of them, are sv.gs's until
 // the next call.
 func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
-	b, pod, req := sv.s.b, sv.pods[m.row], sv.req(m.row)
+	b, pod, req := sv.s.b, sv.pod(m.row), sv.req(m.row)
 	perNode := len(pod.NodeSelector) > 0 // labels are not part of a type
 	gs := &sv.gs
 	if gs.table == nil {
@@ -549,17 +549,17 @@ func (sv *solver) nodeScore(req []int64, id NodeID) int64 {
 
 // fits reports whether member m may go to node id now, including hooks.
 func (sv *solver) fits(m *member, id NodeID) bool {
-	if sv.missingOf(m) != "" || !staticOK(sv.pods[m.row], &sv.s.b.nodes[id]) || sv.capacity(sv.req(m.row), id, 1) == 0 {
+	if sv.missingOf(m) != "" || !staticOK(sv.pod(m.row), &sv.s.b.nodes[id]) || sv.capacity(sv.req(m.row), id, 1) == 0 {
 		return false
 	}
 	ni := NodeInfo{sv.s, sv.w, id}
 	for _, f := range sv.opts.Filters {
-		if !f.Filter(sv.pods[m.row], ni).OK() {
+		if !f.Filter(sv.pod(m.row), ni).OK() {
 			return false
 		}
 	}
 	for _, r := range sv.reservers {
-		if !r.Filter(sv.pods[m.row], ni).OK() {
+		if !r.Filter(sv.pod(m.row), ni).OK() {
 			return false
 		}
 	}

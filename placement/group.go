@@ -358,36 +358,51 @@ func groupObj(g *Group) string { return fmt.Sprintf("PodGroup %q", g.Key().Strin
 // validate checks the group's own fields and its members' identities;
 // Solve checks the members' requests as it compiles them. The error
 // reported never depends on the order of g.Members: members are examined
-// in key order.
-func (g *Group) validate(s *Snapshot, bound []*Pod) error {
+// in key order. What it learns of a valid group's members on the way
+// spares Solve further passes over them.
+func (g *Group) validate(s *Snapshot, bound []*Pod) (checked, error) {
 	if g.Name == "" {
-		return Errorf(ErrInvalid, groupObj(g), "metadata.name", "must not be empty")
+		return checked{}, Errorf(ErrInvalid, groupObj(g), "metadata.name", "must not be empty")
 	}
 	switch g.Policy {
 	case PolicyGang, "", PolicyBasic:
 	default:
-		return Errorf(ErrInvalid, groupObj(g), "spec.schedulingPolicy", "unknown policy %q (want Gang or Basic)", g.Policy)
+		return checked{}, Errorf(ErrInvalid, groupObj(g), "spec.schedulingPolicy", "unknown policy %q (want Gang or Basic)", g.Policy)
 	}
 	if len(g.Members) == 0 && len(g.PodSets) == 0 {
-		return Errorf(ErrInvalid, groupObj(g), "members", "no pending members to place")
+		return checked{}, Errorf(ErrInvalid, groupObj(g), "members", "no pending members to place")
 	}
 	if len(g.Members) > MaxPending {
-		return Errorf(ErrInvalid, groupObj(g), "members", "%d pending members, more than %d", len(g.Members), MaxPending)
+		return checked{}, Errorf(ErrInvalid, groupObj(g), "members", "%d pending members, more than %d", len(g.Members), MaxPending)
 	}
 	if err := g.validatePodSets(s); err != nil {
-		return err
+		return checked{}, err
 	}
 	if g.IsGang() {
 		total := len(bound) + g.NumPending()
 		if g.MinCount < 1 || int(g.MinCount) > total {
-			return Errorf(ErrInvalid, groupObj(g), "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, len(bound), g.NumPending())
+			return checked{}, Errorf(ErrInvalid, groupObj(g), "spec.schedulingPolicy.gang.minCount", "%d is outside 1..%d (bound %d + pending %d)", g.MinCount, total, len(bound), g.NumPending())
 		}
 	}
-	ok, increasing := true, true
+	// One pass checks the usual case, valid members in member order; a
+	// member bound already — as one of the group's bound members, or as
+	// another group's pod — would be moved by binding it. The members
+	// share the group's namespace: its hash is computed once.
+	ok, increasing, uniform := true, true, true
+	checkBound := s.nPods > 0
+	var nsh uint64
+	if checkBound {
+		nsh = nsHash(g.Namespace)
+	}
 	for i := range g.Members {
 		p := &g.Members[i]
-		ok = ok && p.Name != "" && p.Namespace == g.Namespace && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil
-		increasing = increasing && (i == 0 || g.Members[i-1].Name < p.Name)
+		ok = ok && p.Name != "" && p.Namespace == g.Namespace && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil &&
+			!(checkBound && s.bound(Key{g.Namespace, p.Name}, nsh))
+		if i > 0 {
+			q := &g.Members[i-1]
+			increasing = increasing && q.Name < p.Name
+			uniform = uniform && q.Priority == p.Priority && q.QueuedAt == p.QueuedAt
+		}
 	}
 	// Names usually arrive in increasing order, which proves them
 	// distinct in n-1 comparisons; otherwise a sorted copy finds a repeat.
@@ -401,17 +416,8 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 			ok = ok && names[i] != names[i-1]
 		}
 	}
-	// A member bound already — as one of the group's bound members, or as
-	// another group's pod — would be moved by binding it.
-	for i := range g.Members {
-		if !ok {
-			break
-		}
-		_, isBound := s.Pod(Key{g.Namespace, g.Members[i].Name})
-		ok = !isBound
-	}
 	if ok {
-		return nil
+		return checked{inOrder: increasing && uniform, noAffinity: true}, nil
 	}
 	order := make([]*Pod, len(g.Members))
 	for i := range g.Members {
@@ -420,28 +426,36 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) error {
 	slices.SortFunc(order, func(a, b *Pod) int { return a.Key().Compare(b.Key()) })
 	for i := 1; i < len(order); i++ {
 		if k := order[i].Key(); k == order[i-1].Key() {
-			return Errorf(ErrDuplicate, podObj(k), "metadata.name", "listed twice among the members of %s", groupObj(g))
+			return checked{}, Errorf(ErrDuplicate, podObj(k), "metadata.name", "listed twice among the members of %s", groupObj(g))
 		}
 	}
 	for _, p := range order {
 		k := p.Key()
 		if err := checkPod(p); err != nil {
-			return err
+			return checked{}, err
 		}
 		if err := validateAffinity(p); err != nil {
-			return err
+			return checked{}, err
 		}
 		if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
-			return Errorf(ErrInvalid, podObj(k), "spec.schedulingGroup.podGroupName", "is %q in namespace %q, not a member of %s", p.SchedulingGroup, p.Namespace, groupObj(g))
+			return checked{}, Errorf(ErrInvalid, podObj(k), "spec.schedulingGroup.podGroupName", "is %q in namespace %q, not a member of %s", p.SchedulingGroup, p.Namespace, groupObj(g))
 		}
 		if p.NodeName != "" {
-			return Errorf(ErrInvalid, podObj(k), "spec.nodeName", "is %q: members passed to Solve must be pending", p.NodeName)
+			return checked{}, Errorf(ErrInvalid, podObj(k), "spec.nodeName", "is %q: members passed to Solve must be pending", p.NodeName)
 		}
 		if _, isBound := s.Pod(k); isBound {
-			return Errorf(ErrDuplicate, podObj(k), "metadata.name", "is already bound in the snapshot")
+			return checked{}, Errorf(ErrDuplicate, podObj(k), "metadata.name", "is already bound in the snapshot")
 		}
 	}
-	return nil
+	return checked{}, nil
+}
+
+// checked is what validate found of a valid group's members when they
+// passed its one-pass check (the usual case); zero when it took the slow
+// path.
+type checked struct {
+	inOrder    bool // names increasing, one priority and queue time: member order
+	noAffinity bool // no member has affinity terms
 }
 
 // validatePodSets checks the pod sets in name order, so that the error

@@ -12,8 +12,8 @@ import "sync"
 type scratch struct {
 	members          []member
 	identity, bySize []int // identity: see memberOrder
-	pods             []*Pod
 	rows             []int32
+	cols             []int
 	size             []int64
 	w                *work
 	gs               groupScratch
@@ -53,9 +53,8 @@ func (sv *solver) release() {
 	if sv.bySize != nil {
 		sc.bySize = sv.bySize[:0]
 	}
-	clear(sv.pods)      // the caller's pods may be freed,
-	clear(sv.gs.groups) // and the snapshot's usage rows the groups point to
-	sc.pods, sc.size = sv.pods[:0], sv.size[:0]
+	clear(sv.gs.groups) // the snapshot's usage rows the groups point to may be freed
+	sc.size, sc.cols = sv.size[:0], sv.cols[:0]
 	sc.gs = sv.gs
 	sc.segs = sc.segs[:0]
 	scratchPool.Put(sc)

@@ -90,7 +90,7 @@ func (d *dfs) types(p *Placement) {
 	}
 	keySet := map[string]bool{}
 	for _, m := range sv.members {
-		for k := range sv.pods[m.row].NodeSelector {
+		for k := range sv.pod(m.row).NodeSelector {
 			keySet[k] = true
 		}
 	}

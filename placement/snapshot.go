@@ -940,11 +940,16 @@ func (s *Snapshot) Free(id NodeID, r ResourceName) int64 {
 // builds on first use from the hashes NewSnapshot kept when the keys were
 // in order.
 func (b *base) podIndex(k Key) (int, bool) {
+	return b.podIndexHashed(k, keyHash(k.Namespace, k.Name))
+}
+
+// podIndexHashed is podIndex for k, whose key hash is h.
+func (b *base) podIndexHashed(k Key, h uint32) (int, bool) {
 	b.keyOnce.Do(func() {
 		b.indexKeys(b.waiting, true)
 		b.waiting = nil
 	})
-	return b.findKey(k, keyHash(k.Namespace, k.Name))
+	return b.findKey(k, h)
 }
 
 // findKey finds k, whose key hash is h, in the key index.
@@ -1051,6 +1056,20 @@ func (s *Snapshot) lookup(k Key) (*Pod, int) {
 		return nil, -1
 	}
 	return &s.b.pods[i], i
+}
+
+// bound reports whether pod k is bound in s, as [Snapshot.Pod] would,
+// given nsh = nsHash(k.Namespace): a group's members share a namespace,
+// hashed once for all of them.
+func (s *Snapshot) bound(k Key, nsh uint64) bool {
+	if s.nPods == 0 {
+		return false
+	}
+	if s.added != nil && s.added.Has(keyedPod{k: k}) {
+		return true
+	}
+	i, ok := s.b.podIndexHashed(k, nameHash(nsh, k.Name))
+	return ok && !s.isRemoved(int32(i))
 }
 
 // PodsOn yields the pods bound to node id in namespace/name order. Like

@@ -100,7 +100,8 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		return Decision{}, err
 	}
 	bound := s.GroupMembers(g.Key())
-	if err := g.validate(s, bound); err != nil {
+	members, err := g.validate(s, bound)
+	if err != nil {
 		return Decision{}, err
 	}
 	// Hooks get a private copy that carries the compiled members, so that
@@ -133,13 +134,13 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if opts.Scorer == nil {
 		sv.opts.Scorer = DefaultScorer{}
 	}
-	if err := sv.prepareMembers(); err != nil {
+	if err := sv.prepareMembers(members); err != nil {
 		return Decision{}, err
 	}
 	// Constraints between members: sub-groups or affinity terms, which
 	// validate ruled out with pod sets.
 	constrained := len(g.SubGroups) > 0
-	for i := range g.Members {
+	for i := 0; i < len(g.Members) && !members.noAffinity; i++ {
 		constrained = constrained || g.Members[i].Affinity != nil
 	}
 	for _, p := range bound {
@@ -148,7 +149,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if constrained && len(g.PodSets) == 0 {
 		pending := make([]*Pod, len(sv.members)) // in member order
 		for i, m := range sv.members {
-			pending[i] = sv.pods[m.row]
+			pending[i] = sv.pod(m.row)
 		}
 		if len(g.SubGroups) > 0 {
 			if err := validateSubGroups(g, append(slices.Clone(bound), pending...)); err != nil {
@@ -229,7 +230,7 @@ func checkPlacement(s *Snapshot, p *Placement) error {
 // What it shares with its row (a member, or a pod set whose pods are
 // identical) is kept per row.
 type member struct {
-	row   int32 // its pod is sv.pods[row], its requests sv.req(row)
+	row   int32 // its pod is sv.pod(row), its requests sv.req(row)
 	index int32 // pending index (see Group.NumPending)
 }
 
@@ -242,10 +243,10 @@ type solver struct {
 	sc           *scratch // memory from the pool; see release
 	bySize       []int    // ffdOrder, once built
 	gs           groupScratch
-	pods         []*Pod  // per row: g.Members, then the pod sets' templates
 	reqs         []int64 // per class, the requests indexed like Snapshot.b.res; the pods count is 1
 	class        []int32 // per row: rows of one class are interchangeable
 	size         []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
+	cols         []int   // the columns of the tracked resources but pods, in compile's lookup order
 	bound        int
 	required     int // members (bound included) the decision must reach
 	need         int // pending members that must be placed
@@ -270,29 +271,29 @@ type solver struct {
 // prepareMembers sorts the pending pods into member order, validates them
 // and compiles their requests into vectors, reading each member's and each
 // pod set's maps once. The vectors are kept in g.prep (g is Solve's private
-// copy), where hooks read them through [Group.RequestVector].
-func (sv *solver) prepareMembers() error {
+// copy), where hooks read them through [Group.RequestVector]. What
+// validate learnt of g.Members spares passes over them.
+func (sv *solver) prepareMembers(members checked) error {
 	g := sv.g
 	n := len(g.Members)
 	// A row is a member or a pod set, whose pods are consecutive in member
 	// order: they are identical.
-	sv.pods = grow(sv.sc.pods, n+len(g.PodSets))
-	rows := grow(sv.sc.rows, len(sv.pods))
+	rows := grow(sv.sc.rows, n+len(g.PodSets))
 	sv.sc.rows = rows
-	for i := range g.Members {
-		sv.pods[i], rows[i] = &g.Members[i], int32(i)
+	for i := range rows {
+		rows[i] = int32(i)
 	}
-	for k := range g.PodSets {
-		sv.pods[n+k], rows[n+k] = &g.PodSets[k].Template, int32(n+k)
-	}
-	byOrder := func(a, b int32) int { return MemberOrder(sv.pods[a], sv.pods[b]) }
+	byOrder := func(a, b int32) int { return MemberOrder(sv.pod(a), sv.pod(b)) }
 	// Hosts usually pass members already in member order (the gang cycle
 	// does): checking costs n-1 comparisons, sorting n log n. Members of
 	// one priority and queue time (the usual gang) compare by name alone:
 	// identical fields mean equal times.
-	inOrder := true
-	for i := 1; i < len(rows) && inOrder; i++ {
-		a, b := sv.pods[rows[i-1]], sv.pods[rows[i]]
+	inOrder, first := true, 1
+	if members.inOrder {
+		first = max(n, 1)
+	}
+	for i := first; i < len(rows) && inOrder; i++ {
+		a, b := sv.pod(rows[i-1]), sv.pod(rows[i])
 		if a.Priority == b.Priority && a.QueuedAt == b.QueuedAt && a.Namespace == b.Namespace {
 			inOrder = a.Name <= b.Name
 		} else {
@@ -307,8 +308,8 @@ func (sv *solver) prepareMembers() error {
 	// Filter or Reserver sees the pod itself (a pod set's pods, one pod to
 	// a hook, stay one class).
 	distinct := len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0 || len(sv.opts.Reservers) > 0
-	for _, p := range sv.pods {
-		distinct = distinct || p.Affinity != nil
+	for i := 0; i < n && !members.noAffinity; i++ { // pod set templates have none
+		distinct = distinct || g.Members[i].Affinity != nil
 	}
 	b := sv.s.b
 	sv.members = grow(sv.sc.members, g.NumPending())
@@ -318,6 +319,12 @@ func (sv *solver) prepareMembers() error {
 	sv.class, sv.size = make([]int32, len(rows)), grow(sv.sc.size, len(rows))
 	sv.reqs = sv.reqs[:0]
 	req := make([]int64, sv.R) // the member being compiled
+	sv.cols = sv.sc.cols[:0]
+	for j := range sv.R {
+		if j != b.podsR {
+			sv.cols = append(sv.cols, j)
+		}
+	}
 	var classes classIndex
 	i := 0
 	for k, row := range rows {
@@ -372,19 +379,19 @@ func (b *base) ffdSize(req []int64) int64 {
 // compile fills req with the requests of row from its pod's map and
 // reports whether they are valid. Looking up each tracked resource beats
 // iterating the map; the map is iterated only when it holds a name the
-// snapshot does not track (or an invalid entry), which the count of found
-// names reveals.
+// snapshot does not track, the pods count (never looked up: a pod never
+// lists it) or an invalid entry, which the count of found names reveals.
 func (sv *solver) compile(row int32, req []int64) bool {
 	b := sv.s.b
-	p := sv.pods[row]
+	p := sv.pod(row)
 	clear(req)
 	req[b.podsR] = 1
-	found := 0
-	for j, r := range b.res {
-		if j == b.podsR || found == len(p.Requests) {
-			continue // a pod never lists pods: the map pass below rejects it
-		}
-		q, ok := p.Requests[r]
+	// Each name found moves to the front of sv.cols, so a run of members
+	// alike finds all theirs before any miss (a miss hashes the name too).
+	found, cols := 0, sv.cols
+	for k := 0; k < len(cols) && found < len(p.Requests); k++ {
+		j := cols[k]
+		q, ok := p.Requests[b.res[j]]
 		if !ok {
 			continue
 		}
@@ -392,6 +399,7 @@ func (sv *solver) compile(row int32, req []int64) bool {
 			return false
 		}
 		req[j] = q
+		cols[k], cols[found] = cols[found], j
 		found++
 	}
 	if p.Name == "" {
@@ -417,6 +425,14 @@ func (sv *solver) compile(row int32, req []int64) bool {
 	return true
 }
 
+// pod returns the pod of row: a member, or a pod set's template.
+func (sv *solver) pod(row int32) *Pod {
+	if n := len(sv.g.Members); int(row) >= n {
+		return &sv.g.PodSets[int(row)-n].Template
+	}
+	return &sv.g.Members[row]
+}
+
 // req returns the requests of row (see member): its class's.
 func (sv *solver) req(row int32) []int64 {
 	o := int(sv.class[row]) * sv.R
@@ -425,7 +441,7 @@ func (sv *solver) req(row int32) []int64 {
 
 // missingOf is the first resource (by name) that member m requests and no
 // node has, or "".
-func (sv *solver) missingOf(m *member) ResourceName { return sv.missing[sv.pods[m.row]] }
+func (sv *solver) missingOf(m *member) ResourceName { return sv.missing[sv.pod(m.row)] }
 
 // firstBadPod returns the error of the first member, in key order, whose
 // own fields are invalid.
@@ -494,10 +510,10 @@ func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int
 // of both. Labels and affinity matter only to groups with affinity terms
 // or sub-groups, and then no two members are merged.
 func (sv *solver) sameClass(a, row int32, req []int64, withLabels bool) bool {
-	if withLabels || !slices.Equal(sv.req(a), req) || (sv.missing != nil && sv.missing[sv.pods[a]] != sv.missing[sv.pods[row]]) {
+	if withLabels || !slices.Equal(sv.req(a), req) || (sv.missing != nil && sv.missing[sv.pod(a)] != sv.missing[sv.pod(row)]) {
 		return false
 	}
-	pa, pb := sv.pods[a], sv.pods[row]
+	pa, pb := sv.pod(a), sv.pod(row)
 	// Ranging over even an empty map costs an iterator: most pods have no
 	// selector.
 	if len(pa.NodeSelector)+len(pb.NodeSelector) > 0 && !maps.Equal(pa.NodeSelector, pb.NodeSelector) {
@@ -641,7 +657,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	d.Waiting = make([]Key, 0, len(sv.g.Members))
 	for i := range sv.members {
 		if int(sv.members[i].index) < len(sv.g.Members) {
-			d.Waiting = append(d.Waiting, sv.pods[sv.members[i].row].Key())
+			d.Waiting = append(d.Waiting, sv.pod(sv.members[i].row).Key())
 		}
 	}
 	d.Status = Unschedulable
@@ -688,7 +704,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	if bestFail.violation != "" {
 		fmt.Fprintf(&b, "; %s", bestFail.violation)
 	} else if first != nil && !bestFail.untried {
-		who := sv.pods[first.row].Key().String()
+		who := sv.pod(first.row).Key().String()
 		if int(first.index) >= len(sv.g.Members) {
 			who = "a pod of pod set " + who
 		}
@@ -732,10 +748,10 @@ func inName(p *Placement) string {
 // by set name, then node name) with its pod count.
 func (sv *solver) assignments(a *attempt) []Assignment {
 	runs := sv.setRuns(a)
-	out := sv.memberAssignments(a, len(runs))
+	out := sv.memberAssignments(a, len(runs), true)
 	n := len(sv.g.Members)
 	for _, r := range runs {
-		out = append(out, Assignment{Pod: sv.pods[r.row].Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
+		out = append(out, Assignment{Pod: sv.pod(int32(r.row)).Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
 			Member: sv.g.PodSetStart(r.row - n), Count: r.count})
 	}
 	return out
@@ -750,14 +766,16 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 func (sv *solver) outputs(a *attempt) ([]Assignment, []PodSetAssignment) {
 	runs := sv.setRuns(a)
 	as := a.as
-	if as == nil || !sv.intact(a, runs) {
-		as = sv.memberAssignments(a, 0)
-	}
 	n := len(sv.g.Members)
 	k := 0
-	for k < len(as) && as[k].Member < n {
-		as[k].Member = 0
-		k++
+	if as == nil || !sv.intact(a, runs) {
+		as = sv.memberAssignments(a, 0, false)
+		k = len(as)
+	} else {
+		for k < len(as) && as[k].Member < n {
+			as[k].Member = 0
+			k++
+		}
 	}
 	var sets []PodSetAssignment
 	if len(runs) > 0 {
@@ -785,7 +803,7 @@ func (sv *solver) intact(a *attempt, runs []setRun) bool {
 		}
 		for i := s.start; i < s.start+s.n; i++ {
 			m := &sv.members[i]
-			if k == len(as) || as[k] != (Assignment{Pod: sv.pods[m.row].Key(), Node: sv.s.b.nodes[s.node].Name, NodeID: s.node, Member: int(m.index)}) {
+			if k == len(as) || as[k] != (Assignment{Pod: sv.pod(m.row).Key(), Node: sv.s.b.nodes[s.node].Name, NodeID: s.node, Member: int(m.index)}) {
 				return false
 			}
 			k++
@@ -795,7 +813,7 @@ func (sv *solver) intact(a *attempt, runs []setRun) bool {
 		return false
 	}
 	for j, r := range runs {
-		if as[k+j] != (Assignment{Pod: sv.pods[r.row].Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
+		if as[k+j] != (Assignment{Pod: sv.pod(int32(r.row)).Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
 			Member: sv.g.PodSetStart(r.row - n), Count: r.count}) {
 			return false
 		}
@@ -811,8 +829,9 @@ type setRun struct {
 }
 
 // memberAssignments returns the members' assignments of attempt a in
-// member order, with capacity for extra more entries.
-func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
+// member order, with capacity for extra more entries; with indexes, each
+// entry's Member is set (hooks read it), otherwise left 0 (a Decision's).
+func (sv *solver) memberAssignments(a *attempt, extra int, indexes bool) []Assignment {
 	n := len(sv.g.Members)
 	if n == 0 {
 		return make([]Assignment, 0, extra) // pod sets only: no pod to look at
@@ -823,15 +842,22 @@ func (sv *solver) memberAssignments(a *attempt, extra int) []Assignment {
 			members += int(s.n)
 		}
 	}
-	out := make([]Assignment, 0, members+extra)
+	// Entries are written field by field into the zeroed slice: a struct
+	// copy costs a bulk write barrier while the GC runs.
+	out := make([]Assignment, members, members+extra)
+	k := 0
 	for _, s := range segs {
 		if int(sv.members[s.start].index) >= n {
 			continue
 		}
 		name := sv.s.b.nodes[s.node].Name
-		for i := s.start; i < s.start+s.n; i++ {
-			m := &sv.members[i]
-			out = append(out, Assignment{Pod: sv.pods[m.row].Key(), Node: name, NodeID: s.node, Member: int(m.index)})
+		for _, m := range sv.members[s.start : s.start+s.n] {
+			e, p := &out[k], sv.pod(m.row)
+			e.Pod.Namespace, e.Pod.Name, e.Node, e.NodeID = p.Namespace, p.Name, name, s.node
+			if indexes {
+				e.Member = int(m.index)
+			}
+			k++
 		}
 	}
 	return out
@@ -895,7 +921,7 @@ func (sv *solver) waiting(a *attempt) []Key {
 	}
 	sv.gaps(a, func(i, j int) bool {
 		if m := &sv.members[i]; int(m.index) < len(sv.g.Members) {
-			out = append(out, sv.pods[m.row].Key())
+			out = append(out, sv.pod(m.row).Key())
 		}
 		return true
 	})

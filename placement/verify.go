@@ -53,7 +53,7 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		return fmt.Errorf("%w: PodGroup %s: %s", ErrViolation, g.Key(), fmt.Sprintf(format, args...))
 	}
 	bound := s.GroupMembers(g.Key())
-	if err := g.validate(s, bound); err != nil {
+	if _, err := g.validate(s, bound); err != nil {
 		return err
 	}
 	for i := range g.Members {
