@@ -482,7 +482,9 @@ func (g *Group) validatePodSets(s *Snapshot) error {
 		switch {
 		case ps.Name == "":
 			return Errorf(ErrInvalid, obj(), "name", "must not be empty")
-		case i > 0 && ps.Name == order[i-1].Name:
+		case i+1 < len(order) && ps.Name == order[i+1].Name:
+			// Before the set's own checks: which of two sets of one name
+			// sorts first depends on the order of g.PodSets.
 			return Errorf(ErrDuplicate, obj(), "name", "listed twice")
 		case members[ps.Name]:
 			return Errorf(ErrDuplicate, obj(), "name", "is also the name of a member")
@@ -506,10 +508,16 @@ func (g *Group) validatePodSets(s *Snapshot) error {
 	if len(g.SubGroups) > 0 {
 		return Errorf(ErrInvalid, groupObj(g), "subGroups", "cannot be combined with pod sets: list the pods as members")
 	}
+	// The member named is the first in key order that has terms, whatever
+	// the order of g.Members.
+	var first *Pod
 	for i := range g.Members {
-		if g.Members[i].Affinity != nil {
-			return Errorf(ErrInvalid, podObj(g.Members[i].Key()), "spec.affinity", "affinity terms cannot be combined with the pod sets of %s: list the pods as members", groupObj(g))
+		if p := &g.Members[i]; p.Affinity != nil && (first == nil || p.Key().Compare(first.Key()) < 0) {
+			first = p
 		}
+	}
+	if first != nil {
+		return Errorf(ErrInvalid, podObj(first.Key()), "spec.affinity", "affinity terms cannot be combined with the pod sets of %s: list the pods as members", groupObj(g))
 	}
 	return nil
 }
