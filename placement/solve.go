@@ -176,7 +176,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		sv.need = max(int(g.MinCount)-len(bound), 1)
 	}
 	for i, nr := range opts.Reservers {
-		r, err := nr(s, g)
+		r, err := nr(s, sv.hookGroup())
 		if err != nil {
 			return Decision{}, err
 		}
@@ -190,7 +190,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		placements = []Placement{{Nodes: s.b.allNodes}}
 	} else {
 		var err error
-		if placements, err = opts.Generator.Generate(s, g); err != nil {
+		if placements, err = opts.Generator.Generate(s, sv.hookGroup()); err != nil {
 			return Decision{}, err
 		}
 	}
@@ -237,6 +237,7 @@ type member struct {
 type solver struct {
 	s            *Snapshot
 	g            *Group
+	hg           Group // see hookGroup
 	opts         Options
 	R            int
 	members      []member
@@ -425,6 +426,14 @@ func (sv *solver) compile(row int32, req []int64) bool {
 	return true
 }
 
+// hookGroup returns the group to hand a hook: a fresh copy of sv.g, so
+// that a hook reassigning its fields (Members, PodSets) reaches neither
+// the caller's group nor the one the solver reads its rows from.
+func (sv *solver) hookGroup() *Group {
+	sv.hg = *sv.g
+	return &sv.hg
+}
+
 // pod returns the pod of row: a member, or a pod set's template.
 func (sv *solver) pod(row int32) *Pod {
 	if n := len(sv.g.Members); int(row) >= n {
@@ -601,19 +610,19 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 				// listed for the winner: a SumScorer reads the sums of
 				// the solver's classes.
 				if ss, bySums := sv.opts.Scorer.(SumScorer); bySums && len(sv.opts.PlacementFilters) == 0 {
-					a.score = ss.ScoreSums(sv.s, sv.g, p, int64(a.placed), sv.placedSums(a))
+					a.score = ss.ScoreSums(sv.s, sv.hookGroup(), p, int64(a.placed), sv.placedSums(a))
 				} else {
 					a.as = sv.assignments(a)
 				}
 				for _, f := range sv.opts.PlacementFilters {
-					if r := f.FilterPlacement(sv.s, sv.g, p, a.as); !r.OK() {
+					if r := f.FilterPlacement(sv.s, sv.hookGroup(), p, a.as); !r.OK() {
 						a.reject = r
 						break
 					}
 				}
 				if a.reject.OK() {
 					if a.as != nil {
-						a.score = sv.opts.Scorer.Score(sv.s, sv.g, p, a.as)
+						a.score = sv.opts.Scorer.Score(sv.s, sv.hookGroup(), p, a.as)
 					}
 					if win == nil || a.score > win.score || (a.score == win.score && p.Name < win.p.Name) {
 						win = a
