@@ -1,0 +1,231 @@
+package placement_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	. "github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// classRunsDraw is a seeded input aimed at attempts of several runs filled
+// by node class (placeRunClasses): the whole cluster or domains of 64+
+// consecutive IDs (racks, or a topology tree's with required or preferred
+// keys) over few node types, so that a later run starts with nodes an
+// earlier one touched; groups of one to four shapes mixing members and pod
+// sets of the same and other requests; groups too large to fit, for the
+// diagnosis; caller Filters, Reservers, PlacementFilters and budgets now
+// and then. It returns a description for failure messages.
+func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
+	r := rand.New(rand.NewPCG(seed, seed^0x1234567))
+	n := []int{64, 65, 100, 128, 200, 256, 511, 512, 513, 700, 1024, 1100}[r.IntN(12)]
+	types := make([]advNodeType, 1+r.IntN(4))
+	for t := range types {
+		al := ResourceList{ResourceCPU: 2000 * int64(1+r.IntN(8)), ResourceMemory: int64(1+r.IntN(4)) << 30}
+		if r.IntN(3) == 0 {
+			al[ResourceGPU] = int64(1 + r.IntN(4))
+		}
+		if r.IntN(4) == 0 {
+			al[ResourcePods] = int64(1 + r.IntN(10))
+		}
+		types[t] = advNodeType{alloc: al, taint: r.IntN(8) == 0, cord: r.IntN(15) == 0}
+	}
+	block := []int{1, 3, 16, 64, 100, 512}[r.IntN(6)]
+	rack := []int{64, 64, 100, 128, 256, 512}[r.IntN(6)]
+	nodes := make([]Node, n)
+	for i := range nodes {
+		t := advTypeOf(r, i, block, len(types), 10+r.IntN(20))
+		nodes[i] = advNode(fmt.Sprintf("n%05d", i), types[t],
+			map[string]string{"zone": fmt.Sprintf("z%d", i/(rack*2)), "rack": fmt.Sprintf("r%03d", i/rack), "kind": fmt.Sprintf("k%d", t), "stripe": fmt.Sprint(i % 4)})
+	}
+	var pods []Pod
+	busy := []int{0, 1, 3, 6}[r.IntN(4)]
+	for i := range nodes {
+		if r.IntN(10) >= busy {
+			continue
+		}
+		if q, ok := nodes[i].Allocatable[ResourcePods]; ok && q < 2 {
+			continue
+		}
+		lvl := int64(1 + r.IntN(3))
+		p := Pod{Namespace: "ns", Name: fmt.Sprintf("b%05d", i), NodeName: nodes[i].Name,
+			Requests: ResourceList{ResourceCPU: 1000 * lvl, ResourceMemory: lvl << 28}}
+		if !advFitsCPUMemory(p, nodes[i]) {
+			continue
+		}
+		pods = append(pods, p)
+	}
+	s, err := NewSnapshot(nodes, pods)
+	if err != nil {
+		return nil, nil, Options{}, "", err
+	}
+	desc := fmt.Sprintf("nodes=%d types=%d block=%d rack=%d busy=%d", n, len(types), block, rack, busy)
+	if r.IntN(4) == 0 {
+		ch := advChange(r, s, nodes, 3, 30, func(k int, node string) Pod {
+			return Pod{Namespace: "ns", Name: fmt.Sprintf("x%04d", k), NodeName: node, Requests: ResourceList{ResourceCPU: 500}}
+		})
+		if d, err := s.Apply(ch); err == nil {
+			s = d
+			desc += " applied"
+		}
+	}
+	shapes := make([]advShape, 1+r.IntN(4))
+	for k := range shapes {
+		sh := advShape{req: ResourceList{ResourceCPU: 500 * int64(1+r.IntN(8))}}
+		if r.IntN(2) == 0 {
+			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
+		}
+		if r.IntN(4) == 0 {
+			sh.req[ResourceGPU] = 1
+		}
+		if r.IntN(8) == 0 {
+			sh.tol = advTolerate()
+		}
+		if r.IntN(12) == 0 {
+			sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(len(types)))}
+		} else if k > 0 && r.IntN(2) == 0 {
+			// Labels are no part of a node's class: a run on every
+			// fourth node touches nodes of a class other than its first
+			// ones in ID order, which a later run by class must skip.
+			sh.sel = map[string]string{"stripe": fmt.Sprint(r.IntN(4))}
+		}
+		shapes[k] = sh
+	}
+	g := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
+	name := advNamer(r)
+	scale := []int{4, 20, 100, 600}[r.IntN(4)]
+	for range r.IntN(5) {
+		sh := shapes[r.IntN(len(shapes))]
+		for range 1 + r.IntN(scale) {
+			g.Members = append(g.Members, sh.pod(name()))
+		}
+	}
+	for range r.IntN(4) {
+		sh := shapes[r.IntN(len(shapes))]
+		g.PodSets = append(g.PodSets, PodSet{Name: name(), Count: int32(1 + r.IntN(scale*3)), Template: sh.pod("ignored")})
+	}
+	if len(g.Members) == 0 && len(g.PodSets) == 0 {
+		g.Members = append(g.Members, shapes[0].pod(name()))
+	}
+	pending := len(g.Members)
+	for _, ps := range g.PodSets {
+		pending += int(ps.Count)
+	}
+	g.MinCount = advMinCount(r, pending, 3, func() int { return pending / 2 })
+	if r.IntN(6) == 0 {
+		g.Policy = PolicyBasic
+	}
+	if r.IntN(2) == 0 {
+		r.Shuffle(len(g.Members), func(i, j int) { g.Members[i], g.Members[j] = g.Members[j], g.Members[i] })
+	}
+	desc += fmt.Sprintf(" shapes=%d members=%d sets=%d min=%d %s", len(shapes), len(g.Members), len(g.PodSets), g.MinCount, g.Policy)
+	var opts Options
+	switch r.IntN(5) {
+	case 0:
+		desc += " gen=nil"
+	case 1:
+		var gen advGen
+		for lo := 0; lo < n; lo += rack {
+			gen = append(gen, Placement{Name: fmt.Sprintf("r%03d", lo/rack), Nodes: advIDs(lo, min(lo+rack, n)), Rank: r.IntN(2)})
+		}
+		opts.Generator = gen
+		desc += " gen=racks"
+	default:
+		t, err := topology.NewTree(s, []string{"zone", "rack"})
+		if err != nil {
+			return nil, nil, Options{}, "", err
+		}
+		var cs []topology.Constraint
+		switch r.IntN(5) {
+		case 0:
+			cs = []topology.Constraint{{Key: "rack"}}
+		case 1:
+			cs = []topology.Constraint{{Key: "zone"}, {Key: "rack", Preferred: true}}
+		case 2:
+			cs = []topology.Constraint{{Key: "rack", Preferred: true}}
+		case 3:
+			cs = []topology.Constraint{{Key: "zone", Preferred: true}}
+		default:
+			cs = []topology.Constraint{{Key: "zone"}}
+		}
+		sc := topology.Scoring(r.IntN(2))
+		o, err := t.SolverOptions(cs, sc)
+		if err != nil {
+			return nil, nil, Options{}, "", err
+		}
+		opts = o
+		desc += fmt.Sprintf(" topo=%v/%v", cs, sc)
+	}
+	if r.IntN(6) == 0 {
+		opts.Filters = []Filter{advModFilter(NodeID(2+r.IntN(5)), r.IntN(2) == 0)}
+		desc += " filter"
+	}
+	if len(g.PodSets) == 0 && r.IntN(8) == 0 {
+		opts.Reservers = []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return adv6Reserver{}, nil }}
+		desc += " reserver"
+	}
+	if r.IntN(8) == 0 {
+		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ *Group, _ *Placement, a []Assignment) Rejection {
+			if len(a)%3 == 0 {
+				return Rejection{Reason: "div3"}
+			}
+			return Rejection{}
+		})}
+		desc += " pfilter"
+	}
+	if r.IntN(8) == 0 {
+		opts.Budget = int64(50 + r.IntN(20000))
+		desc += " budget"
+	}
+	return s, g, opts, desc, nil
+}
+
+// TestProp_ClassRunsEqualOneByOne: the batched greedy over node classes,
+// which looks a class's nodes up lazily and checks them against the
+// attempt's touched nodes only in runs that begin with some touched, places
+// exactly as the one-by-one greedy that a caller Filter accepting
+// everything forces (the search cut at once, as in
+// TestProp_Adv5NoopFilterEqualsBatched).
+func TestProp_ClassRunsEqualOneByOne(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s, g, opts, desc, err := classRunsDraw(rapid.Uint64().Draw(t, "seed"))
+		require.NoError(t, err)
+		opts.Filters, opts.Reservers = nil, nil
+		opts.SearchBudget = 1
+		opts.Budget = 0 // a filter's calls count: a tight budget runs out sooner one by one
+		fast, err := Solve(s, g, opts)
+		require.NoError(t, err, desc)
+		opts.Filters = []Filter{adv5Noop}
+		slow, err := Solve(s, g, opts)
+		require.NoError(t, err, desc)
+		if fast.Status == Scheduled || slow.Status == Scheduled {
+			require.Equal(t, slow.Status, fast.Status, "%s\nslow: %s\nfast: %s", desc, slow.Message, fast.Message)
+			require.Equal(t, slow.Placement, fast.Placement, desc)
+			require.Equal(t, slow.Assignments, fast.Assignments, desc)
+			require.Equal(t, slow.PodSetAssignments, fast.PodSetAssignments, desc)
+			require.Equal(t, slow.Waiting, fast.Waiting, desc)
+			require.Equal(t, slow.Score, fast.Score, desc)
+			require.NoError(t, Verify(s, g, fast), desc)
+		}
+		require.Equal(t, slow.MostFit, fast.MostFit, "%s\nslow: %s\nfast: %s", desc, slow.Message, fast.Message)
+	})
+}
+
+// TestClassRunsGen_FeasibleAndInfeasible: classRunsDraw yields groups that
+// are scheduled and groups that are not.
+func TestClassRunsGen_FeasibleAndInfeasible(t *testing.T) {
+	seen := map[Status]int{}
+	for seed := range uint64(100) {
+		s, g, opts, desc, err := classRunsDraw(seed)
+		require.NoError(t, err)
+		d, err := Solve(s, g, opts)
+		require.NoError(t, err, desc)
+		seen[d.Status]++
+	}
+	require.Positive(t, seen[Scheduled], "%v", seen)
+	require.Positive(t, seen[Unschedulable]+seen[Unresolvable], "%v", seen)
+}
