@@ -117,72 +117,69 @@ func (s *nodeSet) Min() (NodeID, bool) {
 // ascend calls fn on each node of s in [from, to), in ID order, until fn
 // returns false.
 func (s *nodeSet) ascend(from, to NodeID, fn func(NodeID) bool) {
-	from = max(from, 0)
-	if to <= from {
-		return
-	}
-	last := min(len(s.chunks), (int(to)-1)/chunkNodes+1) // the chunk of to-1, included: no overflow near MaxInt32
-	for i := int(from) / chunkNodes; i < last; i++ {
-		c := s.chunks[i]
-		if c == nil {
-			continue
-		}
-		w0 := 0
-		if i == int(from)/chunkNodes {
-			w0 = int(from) % chunkNodes / 64
-		}
-		for w := w0; w < len(c); w++ {
-			word := c[w]
-			if i == int(from)/chunkNodes && w == w0 {
-				word &^= 1<<(uint(from)%64) - 1 // the IDs below from
-			}
-			for word != 0 {
-				b := bits.TrailingZeros64(word)
-				word &= word - 1
-				id := NodeID(i*chunkNodes + w*64 + b)
-				if id >= to || !fn(id) {
-					return
-				}
+	s.words(from, to, func(base NodeID, word uint64) bool {
+		for word != 0 {
+			id := base + NodeID(bits.TrailingZeros64(word))
+			word &= word - 1
+			if id >= to || !fn(id) {
+				return false
 			}
 		}
-	}
+		return true
+	})
 }
 
 // appendRange appends to buf the nodes of s in [from, to), in ID order,
 // until buf holds limit: ascend without a call per node.
 func (s *nodeSet) appendRange(buf []NodeID, from, to NodeID, limit int) []NodeID {
-	from = max(from, 0)
-	if to <= from || len(buf) >= limit {
+	if len(buf) >= limit {
 		return buf
 	}
-	last := min(len(s.chunks), (int(to)-1)/chunkNodes+1) // as in ascend: no overflow near MaxInt32
-	for i := int(from) / chunkNodes; i < last; i++ {
+	s.words(from, to, func(base NodeID, word uint64) bool {
+		for word != 0 {
+			id := base + NodeID(bits.TrailingZeros64(word))
+			word &= word - 1
+			if id >= to {
+				return false
+			}
+			if buf = append(buf, id); len(buf) == limit {
+				return false
+			}
+		}
+		return true
+	})
+	return buf
+}
+
+// words calls fn, in ID order, on each non-empty word of s that holds IDs
+// in [from, to), with the ID of its bit 0 and the IDs below from cleared,
+// until fn returns false. Bits at or past to are left: fn stops there.
+func (s *nodeSet) words(from, to NodeID, fn func(base NodeID, word uint64) bool) {
+	from = max(from, 0)
+	if to <= from {
+		return
+	}
+	first := int(from) / chunkNodes
+	last := min(len(s.chunks), (int(to)-1)/chunkNodes+1) // the chunk of to-1, included: no overflow near MaxInt32
+	for i := first; i < last; i++ {
 		c := s.chunks[i]
 		if c == nil {
 			continue
 		}
 		w0 := 0
-		if i == int(from)/chunkNodes {
+		if i == first {
 			w0 = int(from) % chunkNodes / 64
 		}
 		for w := w0; w < len(c); w++ {
 			word := c[w]
-			if i == int(from)/chunkNodes && w == w0 {
-				word &^= 1<<(uint(from)%64) - 1
+			if i == first && w == w0 {
+				word &^= 1<<(uint(from)%64) - 1 // the IDs below from
 			}
-			for word != 0 {
-				id := NodeID(i*chunkNodes + w*64 + bits.TrailingZeros64(word))
-				word &= word - 1
-				if id >= to {
-					return buf
-				}
-				if buf = append(buf, id); len(buf) == limit {
-					return buf
-				}
+			if word != 0 && !fn(NodeID(i*chunkNodes+w*64), word) {
+				return
 			}
 		}
 	}
-	return buf
 }
 
 // count returns the number of nodes of s in [from, to).
