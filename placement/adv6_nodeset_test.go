@@ -27,21 +27,7 @@ func TestAdv6_NodeSetCountMatchesAscend(t *testing.T) {
 		for range rapid.IntRange(0, 10).Draw(t, "deletes") {
 			s.delete(NodeID(rapid.IntRange(0, nodes-1).Draw(t, "del")))
 		}
-		edge := func(label string) NodeID {
-			switch rapid.IntRange(0, 5).Draw(t, label+"kind") {
-			case 0:
-				return NodeID(rapid.SampledFrom([]int{0, 63, 64, 65, 511, 512, 513, 1023, 1024, 1025}).Draw(t, label))
-			case 1:
-				return NodeID(nodes)
-			case 2:
-				return math.MaxInt32
-			case 3:
-				return NodeID(-rapid.IntRange(0, 3).Draw(t, label))
-			default:
-				return NodeID(rapid.IntRange(0, nodes+600).Draw(t, label))
-			}
-		}
-		from, to := edge("from"), edge("to")
+		from, to := drawRangeEdge(t, "from", nodes), drawRangeEdge(t, "to", nodes)
 		var want int64
 		s.ascend(from, to, func(NodeID) bool { want++; return true })
 		var brute int64
@@ -57,4 +43,22 @@ func TestAdv6_NodeSetCountMatchesAscend(t *testing.T) {
 			t.Fatalf("count(%d, %d) = %d, ascend visits %d (set of %d over %d nodes)", from, to, got, want, s.Len(), nodes)
 		}
 	})
+}
+
+// drawRangeEdge draws a bound of a node range over a set of nodes IDs:
+// at or next to a 64-node word or 512-node chunk boundary, the set's end,
+// MaxInt32, negative, or anywhere up to 600 past the end.
+func drawRangeEdge(t *rapid.T, label string, nodes int) NodeID {
+	switch rapid.IntRange(0, 5).Draw(t, label+"Kind") {
+	case 0:
+		return NodeID(rapid.SampledFrom([]int{0, 1, 63, 64, 65, 127, 128, 511, 512, 513, 1023, 1024, 1025}).Draw(t, label))
+	case 1:
+		return NodeID(nodes)
+	case 2:
+		return math.MaxInt32
+	case 3:
+		return NodeID(-rapid.IntRange(0, 3).Draw(t, label))
+	default:
+		return NodeID(rapid.IntRange(0, nodes+600).Draw(t, label))
+	}
 }

@@ -46,21 +46,7 @@ func TestProp_AppendRangeIsAscend(t *testing.T) {
 		for range rapid.IntRange(0, 8).Draw(t, "deletes") {
 			s.delete(NodeID(rapid.IntRange(0, nodes-1).Draw(t, "del")))
 		}
-		edge := func(label string) NodeID {
-			switch rapid.IntRange(0, 5).Draw(t, label+"Kind") {
-			case 0:
-				return NodeID(rapid.SampledFrom([]int{0, 1, 63, 64, 65, 127, 128, 511, 512, 513, 1023, 1024, 1025}).Draw(t, label))
-			case 1:
-				return NodeID(nodes)
-			case 2:
-				return math.MaxInt32
-			case 3:
-				return NodeID(-rapid.IntRange(0, 3).Draw(t, label))
-			default:
-				return NodeID(rapid.IntRange(0, nodes+600).Draw(t, label))
-			}
-		}
-		from, to := edge("from"), edge("to")
+		from, to := drawRangeEdge(t, "from", nodes), drawRangeEdge(t, "to", nodes)
 		buf := rapid.SliceOfN(rapid.Just(NodeID(-7)), 0, 3).Draw(t, "held")
 		limit := rapid.SampledFrom([]int{0, 1, 2, 4, 63, 64, 65, 256, math.MaxInt}).Draw(t, "limit")
 		want := ascendRef(s, buf, from, to, limit)

@@ -1,7 +1,6 @@
 package placement_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -81,11 +80,7 @@ func TestMemberErrorsWhateverTheOrder(t *testing.T) {
 					return
 				}
 				for _, err := range []error{err, verr} {
-					require.ErrorIs(t, err, tc.sentinel)
-					var fe *FieldError
-					require.True(t, errors.As(err, &fe), "%v", err)
-					require.Equal(t, tc.object, fe.Object, "%v", err)
-					require.Equal(t, tc.field, fe.Field, "%v", err)
+					requireFieldError(t, err, tc.sentinel, tc.object, tc.field)
 				}
 			})
 		})

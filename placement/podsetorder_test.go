@@ -1,7 +1,6 @@
 package placement_test
 
 import (
-	"errors"
 	"slices"
 	"testing"
 
@@ -58,11 +57,7 @@ func TestRegression_PodSetErrorsWhateverTheOrder(t *testing.T) {
 					_, err := Solve(s, g, Options{})
 					verr := Verify(s, g, Decision{Status: Unschedulable})
 					for _, err := range []error{err, verr} {
-						require.ErrorIs(t, err, tc.sentinel)
-						var fe *FieldError
-						require.True(t, errors.As(err, &fe), "%v", err)
-						require.Equal(t, tc.object, fe.Object, "%v", err)
-						require.Equal(t, tc.field, fe.Field, "%v", err)
+						requireFieldError(t, err, tc.sentinel, tc.object, tc.field)
 					}
 				}
 			})
