@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	. "github.com/gangsched/gangsched/placement"
-	"github.com/gangsched/gangsched/topology"
 )
 
 // adv6Case is a seeded input aimed at the solver's classes of identical
@@ -323,29 +322,12 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 	case 0, 1:
 		desc += " gen=nil"
 	case 2, 3: // topology
-		keys := []string{"zone", "rack"}
-		t, err := topology.NewTree(s, keys)
-		if err != nil {
-			return adv6Case{}, err
-		}
-		var cs []topology.Constraint
-		switch r.IntN(4) {
-		case 0:
-			cs = []topology.Constraint{{Key: "rack"}}
-		case 1:
-			cs = []topology.Constraint{{Key: "zone"}, {Key: "rack", Preferred: true}}
-		case 2:
-			cs = []topology.Constraint{{Key: "rack", Preferred: true}}
-		default:
-			cs = []topology.Constraint{{Key: "zone"}}
-		}
-		scoring := topology.Scoring(r.IntN(2))
-		o, err := t.SolverOptions(cs, scoring)
+		o, d, err := advZoneRackOptions(r, s, 4)
 		if err != nil {
 			return adv6Case{}, err
 		}
 		opts = o
-		desc += fmt.Sprintf(" topo=%v/%v", cs, scoring)
+		desc += d
 	default: // windows
 		opts.Generator = advWindows(r, n, false, 3)
 		desc += " gen=windows"

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	. "github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // The pieces adv5Draw and adv6Draw share. Each takes the generator's
@@ -196,4 +197,31 @@ func advMinCount(r *rand.Rand, total, of int, rest func() int) int32 {
 	default:
 		return int32(max(1, rest()))
 	}
+}
+
+// advZoneRackOptions builds a zone > rack tree over s and draws its
+// solver options: kinds 4 draws a required rack, a required zone with a
+// preferred rack, a preferred rack or a required zone; kinds 5 adds a
+// preferred zone before the last. Then either scoring.
+func advZoneRackOptions(r *rand.Rand, s *Snapshot, kinds int) (Options, string, error) {
+	t, err := topology.NewTree(s, []string{"zone", "rack"})
+	if err != nil {
+		return Options{}, "", err
+	}
+	var cs []topology.Constraint
+	switch k := r.IntN(kinds); {
+	case k == 0:
+		cs = []topology.Constraint{{Key: "rack"}}
+	case k == 1:
+		cs = []topology.Constraint{{Key: "zone"}, {Key: "rack", Preferred: true}}
+	case k == 2:
+		cs = []topology.Constraint{{Key: "rack", Preferred: true}}
+	case k == 3 && kinds == 5:
+		cs = []topology.Constraint{{Key: "zone", Preferred: true}}
+	default:
+		cs = []topology.Constraint{{Key: "zone"}}
+	}
+	scoring := topology.Scoring(r.IntN(2))
+	o, err := t.SolverOptions(cs, scoring)
+	return o, fmt.Sprintf(" topo=%v/%v", cs, scoring), err
 }

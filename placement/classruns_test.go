@@ -9,7 +9,6 @@ import (
 	"pgregory.net/rapid"
 
 	. "github.com/gangsched/gangsched/placement"
-	"github.com/gangsched/gangsched/topology"
 )
 
 // classRunsDraw is a seeded input aimed at attempts of several runs filled
@@ -135,30 +134,12 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 		opts.Generator = gen
 		desc += " gen=racks"
 	default:
-		t, err := topology.NewTree(s, []string{"zone", "rack"})
-		if err != nil {
-			return nil, nil, Options{}, "", err
-		}
-		var cs []topology.Constraint
-		switch r.IntN(5) {
-		case 0:
-			cs = []topology.Constraint{{Key: "rack"}}
-		case 1:
-			cs = []topology.Constraint{{Key: "zone"}, {Key: "rack", Preferred: true}}
-		case 2:
-			cs = []topology.Constraint{{Key: "rack", Preferred: true}}
-		case 3:
-			cs = []topology.Constraint{{Key: "zone", Preferred: true}}
-		default:
-			cs = []topology.Constraint{{Key: "zone"}}
-		}
-		sc := topology.Scoring(r.IntN(2))
-		o, err := t.SolverOptions(cs, sc)
+		o, d, err := advZoneRackOptions(r, s, 5)
 		if err != nil {
 			return nil, nil, Options{}, "", err
 		}
 		opts = o
-		desc += fmt.Sprintf(" topo=%v/%v", cs, sc)
+		desc += d
 	}
 	if r.IntN(6) == 0 {
 		opts.Filters = []Filter{advModFilter(NodeID(2+r.IntN(5)), r.IntN(2) == 0)}
