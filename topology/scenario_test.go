@@ -386,3 +386,24 @@ func TestBestFit_TightestRack(t *testing.T) {
 	require.Equal(t, "r1", d.Placement.Name)
 	require.Len(t, d.Assignments, 4)
 }
+
+// TestGenerate_SmallestRequestOfMixedMembers: a domain is short of a
+// group when its freest node cannot hold the smallest member; with members
+// of two sizes, listed small first, that is the small one's request. r1's
+// one node holds the 1-CPU member only, and minCount 1 needs no more, so
+// r1 is a candidate of the first tier (its bound is the better; r2, which
+// holds both, ends the tier), not the explanatory last tier of domains
+// short of the group.
+func TestGenerate_SmallestRequestOfMixedMembers(t *testing.T) {
+	s := snapshot(t, []placement.Node{node("r1-a", 2000, rackKey, "r1"), node("r2-a", 8000, rackKey, "r2")})
+	g := gang("pg", 1, []placement.Pod{member("pg-a", "pg", 1000), member("pg-b", "pg", 4000)})
+	opts, err := tree(t, s, rackKey).SolverOptions([]topology.Constraint{required(rackKey)}, topology.MostAllocated)
+	require.NoError(t, err)
+	ps, err := opts.Generator.Generate(s, g)
+	require.NoError(t, err)
+	ranks := map[string]int{}
+	for _, p := range ps {
+		ranks[p.Name] = p.Rank
+	}
+	require.Equal(t, map[string]int{"r1": 0, "r2": 0}, ranks)
+}
