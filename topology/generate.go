@@ -144,11 +144,10 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	type qty struct{ q, count int64 }
 	var vecs [][]int64
 	var counts []int64
-	first := true
 	for row, count := range g.RequestCounts(c.snap) {
 		for r, q := range row {
 			sh.total[r] = arith.SatAdd(sh.total[r], arith.MulSat(q, int64(count)))
-			if first || q < sh.minReq[r] {
+			if len(vecs) == 0 || q < sh.minReq[r] {
 				sh.minReq[r] = q
 			}
 			sh.maxReq[r] = max(sh.maxReq[r], q)
@@ -156,10 +155,7 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 				sh.requested[r] = true
 			}
 		}
-		first = false
-		if sh.need != sh.n { // only the sum of the need smallest reads them
-			vecs, counts = append(vecs, row), append(counts, int64(count))
-		}
+		vecs, counts = append(vecs, row), append(counts, int64(count))
 	}
 	if sh.need == sh.n {
 		copy(sh.needSum, sh.total) // the common gang: every member is needed
