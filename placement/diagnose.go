@@ -58,17 +58,22 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 	// do without that member.
 	can := best.placed
 	builtinOnly := sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
-	known := map[int32]bool{} // by class, when no hook can tell members apart
+	known := map[int32]bool{}             // by class, when no hook can tell members apart
+	lastClass, lastOK := int32(-1), false // members of one class come in runs
 	sv.gaps(best, func(i, j int) bool {
 		// A row's waiting pods (one *Pod to every check) get one answer.
 		c := sv.class[sv.members[i].row]
-		ok, cached := known[c]
+		ok, cached := lastOK, builtinOnly && c == lastClass
+		if !cached {
+			ok, cached = known[c]
+		}
 		if !cached {
 			ok = sv.resolvable(&sv.members[i])
 			if builtinOnly {
 				known[c] = ok
 			}
 		}
+		lastClass, lastOK = c, ok
 		if ok {
 			can += j - i
 		}

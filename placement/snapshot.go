@@ -108,6 +108,10 @@ type base struct {
 	keyPos   []int32
 	keyEnd   []int32
 	keyShift int
+	// keyBits[d] has bit h%64 set for every hash h of bucket d: most
+	// lookups of a key that is not there (a pending member's, as Solve
+	// checks each one) end on this one word instead of a bucket scan.
+	keyBits  []uint64
 	allNodes []NodeID
 	largest  []int64  // per resource, the largest allocatable of any node
 	allocSum []int64  // per resource, Σ allocatable (saturating)
@@ -548,10 +552,12 @@ func (b *base) indexCounted(hashes []uint32, end []int32, shift int, unique bool
 	b.keyHash = make([]uint32, len(hashes))
 	b.keyPos = make([]int32, len(hashes))
 	b.keyEnd, b.keyShift = end, shift
+	b.keyBits = make([]uint64, len(end))
 	for i, h := range hashes {
 		d := h >> shift
 		b.keyHash[end[d]], b.keyPos[end[d]] = h, int32(i)
 		end[d]++
+		b.keyBits[d] |= 1 << (h % 64)
 	}
 	var run []hashPos
 	lo := 0
@@ -955,6 +961,9 @@ func (b *base) podIndexHashed(k Key, h uint32) (int, bool) {
 // findKey finds k, whose key hash is h, in the key index.
 func (b *base) findKey(k Key, h uint32) (int, bool) {
 	d, lo := h>>b.keyShift, int32(0)
+	if b.keyBits[d]&(1<<(h%64)) == 0 {
+		return 0, false
+	}
 	if d > 0 {
 		lo = b.keyEnd[d-1]
 	}
