@@ -305,9 +305,46 @@ func BenchmarkMemberInput(b *testing.B) {
 			if read() == 0 {
 				b.Fatal("nothing read")
 			}
-			for b.Loop() {
-				sink += read()
+			loop(b, func() { sink += read() })
+		})
+	}
+}
+
+// BenchmarkMemberAnswer times the least any decision that answers a listed
+// gang member by member must do, whatever it decides: what
+// BenchmarkMemberInput reads, a check that the names are distinct (that
+// they increase, as they do here), and the answer — one
+// placement.Assignment per member, with its key and a node's name and ID
+// (eight members to a host, as the floor's first-fit puts them) — in a
+// slice allocated for it, as a Decision's Assignments are. A member cell's
+// decision cannot come closer to its floor than (this + the floor) / the
+// floor.
+func BenchmarkMemberAnswer(b *testing.B) {
+	for _, p := range matrixSizes {
+		b.Run(fmt.Sprintf("p=%d", p), func(b *testing.B) {
+			g, nodes := gpuGang(p), gpuCluster(b, 1000, false).c.Nodes
+			answer := func() ([]placement.Assignment, int64) {
+				var sum int64
+				out := make([]placement.Assignment, len(g.Members))
+				for i := range g.Members {
+					m := &g.Members[i]
+					if i > 0 && g.Members[i-1].Name >= m.Name {
+						return nil, 0
+					}
+					sum += m.Requests[placement.ResourceGPU] + m.Requests[placement.ResourceCPU]
+					id := placement.NodeID(i / 8 % len(nodes))
+					e := &out[i]
+					e.Pod.Namespace, e.Pod.Name, e.Node, e.NodeID = m.Namespace, m.Name, nodes[id].Name, id
+				}
+				return out, sum
 			}
+			if out, sum := answer(); sum == 0 || len(out) != p || out[p-1].Node == "" {
+				b.Fatal("no answer")
+			}
+			loop(b, func() {
+				out, sum := answer()
+				sink += sum + int64(len(out))
+			})
 		})
 	}
 }

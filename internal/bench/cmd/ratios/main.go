@@ -11,7 +11,7 @@
 //
 // Usage:
 //
-//	ratios [-sort ratio] [-extra unit,...] [-match prefix] [-unit u] [-grid] [-before file] [file ...]
+//	ratios [-sort ratio] [-extra unit,...] [-match prefix] [-unit u] [-grid [-answer]] [-before file] [file ...]
 //
 // It reads the files, or standard input when none is given. -extra adds a
 // column per custom metric unit of the decision (e.g. -extra placed,steps);
@@ -30,6 +30,11 @@
 // workloads such as n=10000/p=512/block/empty: the last two parts of the
 // name pick the column, the rest the row (podset/n=10000/p=512 for
 // podset/n=10000/p=512/block/empty).
+//
+// -grid -answer prints, in the same grid, the least ratio a decision that
+// answers its gang member by member can reach: (BenchmarkMemberAnswer/p=<k>
+// + the floor) / the floor, for a workload whose name has a part p=<k>;
+// "—" where the input has no such line.
 package main
 
 import (
@@ -66,12 +71,16 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	match := fs.String("match", "", "keep only workloads whose name starts with one of these comma-separated prefixes")
 	before := fs.String("before", "", "a file of the same benchmarks run on the code before: print before and after side by side")
 	grid := fs.Bool("grid", false, "print the ratios as a grid: columns by the last two /-separated parts of the name, rows by the rest")
+	answer := fs.Bool("answer", false, "with -grid: print (BenchmarkMemberAnswer/p=<k> + floor) / floor instead of decision / floor")
 	unit := fs.String("unit", "ns/op", "the metric to read times from, e.g. cpu-ns/op")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *sortBy != "" && *sortBy != "ratio" {
 		return fmt.Errorf("-sort %q: want ratio", *sortBy)
+	}
+	if *answer && !*grid {
+		return errors.New("-answer goes with -grid")
 	}
 	var extras []string
 	if *extra != "" {
@@ -104,8 +113,11 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if *sortBy == "ratio" {
 		slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(b.ratio(), a.ratio()) })
 	}
+	if *grid && *answer {
+		return writeGrid(stdout, rows, "(answer+floor)/floor", res.answerRatio)
+	}
 	if *grid {
-		return writeGrid(stdout, rows)
+		return writeGrid(stdout, rows, "decision/floor", row.ratio)
 	}
 	if *before != "" {
 		old := newResults()
@@ -236,6 +248,25 @@ func (r row) ratio() float64 {
 	return median(r.decision["ns/op"]) / median(r.floor["ns/op"])
 }
 
+// answerRatio is (BenchmarkMemberAnswer/p=<k> + floor) / floor for a
+// workload with a part p=<k>; NaN without a floor or such a benchmark.
+func (r *results) answerRatio(w row) float64 {
+	if w.floor == nil {
+		return math.NaN()
+	}
+	for part := range strings.SplitSeq(w.workload, "/") {
+		if strings.HasPrefix(part, "p=") {
+			a, ok := r.values["BenchmarkMemberAnswer/"+part]
+			if !ok {
+				break
+			}
+			f := median(w.floor["ns/op"])
+			return (median(a["ns/op"]) + f) / f
+		}
+	}
+	return math.NaN()
+}
+
 func (r *results) rows(match string) []row {
 	prefixes := strings.Split(match, ",")
 	var out []row
@@ -275,9 +306,9 @@ func write(w io.Writer, rows []row, extras []string, unit string) error {
 	return err
 }
 
-// writeGrid writes the ratios of rows as a grid; rows and columns keep
-// their first appearance's order.
-func writeGrid(w io.Writer, rows []row) error {
+// writeGrid writes ratio of each of rows as a grid headed title; rows and
+// columns keep their first appearance's order.
+func writeGrid(w io.Writer, rows []row, title string, ratio func(row) float64) error {
 	var rowKeys, colKeys []string
 	cells := map[[2]string]string{}
 	for _, r := range rows {
@@ -294,11 +325,11 @@ func writeGrid(w io.Writer, rows []row) error {
 		}
 		cells[[2]string{rk, ck}] = "—"
 		if r.floor != nil {
-			cells[[2]string{rk, ck}] = formatRatio(r.ratio())
+			cells[[2]string{rk, ck}] = formatRatio(ratio(r))
 		}
 	}
 	var b strings.Builder
-	b.WriteString("| decision/floor |")
+	b.WriteString("| " + title + " |")
 	for _, c := range colKeys {
 		b.WriteString(" " + c + " |")
 	}

@@ -88,7 +88,7 @@ func FuzzRatios(f *testing.F) {
 	f.Add([]byte("BenchmarkDecision/w-2 1 5 B/op\nBenchmarkFloor/w-2 1 0 ns/op\n"))
 	f.Add([]byte("BenchmarkDecision/a/b/c-2 1 NaN ns/op\nBenchmarkFloor/a/b/c 1 -Inf ns/op\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		for _, args := range [][]string{nil, {"-grid"}, {"-sort", "ratio", "-extra", "x"}} {
+		for _, args := range [][]string{nil, {"-grid"}, {"-grid", "-answer"}, {"-sort", "ratio", "-extra", "x"}} {
 			var out bytes.Buffer
 			_ = run(args, bytes.NewReader(in), &out)
 		}
@@ -107,4 +107,26 @@ BenchmarkFloor/w-2 1 100 ns/op 100 cpu-ns/op 0 B/op 0 allocs/op
 	require.Contains(t, out.String(), "| w | 300 | 100 | 3.0 | 10 | 1 |")
 	err := run([]string{"-unit", "cpu-ns/op"}, strings.NewReader(in+"BenchmarkFloor/x-2 1 5 ns/op\n"), &out)
 	require.ErrorContains(t, err, "BenchmarkFloor/x does not report it")
+}
+
+// TestRatios_Answer: -grid -answer prints (answer + floor) / floor by the
+// workload's member count, a dash where no BenchmarkMemberAnswer line has
+// that count, and asks for -grid.
+func TestRatios_Answer(t *testing.T) {
+	in := `BenchmarkDecision/n=1/p=8/rack/empty-2 1 900 ns/op
+BenchmarkFloor/n=1/p=8/rack/empty-2 1 100 ns/op
+BenchmarkDecision/n=1/p=64/rack/empty-2 1 900 ns/op
+BenchmarkFloor/n=1/p=64/rack/empty-2 1 100 ns/op
+BenchmarkMemberAnswer/p=8-2 1 150 ns/op
+BenchmarkMemberAnswer/p=8-2 1 250 ns/op
+BenchmarkMemberAnswer/p=8-2 1 350 ns/op
+`
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"-grid", "-answer"}, strings.NewReader(in), &out))
+	require.Equal(t, `| (answer+floor)/floor | rack/empty |
+|---|---:|
+| n=1/p=8 | 3.5 |
+| n=1/p=64 | — |
+`, out.String())
+	require.ErrorContains(t, run([]string{"-answer"}, strings.NewReader(in), &out), "-answer goes with -grid")
 }
