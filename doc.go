@@ -36,8 +36,9 @@
 //     (leader and workers, sub-groups, placement.Solve directly).
 //
 // The Kubernetes adapter is a separate module, kube/, so that this one
-// depends on nothing beyond the standard library, google/btree and
-// golang.org/x/exp.
+// depends on nothing beyond the standard library and google/btree
+// (pgregory.net/rapid too, for placementtest's generators, and testify in
+// tests).
 //
 // # Principles
 //

@@ -59,6 +59,6 @@
 // commit, the claim allocations and reservedFor ([Result].ClaimUpdates;
 // package dra). [Options].SolveOptions sees these defaults and may extend
 // or replace them: the caller's own filters and placement filters (a
-// quota, say). Workload-aware preemption runs after a decision that is not
-// Scheduled (see [Scheduler.Cycle]).
+// quota, say). Workload-aware preemption, when [Options].Preemption is set,
+// runs after an Unschedulable decision (see [Scheduler.Cycle]).
 package gang

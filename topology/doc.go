@@ -20,8 +20,10 @@
 // The keys are ordered widest first (zone > block > rack > hostname). A
 // domain is identified by its path from the root — values joined by "/" —
 // never by its value alone: rack r1 of block b1 and rack r1 of block b2 are
-// two domains (T11). A node lacking a level's label is in no domain of that
-// level or any narrower one (T9); the empty value is a value (T10).
+// two domains (TestScenario_T11). A node lacking a level's label is in no
+// domain of that level or any narrower one (TestScenario_T9); the empty
+// value is a value (TestScenario_T10). (TestScenario_Tn, in this package's
+// tests, shows case n with its exact placements.)
 //
 // # Invariants
 //

@@ -64,10 +64,12 @@ var _ placement.PlacementGenerator = (*Generator)(nil)
 //     is required): each domain restricted to the fewest of its sub-domains
 //     one level down that can hold every member by free capacity (largest
 //     first; those holding bound members always), in tiers by that number —
-//     fewest sub-domains first (T14) — then every such domain whole.
+//     fewest sub-domains first (TestScenario_T14) — then every such domain
+//     whole.
 //
 // With a required key every member, bound ones included, ends in one domain
-// of R; a node without R's label (or a wider key's) is never used (T9).
+// of R; a node without R's label (or a wider key's) is never used
+// (TestScenario_T9).
 //
 // Errors (a [*placement.FieldError]; nothing is returned): a constraint
 // with an empty key (ErrInvalid), a key that is not a level of t or that no

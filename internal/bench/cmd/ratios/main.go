@@ -34,7 +34,10 @@
 // -grid -answer prints, in the same grid, the least ratio a decision that
 // answers its gang member by member can reach: (BenchmarkMemberAnswer/p=<k>
 // + the floor) / the floor, for a workload whose name has a part p=<k>;
-// "—" where the input has no such line.
+// "—" where the input has no such line, and for pod sets (podset/…).
+//
+// -grid needs workloads of at least three parts: pick them with -match
+// (n= for the matrix, podset/ for the pod set matrix).
 package main
 
 import (
@@ -62,6 +65,7 @@ func main() {
 const (
 	decisionPrefix = "BenchmarkDecision/"
 	floorPrefix    = "BenchmarkFloor/"
+	answerPrefix   = "BenchmarkMemberAnswer/"
 )
 
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
@@ -139,12 +143,16 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 }
 
 // timesFrom makes unit the time every table reads (as ns/op): an error
-// names the first benchmark without it.
+// names the first benchmark the tables read (a decision, a floor, a member
+// answer) without it. Others are left alone.
 func (r *results) timesFrom(unit string) error {
 	if unit == "ns/op" {
 		return nil
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.values)) {
+		if !strings.HasPrefix(name, decisionPrefix) && !strings.HasPrefix(name, floorPrefix) && !strings.HasPrefix(name, answerPrefix) {
+			continue
+		}
 		v, ok := r.values[name][unit]
 		if !ok {
 			return fmt.Errorf("-unit %s: %s does not report it", unit, name)
@@ -249,14 +257,16 @@ func (r row) ratio() float64 {
 }
 
 // answerRatio is (BenchmarkMemberAnswer/p=<k> + floor) / floor for a
-// workload with a part p=<k>; NaN without a floor or such a benchmark.
+// workload with a part p=<k>; NaN without a floor or such a benchmark, and
+// for a pod set's workload (podset/…), which is not answered member by
+// member.
 func (r *results) answerRatio(w row) float64 {
-	if w.floor == nil {
+	if w.floor == nil || strings.HasPrefix(w.workload, "podset/") {
 		return math.NaN()
 	}
 	for part := range strings.SplitSeq(w.workload, "/") {
 		if strings.HasPrefix(part, "p=") {
-			a, ok := r.values["BenchmarkMemberAnswer/"+part]
+			a, ok := r.values[answerPrefix+part]
 			if !ok {
 				break
 			}
@@ -383,6 +393,12 @@ func number(vs []float64) string {
 // formatRatio gives two significant digits, as the tables do: 0.36, 4.6,
 // 24, 2,700.
 func formatRatio(x float64) string {
+	if finite(x) && x > 0 {
+		// Round to two significant digits first, so that 9.96 reads 10,
+		// not 10.0.
+		unit := math.Pow(10, math.Floor(math.Log10(x))-1)
+		x = math.Round(x/unit) * unit
+	}
 	switch {
 	case !finite(x):
 		return "—"

@@ -75,7 +75,8 @@ func TestRatios_Errors(t *testing.T) {
 }
 
 func TestFormatRatio(t *testing.T) {
-	for x, want := range map[float64]string{0.364: "0.36", 4.63: "4.6", 24.4: "24", 153: "150", 2712: "2,700", 1e6: "1,000,000"} {
+	for x, want := range map[float64]string{0.364: "0.36", 4.63: "4.6", 24.4: "24", 153: "150", 2712: "2,700", 1e6: "1,000,000",
+		9.96: "10", 0.996: "1.0", 0.0996: "0.10", 99.6: "100", 0.054: "0.05"} {
 		require.Equal(t, want, formatRatio(x), "%v", x)
 	}
 }
@@ -129,4 +130,24 @@ BenchmarkMemberAnswer/p=8-2 1 350 ns/op
 | n=1/p=64 | — |
 `, out.String())
 	require.ErrorContains(t, run([]string{"-answer"}, strings.NewReader(in), &out), "-answer goes with -grid")
+
+	out.Reset()
+	podSet := strings.ReplaceAll(in, "/n=1/", "/podset/n=1/")
+	require.NoError(t, run([]string{"-grid", "-answer"}, strings.NewReader(podSet), &out))
+	require.Contains(t, out.String(), "| podset/n=1/p=8 | — |", "a pod set is not answered member by member")
+}
+
+// TestRatios_UnitOfOthers: -unit asks only the benchmarks the tables read
+// for the metric; another benchmark without it (an old run's
+// BenchmarkMemberInput) is no error.
+func TestRatios_UnitOfOthers(t *testing.T) {
+	var out bytes.Buffer
+	in := `BenchmarkDecision/w-2 1 900 ns/op 300 cpu-ns/op
+BenchmarkFloor/w-2 1 100 ns/op 100 cpu-ns/op
+BenchmarkMemberInput/p=8-2 1 100 ns/op
+`
+	require.NoError(t, run([]string{"-unit", "cpu-ns/op"}, strings.NewReader(in), &out))
+	require.Contains(t, out.String(), "| w | 300 | 100 | 3.0 |")
+	err := run([]string{"-unit", "cpu-ns/op"}, strings.NewReader(in+"BenchmarkMemberAnswer/p=8-2 1 100 ns/op\n"), &out)
+	require.ErrorContains(t, err, "BenchmarkMemberAnswer/p=8 does not report it")
 }
