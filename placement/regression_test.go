@@ -330,3 +330,36 @@ func TestRegression_BudgetMessageNamesNoUntriedMember(t *testing.T) {
 	require.Equal(t, BudgetExhausted, d.Status)
 	require.Equal(t, "2 of min 8 members fit; budget of 8 steps exhausted", d.Message)
 }
+
+// Found by review: a bound member's required anti-affinity tells pending
+// members apart by their labels, yet members of equal requests were one
+// class, so the search let b (app=y) take no node before a's (app=x): it
+// never tried a→n1, b→n0 and proved the gang Unschedulable.
+func TestRegression_BoundAffinityKeepsMembersApart(t *testing.T) {
+	cpu := ResourceList{ResourceCPU: 1000, ResourcePods: 10}
+	s, err := NewSnapshot([]Node{
+		{Name: "n0", Labels: map[string]string{"host": "n0"}, Allocatable: cpu},
+		{Name: "n1", Labels: map[string]string{"host": "n1"}, Allocatable: cpu},
+	}, []Pod{{Namespace: "ns", Name: "p", NodeName: "n0", SchedulingGroup: "g", Affinity: &Affinity{
+		PodAntiAffinity: &PodAffinity{Required: []PodAffinityTerm{{
+			LabelSelector: LabelSelector{MatchLabels: map[string]string{"app": "x"}}, TopologyKey: "host",
+		}}},
+	}}})
+	require.NoError(t, err)
+	m := func(name, app string, selector map[string]string) Pod {
+		return Pod{Namespace: "ns", Name: name, SchedulingGroup: "g", Labels: map[string]string{"app": app},
+			NodeSelector: selector, Requests: ResourceList{ResourceCPU: 500}}
+	}
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 4, Members: []Pod{
+		m("a", "x", nil), m("b", "y", nil), m("c", "z", map[string]string{"host": "n1"}),
+	}}
+	d, err := Solve(s, g, Options{})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.Equal(t, []Assignment{
+		{Pod: Key{"ns", "a"}, Node: "n1", NodeID: 1},
+		{Pod: Key{"ns", "b"}, Node: "n0", NodeID: 0},
+		{Pod: Key{"ns", "c"}, Node: "n1", NodeID: 1},
+	}, d.Assignments)
+	require.NoError(t, Verify(s, g, d))
+}

@@ -134,17 +134,15 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if opts.Scorer == nil {
 		sv.opts.Scorer = DefaultScorer{}
 	}
-	if err := sv.prepareMembers(members); err != nil {
+	boundAffinity := slices.ContainsFunc(bound, func(p *Pod) bool { return p.Affinity != nil })
+	if err := sv.prepareMembers(members, boundAffinity); err != nil {
 		return Decision{}, err
 	}
 	// Constraints between members: sub-groups or affinity terms, which
 	// validate ruled out with pod sets.
-	constrained := len(g.SubGroups) > 0
+	constrained := len(g.SubGroups) > 0 || boundAffinity
 	for i := 0; i < len(g.Members) && !members.noAffinity; i++ {
 		constrained = constrained || g.Members[i].Affinity != nil
-	}
-	for _, p := range bound {
-		constrained = constrained || p.Affinity != nil
 	}
 	if constrained && len(g.PodSets) == 0 {
 		pending := make([]*Pod, len(sv.members)) // in member order
@@ -273,8 +271,10 @@ type solver struct {
 // and compiles their requests into vectors, reading each member's and each
 // pod set's maps once. The vectors are kept in g.prep (g is Solve's private
 // copy), where hooks read them through [Group.RequestVector]. What
-// validate learnt of g.Members spares passes over them.
-func (sv *solver) prepareMembers(members checked) error {
+// validate learnt of g.Members spares passes over them. boundAffinity
+// says a bound member has affinity terms, which may tell pending members
+// apart by their labels.
+func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 	g := sv.g
 	n := len(g.Members)
 	// A row is a member or a pod set, whose pods are consecutive in member
@@ -305,10 +305,10 @@ func (sv *solver) prepareMembers(members checked) error {
 		slices.SortFunc(rows, byOrder)
 	}
 	// Members are merged into classes only when nothing can tell them
-	// apart: labels matter to affinity and sub-groups, and a caller's
-	// Filter or Reserver sees the pod itself (a pod set's pods, one pod to
-	// a hook, stay one class).
-	distinct := len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0 || len(sv.opts.Reservers) > 0
+	// apart: labels matter to affinity (a bound member's too) and
+	// sub-groups, and a caller's Filter or Reserver sees the pod itself (a
+	// pod set's pods, one pod to a hook, stay one class).
+	distinct := boundAffinity || len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0 || len(sv.opts.Reservers) > 0
 	for i := 0; i < n && !members.noAffinity; i++ { // pod set templates have none
 		distinct = distinct || g.Members[i].Affinity != nil
 	}
