@@ -79,8 +79,8 @@ const MaxPodSets = 1 << 10
 // nodes it lands on; with them, each pod placed costs a filter call per
 // node, but the pods after the first that fits nowhere cost nothing.
 //
-// A group with pod sets takes no affinity terms (in Members or templates),
-// no SubGroups and no Options.Reservers, since those need each pod by name;
+// A group with pod sets takes no affinity terms (in Members, templates or
+// its bound members), no SubGroups and no Options.Reservers, since those need each pod by name;
 // so a set has no minimum of its own (Kueue's podSets[].minCount): the
 // group's MinCount counts pods across its sets and members.
 //
@@ -375,7 +375,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) (checked, error) {
 	if len(g.Members) > MaxPending {
 		return checked{}, Errorf(ErrInvalid, groupObj(g), "members", "%d pending members, more than %d", len(g.Members), MaxPending)
 	}
-	if err := g.validatePodSets(s); err != nil {
+	if err := g.validatePodSets(s, bound); err != nil {
 		return checked{}, err
 	}
 	if g.IsGang() {
@@ -459,8 +459,9 @@ type checked struct {
 }
 
 // validatePodSets checks the pod sets in name order, so that the error
-// reported never depends on the order of g.PodSets.
-func (g *Group) validatePodSets(s *Snapshot) error {
+// reported never depends on the order of g.PodSets. bound are the group's
+// bound members.
+func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
 	if len(g.PodSets) == 0 {
 		return nil
 	}
@@ -518,6 +519,16 @@ func (g *Group) validatePodSets(s *Snapshot) error {
 	}
 	if first != nil {
 		return Errorf(ErrInvalid, podObj(first.Key()), "spec.affinity", "affinity terms cannot be combined with the pod sets of %s: list the pods as members", groupObj(g))
+	}
+	// A bound member's terms would have to hold against the sets' pods
+	// too, which Solve checks only between listed members.
+	for _, p := range bound {
+		if p.Affinity != nil && (first == nil || p.Key().Compare(first.Key()) < 0) {
+			first = p
+		}
+	}
+	if first != nil {
+		return Errorf(ErrInvalid, podObj(first.Key()), "spec.affinity", "a bound member's affinity terms cannot be combined with the pod sets of %s: list the pending pods as members", groupObj(g))
 	}
 	return nil
 }

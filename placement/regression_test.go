@@ -363,3 +363,31 @@ func TestRegression_BoundAffinityKeepsMembersApart(t *testing.T) {
 	}, d.Assignments)
 	require.NoError(t, Verify(s, g, d))
 }
+
+// TestRegression_BoundAffinityWithPodSets: a bound member's anti-affinity
+// against the label of a pod set's template was never checked (Solve
+// checks terms only between listed members), so the set was Scheduled on
+// the node the term forbids, and Verify agreed. Such a group is now
+// rejected, as one whose members or templates have terms is; listed as
+// members, the same pod waits.
+func TestRegression_BoundAffinityWithPodSets(t *testing.T) {
+	cpu := ResourceList{ResourceCPU: 1000, ResourcePods: 10}
+	anti := &Affinity{PodAntiAffinity: &PodAffinity{Required: []PodAffinityTerm{{
+		LabelSelector: LabelSelector{MatchLabels: map[string]string{"app": "x"}}, TopologyKey: "host",
+	}}}}
+	s, err := NewSnapshot([]Node{{Name: "n0", Labels: map[string]string{"host": "n0"}, Allocatable: cpu}},
+		[]Pod{{Namespace: "ns", Name: "p", NodeName: "n0", SchedulingGroup: "g", Affinity: anti}})
+	require.NoError(t, err)
+	template := Pod{Labels: map[string]string{"app": "x"}, Requests: ResourceList{ResourceCPU: 500}}
+	g := &Group{Namespace: "ns", Name: "g", MinCount: 2, PodSets: []PodSet{{Name: "w", Count: 1, Template: template}}}
+	_, err = Solve(s, g, Options{})
+	requireFieldError(t, err, ErrInvalid, `pod "ns/p"`, "spec.affinity")
+	require.ErrorContains(t, err, "bound member")
+	require.Error(t, Verify(s, g, Decision{Status: Scheduled}))
+
+	member := template
+	member.Namespace, member.Name, member.SchedulingGroup = "ns", "w-0", "g"
+	d, err := Solve(s, &Group{Namespace: "ns", Name: "g", MinCount: 2, Members: []Pod{member}}, Options{})
+	require.NoError(t, err)
+	require.Equal(t, Unschedulable, d.Status, d.Message)
+}
