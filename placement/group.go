@@ -80,9 +80,10 @@ const MaxPodSets = 1 << 10
 // node, but the pods after the first that fits nowhere cost nothing.
 //
 // A group with pod sets takes no affinity terms (in Members, templates or
-// its bound members), no SubGroups and no Options.Reservers, since those need each pod by name;
-// so a set has no minimum of its own (Kueue's podSets[].minCount): the
-// group's MinCount counts pods across its sets and members.
+// its bound members), no SubGroups and no Options.Reservers, since those
+// need each pod by name; so a set has no minimum of its own (Kueue's
+// podSets[].minCount): the group's MinCount counts pods across its sets
+// and members.
 //
 // To commit a decision, create and bind Count pods per entry of
 // Decision.PodSetAssignments (their names are the caller's; they become
