@@ -16,9 +16,11 @@ type cons struct {
 	terms    []term
 	byOwner  [][]int32 // terms owned by each member
 	byTarget [][]int32 // required anti-affinity terms whose selector matches each member
+	byMatch  [][]int32 // preferred terms whose selector matches each member
 	subs     []subc
-	subOf    []int32 // sub-group of each member, or -1
-	maxPref  int64   // sum of all preferred weights of all members
+	subOf    []int32    // sub-group of each member, or -1
+	maxPref  int64      // sum of all preferred weights of all members
+	prefBuf  []prefTerm // prefsOf's, reused: a member's prefs are done with before the next's
 }
 
 type term struct {
@@ -57,6 +59,7 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 	n := len(c.pods)
 	c.byOwner = make([][]int32, n)
 	c.byTarget = make([][]int32, n)
+	c.byMatch = make([][]int32, n)
 	add := func(owner int, t PodAffinityTerm, anti bool, w int64) {
 		tm := term{owner: int32(owner), key: t.TopologyKey, anti: anti, weight: w}
 		for j, q := range c.pods {
@@ -72,8 +75,11 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 		ti := int32(len(c.terms))
 		c.terms = append(c.terms, tm)
 		c.byOwner[owner] = append(c.byOwner[owner], ti)
-		if anti && w == 0 {
-			for _, j := range tm.matches {
+		for _, j := range tm.matches {
+			switch {
+			case w != 0:
+				c.byMatch[j] = append(c.byMatch[j], ti)
+			case anti:
 				c.byTarget[j] = append(c.byTarget[j], ti)
 			}
 		}
@@ -290,6 +296,91 @@ func (c *cons) pref(pos []NodeID) int64 {
 		}
 		if shared != t.anti {
 			sc += t.weight
+		}
+	}
+	return sc
+}
+
+// prefs is the part of the preference score of member i's node that
+// depends on that node, for the other members fixed at pos: the terms i
+// owns and those whose selector matches i. The rest of the score is the
+// same on every node, so ordering nodes by prefs.on orders them by the
+// whole score, at O(those terms) a node instead of O(every term × its
+// matches): set up once, O(their matches), for all of a member's nodes.
+type prefs struct {
+	c     *cons
+	terms []prefTerm
+}
+
+type prefTerm struct {
+	t   *term
+	own bool // i owns t; else t's owner is placed and t's selector matches i
+	// own: the values of t.key on the nodes of t's placed matches.
+	values map[string]bool
+	// Not own: the owner's node, and whether a placed match other than i
+	// shares its domain already.
+	owner  NodeID
+	shared bool
+}
+
+// prefsOf sets up prefs for member i (an index into pos, where i is not
+// placed).
+func (c *cons) prefsOf(i int, pos []NodeID) prefs {
+	p := prefs{c: c, terms: c.prefBuf[:0]}
+	for _, ti := range c.byOwner[i] {
+		t := &c.terms[ti]
+		if t.weight == 0 {
+			continue
+		}
+		pt := prefTerm{t: t, own: true}
+		for _, q := range t.matches {
+			if pos[q] < 0 {
+				continue
+			}
+			if v, ok := c.label(pos[q], t.key); ok {
+				if pt.values == nil {
+					pt.values = map[string]bool{}
+				}
+				pt.values[v] = true
+			}
+		}
+		p.terms = append(p.terms, pt)
+	}
+	for _, ti := range c.byMatch[i] {
+		t := &c.terms[ti]
+		o := pos[t.owner]
+		if o < 0 {
+			continue // pref counts no term of an unplaced owner
+		}
+		pt := prefTerm{t: t, owner: o}
+		for _, q := range t.matches {
+			if pos[q] >= 0 && c.same(o, pos[q], t.key) { // i is not placed
+				pt.shared = true
+				break
+			}
+		}
+		p.terms = append(p.terms, pt)
+	}
+	c.prefBuf = p.terms
+	return p
+}
+
+// on is the weight of i's terms that hold with i on node n: a term holds
+// when some placed match shares its owner's domain, or, for an
+// anti-affinity term, when none does (as pref counts it).
+func (p *prefs) on(n NodeID) int64 {
+	var sc int64
+	for k := range p.terms {
+		pt := &p.terms[k]
+		shared := pt.shared
+		if pt.own {
+			v, ok := p.c.label(n, pt.t.key)
+			shared = ok && pt.values[v]
+		} else if !shared {
+			shared = p.c.same(pt.owner, n, pt.t.key)
+		}
+		if shared != pt.t.anti {
+			sc += pt.t.weight
 		}
 	}
 	return sc

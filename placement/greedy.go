@@ -246,11 +246,12 @@ func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
 		return
 	}
 	best, bestScore, bestPref := NodeID(-1), int64(math.MinInt64), int64(math.MinInt64)
+	prefs := sv.prefsOf(i)
 	for _, id := range p.Nodes {
 		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, true, nil)) {
 			continue
 		}
-		pref := sv.prefWith(i, id)
+		pref := prefs.on(id)
 		sc := sv.nodeScore(sv.req(m.row), id)
 		if pref > bestPref || (pref == bestPref && sc > bestScore) {
 			best, bestScore, bestPref = id, sc, pref
@@ -261,16 +262,14 @@ func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
 	}
 }
 
-// prefWith is the preference score with member i on node id, or 0 when the
-// group has no preferred terms.
-func (sv *solver) prefWith(i int, id NodeID) int64 {
+// prefsOf sets up the preference scores of member i's nodes, which orders
+// them as the group's whole preference score with i there would; none
+// when the group has no preferred terms.
+func (sv *solver) prefsOf(i int) prefs {
 	if sv.cons.empty() || sv.cons.maxPref == 0 {
-		return 0
+		return prefs{}
 	}
-	sv.pos[sv.bound+i] = id
-	sc := sv.cons.pref(sv.pos)
-	sv.pos[sv.bound+i] = -1
-	return sc
+	return sv.cons.prefsOf(sv.bound+i, sv.pos)
 }
 
 // placeRun places the members idx, which share one class, exactly as

@@ -231,6 +231,7 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 		d.cut = true
 		return nil
 	}
+	prefs := sv.prefsOf(i)
 	for j, id := range d.p.Nodes {
 		if id < lb {
 			continue
@@ -245,7 +246,7 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, false, undecided)) {
 			continue
 		}
-		out = append(out, c{id, sv.prefWith(i, id), sv.nodeScore(sv.req(m.row), id)})
+		out = append(out, c{id, prefs.on(id), sv.nodeScore(sv.req(m.row), id)})
 	}
 	slices.SortFunc(out, func(x, y c) int {
 		if x.pref != y.pref {
