@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -17,15 +18,32 @@ import (
 	"github.com/gangsched/gangsched/kube/manifest"
 )
 
-// Exit codes.
+// Exit codes. 2 is left out: the Go runtime exits 2 on a fatal error (out
+// of memory, say) or a panic no one recovers, and a script must not read
+// a crash as "some pods wait".
 const (
 	exitPlaced  = 0 // every pod was bound
 	exitInput   = 1 // bad input or usage
-	exitWaiting = 2 // some pods still wait
+	exitWaiting = 3 // some pods still wait
+	exitPanic   = 4 // gangsim panicked: a bug, reported with its stack
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, isTerminal(os.Stderr)))
+	os.Exit(guard(os.Stderr, func() int {
+		return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, isTerminal(os.Stderr))
+	}))
+}
+
+// guard runs f and returns its exit code; if f panics, it writes the
+// panic's value and stack to stderr and returns exitPanic instead.
+func guard(stderr io.Writer, f func() int) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(stderr, "gangsim: internal error (a bug, please report it with the input): panic: %v\n\n%s", v, debug.Stack())
+			code = exitPanic
+		}
+	}()
+	return f()
 }
 
 func isTerminal(f *os.File) bool {
@@ -56,7 +74,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
-		fmt.Fprintln(stderr, "Exit status: 0 every pod bound, 1 bad input, 2 some pods still waiting.")
+		fmt.Fprintln(stderr, "Exit status: 0 every pod bound, 1 bad input or usage, 3 some pods still waiting, 4 internal error (a panic, with its stack); 2 is the Go runtime's crash (out of memory, say).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

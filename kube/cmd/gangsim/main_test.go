@@ -16,11 +16,15 @@ import (
 )
 
 // TestMain lets the test binary stand in for the gangsim command: with
-// GANGSIM_RUN_MAIN=1 it runs main, so subprocess tests need no go build.
+// GANGSIM_RUN_MAIN=1 it runs main, so subprocess tests need no go build;
+// with GANGSIM_RUN_MAIN=panic it runs a panic under main's guard.
 func TestMain(m *testing.M) {
-	if os.Getenv("GANGSIM_RUN_MAIN") == "1" {
+	switch os.Getenv("GANGSIM_RUN_MAIN") {
+	case "1":
 		main()
 		return
+	case "panic":
+		os.Exit(guard(os.Stderr, func() int { panic("injected for the test") }))
 	}
 	os.Exit(m.Run())
 }
