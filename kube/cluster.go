@@ -85,7 +85,31 @@ type apiGroup struct {
 	v1beta1  *schedulingv1beta1.PodGroup
 }
 
-// Load converts manifest objects into a [Cluster]: PriorityClasses first
+// DefaultMaxPods is how many pods [Load] accepts, those of the input and
+// those its Jobs would create together, when [LoadOptions].MaxPods is 0.
+// Every pod is an object in memory — about 2.7 KB for a Job's pod once
+// loaded, about 5.5 KB through a gangsim run (BenchmarkLoad_JobPods;
+// /usr/bin/time on one Job of 100,000 pods) — so a few lines of manifest
+// must not be able to ask for millions of them (50 Jobs of parallelism
+// 100,000 fit in 16 KB): the default keeps a run under about 3 GB.
+const DefaultMaxPods = 500_000
+
+// ErrTooManyPods is wrapped when the input's pods and those its Jobs would
+// create exceed [LoadOptions].MaxPods. It wraps placement.ErrInvalid.
+var ErrTooManyPods = fmt.Errorf("%w: too many pods", placement.ErrInvalid)
+
+// LoadOptions configures [LoadWithOptions]; the zero value is [Load]'s.
+type LoadOptions struct {
+	// MaxPods bounds the pods of the input plus those its Jobs would
+	// create; 0 means [DefaultMaxPods]. The bound is checked before any
+	// Job's pods are created.
+	MaxPods int
+}
+
+// Load is [LoadWithOptions] with the zero [LoadOptions].
+func Load(objs []manifest.Object) (*Cluster, error) { return LoadWithOptions(objs, LoadOptions{}) }
+
+// LoadWithOptions converts manifest objects into a [Cluster]: PriorityClasses first
 // (pods and PodGroups resolve their priorities through them), then Nodes,
 // Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1), Jobs
 // (see [StampJob]: their Workloads, PodGroups and pods are created as the
@@ -98,9 +122,10 @@ type apiGroup struct {
 // ([placement.ErrDuplicate]); a pod bound to a node the input lacks; a
 // pending pod or PodGroup naming a ResourceClaim or ResourceClaimTemplate
 // the input lacks, or a template or unallocated claim naming a DeviceClass
-// it lacks ([placement.ErrNotFound]); what [placement.NewSnapshot]
-// reports. Nothing is returned with an error.
-func Load(objs []manifest.Object) (*Cluster, error) {
+// it lacks ([placement.ErrNotFound]); more pods than opts.MaxPods, located
+// at the Job whose pods cross the bound ([ErrTooManyPods]); what
+// [placement.NewSnapshot] reports. Nothing is returned with an error.
+func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error) {
 	c := &Cluster{
 		objs:   objs,
 		where:  map[string]*manifest.Object{},
@@ -202,6 +227,9 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 		default:
 			c.Unused = append(c.Unused, o)
 		}
+	}
+	if err := checkPodCount(objs, len(apiPods), opts.MaxPods); err != nil {
+		return nil, err
 	}
 	for i := range objs {
 		o := &objs[i]
@@ -313,6 +341,31 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 		return nil, c.locate(err)
 	}
 	return c, nil
+}
+
+// checkPodCount reports, at the Job whose pods cross it, when the input's
+// pods (given) and those its Jobs would create exceed max (0: the
+// default). It only counts: nothing is created before the check.
+func checkPodCount(objs []manifest.Object, given, max int) error {
+	if max <= 0 {
+		max = DefaultMaxPods
+	}
+	total := given
+	for i := range objs {
+		o := &objs[i]
+		j, ok := o.Obj.(*batchv1.Job)
+		if !ok {
+			continue
+		}
+		n := jobPodCount(j)
+		if total+n > max {
+			return o.Wrap(placement.Errorf(ErrTooManyPods, jobObj(j.Namespace, j.Name), "spec.parallelism",
+				"its %d pods would bring the input to %d pods (%d given, the rest from Jobs), above the limit of %d (LoadOptions.MaxPods)",
+				n, total+n, given, max))
+		}
+		total += n
+	}
+	return nil
 }
 
 // Locate wraps err, when it is a [*placement.FieldError], with the input

@@ -26,7 +26,9 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			return
 		}
-		c, err := Load(objs)
+		// A small bound on pods, so that an input of a few bytes asking
+		// for a large Job costs the fuzzer no memory.
+		c, err := LoadWithOptions(objs, LoadOptions{MaxPods: 1000})
 		if err != nil {
 			if c != nil {
 				t.Fatal("a cluster returned with an error")

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -71,6 +72,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	preempt := fs.Bool("preemption", true, "workload-aware preemption: a group that does not fit may evict lower-priority pods and groups")
 	showCycles := fs.Bool("cycles", true, "with -o text, print every cycle (false: the summary only)")
 	maxCycles := fs.Int("max-cycles", 1_000_000, "stop after this many cycles")
+	maxPods := fs.Int("max-pods", kube.DefaultMaxPods, "refuse an input whose pods, with those its Jobs would create, exceed this many (each costs about 6 KB of memory)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
@@ -90,7 +92,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: -o %q: want text, yaml or json\n", *output)
 		return exitInput
 	}
-	if err := checkFlags(*namespace, *topoKeys, *maxCycles); err != nil {
+	if err := checkFlags(*namespace, *topoKeys, *maxCycles, *maxPods); err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
@@ -99,9 +101,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
-	c, err := kube.Load(objs)
+	c, err := kube.LoadWithOptions(objs, kube.LoadOptions{MaxPods: *maxPods})
 	if err != nil {
-		fmt.Fprintln(stderr, "gangsim:", err)
+		hint := ""
+		if errors.Is(err, kube.ErrTooManyPods) {
+			hint = "; raise the limit with -max-pods"
+		}
+		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
 	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt}
@@ -148,8 +154,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 
 // checkFlags rejects flag values that would otherwise be taken silently:
 // a namespace the API server would refuse, an empty or repeated topology
-// key, a negative cycle limit.
-func checkFlags(namespace, topoKeys string, maxCycles int) error {
+// key, a negative cycle limit, a pod limit below 1.
+func checkFlags(namespace, topoKeys string, maxCycles, maxPods int) error {
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
 		return fmt.Errorf("-n %q: %s", namespace, errs[0])
 	}
@@ -166,6 +172,9 @@ func checkFlags(namespace, topoKeys string, maxCycles int) error {
 	}
 	if maxCycles < 0 {
 		return fmt.Errorf("-max-cycles %d: want 0 or more", maxCycles)
+	}
+	if maxPods < 1 {
+		return fmt.Errorf("-max-pods %d: want 1 or more", maxPods)
 	}
 	return nil
 }
