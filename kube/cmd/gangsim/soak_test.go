@@ -34,6 +34,14 @@ func soakManifest(rng *rand.Rand) (docs []string, corrupt bool) {
 	}
 	docs = append(docs, "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n",
 		"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 10\n")
+	// Every Pod and Job carries its creationTimestamp, and a bound pod its
+	// startTime, so that the order of the documents is not what orders
+	// the queue (a host filling them in would stamp them in file order).
+	clock := 0
+	stamp := func() string {
+		clock++
+		return fmt.Sprintf("creationTimestamp: '2026-01-01T00:%02d:%02dZ'", clock/60, clock%60)
+	}
 	class := func() string {
 		return []string{"", "priorityClassName: high, ", "priorityClassName: low, "}[rng.IntN(3)]
 	}
@@ -41,11 +49,12 @@ func soakManifest(rng *rand.Rand) (docs []string, corrupt bool) {
 		return fmt.Sprintf("containers: [{name: c, resources: {requests: {cpu: %dm, memory: %dMi}}}]", 250*(1+rng.IntN(8)), 256*(1+rng.IntN(8)))
 	}
 	for i := range rng.IntN(5) {
-		bind := ""
+		bind, status, ts := "", "", stamp()
 		if rng.IntN(2) == 0 {
 			bind = fmt.Sprintf("nodeName: n%d, ", rng.IntN(nodes))
+			status = "status: {startTime: '" + ts[len("creationTimestamp: '"):] + "}\n"
 		}
-		docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: p%d}\nspec: {%s%s%s}\n", i, bind, class(), container()))
+		docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: p%d, %s}\nspec: {%s%s%s}\n%s", i, ts, bind, class(), container(), status))
 	}
 	for i := range rng.IntN(4) {
 		p := 1 + rng.IntN(4)
@@ -53,15 +62,15 @@ func soakManifest(rng *rand.Rand) (docs []string, corrupt bool) {
 		if rng.IntN(3) == 0 {
 			ann = "metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: topology.kubernetes.io/rack}}, "
 		}
-		docs = append(docs, fmt.Sprintf("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j%d}\nspec: {parallelism: %d, completions: %d, completionMode: Indexed, template: {%sspec: {restartPolicy: Never, %s%s}}}\n",
-			i, p, p, ann, class(), container()))
+		docs = append(docs, fmt.Sprintf("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j%d, %s}\nspec: {parallelism: %d, completions: %d, completionMode: Indexed, template: {%sspec: {restartPolicy: Never, %s%s}}}\n",
+			i, stamp(), p, p, ann, class(), container()))
 	}
 	for i := range rng.IntN(3) {
 		min := 1 + rng.IntN(3)
 		mode := []string{"", "disruptionMode: {all: {}}, "}[rng.IntN(2)]
 		docs = append(docs, fmt.Sprintf("apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g%d}\nspec: {%sschedulingPolicy: {gang: {minCount: %d}}}\n", i, mode, min))
 		for m := range min + rng.IntN(2) {
-			docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: g%d-%d}\nspec: {schedulingGroup: {podGroupName: g%d}, %s%s}\n", i, m, i, class(), container()))
+			docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: g%d-%d, %s}\nspec: {schedulingGroup: {podGroupName: g%d}, %s%s}\n", i, m, stamp(), i, class(), container()))
 		}
 	}
 	if rng.IntN(5) == 0 {
