@@ -180,26 +180,6 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	return r, true
 }
 
-// noDomainDecision is the decision for a group whose topology constraint
-// names a level with no domain on snap (err wraps topology.ErrNoDomain):
-// no node carries the key, or none of those that do is in a domain of
-// it. Nodes come and go, so this is not bad input but a group that cannot
-// be placed until they change: Unresolvable, since evicting pods would not
-// help, with err's detail as the reason.
-func noDomainDecision(snap *placement.Snapshot, g *placement.Group, err error) placement.Decision {
-	bound := len(snap.GroupMembers(g.Key()))
-	required := bound + 1
-	if g.IsGang() {
-		required = max(int(g.MinCount), required)
-	}
-	d := placement.Decision{Group: g.Key(), Status: placement.Unresolvable, Bound: bound, Required: required, MostFit: bound, Proven: true,
-		Message: fmt.Sprintf("%d of min %d members fit: %v", bound, required, err)}
-	for i := range g.Members {
-		d.Waiting = append(d.Waiting, g.Members[i].Key())
-	}
-	return d
-}
-
 // pop takes the first ready group off the active queue, detached, with its
 // pending members in member order; it gates or idles the groups it skips.
 func (s *Scheduler) pop(snap *placement.Snapshot) (*group, []placement.Pod) {
@@ -247,4 +227,24 @@ func (s *Scheduler) setCondition(g *group, r *Result, c Condition, now time.Time
 	}
 	setCondition(g.pg, c)
 	r.Condition = &c
+}
+
+// noDomainDecision is the decision for a group whose topology constraint
+// names a level with no domain on snap (err wraps topology.ErrNoDomain):
+// no node carries the key, or none of those that do is in a domain of
+// it. Nodes come and go, so this is not bad input but a group that cannot
+// be placed until they change: Unresolvable, since evicting pods would not
+// help, with err's detail as the reason.
+func noDomainDecision(snap *placement.Snapshot, g *placement.Group, err error) placement.Decision {
+	bound := len(snap.GroupMembers(g.Key()))
+	required := bound + 1
+	if g.IsGang() {
+		required = max(int(g.MinCount), required)
+	}
+	d := placement.Decision{Group: g.Key(), Status: placement.Unresolvable, Bound: bound, Required: required, MostFit: bound, Proven: true,
+		Message: fmt.Sprintf("%d of min %d members fit: %v", bound, required, err)}
+	for i := range g.Members {
+		d.Waiting = append(d.Waiting, g.Members[i].Key())
+	}
+	return d
 }
