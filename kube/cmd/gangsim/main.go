@@ -67,12 +67,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	fs.Var(&files, "f", "manifest file or directory, or - for standard input (repeatable)")
 	output := fs.String("o", "text", "output: text (cycles and summary), yaml (the resulting objects) or json (the report)")
 	namespace := fs.String("n", "default", "namespace of objects that set none")
+	maxPods := fs.Int("max-pods", kube.DefaultMaxPods, "refuse an input whose pods, with those its Jobs would create, exceed this many (each costs about 6 KB of memory)")
 	rackKey := fs.String("rack-key", "", "node label counted as a rack in the summary (default: topology.kubernetes.io/rack or cloud.provider.com/topology-rack, whichever nodes have)")
 	topoKeys := fs.String("topology-keys", "", "node labels forming the topology tree, comma-separated, widest first (default: the zone/block/rack/hostname labels nodes carry and the keys PodGroups require, fewest values first)")
 	preempt := fs.Bool("preemption", true, "workload-aware preemption: a group that does not fit may evict lower-priority pods and groups")
 	showCycles := fs.Bool("cycles", true, "with -o text, print every cycle (false: the summary only)")
 	maxCycles := fs.Int("max-cycles", 1_000_000, "stop after this many cycles")
-	maxPods := fs.Int("max-pods", kube.DefaultMaxPods, "refuse an input whose pods, with those its Jobs would create, exceed this many (each costs about 6 KB of memory)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
