@@ -46,7 +46,7 @@ var ErrNoDomain = fmt.Errorf("%w: no domain at the topology level", placement.Er
 // emptyLevel says why level l of t has no domain: which nodes carry its
 // key and which wider label they lack.
 func (t *Tree) emptyLevel(l int) string {
-	carry, lacks := 0, map[int]int{} // nodes carrying keys[l]; per wider level, how many of them lack it
+	carry, lacks := 0, make([]int, l) // nodes carrying keys[l]; per wider level, how many of them lack it first
 	for id := range placement.NodeID(len(t.allNodes)) {
 		labels := t.snap.Node(id).Labels
 		if _, ok := labels[t.keys[l]]; !ok {
@@ -64,8 +64,8 @@ func (t *Tree) emptyLevel(l int) string {
 		return "no node carries this label"
 	}
 	var parts []string
-	for w := range l {
-		if n := lacks[w]; n > 0 {
+	for w, n := range lacks {
+		if n > 0 {
 			parts = append(parts, fmt.Sprintf("%d of them lack the wider level %q", n, t.keys[w]))
 		}
 	}
