@@ -51,7 +51,8 @@ type soakHost struct {
 
 // soakFault corrupts what the host observes, so that the self-test can
 // prove each check trips: result before the checks see it, claims the
-// ledger listing.
+// ledger listing. (TestSoak_Scheduler_Exercised uses result only to
+// watch.)
 type soakFault struct {
 	result func(h *soakHost, r *Result)
 	claims func(cs []*dra.ResourceClaim) []*dra.ResourceClaim
