@@ -90,6 +90,17 @@ type Plan struct {
 	// the snapshot as given, when there is no candidate (the first solve
 	// does not explain a failure that preemption might still cure).
 	Solves int
+	// Cost is the disruption of Victims (see [Cost]); zero unless
+	// Outcome is Preempt.
+	Cost Cost
+	// Proven is set, for Preempt, when no victim set of lower Cost lets
+	// the group fit: every placement's candidates were searched exactly
+	// (at most [MaxExactUnits] of them, within the budget) and every
+	// solve that failed was proven (placement.Decision.Proven); for
+	// CannotHelp, when the solver proved that the group does not fit even
+	// with every candidate removed. It is false when the heuristic chose
+	// or the budget ran out.
+	Proven bool
 	// Message is a one-line explanation a person can act on.
 	Message string
 }
@@ -279,9 +290,27 @@ func (f *finder) preempt(d placement.Decision) (Plan, error) {
 		}
 		return f.cannotHelp(d), nil
 	}
-	var best *result
+	f.cost = newCosting(in.Budgets)
+	if f.left = opts.Budget; f.left <= 0 {
+		f.left = placement.DefaultBudget
+	}
+	var last placement.Decision // a failure to explain, with a generator
 	var err error
-	if opts.Generator == nil {
+	switch {
+	case opts.Generator != nil:
+		last, err = f.searchPlacements()
+	case f.need == 1:
+		_, err = f.searchNodes()
+	case f.q.len() <= MaxExactUnits:
+		err = f.exactSearch(f.q.all(), nil, nil, opts, 0, "")
+	default:
+		f.heuristic = true
+	}
+	if err != nil {
+		return Plan{}, err
+	}
+	if opts.Generator == nil && f.best == nil && (f.heuristic || f.cut) {
+		f.heuristic = true
 		var r result
 		if kmin, ok := f.prefixBound(f.q, nil, nil); ok {
 			r, err = f.search(opts, f.q, nil, kmin)
@@ -294,17 +323,19 @@ func (f *finder) preempt(d placement.Decision) (Plan, error) {
 		if !r.ok {
 			return f.cannotHelp(r.last), nil
 		}
-		best = &r
-	} else {
-		best, d, err = f.searchPlacements()
+		f.offer(r)
+	}
+	if f.best == nil {
+		if opts.Generator != nil {
+			return f.cannotHelp(last), nil
+		}
+		r, err := f.vain(f.q.all(), opts) // the failure, explained
 		if err != nil {
 			return Plan{}, err
 		}
-		if best == nil {
-			return f.cannotHelp(d), nil
-		}
+		return f.cannotHelp(r.last), nil
 	}
-	return f.plan(best)
+	return f.plan(&f.best.r)
 }
 
 type finder struct {
@@ -327,6 +358,15 @@ type finder struct {
 	scratch   *slots
 	sc        *scratch // nil until the search needs it
 	solves    int
+
+	cost *costing
+	best *found // the cheapest victim set found so far
+	left int64  // the exact search's budget left, in solver steps
+	// cut is set when the exact search ran out of budget, heuristic when
+	// some candidates were searched by the heuristic, unproven when a
+	// solve that failed was not proven: then the plan is not proven
+	// cheapest.
+	cut, heuristic, unproven bool
 }
 
 // scratch is per-node scratch of one search, O(nodes): an [Index] keeps

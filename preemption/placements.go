@@ -1,27 +1,36 @@
 package preemption
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/gangsched/gangsched/placement"
 )
 
+// area is a placement searched with its own victims: the candidates that
+// have a pod on its nodes, in eviction order, and the cheapest one-unit
+// choice among them (no victim set of the area costs less).
+type area struct {
+	p     placement.Placement
+	units []*unit
+	lb    choice
+}
+
 // searchPlacements searches each placement of opts.Generator on the
-// snapshot with every candidate removed. It returns nil and the decision
-// there when no placement can be freed.
-func (f *finder) searchPlacements() (*result, placement.Decision, error) {
+// snapshot with every candidate removed, improving f.best. It returns the
+// decision to explain a failure with: with every candidate removed, or a
+// placement's best failure.
+func (f *finder) searchPlacements() (placement.Decision, error) {
 	s0, err := f.without(f.q.all())
 	if err != nil {
-		return nil, placement.Decision{}, err
+		return placement.Decision{}, err
 	}
 	d0, err := f.solve(s0, f.opts, false)
 	if err != nil || d0.Status != placement.Scheduled {
-		return nil, d0, err // never evict in vain
+		return d0, err // never evict in vain
 	}
 	places, err := f.opts.Generator.Generate(s0, f.g)
 	if err != nil {
-		return nil, d0, err
+		return d0, err
 	}
 	// Candidates per placement, in eviction order: one pass over the
 	// candidates' pods through a node → placements index.
@@ -46,6 +55,86 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 			}
 		}
 	}
+	var areas []area
+	for i := range places {
+		if len(perPlace[i]) > 0 {
+			areas = append(areas, area{p: places[i], units: perPlace[i], lb: f.lowerBound(perPlace[i], places[i].Rank, places[i].Name)})
+		}
+	}
+	if last, err := f.searchAreas(areas); last != nil || err != nil {
+		return derefOr(last, d0), err
+	}
+	return d0, nil
+}
+
+// searchNodes is the search of a group that needs one more member placed,
+// without a generator: the member lands on one node, so the cheapest set
+// evicts only candidates with a pod there (upstream's per-node preemption
+// for a single pod). Each node with candidates is an area of its own.
+func (f *finder) searchNodes() (placement.Decision, error) {
+	N := f.s.NumNodes()
+	perNode := make([][]*unit, N)
+	for _, u := range f.q.all() {
+		for _, id := range u.nodeIDs(f.s) {
+			if k := len(perNode[id]); k == 0 || perNode[id][k-1] != u {
+				perNode[id] = append(perNode[id], u)
+			}
+		}
+	}
+	// The solver skips a placement without the nodes of the group's
+	// bound members: each area holds them beside its node.
+	var boundOn []placement.NodeID
+	for _, p := range f.s.GroupMembers(f.g.Key()) {
+		if id, ok := f.s.NodeOf(p); ok && !slices.Contains(boundOn, id) {
+			boundOn = append(boundOn, id)
+		}
+	}
+	var areas []area
+	for id, units := range perNode {
+		if len(units) > 0 {
+			name := f.s.Node(placement.NodeID(id)).Name
+			nodes := []placement.NodeID{placement.NodeID(id)}
+			for _, b := range boundOn {
+				if b != nodes[0] {
+					nodes = append(nodes, b)
+				}
+			}
+			slices.Sort(nodes)
+			areas = append(areas, area{p: placement.Placement{Name: name, Nodes: nodes}, units: units, lb: f.lowerBound(units, 0, name)})
+		}
+	}
+	last, err := f.searchAreas(areas)
+	if err != nil || f.best == nil {
+		return derefOr(last, placement.Decision{}), err
+	}
+	// The decision on the whole cluster, as without the search's
+	// restriction to the node (the solver may as well use room the
+	// victims free elsewhere).
+	r := &f.best.r
+	d, err := f.solve(r.snap, f.opts, true)
+	if err == nil && d.Status == placement.Scheduled {
+		r.d, r.solved = d, true
+	} else {
+		r.solved = false // the node's decision: Verify checks it
+	}
+	r.name = ""
+	return derefOr(last, placement.Decision{}), err
+}
+
+func derefOr(d *placement.Decision, or placement.Decision) placement.Decision {
+	if d == nil {
+		return or
+	}
+	return *d
+}
+
+// searchAreas searches each area, cheapest lower bound first, until none
+// can beat the best: exactly when it has at most MaxExactUnits candidates
+// and budget is left, else with the heuristic [finder.search]. It returns
+// the last failure a heuristic search saw (nil when none).
+func (f *finder) searchAreas(areas []area) (*placement.Decision, error) {
+	slices.SortFunc(areas, func(a, b area) int { return a.lb.compare(&b.lb) })
+	N := f.s.NumNodes()
 	inP := make([]bool, N)
 	mark := func(p *placement.Placement, on bool) {
 		for _, id := range p.Nodes {
@@ -54,73 +143,49 @@ func (f *finder) searchPlacements() (*result, placement.Decision, error) {
 			}
 		}
 	}
-	type cand struct {
-		i     int
-		kmin  int
-		bound *unit // nil when slots suffice without removing anything
-	}
-	var cands []cand
-	for i := range places {
-		if len(perPlace[i]) == 0 {
-			continue
+	var last *placement.Decision
+	for _, a := range areas {
+		if f.best != nil && a.lb.compare(&f.best.ch) >= 0 {
+			break // every later area costs at least as much
 		}
-		mark(&places[i], true)
-		k, ok := f.prefixBound(listOf(perPlace[i]), places[i].Nodes, inP)
-		mark(&places[i], false)
-		if ok {
-			c := cand{i: i, kmin: k}
-			if k > 0 {
-				c.bound = perPlace[i][k-1]
-			}
-			cands = append(cands, c)
-		}
-	}
-	// Most promising first (no bound, then the least important bound), so
-	// that pruning bites early.
-	slices.SortStableFunc(cands, func(a, b cand) int {
-		if a.bound == nil || b.bound == nil {
-			return cmp.Compare(boolInt(a.bound != nil), boolInt(b.bound != nil))
-		}
-		return VictimOrder(&b.bound.v, &a.bound.v)
-	})
-	// Without budgets eviction order is the ranking, and a placement whose
-	// bound is more important than the best set's most important victim
-	// cannot win: it is skipped without a solve.
-	prune := len(f.in.Budgets) == 0
-	last := d0 // Scheduled: replaced by a placement's failure below
-	var best *result
-	var bestTop *unit // nil with best set: no victims, nothing beats it
-	for _, c := range cands {
-		if prune && best != nil && c.bound != nil && (bestTop == nil || VictimOrder(&c.bound.v, &bestTop.v) < 0) {
-			break // every later candidate's bound is at least as important
-		}
-		p, units := places[c.i], perPlace[c.i]
+		p := a.p
 		opts := f.opts
 		opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
 			return []placement.Placement{p}, nil
 		})
 		mark(&p, true)
-		r, err := f.search(opts, listOf(units), inP, c.kmin)
+		err := f.searchArea(&a, inP, opts, &last)
 		mark(&p, false)
 		if err != nil {
-			return nil, d0, err
-		}
-		if !r.ok {
-			last = r.last
-			continue
-		}
-		r.name, r.rank = p.Name, p.Rank
-		if best == nil || lessDisruptive(&r, best) {
-			best, bestTop = &r, nil
-			if len(r.victims) > 0 {
-				bestTop = ranked(r.victims)[0]
-			}
+			return last, err
 		}
 	}
-	if best != nil {
-		return best, d0, nil
+	return last, nil
+}
+
+// searchArea searches one area, its nodes marked in inP.
+func (f *finder) searchArea(a *area, inP []bool, opts placement.Options, last **placement.Decision) error {
+	if len(a.units) <= MaxExactUnits && f.left > 0 {
+		if err := f.exactSearch(a.units, a.p.Nodes, inP, opts, a.p.Rank, a.p.Name); err != nil || !f.cut {
+			return err
+		}
 	}
-	return nil, last, nil
+	f.heuristic = true
+	k, ok := f.prefixBound(listOf(a.units), a.p.Nodes, inP)
+	if !ok {
+		return nil
+	}
+	r, err := f.search(opts, listOf(a.units), inP, k)
+	if err != nil {
+		return err
+	}
+	if !r.ok {
+		*last = &r.last
+		return nil
+	}
+	r.name, r.rank = a.p.Name, a.p.Rank
+	f.offer(r)
+	return nil
 }
 
 func boolInt(b bool) int {
@@ -128,37 +193,6 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// lessDisruptive reports whether a's victims disrupt less than b's: fewer
-// beyond a budget, then lower in [VictimOrder] compared most important
-// first, a prefix before a longer set; then the lower placement rank, then
-// the placement name.
-func lessDisruptive(a, b *result) bool {
-	over := func(r *result) (n int) {
-		for _, u := range r.victims {
-			if u.overBudget {
-				n++
-			}
-		}
-		return n
-	}
-	if oa, ob := over(a), over(b); oa != ob {
-		return oa < ob
-	}
-	ra, rb := ranked(a.victims), ranked(b.victims)
-	for i := range min(len(ra), len(rb)) {
-		if c := VictimOrder(&ra[i].v, &rb[i].v); c != 0 {
-			return c > 0
-		}
-	}
-	if len(ra) != len(rb) {
-		return len(ra) < len(rb)
-	}
-	if a.rank != b.rank {
-		return a.rank < b.rank
-	}
-	return a.name < b.name
 }
 
 // ranked returns units sorted most important first.

@@ -42,6 +42,7 @@ func (f *finder) plan(r *result) (Plan, error) {
 	}
 	return Plan{
 		Outcome: Preempt, Victims: out, Decision: r.d, After: r.snap,
+		Cost: f.cost.of(victims, nil), Proven: !f.heuristic && !f.cut && !f.unproven,
 		Candidates: f.q.len(), Solves: f.solves, Message: msg + "; then " + r.d.Message,
 	}, nil
 }
@@ -49,7 +50,7 @@ func (f *finder) plan(r *result) (Plan, error) {
 // cannotHelp explains, from d (the decision with the candidates removed),
 // why preemption cannot place the group.
 func (f *finder) cannotHelp(d placement.Decision) Plan {
-	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: f.q.len(), Solves: f.solves}
+	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: f.q.len(), Solves: f.solves, Proven: d.Proven}
 	var b strings.Builder
 	if f.q.len() == 0 {
 		fmt.Fprintf(&b, "preemption cannot help: no pod of priority below %d is in the way; %s", f.prio, d.Message)

@@ -58,20 +58,9 @@ func (f *finder) slotsWithout(snap *placement.Snapshot, victims []*unit, inP []b
 
 func (f *finder) newSlots(s *placement.Snapshot, nodes []placement.NodeID, inP []bool) *slots {
 	R, N := len(f.res), s.NumNodes()
-	if f.least == nil {
-		f.least = make([]int64, R)
-		for r := range f.res {
-			f.least[r] = math.MaxInt64
-			for i := range f.g.Members {
-				q := f.memberReq[i*R+r] // the member's request for f.res[r]
-				if r == f.podsR {
-					q = 1
-				}
-				f.least[r] = min(f.least[r], q)
-			}
-		}
+	if f.scratch == nil {
 		f.scratch = f.nodeScratch(N).sl
-		f.scratch.f, f.scratch.least = f, f.least
+		f.scratch.f, f.scratch.least = f, f.leastReq()
 	}
 	// One slots at a time: the scratch is reused.
 	sl := f.scratch
@@ -165,3 +154,23 @@ func (sl *slots) shift(u *unit, sign int64) {
 }
 
 func (sl *slots) enough() bool { return sl.total >= sl.need }
+
+// leastReq returns, per resource, the smallest request of any member for
+// it (1 for the pod count): what a member slot needs at least.
+func (f *finder) leastReq() []int64 {
+	if f.least == nil {
+		R := len(f.res)
+		f.least = make([]int64, R)
+		for r := range f.res {
+			f.least[r] = math.MaxInt64
+			for i := range f.g.Members {
+				q := f.memberReq[i*R+r] // the member's request for f.res[r]
+				if r == f.podsR {
+					q = 1
+				}
+				f.least[r] = min(f.least[r], q)
+			}
+		}
+	}
+	return f.least
+}

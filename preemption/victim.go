@@ -110,6 +110,10 @@ type unit struct {
 	// removed is set while the finder's slot count has u removed; keep
 	// marks victims while slotsWithout compares sets.
 	removed, keep bool
+	// hits are the budgets guarding u's pods, once hitsDone (see
+	// [costing.hits]).
+	hits     []budgetHit
+	hitsDone bool
 }
 
 // nodeIDs returns the nodes of u's pods. They are resolved on first use:

@@ -1,0 +1,187 @@
+package preemption
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Cost is the disruption of a victim set, compared lexicographically in
+// the order of its fields (see [Cost.Compare]): the order in which
+// kube-scheduler ranks preemption candidates (pickOneNodeForPreemption in
+// pkg/scheduler/framework/preemption, v1.37), applied to whole victim sets
+// of the cluster instead of one node's, as KEP-5710's workload-aware
+// preemption does. A whole disruptionMode-PodGroup victim counts as its
+// pods, each at the group's priority.
+type Cost struct {
+	// BudgetViolations counts evictions beyond the disruption budgets: per
+	// budget, the victim pods it guards beyond its disruptionsAllowed,
+	// summed over the budgets. For pods guarded by one budget each it is
+	// upstream's number of victims that violate a PodDisruptionBudget.
+	BudgetViolations int64
+	// MaxPriority is the highest priority among the victims.
+	MaxPriority int32
+	// PrioritySum is the sum over the victim pods of their priority plus
+	// 2^31, so that every pod adds a non-negative amount (upstream offsets
+	// the sum by MaxInt32+1 for the same reason).
+	PrioritySum int64
+	// Pods is the number of victim pods.
+	Pods int
+	// Start is the earliest start time among the victims of priority
+	// MaxPriority; the later, the cheaper (upstream prefers to stop the
+	// most recently started work). Zero means none of them has started,
+	// which counts as the latest.
+	Start time.Time
+}
+
+// Compare returns a negative number when c is cheaper than o, 0 when they
+// are equal, a positive number otherwise: fewer budget violations, then a
+// lower highest priority, then a smaller priority sum, then fewer pods,
+// then a later Start. Find breaks ties between victim sets of equal cost
+// by the victims' names (see [Find]).
+func (c Cost) Compare(o Cost) int {
+	if x := cmp.Compare(c.BudgetViolations, o.BudgetViolations); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(c.MaxPriority, o.MaxPriority); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(c.PrioritySum, o.PrioritySum); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(c.Pods, o.Pods); x != 0 {
+		return x
+	}
+	return -compareStart(c.Start, o.Start) // later start is cheaper
+}
+
+// String formats the cost as its fields, e.g. "budget violations 0, max
+// priority 10, priority sum 2147483658, pods 1, start 2026-01-01T00:00:01Z".
+func (c Cost) String() string {
+	start := "not started"
+	if !c.Start.IsZero() {
+		start = c.Start.UTC().Format(time.RFC3339Nano)
+	}
+	return fmt.Sprintf("budget violations %d, max priority %d, priority sum %d, pods %d, start %s",
+		c.BudgetViolations, c.MaxPriority, c.PrioritySum, c.Pods, start)
+}
+
+// budgetHit is how many pods of a unit one budget guards.
+type budgetHit struct {
+	b int32 // index into costing.budgets
+	n int32
+}
+
+// costing computes the [Cost] of victim sets: the budgets in key order and
+// a scratch count per budget.
+type costing struct {
+	a      *allowance
+	counts []int64
+	used   []int32 // budgets with a count, to clear
+}
+
+func newCosting(bs []DisruptionBudget) *costing {
+	a := newAllowance(bs)
+	return &costing{a: a, counts: make([]int64, len(a.budgets))}
+}
+
+// hits returns the budgets that guard u's pods, computed once per unit.
+func (c *costing) hits(u *unit) []budgetHit {
+	if u.hitsDone {
+		return u.hits
+	}
+	u.hitsDone = true
+	for _, p := range u.pods {
+		for _, i := range c.a.byNS[p.Namespace] {
+			if c.a.budgets[i].matches(p) {
+				k := slices.IndexFunc(u.hits, func(h budgetHit) bool { return h.b == int32(i) })
+				if k < 0 {
+					u.hits = append(u.hits, budgetHit{b: int32(i)})
+					k = len(u.hits) - 1
+				}
+				u.hits[k].n++
+			}
+		}
+	}
+	return u.hits
+}
+
+// of returns the cost of evicting units (and extra, when not nil).
+// O(units + budget hits).
+func (c *costing) of(units []*unit, extra *unit) Cost {
+	k := Cost{MaxPriority: math.MinInt32}
+	add := func(u *unit) {
+		n := len(u.pods)
+		k.Pods += n
+		k.PrioritySum += int64(n) * (int64(u.v.Priority) - math.MinInt32)
+		switch {
+		case u.v.Priority > k.MaxPriority:
+			k.MaxPriority, k.Start = u.v.Priority, u.v.StartTime
+		case u.v.Priority == k.MaxPriority && compareStart(u.v.StartTime, k.Start) < 0:
+			k.Start = u.v.StartTime
+		}
+		for _, h := range c.hits(u) {
+			if c.counts[h.b] == 0 {
+				c.used = append(c.used, h.b)
+			}
+			c.counts[h.b] += int64(h.n)
+		}
+	}
+	for _, u := range units {
+		add(u)
+	}
+	if extra != nil {
+		add(extra)
+	}
+	for _, b := range c.used {
+		k.BudgetViolations += max(0, c.counts[b]-c.a.left[b])
+		c.counts[b] = 0
+	}
+	c.used = c.used[:0]
+	return k
+}
+
+// choice is a victim set with what orders it against others: its cost,
+// then its victims' names (sorted, compared as sequences, a prefix
+// first), then the placement's rank and name.
+type choice struct {
+	cost  Cost
+	names []placement.Key
+	rank  int
+	place string
+}
+
+// newChoice is the choice of evicting units (and extra) in a placement.
+func (c *costing) newChoice(units []*unit, extra *unit, rank int, place string) choice {
+	ch := choice{cost: c.of(units, extra), rank: rank, place: place}
+	ch.names = make([]placement.Key, 0, len(units)+1)
+	for _, u := range units {
+		ch.names = append(ch.names, u.v.key())
+	}
+	if extra != nil {
+		ch.names = append(ch.names, extra.v.key())
+	}
+	slices.SortFunc(ch.names, placement.Key.Compare)
+	return ch
+}
+
+// compare orders choices, cheapest first; it is a total order over the
+// victim sets of distinct placements. Adding a victim to a set makes it
+// strictly dearer (the pod count grows, nothing before it shrinks), which
+// is what lets the exact search prune.
+func (a *choice) compare(b *choice) int {
+	if x := a.cost.Compare(b.cost); x != 0 {
+		return x
+	}
+	if x := slices.CompareFunc(a.names, b.names, placement.Key.Compare); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(a.rank, b.rank); x != 0 {
+		return x
+	}
+	return cmp.Compare(a.place, b.place)
+}

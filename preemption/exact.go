@@ -1,0 +1,244 @@
+package preemption
+
+import (
+	"slices"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// MaxExactUnits is the most candidate victim units (pods, and whole
+// disruptionMode-PodGroup groups) a placement may have for [Find] to
+// search it exactly: up to 2^20 subsets, each pruned by cost and by a
+// capacity bound before any solve. Above it Find takes its heuristic.
+const MaxExactUnits = 20
+
+// found is the cheapest victim set found so far, over every placement.
+type found struct {
+	ch choice
+	r  result
+}
+
+// room counts member slots (see [slots]) on the nodes of one placement for
+// the exact search: a base over every node, adjusted on the few nodes the
+// candidates' pods free. Slots are a necessary condition for the group to
+// fit, so a set of victims whose removal leaves too few needs no solve.
+type room struct {
+	least []int64
+	need  int64
+	total int64
+	rows  []int64 // R values per touched node
+	cnt   []int64 // slots per touched node
+}
+
+func (m *room) count(row []int64) int64 {
+	c := m.need
+	for r, q := range m.least {
+		if q > 0 {
+			if row[r] < q {
+				return 0
+			}
+			c = min(c, row[r]/q)
+		}
+	}
+	return c
+}
+
+func (m *room) enough() bool { return m.total >= m.need }
+
+// clone returns a copy of m with its own rows.
+func (m *room) clone() room {
+	c := *m
+	c.rows, c.cnt = slices.Clone(m.rows), slices.Clone(m.cnt)
+	return c
+}
+
+// exact is the branch-and-bound search of one placement's units.
+type exact struct {
+	f     *finder
+	units []*unit   // the placement's candidates, in eviction order
+	at    [][]int32 // per unit and pod, the pod's touched node, -1 when outside the placement
+	opts  placement.Options
+	rank  int
+	place string
+	// all counts the slots with the set and every undecided unit removed,
+	// only with the set alone.
+	all, only room
+	set       []*unit
+}
+
+// exactSearch searches the subsets of units (at most MaxExactUnits, in
+// eviction order) for the cheapest whose removal lets the group fit with
+// opts, in the placement of the given nodes (nil: every node; inP marks
+// them otherwise), improving f.best. Each branch costs the caller's budget
+// one step per undecided unit, each solve its Decision.Steps; when the
+// budget runs out the search stops and f.cut is set.
+//
+// Pruning: a set whose cost is not below the best is never extended
+// (every superset costs more); nor is one whose removal together with
+// every undecided unit leaves too few member slots; nor one none of whose
+// one-unit extensions beats the best when it does not fit itself.
+func (f *finder) exactSearch(units []*unit, nodes []placement.NodeID, inP []bool, opts placement.Options, rank int, place string) error {
+	if f.missing || len(units) == 0 {
+		return nil
+	}
+	e := &exact{f: f, units: units, opts: opts, rank: rank, place: place}
+	R := len(f.res)
+	base := room{least: f.leastReq(), need: int64(f.need)}
+	row := make([]int64, 0, R)
+	if nodes == nil {
+		for free, n := range f.s.FreeRows() {
+			base.total += base.count(free) * int64(n)
+		}
+	} else {
+		for _, id := range nodes {
+			row = f.s.AppendFree(row[:0], id)
+			base.total += base.count(row)
+		}
+	}
+	var touched []placement.NodeID
+	e.at = make([][]int32, len(units))
+	for i, u := range units {
+		ids := u.nodeIDs(f.s)
+		e.at[i] = make([]int32, len(ids))
+		for j, id := range ids {
+			if inP != nil && !inP[id] {
+				e.at[i][j] = -1
+				continue
+			}
+			t := slices.Index(touched, id)
+			if t < 0 {
+				t = len(touched)
+				touched = append(touched, id)
+				base.rows = f.s.AppendFree(base.rows, id)
+				base.cnt = append(base.cnt, base.count(base.rows[t*R:(t+1)*R]))
+			}
+			e.at[i][j] = int32(t)
+		}
+	}
+	e.only = base.clone()
+	e.all = base
+	for i := range units {
+		e.shift(&e.all, i, 1)
+	}
+	if !e.all.enough() {
+		return nil // even every candidate leaves too little room
+	}
+	return e.visit(0, false)
+}
+
+// shift frees unit i's room in m (sign 1) or takes it back (sign -1).
+func (e *exact) shift(m *room, i int, sign int64) {
+	R := len(e.f.res)
+	req := e.units[i].rows(e.f)
+	for j, t := range e.at[i] {
+		if t < 0 {
+			continue
+		}
+		row := m.rows[int(t)*R : int(t+1)*R]
+		for r, q := range req[j*R : (j+1)*R] {
+			row[r] += sign * q
+		}
+		c := m.count(row)
+		m.total += c - m.cnt[t]
+		m.cnt[t] = c
+	}
+}
+
+// beats reports whether evicting e.set (and extra) is cheaper than the best.
+func (e *exact) beats(extra *unit) bool {
+	b := e.f.best
+	if b == nil {
+		return true
+	}
+	k := e.f.cost.of(e.set, extra)
+	if c := k.Compare(b.ch.cost); c != 0 {
+		return c < 0
+	}
+	ch := e.f.cost.newChoice(e.set, extra, e.rank, e.place)
+	return ch.compare(&b.ch) < 0
+}
+
+// visit explores the sets that extend e.set with units from i on; added
+// says whether e.set just grew (and so is worth a solve).
+func (e *exact) visit(i int, added bool) error {
+	f := e.f
+	if f.left <= 0 {
+		f.cut = true
+		return nil
+	}
+	f.left -= int64(1 + len(e.units) - i)
+	if !e.all.enough() || (added && !e.beats(nil)) {
+		return nil
+	}
+	if added && e.only.enough() {
+		ok, err := e.try()
+		if ok || err != nil {
+			return err // a superset would cost more
+		}
+	}
+	if i == len(e.units) {
+		return nil
+	}
+	if f.best != nil && !slices.ContainsFunc(e.units[i:], e.beats) {
+		return nil // any set that fits adds one of them
+	}
+	e.set = append(e.set, e.units[i])
+	e.shift(&e.only, i, 1)
+	err := e.visit(i+1, true)
+	e.shift(&e.only, i, -1)
+	e.set = e.set[:len(e.set)-1]
+	if err != nil || f.cut {
+		return err
+	}
+	e.shift(&e.all, i, -1)
+	err = e.visit(i+1, false)
+	e.shift(&e.all, i, 1)
+	return err
+}
+
+// try solves the group without e.set and records it as the best when it
+// fits.
+func (e *exact) try() (bool, error) {
+	f := e.f
+	snap, err := f.s.Apply(placement.Change{Remove: podKeys(e.set)})
+	if err != nil {
+		return false, err
+	}
+	d, err := f.solve(snap, e.opts, true)
+	if err != nil {
+		return false, err
+	}
+	f.left -= d.Steps
+	if d.Status != placement.Scheduled {
+		f.unproven = f.unproven || !d.Proven
+		return false, nil
+	}
+	victims := slices.Clone(e.set)
+	f.best = &found{
+		ch: f.cost.newChoice(victims, nil, e.rank, e.place),
+		r:  result{ok: true, victims: victims, snap: snap, d: d, solved: true, name: e.place, rank: e.rank},
+	}
+	return true, nil
+}
+
+// offer makes r (a heuristic's result in a placement) the best when it is
+// cheaper.
+func (f *finder) offer(r result) {
+	ch := f.cost.newChoice(r.victims, nil, r.rank, r.name)
+	if f.best == nil || ch.compare(&f.best.ch) < 0 {
+		f.best = &found{ch: ch, r: r}
+	}
+}
+
+// lowerBound is the cheapest choice of one unit among units in a
+// placement: every victim set of the placement costs at least as much.
+func (f *finder) lowerBound(units []*unit, rank int, place string) choice {
+	var lb choice
+	for i, u := range units {
+		ch := f.cost.newChoice(nil, u, rank, place)
+		if i == 0 || ch.compare(&lb) < 0 {
+			lb = ch
+		}
+	}
+	return lb
+}
