@@ -208,8 +208,6 @@ func find(s *placement.Snapshot, g *placement.Group, in *Input, x *Index, opts p
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "snapshot", "must not be nil")
 	case g == nil:
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "group", "must not be nil")
-	case len(g.PodSets) > 0:
-		return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), "podSets", "preemption needs the pods as members")
 	}
 	f := &finder{s: s, g: g, in: in, x: x, opts: opts}
 	// in.PodGroups is checked last, when the search has not read every
@@ -219,27 +217,36 @@ func find(s *placement.Snapshot, g *placement.Group, in *Input, x *Index, opts p
 			return Plan{}, f.firstError(err)
 		}
 	}
+	f.pending = make([]*placement.Pod, 0, len(g.Members)+len(g.PodSets))
 	for i := range g.Members {
-		switch p := &g.Members[i]; p.PreemptionPolicy {
-		case "", placement.PreemptLowerPriority, placement.PreemptNever:
-		default:
-			return Plan{}, f.firstError(placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy", "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy))
-		}
+		f.pending = append(f.pending, &g.Members[i])
 	}
-	never := -1 // a member with preemptionPolicy Never
-	for i := range g.Members {
-		if g.Members[i].PreemptionPolicy == placement.PreemptNever {
-			never = i
-			break
+	for k := range g.PodSets {
+		f.pending = append(f.pending, &g.PodSets[k].Template)
+	}
+	never := "" // a pending pod with preemptionPolicy Never
+	for i, p := range f.pending {
+		switch p.PreemptionPolicy {
+		case "", placement.PreemptLowerPriority:
+		case placement.PreemptNever:
+			if never == "" {
+				never = f.pendingName(i)
+			}
+		default:
+			obj, field := fmt.Sprintf("pod %q", p.Key().String()), "spec.preemptionPolicy"
+			if k := i - len(g.Members); k >= 0 {
+				obj, field = fmt.Sprintf("PodGroup %q", g.Key().String()), fmt.Sprintf("podSets[%d].template.spec.preemptionPolicy", k)
+			}
+			return Plan{}, f.firstError(placement.Errorf(placement.ErrInvalid, obj, field, "unknown policy %q (want PreemptLowerPriority or Never)", p.PreemptionPolicy))
 		}
 	}
 	// A failure is shown only when nothing may be evicted; otherwise the
 	// first solve need not explain it.
-	d, err := f.solve(s, opts, never < 0)
+	d, err := f.solve(s, opts, never == "")
 	if err != nil {
 		return Plan{}, f.firstError(err)
 	}
-	if d.Status != placement.Scheduled && never < 0 {
+	if d.Status != placement.Scheduled && never == "" {
 		return f.preempt(d)
 	}
 	if err := f.firstError(nil); err != nil {
@@ -249,7 +256,25 @@ func find(s *placement.Snapshot, g *placement.Group, in *Input, x *Index, opts p
 		return Plan{Outcome: Fits, Decision: d, After: s, Solves: f.solves, Message: "fits without preemption: " + d.Message}, nil
 	}
 	return Plan{Outcome: NotAllowed, Decision: d, After: s, Solves: f.solves,
-		Message: fmt.Sprintf("preemption not allowed: member %s has preemptionPolicy Never; %s", g.Members[never].Key(), d.Message)}, nil
+		Message: fmt.Sprintf("preemption not allowed: %s has preemptionPolicy Never; %s", never, d.Message)}, nil
+}
+
+// pendingName names f.pending[i] in messages: "member ns/name", or "pod
+// set ns/name" for a pod set's template.
+func (f *finder) pendingName(i int) string {
+	if k := i - len(f.g.Members); k >= 0 {
+		return "pod set " + f.pendingKey(i).String()
+	}
+	return "member " + f.pendingKey(i).String()
+}
+
+// pendingKey is f.pending[i]'s key: a member's, or for a pod set the
+// group's namespace and the set's name (as Assignment.Pod names it).
+func (f *finder) pendingKey(i int) placement.Key {
+	if k := i - len(f.g.Members); k >= 0 {
+		return placement.Key{Namespace: f.g.Namespace, Name: f.g.PodSets[k].Name}
+	}
+	return f.g.Members[i].Key()
 }
 
 // firstError returns the error validate would report first: one of
@@ -352,8 +377,10 @@ type finder struct {
 	need    int     // pending members that must be placed
 	missing bool    // a member requests a resource no node has
 	least   []int64 // per resource, the smallest member request
-	// memberReq holds R values per member, like res: its requests, the
-	// pod count included.
+	// pending are the group's members, then its pod sets' templates;
+	// memberReq holds R values per entry, like res: its requests, the pod
+	// count included.
+	pending   []*placement.Pod
 	memberReq []int64
 	scratch   *slots
 	sc        *scratch // nil until the search needs it
@@ -419,9 +446,9 @@ func (f *finder) index() {
 	}
 	f.podsR = f.resIdx[placement.ResourcePods]
 	R := len(f.res)
-	f.memberReq = make([]int64, len(f.g.Members)*R)
-	for i := range f.g.Members {
-		row, req := f.memberReq[i*R:(i+1)*R], f.g.Members[i].Requests
+	f.memberReq = make([]int64, len(f.pending)*R)
+	for i, p := range f.pending {
+		row, req := f.memberReq[i*R:(i+1)*R], p.Requests
 		// A lookup per tracked resource costs less than a range over the
 		// member's map; the map is ranged only when it names another.
 		found := 0

@@ -36,6 +36,7 @@ func (f *finder) plan(r *result) (Plan, error) {
 			over++
 		}
 	}
+	f.roomFor(out, victims, r.d)
 	msg := fmt.Sprintf("evict %d pods in %d victims of priority at most %d (preemptor %d)", pods, len(out), out[0].Priority, f.prio)
 	if over > 0 {
 		msg += fmt.Sprintf(", %d beyond a disruption budget", over)
@@ -89,8 +90,8 @@ func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 	var out []Freeable
 	for r, name := range f.res {
 		var request int64
-		for i := range f.g.Members {
-			request = max(request, f.g.Members[i].Requests[name])
+		for _, p := range f.pending {
+			request = max(request, p.Requests[name])
 		}
 		if r == f.podsR {
 			request = 1
@@ -113,4 +114,24 @@ func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 		}
 	}
 	return out
+}
+
+// roomFor fills each victim's MakesRoomFor from d: the pending pods
+// assigned to the nodes of its pods. O(assignments + victim pods).
+func (f *finder) roomFor(out []Victim, victims []*unit, d placement.Decision) {
+	on := map[placement.NodeID][]placement.Key{}
+	for _, a := range d.Assignments {
+		on[a.NodeID] = append(on[a.NodeID], a.Pod)
+	}
+	for _, a := range d.PodSetAssignments {
+		on[a.NodeID] = append(on[a.NodeID], placement.Key{Namespace: f.g.Namespace, Name: a.PodSet})
+	}
+	for i, u := range victims {
+		var keys []placement.Key
+		for _, id := range u.nodeIDs(f.s) {
+			keys = append(keys, on[id]...)
+		}
+		slices.SortFunc(keys, placement.Key.Compare)
+		out[i].MakesRoomFor = slices.Compact(keys)
+	}
 }

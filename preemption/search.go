@@ -1,6 +1,8 @@
 package preemption
 
 import (
+	"slices"
+
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -146,7 +148,19 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 		}
 	}()
 	at := func(id placement.NodeID) (int, bool) { o := int(pos[id]) - 1; return o, o >= 0 }
-	slab := make([]int64, 0, 2*R*len(d.Assignments))
+	slab := make([]int64, 0, 2*R*(len(d.Assignments)+len(d.PodSetAssignments)))
+	// pair returns the members' demand on node id, making its pair.
+	pair := func(id placement.NodeID) []int64 {
+		o, ok := at(id)
+		if !ok {
+			o = len(slab)
+			slab = snap.AppendFree(slab, id)
+			slab = slab[:o+2*R]
+			pos[id] = int32(o + 1)
+			assigned = append(assigned, id)
+		}
+		return slab[o+R : o+2*R]
+	}
 	// The member of each assignment: found by walking the members along
 	// the assignments, which usually follow them, else by name.
 	i := 0
@@ -164,17 +178,16 @@ func (f *finder) reprieveFixed(snap *placement.Snapshot, d placement.Decision, p
 		if byKey != nil {
 			i = byKey[a.Pod]
 		}
-		o, ok := at(a.NodeID)
-		if !ok {
-			o = len(slab)
-			slab = snap.AppendFree(slab, a.NodeID)
-			slab = slab[:o+2*R]
-			pos[a.NodeID] = int32(o + 1)
-			assigned = append(assigned, a.NodeID)
-		}
-		demand := slab[o+R : o+2*R]
+		demand := pair(a.NodeID)
 		for r, q := range f.memberReq[i*R : (i+1)*R] {
 			demand[r] += q
+		}
+	}
+	for _, a := range d.PodSetAssignments {
+		i := len(f.g.Members) + slices.IndexFunc(f.g.PodSets, func(ps placement.PodSet) bool { return ps.Name == a.PodSet })
+		demand := pair(a.NodeID)
+		for r, q := range f.memberReq[i*R : (i+1)*R] {
+			demand[r] += int64(a.Count) * q
 		}
 	}
 	shift := func(u *unit, sign int64) {

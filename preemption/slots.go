@@ -163,7 +163,7 @@ func (f *finder) leastReq() []int64 {
 		f.least = make([]int64, R)
 		for r := range f.res {
 			f.least[r] = math.MaxInt64
-			for i := range f.g.Members {
+			for i := range f.pending {
 				q := f.memberReq[i*R+r] // the member's request for f.res[r]
 				if r == f.podsR {
 					q = 1
