@@ -131,33 +131,37 @@ func (p *Plan) EvictedPods() []placement.Key {
 // priority overrides its pods' own, for victims as for the preemptor. The
 // group's own bound members are never candidates.
 //
-// Search: candidates are taken in eviction order — those that keep every
-// disruption budget first, then the others, each part least important first
-// ([VictimOrder]). A necessary condition, counted incrementally as
-// candidates are taken off — per node, free room over the smallest member
-// request, summed ("member slots") — gives the shortest prefix that could
-// possibly fit; the shortest prefix that does fit is found from there with
-// O(log k) solves (exponential, then binary search; on a packed cluster
-// usually one). Reprieve then gives candidates back, most important first
-// (so budget-breaking ones before the others): first with a capacity check
-// of each member on its chosen node, O(pods of the candidate), then, for
-// each remaining victim whose return still leaves enough member slots, with
-// a full solve. The result is minimal in that order: giving back any single
-// victim makes the solver fail.
+// Search: the victims are the cheapest set by [Cost] (ties by the
+// victims' names, then placement rank and name) among the sets the search
+// compares. Each placement — every node at once without a generator; each
+// node on its own for a group that needs one more member placed
+// (upstream's per-node preemption of a pod); each placement the generator
+// yields on the snapshot with every candidate removed otherwise — is
+// searched with the candidates that have a pod on its nodes, cheapest
+// lower bound first, until no placement left can beat the best set:
 //
-// With a generator in opts (a topology constraint), each placement it
-// yields on the snapshot with every candidate removed is searched on its
-// own, with the candidates that have a pod on its nodes, and the least
-// disruptive victim set wins: fewer victims beyond a budget, then the lower
-// ranking of the most important victim, the next, and so on (a prefix beats
-// a longer set), then the lower placement rank, then the placement name.
-// Ranks only break ties: a preferred placement never justifies more
-// evictions (and a topology generator also uses ranks to let the solver
-// stop early, which says nothing about disruption). Victims never come
-// from two placements beyond what a whole PodGroup spans. Without budgets,
-// a placement whose member-slot prefix already ends in a victim more
-// important than the best set's most important one cannot win and is not
-// solved.
+//   - With at most [MaxExactUnits] candidates, exactly: a branch-and-bound
+//     over their subsets, pruned by cost, by a necessary room condition
+//     (per node, free room over the smallest member request, summed:
+//     "member slots") and by the cheapest one-victim extension, with a
+//     solve only for sets that pass. The whole search spends at most
+//     opts.Budget steps (0: [placement.DefaultBudget]), solver steps
+//     included; when it runs out, the heuristic takes over.
+//   - With more, by the heuristic: candidates are taken in eviction order
+//     — those that keep every disruption budget first, then the others,
+//     each part least important first ([VictimOrder]); member slots,
+//     counted incrementally, give the shortest prefix that could fit; the
+//     shortest prefix that does fit is found from there with O(log k)
+//     solves (exponential, then binary search; on a packed cluster usually
+//     one). Reprieve then gives candidates back, most important first:
+//     first with a capacity check of each member on its chosen node,
+//     O(pods of the candidate), then, for each remaining victim whose
+//     return still leaves enough member slots, with a full solve. Giving
+//     back any single victim of the result makes the solver fail.
+//
+// [Plan.Proven] says whether every placement was searched exactly.
+// Victims never come from two placements beyond what a whole PodGroup
+// spans.
 //
 // The final decision is a [placement.Solve] on the snapshot without the
 // victims, restricted to the chosen placement — or, should the solver pack
@@ -169,7 +173,8 @@ func (p *Plan) EvictedPods() []placement.Key {
 // tests of the placement and preemption packages); the check would cost
 // about as much as the solve.
 //
-// Cost, without a generator: one pass over the snapshot's PodGroups
+// Complexity of the heuristic, without a generator: one pass over the
+// snapshot's PodGroups
 // ([placement.Snapshot.BoundGroups]: one lookup in in.PodGroups each; the
 // pods of groups in disruptionMode Pod and of no group one by one), a pass
 // over in.PodGroups to validate it unless those lookups found every entry
@@ -183,15 +188,22 @@ func (p *Plan) EvictedPods() []placement.Key {
 // microsecond per pod) and the same per placement searched. A host that
 // searches every cycle with the same input saves the validation, the
 // lookups and the heap of whole groups with an [Index] ([Index.Find]).
+// The exact search adds at most opts.Budget steps (see above); a group
+// that needs one more member adds, per node with candidates, their list
+// and its lower bound.
 //
 // Every snapshot a hook sees derives from s with Apply. Find is pure and
 // deterministic: the plan depends only on the contents of s, g and in.
 //
-// Errors (a [*placement.FieldError]; nothing is decided): a nil s or g; a
-// group with pod sets (Group.PodSets: preemption weighs each pod); an
+// Groups given as pod sets (Group.PodSets) are searched as the same pods
+// listed; their templates count for the preemptor's priority and
+// preemptionPolicy.
+//
+// Errors (a [*placement.FieldError]; nothing is decided): a nil s or g; an
 // invalid input (an empty PodGroup or budget name, an unknown
 // disruptionMode, a negative disruptionsAllowed, an invalid budget
-// selector, a duplicate budget); a member with an unknown preemptionPolicy;
+// selector, a duplicate budget); a member or pod set template with an
+// unknown preemptionPolicy;
 // any error of [placement.Solve] (an invalid group, a generator error); or
 // a verification failure of the final decision (wrapping
 // [placement.ErrViolation]), which means a bug or a caller hook that is
