@@ -1,6 +1,7 @@
 package preemption
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -117,21 +118,49 @@ func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 }
 
 // roomFor fills each victim's MakesRoomFor from d: the pending pods
-// assigned to the nodes of its pods. O(assignments + victim pods).
+// assigned to the nodes of its pods. The pods are ranked by key once, so
+// that each victim sorts integers; every list shares one allocation.
+// O(A log A + P log P) for A assignments and P (victim pod, pending pod)
+// pairs on a node.
 func (f *finder) roomFor(out []Victim, victims []*unit, d placement.Decision) {
-	on := map[placement.NodeID][]placement.Key{}
+	keys := make([]placement.Key, 0, len(d.Assignments)+len(d.PodSetAssignments))
+	ids := make([]placement.NodeID, 0, cap(keys))
 	for _, a := range d.Assignments {
-		on[a.NodeID] = append(on[a.NodeID], a.Pod)
+		keys, ids = append(keys, a.Pod), append(ids, a.NodeID)
 	}
 	for _, a := range d.PodSetAssignments {
-		on[a.NodeID] = append(on[a.NodeID], placement.Key{Namespace: f.g.Namespace, Name: a.PodSet})
+		keys, ids = append(keys, placement.Key{Namespace: f.g.Namespace, Name: a.PodSet}), append(ids, a.NodeID)
 	}
+	// on holds (node, rank of the pod's key) pairs, sorted.
+	byKey := make([]int, len(keys))
+	for i := range byKey {
+		byKey[i] = i
+	}
+	slices.SortFunc(byKey, func(a, b int) int { return keys[a].Compare(keys[b]) })
+	on := make([][2]int32, len(keys))
+	for r, i := range byKey {
+		on[i] = [2]int32{int32(ids[i]), int32(r)}
+	}
+	slices.SortFunc(on, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
+	var ranks []int32
+	var slab []placement.Key
 	for i, u := range victims {
-		var keys []placement.Key
+		ranks = ranks[:0]
 		for _, id := range u.nodeIDs(f.s) {
-			keys = append(keys, on[id]...)
+			k, _ := slices.BinarySearchFunc(on, int32(id), func(p [2]int32, id int32) int { return cmp.Compare(p[0], id) })
+			for ; k < len(on) && on[k][0] == int32(id); k++ {
+				ranks = append(ranks, on[k][1])
+			}
 		}
-		slices.SortFunc(keys, placement.Key.Compare)
-		out[i].MakesRoomFor = slices.Compact(keys)
+		slices.Sort(ranks)
+		ranks = slices.Compact(ranks)
+		if cap(slab)-len(slab) < len(ranks) {
+			slab = make([]placement.Key, 0, max(len(ranks), len(keys)))
+		}
+		at := len(slab)
+		for _, r := range ranks {
+			slab = append(slab, keys[byKey[r]])
+		}
+		out[i].MakesRoomFor = slab[at:len(slab):len(slab)]
 	}
 }
