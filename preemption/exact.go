@@ -1,7 +1,9 @@
 package preemption
 
 import (
+	"math"
 	"slices"
+	"time"
 
 	"github.com/gangsched/gangsched/placement"
 )
@@ -64,6 +66,68 @@ type exact struct {
 	// only with the set alone.
 	all, only room
 	set       []*unit
+	sum       setCost   // the cost of set, kept as it grows and shrinks
+	bufs      [][]int32 // per depth, the units still viable there
+}
+
+// setCost is a victim set's [Cost] kept incrementally: adding or removing
+// a unit, or costing the set with one more, is O(its budget hits).
+type setCost struct {
+	c      *costing
+	k      Cost
+	counts []int64   // per budget, the set's pods it guards
+	undo   []maxPrio // the highest priority and its start before each add
+}
+
+type maxPrio struct {
+	p     int32
+	start time.Time
+}
+
+func newSetCost(c *costing) setCost {
+	return setCost{c: c, k: Cost{MaxPriority: math.MinInt32}, counts: make([]int64, len(c.a.budgets))}
+}
+
+// with returns the cost of the set with u added.
+func (s *setCost) with(u *unit) Cost {
+	k := s.k
+	n := len(u.pods)
+	k.Pods += n
+	k.PrioritySum += int64(n) * (int64(u.v.Priority) - math.MinInt32)
+	switch {
+	case u.v.Priority > k.MaxPriority:
+		k.MaxPriority, k.Start = u.v.Priority, u.v.StartTime
+	case u.v.Priority == k.MaxPriority && compareStart(u.v.StartTime, k.Start) < 0:
+		k.Start = u.v.StartTime
+	}
+	for _, h := range s.c.hits(u) {
+		c, left := s.counts[h.b], s.c.a.left[h.b]
+		k.BudgetViolations += max(0, c+int64(h.n)-left) - max(0, c-left)
+	}
+	return k
+}
+
+func (s *setCost) add(u *unit) {
+	s.undo = append(s.undo, maxPrio{s.k.MaxPriority, s.k.Start})
+	s.k = s.with(u)
+	for _, h := range s.c.hits(u) {
+		s.counts[h.b] += int64(h.n)
+	}
+}
+
+// pop removes u, the unit added last.
+func (s *setCost) pop(u *unit) {
+	for _, h := range s.c.hits(u) {
+		c, left := s.counts[h.b], s.c.a.left[h.b]
+		s.counts[h.b] -= int64(h.n)
+		s.k.BudgetViolations -= max(0, c-left) - max(0, c-int64(h.n)-left)
+	}
+	n := len(u.pods)
+	s.k.Pods -= n
+	s.k.PrioritySum -= int64(n) * (int64(u.v.Priority) - math.MinInt32)
+	m := s.undo[len(s.undo)-1]
+	s.undo = s.undo[:len(s.undo)-1]
+	s.k.MaxPriority, s.k.Start = m.p, m.start
 }
 
 // exactSearch searches the subsets of units (at most MaxExactUnits, in
@@ -81,7 +145,7 @@ func (f *finder) exactSearch(units []*unit, nodes []placement.NodeID, inP []bool
 	if f.missing || len(units) == 0 {
 		return nil
 	}
-	e := &exact{f: f, units: units, opts: opts, rank: rank, place: place}
+	e := &exact{f: f, units: units, opts: opts, rank: rank, place: place, sum: newSetCost(f.cost)}
 	R := len(f.res)
 	base := room{least: f.leastReq(), need: int64(f.need)}
 	row := make([]int64, 0, R)
@@ -123,7 +187,15 @@ func (f *finder) exactSearch(units []*unit, nodes []placement.NodeID, inP []bool
 	if !e.all.enough() {
 		return nil // even every candidate leaves too little room
 	}
-	return e.visit(0, false)
+	rest := make([]int32, len(units))
+	for i := range rest {
+		rest[i] = int32(i)
+	}
+	e.bufs = make([][]int32, len(units)+1)
+	for d := range e.bufs {
+		e.bufs[d] = make([]int32, 0, len(units))
+	}
+	return e.visit(rest, 0, false)
 }
 
 // shift frees unit i's room in m (sign 1) or takes it back (sign -1).
@@ -150,7 +222,10 @@ func (e *exact) beats(extra *unit) bool {
 	if b == nil {
 		return true
 	}
-	k := e.f.cost.of(e.set, extra)
+	k := e.sum.k
+	if extra != nil {
+		k = e.sum.with(extra)
+	}
 	if c := k.Compare(b.ch.cost); c != 0 {
 		return c < 0
 	}
@@ -158,15 +233,17 @@ func (e *exact) beats(extra *unit) bool {
 	return ch.compare(&b.ch) < 0
 }
 
-// visit explores the sets that extend e.set with units from i on; added
-// says whether e.set just grew (and so is worth a solve).
-func (e *exact) visit(i int, added bool) error {
+// visit explores the sets that extend e.set with units of rest (indexes
+// into e.units, in eviction order), depth deep; added says whether e.set
+// just grew (and so is worth a solve). e.all counts e.set and rest
+// removed.
+func (e *exact) visit(rest []int32, depth int, added bool) error {
 	f := e.f
 	if f.left <= 0 {
 		f.cut = true
 		return nil
 	}
-	f.left -= int64(1 + len(e.units) - i)
+	f.left -= int64(1 + len(rest))
 	if !e.all.enough() || (added && !e.beats(nil)) {
 		return nil
 	}
@@ -176,23 +253,48 @@ func (e *exact) visit(i int, added bool) error {
 			return err // a superset would cost more
 		}
 	}
-	if i == len(e.units) {
+	if len(rest) == 0 {
 		return nil
 	}
-	if f.best != nil && !slices.ContainsFunc(e.units[i:], e.beats) {
-		return nil // any set that fits adds one of them
+	if f.best != nil {
+		// A unit that does not beat the best added to e.set never will
+		// added to a superset: it leaves the subtree, its room too.
+		viable := e.bufs[depth][:0]
+		for _, i := range rest {
+			if e.beats(e.units[i]) {
+				viable = append(viable, i)
+			} else {
+				e.shift(&e.all, int(i), -1)
+			}
+		}
+		all := rest
+		defer func() {
+			for _, i := range all {
+				if !slices.Contains(viable, i) {
+					e.shift(&e.all, int(i), 1)
+				}
+			}
+		}()
+		if len(viable) == 0 || !e.all.enough() {
+			return nil
+		}
+		rest = viable
 	}
-	e.set = append(e.set, e.units[i])
-	e.shift(&e.only, i, 1)
-	err := e.visit(i+1, true)
-	e.shift(&e.only, i, -1)
+	i, tail := rest[0], rest[1:]
+	u := e.units[i]
+	e.set = append(e.set, u)
+	e.sum.add(u)
+	e.shift(&e.only, int(i), 1)
+	err := e.visit(tail, depth+1, true)
+	e.shift(&e.only, int(i), -1)
+	e.sum.pop(u)
 	e.set = e.set[:len(e.set)-1]
 	if err != nil || f.cut {
 		return err
 	}
-	e.shift(&e.all, i, -1)
-	err = e.visit(i+1, false)
-	e.shift(&e.all, i, 1)
+	e.shift(&e.all, int(i), -1)
+	err = e.visit(tail, depth+1, false)
+	e.shift(&e.all, int(i), 1)
 	return err
 }
 
