@@ -44,7 +44,8 @@ func TestScenario_EvictsTheOnePodThatFrees(t *testing.T) {
 // allowing 0). A priority-2000 preemptor of cpu:2 evicts pod3 alone, as a
 // plain pod and as a 1-member PodGroup alike: either node costs one
 // budget violation, and node2's victim has the lower priority (issue
-// 17's second manifest; the real kube-scheduler evicts pod3 too).
+// 17's second manifest; the real kube-scheduler v1.37.2 evicts pod3 for
+// the pod, but pod1 and pod2 for the 1-member PodGroup).
 func TestScenario_FewestViolationsThenLowestPriority(t *testing.T) {
 	lbl := func(p placement.Pod, app string) placement.Pod {
 		p.Labels = map[string]string{"app": app}

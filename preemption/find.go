@@ -84,9 +84,11 @@ type Plan struct {
 	// PodGroups of lower priority) the search considered.
 	Candidates int
 	// Solves is the number of [placement.Solve] calls spent, the first one
-	// included: O(log k) per placement searched for a prefix of k
-	// candidates (often one), plus one per victim that passes the
-	// member-slot check of the last pass (see [Find]); and one more, on
+	// included: in the exact search, one per victim set that passes the
+	// cost and member-slot bounds; in the heuristic, O(log k) per
+	// placement searched for a prefix of k candidates (often one), plus
+	// one per victim that passes the member-slot check of the last pass
+	// (see [Find]); and one more, on
 	// the snapshot as given, when there is no candidate (the first solve
 	// does not explain a failure that preemption might still cure).
 	Solves int

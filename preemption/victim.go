@@ -61,8 +61,10 @@ func (v *Victim) key() placement.Key {
 // number when a is the more important; it is a total order over distinct
 // victims.
 //
-// Preemption evicts the least important victims it can and gives back the
-// most important ones first.
+// Find's heuristic (above [MaxExactUnits] candidates) evicts the least
+// important victims it can and gives back the most important ones first;
+// the exact search takes candidates in the same order. Plans themselves
+// are compared by [Cost].
 func VictimOrder(a, b *Victim) int {
 	if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
 		return c
