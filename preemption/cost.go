@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 	"time"
-
-	"github.com/gangsched/gangsched/placement"
 )
 
 // Cost is the disruption of a victim set, compared lexicographically in
@@ -42,7 +40,7 @@ type Cost struct {
 // are equal, a positive number otherwise: fewer budget violations, then a
 // lower highest priority, then a smaller priority sum, then fewer pods,
 // then a later Start. Find breaks ties between victim sets of equal cost
-// by the victims' names (see [Find]).
+// by the order it searches them in (see [Find]).
 func (c Cost) Compare(o Cost) int {
 	if x := cmp.Compare(c.BudgetViolations, o.BudgetViolations); x != 0 {
 		return x
@@ -145,39 +143,22 @@ func (c *costing) of(units []*unit, extra *unit) Cost {
 	return k
 }
 
-// choice is a victim set with what orders it against others: its cost,
-// then its victims' names (sorted, compared as sequences, a prefix
-// first), then the placement's rank and name.
-type choice struct {
+// bound orders the areas of a search (see [finder.searchAreas]): the
+// cheapest cost of one unit among its candidates — no victim set of the
+// area costs less — then that unit's eviction position, then the
+// placement's rank and name.
+type bound struct {
 	cost  Cost
-	names []placement.Key
+	pos   int
 	rank  int
 	place string
 }
 
-// newChoice is the choice of evicting units (and extra) in a placement.
-func (c *costing) newChoice(units []*unit, extra *unit, rank int, place string) choice {
-	ch := choice{cost: c.of(units, extra), rank: rank, place: place}
-	ch.names = make([]placement.Key, 0, len(units)+1)
-	for _, u := range units {
-		ch.names = append(ch.names, u.v.key())
-	}
-	if extra != nil {
-		ch.names = append(ch.names, extra.v.key())
-	}
-	slices.SortFunc(ch.names, placement.Key.Compare)
-	return ch
-}
-
-// compare orders choices, cheapest first; it is a total order over the
-// victim sets of distinct placements. Adding a victim to a set makes it
-// strictly dearer (the pod count grows, nothing before it shrinks), which
-// is what lets the exact search prune.
-func (a *choice) compare(b *choice) int {
+func (a *bound) compare(b *bound) int {
 	if x := a.cost.Compare(b.cost); x != 0 {
 		return x
 	}
-	if x := slices.CompareFunc(a.names, b.names, placement.Key.Compare); x != 0 {
+	if x := cmp.Compare(a.pos, b.pos); x != 0 {
 		return x
 	}
 	if x := cmp.Compare(a.rank, b.rank); x != 0 {

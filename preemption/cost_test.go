@@ -102,3 +102,23 @@ func TestCost_Compare(t *testing.T) {
 		require.Equal(t, -tc.want, base.Compare(tc.c), tc.name)
 	}
 }
+
+// Twenty identical low pods fill five nodes; a gang of ten needs ten of
+// them. Every set of ten costs the same, so only the bounds keep the
+// exact search from trying each: it is proven within a budget of 2^16
+// steps, with the first ten in eviction order (the names' order).
+func TestFind_ExactPrunesEqualCosts(t *testing.T) {
+	var nodes []placement.Node
+	var pods []placement.Pod
+	for i := range 5 {
+		nodes = append(nodes, node("n"+itoa(i), cpu(8000)))
+	}
+	for k := range 20 {
+		pods = append(pods, bound("p"+itoa(10+k), "n"+itoa(k%5), "", low, cpu(2000)))
+	}
+	g := gang("hi", 10, 10, high, cpu(2000))
+	p := find(t, snapshot(nodes, pods), g, preemption.Input{}, placement.Options{Budget: 1 << 16})
+	require.Equal(t, preemption.Preempt, p.Outcome)
+	require.True(t, p.Proven)
+	require.Equal(t, []string{"p10", "p11", "p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19"}, evicted(p))
+}

@@ -1,6 +1,7 @@
 package preemption
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -16,8 +17,8 @@ const MaxExactUnits = 20
 
 // found is the cheapest victim set found so far, over every placement.
 type found struct {
-	ch choice
-	r  result
+	cost Cost
+	r    result
 }
 
 // room counts member slots (see [slots]) on the nodes of one placement for
@@ -68,6 +69,17 @@ type exact struct {
 	set       []*unit
 	sum       setCost   // the cost of set, kept as it grows and shrinks
 	bufs      [][]int32 // per depth, the units still viable there
+	// For the resource bound (see [exact.more]): per resource, the room
+	// the members need in all, the room of the placement's untouched
+	// nodes, and the candidates by what they free, most first; per
+	// candidate, what it frees on the placement's nodes.
+	needAll, untouched []int64
+	byRes              [][]int32
+	q                  [][]int64
+	// scratch of beatsWith
+	pods  []int
+	sums  []int64
+	prios []int32
 }
 
 // setCost is a victim set's [Cost] kept incrementally: adding or removing
@@ -179,6 +191,7 @@ func (f *finder) exactSearch(units []*unit, nodes []placement.NodeID, inP []bool
 			e.at[i][j] = int32(t)
 		}
 	}
+	e.resourceBound(nodes, touched, base.rows)
 	e.only = base.clone()
 	e.all = base
 	for i := range units {
@@ -216,7 +229,9 @@ func (e *exact) shift(m *room, i int, sign int64) {
 	}
 }
 
-// beats reports whether evicting e.set (and extra) is cheaper than the best.
+// beats reports whether evicting e.set (and extra) is cheaper than the
+// best. A set that only ties loses: the search meets sets in eviction
+// order, so the tie's winner is the one met first.
 func (e *exact) beats(extra *unit) bool {
 	b := e.f.best
 	if b == nil {
@@ -226,11 +241,7 @@ func (e *exact) beats(extra *unit) bool {
 	if extra != nil {
 		k = e.sum.with(extra)
 	}
-	if c := k.Compare(b.ch.cost); c != 0 {
-		return c < 0
-	}
-	ch := e.f.cost.newChoice(e.set, extra, e.rank, e.place)
-	return ch.compare(&b.ch) < 0
+	return k.Compare(b.cost) < 0
 }
 
 // visit explores the sets that extend e.set with units of rest (indexes
@@ -280,6 +291,9 @@ func (e *exact) visit(rest []int32, depth int, added bool) error {
 		}
 		rest = viable
 	}
+	if k, ok := e.more(rest); !ok || (k > 1 && f.best != nil && !e.beatsWith(rest, k)) {
+		return nil
+	}
 	i, tail := rest[0], rest[1:]
 	u := e.units[i]
 	e.set = append(e.set, u)
@@ -315,10 +329,9 @@ func (e *exact) try() (bool, error) {
 		f.unproven = f.unproven || !d.Proven
 		return false, nil
 	}
-	victims := slices.Clone(e.set)
 	f.best = &found{
-		ch: f.cost.newChoice(victims, nil, e.rank, e.place),
-		r:  result{ok: true, victims: victims, snap: snap, d: d, solved: true, name: e.place, rank: e.rank},
+		cost: e.sum.k,
+		r:    result{ok: true, victims: slices.Clone(e.set), snap: snap, d: d, solved: true, name: e.place, rank: e.rank},
 	}
 	return true, nil
 }
@@ -326,21 +339,169 @@ func (e *exact) try() (bool, error) {
 // offer makes r (a heuristic's result in a placement) the best when it is
 // cheaper.
 func (f *finder) offer(r result) {
-	ch := f.cost.newChoice(r.victims, nil, r.rank, r.name)
-	if f.best == nil || ch.compare(&f.best.ch) < 0 {
-		f.best = &found{ch: ch, r: r}
+	k := f.cost.of(r.victims, nil)
+	if f.best == nil || k.Compare(f.best.cost) < 0 {
+		f.best = &found{cost: k, r: r}
 	}
 }
 
-// lowerBound is the cheapest choice of one unit among units in a
-// placement: every victim set of the placement costs at least as much.
-func (f *finder) lowerBound(units []*unit, rank int, place string) choice {
-	var lb choice
+// lowerBound is the area bound of units in a placement: the cheapest
+// one-unit set among them.
+func (f *finder) lowerBound(units []*unit, rank int, place string) bound {
+	var lb bound
 	for i, u := range units {
-		ch := f.cost.newChoice(nil, u, rank, place)
-		if i == 0 || ch.compare(&lb) < 0 {
-			lb = ch
+		b := bound{cost: f.cost.of(nil, u), pos: u.pos, rank: rank, place: place}
+		if i == 0 || b.compare(&lb) < 0 {
+			lb = b
 		}
 	}
 	return lb
+}
+
+// resourceBound prepares the resource bound of the placement of nodes
+// (nil: every node), given its touched nodes and their free rows.
+func (e *exact) resourceBound(nodes, touched []placement.NodeID, rows []int64) {
+	f := e.f
+	R := len(f.res)
+	least := f.leastReq()
+	e.needAll, e.untouched = make([]int64, R), make([]int64, R)
+	for r, q := range least {
+		if q > 0 {
+			e.needAll[r] = math.MaxInt64
+			if int64(f.need) <= math.MaxInt64/q {
+				e.needAll[r] = int64(f.need) * q
+			}
+		}
+	}
+	add := func(row []int64, n int64) {
+		for r, v := range row {
+			if v > 0 {
+				e.untouched[r] = satAdd(e.untouched[r], satMul(v, n))
+			}
+		}
+	}
+	if nodes == nil {
+		for free, n := range f.s.FreeRows() {
+			add(free, int64(n))
+		}
+	} else {
+		row := make([]int64, 0, R)
+		for _, id := range nodes {
+			add(f.s.AppendFree(row[:0], id), 1)
+		}
+	}
+	// Take the touched nodes out again (unless saturated): their room is
+	// read from the set's rows.
+	for t := range touched {
+		for r, v := range rows[t*R : (t+1)*R] {
+			if v > 0 && e.untouched[r] < math.MaxInt64 {
+				e.untouched[r] -= v
+			}
+		}
+	}
+	e.q = make([][]int64, len(e.units))
+	for i, u := range e.units {
+		e.q[i] = make([]int64, R)
+		req := u.rows(f)
+		for j, t := range e.at[i] {
+			if t >= 0 {
+				for r, v := range req[j*R : (j+1)*R] {
+					e.q[i][r] = satAdd(e.q[i][r], v)
+				}
+			}
+		}
+	}
+	e.byRes = make([][]int32, R)
+	for r := range R {
+		idx := make([]int32, len(e.units))
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(e.q[b][r], e.q[a][r]) })
+		e.byRes[r] = idx
+	}
+}
+
+// more returns how many more units of rest the set needs at least: per
+// resource, the members need needAll in all; the room a node offers is at
+// most its free room after the set, plus what the units added free there,
+// so the units that free the most must cover what is short. It returns
+// false when even all of rest cannot (a necessary condition, as member
+// slots are). O(resources × units).
+func (e *exact) more(rest []int32) (int, bool) {
+	R := len(e.f.res)
+	var mask uint32
+	for _, i := range rest {
+		mask |= 1 << i
+	}
+	k := 1
+	for r, need := range e.needAll {
+		if need <= 0 {
+			continue
+		}
+		avail := e.untouched[r]
+		for t := range e.only.cnt {
+			if v := e.only.rows[t*R+r]; v > 0 {
+				avail = satAdd(avail, v)
+			}
+		}
+		short, c := need-avail, 0
+		for _, i := range e.byRes[r] {
+			if short <= 0 {
+				break
+			}
+			if mask&(1<<i) != 0 {
+				short -= e.q[i][r]
+				c++
+			}
+		}
+		if short > 0 {
+			return 0, false
+		}
+		k = max(k, c)
+	}
+	return k, true
+}
+
+// beatsWith reports whether the set with k more units of rest could beat
+// the best: its cost is at least the set's own with the k fewest pods,
+// the k smallest priority sums and the k-th lowest priority added (each
+// part a lower bound, so the whole is one in the lexicographic order).
+func (e *exact) beatsWith(rest []int32, k int) bool {
+	pods, sums, prios := e.pods[:0], e.sums[:0], e.prios[:0]
+	defer func() { e.pods, e.sums, e.prios = pods, sums, prios }()
+	for _, i := range rest {
+		u := e.units[i]
+		pods = append(pods, len(u.pods))
+		sums = append(sums, int64(len(u.pods))*(int64(u.v.Priority)-math.MinInt32))
+		prios = append(prios, u.v.Priority)
+	}
+	slices.Sort(pods)
+	slices.Sort(sums)
+	slices.Sort(prios)
+	lb := e.sum.k
+	for j := range k {
+		lb.Pods += pods[j]
+		lb.PrioritySum += sums[j]
+	}
+	if p := prios[k-1]; p > lb.MaxPriority {
+		// A higher priority than the set's: the start of its victims is
+		// unknown, and not started is the cheapest.
+		lb.MaxPriority, lb.Start = p, time.Time{}
+	}
+	return lb.Compare(e.f.best.cost) < 0
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(v, n int64) int64 {
+	if n > 0 && v > math.MaxInt64/n {
+		return math.MaxInt64
+	}
+	return v * n
 }

@@ -99,8 +99,8 @@ func unitPods(units []oracleUnit) []placement.Key {
 	return out
 }
 
-// oracleBest returns the cheapest subset of units whose removal lets the
-// group fit, ties by names, trying every subset; ok is false when none
+// oracleBest returns a cheapest subset of units whose removal lets the
+// group fit (ties by names), trying every subset; ok is false when none
 // does.
 func (w *world) oracleBest(t require.TestingT, s *placement.Snapshot, units []oracleUnit, opts placement.Options) (best []oracleUnit, cost preemption.Cost, ok bool) {
 	for mask := 1; mask < 1<<len(units); mask++ {
@@ -142,8 +142,8 @@ var smallWorld = worldGen.Filter(func(w world) bool { return len(w.units()) <= 1
 // (≤ 5 nodes, ≤ 10 units, cpu, gpu and pod count, both disruption modes,
 // budgets, required racks, a caller filter): Find's victims let the group
 // fit, cost what the definition says, can give back no single unit, and
-// when the plan is proven they are the oracle's cheapest set, name ties
-// included; CannotHelp exactly when no subset helps.
+// when the plan is proven they cost what the oracle's cheapest set costs;
+// CannotHelp exactly when no subset helps.
 func TestProp_CheapestAgainstOracle(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := smallWorld.Draw(t, "world")
@@ -169,7 +169,6 @@ func TestProp_CheapestAgainstOracle(t *testing.T) {
 		}
 		if plan.Proven {
 			require.Equal(t, cost, plan.Cost, "oracle evicts %v, Find %v", oracleNames(best), oracleNames(mine))
-			require.Equal(t, oracleNames(best), oracleNames(mine))
 		}
 	})
 }

@@ -7,12 +7,11 @@ import (
 )
 
 // area is a placement searched with its own victims: the candidates that
-// have a pod on its nodes, in eviction order, and the cheapest one-unit
-// choice among them (no victim set of the area costs less).
+// have a pod on its nodes, in eviction order, and its bound.
 type area struct {
 	p     placement.Placement
 	units []*unit
-	lb    choice
+	lb    bound
 }
 
 // searchPlacements searches each placement of opts.Generator on the
@@ -145,8 +144,8 @@ func (f *finder) searchAreas(areas []area) (*placement.Decision, error) {
 	}
 	var last *placement.Decision
 	for _, a := range areas {
-		if f.best != nil && a.lb.compare(&f.best.ch) >= 0 {
-			break // every later area costs at least as much
+		if f.best != nil && a.lb.cost.Compare(f.best.cost) >= 0 {
+			break // every later area costs at least as much: ties go to the first
 		}
 		p := a.p
 		opts := f.opts

@@ -116,6 +116,8 @@ type unit struct {
 	// removed is set while the finder's slot count has u removed; keep
 	// marks victims while slotsWithout compares sets.
 	removed, keep bool
+	// pos is u's position in eviction order.
+	pos int
 	// hits are the budgets guarding u's pods, once hitsDone (see
 	// [costing.hits]).
 	hits     []budgetHit
@@ -293,7 +295,11 @@ func (q *queue) upto(k int) []*unit {
 	for len(q.done) < k {
 		c, ok := q.next()
 		if !ok {
-			q.done, q.over = append(q.done, q.over...), nil
+			for _, u := range q.over {
+				u.pos = len(q.done)
+				q.done = append(q.done, u)
+			}
+			q.over = nil
 			continue
 		}
 		u := q.unit(c)
@@ -304,6 +310,7 @@ func (q *queue) upto(k int) []*unit {
 				continue
 			}
 		}
+		u.pos = len(q.done)
 		q.done = append(q.done, u)
 	}
 	return q.done[:k]
