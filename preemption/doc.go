@@ -19,9 +19,12 @@
 //     across the cluster as KEP-5710's workload-aware preemption does:
 //     fewest disruption-budget violations, then the lowest highest victim
 //     priority, then the smallest sum of victim priorities, then the
-//     fewest victim pods, then the most recently started; ties by the
-//     victims' names (a whole group by its name, a pod by its own), then
-//     the placement's rank and name. A whole disruptionMode-PodGroup group
+//     fewest victim pods, then the most recently started. Of sets that
+//     cost the same the search keeps the one it meets first: within a
+//     placement, the one whose victims come first in eviction order
+//     ([VictimOrder], least important first, names last); across
+//     placements, the placement searched first (see [Find]). A whole
+//     disruptionMode-PodGroup group
 //     counts as its pods. Budgets are soft, as upstream: a set that goes
 //     beyond one is only dearer. The plan's victims are the cheapest set found;
 //     no single victim of a plan can be given back.

@@ -133,14 +133,15 @@ func (p *Plan) EvictedPods() []placement.Key {
 // priority overrides its pods' own, for victims as for the preemptor. The
 // group's own bound members are never candidates.
 //
-// Search: the victims are the cheapest set by [Cost] (ties by the
-// victims' names, then placement rank and name) among the sets the search
-// compares. Each placement — every node at once without a generator; each
+// Search: the victims are the cheapest set by [Cost] among the sets the
+// search compares; of equal ones, the first it meets. Each placement — every node at once without a generator; each
 // node on its own for a group that needs one more member placed
 // (upstream's per-node preemption of a pod); each placement the generator
 // yields on the snapshot with every candidate removed otherwise — is
 // searched with the candidates that have a pod on its nodes, cheapest
-// lower bound first, until no placement left can beat the best set:
+// lower bound first (the cost of its cheapest single candidate, then that
+// candidate's eviction position, then the placement's rank and name),
+// until no placement left can beat the best set:
 //
 //   - With at most [MaxExactUnits] candidates, exactly: a branch-and-bound
 //     over their subsets, pruned by cost, by a necessary room condition
