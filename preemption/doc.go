@@ -51,7 +51,7 @@
 //     beyond upstream v1.36, which does not preempt for topology), each
 //     domain is searched with its own victims and the cheapest set wins.
 //   - Each victim says which pending members it makes room for
-//     ([Victim.MakesRoomFor]).
+//     ([Plan.MakesRoomFor]).
 //
 // # Invariants
 //

@@ -149,7 +149,7 @@ func ExampleFind_cheapest() {
 	}
 	fmt.Println(plan.Outcome, plan.EvictedPods(), "proven:", plan.Proven)
 	fmt.Println(plan.Cost)
-	fmt.Println("makes room for", plan.Victims[0].MakesRoomFor)
+	fmt.Println("makes room for", plan.MakesRoomFor(0))
 	// Output:
 	// Preempt [default/p1] proven: true
 	// budget violations 0, max priority 10, priority sum 2147483658, pods 1, start not started

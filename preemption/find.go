@@ -105,6 +105,8 @@ type Plan struct {
 	Proven bool
 	// Message is a one-line explanation a person can act on.
 	Message string
+
+	victimNodes [][]placement.NodeID // per victim, its pods' nodes (see MakesRoomFor)
 }
 
 // EvictedPods returns the pods of every victim, sorted by namespace/name.

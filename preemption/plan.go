@@ -1,7 +1,6 @@
 package preemption
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -37,13 +36,16 @@ func (f *finder) plan(r *result) (Plan, error) {
 			over++
 		}
 	}
-	f.roomFor(out, victims, r.d)
+	on := make([][]placement.NodeID, len(victims))
+	for i, u := range victims {
+		on[i] = u.nodeIDs(f.s)
+	}
 	msg := fmt.Sprintf("evict %d pods in %d victims of priority at most %d (preemptor %d)", pods, len(out), out[0].Priority, f.prio)
 	if over > 0 {
 		msg += fmt.Sprintf(", %d beyond a disruption budget", over)
 	}
 	return Plan{
-		Outcome: Preempt, Victims: out, Decision: r.d, After: r.snap,
+		Outcome: Preempt, Victims: out, Decision: r.d, After: r.snap, victimNodes: on,
 		Cost: f.cost.of(victims, nil), Proven: !f.heuristic && !f.cut && !f.unproven,
 		Candidates: f.q.len(), Solves: f.solves, Message: msg + "; then " + r.d.Message,
 	}, nil
@@ -117,50 +119,27 @@ func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 	return out
 }
 
-// roomFor fills each victim's MakesRoomFor from d: the pending pods
-// assigned to the nodes of its pods. The pods are ranked by key once, so
-// that each victim sorts integers; every list shares one allocation.
-// O(A log A + P log P) for A assignments and P (victim pod, pending pod)
-// pairs on a node.
-func (f *finder) roomFor(out []Victim, victims []*unit, d placement.Decision) {
-	keys := make([]placement.Key, 0, len(d.Assignments)+len(d.PodSetAssignments))
-	ids := make([]placement.NodeID, 0, cap(keys))
-	for _, a := range d.Assignments {
-		keys, ids = append(keys, a.Pod), append(ids, a.NodeID)
+// MakesRoomFor returns, sorted, the pending members that the plan's
+// Decision places on a node where Victims[i] has a pod (a pod set by the
+// group's namespace and the set's name): what evicting that victim is
+// for. It returns nil for i out of range. O(assignments × the victim's
+// pods).
+func (p *Plan) MakesRoomFor(i int) []placement.Key {
+	if i < 0 || i >= len(p.victimNodes) {
+		return nil
 	}
-	for _, a := range d.PodSetAssignments {
-		keys, ids = append(keys, placement.Key{Namespace: f.g.Namespace, Name: a.PodSet}), append(ids, a.NodeID)
-	}
-	// on holds (node, rank of the pod's key) pairs, sorted.
-	byKey := make([]int, len(keys))
-	for i := range byKey {
-		byKey[i] = i
-	}
-	slices.SortFunc(byKey, func(a, b int) int { return keys[a].Compare(keys[b]) })
-	on := make([][2]int32, len(keys))
-	for r, i := range byKey {
-		on[i] = [2]int32{int32(ids[i]), int32(r)}
-	}
-	slices.SortFunc(on, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
-	var ranks []int32
-	var slab []placement.Key
-	for i, u := range victims {
-		ranks = ranks[:0]
-		for _, id := range u.nodeIDs(f.s) {
-			k, _ := slices.BinarySearchFunc(on, int32(id), func(p [2]int32, id int32) int { return cmp.Compare(p[0], id) })
-			for ; k < len(on) && on[k][0] == int32(id); k++ {
-				ranks = append(ranks, on[k][1])
-			}
+	on := p.victimNodes[i]
+	var out []placement.Key
+	for _, a := range p.Decision.Assignments {
+		if slices.Contains(on, a.NodeID) {
+			out = append(out, a.Pod)
 		}
-		slices.Sort(ranks)
-		ranks = slices.Compact(ranks)
-		if cap(slab)-len(slab) < len(ranks) {
-			slab = make([]placement.Key, 0, max(len(ranks), len(keys)))
-		}
-		at := len(slab)
-		for _, r := range ranks {
-			slab = append(slab, keys[byKey[r]])
-		}
-		out[i].MakesRoomFor = slab[at:len(slab):len(slab)]
 	}
+	for _, a := range p.Decision.PodSetAssignments {
+		if slices.Contains(on, a.NodeID) {
+			out = append(out, placement.Key{Namespace: p.Decision.Group.Namespace, Name: a.PodSet})
+		}
+	}
+	slices.SortFunc(out, placement.Key.Compare)
+	return slices.Compact(out)
 }

@@ -31,8 +31,8 @@ func TestScenario_PodSetPreempts(t *testing.T) {
 		{PodSet: "workers", Node: "n1", NodeID: 0, Count: 2},
 		{PodSet: "workers", Node: "n2", NodeID: 1, Count: 1},
 	}, p.Decision.PodSetAssignments)
-	for _, v := range p.Victims {
-		require.Equal(t, []placement.Key{key("workers")}, v.MakesRoomFor, v.Pods)
+	for i, v := range p.Victims {
+		require.Equal(t, []placement.Key{key("workers")}, p.MakesRoomFor(i), v.Pods)
 	}
 }
 

@@ -33,10 +33,6 @@ type Victim struct {
 	// rank below it (those are counted against the budgets first). Empty
 	// when every budget holds.
 	ExceedsBudgets []placement.Key
-	// MakesRoomFor lists, sorted, the pending members the plan's decision
-	// places on a node where this victim has a pod (a pod set by the
-	// group's namespace and the set's name): what evicting it is for.
-	MakesRoomFor []placement.Key
 }
 
 func (v *Victim) grouped() bool { return v.PodGroup.Name != "" }
