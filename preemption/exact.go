@@ -76,10 +76,7 @@ type exact struct {
 	needAll, untouched []int64
 	byRes              [][]int32
 	q                  [][]int64
-	// scratch of beatsWith
-	pods  []int
-	sums  []int64
-	prios []int32
+	us                 []*unit // scratch of beatsWith
 }
 
 // setCost is a victim set's [Cost] kept incrementally: adding or removing
@@ -345,14 +342,107 @@ func (f *finder) offer(r result) {
 	}
 }
 
-// lowerBound is the area bound of units in a placement: the cheapest
-// one-unit set among them.
-func (f *finder) lowerBound(units []*unit, rank int, place string) bound {
-	var lb bound
-	for i, u := range units {
-		b := bound{cost: f.cost.of(nil, u), pos: u.pos, rank: rank, place: place}
-		if i == 0 || b.compare(&lb) < 0 {
-			lb = b
+// lowerBound is the area bound of units in the placement of nodes
+// (ascending): every victim set of the area that could let the group fit
+// costs at least its cost (see [kBound]), with k the fewest units that
+// free the room the members need in all. It returns false when not even
+// every unit frees enough. O(nodes + units × (pods + log units)).
+func (f *finder) lowerBound(units []*unit, nodes []placement.NodeID, rank int, place string) (bound, bool) {
+	R := len(f.res)
+	least := f.leastReq()
+	avail := make([]int64, R)
+	row := make([]int64, 0, R)
+	for _, id := range nodes {
+		if id < 0 || int(id) >= f.s.NumNodes() {
+			continue // Solve rejects such a placement
+		}
+		for r, v := range f.s.AppendFree(row[:0], id) {
+			if v > 0 {
+				avail[r] = satAdd(avail[r], v)
+			}
+		}
+	}
+	q := make([]int64, len(units))
+	k := 1
+	for r, l := range least {
+		if l <= 0 || f.missing {
+			continue
+		}
+		need := int64(math.MaxInt64)
+		if int64(f.need) <= math.MaxInt64/l {
+			need = int64(f.need) * l
+		}
+		short := need - avail[r]
+		if short <= 0 {
+			continue
+		}
+		for i, u := range units {
+			q[i] = 0
+			req := u.rows(f)
+			for j, id := range u.nodeIDs(f.s) {
+				if _, ok := slices.BinarySearch(nodes, id); ok {
+					q[i] = satAdd(q[i], req[j*R+r])
+				}
+			}
+		}
+		slices.SortFunc(q, func(a, b int64) int { return cmp.Compare(b, a) })
+		c := 0
+		for _, v := range q {
+			if short <= 0 {
+				break
+			}
+			short -= v
+			c++
+		}
+		if short > 0 {
+			return bound{}, false
+		}
+		k = max(k, c)
+	}
+	pos := units[0].pos
+	for _, u := range units {
+		pos = min(pos, u.pos)
+	}
+	return bound{cost: kBound(units, k, Cost{MaxPriority: math.MinInt32}), pos: pos, rank: rank, place: place}, true
+}
+
+// kBound is a lower bound on the cost of set (its cost) with k more units
+// of us (k ≤ len(us)): the k fewest pods, the k smallest priority sums,
+// and the k-th lowest priority added, each a lower bound of its part, so
+// that the whole is one in the lexicographic order. When that priority
+// is above the set's, the start is the latest that k units of it could
+// have: at least k less those of lower priority are of it.
+func kBound(us []*unit, k int, set Cost) Cost {
+	n := len(us)
+	pods, sums, prios := make([]int, 0, n), make([]int64, 0, n), make([]int32, 0, n)
+	for _, u := range us {
+		pods = append(pods, len(u.pods))
+		sums = append(sums, int64(len(u.pods))*(int64(u.v.Priority)-math.MinInt32))
+		prios = append(prios, u.v.Priority)
+	}
+	slices.Sort(pods)
+	slices.Sort(sums)
+	slices.Sort(prios)
+	lb := set
+	for j := range k {
+		lb.Pods += pods[j]
+		lb.PrioritySum += sums[j]
+	}
+	if p := prios[k-1]; p > lb.MaxPriority {
+		below := 0
+		var starts []time.Time
+		for _, u := range us {
+			switch {
+			case u.v.Priority < p:
+				below++
+			case u.v.Priority == p:
+				starts = append(starts, u.v.StartTime)
+			}
+		}
+		slices.SortFunc(starts, func(a, b time.Time) int { return compareStart(b, a) }) // latest first
+		lb.MaxPriority, lb.Start = p, time.Time{}
+		if at := max(1, k-below); at <= len(starts) {
+			lb.Start = starts[at-1]
 		}
 	}
 	return lb
@@ -464,32 +554,14 @@ func (e *exact) more(rest []int32) (int, bool) {
 }
 
 // beatsWith reports whether the set with k more units of rest could beat
-// the best: its cost is at least the set's own with the k fewest pods,
-// the k smallest priority sums and the k-th lowest priority added (each
-// part a lower bound, so the whole is one in the lexicographic order).
+// the best (see [kBound]).
 func (e *exact) beatsWith(rest []int32, k int) bool {
-	pods, sums, prios := e.pods[:0], e.sums[:0], e.prios[:0]
-	defer func() { e.pods, e.sums, e.prios = pods, sums, prios }()
+	us := e.us[:0]
 	for _, i := range rest {
-		u := e.units[i]
-		pods = append(pods, len(u.pods))
-		sums = append(sums, int64(len(u.pods))*(int64(u.v.Priority)-math.MinInt32))
-		prios = append(prios, u.v.Priority)
+		us = append(us, e.units[i])
 	}
-	slices.Sort(pods)
-	slices.Sort(sums)
-	slices.Sort(prios)
-	lb := e.sum.k
-	for j := range k {
-		lb.Pods += pods[j]
-		lb.PrioritySum += sums[j]
-	}
-	if p := prios[k-1]; p > lb.MaxPriority {
-		// A higher priority than the set's: the start of its victims is
-		// unknown, and not started is the cheapest.
-		lb.MaxPriority, lb.Start = p, time.Time{}
-	}
-	return lb.Compare(e.f.best.cost) < 0
+	e.us = us
+	return kBound(us, k, e.sum.k).Compare(e.f.best.cost) < 0
 }
 
 func satAdd(a, b int64) int64 {

@@ -57,7 +57,9 @@ func (f *finder) searchPlacements() (placement.Decision, error) {
 	var areas []area
 	for i := range places {
 		if len(perPlace[i]) > 0 {
-			areas = append(areas, area{p: places[i], units: perPlace[i], lb: f.lowerBound(perPlace[i], places[i].Rank, places[i].Name)})
+			if lb, ok := f.lowerBound(perPlace[i], places[i].Nodes, places[i].Rank, places[i].Name); ok {
+				areas = append(areas, area{p: places[i], units: perPlace[i], lb: lb})
+			}
 		}
 	}
 	if last, err := f.searchAreas(areas); last != nil || err != nil {
@@ -99,7 +101,9 @@ func (f *finder) searchNodes() (placement.Decision, error) {
 				}
 			}
 			slices.Sort(nodes)
-			areas = append(areas, area{p: placement.Placement{Name: name, Nodes: nodes}, units: units, lb: f.lowerBound(units, 0, name)})
+			if lb, ok := f.lowerBound(units, nodes, 0, name); ok {
+				areas = append(areas, area{p: placement.Placement{Name: name, Nodes: nodes}, units: units, lb: lb})
+			}
 		}
 	}
 	last, err := f.searchAreas(areas)
