@@ -122,3 +122,20 @@ func TestFind_ExactPrunesEqualCosts(t *testing.T) {
 	require.True(t, p.Proven)
 	require.Equal(t, []string{"p10", "p11", "p12", "p13", "p14", "p15", "p16", "p17", "p18", "p19"}, evicted(p))
 }
+
+// node1 runs a (priority 20) and b (priority 10), cpu:1 each; node2 runs c
+// (priority 30, cpu:2); a gang of two cpu:1 members evicts a and b (highest
+// priority 20), where the real kube-scheduler v1.37.2's workload-aware
+// preemption evicts b and c (highest priority 30).
+func TestScenario_GangCheaperThanUpstream(t *testing.T) {
+	s := snapshot([]placement.Node{node("node1", cpu(2000)), node("node2", cpu(2000))}, []placement.Pod{
+		bound("a", "node1", "", 20, cpu(1000)),
+		bound("b", "node1", "", 10, cpu(1000)),
+		bound("c", "node2", "", 30, cpu(2000)),
+	})
+	p := find(t, s, gang("gang", 2, 2, high, cpu(1000)), preemption.Input{}, placement.Options{})
+	require.Equal(t, preemption.Preempt, p.Outcome)
+	require.Equal(t, []string{"a", "b"}, evicted(p))
+	require.Equal(t, int32(20), p.Cost.MaxPriority)
+	require.True(t, p.Proven)
+}
