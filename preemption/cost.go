@@ -3,7 +3,6 @@ package preemption
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 )
@@ -74,18 +73,13 @@ type budgetHit struct {
 	n int32
 }
 
-// costing computes the [Cost] of victim sets: the budgets in key order and
-// a scratch count per budget.
+// costing computes the [Cost] of victim sets: the budgets in key order,
+// with the disruptions each allows.
 type costing struct {
-	a      *allowance
-	counts []int64
-	used   []int32 // budgets with a count, to clear
+	a *allowance
 }
 
-func newCosting(bs []DisruptionBudget) *costing {
-	a := newAllowance(bs)
-	return &costing{a: a, counts: make([]int64, len(a.budgets))}
-}
+func newCosting(bs []DisruptionBudget) *costing { return &costing{a: newAllowance(bs)} }
 
 // hits returns the budgets that guard u's pods, computed once per unit.
 func (c *costing) hits(u *unit) []budgetHit {
@@ -108,39 +102,13 @@ func (c *costing) hits(u *unit) []budgetHit {
 	return u.hits
 }
 
-// of returns the cost of evicting units (and extra, when not nil).
-// O(units + budget hits).
-func (c *costing) of(units []*unit, extra *unit) Cost {
-	k := Cost{MaxPriority: math.MinInt32}
-	add := func(u *unit) {
-		n := len(u.pods)
-		k.Pods += n
-		k.PrioritySum += int64(n) * (int64(u.v.Priority) - math.MinInt32)
-		switch {
-		case u.v.Priority > k.MaxPriority:
-			k.MaxPriority, k.Start = u.v.Priority, u.v.StartTime
-		case u.v.Priority == k.MaxPriority && compareStart(u.v.StartTime, k.Start) < 0:
-			k.Start = u.v.StartTime
-		}
-		for _, h := range c.hits(u) {
-			if c.counts[h.b] == 0 {
-				c.used = append(c.used, h.b)
-			}
-			c.counts[h.b] += int64(h.n)
-		}
-	}
+// of returns the cost of evicting units. O(units + budget hits).
+func (c *costing) of(units []*unit) Cost {
+	s := newSetCost(c)
 	for _, u := range units {
-		add(u)
+		s.add(u)
 	}
-	if extra != nil {
-		add(extra)
-	}
-	for _, b := range c.used {
-		k.BudgetViolations += max(0, c.counts[b]-c.a.left[b])
-		c.counts[b] = 0
-	}
-	c.used = c.used[:0]
-	return k
+	return s.k
 }
 
 // bound orders the areas of a search (see [finder.searchAreas]): the

@@ -336,7 +336,7 @@ func (e *exact) try() (bool, error) {
 // offer makes r (a heuristic's result in a placement) the best when it is
 // cheaper.
 func (f *finder) offer(r result) {
-	k := f.cost.of(r.victims, nil)
+	k := f.cost.of(r.victims)
 	if f.best == nil || k.Compare(f.best.cost) < 0 {
 		f.best = &found{cost: k, r: r}
 	}

@@ -46,7 +46,7 @@ func (f *finder) plan(r *result) (Plan, error) {
 	}
 	return Plan{
 		Outcome: Preempt, Victims: out, Decision: r.d, After: r.snap, victimNodes: on,
-		Cost: f.cost.of(victims, nil), Proven: !f.heuristic && !f.cut && !f.unproven,
+		Cost: f.cost.of(victims), Proven: !f.heuristic && !f.cut && !f.unproven,
 		Candidates: f.q.len(), Solves: f.solves, Message: msg + "; then " + r.d.Message,
 	}, nil
 }
