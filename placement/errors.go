@@ -10,11 +10,11 @@ import (
 // and still print a message that names the object and the field.
 var (
 	// ErrInvalid marks a value that is malformed or out of range.
-	ErrInvalid = errors.New("invalid value")
+	ErrInvalid = errors.New("placement: invalid value")
 	// ErrDuplicate marks a second object with a name that must be unique.
-	ErrDuplicate = errors.New("duplicate")
+	ErrDuplicate = errors.New("placement: duplicate")
 	// ErrNotFound marks a reference to an object that does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errors.New("placement: not found")
 )
 
 // ErrHook marks an error of a caller's hook (a [Rejection] with Err set)

@@ -5,9 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	. "github.com/gangsched/gangsched/placement"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	. "github.com/gangsched/gangsched/placement"
 )
 
 // mutate changes a hook's assignment list in one of the ways a careless
