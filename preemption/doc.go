@@ -13,10 +13,35 @@
 //     preemptor and for victims. Only victims of strictly lower priority
 //     than the preemptor are candidates; a member with preemptionPolicy
 //     Never forbids preemption.
-//   - Victims are ranked by [VictimOrder]. The search evicts the least
-//     important candidates it can and gives back the most important first;
-//     candidates beyond a [DisruptionBudget] are evicted last and given back
-//     first. No single victim of a plan can be given back.
+//   - Victim sets are compared by their [Cost], the order kube-scheduler
+//     ranks preemption candidates by (pickOneNodeForPreemption in
+//     pkg/scheduler/framework/preemption), applied to whole victim sets
+//     across the cluster as KEP-5710's workload-aware preemption does:
+//     fewest disruption-budget violations, then the lowest highest victim
+//     priority, then the smallest sum of victim priorities, then the
+//     fewest victim pods, then the most recently started. Of sets that
+//     cost the same the search keeps the one it meets first: within a
+//     placement, the one whose victims come first in eviction order
+//     ([VictimOrder], least important first, names last); across
+//     placements, the placement searched first (see [Find]). A whole
+//     disruptionMode-PodGroup group
+//     counts as its pods. Budgets are soft, as upstream: a set that goes
+//     beyond one is only dearer. The plan's victims are the cheapest set found;
+//     no single victim of a plan can be given back.
+//   - Exact when small: a placement with at most [MaxExactUnits] (20)
+//     candidate victim units is searched by a branch-and-bound over their
+//     subsets, within the caller's budget (Options.Budget, in solver
+//     steps), and [Plan.Proven] says the set is a cheapest one. Above the
+//     bound, or when the budget runs out, a heuristic chooses (evict the
+//     least important candidates in [VictimOrder], then give back the most
+//     important that are not needed) and Plan.Proven is false.
+//   - A group that needs one more member placed (a single pod, a 1-member
+//     PodGroup) is searched node by node, as upstream preempts for a pod:
+//     its victims are the cheapest of any node's, which is never dearer
+//     than upstream's own per-node choice (whose reprieve order can keep a
+//     dearer set).
+//   - Groups given as pod sets (Group.PodSets, a template and a count)
+//     preempt as the same pods listed would.
 //   - Never evict in vain: if the group does not fit even with every
 //     candidate removed, the plan evicts nothing and says the most a node
 //     could offer ([Freeable]).
@@ -24,20 +49,31 @@
 //     combines with the room victims leave.
 //   - With a topology generator in the options (a required topology key,
 //     beyond upstream v1.36, which does not preempt for topology), each
-//     domain is searched with its own victims and the least disruptive set
-//     wins, ties by placement rank, then domain path.
+//     domain is searched with its own victims and the cheapest set wins.
+//   - Each victim says which pending members it makes room for
+//     ([Plan.MakesRoomFor]).
 //
 // # Invariants
 //
 // DESIGN.md invariant 7: no victim has a priority ≥ the preemptor's; a
 // disruptionMode-PodGroup victim is evicted whole or not at all; after the
 // victims are removed the preemptor's placement verifies; giving back any
-// single victim makes the group not fit. The package's property tests check
-// each, and that a plan does not depend on input order.
+// single victim makes the group not fit; and a proven plan's victims cost
+// no more than any other set's. The package's property tests check each
+// (the last against a brute-force oracle over every subset of candidates
+// on small clusters, and against classic per-node preemption for one
+// member), and that a plan does not depend on input order.
 //
-// # Cost
+// # Complexity
 //
-// Candidates come from the snapshot's per-PodGroup summaries
+// The exact search visits at most 2^(units+1) branches, pruned by cost
+// (a set is never extended once it costs as much as the best: adding a
+// victim always costs more), by member slots (below) and by a lower bound
+// (the cheapest one-victim extension); each branch costs one budget step
+// per undecided unit and each solve its own steps. Placements are searched
+// cheapest lower bound first and skipped once none can beat the best.
+//
+// The heuristic's candidates come from the snapshot's per-PodGroup summaries
 // ([placement.Snapshot.BoundGroups]), not from a walk of every bound pod, and
 // are kept in a heap: only those the search reads are put in eviction order
 // and made into victims. Without a generator Find never removes every

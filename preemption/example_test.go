@@ -126,3 +126,32 @@ func ExampleIndex_Find() {
 	// Preempt [ml/batch-0 ml/batch-1]
 	// Preempt [ml/notebook]
 }
+
+// Three low pods of cpu 1 and one of cpu 2 fill a node of cpu 5; a pod of
+// cpu 2 evicts the cpu-2 pod alone: its priority sum is half that of any
+// two cpu-1 pods (issue 17's first manifest).
+func ExampleFind_cheapest() {
+	var pods []placement.Pod
+	for i, milli := range []int64{2000, 1000, 1000, 1000} {
+		pods = append(pods, placement.Pod{Namespace: "default", Name: fmt.Sprintf("p%d", i+1), NodeName: "n1", Priority: 10,
+			Requests: placement.ResourceList{placement.ResourceCPU: milli}})
+	}
+	s, err := placement.NewSnapshot([]placement.Node{{Name: "n1", Allocatable: placement.ResourceList{placement.ResourceCPU: 5000}}}, pods)
+	if err != nil {
+		panic(err)
+	}
+	pre := &placement.Group{Namespace: "default", Name: "pre", MinCount: 1, Members: []placement.Pod{{Namespace: "default", Name: "pre",
+		SchedulingGroup: "pre", Priority: 1000, Requests: placement.ResourceList{placement.ResourceCPU: 2000}}}}
+
+	plan, err := preemption.Find(s, pre, preemption.Input{}, placement.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(plan.Outcome, plan.EvictedPods(), "proven:", plan.Proven)
+	fmt.Println(plan.Cost)
+	fmt.Println("makes room for", plan.MakesRoomFor(0))
+	// Output:
+	// Preempt [default/p1] proven: true
+	// budget violations 0, max priority 10, priority sum 2147483658, pods 1, start not started
+	// makes room for [default/pre]
+}

@@ -2,6 +2,7 @@ package preemption
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/gangsched/gangsched/placement"
@@ -173,15 +174,18 @@ func (in *Input) spec(k placement.Key, t *specTally) PodGroupSpec {
 }
 
 // preemptorPriority is the PodGroup's priority override, or else the lowest
-// member priority: a victim must be below every member it may make room
+// priority of a member or pod set template: a victim must be below every member it may make room
 // for, and the search does not track which member uses whose room.
 func (in *Input) preemptorPriority(g *placement.Group, t *specTally) int32 {
 	if p := in.spec(g.Key(), t).Priority; p != nil {
 		return *p
 	}
-	prio := g.Members[0].Priority
+	prio := int32(math.MaxInt32)
 	for i := range g.Members {
 		prio = min(prio, g.Members[i].Priority)
+	}
+	for k := range g.PodSets {
+		prio = min(prio, g.PodSets[k].Template.Priority)
 	}
 	return prio
 }

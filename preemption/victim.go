@@ -57,8 +57,10 @@ func (v *Victim) key() placement.Key {
 // number when a is the more important; it is a total order over distinct
 // victims.
 //
-// Preemption evicts the least important victims it can and gives back the
-// most important ones first.
+// Find's heuristic (above [MaxExactUnits] candidates) evicts the least
+// important victims it can and gives back the most important ones first;
+// the exact search takes candidates in the same order. Plans themselves
+// are compared by [Cost].
 func VictimOrder(a, b *Victim) int {
 	if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
 		return c
@@ -110,6 +112,12 @@ type unit struct {
 	// removed is set while the finder's slot count has u removed; keep
 	// marks victims while slotsWithout compares sets.
 	removed, keep bool
+	// pos is u's position in eviction order.
+	pos int
+	// hits are the budgets guarding u's pods, once hitsDone (see
+	// [costing.hits]).
+	hits     []budgetHit
+	hitsDone bool
 }
 
 // nodeIDs returns the nodes of u's pods. They are resolved on first use:
@@ -283,7 +291,11 @@ func (q *queue) upto(k int) []*unit {
 	for len(q.done) < k {
 		c, ok := q.next()
 		if !ok {
-			q.done, q.over = append(q.done, q.over...), nil
+			for _, u := range q.over {
+				u.pos = len(q.done)
+				q.done = append(q.done, u)
+			}
+			q.over = nil
 			continue
 		}
 		u := q.unit(c)
@@ -294,6 +306,7 @@ func (q *queue) upto(k int) []*unit {
 				continue
 			}
 		}
+		u.pos = len(q.done)
 		q.done = append(q.done, u)
 	}
 	return q.done[:k]

@@ -99,3 +99,40 @@ func (w *Packed) Floor(scratch []int64, out []int32) int {
 	}
 	return placed
 }
+
+// ExactCluster is a preemption workload small enough for the exact
+// search: 5 nodes of cpu 8, each full with 4 pods of cpu 2 (20 candidate
+// units, priorities 1–19 in an interleaved order, each started at its own
+// time), and a high gang of 3 members of cpu 4, each needing two victims
+// on one node. A disruption budget allowing 1 guards the pods of node 0.
+func ExactCluster() *Packed {
+	const nodes, per = 5, 4
+	w := &Packed{Free: make([]int64, nodes)}
+	for i := range nodes {
+		w.Nodes = append(w.Nodes, placement.Node{Name: fmt.Sprintf("n%d", i), Allocatable: placement.ResourceList{placement.ResourceCPU: 8000}})
+		w.Free[i] = 8000
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for k := range nodes * per {
+		node, prio := k%nodes, int32(1+k*7%19)
+		p := placement.Pod{Namespace: "default", Name: fmt.Sprintf("low-%02d", k), NodeName: w.Nodes[node].Name, Priority: prio,
+			StartTime: t0.Add(time.Duration(k*11%20) * time.Second), Requests: placement.ResourceList{placement.ResourceCPU: 2000}}
+		if node == 0 {
+			p.Labels = map[string]string{"app": "guarded"}
+		}
+		w.Bound = append(w.Bound, p)
+		w.PodNode = append(w.PodNode, int32(node))
+		w.PodPriority = append(w.PodPriority, prio)
+		w.PodCPU = append(w.PodCPU, 2000)
+		w.Free[node] -= 2000
+	}
+	w.Input.Budgets = []preemption.DisruptionBudget{{Namespace: "default", Name: "guarded", DisruptionsAllowed: 1,
+		Selector: placement.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}}}}
+	w.Group = &placement.Group{Namespace: "default", Name: "high", Policy: placement.PolicyGang, MinCount: 3}
+	for i := range 3 {
+		w.Group.Members = append(w.Group.Members, placement.Pod{Namespace: "default", Name: fmt.Sprintf("high-%d", i), SchedulingGroup: "high",
+			Priority: HighPriority, Requests: placement.ResourceList{placement.ResourceCPU: 4000}})
+		w.MemberCPU = append(w.MemberCPU, 4000)
+	}
+	return w
+}

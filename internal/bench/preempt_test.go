@@ -85,8 +85,41 @@ func preempt() []workload {
 	}
 	const shape = "/n=5000/pods=40000/p=256"
 	return []workload{
+		{name: "preempt-exact/n=5/units=20/p=3", decision: exactDecision, floor: exactFloor},
 		{name: "preempt" + shape, decision: decision(true, false), floor: floor},
 		{name: "preempt-find" + shape, decision: decision(false, false), floor: floor},
 		{name: "preempt-derived" + shape, decision: decision(true, true), floor: floor},
 	}
+}
+
+// preempt-exact: 5 nodes full with 20 low pods of mixed priorities, a
+// budget over one node's pods, and a gang of 3 that needs two victims on
+// each of three nodes → preemption.Find, whose exact search proves the
+// cheapest set. The floor is the packed case's on this cluster.
+func exactDecision(b *testing.B) (func(), []metric) {
+	w := bench.ExactCluster()
+	s := mustSnapshot(b, w.Nodes, w.Bound)
+	plan, err := preemption.Find(s, w.Group, w.Input, placement.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if plan.Outcome != preemption.Preempt || !plan.Proven || len(plan.Victims) != 6 {
+		b.Fatalf("want 6 proven victims, got %v (proven %v): %s", plan.Outcome, plan.Proven, plan.Message)
+	}
+	if err := placement.Verify(plan.After, w.Group, plan.Decision); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		plan, _ := preemption.Find(s, w.Group, w.Input, placement.Options{})
+		sink += int64(len(plan.Victims))
+	}, []metric{{float64(plan.Solves), "solves"}}
+}
+
+func exactFloor(b *testing.B) (func(), []metric) {
+	w := bench.ExactCluster()
+	scratch, out := make([]int64, len(w.Free)), make([]int32, len(w.MemberCPU))
+	if n := w.Floor(scratch, out); n != len(w.MemberCPU) {
+		b.Fatalf("floor placed %d of %d", n, len(w.MemberCPU))
+	}
+	return func() { sink += int64(w.Floor(scratch, out)) }, nil
 }

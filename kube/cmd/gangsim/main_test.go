@@ -63,6 +63,10 @@ var goldens = []golden{
 	{"preemption", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
 	{"preemption-yaml", []string{"-o", "yaml", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
 	{"preemption-off", []string{"-preemption=false", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitWaiting},
+	{"preempt-cheapest-pod", []string{"-f", "testdata/preempt-cheapest-pod.yaml"}, exitPlaced},
+	{"preempt-fewest-violations", []string{"-f", "testdata/preempt-fewest-violations.yaml"}, exitPlaced},
+	{"preempt-fewest-violations-podgroup", []string{"-f", "testdata/preempt-fewest-violations-podgroup.yaml"}, exitPlaced},
+	{"preempt-gang-lowest-priority", []string{"-f", "testdata/preempt-gang-lowest-priority.yaml"}, exitPlaced},
 	{"pai-seed-job", []string{"-f", td + "clusters/pai/nodes.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
 }
 

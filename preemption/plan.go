@@ -1,0 +1,145 @@
+package preemption
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+func (f *finder) plan(r *result) (Plan, error) {
+	// What Verify would check of a decision Solve made on r.snap itself,
+	// with no caller filter that could answer differently the second
+	// time, Solve guarantees (placement's property tests verify every
+	// decision it makes; preemption's, every plan): Verify would cost
+	// more than the search's last solve.
+	if !r.solved || len(f.opts.Filters) > 0 {
+		if err := placement.Verify(r.snap, f.g, r.d, f.opts.Filters...); err != nil {
+			return Plan{}, err
+		}
+	}
+	if len(r.victims) == 0 { // the placement fits as it is
+		return Plan{Outcome: Fits, Decision: r.d, After: r.snap, Candidates: f.q.len(), Solves: f.solves, Message: "fits without preemption: " + r.d.Message}, nil
+	}
+	victims := ranked(r.victims)
+	left := newAllowance(f.in.Budgets)
+	out := make([]Victim, len(victims))
+	pods, over := 0, 0
+	for i := len(victims) - 1; i >= 0; i-- {
+		out[i] = victims[i].v
+		out[i].Pods = slices.Clone(out[i].Pods)
+		out[i].ExceedsBudgets = left.take(victims[i].pods, true)
+		pods += len(out[i].Pods)
+		if len(out[i].ExceedsBudgets) > 0 {
+			over++
+		}
+	}
+	on := make([][]placement.NodeID, len(victims))
+	for i, u := range victims {
+		on[i] = u.nodeIDs(f.s)
+	}
+	msg := fmt.Sprintf("evict %d pods in %d victims of priority at most %d (preemptor %d)", pods, len(out), out[0].Priority, f.prio)
+	if over > 0 {
+		msg += fmt.Sprintf(", %d beyond a disruption budget", over)
+	}
+	return Plan{
+		Outcome: Preempt, Victims: out, Decision: r.d, After: r.snap, victimNodes: on,
+		Cost: f.cost.of(victims), Proven: !f.heuristic && !f.cut && !f.unproven,
+		Candidates: f.q.len(), Solves: f.solves, Message: msg + "; then " + r.d.Message,
+	}, nil
+}
+
+// cannotHelp explains, from d (the decision with the candidates removed),
+// why preemption cannot place the group.
+func (f *finder) cannotHelp(d placement.Decision) Plan {
+	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: f.q.len(), Solves: f.solves, Proven: d.Proven}
+	var b strings.Builder
+	if f.q.len() == 0 {
+		fmt.Fprintf(&b, "preemption cannot help: no pod of priority below %d is in the way; %s", f.prio, d.Message)
+	} else {
+		fmt.Fprintf(&b, "preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", f.prio, f.q.len(), d.Message)
+	}
+	pl.MostFreeable = f.freeable(d.Placement.Nodes)
+	for _, fr := range pl.MostFreeable {
+		fmt.Fprintf(&b, "; at most %s %d on node %s (%d free + %d from lower-priority pods), a member requests %d",
+			fr.Resource, fr.Free+fr.Freed, fr.Node, fr.Free, fr.Freed, fr.Request)
+	}
+	pl.Message = b.String()
+	return pl
+}
+
+// freeable finds, per resource the members request, the node of nodes
+// (every node when empty) where the most could be had with every candidate
+// gone.
+func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
+	R, N := len(f.res), f.s.NumNodes()
+	freed := make([]int64, N*R)
+	for _, u := range f.q.all() {
+		req := u.rows(f)
+		for j, id := range u.nodeIDs(f.s) {
+			for r, q := range req[j*R : (j+1)*R] {
+				freed[int(id)*R+r] += q
+			}
+		}
+	}
+	if len(nodes) == 0 {
+		nodes = make([]placement.NodeID, N)
+		for i := range nodes {
+			nodes[i] = placement.NodeID(i)
+		}
+	}
+	var out []Freeable
+	for r, name := range f.res {
+		var request int64
+		for _, p := range f.pending {
+			request = max(request, p.Requests[name])
+		}
+		if r == f.podsR {
+			request = 1
+		} else if request == 0 {
+			continue
+		}
+		var best *Freeable
+		var bestTotal int64
+		for _, id := range nodes {
+			if id < 0 || int(id) >= N || (r == f.podsR && f.s.Allocatable(id, name) == math.MaxInt64) {
+				continue
+			}
+			fr := Freeable{Resource: name, Node: f.s.Node(id).Name, Free: f.s.Free(id, name), Freed: freed[int(id)*R+r], Request: request}
+			if total := fr.Free + fr.Freed; best == nil || total > bestTotal {
+				best, bestTotal = &fr, total
+			}
+		}
+		if best != nil {
+			out = append(out, *best)
+		}
+	}
+	return out
+}
+
+// MakesRoomFor returns, sorted, the pending members that the plan's
+// Decision places on a node where Victims[i] has a pod (a pod set by the
+// group's namespace and the set's name): what evicting that victim is
+// for. It returns nil for i out of range. O(assignments × the victim's
+// pods).
+func (p *Plan) MakesRoomFor(i int) []placement.Key {
+	if i < 0 || i >= len(p.victimNodes) {
+		return nil
+	}
+	on := p.victimNodes[i]
+	var out []placement.Key
+	for _, a := range p.Decision.Assignments {
+		if slices.Contains(on, a.NodeID) {
+			out = append(out, a.Pod)
+		}
+	}
+	for _, a := range p.Decision.PodSetAssignments {
+		if slices.Contains(on, a.NodeID) {
+			out = append(out, placement.Key{Namespace: p.Decision.Group.Namespace, Name: a.PodSet})
+		}
+	}
+	slices.SortFunc(out, placement.Key.Compare)
+	return slices.Compact(out)
+}
