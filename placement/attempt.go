@@ -130,13 +130,15 @@ func (sv *solver) selectPlacement(placements []Placement) (selection, error) {
 }
 
 // judge runs the placement filters on a feasible attempt and, when they
-// accept it, scores it.
+// accept it, scores it. A hook's error ends the solve (see failed).
 func (sv *solver) judge(a *attempt) {
 	p := a.p
 	// Without a hook to read them, the assignments are only listed for
 	// the winner: a SumScorer reads the sums of the solver's classes.
 	if ss, bySums := sv.opts.Scorer.(SumScorer); bySums && len(sv.opts.PlacementFilters) == 0 {
-		a.score = ss.ScoreSums(sv.s, sv.hookGroup(), p, int64(a.placed), sv.placedSums(a))
+		var err error
+		a.score, err = ss.ScoreSums(sv.s, sv.hookGroup(), p, int64(a.placed), sv.placedSums(a))
+		sv.failedScore(err, "ScoreSums", p)
 	} else {
 		a.as = sv.assignments(a)
 	}
@@ -150,7 +152,17 @@ func (sv *solver) judge(a *attempt) {
 		}
 	}
 	if a.as != nil {
-		a.score = sv.opts.Scorer.Score(sv.s, sv.hookGroup(), p, a.as)
+		var err error
+		a.score, err = sv.opts.Scorer.Score(sv.s, sv.hookGroup(), p, a.as)
+		sv.failedScore(err, "Score", p)
+	}
+}
+
+// failedScore is failed for the scorer's method: err, when not nil, ends
+// the solve.
+func (sv *solver) failedScore(err error, method string, p *Placement) {
+	if err != nil {
+		sv.failed(Rejection{Err: err}, fmt.Sprintf("Options.Scorer.%s on placement %q", method, p.Name), nil, NodeInfo{})
 	}
 }
 

@@ -136,8 +136,8 @@ type Decision struct {
 	Reasons []ReasonCount
 	// Message is a one-line explanation a person can act on.
 	Message string
-	// Steps is the number of member-on-node evaluations spent, the unit of
-	// Options.Budget.
+	// Steps is the work spent, in the steps (node visits) that
+	// [Options].Budget caps.
 	Steps int64
 	// Truncated is set when the budget ran out after a feasible placement
 	// was found: the answer is valid, but some placements were not tried,

@@ -76,12 +76,26 @@
 //
 // # Guarantees
 //
-// Solve is pure: no goroutines, clocks, randomness or I/O; work is bounded
-// by [Options].Budget, counted in node visits. The same snapshot contents
-// and group give the same decision whatever the order of the inputs.
-// [Verify] checks invariants 1–5 of DESIGN.md (in the repository's root),
-// plus the group's affinity and sub-group constraints, on any decision —
-// ours or one from the caller's own scheduler.
+// Solve is pure: no goroutines, clocks, randomness or I/O; work is bounded by
+// [Options].Budget, counted in steps (node visits; [Decision].Steps reports
+// them). The same snapshot contents and group give the same decision whatever
+// the order of the inputs. [Verify] checks invariants 1–5 of DESIGN.md (in
+// the repository's root), plus the group's affinity and sub-group
+// constraints, on any decision — ours or one from the caller's own scheduler.
+//
+// # Hidden state and sharing
+//
+// A [Snapshot] is immutable as far as any answer can tell, but builds some
+// indexes on first use, each once (sync.Once): node names, pods by key,
+// by node and by group, the bound groups' summaries, and, behind an atomic
+// pointer, its classes of identical nodes; a mutex guards the overlay trees
+// while Apply clones them. Solve draws its working memory from a
+// package-level sync.Pool and returns it before it returns; nothing in that
+// memory reaches a Decision or carries from one solve to the next. None of
+// this changes an answer: a snapshot may be read, solved on and applied to
+// from any number of goroutines at once, and the same input gives the same
+// decision whatever ran before (the concurrency and equivalence tests check
+// both). A [Group] is the caller's and is only read; Solve works on a copy.
 //
 // Cost: building a snapshot is O((nodes + pods) log pods). A solve with no
 // caller filters is O(P·(N + k log N)) for P placements over N nodes in all

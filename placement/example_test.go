@@ -126,18 +126,18 @@ func ExampleSolve_podSet() {
 // placement's assignments.
 type mostCPULeft struct{}
 
-func (mostCPULeft) Score(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) int64 {
+func (mostCPULeft) Score(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) (int64, error) {
 	placed, requested := placement.AssignedSums(s, g, a)
 	return mostCPULeft{}.ScoreSums(s, g, p, placed, requested)
 }
 
-func (mostCPULeft) ScoreSums(s *placement.Snapshot, _ *placement.Group, p *placement.Placement, _ int64, requested []int64) int64 {
+func (mostCPULeft) ScoreSums(s *placement.Snapshot, _ *placement.Group, p *placement.Placement, _ int64, requested []int64) (int64, error) {
 	var free int64
 	for _, id := range p.Nodes {
 		free += s.Free(id, placement.ResourceCPU)
 	}
 	cpu := slices.Index(s.Resources(), placement.ResourceCPU)
-	return free - requested[cpu]
+	return free - requested[cpu], nil
 }
 
 // A SumScorer ranks two zones by the CPU they keep free: zone-b, larger,

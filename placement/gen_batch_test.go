@@ -240,12 +240,12 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 		desc += fmt.Sprintf(" filter=mod%d", m)
 	}
 	if r.IntN(3) == 0 {
-		opts.Scorer = PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, a []Assignment) int64 {
+		opts.Scorer = PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, a []Assignment) (int64, error) {
 			var sc int64
 			for _, x := range a {
 				sc += int64(x.NodeID%7) * int64(max(x.Count, 1))
 			}
-			return sc
+			return sc, nil
 		})
 		desc += " scorer=hook"
 	}

@@ -348,7 +348,7 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		if inner == nil {
 			inner = DefaultScorer{}
 		}
-		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
 			*c.errs = append(*c.errs, checkShapeGroup(s, g, "Score")...)
 			*c.seen = append(*c.seen, shapeSeen{s, g})
 			return inner.Score(s, g, p, a)

@@ -52,9 +52,9 @@ func TestRegression_HooksReassigningTheirGroup(t *testing.T) {
 				tc.mangle(g)
 				return []Placement{{Nodes: []NodeID{0, 1}}}, nil
 			})
-			scorer := PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+			scorer := PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
 				tc.mangle(g)
-				return 0
+				return 0, nil
 			})
 			for _, opts := range []Options{{Generator: gen}, {Scorer: scorer}} {
 				g := group()

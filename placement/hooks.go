@@ -171,8 +171,12 @@ func (f PlacementGeneratorFunc) Generate(s *Snapshot, g *Group) ([]Placement, er
 // it, as the winner's becomes the Decision's Assignments. A hook that
 // reorders or changes it costs the solver a fresh list, never a wrong
 // decision.
+//
+// An error says the scorer could not score for a reason of its own (a
+// lookup the host could not make): Solve stops and returns an error that
+// wraps [ErrHook] and it, naming the scorer and the placement.
 type PlacementScorer interface {
-	Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64
+	Score(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error)
 }
 
 // SumScorer is a [PlacementScorer] whose score depends on an assignment
@@ -190,14 +194,15 @@ type SumScorer interface {
 	// s.Resources(), the pods count included; an entry it lacks counts as
 	// 0, one past s.Resources() is ignored). requested is the solver's:
 	// read it during the call, do not modify or keep it.
-	ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64, requested []int64) int64
+	// An error is handled as Score's.
+	ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64, requested []int64) (int64, error)
 }
 
 // PlacementScorerFunc adapts a function to [PlacementScorer].
-type PlacementScorerFunc func(s *Snapshot, g *Group, p *Placement, a []Assignment) int64
+type PlacementScorerFunc func(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error)
 
 // Score calls f.
-func (f PlacementScorerFunc) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+func (f PlacementScorerFunc) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
 	return f(s, g, p, a)
 }
 

@@ -72,10 +72,10 @@ func TestProp_MutatingScorerKeepsTheDecision(t *testing.T) {
 			opts.Scorer = viaHook{}
 			want, err := Solve(ps.in.s, g, opts)
 			require.NoError(t, err)
-			opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, as []Assignment) int64 {
-				score := DefaultScorer{}.Score(s, g, p, as)
+			opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, as []Assignment) (int64, error) {
+				score, _ := DefaultScorer{}.Score(s, g, p, as)
 				mutate(as, how)
-				return score
+				return score, nil
 			})
 			got, err := Solve(ps.in.s, g, opts)
 			require.NoError(t, err)
@@ -145,17 +145,17 @@ func TestSolve_PlacementHooksThatReorderTheirAssignments(t *testing.T) {
 		last.Count++
 	}
 	for name, opts := range map[string]Options{
-		"scorer": {Scorer: PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) int64 {
+		"scorer": {Scorer: PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) (int64, error) {
 			reverse(as)
-			return 0
+			return 0, nil
 		})},
 		"filter": {PlacementFilters: []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) Rejection {
 			reverse(as)
 			return Rejection{}
 		})}},
-		"scorer-moves": {Scorer: PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) int64 {
+		"scorer-moves": {Scorer: PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) (int64, error) {
 			move(as)
-			return 0
+			return 0, nil
 		})},
 	} {
 		membersOnly := *g
@@ -215,9 +215,21 @@ func hookErrCase(t *testing.T) (*Snapshot, *Group) {
 
 var errLookup = errors.New("lookup failed")
 
-// TestHooks_ErrorsStopTheSolve: a hook of each kind that fails for a
-// reason of its own (here a lookup) makes Solve return an error that wraps
-// ErrHook and the hook's error and names the hook, the pod and the node;
+// failingSums is a SumScorer whose sums cannot be scored.
+type failingSums struct{}
+
+func (failingSums) Score(*Snapshot, *Group, *Placement, []Assignment) (int64, error) {
+	return 0, errLookup
+}
+
+func (failingSums) ScoreSums(*Snapshot, *Group, *Placement, int64, []int64) (int64, error) {
+	return 0, errLookup
+}
+
+// TestHooks_ErrorsStopTheSolve: a hook of each kind (filter, reserver,
+// placement filter, scorer, sum scorer) that fails for a reason of its own
+// (here a lookup) makes Solve return an error that wraps ErrHook and the
+// hook's error and names the hook, the pod and the node or the placement;
 // no decision comes with it.
 func TestHooks_ErrorsStopTheSolve(t *testing.T) {
 	failing := Rejection{Err: errLookup}
@@ -239,6 +251,10 @@ func TestHooks_ErrorsStopTheSolve(t *testing.T) {
 			`placement: hook failed: PodGroup default/pg: Options.Reservers[0] on pod default/b, node "n0": lookup failed`},
 		{"placement filter", Options{PlacementFilters: []PlacementFilter{PlacementFilterFunc(func(*Snapshot, *Group, *Placement, []Assignment) Rejection { return failing })}},
 			`placement: hook failed: PodGroup default/pg: Options.PlacementFilters[0] on placement "": lookup failed`},
+		{"scorer", Options{Scorer: PlacementScorerFunc(func(*Snapshot, *Group, *Placement, []Assignment) (int64, error) { return 0, errLookup })},
+			`placement: hook failed: PodGroup default/pg: Options.Scorer.Score on placement "": lookup failed`},
+		{"sum scorer", Options{Scorer: failingSums{}},
+			`placement: hook failed: PodGroup default/pg: Options.Scorer.ScoreSums on placement "": lookup failed`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, g := hookErrCase(t)

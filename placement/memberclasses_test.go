@@ -77,7 +77,7 @@ func TestShapeCases_HooksSeeStableVectorsAndSums(t *testing.T) {
 			for _, ps := range d.PodSetAssignments {
 				as = append(as, Assignment{Pod: Key{Namespace: c.g.Namespace, Name: ps.PodSet}, Node: ps.Node, NodeID: ps.NodeID, Count: ps.Count})
 			}
-			if s := sc.Score(c.s, c.g, &d.Placement, as); s != d.Score {
+			if s, _ := sc.Score(c.s, c.g, &d.Placement, as); s != d.Score {
 				t.Errorf("seed %d (%s): Decision.Score %d, the scorer's Score of its assignments %d", seed, c.desc, d.Score, s)
 			}
 		}

@@ -300,13 +300,13 @@ func miDraw(seed uint64) miCase {
 			inner = DefaultScorer{}
 		}
 		reverse := r.IntN(2) == 0 // allowed: costs the solver a fresh list
-		c.opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+		c.opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
 			check(s, g, a)
-			score := inner.Score(s, g, p, a)
+			score, _ := inner.Score(s, g, p, a)
 			if reverse {
 				slices.Reverse(a)
 			}
-			return score
+			return score, nil
 		})
 	}
 	if r.IntN(6) == 0 {

@@ -320,10 +320,10 @@ func TestPodSets_PendingIndexes(t *testing.T) {
 	}
 	outOfRange(g)
 	hooked := false
-	_, err = Solve(s, g, Options{Scorer: PlacementScorerFunc(func(_ *Snapshot, hg *Group, _ *Placement, _ []Assignment) int64 {
+	_, err = Solve(s, g, Options{Scorer: PlacementScorerFunc(func(_ *Snapshot, hg *Group, _ *Placement, _ []Assignment) (int64, error) {
 		outOfRange(hg)
 		hooked = true
-		return 0
+		return 0, nil
 	})})
 	require.NoError(t, err)
 	require.True(t, hooked)
@@ -368,11 +368,11 @@ func TestProp_RequestCountsCoverEveryPod(t *testing.T) {
 		require.Equal(t, g.NumPending(), pods)
 		require.Equal(t, want, total)
 		opts := ps.in.opts
-		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, hg *Group, _ *Placement, _ []Assignment) int64 {
+		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, hg *Group, _ *Placement, _ []Assignment) (int64, error) {
 			inTotal, inPods := sums(hg)
 			require.Equal(t, g.NumPending(), inPods)
 			require.Equal(t, want, inTotal)
-			return 0
+			return 0, nil
 		})
 		_, err := Solve(ps.in.s, g, opts)
 		require.NoError(t, err)
@@ -521,7 +521,7 @@ func TestPodSets_AssignmentsInNodeOrder(t *testing.T) {
 // every attempt's assignments for it, as for any caller's scorer.
 type viaHook struct{}
 
-func (viaHook) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+func (viaHook) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
 	return DefaultScorer{}.Score(s, g, p, a)
 }
 

@@ -210,7 +210,9 @@ func TestRegression_VerifyCatchesOverflowAndMovedBoundPods(t *testing.T) {
 func TestRegression_DefaultScorerEmptyGroup(t *testing.T) {
 	s, err := NewSnapshot([]Node{cpuNode("n1", 1000)}, nil)
 	require.NoError(t, err)
-	require.Equal(t, int64(0), DefaultScorer{}.Score(s, &Group{Name: "pg1"}, &Placement{Nodes: []NodeID{0}}, nil))
+	score, err := DefaultScorer{}.Score(s, &Group{Name: "pg1"}, &Placement{Nodes: []NodeID{0}}, nil)
+	require.NoError(t, err)
+	require.Equal(t, int64(0), score)
 }
 
 // Apply cloned the parent's overlay trees with btree's Clone, which writes

@@ -18,23 +18,23 @@ type DefaultScorer struct{}
 var _ SumScorer = DefaultScorer{}
 
 // Score implements [PlacementScorer]: [DefaultScorer.ScoreSums] of a's
-// sums, O(assignments × resources).
-func (d DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
+// sums, O(assignments × resources). It never fails.
+func (d DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
 	placed, requested := AssignedSums(s, g, a)
 	return d.ScoreSums(s, g, p, placed, requested)
 }
 
 // ScoreSums implements [SumScorer]. It costs O(classes of identical pods ×
 // resources) inside a Solve, plus O(nodes in p) unless p holds every node
-// (the sums over the whole cluster are kept by the snapshot).
-func (DefaultScorer) ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64, requested []int64) int64 {
+// (the sums over the whole cluster are kept by the snapshot). It never fails.
+func (DefaultScorer) ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64, requested []int64) (int64, error) {
 	flags := make([]bool, len(s.b.res))
 	for row := range g.RequestCounts(s) {
 		markRequested(flags, row, s.b.podsR)
 	}
 	alloc, used := placementSums(s, p, flags)
 	addRequests(used, flags, requested[:min(len(requested), len(flags))], 1) // entries past s.Resources() name nothing
-	return defaultScore(s, g, flags, alloc, used, placed)
+	return defaultScore(s, g, flags, alloc, used, placed), nil
 }
 
 // AssignedSums returns how many pending pods of g the assignments a place

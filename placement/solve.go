@@ -27,13 +27,14 @@ type Options struct {
 	Scorer PlacementScorer
 	// PlacementFilters check each feasible placement's whole assignment.
 	PlacementFilters []PlacementFilter
-	// Budget caps the work of one solve, counted in node visits (a pass
-	// over a placement's nodes that starts under it may end over it): a member
-	// placed one by one costs the nodes of the placement, a run of
-	// identical members placed as a batch costs them once, a batch over the
-	// whole cluster costs its classes of identical nodes. 0 means
-	// [DefaultBudget]. It is counted, never timed, so the same input always
-	// gives the same decision (and Decision.Steps reports what was spent).
+	// Budget caps the work of one solve in steps, the unit Decision.Steps
+	// reports. A step is one node visit: a member placed one by one (by the
+	// greedy passes or one node of the search) costs the nodes of its
+	// placement, a run of identical members placed as a batch costs them
+	// once, and a batch over the whole cluster costs its classes of
+	// identical nodes (each class a visit). A pass that starts under the
+	// budget may end over it. 0 means [DefaultBudget]. It is counted, never
+	// timed, so the same input always gives the same decision.
 	Budget int64
 	// SearchBudget caps the exhaustive search in one placement, in the same
 	// units, within what is left of Budget (at most half of it); 0 means

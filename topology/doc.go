@@ -33,6 +33,17 @@
 // placements and scores depend only on the snapshot's contents and the
 // group, never on input order or on which snapshot the tree served before.
 //
+// # State and sharing
+//
+// A [Tree]'s domains and levels are fixed when it is built. Beside them it
+// keeps one mutable cache, under a mutex: the per-domain free-capacity
+// aggregates of the snapshot it last served, moved to the next snapshot
+// instead of recounted, and the bound members of the last group and
+// snapshot it was asked about (the generator and then the scorer ask). Answers never depend on it — the same snapshot and
+// group give the same placements and scores whichever snapshot came before —
+// and a Tree, with its Generator and Scorer, is safe to share between
+// goroutines; calls on one Tree take turns on the mutex.
+//
 // # Cost
 //
 // NewTree is O(nodes × levels) plus sorting domains. The aggregates

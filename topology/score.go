@@ -65,7 +65,7 @@ const (
 
 // Score implements [placement.PlacementScorer]: [Scorer.ScoreSums] of a's
 // sums ([placement.AssignedSums]).
-func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) int64 {
+func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) (int64, error) {
 	placed, requested := placement.AssignedSums(s, g, a)
 	return sc.ScoreSums(s, g, p, placed, requested)
 }
@@ -74,8 +74,8 @@ func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.
 // returns exactly what placement.DefaultScorer returns, in 0..2,000,000.
 // With BestFit the score is in 0..2^63 and packs the comparison described
 // at [BestFit]. Cost: O(resources × levels) for a placement that is a whole
-// domain of the tree, O(nodes of p) otherwise.
-func (sc *Scorer) ScoreSums(s *placement.Snapshot, g *placement.Group, p *placement.Placement, placed int64, requested []int64) int64 {
+// domain of the tree, O(nodes of p) otherwise. It never fails.
+func (sc *Scorer) ScoreSums(s *placement.Snapshot, g *placement.Group, p *placement.Placement, placed int64, requested []int64) (int64, error) {
 	t := sc.tree
 	if t == nil {
 		return placement.DefaultScorer{}.ScoreSums(s, g, p, placed, requested)
@@ -99,7 +99,7 @@ func (sc *Scorer) ScoreSums(s *placement.Snapshot, g *placement.Group, p *placem
 	d := t.placementDomain(p)
 	// A caller may pass any count: one past what the score's products can
 	// hold counts as that much (no real group comes near).
-	return sc.score(c, sh, d, p.Nodes, requested, int(min(placed, 1<<30)))
+	return sc.score(c, sh, d, p.Nodes, requested, int(min(placed, 1<<30))), nil
 }
 
 // upper is the score d would get if every pending member were placed in it:

@@ -46,15 +46,15 @@ func share(tb testing.TB, n, size, shapes, count int, searchBudget int64) [4]int
 	return out
 }
 
-// hetero: a 256-member gang with 1, 2, 4 or 16 member shapes on the
-// fragmented 1,000-host GPU cluster, zero Options. Beside the
-// decision's steps (member-on-node evaluations) it reports, from
-// heteroInstances generated tight instances of the same size and shape
-// count (bench.HeteroInstance, each with a planted placement), how many
-// the heuristic placed alone (heuristic), how many only the search placed
-// within heteroSearchBudget (search), how many were proven impossible
-// (none: only when the planted placement overflowed the hosts) and how
-// many ran out of budget (budget-out).
+// hetero: a 256-member gang with 1, 2, 4 or 16 member shapes on the fragmented
+// 1,000-host GPU cluster, zero Options. Beside the decision's steps (node
+// visits, as Options.Budget counts them) it reports, from heteroInstances
+// generated tight instances of the same size and shape count
+// (bench.HeteroInstance, each with a planted placement), how many the heuristic
+// placed alone (heuristic), how many only the search placed within
+// heteroSearchBudget (search), how many were proven impossible (none: only when
+// the planted placement overflowed the hosts) and how many ran out of budget
+// (budget-out).
 func hetero() []workload {
 	var out []workload
 	for _, k := range heteroShapes {
