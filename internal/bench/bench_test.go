@@ -39,6 +39,7 @@ func workloads() []workload {
 	ws = append(ws, streams()...)
 	ws = append(ws, preempt()...)
 	ws = append(ws, hetero()...)
+	ws = append(ws, affinity()...)
 	return ws
 }
 

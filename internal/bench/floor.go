@@ -23,6 +23,9 @@ type GangFloor struct {
 	c     *Cluster
 	free  [2][]int64
 	whole []int32 // the whole cluster as one domain
+	hosts []int32 // every node its own domain
+	// counts is PlaceApart's, per domain: matching pods.
+	counts []int64
 }
 
 // maxFreeBits and maxRequestBits bound the quantities [divider] is exact
@@ -44,8 +47,12 @@ func NewGangFloor(c *Cluster) *GangFloor {
 			}
 		}
 	}
+	hosts := make([]int32, len(c.Nodes)+1)
+	for i := range hosts {
+		hosts[i] = int32(i)
+	}
 	return &GangFloor{c: c, free: [2][]int64{slices.Clone(c.Free[0]), slices.Clone(c.Free[1])},
-		whole: []int32{0, int32(len(c.Nodes))}}
+		whole: []int32{0, int32(len(c.Nodes))}, hosts: hosts, counts: make([]int64, len(c.Nodes))}
 }
 
 // Reset restores the cluster's free quantities.
