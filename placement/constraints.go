@@ -25,6 +25,9 @@ type cons struct {
 	// checks asked about (see domain).
 	domKeys []string
 	doms    [][]int32
+	// check and checkWords are checker's, reused member after member.
+	check      checker
+	checkWords []uint64
 }
 
 type term struct {
