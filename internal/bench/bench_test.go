@@ -40,6 +40,7 @@ func workloads() []workload {
 	ws = append(ws, preempt()...)
 	ws = append(ws, hetero()...)
 	ws = append(ws, affinity()...)
+	ws = append(ws, scale()...)
 	return ws
 }
 
