@@ -17,6 +17,24 @@ var (
 	ErrNotFound = errors.New("not found")
 )
 
+// ErrHook marks an error of a caller's hook (a [Rejection] with Err set)
+// that stopped a [Solve] or a [Verify]; the error wraps the hook's own too.
+var ErrHook = errors.New("placement: hook failed")
+
+// hookError is the error of hook (e.g. "Options.Filters[1]") on group g,
+// pod p and the node of ni, wrapping [ErrHook] and err.
+func hookError(g *Group, hook string, p *Pod, ni NodeInfo, err error) error {
+	on := ""
+	if n := ni.Node(); n != nil {
+		on = fmt.Sprintf(", node %q", n.Name)
+	}
+	who := ""
+	if p != nil {
+		who = " on pod " + p.Key().String()
+	}
+	return fmt.Errorf("%w: PodGroup %s: %s%s%s: %w", ErrHook, g.Key(), hook, who, on, err)
+}
+
 // FieldError reports bad input: which object, which field, what is wrong.
 // Object reads like `pod "default/p1"` or `node "n1"`; Field is the API
 // path (e.g. "spec.nodeName", "status.allocatable[cpu]").

@@ -10,7 +10,7 @@ import (
 	"github.com/gangsched/gangsched/placement"
 )
 
-// The affinity cells (issue 24): the matrix's empty 1,000-host cluster, a
+// The affinity cells: the matrix's empty 1,000-host cluster, a
 // gang of 8, 64 or 512 GPU members labelled app=w, zero Options, and one
 // pod anti-affinity term against app=w, required or preferred (weight
 // 10), carried either by the group's one bound member (on host-00000,

@@ -18,9 +18,9 @@
 //   - core: upstream scheduler_perf shapes ([Nodes], [Gang], [Bound]) with
 //     [Floor] — gangs on 5,000 nodes, a snapshot of 10,000 nodes and
 //     100,000 pods, forks with a what-if of 100 and 1,000 pods;
-//   - issue 8's matrix on [GPUCluster] (blocks > racks > hosts of 8 GPUs),
+//   - the matrix on [GPUCluster] (blocks > racks > hosts of 8 GPUs),
 //     named like n=10000/p=512/block/empty, with [GangFloor.Place];
-//   - issue 24's affinity cells (affinity/n=1000/p=…/required|preferred/
+//   - the affinity cells (affinity/n=1000/p=…/required|preferred/
 //     bound|members: one anti-affinity term, carried by a bound member or
 //     by every member) with [GangFloor.PlaceApart], and its scale cells (an
 //     8-member rack gang listed and as a pod set on 50,000 and 100,000
@@ -28,7 +28,7 @@
 //   - the stream of 2,250 gangs of 4 pods with a required rack on 5,000
 //     nodes ([TASCluster] and [GPUCluster]);
 //   - workload-aware preemption on [PackedCluster];
-//   - issue 6's heterogeneous groups ([ShapedGang], with
+//   - heterogeneous groups ([ShapedGang], with
 //     [GangFloor.NextFit], which walks the listed members) and the share of
 //     generated instances ([HeteroInstance]) that the heuristic places
 //     without the exhaustive search ([Settle]).

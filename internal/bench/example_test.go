@@ -26,9 +26,9 @@ func Example() {
 	// floor: 8300
 }
 
-// The floor of issue 8's matrix: one pass sums each rack's free slots,
-// picks the fullest rack that holds the gang and first-fits the members,
-// as many to a host as it holds.
+// The floor of the matrix: one pass sums each rack's free slots, picks
+// the fullest rack that holds the gang and first-fits the members, as many
+// to a host as it holds.
 func ExampleGangFloor_Place() {
 	c := bench.GPUCluster(1000, true)
 	f := bench.NewGangFloor(c)

@@ -195,7 +195,7 @@ func TestPacked_Floor(t *testing.T) {
 // BenchmarkGangFloor_Alternatives sets the floor's slot sum (p=64 over the
 // racks of the fragmented 10,000-host cluster) beside the simple ways of
 // writing it: "divide" divides per node by the request, as the floor did
-// until issue 24; "constant" divides by the GPU pod's request as
+// before; "constant" divides by the GPU pod's request as
 // compile-time constants (which the compiler turns into multiplications),
 // the fastest a pass for this one request can be. The floor should be no
 // slower than either.

@@ -8,7 +8,7 @@ import (
 	"github.com/gangsched/gangsched/placement"
 )
 
-// The scale cells (issue 24, item 4): an 8-member gang with a required
+// The scale cells: an 8-member gang with a required
 // rack on the empty GPU cluster of 50,000 and 100,000 hosts, listed member
 // by member (members) and as one pod set (podset), beside the matrix's
 // floor: scale/n=<hosts>/p=8/rack/<members|podset>. The pod set path
