@@ -97,6 +97,9 @@ var fastCases = []string{
 	"apiVersion: v1\nkind: Pod\nmetadata: {name: \"p\\xff\"}\n",
 	"null\n",
 	"[1]\n",
+	// Two null keys: the converter's message named whichever its map gave
+	// first.
+	"&a: v1\nkind: Pod\nmetadata: {name: p}\nspec: {&b: {requests: {cpu: 0.5}}}\n",
 }
 
 // BenchmarkDecode reads the Lingjun cluster's 847 Nodes and Kueue's TAS

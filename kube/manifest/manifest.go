@@ -362,6 +362,12 @@ func (d *decoder) document(source string, doc int, c chunk) error {
 		// Line numbers in YAML errors count from the document's start;
 		// make them lines of the file, and drop the converter's prefix.
 		msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+		if strings.HasPrefix(msg, "unsupported map key") {
+			// The converter names the first such key it meets in a Go
+			// map's order, which changes from run to run; say what is
+			// wrong without it.
+			msg = "a mapping key must be a string, a number or a boolean (not null, a list or a mapping)"
+		}
 		msg = lineRE.ReplaceAllStringFunc(msg, func(m string) string {
 			n, _ := strconv.Atoi(m[len("line "):])
 			return "line " + strconv.Itoa(n+c.first-1)
