@@ -18,9 +18,17 @@ type cons struct {
 	byTarget [][]int32 // required anti-affinity terms whose selector matches each member
 	byMatch  [][]int32 // preferred terms whose selector matches each member
 	subs     []subc
-	subOf    []int32    // sub-group of each member, or -1
-	maxPref  int64      // sum of all preferred weights of all members
-	prefBuf  []prefTerm // prefsOf's, reused: a member's prefs are done with before the next's
+	subOf    []int32     // sub-group of each member, or -1
+	maxPref  int64       // sum of all preferred weights of all members
+	prefBuf  []prefTerm  // prefsOf's, reused: a member's prefs are done with before the next's
+	bonusBuf []prefBonus // the same
+	// domKeys and doms are the node domains of each topology key the
+	// checks asked about (see domain).
+	domKeys []string
+	doms    [][]int32
+	// check and checkWords are checker's, reused member after member.
+	check      checker
+	checkWords []uint64
 }
 
 type term struct {
@@ -118,21 +126,48 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 	return c
 }
 
-func (c *cons) label(n NodeID, key string) (string, bool) {
-	v, ok := c.s.b.nodes[n].Labels[key]
-	return v, ok
+// domain returns, for each node, the index of its value of label key
+// among the values the nodes carry (first seen first), or -1 where the
+// node lacks the label. The checks below compare domains for every
+// member × node × term match; two label lookups by string each time made
+// up about half of a Solve with affinity (issue 24). Built on first use,
+// once per key and Solve: O(nodes) map lookups.
+func (c *cons) domain(key string) []int32 {
+	for i, k := range c.domKeys {
+		if k == key {
+			return c.doms[i]
+		}
+	}
+	ids, values := make([]int32, len(c.s.b.nodes)), map[string]int32{}
+	for n := range c.s.b.nodes {
+		v, ok := c.s.b.nodes[n].Labels[key]
+		if !ok {
+			ids[n] = -1
+			continue
+		}
+		id, seen := values[v]
+		if !seen {
+			id = int32(len(values))
+			values[v] = id
+		}
+		ids[n] = id
+	}
+	c.domKeys, c.doms = append(c.domKeys, key), append(c.doms, ids)
+	return ids
+}
+
+// label returns node n's domain of key (see domain), false when n lacks
+// the label.
+func (c *cons) label(n NodeID, key string) (int32, bool) {
+	id := c.domain(key)[n]
+	return id, id >= 0
 }
 
 // same reports whether nodes a and b are in one domain of key: both carry
 // the label with equal values (hostname-like keys included).
 func (c *cons) same(a, b NodeID, key string) bool {
-	if a == b {
-		_, ok := c.label(a, key)
-		return ok
-	}
-	va, oka := c.label(a, key)
-	vb, okb := c.label(b, key)
-	return oka && okb && va == vb
+	d := c.domain(key)
+	return d[a] >= 0 && d[a] == d[b]
 }
 
 // allow is the incremental check for putting member i on node n given pos.
@@ -308,38 +343,48 @@ func (c *cons) pref(pos []NodeID) int64 {
 // whole score, at O(those terms) a node instead of O(every term × its
 // matches): set up once, O(their matches), for all of a member's nodes.
 type prefs struct {
-	c     *cons
-	terms []prefTerm
+	terms []prefTerm // the preferred terms i owns
+	// The terms of placed owners whose selector matches i: base is the
+	// weight of those that hold wherever i goes, bonus, per topology key,
+	// what the others add (or take) on the nodes of one domain — so that a
+	// node costs O(keys), not O(terms): members that all carry a term
+	// match each other's (issue 24).
+	base  int64
+	bonus []prefBonus
 }
 
 type prefTerm struct {
 	t   *term
-	own bool // i owns t; else t's owner is placed and t's selector matches i
-	// own: the values of t.key on the nodes of t's placed matches.
-	values map[string]bool
-	// Not own: the owner's node, and whether a placed match other than i
-	// shares its domain already.
-	owner  NodeID
-	shared bool
+	dom []int32 // t.key's domains (see cons.domain)
+	// values are the domains of t's placed matches.
+	values map[int32]bool
+}
+
+// prefBonus is the weight the matching terms of one key add on the nodes
+// of each domain.
+type prefBonus struct {
+	key string
+	dom []int32
+	by  map[int32]int64
 }
 
 // prefsOf sets up prefs for member i (an index into pos, where i is not
 // placed).
 func (c *cons) prefsOf(i int, pos []NodeID) prefs {
-	p := prefs{c: c, terms: c.prefBuf[:0]}
+	p := prefs{terms: c.prefBuf[:0], bonus: c.bonusBuf[:0]}
 	for _, ti := range c.byOwner[i] {
 		t := &c.terms[ti]
 		if t.weight == 0 {
 			continue
 		}
-		pt := prefTerm{t: t, own: true}
+		pt := prefTerm{t: t, dom: c.domain(t.key)}
 		for _, q := range t.matches {
 			if pos[q] < 0 {
 				continue
 			}
 			if v, ok := c.label(pos[q], t.key); ok {
 				if pt.values == nil {
-					pt.values = map[string]bool{}
+					pt.values = map[int32]bool{}
 				}
 				pt.values[v] = true
 			}
@@ -352,35 +397,67 @@ func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 		if o < 0 {
 			continue // pref counts no term of an unplaced owner
 		}
-		pt := prefTerm{t: t, owner: o}
+		// The term holds when some placed match shares its owner's domain
+		// (for anti-affinity: when none does); i is not placed.
+		shared := false
 		for _, q := range t.matches {
-			if pos[q] >= 0 && c.same(o, pos[q], t.key) { // i is not placed
-				pt.shared = true
+			if pos[q] >= 0 && c.same(o, pos[q], t.key) {
+				shared = true
 				break
 			}
 		}
-		p.terms = append(p.terms, pt)
+		od := c.domain(t.key)[o]
+		switch {
+		case shared || od < 0: // i cannot change whether it holds
+			if shared != t.anti {
+				p.base += t.weight
+			}
+		case t.anti: // holds unless i joins the owner's domain
+			p.base += t.weight
+			p.bonusOf(c, t.key).by[od] -= t.weight
+		default: // holds if i joins it
+			p.bonusOf(c, t.key).by[od] += t.weight
+		}
 	}
-	c.prefBuf = p.terms
+	c.prefBuf, c.bonusBuf = p.terms, p.bonus
 	return p
+}
+
+// bonusOf returns p's bonus of key, adding an empty one (its map reused
+// from an earlier member's) when p has none yet.
+func (p *prefs) bonusOf(c *cons, key string) *prefBonus {
+	for k := range p.bonus {
+		if p.bonus[k].key == key {
+			return &p.bonus[k]
+		}
+	}
+	b := prefBonus{key: key, dom: c.domain(key)}
+	if n := len(p.bonus); n < cap(p.bonus) {
+		b.by = p.bonus[:n+1][n].by
+		clear(b.by)
+	}
+	if b.by == nil {
+		b.by = map[int32]int64{}
+	}
+	p.bonus = append(p.bonus, b)
+	return &p.bonus[len(p.bonus)-1]
 }
 
 // on is the weight of i's terms that hold with i on node n: a term holds
 // when some placed match shares its owner's domain, or, for an
 // anti-affinity term, when none does (as pref counts it).
 func (p *prefs) on(n NodeID) int64 {
-	var sc int64
+	sc := p.base
 	for k := range p.terms {
 		pt := &p.terms[k]
-		shared := pt.shared
-		if pt.own {
-			v, ok := p.c.label(n, pt.t.key)
-			shared = ok && pt.values[v]
-		} else if !shared {
-			shared = p.c.same(pt.owner, n, pt.t.key)
-		}
-		if shared != pt.t.anti {
+		d := pt.dom[n]
+		if shared := d >= 0 && pt.values[d]; shared != pt.t.anti {
 			sc += pt.t.weight
+		}
+	}
+	for k := range p.bonus {
+		if d := p.bonus[k].dom[n]; d >= 0 {
+			sc += p.bonus[k].by[d]
 		}
 	}
 	return sc

@@ -249,8 +249,12 @@ func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
 	}
 	best, bestScore, bestPref := NodeID(-1), int64(math.MinInt64), int64(math.MinInt64)
 	prefs := sv.prefsOf(i)
+	var chk *checker // allow for member i, set up once for all of p's nodes
+	if sv.pos != nil {
+		chk = sv.cons.checker(sv.bound+i, sv.pos)
+	}
 	for _, id := range p.Nodes {
-		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, true, nil)) {
+		if !sv.fits(m, id) || (chk != nil && !chk.allow(id)) {
 			continue
 		}
 		pref := prefs.on(id)

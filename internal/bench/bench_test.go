@@ -39,6 +39,8 @@ func workloads() []workload {
 	ws = append(ws, streams()...)
 	ws = append(ws, preempt()...)
 	ws = append(ws, hetero()...)
+	ws = append(ws, affinity()...)
+	ws = append(ws, scale()...)
 	return ws
 }
 

@@ -5,11 +5,13 @@
 //
 // gives every figure of BENCHMARKS.md. Each workload has two benchmarks
 // with the same sub-benchmark name: BenchmarkDecision/<workload> times the
-// library, BenchmarkFloor/<workload> times a plain pass that touches every
-// node and every member once — the least any decision must do — so that
-// the ratio of the two, measured in the same run, is comparable across
-// machines. The command internal/bench/cmd/ratios turns the output into
-// the tables of BENCHMARKS.md.
+// library, BenchmarkFloor/<workload> times the tightest plain pass over
+// the same input — every node read once, identical members as one request
+// and a count ([GangFloor.Place]; BenchmarkGangFloor_Alternatives shows it
+// no slower than the simple ways of writing it) — so that the ratio of the
+// two, measured in the same run, is comparable across machines. The
+// command internal/bench/cmd/ratios turns the output into the tables of
+// BENCHMARKS.md, reading the CPU time each benchmark reports (cpu-ns/op).
 //
 // The workloads (see the benchmarks in this package's tests):
 //
@@ -17,11 +19,17 @@
 //     [Floor] — gangs on 5,000 nodes, a snapshot of 10,000 nodes and
 //     100,000 pods, forks with a what-if of 100 and 1,000 pods;
 //   - the matrix on [GPUCluster] (blocks > racks > hosts of 8 GPUs),
-//     named like n=10000/p=512/block/empty, with [GangFloor];
+//     named like n=10000/p=512/block/empty, with [GangFloor.Place];
+//   - the affinity cells (affinity/n=1000/p=…/required|preferred/
+//     bound|members: one anti-affinity term, carried by a bound member or
+//     by every member) with [GangFloor.PlaceApart], and its scale cells (an
+//     8-member rack gang listed and as a pod set on 50,000 and 100,000
+//     hosts);
 //   - the stream of 2,250 gangs of 4 pods with a required rack on 5,000
 //     nodes ([TASCluster] and [GPUCluster]);
 //   - workload-aware preemption on [PackedCluster];
-//   - heterogeneous groups ([ShapedGang]) and the share of
+//   - heterogeneous groups ([ShapedGang], with
+//     [GangFloor.NextFit], which walks the listed members) and the share of
 //     generated instances ([HeteroInstance]) that the heuristic places
 //     without the exhaustive search ([Settle]).
 //

@@ -26,17 +26,19 @@ func Example() {
 	// floor: 8300
 }
 
-// The floor of the matrix: one pass sums each rack's free slots,
-// picks the fullest rack that holds the gang and first-fits the members.
+// The floor of the matrix: one pass sums each rack's free slots, picks
+// the fullest rack that holds the gang and first-fits the members, as many
+// to a host as it holds.
 func ExampleGangFloor_Place() {
 	c := bench.GPUCluster(1000, true)
-	g := bench.GPUGang("pg", 64)
-	out := make([]int32, len(g.Members))
 	f := bench.NewGangFloor(c)
-	placed := f.Place(c.Level(bench.RackKey), c.Requests(g.Members), out, false)
-	fmt.Println(len(c.Nodes), "hosts,", len(c.Bound), "bound pods;", placed, "members placed, the first on", c.Nodes[out[0]].Name)
-	fmt.Println("a rack holds 256:", f.Place(c.Level(bench.RackKey), c.Requests(bench.GPUGang("big", 257).Members), make([]int32, 257), false), "placed")
+	pod := bench.Request{bench.PodGPU, bench.PodGPUCPU}
+	placed, out := f.Place(c.Level(bench.RackKey), pod, 64, nil, false)
+	fmt.Println(len(c.Nodes), "hosts,", len(c.Bound), "bound pods;", placed, "members placed on", len(out), "hosts, the first",
+		out[0].Count, "on", c.Nodes[out[0].Node].Name)
+	placed, _ = f.Place(c.Level(bench.RackKey), pod, 257, nil, false)
+	fmt.Println("a rack holds 256:", placed, "placed")
 	// Output:
-	// 1000 hosts, 4020 bound pods; 64 members placed, the first on host-00832
+	// 1000 hosts, 4020 bound pods; 64 members placed on 21 hosts, the first 3 on host-00832
 	// a rack holds 256: 0 placed
 }

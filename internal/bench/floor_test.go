@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/gangsched/gangsched/internal/bench"
 	"github.com/gangsched/gangsched/placement"
@@ -46,35 +47,137 @@ func TestGangFloor_Place(t *testing.T) {
 	c := bench.GPUCluster(64, false) // 2 racks of 32 hosts, one block
 	f := bench.NewGangFloor(c)
 	rack, block := c.Level(bench.RackKey), c.Level(bench.BlockKey)
-	reqs := c.Requests(bench.GPUGang("pg", 512).Members)
-	out := make([]int32, len(reqs))
+	pod := bench.Request{bench.PodGPU, bench.PodGPUCPU}
 
-	// 8 one-GPU members fill host 0 of the first rack (ties go first).
-	require.Equal(t, 9, f.Place(rack, reqs[:9], out[:9], false))
-	require.Equal(t, []int32{0, 0, 0, 0, 0, 0, 0, 0, 1}, out[:9])
+	// 9 one-GPU members fill host 0 of the first rack (ties go first).
+	n, out := f.Place(rack, pod, 9, nil, false)
+	require.Equal(t, 9, n)
+	require.Equal(t, []bench.Slots{{0, 8}, {1, 1}}, out)
 	// A rack holds 256; 257 fit only in the block, the last on host 32.
-	require.Equal(t, 0, f.Place(rack, reqs[:257], out[:257], false))
-	require.Equal(t, 257, f.Place(block, reqs[:257], out[:257], false))
-	require.Equal(t, int32(32), out[256])
-	require.Equal(t, 512, f.Place(-1, reqs, out, false))
+	n, _ = f.Place(rack, pod, 257, out, false)
+	require.Zero(t, n)
+	n, out = f.Place(block, pod, 257, out, false)
+	require.Equal(t, 257, n)
+	require.Equal(t, bench.Slots{32, 1}, out[len(out)-1])
+	n, _ = f.Place(-1, pod, 512, out, false)
+	require.Equal(t, 512, n)
 
 	// Committed placements are taken: the first rack now offers fewer
 	// slots, so the best fit is the fuller rack.
-	require.Equal(t, 8, f.Place(rack, reqs[:8], out[:8], true))
-	require.Equal(t, 1, f.Place(rack, reqs[:1], out[:1], true))
-	require.Equal(t, int32(1), out[0])
-	require.Equal(t, 256, f.Place(rack, reqs[:256], out[:256], false))
-	require.Equal(t, int32(32), out[0], "only the second rack still holds 256")
-	require.Equal(t, 0, f.Place(block, reqs, out, false))
+	n, _ = f.Place(rack, pod, 8, out, true)
+	require.Equal(t, 8, n)
+	_, out = f.Place(rack, pod, 1, out, true)
+	require.Equal(t, []bench.Slots{{1, 1}}, out)
+	_, out = f.Place(rack, pod, 256, out, false)
+	require.Equal(t, int32(32), out[0].Node, "only the second rack still holds 256")
+	n, _ = f.Place(block, pod, 512, out, false)
+	require.Zero(t, n)
 	f.Reset()
-	require.Equal(t, 512, f.Place(block, reqs, out, false))
+	n, _ = f.Place(block, pod, 512, out, false)
+	require.Equal(t, 512, n)
 
-	// A member larger than any host's room: next-fit places the others
-	// and, with commit, takes back what it placed.
+	// A resource the request does not name limits nothing.
+	n, out = f.Place(-1, bench.Request{0, bench.PodGPUCPU}, 9, out, false)
+	require.Equal(t, 9, n)
+	require.Equal(t, []bench.Slots{{0, 8}, {1, 1}}, out, "cpu 64 holds 8 of cpu 8")
+}
+
+// TestProp_GangFloorPlaceIsPlainFirstFit: Place, which divides by one
+// multiplication per node, answers as the plain pass that divides, on
+// random free quantities (up to the floor's bound of 2^36) and requests
+// (up to 2^28, zero and one included), with and without commit.
+func TestProp_GangFloorPlaceIsPlainFirstFit(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "nodes")
+		size := rapid.IntRange(1, 8).Draw(t, "domain size")
+		quantity := rapid.OneOf(rapid.Int64Range(0, 20), rapid.Int64Range(0, 1<<36-1))
+		c := &bench.Cluster{Nodes: make([]placement.Node, n), Free: [2][]int64{make([]int64, n), make([]int64, n)}}
+		for r := range 2 {
+			for i := range n {
+				c.Free[r][i] = quantity.Draw(t, "free")
+			}
+		}
+		var start []int32
+		for i := 0; i < n; i += size {
+			start = append(start, int32(i))
+		}
+		c.Levels = []bench.Level{{Key: "d", Start: append(start, int32(n))}}
+		f := bench.NewGangFloor(c)
+		free := [2][]int64{slices.Clone(c.Free[0]), slices.Clone(c.Free[1])}
+		request := rapid.OneOf(rapid.Int64Range(0, 3), rapid.Int64Range(1, 1<<28-1))
+		for range rapid.IntRange(1, 4).Draw(t, "calls") {
+			level := rapid.IntRange(-1, 0).Draw(t, "level")
+			unit := bench.Request{request.Draw(t, "unit0"), request.Draw(t, "unit1")}
+			count := rapid.IntRange(0, 50).Draw(t, "count")
+			commit := rapid.Bool().Draw(t, "commit")
+			got, out := f.Place(level, unit, count, nil, commit)
+			want, wantOut := plainPlace(c, free, level, unit, count, commit)
+			require.Equal(t, want, got)
+			require.Equal(t, wantOut, out)
+		}
+	})
+}
+
+// plainPlace is Place written plainly: a division per node and resource,
+// a slice of sums, a first fit.
+func plainPlace(c *bench.Cluster, free [2][]int64, level int, unit bench.Request, count int, commit bool) (int, []bench.Slots) {
+	slots := func(i int) int64 {
+		s := int64(1 << 40) // unlimited, as Place counts a resource not requested
+		for r := range 2 {
+			if unit[r] > 0 {
+				s = min(s, free[r][i]/unit[r])
+			}
+		}
+		return s
+	}
+	start := []int32{0, int32(len(c.Nodes))}
+	if level >= 0 {
+		start = c.Levels[level].Start
+	}
+	var sums []int64
+	for d := range len(start) - 1 {
+		var sum int64
+		for i := start[d]; i < start[d+1]; i++ {
+			sum += slots(int(i))
+		}
+		sums = append(sums, sum)
+	}
+	best := -1
+	for d, s := range sums {
+		if count > 0 && s >= int64(count) && (best < 0 || s < sums[best]) {
+			best = d
+		}
+	}
+	var out []bench.Slots
+	if best < 0 {
+		return 0, out
+	}
+	left := int64(count)
+	for i := start[best]; left > 0; i++ {
+		if s := min(slots(int(i)), left); s > 0 {
+			out = append(out, bench.Slots{Node: i, Count: int32(s)})
+			left -= s
+			if commit {
+				free[0][i] -= s * unit[0]
+				free[1][i] -= s * unit[1]
+			}
+		}
+	}
+	return count, out
+}
+
+func TestGangFloor_NextFit(t *testing.T) {
+	c := bench.GPUCluster(64, false)
+	f := bench.NewGangFloor(c)
+	reqs := c.Requests(bench.GPUGang("pg", 9).Members)
+	out := make([]int32, len(reqs))
+	require.Equal(t, 9, f.NextFit(c.Level(bench.RackKey), reqs, out))
+	require.Equal(t, []int32{0, 0, 0, 0, 0, 0, 0, 0, 1}, out)
+	// A member larger than any host's room: next-fit places the others.
 	big := append(slices.Clone(reqs[:2]), bench.Request{9, 1000})
-	require.Equal(t, 2, f.Place(-1, big, out[:3], true))
+	require.Equal(t, 2, f.NextFit(-1, big, out[:3]))
 	require.Equal(t, []int32{0, 0, -1}, out[:3])
-	require.Equal(t, 512, f.Place(-1, reqs, out, false), "a failed commit is undone")
+	require.Zero(t, f.NextFit(c.Level(bench.RackKey), c.Requests(bench.GPUGang("pg", 257).Members), make([]int32, 257)))
 }
 
 func TestPacked_Floor(t *testing.T) {
@@ -87,4 +190,66 @@ func TestPacked_Floor(t *testing.T) {
 	scratch, out := make([]int64, len(w.Free)), make([]int32, len(w.MemberCPU))
 	require.Equal(t, 12, w.Floor(scratch, out))
 	require.Equal(t, []int32{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1}, out)
+}
+
+// BenchmarkGangFloor_Alternatives sets the floor's slot sum (p=64 over the
+// racks of the fragmented 10,000-host cluster) beside the simple ways of
+// writing it: "divide" divides per node by the request, as the floor did
+// before; "constant" divides by the GPU pod's request as
+// compile-time constants (which the compiler turns into multiplications),
+// the fastest a pass for this one request can be. The floor should be no
+// slower than either.
+func BenchmarkGangFloor_Alternatives(b *testing.B) {
+	c := bench.GPUCluster(10000, true)
+	starts, free0, free1 := c.Levels[c.Level(bench.RackKey)].Start, c.Free[0], c.Free[1]
+	const want = 64
+	// pick ends a domain's sum: the fewest slots that hold want, ties to
+	// the first.
+	pick := func(best int, bestSum int64, d int, sum int64) (int, int64) {
+		if sum >= want && (best < 0 || sum < bestSum) {
+			return d, sum
+		}
+		return best, bestSum
+	}
+	unit := bench.Request{bench.PodGPU, bench.PodGPUCPU}
+	f, out := bench.NewGangFloor(c), make([]bench.Slots, 0, want)
+	for _, alt := range []struct {
+		name string
+		run  func() int
+	}{
+		{"floor", func() int {
+			n, out := f.Place(c.Level(bench.RackKey), unit, want, out, false)
+			return n + len(out)
+		}},
+		{"divide", func() int {
+			u0, u1 := unit[0], unit[1]
+			best, bestSum := -1, int64(0)
+			for d := range len(starts) - 1 {
+				var sum int64
+				for i := starts[d]; i < starts[d+1]; i++ {
+					sum += min(free0[i]/u0, free1[i]/u1)
+				}
+				best, bestSum = pick(best, bestSum, d, sum)
+			}
+			return best
+		}},
+		{"constant", func() int {
+			best, bestSum := -1, int64(0)
+			for d := range len(starts) - 1 {
+				var sum int64
+				for i := starts[d]; i < starts[d+1]; i++ {
+					sum += min(free0[i]/bench.PodGPU, free1[i]/bench.PodGPUCPU)
+				}
+				best, bestSum = pick(best, bestSum, d, sum)
+			}
+			return best
+		}},
+	} {
+		b.Run(alt.name, func(b *testing.B) {
+			if alt.run() <= 0 {
+				b.Fatal("no domain chosen")
+			}
+			loop(b, func() { sink += int64(alt.run()) })
+		})
+	}
 }

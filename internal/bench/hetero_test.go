@@ -83,11 +83,11 @@ func hetero() []workload {
 			floor: func(b *testing.B) (func(), []metric) {
 				g, grp := gpuCluster(b, heteroNodes, true), grp()
 				f, reqs, out := bench.NewGangFloor(g.c), g.c.Requests(grp.Members), make([]int32, heteroSize)
-				placed := f.Place(-1, reqs, out, false)
+				placed := f.NextFit(-1, reqs, out)
 				if placed == 0 {
 					b.Fatal("floor placed nothing")
 				}
-				return func() { sink += int64(f.Place(-1, reqs, out, false)) }, []metric{{float64(placed), "placed"}}
+				return func() { sink += int64(f.NextFit(-1, reqs, out)) }, []metric{{float64(placed), "placed"}}
 			},
 		})
 	}

@@ -110,7 +110,7 @@ func solveCell(tb testing.TB, c cell) (g *gpu, grp *placement.Group, opts placem
 			tb.Fatalf("%s: decision does not verify: %v", c.name(), err)
 		}
 	}
-	floorPlaced = bench.NewGangFloor(g.c).Place(g.c.Level(c.key), g.c.Requests(grp.Members), make([]int32, c.p), false)
+	floorPlaced, _ = bench.NewGangFloor(g.c).Place(g.c.Level(c.key), gpuPod, c.p, nil, false)
 	if fits := floorPlaced == c.p; fits != (d.Status == placement.Scheduled) {
 		tb.Fatalf("%s: the floor says fits=%v, the decision says %v (%s)", c.name(), fits, d.Status, d.Message)
 	}
@@ -173,13 +173,22 @@ func TestPodSetMatrix_SameAsMembers(t *testing.T) {
 	}
 }
 
-// cellFloor is the floor of cell c (and of its pod set variant).
+// gpuPod is the request of every member of the matrix's gangs.
+var gpuPod = bench.Request{bench.PodGPU, bench.PodGPUCPU}
+
+// cellFloor is the floor of cell c (and of its pod set variant): the
+// members' request and count in, members per host out, as a pod set is
+// answered. It reads no member: how much reading a listed gang costs is
+// BenchmarkMemberInput's figure, and answering it BenchmarkMemberAnswer's.
 func cellFloor(c cell) prepare {
 	return func(b *testing.B) (func(), []metric) {
-		g, grp := gpuCluster(b, c.n, c.fragmented), gpuGang(c.p)
-		f, reqs, out, level := bench.NewGangFloor(g.c), g.c.Requests(grp.Members), make([]int32, c.p), g.c.Level(c.key)
-		placed := f.Place(level, reqs, out, false)
-		return func() { sink += int64(f.Place(level, reqs, out, false)) }, []metric{{float64(placed), "placed"}}
+		g := gpuCluster(b, c.n, c.fragmented)
+		f, out, level := bench.NewGangFloor(g.c), make([]bench.Slots, 0, c.p), g.c.Level(c.key)
+		placed, _ := f.Place(level, gpuPod, c.p, out, false)
+		return func() {
+			n, out := f.Place(level, gpuPod, c.p, out, false)
+			sink += int64(n + len(out))
+		}, []metric{{float64(placed), "placed"}}
 	}
 }
 

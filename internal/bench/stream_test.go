@@ -100,16 +100,16 @@ func streams() []workload {
 			floor: func(b *testing.B) (func(), []metric) {
 				st := newStream(b, kind)
 				f, level := bench.NewGangFloor(st.c), st.c.Level(bench.RackKey)
-				reqs := make([][]bench.Request, len(st.gangs))
+				units := make([]bench.Request, len(st.gangs))
 				for i, g := range st.gangs {
-					reqs[i] = st.c.Requests(g.Members)
+					units[i] = st.c.Requests(g.Members[:1])[0]
 				}
-				out := make([]int32, streamSize)
+				out := make([]bench.Slots, 0, streamSize)
 				pass := func() int {
 					f.Reset()
 					placed := 0
-					for _, r := range reqs {
-						if f.Place(level, r, out, true) == streamSize {
+					for _, u := range units {
+						if n, _ := f.Place(level, u, streamSize, out, true); n == streamSize {
 							placed++
 						}
 					}

@@ -254,7 +254,10 @@ func expand(p string) ([]string, error) {
 }
 
 type decoder struct {
-	opts      Options
+	opts Options
+	// slow sends every document down the path of YAML to JSON to the typed
+	// object, which the fast path (see fast.go) must agree with.
+	slow      bool
 	objs      []Object
 	seen      map[string]string // group/kind/namespace/name -> where first defined
 	generated map[string]int    // generateName -> last counter
@@ -339,6 +342,19 @@ func (d *decoder) decode(source string, r io.Reader) error {
 }
 
 func (d *decoder) document(source string, doc int, c chunk) error {
+	if !d.slow {
+		if objs, ok := d.fastDocument(source, doc, c); ok {
+			for _, f := range objs {
+				if err := d.name(&f.o, f.generateName, true); err != nil {
+					return err
+				}
+				if err := d.add(f.o); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
 	line := c.line
 	fail := func(err error) error { return &Error{Source: source, Doc: doc, Line: line, Item: -1, Err: err} }
 	js, err := yaml.YAMLToJSONStrict(c.data)
@@ -346,6 +362,12 @@ func (d *decoder) document(source string, doc int, c chunk) error {
 		// Line numbers in YAML errors count from the document's start;
 		// make them lines of the file, and drop the converter's prefix.
 		msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+		if strings.HasPrefix(msg, "unsupported map key") {
+			// The converter names the first such key it meets in a Go
+			// map's order, which changes from run to run; say what is
+			// wrong without it.
+			msg = "a mapping key must be a string, a number or a boolean (not null, a list or a mapping)"
+		}
 		msg = lineRE.ReplaceAllStringFunc(msg, func(m string) string {
 			n, _ := strconv.Atoi(m[len("line "):])
 			return "line " + strconv.Itoa(n+c.first-1)
@@ -431,29 +453,11 @@ func (d *decoder) object(source string, doc, line, item int, m map[string]any) e
 			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), field, "%s", detail))
 		}
 	}
-	if o.Name == "" {
-		gen, _ := meta["generateName"].(string)
-		if gen == "" {
-			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.name", "must be set (or metadata.generateName)"))
-		}
-		d.generated[o.Kind+"/"+gen]++
-		o.Name = gen + strconv.Itoa(d.generated[o.Kind+"/"+gen])
+	gen, _ := meta["generateName"].(string)
+	if err := d.name(&o, gen, typed); err != nil {
+		return err
 	}
 	if typed {
-		// The API server's rules: names are DNS subdomains (a Namespace's
-		// a DNS label), namespaces DNS labels. Without them "a/b" + "c"
-		// and "a" + "b/c" would print alike, and names could take forms
-		// that callers reserve (gangsim's "pod:<name>").
-		nameOK := validation.IsDNS1123Subdomain
-		if o.Kind == "Namespace" {
-			nameOK = validation.IsDNS1123Label
-		}
-		if errs := nameOK(o.Name); len(errs) > 0 {
-			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.name", "%q: %s", o.Name, errs[0]))
-		}
-		if errs := validation.IsDNS1123Label(o.Namespace); o.Namespace != "" && len(errs) > 0 {
-			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.namespace", "%q: %s", o.Namespace, errs[0]))
-		}
 		raw, err := json.Marshal(m)
 		if err != nil {
 			return o.Wrap(err)
@@ -462,10 +466,48 @@ func (d *decoder) object(source string, doc, line, item int, m map[string]any) e
 		if err := json.Unmarshal(raw, v.Interface()); err != nil {
 			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "", "%v", err))
 		}
-		mo := v.Interface().(metav1.Object)
+		o.Obj = v.Interface()
+	}
+	return d.add(o)
+}
+
+// name gives o a name from generateName when it has none and, for a typed
+// object, checks its name and namespace.
+func (d *decoder) name(o *Object, generateName string, typed bool) error {
+	if o.Name == "" {
+		if generateName == "" {
+			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.name", "must be set (or metadata.generateName)"))
+		}
+		d.generated[o.Kind+"/"+generateName]++
+		o.Name = generateName + strconv.Itoa(d.generated[o.Kind+"/"+generateName])
+	}
+	if !typed {
+		return nil
+	}
+	// The API server's rules: names are DNS subdomains (a Namespace's a
+	// DNS label), namespaces DNS labels. Without them "a/b" + "c" and "a" +
+	// "b/c" would print alike, and names could take forms that callers
+	// reserve (gangsim's "pod:<name>").
+	nameOK := validation.IsDNS1123Subdomain
+	if o.Kind == "Namespace" {
+		nameOK = validation.IsDNS1123Label
+	}
+	if errs := nameOK(o.Name); len(errs) > 0 {
+		return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.name", "%q: %s", o.Name, errs[0]))
+	}
+	if errs := validation.IsDNS1123Label(o.Namespace); o.Namespace != "" && len(errs) > 0 {
+		return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.namespace", "%q: %s", o.Namespace, errs[0]))
+	}
+	return nil
+}
+
+// add sets a typed object's name and namespace to o's (generated and
+// defaulted) and appends o, refusing a second object of the same group,
+// kind, namespace and name.
+func (d *decoder) add(o Object) error {
+	if mo, ok := o.Obj.(metav1.Object); ok {
 		mo.SetName(o.Name)
 		mo.SetNamespace(o.Namespace)
-		o.Obj = v.Interface()
 	}
 	group := o.APIVersion[:strings.LastIndex(o.APIVersion, "/")+1]
 	key := group + o.Kind + "/" + o.Namespace + "/" + o.Name

@@ -73,6 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	preempt := fs.Bool("preemption", true, "workload-aware preemption: a group that does not fit may evict lower-priority pods and groups")
 	showCycles := fs.Bool("cycles", true, "with -o text, print every cycle (false: the summary only)")
 	maxCycles := fs.Int("max-cycles", 1_000_000, "stop after this many cycles")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (reading, converting, cycles, output) to this file, for go tool pprof")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
@@ -96,6 +97,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
+	stop, err := startCPUProfile(*cpuProfile, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
+	defer stop()
 	objs, err := manifest.Read(files, stdin, manifest.Options{Namespace: *namespace})
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)

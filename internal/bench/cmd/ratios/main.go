@@ -3,11 +3,12 @@
 //	go test -run '^$' -bench . -benchmem -count 5 ./internal/bench/
 //
 // into the Markdown tables of BENCHMARKS.md: one row per workload W that
-// has a BenchmarkDecision/W line, with the decision's ns/op, the floor's
-// (BenchmarkFloor/W) ns/op, their ratio, and the decision's B/op and
+// has a BenchmarkDecision/W line, with the decision's time per op, the
+// floor's (BenchmarkFloor/W), their ratio, and the decision's B/op and
 // allocs/op — each the median over every line of that benchmark (one per
 // -count run), the figure benchstat reports. Rows keep the order of the
-// input unless -sort ratio puts the largest ratios first.
+// input unless -sort ratio puts the largest ratios first. Every table
+// names the unit its times were read from.
 //
 // Usage:
 //
@@ -16,11 +17,12 @@
 // It reads the files, or standard input when none is given. -extra adds a
 // column per custom metric unit of the decision (e.g. -extra placed,steps);
 // -match keeps the workloads whose name starts with one of the
-// comma-separated prefixes. -unit reads the times from another metric than
-// ns/op: cpu-ns/op, the CPU time the benchmarks report, varies less on a
-// machine shared with other work. A workload without a floor gets "—" in the
-// floor and ratio columns. The trailing "-<GOMAXPROCS>" of each benchmark
-// name is dropped.
+// comma-separated prefixes. Times are read from cpu-ns/op, the CPU time
+// the benchmarks of internal/bench report, which varies far less than the
+// wall time on a machine shared with other work; -unit ns/op reads the
+// wall time instead (runs older than cpu-ns/op have only that). A
+// workload without a floor gets "—" in the floor and ratio columns. The
+// trailing "-<GOMAXPROCS>" of each benchmark name is dropped.
 //
 // -before file prints, instead, each workload's decision before (from that
 // file, a run of the code before) and after (the other files), the
@@ -76,7 +78,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	before := fs.String("before", "", "a file of the same benchmarks run on the code before: print before and after side by side")
 	grid := fs.Bool("grid", false, "print the ratios as a grid: columns by the last two /-separated parts of the name, rows by the rest")
 	answer := fs.Bool("answer", false, "with -grid: print (BenchmarkMemberAnswer/p=<k> + floor) / floor instead of decision / floor")
-	unit := fs.String("unit", "ns/op", "the metric to read times from, e.g. cpu-ns/op")
+	unit := fs.String("unit", "cpu-ns/op", "the metric to read times from: cpu-ns/op (CPU time) or ns/op (wall time)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -118,10 +120,10 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 		slices.SortStableFunc(rows, func(a, b row) int { return cmp.Compare(b.ratio(), a.ratio()) })
 	}
 	if *grid && *answer {
-		return writeGrid(stdout, rows, "(answer+floor)/floor", res.answerRatio)
+		return writeGrid(stdout, rows, "(answer+floor)/floor, "+*unit, res.answerRatio)
 	}
 	if *grid {
-		return writeGrid(stdout, rows, "decision/floor", row.ratio)
+		return writeGrid(stdout, rows, "decision/floor, "+*unit, row.ratio)
 	}
 	if *before != "" {
 		old := newResults()
@@ -155,7 +157,7 @@ func (r *results) timesFrom(unit string) error {
 		}
 		v, ok := r.values[name][unit]
 		if !ok {
-			return fmt.Errorf("-unit %s: %s does not report it", unit, name)
+			return fmt.Errorf("-unit %s: %s does not report it (-unit ns/op reads the wall time)", unit, name)
 		}
 		r.values[name]["ns/op"] = v
 	}

@@ -14,13 +14,16 @@ import (
 
 // TestRatios_Golden runs the command on a fixture of go test -bench
 // output (several counts, a custom metric, a log line, a workload without
-// a floor) and compares with the golden tables.
+// a floor; CPU times other than the wall times, the floors' at another
+// share of them than the decisions') and compares with the golden tables:
+// read from cpu-ns/op by default, from ns/op with -unit ns/op.
 func TestRatios_Golden(t *testing.T) {
 	for _, c := range []struct {
 		golden string
 		args   []string
 	}{
 		{"bench.golden", nil},
+		{"bench-wall.golden", []string{"-unit", "ns/op"}},
 		{"bench-sorted.golden", []string{"-sort", "ratio", "-extra", "steps,heuristic"}},
 		{"bench-match.golden", []string{"-match", "n=1000/,tree"}},
 		{"bench-grid.golden", []string{"-grid", "-match", "n="}},
@@ -44,10 +47,10 @@ BenchmarkFloor/w-2 1 40 ns/op 0 B/op 0 allocs/op
 BenchmarkFloor/w-2 1 50 ns/op 0 B/op 0 allocs/op
 BenchmarkDecision/new-2 1 30 ns/op 3 B/op 1 allocs/op
 `)
-	require.NoError(t, run([]string{"-before", before}, in, &out))
+	require.NoError(t, run([]string{"-unit", "ns/op", "-before", before}, in, &out))
 	require.Contains(t, out.String(), "| w | 400 | 100 | 4.0× | 10 | 2.0 | 20 | 2 |")
 	require.Contains(t, out.String(), "| new | — | 30 | — | — | — | 3 | 1 |", "a workload the before run lacks")
-	require.Error(t, run([]string{"-before", filepath.Join(dir, "missing.txt")}, strings.NewReader("BenchmarkDecision/w-2 1 1 ns/op\n"), &out))
+	require.Error(t, run([]string{"-unit", "ns/op", "-before", filepath.Join(dir, "missing.txt")}, strings.NewReader("BenchmarkDecision/w-2 1 1 ns/op\n"), &out))
 }
 
 func TestRatios_MedianAndRatio(t *testing.T) {
@@ -58,7 +61,7 @@ BenchmarkDecision/w-2 1 200 ns/op 20 B/op 1 allocs/op
 BenchmarkFloor/w-2 1 40 ns/op 0 B/op 0 allocs/op
 BenchmarkFloor/w-2 1 60 ns/op 0 B/op 0 allocs/op
 `)
-	require.NoError(t, run(nil, in, &out))
+	require.NoError(t, run([]string{"-unit", "ns/op"}, in, &out))
 	require.Contains(t, out.String(), "| w | 200 | 50 | 4.0 | 20 | 1 |")
 }
 
@@ -67,10 +70,11 @@ func TestRatios_Errors(t *testing.T) {
 	require.ErrorContains(t, run(nil, strings.NewReader("PASS\n"), &out), "no BenchmarkDecision lines")
 	require.ErrorContains(t, run([]string{"-sort", "name"}, strings.NewReader(""), &out), "want ratio")
 	require.ErrorContains(t, run(nil, strings.NewReader("BenchmarkDecision/w-2 1 x ns/op\n"), &out), `value "x"`)
+	require.ErrorContains(t, run(nil, strings.NewReader("BenchmarkDecision/w-2 1 5 ns/op\n"), &out), "-unit ns/op reads the wall time", "an old run without CPU times")
 	require.Error(t, run([]string{"testdata/missing.txt"}, nil, &out))
 	require.ErrorContains(t, run([]string{"-grid", "testdata/bench.txt"}, nil, &out), "fewer than three")
 	out.Reset()
-	require.NoError(t, run(nil, strings.NewReader("BenchmarkDecision/w-2 1 5 B/op\nBenchmarkFloor/w-2 1 0 ns/op\n"), &out))
+	require.NoError(t, run([]string{"-unit", "ns/op"}, strings.NewReader("BenchmarkDecision/w-2 1 5 B/op\nBenchmarkFloor/w-2 1 0 ns/op\n"), &out))
 	require.Contains(t, out.String(), "| w | — | 0 | — | 5 | — |", "missing figures are dashes")
 }
 
@@ -96,16 +100,21 @@ func FuzzRatios(f *testing.F) {
 	})
 }
 
-// TestRatios_Unit reads times from cpu-ns/op: the ratio and the header
-// follow it, and a benchmark without the metric is an error naming it.
+// TestRatios_Unit reads times from cpu-ns/op unless -unit says ns/op: the
+// ratio and the header follow it, and a benchmark without the metric is
+// an error naming it.
 func TestRatios_Unit(t *testing.T) {
 	var out bytes.Buffer
 	in := `BenchmarkDecision/w-2 1 900 ns/op 300 cpu-ns/op 10 B/op 1 allocs/op
 BenchmarkFloor/w-2 1 100 ns/op 100 cpu-ns/op 0 B/op 0 allocs/op
 `
-	require.NoError(t, run([]string{"-unit", "cpu-ns/op"}, strings.NewReader(in), &out))
+	require.NoError(t, run(nil, strings.NewReader(in), &out))
 	require.Contains(t, out.String(), "| workload | decision cpu-ns/op | floor cpu-ns/op |")
 	require.Contains(t, out.String(), "| w | 300 | 100 | 3.0 | 10 | 1 |")
+	out.Reset()
+	require.NoError(t, run([]string{"-unit", "ns/op"}, strings.NewReader(in), &out))
+	require.Contains(t, out.String(), "| workload | decision ns/op | floor ns/op |")
+	require.Contains(t, out.String(), "| w | 900 | 100 | 9.0 | 10 | 1 |")
 	err := run([]string{"-unit", "cpu-ns/op"}, strings.NewReader(in+"BenchmarkFloor/x-2 1 5 ns/op\n"), &out)
 	require.ErrorContains(t, err, "BenchmarkFloor/x does not report it")
 }
@@ -123,8 +132,8 @@ BenchmarkMemberAnswer/p=8-2 1 250 ns/op
 BenchmarkMemberAnswer/p=8-2 1 350 ns/op
 `
 	var out bytes.Buffer
-	require.NoError(t, run([]string{"-grid", "-answer"}, strings.NewReader(in), &out))
-	require.Equal(t, `| (answer+floor)/floor | rack/empty |
+	require.NoError(t, run([]string{"-unit", "ns/op", "-grid", "-answer"}, strings.NewReader(in), &out))
+	require.Equal(t, `| (answer+floor)/floor, ns/op | rack/empty |
 |---|---:|
 | n=1/p=8 | 3.5 |
 | n=1/p=64 | — |
@@ -133,7 +142,7 @@ BenchmarkMemberAnswer/p=8-2 1 350 ns/op
 
 	out.Reset()
 	podSet := strings.ReplaceAll(in, "/n=1/", "/podset/n=1/")
-	require.NoError(t, run([]string{"-grid", "-answer"}, strings.NewReader(podSet), &out))
+	require.NoError(t, run([]string{"-unit", "ns/op", "-grid", "-answer"}, strings.NewReader(podSet), &out))
 	require.Contains(t, out.String(), "| podset/n=1/p=8 | — |", "a pod set is not answered member by member")
 }
 
