@@ -37,12 +37,27 @@ func objName(kind, namespace, name string) string {
 // [dra.Selector]. At run time an evaluation error (a missing attribute, the
 // cost limit) means the device does not match.
 //
-// Errors: an expression that does not compile or is not boolean
-// ([placement.ErrInvalid], naming obj and field).
+// It refuses what the API server refuses when the expression is written
+// (pkg/apis/resource/validation, validateCELExpression): an expression
+// longer than resourcev1.CELSelectorExpressionMaxLength bytes (10 KiB), or
+// one whose worst-case cost, as CEL's estimator with the DRA size limits
+// computes it, exceeds resourcev1.CELSelectorExpressionMaxCost (1,000,000).
+// Those limits are what keep one evaluation near 0.1 s; without them one
+// selector over a large list can hold a solve for minutes.
+//
+// Errors: an expression that is too long, does not compile, is not
+// boolean or is too complex ([placement.ErrInvalid], naming obj and
+// field).
 func CompileSelector(obj, field, expression string) (dra.Selector, error) {
+	if len(expression) > resourcev1.CELSelectorExpressionMaxLength {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field, "%d bytes exceed the limit of %d", len(expression), resourcev1.CELSelectorExpressionMaxLength)
+	}
 	res := dracel.GetCompiler(dracel.Features{}).CompileCELExpression(expression, dracel.Options{})
 	if res.Error != nil {
 		return nil, placement.Errorf(placement.ErrInvalid, obj, field, "%s", res.Error.Detail)
+	}
+	if res.MaxCost > resourcev1.CELSelectorExpressionMaxCost {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field, "too complex: estimated cost %d exceeds the limit of %d", res.MaxCost, resourcev1.CELSelectorExpressionMaxCost)
 	}
 	return func(driver string, d *dra.Device) bool {
 		in := dracel.Device{Driver: driver, Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{}, Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{}}

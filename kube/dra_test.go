@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,6 +46,42 @@ func TestCompileSelector(t *testing.T) {
 	require.ErrorContains(t, err, `DeviceClass "x": spec.selectors[0].cel.expression: compilation failed`)
 	_, err = CompileSelector(`DeviceClass "x"`, "f", `device.driver`)
 	require.ErrorContains(t, err, "must evaluate to bool")
+}
+
+// nestedAll is the selector of issue 22: L.all(i, L.all(j, …)) over a
+// list literal of n integers, whose estimated cost grows as n².
+func nestedAll(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = strconv.Itoa(i)
+	}
+	l := "[" + strings.Join(items, ",") + "]"
+	return l + ".all(i, " + l + ".all(j, device.driver == 'gpu.example.com' || i + j >= 0))"
+}
+
+// TestRegression_SelectorCost: a selector nesting two all() over 1,000
+// elements estimates at 11,014,011, over the API server's 1,000,000, and
+// is refused naming its field, as the API server would refuse it; over
+// 300 elements it estimates at 994,211 and compiles. A selector longer
+// than 10 KiB is refused before compiling.
+func TestRegression_SelectorCost(t *testing.T) {
+	const obj, field = `ResourceClaimTemplate "ns/t"`, "spec.spec.devices.requests[0].exactly.selectors[0].cel.expression"
+	_, err := CompileSelector(obj, field, nestedAll(1000))
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	require.EqualError(t, err, obj+": "+field+": too complex: estimated cost 11014011 exceeds the limit of 1000000")
+
+	sel, err := CompileSelector(obj, field, nestedAll(300))
+	require.NoError(t, err)
+	require.True(t, sel("gpu.example.com", &dra.Device{Name: "gpu-0"}))
+
+	_, err = CompileSelector(obj, field, `device.driver == "`+strings.Repeat("x", 10*1024)+`"`)
+	require.EqualError(t, err, obj+": "+field+": 10259 bytes exceed the limit of 10240")
+
+	// Through the converter, the field is the claim's own.
+	_, err = ClaimSpec(`ResourceClaim "ns/c"`, "spec", &resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: nestedAll(1000)}}}},
+	}}}})
+	require.ErrorContains(t, err, `ResourceClaim "ns/c": spec.devices.requests[0].exactly.selectors[0].cel.expression: too complex`)
 }
 
 func TestConvertResourceSlice(t *testing.T) {
