@@ -120,7 +120,7 @@ func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, 
 			if c.entry == nil {
 				keys[ci] = n.freeName(c.key)
 				nc := ResourceClaim{Namespace: c.key.Namespace, Name: keys[ci].Name, Owner: c.owner, Spec: c.tmpl.Spec}
-				if err := n.addClaim(&nc, false); err != nil {
+				if err := n.addClaim(&nc, c.spec, false); err != nil {
 					return err
 				}
 				created[keys[ci]] = true

@@ -59,7 +59,12 @@
 // page copy per 1,024 devices touched; DeletePod and DeletePodGroup cost
 // O(claims in the namespace). The hook's Filter costs O(devices reachable
 // from the node) for a member with unallocated claims and O(its claims)
-// otherwise; a re-search is bounded by the budget.
+// otherwise; a re-search is bounded by the budget. Each selector list (a
+// class's, a request's) is evaluated at most once per device for as long
+// as the inventory and the claim or template live, across every ledger
+// derived from one another and every solve on them: a CEL selector may
+// cost up to 0.1 s an evaluation, which the kube adapter bounds as the API
+// server does.
 //
 // # Not modelled
 //

@@ -19,6 +19,7 @@ import (
 // everything derived from an inventory is independent of input order.
 type Inventory struct {
 	classes   map[string]*DeviceClass
+	classMemo map[string]*lazyMemo // per class: which devices its selectors accept
 	devs      []device
 	byID      map[DeviceID]int32
 	local     map[string][]int32 // node name -> node-local devices
@@ -70,7 +71,7 @@ type poolKey struct{ driver, pool string }
 // capacity or counter; a duplicate counter set within a pool; a device
 // that consumes from a counter set or counter its pool does not have.
 func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, error) {
-	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), byID: map[DeviceID]int32{}, local: map[string][]int32{}}
+	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), classMemo: make(map[string]*lazyMemo, len(classes)), byID: map[DeviceID]int32{}, local: map[string][]int32{}}
 	for i := range classes {
 		c := &classes[i]
 		obj := fmt.Sprintf("DeviceClass %q", c.Name)
@@ -87,6 +88,7 @@ func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, e
 		}
 		cc := *c
 		inv.classes[c.Name] = &cc
+		inv.classMemo[c.Name] = &lazyMemo{}
 	}
 	sl := slices.Clone(rslices)
 	for i := range sl {

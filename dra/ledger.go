@@ -122,7 +122,7 @@ func NewLedger(inv *Inventory, templates []ResourceClaimTemplate, claims []Resou
 	sorted := slices.Clone(claims)
 	slices.SortFunc(sorted, func(a, b ResourceClaim) int { return a.Key().Compare(b.Key()) })
 	for i := range sorted {
-		if err := l.addClaim(&sorted[i], true); err != nil {
+		if err := l.addClaim(&sorted[i], nil, true); err != nil {
 			return nil, err
 		}
 	}
@@ -221,11 +221,14 @@ func (l *Ledger) AddClaim(c ResourceClaim) (*Ledger, error) {
 		if c.Status.Allocation != nil || len(c.Status.ReservedFor) > 0 {
 			return placement.Errorf(placement.ErrInvalid, claimObj(c.Key()), "status", "a new claim must be unallocated and unreserved")
 		}
-		return n.addClaim(&c, false)
+		return n.addClaim(&c, nil, false)
 	})
 }
 
-func (l *Ledger) addClaim(c *ResourceClaim, loading bool) error {
+// addClaim adds c; sp is its compiled spec when the caller has it (a
+// claim generated from a template shares the template's, and with it the
+// template's memo of matching devices), nil to compile c.Spec.
+func (l *Ledger) addClaim(c *ResourceClaim, sp *spec, loading bool) error {
 	obj := claimObj(c.Key())
 	if c.Name == "" {
 		return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
@@ -233,9 +236,11 @@ func (l *Ledger) addClaim(c *ResourceClaim, loading bool) error {
 	if _, dup := l.entry(c.Key()); dup {
 		return placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "a claim with this name exists")
 	}
-	sp, err := compileSpec(l.inv, obj, "spec", &c.Spec)
-	if err != nil {
-		return err
+	if sp == nil {
+		var err error
+		if sp, err = compileSpec(l.inv, obj, "spec", &c.Spec); err != nil {
+			return err
+		}
 	}
 	e := &claimEntry{c: *c, spec: sp}
 	e.c.Status.ReservedFor = slices.Clone(c.Status.ReservedFor)

@@ -157,7 +157,6 @@ func (r *reserver) scratchState() *scratch {
 	if r.sc.taken == nil {
 		r.sc.taken = make([]bool, len(r.inv.devs))
 		r.sc.ctr = make([]int64, len(r.inv.counters))
-		r.sc.memo = map[*calt][]int8{}
 	}
 	return &r.sc
 }
@@ -374,7 +373,6 @@ func (r *reserver) conflicts(vars []svar) []svar {
 	if r.held == nil {
 		return nil
 	}
-	sc := r.scratchState()
 	isVar := map[int32]bool{}
 	for _, v := range vars {
 		isVar[v.claim] = true
@@ -384,7 +382,7 @@ func (r *reserver) conflicts(vars []svar) []svar {
 	for _, v := range vars {
 		for q := range v.spec.reqs {
 			for a := range v.spec.reqs[q].alts {
-				c, _ := r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, sc, nil)
+				c, _ := r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, nil)
 				for _, d := range c {
 					if h := r.held[d]; h != 0 && !isVar[h-1] {
 						hit[h-1] = true

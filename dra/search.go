@@ -51,7 +51,6 @@ type assign struct {
 type scratch struct {
 	taken []bool  // per device: picked in the running search
 	ctr   []int64 // per counter: consumed by the running search
-	memo  map[*calt][]int8
 }
 
 type slotState struct {
@@ -104,7 +103,7 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 			feasible := false
 			for a := range sp.reqs[q].alts {
 				alt := &sp.reqs[q].alts[a]
-				c, busy := r.candidates(&vars[v], alt, use, sc, x.buf())
+				c, busy := r.candidates(&vars[v], alt, use, x.buf())
 				st.cands = append(st.cands, c)
 				st.busy = append(st.busy, busy)
 				if alt.all && !busy && len(c) > 0 || !alt.all && len(c) >= alt.count {
@@ -382,22 +381,10 @@ func (x *dfs) untake(p int, alt *calt) {
 // candidate order: matching, reachable from every node of v.reach and, as
 // use says, not taken. For All mode it lists every matching reachable
 // device and busy says whether one of them is taken.
-func (r *reserver) candidates(v *svar, alt *calt, use usage, sc *scratch, out []int32) ([]int32, bool) {
-	memo := sc.memo[alt]
-	if memo == nil {
-		memo = make([]int8, len(r.inv.devs))
-		sc.memo[alt] = memo
-	}
+func (r *reserver) candidates(v *svar, alt *calt, use usage, out []int32) ([]int32, bool) {
 	busy := false
 	r.inv.eachReachable(v.reach[0], func(d int32) bool {
-		switch memo[d] {
-		case 0:
-			if !alt.matches(&r.inv.devs[d]) {
-				memo[d] = 2
-				return true
-			}
-			memo[d] = 1
-		case 2:
+		if !alt.matches(r.inv, d) {
 			return true
 		}
 		for _, n := range v.reach[1:] {

@@ -25,6 +25,8 @@ type calt struct {
 	className string
 	class     *DeviceClass // nil when the inventory has no such class
 	sels      []Selector
+	classMemo *lazyMemo // the inventory's, for the class's selectors
+	selMemo   *lazyMemo // this request's, for sels; nil without sels
 	all       bool
 	count     int // devices for ExactCount; 1 (the minimum) for All
 }
@@ -110,11 +112,14 @@ func compileAlt(inv *Inventory, obj, f, name string, r *ExactDeviceRequest) (cal
 	if r.DeviceClassName == "" {
 		return a, placement.Errorf(placement.ErrInvalid, obj, f+".deviceClassName", "must not be empty")
 	}
-	a.class = inv.classes[r.DeviceClassName]
+	a.class, a.classMemo = inv.classes[r.DeviceClassName], inv.classMemo[r.DeviceClassName]
 	for i, s := range r.Selectors {
 		if s == nil {
 			return a, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("%s.selectors[%d]", f, i), "must not be nil")
 		}
+	}
+	if len(r.Selectors) > 0 {
+		a.selMemo = &lazyMemo{}
 	}
 	switch r.AllocationMode {
 	case "", AllocationModeExactCount:
@@ -147,23 +152,18 @@ func (sp *spec) findAlt(n string) *calt {
 	return nil
 }
 
-// matches reports whether device dv is of a's class and passes its
-// selectors.
-func (a *calt) matches(dv *device) bool {
+// matches reports whether device i of inv is of a's class and passes its
+// selectors. Each selector list is evaluated once per device for as long
+// as the inventory and this spec live (see matchMemo).
+func (a *calt) matches(inv *Inventory, i int32) bool {
 	if a.class == nil {
 		return false
 	}
-	for _, s := range a.class.Selectors {
-		if !s(dv.id.Driver, dv.d) {
-			return false
-		}
+	dv := &inv.devs[i]
+	if len(a.class.Selectors) > 0 && !a.classMemo.get(len(inv.devs)).accepts(a.class.Selectors, i, dv) {
+		return false
 	}
-	for _, s := range a.sels {
-		if !s(dv.id.Driver, dv.d) {
-			return false
-		}
-	}
-	return true
+	return len(a.sels) == 0 || a.selMemo.get(len(inv.devs)).accepts(a.sels, i, dv)
 }
 
 // missingClass returns the first class the spec names that the inventory
@@ -220,7 +220,7 @@ func checkDevices(inv *Inventory, obj, field string, sp *spec, devs []DeviceResu
 		if a.class == nil {
 			return nil, AllocationResult{}, placement.Errorf(placement.ErrNotFound, obj, f+".request", "device class %q does not exist", a.className)
 		}
-		if !a.matches(&inv.devs[i]) {
+		if !a.matches(inv, i) {
 			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f, "device %s does not match %q's class and selectors", dr.DeviceID, dr.Request)
 		}
 		chosen[ri], reqOf[k], altOf[k] = a, ri, a
