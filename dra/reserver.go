@@ -1,6 +1,7 @@
 package dra
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,11 +23,14 @@ import (
 // reachable from that member's node; later members must reach them
 // (KEP-5729). When a member's claims do not fit only because of devices
 // chosen for earlier members, the hook searches again, reassigning the
-// devices of the claims that compete with this member's (D10: a prioritized
-// request falls back to its second choice so that another member fits),
-// while every member keeps its node. Reassignment does not chain further:
-// a claim moved in that search may use only devices free of every other
-// claim.
+// devices of every claim that competes with this member's, directly or
+// through a chain of claims (D10: a prioritized request falls back to its
+// second choice so that another member fits; the greedy trap: every
+// earlier claim moves off its first choice), while every member keeps its
+// node. That search is complete within Options.SearchBudget, so with the
+// solver's backtracking over nodes a group is placed whenever a choice of
+// nodes and devices exists; a search cut short by the budget says so in
+// its rejection.
 //
 // Rejections name the claim and say why ("ResourceClaim default/c: not
 // enough free matching devices"), so the decision's reasons say when a
@@ -367,52 +371,63 @@ func (r *reserver) reachSet(ci int32, id placement.NodeID) []*placement.Node {
 }
 
 // conflicts returns the claims of the assignment, other than vars, that
-// hold a device some var could use or consume a counter such a device
-// consumes, in claim order.
+// compete with vars for devices, directly or through one another, in
+// claim order: the closure of "holds a device that a claim of the set
+// could use, or a device that consumes a counter such a device consumes".
+// A claim outside the closure holds only devices and counters that no
+// claim inside could use, so keeping its devices loses no joint
+// assignment: searching vars and the closure together is complete.
 func (r *reserver) conflicts(vars []svar) []svar {
 	if r.held == nil {
 		return nil
 	}
-	isVar := map[int32]bool{}
+	in := map[int32]bool{}
 	for _, v := range vars {
-		isVar[v.claim] = true
+		in[v.claim] = true
 	}
-	hit := map[int32]bool{}
 	ctrs := map[int32]bool{}
-	for _, v := range vars {
+	var out []svar
+	add := func(c int32) {
+		in[c] = true
+		out = append(out, svar{claim: c, spec: r.rs.claims[c].spec, reach: r.reachSet(c, r.nodes[c][0])})
+	}
+	queue := slices.Clone(vars)
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		grew := false
 		for q := range v.spec.reqs {
 			for a := range v.spec.reqs[q].alts {
 				c, _ := r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, nil)
 				for _, d := range c {
-					if h := r.held[d]; h != 0 && !isVar[h-1] {
-						hit[h-1] = true
+					if h := r.held[d]; h != 0 && !in[h-1] {
+						add(h - 1)
+						queue = append(queue, out[len(out)-1])
 					}
 					for _, u := range r.inv.devs[d].uses {
+						grew = grew || !ctrs[u.c]
 						ctrs[u.c] = true
 					}
 				}
 			}
 		}
-	}
-	var out []svar
-	for ci, a := range r.alloc {
-		c := int32(ci)
-		if a == nil || isVar[c] {
+		if !grew {
 			continue
 		}
-		if !hit[c] && len(ctrs) > 0 {
-			for _, d := range a.devs {
-				for _, u := range r.inv.devs[d].uses {
-					if ctrs[u.c] {
-						hit[c] = true
-					}
-				}
+		for ci, a := range r.alloc {
+			c := int32(ci)
+			if a == nil || in[c] {
+				continue
+			}
+			if slices.ContainsFunc(a.devs, func(d int32) bool {
+				return slices.ContainsFunc(r.inv.devs[d].uses, func(u counterUse) bool { return ctrs[u.c] })
+			}) {
+				add(c)
+				queue = append(queue, out[len(out)-1])
 			}
 		}
-		if hit[c] {
-			out = append(out, svar{claim: c, spec: r.rs.claims[c].spec, reach: r.reachSet(c, r.nodes[c][0])})
-		}
 	}
+	slices.SortFunc(out, func(a, b svar) int { return cmp.Compare(a.claim, b.claim) })
 	return out
 }
 
