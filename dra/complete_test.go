@@ -70,6 +70,18 @@ func TestScenario_GreedyTrap(t *testing.T) {
 	require.Equal(t, []dra.DeviceResult{dev(gpuDriver, "n1", "d1", "gpu")}, devicesOf(t, l, "c3"))
 }
 
+// TestScenario_GreedyTrapBudget: the trap of length 6 with a device
+// search budget of 8 choices waits, and the decision says that it did not
+// prove the gang infeasible.
+func TestScenario_GreedyTrapBudget(t *testing.T) {
+	l, s, g := trapWorld(t, 6)
+	d, err := placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{l.Reserver(podGroup("pg"), dra.Options{SearchBudget: 8})}})
+	require.NoError(t, err)
+	require.Equal(t, placement.Unschedulable, d.Status, d.Message)
+	require.False(t, d.Proven)
+	require.Equal(t, []placement.ReasonCount{{Reason: "ResourceClaim default/c6: device search budget exhausted", Nodes: 1}}, d.Reasons)
+}
+
 // TestScenario_GreedyTrapLong: the trap of length 6 is placed too, each
 // claim moved off its first choice.
 func TestScenario_GreedyTrapLong(t *testing.T) {

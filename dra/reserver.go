@@ -313,10 +313,11 @@ func (r *reserver) claimReason(ci int32, why string) string {
 }
 
 // reject explains why vars do not fit; it is Unresolvable when they do
-// not fit the first node of each even on an idle cluster.
+// not fit the first node of each even on an idle cluster, and Cut when
+// the search ran out of budget (the solve is then not Proven).
 func (r *reserver) reject(vars []svar, out outcome, why string) placement.Rejection {
 	if out == exhausted {
-		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted")}
+		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted"), Cut: true}
 	}
 	alone := r.alone[:0]
 	for _, v := range vars {

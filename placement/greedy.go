@@ -553,12 +553,14 @@ func (sv *solver) fits(m *member, id NodeID) bool {
 	}
 	ni := NodeInfo{sv.s, sv.w, id}
 	for _, f := range sv.opts.Filters {
-		if !f.Filter(sv.pod(m.row), ni).OK() {
+		if rj := f.Filter(sv.pod(m.row), ni); !rj.OK() {
+			sv.hookCut = sv.hookCut || rj.Cut
 			return false
 		}
 	}
 	for _, r := range sv.reservers {
-		if !r.Filter(sv.pod(m.row), ni).OK() {
+		if rj := r.Filter(sv.pod(m.row), ni); !rj.OK() {
+			sv.hookCut = sv.hookCut || rj.Cut
 			return false
 		}
 	}

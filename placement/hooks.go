@@ -5,10 +5,13 @@ package placement
 // decision's per-reason counts (kube-scheduler: a Status message);
 // Unresolvable says that removing pods cannot change the verdict
 // (kube-scheduler: UnschedulableAndUnresolvable), which tells preemption not
-// to try.
+// to try. Cut says that the hook's own search stopped at its budget before
+// deciding (the node might fit): a solve that saw such a rejection leaves
+// Decision.Proven false.
 type Rejection struct {
 	Reason       string
 	Unresolvable bool
+	Cut          bool
 }
 
 // OK reports whether the verdict accepts.

@@ -261,6 +261,7 @@ type solver struct {
 	steps        int64
 	budget       int64
 	exhausted    bool
+	hookCut      bool // a hook's rejection said its own search was cut short
 	lastRun      bool // the greedy's last batched run: see assignRun
 	// searchBudgetCut is set when a search stopped at Options.SearchBudget
 	// rather than at its share of what was left of Options.Budget.
@@ -650,7 +651,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 			d.MostFit = sv.bound + win.placed
 			d.Steps = sv.steps
 			d.Truncated = sv.exhausted
-			d.Proven = win.proven
+			d.Proven = win.proven && !sv.hookCut
 			d.Message = fmt.Sprintf("%d of %d members placed%s", win.placed, len(sv.members), inName(win.p))
 			if sv.bound > 0 {
 				d.Message += fmt.Sprintf(" (%d already bound)", sv.bound)
@@ -662,7 +663,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 		}
 	}
 	d.Steps = sv.steps
-	d.Proven = proven && !cut && !sv.exhausted
+	d.Proven = proven && !cut && !sv.exhausted && !sv.hookCut
 	d.Waiting = make([]Key, 0, len(sv.g.Members))
 	for i := range sv.members {
 		if int(sv.members[i].index) < len(sv.g.Members) {
