@@ -72,170 +72,218 @@ type poolKey struct{ driver, pool string }
 // that consumes from a counter set or counter its pool does not have.
 func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, error) {
 	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), classMemo: make(map[string]*lazyMemo, len(classes)), byID: map[DeviceID]int32{}, local: map[string][]int32{}}
-	for i := range classes {
-		c := &classes[i]
-		obj := fmt.Sprintf("DeviceClass %q", c.Name)
-		if c.Name == "" {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
-		}
-		if _, dup := inv.classes[c.Name]; dup {
-			return nil, placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "appears twice")
-		}
-		for j, sel := range c.Selectors {
-			if sel == nil {
-				return nil, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("spec.selectors[%d]", j), "must not be nil")
-			}
-		}
-		cc := *c
-		inv.classes[c.Name] = &cc
-		inv.classMemo[c.Name] = &lazyMemo{}
+	if err := inv.addClasses(classes); err != nil {
+		return nil, err
 	}
 	sl := slices.Clone(rslices)
 	for i := range sl {
 		sl[i].Devices = slices.Clone(sl[i].Devices)
 	}
 	slices.SortFunc(sl, func(a, b ResourceSlice) int { return strings.Compare(a.Name, b.Name) })
-
-	// Pass 1: slice fields and counter sets, which any slice of a pool may
-	// hold for the devices of every other.
-	type ctrKey struct {
-		pool     poolKey
-		set, ctr string
+	// Counter sets first: any slice of a pool may hold them for the
+	// devices of every other.
+	ctrs, err := inv.addCounters(sl)
+	if err != nil {
+		return nil, err
 	}
-	sets := map[poolKey]map[string]*CounterSet{}
-	var ctrKeys []ctrKey
+	if err := inv.addDevices(sl, ctrs); err != nil {
+		return nil, err
+	}
+	inv.index()
+	return inv, nil
+}
+
+func (inv *Inventory) addClasses(classes []DeviceClass) error {
+	for i := range classes {
+		c := &classes[i]
+		obj := fmt.Sprintf("DeviceClass %q", c.Name)
+		if c.Name == "" {
+			return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
+		}
+		if _, dup := inv.classes[c.Name]; dup {
+			return placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "appears twice")
+		}
+		for j, sel := range c.Selectors {
+			if sel == nil {
+				return placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("spec.selectors[%d]", j), "must not be nil")
+			}
+		}
+		cc := *c
+		inv.classes[c.Name] = &cc
+		inv.classMemo[c.Name] = &lazyMemo{}
+	}
+	return nil
+}
+
+// ctrKey names one counter of one counter set of one pool.
+type ctrKey struct {
+	pool     poolKey
+	set, ctr string
+}
+
+// poolCounters is what the counter pass hands the device pass: each
+// pool's counter sets, and the dense index of each counter.
+type poolCounters struct {
+	sets map[poolKey]map[string]*CounterSet
+	idx  map[ctrKey]int32
+}
+
+// addCounters checks the slices' own fields (sl sorted by name) and
+// numbers their counters densely in driver, pool, set, counter order.
+func (inv *Inventory) addCounters(sl []ResourceSlice) (poolCounters, error) {
+	pc := poolCounters{sets: map[poolKey]map[string]*CounterSet{}}
+	var keys []ctrKey
 	for i := range sl {
 		s := &sl[i]
 		obj := sliceObj(s)
 		if s.Name == "" {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
+			return pc, placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
 		}
 		if i > 0 && sl[i-1].Name == s.Name {
-			return nil, placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "appears twice")
+			return pc, placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "appears twice")
 		}
 		if s.Driver == "" {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.driver", "must not be empty")
+			return pc, placement.Errorf(placement.ErrInvalid, obj, "spec.driver", "must not be empty")
 		}
 		if s.Pool == "" {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.pool.name", "must not be empty")
+			return pc, placement.Errorf(placement.ErrInvalid, obj, "spec.pool.name", "must not be empty")
 		}
 		if err := checkAccess(obj, "spec", s.NodeName, s.NodeSelector, s.AllNodes, s.PerDeviceNodeSelection, true); err != nil {
-			return nil, err
+			return pc, err
 		}
 		pk := poolKey{s.Driver, s.Pool}
 		for j := range s.SharedCounters {
 			cs := &s.SharedCounters[j]
 			f := fmt.Sprintf("spec.sharedCounters[%d]", j)
 			if cs.Name == "" {
-				return nil, placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
+				return pc, placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
 			}
-			if sets[pk] == nil {
-				sets[pk] = map[string]*CounterSet{}
+			if pc.sets[pk] == nil {
+				pc.sets[pk] = map[string]*CounterSet{}
 			}
-			if _, dup := sets[pk][cs.Name]; dup {
-				return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "counter set %q appears twice in pool %s/%s", cs.Name, s.Driver, s.Pool)
+			if _, dup := pc.sets[pk][cs.Name]; dup {
+				return pc, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "counter set %q appears twice in pool %s/%s", cs.Name, s.Driver, s.Pool)
 			}
-			sets[pk][cs.Name] = cs
+			pc.sets[pk][cs.Name] = cs
 			for name, v := range cs.Counters {
 				if name == "" {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".counters", "counter name must not be empty")
+					return pc, placement.Errorf(placement.ErrInvalid, obj, f+".counters", "counter name must not be empty")
 				}
 				if v < 0 {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".counters["+name+"]", "%d is negative", v)
+					return pc, placement.Errorf(placement.ErrInvalid, obj, f+".counters["+name+"]", "%d is negative", v)
 				}
-				ctrKeys = append(ctrKeys, ctrKey{pk, cs.Name, name})
+				keys = append(keys, ctrKey{pk, cs.Name, name})
 			}
 		}
 	}
-	slices.SortFunc(ctrKeys, func(a, b ctrKey) int {
+	slices.SortFunc(keys, func(a, b ctrKey) int {
 		return cmp.Or(strings.Compare(a.pool.driver, b.pool.driver), strings.Compare(a.pool.pool, b.pool.pool),
 			strings.Compare(a.set, b.set), strings.Compare(a.ctr, b.ctr))
 	})
-	ctrIdx := make(map[ctrKey]int32, len(ctrKeys))
-	for i, k := range ctrKeys {
-		ctrIdx[k] = int32(i)
-		inv.counters = append(inv.counters, sets[k.pool][k.set].Counters[k.ctr])
+	pc.idx = make(map[ctrKey]int32, len(keys))
+	for i, k := range keys {
+		pc.idx[k] = int32(i)
+		inv.counters = append(inv.counters, pc.sets[k.pool][k.set].Counters[k.ctr])
 		inv.ctrNames = append(inv.ctrNames, k.pool.driver+"/"+k.pool.pool+"/"+k.set+"/"+k.ctr)
 	}
+	return pc, nil
+}
 
-	// Pass 2: devices.
+// addDevices checks and adds the devices of every slice.
+func (inv *Inventory) addDevices(sl []ResourceSlice, pc poolCounters) error {
 	selIDs := map[*placement.LabelSelector]int32{}
 	for i := range sl {
 		s := &sl[i]
-		obj := sliceObj(s)
-		pk := poolKey{s.Driver, s.Pool}
 		for j := range s.Devices {
-			d := &s.Devices[j]
-			f := fmt.Sprintf("spec.devices[%d]", j)
-			if d.Name == "" {
-				return nil, placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
+			dv, err := inv.newDevice(s, j, pc)
+			if err != nil {
+				return err
 			}
-			id := DeviceID{s.Driver, s.Pool, d.Name}
-			if _, dup := inv.byID[id]; dup {
-				return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "device %s appears twice in its pool", id)
-			}
-			inv.byID[id] = -1
-			if err := checkAccess(obj, f, d.NodeName, d.NodeSelector, d.AllNodes, false, s.PerDeviceNodeSelection); err != nil {
-				return nil, err
-			}
-			for _, name := range slices.Sorted(maps.Keys(d.Attributes)) {
-				if name == "" {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".attributes", "attribute name must not be empty")
-				}
-				if k := d.Attributes[name].Kind; k < AttributeInt || k > AttributeVersion {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".attributes["+string(name)+"]", "no value set (kind %d)", k)
-				}
-			}
-			for _, name := range slices.Sorted(maps.Keys(d.Capacity)) {
-				if name == "" {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".capacity", "capacity name must not be empty")
-				}
-				if q := d.Capacity[name]; q < 0 {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".capacity["+string(name)+"]", "%d is negative", q)
-				}
-			}
-			dv := device{id: id, d: d}
-			for k, cc := range d.ConsumesCounters {
-				cf := fmt.Sprintf("%s.consumesCounters[%d]", f, k)
-				cs := sets[pk][cc.CounterSet]
-				if cs == nil {
-					return nil, placement.Errorf(placement.ErrNotFound, obj, cf+".counterSet", "pool %s/%s has no counter set %q", s.Driver, s.Pool, cc.CounterSet)
-				}
-				for _, name := range slices.Sorted(maps.Keys(cc.Counters)) {
-					v := cc.Counters[name]
-					if _, ok := cs.Counters[name]; !ok {
-						return nil, placement.Errorf(placement.ErrNotFound, obj, cf+".counters["+name+"]", "counter set %q has no counter %q", cc.CounterSet, name)
-					}
-					if v < 0 {
-						return nil, placement.Errorf(placement.ErrInvalid, obj, cf+".counters["+name+"]", "%d is negative", v)
-					}
-					if v > 0 {
-						dv.uses = append(dv.uses, counterUse{ctrIdx[ctrKey{pk, cc.CounterSet, name}], v})
-					}
-				}
-			}
-			nodeName, sel, all := s.NodeName, s.NodeSelector, s.AllNodes
-			if s.PerDeviceNodeSelection {
-				nodeName, sel, all = d.NodeName, d.NodeSelector, d.AllNodes
-			}
-			switch {
-			case nodeName != "":
-				dv.access, dv.node = accessNode, nodeName
-			case sel != nil:
-				dv.access, dv.sel = accessSelector, sel
-				id, ok := selIDs[sel]
+			if dv.access == accessSelector {
+				id, ok := selIDs[dv.sel]
 				if !ok {
 					id = int32(len(selIDs))
-					selIDs[sel] = id
+					selIDs[dv.sel] = id
 				}
 				dv.selID = id
-			default:
-				_ = all // checkAccess guarantees it is set
-				dv.access = accessAll
 			}
 			inv.devs = append(inv.devs, dv)
 		}
 	}
+	return nil
+}
+
+// newDevice checks device j of slice s.
+func (inv *Inventory) newDevice(s *ResourceSlice, j int, pc poolCounters) (device, error) {
+	obj := sliceObj(s)
+	pk := poolKey{s.Driver, s.Pool}
+	d := &s.Devices[j]
+	f := fmt.Sprintf("spec.devices[%d]", j)
+	if d.Name == "" {
+		return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
+	}
+	id := DeviceID{s.Driver, s.Pool, d.Name}
+	if _, dup := inv.byID[id]; dup {
+		return device{}, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "device %s appears twice in its pool", id)
+	}
+	inv.byID[id] = -1
+	if err := checkAccess(obj, f, d.NodeName, d.NodeSelector, d.AllNodes, false, s.PerDeviceNodeSelection); err != nil {
+		return device{}, err
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.Attributes)) {
+		if name == "" {
+			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".attributes", "attribute name must not be empty")
+		}
+		if k := d.Attributes[name].Kind; k < AttributeInt || k > AttributeVersion {
+			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".attributes["+string(name)+"]", "no value set (kind %d)", k)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.Capacity)) {
+		if name == "" {
+			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".capacity", "capacity name must not be empty")
+		}
+		if q := d.Capacity[name]; q < 0 {
+			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".capacity["+string(name)+"]", "%d is negative", q)
+		}
+	}
+	dv := device{id: id, d: d}
+	for k, cc := range d.ConsumesCounters {
+		cf := fmt.Sprintf("%s.consumesCounters[%d]", f, k)
+		cs := pc.sets[pk][cc.CounterSet]
+		if cs == nil {
+			return device{}, placement.Errorf(placement.ErrNotFound, obj, cf+".counterSet", "pool %s/%s has no counter set %q", s.Driver, s.Pool, cc.CounterSet)
+		}
+		for _, name := range slices.Sorted(maps.Keys(cc.Counters)) {
+			v := cc.Counters[name]
+			if _, ok := cs.Counters[name]; !ok {
+				return device{}, placement.Errorf(placement.ErrNotFound, obj, cf+".counters["+name+"]", "counter set %q has no counter %q", cc.CounterSet, name)
+			}
+			if v < 0 {
+				return device{}, placement.Errorf(placement.ErrInvalid, obj, cf+".counters["+name+"]", "%d is negative", v)
+			}
+			if v > 0 {
+				dv.uses = append(dv.uses, counterUse{pc.idx[ctrKey{pk, cc.CounterSet, name}], v})
+			}
+		}
+	}
+	nodeName, sel := s.NodeName, s.NodeSelector
+	if s.PerDeviceNodeSelection {
+		nodeName, sel = d.NodeName, d.NodeSelector
+	}
+	switch {
+	case nodeName != "":
+		dv.access, dv.node = accessNode, nodeName
+	case sel != nil:
+		dv.access, dv.sel = accessSelector, sel
+	default: // checkAccess guarantees allNodes is set
+		dv.access = accessAll
+	}
+	return dv, nil
+}
+
+// index numbers the devices in driver, pool, device-name order and lists
+// them by how nodes reach them.
+func (inv *Inventory) index() {
 	slices.SortFunc(inv.devs, func(a, b device) int { return compareID(a.id, b.id) })
 	for i := range inv.devs {
 		dv := &inv.devs[i]
@@ -249,7 +297,6 @@ func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, e
 			inv.everyNode = append(inv.everyNode, int32(i))
 		}
 	}
-	return inv, nil
 }
 
 func compareID(a, b DeviceID) int {
