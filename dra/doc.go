@@ -8,13 +8,17 @@
 // An [Inventory] holds the [DeviceClass]es and the devices of every
 // [ResourceSlice]: attributes, capacities in canonical units, where the
 // device is reachable from (one node, the nodes a label selector matches,
-// or every node) and the counters partitionable devices share (KEP-4815).
+// or every node), the counters partitionable devices share (KEP-4815), and
+// whether a device allows multiple allocations, shared by several claims
+// each consuming part of its capacities under the device's request
+// policies (KEP-5075 consumable capacity: fractional GPUs).
 // Selectors are Go predicates ([Selector]); the kube adapter compiles CEL
 // into them, so this package never depends on CEL.
 //
 // A [ResourceClaim] asks for devices with requests — an exact count or all
 // matching devices of a class, or a prioritized list of subrequests
-// (KEP-4816) — and matchAttribute constraints. Its status holds the
+// (KEP-4816), each perhaps naming the capacity it needs — and
+// matchAttribute constraints. Its status holds the
 // [AllocationResult] (the devices, and the node or node selectors that
 // follow from them) and reservedFor: pods, at most [MaxReservedFor], or
 // one PodGroup entry standing for all its members.
@@ -68,8 +72,7 @@
 //
 // # Not modelled
 //
-// Admin access, device taints and tolerations, consumable capacity
-// (KEP-5075), device configuration, distinctAttribute constraints, pool
+// Admin access, device taints and tolerations, device configuration, distinctAttribute constraints, pool
 // generations (the adapter passes the newest), node selectors with several
 // terms or Gt/Lt operators (slices take a placement.LabelSelector).
 package dra

@@ -27,6 +27,8 @@ type Inventory struct {
 	everyNode []int32            // devices reachable from every node
 	counters  []int64            // capacity per counter, dense
 	ctrNames  []string           // "driver/pool/set/counter", for messages
+	shared    []int64            // per capacity of a device that allows multiple allocations: its value
+	sharedOf  []int32            // per such capacity: its device
 }
 
 type access uint8
@@ -45,6 +47,8 @@ type device struct {
 	sel    *placement.LabelSelector
 	selID  int32 // identifies sel among the inventory's selectors
 	uses   []counterUse
+	caps   []devCap // in name order
+	multi  bool     // AllowMultipleAllocations
 }
 
 type counterUse struct {
@@ -246,7 +250,14 @@ func (inv *Inventory) newDevice(s *ResourceSlice, j int, pc poolCounters) (devic
 			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".capacity["+string(name)+"]", "%d is negative", q)
 		}
 	}
-	dv := device{id: id, d: d}
+	caps, err := deviceCaps(obj, f, d, 0)
+	if err != nil {
+		return device{}, err
+	}
+	dv := device{id: id, d: d, caps: caps, multi: d.AllowMultipleAllocations}
+	if d.AllowMultipleAllocations && len(d.ConsumesCounters) > 0 {
+		return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".consumesCounters", "is not supported on a device that sets allowMultipleAllocations")
+	}
 	for k, cc := range d.ConsumesCounters {
 		cf := fmt.Sprintf("%s.consumesCounters[%d]", f, k)
 		cs := pc.sets[pk][cc.CounterSet]
@@ -281,13 +292,21 @@ func (inv *Inventory) newDevice(s *ResourceSlice, j int, pc poolCounters) (devic
 	return dv, nil
 }
 
-// index numbers the devices in driver, pool, device-name order and lists
+// index numbers the devices in driver, pool, device-name order (and the
+// capacities of shared devices in that order, then by name) and lists
 // them by how nodes reach them.
 func (inv *Inventory) index() {
 	slices.SortFunc(inv.devs, func(a, b device) int { return compareID(a.id, b.id) })
 	for i := range inv.devs {
 		dv := &inv.devs[i]
 		inv.byID[dv.id] = int32(i)
+		for k := range dv.caps {
+			if c := &dv.caps[k]; c.slot >= 0 {
+				c.slot = int32(len(inv.shared))
+				inv.shared = append(inv.shared, c.value)
+				inv.sharedOf = append(inv.sharedOf, int32(i))
+			}
+		}
 		switch dv.access {
 		case accessNode:
 			inv.local[dv.node] = append(inv.local[dv.node], int32(i))
@@ -377,15 +396,19 @@ func (inv *Inventory) eachReachable(n *placement.Node, f func(int32) bool) {
 	}
 }
 
-// result derives the node constraint of an allocation of devices devs
+// result derives the allocation of devices devs, each serving alts[k]:
+// the capacity each consumes of a shared device and the node constraint
 // (see [AllocationResult]); ok is false when two devices are local to
 // different nodes, so that no node reaches them all.
-func (inv *Inventory) result(devs []int32, reqs []string) (r AllocationResult, ok bool) {
+func (inv *Inventory) result(devs []int32, alts []*calt) (r AllocationResult, ok bool) {
 	r.Devices = make([]DeviceResult, len(devs))
 	var sels []int32
 	for k, i := range devs {
 		dv := &inv.devs[i]
-		r.Devices[k] = DeviceResult{Request: reqs[k], DeviceID: dv.id}
+		r.Devices[k] = DeviceResult{Request: alts[k].name, DeviceID: dv.id}
+		if dv.multi {
+			r.Devices[k].ConsumedCapacity = alts[k].consumed(dv)
+		}
 		switch dv.access {
 		case accessNode:
 			if r.NodeName != "" && r.NodeName != dv.node {

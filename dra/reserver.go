@@ -82,9 +82,12 @@ type reserver struct {
 	nodes   [][]placement.NodeID // per claim: nodes of reserved members using it
 	grpRefs []int32              // per claim: reserved members using it through the PodGroup
 	podRefs []int32              // per claim: reserved members with a pod entry
-	held    []int32              // per device: claim+1 holding it, 0 if none
+	held    []int32              // per device: claim+1 holding it, 0 if none (or shared)
 	ctr     []int64              // per counter: consumed by the assignment
-	frames  []frame
+	// sharedHeld is, per capacity of a shared device, what the
+	// assignment consumes.
+	sharedHeld []int64
+	frames     []frame
 
 	lastPod  *placement.Pod
 	lastRefs []memberRef
@@ -161,6 +164,7 @@ func (r *reserver) scratchState() *scratch {
 	if r.sc.taken == nil {
 		r.sc.taken = make([]bool, len(r.inv.devs))
 		r.sc.ctr = make([]int64, len(r.inv.counters))
+		r.sc.shared = make([]int64, len(r.inv.shared))
 	}
 	return &r.sc
 }
@@ -405,6 +409,16 @@ func (r *reserver) conflicts(vars []svar) []svar {
 						add(h - 1)
 						queue = append(queue, out[len(out)-1])
 					}
+					if r.inv.devs[d].multi {
+						// Every claim sharing the device competes for
+						// its capacity.
+						for ci, a := range r.alloc {
+							if c := int32(ci); a != nil && !in[c] && slices.Contains(a.devs, d) {
+								add(c)
+								queue = append(queue, out[len(out)-1])
+							}
+						}
+					}
 					for _, u := range r.inv.devs[d].uses {
 						grew = grew || !ctrs[u.c]
 						ctrs[u.c] = true
@@ -435,7 +449,15 @@ func (r *reserver) conflicts(vars []svar) []svar {
 // release takes claim ci's devices out of the assignment's usage, hold
 // puts a's back in.
 func (r *reserver) release(ci int32) {
-	for _, d := range r.alloc[ci].devs {
+	a := r.alloc[ci]
+	for k, d := range a.devs {
+		if dv := &r.inv.devs[d]; dv.multi {
+			r.sc.uses, _ = a.alts[k].consumption(dv, r.sc.uses[:0])
+			for _, u := range r.sc.uses {
+				r.sharedHeld[u.slot] -= u.n
+			}
+			continue
+		}
 		r.held[d] = 0
 		for _, u := range r.inv.devs[d].uses {
 			r.ctr[u.c] -= u.n
@@ -447,8 +469,16 @@ func (r *reserver) hold(ci int32, a *assign) {
 	if r.held == nil {
 		r.held = make([]int32, len(r.inv.devs))
 		r.ctr = make([]int64, len(r.inv.counters))
+		r.sharedHeld = make([]int64, len(r.inv.shared))
 	}
-	for _, d := range a.devs {
+	for k, d := range a.devs {
+		if dv := &r.inv.devs[d]; dv.multi {
+			r.sc.uses, _ = a.alts[k].consumption(dv, r.sc.uses[:0])
+			for _, u := range r.sc.uses {
+				r.sharedHeld[u.slot] += u.n
+			}
+			continue
+		}
 		r.held[d] = ci + 1
 		for _, u := range r.inv.devs[d].uses {
 			r.ctr[u.c] += u.n

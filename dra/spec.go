@@ -2,6 +2,7 @@ package dra
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gangsched/gangsched/placement"
@@ -28,7 +29,9 @@ type calt struct {
 	classMemo *lazyMemo // the inventory's, for the class's selectors
 	selMemo   *lazyMemo // this request's, for sels; nil without sels
 	all       bool
-	count     int // devices for ExactCount; 1 (the minimum) for All
+	count     int                     // devices for ExactCount; 1 (the minimum) for All
+	capReq    map[QualifiedName]int64 // KEP-5075 capacity requests
+	capNames  []QualifiedName         // capReq's names, sorted
 }
 
 type ccons struct {
@@ -121,6 +124,17 @@ func compileAlt(inv *Inventory, obj, f, name string, r *ExactDeviceRequest) (cal
 	if len(r.Selectors) > 0 {
 		a.selMemo = &lazyMemo{}
 	}
+	for _, name := range slices.Sorted(maps.Keys(r.Capacity)) {
+		cf := fmt.Sprintf("%s.capacity.requests[%s]", f, name)
+		if name == "" {
+			return a, placement.Errorf(placement.ErrInvalid, obj, f+".capacity.requests", "capacity name must not be empty")
+		}
+		if q := r.Capacity[name]; q < 0 {
+			return a, placement.Errorf(placement.ErrInvalid, obj, cf, "%d is negative", q)
+		}
+		a.capNames = append(a.capNames, name)
+	}
+	a.capReq = r.Capacity
 	switch r.AllocationMode {
 	case "", AllocationModeExactCount:
 		if r.Count < 0 || r.Count > maxCount {
@@ -249,11 +263,17 @@ func checkDevices(inv *Inventory, obj, field string, sp *spec, devs []DeviceResu
 			first = &v
 		}
 	}
-	names := make([]string, len(devs))
-	for k := range devs {
-		names[k] = devs[k].Request
+	for k, i := range idx {
+		dv := &inv.devs[i]
+		f := fmt.Sprintf("%s.devices.results[%d]", field, k)
+		if _, ok := altOf[k].consumption(dv, nil); !ok {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f, "device %s cannot provide the capacity %q asks for", dv.id, devs[k].Request)
+		}
+		if cc := devs[k].ConsumedCapacity; cc != nil && (!dv.multi || !maps.Equal(cc, altOf[k].consumed(dv))) {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f+".consumedCapacity", "differs from what request %q consumes of device %s by its policies", devs[k].Request, dv.id)
+		}
 	}
-	res, ok := inv.result(idx, names)
+	res, ok := inv.result(idx, altOf)
 	if !ok {
 		return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "devices are local to different nodes")
 	}
