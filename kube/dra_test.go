@@ -188,3 +188,51 @@ func TestNewestSlices(t *testing.T) {
 	}
 	require.Equal(t, []string{"b", "c", "d"}, names)
 }
+
+// TestConvertConsumableCapacity: a shared device's allowMultipleAllocations
+// and request policy, a request's capacity and an allocation's
+// consumedCapacity convert to canonical units and back, with a shareID
+// that depends only on claim, request and device.
+func TestConvertConsumableCapacity(t *testing.T) {
+	q := func(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
+	yes := true
+	s := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "gpus"}, Spec: resourcev1.ResourceSliceSpec{
+		Driver: "gpu.example.com", Pool: resourcev1.ResourcePool{Name: "n1"}, NodeName: ptrTo("n1"),
+		Devices: []resourcev1.Device{{Name: "gpu-0", AllowMultipleAllocations: &yes, Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{
+			"memory": {Value: resource.MustParse("40Gi"), RequestPolicy: &resourcev1.CapacityRequestPolicy{
+				Default: q("10Gi"), ValidRange: &resourcev1.CapacityRequestPolicyRange{Min: q("5Gi"), Step: q("5Gi")}}},
+		}}},
+	}}
+	got, err := ConvertResourceSlice(s)
+	require.NoError(t, err)
+	d := got.Devices[0]
+	require.True(t, d.AllowMultipleAllocations)
+	require.Equal(t, int64(40<<30), d.Capacity["memory"])
+	five, ten := int64(5<<30), int64(10<<30)
+	require.Equal(t, map[dra.QualifiedName]dra.CapacityRequestPolicy{"memory": {Default: &ten, ValidRange: &dra.CapacityRange{Min: five, Step: &five}}}, d.RequestPolicies)
+
+	s.Spec.Devices[0].Capacity["memory"].RequestPolicy.ValidRange.Min = nil
+	_, err = ConvertResourceSlice(s)
+	require.EqualError(t, err, `ResourceSlice "gpus": spec.devices[0].capacity[memory].requestPolicy.validRange.min: must be set`)
+
+	spec, err := ClaimSpec(`ResourceClaim "ns/c"`, "spec", &resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", Capacity: &resourcev1.CapacityRequirements{Requests: map[resourcev1.QualifiedName]resource.Quantity{"memory": resource.MustParse("12Gi")}}},
+	}}}})
+	require.NoError(t, err)
+	require.Equal(t, map[dra.QualifiedName]int64{"memory": 12 << 30}, spec.Requests[0].Exactly.Capacity)
+
+	c := &dra.ResourceClaim{Namespace: "ns", Name: "c", Status: dra.ClaimStatus{Allocation: &dra.AllocationResult{Devices: []dra.DeviceResult{{
+		Request: "gpu", DeviceID: dra.DeviceID{Driver: "gpu.example.com", Pool: "n1", Device: "gpu-0"}, ConsumedCapacity: map[dra.QualifiedName]int64{"memory": 15 << 30},
+	}}}}}
+	st := ClaimStatus(c)
+	r := st.Allocation.Devices.Results[0]
+	require.Equal(t, "15Gi", ptrTo(r.ConsumedCapacity["memory"]).String())
+	require.NotNil(t, r.ShareID)
+	require.Equal(t, r.ShareID, ClaimStatus(c).Allocation.Devices.Results[0].ShareID, "the same claim writes the same shareID")
+	back, err := ConvertResourceClaim(&resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu"}}}}}, Status: st})
+	require.NoError(t, err)
+	require.Equal(t, c.Status.Allocation.Devices, back.Status.Allocation.Devices)
+}
+
+func ptrTo[T any](v T) *T { return &v }
