@@ -13,7 +13,7 @@ import (
 // FuzzLoad: any manifest the reader accepts either loads or fails with an
 // error located in the input that wraps a sentinel; it never panics.
 func FuzzLoad(f *testing.F) {
-	for _, p := range []string{"testdata/seed/training-job.yaml", "testdata/seed/job.yaml", "testdata/dra/cluster-and-gang.yaml", "testdata/preemption/low-priority-and-gang.yaml", "testdata/scheduler-perf/tas-3x3.yaml"} {
+	for _, p := range []string{"testdata/seed/training-job.yaml", "testdata/seed/job.yaml", "testdata/dra/cluster-and-gang.yaml", "testdata/dra/shared-gpu.yaml", "testdata/preemption/low-priority-and-gang.yaml", "testdata/scheduler-perf/tas-3x3.yaml"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
