@@ -159,6 +159,9 @@ func genSpec(t *rapid.T, l string) dra.ClaimSpec {
 			Requests:       rapid.SliceOfN(rapid.SampledFrom([]string{"a", "b", "a/x", "c"}), 0, 2).Draw(t, l+"-cons-reqs"),
 			MatchAttribute: rapid.SampledFrom([]dra.QualifiedName{"gpu.example.com/model", ""}).Draw(t, l+"-cons-attr"),
 		}}
+		if rapid.Bool().Draw(t, l+"-cons-distinct") {
+			sp.Constraints[0].DistinctAttribute = rapid.SampledFrom([]dra.QualifiedName{"model", ""}).Draw(t, l+"-cons-distinct-attr")
+		}
 	}
 	return sp
 }

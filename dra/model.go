@@ -260,13 +260,16 @@ type DeviceRequest struct {
 }
 
 // DeviceConstraint constrains the devices of several requests of one claim
-// (resource.k8s.io/v1 DeviceConstraint): every device allocated for the
-// named requests must carry the attribute MatchAttribute, with one value.
-// Requests names requests ("gpu") or subrequests ("gpu/small"); empty
-// means every request of the claim.
+// (resource.k8s.io/v1 DeviceConstraint), with exactly one of its two
+// attributes set: every device allocated for the named requests must carry
+// the attribute MatchAttribute, with one value, or the attribute
+// DistinctAttribute, each with a value of its own (e.g. shares of
+// different GPUs). Requests names requests ("gpu") or subrequests
+// ("gpu/small"); empty means every request of the claim.
 type DeviceConstraint struct {
-	Requests       []string
-	MatchAttribute QualifiedName
+	Requests          []string
+	MatchAttribute    QualifiedName
+	DistinctAttribute QualifiedName
 }
 
 // ClaimSpec is what a claim asks for (resource.k8s.io/v1 ResourceClaimSpec

@@ -1,6 +1,10 @@
 package dra
 
-import "github.com/gangsched/gangsched/placement"
+import (
+	"slices"
+
+	"github.com/gangsched/gangsched/placement"
+)
 
 // DefaultSearchBudget is the budget a zero Options.SearchBudget stands
 // for: device choices one search may try.
@@ -61,9 +65,13 @@ type slotState struct {
 	busy   []bool    // per alternative (All mode): a matching device is taken
 }
 
+// consState is a constraint's state in a search: how many picks it
+// covers and, for matchAttribute, their one value; for
+// distinctAttribute, every value taken, in pick order.
 type consState struct {
-	n int
-	v Attribute
+	n    int
+	v    Attribute
+	vals []Attribute
 }
 
 type dfs struct {
@@ -360,7 +368,8 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 		if !ok {
 			return false
 		}
-		if cs := &x.cons[st.v][ci]; cs.n > 0 && cs.v != v {
+		cs := &x.cons[st.v][ci]
+		if c.distinct && slices.Contains(cs.vals, v) || !c.distinct && cs.n > 0 && cs.v != v {
 			return false
 		}
 	}
@@ -387,6 +396,9 @@ func (x *dfs) take(p int, alt *calt, d int32) {
 		if c := &sp.cons[ci]; c.covers(&sp.reqs[st.req], alt) {
 			cs := &x.cons[st.v][ci]
 			cs.v, _ = Attr(dv.id.Driver, dv.d, c.attr)
+			if c.distinct {
+				cs.vals = append(cs.vals, cs.v)
+			}
 			cs.n++
 		}
 	}
@@ -415,7 +427,11 @@ func (x *dfs) untake(p int, alt *calt) {
 	sp := x.vars[st.v].spec
 	for ci := range sp.cons {
 		if c := &sp.cons[ci]; c.covers(&sp.reqs[st.req], alt) {
-			x.cons[st.v][ci].n--
+			cs := &x.cons[st.v][ci]
+			cs.n--
+			if c.distinct {
+				cs.vals = cs.vals[:len(cs.vals)-1]
+			}
 		}
 	}
 }

@@ -35,8 +35,9 @@ type calt struct {
 }
 
 type ccons struct {
-	attr  QualifiedName
-	names []string // request or subrequest names; empty means all
+	attr     QualifiedName
+	distinct bool     // DistinctAttribute, else MatchAttribute
+	names    []string // request or subrequest names; empty means all
 }
 
 func (c *ccons) covers(r *creq, a *calt) bool {
@@ -97,15 +98,15 @@ func compileSpec(inv *Inventory, obj, field string, cs *ClaimSpec) (*spec, error
 	}
 	for i, c := range cs.Constraints {
 		f := fmt.Sprintf("%s.devices.constraints[%d]", field, i)
-		if c.MatchAttribute == "" {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".matchAttribute", "must not be empty")
+		if (c.MatchAttribute == "") == (c.DistinctAttribute == "") {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f, "exactly one of matchAttribute and distinctAttribute must be set")
 		}
 		for j, n := range c.Requests {
 			if sp.findAlt(n) == nil && !names[n] {
 				return nil, placement.Errorf(placement.ErrNotFound, obj, fmt.Sprintf("%s.requests[%d]", f, j), "no request or subrequest %q", n)
 			}
 		}
-		sp.cons = append(sp.cons, ccons{attr: c.MatchAttribute, names: slices.Clone(c.Requests)})
+		sp.cons = append(sp.cons, ccons{attr: c.MatchAttribute + c.DistinctAttribute, distinct: c.DistinctAttribute != "", names: slices.Clone(c.Requests)})
 	}
 	return sp, nil
 }
@@ -251,16 +252,19 @@ func checkDevices(inv *Inventory, obj, field string, sp *spec, devs []DeviceResu
 	}
 	for ci := range sp.cons {
 		c := &sp.cons[ci]
-		var first *Attribute
+		var seen []Attribute
 		for k, i := range idx {
 			if !c.covers(&sp.reqs[reqOf[k]], altOf[k]) {
 				continue
 			}
 			v, ok := Attr(inv.devs[i].id.Driver, inv.devs[i].d, c.attr)
-			if !ok || (first != nil && *first != v) {
+			switch {
+			case c.distinct && (!ok || slices.Contains(seen, v)):
+				return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "device %s breaks constraint distinctAttribute %q", inv.devs[i].id, c.attr)
+			case !c.distinct && (!ok || len(seen) > 0 && seen[0] != v):
 				return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "device %s breaks constraint matchAttribute %q", inv.devs[i].id, c.attr)
 			}
-			first = &v
+			seen = append(seen, v)
 		}
 	}
 	for k, i := range idx {

@@ -339,10 +339,11 @@ func exactRequest(obj, field string, className string, sels []resourcev1.DeviceS
 }
 
 // ClaimSpec converts a resource.k8s.io/v1 ResourceClaimSpec (its device
-// requests, with their capacity requests, and matchAttribute constraints;
-// config is not modelled). obj
-// and field name it in errors. Errors: a selector that does not compile;
-// [ErrUnsupported] for admin access and distinctAttribute constraints.
+// requests, with their capacity requests, and matchAttribute and
+// distinctAttribute constraints; config is not modelled). obj and field
+// name it in errors. Errors: a selector that does not compile; a
+// constraint without exactly one attribute; [ErrUnsupported] for admin
+// access.
 func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.ClaimSpec, error) {
 	if spec == nil {
 		return dra.ClaimSpec{}, placement.Errorf(placement.ErrInvalid, obj, field, "is nil")
@@ -369,13 +370,11 @@ func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.Claim
 	}
 	for i, c := range spec.Devices.Constraints {
 		f := fmt.Sprintf("%s.devices.constraints[%d]", field, i)
-		if c.DistinctAttribute != nil {
-			return dra.ClaimSpec{}, placement.Errorf(ErrUnsupported, obj, f+".distinctAttribute", "distinctAttribute constraints are not supported")
+		if (c.MatchAttribute == nil) == (c.DistinctAttribute == nil) {
+			return dra.ClaimSpec{}, placement.Errorf(placement.ErrInvalid, obj, f, "exactly one of matchAttribute and distinctAttribute must be set")
 		}
-		if c.MatchAttribute == nil {
-			return dra.ClaimSpec{}, placement.Errorf(placement.ErrInvalid, obj, f+".matchAttribute", "must be set")
-		}
-		out.Constraints = append(out.Constraints, dra.DeviceConstraint{Requests: slices.Clone(c.Requests), MatchAttribute: dra.QualifiedName(*c.MatchAttribute)})
+		out.Constraints = append(out.Constraints, dra.DeviceConstraint{Requests: slices.Clone(c.Requests),
+			MatchAttribute: dra.QualifiedName(deref(c.MatchAttribute)), DistinctAttribute: dra.QualifiedName(deref(c.DistinctAttribute))})
 	}
 	return out, nil
 }

@@ -173,8 +173,12 @@ func TestResourceClaimRoundTrip(t *testing.T) {
 	require.EqualError(t, err, `ResourceClaim "default/train-fabric": spec.devices.requests[0].exactly.adminAccess: admin access is not supported`)
 	in.Spec.Devices.Requests[0].Exactly.AdminAccess = nil
 	in.Spec.Devices.Constraints = []resourcev1.DeviceConstraint{{DistinctAttribute: ptr(resourcev1.FullyQualifiedName("x/y"))}}
+	c, err = ConvertResourceClaim(in)
+	require.NoError(t, err)
+	require.Equal(t, []dra.DeviceConstraint{{DistinctAttribute: "x/y"}}, c.Spec.Constraints)
+	in.Spec.Devices.Constraints[0].MatchAttribute = ptr(resourcev1.FullyQualifiedName("x/y"))
 	_, err = ConvertResourceClaim(in)
-	require.ErrorIs(t, err, ErrUnsupported)
+	require.EqualError(t, err, `ResourceClaim "default/train-fabric": spec.devices.constraints[0]: exactly one of matchAttribute and distinctAttribute must be set`)
 }
 
 func TestNewestSlices(t *testing.T) {
