@@ -164,13 +164,17 @@ func selectors(obj, field string, in []resourcev1.DeviceSelector) ([]dra.Selecto
 }
 
 // ConvertDeviceClass converts a resource.k8s.io/v1 DeviceClass, compiling
-// its CEL selectors. spec.config is not modelled. Errors: a selector
-// without cel, or one that does not compile.
+// its CEL selectors. spec.config is not modelled (it does not change
+// which devices are allocated). Errors: a selector without cel, or one
+// that does not compile; [ErrUnsupported] for spec.extendedResourceName.
 func ConvertDeviceClass(dc *resourcev1.DeviceClass) (dra.DeviceClass, error) {
 	if dc == nil {
 		return dra.DeviceClass{}, errNil("DeviceClass")
 	}
 	obj := objName("DeviceClass", "", dc.Name)
+	if dc.Spec.ExtendedResourceName != nil {
+		return dra.DeviceClass{}, placement.Errorf(ErrUnsupported, obj, "spec.extendedResourceName", "extended resources backed by DRA (KEP-5004) are not supported")
+	}
 	sels, err := selectors(obj, "spec.selectors", dc.Spec.Selectors)
 	if err != nil {
 		return dra.DeviceClass{}, err
@@ -244,9 +248,12 @@ func counters(obj, field string, in map[string]resourcev1.Counter) (map[string]i
 // driver, pool, where its devices are reachable from, shared counters and
 // devices (attributes, capacities in canonical units with their request
 // policies, allowMultipleAllocations (KEP-5075), counter consumption).
-// Device taints and binding conditions are not modelled. Errors: an attribute that sets not exactly one value;
-// a bad quantity; [ErrUnsupported] for list-valued attributes and for node
-// selectors with several terms, matchFields, or Gt/Lt.
+// Device taints and binding conditions are not modelled, so a device that
+// carries them is an error rather than a device wrongly free; tolerations
+// in requests are accepted and, with no taints, have nothing to tolerate.
+// Errors: an attribute that sets not exactly one value; a bad quantity; [ErrUnsupported] for device taints and binding
+// conditions, list-valued attributes and node selectors with several
+// terms, matchFields, or Gt/Lt.
 func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error) {
 	if s == nil {
 		return dra.ResourceSlice{}, errNil("ResourceSlice")
@@ -277,6 +284,12 @@ func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error
 	for i := range sp.Devices {
 		d := &sp.Devices[i]
 		f := fmt.Sprintf("spec.devices[%d]", i)
+		switch {
+		case len(d.Taints) > 0:
+			return dra.ResourceSlice{}, placement.Errorf(ErrUnsupported, obj, f+".taints", "device taints (KEP-5055) are not supported")
+		case len(d.BindingConditions) > 0:
+			return dra.ResourceSlice{}, placement.Errorf(ErrUnsupported, obj, f+".bindingConditions", "binding conditions are not supported")
+		}
 		dd := dra.Device{Name: d.Name, NodeName: deref(d.NodeName), AllNodes: deref(d.AllNodes), Capacity: map[dra.QualifiedName]int64{},
 			AllowMultipleAllocations: deref(d.AllowMultipleAllocations)}
 		if dd.Attributes, err = attributes(obj, f+".attributes", d.Attributes); err != nil {
