@@ -70,9 +70,37 @@
 // cost up to 0.1 s an evaluation, which the kube adapter bounds as the API
 // server does.
 //
-// # Not modelled
+// # Fields of resource.k8s.io/v1 (Kubernetes v1.37)
 //
-// Admin access, device taints and tolerations, device configuration, distinctAttribute constraints, pool
-// generations (the adapter passes the newest), node selectors with several
-// terms or Gt/Lt operators (slices take a placement.LabelSelector).
+// What the model and the kube adapter take, and what they refuse. A
+// refused field is an input error that names the object and the field
+// (the kube adapter's ErrUnsupported), never silently dropped.
+//
+//	field                                               supported
+//	DeviceClass spec.selectors (CEL, API-server cost)   yes (kube compiles CEL; over 1,000,000 estimated cost is refused)
+//	DeviceClass spec.config                             ignored: driver configuration, no effect on allocation
+//	DeviceClass spec.extendedResourceName (KEP-5004)    refused
+//	ResourceSlice driver, pool, nodeName, allNodes      yes (the adapter passes each pool's newest generation)
+//	ResourceSlice nodeSelector, perDeviceNodeSelection  yes: one term of In, NotIn, Exists, DoesNotExist; other shapes refused
+//	ResourceSlice sharedCounters, consumesCounters      yes (KEP-4815); not with allowMultipleAllocations
+//	Device attributes                                   yes, scalar; list-valued attributes refused
+//	Device capacity value and requestPolicy             yes (KEP-5075: default, validValues, validRange)
+//	Device allowMultipleAllocations                     yes (KEP-5075: shared within its capacities)
+//	Device taints, bindingConditions, bindsToNode       taints, bindingConditions refused; bindsToNode ignored
+//	DeviceTaintRule (KEP-5055)                          not read
+//	request exactly: deviceClassName, selectors         yes
+//	request allocationMode ExactCount / All, count      yes
+//	request capacity.requests                           yes (KEP-5075)
+//	request firstAvailable (KEP-4816)                   yes
+//	request adminAccess (KEP-5018)                      refused
+//	request tolerations                                 accepted; without taints they change nothing
+//	constraints matchAttribute, distinctAttribute       yes, several per claim
+//	claim spec.devices.config                           ignored, as for classes
+//	status.allocation results, consumedCapacity         yes (shareID is written, derived from claim, request, device)
+//	status.allocation.nodeSelector                      derived from the devices
+//	status.reservedFor (pods, one PodGroup, KEP-5729)   yes, at most 256 entries
+//
+// Beyond upstream, the hook re-searches the devices of every claim that
+// competes with a member's, so a group is placed whenever its nodes and
+// devices can be chosen together (within Options.SearchBudget).
 package dra
