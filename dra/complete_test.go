@@ -374,3 +374,32 @@ func TestProp_OracleGenerator(t *testing.T) {
 	require.Positive(t, outcomes[true])
 	require.Positive(t, outcomes[false])
 }
+
+// TestRegression_SwappedDevicesStayHeld: on node n0 with GPUs of models
+// y, x, x and n1 with one x, members m0, m1 and m3 take any GPU and m2
+// only a y; m2's re-search moves m0 and m1 onto each other's devices, and
+// the hook must still count both as held, so m3 goes to n1 rather than
+// onto a fourth GPU n0 does not have (the decision used to be Scheduled
+// on n0 and Commit then failed).
+func TestRegression_SwappedDevicesStayHeld(t *testing.T) {
+	mk := func(node string, models ...string) dra.ResourceSlice {
+		s := dra.ResourceSlice{Name: node, Driver: gpuDriver, Pool: node, NodeName: node}
+		for j, m := range models {
+			s.Devices = append(s.Devices, dra.Device{Name: fmt.Sprintf("gpu%d", j), Attributes: map[dra.QualifiedName]dra.Attribute{modelAttr: dra.StringAttribute(m)}})
+		}
+		return s
+	}
+	w := oracleWorld{viaPG: map[string]bool{},
+		nodes:   []placement.Node{cpuNode("n0", 4000, nil), cpuNode("n1", 4000, nil)},
+		rslices: []dra.ResourceSlice{mk("n0", "y", "x", "x"), mk("n1", "x")}}
+	for i, tm := range []string{"gpu-any", "gpu-any", "gpu-y", "gpu-any"} {
+		w.members = append(w.members, pod(fmt.Sprintf("m%d", i), "pg", 1000, byTemplate("gpu", tm)))
+	}
+	require.True(t, w.feasible())
+	s, err := placement.NewSnapshot(w.nodes, nil)
+	require.NoError(t, err)
+	d, l, _ := cycle(t, w.ledger(t, false), s, podGroup("pg"), group("pg", 4, w.members...))
+	require.Equal(t, placement.Scheduled, d.Status, d.Message)
+	require.Equal(t, map[string]string{"m0": "n0", "m1": "n0", "m2": "n0", "m3": "n1"}, nodesOf(d))
+	require.Equal(t, []dra.DeviceResult{dev(gpuDriver, "n0", "gpu0", "dev")}, devicesOf(t, l, "m2-gpu"))
+}

@@ -493,14 +493,19 @@ func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 	// since, so plan succeeds; were it not to, the member would simply
 	// hold no new devices, and Commit's own search would catch it.
 	pl, _ := r.plan(refs, id, r.node(id), true)
-	for i, ci := range pl.claims {
+	// Release every moved claim before holding any: claims may swap
+	// devices, and a release after another claim's hold would free a
+	// device that claim now holds.
+	for _, ci := range pl.claims {
 		prev := r.alloc[ci]
 		if prev != nil {
 			r.release(ci)
 		}
+		f.changed = append(f.changed, change{claim: ci, prev: prev})
+	}
+	for i, ci := range pl.claims {
 		r.alloc[ci] = pl.as[i]
 		r.hold(ci, pl.as[i])
-		f.changed = append(f.changed, change{claim: ci, prev: prev})
 	}
 	for _, ref := range refs {
 		r.nodes[ref.claim] = append(r.nodes[ref.claim], id)
@@ -520,9 +525,10 @@ func (r *reserver) unreserve(p *placement.Pod) {
 	}
 	f := r.frames[k]
 	r.frames = r.frames[:k]
-	for i := len(f.changed) - 1; i >= 0; i-- {
-		ch := f.changed[i]
-		r.release(ch.claim)
+	for _, ch := range f.changed {
+		r.release(ch.claim) // all first: see reserve
+	}
+	for _, ch := range f.changed {
 		r.alloc[ch.claim] = ch.prev
 		if ch.prev != nil {
 			r.hold(ch.claim, ch.prev)
