@@ -91,6 +91,12 @@ type reserver struct {
 
 	lastPod  *placement.Pod
 	lastRefs []memberRef
+
+	users   []int32 // per claim: members using it
+	memo    map[planKey]planMemo
+	quiet   bool              // the slow path's release and re-hold leave everything as it was
+	nodeGen map[string]uint32 // per node: changes of its local devices
+	global  uint32            // changes of every other device
 }
 
 type frame struct {
@@ -156,6 +162,12 @@ func (l *Ledger) newSearcher(rs *resolved, opts Options) *reserver {
 		alloc: make([]*assign, n), nodes: make([][]placement.NodeID, n), grpRefs: make([]int32, n), podRefs: make([]int32, n)}
 	if r.budget <= 0 {
 		r.budget = DefaultSearchBudget
+	}
+	r.users = make([]int32, n)
+	for _, refs := range rs.members {
+		for _, ref := range refs {
+			r.users[ref.claim]++
+		}
 	}
 	return r
 }
@@ -225,7 +237,41 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		}
 	}
 	r.fresh = fresh
-	if !stale {
+	if !stale && len(fresh) == 1 && !want && id >= 0 {
+		// The answer for one fresh claim depends only on its spec and the
+		// devices the node reaches: members with claims from one template
+		// share it until a device of the node changes hands.
+		k := planKey{fresh[0].spec, id}
+		m, ok := r.memo[k]
+		if !ok || m.gen != r.nodeGen[n.Name] || m.global != r.global {
+			_, out := r.search(fresh, useAll, false)
+			m = planMemo{gen: r.nodeGen[n.Name], global: r.global, out: out}
+			if out == infeasible {
+				m.idle = r.idle(fresh)
+			}
+			if r.memo == nil {
+				r.memo = map[planKey]planMemo{}
+			}
+			r.memo[k] = m
+		}
+		if m.out == found {
+			return p, placement.Rejection{}
+		}
+		if len(r.frames) == 0 || r.ctr == nil && r.held == nil {
+			return p, r.rejection(fresh, m.out, m.idle, "not enough free matching devices")
+		}
+		if len(refs) == 1 {
+			// The slow path's answer for a member with one claim depends
+			// on the same devices, and on the claims holding them, whose
+			// changes move the generations too.
+			if !m.slowKnown {
+				_, m.slow = r.slowPath(refs, id, false)
+				m.slow.vars, m.slowKnown = nil, true
+				r.memo[k] = m
+			}
+			return p, r.verdict(fresh, m.slow)
+		}
+	} else if !stale {
 		if len(fresh) == 0 {
 			return p, placement.Rejection{}
 		}
@@ -240,9 +286,37 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 			return p, r.reject(fresh, out, "not enough free matching devices")
 		}
 	}
-	// Slow path: the member's claims compete with the assignment. The
-	// vars are the member's unallocated claims, those it shares with
-	// earlier members included, each reachable from all its users' nodes.
+	pl, v := r.slowPath(refs, id, want)
+	return pl, r.verdict(nil, v)
+}
+
+// slowVerdict is the slow path's answer: ok, or why not.
+type slowVerdict struct {
+	ok   bool
+	vars []svar // the member's claims searched; nil when taken from the caller
+	out  outcome
+	idle bool
+	why  string
+}
+
+// verdict turns v into a rejection of vars (v.vars when set).
+func (r *reserver) verdict(vars []svar, v slowVerdict) placement.Rejection {
+	if v.ok {
+		return placement.Rejection{}
+	}
+	if v.vars != nil {
+		vars = v.vars
+	}
+	return r.rejection(vars, v.out, v.idle, v.why)
+}
+
+// slowPath searches the member's claims together with every claim of the
+// assignment that competes with them. The vars are the member's
+// unallocated claims, those it shares with earlier members included, each
+// reachable from all its users' nodes. It leaves the assignment as it
+// found it, and moves no generation.
+func (r *reserver) slowPath(refs []memberRef, id placement.NodeID, want bool) (planned, slowVerdict) {
+	var p planned
 	var vars []svar
 	for _, ref := range refs {
 		c := r.rs.claims[ref.claim]
@@ -256,9 +330,10 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		if slices.ContainsFunc(vars, func(v svar) bool { return len(v.reach) > 1 }) {
 			why = "no free devices reachable from every member's node"
 		}
-		return p, r.reject(vars, out, why)
+		return p, slowVerdict{vars: vars, out: out, idle: out != exhausted && r.idle(vars), why: why}
 	}
 	all := append(r.conflicts(vars), vars...)
+	r.quiet = true
 	for _, v := range all {
 		if r.alloc[v.claim] != nil {
 			r.release(v.claim)
@@ -270,13 +345,14 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 			r.hold(v.claim, a)
 		}
 	}
+	r.quiet = false
 	if out != found {
-		return p, r.reject(vars, out, "devices taken by other members' claims")
+		return p, slowVerdict{vars: vars, out: out, idle: out != exhausted && r.idle(vars), why: "devices taken by other members' claims"}
 	}
 	if want {
 		p = planned{claims: claimsOf(all), as: as}
 	}
-	return p, placement.Rejection{}
+	return p, slowVerdict{ok: true}
 }
 
 func claimsOf(vars []svar) []int32 {
@@ -320,16 +396,61 @@ func (r *reserver) claimReason(ci int32, why string) string {
 // not fit the first node of each even on an idle cluster, and Cut when
 // the search ran out of budget (the solve is then not Proven).
 func (r *reserver) reject(vars []svar, out outcome, why string) placement.Rejection {
+	return r.rejection(vars, out, out != exhausted && r.idle(vars), why)
+}
+
+// rejection formats the rejection of vars for outcome out; idle says
+// whether they fail even on an idle cluster.
+func (r *reserver) rejection(vars []svar, out outcome, idle bool, why string) placement.Rejection {
 	if out == exhausted {
 		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted"), Cut: true}
 	}
+	return placement.Rejection{Reason: r.reason(vars, why), Unresolvable: idle}
+}
+
+// idle reports whether vars cannot be satisfied from the first node of
+// each even on an idle cluster.
+func (r *reserver) idle(vars []svar) bool {
 	alone := r.alone[:0]
 	for _, v := range vars {
 		alone = append(alone, svar{claim: v.claim, spec: v.spec, reach: v.reach[:1]})
 	}
 	r.alone = alone
-	_, idle := r.search(alone, useNone, false)
-	return placement.Rejection{Reason: r.reason(vars, why), Unresolvable: idle == infeasible}
+	_, out := r.search(alone, useNone, false)
+	return out == infeasible
+}
+
+// planKey and planMemo remember the fast path's answer for one fresh
+// claim of a spec on a node, valid while the node's generation and the
+// global one are those recorded.
+type planKey struct {
+	sp *spec
+	n  placement.NodeID
+}
+
+type planMemo struct {
+	gen, global uint32
+	out         outcome
+	idle        bool
+	slowKnown   bool
+	slow        slowVerdict // vars nil: they are the asking member's
+}
+
+// touched records that device d changed hands in the assignment: a
+// node-local device without counters invalidates its node's answers,
+// any other device every answer.
+func (r *reserver) touched(d int32) {
+	if r.quiet {
+		return
+	}
+	if dv := &r.inv.devs[d]; dv.access == accessNode && len(dv.uses) == 0 {
+		if r.nodeGen == nil {
+			r.nodeGen = map[string]uint32{}
+		}
+		r.nodeGen[dv.node]++
+		return
+	}
+	r.global++
 }
 
 // entries is the length reservedFor of ref's claim would reach with one
@@ -451,6 +572,7 @@ func (r *reserver) conflicts(vars []svar) []svar {
 func (r *reserver) release(ci int32) {
 	a := r.alloc[ci]
 	for k, d := range a.devs {
+		r.touched(d)
 		if dv := &r.inv.devs[d]; dv.multi {
 			r.sc.uses, _ = a.alts[k].consumption(dv, r.sc.uses[:0])
 			for _, u := range r.sc.uses {
@@ -472,6 +594,7 @@ func (r *reserver) hold(ci int32, a *assign) {
 		r.sharedHeld = make([]int64, len(r.inv.shared))
 	}
 	for k, d := range a.devs {
+		r.touched(d)
 		if dv := &r.inv.devs[d]; dv.multi {
 			r.sc.uses, _ = a.alts[k].consumption(dv, r.sc.uses[:0])
 			for _, u := range r.sc.uses {
@@ -508,6 +631,9 @@ func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 		r.hold(ci, pl.as[i])
 	}
 	for _, ref := range refs {
+		if r.users[ref.claim] > 1 {
+			r.global++ // a shared claim's users decide where its devices may move
+		}
 		r.nodes[ref.claim] = append(r.nodes[ref.claim], id)
 		if ref.viaGroup {
 			r.grpRefs[ref.claim]++
@@ -535,6 +661,9 @@ func (r *reserver) unreserve(p *placement.Pod) {
 		}
 	}
 	for _, ref := range r.refs(p) {
+		if r.users[ref.claim] > 1 {
+			r.global++
+		}
 		r.nodes[ref.claim] = r.nodes[ref.claim][:len(r.nodes[ref.claim])-1]
 		if ref.viaGroup {
 			r.grpRefs[ref.claim]--
