@@ -28,8 +28,9 @@
 // A [Ledger] is the immutable record of claims and of which device each
 // holds. Its operations (AddClaim, Allocate, Reserve, Unreserve, Release,
 // DeleteClaim, DeletePod, DeletePodGroup) return a new ledger or an error
-// naming the object and field, never panic, never half-apply, and never
-// give one device to two claims. A claim is released when its reservedFor
+// naming the object and field, never panic, never half-apply, never give
+// an exclusive device to two claims, and never let the claims sharing a
+// device consume more than its capacities. A claim is released when its reservedFor
 // empties; a PodGroup's claim therefore stays allocated while the
 // PodGroup exists, and goes with [Ledger.DeletePodGroup].
 //
@@ -44,9 +45,12 @@
 // template), anything else is the pod's own. A shared claim is allocated
 // once, with the first member that uses it, and pins later members to
 // nodes that reach its devices. When a member does not fit only because
-// of device choices made for earlier members, the hook searches the
-// competing claims again, so a greedy choice does not fail the group. Its
-// rejections name the claim ([WaitsOnDevices] tells the host the group
+// of device choices made for earlier members, the hook searches again
+// every claim that competes with its claims, directly or through a chain
+// of claims: with the solver's backtracking over nodes the group is
+// placed whenever its nodes and devices can be chosen together, and a
+// device search cut short by the budget leaves the decision not Proven
+// (placement.Rejection.Cut). Its rejections name the claim ([WaitsOnDevices] tells the host the group
 // waits on devices). [Ledger.Plan] allocates the claims of a single pod on
 // one node.
 //
