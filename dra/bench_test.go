@@ -154,3 +154,35 @@ func (noopReserver) Filter(*placement.Pod, placement.NodeInfo) placement.Rejecti
 }
 func (noopReserver) Reserve(*placement.Pod, placement.NodeInfo)   {}
 func (noopReserver) Unreserve(*placement.Pod, placement.NodeInfo) {}
+
+// BenchmarkSolve64x8GPU places a gang of 64 members, each with a per-pod
+// claim for 8 GPUs from one template, on 1,000 nodes of 8 GPUs: every
+// member takes a whole node's GPUs.
+func BenchmarkSolve64x8GPU(b *testing.B) {
+	l, s, _ := benchWorld(b, false)
+	eight := dra.ClaimSpec{Requests: []dra.DeviceRequest{{Name: "gpus", Exactly: &dra.ExactDeviceRequest{DeviceClassName: "gpu", Count: 8}}}}
+	l, err := dra.NewLedger(l.Inventory(), []dra.ResourceClaimTemplate{tmpl("eight", eight)}, nil)
+	require.NoError(b, err)
+	solveBench(b, l, s, podGroup("pg"), group("pg", 64, members(64, byTemplate("gpus", "eight"))...), 64)
+}
+
+// BenchmarkGreedyTrap solves the greedy trap of length k (see trapWorld):
+// the last member fits only once every earlier claim has moved off its
+// first choice, so each member's re-search reaches back through the whole
+// chain.
+func BenchmarkGreedyTrap(b *testing.B) {
+	for _, k := range []int{3, 6, 12, 24, 48} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			l, s, g := trapWorld(b, k)
+			opts := placement.Options{Reservers: []placement.NewReserverFunc{l.Reserver(podGroup("pg"), dra.Options{})}}
+			d, err := placement.Solve(s, g, opts)
+			require.NoError(b, err)
+			require.Equal(b, placement.Scheduled, d.Status, d.Message)
+			require.True(b, d.Proven)
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = placement.Solve(s, g, opts)
+			}
+		})
+	}
+}

@@ -120,19 +120,16 @@ func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, 
 			if c.entry == nil {
 				keys[ci] = n.freeName(c.key)
 				nc := ResourceClaim{Namespace: c.key.Namespace, Name: keys[ci].Name, Owner: c.owner, Spec: c.tmpl.Spec}
-				if err := n.addClaim(&nc, false); err != nil {
+				if err := n.addClaim(&nc, c.spec, false); err != nil {
 					return err
 				}
 				created[keys[ci]] = true
 			}
 			if a := r.alloc[ci]; a != nil {
-				devs := make([]DeviceResult, len(a.devs))
-				for k, dv := range a.devs {
-					devs[k] = DeviceResult{Request: a.reqs[k], DeviceID: l.inv.devs[dv].id}
-				}
+				res, _ := l.inv.result(a.devs, a.alts)
 				e, _ := n.entry(keys[ci])
 				ne := *e
-				if err := n.allocate(&ne, devs, "status.allocation"); err != nil {
+				if err := n.allocate(&ne, res.Devices, "status.allocation"); err != nil {
 					return err
 				}
 				n.claims.ReplaceOrInsert(&ne)
@@ -230,7 +227,7 @@ func (l *Ledger) Plan(node *placement.Node, opts Options, claims ...placement.Ke
 	}
 	for i, ci := range p.claims {
 		a := p.as[i]
-		out[ci], _ = l.inv.result(a.devs, a.reqs)
+		out[ci], _ = l.inv.result(a.devs, a.alts)
 	}
 	return out, placement.Rejection{}, nil
 }

@@ -8,13 +8,17 @@
 // An [Inventory] holds the [DeviceClass]es and the devices of every
 // [ResourceSlice]: attributes, capacities in canonical units, where the
 // device is reachable from (one node, the nodes a label selector matches,
-// or every node) and the counters partitionable devices share (KEP-4815).
+// or every node), the counters partitionable devices share (KEP-4815), and
+// whether a device allows multiple allocations, shared by several claims
+// each consuming part of its capacities under the device's request
+// policies (KEP-5075 consumable capacity: fractional GPUs).
 // Selectors are Go predicates ([Selector]); the kube adapter compiles CEL
 // into them, so this package never depends on CEL.
 //
 // A [ResourceClaim] asks for devices with requests — an exact count or all
 // matching devices of a class, or a prioritized list of subrequests
-// (KEP-4816) — and matchAttribute constraints. Its status holds the
+// (KEP-4816), each perhaps naming the capacity it needs — and
+// matchAttribute constraints. Its status holds the
 // [AllocationResult] (the devices, and the node or node selectors that
 // follow from them) and reservedFor: pods, at most [MaxReservedFor], or
 // one PodGroup entry standing for all its members.
@@ -24,8 +28,9 @@
 // A [Ledger] is the immutable record of claims and of which device each
 // holds. Its operations (AddClaim, Allocate, Reserve, Unreserve, Release,
 // DeleteClaim, DeletePod, DeletePodGroup) return a new ledger or an error
-// naming the object and field, never panic, never half-apply, and never
-// give one device to two claims. A claim is released when its reservedFor
+// naming the object and field, never panic, never half-apply, never give
+// an exclusive device to two claims, and never let the claims sharing a
+// device consume more than its capacities. A claim is released when its reservedFor
 // empties; a PodGroup's claim therefore stays allocated while the
 // PodGroup exists, and goes with [Ledger.DeletePodGroup].
 //
@@ -40,9 +45,12 @@
 // template), anything else is the pod's own. A shared claim is allocated
 // once, with the first member that uses it, and pins later members to
 // nodes that reach its devices. When a member does not fit only because
-// of device choices made for earlier members, the hook searches the
-// competing claims again, so a greedy choice does not fail the group. Its
-// rejections name the claim ([WaitsOnDevices] tells the host the group
+// of device choices made for earlier members, the hook searches again
+// every claim that competes with its claims, directly or through a chain
+// of claims: with the solver's backtracking over nodes the group is
+// placed whenever its nodes and devices can be chosen together, and a
+// device search cut short by the budget leaves the decision not Proven
+// (placement.Rejection.Cut). Its rejections name the claim ([WaitsOnDevices] tells the host the group
 // waits on devices). [Ledger.Plan] allocates the claims of a single pod on
 // one node.
 //
@@ -59,12 +67,44 @@
 // page copy per 1,024 devices touched; DeletePod and DeletePodGroup cost
 // O(claims in the namespace). The hook's Filter costs O(devices reachable
 // from the node) for a member with unallocated claims and O(its claims)
-// otherwise; a re-search is bounded by the budget.
+// otherwise; a re-search is bounded by the budget. Each selector list (a
+// class's, a request's) is evaluated at most once per device for as long
+// as the inventory and the claim or template live, across every ledger
+// derived from one another and every solve on them: a CEL selector may
+// cost up to 0.1 s an evaluation, which the kube adapter bounds as the API
+// server does.
 //
-// # Not modelled
+// # Fields of resource.k8s.io/v1 (Kubernetes v1.37)
 //
-// Admin access, device taints and tolerations, consumable capacity
-// (KEP-5075), device configuration, distinctAttribute constraints, pool
-// generations (the adapter passes the newest), node selectors with several
-// terms or Gt/Lt operators (slices take a placement.LabelSelector).
+// What the model and the kube adapter take, and what they refuse. A
+// refused field is an input error that names the object and the field
+// (the kube adapter's ErrUnsupported), never silently dropped.
+//
+//	field                                               supported
+//	DeviceClass spec.selectors (CEL, API-server cost)   yes (kube compiles CEL; over 1,000,000 estimated cost is refused)
+//	DeviceClass spec.config                             ignored: driver configuration, no effect on allocation
+//	DeviceClass spec.extendedResourceName (KEP-5004)    refused
+//	ResourceSlice driver, pool, nodeName, allNodes      yes (the adapter passes each pool's newest generation)
+//	ResourceSlice nodeSelector, perDeviceNodeSelection  yes: one term of In, NotIn, Exists, DoesNotExist; other shapes refused
+//	ResourceSlice sharedCounters, consumesCounters      yes (KEP-4815); not with allowMultipleAllocations
+//	Device attributes                                   yes, scalar; list-valued attributes refused
+//	Device capacity value and requestPolicy             yes (KEP-5075: default, validValues, validRange)
+//	Device allowMultipleAllocations                     yes (KEP-5075: shared within its capacities)
+//	Device taints, bindingConditions, bindsToNode       taints, bindingConditions refused; bindsToNode ignored
+//	DeviceTaintRule (KEP-5055)                          not read
+//	request exactly: deviceClassName, selectors         yes
+//	request allocationMode ExactCount / All, count      yes
+//	request capacity.requests                           yes (KEP-5075)
+//	request firstAvailable (KEP-4816)                   yes
+//	request adminAccess (KEP-5018)                      refused
+//	request tolerations                                 accepted; without taints they change nothing
+//	constraints matchAttribute, distinctAttribute       yes, several per claim
+//	claim spec.devices.config                           ignored, as for classes
+//	status.allocation results, consumedCapacity         yes (shareID is written, derived from claim, request, device)
+//	status.allocation.nodeSelector                      derived from the devices
+//	status.reservedFor (pods, one PodGroup, KEP-5729)   yes, at most 256 entries
+//
+// Beyond upstream, the hook re-searches the devices of every claim that
+// competes with a member's, so a group is placed whenever its nodes and
+// devices can be chosen together (within Options.SearchBudget).
 package dra

@@ -155,7 +155,7 @@ func TestSearchBudget(t *testing.T) {
 	n1 := cpuNode("n1", 1000, nil)
 	_, rej, err := l.Plan(&n1, dra.Options{SearchBudget: 10}, key("c"))
 	require.NoError(t, err)
-	require.Equal(t, placement.Rejection{Reason: "ResourceClaim default/c: device search budget exhausted"}, rej)
+	require.Equal(t, placement.Rejection{Reason: "ResourceClaim default/c: device search budget exhausted", Cut: true}, rej)
 	_, rej, err = l.Plan(&n1, dra.Options{}, key("c"))
 	require.NoError(t, err)
 	require.Equal(t, placement.Rejection{Reason: "ResourceClaim default/c: not enough free matching devices", Unresolvable: true}, rej)

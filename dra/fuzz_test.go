@@ -65,7 +65,13 @@ func genSlice(t *rapid.T, i int) dra.ResourceSlice {
 			}
 		}
 		if rapid.Bool().Draw(t, dl+"-cap") {
-			d.Capacity = map[dra.QualifiedName]int64{"memory": rapid.Int64Range(-1, 1<<30).Draw(t, dl+"-mem")}
+			d.Capacity = map[dra.QualifiedName]int64{"memory": rapid.SampledFrom([]int64{-1, 0, 4, 8, 1 << 30}).Draw(t, dl+"-mem")}
+		}
+		d.AllowMultipleAllocations = rapid.Bool().Draw(t, dl+"-multi")
+		if rapid.IntRange(0, 2).Draw(t, dl+"-policy") == 0 {
+			d.RequestPolicies = map[dra.QualifiedName]dra.CapacityRequestPolicy{
+				rapid.SampledFrom([]dra.QualifiedName{"memory", "memory", "cores"}).Draw(t, dl+"-policy-name"): genPolicy(t, dl+"-policy"),
+			}
 		}
 		if rapid.Bool().Draw(t, dl+"-uses") {
 			d.ConsumesCounters = []dra.CounterConsumption{{
@@ -79,6 +85,29 @@ func genSlice(t *rapid.T, i int) dra.ResourceSlice {
 		s.Devices = append(s.Devices, d)
 	}
 	return s
+}
+
+// genPolicy draws a request policy of small amounts, valid or not for a
+// capacity of 4 or 8.
+func genPolicy(t *rapid.T, l string) dra.CapacityRequestPolicy {
+	amount := rapid.Int64Range(-1, 9)
+	opt := func(label string) *int64 {
+		if rapid.Bool().Draw(t, label) {
+			v := amount.Draw(t, label+"-value")
+			return &v
+		}
+		return nil
+	}
+	p := dra.CapacityRequestPolicy{Default: opt(l + "-default")}
+	switch rapid.IntRange(0, 3).Draw(t, l+"-kind") {
+	case 1:
+		p.ValidValues = rapid.SliceOfN(amount, 1, 3).Draw(t, l+"-values")
+	case 2:
+		p.ValidRange = &dra.CapacityRange{Min: amount.Draw(t, l+"-min"), Max: opt(l + "-max"), Step: opt(l + "-step")}
+	case 3:
+		p.ValidValues, p.ValidRange = []int64{2}, &dra.CapacityRange{} // both
+	}
+	return p
 }
 
 func genSlices(t *rapid.T) []dra.ResourceSlice {
@@ -97,6 +126,11 @@ func genRequest(t *rapid.T, l string) dra.ExactDeviceRequest {
 	}
 	if rapid.IntRange(0, 9).Draw(t, l+"-nilsel") == 0 {
 		r.Selectors = []dra.Selector{nil}
+	}
+	if rapid.IntRange(0, 2).Draw(t, l+"-capacity") == 0 {
+		r.Capacity = map[dra.QualifiedName]int64{
+			rapid.SampledFrom([]dra.QualifiedName{"memory", "memory", "cores", ""}).Draw(t, l+"-capacity-name"): rapid.Int64Range(-1, 9).Draw(t, l+"-capacity-amount"),
+		}
 	}
 	return r
 }
@@ -125,6 +159,9 @@ func genSpec(t *rapid.T, l string) dra.ClaimSpec {
 			Requests:       rapid.SliceOfN(rapid.SampledFrom([]string{"a", "b", "a/x", "c"}), 0, 2).Draw(t, l+"-cons-reqs"),
 			MatchAttribute: rapid.SampledFrom([]dra.QualifiedName{"gpu.example.com/model", ""}).Draw(t, l+"-cons-attr"),
 		}}
+		if rapid.Bool().Draw(t, l+"-cons-distinct") {
+			sp.Constraints[0].DistinctAttribute = rapid.SampledFrom([]dra.QualifiedName{"model", ""}).Draw(t, l+"-cons-distinct-attr")
+		}
 	}
 	return sp
 }
@@ -147,6 +184,9 @@ func genClaims(t *rapid.T) []dra.ResourceClaim {
 					rapid.SampledFrom([]string{"p0", "p1"}).Draw(t, rl+"-pool"),
 					rapid.SampledFrom([]string{"d0", "d1", "d2"}).Draw(t, rl+"-dev"),
 					rapid.SampledFrom([]string{"a", "b", "a/x", "z"}).Draw(t, rl+"-req")))
+				if rapid.IntRange(0, 3).Draw(t, rl+"-consumed") == 0 {
+					a.Devices[j].ConsumedCapacity = map[dra.QualifiedName]int64{"memory": rapid.Int64Range(0, 8).Draw(t, rl+"-consumed-memory")}
+				}
 			}
 			c.Status.Allocation = a
 		}
@@ -215,7 +255,16 @@ func claimProp(valid *[2]int) func(*rapid.T) {
 				for _, d := range c.Status.Allocation.Devices {
 					h, held := l.Holder(d.DeviceID)
 					require.True(t, held)
-					require.Equal(t, c.Key(), h)
+					dv, _ := inv.Device(d.DeviceID)
+					if !dv.AllowMultipleAllocations {
+						require.Equal(t, c.Key(), h)
+						continue
+					}
+					for name, capacity := range dv.Capacity {
+						used, ok := l.Consumed(d.DeviceID, name)
+						require.True(t, ok)
+						require.LessOrEqual(t, used, capacity, "no shared device over its capacity")
+					}
 				}
 			}
 		}

@@ -19,6 +19,7 @@ import (
 // everything derived from an inventory is independent of input order.
 type Inventory struct {
 	classes   map[string]*DeviceClass
+	classMemo map[string]*lazyMemo // per class: which devices its selectors accept
 	devs      []device
 	byID      map[DeviceID]int32
 	local     map[string][]int32 // node name -> node-local devices
@@ -26,6 +27,8 @@ type Inventory struct {
 	everyNode []int32            // devices reachable from every node
 	counters  []int64            // capacity per counter, dense
 	ctrNames  []string           // "driver/pool/set/counter", for messages
+	shared    []int64            // per capacity of a device that allows multiple allocations: its value
+	sharedOf  []int32            // per such capacity: its device
 }
 
 type access uint8
@@ -44,6 +47,8 @@ type device struct {
 	sel    *placement.LabelSelector
 	selID  int32 // identifies sel among the inventory's selectors
 	uses   []counterUse
+	caps   []devCap // in name order
+	multi  bool     // AllowMultipleAllocations
 }
 
 type counterUse struct {
@@ -70,174 +75,238 @@ type poolKey struct{ driver, pool string }
 // capacity or counter; a duplicate counter set within a pool; a device
 // that consumes from a counter set or counter its pool does not have.
 func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, error) {
-	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), byID: map[DeviceID]int32{}, local: map[string][]int32{}}
-	for i := range classes {
-		c := &classes[i]
-		obj := fmt.Sprintf("DeviceClass %q", c.Name)
-		if c.Name == "" {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
-		}
-		if _, dup := inv.classes[c.Name]; dup {
-			return nil, placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "appears twice")
-		}
-		for j, sel := range c.Selectors {
-			if sel == nil {
-				return nil, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("spec.selectors[%d]", j), "must not be nil")
-			}
-		}
-		cc := *c
-		inv.classes[c.Name] = &cc
+	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), classMemo: make(map[string]*lazyMemo, len(classes)), byID: map[DeviceID]int32{}, local: map[string][]int32{}}
+	if err := inv.addClasses(classes); err != nil {
+		return nil, err
 	}
 	sl := slices.Clone(rslices)
 	for i := range sl {
 		sl[i].Devices = slices.Clone(sl[i].Devices)
 	}
 	slices.SortFunc(sl, func(a, b ResourceSlice) int { return strings.Compare(a.Name, b.Name) })
-
-	// Pass 1: slice fields and counter sets, which any slice of a pool may
-	// hold for the devices of every other.
-	type ctrKey struct {
-		pool     poolKey
-		set, ctr string
+	// Counter sets first: any slice of a pool may hold them for the
+	// devices of every other.
+	ctrs, err := inv.addCounters(sl)
+	if err != nil {
+		return nil, err
 	}
-	sets := map[poolKey]map[string]*CounterSet{}
-	var ctrKeys []ctrKey
+	if err := inv.addDevices(sl, ctrs); err != nil {
+		return nil, err
+	}
+	inv.index()
+	return inv, nil
+}
+
+func (inv *Inventory) addClasses(classes []DeviceClass) error {
+	for i := range classes {
+		c := &classes[i]
+		obj := fmt.Sprintf("DeviceClass %q", c.Name)
+		if c.Name == "" {
+			return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
+		}
+		if _, dup := inv.classes[c.Name]; dup {
+			return placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "appears twice")
+		}
+		for j, sel := range c.Selectors {
+			if sel == nil {
+				return placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("spec.selectors[%d]", j), "must not be nil")
+			}
+		}
+		cc := *c
+		inv.classes[c.Name] = &cc
+		inv.classMemo[c.Name] = &lazyMemo{}
+	}
+	return nil
+}
+
+// ctrKey names one counter of one counter set of one pool.
+type ctrKey struct {
+	pool     poolKey
+	set, ctr string
+}
+
+// poolCounters is what the counter pass hands the device pass: each
+// pool's counter sets, and the dense index of each counter.
+type poolCounters struct {
+	sets map[poolKey]map[string]*CounterSet
+	idx  map[ctrKey]int32
+}
+
+// addCounters checks the slices' own fields (sl sorted by name) and
+// numbers their counters densely in driver, pool, set, counter order.
+func (inv *Inventory) addCounters(sl []ResourceSlice) (poolCounters, error) {
+	pc := poolCounters{sets: map[poolKey]map[string]*CounterSet{}}
+	var keys []ctrKey
 	for i := range sl {
 		s := &sl[i]
 		obj := sliceObj(s)
 		if s.Name == "" {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
+			return pc, placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
 		}
 		if i > 0 && sl[i-1].Name == s.Name {
-			return nil, placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "appears twice")
+			return pc, placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "appears twice")
 		}
 		if s.Driver == "" {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.driver", "must not be empty")
+			return pc, placement.Errorf(placement.ErrInvalid, obj, "spec.driver", "must not be empty")
 		}
 		if s.Pool == "" {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.pool.name", "must not be empty")
+			return pc, placement.Errorf(placement.ErrInvalid, obj, "spec.pool.name", "must not be empty")
 		}
 		if err := checkAccess(obj, "spec", s.NodeName, s.NodeSelector, s.AllNodes, s.PerDeviceNodeSelection, true); err != nil {
-			return nil, err
+			return pc, err
 		}
 		pk := poolKey{s.Driver, s.Pool}
 		for j := range s.SharedCounters {
 			cs := &s.SharedCounters[j]
 			f := fmt.Sprintf("spec.sharedCounters[%d]", j)
 			if cs.Name == "" {
-				return nil, placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
+				return pc, placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
 			}
-			if sets[pk] == nil {
-				sets[pk] = map[string]*CounterSet{}
+			if pc.sets[pk] == nil {
+				pc.sets[pk] = map[string]*CounterSet{}
 			}
-			if _, dup := sets[pk][cs.Name]; dup {
-				return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "counter set %q appears twice in pool %s/%s", cs.Name, s.Driver, s.Pool)
+			if _, dup := pc.sets[pk][cs.Name]; dup {
+				return pc, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "counter set %q appears twice in pool %s/%s", cs.Name, s.Driver, s.Pool)
 			}
-			sets[pk][cs.Name] = cs
+			pc.sets[pk][cs.Name] = cs
 			for name, v := range cs.Counters {
 				if name == "" {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".counters", "counter name must not be empty")
+					return pc, placement.Errorf(placement.ErrInvalid, obj, f+".counters", "counter name must not be empty")
 				}
 				if v < 0 {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".counters["+name+"]", "%d is negative", v)
+					return pc, placement.Errorf(placement.ErrInvalid, obj, f+".counters["+name+"]", "%d is negative", v)
 				}
-				ctrKeys = append(ctrKeys, ctrKey{pk, cs.Name, name})
+				keys = append(keys, ctrKey{pk, cs.Name, name})
 			}
 		}
 	}
-	slices.SortFunc(ctrKeys, func(a, b ctrKey) int {
+	slices.SortFunc(keys, func(a, b ctrKey) int {
 		return cmp.Or(strings.Compare(a.pool.driver, b.pool.driver), strings.Compare(a.pool.pool, b.pool.pool),
 			strings.Compare(a.set, b.set), strings.Compare(a.ctr, b.ctr))
 	})
-	ctrIdx := make(map[ctrKey]int32, len(ctrKeys))
-	for i, k := range ctrKeys {
-		ctrIdx[k] = int32(i)
-		inv.counters = append(inv.counters, sets[k.pool][k.set].Counters[k.ctr])
+	pc.idx = make(map[ctrKey]int32, len(keys))
+	for i, k := range keys {
+		pc.idx[k] = int32(i)
+		inv.counters = append(inv.counters, pc.sets[k.pool][k.set].Counters[k.ctr])
 		inv.ctrNames = append(inv.ctrNames, k.pool.driver+"/"+k.pool.pool+"/"+k.set+"/"+k.ctr)
 	}
+	return pc, nil
+}
 
-	// Pass 2: devices.
+// addDevices checks and adds the devices of every slice.
+func (inv *Inventory) addDevices(sl []ResourceSlice, pc poolCounters) error {
 	selIDs := map[*placement.LabelSelector]int32{}
 	for i := range sl {
 		s := &sl[i]
-		obj := sliceObj(s)
-		pk := poolKey{s.Driver, s.Pool}
 		for j := range s.Devices {
-			d := &s.Devices[j]
-			f := fmt.Sprintf("spec.devices[%d]", j)
-			if d.Name == "" {
-				return nil, placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
+			dv, err := inv.newDevice(s, j, pc)
+			if err != nil {
+				return err
 			}
-			id := DeviceID{s.Driver, s.Pool, d.Name}
-			if _, dup := inv.byID[id]; dup {
-				return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "device %s appears twice in its pool", id)
-			}
-			inv.byID[id] = -1
-			if err := checkAccess(obj, f, d.NodeName, d.NodeSelector, d.AllNodes, false, s.PerDeviceNodeSelection); err != nil {
-				return nil, err
-			}
-			for _, name := range slices.Sorted(maps.Keys(d.Attributes)) {
-				if name == "" {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".attributes", "attribute name must not be empty")
-				}
-				if k := d.Attributes[name].Kind; k < AttributeInt || k > AttributeVersion {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".attributes["+string(name)+"]", "no value set (kind %d)", k)
-				}
-			}
-			for _, name := range slices.Sorted(maps.Keys(d.Capacity)) {
-				if name == "" {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".capacity", "capacity name must not be empty")
-				}
-				if q := d.Capacity[name]; q < 0 {
-					return nil, placement.Errorf(placement.ErrInvalid, obj, f+".capacity["+string(name)+"]", "%d is negative", q)
-				}
-			}
-			dv := device{id: id, d: d}
-			for k, cc := range d.ConsumesCounters {
-				cf := fmt.Sprintf("%s.consumesCounters[%d]", f, k)
-				cs := sets[pk][cc.CounterSet]
-				if cs == nil {
-					return nil, placement.Errorf(placement.ErrNotFound, obj, cf+".counterSet", "pool %s/%s has no counter set %q", s.Driver, s.Pool, cc.CounterSet)
-				}
-				for _, name := range slices.Sorted(maps.Keys(cc.Counters)) {
-					v := cc.Counters[name]
-					if _, ok := cs.Counters[name]; !ok {
-						return nil, placement.Errorf(placement.ErrNotFound, obj, cf+".counters["+name+"]", "counter set %q has no counter %q", cc.CounterSet, name)
-					}
-					if v < 0 {
-						return nil, placement.Errorf(placement.ErrInvalid, obj, cf+".counters["+name+"]", "%d is negative", v)
-					}
-					if v > 0 {
-						dv.uses = append(dv.uses, counterUse{ctrIdx[ctrKey{pk, cc.CounterSet, name}], v})
-					}
-				}
-			}
-			nodeName, sel, all := s.NodeName, s.NodeSelector, s.AllNodes
-			if s.PerDeviceNodeSelection {
-				nodeName, sel, all = d.NodeName, d.NodeSelector, d.AllNodes
-			}
-			switch {
-			case nodeName != "":
-				dv.access, dv.node = accessNode, nodeName
-			case sel != nil:
-				dv.access, dv.sel = accessSelector, sel
-				id, ok := selIDs[sel]
+			if dv.access == accessSelector {
+				id, ok := selIDs[dv.sel]
 				if !ok {
 					id = int32(len(selIDs))
-					selIDs[sel] = id
+					selIDs[dv.sel] = id
 				}
 				dv.selID = id
-			default:
-				_ = all // checkAccess guarantees it is set
-				dv.access = accessAll
 			}
 			inv.devs = append(inv.devs, dv)
 		}
 	}
+	return nil
+}
+
+// newDevice checks device j of slice s.
+func (inv *Inventory) newDevice(s *ResourceSlice, j int, pc poolCounters) (device, error) {
+	obj := sliceObj(s)
+	pk := poolKey{s.Driver, s.Pool}
+	d := &s.Devices[j]
+	f := fmt.Sprintf("spec.devices[%d]", j)
+	if d.Name == "" {
+		return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".name", "must not be empty")
+	}
+	id := DeviceID{s.Driver, s.Pool, d.Name}
+	if _, dup := inv.byID[id]; dup {
+		return device{}, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "device %s appears twice in its pool", id)
+	}
+	inv.byID[id] = -1
+	if err := checkAccess(obj, f, d.NodeName, d.NodeSelector, d.AllNodes, false, s.PerDeviceNodeSelection); err != nil {
+		return device{}, err
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.Attributes)) {
+		if name == "" {
+			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".attributes", "attribute name must not be empty")
+		}
+		if k := d.Attributes[name].Kind; k < AttributeInt || k > AttributeVersion {
+			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".attributes["+string(name)+"]", "no value set (kind %d)", k)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.Capacity)) {
+		if name == "" {
+			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".capacity", "capacity name must not be empty")
+		}
+		if q := d.Capacity[name]; q < 0 {
+			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".capacity["+string(name)+"]", "%d is negative", q)
+		}
+	}
+	caps, err := deviceCaps(obj, f, d, 0)
+	if err != nil {
+		return device{}, err
+	}
+	dv := device{id: id, d: d, caps: caps, multi: d.AllowMultipleAllocations}
+	if d.AllowMultipleAllocations && len(d.ConsumesCounters) > 0 {
+		return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".consumesCounters", "is not supported on a device that sets allowMultipleAllocations")
+	}
+	for k, cc := range d.ConsumesCounters {
+		cf := fmt.Sprintf("%s.consumesCounters[%d]", f, k)
+		cs := pc.sets[pk][cc.CounterSet]
+		if cs == nil {
+			return device{}, placement.Errorf(placement.ErrNotFound, obj, cf+".counterSet", "pool %s/%s has no counter set %q", s.Driver, s.Pool, cc.CounterSet)
+		}
+		for _, name := range slices.Sorted(maps.Keys(cc.Counters)) {
+			v := cc.Counters[name]
+			if _, ok := cs.Counters[name]; !ok {
+				return device{}, placement.Errorf(placement.ErrNotFound, obj, cf+".counters["+name+"]", "counter set %q has no counter %q", cc.CounterSet, name)
+			}
+			if v < 0 {
+				return device{}, placement.Errorf(placement.ErrInvalid, obj, cf+".counters["+name+"]", "%d is negative", v)
+			}
+			if v > 0 {
+				dv.uses = append(dv.uses, counterUse{pc.idx[ctrKey{pk, cc.CounterSet, name}], v})
+			}
+		}
+	}
+	nodeName, sel := s.NodeName, s.NodeSelector
+	if s.PerDeviceNodeSelection {
+		nodeName, sel = d.NodeName, d.NodeSelector
+	}
+	switch {
+	case nodeName != "":
+		dv.access, dv.node = accessNode, nodeName
+	case sel != nil:
+		dv.access, dv.sel = accessSelector, sel
+	default: // checkAccess guarantees allNodes is set
+		dv.access = accessAll
+	}
+	return dv, nil
+}
+
+// index numbers the devices in driver, pool, device-name order (and the
+// capacities of shared devices in that order, then by name) and lists
+// them by how nodes reach them.
+func (inv *Inventory) index() {
 	slices.SortFunc(inv.devs, func(a, b device) int { return compareID(a.id, b.id) })
 	for i := range inv.devs {
 		dv := &inv.devs[i]
 		inv.byID[dv.id] = int32(i)
+		for k := range dv.caps {
+			if c := &dv.caps[k]; c.slot >= 0 {
+				c.slot = int32(len(inv.shared))
+				inv.shared = append(inv.shared, c.value)
+				inv.sharedOf = append(inv.sharedOf, int32(i))
+			}
+		}
 		switch dv.access {
 		case accessNode:
 			inv.local[dv.node] = append(inv.local[dv.node], int32(i))
@@ -247,7 +316,6 @@ func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, e
 			inv.everyNode = append(inv.everyNode, int32(i))
 		}
 	}
-	return inv, nil
 }
 
 func compareID(a, b DeviceID) int {
@@ -328,15 +396,19 @@ func (inv *Inventory) eachReachable(n *placement.Node, f func(int32) bool) {
 	}
 }
 
-// result derives the node constraint of an allocation of devices devs
+// result derives the allocation of devices devs, each serving alts[k]:
+// the capacity each consumes of a shared device and the node constraint
 // (see [AllocationResult]); ok is false when two devices are local to
 // different nodes, so that no node reaches them all.
-func (inv *Inventory) result(devs []int32, reqs []string) (r AllocationResult, ok bool) {
+func (inv *Inventory) result(devs []int32, alts []*calt) (r AllocationResult, ok bool) {
 	r.Devices = make([]DeviceResult, len(devs))
 	var sels []int32
 	for k, i := range devs {
 		dv := &inv.devs[i]
-		r.Devices[k] = DeviceResult{Request: reqs[k], DeviceID: dv.id}
+		r.Devices[k] = DeviceResult{Request: alts[k].name, DeviceID: dv.id}
+		if dv.multi {
+			r.Devices[k].ConsumedCapacity = alts[k].consumed(dv)
+		}
 		switch dv.access {
 		case accessNode:
 			if r.NodeName != "" && r.NodeName != dv.node {

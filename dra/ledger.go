@@ -26,7 +26,9 @@ import (
 //
 //   - a claim is created unallocated ([Ledger.AddClaim]);
 //   - [Ledger.Allocate] gives it devices, none of which another claim
-//     holds, within the counters of partitionable devices;
+//     holds, within the counters of partitionable devices; a device that
+//     allows multiple allocations (KEP-5075) is shared instead, each claim
+//     consuming part of its capacities, never more than they hold;
 //   - [Ledger.Reserve] adds a consumer to status.reservedFor: a pod, or a
 //     PodGroup standing for all its members; at most [MaxReservedFor];
 //   - [Ledger.Unreserve] removes one; when reservedFor becomes empty the
@@ -41,9 +43,10 @@ type Ledger struct {
 	templates map[placement.Key]*template
 	claims    *btree.BTreeG[*claimEntry]
 	owners    *btree.BTreeG[ownerEntry]
-	holders   *btree.BTreeG[holder] // device -> claim
-	used      cow[bool]             // per device
+	holders   *btree.BTreeG[holder] // device -> claims
+	used      cow[bool]             // per device: held by a claim (devices that allow multiple allocations never are)
 	ctr       cow[int64]            // per counter: consumed
+	shared    cow[int64]            // per capacity of a shared device: consumed
 }
 
 type template struct {
@@ -54,7 +57,8 @@ type template struct {
 type claimEntry struct {
 	c    ResourceClaim
 	spec *spec
-	devs []int32 // allocated devices; nil while unallocated
+	devs []int32  // allocated devices; nil while unallocated
+	caps []capUse // what the claim consumes of shared devices
 }
 
 type ownerEntry struct {
@@ -72,7 +76,9 @@ func lessOwner(a, b ownerEntry) bool {
 	return cmp.Or(strings.Compare(string(a.kind), string(b.kind)), strings.Compare(a.ns, b.ns),
 		strings.Compare(a.owner, b.owner), strings.Compare(a.entry, b.entry)) < 0
 }
-func lessHolder(a, b holder) bool { return a.dev < b.dev }
+func lessHolder(a, b holder) bool {
+	return a.dev < b.dev || a.dev == b.dev && a.claim.Compare(b.claim) < 0
+}
 
 func claimObj(k placement.Key) string { return fmt.Sprintf("ResourceClaim %q", k.String()) }
 
@@ -103,6 +109,7 @@ func NewLedger(inv *Inventory, templates []ResourceClaimTemplate, claims []Resou
 		holders:   btree.NewG(16, lessHolder),
 		used:      newCow[bool](len(inv.devs)),
 		ctr:       newCow[int64](len(inv.counters)),
+		shared:    newCow[int64](len(inv.shared)),
 	}
 	for i := range templates {
 		t := &templates[i]
@@ -122,7 +129,7 @@ func NewLedger(inv *Inventory, templates []ResourceClaimTemplate, claims []Resou
 	sorted := slices.Clone(claims)
 	slices.SortFunc(sorted, func(a, b ResourceClaim) int { return a.Key().Compare(b.Key()) })
 	for i := range sorted {
-		if err := l.addClaim(&sorted[i], true); err != nil {
+		if err := l.addClaim(&sorted[i], nil, true); err != nil {
 			return nil, err
 		}
 	}
@@ -159,14 +166,40 @@ func (l *Ledger) Template(k placement.Key) (*ResourceClaimTemplate, bool) {
 	return &t.t, true
 }
 
-// Holder returns the claim that holds device id.
+// Holder returns the claim that holds device id; of a device that allows
+// multiple allocations, the first of its claims in namespace/name order.
 func (l *Ledger) Holder(id DeviceID) (placement.Key, bool) {
 	i, ok := l.inv.byID[id]
 	if !ok {
 		return placement.Key{}, false
 	}
-	h, ok := l.holders.Get(holder{dev: i})
-	return h.claim, ok
+	return l.holder(i)
+}
+
+func (l *Ledger) holder(i int32) (placement.Key, bool) {
+	var k placement.Key
+	found := false
+	l.holders.AscendGreaterOrEqual(holder{dev: i}, func(h holder) bool {
+		k, found = h.claim, h.dev == i
+		return false
+	})
+	return k, found
+}
+
+// Consumed returns how much of capacity name of device id the claims
+// holding it consume together (KEP-5075); ok is false unless the device
+// allows multiple allocations and has that capacity.
+func (l *Ledger) Consumed(id DeviceID, name QualifiedName) (int64, bool) {
+	i, ok := l.inv.byID[id]
+	if !ok {
+		return 0, false
+	}
+	for _, c := range l.inv.devs[i].caps {
+		if c.name == name && c.slot >= 0 {
+			return l.shared.get(int(c.slot)), true
+		}
+	}
+	return 0, false
 }
 
 // Generated returns the claim generated for the spec.resourceClaims entry
@@ -192,12 +225,14 @@ func (l *Ledger) edit() *Ledger {
 	n.holders = l.holders.Clone()
 	n.used = l.used.fork()
 	n.ctr = l.ctr.fork()
+	n.shared = l.shared.fork()
 	return &n
 }
 
 func (l *Ledger) freeze() {
 	l.used.owned = nil
 	l.ctr.owned = nil
+	l.shared.owned = nil
 }
 
 // apply runs f on a copy and returns it, or the error with nothing applied.
@@ -221,11 +256,14 @@ func (l *Ledger) AddClaim(c ResourceClaim) (*Ledger, error) {
 		if c.Status.Allocation != nil || len(c.Status.ReservedFor) > 0 {
 			return placement.Errorf(placement.ErrInvalid, claimObj(c.Key()), "status", "a new claim must be unallocated and unreserved")
 		}
-		return n.addClaim(&c, false)
+		return n.addClaim(&c, nil, false)
 	})
 }
 
-func (l *Ledger) addClaim(c *ResourceClaim, loading bool) error {
+// addClaim adds c; sp is its compiled spec when the caller has it (a
+// claim generated from a template shares the template's, and with it the
+// template's memo of matching devices), nil to compile c.Spec.
+func (l *Ledger) addClaim(c *ResourceClaim, sp *spec, loading bool) error {
 	obj := claimObj(c.Key())
 	if c.Name == "" {
 		return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
@@ -233,9 +271,11 @@ func (l *Ledger) addClaim(c *ResourceClaim, loading bool) error {
 	if _, dup := l.entry(c.Key()); dup {
 		return placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "a claim with this name exists")
 	}
-	sp, err := compileSpec(l.inv, obj, "spec", &c.Spec)
-	if err != nil {
-		return err
+	if sp == nil {
+		var err error
+		if sp, err = compileSpec(l.inv, obj, "spec", &c.Spec); err != nil {
+			return err
+		}
 	}
 	e := &claimEntry{c: *c, spec: sp}
 	e.c.Status.ReservedFor = slices.Clone(c.Status.ReservedFor)
@@ -325,10 +365,21 @@ func (l *Ledger) allocate(e *claimEntry, devices []DeviceResult, field string) e
 	if err != nil {
 		return err
 	}
+	var caps []capUse
 	for k, i := range idx {
+		f := fmt.Sprintf("%s.devices.results[%d]", field, k)
 		if l.used.get(int(i)) {
-			h, _ := l.holders.Get(holder{dev: i})
-			return placement.Errorf(placement.ErrDuplicate, obj, fmt.Sprintf("%s.devices.results[%d]", field, k), "device %s is already allocated to claim %s", l.inv.devs[i].id, h.claim)
+			h, _ := l.holder(i)
+			return placement.Errorf(placement.ErrDuplicate, obj, f, "device %s is already allocated to claim %s", l.inv.devs[i].id, h)
+		}
+		n := len(caps)
+		caps, _ = e.spec.findAlt(devices[k].Request).consumption(&l.inv.devs[i], caps) // checkDevices checked it
+		for _, u := range caps[n:] {
+			if exceeds(l.inv.shared[u.slot], l.shared.get(int(u.slot)), u.n) {
+				dv := &l.inv.devs[i]
+				return placement.Errorf(placement.ErrInvalid, obj, f, "capacity %s of device %s would be exceeded: %d of %d consumed, %d more needed",
+					capName(dv, u.slot), dv.id, l.shared.get(int(u.slot)), l.inv.shared[u.slot], u.n)
+			}
 		}
 	}
 	need := map[int32]int64{}
@@ -351,8 +402,14 @@ func (l *Ledger) allocate(e *claimEntry, devices []DeviceResult, field string) e
 			return placement.Errorf(placement.ErrInvalid, obj, field, "counter %s would be exceeded: %d of %d in use, %d more needed", l.inv.ctrNames[c], l.ctr.get(int(c)), l.inv.counters[c], need[c])
 		}
 	}
+	for _, u := range caps {
+		l.shared.set(int(u.slot), l.shared.get(int(u.slot))+u.n)
+	}
+	e.caps = caps
 	for _, i := range idx {
-		l.used.set(int(i), true)
+		if !l.inv.devs[i].multi {
+			l.used.set(int(i), true)
+		}
 		l.holders.ReplaceOrInsert(holder{dev: i, claim: e.c.Key()})
 		for _, u := range l.inv.devs[i].uses {
 			l.ctr.set(int(u.c), l.ctr.get(int(u.c))+u.n)
@@ -364,9 +421,13 @@ func (l *Ledger) allocate(e *claimEntry, devices []DeviceResult, field string) e
 }
 
 func (l *Ledger) deallocate(e *claimEntry) {
+	for _, u := range e.caps {
+		l.shared.set(int(u.slot), l.shared.get(int(u.slot))-u.n)
+	}
+	e.caps = nil
 	for _, i := range e.devs {
 		l.used.set(int(i), false)
-		l.holders.Delete(holder{dev: i})
+		l.holders.Delete(holder{dev: i, claim: e.c.Key()})
 		for _, u := range l.inv.devs[i].uses {
 			l.ctr.set(int(u.c), l.ctr.get(int(u.c))-u.n)
 		}

@@ -14,9 +14,10 @@ import (
 	"github.com/gangsched/gangsched/placement"
 )
 
-// smWorld has six GPUs reachable from every node; g4 and g5 are two
+// smWorld has eight GPUs reachable from every node; g4 and g5 are two
 // partitions of one physical device whose counter admits only one of
-// them at a time.
+// them at a time; g6 and g7 allow multiple allocations of their 4 units
+// of memory (KEP-5075), g7 in amounts of 2 or 4.
 func smWorld(t require.TestingT) *dra.Inventory {
 	s := dra.ResourceSlice{Name: "s", Driver: gpuDriver, Pool: "p", AllNodes: true,
 		SharedCounters: []dra.CounterSet{{Name: "phys", Counters: map[string]int64{"units": 1}}}}
@@ -24,6 +25,13 @@ func smWorld(t require.TestingT) *dra.Inventory {
 		d := dra.Device{Name: fmt.Sprintf("g%d", i)}
 		if i >= 4 {
 			d.ConsumesCounters = []dra.CounterConsumption{{CounterSet: "phys", Counters: map[string]int64{"units": 1}}}
+		}
+		s.Devices = append(s.Devices, d)
+	}
+	for i := 6; i < 8; i++ {
+		d := dra.Device{Name: fmt.Sprintf("g%d", i), AllowMultipleAllocations: true, Capacity: map[dra.QualifiedName]int64{"memory": smMemory}}
+		if i == 7 {
+			d.RequestPolicies = map[dra.QualifiedName]dra.CapacityRequestPolicy{"memory": {ValidValues: []int64{2, 4}}}
 		}
 		s.Devices = append(s.Devices, d)
 	}
@@ -35,6 +43,7 @@ func smWorld(t require.TestingT) *dra.Inventory {
 // mclaim is the plain model of one claim.
 type mclaim struct {
 	count    int
+	memory   int64 // requested; 0 for none
 	owner    *dra.Owner
 	devices  []string // allocated device names, nil while unallocated
 	reserved []dra.ConsumerRef
@@ -74,6 +83,36 @@ func (c *mclaim) unreserve(ref dra.ConsumerRef) {
 	}
 }
 
+const smMemory = 4
+
+// consumes is what a claim asking memory (0: no amount) takes of the
+// shared device dev, or false when it cannot use dev.
+func consumes(dev string, memory int64) (int64, bool) {
+	switch {
+	case dev != "g6" && dev != "g7":
+		return 0, memory == 0 // an exclusive device has no capacity to ask for
+	case memory == 0:
+		return smMemory, true
+	case dev == "g7" && memory <= 2:
+		return 2, true
+	case dev == "g7":
+		return 4, true
+	}
+	return memory, true
+}
+
+// consumed is what the model's claims take of the shared device dev.
+func (m *ledgerModel) consumed(dev string) int64 {
+	var n int64
+	for _, c := range m.claims {
+		if slices.Contains(c.devices, dev) {
+			q, _ := consumes(dev, c.memory)
+			n += q
+		}
+	}
+	return n
+}
+
 var (
 	smClaims    = []string{"c0", "c1", "c2"}
 	smConsumers = []dra.ConsumerRef{dra.PodRef("a", "ua"), dra.PodRef("b", "ub"), dra.PodGroupRef("g", "ug")}
@@ -100,8 +139,14 @@ func checkLedger(t require.TestingT, l *dra.Ledger, m *ledgerModel) {
 		require.Equal(t, mc.reserved, c.Status.ReservedFor, "reservedFor of %s", c.Name)
 	}
 	require.Equal(t, slices.Sorted(maps.Keys(m.claims)), names)
-	for i := range 6 {
+	for i := range 8 {
 		dev := fmt.Sprintf("g%d", i)
+		if i >= 6 {
+			used, ok := l.Consumed(dra.DeviceID{Driver: gpuDriver, Pool: "p", Device: dev}, "memory")
+			require.True(t, ok)
+			require.Equal(t, m.consumed(dev), used, "memory of %s consumed", dev)
+			require.LessOrEqual(t, used, int64(smMemory), "no device over its capacity")
+		}
 		want, held := m.holder(dev)
 		got, ok := l.Holder(dra.DeviceID{Driver: gpuDriver, Pool: "p", Device: dev})
 		require.Equal(t, held, ok, "device %s held", dev)
@@ -152,8 +197,13 @@ func ledgerMachine(st smStats) func(*rapid.T) {
 			"AddClaim": func(t *rapid.T) {
 				name := rapid.SampledFrom(smClaims).Draw(t, "claim")
 				count := rapid.IntRange(1, 2).Draw(t, "count")
+				memory := rapid.Int64Range(0, 3).Draw(t, "memory")
 				owner := rapid.SampledFrom(smOwners).Draw(t, "owner")
-				c := claim(name, dra.ClaimSpec{Requests: []dra.DeviceRequest{{Name: "r", Exactly: &dra.ExactDeviceRequest{DeviceClassName: "gpu", Count: int64(count)}}}})
+				r := &dra.ExactDeviceRequest{DeviceClassName: "gpu", Count: int64(count)}
+				if memory > 0 {
+					r.Capacity = map[dra.QualifiedName]int64{"memory": memory}
+				}
+				c := claim(name, dra.ClaimSpec{Requests: []dra.DeviceRequest{{Name: "r", Exactly: r}}})
 				c.Owner = owner
 				_, exists := m.claims[name]
 				ok := !exists
@@ -165,7 +215,7 @@ func ledgerMachine(st smStats) func(*rapid.T) {
 					}
 				}
 				next := m.clone()
-				next.claims[name] = &mclaim{count: count, owner: owner}
+				next.claims[name] = &mclaim{count: count, memory: memory, owner: owner}
 				n, err := l.AddClaim(c)
 				step("AddClaim", n, err, ok, next)
 			},
@@ -175,7 +225,7 @@ func ledgerMachine(st smStats) func(*rapid.T) {
 				if mc := m.claims[name]; mc != nil && rapid.IntRange(0, 3).Draw(t, "fit") > 0 {
 					size = mc.count // mostly the right count, so that allocations happen
 				}
-				devs := rapid.SliceOfN(rapid.IntRange(0, 5), size, size).Draw(t, "devices")
+				devs := rapid.SliceOfN(rapid.IntRange(0, 7), size, size).Draw(t, "devices")
 				var res []dra.DeviceResult
 				var names []string
 				for _, d := range devs {
@@ -186,8 +236,19 @@ func ledgerMachine(st smStats) func(*rapid.T) {
 				ok := mc != nil && mc.devices == nil && len(names) == mc.count && len(slices.Compact(slices.Sorted(slices.Values(names)))) == len(names)
 				partitions := 0
 				for _, d := range names {
-					if _, held := m.holder(d); held {
+					q, usable := consumes(d, 0)
+					if mc != nil {
+						q, usable = consumes(d, mc.memory)
+					}
+					switch {
+					case !usable:
 						ok = false
+					case d == "g6" || d == "g7":
+						ok = ok && m.consumed(d)+q <= smMemory // shared within its capacity
+					default:
+						if _, held := m.holder(d); held {
+							ok = false // an exclusive device is never shared
+						}
 					}
 					if d == "g4" || d == "g5" {
 						partitions++
@@ -204,6 +265,9 @@ func ledgerMachine(st smStats) func(*rapid.T) {
 					next.claims[name].devices = names
 				}
 				n, err := l.Allocate(key(name), res)
+				if slices.Contains(names, "g6") || slices.Contains(names, "g7") {
+					st.add("AllocateShared", err)
+				}
 				step("Allocate", n, err, ok, next)
 			},
 			"Reserve": func(t *rapid.T) {
@@ -292,7 +356,8 @@ func ledgerMachine(st smStats) func(*rapid.T) {
 
 // TestSM_Ledger runs random operation sequences against the ledger and a
 // plain map model: an operation succeeds exactly when the model allows
-// it, no device is in two claims, reservedFor matches, a claim whose
+// it, no exclusive device is in two claims, no shared device is consumed
+// past its capacity, reservedFor matches, a claim whose
 // reservedFor empties is released, and a ledger never changes once built.
 func TestSM_Ledger(t *testing.T) {
 	rapid.Check(t, ledgerMachine(smStats{}))
@@ -303,7 +368,7 @@ func TestSM_Ledger(t *testing.T) {
 func TestSM_LedgerGenerator(t *testing.T) {
 	st := smStats{}
 	rapid.Check(t, ledgerMachine(st))
-	for _, op := range []string{"AddClaim", "Allocate", "Reserve", "Unreserve", "Release", "DeleteClaim"} {
+	for _, op := range []string{"AddClaim", "Allocate", "AllocateShared", "Reserve", "Unreserve", "Release", "DeleteClaim"} {
 		require.Positive(t, st[op][0], "%s never succeeded", op)
 		require.Positive(t, st[op][1], "%s never failed", op)
 	}

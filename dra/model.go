@@ -72,6 +72,15 @@ type Device struct {
 	// Capacity holds the device's capacities in canonical units (bytes for
 	// memory).
 	Capacity map[QualifiedName]int64
+	// AllowMultipleAllocations lets several claims share the device at
+	// once, each consuming part of its capacities (KEP-5075 consumable
+	// capacity): the sum of what they consume of each capacity stays within
+	// it. Without it a device belongs to at most one claim.
+	AllowMultipleAllocations bool
+	// RequestPolicies constrain what a request may consume of a capacity
+	// (resource.k8s.io/v1 DeviceCapacity.requestPolicy), keyed like
+	// Capacity; each name must be one of Capacity's.
+	RequestPolicies map[QualifiedName]CapacityRequestPolicy
 	// ConsumesCounters lists what the device takes from its pool's counter
 	// sets while it is allocated (KEP-4815 partitionable devices): two
 	// devices that overlap on hardware consume the same counters, so they
@@ -83,6 +92,29 @@ type Device struct {
 	NodeName     string
 	NodeSelector *placement.LabelSelector
 	AllNodes     bool
+}
+
+// CapacityRequestPolicy says what a request may consume of one capacity of
+// a device (resource.k8s.io/v1 CapacityRequestPolicy, KEP-5075): a request
+// that names no amount consumes Default (the whole capacity when unset);
+// an amount is rounded up to the next of ValidValues (ascending), or up to
+// ValidRange's next step from its Min; an amount that then still is not
+// valid (above every valid value, above Max) does not fit the device. At
+// most one of ValidValues and ValidRange is set. Values are in canonical
+// units.
+type CapacityRequestPolicy struct {
+	Default     *int64
+	ValidValues []int64
+	ValidRange  *CapacityRange
+}
+
+// CapacityRange is a range of valid amounts (resource.k8s.io/v1
+// CapacityRequestPolicyRange): from Min, in steps of Step (any amount when
+// nil), up to Max (no bound when nil).
+type CapacityRange struct {
+	Min  int64
+	Max  *int64
+	Step *int64
 }
 
 // ResourceSlice is one driver-published slice of a pool of devices
@@ -188,8 +220,7 @@ const (
 )
 
 // ExactDeviceRequest asks for devices of one class (resource.k8s.io/v1
-// ExactDeviceRequest). Admin access, tolerations and consumable capacity
-// are not modelled.
+// ExactDeviceRequest). Admin access and tolerations are not modelled.
 type ExactDeviceRequest struct {
 	// DeviceClassName names a [DeviceClass]; it must exist when the claim
 	// is allocated.
@@ -200,6 +231,13 @@ type ExactDeviceRequest struct {
 	// Count is the number of devices for ExactCount (0 means 1, the API's
 	// default); it must be 0 for All.
 	Count int64
+	// Capacity is what each device must provide, per capacity name, in
+	// canonical units (resource.k8s.io/v1 CapacityRequirements.requests,
+	// KEP-5075): a device lacking a named capacity does not match; on a
+	// device that allows multiple allocations the amounts, rounded by the
+	// device's request policy, are consumed, and a capacity not named here
+	// is consumed by its policy's default or whole.
+	Capacity map[QualifiedName]int64
 }
 
 // DeviceSubRequest is one alternative of a prioritized list
@@ -222,13 +260,16 @@ type DeviceRequest struct {
 }
 
 // DeviceConstraint constrains the devices of several requests of one claim
-// (resource.k8s.io/v1 DeviceConstraint): every device allocated for the
-// named requests must carry the attribute MatchAttribute, with one value.
-// Requests names requests ("gpu") or subrequests ("gpu/small"); empty
-// means every request of the claim.
+// (resource.k8s.io/v1 DeviceConstraint), with exactly one of its two
+// attributes set: every device allocated for the named requests must carry
+// the attribute MatchAttribute, with one value, or the attribute
+// DistinctAttribute, each with a value of its own (e.g. shares of
+// different GPUs). Requests names requests ("gpu") or subrequests
+// ("gpu/small"); empty means every request of the claim.
 type DeviceConstraint struct {
-	Requests       []string
-	MatchAttribute QualifiedName
+	Requests          []string
+	MatchAttribute    QualifiedName
+	DistinctAttribute QualifiedName
 }
 
 // ClaimSpec is what a claim asks for (resource.k8s.io/v1 ResourceClaimSpec
@@ -328,6 +369,12 @@ func (id DeviceID) String() string { return id.Driver + "/" + id.Pool + "/" + id
 type DeviceResult struct {
 	Request string
 	DeviceID
+	// ConsumedCapacity is what the claim consumes of a device that allows
+	// multiple allocations, per capacity (resource.k8s.io/v1
+	// DeviceRequestAllocationResult.consumedCapacity); nil for an
+	// exclusive device. The ledger derives it from the request and the
+	// device's policies; an input that sets it must agree.
+	ConsumedCapacity map[QualifiedName]int64
 }
 
 // AllocationResult is a claim's status.allocation (resource.k8s.io/v1

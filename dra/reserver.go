@@ -1,6 +1,7 @@
 package dra
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,11 +23,14 @@ import (
 // reachable from that member's node; later members must reach them
 // (KEP-5729). When a member's claims do not fit only because of devices
 // chosen for earlier members, the hook searches again, reassigning the
-// devices of the claims that compete with this member's (D10: a prioritized
-// request falls back to its second choice so that another member fits),
-// while every member keeps its node. Reassignment does not chain further:
-// a claim moved in that search may use only devices free of every other
-// claim.
+// devices of every claim that competes with this member's, directly or
+// through a chain of claims (D10: a prioritized request falls back to its
+// second choice so that another member fits; the greedy trap: every
+// earlier claim moves off its first choice), while every member keeps its
+// node. That search is complete within Options.SearchBudget, so with the
+// solver's backtracking over nodes a group is placed whenever a choice of
+// nodes and devices exists; a search cut short by the budget says so in
+// its rejection.
 //
 // Rejections name the claim and say why ("ResourceClaim default/c: not
 // enough free matching devices"), so the decision's reasons say when a
@@ -78,12 +82,21 @@ type reserver struct {
 	nodes   [][]placement.NodeID // per claim: nodes of reserved members using it
 	grpRefs []int32              // per claim: reserved members using it through the PodGroup
 	podRefs []int32              // per claim: reserved members with a pod entry
-	held    []int32              // per device: claim+1 holding it, 0 if none
+	held    []int32              // per device: claim+1 holding it, 0 if none (or shared)
 	ctr     []int64              // per counter: consumed by the assignment
-	frames  []frame
+	// sharedHeld is, per capacity of a shared device, what the
+	// assignment consumes.
+	sharedHeld []int64
+	frames     []frame
 
 	lastPod  *placement.Pod
 	lastRefs []memberRef
+
+	users   []int32 // per claim: members using it
+	memo    map[planKey]planMemo
+	quiet   bool              // the slow path's release and re-hold leave everything as it was
+	nodeGen map[string]uint32 // per node: changes of its local devices
+	global  uint32            // changes of every other device
 }
 
 type frame struct {
@@ -150,6 +163,12 @@ func (l *Ledger) newSearcher(rs *resolved, opts Options) *reserver {
 	if r.budget <= 0 {
 		r.budget = DefaultSearchBudget
 	}
+	r.users = make([]int32, n)
+	for _, refs := range rs.members {
+		for _, ref := range refs {
+			r.users[ref.claim]++
+		}
+	}
 	return r
 }
 
@@ -157,7 +176,7 @@ func (r *reserver) scratchState() *scratch {
 	if r.sc.taken == nil {
 		r.sc.taken = make([]bool, len(r.inv.devs))
 		r.sc.ctr = make([]int64, len(r.inv.counters))
-		r.sc.memo = map[*calt][]int8{}
+		r.sc.shared = make([]int64, len(r.inv.shared))
 	}
 	return &r.sc
 }
@@ -218,7 +237,41 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		}
 	}
 	r.fresh = fresh
-	if !stale {
+	if !stale && len(fresh) == 1 && !want && id >= 0 {
+		// The answer for one fresh claim depends only on its spec and the
+		// devices the node reaches: members with claims from one template
+		// share it until a device of the node changes hands.
+		k := planKey{fresh[0].spec, id}
+		m, ok := r.memo[k]
+		if !ok || m.gen != r.nodeGen[n.Name] || m.global != r.global {
+			_, out := r.search(fresh, useAll, false)
+			m = planMemo{gen: r.nodeGen[n.Name], global: r.global, out: out}
+			if out == infeasible {
+				m.idle = r.idle(fresh)
+			}
+			if r.memo == nil {
+				r.memo = map[planKey]planMemo{}
+			}
+			r.memo[k] = m
+		}
+		if m.out == found {
+			return p, placement.Rejection{}
+		}
+		if len(r.frames) == 0 || r.ctr == nil && r.held == nil {
+			return p, r.rejection(fresh, m.out, m.idle, "not enough free matching devices")
+		}
+		if len(refs) == 1 {
+			// The slow path's answer for a member with one claim depends
+			// on the same devices, and on the claims holding them, whose
+			// changes move the generations too.
+			if !m.slowKnown {
+				_, m.slow = r.slowPath(refs, id, false)
+				m.slow.vars, m.slowKnown = nil, true
+				r.memo[k] = m
+			}
+			return p, r.verdict(fresh, m.slow)
+		}
+	} else if !stale {
 		if len(fresh) == 0 {
 			return p, placement.Rejection{}
 		}
@@ -233,9 +286,37 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 			return p, r.reject(fresh, out, "not enough free matching devices")
 		}
 	}
-	// Slow path: the member's claims compete with the assignment. The
-	// vars are the member's unallocated claims, those it shares with
-	// earlier members included, each reachable from all its users' nodes.
+	pl, v := r.slowPath(refs, id, want)
+	return pl, r.verdict(nil, v)
+}
+
+// slowVerdict is the slow path's answer: ok, or why not.
+type slowVerdict struct {
+	ok   bool
+	vars []svar // the member's claims searched; nil when taken from the caller
+	out  outcome
+	idle bool
+	why  string
+}
+
+// verdict turns v into a rejection of vars (v.vars when set).
+func (r *reserver) verdict(vars []svar, v slowVerdict) placement.Rejection {
+	if v.ok {
+		return placement.Rejection{}
+	}
+	if v.vars != nil {
+		vars = v.vars
+	}
+	return r.rejection(vars, v.out, v.idle, v.why)
+}
+
+// slowPath searches the member's claims together with every claim of the
+// assignment that competes with them. The vars are the member's
+// unallocated claims, those it shares with earlier members included, each
+// reachable from all its users' nodes. It leaves the assignment as it
+// found it, and moves no generation.
+func (r *reserver) slowPath(refs []memberRef, id placement.NodeID, want bool) (planned, slowVerdict) {
+	var p planned
 	var vars []svar
 	for _, ref := range refs {
 		c := r.rs.claims[ref.claim]
@@ -249,9 +330,10 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		if slices.ContainsFunc(vars, func(v svar) bool { return len(v.reach) > 1 }) {
 			why = "no free devices reachable from every member's node"
 		}
-		return p, r.reject(vars, out, why)
+		return p, slowVerdict{vars: vars, out: out, idle: out != exhausted && r.idle(vars), why: why}
 	}
 	all := append(r.conflicts(vars), vars...)
+	r.quiet = true
 	for _, v := range all {
 		if r.alloc[v.claim] != nil {
 			r.release(v.claim)
@@ -263,13 +345,14 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 			r.hold(v.claim, a)
 		}
 	}
+	r.quiet = false
 	if out != found {
-		return p, r.reject(vars, out, "devices taken by other members' claims")
+		return p, slowVerdict{vars: vars, out: out, idle: out != exhausted && r.idle(vars), why: "devices taken by other members' claims"}
 	}
 	if want {
 		p = planned{claims: claimsOf(all), as: as}
 	}
-	return p, placement.Rejection{}
+	return p, slowVerdict{ok: true}
 }
 
 func claimsOf(vars []svar) []int32 {
@@ -310,18 +393,64 @@ func (r *reserver) claimReason(ci int32, why string) string {
 }
 
 // reject explains why vars do not fit; it is Unresolvable when they do
-// not fit the first node of each even on an idle cluster.
+// not fit the first node of each even on an idle cluster, and Cut when
+// the search ran out of budget (the solve is then not Proven).
 func (r *reserver) reject(vars []svar, out outcome, why string) placement.Rejection {
+	return r.rejection(vars, out, out != exhausted && r.idle(vars), why)
+}
+
+// rejection formats the rejection of vars for outcome out; idle says
+// whether they fail even on an idle cluster.
+func (r *reserver) rejection(vars []svar, out outcome, idle bool, why string) placement.Rejection {
 	if out == exhausted {
-		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted")}
+		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted"), Cut: true}
 	}
+	return placement.Rejection{Reason: r.reason(vars, why), Unresolvable: idle}
+}
+
+// idle reports whether vars cannot be satisfied from the first node of
+// each even on an idle cluster.
+func (r *reserver) idle(vars []svar) bool {
 	alone := r.alone[:0]
 	for _, v := range vars {
 		alone = append(alone, svar{claim: v.claim, spec: v.spec, reach: v.reach[:1]})
 	}
 	r.alone = alone
-	_, idle := r.search(alone, useNone, false)
-	return placement.Rejection{Reason: r.reason(vars, why), Unresolvable: idle == infeasible}
+	_, out := r.search(alone, useNone, false)
+	return out == infeasible
+}
+
+// planKey and planMemo remember the fast path's answer for one fresh
+// claim of a spec on a node, valid while the node's generation and the
+// global one are those recorded.
+type planKey struct {
+	sp *spec
+	n  placement.NodeID
+}
+
+type planMemo struct {
+	gen, global uint32
+	out         outcome
+	idle        bool
+	slowKnown   bool
+	slow        slowVerdict // vars nil: they are the asking member's
+}
+
+// touched records that device d changed hands in the assignment: a
+// node-local device without counters invalidates its node's answers,
+// any other device every answer.
+func (r *reserver) touched(d int32) {
+	if r.quiet {
+		return
+	}
+	if dv := &r.inv.devs[d]; dv.access == accessNode && len(dv.uses) == 0 {
+		if r.nodeGen == nil {
+			r.nodeGen = map[string]uint32{}
+		}
+		r.nodeGen[dv.node]++
+		return
+	}
+	r.global++
 }
 
 // entries is the length reservedFor of ref's claim would reach with one
@@ -368,60 +497,89 @@ func (r *reserver) reachSet(ci int32, id placement.NodeID) []*placement.Node {
 }
 
 // conflicts returns the claims of the assignment, other than vars, that
-// hold a device some var could use or consume a counter such a device
-// consumes, in claim order.
+// compete with vars for devices, directly or through one another, in
+// claim order: the closure of "holds a device that a claim of the set
+// could use, or a device that consumes a counter such a device consumes".
+// A claim outside the closure holds only devices and counters that no
+// claim inside could use, so keeping its devices loses no joint
+// assignment: searching vars and the closure together is complete.
 func (r *reserver) conflicts(vars []svar) []svar {
 	if r.held == nil {
 		return nil
 	}
-	sc := r.scratchState()
-	isVar := map[int32]bool{}
+	in := map[int32]bool{}
 	for _, v := range vars {
-		isVar[v.claim] = true
+		in[v.claim] = true
 	}
-	hit := map[int32]bool{}
 	ctrs := map[int32]bool{}
-	for _, v := range vars {
+	var out []svar
+	add := func(c int32) {
+		in[c] = true
+		out = append(out, svar{claim: c, spec: r.rs.claims[c].spec, reach: r.reachSet(c, r.nodes[c][0])})
+	}
+	queue := slices.Clone(vars)
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		grew := false
 		for q := range v.spec.reqs {
 			for a := range v.spec.reqs[q].alts {
-				c, _ := r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, sc, nil)
+				c, _ := r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, nil)
 				for _, d := range c {
-					if h := r.held[d]; h != 0 && !isVar[h-1] {
-						hit[h-1] = true
+					if h := r.held[d]; h != 0 && !in[h-1] {
+						add(h - 1)
+						queue = append(queue, out[len(out)-1])
+					}
+					if r.inv.devs[d].multi {
+						// Every claim sharing the device competes for
+						// its capacity.
+						for ci, a := range r.alloc {
+							if c := int32(ci); a != nil && !in[c] && slices.Contains(a.devs, d) {
+								add(c)
+								queue = append(queue, out[len(out)-1])
+							}
+						}
 					}
 					for _, u := range r.inv.devs[d].uses {
+						grew = grew || !ctrs[u.c]
 						ctrs[u.c] = true
 					}
 				}
 			}
 		}
-	}
-	var out []svar
-	for ci, a := range r.alloc {
-		c := int32(ci)
-		if a == nil || isVar[c] {
+		if !grew {
 			continue
 		}
-		if !hit[c] && len(ctrs) > 0 {
-			for _, d := range a.devs {
-				for _, u := range r.inv.devs[d].uses {
-					if ctrs[u.c] {
-						hit[c] = true
-					}
-				}
+		for ci, a := range r.alloc {
+			c := int32(ci)
+			if a == nil || in[c] {
+				continue
+			}
+			if slices.ContainsFunc(a.devs, func(d int32) bool {
+				return slices.ContainsFunc(r.inv.devs[d].uses, func(u counterUse) bool { return ctrs[u.c] })
+			}) {
+				add(c)
+				queue = append(queue, out[len(out)-1])
 			}
 		}
-		if hit[c] {
-			out = append(out, svar{claim: c, spec: r.rs.claims[c].spec, reach: r.reachSet(c, r.nodes[c][0])})
-		}
 	}
+	slices.SortFunc(out, func(a, b svar) int { return cmp.Compare(a.claim, b.claim) })
 	return out
 }
 
 // release takes claim ci's devices out of the assignment's usage, hold
 // puts a's back in.
 func (r *reserver) release(ci int32) {
-	for _, d := range r.alloc[ci].devs {
+	a := r.alloc[ci]
+	for k, d := range a.devs {
+		r.touched(d)
+		if dv := &r.inv.devs[d]; dv.multi {
+			r.sc.uses, _ = a.alts[k].consumption(dv, r.sc.uses[:0])
+			for _, u := range r.sc.uses {
+				r.sharedHeld[u.slot] -= u.n
+			}
+			continue
+		}
 		r.held[d] = 0
 		for _, u := range r.inv.devs[d].uses {
 			r.ctr[u.c] -= u.n
@@ -433,8 +591,17 @@ func (r *reserver) hold(ci int32, a *assign) {
 	if r.held == nil {
 		r.held = make([]int32, len(r.inv.devs))
 		r.ctr = make([]int64, len(r.inv.counters))
+		r.sharedHeld = make([]int64, len(r.inv.shared))
 	}
-	for _, d := range a.devs {
+	for k, d := range a.devs {
+		r.touched(d)
+		if dv := &r.inv.devs[d]; dv.multi {
+			r.sc.uses, _ = a.alts[k].consumption(dv, r.sc.uses[:0])
+			for _, u := range r.sc.uses {
+				r.sharedHeld[u.slot] += u.n
+			}
+			continue
+		}
 		r.held[d] = ci + 1
 		for _, u := range r.inv.devs[d].uses {
 			r.ctr[u.c] += u.n
@@ -449,16 +616,24 @@ func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 	// since, so plan succeeds; were it not to, the member would simply
 	// hold no new devices, and Commit's own search would catch it.
 	pl, _ := r.plan(refs, id, r.node(id), true)
-	for i, ci := range pl.claims {
+	// Release every moved claim before holding any: claims may swap
+	// devices, and a release after another claim's hold would free a
+	// device that claim now holds.
+	for _, ci := range pl.claims {
 		prev := r.alloc[ci]
 		if prev != nil {
 			r.release(ci)
 		}
-		r.alloc[ci] = pl.as[i]
-		r.hold(ci, pl.as[i])
 		f.changed = append(f.changed, change{claim: ci, prev: prev})
 	}
+	for i, ci := range pl.claims {
+		r.alloc[ci] = pl.as[i]
+		r.hold(ci, pl.as[i])
+	}
 	for _, ref := range refs {
+		if r.users[ref.claim] > 1 {
+			r.global++ // a shared claim's users decide where its devices may move
+		}
 		r.nodes[ref.claim] = append(r.nodes[ref.claim], id)
 		if ref.viaGroup {
 			r.grpRefs[ref.claim]++
@@ -476,15 +651,19 @@ func (r *reserver) unreserve(p *placement.Pod) {
 	}
 	f := r.frames[k]
 	r.frames = r.frames[:k]
-	for i := len(f.changed) - 1; i >= 0; i-- {
-		ch := f.changed[i]
-		r.release(ch.claim)
+	for _, ch := range f.changed {
+		r.release(ch.claim) // all first: see reserve
+	}
+	for _, ch := range f.changed {
 		r.alloc[ch.claim] = ch.prev
 		if ch.prev != nil {
 			r.hold(ch.claim, ch.prev)
 		}
 	}
 	for _, ref := range r.refs(p) {
+		if r.users[ref.claim] > 1 {
+			r.global++
+		}
 		r.nodes[ref.claim] = r.nodes[ref.claim][:len(r.nodes[ref.claim])-1]
 		if ref.viaGroup {
 			r.grpRefs[ref.claim]--

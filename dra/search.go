@@ -1,6 +1,10 @@
 package dra
 
-import "github.com/gangsched/gangsched/placement"
+import (
+	"slices"
+
+	"github.com/gangsched/gangsched/placement"
+)
 
 // DefaultSearchBudget is the budget a zero Options.SearchBudget stands
 // for: device choices one search may try.
@@ -44,14 +48,15 @@ const (
 // assign is the devices chosen for one claim in a solve.
 type assign struct {
 	devs []int32
-	reqs []string // per device: the request or subrequest it serves
+	alts []*calt // per device: the request or subrequest it serves
 }
 
 // scratch is per-reserver search state, clean between searches.
 type scratch struct {
-	taken []bool  // per device: picked in the running search
-	ctr   []int64 // per counter: consumed by the running search
-	memo  map[*calt][]int8
+	taken  []bool   // per device: picked in the running search
+	ctr    []int64  // per counter: consumed by the running search
+	shared []int64  // per capacity of a shared device: consumed by the running search
+	uses   []capUse // scratch for consumption
 }
 
 type slotState struct {
@@ -60,9 +65,13 @@ type slotState struct {
 	busy   []bool    // per alternative (All mode): a matching device is taken
 }
 
+// consState is a constraint's state in a search: how many picks it
+// covers and, for matchAttribute, their one value; for
+// distinctAttribute, every value taken, in pick order.
 type consState struct {
-	n int
-	v Attribute
+	n    int
+	v    Attribute
+	vals []Attribute
 }
 
 type dfs struct {
@@ -104,7 +113,7 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 			feasible := false
 			for a := range sp.reqs[q].alts {
 				alt := &sp.reqs[q].alts[a]
-				c, busy := r.candidates(&vars[v], alt, use, sc, x.buf())
+				c, busy := r.candidates(&vars[v], alt, use, x.buf())
 				st.cands = append(st.cands, c)
 				st.busy = append(st.busy, busy)
 				if alt.all && !busy && len(c) > 0 || !alt.all && len(c) >= alt.count {
@@ -137,7 +146,7 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 		for k, d := range x.picks {
 			a := out[x.slots[x.pslot[k]].v]
 			a.devs = append(a.devs, d)
-			a.reqs = append(a.reqs, x.alts[k].name)
+			a.alts = append(a.alts, x.alts[k])
 		}
 	}
 	for k := len(x.picks) - 1; k >= 0; k-- {
@@ -200,6 +209,13 @@ func (x *dfs) hall(sc *scratch) bool {
 				least = n
 			}
 			for _, d := range c {
+				if x.r.inv.devs[d].multi {
+					// A shared device may serve every slot: no bound.
+					for _, m := range marked {
+						sc.taken[m] = false
+					}
+					return true
+				}
 				if !sc.taken[d] {
 					sc.taken[d] = true
 					marked = append(marked, d)
@@ -304,10 +320,32 @@ func (x *dfs) takeAll(p int, alt *calt, c []int32) bool {
 func (x *dfs) fits(p int, alt *calt, d int32) bool {
 	r := x.r
 	sc := &r.sc
-	if sc.taken[d] {
+	st := &x.slots[p]
+	dv := &r.inv.devs[d]
+	if dv.multi {
+		// Shared by several claims, but by each at most once, within
+		// what is left of each capacity.
+		for k, pd := range x.picks {
+			if pd == d && x.slots[x.pslot[k]].v == st.v {
+				return false
+			}
+		}
+		sc.uses, _ = alt.consumption(dv, sc.uses[:0])
+		for _, u := range sc.uses {
+			var ledger, held int64
+			if x.use != useNone {
+				ledger = r.l.shared.get(int(u.slot))
+			}
+			if x.use == useAll && r.sharedHeld != nil {
+				held = r.sharedHeld[u.slot]
+			}
+			if exceeds(r.inv.shared[u.slot], sc.shared[u.slot], u.n, ledger, held) {
+				return false
+			}
+		}
+	} else if sc.taken[d] {
 		return false
 	}
-	dv := &r.inv.devs[d]
 	for _, u := range dv.uses {
 		var ledger, held int64
 		if x.use != useNone {
@@ -320,7 +358,6 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 			return false
 		}
 	}
-	st := &x.slots[p]
 	sp := x.vars[st.v].spec
 	for ci := range sp.cons {
 		c := &sp.cons[ci]
@@ -331,7 +368,8 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 		if !ok {
 			return false
 		}
-		if cs := &x.cons[st.v][ci]; cs.n > 0 && cs.v != v {
+		cs := &x.cons[st.v][ci]
+		if c.distinct && slices.Contains(cs.vals, v) || !c.distinct && cs.n > 0 && cs.v != v {
 			return false
 		}
 	}
@@ -340,8 +378,15 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 
 func (x *dfs) take(p int, alt *calt, d int32) {
 	r := x.r
-	r.sc.taken[d] = true
 	dv := &r.inv.devs[d]
+	if dv.multi {
+		r.sc.uses, _ = alt.consumption(dv, r.sc.uses[:0])
+		for _, u := range r.sc.uses {
+			r.sc.shared[u.slot] += u.n
+		}
+	} else {
+		r.sc.taken[d] = true
+	}
 	for _, u := range dv.uses {
 		r.sc.ctr[u.c] += u.n
 	}
@@ -351,6 +396,9 @@ func (x *dfs) take(p int, alt *calt, d int32) {
 		if c := &sp.cons[ci]; c.covers(&sp.reqs[st.req], alt) {
 			cs := &x.cons[st.v][ci]
 			cs.v, _ = Attr(dv.id.Driver, dv.d, c.attr)
+			if c.distinct {
+				cs.vals = append(cs.vals, cs.v)
+			}
 			cs.n++
 		}
 	}
@@ -365,6 +413,12 @@ func (x *dfs) untake(p int, alt *calt) {
 	k := len(x.picks) - 1
 	d := x.picks[k]
 	x.picks, x.alts, x.pslot = x.picks[:k], x.alts[:k], x.pslot[:k]
+	if dv := &r.inv.devs[d]; dv.multi {
+		r.sc.uses, _ = alt.consumption(dv, r.sc.uses[:0])
+		for _, u := range r.sc.uses {
+			r.sc.shared[u.slot] -= u.n
+		}
+	}
 	r.sc.taken[d] = false
 	for _, u := range r.inv.devs[d].uses {
 		r.sc.ctr[u.c] -= u.n
@@ -373,7 +427,11 @@ func (x *dfs) untake(p int, alt *calt) {
 	sp := x.vars[st.v].spec
 	for ci := range sp.cons {
 		if c := &sp.cons[ci]; c.covers(&sp.reqs[st.req], alt) {
-			x.cons[st.v][ci].n--
+			cs := &x.cons[st.v][ci]
+			cs.n--
+			if c.distinct {
+				cs.vals = cs.vals[:len(cs.vals)-1]
+			}
 		}
 	}
 }
@@ -382,23 +440,17 @@ func (x *dfs) untake(p int, alt *calt) {
 // candidate order: matching, reachable from every node of v.reach and, as
 // use says, not taken. For All mode it lists every matching reachable
 // device and busy says whether one of them is taken.
-func (r *reserver) candidates(v *svar, alt *calt, use usage, sc *scratch, out []int32) ([]int32, bool) {
-	memo := sc.memo[alt]
-	if memo == nil {
-		memo = make([]int8, len(r.inv.devs))
-		sc.memo[alt] = memo
-	}
+func (r *reserver) candidates(v *svar, alt *calt, use usage, out []int32) ([]int32, bool) {
 	busy := false
 	r.inv.eachReachable(v.reach[0], func(d int32) bool {
-		switch memo[d] {
-		case 0:
-			if !alt.matches(&r.inv.devs[d]) {
-				memo[d] = 2
-				return true
-			}
-			memo[d] = 1
-		case 2:
+		if !alt.matches(r.inv, d) {
 			return true
+		}
+		if len(alt.capNames) > 0 || len(r.inv.devs[d].caps) > 0 {
+			var ok bool
+			if r.sc.uses, ok = alt.consumption(&r.inv.devs[d], r.sc.uses[:0]); !ok {
+				return true // lacks or cannot provide a capacity, even when idle
+			}
 		}
 		for _, n := range v.reach[1:] {
 			if !r.inv.reachable(d, n) {

@@ -2,6 +2,7 @@ package dra
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gangsched/gangsched/placement"
@@ -25,13 +26,18 @@ type calt struct {
 	className string
 	class     *DeviceClass // nil when the inventory has no such class
 	sels      []Selector
+	classMemo *lazyMemo // the inventory's, for the class's selectors
+	selMemo   *lazyMemo // this request's, for sels; nil without sels
 	all       bool
-	count     int // devices for ExactCount; 1 (the minimum) for All
+	count     int                     // devices for ExactCount; 1 (the minimum) for All
+	capReq    map[QualifiedName]int64 // KEP-5075 capacity requests
+	capNames  []QualifiedName         // capReq's names, sorted
 }
 
 type ccons struct {
-	attr  QualifiedName
-	names []string // request or subrequest names; empty means all
+	attr     QualifiedName
+	distinct bool     // DistinctAttribute, else MatchAttribute
+	names    []string // request or subrequest names; empty means all
 }
 
 func (c *ccons) covers(r *creq, a *calt) bool {
@@ -92,15 +98,15 @@ func compileSpec(inv *Inventory, obj, field string, cs *ClaimSpec) (*spec, error
 	}
 	for i, c := range cs.Constraints {
 		f := fmt.Sprintf("%s.devices.constraints[%d]", field, i)
-		if c.MatchAttribute == "" {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".matchAttribute", "must not be empty")
+		if (c.MatchAttribute == "") == (c.DistinctAttribute == "") {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f, "exactly one of matchAttribute and distinctAttribute must be set")
 		}
 		for j, n := range c.Requests {
 			if sp.findAlt(n) == nil && !names[n] {
 				return nil, placement.Errorf(placement.ErrNotFound, obj, fmt.Sprintf("%s.requests[%d]", f, j), "no request or subrequest %q", n)
 			}
 		}
-		sp.cons = append(sp.cons, ccons{attr: c.MatchAttribute, names: slices.Clone(c.Requests)})
+		sp.cons = append(sp.cons, ccons{attr: c.MatchAttribute + c.DistinctAttribute, distinct: c.DistinctAttribute != "", names: slices.Clone(c.Requests)})
 	}
 	return sp, nil
 }
@@ -110,12 +116,26 @@ func compileAlt(inv *Inventory, obj, f, name string, r *ExactDeviceRequest) (cal
 	if r.DeviceClassName == "" {
 		return a, placement.Errorf(placement.ErrInvalid, obj, f+".deviceClassName", "must not be empty")
 	}
-	a.class = inv.classes[r.DeviceClassName]
+	a.class, a.classMemo = inv.classes[r.DeviceClassName], inv.classMemo[r.DeviceClassName]
 	for i, s := range r.Selectors {
 		if s == nil {
 			return a, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("%s.selectors[%d]", f, i), "must not be nil")
 		}
 	}
+	if len(r.Selectors) > 0 {
+		a.selMemo = &lazyMemo{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Capacity)) {
+		cf := fmt.Sprintf("%s.capacity.requests[%s]", f, name)
+		if name == "" {
+			return a, placement.Errorf(placement.ErrInvalid, obj, f+".capacity.requests", "capacity name must not be empty")
+		}
+		if q := r.Capacity[name]; q < 0 {
+			return a, placement.Errorf(placement.ErrInvalid, obj, cf, "%d is negative", q)
+		}
+		a.capNames = append(a.capNames, name)
+	}
+	a.capReq = r.Capacity
 	switch r.AllocationMode {
 	case "", AllocationModeExactCount:
 		if r.Count < 0 || r.Count > maxCount {
@@ -147,23 +167,18 @@ func (sp *spec) findAlt(n string) *calt {
 	return nil
 }
 
-// matches reports whether device dv is of a's class and passes its
-// selectors.
-func (a *calt) matches(dv *device) bool {
+// matches reports whether device i of inv is of a's class and passes its
+// selectors. Each selector list is evaluated once per device for as long
+// as the inventory and this spec live (see matchMemo).
+func (a *calt) matches(inv *Inventory, i int32) bool {
 	if a.class == nil {
 		return false
 	}
-	for _, s := range a.class.Selectors {
-		if !s(dv.id.Driver, dv.d) {
-			return false
-		}
+	dv := &inv.devs[i]
+	if len(a.class.Selectors) > 0 && !a.classMemo.get(len(inv.devs)).accepts(a.class.Selectors, i, dv) {
+		return false
 	}
-	for _, s := range a.sels {
-		if !s(dv.id.Driver, dv.d) {
-			return false
-		}
-	}
-	return true
+	return len(a.sels) == 0 || a.selMemo.get(len(inv.devs)).accepts(a.sels, i, dv)
 }
 
 // missingClass returns the first class the spec names that the inventory
@@ -220,7 +235,7 @@ func checkDevices(inv *Inventory, obj, field string, sp *spec, devs []DeviceResu
 		if a.class == nil {
 			return nil, AllocationResult{}, placement.Errorf(placement.ErrNotFound, obj, f+".request", "device class %q does not exist", a.className)
 		}
-		if !a.matches(&inv.devs[i]) {
+		if !a.matches(inv, i) {
 			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f, "device %s does not match %q's class and selectors", dr.DeviceID, dr.Request)
 		}
 		chosen[ri], reqOf[k], altOf[k] = a, ri, a
@@ -237,23 +252,32 @@ func checkDevices(inv *Inventory, obj, field string, sp *spec, devs []DeviceResu
 	}
 	for ci := range sp.cons {
 		c := &sp.cons[ci]
-		var first *Attribute
+		var seen []Attribute
 		for k, i := range idx {
 			if !c.covers(&sp.reqs[reqOf[k]], altOf[k]) {
 				continue
 			}
 			v, ok := Attr(inv.devs[i].id.Driver, inv.devs[i].d, c.attr)
-			if !ok || (first != nil && *first != v) {
+			switch {
+			case c.distinct && (!ok || slices.Contains(seen, v)):
+				return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "device %s breaks constraint distinctAttribute %q", inv.devs[i].id, c.attr)
+			case !c.distinct && (!ok || len(seen) > 0 && seen[0] != v):
 				return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "device %s breaks constraint matchAttribute %q", inv.devs[i].id, c.attr)
 			}
-			first = &v
+			seen = append(seen, v)
 		}
 	}
-	names := make([]string, len(devs))
-	for k := range devs {
-		names[k] = devs[k].Request
+	for k, i := range idx {
+		dv := &inv.devs[i]
+		f := fmt.Sprintf("%s.devices.results[%d]", field, k)
+		if _, ok := altOf[k].consumption(dv, nil); !ok {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f, "device %s cannot provide the capacity %q asks for", dv.id, devs[k].Request)
+		}
+		if cc := devs[k].ConsumedCapacity; cc != nil && (!dv.multi || !maps.Equal(cc, altOf[k].consumed(dv))) {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f+".consumedCapacity", "differs from what request %q consumes of device %s by its policies", devs[k].Request, dv.id)
+		}
 	}
-	res, ok := inv.result(idx, names)
+	res, ok := inv.result(idx, altOf)
 	if !ok {
 		return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "devices are local to different nodes")
 	}

@@ -2,6 +2,8 @@ package kube
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -37,24 +39,96 @@ func objName(kind, namespace, name string) string {
 // [dra.Selector]. At run time an evaluation error (a missing attribute, the
 // cost limit) means the device does not match.
 //
-// Errors: an expression that does not compile or is not boolean
-// ([placement.ErrInvalid], naming obj and field).
+// It refuses what the API server refuses when the expression is written
+// (pkg/apis/resource/validation, validateCELExpression): an expression
+// longer than resourcev1.CELSelectorExpressionMaxLength bytes (10 KiB), or
+// one whose worst-case cost, as CEL's estimator with the DRA size limits
+// computes it, exceeds resourcev1.CELSelectorExpressionMaxCost (1,000,000).
+// Those limits are what keep one evaluation near 0.1 s; without them one
+// selector over a large list can hold a solve for minutes.
+//
+// Errors: an expression that is too long, does not compile, is not
+// boolean or is too complex ([placement.ErrInvalid], naming obj and
+// field).
 func CompileSelector(obj, field, expression string) (dra.Selector, error) {
-	res := dracel.GetCompiler(dracel.Features{}).CompileCELExpression(expression, dracel.Options{})
+	if len(expression) > resourcev1.CELSelectorExpressionMaxLength {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field, "%d bytes exceed the limit of %d", len(expression), resourcev1.CELSelectorExpressionMaxLength)
+	}
+	res := dracel.GetCompiler(dracel.Features{EnableConsumableCapacity: true}).CompileCELExpression(expression, dracel.Options{})
 	if res.Error != nil {
 		return nil, placement.Errorf(placement.ErrInvalid, obj, field, "%s", res.Error.Detail)
 	}
+	if res.MaxCost > resourcev1.CELSelectorExpressionMaxCost {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field, "too complex: estimated cost %d exceeds the limit of %d", res.MaxCost, resourcev1.CELSelectorExpressionMaxCost)
+	}
 	return func(driver string, d *dra.Device) bool {
-		in := dracel.Device{Driver: driver, Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{}, Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{}}
+		multi := d.AllowMultipleAllocations
+		in := dracel.Device{Driver: driver, AllowMultipleAllocations: &multi, Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{}, Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{}}
 		for n, a := range d.Attributes {
 			in.Attributes[resourcev1.QualifiedName(n)] = apiAttribute(a)
 		}
 		for n, v := range d.Capacity {
-			in.Capacity[resourcev1.QualifiedName(n)] = resourcev1.DeviceCapacity{Value: *resource.NewQuantity(v, resource.BinarySI)}
+			in.Capacity[resourcev1.QualifiedName(n)] = resourcev1.DeviceCapacity{Value: apiQuantity(n, v)}
 		}
 		ok, _, err := res.DeviceMatches(context.Background(), in)
 		return err == nil && ok
 	}, nil
+}
+
+// capQuantity converts a device capacity or a request for one into
+// canonical units: millicores for a capacity named cpu, whole units
+// (bytes for memory) otherwise.
+func capQuantity(obj, field string, name resourcev1.QualifiedName, q resource.Quantity) (int64, error) {
+	return Quantity(obj, field, corev1.ResourceName(name), q)
+}
+
+// apiQuantity is capQuantity's inverse.
+func apiQuantity(name dra.QualifiedName, v int64) resource.Quantity {
+	if name == dra.QualifiedName(corev1.ResourceCPU) {
+		return *resource.NewMilliQuantity(v, resource.DecimalSI)
+	}
+	return *resource.NewQuantity(v, resource.BinarySI)
+}
+
+// requestPolicy converts a capacity's resource.k8s.io/v1 requestPolicy.
+func requestPolicy(obj, f string, name resourcev1.QualifiedName, p *resourcev1.CapacityRequestPolicy) (dra.CapacityRequestPolicy, error) {
+	var out dra.CapacityRequestPolicy
+	q := func(field string, in *resource.Quantity) (*int64, error) {
+		if in == nil {
+			return nil, nil
+		}
+		v, err := capQuantity(obj, f+"."+field, name, *in)
+		return &v, err
+	}
+	var err error
+	if out.Default, err = q("default", p.Default); err != nil {
+		return out, err
+	}
+	for i := range p.ValidValues {
+		v, err := capQuantity(obj, fmt.Sprintf("%s.validValues[%d]", f, i), name, p.ValidValues[i])
+		if err != nil {
+			return out, err
+		}
+		out.ValidValues = append(out.ValidValues, v)
+	}
+	if r := p.ValidRange; r != nil {
+		if r.Min == nil {
+			return out, placement.Errorf(placement.ErrInvalid, obj, f+".validRange.min", "must be set")
+		}
+		out.ValidRange = &dra.CapacityRange{}
+		min, err := q("validRange.min", r.Min)
+		if err != nil {
+			return out, err
+		}
+		out.ValidRange.Min = *min
+		if out.ValidRange.Max, err = q("validRange.max", r.Max); err != nil {
+			return out, err
+		}
+		if out.ValidRange.Step, err = q("validRange.step", r.Step); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 func apiAttribute(a dra.Attribute) resourcev1.DeviceAttribute {
@@ -90,13 +164,17 @@ func selectors(obj, field string, in []resourcev1.DeviceSelector) ([]dra.Selecto
 }
 
 // ConvertDeviceClass converts a resource.k8s.io/v1 DeviceClass, compiling
-// its CEL selectors. spec.config is not modelled. Errors: a selector
-// without cel, or one that does not compile.
+// its CEL selectors. spec.config is not modelled (it does not change
+// which devices are allocated). Errors: a selector without cel, or one
+// that does not compile; [ErrUnsupported] for spec.extendedResourceName.
 func ConvertDeviceClass(dc *resourcev1.DeviceClass) (dra.DeviceClass, error) {
 	if dc == nil {
 		return dra.DeviceClass{}, errNil("DeviceClass")
 	}
 	obj := objName("DeviceClass", "", dc.Name)
+	if dc.Spec.ExtendedResourceName != nil {
+		return dra.DeviceClass{}, placement.Errorf(ErrUnsupported, obj, "spec.extendedResourceName", "extended resources backed by DRA (KEP-5004) are not supported")
+	}
 	sels, err := selectors(obj, "spec.selectors", dc.Spec.Selectors)
 	if err != nil {
 		return dra.DeviceClass{}, err
@@ -168,11 +246,14 @@ func counters(obj, field string, in map[string]resourcev1.Counter) (map[string]i
 
 // ConvertResourceSlice converts a resource.k8s.io/v1 ResourceSlice:
 // driver, pool, where its devices are reachable from, shared counters and
-// devices (attributes, capacities in canonical units, counter
-// consumption). Device taints, binding conditions and consumable capacity
-// are not modelled. Errors: an attribute that sets not exactly one value;
-// a bad quantity; [ErrUnsupported] for list-valued attributes and for node
-// selectors with several terms, matchFields, or Gt/Lt.
+// devices (attributes, capacities in canonical units with their request
+// policies, allowMultipleAllocations (KEP-5075), counter consumption).
+// Device taints and binding conditions are not modelled, so a device that
+// carries them is an error rather than a device wrongly free; tolerations
+// in requests are accepted and, with no taints, have nothing to tolerate.
+// Errors: an attribute that sets not exactly one value; a bad quantity; [ErrUnsupported] for device taints and binding
+// conditions, list-valued attributes and node selectors with several
+// terms, matchFields, or Gt/Lt.
 func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error) {
 	if s == nil {
 		return dra.ResourceSlice{}, errNil("ResourceSlice")
@@ -203,16 +284,33 @@ func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error
 	for i := range sp.Devices {
 		d := &sp.Devices[i]
 		f := fmt.Sprintf("spec.devices[%d]", i)
-		dd := dra.Device{Name: d.Name, NodeName: deref(d.NodeName), AllNodes: deref(d.AllNodes), Capacity: map[dra.QualifiedName]int64{}}
+		switch {
+		case len(d.Taints) > 0:
+			return dra.ResourceSlice{}, placement.Errorf(ErrUnsupported, obj, f+".taints", "device taints (KEP-5055) are not supported")
+		case len(d.BindingConditions) > 0:
+			return dra.ResourceSlice{}, placement.Errorf(ErrUnsupported, obj, f+".bindingConditions", "binding conditions are not supported")
+		}
+		dd := dra.Device{Name: d.Name, NodeName: deref(d.NodeName), AllNodes: deref(d.AllNodes), Capacity: map[dra.QualifiedName]int64{},
+			AllowMultipleAllocations: deref(d.AllowMultipleAllocations)}
 		if dd.Attributes, err = attributes(obj, f+".attributes", d.Attributes); err != nil {
 			return dra.ResourceSlice{}, err
 		}
 		for _, n := range slices.Sorted(maps.Keys(d.Capacity)) {
-			v, err := Quantity(obj, f+".capacity["+string(n)+"].value", corev1.ResourceName(n), d.Capacity[n].Value)
+			v, err := capQuantity(obj, f+".capacity["+string(n)+"].value", n, d.Capacity[n].Value)
 			if err != nil {
 				return dra.ResourceSlice{}, err
 			}
 			dd.Capacity[dra.QualifiedName(n)] = v
+			if p := d.Capacity[n].RequestPolicy; p != nil {
+				rp, err := requestPolicy(obj, f+".capacity["+string(n)+"].requestPolicy", n, p)
+				if err != nil {
+					return dra.ResourceSlice{}, err
+				}
+				if dd.RequestPolicies == nil {
+					dd.RequestPolicies = map[dra.QualifiedName]dra.CapacityRequestPolicy{}
+				}
+				dd.RequestPolicies[dra.QualifiedName(n)] = rp
+			}
 		}
 		if d.NodeSelector != nil {
 			if dd.NodeSelector, err = nodeSelector(obj, f+".nodeSelector", d.NodeSelector); err != nil {
@@ -231,7 +329,7 @@ func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error
 	return out, nil
 }
 
-func exactRequest(obj, field string, className string, sels []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, admin *bool) (dra.ExactDeviceRequest, error) {
+func exactRequest(obj, field string, className string, sels []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, admin *bool, capacity *resourcev1.CapacityRequirements) (dra.ExactDeviceRequest, error) {
 	if admin != nil && *admin {
 		return dra.ExactDeviceRequest{}, placement.Errorf(ErrUnsupported, obj, field+".adminAccess", "admin access is not supported")
 	}
@@ -239,13 +337,26 @@ func exactRequest(obj, field string, className string, sels []resourcev1.DeviceS
 	if err != nil {
 		return dra.ExactDeviceRequest{}, err
 	}
-	return dra.ExactDeviceRequest{DeviceClassName: className, Selectors: s, AllocationMode: dra.AllocationMode(mode), Count: count}, nil
+	out := dra.ExactDeviceRequest{DeviceClassName: className, Selectors: s, AllocationMode: dra.AllocationMode(mode), Count: count}
+	if capacity != nil && len(capacity.Requests) > 0 {
+		out.Capacity = map[dra.QualifiedName]int64{}
+		for _, n := range slices.Sorted(maps.Keys(capacity.Requests)) {
+			v, err := capQuantity(obj, field+".capacity.requests["+string(n)+"]", n, capacity.Requests[n])
+			if err != nil {
+				return dra.ExactDeviceRequest{}, err
+			}
+			out.Capacity[dra.QualifiedName(n)] = v
+		}
+	}
+	return out, nil
 }
 
 // ClaimSpec converts a resource.k8s.io/v1 ResourceClaimSpec (its device
-// requests and matchAttribute constraints; config is not modelled). obj
-// and field name it in errors. Errors: a selector that does not compile;
-// [ErrUnsupported] for admin access and distinctAttribute constraints.
+// requests, with their capacity requests, and matchAttribute and
+// distinctAttribute constraints; config is not modelled). obj and field
+// name it in errors. Errors: a selector that does not compile; a
+// constraint without exactly one attribute; [ErrUnsupported] for admin
+// access.
 func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.ClaimSpec, error) {
 	if spec == nil {
 		return dra.ClaimSpec{}, placement.Errorf(placement.ErrInvalid, obj, field, "is nil")
@@ -255,14 +366,14 @@ func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.Claim
 		f := fmt.Sprintf("%s.devices.requests[%d]", field, i)
 		dr := dra.DeviceRequest{Name: r.Name}
 		if e := r.Exactly; e != nil {
-			x, err := exactRequest(obj, f+".exactly", e.DeviceClassName, e.Selectors, e.AllocationMode, e.Count, e.AdminAccess)
+			x, err := exactRequest(obj, f+".exactly", e.DeviceClassName, e.Selectors, e.AllocationMode, e.Count, e.AdminAccess, e.Capacity)
 			if err != nil {
 				return dra.ClaimSpec{}, err
 			}
 			dr.Exactly = &x
 		}
 		for j, s := range r.FirstAvailable {
-			x, err := exactRequest(obj, fmt.Sprintf("%s.firstAvailable[%d]", f, j), s.DeviceClassName, s.Selectors, s.AllocationMode, s.Count, nil)
+			x, err := exactRequest(obj, fmt.Sprintf("%s.firstAvailable[%d]", f, j), s.DeviceClassName, s.Selectors, s.AllocationMode, s.Count, nil, s.Capacity)
 			if err != nil {
 				return dra.ClaimSpec{}, err
 			}
@@ -272,13 +383,11 @@ func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.Claim
 	}
 	for i, c := range spec.Devices.Constraints {
 		f := fmt.Sprintf("%s.devices.constraints[%d]", field, i)
-		if c.DistinctAttribute != nil {
-			return dra.ClaimSpec{}, placement.Errorf(ErrUnsupported, obj, f+".distinctAttribute", "distinctAttribute constraints are not supported")
+		if (c.MatchAttribute == nil) == (c.DistinctAttribute == nil) {
+			return dra.ClaimSpec{}, placement.Errorf(placement.ErrInvalid, obj, f, "exactly one of matchAttribute and distinctAttribute must be set")
 		}
-		if c.MatchAttribute == nil {
-			return dra.ClaimSpec{}, placement.Errorf(placement.ErrInvalid, obj, f+".matchAttribute", "must be set")
-		}
-		out.Constraints = append(out.Constraints, dra.DeviceConstraint{Requests: slices.Clone(c.Requests), MatchAttribute: dra.QualifiedName(*c.MatchAttribute)})
+		out.Constraints = append(out.Constraints, dra.DeviceConstraint{Requests: slices.Clone(c.Requests),
+			MatchAttribute: dra.QualifiedName(deref(c.MatchAttribute)), DistinctAttribute: dra.QualifiedName(deref(c.DistinctAttribute))})
 	}
 	return out, nil
 }
@@ -326,8 +435,19 @@ func ConvertResourceClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error
 	}
 	if a := c.Status.Allocation; a != nil {
 		ar := &dra.AllocationResult{}
-		for _, r := range a.Devices.Results {
-			ar.Devices = append(ar.Devices, dra.DeviceResult{Request: r.Request, DeviceID: dra.DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}})
+		for i, r := range a.Devices.Results {
+			dr := dra.DeviceResult{Request: r.Request, DeviceID: dra.DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}}
+			for _, n := range slices.Sorted(maps.Keys(r.ConsumedCapacity)) {
+				v, err := capQuantity(obj, fmt.Sprintf("status.allocation.devices.results[%d].consumedCapacity[%s]", i, n), n, r.ConsumedCapacity[n])
+				if err != nil {
+					return dra.ResourceClaim{}, err
+				}
+				if dr.ConsumedCapacity == nil {
+					dr.ConsumedCapacity = map[dra.QualifiedName]int64{}
+				}
+				dr.ConsumedCapacity[dra.QualifiedName(n)] = v
+			}
+			ar.Devices = append(ar.Devices, dr)
 		}
 		if ns := a.NodeSelector; ns != nil {
 			t := ns.NodeSelectorTerms
@@ -364,7 +484,16 @@ func ClaimStatus(c *dra.ResourceClaim) resourcev1.ResourceClaimStatus {
 	if a := c.Status.Allocation; a != nil {
 		ar := &resourcev1.AllocationResult{}
 		for _, d := range a.Devices {
-			ar.Devices.Results = append(ar.Devices.Results, resourcev1.DeviceRequestAllocationResult{Request: d.Request, Driver: d.Driver, Pool: d.Pool, Device: d.Device})
+			r := resourcev1.DeviceRequestAllocationResult{Request: d.Request, Driver: d.Driver, Pool: d.Pool, Device: d.Device}
+			if d.ConsumedCapacity != nil {
+				r.ConsumedCapacity = map[resourcev1.QualifiedName]resource.Quantity{}
+				for n, v := range d.ConsumedCapacity {
+					r.ConsumedCapacity[resourcev1.QualifiedName(n)] = apiQuantity(n, v)
+				}
+				id := shareID(c, d)
+				r.ShareID = &id
+			}
+			ar.Devices.Results = append(ar.Devices.Results, r)
 		}
 		var term corev1.NodeSelectorTerm
 		if a.NodeName != "" {
@@ -387,6 +516,16 @@ func ClaimStatus(c *dra.ResourceClaim) resourcev1.ResourceClaimStatus {
 		out.ReservedFor = append(out.ReservedFor, resourcev1.ResourceClaimConsumerReference{APIGroup: r.APIGroup, Resource: r.Resource, Name: r.Name, UID: types.UID(r.UID)})
 	}
 	return out
+}
+
+// shareID names one claim's share of a device that allows multiple
+// allocations (resource.k8s.io/v1 DeviceRequestAllocationResult.shareID).
+// The scheduler draws a random UID; here it is derived from the claim,
+// request and device, so the same decision writes the same objects.
+func shareID(c *dra.ResourceClaim, d dra.DeviceResult) types.UID {
+	h := sha256.Sum256([]byte(c.Namespace + "\x00" + c.Name + "\x00" + d.Request + "\x00" + d.DeviceID.String()))
+	x := hex.EncodeToString(h[:16])
+	return types.UID(x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:32])
 }
 
 // NewClaim writes a claim that [dra.Ledger.Commit] generated from a

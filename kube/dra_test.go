@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,6 +46,42 @@ func TestCompileSelector(t *testing.T) {
 	require.ErrorContains(t, err, `DeviceClass "x": spec.selectors[0].cel.expression: compilation failed`)
 	_, err = CompileSelector(`DeviceClass "x"`, "f", `device.driver`)
 	require.ErrorContains(t, err, "must evaluate to bool")
+}
+
+// nestedAll is the selector of issue 22: L.all(i, L.all(j, …)) over a
+// list literal of n integers, whose estimated cost grows as n².
+func nestedAll(n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = strconv.Itoa(i)
+	}
+	l := "[" + strings.Join(items, ",") + "]"
+	return l + ".all(i, " + l + ".all(j, device.driver == 'gpu.example.com' || i + j >= 0))"
+}
+
+// TestRegression_SelectorCost: a selector nesting two all() over 1,000
+// elements estimates at 11,014,011, over the API server's 1,000,000, and
+// is refused naming its field, as the API server would refuse it; over
+// 300 elements it estimates at 994,211 and compiles. A selector longer
+// than 10 KiB is refused before compiling.
+func TestRegression_SelectorCost(t *testing.T) {
+	const obj, field = `ResourceClaimTemplate "ns/t"`, "spec.spec.devices.requests[0].exactly.selectors[0].cel.expression"
+	_, err := CompileSelector(obj, field, nestedAll(1000))
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	require.EqualError(t, err, obj+": "+field+": too complex: estimated cost 11014011 exceeds the limit of 1000000")
+
+	sel, err := CompileSelector(obj, field, nestedAll(300))
+	require.NoError(t, err)
+	require.True(t, sel("gpu.example.com", &dra.Device{Name: "gpu-0"}))
+
+	_, err = CompileSelector(obj, field, `device.driver == "`+strings.Repeat("x", 10*1024)+`"`)
+	require.EqualError(t, err, obj+": "+field+": 10259 bytes exceed the limit of 10240")
+
+	// Through the converter, the field is the claim's own.
+	_, err = ClaimSpec(`ResourceClaim "ns/c"`, "spec", &resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: nestedAll(1000)}}}},
+	}}}})
+	require.ErrorContains(t, err, `ResourceClaim "ns/c": spec.devices.requests[0].exactly.selectors[0].cel.expression: too complex`)
 }
 
 func TestConvertResourceSlice(t *testing.T) {
@@ -135,8 +173,12 @@ func TestResourceClaimRoundTrip(t *testing.T) {
 	require.EqualError(t, err, `ResourceClaim "default/train-fabric": spec.devices.requests[0].exactly.adminAccess: admin access is not supported`)
 	in.Spec.Devices.Requests[0].Exactly.AdminAccess = nil
 	in.Spec.Devices.Constraints = []resourcev1.DeviceConstraint{{DistinctAttribute: ptr(resourcev1.FullyQualifiedName("x/y"))}}
+	c, err = ConvertResourceClaim(in)
+	require.NoError(t, err)
+	require.Equal(t, []dra.DeviceConstraint{{DistinctAttribute: "x/y"}}, c.Spec.Constraints)
+	in.Spec.Devices.Constraints[0].MatchAttribute = ptr(resourcev1.FullyQualifiedName("x/y"))
 	_, err = ConvertResourceClaim(in)
-	require.ErrorIs(t, err, ErrUnsupported)
+	require.EqualError(t, err, `ResourceClaim "default/train-fabric": spec.devices.constraints[0]: exactly one of matchAttribute and distinctAttribute must be set`)
 }
 
 func TestNewestSlices(t *testing.T) {
@@ -149,4 +191,73 @@ func TestNewestSlices(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	require.Equal(t, []string{"b", "c", "d"}, names)
+}
+
+// TestConvertConsumableCapacity: a shared device's allowMultipleAllocations
+// and request policy, a request's capacity and an allocation's
+// consumedCapacity convert to canonical units and back, with a shareID
+// that depends only on claim, request and device.
+func TestConvertConsumableCapacity(t *testing.T) {
+	q := func(s string) *resource.Quantity { v := resource.MustParse(s); return &v }
+	yes := true
+	s := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "gpus"}, Spec: resourcev1.ResourceSliceSpec{
+		Driver: "gpu.example.com", Pool: resourcev1.ResourcePool{Name: "n1"}, NodeName: ptrTo("n1"),
+		Devices: []resourcev1.Device{{Name: "gpu-0", AllowMultipleAllocations: &yes, Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{
+			"memory": {Value: resource.MustParse("40Gi"), RequestPolicy: &resourcev1.CapacityRequestPolicy{
+				Default: q("10Gi"), ValidRange: &resourcev1.CapacityRequestPolicyRange{Min: q("5Gi"), Step: q("5Gi")}}},
+		}}},
+	}}
+	got, err := ConvertResourceSlice(s)
+	require.NoError(t, err)
+	d := got.Devices[0]
+	require.True(t, d.AllowMultipleAllocations)
+	require.Equal(t, int64(40<<30), d.Capacity["memory"])
+	five, ten := int64(5<<30), int64(10<<30)
+	require.Equal(t, map[dra.QualifiedName]dra.CapacityRequestPolicy{"memory": {Default: &ten, ValidRange: &dra.CapacityRange{Min: five, Step: &five}}}, d.RequestPolicies)
+
+	s.Spec.Devices[0].Capacity["memory"].RequestPolicy.ValidRange.Min = nil
+	_, err = ConvertResourceSlice(s)
+	require.EqualError(t, err, `ResourceSlice "gpus": spec.devices[0].capacity[memory].requestPolicy.validRange.min: must be set`)
+
+	spec, err := ClaimSpec(`ResourceClaim "ns/c"`, "spec", &resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", Capacity: &resourcev1.CapacityRequirements{Requests: map[resourcev1.QualifiedName]resource.Quantity{"memory": resource.MustParse("12Gi")}}},
+	}}}})
+	require.NoError(t, err)
+	require.Equal(t, map[dra.QualifiedName]int64{"memory": 12 << 30}, spec.Requests[0].Exactly.Capacity)
+
+	c := &dra.ResourceClaim{Namespace: "ns", Name: "c", Status: dra.ClaimStatus{Allocation: &dra.AllocationResult{Devices: []dra.DeviceResult{{
+		Request: "gpu", DeviceID: dra.DeviceID{Driver: "gpu.example.com", Pool: "n1", Device: "gpu-0"}, ConsumedCapacity: map[dra.QualifiedName]int64{"memory": 15 << 30},
+	}}}}}
+	st := ClaimStatus(c)
+	r := st.Allocation.Devices.Results[0]
+	require.Equal(t, "15Gi", ptrTo(r.ConsumedCapacity["memory"]).String())
+	require.NotNil(t, r.ShareID)
+	require.Equal(t, r.ShareID, ClaimStatus(c).Allocation.Devices.Results[0].ShareID, "the same claim writes the same shareID")
+	back, err := ConvertResourceClaim(&resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c"}, Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu"}}}}}, Status: st})
+	require.NoError(t, err)
+	require.Equal(t, c.Status.Allocation.Devices, back.Status.Allocation.Devices)
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// TestUnsupportedDRAFields: fields the model lacks are errors naming the
+// field, never silently dropped: a tainted device would otherwise look
+// free, and a class backed by an extended resource would serve nothing.
+func TestUnsupportedDRAFields(t *testing.T) {
+	s := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "gpus"}, Spec: resourcev1.ResourceSliceSpec{
+		Driver: "gpu.example.com", Pool: resourcev1.ResourcePool{Name: "n1"}, NodeName: ptrTo("n1"),
+		Devices: []resourcev1.Device{{Name: "gpu-0", Taints: []resourcev1.DeviceTaint{{Key: "broken", Effect: resourcev1.DeviceTaintEffectNoSchedule}}}},
+	}}
+	_, err := ConvertResourceSlice(s)
+	require.ErrorIs(t, err, ErrUnsupported)
+	require.ErrorContains(t, err, `ResourceSlice "gpus": spec.devices[0].taints: device taints (KEP-5055) are not supported`)
+	s.Spec.Devices[0].Taints = nil
+	s.Spec.Devices[0].BindingConditions = []string{"ready"}
+	_, err = ConvertResourceSlice(s)
+	require.ErrorContains(t, err, "spec.devices[0].bindingConditions: binding conditions are not supported")
+
+	_, err = ConvertDeviceClass(&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: ptrTo("nvidia.com/gpu")}})
+	require.ErrorIs(t, err, ErrUnsupported)
+	require.ErrorContains(t, err, `DeviceClass "gpu": spec.extendedResourceName: extended resources backed by DRA (KEP-5004) are not supported`)
 }

@@ -177,7 +177,7 @@ func (sv *solver) scheduled(win *attempt) Decision {
 	d.MostFit = sv.bound + win.placed
 	d.Steps = sv.steps
 	d.Truncated = sv.exhausted
-	d.Proven = win.proven
+	d.Proven = win.proven && !sv.hookCut
 	d.Message = fmt.Sprintf("%d of %d members placed%s", win.placed, len(sv.members), inName(win.p))
 	if sv.bound > 0 {
 		d.Message += fmt.Sprintf(" (%d already bound)", sv.bound)
@@ -191,7 +191,7 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 	d := Decision{Group: sv.g.Key(), Bound: sv.bound, Required: sv.required}
 	bestFail, rejected, resolvableReject, proven, cut := sel.bestFail, sel.rejected, sel.resolvableReject, sel.proven, sel.cut
 	d.Steps = sv.steps
-	d.Proven = proven && !cut && !sv.exhausted
+	d.Proven = proven && !cut && !sv.exhausted && !sv.hookCut
 	d.Waiting = make([]Key, 0, len(sv.g.Members))
 	for i := range sv.members {
 		if int(sv.members[i].index) < len(sv.g.Members) {

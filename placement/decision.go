@@ -147,7 +147,8 @@ type Decision struct {
 	// decision, no assignment in the chosen placement places more members;
 	// otherwise, no assignment in any placement satisfies the group (the
 	// search was complete). It is false when the search was cut short and
-	// the answer is the heuristic's. A PlacementFilter is shown one
+	// the answer is the heuristic's, or when a hook's rejection was Cut
+	// (its own search stopped at its budget). A PlacementFilter is shown one
 	// assignment per placement: Proven does not cover other assignments of
 	// a placement it rejected; nor, with a Filter that reads a node's
 	// usage, orders of placement the solver does not try (see [Filter]).

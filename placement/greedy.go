@@ -562,12 +562,14 @@ func (sv *solver) fits(m *member, id NodeID) bool {
 	p := sv.pod(m.row)
 	for k, f := range sv.opts.Filters {
 		if r := f.Filter(p, ni); !r.OK() {
+			sv.hookCut = sv.hookCut || r.Cut
 			sv.failed(r, fmt.Sprintf("Options.Filters[%d]", k), p, ni)
 			return false
 		}
 	}
 	for k, rv := range sv.reservers {
 		if r := rv.Filter(p, ni); !r.OK() {
+			sv.hookCut = sv.hookCut || r.Cut
 			sv.failed(r, fmt.Sprintf("Options.Reservers[%d]", k), p, ni)
 			return false
 		}

@@ -5,7 +5,9 @@ package placement
 // decision's per-reason counts (kube-scheduler: a Status message);
 // Unresolvable says that removing pods cannot change the verdict
 // (kube-scheduler: UnschedulableAndUnresolvable), which tells preemption not
-// to try.
+// to try. Cut says that the hook's own search stopped at its budget before
+// deciding (the node might fit): a solve that saw such a rejection leaves
+// Decision.Proven false.
 //
 // Err is for a hook that could not decide for a reason of its own (a
 // lookup the host could not make): Solve then stops and returns an error
@@ -15,6 +17,7 @@ package placement
 type Rejection struct {
 	Reason       string
 	Unresolvable bool
+	Cut          bool
 	Err          error
 }
 

@@ -266,6 +266,7 @@ type solver struct {
 	steps        int64
 	budget       int64
 	exhausted    bool
+	hookCut      bool // a hook's rejection said its own search was cut short
 	// batched is the solver's mode, chosen once in Solve: with no
 	// constraint between members, caller Filter or Reserver, members of
 	// one class are placed in runs (greedy), an attempt of one class is

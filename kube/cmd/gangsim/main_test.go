@@ -60,6 +60,8 @@ var goldens = []golden{
 	{"kueue-kind-samples-json", []string{"-o", "json", "-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
 	{"dra-gangs", []string{"-f", td + "dra/cluster-and-gang.yaml", "-f", td + "dra/more-gangs.yaml"}, exitWaiting},
 	{"dra-gang-yaml", []string{"-o", "yaml", "-f", td + "dra/cluster-and-gang.yaml"}, exitPlaced},
+	{"dra-shared-gpu", []string{"-f", td + "dra/shared-gpu.yaml"}, exitWaiting},
+	{"dra-shared-gpu-yaml", []string{"-o", "yaml", "-f", td + "dra/shared-gpu.yaml"}, exitWaiting},
 	{"preemption", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
 	{"preemption-yaml", []string{"-o", "yaml", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
 	{"preemption-off", []string{"-preemption=false", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitWaiting},
