@@ -15,6 +15,14 @@ import (
 // capacity bound before any solve. Above it Find takes its heuristic.
 const MaxExactUnits = 20
 
+// MaxExactSolves is the most solves one [Find] makes (its first ones
+// included) before its exact search stops, as when the budget runs out: the plan is then not
+// proven and, with nothing found, the heuristic takes over. The budget
+// alone does not bound the search's time: a solve's steps do not count a
+// hook's own work (a DRA reserver's device search), so a cycle of a host
+// such as the gang scheduler could spend seconds on one Find.
+const MaxExactSolves = 512
+
 // found is the cheapest victim set found so far, over every placement.
 type found struct {
 	cost Cost
@@ -313,6 +321,10 @@ func (e *exact) visit(rest []int32, depth int, added bool) error {
 // fits.
 func (e *exact) try() (bool, error) {
 	f := e.f
+	if f.solves >= MaxExactSolves {
+		f.cut = true
+		return false, nil
+	}
 	snap, err := f.s.Apply(placement.Change{Remove: podKeys(e.set)})
 	if err != nil {
 		return false, err
