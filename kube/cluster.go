@@ -378,6 +378,17 @@ func (c *Cluster) SetCondition(k placement.Key, cond gang.Condition) bool {
 	return true
 }
 
+// ConditionType returns the type under which PodGroup k's API object
+// carries a condition of type t: a v1beta1 PodGroup names
+// PodGroupScheduled PodGroupInitiallyScheduled (see
+// [SetConditionV1beta1]); anything else keeps t.
+func (c *Cluster) ConditionType(k placement.Key, t string) string {
+	if g, ok := c.groups[k]; ok && g.v1beta1 != nil && t == gang.PodGroupScheduled {
+		return PodGroupInitiallyScheduled
+	}
+	return t
+}
+
 // Evict records that pod k was evicted by preemption: its API object
 // leaves [Cluster.Objects]. It reports whether the pod is known.
 func (c *Cluster) Evict(k placement.Key) bool {

@@ -264,13 +264,13 @@ func writeText(w io.Writer, rep Report) {
 			fmt.Fprintf(w, "  waiting %d: %s (retry at +%s)\n", len(cy.Waiting), list(cy.Waiting), cy.RetryAt)
 		}
 		if len(cy.Preempted) > 0 {
-			fmt.Fprintf(w, "  preempted %d: %s (%s)\n", len(cy.Preempted), list(cy.Preempted), cy.PreemptionMessage)
+			fmt.Fprintf(w, "  preempted %d: %s\n", len(cy.Preempted), list(cy.Preempted))
 		}
 		for _, cl := range cy.Claims {
 			fmt.Fprintf(w, "  claim %s\n", cl)
 		}
 		if cy.Condition != nil {
-			fmt.Fprintf(w, "  condition PodGroupScheduled=%s (%s)\n", cy.Condition.Status, cy.Condition.Reason)
+			fmt.Fprintf(w, "  condition %s=%s (%s)\n", cy.Condition.Type, cy.Condition.Status, cy.Condition.Reason)
 		}
 	}
 	s := rep.Summary
@@ -279,7 +279,11 @@ func writeText(w io.Writer, rep Report) {
 	if s.Stopped != "" {
 		fmt.Fprintf(w, "  %s\n", s.Stopped)
 	}
-	fmt.Fprintf(w, "  PodGroups: %d placed, %d waiting\n", s.GroupsPlaced, s.GroupsWaiting)
+	fmt.Fprintf(w, "  PodGroups: %d placed, %d waiting", s.GroupsPlaced, s.GroupsWaiting)
+	if s.GroupsPreempted > 0 {
+		fmt.Fprintf(w, ", %d preempted", s.GroupsPreempted)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  pods: %d bound in this run, %d waiting, %d preempted\n", s.PodsBound, s.PodsWaiting, s.PodsPreempted)
 	for _, a := range s.Allocation {
 		fmt.Fprintf(w, "  %s: %.1f%% allocated (%s of %s)\n", a.Resource, a.Percent, human(a.Resource, a.Requested), human(a.Resource, a.Allocatable))

@@ -45,7 +45,9 @@ type Cycle struct {
 	// BudgetExhausted, or Error.
 	Status    string `json:"status"`
 	Placement string `json:"placement,omitempty"`
-	Message   string `json:"message"`
+	// Message is the reason as the PodGroup condition words it (see
+	// gang.Result.Message): the decision's, then what preemption found.
+	Message string `json:"message"`
 	// Bound are the members bound in this cycle, all together.
 	Bound []Binding `json:"bound,omitempty"`
 	// Waiting are the members sent back to the queue.
@@ -68,27 +70,34 @@ type Binding struct {
 	Node string `json:"node"`
 }
 
-// Condition is the PodGroupScheduled condition a cycle wrote.
+// Condition is the PodGroupScheduled condition a cycle wrote, under the
+// type its PodGroup's version names it (PodGroupInitiallyScheduled in
+// scheduling.k8s.io/v1beta1).
 type Condition struct {
+	Type   string `json:"type"`
 	Status string `json:"status"`
 	Reason string `json:"reason"`
 }
 
 // Summary is the state after the last cycle.
 type Summary struct {
-	Cycles        int            `json:"cycles"`
-	PodGroups     int            `json:"podGroups"`
-	GroupsPlaced  int            `json:"podGroupsPlaced"`
-	GroupsWaiting int            `json:"podGroupsWaiting"`
-	PodsBound     int            `json:"podsBound"`
-	PodsWaiting   int            `json:"podsWaiting"`
-	PodsPreempted int            `json:"podsPreempted"`
-	Waiting       []WaitingGroup `json:"waiting,omitempty"`
-	Allocation    []Allocation   `json:"allocation"`
-	Racks         *Racks         `json:"racks,omitempty"`
-	Unused        []string       `json:"unused,omitempty"`
-	JobsPodByPod  []string       `json:"jobsPodByPod,omitempty"`
-	Stopped       string         `json:"stopped,omitempty"`
+	Cycles        int `json:"cycles"`
+	PodGroups     int `json:"podGroups"`
+	GroupsPlaced  int `json:"podGroupsPlaced"`
+	GroupsWaiting int `json:"podGroupsWaiting"`
+	// GroupsPreempted are PodGroups that preemption left with fewer than
+	// minCount members bound and none pending (the sim has no Job
+	// controller to recreate them): neither placed nor waiting.
+	GroupsPreempted int            `json:"podGroupsPreempted,omitempty"`
+	PodsBound       int            `json:"podsBound"`
+	PodsWaiting     int            `json:"podsWaiting"`
+	PodsPreempted   int            `json:"podsPreempted"`
+	Waiting         []WaitingGroup `json:"waiting,omitempty"`
+	Allocation      []Allocation   `json:"allocation"`
+	Racks           *Racks         `json:"racks,omitempty"`
+	Unused          []string       `json:"unused,omitempty"`
+	JobsPodByPod    []string       `json:"jobsPodByPod,omitempty"`
+	Stopped         string         `json:"stopped,omitempty"`
 }
 
 // WaitingGroup is a PodGroup (or lone pod) left with pending members.
@@ -128,11 +137,22 @@ type options struct {
 
 const progressEvery = 500
 
-// simulate runs scheduling cycles on the cluster until nothing can change:
-// every group still queued has been tried since the last binding (the
-// cluster only changes by bindings, so a retry would decide the same), or
-// only gated groups remain. Bindings and conditions are written back into
+// simulate runs scheduling cycles on the cluster until no cycle could
+// change anything, and writes bindings, evictions and conditions back into
 // c.
+//
+// The stopping rule is a true fixed point. Decisions are deterministic and
+// depend only on the cluster (bindings, evictions and the claims they
+// commit) and the group's own pending members, so a group whose last cycle
+// changed nothing would decide the same again until some cycle changes the
+// cluster. The run counts such groups for the current state of the cluster
+// (a generation that every change advances) and ends when the scheduler has
+// no active group and every group backing off is one of them; gated groups
+// (no PodGroup, fewer than minCount members) wait for events that a run
+// over fixed manifests never sends. A group whose cycle bound some members
+// and requeued others is not counted: its next cycle sees a different
+// cluster, and may preempt for the rest. The check costs O(1) per cycle,
+// however many groups are bound or waiting.
 func simulate(c *kube.Cluster, opts options) (Report, error) {
 	if err := checkTopology(c); err != nil {
 		return Report{}, err
@@ -146,10 +166,12 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		sched.SetClaims(c.Ledger)
 	}
 	sched.SetDisruptionBudgets(c.Budgets)
+	policies := map[placement.Key]gang.SchedulingPolicy{}
 	for _, pg := range c.PodGroups {
 		if err := sched.SetPodGroup(pg); err != nil {
 			return Report{}, err
 		}
+		policies[pg.Key()] = pg.Spec.SchedulingPolicy
 	}
 	start := epoch
 	groups := map[placement.Key]bool{}
@@ -184,19 +206,23 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	var rep Report
 	snap := c.Snapshot
 	now := start
-	failed := map[placement.Key]bool{} // tried and left pending since the last binding
+	// settled[k] == gen+1: group k's last cycle changed nothing in the
+	// cluster as it is now; settledN counts them (each is backing off).
+	gen, settledN := 0, 0
+	settled := map[placement.Key]int{}
 	last := map[placement.Key]string{} // the last decision's message per group
 	bound, preempted := 0, 0
+	preemptedFrom := map[placement.Key]bool{} // PodGroups that lost members to preemption
 	for {
-		if done(sched, keys, failed) {
-			break
-		}
 		if len(rep.Cycles) >= opts.maxCycles {
 			rep.Summary.Stopped = fmt.Sprintf("stopped after -max-cycles=%d", opts.maxCycles)
 			break
 		}
 		r, ok := sched.Cycle(snap, now)
 		if !ok {
+			if settledN == sched.NumBackingOff() {
+				break
+			}
 			t, ok := sched.NextRetry()
 			if !ok {
 				break
@@ -204,7 +230,10 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			now = t
 			continue
 		}
-		cy := describe(len(rep.Cycles)+1, start, now, sched, r)
+		if settled[r.PodGroup] == gen+1 {
+			settledN--
+		}
+		cy := describe(len(rep.Cycles)+1, start, now, c, policies, r)
 		if len(r.ClaimUpdates) > 0 {
 			c.SetLedger(sched.Claims(), r.ClaimUpdates)
 			for _, u := range r.ClaimUpdates {
@@ -213,6 +242,11 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		}
 		if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt {
 			evicted := p.EvictedPods()
+			for _, k := range evicted {
+				if v, ok := snap.Pod(k); ok && v.SchedulingGroup != "" {
+					preemptedFrom[placement.Key{Namespace: v.Namespace, Name: v.SchedulingGroup}] = true
+				}
+			}
 			next, err := snap.Apply(placement.Change{Remove: evicted})
 			if err != nil {
 				return Report{}, fmt.Errorf("cycle %d: %s: evicting victims: %w", cy.N, cy.Name, err)
@@ -231,18 +265,18 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 				c.Evict(k)
 				cy.Preempted = append(cy.Preempted, k.String())
 			}
-			clear(failed) // the cluster changed
 			preempted += len(evicted)
 		}
-		if len(r.Bind) > 0 {
-			clear(failed)
-			for _, p := range r.Bind {
-				c.Bind(p.Key(), p.NodeName)
-			}
-			bound += len(r.Bind)
+		for _, p := range r.Bind {
+			c.Bind(p.Key(), p.NodeName)
 		}
-		if (len(r.Requeued) > 0 || r.Err != nil) && len(cy.Preempted) == 0 {
-			failed[r.PodGroup] = true
+		bound += len(r.Bind)
+		switch {
+		case len(r.Bind) > 0 || len(cy.Preempted) > 0:
+			gen, settledN = gen+1, 0 // the cluster changed: every group may decide anew
+		case len(r.Requeued) > 0:
+			settled[r.PodGroup] = gen + 1
+			settledN++
 		}
 		last[r.PodGroup] = cy.Status + ": " + cy.Message
 		if r.Condition != nil && !strings.HasPrefix(r.PodGroup.Name, podPrefix) {
@@ -255,22 +289,9 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		}
 	}
 	stopped := rep.Summary.Stopped
-	rep.Summary = summarize(c, sched, keys, snap, last, opts)
+	rep.Summary = summarize(c, sched, keys, snap, last, preemptedFrom, opts)
 	rep.Summary.Cycles, rep.Summary.Stopped, rep.Summary.PodsBound, rep.Summary.PodsPreempted = len(rep.Cycles), stopped, bound, preempted
 	return rep, nil
-}
-
-// done reports whether no further cycle can change anything: each group
-// with pending members is gated or has failed since the last binding.
-func done(sched *gang.Scheduler, keys []placement.Key, failed map[placement.Key]bool) bool {
-	for _, k := range keys {
-		st, ok := sched.Group(k)
-		if !ok || len(st.Pending) == 0 || st.State == gang.Gated || failed[k] {
-			continue
-		}
-		return false
-	}
-	return true
 }
 
 func kindName(k placement.Key) (kind, name string) {
@@ -282,22 +303,19 @@ func kindName(k placement.Key) (kind, name string) {
 
 func offset(start, t time.Time) string { return t.Sub(start).String() }
 
-func describe(n int, start, now time.Time, sched *gang.Scheduler, r gang.Result) Cycle {
+func describe(n int, start, now time.Time, c *kube.Cluster, policies map[placement.Key]gang.SchedulingPolicy, r gang.Result) Cycle {
 	kind, name := kindName(r.PodGroup)
 	cy := Cycle{N: n, At: offset(start, now), Kind: kind, Name: name}
-	if st, ok := sched.Group(r.PodGroup); ok && st.PodGroup != nil {
-		pol := st.PodGroup.Spec.SchedulingPolicy
-		if pol.Gang != nil {
-			cy.Policy, cy.MinCount = "gang", pol.Gang.MinCount
-		} else {
-			cy.Policy = "basic"
-		}
+	if pol, ok := policies[r.PodGroup]; ok && pol.Gang != nil {
+		cy.Policy, cy.MinCount = "gang", pol.Gang.MinCount
+	} else {
+		cy.Policy = "basic"
 	}
 	cy.Pending = len(r.Bind) + len(r.Requeued)
 	if r.Err != nil {
 		cy.Status, cy.Message = "Error", r.Err.Error()
 	} else {
-		cy.Status, cy.Message, cy.Placement = r.Decision.Status.String(), r.Decision.Message, r.Decision.Placement.Name
+		cy.Status, cy.Message, cy.Placement = r.Decision.Status.String(), r.Message(), r.Decision.Placement.Name
 	}
 	for _, p := range r.Bind {
 		cy.Bound = append(cy.Bound, Binding{Pod: p.Name, Node: p.NodeName})
@@ -309,7 +327,7 @@ func describe(n int, start, now time.Time, sched *gang.Scheduler, r gang.Result)
 		cy.RetryAt = offset(start, r.RetryAt)
 	}
 	if r.Condition != nil && kind == "PodGroup" {
-		cy.Condition = &Condition{Status: string(r.Condition.Status), Reason: r.Condition.Reason}
+		cy.Condition = &Condition{Type: c.ConditionType(r.PodGroup, r.Condition.Type), Status: string(r.Condition.Status), Reason: r.Condition.Reason}
 	}
 	return cy
 }

@@ -15,7 +15,7 @@ import (
 // given, in order of preference.
 var rackKeys = []string{"topology.kubernetes.io/rack", "cloud.provider.com/topology-rack"}
 
-func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, snap *placement.Snapshot, last map[placement.Key]string, opts options) Summary {
+func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, snap *placement.Snapshot, last map[placement.Key]string, preemptedFrom map[placement.Key]bool, opts options) Summary {
 	var s Summary
 	s.PodsWaiting = len(c.Gated)
 	for _, k := range keys {
@@ -26,16 +26,24 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 		kind, name := kindName(k)
 		s.PodsWaiting += len(st.Pending)
 		placed := len(st.Pending) == 0
+		boundN, need := 0, 1
 		if kind == "PodGroup" {
 			s.PodGroups++
-			cond, has := gang.Condition{}, false
-			if st.PodGroup != nil {
-				cond, has = st.PodGroup.Condition(gang.PodGroupScheduled)
+			// Placed is a fact of the cluster, not of a condition: enough
+			// members run (an input whose members are all bound may have
+			// no condition yet).
+			boundN = len(snap.GroupMembers(k))
+			if st.PodGroup != nil && st.PodGroup.Spec.SchedulingPolicy.Gang != nil {
+				need = int(st.PodGroup.Spec.SchedulingPolicy.Gang.MinCount)
 			}
-			placed = has && cond.Status == gang.ConditionTrue
-			if placed {
+			placed = st.PodGroup != nil && boundN >= need
+			switch {
+			case placed:
 				s.GroupsPlaced++
-			} else {
+			case preemptedFrom[k] && len(st.Pending) == 0:
+				s.GroupsPreempted++
+				continue
+			default:
 				s.GroupsWaiting++
 			}
 		}
@@ -46,8 +54,8 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 		switch {
 		case st.State == gang.Gated:
 			reason = "gated: " + st.Reason
-		case reason == "" && len(st.Pending) == 0:
-			reason = "no pending members"
+		case len(st.Pending) == 0:
+			reason = fmt.Sprintf("%d of min %d members bound, none pending", boundN, need)
 		case reason == "":
 			reason = "not tried: the run stopped first (-max-cycles)"
 		}
