@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/manifest"
@@ -150,80 +149,6 @@ func checkFlags(namespace, topoKeys string, maxCycles int) error {
 		return fmt.Errorf("-max-cycles %d: want 0 or more", maxCycles)
 	}
 	return nil
-}
-
-// writeObjects writes API objects as multi-document YAML, leaving out
-// empty values (null, {}, [], "", objects of zeros only) so that the
-// output reads like the input.
-func writeObjects(w io.Writer, objs []any) error {
-	for _, o := range objs {
-		js, err := json.Marshal(o)
-		if err != nil {
-			return err
-		}
-		var m any
-		if err := json.Unmarshal(js, &m); err != nil {
-			return err
-		}
-		b, err := yaml.Marshal(prune(m))
-		if err != nil {
-			return err
-		}
-		if _, err := io.WriteString(w, "---\n"); err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// allZero reports whether every value of m is the number 0, as in a Node's
-// status.daemonEndpoints.kubeletEndpoint {Port: 0}, which the API types
-// always write.
-func allZero(m map[string]any) bool {
-	for _, e := range m {
-		if f, ok := e.(float64); !ok || f != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// prune drops empty values; it returns nil for a value that is empty.
-func prune(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			if p := prune(e); p == nil {
-				delete(v, k)
-			} else {
-				v[k] = p
-			}
-		}
-		if len(v) == 0 || allZero(v) {
-			return nil
-		}
-	case []any:
-		if len(v) == 0 {
-			return nil
-		}
-		for i, e := range v {
-			if p := prune(e); p != nil {
-				v[i] = p
-			} else {
-				v[i] = map[string]any{}
-			}
-		}
-	case string:
-		if v == "" {
-			return nil
-		}
-	case nil:
-		return nil
-	}
-	return v
 }
 
 // maxListed is how many bindings or waiting members a text cycle lists.
