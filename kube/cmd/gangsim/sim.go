@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
@@ -132,6 +134,7 @@ type options struct {
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
 	maxCycles    int
+	fillIn       bool                   // pods bound in the run get status.startTime (see kube.FillIn)
 	progress     func(cycle, bound int) // called every progressEvery cycles
 }
 
@@ -269,6 +272,10 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		}
 		for _, p := range r.Bind {
 			c.Bind(p.Key(), p.NodeName)
+			if api, ok := c.Pod(p.Key()); ok && opts.fillIn && api.Status.StartTime == nil {
+				t := metav1.NewTime(now)
+				api.Status.StartTime = &t
+			}
 		}
 		bound += len(r.Bind)
 		switch {
