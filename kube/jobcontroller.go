@@ -2,6 +2,7 @@ package kube
 
 import (
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -179,4 +180,35 @@ func podsAsAny(pods []*corev1.Pod) []any {
 		out[i] = p
 	}
 	return out
+}
+
+// Recreate does what the Job controller does when a pod of its Job was
+// evicted (preemption deletes it): it creates the pod again, pending, so
+// that a run ends where a cluster would. The new pod takes the evicted
+// one's name (the controller would draw a new suffix) and spec, without
+// spec.nodeName and status, created at now. It reports false, changing
+// nothing, unless pod k was evicted ([Cluster.Evict]) and a Job of the
+// input that is not suspended controls it.
+func (c *Cluster) Recreate(k placement.Key, now time.Time) bool {
+	p, ok := c.pods[k]
+	if !ok || !c.evicted[k] {
+		return false
+	}
+	ref := metav1.GetControllerOf(p)
+	if ref == nil || ref.Kind != "Job" {
+		return false
+	}
+	o, ok := c.where[manifest.ObjectName("Job", p.Namespace, ref.Name)]
+	if !ok {
+		return false
+	}
+	j, isJob := o.Obj.(*batchv1.Job)
+	if !isJob || !controlledBy(p, j) || (j.Spec.Suspend != nil && *j.Spec.Suspend) {
+		return false
+	}
+	p.Spec.NodeName = ""
+	p.Status = corev1.PodStatus{}
+	p.CreationTimestamp = metav1.NewTime(now)
+	delete(c.evicted, k)
+	return true
 }

@@ -195,6 +195,9 @@ func writeText(w io.Writer, rep Report) {
 		if len(cy.Preempted) > 0 {
 			fmt.Fprintf(w, "  preempted %d: %s\n", len(cy.Preempted), list(cy.Preempted))
 		}
+		if len(cy.Recreated) > 0 {
+			fmt.Fprintf(w, "  recreated by the Job controller %d: %s\n", len(cy.Recreated), list(cy.Recreated))
+		}
 		for _, cl := range cy.Claims {
 			fmt.Fprintf(w, "  claim %s\n", cl)
 		}
@@ -209,8 +212,8 @@ func writeText(w io.Writer, rep Report) {
 		fmt.Fprintf(w, "  %s\n", s.Stopped)
 	}
 	fmt.Fprintf(w, "  PodGroups: %d placed, %d waiting", s.GroupsPlaced, s.GroupsWaiting)
-	if s.GroupsPreempted > 0 {
-		fmt.Fprintf(w, ", %d preempted", s.GroupsPreempted)
+	if s.GroupsEmpty > 0 {
+		fmt.Fprintf(w, ", %d without pods", s.GroupsEmpty)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  pods: %d bound in this run, %d waiting, %d preempted\n", s.PodsBound, s.PodsWaiting, s.PodsPreempted)

@@ -59,6 +59,9 @@ type Cycle struct {
 	// Preempted are the pods evicted so that the group fits (workload-aware
 	// preemption); the group is retried at once.
 	Preempted []string `json:"preempted,omitempty"`
+	// Recreated are the victims that the Job controller created again,
+	// pending (see kube.Cluster.Recreate).
+	Recreated []string `json:"recreated,omitempty"`
 	// PreemptionMessage explains the victims chosen.
 	PreemptionMessage string `json:"preemptionMessage,omitempty"`
 	// Claims are the ResourceClaims this cycle allocated or reserved.
@@ -87,19 +90,20 @@ type Summary struct {
 	PodGroups     int `json:"podGroups"`
 	GroupsPlaced  int `json:"podGroupsPlaced"`
 	GroupsWaiting int `json:"podGroupsWaiting"`
-	// GroupsPreempted are PodGroups that preemption left with fewer than
-	// minCount members bound and none pending (the sim has no Job
-	// controller to recreate them): neither placed nor waiting.
-	GroupsPreempted int            `json:"podGroupsPreempted,omitempty"`
-	PodsBound       int            `json:"podsBound"`
-	PodsWaiting     int            `json:"podsWaiting"`
-	PodsPreempted   int            `json:"podsPreempted"`
-	Waiting         []WaitingGroup `json:"waiting,omitempty"`
-	Allocation      []Allocation   `json:"allocation"`
-	Racks           *Racks         `json:"racks,omitempty"`
-	Unused          []string       `json:"unused,omitempty"`
-	JobsPodByPod    []string       `json:"jobsPodByPod,omitempty"`
-	Stopped         string         `json:"stopped,omitempty"`
+	// GroupsEmpty are PodGroups with fewer than minCount members bound
+	// and none pending (no pods yet, or preemption took them; a run has
+	// no controller to recreate them): neither placed nor waiting, as
+	// nothing of theirs waits for the scheduler.
+	GroupsEmpty   int            `json:"podGroupsEmpty,omitempty"`
+	PodsBound     int            `json:"podsBound"`
+	PodsWaiting   int            `json:"podsWaiting"`
+	PodsPreempted int            `json:"podsPreempted"`
+	Waiting       []WaitingGroup `json:"waiting,omitempty"`
+	Allocation    []Allocation   `json:"allocation"`
+	Racks         *Racks         `json:"racks,omitempty"`
+	Unused        []string       `json:"unused,omitempty"`
+	JobsPodByPod  []string       `json:"jobsPodByPod,omitempty"`
+	Stopped       string         `json:"stopped,omitempty"`
 }
 
 // WaitingGroup is a PodGroup (or lone pod) left with pending members.
@@ -200,12 +204,6 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			return Report{}, err
 		}
 	}
-	keys := make([]placement.Key, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, placement.Key.Compare)
-
 	var rep Report
 	snap := c.Snapshot
 	now := start
@@ -215,7 +213,6 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	settled := map[placement.Key]int{}
 	last := map[placement.Key]string{} // the last decision's message per group
 	bound, preempted := 0, 0
-	preemptedFrom := map[placement.Key]bool{} // PodGroups that lost members to preemption
 	for {
 		if len(rep.Cycles) >= opts.maxCycles {
 			rep.Summary.Stopped = fmt.Sprintf("stopped after -max-cycles=%d", opts.maxCycles)
@@ -245,9 +242,10 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		}
 		if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt {
 			evicted := p.EvictedPods()
+			victims := make([]placement.Pod, 0, len(evicted))
 			for _, k := range evicted {
-				if v, ok := snap.Pod(k); ok && v.SchedulingGroup != "" {
-					preemptedFrom[placement.Key{Namespace: v.Namespace, Name: v.SchedulingGroup}] = true
+				if v, ok := snap.Pod(k); ok {
+					victims = append(victims, *v)
 				}
 			}
 			next, err := snap.Apply(placement.Change{Remove: evicted})
@@ -267,6 +265,15 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			for _, k := range evicted {
 				c.Evict(k)
 				cy.Preempted = append(cy.Preempted, k.String())
+			}
+			for _, v := range victims {
+				if !c.Recreate(v.Key(), now) {
+					continue
+				}
+				if err := recreate(sched, groups, v, now); err != nil {
+					return Report{}, fmt.Errorf("cycle %d: %s: recreating %s: %w", cy.N, cy.Name, v.Key(), err)
+				}
+				cy.Recreated = append(cy.Recreated, v.Key().String())
 			}
 			preempted += len(evicted)
 		}
@@ -295,10 +302,33 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			opts.progress(len(rep.Cycles), bound)
 		}
 	}
+	keys := make([]placement.Key, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, placement.Key.Compare)
 	stopped := rep.Summary.Stopped
-	rep.Summary = summarize(c, sched, keys, snap, last, preemptedFrom, opts)
+	rep.Summary = summarize(c, sched, keys, snap, last, opts)
 	rep.Summary.Cycles, rep.Summary.Stopped, rep.Summary.PodsBound, rep.Summary.PodsPreempted = len(rep.Cycles), stopped, bound, preempted
 	return rep, nil
+}
+
+// recreate queues again, at now, a victim pod that its Job's controller
+// created anew (see kube.Cluster.Recreate), in its PodGroup or, pod by pod,
+// in an implicit basic group of its own.
+func recreate(sched *gang.Scheduler, groups map[placement.Key]bool, v placement.Pod, now time.Time) error {
+	v.NodeName, v.QueuedAt, v.StartTime = "", now, time.Time{}
+	if v.SchedulingGroup == "" {
+		v.SchedulingGroup = podPrefix + v.Name
+		if err := sched.SetPodGroup(&gang.PodGroup{
+			ObjectMeta: gang.ObjectMeta{Namespace: v.Namespace, Name: v.SchedulingGroup},
+			Spec:       gang.PodGroupSpec{SchedulingPolicy: gang.SchedulingPolicy{Basic: &gang.BasicSchedulingPolicy{}}},
+		}); err != nil {
+			return err
+		}
+	}
+	groups[placement.Key{Namespace: v.Namespace, Name: v.SchedulingGroup}] = true
+	return sched.AddPod(v)
 }
 
 func kindName(k placement.Key) (kind, name string) {

@@ -15,7 +15,7 @@ import (
 // given, in order of preference.
 var rackKeys = []string{"topology.kubernetes.io/rack", "cloud.provider.com/topology-rack"}
 
-func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, snap *placement.Snapshot, last map[placement.Key]string, preemptedFrom map[placement.Key]bool, opts options) Summary {
+func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, snap *placement.Snapshot, last map[placement.Key]string, opts options) Summary {
 	var s Summary
 	s.PodsWaiting = len(c.Gated)
 	for _, k := range keys {
@@ -26,22 +26,21 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 		kind, name := kindName(k)
 		s.PodsWaiting += len(st.Pending)
 		placed := len(st.Pending) == 0
-		boundN, need := 0, 1
+		need := 1
 		if kind == "PodGroup" {
 			s.PodGroups++
 			// Placed is a fact of the cluster, not of a condition: enough
 			// members run (an input whose members are all bound may have
 			// no condition yet).
-			boundN = len(snap.GroupMembers(k))
 			if st.PodGroup != nil && st.PodGroup.Spec.SchedulingPolicy.Gang != nil {
 				need = int(st.PodGroup.Spec.SchedulingPolicy.Gang.MinCount)
 			}
-			placed = st.PodGroup != nil && boundN >= need
+			placed = st.PodGroup != nil && len(snap.GroupMembers(k)) >= need
 			switch {
 			case placed:
 				s.GroupsPlaced++
-			case preemptedFrom[k] && len(st.Pending) == 0:
-				s.GroupsPreempted++
+			case len(st.Pending) == 0:
+				s.GroupsEmpty++
 				continue
 			default:
 				s.GroupsWaiting++
@@ -54,8 +53,6 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 		switch {
 		case st.State == gang.Gated:
 			reason = "gated: " + st.Reason
-		case len(st.Pending) == 0:
-			reason = fmt.Sprintf("%d of min %d members bound, none pending", boundN, need)
 		case reason == "":
 			reason = "not tried: the run stopped first (-max-cycles)"
 		}
