@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -60,9 +61,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPlaced // -h asked for the usage: not an error
+		}
 		return exitInput
 	}
-	if len(files) == 0 || fs.NArg() > 0 {
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "gangsim: unexpected argument %q: manifests are given with -f\n", fs.Arg(0))
+		return exitInput
+	case len(files) == 0:
+		fmt.Fprintln(stderr, "gangsim: no manifests: give files or directories with -f, or -f - for standard input, e.g.")
+		fmt.Fprintln(stderr, "  gangsim -f kube/testdata/seed/nodes.yaml -f kube/testdata/seed/training-job.yaml")
 		fs.Usage()
 		return exitInput
 	}
@@ -109,6 +119,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		}
 		writeText(w, rep)
 	case "json":
+		// Lists are [] when empty, as a reader of the report expects.
+		if rep.Cycles == nil {
+			rep.Cycles = []Cycle{}
+		}
+		if rep.Summary.Allocation == nil {
+			rep.Summary.Allocation = []Allocation{}
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
