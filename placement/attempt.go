@@ -50,8 +50,34 @@ func (sv *solver) usable(p *Placement) (bool, error) {
 	return true, nil
 }
 
+// solve tries the placements rank by rank and decides: the best feasible
+// placement of the first rank that has one, or why none was.
 func (sv *solver) solve(placements []Placement) (Decision, error) {
-	d := Decision{Group: sv.g.Key(), Bound: sv.bound, Required: sv.required}
+	sel, err := sv.selectPlacement(placements)
+	if err != nil {
+		return Decision{}, err
+	}
+	if sel.win != nil {
+		return sv.scheduled(sel.win), nil
+	}
+	return sv.unscheduled(placements, sel), nil
+}
+
+// selection is what selectPlacement found: the winner, or what the
+// failure decision is built from.
+type selection struct {
+	win              *attempt // the best accepted attempt of the first rank with one
+	bestFail         *attempt // most members placed, first tried; not rejected
+	rejected         *attempt // first rejected by a PlacementFilter
+	resolvableReject bool     // some rejection was not Unresolvable
+	proven, cut      bool
+}
+
+// selectPlacement attempts each usable placement in rank order, scores
+// the feasible ones that the placement filters accept, and stops at the
+// first rank with a winner (the highest score, ties by placement name) or
+// when the budget runs out.
+func (sv *solver) selectPlacement(placements []Placement) (selection, error) {
 	ranks := make([]int, 0, 4)
 	for i := range placements {
 		ranks = append(ranks, placements[i].Rank)
@@ -59,12 +85,8 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 	slices.Sort(ranks)
 	ranks = slices.Compact(ranks)
 
-	var bestFail *attempt // most members placed, first tried; not rejected
-	var rejected *attempt // first rejected by a PlacementFilter
-	resolvableReject := false
-	proven, cut := true, false
+	sel := selection{proven: true}
 	for _, rank := range ranks {
-		var win *attempt
 		for i := range placements {
 			p := &placements[i]
 			if p.Rank != rank {
@@ -74,68 +96,85 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 				break // the budget ran out in the placement before
 			}
 			if ok, err := sv.usable(p); err != nil {
-				return Decision{}, err
+				return selection{}, err
 			} else if !ok {
 				continue
 			}
 			a := sv.attempt(p)
-			cut = cut || a.cut
-			if sv.ok(a) {
-				// Without a hook to read them, the assignments are only
-				// listed for the winner: a SumScorer reads the sums of
-				// the solver's classes.
-				if ss, bySums := sv.opts.Scorer.(SumScorer); bySums && len(sv.opts.PlacementFilters) == 0 {
-					a.score = ss.ScoreSums(sv.s, sv.hookGroup(), p, int64(a.placed), sv.placedSums(a))
-				} else {
-					a.as = sv.assignments(a)
+			sel.cut = sel.cut || a.cut
+			if !sv.ok(a) {
+				sel.proven = sel.proven && a.proven
+				if sel.bestFail == nil || a.placed > sel.bestFail.placed {
+					sel.bestFail = a
 				}
-				for _, f := range sv.opts.PlacementFilters {
-					if r := f.FilterPlacement(sv.s, sv.hookGroup(), p, a.as); !r.OK() {
-						a.reject = r
-						break
-					}
-				}
-				if a.reject.OK() {
-					if a.as != nil {
-						a.score = sv.opts.Scorer.Score(sv.s, sv.hookGroup(), p, a.as)
-					}
-					if win == nil || a.score > win.score || (a.score == win.score && p.Name < win.p.Name) {
-						win = a
-					}
-					continue
-				}
-				if rejected == nil {
-					rejected = a
-				}
-				resolvableReject = resolvableReject || !a.reject.Unresolvable
-				proven = proven && a.proven
 				continue
 			}
-			proven = proven && a.proven
-			if bestFail == nil || a.placed > bestFail.placed {
-				bestFail = a
+			sv.judge(a)
+			if a.reject.OK() {
+				if w := sel.win; w == nil || a.score > w.score || (a.score == w.score && p.Name < w.p.Name) {
+					sel.win = a
+				}
+				continue
 			}
-		}
-		if win != nil {
-			d.Status = Scheduled
-			d.Placement = *win.p
-			d.Assignments, d.PodSetAssignments = sv.outputs(win)
-			d.Waiting = sv.waiting(win)
-			d.Score = win.score
-			d.MostFit = sv.bound + win.placed
-			d.Steps = sv.steps
-			d.Truncated = sv.exhausted
-			d.Proven = win.proven
-			d.Message = fmt.Sprintf("%d of %d members placed%s", win.placed, len(sv.members), inName(win.p))
-			if sv.bound > 0 {
-				d.Message += fmt.Sprintf(" (%d already bound)", sv.bound)
+			if sel.rejected == nil {
+				sel.rejected = a
 			}
-			return d, nil
+			sel.resolvableReject = sel.resolvableReject || !a.reject.Unresolvable
+			sel.proven = sel.proven && a.proven
 		}
-		if sv.exhausted {
+		if sel.win != nil || sv.exhausted {
 			break
 		}
 	}
+	return sel, nil
+}
+
+// judge runs the placement filters on a feasible attempt and, when they
+// accept it, scores it.
+func (sv *solver) judge(a *attempt) {
+	p := a.p
+	// Without a hook to read them, the assignments are only listed for
+	// the winner: a SumScorer reads the sums of the solver's classes.
+	if ss, bySums := sv.opts.Scorer.(SumScorer); bySums && len(sv.opts.PlacementFilters) == 0 {
+		a.score = ss.ScoreSums(sv.s, sv.hookGroup(), p, int64(a.placed), sv.placedSums(a))
+	} else {
+		a.as = sv.assignments(a)
+	}
+	for _, f := range sv.opts.PlacementFilters {
+		if r := f.FilterPlacement(sv.s, sv.hookGroup(), p, a.as); !r.OK() {
+			a.reject = r
+			return
+		}
+	}
+	if a.as != nil {
+		a.score = sv.opts.Scorer.Score(sv.s, sv.hookGroup(), p, a.as)
+	}
+}
+
+// scheduled is the decision for the winning attempt.
+func (sv *solver) scheduled(win *attempt) Decision {
+	d := Decision{Group: sv.g.Key(), Bound: sv.bound, Required: sv.required}
+	d.Status = Scheduled
+	d.Placement = *win.p
+	d.Assignments, d.PodSetAssignments = sv.outputs(win)
+	d.Waiting = sv.waiting(win)
+	d.Score = win.score
+	d.MostFit = sv.bound + win.placed
+	d.Steps = sv.steps
+	d.Truncated = sv.exhausted
+	d.Proven = win.proven
+	d.Message = fmt.Sprintf("%d of %d members placed%s", win.placed, len(sv.members), inName(win.p))
+	if sv.bound > 0 {
+		d.Message += fmt.Sprintf(" (%d already bound)", sv.bound)
+	}
+	return d
+}
+
+// unscheduled is the decision when no placement won: its status, the
+// waiting members and the message that says why.
+func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
+	d := Decision{Group: sv.g.Key(), Bound: sv.bound, Required: sv.required}
+	bestFail, rejected, resolvableReject, proven, cut := sel.bestFail, sel.rejected, sel.resolvableReject, sel.proven, sel.cut
 	d.Steps = sv.steps
 	d.Proven = proven && !cut && !sv.exhausted
 	d.Waiting = make([]Key, 0, len(sv.g.Members))
@@ -155,7 +194,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 			d.Status = BudgetExhausted
 			d.Message = fmt.Sprintf("budget of %d steps exhausted before any placement was tried", sv.budget)
 		}
-		return d, nil
+		return d
 	}
 	if rejected != nil {
 		d.Placement = *rejected.p
@@ -165,13 +204,13 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 		if !resolvableReject && bestFail == nil && d.Status == Unschedulable {
 			d.Status = Unresolvable
 		}
-		return d, nil
+		return d
 	}
 	d.Placement = *bestFail.p
 	d.MostFit = sv.bound + bestFail.placed
 	if sv.opts.StatusOnly {
 		d.Message = sv.fitCount(d.MostFit) + inName(bestFail.p)
-		return d, nil
+		return d
 	}
 	first, reasons, unresolvable := sv.diagnose(bestFail)
 	d.Reasons = reasons
@@ -205,7 +244,7 @@ func (sv *solver) solve(placements []Placement) (Decision, error) {
 		fmt.Fprintf(&b, "; search budget exhausted")
 	}
 	d.Message = b.String()
-	return d, nil
+	return d
 }
 
 // roomSomewhereIfEmpty reports whether some usable placement could hold the
@@ -242,7 +281,7 @@ func (sv *solver) spend(n int64) bool {
 // the best assignment found so far, marked cut (what the greedy placed is
 // valid).
 func (sv *solver) attempt(p *Placement) *attempt {
-	exact := sv.classes == 1 && sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
+	exact := sv.batched && sv.classes == 1
 	a, short := (*attempt)(nil), false
 	if exact {
 		a, short = sv.shortByClasses(p)

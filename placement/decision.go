@@ -6,20 +6,29 @@ import (
 	"strings"
 )
 
-// Status is the outcome of a decision.
+// Status is the outcome of a decision. Its zero value, [NoDecision], is
+// what a Decision returned beside an error carries: no Solve decided it.
 type Status int
 
-// Decision statuses.
+// Decision statuses. Unresolvable and Unschedulable follow kube-scheduler's
+// UnschedulableAndUnresolvable and Unschedulable codes: the first tells
+// preemption not to try.
 const (
+	// NoDecision: nothing was decided, as in the Decision that Solve
+	// returns with an error, or a zero Decision. Never committed.
+	NoDecision Status = iota
 	// Scheduled: the assignments satisfy the policy and may be committed.
-	Scheduled Status = iota
+	Scheduled
 	// Unschedulable: no placement satisfies the policy now; freeing
 	// resources (pods leaving, preemption) may help.
 	Unschedulable
-	// Unresolvable: too few members could run even on an empty cluster,
-	// each judged alone (node selectors, taints, allocatable too small, a
-	// caller's unresolvable rejection): preemption cannot help. Members
-	// that each fit an empty node but not together are Unschedulable;
+	// Unresolvable: removing pods cannot help. Too few members could run
+	// even on an empty cluster, each judged alone (node selectors, taints,
+	// allocatable too small, a caller's unresolvable rejection), or
+	// together by summed requests: members that each fit an empty node but
+	// whose summed requests exceed every placement's summed allocatable
+	// (less what bound members use) are Unresolvable too. Members that fit
+	// by their sums but not packed onto the nodes are Unschedulable, and
 	// preemption.Find then answers CannotHelp.
 	Unresolvable
 	// BudgetExhausted: the search stopped at Options.Budget before finding a
@@ -31,6 +40,8 @@ const (
 // for a value outside the constants.
 func (s Status) String() string {
 	switch s {
+	case NoDecision:
+		return "NoDecision"
 	case Scheduled:
 		return "Scheduled"
 	case Unschedulable:

@@ -470,20 +470,23 @@ func (b *base) firstBadPod() error {
 		}
 	}
 	// Overflow: re-add in key order so that the pod named is the first,
-	// in that order, to push its node past int64.
-	R := len(b.res)
-	used := make([]int64, len(b.nodes)*R)
+	// in that order, to push its node past int64. Sums are kept by name:
+	// the pass may have stopped before it indexed every resource a pod
+	// requests (one no node lists).
+	used := make([]map[ResourceName]int64, len(b.nodes))
 	for _, p := range order {
 		id, _ := b.byName(p.NodeName)
-		row := used[int(id)*R : int(id)*R+R]
+		if used[id] == nil {
+			used[id] = make(map[ResourceName]int64, len(p.Requests))
+		}
+		row := used[id]
 		for _, r := range slices.Sorted(maps.Keys(p.Requests)) {
-			j := b.resIdx[r]
-			if row[j] > math.MaxInt64-p.Requests[r] {
+			if row[r] > math.MaxInt64-p.Requests[r] {
 				return Errorf(ErrInvalid, podObj(p.Key()), "requests["+string(r)+"]", "sum of requests on node %q overflows int64", p.NodeName)
 			}
 		}
 		for r, q := range p.Requests {
-			row[b.resIdx[r]] += q
+			row[r] += q
 		}
 	}
 	return Errorf(ErrInvalid, "pods", "", "invalid input")

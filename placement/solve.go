@@ -178,6 +178,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		}
 		sv.reservers = append(sv.reservers, r)
 	}
+	sv.batched = sv.cons.empty() && len(opts.Filters) == 0 && len(sv.reservers) == 0
 	var placements []Placement
 	if opts.Generator == nil {
 		placements = []Placement{{Nodes: s.b.allNodes}}
@@ -247,7 +248,12 @@ type solver struct {
 	steps        int64
 	budget       int64
 	exhausted    bool
-	lastRun      bool // the greedy's last batched run: see assignRun
+	// batched is the solver's mode, chosen once in Solve: with no
+	// constraint between members, caller Filter or Reserver, members of
+	// one class are placed in runs (greedy), an attempt of one class is
+	// exact (attempt), and diagnose needs only the built-in checks.
+	// Otherwise members go one by one.
+	batched bool
 	// searchBudgetCut is set when a search stopped at Options.SearchBudget
 	// rather than at its share of what was left of Options.Budget.
 	searchBudgetCut bool
