@@ -28,6 +28,12 @@
 // a bound Pod gets status.startTime likewise, and a pod bound in the run
 // the time of its cycle. -o yaml writes these values.
 //
+// Jobs are run as the Job controller of v1.37 runs them: a Job that never
+// started gets its Workload, PodGroup and pods; a Workload, PodGroup or
+// pod that a Job controls (its controller ownerReference) is the Job's
+// own and is not made again, so -o yaml output reads back; a Job's pod
+// evicted by preemption is created again, pending, under the same name.
+//
 // Cycles take the groups in kube-scheduler's queue order: by the first
 // member in member order — priority, then metadata.creationTimestamp,
 // then namespace/name — so pods go in file order (with -fill-in=false,
