@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,4 +25,17 @@ func TestFieldLine(t *testing.T) {
 	}
 	require.Zero(t, fieldLine([]byte("a: [b"), "a"), "does not parse")
 	require.Equal(t, []string{"a", "b", "0", "c", "x.y"}, splitPath("a.b[0].c[x.y]"))
+}
+
+// FuzzFieldLine: any document and path give a line within the document,
+// or 0, and never a panic.
+func FuzzFieldLine(f *testing.F) {
+	f.Add([]byte("spec:\n  containers:\n  - name: c\n"), "spec.containers[0].name")
+	f.Add([]byte("a: [b, {c: d}]\n"), "a[1].c")
+	f.Add([]byte("x"), "[")
+	f.Fuzz(func(t *testing.T, data []byte, path string) {
+		l := fieldLine(data, path)
+		require.GreaterOrEqual(t, l, 0)
+		require.LessOrEqual(t, l, bytes.Count(data, []byte("\n"))+1)
+	})
 }
