@@ -275,3 +275,40 @@ spec: {schedulingGroup: {podGroupName: g}, containers: [{name: c, image: pause, 
 	require.Equal(t, exitInput, run([]string{"-fill-in=false", "-f", "-"}, strings.NewReader(in), &out, &errb, false))
 	require.Contains(t, errb.String(), `no node carries the label "kubernetes.io/hostname"`)
 }
+
+// TestScenario_EvictedJobPodRecreated: a higher-priority Job's pod evicts
+// the running pod of a lower-priority Job; the Job controller creates that
+// pod again, pending, and it waits (found by TestProp_FixedPointGenerated:
+// without it, only a second run recreated the pod).
+func TestScenario_EvictedJobPodRecreated(t *testing.T) {
+	in := `apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {allocatable: {cpu: '1', pods: '110'}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: lo}
+spec: {parallelism: 1, template: {spec: {priority: 0, restartPolicy: Never, containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]}}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: lo-0
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: lo, uid: '', controller: true}]
+spec: {priority: 0, nodeName: n0, containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: hi}
+spec: {parallelism: 1, template: {spec: {priority: 100, restartPolicy: Never, containers: [{name: c, image: pause, resources: {requests: {cpu: '1'}}}]}}}
+`
+	rep, code := runJSON(t, in)
+	require.Equal(t, exitWaiting, code)
+	require.Equal(t, outcome{Bound: map[string]string{"hi-0": "n0"}, Preempted: []string{"default/lo-0"}, Conditions: map[string]Condition{}}, outcomeOf(rep))
+	require.Equal(t, []string{"default/lo-0"}, rep.Cycles[0].Recreated)
+	require.Equal(t, []WaitingGroup{{Kind: "Pod", Name: "default/lo-0", Pending: 1, Reason: rep.Summary.Waiting[0].Reason}}, rep.Summary.Waiting)
+	out, _ := yamlOf(t, in)
+	again, _ := yamlOf(t, out)
+	require.Equal(t, out, again)
+}
