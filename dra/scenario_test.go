@@ -216,7 +216,7 @@ func TestScenario_D5(t *testing.T) {
 		d, _, _ = cycle(t, l, s, pg, g)
 		require.Equal(t, placement.Unschedulable, d.Status)
 		require.Equal(t, []placement.ReasonCount{{Reason: "ResourceClaim default/shared: reservedFor is full (256 entries)", Nodes: 10}}, d.Reasons)
-		require.Equal(t, "256 of min 257 members fit (256 bound); default/p256 fits on none of 10 nodes: 10 ResourceClaim default/shared: reservedFor is full (256 entries)", d.Message)
+		require.Equal(t, "0 of the pending members fit (256 bound); default/p256 fits on none of 10 nodes: 10 ResourceClaim default/shared: reservedFor is full (256 entries)", d.Message)
 		require.True(t, dra.WaitsOnDevices(d))
 	})
 }

@@ -146,15 +146,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	} else if r.Decision.Status == placement.Scheduled {
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionTrue, Reason: ReasonScheduled, Message: r.Decision.Message}, now)
 	} else {
-		msg := r.Decision.Message
-		switch {
-		case r.Preemption == nil:
-		case r.Preemption.Outcome == preemption.Preempt:
-			msg += "; preempting: " + r.Preemption.Message
-		default:
-			msg += "; " + r.Preemption.Message
-		}
-		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonUnschedulable, Message: msg}, now)
+		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonUnschedulable, Message: r.Message()}, now)
 	}
 
 	for _, p := range r.Bind {
@@ -176,6 +168,21 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	s.q.place(g)
 	return r, true
+}
+
+// Message is the cycle's reason as the PodGroupScheduled condition words
+// it: the error, or the decision's message followed by what preemption
+// found ("; preempting: …" with the victims, or why none would help).
+func (r *Result) Message() string {
+	switch {
+	case r.Err != nil:
+		return r.Err.Error()
+	case r.Preemption == nil:
+		return r.Decision.Message
+	case r.Preemption.Outcome == preemption.Preempt:
+		return r.Decision.Message + "; preempting: " + r.Preemption.Message
+	}
+	return r.Decision.Message + "; " + r.Preemption.Message
 }
 
 // pop takes the first ready group off the active queue, detached, with its

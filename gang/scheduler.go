@@ -247,6 +247,11 @@ func (s *Scheduler) NextRetry() (t time.Time, ok bool) {
 	return g.retryAt, true
 }
 
+// NumBackingOff returns how many groups are backing off (state
+// BackingOff) in O(1), so that a host driving simulated time can tell
+// whether any group still waits for a retry without asking each group.
+func (s *Scheduler) NumBackingOff() int { return s.q.backoff.Len() }
+
 func (s *Scheduler) backoffFor(attempts int) time.Duration {
 	d := s.opts.InitialBackoff
 	for i := 1; i < attempts && d < s.opts.MaxBackoff; i++ {

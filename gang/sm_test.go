@@ -267,6 +267,7 @@ func TestSM_Queue(t *testing.T) {
 			},
 			"": func(t *rapid.T) {
 				var earliest time.Time
+				backingOff := 0
 				for _, k := range smGroups {
 					st, known := m.s.Group(k)
 					g, ok := m.groups[k]
@@ -283,6 +284,7 @@ func TestSM_Queue(t *testing.T) {
 					require.Equal(t, pending, st.Pending, "%s pending", k)
 					require.Equal(t, g.exists, st.PodGroup != nil)
 					if g.state == BackingOff {
+						backingOff++
 						require.Equal(t, g.retryAt, st.RetryAt)
 						if earliest.IsZero() || g.retryAt.Before(earliest) {
 							earliest = g.retryAt
@@ -296,6 +298,7 @@ func TestSM_Queue(t *testing.T) {
 						}
 					}
 				}
+				require.Equal(t, backingOff, m.s.NumBackingOff())
 				next, ok := m.s.NextRetry()
 				require.Equal(t, !earliest.IsZero(), ok)
 				require.Equal(t, earliest, next)

@@ -4,14 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/gangsched/gangsched/dra"
@@ -85,243 +81,6 @@ type apiGroup struct {
 	v1beta1  *schedulingv1beta1.PodGroup
 }
 
-// Load is [LoadWithOptions] with the zero [LoadOptions].
-func Load(objs []manifest.Object) (*Cluster, error) { return LoadWithOptions(objs, LoadOptions{}) }
-
-// LoadWithOptions converts manifest objects into a [Cluster]: PriorityClasses first
-// (pods and PodGroups resolve their priorities through them), then Nodes,
-// Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1), Jobs
-// (see [StampJob]: their Workloads, PodGroups and pods are created as the
-// Job controller would), and Pods. Pods that finished (phase Succeeded or
-// Failed) are left out, as they hold no resources.
-//
-// Errors are located at the object's place in the input
-// ([manifest.Object.Wrap]): a nil object; any conversion error; a PodGroup
-// or pod that a Job would create and that the input already has
-// ([placement.ErrDuplicate]); a pod bound to a node the input lacks; a
-// pending pod or PodGroup naming a ResourceClaim or ResourceClaimTemplate
-// the input lacks, or a template or unallocated claim naming a DeviceClass
-// it lacks ([placement.ErrNotFound]); more pods than opts.MaxPods, located
-// at the Job whose pods cross the bound ([ErrTooManyPods]); what
-// [placement.NewSnapshot] reports. Nothing is returned with an error.
-func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error) {
-	c := &Cluster{
-		objs:   objs,
-		where:  map[string]*manifest.Object{},
-		pods:   map[placement.Key]*corev1.Pod{},
-		groups: map[placement.Key]apiGroup{},
-
-		claims:    map[placement.Key]*resourcev1.ResourceClaim{},
-		templates: map[placement.Key]*resourcev1.ResourceClaimTemplate{},
-		uids:      map[placement.Key]string{},
-	}
-	var classes2 []dra.DeviceClass
-	var rslices []*resourcev1.ResourceSlice
-	var templates []dra.ResourceClaimTemplate
-	var claims []dra.ResourceClaim
-	var pdbs []*manifest.Object
-	var classes []schedulingv1.PriorityClass
-	for i := range objs {
-		o := &objs[i]
-		// Objects come from manifest.Decode, or from a caller who may
-		// leave one nil.
-		if v := reflect.ValueOf(o.Obj); v.Kind() == reflect.Pointer && v.IsNil() {
-			return nil, o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "object", "is a nil %T", o.Obj))
-		}
-		c.where[o.String()] = o
-		if pc, ok := o.Obj.(*schedulingv1.PriorityClass); ok {
-			classes = append(classes, *pc)
-		}
-	}
-	pcs, err := NewPriorityClasses(classes)
-	if err != nil {
-		return nil, c.locate(err)
-	}
-	var bound []placement.Pod
-	var apiPods []*corev1.Pod
-	for i := range objs {
-		o := &objs[i]
-		switch v := o.Obj.(type) {
-		case *corev1.Node:
-			n, err := ConvertNode(v)
-			if err != nil {
-				return nil, o.Wrap(err)
-			}
-			c.Nodes = append(c.Nodes, n)
-		case *v1alpha2.Workload:
-			w, err := ConvertWorkloadV1alpha2(v, pcs)
-			if err != nil {
-				return nil, o.Wrap(err)
-			}
-			c.Workloads = append(c.Workloads, w)
-		case *schedulingv1beta1.Workload:
-			w, err := ConvertWorkloadV1beta1(v, pcs)
-			if err != nil {
-				return nil, o.Wrap(err)
-			}
-			c.Workloads = append(c.Workloads, w)
-		case *v1alpha2.PodGroup:
-			pg, err := ConvertPodGroupV1alpha2(v, pcs)
-			if err != nil {
-				return nil, o.Wrap(err)
-			}
-			c.PodGroups = append(c.PodGroups, pg)
-			c.groups[pg.Key()] = apiGroup{v1alpha2: v}
-			c.uids[pg.Key()] = string(v.UID)
-		case *schedulingv1beta1.PodGroup:
-			pg, err := ConvertPodGroupV1beta1(v, pcs)
-			if err != nil {
-				return nil, o.Wrap(err)
-			}
-			c.PodGroups = append(c.PodGroups, pg)
-			c.groups[pg.Key()] = apiGroup{v1beta1: v}
-			c.uids[pg.Key()] = string(v.UID)
-		case *corev1.Pod:
-			apiPods = append(apiPods, v)
-		case *policyv1.PodDisruptionBudget:
-			pdbs = append(pdbs, o)
-		case *resourcev1.DeviceClass:
-			dc, err := ConvertDeviceClass(v)
-			if err != nil {
-				return nil, o.Wrap(err)
-			}
-			classes2 = append(classes2, dc)
-		case *resourcev1.ResourceSlice:
-			rslices = append(rslices, v)
-		case *resourcev1.ResourceClaimTemplate:
-			t, err := ConvertResourceClaimTemplate(v)
-			if err != nil {
-				return nil, o.Wrap(err)
-			}
-			templates = append(templates, t)
-			c.templates[keyOf(v)] = v
-		case *resourcev1.ResourceClaim:
-			cl, err := ConvertResourceClaim(v)
-			if err != nil {
-				return nil, o.Wrap(err)
-			}
-			claims = append(claims, cl)
-			c.claims[keyOf(v)] = v
-		case *schedulingv1.PriorityClass, *corev1.Namespace, *batchv1.Job:
-		default:
-			c.Unused = append(c.Unused, o)
-		}
-	}
-	if err := checkPodCount(objs, len(apiPods), opts.MaxPods); err != nil {
-		return nil, err
-	}
-	for i := range objs {
-		o := &objs[i]
-		j, ok := o.Obj.(*batchv1.Job)
-		if !ok {
-			continue
-		}
-		jo, err := StampJob(j, pcs)
-		if err != nil {
-			return nil, o.Wrap(err)
-		}
-		if jo.PodGroup != nil {
-			k := jo.PodGroup.Key()
-			if _, dup := c.groups[k]; dup {
-				return nil, o.Wrap(placement.Errorf(placement.ErrDuplicate, jobObj(j.Namespace, j.Name), "spec", "the Job controller would create %s, which the input already has", podGroupObj(k.Namespace, k.Name)))
-			}
-			c.Workloads = append(c.Workloads, jo.Workload)
-			c.PodGroups = append(c.PodGroups, jo.PodGroup)
-			if jo.V1beta1 {
-				api := PodGroupV1beta1(jo.PodGroup)
-				c.groups[k] = apiGroup{v1beta1: api}
-				c.created = append(c.created, WorkloadV1beta1(jo.Workload), api)
-			} else {
-				api := PodGroupV1alpha2(jo.PodGroup)
-				c.groups[k] = apiGroup{v1alpha2: api}
-				c.created = append(c.created, WorkloadV1alpha2(jo.Workload), api)
-			}
-		}
-		for _, p := range jo.Pods {
-			k := placement.Key{Namespace: p.Namespace, Name: p.Name}
-			if _, dup := c.where[manifest.ObjectName("Pod", k.Namespace, k.Name)]; dup {
-				return nil, o.Wrap(placement.Errorf(placement.ErrDuplicate, jobObj(j.Namespace, j.Name), "spec", "the Job controller would create %s, which the input already has", podObj(k.Namespace, k.Name)))
-			}
-			c.created = append(c.created, p)
-		}
-		c.Jobs = append(c.Jobs, JobInfo{Key: placement.Key{Namespace: j.Namespace, Name: j.Name}, JobObjects: jo})
-		apiPods = append(apiPods, jo.Pods...)
-	}
-	for _, p := range apiPods {
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
-		}
-		pp, err := ConvertPod(p, pcs)
-		if err != nil {
-			return nil, c.locate(err)
-		}
-		na, err := RequiredNodeAffinity(p)
-		if err != nil {
-			return nil, c.locate(err)
-		}
-		if na != nil {
-			if c.NodeAffinity == nil {
-				c.NodeAffinity = AffinityFilter{}
-			}
-			c.NodeAffinity[pp.Key()] = na
-		}
-		c.pods[pp.Key()] = p
-		switch {
-		case pp.NodeName != "":
-			bound = append(bound, pp)
-		case len(p.Spec.SchedulingGates) > 0:
-			c.Gated = append(c.Gated, pp.Key())
-		default:
-			c.Pending = append(c.Pending, pp)
-		}
-	}
-	for _, o := range pdbs {
-		b, ok, err := ConvertPodDisruptionBudget(o.Obj.(*policyv1.PodDisruptionBudget), bound)
-		if err != nil {
-			return nil, o.Wrap(err)
-		}
-		if ok {
-			c.Budgets = append(c.Budgets, b)
-		}
-	}
-	usesClaims := len(classes2)+len(rslices)+len(templates)+len(claims) > 0
-	for _, pg := range c.PodGroups {
-		usesClaims = usesClaims || len(pg.Spec.ResourceClaims) > 0
-	}
-	for _, p := range c.Pending {
-		usesClaims = usesClaims || len(p.ResourceClaims) > 0
-	}
-	if usesClaims {
-		var ds []dra.ResourceSlice
-		for _, s := range newestSlices(rslices) {
-			d, err := ConvertResourceSlice(s)
-			if err != nil {
-				return nil, c.locate(err)
-			}
-			ds = append(ds, d)
-		}
-		inv, err := dra.NewInventory(classes2, ds)
-		if err != nil {
-			return nil, c.locate(err)
-		}
-		if c.Ledger, err = dra.NewLedger(inv, templates, claims); err != nil {
-			return nil, c.locate(err)
-		}
-		if err := c.checkClaimRefs(); err != nil {
-			return nil, err
-		}
-		if err := c.checkDeviceClasses(); err != nil {
-			return nil, err
-		}
-	}
-	slices.SortFunc(c.PodGroups, func(a, b *gang.PodGroup) int { return a.Key().Compare(b.Key()) })
-	slices.SortFunc(c.Workloads, func(a, b *gang.Workload) int { return a.Key().Compare(b.Key()) })
-	if c.Snapshot, err = placement.NewSnapshot(c.Nodes, bound); err != nil {
-		return nil, c.locate(err)
-	}
-	return c, nil
-}
-
 // Locate wraps err, when it is a [*placement.FieldError], with the input
 // location of the object it names (see [manifest.Object.Wrap]); objects
 // the Job controller created are located at their Job. Other errors are
@@ -383,6 +142,17 @@ func (c *Cluster) SetCondition(k placement.Key, cond gang.Condition) bool {
 		SetConditionV1beta1(g.v1beta1, cond)
 	}
 	return true
+}
+
+// ConditionType returns the type under which PodGroup k's API object
+// carries a condition of type t: a v1beta1 PodGroup names
+// PodGroupScheduled PodGroupInitiallyScheduled (see
+// [SetConditionV1beta1]); anything else keeps t.
+func (c *Cluster) ConditionType(k placement.Key, t string) string {
+	if g, ok := c.groups[k]; ok && g.v1beta1 != nil && t == gang.PodGroupScheduled {
+		return PodGroupInitiallyScheduled
+	}
+	return t
 }
 
 // Evict records that pod k was evicted by preemption: its API object

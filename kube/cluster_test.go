@@ -58,25 +58,25 @@ func TestLoadErrors(t *testing.T) {
 		name, in, err string
 	}{
 		{"job pod exists", node1 + pod("j-0", "") + "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 1, template: {spec: {containers: [{name: c}]}}}\n",
-			`in.yaml: document 3 (line 12): Job "default/j": spec: the Job controller would create pod "default/j-0", which the input already has`},
-		{"unknown node", pod("p", "  nodeName: gone\n"), `in.yaml: document 1 (line 2): pod "default/p": spec.nodeName: node "gone" is not in the snapshot`},
+			`in.yaml: document 3 (line 15): Job "default/j": spec: the Job controller would create pod "default/j-0", which the input already has`},
+		{"unknown node", pod("p", "  nodeName: gone\n"), `in.yaml: document 1 (line 7): pod "default/p": spec.nodeName: node "gone" is not in the snapshot`},
 		{"missing claim template", node1 + pod("p", "  resourceClaims: [{name: gpu, resourceClaimTemplateName: gpu}]\n"),
-			`in.yaml: document 2 (line 6): pod "default/p": spec.resourceClaims[0].resourceClaimTemplateName: no ResourceClaimTemplate "gpu" in namespace "default"`},
+			`in.yaml: document 2 (line 11): pod "default/p": spec.resourceClaims[0].resourceClaimTemplateName: no ResourceClaimTemplate "gpu" in namespace "default"`},
 		{"bad CEL", node1 + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {selectors: [{cel: {expression: 'device.driver =='}}]}\n",
-			`in.yaml: document 2 (line 6): DeviceClass "gpu": spec.selectors[0].cel.expression: compilation failed`},
+			`in.yaml: document 2 (line 9): DeviceClass "gpu": spec.selectors[0].cel.expression: compilation failed`},
 		{"job pod with bad request", node1 + "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '-1'}}}]}}}\n",
-			`in.yaml: document 2 (line 6): pod "default/j-0": spec.containers[0].resources.requests[cpu]: -1 is negative`},
+			`in.yaml: document 2 (line 9): pod "default/j-0": spec.containers[0].resources.requests[cpu]: -1 is negative`},
 		// The API server accepts a class that does not exist yet; in a fixed
 		// input it never will, and every cycle would fail on it.
 		{"unknown device class", node1 + "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {spec: {devices: {requests: [{name: r, firstAvailable: [{name: a, deviceClassName: gpu}]}]}}}\n",
-			`in.yaml: document 2 (line 6): ResourceClaimTemplate "default/t": spec.spec.devices.requests[0].firstAvailable[0].deviceClassName: no DeviceClass "gpu"`},
+			`in.yaml: document 2 (line 9): ResourceClaimTemplate "default/t": spec.spec.devices.requests[0].firstAvailable[0].deviceClassName: no DeviceClass "gpu"`},
 		// A lone pod is scheduled as gangsim's implicit group "pod:<name>";
 		// the API's name rules keep a pod from joining it.
 		{"schedulingGroup not a DNS subdomain", node1 + pod("p", "  schedulingGroup: {podGroupName: 'pod:q'}\n"),
-			`in.yaml: document 2 (line 6): pod "default/p": spec.schedulingGroup.podGroupName: "pod:q": a lowercase RFC 1123 subdomain`},
+			`in.yaml: document 2 (line 11): pod "default/p": spec.schedulingGroup.podGroupName: "pod:q": a lowercase RFC 1123 subdomain`},
 		// Two billion pods would be created up front: an error, at once.
 		{"job too parallel", node1 + "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 2000000000, completions: 2000000000, template: {spec: {containers: [{name: c}]}}}\n",
-			`in.yaml: document 2 (line 6): Job "default/j": spec.parallelism: 2000000000 is above 100000`},
+			`in.yaml: document 2 (line 9): Job "default/j": spec.parallelism: 2000000000 is above 100000`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -23,7 +23,11 @@
 //     selectors compiled by the Kubernetes DRA CEL environment
 //     ([CompileSelector]).
 //   - [Load] does all of it for a set of manifest objects (package
-//     kube/manifest reads them) and builds the snapshot.
+//     kube/manifest reads them) and builds the snapshot, running the Job
+//     controller's rules (v1.37: objects a Job controls are its own; only
+//     a Job that never started gets a Workload and PodGroup). [FillIn]
+//     first adds what the API server and kubelet would (the hostname
+//     label, creation and start times in input order).
 //
 // # From decisions to objects
 //
@@ -34,6 +38,7 @@
 // [PodGroupV1beta1] and the Workload counterparts write stamped objects.
 // A [Cluster] keeps the API objects and applies all of these
 // ([Cluster.Bind], [Cluster.SetCondition], [Cluster.SetLedger],
+// [Cluster.Evict], [Cluster.Recreate] for a Job's evicted pod,
 // [Cluster.Objects]).
 //
 // # Errors

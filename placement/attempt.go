@@ -214,8 +214,8 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 	if rejected != nil {
 		d.Placement = *rejected.p
 		d.MostFit = sv.bound + rejected.placed
-		d.Message = fmt.Sprintf("%d of min %d members fit%s but the placement was rejected: %s",
-			d.MostFit, sv.required, inName(rejected.p), rejected.reject.Reason)
+		d.Message = fmt.Sprintf("%s%s but the placement was rejected: %s",
+			sv.fitCount(d.MostFit), inName(rejected.p), rejected.reject.Reason)
 		if !resolvableReject && bestFail == nil && d.Status == Unschedulable {
 			d.Status = Unresolvable
 		}
@@ -224,7 +224,7 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 	d.Placement = *bestFail.p
 	d.MostFit = sv.bound + bestFail.placed
 	if sv.opts.StatusOnly {
-		d.Message = fmt.Sprintf("%d of min %d members fit%s", d.MostFit, sv.required, inName(bestFail.p))
+		d.Message = sv.fitCount(d.MostFit) + inName(bestFail.p)
 		return d
 	}
 	first, reasons, unresolvable := sv.diagnose(bestFail)
@@ -235,8 +235,8 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 		d.Status, d.Proven = Unresolvable, true
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of min %d members fit%s", d.MostFit, sv.required, inName(bestFail.p))
-	if sv.bound > 0 {
+	b.WriteString(sv.fitCount(d.MostFit) + inName(bestFail.p))
+	if sv.bound > 0 && !sv.minMetByBound() {
 		fmt.Fprintf(&b, " (%d bound)", sv.bound)
 	}
 	if bestFail.violation != "" {
@@ -355,4 +355,25 @@ func (sv *solver) finish(a *attempt) {
 	}
 	a.violation = sv.cons.violation(sv.pos)
 	a.pref = sv.cons.pref(sv.pos)
+}
+
+// minMetByBound reports whether the bound members alone reach what the
+// group needs (minCount of a gang, one member of a basic group), so that a
+// cycle asks for one more member only.
+func (sv *solver) minMetByBound() bool {
+	return sv.bound > 0 && (!sv.g.IsGang() || int(sv.g.MinCount) <= sv.bound)
+}
+
+// fitCount says how many members fit against what the decision needs: "3
+// of min 4 members fit"; when bound members already meet the minimum, how
+// many pending ones fit ("0 of the pending members fit (2 bound meet
+// minCount 2)"), not "2 of min 3", a minimum the group never asked for.
+func (sv *solver) fitCount(mostFit int) string {
+	if !sv.minMetByBound() {
+		return fmt.Sprintf("%d of min %d members fit", mostFit, sv.required)
+	}
+	if sv.g.IsGang() {
+		return fmt.Sprintf("%d of the pending members fit (%d bound meet minCount %d)", mostFit-sv.bound, sv.bound, sv.g.MinCount)
+	}
+	return fmt.Sprintf("%d of the pending members fit (%d bound)", mostFit-sv.bound, sv.bound)
 }

@@ -47,5 +47,5 @@ spec:
 	// cluster.yaml: document 1 (line 1): node "n1" *v1.Node
 	// cluster.yaml: document 2 (line 8): pod "default/worker-0" *v1.Pod
 	// training-job-workers-pg
-	// cluster.yaml: document 2 (line 8): pod "default/worker-0": spec.containers[0].resources.request: unknown field
+	// cluster.yaml: document 2 (line 18): pod "default/worker-0": spec.containers[0].resources.request: unknown field
 }

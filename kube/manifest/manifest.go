@@ -53,6 +53,10 @@ type Object struct {
 	// [v1alpha2] type; nil when the kind is not one this package decodes
 	// (see [Supported]), in which case the object was only identified.
 	Obj any
+
+	// doc is the document the object was read from, so that Wrap can
+	// name the line of a field; nil for objects built by a caller.
+	doc *chunk
 }
 
 // String names the object as error messages do: `pod "default/p1"`,
@@ -76,13 +80,18 @@ func ObjectName(kind, namespace, name string) string {
 func (o *Object) Where() string { return where(o.Source, o.Doc, o.Line, o.Item) }
 
 // Wrap locates err (typically a [*placement.FieldError] from converting
-// the object) at the object's place in the input. It returns nil for a nil
-// err.
+// the object) at the object's place in the input: the line of the field
+// it names when the object was read by this package and has that field,
+// else the line its document starts on. It returns nil for a nil err.
 func (o *Object) Wrap(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &Error{Source: o.Source, Doc: o.Doc, Line: o.Line, Item: o.Item, Err: err}
+	e := &Error{Source: o.Source, Doc: o.Doc, Line: o.Line, Item: o.Item, Err: err}
+	if o.doc != nil {
+		return locateField(e, *o.doc)
+	}
+	return e
 }
 
 func where(source string, doc, line, item int) string {
@@ -166,7 +175,9 @@ func Supported() []string {
 
 // Read reads manifests from paths, in order: a file; a directory, whose
 // *.yaml, *.yml and *.json files are read in name order (not recursively,
-// as kubectl -f does); or "-" for stdin. Each file holds YAML documents
+// as kubectl -f does), skipping documents that set neither apiVersion nor
+// kind (such as a gangsim -o json report beside the manifests); or "-" for
+// stdin. Each file holds YAML documents
 // separated by "---" lines, each an object or a List of objects, as
 // Kubernetes documentation writes them.
 //
@@ -204,6 +215,9 @@ func Read(paths []string, stdin io.Reader, opts Options) ([]Object, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A directory holds other files too (a gangsim -o json report):
+		// its documents that are not objects of any kind are skipped.
+		d.skipForeign = len(files) != 1 || files[0] != p
 		for _, f := range files {
 			fh, err := os.Open(f)
 			if err != nil {
@@ -261,6 +275,9 @@ type decoder struct {
 	objs      []Object
 	seen      map[string]string // group/kind/namespace/name -> where first defined
 	generated map[string]int    // generateName -> last counter
+	// skipForeign skips documents with neither apiVersion nor kind (files
+	// read from a directory).
+	skipForeign bool
 }
 
 func newDecoder(opts Options) *decoder {
@@ -389,17 +406,21 @@ func (d *decoder) document(source string, doc int, c chunk) error {
 	}
 	apiVersion, _ := m["apiVersion"].(string)
 	kind, _ := m["kind"].(string)
+	if _, hasKind := m["kind"]; d.skipForeign && !hasKind && m["apiVersion"] == nil {
+		return nil
+	}
 	if strings.HasSuffix(kind, "List") {
 		if items, ok := m["items"]; ok {
-			return d.list(source, doc, line, apiVersion, kind, items)
+			return d.list(source, doc, &c, apiVersion, kind, items)
 		}
 	}
-	return d.object(source, doc, line, -1, m)
+	return d.object(source, doc, &c, -1, m)
 }
 
 // list decodes the items of a List (v1 List, or a typed list such as
 // PodList, whose items may omit apiVersion and kind).
-func (d *decoder) list(source string, doc, line int, apiVersion, kind string, items any) error {
+func (d *decoder) list(source string, doc int, c *chunk, apiVersion, kind string, items any) error {
+	line := c.line
 	fail := func(err error) error { return &Error{Source: source, Doc: doc, Line: line, Item: -1, Err: err} }
 	a, ok := items.([]any)
 	if !ok && items != nil {
@@ -418,15 +439,15 @@ func (d *decoder) list(source string, doc, line int, apiVersion, kind string, it
 				m["kind"] = strings.TrimSuffix(kind, "List")
 			}
 		}
-		if err := d.object(source, doc, line, i, m); err != nil {
+		if err := d.object(source, doc, c, i, m); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (d *decoder) object(source string, doc, line, item int, m map[string]any) error {
-	o := Object{Source: source, Doc: doc, Line: line, Item: item}
+func (d *decoder) object(source string, doc int, c *chunk, item int, m map[string]any) error {
+	o := Object{Source: source, Doc: doc, Line: c.line, Item: item, doc: c}
 	meta, _ := m["metadata"].(map[string]any)
 	o.Name, _ = meta["name"].(string)
 	o.Namespace, _ = meta["namespace"].(string)

@@ -132,11 +132,11 @@ func TestDecodeErrors(t *testing.T) {
 		err      string
 	}{
 		{"unknown field", pod("  containers:\n  - name: c\n    resourcez: {}\n"), placement.ErrInvalid,
-			`in.yaml: document 1 (line 1): pod "default/p1": spec.containers[0].resourcez: unknown field`},
+			`in.yaml: document 1 (line 7): pod "default/p1": spec.containers[0].resourcez: unknown field`},
 		{"field names are case-sensitive", pod("  NodeName: n1\n"), placement.ErrInvalid,
-			`in.yaml: document 1 (line 1): pod "default/p1": spec.NodeName: unknown field`},
+			`in.yaml: document 1 (line 5): pod "default/p1": spec.NodeName: unknown field`},
 		{"bad quantity", "---\n" + pod("  containers:\n  - name: c\n    resources: {requests: {cpu: lots}}\n"), placement.ErrInvalid,
-			`in.yaml: document 1 (line 2): pod "default/p1": spec.containers[0].resources.requests[cpu]: "lots": quantities must match the regular expression`},
+			`in.yaml: document 1 (line 8): pod "default/p1": spec.containers[0].resources.requests[cpu]: "lots": quantities must match the regular expression`},
 		{"wrong type", pod("  priority: high\n"), placement.ErrInvalid,
 			`pod "default/p1": spec.priority: want an integer, got string "high"`},
 		{"int32 overflow", pod("  priority: 3000000000\n"), placement.ErrInvalid,
@@ -169,16 +169,16 @@ func TestDecodeErrors(t *testing.T) {
 		{"v1beta1 has no podGroupTemplateRef", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {podGroupTemplateRef: {}}\n", placement.ErrInvalid,
 			`PodGroup "default/g": spec.podGroupTemplateRef: unknown field`},
 		{"duplicate object", pod("  containers: []\n") + "---\n" + pod("  containers: []\n"), placement.ErrDuplicate,
-			`in.yaml: document 2 (line 7): pod "default/p1": metadata.name: already defined at in.yaml: document 1 (line 1)`},
+			`in.yaml: document 2 (line 9): pod "default/p1": metadata.name: already defined at in.yaml: document 1 (line 1)`},
 		// Names as the API server takes them: "pod:x" is what gangsim calls
 		// a lone pod's implicit group, "a/b" would print like a namespace.
 		{"name not a DNS subdomain", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: 'pod:p1'}\nspec: {schedulingPolicy: {basic: {}}}\n", placement.ErrInvalid,
-			`in.yaml: document 1 (line 1): PodGroup "default/pod:p1": metadata.name: "pod:p1": a lowercase RFC 1123 subdomain`},
+			`in.yaml: document 1 (line 3): PodGroup "default/pod:p1": metadata.name: "pod:p1": a lowercase RFC 1123 subdomain`},
 		{"namespace not a DNS label", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n" + "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: a/b}\nspec: {containers: []}\n", placement.ErrInvalid,
-			`in.yaml: document 2 (line 5): pod "a/b/p": metadata.namespace: "a/b": a lowercase RFC 1123 label`},
+			`in.yaml: document 2 (line 7): pod "a/b/p": metadata.namespace: "a/b": a lowercase RFC 1123 label`},
 		{"list item not an object", "apiVersion: v1\nkind: List\nitems: [3]\n", nil, `in.yaml: document 1 (line 1): items[0]: an item must be an object, not number 3`},
 		{"list item error", "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n9}, spec: {taints: 3}}\n", placement.ErrInvalid,
-			`in.yaml: document 1 (line 1): items[0]: node "n9": spec.taints: want a list, got number 3`},
+			`in.yaml: document 1 (line 4): items[0]: node "n9": spec.taints: want a list, got number 3`},
 		{"items not a list", "apiVersion: v1\nkind: List\nitems: {a: 1}\n", placement.ErrInvalid, `List: items: want a list, got an object`},
 	}
 	for _, c := range cases {
@@ -231,7 +231,7 @@ func TestRead(t *testing.T) {
 
 	// An error on stdin names it.
 	_, err = Read([]string{"-"}, strings.NewReader("apiVersion: v1\nkind: Node\nmetadata: {name: x}\nspec: {unschedulable: maybe}\n"), Options{})
-	require.EqualError(t, err, `<stdin>: document 1 (line 1): node "x": spec.unschedulable: want true or false, got string "maybe"`)
+	require.EqualError(t, err, `<stdin>: document 1 (line 4): node "x": spec.unschedulable: want true or false, got string "maybe"`)
 }
 
 func TestSupported(t *testing.T) {

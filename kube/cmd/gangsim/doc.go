@@ -19,10 +19,28 @@
 // (DeviceClass, ResourceSlice, ResourceClaimTemplate, ResourceClaim of
 // resource.k8s.io/v1) take part.
 //
+// What a cluster adds is filled in first, as the API server and the
+// kubelet would for objects created with kubectl apply -f in input order
+// (kube.FillIn); -fill-in=false turns it off. Where the input leaves them
+// out: a Node gets the label kubernetes.io/hostname = its name; a Pod or
+// Job gets metadata.creationTimestamp of 2026-01-01T00:00:00Z plus its
+// index among the input's objects in seconds (a Job's pods take the Job's);
+// a bound Pod gets status.startTime likewise, and a pod bound in the run
+// the time of its cycle. -o yaml writes these values.
+//
+// Jobs are run as the Job controller of v1.37 runs them: a Job that never
+// started gets its Workload, PodGroup and pods; a Workload, PodGroup or
+// pod that a Job controls (its controller ownerReference) is the Job's
+// own and is not made again, so -o yaml output reads back; a Job's pod
+// evicted by preemption is created again, pending, under the same name.
+//
 // Cycles take the groups in kube-scheduler's queue order: by the first
 // member in member order — priority, then metadata.creationTimestamp,
-// then namespace/name — so pods without timestamps go by name, as strings
-// ("w-10" before "w-2").
+// then namespace/name — so pods go in file order (with -fill-in=false,
+// pods without timestamps go by name, as strings: "w-10" before "w-2").
+// The run ends at a fixed point: when no further cycle of any waiting
+// group could bind or evict anything (a group that bound some members is
+// tried again, and may preempt for the rest).
 //
 // Output: -o text (the default) prints one block per cycle and a summary;
 // -o yaml writes the resulting objects — the input's in input order (pods
@@ -30,9 +48,11 @@
 // allocation; pods evicted by preemption left out), then those created
 // (the Job controller's Workloads, PodGroups and pods, generated claims) —
 // with a one-line summary on standard error; -o json writes the report.
-// Decisions do not depend on the order of the files or of the documents
-// in them, so the text and json outputs do not either; -o yaml follows
-// the input's order.
+// The input's order is the order objects arrive in, as with kubectl apply
+// -f: pods without creationTimestamp queue in it. With -fill-in=false, or
+// when every pod carries a timestamp, decisions do not depend on the order
+// of the files or of the documents in them, so the text and json outputs
+// do not either; -o yaml follows the input's order.
 //
 // Memory: every pod, given or created for a Job, is an object in memory
 // (about 6 KB through a run), so an input whose pods exceed -max-pods

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/manifest"
@@ -74,6 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	showCycles := fs.Bool("cycles", true, "with -o text, print every cycle (false: the summary only)")
 	maxCycles := fs.Int("max-cycles", 1_000_000, "stop after this many cycles")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (reading, converting, cycles, output) to this file, for go tool pprof")
+	fillIn := fs.Bool("fill-in", true, "add what the API server and kubelet would: the kubernetes.io/hostname label on nodes, creationTimestamp on pods and Jobs and status.startTime on bound pods in file order (1 s apart), status.startTime on pods bound in the run")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
@@ -81,9 +81,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPlaced // -h asked for the usage: not an error
+		}
 		return exitInput
 	}
-	if len(files) == 0 || fs.NArg() > 0 {
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "gangsim: unexpected argument %q: manifests are given with -f\n", fs.Arg(0))
+		return exitInput
+	case len(files) == 0:
+		fmt.Fprintln(stderr, "gangsim: no manifests: give files or directories with -f, or -f - for standard input, e.g.")
+		fmt.Fprintln(stderr, "  gangsim -f kube/testdata/seed/nodes.yaml -f kube/testdata/seed/training-job.yaml")
 		fs.Usage()
 		return exitInput
 	}
@@ -108,6 +117,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
+	if *fillIn {
+		kube.FillIn(objs, epoch)
+	}
 	c, err := kube.LoadWithOptions(objs, kube.LoadOptions{MaxPods: *maxPods})
 	if err != nil {
 		hint := ""
@@ -117,7 +129,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt, fillIn: *fillIn}
 	if tty {
 		opts.progress = func(cycle, bound int) { fmt.Fprintf(stderr, "\rgangsim: cycle %d, %d pods bound", cycle, bound) }
 	}
@@ -137,6 +149,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		}
 		writeText(w, rep)
 	case "json":
+		// Lists are [] when empty, as a reader of the report expects.
+		if rep.Cycles == nil {
+			rep.Cycles = []Cycle{}
+		}
+		if rep.Summary.Allocation == nil {
+			rep.Summary.Allocation = []Allocation{}
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
@@ -186,80 +205,6 @@ func checkFlags(namespace, topoKeys string, maxCycles, maxPods int) error {
 	return nil
 }
 
-// writeObjects writes API objects as multi-document YAML, leaving out
-// empty values (null, {}, [], "", objects of zeros only) so that the
-// output reads like the input.
-func writeObjects(w io.Writer, objs []any) error {
-	for _, o := range objs {
-		js, err := json.Marshal(o)
-		if err != nil {
-			return err
-		}
-		var m any
-		if err := json.Unmarshal(js, &m); err != nil {
-			return err
-		}
-		b, err := yaml.Marshal(prune(m))
-		if err != nil {
-			return err
-		}
-		if _, err := io.WriteString(w, "---\n"); err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// allZero reports whether every value of m is the number 0, as in a Node's
-// status.daemonEndpoints.kubeletEndpoint {Port: 0}, which the API types
-// always write.
-func allZero(m map[string]any) bool {
-	for _, e := range m {
-		if f, ok := e.(float64); !ok || f != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// prune drops empty values; it returns nil for a value that is empty.
-func prune(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, e := range v {
-			if p := prune(e); p == nil {
-				delete(v, k)
-			} else {
-				v[k] = p
-			}
-		}
-		if len(v) == 0 || allZero(v) {
-			return nil
-		}
-	case []any:
-		if len(v) == 0 {
-			return nil
-		}
-		for i, e := range v {
-			if p := prune(e); p != nil {
-				v[i] = p
-			} else {
-				v[i] = map[string]any{}
-			}
-		}
-	case string:
-		if v == "" {
-			return nil
-		}
-	case nil:
-		return nil
-	}
-	return v
-}
-
 // maxListed is how many bindings or waiting members a text cycle lists.
 const maxListed = 12
 
@@ -298,13 +243,16 @@ func writeText(w io.Writer, rep Report) {
 			fmt.Fprintf(w, "  waiting %d: %s (retry at +%s)\n", len(cy.Waiting), list(cy.Waiting), cy.RetryAt)
 		}
 		if len(cy.Preempted) > 0 {
-			fmt.Fprintf(w, "  preempted %d: %s (%s)\n", len(cy.Preempted), list(cy.Preempted), cy.PreemptionMessage)
+			fmt.Fprintf(w, "  preempted %d: %s\n", len(cy.Preempted), list(cy.Preempted))
+		}
+		if len(cy.Recreated) > 0 {
+			fmt.Fprintf(w, "  recreated by the Job controller %d: %s\n", len(cy.Recreated), list(cy.Recreated))
 		}
 		for _, cl := range cy.Claims {
 			fmt.Fprintf(w, "  claim %s\n", cl)
 		}
 		if cy.Condition != nil {
-			fmt.Fprintf(w, "  condition PodGroupScheduled=%s (%s)\n", cy.Condition.Status, cy.Condition.Reason)
+			fmt.Fprintf(w, "  condition %s=%s (%s)\n", cy.Condition.Type, cy.Condition.Status, cy.Condition.Reason)
 		}
 	}
 	s := rep.Summary
@@ -313,7 +261,11 @@ func writeText(w io.Writer, rep Report) {
 	if s.Stopped != "" {
 		fmt.Fprintf(w, "  %s\n", s.Stopped)
 	}
-	fmt.Fprintf(w, "  PodGroups: %d placed, %d waiting\n", s.GroupsPlaced, s.GroupsWaiting)
+	fmt.Fprintf(w, "  PodGroups: %d placed, %d waiting", s.GroupsPlaced, s.GroupsWaiting)
+	if s.GroupsEmpty > 0 {
+		fmt.Fprintf(w, ", %d without pods", s.GroupsEmpty)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  pods: %d bound in this run, %d waiting, %d preempted\n", s.PodsBound, s.PodsWaiting, s.PodsPreempted)
 	for _, a := range s.Allocation {
 		fmt.Fprintf(w, "  %s: %.1f%% allocated (%s of %s)\n", a.Resource, a.Percent, human(a.Resource, a.Requested), human(a.Resource, a.Allocatable))

@@ -120,17 +120,17 @@ func TestBadInput(t *testing.T) {
 		{"-max-pods counts given pods", []string{"-max-pods", "3", "-f", write("jobs3.yaml", jobs(1, 2)+"---\n"+strings.Replace(pod, "%s", "1", 1)+"---\n"+strings.Replace(strings.Replace(pod, "%s", "1", 1), "p1", "p2", 1))},
 			`Job "default/j-00": spec.parallelism: its 2 pods would bring the input to 4 pods (2 given, the rest from Jobs), above the limit of 3`},
 		{"typo", []string{"-f", write("typo.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: [{name: c, resource: {}}]}\n")},
-			"typo.yaml: document 2 (line 5): pod \"default/p1\": spec.containers[0].resource: unknown field"},
+			"typo.yaml: document 2 (line 8): pod \"default/p1\": spec.containers[0].resource: unknown field"},
 		{"negative quantity", []string{"-f", write("neg.yaml", strings.Replace(pod, "%s", `"-1"`, 1))},
-			`neg.yaml: document 1 (line 1): pod "default/p1": spec.containers[0].resources.requests[cpu]: -1 is negative`},
+			`neg.yaml: document 1 (line 7): pod "default/p1": spec.containers[0].resources.requests[cpu]: -1 is negative`},
 		{"unknown node", []string{"-f", write("bound.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: ns}\nspec: {nodeName: gone, containers: [{name: c}]}\n")},
-			`bound.yaml: document 1 (line 1): pod "ns/p1": spec.nodeName: node "gone" is not in the snapshot`},
+			`bound.yaml: document 1 (line 4): pod "ns/p1": spec.nodeName: node "gone" is not in the snapshot`},
 		{"bad minCount", []string{"-f", write("pg.yaml", "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 0}}}\n")},
-			`pg.yaml: document 1 (line 1): PodGroup "default/g": spec.schedulingPolicy.gang.minCount: 0 is below 1`},
+			`pg.yaml: document 1 (line 4): PodGroup "default/g": spec.schedulingPolicy.gang.minCount: 0 is below 1`},
 		{"topology key on no node", []string{"-f", td + "seed/nodes.yaml", "-f", write("tpg.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec:\n  schedulingPolicy: {gang: {minCount: 1}}\n  schedulingConstraints: {topology: [{key: example.com/pod}]}\n")},
-			`tpg.yaml: document 2 (line 5): PodGroup "default/g": spec.schedulingConstraints.topology[0].key: no node carries the label "example.com/pod"`},
+			`tpg.yaml: document 2 (line 10): PodGroup "default/g": spec.schedulingConstraints.topology[0].key: no node carries the label "example.com/pod"`},
 		{"unknown priority class in a job", []string{"-f", write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 2, completions: 2, completionMode: Indexed, template: {spec: {priorityClassName: gold, containers: [{name: c}]}}}\n")},
-			`job.yaml: document 1 (line 1): Job "default/j": spec.template.spec.priorityClassName: no PriorityClass "gold"`},
+			`job.yaml: document 1 (line 4): Job "default/j": spec.template.spec.priorityClassName: no PriorityClass "gold"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -177,7 +177,7 @@ func TestSubprocess(t *testing.T) {
 	out, errOut, code := cmd("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}], priority: x}\n", "-f", "-")
 	require.Equal(t, exitInput, code)
 	require.Empty(t, out)
-	require.Equal(t, "gangsim: <stdin>: document 1 (line 1): pod \"default/p\": spec.priority: want an integer, got string \"x\"\n", errOut)
+	require.Equal(t, "gangsim: <stdin>: document 1 (line 4): pod \"default/p\": spec.priority: want an integer, got string \"x\"\n", errOut)
 }
 
 // TestProgress: with stderr a terminal, a long run shows a progress line

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
@@ -45,7 +47,9 @@ type Cycle struct {
 	// BudgetExhausted, or Error.
 	Status    string `json:"status"`
 	Placement string `json:"placement,omitempty"`
-	Message   string `json:"message"`
+	// Message is the reason as the PodGroup condition words it (see
+	// gang.Result.Message): the decision's, then what preemption found.
+	Message string `json:"message"`
 	// Bound are the members bound in this cycle, all together.
 	Bound []Binding `json:"bound,omitempty"`
 	// Waiting are the members sent back to the queue.
@@ -55,6 +59,9 @@ type Cycle struct {
 	// Preempted are the pods evicted so that the group fits (workload-aware
 	// preemption); the group is retried at once.
 	Preempted []string `json:"preempted,omitempty"`
+	// Recreated are the victims that the Job controller created again,
+	// pending (see kube.Cluster.Recreate).
+	Recreated []string `json:"recreated,omitempty"`
 	// PreemptionMessage explains the victims chosen.
 	PreemptionMessage string `json:"preemptionMessage,omitempty"`
 	// Claims are the ResourceClaims this cycle allocated or reserved.
@@ -68,18 +75,26 @@ type Binding struct {
 	Node string `json:"node"`
 }
 
-// Condition is the PodGroupScheduled condition a cycle wrote.
+// Condition is the PodGroupScheduled condition a cycle wrote, under the
+// type its PodGroup's version names it (PodGroupInitiallyScheduled in
+// scheduling.k8s.io/v1beta1).
 type Condition struct {
+	Type   string `json:"type"`
 	Status string `json:"status"`
 	Reason string `json:"reason"`
 }
 
 // Summary is the state after the last cycle.
 type Summary struct {
-	Cycles        int            `json:"cycles"`
-	PodGroups     int            `json:"podGroups"`
-	GroupsPlaced  int            `json:"podGroupsPlaced"`
-	GroupsWaiting int            `json:"podGroupsWaiting"`
+	Cycles        int `json:"cycles"`
+	PodGroups     int `json:"podGroups"`
+	GroupsPlaced  int `json:"podGroupsPlaced"`
+	GroupsWaiting int `json:"podGroupsWaiting"`
+	// GroupsEmpty are PodGroups with fewer than minCount members bound
+	// and none pending (no pods yet, or preemption took them; a run has
+	// no controller to recreate them): neither placed nor waiting, as
+	// nothing of theirs waits for the scheduler.
+	GroupsEmpty   int            `json:"podGroupsEmpty,omitempty"`
 	PodsBound     int            `json:"podsBound"`
 	PodsWaiting   int            `json:"podsWaiting"`
 	PodsPreempted int            `json:"podsPreempted"`
@@ -123,16 +138,28 @@ type options struct {
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
 	maxCycles    int
+	fillIn       bool                   // pods bound in the run get status.startTime (see kube.FillIn)
 	progress     func(cycle, bound int) // called every progressEvery cycles
 }
 
 const progressEvery = 500
 
-// simulate runs scheduling cycles on the cluster until nothing can change:
-// every group still queued has been tried since the last binding (the
-// cluster only changes by bindings, so a retry would decide the same), or
-// only gated groups remain. Bindings and conditions are written back into
+// simulate runs scheduling cycles on the cluster until no cycle could
+// change anything, and writes bindings, evictions and conditions back into
 // c.
+//
+// The stopping rule is a true fixed point. Decisions are deterministic and
+// depend only on the cluster (bindings, evictions and the claims they
+// commit) and the group's own pending members, so a group whose last cycle
+// changed nothing would decide the same again until some cycle changes the
+// cluster. The run counts such groups for the current state of the cluster
+// (a generation that every change advances) and ends when the scheduler has
+// no active group and every group backing off is one of them; gated groups
+// (no PodGroup, fewer than minCount members) wait for events that a run
+// over fixed manifests never sends. A group whose cycle bound some members
+// and requeued others is not counted: its next cycle sees a different
+// cluster, and may preempt for the rest. The check costs O(1) per cycle,
+// however many groups are bound or waiting.
 func simulate(c *kube.Cluster, opts options) (Report, error) {
 	if err := checkTopology(c); err != nil {
 		return Report{}, err
@@ -146,10 +173,12 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		sched.SetClaims(c.Ledger)
 	}
 	sched.SetDisruptionBudgets(c.Budgets)
+	policies := map[placement.Key]gang.SchedulingPolicy{}
 	for _, pg := range c.PodGroups {
 		if err := sched.SetPodGroup(pg); err != nil {
 			return Report{}, err
 		}
+		policies[pg.Key()] = pg.Spec.SchedulingPolicy
 	}
 	start := epoch
 	groups := map[placement.Key]bool{}
@@ -175,28 +204,25 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			return Report{}, err
 		}
 	}
-	keys := make([]placement.Key, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, placement.Key.Compare)
-
 	var rep Report
 	snap := c.Snapshot
 	now := start
-	failed := map[placement.Key]bool{} // tried and left pending since the last binding
+	// settled[k] == gen+1: group k's last cycle changed nothing in the
+	// cluster as it is now; settledN counts them (each is backing off).
+	gen, settledN := 0, 0
+	settled := map[placement.Key]int{}
 	last := map[placement.Key]string{} // the last decision's message per group
 	bound, preempted := 0, 0
 	for {
-		if done(sched, keys, failed) {
-			break
-		}
 		if len(rep.Cycles) >= opts.maxCycles {
 			rep.Summary.Stopped = fmt.Sprintf("stopped after -max-cycles=%d", opts.maxCycles)
 			break
 		}
 		r, ok := sched.Cycle(snap, now)
 		if !ok {
+			if settledN == sched.NumBackingOff() {
+				break
+			}
 			t, ok := sched.NextRetry()
 			if !ok {
 				break
@@ -204,7 +230,10 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			now = t
 			continue
 		}
-		cy := describe(len(rep.Cycles)+1, start, now, sched, r)
+		if settled[r.PodGroup] == gen+1 {
+			settledN--
+		}
+		cy := describe(len(rep.Cycles)+1, start, now, c, policies, r)
 		if len(r.ClaimUpdates) > 0 {
 			c.SetLedger(sched.Claims(), r.ClaimUpdates)
 			for _, u := range r.ClaimUpdates {
@@ -213,6 +242,12 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		}
 		if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt {
 			evicted := p.EvictedPods()
+			victims := make([]placement.Pod, 0, len(evicted))
+			for _, k := range evicted {
+				if v, ok := snap.Pod(k); ok {
+					victims = append(victims, *v)
+				}
+			}
 			next, err := snap.Apply(placement.Change{Remove: evicted})
 			if err != nil {
 				return Report{}, fmt.Errorf("cycle %d: %s: evicting victims: %w", cy.N, cy.Name, err)
@@ -231,18 +266,31 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 				c.Evict(k)
 				cy.Preempted = append(cy.Preempted, k.String())
 			}
-			clear(failed) // the cluster changed
+			for _, v := range victims {
+				if !c.Recreate(v.Key(), now) {
+					continue
+				}
+				if err := recreate(sched, groups, v, now); err != nil {
+					return Report{}, fmt.Errorf("cycle %d: %s: recreating %s: %w", cy.N, cy.Name, v.Key(), err)
+				}
+				cy.Recreated = append(cy.Recreated, v.Key().String())
+			}
 			preempted += len(evicted)
 		}
-		if len(r.Bind) > 0 {
-			clear(failed)
-			for _, p := range r.Bind {
-				c.Bind(p.Key(), p.NodeName)
+		for _, p := range r.Bind {
+			c.Bind(p.Key(), p.NodeName)
+			if api, ok := c.Pod(p.Key()); ok && opts.fillIn && api.Status.StartTime == nil {
+				t := metav1.NewTime(now)
+				api.Status.StartTime = &t
 			}
-			bound += len(r.Bind)
 		}
-		if (len(r.Requeued) > 0 || r.Err != nil) && len(cy.Preempted) == 0 {
-			failed[r.PodGroup] = true
+		bound += len(r.Bind)
+		switch {
+		case len(r.Bind) > 0 || len(cy.Preempted) > 0:
+			gen, settledN = gen+1, 0 // the cluster changed: every group may decide anew
+		case len(r.Requeued) > 0:
+			settled[r.PodGroup] = gen + 1
+			settledN++
 		}
 		last[r.PodGroup] = cy.Status + ": " + cy.Message
 		if r.Condition != nil && !strings.HasPrefix(r.PodGroup.Name, podPrefix) {
@@ -254,23 +302,33 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			opts.progress(len(rep.Cycles), bound)
 		}
 	}
+	keys := make([]placement.Key, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, placement.Key.Compare)
 	stopped := rep.Summary.Stopped
 	rep.Summary = summarize(c, sched, keys, snap, last, opts)
 	rep.Summary.Cycles, rep.Summary.Stopped, rep.Summary.PodsBound, rep.Summary.PodsPreempted = len(rep.Cycles), stopped, bound, preempted
 	return rep, nil
 }
 
-// done reports whether no further cycle can change anything: each group
-// with pending members is gated or has failed since the last binding.
-func done(sched *gang.Scheduler, keys []placement.Key, failed map[placement.Key]bool) bool {
-	for _, k := range keys {
-		st, ok := sched.Group(k)
-		if !ok || len(st.Pending) == 0 || st.State == gang.Gated || failed[k] {
-			continue
+// recreate queues again, at now, a victim pod that its Job's controller
+// created anew (see kube.Cluster.Recreate), in its PodGroup or, pod by pod,
+// in an implicit basic group of its own.
+func recreate(sched *gang.Scheduler, groups map[placement.Key]bool, v placement.Pod, now time.Time) error {
+	v.NodeName, v.QueuedAt, v.StartTime = "", now, time.Time{}
+	if v.SchedulingGroup == "" {
+		v.SchedulingGroup = podPrefix + v.Name
+		if err := sched.SetPodGroup(&gang.PodGroup{
+			ObjectMeta: gang.ObjectMeta{Namespace: v.Namespace, Name: v.SchedulingGroup},
+			Spec:       gang.PodGroupSpec{SchedulingPolicy: gang.SchedulingPolicy{Basic: &gang.BasicSchedulingPolicy{}}},
+		}); err != nil {
+			return err
 		}
-		return false
 	}
-	return true
+	groups[placement.Key{Namespace: v.Namespace, Name: v.SchedulingGroup}] = true
+	return sched.AddPod(v)
 }
 
 func kindName(k placement.Key) (kind, name string) {
@@ -282,22 +340,19 @@ func kindName(k placement.Key) (kind, name string) {
 
 func offset(start, t time.Time) string { return t.Sub(start).String() }
 
-func describe(n int, start, now time.Time, sched *gang.Scheduler, r gang.Result) Cycle {
+func describe(n int, start, now time.Time, c *kube.Cluster, policies map[placement.Key]gang.SchedulingPolicy, r gang.Result) Cycle {
 	kind, name := kindName(r.PodGroup)
 	cy := Cycle{N: n, At: offset(start, now), Kind: kind, Name: name}
-	if st, ok := sched.Group(r.PodGroup); ok && st.PodGroup != nil {
-		pol := st.PodGroup.Spec.SchedulingPolicy
-		if pol.Gang != nil {
-			cy.Policy, cy.MinCount = "gang", pol.Gang.MinCount
-		} else {
-			cy.Policy = "basic"
-		}
+	if pol, ok := policies[r.PodGroup]; ok && pol.Gang != nil {
+		cy.Policy, cy.MinCount = "gang", pol.Gang.MinCount
+	} else {
+		cy.Policy = "basic"
 	}
 	cy.Pending = len(r.Bind) + len(r.Requeued)
 	if r.Err != nil {
 		cy.Status, cy.Message = "Error", r.Err.Error()
 	} else {
-		cy.Status, cy.Message, cy.Placement = r.Decision.Status.String(), r.Decision.Message, r.Decision.Placement.Name
+		cy.Status, cy.Message, cy.Placement = r.Decision.Status.String(), r.Message(), r.Decision.Placement.Name
 	}
 	for _, p := range r.Bind {
 		cy.Bound = append(cy.Bound, Binding{Pod: p.Name, Node: p.NodeName})
@@ -309,7 +364,7 @@ func describe(n int, start, now time.Time, sched *gang.Scheduler, r gang.Result)
 		cy.RetryAt = offset(start, r.RetryAt)
 	}
 	if r.Condition != nil && kind == "PodGroup" {
-		cy.Condition = &Condition{Status: string(r.Condition.Status), Reason: r.Condition.Reason}
+		cy.Condition = &Condition{Type: c.ConditionType(r.PodGroup, r.Condition.Type), Status: string(r.Condition.Status), Reason: r.Condition.Reason}
 	}
 	return cy
 }

@@ -26,16 +26,23 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 		kind, name := kindName(k)
 		s.PodsWaiting += len(st.Pending)
 		placed := len(st.Pending) == 0
+		need := 1
 		if kind == "PodGroup" {
 			s.PodGroups++
-			cond, has := gang.Condition{}, false
-			if st.PodGroup != nil {
-				cond, has = st.PodGroup.Condition(gang.PodGroupScheduled)
+			// Placed is a fact of the cluster, not of a condition: enough
+			// members run (an input whose members are all bound may have
+			// no condition yet).
+			if st.PodGroup != nil && st.PodGroup.Spec.SchedulingPolicy.Gang != nil {
+				need = int(st.PodGroup.Spec.SchedulingPolicy.Gang.MinCount)
 			}
-			placed = has && cond.Status == gang.ConditionTrue
-			if placed {
+			placed = st.PodGroup != nil && len(snap.GroupMembers(k)) >= need
+			switch {
+			case placed:
 				s.GroupsPlaced++
-			} else {
+			case len(st.Pending) == 0:
+				s.GroupsEmpty++
+				continue
+			default:
 				s.GroupsWaiting++
 			}
 		}
@@ -46,8 +53,6 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 		switch {
 		case st.State == gang.Gated:
 			reason = "gated: " + st.Reason
-		case reason == "" && len(st.Pending) == 0:
-			reason = "no pending members"
 		case reason == "":
 			reason = "not tried: the run stopped first (-max-cycles)"
 		}

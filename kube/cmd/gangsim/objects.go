@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"maps"
+	"reflect"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// writeObjects writes API objects as multi-document YAML that reads like
+// the input and back into the same objects: empty values the types always
+// write (null, "", [], a struct of zeros such as a Node's
+// status.daemonEndpoints) are left out, but an empty object that a pointer
+// field holds stays, since its presence is the value (schedulingPolicy
+// {basic: {}}, disruptionMode {all: {}}, an emptyDir volume).
+func writeObjects(w io.Writer, objs []any) error {
+	for _, o := range objs {
+		js, err := json.Marshal(o)
+		if err != nil {
+			return err
+		}
+		var m any
+		if err := json.Unmarshal(js, &m); err != nil {
+			return err
+		}
+		b, err := yaml.Marshal(prune(m, reflect.TypeOf(o)))
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "---\n"); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allZero reports whether every value of m is the number 0, as in a Node's
+// status.daemonEndpoints.kubeletEndpoint {Port: 0}, which the API types
+// always write.
+func allZero(m map[string]any) bool {
+	for _, e := range m {
+		if f, ok := e.(float64); !ok || f != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+var marshalerType = reflect.TypeFor[json.Marshaler]()
+
+// prune drops the empty values of v, the JSON form of a value of Go type t
+// (nil when unknown, as inside a map of any); it returns nil for a value
+// that is empty as a whole. A non-nil pointer to a struct is never empty.
+func prune(v any, t reflect.Type) any {
+	pointer := false
+	for t != nil && t.Kind() == reflect.Pointer {
+		t, pointer = t.Elem(), true
+	}
+	if t != nil && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType)) {
+		t = nil // a quantity, a time: its own JSON, not its fields
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		var fields map[string]reflect.Type
+		var elem reflect.Type
+		switch {
+		case t != nil && t.Kind() == reflect.Struct:
+			fields = jsonFields(t)
+		case t != nil && t.Kind() == reflect.Map:
+			elem = t.Elem()
+		}
+		for k, e := range v {
+			et := elem
+			if fields != nil {
+				et = fields[k]
+			}
+			if p := prune(e, et); p == nil {
+				delete(v, k)
+			} else {
+				v[k] = p
+			}
+		}
+		if pointer && t != nil && t.Kind() == reflect.Struct {
+			return v
+		}
+		if len(v) == 0 || allZero(v) {
+			return nil
+		}
+	case []any:
+		if len(v) == 0 {
+			return nil
+		}
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for i, e := range v {
+			if p := prune(e, elem); p != nil {
+				v[i] = p
+			} else {
+				v[i] = map[string]any{}
+			}
+		}
+	case string:
+		if v == "" {
+			return nil
+		}
+	case nil:
+		return nil
+	}
+	return v
+}
+
+// jsonFields maps the JSON names of struct t's fields to their types, with
+// embedded and inline structs flattened as encoding/json does.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	m := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if (f.Anonymous && name == "") || strings.Contains(opts, "inline") {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				maps.Copy(m, jsonFields(ft))
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Type
+	}
+	return m
+}

@@ -1,0 +1,283 @@
+package kube
+
+import (
+	"reflect"
+	"slices"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+
+	"github.com/gangsched/gangsched/dra"
+	"github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
+	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Load converts manifest objects into a [Cluster]: PriorityClasses first
+// (pods and PodGroups resolve their priorities through them), then Nodes,
+// Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1), Jobs
+// (see [StampJob]: their Workloads, PodGroups and pods are created as the
+// Job controller would), and Pods. Pods that finished (phase Succeeded or
+// Failed) are left out, as they hold no resources.
+//
+// Jobs follow the Job controller's rules (pkg/controller/job, v1.37): a
+// Workload, PodGroup or pod of the input that the Job controls (a
+// controller ownerReference to the Job, UIDs equal) is the Job's own and is
+// not created again, so that Load reads back what [Cluster.Objects]
+// writes; the controller creates a Workload and PodGroup only for a Job
+// that never started (no pod of its own in the input, no status.startTime,
+// status.succeeded and status.failed 0, no Suspended condition) and
+// otherwise runs its pods pod by pod; and it creates only the pods the Job
+// does not have yet.
+//
+// Errors are located at the object's place in the input
+// ([manifest.Object.Wrap]): a nil object; any conversion error; a PodGroup
+// or pod that a Job would create and that the input already has without
+// the Job controlling it ([placement.ErrDuplicate]); a pod bound to a node
+// the input lacks; a pending pod or PodGroup naming a ResourceClaim or
+// ResourceClaimTemplate the input lacks, or a template or unallocated claim
+// naming a DeviceClass it lacks ([placement.ErrNotFound]); more pods than
+// [DefaultMaxPods], located at the Job whose pods cross the bound
+// ([ErrTooManyPods]); what [placement.NewSnapshot] reports. Nothing is
+// returned with an error.
+func Load(objs []manifest.Object) (*Cluster, error) { return LoadWithOptions(objs, LoadOptions{}) }
+
+// LoadWithOptions is [Load] with the pod bound of opts (see [LoadOptions]).
+func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error) {
+	c := &Cluster{
+		objs:   objs,
+		where:  map[string]*manifest.Object{},
+		pods:   map[placement.Key]*corev1.Pod{},
+		groups: map[placement.Key]apiGroup{},
+
+		claims:    map[placement.Key]*resourcev1.ResourceClaim{},
+		templates: map[placement.Key]*resourcev1.ResourceClaimTemplate{},
+		uids:      map[placement.Key]string{},
+	}
+	pcs, err := c.indexObjects()
+	if err != nil {
+		return nil, err
+	}
+	var in inputs
+	if err := c.convertObjects(pcs, &in); err != nil {
+		return nil, err
+	}
+	if err := checkPodCount(objs, len(in.pods), opts.MaxPods); err != nil {
+		return nil, err
+	}
+	if err := c.runJobController(pcs, &in); err != nil {
+		return nil, err
+	}
+	bound, err := c.convertPods(pcs, in.pods)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.convertBudgets(in.pdbs, bound); err != nil {
+		return nil, err
+	}
+	if err := c.loadClaims(&in); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(c.PodGroups, func(a, b *gang.PodGroup) int { return a.Key().Compare(b.Key()) })
+	slices.SortFunc(c.Workloads, func(a, b *gang.Workload) int { return a.Key().Compare(b.Key()) })
+	if c.Snapshot, err = placement.NewSnapshot(c.Nodes, bound); err != nil {
+		return nil, c.locate(err)
+	}
+	return c, nil
+}
+
+// inputs are the objects one phase of [Load] collects for a later one.
+type inputs struct {
+	pods      []*corev1.Pod // the input's, then those the Job controller creates
+	pdbs      []*manifest.Object
+	classes   []dra.DeviceClass
+	slices    []*resourcev1.ResourceSlice
+	templates []dra.ResourceClaimTemplate
+	claims    []dra.ResourceClaim
+}
+
+// indexObjects refuses nil objects, indexes every object by name for
+// locating errors, and resolves the PriorityClasses.
+func (c *Cluster) indexObjects() (*PriorityClasses, error) {
+	var classes []schedulingv1.PriorityClass
+	for i := range c.objs {
+		o := &c.objs[i]
+		// Objects come from manifest.Decode, or from a caller who may
+		// leave one nil.
+		if v := reflect.ValueOf(o.Obj); v.Kind() == reflect.Pointer && v.IsNil() {
+			return nil, o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "object", "is a nil %T", o.Obj))
+		}
+		c.where[o.String()] = o
+		if pc, ok := o.Obj.(*schedulingv1.PriorityClass); ok {
+			classes = append(classes, *pc)
+		}
+	}
+	pcs, err := NewPriorityClasses(classes)
+	if err != nil {
+		return nil, c.locate(err)
+	}
+	return pcs, nil
+}
+
+// convertObjects converts Nodes, Workloads, PodGroups, DeviceClasses and
+// claim templates and claims, and collects the pods, budgets and slices
+// for the later phases.
+func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs) error {
+	for i := range c.objs {
+		o := &c.objs[i]
+		switch v := o.Obj.(type) {
+		case *corev1.Node:
+			n, err := ConvertNode(v)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			c.Nodes = append(c.Nodes, n)
+		case *v1alpha2.Workload:
+			w, err := ConvertWorkloadV1alpha2(v, pcs)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			c.Workloads = append(c.Workloads, w)
+		case *schedulingv1beta1.Workload:
+			w, err := ConvertWorkloadV1beta1(v, pcs)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			c.Workloads = append(c.Workloads, w)
+		case *v1alpha2.PodGroup:
+			pg, err := ConvertPodGroupV1alpha2(v, pcs)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			c.PodGroups = append(c.PodGroups, pg)
+			c.groups[pg.Key()] = apiGroup{v1alpha2: v}
+			c.uids[pg.Key()] = string(v.UID)
+		case *schedulingv1beta1.PodGroup:
+			pg, err := ConvertPodGroupV1beta1(v, pcs)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			c.PodGroups = append(c.PodGroups, pg)
+			c.groups[pg.Key()] = apiGroup{v1beta1: v}
+			c.uids[pg.Key()] = string(v.UID)
+		case *corev1.Pod:
+			in.pods = append(in.pods, v)
+		case *policyv1.PodDisruptionBudget:
+			in.pdbs = append(in.pdbs, o)
+		case *resourcev1.DeviceClass:
+			dc, err := ConvertDeviceClass(v)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			in.classes = append(in.classes, dc)
+		case *resourcev1.ResourceSlice:
+			in.slices = append(in.slices, v)
+		case *resourcev1.ResourceClaimTemplate:
+			t, err := ConvertResourceClaimTemplate(v)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			in.templates = append(in.templates, t)
+			c.templates[keyOf(v)] = v
+		case *resourcev1.ResourceClaim:
+			cl, err := ConvertResourceClaim(v)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			in.claims = append(in.claims, cl)
+			c.claims[keyOf(v)] = v
+		case *schedulingv1.PriorityClass, *corev1.Namespace, *batchv1.Job:
+		default:
+			c.Unused = append(c.Unused, o)
+		}
+	}
+	return nil
+}
+
+// convertPods converts the pods (the input's and the Job controller's) and
+// sorts them into bound, gated and pending; it returns the bound ones.
+func (c *Cluster) convertPods(pcs *PriorityClasses, pods []*corev1.Pod) ([]placement.Pod, error) {
+	var bound []placement.Pod
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		pp, err := ConvertPod(p, pcs)
+		if err != nil {
+			return nil, c.locate(err)
+		}
+		na, err := RequiredNodeAffinity(p)
+		if err != nil {
+			return nil, c.locate(err)
+		}
+		if na != nil {
+			if c.NodeAffinity == nil {
+				c.NodeAffinity = AffinityFilter{}
+			}
+			c.NodeAffinity[pp.Key()] = na
+		}
+		c.pods[pp.Key()] = p
+		switch {
+		case pp.NodeName != "":
+			bound = append(bound, pp)
+		case len(p.Spec.SchedulingGates) > 0:
+			c.Gated = append(c.Gated, pp.Key())
+		default:
+			c.Pending = append(c.Pending, pp)
+		}
+	}
+	return bound, nil
+}
+
+// convertBudgets converts the PodDisruptionBudgets against the bound pods.
+func (c *Cluster) convertBudgets(pdbs []*manifest.Object, bound []placement.Pod) error {
+	for _, o := range pdbs {
+		b, ok, err := ConvertPodDisruptionBudget(o.Obj.(*policyv1.PodDisruptionBudget), bound)
+		if err != nil {
+			return o.Wrap(err)
+		}
+		if ok {
+			c.Budgets = append(c.Budgets, b)
+		}
+	}
+	return nil
+}
+
+// loadClaims builds the DRA inventory and claim ledger when the input has
+// DRA objects or anything names a claim, and checks the references.
+func (c *Cluster) loadClaims(in *inputs) error {
+	usesClaims := len(in.classes)+len(in.slices)+len(in.templates)+len(in.claims) > 0
+	for _, pg := range c.PodGroups {
+		usesClaims = usesClaims || len(pg.Spec.ResourceClaims) > 0
+	}
+	for _, p := range c.Pending {
+		usesClaims = usesClaims || len(p.ResourceClaims) > 0
+	}
+	if !usesClaims {
+		return nil
+	}
+	var ds []dra.ResourceSlice
+	for _, s := range newestSlices(in.slices) {
+		d, err := ConvertResourceSlice(s)
+		if err != nil {
+			return c.locate(err)
+		}
+		ds = append(ds, d)
+	}
+	inv, err := dra.NewInventory(in.classes, ds)
+	if err != nil {
+		return c.locate(err)
+	}
+	if c.Ledger, err = dra.NewLedger(inv, in.templates, in.claims); err != nil {
+		return c.locate(err)
+	}
+	if err := c.checkClaimRefs(); err != nil {
+		return err
+	}
+	return c.checkDeviceClasses()
+}
