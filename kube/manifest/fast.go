@@ -65,7 +65,7 @@ func (d *decoder) fastDocument(source string, doc int, c chunk) (objs []fastObje
 					im["kind"] = strings.TrimSuffix(kind, "List")
 				}
 			}
-			o, ok := d.fastObject(Object{Source: source, Doc: doc, Line: c.line, Item: i}, im)
+			o, ok := d.fastObject(Object{Source: source, Doc: doc, Line: c.line, Item: i, doc: &c}, im)
 			if !ok {
 				return nil, false
 			}
@@ -73,7 +73,7 @@ func (d *decoder) fastDocument(source string, doc int, c chunk) (objs []fastObje
 		}
 		return objs, true
 	}
-	o, ok := d.fastObject(Object{Source: source, Doc: doc, Line: c.line, Item: -1}, m)
+	o, ok := d.fastObject(Object{Source: source, Doc: doc, Line: c.line, Item: -1, doc: &c}, m)
 	if !ok {
 		return nil, false
 	}

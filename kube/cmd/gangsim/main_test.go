@@ -116,7 +116,7 @@ func TestBadInput(t *testing.T) {
 		{"zero -max-pods", []string{"-max-pods", "0", "-f", "x"}, `-max-pods 0: want 1 or more`},
 		// 50 Jobs of parallelism 100,000: refused before any pod exists.
 		{"too many job pods", []string{"-f", write("jobs.yaml", jobs(50, 100_000))},
-			`jobs.yaml: document 6 (line 47): Job "default/j-05": spec.parallelism: its 100000 pods would bring the input to 600000 pods (0 given, the rest from Jobs), above the limit of 500000 (LoadOptions.MaxPods); raise the limit with -max-pods`},
+			`jobs.yaml: document 6 (line 51): Job "default/j-05": spec.parallelism: its 100000 pods would bring the input to 600000 pods (0 given, the rest from Jobs), above the limit of 500000 (LoadOptions.MaxPods); raise the limit with -max-pods`},
 		{"-max-pods counts given pods", []string{"-max-pods", "3", "-f", write("jobs3.yaml", jobs(1, 2)+"---\n"+strings.Replace(pod, "%s", "1", 1)+"---\n"+strings.Replace(strings.Replace(pod, "%s", "1", 1), "p1", "p2", 1))},
 			`Job "default/j-00": spec.parallelism: its 2 pods would bring the input to 4 pods (2 given, the rest from Jobs), above the limit of 3`},
 		{"typo", []string{"-f", write("typo.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: [{name: c, resource: {}}]}\n")},
