@@ -53,6 +53,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	preempt := fs.Bool("preemption", true, "workload-aware preemption: a group that does not fit may evict lower-priority pods and groups")
 	showCycles := fs.Bool("cycles", true, "with -o text, print every cycle (false: the summary only)")
 	maxCycles := fs.Int("max-cycles", 1_000_000, "stop after this many cycles")
+	nodeScoring := fs.String("node-scoring", scoringConfig, "how a member's node is chosen inside a placement: packing (gangsched's most allocated), upstream (kube-scheduler's default profile: LeastAllocated + BalancedAllocation); default: the input's KubeSchedulerConfiguration, else packing")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
@@ -72,6 +73,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: -o %q: want text, yaml or json\n", *output)
 		return exitInput
 	}
+	switch *nodeScoring {
+	case scoringConfig, scoringPacking, scoringUpstream:
+	default:
+		fmt.Fprintf(stderr, "gangsim: -node-scoring %q: want packing or upstream\n", *nodeScoring)
+		return exitInput
+	}
 	if err := checkFlags(*namespace, *topoKeys, *maxCycles); err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
@@ -81,12 +88,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
+	objs, scoring, profilePreempts, warnings, err := schedulerConfig(objs, *nodeScoring)
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "gangsim: warning:", w)
+	}
 	c, err := kube.Load(objs)
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, nodeScoring: scoring}
 	if tty {
 		opts.progress = func(cycle, bound int) { fmt.Fprintf(stderr, "\rgangsim: cycle %d, %d pods bound", cycle, bound) }
 	}

@@ -99,10 +99,11 @@ func checkTopology(c *kube.Cluster) error {
 }
 
 // solveOptions adds, to the options the scheduler derives (the topology
-// generator and scorer, the DRA claims hook), the required node affinity
-// of the pods that have one.
-func solveOptions(c *kube.Cluster) gang.SolveOptionsFunc {
+// generator and scorer, the DRA claims hook), the node scoring ns and the
+// required node affinity of the pods that have one.
+func solveOptions(c *kube.Cluster, ns placement.NodeScoring) gang.SolveOptionsFunc {
 	return func(_ *gang.PodGroup, _ *placement.Snapshot, opts placement.Options) (placement.Options, error) {
+		opts.NodeScoring = ns
 		if c.NodeAffinity != nil {
 			opts.Filters = append(opts.Filters, c.NodeAffinity)
 		}

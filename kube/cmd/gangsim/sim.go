@@ -122,6 +122,7 @@ type options struct {
 	rackKey      string // "" means the first known rack label on the nodes
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
+	nodeScoring  placement.NodeScoring // a member's node inside a placement
 	maxCycles    int
 	progress     func(cycle, bound int) // called every progressEvery cycles
 }
@@ -138,7 +139,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		return Report{}, err
 	}
 	sched := gang.NewScheduler(gang.Options{
-		SolveOptions:   solveOptions(c),
+		SolveOptions:   solveOptions(c, opts.nodeScoring),
 		TopologyLevels: topologyKeys(c, opts.topologyKeys),
 		Preemption:     opts.preemption,
 	})
