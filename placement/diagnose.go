@@ -57,7 +57,7 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 	// first waiting member alone called a gang unresolvable when it could
 	// do without that member.
 	can := best.placed
-	builtinOnly := sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
+	builtinOnly := sv.batched
 	known := map[int32]bool{}             // by class, when no hook can tell members apart
 	lastClass, lastOK := int32(-1), false // members of one class come in runs
 	sv.gaps(best, func(i, j int) bool {

@@ -21,8 +21,8 @@ func (sv *solver) newAttempt(p *Placement) *attempt {
 // constraints it places a class's members in runs and records segments,
 // so that a pod set's pods cost nothing one by one.
 func (sv *solver) greedy(p *Placement, order []int) *attempt {
-	// A batch relies on packing: the node that took a member stays the best.
-	batch := sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0 && sv.ns == nil
+	// A run relies on packing: the node that took a member stays the best.
+	batch := sv.batched && sv.ns == nil
 	a := &attempt{p: p}
 	from := len(sv.sc.segs) // the batched attempt's segments follow the last one's
 	if !batch {
@@ -42,9 +42,7 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 			}
 			// Only a later run reads the usage a run adds: the last one
 			// (a group of one class: the only one) need not book it.
-			sv.lastRun = j == len(order)
-			sv.placeRun(p, a, order[k:j])
-			sv.lastRun = false
+			sv.placeRun(p, a, order[k:j], j == len(order))
 		} else {
 			sv.placeOne(p, a, order[k])
 			if a.node[order[k]] >= 0 {
@@ -98,12 +96,14 @@ func (sv *solver) put(i int, id NodeID) {
 
 // assignRun puts members idx, which share one class and request req, on
 // node id at once and records them as segments of the batched attempt a
-// (in sv.sc.segs until greedy hands them to a). idx ascends (every order keeps a class's
-// members in member order), so it is consecutive when its ends are
-// len(idx)-1 apart, as a pod set's pods are.
-func (sv *solver) assignRun(a *attempt, idx []int, id NodeID, req []int64) {
+// (in sv.sc.segs until greedy hands them to a). idx ascends (every order
+// keeps a class's members in member order), so it is consecutive when its
+// ends are len(idx)-1 apart, as a pod set's pods are. last says the run is
+// the greedy's last: only a later run reads the usage a run adds, so the
+// last one need not book it.
+func (sv *solver) assignRun(a *attempt, idx []int, id NodeID, req []int64, last bool) {
 	a.placed += len(idx)
-	if !sv.lastRun {
+	if !last {
 		sv.w.add(id, req, int64(len(idx)))
 	}
 	// Appending to the field itself writes back only its length unless
@@ -275,20 +275,21 @@ func (sv *solver) prefsOf(i int) prefs {
 
 // placeRun places the members idx, which share one class, exactly as
 // placeOne would one by one: the most-allocated node stays the most
-// allocated after taking a member, so it is filled before the next.
-func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
+// allocated after taking a member, so it is filled before the next. last
+// is passed to assignRun.
+func (sv *solver) placeRun(p *Placement, a *attempt, idx []int, last bool) {
 	m := &sv.members[idx[0]]
 	if sv.missingOf(m) != "" {
 		return
 	}
 	if cls, lo, hi, ok := sv.classRange(p, m); ok {
-		sv.placeRunClasses(a, idx, cls, lo, hi)
+		sv.placeRunClasses(a, idx, cls, lo, hi, last)
 		return
 	}
 	if !sv.spend(int64(len(p.Nodes))) {
 		return
 	}
-	sv.drain(a, idx, sv.groupSources(p, m, int64(len(idx))))
+	sv.drain(a, idx, sv.groupSources(p, m, int64(len(idx))), last)
 }
 
 // classRange reports whether a run of member m's class over p goes by the

@@ -8,7 +8,7 @@ import (
 	. "github.com/gangsched/gangsched/placement"
 )
 
-// adv5Case is a seeded input that aims at the batched greedy paths:
+// batchCase is a seeded input that aims at the batched greedy paths:
 // clusters of a few node classes (so that domains of consecutive IDs are
 // filled by class), some across the 512-node chunks of a class's bitmap,
 // sometimes derived with Snapshot.Apply; groups of identical members
@@ -17,7 +17,7 @@ import (
 // windows with holes, scattered subsets, ranks); and hooks that force the
 // one-by-one paths. expanded is the same group with every pod set listed
 // as members "<set>-<i>", which sort where the set's pods do.
-type adv5Case struct {
+type batchCase struct {
 	s        *Snapshot
 	g        *Group
 	expanded *Group
@@ -28,11 +28,11 @@ type adv5Case struct {
 	changes  []Change // applied in turn
 }
 
-// adv5Noop is a caller Filter that accepts everything: it sends the solver
+// noopFilter is a caller Filter that accepts everything: it sends the solver
 // down the one-by-one paths without changing what fits.
-var adv5Noop = FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
+var noopFilter = FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
 
-func adv5Draw(seed uint64) (adv5Case, error) {
+func drawBatchCase(seed uint64) (batchCase, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	var n int
 	switch r.IntN(5) {
@@ -47,7 +47,7 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 	default:
 		n = 1020 + r.IntN(10)
 	}
-	types := make([]advNodeType, 1+r.IntN(3))
+	types := make([]genNodeType, 1+r.IntN(3))
 	for t := range types {
 		al := ResourceList{ResourceCPU: 4000 * int64(1+r.IntN(6)), ResourceMemory: int64(1+r.IntN(4)) << 30}
 		if r.IntN(2) == 0 {
@@ -56,14 +56,14 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		if r.IntN(3) == 0 {
 			al[ResourcePods] = int64(2 + r.IntN(20))
 		}
-		types[t] = advNodeType{alloc: al, taint: r.IntN(6) == 0, cord: r.IntN(12) == 0}
+		types[t] = genNodeType{alloc: al, taint: r.IntN(6) == 0, cord: r.IntN(12) == 0}
 	}
 	block := []int{1, 7, 64, 100, 256, 511, 512, 600}[r.IntN(8)]
 	rackSize := []int{8, 64, 100, 128, 256, 512, 513}[r.IntN(7)]
 	nodes := make([]Node, n)
 	for i := range nodes {
-		t := advTypeOf(r, i, block, len(types), 20)
-		nodes[i] = advNode(fmt.Sprintf("n%05d", i), types[t],
+		t := genTypeOf(r, i, block, len(types), 20)
+		nodes[i] = genNode(fmt.Sprintf("n%05d", i), types[t],
 			map[string]string{"rack": fmt.Sprintf("r%03d", i/rackSize), "kind": fmt.Sprintf("k%d", t)})
 	}
 	var pods []Pod
@@ -82,7 +82,7 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		if q, ok := nodes[i].Allocatable[ResourcePods]; ok && q < 2 {
 			continue
 		}
-		if !advFitsCPUMemory(p, nodes[i]) {
+		if !fitsCPUMemory(p, nodes[i]) {
 			continue
 		}
 		if r.IntN(40) == 0 && boundMembers < 2 {
@@ -93,7 +93,7 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 	}
 	s, err := NewSnapshot(nodes, pods)
 	if err != nil {
-		return adv5Case{}, err
+		return batchCase{}, err
 	}
 	desc := fmt.Sprintf("nodes=%d types=%d block=%d rack=%d busy=%d", n, len(types), block, rackSize, busy)
 	var changes []Change
@@ -104,11 +104,11 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		if r.IntN(2) == 0 {
 			warm := &Group{Namespace: "warm", Name: "w", MinCount: 1, Members: []Pod{{Namespace: "warm", Name: "w", SchedulingGroup: "w", Requests: ResourceList{ResourceCPU: 1}}}}
 			if _, err := Solve(s, warm, Options{}); err != nil {
-				return adv5Case{}, err
+				return batchCase{}, err
 			}
 			desc += " warm"
 		}
-		ch := advChange(r, s, nodes, 4, 40, func(k int, node string) Pod {
+		ch := genChange(r, s, nodes, 4, 40, func(k int, node string) Pod {
 			lvl := int64(1 + r.IntN(2))
 			return Pod{Namespace: "ns", Name: fmt.Sprintf("x%d-%05d", step, k), NodeName: node,
 				Requests: ResourceList{ResourceCPU: 2000 * lvl, ResourceMemory: lvl << 28}}
@@ -120,9 +120,9 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		}
 	}
 
-	shapes := make([]advShape, 1+r.IntN(3))
+	shapes := make([]genShape, 1+r.IntN(3))
 	for k := range shapes {
-		sh := advShape{req: ResourceList{ResourceCPU: 500 * int64(1+r.IntN(8))}}
+		sh := genShape{req: ResourceList{ResourceCPU: 500 * int64(1+r.IntN(8))}}
 		if r.IntN(2) == 0 {
 			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
 		}
@@ -132,12 +132,12 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		if r.IntN(15) == 0 {
 			sh.req["example.com/foo"] = 1 // no node has it
 		}
-		advConstrain(r, &sh, len(types))
+		genConstrain(r, &sh, len(types))
 		shapes[k] = sh
 	}
 	g := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
 	exp := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
-	name := advNamer(r)
+	name := genNamer(r)
 	big := r.IntN(4) == 0
 	for range r.IntN(4) {
 		sh := shapes[r.IntN(len(shapes))]
@@ -173,7 +173,7 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		exp.Members = append(exp.Members, p)
 	}
 	total := boundMembers + len(exp.Members)
-	g.MinCount = advMinCount(r, total, 4, func() int { return total * (5 + r.IntN(5)) / 10 })
+	g.MinCount = genMinCount(r, total, 4, func() int { return total * (5 + r.IntN(5)) / 10 })
 	if r.IntN(6) == 0 {
 		g.Policy = PolicyBasic
 	}
@@ -187,20 +187,20 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 	case 0, 1:
 		desc += " gen=nil"
 	case 2: // racks: consecutive IDs
-		var gen advGen
+		var gen fixedPlacements
 		for lo := 0; lo < n; lo += rackSize {
-			gen = append(gen, Placement{Name: fmt.Sprintf("r%03d", lo/rackSize), Nodes: advIDs(lo, min(lo+rackSize, n))})
+			gen = append(gen, Placement{Name: fmt.Sprintf("r%03d", lo/rackSize), Nodes: nodeIDs(lo, min(lo+rackSize, n))})
 		}
 		if r.IntN(2) == 0 {
-			gen = append(gen, Placement{Name: "all", Nodes: advIDs(0, n), Rank: 1})
+			gen = append(gen, Placement{Name: "all", Nodes: nodeIDs(0, n), Rank: 1})
 		}
 		opts.Generator = gen
 		desc += " gen=racks"
 	case 3, 4: // windows, some with a hole, some ranked
-		opts.Generator = advWindows(r, n, true, 4)
+		opts.Generator = genWindows(r, n, true, 4)
 		desc += " gen=windows"
 	case 5: // windows across the class bitmaps' 512-node chunks
-		var gen advGen
+		var gen fixedPlacements
 		for k := range 1 + r.IntN(3) {
 			c := 512 * (1 + r.IntN(2))
 			lo := max(0, min(n-1, c-r.IntN(80)))
@@ -211,12 +211,12 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 			if lo < 0 || hi > n || lo >= hi {
 				lo, hi = 0, n
 			}
-			gen = append(gen, Placement{Name: fmt.Sprintf("c%d", k), Nodes: advIDs(lo, hi)})
+			gen = append(gen, Placement{Name: fmt.Sprintf("c%d", k), Nodes: nodeIDs(lo, hi)})
 		}
 		opts.Generator = gen
 		desc += " gen=chunks"
 	default: // scattered subsets
-		var gen advGen
+		var gen fixedPlacements
 		for k := range 1 + r.IntN(3) {
 			var nodes []NodeID
 			for id := range n {
@@ -231,12 +231,12 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 	}
 	switch r.IntN(6) {
 	case 0:
-		opts.Filters = []Filter{adv5Noop}
+		opts.Filters = []Filter{noopFilter}
 		desc += " filter=noop"
 	case 1:
 		m := NodeID(3 + r.IntN(5))
 		unres := r.IntN(2) == 0
-		opts.Filters = []Filter{advModFilter(m, unres)}
+		opts.Filters = []Filter{modFilter(m, unres)}
 		desc += fmt.Sprintf(" filter=mod%d", m)
 	}
 	if r.IntN(3) == 0 {
@@ -279,7 +279,7 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 		// Affinity terms or sub-groups: the one-by-one paths that replay
 		// attempts member by member.
 		key := []string{"rack", "kind"}[r.IntN(2)]
-		advAffinity(r, g.Members, key, 5, 3)
+		genAffinity(r, g.Members, key, 5, 3)
 		if r.IntN(2) == 0 {
 			a := 0
 			for _, m := range g.Members {
@@ -297,5 +297,5 @@ func adv5Draw(seed uint64) (adv5Case, error) {
 			opts.SearchBudget = int64(1 + r.IntN(20000)) // a search under constraints costs microseconds a step
 		}
 	}
-	return adv5Case{s: s, g: g, expanded: exp, opts: opts, desc: desc, nodes: nodes, pods: pods, changes: changes}, nil
+	return batchCase{s: s, g: g, expanded: exp, opts: opts, desc: desc, nodes: nodes, pods: pods, changes: changes}, nil
 }

@@ -9,7 +9,7 @@ import (
 	. "github.com/gangsched/gangsched/placement"
 )
 
-// adv6Case is a seeded input aimed at the solver's classes of identical
+// shapeCase is a seeded input aimed at the solver's classes of identical
 // pods: groups of many shapes (past the eight a class index scans before
 // it builds a map), shapes that differ only in what the request vector
 // does not show (an untracked resource, a node selector, tolerations, a
@@ -18,7 +18,7 @@ import (
 // Group.RequestVector and Group.RequestCounts during the solve and keep
 // the group to read them again afterwards. Every hook only observes: the
 // decision is the one without hooks of the same kinds.
-type adv6Case struct {
+type shapeCase struct {
 	s    *Snapshot
 	g    *Group
 	opts Options
@@ -27,17 +27,17 @@ type adv6Case struct {
 	errs *[]string
 	// seen are the (snapshot, group) pairs hooks were handed, to read
 	// again after Solve returns.
-	seen *[]adv6Seen
+	seen *[]shapeSeen
 }
 
-type adv6Seen struct {
+type shapeSeen struct {
 	s *Snapshot
 	g *Group
 }
 
-// adv6Want is pod p's request vector indexed like s.Resources(), read from
+// wantRequestVector is pod p's request vector indexed like s.Resources(), read from
 // its map: 1 for pods, untracked resources left out.
-func adv6Want(s *Snapshot, p *Pod) []int64 {
+func wantRequestVector(s *Snapshot, p *Pod) []int64 {
 	res := s.Resources()
 	v := make([]int64, len(res))
 	for j, r := range res {
@@ -50,9 +50,9 @@ func adv6Want(s *Snapshot, p *Pod) []int64 {
 	return v
 }
 
-// adv6PendingPod returns pending pod i of g (a member, or its set's
+// pendingPod returns pending pod i of g (a member, or its set's
 // template) from g's own fields.
-func adv6PendingPod(g *Group, i int) *Pod {
+func pendingPod(g *Group, i int) *Pod {
 	if i < len(g.Members) {
 		return &g.Members[i]
 	}
@@ -66,20 +66,20 @@ func adv6PendingPod(g *Group, i int) *Pod {
 	return nil
 }
 
-// adv6CheckGroup compares every pending pod's RequestVector and the
+// checkShapeGroup compares every pending pod's RequestVector and the
 // RequestCounts totals with the pods' maps.
-func adv6CheckGroup(s *Snapshot, g *Group, where string) []string {
+func checkShapeGroup(s *Snapshot, g *Group, where string) []string {
 	var errs []string
 	n := g.NumPending()
 	R := len(s.Resources())
 	want, huge := make([]int64, R), false
 	for i := range n {
-		p := adv6PendingPod(g, i)
-		w := adv6Want(s, p)
+		p := pendingPod(g, i)
+		w := wantRequestVector(s, p)
 		if got := g.RequestVector(s, i); !slices.Equal(got, w) {
 			errs = append(errs, fmt.Sprintf("%s: RequestVector(%d) (%s) = %v, want %v", where, i, p.Name, got, w))
 		}
-		huge = huge || adv6Huge(w)
+		huge = huge || hugeVector(w)
 		for r := range w {
 			want[r] += w[r] // compared only when no quantity is huge
 		}
@@ -103,7 +103,7 @@ func adv6CheckGroup(s *Snapshot, g *Group, where string) []string {
 	return errs
 }
 
-func adv6Huge(v []int64) bool {
+func hugeVector(v []int64) bool {
 	for _, q := range v {
 		if q > 1<<50 || q < 0 {
 			return true
@@ -112,25 +112,25 @@ func adv6Huge(v []int64) bool {
 	return false
 }
 
-// adv6Observe wraps a generator to check the group it is handed.
-type adv6Observe struct {
+// observingGenerator wraps a generator to check the group it is handed.
+type observingGenerator struct {
 	inner PlacementGenerator
-	c     *adv6Case
+	c     *shapeCase
 }
 
-func (o adv6Observe) Generate(s *Snapshot, g *Group) ([]Placement, error) {
-	*o.c.errs = append(*o.c.errs, adv6CheckGroup(s, g, "Generate")...)
-	*o.c.seen = append(*o.c.seen, adv6Seen{s, g})
+func (o observingGenerator) Generate(s *Snapshot, g *Group) ([]Placement, error) {
+	*o.c.errs = append(*o.c.errs, checkShapeGroup(s, g, "Generate")...)
+	*o.c.seen = append(*o.c.seen, shapeSeen{s, g})
 	return o.inner.Generate(s, g)
 }
 
-type adv6Reserver struct{}
+type noopReserver struct{}
 
-func (adv6Reserver) Filter(*Pod, NodeInfo) Rejection { return Rejection{} }
-func (adv6Reserver) Reserve(*Pod, NodeInfo)          {}
-func (adv6Reserver) Unreserve(*Pod, NodeInfo)        {}
+func (noopReserver) Filter(*Pod, NodeInfo) Rejection { return Rejection{} }
+func (noopReserver) Reserve(*Pod, NodeInfo)          {}
+func (noopReserver) Unreserve(*Pod, NodeInfo)        {}
 
-func adv6Draw(seed uint64) (adv6Case, error) {
+func drawShapeCase(seed uint64) (shapeCase, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x5bd1e9955bd1e995))
 	var n int
 	switch r.IntN(6) {
@@ -144,7 +144,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 		n = 500 + r.IntN(100) // across a chunk boundary of 512 nodes
 	}
 	huge := r.IntN(8) == 0 // quantities whose sums saturate
-	types := make([]advNodeType, 1+r.IntN(3))
+	types := make([]genNodeType, 1+r.IntN(3))
 	for t := range types {
 		al := ResourceList{ResourceCPU: 2000 * int64(1+r.IntN(8)), ResourceMemory: int64(1+r.IntN(4)) << 30}
 		if r.IntN(2) == 0 {
@@ -162,14 +162,14 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 				al[ResourceMemory] = math.MaxInt64 / 2
 			}
 		}
-		types[t] = advNodeType{alloc: al, taint: r.IntN(5) == 0}
+		types[t] = genNodeType{alloc: al, taint: r.IntN(5) == 0}
 	}
 	block := []int{1, 3, 8, 64, 512}[r.IntN(5)]
 	rackSize := []int{1, 2, 4, 8, 64}[r.IntN(5)]
 	nodes := make([]Node, n)
 	for i := range nodes {
-		t := advTypeOf(r, i, block, len(types), 10)
-		nodes[i] = advNode(fmt.Sprintf("n%04d", i), types[t],
+		t := genTypeOf(r, i, block, len(types), 10)
+		nodes[i] = genNode(fmt.Sprintf("n%04d", i), types[t],
 			map[string]string{"zone": fmt.Sprintf("z%d", i/(rackSize*4)), "rack": fmt.Sprintf("r%03d", i/rackSize), "kind": fmt.Sprintf("k%d", t)})
 		if r.IntN(40) == 0 {
 			delete(nodes[i].Labels, "rack")
@@ -194,7 +194,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 		if huge && r.IntN(2) == 0 {
 			p.Requests[ResourceCPU] = math.MaxInt64 / 4
 		}
-		if !advFitsCPUMemory(p, nodes[i]) {
+		if !fitsCPUMemory(p, nodes[i]) {
 			continue
 		}
 		if boundMembers < maxBound && r.IntN(3) == 0 {
@@ -206,11 +206,11 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 	}
 	s, err := NewSnapshot(nodes, pods)
 	if err != nil {
-		return adv6Case{}, err
+		return shapeCase{}, err
 	}
 	desc := fmt.Sprintf("nodes=%d types=%d block=%d rack=%d busy=%d bound=%d huge=%v", n, len(types), block, rackSize, busy, boundMembers, huge)
 	if r.IntN(4) == 0 {
-		ch := advChange(r, s, nodes, 3, 10, func(k int, node string) Pod {
+		ch := genChange(r, s, nodes, 3, 10, func(k int, node string) Pod {
 			return Pod{Namespace: "ns", Name: fmt.Sprintf("x%04d", k), NodeName: node, Requests: ResourceList{ResourceCPU: 1000}}
 		})
 		if d, err := s.Apply(ch); err == nil {
@@ -233,7 +233,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 	default:
 		nShapes = 11 + r.IntN(10)
 	}
-	shapes := make([]advShape, nShapes)
+	shapes := make([]genShape, nShapes)
 	for k := range shapes {
 		if k > 0 && r.IntN(3) == 0 {
 			sh := shapes[r.IntN(k)]
@@ -248,7 +248,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 			case 3:
 				sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(len(types)))}
 			case 4:
-				sh.tol = advTolerate()
+				sh.tol = genTolerations()
 			default:
 				sh.prio = int32(r.IntN(3)) * 10
 			}
@@ -256,7 +256,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 			shapes[k] = sh
 			continue
 		}
-		sh := advShape{req: ResourceList{ResourceCPU: 250 * int64(1+r.IntN(8))}}
+		sh := genShape{req: ResourceList{ResourceCPU: 250 * int64(1+r.IntN(8))}}
 		_ = r.IntN(2) // as above
 		if r.IntN(2) == 0 {
 			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
@@ -273,11 +273,11 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 		if huge && r.IntN(2) == 0 {
 			sh.req[ResourceCPU] = math.MaxInt64/8 + int64(r.IntN(3))
 		}
-		advConstrain(r, &sh, len(types))
+		genConstrain(r, &sh, len(types))
 		shapes[k] = sh
 	}
 	g := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
-	name := advNamer(r)
+	name := genNamer(r)
 	perShape := 1 + r.IntN(4)
 	for k := range shapes {
 		if r.IntN(5) == 0 {
@@ -301,7 +301,7 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 		pending += int(ps.Count)
 	}
 	total := boundMembers + pending
-	g.MinCount = advMinCount(r, total, 3, func() int { return total / 2 })
+	g.MinCount = genMinCount(r, total, 3, func() int { return total / 2 })
 	if r.IntN(6) == 0 {
 		g.Policy = PolicyBasic
 	}
@@ -309,36 +309,36 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 	desc += fmt.Sprintf(" shapes=%d members=%d sets=%d min=%d %s", nShapes, len(g.Members), len(g.PodSets), g.MinCount, g.Policy)
 	if len(g.PodSets) == 0 && len(g.Members) <= 24 && r.IntN(4) == 0 {
 		key := []string{"rack", "kind"}[r.IntN(2)]
-		advAffinity(r, g.Members, key, 6, 2)
+		genAffinity(r, g.Members, key, 6, 2)
 		if r.IntN(2) == 0 {
 			g.SubGroups = []SubGroup{{Name: "sg", Selector: LabelSelector{MatchLabels: map[string]string{"role": "a"}}, MinCount: 1, TopologyKey: key}}
 		}
 		desc += " affinity/" + key
 	}
 
-	c := adv6Case{s: s, g: g, errs: new([]string), seen: new([]adv6Seen)}
+	c := shapeCase{s: s, g: g, errs: new([]string), seen: new([]shapeSeen)}
 	var opts Options
 	switch r.IntN(6) {
 	case 0, 1:
 		desc += " gen=nil"
 	case 2, 3: // topology
-		o, d, err := advZoneRackOptions(r, s, 4)
+		o, d, err := genZoneRackOptions(r, s, 4)
 		if err != nil {
-			return adv6Case{}, err
+			return shapeCase{}, err
 		}
 		opts = o
 		desc += d
 	default: // windows
-		opts.Generator = advWindows(r, n, false, 3)
+		opts.Generator = genWindows(r, n, false, 3)
 		desc += " gen=windows"
 	}
 	if opts.Generator != nil && r.IntN(2) == 0 {
-		opts.Generator = adv6Observe{opts.Generator, &c}
+		opts.Generator = observingGenerator{opts.Generator, &c}
 		desc += " observe"
 	}
 	if r.IntN(5) == 0 {
 		m := NodeID(2 + r.IntN(5))
-		opts.Filters = []Filter{advModFilter(m, false)}
+		opts.Filters = []Filter{modFilter(m, false)}
 		desc += fmt.Sprintf(" filter=mod%d", m)
 	}
 	// A scorer hook that lists the assignments (not a SumScorer) but
@@ -349,21 +349,21 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 			inner = DefaultScorer{}
 		}
 		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 {
-			*c.errs = append(*c.errs, adv6CheckGroup(s, g, "Score")...)
-			*c.seen = append(*c.seen, adv6Seen{s, g})
+			*c.errs = append(*c.errs, checkShapeGroup(s, g, "Score")...)
+			*c.seen = append(*c.seen, shapeSeen{s, g})
 			return inner.Score(s, g, p, a)
 		})
 		desc += " scorer=listing"
 	}
 	if r.IntN(5) == 0 {
 		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(s *Snapshot, g *Group, _ *Placement, a []Assignment) Rejection {
-			*c.errs = append(*c.errs, adv6CheckGroup(s, g, "PlacementFilter")...)
+			*c.errs = append(*c.errs, checkShapeGroup(s, g, "PlacementFilter")...)
 			for j, i := range g.PendingIndexes(a) {
 				if i < 0 {
 					*c.errs = append(*c.errs, fmt.Sprintf("PlacementFilter: assignment %d (%v) names no pending pod", j, a[j].Pod))
 					continue
 				}
-				if w := adv6Want(s, adv6PendingPod(g, i)); !slices.Equal(g.RequestVector(s, i), w) {
+				if w := wantRequestVector(s, pendingPod(g, i)); !slices.Equal(g.RequestVector(s, i), w) {
 					*c.errs = append(*c.errs, fmt.Sprintf("PlacementFilter: assignment %d: vector %v, want %v", j, g.RequestVector(s, i), w))
 				}
 			}
@@ -373,9 +373,9 @@ func adv6Draw(seed uint64) (adv6Case, error) {
 	}
 	if len(g.PodSets) == 0 && r.IntN(6) == 0 {
 		opts.Reservers = []NewReserverFunc{func(s *Snapshot, g *Group) (Reserver, error) {
-			*c.errs = append(*c.errs, adv6CheckGroup(s, g, "NewReserver")...)
-			*c.seen = append(*c.seen, adv6Seen{s, g})
-			return adv6Reserver{}, nil
+			*c.errs = append(*c.errs, checkShapeGroup(s, g, "NewReserver")...)
+			*c.seen = append(*c.seen, shapeSeen{s, g})
+			return noopReserver{}, nil
 		}}
 		desc += " reserver"
 	}

@@ -7,12 +7,12 @@ import (
 	"github.com/gangsched/gangsched/topology"
 )
 
-// TestAdv6_ScoreSumsLength: ScoreSums is public, and a caller's requested
+// TestScoreSums_Length: ScoreSums is public, and a caller's requested
 // vector may be shorter or longer than s.Resources() (built against
 // another snapshot, or trimmed of trailing zeros): it must not panic, and
 // reads a missing entry as 0 and ignores extra ones, for both scorings and
 // for placement.DefaultScorer.
-func TestAdv6_ScoreSumsLength(t *testing.T) {
+func TestScoreSums_Length(t *testing.T) {
 	s, err := placement.NewSnapshot([]placement.Node{
 		{Name: "n0", Labels: map[string]string{"rack": "r0"}, Allocatable: placement.ResourceList{placement.ResourceCPU: 10, placement.ResourceMemory: 100}},
 		{Name: "n1", Labels: map[string]string{"rack": "r1"}, Allocatable: placement.ResourceList{placement.ResourceCPU: 20, placement.ResourceMemory: 100}},

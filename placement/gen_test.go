@@ -9,27 +9,27 @@ import (
 	"github.com/gangsched/gangsched/topology"
 )
 
-// The pieces adv5Draw and adv6Draw share. Each takes the generator's
+// The pieces drawBatchCase and drawShapeCase share. Each takes the generator's
 // *rand.Rand and draws in the order the generators always drew, so a seed
 // keeps giving the case it gave; what differs between the generators (how
 // often, how many, which quantities) is a parameter or stays in the
 // generator.
 
-// advNodeType is a class of nodes a generator builds its cluster from.
-type advNodeType struct {
+// genNodeType is a class of nodes a generator builds its cluster from.
+type genNodeType struct {
 	alloc ResourceList
-	taint bool // NoSchedule "dedicated" taint, tolerated by advTolerate
+	taint bool // NoSchedule "dedicated" taint, tolerated by genTolerations
 	cord  bool // unschedulable
 }
 
-// advTolerate is a fresh toleration of advNodeType.taint.
-func advTolerate() []Toleration {
+// genTolerations is a fresh toleration of genNodeType.taint.
+func genTolerations() []Toleration {
 	return []Toleration{{Key: "dedicated", Operator: TolerationOpExists}}
 }
 
-// advTypeOf picks the type of node i: the types in runs of block nodes,
+// genTypeOf picks the type of node i: the types in runs of block nodes,
 // and one node in oneIn of any type.
-func advTypeOf(r *rand.Rand, i, block, types, oneIn int) int {
+func genTypeOf(r *rand.Rand, i, block, types, oneIn int) int {
 	t := (i / block) % types
 	if r.IntN(oneIn) == 0 {
 		t = r.IntN(types)
@@ -37,8 +37,8 @@ func advTypeOf(r *rand.Rand, i, block, types, oneIn int) int {
 	return t
 }
 
-// advNode is a node of type nt; labels are its own.
-func advNode(name string, nt advNodeType, labels map[string]string) Node {
+// genNode is a node of type nt; labels are its own.
+func genNode(name string, nt genNodeType, labels map[string]string) Node {
 	n := Node{Name: name, Allocatable: nt.alloc, Unschedulable: nt.cord, Labels: labels}
 	if nt.taint {
 		n.Taints = []Taint{{Key: "dedicated", Value: "x", Effect: TaintEffectNoSchedule}}
@@ -46,15 +46,15 @@ func advNode(name string, nt advNodeType, labels map[string]string) Node {
 	return n
 }
 
-// advFitsCPUMemory reports whether p's CPU and memory fit n's allocatable
+// fitsCPUMemory reports whether p's CPU and memory fit n's allocatable
 // alone, so that a bound pod never starts out overcommitting its node.
-func advFitsCPUMemory(p Pod, n Node) bool {
+func fitsCPUMemory(p Pod, n Node) bool {
 	return p.Requests[ResourceCPU] <= n.Allocatable[ResourceCPU] && p.Requests[ResourceMemory] <= n.Allocatable[ResourceMemory]
 }
 
-// advChange removes one in removeOneIn of s's pods not in a group and binds
+// genChange removes one in removeOneIn of s's pods not in a group and binds
 // fewer than maxBinds pods, bind(k, node) on random nodes.
-func advChange(r *rand.Rand, s *Snapshot, nodes []Node, removeOneIn, maxBinds int, bind func(k int, node string) Pod) Change {
+func genChange(r *rand.Rand, s *Snapshot, nodes []Node, removeOneIn, maxBinds int, bind func(k int, node string) Pod) Change {
 	var ch Change
 	for p := range s.Pods() {
 		if r.IntN(removeOneIn) == 0 && p.SchedulingGroup == "" {
@@ -68,24 +68,24 @@ func advChange(r *rand.Rand, s *Snapshot, nodes []Node, removeOneIn, maxBinds in
 	return ch
 }
 
-// advShape is the shape of a pending pod; members and pod sets are drawn
+// genShape is the shape of a pending pod; members and pod sets are drawn
 // from a generator's shapes, so a set may be identical to members or to
 // another set.
-type advShape struct {
+type genShape struct {
 	req  ResourceList
 	sel  map[string]string
 	tol  []Toleration
 	prio int32
 }
 
-// advConstrain draws sh's node selector (one of kinds node types),
+// genConstrain draws sh's node selector (one of kinds node types),
 // tolerations and priority.
-func advConstrain(r *rand.Rand, sh *advShape, kinds int) {
+func genConstrain(r *rand.Rand, sh *genShape, kinds int) {
 	if r.IntN(6) == 0 {
 		sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(kinds))}
 	}
 	if r.IntN(5) == 0 {
-		sh.tol = advTolerate()
+		sh.tol = genTolerations()
 	}
 	if r.IntN(5) == 0 {
 		sh.prio = 10
@@ -93,13 +93,13 @@ func advConstrain(r *rand.Rand, sh *advShape, kinds int) {
 }
 
 // pod is a pending member of group ns/pg of shape sh.
-func (sh advShape) pod(name string) Pod {
+func (sh genShape) pod(name string) Pod {
 	return Pod{Namespace: "ns", Name: name, SchedulingGroup: "pg", Requests: sh.req, NodeSelector: sh.sel,
 		Tolerations: sh.tol, Priority: sh.prio}
 }
 
-// advNamer returns a source of distinct pod names "p0000"…"p9999".
-func advNamer(r *rand.Rand) func() string {
+// genNamer returns a source of distinct pod names "p0000"…"p9999".
+func genNamer(r *rand.Rand) func() string {
 	used := map[int]bool{}
 	return func() string {
 		for {
@@ -112,10 +112,10 @@ func advNamer(r *rand.Rand) func() string {
 	}
 }
 
-// advAffinity labels every member role a or b and gives it, when
+// genAffinity labels every member role a or b and gives it, when
 // r.IntN(of) is below terms, one term on key: required affinity, preferred
 // anti-affinity, preferred affinity, in that order, to the role a pods.
-func advAffinity(r *rand.Rand, members []Pod, key string, of, terms int) {
+func genAffinity(r *rand.Rand, members []Pod, key string, of, terms int) {
 	for i := range members {
 		m := &members[i]
 		m.Labels = map[string]string{"role": []string{"a", "b"}[r.IntN(2)]}
@@ -132,12 +132,12 @@ func advAffinity(r *rand.Rand, members []Pod, key string, of, terms int) {
 	}
 }
 
-// advGen is a fixed PlacementGenerator; each call hands out fresh copies,
+// fixedPlacements is a fixed PlacementGenerator; each call hands out fresh copies,
 // so that nothing the solver does to one solve's placements reaches the
 // next.
-type advGen []Placement
+type fixedPlacements []Placement
 
-func (p advGen) Generate(*Snapshot, *Group) ([]Placement, error) {
+func (p fixedPlacements) Generate(*Snapshot, *Group) ([]Placement, error) {
 	out := make([]Placement, len(p))
 	for i := range p {
 		out[i] = p[i]
@@ -146,8 +146,8 @@ func (p advGen) Generate(*Snapshot, *Group) ([]Placement, error) {
 	return out, nil
 }
 
-// advIDs is the node IDs lo to hi-1.
-func advIDs(lo, hi int) []NodeID {
+// nodeIDs is the node IDs lo to hi-1.
+func nodeIDs(lo, hi int) []NodeID {
 	out := make([]NodeID, 0, hi-lo)
 	for id := lo; id < hi; id++ {
 		out = append(out, NodeID(id))
@@ -155,18 +155,18 @@ func advIDs(lo, hi int) []NodeID {
 	return out
 }
 
-// advWindows is one to four placements of consecutive IDs of n nodes, one
+// genWindows is one to four placements of consecutive IDs of n nodes, one
 // in holeOneIn with a node missing inside, some ranked; wide makes half of
 // them (on 64 nodes or more) at least 64 nodes long.
-func advWindows(r *rand.Rand, n int, wide bool, holeOneIn int) advGen {
-	var gen advGen
+func genWindows(r *rand.Rand, n int, wide bool, holeOneIn int) fixedPlacements {
+	var gen fixedPlacements
 	for k := range 1 + r.IntN(4) {
 		size := 1 + r.IntN(n)
 		if wide && r.IntN(2) == 0 && n >= 64 {
 			size = 64 + r.IntN(n-63)
 		}
 		lo := r.IntN(n - size + 1)
-		nodes := advIDs(lo, lo+size)
+		nodes := nodeIDs(lo, lo+size)
 		if r.IntN(holeOneIn) == 0 && size > 2 {
 			h := 1 + r.IntN(size-2)
 			nodes = slices.Delete(nodes, h, h+1)
@@ -176,8 +176,8 @@ func advWindows(r *rand.Rand, n int, wide bool, holeOneIn int) advGen {
 	return gen
 }
 
-// advModFilter rejects the nodes whose ID is 1 modulo m.
-func advModFilter(m NodeID, unresolvable bool) Filter {
+// modFilter rejects the nodes whose ID is 1 modulo m.
+func modFilter(m NodeID, unresolvable bool) Filter {
 	return FilterFunc(func(_ *Pod, ni NodeInfo) Rejection {
 		if ni.ID()%m == 1 {
 			return Rejection{Reason: "node(s) were odd", Unresolvable: unresolvable}
@@ -186,9 +186,9 @@ func advModFilter(m NodeID, unresolvable bool) Filter {
 	})
 }
 
-// advMinCount is the group's minCount out of total pods: all of them, a
+// genMinCount is the group's minCount out of total pods: all of them, a
 // random number, or (in of-2 draws of of) rest().
-func advMinCount(r *rand.Rand, total, of int, rest func() int) int32 {
+func genMinCount(r *rand.Rand, total, of int, rest func() int) int32 {
 	switch r.IntN(of) {
 	case 0:
 		return int32(total)
@@ -199,11 +199,11 @@ func advMinCount(r *rand.Rand, total, of int, rest func() int) int32 {
 	}
 }
 
-// advZoneRackOptions builds a zone > rack tree over s and draws its
+// genZoneRackOptions builds a zone > rack tree over s and draws its
 // solver options: kinds 4 draws a required rack, a required zone with a
 // preferred rack, a preferred rack or a required zone; kinds 5 adds a
 // preferred zone before the last. Then either scoring.
-func advZoneRackOptions(r *rand.Rand, s *Snapshot, kinds int) (Options, string, error) {
+func genZoneRackOptions(r *rand.Rand, s *Snapshot, kinds int) (Options, string, error) {
 	t, err := topology.NewTree(s, []string{"zone", "rack"})
 	if err != nil {
 		return Options{}, "", err

@@ -1,14 +1,12 @@
 package placement_test
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 
+	. "github.com/gangsched/gangsched/placement"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
-
-	. "github.com/gangsched/gangsched/placement"
 )
 
 // mutate changes a hook's assignment list in one of the ways a careless
@@ -122,72 +120,81 @@ func TestProp_MutatingFilterKeepsTheAssignments(t *testing.T) {
 	})
 }
 
-// TestSolve_ManyPodSetsAtNodeBitBoundaries: pod sets' runs are sorted as
-// integers whose node field is bits.Len(nodes) wide and whose rank field
-// covers more than 256 sets; at node counts on both sides of a power of
-// two, with a set's pods spread over several nodes and sharing nodes with
-// other sets, the pod set assignments are the expanded members' per set
-// and node, in set name then node name order, each pair once.
-func TestSolve_ManyPodSetsAtNodeBitBoundaries(t *testing.T) {
-	for _, n := range []int{255, 256, 257, 511, 512, 1023, 1024, 1025} {
-		for _, sets := range []int{3, 257, 300, MaxPodSets} {
-			if sets == MaxPodSets && n < 1023 {
-				continue // no room for them
-			}
-			t.Run(fmt.Sprintf("nodes=%d/sets=%d", n, sets), func(t *testing.T) {
-				nodes := make([]Node, n)
-				for i := range nodes {
-					nodes[i] = Node{Name: fmt.Sprintf("n%05d", i), Allocatable: ResourceList{ResourceCPU: 8000, ResourcePods: 110}}
-				}
-				// The lower half is full, the upper half has room for
-				// 1..7 pods a node: the sets land at the top IDs, spread.
-				var pods []Pod
-				for i := range n {
-					used := int64(8000)
-					if i >= n/2 {
-						used = 8000 - int64(i%7+1)*1000
-					}
-					pods = append(pods, Pod{Namespace: "x", Name: fmt.Sprintf("b%05d", i), NodeName: nodes[i].Name, Requests: ResourceList{ResourceCPU: used}})
-				}
-				s, err := NewSnapshot(nodes, pods)
+// TestSolve_PlacementHooksThatReorderTheirAssignments: a PlacementScorer
+// or PlacementFilter that reorders or changes the assignment slice it is
+// shown (nothing in their contract forbids it) must not cost the decision
+// members or pod sets: the decision still places every member, in member
+// order, and the pod sets, and Verify accepts it.
+func TestSolve_PlacementHooksThatReorderTheirAssignments(t *testing.T) {
+	a := ResourceList{ResourceCPU: 8000, ResourcePods: 110}
+	s, err := NewSnapshot([]Node{{Name: "n0", Allocatable: a}, {Name: "n1", Allocatable: a}}, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang, MinCount: 6,
+		Members: []Pod{
+			{Namespace: "default", Name: "m0", SchedulingGroup: "pg", Requests: ResourceList{ResourceCPU: 1000}},
+			{Namespace: "default", Name: "m1", SchedulingGroup: "pg", Requests: ResourceList{ResourceCPU: 1000}},
+		},
+		PodSets: []PodSet{{Name: "a-workers", Count: 4, Template: Pod{Requests: ResourceList{ResourceCPU: 1000}}}}}
+	reverse := func(as []Assignment) { slices.Reverse(as) }
+	// Moving the last entry to the other node keeps the order.
+	move := func(as []Assignment) {
+		last := &as[len(as)-1]
+		last.NodeID, last.Node = 1-last.NodeID, []string{"n1", "n0"}[last.NodeID]
+		last.Count++
+	}
+	for name, opts := range map[string]Options{
+		"scorer": {Scorer: PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) int64 {
+			reverse(as)
+			return 0
+		})},
+		"filter": {PlacementFilters: []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) Rejection {
+			reverse(as)
+			return Rejection{}
+		})}},
+		"scorer-moves": {Scorer: PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) int64 {
+			move(as)
+			return 0
+		})},
+	} {
+		membersOnly := *g
+		membersOnly.PodSets, membersOnly.MinCount = nil, 2
+		for _, g := range []*Group{g, &membersOnly} {
+			t.Run(name, func(t *testing.T) {
+				want, err := Solve(s, g, Options{})
 				require.NoError(t, err)
-				g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang}
-				exp := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang}
-				total := 0
-				for k := range sets {
-					// names in reverse of index order; counts 1..3
-					name := fmt.Sprintf("set%04d", sets-k)
-					count := 1 + k%2
-					total += count
-					tmpl := Pod{Requests: ResourceList{ResourceCPU: 1000}, Priority: int32(k % 4)}
-					g.PodSets = append(g.PodSets, PodSet{Name: name, Count: int32(count), Template: tmpl})
-					for i := range count {
-						p := tmpl
-						p.Namespace, p.Name, p.SchedulingGroup = "default", fmt.Sprintf("%s-%d", name, i), "pg"
-						exp.Members = append(exp.Members, p)
-					}
-				}
-				g.MinCount, exp.MinCount = int32(total), int32(total)
-				d, err := Solve(s, g, Options{})
+				require.Equal(t, Scheduled, want.Status)
+				d, err := Solve(s, g, opts)
 				require.NoError(t, err)
-				require.Equal(t, Scheduled, d.Status, d.Message)
+				require.Equal(t, Scheduled, d.Status)
+				require.Equal(t, want.Assignments, d.Assignments)
+				require.Equal(t, want.PodSetAssignments, d.PodSetAssignments)
 				require.NoError(t, Verify(s, g, d))
-				de, err := Solve(s, exp, Options{})
-				require.NoError(t, err)
-				require.Equal(t, Scheduled, de.Status)
-				require.Equal(t, setCounts(de), setCounts(d))
-				require.Len(t, g.PodSets, sets)
-				require.Greater(t, len(d.PodSetAssignments), sets)
-				for i := 1; i < len(d.PodSetAssignments); i++ {
-					a, b := d.PodSetAssignments[i-1], d.PodSetAssignments[i]
-					require.True(t, a.PodSet < b.PodSet || a.PodSet == b.PodSet && a.Node < b.Node, "%v before %v", a, b)
-				}
-				for _, x := range d.PodSetAssignments {
-					id, ok := s.NodeID(x.Node)
-					require.True(t, ok)
-					require.Equal(t, id, x.NodeID)
-				}
 			})
 		}
+	}
+}
+
+// TestSolve_PendingMemberAlreadyBound: a pending member whose key is a
+// bound pod's — one of the group's own bound members, or another group's
+// pod — is an input error naming it, with members listed in order or not.
+func TestSolve_PendingMemberAlreadyBound(t *testing.T) {
+	a := ResourceList{ResourceCPU: 8000, ResourcePods: 110}
+	bound := []Pod{
+		{Namespace: "default", Name: "m1", SchedulingGroup: "pg", NodeName: "n0", Requests: ResourceList{ResourceCPU: 1000}},
+		{Namespace: "default", Name: "x", SchedulingGroup: "other", NodeName: "n0", Requests: ResourceList{ResourceCPU: 1000}},
+	}
+	s, err := NewSnapshot([]Node{{Name: "n0", Allocatable: a}}, bound)
+	require.NoError(t, err)
+	member := func(name string) Pod {
+		return Pod{Namespace: "default", Name: name, SchedulingGroup: "pg", Requests: ResourceList{ResourceCPU: 1000}}
+	}
+	for _, names := range [][]string{{"m0", "m1", "m2"}, {"m2", "m1", "m0"}, {"m0", "x"}, {"x", "m0"}} {
+		g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang, MinCount: 1}
+		for _, n := range names {
+			g.Members = append(g.Members, member(n))
+		}
+		_, err := Solve(s, g, Options{})
+		require.ErrorIs(t, err, ErrDuplicate, "%v", names)
+		require.ErrorContains(t, err, "already bound", "%v", names)
 	}
 }
