@@ -43,6 +43,14 @@
 // or block a group takes — is MostAllocated in both, as upstream. See
 // placement.NodeScoring for what still differs from kube-scheduler.
 //
+// Pod topology spread: a pending pod's DoNotSchedule
+// topologySpreadConstraints (maxSkew, topologyKey, labelSelector,
+// matchLabelKeys, minDomains, nodeAffinityPolicy, nodeTaintsPolicy, with
+// upstream's defaults) are enforced as kube-scheduler's PodTopologySpread
+// filter does, over the bound pods and the group's members placed so far;
+// preemption counts its candidate victims as removed. ScheduleAnyway
+// constraints, which only score upstream, are not read.
+//
 // Cycles take the groups in kube-scheduler's queue order: by the first
 // member in member order — priority, then metadata.creationTimestamp,
 // then namespace/name — so pods without timestamps go by name, as strings

@@ -138,8 +138,12 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	if err := checkTopology(c); err != nil {
 		return Report{}, err
 	}
+	spread, err := c.TopologySpreadFilter()
+	if err != nil {
+		return Report{}, err
+	}
 	sched := gang.NewScheduler(gang.Options{
-		SolveOptions:   solveOptions(c, opts.nodeScoring),
+		SolveOptions:   solveOptions(c, opts.nodeScoring, spread),
 		TopologyLevels: topologyKeys(c, opts.topologyKeys),
 		Preemption:     opts.preemption,
 	})
