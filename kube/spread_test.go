@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -216,5 +217,40 @@ func TestProp_TopologySpreadHolds(t *testing.T) {
 				t.Fatalf("%s on %s: zone %s has %d, the emptiest %d, maxSkew %d", m, n, zoneOf[n], count[zoneOf[n]], least, skew)
 			}
 		}
+	})
+}
+
+// FuzzTopologySpreadFilter: any input the reader and Load accept gives a
+// spread filter or a located field error, and solving with it never
+// panics.
+func FuzzTopologySpreadFilter(f *testing.F) {
+	for _, p := range []string{"testdata/spread/zones.yaml", "testdata/spread/preemption.yaml"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
+		if err != nil {
+			return
+		}
+		c, err := Load(objs)
+		if err != nil {
+			return
+		}
+		sf, err := c.TopologySpreadFilter()
+		if err != nil {
+			var fe *placement.FieldError
+			require.ErrorAs(t, err, &fe)
+			return
+		}
+		if sf == nil || len(c.Pending) == 0 {
+			return
+		}
+		g := &placement.Group{Namespace: c.Pending[0].Namespace, Name: "fuzz", Policy: placement.PolicyBasic, Members: c.Pending[:1]}
+		g.Members[0].SchedulingGroup = "fuzz"
+		_, _ = placement.Solve(c.Snapshot, g, placement.Options{Reservers: []placement.NewReserverFunc{sf.Reserver}})
 	})
 }
