@@ -32,11 +32,10 @@ type Result struct {
 	Condition *Condition
 	// Preemption is the plan of workload-aware preemption when it ran
 	// (Options.Preemption and an Unschedulable decision), whatever its
-	// Outcome: Preempt says whom to evict; CannotHelp and NotAllowed say
-	// why nothing is (never evict in vain). On Preempt the host evicts
-	// Preemption.Victims
-	// (deleting their pods, and telling the scheduler with DeletePod) and
-	// the group, requeued at once, fits in a later cycle as
+	// Outcome: Preempt says whom to evict; CannotHelp and NotAllowed say why
+	// nothing is (never evict in vain). On Preempt the host evicts
+	// Preemption.Victims (deleting their pods, and telling the scheduler with
+	// DeletePod) and the group, requeued at once, fits in a later cycle as
 	// Preemption.Decision nominates.
 	Preemption *preemption.Plan
 	// ClaimUpdates are the ResourceClaims the commit changed (generated
@@ -82,12 +81,11 @@ type Result struct {
 //     up to MaxBackoff.
 //
 // With Options.Preemption, a decision that is Unschedulable (not
-// Unresolvable: removing pods could not help) runs workload-aware
-// preemption ([preemption.Find], through an Index kept across cycles) with
-// the same solver options; when it finds victims, Result.Preemption
-// carries the plan and the group is requeued at once instead of backing
-// off. Nothing is evicted by the
-// scheduler itself: the host deletes the victims.
+// Unresolvable: removing pods could not help) runs workload-aware preemption
+// ([preemption.Find], through an Index kept across cycles) with the same
+// solver options; when it finds victims, Result.Preemption carries the plan
+// and the group is requeued at once instead of backing off. Nothing is
+// evicted by the scheduler itself: the host deletes the victims.
 //
 // Cost: O(log groups + members·log members) plus the solve.
 func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool) {

@@ -7,9 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	. "github.com/gangsched/gangsched/placement"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	. "github.com/gangsched/gangsched/placement"
 )
 
 // rebuilt returns a snapshot built from scratch with s's nodes and pods.

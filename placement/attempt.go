@@ -140,8 +140,11 @@ func (sv *solver) judge(a *attempt) {
 	} else {
 		a.as = sv.assignments(a)
 	}
-	for _, f := range sv.opts.PlacementFilters {
+	for k, f := range sv.opts.PlacementFilters {
 		if r := f.FilterPlacement(sv.s, sv.hookGroup(), p, a.as); !r.OK() {
+			if sv.failed(r, fmt.Sprintf("Options.PlacementFilters[%d] on placement %q", k, p.Name), nil, NodeInfo{}) {
+				r = Rejection{Reason: "hook failed"} // the solve returns the error
+			}
 			a.reject = r
 			return
 		}

@@ -5,9 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/gangsched/gangsched/placement"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	. "github.com/gangsched/gangsched/placement"
 )
 
 // classRunsDraw is a seeded input aimed at attempts of several runs filled

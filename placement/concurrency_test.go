@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	. "github.com/gangsched/gangsched/placement"
-
 	"github.com/stretchr/testify/require"
+
+	. "github.com/gangsched/gangsched/placement"
 )
 
 // batchReference solves the cases of seeds from..to-1 one after another

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -184,13 +185,13 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 		}
 	}
 	ni := NodeInfo{sv.s, sv.w, id}
-	for _, f := range sv.opts.Filters {
-		if r := f.Filter(p, ni); !r.OK() {
+	for k, f := range sv.opts.Filters {
+		if r := f.Filter(p, ni); !r.OK() && !sv.failed(r, fmt.Sprintf("Options.Filters[%d]", k), p, ni) {
 			out = append(out, r)
 		}
 	}
-	for _, rv := range sv.reservers {
-		if r := rv.Filter(p, ni); !r.OK() {
+	for k, rv := range sv.reservers {
+		if r := rv.Filter(p, ni); !r.OK() && !sv.failed(r, fmt.Sprintf("Options.Reservers[%d]", k), p, ni) {
 			out = append(out, r)
 		}
 	}

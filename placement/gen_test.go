@@ -5,8 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	. "github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
+
+	. "github.com/gangsched/gangsched/placement"
 )
 
 // The pieces drawBatchCase and drawShapeCase share. Each takes the generator's

@@ -1,9 +1,11 @@
 package placement
 
 import (
-	"github.com/gangsched/gangsched/internal/arith"
+	"fmt"
 	"math"
 	"slices"
+
+	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // newAttempt returns an empty attempt that records a node per member, as
@@ -562,13 +564,16 @@ func (sv *solver) fits(m *member, id NodeID) bool {
 		return false
 	}
 	ni := NodeInfo{sv.s, sv.w, id}
-	for _, f := range sv.opts.Filters {
-		if !f.Filter(sv.pod(m.row), ni).OK() {
+	p := sv.pod(m.row)
+	for k, f := range sv.opts.Filters {
+		if r := f.Filter(p, ni); !r.OK() {
+			sv.failed(r, fmt.Sprintf("Options.Filters[%d]", k), p, ni)
 			return false
 		}
 	}
-	for _, r := range sv.reservers {
-		if !r.Filter(sv.pod(m.row), ni).OK() {
+	for k, rv := range sv.reservers {
+		if r := rv.Filter(p, ni); !r.OK() {
+			sv.failed(r, fmt.Sprintf("Options.Reservers[%d]", k), p, ni)
 			return false
 		}
 	}

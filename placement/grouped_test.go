@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	. "github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/placement/placementtest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	. "github.com/gangsched/gangsched/placement"
 )
 
 // subsets is a generator of fixed placements: node subsets drawn by a

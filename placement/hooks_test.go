@@ -1,12 +1,14 @@
 package placement_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
-	. "github.com/gangsched/gangsched/placement"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	. "github.com/gangsched/gangsched/placement"
 )
 
 // mutate changes a hook's assignment list in one of the ways a careless
@@ -197,4 +199,107 @@ func TestSolve_PendingMemberAlreadyBound(t *testing.T) {
 		require.ErrorIs(t, err, ErrDuplicate, "%v", names)
 		require.ErrorContains(t, err, "already bound", "%v", names)
 	}
+}
+
+// hookErrCase is one node and a gang of two members for the hook error
+// tests.
+func hookErrCase(t *testing.T) (*Snapshot, *Group) {
+	s, err := NewSnapshot([]Node{{Name: "n0", Allocatable: ResourceList{ResourceCPU: 4000}}}, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "default", Name: "pg", MinCount: 2, Members: []Pod{
+		{Namespace: "default", Name: "a", SchedulingGroup: "pg", Requests: ResourceList{ResourceCPU: 1000}},
+		{Namespace: "default", Name: "b", SchedulingGroup: "pg", Requests: ResourceList{ResourceCPU: 1000}},
+	}}
+	return s, g
+}
+
+var errLookup = errors.New("lookup failed")
+
+// TestHooks_ErrorsStopTheSolve: a hook of each kind that fails for a
+// reason of its own (here a lookup) makes Solve return an error that wraps
+// ErrHook and the hook's error and names the hook, the pod and the node;
+// no decision comes with it.
+func TestHooks_ErrorsStopTheSolve(t *testing.T) {
+	failing := Rejection{Err: errLookup}
+	for _, c := range []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"filter", Options{Filters: []Filter{FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} }), FilterFunc(func(*Pod, NodeInfo) Rejection { return failing })}},
+			`placement: hook failed: PodGroup default/pg: Options.Filters[1] on pod default/a, node "n0": lookup failed`},
+		{"reserver", Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) {
+			return ReserverFuncs{FilterFunc: func(p *Pod, _ NodeInfo) Rejection {
+				if p.Name == "b" {
+					return failing
+				}
+				return Rejection{}
+			}}, nil
+		}}},
+			`placement: hook failed: PodGroup default/pg: Options.Reservers[0] on pod default/b, node "n0": lookup failed`},
+		{"placement filter", Options{PlacementFilters: []PlacementFilter{PlacementFilterFunc(func(*Snapshot, *Group, *Placement, []Assignment) Rejection { return failing })}},
+			`placement: hook failed: PodGroup default/pg: Options.PlacementFilters[0] on placement "": lookup failed`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, g := hookErrCase(t)
+			d, err := Solve(s, g, c.opts)
+			require.ErrorIs(t, err, ErrHook)
+			require.ErrorIs(t, err, errLookup)
+			require.EqualError(t, err, c.want)
+			require.Equal(t, NoDecision, d.Status)
+		})
+	}
+	// The generator and the reserver's constructor return their errors
+	// as they are: they have had an error path from the start.
+	s, g := hookErrCase(t)
+	_, err := Solve(s, g, Options{Generator: PlacementGeneratorFunc(func(*Snapshot, *Group) ([]Placement, error) { return nil, errLookup })})
+	require.ErrorIs(t, err, errLookup)
+	_, err = Solve(s, g, Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return nil, errLookup }}})
+	require.ErrorIs(t, err, errLookup)
+}
+
+// TestHooks_VerifyReportsAFilterError: Verify handed a filter that fails
+// returns the hook's error, not a violation.
+func TestHooks_VerifyReportsAFilterError(t *testing.T) {
+	s, g := hookErrCase(t)
+	d, err := Solve(s, g, Options{})
+	require.NoError(t, err)
+	err = Verify(s, g, d, FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{Err: errLookup} }))
+	require.ErrorIs(t, err, ErrHook)
+	require.ErrorIs(t, err, errLookup)
+	require.NotErrorIs(t, err, ErrViolation)
+	require.EqualError(t, err, `placement: hook failed: PodGroup default/pg: filters[0] on pod default/a, node "n0": lookup failed`)
+}
+
+// TestReserverFuncs_ReservesAndUnreserves: the adapter calls its
+// functions, and its nil functions accept and do nothing. A reserver that
+// holds one pod per node places the gang of two on two nodes.
+func TestReserverFuncs_ReservesAndUnreserves(t *testing.T) {
+	s, err := NewSnapshot([]Node{{Name: "n0", Allocatable: ResourceList{ResourceCPU: 4000}}, {Name: "n1", Allocatable: ResourceList{ResourceCPU: 4000}}}, nil)
+	require.NoError(t, err)
+	_, g := hookErrCase(t)
+	var reserved, unreserved int
+	opts := Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) {
+		taken := map[NodeID]bool{}
+		return ReserverFuncs{
+			FilterFunc: func(_ *Pod, ni NodeInfo) Rejection {
+				if taken[ni.ID()] {
+					return Rejection{Reason: "node taken"}
+				}
+				return Rejection{}
+			},
+			ReserveFunc:   func(_ *Pod, ni NodeInfo) { taken[ni.ID()] = true; reserved++ },
+			UnreserveFunc: func(_ *Pod, ni NodeInfo) { delete(taken, ni.ID()); unreserved++ },
+		}, nil
+	}}}
+	d, err := Solve(s, g, opts)
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.Equal(t, []string{"n0", "n1"}, []string{d.Assignments[0].Node, d.Assignments[1].Node})
+	require.Equal(t, reserved, unreserved, "every attempt ends with the reserver back in its initial state")
+	require.Positive(t, reserved)
+	var none ReserverFuncs
+	require.True(t, none.Filter(&g.Members[0], NodeInfo{}).OK())
+	none.Reserve(&g.Members[0], NodeInfo{})
+	none.Unreserve(&g.Members[0], NodeInfo{})
 }

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gangsched/gangsched/topology"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	. "github.com/gangsched/gangsched/placement"
-	"github.com/gangsched/gangsched/topology"
 )
 
 // miCase is a seeded input aimed at how Solve reads a group listed member

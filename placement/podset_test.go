@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	. "github.com/gangsched/gangsched/placement"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	. "github.com/gangsched/gangsched/placement"
 )
 
 // podSetInput is a drawn group given twice: with pod sets (some kinds of

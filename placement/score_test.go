@@ -5,10 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	. "github.com/gangsched/gangsched/placement"
-
 	"github.com/gangsched/gangsched/internal/arith"
 	"github.com/gangsched/gangsched/topology"
+
+	. "github.com/gangsched/gangsched/placement"
 )
 
 // refDefaultScore is DefaultScorer's score computed as its documentation

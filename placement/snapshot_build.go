@@ -26,17 +26,16 @@ import (
 // "pods"; a node whose summed requests overflow int64. When several objects
 // are bad, the one reported is the first in name order.
 //
-// Cost: O(nodes log nodes + pods), O(nodes + pods) for nodes in name
-// order, reading each pod's requests once (fastest for pods grouped by node
-// in node order); the pods are never sorted by name, nor indexed by node,
-// until something asks
-// for that order ([Snapshot.Pods], [Snapshot.GroupMembers],
-// [Snapshot.PodsOn]: each builds its index once, O(pods), for every
-// snapshot derived from this one). Pods in key order (namespace, then
-// name, as a LIST from the API server returns them) repeat no key, which
-// needs no index to show: the key index is then built, from the hashes
-// taken here, by the first lookup by key ([Snapshot.Pod], [Snapshot.Apply],
-// [Solve]'s check that no member is bound), likewise once.
+// Cost: O(nodes log nodes + pods), O(nodes + pods) for nodes in name order,
+// reading each pod's requests once (fastest for pods grouped by node in node
+// order); the pods are never sorted by name, nor indexed by node, until
+// something asks for that order ([Snapshot.Pods], [Snapshot.GroupMembers],
+// [Snapshot.PodsOn]: each builds its index once, O(pods), for every snapshot
+// derived from this one). Pods in key order (namespace, then name, as a LIST
+// from the API server returns them) repeat no key, which needs no index to
+// show: the key index is then built, from the hashes taken here, by the first
+// lookup by key ([Snapshot.Pod], [Snapshot.Apply], [Solve]'s check that no
+// member is bound), likewise once.
 func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b := &base{}
 	b.nodes = slices.Clone(nodes)
@@ -219,14 +218,13 @@ type podKeys struct {
 }
 
 // sumPods is one pass of NewSnapshot over b.pods: it adds each pod's
-// requests, and 1 for the pod itself, to its node's row of used (R values
-// per node, R = len(b.res)) and, when keys is not nil, stores each pod's
-// key hash in keys (see [podKeys]), with whether the keys increase. It
-// reports whether
+// requests, and 1 for the pod itself, to its node's row of used (R values per
+// node, R = len(b.res)) and, when keys is not nil, stores each pod's key hash
+// in keys (see [podKeys]), with whether the keys increase. It reports whether
 // every pod is valid as far as the tracked resources tell (node known, name
-// not empty, requests neither negative nor for "pods" nor unnamed, no
-// node's sum overflowing int64), and the requested resources that b.res
-// lacks, each once.
+// not empty, requests neither negative nor for "pods" nor unnamed, no node's
+// sum overflowing int64), and the requested resources that b.res lacks, each
+// once.
 //
 // It is NewSnapshot's inner loop; the rare cases (a node not next in name
 // order, requests not all tracked) are left to helpers.

@@ -7,9 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	. "github.com/gangsched/gangsched/placement"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	. "github.com/gangsched/gangsched/placement"
 )
 
 // TestProp_SnapshotPodsInAnyOrder: NewSnapshot resolves pods grouped by

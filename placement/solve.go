@@ -209,7 +209,24 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	}
 	d, err := sv.solve(placements)
 	sv.release()
+	if sv.hookErr != nil {
+		return Decision{}, sv.hookErr
+	}
 	return d, err
+}
+
+// failed reports whether hook's verdict r carries an error; the first one
+// is kept for Solve to return, and the budget is spent so that every loop
+// stops.
+func (sv *solver) failed(r Rejection, hook string, p *Pod, ni NodeInfo) bool {
+	if r.Err == nil {
+		return false
+	}
+	if sv.hookErr == nil {
+		sv.hookErr = hookError(sv.g, hook, p, ni, r.Err)
+	}
+	sv.exhausted = true
+	return true
 }
 
 // checkPlacement rejects a generator's placement whose node IDs are not
@@ -265,6 +282,9 @@ type solver struct {
 	// ns is Options.NodeScoring compiled; nil for packing (nodeScore's
 	// own), the only scoring that batches.
 	ns *nodeScorer
+	// hookErr is the first error a hook returned (see Rejection.Err): it
+	// ends the solve, which returns it.
+	hookErr error
 	// searchBudgetCut is set when a search stopped at Options.SearchBudget
 	// rather than at its share of what was left of Options.Budget.
 	searchBudgetCut bool

@@ -265,8 +265,10 @@ func (v *verifier) put(e entry) error {
 	}
 	ni := NodeInfo{s, v.w, e.id}
 	for range e.count { // each pod of a count sees the ones before it
-		for _, f := range v.filters {
-			if r := f.Filter(e.pod, ni); !r.OK() {
+		for k, f := range v.filters {
+			if r := f.Filter(e.pod, ni); r.Err != nil {
+				return hookError(v.g, fmt.Sprintf("filters[%d]", k), e.pod, ni, r.Err)
+			} else if !r.OK() {
 				return v.bad("%s on node %q fails a filter: %s", e.subj, e.node, r.Reason)
 			}
 		}

@@ -3,12 +3,12 @@ package topology
 import (
 	"cmp"
 	"fmt"
-	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/gangsched/gangsched/internal/arith"
 	"github.com/gangsched/gangsched/placement"
 )
 
