@@ -69,7 +69,11 @@ type UtilizationShapePoint struct {
 // affinity ([WeightedPodAffinityTerm]) ranks nodes before the resource
 // score instead of being added to it with weight 2; the other score
 // plugins (TaintToleration's PreferNoSchedule, NodeAffinity's preferred
-// terms, ImageLocality, PodTopologySpread) are not part of it.
+// terms, ImageLocality, PodTopologySpread) are not part of it. Against
+// kube-scheduler v1.37.2 (kubeoracle) on 40 random small clusters with a
+// gang and lone pods, the default profile's node choices matched in 39;
+// the 40th differed only by which of two identical members took which of
+// two tied nodes.
 type NodeScoring struct {
 	// Strategy is NodeResourcesFit's scoringStrategy.type; "" is
 	// gangsched's packing, and every other field must then be zero.
