@@ -264,9 +264,6 @@ func TestConvertPodErrors(t *testing.T) {
 				RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{LabelSelector: &metav1.LabelSelector{}}},
 			}}
 		}, placement.ErrInvalid, `pod "default/worker-0": spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: must not be empty`},
-		{"hard spread", func(p *corev1.Pod) {
-			p.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{WhenUnsatisfiable: corev1.DoNotSchedule}}
-		}, ErrUnsupported, `pod "default/worker-0": spec.topologySpreadConstraints[0].whenUnsatisfiable: "DoNotSchedule" topology spread constraints are not supported (ScheduleAnyway is ignored)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

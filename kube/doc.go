@@ -10,7 +10,13 @@
 //     and sidecars, pod-level resources, overhead). Priorities come from
 //     PriorityClasses ([PriorityClasses]); required node affinity compiles
 //     into a filter ([RequiredNodeAffinity], [AffinityFilter]); pod
-//     (anti-)affinity is evaluated among a PodGroup's members.
+//     (anti-)affinity is evaluated among a PodGroup's members;
+//     DoNotSchedule topology spread constraints compile into a hook that
+//     decides as kube-scheduler's PodTopologySpread filter
+//     ([TopologySpread], [SpreadFilter], [Cluster.TopologySpreadFilter]).
+//   - A KubeSchedulerConfiguration's profile gives the node scoring and
+//     whether preemption runs ([ReadSchedulerConfiguration]), with a
+//     warning for each field gangsched does not follow.
 //   - Workloads and PodGroups of scheduling.k8s.io/v1alpha2 (Kubernetes
 //     v1.36, mirrored in kube/api/scheduling/v1alpha2 since k8s.io/api
 //     dropped it) and v1beta1 (v1.37) become the [gang] model

@@ -3,14 +3,11 @@ package kube
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"strconv"
-	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/placement"
@@ -69,15 +66,16 @@ func jobObj(namespace, name string) string {
 //
 // Names are deterministic ([gang.StampJob]'s). The template's priority
 // class is resolved through pcs into the group's priority. A stamped group
-// also takes the topology constraint of a Kueue annotation on the pod
-// template, [KueueRequiredTopology] or [KueuePreferredTopology]
-// (preferred: a gangsched extension, see [gang.TopologyConstraint]).
+// also takes the topology constraints of the Kueue annotations on the pod
+// template, [KueueRequiredTopology] and [KueuePreferredTopology]
+// (preferred: a gangsched extension, see [gang.TopologyConstraint]): both
+// may be set (e.g. required block, preferred rack), and a key named both
+// ways, or also by spec.scheduling, is one required constraint.
 //
 // Errors (a [*placement.FieldError]): a nil Job; an empty name; negative
 // parallelism or completions; parallelism above [MaxJobParallelism]; an
-// unknown completionMode; both Kueue topology annotations, or one whose
-// value is not a label key (checked on every Job), or one naming a key
-// spec.scheduling names too; spec.scheduling together with a template
+// unknown completionMode; a Kueue topology annotation whose value is not a
+// label key (checked on every Job); spec.scheduling together with a template
 // schedulingGroup, or with a policy that sets both or neither of gang and
 // basic, or a gang minCount below 1; an unknown priority class; and what
 // [gang.PodGroup.Validate] reports for the stamped group.
@@ -93,7 +91,7 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 		return JobObjects{}, placement.Errorf(placement.ErrInvalid, obj, "spec.parallelism", "%d is above %d", *s.Parallelism, MaxJobParallelism)
 	}
 	tmpl := &s.Template.Spec
-	kueue, err := kueueTopology(obj, s.Template.Annotations)
+	kueue, err := kueueTopologies(obj, s.Template.Annotations)
 	if err != nil {
 		return JobObjects{}, err
 	}
@@ -128,10 +126,8 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 	if err != nil {
 		return JobObjects{}, err
 	}
-	if out.PodGroup != nil && kueue != nil {
-		if err := addTopology(obj, *kueue, &out); err != nil {
-			return JobObjects{}, err
-		}
+	if out.PodGroup != nil && len(kueue) > 0 {
+		addTopologies(kueue, &out)
 	}
 	if out.PodGroup != nil && tmpl.PriorityClassName != "" {
 		prio, err := groupPriority(pcs, obj, "spec.template.spec.", tmpl.PriorityClassName, tmpl.Priority)
@@ -143,56 +139,6 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 	}
 	out.Pods = jobPods(j, out.PodGroup)
 	return out, nil
-}
-
-// Kueue's topology annotations on a pod template (kueue.x-k8s.io
-// PodSet topology requests, Kueue's topology-aware scheduling): the value
-// is a node label key the PodSet's pods must share one domain of
-// (required) or should (preferred).
-const (
-	KueueRequiredTopology  = "kueue.x-k8s.io/podset-required-topology"
-	KueuePreferredTopology = "kueue.x-k8s.io/podset-preferred-topology"
-)
-
-// kueueTopology returns the constraint of a Kueue topology annotation of
-// a Job's pod template, if any, checked: one annotation at most, its value
-// a valid label key.
-func kueueTopology(obj string, annotations map[string]string) (*gang.TopologyConstraint, error) {
-	req, hasReq := annotations[KueueRequiredTopology]
-	pref, hasPref := annotations[KueuePreferredTopology]
-	field := func(a string) string { return "spec.template.metadata.annotations[" + a + "]" }
-	var tc gang.TopologyConstraint
-	var name string
-	switch {
-	case hasReq && hasPref:
-		return nil, placement.Errorf(placement.ErrInvalid, obj, field(KueuePreferredTopology), "is set together with %s (Kueue takes one)", KueueRequiredTopology)
-	case hasReq:
-		tc, name = gang.TopologyConstraint{Key: req}, KueueRequiredTopology
-	case hasPref:
-		tc, name = gang.TopologyConstraint{Key: pref, Preferred: true}, KueuePreferredTopology
-	default:
-		return nil, nil
-	}
-	if errs := validation.IsQualifiedName(tc.Key); len(errs) > 0 {
-		return nil, placement.Errorf(placement.ErrInvalid, obj, field(name), "%q is not a node label key: %s", tc.Key, strings.Join(errs, "; "))
-	}
-	return &tc, nil
-}
-
-// addTopology adds tc, from a Kueue annotation, to the stamped Workload
-// template and PodGroup.
-func addTopology(obj string, tc gang.TopologyConstraint, out *JobObjects) error {
-	pg, t := out.PodGroup, &out.Workload.Spec.PodGroupTemplates[0]
-	if slices.ContainsFunc(pg.Spec.SchedulingConstraints.Topology, func(c gang.TopologyConstraint) bool { return c.Key == tc.Key }) {
-		name := KueueRequiredTopology
-		if tc.Preferred {
-			name = KueuePreferredTopology
-		}
-		return placement.Errorf(placement.ErrDuplicate, obj, "spec.template.metadata.annotations["+name+"]", "names topology key %q, which spec.scheduling names too", tc.Key)
-	}
-	pg.Spec.SchedulingConstraints.Topology = append(slices.Clone(pg.Spec.SchedulingConstraints.Topology), tc)
-	t.SchedulingConstraints.Topology = append(slices.Clone(t.SchedulingConstraints.Topology), tc)
-	return nil
 }
 
 // stampScheduling builds the Workload and PodGroup of a Job with

@@ -52,15 +52,15 @@ func podObj(namespace, name string) string {
 //
 // Preferred node affinity and ScheduleAnyway spread constraints are
 // ignored, since they never make a placement infeasible. Required node
-// affinity is not part of [placement.Pod]: read it with
-// [RequiredNodeAffinity].
+// affinity and DoNotSchedule topology spread constraints are not part of
+// [placement.Pod]: read them with [RequiredNodeAffinity] and
+// [TopologySpread] ([Cluster.TopologySpreadFilter] enforces them).
 //
 // Errors (a [*placement.FieldError]): an empty name; a bad quantity (see
 // [PodRequests]); a toleration with an unknown operator, an Exists
 // operator with a value, or an empty key without Exists; a resource claim
 // entry with no or both sources; an unknown priority class; and
-// [ErrUnsupported] for DoNotSchedule topology spread constraints, for
-// required pod affinity or anti-affinity on a pod outside any PodGroup, and
+// [ErrUnsupported] for required pod affinity or anti-affinity on a pod outside any PodGroup, and
 // for terms that select pods of other namespaces, and for a required
 // affinity term without a labelSelector (it can never hold; such terms of
 // anti-affinity and preferences are dropped, as they select no pod).
@@ -71,9 +71,6 @@ func ConvertPod(p *corev1.Pod, pcs *PriorityClasses) (placement.Pod, error) {
 	obj := podObj(p.Namespace, p.Name)
 	if p.Name == "" {
 		return placement.Pod{}, placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
-	}
-	if err := checkUnsupported(obj, &p.Spec); err != nil {
-		return placement.Pod{}, err
 	}
 	req, err := PodRequests(obj, &p.Spec)
 	if err != nil {
@@ -167,17 +164,6 @@ func convertToleration(obj, f string, t corev1.Toleration) (placement.Toleration
 		Value:    t.Value,
 		Effect:   placement.TaintEffect(t.Effect),
 	}, nil
-}
-
-// checkUnsupported rejects the hard constraints that placement.Pod cannot
-// express.
-func checkUnsupported(obj string, spec *corev1.PodSpec) error {
-	for i, c := range spec.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable != corev1.ScheduleAnyway {
-			return placement.Errorf(ErrUnsupported, obj, "spec.topologySpreadConstraints["+itoa(i)+"].whenUnsatisfiable", "%q topology spread constraints are not supported (ScheduleAnyway is ignored)", c.WhenUnsatisfiable)
-		}
-	}
-	return nil
 }
 
 // convertAffinity converts spec.affinity's pod affinity and anti-affinity.

@@ -370,8 +370,8 @@ func TestStampJobV137Scheduling(t *testing.T) {
 }
 
 // TestStampJobKueueTopology: Kueue's topology annotations on the pod
-// template become the stamped group's constraint, on the v1.36 path and
-// beside spec.scheduling's own.
+// template become the stamped group's constraints, on the v1.36 path and
+// beside spec.scheduling's own; a key named both ways is required.
 func TestStampJobKueueTopology(t *testing.T) {
 	i32 := func(v int32) *int32 { return &v }
 	for _, c := range []struct {
@@ -385,14 +385,14 @@ func TestStampJobKueueTopology(t *testing.T) {
 		{"preferred", map[string]string{KueuePreferredTopology: "block"}, false, []gang.TopologyConstraint{{Key: "block", Preferred: true}}, ""},
 		{"beside spec.scheduling", map[string]string{KueuePreferredTopology: "block"}, true, []gang.TopologyConstraint{{Key: "zone"}, {Key: "block", Preferred: true}}, ""},
 		{"none", map[string]string{"other": "x"}, false, nil, ""},
-		{"both", map[string]string{KueueRequiredTopology: "rack", KueuePreferredTopology: "block"}, false, nil,
-			`Job "default/k": spec.template.metadata.annotations[kueue.x-k8s.io/podset-preferred-topology]: is set together with kueue.x-k8s.io/podset-required-topology (Kueue takes one)`},
+		{"required block, preferred rack", map[string]string{KueueRequiredTopology: "block", KueuePreferredTopology: "rack"}, false, []gang.TopologyConstraint{{Key: "block"}, {Key: "rack", Preferred: true}}, ""},
+		{"one key both ways is required", map[string]string{KueueRequiredTopology: "rack", KueuePreferredTopology: "rack"}, false, []gang.TopologyConstraint{{Key: "rack"}}, ""},
+		{"preferred a key spec.scheduling requires", map[string]string{KueuePreferredTopology: "zone"}, true, []gang.TopologyConstraint{{Key: "zone"}}, ""},
 		{"empty key", map[string]string{KueueRequiredTopology: ""}, false, nil,
 			`Job "default/k": spec.template.metadata.annotations[kueue.x-k8s.io/podset-required-topology]: "" is not a node label key`},
 		{"not a label key", map[string]string{KueuePreferredTopology: "a/b/c!"}, false, nil,
 			`Job "default/k": spec.template.metadata.annotations[kueue.x-k8s.io/podset-preferred-topology]: "a/b/c!" is not a node label key`},
-		{"same key twice", map[string]string{KueueRequiredTopology: "zone"}, true, nil,
-			`Job "default/k": spec.template.metadata.annotations[kueue.x-k8s.io/podset-required-topology]: names topology key "zone", which spec.scheduling names too`},
+		{"required a key spec.scheduling requires", map[string]string{KueueRequiredTopology: "zone"}, true, []gang.TopologyConstraint{{Key: "zone"}}, ""},
 		{"ineligible Job, bad annotation", map[string]string{KueueRequiredTopology: " "}, false, nil, `" " is not a node label key`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -44,6 +44,7 @@ type subc struct {
 	name    string
 	min     int
 	key     string
+	levels  []string // the labels that identify a domain of key: the tree's path down to it, or key alone
 	members []int32
 }
 
@@ -114,7 +115,10 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 		c.subOf[i] = -1
 	}
 	for si, sg := range g.SubGroups {
-		sc := subc{name: sg.Name, min: int(sg.MinCount), key: sg.TopologyKey}
+		sc := subc{name: sg.Name, min: int(sg.MinCount), key: sg.TopologyKey, levels: []string{sg.TopologyKey}}
+		if l := slices.Index(g.TopologyLevels, sg.TopologyKey); l >= 0 {
+			sc.levels = g.TopologyLevels[:l+1]
+		}
 		for i, p := range c.pods {
 			if firstSubGroup(g, p) == si {
 				c.subOf[i] = int32(si)
@@ -170,6 +174,31 @@ func (c *cons) same(a, b NodeID, key string) bool {
 	return d[a] >= 0 && d[a] == d[b]
 }
 
+// inDomain reports whether node n is in some domain of sub-group sg's
+// key: it carries every label of sg.levels.
+func (c *cons) inDomain(n NodeID, sg *subc) bool {
+	for _, k := range sg.levels {
+		if _, ok := c.label(n, k); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// sameDomain reports whether nodes a and b are in one domain of sub-group
+// sg's key: both in one, agreeing on every label of sg.levels.
+func (c *cons) sameDomain(a, b NodeID, sg *subc) bool {
+	if !c.inDomain(a, sg) || !c.inDomain(b, sg) {
+		return false
+	}
+	for _, k := range sg.levels {
+		if !c.same(a, b, k) {
+			return false
+		}
+	}
+	return true
+}
+
 // allow is the incremental check for putting member i on node n given pos.
 // strict applies kube-scheduler's sequential rule to required affinity (a
 // member joins the matching members already placed); otherwise a term that
@@ -218,12 +247,12 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 	}
 	if si := c.subOf[i]; si >= 0 && c.subs[si].key != "" {
 		sg := &c.subs[si]
-		if _, ok := c.label(n, sg.key); !ok {
+		if !c.inDomain(n, sg) {
 			return false
 		}
 		for _, q := range sg.members {
 			if pos[q] >= 0 && int(q) != i {
-				return c.same(n, pos[q], sg.key)
+				return c.sameDomain(n, pos[q], sg)
 			}
 		}
 	}
@@ -263,7 +292,8 @@ func (c *cons) violation(pos []NodeID) string {
 			}
 		}
 	}
-	for _, sg := range c.subs {
+	for si := range c.subs {
+		sg := &c.subs[si]
 		count, first := 0, NodeID(-1)
 		for _, q := range sg.members {
 			if pos[q] < 0 {
@@ -275,10 +305,10 @@ func (c *cons) violation(pos []NodeID) string {
 			}
 			if first < 0 {
 				first = pos[q]
-				if _, ok := c.label(first, sg.key); !ok {
-					return fmt.Sprintf("sub-group %s: node %q has no %s label", sg.name, c.s.b.nodes[first].Name, sg.key)
+				if !c.inDomain(first, sg) {
+					return fmt.Sprintf("sub-group %s: node %q is in no %s domain", sg.name, c.s.b.nodes[first].Name, sg.key)
 				}
-			} else if !c.same(first, pos[q], sg.key) {
+			} else if !c.sameDomain(first, pos[q], sg) {
 				return fmt.Sprintf("sub-group %s spans two %s domains", sg.name, sg.key)
 			}
 		}
@@ -292,7 +322,8 @@ func (c *cons) violation(pos []NodeID) string {
 // boundConflict reports bound members of one sub-group that already sit in
 // two domains of its key: no decision can repair that.
 func (c *cons) boundConflict(g *Group) error {
-	for _, sg := range c.subs {
+	for si := range c.subs {
+		sg := &c.subs[si]
 		if sg.key == "" {
 			continue
 		}
@@ -304,7 +335,7 @@ func (c *cons) boundConflict(g *Group) error {
 			n, _ := c.s.b.byName(c.pods[q].NodeName)
 			if first < 0 {
 				first = n
-			} else if !c.same(first, n, sg.key) {
+			} else if !c.sameDomain(first, n, sg) {
 				return Errorf(ErrInvalid, groupObj(g), "spec.subGroups["+sg.name+"].topologyKey",
 					"bound members %s and %s are in different %s domains", c.pods[sg.members[0]].Key(), c.pods[q].Key(), sg.key)
 			}
@@ -508,6 +539,15 @@ func validateSubGroups(g *Group, all []*Pod) error {
 		return nil
 	}
 	obj := groupObj(g)
+	for i, k := range g.TopologyLevels {
+		f := fmt.Sprintf("topologyLevels[%d]", i)
+		if k == "" {
+			return Errorf(ErrInvalid, obj, f, "must not be empty")
+		}
+		if slices.Contains(g.TopologyLevels[:i], k) {
+			return Errorf(ErrDuplicate, obj, f, "key %q is listed twice", k)
+		}
+	}
 	var names []string
 	for i, sg := range g.SubGroups {
 		f := fmt.Sprintf("spec.subGroups[%d]", i)

@@ -23,9 +23,12 @@
 //
 // The solver follows KEP-5732's three phases. A [PlacementGenerator]
 // (upstream PlacementGenerate) proposes candidate node sets, e.g. one per
-// rack; in each, members are placed one by one in [MemberOrder] on the most
-// allocated node that fits (built-in resource fit, nodeSelector, taints,
-// unschedulable, then the caller's [Filter]s and [Reserver]s); feasible
+// rack; in each, members are placed one by one in [MemberOrder] on the
+// best-scoring node that fits (built-in resource fit, nodeSelector, taints,
+// unschedulable, then the caller's [Filter]s and [Reserver]s) — by default
+// the most allocated, which packs, or kube-scheduler's per-pod resource
+// scores when [Options].NodeScoring asks (its default profile spreads,
+// [UpstreamNodeScoring]); feasible
 // placements pass the caller's [PlacementFilter]s and are ranked by a
 // [PlacementScorer] (upstream PlacementScore; [DefaultScorer] by default),
 // ties broken by placement name; a [SumScorer] is handed the placed pods'
@@ -55,7 +58,9 @@
 //	   ├ classes: a short group of     classes.go shortByClasses; node
 //	   │ one class, from node classes  classes in classes.go, freeclasses.go
 //	   ├ greedy in member order        greedy.go (batched runs over heap.go,
-//	   │                               scratch usage in work.go)
+//	   │                               scratch usage in work.go); node
+//	   │                               scores other than packing:
+//	   │                               nodescore.go
 //	   ├ first-fit decreasing          greedy.go with members.go ffdOrder
 //	   └ complete search               search.go
 //	 └ placement filters and score     attempt.go; score.go (DefaultScorer)

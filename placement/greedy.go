@@ -23,7 +23,8 @@ func (sv *solver) newAttempt(p *Placement) *attempt {
 // constraints it places a class's members in runs and records segments,
 // so that a pod set's pods cost nothing one by one.
 func (sv *solver) greedy(p *Placement, order []int) *attempt {
-	batch := sv.batched
+	// A run relies on packing: the node that took a member stays the best.
+	batch := sv.batched && sv.ns == nil
 	a := &attempt{p: p}
 	from := len(sv.sc.segs) // the batched attempt's segments follow the last one's
 	if !batch {
@@ -532,13 +533,21 @@ func (sv *solver) capacity(req []int64, id NodeID, limit int64) int64 {
 
 const scoreScale = 1 << 30
 
-// nodeScore is the MostAllocated score of node id after one more copy of
-// req: the sum over requested resources (the pods count excluded) of
+// nodeScore is the packing score of node id after one more copy of req:
+// the sum over requested resources (the pods count excluded) of
 // requested/allocatable, scaled by 2^30. It only compares nodes for one
-// member, so the sum needs no averaging.
+// member, so the sum needs no averaging. With Options.NodeScoring set, it
+// is that profile's score.
 func (sv *solver) nodeScore(req []int64, id NodeID) int64 {
 	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
 	off, hasExtra := sv.w.offset(id)
+	if sv.ns != nil {
+		var extra []int64
+		if hasExtra {
+			extra = sv.w.slab[int(off) : int(off)+sv.R]
+		}
+		return sv.ns.score(alloc, used, extra, req)
+	}
 	var sc int64
 	for r, q := range req {
 		if q == 0 || r == sv.s.b.podsR {

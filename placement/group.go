@@ -50,6 +50,17 @@ type Group struct {
 	// group's placement. A member belongs to the first sub-group whose
 	// selector matches its labels, or to none.
 	SubGroups []SubGroup
+	// TopologyLevels are the keys of the topology tree the group is placed
+	// with, widest first (topology.Tree.Keys), read for SubGroups only. A
+	// sub-group's TopologyKey that is one of them names the tree's
+	// domains: nodes share one when they agree on every level from the
+	// widest down to the key, so rack r1 of block b1 and rack r1 of block
+	// b2 are two domains, as the tree (and a group-level constraint on the
+	// key) counts them, and a node lacking a wider level's label is in no
+	// domain of the key. A key outside TopologyLevels (or with none given)
+	// compares that label's value alone, as pod affinity's topologyKey
+	// does upstream.
+	TopologyLevels []string
 
 	prep *prepared // set on Solve's private copy only
 }
@@ -343,7 +354,8 @@ type SubGroup struct {
 	// Scheduled decision must reach; 0 means no minimum.
 	MinCount int32
 	// TopologyKey, when set, requires all of the sub-group's placed and
-	// bound members to share one domain of this node label.
+	// bound members to share one domain of this node label (a domain of
+	// the tree when the key is one of the group's TopologyLevels).
 	TopologyKey string
 }
 

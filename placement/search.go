@@ -101,7 +101,9 @@ func (d *dfs) types(p *Placement) {
 		}
 		for _, sg := range c.subs {
 			if sg.key != "" {
-				keySet[sg.key] = true
+				for _, k := range sg.levels {
+					keySet[k] = true
+				}
 			}
 		}
 	}

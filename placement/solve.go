@@ -41,6 +41,10 @@ type Options struct {
 	// [DefaultSearchBudget]. A search cut short leaves Decision.Proven
 	// false.
 	SearchBudget int64
+	// NodeScoring chooses each member's node inside a placement; the zero
+	// value is gangsched's packing, [UpstreamNodeScoring] kube-scheduler's
+	// default profile. See [NodeScoring].
+	NodeScoring NodeScoring
 	// StatusOnly is for a caller that reads only whether the group is
 	// Scheduled, and Bound and Required (a victim search trying what-ifs,
 	// KEP-5710). When no placement is feasible, the decision then comes
@@ -65,9 +69,10 @@ const DefaultSearchBudget int64 = 1 << 20
 //
 // How: the generator's placements are tried rank by rank. In each placement
 // the members first go greedily, in [MemberOrder], each to the node that
-// passes every filter and is the most allocated after taking it
-// (kube-scheduler NodeResourcesFit MostAllocated, so members pack), ties by
-// node name; a member that fits nowhere waits. When that leaves members
+// passes every filter and scores highest by Options.NodeScoring, ties by
+// node name — by default the most allocated after taking it, so members
+// pack (kube-scheduler's default profile spreads them instead, see
+// [NodeScoring]); a member that fits nowhere waits. When that leaves members
 // waiting and the members differ (requests, selectors, caller filters,
 // affinity, sub-groups), the solver tries first-fit decreasing, then a
 // complete depth-first search over member-to-node choices — identical
@@ -121,7 +126,10 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		}
 	}
 	g = &gc
-	sv := &solver{s: s, g: g, opts: opts, R: len(s.b.res), bound: len(bound), budget: opts.Budget}
+	if err := opts.NodeScoring.Validate(); err != nil {
+		return Decision{}, err
+	}
+	sv := &solver{s: s, g: g, opts: opts, R: len(s.b.res), bound: len(bound), budget: opts.Budget, ns: compileNodeScoring(s.b, opts.NodeScoring)}
 	sv.sc = scratchPool.Get().(*scratch)
 	sv.gs = sv.sc.gs
 	if sv.budget <= 0 {
@@ -273,6 +281,9 @@ type solver struct {
 	// exact (attempt), and diagnose needs only the built-in checks.
 	// Otherwise members go one by one.
 	batched bool
+	// ns is Options.NodeScoring compiled; nil for packing (nodeScore's
+	// own), the only scoring that batches.
+	ns *nodeScorer
 	// hookErr is the first error a hook returned (see Rejection.Err): it
 	// ends the solve, which returns it.
 	hookErr error

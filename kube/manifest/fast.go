@@ -102,10 +102,13 @@ func (d *decoder) fastObject(o Object, m map[any]any) (fastObject, bool) {
 		return fastObject{}, false // identified only, on the other path
 	}
 	v := reflect.New(info.typ)
+	mo, named := v.Interface().(metav1Object)
+	if !named {
+		return fastObject{}, false // a component configuration, on the other path
+	}
 	if !fill(v.Elem(), m) {
 		return fastObject{}, false
 	}
-	mo := v.Interface().(metav1Object)
 	o.Name, o.Namespace, o.Obj = mo.GetName(), mo.GetNamespace(), v.Interface()
 	switch {
 	case info.clustered:

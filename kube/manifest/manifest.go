@@ -22,6 +22,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
@@ -60,8 +61,14 @@ type Object struct {
 }
 
 // String names the object as error messages do: `pod "default/p1"`,
-// `node "n1"`, `PodGroup "default/pg1"`.
-func (o *Object) String() string { return ObjectName(o.Kind, o.Namespace, o.Name) }
+// `node "n1"`, `PodGroup "default/pg1"`; a kind without metadata
+// (KubeSchedulerConfiguration) by its kind alone.
+func (o *Object) String() string {
+	if info, ok := known[o.APIVersion][o.Kind]; ok && !reflect.PointerTo(info.typ).Implements(metaObject) {
+		return o.Kind
+	}
+	return ObjectName(o.Kind, o.Namespace, o.Name)
+}
 
 // ObjectName names an object of kind as error messages do. Pods and Nodes
 // are written in lower case, as package placement writes them.
@@ -140,6 +147,8 @@ type kindInfo struct {
 
 func kindOf[T any](clustered bool) kindInfo { return kindInfo{reflect.TypeFor[T](), clustered} }
 
+var metaObject = reflect.TypeFor[metav1.Object]()
+
 // known lists the kinds decoded into typed objects, by apiVersion.
 var known = map[string]map[string]kindInfo{
 	"v1": {
@@ -152,6 +161,9 @@ var known = map[string]map[string]kindInfo{
 	"scheduling.k8s.io/v1":      {"PriorityClass": kindOf[schedulingv1.PriorityClass](true)},
 	v1alpha2.GroupVersion:       {"Workload": kindOf[v1alpha2.Workload](false), "PodGroup": kindOf[v1alpha2.PodGroup](false)},
 	"scheduling.k8s.io/v1beta1": {"Workload": kindOf[schedulingv1beta1.Workload](false), "PodGroup": kindOf[schedulingv1beta1.PodGroup](false)},
+	// kube-scheduler's configuration file, read by a simulator for its
+	// profiles (kube.ReadSchedulerConfiguration); it has no metadata.
+	configv1.SchemeGroupVersion.String(): {"KubeSchedulerConfiguration": kindOf[configv1.KubeSchedulerConfiguration](true)},
 	"resource.k8s.io/v1": {
 		"ResourceClaim":         kindOf[resourcev1.ResourceClaim](false),
 		"ResourceClaimTemplate": kindOf[resourcev1.ResourceClaimTemplate](false),
@@ -474,9 +486,13 @@ func (d *decoder) object(source string, doc int, c *chunk, item int, m map[strin
 			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), field, "%s", detail))
 		}
 	}
-	gen, _ := meta["generateName"].(string)
-	if err := d.name(&o, gen, typed); err != nil {
-		return err
+	// A kind without metadata (a component configuration) has no name;
+	// there is at most one of it.
+	if nameless := typed && !reflect.PointerTo(info.typ).Implements(metaObject); !nameless {
+		gen, _ := meta["generateName"].(string)
+		if err := d.name(&o, gen, typed); err != nil {
+			return err
+		}
 	}
 	if typed {
 		raw, err := json.Marshal(m)

@@ -12,6 +12,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
@@ -234,6 +235,30 @@ func TestRead(t *testing.T) {
 	require.EqualError(t, err, `<stdin>: document 1 (line 4): node "x": spec.unschedulable: want true or false, got string "maybe"`)
 }
 
+const schedulerConfig = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- pluginConfig:
+  - name: NodeResourcesFit
+    args: {scoringStrategy: {type: MostAllocated}}
+`
+
+// TestDecodeSchedulerConfiguration: kube-scheduler's configuration file,
+// which has no metadata, decodes strictly into the upstream type, once.
+func TestDecodeSchedulerConfiguration(t *testing.T) {
+	objs, err := Decode("cfg.yaml", strings.NewReader(schedulerConfig), Options{})
+	require.NoError(t, err)
+	require.Len(t, objs, 1)
+	require.Equal(t, "KubeSchedulerConfiguration", objs[0].String())
+	cfg := objs[0].Obj.(*configv1.KubeSchedulerConfiguration)
+	require.Len(t, cfg.Profiles, 1)
+	require.JSONEq(t, `{"scoringStrategy":{"type":"MostAllocated"}}`, string(cfg.Profiles[0].PluginConfig[0].Args.Raw))
+	_, err = Decode("cfg.yaml", strings.NewReader(schedulerConfig+"---\n"+schedulerConfig), Options{})
+	require.EqualError(t, err, "cfg.yaml: document 2 (line 8): KubeSchedulerConfiguration: metadata.name: already defined at cfg.yaml: document 1 (line 1)")
+	_, err = Decode("cfg.yaml", strings.NewReader(schedulerConfig+"percentageOfNodes: 5\n"), Options{})
+	require.EqualError(t, err, "cfg.yaml: document 1 (line 1): KubeSchedulerConfiguration: percentageOfNodes: unknown field")
+}
+
 func TestSupported(t *testing.T) {
 	s := Supported()
 	require.Contains(t, s, "v1/Pod")
@@ -254,6 +279,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: 1e3m}}}]}\n"))
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Node, metadata: {name: n}}]\n"))
 	f.Add([]byte("---\n---\n{}\n"))
+	f.Add([]byte(schedulerConfig))
 	f.Add([]byte("a: &a [*a]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameAsSlow(t, data)
@@ -266,7 +292,8 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		for _, o := range objs {
-			if o.Name == "" || o.Kind == "" || o.APIVersion == "" {
+			// Only a kind without metadata (KubeSchedulerConfiguration) is nameless.
+			if (o.Name == "" && o.String() != o.Kind) || o.Kind == "" || o.APIVersion == "" {
 				t.Fatalf("accepted an object without identity: %+v", o)
 			}
 			if o.Obj == nil {

@@ -33,6 +33,37 @@
 // pod that a Job controls (its controller ownerReference) is the Job's
 // own and is not made again, so -o yaml output reads back; a Job's pod
 // evicted by preemption is created again, pending, under the same name.
+// Scheduler configuration: a KubeSchedulerConfiguration document
+// (kubescheduler.config.k8s.io/v1, at most one) among the manifests is
+// read for the profile of the schedulerName the pending pods and Job
+// templates use (default-scheduler when they name none or several):
+// NodeResourcesFit's scoring strategy (LeastAllocated, MostAllocated,
+// RequestedToCapacityRatio with its shape, resources and weights) and
+// weight, NodeResourcesBalancedAllocation's resources and weight, which
+// then choose each member's node inside a placement as kube-scheduler
+// scores nodes; and DefaultPreemption (disabled there, nothing is
+// preempted, as with -preemption=false). Everything else a profile asks
+// that gangsched does not do — other plugins enabled or re-weighted,
+// filters disabled, other plugins' args, extenders,
+// percentageOfNodesToScore — is a warning on standard error naming the
+// field; leaderElection, clientConnection and the like take no part. A
+// configuration kube-scheduler would refuse is bad input.
+//
+// -node-scoring chooses a member's node inside a placement: packing
+// (gangsched's default without a configuration: the most allocated node,
+// which keeps room together), or upstream (kube-scheduler's default
+// profile, LeastAllocated plus BalancedAllocation, which spreads). Either
+// overrides the configuration's scoring. The placement score — which rack
+// or block a group takes — is MostAllocated in both, as upstream. See
+// placement.NodeScoring for what still differs from kube-scheduler.
+//
+// Pod topology spread: a pending pod's DoNotSchedule
+// topologySpreadConstraints (maxSkew, topologyKey, labelSelector,
+// matchLabelKeys, minDomains, nodeAffinityPolicy, nodeTaintsPolicy, with
+// upstream's defaults) are enforced as kube-scheduler's PodTopologySpread
+// filter does, over the bound pods and the group's members placed so far;
+// preemption counts its candidate victims as removed. ScheduleAnyway
+// constraints, which only score upstream, are not read.
 //
 // Cycles take the groups in kube-scheduler's queue order: by the first
 // member in member order — priority, then metadata.creationTimestamp,

@@ -99,10 +99,32 @@ func checkTopology(c *kube.Cluster) error {
 }
 
 // solveOptions adds, to the options the scheduler derives (the topology
-// generator and scorer, the DRA claims hook), the required node affinity
-// of the pods that have one.
-func solveOptions(c *kube.Cluster) gang.SolveOptionsFunc {
-	return func(_ *gang.PodGroup, _ *placement.Snapshot, opts placement.Options) (placement.Options, error) {
+// generator and scorer, the DRA claims hook), the node scoring ns, the
+// required node affinity of the pods that have one, and, for a group
+// whose pending members have DoNotSchedule topology spread constraints,
+// spread's hook.
+func solveOptions(c *kube.Cluster, ns placement.NodeScoring, spread *kube.SpreadFilter) gang.SolveOptionsFunc {
+	var spreads map[placement.Key]bool // groups that need spread's hook, once their members are known
+	return func(pg *gang.PodGroup, _ *placement.Snapshot, opts placement.Options) (placement.Options, error) {
+		opts.NodeScoring = ns
+		if spread != nil {
+			if spreads == nil {
+				spreads = map[placement.Key]bool{}
+				for i := range c.Pending {
+					p := &c.Pending[i]
+					if len(spread.Constraints[p.Key()]) > 0 {
+						g := p.SchedulingGroup
+						if g == "" {
+							g = podPrefix + p.Name // simulate's group of one
+						}
+						spreads[placement.Key{Namespace: p.Namespace, Name: g}] = true
+					}
+				}
+			}
+			if spreads[pg.Key()] {
+				opts.Reservers = append(opts.Reservers, spread.Reserver)
+			}
+		}
 		if c.NodeAffinity != nil {
 			opts.Filters = append(opts.Filters, c.NodeAffinity)
 		}

@@ -137,6 +137,7 @@ type options struct {
 	rackKey      string // "" means the first known rack label on the nodes
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
+	nodeScoring  placement.NodeScoring // a member's node inside a placement
 	maxCycles    int
 	fillIn       bool                   // pods bound in the run get status.startTime (see kube.FillIn)
 	progress     func(cycle, bound int) // called every progressEvery cycles
@@ -164,8 +165,12 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	if err := checkTopology(c); err != nil {
 		return Report{}, err
 	}
+	spread, err := c.TopologySpreadFilter()
+	if err != nil {
+		return Report{}, err
+	}
 	sched := gang.NewScheduler(gang.Options{
-		SolveOptions:   solveOptions(c),
+		SolveOptions:   solveOptions(c, opts.nodeScoring, spread),
 		TopologyLevels: topologyKeys(c, opts.topologyKeys),
 		Preemption:     opts.preemption,
 	})

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Values of -node-scoring.
+const (
+	scoringConfig   = ""         // the input's KubeSchedulerConfiguration, else packing
+	scoringPacking  = "packing"  // gangsched's packing
+	scoringUpstream = "upstream" // kube-scheduler's default profile
+)
+
+// schedulerConfig takes the KubeSchedulerConfiguration out of objs, if the
+// input has one, and returns the other objects, the node scoring that
+// -node-scoring and the configuration ask for, whether the profile keeps
+// preemption, and the configuration's warnings (each naming its field).
+// The profile read is the one for the schedulerName the pending pods and
+// Job templates name (default-scheduler when none or several do).
+func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Object, ns placement.NodeScoring, preempt bool, warnings []string, err error) {
+	var cfg *manifest.Object
+	rest = make([]manifest.Object, 0, len(objs))
+	for i := range objs {
+		if _, ok := objs[i].Obj.(*configv1.KubeSchedulerConfiguration); ok {
+			cfg = &objs[i] // the reader admits one
+			continue
+		}
+		rest = append(rest, objs[i])
+	}
+	preempt = true
+	if scoring == scoringUpstream {
+		ns = placement.UpstreamNodeScoring()
+	}
+	if cfg == nil {
+		return rest, ns, preempt, nil, nil
+	}
+	name, names := schedulerName(rest)
+	if len(names) > 1 {
+		warnings = append(warnings, fmt.Sprintf("%s: pods name schedulers %s; the profile of %s is read", cfg.Where(), strings.Join(names, ", "), name))
+	}
+	p, err := kube.ReadSchedulerConfiguration(cfg.Obj.(*configv1.KubeSchedulerConfiguration), name)
+	if err != nil {
+		return nil, ns, false, nil, cfg.Wrap(err)
+	}
+	for _, w := range p.Warnings {
+		warnings = append(warnings, cfg.Where()+": "+cfg.String()+": "+w)
+	}
+	if scoring == scoringConfig {
+		ns = p.NodeScoring
+	}
+	return rest, ns, p.Preemption, warnings, nil
+}
+
+// schedulerName returns the schedulerName that pending pods and Job pod
+// templates name — default-scheduler when they name none or more than one
+// — and every name they use, sorted.
+func schedulerName(objs []manifest.Object) (string, []string) {
+	var names []string
+	add := func(n string) {
+		if n == "" {
+			n = corev1.DefaultSchedulerName
+		}
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for i := range objs {
+		switch o := objs[i].Obj.(type) {
+		case *corev1.Pod:
+			if o.Spec.NodeName == "" {
+				add(o.Spec.SchedulerName)
+			}
+		case *batchv1.Job:
+			add(o.Spec.Template.Spec.SchedulerName)
+		}
+	}
+	slices.Sort(names)
+	if len(names) == 1 {
+		return names[0], names
+	}
+	return corev1.DefaultSchedulerName, names
+}

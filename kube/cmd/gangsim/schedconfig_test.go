@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// bindingsOf runs gangsim with -o json and returns pod → node of every
+// binding, and stderr.
+func bindingsOf(t *testing.T, wantCode int, args ...string) (map[string]string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"-o", "json"}, args...), strings.NewReader(""), &out, &errb, false)
+	require.Equal(t, wantCode, code, "stderr: %s", errb.String())
+	var rep Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	got := map[string]string{}
+	for _, cy := range rep.Cycles {
+		for _, b := range cy.Bound {
+			got[b.Pod] = b.Node
+		}
+	}
+	return got, errb.String()
+}
+
+// TestScenario_SchedulerConfigurationScoring: a gang of three 1-CPU
+// members on three equal nodes packs onto n1 by default and under a
+// MostAllocated profile, and spreads one per node under kube-scheduler's
+// default profile, given as a configuration or by -node-scoring upstream.
+func TestScenario_SchedulerConfigurationScoring(t *testing.T) {
+	const dir = td + "schedconfig/"
+	gang := dir + "gang-on-three-nodes.yaml"
+	packed := map[string]string{"m1": "n1", "m2": "n1", "m3": "n1"}
+	spread := map[string]string{"m1": "n1", "m2": "n2", "m3": "n3"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want map[string]string
+	}{
+		{"packing by default", []string{"-f", gang}, packed},
+		{"upstream flag", []string{"-node-scoring", "upstream", "-f", gang}, spread},
+		{"default profile", []string{"-f", dir + "default-profile.yaml", "-f", gang}, spread},
+		{"MostAllocated profile", []string{"-f", dir + "most-allocated.yaml", "-f", gang}, packed},
+		{"flag over the profile", []string{"-node-scoring", "packing", "-f", dir + "default-profile.yaml", "-f", gang}, packed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, stderr := bindingsOf(t, exitPlaced, c.args...)
+			require.Equal(t, c.want, got)
+			require.Empty(t, stderr)
+		})
+	}
+}
+
+// TestScenario_SchedulerConfigurationNoPreemption: with DefaultPreemption
+// disabled in the profile, the gang of issue 16's first manifest waits
+// instead of evicting the low-priority pod, and what gangsched does not
+// do is named on stderr field by field.
+func TestScenario_SchedulerConfigurationNoPreemption(t *testing.T) {
+	args := []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}
+	withPreemption, _ := bindingsOf(t, exitPlaced, args...)
+	require.NotEmpty(t, withPreemption)
+	got, stderr := bindingsOf(t, exitWaiting, append([]string{"-f", td + "schedconfig/no-preemption.yaml"}, args...)...)
+	require.Empty(t, got, "nothing binds without preemption")
+	require.Equal(t, `gangsim: warning: ../../testdata/schedconfig/no-preemption.yaml: document 1 (line 3): KubeSchedulerConfiguration: extenders[0]: scheduler extenders are not called
+gangsim: warning: ../../testdata/schedconfig/no-preemption.yaml: document 1 (line 3): KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[0]: plugin "MyScore" has no gangsched equivalent; ignored
+`, stderr)
+}
+
+// TestSchedulerConfigurationBadInput: a configuration upstream refuses
+// fails the input with the field named; -node-scoring takes two values.
+func TestSchedulerConfigurationBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, cfg, want string
+	}{
+		{"unknown strategy", "profiles: [{pluginConfig: [{name: NodeResourcesFit, args: {scoringStrategy: {type: Spread}}}]}]",
+			`KubeSchedulerConfiguration: profiles[0].pluginConfig: NodeScoring.Strategy: unknown strategy "Spread"`},
+		{"unknown arg", "profiles: [{pluginConfig: [{name: NodeResourcesFit, args: {scoring: {}}}]}]",
+			`KubeSchedulerConfiguration: profiles[0].pluginConfig[0].args: json: unknown field "scoring"`},
+		{"unknown field", "profile: []", `KubeSchedulerConfiguration: profile: unknown field`},
+		{"two profiles of one name", "profiles: [{schedulerName: a}, {schedulerName: a}]",
+			`KubeSchedulerConfiguration: profiles[1].schedulerName: "a" is the schedulerName of profiles[0] too`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := dir + "/" + strings.ReplaceAll(c.name, " ", "-") + ".yaml"
+			writeFile(t, p, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"+c.cfg+"\n")
+			var out, errb bytes.Buffer
+			require.Equal(t, exitInput, run([]string{"-f", p}, strings.NewReader(""), &out, &errb, false))
+			require.Contains(t, errb.String(), c.want)
+		})
+	}
+	var out, errb bytes.Buffer
+	require.Equal(t, exitInput, run([]string{"-node-scoring", "spread", "-f", "x"}, strings.NewReader(""), &out, &errb, false))
+	require.Contains(t, errb.String(), `-node-scoring "spread": want packing or upstream`)
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+}
