@@ -54,6 +54,9 @@ type nominateCall struct {
 // (a timeout, throttling, the API server restarting): 6 tries over about 6 s.
 var apiBackoff = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 6}
 
+// callTimeout bounds the calls of one round.
+const callTimeout = time.Minute
+
 // retryable reports whether a failed call may succeed when tried again.
 func retryable(err error) bool {
 	return apierrors.IsConflict(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
@@ -92,7 +95,14 @@ func retry(ctx context.Context, call func() error) error {
 // nominations, the bindings, and last the PodGroup conditions, so that a
 // condition saying Scheduled follows its bindings. Calls of a kind run in
 // parallel, cfg.Parallelism at a time.
+//
+// The calls outlive ctx (bounded by callTimeout): a scheduler told to stop
+// finishes the round it decided rather than leave bindings in the air,
+// which the API server could still carry out after a successor has listed
+// the pods as pending.
 func (s *Scheduler) execute(ctx context.Context, w work) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
+	defer cancel()
 	parallel(s.sem, len(w.evictions), func(i int) { s.evict(ctx, w.evictions[i]) })
 	parallel(s.sem, len(w.nominations), func(i int) { s.nominate(ctx, w.nominations[i]) })
 	parallel(s.sem, len(w.binds), func(i int) { s.bind(ctx, w.binds[i]) })

@@ -33,6 +33,10 @@ type state struct {
 	queued   map[placement.Key]bool  // pods in the gang queue
 	implicit map[placement.Key]bool  // implicit groups of lone pods
 	groups   map[placement.Key]int64 // PodGroups known, with their metadata.generation
+	rejected map[placement.Key]bool  // pending pods that did not convert
+	// unconfirmed are PodGroups not yet seen with a True condition (see
+	// confirmBound).
+	unconfirmed map[placement.Key]bool
 }
 
 func newState() *state {
@@ -41,6 +45,9 @@ func newState() *state {
 		queued:   map[placement.Key]bool{},
 		implicit: map[placement.Key]bool{},
 		groups:   map[placement.Key]int64{},
+		rejected: map[placement.Key]bool{},
+
+		unconfirmed: map[placement.Key]bool{},
 	}
 }
 
@@ -74,7 +81,10 @@ func (s *Scheduler) onPriorityClassDelete(o any) {
 func (s *Scheduler) rebuildClasses() {
 	list := make([]schedulingv1.PriorityClass, 0, len(s.state.classes))
 	for _, pc := range s.state.classes {
-		list = append(list, pc)
+		// The built-in system- classes are kube's own (kube.PriorityClasses).
+		if !strings.HasPrefix(pc.Name, "system-") {
+			list = append(list, pc)
+		}
 	}
 	slices.SortFunc(list, func(a, b schedulingv1.PriorityClass) int { return strings.Compare(a.Name, b.Name) })
 	pcs, err := kube.NewPriorityClasses(list)
@@ -83,6 +93,16 @@ func (s *Scheduler) rebuildClasses() {
 		return
 	}
 	s.state.pcs = pcs
+	// Pods that named a class not seen yet are tried again.
+	for k := range s.state.rejected {
+		delete(s.state.rejected, k)
+		if s.pods == nil {
+			continue
+		}
+		if p, err := s.pods.Pods(k.Namespace).Get(k.Name); err == nil {
+			s.onPod(p)
+		}
+	}
 }
 
 func (s *Scheduler) onNode(o any) {
@@ -120,6 +140,9 @@ func (s *Scheduler) onPodGroup(o any) {
 		return
 	}
 	s.state.groups[k] = v.Generation
+	if c, ok := pg.Condition(gang.PodGroupScheduled); !ok || c.Status != gang.ConditionTrue {
+		s.state.unconfirmed[k] = true
+	}
 }
 
 func (s *Scheduler) onPodGroupDelete(o any) {
@@ -127,6 +150,7 @@ func (s *Scheduler) onPodGroupDelete(o any) {
 		k := placement.Key{Namespace: v.Namespace, Name: v.Name}
 		s.gs.DeletePodGroup(k)
 		delete(s.state.groups, k)
+		delete(s.state.unconfirmed, k)
 	}
 }
 
@@ -155,6 +179,7 @@ func (s *Scheduler) onPod(o any) {
 	pp, err := kube.ConvertPod(p, s.state.pcs)
 	if err != nil {
 		s.log.Error("pod not schedulable here", "pod", k.String(), "err", err)
+		s.state.rejected[k] = true
 		return
 	}
 	if pp.SchedulingGroup == "" {
@@ -198,6 +223,7 @@ func (s *Scheduler) onPodDelete(o any) {
 		return
 	}
 	k := podKey(p)
+	delete(s.state.rejected, k)
 	s.c.deleted(k)
 	s.gs.DeletePod(k)
 	s.state.unqueue(k)

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	schedlisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/gangsched/gangsched/gang"
@@ -42,14 +41,14 @@ type Scheduler struct {
 	metrics *Metrics
 	now     func() time.Time
 
-	factory  informers.SharedInformerFactory
-	pods     corelisters.PodLister
-	groups   schedlisters.PodGroupLister
-	synced   []cache.InformerSynced
-	ready    atomic.Bool
-	kick     chan struct{}
-	sem      chan struct{} // bounds concurrent API calls
-	inflight sync.WaitGroup
+	factory informers.SharedInformerFactory
+	pods    corelisters.PodLister
+	synced  []cache.InformerSynced
+	// classesSynced reports the PriorityClass informer's first list.
+	classesSynced cache.InformerSynced
+	ready         atomic.Bool
+	kick          chan struct{}
+	sem           chan struct{} // bounds concurrent API calls
 
 	mu    sync.Mutex // guards everything below; held by handlers and the cycle loop
 	gs    *gang.Scheduler
@@ -102,13 +101,19 @@ func (s *Scheduler) Ready() bool { return s.ready.Load() }
 // cycles until ctx ends. It does no leader election: see [RunElected].
 func (s *Scheduler) Run(ctx context.Context) error {
 	s.factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), s.classesSynced) {
+		return fmt.Errorf("PriorityClass informer did not sync: %w", context.Cause(ctx))
+	}
+	if err := s.registerObjects(); err != nil {
+		return err
+	}
+	s.factory.Start(ctx.Done()) // the informers registered since the first Start
 	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
 		return fmt.Errorf("informers did not sync: %w", context.Cause(ctx))
 	}
 	s.log.Info("informers synced; scheduling", "schedulerName", s.cfg.SchedulerName)
 	s.ready.Store(true)
 	s.loop(ctx)
-	s.inflight.Wait()
 	s.factory.Shutdown()
 	return nil
 }
@@ -198,9 +203,10 @@ func (s *Scheduler) round() work {
 		}
 		if snap, err = s.c.snapshot(); err != nil {
 			s.log.Error("cannot update the cluster snapshot", "err", err)
-			break
+			return w
 		}
 	}
+	s.confirmBound(snap, &w)
 	return w
 }
 
@@ -213,7 +219,11 @@ func (s *Scheduler) logCycle(r gang.Result) {
 	case len(r.Bind) > 0:
 		s.log.Info("gang scheduled", append(attrs, "bound", len(r.Bind), "placement", r.Decision.Placement.Name)...)
 	default:
-		s.log.Info("gang waits", append(attrs, "status", r.Decision.Status.String(), "reason", r.Decision.Message, "retryAt", r.RetryAt)...)
+		attrs = append(attrs, "status", r.Decision.Status.String(), "reason", r.Decision.Message, "retryAt", r.RetryAt)
+		if p := r.Preemption; p != nil {
+			attrs = append(attrs, "preemption", p.Outcome.String(), "preemptionMessage", p.Message)
+		}
+		s.log.Info("gang waits", attrs...)
 	}
 }
 
@@ -227,37 +237,48 @@ func (s *Scheduler) dropImplicit(k placement.Key) {
 	}
 }
 
-// register adds the informers and their handlers.
+// handler adapts add and delete functions to an informer's handler; each
+// runs under s.mu and wakes the loop.
+func (s *Scheduler) handler(add func(any), del func(any)) cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { s.locked(func() { add(o) }) },
+		UpdateFunc: func(_, o any) { s.locked(func() { add(o) }) },
+		DeleteFunc: func(o any) {
+			if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+				o = t.Obj
+			}
+			s.locked(func() { del(o) })
+		},
+	}
+}
+
+// register adds the informers and their handlers: PriorityClasses first
+// and apart, so that they are known before any pod's priority class is
+// resolved (see [Scheduler.Run]).
 func (s *Scheduler) register() error {
+	classes := s.factory.Scheduling().V1().PriorityClasses().Informer()
+	if _, err := classes.AddEventHandler(s.handler(s.onPriorityClass, s.onPriorityClassDelete)); err != nil {
+		return fmt.Errorf("informer handler: %w", err)
+	}
+	s.classesSynced = classes.HasSynced
+	return nil
+}
+
+func (s *Scheduler) registerObjects() error {
 	pods := s.factory.Core().V1().Pods()
 	nodes := s.factory.Core().V1().Nodes()
 	groups := s.factory.Scheduling().V1beta1().PodGroups()
-	classes := s.factory.Scheduling().V1().PriorityClasses()
-	s.pods, s.groups = pods.Lister(), groups.Lister()
-	s.synced = []cache.InformerSynced{
-		pods.Informer().HasSynced, nodes.Informer().HasSynced,
-		groups.Informer().HasSynced, classes.Informer().HasSynced,
-	}
-	handle := func(add func(any), del func(any)) cache.ResourceEventHandlerFuncs {
-		return cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(o any) { s.locked(func() { add(o) }) },
-			UpdateFunc: func(_, o any) { s.locked(func() { add(o) }) },
-			DeleteFunc: func(o any) {
-				if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
-					o = t.Obj
-				}
-				s.locked(func() { del(o) })
-			},
-		}
-	}
+	s.mu.Lock()
+	s.pods = pods.Lister()
+	s.mu.Unlock()
+	s.synced = []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced, groups.Informer().HasSynced}
 	for _, h := range []struct {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandlerFuncs
 	}{
-		{classes.Informer(), handle(s.onPriorityClass, s.onPriorityClassDelete)},
-		{nodes.Informer(), handle(s.onNode, s.onNodeDelete)},
-		{groups.Informer(), handle(s.onPodGroup, s.onPodGroupDelete)},
-		{pods.Informer(), handle(s.onPod, s.onPodDelete)},
+		{nodes.Informer(), s.handler(s.onNode, s.onNodeDelete)},
+		{groups.Informer(), s.handler(s.onPodGroup, s.onPodGroupDelete)},
+		{pods.Informer(), s.handler(s.onPod, s.onPodDelete)},
 	} {
 		if _, err := h.inf.AddEventHandler(h.h); err != nil {
 			return fmt.Errorf("informer handler: %w", err)
