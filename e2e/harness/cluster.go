@@ -70,9 +70,11 @@ func Start(t testing.TB, opts Options) *Cluster {
 		"--feature-gates=" + strings.Join(FeatureGates, ","),
 		"--token-auth-file=" + tokenFile,
 		"--authorization-mode=RBAC",
-		// No controller-manager runs, so no service account exists to
-		// mount; pods are admitted without one.
-		"--disable-admission-plugins=ServiceAccount",
+		// No controller-manager runs: no service account exists to mount,
+		// and no node lifecycle controller would lift the not-ready taint
+		// that TaintNodesByCondition puts on new nodes. Nodes are created
+		// Ready by the tests, pods without a service account.
+		"--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
 	}
 	flags = append(flags, opts.Flags...)
 
