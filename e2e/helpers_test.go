@@ -33,7 +33,7 @@ const (
 	timeout = 60 * time.Second
 )
 
-func ctxFor(t *testing.T) context.Context {
+func ctxFor(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
@@ -62,7 +62,7 @@ type replica struct {
 // startScheduler runs gangsched-scheduler in the test process, on its own
 // client and informers, as a separate process would; it stops when t ends
 // or at stop. With id non-empty it runs under leader election as id.
-func startScheduler(t *testing.T, c *harness.Cluster, cfg scheduler.Config, id string) *replica {
+func startScheduler(t testing.TB, c *harness.Cluster, cfg scheduler.Config, id string) *replica {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
@@ -92,7 +92,7 @@ func (r *replica) stop() {
 	})
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(b []byte) (int, error) {
 	w.t.Log(string(b))
@@ -146,7 +146,7 @@ func priorityClass(name string, value int32) *schedulingv1.PriorityClass {
 }
 
 // create makes each object through the API.
-func create(t *testing.T, client kubernetes.Interface, objs ...any) {
+func create(t testing.TB, client kubernetes.Interface, objs ...any) {
 	t.Helper()
 	ctx := ctxFor(t)
 	for _, o := range objs {
@@ -170,7 +170,7 @@ func create(t *testing.T, client kubernetes.Interface, objs ...any) {
 }
 
 // eventually polls cond every 50 ms until it holds or timeout passes.
-func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+func eventually(t testing.TB, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(ctxFor(t), 50*time.Millisecond, timeout, true, cond)
 	require.NoError(t, err, "waiting until %s", what)
@@ -211,7 +211,7 @@ func condition(ctx context.Context, client kubernetes.Interface, name string) (*
 }
 
 // conditionIs waits until the PodGroup's condition has status and reason.
-func conditionIs(t *testing.T, client kubernetes.Interface, name string, status metav1.ConditionStatus, reason string) *metav1.Condition {
+func conditionIs(t testing.TB, client kubernetes.Interface, name string, status metav1.ConditionStatus, reason string) *metav1.Condition {
 	t.Helper()
 	var got *metav1.Condition
 	eventually(t, fmt.Sprintf("PodGroup %s is %s/%s", name, status, reason), func(ctx context.Context) (bool, error) {
