@@ -24,6 +24,8 @@ func d1World(t *testing.T) (*dra.Ledger, []placement.Node, dra.PodGroup) {
 	return l, nodes, podGroup("pg", byName("shared", "pg-claim"))
 }
 
+// D1: A PodGroup lists claim `pg-claim` (an existing ResourceClaim); a member pod lists the same
+// entry plus a per-pod claim.
 func TestScenario_D1(t *testing.T) {
 	l, nodes, pg := d1World(t)
 	s, err := placement.NewSnapshot(nodes, nil)
@@ -69,6 +71,8 @@ func d2(t *testing.T) (*dra.Ledger, *placement.Snapshot, dra.PodGroup) {
 	return l, s, pg
 }
 
+// D2: A second member of the same group is placed: the per-pod claim lists only its own pod, the
+// group claim still lists only the PodGroup; no device is allocated twice.
 func TestScenario_D2(t *testing.T) {
 	l, _, _ := d2(t)
 	require.Equal(t, []dra.ConsumerRef{{Resource: "pods", Name: "p2", UID: "uid-p2"}}, reservedFor(t, l, "p2-own"))
@@ -80,6 +84,9 @@ func TestScenario_D2(t *testing.T) {
 	require.Equal(t, key("p2-own"), k)
 }
 
+// D3: Both pods leave: the per-pod claims' reservedFor become empty and they are released; the
+// group claim keeps the PodGroup entry and stays allocated. When the PodGroup is deleted, its
+// claim is released.
 func TestScenario_D3(t *testing.T) {
 	l, _, _ := d2(t)
 	l = l.DeletePod(key("p1")).DeletePod(key("p2"))
@@ -106,6 +113,9 @@ func TestScenario_D3(t *testing.T) {
 	require.False(t, held)
 }
 
+// D4: Template claims: exactly one ResourceClaim is generated per PodGroup and shared by all its
+// members whose entry names the same template; two PodGroups using the same template get two
+// claims. A pod entry whose name matches but whose template differs is a per-pod claim.
 func TestScenario_D4(t *testing.T) {
 	inv, err := dra.NewInventory(classes, []dra.ResourceSlice{netSlice("fabric", nil, "nic0", "nic1", "nic2", "nic3")})
 	require.NoError(t, err)
@@ -161,6 +171,9 @@ func d5World(t *testing.T) (*dra.Ledger, *placement.Snapshot) {
 	return l, s
 }
 
+// D5: 300 pods share one claim through their PodGroup: reservedFor has one entry. 300 pods that
+// share one claim without a group: the first 256 are accepted, the rest wait with a clear reason
+// (the 256 limit), and nothing errors.
 func TestScenario_D5(t *testing.T) {
 	t.Run("through the PodGroup", func(t *testing.T) {
 		l, s := d5World(t)
@@ -208,6 +221,9 @@ func TestScenario_D5(t *testing.T) {
 	})
 }
 
+// D6: A node-local device pins every pod that shares its claim to that node; a network-attached
+// device whose slice is reachable from nodes labelled rack=a lets the group's pods spread over all
+// rack=a nodes and no others.
 func TestScenario_D6(t *testing.T) {
 	t.Run("node-local device pins the group", func(t *testing.T) {
 		inv, err := dra.NewInventory(classes, []dra.ResourceSlice{gpuSlice("n2", 1)})
@@ -268,6 +284,8 @@ func TestScenario_D6(t *testing.T) {
 	})
 }
 
+// D7: Devices: one device, one claim: allocated and pinned to the device's node. Two requests, one
+// device: not allocated. A device already allocated to another claim is not offered.
 func TestScenario_D7(t *testing.T) {
 	inv, err := dra.NewInventory(classes, []dra.ResourceSlice{gpuSlice("n2", 1)})
 	require.NoError(t, err)
@@ -308,6 +326,8 @@ func TestScenario_D7(t *testing.T) {
 	require.Equal(t, placement.Unresolvable, d.Status, d.Message)
 }
 
+// D8: Backtracking inside a claim: devices of 2Gi and 1Gi memory; request A needs ≥ 1Gi, request B
+// needs ≥ 2Gi: A gets the 1Gi device and B the 2Gi device.
 func TestScenario_D8(t *testing.T) {
 	const mem = dra.QualifiedName("memory")
 	s := gpuSlice("n1", 0)
@@ -330,6 +350,9 @@ func TestScenario_D8(t *testing.T) {
 	require.Equal(t, []dra.DeviceResult{dev(gpuDriver, "n1", "small", "a"), dev(gpuDriver, "n1", "big", "b")}, res[0].Devices)
 }
 
+// D9: 18 nodes × gpu:4 in one rack; a group of 17 members × gpu:4, each also naming the group's
+// shared claim on a rack-wide network device: all 17 are placed (the shared claim is allocated
+// once, not once per pod).
 func TestScenario_D9(t *testing.T) {
 	rack := &placement.LabelSelector{MatchLabels: map[string]string{"rack": "r1"}}
 	inv, err := dra.NewInventory(classes, []dra.ResourceSlice{netSlice("r1", rack, "fabric")})
@@ -389,6 +412,9 @@ func partitionable(t *testing.T) *dra.Ledger {
 	return l
 }
 
+// D10: Backtracking across members: each member has its own claim asking first for a `whole`
+// device (2 units of a shared counter) and otherwise a `half` (1 unit); one physical device offers
+// either one whole or two halves; a gang of 2: each member gets a half and the gang is placed.
 func TestScenario_D10(t *testing.T) {
 	s, err := placement.NewSnapshot([]placement.Node{cpuNode("n1", 4000, nil), cpuNode("n2", 4000, nil)}, nil)
 	require.NoError(t, err)

@@ -17,6 +17,8 @@ import (
 // 3 with priority 100.
 func g1Nodes() []placement.Node { return []placement.Node{cpuNode("n1", 4000)} }
 
+// G1: pg1 exists; p1..p3 arrive: all three bind to n1 in one cycle; pg1's PodGroupScheduled
+// condition becomes True with reason Scheduled.
 func TestScenario_G1(t *testing.T) {
 	h := newHarness(t, Options{}, g1Nodes())
 	h.setPG(gangPG("pg1", 3))
@@ -39,6 +41,8 @@ func TestScenario_G1(t *testing.T) {
 	require.Equal(t, ConditionTrue, c.Status)
 }
 
+// G2: Quorum gate: pg1 exists, only p1 and p2 have arrived: no cycle is attempted for the group
+// (nothing binds, nothing is reserved); when p3 arrives, all three bind together.
 func TestScenario_G2(t *testing.T) {
 	h := newHarness(t, Options{}, g1Nodes())
 	h.setPG(gangPG("pg1", 3))
@@ -60,6 +64,10 @@ func TestScenario_G2(t *testing.T) {
 	require.Equal(t, []string{"p1@n1", "p2@n1", "p3@n1"}, bindNames(r))
 }
 
+// G3: Group missing: a pod bound outside the group uses cpu:2. p1..p3 name pg1 before pg1 exists:
+// they wait, gated, no cycle. pg1 appears: the cycle runs and fails (only cpu:2 free); all three
+// stay pending, condition False with reason Unschedulable and a message that says how many members
+// fit at best (2 of min 3).
 func TestScenario_G3(t *testing.T) {
 	h := newHarness(t, Options{}, g1Nodes(), blocker("n1", cpu(2000)))
 	h.addPods(member("p1", "pg1", cpu(1000), 1), member("p2", "pg1", cpu(1000), 2), member("p3", "pg1", cpu(1000), 3))
@@ -98,6 +106,9 @@ func TestScenario_G3(t *testing.T) {
 	require.Equal(t, at(1), r.Condition.LastTransitionTime)
 }
 
+// G4: min below size: a blocker uses cpu:1. p1..p4 in pg1 (min 3): exactly three bind (the first
+// three in member order), the fourth stays pending; the group counts as scheduled. When the
+// blocker leaves, p4 binds in a later cycle, counted together with the three bound members.
 func TestScenario_G4(t *testing.T) {
 	h := newHarness(t, Options{}, g1Nodes(), blocker("n1", cpu(1000)))
 	h.setPG(gangPG("pg1", 3))
@@ -132,6 +143,9 @@ func g5Pods(first, second string) []placement.Pod {
 	}
 }
 
+// G5: No deadlock between two gangs: pg1 and pg2, each min 3 with three members of cpu:1, on the
+// cpu:4 node, their pods arriving interleaved. The group whose member arrived first binds all
+// three; the other binds none. Never 2+2, never any partial reservation left behind.
 func TestScenario_G5(t *testing.T) {
 	for _, tc := range []struct{ first, second string }{{"pg1", "pg2"}, {"pg2", "pg1"}} {
 		t.Run("all arrive, then cycles/"+tc.first+" first", func(t *testing.T) {
@@ -167,6 +181,8 @@ func TestScenario_G5(t *testing.T) {
 	}
 }
 
+// G6: Basic policy (no gang barrier): a basic group's members bind one by one as they arrive. With
+// a blocker of cpu:2 and three basic members, exactly two bind and one waits.
 func TestScenario_G6(t *testing.T) {
 	h := newHarness(t, Options{}, g1Nodes(), blocker("n1", cpu(2000)))
 	h.setPG(basicPG("web"))
@@ -183,6 +199,9 @@ func TestScenario_G6(t *testing.T) {
 	require.Equal(t, BackingOff, st.State)
 }
 
+// G7: Member order inside a cycle: priority descending, then the time the pod was first queued
+// ascending, then namespace/name ascending (a total order: equal timestamps must not make the
+// result vary from run to run).
 func TestScenario_G7(t *testing.T) {
 	pods := []placement.Pod{
 		member("low", "pg1", cpu(1000), 1),
@@ -208,6 +227,8 @@ func TestScenario_G7(t *testing.T) {
 	}
 }
 
+// G8: Bound members are never moved or evicted, even when a later cycle for new members of the
+// same group fails; the condition never goes from True back to False.
 func TestScenario_G8(t *testing.T) {
 	h := newHarness(t, Options{}, g1Nodes())
 	h.setPG(gangPG("pg1", 3))
@@ -234,6 +255,9 @@ func TestScenario_G8(t *testing.T) {
 	require.Equal(t, at(1+2+4).Add(0), h.now, "backoff doubles: 1s, 2s, 4s")
 }
 
+// G9: Two groups solved one after the other against the same snapshot must see each other's
+// placements: 2 nodes × gpu:8; group A = 2 pods × gpu:8, group B = 1 pod × gpu:8. A binds to both
+// nodes; B is unschedulable ("needs gpu:8, 0 free"). Never the same node for both.
 func TestScenario_G9(t *testing.T) {
 	h := newHarness(t, Options{}, []placement.Node{gpuNode("n1", 8), gpuNode("n2", 8)})
 	h.setPG(gangPG("a", 2))
@@ -249,6 +273,9 @@ func TestScenario_G9(t *testing.T) {
 	require.Contains(t, rs[1].Decision.Message, "2 Insufficient nvidia.com/gpu")
 }
 
+// G10: A group that cannot reach min holds nothing: min 10, 10 nodes with gpu:1 each, one node
+// tainted so that only 9 are feasible. The group is unschedulable and reserves nothing; a single-
+// pod gpu:1 workload that comes next binds at once.
 func TestScenario_G10(t *testing.T) {
 	var nodes []placement.Node
 	for i := range 10 {
@@ -276,6 +303,9 @@ func TestScenario_G10(t *testing.T) {
 	require.Equal(t, []string{"single-0@a-node"}, bindNames(r))
 }
 
+// G11: All-or-nothing under any cap: a caller's check on the whole placement (a quota of gpu:4,
+// say) rejects any placement above 4 GPUs; a group of 5 pods × gpu:1 with min 5 on a cluster with
+// room for all 5: nothing binds, never 4, and the reason names the caller's check.
 func TestScenario_G11(t *testing.T) {
 	quota := placement.PlacementFilterFunc(func(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) placement.Rejection {
 		req := map[placement.Key]int64{}

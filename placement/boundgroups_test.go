@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gangsched/gangsched/placement/placementtest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	. "github.com/gangsched/gangsched/placement"
-	"github.com/gangsched/gangsched/placement/placementtest"
 )
 
 // bruteBoundGroups summarises s's groups from a walk of every bound pod.

@@ -398,7 +398,7 @@ const firstLookup = 4
 // or a placement of consecutive IDs), by class: it visits each class once,
 // each node the attempt touched once, and then only the nodes it fills, in
 // exactly the order placeRun would (score descending, node ID ascending).
-func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, hi NodeID) {
+func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, hi NodeID, last bool) {
 	m := &sv.members[idx[0]]
 	b := sv.s.b
 	want := int64(len(idx))
@@ -435,7 +435,7 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 	if !sv.spend(int64(len(h))) {
 		return
 	}
-	sv.drain(a, idx, h)
+	sv.drain(a, idx, h, last)
 }
 
 // shortByClasses answers an attempt without placing anything when the
@@ -511,7 +511,7 @@ func (sv *solver) shortReasons(p *Placement, first *member, counts map[string]in
 // (score descending, node ID ascending): the top source's next node takes
 // as many as fit, then the source moves on to its next node, looked up in
 // its class when its nodes ahead run out.
-func (sv *solver) drain(a *attempt, idx []int, h []source) {
+func (sv *solver) drain(a *attempt, idx []int, h []source, last bool) {
 	want, req := int64(len(idx)), sv.req(sv.members[idx[0]].row)
 	heapInit(h, sourceBefore)
 	k := 0
@@ -519,7 +519,7 @@ func (sv *solver) drain(a *attempt, idx []int, h []source) {
 		src := &h[0]
 		id := src.next
 		n := int(min(src.cap, int64(len(idx)-k)))
-		sv.assignRun(a, idx[k:k+n], id, req)
+		sv.assignRun(a, idx[k:k+n], id, req, last)
 		k += n
 		// The node just filled is touched now; its source streams on. The
 		// nodes looked up ahead are still untouched: this run fills only

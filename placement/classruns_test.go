@@ -22,7 +22,7 @@ import (
 func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x1234567))
 	n := []int{64, 65, 100, 128, 200, 256, 511, 512, 513, 700, 1024, 1100}[r.IntN(12)]
-	types := make([]advNodeType, 1+r.IntN(4))
+	types := make([]genNodeType, 1+r.IntN(4))
 	for t := range types {
 		al := ResourceList{ResourceCPU: 2000 * int64(1+r.IntN(8)), ResourceMemory: int64(1+r.IntN(4)) << 30}
 		if r.IntN(3) == 0 {
@@ -31,14 +31,14 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 		if r.IntN(4) == 0 {
 			al[ResourcePods] = int64(1 + r.IntN(10))
 		}
-		types[t] = advNodeType{alloc: al, taint: r.IntN(8) == 0, cord: r.IntN(15) == 0}
+		types[t] = genNodeType{alloc: al, taint: r.IntN(8) == 0, cord: r.IntN(15) == 0}
 	}
 	block := []int{1, 3, 16, 64, 100, 512}[r.IntN(6)]
 	rack := []int{64, 64, 100, 128, 256, 512}[r.IntN(6)]
 	nodes := make([]Node, n)
 	for i := range nodes {
-		t := advTypeOf(r, i, block, len(types), 10+r.IntN(20))
-		nodes[i] = advNode(fmt.Sprintf("n%05d", i), types[t],
+		t := genTypeOf(r, i, block, len(types), 10+r.IntN(20))
+		nodes[i] = genNode(fmt.Sprintf("n%05d", i), types[t],
 			map[string]string{"zone": fmt.Sprintf("z%d", i/(rack*2)), "rack": fmt.Sprintf("r%03d", i/rack), "kind": fmt.Sprintf("k%d", t), "stripe": fmt.Sprint(i % 4)})
 	}
 	var pods []Pod
@@ -53,7 +53,7 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 		lvl := int64(1 + r.IntN(3))
 		p := Pod{Namespace: "ns", Name: fmt.Sprintf("b%05d", i), NodeName: nodes[i].Name,
 			Requests: ResourceList{ResourceCPU: 1000 * lvl, ResourceMemory: lvl << 28}}
-		if !advFitsCPUMemory(p, nodes[i]) {
+		if !fitsCPUMemory(p, nodes[i]) {
 			continue
 		}
 		pods = append(pods, p)
@@ -64,7 +64,7 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 	}
 	desc := fmt.Sprintf("nodes=%d types=%d block=%d rack=%d busy=%d", n, len(types), block, rack, busy)
 	if r.IntN(4) == 0 {
-		ch := advChange(r, s, nodes, 3, 30, func(k int, node string) Pod {
+		ch := genChange(r, s, nodes, 3, 30, func(k int, node string) Pod {
 			return Pod{Namespace: "ns", Name: fmt.Sprintf("x%04d", k), NodeName: node, Requests: ResourceList{ResourceCPU: 500}}
 		})
 		if d, err := s.Apply(ch); err == nil {
@@ -72,9 +72,9 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 			desc += " applied"
 		}
 	}
-	shapes := make([]advShape, 1+r.IntN(4))
+	shapes := make([]genShape, 1+r.IntN(4))
 	for k := range shapes {
-		sh := advShape{req: ResourceList{ResourceCPU: 500 * int64(1+r.IntN(8))}}
+		sh := genShape{req: ResourceList{ResourceCPU: 500 * int64(1+r.IntN(8))}}
 		if r.IntN(2) == 0 {
 			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
 		}
@@ -82,7 +82,7 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 			sh.req[ResourceGPU] = 1
 		}
 		if r.IntN(8) == 0 {
-			sh.tol = advTolerate()
+			sh.tol = genTolerations()
 		}
 		if r.IntN(12) == 0 {
 			sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(len(types)))}
@@ -95,7 +95,7 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 		shapes[k] = sh
 	}
 	g := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
-	name := advNamer(r)
+	name := genNamer(r)
 	scale := []int{4, 20, 100, 600}[r.IntN(4)]
 	for range r.IntN(5) {
 		sh := shapes[r.IntN(len(shapes))]
@@ -114,7 +114,7 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 	for _, ps := range g.PodSets {
 		pending += int(ps.Count)
 	}
-	g.MinCount = advMinCount(r, pending, 3, func() int { return pending / 2 })
+	g.MinCount = genMinCount(r, pending, 3, func() int { return pending / 2 })
 	if r.IntN(6) == 0 {
 		g.Policy = PolicyBasic
 	}
@@ -127,14 +127,14 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 	case 0:
 		desc += " gen=nil"
 	case 1:
-		var gen advGen
+		var gen fixedPlacements
 		for lo := 0; lo < n; lo += rack {
-			gen = append(gen, Placement{Name: fmt.Sprintf("r%03d", lo/rack), Nodes: advIDs(lo, min(lo+rack, n)), Rank: r.IntN(2)})
+			gen = append(gen, Placement{Name: fmt.Sprintf("r%03d", lo/rack), Nodes: nodeIDs(lo, min(lo+rack, n)), Rank: r.IntN(2)})
 		}
 		opts.Generator = gen
 		desc += " gen=racks"
 	default:
-		o, d, err := advZoneRackOptions(r, s, 5)
+		o, d, err := genZoneRackOptions(r, s, 5)
 		if err != nil {
 			return nil, nil, Options{}, "", err
 		}
@@ -142,11 +142,11 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 		desc += d
 	}
 	if r.IntN(6) == 0 {
-		opts.Filters = []Filter{advModFilter(NodeID(2+r.IntN(5)), r.IntN(2) == 0)}
+		opts.Filters = []Filter{modFilter(NodeID(2+r.IntN(5)), r.IntN(2) == 0)}
 		desc += " filter"
 	}
 	if len(g.PodSets) == 0 && r.IntN(8) == 0 {
-		opts.Reservers = []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return adv6Reserver{}, nil }}
+		opts.Reservers = []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return noopReserver{}, nil }}
 		desc += " reserver"
 	}
 	if r.IntN(8) == 0 {
@@ -170,7 +170,7 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 // attempt's touched nodes only in runs that begin with some touched, places
 // exactly as the one-by-one greedy that a caller Filter accepting
 // everything forces (the search cut at once, as in
-// TestProp_Adv5NoopFilterEqualsBatched).
+// TestProp_NoopFilterEqualsBatched).
 func TestProp_ClassRunsEqualOneByOne(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s, g, opts, desc, err := classRunsDraw(rapid.Uint64().Draw(t, "seed"))
@@ -180,7 +180,7 @@ func TestProp_ClassRunsEqualOneByOne(t *testing.T) {
 		opts.Budget = 0 // a filter's calls count: a tight budget runs out sooner one by one
 		fast, err := Solve(s, g, opts)
 		require.NoError(t, err, desc)
-		opts.Filters = []Filter{adv5Noop}
+		opts.Filters = []Filter{noopFilter}
 		slow, err := Solve(s, g, opts)
 		require.NoError(t, err, desc)
 		if fast.Status == Scheduled || slow.Status == Scheduled {
@@ -209,4 +209,49 @@ func TestClassRunsGen_FeasibleAndInfeasible(t *testing.T) {
 	}
 	require.Positive(t, seen[Scheduled], "%v", seen)
 	require.Positive(t, seen[Unschedulable]+seen[Unresolvable], "%v", seen)
+}
+
+// TestShortByClasses_CutByBudget: a group of one class short of room is
+// answered from the node classes (shortByClasses), spending a step per
+// class as the greedy's run would. When the budget cannot pay for those
+// steps nothing is placed, so the diagnosis must see the nodes empty, as
+// the one-by-one path (a no-op Filter) and the greedy's own cut attempt
+// do: the first waiting member fits on an empty node, and no node may be
+// reported short of cpu.
+func TestShortByClasses_CutByBudget(t *testing.T) {
+	noop := FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
+	for _, n := range []int{2, 5, 70, 130} {
+		for _, kinds := range []int{2, 3} {
+			var nodes []Node
+			for i := range n {
+				nodes = append(nodes, Node{Name: fmt.Sprintf("n%04d", i), Allocatable: ResourceList{ResourceCPU: int64(1000 * (i%kinds + 1))}})
+			}
+			s, err := NewSnapshot(nodes, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := &Group{Namespace: "ns", Name: "pg", MinCount: 400}
+			for i := range 400 {
+				g.Members = append(g.Members, Pod{Namespace: "ns", Name: fmt.Sprintf("p%04d", i), SchedulingGroup: "pg", Requests: ResourceList{ResourceCPU: 600}})
+			}
+			name := fmt.Sprintf("nodes=%d kinds=%d", n, kinds)
+			d, err := Solve(s, g, Options{Budget: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := Solve(s, g, Options{Budget: 1, Filters: []Filter{noop}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.MostFit != 0 || ref.MostFit != 0 {
+				t.Fatalf("%s: MostFit %d and %d (one by one), want 0: the budget of 1 step cannot pay for a run", name, d.MostFit, ref.MostFit)
+			}
+			if len(ref.Reasons) != 0 {
+				t.Fatalf("%s: one by one, Reasons %v on empty nodes", name, ref.Reasons)
+			}
+			if len(d.Reasons) != 0 {
+				t.Errorf("%s: nothing placed, yet Reasons %v (the nodes are diagnosed as if filled); message %q", name, d.Reasons, d.Message)
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -57,7 +58,7 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 	// first waiting member alone called a gang unresolvable when it could
 	// do without that member.
 	can := best.placed
-	builtinOnly := sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
+	builtinOnly := sv.batched
 	known := map[int32]bool{}             // by class, when no hook can tell members apart
 	lastClass, lastOK := int32(-1), false // members of one class come in runs
 	sv.gaps(best, func(i, j int) bool {
@@ -184,13 +185,13 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 		}
 	}
 	ni := NodeInfo{sv.s, sv.w, id}
-	for _, f := range sv.opts.Filters {
-		if r := f.Filter(p, ni); !r.OK() {
+	for k, f := range sv.opts.Filters {
+		if r := f.Filter(p, ni); !r.OK() && !sv.failed(r, fmt.Sprintf("Options.Filters[%d]", k), p, ni) {
 			out = append(out, r)
 		}
 	}
-	for _, rv := range sv.reservers {
-		if r := rv.Filter(p, ni); !r.OK() {
+	for k, rv := range sv.reservers {
+		if r := rv.Filter(p, ni); !r.OK() && !sv.failed(r, fmt.Sprintf("Options.Reservers[%d]", k), p, ni) {
 			out = append(out, r)
 		}
 	}

@@ -39,6 +39,41 @@
 // 4,096-pod gang costs little more than the nodes it lands on. A group may
 // mix members and pod sets; it decides exactly as with the pods listed.
 //
+// # The solve pipeline, file by file
+//
+// A newcomer's map of one call of [Solve], each stage with its file and,
+// for each fast path, the property test that holds it equal to its plain
+// reference:
+//
+//	Solve, Options                     solve.go (arguments: args.go)
+//	 └ member preparation              members.go: validate (group.go), sort
+//	   │                               into member order, compile requests
+//	   │                               into vectors, member classes
+//	   │                               (constraints: constraints.go)
+//	 └ per placement (generator's      attempt.go: solver.solve, usable,
+//	   order), one attempt             attempt, better
+//	   ├ classes: a short group of     classes.go shortByClasses; node
+//	   │ one class, from node classes  classes in classes.go, freeclasses.go
+//	   ├ greedy in member order        greedy.go (batched runs over heap.go,
+//	   │                               scratch usage in work.go)
+//	   ├ first-fit decreasing          greedy.go with members.go ffdOrder
+//	   └ complete search               search.go
+//	 └ placement filters and score     attempt.go; score.go (DefaultScorer)
+//	 └ outputs                         outputs.go, decision.go
+//	   or diagnosis                    diagnose.go
+//
+// Equivalence tests: batched runs equal one-by-one placement
+// (TestProp_BatchedEqualsOneByOne, TestProp_GroupedSourcesEqualOneByOne,
+// TestProp_WildGroupedEqualsOneByOne, TestProp_NoopFilterEqualsBatched);
+// class runs equal one-by-one (TestProp_ClassRunsEqualOneByOne); pod sets
+// equal their listed pods (TestProp_BatchPodSetsEqualExpandedMembers);
+// the search equals a brute-force oracle (TestProp_CompleteAgainstOracle);
+// a [SumScorer]'s sums equal scoring the list (TestDefaultScorer_ScoreOfLists).
+// The snapshot's files: snapshot.go (the model and its accessors),
+// snapshot_build.go ([NewSnapshot]), keyindex.go (the lookup by pod key),
+// apply.go ([Snapshot.Apply]), boundgroups.go; checking decisions:
+// verify.go.
+//
 // # Guarantees
 //
 // Solve is pure: no goroutines, clocks, randomness or I/O; work is bounded

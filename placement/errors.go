@@ -10,12 +10,30 @@ import (
 // and still print a message that names the object and the field.
 var (
 	// ErrInvalid marks a value that is malformed or out of range.
-	ErrInvalid = errors.New("invalid value")
+	ErrInvalid = errors.New("placement: invalid value")
 	// ErrDuplicate marks a second object with a name that must be unique.
-	ErrDuplicate = errors.New("duplicate")
+	ErrDuplicate = errors.New("placement: duplicate")
 	// ErrNotFound marks a reference to an object that does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errors.New("placement: not found")
 )
+
+// ErrHook marks an error of a caller's hook (a [Rejection] with Err set)
+// that stopped a [Solve] or a [Verify]; the error wraps the hook's own too.
+var ErrHook = errors.New("placement: hook failed")
+
+// hookError is the error of hook (e.g. "Options.Filters[1]") on group g,
+// pod p and the node of ni, wrapping [ErrHook] and err.
+func hookError(g *Group, hook string, p *Pod, ni NodeInfo, err error) error {
+	on := ""
+	if n := ni.Node(); n != nil {
+		on = fmt.Sprintf(", node %q", n.Name)
+	}
+	who := ""
+	if p != nil {
+		who = " on pod " + p.Key().String()
+	}
+	return fmt.Errorf("%w: PodGroup %s: %s%s%s: %w", ErrHook, g.Key(), hook, who, on, err)
+}
 
 // FieldError reports bad input: which object, which field, what is wrong.
 // Object reads like `pod "default/p1"` or `node "n1"`; Field is the API

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gangsched/gangsched/placement/placementtest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	. "github.com/gangsched/gangsched/placement"
-	"github.com/gangsched/gangsched/placement/placementtest"
 )
 
 // TestProp_FreeRowsCountEveryNode: FreeRows gives the same rows, as many

@@ -1,9 +1,11 @@
 package placement
 
 import (
-	"github.com/gangsched/gangsched/internal/arith"
+	"fmt"
 	"math"
 	"slices"
+
+	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // newAttempt returns an empty attempt that records a node per member, as
@@ -21,7 +23,7 @@ func (sv *solver) newAttempt(p *Placement) *attempt {
 // constraints it places a class's members in runs and records segments,
 // so that a pod set's pods cost nothing one by one.
 func (sv *solver) greedy(p *Placement, order []int) *attempt {
-	batch := sv.cons.empty() && len(sv.opts.Filters) == 0 && len(sv.reservers) == 0
+	batch := sv.batched
 	a := &attempt{p: p}
 	from := len(sv.sc.segs) // the batched attempt's segments follow the last one's
 	if !batch {
@@ -41,9 +43,7 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 			}
 			// Only a later run reads the usage a run adds: the last one
 			// (a group of one class: the only one) need not book it.
-			sv.lastRun = j == len(order)
-			sv.placeRun(p, a, order[k:j])
-			sv.lastRun = false
+			sv.placeRun(p, a, order[k:j], j == len(order))
 		} else {
 			sv.placeOne(p, a, order[k])
 			if a.node[order[k]] >= 0 {
@@ -97,12 +97,14 @@ func (sv *solver) put(i int, id NodeID) {
 
 // assignRun puts members idx, which share one class and request req, on
 // node id at once and records them as segments of the batched attempt a
-// (in sv.sc.segs until greedy hands them to a). idx ascends (every order keeps a class's
-// members in member order), so it is consecutive when its ends are
-// len(idx)-1 apart, as a pod set's pods are.
-func (sv *solver) assignRun(a *attempt, idx []int, id NodeID, req []int64) {
+// (in sv.sc.segs until greedy hands them to a). idx ascends (every order
+// keeps a class's members in member order), so it is consecutive when its
+// ends are len(idx)-1 apart, as a pod set's pods are. last says the run is
+// the greedy's last: only a later run reads the usage a run adds, so the
+// last one need not book it.
+func (sv *solver) assignRun(a *attempt, idx []int, id NodeID, req []int64, last bool) {
 	a.placed += len(idx)
-	if !sv.lastRun {
+	if !last {
 		sv.w.add(id, req, int64(len(idx)))
 	}
 	// Appending to the field itself writes back only its length unless
@@ -274,20 +276,21 @@ func (sv *solver) prefsOf(i int) prefs {
 
 // placeRun places the members idx, which share one class, exactly as
 // placeOne would one by one: the most-allocated node stays the most
-// allocated after taking a member, so it is filled before the next.
-func (sv *solver) placeRun(p *Placement, a *attempt, idx []int) {
+// allocated after taking a member, so it is filled before the next. last
+// is passed to assignRun.
+func (sv *solver) placeRun(p *Placement, a *attempt, idx []int, last bool) {
 	m := &sv.members[idx[0]]
 	if sv.missingOf(m) != "" {
 		return
 	}
 	if cls, lo, hi, ok := sv.classRange(p, m); ok {
-		sv.placeRunClasses(a, idx, cls, lo, hi)
+		sv.placeRunClasses(a, idx, cls, lo, hi, last)
 		return
 	}
 	if !sv.spend(int64(len(p.Nodes))) {
 		return
 	}
-	sv.drain(a, idx, sv.groupSources(p, m, int64(len(idx))))
+	sv.drain(a, idx, sv.groupSources(p, m, int64(len(idx))), last)
 }
 
 // classRange reports whether a run of member m's class over p goes by the
@@ -552,13 +555,16 @@ func (sv *solver) fits(m *member, id NodeID) bool {
 		return false
 	}
 	ni := NodeInfo{sv.s, sv.w, id}
-	for _, f := range sv.opts.Filters {
-		if !f.Filter(sv.pod(m.row), ni).OK() {
+	p := sv.pod(m.row)
+	for k, f := range sv.opts.Filters {
+		if r := f.Filter(p, ni); !r.OK() {
+			sv.failed(r, fmt.Sprintf("Options.Filters[%d]", k), p, ni)
 			return false
 		}
 	}
-	for _, r := range sv.reservers {
-		if !r.Filter(sv.pod(m.row), ni).OK() {
+	for k, rv := range sv.reservers {
+		if r := rv.Filter(p, ni); !r.OK() {
+			sv.failed(r, fmt.Sprintf("Options.Reservers[%d]", k), p, ni)
 			return false
 		}
 	}

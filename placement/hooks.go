@@ -6,13 +6,20 @@ package placement
 // Unresolvable says that removing pods cannot change the verdict
 // (kube-scheduler: UnschedulableAndUnresolvable), which tells preemption not
 // to try.
+//
+// Err is for a hook that could not decide for a reason of its own (a
+// lookup the host could not make): Solve then stops and returns an error
+// that wraps [ErrHook] and Err and names the hook, the pod and the node,
+// and [Verify] returns one likewise (kube-scheduler: a Status with code
+// Error, which fails the cycle rather than the pod).
 type Rejection struct {
 	Reason       string
 	Unresolvable bool
+	Err          error
 }
 
-// OK reports whether the verdict accepts.
-func (r Rejection) OK() bool { return r.Reason == "" }
+// OK reports whether the verdict accepts: no Reason and no Err.
+func (r Rejection) OK() bool { return r.Reason == "" && r.Err == nil }
 
 // NodeInfo is a read-only view of one node during a [Solve], as a hook sees
 // it: the snapshot's state plus the members the solver has assumed onto the
@@ -84,6 +91,40 @@ type Reserver interface {
 	Reserve(pod *Pod, node NodeInfo)
 	Unreserve(pod *Pod, node NodeInfo)
 }
+
+// ReserverFuncs adapts three functions to a [Reserver], as [FilterFunc]
+// does one to a [Filter]: a [NewReserverFunc] can return one whose
+// functions share the solve's state in their closures. A nil FilterFunc
+// accepts every node; a nil ReserveFunc or UnreserveFunc does nothing.
+type ReserverFuncs struct {
+	FilterFunc    func(pod *Pod, node NodeInfo) Rejection
+	ReserveFunc   func(pod *Pod, node NodeInfo)
+	UnreserveFunc func(pod *Pod, node NodeInfo)
+}
+
+// Filter calls r.FilterFunc, or accepts when it is nil.
+func (r ReserverFuncs) Filter(pod *Pod, node NodeInfo) Rejection {
+	if r.FilterFunc == nil {
+		return Rejection{}
+	}
+	return r.FilterFunc(pod, node)
+}
+
+// Reserve calls r.ReserveFunc unless it is nil.
+func (r ReserverFuncs) Reserve(pod *Pod, node NodeInfo) {
+	if r.ReserveFunc != nil {
+		r.ReserveFunc(pod, node)
+	}
+}
+
+// Unreserve calls r.UnreserveFunc unless it is nil.
+func (r ReserverFuncs) Unreserve(pod *Pod, node NodeInfo) {
+	if r.UnreserveFunc != nil {
+		r.UnreserveFunc(pod, node)
+	}
+}
+
+var _ Reserver = ReserverFuncs{}
 
 // NewReserverFunc creates a [Reserver] for one solve of group g on s. An
 // error aborts the solve and is returned from it.

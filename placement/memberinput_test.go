@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gangsched/gangsched/topology"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	. "github.com/gangsched/gangsched/placement"
-	"github.com/gangsched/gangsched/topology"
 )
 
 // miCase is a seeded input aimed at how Solve reads a group listed member
@@ -87,7 +87,7 @@ func miCheck(s *Snapshot, g *Group, a []Assignment) []string {
 		if x.Count == 0 {
 			if x.Member < 0 || x.Member >= len(g.Members) || g.Members[x.Member].Key() != x.Pod || g.PendingKey(x.Member) != x.Pod {
 				probs = append(probs, fmt.Sprintf("%s: Member %d", x.Pod, x.Member))
-			} else if v := g.RequestVector(s, x.Member); !slices.Equal(v, adv6Want(s, &g.Members[x.Member])) {
+			} else if v := g.RequestVector(s, x.Member); !slices.Equal(v, wantRequestVector(s, &g.Members[x.Member])) {
 				probs = append(probs, fmt.Sprintf("%s: RequestVector %v", x.Pod, v))
 			}
 			continue
@@ -95,7 +95,7 @@ func miCheck(s *Snapshot, g *Group, a []Assignment) []string {
 		k := slices.IndexFunc(g.PodSets, func(ps PodSet) bool { return ps.Name == x.Pod.Name })
 		if k < 0 || x.Member != g.PodSetStart(k) {
 			probs = append(probs, fmt.Sprintf("pod set %s: Member %d", x.Pod, x.Member))
-		} else if v := g.RequestVector(s, x.Member); !slices.Equal(v, adv6Want(s, &g.PodSets[k].Template)) {
+		} else if v := g.RequestVector(s, x.Member); !slices.Equal(v, wantRequestVector(s, &g.PodSets[k].Template)) {
 			probs = append(probs, fmt.Sprintf("pod set %s: RequestVector %v", x.Pod, v))
 		}
 	}
@@ -265,7 +265,7 @@ func miDraw(seed uint64) miCase {
 	}
 	if r.IntN(3) == 0 {
 		m := NodeID(2 + r.IntN(3))
-		c.opts.Filters = []Filter{advModFilter(m, r.IntN(2) == 0)}
+		c.opts.Filters = []Filter{modFilter(m, r.IntN(2) == 0)}
 	}
 	if r.IntN(5) == 0 {
 		limit := 1 + r.IntN(3)

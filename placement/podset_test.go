@@ -699,3 +699,73 @@ func TestProp_ShortRoomEqualsFilling(t *testing.T) {
 	require.Positive(t, outcomes[Scheduled])
 	require.Positive(t, outcomes[Unschedulable])
 }
+
+// TestSolve_ManyPodSetsAtNodeBitBoundaries: pod sets' runs are sorted as
+// integers whose node field is bits.Len(nodes) wide and whose rank field
+// covers more than 256 sets; at node counts on both sides of a power of
+// two, with a set's pods spread over several nodes and sharing nodes with
+// other sets, the pod set assignments are the expanded members' per set
+// and node, in set name then node name order, each pair once.
+func TestSolve_ManyPodSetsAtNodeBitBoundaries(t *testing.T) {
+	for _, n := range []int{255, 256, 257, 511, 512, 1023, 1024, 1025} {
+		for _, sets := range []int{3, 257, 300, MaxPodSets} {
+			if sets == MaxPodSets && n < 1023 {
+				continue // no room for them
+			}
+			t.Run(fmt.Sprintf("nodes=%d/sets=%d", n, sets), func(t *testing.T) {
+				nodes := make([]Node, n)
+				for i := range nodes {
+					nodes[i] = Node{Name: fmt.Sprintf("n%05d", i), Allocatable: ResourceList{ResourceCPU: 8000, ResourcePods: 110}}
+				}
+				// The lower half is full, the upper half has room for
+				// 1..7 pods a node: the sets land at the top IDs, spread.
+				var pods []Pod
+				for i := range n {
+					used := int64(8000)
+					if i >= n/2 {
+						used = 8000 - int64(i%7+1)*1000
+					}
+					pods = append(pods, Pod{Namespace: "x", Name: fmt.Sprintf("b%05d", i), NodeName: nodes[i].Name, Requests: ResourceList{ResourceCPU: used}})
+				}
+				s, err := NewSnapshot(nodes, pods)
+				require.NoError(t, err)
+				g := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang}
+				exp := &Group{Namespace: "default", Name: "pg", Policy: PolicyGang}
+				total := 0
+				for k := range sets {
+					// names in reverse of index order; counts 1..3
+					name := fmt.Sprintf("set%04d", sets-k)
+					count := 1 + k%2
+					total += count
+					tmpl := Pod{Requests: ResourceList{ResourceCPU: 1000}, Priority: int32(k % 4)}
+					g.PodSets = append(g.PodSets, PodSet{Name: name, Count: int32(count), Template: tmpl})
+					for i := range count {
+						p := tmpl
+						p.Namespace, p.Name, p.SchedulingGroup = "default", fmt.Sprintf("%s-%d", name, i), "pg"
+						exp.Members = append(exp.Members, p)
+					}
+				}
+				g.MinCount, exp.MinCount = int32(total), int32(total)
+				d, err := Solve(s, g, Options{})
+				require.NoError(t, err)
+				require.Equal(t, Scheduled, d.Status, d.Message)
+				require.NoError(t, Verify(s, g, d))
+				de, err := Solve(s, exp, Options{})
+				require.NoError(t, err)
+				require.Equal(t, Scheduled, de.Status)
+				require.Equal(t, setCounts(de), setCounts(d))
+				require.Len(t, g.PodSets, sets)
+				require.Greater(t, len(d.PodSetAssignments), sets)
+				for i := 1; i < len(d.PodSetAssignments); i++ {
+					a, b := d.PodSetAssignments[i-1], d.PodSetAssignments[i]
+					require.True(t, a.PodSet < b.PodSet || a.PodSet == b.PodSet && a.Node < b.Node, "%v before %v", a, b)
+				}
+				for _, x := range d.PodSetAssignments {
+					id, ok := s.NodeID(x.Node)
+					require.True(t, ok)
+					require.Equal(t, id, x.NodeID)
+				}
+			})
+		}
+	}
+}

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gangsched/gangsched/placement/placementtest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	. "github.com/gangsched/gangsched/placement"
-	"github.com/gangsched/gangsched/placement/placementtest"
 )
 
 // byLabel is a test PlacementGenerator: one placement per value of key

@@ -391,3 +391,29 @@ func TestRegression_BoundAffinityWithPodSets(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Unschedulable, d.Status, d.Message)
 }
+
+// TestRegression_OverflowBlameWithUntrackedResource: when request sums
+// overflow and an earlier pod requests a resource no node lists, the error
+// names the pod and node that overflow (it named an innocent pod, or no
+// field at all, when that resource's sums went into another's column).
+func TestRegression_OverflowBlameWithUntrackedResource(t *testing.T) {
+	pod := func(name, node string, rl ResourceList) Pod {
+		return Pod{Namespace: "ns", Name: name, NodeName: node, Requests: rl}
+	}
+	cpu := func(q int64) ResourceList { return ResourceList{ResourceCPU: q} }
+	_, err := NewSnapshot([]Node{{Name: "n0", Allocatable: cpu(10)}, {Name: "n1", Allocatable: cpu(10)}}, []Pod{
+		pod("a", "n0", ResourceList{ResourceCPU: 1, "example.com/x": math.MaxInt64 - 1}),
+		pod("b", "n0", cpu(1)),
+		pod("c", "n1", cpu(math.MaxInt64)),
+		pod("d", "n1", cpu(math.MaxInt64)),
+	})
+	require.ErrorIs(t, err, ErrInvalid)
+	require.EqualError(t, err, `pod "ns/d": requests[cpu]: sum of requests on node "n1" overflows int64`)
+
+	_, err = NewSnapshot([]Node{{Name: "n0", Allocatable: cpu(0)}}, []Pod{
+		pod("a", "n0", ResourceList{ResourceCPU: math.MaxInt64, "example.com/x": 1}),
+		pod("b", "n0", cpu(math.MaxInt64)),
+	})
+	require.ErrorIs(t, err, ErrInvalid)
+	require.EqualError(t, err, `pod "ns/b": requests[cpu]: sum of requests on node "n0" overflows int64`)
+}

@@ -3,11 +3,12 @@ package placement
 import (
 	"cmp"
 	"fmt"
-	"github.com/gangsched/gangsched/internal/arith"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // search improves on the greedy attempt seed in placement p with a

@@ -49,11 +49,8 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	if err := checkArgs("Verify", s, g, nil, filters); err != nil {
 		return err
 	}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: PodGroup %s: %s", ErrViolation, g.Key(), fmt.Sprintf(format, args...))
-	}
-	bound := s.GroupMembers(g.Key())
-	if _, err := g.validate(s, bound); err != nil {
+	v := &verifier{s: s, g: g, d: &d, filters: filters, bound: s.GroupMembers(g.Key())}
+	if _, err := g.validate(s, v.bound); err != nil {
 		return err
 	}
 	for i := range g.Members {
@@ -61,113 +58,113 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 			return err
 		}
 	}
-	pending := make(map[Key]int, len(g.Members)) // member index
-	for i := range g.Members {
-		pending[g.Members[i].Key()] = i
-	}
 	if d.Status != Scheduled {
 		if len(d.Assignments) > 0 || len(d.PodSetAssignments) > 0 {
-			return bad("status %s but %d members and %d pod set entries assigned (all-or-nothing)", d.Status, len(d.Assignments), len(d.PodSetAssignments))
+			return v.bad("status %s but %d members and %d pod set entries assigned (all-or-nothing)", d.Status, len(d.Assignments), len(d.PodSetAssignments))
 		}
 		return nil
 	}
+	v.everyNode = d.Placement.Nodes == nil || isEveryNode(d.Placement.Nodes, len(s.b.nodes))
+	if err := v.allOrNothing(); err != nil {
+		return err
+	}
+	if err := v.boundInPlacement(); err != nil {
+		return err
+	}
+	entries, err := v.entries()
+	if err != nil {
+		return err
+	}
+	v.w = newWork(len(s.b.res), len(s.b.nodes), len(entries))
+	if err := v.filtered(entries); err != nil {
+		return err
+	}
+	if err := v.constraints(); err != nil {
+		return err
+	}
+	return v.capacity()
+}
+
+// verifier is one call of [Verify]: its arguments, the group's bound
+// members, and the usage its entries add (w), which the filters read and
+// the capacity check sums.
+type verifier struct {
+	s         *Snapshot
+	g         *Group
+	d         *Decision
+	filters   []Filter
+	bound     []*Pod
+	everyNode bool // d.Placement stands for every node
+	w         *work
+}
+
+func (v *verifier) bad(format string, args ...any) error {
+	return fmt.Errorf("%w: PodGroup %s: %s", ErrViolation, v.g.Key(), fmt.Sprintf(format, args...))
+}
+
+func (v *verifier) inPlacement(id NodeID) bool {
+	if v.everyNode {
+		return true // nil: a decision from a scheduler without placements
+	}
+	_, ok := slices.BinarySearch(v.d.Placement.Nodes, id)
+	return ok
+}
+
+// allOrNothing is invariant 2 for a Scheduled decision: it places at least
+// one pod and, for a gang, reaches MinCount with the bound members.
+func (v *verifier) allOrNothing() error {
+	d := v.d
 	placed := int64(len(d.Assignments))
 	for _, a := range d.Assignments {
 		if a.Count != 0 {
-			return bad("member %s assigned with count %d: a member's assignment places one pod (counts are for pod sets)", a.Pod, a.Count)
+			return v.bad("member %s assigned with count %d: a member's assignment places one pod (counts are for pod sets)", a.Pod, a.Count)
 		}
 	}
 	for _, a := range d.PodSetAssignments {
 		if a.Count < 1 {
-			return bad("pod set %q assigned %d pods to node %q", a.PodSet, a.Count, a.Node)
+			return v.bad("pod set %q assigned %d pods to node %q", a.PodSet, a.Count, a.Node)
 		}
 		placed += int64(a.Count)
 	}
 	if placed == 0 {
-		return bad("status Scheduled with no assignment")
+		return v.bad("status Scheduled with no assignment")
 	}
-	if g.IsGang() && int64(len(bound))+placed < int64(g.MinCount) {
-		return bad("%d bound + %d placed < minCount %d (all-or-nothing)", len(bound), placed, g.MinCount)
+	if v.g.IsGang() && int64(len(v.bound))+placed < int64(v.g.MinCount) {
+		return v.bad("%d bound + %d placed < minCount %d (all-or-nothing)", len(v.bound), placed, v.g.MinCount)
 	}
-	everyNode := d.Placement.Nodes == nil || isEveryNode(d.Placement.Nodes, len(s.b.nodes))
-	inPlacement := func(id NodeID) bool {
-		if everyNode {
-			return true // nil: a decision from a scheduler without placements
-		}
-		_, ok := slices.BinarySearch(d.Placement.Nodes, id)
-		return ok
-	}
-	for _, p := range bound {
-		id, ok := s.NodeID(p.NodeName)
-		if ok && !inPlacement(id) {
-			return bad("bound member %s is on node %q outside placement %q", p.Key(), p.NodeName, d.Placement.Name)
+	return nil
+}
+
+// boundInPlacement is invariant 5 for the bound members.
+func (v *verifier) boundInPlacement() error {
+	for _, p := range v.bound {
+		id, ok := v.s.NodeID(p.NodeName)
+		if ok && !v.inPlacement(id) {
+			return v.bad("bound member %s is on node %q outside placement %q", p.Key(), p.NodeName, v.d.Placement.Name)
 		}
 	}
-	R := len(s.b.res)
-	w := newWork(R, len(s.b.nodes), len(d.Assignments)+len(d.PodSetAssignments))
-	// add adds count pods like p to node's row of w.
-	add := func(who subject, node string, row []int64, p *Pod, count int64) error {
-		row[s.b.podsR] += count
-		for r, q := range p.Requests {
-			j, known := s.b.resIdx[r]
-			if !known {
-				if q > 0 {
-					return bad("%s on node %q requests %s, which no node has", who, node, r)
-				}
-				continue
-			}
-			if q := arith.MulSat(q, count); row[j] > math.MaxInt64-q {
-				return bad("node %q over capacity for %s: the members' requests overflow int64", node, r)
-			} else {
-				row[j] += q
-			}
-		}
-		return nil
-	}
-	// put checks count pods like p on node and adds them to w. The name
-	// of who is only spelled out for an error.
-	put := func(who subject, p *Pod, node string, nodeID NodeID, count int64) error {
-		// Node names are unique: the name at nodeID is node exactly when
-		// the snapshot's index maps node to nodeID.
-		if nodeID < 0 || int(nodeID) >= len(s.b.nodes) || s.b.nodes[nodeID].Name != node {
-			return bad("%s assigned to unknown node %q (id %d)", who, node, nodeID)
-		}
-		id := nodeID
-		if !inPlacement(id) {
-			return bad("%s on node %q outside placement %q", who, node, d.Placement.Name)
-		}
-		if !staticOK(p, s.Node(id)) {
-			return bad("%s on node %q fails nodeSelector, taints or unschedulable", who, node)
-		}
-		row := w.row(id)
-		if len(filters) == 0 {
-			return add(who, node, row, p, count)
-		}
-		ni := NodeInfo{s, w, id}
-		for range count { // each pod of a count sees the ones before it
-			for _, f := range filters {
-				if r := f.Filter(p, ni); !r.OK() {
-					return bad("%s on node %q fails a filter: %s", who, node, r.Reason)
-				}
-			}
-			if err := add(who, node, row, p, 1); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	// With filters, entries are checked in one of the two orders Solve
-	// places pods in, so that a filter that reads what is already on a
-	// node sees what it saw there: member order (a pod set's pods as if
-	// named after the set; the greedy pass), else first-fit decreasing
-	// (the second pass and the search).
-	type entry struct {
-		subj  subject
-		pod   *Pod
-		node  string
-		id    NodeID
-		count int64
-		size  int64 // for first-fit decreasing
+	return nil
+}
+
+// entry is one assignment as [Verify] replays it: count pods like pod on
+// node id.
+type entry struct {
+	subj  subject
+	pod   *Pod
+	node  string
+	id    NodeID
+	count int64
+	size  int64 // for first-fit decreasing
+}
+
+// entries is invariant 3: every assignment names a pending member of the
+// group, once, and every pod set entry a set of the group, once per node,
+// within its Count. It returns the assignments as entries, members first.
+func (v *verifier) entries() ([]entry, error) {
+	g, d := v.g, v.d
+	pending := make(map[Key]int, len(g.Members)) // member index
+	for i := range g.Members {
+		pending[g.Members[i].Key()] = i
 	}
 	entries := make([]entry, 0, len(d.Assignments)+len(d.PodSetAssignments))
 	seen := make([]bool, len(g.Members))
@@ -175,10 +172,10 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		// A pending member is not bound: g.validate checked each.
 		i, ok := pending[a.Pod]
 		if !ok {
-			return bad("assignment for %s, which is not a pending member", a.Pod)
+			return nil, v.bad("assignment for %s, which is not a pending member", a.Pod)
 		}
 		if seen[i] {
-			return bad("member %s assigned twice", a.Pod)
+			return nil, v.bad("member %s assigned twice", a.Pod)
 		}
 		seen[i] = true
 		entries = append(entries, entry{subject{pod: a.Pod}, &g.Members[i], a.Node, a.NodeID, 1, 0})
@@ -196,72 +193,154 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 	for _, a := range d.PodSetAssignments {
 		t, ok := sets[a.PodSet]
 		if !ok {
-			return bad("assignment for pod set %q, which the group does not have", a.PodSet)
+			return nil, v.bad("assignment for pod set %q, which the group does not have", a.PodSet)
 		}
 		who := fmt.Sprintf("pod set %q", a.PodSet)
 		if k := (PodSetAssignment{PodSet: a.PodSet, NodeID: a.NodeID}); setNode[k] {
-			return bad("%s listed twice on node %q", who, a.Node)
+			return nil, v.bad("%s listed twice on node %q", who, a.Node)
 		} else {
 			setNode[k] = true
 		}
 		if setPlaced[a.PodSet] += int64(a.Count); setPlaced[a.PodSet] > counts[a.PodSet] {
-			return bad("%s places %d pods, more than its count %d", who, setPlaced[a.PodSet], counts[a.PodSet])
+			return nil, v.bad("%s places %d pods, more than its count %d", who, setPlaced[a.PodSet], counts[a.PodSet])
 		}
 		entries = append(entries, entry{subject{set: a.PodSet}, t, a.Node, a.NodeID, int64(a.Count), 0})
 	}
-	replay := func(es []entry) error {
-		w.reset()
-		for _, e := range es {
-			if err := put(e.subj, e.pod, e.node, e.id, e.count); err != nil {
-				return err
-			}
-		}
+	return entries, nil
+}
+
+// filtered is invariant 4 (and 5 for the assigned pods): it replays the
+// entries onto v.w. With filters, entries are checked in one of the two
+// orders Solve places pods in, so that a filter that reads what is already
+// on a node sees what it saw there: member order (a pod set's pods as if
+// named after the set; the greedy pass), else first-fit decreasing (the
+// second pass and the search).
+func (v *verifier) filtered(entries []entry) error {
+	if len(v.filters) == 0 {
+		return v.replay(entries)
+	}
+	slices.SortFunc(entries, func(x, y entry) int { return MemberOrder(x.pod, y.pod) })
+	err := v.replay(entries)
+	if err == nil {
 		return nil
 	}
-	if len(filters) == 0 {
-		if err := replay(entries); err != nil {
+	for i := range entries {
+		entries[i].size = v.s.b.ffdSize(v.s.b.requestRow(entries[i].pod))
+	}
+	slices.SortStableFunc(entries, func(x, y entry) int { return cmp.Compare(y.size, x.size) })
+	if v.replay(entries) != nil {
+		return err // the member-order failure, the first the greedy would meet
+	}
+	return nil
+}
+
+func (v *verifier) replay(es []entry) error {
+	v.w.reset()
+	for _, e := range es {
+		if err := v.put(e); err != nil {
 			return err
 		}
-	} else {
-		slices.SortFunc(entries, func(x, y entry) int { return MemberOrder(x.pod, y.pod) })
-		if err := replay(entries); err != nil {
-			for i := range entries {
-				entries[i].size = s.b.ffdSize(s.b.requestRow(entries[i].pod))
-			}
-			slices.SortStableFunc(entries, func(x, y entry) int { return cmp.Compare(y.size, x.size) })
-			if replay(entries) != nil {
-				return err // the member-order failure, the first the greedy would meet
+	}
+	return nil
+}
+
+// put checks e's pods on their node and adds them to v.w. The name of
+// e.subj is only spelled out for an error.
+func (v *verifier) put(e entry) error {
+	s := v.s
+	// Node names are unique: the name at e.id is e.node exactly when the
+	// snapshot's index maps e.node to e.id.
+	if e.id < 0 || int(e.id) >= len(s.b.nodes) || s.b.nodes[e.id].Name != e.node {
+		return v.bad("%s assigned to unknown node %q (id %d)", e.subj, e.node, e.id)
+	}
+	if !v.inPlacement(e.id) {
+		return v.bad("%s on node %q outside placement %q", e.subj, e.node, v.d.Placement.Name)
+	}
+	if !staticOK(e.pod, s.Node(e.id)) {
+		return v.bad("%s on node %q fails nodeSelector, taints or unschedulable", e.subj, e.node)
+	}
+	row := v.w.row(e.id)
+	if len(v.filters) == 0 {
+		return v.add(e, row, e.count)
+	}
+	ni := NodeInfo{s, v.w, e.id}
+	for range e.count { // each pod of a count sees the ones before it
+		for k, f := range v.filters {
+			if r := f.Filter(e.pod, ni); r.Err != nil {
+				return hookError(v.g, fmt.Sprintf("filters[%d]", k), e.pod, ni, r.Err)
+			} else if !r.OK() {
+				return v.bad("%s on node %q fails a filter: %s", e.subj, e.node, r.Reason)
 			}
 		}
+		if err := v.add(e, row, 1); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// add adds count pods like e.pod to row, its node's row of v.w.
+func (v *verifier) add(e entry, row []int64, count int64) error {
+	b := v.s.b
+	row[b.podsR] += count
+	for r, q := range e.pod.Requests {
+		j, known := b.resIdx[r]
+		if !known {
+			if q > 0 {
+				return v.bad("%s on node %q requests %s, which no node has", e.subj, e.node, r)
+			}
+			continue
+		}
+		if q := arith.MulSat(q, count); row[j] > math.MaxInt64-q {
+			return v.bad("node %q over capacity for %s: the members' requests overflow int64", e.node, r)
+		} else {
+			row[j] += q
+		}
+	}
+	return nil
+}
+
+// constraints is invariant 6: the group's required affinity terms and
+// sub-groups hold on the members' nodes.
+func (v *verifier) constraints() error {
+	s, g, bound := v.s, v.g, v.bound
 	pend := make([]*Pod, len(g.Members))
 	for i := range g.Members {
 		pend[i] = &g.Members[i]
 	}
-	if c := compileCons(s, g, bound, pend); c != nil {
-		pos := make([]NodeID, len(c.pods))
-		for i, p := range c.pods {
-			pos[i] = -1
-			if i < len(bound) {
-				pos[i], _ = s.NodeID(p.NodeName)
-			}
-		}
-		for _, a := range d.Assignments {
-			for i := len(bound); i < len(c.pods); i++ {
-				if c.pods[i].Key() == a.Pod {
-					pos[i] = a.NodeID
-				}
-			}
-		}
-		if v := c.violation(pos); v != "" {
-			return bad("%s", v)
+	c := compileCons(s, g, bound, pend)
+	if c == nil {
+		return nil
+	}
+	pos := make([]NodeID, len(c.pods))
+	for i, p := range c.pods {
+		pos[i] = -1
+		if i < len(bound) {
+			pos[i], _ = s.NodeID(p.NodeName)
 		}
 	}
-	for _, id := range w.touched {
+	for _, a := range v.d.Assignments {
+		for i := len(bound); i < len(c.pods); i++ {
+			if c.pods[i].Key() == a.Pod {
+				pos[i] = a.NodeID
+			}
+		}
+	}
+	if msg := c.violation(pos); msg != "" {
+		return v.bad("%s", msg)
+	}
+	return nil
+}
+
+// capacity is invariant 1: no node that received pods ends above its
+// allocatable.
+func (v *verifier) capacity() error {
+	s := v.s
+	for _, id := range v.w.touched {
 		alloc, used := s.allocRow(id), s.usedRow(id)
-		for r := range R {
-			if extra := w.extra(id, r); extra > 0 && (used[r] > alloc[r]-extra) {
-				return bad("node %q over capacity for %s: allocatable %d, requested %d + %d", s.Node(id).Name, s.b.res[r], alloc[r], used[r], extra)
+		for r := range len(s.b.res) {
+			if extra := v.w.extra(id, r); extra > 0 && (used[r] > alloc[r]-extra) {
+				return v.bad("node %q over capacity for %s: allocatable %d, requested %d + %d", s.Node(id).Name, s.b.res[r], alloc[r], used[r], extra)
 			}
 		}
 	}

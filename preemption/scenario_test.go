@@ -27,6 +27,9 @@ func find(t *testing.T, s *placement.Snapshot, g *placement.Group, in preemption
 	return p
 }
 
+// P1: Three nodes, each holding one low pod: p1 belongs to no group, p2 to pg1 and p3 to pg2 (both
+// disruptionMode Pod). A 1-member preemptor evicts p1: a pod outside any group is less important
+// than a group member of equal priority.
 func TestScenario_P1(t *testing.T) {
 	s := snapshot(
 		[]placement.Node{node("n1", cpu(1000)), node("n2", cpu(1000)), node("n3", cpu(1000))},
@@ -42,6 +45,7 @@ func TestScenario_P1(t *testing.T) {
 	require.Equal(t, map[string]string{"hi-0": "n1"}, assigned(p.Decision))
 }
 
+// P2: One node with a low, a mid and a high pod; removing any one of them frees room. Evict low.
 func TestScenario_P2(t *testing.T) {
 	s := snapshot([]placement.Node{node("n1", cpu(3000))}, []placement.Pod{
 		bound("high", "n1", "", high, cpu(1000)),
@@ -54,6 +58,7 @@ func TestScenario_P2(t *testing.T) {
 	require.Equal(t, low, p.Victims[0].Priority)
 }
 
+// P3: One node with 4 low pods; removing p1 alone frees room. Evict only p1 (the smallest set).
 func TestScenario_P3(t *testing.T) {
 	s := snapshot([]placement.Node{node("n1", cpu(4000))}, []placement.Pod{
 		bound("p4", "n1", "", low, cpu(1000)),
@@ -67,6 +72,8 @@ func TestScenario_P3(t *testing.T) {
 	require.Equal(t, map[string]string{"hi-0": "n1"}, assigned(p.Decision))
 }
 
+// P4: A budget (PodDisruptionBudget) allows 0 disruptions for the pod labelled app=foo; two group
+// members on two nodes, either frees room: evict the one without the budget.
 func TestScenario_P4(t *testing.T) {
 	foo := bound("a", "n1", "pg1", low, cpu(1000))
 	foo.Labels = map[string]string{"app": "foo"}
@@ -93,6 +100,7 @@ func TestScenario_P4(t *testing.T) {
 	require.Contains(t, p.Message, "1 beyond a disruption budget")
 }
 
+// P5: Any preemptor member with preemptionPolicy Never: no victims, unschedulable.
 func TestScenario_P5(t *testing.T) {
 	s := snapshot([]placement.Node{node("n1", cpu(1000))}, []placement.Pod{bound("low", "n1", "", low, cpu(1000))})
 	g := gang("hi", 2, 2, high, cpu(500))
@@ -104,6 +112,8 @@ func TestScenario_P5(t *testing.T) {
 	require.Contains(t, p.Message, "member default/hi-1 has preemptionPolicy Never")
 }
 
+// P6: A victim group with disruptionMode PodGroup has members on node1 and node2; only the node1
+// member blocks the preemptor: both members are evicted (whole group or nothing).
 func TestScenario_P6(t *testing.T) {
 	s := snapshot([]placement.Node{node("n1", cpu(2000)), node("n2", cpu(1000))}, []placement.Pod{
 		bound("g1-1", "n1", "g1", low, cpu(2000)),
@@ -123,6 +133,8 @@ func TestScenario_P6(t *testing.T) {
 	require.Equal(t, []string{"g1-1"}, evicted(p))
 }
 
+// P7: A single low pod p1 and a low disruptionMode-PodGroup group {g1-1, g1-2} on one node, either
+// removal frees room: evict p1 (fewer pods).
 func TestScenario_P7(t *testing.T) {
 	s := snapshot([]placement.Node{node("n1", cpu(2000))}, []placement.Pod{
 		bound("p1", "n1", "", low, cpu(1000)),
@@ -135,6 +147,8 @@ func TestScenario_P7(t *testing.T) {
 	require.Equal(t, []string{"p1"}, evicted(p))
 }
 
+// P8: The only pods in the way have priority ≥ the preemptor's, or the node is empty and still too
+// small: unschedulable and unresolvable, nothing evicted.
 func TestScenario_P8(t *testing.T) {
 	// Only pods of equal or higher priority are in the way.
 	s := snapshot([]placement.Node{node("n1", cpu(2000))}, []placement.Pod{
@@ -160,6 +174,9 @@ func TestScenario_P8(t *testing.T) {
 	require.Equal(t, placement.Unresolvable, p.Decision.Status)
 }
 
+// P9: Ranking of victim units, most important first: higher priority; at equal priority a group
+// before a pod; two pods: the one that started earlier; two groups: the larger, then the earlier.
+// Feasibility before eviction (never evict in vain)
 func TestScenario_P9(t *testing.T) {
 	later := t0.Add(time.Hour)
 	pod := func(name string, prio int32, start time.Time) preemption.Victim {
@@ -205,6 +222,9 @@ func TestScenario_P9(t *testing.T) {
 	}
 }
 
+// P10: 4 nodes × gpu:8; each node runs six high 1-GPU pods and two low 1-GPU pods. A high group of
+// 1 member × gpu:8 cannot fit anywhere even if every low pod goes (at most 2 GPUs freeable per
+// node): evict nothing; the reason says the most that can be freed on one node is gpu:2.
 func TestScenario_P10(t *testing.T) {
 	var nodes []placement.Node
 	var pods []placement.Pod
@@ -229,6 +249,8 @@ func TestScenario_P10(t *testing.T) {
 	require.Same(t, s, p.After)
 }
 
+// P11: One node of 60 cores runs a low group of 59 × 1 core and a high pod of 1 core. A gang that
+// needs 60 cores on that node can free at most 59: evict nothing, and say why.
 func TestScenario_P11(t *testing.T) {
 	pods := []placement.Pod{bound("keeper", "n1", "", high, cpu(1000))}
 	for i := range 59 {
@@ -247,6 +269,8 @@ func TestScenario_P11(t *testing.T) {
 	}
 }
 
+// P12: The pod-count limit is a resource like any other: a node with pods:1 and plenty of CPU runs
+// a low pod; a high 1-member group evicts it and fits.
 func TestScenario_P12(t *testing.T) {
 	s := snapshot([]placement.Node{node("n1", placement.ResourceList{placement.ResourcePods: 1, placement.ResourceCPU: 64000})},
 		[]placement.Pod{bound("low", "n1", "", low, cpu(100))})
@@ -256,6 +280,8 @@ func TestScenario_P12(t *testing.T) {
 	require.Equal(t, map[string]string{"hi-0": "n1"}, assigned(p.Decision))
 }
 
+// P13: Free room and victims combine: 2 nodes that each hold one pod of cpu:4; n1 is empty, n2
+// runs a low pod. A high gang of 2 (min 2) evicts the low pod and is placed on n1 and n2.
 func TestScenario_P13(t *testing.T) {
 	s := snapshot([]placement.Node{node("n1", cpu(4000)), node("n2", cpu(4000))},
 		[]placement.Pod{bound("low", "n2", "", low, cpu(4000))})
@@ -265,6 +291,8 @@ func TestScenario_P13(t *testing.T) {
 	require.Equal(t, map[string]string{"hi-0": "n1", "hi-1": "n2"}, assigned(p.Decision))
 }
 
+// P14: Enough victims, not a capped number: a 1-member group needs cpu:3; the only node has cpu:3
+// and runs three low pods of cpu:1: all three are evicted.
 func TestScenario_P14(t *testing.T) {
 	s := snapshot([]placement.Node{node("n1", cpu(3000))}, []placement.Pod{
 		bound("l1", "n1", "", low, cpu(1000)), bound("l2", "n1", "", low, cpu(1000)), bound("l3", "n1", "", low, cpu(1000)),
@@ -274,6 +302,8 @@ func TestScenario_P14(t *testing.T) {
 	require.Equal(t, []string{"l1", "l2", "l3"}, evicted(p))
 }
 
+// P15: A whole-cluster gang: 8 nodes × gpu:8 run a low gang of 8 × gpu:8 (disruptionMode
+// PodGroup); an identical high gang evicts all 8 and takes the nodes.
 func TestScenario_P15(t *testing.T) {
 	var nodes []placement.Node
 	var pods []placement.Pod
@@ -298,6 +328,9 @@ func TestScenario_P15(t *testing.T) {
 	require.Equal(t, want, assigned(p.Decision))
 }
 
+// P16: Topology together with preemption (v1.36 upstream refuses; we do it): required rack; the
+// gang fits in rack-1 only if two low pods there go, and in rack-2 only if one mid pod goes: it
+// evicts the two low pods in rack-1 (lower priorities beat fewer pods), never pods in both racks.
 func TestScenario_P16(t *testing.T) {
 	s := snapshot([]placement.Node{
 		node("r1a", cpu(4000), rackKey, "rack-1"), node("r1b", cpu(4000), rackKey, "rack-1"),

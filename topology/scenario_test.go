@@ -14,6 +14,8 @@ func rackNode(name, zone, rack string) placement.Node {
 	return node(name, 2000, zoneKey, zone, rackKey, rack)
 }
 
+// T1: rack-1 has 3 nodes (zone-1), rack-2 has 2 nodes (zone-1) and one of them is full, rack-3 has
+// 1 node (zone-2). A gang of 3 (min 3) is placed entirely in rack-1.
 func TestScenario_T1(t *testing.T) {
 	s := snapshot(t, []placement.Node{
 		rackNode("r1-a", "zone-1", "rack-1"), rackNode("r1-b", "zone-1", "rack-1"), rackNode("r1-c", "zone-1", "rack-1"),
@@ -28,6 +30,7 @@ func TestScenario_T1(t *testing.T) {
 	require.Equal(t, map[string]string{"pg1-a": "r1-a", "pg1-b": "r1-a", "pg1-c": "r1-b"}, assigned(d))
 }
 
+// T2: Members request cpu:3 (no node can hold one): unschedulable, with a reason that says so.
 func TestScenario_T2(t *testing.T) {
 	s := snapshot(t, []placement.Node{
 		rackNode("r1-a", "zone-1", "rack-1"), rackNode("r1-b", "zone-1", "rack-1"), rackNode("r2-a", "zone-1", "rack-2"),
@@ -40,6 +43,8 @@ func TestScenario_T2(t *testing.T) {
 	require.Equal(t, "0 of min 3 members fit in zone-1/rack-1; default/pg1-a fits on none of 2 nodes: 2 Insufficient cpu", d.Message)
 }
 
+// T3: The only rack is full of other pods: unschedulable; after one of those pods leaves and frees
+// enough room, all three bind in the next cycle.
 func TestScenario_T3(t *testing.T) {
 	s := snapshot(t, []placement.Node{rackNode("n1", "zone-1", "rack-1"), rackNode("n2", "zone-1", "rack-1")},
 		placement.Pod{Namespace: "other", Name: "big", NodeName: "n1", Requests: placement.ResourceList{cpu: 2000}},
@@ -58,6 +63,8 @@ func TestScenario_T3(t *testing.T) {
 	require.Equal(t, map[string]string{"pg1-a": "n2", "pg1-b": "n1", "pg1-c": "n1"}, assigned(d))
 }
 
+// T4: Scoring by allocation: rack-1 has 2 nodes, rack-2 has 3, rack-3 has 1. A gang of 3 goes to
+// rack-1: after placement rack-1 is 3/4 allocated against 3/6 for rack-2 (most-allocated wins).
 func TestScenario_T4(t *testing.T) {
 	s := snapshot(t, []placement.Node{
 		rackNode("r1-a", "zone-1", "rack-1"), rackNode("r1-b", "zone-1", "rack-1"),
@@ -82,6 +89,9 @@ func TestScenario_T4(t *testing.T) {
 	require.Equal(t, int64(500_000+1_000_000), d2.Score, "rack-2 would be 3/6 allocated")
 }
 
+// T5: Two gangs in a row, racks as in T1 but no node full (rack-1: 3 nodes, rack-2: 2, rack-3: 1):
+// pg1 has 3 members of cpu:2, which only rack-1 can hold; pg2 has 2 members of cpu:2 (min 2) and
+// then lands in rack-2, the only rack that still fits it.
 func TestScenario_T5(t *testing.T) {
 	s := snapshot(t, []placement.Node{
 		rackNode("r1-a", "zone-1", "rack-1"), rackNode("r1-b", "zone-1", "rack-1"), rackNode("r1-c", "zone-1", "rack-1"),
@@ -101,6 +111,8 @@ func TestScenario_T5(t *testing.T) {
 	require.Equal(t, map[string]string{"pg2-a": "r2-a", "pg2-b": "r2-b"}, assigned(d))
 }
 
+// T6: A rack that fits only one gang: one rack of 2 nodes (cpu:4 in all); pg1 (3 members) binds
+// there; pg2 (2 members) stays pending.
 func TestScenario_T6(t *testing.T) {
 	s := snapshot(t, []placement.Node{rackNode("n1", "zone-1", "rack-1"), rackNode("n2", "zone-1", "rack-1")})
 	tr := tree(t, s, zoneKey, rackKey)
@@ -117,6 +129,7 @@ func TestScenario_T6(t *testing.T) {
 	require.Equal(t, "1 of min 2 members fit in zone-1/rack-1; default/pg2-b fits on none of 2 nodes: 2 Insufficient cpu", d.Message)
 }
 
+// T7: min 2 with 3 members and two racks that could each hold all 3: all 3 go to one rack.
 func TestScenario_T7(t *testing.T) {
 	s := snapshot(t, []placement.Node{
 		rackNode("r1-a", "zone-1", "rack-1"), rackNode("r1-b", "zone-1", "rack-1"),
@@ -129,6 +142,8 @@ func TestScenario_T7(t *testing.T) {
 	require.Equal(t, map[string]string{"pg1-a": "r1-a", "pg1-b": "r1-a", "pg1-c": "r1-b"}, assigned(d))
 }
 
+// T8: Basic policy with a topology key: with several racks, all members go to one rack; when no
+// rack fits all, as many as fit go to one rack and the rest wait (no spill into a second rack).
 func TestScenario_T8(t *testing.T) {
 	basic := func(n int) *placement.Group {
 		return &placement.Group{Namespace: "default", Name: "pg1", Policy: placement.PolicyBasic, Members: members("pg1", n, 1000)}
@@ -153,6 +168,7 @@ func TestScenario_T8(t *testing.T) {
 	})
 }
 
+// T9: Nodes without the topology label are never part of a constrained placement.
 func TestScenario_T9(t *testing.T) {
 	s := snapshot(t, []placement.Node{
 		rackNode("r1-a", "zone-1", "rack-1"),
@@ -182,6 +198,9 @@ func TestScenario_T9(t *testing.T) {
 	require.Equal(t, map[string]string{"pg1-a": "r1-a", "pg1-b": "r1-a", "pg1-c": "zoneonly"}, assigned(d))
 }
 
+// T10: The empty label value is a value: a node labelled rack="" is in domain "" and a node with
+// no rack label is in no domain. Bound members on rack="" and rack=r2 are two domains: a required-
+// rack group in that state gets a clear error, not a silent merge.
 func TestScenario_T10(t *testing.T) {
 	nodes := []placement.Node{
 		node("n-empty", 2000, rackKey, ""),
@@ -232,6 +251,9 @@ func TestScenario_T10(t *testing.T) {
 	require.ErrorContains(t, err, `bound member default/pg1-z is on node "n-none", which is in no domain of required key`)
 }
 
+// T11: Domain identity is the path, not the value: with levels [block, hostname], a node named
+// `block-1` in block `block-1` and a node `nb` (cpu:2 free) in block `block-2`; a 1-pod group of
+// cpu:4 with required block lands on node `block-1` (which has cpu:8 free).
 func TestScenario_T11(t *testing.T) {
 	s := snapshot(t, []placement.Node{
 		node("block-1", 8000, blockKey, "block-1", hostKey, "block-1"),
@@ -255,6 +277,8 @@ func TestScenario_T11(t *testing.T) {
 	require.Equal(t, map[string]string{"pg1-a": "block-1"}, assigned(d))
 }
 
+// T12: Required and preferred on the same level (rack required, rack preferred) behaves exactly
+// like rack required.
 func TestScenario_T12(t *testing.T) {
 	s := snapshot(t, []placement.Node{
 		rackNode("r1-a", "zone-1", "rack-1"), rackNode("r1-b", "zone-1", "rack-1"),
@@ -272,6 +296,8 @@ func TestScenario_T12(t *testing.T) {
 	}
 }
 
+// T13: A full domain is skipped, not the end of the search: n1 has 0 free, n2 has cpu:4 free, an
+// unconstrained 1-pod group of cpu:1 lands on n2.
 func TestScenario_T13(t *testing.T) {
 	s := snapshot(t, []placement.Node{node("n1", 2000, hostKey, "n1"), node("n2", 4000, hostKey, "n2")},
 		placement.Pod{Namespace: "x", Name: "filler", NodeName: "n1", Requests: placement.ResourceList{cpu: 2000}})
@@ -286,6 +312,7 @@ func TestScenario_T13(t *testing.T) {
 	require.Equal(t, map[string]string{"pg1-a": "n2"}, assigned(d))
 }
 
+// T14: Preferred (soft) multi-level: levels block > rack, each node cpu:1.
 func TestScenario_T14(t *testing.T) {
 	var nodes []placement.Node
 	add := func(name, block, rack string) {
@@ -319,6 +346,8 @@ func TestScenario_T14(t *testing.T) {
 	require.Len(t, d.Assignments, 6)
 }
 
+// T15: Hard constraint at node level: 3 nodes of cpu:2, key = hostname, a gang of 2 × cpu:1 goes
+// to one node; a gang of 2 × cpu:2 is unschedulable (never split across nodes).
 func TestScenario_T15(t *testing.T) {
 	s := snapshot(t, []placement.Node{
 		node("n1", 2000, hostKey, "n1"), node("n2", 2000, hostKey, "n2"), node("n3", 2000, hostKey, "n3"),

@@ -2,10 +2,10 @@ package topology
 
 import (
 	"fmt"
-	"github.com/gangsched/gangsched/internal/arith"
 	"math/bits"
 	"slices"
 
+	"github.com/gangsched/gangsched/internal/arith"
 	"github.com/gangsched/gangsched/placement"
 )
 

@@ -159,7 +159,7 @@ func bigSnapshot(tb testing.TB) *placement.Snapshot {
 	return cached("core-big-snapshot", func() *placement.Snapshot { return mustSnapshot(tb, coreNodes(bigNodes)(), bigPods()) })
 }
 
-// snapshot builds 10,000 nodes and 100,000 bound pods (issue 8: under
+// snapshot builds 10,000 nodes and 100,000 bound pods (the target: under
 // 10 ms and 100 MB).
 func snapshot() workload {
 	return workload{

@@ -13,7 +13,7 @@ const (
 	HostKey  = "kubernetes.io/hostname"
 )
 
-// Shapes of the GPU cluster of issue 8: hosts of 8 GPUs, 64 CPUs and 110
+// Shapes of the GPU cluster: hosts of 8 GPUs, 64 CPUs and 110
 // pods, 32 hosts to a rack and 16 racks to a block; pods of 1 GPU and 8 CPUs.
 const (
 	HostGPU       = 8
@@ -66,7 +66,7 @@ func (c *Cluster) Level(key string) int {
 	return -1
 }
 
-// GPUCluster returns issue 8's cluster of n hosts in blocks of 16 racks of
+// GPUCluster returns the matrix's GPU cluster of n hosts in blocks of 16 racks of
 // 32 hosts (the last rack and block may be partial), each host with 8 GPUs
 // (nvidia.com/gpu), cpu 64 and pods 110. When fragmented, each host keeps
 // 0–8 GPUs free, drawn from a fixed linear congruential sequence (the same

@@ -16,12 +16,12 @@
 //   - core: upstream scheduler_perf shapes ([Nodes], [Gang], [Bound]) with
 //     [Floor] — gangs on 5,000 nodes, a snapshot of 10,000 nodes and
 //     100,000 pods, forks with a what-if of 100 and 1,000 pods;
-//   - issue 8's matrix on [GPUCluster] (blocks > racks > hosts of 8 GPUs),
+//   - the matrix on [GPUCluster] (blocks > racks > hosts of 8 GPUs),
 //     named like n=10000/p=512/block/empty, with [GangFloor];
 //   - the stream of 2,250 gangs of 4 pods with a required rack on 5,000
 //     nodes ([TASCluster] and [GPUCluster]);
 //   - workload-aware preemption on [PackedCluster];
-//   - issue 6's heterogeneous groups ([ShapedGang]) and the share of
+//   - heterogeneous groups ([ShapedGang]) and the share of
 //     generated instances ([HeteroInstance]) that the heuristic places
 //     without the exhaustive search ([Settle]).
 //

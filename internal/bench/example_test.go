@@ -26,7 +26,7 @@ func Example() {
 	// floor: 8300
 }
 
-// The floor of issue 8's matrix: one pass sums each rack's free slots,
+// The floor of the matrix: one pass sums each rack's free slots,
 // picks the fullest rack that holds the gang and first-fits the members.
 func ExampleGangFloor_Place() {
 	c := bench.GPUCluster(1000, true)

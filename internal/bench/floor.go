@@ -2,7 +2,7 @@ package bench
 
 import "slices"
 
-// GangFloor is issue 8's touch-once floor over a [Cluster]: a plain Go pass
+// GangFloor is the touch-once floor over a [Cluster]: a plain Go pass
 // over flat slices — no maps, no snapshot, no hooks — that sums each
 // domain's free slots, picks a domain and first-fits the members in it. No
 // decision can do less than read every node and every member once, so the

@@ -7,7 +7,7 @@ import (
 )
 
 // HeteroInstance returns generated instance seed of a heterogeneous gang
-// (issue 6): size members named h-<i> of PodGroup default/h (minCount
+// (members of up to 16 shapes): size members named h-<i> of PodGroup default/h (minCount
 // size), each with one of the first shapes of [Shapes] drawn at random,
 // and n hosts of the GPU cluster's shape (8 GPUs, cpu 64, pods 110;
 // unlabelled). Every instance has a placement, planted: the members, in a

@@ -47,7 +47,7 @@ func share(tb testing.TB, n, size, shapes, count int, searchBudget int64) [4]int
 }
 
 // hetero: a 256-member gang with 1, 2, 4 or 16 member shapes on the
-// fragmented 1,000-host GPU cluster, zero Options (issue 6). Beside the
+// fragmented 1,000-host GPU cluster, zero Options. Beside the
 // decision's steps (member-on-node evaluations) it reports, from
 // heteroInstances generated tight instances of the same size and shape
 // count (bench.HeteroInstance, each with a planted placement), how many

@@ -9,7 +9,7 @@ import (
 	"github.com/gangsched/gangsched/topology"
 )
 
-// Issue 8's matrix.
+// The matrix: hosts × members × required level × cluster state.
 var (
 	matrixHosts = []int{1000, 5000, 10000}
 	matrixSizes = []int{8, 64, 512, 4096}

@@ -14,7 +14,7 @@ const (
 	HighPriority int32 = 1000
 )
 
-// Packed is issue 8's preemption workload: nodes of cpu 8 packed with low
+// Packed is the preemption workload: nodes of cpu 8 packed with low
 // pods of cpu 1 in PodGroups of 8 with disruptionMode PodGroup, each group
 // spread over 8 nodes, and a high-priority gang of 1-CPU members that
 // fits only after some groups are evicted. Beside the inputs of

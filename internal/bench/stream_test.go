@@ -11,7 +11,7 @@ import (
 
 const streamNodes, streamGangs, streamSize = 5000, 2250, 4
 
-// stream is issue 8's stream on one cluster: streamGangs gangs of
+// stream is the stream workload on one cluster: streamGangs gangs of
 // streamSize pods, each requiring a rack, placed one after the other.
 type stream struct {
 	c     *bench.Cluster

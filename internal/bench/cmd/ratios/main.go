@@ -16,11 +16,11 @@
 // It reads the files, or standard input when none is given. -extra adds a
 // column per custom metric unit of the decision (e.g. -extra placed,steps);
 // -match keeps the workloads whose name starts with one of the
-// comma-separated prefixes. -unit reads the times from another metric
-// than ns/op: cpu-ns/op, the CPU time the benchmarks report, varies less
-// on a machine shared with other work. A
-// workload without a floor gets "—" in the floor and ratio columns. The
-// trailing "-<GOMAXPROCS>" of each benchmark name is dropped.
+// comma-separated prefixes. -unit reads the times from another metric than
+// ns/op: cpu-ns/op, the CPU time the benchmarks report, varies less on a
+// machine shared with other work. A workload without a floor gets "—" in the
+// floor and ratio columns. The trailing "-<GOMAXPROCS>" of each benchmark
+// name is dropped.
 //
 // -before file prints, instead, each workload's decision before (from that
 // file, a run of the code before) and after (the other files), the

@@ -1,0 +1,308 @@
+package placement
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/gangsched/gangsched/internal/arith"
+)
+
+// member is one pending pod: 8 bytes and no pointer, so that the pods of a
+// large pod set cost little to list and nothing to the garbage collector.
+// What it shares with its row (a member, or a pod set whose pods are
+// identical) is kept per row.
+type member struct {
+	row   int32 // its pod is sv.pod(row), its requests sv.req(row)
+	index int32 // pending index (see Group.NumPending)
+}
+
+// prepareMembers sorts the pending pods into member order, validates them
+// and compiles their requests into vectors, reading each member's and each
+// pod set's maps once. The vectors are kept in g.prep (g is Solve's private
+// copy), where hooks read them through [Group.RequestVector]. What
+// validate learnt of g.Members spares passes over them. boundAffinity
+// says a bound member has affinity terms, which may tell pending members
+// apart by their labels.
+func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
+	g := sv.g
+	n := len(g.Members)
+	// A row is a member or a pod set, whose pods are consecutive in member
+	// order: they are identical.
+	rows := grow(sv.sc.rows, n+len(g.PodSets))
+	sv.sc.rows = rows
+	for i := range rows {
+		rows[i] = int32(i)
+	}
+	byOrder := func(a, b int32) int { return MemberOrder(sv.pod(a), sv.pod(b)) }
+	// Hosts usually pass members already in member order (the gang cycle
+	// does): checking costs n-1 comparisons, sorting n log n. Members of
+	// one priority and queue time (the usual gang) compare by name alone:
+	// identical fields mean equal times.
+	inOrder, first := true, 1
+	if members.inOrder {
+		first = max(n, 1)
+	}
+	for i := first; i < len(rows) && inOrder; i++ {
+		a, b := sv.pod(rows[i-1]), sv.pod(rows[i])
+		if a.Priority == b.Priority && a.QueuedAt == b.QueuedAt && a.Namespace == b.Namespace {
+			inOrder = a.Name <= b.Name
+		} else {
+			inOrder = MemberOrder(a, b) <= 0
+		}
+	}
+	if !inOrder {
+		slices.SortFunc(rows, byOrder)
+	}
+	// Members are merged into classes only when nothing can tell them
+	// apart: labels matter to affinity (a bound member's too) and
+	// sub-groups, and a caller's Filter or Reserver sees the pod itself (a
+	// pod set's pods, one pod to a hook, stay one class).
+	distinct := boundAffinity || len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0 || len(sv.opts.Reservers) > 0
+	for i := 0; i < n && !members.noAffinity; i++ { // pod set templates have none
+		distinct = distinct || g.Members[i].Affinity != nil
+	}
+	b := sv.s.b
+	sv.members = grow(sv.sc.members, g.NumPending())
+	// Per row its class, per class one request vector: rows of a class
+	// request the same. Hooks read both through g.prep, possibly after the
+	// solve, so they do not come from the pool.
+	sv.class, sv.size = make([]int32, len(rows)), grow(sv.sc.size, len(rows))
+	sv.reqs = sv.reqs[:0]
+	req := make([]int64, sv.R) // the member being compiled
+	sv.cols = sv.sc.cols[:0]
+	for j := range sv.R {
+		if j != b.podsR {
+			sv.cols = append(sv.cols, j)
+		}
+	}
+	var classes classIndex
+	i := 0
+	for k, row := range rows {
+		start, count := int(row), 1
+		if int(row) >= n {
+			start, count = g.prep.starts[int(row)-n], int(g.PodSets[int(row)-n].Count)
+		}
+		m := &sv.members[i]
+		m.row = row
+		m.index = int32(start)
+		if !sv.compile(row, req) {
+			return firstBadPod(g.Members) // the slow path names the field
+		}
+		if prev := rows[max(k-1, 0)]; k > 0 && sv.sameClass(prev, row, req, distinct) {
+			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev] // runs of identical members are the rule
+		} else {
+			sv.class[row] = classes.of(sv, row, req, distinct)
+			sv.size[row] = b.ffdSize(req)
+		}
+		// A pod set's other pods: one 8-byte store each, no bounds check.
+		rest := sv.members[i+1 : i+count]
+		for c := range rest {
+			rest[c] = member{row: row, index: int32(start + 1 + c)}
+		}
+		i += count
+	}
+	sv.classes = len(classes.reps)
+	g.prep.req, g.prep.rowClass = sv.reqs, sv.class
+	g.prep.classRow, g.prep.classPods = classes.reps, make([]int, sv.classes)
+	for _, row := range rows {
+		g.prep.classPods[sv.class[row]] += 1
+		if int(row) >= n {
+			g.prep.classPods[sv.class[row]] += int(g.PodSets[int(row)-n].Count) - 1
+		}
+	}
+	return nil
+}
+
+// ffdSize is a pod's size for first-fit decreasing: the sum, over the
+// resources it requests (the pod count excluded), of its request as a share
+// of the largest allocatable.
+func (b *base) ffdSize(req []int64) int64 {
+	var size int64
+	for j, q := range req {
+		if j != b.podsR {
+			size += arith.MulDiv(min(q, b.largest[j]), scoreScale, b.largest[j])
+		}
+	}
+	return size
+}
+
+// compile fills req with the requests of row from its pod's map and
+// reports whether they are valid. Looking up each tracked resource beats
+// iterating the map; the map is iterated only when it holds a name the
+// snapshot does not track, the pods count (never looked up: a pod never
+// lists it) or an invalid entry, which the count of found names reveals.
+func (sv *solver) compile(row int32, req []int64) bool {
+	b := sv.s.b
+	p := sv.pod(row)
+	clear(req)
+	req[b.podsR] = 1
+	// Each name found moves to the front of sv.cols, so a run of members
+	// alike finds all theirs before any miss (a miss hashes the name too).
+	found, cols := 0, sv.cols
+	for k := 0; k < len(cols) && found < len(p.Requests); k++ {
+		j := cols[k]
+		q, ok := p.Requests[b.res[j]]
+		if !ok {
+			continue
+		}
+		if q < 0 {
+			return false
+		}
+		req[j] = q
+		cols[k], cols[found] = cols[found], j
+		found++
+	}
+	if p.Name == "" {
+		return false
+	}
+	if found == len(p.Requests) {
+		return true
+	}
+	for r, q := range p.Requests {
+		if r == "" || r == ResourcePods || q < 0 {
+			return false
+		}
+		if _, known := b.resIdx[r]; !known && q > 0 {
+			if sv.missing == nil {
+				sv.missing = map[*Pod]ResourceName{}
+			}
+			if old, ok := sv.missing[p]; !ok || r < old {
+				sv.missing[p] = r // the first by name, whatever the map order
+			}
+			sv.g.prep.untracked = true
+		}
+	}
+	return true
+}
+
+// hookGroup returns the group to hand a hook: a fresh copy of sv.g, so
+// that a hook reassigning its fields (Members, PodSets) reaches neither
+// the caller's group nor the one the solver reads its rows from.
+func (sv *solver) hookGroup() *Group {
+	sv.hg = *sv.g
+	return &sv.hg
+}
+
+// pod returns the pod of row: a member, or a pod set's template.
+func (sv *solver) pod(row int32) *Pod {
+	if n := len(sv.g.Members); int(row) >= n {
+		return &sv.g.PodSets[int(row)-n].Template
+	}
+	return &sv.g.Members[row]
+}
+
+// req returns the requests of row (see member): its class's.
+func (sv *solver) req(row int32) []int64 {
+	o := int(sv.class[row]) * sv.R
+	return sv.reqs[o : o+sv.R : o+sv.R]
+}
+
+// missingOf is the first resource (by name) that member m requests and no
+// node has, or "".
+func (sv *solver) missingOf(m *member) ResourceName { return sv.missing[sv.pod(m.row)] }
+
+// firstBadPod returns the error of the first member, in key order, whose
+// own fields are invalid.
+func firstBadPod(members []Pod) error {
+	order := make([]*Pod, len(members))
+	for i := range members {
+		order[i] = &members[i]
+	}
+	slices.SortFunc(order, func(a, b *Pod) int { return a.Key().Compare(b.Key()) })
+	for _, p := range order {
+		if err := checkPod(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// classIndex finds, for each row, an earlier interchangeable row: rows are
+// told apart by a hash of their requests, and compared in full only when
+// the hashes match. A group has a few classes, usually one: the first
+// eight are scanned, a map indexes more.
+type classIndex struct {
+	reps   []int              // class id -> its first row
+	hashes []uint64           // class id -> its requests' hash
+	byHash map[uint64][]int32 // hash -> class ids, once there are many
+}
+
+// of returns the class of row, whose requests are req, creating it (with
+// req appended to sv.reqs) when no earlier row is interchangeable.
+func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int32 {
+	h := uint64(14695981039346656037)
+	for _, q := range req {
+		h = (h ^ uint64(q)) * 1099511628211
+	}
+	same := func(id int32) bool { return c.hashes[id] == h && sv.sameClass(int32(c.reps[id]), row, req, withLabels) }
+	if c.byHash == nil {
+		for id := range int32(len(c.reps)) {
+			if same(id) {
+				return id
+			}
+		}
+	} else {
+		for _, id := range c.byHash[h] {
+			if same(id) {
+				return id
+			}
+		}
+	}
+	id := int32(len(c.reps))
+	c.reps, c.hashes = append(c.reps, int(row)), append(c.hashes, h)
+	switch {
+	case c.byHash != nil:
+		c.byHash[h] = append(c.byHash[h], id)
+	case len(c.reps) > 8:
+		c.byHash = map[uint64][]int32{}
+		for k, hk := range c.hashes {
+			c.byHash[hk] = append(c.byHash[hk], int32(k))
+		}
+	}
+	sv.reqs = append(sv.reqs, req...)
+	return id
+}
+
+// sameClass reports whether row, whose requests are req, is
+// interchangeable with row a, which has a class: the solver reads the same
+// of both. Labels and affinity matter only to groups with affinity terms
+// or sub-groups, and then no two members are merged.
+func (sv *solver) sameClass(a, row int32, req []int64, withLabels bool) bool {
+	if withLabels || !slices.Equal(sv.req(a), req) || (sv.missing != nil && sv.missing[sv.pod(a)] != sv.missing[sv.pod(row)]) {
+		return false
+	}
+	pa, pb := sv.pod(a), sv.pod(row)
+	// Ranging over even an empty map costs an iterator: most pods have no
+	// selector.
+	if len(pa.NodeSelector)+len(pb.NodeSelector) > 0 && !maps.Equal(pa.NodeSelector, pb.NodeSelector) {
+		return false
+	}
+	return slices.Equal(pa.Tolerations, pb.Tolerations)
+}
+
+// memberOrder is the members' indexes in member order: the identity. It
+// is never modified, so the pool keeps one, filled once for the largest
+// group so far.
+func (sv *solver) memberOrder() []int {
+	n := len(sv.members)
+	if id := sv.sc.identity; len(id) < n {
+		id = slices.Grow(id, n-len(id))
+		for i := len(id); i < n; i++ {
+			id = append(id, i)
+		}
+		sv.sc.identity = id
+	}
+	return sv.sc.identity[:n:n]
+}
+
+// ffdOrder is first-fit decreasing: the largest members first (by the sum
+// of their requests relative to the largest node), ties in member order.
+// Like memberOrder, it is built once and never modified.
+func (sv *solver) ffdOrder() []int {
+	if sv.bySize == nil {
+		sv.bySize = append(sv.sc.bySize[:0], sv.memberOrder()...)
+		slices.SortStableFunc(sv.bySize, func(i, j int) int { return cmp.Compare(sv.size[sv.members[j].row], sv.size[sv.members[i].row]) })
+	}
+	return sv.bySize
+}
