@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -122,10 +123,13 @@ func parallel(sem chan struct{}, n int, f func(int)) {
 	wg.Wait()
 }
 
-// bind posts the Binding. A conflict means the pod is bound already (by
-// this scheduler before a restart or a lost answer, or by another one):
-// the assumption stays until the watch shows where. Any other failure
-// takes the assumption back and queues the pod again.
+// bind posts the Binding. When the answer is not a plain success — a
+// conflict (the pod is bound already: by this scheduler before a restart,
+// by a call whose answer was lost, or by another scheduler), or no answer
+// at all (the API server went away mid-call, and may have bound it) — the
+// pod is read back and the snapshot takes what the API says: bound there,
+// or pending (queued again), or gone. Until then it stays assumed, so its
+// node is never double-booked on a guess.
 func (s *Scheduler) bind(ctx context.Context, b bindCall) {
 	binding := &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: b.pod.Namespace, Name: b.pod.Name, UID: types.UID(b.uid)},
@@ -134,7 +138,7 @@ func (s *Scheduler) bind(ctx context.Context, b bindCall) {
 	err := retry(ctx, func() error {
 		err := s.client.CoreV1().Pods(b.pod.Namespace).Bind(ctx, binding, metav1.CreateOptions{})
 		if apierrors.IsConflict(err) {
-			return nil // not retried: see above
+			return errBoundAlready // not retried: see above
 		}
 		return err
 	})
@@ -142,11 +146,41 @@ func (s *Scheduler) bind(ctx context.Context, b bindCall) {
 		s.metrics.bindings.WithLabelValues("bound").Inc()
 		return
 	}
-	s.metrics.bindings.WithLabelValues("failed").Inc()
-	s.log.Error("binding failed; the pod is queued again", "pod", b.pod.String(), "node", b.node, "err", err)
+	if err != errBoundAlready {
+		s.metrics.bindings.WithLabelValues("failed").Inc()
+		s.log.Error("binding failed; reading the pod back", "pod", b.pod.String(), "node", b.node, "err", err)
+	}
+	s.resolve(ctx, b.pod)
+}
+
+// errBoundAlready marks a binding answered with a conflict.
+var errBoundAlready = errors.New("pod is bound already")
+
+// resolveBackoff reads a pod back for up to about a minute: long enough
+// for an API server to restart.
+var resolveBackoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 1.5, Jitter: 0.1, Steps: 14, Cap: 10 * time.Second}
+
+// resolve reads pod k from the API and makes the snapshot and the queue
+// agree with it. If it cannot be read at all, the assumption stays.
+func (s *Scheduler) resolve(ctx context.Context, k placement.Key) {
+	var p *corev1.Pod
+	err := wait.ExponentialBackoffWithContext(ctx, resolveBackoff, func(ctx context.Context) (bool, error) {
+		var err error
+		p, err = s.client.CoreV1().Pods(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
+		return err == nil || apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		s.log.Error("pod could not be read back; it stays assumed", "pod", k.String(), "err", err)
+		return
+	}
 	s.mu.Lock()
-	s.c.forget(b.pod)
-	if p, err := s.pods.Pods(b.pod.Namespace).Get(b.pod.Name); err == nil {
+	switch {
+	case p == nil || p.Name == "":
+		s.c.deleted(k)
+	case p.Spec.NodeName != "":
+		s.c.setBound(s.boundPod(p))
+	default:
+		s.c.forget(k)
 		s.onPod(p)
 	}
 	s.mu.Unlock()
