@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/gangsched/gangsched/e2e/harness"
+)
+
+// The seed's walkthrough: a Workload and its PodGroup with minCount 4, and
+// four pods of one GPU each. With three one-GPU nodes all four wait (the
+// condition says Unschedulable, no pod is bound); a fourth node is created
+// and all four bind, one per node; the condition turns True.
+func TestSeedWalkthrough(t *testing.T) {
+	c := harness.Start(t, harness.Options{})
+	client := c.Client()
+	create(t, client, node("node-a", "rack-1", 8, 1), node("node-b", "rack-1", 8, 1), node("node-c", "rack-2", 8, 1))
+	create(t, client, &schedulingv1beta1.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "training-job-workload"},
+		Spec: schedulingv1beta1.WorkloadSpec{PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{{
+			Name:             "workers",
+			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 4}},
+		}}},
+	})
+	pg := podGroup("training-job-workers-pg", 4)
+	pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: "training-job-workload", TemplateName: "workers"}
+	create(t, client, pg)
+	for i := range 4 {
+		create(t, client, member(fmt.Sprintf("worker-%d", i), pg.Name, "", 1))
+	}
+	startScheduler(t, c, testConfig(), "")
+
+	cond := conditionIs(t, client, pg.Name, metav1.ConditionFalse, "Unschedulable")
+	t.Logf("while three nodes fit: %s", cond.Message)
+	n, err := boundCount(ctxFor(t), client, pg.Name)
+	require.NoError(t, err)
+	require.Zero(t, n, "no member binds while only three fit")
+
+	create(t, client, node("node-d", "rack-2", 8, 1))
+	conditionIs(t, client, pg.Name, metav1.ConditionTrue, "Scheduled")
+	eventually(t, "all four bound", func(ctx context.Context) (bool, error) {
+		n, err := boundCount(ctx, client, pg.Name)
+		return n == 4, err
+	})
+	ps, err := pods(ctxFor(t), client, pg.Name)
+	require.NoError(t, err)
+	nodes := map[string]bool{}
+	for _, p := range ps {
+		nodes[p.Spec.NodeName] = true
+	}
+	require.Len(t, nodes, 4, "one member per one-GPU node")
+}
+
+// A gang of three that must share a rack lands in the one rack with room
+// for all three (rack-2, three nodes), not across racks, though rack-1's
+// two nodes would hold two of them.
+func TestRackConstrainedGang(t *testing.T) {
+	c := harness.Start(t, harness.Options{})
+	client := c.Client()
+	create(t, client,
+		node("r1-a", "rack-1", 8, 1), node("r1-b", "rack-1", 8, 1),
+		node("r2-a", "rack-2", 8, 1), node("r2-b", "rack-2", 8, 1), node("r2-c", "rack-2", 8, 1))
+	pg := podGroup("ranked", 3)
+	pg.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: rackKey}}}
+	create(t, client, pg)
+	for i := range 3 {
+		create(t, client, member(fmt.Sprintf("ranked-%d", i), pg.Name, "", 1))
+	}
+	startScheduler(t, c, testConfig(), "")
+
+	conditionIs(t, client, pg.Name, metav1.ConditionTrue, "Scheduled")
+	eventually(t, "all three bound", func(ctx context.Context) (bool, error) {
+		n, err := boundCount(ctx, client, pg.Name)
+		return n == 3, err
+	})
+	ps, err := pods(ctxFor(t), client, pg.Name)
+	require.NoError(t, err)
+	for _, p := range ps {
+		require.Contains(t, []string{"r2-a", "r2-b", "r2-c"}, p.Spec.NodeName, "%s lands in rack-2", p.Name)
+	}
+}
+
+// A high-priority gang of four, on four one-GPU nodes that a low-priority
+// gang (disruptionMode All) holds, preempts the low gang whole: each victim
+// is marked DisruptionTarget before it is deleted, and the high gang binds.
+func TestGangPreemptsGangWhole(t *testing.T) {
+	c := harness.Start(t, harness.Options{})
+	c.RunKubelet(t)
+	client := c.Client()
+	deleted := recordDeletions(t, c)
+	create(t, client, priorityClass("low", 10), priorityClass("high", 1000))
+	for i := range 4 {
+		create(t, client, node(fmt.Sprintf("node-%d", i), "rack-1", 8, 1))
+	}
+	low := podGroup("low", 4)
+	low.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{All: &schedulingv1beta1.AllDisruptionMode{}}
+	low.Spec.PriorityClassName = "low" // a PodGroup's priority overrides its pods'
+
+	create(t, client, low)
+	for i := range 4 {
+		create(t, client, member(fmt.Sprintf("low-%d", i), "low", "low", 1))
+	}
+	startScheduler(t, c, testConfig(), "")
+	conditionIs(t, client, "low", metav1.ConditionTrue, "Scheduled")
+
+	high := podGroup("high", 4)
+	high.Spec.PriorityClassName = "high"
+	create(t, client, high)
+	for i := range 4 {
+		create(t, client, member(fmt.Sprintf("high-%d", i), "high", "high", 1))
+	}
+	conditionIs(t, client, "high", metav1.ConditionTrue, "Scheduled")
+	eventually(t, "the high gang bound and the low one gone", func(ctx context.Context) (bool, error) {
+		h, err := boundCount(ctx, client, "high")
+		if err != nil {
+			return false, err
+		}
+		l, err := pods(ctx, client, "low")
+		return h == 4 && len(l) == 0, err
+	})
+	for i := range 4 {
+		name := fmt.Sprintf("low-%d", i)
+		p, ok := deleted.get(name)
+		require.True(t, ok, "%s deleted", name)
+		require.True(t, hasDisruptionTarget(p), "%s marked DisruptionTarget before deletion: %v", name, p.Status.Conditions)
+	}
+}
+
+// deletions records the last state of each deleted pod, as the watch
+// delivers it.
+type deletions struct {
+	mu   sync.Mutex
+	pods map[string]*corev1.Pod
+}
+
+func (d *deletions) get(name string) (*corev1.Pod, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p, ok := d.pods[name]
+	return p, ok
+}
+
+func recordDeletions(t *testing.T, c *harness.Cluster) *deletions {
+	d := &deletions{pods: map[string]*corev1.Pod{}}
+	f := informers.NewSharedInformerFactory(c.Client(), 0)
+	inf := f.Core().V1().Pods().Informer()
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(o any) {
+		if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+			o = t.Obj
+		}
+		if p, ok := o.(*corev1.Pod); ok {
+			d.mu.Lock()
+			d.pods[p.Name] = p
+			d.mu.Unlock()
+		}
+	}})
+	require.NoError(t, err)
+	stop := make(chan struct{})
+	f.Start(stop)
+	t.Cleanup(func() { close(stop); f.Shutdown() })
+	return d
+}
+
+func hasDisruptionTarget(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,57 @@
+package scheduler
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func writeConfig(t *testing.T, text string) string {
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o600))
+	return p
+}
+
+func TestLoadConfig(t *testing.T) {
+	p := writeConfig(t, `apiVersion: config.gangsched.io/v1alpha1
+kind: GangSchedulerConfiguration
+schedulerName: gangs
+topologyLevels: [topology.kubernetes.io/zone, topology.kubernetes.io/rack]
+maxBackoff: 30s
+leaderElection:
+  resourceNamespace: gangsched-system
+`)
+	c, err := LoadConfig(p)
+	require.NoError(t, err)
+	require.Equal(t, "gangs", c.SchedulerName)
+	require.Equal(t, 30*time.Second, c.MaxBackoff.Duration)
+	require.Equal(t, time.Second, c.InitialBackoff.Duration, "defaulted")
+	require.Equal(t, "gangsched-system", c.LeaderElection.ResourceNamespace)
+	require.Equal(t, "gangsched-scheduler", c.LeaderElection.ResourceName, "defaulted")
+	require.True(t, *c.LeaderElection.LeaderElect)
+	require.True(t, *c.Preemption)
+}
+
+// Bad files are rejected with the field named.
+func TestLoadConfigErrors(t *testing.T) {
+	head := "apiVersion: config.gangsched.io/v1alpha1\nkind: GangSchedulerConfiguration\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"unknown field", head + "schedulerNmae: x\n", `unknown field "schedulerNmae"`},
+		{"bad duration", head + "initialBackoff: soon\n", `"soon" is not a duration`},
+		{"backoff order", head + "initialBackoff: 5s\nmaxBackoff: 1s\n", "maxBackoff: 1s is below initialBackoff 5s"},
+		{"parallelism", head + "parallelism: -1\n", "parallelism: -1 is below 1"},
+		{"lease", head + "leaderElection: {leaseDuration: 5s}\n", "leaderElection.leaseDuration: 5s must exceed renewDeadline 10s"},
+		{"empty level", head + "topologyLevels: [\"\"]\n", "topologyLevels[0]: must not be empty"},
+		{"kind", "apiVersion: v1\nkind: Pod\n", "apiVersion/kind"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadConfig(writeConfig(t, tc.text))
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	_, err := LoadConfig(filepath.Join(t.TempDir(), "missing.yaml"))
+	require.ErrorContains(t, err, "missing.yaml")
+}

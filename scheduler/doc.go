@@ -1,0 +1,35 @@
+// Package scheduler is gangsched-scheduler: a secondary Kubernetes
+// scheduler, built on the gangsched library, that serves the pods whose
+// spec.schedulerName it is configured with.
+//
+// It is a host of the pure core, as raft's users host raft: it owns the
+// clock, the goroutines and the I/O, and package gang decides.
+//
+//   - Watching: client-go shared informers for Nodes, Pods, PodGroups
+//     (scheduling.k8s.io/v1beta1) and PriorityClasses feed a gang.Scheduler
+//     and a placement.Snapshot kept in step incrementally (Snapshot.Apply
+//     per changed pod; a node change rebuilds it). Objects are converted by
+//     package kube of this repository.
+//   - Deciding: each round runs gang cycles until no group is ready; a pod
+//     in no PodGroup is scheduled as a basic group of one.
+//   - Writing, as kube-scheduler does: bindings through the pods/binding
+//     subresource; the PodGroupInitiallyScheduled condition of the
+//     PodGroup's status; preemption victims marked with the
+//     DisruptionTarget condition, then deleted, and the preemptor's
+//     members' status.nominatedNodeName. Conflicts (409) and transient
+//     errors are retried with backoff.
+//   - Consistency: a pod this scheduler bound is assumed bound (it holds
+//     its node in the snapshot) until the watch shows it, so no node is
+//     double-booked between cycles; a binding answered with a conflict is
+//     bound already, and the watch says where. Nothing is kept on disk:
+//     a restarted scheduler rebuilds its state from the API before it
+//     binds anything, and never binds a pod that has a node.
+//   - Operating: [RunElected] holds a coordination.k8s.io Lease so that only
+//     one replica schedules; [Scheduler.Ready] backs /readyz; [Metrics]
+//     are registered with Prometheus; logs are structured (log/slog);
+//     [LoadConfig] reads a GangSchedulerConfiguration file.
+//
+// The command is cmd/gangsched-scheduler; deploy/ holds a Deployment with
+// its RBAC, and the e2e module of this repository runs it against a real
+// kube-apiserver.
+package scheduler

@@ -1,0 +1,295 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Options are what a host gives a [Scheduler] besides its configuration.
+type Options struct {
+	// Logger receives structured logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Registerer receives the metrics (see [Metrics]); nil registers
+	// nothing.
+	Registerer prometheus.Registerer
+	// Now is the clock; nil means time.Now. The gang cycle itself never
+	// reads a clock: the scheduler passes it this time.
+	Now func() time.Time
+}
+
+// Scheduler serves the pods whose spec.schedulerName is the configured
+// one: it watches the cluster with shared informers, runs gang scheduling
+// cycles on a snapshot kept in step with them, and writes the decisions
+// through the API. Build it with [New], run it with [Scheduler.Run].
+type Scheduler struct {
+	cfg     Config
+	client  kubernetes.Interface
+	log     *slog.Logger
+	metrics *Metrics
+	now     func() time.Time
+
+	factory informers.SharedInformerFactory
+	pods    corelisters.PodLister
+	synced  []cache.InformerSynced
+	// classesSynced reports the PriorityClass informer's first list.
+	classesSynced cache.InformerSynced
+	ready         atomic.Bool
+	kick          chan struct{}
+	sem           chan struct{} // bounds concurrent API calls
+
+	mu    sync.Mutex // guards everything below; held by handlers and the cycle loop
+	gs    *gang.Scheduler
+	c     *snapCache
+	state *state
+}
+
+// New returns a scheduler for cfg (with its defaults filled in; see
+// [DefaultConfig] and [LoadConfig]) on client.
+func New(client kubernetes.Interface, cfg Config, opts Options) (*Scheduler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	m, err := newMetrics(opts.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scheduler{
+		cfg: cfg, client: client, log: opts.Logger, metrics: m, now: opts.Now,
+		kick: make(chan struct{}, 1),
+		sem:  make(chan struct{}, cfg.Parallelism),
+		gs: gang.NewScheduler(gang.Options{
+			TopologyLevels: cfg.TopologyLevels,
+			Preemption:     *cfg.Preemption,
+			InitialBackoff: cfg.InitialBackoff.Duration,
+			MaxBackoff:     cfg.MaxBackoff.Duration,
+		}),
+		c:     newSnapCache(),
+		state: newState(),
+	}
+	s.factory = informers.NewSharedInformerFactory(client, 0)
+	if err := s.register(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Ready reports whether the informers have synced and the scheduler is
+// deciding: before that it has not seen the cluster whole, and binds
+// nothing.
+func (s *Scheduler) Ready() bool { return s.ready.Load() }
+
+// Run starts the informers, waits for them to sync, and runs scheduling
+// cycles until ctx ends. It does no leader election: see [RunElected].
+func (s *Scheduler) Run(ctx context.Context) error {
+	s.factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), s.classesSynced) {
+		return fmt.Errorf("PriorityClass informer did not sync: %w", context.Cause(ctx))
+	}
+	if err := s.registerObjects(); err != nil {
+		return err
+	}
+	s.factory.Start(ctx.Done()) // the informers registered since the first Start
+	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
+		return fmt.Errorf("informers did not sync: %w", context.Cause(ctx))
+	}
+	s.log.Info("informers synced; scheduling", "schedulerName", s.cfg.SchedulerName)
+	s.ready.Store(true)
+	s.loop(ctx)
+	s.factory.Shutdown()
+	return nil
+}
+
+// wake asks the loop for a cycle; it never blocks.
+func (s *Scheduler) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// maxCyclesPerRound bounds the cycles run under the lock before their
+// effects go out, so that bindings flow while a long queue drains.
+const maxCyclesPerRound = 256
+
+func (s *Scheduler) loop(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		w := s.round()
+		next, retry := s.gs.NextRetry()
+		s.metrics.observeQueue(s.gs, s.state.groupKeys())
+		s.mu.Unlock()
+		s.execute(ctx, w)
+
+		if w.cycles == maxCyclesPerRound {
+			continue // more may be ready now
+		}
+		wait := time.Hour
+		if retry {
+			wait = max(next.Sub(s.now()), time.Millisecond)
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.kick:
+		case <-timer.C:
+		}
+	}
+}
+
+// round runs cycles until no group is ready (or maxCyclesPerRound) and
+// returns the API calls they ask for. The caller holds s.mu.
+func (s *Scheduler) round() work {
+	var w work
+	snap, err := s.c.snapshot()
+	if err != nil {
+		s.log.Error("cannot build the cluster snapshot", "err", err)
+		return w
+	}
+	for w.cycles < maxCyclesPerRound {
+		start := time.Now()
+		r, ok := s.gs.Cycle(snap, s.now())
+		if !ok {
+			break
+		}
+		w.cycles++
+		s.metrics.observeCycle(r, time.Since(start))
+		s.c.snap = r.Snapshot
+		s.logCycle(r)
+		if r.Condition != nil && !isImplicit(r.PodGroup) {
+			w.conditions = append(w.conditions, conditionWrite{group: r.PodGroup, cond: *r.Condition})
+		}
+		for _, p := range r.Bind {
+			w.binds = append(w.binds, bindCall{pod: p.Key(), uid: p.UID, node: p.NodeName})
+			s.state.unqueue(p.Key())
+		}
+		s.c.assume(r.Snapshot, r.Bind)
+		for _, p := range r.Bind {
+			s.dropImplicit(p.Key())
+		}
+		if p := r.Preemption; p != nil && p.Outcome == preemptOutcome {
+			victims := p.EvictedPods()
+			for _, k := range victims {
+				s.gs.DeletePod(k)
+			}
+			s.c.evict(victims)
+			for _, v := range victims {
+				w.evictions = append(w.evictions, evictCall{pod: v, by: r.PodGroup})
+			}
+			for _, a := range p.Decision.Assignments {
+				w.nominations = append(w.nominations, nominateCall{pod: a.Pod, node: a.Node})
+			}
+		}
+		if snap, err = s.c.snapshot(); err != nil {
+			s.log.Error("cannot update the cluster snapshot", "err", err)
+			return w
+		}
+	}
+	s.confirmBound(snap, &w)
+	return w
+}
+
+func (s *Scheduler) logCycle(r gang.Result) {
+	attrs := []any{"podGroup", r.PodGroup.String()}
+	switch {
+	case r.Err != nil:
+		s.log.Error("scheduling cycle failed", append(attrs, "err", r.Err)...)
+		return
+	case len(r.Bind) > 0:
+		s.log.Info("gang scheduled", append(attrs, "bound", len(r.Bind), "placement", r.Decision.Placement.Name)...)
+	default:
+		attrs = append(attrs, "status", r.Decision.Status.String(), "reason", r.Decision.Message, "retryAt", r.RetryAt)
+		if p := r.Preemption; p != nil {
+			attrs = append(attrs, "preemption", p.Outcome.String(), "preemptionMessage", p.Message)
+		}
+		s.log.Info("gang waits", attrs...)
+	}
+}
+
+// dropImplicit forgets the implicit group of a lone pod that left the
+// queue.
+func (s *Scheduler) dropImplicit(k placement.Key) {
+	gk := implicitGroup(k)
+	if s.state.implicit[gk] {
+		s.gs.DeletePodGroup(gk)
+		delete(s.state.implicit, gk)
+	}
+}
+
+// handler adapts add and delete functions to an informer's handler; each
+// runs under s.mu and wakes the loop.
+func (s *Scheduler) handler(add func(any), del func(any)) cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { s.locked(func() { add(o) }) },
+		UpdateFunc: func(_, o any) { s.locked(func() { add(o) }) },
+		DeleteFunc: func(o any) {
+			if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+				o = t.Obj
+			}
+			s.locked(func() { del(o) })
+		},
+	}
+}
+
+// register adds the informers and their handlers: PriorityClasses first
+// and apart, so that they are known before any pod's priority class is
+// resolved (see [Scheduler.Run]).
+func (s *Scheduler) register() error {
+	classes := s.factory.Scheduling().V1().PriorityClasses().Informer()
+	if _, err := classes.AddEventHandler(s.handler(s.onPriorityClass, s.onPriorityClassDelete)); err != nil {
+		return fmt.Errorf("informer handler: %w", err)
+	}
+	s.classesSynced = classes.HasSynced
+	return nil
+}
+
+func (s *Scheduler) registerObjects() error {
+	pods := s.factory.Core().V1().Pods()
+	nodes := s.factory.Core().V1().Nodes()
+	groups := s.factory.Scheduling().V1beta1().PodGroups()
+	s.mu.Lock()
+	s.pods = pods.Lister()
+	s.mu.Unlock()
+	s.synced = []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced, groups.Informer().HasSynced}
+	for _, h := range []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandlerFuncs
+	}{
+		{nodes.Informer(), s.handler(s.onNode, s.onNodeDelete)},
+		{groups.Informer(), s.handler(s.onPodGroup, s.onPodGroupDelete)},
+		{pods.Informer(), s.handler(s.onPod, s.onPodDelete)},
+	} {
+		if _, err := h.inf.AddEventHandler(h.h); err != nil {
+			return fmt.Errorf("informer handler: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *Scheduler) locked(f func()) {
+	s.mu.Lock()
+	f()
+	s.mu.Unlock()
+	s.wake()
+}

@@ -1,0 +1,152 @@
+package scheduler
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// snapCache keeps the placement.Snapshot in step with the informers. Bound pods
+// (confirmed by the watch, or assumed: bound by this scheduler and not yet
+// seen bound) are kept in bound; a change to them is recorded as dirty and
+// applied to the snapshot with Snapshot.Apply before the next cycle, so a
+// cycle costs the changes since the last one, not a rebuild. Nodes are the
+// snapshot's fixed frame: a node change rebuilds it.
+type snapCache struct {
+	nodes   map[string]placement.Node
+	bound   map[placement.Key]placement.Pod
+	assumed map[placement.Key]bool // bound here, not yet seen bound by the watch
+	// evicted are preemption victims taken out of the snapshot when their
+	// deletion was sent; their pods' updates until the deletion shows are
+	// ignored, as kube-scheduler ignores a victim once nominated over.
+	evicted map[placement.Key]bool
+
+	snap    *placement.Snapshot
+	dirty   map[placement.Key]bool
+	rebuild bool
+}
+
+func newSnapCache() *snapCache {
+	return &snapCache{
+		nodes:   map[string]placement.Node{},
+		bound:   map[placement.Key]placement.Pod{},
+		assumed: map[placement.Key]bool{},
+		evicted: map[placement.Key]bool{},
+		dirty:   map[placement.Key]bool{},
+		rebuild: true,
+	}
+}
+
+func (c *snapCache) setNode(n placement.Node) {
+	c.nodes[n.Name] = n
+	c.rebuild = true
+}
+
+func (c *snapCache) deleteNode(name string) {
+	delete(c.nodes, name)
+	c.rebuild = true
+}
+
+// setBound records a pod the watch shows bound. It confirms an assumed
+// binding to the same node; a pod bound elsewhere than assumed (someone
+// else bound it first) replaces the assumption.
+func (c *snapCache) setBound(p placement.Pod) {
+	k := p.Key()
+	if c.evicted[k] {
+		return
+	}
+	delete(c.assumed, k)
+	if old, ok := c.bound[k]; ok && old.NodeName == p.NodeName {
+		return // a status update of a bound pod: its placement is unchanged
+	}
+	c.bound[k] = p
+	c.dirty[k] = true
+}
+
+// assume records pods this scheduler bound; snap already holds them (it is
+// the cycle's result), so nothing becomes dirty.
+func (c *snapCache) assume(snap *placement.Snapshot, pods []placement.Pod) {
+	c.snap = snap
+	for _, p := range pods {
+		c.bound[p.Key()] = p
+		c.assumed[p.Key()] = true
+	}
+}
+
+// forget removes a bound or assumed pod (deleted, a binding that failed).
+func (c *snapCache) forget(k placement.Key) {
+	delete(c.assumed, k)
+	if _, ok := c.bound[k]; ok {
+		delete(c.bound, k)
+		c.dirty[k] = true
+	}
+}
+
+// evict removes preemption victims from the snapshot at once: the cycle
+// that chose them is followed by one that places the preemptor where they
+// were.
+func (c *snapCache) evict(keys []placement.Key) {
+	for _, k := range keys {
+		c.forget(k)
+		c.evicted[k] = true
+	}
+}
+
+// deleted is the watch's deletion of a pod.
+func (c *snapCache) deleted(k placement.Key) {
+	delete(c.evicted, k)
+	c.forget(k)
+}
+
+// snapshot returns the snapshot with every recorded change applied.
+func (c *snapCache) snapshot() (*placement.Snapshot, error) {
+	if !c.rebuild && c.snap != nil {
+		var ch placement.Change
+		for k := range c.dirty {
+			if _, ok := c.snap.Pod(k); ok {
+				ch.Remove = append(ch.Remove, k)
+			}
+			if p, ok := c.bound[k]; ok {
+				if _, known := c.nodes[p.NodeName]; known {
+					ch.Bind = append(ch.Bind, p)
+				}
+			}
+		}
+		if len(ch.Remove)+len(ch.Bind) == 0 {
+			return c.snap, nil
+		}
+		slices.SortFunc(ch.Remove, placement.Key.Compare)
+		slices.SortFunc(ch.Bind, func(a, b placement.Pod) int { return a.Key().Compare(b.Key()) })
+		next, err := c.snap.Apply(ch)
+		if err == nil {
+			c.snap = next
+			clear(c.dirty)
+			return next, nil
+		}
+		// A bound pod requests a resource the snapshot was built without
+		// (no node had it then): only a rebuild can take it.
+		c.rebuild = true
+	}
+	nodes := make([]placement.Node, 0, len(c.nodes))
+	for _, n := range c.nodes {
+		nodes = append(nodes, n)
+	}
+	slices.SortFunc(nodes, func(a, b placement.Node) int { return strings.Compare(a.Name, b.Name) })
+	pods := make([]placement.Pod, 0, len(c.bound))
+	for _, p := range c.bound {
+		// A pod on a node the watch has not shown yet (or that is gone)
+		// takes nothing from any node the scheduler can place on.
+		if _, ok := c.nodes[p.NodeName]; ok {
+			pods = append(pods, p)
+		}
+	}
+	slices.SortFunc(pods, func(a, b placement.Pod) int { return a.Key().Compare(b.Key()) })
+	snap, err := placement.NewSnapshot(nodes, pods)
+	if err != nil {
+		return nil, err
+	}
+	c.snap, c.rebuild = snap, false
+	clear(c.dirty)
+	return snap, nil
+}
