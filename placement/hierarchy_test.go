@@ -413,3 +413,75 @@ func TestHierarchy_PropCompleteAgainstOracle(t *testing.T) {
 		checkTree(t, s, c.root, d.Root, dec)
 	})
 }
+
+// The decision does not depend on the order of children or of nodes.
+func TestHierarchy_PropPermutationInvariant(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := drawHCase(t)
+		s, err := placement.NewSnapshot(c.nodes, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d1, err := placement.SolveHierarchy(s, c.root, placement.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shuffle func(n *placement.HierarchyNode) *placement.HierarchyNode
+		shuffle = func(n *placement.HierarchyNode) *placement.HierarchyNode {
+			m := *n
+			m.Children = nil
+			for _, c := range n.Children {
+				m.Children = append(m.Children, shuffle(c))
+			}
+			m.Children = rapid.Permutation(m.Children).Draw(t, "children")
+			return &m
+		}
+		s2, err := placement.NewSnapshot(rapid.Permutation(c.nodes).Draw(t, "nodes"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d2, err := placement.SolveHierarchy(s2, shuffle(c.root), placement.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d1.Status != d2.Status || d1.Message != d2.Message || d1.FailedAt != d2.FailedAt ||
+			fmt.Sprint(leafNodes(d1)) != fmt.Sprint(leafNodes(d2)) {
+			t.Fatalf("%v %s %v vs %v %s %v", d1.Status, d1.Message, leafNodes(d1), d2.Status, d2.Message, leafNodes(d2))
+		}
+	})
+}
+
+// A budget too small to finish says so and is not proven.
+func TestHierarchy_Budget(t *testing.T) {
+	s := hSnap(t,
+		hNode("a1", "block-A", "rack-A1", 3), hNode("a2", "block-A", "rack-A2", 5),
+		hNode("b1", "block-B", "rack-B1", 5), hNode("b2", "block-B", "rack-B2", 5))
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{hLeaf("child-1", hRack, 5, 5), hLeaf("child-2", hRack, 5, 5)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{Budget: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.BudgetExhausted || d.Proven || len(d.Decisions) != 0 {
+		t.Fatalf("%v proven %v: %s", d.Status, d.Proven, d.Message)
+	}
+}
+
+// Leaves given as pod sets are placed and bound like members.
+func TestHierarchy_PodSets(t *testing.T) {
+	s := hSnap(t, hNode("n1", "b1", "r1", 4), hNode("n2", "b1", "r2", 4), hNode("n3", "b2", "r3", 2))
+	leaf := func(name string, min, count int32) *placement.HierarchyNode {
+		return &placement.HierarchyNode{Name: name, TopologyKey: hRack, Group: &placement.Group{Namespace: "ns", Name: name, MinCount: min,
+			PodSets: []placement.PodSet{{Name: name + "-w", Count: count,
+				Template: placement.Pod{Requests: placement.ResourceList{placement.ResourceCPU: 1000}}}}}}
+	}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{leaf("p", 3, 4), leaf("q", 4, 4)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || d.Root.Domain != "b1" || fmt.Sprint(leafNodes(d)) != "map[p:[n1] q:[n2]]" {
+		t.Fatalf("%v %q %v: %s", d.Status, d.Root.Domain, leafNodes(d), d.Message)
+	}
+}
