@@ -69,8 +69,11 @@ type HierarchyDecision struct {
 	// Proven is set when the answer needs no larger budget: the search
 	// over children, domains and the two variants of each leaf (all the
 	// members that fit, or exactly its minimum) finished, and every leaf
-	// decision it rests on was Proven. It does not cover assignments
-	// inside one leaf's domain other than the one [Solve] chose.
+	// decision it rests on was Proven. It does not cover assignments of a
+	// leaf other than the ones tried: [Solve]'s in the leaf's domain and
+	// in each domain of the tree's other keys inside it (so a leaf that
+	// must split its pods between two racks in given counts, to leave room
+	// to siblings, may be missed).
 	Proven bool
 }
 
@@ -130,8 +133,12 @@ func hierObj(n *HierarchyNode) string { return fmt.Sprintf("hierarchy node %q", 
 // (KEP-6012's "resource stealing"). Children are tried in name order,
 // domains in value order, and a child is tried placed before skipped, so
 // the first placement found, which is returned, places as many children
-// as that order allows. Within opts.Budget it finds a placement whenever
-// one exists up to which nodes of a domain [Solve] picks for a leaf.
+// as that order allows. A leaf is tried in each domain of its key, then
+// confined to each domain of the tree's other keys inside it, so that it
+// can leave a rack to a sibling that needs it. Within opts.Budget this
+// finds a placement whenever one exists in which every leaf's pods lie
+// where one of those tries puts them — every placement when each leaf is
+// confined to single-node domains (TestHierarchy_PropCompleteAgainstOracle).
 //
 // opts is passed to every leaf's Solve except Generator, which the
 // hierarchy supplies (one placement per domain); Budget bounds the whole
@@ -221,6 +228,7 @@ type hsolver struct {
 	proven    bool
 	keys      map[string]bool
 	stack     []*hnode // placed leaves, in order
+	treeKeys  []string // the tree's topology keys, ascending
 	seq       int      // names of bound pod-set pods
 }
 
@@ -244,6 +252,10 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 	names[n.Name] = true
 	seen[n], path[n] = true, true
 	defer delete(path, n)
+	if n.TopologyKey != "" && !slices.Contains(h.treeKeys, n.TopologyKey) {
+		h.treeKeys = append(h.treeKeys, n.TopologyKey)
+		slices.Sort(h.treeKeys)
+	}
 	if n.TopologyKey != "" && !h.keys[n.TopologyKey] {
 		return nil, Errorf(ErrNotFound, obj, "topologyKey", "unknown key %q: no node has that label", n.TopologyKey)
 	}
@@ -371,6 +383,12 @@ func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, k func(*Snapsho
 		var err error
 		if n.src.Group != nil {
 			ok, err = h.placeLeaf(n, s, vals[i], sets[i], k)
+			for _, part := range h.refine(n, s, sets[i]) {
+				if ok || err != nil || h.exhausted || !h.tick() {
+					break
+				}
+				ok, err = h.placeLeaf(n, s, vals[i], part, k)
+			}
 		} else {
 			ok, err = h.placeChildren(n, 0, 0, s, sets[i], k)
 		}
@@ -379,6 +397,37 @@ func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, k func(*Snapsho
 		}
 	}
 	return false, nil
+}
+
+// refine splits a leaf's domain by the other keys of the tree, so that a
+// leaf can leave a domain of another key to a sibling that needs it: the
+// parts, key by key (ascending), then by value, each once.
+func (h *hsolver) refine(n *hnode, s *Snapshot, nodes []NodeID) [][]NodeID {
+	var out [][]NodeID
+	seen := map[string]bool{fmt.Sprint(nodes): true}
+	for _, key := range h.treeKeys {
+		if key == n.src.TopologyKey {
+			continue
+		}
+		by := map[string][]NodeID{}
+		for _, id := range nodes {
+			if v, ok := s.Node(id).Labels[key]; ok {
+				by[v] = append(by[v], id)
+			}
+		}
+		vals := make([]string, 0, len(by))
+		for v := range by {
+			vals = append(vals, v)
+		}
+		slices.Sort(vals)
+		for _, v := range vals {
+			if id := fmt.Sprint(by[v]); !seen[id] {
+				seen[id] = true
+				out = append(out, by[v])
+			}
+		}
+	}
+	return out
 }
 
 func (h *hsolver) placeChildren(n *hnode, i, sat int, s *Snapshot, allowed []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {

@@ -485,3 +485,18 @@ func TestHierarchy_PodSets(t *testing.T) {
 		t.Fatalf("%v %q %v: %s", d.Status, d.Root.Domain, leafNodes(d), d.Message)
 	}
 }
+
+// A keyless leaf that [Solve] would pack into the rack its sibling needs
+// is retried confined to each rack, and leaves it.
+func TestHierarchy_LeafYieldsRack(t *testing.T) {
+	s := hSnap(t, hNode("n2", "b0", "x", 1), hNode("n3", "b0", "y", 1), hNode("n4", "b0", "x", 2))
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2,
+		Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1), hLeaf("b", hRack, 3, 3)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[a:[n3] b:[n2 n4]]" {
+		t.Fatalf("%v %v: %s", d.Status, leafNodes(d), d.Message)
+	}
+}
