@@ -267,6 +267,11 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		return nil, Errorf(ErrInvalid, obj, "children", "an inner node needs children, a leaf a group")
 	case n.Group != nil:
 		g := n.Group
+		gk := "\x00" + g.Key().String() // not a node name
+		if names[gk] {
+			return nil, Errorf(ErrDuplicate, obj, "group", "PodGroup %q is a leaf twice", g.Key().String())
+		}
+		names[gk] = true
 		bound := len(h.s.GroupMembers(g.Key()))
 		hn.need = 1 // as Solve's Decision.Required: at least one new pod
 		if g.IsGang() {

@@ -200,6 +200,9 @@ func TestHierarchy_Errors(t *testing.T) {
 		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, TopologyKey: "nope", Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1)}}, `hierarchy node "r"`, "topologyKey"},
 		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", "zz", 1, 1)}}, `hierarchy node "a"`, "topologyKey"},
 		{&placement.HierarchyNode{Name: "r"}, `hierarchy node "r"`, "children"},
+		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1),
+			{Name: "b", Group: hLeaf("a", "", 1, 1).Group}}}, `hierarchy node "b"`, "group"},
+		{&placement.HierarchyNode{Name: "r", Policy: "Odd", Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1)}}, `hierarchy node "r"`, "policy"},
 	} {
 		_, err := placement.SolveHierarchy(s, tc.root, placement.Options{})
 		var fe *placement.FieldError
