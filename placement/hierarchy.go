@@ -42,8 +42,9 @@ type HierarchyNode struct {
 	Group *Group
 }
 
-// HierarchyDecision is the answer of [SolveHierarchy]. The root is
-// all-or-nothing: Decisions is empty unless Status is Scheduled.
+// HierarchyDecision is the answer of [SolveHierarchy] for a KEP-6012
+// CompositePodGroup tree. The root is all-or-nothing: Decisions is empty
+// unless Status is Scheduled.
 type HierarchyDecision struct {
 	// Status is the root's: Scheduled, Unschedulable (freeing resources
 	// may help), Unresolvable (no child combination can reach the

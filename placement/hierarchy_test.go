@@ -503,3 +503,27 @@ func TestHierarchy_LeafYieldsRack(t *testing.T) {
 		t.Fatalf("%v %v: %s", d.Status, leafNodes(d), d.Message)
 	}
 }
+
+// Three levels (block > rack > leaves) with a bound member: the bound pod
+// pins both its rack and its block, though block b1 sorts first and fits.
+func TestHierarchy_ThreeLevelsBound(t *testing.T) {
+	bound := placement.Pod{Namespace: "ns", Name: "x-bound", SchedulingGroup: "x", NodeName: "n3",
+		Requests: placement.ResourceList{placement.ResourceCPU: 1000}}
+	s, err := placement.NewSnapshot([]placement.Node{hNode("n0", "b1", "r0", 4), hNode("n1", "b1", "r1", 4),
+		hNode("n2", "b2", "r2", 4), hNode("n3", "b2", "r3", 4)}, []placement.Pod{bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := &placement.HierarchyNode{Name: "i1", MinGroupCount: 2, TopologyKey: hRack,
+		Children: []*placement.HierarchyNode{hLeaf("x", "", 2, 1), hLeaf("y", "", 2, 2)}}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{inner, hLeaf("z", hRack, 2, 2)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || d.Root.Domain != "b2" || d.Root.Children[0].Domain != "r3" ||
+		fmt.Sprint(leafNodes(d)) != "map[x:[n3] y:[n3] z:[n2]]" {
+		t.Fatalf("%v %+v %v: %s", d.Status, d.Root, leafNodes(d), d.Message)
+	}
+}
