@@ -1,12 +1,14 @@
 package gang
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // Result is the outcome of one scheduling cycle: one PodGroup decided on
@@ -73,7 +75,11 @@ type Result struct {
 //  3. The members, in member order, are solved on the one snapshot with the
 //     options derived from the PodGroup (topology, claims) and
 //     Options.SolveOptions; bound members count toward
-//     minCount and are never moved.
+//     minCount and are never moved. A topology key whose level has no
+//     domain on snap ([topology.ErrNoDomain]: no node carries it now, or
+//     those that do lack a wider level of Options.TopologyLevels) is not
+//     bad input but a group that cannot be placed until the nodes change:
+//     the decision is Unresolvable with that reason, and no solve runs.
 //  4. Atomic commit: a Scheduled decision that passes [placement.Verify]
 //     binds all its assignments together; members it leaves waiting, or
 //     all members when the decision is not Scheduled, go back to the queue
@@ -100,10 +106,14 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	r := Result{PodGroup: g.key, Snapshot: snap}
 	pgroup := g.pg.Group(members)
 	opts, err := s.defaultOptions(g.pg, members, snap)
-	if err == nil && s.opts.SolveOptions != nil {
+	noDomain := errors.Is(err, topology.ErrNoDomain)
+	if noDomain {
+		r.Decision, err = noDomainDecision(snap, pgroup, err), nil
+	}
+	if err == nil && !noDomain && s.opts.SolveOptions != nil {
 		opts, err = s.opts.SolveOptions(g.pg, snap, opts)
 	}
-	if err == nil {
+	if err == nil && !noDomain {
 		r.Decision, err = placement.Solve(snap, pgroup, opts)
 	}
 	if err == nil && r.Decision.Status == placement.Scheduled {
@@ -215,4 +225,24 @@ func (s *Scheduler) setCondition(g *group, r *Result, c Condition, now time.Time
 	}
 	setCondition(g.pg, c)
 	r.Condition = &c
+}
+
+// noDomainDecision is the decision for a group whose topology constraint
+// names a level with no domain on snap (err wraps topology.ErrNoDomain):
+// no node carries the key, or none of those that do is in a domain of
+// it. Nodes come and go, so this is not bad input but a group that cannot
+// be placed until they change: Unresolvable, since evicting pods would not
+// help, with err's detail as the reason.
+func noDomainDecision(snap *placement.Snapshot, g *placement.Group, err error) placement.Decision {
+	bound := len(snap.GroupMembers(g.Key()))
+	required := bound + 1
+	if g.IsGang() {
+		required = max(int(g.MinCount), required)
+	}
+	d := placement.Decision{Group: g.Key(), Status: placement.Unresolvable, Bound: bound, Required: required, MostFit: bound, Proven: true,
+		Message: fmt.Sprintf("%d of min %d members fit: %v", bound, required, err)}
+	for i := range g.Members {
+		d.Waiting = append(d.Waiting, g.Members[i].Key())
+	}
+	return d
 }

@@ -93,15 +93,59 @@ func TestCycle_TopologyTreeFollowsNodeSet(t *testing.T) {
 	require.Equal(t, []string{"m0@n1", "m1@n2"}, bindNames(r))
 }
 
-// A topology key no node carries fails the cycle with a clear error, and
-// the group goes back to the queue.
+// A topology key no node carries right now (nodes come and go) leaves the
+// group Unschedulable with that reason; the cycle does not fail as if the
+// input were malformed, and the group goes back to the queue.
 func TestCycle_UnknownTopologyKey(t *testing.T) {
-	h := newHarness(t, Options{}, []placement.Node{rackNode("a1", "b1", "r1", 1000)})
+	h := newHarness(t, Options{Preemption: true}, []placement.Node{rackNode("a1", "b1", "r1", 1000)})
 	h.setPG(withTopology(gangPG("pg", 1), "example.com/pod"))
 	h.addPods(member("m0", "pg", cpu(1000), 0))
-	r, ok := h.s.Cycle(h.snap, h.now)
+	r, ok := h.cycle()
 	require.True(t, ok)
-	require.ErrorIs(t, r.Err, placement.ErrNotFound)
-	require.Contains(t, r.Err.Error(), `topology key "example.com/pod"`)
+	require.Equal(t, placement.Unresolvable, r.Decision.Status)
+	require.Equal(t, `0 of min 1 members fit: topology key "example.com/pod": spec.schedulingConstraints.topology[0].key: no node carries this label`, r.Decision.Message)
+	require.Equal(t, []placement.Key{key("m0")}, r.Decision.Waiting)
+	require.Nil(t, r.Preemption, "evicting pods cannot add a label")
+	require.Equal(t, ReasonUnschedulable, r.Condition.Reason)
+	require.Equal(t, r.Decision.Message, r.Condition.Message)
+	require.Equal(t, []placement.Key{key("m0")}, r.Requeued)
 	require.Empty(t, r.Bind)
+}
+
+// With TopologyLevels [zone, rack] and nodes that carry the rack label but
+// not the zone, a gang requiring a rack waits, Unschedulable, saying that
+// the nodes lack the wider zone level, not that no node carries the rack
+// label; once the nodes get their zone, it binds in one rack.
+func TestCycle_RackWithoutZone(t *testing.T) {
+	const zoneKey = "topology.kubernetes.io/zone"
+	opts := Options{TopologyLevels: []string{zoneKey, rackKey}}
+	noZone := func(name, rack string) placement.Node {
+		return placement.Node{Name: name, Labels: map[string]string{rackKey: rack}, Allocatable: cpu(1000)}
+	}
+	h := newHarness(t, opts, []placement.Node{noZone("n1", "r1"), noZone("n2", "r1"), noZone("n3", "r2")})
+	h.setPG(withTopology(gangPG("pg", 2), rackKey))
+	h.addPods(member("m0", "pg", cpu(1000), 0), member("m1", "pg", cpu(1000), 1))
+	r, ok := h.cycle()
+	require.True(t, ok)
+	require.Equal(t, placement.Unresolvable, r.Decision.Status)
+	require.Equal(t, `0 of min 2 members fit: topology key "topology.kubernetes.io/rack": spec.schedulingConstraints.topology[0].key: `+
+		`3 nodes carry this label but none is in a domain of it: 3 of them lack the wider level "topology.kubernetes.io/zone" `+
+		`(a node is in a domain of a level only with the labels of every wider level)`, r.Decision.Message)
+	require.NotContains(t, r.Decision.Message, "no node carries")
+	require.Equal(t, ReasonUnschedulable, r.Condition.Reason)
+
+	withZone := func(name, rack string) placement.Node {
+		n := noZone(name, rack)
+		n.Labels[zoneKey] = "z1"
+		return n
+	}
+	snap, err := placement.NewSnapshot([]placement.Node{withZone("n1", "r1"), withZone("n2", "r1"), withZone("n3", "r2")}, nil)
+	require.NoError(t, err)
+	h.snap = snap
+	h.now = h.now.Add(DefaultMaxBackoff)
+	r, ok = h.cycle()
+	require.True(t, ok)
+	require.Equal(t, placement.Scheduled, r.Decision.Status, r.Decision.Message)
+	require.Equal(t, []string{"m0@n1", "m1@n2"}, bindNames(r))
+	require.Equal(t, "z1/r1", r.Decision.Placement.Name)
 }

@@ -85,7 +85,10 @@ type apiGroup struct {
 	v1beta1  *schedulingv1beta1.PodGroup
 }
 
-// Load converts manifest objects into a [Cluster]: PriorityClasses first
+// Load is [LoadWithOptions] with the zero [LoadOptions].
+func Load(objs []manifest.Object) (*Cluster, error) { return LoadWithOptions(objs, LoadOptions{}) }
+
+// LoadWithOptions converts manifest objects into a [Cluster]: PriorityClasses first
 // (pods and PodGroups resolve their priorities through them), then Nodes,
 // Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1), Jobs
 // (see [StampJob]: their Workloads, PodGroups and pods are created as the
@@ -98,9 +101,10 @@ type apiGroup struct {
 // ([placement.ErrDuplicate]); a pod bound to a node the input lacks; a
 // pending pod or PodGroup naming a ResourceClaim or ResourceClaimTemplate
 // the input lacks, or a template or unallocated claim naming a DeviceClass
-// it lacks ([placement.ErrNotFound]); what [placement.NewSnapshot]
-// reports. Nothing is returned with an error.
-func Load(objs []manifest.Object) (*Cluster, error) {
+// it lacks ([placement.ErrNotFound]); more pods than opts.MaxPods, located
+// at the Job whose pods cross the bound ([ErrTooManyPods]); what
+// [placement.NewSnapshot] reports. Nothing is returned with an error.
+func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error) {
 	c := &Cluster{
 		objs:   objs,
 		where:  map[string]*manifest.Object{},
@@ -202,6 +206,9 @@ func Load(objs []manifest.Object) (*Cluster, error) {
 		default:
 			c.Unused = append(c.Unused, o)
 		}
+	}
+	if err := checkPodCount(objs, len(apiPods), opts.MaxPods); err != nil {
+		return nil, err
 	}
 	for i := range objs {
 		o := &objs[i]

@@ -45,5 +45,8 @@
 // a pod may run but that gangsched does not model yet fail with
 // [ErrUnsupported] rather than being ignored. Nothing is half converted.
 // A nil object is an error too ([placement.ErrInvalid], field
-// "metadata"); the writers return nil, or do nothing, for nil.
+// "metadata"); the writers return nil, or do nothing, for nil. [Load]
+// refuses an input whose pods, with those its Jobs would create, exceed
+// [LoadOptions].MaxPods ([ErrTooManyPods]), before creating any: a Job's
+// pods share its template, but each is still an object in memory.
 package kube

@@ -2,31 +2,66 @@ package kube
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 )
 
+// loadSeeds cover each part of Load: a gang with its members and a
+// Workload, a Job stamped with a Kueue rack, a PodGroup sharing a claim
+// on a device, a bound pod, and a PriorityClass with a
+// PodDisruptionBudget.
+var loadSeeds = []string{
+	node1 + pod("p", "  nodeName: n1\n"),
+	"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {topology.kubernetes.io/rack: r1}}\nstatus: {allocatable: {cpu: '4'}}\n" +
+		"---\napiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\nmetadata: {name: w}\nspec: {podGroupTemplates: [{name: t, schedulingPolicy: {gang: {minCount: 2}}}]}\n" +
+		"---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 2}}, schedulingConstraints: {topology: [{key: topology.kubernetes.io/rack}]}}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: g-0}\nspec: {schedulingGroup: {podGroupName: g}, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: g-1}\nspec: {schedulingGroup: {podGroupName: g}, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n",
+	node1 + "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 2, completions: 2, completionMode: Indexed, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname}}, spec: {restartPolicy: Never, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}\n",
+	node1 + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: gpu.example.com, pool: {name: n1, generation: 1, resourceSliceCount: 1}, nodeName: n1, devices: [{name: gpu-0}]}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}}\n" +
+		"---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 1}}, resourceClaims: [{name: gpu, resourceClaimTemplateName: t}]}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: g-0}\nspec: {schedulingGroup: {podGroupName: g}, resourceClaims: [{name: gpu, resourceClaimTemplateName: t}], containers: [{name: c, resources: {claims: [{name: gpu}]}}]}\n",
+	node1 + "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 10\n" +
+		"---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\nspec: {minAvailable: 1, selector: {matchLabels: {app: a}}}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: v, labels: {app: a}}\nspec: {nodeName: n1, priorityClassName: low, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n",
+}
+
+// TestLoadSeeds: every seed of FuzzLoad loads, under 1 KB, so that the
+// fuzzer starts from valid input of each kind and minimizes quickly.
+func TestLoadSeeds(t *testing.T) {
+	for i, seed := range loadSeeds {
+		require.Less(t, len(seed), 1<<10, "seed %d", i)
+		objs, err := manifest.Decode("f.yaml", strings.NewReader(seed), manifest.Options{})
+		require.NoError(t, err, "seed %d", i)
+		_, err = Load(objs)
+		require.NoError(t, err, "seed %d", i)
+	}
+}
+
 // FuzzLoad: any manifest the reader accepts either loads or fails with an
 // error located in the input that wraps a sentinel; it never panics.
 func FuzzLoad(f *testing.F) {
-	for _, p := range []string{"testdata/seed/training-job.yaml", "testdata/seed/job.yaml", "testdata/dra/cluster-and-gang.yaml", "testdata/preemption/low-priority-and-gang.yaml", "testdata/scheduler-perf/tas-3x3.yaml"} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(b))
+	// Seeds stay small (each under 1 KB, in flow style and without
+	// comments): every input that finds new coverage is minimized, and a
+	// minimization's cost grows with the input's size.
+	for _, seed := range loadSeeds {
+		f.Add(seed)
 	}
-	f.Add(node1 + pod("p", "  nodeName: n1\n"))
 	f.Fuzz(func(t *testing.T, in string) {
 		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
 		if err != nil {
 			return
 		}
-		c, err := Load(objs)
+		// A small bound on pods, so that an input of a few bytes asking
+		// for a large Job costs the fuzzer no memory.
+		c, err := LoadWithOptions(objs, LoadOptions{MaxPods: 1000})
 		if err != nil {
 			if c != nil {
 				t.Fatal("a cluster returned with an error")

@@ -45,7 +45,10 @@ type JobObjects struct {
 	// completions) of them (none for a suspended Job), named
 	// <job>-<index>, with the template's labels plus the job-name and
 	// completion-index labels, owned by the Job, and with
-	// spec.schedulingGroup naming the PodGroup when there is one.
+	// spec.schedulingGroup naming the PodGroup when there is one. Apart
+	// from their names and labels the pods share the template's objects
+	// (spec slices and maps, annotations, owner references): treat them
+	// as read-only, but for spec.nodeName, which is each pod's own.
 	Pods []*corev1.Pod
 }
 
@@ -261,10 +264,12 @@ func stampScheduling(obj string, j *batchv1.Job, gj *gang.Job, out *JobObjects) 
 	return nil
 }
 
-// jobPods creates the pods the Job controller starts first.
-func jobPods(j *batchv1.Job, pg *gang.PodGroup) []*corev1.Pod {
+// jobPodCount is how many pods [StampJob] creates for j: min(parallelism,
+// completions), parallelism defaulting to 1, none when suspended. Values
+// StampJob rejects count as 0 here.
+func jobPodCount(j *batchv1.Job) int {
 	if j.Spec.Suspend != nil && *j.Spec.Suspend {
-		return nil
+		return 0
 	}
 	n := int32(1)
 	if j.Spec.Parallelism != nil {
@@ -273,36 +278,55 @@ func jobPods(j *batchv1.Job, pg *gang.PodGroup) []*corev1.Pod {
 	if c := j.Spec.Completions; c != nil && *c < n {
 		n = *c
 	}
+	if n < 0 || n > MaxJobParallelism {
+		return 0
+	}
+	return int(n)
+}
+
+// jobPods creates the pods the Job controller starts first. They differ
+// only in name and labels (the completion index): the rest — spec,
+// annotations, owner references — is the template's, shared by every pod
+// of the Job and read-only, so that a Job of 100,000 pods costs 100,000
+// small objects rather than 100,000 copies of its PodSpec. Only
+// spec.nodeName is each pod's own to write (a field of its Spec value).
+func jobPods(j *batchv1.Job, pg *gang.PodGroup) []*corev1.Pod {
+	n := jobPodCount(j)
+	if n == 0 {
+		return nil
+	}
 	indexed := j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == batchv1.IndexedCompletion
 	controller := true
-	var pods []*corev1.Pod
+	owners := []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: &controller}}
+	spec := j.Spec.Template.Spec // shallow: its slices and maps are shared
+	if pg != nil {
+		name := pg.Name
+		spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
+	}
+	// One allocation for all the pods' structs.
+	objs := make([]corev1.Pod, n)
+	pods := make([]*corev1.Pod, n)
 	for i := range n {
-		p := &corev1.Pod{
+		labels := make(map[string]string, len(j.Spec.Template.Labels)+2)
+		maps.Copy(labels, j.Spec.Template.Labels)
+		labels[LabelJobName] = j.Name
+		index := strconv.Itoa(i)
+		if indexed {
+			labels[LabelCompletionIndex] = index
+		}
+		objs[i] = corev1.Pod{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 			ObjectMeta: metav1.ObjectMeta{
 				Namespace:         j.Namespace,
-				Name:              j.Name + "-" + strconv.Itoa(int(i)),
-				Labels:            maps.Clone(j.Spec.Template.Labels),
-				Annotations:       maps.Clone(j.Spec.Template.Annotations),
+				Name:              j.Name + "-" + index,
+				Labels:            labels,
+				Annotations:       j.Spec.Template.Annotations,
 				CreationTimestamp: j.CreationTimestamp,
-				OwnerReferences: []metav1.OwnerReference{{
-					APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: &controller,
-				}},
+				OwnerReferences:   owners,
 			},
-			Spec: *j.Spec.Template.Spec.DeepCopy(),
+			Spec: spec,
 		}
-		if p.Labels == nil {
-			p.Labels = map[string]string{}
-		}
-		p.Labels[LabelJobName] = j.Name
-		if indexed {
-			p.Labels[LabelCompletionIndex] = strconv.Itoa(int(i))
-		}
-		if pg != nil {
-			name := pg.Name
-			p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
-		}
-		pods = append(pods, p)
+		pods[i] = &objs[i]
 	}
 	return pods
 }

@@ -34,6 +34,45 @@ type Generator struct {
 
 var _ placement.PlacementGenerator = (*Generator)(nil)
 
+// ErrNoDomain is wrapped by [Tree.SolverOptions] for a constraint whose
+// level has no domain in the tree: no node carries its key, or every node
+// that does lacks the label of a wider level (such a node is in no domain
+// of the narrower levels, TestScenario_T9). It wraps placement.ErrNotFound.
+// It describes the nodes as they are now, not malformed input: while nodes
+// come and go a host may take it as "the group cannot be placed yet", as
+// the gang cycle does (an Unresolvable decision with the error's detail).
+var ErrNoDomain = fmt.Errorf("%w: no domain at the topology level", placement.ErrNotFound)
+
+// emptyLevel says why level l of t has no domain: which nodes carry its
+// key and which wider label they lack.
+func (t *Tree) emptyLevel(l int) string {
+	carry, lacks := 0, make([]int, l) // nodes carrying keys[l]; per wider level, how many of them lack it first
+	for id := range placement.NodeID(len(t.allNodes)) {
+		labels := t.snap.Node(id).Labels
+		if _, ok := labels[t.keys[l]]; !ok {
+			continue
+		}
+		carry++
+		for w := range l {
+			if _, ok := labels[t.keys[w]]; !ok {
+				lacks[w]++
+				break // the first missing level is what cuts the node off
+			}
+		}
+	}
+	if carry == 0 {
+		return "no node carries this label"
+	}
+	var parts []string
+	for w, n := range lacks {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d of them lack the wider level %q", n, t.keys[w]))
+		}
+	}
+	return fmt.Sprintf("%d nodes carry this label but none is in a domain of it: %s (a node is in a domain of a level only with the labels of every wider level)",
+		carry, strings.Join(parts, ", "))
+}
+
 // SolverOptions turns a PodGroup's topology constraints into the solver's
 // options: a [Generator] and a [Scorer] with the given scoring, over t. With
 // no constraints it returns the zero placement.Options (one placement
@@ -72,8 +111,10 @@ var _ placement.PlacementGenerator = (*Generator)(nil)
 // (TestScenario_T9).
 //
 // Errors (a [*placement.FieldError]; nothing is returned): a constraint
-// with an empty key (ErrInvalid), a key that is not a level of t or that no
-// node carries (ErrNotFound), an unknown Scoring (ErrInvalid). Generate
+// with an empty key (ErrInvalid), a key that is not a level of t
+// (ErrNotFound), a key whose level has no domain ([ErrNoDomain]: no node
+// carries it, or those that do lack a wider level's label), an unknown
+// Scoring (ErrInvalid). Generate
 // itself fails when bound members sit in two domains of R, or on a node
 // without R's label (ErrInvalid), or when given a snapshot not derived from
 // t's.
@@ -96,7 +137,7 @@ func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Option
 			return placement.Options{}, placement.Errorf(placement.ErrNotFound, obj, field, "is not a level of the topology tree (levels: %s)", keyList(t.keys))
 		}
 		if t.levelStart[l] == t.levelStart[l+1] {
-			return placement.Options{}, placement.Errorf(placement.ErrNotFound, obj, field, "no node carries this label")
+			return placement.Options{}, placement.Errorf(ErrNoDomain, obj, field, "%s", t.emptyLevel(l))
 		}
 		if !c.Preferred {
 			required = max(required, l)

@@ -32,3 +32,29 @@ func TestNilArguments(t *testing.T) {
 	_, err = opts.Generator.Generate(s, nil)
 	require.ErrorIs(t, err, placement.ErrInvalid)
 }
+
+// TestNoDomain: a level with no domain is reported as such, with the
+// reason: no node carries the key, or the nodes that do lack a wider
+// level (here two of three lack the zone, one the block).
+func TestNoDomain(t *testing.T) {
+	s := snapshot(t, []placement.Node{
+		node("n1", 1000, rackKey, "r1"), node("n2", 1000, rackKey, "r2"),
+		node("n3", 1000, zoneKey, "z1", rackKey, "r1"), node("n4", 1000, zoneKey, "z1", blockKey, "b1"),
+	})
+	tr := tree(t, s, zoneKey, blockKey, rackKey)
+	_, err := tr.SolverOptions([]topology.Constraint{required(rackKey)}, topology.MostAllocated)
+	require.ErrorIs(t, err, topology.ErrNoDomain)
+	require.ErrorIs(t, err, placement.ErrNotFound)
+	require.EqualError(t, err, `topology key "topology.kubernetes.io/rack": spec.schedulingConstraints.topology[0].key: `+
+		`3 nodes carry this label but none is in a domain of it: 2 of them lack the wider level "topology.kubernetes.io/zone", `+
+		`1 of them lack the wider level "example.com/block" (a node is in a domain of a level only with the labels of every wider level)`)
+
+	_, err = tr.SolverOptions([]topology.Constraint{required(zoneKey), preferred(hostKey)}, topology.MostAllocated)
+	require.ErrorIs(t, err, placement.ErrNotFound, "not a level of the tree")
+	require.NotErrorIs(t, err, topology.ErrNoDomain)
+
+	tr = tree(t, s, zoneKey, hostKey)
+	_, err = tr.SolverOptions([]topology.Constraint{preferred(hostKey)}, topology.MostAllocated)
+	require.ErrorIs(t, err, topology.ErrNoDomain)
+	require.EqualError(t, err, `topology key "kubernetes.io/hostname": spec.schedulingConstraints.topology[0].key: no node carries this label`)
+}

@@ -34,7 +34,22 @@
 // in them, so the text and json outputs do not either; -o yaml follows
 // the input's order.
 //
-// Exit status: 0 when every pod and PodGroup was placed; 1 on bad input or
-// usage, with a message that names the file, the document (and its line),
-// the object and the field; 2 when some pods or PodGroups still wait.
+// Memory: every pod, given or created for a Job, is an object in memory
+// (about 6 KB through a run), so an input whose pods exceed -max-pods
+// (default 500,000) is refused as bad input before any Job's pods are
+// created: 50 Jobs of parallelism 100,000 are 16 KB of YAML.
+//
+// Exit status:
+//
+//	0  every pod and PodGroup was placed
+//	1  bad input or usage: the message on standard error names the file,
+//	   the document (and its line), the object and the field, and nothing
+//	   is written on standard output
+//	3  some pods or PodGroups still wait
+//	4  internal error: gangsim panicked (a bug); the panic's value and
+//	   stack are on standard error
+//
+// gangsim itself never exits 2: that is the Go runtime's code for a crash
+// it cannot report otherwise (a fatal error such as running out of
+// memory), so a script can tell a crash from a run that left pods waiting.
 package main

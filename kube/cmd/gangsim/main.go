@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -17,15 +19,32 @@ import (
 	"github.com/gangsched/gangsched/kube/manifest"
 )
 
-// Exit codes.
+// Exit codes. 2 is left out: the Go runtime exits 2 on a fatal error (out
+// of memory, say) or a panic no one recovers, and a script must not read
+// a crash as "some pods wait".
 const (
 	exitPlaced  = 0 // every pod was bound
 	exitInput   = 1 // bad input or usage
-	exitWaiting = 2 // some pods still wait
+	exitWaiting = 3 // some pods still wait
+	exitPanic   = 4 // gangsim panicked: a bug, reported with its stack
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, isTerminal(os.Stderr)))
+	os.Exit(guard(os.Stderr, func() int {
+		return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, isTerminal(os.Stderr))
+	}))
+}
+
+// guard runs f and returns its exit code; if f panics, it writes the
+// panic's value and stack to stderr and returns exitPanic instead.
+func guard(stderr io.Writer, f func() int) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(stderr, "gangsim: internal error (a bug, please report it with the input): panic: %v\n\n%s", v, debug.Stack())
+			code = exitPanic
+		}
+	}()
+	return f()
 }
 
 func isTerminal(f *os.File) bool {
@@ -48,6 +67,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	fs.Var(&files, "f", "manifest file or directory, or - for standard input (repeatable)")
 	output := fs.String("o", "text", "output: text (cycles and summary), yaml (the resulting objects) or json (the report)")
 	namespace := fs.String("n", "default", "namespace of objects that set none")
+	maxPods := fs.Int("max-pods", kube.DefaultMaxPods, "refuse an input whose pods, with those its Jobs would create, exceed this many (each costs about 6 KB of memory)")
 	rackKey := fs.String("rack-key", "", "node label counted as a rack in the summary (default: topology.kubernetes.io/rack or cloud.provider.com/topology-rack, whichever nodes have)")
 	topoKeys := fs.String("topology-keys", "", "node labels forming the topology tree, comma-separated, widest first (default: the zone/block/rack/hostname labels nodes carry and the keys PodGroups require, fewest values first)")
 	preempt := fs.Bool("preemption", true, "workload-aware preemption: a group that does not fit may evict lower-priority pods and groups")
@@ -56,7 +76,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
-		fmt.Fprintln(stderr, "Exit status: 0 every pod bound, 1 bad input, 2 some pods still waiting.")
+		fmt.Fprintln(stderr, "Exit status: 0 every pod bound, 1 bad input or usage, 3 some pods still waiting, 4 internal error (a panic, with its stack); 2 is the Go runtime's crash (out of memory, say).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -72,7 +92,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: -o %q: want text, yaml or json\n", *output)
 		return exitInput
 	}
-	if err := checkFlags(*namespace, *topoKeys, *maxCycles); err != nil {
+	if err := checkFlags(*namespace, *topoKeys, *maxCycles, *maxPods); err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
@@ -81,9 +101,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
-	c, err := kube.Load(objs)
+	c, err := kube.LoadWithOptions(objs, kube.LoadOptions{MaxPods: *maxPods})
 	if err != nil {
-		fmt.Fprintln(stderr, "gangsim:", err)
+		hint := ""
+		if errors.Is(err, kube.ErrTooManyPods) {
+			hint = "; raise the limit with -max-pods"
+		}
+		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
 	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt}
@@ -130,8 +154,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 
 // checkFlags rejects flag values that would otherwise be taken silently:
 // a namespace the API server would refuse, an empty or repeated topology
-// key, a negative cycle limit.
-func checkFlags(namespace, topoKeys string, maxCycles int) error {
+// key, a negative cycle limit, a pod limit below 1.
+func checkFlags(namespace, topoKeys string, maxCycles, maxPods int) error {
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
 		return fmt.Errorf("-n %q: %s", namespace, errs[0])
 	}
@@ -148,6 +172,9 @@ func checkFlags(namespace, topoKeys string, maxCycles int) error {
 	}
 	if maxCycles < 0 {
 		return fmt.Errorf("-max-cycles %d: want 0 or more", maxCycles)
+	}
+	if maxPods < 1 {
+		return fmt.Errorf("-max-pods %d: want 1 or more", maxPods)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -16,11 +17,15 @@ import (
 )
 
 // TestMain lets the test binary stand in for the gangsim command: with
-// GANGSIM_RUN_MAIN=1 it runs main, so subprocess tests need no go build.
+// GANGSIM_RUN_MAIN=1 it runs main, so subprocess tests need no go build;
+// with GANGSIM_RUN_MAIN=panic it runs a panic under main's guard.
 func TestMain(m *testing.M) {
-	if os.Getenv("GANGSIM_RUN_MAIN") == "1" {
+	switch os.Getenv("GANGSIM_RUN_MAIN") {
+	case "1":
 		main()
 		return
+	case "panic":
+		os.Exit(guard(os.Stderr, func() int { panic("injected for the test") }))
 	}
 	os.Exit(m.Run())
 }
@@ -72,6 +77,16 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// jobs writes n Indexed Jobs j-00, j-01, … of the given parallelism.
+func jobs(n, parallelism int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j-%02d}\nspec:\n  parallelism: %d\n  completions: %d\n  completionMode: Indexed\n"+
+			"  template: {spec: {restartPolicy: Never, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}\n", i, parallelism, parallelism)
+	}
+	return b.String()
+}
+
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
@@ -92,6 +107,12 @@ func TestBadInput(t *testing.T) {
 		{"empty topology key", []string{"-topology-keys", "rack,", "-f", "x"}, `-topology-keys "rack,": key 2 is empty`},
 		{"repeated topology key", []string{"-topology-keys", "rack,rack", "-f", "x"}, `-topology-keys "rack,rack": "rack" is listed twice`},
 		{"negative -max-cycles", []string{"-max-cycles", "-1", "-f", "x"}, `-max-cycles -1: want 0 or more`},
+		{"zero -max-pods", []string{"-max-pods", "0", "-f", "x"}, `-max-pods 0: want 1 or more`},
+		// 50 Jobs of parallelism 100,000: refused before any pod exists.
+		{"too many job pods", []string{"-f", write("jobs.yaml", jobs(50, 100_000))},
+			`jobs.yaml: document 6 (line 47): Job "default/j-05": spec.parallelism: its 100000 pods would bring the input to 600000 pods (0 given, the rest from Jobs), above the limit of 500000 (LoadOptions.MaxPods); raise the limit with -max-pods`},
+		{"-max-pods counts given pods", []string{"-max-pods", "3", "-f", write("jobs3.yaml", jobs(1, 2)+"---\n"+strings.Replace(pod, "%s", "1", 1)+"---\n"+strings.Replace(strings.Replace(pod, "%s", "1", 1), "p1", "p2", 1))},
+			`Job "default/j-00": spec.parallelism: its 2 pods would bring the input to 4 pods (2 given, the rest from Jobs), above the limit of 3`},
 		{"typo", []string{"-f", write("typo.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: [{name: c, resource: {}}]}\n")},
 			"typo.yaml: document 2 (line 5): pod \"default/p1\": spec.containers[0].resource: unknown field"},
 		{"negative quantity", []string{"-f", write("neg.yaml", strings.Replace(pod, "%s", `"-1"`, 1))},

@@ -66,6 +66,7 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 			s.JobsPodByPod = append(s.JobsPodByPod, fmt.Sprintf("Job %s: %s", j.Key, j.Reason))
 		}
 	}
+	slices.Sort(s.JobsPodByPod) // by Job, not by input order (TestSoak_Gangsim)
 	return s
 }
 

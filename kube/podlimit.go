@@ -1,0 +1,56 @@
+package kube
+
+import (
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// DefaultMaxPods is how many pods [Load] accepts, those of the input and
+// those its Jobs would create together, when [LoadOptions].MaxPods is 0.
+// Every pod is an object in memory — about 2.7 KB for a Job's pod once
+// loaded, about 5.5 KB through a gangsim run (BenchmarkLoad_JobPods;
+// /usr/bin/time on one Job of 100,000 pods) — so a few lines of manifest
+// must not be able to ask for millions of them (50 Jobs of parallelism
+// 100,000 fit in 16 KB): the default keeps a run under about 3 GB.
+const DefaultMaxPods = 500_000
+
+// ErrTooManyPods is wrapped when the input's pods and those its Jobs would
+// create exceed [LoadOptions].MaxPods. It wraps placement.ErrInvalid.
+var ErrTooManyPods = fmt.Errorf("%w: too many pods", placement.ErrInvalid)
+
+// LoadOptions configures [LoadWithOptions]; the zero value is [Load]'s.
+type LoadOptions struct {
+	// MaxPods bounds the pods of the input plus those its Jobs would
+	// create; 0 means [DefaultMaxPods]. The bound is checked before any
+	// Job's pods are created.
+	MaxPods int
+}
+
+// checkPodCount reports, at the Job whose pods cross it, when the input's
+// pods (given) and those its Jobs would create exceed max (0: the
+// default). It only counts: nothing is created before the check.
+func checkPodCount(objs []manifest.Object, given, max int) error {
+	if max <= 0 {
+		max = DefaultMaxPods
+	}
+	total := given
+	for i := range objs {
+		o := &objs[i]
+		j, ok := o.Obj.(*batchv1.Job)
+		if !ok {
+			continue
+		}
+		n := jobPodCount(j)
+		if total+n > max {
+			return o.Wrap(placement.Errorf(ErrTooManyPods, jobObj(j.Namespace, j.Name), "spec.parallelism",
+				"its %d pods would bring the input to %d pods (%d given, the rest from Jobs), above the limit of %d (LoadOptions.MaxPods)",
+				n, total+n, given, max))
+		}
+		total += n
+	}
+	return nil
+}
