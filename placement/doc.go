@@ -66,6 +66,7 @@
 //	 └ placement filters and score     attempt.go; score.go (DefaultScorer)
 //	 └ outputs                         outputs.go, decision.go
 //	   or diagnosis                    diagnose.go
+//	SolveHierarchy (KEP-6012 trees)    hierarchy.go: backtracking over Solve
 //
 // Equivalence tests: batched runs equal one-by-one placement
 // (TestProp_BatchedEqualsOneByOne, TestProp_GroupedSourcesEqualOneByOne,

@@ -1,0 +1,710 @@
+package placement
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// MaxHierarchyDepth is the deepest tree [SolveHierarchy] accepts, leaves
+// included: KEP-6012 allows CompositePodGroup hierarchies of up to four
+// levels.
+const MaxHierarchyDepth = 4
+
+// HierarchyNode is one node of a tree of groups, as KEP-6012
+// (CompositePodGroup) defines it: an inner node (a CompositePodGroup) has
+// Children and no Group; a leaf (a PodGroup naming its parent) has a Group
+// and no Children.
+//
+// An inner node is satisfied when at least MinGroupCount of its children
+// are (a gang), or at least one (basic; it then takes as many more as fit).
+// A leaf is satisfied when [Solve] schedules its Group. With a TopologyKey,
+// the node's whole subtree — every placed pod and every bound member of
+// its leaves — lies in one domain of that key (one value of that node
+// label, inside the domains its ancestors chose).
+type HierarchyNode struct {
+	// Name identifies the node in results and errors and orders siblings
+	// (ascending); it must be unique in the tree.
+	Name string
+	// Policy of an inner node: [PolicyGang] (or empty) or [PolicyBasic]
+	// (KEP-6012 schedulingPolicy). A leaf's policy is its Group's.
+	Policy Policy
+	// MinGroupCount is gang.minGroupCount of an inner gang node: how many
+	// children must be satisfied together, 1..len(Children).
+	MinGroupCount int32
+	// TopologyKey, if set, is a node label every node used by the subtree
+	// must carry with one common value. It must be a label of some node of
+	// the snapshot.
+	TopologyKey string
+	// Children are the inner node's children; order does not matter.
+	Children []*HierarchyNode
+	// Group is the leaf's PodGroup, solved with [Solve].
+	Group *Group
+}
+
+// HierarchyDecision is the answer of [SolveHierarchy] for a KEP-6012
+// CompositePodGroup tree. The root is all-or-nothing: Decisions is empty
+// unless Status is Scheduled.
+type HierarchyDecision struct {
+	// Status is the root's: Scheduled, Unschedulable (freeing resources
+	// may help), Unresolvable (no child combination can reach the
+	// minimum even judged child by child on an empty cluster) or
+	// BudgetExhausted.
+	Status Status
+	// Root is the per-level account of the tree.
+	Root NodeResult
+	// Decisions are the Scheduled decisions of the placed leaves, in the
+	// order they were solved (depth first, siblings by name); each was
+	// solved on the snapshot left by the ones before it, so committing
+	// them in order commits the hierarchy.
+	Decisions []Decision
+	// FailedAt names the node where the search failed: the deepest node
+	// whose subtree cannot be placed even alone (every child of it can),
+	// or a leaf that cannot be placed at all. Empty when Scheduled.
+	FailedAt string
+	// Message explains the root's status in one line.
+	Message string
+	// Steps is the work spent, in [Options].Budget's units plus one per
+	// alternative tried.
+	Steps int64
+	// Proven is set when the answer needs no larger budget: the search
+	// over children, domains and the two variants of each leaf (all the
+	// members that fit, or exactly its minimum) finished, and every leaf
+	// decision it rests on was Proven. It does not cover assignments of a
+	// leaf other than the ones tried: [Solve]'s in the leaf's domain and
+	// in each domain of the tree's other keys inside it (so a leaf that
+	// must split its pods between two racks in given counts, to leave room
+	// to siblings, may be missed).
+	Proven bool
+}
+
+// NodeResult is one node's outcome in a [HierarchyDecision], following
+// KEP-6012's PlacementFeasible model: the children of an inner node are
+// counted as scheduled, remaining (not judged: the budget ran out),
+// unschedulable or unresolvable, against Min.
+type NodeResult struct {
+	// Name is the node's name.
+	Name string
+	// Status is Scheduled for a node placed in the decision; otherwise how
+	// the node fares on its own: Scheduled (it could be placed alone but
+	// not beside its siblings), Unschedulable, Unresolvable or
+	// BudgetExhausted.
+	Status Status
+	// Domain is the value of TopologyKey the subtree was placed in, or ""
+	// when it has no key or was not placed.
+	Domain string
+	// Min is MinGroupCount for an inner gang, 1 for an inner basic node,
+	// and the leaf group's minimum (its MinCount, 1 for basic) for a leaf.
+	Min int
+	// Scheduled, Remaining, Unschedulable and Unresolvable count the
+	// children of an inner node (zero for a leaf). In a Scheduled
+	// decision, Scheduled counts the placed children and Unschedulable the
+	// others; otherwise each child is judged alone.
+	Scheduled, Remaining, Unschedulable, Unresolvable int
+	// Message explains Status.
+	Message string
+	// Children are the children's results, by name.
+	Children []NodeResult
+	// Decision is a leaf's decision: the placed one, or the one it gets
+	// alone when not placed.
+	Decision *Decision
+}
+
+// hnode is a validated HierarchyNode.
+type hnode struct {
+	src      *HierarchyNode
+	children []*hnode
+	need     int
+	pins     []string // domains of TopologyKey holding bound members of the subtree (0 or 1)
+	// search state
+	placed bool
+	domain string
+	dec    Decision
+}
+
+func hierObj(n *HierarchyNode) string { return fmt.Sprintf("hierarchy node %q", n.Name) }
+
+// SolveHierarchy decides a tree of groups (KEP-6012 CompositePodGroup) on
+// s: every leaf group with [Solve], each on the snapshot that the leaves
+// placed before it leave ([Snapshot.Apply]), confined to the domains its
+// ancestors' topology keys chose. Unlike upstream's greedy pass (children
+// in order, no backtracking), it backtracks across siblings, domains and,
+// for each leaf, two variants — as many members as fit, then exactly its
+// minimum — so that a greedy first child cannot starve a sibling
+// (KEP-6012's "resource stealing"). Children are tried in name order,
+// domains in value order, and a child is tried placed before skipped, so
+// the first placement found, which is returned, places as many children
+// as that order allows. A leaf is tried in each domain of its key, then
+// confined to each domain of the tree's other keys inside it, so that it
+// can leave a rack to a sibling that needs it. Within opts.Budget this
+// finds a placement whenever one exists in which every leaf's pods lie
+// where one of those tries puts them — every placement when each leaf is
+// confined to single-node domains (TestHierarchy_PropCompleteAgainstOracle).
+//
+// opts is passed to every leaf's Solve except Generator, which the
+// hierarchy supplies (one placement per domain); Budget bounds the whole
+// search. It is pure: no goroutines, clocks or randomness; the same input
+// gives the same decision.
+//
+// Errors (a [*FieldError] naming the node and field): a nil root or s, a
+// node with both or neither of Children and Group, a cycle or a node
+// reached twice, depth beyond [MaxHierarchyDepth], an empty or duplicate
+// name, an unknown policy, MinGroupCount outside 1..len(Children) for a
+// gang, a TopologyKey no node carries, bound members already in two
+// domains of a key (or on a node without it), opts.Generator set; and any
+// error of Solve.
+func SolveHierarchy(s *Snapshot, root *HierarchyNode, opts Options) (HierarchyDecision, error) {
+	if s == nil {
+		return HierarchyDecision{}, Errorf(ErrInvalid, "SolveHierarchy", "s", "nil snapshot")
+	}
+	if root == nil {
+		return HierarchyDecision{}, Errorf(ErrInvalid, "SolveHierarchy", "root", "nil node")
+	}
+	if opts.Generator != nil {
+		return HierarchyDecision{}, Errorf(ErrInvalid, hierObj(root), "Options.Generator",
+			"must be nil: the hierarchy generates the placements of its leaves")
+	}
+	h := &hsolver{s: s, opts: opts, budget: opts.Budget, keys: map[string]bool{}}
+	if h.budget <= 0 {
+		h.budget = DefaultBudget
+	}
+	for i := range s.NumNodes() {
+		for k := range s.Node(NodeID(i)).Labels {
+			h.keys[k] = true
+		}
+	}
+	hr, err := h.build(root, 1, map[*HierarchyNode]bool{}, map[*HierarchyNode]bool{}, map[string]bool{})
+	if err != nil {
+		return HierarchyDecision{}, err
+	}
+	all := make([]NodeID, s.NumNodes())
+	for i := range all {
+		all[i] = NodeID(i)
+	}
+	h.proven = true
+	found, err := h.place(hr, s, all, func(*Snapshot) (bool, error) { return true, nil })
+	if err != nil {
+		return HierarchyDecision{}, err
+	}
+	d := HierarchyDecision{}
+	if found {
+		d.Status = Scheduled
+		d.Root = h.placedResult(hr)
+		for _, l := range h.stack {
+			d.Decisions = append(d.Decisions, l.dec)
+		}
+		d.Message = fmt.Sprintf("%d of min %d children of %q scheduled", d.Root.Scheduled, d.Root.Min, hr.src.Name)
+		d.Proven = true
+	} else {
+		searchProven := h.proven && !h.exhausted
+		res, _, err := h.diagnose(hr, s, all)
+		if err != nil {
+			return HierarchyDecision{}, err
+		}
+		d.Root = res
+		d.Status = res.Status
+		if d.Status == Scheduled { // each child fits alone; the tree does not
+			d.Status = Unschedulable
+		}
+		if h.exhausted || (!searchProven && d.Status != Unresolvable) {
+			d.Status = BudgetExhausted
+		}
+		d.Proven = searchProven || d.Status == Unresolvable
+		d.FailedAt = failedAt(&d.Root)
+		d.Message = fmt.Sprintf("%s: %s", d.Status, d.Root.Message)
+		if d.FailedAt != "" && d.FailedAt != hr.src.Name {
+			d.Message += fmt.Sprintf("; fails at %q", d.FailedAt)
+		}
+	}
+	d.Steps = h.steps
+	return d, nil
+}
+
+type hsolver struct {
+	s         *Snapshot
+	opts      Options
+	budget    int64
+	steps     int64
+	exhausted bool
+	proven    bool
+	keys      map[string]bool
+	stack     []*hnode // placed leaves, in order
+	treeKeys  []string // the tree's topology keys, ascending
+	seq       int      // names of bound pod-set pods
+}
+
+func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNode]bool, names map[string]bool) (*hnode, error) {
+	obj := hierObj(n)
+	if path[n] {
+		return nil, Errorf(ErrInvalid, obj, "children", "cycle: the node is its own descendant")
+	}
+	if seen[n] {
+		return nil, Errorf(ErrDuplicate, obj, "children", "the node is reached twice")
+	}
+	if depth > MaxHierarchyDepth {
+		return nil, Errorf(ErrInvalid, obj, "depth", "%d exceeds %d levels", depth, MaxHierarchyDepth)
+	}
+	if n.Name == "" {
+		return nil, Errorf(ErrInvalid, obj, "name", "must not be empty")
+	}
+	if names[n.Name] {
+		return nil, Errorf(ErrDuplicate, obj, "name", "two nodes are named %q", n.Name)
+	}
+	names[n.Name] = true
+	seen[n], path[n] = true, true
+	defer delete(path, n)
+	if n.TopologyKey != "" && !slices.Contains(h.treeKeys, n.TopologyKey) {
+		h.treeKeys = append(h.treeKeys, n.TopologyKey)
+		slices.Sort(h.treeKeys)
+	}
+	if n.TopologyKey != "" && !h.keys[n.TopologyKey] {
+		return nil, Errorf(ErrNotFound, obj, "topologyKey", "unknown key %q: no node has that label", n.TopologyKey)
+	}
+	hn := &hnode{src: n}
+	switch {
+	case n.Group != nil && len(n.Children) > 0:
+		return nil, Errorf(ErrInvalid, obj, "children", "a leaf (with a group) has no children")
+	case n.Group == nil && len(n.Children) == 0:
+		return nil, Errorf(ErrInvalid, obj, "children", "an inner node needs children, a leaf a group")
+	case n.Group != nil:
+		g := n.Group
+		gk := "\x00" + g.Key().String() // not a node name
+		if names[gk] {
+			return nil, Errorf(ErrDuplicate, obj, "group", "PodGroup %q is a leaf twice", g.Key().String())
+		}
+		names[gk] = true
+		bound := len(h.s.GroupMembers(g.Key()))
+		hn.need = 1 // as Solve's Decision.Required: at least one new pod
+		if g.IsGang() {
+			hn.need = max(int(g.MinCount)-bound, 1)
+		}
+	default:
+		for i, c := range n.Children {
+			if c == nil {
+				return nil, Errorf(ErrInvalid, obj, fmt.Sprintf("children[%d]", i), "nil node")
+			}
+			cn, err := h.build(c, depth+1, path, seen, names)
+			if err != nil {
+				return nil, err
+			}
+			hn.children = append(hn.children, cn)
+		}
+		slices.SortFunc(hn.children, func(a, b *hnode) int { return strings.Compare(a.src.Name, b.src.Name) })
+		switch n.Policy {
+		case PolicyGang, "":
+			if n.MinGroupCount < 1 || int(n.MinGroupCount) > len(n.Children) {
+				return nil, Errorf(ErrInvalid, obj, "minGroupCount", "%d is outside 1..%d (its children)", n.MinGroupCount, len(n.Children))
+			}
+			hn.need = int(n.MinGroupCount)
+		case PolicyBasic:
+			hn.need = 1
+		default:
+			return nil, Errorf(ErrInvalid, obj, "policy", "unknown policy %q", n.Policy)
+		}
+	}
+	if n.TopologyKey != "" {
+		doms := map[string]bool{}
+		var err error
+		hn.walkLeaves(func(l *hnode) {
+			for _, p := range h.s.GroupMembers(l.src.Group.Key()) {
+				id, ok := h.s.NodeOf(p)
+				if !ok {
+					continue
+				}
+				v, has := h.s.Node(id).Labels[n.TopologyKey]
+				if !has && err == nil {
+					err = Errorf(ErrInvalid, obj, "topologyKey", "bound member %s is on node %q, which lacks %q", p.Key(), h.s.Node(id).Name, n.TopologyKey)
+				}
+				doms[v] = true
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(doms) > 1 {
+			return nil, Errorf(ErrInvalid, obj, "topologyKey", "bound members already span %d domains of %q", len(doms), n.TopologyKey)
+		}
+		for v := range doms {
+			hn.pins = []string{v}
+		}
+	}
+	return hn, nil
+}
+
+func (n *hnode) walkLeaves(f func(*hnode)) {
+	if n.src.Group != nil {
+		f(n)
+	}
+	for _, c := range n.children {
+		c.walkLeaves(f)
+	}
+}
+
+// domains splits allowed by n's key: one (value, nodes) per domain, by
+// value; the pinned domain only when bound members pin one.
+func (h *hsolver) domains(n *hnode, s *Snapshot, allowed []NodeID) ([]string, [][]NodeID) {
+	key := n.src.TopologyKey
+	if key == "" {
+		return []string{""}, [][]NodeID{allowed}
+	}
+	by := map[string][]NodeID{}
+	for _, id := range allowed {
+		if v, ok := s.Node(id).Labels[key]; ok {
+			by[v] = append(by[v], id)
+		}
+	}
+	var vals []string
+	for v := range by {
+		if n.pins == nil || n.pins[0] == v {
+			vals = append(vals, v)
+		}
+	}
+	slices.Sort(vals)
+	sets := make([][]NodeID, len(vals))
+	for i, v := range vals {
+		sets[i] = by[v]
+	}
+	return vals, sets
+}
+
+func (h *hsolver) tick() bool {
+	h.steps++
+	if h.steps > h.budget {
+		h.exhausted = true
+		return false
+	}
+	return true
+}
+
+// place tries every placement of n's subtree on s within allowed, calling
+// k with the snapshot each leaves; it stops at the first k that accepts.
+func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {
+	vals, sets := h.domains(n, s, allowed)
+	for i := range vals {
+		if !h.tick() {
+			return false, nil
+		}
+		n.domain = vals[i]
+		var ok bool
+		var err error
+		if n.src.Group != nil {
+			ok, err = h.placeLeaf(n, s, vals[i], sets[i], k)
+			for _, part := range h.refine(n, s, sets[i]) {
+				if ok || err != nil || h.exhausted || !h.tick() {
+					break
+				}
+				ok, err = h.placeLeaf(n, s, vals[i], part, k)
+			}
+		} else {
+			ok, err = h.placeChildren(n, 0, 0, s, sets[i], k)
+		}
+		if ok || err != nil || h.exhausted {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// refine splits a leaf's domain by the other keys of the tree, so that a
+// leaf can leave a domain of another key to a sibling that needs it: the
+// parts, key by key (ascending), then by value, each once.
+func (h *hsolver) refine(n *hnode, s *Snapshot, nodes []NodeID) [][]NodeID {
+	var out [][]NodeID
+	seen := map[string]bool{fmt.Sprint(nodes): true}
+	for _, key := range h.treeKeys {
+		if key == n.src.TopologyKey {
+			continue
+		}
+		by := map[string][]NodeID{}
+		for _, id := range nodes {
+			if v, ok := s.Node(id).Labels[key]; ok {
+				by[v] = append(by[v], id)
+			}
+		}
+		vals := make([]string, 0, len(by))
+		for v := range by {
+			vals = append(vals, v)
+		}
+		slices.Sort(vals)
+		for _, v := range vals {
+			if id := fmt.Sprint(by[v]); !seen[id] {
+				seen[id] = true
+				out = append(out, by[v])
+			}
+		}
+	}
+	return out
+}
+
+func (h *hsolver) placeChildren(n *hnode, i, sat int, s *Snapshot, allowed []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {
+	if i == len(n.children) {
+		if sat < n.need {
+			return false, nil
+		}
+		return k(s)
+	}
+	if sat+len(n.children)-i < n.need || h.exhausted {
+		return false, nil
+	}
+	c := n.children[i]
+	ok, err := h.place(c, s, allowed, func(s2 *Snapshot) (bool, error) {
+		c.placed = true
+		ok, err := h.placeChildren(n, i+1, sat+1, s2, allowed, k)
+		if !ok {
+			c.placed = false
+		}
+		return ok, err
+	})
+	if ok || err != nil || h.exhausted {
+		return ok, err
+	}
+	c.placed = false
+	return h.placeChildren(n, i+1, sat, s, allowed, k)
+}
+
+// variants are the leaf's group as given, then cut to its minimum.
+func (n *hnode) variants() []*Group {
+	g := n.src.Group
+	out := []*Group{g}
+	if g.NumPending() > n.need && len(g.SubGroups) == 0 {
+		t := *g
+		t.Members = slices.Clone(g.Members)
+		slices.SortFunc(t.Members, func(a, b Pod) int { return a.Key().Compare(b.Key()) })
+		t.PodSets = slices.Clone(g.PodSets)
+		slices.SortFunc(t.PodSets, func(a, b PodSet) int { return strings.Compare(a.Name, b.Name) })
+		left := n.need
+		if len(t.Members) > left {
+			t.Members = t.Members[:left]
+		}
+		left -= len(t.Members)
+		var sets []PodSet
+		for _, ps := range t.PodSets {
+			if left == 0 {
+				break
+			}
+			ps.Count = int32(min(int(ps.Count), left))
+			left -= int(ps.Count)
+			sets = append(sets, ps)
+		}
+		t.PodSets = sets
+		if t.NumPending() > 0 {
+			out = append(out, &t)
+		}
+	}
+	return out
+}
+
+func (h *hsolver) solveLeaf(g *Group, s *Snapshot, dom string, nodes []NodeID) (Decision, error) {
+	opts := h.opts
+	pl := Placement{Name: dom, Nodes: nodes}
+	opts.Generator = PlacementGeneratorFunc(func(*Snapshot, *Group) ([]Placement, error) { return []Placement{pl}, nil })
+	opts.Budget = max(h.budget-h.steps, 1)
+	d, err := Solve(s, g, opts)
+	h.steps += d.Steps
+	if h.steps > h.budget {
+		h.exhausted = true
+	}
+	return d, err
+}
+
+func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {
+	for vi, g := range n.variants() {
+		if h.exhausted {
+			return false, nil
+		}
+		if vi == 1 && n.dec.Status == Scheduled && placedPods(n.dec) <= n.need {
+			continue // the full variant placed no more than the minimum
+		}
+		d, err := h.solveLeaf(g, s, dom, nodes)
+		if err != nil {
+			return false, err
+		}
+		n.dec = d
+		if d.Status != Scheduled {
+			if !d.Proven {
+				h.proven = false
+			}
+			continue
+		}
+		if !g.IsGang() && d.Bound+len(d.Assignments)+len(d.PodSetAssignments) == 0 {
+			continue
+		}
+		ch, err := h.change(g, d)
+		if err != nil {
+			return false, err
+		}
+		s2, err := s.Apply(ch)
+		if err != nil {
+			return false, err
+		}
+		h.stack = append(h.stack, n)
+		ok, err := k(s2)
+		if ok || err != nil {
+			return ok, err
+		}
+		h.stack = h.stack[:len(h.stack)-1]
+	}
+	return false, nil
+}
+
+// change binds a Scheduled decision's pods: members as given, pod-set
+// pods under names of the form "<set>.h<n>".
+func (h *hsolver) change(g *Group, d Decision) (Change, error) {
+	var ch Change
+	byKey := map[Key]*Pod{}
+	for i := range g.Members {
+		byKey[g.Members[i].Key()] = &g.Members[i]
+	}
+	for _, a := range d.Assignments {
+		p, ok := byKey[a.Pod]
+		if !ok {
+			return Change{}, Errorf(ErrNotFound, groupObj(g), "members", "decision places unknown pod %s", a.Pod)
+		}
+		q := *p
+		q.NodeName = a.Node
+		ch.Bind = append(ch.Bind, q)
+	}
+	sets := map[string]*PodSet{}
+	for i := range g.PodSets {
+		sets[g.PodSets[i].Name] = &g.PodSets[i]
+	}
+	for _, a := range d.PodSetAssignments {
+		ps := sets[a.PodSet]
+		for range a.Count {
+			q := ps.Template
+			h.seq++
+			q.Namespace, q.Name, q.UID = g.Namespace, fmt.Sprintf("%s.h%d", ps.Name, h.seq), ""
+			q.SchedulingGroup, q.NodeName = g.Name, a.Node
+			ch.Bind = append(ch.Bind, q)
+		}
+	}
+	return ch, nil
+}
+
+func (h *hsolver) placedResult(n *hnode) NodeResult {
+	r := NodeResult{Name: n.src.Name, Status: Scheduled, Domain: n.domain, Min: n.need}
+	if n.src.TopologyKey == "" {
+		r.Domain = ""
+	}
+	if n.src.Group != nil {
+		d := n.dec
+		r.Decision = &d
+		r.Min = int(d.Required)
+		r.Message = d.Message
+		return r
+	}
+	for _, c := range n.children {
+		if c.placed {
+			r.Scheduled++
+			r.Children = append(r.Children, h.placedResult(c))
+		} else {
+			r.Unschedulable++
+			r.Children = append(r.Children, NodeResult{Name: c.src.Name, Status: Unschedulable, Min: c.need,
+				Message: "does not fit beside its placed siblings"})
+		}
+	}
+	r.Message = fmt.Sprintf("%d of min %d children scheduled", r.Scheduled, r.Min)
+	return r
+}
+
+// diagnose judges n alone on s within allowed: its status, and its
+// children's, each alone.
+func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult, bool, error) {
+	r := NodeResult{Name: n.src.Name, Min: n.need}
+	if h.exhausted {
+		r.Status, r.Message = BudgetExhausted, "not judged: budget exhausted"
+		return r, false, nil
+	}
+	if n.src.Group != nil {
+		vals, sets := h.domains(n, s, allowed)
+		var first *Decision
+		r.Status = Unresolvable
+		for i := range vals {
+			d, err := h.solveLeaf(n.src.Group, s, vals[i], sets[i])
+			if err != nil {
+				return r, false, err
+			}
+			if first == nil || d.Status < first.Status {
+				first = &d
+			}
+		}
+		if first == nil {
+			r.Message = fmt.Sprintf("no node carries %q", n.src.TopologyKey)
+			return r, true, nil
+		}
+		r.Status, r.Decision, r.Message, r.Min = first.Status, first, first.Message, int(first.Required)
+		return r, true, nil
+	}
+	for _, c := range n.children {
+		cr, judged, err := h.diagnose(c, s, allowed)
+		if err != nil {
+			return r, false, err
+		}
+		r.Children = append(r.Children, cr)
+		switch {
+		case !judged || cr.Status == BudgetExhausted:
+			r.Remaining++
+		case cr.Status == Scheduled:
+			r.Scheduled++
+		case cr.Status == Unresolvable:
+			r.Unresolvable++
+		default:
+			r.Unschedulable++
+		}
+	}
+	// Is the subtree itself placeable alone?
+	stack := h.stack
+	ok, err := h.place(n, s, allowed, func(*Snapshot) (bool, error) { return true, nil })
+	h.stack = stack
+	if err != nil {
+		return r, false, err
+	}
+	switch {
+	case ok:
+		r.Status = Scheduled
+		r.Message = fmt.Sprintf("placeable alone, not beside its siblings (%d of min %d children)", r.Scheduled, r.Min)
+	case h.exhausted:
+		r.Status = BudgetExhausted
+		r.Message = fmt.Sprintf("budget exhausted: %d scheduled, %d remaining, %d unschedulable, %d unresolvable children against min %d",
+			r.Scheduled, r.Remaining, r.Unschedulable, r.Unresolvable, r.Min)
+	case r.Scheduled+r.Remaining+r.Unschedulable < r.Min:
+		r.Status = Unresolvable
+		r.Message = fmt.Sprintf("%d of min %d children could ever fit (%d unresolvable)", r.Scheduled+r.Unschedulable, r.Min, r.Unresolvable)
+	default:
+		r.Status = Unschedulable
+		if r.Scheduled >= r.Min {
+			r.Message = fmt.Sprintf("%d of min %d children fit one by one, not together", r.Scheduled, r.Min)
+		} else {
+			r.Message = fmt.Sprintf("%d of min %d children fit (%d unschedulable, %d unresolvable)", r.Scheduled, r.Min, r.Unschedulable, r.Unresolvable)
+		}
+	}
+	return r, true, nil
+}
+
+// failedAt is the deepest node not placeable alone whose children all
+// are, or the first leaf that is not.
+func failedAt(r *NodeResult) string {
+	if r.Status == Scheduled {
+		return ""
+	}
+	for i := range r.Children {
+		if f := failedAt(&r.Children[i]); f != "" && r.Children[i].Status != Scheduled {
+			if r.Scheduled >= r.Min {
+				break
+			}
+			return f
+		}
+	}
+	return r.Name
+}
+
+func placedPods(d Decision) int {
+	n := 0
+	for _, a := range d.Assignments {
+		n += int(a.Pods())
+	}
+	for _, a := range d.PodSetAssignments {
+		n += int(a.Count)
+	}
+	return n
+}

@@ -1,0 +1,529 @@
+package placement_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/gangsched/gangsched/placement"
+	"pgregory.net/rapid"
+)
+
+const (
+	hBlock = "example.com/block"
+	hRack  = "example.com/rack"
+)
+
+// hNode is a node with slots one-CPU slots.
+func hNode(name, block, rack string, slots int64) placement.Node {
+	l := map[string]string{}
+	if block != "" {
+		l[hBlock] = block
+	}
+	if rack != "" {
+		l[hRack] = rack
+	}
+	return placement.Node{Name: name, Labels: l, Allocatable: placement.ResourceList{placement.ResourceCPU: slots * 1000}}
+}
+
+// hLeaf is a gang leaf of pending one-CPU pods.
+func hLeaf(name, key string, min, pods int) *placement.HierarchyNode {
+	g := &placement.Group{Namespace: "ns", Name: name, MinCount: int32(min)}
+	for i := range pods {
+		g.Members = append(g.Members, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("%s-%d", name, i),
+			SchedulingGroup: name, Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
+	}
+	return &placement.HierarchyNode{Name: name, TopologyKey: key, Group: g}
+}
+
+func hSnap(t testing.TB, nodes ...placement.Node) *placement.Snapshot {
+	s, err := placement.NewSnapshot(nodes, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// leafNodes maps each placed leaf to the nodes of its assignments.
+func leafNodes(d placement.HierarchyDecision) map[string][]string {
+	m := map[string][]string{}
+	for _, ld := range d.Decisions {
+		for _, a := range ld.Assignments {
+			if !slices.Contains(m[ld.Group.Name], a.Node) {
+				m[ld.Group.Name] = append(m[ld.Group.Name], a.Node)
+			}
+		}
+		for _, a := range ld.PodSetAssignments {
+			if !slices.Contains(m[ld.Group.Name], a.Node) {
+				m[ld.Group.Name] = append(m[ld.Group.Name], a.Node)
+			}
+		}
+		slices.Sort(m[ld.Group.Name])
+	}
+	return m
+}
+
+// KEP-6012's worked example: block-A offers racks of 3 and 5 slots,
+// block-B two of 5; a root gang of two children by block, each child a
+// gang of 5 by rack, fits only in block-B, one child per rack.
+func TestHierarchy_KEPWorkedExample(t *testing.T) {
+	s := hSnap(t,
+		hNode("a1", "block-A", "rack-A1", 3), hNode("a2", "block-A", "rack-A2", 5),
+		hNode("b1", "block-B", "rack-B1", 5), hNode("b2", "block-B", "rack-B2", 5))
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{hLeaf("child-1", hRack, 5, 5), hLeaf("child-2", hRack, 5, 5)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || !d.Proven {
+		t.Fatalf("status %v proven %v: %s", d.Status, d.Proven, d.Message)
+	}
+	if d.Root.Domain != "block-B" || d.Root.Scheduled != 2 {
+		t.Fatalf("root %+v", d.Root)
+	}
+	got := leafNodes(d)
+	if !slices.Equal(got["child-1"], []string{"b1"}) || !slices.Equal(got["child-2"], []string{"b2"}) {
+		t.Fatalf("leaves on %v", got)
+	}
+}
+
+// Resource stealing (KEP-6012): the first child, a gang of min 2 with 6
+// pods, would take every slot and starve its sibling, which needs a whole
+// rack of 4. Upstream's greedy order fails; the search backtracks and
+// places the first child at its minimum.
+func TestHierarchy_ResourceStealing(t *testing.T) {
+	s := hSnap(t, hNode("n1", "b", "r1", 4), hNode("n2", "b", "r2", 2))
+	a, b := hLeaf("a", "", 2, 6), hLeaf("b", hRack, 4, 4)
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, Children: []*placement.HierarchyNode{a, b}}
+
+	// Greedy: a as many as fit, then b on what is left.
+	da, err := placement.Solve(s, a.Group, placement.Options{})
+	if err != nil || da.Status != placement.Scheduled || len(da.Assignments) != 6 {
+		t.Fatalf("greedy a: %v %v %d", err, da.Status, len(da.Assignments))
+	}
+
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled {
+		t.Fatalf("%v: %s", d.Status, d.Message)
+	}
+	got := leafNodes(d)
+	if !slices.Equal(got["b"], []string{"n1"}) || len(d.Decisions[0].Assignments) != 2 {
+		t.Fatalf("leaves on %v, a placed %d", got, len(d.Decisions[0].Assignments))
+	}
+}
+
+// A basic root places as many children as fit; the rest are reported
+// unschedulable beside their siblings.
+func TestHierarchy_BasicTakesWhatFits(t *testing.T) {
+	s := hSnap(t, hNode("n1", "b", "r1", 4))
+	root := &placement.HierarchyNode{Name: "root", Policy: placement.PolicyBasic,
+		Children: []*placement.HierarchyNode{hLeaf("a", "", 3, 3), hLeaf("b", "", 3, 3), hLeaf("c", "", 1, 1)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || d.Root.Scheduled != 2 || d.Root.Unschedulable != 1 || d.Root.Children[1].Status != placement.Unschedulable {
+		t.Fatalf("%v %+v", d.Status, d.Root)
+	}
+}
+
+// Failure reports the level: children that each fit alone but not
+// together are a joint failure at their parent, and a child that can never
+// fit is unresolvable.
+func TestHierarchy_FailureLevels(t *testing.T) {
+	s := hSnap(t, hNode("n1", "b1", "r1", 4), hNode("n2", "b2", "r2", 4))
+	inner := &placement.HierarchyNode{Name: "inner", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{hLeaf("x", "", 3, 3), hLeaf("y", "", 3, 3)}}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 1, Children: []*placement.HierarchyNode{inner}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Unschedulable || d.FailedAt != "inner" || !d.Proven {
+		t.Fatalf("%v at %q proven %v: %s", d.Status, d.FailedAt, d.Proven, d.Message)
+	}
+	in := d.Root.Children[0]
+	if in.Scheduled != 2 || in.Min != 2 || in.Status != placement.Unschedulable {
+		t.Fatalf("inner %+v", in)
+	}
+
+	big := &placement.HierarchyNode{Name: "root", MinGroupCount: 2,
+		Children: []*placement.HierarchyNode{hLeaf("x", "", 3, 3), hLeaf("huge", hRack, 5, 5)}}
+	d, err = placement.SolveHierarchy(s, big, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Unresolvable || d.FailedAt != "huge" || d.Root.Unresolvable != 1 || d.Root.Scheduled != 1 {
+		t.Fatalf("%v at %q: %+v", d.Status, d.FailedAt, d.Root)
+	}
+}
+
+// Bound members pin their subtree's domain.
+func TestHierarchy_BoundPins(t *testing.T) {
+	bound := placement.Pod{Namespace: "ns", Name: "x-bound", SchedulingGroup: "x", NodeName: "n2",
+		Requests: placement.ResourceList{placement.ResourceCPU: 1000}}
+	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b1", "r1", 4), hNode("n2", "b2", "r2", 4)}, []placement.Pod{bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{hLeaf("x", "", 2, 1), hLeaf("y", "", 2, 2)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || d.Root.Domain != "b2" {
+		t.Fatalf("%v %q: %s", d.Status, d.Root.Domain, d.Message)
+	}
+}
+
+func TestHierarchy_Errors(t *testing.T) {
+	s := hSnap(t, hNode("n1", "b1", "r1", 4))
+	cyc := &placement.HierarchyNode{Name: "c", MinGroupCount: 1}
+	cyc.Children = []*placement.HierarchyNode{cyc}
+	deep := hLeaf("leaf", "", 1, 1)
+	for i := range 4 {
+		deep = &placement.HierarchyNode{Name: fmt.Sprintf("d%d", i), MinGroupCount: 1, Children: []*placement.HierarchyNode{deep}}
+	}
+	for _, tc := range []struct {
+		root        *placement.HierarchyNode
+		object, fld string
+	}{
+		{cyc, `hierarchy node "c"`, "children"},
+		{deep, `hierarchy node "leaf"`, "depth"},
+		{&placement.HierarchyNode{Name: "r", MinGroupCount: 2, Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1)}}, `hierarchy node "r"`, "minGroupCount"},
+		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, TopologyKey: "nope", Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1)}}, `hierarchy node "r"`, "topologyKey"},
+		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", "zz", 1, 1)}}, `hierarchy node "a"`, "topologyKey"},
+		{&placement.HierarchyNode{Name: "r"}, `hierarchy node "r"`, "children"},
+		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1),
+			{Name: "b", Group: hLeaf("a", "", 1, 1).Group}}}, `hierarchy node "b"`, "group"},
+		{&placement.HierarchyNode{Name: "r", Policy: "Odd", Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1)}}, `hierarchy node "r"`, "policy"},
+	} {
+		_, err := placement.SolveHierarchy(s, tc.root, placement.Options{})
+		var fe *placement.FieldError
+		if !errors.As(err, &fe) || fe.Object != tc.object || fe.Field != tc.fld {
+			t.Errorf("%s: got %v, want %s %s", tc.root.Name, err, tc.object, tc.fld)
+		}
+	}
+}
+
+// --- property: completeness against a brute-force oracle ---
+
+var hKeys = []string{"", hBlock, hRack}
+
+type hCase struct {
+	nodes []placement.Node
+	root  *placement.HierarchyNode
+}
+
+// drawHCase draws up to 6 nodes, each its own rack, in blocks b0/b1, and a
+// tree of at most 3 levels and 6 leaves; every leaf is a gang of one-CPU
+// pods confined to one rack, so any assignment of a leaf is one node and
+// the search's choices cover every placement.
+func drawHCase(t *rapid.T) hCase {
+	nn := rapid.IntRange(1, 6).Draw(t, "nodes")
+	var c hCase
+	for i := range nn {
+		blk := rapid.SampledFrom([]string{"b0", "b1"}).Draw(t, "block")
+		c.nodes = append(c.nodes, hNode(fmt.Sprintf("n%d", i), blk, fmt.Sprintf("r%d", i), int64(rapid.IntRange(0, 4).Draw(t, "slots"))))
+	}
+	leaves := 0
+	var draw func(depth int, name string) *placement.HierarchyNode
+	draw = func(depth int, name string) *placement.HierarchyNode {
+		if depth > 1 && (depth == 3 || leaves >= 5 || rapid.Bool().Draw(t, "leaf")) {
+			leaves++
+			min := rapid.IntRange(1, 3).Draw(t, "min")
+			return hLeaf(name, hRack, min, min+rapid.IntRange(0, 2).Draw(t, "extra"))
+		}
+		n := &placement.HierarchyNode{Name: name, TopologyKey: rapid.SampledFrom(hKeys[:2]).Draw(t, "key")}
+		k := rapid.IntRange(1, 3).Draw(t, "children")
+		for i := range k {
+			if leaves >= 6 {
+				break
+			}
+			n.Children = append(n.Children, draw(depth+1, fmt.Sprintf("%s%d", name, i)))
+		}
+		if rapid.Bool().Draw(t, "basic") {
+			n.Policy = placement.PolicyBasic
+		} else {
+			n.MinGroupCount = int32(rapid.IntRange(1, len(n.Children)).Draw(t, "minGroupCount"))
+		}
+		return n
+	}
+	c.root = draw(1, "g")
+	return c
+}
+
+// hOracle: is there a choice of children (at least each node's minimum:
+// MinGroupCount, 1 for basic), of one domain per keyed node and of one rack
+// per leaf such that the leaves' minimums fit the slots? By brute force.
+func hOracle(c hCase) bool {
+	free := map[string]int64{}
+	for _, n := range c.nodes {
+		free[n.Name] = n.Allocatable[placement.ResourceCPU] / 1000
+	}
+	var try func(n *placement.HierarchyNode, allowed []placement.Node, k func() bool) bool
+	var children func(n *placement.HierarchyNode, i, sat, need int, allowed []placement.Node, k func() bool) bool
+	try = func(n *placement.HierarchyNode, allowed []placement.Node, k func() bool) bool {
+		if n.Group != nil {
+			need := int64(n.Group.MinCount)
+			for _, nd := range allowed { // a leaf takes one rack = one node
+				if free[nd.Name] >= need {
+					free[nd.Name] -= need
+					ok := k()
+					free[nd.Name] += need
+					if ok {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		need := 1
+		if n.Policy != placement.PolicyBasic {
+			need = int(n.MinGroupCount)
+		}
+		var doms []string
+		if n.TopologyKey == "" {
+			doms = []string{"*"}
+		} else {
+			for _, nd := range allowed {
+				if v, ok := nd.Labels[n.TopologyKey]; ok && !slices.Contains(doms, v) {
+					doms = append(doms, v)
+				}
+			}
+		}
+		for _, v := range doms {
+			var sub []placement.Node
+			for _, nd := range allowed {
+				if v == "*" || nd.Labels[n.TopologyKey] == v {
+					sub = append(sub, nd)
+				}
+			}
+			if children(n, 0, 0, need, sub, k) {
+				return true
+			}
+		}
+		return false
+	}
+	children = func(n *placement.HierarchyNode, i, sat, need int, allowed []placement.Node, k func() bool) bool {
+		if sat >= need {
+			return k()
+		}
+		if i == len(n.Children) {
+			return false
+		}
+		if try(n.Children[i], allowed, func() bool { return children(n, i+1, sat+1, need, allowed, k) }) {
+			return true
+		}
+		return children(n, i+1, sat, need, allowed, k)
+	}
+	return try(c.root, c.nodes, func() bool { return true })
+}
+
+// checkTree verifies a Scheduled decision: each placed node has at least
+// its minimum of placed children, each leaf its minimum of pods, and each
+// keyed subtree lies in one domain.
+func checkTree(t *rapid.T, s *placement.Snapshot, n *placement.HierarchyNode, r placement.NodeResult, dec map[string]placement.Decision) []string {
+	if r.Name != n.Name || r.Status != placement.Scheduled {
+		t.Fatalf("result %q status %v for node %q", r.Name, r.Status, n.Name)
+	}
+	var nodes []string
+	if n.Group != nil {
+		d, ok := dec[n.Name]
+		if !ok || len(d.Assignments) < int(n.Group.MinCount) {
+			t.Fatalf("leaf %q placed %d of min %d", n.Name, len(d.Assignments), n.Group.MinCount)
+		}
+		for _, a := range d.Assignments {
+			nodes = append(nodes, a.Node)
+		}
+	} else {
+		need := 1
+		if n.Policy != placement.PolicyBasic {
+			need = int(n.MinGroupCount)
+		}
+		placed := 0
+		for _, cr := range r.Children {
+			if cr.Status != placement.Scheduled {
+				continue
+			}
+			placed++
+			i := slices.IndexFunc(n.Children, func(c *placement.HierarchyNode) bool { return c.Name == cr.Name })
+			nodes = append(nodes, checkTree(t, s, n.Children[i], cr, dec)...)
+		}
+		if placed < need || placed != r.Scheduled {
+			t.Fatalf("node %q: %d placed children (result says %d) of min %d", n.Name, placed, r.Scheduled, need)
+		}
+	}
+	if n.TopologyKey != "" {
+		for _, nd := range nodes {
+			id, _ := s.NodeID(nd)
+			if v := s.Node(id).Labels[n.TopologyKey]; v != r.Domain {
+				t.Fatalf("node %q in domain %q, but a pod is on %q (%q)", n.Name, r.Domain, nd, v)
+			}
+		}
+	}
+	return nodes
+}
+
+func TestHierarchy_PropCompleteAgainstOracle(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := drawHCase(t)
+		s, err := placement.NewSnapshot(c.nodes, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := placement.SolveHierarchy(s, c.root, placement.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := hOracle(c)
+		if (d.Status == placement.Scheduled) != want || !d.Proven {
+			t.Fatalf("status %v proven %v, oracle feasible %v: %s", d.Status, d.Proven, want, d.Message)
+		}
+		if !want {
+			if len(d.Decisions) != 0 || d.FailedAt == "" {
+				t.Fatalf("failed decision with %d leaf decisions, failed at %q", len(d.Decisions), d.FailedAt)
+			}
+			return
+		}
+		dec := map[string]placement.Decision{}
+		cur := s
+		for _, ld := range d.Decisions {
+			if ld.Status != placement.Scheduled {
+				t.Fatalf("leaf %v %v", ld.Group, ld.Status)
+			}
+			dec[ld.Group.Name] = ld
+			var ch placement.Change
+			for _, a := range ld.Assignments {
+				ch.Bind = append(ch.Bind, placement.Pod{Namespace: "ns", Name: a.Pod.Name, SchedulingGroup: ld.Group.Name,
+					NodeName: a.Node, Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
+			}
+			if cur, err = cur.Apply(ch); err != nil {
+				t.Fatalf("committing %v: %v", ld.Group, err)
+			}
+		}
+		for i := range cur.NumNodes() {
+			if cur.Free(placement.NodeID(i), placement.ResourceCPU) < 0 {
+				t.Fatalf("node %d overcommitted", i)
+			}
+		}
+		checkTree(t, s, c.root, d.Root, dec)
+	})
+}
+
+// The decision does not depend on the order of children or of nodes.
+func TestHierarchy_PropPermutationInvariant(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := drawHCase(t)
+		s, err := placement.NewSnapshot(c.nodes, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d1, err := placement.SolveHierarchy(s, c.root, placement.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shuffle func(n *placement.HierarchyNode) *placement.HierarchyNode
+		shuffle = func(n *placement.HierarchyNode) *placement.HierarchyNode {
+			m := *n
+			m.Children = nil
+			for _, c := range n.Children {
+				m.Children = append(m.Children, shuffle(c))
+			}
+			m.Children = rapid.Permutation(m.Children).Draw(t, "children")
+			return &m
+		}
+		s2, err := placement.NewSnapshot(rapid.Permutation(c.nodes).Draw(t, "nodes"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d2, err := placement.SolveHierarchy(s2, shuffle(c.root), placement.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d1.Status != d2.Status || d1.Message != d2.Message || d1.FailedAt != d2.FailedAt ||
+			fmt.Sprint(leafNodes(d1)) != fmt.Sprint(leafNodes(d2)) {
+			t.Fatalf("%v %s %v vs %v %s %v", d1.Status, d1.Message, leafNodes(d1), d2.Status, d2.Message, leafNodes(d2))
+		}
+	})
+}
+
+// A budget too small to finish says so and is not proven.
+func TestHierarchy_Budget(t *testing.T) {
+	s := hSnap(t,
+		hNode("a1", "block-A", "rack-A1", 3), hNode("a2", "block-A", "rack-A2", 5),
+		hNode("b1", "block-B", "rack-B1", 5), hNode("b2", "block-B", "rack-B2", 5))
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{hLeaf("child-1", hRack, 5, 5), hLeaf("child-2", hRack, 5, 5)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{Budget: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.BudgetExhausted || d.Proven || len(d.Decisions) != 0 {
+		t.Fatalf("%v proven %v: %s", d.Status, d.Proven, d.Message)
+	}
+}
+
+// Leaves given as pod sets are placed and bound like members.
+func TestHierarchy_PodSets(t *testing.T) {
+	s := hSnap(t, hNode("n1", "b1", "r1", 4), hNode("n2", "b1", "r2", 4), hNode("n3", "b2", "r3", 2))
+	leaf := func(name string, min, count int32) *placement.HierarchyNode {
+		return &placement.HierarchyNode{Name: name, TopologyKey: hRack, Group: &placement.Group{Namespace: "ns", Name: name, MinCount: min,
+			PodSets: []placement.PodSet{{Name: name + "-w", Count: count,
+				Template: placement.Pod{Requests: placement.ResourceList{placement.ResourceCPU: 1000}}}}}}
+	}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{leaf("p", 3, 4), leaf("q", 4, 4)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || d.Root.Domain != "b1" || fmt.Sprint(leafNodes(d)) != "map[p:[n1] q:[n2]]" {
+		t.Fatalf("%v %q %v: %s", d.Status, d.Root.Domain, leafNodes(d), d.Message)
+	}
+}
+
+// A keyless leaf that [Solve] would pack into the rack its sibling needs
+// is retried confined to each rack, and leaves it.
+func TestHierarchy_LeafYieldsRack(t *testing.T) {
+	s := hSnap(t, hNode("n2", "b0", "x", 1), hNode("n3", "b0", "y", 1), hNode("n4", "b0", "x", 2))
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2,
+		Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1), hLeaf("b", hRack, 3, 3)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[a:[n3] b:[n2 n4]]" {
+		t.Fatalf("%v %v: %s", d.Status, leafNodes(d), d.Message)
+	}
+}
+
+// Three levels (block > rack > leaves) with a bound member: the bound pod
+// pins both its rack and its block, though block b1 sorts first and fits.
+func TestHierarchy_ThreeLevelsBound(t *testing.T) {
+	bound := placement.Pod{Namespace: "ns", Name: "x-bound", SchedulingGroup: "x", NodeName: "n3",
+		Requests: placement.ResourceList{placement.ResourceCPU: 1000}}
+	s, err := placement.NewSnapshot([]placement.Node{hNode("n0", "b1", "r0", 4), hNode("n1", "b1", "r1", 4),
+		hNode("n2", "b2", "r2", 4), hNode("n3", "b2", "r3", 4)}, []placement.Pod{bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := &placement.HierarchyNode{Name: "i1", MinGroupCount: 2, TopologyKey: hRack,
+		Children: []*placement.HierarchyNode{hLeaf("x", "", 2, 1), hLeaf("y", "", 2, 2)}}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{inner, hLeaf("z", hRack, 2, 2)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || d.Root.Domain != "b2" || d.Root.Children[0].Domain != "r3" ||
+		fmt.Sprint(leafNodes(d)) != "map[x:[n3] y:[n3] z:[n2]]" {
+		t.Fatalf("%v %+v %v: %s", d.Status, d.Root, leafNodes(d), d.Message)
+	}
+}
