@@ -58,15 +58,32 @@ type group struct {
 	attempts int
 }
 
-// lessActive orders active groups by their first member in
-// placement.MemberOrder, so that popping the head of the queue takes the
-// group of the pod the queue would have popped (priority, then arrival),
-// then by group key: a total order.
+// lessActive orders active groups by [queuePriority], then by their first
+// member in placement.MemberOrder, so that popping the head of the queue
+// takes the group of the pod the queue would have popped (priority, then
+// arrival), then by group key: a total order.
 func lessActive(a, b *group) bool {
+	if c := queuePriority(b) - queuePriority(a); c != 0 {
+		return c < 0
+	}
 	if c := placement.MemberOrder(a.head, b.head); c != 0 {
 		return c < 0
 	}
 	return a.key.Compare(b.key) < 0
+}
+
+// queuePriority is the priority a group is queued by: its PodGroup's when
+// set, else its first member's. Preemption ranks a group by the same
+// priority, so a preemptor outranks every pod it evicted: without this, a
+// victim recreated by its controller, ahead of a preemptor whose pods carry
+// a lower priority than their PodGroup, took the freed room back before the
+// preemptor's retry, and the two traded it forever (upstream, the
+// preemptor's nominated node holds the room).
+func queuePriority(g *group) int64 {
+	if g.pg != nil && g.pg.Spec.Priority != nil {
+		return int64(*g.pg.Spec.Priority)
+	}
+	return int64(g.head.Priority)
 }
 
 func lessBackoff(a, b *group) bool {

@@ -1,6 +1,7 @@
 package gang_test
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -16,7 +17,8 @@ import (
 // mgroup is the plain model of one PodGroup in the queue.
 type mgroup struct {
 	exists   bool
-	min      int // 0 for a basic group
+	min      int    // 0 for a basic group
+	priority *int32 // the PodGroup's, which the queue orders by first
 	pending  map[placement.Key]placement.Pod
 	state    QueueState
 	retryAt  time.Time
@@ -88,6 +90,16 @@ func (m *queueModel) choose() (placement.Key, bool) {
 		}
 		slices.SortFunc(keys, func(a, b placement.Key) int {
 			ha, hb := sortedPods(m.groups[a].pending)[0], sortedPods(m.groups[b].pending)[0]
+			pa, pb := ha.Priority, hb.Priority
+			if p := m.groups[a].priority; p != nil {
+				pa = *p
+			}
+			if p := m.groups[b].priority; p != nil {
+				pb = *p
+			}
+			if c := cmp.Compare(pb, pa); c != 0 {
+				return c
+			}
 			if c := placement.MemberOrder(&ha, &hb); c != 0 {
 				return c
 			}
@@ -197,7 +209,7 @@ func TestSM_Queue(t *testing.T) {
 				}
 				require.NoError(t, m.s.SetPodGroup(pg))
 				g := m.group(k)
-				g.exists, g.min = true, min
+				g.exists, g.min, g.priority = true, min, pg.Spec.Priority
 				m.place(k, g)
 			},
 			"DeletePodGroup": func(t *rapid.T) {
@@ -206,7 +218,7 @@ func TestSM_Queue(t *testing.T) {
 				existed := ok && g.exists
 				require.Equal(t, existed, m.s.DeletePodGroup(k))
 				if existed {
-					g.exists, g.cond = false, nil // a new PodGroup object starts without status
+					g.exists, g.cond, g.priority = false, nil, nil // a new PodGroup object starts without status
 					m.place(k, g)
 				}
 			},

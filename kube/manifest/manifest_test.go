@@ -256,7 +256,7 @@ func TestDecodeSchedulerConfiguration(t *testing.T) {
 	_, err = Decode("cfg.yaml", strings.NewReader(schedulerConfig+"---\n"+schedulerConfig), Options{})
 	require.EqualError(t, err, "cfg.yaml: document 2 (line 8): KubeSchedulerConfiguration: metadata.name: already defined at cfg.yaml: document 1 (line 1)")
 	_, err = Decode("cfg.yaml", strings.NewReader(schedulerConfig+"percentageOfNodes: 5\n"), Options{})
-	require.EqualError(t, err, "cfg.yaml: document 1 (line 1): KubeSchedulerConfiguration: percentageOfNodes: unknown field")
+	require.EqualError(t, err, "cfg.yaml: document 1 (line 7): KubeSchedulerConfiguration: percentageOfNodes: unknown field")
 }
 
 func TestSupported(t *testing.T) {
