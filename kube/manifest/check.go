@@ -42,7 +42,7 @@ func check(data any, t reflect.Type, path string) (field, detail string) {
 		if !ok {
 			return path, "want an object, got " + jsonKind(data)
 		}
-		fields := structFields(t)
+		fields := JSONFields(t)
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			sub := join(path, k)
 			ft, ok := fields[k]
@@ -152,9 +152,11 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// structFields maps the JSON keys of struct t to their types, with embedded
-// structs that have no JSON name inlined, as encoding/json does.
-func structFields(t reflect.Type) map[string]reflect.Type {
+// JSONFields maps the JSON keys of struct t to their types, with embedded
+// structs that have no JSON name inlined, as encoding/json (and so the API
+// server's decoding) does; e.g. a Pod's "metadata", "spec", "status",
+// "kind", "apiVersion". t must be a struct type.
+func JSONFields(t reflect.Type) map[string]reflect.Type {
 	m := map[string]reflect.Type{}
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -169,7 +171,7 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				maps.Copy(m, structFields(ft))
+				maps.Copy(m, JSONFields(ft))
 				continue
 			}
 		}

@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"io"
-	"maps"
 	"reflect"
-	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gangsched/gangsched/kube/manifest"
 )
 
 // writeObjects writes API objects as multi-document YAML that reads like
@@ -71,7 +71,7 @@ func prune(v any, t reflect.Type) any {
 		var elem reflect.Type
 		switch {
 		case t != nil && t.Kind() == reflect.Struct:
-			fields = jsonFields(t)
+			fields = manifest.JSONFields(t)
 		case t != nil && t.Kind() == reflect.Map:
 			elem = t.Elem()
 		}
@@ -115,35 +115,4 @@ func prune(v any, t reflect.Type) any {
 		return nil
 	}
 	return v
-}
-
-// jsonFields maps the JSON names of struct t's fields to their types, with
-// embedded and inline structs flattened as encoding/json does.
-func jsonFields(t reflect.Type) map[string]reflect.Type {
-	m := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if (f.Anonymous && name == "") || strings.Contains(opts, "inline") {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				maps.Copy(m, jsonFields(ft))
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		m[name] = f.Type
-	}
-	return m
 }
