@@ -41,7 +41,7 @@ func TestShapeCases_HooksSeeStableVectorsAndSums(t *testing.T) {
 	var kept []shapeSeen
 	outcomes := map[Status]int{}
 	for seed := range uint64(shapeSeeds) {
-		c, err := drawShapeCase(seed)
+		c, err := seeded(seed, drawShapeCase)
 		if err != nil {
 			t.Fatalf("seed %d: draw: %v", seed, err)
 		}
