@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gangsched/gangsched/topology"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/topology"
 
 	. "github.com/gangsched/gangsched/placement"
 )
