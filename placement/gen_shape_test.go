@@ -10,15 +10,15 @@ import (
 	. "github.com/gangsched/gangsched/placement"
 )
 
-// shapeCase is an input aimed at the solver's classes of identical
-// pods: groups of many shapes (past the eight a class index scans before
-// it builds a map), shapes that differ only in what the request vector
-// does not show (an untracked resource, a node selector, tolerations, a
-// priority, labels under affinity), pod sets identical to members,
-// quantities that saturate int64 sums, and hooks that read
-// Group.RequestVector and Group.RequestCounts during the solve and keep
-// the group to read them again afterwards. Every hook only observes: the
-// decision is the one without hooks of the same kinds.
+// shapeCase is an input aimed at the solver's classes of identical pods:
+// groups of many shapes (past the eight a class index scans before it builds
+// a map), shapes that differ only in what the request vector does not show
+// (an untracked resource, a node selector, tolerations, a priority, labels
+// under affinity), pod sets identical to members, quantities that saturate
+// int64 sums, and hooks that read GroupView.RequestVector and
+// GroupView.RequestCounts during the solve and keep the group to read them
+// again afterwards. Every hook only observes: the decision is the one without
+// hooks of the same kinds.
 type shapeCase struct {
 	s    *Snapshot
 	g    *Group
