@@ -1,0 +1,373 @@
+package topology
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// planner is one call of [Tree.PlanPodSets]. Domains and nodes are units
+// of one index space: domain d is unit d, node n is unit D+n, at the leaf
+// level L = len(keys). Only nodes with a domain at every level are units
+// (a node lacking a level's label is outside Kueue's topology too).
+type planner struct {
+	t     *Tree
+	s     *placement.Snapshot
+	c     *capacity
+	L, D  int
+	R     int
+	extra []int64 // node*R+r: usage of the sets planned before; nil while none
+	pods  []int64 // per unit: pods of r that fit (inner slice layers rounded)
+	slice []int64 // per unit: outermost slices of r that fit (at or above the slice level)
+	take  []int64 // per unit: pods planned
+	taken []int   // units with take set, to clear
+	r     *request
+	untr  bool // r requests a resource the snapshot does not track
+}
+
+func (p *planner) level(u int) int {
+	if u >= p.D {
+		return p.L
+	}
+	return p.t.doms[u].level
+}
+
+// kids returns u's units one level narrower.
+func (p *planner) kids(u int) []int {
+	d := &p.t.doms[u]
+	if d.level == p.L-1 {
+		out := make([]int, len(d.nodes))
+		for i, n := range d.nodes {
+			out[i] = p.D + int(n)
+		}
+		return out
+	}
+	out := make([]int, len(d.children))
+	for i, c := range d.children {
+		out[i] = int(c)
+	}
+	return out
+}
+
+func (p *planner) path(u int) string {
+	if u < 0 {
+		return ""
+	}
+	if u >= p.D {
+		return p.s.Node(placement.NodeID(u - p.D)).Name
+	}
+	return p.t.doms[u].path
+}
+
+// nodeCount is how many pods of r fit on node id after the sets planned
+// before, at most r.count.
+func (p *planner) nodeCount(id placement.NodeID) int64 {
+	r := p.r
+	if p.untr || !placement.StaticFit(r.tmpl, p.s.Node(id)) {
+		return 0
+	}
+	k := r.count
+	row := p.c.nodeFree[int(id)*p.R : int(id+1)*p.R]
+	for j, q := range r.req {
+		if q <= 0 {
+			continue
+		}
+		free := row[j]
+		if p.extra != nil {
+			free -= p.extra[int(id)*p.R+j]
+		}
+		if free < q {
+			return 0
+		}
+		k = min(k, free/q)
+	}
+	return k
+}
+
+// fill counts, bottom up from the nodes, the pods and slices of r that fit
+// in unit u of level lv and every unit under it (Kueue's phase 1).
+func (p *planner) fill(u, lv int) {
+	r := p.r
+	z := r.sliceUnit()
+	if lv == p.L {
+		n := p.nodeCount(placement.NodeID(u - p.D))
+		p.pods[u], p.slice[u] = n, n/z
+		return
+	}
+	d := &p.t.doms[u]
+	unit := r.unitAt(lv + 1)
+	var pods, sl int64
+	if lv == p.L-1 {
+		for _, n := range d.nodes {
+			k := p.D + int(n)
+			p.fill(k, p.L)
+			pods += p.pods[k] / unit * unit
+			sl += p.slice[k]
+		}
+	} else {
+		for _, c := range d.children {
+			p.fill(int(c), lv+1)
+			pods += p.pods[c] / unit * unit
+			sl += p.slice[c]
+		}
+	}
+	p.pods[u] = pods
+	if lv >= r.layers[0].level {
+		sl = pods / z
+	}
+	p.slice[u] = sl
+}
+
+// fillScope counts every unit under scope (-1: the whole cluster).
+func (p *planner) fillScope(scope int) {
+	if scope >= 0 {
+		p.fill(scope, p.level(scope))
+		return
+	}
+	for d := p.t.levelStart[0]; d < p.t.levelStart[1]; d++ {
+		p.fill(int(d), 0)
+	}
+}
+
+// unitsAt returns the units of level lv under scope (-1: all), in ID order.
+func (p *planner) unitsAt(lv, scope int) []int {
+	cur := []int{scope}
+	from := 0
+	if scope < 0 {
+		cur = nil
+		for d := p.t.levelStart[0]; d < p.t.levelStart[1]; d++ {
+			cur = append(cur, int(d))
+		}
+	} else {
+		from = p.level(scope)
+	}
+	for l := max(from, 0); l < lv; l++ {
+		var next []int
+		for _, u := range cur {
+			next = append(next, p.kids(u)...)
+		}
+		cur = next
+	}
+	return cur
+}
+
+// order sorts units best first: Kueue's BestFit order (most slices, then
+// fewest pods: a tighter fit among equals) or, with leastFree, its
+// LeastFreeCapacity order (fewest slices first); ties by path (unit IDs
+// follow paths within a level, node names among nodes).
+func (p *planner) order(us []int, leastFree bool) {
+	slices.SortFunc(us, func(a, b int) int {
+		if c := cmp.Compare(p.slice[b], p.slice[a]); c != 0 {
+			if leastFree {
+				return -c
+			}
+			return c
+		}
+		if c := cmp.Compare(p.pods[a], p.pods[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+}
+
+func (p *planner) setTake(u int, pods int64) {
+	if p.take[u] == 0 {
+		p.taken = append(p.taken, u)
+	}
+	p.take[u] = pods
+}
+
+// consume takes need units of unit pods each from us in order, capped per
+// unit by capOf; with bestFit, once one unit could take all that is left,
+// the first unit of the smallest such capacity takes it instead (Kueue
+// "optimizes the last domain"). It returns the units used and what is left.
+func (p *planner) consume(us []int, need, unit int64, capOf func(int) int64, bestFit bool) ([]int, int64) {
+	var used []int
+	for i := 0; i < len(us) && need > 0; i++ {
+		u := us[i]
+		if bestFit && capOf(u) >= need {
+			u = p.bestFit(us[i:], need, capOf)
+		}
+		k := min(capOf(u), need)
+		if k <= 0 {
+			continue
+		}
+		p.setTake(u, k*unit)
+		need -= k
+		used = append(used, u)
+	}
+	return used, need
+}
+
+// bestFit returns the first of us with the smallest capacity ≥ need.
+func (p *planner) bestFit(us []int, need int64, capOf func(int) int64) int {
+	best := -1
+	for _, u := range us {
+		if c := capOf(u); c >= need && (best < 0 || c < capOf(best)) {
+			best = u
+		}
+	}
+	return best
+}
+
+func (p *planner) slicesOf(u int) int64 { return p.slice[u] }
+
+// failure says where a set did not fit: the level searched, the best
+// unit there and what it holds.
+type failure struct {
+	level int // the level searched; -1 when the whole scope was pooled
+	best  int // unit, or -1
+	holds int64
+}
+
+// fit finds the units holding r at its level inside scope (Kueue's phase
+// 2a): one domain of the level by best fit, or for a preferred level the
+// next wider level's when none does, up to the scope; then, unless
+// required, the fewest units of the widest level searched. It returns the
+// units with their takes set and their level.
+func (p *planner) fit(scope int) ([]int, int, *failure) {
+	r := p.r
+	need := r.count / r.sliceUnit()
+	lf := r.unconstrained
+	stop := 0
+	if scope >= 0 {
+		stop = p.level(scope)
+	}
+	q := max(r.level, stop)
+	for {
+		us := p.unitsAt(q, scope)
+		p.order(us, lf)
+		if lf {
+			for _, u := range us {
+				if p.slice[u] >= need {
+					p.setTake(u, need*r.sliceUnit())
+					return []int{u}, q, nil
+				}
+			}
+		} else if len(us) > 0 && p.slice[us[0]] >= need {
+			u := p.bestFit(us, need, p.slicesOf)
+			p.setTake(u, need*r.sliceUnit())
+			return []int{u}, q, nil
+		}
+		if r.required {
+			f := &failure{level: q, best: -1}
+			for _, u := range us {
+				if f.best < 0 || p.slice[u] > f.holds {
+					f.best, f.holds = u, p.slice[u]
+				}
+			}
+			return nil, 0, f
+		}
+		if !lf && q > stop {
+			q--
+			continue
+		}
+		used, left := p.consume(us, need, r.sliceUnit(), p.slicesOf, !lf)
+		if left > 0 {
+			return nil, 0, &failure{level: -1, best: scope, holds: need - left}
+		}
+		return used, q, nil
+	}
+}
+
+// descend distributes the takes of units at level fl down to the nodes
+// (Kueue's phase 2b): above the outermost slice level the children of all
+// units are pooled and filled greedily, largest first, the last by best
+// fit (fewest lower-level domains), unless perParent; from the slice level
+// down each unit's take is split among its own children in multiples of
+// the slice layer there. It returns the nodes used with their takes set.
+func (p *planner) descend(units []int, fl int, perParent bool) []int {
+	r := p.r
+	lf := r.unconstrained
+	z := r.sliceUnit()
+	cur := units
+	for lv := fl; lv < p.L; lv++ {
+		var next []int
+		if lv < r.layers[0].level && !perParent {
+			var total int64
+			var ks []int
+			for _, u := range cur {
+				total += p.take[u]
+				ks = append(ks, p.kids(u)...)
+			}
+			p.order(ks, lf)
+			used, _ := p.consume(ks, total/z, z, p.slicesOf, !lf)
+			next = used
+		} else {
+			for _, u := range cur {
+				ks := p.kids(u)
+				p.order(ks, lf)
+				unit, capOf := z, p.slicesOf
+				if lv >= r.layers[0].level {
+					unit = r.unitAt(lv + 1)
+					capOf = func(k int) int64 { return p.pods[k] / unit }
+				}
+				used, _ := p.consume(ks, p.take[u]/unit, unit, capOf, !lf)
+				next = append(next, used...)
+			}
+		}
+		cur = next
+	}
+	return cur
+}
+
+// reason words a failure as Kueue's do, per pod set: the level that failed
+// and by how much.
+func (p *planner) reason(f *failure) string {
+	r := p.r
+	z := r.sliceUnit()
+	need := r.count / z
+	what := func(n int64) string {
+		if z == 1 {
+			return fmt.Sprintf("%d pods", n)
+		}
+		return fmt.Sprintf("%d slices of %d pods (each in one %s domain)", n, z, p.t.keys[r.layers[0].level])
+	}
+	holds := func(n int64) string {
+		switch {
+		case z == 1:
+			return fmt.Sprintf("%d", n)
+		case n == 1:
+			return "1 slice"
+		}
+		return fmt.Sprintf("%d slices", n)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s needs %s", r.obj, what(need))
+	switch {
+	case f.level >= 0 && f.best < 0:
+		fmt.Fprintf(&b, " in one %s domain; there is none", p.t.keys[f.level])
+	case f.level >= 0:
+		fmt.Fprintf(&b, " in one %s domain; the best, %s, holds %s", p.t.keys[f.level], p.path(f.best), holds(f.holds))
+		p.layerFits(&b, f.best)
+	case f.best >= 0:
+		fmt.Fprintf(&b, "; %s holds %s", p.path(f.best), holds(f.holds))
+	default:
+		fmt.Fprintf(&b, "; the cluster holds %s", holds(f.holds))
+	}
+	return b.String()
+}
+
+// layerFits adds, for a multi-layer request, how many slices of each
+// layer the best domain holds.
+func (p *planner) layerFits(b *strings.Builder, best int) {
+	r := p.r
+	if len(r.layers) < 2 {
+		return
+	}
+	for i, l := range r.layers {
+		var n int64
+		for _, u := range p.unitsAt(l.level, best) {
+			n += p.pods[u] / l.size
+		}
+		sep := ", "
+		if i == 0 {
+			sep = " ("
+		}
+		fmt.Fprintf(b, "%s%d of %d slices of %d in one %s domain", sep, min(n, r.count/l.size), r.count/l.size, l.size, p.t.keys[l.level])
+	}
+	b.WriteString(")")
+}
