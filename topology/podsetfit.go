@@ -63,13 +63,15 @@ func (p *planner) path(u int) string {
 }
 
 // nodeCount is how many pods of r fit on node id after the sets planned
-// before, at most r.count.
+// before, at most placement.MaxPending (so that sums over domains cannot
+// overflow, and the least free node is told apart from a roomier one
+// even when both hold the whole set).
 func (p *planner) nodeCount(id placement.NodeID) int64 {
 	r := p.r
 	if p.untr || !placement.StaticFit(r.tmpl, p.s.Node(id)) {
 		return 0
 	}
-	k := r.count
+	k := int64(placement.MaxPending)
 	row := p.c.nodeFree[int(id)*p.R : int(id+1)*p.R]
 	for j, q := range r.req {
 		if q <= 0 {

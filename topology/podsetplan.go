@@ -275,8 +275,30 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 	for q := max(big.level, stop); q >= stop; q-- {
 		p.r, p.untr = big, big.untracked
 		p.fillScope(lvScope)
-		cands := p.unitsAt(q, lvScope)
-		p.order(cands, false)
+		// Best fit: the domains that hold the largest set alone, the
+		// fewest slices first, then the fewest pods, then path.
+		all := p.unitsAt(q, lvScope)
+		if firstFail == "" {
+			f := &failure{level: q, best: -1}
+			for _, u := range all {
+				if f.best < 0 || p.pods[u] > f.holds {
+					f.best, f.holds = u, p.pods[u]
+				}
+			}
+			if f.holds < big.count {
+				firstFail = p.reason(f)
+			}
+		}
+		cands := slices.DeleteFunc(all, func(u int) bool { return p.pods[u] < big.count })
+		slices.SortFunc(cands, func(a, b int) int {
+			if c := cmp.Compare(p.slice[a], p.slice[b]); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(p.pods[a], p.pods[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
 		for _, u := range cands {
 			var got []setOut
 			ok := true
@@ -309,7 +331,7 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 	if firstFail == "" {
 		firstFail = "no domain to try"
 	}
-	return fmt.Sprintf("PodSetGroup %q needs pod sets %s in one %s domain; none holds them together (first tried: %s)",
+	return fmt.Sprintf("PodSetGroup %q needs pod sets %s in one %s domain; none holds them together: %s",
 		big.group, strings.Join(names, ", "), p.t.keys[big.level], firstFail)
 }
 

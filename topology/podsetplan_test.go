@@ -156,3 +156,103 @@ func TestScenario_BalancedPlacement(t *testing.T) {
 	p = plan(t, s, g, topology.PlanOptions{Balanced: true}, req)
 	require.Equal(t, map[string]int32{"b1-r1-h1": 5, "b1-r1-h2": 1, "b1-r2-h1": 5, "b1-r2-h2": 1}, counts(p.Decision, "workers"))
 }
+
+// The Kueue docs' LeaderWorkerSet: a leader (100m) and two workers (200m
+// and a GPU each) of one PodSetGroup with a required rack. Rack b1/r1
+// has one GPU, b1/r2 two: both sets go to b1/r2, the leader first.
+func TestScenario_PodSetGroupSharesRack(t *testing.T) {
+	nodes := brh([][][]int64{{{4, 4}, {4, 4}}})
+	for i := range nodes {
+		nodes[i].Allocatable[gpu] = 0
+	}
+	nodes[0].Allocatable[gpu] = 1 // b1-r1-h1
+	nodes[2].Allocatable[gpu] = 1 // b1-r2-h1
+	nodes[3].Allocatable[gpu] = 1 // b1-r2-h2
+	s := snapshot(t, nodes)
+	g := &placement.Group{Namespace: "default", Name: "lws", MinCount: 3, PodSets: []placement.PodSet{
+		{Name: "leader", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 100}}},
+		{Name: "workers", Count: 2, Template: placement.Pod{Requests: placement.ResourceList{cpu: 200, gpu: 1}}},
+	}}
+	p := plan(t, s, g, topology.PlanOptions{},
+		topology.PodSetRequest{PodSet: "leader", Required: rackKey, Group: "lws-group"},
+		topology.PodSetRequest{PodSet: "workers", Required: rackKey, Group: "lws-group"})
+	require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
+	require.Equal(t, "b1/r2", p.Decision.Placement.Name)
+	require.Equal(t, map[string]int32{"b1-r2-h1": 1}, counts(p.Decision, "leader"))
+	require.Equal(t, map[string]int32{"b1-r2-h1": 1, "b1-r2-h2": 1}, counts(p.Decision, "workers"))
+
+	// Without the group each set takes its own best rack: the leader the
+	// tightest, b1/r1.
+	p = plan(t, s, g, topology.PlanOptions{},
+		topology.PodSetRequest{PodSet: "leader", Required: rackKey},
+		topology.PodSetRequest{PodSet: "workers", Required: rackKey})
+	require.Equal(t, map[string]int32{"b1-r1-h1": 1}, counts(p.Decision, "leader"))
+
+	// Three workers: no rack holds the group.
+	g.PodSets[1].Count = 3
+	p = plan(t, s, g, topology.PlanOptions{},
+		topology.PodSetRequest{PodSet: "leader", Required: rackKey, Group: "lws-group"},
+		topology.PodSetRequest{PodSet: "workers", Required: rackKey, Group: "lws-group"})
+	require.Equal(t, placement.Unschedulable, p.Decision.Status)
+	require.Equal(t, `PodSetGroup "lws-group" needs pod sets "leader", "workers" in one topology.kubernetes.io/rack domain; none holds them together: pod set "workers" of PodGroup "default/lws" needs 3 pods in one topology.kubernetes.io/rack domain; the best, b1/r2, holds 2`, p.Decision.Message)
+}
+
+// An unconstrained set fills the nodes with the least free capacity
+// first (Kueue's LeastFreeCapacity): three pods go to the node of three
+// free cores, nine to the nodes of 2, 3 and then 4 of 5 cores.
+func TestScenario_PodSetUnconstrainedLeastFree(t *testing.T) {
+	s := snapshot(t, brh([][][]int64{{{2, 5}, {3}}}))
+	p := plan(t, s, podSetGroup("u", 3), topology.PlanOptions{}, topology.PodSetRequest{PodSet: "workers", Unconstrained: true})
+	require.Equal(t, map[string]int32{"b1-r2-h1": 3}, counts(p.Decision, "workers"))
+	p = plan(t, s, podSetGroup("u", 9), topology.PlanOptions{}, topology.PodSetRequest{PodSet: "workers"})
+	require.Equal(t, map[string]int32{"b1-r1-h1": 2, "b1-r2-h1": 3, "b1-r1-h2": 4}, counts(p.Decision, "workers"))
+	require.Equal(t, []topology.Rank{{Node: "b1-r1-h1", NodeID: 0, First: 0, Count: 2}, {Node: "b1-r1-h2", NodeID: 1, First: 2, Count: 4}, {Node: "b1-r2-h1", NodeID: 2, First: 6, Count: 3}},
+		p.PodSets[0].Ranks)
+}
+
+// A preferred rack that no rack holds widens to the block: of the blocks
+// holding twelve pods the tightest, b2 (16 cores), by best fit; inside it
+// the fewest racks, the first full and the rest on the best-fitting host.
+func TestScenario_PodSetPreferredWidens(t *testing.T) {
+	s := snapshot(t, brh([][][]int64{{{5, 5}, {5, 5}}, {{4, 4}, {4, 4}}}))
+	p := plan(t, s, podSetGroup("pref", 12), topology.PlanOptions{}, topology.PodSetRequest{PodSet: "workers", Preferred: rackKey})
+	require.Equal(t, "b2", p.Decision.Placement.Name)
+	require.Equal(t, map[string]int32{"b2-r1-h1": 4, "b2-r1-h2": 4, "b2-r2-h1": 4}, counts(p.Decision, "workers"))
+	// Twenty-four pods: no block holds them; the cluster's blocks are
+	// taken largest first.
+	p = plan(t, s, podSetGroup("pref", 24), topology.PlanOptions{}, topology.PodSetRequest{PodSet: "workers", Preferred: rackKey})
+	require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
+	require.Equal(t, "", p.Decision.Placement.Name)
+	c := counts(p.Decision, "workers")
+	require.Equal(t, int32(5), c["b1-r1-h1"])
+	require.Equal(t, int32(5), c["b1-r2-h2"])
+}
+
+// Bad requests name the pod set and the field.
+func TestPlanPodSets_Errors(t *testing.T) {
+	s := snapshot(t, brh(uniform(1, 2, 2, 4)))
+	tr := tree(t, s, blockKey, rackKey, hostKey)
+	for _, tc := range []struct {
+		req  topology.PodSetRequest
+		want string
+	}{
+		{topology.PodSetRequest{PodSet: "workers", Slices: []topology.SliceLayer{{Key: rackKey, Size: 3}}},
+			`pod set "workers" of PodGroup "default/g": count: 8 pods is not a multiple of the slice size 3`},
+		{topology.PodSetRequest{PodSet: "workers", Required: rackKey, Slices: []topology.SliceLayer{{Key: blockKey, Size: 4}}},
+			`pod set "workers" of PodGroup "default/g": requests[0].slices[0].key: slice level "example.com/block" is wider than the set's level "topology.kubernetes.io/rack"`},
+		{topology.PodSetRequest{PodSet: "workers", Slices: []topology.SliceLayer{{Key: blockKey, Size: 4}, {Key: rackKey, Size: 3}}},
+			`pod set "workers" of PodGroup "default/g": requests[0].slices[1].size: 3 does not divide the size 4 of the layer around it`},
+		{topology.PodSetRequest{PodSet: "workers", Slices: []topology.SliceLayer{{Key: rackKey, Size: 4}, {Key: blockKey, Size: 2}}},
+			`pod set "workers" of PodGroup "default/g": requests[0].slices[1].key: slice level "example.com/block" is not narrower than the layer around it, "topology.kubernetes.io/rack"`},
+		{topology.PodSetRequest{PodSet: "workers", Slices: []topology.SliceLayer{{Key: rackKey, Size: 0}}},
+			`pod set "workers" of PodGroup "default/g": requests[0].slices[0].size: 0 is below 1`},
+		{topology.PodSetRequest{PodSet: "workers", Required: rackKey, Preferred: blockKey},
+			`pod set "workers" of PodGroup "default/g": requests[0]: sets more than one of required, preferred and unconstrained`},
+		{topology.PodSetRequest{PodSet: "workers", Required: "zone"},
+			`pod set "workers" of PodGroup "default/g": requests[0].required: "zone" is not a level of the topology tree (levels: "example.com/block", "topology.kubernetes.io/rack", "kubernetes.io/hostname")`},
+		{topology.PodSetRequest{PodSet: "other"}, `pod set "other" of PodGroup "default/g": podSet: the group has no pod set of that name`},
+	} {
+		_, err := tr.PlanPodSets(s, podSetGroup("g", 8), []topology.PodSetRequest{tc.req}, topology.PlanOptions{})
+		require.EqualError(t, err, tc.want)
+	}
+}
