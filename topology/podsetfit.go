@@ -338,7 +338,11 @@ func (p *planner) reason(f *failure) string {
 		return fmt.Sprintf("%d slices", n)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s needs %s", r.obj, what(need))
+	verb := "needs"
+	if r.members {
+		verb = "need"
+	}
+	fmt.Fprintf(&b, "%s %s %s", r.obj, verb, what(need))
 	switch {
 	case f.level >= 0 && f.best < 0:
 		fmt.Fprintf(&b, " in one %s domain; there is none", p.t.keys[f.level])
