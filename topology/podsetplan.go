@@ -492,7 +492,7 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 		}
 	}
 	d.MostFit = len(bound) + placed
-	d.Message = fmt.Sprintf("%d of %d pods placed", placed, placed)
+	d.Message = fmt.Sprintf("%d of %d members placed", placed, placed)
 	if d.Placement.Name != "" {
 		d.Message += " in " + d.Placement.Name
 	}
