@@ -229,7 +229,7 @@ func works(rs []request) [][]int {
 
 // boundScope returns the domain of level holding every bound member.
 func (t *Tree) boundScope(s *placement.Snapshot, g *placement.Group, bm *boundMembers, level int) (DomainID, error) {
-	b := &builder{t: t, s: s, g: g, bound: bm.nodes, boundPods: bm.pods}
+	b := &builder{t: t, s: s, g: placement.GroupView{Group: g}, bound: bm.nodes, boundPods: bm.pods}
 	return b.boundDomain(level)
 }
 
