@@ -26,6 +26,53 @@ type planner struct {
 	taken []int   // units with take set, to clear
 	r     *request
 	untr  bool // r requests a resource the snapshot does not track
+	// The requested resources of r (quantity > 0), and whether r's pods
+	// pass every node without taints that is schedulable (no
+	// nodeSelector): nodeCount's fast path.
+	reqIdx   []int
+	reqQ     []int64
+	plainPod bool
+	cut      int // see fill
+}
+
+// planScratch is the per-unit arrays of a planner, kept by the tree
+// between calls so that a plan allocates O(units it uses), not O(units):
+// take is all zero between calls, extra too (planOut.plan clears it).
+type planScratch struct {
+	pods, slice, take, extra []int64
+	// plain marks the nodes without taints that are schedulable, which
+	// every pod without a nodeSelector passes (nodes never change across
+	// Apply): nodeCount reads no Node for them.
+	plain []bool
+}
+
+func newPlanScratch(s *placement.Snapshot, units, R int) *planScratch {
+	N := s.NumNodes()
+	sc := &planScratch{pods: make([]int64, units), slice: make([]int64, units), take: make([]int64, units),
+		extra: make([]int64, N*R), plain: make([]bool, N)}
+	for id := range placement.NodeID(N) {
+		n := s.Node(id)
+		sc.plain[id] = len(n.Taints) == 0 && !n.Unschedulable
+	}
+	return sc
+}
+
+// use sets p.r to r and prepares nodeCount for it.
+func (p *planner) use(r *request) {
+	p.r, p.untr = r, r.untracked
+	p.reqIdx, p.reqQ = p.reqIdx[:0], p.reqQ[:0]
+	for j, q := range r.req {
+		if q > 0 {
+			p.reqIdx = append(p.reqIdx, j)
+		}
+	}
+	slices.SortStableFunc(p.reqIdx, func(a, b int) int { return cmp.Compare(min(r.req[a], 2), min(r.req[b], 2)) })
+	for i, j := range p.reqIdx {
+		p.reqQ = append(p.reqQ, r.req[j])
+		_ = i
+	}
+	p.plainPod = len(r.tmpl.NodeSelector) == 0
+	p.setCut()
 }
 
 func (p *planner) level(u int) int {
@@ -67,70 +114,118 @@ func (p *planner) path(u int) string {
 // overflow, and the least free node is told apart from a roomier one
 // even when both hold the whole set).
 func (p *planner) nodeCount(id placement.NodeID) int64 {
-	r := p.r
-	if p.untr || !placement.StaticFit(r.tmpl, p.s.Node(id)) {
+	if p.untr {
 		return 0
+	}
+	if !p.plainPod || !p.t.plan.plain[id] {
+		if !placement.StaticFit(p.r.tmpl, p.s.Node(id)) {
+			return 0
+		}
 	}
 	k := int64(placement.MaxPending)
 	row := p.c.nodeFree[int(id)*p.R : int(id+1)*p.R]
-	for j, q := range r.req {
-		if q <= 0 {
-			continue
+	var extra []int64
+	if p.extra != nil {
+		extra = p.extra[int(id)*p.R : int(id+1)*p.R]
+	}
+	// Resources of quantity 1 come first (use sorts them so): they bound
+	// k without a division, and a later resource divides only when it
+	// holds fewer than k copies.
+	for i, j := range p.reqIdx {
+		free, q := row[j], p.reqQ[i]
+		if extra != nil {
+			free -= extra[j]
 		}
-		free := row[j]
-		if p.extra != nil {
-			free -= p.extra[int(id)*p.R+j]
-		}
-		if free < q {
+		switch {
+		case free < q:
 			return 0
+		case q == 1:
+			k = min(k, free)
+		case q < 1<<40 && free >= k*q:
+		default:
+			k = min(k, free/q)
 		}
-		k = min(k, free/q)
 	}
 	return k
 }
 
+// div is a/b, without dividing by 1.
+func div(a, b int64) int64 {
+	if b == 1 {
+		return a
+	}
+	return a / b
+}
+
 // fill counts, bottom up from the nodes, the pods and slices of r that fit
-// in unit u of level lv and every unit under it (Kueue's phase 1).
-func (p *planner) fill(u, lv int) {
+// in unit u of level lv and every unit under it (Kueue's phase 1). Below
+// p.cut, where no slice layer rounds and no search reads, a domain's
+// pods are summed from its nodes directly, and its units are left
+// uncounted unless deep: descend counts the domains it walks into.
+func (p *planner) fill(u, lv int, deep bool) {
 	r := p.r
 	z := r.sliceUnit()
 	if lv == p.L {
 		n := p.nodeCount(placement.NodeID(u - p.D))
-		p.pods[u], p.slice[u] = n, n/z
+		p.pods[u], p.slice[u] = n, div(n, z)
 		return
 	}
 	d := &p.t.doms[u]
-	unit := r.unitAt(lv + 1)
 	var pods, sl int64
-	if lv == p.L-1 {
+	switch {
+	case !deep && lv >= p.cut:
+		for _, n := range d.nodes {
+			if p.t.nodeDom[int(n)*p.L+p.L-1] >= 0 { // in the topology: a domain at every level
+				pods += p.nodeCount(n)
+			}
+		}
+		sl = pods
+	case lv == p.L-1:
+		unit := r.unitAt(lv + 1)
 		for _, n := range d.nodes {
 			k := p.D + int(n)
-			p.fill(k, p.L)
-			pods += p.pods[k] / unit * unit
-			sl += p.slice[k]
+			c := p.nodeCount(n)
+			p.pods[k], p.slice[k] = c, div(c, z)
+			pods += div(c, unit) * unit
+			sl += div(c, z)
 		}
-	} else {
+	default:
+		unit := r.unitAt(lv + 1)
 		for _, c := range d.children {
-			p.fill(int(c), lv+1)
-			pods += p.pods[c] / unit * unit
+			p.fill(int(c), lv+1, deep)
+			pods += div(p.pods[c], unit) * unit
 			sl += p.slice[c]
 		}
 	}
 	p.pods[u] = pods
 	if lv >= r.layers[0].level {
-		sl = pods / z
+		sl = div(pods, z)
 	}
 	p.slice[u] = sl
+}
+
+// setCut sets p.cut for r: the narrowest level whose domains the search
+// reads (r's level), or deeper where slice layers round the counts.
+func (p *planner) setCut() {
+	r := p.r
+	cut := r.level
+	if r.sliceUnit() > 1 {
+		cut = max(cut, r.layers[0].level)
+	}
+	if len(r.layers) > 1 {
+		cut = max(cut, r.layers[len(r.layers)-1].level)
+	}
+	p.cut = cut
 }
 
 // fillScope counts every unit under scope (-1: the whole cluster).
 func (p *planner) fillScope(scope int) {
 	if scope >= 0 {
-		p.fill(scope, p.level(scope))
+		p.fill(scope, p.level(scope), false)
 		return
 	}
 	for d := p.t.levelStart[0]; d < p.t.levelStart[1]; d++ {
-		p.fill(int(d), 0)
+		p.fill(int(d), 0, false)
 	}
 }
 
@@ -286,7 +381,14 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 	lf := r.unconstrained
 	z := r.sliceUnit()
 	cur := units
+	deep := false
 	for lv := fl; lv < p.L; lv++ {
+		if !deep && lv >= p.cut {
+			for _, u := range cur {
+				p.fill(u, lv, true) // the same counts, now for every unit under u
+			}
+			deep = true
+		}
 		var next []int
 		if lv < r.layers[0].level && !perParent {
 			var total int64
@@ -364,6 +466,7 @@ func (p *planner) layerFits(b *strings.Builder, best int) {
 	if len(r.layers) < 2 {
 		return
 	}
+	p.fill(best, p.level(best), true)
 	for i, l := range r.layers {
 		var n int64
 		for _, u := range p.unitsAt(l.level, best) {

@@ -120,7 +120,11 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 	bm := t.boundOf(s, g.Key())
 	N := s.NumNodes()
 	p := &planner{t: t, s: s, c: c, L: len(t.keys), D: len(t.doms), R: len(c.res)}
-	p.pods, p.slice, p.take = make([]int64, p.D+N), make([]int64, p.D+N), make([]int64, p.D+N)
+	if sc := t.plan; sc == nil || len(sc.pods) != p.D+N || len(sc.extra) != N*p.R {
+		t.plan = newPlanScratch(s, p.D+N, p.R)
+	}
+	p.pods, p.slice, p.take = t.plan.pods, t.plan.slice, t.plan.take
+	defer p.release()
 	scope := make([]int, len(rs)) // per request, the domain its bound members confine it to, or -1
 	for i := range rs {
 		scope[i] = -1
@@ -139,7 +143,9 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 		}
 	}
 	out := &planOut{p: p}
-	for _, w := range works(rs) {
+	ws := works(rs)
+	for i, w := range ws {
+		out.last = i == len(ws)-1
 		if msg := out.planWork(rs, w, scope, opts); msg != "" {
 			return Plan{Decision: p.failed(g, len(bm.nodes), msg)}, nil
 		}
@@ -237,6 +243,16 @@ func (t *Tree) boundScope(s *placement.Snapshot, g *placement.Group, bm *boundMe
 type planOut struct {
 	p    *planner
 	sets []setOut
+	last bool // planning the last work: no set after it reads its usage
+}
+
+// release leaves the tree's scratch as PlanPodSets expects it: take and
+// extra all zero.
+func (p *planner) release() {
+	p.clearTakes()
+	if p.extra != nil {
+		clear(p.extra)
+	}
 }
 
 type setOut struct {
@@ -273,7 +289,7 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 	}
 	var firstFail string
 	for q := max(big.level, stop); q >= stop; q-- {
-		p.r, p.untr = big, big.untracked
+		p.use(big)
 		p.fillScope(lvScope)
 		// Best fit: the domains that hold the largest set alone, the
 		// fewest slices first, then the fewest pods, then path.
@@ -337,13 +353,15 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 
 // keep records a planned set and charges its usage to the sets after it.
 func (o *planOut) keep(so setOut) {
-	o.p.addUsage(so, 1)
+	if !o.last {
+		o.p.addUsage(so, 1)
+	}
 	o.sets = append(o.sets, so)
 }
 
 // planSet plans one set inside scope (-1: the cluster).
 func (p *planner) planSet(r *request, scope int, opts PlanOptions) (setOut, *failure) {
-	p.r, p.untr = r, r.untracked
+	p.use(r)
 	p.fillScope(scope)
 	if opts.Balanced && r.preferred {
 		if units, ok := p.balanced(scope); ok {
@@ -360,8 +378,8 @@ func (p *planner) planSet(r *request, scope int, opts PlanOptions) (setOut, *fai
 
 // planSetIn plans one set of a PodSetGroup inside domain u alone.
 func (p *planner) planSetIn(r *request, u int) (setOut, *failure) {
-	p.r, p.untr = r, r.untracked
-	p.fill(u, p.level(u))
+	p.use(r)
+	p.fill(u, p.level(u), false)
 	need := r.count
 	if p.pods[u] < need {
 		return setOut{}, &failure{level: p.level(u), best: u, holds: p.pods[u]}
@@ -393,7 +411,7 @@ func (p *planner) clearTakes() {
 // nodes to what later sets see.
 func (p *planner) addUsage(so setOut, sign int64) {
 	if p.extra == nil {
-		p.extra = make([]int64, (len(p.pods)-p.D)*p.R)
+		p.extra = p.t.plan.extra
 	}
 	for i, u := range so.nodes {
 		id := u - p.D
