@@ -3,6 +3,7 @@ package topology
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -44,6 +45,40 @@ type planScratch struct {
 	// every pod without a nodeSelector passes (nodes never change across
 	// Apply): nodeCount reads no Node for them.
 	plain []bool
+	// counted, when set, says what pods and slice hold (see countKey),
+	// so that a plan of the same template on the same snapshot skips
+	// counting.
+	counted *countKey
+}
+
+// countKey says what pods and slice hold when counted for a whole tree
+// with nothing planned before: a request's counts on snapshot s, cut at
+// cut. Units below the cut may hold counts of a descent, which are the
+// same.
+type countKey struct {
+	s            *placement.Snapshot
+	req          []int64
+	layers       []layer
+	untracked    bool
+	nodeSelector map[string]string
+	tolerations  []placement.Toleration
+	cut          int
+}
+
+// newCountKey copies what it needs of r: the caller's group may change
+// after the call.
+func newCountKey(s *placement.Snapshot, r *request, cut int) *countKey {
+	return &countKey{s: s, req: slices.Clone(r.req), layers: slices.Clone(r.layers), untracked: r.untracked,
+		nodeSelector: maps.Clone(r.tmpl.NodeSelector), tolerations: slices.Clone(r.tmpl.Tolerations), cut: cut}
+}
+
+// same reports whether k's counts are r's on s: the same requests, node
+// filters and slice layers count the same.
+func (k *countKey) same(s *placement.Snapshot, r *request, cut int) bool {
+	if k == nil || k.s != s || k.cut != cut || k.untracked != r.untracked || !slices.Equal(k.req, r.req) || !slices.Equal(k.layers, r.layers) {
+		return false
+	}
+	return maps.Equal(k.nodeSelector, r.tmpl.NodeSelector) && slices.Equal(k.tolerations, r.tmpl.Tolerations)
 }
 
 func newPlanScratch(s *placement.Snapshot, units, R int) *planScratch {

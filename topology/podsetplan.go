@@ -291,6 +291,7 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 	for q := max(big.level, stop); q >= stop; q-- {
 		p.use(big)
 		p.fillScope(lvScope)
+		p.t.plan.counted = nil
 		// Best fit: the domains that hold the largest set alone, the
 		// fewest slices first, then the fewest pods, then path.
 		all := p.unitsAt(q, lvScope)
@@ -362,7 +363,16 @@ func (o *planOut) keep(so setOut) {
 // planSet plans one set inside scope (-1: the cluster).
 func (p *planner) planSet(r *request, scope int, opts PlanOptions) (setOut, *failure) {
 	p.use(r)
-	p.fillScope(scope)
+	if sc := p.t.plan; scope < 0 && p.extra == nil && sc.counted.same(p.s, r, p.cut) {
+		// The counts of the last plan's first set on this snapshot: the
+		// same template and layers count the same.
+	} else {
+		p.fillScope(scope)
+		sc.counted = nil
+		if scope < 0 && p.extra == nil {
+			sc.counted = newCountKey(p.s, r, p.cut)
+		}
+	}
 	if opts.Balanced && r.preferred {
 		if units, ok := p.balanced(scope); ok {
 			return p.finish(units, r.level, true), nil
@@ -380,6 +390,7 @@ func (p *planner) planSet(r *request, scope int, opts PlanOptions) (setOut, *fai
 func (p *planner) planSetIn(r *request, u int) (setOut, *failure) {
 	p.use(r)
 	p.fill(u, p.level(u), false)
+	p.t.plan.counted = nil
 	need := r.count
 	if p.pods[u] < need {
 		return setOut{}, &failure{level: p.level(u), best: u, holds: p.pods[u]}

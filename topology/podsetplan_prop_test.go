@@ -169,6 +169,19 @@ func TestProp_PodSetPlan(t *testing.T) {
 		d := p.Decision
 		seen[d.Status]++
 		require.NoError(t, placement.Verify(s, g, d))
+		// The tree keeps the counts of the last plan: planned again, after
+		// a plan of another template, the set is planned alike.
+		other := &placement.Group{Namespace: "default", Name: "other", MinCount: 1,
+			PodSets: []placement.PodSet{{Name: "o", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 2000}}}}}
+		req := c.req
+		req.PodSet = "w"
+		for _, first := range []*placement.Group{g, other} {
+			_, err := tr.PlanPodSets(s, first, nil, topology.PlanOptions{})
+			require.NoError(t, err)
+			again, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{Balanced: c.balanced})
+			require.NoError(t, err)
+			require.Equal(t, p, again)
+		}
 		if c.req.Required != "" {
 			l, _ := tr.Level(c.req.Required)
 			fits := false

@@ -16,6 +16,9 @@ import (
 type planCell struct {
 	n, p, slice int
 	fragmented  bool
+	// cold plans on two snapshots of the same cluster in turn, so that
+	// no plan reuses the counts the tree kept of the one before.
+	cold bool
 }
 
 func (c planCell) name() string {
@@ -23,10 +26,14 @@ func (c planCell) name() string {
 	if c.fragmented {
 		state = "fragmented"
 	}
+	kind := fmt.Sprintf("slices=%d", c.slice)
 	if c.slice == 0 {
-		return fmt.Sprintf("podset/plan/balanced/n=%d/p=%d/%s", c.n, c.p, state)
+		kind = "balanced"
 	}
-	return fmt.Sprintf("podset/plan/slices=%d/n=%d/p=%d/%s", c.slice, c.n, c.p, state)
+	if c.cold {
+		kind += "/cold"
+	}
+	return fmt.Sprintf("podset/plan/%s/n=%d/p=%d/%s", kind, c.n, c.p, state)
 }
 
 func (c planCell) request() ([]topology.PodSetRequest, topology.PlanOptions) {
@@ -43,7 +50,10 @@ func planCells() []planCell {
 		for _, p := range []int{512, 4096} {
 			for _, slice := range []int{8, 32, 0} {
 				for _, f := range []bool{false, true} {
-					out = append(out, planCell{n, p, slice, f})
+					out = append(out, planCell{n: n, p: p, slice: slice, fragmented: f})
+					if p == 512 {
+						out = append(out, planCell{n: n, p: p, slice: slice, fragmented: f, cold: true})
+					}
 				}
 			}
 		}
@@ -88,8 +98,18 @@ func planMatrix() []workload {
 				for _, a := range pl.Decision.PodSetAssignments {
 					placed += int(a.Count)
 				}
+				snaps := []*placement.Snapshot{g.s, g.s}
+				if c.cold {
+					other, err := g.s.Apply(placement.Change{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					snaps[1] = other
+				}
+				i := 0
 				return func() {
-					pl, _ := g.tree.PlanPodSets(g.s, grp, reqs, opts)
+					pl, _ := g.tree.PlanPodSets(snaps[i&1], grp, reqs, opts)
+					i++
 					sink += int64(len(pl.Decision.PodSetAssignments))
 				}, []metric{{float64(placed), "placed"}}
 			},
