@@ -117,21 +117,19 @@ func (p *planner) level(u int) int {
 	return p.t.doms[u].level
 }
 
-// kids returns u's units one level narrower.
-func (p *planner) kids(u int) []int {
+// appendKids appends u's units one level narrower to dst.
+func (p *planner) appendKids(dst []int, u int) []int {
 	d := &p.t.doms[u]
 	if d.level == p.L-1 {
-		out := make([]int, len(d.nodes))
-		for i, n := range d.nodes {
-			out[i] = p.D + int(n)
+		for _, n := range d.nodes {
+			dst = append(dst, p.D+int(n))
 		}
-		return out
+		return dst
 	}
-	out := make([]int, len(d.children))
-	for i, c := range d.children {
-		out[i] = int(c)
+	for _, c := range d.children {
+		dst = append(dst, int(c))
 	}
-	return out
+	return dst
 }
 
 func (p *planner) path(u int) string {
@@ -279,7 +277,7 @@ func (p *planner) unitsAt(lv, scope int) []int {
 	for l := max(from, 0); l < lv; l++ {
 		var next []int
 		for _, u := range cur {
-			next = append(next, p.kids(u)...)
+			next = p.appendKids(next, u)
 		}
 		cur = next
 	}
@@ -312,40 +310,52 @@ func (p *planner) setTake(u int, pods int64) {
 	p.take[u] = pods
 }
 
+// capMode says how many units a unit holds: its slices, or its pods in
+// multiples of unit.
+type capMode struct {
+	slices bool
+	unit   int64
+}
+
+func (p *planner) capOf(m capMode, u int) int64 {
+	if m.slices {
+		return p.slice[u]
+	}
+	return div(p.pods[u], m.unit)
+}
+
 // consume takes need units of unit pods each from us in order, capped per
-// unit by capOf; with bestFit, once one unit could take all that is left,
-// the first unit of the smallest such capacity takes it instead (Kueue
-// "optimizes the last domain"). It returns the units used and what is left.
-func (p *planner) consume(us []int, need, unit int64, capOf func(int) int64, bestFit bool) ([]int, int64) {
-	var used []int
+// unit as m counts; with bestFit, once one unit could take all that is
+// left, the first unit of the smallest such capacity takes it instead
+// (Kueue "optimizes the last domain"). It appends the units used to dst
+// and returns them with what is left.
+func (p *planner) consume(dst, us []int, need, unit int64, m capMode, bestFit bool) ([]int, int64) {
 	for i := 0; i < len(us) && need > 0; i++ {
 		u := us[i]
-		if bestFit && capOf(u) >= need {
-			u = p.bestFit(us[i:], need, capOf)
+		if bestFit && p.capOf(m, u) >= need {
+			u = p.bestFit(us[i:], need, m)
 		}
-		k := min(capOf(u), need)
+		k := min(p.capOf(m, u), need)
 		if k <= 0 {
 			continue
 		}
 		p.setTake(u, k*unit)
 		need -= k
-		used = append(used, u)
+		dst = append(dst, u)
 	}
-	return used, need
+	return dst, need
 }
 
 // bestFit returns the first of us with the smallest capacity ≥ need.
-func (p *planner) bestFit(us []int, need int64, capOf func(int) int64) int {
-	best := -1
+func (p *planner) bestFit(us []int, need int64, m capMode) int {
+	best, bc := -1, int64(0)
 	for _, u := range us {
-		if c := capOf(u); c >= need && (best < 0 || c < capOf(best)) {
-			best = u
+		if c := p.capOf(m, u); c >= need && (best < 0 || c < bc) {
+			best, bc = u, c
 		}
 	}
 	return best
 }
-
-func (p *planner) slicesOf(u int) int64 { return p.slice[u] }
 
 // failure says where a set did not fit: the level searched, the best
 // unit there and what it holds.
@@ -380,7 +390,7 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 				}
 			}
 		} else if len(us) > 0 && p.slice[us[0]] >= need {
-			u := p.bestFit(us, need, p.slicesOf)
+			u := p.bestFit(us, need, capMode{slices: true})
 			p.setTake(u, need*r.sliceUnit())
 			return []int{u}, q, nil
 		}
@@ -397,7 +407,7 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 			q--
 			continue
 		}
-		used, left := p.consume(us, need, r.sliceUnit(), p.slicesOf, !lf)
+		used, left := p.consume(nil, us, need, r.sliceUnit(), capMode{slices: true}, !lf)
 		if left > 0 {
 			return nil, 0, &failure{level: -1, best: scope, holds: need - left}
 		}
@@ -430,22 +440,26 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 			var ks []int
 			for _, u := range cur {
 				total += p.take[u]
-				ks = append(ks, p.kids(u)...)
+				ks = p.appendKids(ks, u)
 			}
 			p.order(ks, lf)
-			used, _ := p.consume(ks, total/z, z, p.slicesOf, !lf)
-			next = used
+			next, _ = p.consume(nil, ks, total/z, z, capMode{slices: true}, !lf)
 		} else {
+			var ks []int
 			for _, u := range cur {
-				ks := p.kids(u)
-				p.order(ks, lf)
-				unit, capOf := z, p.slicesOf
+				ks = p.appendKids(ks[:0], u)
+				m, unit := capMode{slices: true}, z
 				if lv >= r.layers[0].level {
 					unit = r.unitAt(lv + 1)
-					capOf = func(k int) int64 { return p.pods[k] / unit }
+					m = capMode{unit: unit}
 				}
-				used, _ := p.consume(ks, p.take[u]/unit, unit, capOf, !lf)
-				next = append(next, used...)
+				if len(ks) == 1 { // e.g. a host's domain and its node: nothing to choose
+					p.setTake(ks[0], p.take[u])
+					next = append(next, ks[0])
+					continue
+				}
+				p.order(ks, lf)
+				next, _ = p.consume(next, ks, p.take[u]/unit, unit, m, !lf)
 			}
 		}
 		cur = next

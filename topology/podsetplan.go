@@ -479,6 +479,10 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 			return cmp.Compare(a.id, b.id)
 		})
 		var first int32
+		sp.Ranks = make([]Rank, 0, len(runs))
+		if !so.r.members {
+			d.PodSetAssignments = slices.Grow(d.PodSetAssignments, len(runs))
+		}
 		for _, rn := range runs {
 			name := p.s.Node(rn.id).Name
 			sp.Ranks = append(sp.Ranks, Rank{Node: name, NodeID: rn.id, First: first, Count: int32(rn.n)})
@@ -488,30 +492,36 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 				d.PodSetAssignments = append(d.PodSetAssignments, placement.PodSetAssignment{PodSet: so.r.name, Node: name, NodeID: rn.id, Count: int32(rn.n)})
 			}
 		}
+		// The sets come in name order; each set's entries by node name,
+		// which NodeIDs follow (a snapshot numbers its nodes in name order).
+		if !so.r.members {
+			set := d.PodSetAssignments[len(d.PodSetAssignments)-len(runs):]
+			slices.SortFunc(set, func(a, b placement.PodSetAssignment) int { return cmp.Compare(a.NodeID, b.NodeID) })
+		}
 		placed += int(first)
 		if so.r.members {
 			d.Assignments = memberAssignments(g, sp.Ranks)
 		}
 		out.PodSets = append(out.PodSets, sp)
 	}
-	slices.SortFunc(d.PodSetAssignments, func(a, b placement.PodSetAssignment) int {
-		if c := strings.Compare(a.PodSet, b.PodSet); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Node, b.Node)
-	})
+
 	// The placement: every node of the domains the sets were fitted into,
 	// and the bound members' nodes.
 	for u := range fits {
 		if u >= p.D {
 			nodes = append(nodes, placement.NodeID(u-p.D))
+		} else if len(fits) == 1 && len(bound) == 0 {
+			nodes = p.t.doms[u].nodes // shared, as a generated placement's are: it holds every assigned node
 		} else {
 			nodes = append(nodes, p.t.doms[u].nodes...)
 		}
 	}
-	nodes = append(nodes, bound...)
-	slices.Sort(nodes)
-	d.Placement.Nodes = slices.Compact(nodes)
+	if len(fits) != 1 || len(bound) > 0 || fitLeaf(fits, p.D) {
+		nodes = append(nodes, bound...)
+		slices.Sort(nodes)
+		nodes = slices.Compact(nodes)
+	}
+	d.Placement.Nodes = nodes
 	if len(fits) == 1 {
 		for u := range fits {
 			d.Placement.Name = p.path(u)
@@ -530,6 +540,17 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 	}
 	out.Decision = d
 	return out
+}
+
+// fitLeaf reports whether a set was fitted onto single nodes (units of
+// the leaf level, from D on).
+func fitLeaf(fits map[int]bool, D int) bool {
+	for u := range fits {
+		if u >= D {
+			return true
+		}
+	}
+	return false
 }
 
 // memberAssignments gives the members, in member order, the ranks' nodes

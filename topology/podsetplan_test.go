@@ -180,6 +180,8 @@ func TestScenario_PodSetGroupSharesRack(t *testing.T) {
 	require.Equal(t, "b1/r2", p.Decision.Placement.Name)
 	require.Equal(t, map[string]int32{"b1-r2-h1": 1}, counts(p.Decision, "leader"))
 	require.Equal(t, map[string]int32{"b1-r2-h1": 1, "b1-r2-h2": 1}, counts(p.Decision, "workers"))
+	require.Equal(t, []placement.PodSetAssignment{{PodSet: "leader", Node: "b1-r2-h1", NodeID: 2, Count: 1},
+		{PodSet: "workers", Node: "b1-r2-h1", NodeID: 2, Count: 1}, {PodSet: "workers", Node: "b1-r2-h2", NodeID: 3, Count: 1}}, p.Decision.PodSetAssignments)
 
 	// Without the group each set takes its own best rack: the leader the
 	// tightest, b1/r1.
