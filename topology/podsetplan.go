@@ -95,7 +95,8 @@ type Rank struct {
 // the levels searched and the children of the domains used.
 //
 // Errors (a [*placement.FieldError]; no plan): a nil snapshot or group,
-// a request naming a set the group lacks or one set twice, a request with
+// a group [placement.Solve] would reject (names, counts, minCount), a
+// request naming a set the group lacks or one set twice, a request with
 // more than one of Required, Preferred and Unconstrained, a level that is
 // not the tree's (ErrNotFound) or has no domain ([ErrNoDomain]), slice
 // layers out of order or whose sizes do not divide, more than
@@ -106,6 +107,11 @@ type Rank struct {
 func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, opts PlanOptions) (Plan, error) {
 	if g == nil {
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "topology plan", "group", "must not be nil")
+	}
+	// The group's own fields, as Solve checks them: Verify of no decision
+	// checks the group alone.
+	if err := placement.Verify(s, g, placement.Decision{}); err != nil {
+		return Plan{}, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -258,3 +258,15 @@ func TestPlanPodSets_Errors(t *testing.T) {
 		require.EqualError(t, err, tc.want)
 	}
 }
+
+// A group Solve would reject is rejected before any plan: here a minCount
+// above the set's count.
+func TestPlanPodSets_InvalidGroup(t *testing.T) {
+	s := snapshot(t, brh(uniform(1, 1, 1, 4)))
+	tr := tree(t, s, blockKey, rackKey, hostKey)
+	g := podSetGroup("g", 2)
+	g.MinCount = 3
+	_, err := tr.PlanPodSets(s, g, nil, topology.PlanOptions{})
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	require.ErrorContains(t, err, "spec.schedulingPolicy.gang.minCount")
+}
