@@ -110,6 +110,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"no -f", nil, "usage: gangsim"},
 		{"bad -o", []string{"-o", "xml", "-f", "x"}, `-o "xml": want text, yaml or json`},
+		{"bad -topology-profile", []string{"-topology-profile", "volcano", "-f", "x"}, `-topology-profile "volcano": want gangsched, kueue or kueue-balanced`},
 		{"missing file", []string{"-f", filepath.Join(dir, "none.yaml")}, "no such file or directory"},
 		{"bad -n", []string{"-n", "Team/A", "-f", "x"}, `-n "Team/A": a lowercase RFC 1123 label`},
 		{"empty topology key", []string{"-topology-keys", "rack,", "-f", "x"}, `-topology-keys "rack,": key 2 is empty`},
