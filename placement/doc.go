@@ -41,6 +41,8 @@
 // is answered with pods per node ([Decision].PodSetAssignments), so a
 // 4,096-pod gang costs little more than the nodes it lands on. A group may
 // mix members and pod sets; it decides exactly as with the pods listed.
+// A decided set can be committed without pods, as usage per node
+// ([Change].Reserve, [PodSetUsage]; podsetusage.go), and released exactly.
 //
 // # The solve pipeline, file by file
 //

@@ -98,7 +98,10 @@ const MaxPodSets = 1 << 10
 // To commit a decision, create and bind Count pods per entry of
 // Decision.PodSetAssignments (their names are the caller's; they become
 // bound members of the group, which count toward MinCount), and solve any
-// that wait again with the set's Count reduced by those bound.
+// that wait again with the set's Count reduced by those bound — or, where
+// no pod exists yet (a batch system admitting a workload), reserve the
+// set's usage per node with [Change].Reserve ([PodSetUsageOf] builds it),
+// at a cost per node touched rather than per pod.
 type PodSet struct {
 	// Name identifies the set in decisions and errors, and is the name its
 	// pods sort by and that hooks see them under (pods of the group's

@@ -41,6 +41,7 @@ func workloads() []workload {
 	ws = append(ws, hetero()...)
 	ws = append(ws, affinity()...)
 	ws = append(ws, scale()...)
+	ws = append(ws, podSetUsage()...)
 	return ws
 }
 
