@@ -24,12 +24,15 @@
 // The solver follows KEP-5732's three phases. A [PlacementGenerator]
 // (upstream PlacementGenerate) proposes candidate node sets, e.g. one per
 // rack; in each, members are placed one by one in [MemberOrder] on the
-// best-scoring node that fits (built-in resource fit, nodeSelector, taints,
-// unschedulable, then the caller's [Filter]s and [Reserver]s) — by default
+// best-scoring node that fits (built-in resource fit, nodeSelector and
+// required [NodeAffinity], taints, unschedulable, then the caller's
+// [Filter]s and [Reserver]s) — by default
 // the most allocated, which packs, or kube-scheduler's per-pod resource
 // scores when [Options].NodeScoring asks (its default profile spreads,
 // [UpstreamNodeScoring]); feasible
-// placements pass the caller's [PlacementFilter]s and are ranked by a
+// placements pass the caller's [PlacementFilter]s and are ranked by the
+// pending pods' preferred node affinity, summed over the placement's nodes
+// (Kueue's TASRespectNodeAffinityPreferred; [NodeAffinity]), then by a
 // [PlacementScorer] (upstream PlacementScore; [DefaultScorer] by default),
 // ties broken by placement name; a [SumScorer] is handed the placed pods'
 // summed requests instead of the list of assignments. Members of one shape
