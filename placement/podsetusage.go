@@ -115,7 +115,7 @@ func (n *Snapshot) release(refs []PodSetRef, page func(NodeID) []int64) error {
 func (n *Snapshot) reserve(us []PodSetUsage, page func(NodeID) []int64) error {
 	R := len(n.b.res)
 	for i := range us {
-		r, err := n.checkUsage(&us[i])
+		r, err := n.checkUsage(&us[i], "nodes")
 		if err != nil {
 			return err
 		}
@@ -142,8 +142,9 @@ func (n *Snapshot) reserve(us []PodSetUsage, page func(NodeID) []int64) error {
 }
 
 // checkUsage validates u against n and returns its stored form: a copy
-// with NodeIDs set, nodes in ID order, and its requests as a row.
-func (n *Snapshot) checkUsage(u *PodSetUsage) (*reservation, error) {
+// with NodeIDs set, nodes in ID order, and its requests as a row. nodes
+// is the field errors name u.Nodes by.
+func (n *Snapshot) checkUsage(u *PodSetUsage, nodes string) (*reservation, error) {
 	k := u.key()
 	obj := k.obj
 	switch {
@@ -152,9 +153,9 @@ func (n *Snapshot) checkUsage(u *PodSetUsage) (*reservation, error) {
 	case u.PodSet == "":
 		return nil, Errorf(ErrInvalid, obj(), "podSet", "must not be empty")
 	case len(u.Nodes) == 0:
-		return nil, Errorf(ErrInvalid, obj(), "nodes", "must not be empty: a reservation places at least one pod")
+		return nil, Errorf(ErrInvalid, obj(), nodes, "must not be empty: a reservation places at least one pod")
 	case len(u.Nodes) > len(n.b.nodes):
-		return nil, Errorf(ErrInvalid, obj(), "nodes", "%d entries, more than the %d nodes", len(u.Nodes), len(n.b.nodes))
+		return nil, Errorf(ErrInvalid, obj(), nodes, "%d entries, more than the %d nodes", len(u.Nodes), len(n.b.nodes))
 	}
 	if err := checkList(obj, "requests", u.Requests, true); err != nil {
 		return nil, err
@@ -174,12 +175,17 @@ func (n *Snapshot) checkUsage(u *PodSetUsage) (*reservation, error) {
 		vec[j] = q
 		largest = max(largest, q)
 	}
-	nodes := slices.Clone(u.Nodes)
+	out := slices.Clone(u.Nodes)
 	var total int64
-	for i := range nodes {
-		a := &nodes[i]
-		f := func(sub string) string { return fmt.Sprintf("nodes[%d].%s", i, sub) } // for an error only
-		id, ok := n.b.byName(a.Node)
+	for i := range out {
+		a := &out[i]
+		f := func(sub string) string { return fmt.Sprintf("%s[%d].%s", nodes, i, sub) } // for an error only
+		// An entry from a decision or a reservation has its NodeID right,
+		// which spares a lookup by name.
+		id, ok := a.NodeID, int(a.NodeID) >= 0 && int(a.NodeID) < len(n.b.nodes) && n.b.nodes[a.NodeID].Name == a.Node
+		if !ok {
+			id, ok = n.b.byName(a.Node)
+		}
 		switch {
 		case !ok:
 			return nil, Errorf(ErrNotFound, obj(), f("node"), "node %q is not in the snapshot", a.Node)
@@ -191,17 +197,19 @@ func (n *Snapshot) checkUsage(u *PodSetUsage) (*reservation, error) {
 			return nil, Errorf(ErrInvalid, obj(), f("count"), "%d pods' requests overflow int64", a.Count)
 		}
 		if total += int64(a.Count); total > MaxPending {
-			return nil, Errorf(ErrInvalid, obj(), "nodes", "more than %d pods in all", MaxPending)
+			return nil, Errorf(ErrInvalid, obj(), nodes, "more than %d pods in all", MaxPending)
 		}
 		a.NodeID, a.PodSet = id, u.PodSet
 	}
-	slices.SortFunc(nodes, func(a, b PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
-	for i := 1; i < len(nodes); i++ {
-		if nodes[i].NodeID == nodes[i-1].NodeID {
-			return nil, Errorf(ErrDuplicate, obj(), "nodes", "node %q is listed twice", nodes[i].Node)
+	if byID := func(a, b PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) }; !slices.IsSortedFunc(out, byID) {
+		slices.SortFunc(out, byID)
+	}
+	for i := 1; i < len(out); i++ {
+		if out[i].NodeID == out[i-1].NodeID {
+			return nil, Errorf(ErrDuplicate, obj(), nodes, "node %q is listed twice", out[i].Node)
 		}
 	}
-	return &reservation{u: PodSetUsage{Group: u.Group, PodSet: u.PodSet, Requests: maps.Clone(u.Requests), Nodes: nodes}, vec: vec}, nil
+	return &reservation{u: PodSetUsage{Group: u.Group, PodSet: u.PodSet, Requests: maps.Clone(u.Requests), Nodes: out}, vec: vec}, nil
 }
 
 // PodSetUsage returns the reservation of pod set podSet of group g (see

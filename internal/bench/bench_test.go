@@ -42,6 +42,7 @@ func workloads() []workload {
 	ws = append(ws, affinity()...)
 	ws = append(ws, scale()...)
 	ws = append(ws, podSetUsage()...)
+	ws = append(ws, elasticMatrix()...)
 	return ws
 }
 
