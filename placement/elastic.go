@@ -141,7 +141,7 @@ type holding struct {
 	nodes []NodeID
 }
 
-func (h holding) Generate(s *Snapshot, g *Group) ([]Placement, error) {
+func (h holding) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
 	ps := []Placement{{Nodes: s.b.allNodes}}
 	if h.gen != nil {
 		var err error
