@@ -45,7 +45,10 @@
 // 4,096-pod gang costs little more than the nodes it lands on. A group may
 // mix members and pod sets; it decides exactly as with the pods listed.
 // A decided set can be committed without pods, as usage per node
-// ([Change].Reserve, [PodSetUsage]; podsetusage.go), and released exactly.
+// ([Change].Reserve, [PodSetUsage]; podsetusage.go), and released exactly;
+// a running set can grow or shrink without moving a pod ([SolveResize],
+// elastic.go), and have the pods of failed nodes replaced inside their
+// domains, or be declared beyond repair ([SolveRepair], repair.go).
 //
 // # The solve pipeline, file by file
 //
