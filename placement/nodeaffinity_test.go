@@ -133,6 +133,9 @@ func TestScenario_PodSetTemplateNodeConstraints(t *testing.T) {
 	require.Equal(t, Scheduled, d.Status, d.Message)
 	require.Equal(t, []PodSetAssignment{{"w", "c2", 2, 4}, {"w", "c4", 4, 4}, {"w", "c5", 5, 4}}, d.PodSetAssignments)
 	require.NoError(t, Verify(s, g, d))
+	moved := d
+	moved.PodSetAssignments = []PodSetAssignment{{"w", "c2", 2, 4}, {"w", "c3", 3, 4}, {"w", "c5", 5, 4}}
+	require.ErrorContains(t, Verify(s, g, moved), `on node "c3" fails nodeSelector, node affinity, taints or unschedulable`)
 
 	g.PodSets[0].Template.Tolerations = nil
 	d, err = Solve(s, g, Options{})
