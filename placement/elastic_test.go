@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -186,4 +187,32 @@ func TestProp_ElasticResizeKeepsExistingPods(t *testing.T) {
 	require.Positive(t, grew)
 	require.Positive(t, shrank)
 	require.Positive(t, waited)
+}
+
+// A set whose 6 pods run as bound members of its PodGroup on y0 grows to
+// 10: the delta is a gang with the bound members (minCount 10) and lands
+// in their rack r2, as with a reservation.
+func TestScenario_ElasticGrowsWithBoundMembers(t *testing.T) {
+	var nodes []Node
+	for _, n := range []string{"x0", "x1", "y0", "y1"} {
+		nodes = append(nodes, Node{Name: n, Labels: map[string]string{"rack": "r" + map[byte]string{'x': "1", 'y': "2"}[n[0]]}, Allocatable: ResourceList{ResourceGPU: 8}})
+	}
+	var pods []Pod
+	for i := range 6 {
+		pods = append(pods, Pod{Namespace: "default", Name: fmt.Sprintf("w-%d", i), SchedulingGroup: "pg", NodeName: "y0", Requests: ResourceList{ResourceGPU: 1}})
+	}
+	pods = append(pods, Pod{Namespace: "default", Name: "busy", NodeName: "x0", Requests: ResourceList{ResourceGPU: 4}})
+	s, err := NewSnapshot(nodes, pods)
+	require.NoError(t, err)
+	tree, err := topology.NewTree(s, []string{"rack"})
+	require.NoError(t, err)
+	opts, err := tree.SolverOptions([]topology.Constraint{{Key: "rack"}}, topology.MostAllocated)
+	require.NoError(t, err)
+	r, err := SolveResize(s, elasticSet(10), Resize{PodSet: "w", Existing: []PodSetAssignment{{Node: "y0", Count: 6}}}, opts)
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, r.Decision.Status, r.Decision.Message)
+	require.Equal(t, 6, r.Decision.Bound)
+	require.Equal(t, 10, r.Decision.Required)
+	require.Equal(t, []PodSetAssignment{{"w", "y0", 2, 2}, {"w", "y1", 3, 2}}, r.Decision.PodSetAssignments)
+	require.Equal(t, []PodSetAssignment{{"w", "y0", 2, 8}, {"w", "y1", 3, 2}}, r.Assignments)
 }
