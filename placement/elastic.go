@@ -61,10 +61,10 @@ type Resized struct {
 // returns Existing unchanged.
 //
 // The group's Members and other pod sets are not part of the resize. Errors
-// are Solve's for the delta group, or a [*FieldError] naming the field of
-// r: the set is not in g, or Existing is invalid, names unknown nodes,
-// differs from the snapshot's reservation of the set, or is empty while
-// the set shrinks.
+// are Solve's for the delta group, or a [*FieldError] naming the field: the
+// set is not in g or its count is outside 1..[MaxPending]; Existing is
+// invalid, names unknown nodes or differs from the snapshot's reservation
+// of the set; a key of Levels is empty or repeated (read when it shrinks).
 //
 // Cost: a growth costs Solve of the delta plus a pass over each
 // placement's nodes; a shrink O(E·L·log E) for E nodes of Existing and L
