@@ -82,7 +82,7 @@ type dfs struct {
 func (d *dfs) types(p *Placement) {
 	sv := d.sv
 	d.typeOf = make([]int32, len(p.Nodes))
-	if len(sv.opts.Filters) > 0 || len(sv.reservers) > 0 {
+	if len(sv.opts.Filters) > 0 || len(sv.reservers) > 0 || sv.opts.NodeScorer != nil {
 		for j := range d.typeOf {
 			d.typeOf[j] = int32(j)
 		}
@@ -215,7 +215,7 @@ func (d *dfs) leaf() bool {
 
 // candidates lists the nodes of p (at or above lb) where member i may go
 // now, one per type among nodes the search has not touched, best first
-// (preference, then most allocated, then node name).
+// (preference, then the node score, then node name).
 func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 	sv := d.sv
 	m := &sv.members[i]
@@ -249,7 +249,7 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, false, undecided)) {
 			continue
 		}
-		out = append(out, c{id, prefs.on(id), sv.nodeScore(sv.req(m.row), id)})
+		out = append(out, c{id, prefs.on(id), sv.memberScore(m, id)})
 	}
 	slices.SortFunc(out, func(x, y c) int {
 		if x.pref != y.pref {
