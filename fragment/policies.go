@@ -1,0 +1,127 @@
+package fragment
+
+import (
+	"slices"
+
+	"github.com/gangsched/gangsched/internal/arith"
+)
+
+// Policy is a GPU-sharing scheduling policy of the paper's evaluation
+// (§6.1): it scores a pod on a node and picks the device a GPU share goes
+// to. Whole GPUs always take the node's first fully free devices, as in
+// the paper's simulator.
+type Policy interface {
+	// Score scores the pod named pod (namespace/name) with request r on
+	// node n, where r fits (see [Plugin]); higher wins, ties go to the
+	// node first by name. share is the device a GPU share would take
+	// (ignored for any other request). It must be a pure function of its
+	// arguments.
+	Score(pod string, n *NodeState, r Request) (score int64, share int)
+}
+
+// The normalisation of the paper's vector baselines: the largest node's
+// CPU in millicores and GPUs in milli (its simulator's MaxSpecCpu,
+// MaxSpecGpu).
+const (
+	maxSpecCPU = 128000
+	maxSpecGPU = 8 * MilliGPU
+)
+
+// Random is the paper's Random-fit baseline: each pod goes to a node drawn
+// uniformly among those it fits, its share to a device drawn among those
+// with room. The draw is a hash of Seed, the pod and the node, not a
+// random-number generator, so the same input gives the same choice.
+type Random struct{ Seed uint64 }
+
+// Score is the hash of r.Seed, pod and n's name; the share device is
+// drawn by a hash of the same and the device.
+func (p Random) Score(pod string, n *NodeState, r Request) (int64, int) {
+	h := mix(mixString(mixString(p.Seed, pod), n.Name))
+	share, best := -1, uint64(0)
+	if r.Shared() {
+		for i, f := range n.Free {
+			if d := mix(h ^ uint64(i+1)); f >= r.GPUMilli && (share < 0 || d > best) {
+				share, best = i, d
+			}
+		}
+	}
+	return int64(h >> 1), share
+}
+
+// BestFit is the paper's Best-fit baseline (after Kubernetes'
+// RequestedToCapacityRatio and [Panigrahy et al.]): the node whose
+// leftover after the pod, CPU and GPU milli each normalised by the largest
+// node and weighted alike, is smallest; its share goes to the device with
+// the least room that holds it. The simulator rounds the score to 0–100;
+// here it is exact.
+type BestFit struct{}
+
+// Score is minus the normalised leftover, (CPU left)/128 cores + (GPU
+// milli left)/8 GPUs, scaled by 128,000·8,000.
+func (BestFit) Score(_ string, n *NodeState, r Request) (int64, int) {
+	cpu := arith.MulSat(n.CPUFree-r.CPU, maxSpecGPU)
+	gpu := arith.MulSat(n.freeTotal()-r.TotalMilli(), maxSpecCPU)
+	return -arith.SatAdd(cpu, gpu), bestFitDevice(n.Free, r.GPUMilli)
+}
+
+// DotProduct is the paper's Dot-product baseline (Tetris's alignment
+// score as the paper uses it, §6.1): the node whose free CPU and GPU
+// milli, normalised by the largest node, have the smallest dot product
+// with the pod's request; its share goes to the device with the least
+// room that holds it (the artifact's settings "merge" and "max", GPU
+// selection "best").
+type DotProduct struct{}
+
+// Score is minus the dot product scaled by 128,000²: CPU free × CPU
+// request + 256 × GPU milli free × GPU milli requested.
+func (DotProduct) Score(_ string, n *NodeState, r Request) (int64, int) {
+	const ratio = (maxSpecCPU / maxSpecGPU) * (maxSpecCPU / maxSpecGPU)
+	dot := arith.SatAdd(arith.MulSat(n.CPUFree, r.CPU), arith.MulSat(arith.MulSat(n.freeTotal(), r.TotalMilli()), ratio))
+	return -dot, bestFitDevice(n.Free, r.GPUMilli)
+}
+
+// GPUPacking is the paper's GPU-packing baseline (§6.1, after Gandiva's
+// packing): a pod goes first where its GPUs are shares of devices already
+// in use, then to fully free devices of a node in use, then to an idle
+// node; CPU-only pods score alike everywhere. Within each tier it follows
+// the simulator's scores: 100 − (free % of the used devices)/10 (at least
+// 50), 50 − fully free devices used (at least 33), 33 − the idle node's
+// devices.
+type GPUPacking struct{}
+
+// Score is the tiered packing score above; the share goes to the device
+// with the least room that holds it.
+func (GPUPacking) Score(_ string, n *NodeState, r Request) (int64, int) {
+	if r.GPUs == 0 {
+		return 0, -1
+	}
+	share := bestFitDevice(n.Free, r.GPUMilli)
+	full := countAtLeast(n.Free, MilliGPU)
+	if full == len(n.Free) {
+		return max(maxScore/3-int64(full), int64(full)), share
+	}
+	// The devices it would use: the fullest that hold its share.
+	order := make([]int, len(n.Free))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(n.Free[a] - n.Free[b]) })
+	var usedFree int64
+	fullUsed, want := 0, r.GPUs
+	for _, d := range order {
+		if want > 0 && n.Free[d] >= r.GPUMilli {
+			want--
+			usedFree += n.Free[d] * 100 / MilliGPU
+			if n.Free[d] == MilliGPU {
+				fullUsed++
+			}
+		}
+	}
+	if fullUsed > 0 {
+		return max(maxScore/2-int64(fullUsed), maxScore/3), share
+	}
+	return max(maxScore-usedFree/10, maxScore/2), share
+}
+
+// maxScore is kube-scheduler's MaxNodeScore, the scale of GPUPacking.
+const maxScore = 100
