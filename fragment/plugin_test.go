@@ -65,7 +65,7 @@ func TestScenario_FGDPicksNodeAndDevice(t *testing.T) {
 		devs, err := NewDevices([]NodeGPUs{{"n1", "G2", 3}, {"n2", "G2", 2}})
 		require.NoError(t, err)
 		for i, milli := range []int64{300, 450} {
-			_, err := devs.Allocate("default/old", Request{GPUMilli: milli, GPUs: 1}, "n1", 8000, onDevice(i + 1))
+			_, err := devs.Allocate("default/old", Request{GPUMilli: milli, GPUs: 1}, "n1", 8000, onDevice(i+1))
 			require.NoError(t, err)
 		}
 		d, err := placement.Solve(s, g, NewPlugin(devs, c.p).Options())
