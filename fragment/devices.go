@@ -21,6 +21,7 @@ type NodeGPUs struct {
 // (through a [Plugin]). It is not safe for concurrent use.
 type Devices struct {
 	index map[string]int32 // node name -> node
+	names []string
 	model []string
 	start []int32 // node i's devices are free[start[i]:start[i+1]]
 	free  []int64
@@ -46,6 +47,7 @@ func NewDevices(nodes []NodeGPUs) (*Devices, error) {
 			return nil, fmt.Errorf("fragment: %s: model: %q must not contain \"|\"", obj, n.Model)
 		}
 		d.index[n.Name] = int32(i)
+		d.names = append(d.names, n.Name)
 		d.model = append(d.model, n.Model)
 		for range n.Count {
 			d.free = append(d.free, MilliGPU)

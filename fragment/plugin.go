@@ -30,6 +30,11 @@ type Plugin struct {
 	req  Request
 	name string
 	err  error
+	// byID caches the devices' node of each NodeID (+1; 0 unknown), and
+	// ns is the state handed to the policy: an interface call would move
+	// a fresh one to the heap per node.
+	byID []int32
+	ns   NodeState
 }
 
 // booking is what Reserve took, for Unreserve to give back.
@@ -58,19 +63,40 @@ func (pl *Plugin) NewReserver(*placement.Snapshot, *placement.Group) (placement.
 	return reserver{pl}, nil
 }
 
-// state is the node of ni as the policy sees it now, and its index in the
-// devices, or an error when the devices lack the node.
-func (pl *Plugin) state(ni placement.NodeInfo) (NodeState, int32, error) {
+// state is the node of ni as the policy sees it now (pl.ns, until the
+// next call), and its index in the devices, or an error when the devices
+// lack the node.
+func (pl *Plugin) state(ni placement.NodeInfo) (*NodeState, int32, error) {
 	name := ni.Node().Name
-	i, ok := pl.d.index[name]
+	i, ok := pl.index(ni.ID(), name)
 	if !ok {
-		return NodeState{}, 0, fmt.Errorf("fragment: node %q is not among the devices' nodes", name)
+		return nil, 0, fmt.Errorf("fragment: node %q is not among the devices' nodes", name)
 	}
 	free, ok := pl.booked[i]
 	if !ok {
 		free = pl.d.devices(i)
 	}
-	return NodeState{Name: name, CPUFree: ni.Free(placement.ResourceCPU), Model: pl.d.model[i], Free: free}, i, nil
+	pl.ns = NodeState{Name: name, CPUFree: ni.Free(placement.ResourceCPU), Model: pl.d.model[i], Free: free}
+	return &pl.ns, i, nil
+}
+
+// index is the devices' node called name, which has ID id in the solve's
+// snapshot, from the cache when it names the same node.
+func (pl *Plugin) index(id placement.NodeID, name string) (int32, bool) {
+	if int(id) < len(pl.byID) {
+		if i := pl.byID[id] - 1; i >= 0 && pl.d.names[i] == name {
+			return i, true
+		}
+	}
+	i, ok := pl.d.index[name]
+	if !ok {
+		return 0, false
+	}
+	if int(id) >= len(pl.byID) {
+		pl.byID = append(pl.byID, make([]int32, int(id)+1-len(pl.byID))...)
+	}
+	pl.byID[id] = i + 1
+	return i, true
 }
 
 // request is RequestOf(pod) and the pod's name, remembered for the next
@@ -93,7 +119,7 @@ func (pl *Plugin) ScoreNode(pod *placement.Pod, ni placement.NodeInfo) (int64, e
 	if err != nil {
 		return 0, err
 	}
-	sc, _ := pl.p.Score(name, &n, r)
+	sc, _ := pl.p.Score(name, n, r)
 	return sc, nil
 }
 
@@ -140,7 +166,7 @@ func (rv reserver) Reserve(pod *placement.Pod, ni placement.NodeInfo) {
 		pl.undo = append(pl.undo, booking{node: -1})
 		return
 	}
-	devs := pick(name, &n, r, pl.p)
+	devs := pick(name, n, r, pl.p)
 	free, ok := pl.booked[i]
 	if !ok {
 		free = slices.Clone(n.Free)
