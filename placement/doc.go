@@ -28,7 +28,9 @@
 // unschedulable, then the caller's [Filter]s and [Reserver]s) — by default
 // the most allocated, which packs, or kube-scheduler's per-pod resource
 // scores when [Options].NodeScoring asks (its default profile spreads,
-// [UpstreamNodeScoring]); feasible
+// [UpstreamNodeScoring]), or the caller's [NodeScorer] (kube-scheduler's
+// Score extension point; package fragment's GPU-sharing policies are
+// such scorers); feasible
 // placements pass the caller's [PlacementFilter]s and are ranked by a
 // [PlacementScorer] (upstream PlacementScore; [DefaultScorer] by default),
 // ties broken by placement name; a [SumScorer] is handed the placed pods'
@@ -60,7 +62,7 @@
 //	   ├ greedy in member order        greedy.go (batched runs over heap.go,
 //	   │                               scratch usage in work.go); node
 //	   │                               scores other than packing:
-//	   │                               nodescore.go
+//	   │                               nodescore.go, nodescorer.go
 //	   ├ first-fit decreasing          greedy.go with members.go ffdOrder
 //	   └ complete search               search.go
 //	 └ placement filters and score     attempt.go; score.go (DefaultScorer)
