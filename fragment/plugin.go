@@ -110,6 +110,9 @@ func (pl *Plugin) request(pod *placement.Pod) (Request, string, error) {
 }
 
 // ScoreNode scores pod on the node by the policy: placement.NodeScorer.
+// Use it together with the plugin's Reserver (as [Plugin.Options] does):
+// the Reserver books the devices of the members assumed in the solve,
+// and its creation starts the solve.
 func (pl *Plugin) ScoreNode(pod *placement.Pod, ni placement.NodeInfo) (int64, error) {
 	r, name, err := pl.request(pod)
 	if err != nil {

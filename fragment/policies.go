@@ -48,8 +48,7 @@ func (p Random) Score(pod string, n *NodeState, r Request) (int64, int) {
 	return int64(h >> 1), share
 }
 
-// BestFit is the paper's Best-fit baseline (after Kubernetes'
-// RequestedToCapacityRatio and [Panigrahy et al.]): the node whose
+// BestFit is the paper's Best-fit baseline (§6.1): the node whose
 // leftover after the pod, CPU and GPU milli each normalised by the largest
 // node and weighted alike, is smallest; its share goes to the device with
 // the least room that holds it. The simulator rounds the score to 0–100;
@@ -64,12 +63,12 @@ func (BestFit) Score(_ string, n *NodeState, r Request) (int64, int) {
 	return -arith.SatAdd(cpu, gpu), bestFitDevice(n.Free, r.GPUMilli)
 }
 
-// DotProduct is the paper's Dot-product baseline (Tetris's alignment
-// score as the paper uses it, §6.1): the node whose free CPU and GPU
-// milli, normalised by the largest node, have the smallest dot product
-// with the pod's request; its share goes to the device with the least
-// room that holds it (the artifact's settings "merge" and "max", GPU
-// selection "best").
+// DotProduct is the paper's Dot-product baseline (§6.1) as its
+// simulator runs it: the node whose free CPU and GPU milli, normalised
+// by the largest node, have the smallest dot product with the pod's
+// request (the reverse of Tetris's alignment, which takes the largest);
+// its share goes to the device with the least room that holds it (the
+// artifact's settings "merge" and "max", GPU selection "best").
 type DotProduct struct{}
 
 // Score is minus the dot product scaled by 128,000²: CPU free × CPU
