@@ -57,7 +57,7 @@ func (pl *Plugin) Options() placement.Options {
 
 // NewReserver starts a solve: it forgets the last solve's bookings. It is
 // a placement.NewReserverFunc.
-func (pl *Plugin) NewReserver(*placement.Snapshot, *placement.Group) (placement.Reserver, error) {
+func (pl *Plugin) NewReserver(*placement.Snapshot, placement.GroupView) (placement.Reserver, error) {
 	clear(pl.booked)
 	pl.undo, pl.pod = pl.undo[:0], nil
 	return reserver{pl}, nil
