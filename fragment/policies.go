@@ -1,10 +1,6 @@
 package fragment
 
-import (
-	"slices"
-
-	"github.com/gangsched/gangsched/internal/arith"
-)
+import "slices"
 
 // Policy is a GPU-sharing scheduling policy of the paper's evaluation
 // (§6.1): it scores a pod on a node and picks the device a GPU share goes
@@ -51,33 +47,42 @@ func (p Random) Score(pod string, n *NodeState, r Request) (int64, int) {
 // BestFit is the paper's Best-fit baseline (§6.1): the node whose
 // leftover after the pod, CPU and GPU milli each normalised by the largest
 // node and weighted alike, is smallest; its share goes to the device with
-// the least room that holds it. The simulator rounds the score to 0–100;
-// here it is exact.
+// the least room that holds it.
 type BestFit struct{}
 
-// Score is minus the normalised leftover, (CPU left)/128 cores + (GPU
-// milli left)/8 GPUs, scaled by 128,000·8,000.
+// Score is the artifact's (1 − leftover)·100, truncated to an integer
+// (computed exactly in integers), where leftover is (CPU left)/128 cores
+// + (GPU milli left)/8 GPUs, halved: many nodes tie, and ties go by name,
+// as in the artifact.
 func (BestFit) Score(_ string, n *NodeState, r Request) (int64, int) {
-	cpu := arith.MulSat(n.CPUFree-r.CPU, maxSpecGPU)
-	gpu := arith.MulSat(n.freeTotal()-r.TotalMilli(), maxSpecCPU)
-	return -arith.SatAdd(cpu, gpu), bestFitDevice(n.Free, r.GPUMilli)
+	const scale = maxSpecCPU * maxSpecGPU
+	left := (bound(n.CPUFree)-bound(r.CPU))*maxSpecGPU + (bound(n.freeTotal())-bound(r.TotalMilli()))*maxSpecCPU
+	return (maxScore*scale - left*(maxScore/2)) / scale, bestFitDevice(n.Free, r.GPUMilli) // / truncates, as int64(float64) does
 }
 
-// DotProduct is the paper's Dot-product baseline (§6.1) as its
-// simulator runs it: the node whose free CPU and GPU milli, normalised
-// by the largest node, have the smallest dot product with the pod's
-// request (the reverse of Tetris's alignment, which takes the largest);
-// its share goes to the device with the least room that holds it (the
-// artifact's settings "merge" and "max", GPU selection "best").
+// DotProduct is the paper's Dot-product baseline (§6.1) as its artifact
+// runs it: the node whose free CPU and GPU milli, normalised by the
+// largest node, have the smallest dot product with the pod's request (the
+// reverse of Tetris's alignment, which takes the largest); its share goes
+// to the device with the least room that holds it (the artifact's
+// settings "merge" and "max", GPU selection "best").
 type DotProduct struct{}
 
-// Score is minus the dot product scaled by 128,000²: CPU free × CPU
-// request + 256 × GPU milli free × GPU milli requested.
+// Score is the artifact's (1 − dot/2)·100, truncated to an integer
+// (computed exactly in integers), where dot is (CPU free/128 cores)·(CPU
+// request/128 cores) + (GPU milli free/8 GPUs)·(GPU milli requested/8
+// GPUs).
 func (DotProduct) Score(_ string, n *NodeState, r Request) (int64, int) {
+	const scale = maxSpecCPU * maxSpecCPU // dot·scale is an integer
 	const ratio = (maxSpecCPU / maxSpecGPU) * (maxSpecCPU / maxSpecGPU)
-	dot := arith.SatAdd(arith.MulSat(n.CPUFree, r.CPU), arith.MulSat(arith.MulSat(n.freeTotal(), r.TotalMilli()), ratio))
-	return -dot, bestFitDevice(n.Free, r.GPUMilli)
+	dot := bound(n.CPUFree)*bound(r.CPU) + bound(n.freeTotal())*bound(r.TotalMilli())*ratio
+	return (maxScore*scale - dot*(maxScore/2)) / scale, bestFitDevice(n.Free, r.GPUMilli)
 }
+
+// bound clamps a quantity to 0–2^24 (16,777 cores; 16,777 GPUs) before
+// the vector scores multiply it, so that no product overflows; nodes that
+// large score alike.
+func bound(q int64) int64 { return min(max(q, 0), 1<<24) }
 
 // GPUPacking is the paper's GPU-packing baseline (§6.1, after Gandiva's
 // packing): a pod goes first where its GPUs are shares of devices already

@@ -10,18 +10,18 @@ import (
 )
 
 // TestBaselines_OnNodeA: a 500-milli share with 2 cores on nodeA, scored
-// by hand. Best fit: leftover 6,000 m CPU and 1,400 milli GPU, scaled
-// 6000·8000 + 1400·128000. Dot product: 8000·2000 + 256·1900·500.
-// Packing: the fullest device that holds it has 600 free, 60 % → 100 − 6.
-// All three put the share on device 3, the best fit.
+// by hand. Best fit: leftover (6000/128000 + 1400/8000)/2 = 0.1109…,
+// 88.9 → 88. Dot product: (8000·2000/128000² + 1900·500/8000²)/2 =
+// 0.0079…, 99.2 → 99. Packing: the fullest device that holds it has 600
+// free, 60 % → 100 − 6. All three put the share on device 3, the best fit.
 func TestBaselines_OnNodeA(t *testing.T) {
 	share := Request{CPU: 2000, GPUMilli: 500, GPUs: 1}
 	for _, c := range []struct {
 		p     Policy
 		score int64
 	}{
-		{BestFit{}, -(6000*8000 + 1400*128000)},
-		{DotProduct{}, -(8000*2000 + 256*1900*500)},
+		{BestFit{}, 88},
+		{DotProduct{}, 99},
 		{GPUPacking{}, 94},
 	} {
 		sc, dev := c.p.Score("default/p", nodeA(), share)
@@ -59,7 +59,9 @@ func TestGPUPacking_Tiers(t *testing.T) {
 // count) is 1,250: the whole GPU cannot use 700+550. A 500 share on
 // device 0 leaves no whole GPU (1,750, growth 500); on device 1 it leaves
 // 1000, 200, 550 (750: shrinks by 500); on device 2 1000, 700, 50 (800:
-// shrinks by 450). FGD takes device 1; best fit would take device 2.
+// shrinks by 450). Per workload pod that is −0.25, +0.25 and +0.225 GPUs,
+// scores ⌊100·sigmoid⌋ 43, 56 and 55: FGD takes device 1; best fit would
+// take device 2.
 func nodeC() *NodeState {
 	return &NodeState{Name: "c", CPUFree: 8000, Model: "G2", Free: []int64{1000, 700, 550}}
 }
@@ -75,16 +77,16 @@ func TestFGD_OnNodeC(t *testing.T) {
 	share := Request{CPU: 1000, GPUMilli: 500, GPUs: 1}
 	for range 2 { // the second time from the memo
 		sc, dev := fgd.Score("default/p", nodeC(), share)
-		require.Equal(t, int64(500), sc)
+		require.Equal(t, int64(56), sc)
 		require.Equal(t, 1, dev)
 	}
 	_, dev := BestFit{}.Score("default/p", nodeC(), share)
 	require.Equal(t, 2, dev)
 	// A whole GPU takes device 0 and leaves 700 and 550, which the whole
 	// GPU of the workload could not use before either and the share
-	// still can: no growth.
+	// still can: no growth, sigmoid(0) = 0.5.
 	sc, dev := fgd.Score("default/p", nodeC(), Request{CPU: 1000, GPUMilli: 1000, GPUs: 1})
-	require.Zero(t, sc)
+	require.Equal(t, int64(50), sc)
 	require.Equal(t, -1, dev)
 }
 

@@ -1,6 +1,6 @@
 package placement
 
-import "github.com/gangsched/gangsched/internal/arith"
+import "math"
 
 // NodeScorer is the caller's per-pod, per-node score (kube-scheduler's
 // ScorePlugin, the Score extension point of pkg/scheduler/framework): the
@@ -59,7 +59,20 @@ func (sv *solver) memberScore(m *member, id NodeID) int64 {
 		return 0
 	}
 	if sv.ns != nil {
-		sc = arith.SatAdd(sc, sv.nodeScore(sv.req(m.row), id))
+		sc = addSat(sc, sv.nodeScore(sv.req(m.row), id))
 	}
 	return sc
+}
+
+// addSat is a+b for signed a and b, clamped to the int64 range: a hook's
+// score may be negative, the profile's is 0 or more.
+func addSat(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
 }

@@ -57,7 +57,9 @@ func TestScenario_NodeScorerSeesAssumedMembers(t *testing.T) {
 // hook's score is added to the profile's. On two empty equal nodes the
 // profile scores 152 each; a hook worth 1 on n2 breaks the tie for m1
 // (153 against 152), and m2 spreads to n1 (152 against 134+1). A hook
-// worth 100 on n2 outweighs the spread: both go to n2.
+// worth 100 on n2 outweighs the spread: both go to n2. A hook worth −1 on
+// n1 sends m1 to n2 (151 against 152) and m2 still to n1 (151 against
+// 134).
 func TestScenario_NodeScorerAddsToNodeScoring(t *testing.T) {
 	s, err := NewSnapshot([]Node{scoredNode("n1", 4000, "0"), scoredNode("n2", 4000, "1")}, nil)
 	require.NoError(t, err)
@@ -70,6 +72,11 @@ func TestScenario_NodeScorerAddsToNodeScoring(t *testing.T) {
 	d, err = Solve(s, g, Options{NodeScoring: UpstreamNodeScoring(), NodeScorer: labelScore})
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"m1": "n2", "m2": "n2"}, nodesOf(d))
+	s, err = NewSnapshot([]Node{scoredNode("n1", 4000, "-1"), scoredNode("n2", 4000, "0")}, nil)
+	require.NoError(t, err)
+	d, err = Solve(s, g, Options{NodeScoring: UpstreamNodeScoring(), NodeScorer: labelScore})
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"m1": "n2", "m2": "n1"}, nodesOf(d))
 }
 
 // TestNodeScorer_Error: a scorer's error stops the solve, wrapped in
