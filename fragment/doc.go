@@ -36,19 +36,21 @@
 // reasons. The policies choose the device a share goes to (FGD picks the
 // device that grows fragmentation least, the baselines the best fit), while
 // the dra allocator picks devices in a fixed order and offers no hook to
-// choose; and it is several times slower for this workload:
-// BenchmarkDRASharedGPU (this package's tests) solves and commits one
-// 500-milli pod, a claim of its own, on an openb-sized cluster (1,523
-// nodes, 6,216 shared GPUs) in about 6.4 ms, which is close to a minute
-// for the trace's 8,152 pods, against 0.4–1.2 ms per pod through a
-// [Plugin] (BenchmarkPluginSolve; medians of 5 runs on a shared 2-core
-// machine, 2026-12-01).
+// choose; and it is slower for this workload: BenchmarkDRASharedGPU
+// (this package's tests) solves and commits one 500-milli pod, a claim of
+// its own, on an openb-sized cluster (1,523 nodes, 6,216 shared GPUs) in
+// about 5.7 ms, close to a minute for the trace's 8,152 pods, against
+// 0.24–0.41 ms per pod through a [Plugin] with a baseline policy and
+// 2.7 ms with FGD (BenchmarkPluginSolve; medians of 5 runs on a loaded
+// 2-core machine, 2026-12-01; BENCHMARKS.md).
 //
 // # Determinism and cost
 //
 // Every policy is a pure function of the pod, the node and the devices
 // (Random hashes a seed with the pod's and node's names instead of
-// drawing), ties go to the node first by name, then to the lowest device.
+// drawing), computed in integers; scores are the artifact's 0–100
+// integers, so nodes tie often, and ties go to the node first by name (as
+// the artifact's scheduler breaks them), then to the lowest device.
 // [Workload.Expected] costs O(shapes × devices); [FGD] remembers it per
 // node state, as a cluster holds many nodes alike.
 package fragment

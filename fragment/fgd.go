@@ -101,7 +101,10 @@ func (p *FGD) fragment(cpu int64, model string, free []int64) int64 {
 	if len(free) > len(stateKey{}.free) {
 		return p.w.weighted(&n)
 	}
-	k := stateKey{cpu: cpu, model: model, n: int8(len(free))}
+	k := stateKey{cpu: cpu, n: int8(len(free))}
+	if p.w.models {
+		k.model = model // else no shape's fragmentation depends on it
+	}
 	for i, f := range free {
 		k.free[i] = int16(f)
 	}

@@ -34,6 +34,7 @@ type Workload struct {
 	shapes []Request
 	counts []int64
 	total  int64
+	models bool // some shape names GPU models: fragmentation depends on a node's
 }
 
 // Shape is one request of a workload with its count.
@@ -77,6 +78,7 @@ func NewWorkload(pods []Request, coverage int) (*Workload, error) {
 		w.shapes = append(w.shapes, r)
 		w.counts = append(w.counts, count[r])
 		w.total += count[r]
+		w.models = w.models || r.Models != ""
 	}
 	return w, nil
 }
