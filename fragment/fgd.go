@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-
-	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // FGD is the paper's Fragmentation Gradient Descent policy (§4, Algorithm
@@ -69,9 +67,10 @@ func (p *FGD) Score(_ string, n *NodeState, r Request) (int64, int) {
 // thresholds in millionths of a GPU, so that no platform's exp rounds it
 // differently.
 func (p *FGD) quantise(d int64) int64 {
-	dMicro := arith.MulSat(d, 1000) // x·10⁶·total
+	// |d| < 2^32 pods × 64,000 milli and |t| < 5·10^6: no product overflows.
+	dMicro := d * 1000 // x·10⁶·total
 	k, _ := slices.BinarySearchFunc(sigmoidSteps[:], dMicro, func(t, v int64) int {
-		return cmp.Compare(arith.MulSat(t, p.w.total), v+1) // first t·total > v
+		return cmp.Compare(t*p.w.total, v+1) // first t·total > v
 	})
 	return int64(k)
 }

@@ -51,13 +51,13 @@ type Shape struct {
 // all), their counts unchanged, so the kept distribution is renormalised
 // over them. The artifact grows the prefix in steps of ten shapes; here it
 // is the shortest one. Errors: coverage outside 1–100, no pods, or an
-// invalid request (named by index).
+// invalid request (named by index); at most 2^32 pods.
 func NewWorkload(pods []Request, coverage int) (*Workload, error) {
 	if coverage < 1 || coverage > 100 {
 		return nil, fmt.Errorf("fragment: workload: coverage: %d is outside 1–100", coverage)
 	}
-	if len(pods) == 0 {
-		return nil, fmt.Errorf("fragment: workload: pods: must not be empty")
+	if len(pods) == 0 || len(pods) > maxWorkloadPods {
+		return nil, fmt.Errorf("fragment: workload: pods: %d, want 1–%d", len(pods), maxWorkloadPods)
 	}
 	count := map[Request]int64{}
 	for i, r := range pods {
@@ -99,9 +99,12 @@ func (w *Workload) Expected(n *NodeState) float64 {
 	return float64(w.weighted(n)) / float64(w.total)
 }
 
+// maxWorkloadPods bounds a workload, so that its weighted fragmentation
+// (at most pods × 64,000 milli) times 1,000 stays within int64.
+const maxWorkloadPods = 1 << 32
+
 // weighted is Expected times the workload's pod count, exactly:
-// Σ_m count_m·F_n(m) (at most 2^63 for any valid workload of fewer than
-// 2^40 pods on a node of at most 64 GPUs).
+// Σ_m count_m·F_n(m).
 func (w *Workload) weighted(n *NodeState) int64 {
 	var sum int64
 	for i, m := range w.shapes {

@@ -66,7 +66,7 @@ func TestNewWorkload_Errors(t *testing.T) {
 	_, err := NewWorkload([]Request{{CPU: 1}}, 0)
 	require.EqualError(t, err, "fragment: workload: coverage: 0 is outside 1–100")
 	_, err = NewWorkload(nil, 95)
-	require.EqualError(t, err, "fragment: workload: pods: must not be empty")
+	require.EqualError(t, err, "fragment: workload: pods: 0, want 1–4294967296")
 	_, err = NewWorkload([]Request{{CPU: 1}, {GPUMilli: 500, GPUs: 2}}, 95)
 	require.EqualError(t, err, "fragment: workload pod 1: gpu milli: 500 of 2 GPUs: a fraction is of one GPU only")
 }

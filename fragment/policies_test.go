@@ -82,10 +82,15 @@ func TestFGD_OnNodeC(t *testing.T) {
 	}
 	_, dev := BestFit{}.Score("default/p", nodeC(), share)
 	require.Equal(t, 2, dev)
+	// On an idle node of two GPUs the share leaves 500, which the whole
+	// GPU cannot use: −0.25 GPUs per workload pod, 43.
+	sc, dev := fgd.Score("default/p", &NodeState{CPUFree: 8000, Model: "G2", Free: []int64{1000, 1000}}, share)
+	require.Equal(t, int64(43), sc)
+	require.Equal(t, 0, dev)
 	// A whole GPU takes device 0 and leaves 700 and 550, which the whole
 	// GPU of the workload could not use before either and the share
 	// still can: no growth, sigmoid(0) = 0.5.
-	sc, dev := fgd.Score("default/p", nodeC(), Request{CPU: 1000, GPUMilli: 1000, GPUs: 1})
+	sc, dev = fgd.Score("default/p", nodeC(), Request{CPU: 1000, GPUMilli: 1000, GPUs: 1})
 	require.Equal(t, int64(50), sc)
 	require.Equal(t, -1, dev)
 }
