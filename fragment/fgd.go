@@ -29,6 +29,7 @@ type FGD struct {
 	w    *Workload
 	memo map[stateKey]int64
 	free []int64 // Score's scratch
+	devs []int
 }
 
 // NewFGD returns the FGD policy for target workload w.
@@ -43,12 +44,15 @@ const MemoLimit = 1 << 18
 func (p *FGD) Score(_ string, n *NodeState, r Request) (int64, int) {
 	before := p.fragment(n.CPUFree, n.Model, n.Free)
 	cpu := n.CPUFree - r.CPU
-	if !r.Shared() {
-		return p.quantise(before - p.fragment(cpu, n.Model, after(n, r, take(n, r, -1)))), -1
-	}
-	best, share := int64(0), -1
 	p.free = append(p.free[:0], n.Free...)
 	free := p.free
+	if !r.Shared() {
+		for _, d := range wholeDevices(p.devs[:0], free, r.GPUs) {
+			free[d] -= r.GPUMilli
+		}
+		return p.quantise(before - p.fragment(cpu, n.Model, free)), -1
+	}
+	best, share := int64(0), -1
 	for i, f := range free {
 		if f < r.GPUMilli {
 			continue

@@ -2,7 +2,6 @@ package fragment
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gangsched/gangsched/placement"
@@ -187,13 +186,4 @@ func take(n *NodeState, r Request, share int) []int {
 		return []int{share}
 	}
 	return wholeDevices(make([]int, 0, r.GPUs), n.Free, r.GPUs)
-}
-
-// after returns n's device free milli once r took devs (a fresh slice).
-func after(n *NodeState, r Request, devs []int) []int64 {
-	out := slices.Clone(n.Free)
-	for _, d := range devs {
-		out[d] -= r.GPUMilli
-	}
-	return out
 }

@@ -1,7 +1,5 @@
 package fragment
 
-import "slices"
-
 // Policy is a GPU-sharing scheduling policy of the paper's evaluation
 // (§6.1): it scores a pod on a node and picks the device a GPU share goes
 // to. Whole GPUs always take the node's first fully free devices, as in
@@ -94,37 +92,26 @@ func bound(q int64) int64 { return min(max(q, 0), 1<<24) }
 type GPUPacking struct{}
 
 // Score is the tiered packing score above; the share goes to the device
-// with the least room that holds it.
+// with the least room that holds it. The devices the artifact would use
+// are the fullest that hold the request: for a share the best-fit device,
+// for whole GPUs fully free ones.
 func (GPUPacking) Score(_ string, n *NodeState, r Request) (int64, int) {
 	if r.GPUs == 0 {
 		return 0, -1
 	}
 	share := bestFitDevice(n.Free, r.GPUMilli)
 	full := countAtLeast(n.Free, MilliGPU)
-	if full == len(n.Free) {
+	switch {
+	case full == len(n.Free):
 		return max(maxScore/3-int64(full), int64(full)), share
+	case !r.Shared():
+		return max(maxScore/2-int64(r.GPUs), maxScore/3), share
+	case share >= 0 && n.Free[share] == MilliGPU:
+		return maxScore/2 - 1, share
+	case share >= 0:
+		return max(maxScore-n.Free[share]*100/MilliGPU/10, maxScore/2), share
 	}
-	// The devices it would use: the fullest that hold its share.
-	order := make([]int, len(n.Free))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return int(n.Free[a] - n.Free[b]) })
-	var usedFree int64
-	fullUsed, want := 0, r.GPUs
-	for _, d := range order {
-		if want > 0 && n.Free[d] >= r.GPUMilli {
-			want--
-			usedFree += n.Free[d] * 100 / MilliGPU
-			if n.Free[d] == MilliGPU {
-				fullUsed++
-			}
-		}
-	}
-	if fullUsed > 0 {
-		return max(maxScore/2-int64(fullUsed), maxScore/3), share
-	}
-	return max(maxScore-usedFree/10, maxScore/2), share
+	return 0, -1
 }
 
 // maxScore is kube-scheduler's MaxNodeScore, the scale of GPUPacking.
