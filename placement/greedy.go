@@ -24,7 +24,7 @@ func (sv *solver) newAttempt(p *Placement) *attempt {
 // so that a pod set's pods cost nothing one by one.
 func (sv *solver) greedy(p *Placement, order []int) *attempt {
 	// A run relies on packing: the node that took a member stays the best.
-	batch := sv.batched && sv.ns == nil
+	batch := sv.batched && sv.ns == nil && sv.opts.NodeScorer == nil
 	a := &attempt{p: p}
 	from := len(sv.sc.segs) // the batched attempt's segments follow the last one's
 	if !batch {
@@ -259,8 +259,8 @@ func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
 			continue
 		}
 		pref := prefs.on(id)
-		sc := sv.nodeScore(sv.req(m.row), id)
-		if pref > bestPref || (pref == bestPref && sc > bestScore) {
+		sc := sv.memberScore(m, id)
+		if best < 0 || pref > bestPref || (pref == bestPref && sc > bestScore) {
 			best, bestScore, bestPref = id, sc, pref
 		}
 	}

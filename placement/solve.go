@@ -45,6 +45,10 @@ type Options struct {
 	// value is gangsched's packing, [UpstreamNodeScoring] kube-scheduler's
 	// default profile. See [NodeScoring].
 	NodeScoring NodeScoring
+	// NodeScorer, when set, scores each member on each node that passed
+	// every filter, alone or added to NodeScoring's profile; see
+	// [NodeScorer].
+	NodeScorer NodeScorer
 	// StatusOnly is for a caller that reads only whether the group is
 	// Scheduled, and Bound and Required (a victim search trying what-ifs,
 	// KEP-5710). When no placement is feasible, the decision then comes
