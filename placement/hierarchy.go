@@ -38,7 +38,11 @@ type HierarchyNode struct {
 	TopologyKey string
 	// Children are the inner node's children; order does not matter.
 	Children []*HierarchyNode
-	// Group is the leaf's PodGroup, solved with [Solve].
+	// Group is the leaf's PodGroup, solved with [Solve]. A leaf with no
+	// pending members is not solved: it is satisfied when its bound
+	// members (in the snapshot) meet its minimum — it was scheduled in an
+	// earlier cycle — and pins its ancestors' domains; otherwise it cannot
+	// be satisfied in this decision.
 	Group *Group
 }
 
@@ -116,6 +120,9 @@ type hnode struct {
 	children []*hnode
 	need     int
 	pins     []string // domains of TopologyKey holding bound members of the subtree (0 or 1)
+	// done marks a leaf with no pending members: its bound members
+	// satisfy it (done > 0) or cannot (done < 0); it is never solved.
+	done int
 	// search state
 	placed bool
 	domain string
@@ -278,6 +285,14 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		if g.IsGang() {
 			hn.need = max(int(g.MinCount)-bound, 1)
 		}
+		if g.NumPending() == 0 {
+			// A leaf already placed in an earlier cycle: its bound members
+			// satisfy it, or nothing will until members arrive.
+			hn.done, hn.need = -1, 0
+			if bound > 0 && (!g.IsGang() || bound >= int(g.MinCount)) {
+				hn.done = 1
+			}
+		}
 	default:
 		for i, c := range n.Children {
 			if c == nil {
@@ -387,7 +402,11 @@ func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, k func(*Snapsho
 		n.domain = vals[i]
 		var ok bool
 		var err error
-		if n.src.Group != nil {
+		if n.done != 0 {
+			if n.done > 0 {
+				ok, err = k(s)
+			}
+		} else if n.src.Group != nil {
 			ok, err = h.placeLeaf(n, s, vals[i], sets[i], k)
 			for _, part := range h.refine(n, s, sets[i]) {
 				if ok || err != nil || h.exhausted || !h.tick() {
@@ -586,6 +605,10 @@ func (h *hsolver) placedResult(n *hnode) NodeResult {
 	if n.src.TopologyKey == "" {
 		r.Domain = ""
 	}
+	if n.done > 0 {
+		r.Message = fmt.Sprintf("scheduled before: %d bound members", len(h.s.GroupMembers(n.src.Group.Key())))
+		return r
+	}
 	if n.src.Group != nil {
 		d := n.dec
 		r.Decision = &d
@@ -614,6 +637,14 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 	if h.exhausted {
 		r.Status, r.Message = BudgetExhausted, "not judged: budget exhausted"
 		return r, false, nil
+	}
+	if n.done > 0 {
+		r.Status, r.Message = Scheduled, fmt.Sprintf("scheduled before: %d bound members", len(h.s.GroupMembers(n.src.Group.Key())))
+		return r, true, nil
+	}
+	if n.done < 0 {
+		r.Status, r.Message = Unresolvable, "no pending members, and too few bound ones to satisfy it"
+		return r, true, nil
 	}
 	if n.src.Group != nil {
 		vals, sets := h.domains(n, s, allowed)

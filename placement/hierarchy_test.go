@@ -527,3 +527,34 @@ func TestHierarchy_ThreeLevelsBound(t *testing.T) {
 		t.Fatalf("%v %+v %v: %s", d.Status, d.Root, leafNodes(d), d.Message)
 	}
 }
+
+// A leaf scheduled in an earlier cycle (no pending members, its minimum
+// bound) counts as a satisfied child without a solve and pins the block;
+// a leaf with no members at all is never satisfied.
+func TestHierarchy_LeafScheduledBefore(t *testing.T) {
+	var bound []placement.Pod
+	for i := range 2 {
+		bound = append(bound, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("x-%d", i), SchedulingGroup: "x", NodeName: "n2",
+			Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
+	}
+	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b1", "r1", 4), hNode("n2", "b2", "r2", 4)}, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &placement.HierarchyNode{Name: "x", Group: &placement.Group{Namespace: "ns", Name: "x", MinCount: 2}}
+	empty := &placement.HierarchyNode{Name: "e", Group: &placement.Group{Namespace: "ns", Name: "e", MinCount: 1}}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{x, hLeaf("y", "", 2, 2), empty}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || d.Root.Domain != "b2" || len(d.Decisions) != 1 ||
+		fmt.Sprint(leafNodes(d)) != "map[y:[n2]]" || d.Root.Scheduled != 2 || d.Root.Children[0].Status != placement.Unschedulable {
+		t.Fatalf("%v %q %v %+v: %s", d.Status, d.Root.Domain, leafNodes(d), d.Root, d.Message)
+	}
+	root.MinGroupCount = 3
+	if d, err = placement.SolveHierarchy(s, root, placement.Options{}); err != nil || d.Status != placement.Unresolvable || d.FailedAt != "e" {
+		t.Fatalf("%v %v at %q: %s", err, d.Status, d.FailedAt, d.Message)
+	}
+}
