@@ -154,13 +154,18 @@ type PodGroup struct {
 type PodGroupSpec struct {
 	// PodGroupTemplateRef points back at the Workload template the group was
 	// stamped from; nil for a PodGroup created on its own.
-	PodGroupTemplateRef   *PodGroupTemplateReference
-	SchedulingPolicy      SchedulingPolicy
-	SchedulingConstraints SchedulingConstraints
-	ResourceClaims        []PodGroupResourceClaim
-	PriorityClassName     string
-	Priority              *int32
-	DisruptionMode        DisruptionMode
+	PodGroupTemplateRef *PodGroupTemplateReference
+	// ParentCompositePodGroupName names the [CompositePodGroup] of the
+	// same namespace this group is a leaf of (KEP-6012); empty for a
+	// standalone PodGroup. The cycle then decides the group only with
+	// the rest of its hierarchy.
+	ParentCompositePodGroupName string
+	SchedulingPolicy            SchedulingPolicy
+	SchedulingConstraints       SchedulingConstraints
+	ResourceClaims              []PodGroupResourceClaim
+	PriorityClassName           string
+	Priority                    *int32
+	DisruptionMode              DisruptionMode
 }
 
 // PodGroupTemplateReference is spec.podGroupTemplateRef.

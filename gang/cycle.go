@@ -49,6 +49,13 @@ type Result struct {
 	// bindings, to the next cycle: a group decided after this one must see
 	// this one's placements.
 	Snapshot *placement.Snapshot
+	// Hierarchy is set when the cycle decided a KEP-6012 hierarchy (the
+	// popped group is a leaf of a CompositePodGroup): PodGroup is then the
+	// root CompositePodGroup's key, Decision a summary of the tree's
+	// (status, message, steps; no assignments), Condition nil — the
+	// conditions of every object of the tree are in Hierarchy — and Bind
+	// holds the pods of every leaf placed.
+	Hierarchy *HierarchyResult
 	// Err is set when the cycle failed: nothing binds, the group backs off
 	// and the condition reason is SchedulerError. It names the PodGroup and
 	// wraps the error of SolveOptions, of [placement.Solve] or
@@ -100,6 +107,12 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	s.q.flush(now)
 	g, members := s.pop(snap)
+	for g != nil && g.pg.Spec.ParentCompositePodGroupName != "" {
+		if r, ok := s.cycleTree(snap, now, g); ok {
+			return r, true
+		}
+		g, members = s.pop(snap)
+	}
 	if g == nil {
 		return Result{}, false
 	}
@@ -177,7 +190,7 @@ func (r *Result) Message() string {
 	switch {
 	case r.Err != nil:
 		return r.Err.Error()
-	case r.Preemption == nil:
+	case r.Preemption == nil || r.Hierarchy != nil:
 		return r.Decision.Message
 	case r.Preemption.Outcome == preemption.Preempt:
 		return r.Decision.Message + "; preempting: " + r.Preemption.Message
@@ -203,6 +216,9 @@ func (s *Scheduler) pop(snap *placement.Snapshot) (*group, []placement.Pod) {
 			continue
 		}
 		members := g.sortedMembers()
+		if g.pg.Spec.ParentCompositePodGroupName != "" {
+			return g, members // a leaf: its hierarchy's quorum is checked with the tree
+		}
 		// Bound members are counted only when the pending ones fall short:
 		// that lookup costs O(bound members).
 		if need := g.pg.minCount(); len(members) < need {

@@ -209,6 +209,9 @@ func TestSM_Queue(t *testing.T) {
 				}
 				require.NoError(t, m.s.SetPodGroup(pg))
 				g := m.group(k)
+				if g.exists && g.state == BackingOff && max(g.min, 1) != max(min, 1) {
+					g.state = Active // elastic minCount: re-evaluated at once
+				}
 				g.exists, g.min, g.priority = true, min, pg.Spec.Priority
 				m.place(k, g)
 			},

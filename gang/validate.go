@@ -47,8 +47,9 @@ func (w *Workload) Validate() error {
 // neither or both of gang and basic; a gang minCount below 1; an empty or
 // duplicate topology key; a resource claim with an empty or duplicate name
 // or not exactly one of resourceClaimName and resourceClaimTemplateName; a
-// disruptionMode other than Pod or PodGroup; a condition with an empty type,
-// a duplicate type or an unknown status.
+// disruptionMode other than Pod or PodGroup; a parentCompositePodGroupName
+// without a podGroupTemplateRef (upstream's dependentRequired); a
+// condition with an empty type, a duplicate type or an unknown status.
 //
 // minCount above the number of members is not an error here: members
 // arrive over time, and the scheduling cycle waits for them (the quorum
@@ -75,23 +76,11 @@ func (pg *PodGroup) Validate() error {
 	if err := validateGroupSpec(obj, "spec", &s.SchedulingPolicy, &s.SchedulingConstraints, s.ResourceClaims, s.DisruptionMode); err != nil {
 		return err
 	}
-	types := map[string]bool{}
-	for i, c := range pg.Status.Conditions {
-		path := fmt.Sprintf("status.conditions[%d]", i)
-		if c.Type == "" {
-			return placement.Errorf(placement.ErrInvalid, obj, path+".type", "must not be empty")
-		}
-		if types[c.Type] {
-			return placement.Errorf(placement.ErrDuplicate, obj, path+".type", "condition %q appears twice", c.Type)
-		}
-		types[c.Type] = true
-		switch c.Status {
-		case ConditionTrue, ConditionFalse, ConditionUnknown:
-		default:
-			return placement.Errorf(placement.ErrInvalid, obj, path+".status", "%q is not True, False or Unknown", c.Status)
-		}
+	if pg.Spec.ParentCompositePodGroupName != "" && pg.Spec.PodGroupTemplateRef == nil {
+		// v1beta1: parentCompositePodGroupName requires workloadRef.
+		return placement.Errorf(placement.ErrInvalid, obj, "spec.parentCompositePodGroupName", "requires spec.podGroupTemplateRef (workloadRef)")
 	}
-	return nil
+	return validateConditions(obj, pg.Status.Conditions)
 }
 
 func validateGroupSpec(obj, path string, pol *SchedulingPolicy, cons *SchedulingConstraints, claims []PodGroupResourceClaim, dm DisruptionMode) error {
