@@ -118,7 +118,15 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	r := Result{PodGroup: g.key, Snapshot: snap}
 	pgroup := g.pg.Group(members)
-	opts, err := s.defaultOptions(g.pg, members, snap)
+	reason := ReasonSchedulerError
+	err := s.opts.Profile.checkPriorities(g.pg, members)
+	if err != nil {
+		reason = s.opts.Profile.invalidReason()
+	}
+	var opts placement.Options
+	if err == nil {
+		opts, err = s.defaultOptions(g.pg, members, snap)
+	}
 	noDomain := errors.Is(err, topology.ErrNoDomain)
 	if noDomain {
 		r.Decision, err = noDomainDecision(snap, pgroup, err), nil
@@ -155,7 +163,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	if err != nil {
 		r.Decision, r.Bind, r.Snapshot, r.ClaimUpdates, r.Preemption = placement.Decision{}, nil, snap, nil, nil
 		r.Err = fmt.Errorf("PodGroup %s: %w", g.key, err)
-		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonSchedulerError, Message: r.Err.Error()}, now)
+		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: reason, Message: r.Err.Error()}, now)
 	} else if r.Decision.Status == placement.Scheduled {
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionTrue, Reason: ReasonScheduled, Message: r.Decision.Message}, now)
 	} else {

@@ -125,6 +125,7 @@ type tree struct {
 	cpgs   []*CompositePodGroup
 	node   *placement.HierarchyNode // the ready part, for SolveHierarchy; nil when not ready
 	groups map[placement.Key]*placement.Group
+	reason string // of the False conditions when the cycle fails
 }
 
 // gather collects root's hierarchy: the CompositePodGroups and PodGroups
@@ -224,7 +225,18 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 		return Result{}, false
 	}
 	r := Result{PodGroup: root.Key(), Snapshot: snap, Hierarchy: &HierarchyResult{Root: root.Key()}}
-	err := s.solveTree(snap, t, &r)
+	t.reason = ReasonSchedulerError
+	var err error
+	for _, l := range t.leaves {
+		if pg := t.groups[l.key]; pg != nil && err == nil {
+			if err = s.opts.Profile.checkPriorities(l.pg, pg.Members); err != nil {
+				t.reason = s.opts.Profile.invalidReason()
+			}
+		}
+	}
+	if err == nil {
+		err = s.solveTree(snap, t, &r)
+	}
 	if err != nil {
 		r.Err = fmt.Errorf("CompositePodGroup %s: %w", root.Key(), err)
 		r.Decision, r.Bind, r.Snapshot, r.Hierarchy.Decision = placement.Decision{}, nil, snap, placement.HierarchyDecision{}
@@ -275,7 +287,7 @@ func (s *Scheduler) solveTree(snap *placement.Snapshot, t *tree, r *Result) erro
 		}
 		opts.Generator, opts.Scorer = nil, nil // the hierarchy places its leaves by domain
 	}
-	d, err := placement.SolveHierarchy(snap, t.node, opts)
+	d, err := placement.SolveHierarchyWith(snap, t.node, opts, placement.HierarchyOptions{EmptyValueIsNoDomain: s.opts.Profile.emptyValueIsNoDomain()})
 	if err != nil {
 		return err
 	}
@@ -326,7 +338,7 @@ func (s *Scheduler) treeConditions(t *tree, r *Result, now time.Time) {
 	cond := func(res *placement.NodeResult) Condition {
 		switch {
 		case r.Err != nil:
-			return Condition{Status: ConditionFalse, Reason: ReasonSchedulerError, Message: r.Err.Error()}
+			return Condition{Status: ConditionFalse, Reason: t.reason, Message: r.Err.Error()}
 		case res == nil:
 			return Condition{Status: ConditionFalse, Reason: ReasonUnschedulable, Message: "waiting for members: fewer than minCount exist"}
 		case d.Status == placement.Scheduled && res.Status == placement.Scheduled:

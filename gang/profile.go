@@ -56,6 +56,10 @@ func (p Profile) newest() Profile {
 	return p
 }
 
+// emptyValueIsNoDomain: v1.38 puts a node whose topology label is "" in
+// no domain.
+func (p Profile) emptyValueIsNoDomain() bool { return p.newest() == ProfileV138 }
+
 // writesCompositeConditions: v1.38 writes CompositePodGroupInitiallyScheduled.
 func (p Profile) writesCompositeConditions() bool { return p.newest() == ProfileV138 }
 
@@ -72,4 +76,30 @@ func (p Profile) Serves(apiVersion, kind string) bool {
 		return apiVersion == "scheduling.k8s.io/v1beta1"
 	}
 	return apiVersion == "scheduling.k8s.io/v1beta1"
+}
+
+// checkPriorities enforces v1.37's rule that every member carries its
+// PodGroup's priority (when the PodGroup sets one); v1.36 lets them
+// differ, the group's priority ruling preemption.
+func (p Profile) checkPriorities(pg *PodGroup, members []placement.Pod) error {
+	if p.newest() == ProfileV136 || pg.Spec.Priority == nil {
+		return nil
+	}
+	for i := range members {
+		if members[i].Priority != *pg.Spec.Priority {
+			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", members[i].Key().String()), "spec.priority",
+				"%d differs from its PodGroup %s's priority %d (since v1.37 every member carries its group's priority)",
+				members[i].Priority, pg.Key(), *pg.Spec.Priority)
+		}
+	}
+	return nil
+}
+
+// invalidReason is the condition reason for a group whose configuration
+// is found invalid at runtime.
+func (p Profile) invalidReason() string {
+	if p.newest() == ProfileV138 {
+		return ReasonPodGroupError
+	}
+	return ReasonSchedulerError
 }

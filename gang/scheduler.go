@@ -385,7 +385,7 @@ func (s *Scheduler) defaultOptions(pg *PodGroup, members []placement.Pod, snap *
 		_, ok = snap.ChangedNodes(e.snap)
 	}
 	if !ok {
-		t, err := topology.NewTree(snap, keys)
+		t, err := topology.NewTreeWithOptions(snap, keys, topology.TreeOptions{EmptyValueIsNoDomain: s.opts.Profile.emptyValueIsNoDomain()})
 		if err != nil {
 			return opts, err
 		}

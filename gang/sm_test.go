@@ -194,7 +194,7 @@ func TestSM_Queue(t *testing.T) {
 		nodes := []placement.Node{cpuNode("n0", 3000), cpuNode("n1", 2000)}
 		snap, err := placement.NewSnapshot(nodes, nil)
 		require.NoError(t, err)
-		m := &queueModel{s: NewScheduler(Options{}), snap: snap, now: t0, groups: map[placement.Key]*mgroup{}}
+		m := &queueModel{s: NewScheduler(Options{Profile: ProfileV136}), snap: snap, now: t0, groups: map[placement.Key]*mgroup{}}
 
 		t.Repeat(map[string]func(*rapid.T){
 			"SetPodGroup": func(t *rapid.T) {

@@ -161,6 +161,20 @@ func hierObj(n *HierarchyNode) string { return fmt.Sprintf("hierarchy node %q", 
 // domains of a key (or on a node without it), opts.Generator set; and any
 // error of Solve.
 func SolveHierarchy(s *Snapshot, root *HierarchyNode, opts Options) (HierarchyDecision, error) {
+	return SolveHierarchyWith(s, root, opts, HierarchyOptions{})
+}
+
+// HierarchyOptions adjust how [SolveHierarchyWith] reads the topology.
+type HierarchyOptions struct {
+	// EmptyValueIsNoDomain puts a node whose topology label value is ""
+	// in no domain of that key, as a node without the label (Kubernetes
+	// v1.38); otherwise "" is a domain like any other value (v1.36,
+	// v1.37).
+	EmptyValueIsNoDomain bool
+}
+
+// SolveHierarchyWith is [SolveHierarchy] with hopts.
+func SolveHierarchyWith(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions) (HierarchyDecision, error) {
 	if s == nil {
 		return HierarchyDecision{}, Errorf(ErrInvalid, "SolveHierarchy", "s", "nil snapshot")
 	}
@@ -171,13 +185,15 @@ func SolveHierarchy(s *Snapshot, root *HierarchyNode, opts Options) (HierarchyDe
 		return HierarchyDecision{}, Errorf(ErrInvalid, hierObj(root), "Options.Generator",
 			"must be nil: the hierarchy generates the placements of its leaves")
 	}
-	h := &hsolver{s: s, opts: opts, budget: opts.Budget, keys: map[string]bool{}}
+	h := &hsolver{s: s, opts: opts, budget: opts.Budget, keys: map[string]bool{}, noEmpty: hopts.EmptyValueIsNoDomain}
 	if h.budget <= 0 {
 		h.budget = DefaultBudget
 	}
 	for i := range s.NumNodes() {
-		for k := range s.Node(NodeID(i)).Labels {
-			h.keys[k] = true
+		for k, v := range s.Node(NodeID(i)).Labels {
+			if v != "" || !hopts.EmptyValueIsNoDomain {
+				h.keys[k] = true
+			}
 		}
 	}
 	hr, err := h.build(root, 1, map[*HierarchyNode]bool{}, map[*HierarchyNode]bool{}, map[string]bool{})
@@ -238,6 +254,13 @@ type hsolver struct {
 	stack     []*hnode // placed leaves, in order
 	treeKeys  []string // the tree's topology keys, ascending
 	seq       int      // names of bound pod-set pods
+	noEmpty   bool     // HierarchyOptions.EmptyValueIsNoDomain
+}
+
+// label is node id's value of key, and whether that puts it in a domain.
+func (h *hsolver) label(id NodeID, key string) (string, bool) {
+	v, ok := h.s.Node(id).Labels[key]
+	return v, ok && (v != "" || !h.noEmpty)
 }
 
 func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNode]bool, names map[string]bool) (*hnode, error) {
@@ -326,7 +349,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 				if !ok {
 					continue
 				}
-				v, has := h.s.Node(id).Labels[n.TopologyKey]
+				v, has := h.label(id, n.TopologyKey)
 				if !has && err == nil {
 					err = Errorf(ErrInvalid, obj, "topologyKey", "bound member %s is on node %q, which lacks %q", p.Key(), h.s.Node(id).Name, n.TopologyKey)
 				}
@@ -364,7 +387,7 @@ func (h *hsolver) domains(n *hnode, s *Snapshot, allowed []NodeID) ([]string, []
 	}
 	by := map[string][]NodeID{}
 	for _, id := range allowed {
-		if v, ok := s.Node(id).Labels[key]; ok {
+		if v, ok := h.label(id, key); ok {
 			by[v] = append(by[v], id)
 		}
 	}
@@ -436,7 +459,7 @@ func (h *hsolver) refine(n *hnode, s *Snapshot, nodes []NodeID) [][]NodeID {
 		}
 		by := map[string][]NodeID{}
 		for _, id := range nodes {
-			if v, ok := s.Node(id).Labels[key]; ok {
+			if v, ok := h.label(id, key); ok {
 				by[v] = append(by[v], id)
 			}
 		}

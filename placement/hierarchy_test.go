@@ -558,3 +558,23 @@ func TestHierarchy_LeafScheduledBefore(t *testing.T) {
 		t.Fatalf("%v %v at %q: %s", err, d.Status, d.FailedAt, d.Message)
 	}
 }
+
+// With EmptyValueIsNoDomain (Kubernetes v1.38), nodes labelled rack=""
+// are in no rack: the rack-bound leaf no longer fits on them.
+func TestHierarchy_EmptyValueIsNoDomain(t *testing.T) {
+	s2, err := placement.NewSnapshot([]placement.Node{
+		{Name: "e1", Labels: map[string]string{hRack: ""}, Allocatable: placement.ResourceList{placement.ResourceCPU: 2000}},
+		{Name: "n2", Labels: map[string]string{hRack: "r2"}, Allocatable: placement.ResourceList{placement.ResourceCPU: 1000}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", hRack, 2, 2)}}
+	d, err := placement.SolveHierarchy(s2, root, placement.Options{})
+	if err != nil || d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[a:[e1]]" {
+		t.Fatalf("%v %v %v: %s", err, d.Status, leafNodes(d), d.Message)
+	}
+	d, err = placement.SolveHierarchyWith(s2, root, placement.Options{}, placement.HierarchyOptions{EmptyValueIsNoDomain: true})
+	if err != nil || d.Status != placement.Unresolvable {
+		t.Fatalf("%v %v: %s", err, d.Status, d.Message)
+	}
+}
