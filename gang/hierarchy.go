@@ -371,8 +371,8 @@ func (s *Scheduler) treeConditions(t *tree, r *Result, now time.Time) {
 	}
 }
 
-// updateCondition sets c on st unless it turns True False or changes
-// nothing, keeping the transition time when the status stays; it returns
+// updateCondition sets c on st unless st's is True already (the
+// InitiallyScheduled conditions are terminal) or nothing changes, keeping the transition time when the status stays; it returns
 // the condition written.
 func updateCondition(st *PodGroupStatus, c Condition, now time.Time) (Condition, bool) {
 	var old Condition
@@ -382,8 +382,8 @@ func updateCondition(st *PodGroupStatus, c Condition, now time.Time) (Condition,
 			old, had = x, true
 		}
 	}
-	if had && old.Status == ConditionTrue && c.Status != ConditionTrue {
-		return Condition{}, false
+	if had && old.Status == ConditionTrue {
+		return Condition{}, false // terminal: a later cycle for extra members changes nothing
 	}
 	if had && old.Status == c.Status && old.Reason == c.Reason && old.Message == c.Message {
 		return Condition{}, false

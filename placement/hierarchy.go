@@ -38,11 +38,11 @@ type HierarchyNode struct {
 	TopologyKey string
 	// Children are the inner node's children; order does not matter.
 	Children []*HierarchyNode
-	// Group is the leaf's PodGroup, solved with [Solve]. A leaf with no
-	// pending members is not solved: it is satisfied when its bound
-	// members (in the snapshot) meet its minimum — it was scheduled in an
-	// earlier cycle — and pins its ancestors' domains; otherwise it cannot
-	// be satisfied in this decision.
+	// Group is the leaf's PodGroup, solved with [Solve]. A leaf whose
+	// bound members (in the snapshot) meet its minimum was scheduled in an
+	// earlier cycle: it is satisfied whether or not its pending members
+	// fit, and pins its ancestors' domains. A leaf with no pending members
+	// is not solved; it is satisfied only so.
 	Group *Group
 }
 
@@ -123,6 +123,9 @@ type hnode struct {
 	// done marks a leaf with no pending members: its bound members
 	// satisfy it (done > 0) or cannot (done < 0); it is never solved.
 	done int
+	// boundMeets: the leaf's bound members meet its minimum, so it is
+	// satisfied even when none of its pending members fits (extrasLeft).
+	boundMeets, extrasLeft bool
 	// search state
 	placed bool
 	domain string
@@ -308,6 +311,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		if g.IsGang() {
 			hn.need = max(int(g.MinCount)-bound, 1)
 		}
+		hn.boundMeets = bound > 0 && (!g.IsGang() || bound >= int(g.MinCount))
 		if g.NumPending() == 0 {
 			// A leaf already placed in an earlier cycle: its bound members
 			// satisfy it, or nothing will until members arrive.
@@ -436,6 +440,13 @@ func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, k func(*Snapsho
 					break
 				}
 				ok, err = h.placeLeaf(n, s, vals[i], part, k)
+			}
+			if !ok && err == nil && !h.exhausted && n.done == 0 && n.boundMeets {
+				// Scheduled before: its extra members need not fit.
+				n.extrasLeft = true
+				if ok, err = k(s); !ok {
+					n.extrasLeft = false
+				}
 			}
 		} else {
 			ok, err = h.placeChildren(n, 0, 0, s, sets[i], k)
@@ -628,8 +639,11 @@ func (h *hsolver) placedResult(n *hnode) NodeResult {
 	if n.src.TopologyKey == "" {
 		r.Domain = ""
 	}
-	if n.done > 0 {
+	if n.done > 0 || n.extrasLeft {
 		r.Message = fmt.Sprintf("scheduled before: %d bound members", len(h.s.GroupMembers(n.src.Group.Key())))
+		if n.extrasLeft {
+			r.Message += "; none of the pending members fits beside its siblings"
+		}
 		return r
 	}
 	if n.src.Group != nil {

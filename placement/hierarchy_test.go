@@ -578,3 +578,26 @@ func TestHierarchy_EmptyValueIsNoDomain(t *testing.T) {
 		t.Fatalf("%v %v: %s", err, d.Status, d.Message)
 	}
 }
+
+// A leaf scheduled in an earlier cycle whose extra pending members do not
+// fit stays a satisfied child: the tree is Scheduled with nothing new for
+// it.
+func TestHierarchy_ExtrasOfScheduledLeaf(t *testing.T) {
+	var bound []placement.Pod
+	for i := range 2 {
+		bound = append(bound, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("a-b%d", i), SchedulingGroup: "a", NodeName: "n1",
+			Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
+	}
+	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b", "r1", 2), hNode("n2", "b", "r2", 1)}, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, Children: []*placement.HierarchyNode{hLeaf("a", "", 2, 3), hLeaf("b", "", 1, 1)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[b:[n2]]" || d.Root.Children[0].Decision != nil {
+		t.Fatalf("%v %v %+v: %s", d.Status, leafNodes(d), d.Root.Children[0], d.Message)
+	}
+}
