@@ -35,7 +35,9 @@ import (
 // that never started (no pod of its own in the input, no status.startTime,
 // status.succeeded and status.failed 0, no Suspended condition) and
 // otherwise runs its pods pod by pod; and it creates only the pods the Job
-// does not have yet.
+// does not have yet. A Job's changed spec.scheduling gang minCount (the
+// one mutable field, v1.37: elastic gangs) reaches the PodGroup it
+// controls.
 //
 // Errors are located at the object's place in the input
 // ([manifest.Object.Wrap]): a nil object; any conversion error; a PodGroup
