@@ -126,6 +126,7 @@ type hnode struct {
 	// boundMeets: the leaf's bound members meet its minimum, so it is
 	// satisfied even when none of its pending members fits (extrasLeft).
 	boundMeets, extrasLeft bool
+	minNeed                map[ResourceName]int64 // see mayFit; nil until first asked
 	// search state
 	placed bool
 	domain string
@@ -192,13 +193,6 @@ func SolveHierarchyWith(s *Snapshot, root *HierarchyNode, opts Options, hopts Hi
 	if h.budget <= 0 {
 		h.budget = DefaultBudget
 	}
-	for i := range s.NumNodes() {
-		for k, v := range s.Node(NodeID(i)).Labels {
-			if v != "" || !hopts.EmptyValueIsNoDomain {
-				h.keys[k] = true
-			}
-		}
-	}
 	hr, err := h.build(root, 1, map[*HierarchyNode]bool{}, map[*HierarchyNode]bool{}, map[string]bool{})
 	if err != nil {
 		return HierarchyDecision{}, err
@@ -253,11 +247,28 @@ type hsolver struct {
 	steps     int64
 	exhausted bool
 	proven    bool
-	keys      map[string]bool
-	stack     []*hnode // placed leaves, in order
-	treeKeys  []string // the tree's topology keys, ascending
-	seq       int      // names of bound pod-set pods
-	noEmpty   bool     // HierarchyOptions.EmptyValueIsNoDomain
+	keys      map[string]bool // topology key -> some node is in a domain of it (see hasKey)
+	stack     []*hnode        // placed leaves, in order
+	treeKeys  []string        // the tree's topology keys, ascending
+	seq       int             // names of bound pod-set pods
+	noEmpty   bool            // HierarchyOptions.EmptyValueIsNoDomain
+	splits    map[splitKey]domainSplit
+}
+
+// hasKey reports whether some node is in a domain of key, scanning the
+// nodes once per key until one is (usually the first).
+func (h *hsolver) hasKey(key string) bool {
+	if ok, seen := h.keys[key]; seen {
+		return ok
+	}
+	h.keys[key] = false
+	for i := range h.s.NumNodes() {
+		if _, ok := h.label(NodeID(i), key); ok {
+			h.keys[key] = true
+			break
+		}
+	}
+	return h.keys[key]
 }
 
 // label is node id's value of key, and whether that puts it in a domain.
@@ -290,7 +301,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		h.treeKeys = append(h.treeKeys, n.TopologyKey)
 		slices.Sort(h.treeKeys)
 	}
-	if n.TopologyKey != "" && !h.keys[n.TopologyKey] {
+	if n.TopologyKey != "" && !h.hasKey(n.TopologyKey) {
 		return nil, Errorf(ErrNotFound, obj, "topologyKey", "unknown key %q: no node has that label", n.TopologyKey)
 	}
 	hn := &hnode{src: n}
@@ -389,24 +400,62 @@ func (h *hsolver) domains(n *hnode, s *Snapshot, allowed []NodeID) ([]string, []
 	if key == "" {
 		return []string{""}, [][]NodeID{allowed}
 	}
+	sp := h.split(key, allowed)
+	if n.pins == nil {
+		return sp.vals, sp.sets
+	}
+	if i, ok := slices.BinarySearch(sp.vals, n.pins[0]); ok {
+		return sp.vals[i : i+1], sp.sets[i : i+1]
+	}
+	return nil, nil
+}
+
+// domainSplit is allowed split by one key: the values ascending and the
+// nodes of each.
+type domainSplit struct {
+	vals []string
+	sets [][]NodeID
+}
+
+// splitKey identifies a split: siblings share their parent's node set,
+// so each is computed once per search.
+type splitKey struct {
+	key   string
+	first *NodeID
+	n     int
+}
+
+// split returns allowed split by key, cached (read-only to callers).
+func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
+	var sk splitKey
+	if len(allowed) > 0 {
+		sk = splitKey{key, &allowed[0], len(allowed)}
+		if sp, ok := h.splits[sk]; ok {
+			return sp
+		}
+	}
 	by := map[string][]NodeID{}
 	for _, id := range allowed {
 		if v, ok := h.label(id, key); ok {
 			by[v] = append(by[v], id)
 		}
 	}
-	var vals []string
+	sp := domainSplit{vals: make([]string, 0, len(by))}
 	for v := range by {
-		if n.pins == nil || n.pins[0] == v {
-			vals = append(vals, v)
+		sp.vals = append(sp.vals, v)
+	}
+	slices.Sort(sp.vals)
+	sp.sets = make([][]NodeID, len(sp.vals))
+	for i, v := range sp.vals {
+		sp.sets[i] = by[v]
+	}
+	if len(allowed) > 0 {
+		if h.splits == nil {
+			h.splits = map[splitKey]domainSplit{}
 		}
+		h.splits[sk] = sp
 	}
-	slices.Sort(vals)
-	sets := make([][]NodeID, len(vals))
-	for i, v := range vals {
-		sets[i] = by[v]
-	}
-	return vals, sets
+	return sp
 }
 
 func (h *hsolver) tick() bool {
@@ -561,6 +610,9 @@ func (h *hsolver) solveLeaf(g *Group, s *Snapshot, dom string, nodes []NodeID) (
 }
 
 func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {
+	if !n.mayFit(s, nodes) {
+		return false, nil // not even the sum of its smallest minimum fits: no solve needed
+	}
 	for vi, g := range n.variants() {
 		if h.exhausted {
 			return false, nil
@@ -775,4 +827,54 @@ func placedPods(d Decision) int {
 		n += int(a.Count)
 	}
 	return n
+}
+
+// mayFit is a necessary condition for the leaf to fit on nodes: for each
+// resource, the sum of its need smallest pending requests is at most the
+// nodes' free total. It saves a solve on the many small domains (hosts)
+// that cannot hold the leaf. O(nodes × resources requested), after a
+// one-time O(members log members) per leaf.
+func (n *hnode) mayFit(s *Snapshot, nodes []NodeID) bool {
+	if n.minNeed == nil {
+		n.minNeed = map[ResourceName]int64{}
+		g := n.src.Group
+		per := map[ResourceName][]int64{}
+		for i := range g.Members {
+			for r, v := range g.Members[i].Requests {
+				per[r] = append(per[r], v)
+			}
+		}
+		for _, ps := range g.PodSets {
+			for r, v := range ps.Template.Requests {
+				for range min(int(ps.Count), n.need) {
+					per[r] = append(per[r], v)
+				}
+			}
+		}
+		pending := g.NumPending()
+		for r, vs := range per {
+			if len(vs) < pending {
+				continue // some pod requests none of r: the smallest are 0
+			}
+			slices.Sort(vs)
+			var sum int64
+			for _, v := range vs[:min(n.need, len(vs))] {
+				sum += v
+			}
+			n.minNeed[r] = sum
+		}
+	}
+	for r, need := range n.minNeed {
+		var free int64
+		for _, id := range nodes {
+			free += max(s.Free(id, r), 0)
+			if free >= need {
+				break
+			}
+		}
+		if free < need {
+			return false
+		}
+	}
+	return true
 }
