@@ -61,7 +61,10 @@
 // where upstream is greedy. Its leaves bind together or not at all, get
 // their conditions together ([Result].Hierarchy) and back off together.
 // A changed minCount or minGroupCount (elastic gangs) re-evaluates a
-// waiting group at the next cycle; bound members never move.
+// waiting group at the next cycle; bound members never move. Not yet:
+// preemption for a tree that does not fit, victim units spanning a
+// subtree with disruptionMode All, and ResourceClaims in a tree (its
+// cycle fails with SchedulerError).
 //
 // [Options].Profile picks the Kubernetes version (v1.36, v1.37, v1.38)
 // whose semantics the scheduler follows where they differ; see [Profile].

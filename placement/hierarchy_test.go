@@ -601,3 +601,24 @@ func TestHierarchy_ExtrasOfScheduledLeaf(t *testing.T) {
 		t.Fatalf("%v %v %+v: %s", d.Status, leafNodes(d), d.Root.Children[0], d.Message)
 	}
 }
+
+// A keyless leaf that must split across two racks to leave the third to
+// its sibling: no single rack holds it, so it is retried on every node
+// outside each rack in turn.
+func TestHierarchy_LeafSplitsAcrossRacks(t *testing.T) {
+	other := placement.Pod{Namespace: "ns", Name: "other", NodeName: "n1", Requests: placement.ResourceList{placement.ResourceCPU: 1000}}
+	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b0", "r1", 3), hNode("n2", "b0", "r2", 1), hNode("n3", "b0", "r3", 1)},
+		[]placement.Pod{other}) // n1, the most allocated, is where Solve packs a
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2,
+		Children: []*placement.HierarchyNode{hLeaf("a", "", 2, 2), hLeaf("b", hRack, 2, 2)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[a:[n2 n3] b:[n1]]" {
+		t.Fatalf("%v %v: %s", d.Status, leafNodes(d), d.Message)
+	}
+}
