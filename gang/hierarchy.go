@@ -204,7 +204,8 @@ func topologyKeyOf(c SchedulingConstraints) string {
 }
 
 // cycleTree runs the cycle of the hierarchy that leaf g (popped, with
-// pending members) belongs to. It reports ok = false when the hierarchy
+// pending members) belongs to. The profile's priority rule is checked per
+// leaf, against the leaf's own PodGroup priority. It reports ok = false when the hierarchy
 // is not ready (its root is missing or its quorum is not met): every leaf
 // is then gated with the reason, and the caller pops the next group.
 func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group) (Result, bool) {
@@ -302,7 +303,11 @@ func (s *Scheduler) solveTree(snap *placement.Snapshot, t *tree, r *Result) erro
 		}
 		var bind []placement.Pod
 		for _, a := range ld.Assignments {
-			p := *l.members[a.Pod]
+			m, ok := l.members[a.Pod]
+			if !ok {
+				return placement.Errorf(placement.ErrNotFound, objRef("PodGroup", &l.pg.ObjectMeta), "members", "the decision places unknown pod %s", a.Pod)
+			}
+			p := *m
 			p.NodeName = a.Node
 			bind = append(bind, p)
 		}
