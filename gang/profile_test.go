@@ -92,13 +92,11 @@ func TestProfile_EmptyTopologyValue(t *testing.T) {
 			}
 		})
 	}
-	// The same in a hierarchy: a root by rack over the gang. (The tree's
-	// diagnosis judges the child alone on every node, where it fits, so it
-	// says Unschedulable rather than Unresolvable.)
+	// The same in a hierarchy: a root by rack over the gang.
 	for _, tc := range []struct {
 		profile Profile
 		status  placement.Status
-	}{{ProfileV137, placement.Scheduled}, {ProfileV138, placement.Unschedulable}} {
+	}{{ProfileV137, placement.Scheduled}, {ProfileV138, placement.Unresolvable}} {
 		h := newHarness(t, Options{Profile: tc.profile}, nodes)
 		h.setCPG(cpg("root", "", rackKey, 1))
 		h.setPG(leafPG("g", "root", "", 2))

@@ -755,10 +755,26 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 		r.Status, r.Decision, r.Message, r.Min = first.Status, first, first.Message, int(first.Required)
 		return r, true, nil
 	}
+	// Each child is judged alone in the domains of n's key, the best of
+	// them counting: a child that fits only across two domains does not.
+	doms := [][]NodeID{allowed}
+	if n.src.TopologyKey != "" {
+		_, doms = h.domains(n, s, allowed)
+	}
 	for _, c := range n.children {
-		cr, judged, err := h.diagnose(c, s, allowed)
-		if err != nil {
-			return r, false, err
+		cr, judged := NodeResult{Name: c.src.Name, Min: c.need, Status: Unresolvable,
+			Message: fmt.Sprintf("no domain of %q holds a node", n.src.TopologyKey)}, true
+		for i, d := range doms {
+			dr, dj, err := h.diagnose(c, s, d)
+			if err != nil {
+				return r, false, err
+			}
+			if i == 0 || dr.Status < cr.Status {
+				cr, judged = dr, dj
+			}
+			if cr.Status == Scheduled || h.exhausted {
+				break
+			}
 		}
 		r.Children = append(r.Children, cr)
 		switch {
