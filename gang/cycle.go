@@ -124,8 +124,9 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 		reason = s.opts.Profile.invalidReason()
 	}
 	var opts placement.Options
+	var pl *planned
 	if err == nil {
-		opts, err = s.defaultOptions(g.pg, members, snap)
+		opts, pl, err = s.defaultOptions(g.pg, members, snap)
 	}
 	noDomain := errors.Is(err, topology.ErrNoDomain)
 	if noDomain {
@@ -134,7 +135,13 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	if err == nil && !noDomain && s.opts.SolveOptions != nil {
 		opts, err = s.opts.SolveOptions(g.pg, snap, opts)
 	}
-	if err == nil && !noDomain {
+	switch {
+	case err != nil || noDomain:
+	case pl != nil:
+		if r.Decision, err = pl.solve(snap, pgroup); errors.Is(err, topology.ErrNoDomain) {
+			r.Decision, err = noDomainDecision(snap, pgroup, err), nil
+		}
+	default:
 		r.Decision, err = placement.Solve(snap, pgroup, opts)
 	}
 	if err == nil && r.Decision.Status == placement.Scheduled {
@@ -154,7 +161,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 			}
 		}
 	}
-	if err == nil && s.opts.Preemption && r.Decision.Status == placement.Unschedulable {
+	if err == nil && s.opts.Preemption && pl == nil && r.Decision.Status == placement.Unschedulable {
 		var plan preemption.Plan
 		if plan, err = s.findVictims(snap, pgroup, opts); err == nil {
 			r.Preemption = &plan

@@ -13,6 +13,7 @@ import (
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // podPrefix names the implicit basic PodGroup of a pod that belongs to no
@@ -144,10 +145,12 @@ type options struct {
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
 	nodeScoring  placement.NodeScoring // a member's node inside a placement
-	profile      gang.Profile          // the Kubernetes version decided as
-	maxCycles    int
-	fillIn       bool                   // pods bound in the run get status.startTime (see kube.FillIn)
-	progress     func(cycle, bound int) // called every progressEvery cycles
+	// topologyProfile decides topology-constrained groups (gang.Options.TopologyProfile).
+	topologyProfile topology.Profile
+	profile         gang.Profile // the Kubernetes version decided as (gang.Options.Profile)
+	maxCycles       int
+	fillIn          bool                   // pods bound in the run get status.startTime (see kube.FillIn)
+	progress        func(cycle, bound int) // called every progressEvery cycles
 }
 
 const progressEvery = 500
@@ -177,10 +180,11 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		return Report{}, err
 	}
 	sched := gang.NewScheduler(gang.Options{
-		SolveOptions:   solveOptions(c, opts.nodeScoring, spread),
-		TopologyLevels: topologyKeys(c, opts.topologyKeys),
-		Preemption:     opts.preemption,
-		Profile:        opts.profile,
+		SolveOptions:    solveOptions(c, opts.nodeScoring, spread),
+		TopologyLevels:  topologyKeys(c, opts.topologyKeys),
+		Preemption:      opts.preemption,
+		TopologyProfile: opts.topologyProfile,
+		Profile:         opts.profile,
 	})
 	if err := setHierarchies(c, sched); err != nil {
 		return Report{}, err
