@@ -1,0 +1,577 @@
+package scaleup
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/gangsched/gangsched/internal/arith"
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// DefaultMaxNodes is the MaxNodes a zero [Options].MaxNodes stands for.
+const DefaultMaxNodes = 256
+
+// DefaultMaxSolves is the MaxSolves a zero [Options].MaxSolves stands for.
+const DefaultMaxSolves = 1000
+
+// Options configures [Suggest]. The zero value adds nodes to existing
+// domains only, as many per domain as needed, up to [DefaultMaxNodes], in at
+// most [DefaultMaxSolves] solves.
+type Options struct {
+	// TopologyKeys are the levels of the topology tree, widest first, as
+	// [topology.NewTree] takes them (a rack is named by its block too); nil
+	// means the constraints' keys in their order, as the gang cycle does.
+	TopologyKeys []string
+	// Filters are the caller's per-pod, per-node checks (e.g. required node
+	// affinity), applied to existing and added nodes alike.
+	Filters []placement.Filter
+	// NewDomain, when not empty, lets the nodes form a new domain of the
+	// required key with this value: under the first domain of the next
+	// wider level, by path (a new rack of the first block), or at the
+	// widest level. Such a domain is offered only to a group with no bound
+	// member and after every existing domain (it can only help when
+	// MaxDomainNodes keeps nodes out of them, or Filters reject theirs). It
+	// must not be the value of an existing domain there. Ignored for a
+	// group without a required key.
+	NewDomain string
+	// MaxDomainNodes is the most nodes a domain of the required key may hold
+	// with the added ones (a rack's slots); 0 means no limit.
+	MaxDomainNodes int
+	// MaxNodes is the most nodes one suggestion may add; 0 means
+	// [DefaultMaxNodes].
+	MaxNodes int
+	// MaxSolves caps the calls of [placement.Solve] (each on one domain's
+	// nodes and the added ones); 0 means [DefaultMaxSolves]. A search cut
+	// short sets Suggestion.Truncated.
+	MaxSolves int
+}
+
+// Suggestion is the answer of [Suggest]: Count nodes of Shape added to the
+// domain Domain of Key make the group fit.
+type Suggestion struct {
+	// Found reports whether some choice within Options.MaxNodes does; when
+	// false, Reason says why and the fields below Found are zero.
+	Found bool
+	// Shape names the NodeShape of the added nodes; "" when Count is 0.
+	Shape string
+	// Count is how many nodes to add; 0 when the group fits as it is.
+	Count int
+	// Key is the group's narrowest required topology key, "" without one.
+	Key string
+	// Domain is the path of the domain of Key the nodes join (see
+	// topology.Domain.Path); "" without a Key (the cluster) or when Count
+	// is 0.
+	Domain string
+	// NewDomain is set when Domain is a new domain (Options.NewDomain).
+	NewDomain bool
+	// Nodes are the nodes to add, ascending by name: the shape's labels,
+	// allocatable and taints, the domain's labels of Key and every wider
+	// level, no label of a narrower level, and kubernetes.io/hostname set
+	// to the node's name.
+	Nodes []placement.Node
+	// Reason says why no suggestion was found; "" when Found.
+	Reason string
+	// Solves counts the calls of placement.Solve the search made.
+	Solves int
+	// Proven is set when the answer is exact: every solve that said "does
+	// not fit" was proven (placement.Decision.Proven) and the search was
+	// not Truncated, so no choice of fewer nodes of one shape in one
+	// domain makes the group fit (or, when not Found, no choice of up to
+	// Options.MaxNodes does).
+	Proven bool
+	// Truncated is set when Options.MaxSolves stopped the search: a Found
+	// suggestion is then valid but may not be the fewest nodes.
+	Truncated bool
+}
+
+// Suggest answers, for a PodGroup that does not fit on s, "what would make
+// it fit": the fewest nodes of one of the shapes to add, and the domain of
+// its required topology key to add them to, so that [placement.Solve]
+// schedules the group with its constraints (cluster-autoscaler's scale-up
+// for a gang: kubernetes/autoscaler#8783 asks for exactly this). The nodes
+// of one suggestion are of one shape, as cluster-autoscaler grows one node
+// group per scale-up. Running pods stay where they are: to ask what a group
+// needs on an idle cluster, pass a snapshot without them.
+//
+// The group fits when Solve's decision is Scheduled (for a gang, MinCount
+// members with the bound ones; for a basic group, one more member). Ties
+// break by fewest nodes, then existing domains before the new one, then
+// domain path, then shape name. cs are the group's
+// schedulingConstraints.topology; preferred ones are read only to check
+// them, since they change where a group goes, not whether it fits. With
+// bound members, only their domain is considered.
+//
+// Errors (a [*placement.FieldError], nothing is suggested): a nil s or g;
+// no shapes, a shape without a name or with one used twice, a negative
+// allocatable, a shape with no capacity (see [NodeShape]); a negative
+// option; an Options.NewDomain that an existing domain has; a required key
+// at or below kubernetes.io/hostname in the tree (each added node is a
+// domain of its own there); and what Solve, [topology.NewTree] and
+// [topology.Tree.SolverOptions] return for the group and cs
+// ([topology.ErrNoDomain] for a key without domains).
+//
+// Cost: one Solve on s, then per candidate (domain × shape, ordered by a
+// lower bound on the nodes it needs from summed free capacity, pruned when
+// that bound exceeds the best found) one Solve on the domain's nodes plus
+// the most nodes that could help, and a binary search down from there; at
+// most Options.MaxSolves solves in all, each on a snapshot of one domain.
+func Suggest(s *placement.Snapshot, g *placement.Group, cs []topology.Constraint, shapes []NodeShape, opts Options) (Suggestion, error) {
+	if s == nil || g == nil {
+		return Suggestion{}, placement.Errorf(placement.ErrInvalid, "scale-up", "snapshot and group", "must not be nil")
+	}
+	shapes, err := checkShapes(shapes)
+	if err != nil {
+		return Suggestion{}, err
+	}
+	if err := checkOptions(&opts); err != nil {
+		return Suggestion{}, err
+	}
+	keys := opts.TopologyKeys
+	if len(keys) == 0 {
+		for _, c := range cs {
+			if !slices.Contains(keys, c.Key) {
+				keys = append(keys, c.Key)
+			}
+		}
+	}
+	var tree *topology.Tree
+	var popts placement.Options
+	if len(cs) > 0 {
+		if tree, err = topology.NewTree(s, keys); err != nil {
+			return Suggestion{}, err
+		}
+		if popts, err = tree.SolverOptions(cs, topology.MostAllocated); err != nil {
+			return Suggestion{}, err
+		}
+	}
+	popts.Filters = opts.Filters
+	d, err := placement.Solve(s, g, popts)
+	if err != nil {
+		return Suggestion{}, err
+	}
+	level := -1 // the narrowest required level
+	for _, c := range cs {
+		if l, _ := tree.Level(c.Key); !c.Preferred {
+			level = max(level, l)
+		}
+	}
+	sug := Suggestion{Solves: 1}
+	if level >= 0 {
+		sug.Key = keys[level]
+		if i := slices.Index(keys[:level+1], HostnameLabel); i >= 0 {
+			return Suggestion{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("topology key %q", sug.Key), "spec.schedulingConstraints.topology",
+				"is at or below %s (level %d of the tree): each added node would be a domain of its own", HostnameLabel, i)
+		}
+	}
+	if d.Status == placement.Scheduled {
+		sug.Found, sug.Proven = true, true
+		return sug, nil
+	}
+	sr := &search{s: s, g: g, keys: keys, level: level, filters: opts.Filters, shapes: shapes, opts: opts,
+		need: d.Required - d.Bound, solves: 1, proven: true}
+	doms, err := sr.domains(tree)
+	if err != nil {
+		return Suggestion{}, err
+	}
+	best, err := sr.run(doms)
+	if err != nil {
+		return Suggestion{}, err
+	}
+	sug.Solves, sug.Truncated = sr.solves, sr.truncated
+	sug.Proven = sr.proven && !sr.truncated
+	if best == nil {
+		sug.Reason = sr.reason(len(doms))
+		return sug, nil
+	}
+	sug.Found, sug.Shape, sug.Count = true, best.shape.Name, best.count
+	sug.Domain, sug.NewDomain = best.dom.path, best.dom.isNew
+	sug.Nodes = make([]placement.Node, best.count)
+	for i, n := range best.nodes[:best.count] {
+		n.Allocatable, n.Taints = maps.Clone(n.Allocatable), slices.Clone(n.Taints) // the caller's, not the shape's
+		sug.Nodes[i] = n
+	}
+	slices.SortFunc(sug.Nodes, func(a, b placement.Node) int { return cmp.Compare(a.Name, b.Name) })
+	return sug, nil
+}
+
+func checkOptions(o *Options) error {
+	for _, f := range []struct {
+		name string
+		v    *int
+		def  int
+	}{{"MaxDomainNodes", &o.MaxDomainNodes, 0}, {"MaxNodes", &o.MaxNodes, DefaultMaxNodes}, {"MaxSolves", &o.MaxSolves, DefaultMaxSolves}} {
+		if *f.v < 0 {
+			return placement.Errorf(placement.ErrInvalid, "scale-up options", f.name, "must not be negative, got %d", *f.v)
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	for i, f := range o.Filters {
+		if f == nil {
+			return placement.Errorf(placement.ErrInvalid, "scale-up options", fmt.Sprintf("Filters[%d]", i), "must not be nil")
+		}
+	}
+	return nil
+}
+
+// search is one Suggest call's state.
+type search struct {
+	s       *placement.Snapshot
+	g       *placement.Group
+	keys    []string
+	level   int
+	filters []placement.Filter
+	shapes  []NodeShape
+	opts    Options
+	need    int // members to place beyond the bound ones
+
+	solves    int
+	proven    bool
+	truncated bool
+	lacking   map[placement.ResourceName]bool // resources a candidate needed and its shape lacks
+	pruned    int                             // candidates whose shape lacks a needed resource
+	bound     bool                            // the group has bound members: one domain only
+}
+
+// dom is a candidate domain: its nodes and pods as a snapshot's input, and
+// the labels of the levels down to the required one that its new nodes get.
+type dom struct {
+	path   string
+	isNew  bool
+	labels map[string]string
+	nodes  []placement.Node
+	pods   []placement.Pod
+	short  map[placement.ResourceName]int64 // what the members need beyond the domain's summed free capacity
+}
+
+// cand is one domain and one shape, in the order ties break.
+type cand struct {
+	dom   *dom
+	shape *NodeShape
+	order int
+	lower int                    // nodes it needs at least
+	cap   int                    // nodes it may add at most
+	nodes []placement.Node       // the nodes it would add, cap of them
+	count int                    // the fewest found to fit
+	lack  placement.ResourceName // a needed resource its shape lacks
+}
+
+// domains lists the candidate domains in tie order: the cluster when
+// nothing is required; else the bound members' domain, or every domain of
+// the required level by path, then the new domain if allowed.
+func (sr *search) domains(tree *topology.Tree) ([]*dom, error) {
+	s := sr.s
+	if sr.level < 0 {
+		all := make([]placement.NodeID, s.NumNodes())
+		for i := range all {
+			all[i] = placement.NodeID(i)
+		}
+		return []*dom{sr.existing("", nil, all)}, nil
+	}
+	labelsOf := func(d topology.Domain) map[string]string {
+		l := map[string]string{}
+		for {
+			l[d.Key] = d.Value
+			if d.Parent < 0 {
+				return l
+			}
+			d, _ = tree.Domain(d.Parent)
+		}
+	}
+	if bound := s.GroupMembers(sr.g.Key()); len(bound) > 0 {
+		sr.bound = true
+		// Solve accepted the group, so its bound members share one domain.
+		id, _ := s.NodeOf(bound[0])
+		d, _ := tree.DomainOf(id, sr.level)
+		return []*dom{sr.existing(d.Path, labelsOf(d), d.Nodes)}, nil
+	}
+	var out []*dom
+	for d := range tree.Domains(sr.level) {
+		out = append(out, sr.existing(d.Path, labelsOf(d), d.Nodes))
+	}
+	if sr.opts.NewDomain == "" {
+		return out, nil
+	}
+	labels := map[string]string{sr.keys[sr.level]: sr.opts.NewDomain}
+	parent := topology.DomainID(-1)
+	if sr.level > 0 {
+		for p := range tree.Domains(sr.level - 1) {
+			maps.Copy(labels, labelsOf(p))
+			parent = p.ID
+			break
+		}
+	}
+	for d := range tree.Domains(sr.level) {
+		if d.Parent == parent && d.Value == sr.opts.NewDomain {
+			return nil, placement.Errorf(placement.ErrDuplicate, "scale-up options", "NewDomain",
+				"domain %s of %q exists already: name a new value", d.Path, sr.keys[sr.level])
+		}
+	}
+	nt, err := topology.NewTree(oneNode(labels), sr.keys[:sr.level+1])
+	if err != nil {
+		return nil, err
+	}
+	nd, _ := nt.DomainOf(0, sr.level)
+	out = append(out, &dom{path: nd.Path, isNew: true, labels: labels, short: sr.shortfall(nil)})
+	return out, nil
+}
+
+// oneNode is a snapshot of one node with labels, to read the path a new
+// domain gets; a node with a name and no allocatable is always valid.
+func oneNode(labels map[string]string) *placement.Snapshot {
+	s, _ := placement.NewSnapshot([]placement.Node{{Name: "n", Labels: labels}}, nil)
+	return s
+}
+
+// existing makes the candidate of an existing domain with the given nodes.
+func (sr *search) existing(path string, labels map[string]string, ids []placement.NodeID) *dom {
+	d := &dom{path: path, labels: labels, nodes: make([]placement.Node, len(ids))}
+	for i, id := range ids {
+		d.nodes[i] = *sr.s.Node(id)
+		for p := range sr.s.PodsOn(id) {
+			d.pods = append(d.pods, *p)
+		}
+	}
+	d.short = sr.shortfall(ids)
+	return d
+}
+
+// shortfall returns, per resource, how much the sr.need cheapest members
+// request beyond the summed free capacity of nodes ids: a lower bound on
+// what added nodes must bring, whatever the packing. Only positive
+// shortfalls are listed.
+func (sr *search) shortfall(ids []placement.NodeID) map[placement.ResourceName]int64 {
+	type q struct{ v, n int64 }
+	per := map[placement.ResourceName][]q{}
+	for i := range sr.g.Members {
+		for r, v := range sr.g.Members[i].Requests {
+			per[r] = append(per[r], q{v, 1})
+		}
+	}
+	for i := range sr.g.PodSets {
+		ps := &sr.g.PodSets[i]
+		for r, v := range ps.Template.Requests {
+			per[r] = append(per[r], q{v, int64(ps.Count)})
+		}
+	}
+	per[placement.ResourcePods] = []q{{1, int64(sr.need)}}
+	out := map[placement.ResourceName]int64{}
+	for r, qs := range per {
+		// A member that does not request r requests 0 of it: the cheapest
+		// sr.need members take the zeros first.
+		slices.SortFunc(qs, func(a, b q) int { return cmp.Compare(a.v, b.v) })
+		var listed int64
+		for _, x := range qs {
+			listed += x.n
+		}
+		left := int64(sr.need) - max(int64(sr.g.NumPending())-listed, 0)
+		if r == placement.ResourcePods {
+			left = int64(sr.need)
+		}
+		var sum int64
+		for _, x := range qs {
+			if left <= 0 {
+				break
+			}
+			take := min(x.n, left)
+			sum, left = arith.SatAdd(sum, arith.MulSat(x.v, take)), left-take
+		}
+		var free int64
+		for _, id := range ids {
+			free = arith.SatAdd(free, max(sr.s.Free(id, r), 0))
+		}
+		if sum > free {
+			out[r] = sum - free
+		}
+	}
+	return out
+}
+
+// run tries the candidates and returns the best, or nil.
+func (sr *search) run(doms []*dom) (*cand, error) {
+	var cands []*cand
+	for di, d := range doms {
+		for si := range sr.shapes {
+			c := &cand{dom: d, shape: &sr.shapes[si], order: di*len(sr.shapes) + si}
+			sr.bounds(c)
+			cands = append(cands, c)
+		}
+	}
+	slices.SortFunc(cands, func(a, b *cand) int { return cmp.Or(cmp.Compare(a.lower, b.lower), cmp.Compare(a.order, b.order)) })
+	var best *cand
+	for _, c := range cands {
+		if c.lack != "" {
+			if sr.lacking == nil {
+				sr.lacking = map[placement.ResourceName]bool{}
+			}
+			sr.lacking[c.lack] = true
+			sr.pruned++
+			continue
+		}
+		hi := c.cap
+		if best != nil {
+			hi = min(hi, best.count)
+			if c.order > best.order {
+				hi = best.count - 1
+			}
+		}
+		if c.lower > hi {
+			continue
+		}
+		if sr.truncated {
+			break
+		}
+		c.nodes = sr.newNodes(c, hi)
+		ok, err := sr.fits(c, hi)
+		if err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// The fewest in [lower, hi]: fitting only grows with nodes added.
+		lo, top := c.lower, hi
+		if lo < top {
+			if ok, err = sr.fits(c, lo); err != nil {
+				return nil, err
+			}
+			if ok {
+				top = lo
+			}
+			for lo++; lo < top; {
+				mid := lo + (top-lo)/2
+				if ok, err = sr.fits(c, mid); err != nil {
+					return nil, err
+				}
+				if ok {
+					top = mid
+				} else {
+					lo = mid + 1
+				}
+			}
+		}
+		c.count, best = top, c
+	}
+	return best, nil
+}
+
+// bounds sets c's lower bound, its cap, and lack when its shape has none of
+// a resource the domain is short of.
+func (sr *search) bounds(c *cand) {
+	c.cap = min(sr.opts.MaxNodes, sr.need)
+	if m := sr.opts.MaxDomainNodes; m > 0 && sr.level >= 0 {
+		c.cap = min(c.cap, m-len(c.dom.nodes))
+	}
+	c.lower = 1
+	for _, r := range slices.Sorted(maps.Keys(c.dom.short)) {
+		a, ok := c.shape.Allocatable[r]
+		if r == placement.ResourcePods && !ok {
+			continue // no pod limit
+		}
+		if a == 0 {
+			c.lack = r
+			return
+		}
+		need := c.dom.short[r]
+		k := need / a
+		if need%a != 0 {
+			k++
+		}
+		c.lower = max(c.lower, int(min(k, int64(c.cap)+1)))
+	}
+}
+
+// newNodes returns the n nodes candidate c would add, named after its
+// shape, with names no node of s has.
+func (sr *search) newNodes(c *cand, n int) []placement.Node {
+	out := make([]placement.Node, 0, n)
+	for k := 1; len(out) < n; k++ {
+		name := c.shape.Name + "-new-" + strconv.Itoa(k)
+		if _, taken := sr.s.NodeID(name); taken {
+			continue
+		}
+		labels := maps.Clone(c.shape.Labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		for _, key := range sr.keys {
+			delete(labels, key)
+		}
+		maps.Copy(labels, c.dom.labels)
+		labels[HostnameLabel] = name
+		out = append(out, placement.Node{Name: name, Labels: labels, Allocatable: c.shape.Allocatable, Taints: c.shape.Taints})
+	}
+	return out
+}
+
+// fits solves the group on c's domain with its first n new nodes. It
+// reports false without solving once MaxSolves is spent.
+func (sr *search) fits(c *cand, n int) (bool, error) {
+	if sr.solves >= sr.opts.MaxSolves {
+		sr.truncated = true
+		return false, nil
+	}
+	sr.solves++
+	nodes := append(slices.Clip(c.dom.nodes), c.nodes[:n]...)
+	sub, err := placement.NewSnapshot(nodes, c.dom.pods)
+	if err != nil {
+		return false, err
+	}
+	var opts placement.Options
+	if sr.level >= 0 {
+		t, err := topology.NewTree(sub, sr.keys[:sr.level+1])
+		if err != nil {
+			return false, err
+		}
+		if opts, err = t.SolverOptions([]topology.Constraint{{Key: sr.keys[sr.level]}}, topology.MostAllocated); err != nil {
+			return false, err
+		}
+	}
+	opts.Filters = sr.filters
+	d, err := placement.Solve(sub, sr.g, opts)
+	if err != nil {
+		return false, err
+	}
+	if d.Status != placement.Scheduled && !d.Proven {
+		sr.proven = false
+	}
+	return d.Status == placement.Scheduled, nil
+}
+
+// reason says why no candidate of the n domains fits.
+func (sr *search) reason(n int) string {
+	where := "the cluster"
+	if sr.level >= 0 {
+		where = fmt.Sprintf("any of %d domains of %s", n, sr.keys[sr.level])
+		if sr.bound {
+			where = fmt.Sprintf("the domain of %s holding its bound members", sr.keys[sr.level])
+		}
+	}
+	msg := fmt.Sprintf("no choice of up to %d node(s) of one shape added to %s makes it fit", min(sr.opts.MaxNodes, sr.need), where)
+	if sr.opts.MaxDomainNodes > 0 && sr.level >= 0 {
+		msg += fmt.Sprintf(" (at most %d nodes per domain)", sr.opts.MaxDomainNodes)
+	}
+	if sr.pruned == n*len(sr.shapes) {
+		msg += ": no node shape has " + joinResources(sr.lacking)
+	}
+	if sr.truncated {
+		msg += fmt.Sprintf(" within %d solves (Options.MaxSolves)", sr.opts.MaxSolves)
+	}
+	return msg
+}
+
+func joinResources(m map[placement.ResourceName]bool) string {
+	var out string
+	for i, r := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			out += ", "
+		}
+		out += string(r)
+	}
+	return out
+}
