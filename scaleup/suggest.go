@@ -548,6 +548,9 @@ func (sr *search) reason(n int) string {
 	where := "the cluster"
 	if sr.level >= 0 {
 		where = fmt.Sprintf("any of %d domains of %s", n, sr.keys[sr.level])
+		if sr.opts.NewDomain != "" && !sr.bound {
+			where = fmt.Sprintf("any of %d domains of %s or a new one", n-1, sr.keys[sr.level])
+		}
 		if sr.bound {
 			where = fmt.Sprintf("the domain of %s holding its bound members", sr.keys[sr.level])
 		}

@@ -94,8 +94,8 @@ func TestScenario_Suggest(t *testing.T) {
 			// With two slots per rack no rack can take a host, and a new
 			// rack of two cannot hold the gang of three.
 			name: "never: racks of two slots", nodes: twoRacks(), group: gangOf(3, rl(8, 0)), cs: rackReq,
-			shapes: []NodeShape{shape("gpu8", rl(8, 0))}, opts: Options{MaxDomainNodes: 3 - 1, NewDomain: "r9"},
-			found: false, reason: "no choice of up to 3 node(s) of one shape added to any of 3 domains of topology.kubernetes.io/rack makes it fit (at most 2 nodes per domain)",
+			shapes: []NodeShape{shape("gpu8", rl(8, 0))}, opts: Options{MaxDomainNodes: 2, NewDomain: "r9"},
+			found: false, reason: "no choice of up to 3 node(s) of one shape added to any of 2 domains of topology.kubernetes.io/rack or a new one makes it fit (at most 2 nodes per domain)",
 		},
 		{
 			// Each rack's host is busy and has one slot left: a new rack of
