@@ -173,6 +173,7 @@ func Suggest(s *placement.Snapshot, g *placement.Group, cs []topology.Constraint
 	}
 	sr := &search{s: s, g: g, keys: keys, level: level, filters: opts.Filters, shapes: shapes, opts: opts,
 		need: d.Required - d.Bound, solves: 1, proven: true}
+	sr.sums = sr.needSums()
 	doms, err := sr.domains(tree)
 	if err != nil {
 		return Suggestion{}, err
@@ -228,7 +229,8 @@ type search struct {
 	filters []placement.Filter
 	shapes  []NodeShape
 	opts    Options
-	need    int // members to place beyond the bound ones
+	need    int                              // members to place beyond the bound ones
+	sums    map[placement.ResourceName]int64 // see needSums
 
 	solves    int
 	proven    bool
@@ -244,7 +246,8 @@ type dom struct {
 	path   string
 	isNew  bool
 	labels map[string]string
-	nodes  []placement.Node
+	ids    []placement.NodeID // the domain's nodes in s; none for a new domain
+	nodes  []placement.Node   // their copies and pods, once a solve needs them (see input)
 	pods   []placement.Pod
 	short  map[placement.ResourceName]int64 // what the members need beyond the domain's summed free capacity
 }
@@ -329,23 +332,31 @@ func oneNode(labels map[string]string) *placement.Snapshot {
 }
 
 // existing makes the candidate of an existing domain with the given nodes.
+// Its nodes and pods are copied when a solve first needs them: most
+// domains are pruned by their shortfall before any.
 func (sr *search) existing(path string, labels map[string]string, ids []placement.NodeID) *dom {
-	d := &dom{path: path, labels: labels, nodes: make([]placement.Node, len(ids))}
-	for i, id := range ids {
-		d.nodes[i] = *sr.s.Node(id)
-		for p := range sr.s.PodsOn(id) {
-			d.pods = append(d.pods, *p)
-		}
-	}
-	d.short = sr.shortfall(ids)
-	return d
+	return &dom{path: path, labels: labels, ids: ids, short: sr.shortfall(ids)}
 }
 
-// shortfall returns, per resource, how much the sr.need cheapest members
-// request beyond the summed free capacity of nodes ids: a lower bound on
-// what added nodes must bring, whatever the packing. Only positive
-// shortfalls are listed.
-func (sr *search) shortfall(ids []placement.NodeID) map[placement.ResourceName]int64 {
+// input returns d's nodes and the pods bound to them, as NewSnapshot
+// takes them.
+func (sr *search) input(d *dom) ([]placement.Node, []placement.Pod) {
+	if d.nodes == nil && len(d.ids) > 0 {
+		d.nodes = make([]placement.Node, len(d.ids))
+		for i, id := range d.ids {
+			d.nodes[i] = *sr.s.Node(id)
+			for p := range sr.s.PodsOn(id) {
+				d.pods = append(d.pods, *p)
+			}
+		}
+	}
+	return d.nodes, d.pods
+}
+
+// needSums returns, per resource, what the sr.need cheapest members
+// request in all (for pods, sr.need): what a domain must offer at least,
+// whatever the packing.
+func (sr *search) needSums() map[placement.ResourceName]int64 {
 	type q struct{ v, n int64 }
 	per := map[placement.ResourceName][]q{}
 	for i := range sr.g.Members {
@@ -359,8 +370,7 @@ func (sr *search) shortfall(ids []placement.NodeID) map[placement.ResourceName]i
 			per[r] = append(per[r], q{v, int64(ps.Count)})
 		}
 	}
-	per[placement.ResourcePods] = []q{{1, int64(sr.need)}}
-	out := map[placement.ResourceName]int64{}
+	out := map[placement.ResourceName]int64{placement.ResourcePods: int64(sr.need)}
 	for r, qs := range per {
 		// A member that does not request r requests 0 of it: the cheapest
 		// sr.need members take the zeros first.
@@ -370,9 +380,6 @@ func (sr *search) shortfall(ids []placement.NodeID) map[placement.ResourceName]i
 			listed += x.n
 		}
 		left := int64(sr.need) - max(int64(sr.g.NumPending())-listed, 0)
-		if r == placement.ResourcePods {
-			left = int64(sr.need)
-		}
 		var sum int64
 		for _, x := range qs {
 			if left <= 0 {
@@ -381,9 +388,25 @@ func (sr *search) shortfall(ids []placement.NodeID) map[placement.ResourceName]i
 			take := min(x.n, left)
 			sum, left = arith.SatAdd(sum, arith.MulSat(x.v, take)), left-take
 		}
+		if sum > 0 {
+			out[r] = sum
+		}
+	}
+	return out
+}
+
+// shortfall returns, per resource, how much of sr.sums exceeds the summed
+// free capacity of nodes ids: a lower bound on what added nodes must
+// bring. Only positive shortfalls are listed.
+func (sr *search) shortfall(ids []placement.NodeID) map[placement.ResourceName]int64 {
+	out := map[placement.ResourceName]int64{}
+	for r, sum := range sr.sums {
 		var free int64
 		for _, id := range ids {
 			free = arith.SatAdd(free, max(sr.s.Free(id, r), 0))
+			if free >= sum {
+				break
+			}
 		}
 		if sum > free {
 			out[r] = sum - free
@@ -465,7 +488,7 @@ func (sr *search) run(doms []*dom) (*cand, error) {
 func (sr *search) bounds(c *cand) {
 	c.cap = min(sr.opts.MaxNodes, sr.need)
 	if m := sr.opts.MaxDomainNodes; m > 0 && sr.level >= 0 {
-		c.cap = min(c.cap, m-len(c.dom.nodes))
+		c.cap = min(c.cap, m-len(c.dom.ids))
 	}
 	c.lower = 1
 	for _, r := range slices.Sorted(maps.Keys(c.dom.short)) {
@@ -517,8 +540,8 @@ func (sr *search) fits(c *cand, n int) (bool, error) {
 		return false, nil
 	}
 	sr.solves++
-	nodes := append(slices.Clip(c.dom.nodes), c.nodes[:n]...)
-	sub, err := placement.NewSnapshot(nodes, c.dom.pods)
+	nodes, pods := sr.input(c.dom)
+	sub, err := placement.NewSnapshot(append(slices.Clip(nodes), c.nodes[:n]...), pods)
 	if err != nil {
 		return false, err
 	}
