@@ -59,8 +59,8 @@ func TestSuggest_Errors(t *testing.T) {
 		{"nil filter", s, rackReq, ok, Options{Filters: []placement.Filter{nil}}, "scale-up options: Filters[0]: must not be nil"},
 		{"existing new domain", s, rackReq, ok, Options{NewDomain: "r2"}, `scale-up options: NewDomain: domain r2 of "topology.kubernetes.io/rack" exists already: name a new value`},
 		{"unknown key", s, []topology.Constraint{{Key: "zone"}}, ok, Options{TopologyKeys: []string{rackKey}}, `topology key "zone": spec.schedulingConstraints.topology[0].key: is not a level of the topology tree (levels: "topology.kubernetes.io/rack")`},
-		{"hostname level", s, []topology.Constraint{{Key: rackKey}}, ok, Options{TopologyKeys: []string{HostnameLabel, rackKey}},
-			`topology key "topology.kubernetes.io/rack": spec.schedulingConstraints.topology: is at or below kubernetes.io/hostname (level 0 of the tree): each added node would be a domain of its own`},
+		{"below hostname", s, []topology.Constraint{{Key: rackKey}}, ok, Options{TopologyKeys: []string{HostnameLabel, rackKey}},
+			`topology key "topology.kubernetes.io/rack": spec.schedulingConstraints.topology: is below kubernetes.io/hostname (level 0 of the tree): each added node would be a domain of its own`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,7 +36,9 @@ type Options struct {
 	// member and after every existing domain (it can only help when
 	// MaxDomainNodes keeps nodes out of them, or Filters reject theirs). It
 	// must not be the value of an existing domain there. Ignored for a
-	// group without a required key.
+	// group without a required key, and when that key is
+	// kubernetes.io/hostname: each added node is then a new domain of its
+	// own, named after the node.
 	NewDomain string
 	// MaxDomainNodes is the most nodes a domain of the required key may hold
 	// with the added ones (a rack's slots); 0 means no limit.
@@ -103,13 +105,16 @@ type Suggestion struct {
 // domain path, then shape name. cs are the group's
 // schedulingConstraints.topology; preferred ones are read only to check
 // them, since they change where a group goes, not whether it fits. With
-// bound members, only their domain is considered.
+// bound members, only their domain is considered. With
+// kubernetes.io/hostname required (every member on one node), the answer
+// is one new node of a shape that holds them all, in the first domain of
+// each wider level.
 //
 // Errors (a [*placement.FieldError], nothing is suggested): a nil s or g;
 // no shapes, a shape without a name or with one used twice, a negative
 // allocatable, a shape with no capacity (see [NodeShape]); a negative
 // option; an Options.NewDomain that an existing domain has; a required key
-// at or below kubernetes.io/hostname in the tree (each added node is a
+// below kubernetes.io/hostname in the tree (each added node would be a
 // domain of its own there); and what Solve, [topology.NewTree] and
 // [topology.Tree.SolverOptions] return for the group and cs
 // ([topology.ErrNoDomain] for a key without domains).
@@ -162,9 +167,9 @@ func Suggest(s *placement.Snapshot, g *placement.Group, cs []topology.Constraint
 	sug := Suggestion{Solves: 1}
 	if level >= 0 {
 		sug.Key = keys[level]
-		if i := slices.Index(keys[:level+1], HostnameLabel); i >= 0 {
+		if i := slices.Index(keys[:level], HostnameLabel); i >= 0 {
 			return Suggestion{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("topology key %q", sug.Key), "spec.schedulingConstraints.topology",
-				"is at or below %s (level %d of the tree): each added node would be a domain of its own", HostnameLabel, i)
+				"is below %s (level %d of the tree): each added node would be a domain of its own", HostnameLabel, i)
 		}
 	}
 	if d.Status == placement.Scheduled {
@@ -172,7 +177,7 @@ func Suggest(s *placement.Snapshot, g *placement.Group, cs []topology.Constraint
 		return sug, nil
 	}
 	sr := &search{s: s, g: g, keys: keys, level: level, filters: opts.Filters, shapes: shapes, opts: opts,
-		need: d.Required - d.Bound, solves: 1, proven: true}
+		need: d.Required - d.Bound, solves: 1, proven: true, perNode: level >= 0 && keys[level] == HostnameLabel}
 	sr.sums = sr.needSums()
 	doms, err := sr.domains(tree)
 	if err != nil {
@@ -190,6 +195,9 @@ func Suggest(s *placement.Snapshot, g *placement.Group, cs []topology.Constraint
 	}
 	sug.Found, sug.Shape, sug.Count = true, best.shape.Name, best.count
 	sug.Domain, sug.NewDomain = best.dom.path, best.dom.isNew
+	if sr.perNode {
+		sug.Domain = sr.pathOf(best.nodes[0].Labels) // the node is the domain
+	}
 	sug.Nodes = make([]placement.Node, best.count)
 	for i, n := range best.nodes[:best.count] {
 		n.Allocatable, n.Taints = maps.Clone(n.Allocatable), slices.Clone(n.Taints) // the caller's, not the shape's
@@ -238,6 +246,7 @@ type search struct {
 	lacking   map[placement.ResourceName]bool // resources a candidate needed and its shape lacks
 	pruned    int                             // candidates whose shape lacks a needed resource
 	bound     bool                            // the group has bound members: one domain only
+	perNode   bool                            // the required key is kubernetes.io/hostname: a node is a domain
 }
 
 // dom is a candidate domain: its nodes and pods as a snapshot's input, and
@@ -294,13 +303,18 @@ func (sr *search) domains(tree *topology.Tree) ([]*dom, error) {
 		return []*dom{sr.existing(d.Path, labelsOf(d), d.Nodes)}, nil
 	}
 	var out []*dom
-	for d := range tree.Domains(sr.level) {
-		out = append(out, sr.existing(d.Path, labelsOf(d), d.Nodes))
+	if !sr.perNode { // no existing node can take another's place
+		for d := range tree.Domains(sr.level) {
+			out = append(out, sr.existing(d.Path, labelsOf(d), d.Nodes))
+		}
 	}
-	if sr.opts.NewDomain == "" {
+	if sr.opts.NewDomain == "" && !sr.perNode {
 		return out, nil
 	}
-	labels := map[string]string{sr.keys[sr.level]: sr.opts.NewDomain}
+	labels := map[string]string{}
+	if !sr.perNode { // a new node's own name is its hostname domain
+		labels[sr.keys[sr.level]] = sr.opts.NewDomain
+	}
 	parent := topology.DomainID(-1)
 	if sr.level > 0 {
 		for p := range tree.Domains(sr.level - 1) {
@@ -310,25 +324,29 @@ func (sr *search) domains(tree *topology.Tree) ([]*dom, error) {
 		}
 	}
 	for d := range tree.Domains(sr.level) {
-		if d.Parent == parent && d.Value == sr.opts.NewDomain {
+		if !sr.perNode && d.Parent == parent && d.Value == sr.opts.NewDomain {
 			return nil, placement.Errorf(placement.ErrDuplicate, "scale-up options", "NewDomain",
 				"domain %s of %q exists already: name a new value", d.Path, sr.keys[sr.level])
 		}
 	}
-	nt, err := topology.NewTree(oneNode(labels), sr.keys[:sr.level+1])
-	if err != nil {
-		return nil, err
-	}
-	nd, _ := nt.DomainOf(0, sr.level)
-	out = append(out, &dom{path: nd.Path, isNew: true, labels: labels, short: sr.shortfall(nil)})
+	out = append(out, &dom{path: sr.pathOf(labels), isNew: true, labels: labels, short: sr.shortfall(nil)})
 	return out, nil
 }
 
-// oneNode is a snapshot of one node with labels, to read the path a new
-// domain gets; a node with a name and no allocatable is always valid.
-func oneNode(labels map[string]string) *placement.Snapshot {
-	s, _ := placement.NewSnapshot([]placement.Node{{Name: "n", Labels: labels}}, nil)
-	return s
+// pathOf returns the path of the domain of the required level that a node
+// with labels is in, as the tree names it; "" when the labels lack the
+// required key (a per-node domain before its node is named).
+func (sr *search) pathOf(labels map[string]string) string {
+	s, err := placement.NewSnapshot([]placement.Node{{Name: "n", Labels: labels}}, nil)
+	if err != nil {
+		return "" // a node with a name and no allocatable is always valid
+	}
+	t, err := topology.NewTree(s, sr.keys[:sr.level+1])
+	if err != nil {
+		return ""
+	}
+	d, _ := t.DomainOf(0, sr.level)
+	return d.Path
 }
 
 // existing makes the candidate of an existing domain with the given nodes.
@@ -490,6 +508,9 @@ func (sr *search) bounds(c *cand) {
 	if m := sr.opts.MaxDomainNodes; m > 0 && sr.level >= 0 {
 		c.cap = min(c.cap, m-len(c.dom.ids))
 	}
+	if sr.perNode {
+		c.cap = min(c.cap, 1-len(c.dom.ids)) // a node of its own, or the bound members' node as it is
+	}
 	c.lower = 1
 	for _, r := range slices.Sorted(maps.Keys(c.dom.short)) {
 		a, ok := c.shape.Allocatable[r]
@@ -579,6 +600,12 @@ func (sr *search) reason(n int) string {
 		}
 	}
 	msg := fmt.Sprintf("no choice of up to %d node(s) of one shape added to %s makes it fit", min(sr.opts.MaxNodes, sr.need), where)
+	if sr.perNode {
+		msg = fmt.Sprintf("no single new node of one shape holds it (%s is required)", HostnameLabel)
+		if sr.bound {
+			msg = fmt.Sprintf("the node of its bound members cannot grow (%s is required)", HostnameLabel)
+		}
+	}
 	if sr.opts.MaxDomainNodes > 0 && sr.level >= 0 {
 		msg += fmt.Sprintf(" (at most %d nodes per domain)", sr.opts.MaxDomainNodes)
 	}

@@ -32,7 +32,24 @@ func shape(name string, alloc placement.ResourceList) NodeShape {
 	return NodeShape{Name: name, Allocatable: alloc}
 }
 
-var rackReq = []topology.Constraint{{Key: rackKey}}
+var (
+	rackReq = []topology.Constraint{{Key: rackKey}}
+	hostReq = []topology.Constraint{{Key: HostnameLabel}}
+)
+
+// onePodBound is member w-0 of gangOf(2, 4 GPUs) bound to node.
+func onePodBound(node string) placement.Pod {
+	p := gangOf(2, rl(4, 0)).Members[0]
+	p.NodeName = node
+	return p
+}
+
+// oneLeft is gangOf(2, 4 GPUs) with w-0 bound (see onePodBound).
+func oneLeft() *placement.Group {
+	g := gangOf(2, rl(4, 0))
+	g.Members = g.Members[1:]
+	return g
+}
 
 func twoRacks() []placement.Node {
 	return []placement.Node{node("h0", "r1", rl(8, 0)), node("h1", "r1", rl(8, 0)), node("h2", "r2", rl(8, 0)), node("h3", "r2", rl(8, 0))}
@@ -130,6 +147,33 @@ func TestScenario_Suggest(t *testing.T) {
 			// Two racks' two hosts hold a 2-member gang now: nothing to add.
 			name: "fits as it is", nodes: twoRacks(), group: gangOf(2, rl(8, 0)), cs: rackReq,
 			shapes: []NodeShape{shape("gpu8", rl(8, 0))}, found: true,
+		},
+		{
+			// All members on one node, and no node holds both: one new node
+			// of the shape that does, a domain of its own.
+			name: "one node for a one-node gang", nodes: []placement.Node{node("h0", "", rl(4, 0)), node("h1", "", rl(4, 0))},
+			group: gangOf(2, rl(4, 0)), cs: hostReq, shapes: []NodeShape{shape("big", rl(8, 0)), shape("small", rl(4, 0))},
+			found: true, shape: "big", count: 1, domain: "big-new-1", newDomain: true, nodeNames: []string{"big-new-1"},
+		},
+		{
+			// The same with racks above the hostname level: the node goes
+			// into the first rack.
+			name: "one node into the first rack", nodes: twoRacks(), group: gangOf(2, rl(8, 0)), cs: hostReq,
+			shapes: []NodeShape{shape("big", rl(16, 0))}, opts: Options{TopologyKeys: []string{rackKey, HostnameLabel}},
+			found: true, shape: "big", count: 1, domain: "r1/big-new-1", newDomain: true, nodeNames: []string{"big-new-1"},
+		},
+		{
+			// A member is bound to h0, which cannot hold the other: a node
+			// cannot grow.
+			name: "never: the bound member's node", nodes: []placement.Node{node("h0", "", rl(4, 0))},
+			pods: []placement.Pod{onePodBound("h0")}, group: oneLeft(), cs: hostReq, shapes: []NodeShape{shape("big", rl(8, 0))},
+			found: false, reason: "the node of its bound members cannot grow (kubernetes.io/hostname is required)",
+		},
+		{
+			// No shape holds both members.
+			name: "never: no shape holds the one-node gang", nodes: []placement.Node{node("h0", "", rl(4, 0))},
+			group: gangOf(2, rl(4, 0)), cs: hostReq, shapes: []NodeShape{shape("small", rl(4, 0))},
+			found: false, reason: "no single new node of one shape holds it (kubernetes.io/hostname is required)",
 		},
 		{
 			// A new node takes a name no node has.
