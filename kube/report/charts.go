@@ -134,7 +134,7 @@ func delayChart(buckets []DelayBucket) (chart, error) {
 // delayRow is one bucket's line of the percentile table.
 type delayRow struct {
 	Name                 string
-	Groups               int
+	Groups, Waiting      int
 	P50, P90, P99, Worst string
 }
 
@@ -143,7 +143,7 @@ func delayRows(buckets []DelayBucket) []delayRow {
 	rows := make([]delayRow, len(buckets))
 	for i, b := range buckets {
 		ds := slices.Sorted(slices.Values(b.Delays))
-		r := delayRow{Name: b.Name, Groups: len(ds), P50: "–", P90: "–", P99: "–", Worst: "–"}
+		r := delayRow{Name: b.Name, Groups: len(ds), Waiting: b.Waiting, P50: "–", P90: "–", P99: "–", Worst: "–"}
 		if n := len(ds); n > 0 {
 			rank := func(p int) string { return ds[max((p*n+99)/100, 1)-1].String() }
 			r.P50, r.P90, r.P99, r.Worst = rank(50), rank(90), rank(99), ds[n-1].String()

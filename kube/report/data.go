@@ -47,10 +47,13 @@ type Point struct {
 type DelayBucket struct {
 	// Name is the bucket's legend entry, e.g. "1 pod", "2–8 pods"; unique.
 	Name string
-	// Delays are, per group, the time from its arrival (its first member's
-	// creationTimestamp) to its start (its minimum's binding), in any
-	// order; none negative.
+	// Delays are, per group that started, the time from its arrival (its
+	// first member's creationTimestamp) to its start (the cycle that bound
+	// its members), in any order; none negative.
 	Delays []time.Duration
+	// Waiting counts the groups of the bucket that never started (they
+	// have no delay to plot); not negative.
+	Waiting int
 }
 
 // Occupancy is how full each domain of one topology level is over time.
@@ -135,6 +138,9 @@ func (d *Data) validate() error {
 			return bad(f+".Name", "%q appears twice", b.Name)
 		}
 		names[b.Name] = true
+		if b.Waiting < 0 {
+			return bad(f+".Waiting", "%d is negative", b.Waiting)
+		}
 		for j, v := range b.Delays {
 			if v < 0 {
 				return bad(fmt.Sprintf("%s.Delays[%d]", f, j), "%v is negative", v)

@@ -63,10 +63,10 @@ th:first-child, td:first-child { text-align: left; }
 <section id="section-delay">
 <h2>Queueing delay</h2>
 <table id="delay-table">
-<thead><tr><th>group size</th><th>groups</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr></thead>
+<thead><tr><th>group size</th><th>started</th><th>never started</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr></thead>
 <tbody>
 {{- range $.DelayRows}}
-<tr><td>{{.Name}}</td><td>{{.Groups}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.Worst}}</td></tr>
+<tr><td>{{.Name}}</td><td>{{.Groups}}</td><td>{{.Waiting}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.Worst}}</td></tr>
 {{- end}}
 </tbody>
 </table>

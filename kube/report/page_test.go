@@ -98,7 +98,7 @@ func TestDelayRows(t *testing.T) {
 	require.Equal(t, []delayRow{
 		{Name: "1 pod", Groups: 4, P50: "10s", P90: "2m0s", P99: "2m0s", Worst: "2m0s"},
 		{Name: "2–8 pods", Groups: 2, P50: "30s", P90: "5m0s", P99: "5m0s", Worst: "5m0s"},
-		{Name: "9+ pods", Groups: 0, P50: "–", P90: "–", P99: "–", Worst: "–"},
+		{Name: "9+ pods", Groups: 0, Waiting: 1, P50: "–", P90: "–", P99: "–", Worst: "–"},
 	}, delayRows(sample().Delays))
 }
 
@@ -123,6 +123,7 @@ func TestWrite_Errors(t *testing.T) {
 		{"samples out of order", func(d *Data) { d.Utilization[0].Points[2].At = 0 }, "report: Utilization[0].Points[2].At: 0s is before the sample before it (1h0m0s): samples must be in time order"},
 		{"NaN", func(d *Data) { d.Utilization[1].Points[0].Value = nanValue() }, "report: Utilization[1].Points[0].Value: must be finite, got NaN"},
 		{"negative delay", func(d *Data) { d.Delays[0].Delays[1] = -time.Second }, "report: Delays[0].Delays[1]: -1s is negative"},
+		{"negative waiting", func(d *Data) { d.Delays[1].Waiting = -1 }, "report: Delays[1].Waiting: -1 is negative"},
 		{"duplicate bucket", func(d *Data) { d.Delays[2].Name = "1 pod" }, `report: Delays[2].Name: "1 pod" appears twice`},
 		{"times out of order", func(d *Data) { d.Occupancy.Times[3] = time.Minute }, "report: Occupancy.Times[3]: 1m0s is before the time before it (2h0m0s)"},
 		{"short row", func(d *Data) { d.Occupancy.Rows[1].Percent = d.Occupancy.Rows[1].Percent[:3] }, "report: Occupancy.Rows[1].Percent: has 3 values for 4 times"},
