@@ -45,7 +45,9 @@ type NodeSuggestion struct {
 // added nodes carry no devices, and spread is not among the filters.
 func suggestNodes(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, snap *placement.Snapshot, opts options) ([]NodeSuggestion, error) {
 	levels := topologyKeys(c, opts.topologyKeys)
-	shapes := scaleup.ShapesOf(snap, levels)
+	// Nodes alike but for where they stand are one shape, whether or not
+	// a PodGroup names the level.
+	shapes := scaleup.ShapesOf(snap, append(slices.Clone(levels), levelKeys...))
 	spread, err := c.TopologySpreadFilter()
 	if err != nil {
 		return nil, err
