@@ -132,7 +132,7 @@ func TestBrowser_Renders(t *testing.T) {
 	require.Equal(t, [][]string{
 		{"group size", "started", "never started", "p50", "p90", "p99", "max"},
 		{"1 pod", "4", "0", "10s", "2m0s", "2m0s", "2m0s"},
-		{"2–8 pods", "2", "0", "30s", "5m0s", "5m0s", "5m0s"},
+		{"2–8 pods", "2", "2", "30s", "5m0s", "5m0s", "5m0s"},
 		{"9+ pods", "0", "1", "–", "–", "–", "–"},
 	}, rows("delay-table"))
 	require.Equal(t, [][]string{

@@ -107,7 +107,8 @@ func utilizationChart(series []Series) (chart, error) {
 }
 
 // delayChart draws each bucket's empirical CDF: the share of its groups
-// that started within a delay, from (0, 0) up to (the largest delay, 100).
+// that started within a delay, from (0, 0) up to the largest delay, where
+// it reaches 100% less the share that never started.
 func delayChart(buckets []DelayBucket) (chart, error) {
 	var span time.Duration
 	for _, b := range buckets {
@@ -119,12 +120,13 @@ func delayChart(buckets []DelayBucket) (chart, error) {
 	l := lineChart("delay-cdf", "queueing delay ("+u.name+")", "% of groups started within")
 	for _, b := range buckets {
 		ds := slices.Sorted(slices.Values(b.Delays))
+		all := float64(len(ds) + b.Waiting)
 		data := []opts.LineData{{Value: []float64{0, 0}}}
 		for i, d := range ds {
 			if i+1 < len(ds) && ds[i+1] == d {
 				continue // one step per distinct delay, to its share
 			}
-			data = append(data, opts.LineData{Value: []float64{u.of(d), round3(float64(i+1) * 100 / float64(len(ds)))}})
+			data = append(data, opts.LineData{Value: []float64{u.of(d), round3(float64(i+1) * 100 / all)}})
 		}
 		l.AddSeries(b.Name, data, stepLine)
 	}

@@ -51,8 +51,9 @@ type DelayBucket struct {
 	// first member's creationTimestamp) to its start (the cycle that bound
 	// its members), in any order; none negative.
 	Delays []time.Duration
-	// Waiting counts the groups of the bucket that never started (they
-	// have no delay to plot); not negative.
+	// Waiting counts the groups of the bucket that never started; not
+	// negative. They count among the CDF's groups, so its line ends below
+	// 100% by their share, and in the table's "never started".
 	Waiting int
 }
 

@@ -14,7 +14,7 @@ func sample() *Data {
 		},
 		Delays: []DelayBucket{
 			{Name: "1 pod", Delays: []time.Duration{10 * time.Second, 0, 2 * time.Minute, 10 * time.Second}},
-			{Name: "2–8 pods", Delays: []time.Duration{5 * time.Minute, 30 * time.Second}},
+			{Name: "2–8 pods", Delays: []time.Duration{5 * time.Minute, 30 * time.Second}, Waiting: 2},
 			{Name: "9+ pods", Waiting: 1},
 		},
 		Occupancy: Occupancy{

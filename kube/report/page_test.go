@@ -97,7 +97,7 @@ func TestWrite_Deterministic(t *testing.T) {
 func TestDelayRows(t *testing.T) {
 	require.Equal(t, []delayRow{
 		{Name: "1 pod", Groups: 4, P50: "10s", P90: "2m0s", P99: "2m0s", Worst: "2m0s"},
-		{Name: "2–8 pods", Groups: 2, P50: "30s", P90: "5m0s", P99: "5m0s", Worst: "5m0s"},
+		{Name: "2–8 pods", Groups: 2, Waiting: 2, P50: "30s", P90: "5m0s", P99: "5m0s", Worst: "5m0s"},
 		{Name: "9+ pods", Groups: 0, Waiting: 1, P50: "–", P90: "–", P99: "–", Worst: "–"},
 	}, delayRows(sample().Delays))
 }
