@@ -75,9 +75,11 @@ func lineChart(id, xName, yName string) *charts.Line {
 		charts.WithInitializationOpts(opts.Initialization{ChartID: id}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
-		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "3%", Right: "6%"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: xName}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: yName, Min: 0, Max: 100}),
+		// Axis names sit along their axes, outside the labels, where the
+		// grid's margins leave them room.
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "40", Right: "30", Bottom: "40"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: xName, NameLocation: "middle", NameGap: 28}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: yName, NameLocation: "middle", NameGap: 40, Min: 0, Max: 100}),
 	)
 	return l
 }
@@ -179,9 +181,12 @@ func occupancyChart(o *Occupancy) (chart, error) {
 	h.SetGlobalOptions(
 		charts.WithInitializationOpts(opts.Initialization{ChartID: "occupancy"}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true)}),
-		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "3%", Right: "6%", Bottom: "70"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "time (" + u.name + ")", Data: xs}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Name: o.Key, Data: ys}),
+		// The domains' key heads the section: as an axis name it would not
+		// fit beside long domain paths.
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "20", Right: "30", Bottom: "90"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "time (" + u.name + ")", NameLocation: "middle", NameGap: 28, Data: xs}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Data: ys, Inverse: opts.Bool(true)}), // the first domain on top
 		charts.WithVisualMapOpts(opts.VisualMap{Calculable: opts.Bool(true), Min: 0, Max: 100, Orient: "horizontal", Left: "center", Bottom: "0",
 			Text: []string{"100% occupied", "0%"}}),
 	)

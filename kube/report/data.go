@@ -60,7 +60,7 @@ type DelayBucket struct {
 // Occupancy is how full each domain of one topology level is over time.
 type Occupancy struct {
 	// Key is the topology key of the domains, e.g.
-	// "topology.kubernetes.io/rack", shown as the heat map's axis name.
+	// "topology.kubernetes.io/rack", shown in the section's heading.
 	Key string
 	// Times are the sample times, ascending; one column each.
 	Times []time.Duration

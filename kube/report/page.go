@@ -16,15 +16,16 @@ var echartsJS string
 
 // page is what the template reads.
 type page struct {
-	Title       string
-	ECharts     template.JS
-	Utilization *chart
-	Delay       *chart
-	DelayRows   []delayRow
-	Occupancy   *chart
-	Policies    []chart
-	Metrics     []string
-	PolicyRows  []policyRow
+	Title        string
+	ECharts      template.JS
+	Utilization  *chart
+	Delay        *chart
+	DelayRows    []delayRow
+	Occupancy    *chart
+	OccupancyKey string
+	Policies     []chart
+	Metrics      []string
+	PolicyRows   []policyRow
 }
 
 type policyRow struct {
@@ -75,7 +76,7 @@ th:first-child, td:first-child { text-align: left; }
 {{- end}}
 {{- with .Occupancy}}
 <section id="section-occupancy">
-<h2>Occupancy per domain</h2>
+<h2>Occupancy per domain{{with $.OccupancyKey}} of {{.}}{{end}}</h2>
 {{- template "chart" .}}
 </section>
 {{- end}}
@@ -140,7 +141,7 @@ func Write(w io.Writer, d *Data) error {
 		if err != nil {
 			return err
 		}
-		p.Occupancy = &c
+		p.Occupancy, p.OccupancyKey = &c, d.Occupancy.Key
 	}
 	if cmp := &d.Policies; len(cmp.Rows) > 0 {
 		var err error
