@@ -153,11 +153,6 @@ func Suggest(s *placement.Snapshot, g *placement.Group, cs []topology.Constraint
 			return Suggestion{}, err
 		}
 	}
-	popts.Filters = opts.Filters
-	d, err := placement.Solve(s, g, popts)
-	if err != nil {
-		return Suggestion{}, err
-	}
 	level := -1 // the narrowest required level
 	for _, c := range cs {
 		if l, _ := tree.Level(c.Key); !c.Preferred {
@@ -172,12 +167,18 @@ func Suggest(s *placement.Snapshot, g *placement.Group, cs []topology.Constraint
 				"is below %s (level %d of the tree): each added node would be a domain of its own", HostnameLabel, i)
 		}
 	}
+	popts.Filters = opts.Filters
+	d, err := placement.Solve(s, g, popts)
+	if err != nil {
+		return Suggestion{}, err
+	}
 	if d.Status == placement.Scheduled {
 		sug.Found, sug.Proven = true, true
 		return sug, nil
 	}
-	sr := &search{s: s, g: g, keys: keys, level: level, filters: opts.Filters, shapes: shapes, opts: opts,
-		need: d.Required - d.Bound, solves: 1, proven: true, perNode: level >= 0 && keys[level] == HostnameLabel}
+	// "No node added" is a choice too: it is proven only when this solve is.
+	sr := &search{s: s, g: g, keys: keys, level: level, shapes: shapes, opts: opts,
+		need: d.Required - d.Bound, solves: 1, proven: d.Proven, perNode: level >= 0 && keys[level] == HostnameLabel}
 	sr.sums = sr.needSums()
 	doms, err := sr.domains(tree)
 	if err != nil {
@@ -230,15 +231,14 @@ func checkOptions(o *Options) error {
 
 // search is one Suggest call's state.
 type search struct {
-	s       *placement.Snapshot
-	g       *placement.Group
-	keys    []string
-	level   int
-	filters []placement.Filter
-	shapes  []NodeShape
-	opts    Options
-	need    int                              // members to place beyond the bound ones
-	sums    map[placement.ResourceName]int64 // see needSums
+	s      *placement.Snapshot
+	g      *placement.Group
+	keys   []string
+	level  int
+	shapes []NodeShape
+	opts   Options
+	need   int                              // members to place beyond the bound ones
+	sums   map[placement.ResourceName]int64 // see needSums
 
 	solves    int
 	proven    bool
@@ -576,7 +576,7 @@ func (sr *search) fits(c *cand, n int) (bool, error) {
 			return false, err
 		}
 	}
-	opts.Filters = sr.filters
+	opts.Filters = sr.opts.Filters
 	d, err := placement.Solve(sub, sr.g, opts)
 	if err != nil {
 		return false, err
