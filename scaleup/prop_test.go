@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -36,7 +37,7 @@ func both(gpus, millis int64) placement.ResourceList {
 
 // drawCase draws clusters of 1–4 nodes in 2 racks (of 2 blocks, at
 // times), capacities 0–4, a group of 1–3 members that may have one bound
-// member, and 1–2 shapes: small enough that trying every choice is cheap.
+// member and may have to share a rack or a node, and 1–2 shapes: small enough that trying every choice is cheap.
 func drawCase(t *rapid.T) propCase {
 	var c propCase
 	twoLevels := rapid.Bool().Draw(t, "twoLevels")
@@ -72,8 +73,12 @@ func drawCase(t *rapid.T) propCase {
 		c.pods = append(c.pods, b)
 		c.group.Members = c.group.Members[1:]
 	}
-	if rapid.IntRange(0, 3).Draw(t, "required") > 0 {
+	switch rapid.IntRange(0, 4).Draw(t, "required") {
+	case 1, 2, 3:
 		c.cs = []topology.Constraint{{Key: rackKey}}
+	case 4: // every member on one node
+		c.keys = append(c.keys, HostnameLabel)
+		c.cs = []topology.Constraint{{Key: HostnameLabel}}
 	}
 	for i := range rapid.IntRange(1, 2).Draw(t, "shapes") {
 		sh := shape(fmt.Sprintf("s%d", i), both(rapid.Int64Range(0, 4).Draw(t, "sgpu"), rapid.Int64Range(0, 4).Draw(t, "scpu")))
@@ -93,11 +98,13 @@ func drawCase(t *rapid.T) propCase {
 	return c
 }
 
-// oracleDomain is a domain the oracle may add nodes to.
+// oracleDomain is a domain the oracle may add nodes to. A path ending
+// in "<node>" stands for the added node's name.
 type oracleDomain struct {
 	path   string
 	labels map[string]string
 	size   int
+	slots  int // the most nodes it may take; 0 for Options.MaxDomainNodes
 }
 
 // oracleDomains lists where nodes may go, in tie order, read from a node
@@ -108,7 +115,8 @@ func oracleDomains(t *rapid.T, c propCase, s *placement.Snapshot) []oracleDomain
 	}
 	tree, err := topology.NewTree(s, c.keys)
 	require.NoError(t, err)
-	level, _ := tree.Level(rackKey)
+	key := c.cs[0].Key
+	level, _ := tree.Level(key)
 	labelsOf := func(id placement.NodeID, upTo int) map[string]string {
 		out := map[string]string{}
 		for _, k := range c.keys[:upTo+1] {
@@ -118,6 +126,14 @@ func oracleDomains(t *rapid.T, c propCase, s *placement.Snapshot) []oracleDomain
 	}
 	var out []oracleDomain
 	bound := s.GroupMembers(c.group.Key())
+	if key == HostnameLabel {
+		// A new node of its own, in the first rack; no node grows.
+		if len(bound) > 0 {
+			return nil
+		}
+		p, _ := first(tree.Domains(level - 1))
+		return []oracleDomain{{path: p.Path + "/<node>", labels: labelsOf(p.Nodes[0], level-1), slots: 1}}
+	}
 	for d := range tree.Domains(level) {
 		if len(bound) > 0 && !slices.Contains(d.Nodes, must(s.NodeOf(bound[0]))) {
 			continue
@@ -171,6 +187,7 @@ func oracleNodes(sh NodeShape, d oracleDomain, k int) []placement.Node {
 	out := make([]placement.Node, k)
 	for i := range out {
 		labels := maps.Clone(d.labels)
+		labels[HostnameLabel] = fmt.Sprintf("oracle-%d", i)
 		out[i] = placement.Node{Name: fmt.Sprintf("oracle-%d", i), Labels: labels, Allocatable: sh.Allocatable, Taints: sh.Taints}
 	}
 	return out
@@ -188,7 +205,7 @@ func oracle(t *rapid.T, c propCase) (found bool, count int, shapeName, path stri
 	shapes := slices.SortedFunc(slices.Values(c.shapes), func(a, b NodeShape) int { return compareString(a.Name, b.Name) })
 	for k := 1; k <= c.opts.MaxNodes; k++ {
 		for _, d := range doms {
-			if c.opts.MaxDomainNodes > 0 && len(c.cs) > 0 && d.size+k > c.opts.MaxDomainNodes {
+			if c.opts.MaxDomainNodes > 0 && len(c.cs) > 0 && d.size+k > c.opts.MaxDomainNodes || d.slots > 0 && k > d.slots {
 				continue
 			}
 			for _, sh := range shapes {
@@ -228,6 +245,9 @@ func TestProp_SuggestFewest(t *testing.T) {
 		require.Equal(t, found, sug.Found, sug.Reason)
 		require.Equal(t, count, sug.Count)
 		require.Equal(t, shapeName, sug.Shape)
+		if node, ok := strings.CutSuffix(path, "<node>"); ok {
+			path = node + sug.Nodes[0].Name
+		}
 		require.Equal(t, path, sug.Domain)
 		if sug.Count > 0 {
 			ok, placed := oracleFits(t, c, sug.Nodes)
@@ -261,10 +281,23 @@ func permute[T any](t *rapid.T, xs []T, label string) []T {
 }
 
 // TestDrawCase_Covers: the generator yields groups that fit as they are,
-// groups that fit with nodes added (in a new domain too), and groups that
-// never fit, so TestProp_SuggestFewest sees every kind of answer.
+// groups that fit with nodes added (in a new domain too, or on one new
+// node of their own), and groups that never fit, so that
+// TestProp_SuggestFewest sees every kind of answer.
 func TestDrawCase_Covers(t *testing.T) {
 	seen := map[string]int{}
+	// Ten checks of the default hundred cases each: a new domain or a
+	// node of its own is a few cases in a hundred.
+	for range 10 {
+		coverOnce(t, seen)
+	}
+	t.Logf("kinds of answer: %v", seen)
+	for _, k := range []string{"never", "fits", "own node", "new domain", "added"} {
+		require.Positive(t, seen[k], "kind %q: %v", k, seen)
+	}
+}
+
+func coverOnce(t *testing.T, seen map[string]int) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := drawCase(t)
 		s, err := placement.NewSnapshot(c.nodes, c.pods)
@@ -276,13 +309,12 @@ func TestDrawCase_Covers(t *testing.T) {
 			seen["never"]++
 		case sug.Count == 0:
 			seen["fits"]++
+		case sug.Key == HostnameLabel:
+			seen["own node"]++
 		case sug.NewDomain:
 			seen["new domain"]++
 		default:
 			seen["added"]++
 		}
 	})
-	for _, k := range []string{"never", "fits", "new domain", "added"} {
-		require.Positive(t, seen[k], "kind %q: %v", k, seen)
-	}
 }
