@@ -21,9 +21,11 @@ import (
 type NodeSuggestion struct {
 	Kind string `json:"kind"`
 	Name string `json:"name"`
-	// Found is false when no choice within the limits makes it fit, or the
-	// group was not searched (Reason says which).
+	// Found is false when no choice within the limits makes it fit (Reason
+	// says why), or the group was not searched (NotSearched says why).
 	Found bool `json:"found"`
+	// NotSearched says why the group was not searched; "" when it was.
+	NotSearched string `json:"notSearched,omitempty"`
 	// Shape names the shape by the first node of it in name order.
 	Shape string `json:"shape,omitempty"`
 	// Allocatable is the shape's, in canonical units.
@@ -89,9 +91,9 @@ func suggestNodes(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, 
 		}
 		switch {
 		case claims:
-			ns.Reason = "not searched: the group uses ResourceClaims, and added nodes would carry no devices"
+			ns.NotSearched = "the group uses ResourceClaims, and added nodes would carry no devices"
 		case spreads:
-			ns.Reason = "not searched: members have DoNotSchedule topology spread constraints, which the search does not check"
+			ns.NotSearched = "members have DoNotSchedule topology spread constraints, which the search does not check"
 		default:
 			var cs []topology.Constraint
 			for _, t := range st.PodGroup.Spec.SchedulingConstraints.Topology {
@@ -125,6 +127,8 @@ func writeSuggestions(w io.Writer, sugs []NodeSuggestion) {
 	for _, s := range sugs {
 		head := fmt.Sprintf("  add nodes: %s %s: ", s.Kind, s.Name)
 		switch {
+		case s.NotSearched != "":
+			fmt.Fprintln(w, head+"not searched: "+s.NotSearched)
 		case !s.Found:
 			fmt.Fprintln(w, head+"none would do: "+s.Reason)
 		case s.Count == 0:

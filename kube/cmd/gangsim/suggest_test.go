@@ -25,6 +25,9 @@ var suggestGoldens = []golden{
 	// With eight slots per rack no rack can take twelve hosts, a new one
 	// neither.
 	{"suggest-lingjun-rack-slots", append([]string{"-cycles=false", "-suggest-nodes", "-suggest-domain-nodes", "8", "-suggest-new-domain", "P10-new"}, lingjunTooWide...), exitWaiting},
+	// Gangs whose claims do not fit: added nodes would carry no devices,
+	// so they are not searched.
+	{"suggest-dra-not-searched", []string{"-cycles=false", "-suggest-nodes", "-f", td + "dra/cluster-and-gang.yaml", "-f", td + "dra/more-gangs.yaml"}, exitWaiting},
 	// The seed's 4-GPU gang on three 1-GPU nodes: one node more, anywhere.
 	{"suggest-seed-waits-json", []string{"-o", "json", "-suggest-nodes", "-f", td + "seed/nodes.yaml", "-f", td + "seed/training-job.yaml"}, exitWaiting},
 }
