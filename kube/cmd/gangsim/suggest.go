@@ -19,6 +19,8 @@ import (
 // of its required topology key to add them to, so that it fits (see
 // scaleup.Suggest), or why none would.
 type NodeSuggestion struct {
+	// Kind is "PodGroup", or "Pod" for a pod in no PodGroup; Name is
+	// namespace/name.
 	Kind string `json:"kind"`
 	Name string `json:"name"`
 	// Found is false when no choice within the limits makes it fit (Reason
@@ -30,12 +32,18 @@ type NodeSuggestion struct {
 	Shape string `json:"shape,omitempty"`
 	// Allocatable is the shape's, in canonical units.
 	Allocatable map[string]int64 `json:"allocatable,omitempty"`
-	Count       int              `json:"count"`
-	Key         string           `json:"key,omitempty"`
-	Domain      string           `json:"domain,omitempty"`
-	NewDomain   bool             `json:"newDomain,omitempty"`
-	Nodes       []string         `json:"nodes,omitempty"`
-	Reason      string           `json:"reason,omitempty"`
+	// Count is how many nodes to add, 0 when the group fits as it is.
+	Count int `json:"count"`
+	// Key is the group's required topology key, Domain the path of its
+	// domain the nodes join, NewDomain set when that domain is new
+	// (-suggest-new-domain, or a node of its own for kubernetes.io/hostname).
+	Key       string `json:"key,omitempty"`
+	Domain    string `json:"domain,omitempty"`
+	NewDomain bool   `json:"newDomain,omitempty"`
+	// Nodes name the nodes to add.
+	Nodes []string `json:"nodes,omitempty"`
+	// Reason says why no choice would do, when Found is false.
+	Reason string `json:"reason,omitempty"`
 	// Proven says no choice of fewer nodes of one shape in one domain
 	// fits (every solve that said no was complete).
 	Proven bool `json:"proven"`
