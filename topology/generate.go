@@ -114,10 +114,9 @@ func (t *Tree) emptyLevel(l int) string {
 // with an empty key (ErrInvalid), a key that is not a level of t
 // (ErrNotFound), a key whose level has no domain ([ErrNoDomain]: no node
 // carries it, or those that do lack a wider level's label), an unknown
-// Scoring (ErrInvalid). Generate
-// itself fails when bound members sit in two domains of R, or on a node
-// without R's label (ErrInvalid), or when given a snapshot not derived from
-// t's.
+// Scoring (ErrInvalid). Generate itself fails when bound members sit in two
+// domains of R, or on a node without R's label (ErrInvalid), or when given
+// a snapshot not derived from t's.
 func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Options, error) {
 	if scoring != MostAllocated && scoring != BestFit {
 		return placement.Options{}, placement.Errorf(placement.ErrInvalid, "topology options", "scoring", "unknown %v", scoring)
