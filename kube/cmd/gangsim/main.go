@@ -17,6 +17,7 @@ import (
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/scaleup"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // Exit codes. 2 is left out: the Go runtime exits 2 on a fatal error (out
@@ -79,6 +80,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	suggest := fs.Bool("suggest-nodes", false, "for each group left waiting, the fewest nodes of one shape the cluster has (labels, allocatable, taints) to add, and the domain of its required topology key to add them to, so that it fits")
 	suggestNew := fs.String("suggest-new-domain", "", "with -suggest-nodes, let the nodes form a new domain of the required key with this value (under the first domain of the next wider level); default: existing domains only")
 	suggestSlots := fs.Int("suggest-domain-nodes", 0, "with -suggest-nodes, the most nodes a domain of the required key may hold with the added ones (a rack's slots); 0: no limit")
+	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; Kueue slice annotations are planned as Kueue does), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with TASBalancedPlacement)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
@@ -111,6 +113,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	case scoringConfig, scoringPacking, scoringUpstream:
 	default:
 		fmt.Fprintf(stderr, "gangsim: -node-scoring %q: want packing or upstream\n", *nodeScoring)
+		return exitInput
+	}
+	topoProfile, err := topology.ParseProfile(*profile)
+	if err != nil {
+		fmt.Fprintf(stderr, "gangsim: -topology-profile %q: want gangsched, kueue or kueue-balanced\n", *profile)
 		return exitInput
 	}
 	if err := checkFlags(*namespace, *topoKeys, *maxCycles, *maxPods); err != nil {
@@ -152,7 +159,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, topologyProfile: topoProfile}
 	if *suggest {
 		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
 	"github.com/gangsched/gangsched/scaleup"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // podPrefix names the implicit basic PodGroup of a pod that belongs to no
@@ -141,10 +142,12 @@ type options struct {
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
 	nodeScoring  placement.NodeScoring // a member's node inside a placement
-	maxCycles    int
-	fillIn       bool                   // pods bound in the run get status.startTime (see kube.FillIn)
-	progress     func(cycle, bound int) // called every progressEvery cycles
-	suggest      *scaleup.Options       // -suggest-nodes: nil for off
+	// topologyProfile decides topology-constrained groups (gang.Options.TopologyProfile).
+	topologyProfile topology.Profile
+	maxCycles       int
+	fillIn          bool                   // pods bound in the run get status.startTime (see kube.FillIn)
+	progress        func(cycle, bound int) // called every progressEvery cycles
+	suggest         *scaleup.Options       // -suggest-nodes: nil for off
 }
 
 const progressEvery = 500
@@ -174,9 +177,10 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		return Report{}, err
 	}
 	sched := gang.NewScheduler(gang.Options{
-		SolveOptions:   solveOptions(c, opts.nodeScoring, spread),
-		TopologyLevels: topologyKeys(c, opts.topologyKeys),
-		Preemption:     opts.preemption,
+		SolveOptions:    solveOptions(c, opts.nodeScoring, spread),
+		TopologyLevels:  topologyKeys(c, opts.topologyKeys),
+		Preemption:      opts.preemption,
+		TopologyProfile: opts.topologyProfile,
 	})
 	if c.Ledger != nil {
 		sched.SetClaims(c.Ledger)
