@@ -103,7 +103,8 @@
 // domain's nodes (a rack's slots); -suggest-new-domain lets the nodes form
 // a new domain of that value. Groups that use ResourceClaims or DoNotSchedule
 // topology spread are not searched (added nodes carry no devices; spread is
-// not checked there).
+// not checked there). Suggestions are gangsched's solver's answer, whatever
+// -topology-profile chose for the run.
 //
 // Memory: every pod, given or created for a Job, is an object in memory
 // (about 6 KB through a run), so an input whose pods exceed -max-pods
