@@ -101,6 +101,19 @@
 // of the files or of the documents in them, so the text and json outputs
 // do not either; -o yaml follows the input's order.
 //
+// What would make it fit: with -suggest-nodes, each group left waiting
+// gets, after the summary (and under "suggestions" in -o json), the fewest
+// nodes of one shape the cluster already has — nodes alike in labels other
+// than the topology levels, allocatable and taints, named after the first
+// of them — to add, and the domain of its required topology key to add
+// them to, so that it fits (scaleup.Suggest), or why none would. The
+// running pods stay where the run left them. -suggest-domain-nodes caps a
+// domain's nodes (a rack's slots); -suggest-new-domain lets the nodes form
+// a new domain of that value. Groups that use ResourceClaims or DoNotSchedule
+// topology spread are not searched (added nodes carry no devices; spread is
+// not checked there). Suggestions are gangsched's solver's answer, whatever
+// -topology-profile chose for the run.
+//
 // Memory: every pod, given or created for a Job, is an object in memory
 // (about 6 KB through a run), so an input whose pods exceed -max-pods
 // (default 500,000) is refused as bad input before any Job's pods are

@@ -17,6 +17,7 @@ import (
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/scaleup"
 	"github.com/gangsched/gangsched/topology"
 )
 
@@ -78,6 +79,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	fillIn := fs.Bool("fill-in", true, "add what the API server and kubelet would: the kubernetes.io/hostname label on nodes, creationTimestamp on pods and Jobs and status.startTime on bound pods in file order (1 s apart), status.startTime on pods bound in the run")
 	profileName := fs.String("profile", "", "decide as Kubernetes v1.36, v1.37 or v1.38 would where they differ (default: v1.38, reading every API version); a profile given refuses objects of API versions it does not serve")
 	nodeScoring := fs.String("node-scoring", scoringConfig, "how a member's node is chosen inside a placement: packing (gangsched's most allocated), upstream (kube-scheduler's default profile: LeastAllocated + BalancedAllocation); default: the input's KubeSchedulerConfiguration, else packing")
+	suggest := fs.Bool("suggest-nodes", false, "for each group left waiting, the fewest nodes of one shape the cluster has (labels, allocatable, taints) to add, and the domain of its required topology key to add them to, so that it fits")
+	suggestNew := fs.String("suggest-new-domain", "", "with -suggest-nodes, let the nodes form a new domain of the required key with this value (under the first domain of the next wider level); default: existing domains only")
+	suggestSlots := fs.Int("suggest-domain-nodes", 0, "with -suggest-nodes, the most nodes a domain of the required key may hold with the added ones (a rack's slots); 0: no limit")
 	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; Kueue slice annotations are planned as Kueue does), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with TASBalancedPlacement)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
@@ -127,6 +131,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim: -profile:", err)
 		return exitInput
 	}
+	if *suggestSlots < 0 {
+		fmt.Fprintf(stderr, "gangsim: -suggest-domain-nodes %d: want 0 or more\n", *suggestSlots)
+		return exitInput
+	}
 	stop, err := startCPUProfile(*cpuProfile, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
@@ -165,6 +173,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		return exitInput
 	}
 	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, topologyProfile: topoProfile, profile: k8sProfile}
+	if *suggest {
+		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
+	}
 	if tty {
 		opts.progress = func(cycle, bound int) { fmt.Fprintf(stderr, "\rgangsim: cycle %d, %d pods bound", cycle, bound) }
 	}
@@ -318,6 +329,7 @@ func writeText(w io.Writer, rep Report) {
 	for _, j := range s.JobsPodByPod {
 		fmt.Fprintf(w, "  pod by pod: %s\n", j)
 	}
+	writeSuggestions(w, rep.Suggestions)
 	if len(s.Unused) > 0 {
 		fmt.Fprintf(w, "  not used: %s\n", joinSorted(s.Unused))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
+	"github.com/gangsched/gangsched/scaleup"
 	"github.com/gangsched/gangsched/topology"
 )
 
@@ -30,6 +31,8 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 type Report struct {
 	Cycles  []Cycle `json:"cycles"`
 	Summary Summary `json:"summary"`
+	// Suggestions are -suggest-nodes' answers, per group left waiting.
+	Suggestions []NodeSuggestion `json:"suggestions,omitempty"`
 }
 
 // Cycle is one scheduling cycle.
@@ -151,6 +154,7 @@ type options struct {
 	maxCycles       int
 	fillIn          bool                   // pods bound in the run get status.startTime (see kube.FillIn)
 	progress        func(cycle, bound int) // called every progressEvery cycles
+	suggest         *scaleup.Options       // -suggest-nodes: nil for off
 }
 
 const progressEvery = 500
@@ -335,6 +339,11 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	stopped := rep.Summary.Stopped
 	rep.Summary = summarize(c, sched, keys, snap, last, opts)
 	rep.Summary.Cycles, rep.Summary.Stopped, rep.Summary.PodsBound, rep.Summary.PodsPreempted = len(rep.Cycles), stopped, bound, preempted
+	if opts.suggest != nil {
+		if rep.Suggestions, err = suggestNodes(c, sched, keys, snap, opts); err != nil {
+			return Report{}, err
+		}
+	}
 	return rep, nil
 }
 
