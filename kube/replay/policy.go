@@ -51,4 +51,3 @@ func LookupPolicy(name string) (Policy, bool) {
 	}
 	return Policy{}, false
 }
-
