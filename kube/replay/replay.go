@@ -80,6 +80,8 @@ type Options struct {
 	// MaxCycles stops the replay after this many cycles; 0 means
 	// 10,000,000. Result.Stopped then says so.
 	MaxCycles int
+	// RecordRuns fills Result.Runs, one entry per run of a pod.
+	RecordRuns bool
 	// Progress, when set, is called as pods arrive, about every 1% of
 	// them, with the number arrived and the total.
 	Progress func(arrived, total int)
@@ -101,6 +103,7 @@ type podState struct {
 	arrived bool
 	running bool
 	run     int32 // counts starts, so that the end of an evicted run is ignored
+	runIdx  int   // the current run's index in Result.Runs, with RecordRuns
 }
 
 // groupState is the replay's record of one PodGroup (or a lone pod's group).
@@ -232,7 +235,7 @@ func newEngine(in Input, opts Options) (*engine, error) {
 				}
 			}
 		}
-		ps := &podState{pod: p.Pod, dur: p.Duration, group: g}
+		ps := &podState{pod: p.Pod, dur: p.Duration, group: g, runIdx: -1}
 		ps.pod.NodeName, ps.pod.StartTime = "", time.Time{}
 		e.pods[k] = ps
 		g.out.Size++
@@ -245,6 +248,10 @@ func newEngine(in Input, opts Options) (*engine, error) {
 		}
 		if p.NodeName != "" {
 			ps.arrived, ps.running, ps.run = true, true, 1
+			if opts.RecordRuns {
+				ps.runIdx = len(e.res.Runs)
+				e.res.Runs = append(e.res.Runs, PodRun{Pod: k.String(), Node: p.NodeName, Start: p.StartTime})
+			}
 			if !g.out.Started || p.StartTime.Before(g.out.Start) {
 				g.out.Started, g.out.Start = true, p.StartTime // running before the replay: not a queueing delay
 			}
@@ -390,7 +397,12 @@ func (e *engine) remove(ks []placement.Key) error {
 		id, _ := e.snap.NodeOf(p)
 		freed = append(freed, id)
 		e.stats.running(p, -1)
-		e.pods[k].running = false
+		ps := e.pods[k]
+		ps.running = false
+		if e.opts.RecordRuns && ps.runIdx >= 0 {
+			e.res.Runs[ps.runIdx].End = e.now
+			ps.runIdx = -1
+		}
 	}
 	next, err := e.snap.Apply(placement.Change{Remove: ks})
 	if err != nil {
@@ -422,6 +434,10 @@ func (e *engine) apply(r gang.Result) error {
 			ps := e.pods[b.Key()]
 			ps.running = true
 			ps.run++
+			if e.opts.RecordRuns {
+				ps.runIdx = len(e.res.Runs)
+				e.res.Runs = append(e.res.Runs, PodRun{Pod: b.Key().String(), Node: b.NodeName, Start: e.now})
+			}
 			e.stats.pending(&ps.pod, -1)
 			e.stats.running(b, 1)
 			if ps.dur > 0 {
@@ -439,7 +455,7 @@ func (e *engine) apply(r gang.Result) error {
 	if len(r.Requeued) == 0 {
 		return nil
 	}
-	g.out.Reason = r.Message()
+	g.out.Reason = reason(&r)
 	if len(r.Bind) > 0 || (r.Preemption != nil && r.Preemption.Outcome == preemption.Preempt) {
 		return nil // the cluster changed: the scheduler's own retry may do more
 	}
@@ -504,6 +520,20 @@ func (e *engine) finish() *Result {
 	slices.SortFunc(r.Groups, func(a, b GroupOutcome) int { return cmp.Or(strings.Compare(b.Kind, a.Kind), a.key.Compare(b.key)) })
 	e.stats.close(r)
 	return r
+}
+
+// reason is why a cycle left members waiting: the decision's message (or
+// the error), and when preemption found nothing to evict, its verdict
+// without the detail that repeats the decision.
+func reason(r *gang.Result) string {
+	switch {
+	case r.Err != nil:
+		return r.Err.Error()
+	case r.Preemption == nil || r.Preemption.Outcome == preemption.Preempt:
+		return r.Decision.Message
+	}
+	verdict, _, _ := strings.Cut(r.Preemption.Message, ";")
+	return r.Decision.Message + "; " + verdict
 }
 
 func keyStrings(ks []placement.Key) []string {

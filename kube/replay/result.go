@@ -47,6 +47,18 @@ type Result struct {
 	Preemptions []Preemption `json:"preemptions"`
 	// PodsEvicted counts the pods evicted by preemption.
 	PodsEvicted int `json:"podsEvicted"`
+	// Runs are the runs of pods, in the order they started (by pod name
+	// for those running at the start), with Options.RecordRuns.
+	Runs []PodRun `json:"runs,omitempty"`
+}
+
+// PodRun is one run of a pod on a node: from Start until End, when it ended
+// or was evicted; End is zero for a run still going when the replay ends.
+type PodRun struct {
+	Pod   string    `json:"pod"`
+	Node  string    `json:"node"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end,omitzero"`
 }
 
 // GroupOutcome is what became of one PodGroup (or of a pod in none).
@@ -78,8 +90,9 @@ type GroupOutcome struct {
 	Evicted int `json:"evicted,omitempty"`
 	// Attempts counts the group's cycles.
 	Attempts int `json:"attempts"`
-	// Reason is the last cycle's message when it left members waiting: for
-	// a group that never started, why.
+	// Reason says why the group's last cycle that left members waiting
+	// did: the decision's message, and preemption's verdict when it found
+	// nothing to evict. For a group that never started, it is why.
 	Reason string `json:"reason,omitempty"`
 
 	key placement.Key

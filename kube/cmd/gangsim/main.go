@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -75,6 +76,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (reading, converting, cycles, output) to this file, for go tool pprof")
 	fillIn := fs.Bool("fill-in", true, "add what the API server and kubelet would: the kubernetes.io/hostname label on nodes, creationTimestamp on pods and Jobs and status.startTime on bound pods in file order (1 s apart), status.startTime on pods bound in the run")
 	nodeScoring := fs.String("node-scoring", scoringConfig, "how a member's node is chosen inside a placement: packing (gangsched's most allocated), upstream (kube-scheduler's default profile: LeastAllocated + BalancedAllocation); default: the input's KubeSchedulerConfiguration, else packing")
+	estimateFlag := fs.Bool("estimate", false, "estimate, for every pending group, when it starts, where and what it evicts, replaying the running pods' expected ends (annotation gangsched.io/expected-duration) and the queue")
+	var whatIf paths
+	fs.Var(&whatIf, "what-if", "with -estimate implied: a workload (a Job, or a PodGroup with its pods) to add to the cluster of -f, and answer for it alone: fits now, where, evicts what, starts when, or never because (repeatable)")
+	nowFlag := fs.String("now", "", "with -estimate: the moment of the dump, RFC 3339 (default: its latest creationTimestamp or startTime)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
@@ -109,6 +114,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: -node-scoring %q: want packing or upstream\n", *nodeScoring)
 		return exitInput
 	}
+	estimating := *estimateFlag || len(whatIf) > 0
+	var now time.Time
+	switch {
+	case estimating && *output == "yaml":
+		fmt.Fprintln(stderr, "gangsim: -o yaml writes objects; an estimate is text or json")
+		return exitInput
+	case *nowFlag != "" && !estimating:
+		fmt.Fprintln(stderr, "gangsim: -now is for -estimate or -what-if")
+		return exitInput
+	case *nowFlag != "":
+		t, err := time.Parse(time.RFC3339, *nowFlag)
+		if err != nil {
+			fmt.Fprintf(stderr, "gangsim: -now %q: want an RFC 3339 time such as 2026-01-01T10:00:00Z\n", *nowFlag)
+			return exitInput
+		}
+		now = t
+	}
 	if err := checkFlags(*namespace, *topoKeys, *maxCycles, *maxPods); err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
@@ -123,6 +145,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
+	}
+	var added []manifest.Object
+	if len(whatIf) > 0 {
+		if added, err = manifest.Read(whatIf, stdin, manifest.Options{Namespace: *namespace}); err != nil {
+			fmt.Fprintln(stderr, "gangsim:", err)
+			return exitInput
+		}
+		objs = append(objs, added...)
 	}
 	objs, scoring, profilePreempts, warnings, err := schedulerConfig(objs, *nodeScoring)
 	if err != nil {
@@ -145,6 +175,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		return exitInput
 	}
 	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring}
+	if estimating {
+		var ids map[string]bool
+		if len(whatIf) > 0 {
+			ids = whatIfGroups(added, c)
+		}
+		return runEstimate(stdout, stderr, c, opts, now, ids, *output)
+	}
 	if tty {
 		opts.progress = func(cycle, bound int) { fmt.Fprintf(stderr, "\rgangsim: cycle %d, %d pods bound", cycle, bound) }
 	}
