@@ -45,6 +45,9 @@ type Input struct {
 	Budgets   []preemption.DisruptionBudget
 	// GPU is the resource counted as GPUs; zero means nvidia.com/gpu.
 	GPU GPUResource
+	// Filters are per-pod, per-node checks every cycle applies beyond the
+	// built-in ones (a trace's constraint that no nodeSelector expresses).
+	Filters []placement.Filter
 	// DomainKey is the node label whose values are the domains reported in
 	// Result.Domains (a rack, or a GPU model in a trace without topology);
 	// "" reports none unless Options.DomainKey names one.
@@ -120,6 +123,7 @@ type groupState struct {
 // engine is one replay in progress.
 type engine struct {
 	opts    Options
+	filters []placement.Filter
 	sched   *gang.Scheduler
 	snap    *placement.Snapshot
 	now     time.Time
@@ -176,7 +180,7 @@ func newEngine(in Input, opts Options) (*engine, error) {
 	if in.GPU.PerGPU <= 0 {
 		return nil, placement.Errorf(placement.ErrInvalid, "Input", "GPU.PerGPU", "is %d: want 1 or more", in.GPU.PerGPU)
 	}
-	e := &engine{opts: opts, pods: map[placement.Key]*podState{}, groups: map[placement.Key]*groupState{}, parked: map[placement.Key]*groupState{}, res: &Result{Policy: opts.Policy.Name}}
+	e := &engine{opts: opts, filters: in.Filters, pods: map[placement.Key]*podState{}, groups: map[placement.Key]*groupState{}, parked: map[placement.Key]*groupState{}, res: &Result{Policy: opts.Policy.Name}}
 	e.sched = gang.NewScheduler(gang.Options{
 		SolveOptions:   e.solveOptions,
 		TopologyLevels: opts.TopologyLevels,
@@ -297,6 +301,7 @@ func (e *engine) solveOptions(pg *gang.PodGroup, s *placement.Snapshot, opts pla
 			return opts, err
 		}
 	}
+	opts.Filters = append(slices.Clip(opts.Filters), e.filters...)
 	if e.opts.Policy.Configure != nil {
 		opts = e.opts.Policy.Configure(opts)
 	}
