@@ -17,6 +17,7 @@ import (
 
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/kube/replay"
 )
 
 // Exit codes. 2 is left out: the Go runtime exits 2 on a fatal error (out
@@ -80,6 +81,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	var whatIf paths
 	fs.Var(&whatIf, "what-if", "with -estimate implied: a workload (a Job, or a PodGroup with its pods) to add to the cluster of -f, and answer for it alone: fits now, where, evicts what, starts when, or never because (repeatable)")
 	nowFlag := fs.String("now", "", "with -estimate: the moment of the dump, RFC 3339 (default: its latest creationTimestamp or startTime)")
+	var traces paths
+	fs.Var(&traces, "trace", "replay a trace instead of -f manifests, KIND=PATH: "+traceSources+" (repeatable: nodes from the first that has them, pods from all)")
+	policy := fs.String("policy", "packing", "with -trace: the node-scoring policies to replay and compare, comma-separated (see kube/replay.Policies): packing, upstream")
+	sampleEvery := fs.Duration("sample-every", 0, "with -trace: the spacing of the time series' samples (default: 1/1000 of the trace's span)")
+	openbPods := fs.String("openb-pods", "default", "with -trace openb=DIR: which pod list, csv/openb_pod_list_<name>.csv")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
@@ -91,6 +97,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 			return exitPlaced // -h asked for the usage: not an error
 		}
 		return exitInput
+	}
+	if len(traces) > 0 {
+		return traceMain(stdout, stderr, traces, len(files) > 0, *openbPods, *policy, *output, replay.Options{Preemption: *preempt, SampleEvery: *sampleEvery, MaxCycles: *maxCycles}, tty)
 	}
 	switch {
 	case fs.NArg() > 0:
