@@ -39,6 +39,9 @@ func (e *engine) mayFit(g *groupState, nodes []placement.NodeID) bool {
 	if g.claims {
 		return true
 	}
+	if !e.slotsAllow(g, nodes) {
+		return false
+	}
 	for _, id := range nodes {
 		n := e.snap.Node(id)
 		if n.Unschedulable {

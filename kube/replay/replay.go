@@ -117,6 +117,12 @@ type groupState struct {
 	claims   bool  // the group or a member names a ResourceClaim
 	parked   []placement.Pod
 	retryAt  time.Time
+	// For the slot hint (slots.go): the members still needed, the
+	// smallest member's shape (nil for a single member), the required
+	// topology key.
+	need    int64
+	shape   *slotShape
+	topoKey string
 	waking   bool // a wake event is queued
 }
 
@@ -131,6 +137,11 @@ type engine struct {
 	pods    map[placement.Key]*podState
 	groups  map[placement.Key]*groupState
 	parked  map[placement.Key]*groupState // groups whose members wait out of the queue
+	// slotShapes and domains serve the slot hint (slots.go); minPriority
+	// is the lowest priority of any pod, below which nothing is evicted.
+	slotShapes  map[string]*slotShape
+	domains     map[string]map[string][]placement.NodeID
+	minPriority int32
 	res     *Result
 	stats   *sampler
 	cycles  int
@@ -180,7 +191,7 @@ func newEngine(in Input, opts Options) (*engine, error) {
 	if in.GPU.PerGPU <= 0 {
 		return nil, placement.Errorf(placement.ErrInvalid, "Input", "GPU.PerGPU", "is %d: want 1 or more", in.GPU.PerGPU)
 	}
-	e := &engine{opts: opts, filters: in.Filters, pods: map[placement.Key]*podState{}, groups: map[placement.Key]*groupState{}, parked: map[placement.Key]*groupState{}, res: &Result{Policy: opts.Policy.Name}}
+	e := &engine{opts: opts, filters: in.Filters, pods: map[placement.Key]*podState{}, groups: map[placement.Key]*groupState{}, parked: map[placement.Key]*groupState{}, slotShapes: map[string]*slotShape{}, domains: map[string]map[string][]placement.NodeID{}, res: &Result{Policy: opts.Policy.Name}}
 	e.sched = gang.NewScheduler(gang.Options{
 		SolveOptions:   e.solveOptions,
 		TopologyLevels: opts.TopologyLevels,
@@ -202,6 +213,11 @@ func newEngine(in Input, opts Options) (*engine, error) {
 			g.priority, g.override = *pg.Spec.Priority, true
 		}
 		g.claims = len(pg.Spec.ResourceClaims) > 0
+		for _, c := range pg.Spec.SchedulingConstraints.Topology {
+			if !c.Preferred && g.topoKey == "" {
+				g.topoKey = c.Key
+			}
+		}
 	}
 	// Nodes and pods in name order: what Run reports never depends on the
 	// order the caller listed them in.
@@ -240,6 +256,9 @@ func newEngine(in Input, opts Options) (*engine, error) {
 			}
 		}
 		ps := &podState{pod: p.Pod, dur: p.Duration, group: g, runIdx: -1}
+		if i == 0 || p.Priority < e.minPriority {
+			e.minPriority = p.Priority
+		}
 		ps.pod.NodeName, ps.pod.StartTime = "", time.Time{}
 		e.pods[k] = ps
 		g.out.Size++
@@ -418,7 +437,9 @@ func (e *engine) remove(ks []placement.Key) error {
 		e.sched.DeletePod(k) // releases its claims
 	}
 	slices.Sort(freed)
-	e.wake(slices.Compact(freed))
+	freed = slices.Compact(freed)
+	e.recount(freed)
+	e.wake(freed)
 	return nil
 }
 
@@ -450,10 +471,18 @@ func (e *engine) apply(r gang.Result) error {
 			}
 			nodes = append(nodes, b.NodeName)
 		}
+		slices.Sort(nodes)
+		nodes = slices.Compact(nodes)
+		if len(e.slotShapes) > 0 {
+			ids := make([]placement.NodeID, len(nodes))
+			for i, n := range nodes {
+				ids[i], _ = e.snap.NodeID(n)
+			}
+			e.recount(ids)
+		}
 		if !g.out.Started {
-			slices.Sort(nodes)
 			g.out.Started, g.out.Start = true, e.now
-			g.out.Placement, g.out.Nodes = r.Decision.Placement.Name, slices.Compact(nodes)
+			g.out.Placement, g.out.Nodes = r.Decision.Placement.Name, nodes
 			e.stats.delay(g)
 		}
 	}
@@ -471,6 +500,11 @@ func (e *engine) apply(r gang.Result) error {
 		e.sched.DeletePod(k)
 	}
 	g.retryAt = r.RetryAt
+	g.need, g.shape = 1, nil
+	if len(g.parked) > 1 || r.Decision.Required-r.Decision.Bound > 1 {
+		g.need = int64(max(1, r.Decision.Required-r.Decision.Bound))
+		g.shape = e.shapeOf(smallest(g.parked))
+	}
 	e.parked[g.out.key] = g
 	return nil
 }
