@@ -123,7 +123,7 @@ type groupState struct {
 	need    int64
 	shape   *slotShape
 	topoKey string
-	waking   bool // a wake event is queued
+	waking  bool // a wake event is queued
 }
 
 // engine is one replay in progress.
@@ -142,10 +142,10 @@ type engine struct {
 	slotShapes  map[string]*slotShape
 	domains     map[string]map[string][]placement.NodeID
 	minPriority int32
-	res     *Result
-	stats   *sampler
-	cycles  int
-	arrived int
+	res         *Result
+	stats       *sampler
+	cycles      int
+	arrived     int
 }
 
 // Run replays in: it runs scheduling cycles (package gang) at each event —
