@@ -19,7 +19,7 @@ func (e *engine) wake(freed []placement.NodeID) {
 	// The order of the map does not matter: waking only queues events,
 	// which the timeline orders.
 	for _, g := range e.parked {
-		if g.waking || !e.mayFit(g, freed) {
+		if g.waking || (!e.wakeAll && !e.mayFit(g, freed)) {
 			continue
 		}
 		g.waking = true

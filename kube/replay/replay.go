@@ -3,6 +3,7 @@ package replay
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -80,6 +81,11 @@ type Options struct {
 	SampleEvery time.Duration
 	// DomainKey overrides Input.DomainKey.
 	DomainKey string
+	// InitialBackoff and MaxBackoff are the scheduler's backoff after a
+	// cycle that left members waiting (gang.Options); zero means its
+	// defaults, 1 s doubling to 10 s.
+	InitialBackoff time.Duration
+	MaxBackoff     time.Duration
 	// MaxCycles stops the replay after this many cycles; 0 means
 	// 10,000,000. Result.Stopped then says so.
 	MaxCycles int
@@ -142,6 +148,7 @@ type engine struct {
 	slotShapes  map[string]*slotShape
 	domains     map[string]map[string][]placement.NodeID
 	minPriority int32
+	wakeAll     bool
 	res         *Result
 	stats       *sampler
 	cycles      int
@@ -167,11 +174,16 @@ type engine struct {
 // Errors: a pod named twice, a negative Duration, a bound pod on a node
 // that does not exist, a PodGroup that fails validation (each naming the
 // object and the field); nothing is returned then.
-func Run(in Input, opts Options) (*Result, error) {
+func Run(in Input, opts Options) (*Result, error) { return run(in, opts, false) }
+
+// run is Run; wakeAll wakes every parked group at every end, the oracle
+// that tests hold the wake hint to.
+func run(in Input, opts Options, wakeAll bool) (*Result, error) {
 	e, err := newEngine(in, opts)
 	if err != nil {
 		return nil, err
 	}
+	e.wakeAll = wakeAll
 	if err := e.loop(); err != nil {
 		return nil, err
 	}
@@ -191,11 +203,13 @@ func newEngine(in Input, opts Options) (*engine, error) {
 	if in.GPU.PerGPU <= 0 {
 		return nil, placement.Errorf(placement.ErrInvalid, "Input", "GPU.PerGPU", "is %d: want 1 or more", in.GPU.PerGPU)
 	}
-	e := &engine{opts: opts, filters: in.Filters, pods: map[placement.Key]*podState{}, groups: map[placement.Key]*groupState{}, parked: map[placement.Key]*groupState{}, slotShapes: map[string]*slotShape{}, domains: map[string]map[string][]placement.NodeID{}, res: &Result{Policy: opts.Policy.Name}}
+	e := &engine{opts: opts, filters: in.Filters, pods: map[placement.Key]*podState{}, groups: map[placement.Key]*groupState{}, parked: map[placement.Key]*groupState{}, slotShapes: map[string]*slotShape{}, domains: map[string]map[string][]placement.NodeID{}, res: &Result{Policy: opts.Policy.Name}, minPriority: math.MaxInt32}
 	e.sched = gang.NewScheduler(gang.Options{
 		SolveOptions:   e.solveOptions,
 		TopologyLevels: opts.TopologyLevels,
 		Preemption:     opts.Preemption,
+		InitialBackoff: opts.InitialBackoff,
+		MaxBackoff:     opts.MaxBackoff,
 	})
 	if in.Claims != nil {
 		e.sched.SetClaims(in.Claims)
@@ -211,6 +225,7 @@ func newEngine(in Input, opts Options) (*engine, error) {
 		}
 		if pg.Spec.Priority != nil {
 			g.priority, g.override = *pg.Spec.Priority, true
+			e.minPriority = min(e.minPriority, g.priority)
 		}
 		g.claims = len(pg.Spec.ResourceClaims) > 0
 		for _, c := range pg.Spec.SchedulingConstraints.Topology {
@@ -256,9 +271,7 @@ func newEngine(in Input, opts Options) (*engine, error) {
 			}
 		}
 		ps := &podState{pod: p.Pod, dur: p.Duration, group: g, runIdx: -1}
-		if i == 0 || p.Priority < e.minPriority {
-			e.minPriority = p.Priority
-		}
+		e.minPriority = min(e.minPriority, p.Priority)
 		ps.pod.NodeName, ps.pod.StartTime = "", time.Time{}
 		e.pods[k] = ps
 		g.out.Size++
