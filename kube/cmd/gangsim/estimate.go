@@ -76,7 +76,7 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 	if now.IsZero() {
 		now = dump
 	}
-	res, err := replay.Run(in, replay.Options{Start: now, Preemption: opts.preemption,
+	res, err := replay.Run(in, replay.Options{Start: now, Preemption: opts.preemption, MaxCycles: opts.maxCycles,
 		TopologyLevels: topologyKeys(c, opts.topologyKeys), SolveOptions: solveOptions(c, opts.nodeScoring, spread)})
 	if err != nil {
 		return Estimates{}, err
@@ -100,12 +100,12 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 		switch {
 		case !g.Started:
 			ge.Verdict = "never"
-			empty, err := fitsEmpty(in, g, now, opts, c, spread)
+			empty, why, err := fitsEmpty(in, g, now, opts, c, spread)
 			switch {
 			case err != nil:
 				return Estimates{}, err
 			case !empty:
-				ge.Reason = "it does not fit even on the empty cluster: " + ge.Reason
+				ge.Reason = "it does not fit even on the empty cluster: " + why
 			case forever > 0:
 				ge.Reason += fmt.Sprintf("; it would fit on the empty cluster, but %d running pods have no %s, so they never end here", forever, replay.AnnotationExpectedDuration)
 			}
@@ -124,8 +124,8 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 }
 
 // fitsEmpty reports whether group g would start on in's nodes with no pod
-// running and no other group queued.
-func fitsEmpty(in replay.Input, g replay.GroupOutcome, now time.Time, opts options, c *kube.Cluster, spread *kube.SpreadFilter) (bool, error) {
+// running and no other group queued, and if not, why.
+func fitsEmpty(in replay.Input, g replay.GroupOutcome, now time.Time, opts options, c *kube.Cluster, spread *kube.SpreadFilter) (bool, string, error) {
 	alone := replay.Input{Nodes: in.Nodes, PodGroups: in.PodGroups, Claims: in.Claims}
 	for _, p := range in.Pods {
 		id := "PodGroup " + p.Namespace + "/" + p.SchedulingGroup
@@ -136,16 +136,16 @@ func fitsEmpty(in replay.Input, g replay.GroupOutcome, now time.Time, opts optio
 			alone.Pods = append(alone.Pods, p)
 		}
 	}
-	res, err := replay.Run(alone, replay.Options{Start: now, TopologyLevels: topologyKeys(c, opts.topologyKeys), SolveOptions: solveOptions(c, opts.nodeScoring, spread)})
+	res, err := replay.Run(alone, replay.Options{Start: now, MaxCycles: opts.maxCycles, TopologyLevels: topologyKeys(c, opts.topologyKeys), SolveOptions: solveOptions(c, opts.nodeScoring, spread)})
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	for _, o := range res.Groups {
 		if o.Kind == g.Kind && o.Name == g.Name {
-			return o.Started, nil
+			return o.Started, o.Reason, nil
 		}
 	}
-	return false, nil
+	return false, "", nil
 }
 
 func later(ts ...time.Time) time.Time {

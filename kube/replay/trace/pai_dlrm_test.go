@@ -79,7 +79,9 @@ func TestReadDLRM(t *testing.T) {
 
 // TestDLRM_Replay replays the whole DLRM trace (research use only: it is
 // read from the file $GANGSCHED_DLRM, and skipped without it) on the PAI
-// machines. It is not run by default: its 12,596 gangs take minutes.
+// machines. It is not run by default: its 12,596 gangs outgrow the PAI
+// machines, so most wait, and woken groups take about a cycle per end
+// over its four weeks: minutes of CPU.
 func TestDLRM_Replay(t *testing.T) {
 	path := os.Getenv("GANGSCHED_DLRM")
 	if path == "" {
