@@ -164,8 +164,12 @@ type engine struct {
 // make it fit: a member arrives, or a pod ends or is evicted on a node
 // where, by resources and nodeSelector alone, one of its pending members
 // could then fit (with preemption, counting the pods of lower priority as
-// removable); a group that names ResourceClaims wakes at every end. It is
-// tried again at that event, or when its backoff expires if later. A group
+// removable) and, for a group of several, as many slots of its smallest
+// member as it still needs are free in the cluster and in that node's
+// domain of its required topology key; a group that names ResourceClaims
+// wakes at every end. It is tried again at that event, or when its backoff
+// expires if later. A test holds this hint to waking every group at every
+// end: both start the same pods at the same times. A group
 // no event wakes waits to the end: [GroupOutcome].Reason says why.
 //
 // Time is simulated: Run reads no clock, starts no goroutine and does no

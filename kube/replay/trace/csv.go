@@ -54,10 +54,10 @@ func (t *table) next() (bool, error) {
 	if err == io.EOF {
 		return false, nil
 	}
-	t.line, _ = t.r.FieldPos(0)
-	if err != nil {
+	if err != nil { // a csv.ParseError, which names the line
 		return false, fmt.Errorf("%s: %w: %v", t.name, ErrFormat, err)
 	}
+	t.line, _ = t.r.FieldPos(0) // only valid after a successful Read
 	t.row = row
 	return true, nil
 }

@@ -100,3 +100,37 @@ func TestDLRM_Replay(t *testing.T) {
 	t.Logf("%d groups, %d never started, delay p50 %.0fs p99 %.0fs, %d cycles", len(r.Groups), r.GroupsWaiting, r.Delay.P50, r.Delay.P99, r.Cycles)
 	require.Len(t, r.Groups, len(groups))
 }
+
+// FuzzReadDLRM: any instance list is read or refused with ErrFormat, and
+// every gang read holds exactly its pods.
+func FuzzReadDLRM(f *testing.F) {
+	f.Add(dlrmCut)
+	f.Add("instance_sn,role,app_name,cpu_request,gpu_request,memory_request,creation_time,scheduled_time,deletion_time\nx,HN,a,1,1,1,nan,,\n")
+	f.Fuzz(func(t *testing.T, csv string) {
+		pods, groups, err := ReadDLRM("dlrm.csv", strings.NewReader(csv))
+		if err != nil {
+			require.ErrorIs(t, err, ErrFormat)
+			return
+		}
+		var n int32
+		for _, g := range groups {
+			n += g.Spec.SchedulingPolicy.Gang.MinCount
+		}
+		require.Equal(t, int(n), len(pods))
+	})
+}
+
+// FuzzReadPAIMachines: any machine list is read or refused with ErrFormat.
+func FuzzReadPAIMachines(f *testing.F) {
+	f.Add("m1,T4,96,512,2\nm2,CPU,96,512,0\n")
+	f.Fuzz(func(t *testing.T, csv string) {
+		nodes, err := ReadPAIMachines("m.csv", strings.NewReader(csv))
+		if err != nil {
+			require.ErrorIs(t, err, ErrFormat)
+			return
+		}
+		for _, n := range nodes {
+			require.NotEmpty(t, n.Name)
+		}
+	})
+}
