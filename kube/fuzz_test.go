@@ -2,6 +2,7 @@ package kube
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -76,5 +77,24 @@ func FuzzLoad(f *testing.F) {
 		if c.Snapshot == nil {
 			t.Fatal("no snapshot")
 		}
+	})
+}
+
+// fuzzManifests fuzzes check with every input the manifest reader
+// decodes, starting from the files at paths.
+func fuzzManifests(f *testing.F, paths []string, check func(t *testing.T, objs []manifest.Object)) {
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
+		if err != nil {
+			return
+		}
+		check(t, objs)
 	})
 }

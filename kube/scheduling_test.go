@@ -270,6 +270,8 @@ func job(name string, parallelism, completions *int32, mode batchv1.CompletionMo
 	return j
 }
 
+// TestScenario_J1to5_StampJob: scenarios J1–J5 through the adapter: StampJob
+// stamps an eligible batch/v1 Job and leaves every ineligible one unstamped.
 func TestScenario_J1to5_StampJob(t *testing.T) {
 	i32 := func(v int32) *int32 { return &v }
 	j1 := job("train", i32(8), i32(8), batchv1.IndexedCompletion)

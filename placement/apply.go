@@ -5,8 +5,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gangsched/gangsched/internal/arith"
 	"github.com/google/btree"
+
+	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // addUsage adds p's requests (and its pod count) to node n in page, which

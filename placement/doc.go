@@ -28,13 +28,12 @@
 // unschedulable, then the caller's [Filter]s and [Reserver]s) — by default
 // the most allocated, which packs, or kube-scheduler's per-pod resource
 // scores when [Options].NodeScoring asks (its default profile spreads,
-// [UpstreamNodeScoring]); feasible
-// placements pass the caller's [PlacementFilter]s and are ranked by a
-// [PlacementScorer] (upstream PlacementScore; [DefaultScorer] by default),
-// ties broken by placement name; a [SumScorer] is handed the placed pods'
-// summed requests instead of the list of assignments. Members of one shape
-// are placed as a batch over a heap of nodes, which gives exactly the
-// one-by-one result.
+// [UpstreamNodeScoring]); feasible placements pass the caller's
+// [PlacementFilter]s and are ranked by a [PlacementScorer] (upstream
+// PlacementScore; [DefaultScorer] by default), ties broken by placement name;
+// a [SumScorer] is handed the placed pods' summed requests instead of the
+// list of assignments. Members of one shape are placed as a batch over a heap
+// of nodes, which gives exactly the one-by-one result.
 //
 // Identical pods need not be listed one by one: a [PodSet] (Kueue's PodSet,
 // a template and a count) stands for Count pending pods, is read once, and
@@ -64,6 +63,8 @@
 //	   ├ first-fit decreasing          greedy.go with members.go ffdOrder
 //	   └ complete search               search.go
 //	 └ placement filters and score     attempt.go; score.go (DefaultScorer)
+//	 └ what hooks see of the group     groupview.go (GroupView; the hook
+//	                                   interfaces: hooks.go)
 //	 └ outputs                         outputs.go, decision.go
 //	   or diagnosis                    diagnose.go
 //	SolveHierarchy (KEP-6012 trees)    hierarchy.go: backtracking over Solve

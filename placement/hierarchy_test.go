@@ -6,8 +6,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gangsched/gangsched/placement"
 	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/placement"
 )
 
 const (

@@ -93,9 +93,11 @@ const DefaultSearchBudget int64 = 1 << 20
 // affinity terms, SubGroups or Options.Reservers), a member with invalid
 // requests or affinity terms, bound members of a sub-group already in two
 // domains of its key, a generated placement whose node IDs are not
-// ascending, unique and of s, or an error from a generator or a
+// ascending, unique and of s, or a FieldError from a generator or a
 // NewReserverFunc; a nil s or g, a nil hook in opts, or a NewReserverFunc
-// that returns a nil Reserver.
+// that returns a nil Reserver. A hook that fails for a reason of its own
+// (any other error, or a [Rejection] with Err) stops the solve with an
+// error that wraps [ErrHook] and names the hook.
 func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if err := checkArgs("Solve", s, g, &opts, nil); err != nil {
 		return Decision{}, err
@@ -180,7 +182,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	for i, nr := range opts.Reservers {
 		r, err := nr(s, sv.hookGroup())
 		if err != nil {
-			return Decision{}, err
+			return Decision{}, hookFailure(g, fmt.Sprintf("Options.Reservers[%d]", i), err)
 		}
 		if r == nil {
 			return Decision{}, Errorf(ErrInvalid, groupObj(g), fmt.Sprintf("Options.Reservers[%d]", i), "returned a nil Reserver and no error")
@@ -194,7 +196,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	} else {
 		var err error
 		if placements, err = opts.Generator.Generate(s, sv.hookGroup()); err != nil {
-			return Decision{}, err
+			return Decision{}, hookFailure(g, "Options.Generator", err)
 		}
 	}
 	// An attempt touches at most a node per pod it places, and only nodes

@@ -20,6 +20,12 @@ import (
 type Constraint struct {
 	Key       string
 	Preferred bool
+	// SliceSize, when positive, makes the constraint a slice layer instead
+	// (Kueue's podset-slice-required-topology with podset-slice-size): the
+	// members are cut into slices of SliceSize pods, each in one domain of
+	// Key. Slices are planned by [Tree.PlanPodSets] (see
+	// [Tree.MembersRequest]); [Tree.SolverOptions] rejects them.
+	SliceSize int32
 }
 
 // Generator is a [placement.PlacementGenerator] (KEP-5732 PlacementGenerate)
@@ -114,10 +120,9 @@ func (t *Tree) emptyLevel(l int) string {
 // with an empty key (ErrInvalid), a key that is not a level of t
 // (ErrNotFound), a key whose level has no domain ([ErrNoDomain]: no node
 // carries it, or those that do lack a wider level's label), an unknown
-// Scoring (ErrInvalid). Generate
-// itself fails when bound members sit in two domains of R, or on a node
-// without R's label (ErrInvalid), or when given a snapshot not derived from
-// t's.
+// Scoring (ErrInvalid). Generate itself fails when bound members sit in two
+// domains of R, or on a node without R's label (ErrInvalid), or when given
+// a snapshot not derived from t's.
 func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Options, error) {
 	if scoring != MostAllocated && scoring != BestFit {
 		return placement.Options{}, placement.Errorf(placement.ErrInvalid, "topology options", "scoring", "unknown %v", scoring)
@@ -131,6 +136,9 @@ func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Option
 		obj, field := fmt.Sprintf("topology key %q", c.Key), fmt.Sprintf("spec.schedulingConstraints.topology[%d].key", i)
 		if c.Key == "" {
 			return placement.Options{}, placement.Errorf(placement.ErrInvalid, obj, field, "must not be empty")
+		}
+		if c.SliceSize != 0 {
+			return placement.Options{}, placement.Errorf(placement.ErrInvalid, obj, field, "a slice layer (sliceSize %d) is planned by Tree.PlanPodSets, not by the solver", c.SliceSize)
 		}
 		l, ok := t.Level(c.Key)
 		if !ok {

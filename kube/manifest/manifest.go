@@ -186,12 +186,11 @@ func Supported() []string {
 }
 
 // Read reads manifests from paths, in order: a file; a directory, whose
-// *.yaml, *.yml and *.json files are read in name order (not recursively,
-// as kubectl -f does), skipping documents that set neither apiVersion nor
-// kind (such as a gangsim -o json report beside the manifests); or "-" for
-// stdin. Each file holds YAML documents
-// separated by "---" lines, each an object or a List of objects, as
-// Kubernetes documentation writes them.
+// *.yaml, *.yml and *.json files are read in name order (not recursively, as
+// kubectl -f does), skipping documents that set neither apiVersion nor kind
+// (such as a gangsim -o json report beside the manifests); or "-" for stdin.
+// Each file holds YAML documents separated by "---" lines, each an object or
+// a List of objects, as Kubernetes documentation writes them.
 //
 // Objects of the kinds in [Supported] are decoded strictly, as the API
 // server does: unknown or misspelt fields, values of the wrong type and

@@ -12,6 +12,7 @@ import (
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // Pod is one pod of a replay: a [placement.Pod] that arrives at its
@@ -70,8 +71,11 @@ type Options struct {
 	// its whole Duration to run (as a Job controller recreates an evicted
 	// pod, whose work is lost).
 	Preemption bool
-	// TopologyLevels are the topology keys, widest first (gang.Options).
-	TopologyLevels []string
+	// TopologyLevels are the topology keys, widest first, and
+	// TopologyProfile who decides topology-constrained groups (both as
+	// gang.Options).
+	TopologyLevels  []string
+	TopologyProfile topology.Profile
 	// SolveOptions extends the solver options per PodGroup (the host's own
 	// filters: node affinity, topology spread), before Policy applies.
 	SolveOptions gang.SolveOptionsFunc
@@ -209,11 +213,12 @@ func newEngine(in Input, opts Options) (*engine, error) {
 	}
 	e := &engine{opts: opts, filters: in.Filters, pods: map[placement.Key]*podState{}, groups: map[placement.Key]*groupState{}, parked: map[placement.Key]*groupState{}, slotShapes: map[string]*slotShape{}, domains: map[string]map[string][]placement.NodeID{}, res: &Result{Policy: opts.Policy.Name}, minPriority: math.MaxInt32}
 	e.sched = gang.NewScheduler(gang.Options{
-		SolveOptions:   e.solveOptions,
-		TopologyLevels: opts.TopologyLevels,
-		Preemption:     opts.Preemption,
-		InitialBackoff: opts.InitialBackoff,
-		MaxBackoff:     opts.MaxBackoff,
+		SolveOptions:    e.solveOptions,
+		TopologyLevels:  opts.TopologyLevels,
+		TopologyProfile: opts.TopologyProfile,
+		Preemption:      opts.Preemption,
+		InitialBackoff:  opts.InitialBackoff,
+		MaxBackoff:      opts.MaxBackoff,
 	})
 	if in.Claims != nil {
 		e.sched.SetClaims(in.Claims)

@@ -76,7 +76,7 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 	if now.IsZero() {
 		now = dump
 	}
-	res, err := replay.Run(in, replay.Options{Start: now, Preemption: opts.preemption, MaxCycles: opts.maxCycles,
+	res, err := replay.Run(in, replay.Options{Start: now, Preemption: opts.preemption, MaxCycles: opts.maxCycles, TopologyProfile: opts.topologyProfile,
 		TopologyLevels: topologyKeys(c, opts.topologyKeys), SolveOptions: solveOptions(c, opts.nodeScoring, spread)})
 	if err != nil {
 		return Estimates{}, err
@@ -136,7 +136,7 @@ func fitsEmpty(in replay.Input, g replay.GroupOutcome, now time.Time, opts optio
 			alone.Pods = append(alone.Pods, p)
 		}
 	}
-	res, err := replay.Run(alone, replay.Options{Start: now, MaxCycles: opts.maxCycles, TopologyLevels: topologyKeys(c, opts.topologyKeys), SolveOptions: solveOptions(c, opts.nodeScoring, spread)})
+	res, err := replay.Run(alone, replay.Options{Start: now, MaxCycles: opts.maxCycles, TopologyProfile: opts.topologyProfile, TopologyLevels: topologyKeys(c, opts.topologyKeys), SolveOptions: solveOptions(c, opts.nodeScoring, spread)})
 	if err != nil {
 		return false, "", err
 	}
