@@ -86,6 +86,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	fs.Var(&traces, "trace", "replay a trace instead of -f manifests, KIND=PATH: "+traceSources+" (repeatable: nodes from the first that has them, pods from all)")
 	policy := fs.String("policy", "packing", "with -trace: the node-scoring policies to replay and compare, comma-separated (see kube/replay.Policies): packing, upstream")
 	sampleEvery := fs.Duration("sample-every", 0, "with -trace: the spacing of the time series' samples (default: 1/1000 of the trace's span)")
+	speedUp := fs.Float64("speed-up", 1, "with -trace: make pods arrive this many times as fast, durations kept (load × the factor)")
 	openbPods := fs.String("openb-pods", "default", "with -trace openb=DIR: which pod list, csv/openb_pod_list_<name>.csv")
 	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; Kueue slice annotations are planned as Kueue does), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with TASBalancedPlacement)")
 	fs.Usage = func() {
@@ -101,7 +102,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		return exitInput
 	}
 	if len(traces) > 0 {
-		return traceMain(stdout, stderr, traces, len(files) > 0, *openbPods, *policy, *output, replay.Options{Preemption: *preempt, SampleEvery: *sampleEvery, MaxCycles: *maxCycles}, tty)
+		return traceMain(stdout, stderr, traces, len(files) > 0, *openbPods, *speedUp, *policy, *output, replay.Options{Preemption: *preempt, SampleEvery: *sampleEvery, MaxCycles: *maxCycles}, tty)
 	}
 	switch {
 	case fs.NArg() > 0:

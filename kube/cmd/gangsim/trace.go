@@ -97,7 +97,7 @@ func policiesOf(names string) ([]replay.Policy, error) {
 
 // traceMain is gangsim -trace: it checks the flags that go with it, reads
 // the trace and replays it.
-func traceMain(stdout, stderr io.Writer, traces []string, manifests bool, openbPods, policy, output string, opts replay.Options, tty bool) int {
+func traceMain(stdout, stderr io.Writer, traces []string, manifests bool, openbPods string, speedUp float64, policy, output string, opts replay.Options, tty bool) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
@@ -118,21 +118,27 @@ func traceMain(stdout, stderr io.Writer, traces []string, manifests bool, openbP
 	if err != nil {
 		return fail(err)
 	}
-	return runTrace(stdout, stderr, in, pols, opts, output, tty)
+	if err := trace.SpeedUp(&in, trace.Epoch, speedUp); err != nil {
+		return fail(fmt.Errorf("-speed-up: %w", err))
+	}
+	return runTrace(stdout, stderr, in, pols, opts, speedUp, output, tty)
 }
 
 // TraceReport is what -trace writes with -o json.
 type TraceReport struct {
-	Nodes      int              `json:"nodes"`
-	Pods       int              `json:"pods"`
+	Nodes int `json:"nodes"`
+	Pods  int `json:"pods"`
+	// SpeedUp is -speed-up: how many times as fast pods arrive as in the
+	// trace.
+	SpeedUp    float64          `json:"speedUp"`
 	Results    []*replay.Result `json:"results"`
 	Comparison replay.Table     `json:"comparison"`
 }
 
 // runTrace replays the trace once per policy and reports; on a terminal
 // it shows a progress bar per policy on stderr.
-func runTrace(stdout, stderr io.Writer, in replay.Input, pols []replay.Policy, opts replay.Options, output string, tty bool) int {
-	rep := TraceReport{Nodes: len(in.Nodes), Pods: len(in.Pods)}
+func runTrace(stdout, stderr io.Writer, in replay.Input, pols []replay.Policy, opts replay.Options, speedUp float64, output string, tty bool) int {
+	rep := TraceReport{Nodes: len(in.Nodes), Pods: len(in.Pods), SpeedUp: speedUp}
 	for _, pol := range pols {
 		o := opts
 		o.Policy = pol
@@ -178,7 +184,11 @@ func runTrace(stdout, stderr io.Writer, in replay.Input, pols []replay.Policy, o
 }
 
 func writeTrace(w io.Writer, rep TraceReport) {
-	fmt.Fprintf(w, "replay of %d pods on %d nodes\n", rep.Pods, rep.Nodes)
+	fmt.Fprintf(w, "replay of %d pods on %d nodes", rep.Pods, rep.Nodes)
+	if rep.SpeedUp != 1 {
+		fmt.Fprintf(w, ", arriving %g times as fast as in the trace", rep.SpeedUp)
+	}
+	fmt.Fprintln(w)
 	for _, r := range rep.Results {
 		fmt.Fprintf(w, "policy %s: %s to %s, %d cycles, %d of %d groups started\n", r.Policy, r.Start.Format(time.RFC3339), r.End.Format(time.RFC3339), r.Cycles, len(r.Groups)-r.GroupsWaiting, len(r.Groups))
 		if r.Stopped != "" {

@@ -69,3 +69,16 @@ func TestTraceBadFlags(t *testing.T) {
 		require.Empty(t, out.String())
 	}
 }
+
+// TestTraceSpeedUp: -speed-up compresses the arrivals (the day ends
+// sooner) and says so; a factor below 1 is refused.
+func TestTraceSpeedUp(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"-trace", "day=8x100", "-speed-up", "4"}, strings.NewReader(""), &out, &errb, false)
+	require.Equal(t, exitPlaced, code, errb.String())
+	require.Contains(t, out.String(), "replay of 100 pods on 8 nodes, arriving 4 times as fast as in the trace")
+	out.Reset()
+	code = run([]string{"-trace", "day=8x100", "-speed-up", "0.5"}, strings.NewReader(""), &out, &errb, false)
+	require.Equal(t, exitInput, code)
+	require.Contains(t, errb.String(), "-speed-up: trace: speed-up 0.5: want a finite factor of at least 1")
+}

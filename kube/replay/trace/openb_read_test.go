@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -96,4 +97,19 @@ func FuzzReadOpenB(f *testing.F) {
 			require.ErrorIs(t, err, placement.ErrDuplicate) // a name given twice
 		}
 	})
+}
+
+func TestSpeedUp(t *testing.T) {
+	in, err := ReadOpenB("nodes.csv", strings.NewReader(openbNodes), "pods.csv", strings.NewReader(openbPods))
+	require.NoError(t, err)
+	require.NoError(t, SpeedUp(&in, Epoch, 60))
+	var arrivals []time.Duration
+	for _, p := range in.Pods {
+		arrivals = append(arrivals, p.QueuedAt.Sub(Epoch))
+	}
+	require.Equal(t, []time.Duration{0, time.Second, 2 * time.Second, 3 * time.Second}, arrivals)
+	require.Equal(t, 3590*time.Second, in.Pods[0].Duration) // durations kept
+	for _, f := range []float64{0.5, math.NaN(), math.Inf(1)} {
+		require.ErrorContains(t, SpeedUp(&in, Epoch, f), "want a finite factor of at least 1")
+	}
 }
