@@ -77,23 +77,24 @@ type dfs struct {
 
 // types groups the nodes of p that the search may treat as one: the same
 // allocatable, usage, taints, schedulability and values of every label the
-// group reads. With caller hooks every node is its own type, since a hook
-// may single out any node.
+// group reads. With caller hooks, or node affinity on node names, every
+// node is its own type, since a hook may single out any node.
 func (d *dfs) types(p *Placement) {
 	sv := d.sv
 	d.typeOf = make([]int32, len(p.Nodes))
-	if len(sv.opts.Filters) > 0 || len(sv.reservers) > 0 {
+	keySet, byName := map[string]bool{}, false
+	for _, m := range sv.members {
+		for k := range sv.pod(m.row).NodeSelector {
+			keySet[k] = true
+		}
+		byName = affinityKeys(sv.pod(m.row), keySet) || byName
+	}
+	if len(sv.opts.Filters) > 0 || len(sv.reservers) > 0 || byName {
 		for j := range d.typeOf {
 			d.typeOf[j] = int32(j)
 		}
 		d.stamp = make([]int32, len(p.Nodes))
 		return
-	}
-	keySet := map[string]bool{}
-	for _, m := range sv.members {
-		for k := range sv.pod(m.row).NodeSelector {
-			keySet[k] = true
-		}
 	}
 	if c := sv.cons; c != nil {
 		for _, t := range c.terms {

@@ -293,4 +293,8 @@ type solver struct {
 	// searchBudgetCut is set when a search stopped at Options.SearchBudget
 	// rather than at its share of what was left of Options.Budget.
 	searchBudgetCut bool
+	// preferring are the pending pods with preferred node affinity, with
+	// how many pods each stands for; built on first use (nodeaffinity.go).
+	preferring     []preferringPod
+	preferringDone bool
 }

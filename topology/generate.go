@@ -280,8 +280,9 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 	// Affinity between members and sub-group minimums or keys can keep the
 	// solver from placing every member where resources suffice: then no
 	// domain is proven to hold the group, and the first tier holds every
-	// domain that might.
-	b.constrained = bm.affinity || len(g.SubGroups) > 0
+	// domain that might. So it does when preferred node affinity ranks
+	// the domains before their score.
+	b.constrained = bm.affinity || len(g.SubGroups) > 0 || prefersNodes(g.Group)
 	for i := range g.Members {
 		b.constrained = b.constrained || g.Members[i].Affinity != nil
 	}
@@ -359,7 +360,7 @@ func (b *builder) static(g placement.GroupView) {
 	seen := map[string]bool{}
 	plain := false // a member without selector or tolerations is kept
 	keep := func(p *placement.Pod) {
-		if len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 {
+		if len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 && p.NodeAffinity == nil {
 			if !plain {
 				plain = true
 				b.classes = append(b.classes, p)
@@ -374,6 +375,10 @@ func (b *builder) static(g placement.GroupView) {
 		for _, tol := range p.Tolerations {
 			fmt.Fprintf(&k, "%q,%q,%q,%q;", tol.Key, tol.Operator, tol.Value, tol.Effect)
 		}
+		// Node affinity by identity: pods that share one (a template's
+		// copies) are one class, others are kept apart, which costs only
+		// time.
+		fmt.Fprintf(&k, "|%p", p.NodeAffinity)
 		if !seen[k.String()] {
 			seen[k.String()] = true
 			b.classes = append(b.classes, p)

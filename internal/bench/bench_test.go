@@ -42,6 +42,8 @@ func workloads() []workload {
 	ws = append(ws, hetero()...)
 	ws = append(ws, affinity()...)
 	ws = append(ws, scale()...)
+	ws = append(ws, podSetUsage()...)
+	ws = append(ws, elasticMatrix()...)
 	return ws
 }
 
