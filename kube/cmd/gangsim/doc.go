@@ -8,6 +8,32 @@
 // Usage:
 //
 //	gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]
+//	gangsim -estimate [-now TIME] -f DUMP [-f ...] [-o text|json]
+//	gangsim -what-if WORKLOAD -f DUMP [-f ...] [-o text|json]
+//	gangsim -trace KIND=PATH [-trace ...] [-policy packing,upstream] [-o text|json]
+//
+// -estimate replays the manifests as a cluster dump in simulated time
+// (package kube/replay) from its moment (-now, else its latest
+// creationTimestamp or status.startTime): running pods end at
+// status.startTime plus their annotation gangsched.io/expected-duration
+// (a pod without one runs for good), bound pods free their room and
+// claims, and the queue runs as kube-scheduler's would. For every pending
+// group it prints when it would start, in which domain, on which nodes and
+// what it would evict on the way — or that it never starts, and why (a
+// group that would not fit even on the empty cluster says so). -what-if
+// adds a workload (a Job, or a PodGroup with its pods) to the dump and
+// answers for it alone: fits now, starts at T, or never. Exit status 3
+// when some group never starts.
+//
+// -trace replays a trace instead of manifests: openb=DIR (Alibaba's openb
+// GPU trace, research use only), pai=FILE (the PAI machines as nodes),
+// dlrm=FILE (DLRM instances as gangs), day=NODESxPODS (a generated day);
+// nodes come from the first source that has them, pods from all. Each
+// -policy (see kube/replay.Policies) is one replay; the report gives
+// per policy the queueing delay by group size, utilisation per resource,
+// stranded GPUs and preemptions, then their comparison; -o json writes the
+// results whole (time series with their sample times). On a terminal a
+// progress bar shows on standard error.
 //
 // Each -f names a multi-document YAML (or JSON) file, a directory (its
 // .yaml, .yml and .json files, not recursively, in name order) or - for

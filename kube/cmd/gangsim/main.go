@@ -11,12 +11,14 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/kube/replay"
 	"github.com/gangsched/gangsched/scaleup"
 	"github.com/gangsched/gangsched/topology"
 )
@@ -82,6 +84,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	suggest := fs.Bool("suggest-nodes", false, "for each group left waiting, the fewest nodes of one shape the cluster has (labels, allocatable, taints) to add, and the domain of its required topology key to add them to, so that it fits")
 	suggestNew := fs.String("suggest-new-domain", "", "with -suggest-nodes, let the nodes form a new domain of the required key with this value (under the first domain of the next wider level); default: existing domains only")
 	suggestSlots := fs.Int("suggest-domain-nodes", 0, "with -suggest-nodes, the most nodes a domain of the required key may hold with the added ones (a rack's slots); 0: no limit")
+	estimateFlag := fs.Bool("estimate", false, "estimate, for every pending group, when it starts, where and what it evicts, replaying the running pods' expected ends (annotation gangsched.io/expected-duration) and the queue")
+	var whatIf paths
+	fs.Var(&whatIf, "what-if", "with -estimate implied: a workload (a Job, or a PodGroup with its pods) to add to the cluster of -f, and answer for it alone: fits now, where, evicts what, starts when, or never because (repeatable)")
+	nowFlag := fs.String("now", "", "with -estimate: the moment of the dump, RFC 3339 (default: its latest creationTimestamp or startTime)")
+	var traces paths
+	fs.Var(&traces, "trace", "replay a trace instead of -f manifests, KIND=PATH: "+traceSources+" (repeatable: nodes from the first that has them, pods from all)")
+	policy := fs.String("policy", "packing", "with -trace: the node-scoring policies to replay and compare, comma-separated (see kube/replay.Policies): packing, upstream")
+	sampleEvery := fs.Duration("sample-every", 0, "with -trace: the spacing of the time series' samples (default: 1/1000 of the trace's span)")
+	speedUp := fs.Float64("speed-up", 1, "with -trace: make pods arrive this many times as fast, durations kept (load × the factor)")
+	openbPods := fs.String("openb-pods", "default", "with -trace openb=DIR: which pod list, csv/openb_pod_list_<name>.csv")
 	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; Kueue slice annotations are planned as Kueue does), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with TASBalancedPlacement)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
@@ -94,6 +106,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 			return exitPlaced // -h asked for the usage: not an error
 		}
 		return exitInput
+	}
+	if len(traces) > 0 {
+		return traceMain(stdout, stderr, traces, len(files) > 0, *openbPods, *speedUp, *policy, *output, replay.Options{Preemption: *preempt, SampleEvery: *sampleEvery, MaxCycles: *maxCycles}, tty)
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -121,6 +136,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	if err != nil {
 		fmt.Fprintf(stderr, "gangsim: -topology-profile %q: want gangsched, kueue or kueue-balanced\n", *profile)
 		return exitInput
+	}
+	estimating := *estimateFlag || len(whatIf) > 0
+	var now time.Time
+	switch {
+	case estimating && *output == "yaml":
+		fmt.Fprintln(stderr, "gangsim: -o yaml writes objects; an estimate is text or json")
+		return exitInput
+	case *nowFlag != "" && !estimating:
+		fmt.Fprintln(stderr, "gangsim: -now is for -estimate or -what-if")
+		return exitInput
+	case *nowFlag != "":
+		t, err := time.Parse(time.RFC3339, *nowFlag)
+		if err != nil {
+			fmt.Fprintf(stderr, "gangsim: -now %q: want an RFC 3339 time such as 2026-01-01T10:00:00Z\n", *nowFlag)
+			return exitInput
+		}
+		now = t
 	}
 	if err := checkFlags(*namespace, *topoKeys, *maxCycles, *maxPods); err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
@@ -152,6 +184,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 			return exitInput
 		}
 	}
+	var added []manifest.Object
+	if len(whatIf) > 0 {
+		if added, err = manifest.Read(whatIf, stdin, manifest.Options{Namespace: *namespace}); err != nil {
+			fmt.Fprintln(stderr, "gangsim:", err)
+			return exitInput
+		}
+		objs = append(objs, added...)
+	}
 	objs, scoring, profilePreempts, warnings, err := schedulerConfig(objs, *nodeScoring)
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
@@ -175,6 +215,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, topologyProfile: topoProfile, profile: k8sProfile}
 	if *suggest {
 		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
+	}
+	if estimating {
+		var ids map[string]bool
+		if len(whatIf) > 0 {
+			ids = whatIfGroups(added, c)
+		}
+		return runEstimate(stdout, stderr, c, opts, now, ids, *output)
 	}
 	if tty {
 		opts.progress = func(cycle, bound int) { fmt.Fprintf(stderr, "\rgangsim: cycle %d, %d pods bound", cycle, bound) }

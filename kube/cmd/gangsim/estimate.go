@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/kube/replay"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Estimates are -estimate's answer: when each pending group would start,
+// where, and what it would evict on the way, replaying the cluster from
+// Now with the running pods' expected ends (gangsched.io/expected-duration)
+// and the queue as it is.
+type Estimates struct {
+	// Now is the moment of the dump: -now, else its latest
+	// creationTimestamp or status.startTime.
+	Now    time.Time       `json:"now"`
+	Groups []GroupEstimate `json:"groups"`
+}
+
+// GroupEstimate is one pending group's estimate.
+type GroupEstimate struct {
+	// Kind is "PodGroup", or "Pod" for a pod in no PodGroup; Name is
+	// namespace/name.
+	Kind     string `json:"kind"`
+	Name     string `json:"name"`
+	Policy   string `json:"policy"`
+	MinCount int    `json:"minCount,omitempty"`
+	Pods     int    `json:"pods"`
+	// WhatIf marks a group of the -what-if workload.
+	WhatIf bool `json:"whatIf,omitempty"`
+	// Verdict is "fits now", "starts later" or "never".
+	Verdict string `json:"verdict"`
+	// Start is when it would start, and In how long after Now.
+	Start     *time.Time `json:"start,omitempty"`
+	In        string     `json:"in,omitempty"`
+	Placement string     `json:"placement,omitempty"`
+	Nodes     []string   `json:"nodes,omitempty"`
+	// Evicts are the pods preemption would evict for it.
+	Evicts []string `json:"evicts,omitempty"`
+	// Reason is why it waits (the message of its last cycle that left it
+	// waiting), or why it never starts.
+	Reason string `json:"reason,omitempty"`
+}
+
+// estimate replays c from now and estimates every group with pending pods;
+// whatIf names (by Kind and namespace/name) the groups of an added
+// workload, and when it is not empty only those are listed.
+func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bool) (Estimates, error) {
+	if err := checkTopology(c); err != nil {
+		return Estimates{}, err
+	}
+	spread, err := c.TopologySpreadFilter()
+	if err != nil {
+		return Estimates{}, err
+	}
+	in, err := replay.FromCluster(c)
+	if err != nil {
+		return Estimates{}, err
+	}
+	forever := 0 // running pods that never end
+	dump := epoch
+	for _, p := range in.Pods {
+		if p.NodeName != "" && p.Duration == 0 {
+			forever++
+		}
+		dump = later(dump, p.QueuedAt, p.StartTime)
+	}
+	if now.IsZero() {
+		now = dump
+	}
+	res, err := replay.Run(in, replay.Options{Start: now, Preemption: opts.preemption, MaxCycles: opts.maxCycles, TopologyProfile: opts.topologyProfile,
+		TopologyLevels: topologyKeys(c, opts.topologyKeys), SolveOptions: solveOptions(c, opts.nodeScoring, spread)})
+	if err != nil {
+		return Estimates{}, err
+	}
+	pending := map[string]bool{}
+	for _, p := range c.Pending {
+		if p.SchedulingGroup == "" {
+			pending["Pod "+p.Key().String()] = true
+		} else {
+			pending["PodGroup "+p.Namespace+"/"+p.SchedulingGroup] = true
+		}
+	}
+	est := Estimates{Now: now, Groups: []GroupEstimate{}}
+	for _, g := range res.Groups {
+		id := g.Kind + " " + g.Name
+		if !pending[id] || (len(whatIf) > 0 && !whatIf[id]) {
+			continue
+		}
+		ge := GroupEstimate{Kind: g.Kind, Name: g.Name, Policy: g.Policy, MinCount: g.MinCount, Pods: g.Size, WhatIf: whatIf[id],
+			Placement: g.Placement, Nodes: g.Nodes, Evicts: g.Evicts, Reason: g.Reason}
+		switch {
+		case !g.Started:
+			ge.Verdict = "never"
+			empty, why, err := fitsEmpty(in, g, now, opts, c, spread)
+			switch {
+			case err != nil:
+				return Estimates{}, err
+			case !empty:
+				ge.Reason = "it does not fit even on the empty cluster: " + why
+			case forever > 0:
+				ge.Reason += fmt.Sprintf("; it would fit on the empty cluster, but %d running pods have no %s, so they never end here", forever, replay.AnnotationExpectedDuration)
+			}
+		case !g.Start.After(now):
+			ge.Verdict, ge.Reason = "fits now", ""
+		default:
+			ge.Verdict = "starts later"
+		}
+		if g.Started {
+			t := g.Start
+			ge.Start, ge.In = &t, g.Start.Sub(now).String()
+		}
+		est.Groups = append(est.Groups, ge)
+	}
+	return est, nil
+}
+
+// fitsEmpty reports whether group g would start on in's nodes with no pod
+// running and no other group queued, and if not, why.
+func fitsEmpty(in replay.Input, g replay.GroupOutcome, now time.Time, opts options, c *kube.Cluster, spread *kube.SpreadFilter) (bool, string, error) {
+	alone := replay.Input{Nodes: in.Nodes, PodGroups: in.PodGroups, Claims: in.Claims}
+	for _, p := range in.Pods {
+		id := "PodGroup " + p.Namespace + "/" + p.SchedulingGroup
+		if p.SchedulingGroup == "" {
+			id = "Pod " + p.Key().String()
+		}
+		if p.NodeName == "" && id == g.Kind+" "+g.Name {
+			alone.Pods = append(alone.Pods, p)
+		}
+	}
+	res, err := replay.Run(alone, replay.Options{Start: now, MaxCycles: opts.maxCycles, TopologyProfile: opts.topologyProfile, TopologyLevels: topologyKeys(c, opts.topologyKeys), SolveOptions: solveOptions(c, opts.nodeScoring, spread)})
+	if err != nil {
+		return false, "", err
+	}
+	for _, o := range res.Groups {
+		if o.Kind == g.Kind && o.Name == g.Name {
+			return o.Started, o.Reason, nil
+		}
+	}
+	return false, "", nil
+}
+
+func later(ts ...time.Time) time.Time {
+	var out time.Time
+	for _, t := range ts {
+		if t.After(out) {
+			out = t
+		}
+	}
+	return out
+}
+
+// writeEstimates prints one line per group, and the reason it waits now.
+func writeEstimates(w io.Writer, est Estimates) {
+	fmt.Fprintf(w, "now: %s\n", est.Now.Format(time.RFC3339))
+	for _, g := range est.Groups {
+		head := g.Kind + " " + g.Name
+		if g.WhatIf {
+			head = "what-if " + head
+		}
+		if g.Kind == "PodGroup" {
+			if g.Policy == "gang" {
+				head += fmt.Sprintf(" (gang, minCount %d, %d pods)", g.MinCount, g.Pods)
+			} else {
+				head += fmt.Sprintf(" (basic, %d pods)", g.Pods)
+			}
+		}
+		var where []string
+		if g.Placement != "" {
+			where = append(where, "in "+g.Placement)
+		}
+		if len(g.Nodes) > 0 {
+			where = append(where, "on "+list(g.Nodes))
+		}
+		if len(g.Evicts) > 0 {
+			where = append(where, "evicting "+list(g.Evicts))
+		}
+		switch g.Verdict {
+		case "fits now":
+			fmt.Fprintf(w, "%s: fits now %s\n", head, strings.Join(where, ", "))
+		case "starts later":
+			fmt.Fprintf(w, "%s: starts at %s (in %s) %s\n", head, g.Start.Format(time.RFC3339), g.In, strings.Join(where, ", "))
+			fmt.Fprintf(w, "  waits now: %s\n", g.Reason)
+		default:
+			fmt.Fprintf(w, "%s: never, because %s\n", head, g.Reason)
+		}
+	}
+}
+
+// whatIfGroups names, as estimate's whatIf does, the groups of the added
+// workload objs once loaded in c: its PodGroups, the PodGroups of its
+// Jobs (or their pods, for a Job that schedules pod by pod), and its pods'
+// groups.
+func whatIfGroups(objs []manifest.Object, c *kube.Cluster) map[string]bool {
+	pods := map[placement.Key]bool{}
+	ids := map[string]bool{}
+	for _, o := range objs {
+		k := placement.Key{Namespace: o.Namespace, Name: o.Name}
+		switch o.Kind {
+		case "PodGroup":
+			ids["PodGroup "+k.String()] = true
+		case "Pod":
+			pods[k] = true
+		case "Job":
+			for _, j := range c.Jobs {
+				if j.Key != k {
+					continue
+				}
+				if j.PodGroup != nil {
+					ids["PodGroup "+j.PodGroup.Key().String()] = true
+				}
+				for _, p := range j.Pods {
+					pods[placement.Key{Namespace: p.Namespace, Name: p.Name}] = true
+				}
+			}
+		}
+	}
+	for _, p := range c.Pending {
+		if !pods[p.Key()] {
+			continue
+		}
+		if p.SchedulingGroup == "" {
+			ids["Pod "+p.Key().String()] = true
+		} else {
+			ids["PodGroup "+p.Namespace+"/"+p.SchedulingGroup] = true
+		}
+	}
+	return ids
+}
+
+// runEstimate answers -estimate or -what-if in the format of -o (text or
+// json; yaml is refused earlier) and returns the exit code: exitWaiting
+// when some group never starts.
+func runEstimate(stdout, stderr io.Writer, c *kube.Cluster, opts options, now time.Time, whatIf map[string]bool, output string) int {
+	est, err := estimate(c, opts, now, whatIf)
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
+	w := bufio.NewWriter(stdout)
+	if output == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(est)
+	} else {
+		writeEstimates(w, est)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
+	for _, g := range est.Groups {
+		if g.Verdict == "never" {
+			return exitWaiting
+		}
+	}
+	return exitPlaced
+}
