@@ -155,6 +155,7 @@ type engine struct {
 	wakeAll     bool
 	res         *Result
 	stats       *sampler
+	session     *Session // the policy's state across the run, or nil
 	cycles      int
 	arrived     int
 }
@@ -317,6 +318,10 @@ func newEngine(in Input, opts Options) (*engine, error) {
 	}
 	e.snap, e.now = snap, start
 	e.stats = newSampler(e, in.GPU, opts)
+	// bound is in key order, as pods are.
+	if err := e.startSession(in, bound, snap); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -345,6 +350,9 @@ func (e *engine) solveOptions(pg *gang.PodGroup, s *placement.Snapshot, opts pla
 	opts.Filters = append(slices.Clip(opts.Filters), e.filters...)
 	if e.opts.Policy.Configure != nil {
 		opts = e.opts.Policy.Configure(opts)
+	}
+	if e.session != nil && e.session.Configure != nil {
+		opts = e.session.Configure(opts)
 	}
 	return opts, nil
 }
@@ -458,6 +466,9 @@ func (e *engine) remove(ks []placement.Key) error {
 	for _, k := range ks {
 		e.sched.DeletePod(k) // releases its claims
 	}
+	if err := e.sessionEnded(ks); err != nil {
+		return err
+	}
 	slices.Sort(freed)
 	freed = slices.Compact(freed)
 	e.recount(freed)
@@ -475,6 +486,9 @@ func (e *engine) apply(r gang.Result) error {
 		}
 	}
 	if len(r.Bind) > 0 {
+		if err := e.sessionBound(e.snap, r.Bind); err != nil {
+			return err
+		}
 		e.snap = r.Snapshot
 		nodes := make([]string, 0, len(r.Bind))
 		for i := range r.Bind {

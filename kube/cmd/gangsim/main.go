@@ -90,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	nowFlag := fs.String("now", "", "with -estimate: the moment of the dump, RFC 3339 (default: its latest creationTimestamp or startTime)")
 	var traces paths
 	fs.Var(&traces, "trace", "replay a trace instead of -f manifests, KIND=PATH: "+traceSources+" (repeatable: nodes from the first that has them, pods from all)")
-	policy := fs.String("policy", "packing", "with -trace: the node-scoring policies to replay and compare, comma-separated (see kube/replay.Policies): packing, upstream")
+	policy := fs.String("policy", "packing", "with -trace: the node-scoring policies to replay and compare, comma-separated (see kube/replay.Policies): packing, upstream, and the FGD paper's fgd, bestfit, dotprod, gpupacking, random")
 	sampleEvery := fs.Duration("sample-every", 0, "with -trace: the spacing of the time series' samples (default: 1/1000 of the trace's span)")
 	speedUp := fs.Float64("speed-up", 1, "with -trace: make pods arrive this many times as fast, durations kept (load × the factor)")
 	openbPods := fs.String("openb-pods", "default", "with -trace openb=DIR: which pod list, csv/openb_pod_list_<name>.csv")

@@ -58,7 +58,7 @@ func TestTraceBadFlags(t *testing.T) {
 		{[]string{"-trace", "slurm=x"}, `unknown kind "slurm"`},
 		{[]string{"-trace", "day=many"}, "want NODESxPODS"},
 		{[]string{"-trace", "dlrm=/nonexistent.csv"}, "-trace dlrm=/nonexistent.csv: open /nonexistent.csv"},
-		{[]string{"-trace", "day=2x2", "-policy", "fastest"}, `unknown policy "fastest": want one or more of packing, upstream`},
+		{[]string{"-trace", "day=2x2", "-policy", "fastest"}, `unknown policy "fastest": want one or more of bestfit, dotprod, fgd, gpupacking, packing, random, upstream`},
 		{[]string{"-trace", "day=2x2", "-f", "x.yaml"}, "-f manifests are for the cycles or -estimate"},
 		{[]string{"-trace", "day=2x2", "-o", "yaml"}, "a replay is text or json"},
 	} {
