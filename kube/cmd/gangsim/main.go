@@ -93,6 +93,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	policy := fs.String("policy", "packing", "with -trace: the node-scoring policies to replay and compare, comma-separated (see kube/replay.Policies): packing, upstream, and the FGD paper's fgd, bestfit, dotprod, gpupacking, random")
 	sampleEvery := fs.Duration("sample-every", 0, "with -trace: the spacing of the time series' samples (default: 1/1000 of the trace's span)")
 	speedUp := fs.Float64("speed-up", 1, "with -trace: make pods arrive this many times as fast, durations kept (load × the factor)")
+	reportPath := fs.String("report", "", "with -trace: also write an HTML report (one self-contained file: utilisation, queueing-delay CDF, domain occupancy, policy comparison) to this file")
 	openbPods := fs.String("openb-pods", "default", "with -trace openb=DIR: which pod list, csv/openb_pod_list_<name>.csv")
 	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; Kueue slice annotations are planned as Kueue does), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with TASBalancedPlacement)")
 	fs.Usage = func() {
@@ -108,7 +109,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		return exitInput
 	}
 	if len(traces) > 0 {
-		return traceMain(stdout, stderr, traces, len(files) > 0, *openbPods, *speedUp, *policy, *output, replay.Options{Preemption: *preempt, SampleEvery: *sampleEvery, MaxCycles: *maxCycles}, tty)
+		return traceMain(stdout, stderr, traces, len(files) > 0, *openbPods, *speedUp, *policy, *output, *reportPath, replay.Options{Preemption: *preempt, SampleEvery: *sampleEvery, MaxCycles: *maxCycles}, tty)
+	}
+	if *reportPath != "" {
+		fmt.Fprintln(stderr, "gangsim: -report writes a trace replay's report: give -trace")
+		return exitInput
 	}
 	switch {
 	case fs.NArg() > 0:

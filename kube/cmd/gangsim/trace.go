@@ -97,7 +97,7 @@ func policiesOf(names string) ([]replay.Policy, error) {
 
 // traceMain is gangsim -trace: it checks the flags that go with it, reads
 // the trace and replays it.
-func traceMain(stdout, stderr io.Writer, traces []string, manifests bool, openbPods string, speedUp float64, policy, output string, opts replay.Options, tty bool) int {
+func traceMain(stdout, stderr io.Writer, traces []string, manifests bool, openbPods string, speedUp float64, policy, output, reportPath string, opts replay.Options, tty bool) int {
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
@@ -121,7 +121,7 @@ func traceMain(stdout, stderr io.Writer, traces []string, manifests bool, openbP
 	if err := trace.SpeedUp(&in, trace.Epoch, speedUp); err != nil {
 		return fail(fmt.Errorf("-speed-up: %w", err))
 	}
-	return runTrace(stdout, stderr, in, pols, opts, speedUp, output, tty)
+	return runTrace(stdout, stderr, in, pols, opts, speedUp, output, reportPath, strings.Join(traces, " "), tty)
 }
 
 // TraceReport is what -trace writes with -o json.
@@ -135,9 +135,10 @@ type TraceReport struct {
 	Comparison replay.Table     `json:"comparison"`
 }
 
-// runTrace replays the trace once per policy and reports; on a terminal
-// it shows a progress bar per policy on stderr.
-func runTrace(stdout, stderr io.Writer, in replay.Input, pols []replay.Policy, opts replay.Options, speedUp float64, output string, tty bool) int {
+// runTrace replays the trace once per policy and reports, and with
+// reportPath writes the HTML report too, titled title; on a terminal it
+// shows a progress bar per policy on stderr.
+func runTrace(stdout, stderr io.Writer, in replay.Input, pols []replay.Policy, opts replay.Options, speedUp float64, output, reportPath, title string, tty bool) int {
 	rep := TraceReport{Nodes: len(in.Nodes), Pods: len(in.Pods), SpeedUp: speedUp}
 	for _, pol := range pols {
 		o := opts
@@ -159,6 +160,12 @@ func runTrace(stdout, stderr io.Writer, in replay.Input, pols []replay.Policy, o
 		rep.Results = append(rep.Results, r)
 	}
 	rep.Comparison = replay.Compare(rep.Results)
+	if reportPath != "" {
+		if err := writeReport(reportPath, fmt.Sprintf("replay of %s: %d pods on %d nodes", title, rep.Pods, rep.Nodes), rep.Results); err != nil {
+			fmt.Fprintln(stderr, "gangsim:", err)
+			return exitInput
+		}
+	}
 	w := bufio.NewWriter(stdout)
 	var err error
 	if output == "json" {
