@@ -94,6 +94,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	sampleEvery := fs.Duration("sample-every", 0, "with -trace: the spacing of the time series' samples (default: 1/1000 of the trace's span)")
 	speedUp := fs.Float64("speed-up", 1, "with -trace: make pods arrive this many times as fast, durations kept (load × the factor)")
 	reportPath := fs.String("report", "", "with -trace: also write an HTML report (one self-contained file: utilisation, queueing-delay CDF, domain occupancy, policy comparison) to this file")
+	fgdExp := fs.Bool("fgd-experiment", false, "with -trace openb=DIR: the FGD paper's experiment instead of a replay: pods inflated to 130% of the GPUs, each tried once, GPUs allocated per policy (random, dotprod, gpupacking, bestfit, fgd) over -fgd-seeds seeds")
+	fgdSeeds := fs.Int("fgd-seeds", 3, "with -fgd-experiment: how many inflations (seeds 1..N) to average")
 	openbPods := fs.String("openb-pods", "default", "with -trace openb=DIR: which pod list, csv/openb_pod_list_<name>.csv")
 	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; Kueue slice annotations are planned as Kueue does), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with TASBalancedPlacement)")
 	fs.Usage = func() {
@@ -107,6 +109,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 			return exitPlaced // -h asked for the usage: not an error
 		}
 		return exitInput
+	}
+	if *fgdExp {
+		return fgdMain(stdout, stderr, traces, *openbPods, *fgdSeeds)
 	}
 	if len(traces) > 0 {
 		return traceMain(stdout, stderr, traces, len(files) > 0, *openbPods, *speedUp, *policy, *output, *reportPath, replay.Options{Preemption: *preempt, SampleEvery: *sampleEvery, MaxCycles: *maxCycles}, tty)
