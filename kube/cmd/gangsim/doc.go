@@ -10,7 +10,8 @@
 //	gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]
 //	gangsim -estimate [-now TIME] -f DUMP [-f ...] [-o text|json]
 //	gangsim -what-if WORKLOAD -f DUMP [-f ...] [-o text|json]
-//	gangsim -trace KIND=PATH [-trace ...] [-policy packing,upstream] [-o text|json]
+//	gangsim -trace KIND=PATH [-trace ...] [-policy packing,upstream] [-o text|json] [-report FILE.html]
+//	gangsim -trace openb=DIR -fgd-experiment [-fgd-seeds N]
 //
 // -estimate replays the manifests as a cluster dump in simulated time
 // (package kube/replay) from its moment (-now, else its latest
@@ -32,8 +33,17 @@
 // -policy (see kube/replay.Policies) is one replay; the report gives
 // per policy the queueing delay by group size, utilisation per resource,
 // stranded GPUs and preemptions, then their comparison; -o json writes the
-// results whole (time series with their sample times). On a terminal a
-// progress bar shows on standard error.
+// results whole (time series with their sample times); -report FILE
+// also writes them as one self-contained HTML page (package kube/report).
+// On a terminal a progress bar shows on standard error.
+//
+// -fgd-experiment runs the experiment of the FGD paper (Weng et al.,
+// "Beware of Fragmentation", ATC'23, Fig. 9) on the trace instead: its
+// pods inflated to 130% of the cluster's GPUs, each tried once, nothing
+// ending, under the paper's policies (random, dotprod, gpupacking,
+// bestfit, fgd); it prints the GPUs allocated at the end per seed, their
+// mean and the GPUs left unallocated. kube/replay/FGD.md has the table on
+// openb beside the paper's.
 //
 // Each -f names a multi-document YAML (or JSON) file, a directory (its
 // .yaml, .yml and .json files, not recursively, in name order) or - for
