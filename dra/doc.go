@@ -18,7 +18,10 @@
 // A [ResourceClaim] asks for devices with requests — an exact count or all
 // matching devices of a class, or a prioritized list of subrequests
 // (KEP-4816), each perhaps naming the capacity it needs — and
-// matchAttribute constraints. Its status holds the
+// matchAttribute constraints, and tolerates device taints (KEP-5055: a
+// taint of effect NoSchedule or NoExecute, published in a slice or added
+// by a [DeviceTaintRule], keeps requests that do not tolerate it off the
+// device; allocations made before stay). Its status holds the
 // [AllocationResult] (the devices, and the node or node selectors that
 // follow from them) and reservedFor: pods, at most [MaxReservedFor], or
 // one PodGroup entry standing for all its members.
@@ -90,14 +93,15 @@
 //	Device attributes                                   yes, scalar; list-valued attributes refused
 //	Device capacity value and requestPolicy             yes (KEP-5075: default, validValues, validRange)
 //	Device allowMultipleAllocations                     yes (KEP-5075: shared within its capacities)
-//	Device taints, bindingConditions, bindsToNode       taints, bindingConditions refused; bindsToNode ignored
-//	DeviceTaintRule (KEP-5055)                          not read
+//	Device taints (KEP-5055)                            yes: NoSchedule, NoExecute keep new allocations off; None, unknown ignored
+//	Device bindingConditions, bindsToNode               bindingConditions refused; bindsToNode ignored
+//	DeviceTaintRule driver, pool, device, taint         yes ([Inventory.WithTaintRules]); status not read
 //	request exactly: deviceClassName, selectors         yes
 //	request allocationMode ExactCount / All, count      yes
 //	request capacity.requests                           yes (KEP-5075)
 //	request firstAvailable (KEP-4816)                   yes
 //	request adminAccess (KEP-5018)                      refused
-//	request tolerations                                 accepted; without taints they change nothing
+//	request tolerations (KEP-5055)                      yes; tolerationSeconds ignored (eviction is the host's)
 //	constraints matchAttribute, distinctAttribute       yes, several per claim
 //	claim spec.devices.config                           ignored, as for classes
 //	status.allocation results, consumedCapacity         yes (shareID is written, derived from claim, request, device)

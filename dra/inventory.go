@@ -47,8 +47,9 @@ type device struct {
 	sel    *placement.LabelSelector
 	selID  int32 // identifies sel among the inventory's selectors
 	uses   []counterUse
-	caps   []devCap // in name order
-	multi  bool     // AllowMultipleAllocations
+	caps   []devCap      // in name order
+	multi  bool          // AllowMultipleAllocations
+	taints []DeviceTaint // those that block allocation, the slice's and the rules'
 }
 
 type counterUse struct {
@@ -71,8 +72,8 @@ type poolKey struct{ driver, pool string }
 // of nodeName, nodeSelector, allNodes and perDeviceNodeSelection on a
 // slice (or, with perDeviceNodeSelection, on each device); an invalid node
 // selector; an empty or duplicate device name within a pool; an empty
-// attribute or capacity name; an attribute without a kind; a negative
-// capacity or counter; a duplicate counter set within a pool; a device
+// attribute or capacity name; an attribute without a kind; a taint with an
+// empty key or effect; a negative capacity or counter; a duplicate counter set within a pool; a device
 // that consumes from a counter set or counter its pool does not have.
 func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, error) {
 	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), classMemo: make(map[string]*lazyMemo, len(classes)), byID: map[DeviceID]int32{}, local: map[string][]int32{}}
@@ -254,7 +255,11 @@ func (inv *Inventory) newDevice(s *ResourceSlice, j int, pc poolCounters) (devic
 	if err != nil {
 		return device{}, err
 	}
-	dv := device{id: id, d: d, caps: caps, multi: d.AllowMultipleAllocations}
+	taints, err := blockingTaints(obj, f, d.Taints)
+	if err != nil {
+		return device{}, err
+	}
+	dv := device{id: id, d: d, caps: caps, multi: d.AllowMultipleAllocations, taints: taints}
 	if d.AllowMultipleAllocations && len(d.ConsumesCounters) > 0 {
 		return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".consumesCounters", "is not supported on a device that sets allowMultipleAllocations")
 	}

@@ -339,7 +339,9 @@ func checkRef(obj, field string, r ConsumerRef) error {
 // request with a wrong count or served by two subrequests; a broken
 // matchAttribute constraint; node-local devices on two nodes; a device
 // another claim holds (ErrDuplicate); a counter of a partitionable device
-// exceeded.
+// exceeded; a device with a NoSchedule or NoExecute taint the request does
+// not tolerate (KEP-5055; a loaded allocation is not checked, since a
+// taint added later leaves it in place).
 func (l *Ledger) Allocate(k placement.Key, devices []DeviceResult) (*Ledger, error) {
 	return l.apply(func(n *Ledger) error {
 		e, ok := n.entry(k)
@@ -352,6 +354,13 @@ func (l *Ledger) Allocate(k placement.Key, devices []DeviceResult) (*Ledger, err
 		ne := *e
 		if err := n.allocate(&ne, devices, "status.allocation"); err != nil {
 			return err
+		}
+		for j, i := range ne.devs {
+			dv := &n.inv.devs[i]
+			if t, bad := ne.spec.findAlt(devices[j].Request).untolerated(dv); bad {
+				return placement.Errorf(placement.ErrInvalid, claimObj(k), fmt.Sprintf("status.allocation.devices.results[%d]", j),
+					"device %s has taint %s=%s:%s, which request %q does not tolerate", dv.id, t.Key, t.Value, t.Effect, devices[j].Request)
+			}
 		}
 		n.claims.ReplaceOrInsert(&ne)
 		return nil

@@ -439,13 +439,13 @@ func (x *dfs) untake(p int, alt *calt) {
 }
 
 // candidates appends to out the devices that may serve alt for v, in
-// candidate order: matching, reachable from every node of v.reach and, as
+// candidate order: matching, its taints tolerated, reachable from every node of v.reach and, as
 // use says, not taken. For All mode it lists every matching reachable
 // device and busy says whether one of them is taken.
 func (r *reserver) candidates(v *svar, alt *calt, use usage, out []int32) ([]int32, bool) {
 	busy := false
 	r.inv.eachReachable(v.reach[0], func(d int32) bool {
-		if !alt.matches(r.inv, d) {
+		if !alt.matches(r.inv, d) || !alt.tolerates(&r.inv.devs[d]) {
 			return true
 		}
 		if len(alt.capNames) > 0 || len(r.inv.devs[d].caps) > 0 {

@@ -32,6 +32,7 @@ type calt struct {
 	count     int                     // devices for ExactCount; 1 (the minimum) for All
 	capReq    map[QualifiedName]int64 // KEP-5075 capacity requests
 	capNames  []QualifiedName         // capReq's names, sorted
+	tols      []DeviceToleration
 }
 
 type ccons struct {
@@ -136,6 +137,10 @@ func compileAlt(inv *Inventory, obj, f, name string, r *ExactDeviceRequest) (cal
 		a.capNames = append(a.capNames, name)
 	}
 	a.capReq = r.Capacity
+	if err := checkTolerations(obj, f, r.Tolerations); err != nil {
+		return a, err
+	}
+	a.tols = slices.Clone(r.Tolerations)
 	switch r.AllocationMode {
 	case "", AllocationModeExactCount:
 		if r.Count < 0 || r.Count > maxCount {

@@ -242,19 +242,16 @@ func TestConvertConsumableCapacity(t *testing.T) {
 func ptrTo[T any](v T) *T { return &v }
 
 // TestUnsupportedDRAFields: fields the model lacks are errors naming the
-// field, never silently dropped: a tainted device would otherwise look
-// free, and a class backed by an extended resource would serve nothing.
+// field, never silently dropped: a device waiting on binding conditions
+// would otherwise look ready, and a class backed by an extended resource
+// would serve nothing.
 func TestUnsupportedDRAFields(t *testing.T) {
 	s := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "gpus"}, Spec: resourcev1.ResourceSliceSpec{
 		Driver: "gpu.example.com", Pool: resourcev1.ResourcePool{Name: "n1"}, NodeName: ptrTo("n1"),
-		Devices: []resourcev1.Device{{Name: "gpu-0", Taints: []resourcev1.DeviceTaint{{Key: "broken", Effect: resourcev1.DeviceTaintEffectNoSchedule}}}},
+		Devices: []resourcev1.Device{{Name: "gpu-0", BindingConditions: []string{"ready"}}},
 	}}
 	_, err := ConvertResourceSlice(s)
 	require.ErrorIs(t, err, ErrUnsupported)
-	require.ErrorContains(t, err, `ResourceSlice "gpus": spec.devices[0].taints: device taints (KEP-5055) are not supported`)
-	s.Spec.Devices[0].Taints = nil
-	s.Spec.Devices[0].BindingConditions = []string{"ready"}
-	_, err = ConvertResourceSlice(s)
 	require.ErrorContains(t, err, "spec.devices[0].bindingConditions: binding conditions are not supported")
 
 	_, err = ConvertDeviceClass(&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: ptrTo("nvidia.com/gpu")}})
