@@ -79,6 +79,7 @@ func genSlice(t *rapid.T, i int) dra.ResourceSlice {
 				Counters:   genCounters(t, dl+"-use"),
 			}}
 		}
+		d.Taints = genTaints(t, dl+"-taints")
 		if rapid.IntRange(0, 3).Draw(t, dl+"-own-access") == 0 {
 			d.NodeName = "n2"
 		}
@@ -127,6 +128,7 @@ func genRequest(t *rapid.T, l string) dra.ExactDeviceRequest {
 	if rapid.IntRange(0, 9).Draw(t, l+"-nilsel") == 0 {
 		r.Selectors = []dra.Selector{nil}
 	}
+	r.Tolerations = genTolerations(t, l+"-tolerations")
 	if rapid.IntRange(0, 2).Draw(t, l+"-capacity") == 0 {
 		r.Capacity = map[dra.QualifiedName]int64{
 			rapid.SampledFrom([]dra.QualifiedName{"memory", "memory", "cores", ""}).Draw(t, l+"-capacity-name"): rapid.Int64Range(-1, 9).Draw(t, l+"-capacity-amount"),

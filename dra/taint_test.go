@@ -1,9 +1,12 @@
 package dra_test
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
@@ -186,4 +189,205 @@ func TestDeviceTaints_Errors(t *testing.T) {
 		_, err := dra.NewLedger(inv, nil, []dra.ResourceClaim{claim("c", spec)})
 		require.ErrorContains(t, err, `ResourceClaim "default/c": spec.devices.requests[0].exactly.`+tc.want, "%+v", tc.tol)
 	}
+}
+
+// Taint keys, values and effects come from small sets so that tolerations
+// match taints often; "Soon" is an effect v1.37 does not know.
+var (
+	taintValues  = []string{"x", "y", ""}
+	taintEffects = []dra.DeviceTaintEffect{dra.TaintEffectNoSchedule, dra.TaintEffectNoExecute, dra.TaintEffectNone, "Soon"}
+)
+
+// genTaint draws a taint, one in twenty without a key or an effect.
+func genTaint(t *rapid.T, l string) dra.DeviceTaint {
+	tt := dra.DeviceTaint{
+		Key:    rapid.SampledFrom([]string{"a", "b"}).Draw(t, l+"-key"),
+		Value:  rapid.SampledFrom(taintValues).Draw(t, l+"-value"),
+		Effect: rapid.SampledFrom(taintEffects).Draw(t, l+"-effect"),
+	}
+	switch rapid.IntRange(0, 39).Draw(t, l+"-bad") {
+	case 0:
+		tt.Key = ""
+	case 1:
+		tt.Effect = ""
+	}
+	return tt
+}
+
+func genTaints(t *rapid.T, l string) []dra.DeviceTaint {
+	var out []dra.DeviceTaint
+	for i := range rapid.IntRange(0, 2).Draw(t, l) {
+		out = append(out, genTaint(t, fmt.Sprintf("%s%d", l, i)))
+	}
+	return out
+}
+
+// genTolerations draws valid tolerations, and one in ten invalid: an
+// operator "In", an empty key with Equal, a value with Exists, effect
+// None.
+func genTolerations(t *rapid.T, l string) []dra.DeviceToleration {
+	var out []dra.DeviceToleration
+	for i := range rapid.IntRange(0, 2).Draw(t, l) {
+		tl := fmt.Sprintf("%s%d", l, i)
+		tol := dra.DeviceToleration{
+			Key:    rapid.SampledFrom([]string{"a", "b", ""}).Draw(t, tl+"-key"),
+			Effect: rapid.SampledFrom([]dra.DeviceTaintEffect{"", dra.TaintEffectNoSchedule, dra.TaintEffectNoExecute}).Draw(t, tl+"-effect"),
+		}
+		if tol.Key == "" || rapid.Bool().Draw(t, tl+"-exists") {
+			tol.Operator = dra.TolerationOpExists
+		} else {
+			tol.Value = rapid.SampledFrom(taintValues).Draw(t, tl+"-value")
+		}
+		switch rapid.IntRange(0, 39).Draw(t, tl+"-bad") {
+		case 0:
+			tol.Operator = "In"
+		case 1:
+			tol.Key, tol.Operator = "", dra.TolerationOpEqual
+		case 2:
+			tol.Operator, tol.Value = dra.TolerationOpExists, "x"
+		case 3:
+			tol.Effect = dra.TaintEffectNone
+		}
+		out = append(out, tol)
+	}
+	return out
+}
+
+func genTaintRules(t *rapid.T) []dra.DeviceTaintRule {
+	var out []dra.DeviceTaintRule
+	for i := range rapid.IntRange(0, 2).Draw(t, "rules") {
+		l := fmt.Sprintf("rule%d", i)
+		r := dra.DeviceTaintRule{Name: rapid.SampledFrom([]string{"r0", "r1", ""}).Draw(t, l+"-name"), Taint: genTaint(t, l+"-taint")}
+		if rapid.IntRange(0, 3).Draw(t, l+"-nosel") > 0 {
+			r.DeviceSelector = &dra.DeviceTaintSelector{
+				Driver: rapid.SampledFrom([]string{gpuDriver, netDriver, ""}).Draw(t, l+"-driver"),
+				Pool:   rapid.SampledFrom([]string{"p0", "p1", ""}).Draw(t, l+"-pool"),
+				Device: rapid.SampledFrom([]string{"d0", "d1", ""}).Draw(t, l+"-device"),
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// blocking lists the taints that keep requests off device id: its own and
+// those of the rules that select it, of effect NoSchedule or NoExecute.
+func blocking(d *dra.Device, id dra.DeviceID, rules []dra.DeviceTaintRule) []dra.DeviceTaint {
+	all := slices.Clone(d.Taints)
+	for _, r := range rules {
+		if s := r.DeviceSelector; s != nil && (s.Driver == "" || s.Driver == id.Driver) && (s.Pool == "" || s.Pool == id.Pool) && (s.Device == "" || s.Device == id.Device) {
+			all = append(all, r.Taint)
+		}
+	}
+	return slices.DeleteFunc(all, func(t dra.DeviceTaint) bool {
+		return t.Effect != dra.TaintEffectNoSchedule && t.Effect != dra.TaintEffectNoExecute
+	})
+}
+
+// tolerationsOf returns the tolerations of request name ("req" or
+// "req/sub") of spec.
+func tolerationsOf(spec dra.ClaimSpec, name string) []dra.DeviceToleration {
+	for _, r := range spec.Requests {
+		if r.Exactly != nil && r.Name == name {
+			return r.Exactly.Tolerations
+		}
+		for _, s := range r.FirstAvailable {
+			if r.Name+"/"+s.Name == name {
+				return s.Tolerations
+			}
+		}
+	}
+	return nil
+}
+
+// taintedSlices are two pools of three GPUs, p0 local to n1 and p1 on
+// every node, each device with drawn taints but p0/d0, which carries
+// a=x:NoSchedule, a taint claim c0 tolerates (see taintedClaims).
+func taintedSlices(t *rapid.T) []dra.ResourceSlice {
+	out := []dra.ResourceSlice{
+		{Name: "s0", Driver: gpuDriver, Pool: "p0", NodeName: "n1"},
+		{Name: "s1", Driver: gpuDriver, Pool: "p1", AllNodes: true},
+	}
+	for i := range out {
+		for j := range 3 {
+			l := fmt.Sprintf("%s-d%d", out[i].Pool, j)
+			taints := []dra.DeviceTaint{{Key: "a", Value: "x", Effect: dra.TaintEffectNoSchedule}}
+			if i > 0 || j > 0 {
+				taints = genTaints(t, l)
+			}
+			out[i].Devices = append(out[i].Devices, dra.Device{Name: fmt.Sprintf("d%d", j), Taints: taints})
+		}
+	}
+	return out
+}
+
+// taintedClaims are up to three claims of one request for 1 or 2 GPUs,
+// with drawn tolerations; c0 also tolerates key a.
+func taintedClaims(t *rapid.T) []dra.ResourceClaim {
+	var out []dra.ResourceClaim
+	for i := range rapid.IntRange(1, 3).Draw(t, "claims") {
+		l := fmt.Sprintf("c%d", i)
+		r := dra.ExactDeviceRequest{DeviceClassName: "gpu", Count: rapid.Int64Range(1, 2).Draw(t, l+"-count"), Tolerations: genTolerations(t, l+"-tols")}
+		if i == 0 {
+			r.Tolerations = append(r.Tolerations, dra.DeviceToleration{Key: "a", Operator: dra.TolerationOpExists})
+		}
+		out = append(out, claim(l, dra.ClaimSpec{Requests: []dra.DeviceRequest{{Name: "a", Exactly: &r}}}))
+	}
+	return out
+}
+
+// taintProp: WithTaintRules never panics and rejects bad rules with a
+// FieldError; every device Plan allocates tolerates, for its request,
+// every blocking taint the device carries or a rule gives it.
+func taintProp(seen *[3]int) func(*rapid.T) {
+	return func(t *rapid.T) {
+		inv, err := dra.NewInventory(classes, taintedSlices(t))
+		if err != nil {
+			checkInputError(t, err) // a taint without key or effect
+			return
+		}
+		rules := genTaintRules(t)
+		inv, err = inv.WithTaintRules(rules)
+		if err != nil {
+			checkInputError(t, err)
+			seen[0]++
+			return
+		}
+		claims := taintedClaims(t)
+		l, err := dra.NewLedger(inv, nil, claims)
+		if err != nil {
+			checkInputError(t, err) // a bad toleration
+			return
+		}
+		node := cpuNode("n1", 1000, map[string]string{"rack": "a"})
+		for _, c := range claims {
+			res, _, err := l.Plan(&node, dra.Options{}, c.Key())
+			require.NoError(t, err)
+			if len(res) == 0 {
+				continue
+			}
+			seen[1]++
+			for _, dr := range res[0].Devices {
+				d, _ := inv.Device(dr.DeviceID)
+				tols := tolerationsOf(c.Spec, dr.Request)
+				for _, taint := range blocking(d, dr.DeviceID, rules) {
+					seen[2]++
+					require.True(t, slices.ContainsFunc(tols, func(tol dra.DeviceToleration) bool { return tol.Tolerates(taint) }),
+						"device %s has taint %+v, request %s tolerates only %+v", dr.DeviceID, taint, dr.Request, tols)
+				}
+			}
+		}
+	}
+}
+
+func FuzzWithTaintRules(f *testing.F) { f.Fuzz(rapid.MakeFuzz(taintProp(&[3]int{}))) }
+
+// TestProp_Taints checks taintProp and that its generators yield bad
+// rules, allocations, and allocated devices that carry tolerated taints.
+func TestProp_Taints(t *testing.T) {
+	var seen [3]int
+	rapid.Check(t, taintProp(&seen))
+	require.Positive(t, seen[0], "no invalid rules generated")
+	require.Positive(t, seen[1], "no allocation planned")
+	require.Positive(t, seen[2], "no allocated device carried a tolerated taint")
 }
