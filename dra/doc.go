@@ -21,7 +21,9 @@
 // matchAttribute constraints, and tolerates device taints (KEP-5055: a
 // taint of effect NoSchedule or NoExecute, published in a slice or added
 // by a [DeviceTaintRule], keeps requests that do not tolerate it off the
-// device; allocations made before stay). Its status holds the
+// device; allocations made before stay). A request with admin access
+// (KEP-5018) may be allocated devices other claims hold and holds none
+// itself. Its status holds the
 // [AllocationResult] (the devices, and the node or node selectors that
 // follow from them) and reservedFor: pods, at most [MaxReservedFor], or
 // one PodGroup entry standing for all its members.
@@ -32,7 +34,8 @@
 // holds. Its operations (AddClaim, Allocate, Reserve, Unreserve, Release,
 // DeleteClaim, DeletePod, DeletePodGroup) return a new ledger or an error
 // naming the object and field, never panic, never half-apply, never give
-// an exclusive device to two claims, and never let the claims sharing a
+// an exclusive device to two claims (a claim with admin access holds
+// none), and never let the claims sharing a
 // device consume more than its capacities. A claim is released when its reservedFor
 // empties; a PodGroup's claim therefore stays allocated while the
 // PodGroup exists, and goes with [Ledger.DeletePodGroup].
@@ -100,11 +103,12 @@
 //	request allocationMode ExactCount / All, count      yes
 //	request capacity.requests                           yes (KEP-5075)
 //	request firstAvailable (KEP-4816)                   yes
-//	request adminAccess (KEP-5018)                      refused
+//	request adminAccess (KEP-5018)                      yes: shares held devices, takes nothing; kube checks the namespace label
 //	request tolerations (KEP-5055)                      yes; tolerationSeconds ignored (eviction is the host's)
 //	constraints matchAttribute, distinctAttribute       yes, several per claim
 //	claim spec.devices.config                           ignored, as for classes
 //	status.allocation results, consumedCapacity         yes (shareID is written, derived from claim, request, device)
+//	status.allocation results adminAccess               yes, derived from the request
 //	status.allocation.nodeSelector                      derived from the devices
 //	status.reservedFor (pods, one PodGroup, KEP-5729)   yes, at most 256 entries
 //

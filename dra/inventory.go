@@ -410,8 +410,8 @@ func (inv *Inventory) result(devs []int32, alts []*calt) (r AllocationResult, ok
 	var sels []int32
 	for k, i := range devs {
 		dv := &inv.devs[i]
-		r.Devices[k] = DeviceResult{Request: alts[k].name, DeviceID: dv.id}
-		if dv.multi {
+		r.Devices[k] = DeviceResult{Request: alts[k].name, DeviceID: dv.id, AdminAccess: alts[k].admin}
+		if dv.multi && !alts[k].admin {
 			r.Devices[k].ConsumedCapacity = alts[k].consumed(dv)
 		}
 		switch dv.access {

@@ -223,7 +223,7 @@ const (
 )
 
 // ExactDeviceRequest asks for devices of one class (resource.k8s.io/v1
-// ExactDeviceRequest). Admin access is not modelled.
+// ExactDeviceRequest).
 type ExactDeviceRequest struct {
 	// DeviceClassName names a [DeviceClass]; it must exist when the claim
 	// is allocated.
@@ -245,6 +245,15 @@ type ExactDeviceRequest struct {
 	// or NoExecute taints they match (KEP-5055); a device with a taint
 	// that none tolerates is never allocated for the request.
 	Tolerations []DeviceToleration
+	// AdminAccess asks for access to devices for monitoring or
+	// maintenance (KEP-5018): the request may be allocated devices that
+	// other claims hold, and its devices stay free for others — it takes
+	// no device, counter or capacity. A claim may still not list one
+	// device twice, and taints, selectors and reachability apply as for
+	// any request. Upstream allows it only in namespaces labelled
+	// resource.kubernetes.io/admin-access: "true", which the host (the
+	// kube adapter) checks.
+	AdminAccess bool
 }
 
 // DeviceSubRequest is one alternative of a prioritized list
@@ -382,6 +391,10 @@ type DeviceResult struct {
 	// exclusive device. The ledger derives it from the request and the
 	// device's policies; an input that sets it must agree.
 	ConsumedCapacity map[QualifiedName]int64
+	// AdminAccess is set when the request has admin access (KEP-5018):
+	// the device is not held by the claim. The ledger derives it from the
+	// request; an input that sets it must agree.
+	AdminAccess bool
 }
 
 // AllocationResult is a claim's status.allocation (resource.k8s.io/v1

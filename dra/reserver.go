@@ -573,6 +573,9 @@ func (r *reserver) release(ci int32) {
 	a := r.alloc[ci]
 	for k, d := range a.devs {
 		r.touched(d)
+		if a.alts[k].admin {
+			continue // held nothing
+		}
 		if dv := &r.inv.devs[d]; dv.multi {
 			r.sc.uses, _ = a.alts[k].consumption(dv, r.sc.uses[:0])
 			for _, u := range r.sc.uses {
@@ -595,6 +598,9 @@ func (r *reserver) hold(ci int32, a *assign) {
 	}
 	for k, d := range a.devs {
 		r.touched(d)
+		if a.alts[k].admin {
+			continue // admin access holds nothing
+		}
 		if dv := &r.inv.devs[d]; dv.multi {
 			r.sc.uses, _ = a.alts[k].consumption(dv, r.sc.uses[:0])
 			for _, u := range r.sc.uses {
