@@ -326,14 +326,11 @@ func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error
 }
 
 func exactRequest(obj, field string, className string, sels []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, admin *bool, capacity *resourcev1.CapacityRequirements, tols []resourcev1.DeviceToleration) (dra.ExactDeviceRequest, error) {
-	if admin != nil && *admin {
-		return dra.ExactDeviceRequest{}, placement.Errorf(ErrUnsupported, obj, field+".adminAccess", "admin access is not supported")
-	}
 	s, err := selectors(obj, field+".selectors", sels)
 	if err != nil {
 		return dra.ExactDeviceRequest{}, err
 	}
-	out := dra.ExactDeviceRequest{DeviceClassName: className, Selectors: s, AllocationMode: dra.AllocationMode(mode), Count: count, Tolerations: deviceTolerations(tols)}
+	out := dra.ExactDeviceRequest{DeviceClassName: className, Selectors: s, AllocationMode: dra.AllocationMode(mode), Count: count, Tolerations: deviceTolerations(tols), AdminAccess: deref(admin)}
 	if capacity != nil && len(capacity.Requests) > 0 {
 		out.Capacity = map[dra.QualifiedName]int64{}
 		for _, n := range slices.Sorted(maps.Keys(capacity.Requests)) {
@@ -348,11 +345,11 @@ func exactRequest(obj, field string, className string, sels []resourcev1.DeviceS
 }
 
 // ClaimSpec converts a resource.k8s.io/v1 ResourceClaimSpec (its device
-// requests, with their capacity requests, and matchAttribute and
-// distinctAttribute constraints; config is not modelled). obj and field
-// name it in errors. Errors: a selector that does not compile; a
-// constraint without exactly one attribute; [ErrUnsupported] for admin
-// access.
+// requests, with their capacity requests, tolerations and admin access,
+// and matchAttribute and distinctAttribute constraints; config is not
+// modelled). obj and field name it in errors. Errors: a selector that
+// does not compile; a constraint without exactly one attribute. Whether
+// the namespace allows admin access is [Load]'s check.
 func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.ClaimSpec, error) {
 	if spec == nil {
 		return dra.ClaimSpec{}, placement.Errorf(placement.ErrInvalid, obj, field, "is nil")
@@ -432,7 +429,7 @@ func ConvertResourceClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error
 	if a := c.Status.Allocation; a != nil {
 		ar := &dra.AllocationResult{}
 		for i, r := range a.Devices.Results {
-			dr := dra.DeviceResult{Request: r.Request, DeviceID: dra.DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}}
+			dr := dra.DeviceResult{Request: r.Request, DeviceID: dra.DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}, AdminAccess: deref(r.AdminAccess)}
 			for _, n := range slices.Sorted(maps.Keys(r.ConsumedCapacity)) {
 				v, err := capQuantity(obj, fmt.Sprintf("status.allocation.devices.results[%d].consumedCapacity[%s]", i, n), n, r.ConsumedCapacity[n])
 				if err != nil {
@@ -481,6 +478,9 @@ func ClaimStatus(c *dra.ResourceClaim) resourcev1.ResourceClaimStatus {
 		ar := &resourcev1.AllocationResult{}
 		for _, d := range a.Devices {
 			r := resourcev1.DeviceRequestAllocationResult{Request: d.Request, Driver: d.Driver, Pool: d.Pool, Device: d.Device}
+			if d.AdminAccess {
+				r.AdminAccess = &d.AdminAccess
+			}
 			if d.ConsumedCapacity != nil {
 				r.ConsumedCapacity = map[resourcev1.QualifiedName]resource.Quantity{}
 				for n, v := range d.ConsumedCapacity {

@@ -168,9 +168,17 @@ func TestResourceClaimRoundTrip(t *testing.T) {
 	require.Equal(t, "node-a", c.Status.Allocation.NodeName)
 	require.True(t, equality.Semantic.DeepEqual(in.Status, ClaimStatus(&c)))
 
+	// Admin access (KEP-5018) is read in the request and in the results,
+	// and written back.
 	in.Spec.Devices.Requests[0].Exactly.AdminAccess = ptr(true)
-	_, err = ConvertResourceClaim(in)
-	require.EqualError(t, err, `ResourceClaim "default/train-fabric": spec.devices.requests[0].exactly.adminAccess: admin access is not supported`)
+	for i := range in.Status.Allocation.Devices.Results {
+		in.Status.Allocation.Devices.Results[i].AdminAccess = ptr(true)
+	}
+	c, err = ConvertResourceClaim(in)
+	require.NoError(t, err)
+	require.True(t, c.Spec.Requests[0].Exactly.AdminAccess)
+	require.True(t, c.Status.Allocation.Devices[0].AdminAccess)
+	require.True(t, equality.Semantic.DeepEqual(in.Status, ClaimStatus(&c)), "status round trip with admin access")
 	in.Spec.Devices.Requests[0].Exactly.AdminAccess = nil
 	in.Spec.Devices.Constraints = []resourcev1.DeviceConstraint{{DistinctAttribute: ptr(resourcev1.FullyQualifiedName("x/y"))}}
 	c, err = ConvertResourceClaim(in)

@@ -276,6 +276,9 @@ func (c *Cluster) loadClaims(in *inputs) error {
 		}
 		ds = append(ds, d)
 	}
+	if err := c.checkAdminAccess(in); err != nil {
+		return err
+	}
 	inv, err := dra.NewInventory(in.classes, ds)
 	if err != nil {
 		return c.locate(err)
