@@ -77,6 +77,13 @@ type TopologyConstraint struct {
 	// holds them, else the search widens level by level through
 	// Options.TopologyLevels using as few domains as possible.
 	Preferred bool
+	// SliceSize, when positive, makes the entry a slice layer (Kueue's
+	// podset-slice-required-topology and podset-slice-size, a gangsched
+	// extension of the PodGroup): the members are cut into slices of
+	// SliceSize pods, each slice on nodes of one value of Key. Such a
+	// group is planned as Kueue plans it (topology.Tree.PlanPodSets),
+	// whatever Options.TopologyProfile says.
+	SliceSize int32
 }
 
 // PodGroupResourceClaim is one entry of spec.resourceClaims (KEP-5729 DRA

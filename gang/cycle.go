@@ -105,7 +105,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	r := Result{PodGroup: g.key, Snapshot: snap}
 	pgroup := g.pg.Group(members)
-	opts, err := s.defaultOptions(g.pg, members, snap)
+	opts, pl, err := s.defaultOptions(g.pg, members, snap)
 	noDomain := errors.Is(err, topology.ErrNoDomain)
 	if noDomain {
 		r.Decision, err = noDomainDecision(snap, pgroup, err), nil
@@ -113,7 +113,13 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	if err == nil && !noDomain && s.opts.SolveOptions != nil {
 		opts, err = s.opts.SolveOptions(g.pg, snap, opts)
 	}
-	if err == nil && !noDomain {
+	switch {
+	case err != nil || noDomain:
+	case pl != nil:
+		if r.Decision, err = pl.solve(snap, pgroup); errors.Is(err, topology.ErrNoDomain) {
+			r.Decision, err = noDomainDecision(snap, pgroup, err), nil
+		}
+	default:
 		r.Decision, err = placement.Solve(snap, pgroup, opts)
 	}
 	if err == nil && r.Decision.Status == placement.Scheduled {
@@ -133,7 +139,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 			}
 		}
 	}
-	if err == nil && s.opts.Preemption && r.Decision.Status == placement.Unschedulable {
+	if err == nil && s.opts.Preemption && pl == nil && r.Decision.Status == placement.Unschedulable {
 		var plan preemption.Plan
 		if plan, err = s.findVictims(snap, pgroup, opts); err == nil {
 			r.Preemption = &plan

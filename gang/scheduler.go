@@ -43,6 +43,12 @@ type Options struct {
 	// TopologyScoring ranks the domains of a topology-constrained group;
 	// the zero value is upstream's MostAllocated.
 	TopologyScoring topology.Scoring
+	// TopologyProfile says who decides a topology-constrained group: the
+	// solver (the zero value, topology.GangschedProfile), or Kueue's
+	// algorithm (topology.KueueProfile, KueueBalancedProfile), which
+	// places the members as one pod set and never preempts. Groups with
+	// slice layers are planned whatever the profile.
+	TopologyProfile topology.Profile
 	// DRA configures the device searches of the claim ledger (see
 	// [Scheduler.SetClaims]).
 	DRA dra.Options
@@ -346,18 +352,21 @@ func usesClaims(pg *PodGroup, members []placement.Pod) bool {
 // snapshot snap: a topology generator and scorer for its
 // schedulingConstraints, and the claim ledger's hook when the group uses
 // ResourceClaims.
-func (s *Scheduler) defaultOptions(pg *PodGroup, members []placement.Pod, snap *placement.Snapshot) (placement.Options, error) {
+//
+// A group that the profile plans (see [Options].TopologyProfile) gets a
+// plan too; the options then serve only for Verify.
+func (s *Scheduler) defaultOptions(pg *PodGroup, members []placement.Pod, snap *placement.Snapshot) (placement.Options, *planned, error) {
 	var opts placement.Options
 	if usesClaims(pg, members) {
 		if s.claims == nil {
-			return opts, placement.Errorf(placement.ErrInvalid, objRef("PodGroup", &pg.ObjectMeta), "spec.resourceClaims",
+			return opts, nil, placement.Errorf(placement.ErrInvalid, objRef("PodGroup", &pg.ObjectMeta), "spec.resourceClaims",
 				"the group or its members name ResourceClaims but the scheduler has no claim ledger (Scheduler.SetClaims)")
 		}
 		opts.Reservers = []placement.NewReserverFunc{s.claims.Reserver(draPodGroup(pg), s.opts.DRA)}
 	}
 	cs := pg.Spec.SchedulingConstraints.Topology
 	if len(cs) == 0 {
-		return opts, nil
+		return opts, nil, nil
 	}
 	keys := s.opts.TopologyLevels
 	if len(keys) == 0 {
@@ -375,16 +384,20 @@ func (s *Scheduler) defaultOptions(pg *PodGroup, members []placement.Pod, snap *
 	if !ok {
 		t, err := topology.NewTree(snap, keys)
 		if err != nil {
-			return opts, err
+			return opts, nil, err
 		}
 		e = treeEntry{tree: t, snap: snap}
 		s.trees[id] = e
 	}
 	tcs := make([]topology.Constraint, len(cs))
 	for i, c := range cs {
-		tcs[i] = topology.Constraint{Key: c.Key, Preferred: c.Preferred}
+		tcs[i] = topology.Constraint{Key: c.Key, Preferred: c.Preferred, SliceSize: c.SliceSize}
+	}
+	if s.opts.TopologyProfile.Planned(tcs) {
+		pl, err := newPlanned(e.tree, pg, tcs, len(opts.Reservers) > 0, s.opts.TopologyProfile)
+		return opts, pl, err
 	}
 	topts, err := e.tree.SolverOptions(tcs, s.opts.TopologyScoring)
 	topts.Reservers = opts.Reservers
-	return topts, err
+	return topts, nil, err
 }

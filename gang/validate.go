@@ -103,16 +103,20 @@ func validateGroupSpec(obj, path string, pol *SchedulingPolicy, cons *Scheduling
 	case pol.Gang != nil && pol.Gang.MinCount < 1:
 		return placement.Errorf(placement.ErrInvalid, obj, path+".schedulingPolicy.gang.minCount", "%d is below 1", pol.Gang.MinCount)
 	}
-	keys := map[string]bool{}
+	keys := map[[2]string]bool{} // key, and whether it is a slice layer: a level may hold both
 	for i, t := range cons.Topology {
 		f := fmt.Sprintf("%s.schedulingConstraints.topology[%d].key", path, i)
 		if t.Key == "" {
 			return placement.Errorf(placement.ErrInvalid, obj, f, "must not be empty")
 		}
-		if keys[t.Key] {
+		if t.SliceSize < 0 {
+			return placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("%s.schedulingConstraints.topology[%d].sliceSize", path, i), "%d is below 0", t.SliceSize)
+		}
+		k := [2]string{t.Key, fmt.Sprint(t.SliceSize > 0)}
+		if keys[k] {
 			return placement.Errorf(placement.ErrDuplicate, obj, f, "key %q appears twice", t.Key)
 		}
-		keys[t.Key] = true
+		keys[k] = true
 	}
 	names := map[string]bool{}
 	for i, c := range claims {

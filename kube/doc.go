@@ -9,7 +9,9 @@
 //     kube-scheduler sums them ([PodRequests]: containers, init containers
 //     and sidecars, pod-level resources, overhead). Priorities come from
 //     PriorityClasses ([PriorityClasses]); required node affinity compiles
-//     into a filter ([RequiredNodeAffinity], [AffinityFilter]); pod
+//     into a filter ([RequiredNodeAffinity], [AffinityFilter]), and a
+//     pod set template's required and preferred node affinity into
+//     placement's own ([PodSetNodeAffinity]); pod
 //     (anti-)affinity is evaluated among a PodGroup's members;
 //     DoNotSchedule topology spread constraints compile into a hook that
 //     decides as kube-scheduler's PodTopologySpread filter

@@ -101,6 +101,7 @@ func (c *Cluster) stampGroup(o *manifest.Object, j *batchv1.Job, jo *JobObjects,
 		}
 	}
 	if hasPG {
+		c.keepSliceLayers(k, jo.PodGroup)
 		return nil // the Job's own, converted with the input (its Workload too, if given)
 	}
 	if why := newJob(j, mine); why != "" {

@@ -135,8 +135,9 @@ func PodGroupV1alpha2(pg *gang.PodGroup) *v1alpha2.PodGroup {
 // gangsched extension, see [gang.TopologyConstraint]) has no counterpart in
 // the API, which lists required keys only: the writers leave it out rather
 // than turn it into a requirement, so a written object loses the
-// preference.
-func required(t gang.TopologyConstraint) bool { return !t.Preferred }
+// preference. A slice layer (SliceSize) has none either: it stays in the
+// Job's Kueue annotations, which the Job controller reads again.
+func required(t gang.TopologyConstraint) bool { return !t.Preferred && t.SliceSize == 0 }
 
 func groupSpecV1alpha2(p gang.SchedulingPolicy, c gang.SchedulingConstraints, claims []gang.PodGroupResourceClaim, dm gang.DisruptionMode) (v1alpha2.PodGroupSchedulingPolicy, *v1alpha2.PodGroupSchedulingConstraints, []v1alpha2.PodGroupResourceClaim, *v1alpha2.DisruptionMode) {
 	var pol v1alpha2.PodGroupSchedulingPolicy

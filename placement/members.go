@@ -278,7 +278,7 @@ func (sv *solver) sameClass(a, row int32, req []int64, withLabels bool) bool {
 	if len(pa.NodeSelector)+len(pb.NodeSelector) > 0 && !maps.Equal(pa.NodeSelector, pb.NodeSelector) {
 		return false
 	}
-	return slices.Equal(pa.Tolerations, pb.Tolerations)
+	return slices.Equal(pa.Tolerations, pb.Tolerations) && equalNodeAffinity(pa.NodeAffinity, pb.NodeAffinity)
 }
 
 // memberOrder is the members' indexes in member order: the identity. It

@@ -45,6 +45,10 @@ type Options struct {
 	// value is gangsched's packing, [UpstreamNodeScoring] kube-scheduler's
 	// default profile. See [NodeScoring].
 	NodeScoring NodeScoring
+	// NodeScorer, when set, scores each member on each node that passed
+	// every filter, alone or added to NodeScoring's profile; see
+	// [NodeScorer].
+	NodeScorer NodeScorer
 	// StatusOnly is for a caller that reads only whether the group is
 	// Scheduled, and Bound and Required (a victim search trying what-ifs,
 	// KEP-5710). When no placement is feasible, the decision then comes
@@ -293,4 +297,8 @@ type solver struct {
 	// searchBudgetCut is set when a search stopped at Options.SearchBudget
 	// rather than at its share of what was left of Options.Budget.
 	searchBudgetCut bool
+	// preferring are the pending pods with preferred node affinity, with
+	// how many pods each stands for; built on first use (nodeaffinity.go).
+	preferring     []preferringPod
+	preferringDone bool
 }

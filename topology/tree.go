@@ -74,6 +74,7 @@ type Tree struct {
 	mu    sync.Mutex
 	cap   *capacity
 	bound *boundMembers
+	plan  *planScratch // PlanPodSets' per-unit arrays, reused
 }
 
 // NewTree builds the domain tree of s's nodes for keys, widest level first.

@@ -33,6 +33,14 @@
 // pod that a Job controls (its controller ownerReference) is the Job's
 // own and is not made again, so -o yaml output reads back; a Job's pod
 // evicted by preemption is created again, pending, under the same name.
+// Kueue's pod template annotations on a Job are read: the required and
+// preferred topology, and the slice layers (podset-slice-required-topology
+// with podset-slice-size, or podset-slice-required-topology-constraints),
+// checked as Kueue checks them. A group with slice layers is planned as
+// Kueue plans it (topology.Tree.PlanPodSets); -topology-profile kueue (or
+// kueue-balanced, with Kueue's TASBalancedPlacement) plans every
+// topology-constrained group so, and such groups never preempt.
+//
 // Scheduler configuration: a KubeSchedulerConfiguration document
 // (kubescheduler.config.k8s.io/v1, at most one) among the manifests is
 // read for the profile of the schedulerName the pending pods and Job

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // Exit codes. 2 is left out: the Go runtime exits 2 on a fatal error (out
@@ -75,6 +76,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (reading, converting, cycles, output) to this file, for go tool pprof")
 	fillIn := fs.Bool("fill-in", true, "add what the API server and kubelet would: the kubernetes.io/hostname label on nodes, creationTimestamp on pods and Jobs and status.startTime on bound pods in file order (1 s apart), status.startTime on pods bound in the run")
 	nodeScoring := fs.String("node-scoring", scoringConfig, "how a member's node is chosen inside a placement: packing (gangsched's most allocated), upstream (kube-scheduler's default profile: LeastAllocated + BalancedAllocation); default: the input's KubeSchedulerConfiguration, else packing")
+	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; Kueue slice annotations are planned as Kueue does), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with TASBalancedPlacement)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
@@ -107,6 +109,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	case scoringConfig, scoringPacking, scoringUpstream:
 	default:
 		fmt.Fprintf(stderr, "gangsim: -node-scoring %q: want packing or upstream\n", *nodeScoring)
+		return exitInput
+	}
+	topoProfile, err := topology.ParseProfile(*profile)
+	if err != nil {
+		fmt.Fprintf(stderr, "gangsim: -topology-profile %q: want gangsched, kueue or kueue-balanced\n", *profile)
 		return exitInput
 	}
 	if err := checkFlags(*namespace, *topoKeys, *maxCycles, *maxPods); err != nil {
@@ -144,7 +151,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, topologyProfile: topoProfile}
 	if tty {
 		opts.progress = func(cycle, bound int) { fmt.Fprintf(stderr, "\rgangsim: cycle %d, %d pods bound", cycle, bound) }
 	}

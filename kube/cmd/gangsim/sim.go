@@ -13,6 +13,7 @@ import (
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // podPrefix names the implicit basic PodGroup of a pod that belongs to no
@@ -138,9 +139,11 @@ type options struct {
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
 	nodeScoring  placement.NodeScoring // a member's node inside a placement
-	maxCycles    int
-	fillIn       bool                   // pods bound in the run get status.startTime (see kube.FillIn)
-	progress     func(cycle, bound int) // called every progressEvery cycles
+	// topologyProfile decides topology-constrained groups (gang.Options.TopologyProfile).
+	topologyProfile topology.Profile
+	maxCycles       int
+	fillIn          bool                   // pods bound in the run get status.startTime (see kube.FillIn)
+	progress        func(cycle, bound int) // called every progressEvery cycles
 }
 
 const progressEvery = 500
@@ -170,9 +173,10 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		return Report{}, err
 	}
 	sched := gang.NewScheduler(gang.Options{
-		SolveOptions:   solveOptions(c, opts.nodeScoring, spread),
-		TopologyLevels: topologyKeys(c, opts.topologyKeys),
-		Preemption:     opts.preemption,
+		SolveOptions:    solveOptions(c, opts.nodeScoring, spread),
+		TopologyLevels:  topologyKeys(c, opts.topologyKeys),
+		Preemption:      opts.preemption,
+		TopologyProfile: opts.topologyProfile,
 	})
 	if c.Ledger != nil {
 		sched.SetClaims(c.Ledger)
