@@ -29,6 +29,7 @@ type Inventory struct {
 	ctrNames  []string           // "driver/pool/set/counter", for messages
 	shared    []int64            // per capacity of a device that allows multiple allocations: its value
 	sharedOf  []int32            // per such capacity: its device
+	tainted   bool               // some device has a taint that blocks allocation
 }
 
 type access uint8
@@ -305,6 +306,7 @@ func (inv *Inventory) index() {
 	for i := range inv.devs {
 		dv := &inv.devs[i]
 		inv.byID[dv.id] = int32(i)
+		inv.tainted = inv.tainted || len(dv.taints) > 0
 		for k := range dv.caps {
 			if c := &dv.caps[k]; c.slot >= 0 {
 				c.slot = int32(len(inv.shared))

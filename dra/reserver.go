@@ -405,6 +405,9 @@ func (r *reserver) rejection(vars []svar, out outcome, idle bool, why string) pl
 	if out == exhausted {
 		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted"), Cut: true}
 	}
+	if idle && r.inv.tainted && r.taintBlocks(vars) {
+		why += " (matching devices carry taints the request does not tolerate)"
+	}
 	return placement.Rejection{Reason: r.reason(vars, why), Unresolvable: idle}
 }
 

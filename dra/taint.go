@@ -149,6 +149,7 @@ func (inv *Inventory) WithTaintRules(rules []DeviceTaintRule) (*Inventory, error
 			r := &sorted[k]
 			if r.DeviceSelector != nil && r.DeviceSelector.selects(dv.id) && r.Taint.Effect.blocks() {
 				dv.taints = append(slices.Clip(dv.taints), r.Taint)
+				n.tainted = true
 			}
 		}
 	}
@@ -223,4 +224,28 @@ func (a *calt) untolerated(dv *device) (DeviceTaint, bool) {
 		}
 	}
 	return DeviceTaint{}, false
+}
+
+// taintBlocks reports whether a device that some request of vars matches,
+// reachable from the var's first node, carries a taint the request does
+// not tolerate: a rejection then says so, since removing the taint or
+// tolerating it is what a person can do. It costs O(reachable devices ×
+// requests) and runs only for rejections on an inventory with taints.
+func (r *reserver) taintBlocks(vars []svar) bool {
+	found := false
+	for _, v := range vars {
+		for q := range v.spec.reqs {
+			for a := range v.spec.reqs[q].alts {
+				alt := &v.spec.reqs[q].alts[a]
+				r.inv.eachReachable(v.reach[0], func(d int32) bool {
+					found = alt.matches(r.inv, d) && !alt.tolerates(&r.inv.devs[d])
+					return !found
+				})
+				if found {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -120,7 +120,7 @@ func TestScenario_DeviceTaints(t *testing.T) {
 }
 
 // Rules drain pool n1 and taint n2/gpu1: a gang of two finds one GPU and
-// does not fit; its reason names the claim.
+// does not fit; its reason names the claim and the taints.
 func TestScenario_DeviceTaintRulesLeaveGangShort(t *testing.T) {
 	rules := []dra.DeviceTaintRule{
 		{Name: "drain-n1", DeviceSelector: &dra.DeviceTaintSelector{Pool: "n1"}, Taint: dra.DeviceTaint{Key: "drain", Effect: dra.TaintEffectNoSchedule}},
@@ -129,7 +129,7 @@ func TestScenario_DeviceTaintRulesLeaveGangShort(t *testing.T) {
 	l, s := taintWorld(t, nil, rules)
 	d, _, _ := cycle(t, l, s, podGroup("pg"), gpuGang(2))
 	require.NotEqual(t, placement.Scheduled, d.Status)
-	require.Contains(t, d.Message, "ResourceClaim default/p2-gpu", d.Message)
+	require.Contains(t, d.Message, "ResourceClaim default/p2-gpu: not enough free matching devices (matching devices carry taints the request does not tolerate)", d.Message)
 }
 
 // A taint keeps only new allocations off a device: a claim loaded
