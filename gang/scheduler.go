@@ -63,6 +63,10 @@ type Options struct {
 	// MaxBackoff. Zero means the defaults above.
 	InitialBackoff time.Duration
 	MaxBackoff     time.Duration
+	// Profile is the Kubernetes version whose semantics the scheduler
+	// follows where versions differ (see [Profile]); empty means the
+	// newest, [ProfileV138].
+	Profile Profile
 }
 
 // Scheduler is the PodGroup scheduling queue and cycle (KEP-4671). It is a
@@ -83,6 +87,8 @@ type Scheduler struct {
 	// reuses its join with the snapshot's groups; nil when a PodGroup or a
 	// budget changed since.
 	victims *preemption.Index
+	// cpgs are the CompositePodGroups (KEP-6012) by key.
+	cpgs map[placement.Key]*CompositePodGroup
 }
 
 // treeEntry is a topology tree and the snapshot it was built from: it
@@ -101,11 +107,14 @@ func NewScheduler(opts Options) *Scheduler {
 		opts.MaxBackoff = DefaultMaxBackoff
 	}
 	opts.MaxBackoff = max(opts.MaxBackoff, opts.InitialBackoff)
-	return &Scheduler{opts: opts, q: newQueue(), trees: map[string]treeEntry{}}
+	return &Scheduler{opts: opts, q: newQueue(), trees: map[string]treeEntry{}, cpgs: map[placement.Key]*CompositePodGroup{}}
 }
 
 // SetPodGroup adds or replaces a PodGroup (an informer's add or update). It
-// ungates the group's pending pods. The scheduler keeps its own copy; the
+// ungates the group's pending pods. A changed minCount (mutable since
+// v1.37: elastic gangs) makes a backing-off group active at once, so the
+// next cycle re-evaluates it; bound members are never moved or evicted by
+// it, whichever way minCount changes. The scheduler keeps its own copy; the
 // PodGroupScheduled condition in pg.Status is taken as the current one only
 // if the scheduler has none yet, since the scheduler is its writer.
 //
@@ -122,6 +131,9 @@ func (s *Scheduler) SetPodGroup(pg *PodGroup) error {
 		if c, ok := g.pg.Condition(PodGroupScheduled); ok {
 			setCondition(&cp, c)
 		}
+	}
+	if g.pg != nil && g.state == BackingOff && g.pg.minCount() != cp.minCount() {
+		g.state = Active // elastic minCount: re-evaluate at the next cycle, not after the backoff
 	}
 	g.pg = &cp
 	s.q.place(g)
@@ -382,7 +394,7 @@ func (s *Scheduler) defaultOptions(pg *PodGroup, members []placement.Pod, snap *
 		_, ok = snap.ChangedNodes(e.snap)
 	}
 	if !ok {
-		t, err := topology.NewTree(snap, keys)
+		t, err := topology.NewTreeWithOptions(snap, keys, topology.TreeOptions{EmptyValueIsNoDomain: s.opts.Profile.emptyValueIsNoDomain()})
 		if err != nil {
 			return opts, nil, err
 		}

@@ -55,12 +55,12 @@ func (t *Tree) emptyLevel(l int) string {
 	carry, lacks := 0, make([]int, l) // nodes carrying keys[l]; per wider level, how many of them lack it first
 	for id := range placement.NodeID(len(t.allNodes)) {
 		labels := t.snap.Node(id).Labels
-		if _, ok := labels[t.keys[l]]; !ok {
+		if v, ok := labels[t.keys[l]]; !ok || (v == "" && t.noEmpty) {
 			continue
 		}
 		carry++
 		for w := range l {
-			if _, ok := labels[t.keys[w]]; !ok {
+			if v, ok := labels[t.keys[w]]; !ok || (v == "" && t.noEmpty) {
 				lacks[w]++
 				break // the first missing level is what cuts the node off
 			}

@@ -37,6 +37,7 @@ func workloads() []workload {
 	ws = append(ws, podSetMatrix()...)
 	ws = append(ws, planMatrix()...)
 	ws = append(ws, trees()...)
+	ws = append(ws, hierarchies()...)
 	ws = append(ws, streams()...)
 	ws = append(ws, preempt()...)
 	ws = append(ws, hetero()...)

@@ -65,6 +65,14 @@
 // or block a group takes — is MostAllocated in both, as upstream. See
 // placement.NodeScoring for what still differs from kube-scheduler.
 //
+// CompositePodGroups (scheduling.k8s.io/v1alpha3, KEP-6012) and the
+// PodGroups naming them as parent form hierarchies: a cycle decides a tree
+// whole and prints it level by level (each object, its domain, status and
+// reason) with the conditions it wrote. -profile v1.36, v1.37 or v1.38
+// decides as that release where they differ (gang.Profile; v1.38 when
+// unset) and, given explicitly, refuses Workloads, PodGroups and
+// CompositePodGroups of API versions that release does not serve.
+//
 // Pod topology spread: a pending pod's DoNotSchedule
 // topologySpreadConstraints (maxSkew, topologyKey, labelSelector,
 // matchLabelKeys, minDomains, nodeAffinityPolicy, nodeTaintsPolicy, with
