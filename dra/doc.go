@@ -98,7 +98,7 @@
 //	Device allowMultipleAllocations                     yes (KEP-5075: shared within its capacities)
 //	Device taints (KEP-5055)                            yes: NoSchedule, NoExecute keep new allocations off; None, unknown ignored
 //	Device bindingConditions, bindsToNode               bindingConditions refused; bindsToNode ignored
-//	DeviceTaintRule driver, pool, device, taint         yes ([Inventory.WithTaintRules]); status not read
+//	DeviceTaintRule driver, pool, device, taint         yes (Inventory.WithTaintRules); status not read
 //	request exactly: deviceClassName, selectors         yes
 //	request allocationMode ExactCount / All, count      yes
 //	request capacity.requests                           yes (KEP-5075)
