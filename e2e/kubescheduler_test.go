@@ -143,9 +143,26 @@ func kubeMember(name, group string) *corev1.Pod {
 // startKubeScheduler runs kube-scheduler v1.37 with kubeplugin registered
 // (as kubeplugin/cmd/gangsched-kube-scheduler builds it) in the test
 // process, on kubeplugin's example configuration with upstream's default
-// profile added: its clientConnection points at c, leader election is off,
-// backoff is one second, and nothing is served. It stops when t ends.
-func startKubeScheduler(t *testing.T, c *harness.Cluster) {
+// profile added (for pods that name default-scheduler), leader election
+// off and backoff one second. It stops when t ends.
+func startKubeScheduler(t testing.TB, c *harness.Cluster) {
+	t.Helper()
+	raw, err := os.ReadFile("../kubeplugin/deploy/kube-scheduler-config.yaml")
+	require.NoError(t, err)
+	var cfg map[string]any
+	require.NoError(t, yaml.Unmarshal(raw, &cfg))
+	cfg["leaderElection"] = map[string]any{"leaderElect": false}
+	cfg["podInitialBackoffSeconds"], cfg["podMaxBackoffSeconds"] = 1, 1
+	cfg["profiles"] = append(cfg["profiles"].([]any), map[string]any{"schedulerName": corev1.DefaultSchedulerName})
+	runKubeSchedulerConfig(t, c, cfg)
+}
+
+// runKubeSchedulerConfig runs kube-scheduler, kubeplugin registered, on
+// KubeSchedulerConfiguration cfg (as YAML would decode it) in the test
+// process, with its clientConnection pointed at c (with c.Config's QPS
+// and burst, as gangsched-scheduler gets them in these tests) and nothing
+// served. It stops when t ends.
+func runKubeSchedulerConfig(t testing.TB, c *harness.Cluster, cfg map[string]any) {
 	t.Helper()
 	dir := t.TempDir()
 	kubeconfig := filepath.Join(dir, "kubeconfig")
@@ -155,17 +172,7 @@ func startKubeScheduler(t *testing.T, c *harness.Cluster) {
 		Contexts:       map[string]*clientcmdapi.Context{"e2e": {Cluster: "e2e", AuthInfo: "e2e"}},
 		CurrentContext: "e2e",
 	}, kubeconfig))
-
-	raw, err := os.ReadFile("../kubeplugin/deploy/kube-scheduler-config.yaml")
-	require.NoError(t, err)
-	var cfg map[string]any
-	require.NoError(t, yaml.Unmarshal(raw, &cfg))
-	cfg["clientConnection"] = map[string]any{"kubeconfig": kubeconfig, "qps": 1000, "burst": 10000}
-	cfg["leaderElection"] = map[string]any{"leaderElect": false}
-	cfg["podInitialBackoffSeconds"], cfg["podMaxBackoffSeconds"] = 1, 1
-	// Beside the example's profile, upstream's default one, for pods
-	// that name default-scheduler.
-	cfg["profiles"] = append(cfg["profiles"].([]any), map[string]any{"schedulerName": corev1.DefaultSchedulerName})
+	cfg["clientConnection"] = map[string]any{"kubeconfig": kubeconfig, "qps": c.Config.QPS, "burst": c.Config.Burst}
 	out, err := yaml.Marshal(cfg)
 	require.NoError(t, err)
 	configFile := filepath.Join(dir, "config.yaml")
