@@ -90,7 +90,7 @@ func solveBench(b *testing.B, l *dra.Ledger, s *placement.Snapshot, pg dra.PodGr
 			_, _, _ = l.Commit(s, pg, g, d, dra.Options{})
 		}
 	})
-	noop := func(*placement.Snapshot, *placement.Group) (placement.Reserver, error) { return noopReserver{}, nil }
+	noop := func(*placement.Snapshot, placement.GroupView) (placement.Reserver, error) { return noopReserver{}, nil }
 	b.Run("solve-noop-hook", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

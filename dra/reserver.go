@@ -42,8 +42,8 @@ import (
 // or PodGroup entry that is malformed, names a claim or template that does
 // not exist, or a claim to allocate whose device class does not exist.
 func (l *Ledger) Reserver(pg PodGroup, opts Options) placement.NewReserverFunc {
-	return func(s *placement.Snapshot, g *placement.Group) (placement.Reserver, error) {
-		r, err := l.newReserver(s, &pg, g, opts)
+	return func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
+		r, err := l.newReserver(s, &pg, g.Group, opts)
 		if err != nil {
 			return nil, err
 		}

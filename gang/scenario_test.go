@@ -307,7 +307,7 @@ func TestScenario_G10(t *testing.T) {
 // say) rejects any placement above 4 GPUs; a group of 5 pods × gpu:1 with min 5 on a cluster with
 // room for all 5: nothing binds, never 4, and the reason names the caller's check.
 func TestScenario_G11(t *testing.T) {
-	quota := placement.PlacementFilterFunc(func(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) placement.Rejection {
+	quota := placement.PlacementFilterFunc(func(s *placement.Snapshot, g placement.GroupView, p *placement.Placement, a []placement.Assignment) placement.Rejection {
 		req := map[placement.Key]int64{}
 		for _, m := range g.Members {
 			req[m.Key()] = m.Requests[gpu]

@@ -131,7 +131,7 @@ type SpreadFilter struct {
 // Reserver returns the filter's per-solve hook for [placement.Options]
 // Reservers; it never fails. Each member's counts cost O(nodes + pods)
 // once per solve, and each check O(domains + members placed so far).
-func (f *SpreadFilter) Reserver(s *placement.Snapshot, _ *placement.Group) (placement.Reserver, error) {
+func (f *SpreadFilter) Reserver(s *placement.Snapshot, _ placement.GroupView) (placement.Reserver, error) {
 	return &spreadReserver{f: f, s: s, states: map[placement.Key][]spreadState{}}, nil
 }
 

@@ -79,7 +79,7 @@ func (pl *Plugin) GeneratePlacements(_ context.Context, state fwk.PodGroupCycleS
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}
-	ps, err := opts.Generator.Generate(snap, g)
+	ps, err := opts.Generator.Generate(snap, placement.GroupView{Group: g})
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}

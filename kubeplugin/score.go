@@ -42,7 +42,7 @@ func (pl *Plugin) ScorePlacement(_ context.Context, state fwk.PlacementCycleStat
 	if r, ok := slices.BinarySearch(res, placement.ResourcePods); ok {
 		requested[r] = placed
 	}
-	s, err := d.scorer.ScoreSums(d.snap, d.group, &gp.p, placed, requested)
+	s, err := d.scorer.ScoreSums(d.snap, placement.GroupView{Group: d.group}, &gp.p, placed, requested)
 	if err != nil {
 		return 0, fwk.AsStatus(err)
 	}

@@ -146,11 +146,11 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 		desc += " filter"
 	}
 	if len(g.PodSets) == 0 && r.IntN(8) == 0 {
-		opts.Reservers = []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return noopReserver{}, nil }}
+		opts.Reservers = []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) { return noopReserver{}, nil }}
 		desc += " reserver"
 	}
 	if r.IntN(8) == 0 {
-		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ *Group, _ *Placement, a []Assignment) Rejection {
+		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ GroupView, _ *Placement, a []Assignment) Rejection {
 			if len(a)%3 == 0 {
 				return Rejection{Reason: "div3"}
 			}

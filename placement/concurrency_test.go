@@ -96,7 +96,7 @@ func TestSolve_PanickingHookLeavesNoTrace(t *testing.T) {
 			}
 			return Rejection{}
 		}))
-		boom.opts.Scorer = PlacementScorerFunc(func(*Snapshot, *Group, *Placement, []Assignment) (int64, error) { panic("boom") })
+		boom.opts.Scorer = PlacementScorerFunc(func(*Snapshot, GroupView, *Placement, []Assignment) (int64, error) { panic("boom") })
 		func() {
 			defer func() { _ = recover() }()
 			_, _ = Solve(boom.s, boom.g, boom.opts)
@@ -129,7 +129,7 @@ func TestSolve_ReentrantFromHooks(t *testing.T) {
 		}))
 		if c.opts.Scorer != nil {
 			score := c.opts.Scorer
-			sc := PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
+			sc := PlacementScorerFunc(func(s *Snapshot, g GroupView, p *Placement, a []Assignment) (int64, error) {
 				require.Equal(t, want[(i+1)%len(cs)], batchSolve(t, inner, inner.g), inner.desc)
 				return score.Score(s, g, p, a)
 			})

@@ -70,7 +70,7 @@ type Assignment struct {
 	// Member is the pod's pending index (see [Group.NumPending]: its
 	// index in Group.Members, or the first index of its pod set) in the
 	// assignments handed to hooks, so that they can read its compiled
-	// requests with [Group.RequestVector]. It is 0 in a Decision, whose
+	// requests with [GroupView.RequestVector]. It is 0 in a Decision, whose
 	// content never depends on the order of the input.
 	Member int
 }

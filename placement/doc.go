@@ -101,7 +101,10 @@
 // this changes an answer: a snapshot may be read, solved on and applied to
 // from any number of goroutines at once, and the same input gives the same
 // decision whatever ran before (the concurrency and equivalence tests check
-// both). A [Group] is the caller's and is only read; Solve works on a copy.
+// both). A [Group] is the caller's and is only read; Solve works on a copy,
+// and its methods compute from its fields alone. Hooks receive a
+// [GroupView] of that copy, whose methods answer the same from what Solve
+// compiled of the members once.
 //
 // Cost: building a snapshot is O((nodes + pods) log pods). A solve with no
 // caller filters is O(P·(N + k log N)) for P placements over N nodes in all

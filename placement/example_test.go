@@ -126,12 +126,12 @@ func ExampleSolve_podSet() {
 // placement's assignments.
 type mostCPULeft struct{}
 
-func (mostCPULeft) Score(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) (int64, error) {
+func (mostCPULeft) Score(s *placement.Snapshot, g placement.GroupView, p *placement.Placement, a []placement.Assignment) (int64, error) {
 	placed, requested := placement.AssignedSums(s, g, a)
 	return mostCPULeft{}.ScoreSums(s, g, p, placed, requested)
 }
 
-func (mostCPULeft) ScoreSums(s *placement.Snapshot, _ *placement.Group, p *placement.Placement, _ int64, requested []int64) (int64, error) {
+func (mostCPULeft) ScoreSums(s *placement.Snapshot, _ placement.GroupView, p *placement.Placement, _ int64, requested []int64) (int64, error) {
 	var free int64
 	for _, id := range p.Nodes {
 		free += s.Free(id, placement.ResourceCPU)
@@ -151,7 +151,7 @@ func ExampleSumScorer() {
 	if err != nil {
 		panic(err)
 	}
-	zones := placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
+	zones := placement.PlacementGeneratorFunc(func(*placement.Snapshot, placement.GroupView) ([]placement.Placement, error) {
 		return []placement.Placement{{Name: "zone-a", Nodes: []placement.NodeID{0}}, {Name: "zone-b", Nodes: []placement.NodeID{1, 2}}}, nil
 	})
 	g := &placement.Group{Namespace: "default", Name: "pg", MinCount: 2, PodSets: []placement.PodSet{{Name: "worker", Count: 2,

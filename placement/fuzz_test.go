@@ -251,7 +251,7 @@ func checkSolve(t *rapid.T) {
 				Rank:  rapid.IntRange(-1, 1).Draw(t, "rank"),
 			})
 		}
-		opts.Generator = PlacementGeneratorFunc(func(*Snapshot, *Group) ([]Placement, error) { return ps, nil })
+		opts.Generator = PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return ps, nil })
 	}
 	opts.Budget = rapid.SampledFrom([]int64{0, -1, 1, 5, math.MaxInt64}).Draw(t, "budget")
 	d, err := Solve(s, g, opts)

@@ -240,7 +240,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 		desc += fmt.Sprintf(" filter=mod%d", m)
 	}
 	if r.IntN(3) == 0 {
-		opts.Scorer = PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, a []Assignment) (int64, error) {
+		opts.Scorer = PlacementScorerFunc(func(_ *Snapshot, _ GroupView, _ *Placement, a []Assignment) (int64, error) {
 			var sc int64
 			for _, x := range a {
 				sc += int64(x.NodeID%7) * int64(max(x.Count, 1))
@@ -251,7 +251,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 	}
 	if r.IntN(6) == 0 {
 		limit := int32(1 + r.IntN(6))
-		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ *Group, _ *Placement, a []Assignment) Rejection {
+		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ GroupView, _ *Placement, a []Assignment) Rejection {
 			per := map[NodeID]int32{}
 			for _, x := range a {
 				per[x.NodeID] += max(x.Count, 1)

@@ -32,7 +32,7 @@ type shapeCase struct {
 
 type shapeSeen struct {
 	s *Snapshot
-	g *Group
+	g GroupView
 }
 
 // wantRequestVector is pod p's request vector indexed like s.Resources(), read from
@@ -68,13 +68,13 @@ func pendingPod(g *Group, i int) *Pod {
 
 // checkShapeGroup compares every pending pod's RequestVector and the
 // RequestCounts totals with the pods' maps.
-func checkShapeGroup(s *Snapshot, g *Group, where string) []string {
+func checkShapeGroup(s *Snapshot, g GroupView, where string) []string {
 	var errs []string
 	n := g.NumPending()
 	R := len(s.Resources())
 	want, huge := make([]int64, R), false
 	for i := range n {
-		p := pendingPod(g, i)
+		p := pendingPod(g.Group, i)
 		w := wantRequestVector(s, p)
 		if got := g.RequestVector(s, i); !slices.Equal(got, w) {
 			errs = append(errs, fmt.Sprintf("%s: RequestVector(%d) (%s) = %v, want %v", where, i, p.Name, got, w))
@@ -118,7 +118,7 @@ type observingGenerator struct {
 	c     *shapeCase
 }
 
-func (o observingGenerator) Generate(s *Snapshot, g *Group) ([]Placement, error) {
+func (o observingGenerator) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
 	*o.c.errs = append(*o.c.errs, checkShapeGroup(s, g, "Generate")...)
 	*o.c.seen = append(*o.c.seen, shapeSeen{s, g})
 	return o.inner.Generate(s, g)
@@ -348,7 +348,7 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		if inner == nil {
 			inner = DefaultScorer{}
 		}
-		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
+		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g GroupView, p *Placement, a []Assignment) (int64, error) {
 			*c.errs = append(*c.errs, checkShapeGroup(s, g, "Score")...)
 			*c.seen = append(*c.seen, shapeSeen{s, g})
 			return inner.Score(s, g, p, a)
@@ -356,14 +356,14 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		desc += " scorer=listing"
 	}
 	if r.IntN(5) == 0 {
-		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(s *Snapshot, g *Group, _ *Placement, a []Assignment) Rejection {
+		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(s *Snapshot, g GroupView, _ *Placement, a []Assignment) Rejection {
 			*c.errs = append(*c.errs, checkShapeGroup(s, g, "PlacementFilter")...)
 			for j, i := range g.PendingIndexes(a) {
 				if i < 0 {
 					*c.errs = append(*c.errs, fmt.Sprintf("PlacementFilter: assignment %d (%v) names no pending pod", j, a[j].Pod))
 					continue
 				}
-				if w := wantRequestVector(s, pendingPod(g, i)); !slices.Equal(g.RequestVector(s, i), w) {
+				if w := wantRequestVector(s, pendingPod(g.Group, i)); !slices.Equal(g.RequestVector(s, i), w) {
 					*c.errs = append(*c.errs, fmt.Sprintf("PlacementFilter: assignment %d: vector %v, want %v", j, g.RequestVector(s, i), w))
 				}
 			}
@@ -372,7 +372,7 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		desc += " pfilter"
 	}
 	if len(g.PodSets) == 0 && r.IntN(6) == 0 {
-		opts.Reservers = []NewReserverFunc{func(s *Snapshot, g *Group) (Reserver, error) {
+		opts.Reservers = []NewReserverFunc{func(s *Snapshot, g GroupView) (Reserver, error) {
 			*c.errs = append(*c.errs, checkShapeGroup(s, g, "NewReserver")...)
 			*c.seen = append(*c.seen, shapeSeen{s, g})
 			return noopReserver{}, nil

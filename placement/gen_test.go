@@ -138,7 +138,7 @@ func genAffinity(r *rand.Rand, members []Pod, key string, of, terms int) {
 // next.
 type fixedPlacements []Placement
 
-func (p fixedPlacements) Generate(*Snapshot, *Group) ([]Placement, error) {
+func (p fixedPlacements) Generate(*Snapshot, GroupView) ([]Placement, error) {
 	out := make([]Placement, len(p))
 	for i := range p {
 		out[i] = p[i]

@@ -69,7 +69,7 @@ func (sv *solver) rowEnd(i int) int {
 	if int(m.index) < n {
 		return i + 1
 	}
-	return i + sv.g.prep.starts[int(m.row)-n+1] - int(m.index)
+	return i + sv.prep.starts[int(m.row)-n+1] - int(m.index)
 }
 
 // assign puts member i on node id in the scratch state.

@@ -61,8 +61,6 @@ type Group struct {
 	// compares that label's value alone, as pod affinity's topologyKey
 	// does upstream.
 	TopologyLevels []string
-
-	prep *prepared // set on Solve's private copy only
 }
 
 // MaxPending is the largest number of pending pods a [Group] may stand
@@ -116,231 +114,62 @@ type PodSet struct {
 	Template Pod
 }
 
-// prepared is what Solve compiled of a group for its hooks.
-type prepared struct {
-	b         *base
-	req       []int64 // class c's vector at [c*R, (c+1)*R)
-	rowClass  []int32 // per row (member i at i, pod set k at len(Members)+k), its class
-	starts    []int   // pod set k's first pending index; len(PodSets)+1 entries
-	classRow  []int   // per class of identical pods, a row of it
-	classPods []int   // per class, its pods
-	bound     int
-	untracked bool
-}
-
 // NumPending returns how many pending pods g stands for: len(g.Members)
 // plus every PodSet's Count. Pending pods are numbered 0..NumPending()-1:
 // the members in g.Members order, then each set's pods in g.PodSets order;
 // [Group.RequestVector], [Group.PendingKey] and Assignment.Member use
 // these indexes.
-func (g *Group) NumPending() int {
-	if g.prep != nil && g.prep.starts != nil {
-		return g.prep.starts[len(g.PodSets)]
-	}
-	n := len(g.Members)
-	for i := range g.PodSets {
-		n += int(max(g.PodSets[i].Count, 0))
-	}
-	return n
-}
+func (g *Group) NumPending() int { return GroupView{Group: g}.NumPending() }
 
 // PodSetStart returns the pending index (see [Group.NumPending]) of the
 // first pod of g.PodSets[k]; the set's pods follow it. It panics, as an
 // index expression would, when k is out of range.
-func (g *Group) PodSetStart(k int) int {
-	_ = g.PodSets[k]
-	if g.prep != nil && g.prep.starts != nil {
-		return g.prep.starts[k]
-	}
-	start := len(g.Members)
-	for j := range k {
-		start += int(max(g.PodSets[j].Count, 0))
-	}
-	return start
-}
-
-// podSetOf returns the pod set that pending index i (≥ len(Members))
-// falls in, or -1.
-func (g *Group) podSetOf(i int) int {
-	if g.prep != nil && g.prep.starts != nil {
-		k, found := slices.BinarySearch(g.prep.starts, i)
-		if !found {
-			k--
-		}
-		return min(k, len(g.PodSets)-1)
-	}
-	start := len(g.Members)
-	for k := range g.PodSets {
-		start += int(max(g.PodSets[k].Count, 0))
-		if i < start {
-			return k
-		}
-	}
-	return -1
-}
+func (g *Group) PodSetStart(k int) int { return GroupView{Group: g}.PodSetStart(k) }
 
 // PendingKey returns pending pod i's key (see [Group.NumPending]): the
 // member's, or for a pod of a set, the group's namespace and the set's
 // name. It returns the zero Key for an index out of range.
-func (g *Group) PendingKey(i int) Key {
-	if i >= 0 && i < len(g.Members) {
-		return g.Members[i].Key()
-	}
-	if i < 0 || i >= g.NumPending() {
-		return Key{}
-	}
-	return Key{g.Namespace, g.PodSets[g.podSetOf(i)].Name}
-}
+func (g *Group) PendingKey(i int) Key { return GroupView{Group: g}.PendingKey(i) }
 
 // PendingIndexes returns, for each assignment of a, the pending index (see
 // [Group.NumPending]) of the pod it places, or -1 when it names no pending
 // pod of g: its Member when that pod has its key (as in the assignments
 // handed to hooks), else the member with its key, or the first pod of the
 // pod set it names (a set's pods are identical). Scorers use it to read
-// each assignment's requests with [Group.RequestVector]. Cost:
+// each assignment's requests with [GroupView.RequestVector]. Cost:
 // O(len(a)), plus O(members) when some assignment's Member is stale (as in
 // a Decision's, where Member is 0).
-func (g *Group) PendingIndexes(a []Assignment) []int {
-	out := make([]int, len(a))
-	var byKey map[Key]int
-	n := g.NumPending()
-	for j := range a {
-		i := a[j].Member
-		if j > 0 && i == a[j-1].Member && a[j].Pod == a[j-1].Pod {
-			out[j] = out[j-1] // a pod set's entries come in a row
-			continue
-		}
-		if i >= 0 && i < n && g.PendingKey(i) == a[j].Pod {
-			out[j] = i
-			continue
-		}
-		if byKey == nil {
-			byKey = make(map[Key]int, len(g.Members)+len(g.PodSets))
-			for k := range g.Members {
-				byKey[g.Members[k].Key()] = k
-			}
-			start := len(g.Members)
-			for k := range g.PodSets {
-				if _, dup := byKey[Key{g.Namespace, g.PodSets[k].Name}]; !dup && g.PodSets[k].Count > 0 {
-					byKey[Key{g.Namespace, g.PodSets[k].Name}] = start
-				}
-				start += int(max(g.PodSets[k].Count, 0))
-			}
-		}
-		var ok bool
-		if out[j], ok = byKey[a[j].Pod]; !ok {
-			out[j] = -1
-		}
-	}
-	return out
-}
+func (g *Group) PendingIndexes(a []Assignment) []int { return GroupView{Group: g}.PendingIndexes(a) }
 
 // RequestVector returns pending pod i's requests (g.Members[i], or a pod
-// set's template; see [Group.NumPending]) as a vector indexed like
+// set's template; see [Group.NumPending]) as a fresh vector indexed like
 // s.Resources(), with 1 for [ResourcePods]; requests for resources s does
-// not track are left out. Inside a [Solve] — in a hook — it costs nothing:
-// the solver compiled every member and template once, and the slice must
-// not be modified. Elsewhere it reads the pod's map and allocates. It
-// panics, as an index expression would, when i is out of range.
+// not track are left out. It reads the pod's map and allocates; a hook
+// reads the solver's compiled vector for free with
+// [GroupView.RequestVector]. It panics, as an index expression would, when
+// i is out of range.
 func (g *Group) RequestVector(s *Snapshot, i int) []int64 {
-	R := len(s.b.res)
-	row, p := i, (*Pod)(nil)
-	if i >= 0 && i < len(g.Members) {
-		p = &g.Members[i]
-	} else if k := g.podSetOf(i); i >= 0 && i < g.NumPending() && k >= 0 {
-		row, p = len(g.Members)+k, &g.PodSets[k].Template
-	} else {
-		panic(fmt.Sprintf("placement: pending index %d out of range [0:%d]", i, g.NumPending()))
-	}
-	if g.prep != nil && g.prep.b == s.b && g.prep.req != nil {
-		c := int(g.prep.rowClass[row])
-		return g.prep.req[c*R : (c+1)*R : (c+1)*R]
-	}
-	return s.b.requestRow(p)
-}
-
-// requestRow returns p's requests indexed like the snapshot's resources,
-// with 1 for the pod count; requests of untracked resources are left out.
-func (b *base) requestRow(p *Pod) []int64 {
-	v := make([]int64, len(b.res))
-	v[b.podsR] = 1
-	for r, q := range p.Requests {
-		if j, ok := b.resIdx[r]; ok && j != b.podsR {
-			v[j] = q
-		}
-	}
-	return v
+	return GroupView{Group: g}.RequestVector(s, i)
 }
 
 // RequestCounts yields request vectors (as [Group.RequestVector] gives
 // them) with how many pending pods have each, covering every pending pod
 // once; the same vector may come more than once. Summaries over the pods
-// (totals, smallest, largest) read it instead of every pod. Inside a
-// [Solve] it costs O(classes of identical pods): the solver found them
-// once. Elsewhere it reads every member's map and each pod set's once.
+// (totals, smallest, largest) read it instead of every pod. It reads every
+// member's map and each pod set's once; [GroupView.RequestCounts] costs
+// O(classes of identical pods).
 func (g *Group) RequestCounts(s *Snapshot) iter.Seq2[[]int64, int] {
-	return func(yield func([]int64, int) bool) {
-		if g.prep != nil && g.prep.b == s.b && g.prep.classRow != nil {
-			R := len(s.b.res)
-			for c, pods := range g.prep.classPods {
-				if !yield(g.prep.req[c*R:(c+1)*R:(c+1)*R], pods) {
-					return
-				}
-			}
-			return
-		}
-		for i := range g.Members {
-			if !yield(g.RequestVector(s, i), 1) {
-				return
-			}
-		}
-		for k := range g.PodSets {
-			if g.PodSets[k].Count <= 0 {
-				continue // an invalid set stands for no pod
-			}
-			if !yield(g.RequestVector(s, g.PodSetStart(k)), int(g.PodSets[k].Count)) {
-				return
-			}
-		}
-	}
+	return GroupView{Group: g}.RequestCounts(s)
 }
 
 // RequestsUntracked reports whether some member requests a positive
 // quantity of a resource s does not track: such a member fits on no node.
-// Inside a [Solve] it costs nothing.
 func (g *Group) RequestsUntracked(s *Snapshot) bool {
-	if g.prep != nil && g.prep.b == s.b && g.prep.req != nil {
-		return g.prep.untracked
-	}
-	untracked := func(p *Pod) bool {
-		for r, q := range p.Requests {
-			if _, ok := s.b.resIdx[r]; !ok && q > 0 {
-				return true
-			}
-		}
-		return false
-	}
-	for i := range g.Members {
-		if untracked(&g.Members[i]) {
-			return true
-		}
-	}
-	for i := range g.PodSets {
-		if untracked(&g.PodSets[i].Template) {
-			return true
-		}
-	}
-	return false
+	return GroupView{Group: g}.RequestsUntracked(s)
 }
 
-// BoundCount returns the number of g's members bound in s. Inside a
-// [Solve] it costs nothing.
-func (g *Group) BoundCount(s *Snapshot) int {
-	if g.prep != nil && g.prep.b == s.b {
-		return g.prep.bound
-	}
-	return len(s.GroupMembers(g.Key()))
-}
+// BoundCount returns the number of g's members bound in s.
+func (g *Group) BoundCount(s *Snapshot) int { return GroupView{Group: g}.BoundCount(s) }
 
 // SubGroup is a set of a PodGroup's members with its own gang minimum and
 // topology constraint (the multi-level hierarchies planned upstream for

@@ -15,7 +15,7 @@ import (
 // test, each given in ascending ID order.
 type subsets [][]NodeID
 
-func (p subsets) Generate(*Snapshot, *Group) ([]Placement, error) {
+func (p subsets) Generate(*Snapshot, GroupView) ([]Placement, error) {
 	out := make([]Placement, len(p))
 	for i, nodes := range p {
 		out[i] = Placement{Name: fmt.Sprintf("p%d", i), Nodes: nodes, Rank: i % 2}

@@ -497,7 +497,7 @@ func (n *hnode) variants() []*Group {
 func (h *hsolver) solveLeaf(g *Group, s *Snapshot, dom string, nodes []NodeID) (Decision, error) {
 	opts := h.opts
 	pl := Placement{Name: dom, Nodes: nodes}
-	opts.Generator = PlacementGeneratorFunc(func(*Snapshot, *Group) ([]Placement, error) { return []Placement{pl}, nil })
+	opts.Generator = PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return []Placement{pl}, nil })
 	opts.Budget = max(h.budget-h.steps, 1)
 	d, err := Solve(s, g, opts)
 	h.steps += d.Steps

@@ -48,12 +48,12 @@ func TestRegression_HooksReassigningTheirGroup(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			gen := PlacementGeneratorFunc(func(s *Snapshot, g *Group) ([]Placement, error) {
-				tc.mangle(g)
+			gen := PlacementGeneratorFunc(func(s *Snapshot, g GroupView) ([]Placement, error) {
+				tc.mangle(g.Group)
 				return []Placement{{Nodes: []NodeID{0, 1}}}, nil
 			})
-			scorer := PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
-				tc.mangle(g)
+			scorer := PlacementScorerFunc(func(s *Snapshot, g GroupView, p *Placement, a []Assignment) (int64, error) {
+				tc.mangle(g.Group)
 				return 0, nil
 			})
 			for _, opts := range []Options{{Generator: gen}, {Scorer: scorer}} {
@@ -67,4 +67,55 @@ func TestRegression_HooksReassigningTheirGroup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGroupView_AnswersAsTheGroup: the view a hook is handed answers from
+// what Solve compiled, the caller's Group from its fields; both give the
+// same answers, before, during and after the solve, whichever of them is
+// asked.
+func TestGroupView_AnswersAsTheGroup(t *testing.T) {
+	bound := member("b0", "pg1", 500)
+	bound.NodeName = "n0"
+	s, err := NewSnapshot([]Node{cpuNode("n0", 4000), cpuNode("n1", 4000)}, []Pod{bound})
+	require.NoError(t, err)
+	g := &Group{Namespace: "default", Name: "pg1", MinCount: 4,
+		PodSets: []PodSet{{Name: "set", Count: 2, Template: Pod{Requests: ResourceList{ResourceCPU: 700, "example.com/untracked": 0}}}}}
+	g.Members = append(g.Members, member("p1", "pg1", 1000), member("p0", "pg1", 300))
+	type answers struct {
+		Pending, Start, Bound int
+		Untracked             bool
+		Keys                  []Key
+		Vectors               [][]int64
+		Counts                map[string]int
+	}
+	ask := func(v GroupView) answers {
+		a := answers{Pending: v.NumPending(), Start: v.PodSetStart(0), Bound: v.BoundCount(s), Untracked: v.RequestsUntracked(s), Counts: map[string]int{}}
+		for i := range v.NumPending() {
+			a.Keys = append(a.Keys, v.PendingKey(i))
+			a.Vectors = append(a.Vectors, slices.Clone(v.RequestVector(s, i)))
+		}
+		for vec, n := range v.RequestCounts(s) {
+			a.Counts[fmt.Sprint(vec)] += n
+		}
+		return a
+	}
+	want := ask(GroupView{Group: g})
+	require.Equal(t, answers{Pending: 4, Start: 2, Bound: 1,
+		Keys:    []Key{{"default", "p1"}, {"default", "p0"}, {"default", "set"}, {"default", "set"}},
+		Vectors: [][]int64{{1000, 1}, {300, 1}, {700, 1}, {700, 1}},
+		Counts:  map[string]int{"[1000 1]": 1, "[300 1]": 1, "[700 1]": 2}}, want)
+	require.Equal(t, want.Vectors[0], g.RequestVector(s, 0))
+	var views []GroupView
+	gen := PlacementGeneratorFunc(func(s *Snapshot, v GroupView) ([]Placement, error) {
+		views = append(views, v)
+		require.Equal(t, want, ask(v), "the view, during the solve")
+		require.Equal(t, want, ask(GroupView{Group: v.Group}), "the view's group, during the solve")
+		return []Placement{{Nodes: []NodeID{0, 1}}}, nil
+	})
+	d, err := Solve(s, g, Options{Generator: gen})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.Len(t, views, 1)
+	require.Equal(t, want, ask(views[0]), "a view kept after the solve")
+	require.Equal(t, want, ask(GroupView{Group: g}), "the caller's group after the solve")
 }

@@ -131,7 +131,7 @@ var _ Reserver = ReserverFuncs{}
 
 // NewReserverFunc creates a [Reserver] for one solve of group g on s. An
 // error aborts the solve and is returned from it.
-type NewReserverFunc func(s *Snapshot, g *Group) (Reserver, error)
+type NewReserverFunc func(s *Snapshot, g GroupView) (Reserver, error)
 
 // Placement is a candidate set of nodes for a whole PodGroup (KEP-5732
 // Placement): typically one topology domain.
@@ -155,14 +155,14 @@ type Placement struct {
 // be placed; an error aborts the solve (use it for bad input, e.g. bound
 // members already spread over two domains of a required level).
 type PlacementGenerator interface {
-	Generate(s *Snapshot, g *Group) ([]Placement, error)
+	Generate(s *Snapshot, g GroupView) ([]Placement, error)
 }
 
 // PlacementGeneratorFunc adapts a function to [PlacementGenerator].
-type PlacementGeneratorFunc func(s *Snapshot, g *Group) ([]Placement, error)
+type PlacementGeneratorFunc func(s *Snapshot, g GroupView) ([]Placement, error)
 
 // Generate calls f.
-func (f PlacementGeneratorFunc) Generate(s *Snapshot, g *Group) ([]Placement, error) {
+func (f PlacementGeneratorFunc) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
 	return f(s, g)
 }
 
@@ -179,7 +179,7 @@ func (f PlacementGeneratorFunc) Generate(s *Snapshot, g *Group) ([]Placement, er
 // lookup the host could not make): Solve stops and returns an error that
 // wraps [ErrHook] and it, naming the scorer and the placement.
 type PlacementScorer interface {
-	Score(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error)
+	Score(s *Snapshot, g GroupView, p *Placement, a []Assignment) (int64, error)
 }
 
 // SumScorer is a [PlacementScorer] whose score depends on an assignment
@@ -198,14 +198,14 @@ type SumScorer interface {
 	// 0, one past s.Resources() is ignored). requested is the solver's:
 	// read it during the call, do not modify or keep it.
 	// An error is handled as Score's.
-	ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64, requested []int64) (int64, error)
+	ScoreSums(s *Snapshot, g GroupView, p *Placement, placed int64, requested []int64) (int64, error)
 }
 
 // PlacementScorerFunc adapts a function to [PlacementScorer].
-type PlacementScorerFunc func(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error)
+type PlacementScorerFunc func(s *Snapshot, g GroupView, p *Placement, a []Assignment) (int64, error)
 
 // Score calls f.
-func (f PlacementScorerFunc) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
+func (f PlacementScorerFunc) Score(s *Snapshot, g GroupView, p *Placement, a []Assignment) (int64, error) {
 	return f(s, g, p, a)
 }
 
@@ -215,13 +215,13 @@ func (f PlacementScorerFunc) Score(s *Snapshot, g *Group, p *Placement, a []Assi
 // accepted the group places nothing and the decision quotes the reason.
 // As for [PlacementScorer], a is the solver's and must not be kept.
 type PlacementFilter interface {
-	FilterPlacement(s *Snapshot, g *Group, p *Placement, a []Assignment) Rejection
+	FilterPlacement(s *Snapshot, g GroupView, p *Placement, a []Assignment) Rejection
 }
 
 // PlacementFilterFunc adapts a function to [PlacementFilter].
-type PlacementFilterFunc func(s *Snapshot, g *Group, p *Placement, a []Assignment) Rejection
+type PlacementFilterFunc func(s *Snapshot, g GroupView, p *Placement, a []Assignment) Rejection
 
 // FilterPlacement calls f.
-func (f PlacementFilterFunc) FilterPlacement(s *Snapshot, g *Group, p *Placement, a []Assignment) Rejection {
+func (f PlacementFilterFunc) FilterPlacement(s *Snapshot, g GroupView, p *Placement, a []Assignment) Rejection {
 	return f(s, g, p, a)
 }

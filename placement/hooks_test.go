@@ -72,7 +72,7 @@ func TestProp_MutatingScorerKeepsTheDecision(t *testing.T) {
 			opts.Scorer = viaHook{}
 			want, err := Solve(ps.in.s, g, opts)
 			require.NoError(t, err)
-			opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, as []Assignment) (int64, error) {
+			opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g GroupView, p *Placement, as []Assignment) (int64, error) {
 				score, _ := DefaultScorer{}.Score(s, g, p, as)
 				mutate(as, how)
 				return score, nil
@@ -100,7 +100,7 @@ func TestProp_MutatingFilterKeepsTheAssignments(t *testing.T) {
 		how := rapid.SampledFrom([]int{1, 2, 5}).Draw(t, "mutation")
 		for _, g := range []*Group{ps.sets, ps.expanded} {
 			opts := ps.in.opts
-			noop := PlacementFilterFunc(func(*Snapshot, *Group, *Placement, []Assignment) Rejection { return Rejection{} })
+			noop := PlacementFilterFunc(func(*Snapshot, GroupView, *Placement, []Assignment) Rejection { return Rejection{} })
 			opts.PlacementFilters = append(slices.Clone(opts.PlacementFilters), noop)
 			want, err := Solve(ps.in.s, g, opts)
 			require.NoError(t, err)
@@ -111,7 +111,7 @@ func TestProp_MutatingFilterKeepsTheAssignments(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, d, want)
 			}
-			opts.PlacementFilters[len(opts.PlacementFilters)-1] = PlacementFilterFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) Rejection {
+			opts.PlacementFilters[len(opts.PlacementFilters)-1] = PlacementFilterFunc(func(_ *Snapshot, _ GroupView, _ *Placement, as []Assignment) Rejection {
 				mutate(as, how)
 				return Rejection{}
 			})
@@ -145,15 +145,15 @@ func TestSolve_PlacementHooksThatReorderTheirAssignments(t *testing.T) {
 		last.Count++
 	}
 	for name, opts := range map[string]Options{
-		"scorer": {Scorer: PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) (int64, error) {
+		"scorer": {Scorer: PlacementScorerFunc(func(_ *Snapshot, _ GroupView, _ *Placement, as []Assignment) (int64, error) {
 			reverse(as)
 			return 0, nil
 		})},
-		"filter": {PlacementFilters: []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) Rejection {
+		"filter": {PlacementFilters: []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ GroupView, _ *Placement, as []Assignment) Rejection {
 			reverse(as)
 			return Rejection{}
 		})}},
-		"scorer-moves": {Scorer: PlacementScorerFunc(func(_ *Snapshot, _ *Group, _ *Placement, as []Assignment) (int64, error) {
+		"scorer-moves": {Scorer: PlacementScorerFunc(func(_ *Snapshot, _ GroupView, _ *Placement, as []Assignment) (int64, error) {
 			move(as)
 			return 0, nil
 		})},
@@ -218,11 +218,11 @@ var errLookup = errors.New("lookup failed")
 // failingSums is a SumScorer whose sums cannot be scored.
 type failingSums struct{}
 
-func (failingSums) Score(*Snapshot, *Group, *Placement, []Assignment) (int64, error) {
+func (failingSums) Score(*Snapshot, GroupView, *Placement, []Assignment) (int64, error) {
 	return 0, errLookup
 }
 
-func (failingSums) ScoreSums(*Snapshot, *Group, *Placement, int64, []int64) (int64, error) {
+func (failingSums) ScoreSums(*Snapshot, GroupView, *Placement, int64, []int64) (int64, error) {
 	return 0, errLookup
 }
 
@@ -240,7 +240,7 @@ func TestHooks_ErrorsStopTheSolve(t *testing.T) {
 	}{
 		{"filter", Options{Filters: []Filter{FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} }), FilterFunc(func(*Pod, NodeInfo) Rejection { return failing })}},
 			`placement: hook failed: PodGroup default/pg: Options.Filters[1] on pod default/a, node "n0": lookup failed`},
-		{"reserver", Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) {
+		{"reserver", Options{Reservers: []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) {
 			return ReserverFuncs{FilterFunc: func(p *Pod, _ NodeInfo) Rejection {
 				if p.Name == "b" {
 					return failing
@@ -249,9 +249,9 @@ func TestHooks_ErrorsStopTheSolve(t *testing.T) {
 			}}, nil
 		}}},
 			`placement: hook failed: PodGroup default/pg: Options.Reservers[0] on pod default/b, node "n0": lookup failed`},
-		{"placement filter", Options{PlacementFilters: []PlacementFilter{PlacementFilterFunc(func(*Snapshot, *Group, *Placement, []Assignment) Rejection { return failing })}},
+		{"placement filter", Options{PlacementFilters: []PlacementFilter{PlacementFilterFunc(func(*Snapshot, GroupView, *Placement, []Assignment) Rejection { return failing })}},
 			`placement: hook failed: PodGroup default/pg: Options.PlacementFilters[0] on placement "": lookup failed`},
-		{"scorer", Options{Scorer: PlacementScorerFunc(func(*Snapshot, *Group, *Placement, []Assignment) (int64, error) { return 0, errLookup })},
+		{"scorer", Options{Scorer: PlacementScorerFunc(func(*Snapshot, GroupView, *Placement, []Assignment) (int64, error) { return 0, errLookup })},
 			`placement: hook failed: PodGroup default/pg: Options.Scorer.Score on placement "": lookup failed`},
 		{"sum scorer", Options{Scorer: failingSums{}},
 			`placement: hook failed: PodGroup default/pg: Options.Scorer.ScoreSums on placement "": lookup failed`},
@@ -268,9 +268,9 @@ func TestHooks_ErrorsStopTheSolve(t *testing.T) {
 	// The generator and the reserver's constructor return their errors
 	// as they are: they have had an error path from the start.
 	s, g := hookErrCase(t)
-	_, err := Solve(s, g, Options{Generator: PlacementGeneratorFunc(func(*Snapshot, *Group) ([]Placement, error) { return nil, errLookup })})
+	_, err := Solve(s, g, Options{Generator: PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return nil, errLookup })})
 	require.ErrorIs(t, err, errLookup)
-	_, err = Solve(s, g, Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return nil, errLookup }}})
+	_, err = Solve(s, g, Options{Reservers: []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) { return nil, errLookup }}})
 	require.ErrorIs(t, err, errLookup)
 }
 
@@ -295,7 +295,7 @@ func TestReserverFuncs_ReservesAndUnreserves(t *testing.T) {
 	require.NoError(t, err)
 	_, g := hookErrCase(t)
 	var reserved, unreserved int
-	opts := Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) {
+	opts := Options{Reservers: []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) {
 		taken := map[NodeID]bool{}
 		return ReserverFuncs{
 			FilterFunc: func(_ *Pod, ni NodeInfo) Rejection {

@@ -129,9 +129,9 @@ func TestSolve_HookErrorsAbort(t *testing.T) {
 	require.NoError(t, err)
 	g := &Group{Namespace: "default", Name: "pg1", MinCount: 1, Members: []Pod{member("p1", "pg1", 1000)}}
 	boom := errors.New("boom")
-	_, err = Solve(s, g, Options{Generator: PlacementGeneratorFunc(func(*Snapshot, *Group) ([]Placement, error) { return nil, boom })})
+	_, err = Solve(s, g, Options{Generator: PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return nil, boom })})
 	require.ErrorIs(t, err, boom)
-	_, err = Solve(s, g, Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return nil, boom }}})
+	_, err = Solve(s, g, Options{Reservers: []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) { return nil, boom }}})
 	require.ErrorIs(t, err, boom)
 }
 
@@ -154,7 +154,7 @@ func TestNilArguments(t *testing.T) {
 		{"nil filter", s, g, Options{Filters: []Filter{nil}}, obj, "Options.Filters[0]"},
 		{"nil FilterFunc", s, g, Options{Filters: []Filter{FilterFunc(nil)}}, obj, "Options.Filters[0]"},
 		{"nil NewReserverFunc", s, g, Options{Reservers: []NewReserverFunc{nil}}, obj, "Options.Reservers[0]"},
-		{"nil Reserver made", s, g, Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return nil, nil }}}, obj, "Options.Reservers[0]"},
+		{"nil Reserver made", s, g, Options{Reservers: []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) { return nil, nil }}}, obj, "Options.Reservers[0]"},
 		{"nil placement filter", s, g, Options{PlacementFilters: []PlacementFilter{nil}}, obj, "Options.PlacementFilters[0]"},
 		{"nil PlacementGeneratorFunc", s, g, Options{Generator: PlacementGeneratorFunc(nil)}, obj, "Options.Generator"},
 		{"nil PlacementScorerFunc", s, g, Options{Scorer: PlacementScorerFunc(nil)}, obj, "Options.Scorer"},

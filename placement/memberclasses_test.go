@@ -77,12 +77,12 @@ func TestShapeCases_HooksSeeStableVectorsAndSums(t *testing.T) {
 			for _, ps := range d.PodSetAssignments {
 				as = append(as, Assignment{Pod: Key{Namespace: c.g.Namespace, Name: ps.PodSet}, Node: ps.Node, NodeID: ps.NodeID, Count: ps.Count})
 			}
-			if s, _ := sc.Score(c.s, c.g, &d.Placement, as); s != d.Score {
+			if s, _ := sc.Score(c.s, GroupView{Group: c.g}, &d.Placement, as); s != d.Score {
 				t.Errorf("seed %d (%s): Decision.Score %d, the scorer's Score of its assignments %d", seed, c.desc, d.Score, s)
 			}
 		}
 	}
-	// Hooks may keep the group they were handed: it still reads right
+	// Hooks may keep the view they were handed: it still reads right
 	// after later solves reused the pooled memory.
 	many := 0 // groups past the class index's eight scanned classes
 	for i, sn := range kept {
@@ -187,7 +187,7 @@ func TestClassIndex_HashCollision(t *testing.T) {
 			add("b2", a)
 			add("b3", b)
 			var errs []string
-			gen := PlacementGeneratorFunc(func(s *Snapshot, g *Group) ([]Placement, error) {
+			gen := PlacementGeneratorFunc(func(s *Snapshot, g GroupView) ([]Placement, error) {
 				errs = append(errs, checkShapeGroup(s, g, "Generate")...)
 				classes := 0
 				for range g.RequestCounts(s) {

@@ -81,7 +81,7 @@ func miBoundPod(r *rand.Rand, nodes []Node) Pod {
 }
 
 // miCheck reports what is wrong with assignments a handed to a hook of g.
-func miCheck(s *Snapshot, g *Group, a []Assignment) []string {
+func miCheck(s *Snapshot, g GroupView, a []Assignment) []string {
 	var probs []string
 	for _, x := range a {
 		if x.Count == 0 {
@@ -259,7 +259,7 @@ func miDraw(seed uint64) miCase {
 	}
 	c.g = g
 
-	check := func(s *Snapshot, g *Group, a []Assignment) {
+	check := func(s *Snapshot, g GroupView, a []Assignment) {
 		*c.probs = append(*c.probs, miCheck(s, g, a)...)
 		*c.seen += len(a)
 	}
@@ -269,12 +269,12 @@ func miDraw(seed uint64) miCase {
 	}
 	if r.IntN(5) == 0 {
 		limit := 1 + r.IntN(3)
-		c.opts.Reservers = []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) {
+		c.opts.Reservers = []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) {
 			return &miReserver{limit: limit, on: map[NodeID]int{}}, nil
 		}}
 	}
 	if r.IntN(3) == 0 {
-		c.opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) Rejection {
+		c.opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(s *Snapshot, g GroupView, p *Placement, a []Assignment) Rejection {
 			check(s, g, a)
 			if len(a) > 0 && a[len(a)-1].NodeID == p.Nodes[0] {
 				return Rejection{Reason: "last on the first node"}
@@ -300,7 +300,7 @@ func miDraw(seed uint64) miCase {
 			inner = DefaultScorer{}
 		}
 		reverse := r.IntN(2) == 0 // allowed: costs the solver a fresh list
-		c.opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
+		c.opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g GroupView, p *Placement, a []Assignment) (int64, error) {
 			check(s, g, a)
 			score, _ := inner.Score(s, g, p, a)
 			if reverse {

@@ -19,8 +19,8 @@ type member struct {
 
 // prepareMembers sorts the pending pods into member order, validates them
 // and compiles their requests into vectors, reading each member's and each
-// pod set's maps once. The vectors are kept in g.prep (g is Solve's private
-// copy), where hooks read them through [Group.RequestVector]. What
+// pod set's maps once. The vectors are kept in sv.prep, where hooks read
+// them through [GroupView.RequestVector]. What
 // validate learnt of g.Members spares passes over them. boundAffinity
 // says a bound member has affinity terms, which may tell pending members
 // apart by their labels.
@@ -65,7 +65,7 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 	b := sv.s.b
 	sv.members = grow(sv.sc.members, g.NumPending())
 	// Per row its class, per class one request vector: rows of a class
-	// request the same. Hooks read both through g.prep, possibly after the
+	// request the same. Hooks read both through sv.prep, possibly after the
 	// solve, so they do not come from the pool.
 	sv.class, sv.size = make([]int32, len(rows)), grow(sv.sc.size, len(rows))
 	sv.reqs = sv.reqs[:0]
@@ -81,7 +81,7 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 	for k, row := range rows {
 		start, count := int(row), 1
 		if int(row) >= n {
-			start, count = g.prep.starts[int(row)-n], int(g.PodSets[int(row)-n].Count)
+			start, count = sv.prep.starts[int(row)-n], int(g.PodSets[int(row)-n].Count)
 		}
 		m := &sv.members[i]
 		m.row = row
@@ -103,12 +103,12 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 		i += count
 	}
 	sv.classes = len(classes.reps)
-	g.prep.req, g.prep.rowClass = sv.reqs, sv.class
-	g.prep.classRow, g.prep.classPods = classes.reps, make([]int, sv.classes)
+	sv.prep.req, sv.prep.rowClass = sv.reqs, sv.class
+	sv.prep.classRow, sv.prep.classPods = classes.reps, make([]int, sv.classes)
 	for _, row := range rows {
-		g.prep.classPods[sv.class[row]] += 1
+		sv.prep.classPods[sv.class[row]] += 1
 		if int(row) >= n {
-			g.prep.classPods[sv.class[row]] += int(g.PodSets[int(row)-n].Count) - 1
+			sv.prep.classPods[sv.class[row]] += int(g.PodSets[int(row)-n].Count) - 1
 		}
 	}
 	return nil
@@ -170,18 +170,19 @@ func (sv *solver) compile(row int32, req []int64) bool {
 			if old, ok := sv.missing[p]; !ok || r < old {
 				sv.missing[p] = r // the first by name, whatever the map order
 			}
-			sv.g.prep.untracked = true
+			sv.prep.untracked = true
 		}
 	}
 	return true
 }
 
-// hookGroup returns the group to hand a hook: a fresh copy of sv.g, so
+// hookGroup returns the view to hand a hook: a fresh copy of sv.g, so
 // that a hook reassigning its fields (Members, PodSets) reaches neither
-// the caller's group nor the one the solver reads its rows from.
-func (sv *solver) hookGroup() *Group {
+// the caller's group nor the one the solver reads its rows from, with what
+// the solver compiled of its members.
+func (sv *solver) hookGroup() GroupView {
 	sv.hg = *sv.g
-	return &sv.hg
+	return GroupView{Group: &sv.hg, prep: sv.prep}
 }
 
 // pod returns the pod of row: a member, or a pod set's template.

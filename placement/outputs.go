@@ -15,7 +15,7 @@ func (sv *solver) assignments(a *attempt) []Assignment {
 	n := len(sv.g.Members)
 	for _, r := range runs {
 		out = append(out, Assignment{Pod: sv.pod(int32(r.row)).Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
-			Member: sv.g.PodSetStart(r.row - n), Count: r.count})
+			Member: sv.prep.starts[r.row-n], Count: r.count})
 	}
 	return out
 }
@@ -77,7 +77,7 @@ func (sv *solver) intact(a *attempt, runs []setRun) bool {
 	}
 	for j, r := range runs {
 		if as[k+j] != (Assignment{Pod: sv.pod(int32(r.row)).Key(), Node: sv.s.b.nodes[r.id].Name, NodeID: r.id,
-			Member: sv.g.PodSetStart(r.row - n), Count: r.count}) {
+			Member: sv.prep.starts[r.row-n], Count: r.count}) {
 			return false
 		}
 	}

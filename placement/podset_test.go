@@ -264,7 +264,7 @@ func TestPodSets_BadInput(t *testing.T) {
 		{"negative request", Group{PodSets: []PodSet{negative}}, Options{}, "template.requests[cpu]", ErrInvalid},
 		{"sub-groups", Group{PodSets: []PodSet{set("a", 1)}, SubGroups: []SubGroup{{Name: "x"}}}, Options{}, "subGroups", ErrInvalid},
 		{"member affinity", Group{Members: []Pod{affMember}, PodSets: []PodSet{set("a", 1)}}, Options{}, "spec.affinity", ErrInvalid},
-		{"reservers", Group{PodSets: []PodSet{set("a", 1)}}, Options{Reservers: []NewReserverFunc{func(*Snapshot, *Group) (Reserver, error) { return nil, nil }}}, "Options.Reservers", ErrInvalid},
+		{"reservers", Group{PodSets: []PodSet{set("a", 1)}}, Options{Reservers: []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) { return nil, nil }}}, "Options.Reservers", ErrInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := tc.g
@@ -313,14 +313,14 @@ func TestPodSets_PendingIndexes(t *testing.T) {
 	require.Equal(t, []int64{2, 1, 1, 1}, []int64{as[0].Pods(), as[1].Pods(), as[2].Pods(), as[3].Pods()})
 
 	// Out of range panics, outside a solve and inside a hook alike.
-	outOfRange := func(g *Group) {
+	outOfRange := func(g GroupView) {
 		require.Panics(t, func() { g.RequestVector(s, g.NumPending()) })
 		require.Panics(t, func() { g.RequestVector(s, -1) })
 		require.Panics(t, func() { g.PodSetStart(len(g.PodSets)) })
 	}
-	outOfRange(g)
+	outOfRange(GroupView{Group: g})
 	hooked := false
-	_, err = Solve(s, g, Options{Scorer: PlacementScorerFunc(func(_ *Snapshot, hg *Group, _ *Placement, _ []Assignment) (int64, error) {
+	_, err = Solve(s, g, Options{Scorer: PlacementScorerFunc(func(_ *Snapshot, hg GroupView, _ *Placement, _ []Assignment) (int64, error) {
 		outOfRange(hg)
 		hooked = true
 		return 0, nil
@@ -348,7 +348,7 @@ func TestProp_RequestCountsCoverEveryPod(t *testing.T) {
 			g = ps.expanded
 		}
 		// Per resource, the total request and the pods counted.
-		sums := func(g *Group) ([]int64, int) {
+		sums := func(g GroupView) ([]int64, int) {
 			total, pods := make([]int64, len(ps.in.s.Resources())), 0
 			for v, n := range g.RequestCounts(ps.in.s) {
 				for r, q := range v {
@@ -364,11 +364,11 @@ func TestProp_RequestCountsCoverEveryPod(t *testing.T) {
 				want[r] += q
 			}
 		}
-		total, pods := sums(g)
+		total, pods := sums(GroupView{Group: g})
 		require.Equal(t, g.NumPending(), pods)
 		require.Equal(t, want, total)
 		opts := ps.in.opts
-		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, hg *Group, _ *Placement, _ []Assignment) (int64, error) {
+		opts.Scorer = PlacementScorerFunc(func(s *Snapshot, hg GroupView, _ *Placement, _ []Assignment) (int64, error) {
 			inTotal, inPods := sums(hg)
 			require.Equal(t, g.NumPending(), inPods)
 			require.Equal(t, want, inTotal)
@@ -521,7 +521,7 @@ func TestPodSets_AssignmentsInNodeOrder(t *testing.T) {
 // every attempt's assignments for it, as for any caller's scorer.
 type viaHook struct{}
 
-func (viaHook) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
+func (viaHook) Score(s *Snapshot, g GroupView, p *Placement, a []Assignment) (int64, error) {
 	return DefaultScorer{}.Score(s, g, p, a)
 }
 

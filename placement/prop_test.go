@@ -21,7 +21,7 @@ import (
 // purpose: Solve must skip the domains that lack one.
 type byLabel struct{ key, fallback string }
 
-func (b byLabel) Generate(s *Snapshot, _ *Group) ([]Placement, error) {
+func (b byLabel) Generate(s *Snapshot, _ GroupView) ([]Placement, error) {
 	var out []Placement
 	for rank, key := range []string{b.key, b.fallback} {
 		domains := map[string][]NodeID{}
@@ -132,7 +132,7 @@ func TestProp_SolveKeepsInvariants(t *testing.T) {
 		if d.Status == Scheduled {
 			require.GreaterOrEqual(t, bound+len(d.Assignments), d.Required)
 			for _, f := range in.opts.PlacementFilters {
-				require.True(t, f.FilterPlacement(in.s, in.g, &d.Placement, d.Assignments).OK(), "a PlacementFilter rejects the chosen assignment")
+				require.True(t, f.FilterPlacement(in.s, GroupView{Group: in.g}, &d.Placement, d.Assignments).OK(), "a PlacementFilter rejects the chosen assignment")
 			}
 		} else {
 			require.Empty(t, d.Assignments)

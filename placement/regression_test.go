@@ -14,7 +14,7 @@ import (
 // Shrunk failures of the property and fuzz tests, one named test each.
 
 func generating(ps ...Placement) Options {
-	return Options{Generator: PlacementGeneratorFunc(func(*Snapshot, *Group) ([]Placement, error) { return ps, nil })}
+	return Options{Generator: PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return ps, nil })}
 }
 
 func gangOf(min int32, members ...Pod) *Group {
@@ -140,7 +140,7 @@ func TestRegression_UnresolvablePlacementRejection(t *testing.T) {
 	require.NoError(t, err)
 	g := gangOf(2, member("p1", "pg1", 1000), member("p2", "pg1", 1000))
 	quota := func(unresolvable bool) PlacementFilter {
-		return PlacementFilterFunc(func(*Snapshot, *Group, *Placement, []Assignment) Rejection {
+		return PlacementFilterFunc(func(*Snapshot, GroupView, *Placement, []Assignment) Rejection {
 			return Rejection{Reason: "over quota", Unresolvable: unresolvable}
 		})
 	}
@@ -155,7 +155,7 @@ func TestRegression_UnresolvablePlacementRejection(t *testing.T) {
 
 	// Two placements: one rejected for good, one rejected resolvably.
 	opts := generating(Placement{Name: "a", Nodes: []NodeID{0}}, Placement{Name: "b", Nodes: []NodeID{1}})
-	opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ *Group, p *Placement, _ []Assignment) Rejection {
+	opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ GroupView, p *Placement, _ []Assignment) Rejection {
 		return Rejection{Reason: "no " + p.Name, Unresolvable: p.Name == "a"}
 	})}
 	d, err = Solve(s, g, opts)
@@ -210,7 +210,7 @@ func TestRegression_VerifyCatchesOverflowAndMovedBoundPods(t *testing.T) {
 func TestRegression_DefaultScorerEmptyGroup(t *testing.T) {
 	s, err := NewSnapshot([]Node{cpuNode("n1", 1000)}, nil)
 	require.NoError(t, err)
-	score, err := DefaultScorer{}.Score(s, &Group{Name: "pg1"}, &Placement{Nodes: []NodeID{0}}, nil)
+	score, err := DefaultScorer{}.Score(s, GroupView{Group: &Group{Name: "pg1"}}, &Placement{Nodes: []NodeID{0}}, nil)
 	require.NoError(t, err)
 	require.Equal(t, int64(0), score)
 }

@@ -19,7 +19,7 @@ var _ SumScorer = DefaultScorer{}
 
 // Score implements [PlacementScorer]: [DefaultScorer.ScoreSums] of a's
 // sums, O(assignments × resources). It never fails.
-func (d DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment) (int64, error) {
+func (d DefaultScorer) Score(s *Snapshot, g GroupView, p *Placement, a []Assignment) (int64, error) {
 	placed, requested := AssignedSums(s, g, a)
 	return d.ScoreSums(s, g, p, placed, requested)
 }
@@ -27,7 +27,7 @@ func (d DefaultScorer) Score(s *Snapshot, g *Group, p *Placement, a []Assignment
 // ScoreSums implements [SumScorer]. It costs O(classes of identical pods ×
 // resources) inside a Solve, plus O(nodes in p) unless p holds every node
 // (the sums over the whole cluster are kept by the snapshot). It never fails.
-func (DefaultScorer) ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64, requested []int64) (int64, error) {
+func (DefaultScorer) ScoreSums(s *Snapshot, g GroupView, p *Placement, placed int64, requested []int64) (int64, error) {
 	flags := make([]bool, len(s.b.res))
 	for row := range g.RequestCounts(s) {
 		markRequested(flags, row, s.b.podsR)
@@ -41,8 +41,9 @@ func (DefaultScorer) ScoreSums(s *Snapshot, g *Group, p *Placement, placed int64
 // and their requests summed per resource (indexed like s.Resources(), the
 // pods count included; saturating): what a [SumScorer] reads of an
 // assignment. Entries for pods not pending in g count as pods placed with
-// no requests. O(len(a) × resources).
-func AssignedSums(s *Snapshot, g *Group, a []Assignment) (placed int64, requested []int64) {
+// no requests. O(len(a) × resources). A host with a [Group] of its own
+// passes GroupView{Group: g}.
+func AssignedSums(s *Snapshot, g GroupView, a []Assignment) (placed int64, requested []int64) {
 	requested = make([]int64, len(s.b.res))
 	var vec []int64
 	idx := g.PendingIndexes(a)
@@ -105,7 +106,7 @@ func addRequests(used []int64, requested []bool, vec []int64, pods int64) {
 
 // defaultScore is DefaultScorer's score from its sums: the mean MostAllocated
 // share over the requested resources plus the share of members placed.
-func defaultScore(s *Snapshot, g *Group, requested []bool, alloc, used []int64, placed int64) int64 {
+func defaultScore(s *Snapshot, g GroupView, requested []bool, alloc, used []int64, placed int64) int64 {
 	const scale = 1_000_000
 	var sum, n int64
 	for r := range requested {
@@ -143,7 +144,7 @@ func (sv *solver) placedSums(a *attempt) []int64 {
 	}
 	sums := make([]int64, sv.R)
 	for c, pods := range perClass {
-		for r, q := range sv.req(int32(sv.g.prep.classRow[c])) {
+		for r, q := range sv.req(int32(sv.prep.classRow[c])) {
 			sums[r] = arith.SatAdd(sums[r], arith.MulSat(q, pods))
 		}
 	}

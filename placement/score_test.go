@@ -125,11 +125,11 @@ func TestDefaultScorer_ScoreOfLists(t *testing.T) {
 			a = append(a, Assignment{Pod: k, Node: c.s.Node(id).Name, NodeID: id, Member: r.IntN(4), Count: int32(r.IntN(3))})
 		}
 		want := refDefaultScore(c.s, c.g, &p, a)
-		if got, _ := (DefaultScorer{}).Score(c.s, c.g, &p, a); got != want {
+		if got, _ := (DefaultScorer{}).Score(c.s, GroupView{Group: c.g}, &p, a); got != want {
 			t.Errorf("seed %d (%s): Score %d, reference %d; assignments %v", seed, c.desc, got, want, a)
 		}
-		placed, sums := AssignedSums(c.s, c.g, a)
-		if got, _ := (DefaultScorer{}).ScoreSums(c.s, c.g, &p, placed, sums); got != want {
+		placed, sums := AssignedSums(c.s, GroupView{Group: c.g}, a)
+		if got, _ := (DefaultScorer{}).ScoreSums(c.s, GroupView{Group: c.g}, &p, placed, sums); got != want {
 			t.Errorf("seed %d (%s): ScoreSums %d, reference %d", seed, c.desc, got, want)
 		}
 		// topology's MostAllocated is documented to score exactly so.
@@ -141,10 +141,10 @@ func TestDefaultScorer_ScoreOfLists(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := o.Scorer.Score(c.s, c.g, &p, a); got != want {
+		if got, _ := o.Scorer.Score(c.s, GroupView{Group: c.g}, &p, a); got != want {
 			t.Errorf("seed %d (%s): topology MostAllocated Score %d, reference %d", seed, c.desc, got, want)
 		}
-		if got, _ := o.Scorer.(SumScorer).ScoreSums(c.s, c.g, &p, placed, sums); got != want {
+		if got, _ := o.Scorer.(SumScorer).ScoreSums(c.s, GroupView{Group: c.g}, &p, placed, sums); got != want {
 			t.Errorf("seed %d (%s): topology MostAllocated ScoreSums %d, reference %d", seed, c.desc, got, want)
 		}
 		tried++

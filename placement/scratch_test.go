@@ -18,7 +18,7 @@ type withWide struct {
 	n     int
 }
 
-func (w withWide) Generate(s *Snapshot, g *Group) ([]Placement, error) {
+func (w withWide) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
 	out, _ := w.small.Generate(s, g)
 	all := make([]NodeID, w.n)
 	for i := range all {

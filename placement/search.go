@@ -331,7 +331,7 @@ func (sv *solver) roomIfEmpty(p *Placement, target int) bool {
 // costs O(log classes).
 func (sv *solver) smallestFit(free []int64, target int) bool {
 	if sv.smallest == nil {
-		classRow, classPods := sv.g.prep.classRow, sv.g.prep.classPods
+		classRow, classPods := sv.prep.classRow, sv.prep.classPods
 		sv.smallest = make([]smallestSums, sv.R)
 		n := len(classRow)
 		buf := make([]int64, 3*n*sv.R) // one allocation for every resource's three columns

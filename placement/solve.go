@@ -105,31 +105,31 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	// Hooks get a private copy that carries the compiled members, so that
-	// they need not read every member's maps again; the caller's Group is
-	// never written.
+	// The solver works on a private copy, so the caller's Group is never
+	// written; hooks read the compiled members through their GroupView, so
+	// that they need not read every member's maps again.
 	gc := *g
-	gc.prep = &prepared{b: s.b, bound: len(bound)}
+	prep := &prepared{b: s.b, bound: len(bound)}
 	if len(g.PodSets) > 0 {
 		if len(opts.Reservers) > 0 {
 			return Decision{}, Errorf(ErrInvalid, groupObj(g), "Options.Reservers", "cannot be combined with pod sets: list the pods as members")
 		}
 		gc.PodSets = slices.Clone(g.PodSets)
-		gc.prep.starts = make([]int, len(g.PodSets)+1)
-		gc.prep.starts[0] = len(g.Members)
+		prep.starts = make([]int, len(g.PodSets)+1)
+		prep.starts[0] = len(g.Members)
 		for k := range gc.PodSets {
 			// Hooks and messages see the set's pods as pods of the group
 			// named after the set.
 			t := &gc.PodSets[k].Template
 			t.Namespace, t.Name, t.SchedulingGroup, t.NodeName, t.UID = g.Namespace, gc.PodSets[k].Name, g.Name, "", ""
-			gc.prep.starts[k+1] = gc.prep.starts[k] + int(gc.PodSets[k].Count)
+			prep.starts[k+1] = prep.starts[k] + int(gc.PodSets[k].Count)
 		}
 	}
 	g = &gc
 	if err := opts.NodeScoring.Validate(); err != nil {
 		return Decision{}, err
 	}
-	sv := &solver{s: s, g: g, opts: opts, R: len(s.b.res), bound: len(bound), budget: opts.Budget, ns: compileNodeScoring(s.b, opts.NodeScoring)}
+	sv := &solver{s: s, g: g, prep: prep, opts: opts, R: len(s.b.res), bound: len(bound), budget: opts.Budget, ns: compileNodeScoring(s.b, opts.NodeScoring)}
 	sv.sc = scratchPool.Get().(*scratch)
 	sv.gs = sv.sc.gs
 	if sv.budget <= 0 {
@@ -248,7 +248,8 @@ func checkPlacement(s *Snapshot, p *Placement) error {
 type solver struct {
 	s            *Snapshot
 	g            *Group
-	hg           Group // see hookGroup
+	hg           Group     // see hookGroup
+	prep         *prepared // what hooks read through their GroupView
 	opts         Options
 	R            int
 	members      []member

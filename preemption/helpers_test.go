@@ -94,7 +94,7 @@ func assigned(d placement.Decision) map[string]string {
 // rackGenerator yields one placement per value of the rack label, named by
 // it: a required topology key, without importing the topology package.
 func rackGenerator() placement.PlacementGenerator {
-	return placement.PlacementGeneratorFunc(func(s *placement.Snapshot, g *placement.Group) ([]placement.Placement, error) {
+	return placement.PlacementGeneratorFunc(func(s *placement.Snapshot, g placement.GroupView) ([]placement.Placement, error) {
 		byRack := map[string][]placement.NodeID{}
 		for id := range s.NumNodes() {
 			if r, ok := s.Node(placement.NodeID(id)).Labels[rackKey]; ok {

@@ -27,7 +27,7 @@ func (f *finder) searchPlacements() (placement.Decision, error) {
 	if err != nil || d0.Status != placement.Scheduled {
 		return d0, err // never evict in vain
 	}
-	places, err := f.opts.Generator.Generate(s0, f.g)
+	places, err := f.opts.Generator.Generate(s0, placement.GroupView{Group: f.g})
 	if err != nil {
 		return d0, err
 	}
@@ -153,7 +153,7 @@ func (f *finder) searchAreas(areas []area) (*placement.Decision, error) {
 		}
 		p := a.p
 		opts := f.opts
-		opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
+		opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, placement.GroupView) ([]placement.Placement, error) {
 			return []placement.Placement{p}, nil
 		})
 		mark(&p, true)

@@ -173,7 +173,7 @@ func solveWithout(t require.TestingT, s *placement.Snapshot, g *placement.Group,
 }
 
 func only(p placement.Placement) placement.PlacementGenerator {
-	return placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
+	return placement.PlacementGeneratorFunc(func(*placement.Snapshot, placement.GroupView) ([]placement.Placement, error) {
 		return []placement.Placement{p}, nil
 	})
 }
@@ -285,7 +285,7 @@ func TestProp_GeneratorCoversOutcomes(t *testing.T) {
 		w := worldGen.Example(i)
 		w.racks, w.in.Budgets = true, nil
 		s := w.snapshot(t)
-		racks, err := rackGenerator().Generate(s, &w.group)
+		racks, err := rackGenerator().Generate(s, placement.GroupView{Group: &w.group})
 		require.NoError(t, err)
 		var sets [][]placement.Key
 		for _, r := range racks {
@@ -411,7 +411,7 @@ func TestProp_LeastDisruptiveDomain(t *testing.T) {
 		s := w.snapshot(t)
 		plan, err := preemption.Find(s, &w.group, w.in, w.opts())
 		require.NoError(t, err)
-		racks, err := rackGenerator().Generate(s, &w.group)
+		racks, err := rackGenerator().Generate(s, placement.GroupView{Group: &w.group})
 		require.NoError(t, err)
 		for _, r := range racks {
 			o := w.opts()

@@ -33,7 +33,7 @@ func TestScenario_P16_TopologyGenerator(t *testing.T) {
 	// evict the mid pod.
 	s0, err := s.Apply(placement.Change{Remove: []placement.Key{key("low-1a"), key("low-1b"), key("mid-2a")}})
 	require.NoError(t, err)
-	places, err := opts.Generator.Generate(s0, g)
+	places, err := opts.Generator.Generate(s0, placement.GroupView{Group: g})
 	require.NoError(t, err)
 	require.Len(t, places, 2)
 	require.Equal(t, "rack-2", places[0].Name)

@@ -44,8 +44,9 @@ func TestProp_ClosestIsTheMostSlots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &builder{t: tr, c: c, s: s, g: g, sh: newShape(c, 0, g), scope: -1}
-		b.static(g)
+		gv := placement.GroupView{Group: g}
+		b := &builder{t: tr, c: c, s: s, g: gv, sh: newShape(c, 0, gv), scope: -1}
+		b.static(gv)
 		var doms []DomainID
 		for d := range tr.Domains(0) {
 			doms = append(doms, d.ID)

@@ -6,7 +6,7 @@ import "github.com/gangsched/gangsched/placement"
 // 88ed355 — every candidate sorted by score bound, the tier ending at the
 // first that holds every member, both tiers sorted back by ID — as the
 // reference TestProp_TiersAsBySorting compares Generate with.
-func (gen *Generator) GenerateSortingTiers(s *placement.Snapshot, g *placement.Group) ([]placement.Placement, error) {
+func (gen *Generator) GenerateSortingTiers(s *placement.Snapshot, g placement.GroupView) ([]placement.Placement, error) {
 	return gen.generate(s, g, (*builder).tieredBySorting)
 }
 

@@ -157,7 +157,7 @@ func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Option
 
 // shape summarises a group's pending members per resource of a snapshot.
 type shape struct {
-	g         *placement.Group // its RequestVector gives each member's requests
+	g         placement.GroupView // its RequestVector gives each member's requests
 	s         *placement.Snapshot
 	requested []bool  // requested > 0 by some member, pods excluded (MostAllocated's resources)
 	total     []int64 // Σ over members (saturating); pods = n
@@ -171,7 +171,7 @@ type shape struct {
 	anyReq    bool
 }
 
-func newShape(c *capacity, bound int, g *placement.Group) *shape {
+func newShape(c *capacity, bound int, g placement.GroupView) *shape {
 	R := len(c.res)
 	q := make([]int64, 4*R) // one allocation for the four vectors
 	sh := &shape{n: g.NumPending(), bound: bound, podsR: c.podsR, g: g, s: c.snap, requested: make([]bool, R),
@@ -226,7 +226,7 @@ func newShape(c *capacity, bound int, g *placement.Group) *shape {
 	return sh
 }
 
-// vec returns member i's requests (see placement.Group.RequestVector).
+// vec returns member i's requests (see placement.GroupView.RequestVector).
 func (sh *shape) vec(i int) []int64 { return sh.g.RequestVector(sh.s, i) }
 
 // scored reports whether BestFit measures leftover capacity in r: the
@@ -244,12 +244,12 @@ func (sh *shape) scored(r int) bool {
 // Errors (a [*placement.FieldError]): a zero Generator; a nil s or g; s
 // not derived with Apply from the tree's snapshot; and those listed at
 // [Tree.SolverOptions] for bound members.
-func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]placement.Placement, error) {
+func (gen *Generator) Generate(s *placement.Snapshot, g placement.GroupView) ([]placement.Placement, error) {
 	t := gen.tree
 	if t == nil {
 		return nil, placement.Errorf(placement.ErrInvalid, "topology generator", "tree", "zero Generator: make one with Tree.SolverOptions")
 	}
-	if g == nil {
+	if g.Group == nil {
 		return nil, placement.Errorf(placement.ErrInvalid, "topology generator", "group", "must not be nil")
 	}
 	return gen.generate(s, g, (*builder).tiered)
@@ -257,7 +257,7 @@ func (gen *Generator) Generate(s *placement.Snapshot, g *placement.Group) ([]pla
 
 // generate is Generate with the first level's tiers cut by tiered (the
 // tests compare another way of cutting them).
-func (gen *Generator) generate(s *placement.Snapshot, g *placement.Group, tiered func(b *builder, doms []DomainID, diagnose bool)) ([]placement.Placement, error) {
+func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tiered func(b *builder, doms []DomainID, diagnose bool)) ([]placement.Placement, error) {
 	t := gen.tree
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -331,7 +331,7 @@ type builder struct {
 	t         *Tree
 	c         *capacity
 	s         *placement.Snapshot
-	g         *placement.Group
+	g         placement.GroupView
 	sh        *shape
 	scorer    *Scorer
 	classes   []*placement.Pod // one member per distinct nodeSelector+tolerations
@@ -347,7 +347,7 @@ type builder struct {
 
 // static keeps one member of each class of built-in static filter inputs,
 // so that checking a node for every member costs one call per class.
-func (b *builder) static(g *placement.Group) {
+func (b *builder) static(g placement.GroupView) {
 	seen := map[string]bool{}
 	plain := false // a member without selector or tolerations is kept
 	keep := func(p *placement.Pod) {

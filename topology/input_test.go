@@ -27,9 +27,9 @@ func TestNilArguments(t *testing.T) {
 	opts, err := tr.SolverOptions([]topology.Constraint{{Key: rackKey}}, topology.MostAllocated)
 	require.NoError(t, err)
 	g := &placement.Group{Namespace: "default", Name: "pg", MinCount: 1, Members: members("pg", 1, 1000)}
-	_, err = opts.Generator.Generate(nil, g)
+	_, err = opts.Generator.Generate(nil, placement.GroupView{Group: g})
 	require.ErrorIs(t, err, placement.ErrInvalid)
-	_, err = opts.Generator.Generate(s, nil)
+	_, err = opts.Generator.Generate(s, placement.GroupView{})
 	require.ErrorIs(t, err, placement.ErrInvalid)
 }
 

@@ -244,7 +244,7 @@ func TestProp_PermutationInvariance(t *testing.T) {
 // exhaustive is the oracle generator: every domain of the required level
 // that holds all bound members, one rank.
 func exhaustive(tr *topology.Tree, level int) placement.PlacementGenerator {
-	return placement.PlacementGeneratorFunc(func(s *placement.Snapshot, g *placement.Group) ([]placement.Placement, error) {
+	return placement.PlacementGeneratorFunc(func(s *placement.Snapshot, g placement.GroupView) ([]placement.Placement, error) {
 		var out []placement.Placement
 		bound := s.GroupMembers(g.Key())
 	next:
@@ -467,7 +467,7 @@ func TestProp_PlacementsInPathOrderPerRank(t *testing.T) {
 		if err != nil || opts.Generator == nil {
 			return // a key no node carries (TestProp_Invariants checks the error), or no constraint
 		}
-		ps, err := opts.Generator.Generate(s, &c.group)
+		ps, err := opts.Generator.Generate(s, placement.GroupView{Group: &c.group})
 		if err != nil {
 			return // bound members outside one domain: likewise
 		}
@@ -500,8 +500,8 @@ func TestProp_TiersAsBySorting(t *testing.T) {
 			return // a key no node carries, or no constraint
 		}
 		gen := opts.Generator.(*topology.Generator)
-		want, werr := gen.GenerateSortingTiers(s, &c.group)
-		got, gerr := gen.Generate(s, &c.group)
+		want, werr := gen.GenerateSortingTiers(s, placement.GroupView{Group: &c.group})
+		got, gerr := gen.Generate(s, placement.GroupView{Group: &c.group})
 		require.Equal(t, werr, gerr)
 		require.Equal(t, want, got)
 	})
@@ -553,8 +553,8 @@ func TestProp_WideTiersAsBySorting(t *testing.T) {
 			return
 		}
 		gen := opts.Generator.(*topology.Generator)
-		want, werr := gen.GenerateSortingTiers(s, &g)
-		got, gerr := gen.Generate(s, &g)
+		want, werr := gen.GenerateSortingTiers(s, placement.GroupView{Group: &g})
+		got, gerr := gen.Generate(s, placement.GroupView{Group: &g})
 		require.Equal(t, werr, gerr)
 		require.Equal(t, want, got)
 	})

@@ -82,7 +82,7 @@ func TestScenario_T4(t *testing.T) {
 	p := placement.Placement{Name: rack2.Path, Nodes: rack2.Nodes}
 	opts, err := tr.SolverOptions([]topology.Constraint{required(rackKey)}, topology.MostAllocated)
 	require.NoError(t, err)
-	d2, err := placement.Solve(s, g, placement.Options{Generator: placement.PlacementGeneratorFunc(func(*placement.Snapshot, *placement.Group) ([]placement.Placement, error) {
+	d2, err := placement.Solve(s, g, placement.Options{Generator: placement.PlacementGeneratorFunc(func(*placement.Snapshot, placement.GroupView) ([]placement.Placement, error) {
 		return []placement.Placement{p}, nil
 	}), Scorer: opts.Scorer})
 	require.NoError(t, err)
@@ -428,7 +428,7 @@ func TestGenerate_SmallestRequestOfMixedMembers(t *testing.T) {
 	g := gang("pg", 1, []placement.Pod{member("pg-a", "pg", 1000), member("pg-b", "pg", 4000)})
 	opts, err := tree(t, s, rackKey).SolverOptions([]topology.Constraint{required(rackKey)}, topology.MostAllocated)
 	require.NoError(t, err)
-	ps, err := opts.Generator.Generate(s, g)
+	ps, err := opts.Generator.Generate(s, placement.GroupView{Group: g})
 	require.NoError(t, err)
 	ranks := map[string]int{}
 	for _, p := range ps {

@@ -65,7 +65,7 @@ const (
 
 // Score implements [placement.PlacementScorer]: [Scorer.ScoreSums] of a's
 // sums ([placement.AssignedSums]).
-func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.Placement, a []placement.Assignment) (int64, error) {
+func (sc *Scorer) Score(s *placement.Snapshot, g placement.GroupView, p *placement.Placement, a []placement.Assignment) (int64, error) {
 	placed, requested := placement.AssignedSums(s, g, a)
 	return sc.ScoreSums(s, g, p, placed, requested)
 }
@@ -75,7 +75,7 @@ func (sc *Scorer) Score(s *placement.Snapshot, g *placement.Group, p *placement.
 // With BestFit the score is in 0..2^63 and packs the comparison described
 // at [BestFit]. Cost: O(resources × levels) for a placement that is a whole
 // domain of the tree, O(nodes of p) otherwise. It never fails.
-func (sc *Scorer) ScoreSums(s *placement.Snapshot, g *placement.Group, p *placement.Placement, placed int64, requested []int64) (int64, error) {
+func (sc *Scorer) ScoreSums(s *placement.Snapshot, g placement.GroupView, p *placement.Placement, placed int64, requested []int64) (int64, error) {
 	t := sc.tree
 	if t == nil {
 		return placement.DefaultScorer{}.ScoreSums(s, g, p, placed, requested)

@@ -40,10 +40,10 @@ func TestScoreSums_Length(t *testing.T) {
 				copy(req, full)
 				padded := make([]int64, R)
 				copy(padded, req)
-				want, _ := sc.ScoreSums(s, g, p, 1, padded)
+				want, _ := sc.ScoreSums(s, placement.GroupView{Group: g}, p, 1, padded)
 				got, panicked := func() (v int64, panicked any) {
 					defer func() { panicked = recover() }()
-					v, _ = sc.ScoreSums(s, g, p, 1, req)
+					v, _ = sc.ScoreSums(s, placement.GroupView{Group: g}, p, 1, req)
 					return v, nil
 				}()
 				if panicked != nil {
@@ -77,9 +77,9 @@ func TestScoreSums_HugePlacedCount(t *testing.T) {
 	req := make([]int64, len(s.Resources()))
 	p := &placement.Placement{Name: "r0", Nodes: []placement.NodeID{0}}
 	for _, sc := range scorers {
-		all, _ := sc.ScoreSums(s, g, p, 1, req)
+		all, _ := sc.ScoreSums(s, placement.GroupView{Group: g}, p, 1, req)
 		for _, placed := range []int64{1 << 31, 1 << 40, 1<<63 - 1} {
-			if got, _ := sc.ScoreSums(s, g, p, placed, req); got < all {
+			if got, _ := sc.ScoreSums(s, placement.GroupView{Group: g}, p, placed, req); got < all {
 				t.Errorf("%T: placed %d scores %d, below %d for every pod placed", sc, placed, got, all)
 			}
 		}

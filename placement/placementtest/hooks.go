@@ -87,7 +87,7 @@ var _ placement.PlacementFilter = (*Quota)(nil)
 
 // FilterPlacement implements [placement.PlacementFilter]. Assignments that
 // name no pending pod of g (member or pod set) count nothing.
-func (q *Quota) FilterPlacement(s *placement.Snapshot, g *placement.Group, _ *placement.Placement, a []placement.Assignment) placement.Rejection {
+func (q *Quota) FilterPlacement(s *placement.Snapshot, g placement.GroupView, _ *placement.Placement, a []placement.Assignment) placement.Rejection {
 	r := slices.Index(s.Resources(), q.Resource)
 	var sum int64
 	for j, i := range g.PendingIndexes(a) {
