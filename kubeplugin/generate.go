@@ -55,10 +55,11 @@ func (d *cycleData) Clone() fwk.StateData { return d }
 // their node selectors, tolerations and affinities are checked by the
 // profile's Filter plugins inside each placement.
 //
-// Status: Unschedulable when no node carries the keys' labels (no domain
-// exists) or no placement has a node; Error for nodes or pods whose
-// resources cannot be read, and for bound members spread over two domains
-// of the required key.
+// Status: UnschedulableAndUnresolvable when a key has no domain (no node
+// carries its label, or those that do lack a wider level's), Unschedulable
+// when no placement has a node; Error for nodes or pods whose resources
+// cannot be read, and for bound members spread over two domains of the
+// required key (the group already breaks its constraint).
 func (pl *Plugin) GeneratePlacements(_ context.Context, state fwk.PodGroupCycleState, pgi fwk.PodGroupInfo, parent *fwk.Placement) (*fwk.GeneratePlacementsResult, *fwk.Status) {
 	levels, cs := pl.constraints(pgi.GetPodGroup())
 	if len(cs) == 0 {
@@ -87,6 +88,7 @@ func (pl *Plugin) GeneratePlacements(_ context.Context, state fwk.PodGroupCycleS
 	for _, n := range parent.Nodes {
 		byName[n.Node().Name] = n
 	}
+	// topology's Scorer is a SumScorer: ScorePlacement hands it the sums.
 	d := &cycleData{snap: snap, group: g, scorer: opts.Scorer.(placement.SumScorer),
 		placements: make(map[*fwk.Placement]generated, len(ps)), members: make(map[string]int, len(g.Members))}
 	for i, m := range g.Members {
