@@ -46,6 +46,9 @@ func sharedResult(device string, consumed int64) []dra.DeviceResult {
 	return []dra.DeviceResult{r}
 }
 
+// TestScenario_ConsumableCapacity: members share a device that allows multiple
+// allocations (KEP-5075) up to its capacity, each consuming its request rounded up
+// to the device's step, or the policy's default when it names no amount.
 func TestScenario_ConsumableCapacity(t *testing.T) {
 	m := func(name, template string) placement.Pod { return pod(name, "pg", 1000, byTemplate("gpu", template)) }
 

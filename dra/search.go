@@ -332,14 +332,7 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 		}
 		sc.uses, _ = alt.consumption(dv, sc.uses[:0])
 		for _, u := range sc.uses {
-			var ledger, held int64
-			if x.use != useNone {
-				ledger = r.l.shared.get(int(u.slot))
-			}
-			if x.use == useAll && r.sharedHeld != nil {
-				held = r.sharedHeld[u.slot]
-			}
-			if exceeds(r.inv.shared[u.slot], sc.shared[u.slot], u.n, ledger, held) {
+			if x.overdraws(r.inv.shared[u.slot], sc.shared[u.slot], u.n, &r.l.shared, r.sharedHeld, u.slot) {
 				return false
 			}
 		}
@@ -347,14 +340,7 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 		return false
 	}
 	for _, u := range dv.uses {
-		var ledger, held int64
-		if x.use != useNone {
-			ledger = r.l.ctr.get(int(u.c))
-		}
-		if x.use == useAll && r.ctr != nil {
-			held = r.ctr[u.c]
-		}
-		if exceeds(r.inv.counters[u.c], sc.ctr[u.c], u.n, ledger, held) {
+		if x.overdraws(r.inv.counters[u.c], sc.ctr[u.c], u.n, &r.l.ctr, r.ctr, u.c) {
 			return false
 		}
 	}
@@ -374,6 +360,22 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 		}
 	}
 	return true
+}
+
+// overdraws reports whether taking n more of entry i of a pool of
+// quantities (a counter, or a shared device's capacity) exceeds its limit,
+// beside what the running search took (mine) and what x.use counts as
+// taken: the ledger's consumption and, with useAll, the solve's assignment
+// (held; nil when it holds nothing).
+func (x *dfs) overdraws(limit, mine, n int64, ledger *cow[int64], held []int64, i int32) bool {
+	var fromLedger, fromHeld int64
+	if x.use != useNone {
+		fromLedger = ledger.get(int(i))
+	}
+	if x.use == useAll && held != nil {
+		fromHeld = held[i]
+	}
+	return exceeds(limit, mine, n, fromLedger, fromHeld)
 }
 
 func (x *dfs) take(p int, alt *calt, d int32) {

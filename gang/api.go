@@ -77,6 +77,13 @@ type TopologyConstraint struct {
 	// holds them, else the search widens level by level through
 	// Options.TopologyLevels using as few domains as possible.
 	Preferred bool
+	// SliceSize, when positive, makes the entry a slice layer (Kueue's
+	// podset-slice-required-topology and podset-slice-size, a gangsched
+	// extension of the PodGroup): the members are cut into slices of
+	// SliceSize pods, each slice on nodes of one value of Key. Such a
+	// group is planned as Kueue plans it (topology.Tree.PlanPodSets),
+	// whatever Options.TopologyProfile says.
+	SliceSize int32
 }
 
 // PodGroupResourceClaim is one entry of spec.resourceClaims (KEP-5729 DRA
@@ -112,8 +119,30 @@ type Workload struct {
 // WorkloadSpec is a Workload's spec.
 type WorkloadSpec struct {
 	// PodGroupTemplates are the groups a workload is made of; names are
-	// unique within the Workload. At least one.
+	// unique within the Workload. Exactly one of PodGroupTemplates and
+	// CompositePodGroupTemplates is set.
 	PodGroupTemplates []PodGroupTemplate
+	// CompositePodGroupTemplates are the roots of the hierarchies a
+	// workload is made of (KEP-6012; v1beta1 since v1.37); see
+	// [StampHierarchy].
+	CompositePodGroupTemplates []CompositePodGroupTemplate
+}
+
+// CompositePodGroupTemplate is one entry of compositePodGroupTemplates: a
+// [CompositePodGroup] to stamp and the templates of its children (at
+// least one of the two lists; up to 8 entries each upstream).
+type CompositePodGroupTemplate struct {
+	// Name identifies the template among its siblings.
+	Name                  string
+	SchedulingPolicy      CompositeSchedulingPolicy
+	SchedulingConstraints SchedulingConstraints
+	PriorityClassName     string
+	Priority              *int32
+	DisruptionMode        CompositeDisruptionMode
+	// PodGroupTemplates are the leaf children; CompositePodGroupTemplates
+	// the inner ones.
+	PodGroupTemplates          []PodGroupTemplate
+	CompositePodGroupTemplates []CompositePodGroupTemplate
 }
 
 // PodGroupTemplate is one entry of spec.podGroupTemplates: everything a
@@ -154,13 +183,18 @@ type PodGroup struct {
 type PodGroupSpec struct {
 	// PodGroupTemplateRef points back at the Workload template the group was
 	// stamped from; nil for a PodGroup created on its own.
-	PodGroupTemplateRef   *PodGroupTemplateReference
-	SchedulingPolicy      SchedulingPolicy
-	SchedulingConstraints SchedulingConstraints
-	ResourceClaims        []PodGroupResourceClaim
-	PriorityClassName     string
-	Priority              *int32
-	DisruptionMode        DisruptionMode
+	PodGroupTemplateRef *PodGroupTemplateReference
+	// ParentCompositePodGroupName names the [CompositePodGroup] of the
+	// same namespace this group is a leaf of (KEP-6012); empty for a
+	// standalone PodGroup. The cycle then decides the group only with
+	// the rest of its hierarchy.
+	ParentCompositePodGroupName string
+	SchedulingPolicy            SchedulingPolicy
+	SchedulingConstraints       SchedulingConstraints
+	ResourceClaims              []PodGroupResourceClaim
+	PriorityClassName           string
+	Priority                    *int32
+	DisruptionMode              DisruptionMode
 }
 
 // PodGroupTemplateReference is spec.podGroupTemplateRef.

@@ -49,6 +49,13 @@ type Result struct {
 	// bindings, to the next cycle: a group decided after this one must see
 	// this one's placements.
 	Snapshot *placement.Snapshot
+	// Hierarchy is set when the cycle decided a KEP-6012 hierarchy (the
+	// popped group is a leaf of a CompositePodGroup): PodGroup is then the
+	// root CompositePodGroup's key, Decision a summary of the tree's
+	// (status, message, steps; no assignments), Condition nil — the
+	// conditions of every object of the tree are in Hierarchy — and Bind
+	// holds the pods of every leaf placed.
+	Hierarchy *HierarchyResult
 	// Err is set when the cycle failed: nothing binds, the group backs off
 	// and the condition reason is SchedulerError. It names the PodGroup and
 	// wraps the error of SolveOptions, of [placement.Solve] or
@@ -100,12 +107,27 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	s.q.flush(now)
 	g, members := s.pop(snap)
+	for g != nil && g.pg.Spec.ParentCompositePodGroupName != "" {
+		if r, ok := s.cycleTree(snap, now, g); ok {
+			return r, true
+		}
+		g, members = s.pop(snap)
+	}
 	if g == nil {
 		return Result{}, false
 	}
 	r := Result{PodGroup: g.key, Snapshot: snap}
 	pgroup := g.pg.Group(members)
-	opts, err := s.defaultOptions(g.pg, members, snap)
+	reason := ReasonSchedulerError
+	err := s.opts.Profile.checkPriorities(g.pg, members)
+	if err != nil {
+		reason = s.opts.Profile.invalidReason()
+	}
+	var opts placement.Options
+	var pl *planned
+	if err == nil {
+		opts, pl, err = s.defaultOptions(g.pg, members, snap)
+	}
 	noDomain := errors.Is(err, topology.ErrNoDomain)
 	if noDomain {
 		r.Decision, err = noDomainDecision(snap, pgroup, err), nil
@@ -113,7 +135,13 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	if err == nil && !noDomain && s.opts.SolveOptions != nil {
 		opts, err = s.opts.SolveOptions(g.pg, snap, opts)
 	}
-	if err == nil && !noDomain {
+	switch {
+	case err != nil || noDomain:
+	case pl != nil:
+		if r.Decision, err = pl.solve(snap, pgroup); errors.Is(err, topology.ErrNoDomain) {
+			r.Decision, err = noDomainDecision(snap, pgroup, err), nil
+		}
+	default:
 		r.Decision, err = placement.Solve(snap, pgroup, opts)
 	}
 	if err == nil && r.Decision.Status == placement.Scheduled {
@@ -133,7 +161,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 			}
 		}
 	}
-	if err == nil && s.opts.Preemption && r.Decision.Status == placement.Unschedulable {
+	if err == nil && s.opts.Preemption && pl == nil && r.Decision.Status == placement.Unschedulable {
 		var plan preemption.Plan
 		if plan, err = s.findVictims(snap, pgroup, opts); err == nil {
 			r.Preemption = &plan
@@ -142,7 +170,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	if err != nil {
 		r.Decision, r.Bind, r.Snapshot, r.ClaimUpdates, r.Preemption = placement.Decision{}, nil, snap, nil, nil
 		r.Err = fmt.Errorf("PodGroup %s: %w", g.key, err)
-		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonSchedulerError, Message: r.Err.Error()}, now)
+		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: reason, Message: r.Err.Error()}, now)
 	} else if r.Decision.Status == placement.Scheduled {
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionTrue, Reason: ReasonScheduled, Message: r.Decision.Message}, now)
 	} else {
@@ -177,7 +205,7 @@ func (r *Result) Message() string {
 	switch {
 	case r.Err != nil:
 		return r.Err.Error()
-	case r.Preemption == nil:
+	case r.Preemption == nil || r.Hierarchy != nil:
 		return r.Decision.Message
 	case r.Preemption.Outcome == preemption.Preempt:
 		return r.Decision.Message + "; preempting: " + r.Preemption.Message
@@ -203,6 +231,9 @@ func (s *Scheduler) pop(snap *placement.Snapshot) (*group, []placement.Pod) {
 			continue
 		}
 		members := g.sortedMembers()
+		if g.pg.Spec.ParentCompositePodGroupName != "" {
+			return g, members // a leaf: its hierarchy's quorum is checked with the tree
+		}
 		// Bound members are counted only when the pending ones fall short:
 		// that lookup costs O(bound members).
 		if need := g.pg.minCount(); len(members) < need {

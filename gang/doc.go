@@ -48,6 +48,27 @@
 //   - no cycle is attempted for a gang with fewer than minCount members or
 //     whose PodGroup does not exist (the quorum gate).
 //
+// # Hierarchies (KEP-6012)
+//
+// A PodGroup naming a parent (spec.parentCompositePodGroupName) is a leaf
+// of a tree of [CompositePodGroup]s ([Scheduler.SetCompositePodGroup]).
+// The cycle decides such a tree whole: popping any of its leaves pops the
+// tree of its root, which waits, every leaf gated, until the root exists
+// and the tree meets its quorum (a leaf: minCount members, pending or
+// bound; a CompositePodGroup: minGroupCount ready children, as upstream's
+// GangScheduling PreEnqueue counts), and is then solved at once with
+// [placement.SolveHierarchy] — backtracking across siblings and domains
+// where upstream is greedy. Its leaves bind together or not at all, get
+// their conditions together ([Result].Hierarchy) and back off together.
+// A changed minCount or minGroupCount (elastic gangs) re-evaluates a
+// waiting group at the next cycle; bound members never move. Not yet:
+// preemption for a tree that does not fit, victim units spanning a
+// subtree with disruptionMode All, and ResourceClaims in a tree (its
+// cycle fails with SchedulerError).
+//
+// [Options].Profile picks the Kubernetes version (v1.36, v1.37, v1.38)
+// whose semantics the scheduler follows where they differ; see [Profile].
+//
 // # Where the other packages plug in
 //
 // The scheduler derives each group's solver options itself: a PodGroup's

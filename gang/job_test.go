@@ -24,6 +24,9 @@ func indexedJob(parallelism, completions int32) *Job {
 	}
 }
 
+// J1: an Indexed Job of parallelism and completions 8 without a schedulingGroup is
+// eligible; its Workload, its gang PodGroup of min 8 and its pods are stamped with
+// deterministic names.
 func TestScenario_J1(t *testing.T) {
 	j := indexedJob(8, 8)
 	ok, reason := JobEligible(j)
@@ -76,6 +79,7 @@ func requireNotEligible(t *testing.T, j *Job, reason string) {
 	require.Equal(t, JobStamp{}, st)
 }
 
+// J2: a Job of parallelism 1, or with parallelism unset, is not eligible.
 func TestScenario_J2(t *testing.T) {
 	requireNotEligible(t, indexedJob(1, 1), "spec.parallelism is not above 1")
 	j := indexedJob(1, 1)
@@ -83,6 +87,7 @@ func TestScenario_J2(t *testing.T) {
 	requireNotEligible(t, j, "spec.parallelism is not above 1")
 }
 
+// J3: completions other than parallelism, or unset, make a Job not eligible.
 func TestScenario_J3(t *testing.T) {
 	requireNotEligible(t, indexedJob(4, 5), "spec.completions does not equal spec.parallelism")
 	j := indexedJob(4, 4)
@@ -90,6 +95,7 @@ func TestScenario_J3(t *testing.T) {
 	requireNotEligible(t, j, "spec.completions does not equal spec.parallelism")
 }
 
+// J4: a NonIndexed (or unset) completionMode makes a Job not eligible.
 func TestScenario_J4(t *testing.T) {
 	j := indexedJob(4, 4)
 	j.Spec.CompletionMode = CompletionModeNonIndexed
@@ -98,6 +104,7 @@ func TestScenario_J4(t *testing.T) {
 	requireNotEligible(t, j, "spec.completionMode is not Indexed")
 }
 
+// J5: a template that already sets schedulingGroup is not eligible and is left as it is.
 func TestScenario_J5(t *testing.T) {
 	j := indexedJob(4, 4)
 	j.Spec.Template.SchedulingGroup = &PodSchedulingGroup{PodGroupName: "jobset-workers"}
@@ -105,6 +112,8 @@ func TestScenario_J5(t *testing.T) {
 	require.Equal(t, "jobset-workers", j.Spec.Template.SchedulingGroup.PodGroupName, "nothing is overwritten")
 }
 
+// J6: a PodGroup stamped from a Workload template carries its policy, constraints,
+// claims, priority and disruption mode, and names the Workload and the template.
 func TestScenario_J6(t *testing.T) {
 	w := &Workload{
 		ObjectMeta: ObjectMeta{Namespace: "default", Name: "training-job-workload"},

@@ -16,7 +16,7 @@ import (
 // both members.
 func TestCycle_PreemptsThenBinds(t *testing.T) {
 	low := placement.Pod{Namespace: "default", Name: "low", NodeName: "n2", Requests: cpu(4000), Priority: 10}
-	h := newHarness(t, Options{Preemption: true}, []placement.Node{cpuNode("n1", 4000), cpuNode("n2", 4000)}, low)
+	h := newHarness(t, Options{Preemption: true, Profile: ProfileV136}, []placement.Node{cpuNode("n1", 4000), cpuNode("n2", 4000)}, low)
 	high := int32(1000)
 	pg := gangPG("train", 2)
 	pg.Spec.Priority = &high
@@ -57,7 +57,7 @@ func TestCycle_PreemptsWholeVictimGroup(t *testing.T) {
 	pg.Spec.Priority = &high
 
 	for _, on := range []bool{false, true} {
-		h := newHarness(t, Options{Preemption: on}, nodes, bound...)
+		h := newHarness(t, Options{Preemption: on, Profile: ProfileV136}, nodes, bound...)
 		h.setPG(vg)
 		h.setPG(pg)
 		h.addPods(member("m0", "train", cpu(2000), 0))
@@ -78,7 +78,7 @@ func TestCycle_PreemptsWholeVictimGroup(t *testing.T) {
 // condition, evicts nothing and backs off as usual.
 func TestCycle_PreemptionCannotHelp(t *testing.T) {
 	high := placement.Pod{Namespace: "default", Name: "serving", NodeName: "n1", Requests: cpu(4000), Priority: 2000}
-	h := newHarness(t, Options{Preemption: true}, []placement.Node{cpuNode("n1", 4000)}, high)
+	h := newHarness(t, Options{Preemption: true, Profile: ProfileV136}, []placement.Node{cpuNode("n1", 4000)}, high)
 	prio := int32(1000)
 	pg := gangPG("train", 1)
 	pg.Spec.Priority = &prio
@@ -101,7 +101,7 @@ func TestCycle_PreemptionSeesPodGroupChanges(t *testing.T) {
 		{Namespace: "default", Name: "v-0", NodeName: "n1", SchedulingGroup: "victims", Requests: cpu(2000), Priority: 10},
 		{Namespace: "default", Name: "v-1", NodeName: "n2", SchedulingGroup: "victims", Requests: cpu(2000), Priority: 10},
 	}
-	h := newHarness(t, Options{Preemption: true}, []placement.Node{cpuNode("n1", 2000), cpuNode("n2", 2000)}, bound...)
+	h := newHarness(t, Options{Preemption: true, Profile: ProfileV136}, []placement.Node{cpuNode("n1", 2000), cpuNode("n2", 2000)}, bound...)
 	vg := gangPG("victims", 2)
 	vg.Spec.DisruptionMode = DisruptionModePod
 	h.setPG(vg)

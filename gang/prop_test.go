@@ -70,7 +70,7 @@ var noOddOnN00 = placement.FilterFunc(func(p *placement.Pod, n placement.NodeInf
 func oddName(p *placement.Pod) bool { return (p.Name[len(p.Name)-1]-'0')%2 == 1 }
 
 func filterOpts() Options {
-	return Options{SolveOptions: func(*PodGroup, *placement.Snapshot, placement.Options) (placement.Options, error) {
+	return Options{Profile: ProfileV136, SolveOptions: func(*PodGroup, *placement.Snapshot, placement.Options) (placement.Options, error) {
 		return placement.Options{Filters: []placement.Filter{noOddOnN00}}, nil
 	}}
 }
@@ -212,7 +212,7 @@ func TestProp_GeneratorCoverage(t *testing.T) {
 			}
 		}
 		snap, _ := placement.NewSnapshot(w.nodes, w.blockers)
-		s := NewScheduler(Options{})
+		s := NewScheduler(Options{Profile: ProfileV136})
 		for _, pg := range w.pgs {
 			_ = s.SetPodGroup(pg)
 		}

@@ -43,6 +43,12 @@ type Options struct {
 	// TopologyScoring ranks the domains of a topology-constrained group;
 	// the zero value is upstream's MostAllocated.
 	TopologyScoring topology.Scoring
+	// TopologyProfile says who decides a topology-constrained group: the
+	// solver (the zero value, topology.GangschedProfile), or Kueue's
+	// algorithm (topology.KueueProfile, KueueBalancedProfile), which
+	// places the members as one pod set and never preempts. Groups with
+	// slice layers are planned whatever the profile.
+	TopologyProfile topology.Profile
 	// DRA configures the device searches of the claim ledger (see
 	// [Scheduler.SetClaims]).
 	DRA dra.Options
@@ -57,6 +63,10 @@ type Options struct {
 	// MaxBackoff. Zero means the defaults above.
 	InitialBackoff time.Duration
 	MaxBackoff     time.Duration
+	// Profile is the Kubernetes version whose semantics the scheduler
+	// follows where versions differ (see [Profile]); empty means the
+	// newest, [ProfileV138].
+	Profile Profile
 }
 
 // Scheduler is the PodGroup scheduling queue and cycle (KEP-4671). It is a
@@ -77,6 +87,8 @@ type Scheduler struct {
 	// reuses its join with the snapshot's groups; nil when a PodGroup or a
 	// budget changed since.
 	victims *preemption.Index
+	// cpgs are the CompositePodGroups (KEP-6012) by key.
+	cpgs map[placement.Key]*CompositePodGroup
 }
 
 // treeEntry is a topology tree and the snapshot it was built from: it
@@ -95,11 +107,14 @@ func NewScheduler(opts Options) *Scheduler {
 		opts.MaxBackoff = DefaultMaxBackoff
 	}
 	opts.MaxBackoff = max(opts.MaxBackoff, opts.InitialBackoff)
-	return &Scheduler{opts: opts, q: newQueue(), trees: map[string]treeEntry{}}
+	return &Scheduler{opts: opts, q: newQueue(), trees: map[string]treeEntry{}, cpgs: map[placement.Key]*CompositePodGroup{}}
 }
 
 // SetPodGroup adds or replaces a PodGroup (an informer's add or update). It
-// ungates the group's pending pods. The scheduler keeps its own copy; the
+// ungates the group's pending pods. A changed minCount (mutable since
+// v1.37: elastic gangs) makes a backing-off group active at once, so the
+// next cycle re-evaluates it; bound members are never moved or evicted by
+// it, whichever way minCount changes. The scheduler keeps its own copy; the
 // PodGroupScheduled condition in pg.Status is taken as the current one only
 // if the scheduler has none yet, since the scheduler is its writer.
 //
@@ -116,6 +131,9 @@ func (s *Scheduler) SetPodGroup(pg *PodGroup) error {
 		if c, ok := g.pg.Condition(PodGroupScheduled); ok {
 			setCondition(&cp, c)
 		}
+	}
+	if g.pg != nil && g.state == BackingOff && g.pg.minCount() != cp.minCount() {
+		g.state = Active // elastic minCount: re-evaluate at the next cycle, not after the backoff
 	}
 	g.pg = &cp
 	s.q.place(g)
@@ -346,18 +364,21 @@ func usesClaims(pg *PodGroup, members []placement.Pod) bool {
 // snapshot snap: a topology generator and scorer for its
 // schedulingConstraints, and the claim ledger's hook when the group uses
 // ResourceClaims.
-func (s *Scheduler) defaultOptions(pg *PodGroup, members []placement.Pod, snap *placement.Snapshot) (placement.Options, error) {
+//
+// A group that the profile plans (see [Options].TopologyProfile) gets a
+// plan too; the options then serve only for Verify.
+func (s *Scheduler) defaultOptions(pg *PodGroup, members []placement.Pod, snap *placement.Snapshot) (placement.Options, *planned, error) {
 	var opts placement.Options
 	if usesClaims(pg, members) {
 		if s.claims == nil {
-			return opts, placement.Errorf(placement.ErrInvalid, objRef("PodGroup", &pg.ObjectMeta), "spec.resourceClaims",
+			return opts, nil, placement.Errorf(placement.ErrInvalid, objRef("PodGroup", &pg.ObjectMeta), "spec.resourceClaims",
 				"the group or its members name ResourceClaims but the scheduler has no claim ledger (Scheduler.SetClaims)")
 		}
 		opts.Reservers = []placement.NewReserverFunc{s.claims.Reserver(draPodGroup(pg), s.opts.DRA)}
 	}
 	cs := pg.Spec.SchedulingConstraints.Topology
 	if len(cs) == 0 {
-		return opts, nil
+		return opts, nil, nil
 	}
 	keys := s.opts.TopologyLevels
 	if len(keys) == 0 {
@@ -373,18 +394,22 @@ func (s *Scheduler) defaultOptions(pg *PodGroup, members []placement.Pod, snap *
 		_, ok = snap.ChangedNodes(e.snap)
 	}
 	if !ok {
-		t, err := topology.NewTree(snap, keys)
+		t, err := topology.NewTreeWithOptions(snap, keys, topology.TreeOptions{EmptyValueIsNoDomain: s.opts.Profile.emptyValueIsNoDomain()})
 		if err != nil {
-			return opts, err
+			return opts, nil, err
 		}
 		e = treeEntry{tree: t, snap: snap}
 		s.trees[id] = e
 	}
 	tcs := make([]topology.Constraint, len(cs))
 	for i, c := range cs {
-		tcs[i] = topology.Constraint{Key: c.Key, Preferred: c.Preferred}
+		tcs[i] = topology.Constraint{Key: c.Key, Preferred: c.Preferred, SliceSize: c.SliceSize}
+	}
+	if s.opts.TopologyProfile.Planned(tcs) {
+		pl, err := newPlanned(e.tree, pg, tcs, len(opts.Reservers) > 0, s.opts.TopologyProfile)
+		return opts, pl, err
 	}
 	topts, err := e.tree.SolverOptions(tcs, s.opts.TopologyScoring)
 	topts.Reservers = opts.Reservers
-	return topts, err
+	return topts, nil, err
 }

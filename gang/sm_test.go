@@ -194,7 +194,7 @@ func TestSM_Queue(t *testing.T) {
 		nodes := []placement.Node{cpuNode("n0", 3000), cpuNode("n1", 2000)}
 		snap, err := placement.NewSnapshot(nodes, nil)
 		require.NoError(t, err)
-		m := &queueModel{s: NewScheduler(Options{}), snap: snap, now: t0, groups: map[placement.Key]*mgroup{}}
+		m := &queueModel{s: NewScheduler(Options{Profile: ProfileV136}), snap: snap, now: t0, groups: map[placement.Key]*mgroup{}}
 
 		t.Repeat(map[string]func(*rapid.T){
 			"SetPodGroup": func(t *rapid.T) {
@@ -209,6 +209,9 @@ func TestSM_Queue(t *testing.T) {
 				}
 				require.NoError(t, m.s.SetPodGroup(pg))
 				g := m.group(k)
+				if g.exists && g.state == BackingOff && max(g.min, 1) != max(min, 1) {
+					g.state = Active // elastic minCount: re-evaluated at once
+				}
 				g.exists, g.min, g.priority = true, min, pg.Spec.Priority
 				m.place(k, g)
 			},

@@ -8,9 +8,13 @@ import (
 
 // Validate checks a Workload as the API server would. It returns nil or a
 // [*placement.FieldError] naming the Workload and the field: an empty
-// metadata.name; no spec.podGroupTemplates; a template with an empty or
-// duplicate name; and every error [PodGroup.Validate] reports for the
-// template's policy, constraints, claims and disruption mode.
+// metadata.name; neither or both of spec.podGroupTemplates and
+// spec.compositePodGroupTemplates; a template with an empty or duplicate
+// name among its siblings; every error [PodGroup.Validate] reports for a
+// PodGroup template's policy, constraints, claims and disruption mode,
+// and [CompositePodGroup.Validate] for a composite one's; a composite
+// template with no child templates; a hierarchy deeper than
+// [placement.MaxHierarchyDepth] levels.
 func (w *Workload) Validate() error {
 	if w == nil {
 		return placement.Errorf(placement.ErrInvalid, "Workload", "metadata", "is nil")
@@ -19,13 +23,24 @@ func (w *Workload) Validate() error {
 	if w.Name == "" {
 		return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
 	}
-	if len(w.Spec.PodGroupTemplates) == 0 {
+	switch {
+	case len(w.Spec.PodGroupTemplates) == 0 && len(w.Spec.CompositePodGroupTemplates) == 0:
 		return placement.Errorf(placement.ErrInvalid, obj, "spec.podGroupTemplates", "must list at least one template")
+	case len(w.Spec.PodGroupTemplates) > 0 && len(w.Spec.CompositePodGroupTemplates) > 0:
+		return placement.Errorf(placement.ErrInvalid, obj, "spec.compositePodGroupTemplates", "must not be set with spec.podGroupTemplates")
 	}
+	if err := validateTemplates(obj, "spec.", w.Spec.PodGroupTemplates); err != nil {
+		return err
+	}
+	return validateCompositeTemplates(obj, "spec.", w.Spec.CompositePodGroupTemplates, 1)
+}
+
+// validateTemplates checks a list of PodGroup templates under path.
+func validateTemplates(obj, prefix string, ts []PodGroupTemplate) error {
 	seen := map[string]bool{}
-	for i := range w.Spec.PodGroupTemplates {
-		t := &w.Spec.PodGroupTemplates[i]
-		path := fmt.Sprintf("spec.podGroupTemplates[%d]", i)
+	for i := range ts {
+		t := &ts[i]
+		path := fmt.Sprintf("%spodGroupTemplates[%d]", prefix, i)
 		if t.Name == "" {
 			return placement.Errorf(placement.ErrInvalid, obj, path+".name", "must not be empty")
 		}
@@ -47,8 +62,9 @@ func (w *Workload) Validate() error {
 // neither or both of gang and basic; a gang minCount below 1; an empty or
 // duplicate topology key; a resource claim with an empty or duplicate name
 // or not exactly one of resourceClaimName and resourceClaimTemplateName; a
-// disruptionMode other than Pod or PodGroup; a condition with an empty type,
-// a duplicate type or an unknown status.
+// disruptionMode other than Pod or PodGroup; a parentCompositePodGroupName
+// without a podGroupTemplateRef (upstream's dependentRequired); a
+// condition with an empty type, a duplicate type or an unknown status.
 //
 // minCount above the number of members is not an error here: members
 // arrive over time, and the scheduling cycle waits for them (the quorum
@@ -75,23 +91,11 @@ func (pg *PodGroup) Validate() error {
 	if err := validateGroupSpec(obj, "spec", &s.SchedulingPolicy, &s.SchedulingConstraints, s.ResourceClaims, s.DisruptionMode); err != nil {
 		return err
 	}
-	types := map[string]bool{}
-	for i, c := range pg.Status.Conditions {
-		path := fmt.Sprintf("status.conditions[%d]", i)
-		if c.Type == "" {
-			return placement.Errorf(placement.ErrInvalid, obj, path+".type", "must not be empty")
-		}
-		if types[c.Type] {
-			return placement.Errorf(placement.ErrDuplicate, obj, path+".type", "condition %q appears twice", c.Type)
-		}
-		types[c.Type] = true
-		switch c.Status {
-		case ConditionTrue, ConditionFalse, ConditionUnknown:
-		default:
-			return placement.Errorf(placement.ErrInvalid, obj, path+".status", "%q is not True, False or Unknown", c.Status)
-		}
+	if pg.Spec.ParentCompositePodGroupName != "" && pg.Spec.PodGroupTemplateRef == nil {
+		// v1beta1: parentCompositePodGroupName requires workloadRef.
+		return placement.Errorf(placement.ErrInvalid, obj, "spec.parentCompositePodGroupName", "requires spec.podGroupTemplateRef (workloadRef)")
 	}
-	return nil
+	return validateConditions(obj, pg.Status.Conditions)
 }
 
 func validateGroupSpec(obj, path string, pol *SchedulingPolicy, cons *SchedulingConstraints, claims []PodGroupResourceClaim, dm DisruptionMode) error {
@@ -103,16 +107,20 @@ func validateGroupSpec(obj, path string, pol *SchedulingPolicy, cons *Scheduling
 	case pol.Gang != nil && pol.Gang.MinCount < 1:
 		return placement.Errorf(placement.ErrInvalid, obj, path+".schedulingPolicy.gang.minCount", "%d is below 1", pol.Gang.MinCount)
 	}
-	keys := map[string]bool{}
+	keys := map[[2]string]bool{} // key, and whether it is a slice layer: a level may hold both
 	for i, t := range cons.Topology {
 		f := fmt.Sprintf("%s.schedulingConstraints.topology[%d].key", path, i)
 		if t.Key == "" {
 			return placement.Errorf(placement.ErrInvalid, obj, f, "must not be empty")
 		}
-		if keys[t.Key] {
+		if t.SliceSize < 0 {
+			return placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("%s.schedulingConstraints.topology[%d].sliceSize", path, i), "%d is below 0", t.SliceSize)
+		}
+		k := [2]string{t.Key, fmt.Sprint(t.SliceSize > 0)}
+		if keys[k] {
 			return placement.Errorf(placement.ErrDuplicate, obj, f, "key %q appears twice", t.Key)
 		}
-		keys[t.Key] = true
+		keys[k] = true
 	}
 	names := map[string]bool{}
 	for i, c := range claims {

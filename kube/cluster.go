@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/gangsched/gangsched/dra"
@@ -38,6 +39,9 @@ type Cluster struct {
 	PodGroups []*gang.PodGroup
 	// Workloads likewise.
 	Workloads []*gang.Workload
+	// CompositePodGroups are the inner nodes of KEP-6012 hierarchies
+	// (scheduling.k8s.io/v1alpha3), sorted by key.
+	CompositePodGroups []*gang.CompositePodGroup
 	// NodeAffinity enforces the required node affinity of the pods that
 	// have one; nil when none does. Pass it among the solver's filters.
 	NodeAffinity AffinityFilter
@@ -61,6 +65,7 @@ type Cluster struct {
 	where   map[string]*manifest.Object // manifest.ObjectName → input object
 	pods    map[placement.Key]*corev1.Pod
 	groups  map[placement.Key]apiGroup
+	cpgs    map[placement.Key]*schedulingv1alpha3.CompositePodGroup
 	created []any // API objects made by the Job controller, in order
 
 	claims    map[placement.Key]*resourcev1.ResourceClaim
@@ -142,6 +147,17 @@ func (c *Cluster) SetCondition(k placement.Key, cond gang.Condition) bool {
 		SetConditionV1beta1(g.v1beta1, cond)
 	}
 	return true
+}
+
+// SetCompositeCondition writes a condition from a cycle
+// ([gang.CompositePodGroupScheduled]) into CompositePodGroup k's API
+// object; it reports whether the CompositePodGroup is known.
+func (c *Cluster) SetCompositeCondition(k placement.Key, cond gang.Condition) bool {
+	o, ok := c.cpgs[k]
+	if ok {
+		SetConditionCompositePodGroupV1alpha3(o, cond)
+	}
+	return ok
 }
 
 // ConditionType returns the type under which PodGroup k's API object

@@ -9,7 +9,9 @@
 //     kube-scheduler sums them ([PodRequests]: containers, init containers
 //     and sidecars, pod-level resources, overhead). Priorities come from
 //     PriorityClasses ([PriorityClasses]); required node affinity compiles
-//     into a filter ([RequiredNodeAffinity], [AffinityFilter]); pod
+//     into a filter ([RequiredNodeAffinity], [AffinityFilter]), and a
+//     pod set template's required and preferred node affinity into
+//     placement's own ([PodSetNodeAffinity]); pod
 //     (anti-)affinity is evaluated among a PodGroup's members;
 //     DoNotSchedule topology spread constraints compile into a hook that
 //     decides as kube-scheduler's PodTopologySpread filter
@@ -21,7 +23,11 @@
 //     v1.36, mirrored in kube/api/scheduling/v1alpha2 since k8s.io/api
 //     dropped it) and v1beta1 (v1.37) become the [gang] model
 //     ([ConvertPodGroupV1alpha2], [ConvertPodGroupV1beta1], and the
-//     Workload counterparts).
+//     Workload counterparts). KEP-6012 hierarchies: CompositePodGroups of
+//     scheduling.k8s.io/v1alpha3 (the only version k8s.io/api v0.37
+//     carries; [ConvertCompositePodGroupV1alpha3]), v1beta1 PodGroups'
+//     parentCompositePodGroupName and v1beta1 Workloads'
+//     compositePodGroupTemplates (stamped with [gang.StampHierarchy]).
 //   - Jobs are stamped as the Job controller does ([StampJob]: the v1.36
 //     eligibility rules, or v1.37's spec.scheduling), pods included.
 //   - DeviceClasses, ResourceSlices, ResourceClaimTemplates and
@@ -39,11 +45,12 @@
 //
 // [Bind] and [Binding] write a pod's node; [SetConditionV1alpha2] and
 // [SetConditionV1beta1] write the PodGroup condition under each version's
-// name (PodGroupScheduled, PodGroupInitiallyScheduled); [ClaimStatus] and
+// name (PodGroupScheduled, PodGroupInitiallyScheduled), and
+// [SetConditionCompositePodGroupV1alpha3] a CompositePodGroup's; [ClaimStatus] and
 // [NewClaim] write claim allocations and reservedFor; [PodGroupV1alpha2],
 // [PodGroupV1beta1] and the Workload counterparts write stamped objects.
 // A [Cluster] keeps the API objects and applies all of these
-// ([Cluster.Bind], [Cluster.SetCondition], [Cluster.SetLedger],
+// ([Cluster.Bind], [Cluster.SetCondition], [Cluster.SetCompositeCondition], [Cluster.SetLedger],
 // [Cluster.Evict], [Cluster.Recreate] for a Job's evicted pod,
 // [Cluster.Objects]).
 //

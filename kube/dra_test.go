@@ -48,7 +48,7 @@ func TestCompileSelector(t *testing.T) {
 	require.ErrorContains(t, err, "must evaluate to bool")
 }
 
-// nestedAll is the selector of issue 22: L.all(i, L.all(j, …)) over a
+// nestedAll is a selector L.all(i, L.all(j, …)) over a
 // list literal of n integers, whose estimated cost grows as n².
 func nestedAll(n int) string {
 	items := make([]string, n)

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -13,8 +14,8 @@ import (
 
 // loadSeeds cover each part of Load: a gang with its members and a
 // Workload, a Job stamped with a Kueue rack, a PodGroup sharing a claim
-// on a device, a bound pod, and a PriorityClass with a
-// PodDisruptionBudget.
+// on a device, a bound pod, a CompositePodGroup over a leaf PodGroup, and
+// a PriorityClass with a PodDisruptionBudget.
 var loadSeeds = []string{
 	node1 + pod("p", "  nodeName: n1\n"),
 	"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {topology.kubernetes.io/rack: r1}}\nstatus: {allocatable: {cpu: '4'}}\n" +
@@ -28,6 +29,9 @@ var loadSeeds = []string{
 		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}}\n" +
 		"---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 1}}, resourceClaims: [{name: gpu, resourceClaimTemplateName: t}]}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: g-0}\nspec: {schedulingGroup: {podGroupName: g}, resourceClaims: [{name: gpu, resourceClaimTemplateName: t}], containers: [{name: c, resources: {claims: [{name: gpu}]}}]}\n",
+	node1 + "---\napiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: r}\nspec: {workloadRef: {workloadName: w, templateName: r}, schedulingPolicy: {gang: {minGroupCount: 1}}, disruptionMode: {all: {}}}\n" +
+		"---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {parentCompositePodGroupName: r, workloadRef: {workloadName: w, templateName: t}, schedulingPolicy: {gang: {minCount: 1}}}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: g-0}\nspec: {schedulingGroup: {podGroupName: g}, containers: [{name: c}]}\n",
 	node1 + "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 10\n" +
 		"---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\nspec: {minAvailable: 1, selector: {matchLabels: {app: a}}}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: v, labels: {app: a}}\nspec: {nodeName: n1, priorityClassName: low, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n",
@@ -76,5 +80,24 @@ func FuzzLoad(f *testing.F) {
 		if c.Snapshot == nil {
 			t.Fatal("no snapshot")
 		}
+	})
+}
+
+// fuzzManifests fuzzes check with every input the manifest reader
+// decodes, starting from the files at paths.
+func fuzzManifests(f *testing.F, paths []string, check func(t *testing.T, objs []manifest.Object)) {
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
+		if err != nil {
+			return
+		}
+		check(t, objs)
 	})
 }

@@ -95,6 +95,15 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 	if err != nil {
 		return JobObjects{}, err
 	}
+	pods := int32(1)
+	if s.Parallelism != nil {
+		pods = *s.Parallelism
+	}
+	sliced, err := kueueSlices(obj, s.Template.Annotations, pods)
+	if err != nil {
+		return JobObjects{}, err
+	}
+	kueue = append(kueue, sliced...)
 	gj := gang.Job{
 		ObjectMeta: gangMeta(&j.ObjectMeta),
 		UID:        string(j.UID),

@@ -101,7 +101,11 @@ func (c *Cluster) stampGroup(o *manifest.Object, j *batchv1.Job, jo *JobObjects,
 		}
 	}
 	if hasPG {
-		return nil // the Job's own, converted with the input (its Workload too, if given)
+		// The Job's own, converted with the input (its Workload too, if
+		// given); an elastic minCount reaches it.
+		c.keepSliceLayers(k, jo.PodGroup)
+		c.syncMinCount(j, jo.PodGroup)
+		return nil
 	}
 	if why := newJob(j, mine); why != "" {
 		jo.Workload, jo.PodGroup, jo.V1beta1 = nil, nil, false

@@ -38,10 +38,14 @@ func kueueTopologies(obj string, annotations map[string]string) ([]gang.Topology
 	return out, nil
 }
 
-// mergeTopology adds tc to cs unless cs names its key already; a key named
-// both required and preferred is required.
+// mergeTopology adds tc to cs unless cs names its key already (a slice
+// layer and a plain constraint are apart); a key named both required and
+// preferred is required, and a slice layer named twice keeps its first
+// size.
 func mergeTopology(cs []gang.TopologyConstraint, tc gang.TopologyConstraint) []gang.TopologyConstraint {
-	i := slices.IndexFunc(cs, func(c gang.TopologyConstraint) bool { return c.Key == tc.Key })
+	i := slices.IndexFunc(cs, func(c gang.TopologyConstraint) bool {
+		return c.Key == tc.Key && (c.SliceSize > 0) == (tc.SliceSize > 0)
+	})
 	if i < 0 {
 		return append(cs, tc)
 	}

@@ -9,6 +9,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/gangsched/gangsched/dra"
@@ -20,7 +21,8 @@ import (
 
 // Load converts manifest objects into a [Cluster]: PriorityClasses first
 // (pods and PodGroups resolve their priorities through them), then Nodes,
-// Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1), Jobs
+// Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1),
+// CompositePodGroups (v1alpha3), Jobs
 // (see [StampJob]: their Workloads, PodGroups and pods are created as the
 // Job controller would), and Pods. Pods that finished (phase Succeeded or
 // Failed) are left out, as they hold no resources.
@@ -33,7 +35,9 @@ import (
 // that never started (no pod of its own in the input, no status.startTime,
 // status.succeeded and status.failed 0, no Suspended condition) and
 // otherwise runs its pods pod by pod; and it creates only the pods the Job
-// does not have yet.
+// does not have yet. A Job's changed spec.scheduling gang minCount (the
+// one mutable field, v1.37: elastic gangs) reaches the PodGroup it
+// controls.
 //
 // Errors are located at the object's place in the input
 // ([manifest.Object.Wrap]): a nil object; any conversion error; a PodGroup
@@ -54,6 +58,7 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 		where:  map[string]*manifest.Object{},
 		pods:   map[placement.Key]*corev1.Pod{},
 		groups: map[placement.Key]apiGroup{},
+		cpgs:   map[placement.Key]*schedulingv1alpha3.CompositePodGroup{},
 
 		claims:    map[placement.Key]*resourcev1.ResourceClaim{},
 		templates: map[placement.Key]*resourcev1.ResourceClaimTemplate{},
@@ -85,6 +90,7 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 	}
 	slices.SortFunc(c.PodGroups, func(a, b *gang.PodGroup) int { return a.Key().Compare(b.Key()) })
 	slices.SortFunc(c.Workloads, func(a, b *gang.Workload) int { return a.Key().Compare(b.Key()) })
+	slices.SortFunc(c.CompositePodGroups, func(a, b *gang.CompositePodGroup) int { return a.Key().Compare(b.Key()) })
 	if c.Snapshot, err = placement.NewSnapshot(c.Nodes, bound); err != nil {
 		return nil, c.locate(err)
 	}
@@ -165,6 +171,16 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs) error {
 			c.PodGroups = append(c.PodGroups, pg)
 			c.groups[pg.Key()] = apiGroup{v1beta1: v}
 			c.uids[pg.Key()] = string(v.UID)
+		case *schedulingv1alpha3.CompositePodGroup:
+			cg, err := ConvertCompositePodGroupV1alpha3(v, pcs)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			if _, dup := c.cpgs[cg.Key()]; dup {
+				return o.Wrap(placement.Errorf(placement.ErrDuplicate, compositeObj(cg.Namespace, cg.Name), "metadata.name", "appears twice"))
+			}
+			c.CompositePodGroups = append(c.CompositePodGroups, cg)
+			c.cpgs[cg.Key()] = v
 		case *corev1.Pod:
 			in.pods = append(in.pods, v)
 		case *policyv1.PodDisruptionBudget:

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -124,18 +123,7 @@ func TestReadSchedulerConfiguration_Errors(t *testing.T) {
 // read or refused with a field error; it never panics, and what it returns
 // is a valid NodeScoring.
 func FuzzReadSchedulerConfiguration(f *testing.F) {
-	for _, p := range []string{"testdata/schedconfig/most-allocated.yaml", "testdata/schedconfig/no-preemption.yaml", "testdata/schedconfig/default-profile.yaml"} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(b))
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
-		if err != nil {
-			return
-		}
+	fuzzManifests(f, []string{"testdata/schedconfig/most-allocated.yaml", "testdata/schedconfig/no-preemption.yaml", "testdata/schedconfig/default-profile.yaml"}, func(t *testing.T, objs []manifest.Object) {
 		for _, o := range objs {
 			cfg, ok := o.Obj.(*configv1.KubeSchedulerConfiguration)
 			if !ok {

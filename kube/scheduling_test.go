@@ -106,7 +106,7 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	b.Spec.PodGroupTemplates = b.Spec.PodGroupTemplates[:1]
 	b.Spec.CompositePodGroupTemplates = []schedulingv1beta1.CompositePodGroupTemplate{{Name: "x"}}
 	_, err = ConvertWorkloadV1beta1(b, nil)
-	require.ErrorIs(t, err, ErrUnsupported)
+	require.EqualError(t, err, `Workload "default/w": spec.compositePodGroupTemplates: must not be set with spec.podGroupTemplates`)
 }
 
 // genPodGroupV1beta1 draws v1beta1 PodGroups from a small domain, valid
@@ -217,8 +217,7 @@ func TestConvertPodGroupV1beta1Errors(t *testing.T) {
 	pg.Spec.SchedulingPolicy.Gang = &schedulingv1beta1.GangSchedulingPolicy{MinCount: 1}
 	pg.Spec.ParentCompositePodGroupName = ptr("parent")
 	_, err := ConvertPodGroupV1beta1(pg, nil)
-	require.ErrorIs(t, err, ErrUnsupported)
-	require.EqualError(t, err, `PodGroup "ns/pg": spec.parentCompositePodGroupName: CompositePodGroup hierarchies are not supported`)
+	require.EqualError(t, err, `PodGroup "ns/pg": spec.parentCompositePodGroupName: requires spec.podGroupTemplateRef (workloadRef)`)
 	pg.Spec.ParentCompositePodGroupName = nil
 	pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}, All: &schedulingv1beta1.AllDisruptionMode{}}
 	_, err = ConvertPodGroupV1beta1(pg, nil)
@@ -270,6 +269,8 @@ func job(name string, parallelism, completions *int32, mode batchv1.CompletionMo
 	return j
 }
 
+// TestScenario_J1to5_StampJob: scenarios J1–J5 through the adapter: StampJob
+// stamps an eligible batch/v1 Job and leaves every ineligible one unstamped.
 func TestScenario_J1to5_StampJob(t *testing.T) {
 	i32 := func(v int32) *int32 { return &v }
 	j1 := job("train", i32(8), i32(8), batchv1.IndexedCompletion)

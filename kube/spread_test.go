@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -224,18 +223,7 @@ func TestProp_TopologySpreadHolds(t *testing.T) {
 // spread filter or a located field error, and solving with it never
 // panics.
 func FuzzTopologySpreadFilter(f *testing.F) {
-	for _, p := range []string{"testdata/spread/zones.yaml", "testdata/spread/preemption.yaml"} {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(b))
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
-		if err != nil {
-			return
-		}
+	fuzzManifests(f, []string{"testdata/spread/zones.yaml", "testdata/spread/preemption.yaml"}, func(t *testing.T, objs []manifest.Object) {
 		c, err := Load(objs)
 		if err != nil {
 			return

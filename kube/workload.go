@@ -200,9 +200,6 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 	}
 	obj := podGroupObj(pg.Namespace, pg.Name)
 	s := &pg.Spec
-	if s.ParentCompositePodGroupName != nil {
-		return nil, placement.Errorf(ErrUnsupported, obj, "spec.parentCompositePodGroupName", "CompositePodGroup hierarchies are not supported")
-	}
 	prio, err := groupPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
 	if err != nil {
 		return nil, err
@@ -220,6 +217,8 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 			PriorityClassName:     s.PriorityClassName,
 			Priority:              prio,
 			DisruptionMode:        dm,
+
+			ParentCompositePodGroupName: deref(s.ParentCompositePodGroupName),
 		},
 		Status: gang.PodGroupStatus{Conditions: conditions(pg.Status.Conditions, map[string]string{PodGroupInitiallyScheduled: gang.PodGroupScheduled})},
 	}
@@ -235,29 +234,45 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 }
 
 // ConvertWorkloadV1beta1 converts a scheduling.k8s.io/v1beta1 Workload into
-// the [gang] model. Errors: as [ConvertPodGroupV1beta1] for each template;
-// [ErrUnsupported] for spec.compositePodGroupTemplates.
+// the [gang] model, spec.compositePodGroupTemplates (KEP-6012) included.
+// Errors: as [ConvertPodGroupV1beta1] for each PodGroup template, as
+// [ConvertCompositePodGroupV1alpha3] for each composite one, and what
+// [gang.Workload.Validate] reports.
 func ConvertWorkloadV1beta1(w *schedulingv1beta1.Workload, pcs *PriorityClasses) (*gang.Workload, error) {
 	if w == nil {
 		return nil, errNil("Workload")
 	}
 	obj := workloadObj(w.Namespace, w.Name)
-	if len(w.Spec.CompositePodGroupTemplates) > 0 {
-		return nil, placement.Errorf(ErrUnsupported, obj, "spec.compositePodGroupTemplates", "CompositePodGroup hierarchies are not supported")
-	}
 	out := &gang.Workload{ObjectMeta: gangMeta(&w.ObjectMeta)}
-	for i := range w.Spec.PodGroupTemplates {
-		t := &w.Spec.PodGroupTemplates[i]
-		path := fmt.Sprintf("spec.podGroupTemplates[%d].", i)
-		prio, err := groupPriority(pcs, obj, path, t.PriorityClassName, t.Priority)
+	var err error
+	if out.Spec.PodGroupTemplates, err = podGroupTemplatesV1beta1(pcs, obj, "spec.", w.Spec.PodGroupTemplates); err != nil {
+		return nil, err
+	}
+	if out.Spec.CompositePodGroupTemplates, err = compositeTemplatesV1beta1(pcs, obj, "spec.", w.Spec.CompositePodGroupTemplates); err != nil {
+		return nil, err
+	}
+	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// podGroupTemplatesV1beta1 converts a list of v1beta1 PodGroup templates
+// under path.
+func podGroupTemplatesV1beta1(pcs *PriorityClasses, obj, path string, in []schedulingv1beta1.PodGroupTemplate) ([]gang.PodGroupTemplate, error) {
+	var out []gang.PodGroupTemplate
+	for i := range in {
+		t := &in[i]
+		p := fmt.Sprintf("%spodGroupTemplates[%d].", path, i)
+		prio, err := groupPriority(pcs, obj, p, t.PriorityClassName, t.Priority)
 		if err != nil {
 			return nil, err
 		}
-		dm, err := disruptionModeV1beta1(obj, path+"disruptionMode", t.DisruptionMode)
+		dm, err := disruptionModeV1beta1(obj, p+"disruptionMode", t.DisruptionMode)
 		if err != nil {
 			return nil, err
 		}
-		out.Spec.PodGroupTemplates = append(out.Spec.PodGroupTemplates, gang.PodGroupTemplate{
+		out = append(out, gang.PodGroupTemplate{
 			Name:                  t.Name,
 			SchedulingPolicy:      policyV1beta1(t.SchedulingPolicy),
 			SchedulingConstraints: constraintsV1beta1(t.SchedulingConstraints),
@@ -266,9 +281,6 @@ func ConvertWorkloadV1beta1(w *schedulingv1beta1.Workload, pcs *PriorityClasses)
 			Priority:              prio,
 			DisruptionMode:        dm,
 		})
-	}
-	if err := out.Validate(); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

@@ -135,8 +135,9 @@ func PodGroupV1alpha2(pg *gang.PodGroup) *v1alpha2.PodGroup {
 // gangsched extension, see [gang.TopologyConstraint]) has no counterpart in
 // the API, which lists required keys only: the writers leave it out rather
 // than turn it into a requirement, so a written object loses the
-// preference.
-func required(t gang.TopologyConstraint) bool { return !t.Preferred }
+// preference. A slice layer (SliceSize) has none either: it stays in the
+// Job's Kueue annotations, which the Job controller reads again.
+func required(t gang.TopologyConstraint) bool { return !t.Preferred && t.SliceSize == 0 }
 
 func groupSpecV1alpha2(p gang.SchedulingPolicy, c gang.SchedulingConstraints, claims []gang.PodGroupResourceClaim, dm gang.DisruptionMode) (v1alpha2.PodGroupSchedulingPolicy, *v1alpha2.PodGroupSchedulingConstraints, []v1alpha2.PodGroupResourceClaim, *v1alpha2.DisruptionMode) {
 	var pol v1alpha2.PodGroupSchedulingPolicy
@@ -229,8 +230,9 @@ func PodGroupV1beta1(pg *gang.PodGroup) *schedulingv1beta1.PodGroup {
 		TypeMeta:   metav1.TypeMeta{APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "PodGroup"},
 		ObjectMeta: apiMeta(pg.ObjectMeta),
 		Spec: schedulingv1beta1.PodGroupSpec{
-			PriorityClassName: s.PriorityClassName,
-			Priority:          copyInt32(s.Priority),
+			PriorityClassName:           s.PriorityClassName,
+			Priority:                    copyInt32(s.Priority),
+			ParentCompositePodGroupName: ptrOrNil(s.ParentCompositePodGroupName),
 		},
 	}
 	if r := s.PodGroupTemplateRef; r != nil && r.Workload != nil {
@@ -258,10 +260,17 @@ func WorkloadV1beta1(w *gang.Workload) *schedulingv1beta1.Workload {
 		TypeMeta:   metav1.TypeMeta{APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "Workload"},
 		ObjectMeta: apiMeta(w.ObjectMeta),
 	}
-	for _, t := range w.Spec.PodGroupTemplates {
+	out.Spec.PodGroupTemplates = podGroupTemplatesToV1beta1(w.Spec.PodGroupTemplates)
+	out.Spec.CompositePodGroupTemplates = compositeTemplatesToV1beta1(w.Spec.CompositePodGroupTemplates)
+	return out
+}
+
+func podGroupTemplatesToV1beta1(in []gang.PodGroupTemplate) []schedulingv1beta1.PodGroupTemplate {
+	var out []schedulingv1beta1.PodGroupTemplate
+	for _, t := range in {
 		at := schedulingv1beta1.PodGroupTemplate{Name: t.Name, PriorityClassName: t.PriorityClassName, Priority: copyInt32(t.Priority)}
 		at.SchedulingPolicy, at.SchedulingConstraints, at.ResourceClaims, at.DisruptionMode = groupSpecV1beta1(t.SchedulingPolicy, t.SchedulingConstraints, t.ResourceClaims, t.DisruptionMode)
-		out.Spec.PodGroupTemplates = append(out.Spec.PodGroupTemplates, at)
+		out = append(out, at)
 	}
 	return out
 }

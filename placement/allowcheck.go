@@ -4,7 +4,7 @@ package placement
 // sequential rule — for one member i and every node n while pos stays as
 // it was: the greedy pass asks it of every node for each member. allow
 // walks every placed match of every term on each node, O(members) a node
-// and O(members² × nodes) a pass when members carry terms (issue 24);
+// and O(members² × nodes) a pass when members carry terms;
 // set up once per member, O(the terms' matches), a checker costs O(i's
 // terms) a node. TestProp_CheckerIsAllow holds it to allow.
 type checker struct {

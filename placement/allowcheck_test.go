@@ -15,25 +15,8 @@ import (
 // twice in a row, so that a reused checker forgets the last member's.
 func TestProp_CheckerIsAllow(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		nNodes := rapid.IntRange(1, 70).Draw(t, "nodes") // past one 64-bit word of domains
-		var nodes []Node
-		for k := range nNodes {
-			labels := map[string]string{}
-			if rapid.IntRange(0, 4).Draw(t, "hasHost") > 0 {
-				labels["host"] = fmt.Sprint("h", k)
-			}
-			if z := rapid.IntRange(0, 3).Draw(t, "zone"); z > 0 {
-				labels["zone"] = fmt.Sprint("z", z)
-				if z == 3 {
-					labels["zone"] = "" // the empty value is a value
-				}
-			}
-			nodes = append(nodes, Node{Name: fmt.Sprintf("n%02d", k), Labels: labels, Allocatable: ResourceList{ResourceCPU: 1000}})
-		}
-		s, err := NewSnapshot(nodes, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := drawLabelledSnapshot(t, 70) // past one 64-bit word of domains
+		nNodes := s.NumNodes()
 		key := rapid.SampledFrom([]string{"host", "zone"})
 		app := rapid.SampledFrom([]string{"x", "y"})
 		terms := func(name string) []PodAffinityTerm {
@@ -68,13 +51,7 @@ func TestProp_CheckerIsAllow(t *testing.T) {
 		if c == nil {
 			return
 		}
-		pos := make([]NodeID, nb+np)
-		for k := range pos {
-			pos[k] = NodeID(rapid.IntRange(0, nNodes-1).Draw(t, "pos"))
-			if k >= nb && rapid.Bool().Draw(t, "unplaced") {
-				pos[k] = -1
-			}
-		}
+		pos := drawPositions(t, s, nb, np)
 		for range 2 {
 			i := nb + rapid.IntRange(0, np-1).Draw(t, "member")
 			pos[i] = -1

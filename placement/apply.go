@@ -5,8 +5,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gangsched/gangsched/internal/arith"
 	"github.com/google/btree"
+
+	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // addUsage adds p's requests (and its pod count) to node n in page, which
@@ -45,12 +46,19 @@ func (s *Snapshot) subUsage(n NodeID, p *Pod, page []int64) {
 }
 
 // Change is a set of pod changes for [Snapshot.Apply]: Remove is applied
-// before Bind, so a pod can be moved by listing it in both.
+// before Bind, so a pod can be moved by listing it in both; likewise
+// Release before Reserve, so a reservation can be replaced (an elastic
+// pod set resized) in one change.
 type Change struct {
 	// Remove lists bound pods to take out (deleted, evicted).
 	Remove []Key
 	// Bind lists pods to add as bound; each must have NodeName set.
 	Bind []Pod
+	// Release lists reservations (see [PodSetUsage]) to take out.
+	Release []PodSetRef
+	// Reserve lists pod sets to add as usage per node without pods (see
+	// [PodSetUsage]); each costs O(nodes it touches), not O(pods).
+	Reserve []PodSetUsage
 }
 
 // Apply returns a new snapshot with ch applied; s is not modified. It costs
@@ -65,7 +73,9 @@ type Change struct {
 // Errors (a [*FieldError]; nothing is applied): removing a pod that is not
 // bound here or listed twice; binding a pod that already exists (after the
 // removals), twice, with an empty or unknown nodeName, or with invalid
-// requests; summed requests on a node overflowing int64.
+// requests; releasing a reservation that is not here or twice; reserving
+// one whose key exists (after the releases) or that is invalid (see
+// [PodSetUsage]); summed requests on a node overflowing int64.
 func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 	n := &Snapshot{b: s.b, used: slices.Clone(s.used), nPods: s.nPods}
 	s.cloning.Lock()
@@ -76,6 +86,9 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		n.added = s.added.Clone()
 		n.addedOn = s.addedOn.Clone()
 		n.addedGroup = s.addedGroup.Clone()
+	}
+	if s.reserved != nil {
+		n.reserved = s.reserved.Clone()
 	}
 	s.cloning.Unlock()
 	owned := make([]bool, len(n.used)) // one byte per 64 nodes, as the clone above
@@ -126,6 +139,9 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		n.subUsage(id, p, page(id))
 		n.nPods--
 	}
+	if err := n.release(ch.Release, page); err != nil {
+		return nil, err
+	}
 	for i := range ch.Bind {
 		p := new(Pod)
 		*p = ch.Bind[i]
@@ -161,6 +177,9 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 			n.addedGroup.ReplaceOrInsert(p)
 		}
 		n.nPods++
+	}
+	if err := n.reserve(ch.Reserve, page); err != nil {
+		return nil, err
 	}
 	slices.Sort(changed)
 	changed = slices.Compact(changed)

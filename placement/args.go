@@ -42,6 +42,9 @@ func checkArgs(fn string, s *Snapshot, g *Group, opts *Options, filters []Filter
 	if opts.Generator != nil && nilHook(opts.Generator) {
 		return Errorf(ErrInvalid, groupObj(g), "Options.Generator", "is a nil PlacementGeneratorFunc")
 	}
+	if opts.NodeScorer != nil && nilHook(opts.NodeScorer) {
+		return Errorf(ErrInvalid, groupObj(g), "Options.NodeScorer", "is a nil NodeScorerFunc")
+	}
 	if opts.Scorer != nil && nilHook(opts.Scorer) {
 		return Errorf(ErrInvalid, groupObj(g), "Options.Scorer", "is a nil PlacementScorerFunc")
 	}
@@ -61,6 +64,8 @@ func nilHook(h any) bool {
 	case PlacementGeneratorFunc:
 		return f == nil
 	case PlacementScorerFunc:
+		return f == nil
+	case NodeScorerFunc:
 		return f == nil
 	}
 	return false

@@ -21,6 +21,7 @@ type attempt struct {
 	untried   bool   // the budget ran out before every member was tried
 	short     bool   // counted by shortByClasses: the first placed members fit, the rest wait; no segments
 	score     int64
+	affinity  int64        // preferred node affinity of the placement, ranked before score
 	as        []Assignment // as handed to the placement filters and scorer
 	reject    Rejection    // from a PlacementFilter
 }
@@ -75,8 +76,8 @@ type selection struct {
 
 // selectPlacement attempts each usable placement in rank order, scores
 // the feasible ones that the placement filters accept, and stops at the
-// first rank with a winner (the highest score, ties by placement name) or
-// when the budget runs out.
+// first rank with a winner (the highest preferred node affinity, then the
+// highest score, ties by placement name) or when the budget runs out.
 func (sv *solver) selectPlacement(placements []Placement) (selection, error) {
 	ranks := make([]int, 0, 4)
 	for i := range placements {
@@ -111,7 +112,9 @@ func (sv *solver) selectPlacement(placements []Placement) (selection, error) {
 			}
 			sv.judge(a)
 			if a.reject.OK() {
-				if w := sel.win; w == nil || a.score > w.score || (a.score == w.score && p.Name < w.p.Name) {
+				a.affinity = sv.placementAffinity(p)
+				if w := sel.win; w == nil || a.affinity > w.affinity ||
+					(a.affinity == w.affinity && (a.score > w.score || (a.score == w.score && p.Name < w.p.Name))) {
 					sel.win = a
 				}
 				continue

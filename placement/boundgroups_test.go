@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gangsched/gangsched/placement/placementtest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/placement/placementtest"
 
 	. "github.com/gangsched/gangsched/placement"
 )

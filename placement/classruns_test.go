@@ -2,7 +2,6 @@ package placement_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,27 +10,36 @@ import (
 	. "github.com/gangsched/gangsched/placement"
 )
 
-// classRunsDraw is a seeded input aimed at attempts of several runs filled
+// classRunsCase is an input of classRunsDraw, with its description for
+// failure messages.
+type classRunsCase struct {
+	s    *Snapshot
+	g    *Group
+	opts Options
+	desc string
+}
+
+// classRunsDraw is an input aimed at attempts of several runs filled
 // by node class (placeRunClasses): the whole cluster or domains of 64+
 // consecutive IDs (racks, or a topology tree's with required or preferred
 // keys) over few node types, so that a later run starts with nodes an
 // earlier one touched; groups of one to four shapes mixing members and pod
 // sets of the same and other requests; groups too large to fit, for the
 // diagnosis; caller Filters, Reservers, PlacementFilters and budgets now
-// and then. It returns a description for failure messages.
-func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
-	r := rand.New(rand.NewPCG(seed, seed^0x1234567))
+// and then.
+func classRunsDraw(t *rapid.T) (classRunsCase, error) {
+	r := choices{t}
 	n := []int{64, 65, 100, 128, 200, 256, 511, 512, 513, 700, 1024, 1100}[r.IntN(12)]
 	types := make([]genNodeType, 1+r.IntN(4))
 	for t := range types {
 		al := ResourceList{ResourceCPU: 2000 * int64(1+r.IntN(8)), ResourceMemory: int64(1+r.IntN(4)) << 30}
-		if r.IntN(3) == 0 {
+		if r.OneIn(3) {
 			al[ResourceGPU] = int64(1 + r.IntN(4))
 		}
-		if r.IntN(4) == 0 {
+		if r.OneIn(4) {
 			al[ResourcePods] = int64(1 + r.IntN(10))
 		}
-		types[t] = genNodeType{alloc: al, taint: r.IntN(8) == 0, cord: r.IntN(15) == 0}
+		types[t] = genNodeType{alloc: al, taint: r.OneIn(8), cord: r.OneIn(15)}
 	}
 	block := []int{1, 3, 16, 64, 100, 512}[r.IntN(6)]
 	rack := []int{64, 64, 100, 128, 256, 512}[r.IntN(6)]
@@ -60,10 +68,10 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 	}
 	s, err := NewSnapshot(nodes, pods)
 	if err != nil {
-		return nil, nil, Options{}, "", err
+		return classRunsCase{}, err
 	}
 	desc := fmt.Sprintf("nodes=%d types=%d block=%d rack=%d busy=%d", n, len(types), block, rack, busy)
-	if r.IntN(4) == 0 {
+	if r.OneIn(4) {
 		ch := genChange(r, s, nodes, 3, 30, func(k int, node string) Pod {
 			return Pod{Namespace: "ns", Name: fmt.Sprintf("x%04d", k), NodeName: node, Requests: ResourceList{ResourceCPU: 500}}
 		})
@@ -75,18 +83,18 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 	shapes := make([]genShape, 1+r.IntN(4))
 	for k := range shapes {
 		sh := genShape{req: ResourceList{ResourceCPU: 500 * int64(1+r.IntN(8))}}
-		if r.IntN(2) == 0 {
+		if r.OneIn(2) {
 			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
 		}
-		if r.IntN(4) == 0 {
+		if r.OneIn(4) {
 			sh.req[ResourceGPU] = 1
 		}
-		if r.IntN(8) == 0 {
+		if r.OneIn(8) {
 			sh.tol = genTolerations()
 		}
-		if r.IntN(12) == 0 {
+		if r.OneIn(12) {
 			sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(len(types)))}
-		} else if k > 0 && r.IntN(2) == 0 {
+		} else if k > 0 && r.OneIn(2) {
 			// Labels are no part of a node's class: a run on every
 			// fourth node touches nodes of a class other than its first
 			// ones in ID order, which a later run by class must skip.
@@ -115,10 +123,10 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 		pending += int(ps.Count)
 	}
 	g.MinCount = genMinCount(r, pending, 3, func() int { return pending / 2 })
-	if r.IntN(6) == 0 {
+	if r.OneIn(6) {
 		g.Policy = PolicyBasic
 	}
-	if r.IntN(2) == 0 {
+	if r.OneIn(2) {
 		r.Shuffle(len(g.Members), func(i, j int) { g.Members[i], g.Members[j] = g.Members[j], g.Members[i] })
 	}
 	desc += fmt.Sprintf(" shapes=%d members=%d sets=%d min=%d %s", len(shapes), len(g.Members), len(g.PodSets), g.MinCount, g.Policy)
@@ -136,20 +144,20 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 	default:
 		o, d, err := genZoneRackOptions(r, s, 5)
 		if err != nil {
-			return nil, nil, Options{}, "", err
+			return classRunsCase{}, err
 		}
 		opts = o
 		desc += d
 	}
-	if r.IntN(6) == 0 {
-		opts.Filters = []Filter{modFilter(NodeID(2+r.IntN(5)), r.IntN(2) == 0)}
+	if r.OneIn(6) {
+		opts.Filters = []Filter{modFilter(NodeID(2+r.IntN(5)), r.OneIn(2))}
 		desc += " filter"
 	}
-	if len(g.PodSets) == 0 && r.IntN(8) == 0 {
+	if len(g.PodSets) == 0 && r.OneIn(8) {
 		opts.Reservers = []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) { return noopReserver{}, nil }}
 		desc += " reserver"
 	}
-	if r.IntN(8) == 0 {
+	if r.OneIn(8) {
 		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ GroupView, _ *Placement, a []Assignment) Rejection {
 			if len(a)%3 == 0 {
 				return Rejection{Reason: "div3"}
@@ -158,11 +166,11 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 		})}
 		desc += " pfilter"
 	}
-	if r.IntN(8) == 0 {
+	if r.OneIn(8) {
 		opts.Budget = int64(50 + r.IntN(20000))
 		desc += " budget"
 	}
-	return s, g, opts, desc, nil
+	return classRunsCase{s, g, opts, desc}, nil
 }
 
 // TestProp_ClassRunsEqualOneByOne: the batched greedy over node classes,
@@ -173,7 +181,8 @@ func classRunsDraw(seed uint64) (*Snapshot, *Group, Options, string, error) {
 // TestProp_NoopFilterEqualsBatched).
 func TestProp_ClassRunsEqualOneByOne(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		s, g, opts, desc, err := classRunsDraw(rapid.Uint64().Draw(t, "seed"))
+		c, err := classRunsDraw(t)
+		s, g, opts, desc := c.s, c.g, c.opts, c.desc
 		require.NoError(t, err)
 		opts.Filters, opts.Reservers = nil, nil
 		opts.SearchBudget = 1
@@ -201,7 +210,8 @@ func TestProp_ClassRunsEqualOneByOne(t *testing.T) {
 func TestClassRunsGen_FeasibleAndInfeasible(t *testing.T) {
 	seen := map[Status]int{}
 	for seed := range uint64(100) {
-		s, g, opts, desc, err := classRunsDraw(seed)
+		c, err := seeded(seed, classRunsDraw)
+		s, g, opts, desc := c.s, c.g, c.opts, c.desc
 		require.NoError(t, err)
 		d, err := Solve(s, g, opts)
 		require.NoError(t, err, desc)

@@ -20,7 +20,7 @@ func batchReference(t *testing.T, from, to uint64, cheap bool) ([]batchCase, []D
 	var cs []batchCase
 	var ds []Decision
 	for seed := from; seed < to; seed++ {
-		c, err := drawBatchCase(seed)
+		c, err := seeded(seed, drawBatchCase)
 		require.NoError(t, err)
 		if cheap && c.s.NumNodes()*len(c.expanded.Members) > 100_000 {
 			continue
@@ -147,7 +147,7 @@ func TestSolve_ReentrantFromHooks(t *testing.T) {
 // the one a lone goroutine makes (run with -race).
 func TestApply_ConcurrentDerivedSnapshots(t *testing.T) {
 	for seed := uint64(9000); seed < 9012; seed++ {
-		c, err := drawBatchCase(seed)
+		c, err := seeded(seed, drawBatchCase)
 		require.NoError(t, err)
 		parent, err := NewSnapshot(c.nodes, c.pods)
 		require.NoError(t, err)
@@ -215,7 +215,7 @@ func TestSolve_ConcurrentShapeCases(t *testing.T) {
 	const n = 120
 	want := make([]string, n)
 	for seed := range n {
-		c, err := drawShapeCase(uint64(seed))
+		c, err := seeded(uint64(seed), drawShapeCase)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func TestSolve_ConcurrentShapeCases(t *testing.T) {
 		wg.Go(func() {
 			for k := range n {
 				seed := (k + w*31) % n
-				c, err := drawShapeCase(uint64(seed))
+				c, err := seeded(uint64(seed), drawShapeCase)
 				if err != nil {
 					errs <- err.Error()
 					return
@@ -262,11 +262,11 @@ func TestSolve_SameAfterCutSolves(t *testing.T) {
 	}
 	trivial := &Group{Namespace: "t", Name: "t", MinCount: 1, Members: []Pod{{Namespace: "t", Name: "t", SchedulingGroup: "t"}}}
 	for seed := range uint64(shapeSeeds) {
-		c, err := drawShapeCase(seed)
+		c, err := seeded(seed, drawShapeCase)
 		if err != nil {
 			t.Fatal(err)
 		}
-		prev, err := drawShapeCase(seed + 100_003)
+		prev, err := seeded(seed+100_003, drawShapeCase)
 		if err != nil {
 			t.Fatal(err)
 		}

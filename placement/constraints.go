@@ -134,7 +134,7 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 // among the values the nodes carry (first seen first), or -1 where the
 // node lacks the label. The checks below compare domains for every
 // member × node × term match; two label lookups by string each time made
-// up about half of a Solve with affinity (issue 24). Built on first use,
+// up about half of a Solve with affinity. Built on first use,
 // once per key and Solve: O(nodes) map lookups.
 func (c *cons) domain(key string) []int32 {
 	for i, k := range c.domKeys {
@@ -379,7 +379,7 @@ type prefs struct {
 	// weight of those that hold wherever i goes, bonus, per topology key,
 	// what the others add (or take) on the nodes of one domain — so that a
 	// node costs O(keys), not O(terms): members that all carry a term
-	// match each other's (issue 24).
+	// match each other's.
 	base  int64
 	bonus []prefBonus
 }

@@ -105,7 +105,7 @@ func (sv *solver) resolvable(m *member) bool {
 // holds give m the same reasons, and explaining a member over thousands of
 // identical nodes costs a row comparison per node, not a list of reasons.
 func (sv *solver) memoReasons(m *member) bool {
-	return len(sv.pod(m.row).NodeSelector) == 0 && sv.pos == nil && len(sv.opts.Filters) == 0 &&
+	return !readsLabels(sv.pod(m.row)) && sv.pos == nil && len(sv.opts.Filters) == 0 &&
 		len(sv.reservers) == 0 && len(sv.s.b.typeOf) == len(sv.s.b.nodes)
 }
 
@@ -152,6 +152,9 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 			out = append(out, Rejection{Reason: "node(s) didn't match Pod's node selector", Unresolvable: true})
 			break
 		}
+	}
+	if p.NodeAffinity != nil && !p.NodeAffinity.Matches(n) {
+		out = append(out, Rejection{Reason: "node(s) didn't match Pod's node affinity", Unresolvable: true})
 	}
 	for _, t := range n.Taints {
 		if t.Effect != TaintEffectPreferNoSchedule && !tolerated(p, t) {

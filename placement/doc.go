@@ -24,23 +24,32 @@
 // The solver follows KEP-5732's three phases. A [PlacementGenerator]
 // (upstream PlacementGenerate) proposes candidate node sets, e.g. one per
 // rack; in each, members are placed one by one in [MemberOrder] on the
-// best-scoring node that fits (built-in resource fit, nodeSelector, taints,
-// unschedulable, then the caller's [Filter]s and [Reserver]s) — by default
+// best-scoring node that fits (built-in resource fit, nodeSelector and
+// required [NodeAffinity], taints, unschedulable, then the caller's
+// [Filter]s and [Reserver]s) — by default
 // the most allocated, which packs, or kube-scheduler's per-pod resource
 // scores when [Options].NodeScoring asks (its default profile spreads,
-// [UpstreamNodeScoring]); feasible
-// placements pass the caller's [PlacementFilter]s and are ranked by a
-// [PlacementScorer] (upstream PlacementScore; [DefaultScorer] by default),
-// ties broken by placement name; a [SumScorer] is handed the placed pods'
-// summed requests instead of the list of assignments. Members of one shape
-// are placed as a batch over a heap of nodes, which gives exactly the
-// one-by-one result.
+// [UpstreamNodeScoring]), or the caller's [NodeScorer] (kube-scheduler's
+// Score extension point; package fragment's GPU-sharing policies are such
+// scorers); feasible placements pass the caller's [PlacementFilter]s and
+// are ranked by the pending pods' preferred node affinity, summed over the
+// placement's nodes (Kueue's TASRespectNodeAffinityPreferred;
+// [NodeAffinity]), then by a [PlacementScorer] (upstream PlacementScore;
+// [DefaultScorer] by default), ties broken by placement name; a
+// [SumScorer] is handed the placed pods' summed requests instead of the
+// list of assignments. Members of one shape are placed as a batch over a
+// heap of nodes, which gives exactly the one-by-one result.
 //
 // Identical pods need not be listed one by one: a [PodSet] (Kueue's PodSet,
 // a template and a count) stands for Count pending pods, is read once, and
 // is answered with pods per node ([Decision].PodSetAssignments), so a
 // 4,096-pod gang costs little more than the nodes it lands on. A group may
 // mix members and pod sets; it decides exactly as with the pods listed.
+// A decided set can be committed without pods, as usage per node
+// ([Change].Reserve, [PodSetUsage]; podsetusage.go), and released exactly;
+// a running set can grow or shrink without moving a pod ([SolveResize],
+// elastic.go), and have the pods of failed nodes replaced inside their
+// domains, or be declared beyond repair ([SolveRepair], repair.go).
 //
 // # The solve pipeline, file by file
 //
@@ -60,10 +69,12 @@
 //	   ├ greedy in member order        greedy.go (batched runs over heap.go,
 //	   │                               scratch usage in work.go); node
 //	   │                               scores other than packing:
-//	   │                               nodescore.go
+//	   │                               nodescore.go, nodescorer.go
 //	   ├ first-fit decreasing          greedy.go with members.go ffdOrder
 //	   └ complete search               search.go
 //	 └ placement filters and score     attempt.go; score.go (DefaultScorer)
+//	 └ what hooks see of the group     groupview.go (GroupView; the hook
+//	                                   interfaces: hooks.go)
 //	 └ outputs                         outputs.go, decision.go
 //	   or diagnosis                    diagnose.go
 //	SolveHierarchy (KEP-6012 trees)    hierarchy.go: backtracking over Solve

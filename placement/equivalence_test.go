@@ -20,7 +20,7 @@ func batchSolve(t require.TestingT, c batchCase, g *Group) Decision {
 }
 
 func rapidBatchCase(t *rapid.T) batchCase {
-	c, err := drawBatchCase(rapid.Uint64().Draw(t, "seed"))
+	c, err := drawBatchCase(t)
 	require.NoError(t, err)
 	return c
 }
@@ -157,7 +157,7 @@ func TestProp_BatchCasesInAnyInputOrder(t *testing.T) {
 func TestBatchCases_FeasibleAndInfeasible(t *testing.T) {
 	seen := map[Status]int{}
 	for seed := range uint64(200) {
-		c, err := drawBatchCase(seed)
+		c, err := seeded(seed, drawBatchCase)
 		require.NoError(t, err)
 		seen[batchSolve(t, c, c.g).Status]++
 	}

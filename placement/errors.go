@@ -17,8 +17,10 @@ var (
 	ErrNotFound = errors.New("placement: not found")
 )
 
-// ErrHook marks an error of a caller's hook (a [Rejection] with Err set)
-// that stopped a [Solve] or a [Verify]; the error wraps the hook's own too.
+// ErrHook marks an error of a caller's hook that stopped a [Solve] or a
+// [Verify]: a [Rejection] with Err set, or an error other than a
+// [*FieldError] from a generator, a scorer or a NewReserverFunc. The error
+// names the hook and wraps the hook's own too.
 var ErrHook = errors.New("placement: hook failed")
 
 // hookError is the error of hook (e.g. "Options.Filters[1]") on group g,
@@ -33,6 +35,17 @@ func hookError(g *Group, hook string, p *Pod, ni NodeInfo, err error) error {
 		who = " on pod " + p.Key().String()
 	}
 	return fmt.Errorf("%w: PodGroup %s: %s%s%s: %w", ErrHook, g.Key(), hook, who, on, err)
+}
+
+// hookFailure is what Solve returns for the error of a generator or a
+// NewReserverFunc: a [*FieldError] as it is (bad input the hook found, such
+// as bound members in two domains of a required level); any other error,
+// the hook's own failure, as hookError names it.
+func hookFailure(g *Group, hook string, err error) error {
+	if fe := (*FieldError)(nil); errors.As(err, &fe) {
+		return err
+	}
+	return hookError(g, hook, nil, NodeInfo{}, err)
 }
 
 // FieldError reports bad input: which object, which field, what is wrong.

@@ -2,13 +2,14 @@ package placement_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
+
+	"pgregory.net/rapid"
 
 	. "github.com/gangsched/gangsched/placement"
 )
 
-// batchCase is a seeded input that aims at the batched greedy paths:
+// batchCase is an input that aims at the batched greedy paths:
 // clusters of a few node classes (so that domains of consecutive IDs are
 // filled by class), some across the 512-node chunks of a class's bitmap,
 // sometimes derived with Snapshot.Apply; groups of identical members
@@ -32,8 +33,8 @@ type batchCase struct {
 // down the one-by-one paths without changing what fits.
 var noopFilter = FilterFunc(func(*Pod, NodeInfo) Rejection { return Rejection{} })
 
-func drawBatchCase(seed uint64) (batchCase, error) {
-	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+func drawBatchCase(t *rapid.T) (batchCase, error) {
+	r := choices{t}
 	var n int
 	switch r.IntN(5) {
 	case 0:
@@ -50,13 +51,13 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 	types := make([]genNodeType, 1+r.IntN(3))
 	for t := range types {
 		al := ResourceList{ResourceCPU: 4000 * int64(1+r.IntN(6)), ResourceMemory: int64(1+r.IntN(4)) << 30}
-		if r.IntN(2) == 0 {
+		if r.OneIn(2) {
 			al[ResourceGPU] = int64(1) << r.IntN(4)
 		}
-		if r.IntN(3) == 0 {
+		if r.OneIn(3) {
 			al[ResourcePods] = int64(2 + r.IntN(20))
 		}
-		types[t] = genNodeType{alloc: al, taint: r.IntN(6) == 0, cord: r.IntN(12) == 0}
+		types[t] = genNodeType{alloc: al, taint: r.OneIn(6), cord: r.OneIn(12)}
 	}
 	block := []int{1, 7, 64, 100, 256, 511, 512, 600}[r.IntN(8)]
 	rackSize := []int{8, 64, 100, 128, 256, 512, 513}[r.IntN(7)]
@@ -76,7 +77,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 		lvl := int64(1 + r.IntN(2))
 		p := Pod{Namespace: "ns", Name: fmt.Sprintf("b%05d", i), NodeName: nodes[i].Name,
 			Requests: ResourceList{ResourceCPU: 2000 * lvl, ResourceMemory: lvl << 28}}
-		if r.IntN(3) == 0 && nodes[i].Allocatable[ResourceGPU] > 0 {
+		if r.OneIn(3) && nodes[i].Allocatable[ResourceGPU] > 0 {
 			p.Requests[ResourceGPU] = 1
 		}
 		if q, ok := nodes[i].Allocatable[ResourcePods]; ok && q < 2 {
@@ -85,7 +86,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 		if !fitsCPUMemory(p, nodes[i]) {
 			continue
 		}
-		if r.IntN(40) == 0 && boundMembers < 2 {
+		if r.OneIn(40) && boundMembers < 2 {
 			p.SchedulingGroup = "pg"
 			boundMembers++
 		}
@@ -101,7 +102,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 		// Derived snapshots: some pods gone, others bound; the class index
 		// of the parent is built first (by a solve over the whole cluster)
 		// when warm, so that the child derives its own from it.
-		if r.IntN(2) == 0 {
+		if r.OneIn(2) {
 			warm := &Group{Namespace: "warm", Name: "w", MinCount: 1, Members: []Pod{{Namespace: "warm", Name: "w", SchedulingGroup: "w", Requests: ResourceList{ResourceCPU: 1}}}}
 			if _, err := Solve(s, warm, Options{}); err != nil {
 				return batchCase{}, err
@@ -123,13 +124,13 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 	shapes := make([]genShape, 1+r.IntN(3))
 	for k := range shapes {
 		sh := genShape{req: ResourceList{ResourceCPU: 500 * int64(1+r.IntN(8))}}
-		if r.IntN(2) == 0 {
+		if r.OneIn(2) {
 			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
 		}
-		if r.IntN(3) == 0 {
+		if r.OneIn(3) {
 			sh.req[ResourceGPU] = int64(1 + r.IntN(2))
 		}
-		if r.IntN(15) == 0 {
+		if r.OneIn(15) {
 			sh.req["example.com/foo"] = 1 // no node has it
 		}
 		genConstrain(r, &sh, len(types))
@@ -138,7 +139,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 	g := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
 	exp := &Group{Namespace: "ns", Name: "pg", Policy: PolicyGang}
 	name := genNamer(r)
-	big := r.IntN(4) == 0
+	big := r.OneIn(4)
 	for range r.IntN(4) {
 		sh := shapes[r.IntN(len(shapes))]
 		count := 1 + r.IntN(30)
@@ -152,7 +153,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 		}
 	}
 	sets := r.IntN(4)
-	if r.IntN(3) == 0 {
+	if r.OneIn(3) {
 		sets = 0
 	}
 	for range sets {
@@ -174,7 +175,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 	}
 	total := boundMembers + len(exp.Members)
 	g.MinCount = genMinCount(r, total, 4, func() int { return total * (5 + r.IntN(5)) / 10 })
-	if r.IntN(6) == 0 {
+	if r.OneIn(6) {
 		g.Policy = PolicyBasic
 	}
 	exp.MinCount, exp.Policy = g.MinCount, g.Policy
@@ -191,7 +192,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 		for lo := 0; lo < n; lo += rackSize {
 			gen = append(gen, Placement{Name: fmt.Sprintf("r%03d", lo/rackSize), Nodes: nodeIDs(lo, min(lo+rackSize, n))})
 		}
-		if r.IntN(2) == 0 {
+		if r.OneIn(2) {
 			gen = append(gen, Placement{Name: "all", Nodes: nodeIDs(0, n), Rank: 1})
 		}
 		opts.Generator = gen
@@ -205,7 +206,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 			c := 512 * (1 + r.IntN(2))
 			lo := max(0, min(n-1, c-r.IntN(80)))
 			hi := min(n, max(lo+1, c+r.IntN(80)))
-			if r.IntN(3) == 0 {
+			if r.OneIn(3) {
 				lo, hi = c-64, c
 			}
 			if lo < 0 || hi > n || lo >= hi {
@@ -235,11 +236,11 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 		desc += " filter=noop"
 	case 1:
 		m := NodeID(3 + r.IntN(5))
-		unres := r.IntN(2) == 0
+		unres := r.OneIn(2)
 		opts.Filters = []Filter{modFilter(m, unres)}
 		desc += fmt.Sprintf(" filter=mod%d", m)
 	}
-	if r.IntN(3) == 0 {
+	if r.OneIn(3) {
 		opts.Scorer = PlacementScorerFunc(func(_ *Snapshot, _ GroupView, _ *Placement, a []Assignment) (int64, error) {
 			var sc int64
 			for _, x := range a {
@@ -249,7 +250,7 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 		})
 		desc += " scorer=hook"
 	}
-	if r.IntN(6) == 0 {
+	if r.OneIn(6) {
 		limit := int32(1 + r.IntN(6))
 		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, _ GroupView, _ *Placement, a []Assignment) Rejection {
 			per := map[NodeID]int32{}
@@ -263,24 +264,24 @@ func drawBatchCase(seed uint64) (batchCase, error) {
 		})}
 		desc += " pfilter"
 	}
-	if r.IntN(6) == 0 {
+	if r.OneIn(6) {
 		opts.StatusOnly = true
 		desc += " statusOnly"
 	}
-	if r.IntN(5) == 0 {
+	if r.OneIn(5) {
 		opts.Budget = int64(50 + r.IntN(20000))
 		desc += fmt.Sprintf(" budget=%d", opts.Budget)
 	}
-	if r.IntN(5) == 0 {
+	if r.OneIn(5) {
 		opts.SearchBudget = int64(1 + r.IntN(5000))
 		desc += fmt.Sprintf(" search=%d", opts.SearchBudget)
 	}
-	if len(g.PodSets) == 0 && len(g.Members) <= 40 && r.IntN(3) == 0 {
+	if len(g.PodSets) == 0 && len(g.Members) <= 40 && r.OneIn(3) {
 		// Affinity terms or sub-groups: the one-by-one paths that replay
 		// attempts member by member.
 		key := []string{"rack", "kind"}[r.IntN(2)]
 		genAffinity(r, g.Members, key, 5, 3)
-		if r.IntN(2) == 0 {
+		if r.OneIn(2) {
 			a := 0
 			for _, m := range g.Members {
 				if m.Labels["role"] == "a" {

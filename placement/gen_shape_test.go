@@ -3,21 +3,22 @@ package placement_test
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
+
+	"pgregory.net/rapid"
 
 	. "github.com/gangsched/gangsched/placement"
 )
 
-// shapeCase is a seeded input aimed at the solver's classes of identical
-// pods: groups of many shapes (past the eight a class index scans before
-// it builds a map), shapes that differ only in what the request vector
-// does not show (an untracked resource, a node selector, tolerations, a
-// priority, labels under affinity), pod sets identical to members,
-// quantities that saturate int64 sums, and hooks that read
-// Group.RequestVector and Group.RequestCounts during the solve and keep
-// the group to read them again afterwards. Every hook only observes: the
-// decision is the one without hooks of the same kinds.
+// shapeCase is an input aimed at the solver's classes of identical pods:
+// groups of many shapes (past the eight a class index scans before it builds
+// a map), shapes that differ only in what the request vector does not show
+// (an untracked resource, a node selector, tolerations, a priority, labels
+// under affinity), pod sets identical to members, quantities that saturate
+// int64 sums, and hooks that read GroupView.RequestVector and
+// GroupView.RequestCounts during the solve and keep the group to read them
+// again afterwards. Every hook only observes: the decision is the one without
+// hooks of the same kinds.
 type shapeCase struct {
 	s    *Snapshot
 	g    *Group
@@ -130,8 +131,8 @@ func (noopReserver) Filter(*Pod, NodeInfo) Rejection { return Rejection{} }
 func (noopReserver) Reserve(*Pod, NodeInfo)          {}
 func (noopReserver) Unreserve(*Pod, NodeInfo)        {}
 
-func drawShapeCase(seed uint64) (shapeCase, error) {
-	r := rand.New(rand.NewPCG(seed, seed^0x5bd1e9955bd1e995))
+func drawShapeCase(t *rapid.T) (shapeCase, error) {
+	r := choices{t}
 	var n int
 	switch r.IntN(6) {
 	case 0, 1:
@@ -143,26 +144,26 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 	default:
 		n = 500 + r.IntN(100) // across a chunk boundary of 512 nodes
 	}
-	huge := r.IntN(8) == 0 // quantities whose sums saturate
+	huge := r.OneIn(8) // quantities whose sums saturate
 	types := make([]genNodeType, 1+r.IntN(3))
 	for t := range types {
 		al := ResourceList{ResourceCPU: 2000 * int64(1+r.IntN(8)), ResourceMemory: int64(1+r.IntN(4)) << 30}
-		if r.IntN(2) == 0 {
+		if r.OneIn(2) {
 			al[ResourceGPU] = int64(r.IntN(5))
 		}
-		if r.IntN(3) == 0 {
+		if r.OneIn(3) {
 			al["example.com/foo"] = int64(1 + r.IntN(4)) // tracked on some snapshots only
 		}
-		if r.IntN(4) == 0 {
+		if r.OneIn(4) {
 			al[ResourcePods] = int64(1 + r.IntN(8))
 		}
 		if huge {
 			al[ResourceCPU] = math.MaxInt64 - int64(r.IntN(3))
-			if r.IntN(2) == 0 {
+			if r.OneIn(2) {
 				al[ResourceMemory] = math.MaxInt64 / 2
 			}
 		}
-		types[t] = genNodeType{alloc: al, taint: r.IntN(5) == 0}
+		types[t] = genNodeType{alloc: al, taint: r.OneIn(5)}
 	}
 	block := []int{1, 3, 8, 64, 512}[r.IntN(5)]
 	rackSize := []int{1, 2, 4, 8, 64}[r.IntN(5)]
@@ -171,10 +172,10 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		t := genTypeOf(r, i, block, len(types), 10)
 		nodes[i] = genNode(fmt.Sprintf("n%04d", i), types[t],
 			map[string]string{"zone": fmt.Sprintf("z%d", i/(rackSize*4)), "rack": fmt.Sprintf("r%03d", i/rackSize), "kind": fmt.Sprintf("k%d", t)})
-		if r.IntN(40) == 0 {
+		if i > 0 && r.OneIn(40) { // node 0 keeps it: the options need a node with the key
 			delete(nodes[i].Labels, "rack")
 		}
-		if r.IntN(30) == 0 {
+		if r.OneIn(30) {
 			nodes[i].Unschedulable = true
 		}
 	}
@@ -191,13 +192,13 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		}
 		p := Pod{Namespace: "ns", Name: fmt.Sprintf("b%04d", i), NodeName: nodes[i].Name,
 			Requests: ResourceList{ResourceCPU: 1000 * int64(1+r.IntN(2)), ResourceMemory: 1 << 28}}
-		if huge && r.IntN(2) == 0 {
+		if huge && r.OneIn(2) {
 			p.Requests[ResourceCPU] = math.MaxInt64 / 4
 		}
 		if !fitsCPUMemory(p, nodes[i]) {
 			continue
 		}
-		if boundMembers < maxBound && r.IntN(3) == 0 {
+		if boundMembers < maxBound && r.OneIn(3) {
 			p.SchedulingGroup = "pg"
 			p.Labels = map[string]string{"role": []string{"a", "b"}[r.IntN(2)]}
 			boundMembers++
@@ -209,7 +210,7 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		return shapeCase{}, err
 	}
 	desc := fmt.Sprintf("nodes=%d types=%d block=%d rack=%d busy=%d bound=%d huge=%v", n, len(types), block, rackSize, busy, boundMembers, huge)
-	if r.IntN(4) == 0 {
+	if r.OneIn(4) {
 		ch := genChange(r, s, nodes, 3, 10, func(k int, node string) Pod {
 			return Pod{Namespace: "ns", Name: fmt.Sprintf("x%04d", k), NodeName: node, Requests: ResourceList{ResourceCPU: 1000}}
 		})
@@ -235,7 +236,7 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 	}
 	shapes := make([]genShape, nShapes)
 	for k := range shapes {
-		if k > 0 && r.IntN(3) == 0 {
+		if k > 0 && r.OneIn(3) {
 			sh := shapes[r.IntN(k)]
 			sh.req = maps2(sh.req)
 			switch r.IntN(6) {
@@ -252,25 +253,23 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 			default:
 				sh.prio = int32(r.IntN(3)) * 10
 			}
-			_ = r.IntN(2) // a role no pod took; drawn so that each seed keeps its case
 			shapes[k] = sh
 			continue
 		}
 		sh := genShape{req: ResourceList{ResourceCPU: 250 * int64(1+r.IntN(8))}}
-		_ = r.IntN(2) // as above
-		if r.IntN(2) == 0 {
+		if r.OneIn(2) {
 			sh.req[ResourceMemory] = int64(r.IntN(4)) << 28
 		}
-		if r.IntN(3) == 0 {
+		if r.OneIn(3) {
 			sh.req[ResourceGPU] = int64(r.IntN(3))
 		}
-		if r.IntN(5) == 0 {
+		if r.OneIn(5) {
 			sh.req["example.com/foo"] = int64(1 + r.IntN(2))
 		}
-		if r.IntN(12) == 0 {
+		if r.OneIn(12) {
 			sh.req["example.com/bar"] = 1
 		}
-		if huge && r.IntN(2) == 0 {
+		if huge && r.OneIn(2) {
 			sh.req[ResourceCPU] = math.MaxInt64/8 + int64(r.IntN(3))
 		}
 		genConstrain(r, &sh, len(types))
@@ -280,14 +279,14 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 	name := genNamer(r)
 	perShape := 1 + r.IntN(4)
 	for k := range shapes {
-		if r.IntN(5) == 0 {
+		if r.OneIn(5) {
 			continue
 		}
 		for range 1 + r.IntN(perShape) {
 			g.Members = append(g.Members, shapes[k].pod(name()))
 		}
 	}
-	if r.IntN(3) == 0 {
+	if r.OneIn(3) {
 		for range 1 + r.IntN(3) {
 			sh := shapes[r.IntN(len(shapes))]
 			g.PodSets = append(g.PodSets, PodSet{Name: name(), Count: int32(1 + r.IntN(20)), Template: sh.pod("ignored")})
@@ -302,15 +301,15 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 	}
 	total := boundMembers + pending
 	g.MinCount = genMinCount(r, total, 3, func() int { return total / 2 })
-	if r.IntN(6) == 0 {
+	if r.OneIn(6) {
 		g.Policy = PolicyBasic
 	}
 	r.Shuffle(len(g.Members), func(i, j int) { g.Members[i], g.Members[j] = g.Members[j], g.Members[i] })
 	desc += fmt.Sprintf(" shapes=%d members=%d sets=%d min=%d %s", nShapes, len(g.Members), len(g.PodSets), g.MinCount, g.Policy)
-	if len(g.PodSets) == 0 && len(g.Members) <= 24 && r.IntN(4) == 0 {
+	if len(g.PodSets) == 0 && len(g.Members) <= 24 && r.OneIn(4) {
 		key := []string{"rack", "kind"}[r.IntN(2)]
 		genAffinity(r, g.Members, key, 6, 2)
-		if r.IntN(2) == 0 {
+		if r.OneIn(2) {
 			g.SubGroups = []SubGroup{{Name: "sg", Selector: LabelSelector{MatchLabels: map[string]string{"role": "a"}}, MinCount: 1, TopologyKey: key}}
 		}
 		desc += " affinity/" + key
@@ -332,18 +331,18 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		opts.Generator = genWindows(r, n, false, 3)
 		desc += " gen=windows"
 	}
-	if opts.Generator != nil && r.IntN(2) == 0 {
+	if opts.Generator != nil && r.OneIn(2) {
 		opts.Generator = observingGenerator{opts.Generator, &c}
 		desc += " observe"
 	}
-	if r.IntN(5) == 0 {
+	if r.OneIn(5) {
 		m := NodeID(2 + r.IntN(5))
 		opts.Filters = []Filter{modFilter(m, false)}
 		desc += fmt.Sprintf(" filter=mod%d", m)
 	}
 	// A scorer hook that lists the assignments (not a SumScorer) but
 	// scores as the options' scorer does, and checks the group.
-	if r.IntN(3) == 0 {
+	if r.OneIn(3) {
 		inner := opts.Scorer
 		if inner == nil {
 			inner = DefaultScorer{}
@@ -355,7 +354,7 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		})
 		desc += " scorer=listing"
 	}
-	if r.IntN(5) == 0 {
+	if r.OneIn(5) {
 		opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(s *Snapshot, g GroupView, _ *Placement, a []Assignment) Rejection {
 			*c.errs = append(*c.errs, checkShapeGroup(s, g, "PlacementFilter")...)
 			for j, i := range g.PendingIndexes(a) {
@@ -371,7 +370,7 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		})}
 		desc += " pfilter"
 	}
-	if len(g.PodSets) == 0 && r.IntN(6) == 0 {
+	if len(g.PodSets) == 0 && r.OneIn(6) {
 		opts.Reservers = []NewReserverFunc{func(s *Snapshot, g GroupView) (Reserver, error) {
 			*c.errs = append(*c.errs, checkShapeGroup(s, g, "NewReserver")...)
 			*c.seen = append(*c.seen, shapeSeen{s, g})
@@ -379,11 +378,11 @@ func drawShapeCase(seed uint64) (shapeCase, error) {
 		}}
 		desc += " reserver"
 	}
-	if r.IntN(8) == 0 {
+	if r.OneIn(8) {
 		opts.StatusOnly = true
 		desc += " statusOnly"
 	}
-	if r.IntN(6) == 0 {
+	if r.OneIn(6) {
 		opts.Budget = int64(50 + r.IntN(5000))
 		desc += fmt.Sprintf(" budget=%d", opts.Budget)
 	}

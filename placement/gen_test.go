@@ -2,19 +2,70 @@ package placement_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
+
+	"pgregory.net/rapid"
 
 	"github.com/gangsched/gangsched/topology"
 
 	. "github.com/gangsched/gangsched/placement"
 )
 
-// The pieces drawBatchCase and drawShapeCase share. Each takes the generator's
-// *rand.Rand and draws in the order the generators always drew, so a seed
-// keeps giving the case it gave; what differs between the generators (how
-// often, how many, which quantities) is a parameter or stays in the
-// generator.
+// The generators of this package's property tests (drawBatchCase,
+// drawShapeCase, miDraw, classRunsDraw) and the pieces they share. Each
+// makes every random choice through [choices], on the property's
+// *rapid.T, so that a failing case shrinks: every choice shrinks toward 0,
+// the first of a list of sizes or kinds, and every [choices.OneIn] toward
+// false, the plainer option. Tests that walk a fixed set of cases instead
+// take them from [seeded].
+
+// choices draws a generator's random choices from rapid.
+type choices struct{ t *rapid.T }
+
+// IntN returns a choice in [0, n), as math/rand's IntN does; n must be
+// positive.
+func (c choices) IntN(n int) int { return rapid.IntRange(0, n-1).Draw(c.t, "choice") }
+
+// OneIn reports a chance of one in n (n > 0). The generators draw their
+// rarer features (a taint, a bad member, a hook) with it: it shrinks to
+// false.
+func (c choices) OneIn(n int) bool { return c.IntN(n) == n-1 }
+
+// Shuffle permutes n elements with swap (Fisher–Yates); it shrinks to the
+// order given.
+func (c choices) Shuffle(n int, swap func(i, j int)) {
+	for i := n - 1; i > 0; i-- {
+		if j := c.IntN(i + 1); j != i {
+			swap(i, j)
+		}
+	}
+}
+
+// Perm returns a permutation of 0..n-1; it shrinks to the identity.
+func (c choices) Perm(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	c.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
+	return p
+}
+
+// drawn is a generator's case with its error, as one rapid value.
+type drawn[C any] struct {
+	c   C
+	err error
+}
+
+// seeded returns the case draw makes from seed: the example rapid draws
+// for that seed, the same in every run.
+func seeded[C any](seed uint64, draw func(*rapid.T) (C, error)) (C, error) {
+	d := rapid.Custom(func(t *rapid.T) drawn[C] {
+		c, err := draw(t)
+		return drawn[C]{c, err}
+	}).Example(int(seed))
+	return d.c, d.err
+}
 
 // genNodeType is a class of nodes a generator builds its cluster from.
 type genNodeType struct {
@@ -30,9 +81,9 @@ func genTolerations() []Toleration {
 
 // genTypeOf picks the type of node i: the types in runs of block nodes,
 // and one node in oneIn of any type.
-func genTypeOf(r *rand.Rand, i, block, types, oneIn int) int {
+func genTypeOf(r choices, i, block, types, oneIn int) int {
 	t := (i / block) % types
-	if r.IntN(oneIn) == 0 {
+	if r.OneIn(oneIn) {
 		t = r.IntN(types)
 	}
 	return t
@@ -55,10 +106,10 @@ func fitsCPUMemory(p Pod, n Node) bool {
 
 // genChange removes one in removeOneIn of s's pods not in a group and binds
 // fewer than maxBinds pods, bind(k, node) on random nodes.
-func genChange(r *rand.Rand, s *Snapshot, nodes []Node, removeOneIn, maxBinds int, bind func(k int, node string) Pod) Change {
+func genChange(r choices, s *Snapshot, nodes []Node, removeOneIn, maxBinds int, bind func(k int, node string) Pod) Change {
 	var ch Change
 	for p := range s.Pods() {
-		if r.IntN(removeOneIn) == 0 && p.SchedulingGroup == "" {
+		if r.OneIn(removeOneIn) && p.SchedulingGroup == "" {
 			ch.Remove = append(ch.Remove, p.Key())
 		}
 	}
@@ -81,14 +132,14 @@ type genShape struct {
 
 // genConstrain draws sh's node selector (one of kinds node types),
 // tolerations and priority.
-func genConstrain(r *rand.Rand, sh *genShape, kinds int) {
-	if r.IntN(6) == 0 {
+func genConstrain(r choices, sh *genShape, kinds int) {
+	if r.OneIn(6) {
 		sh.sel = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(kinds))}
 	}
-	if r.IntN(5) == 0 {
+	if r.OneIn(5) {
 		sh.tol = genTolerations()
 	}
-	if r.IntN(5) == 0 {
+	if r.OneIn(5) {
 		sh.prio = 10
 	}
 }
@@ -100,7 +151,7 @@ func (sh genShape) pod(name string) Pod {
 }
 
 // genNamer returns a source of distinct pod names "p0000"…"p9999".
-func genNamer(r *rand.Rand) func() string {
+func genNamer(r choices) func() string {
 	used := map[int]bool{}
 	return func() string {
 		for {
@@ -116,7 +167,7 @@ func genNamer(r *rand.Rand) func() string {
 // genAffinity labels every member role a or b and gives it, when
 // r.IntN(of) is below terms, one term on key: required affinity, preferred
 // anti-affinity, preferred affinity, in that order, to the role a pods.
-func genAffinity(r *rand.Rand, members []Pod, key string, of, terms int) {
+func genAffinity(r choices, members []Pod, key string, of, terms int) {
 	for i := range members {
 		m := &members[i]
 		m.Labels = map[string]string{"role": []string{"a", "b"}[r.IntN(2)]}
@@ -159,16 +210,16 @@ func nodeIDs(lo, hi int) []NodeID {
 // genWindows is one to four placements of consecutive IDs of n nodes, one
 // in holeOneIn with a node missing inside, some ranked; wide makes half of
 // them (on 64 nodes or more) at least 64 nodes long.
-func genWindows(r *rand.Rand, n int, wide bool, holeOneIn int) fixedPlacements {
+func genWindows(r choices, n int, wide bool, holeOneIn int) fixedPlacements {
 	var gen fixedPlacements
 	for k := range 1 + r.IntN(4) {
 		size := 1 + r.IntN(n)
-		if wide && r.IntN(2) == 0 && n >= 64 {
+		if wide && r.OneIn(2) && n >= 64 {
 			size = 64 + r.IntN(n-63)
 		}
 		lo := r.IntN(n - size + 1)
 		nodes := nodeIDs(lo, lo+size)
-		if r.IntN(holeOneIn) == 0 && size > 2 {
+		if r.OneIn(holeOneIn) && size > 2 {
 			h := 1 + r.IntN(size-2)
 			nodes = slices.Delete(nodes, h, h+1)
 		}
@@ -189,7 +240,7 @@ func modFilter(m NodeID, unresolvable bool) Filter {
 
 // genMinCount is the group's minCount out of total pods: all of them, a
 // random number, or (in of-2 draws of of) rest().
-func genMinCount(r *rand.Rand, total, of int, rest func() int) int32 {
+func genMinCount(r choices, total, of int, rest func() int) int32 {
 	switch r.IntN(of) {
 	case 0:
 		return int32(total)
@@ -204,7 +255,7 @@ func genMinCount(r *rand.Rand, total, of int, rest func() int) int32 {
 // solver options: kinds 4 draws a required rack, a required zone with a
 // preferred rack, a preferred rack or a required zone; kinds 5 adds a
 // preferred zone before the last. Then either scoring.
-func genZoneRackOptions(r *rand.Rand, s *Snapshot, kinds int) (Options, string, error) {
+func genZoneRackOptions(r choices, s *Snapshot, kinds int) (Options, string, error) {
 	t, err := topology.NewTree(s, []string{"zone", "rack"})
 	if err != nil {
 		return Options{}, "", err

@@ -24,7 +24,7 @@ func (sv *solver) newAttempt(p *Placement) *attempt {
 // so that a pod set's pods cost nothing one by one.
 func (sv *solver) greedy(p *Placement, order []int) *attempt {
 	// A run relies on packing: the node that took a member stays the best.
-	batch := sv.batched && sv.ns == nil
+	batch := sv.batched && sv.ns == nil && sv.opts.NodeScorer == nil
 	a := &attempt{p: p}
 	from := len(sv.sc.segs) // the batched attempt's segments follow the last one's
 	if !batch {
@@ -259,8 +259,8 @@ func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
 			continue
 		}
 		pref := prefs.on(id)
-		sc := sv.nodeScore(sv.req(m.row), id)
-		if pref > bestPref || (pref == bestPref && sc > bestScore) {
+		sc := sv.memberScore(m, id)
+		if best < 0 || pref > bestPref || (pref == bestPref && sc > bestScore) {
 			best, bestScore, bestPref = id, sc, pref
 		}
 	}
@@ -305,7 +305,7 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int, last bool) {
 // many to the classes, when m has no node selector (labels are not part
 // of a class).
 func (sv *solver) classRange(p *Placement, m *member) (cls *nodeClasses, lo, hi NodeID, ok bool) {
-	if len(sv.pod(m.row).NodeSelector) > 0 {
+	if readsLabels(sv.pod(m.row)) {
 		return nil, 0, 0, false
 	}
 	if k := len(p.Nodes); k == len(sv.s.b.nodes) {
@@ -328,7 +328,7 @@ func (sv *solver) classRange(p *Placement, m *member) (cls *nodeClasses, lo, hi 
 // the next call.
 func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 	b, pod, req := sv.s.b, sv.pod(m.row), sv.req(m.row)
-	perNode := len(pod.NodeSelector) > 0 // labels are not part of a type
+	perNode := readsLabels(pod) // labels are not part of a type
 	gs := &sv.gs
 	if gs.table == nil {
 		gs.table, gs.bits = make([]int32, 128), 7 // grows while groups fill half
@@ -465,7 +465,8 @@ type nodeGroup struct {
 
 // StaticFit reports whether the solver's built-in filters that do not
 // depend on usage — unschedulable (kube-scheduler NodeUnschedulable),
-// spec.nodeSelector (NodeAffinity) and NoSchedule/NoExecute taints
+// spec.nodeSelector and required node affinity (NodeAffinity) and
+// NoSchedule/NoExecute taints
 // (TaintToleration) — admit pod p on node n. Generators use it to pre-check
 // nodes with exactly the solver's rules. A nil pod or node does not fit.
 func StaticFit(p *Pod, n *Node) bool { return p != nil && n != nil && staticOK(p, n) }
@@ -481,6 +482,9 @@ func staticOK(p *Pod, n *Node) bool {
 				return false
 			}
 		}
+	}
+	if p.NodeAffinity != nil && !p.NodeAffinity.Matches(n) {
+		return false
 	}
 	for _, t := range n.Taints {
 		if t.Effect == TaintEffectPreferNoSchedule {

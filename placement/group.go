@@ -96,7 +96,10 @@ const MaxPodSets = 1 << 10
 // To commit a decision, create and bind Count pods per entry of
 // Decision.PodSetAssignments (their names are the caller's; they become
 // bound members of the group, which count toward MinCount), and solve any
-// that wait again with the set's Count reduced by those bound.
+// that wait again with the set's Count reduced by those bound — or, where
+// no pod exists yet (a batch system admitting a workload), reserve the
+// set's usage per node with [Change].Reserve ([PodSetUsageOf] builds it),
+// at a cost per node touched rather than per pod.
 type PodSet struct {
 	// Name identifies the set in decisions and errors, and is the name its
 	// pods sort by and that hooks see them under (pods of the group's
@@ -109,8 +112,10 @@ type PodSet struct {
 	Count int32
 	// Template gives every pod of the set its requests, priority, labels,
 	// nodeSelector, tolerations and QueuedAt. Its Namespace, Name, UID,
-	// SchedulingGroup and NodeName are ignored; Affinity and
-	// ResourceClaims must be empty.
+	// SchedulingGroup and NodeName are ignored; Affinity (pod affinity)
+	// and ResourceClaims must be empty. Its NodeAffinity is honoured as a
+	// member's is: required terms filter nodes, preferred ones rank
+	// placements (see [NodeAffinity]) — no caller Filter is needed.
 	Template Pod
 }
 
@@ -237,7 +242,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) (checked, error) {
 	}
 	for i := range g.Members {
 		p := &g.Members[i]
-		ok = ok && p.Name != "" && p.Namespace == g.Namespace && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil &&
+		ok = ok && p.Name != "" && p.Namespace == g.Namespace && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil && p.NodeAffinity == nil &&
 			!(checkBound && s.bound(Key{g.Namespace, p.Name}, nsh))
 		if i > 0 {
 			q := &g.Members[i-1]
@@ -276,6 +281,9 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) (checked, error) {
 			return checked{}, err
 		}
 		if err := validateAffinity(p); err != nil {
+			return checked{}, err
+		}
+		if err := p.NodeAffinity.Validate(podObj(k), "spec.affinity.nodeAffinity"); err != nil {
 			return checked{}, err
 		}
 		if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
@@ -341,6 +349,9 @@ func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
 			return Errorf(ErrDuplicate, obj(), "name", "is the name of pod %s, bound to node %q", p.Key(), p.NodeName)
 		}
 		if err := checkList(obj, "template.requests", ps.Template.Requests, true); err != nil {
+			return err
+		}
+		if err := ps.Template.NodeAffinity.Validate(obj(), "template.spec.affinity.nodeAffinity"); err != nil {
 			return err
 		}
 		if total += int64(ps.Count); total > MaxPending {

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/gangsched/gangsched/placement/placementtest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/placement/placementtest"
 
 	. "github.com/gangsched/gangsched/placement"
 )

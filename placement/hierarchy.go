@@ -38,7 +38,11 @@ type HierarchyNode struct {
 	TopologyKey string
 	// Children are the inner node's children; order does not matter.
 	Children []*HierarchyNode
-	// Group is the leaf's PodGroup, solved with [Solve].
+	// Group is the leaf's PodGroup, solved with [Solve]. A leaf whose
+	// bound members (in the snapshot) meet its minimum was scheduled in an
+	// earlier cycle: it is satisfied whether or not its pending members
+	// fit, and pins its ancestors' domains. A leaf with no pending members
+	// is not solved; it is satisfied only so.
 	Group *Group
 }
 
@@ -116,6 +120,13 @@ type hnode struct {
 	children []*hnode
 	need     int
 	pins     []string // domains of TopologyKey holding bound members of the subtree (0 or 1)
+	// done marks a leaf with no pending members: its bound members
+	// satisfy it (done > 0) or cannot (done < 0); it is never solved.
+	done int
+	// boundMeets: the leaf's bound members meet its minimum, so it is
+	// satisfied even when none of its pending members fits (extrasLeft).
+	boundMeets, extrasLeft bool
+	minNeed                map[ResourceName]int64 // see mayFit; nil until first asked
 	// search state
 	placed bool
 	domain string
@@ -154,6 +165,20 @@ func hierObj(n *HierarchyNode) string { return fmt.Sprintf("hierarchy node %q", 
 // domains of a key (or on a node without it), opts.Generator set; and any
 // error of Solve.
 func SolveHierarchy(s *Snapshot, root *HierarchyNode, opts Options) (HierarchyDecision, error) {
+	return SolveHierarchyWith(s, root, opts, HierarchyOptions{})
+}
+
+// HierarchyOptions adjust how [SolveHierarchyWith] reads the topology.
+type HierarchyOptions struct {
+	// EmptyValueIsNoDomain puts a node whose topology label value is ""
+	// in no domain of that key, as a node without the label (Kubernetes
+	// v1.38); otherwise "" is a domain like any other value (v1.36,
+	// v1.37).
+	EmptyValueIsNoDomain bool
+}
+
+// SolveHierarchyWith is [SolveHierarchy] with hopts.
+func SolveHierarchyWith(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions) (HierarchyDecision, error) {
 	if s == nil {
 		return HierarchyDecision{}, Errorf(ErrInvalid, "SolveHierarchy", "s", "nil snapshot")
 	}
@@ -164,14 +189,9 @@ func SolveHierarchy(s *Snapshot, root *HierarchyNode, opts Options) (HierarchyDe
 		return HierarchyDecision{}, Errorf(ErrInvalid, hierObj(root), "Options.Generator",
 			"must be nil: the hierarchy generates the placements of its leaves")
 	}
-	h := &hsolver{s: s, opts: opts, budget: opts.Budget, keys: map[string]bool{}}
+	h := &hsolver{s: s, opts: opts, budget: opts.Budget, keys: map[string]bool{}, noEmpty: hopts.EmptyValueIsNoDomain}
 	if h.budget <= 0 {
 		h.budget = DefaultBudget
-	}
-	for i := range s.NumNodes() {
-		for k := range s.Node(NodeID(i)).Labels {
-			h.keys[k] = true
-		}
 	}
 	hr, err := h.build(root, 1, map[*HierarchyNode]bool{}, map[*HierarchyNode]bool{}, map[string]bool{})
 	if err != nil {
@@ -227,10 +247,34 @@ type hsolver struct {
 	steps     int64
 	exhausted bool
 	proven    bool
-	keys      map[string]bool
-	stack     []*hnode // placed leaves, in order
-	treeKeys  []string // the tree's topology keys, ascending
-	seq       int      // names of bound pod-set pods
+	keys      map[string]bool // topology key -> some node is in a domain of it (see hasKey)
+	stack     []*hnode        // placed leaves, in order
+	treeKeys  []string        // the tree's topology keys, ascending
+	seq       int             // names of bound pod-set pods
+	noEmpty   bool            // HierarchyOptions.EmptyValueIsNoDomain
+	splits    map[splitKey]domainSplit
+}
+
+// hasKey reports whether some node is in a domain of key, scanning the
+// nodes once per key until one is (usually the first).
+func (h *hsolver) hasKey(key string) bool {
+	if ok, seen := h.keys[key]; seen {
+		return ok
+	}
+	h.keys[key] = false
+	for i := range h.s.NumNodes() {
+		if _, ok := h.label(NodeID(i), key); ok {
+			h.keys[key] = true
+			break
+		}
+	}
+	return h.keys[key]
+}
+
+// label is node id's value of key, and whether that puts it in a domain.
+func (h *hsolver) label(id NodeID, key string) (string, bool) {
+	v, ok := h.s.Node(id).Labels[key]
+	return v, ok && (v != "" || !h.noEmpty)
 }
 
 func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNode]bool, names map[string]bool) (*hnode, error) {
@@ -257,7 +301,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		h.treeKeys = append(h.treeKeys, n.TopologyKey)
 		slices.Sort(h.treeKeys)
 	}
-	if n.TopologyKey != "" && !h.keys[n.TopologyKey] {
+	if n.TopologyKey != "" && !h.hasKey(n.TopologyKey) {
 		return nil, Errorf(ErrNotFound, obj, "topologyKey", "unknown key %q: no node has that label", n.TopologyKey)
 	}
 	hn := &hnode{src: n}
@@ -277,6 +321,15 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		hn.need = 1 // as Solve's Decision.Required: at least one new pod
 		if g.IsGang() {
 			hn.need = max(int(g.MinCount)-bound, 1)
+		}
+		hn.boundMeets = bound > 0 && (!g.IsGang() || bound >= int(g.MinCount))
+		if g.NumPending() == 0 {
+			// A leaf already placed in an earlier cycle: its bound members
+			// satisfy it, or nothing will until members arrive.
+			hn.done, hn.need = -1, 0
+			if bound > 0 && (!g.IsGang() || bound >= int(g.MinCount)) {
+				hn.done = 1
+			}
 		}
 	default:
 		for i, c := range n.Children {
@@ -311,7 +364,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 				if !ok {
 					continue
 				}
-				v, has := h.s.Node(id).Labels[n.TopologyKey]
+				v, has := h.label(id, n.TopologyKey)
 				if !has && err == nil {
 					err = Errorf(ErrInvalid, obj, "topologyKey", "bound member %s is on node %q, which lacks %q", p.Key(), h.s.Node(id).Name, n.TopologyKey)
 				}
@@ -347,24 +400,62 @@ func (h *hsolver) domains(n *hnode, s *Snapshot, allowed []NodeID) ([]string, []
 	if key == "" {
 		return []string{""}, [][]NodeID{allowed}
 	}
+	sp := h.split(key, allowed)
+	if n.pins == nil {
+		return sp.vals, sp.sets
+	}
+	if i, ok := slices.BinarySearch(sp.vals, n.pins[0]); ok {
+		return sp.vals[i : i+1], sp.sets[i : i+1]
+	}
+	return nil, nil
+}
+
+// domainSplit is allowed split by one key: the values ascending and the
+// nodes of each.
+type domainSplit struct {
+	vals []string
+	sets [][]NodeID
+}
+
+// splitKey identifies a split: siblings share their parent's node set,
+// so each is computed once per search.
+type splitKey struct {
+	key   string
+	first *NodeID
+	n     int
+}
+
+// split returns allowed split by key, cached (read-only to callers).
+func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
+	var sk splitKey
+	if len(allowed) > 0 {
+		sk = splitKey{key, &allowed[0], len(allowed)}
+		if sp, ok := h.splits[sk]; ok {
+			return sp
+		}
+	}
 	by := map[string][]NodeID{}
 	for _, id := range allowed {
-		if v, ok := s.Node(id).Labels[key]; ok {
+		if v, ok := h.label(id, key); ok {
 			by[v] = append(by[v], id)
 		}
 	}
-	var vals []string
+	sp := domainSplit{vals: make([]string, 0, len(by))}
 	for v := range by {
-		if n.pins == nil || n.pins[0] == v {
-			vals = append(vals, v)
+		sp.vals = append(sp.vals, v)
+	}
+	slices.Sort(sp.vals)
+	sp.sets = make([][]NodeID, len(sp.vals))
+	for i, v := range sp.vals {
+		sp.sets[i] = by[v]
+	}
+	if len(allowed) > 0 {
+		if h.splits == nil {
+			h.splits = map[splitKey]domainSplit{}
 		}
+		h.splits[sk] = sp
 	}
-	slices.Sort(vals)
-	sets := make([][]NodeID, len(vals))
-	for i, v := range vals {
-		sets[i] = by[v]
-	}
-	return vals, sets
+	return sp
 }
 
 func (h *hsolver) tick() bool {
@@ -387,13 +478,24 @@ func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, k func(*Snapsho
 		n.domain = vals[i]
 		var ok bool
 		var err error
-		if n.src.Group != nil {
+		if n.done != 0 {
+			if n.done > 0 {
+				ok, err = k(s)
+			}
+		} else if n.src.Group != nil {
 			ok, err = h.placeLeaf(n, s, vals[i], sets[i], k)
 			for _, part := range h.refine(n, s, sets[i]) {
 				if ok || err != nil || h.exhausted || !h.tick() {
 					break
 				}
 				ok, err = h.placeLeaf(n, s, vals[i], part, k)
+			}
+			if !ok && err == nil && !h.exhausted && n.done == 0 && n.boundMeets {
+				// Scheduled before: its extra members need not fit.
+				n.extrasLeft = true
+				if ok, err = k(s); !ok {
+					n.extrasLeft = false
+				}
 			}
 		} else {
 			ok, err = h.placeChildren(n, 0, 0, s, sets[i], k)
@@ -417,7 +519,7 @@ func (h *hsolver) refine(n *hnode, s *Snapshot, nodes []NodeID) [][]NodeID {
 		}
 		by := map[string][]NodeID{}
 		for _, id := range nodes {
-			if v, ok := s.Node(id).Labels[key]; ok {
+			if v, ok := h.label(id, key); ok {
 				by[v] = append(by[v], id)
 			}
 		}
@@ -508,6 +610,9 @@ func (h *hsolver) solveLeaf(g *Group, s *Snapshot, dom string, nodes []NodeID) (
 }
 
 func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {
+	if !n.mayFit(s, nodes) {
+		return false, nil // not even the sum of its smallest minimum fits: no solve needed
+	}
 	for vi, g := range n.variants() {
 		if h.exhausted {
 			return false, nil
@@ -586,6 +691,13 @@ func (h *hsolver) placedResult(n *hnode) NodeResult {
 	if n.src.TopologyKey == "" {
 		r.Domain = ""
 	}
+	if n.done > 0 || n.extrasLeft {
+		r.Message = fmt.Sprintf("scheduled before: %d bound members", len(h.s.GroupMembers(n.src.Group.Key())))
+		if n.extrasLeft {
+			r.Message += "; none of the pending members fits beside its siblings"
+		}
+		return r
+	}
 	if n.src.Group != nil {
 		d := n.dec
 		r.Decision = &d
@@ -615,6 +727,14 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 		r.Status, r.Message = BudgetExhausted, "not judged: budget exhausted"
 		return r, false, nil
 	}
+	if n.done > 0 {
+		r.Status, r.Message = Scheduled, fmt.Sprintf("scheduled before: %d bound members", len(h.s.GroupMembers(n.src.Group.Key())))
+		return r, true, nil
+	}
+	if n.done < 0 {
+		r.Status, r.Message = Unresolvable, "no pending members, and too few bound ones to satisfy it"
+		return r, true, nil
+	}
 	if n.src.Group != nil {
 		vals, sets := h.domains(n, s, allowed)
 		var first *Decision
@@ -635,10 +755,26 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 		r.Status, r.Decision, r.Message, r.Min = first.Status, first, first.Message, int(first.Required)
 		return r, true, nil
 	}
+	// Each child is judged alone in the domains of n's key, the best of
+	// them counting: a child that fits only across two domains does not.
+	doms := [][]NodeID{allowed}
+	if n.src.TopologyKey != "" {
+		_, doms = h.domains(n, s, allowed)
+	}
 	for _, c := range n.children {
-		cr, judged, err := h.diagnose(c, s, allowed)
-		if err != nil {
-			return r, false, err
+		cr, judged := NodeResult{Name: c.src.Name, Min: c.need, Status: Unresolvable,
+			Message: fmt.Sprintf("no domain of %q holds a node", n.src.TopologyKey)}, true
+		for i, d := range doms {
+			dr, dj, err := h.diagnose(c, s, d)
+			if err != nil {
+				return r, false, err
+			}
+			if i == 0 || dr.Status < cr.Status {
+				cr, judged = dr, dj
+			}
+			if cr.Status == Scheduled || h.exhausted {
+				break
+			}
 		}
 		r.Children = append(r.Children, cr)
 		switch {
@@ -707,4 +843,54 @@ func placedPods(d Decision) int {
 		n += int(a.Count)
 	}
 	return n
+}
+
+// mayFit is a necessary condition for the leaf to fit on nodes: for each
+// resource, the sum of its need smallest pending requests is at most the
+// nodes' free total. It saves a solve on the many small domains (hosts)
+// that cannot hold the leaf. O(nodes × resources requested), after a
+// one-time O(members log members) per leaf.
+func (n *hnode) mayFit(s *Snapshot, nodes []NodeID) bool {
+	if n.minNeed == nil {
+		n.minNeed = map[ResourceName]int64{}
+		g := n.src.Group
+		per := map[ResourceName][]int64{}
+		for i := range g.Members {
+			for r, v := range g.Members[i].Requests {
+				per[r] = append(per[r], v)
+			}
+		}
+		for _, ps := range g.PodSets {
+			for r, v := range ps.Template.Requests {
+				for range min(int(ps.Count), n.need) {
+					per[r] = append(per[r], v)
+				}
+			}
+		}
+		pending := g.NumPending()
+		for r, vs := range per {
+			if len(vs) < pending {
+				continue // some pod requests none of r: the smallest are 0
+			}
+			slices.Sort(vs)
+			var sum int64
+			for _, v := range vs[:min(n.need, len(vs))] {
+				sum += v
+			}
+			n.minNeed[r] = sum
+		}
+	}
+	for r, need := range n.minNeed {
+		var free int64
+		for _, id := range nodes {
+			free += max(s.Free(id, r), 0)
+			if free >= need {
+				break
+			}
+		}
+		if free < need {
+			return false
+		}
+	}
+	return true
 }

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gangsched/gangsched/placement"
 	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/placement"
 )
 
 const (
@@ -525,5 +526,100 @@ func TestHierarchy_ThreeLevelsBound(t *testing.T) {
 	if d.Status != placement.Scheduled || d.Root.Domain != "b2" || d.Root.Children[0].Domain != "r3" ||
 		fmt.Sprint(leafNodes(d)) != "map[x:[n3] y:[n3] z:[n2]]" {
 		t.Fatalf("%v %+v %v: %s", d.Status, d.Root, leafNodes(d), d.Message)
+	}
+}
+
+// A leaf scheduled in an earlier cycle (no pending members, its minimum
+// bound) counts as a satisfied child without a solve and pins the block;
+// a leaf with no members at all is never satisfied.
+func TestHierarchy_LeafScheduledBefore(t *testing.T) {
+	var bound []placement.Pod
+	for i := range 2 {
+		bound = append(bound, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("x-%d", i), SchedulingGroup: "x", NodeName: "n2",
+			Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
+	}
+	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b1", "r1", 4), hNode("n2", "b2", "r2", 4)}, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &placement.HierarchyNode{Name: "x", Group: &placement.Group{Namespace: "ns", Name: "x", MinCount: 2}}
+	empty := &placement.HierarchyNode{Name: "e", Group: &placement.Group{Namespace: "ns", Name: "e", MinCount: 1}}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{x, hLeaf("y", "", 2, 2), empty}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || d.Root.Domain != "b2" || len(d.Decisions) != 1 ||
+		fmt.Sprint(leafNodes(d)) != "map[y:[n2]]" || d.Root.Scheduled != 2 || d.Root.Children[0].Status != placement.Unschedulable {
+		t.Fatalf("%v %q %v %+v: %s", d.Status, d.Root.Domain, leafNodes(d), d.Root, d.Message)
+	}
+	root.MinGroupCount = 3
+	if d, err = placement.SolveHierarchy(s, root, placement.Options{}); err != nil || d.Status != placement.Unresolvable || d.FailedAt != "e" {
+		t.Fatalf("%v %v at %q: %s", err, d.Status, d.FailedAt, d.Message)
+	}
+}
+
+// With EmptyValueIsNoDomain (Kubernetes v1.38), nodes labelled rack=""
+// are in no rack: the rack-bound leaf no longer fits on them.
+func TestHierarchy_EmptyValueIsNoDomain(t *testing.T) {
+	s2, err := placement.NewSnapshot([]placement.Node{
+		{Name: "e1", Labels: map[string]string{hRack: ""}, Allocatable: placement.ResourceList{placement.ResourceCPU: 2000}},
+		{Name: "n2", Labels: map[string]string{hRack: "r2"}, Allocatable: placement.ResourceList{placement.ResourceCPU: 1000}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", hRack, 2, 2)}}
+	d, err := placement.SolveHierarchy(s2, root, placement.Options{})
+	if err != nil || d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[a:[e1]]" {
+		t.Fatalf("%v %v %v: %s", err, d.Status, leafNodes(d), d.Message)
+	}
+	d, err = placement.SolveHierarchyWith(s2, root, placement.Options{}, placement.HierarchyOptions{EmptyValueIsNoDomain: true})
+	if err != nil || d.Status != placement.Unresolvable {
+		t.Fatalf("%v %v: %s", err, d.Status, d.Message)
+	}
+}
+
+// A leaf scheduled in an earlier cycle whose extra pending members do not
+// fit stays a satisfied child: the tree is Scheduled with nothing new for
+// it.
+func TestHierarchy_ExtrasOfScheduledLeaf(t *testing.T) {
+	var bound []placement.Pod
+	for i := range 2 {
+		bound = append(bound, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("a-b%d", i), SchedulingGroup: "a", NodeName: "n1",
+			Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
+	}
+	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b", "r1", 2), hNode("n2", "b", "r2", 1)}, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, Children: []*placement.HierarchyNode{hLeaf("a", "", 2, 3), hLeaf("b", "", 1, 1)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[b:[n2]]" || d.Root.Children[0].Decision != nil {
+		t.Fatalf("%v %v %+v: %s", d.Status, leafNodes(d), d.Root.Children[0], d.Message)
+	}
+}
+
+// A keyless leaf that must split across two racks to leave the third to
+// its sibling: no single rack holds it, so it is retried on every node
+// outside each rack in turn.
+func TestHierarchy_LeafSplitsAcrossRacks(t *testing.T) {
+	other := placement.Pod{Namespace: "ns", Name: "other", NodeName: "n1", Requests: placement.ResourceList{placement.ResourceCPU: 1000}}
+	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b0", "r1", 3), hNode("n2", "b0", "r2", 1), hNode("n3", "b0", "r3", 1)},
+		[]placement.Pod{other}) // n1, the most allocated, is where Solve packs a
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2,
+		Children: []*placement.HierarchyNode{hLeaf("a", "", 2, 2), hLeaf("b", hRack, 2, 2)}}
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[a:[n2 n3] b:[n1]]" {
+		t.Fatalf("%v %v: %s", d.Status, leafNodes(d), d.Message)
 	}
 }

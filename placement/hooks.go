@@ -130,7 +130,9 @@ func (r ReserverFuncs) Unreserve(pod *Pod, node NodeInfo) {
 var _ Reserver = ReserverFuncs{}
 
 // NewReserverFunc creates a [Reserver] for one solve of group g on s. An
-// error aborts the solve and is returned from it.
+// error aborts the solve: Solve returns a [*FieldError] (bad input the
+// hook found) as it is, and any other error wrapped in one that wraps
+// [ErrHook] and names the hook (Options.Reservers[i]).
 type NewReserverFunc func(s *Snapshot, g GroupView) (Reserver, error)
 
 // Placement is a candidate set of nodes for a whole PodGroup (KEP-5732
@@ -152,8 +154,11 @@ type Placement struct {
 
 // PlacementGenerator produces the candidate placements of a group (KEP-5732
 // PlacementGeneratePlugin). Returning no placements means the group cannot
-// be placed; an error aborts the solve (use it for bad input, e.g. bound
-// members already spread over two domains of a required level).
+// be placed; an error aborts the solve. Solve returns a [*FieldError] as it
+// is (bad input, e.g. bound members already spread over two domains of a
+// required level), and any other error (the generator could not decide,
+// e.g. a lookup the host could not make) wrapped in one that wraps
+// [ErrHook] and names Options.Generator.
 type PlacementGenerator interface {
 	Generate(s *Snapshot, g GroupView) ([]Placement, error)
 }

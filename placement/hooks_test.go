@@ -227,10 +227,10 @@ func (failingSums) ScoreSums(*Snapshot, GroupView, *Placement, int64, []int64) (
 }
 
 // TestHooks_ErrorsStopTheSolve: a hook of each kind (filter, reserver,
-// placement filter, scorer, sum scorer) that fails for a reason of its own
-// (here a lookup) makes Solve return an error that wraps ErrHook and the
-// hook's error and names the hook, the pod and the node or the placement;
-// no decision comes with it.
+// placement filter, scorer, sum scorer, generator, reserver constructor) that
+// fails for a reason of its own (here a lookup) makes Solve return an error
+// that wraps ErrHook and the hook's error and names the hook, the pod and the
+// node or the placement; no decision comes with it.
 func TestHooks_ErrorsStopTheSolve(t *testing.T) {
 	failing := Rejection{Err: errLookup}
 	for _, c := range []struct {
@@ -265,13 +265,32 @@ func TestHooks_ErrorsStopTheSolve(t *testing.T) {
 			require.Equal(t, NoDecision, d.Status)
 		})
 	}
-	// The generator and the reserver's constructor return their errors
-	// as they are: they have had an error path from the start.
+	// The generator and the reserver's constructor return errors: one of
+	// their own is named likewise; a FieldError (bad input they found)
+	// comes back as it is.
 	s, g := hookErrCase(t)
-	_, err := Solve(s, g, Options{Generator: PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return nil, errLookup })})
-	require.ErrorIs(t, err, errLookup)
-	_, err = Solve(s, g, Options{Reservers: []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) { return nil, errLookup }}})
-	require.ErrorIs(t, err, errLookup)
+	badInput := Errorf(ErrInvalid, "PodGroup \"default/pg\"", "spec.schedulingConstraints", "bound members in two racks")
+	for _, c := range []struct {
+		name string
+		fail func(error) Options
+		want string
+	}{
+		{"generator", func(err error) Options {
+			return Options{Generator: PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return nil, err })}
+		}, `placement: hook failed: PodGroup default/pg: Options.Generator: lookup failed`},
+		{"reserver constructor", func(err error) Options {
+			return Options{Reservers: []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) { return nil, err }}}
+		}, `placement: hook failed: PodGroup default/pg: Options.Reservers[0]: lookup failed`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Solve(s, g, c.fail(errLookup))
+			require.ErrorIs(t, err, ErrHook)
+			require.ErrorIs(t, err, errLookup)
+			require.EqualError(t, err, c.want)
+			_, err = Solve(s, g, c.fail(badInput))
+			require.Same(t, badInput, err)
+		})
+	}
 }
 
 // TestHooks_VerifyReportsAFilterError: Verify handed a filter that fails

@@ -30,18 +30,18 @@ func decisionJSON(t *testing.T, d Decision, err error) string {
 	return string(b)
 }
 
-// TestShapeCases_HooksSeeStableVectorsAndSums solves drawShapeCase's inputs and checks: every
-// Scheduled decision verifies; the hooks read each pending pod's requests
-// from Group.RequestVector and Group.RequestCounts as its map gives them,
-// during the solve and after every solve has returned; hiding the scorer's
-// ScoreSums (so that the solver lists assignments) changes nothing; and the
-// decision's Score is the scorer's Score of its own assignments, read
-// through the caller's Group outside any solve.
+// TestShapeCases_HooksSeeStableVectorsAndSums solves drawShapeCase's inputs
+// and checks: every Scheduled decision verifies; the hooks read each pending
+// pod's requests from GroupView.RequestVector and GroupView.RequestCounts as
+// its map gives them, during the solve and after every solve has returned;
+// hiding the scorer's ScoreSums (so that the solver lists assignments)
+// changes nothing; and the decision's Score is the scorer's Score of its own
+// assignments, read through the caller's Group outside any solve.
 func TestShapeCases_HooksSeeStableVectorsAndSums(t *testing.T) {
 	var kept []shapeSeen
 	outcomes := map[Status]int{}
 	for seed := range uint64(shapeSeeds) {
-		c, err := drawShapeCase(seed)
+		c, err := seeded(seed, drawShapeCase)
 		if err != nil {
 			t.Fatalf("seed %d: draw: %v", seed, err)
 		}

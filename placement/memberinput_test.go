@@ -3,21 +3,21 @@ package placement_test
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gangsched/gangsched/topology"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/topology"
 
 	. "github.com/gangsched/gangsched/placement"
 )
 
-// miCase is a seeded input aimed at how Solve reads a group listed member
+// miCase is an input aimed at how Solve reads a group listed member
 // by member: small clusters whose bound pods (some of them the group's,
 // some in another namespace under a member's name) are changed by
 // Snapshot.Apply, freeing names and binding others; members in member
@@ -46,14 +46,14 @@ var miNames = []string{"a", "b", "c", "m1", "m2", "m3", "x", "z"}
 
 // miRequests draws a request map over tracked and untracked resources; bad
 // adds an invalid entry.
-func miRequests(r *rand.Rand, bad bool) ResourceList {
+func miRequests(r choices, bad bool) ResourceList {
 	names := []ResourceName{ResourceCPU, ResourceMemory, ResourceGPU, "example.com/foo", "ephemeral-storage", "hugepages-1Gi", "example.com/none"}
-	if r.IntN(8) == 0 && !bad {
+	if r.OneIn(8) && !bad {
 		return nil
 	}
 	rl := ResourceList{}
 	for _, n := range names {
-		if r.IntN(3) == 0 {
+		if r.OneIn(3) {
 			rl[n] = []int64{0, 1, 2, 1000, 2000}[r.IntN(5)]
 		}
 	}
@@ -71,10 +71,10 @@ func miRequests(r *rand.Rand, bad bool) ResourceList {
 }
 
 // miBoundPod is a bound pod of a drawn namespace and name on a drawn node.
-func miBoundPod(r *rand.Rand, nodes []Node) Pod {
+func miBoundPod(r choices, nodes []Node) Pod {
 	p := Pod{Namespace: []string{"default", "default", "team-a"}[r.IntN(3)], Name: miNames[r.IntN(len(miNames))],
 		NodeName: nodes[r.IntN(len(nodes))].Name, Requests: ResourceList{ResourceCPU: int64(r.IntN(3)) * 100}}
-	if r.IntN(3) == 0 {
+	if r.OneIn(3) {
 		p.SchedulingGroup = "pg"
 	}
 	return p
@@ -102,27 +102,27 @@ func miCheck(s *Snapshot, g GroupView, a []Assignment) []string {
 	return probs
 }
 
-func miDraw(seed uint64) miCase {
-	r := rand.New(rand.NewPCG(seed, 0x6d69))
+func miDraw(t *rapid.T) miCase {
+	r := choices{t}
 	c := miCase{probs: new([]string), seen: new(int)}
 	nodes := make([]Node, 1+r.IntN(10))
 	for i := range nodes {
 		al := ResourceList{ResourceCPU: int64(1+r.IntN(8)) * 1000, ResourceMemory: int64(1+r.IntN(8)) * 1000}
-		if r.IntN(2) == 0 {
+		if r.OneIn(2) {
 			al[ResourceGPU] = int64(r.IntN(4))
 		}
-		if r.IntN(3) == 0 {
+		if r.OneIn(3) {
 			al[ResourcePods] = int64(1 + r.IntN(5))
 		}
-		if r.IntN(3) == 0 { // tracked, as real nodes list them
+		if r.OneIn(3) { // tracked, as real nodes list them
 			al["ephemeral-storage"], al["hugepages-1Gi"] = int64(r.IntN(3))*1000, 0
 		}
-		if r.IntN(10) == 0 {
+		if r.OneIn(10) {
 			al["example.com/foo"] = 2000
 		}
 		nodes[i] = Node{Name: fmt.Sprintf("n%02d", i), Allocatable: al,
 			Labels: map[string]string{"rack": fmt.Sprintf("r%d", i/3), "kind": fmt.Sprintf("k%d", i%2)}}
-		if r.IntN(8) == 0 {
+		if r.OneIn(8) {
 			nodes[i].Taints = []Taint{{Key: "dedicated", Value: "x", Effect: TaintEffectNoSchedule}}
 		}
 	}
@@ -148,7 +148,7 @@ func miDraw(seed uint64) miCase {
 				}
 			}
 		}, Key.Compare) {
-			if r.IntN(3) == 0 {
+			if r.OneIn(3) {
 				ch.Remove = append(ch.Remove, k)
 			}
 		}
@@ -172,12 +172,12 @@ func miDraw(seed uint64) miCase {
 	g := &Group{Namespace: ns, Name: "pg", Policy: []Policy{PolicyGang, "", PolicyBasic}[r.IntN(3)]}
 	badOneIn := []int{1 << 24, 12, 3}[r.IntN(3)] // 1<<24: never
 	n := r.IntN(9)
-	if r.IntN(8) == 0 {
+	if r.OneIn(8) {
 		n = 20 + r.IntN(100)
 		badOneIn *= 10
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	alike, uniform := r.IntN(2) == 0, r.IntN(2) == 0
+	alike, uniform := r.OneIn(2), r.OneIn(2)
 	shape := miRequests(r, false)
 	for i := range n {
 		p := Pod{Namespace: ns, Name: fmt.Sprintf("p%03d", i), SchedulingGroup: "pg", Requests: shape}
@@ -188,21 +188,21 @@ func miDraw(seed uint64) miCase {
 			p.Priority = int32(r.IntN(3)) * 5
 			p.QueuedAt = t0.Add(time.Duration(r.IntN(3)) * time.Second)
 		}
-		if r.IntN(6) == 0 {
+		if r.OneIn(6) {
 			p.NodeSelector = map[string]string{"kind": fmt.Sprintf("k%d", r.IntN(2))}
 		}
-		if r.IntN(5) == 0 {
+		if r.OneIn(5) {
 			p.Labels = map[string]string{"role": []string{"a", "b"}[r.IntN(2)]}
 		}
-		if r.IntN(12) == 0 {
+		if r.OneIn(12) {
 			term := PodAffinityTerm{LabelSelector: LabelSelector{MatchLabels: map[string]string{"role": "a"}},
 				TopologyKey: []string{"rack", "kubernetes.io/hostname"}[r.IntN(2)]}
 			p.Affinity = &Affinity{PodAntiAffinity: &PodAffinity{Preferred: []WeightedPodAffinityTerm{{Weight: 10, Term: term}}}}
-			if r.IntN(2) == 0 {
+			if r.OneIn(2) {
 				p.Affinity = &Affinity{PodAffinity: &PodAffinity{Required: []PodAffinityTerm{term}}}
 			}
 		}
-		if r.IntN(badOneIn) == 0 {
+		if r.OneIn(badOneIn) {
 			switch r.IntN(8) {
 			case 0:
 				p.Namespace = []string{"aaa", "team-a", "zzz"}[r.IntN(3)]
@@ -224,14 +224,14 @@ func miDraw(seed uint64) miCase {
 		}
 		g.Members = append(g.Members, p)
 	}
-	if r.IntN(3) == 0 {
+	if r.OneIn(3) {
 		for k := range 1 + r.IntN(3) {
 			ps := PodSet{Name: fmt.Sprintf("set%d", k), Count: int32(1 + r.IntN(4)),
 				Template: Pod{Requests: miRequests(r, false), Priority: int32(r.IntN(3)) * 5}}
-			if r.IntN(4) == 0 {
+			if r.OneIn(4) {
 				ps.Name = miNames[r.IntN(len(miNames))] // bound, or not
 			}
-			if r.IntN(badOneIn) == 0 {
+			if r.OneIn(badOneIn) {
 				switch r.IntN(3) {
 				case 0:
 					ps.Count = 0
@@ -254,7 +254,7 @@ func miDraw(seed uint64) miCase {
 	}
 	total := g.NumPending() + len(s.GroupMembers(g.Key()))
 	g.MinCount = int32(1 + r.IntN(max(total, 1)))
-	if r.IntN(10) == 0 {
+	if r.OneIn(10) {
 		g.MinCount = int32(r.IntN(total + 2)) // maybe out of range
 	}
 	c.g = g
@@ -263,17 +263,17 @@ func miDraw(seed uint64) miCase {
 		*c.probs = append(*c.probs, miCheck(s, g, a)...)
 		*c.seen += len(a)
 	}
-	if r.IntN(3) == 0 {
+	if r.OneIn(3) {
 		m := NodeID(2 + r.IntN(3))
-		c.opts.Filters = []Filter{modFilter(m, r.IntN(2) == 0)}
+		c.opts.Filters = []Filter{modFilter(m, r.OneIn(2))}
 	}
-	if r.IntN(5) == 0 {
+	if r.OneIn(5) {
 		limit := 1 + r.IntN(3)
 		c.opts.Reservers = []NewReserverFunc{func(*Snapshot, GroupView) (Reserver, error) {
 			return &miReserver{limit: limit, on: map[NodeID]int{}}, nil
 		}}
 	}
-	if r.IntN(3) == 0 {
+	if r.OneIn(3) {
 		c.opts.PlacementFilters = []PlacementFilter{PlacementFilterFunc(func(s *Snapshot, g GroupView, p *Placement, a []Assignment) Rejection {
 			check(s, g, a)
 			if len(a) > 0 && a[len(a)-1].NodeID == p.Nodes[0] {
@@ -282,24 +282,24 @@ func miDraw(seed uint64) miCase {
 			return Rejection{}
 		})}
 	}
-	if r.IntN(4) == 0 {
+	if r.OneIn(4) {
 		t, err := topology.NewTree(s, []string{"rack"})
 		if err != nil {
 			panic(err)
 		}
-		o, err := t.SolverOptions([]topology.Constraint{{Key: "rack", Preferred: r.IntN(2) == 0}}, topology.Scoring(r.IntN(2)))
+		o, err := t.SolverOptions([]topology.Constraint{{Key: "rack", Preferred: r.OneIn(2)}}, topology.Scoring(r.IntN(2)))
 		if err != nil {
 			panic(err)
 		}
 		c.opts.Generator, c.opts.Scorer = o.Generator, o.Scorer
 		c.desc += " topology"
 	}
-	if r.IntN(3) == 0 {
+	if r.OneIn(3) {
 		inner := c.opts.Scorer
 		if inner == nil {
 			inner = DefaultScorer{}
 		}
-		reverse := r.IntN(2) == 0 // allowed: costs the solver a fresh list
+		reverse := r.OneIn(2) // allowed: costs the solver a fresh list
 		c.opts.Scorer = PlacementScorerFunc(func(s *Snapshot, g GroupView, p *Placement, a []Assignment) (int64, error) {
 			check(s, g, a)
 			score, _ := inner.Score(s, g, p, a)
@@ -309,7 +309,7 @@ func miDraw(seed uint64) miCase {
 			return score, nil
 		})
 	}
-	if r.IntN(6) == 0 {
+	if r.OneIn(6) {
 		c.opts.Budget = int64(1 + r.IntN(40))
 	}
 	c.desc += fmt.Sprintf(" members=%d podSets=%d badOneIn=%d", len(g.Members), len(g.PodSets), badOneIn)
@@ -382,7 +382,7 @@ func miSolve(t require.TestingT, c miCase, g *Group) miResult {
 // the hooks are always handed each assignment's own Member index.
 func TestProp_MemberInputInAnyOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := miDraw(rapid.Uint64().Draw(t, "seed"))
+		c := miDraw(t)
 		ref := *c.g
 		ref.Members = slices.SortedFunc(slices.Values(c.g.Members), func(a, b Pod) int { return MemberOrder(&a, &b) })
 		want := miSolve(t, c, &ref)
@@ -403,7 +403,7 @@ func TestProp_MemberInputInAnyOrder(t *testing.T) {
 func TestMemberInputDrawYieldsEveryKind(t *testing.T) {
 	kinds := map[string]int{}
 	for seed := range uint64(600) {
-		c := miDraw(seed)
+		c, _ := seeded(seed, func(t *rapid.T) (miCase, error) { return miDraw(t), nil })
 		res := miSolve(t, c, c.g)
 		switch {
 		case strings.Contains(res.err, `object=pod "`):

@@ -17,13 +17,12 @@ type member struct {
 	index int32 // pending index (see Group.NumPending)
 }
 
-// prepareMembers sorts the pending pods into member order, validates them
-// and compiles their requests into vectors, reading each member's and each
-// pod set's maps once. The vectors are kept in sv.prep, where hooks read
-// them through [GroupView.RequestVector]. What
-// validate learnt of g.Members spares passes over them. boundAffinity
-// says a bound member has affinity terms, which may tell pending members
-// apart by their labels.
+// prepareMembers sorts the pending pods into member order, validates them and
+// compiles their requests into vectors, reading each member's and each pod
+// set's maps once. The vectors are kept in sv.prep, where hooks read them
+// through [GroupView.RequestVector]. What validate learnt of g.Members spares
+// passes over them. boundAffinity says a bound member has affinity terms,
+// which may tell pending members apart by their labels.
 func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 	g := sv.g
 	n := len(g.Members)
@@ -279,7 +278,7 @@ func (sv *solver) sameClass(a, row int32, req []int64, withLabels bool) bool {
 	if len(pa.NodeSelector)+len(pb.NodeSelector) > 0 && !maps.Equal(pa.NodeSelector, pb.NodeSelector) {
 		return false
 	}
-	return slices.Equal(pa.Tolerations, pb.Tolerations)
+	return slices.Equal(pa.Tolerations, pb.Tolerations) && equalNodeAffinity(pa.NodeAffinity, pb.NodeAffinity)
 }
 
 // memberOrder is the members' indexes in member order: the identity. It

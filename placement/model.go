@@ -171,6 +171,11 @@ type Pod struct {
 	NodeSelector map[string]string
 	// Tolerations are spec.tolerations.
 	Tolerations []Toleration
+	// NodeAffinity is spec.affinity.nodeAffinity, or nil for none: its
+	// required terms filter nodes beside NodeSelector, and its preferred
+	// terms rank placements (see [NodeAffinity]). Read for pending pods
+	// (members and pod set templates) only.
+	NodeAffinity *NodeAffinity
 	// SchedulingGroup is spec.schedulingGroup.podGroupName: the PodGroup in
 	// the pod's namespace that the pod belongs to, or "" for none.
 	SchedulingGroup string

@@ -15,25 +15,8 @@ import (
 // the other members' places.
 func TestProp_PrefsOrderNodesAsPref(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		nNodes := rapid.IntRange(1, 5).Draw(t, "nodes")
-		var nodes []Node
-		for k := range nNodes {
-			labels := map[string]string{}
-			if rapid.IntRange(0, 4).Draw(t, "hasHost") > 0 {
-				labels["host"] = fmt.Sprint("h", k)
-			}
-			if z := rapid.IntRange(0, 3).Draw(t, "zone"); z > 0 {
-				labels["zone"] = fmt.Sprint("z", z)
-				if z == 3 {
-					labels["zone"] = "" // the empty value is a value
-				}
-			}
-			nodes = append(nodes, Node{Name: fmt.Sprint("n", k), Labels: labels, Allocatable: ResourceList{ResourceCPU: 1000}})
-		}
-		s, err := NewSnapshot(nodes, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := drawLabelledSnapshot(t, 5)
+		nNodes := s.NumNodes()
 		term := func() PodAffinityTerm {
 			return PodAffinityTerm{
 				LabelSelector: LabelSelector{MatchLabels: map[string]string{"app": rapid.SampledFrom([]string{"x", "y"}).Draw(t, "app")}},
@@ -67,13 +50,7 @@ func TestProp_PrefsOrderNodesAsPref(t *testing.T) {
 		if c == nil {
 			return
 		}
-		pos := make([]NodeID, nb+np)
-		for k := range pos {
-			pos[k] = NodeID(rapid.IntRange(0, nNodes-1).Draw(t, "pos"))
-			if k >= nb && rapid.Bool().Draw(t, "unplaced") {
-				pos[k] = -1
-			}
-		}
+		pos := drawPositions(t, s, nb, np)
 		i := nb + rapid.IntRange(0, np-1).Draw(t, "member")
 		pos[i] = -1
 		p := c.prefsOf(i, pos)

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gangsched/gangsched/placement/placementtest"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/placement/placementtest"
 
 	. "github.com/gangsched/gangsched/placement"
 )

@@ -1,9 +1,10 @@
 package placement_test
 
 import (
-	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/gangsched/gangsched/internal/arith"
 	"github.com/gangsched/gangsched/topology"
@@ -87,24 +88,18 @@ func refDefaultScore(s *Snapshot, g *Group, p *Placement, a []Assignment) int64 
 // that are not pending (bound members, strangers), whole-cluster and
 // partial placements, and quantities that saturate.
 func TestDefaultScorer_ScoreOfLists(t *testing.T) {
-	tried := 0
-	for seed := range uint64(shapeSeeds) {
-		c, err := drawShapeCase(seed)
+	rapid.Check(t, func(t *rapid.T) {
+		c, err := drawShapeCase(t)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := rand.New(rand.NewPCG(seed, 7))
+		r := choices{t}
 		n := c.s.NumNodes()
 		var p Placement
-		if r.IntN(2) == 0 {
-			for id := range n {
+		whole := !r.OneIn(2)
+		for id := range n {
+			if whole || r.OneIn(2) {
 				p.Nodes = append(p.Nodes, NodeID(id))
-			}
-		} else {
-			for id := range n {
-				if r.IntN(2) == 0 {
-					p.Nodes = append(p.Nodes, NodeID(id))
-				}
 			}
 		}
 		var keys []Key
@@ -124,13 +119,14 @@ func TestDefaultScorer_ScoreOfLists(t *testing.T) {
 			id := NodeID(r.IntN(n))
 			a = append(a, Assignment{Pod: k, Node: c.s.Node(id).Name, NodeID: id, Member: r.IntN(4), Count: int32(r.IntN(3))})
 		}
+		v := GroupView{Group: c.g}
 		want := refDefaultScore(c.s, c.g, &p, a)
-		if got, _ := (DefaultScorer{}).Score(c.s, GroupView{Group: c.g}, &p, a); got != want {
-			t.Errorf("seed %d (%s): Score %d, reference %d; assignments %v", seed, c.desc, got, want, a)
+		if got, _ := (DefaultScorer{}).Score(c.s, v, &p, a); got != want {
+			t.Errorf("%s: Score %d, reference %d; assignments %v", c.desc, got, want, a)
 		}
-		placed, sums := AssignedSums(c.s, GroupView{Group: c.g}, a)
-		if got, _ := (DefaultScorer{}).ScoreSums(c.s, GroupView{Group: c.g}, &p, placed, sums); got != want {
-			t.Errorf("seed %d (%s): ScoreSums %d, reference %d", seed, c.desc, got, want)
+		placed, sums := AssignedSums(c.s, v, a)
+		if got, _ := (DefaultScorer{}).ScoreSums(c.s, v, &p, placed, sums); got != want {
+			t.Errorf("%s: ScoreSums %d, reference %d", c.desc, got, want)
 		}
 		// topology's MostAllocated is documented to score exactly so.
 		tr, err := topology.NewTree(c.s, []string{"zone", "rack"})
@@ -141,15 +137,11 @@ func TestDefaultScorer_ScoreOfLists(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := o.Scorer.Score(c.s, GroupView{Group: c.g}, &p, a); got != want {
-			t.Errorf("seed %d (%s): topology MostAllocated Score %d, reference %d", seed, c.desc, got, want)
+		if got, _ := o.Scorer.Score(c.s, v, &p, a); got != want {
+			t.Errorf("%s: topology MostAllocated Score %d, reference %d", c.desc, got, want)
 		}
-		if got, _ := o.Scorer.(SumScorer).ScoreSums(c.s, GroupView{Group: c.g}, &p, placed, sums); got != want {
-			t.Errorf("seed %d (%s): topology MostAllocated ScoreSums %d, reference %d", seed, c.desc, got, want)
+		if got, _ := o.Scorer.(SumScorer).ScoreSums(c.s, v, &p, placed, sums); got != want {
+			t.Errorf("%s: topology MostAllocated ScoreSums %d, reference %d", c.desc, got, want)
 		}
-		tried++
-	}
-	if tried == 0 {
-		t.Fatal("no case")
-	}
+	})
 }

@@ -77,23 +77,25 @@ type dfs struct {
 
 // types groups the nodes of p that the search may treat as one: the same
 // allocatable, usage, taints, schedulability and values of every label the
-// group reads. With caller hooks every node is its own type, since a hook
-// may single out any node.
+// group reads. With caller hooks (a NodeScorer included), or node affinity
+// on node names, every node is its own type, since a hook may single out
+// any node.
 func (d *dfs) types(p *Placement) {
 	sv := d.sv
 	d.typeOf = make([]int32, len(p.Nodes))
-	if len(sv.opts.Filters) > 0 || len(sv.reservers) > 0 {
+	keySet, byName := map[string]bool{}, false
+	for _, m := range sv.members {
+		for k := range sv.pod(m.row).NodeSelector {
+			keySet[k] = true
+		}
+		byName = affinityKeys(sv.pod(m.row), keySet) || byName
+	}
+	if len(sv.opts.Filters) > 0 || len(sv.reservers) > 0 || byName || sv.opts.NodeScorer != nil {
 		for j := range d.typeOf {
 			d.typeOf[j] = int32(j)
 		}
 		d.stamp = make([]int32, len(p.Nodes))
 		return
-	}
-	keySet := map[string]bool{}
-	for _, m := range sv.members {
-		for k := range sv.pod(m.row).NodeSelector {
-			keySet[k] = true
-		}
 	}
 	if c := sv.cons; c != nil {
 		for _, t := range c.terms {
@@ -215,7 +217,7 @@ func (d *dfs) leaf() bool {
 
 // candidates lists the nodes of p (at or above lb) where member i may go
 // now, one per type among nodes the search has not touched, best first
-// (preference, then most allocated, then node name).
+// (preference, then the node score, then node name).
 func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 	sv := d.sv
 	m := &sv.members[i]
@@ -249,7 +251,7 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, false, undecided)) {
 			continue
 		}
-		out = append(out, c{id, prefs.on(id), sv.nodeScore(sv.req(m.row), id)})
+		out = append(out, c{id, prefs.on(id), sv.memberScore(m, id)})
 	}
 	slices.SortFunc(out, func(x, y c) int {
 		if x.pref != y.pref {

@@ -42,7 +42,10 @@ type Snapshot struct {
 	// (namespace, group, name), so that GroupMembers costs O(log + members)
 	// however many pods a chain of Apply calls has added.
 	addedGroup *btree.BTreeG[*Pod]
-	nPods      int
+	// reserved holds the pod sets committed as usage without pods
+	// (podsetusage.go), by key; nil when none ever was.
+	reserved *btree.BTreeG[*reservation]
+	nPods    int
 	// usedSum is Σ requested per resource over all nodes.
 	usedSum []int64
 	// cls is the class index (see nodeClasses), built on first use.

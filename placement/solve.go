@@ -45,6 +45,10 @@ type Options struct {
 	// value is gangsched's packing, [UpstreamNodeScoring] kube-scheduler's
 	// default profile. See [NodeScoring].
 	NodeScoring NodeScoring
+	// NodeScorer, when set, scores each member on each node that passed
+	// every filter, alone or added to NodeScoring's profile; see
+	// [NodeScorer].
+	NodeScorer NodeScorer
 	// StatusOnly is for a caller that reads only whether the group is
 	// Scheduled, and Bound and Required (a victim search trying what-ifs,
 	// KEP-5710). When no placement is feasible, the decision then comes
@@ -93,9 +97,11 @@ const DefaultSearchBudget int64 = 1 << 20
 // affinity terms, SubGroups or Options.Reservers), a member with invalid
 // requests or affinity terms, bound members of a sub-group already in two
 // domains of its key, a generated placement whose node IDs are not
-// ascending, unique and of s, or an error from a generator or a
+// ascending, unique and of s, or a FieldError from a generator or a
 // NewReserverFunc; a nil s or g, a nil hook in opts, or a NewReserverFunc
-// that returns a nil Reserver.
+// that returns a nil Reserver. A hook that fails for a reason of its own
+// (any other error, or a [Rejection] with Err) stops the solve with an
+// error that wraps [ErrHook] and names the hook.
 func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if err := checkArgs("Solve", s, g, &opts, nil); err != nil {
 		return Decision{}, err
@@ -180,7 +186,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	for i, nr := range opts.Reservers {
 		r, err := nr(s, sv.hookGroup())
 		if err != nil {
-			return Decision{}, err
+			return Decision{}, hookFailure(g, fmt.Sprintf("Options.Reservers[%d]", i), err)
 		}
 		if r == nil {
 			return Decision{}, Errorf(ErrInvalid, groupObj(g), fmt.Sprintf("Options.Reservers[%d]", i), "returned a nil Reserver and no error")
@@ -194,7 +200,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	} else {
 		var err error
 		if placements, err = opts.Generator.Generate(s, sv.hookGroup()); err != nil {
-			return Decision{}, err
+			return Decision{}, hookFailure(g, "Options.Generator", err)
 		}
 	}
 	// An attempt touches at most a node per pod it places, and only nodes
@@ -291,4 +297,8 @@ type solver struct {
 	// searchBudgetCut is set when a search stopped at Options.SearchBudget
 	// rather than at its share of what was left of Options.Budget.
 	searchBudgetCut bool
+	// preferring are the pending pods with preferred node affinity, with
+	// how many pods each stands for; built on first use (nodeaffinity.go).
+	preferring     []preferringPod
+	preferringDone bool
 }

@@ -257,7 +257,7 @@ func (v *verifier) put(e entry) error {
 		return v.bad("%s on node %q outside placement %q", e.subj, e.node, v.d.Placement.Name)
 	}
 	if !staticOK(e.pod, s.Node(e.id)) {
-		return v.bad("%s on node %q fails nodeSelector, taints or unschedulable", e.subj, e.node)
+		return v.bad("%s on node %q fails nodeSelector, node affinity, taints or unschedulable", e.subj, e.node)
 	}
 	row := v.w.row(e.id)
 	if len(v.filters) == 0 {

@@ -127,8 +127,8 @@ func (w *world) perNodeCheapest(t require.TestingT, s *placement.Snapshot) (pree
 // For a preemptor of one member, without topology: Find's victims cost
 // the same as classic per-node preemption whose nodes each evict their
 // cheapest set, every time, and never more than upstream's own per-node
-// choice (its reprieve order can keep a dearer set: issue 17's first
-// manifest).
+// choice (its reprieve order can keep a dearer set, as in
+// TestScenario_EvictsTheOnePodThatFrees).
 func TestProp_OneMemberAsClassic(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := smallWorld.Draw(t, "world")

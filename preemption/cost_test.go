@@ -17,7 +17,7 @@ func started(p placement.Pod, sec int) placement.Pod {
 }
 
 // Three low pods of cpu:1 and one of cpu:2 fill a cpu:5 node; a cpu:2
-// preemptor evicts the cpu:2 pod alone (issue 17's first manifest; the
+// preemptor evicts the cpu:2 pod alone (the
 // real kube-scheduler v1.37.2 evicts p3 and p4, whose priority sum is
 // twice as high).
 func TestScenario_EvictsTheOnePodThatFrees(t *testing.T) {

@@ -16,18 +16,17 @@
 //   - Victim sets are compared by their [Cost], the order kube-scheduler
 //     ranks preemption candidates by (pickOneNodeForPreemption in
 //     pkg/scheduler/framework/preemption), applied to whole victim sets
-//     across the cluster as KEP-5710's workload-aware preemption does:
-//     fewest disruption-budget violations, then the lowest highest victim
-//     priority, then the smallest sum of victim priorities, then the
-//     fewest victim pods, then the most recently started. Of sets that
-//     cost the same the search keeps the one it meets first: within a
-//     placement, the one whose victims come first in eviction order
-//     ([VictimOrder], least important first, names last); across
-//     placements, the placement searched first (see [Find]). A whole
-//     disruptionMode-PodGroup group
-//     counts as its pods. Budgets are soft, as upstream: a set that goes
-//     beyond one is only dearer. The plan's victims are the cheapest set found;
-//     no single victim of a plan can be given back.
+//     across the cluster as KEP-5710's workload-aware preemption does: fewest
+//     disruption-budget violations, then the lowest highest victim priority,
+//     then the smallest sum of victim priorities, then the fewest victim
+//     pods, then the most recently started. Of sets that cost the same the
+//     search keeps the one it meets first: within a placement, the one whose
+//     victims come first in eviction order ([VictimOrder], least important
+//     first, names last); across placements, the placement searched first
+//     (see [Find]). A whole disruptionMode-PodGroup group counts as its pods.
+//     Budgets are soft, as upstream: a set that goes beyond one is only
+//     dearer. The plan's victims are the cheapest set found; no single victim
+//     of a plan can be given back.
 //   - Exact when small: a placement with at most [MaxExactUnits] (20)
 //     candidate victim units is searched by a branch-and-bound over their
 //     subsets, within the caller's budget (Options.Budget, in solver
@@ -78,20 +77,19 @@
 // are kept in a heap: only those the search reads are put in eviction order
 // and made into victims. Without a generator Find never removes every
 // candidate up front (removing 40,000 pods from a snapshot costs tens of
-// milliseconds). A per-node bound
-// on how many members could fit ("member slots") gives the shortest prefix
-// of the candidates, in eviction order, that could let the group fit; the
-// prefix that does is found from there with O(log k) solves for a prefix of
-// k candidates (usually one); the member slots of every node are summed
-// over the solver's classes of identical nodes ([placement.Snapshot.FreeRows]),
-// and solves whose failure nobody reads skip its explanation
-// ([placement.Options.StatusOnly]). Candidates are given back with a per-node
-// capacity check of each member on its chosen node, and re-solved only when
-// enough member slots remain. With a generator, the snapshot without every
-// candidate is built once for it, and each placement it yields is searched
-// the same way; placements whose bound already proves them more disruptive
-// than the best found are skipped. See [Find] for details and BENCHMARKS.md
-// for figures.
+// milliseconds). A per-node bound on how many members could fit ("member
+// slots") gives the shortest prefix of the candidates, in eviction order,
+// that could let the group fit; the prefix that does is found from there with
+// O(log k) solves for a prefix of k candidates (usually one); the member
+// slots of every node are summed over the solver's classes of identical nodes
+// ([placement.Snapshot.FreeRows]), and solves whose failure nobody reads skip
+// its explanation ([placement.Options.StatusOnly]). Candidates are given back
+// with a per-node capacity check of each member on its chosen node, and
+// re-solved only when enough member slots remain. With a generator, the
+// snapshot without every candidate is built once for it, and each placement
+// it yields is searched the same way; placements whose bound already proves
+// them more disruptive than the best found are skipped. See [Find] for
+// details and BENCHMARKS.md for figures.
 //
 // A host that searches every cycle keeps an [Index] while its Input stays
 // the same: [Index.Find] answers as Find does, without validating the input

@@ -129,7 +129,7 @@ func ExampleIndex_Find() {
 
 // Three low pods of cpu 1 and one of cpu 2 fill a node of cpu 5; a pod of
 // cpu 2 evicts the cpu-2 pod alone: its priority sum is half that of any
-// two cpu-1 pods (issue 17's first manifest).
+// two cpu-1 pods.
 func ExampleFind_cheapest() {
 	var pods []placement.Pod
 	for i, milli := range []int64{2000, 1000, 1000, 1000} {

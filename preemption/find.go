@@ -88,9 +88,9 @@ type Plan struct {
 	// cost and member-slot bounds; in the heuristic, O(log k) per
 	// placement searched for a prefix of k candidates (often one), plus
 	// one per victim that passes the member-slot check of the last pass
-	// (see [Find]); and one more, on
-	// the snapshot as given, when there is no candidate (the first solve
-	// does not explain a failure that preemption might still cure).
+	// (see [Find]); and one more, on the snapshot as given, when there is
+	// no candidate (the first solve does not explain a failure that
+	// preemption might still cure).
 	Solves int
 	// Cost is the disruption of Victims (see [Cost]); zero unless
 	// Outcome is Preempt.

@@ -33,6 +33,23 @@
 // placements and scores depend only on the snapshot's contents and the
 // group, never on input order or on which snapshot the tree served before.
 //
+// # Pod sets as Kueue plans them
+//
+// [Tree.PlanPodSets] decides a group's pod sets with Kueue's
+// topology-aware scheduling algorithm (KEP-2724) instead of the solver:
+// per set a [PodSetRequest] (required, preferred or unconstrained level,
+// up to three slice layers, a PodSetGroup), Kueue's BestFit and
+// LeastFreeCapacity choices, its widening of a preferred level, its
+// balanced placement ([PlanOptions].Balanced), and reasons that name the
+// level that failed and by how much. Slices need it: the solver's
+// placements are node sets, which cannot say "four pods per rack". The
+// answer is a [placement.Decision] that [placement.Verify] accepts, and
+// each set's nodes in rank order: the set's pods taken in that order fill
+// one domain after another at every level, each slice in one domain of
+// its layer's level (TestProp_PodSetPlan). A [Profile] says which groups
+// a host plans: the gang cycle plans groups with slice layers, and every
+// constrained group under [KueueProfile].
+//
 // # State and sharing
 //
 // A [Tree]'s domains and levels are fixed when it is built. Beside them it

@@ -20,6 +20,12 @@ import (
 type Constraint struct {
 	Key       string
 	Preferred bool
+	// SliceSize, when positive, makes the constraint a slice layer instead
+	// (Kueue's podset-slice-required-topology with podset-slice-size): the
+	// members are cut into slices of SliceSize pods, each in one domain of
+	// Key. Slices are planned by [Tree.PlanPodSets] (see
+	// [Tree.MembersRequest]); [Tree.SolverOptions] rejects them.
+	SliceSize int32
 }
 
 // Generator is a [placement.PlacementGenerator] (KEP-5732 PlacementGenerate)
@@ -49,12 +55,12 @@ func (t *Tree) emptyLevel(l int) string {
 	carry, lacks := 0, make([]int, l) // nodes carrying keys[l]; per wider level, how many of them lack it first
 	for id := range placement.NodeID(len(t.allNodes)) {
 		labels := t.snap.Node(id).Labels
-		if _, ok := labels[t.keys[l]]; !ok {
+		if v, ok := labels[t.keys[l]]; !ok || (v == "" && t.noEmpty) {
 			continue
 		}
 		carry++
 		for w := range l {
-			if _, ok := labels[t.keys[w]]; !ok {
+			if v, ok := labels[t.keys[w]]; !ok || (v == "" && t.noEmpty) {
 				lacks[w]++
 				break // the first missing level is what cuts the node off
 			}
@@ -114,10 +120,9 @@ func (t *Tree) emptyLevel(l int) string {
 // with an empty key (ErrInvalid), a key that is not a level of t
 // (ErrNotFound), a key whose level has no domain ([ErrNoDomain]: no node
 // carries it, or those that do lack a wider level's label), an unknown
-// Scoring (ErrInvalid). Generate
-// itself fails when bound members sit in two domains of R, or on a node
-// without R's label (ErrInvalid), or when given a snapshot not derived from
-// t's.
+// Scoring (ErrInvalid). Generate itself fails when bound members sit in two
+// domains of R, or on a node without R's label (ErrInvalid), or when given
+// a snapshot not derived from t's.
 func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Options, error) {
 	if scoring != MostAllocated && scoring != BestFit {
 		return placement.Options{}, placement.Errorf(placement.ErrInvalid, "topology options", "scoring", "unknown %v", scoring)
@@ -131,6 +136,9 @@ func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Option
 		obj, field := fmt.Sprintf("topology key %q", c.Key), fmt.Sprintf("spec.schedulingConstraints.topology[%d].key", i)
 		if c.Key == "" {
 			return placement.Options{}, placement.Errorf(placement.ErrInvalid, obj, field, "must not be empty")
+		}
+		if c.SliceSize != 0 {
+			return placement.Options{}, placement.Errorf(placement.ErrInvalid, obj, field, "a slice layer (sliceSize %d) is planned by Tree.PlanPodSets, not by the solver", c.SliceSize)
 		}
 		l, ok := t.Level(c.Key)
 		if !ok {
@@ -272,8 +280,9 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 	// Affinity between members and sub-group minimums or keys can keep the
 	// solver from placing every member where resources suffice: then no
 	// domain is proven to hold the group, and the first tier holds every
-	// domain that might.
-	b.constrained = bm.affinity || len(g.SubGroups) > 0
+	// domain that might. So it does when preferred node affinity ranks
+	// the domains before their score.
+	b.constrained = bm.affinity || len(g.SubGroups) > 0 || prefersNodes(g.Group)
 	for i := range g.Members {
 		b.constrained = b.constrained || g.Members[i].Affinity != nil
 	}
@@ -351,7 +360,7 @@ func (b *builder) static(g placement.GroupView) {
 	seen := map[string]bool{}
 	plain := false // a member without selector or tolerations is kept
 	keep := func(p *placement.Pod) {
-		if len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 {
+		if len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 && p.NodeAffinity == nil {
 			if !plain {
 				plain = true
 				b.classes = append(b.classes, p)
@@ -366,6 +375,10 @@ func (b *builder) static(g placement.GroupView) {
 		for _, tol := range p.Tolerations {
 			fmt.Fprintf(&k, "%q,%q,%q,%q;", tol.Key, tol.Operator, tol.Value, tol.Effect)
 		}
+		// Node affinity by identity: pods that share one (a template's
+		// copies) are one class, others are kept apart, which costs only
+		// time.
+		fmt.Fprintf(&k, "|%p", p.NodeAffinity)
 		if !seen[k.String()] {
 			seen[k.String()] = true
 			b.classes = append(b.classes, p)

@@ -70,10 +70,12 @@ type Tree struct {
 	byPath     map[string]DomainID // path -> ID
 	allNodes   []placement.NodeID
 	snap       *placement.Snapshot // identifies the node set
+	noEmpty    bool                // TreeOptions.EmptyValueIsNoDomain
 
 	mu    sync.Mutex
 	cap   *capacity
 	bound *boundMembers
+	plan  *planScratch // PlanPodSets' per-unit arrays, reused
 }
 
 // NewTree builds the domain tree of s's nodes for keys, widest level first.
@@ -85,6 +87,20 @@ type Tree struct {
 // placement.ErrDuplicate): a nil s, no keys, an empty key, a key listed
 // twice.
 func NewTree(s *placement.Snapshot, keys []string) (*Tree, error) {
+	return NewTreeWithOptions(s, keys, TreeOptions{})
+}
+
+// TreeOptions adjust how [NewTreeWithOptions] reads node labels.
+type TreeOptions struct {
+	// EmptyValueIsNoDomain puts a node whose label value is "" in no
+	// domain of that level (nor of the narrower ones), as a node without
+	// the label: Kubernetes v1.38. Otherwise "" is a domain like any other
+	// value (v1.36, v1.37).
+	EmptyValueIsNoDomain bool
+}
+
+// NewTreeWithOptions is [NewTree] with opts.
+func NewTreeWithOptions(s *placement.Snapshot, keys []string, opts TreeOptions) (*Tree, error) {
 	if s == nil {
 		return nil, placement.Errorf(placement.ErrInvalid, "topology tree", "snapshot", "must not be nil")
 	}
@@ -101,7 +117,7 @@ func NewTree(s *placement.Snapshot, keys []string) (*Tree, error) {
 	}
 	L := len(keys)
 	n := s.NumNodes()
-	t := &Tree{keys: slices.Clone(keys), snap: s, nodeDom: make([]DomainID, n*L), byPath: map[string]DomainID{}}
+	t := &Tree{keys: slices.Clone(keys), snap: s, noEmpty: opts.EmptyValueIsNoDomain, nodeDom: make([]DomainID, n*L), byPath: map[string]DomainID{}}
 	// First pass: each node's path at every level it reaches.
 	type proto struct {
 		parent string
@@ -119,7 +135,7 @@ func NewTree(s *placement.Snapshot, keys []string) (*Tree, error) {
 		path := ""
 		for l, k := range keys {
 			v, ok := labels[k]
-			if !ok {
+			if !ok || (v == "" && opts.EmptyValueIsNoDomain) {
 				break
 			}
 			parent := path

@@ -35,12 +35,16 @@ func workloads() []workload {
 	ws := []workload{gang(5000, 3), gang(5000, 1000), snapshot(), apply(100), apply(1000)}
 	ws = append(ws, matrix()...)
 	ws = append(ws, podSetMatrix()...)
+	ws = append(ws, planMatrix()...)
 	ws = append(ws, trees()...)
+	ws = append(ws, hierarchies()...)
 	ws = append(ws, streams()...)
 	ws = append(ws, preempt()...)
 	ws = append(ws, hetero()...)
 	ws = append(ws, affinity()...)
 	ws = append(ws, scale()...)
+	ws = append(ws, podSetUsage()...)
+	ws = append(ws, elasticMatrix()...)
 	return ws
 }
 

@@ -19,6 +19,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -161,6 +162,8 @@ var known = map[string]map[string]kindInfo{
 	"scheduling.k8s.io/v1":      {"PriorityClass": kindOf[schedulingv1.PriorityClass](true)},
 	v1alpha2.GroupVersion:       {"Workload": kindOf[v1alpha2.Workload](false), "PodGroup": kindOf[v1alpha2.PodGroup](false)},
 	"scheduling.k8s.io/v1beta1": {"Workload": kindOf[schedulingv1beta1.Workload](false), "PodGroup": kindOf[schedulingv1beta1.PodGroup](false)},
+	// KEP-6012 hierarchies: k8s.io/api v0.37 has CompositePodGroup only in v1alpha3.
+	"scheduling.k8s.io/v1alpha3": {"CompositePodGroup": kindOf[schedulingv1alpha3.CompositePodGroup](false)},
 	// kube-scheduler's configuration file, read by a simulator for its
 	// profiles (kube.ReadSchedulerConfiguration); it has no metadata.
 	configv1.SchemeGroupVersion.String(): {"KubeSchedulerConfiguration": kindOf[configv1.KubeSchedulerConfiguration](true)},
@@ -186,12 +189,11 @@ func Supported() []string {
 }
 
 // Read reads manifests from paths, in order: a file; a directory, whose
-// *.yaml, *.yml and *.json files are read in name order (not recursively,
-// as kubectl -f does), skipping documents that set neither apiVersion nor
-// kind (such as a gangsim -o json report beside the manifests); or "-" for
-// stdin. Each file holds YAML documents
-// separated by "---" lines, each an object or a List of objects, as
-// Kubernetes documentation writes them.
+// *.yaml, *.yml and *.json files are read in name order (not recursively, as
+// kubectl -f does), skipping documents that set neither apiVersion nor kind
+// (such as a gangsim -o json report beside the manifests); or "-" for stdin.
+// Each file holds YAML documents separated by "---" lines, each an object or
+// a List of objects, as Kubernetes documentation writes them.
 //
 // Objects of the kinds in [Supported] are decoded strictly, as the API
 // server does: unknown or misspelt fields, values of the wrong type and

@@ -12,7 +12,7 @@ import (
 
 // TestCLIHabits: -h is not an error; no -f says what to give; a stray
 // argument or a bad flag value is bad usage; an empty report's lists are
-// []; -f DIR skips a report written beside the manifests (issue 16 item 12).
+// []; -f DIR skips a report written beside the manifests.
 func TestCLIHabits(t *testing.T) {
 	runArgs := func(args ...string) (string, string, int) {
 		var out, errb bytes.Buffer

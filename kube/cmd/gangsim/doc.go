@@ -33,6 +33,14 @@
 // pod that a Job controls (its controller ownerReference) is the Job's
 // own and is not made again, so -o yaml output reads back; a Job's pod
 // evicted by preemption is created again, pending, under the same name.
+// Kueue's pod template annotations on a Job are read: the required and
+// preferred topology, and the slice layers (podset-slice-required-topology
+// with podset-slice-size, or podset-slice-required-topology-constraints),
+// checked as Kueue checks them. A group with slice layers is planned as
+// Kueue plans it (topology.Tree.PlanPodSets); -topology-profile kueue (or
+// kueue-balanced, with Kueue's TASBalancedPlacement) plans every
+// topology-constrained group so, and such groups never preempt.
+//
 // Scheduler configuration: a KubeSchedulerConfiguration document
 // (kubescheduler.config.k8s.io/v1, at most one) among the manifests is
 // read for the profile of the schedulerName the pending pods and Job
@@ -56,6 +64,14 @@
 // overrides the configuration's scoring. The placement score — which rack
 // or block a group takes — is MostAllocated in both, as upstream. See
 // placement.NodeScoring for what still differs from kube-scheduler.
+//
+// CompositePodGroups (scheduling.k8s.io/v1alpha3, KEP-6012) and the
+// PodGroups naming them as parent form hierarchies: a cycle decides a tree
+// whole and prints it level by level (each object, its domain, status and
+// reason) with the conditions it wrote. -profile v1.36, v1.37 or v1.38
+// decides as that release where they differ (gang.Profile; v1.38 when
+// unset) and, given explicitly, refuses Workloads, PodGroups and
+// CompositePodGroups of API versions that release does not serve.
 //
 // Pod topology spread: a pending pod's DoNotSchedule
 // topologySpreadConstraints (maxSkew, topologyKey, labelSelector,

@@ -42,6 +42,9 @@ func checkFixedPoint(t require.TestingT, first string, code int, flags ...string
 		require.Empty(t, cy.Bound, "cycle %d of %s bound members after the fixed point", cy.N, cy.Name)
 		require.Empty(t, cy.Preempted, "cycle %d of %s evicted pods after the fixed point", cy.N, cy.Name)
 		tried[cy.Kind+" "+cy.Name] = true
+		for _, n := range cy.Tree { // a hierarchy's cycle tries every object of it
+			tried[n.Kind+" "+n.Name] = true
+		}
 	}
 	for _, w := range rep.Summary.Waiting {
 		if w.Pending > 0 && !strings.HasPrefix(w.Reason, "gated") && w.Reason != "spec.schedulingGates set" {

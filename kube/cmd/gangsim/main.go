@@ -14,8 +14,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // Exit codes. 2 is left out: the Go runtime exits 2 on a fatal error (out
@@ -74,7 +76,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	maxCycles := fs.Int("max-cycles", 1_000_000, "stop after this many cycles")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (reading, converting, cycles, output) to this file, for go tool pprof")
 	fillIn := fs.Bool("fill-in", true, "add what the API server and kubelet would: the kubernetes.io/hostname label on nodes, creationTimestamp on pods and Jobs and status.startTime on bound pods in file order (1 s apart), status.startTime on pods bound in the run")
+	profileName := fs.String("profile", "", "decide as Kubernetes v1.36, v1.37 or v1.38 would where they differ (default: v1.38, reading every API version); a profile given refuses objects of API versions it does not serve")
 	nodeScoring := fs.String("node-scoring", scoringConfig, "how a member's node is chosen inside a placement: packing (gangsched's most allocated), upstream (kube-scheduler's default profile: LeastAllocated + BalancedAllocation); default: the input's KubeSchedulerConfiguration, else packing")
+	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; Kueue slice annotations are planned as Kueue does), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with TASBalancedPlacement)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
@@ -109,8 +113,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: -node-scoring %q: want packing or upstream\n", *nodeScoring)
 		return exitInput
 	}
+	topoProfile, err := topology.ParseProfile(*profile)
+	if err != nil {
+		fmt.Fprintf(stderr, "gangsim: -topology-profile %q: want gangsched, kueue or kueue-balanced\n", *profile)
+		return exitInput
+	}
 	if err := checkFlags(*namespace, *topoKeys, *maxCycles, *maxPods); err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
+	k8sProfile, err := gang.ParseProfile(*profileName)
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim: -profile:", err)
 		return exitInput
 	}
 	stop, err := startCPUProfile(*cpuProfile, stderr)
@@ -123,6 +137,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
+	}
+	if *profileName != "" {
+		if err := checkServed(objs, k8sProfile); err != nil {
+			fmt.Fprintln(stderr, "gangsim:", err)
+			return exitInput
+		}
 	}
 	objs, scoring, profilePreempts, warnings, err := schedulerConfig(objs, *nodeScoring)
 	if err != nil {
@@ -144,7 +164,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, topologyProfile: topoProfile, profile: k8sProfile}
 	if tty {
 		opts.progress = func(cycle, bound int) { fmt.Fprintf(stderr, "\rgangsim: cycle %d, %d pods bound", cycle, bound) }
 	}
@@ -233,10 +253,13 @@ func list(items []string) string {
 func writeText(w io.Writer, rep Report) {
 	for _, cy := range rep.Cycles {
 		head := fmt.Sprintf("cycle %d at +%s: %s %s", cy.N, cy.At, cy.Kind, cy.Name)
-		if cy.Kind == "PodGroup" {
-			if cy.Policy == "gang" {
+		if cy.Kind == "PodGroup" || cy.Kind == "CompositePodGroup" {
+			switch {
+			case cy.Policy == "gang" && cy.Kind == "CompositePodGroup":
+				head += fmt.Sprintf(" (gang, minGroupCount %d)", cy.MinCount)
+			case cy.Policy == "gang":
 				head += fmt.Sprintf(" (gang, minCount %d)", cy.MinCount)
-			} else {
+			default:
 				head += " (basic)"
 			}
 			head += fmt.Sprintf(", %d pending", cy.Pending)
@@ -247,6 +270,7 @@ func writeText(w io.Writer, rep Report) {
 			msg += ": " + cy.Message
 		}
 		fmt.Fprintln(w, "  "+msg)
+		writeTree(w, cy)
 		if len(cy.Bound) > 0 {
 			var b []string
 			for _, x := range cy.Bound {

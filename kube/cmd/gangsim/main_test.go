@@ -57,6 +57,8 @@ var goldens = []golden{
 	{"lingjun-training-too-wide", []string{"-f", td + "clusters/lingjun/nodes.yaml", "-f", td + "workloads/lingjun-training.yaml", "-f", td + "workloads/lingjun-too-wide.yaml"}, exitWaiting},
 	{"kueue-kind-samples", []string{"-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
 	{"kueue-perf-one-queue", []string{"-cycles=false", "-f", td + "kueue-tas/perf-nodes.yaml", "-f", td + "kueue-tas/perf-workloads-one-queue.yaml"}, exitPlaced},
+	{"kueue-sliced", []string{"-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sliced-jobs.yaml"}, exitWaiting},
+	{"kueue-kind-samples-kueue-profile", []string{"-topology-profile", "kueue", "-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
 	{"kueue-kind-samples-json", []string{"-o", "json", "-f", td + "kueue-tas/kind-nodes.yaml", "-f", td + "kueue-tas/sample-jobs.yaml"}, exitPlaced},
 	{"dra-gangs", []string{"-f", td + "dra/cluster-and-gang.yaml", "-f", td + "dra/more-gangs.yaml"}, exitWaiting},
 	{"dra-gang-yaml", []string{"-o", "yaml", "-f", td + "dra/cluster-and-gang.yaml"}, exitPlaced},
@@ -108,6 +110,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"no -f", nil, "usage: gangsim"},
 		{"bad -o", []string{"-o", "xml", "-f", "x"}, `-o "xml": want text, yaml or json`},
+		{"bad -topology-profile", []string{"-topology-profile", "volcano", "-f", "x"}, `-topology-profile "volcano": want gangsched, kueue or kueue-balanced`},
 		{"missing file", []string{"-f", filepath.Join(dir, "none.yaml")}, "no such file or directory"},
 		{"bad -n", []string{"-n", "Team/A", "-f", "x"}, `-n "Team/A": a lowercase RFC 1123 label`},
 		{"empty topology key", []string{"-topology-keys", "rack,", "-f", "x"}, `-topology-keys "rack,": key 2 is empty`},

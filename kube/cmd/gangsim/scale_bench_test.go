@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/manifest"
 )
 
@@ -45,20 +44,7 @@ func manyGroups(nodes, pods int, groups bool) []manifest.Object {
 // on nodes nodes: one cycle each, so the time per op over the pod count is
 // the cost of a cycle, which must not grow with the groups already bound.
 func benchmarkMany(b *testing.B, nodes, pods int, groups bool) {
-	objs := manyGroups(nodes, pods, groups)
-	b.ReportAllocs()
-	for b.Loop() {
-		b.StopTimer()
-		c, err := kube.Load(objs)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		rep, err := simulate(c, options{maxCycles: 1 << 30, preemption: true})
-		if err != nil || rep.Summary.PodsBound != pods || rep.Summary.Cycles != pods {
-			b.Fatalf("simulate: %v, %d bound in %d cycles", err, rep.Summary.PodsBound, rep.Summary.Cycles)
-		}
-	}
+	benchSimulate(b, manyGroups(nodes, pods, groups), func(s Summary) bool { return s.PodsBound == pods && s.Cycles == pods })
 }
 
 func BenchmarkSimulateOnePodGroups(b *testing.B) {

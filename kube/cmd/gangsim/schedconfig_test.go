@@ -57,7 +57,7 @@ func TestScenario_SchedulerConfigurationScoring(t *testing.T) {
 }
 
 // TestScenario_SchedulerConfigurationNoPreemption: with DefaultPreemption
-// disabled in the profile, the gang of issue 16's first manifest waits
+// disabled in the profile, the gang of low-priority-and-gang.yaml waits
 // instead of evicting the low-priority pod, and what gangsched does not
 // do is named on stderr field by field.
 func TestScenario_SchedulerConfigurationNoPreemption(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // podPrefix names the implicit basic PodGroup of a pod that belongs to no
@@ -67,6 +68,12 @@ type Cycle struct {
 	// Claims are the ResourceClaims this cycle allocated or reserved.
 	Claims    []string   `json:"claims,omitempty"`
 	Condition *Condition `json:"condition,omitempty"`
+	// Tree and TreeConditions describe a cycle that decided a
+	// CompositePodGroup hierarchy (Kind CompositePodGroup; MinCount is
+	// then the root's minGroupCount): its objects level by level, and the
+	// conditions written.
+	Tree           []TreeNode      `json:"tree,omitempty"`
+	TreeConditions []TreeCondition `json:"treeConditions,omitempty"`
 }
 
 // Binding is one pod bound to one node.
@@ -138,9 +145,12 @@ type options struct {
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
 	nodeScoring  placement.NodeScoring // a member's node inside a placement
-	maxCycles    int
-	fillIn       bool                   // pods bound in the run get status.startTime (see kube.FillIn)
-	progress     func(cycle, bound int) // called every progressEvery cycles
+	// topologyProfile decides topology-constrained groups (gang.Options.TopologyProfile).
+	topologyProfile topology.Profile
+	profile         gang.Profile // the Kubernetes version decided as (gang.Options.Profile)
+	maxCycles       int
+	fillIn          bool                   // pods bound in the run get status.startTime (see kube.FillIn)
+	progress        func(cycle, bound int) // called every progressEvery cycles
 }
 
 const progressEvery = 500
@@ -170,10 +180,15 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		return Report{}, err
 	}
 	sched := gang.NewScheduler(gang.Options{
-		SolveOptions:   solveOptions(c, opts.nodeScoring, spread),
-		TopologyLevels: topologyKeys(c, opts.topologyKeys),
-		Preemption:     opts.preemption,
+		SolveOptions:    solveOptions(c, opts.nodeScoring, spread),
+		TopologyLevels:  topologyKeys(c, opts.topologyKeys),
+		Preemption:      opts.preemption,
+		TopologyProfile: opts.topologyProfile,
+		Profile:         opts.profile,
 	})
+	if err := setHierarchies(c, sched); err != nil {
+		return Report{}, err
+	}
 	if c.Ledger != nil {
 		sched.SetClaims(c.Ledger)
 	}
@@ -239,6 +254,11 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			settledN--
 		}
 		cy := describe(len(rep.Cycles)+1, start, now, c, policies, r)
+		if r.Hierarchy != nil {
+			for _, k := range describeTree(&cy, c, r) {
+				last[k] = cy.Status + ": " + cy.Message
+			}
+		}
 		if len(r.ClaimUpdates) > 0 {
 			c.SetLedger(sched.Claims(), r.ClaimUpdates)
 			for _, u := range r.ClaimUpdates {

@@ -1,0 +1,112 @@
+package gang
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// validateCompositeTemplates checks composite templates under prefix, at
+// depth (1 for the roots): names, policies, constraints, children, depth.
+func validateCompositeTemplates(obj, prefix string, ts []CompositePodGroupTemplate, depth int) error {
+	seen := map[string]bool{}
+	for i := range ts {
+		t := &ts[i]
+		path := fmt.Sprintf("%scompositePodGroupTemplates[%d]", prefix, i)
+		switch {
+		case t.Name == "":
+			return placement.Errorf(placement.ErrInvalid, obj, path+".name", "must not be empty")
+		case seen[t.Name]:
+			return placement.Errorf(placement.ErrDuplicate, obj, path+".name", "template %q appears twice", t.Name)
+		case len(t.PodGroupTemplates) == 0 && len(t.CompositePodGroupTemplates) == 0:
+			return placement.Errorf(placement.ErrInvalid, obj, path, "must list at least one child template")
+		case depth >= placement.MaxHierarchyDepth:
+			return placement.Errorf(placement.ErrInvalid, obj, path, "the hierarchy is deeper than %d levels", placement.MaxHierarchyDepth)
+		}
+		seen[t.Name] = true
+		// The spec rules are CompositePodGroup's; check them on a stand-in
+		// and report them under the template's path.
+		c := CompositePodGroup{ObjectMeta: ObjectMeta{Name: t.Name}, Spec: compositeSpec(t, "")}
+		if err := c.Validate(); err != nil {
+			return placement.Errorf(placement.ErrInvalid, obj, path, "%v", err)
+		}
+		if err := validateTemplates(obj, path+".", t.PodGroupTemplates); err != nil {
+			return err
+		}
+		if err := validateCompositeTemplates(obj, path+".", t.CompositePodGroupTemplates, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func compositeSpec(t *CompositePodGroupTemplate, parent string) CompositePodGroupSpec {
+	return CompositePodGroupSpec{
+		ParentCompositePodGroupName: parent,
+		SchedulingPolicy:            CompositeSchedulingPolicy{Gang: copyPtr(t.SchedulingPolicy.Gang), Basic: copyPtr(t.SchedulingPolicy.Basic)},
+		SchedulingConstraints:       SchedulingConstraints{Topology: slices.Clone(t.SchedulingConstraints.Topology)},
+		PriorityClassName:           t.PriorityClassName,
+		Priority:                    copyPtr(t.Priority),
+		DisruptionMode:              t.DisruptionMode,
+	}
+}
+
+// StampHierarchy stamps the hierarchy of Workload w's composite template
+// templateName as a workload controller (JobSet, LeaderWorkerSet) does:
+// the root CompositePodGroup is named rootName, and every child
+// "<parent>-<template name>", so that the names are deterministic and
+// unique. Each object lives in w's namespace, carries deep copies of its
+// template's fields, names its parent, refers back to w and its template,
+// and lists w as a (non-controlling) owner. The results are in
+// depth-first order, siblings in template order.
+//
+// Errors (a [*placement.FieldError]): w fails [Workload.Validate]; no root
+// composite template is named templateName (wraps placement.ErrNotFound);
+// rootName is empty.
+func StampHierarchy(w *Workload, templateName, rootName string) ([]*CompositePodGroup, []*PodGroup, error) {
+	if err := w.Validate(); err != nil {
+		return nil, nil, err
+	}
+	obj := objRef("CompositePodGroup", &ObjectMeta{Namespace: w.Namespace, Name: rootName})
+	i := slices.IndexFunc(w.Spec.CompositePodGroupTemplates, func(t CompositePodGroupTemplate) bool { return t.Name == templateName })
+	if i < 0 {
+		return nil, nil, placement.Errorf(placement.ErrNotFound, obj, "spec.workloadRef.templateName",
+			"Workload %q has no compositePodGroupTemplate %q", w.Key().String(), templateName)
+	}
+	if rootName == "" {
+		return nil, nil, placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
+	}
+	owner := []OwnerReference{{APIVersion: "scheduling.k8s.io/v1beta1", Kind: "Workload", Name: w.Name}}
+	var cpgs []*CompositePodGroup
+	var pgs []*PodGroup
+	var stamp func(t *CompositePodGroupTemplate, name, parent string)
+	stamp = func(t *CompositePodGroupTemplate, name, parent string) {
+		c := &CompositePodGroup{ObjectMeta: ObjectMeta{Namespace: w.Namespace, Name: name, OwnerReferences: slices.Clone(owner)},
+			Spec: compositeSpec(t, parent)}
+		c.Spec.TemplateRef = &WorkloadPodGroupTemplateReference{WorkloadName: w.Name, PodGroupTemplateName: t.Name}
+		cpgs = append(cpgs, c)
+		for j := range t.PodGroupTemplates {
+			pt := &t.PodGroupTemplates[j]
+			pgs = append(pgs, &PodGroup{
+				ObjectMeta: ObjectMeta{Namespace: w.Namespace, Name: name + "-" + pt.Name, OwnerReferences: slices.Clone(owner)},
+				Spec: PodGroupSpec{
+					PodGroupTemplateRef:         &PodGroupTemplateReference{Workload: &WorkloadPodGroupTemplateReference{WorkloadName: w.Name, PodGroupTemplateName: pt.Name}},
+					ParentCompositePodGroupName: name,
+					SchedulingPolicy:            copyPolicy(pt.SchedulingPolicy),
+					SchedulingConstraints:       SchedulingConstraints{Topology: slices.Clone(pt.SchedulingConstraints.Topology)},
+					ResourceClaims:              slices.Clone(pt.ResourceClaims),
+					PriorityClassName:           pt.PriorityClassName,
+					Priority:                    copyPtr(pt.Priority),
+					DisruptionMode:              pt.DisruptionMode,
+				},
+			})
+		}
+		for j := range t.CompositePodGroupTemplates {
+			ct := &t.CompositePodGroupTemplates[j]
+			stamp(ct, name+"-"+ct.Name, name)
+		}
+	}
+	stamp(&w.Spec.CompositePodGroupTemplates[i], rootName, "")
+	return cpgs, pgs, nil
+}

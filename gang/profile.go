@@ -1,0 +1,105 @@
+package gang
+
+import (
+	"fmt"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Profile is the Kubernetes version whose workload-aware scheduling the
+// [Scheduler] follows where versions differ. The empty Profile is the
+// newest, [ProfileV138]. The differences, each checked by a test in
+// profile_test.go:
+//
+//	| difference                                   | v1.36              | v1.37                       | v1.38 (default)                      |
+//	|----------------------------------------------|--------------------|-----------------------------|--------------------------------------|
+//	| a member whose priority is not its PodGroup's | allowed (the group's priority rules preemption) | the cycle fails: SchedulerError | the cycle fails: PodGroupError |
+//	| invalid configuration found at runtime       | reason SchedulerError | reason SchedulerError    | reason PodGroupError                 |
+//	| condition on CompositePodGroups              | (no hierarchies)   | none written                | CompositePodGroupInitiallyScheduled  |
+//	| a node whose topology label value is ""      | a domain ""        | a domain ""                 | no domain (as a missing label)       |
+//
+// The API versions each serves (v1.36: scheduling.k8s.io/v1alpha2; v1.37:
+// v1alpha3 CompositePodGroup, v1beta1 Workload and PodGroup; v1.38:
+// v1beta1 for all three) are the adapter's concern (package kube,
+// [Profile.Serves]).
+type Profile string
+
+// Profiles.
+const (
+	ProfileV136 Profile = "v1.36"
+	ProfileV137 Profile = "v1.37"
+	ProfileV138 Profile = "v1.38"
+)
+
+// ReasonPodGroupError is v1.38's reason of a False PodGroupScheduled
+// condition for a group whose configuration the scheduler finds invalid
+// at runtime (e.g. members whose priority conflicts with the group's);
+// v1.36 and v1.37 say [ReasonSchedulerError].
+const ReasonPodGroupError = "PodGroupError"
+
+// ParseProfile returns the profile named s ("v1.36", "v1.37", "v1.38",
+// or "" for the newest). Errors: any other name (placement.ErrInvalid).
+func ParseProfile(s string) (Profile, error) {
+	switch p := Profile(s); p {
+	case "":
+		return ProfileV138, nil
+	case ProfileV136, ProfileV137, ProfileV138:
+		return p, nil
+	}
+	return "", placement.Errorf(placement.ErrInvalid, fmt.Sprintf("profile %q", s), "profile", "must be one of v1.36, v1.37, v1.38")
+}
+
+func (p Profile) newest() Profile {
+	if p == "" {
+		return ProfileV138
+	}
+	return p
+}
+
+// emptyValueIsNoDomain: v1.38 puts a node whose topology label is "" in
+// no domain.
+func (p Profile) emptyValueIsNoDomain() bool { return p.newest() == ProfileV138 }
+
+// writesCompositeConditions: v1.38 writes CompositePodGroupInitiallyScheduled.
+func (p Profile) writesCompositeConditions() bool { return p.newest() == ProfileV138 }
+
+// Serves reports whether the profile's API server serves apiVersion
+// (group/version) for kind (Workload, PodGroup or CompositePodGroup).
+func (p Profile) Serves(apiVersion, kind string) bool {
+	switch p.newest() {
+	case ProfileV136:
+		return apiVersion == APIVersion && kind != "CompositePodGroup"
+	case ProfileV137:
+		if kind == "CompositePodGroup" {
+			return apiVersion == CompositePodGroupAPIVersion
+		}
+		return apiVersion == "scheduling.k8s.io/v1beta1"
+	}
+	return apiVersion == "scheduling.k8s.io/v1beta1"
+}
+
+// checkPriorities enforces v1.37's rule that every member carries its
+// PodGroup's priority (when the PodGroup sets one); v1.36 lets them
+// differ, the group's priority ruling preemption.
+func (p Profile) checkPriorities(pg *PodGroup, members []placement.Pod) error {
+	if p.newest() == ProfileV136 || pg.Spec.Priority == nil {
+		return nil
+	}
+	for i := range members {
+		if members[i].Priority != *pg.Spec.Priority {
+			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", members[i].Key().String()), "spec.priority",
+				"%d differs from its PodGroup %s's priority %d (since v1.37 every member carries its group's priority)",
+				members[i].Priority, pg.Key(), *pg.Spec.Priority)
+		}
+	}
+	return nil
+}
+
+// invalidReason is the condition reason for a group whose configuration
+// is found invalid at runtime.
+func (p Profile) invalidReason() string {
+	if p.newest() == ProfileV138 {
+		return ReasonPodGroupError
+	}
+	return ReasonSchedulerError
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	goldenfile "github.com/gangsched/gangsched/internal/golden"
+)
+
+// hierarchyGoldens are runs on CompositePodGroup manifests
+// (kube/testdata/hierarchy), each printing the tree's decision level by
+// level.
+var hierarchyGoldens = []golden{
+	// KEP-6012's worked example binds in block-B, one child per rack.
+	{"hierarchy-kep-worked-example", []string{"-f", td + "hierarchy/kep-worked-example.yaml"}, exitPlaced},
+	{"hierarchy-kep-worked-example-yaml", []string{"-o", "yaml", "-f", td + "hierarchy/kep-worked-example.yaml"}, exitPlaced},
+	// Resource stealing: the first child is placed at its minimum so that
+	// its sibling gets a rack; its other pods wait.
+	{"hierarchy-resource-stealing", []string{"-f", td + "hierarchy/resource-stealing.yaml"}, exitWaiting},
+	// Three levels, block > rack > PodGroups.
+	{"hierarchy-three-levels", []string{"-f", td + "hierarchy/three-levels.yaml"}, exitPlaced},
+	// v1.37 writes no condition on CompositePodGroups.
+	{"hierarchy-profile-v1.37", []string{"-profile", "v1.37", "-f", td + "hierarchy/kep-worked-example.yaml"}, exitPlaced},
+}
+
+func TestGoldenHierarchy(t *testing.T) {
+	for _, g := range hierarchyGoldens {
+		t.Run(g.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(g.args, strings.NewReader(""), &out, &errb, false)
+			require.Equal(t, g.code, code, "stderr: %s", errb.String())
+			goldenfile.Check(t, filepath.Join("testdata", g.name+".golden"), out.Bytes())
+		})
+	}
+}
+
+// An explicit -profile refuses objects of API versions that version does
+// not serve, naming the object; an unknown profile is a usage error.
+func TestProfileFlag(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"-profile", "v1.36", "-f", td + "hierarchy/kep-worked-example.yaml"}, strings.NewReader(""), &out, &errb, false)
+	require.Equal(t, exitInput, code)
+	require.Empty(t, out.String())
+	require.Contains(t, errb.String(), `CompositePodGroup "default/training": apiVersion: Kubernetes v1.36 does not serve scheduling.k8s.io/v1alpha3 CompositePodGroup`)
+
+	errb.Reset()
+	code = run([]string{"-profile", "v1.35", "-f", td + "hierarchy/kep-worked-example.yaml"}, strings.NewReader(""), &out, &errb, false)
+	require.Equal(t, exitInput, code)
+	require.Contains(t, errb.String(), `-profile: profile "v1.35": profile: must be one of v1.36, v1.37, v1.38`)
+}

@@ -1,0 +1,272 @@
+package placement
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Resize asks [SolveResize] to change an elastic pod set's count (Kueue's
+// elastic workloads, ElasticJobsViaWorkloadSlices): from the pods it runs
+// now, Existing, to the Count its [PodSet] in the group says.
+type Resize struct {
+	// PodSet names the set of the group to resize; its Count is the new
+	// count M.
+	PodSet string
+	// Existing are the set's pods per node now (N pods in all), as a
+	// Decision's or a [PodSetUsage]'s entries for the set: Node names the
+	// node (NodeID is ignored), Count is 1..[MaxPending], one entry per
+	// node. The snapshot must already hold their usage, as bound pods or
+	// as the reservation of the set ([Change].Reserve); when it holds a
+	// reservation of the set, Existing must be it.
+	Existing []PodSetAssignment
+	// Levels are the topology keys, widest first (e.g. topology.Tree's
+	// keys), whose domains a shrink empties least filled first. A domain
+	// of a level is the nodes that agree on every key from the widest to
+	// it, as the topology tree counts them. Without levels a shrink takes
+	// pods from the least filled nodes first.
+	Levels []string
+}
+
+// Resized is what [SolveResize] decided.
+type Resized struct {
+	// Decision decides the pods added, when the set grows: Solve's on the
+	// delta, a pod set of M−N pods of the template named like the set,
+	// whose PodSetAssignments are the pods to create. When it shrinks or
+	// keeps its count, Decision is Scheduled with no assignment.
+	Decision Decision
+	// Assignments are the set's pods per node after the resize, sorted by
+	// node name: Existing plus the delta, or Existing less Removed; just
+	// Existing when the decision is not Scheduled.
+	Assignments []PodSetAssignment
+	// Removed are the pods a shrink takes away, per node, sorted by node
+	// name.
+	Removed []PodSetAssignment
+}
+
+// SolveResize decides an elastic pod set's new count without moving any
+// of its existing pods. Growing from N to M pods places only the delta,
+// with s, g and opts as [Solve] would the set — the set's Count replaced
+// by M−N, and for a gang MinCount by the group's bound members plus M−N,
+// so the delta comes whole or not at all — in placements that hold every
+// node of Existing: inside the same required domain, or, with preferred
+// levels, the narrowest domain holding them that fits. A set that cannot
+// grow there waits (Unschedulable), with the solver's reason. Shrinking
+// from N to M removes N−M pods, taking them first from the least filled
+// domain of the widest of Levels, emptied whole when it does not hold the
+// rest, then inside the next least filled one, level by level down to its
+// nodes (the least filled first); ties go to the domain or node last in
+// name order, so the pods that stay keep the first nodes. The same count
+// returns Existing unchanged.
+//
+// The group's Members and other pod sets are not part of the resize. Errors
+// are Solve's for the delta group, or a [*FieldError] naming the field: the
+// set is not in g or its count is outside 1..[MaxPending]; Existing is
+// invalid, names unknown nodes or differs from the snapshot's reservation
+// of the set; a key of Levels is empty or repeated (read when it shrinks).
+//
+// Cost: a growth costs Solve of the delta plus a pass over each
+// placement's nodes; a shrink O(E·L·log E) for E nodes of Existing and L
+// levels.
+func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error) {
+	if s == nil || g == nil {
+		return Resized{}, Errorf(ErrInvalid, "SolveResize", "arguments", "snapshot and group must not be nil")
+	}
+	k := slices.IndexFunc(g.PodSets, func(ps PodSet) bool { return ps.Name == r.PodSet })
+	if k < 0 {
+		return Resized{}, Errorf(ErrNotFound, groupObj(g), "resize.podSet", "the group has no pod set %q", r.PodSet)
+	}
+	set := g.PodSets[k]
+	if set.Count < 1 || set.Count > MaxPending {
+		return Resized{}, Errorf(ErrInvalid, fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g)), "count", "%d is outside 1..%d", set.Count, MaxPending)
+	}
+	var existing []PodSetAssignment
+	var have int64
+	if len(r.Existing) > 0 {
+		res, err := s.checkUsage(&PodSetUsage{Group: g.Key(), PodSet: set.Name, Requests: set.Template.Requests, Nodes: r.Existing}, "resize.existing")
+		if err != nil {
+			return Resized{}, err
+		}
+		existing = res.u.Nodes
+		have = res.u.Pods()
+	}
+	if u, ok := s.PodSetUsage(g.Key(), set.Name); ok && !slices.EqualFunc(u.Nodes, existing, func(a, b PodSetAssignment) bool { return a.NodeID == b.NodeID && a.Count == b.Count }) {
+		return Resized{}, Errorf(ErrInvalid, fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g)), "resize.existing", "differs from the snapshot's reservation of the set")
+	}
+	keep := existing // node ID order is node name order
+	done := Decision{Group: g.Key(), Status: Scheduled, Placement: Placement{Nodes: s.b.allNodes}}
+	switch want := int64(set.Count); {
+	case want == have:
+		done.Message = fmt.Sprintf("pod set %q keeps its %d pods", set.Name, have)
+		return Resized{Decision: done, Assignments: keep}, nil
+	case want < have:
+		removed, err := shrink(s, existing, have-want, r.Levels)
+		if err != nil {
+			return Resized{}, Errorf(ErrInvalid, fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g)), "resize.levels", "%v", err)
+		}
+		done.Message = fmt.Sprintf("pod set %q shrinks from %d to %d pods", set.Name, have, want)
+		slices.SortFunc(removed, func(a, b PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
+		return Resized{Decision: done, Assignments: subtract(keep, removed), Removed: removed}, nil
+	}
+	delta := *g
+	delta.Members = nil
+	ps := set
+	ps.Count = set.Count - int32(have)
+	delta.PodSets = []PodSet{ps}
+	if delta.IsGang() {
+		delta.MinCount = int32(len(s.GroupMembers(g.Key()))) + ps.Count
+	}
+	nodes := make([]NodeID, len(existing))
+	for i, a := range existing {
+		nodes[i] = a.NodeID
+	}
+	opts.Generator = holding{opts.Generator, nodes}
+	d, err := Solve(s, &delta, opts)
+	if err != nil {
+		return Resized{}, err
+	}
+	out := Resized{Decision: d, Assignments: keep}
+	if d.Status == Scheduled {
+		out.Assignments = add(keep, d.PodSetAssignments)
+	}
+	return out, nil
+}
+
+// holding narrows a generator's placements to those holding every node of
+// nodes (ascending): an elastic set's delta joins its existing pods'
+// domain.
+type holding struct {
+	gen   PlacementGenerator
+	nodes []NodeID
+}
+
+func (h holding) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
+	ps := []Placement{{Nodes: s.b.allNodes}}
+	if h.gen != nil {
+		var err error
+		if ps, err = h.gen.Generate(s, g); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Placement, 0, len(ps))
+	for _, p := range ps {
+		if len(p.Nodes) == len(s.b.nodes) || !slices.ContainsFunc(h.nodes, func(id NodeID) bool { _, in := slices.BinarySearch(p.Nodes, id); return !in }) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// shrink picks n of the pods of existing (in node ID order) to remove,
+// least filled domains first (see SolveResize).
+func shrink(s *Snapshot, existing []PodSetAssignment, n int64, levels []string) ([]PodSetAssignment, error) {
+	for i, k := range levels {
+		if k == "" || slices.Contains(levels[:i], k) {
+			return nil, fmt.Errorf("levels[%d] %q is empty or repeated", i, k)
+		}
+	}
+	var out []PodSetAssignment
+	var take func(part []PodSetAssignment, level int, n int64)
+	// take removes n pods of part (n ≤ its pods) at level (len(levels):
+	// nodes).
+	take = func(part []PodSetAssignment, level int, n int64) {
+		if level == len(levels) {
+			order := slices.Clone(part)
+			slices.SortFunc(order, func(a, b PodSetAssignment) int {
+				return cmp.Or(cmp.Compare(a.Count, b.Count), strings.Compare(b.Node, a.Node))
+			})
+			for _, a := range order {
+				if n == 0 {
+					return
+				}
+				c := min(int64(a.Count), n)
+				out = append(out, PodSetAssignment{PodSet: a.PodSet, Node: a.Node, NodeID: a.NodeID, Count: int32(c)})
+				n -= c
+			}
+			return
+		}
+		type dom struct {
+			path string
+			pods int64
+			part []PodSetAssignment
+		}
+		idx := map[string]int{}
+		var doms []dom
+		for _, a := range part {
+			path := domainPath(s.Node(a.NodeID).Labels, levels[:level+1])
+			j, ok := idx[path]
+			if !ok {
+				j = len(doms)
+				idx[path] = j
+				doms = append(doms, dom{path: path})
+			}
+			doms[j].pods += int64(a.Count)
+			doms[j].part = append(doms[j].part, a)
+		}
+		slices.SortFunc(doms, func(a, b dom) int { return cmp.Or(cmp.Compare(a.pods, b.pods), strings.Compare(b.path, a.path)) })
+		for _, d := range doms {
+			if n == 0 {
+				return
+			}
+			c := min(d.pods, n)
+			take(d.part, level+1, c)
+			n -= c
+		}
+	}
+	take(existing, 0, n)
+	return out, nil
+}
+
+// domainPath is the domain of labels at the last of keys: the values of
+// every key, widest first, unambiguously joined (a missing label is its
+// own value).
+func domainPath(labels map[string]string, keys []string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		if v, ok := labels[k]; ok {
+			fmt.Fprintf(&b, "%q/", v)
+		} else {
+			b.WriteString("-/")
+		}
+	}
+	return b.String()
+}
+
+// add returns a with b's counts added; both are in node order, and so is
+// the result.
+func add(a, b []PodSetAssignment) []PodSetAssignment {
+	out := make([]PodSetAssignment, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i].NodeID < b[j].NodeID):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j].NodeID < a[i].NodeID:
+			out = append(out, b[j])
+			j++
+		default:
+			x := a[i]
+			x.Count += b[j].Count
+			out = append(out, x)
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// subtract returns a less b's counts, entries that reach 0 dropped.
+func subtract(a, b []PodSetAssignment) []PodSetAssignment {
+	less := map[NodeID]int32{}
+	for _, x := range b {
+		less[x.NodeID] += x.Count
+	}
+	out := make([]PodSetAssignment, 0, len(a))
+	for _, x := range a {
+		if x.Count -= less[x.NodeID]; x.Count > 0 {
+			out = append(out, x)
+		}
+	}
+	return out
+}

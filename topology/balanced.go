@@ -1,0 +1,115 @@
+package topology
+
+import (
+	"cmp"
+	"slices"
+)
+
+// balancedChoice is a balanced split of a set over k domains of its
+// preferred level inside one domain of the level above.
+type balancedChoice struct {
+	scope    int   // the domain of the level above, -1 for the cluster
+	k        int   // domains used
+	leftover int64 // slices of room the chosen domains keep
+	more     []int // take q+1 slices
+	less     []int // take q slices
+	q        int64
+}
+
+func (x balancedChoice) better(y balancedChoice) bool {
+	if x.k != y.k {
+		return x.k < y.k
+	}
+	if x.leftover != y.leftover {
+		return x.leftover < y.leftover
+	}
+	return x.scope < y.scope
+}
+
+// balanced plans r's slices evenly over the fewest domains of its
+// preferred level P inside one domain of level P-1 (the cluster when P is
+// the widest), as Kueue's TASBalancedPlacement does: n slices over k
+// domains give each ⌊n/k⌋ or ⌈n/k⌉. Among the scopes with the fewest
+// domains, the tightest choice wins — the least room left in the domains
+// used — then the first path; inside a scope the smallest domains that can
+// take ⌈n/k⌉ take it, and the smallest of the rest take ⌊n/k⌋. It sets the
+// takes of the chosen domains and reports false when no scope holds the set.
+func (p *planner) balanced(scope int) ([]int, bool) {
+	r := p.r
+	P := r.level
+	z := r.sliceUnit()
+	n := r.count / z
+	var scopes []int
+	if P == 0 {
+		scopes = []int{-1}
+	} else {
+		scopes = p.unitsAt(P-1, scope)
+	}
+	var best *balancedChoice
+	for _, u := range scopes {
+		if c, ok := p.balanceIn(u, P, n); ok && (best == nil || c.better(*best)) {
+			best = &c
+		}
+	}
+	if best == nil {
+		return nil, false
+	}
+	var out []int
+	for _, u := range best.more {
+		p.setTake(u, (best.q+1)*z)
+		out = append(out, u)
+	}
+	for _, u := range best.less {
+		p.setTake(u, best.q*z)
+		out = append(out, u)
+	}
+	slices.Sort(out)
+	return out, true
+}
+
+// balanceIn finds the fewest domains of level P in scope that hold n
+// slices split evenly, and the tightest such choice.
+func (p *planner) balanceIn(scope, P int, n int64) (balancedChoice, bool) {
+	us := p.unitsAt(P, scope)
+	caps := make([]int64, len(us))
+	for i, u := range us {
+		caps[i] = p.slice[u]
+	}
+	slices.SortFunc(caps, func(a, b int64) int { return cmp.Compare(b, a) })
+	k := 0
+	for c := 1; c <= len(caps) && int64(c) <= n; c++ {
+		q, rem := n/int64(c), int(n%int64(c))
+		if caps[c-1] >= q && (rem == 0 || caps[rem-1] >= q+1) {
+			k = c
+			break
+		}
+	}
+	if k == 0 {
+		return balancedChoice{}, false
+	}
+	q, rem := n/int64(k), int(n%int64(k))
+	// Smallest first, then path: the tightest domains are taken first.
+	asc := slices.Clone(us)
+	slices.SortFunc(asc, func(a, b int) int {
+		if c := cmp.Compare(p.slice[a], p.slice[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	ch := balancedChoice{scope: scope, k: k, q: q}
+	used := map[int]bool{}
+	for _, u := range asc {
+		if len(ch.more) < rem && p.slice[u] >= q+1 {
+			ch.more = append(ch.more, u)
+			used[u] = true
+			ch.leftover += p.slice[u] - q - 1
+		}
+	}
+	for _, u := range asc {
+		if len(ch.less) < k-rem && !used[u] && p.slice[u] >= q {
+			ch.less = append(ch.less, u)
+			ch.leftover += p.slice[u] - q
+		}
+	}
+	return ch, len(ch.more) == rem && len(ch.less) == k-rem
+}

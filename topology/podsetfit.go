@@ -1,0 +1,531 @@
+package topology
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// planner is one call of [Tree.PlanPodSets]. Domains and nodes are units
+// of one index space: domain d is unit d, node n is unit D+n, at the leaf
+// level L = len(keys). Only nodes with a domain at every level are units
+// (a node lacking a level's label is outside Kueue's topology too).
+type planner struct {
+	t     *Tree
+	s     *placement.Snapshot
+	c     *capacity
+	L, D  int
+	R     int
+	extra []int64 // node*R+r: usage of the sets planned before; nil while none
+	pods  []int64 // per unit: pods of r that fit (inner slice layers rounded)
+	slice []int64 // per unit: outermost slices of r that fit (at or above the slice level)
+	take  []int64 // per unit: pods planned
+	taken []int   // units with take set, to clear
+	r     *request
+	untr  bool // r requests a resource the snapshot does not track
+	// The requested resources of r (quantity > 0), and whether r's pods
+	// pass every node without taints that is schedulable (no
+	// nodeSelector): nodeCount's fast path.
+	reqIdx   []int
+	reqQ     []int64
+	plainPod bool
+	cut      int // see fill
+}
+
+// planScratch is the per-unit arrays of a planner, kept by the tree
+// between calls so that a plan allocates O(units it uses), not O(units):
+// take is all zero between calls, extra too (planOut.plan clears it).
+type planScratch struct {
+	pods, slice, take, extra []int64
+	// plain marks the nodes without taints that are schedulable, which
+	// every pod without a nodeSelector passes (nodes never change across
+	// Apply): nodeCount reads no Node for them.
+	plain []bool
+	// counted, when set, says what pods and slice hold (see countKey),
+	// so that a plan of the same template on the same snapshot skips
+	// counting.
+	counted *countKey
+}
+
+// countKey says what pods and slice hold when counted for a whole tree
+// with nothing planned before: a request's counts on snapshot s, cut at
+// cut. Units below the cut may hold counts of a descent, which are the
+// same.
+type countKey struct {
+	s            *placement.Snapshot
+	req          []int64
+	layers       []layer
+	untracked    bool
+	nodeSelector map[string]string
+	tolerations  []placement.Toleration
+	cut          int
+}
+
+// newCountKey copies what it needs of r: the caller's group may change
+// after the call.
+func newCountKey(s *placement.Snapshot, r *request, cut int) *countKey {
+	return &countKey{s: s, req: slices.Clone(r.req), layers: slices.Clone(r.layers), untracked: r.untracked,
+		nodeSelector: maps.Clone(r.tmpl.NodeSelector), tolerations: slices.Clone(r.tmpl.Tolerations), cut: cut}
+}
+
+// same reports whether k's counts are r's on s: the same requests, node
+// filters and slice layers count the same.
+func (k *countKey) same(s *placement.Snapshot, r *request, cut int) bool {
+	if k == nil || k.s != s || k.cut != cut || k.untracked != r.untracked || !slices.Equal(k.req, r.req) || !slices.Equal(k.layers, r.layers) {
+		return false
+	}
+	return maps.Equal(k.nodeSelector, r.tmpl.NodeSelector) && slices.Equal(k.tolerations, r.tmpl.Tolerations)
+}
+
+func newPlanScratch(s *placement.Snapshot, units, R int) *planScratch {
+	N := s.NumNodes()
+	sc := &planScratch{pods: make([]int64, units), slice: make([]int64, units), take: make([]int64, units),
+		extra: make([]int64, N*R), plain: make([]bool, N)}
+	for id := range placement.NodeID(N) {
+		n := s.Node(id)
+		sc.plain[id] = len(n.Taints) == 0 && !n.Unschedulable
+	}
+	return sc
+}
+
+// use sets p.r to r and prepares nodeCount for it.
+func (p *planner) use(r *request) {
+	p.r, p.untr = r, r.untracked
+	p.reqIdx, p.reqQ = p.reqIdx[:0], p.reqQ[:0]
+	for j, q := range r.req {
+		if q > 0 {
+			p.reqIdx = append(p.reqIdx, j)
+		}
+	}
+	slices.SortStableFunc(p.reqIdx, func(a, b int) int { return cmp.Compare(min(r.req[a], 2), min(r.req[b], 2)) })
+	for i, j := range p.reqIdx {
+		p.reqQ = append(p.reqQ, r.req[j])
+		_ = i
+	}
+	p.plainPod = len(r.tmpl.NodeSelector) == 0
+	p.setCut()
+}
+
+func (p *planner) level(u int) int {
+	if u >= p.D {
+		return p.L
+	}
+	return p.t.doms[u].level
+}
+
+// appendKids appends u's units one level narrower to dst.
+func (p *planner) appendKids(dst []int, u int) []int {
+	d := &p.t.doms[u]
+	if d.level == p.L-1 {
+		for _, n := range d.nodes {
+			dst = append(dst, p.D+int(n))
+		}
+		return dst
+	}
+	for _, c := range d.children {
+		dst = append(dst, int(c))
+	}
+	return dst
+}
+
+func (p *planner) path(u int) string {
+	if u < 0 {
+		return ""
+	}
+	if u >= p.D {
+		return p.s.Node(placement.NodeID(u - p.D)).Name
+	}
+	return p.t.doms[u].path
+}
+
+// nodeCount is how many pods of r fit on node id after the sets planned
+// before, at most placement.MaxPending (so that sums over domains cannot
+// overflow, and the least free node is told apart from a roomier one
+// even when both hold the whole set).
+func (p *planner) nodeCount(id placement.NodeID) int64 {
+	if p.untr {
+		return 0
+	}
+	if !p.plainPod || !p.t.plan.plain[id] {
+		if !placement.StaticFit(p.r.tmpl, p.s.Node(id)) {
+			return 0
+		}
+	}
+	k := int64(placement.MaxPending)
+	row := p.c.nodeFree[int(id)*p.R : int(id+1)*p.R]
+	var extra []int64
+	if p.extra != nil {
+		extra = p.extra[int(id)*p.R : int(id+1)*p.R]
+	}
+	// Resources of quantity 1 come first (use sorts them so): they bound
+	// k without a division, and a later resource divides only when it
+	// holds fewer than k copies.
+	for i, j := range p.reqIdx {
+		free, q := row[j], p.reqQ[i]
+		if extra != nil {
+			free -= extra[j]
+		}
+		switch {
+		case free < q:
+			return 0
+		case q == 1:
+			k = min(k, free)
+		case q < 1<<40 && free >= k*q:
+		default:
+			k = min(k, free/q)
+		}
+	}
+	return k
+}
+
+// div is a/b, without dividing by 1.
+func div(a, b int64) int64 {
+	if b == 1 {
+		return a
+	}
+	return a / b
+}
+
+// fill counts, bottom up from the nodes, the pods and slices of r that fit
+// in unit u of level lv and every unit under it (Kueue's phase 1). Below
+// p.cut, where no slice layer rounds and no search reads, a domain's
+// pods are summed from its nodes directly, and its units are left
+// uncounted unless deep: descend counts the domains it walks into.
+func (p *planner) fill(u, lv int, deep bool) {
+	r := p.r
+	z := r.sliceUnit()
+	if lv == p.L {
+		n := p.nodeCount(placement.NodeID(u - p.D))
+		p.pods[u], p.slice[u] = n, div(n, z)
+		return
+	}
+	d := &p.t.doms[u]
+	var pods, sl int64
+	switch {
+	case !deep && lv >= p.cut:
+		for _, n := range d.nodes {
+			if p.t.nodeDom[int(n)*p.L+p.L-1] >= 0 { // in the topology: a domain at every level
+				pods += p.nodeCount(n)
+			}
+		}
+		sl = pods
+	case lv == p.L-1:
+		unit := r.unitAt(lv + 1)
+		for _, n := range d.nodes {
+			k := p.D + int(n)
+			c := p.nodeCount(n)
+			p.pods[k], p.slice[k] = c, div(c, z)
+			pods += div(c, unit) * unit
+			sl += div(c, z)
+		}
+	default:
+		unit := r.unitAt(lv + 1)
+		for _, c := range d.children {
+			p.fill(int(c), lv+1, deep)
+			pods += div(p.pods[c], unit) * unit
+			sl += p.slice[c]
+		}
+	}
+	p.pods[u] = pods
+	if lv >= r.layers[0].level {
+		sl = div(pods, z)
+	}
+	p.slice[u] = sl
+}
+
+// setCut sets p.cut for r: the narrowest level whose domains the search
+// reads (r's level), or deeper where slice layers round the counts.
+func (p *planner) setCut() {
+	r := p.r
+	cut := r.level
+	if r.sliceUnit() > 1 {
+		cut = max(cut, r.layers[0].level)
+	}
+	if len(r.layers) > 1 {
+		cut = max(cut, r.layers[len(r.layers)-1].level)
+	}
+	p.cut = cut
+}
+
+// fillScope counts every unit under scope (-1: the whole cluster).
+func (p *planner) fillScope(scope int) {
+	if scope >= 0 {
+		p.fill(scope, p.level(scope), false)
+		return
+	}
+	for d := p.t.levelStart[0]; d < p.t.levelStart[1]; d++ {
+		p.fill(int(d), 0, false)
+	}
+}
+
+// unitsAt returns the units of level lv under scope (-1: all), in ID order.
+func (p *planner) unitsAt(lv, scope int) []int {
+	cur := []int{scope}
+	from := 0
+	if scope < 0 {
+		cur = nil
+		for d := p.t.levelStart[0]; d < p.t.levelStart[1]; d++ {
+			cur = append(cur, int(d))
+		}
+	} else {
+		from = p.level(scope)
+	}
+	for l := max(from, 0); l < lv; l++ {
+		var next []int
+		for _, u := range cur {
+			next = p.appendKids(next, u)
+		}
+		cur = next
+	}
+	return cur
+}
+
+// order sorts units best first: Kueue's BestFit order (most slices, then
+// fewest pods: a tighter fit among equals) or, with leastFree, its
+// LeastFreeCapacity order (fewest slices first); ties by path (unit IDs
+// follow paths within a level, node names among nodes).
+func (p *planner) order(us []int, leastFree bool) {
+	slices.SortFunc(us, func(a, b int) int {
+		if c := cmp.Compare(p.slice[b], p.slice[a]); c != 0 {
+			if leastFree {
+				return -c
+			}
+			return c
+		}
+		if c := cmp.Compare(p.pods[a], p.pods[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+}
+
+func (p *planner) setTake(u int, pods int64) {
+	if p.take[u] == 0 {
+		p.taken = append(p.taken, u)
+	}
+	p.take[u] = pods
+}
+
+// capMode says how many units a unit holds: its slices, or its pods in
+// multiples of unit.
+type capMode struct {
+	slices bool
+	unit   int64
+}
+
+func (p *planner) capOf(m capMode, u int) int64 {
+	if m.slices {
+		return p.slice[u]
+	}
+	return div(p.pods[u], m.unit)
+}
+
+// consume takes need units of unit pods each from us in order, capped per
+// unit as m counts; with bestFit, once one unit could take all that is
+// left, the first unit of the smallest such capacity takes it instead
+// (Kueue "optimizes the last domain"). It appends the units used to dst
+// and returns them with what is left.
+func (p *planner) consume(dst, us []int, need, unit int64, m capMode, bestFit bool) ([]int, int64) {
+	for i := 0; i < len(us) && need > 0; i++ {
+		u := us[i]
+		if bestFit && p.capOf(m, u) >= need {
+			u = p.bestFit(us[i:], need, m)
+		}
+		k := min(p.capOf(m, u), need)
+		if k <= 0 {
+			continue
+		}
+		p.setTake(u, k*unit)
+		need -= k
+		dst = append(dst, u)
+	}
+	return dst, need
+}
+
+// bestFit returns the first of us with the smallest capacity ≥ need.
+func (p *planner) bestFit(us []int, need int64, m capMode) int {
+	best, bc := -1, int64(0)
+	for _, u := range us {
+		if c := p.capOf(m, u); c >= need && (best < 0 || c < bc) {
+			best, bc = u, c
+		}
+	}
+	return best
+}
+
+// failure says where a set did not fit: the level searched, the best
+// unit there and what it holds.
+type failure struct {
+	level int // the level searched; -1 when the whole scope was pooled
+	best  int // unit, or -1
+	holds int64
+}
+
+// fit finds the units holding r at its level inside scope (Kueue's phase
+// 2a): one domain of the level by best fit, or for a preferred level the
+// next wider level's when none does, up to the scope; then, unless
+// required, the fewest units of the widest level searched. It returns the
+// units with their takes set and their level.
+func (p *planner) fit(scope int) ([]int, int, *failure) {
+	r := p.r
+	need := r.count / r.sliceUnit()
+	lf := r.unconstrained
+	stop := 0
+	if scope >= 0 {
+		stop = p.level(scope)
+	}
+	q := max(r.level, stop)
+	for {
+		us := p.unitsAt(q, scope)
+		p.order(us, lf)
+		if lf {
+			for _, u := range us {
+				if p.slice[u] >= need {
+					p.setTake(u, need*r.sliceUnit())
+					return []int{u}, q, nil
+				}
+			}
+		} else if len(us) > 0 && p.slice[us[0]] >= need {
+			u := p.bestFit(us, need, capMode{slices: true})
+			p.setTake(u, need*r.sliceUnit())
+			return []int{u}, q, nil
+		}
+		if r.required {
+			f := &failure{level: q, best: -1}
+			for _, u := range us {
+				if f.best < 0 || p.slice[u] > f.holds {
+					f.best, f.holds = u, p.slice[u]
+				}
+			}
+			return nil, 0, f
+		}
+		if !lf && q > stop {
+			q--
+			continue
+		}
+		used, left := p.consume(nil, us, need, r.sliceUnit(), capMode{slices: true}, !lf)
+		if left > 0 {
+			return nil, 0, &failure{level: -1, best: scope, holds: need - left}
+		}
+		return used, q, nil
+	}
+}
+
+// descend distributes the takes of units at level fl down to the nodes
+// (Kueue's phase 2b): above the outermost slice level the children of all
+// units are pooled and filled greedily, largest first, the last by best
+// fit (fewest lower-level domains), unless perParent; from the slice level
+// down each unit's take is split among its own children in multiples of
+// the slice layer there. It returns the nodes used with their takes set.
+func (p *planner) descend(units []int, fl int, perParent bool) []int {
+	r := p.r
+	lf := r.unconstrained
+	z := r.sliceUnit()
+	cur := units
+	deep := false
+	for lv := fl; lv < p.L; lv++ {
+		if !deep && lv >= p.cut {
+			for _, u := range cur {
+				p.fill(u, lv, true) // the same counts, now for every unit under u
+			}
+			deep = true
+		}
+		var next []int
+		if lv < r.layers[0].level && !perParent {
+			var total int64
+			var ks []int
+			for _, u := range cur {
+				total += p.take[u]
+				ks = p.appendKids(ks, u)
+			}
+			p.order(ks, lf)
+			next, _ = p.consume(nil, ks, total/z, z, capMode{slices: true}, !lf)
+		} else {
+			var ks []int
+			for _, u := range cur {
+				ks = p.appendKids(ks[:0], u)
+				m, unit := capMode{slices: true}, z
+				if lv >= r.layers[0].level {
+					unit = r.unitAt(lv + 1)
+					m = capMode{unit: unit}
+				}
+				if len(ks) == 1 { // e.g. a host's domain and its node: nothing to choose
+					p.setTake(ks[0], p.take[u])
+					next = append(next, ks[0])
+					continue
+				}
+				p.order(ks, lf)
+				next, _ = p.consume(next, ks, p.take[u]/unit, unit, m, !lf)
+			}
+		}
+		cur = next
+	}
+	return cur
+}
+
+// reason words a failure as Kueue's do, per pod set: the level that failed
+// and by how much.
+func (p *planner) reason(f *failure) string {
+	r := p.r
+	z := r.sliceUnit()
+	need := r.count / z
+	what := func(n int64) string {
+		if z == 1 {
+			return fmt.Sprintf("%d pods", n)
+		}
+		return fmt.Sprintf("%d slices of %d pods (each in one %s domain)", n, z, p.t.keys[r.layers[0].level])
+	}
+	holds := func(n int64) string {
+		switch {
+		case z == 1:
+			return fmt.Sprintf("%d", n)
+		case n == 1:
+			return "1 slice"
+		}
+		return fmt.Sprintf("%d slices", n)
+	}
+	var b strings.Builder
+	verb := "needs"
+	if r.members {
+		verb = "need"
+	}
+	fmt.Fprintf(&b, "%s %s %s", r.obj, verb, what(need))
+	switch {
+	case f.level >= 0 && f.best < 0:
+		fmt.Fprintf(&b, " in one %s domain; there is none", p.t.keys[f.level])
+	case f.level >= 0:
+		fmt.Fprintf(&b, " in one %s domain; the best, %s, holds %s", p.t.keys[f.level], p.path(f.best), holds(f.holds))
+		p.layerFits(&b, f.best)
+	case f.best >= 0:
+		fmt.Fprintf(&b, "; %s holds %s", p.path(f.best), holds(f.holds))
+	default:
+		fmt.Fprintf(&b, "; the cluster holds %s", holds(f.holds))
+	}
+	return b.String()
+}
+
+// layerFits adds, for a multi-layer request, how many slices of each
+// layer the best domain holds.
+func (p *planner) layerFits(b *strings.Builder, best int) {
+	r := p.r
+	if len(r.layers) < 2 {
+		return
+	}
+	p.fill(best, p.level(best), true)
+	for i, l := range r.layers {
+		var n int64
+		for _, u := range p.unitsAt(l.level, best) {
+			n += p.pods[u] / l.size
+		}
+		sep := ", "
+		if i == 0 {
+			sep = " ("
+		}
+		fmt.Fprintf(b, "%s%d of %d slices of %d in one %s domain", sep, min(n, r.count/l.size), r.count/l.size, l.size, p.t.keys[l.level])
+	}
+	b.WriteString(")")
+}

@@ -1,0 +1,579 @@
+package topology
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// PlanOptions tune [Tree.PlanPodSets]. The zero value is Kueue's default
+// topology-aware scheduling (profile BestFit, LeastFreeCapacity for
+// unconstrained sets).
+type PlanOptions struct {
+	// Balanced spreads a set with a Preferred level evenly over the fewest
+	// domains of that level that hold it, inside one domain of the level
+	// above (Kueue's TASBalancedPlacement feature gate): the counts per
+	// domain differ by at most one slice, and among the balanced choices
+	// the tightest (least free capacity left in the domains used) wins.
+	// When no domain of the level above holds the set, it is placed as
+	// without Balanced, as Kueue falls back.
+	Balanced bool
+}
+
+// Plan is the answer of [Tree.PlanPodSets].
+type Plan struct {
+	// Decision is the group's decision, in the form [placement.Solve]
+	// gives: all pods of every set, or none (Status Unschedulable, with
+	// the reasons in Message). [placement.Verify] accepts it.
+	Decision placement.Decision
+	// PodSets are the planned sets, sorted by name ("" for the members
+	// first); empty unless Scheduled.
+	PodSets []PodSetPlan
+}
+
+// PodSetPlan is where one set's pods go, in rank order.
+type PodSetPlan struct {
+	// Name is the set's name, "" for the members.
+	Name string
+	// Domain is the path of the one domain the set was fitted into (its
+	// Required or Preferred level's, or a wider one's when that one did
+	// not hold it), or "" when the set spreads over several domains of the
+	// widest level, or is unconstrained.
+	Domain string
+	// Ranks are the nodes the set's pods go to, ordered by the path of
+	// their deepest domain, then node name, so that the set's pods taken
+	// in rank order fill the domains one after the other: pod i lands in
+	// the same domain as pod i-1 or the next one, at every level, and each
+	// slice of the set (pods [k·size, (k+1)·size)) lies in one domain of
+	// its slice level. A host that maps completion indexes to ranks keeps
+	// neighbours together.
+	Ranks []Rank
+}
+
+// Rank is a run of a set's pods on one node.
+type Rank struct {
+	Node   string
+	NodeID placement.NodeID
+	// First is the rank (0-based) of the run's first pod in the set.
+	First int32
+	Count int32
+}
+
+// PlanPodSets places the group's pod sets (and its Members, as one more set
+// named "") with Kueue's topology-aware scheduling algorithm (KEP-2724;
+// kubernetes-sigs/kueue pkg/cache/scheduler tas_flavor_snapshot.go for the
+// semantics): each set whole or the group not at all.
+//
+// For each set it counts, bottom up, how many of its pods and slices fit in
+// every domain (a node counts the template's copies that fit its free
+// capacity and pass its nodeSelector, tolerations, taints and
+// unschedulable); then it picks, at the set's level, the domain with the
+// fewest slices that still holds the set, among equals the fewest pods,
+// then the first path (Kueue's BestFit) — for an unconstrained set the node
+// with the least free capacity that holds it, else the least free nodes
+// first (LeastFreeCapacity); for a Preferred level that no domain holds,
+// the next wider level, and at the widest the fewest domains, largest first;
+// then it walks down, filling the largest domains of each level first and
+// the last by best fit, so that the set uses as few lower-level domains as
+// possible, with each slice layer's domains taking whole slices. Sets are
+// planned one after the other, the pods of each taking the capacity the
+// next sees: the sets of a PodSetGroup together in one domain of their
+// level (the first domain, by best fit for the largest set, where all fit),
+// smaller sets first; otherwise by name. A set or the members without a
+// request are placed unconstrained, as Kueue places a pod set without
+// topology annotations on a topology flavor.
+//
+// Bound members of the group are left where they are: a Required set goes
+// to the domain holding them. A group with bound members takes no slices.
+// A set's count (or the number of members) that is not a multiple of its
+// outermost slice size is an error, as in Kueue.
+//
+// Cost: O(nodes × resources) per set to count, plus sorting the domains of
+// the levels searched and the children of the domains used.
+//
+// Errors (a [*placement.FieldError]; no plan): a nil snapshot or group,
+// a group [placement.Solve] would reject (names, counts, minCount), a
+// request naming a set the group lacks or one set twice, a request with
+// more than one of Required, Preferred and Unconstrained, a level that is
+// not the tree's (ErrNotFound) or has no domain ([ErrNoDomain]), slice
+// layers out of order or whose sizes do not divide, more than
+// [MaxSliceLayers] layers, members that are not identical or have
+// affinity terms or claims, a count not a multiple of the slice size,
+// PodSetGroups whose sets ask for different levels, slices with bound
+// members, bound members in two domains of a Required level.
+func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, opts PlanOptions) (Plan, error) {
+	if g == nil {
+		return Plan{}, placement.Errorf(placement.ErrInvalid, "topology plan", "group", "must not be nil")
+	}
+	// The group's own fields, as Solve checks them: Verify of no decision
+	// checks the group alone.
+	if err := placement.Verify(s, g, placement.Decision{}); err != nil {
+		return Plan{}, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, err := t.capacityFor(s)
+	if err != nil {
+		return Plan{}, err
+	}
+	rs, err := t.requests(s, g, reqs, c)
+	if err != nil {
+		return Plan{}, err
+	}
+	bm := t.boundOf(s, g.Key())
+	N := s.NumNodes()
+	p := &planner{t: t, s: s, c: c, L: len(t.keys), D: len(t.doms), R: len(c.res)}
+	if sc := t.plan; sc == nil || len(sc.pods) != p.D+N || len(sc.extra) != N*p.R {
+		t.plan = newPlanScratch(s, p.D+N, p.R)
+	}
+	p.pods, p.slice, p.take = t.plan.pods, t.plan.slice, t.plan.take
+	defer p.release()
+	scope := make([]int, len(rs)) // per request, the domain its bound members confine it to, or -1
+	for i := range rs {
+		scope[i] = -1
+		if len(bm.nodes) == 0 {
+			continue
+		}
+		if len(rs[i].layers) > 1 || rs[i].sliceUnit() > 1 {
+			return Plan{}, placement.Errorf(placement.ErrInvalid, rs[i].obj, "slices", "the group has %d bound members: slices are planned for whole sets only", len(bm.nodes))
+		}
+		if rs[i].required {
+			d, err := t.boundScope(s, g, bm, rs[i].level)
+			if err != nil {
+				return Plan{}, err
+			}
+			scope[i] = int(d)
+		}
+	}
+	out := &planOut{p: p}
+	ws := works(rs)
+	for i, w := range ws {
+		out.last = i == len(ws)-1
+		if msg := out.planWork(rs, w, scope, opts); msg != "" {
+			return Plan{Decision: p.failed(g, len(bm.nodes), msg)}, nil
+		}
+	}
+	return out.plan(g, bm.nodes), nil
+}
+
+// requests compiles and binds reqs, adding an unconstrained request for
+// every set (and the members) that has none; sorted by set name.
+func (t *Tree) requests(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, c *capacity) ([]request, error) {
+	seen := map[string]int{}
+	var rs []request
+	for i, r := range reqs {
+		if j, dup := seen[r.PodSet]; dup {
+			return nil, placement.Errorf(placement.ErrDuplicate, fmt.Sprintf("pod set %q", r.PodSet), fmt.Sprintf("requests[%d].podSet", i), "also requests[%d]", j)
+		}
+		seen[r.PodSet] = i
+		cr, err := t.compile(g, r, fmt.Sprintf("requests[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, cr)
+	}
+	implied := func(name string) error {
+		if _, ok := seen[name]; ok {
+			return nil
+		}
+		cr, err := t.compile(g, PodSetRequest{PodSet: name}, "requests")
+		rs = append(rs, cr)
+		return err
+	}
+	if len(g.Members) > 0 {
+		if err := implied(""); err != nil {
+			return nil, err
+		}
+	}
+	for k := range g.PodSets {
+		if err := implied(g.PodSets[k].Name); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(rs, func(a, b request) int { return strings.Compare(a.name, b.name) })
+	for i := range rs {
+		if err := rs[i].bind(s, g); err != nil {
+			return nil, err
+		}
+		for r, q := range rs[i].tmpl.Requests {
+			if _, ok := c.resIdx[r]; !ok && q > 0 {
+				rs[i].untracked = true
+			}
+		}
+	}
+	groups := map[string]int{}
+	for i := range rs {
+		if rs[i].group == "" {
+			continue
+		}
+		if j, ok := groups[rs[i].group]; ok && (rs[j].level != rs[i].level || rs[j].required != rs[i].required) {
+			return nil, placement.Errorf(placement.ErrInvalid, rs[i].obj, "group", "PodSetGroup %q: its sets ask for different levels (as %s does not)", rs[i].group, rs[j].obj)
+		}
+		groups[rs[i].group] = i
+	}
+	return rs, nil
+}
+
+// works returns the order in which the requests are planned, each entry
+// the requests planned together: a PodSetGroup (smaller sets first, then
+// by name), or one set; by the first set's name.
+func works(rs []request) [][]int {
+	var out [][]int
+	at := map[string]int{}
+	for i := range rs {
+		if g := rs[i].group; g != "" {
+			if k, ok := at[g]; ok {
+				out[k] = append(out[k], i)
+				continue
+			}
+			at[g] = len(out)
+		}
+		out = append(out, []int{i})
+	}
+	for _, w := range out {
+		slices.SortStableFunc(w, func(a, b int) int { return cmp.Compare(rs[a].count, rs[b].count) })
+	}
+	return out
+}
+
+// boundScope returns the domain of level holding every bound member.
+func (t *Tree) boundScope(s *placement.Snapshot, g *placement.Group, bm *boundMembers, level int) (DomainID, error) {
+	b := &builder{t: t, s: s, g: placement.GroupView{Group: g}, bound: bm.nodes, boundPods: bm.pods}
+	return b.boundDomain(level)
+}
+
+// planOut collects the planned sets.
+type planOut struct {
+	p    *planner
+	sets []setOut
+	last bool // planning the last work: no set after it reads its usage
+}
+
+// release leaves the tree's scratch as PlanPodSets expects it: take and
+// extra all zero.
+func (p *planner) release() {
+	p.clearTakes()
+	if p.extra != nil {
+		clear(p.extra)
+	}
+}
+
+type setOut struct {
+	r     *request
+	fit   []int // units the set was fitted into
+	nodes []int // node units used
+	takes []int64
+}
+
+// planWork plans the requests of one work entry and keeps their usage;
+// it returns a reason when they do not fit.
+func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions) string {
+	p := o.p
+	if len(w) == 1 {
+		so, f := p.planSet(&rs[w[0]], scope[w[0]], opts)
+		if f != nil {
+			return p.reason(f)
+		}
+		o.keep(so)
+		return ""
+	}
+	// A PodSetGroup: the first domain of the level (widening for a
+	// preferred one) where every set fits, in best-fit order for the
+	// largest set.
+	big := &rs[w[len(w)-1]]
+	lvScope := scope[w[len(w)-1]]
+	stop := 0
+	if lvScope >= 0 {
+		stop = p.level(lvScope)
+	}
+	var names []string
+	for _, i := range w {
+		names = append(names, fmt.Sprintf("%q", rs[i].name))
+	}
+	var firstFail string
+	for q := max(big.level, stop); q >= stop; q-- {
+		p.use(big)
+		p.fillScope(lvScope)
+		p.t.plan.counted = nil
+		// Best fit: the domains that hold the largest set alone, the
+		// fewest slices first, then the fewest pods, then path.
+		all := p.unitsAt(q, lvScope)
+		if firstFail == "" {
+			f := &failure{level: q, best: -1}
+			for _, u := range all {
+				if f.best < 0 || p.pods[u] > f.holds {
+					f.best, f.holds = u, p.pods[u]
+				}
+			}
+			if f.holds < big.count {
+				firstFail = p.reason(f)
+			}
+		}
+		cands := slices.DeleteFunc(all, func(u int) bool { return p.pods[u] < big.count })
+		slices.SortFunc(cands, func(a, b int) int {
+			if c := cmp.Compare(p.slice[a], p.slice[b]); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(p.pods[a], p.pods[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		for _, u := range cands {
+			var got []setOut
+			ok := true
+			for _, i := range w {
+				so, f := p.planSetIn(&rs[i], u)
+				if f != nil {
+					if firstFail == "" {
+						firstFail = p.reason(f)
+					}
+					ok = false
+					break
+				}
+				got = append(got, so)
+				p.addUsage(so, 1)
+			}
+			for _, so := range got {
+				p.addUsage(so, -1)
+			}
+			if ok {
+				for _, so := range got {
+					o.keep(so)
+				}
+				return ""
+			}
+		}
+		if big.required {
+			break
+		}
+	}
+	if firstFail == "" {
+		firstFail = "no domain to try"
+	}
+	return fmt.Sprintf("PodSetGroup %q needs pod sets %s in one %s domain; none holds them together: %s",
+		big.group, strings.Join(names, ", "), p.t.keys[big.level], firstFail)
+}
+
+// keep records a planned set and charges its usage to the sets after it.
+func (o *planOut) keep(so setOut) {
+	if !o.last {
+		o.p.addUsage(so, 1)
+	}
+	o.sets = append(o.sets, so)
+}
+
+// planSet plans one set inside scope (-1: the cluster).
+func (p *planner) planSet(r *request, scope int, opts PlanOptions) (setOut, *failure) {
+	p.use(r)
+	if sc := p.t.plan; scope < 0 && p.extra == nil && sc.counted.same(p.s, r, p.cut) {
+		// The counts of the last plan's first set on this snapshot: the
+		// same template and layers count the same.
+	} else {
+		p.fillScope(scope)
+		sc.counted = nil
+		if scope < 0 && p.extra == nil {
+			sc.counted = newCountKey(p.s, r, p.cut)
+		}
+	}
+	if opts.Balanced && r.preferred {
+		if units, ok := p.balanced(scope); ok {
+			return p.finish(units, r.level, true), nil
+		}
+	}
+	units, fl, f := p.fit(scope)
+	if f != nil {
+		p.clearTakes()
+		return setOut{}, f
+	}
+	return p.finish(units, fl, false), nil
+}
+
+// planSetIn plans one set of a PodSetGroup inside domain u alone.
+func (p *planner) planSetIn(r *request, u int) (setOut, *failure) {
+	p.use(r)
+	p.fill(u, p.level(u), false)
+	p.t.plan.counted = nil
+	need := r.count
+	if p.pods[u] < need {
+		return setOut{}, &failure{level: p.level(u), best: u, holds: p.pods[u]}
+	}
+	p.setTake(u, need)
+	return p.finish([]int{u}, p.level(u), false), nil
+}
+
+// finish descends from the fitted units to the nodes and reads the takes.
+func (p *planner) finish(units []int, fl int, perParent bool) setOut {
+	so := setOut{r: p.r, fit: slices.Clone(units)}
+	so.nodes = p.descend(units, fl, perParent)
+	so.takes = make([]int64, len(so.nodes))
+	for i, u := range so.nodes {
+		so.takes[i] = p.take[u]
+	}
+	p.clearTakes()
+	return so
+}
+
+func (p *planner) clearTakes() {
+	for _, u := range p.taken {
+		p.take[u] = 0
+	}
+	p.taken = p.taken[:0]
+}
+
+// addUsage adds (sign 1) or removes (-1) a planned set's requests on its
+// nodes to what later sets see.
+func (p *planner) addUsage(so setOut, sign int64) {
+	if p.extra == nil {
+		p.extra = p.t.plan.extra
+	}
+	for i, u := range so.nodes {
+		id := u - p.D
+		for j, q := range so.r.req {
+			p.extra[id*p.R+j] += sign * q * so.takes[i]
+		}
+	}
+}
+
+// failed is the decision for a group that does not fit.
+func (p *planner) failed(g *placement.Group, bound int, msg string) placement.Decision {
+	return placement.Decision{Group: g.Key(), Status: placement.Unschedulable, Bound: bound, Required: required(g, bound),
+		MostFit: bound, Message: msg}
+}
+
+func required(g *placement.Group, bound int) int {
+	if g.IsGang() {
+		return max(int(g.MinCount), bound+1)
+	}
+	return bound + 1
+}
+
+// plan builds the Scheduled decision and the rank orders.
+func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
+	p := o.p
+	d := placement.Decision{Group: g.Key(), Status: placement.Scheduled, Bound: len(bound), Required: required(g, len(bound)), Proven: true}
+	var out Plan
+	var nodes []placement.NodeID
+	fits := map[int]bool{}
+	placed := 0
+	slices.SortFunc(o.sets, func(a, b setOut) int { return strings.Compare(a.r.name, b.r.name) })
+	for _, so := range o.sets {
+		sp := PodSetPlan{Name: so.r.name}
+		if len(so.fit) == 1 && so.fit[0] < p.D {
+			sp.Domain = p.t.doms[so.fit[0]].path
+		}
+		for _, u := range so.fit {
+			fits[u] = true
+		}
+		type run struct {
+			dom DomainID
+			id  placement.NodeID
+			n   int64
+		}
+		runs := make([]run, len(so.nodes))
+		for i, u := range so.nodes {
+			id := placement.NodeID(u - p.D)
+			runs[i] = run{p.t.domainOf(id, p.L-1), id, so.takes[i]}
+		}
+		slices.SortFunc(runs, func(a, b run) int {
+			if c := cmp.Compare(a.dom, b.dom); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.id, b.id)
+		})
+		var first int32
+		sp.Ranks = make([]Rank, 0, len(runs))
+		if !so.r.members {
+			d.PodSetAssignments = slices.Grow(d.PodSetAssignments, len(runs))
+		}
+		for _, rn := range runs {
+			name := p.s.Node(rn.id).Name
+			sp.Ranks = append(sp.Ranks, Rank{Node: name, NodeID: rn.id, First: first, Count: int32(rn.n)})
+			first += int32(rn.n)
+			nodes = append(nodes, rn.id)
+			if !so.r.members {
+				d.PodSetAssignments = append(d.PodSetAssignments, placement.PodSetAssignment{PodSet: so.r.name, Node: name, NodeID: rn.id, Count: int32(rn.n)})
+			}
+		}
+		// The sets come in name order; each set's entries by node name,
+		// which NodeIDs follow (a snapshot numbers its nodes in name order).
+		if !so.r.members {
+			set := d.PodSetAssignments[len(d.PodSetAssignments)-len(runs):]
+			slices.SortFunc(set, func(a, b placement.PodSetAssignment) int { return cmp.Compare(a.NodeID, b.NodeID) })
+		}
+		placed += int(first)
+		if so.r.members {
+			d.Assignments = memberAssignments(g, sp.Ranks)
+		}
+		out.PodSets = append(out.PodSets, sp)
+	}
+
+	// The placement: every node of the domains the sets were fitted into,
+	// and the bound members' nodes.
+	for u := range fits {
+		if u >= p.D {
+			nodes = append(nodes, placement.NodeID(u-p.D))
+		} else if len(fits) == 1 && len(bound) == 0 {
+			nodes = p.t.doms[u].nodes // shared, as a generated placement's are: it holds every assigned node
+		} else {
+			nodes = append(nodes, p.t.doms[u].nodes...)
+		}
+	}
+	if len(fits) != 1 || len(bound) > 0 || fitLeaf(fits, p.D) {
+		nodes = append(nodes, bound...)
+		slices.Sort(nodes)
+		nodes = slices.Compact(nodes)
+	}
+	d.Placement.Nodes = nodes
+	if len(fits) == 1 {
+		for u := range fits {
+			d.Placement.Name = p.path(u)
+			if u >= p.D {
+				d.Placement.Name = ""
+			}
+		}
+	}
+	d.MostFit = len(bound) + placed
+	d.Message = fmt.Sprintf("%d of %d members placed", placed, placed)
+	if d.Placement.Name != "" {
+		d.Message += " in " + d.Placement.Name
+	}
+	if len(bound) > 0 {
+		d.Message += fmt.Sprintf(" (%d already bound)", len(bound))
+	}
+	out.Decision = d
+	return out
+}
+
+// fitLeaf reports whether a set was fitted onto single nodes (units of
+// the leaf level, from D on).
+func fitLeaf(fits map[int]bool, D int) bool {
+	for u := range fits {
+		if u >= D {
+			return true
+		}
+	}
+	return false
+}
+
+// memberAssignments gives the members, in member order, the ranks' nodes
+// in rank order.
+func memberAssignments(g *placement.Group, ranks []Rank) []placement.Assignment {
+	order := make([]*placement.Pod, len(g.Members))
+	for i := range g.Members {
+		order[i] = &g.Members[i]
+	}
+	slices.SortFunc(order, placement.MemberOrder)
+	out := make([]placement.Assignment, 0, len(order))
+	k := 0
+	for _, rk := range ranks {
+		for range rk.Count {
+			out = append(out, placement.Assignment{Pod: order[k].Key(), Node: rk.Node, NodeID: rk.NodeID})
+			k++
+		}
+	}
+	return out
+}
