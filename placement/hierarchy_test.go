@@ -46,6 +46,21 @@ func hSnap(t testing.TB, nodes ...placement.Node) *placement.Snapshot {
 	return s
 }
 
+// hBoundSnap is a snapshot of nodes with n one-slot pods of group bound to
+// node, named prefix0, prefix1, …: a leaf scheduled in an earlier cycle.
+func hBoundSnap(t testing.TB, group, prefix, node string, n int, nodes ...placement.Node) *placement.Snapshot {
+	var bound []placement.Pod
+	for i := range n {
+		bound = append(bound, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("%s%d", prefix, i), SchedulingGroup: group, NodeName: node,
+			Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
+	}
+	s, err := placement.NewSnapshot(nodes, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // leafNodes maps each placed leaf to the nodes of its assignments.
 func leafNodes(d placement.HierarchyDecision) map[string][]string {
 	m := map[string][]string{}
@@ -533,15 +548,7 @@ func TestHierarchy_ThreeLevelsBound(t *testing.T) {
 // bound) counts as a satisfied child without a solve and pins the block;
 // a leaf with no members at all is never satisfied.
 func TestHierarchy_LeafScheduledBefore(t *testing.T) {
-	var bound []placement.Pod
-	for i := range 2 {
-		bound = append(bound, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("x-%d", i), SchedulingGroup: "x", NodeName: "n2",
-			Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
-	}
-	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b1", "r1", 4), hNode("n2", "b2", "r2", 4)}, bound)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := hBoundSnap(t, "x", "x-", "n2", 2, hNode("n1", "b1", "r1", 4), hNode("n2", "b2", "r2", 4))
 	x := &placement.HierarchyNode{Name: "x", Group: &placement.Group{Namespace: "ns", Name: "x", MinCount: 2}}
 	empty := &placement.HierarchyNode{Name: "e", Group: &placement.Group{Namespace: "ns", Name: "e", MinCount: 1}}
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
@@ -584,15 +591,7 @@ func TestHierarchy_EmptyValueIsNoDomain(t *testing.T) {
 // fit stays a satisfied child: the tree is Scheduled with nothing new for
 // it.
 func TestHierarchy_ExtrasOfScheduledLeaf(t *testing.T) {
-	var bound []placement.Pod
-	for i := range 2 {
-		bound = append(bound, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("a-b%d", i), SchedulingGroup: "a", NodeName: "n1",
-			Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
-	}
-	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b", "r1", 2), hNode("n2", "b", "r2", 1)}, bound)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := hBoundSnap(t, "a", "a-b", "n1", 2, hNode("n1", "b", "r1", 2), hNode("n2", "b", "r2", 1))
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, Children: []*placement.HierarchyNode{hLeaf("a", "", 2, 3), hLeaf("b", "", 1, 1)}}
 	d, err := placement.SolveHierarchy(s, root, placement.Options{})
 	if err != nil {
