@@ -202,7 +202,7 @@ func oracle(t *rapid.T, c propCase) (found bool, count int, shapeName, path stri
 		return true, 0, "", ""
 	}
 	doms := oracleDomains(t, c, s)
-	shapes := slices.SortedFunc(slices.Values(c.shapes), func(a, b NodeShape) int { return compareString(a.Name, b.Name) })
+	shapes := slices.SortedFunc(slices.Values(c.shapes), func(a, b NodeShape) int { return strings.Compare(a.Name, b.Name) })
 	for k := 1; k <= c.opts.MaxNodes; k++ {
 		for _, d := range doms {
 			if c.opts.MaxDomainNodes > 0 && len(c.cs) > 0 && d.size+k > c.opts.MaxDomainNodes || d.slots > 0 && k > d.slots {
@@ -216,16 +216,6 @@ func oracle(t *rapid.T, c propCase) (found bool, count int, shapeName, path stri
 		}
 	}
 	return false, 0, "", ""
-}
-
-func compareString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestProp_SuggestFewest: on small cases the suggestion is exactly the
