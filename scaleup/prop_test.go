@@ -35,6 +35,16 @@ func both(gpus, millis int64) placement.ResourceList {
 	return placement.ResourceList{gpu: gpus, cpu: millis}
 }
 
+// drawSuggested draws a case and returns it with Suggest's answer for it.
+func drawSuggested(t *rapid.T) (propCase, Suggestion) {
+	c := drawCase(t)
+	s, err := placement.NewSnapshot(c.nodes, c.pods)
+	require.NoError(t, err)
+	sug, err := Suggest(s, c.group, c.cs, c.shapes, c.opts)
+	require.NoError(t, err)
+	return c, sug
+}
+
 // drawCase draws clusters of 1–4 nodes in 2 racks (of 2 blocks, at
 // times), capacities 0–4, a group of 1–3 members that may have one bound
 // member and may have to share a rack or a node, and 1–2 shapes: small enough that trying every choice is cheap.
@@ -225,11 +235,7 @@ func oracle(t *rapid.T, c propCase) (found bool, count int, shapeName, path stri
 // order of nodes, pods, members and shapes.
 func TestProp_SuggestFewest(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := drawCase(t)
-		s, err := placement.NewSnapshot(c.nodes, c.pods)
-		require.NoError(t, err)
-		sug, err := Suggest(s, c.group, c.cs, c.shapes, c.opts)
-		require.NoError(t, err)
+		c, sug := drawSuggested(t)
 		require.True(t, sug.Proven)
 		found, count, shapeName, path := oracle(t, c)
 		require.Equal(t, found, sug.Found, sug.Reason)
@@ -289,11 +295,7 @@ func TestDrawCase_Covers(t *testing.T) {
 
 func coverOnce(t *testing.T, seen map[string]int) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := drawCase(t)
-		s, err := placement.NewSnapshot(c.nodes, c.pods)
-		require.NoError(t, err)
-		sug, err := Suggest(s, c.group, c.cs, c.shapes, c.opts)
-		require.NoError(t, err)
+		_, sug := drawSuggested(t)
 		switch {
 		case !sug.Found:
 			seen["never"]++
