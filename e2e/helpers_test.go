@@ -222,6 +222,18 @@ func conditionIs(t testing.TB, client kubernetes.Interface, name string, status 
 	return got
 }
 
+// boundPods waits until n members of group are bound (what names the
+// wait) and returns the group's pods.
+func boundPods(t testing.TB, client kubernetes.Interface, group string, n int, what string) map[string]corev1.Pod {
+	eventually(t, what, func(ctx context.Context) (bool, error) {
+		b, err := boundCount(ctx, client, group)
+		return b == n, err
+	})
+	ps, err := pods(ctxFor(t), client, group)
+	require.NoError(t, err)
+	return ps
+}
+
 // seedWalkthrough is the seed's walkthrough on a scheduler that start
 // starts: a Workload and its PodGroup with minCount 4, and four members of
 // one GPU each; with the three one-GPU nodes all four wait (the condition
@@ -254,12 +266,7 @@ func seedWalkthrough(t *testing.T, three [3]*corev1.Node, fourth *corev1.Node, m
 
 	create(t, client, fourth)
 	conditionIs(t, client, pg.Name, metav1.ConditionTrue, "Scheduled")
-	eventually(t, "all four bound", func(ctx context.Context) (bool, error) {
-		n, err := boundCount(ctx, client, pg.Name)
-		return n == 4, err
-	})
-	ps, err := pods(ctxFor(t), client, pg.Name)
-	require.NoError(t, err)
+	ps := boundPods(t, client, pg.Name, 4, "all four bound")
 	nodes := map[string]bool{}
 	for _, p := range ps {
 		nodes[p.Spec.NodeName] = true

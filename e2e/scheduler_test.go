@@ -45,12 +45,7 @@ func TestRackConstrainedGang(t *testing.T) {
 	startScheduler(t, c, testConfig(), "")
 
 	conditionIs(t, client, pg.Name, metav1.ConditionTrue, "Scheduled")
-	eventually(t, "all three bound", func(ctx context.Context) (bool, error) {
-		n, err := boundCount(ctx, client, pg.Name)
-		return n == 3, err
-	})
-	ps, err := pods(ctxFor(t), client, pg.Name)
-	require.NoError(t, err)
+	ps := boundPods(t, client, pg.Name, 3, "all three bound")
 	for _, p := range ps {
 		require.Contains(t, []string{"r2-a", "r2-b", "r2-c"}, p.Spec.NodeName, "%s lands in rack-2", p.Name)
 	}
