@@ -37,43 +37,8 @@ const (
 // bound); a fourth node is created and all four bind, one per node; the
 // condition turns True.
 func TestKubeSchedulerSeedWalkthrough(t *testing.T) {
-	c := harness.Start(t, harness.Options{})
-	client := c.Client()
-	create(t, client, blockNode("node-a", "block-1", "rack-1"), blockNode("node-b", "block-1", "rack-1"), blockNode("node-c", "block-1", "rack-2"))
-	create(t, client, &schedulingv1beta1.Workload{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "training-job-workload"},
-		Spec: schedulingv1beta1.WorkloadSpec{PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{{
-			Name:             "workers",
-			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 4}},
-		}}},
-	})
-	pg := podGroup("training-job-workers-pg", 4)
-	pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: "training-job-workload", TemplateName: "workers"}
-	create(t, client, pg)
-	for i := range 4 {
-		create(t, client, kubeMember(fmt.Sprintf("worker-%d", i), pg.Name))
-	}
-	startKubeScheduler(t, c)
-
-	cond := conditionIs(t, client, pg.Name, metav1.ConditionFalse, "Unschedulable")
-	t.Logf("while three nodes fit: %s", cond.Message)
-	n, err := boundCount(ctxFor(t), client, pg.Name)
-	require.NoError(t, err)
-	require.Zero(t, n, "no member binds while only three fit")
-
-	create(t, client, blockNode("node-d", "block-1", "rack-2"))
-	conditionIs(t, client, pg.Name, metav1.ConditionTrue, "Scheduled")
-	eventually(t, "all four bound", func(ctx context.Context) (bool, error) {
-		n, err := boundCount(ctx, client, pg.Name)
-		return n == 4, err
-	})
-	ps, err := pods(ctxFor(t), client, pg.Name)
-	require.NoError(t, err)
-	nodes := map[string]bool{}
-	for _, p := range ps {
-		nodes[p.Spec.NodeName] = true
-	}
-	require.Len(t, nodes, 4, "one member per one-GPU node")
+	seedWalkthrough(t, [3]*corev1.Node{blockNode("node-a", "block-1", "rack-1"), blockNode("node-b", "block-1", "rack-1"), blockNode("node-c", "block-1", "rack-2")},
+		blockNode("node-d", "block-1", "rack-2"), kubeMember, startKubeScheduler)
 }
 
 // A gang of two that must share a block and, by the plugin's args, should
