@@ -18,7 +18,12 @@
 // A [ResourceClaim] asks for devices with requests — an exact count or all
 // matching devices of a class, or a prioritized list of subrequests
 // (KEP-4816), each perhaps naming the capacity it needs — and
-// matchAttribute constraints. Its status holds the
+// matchAttribute constraints, and tolerates device taints (KEP-5055: a
+// taint of effect NoSchedule or NoExecute, published in a slice or added
+// by a [DeviceTaintRule], keeps requests that do not tolerate it off the
+// device; allocations made before stay). A request with admin access
+// (KEP-5018) may be allocated devices other claims hold and holds none
+// itself. Its status holds the
 // [AllocationResult] (the devices, and the node or node selectors that
 // follow from them) and reservedFor: pods, at most [MaxReservedFor], or
 // one PodGroup entry standing for all its members.
@@ -29,7 +34,8 @@
 // holds. Its operations (AddClaim, Allocate, Reserve, Unreserve, Release,
 // DeleteClaim, DeletePod, DeletePodGroup) return a new ledger or an error
 // naming the object and field, never panic, never half-apply, never give
-// an exclusive device to two claims, and never let the claims sharing a
+// an exclusive device to two claims (a claim with admin access holds
+// none), and never let the claims sharing a
 // device consume more than its capacities. A claim is released when its reservedFor
 // empties; a PodGroup's claim therefore stays allocated while the
 // PodGroup exists, and goes with [Ledger.DeletePodGroup].
@@ -90,17 +96,19 @@
 //	Device attributes                                   yes, scalar; list-valued attributes refused
 //	Device capacity value and requestPolicy             yes (KEP-5075: default, validValues, validRange)
 //	Device allowMultipleAllocations                     yes (KEP-5075: shared within its capacities)
-//	Device taints, bindingConditions, bindsToNode       taints, bindingConditions refused; bindsToNode ignored
-//	DeviceTaintRule (KEP-5055)                          not read
+//	Device taints (KEP-5055)                            yes: NoSchedule, NoExecute keep new allocations off; None, unknown ignored
+//	Device bindingConditions, bindsToNode               bindingConditions refused; bindsToNode ignored
+//	DeviceTaintRule driver, pool, device, taint         yes (Inventory.WithTaintRules); status not read
 //	request exactly: deviceClassName, selectors         yes
 //	request allocationMode ExactCount / All, count      yes
 //	request capacity.requests                           yes (KEP-5075)
 //	request firstAvailable (KEP-4816)                   yes
-//	request adminAccess (KEP-5018)                      refused
-//	request tolerations                                 accepted; without taints they change nothing
+//	request adminAccess (KEP-5018)                      yes: shares held devices, takes nothing; kube checks the namespace label
+//	request tolerations (KEP-5055)                      yes; tolerationSeconds ignored (eviction is the host's)
 //	constraints matchAttribute, distinctAttribute       yes, several per claim
 //	claim spec.devices.config                           ignored, as for classes
 //	status.allocation results, consumedCapacity         yes (shareID is written, derived from claim, request, device)
+//	status.allocation results adminAccess               yes, derived from the request
 //	status.allocation.nodeSelector                      derived from the devices
 //	status.reservedFor (pods, one PodGroup, KEP-5729)   yes, at most 256 entries
 //

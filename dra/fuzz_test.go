@@ -79,6 +79,7 @@ func genSlice(t *rapid.T, i int) dra.ResourceSlice {
 				Counters:   genCounters(t, dl+"-use"),
 			}}
 		}
+		d.Taints = genTaints(t, dl+"-taints")
 		if rapid.IntRange(0, 3).Draw(t, dl+"-own-access") == 0 {
 			d.NodeName = "n2"
 		}
@@ -127,6 +128,8 @@ func genRequest(t *rapid.T, l string) dra.ExactDeviceRequest {
 	if rapid.IntRange(0, 9).Draw(t, l+"-nilsel") == 0 {
 		r.Selectors = []dra.Selector{nil}
 	}
+	r.Tolerations = genTolerations(t, l+"-tolerations")
+	r.AdminAccess = rapid.IntRange(0, 3).Draw(t, l+"-admin") == 0
 	if rapid.IntRange(0, 2).Draw(t, l+"-capacity") == 0 {
 		r.Capacity = map[dra.QualifiedName]int64{
 			rapid.SampledFrom([]dra.QualifiedName{"memory", "memory", "cores", ""}).Draw(t, l+"-capacity-name"): rapid.Int64Range(-1, 9).Draw(t, l+"-capacity-amount"),
@@ -184,6 +187,7 @@ func genClaims(t *rapid.T) []dra.ResourceClaim {
 					rapid.SampledFrom([]string{"p0", "p1"}).Draw(t, rl+"-pool"),
 					rapid.SampledFrom([]string{"d0", "d1", "d2"}).Draw(t, rl+"-dev"),
 					rapid.SampledFrom([]string{"a", "b", "a/x", "z"}).Draw(t, rl+"-req")))
+				a.Devices[j].AdminAccess = rapid.IntRange(0, 3).Draw(t, rl+"-admin") == 0
 				if rapid.IntRange(0, 3).Draw(t, rl+"-consumed") == 0 {
 					a.Devices[j].ConsumedCapacity = map[dra.QualifiedName]int64{"memory": rapid.Int64Range(0, 8).Draw(t, rl+"-consumed-memory")}
 				}
@@ -253,6 +257,9 @@ func claimProp(valid *[2]int) func(*rapid.T) {
 			require.Equal(t, c.Status.Allocation == nil, got.Status.Allocation == nil)
 			if c.Status.Allocation != nil {
 				for _, d := range c.Status.Allocation.Devices {
+					if d.AdminAccess {
+						continue // admin access holds nothing
+					}
 					h, held := l.Holder(d.DeviceID)
 					require.True(t, held)
 					dv, _ := inv.Device(d.DeviceID)

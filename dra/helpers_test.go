@@ -121,8 +121,8 @@ func checkAllocations(t tb, l *dra.Ledger, s *placement.Snapshot, pg dra.PodGrou
 		}
 		require.NotEmpty(t, c.Status.ReservedFor, "allocated claim %s must be reserved", c.Key())
 		for _, dr := range c.Status.Allocation.Devices {
-			if d, _ := l.Inventory().Device(dr.DeviceID); d.AllowMultipleAllocations {
-				continue // shared within its capacity: see TestSM_Ledger
+			if d, _ := l.Inventory().Device(dr.DeviceID); d.AllowMultipleAllocations || dr.AdminAccess {
+				continue // shared within its capacity (see TestSM_Ledger), or not held
 			}
 			prev, dup := seen[dr.DeviceID]
 			require.False(t, dup, "device %s in claims %s and %s", dr.DeviceID, prev, c.Key())

@@ -29,6 +29,7 @@ type Inventory struct {
 	ctrNames  []string           // "driver/pool/set/counter", for messages
 	shared    []int64            // per capacity of a device that allows multiple allocations: its value
 	sharedOf  []int32            // per such capacity: its device
+	tainted   bool               // some device has a taint that blocks allocation
 }
 
 type access uint8
@@ -47,8 +48,9 @@ type device struct {
 	sel    *placement.LabelSelector
 	selID  int32 // identifies sel among the inventory's selectors
 	uses   []counterUse
-	caps   []devCap // in name order
-	multi  bool     // AllowMultipleAllocations
+	caps   []devCap      // in name order
+	multi  bool          // AllowMultipleAllocations
+	taints []DeviceTaint // those that block allocation, the slice's and the rules'
 }
 
 type counterUse struct {
@@ -71,8 +73,8 @@ type poolKey struct{ driver, pool string }
 // of nodeName, nodeSelector, allNodes and perDeviceNodeSelection on a
 // slice (or, with perDeviceNodeSelection, on each device); an invalid node
 // selector; an empty or duplicate device name within a pool; an empty
-// attribute or capacity name; an attribute without a kind; a negative
-// capacity or counter; a duplicate counter set within a pool; a device
+// attribute or capacity name; an attribute without a kind; a taint with an
+// empty key or effect; a negative capacity or counter; a duplicate counter set within a pool; a device
 // that consumes from a counter set or counter its pool does not have.
 func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, error) {
 	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), classMemo: make(map[string]*lazyMemo, len(classes)), byID: map[DeviceID]int32{}, local: map[string][]int32{}}
@@ -254,7 +256,11 @@ func (inv *Inventory) newDevice(s *ResourceSlice, j int, pc poolCounters) (devic
 	if err != nil {
 		return device{}, err
 	}
-	dv := device{id: id, d: d, caps: caps, multi: d.AllowMultipleAllocations}
+	taints, err := blockingTaints(obj, f, d.Taints)
+	if err != nil {
+		return device{}, err
+	}
+	dv := device{id: id, d: d, caps: caps, multi: d.AllowMultipleAllocations, taints: taints}
 	if d.AllowMultipleAllocations && len(d.ConsumesCounters) > 0 {
 		return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".consumesCounters", "is not supported on a device that sets allowMultipleAllocations")
 	}
@@ -300,6 +306,7 @@ func (inv *Inventory) index() {
 	for i := range inv.devs {
 		dv := &inv.devs[i]
 		inv.byID[dv.id] = int32(i)
+		inv.tainted = inv.tainted || len(dv.taints) > 0
 		for k := range dv.caps {
 			if c := &dv.caps[k]; c.slot >= 0 {
 				c.slot = int32(len(inv.shared))
@@ -405,8 +412,8 @@ func (inv *Inventory) result(devs []int32, alts []*calt) (r AllocationResult, ok
 	var sels []int32
 	for k, i := range devs {
 		dv := &inv.devs[i]
-		r.Devices[k] = DeviceResult{Request: alts[k].name, DeviceID: dv.id}
-		if dv.multi {
+		r.Devices[k] = DeviceResult{Request: alts[k].name, DeviceID: dv.id, AdminAccess: alts[k].admin}
+		if dv.multi && !alts[k].admin {
 			r.Devices[k].ConsumedCapacity = alts[k].consumed(dv)
 		}
 		switch dv.access {

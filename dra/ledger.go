@@ -57,7 +57,7 @@ type template struct {
 type claimEntry struct {
 	c    ResourceClaim
 	spec *spec
-	devs []int32  // allocated devices; nil while unallocated
+	devs []int32  // devices held (allocated without admin access)
 	caps []capUse // what the claim consumes of shared devices
 }
 
@@ -339,7 +339,9 @@ func checkRef(obj, field string, r ConsumerRef) error {
 // request with a wrong count or served by two subrequests; a broken
 // matchAttribute constraint; node-local devices on two nodes; a device
 // another claim holds (ErrDuplicate); a counter of a partitionable device
-// exceeded.
+// exceeded; a device with a NoSchedule or NoExecute taint the request does
+// not tolerate (KEP-5055; a loaded allocation is not checked, since a
+// taint added later leaves it in place).
 func (l *Ledger) Allocate(k placement.Key, devices []DeviceResult) (*Ledger, error) {
 	return l.apply(func(n *Ledger) error {
 		e, ok := n.entry(k)
@@ -353,6 +355,13 @@ func (l *Ledger) Allocate(k placement.Key, devices []DeviceResult) (*Ledger, err
 		if err := n.allocate(&ne, devices, "status.allocation"); err != nil {
 			return err
 		}
+		for j := range devices {
+			dv := &n.inv.devs[n.inv.byID[devices[j].DeviceID]]
+			if t, bad := ne.spec.findAlt(devices[j].Request).untolerated(dv); bad {
+				return placement.Errorf(placement.ErrInvalid, claimObj(k), fmt.Sprintf("status.allocation.devices.results[%d]", j),
+					"device %s has taint %s=%s:%s, which request %q does not tolerate", dv.id, t.Key, t.Value, t.Effect, devices[j].Request)
+			}
+		}
 		n.claims.ReplaceOrInsert(&ne)
 		return nil
 	})
@@ -365,8 +374,15 @@ func (l *Ledger) allocate(e *claimEntry, devices []DeviceResult, field string) e
 	if err != nil {
 		return err
 	}
+	// Devices given with admin access (KEP-5018) are not held: they take
+	// no device, counter or capacity.
+	held := make([]int32, 0, len(idx))
 	var caps []capUse
 	for k, i := range idx {
+		if devices[k].AdminAccess {
+			continue
+		}
+		held = append(held, i)
 		f := fmt.Sprintf("%s.devices.results[%d]", field, k)
 		if l.used.get(int(i)) {
 			h, _ := l.holder(i)
@@ -383,7 +399,7 @@ func (l *Ledger) allocate(e *claimEntry, devices []DeviceResult, field string) e
 		}
 	}
 	need := map[int32]int64{}
-	for _, i := range idx {
+	for _, i := range held {
 		for _, u := range l.inv.devs[i].uses {
 			// A sum past math.MaxInt64 exceeds every counter; mark it
 			// with -1 rather than let it wrap.
@@ -406,7 +422,7 @@ func (l *Ledger) allocate(e *claimEntry, devices []DeviceResult, field string) e
 		l.shared.set(int(u.slot), l.shared.get(int(u.slot))+u.n)
 	}
 	e.caps = caps
-	for _, i := range idx {
+	for _, i := range held {
 		if !l.inv.devs[i].multi {
 			l.used.set(int(i), true)
 		}
@@ -415,7 +431,7 @@ func (l *Ledger) allocate(e *claimEntry, devices []DeviceResult, field string) e
 			l.ctr.set(int(u.c), l.ctr.get(int(u.c))+u.n)
 		}
 	}
-	e.devs = idx
+	e.devs = held
 	e.c.Status.Allocation = &res
 	return nil
 }

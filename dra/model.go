@@ -86,6 +86,9 @@ type Device struct {
 	// devices that overlap on hardware consume the same counters, so they
 	// cannot both be allocated when the counters do not cover both.
 	ConsumesCounters []CounterConsumption
+	// Taints keep requests that do not tolerate them off the device
+	// (KEP-5055; see [DeviceTaint]); a [DeviceTaintRule] adds more.
+	Taints []DeviceTaint
 	// NodeName, NodeSelector and AllNodes say where this device is
 	// reachable from; exactly one is set when the slice sets
 	// PerDeviceNodeSelection, none otherwise.
@@ -220,7 +223,7 @@ const (
 )
 
 // ExactDeviceRequest asks for devices of one class (resource.k8s.io/v1
-// ExactDeviceRequest). Admin access and tolerations are not modelled.
+// ExactDeviceRequest).
 type ExactDeviceRequest struct {
 	// DeviceClassName names a [DeviceClass]; it must exist when the claim
 	// is allocated.
@@ -238,6 +241,19 @@ type ExactDeviceRequest struct {
 	// device's request policy, are consumed, and a capacity not named here
 	// is consumed by its policy's default or whole.
 	Capacity map[QualifiedName]int64
+	// Tolerations let the request be allocated devices whose NoSchedule
+	// or NoExecute taints they match (KEP-5055); a device with a taint
+	// that none tolerates is never allocated for the request.
+	Tolerations []DeviceToleration
+	// AdminAccess asks for access to devices for monitoring or
+	// maintenance (KEP-5018): the request may be allocated devices that
+	// other claims hold, and its devices stay free for others — it takes
+	// no device, counter or capacity. A claim may still not list one
+	// device twice, and taints, selectors and reachability apply as for
+	// any request. Upstream allows it only in namespaces labelled
+	// resource.kubernetes.io/admin-access: "true", which the host (the
+	// kube adapter) checks.
+	AdminAccess bool
 }
 
 // DeviceSubRequest is one alternative of a prioritized list
@@ -375,6 +391,10 @@ type DeviceResult struct {
 	// exclusive device. The ledger derives it from the request and the
 	// device's policies; an input that sets it must agree.
 	ConsumedCapacity map[QualifiedName]int64
+	// AdminAccess is set when the request has admin access (KEP-5018):
+	// the device is not held by the claim. The ledger derives it from the
+	// request; an input that sets it must agree.
+	AdminAccess bool
 }
 
 // AllocationResult is a claim's status.allocation (resource.k8s.io/v1

@@ -405,6 +405,9 @@ func (r *reserver) rejection(vars []svar, out outcome, idle bool, why string) pl
 	if out == exhausted {
 		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted"), Cut: true}
 	}
+	if idle && r.inv.tainted && r.taintBlocks(vars) {
+		why += " (matching devices carry taints the request does not tolerate)"
+	}
 	return placement.Rejection{Reason: r.reason(vars, why), Unresolvable: idle}
 }
 
@@ -573,6 +576,9 @@ func (r *reserver) release(ci int32) {
 	a := r.alloc[ci]
 	for k, d := range a.devs {
 		r.touched(d)
+		if a.alts[k].admin {
+			continue // held nothing
+		}
 		if dv := &r.inv.devs[d]; dv.multi {
 			r.sc.uses, _ = a.alts[k].consumption(dv, r.sc.uses[:0])
 			for _, u := range r.sc.uses {
@@ -595,6 +601,9 @@ func (r *reserver) hold(ci int32, a *assign) {
 	}
 	for k, d := range a.devs {
 		r.touched(d)
+		if a.alts[k].admin {
+			continue // admin access holds nothing
+		}
 		if dv := &r.inv.devs[d]; dv.multi {
 			r.sc.uses, _ = a.alts[k].consumption(dv, r.sc.uses[:0])
 			for _, u := range r.sc.uses {

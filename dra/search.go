@@ -85,6 +85,7 @@ type dfs struct {
 	picks  []int32 // devices, in pick order
 	alts   []*calt // the alternative each pick serves
 	pslot  []int32 // the slot each pick serves
+	nadmin int     // picks made with admin access
 	steps  int64
 	budget int64
 	stop   bool
@@ -209,8 +210,9 @@ func (x *dfs) hall(sc *scratch) bool {
 				least = n
 			}
 			for _, d := range c {
-				if x.r.inv.devs[d].multi {
-					// A shared device may serve every slot: no bound.
+				if x.r.inv.devs[d].multi || alt.admin {
+					// A shared device, or one seen with admin access,
+					// may serve several slots: no bound.
 					for _, m := range marked {
 						sc.taken[m] = false
 					}
@@ -322,21 +324,29 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 	sc := &r.sc
 	st := &x.slots[p]
 	dv := &r.inv.devs[d]
-	if dv.multi {
-		// Shared by several claims, but by each at most once, within
-		// what is left of each capacity.
+	if dv.multi || alt.admin || x.nadmin > 0 {
+		// A claim lists a device at most once, whatever its requests'
+		// access (upstream's allocatingDeviceForClaim); other claims may
+		// share a device that allows multiple allocations, or one seen
+		// with admin access.
 		for k, pd := range x.picks {
 			if pd == d && x.slots[x.pslot[k]].v == st.v {
 				return false
 			}
 		}
+	}
+	switch {
+	case alt.admin:
+		return x.meets(st, alt, dv) // takes no device, counter or capacity
+	case dv.multi:
+		// Within what is left of each capacity.
 		sc.uses, _ = alt.consumption(dv, sc.uses[:0])
 		for _, u := range sc.uses {
 			if x.overdraws(r.inv.shared[u.slot], sc.shared[u.slot], u.n, &r.l.shared, r.sharedHeld, u.slot) {
 				return false
 			}
 		}
-	} else if sc.taken[d] {
+	case sc.taken[d]:
 		return false
 	}
 	for _, u := range dv.uses {
@@ -344,6 +354,12 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 			return false
 		}
 	}
+	return x.meets(st, alt, dv)
+}
+
+// meets reports whether dv serving alt of slot st keeps the claim's
+// constraints.
+func (x *dfs) meets(st *slotState, alt *calt, dv *device) bool {
 	sp := x.vars[st.v].spec
 	for ci := range sp.cons {
 		c := &sp.cons[ci]
@@ -381,16 +397,21 @@ func (x *dfs) overdraws(limit, mine, n int64, ledger *cow[int64], held []int64, 
 func (x *dfs) take(p int, alt *calt, d int32) {
 	r := x.r
 	dv := &r.inv.devs[d]
-	if dv.multi {
+	switch {
+	case alt.admin:
+		x.nadmin++
+	case dv.multi:
 		r.sc.uses, _ = alt.consumption(dv, r.sc.uses[:0])
 		for _, u := range r.sc.uses {
 			r.sc.shared[u.slot] += u.n
 		}
-	} else {
+	default:
 		r.sc.taken[d] = true
 	}
-	for _, u := range dv.uses {
-		r.sc.ctr[u.c] += u.n
+	if !alt.admin {
+		for _, u := range dv.uses {
+			r.sc.ctr[u.c] += u.n
+		}
 	}
 	st := &x.slots[p]
 	sp := x.vars[st.v].spec
@@ -415,15 +436,21 @@ func (x *dfs) untake(p int, alt *calt) {
 	k := len(x.picks) - 1
 	d := x.picks[k]
 	x.picks, x.alts, x.pslot = x.picks[:k], x.alts[:k], x.pslot[:k]
-	if dv := &r.inv.devs[d]; dv.multi {
+	switch dv := &r.inv.devs[d]; {
+	case alt.admin:
+		x.nadmin--
+	case dv.multi:
 		r.sc.uses, _ = alt.consumption(dv, r.sc.uses[:0])
 		for _, u := range r.sc.uses {
 			r.sc.shared[u.slot] -= u.n
 		}
+	default:
+		r.sc.taken[d] = false
 	}
-	r.sc.taken[d] = false
-	for _, u := range r.inv.devs[d].uses {
-		r.sc.ctr[u.c] -= u.n
+	if !alt.admin {
+		for _, u := range r.inv.devs[d].uses {
+			r.sc.ctr[u.c] -= u.n
+		}
 	}
 	st := &x.slots[p]
 	sp := x.vars[st.v].spec
@@ -439,13 +466,13 @@ func (x *dfs) untake(p int, alt *calt) {
 }
 
 // candidates appends to out the devices that may serve alt for v, in
-// candidate order: matching, reachable from every node of v.reach and, as
-// use says, not taken. For All mode it lists every matching reachable
+// candidate order: matching, its taints tolerated, reachable from every node of v.reach and, as
+// use says, not taken (with admin access, taken ones too). For All mode it lists every matching reachable
 // device and busy says whether one of them is taken.
 func (r *reserver) candidates(v *svar, alt *calt, use usage, out []int32) ([]int32, bool) {
 	busy := false
 	r.inv.eachReachable(v.reach[0], func(d int32) bool {
-		if !alt.matches(r.inv, d) {
+		if !alt.matches(r.inv, d) || !alt.tolerates(&r.inv.devs[d]) {
 			return true
 		}
 		if len(alt.capNames) > 0 || len(r.inv.devs[d].caps) > 0 {
@@ -459,7 +486,7 @@ func (r *reserver) candidates(v *svar, alt *calt, use usage, out []int32) ([]int
 				return true
 			}
 		}
-		if use != useNone && r.l.used.get(int(d)) || use == useAll && r.held != nil && r.held[d] != 0 {
+		if !alt.admin && (use != useNone && r.l.used.get(int(d)) || use == useAll && r.held != nil && r.held[d] != 0) {
 			busy = busy || alt.all
 			return true
 		}

@@ -32,6 +32,8 @@ type calt struct {
 	count     int                     // devices for ExactCount; 1 (the minimum) for All
 	capReq    map[QualifiedName]int64 // KEP-5075 capacity requests
 	capNames  []QualifiedName         // capReq's names, sorted
+	tols      []DeviceToleration
+	admin     bool // KEP-5018 admin access: takes nothing
 }
 
 type ccons struct {
@@ -136,6 +138,11 @@ func compileAlt(inv *Inventory, obj, f, name string, r *ExactDeviceRequest) (cal
 		a.capNames = append(a.capNames, name)
 	}
 	a.capReq = r.Capacity
+	if err := checkTolerations(obj, f, r.Tolerations); err != nil {
+		return a, err
+	}
+	a.tols = slices.Clone(r.Tolerations)
+	a.admin = r.AdminAccess
 	switch r.AllocationMode {
 	case "", AllocationModeExactCount:
 		if r.Count < 0 || r.Count > maxCount {
@@ -273,7 +280,10 @@ func checkDevices(inv *Inventory, obj, field string, sp *spec, devs []DeviceResu
 		if _, ok := altOf[k].consumption(dv, nil); !ok {
 			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f, "device %s cannot provide the capacity %q asks for", dv.id, devs[k].Request)
 		}
-		if cc := devs[k].ConsumedCapacity; cc != nil && (!dv.multi || !maps.Equal(cc, altOf[k].consumed(dv))) {
+		if devs[k].AdminAccess != altOf[k].admin {
+			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f+".adminAccess", "is %t, but request %q has admin access %t", devs[k].AdminAccess, devs[k].Request, altOf[k].admin)
+		}
+		if cc := devs[k].ConsumedCapacity; cc != nil && (!dv.multi || altOf[k].admin || !maps.Equal(cc, altOf[k].consumed(dv))) {
 			return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, f+".consumedCapacity", "differs from what request %q consumes of device %s by its policies", devs[k].Request, dv.id)
 		}
 	}

@@ -221,3 +221,55 @@ func conditionIs(t testing.TB, client kubernetes.Interface, name string, status 
 	})
 	return got
 }
+
+// boundPods waits until n members of group are bound (what names the
+// wait) and returns the group's pods.
+func boundPods(t testing.TB, client kubernetes.Interface, group string, n int, what string) map[string]corev1.Pod {
+	eventually(t, what, func(ctx context.Context) (bool, error) {
+		b, err := boundCount(ctx, client, group)
+		return b == n, err
+	})
+	ps, err := pods(ctxFor(t), client, group)
+	require.NoError(t, err)
+	return ps
+}
+
+// seedWalkthrough is the seed's walkthrough on a scheduler that start
+// starts: a Workload and its PodGroup with minCount 4, and four members of
+// one GPU each; with the three one-GPU nodes all four wait (the condition
+// says Unschedulable, no pod is bound); then fourth is created and all four
+// bind, one per node; the condition turns True.
+func seedWalkthrough(t *testing.T, three [3]*corev1.Node, fourth *corev1.Node, member func(name, group string) *corev1.Pod, start func(testing.TB, *harness.Cluster)) {
+	c := harness.Start(t, harness.Options{})
+	client := c.Client()
+	create(t, client, three[0], three[1], three[2])
+	create(t, client, &schedulingv1beta1.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "training-job-workload"},
+		Spec: schedulingv1beta1.WorkloadSpec{PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{{
+			Name:             "workers",
+			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 4}},
+		}}},
+	})
+	pg := podGroup("training-job-workers-pg", 4)
+	pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: "training-job-workload", TemplateName: "workers"}
+	create(t, client, pg)
+	for i := range 4 {
+		create(t, client, member(fmt.Sprintf("worker-%d", i), pg.Name))
+	}
+	start(t, c)
+
+	cond := conditionIs(t, client, pg.Name, metav1.ConditionFalse, "Unschedulable")
+	t.Logf("while three nodes fit: %s", cond.Message)
+	n, err := boundCount(ctxFor(t), client, pg.Name)
+	require.NoError(t, err)
+	require.Zero(t, n, "no member binds while only three fit")
+
+	create(t, client, fourth)
+	conditionIs(t, client, pg.Name, metav1.ConditionTrue, "Scheduled")
+	ps := boundPods(t, client, pg.Name, 4, "all four bound")
+	nodes := map[string]bool{}
+	for _, p := range ps {
+		nodes[p.Spec.NodeName] = true
+	}
+	require.Len(t, nodes, 4, "one member per one-GPU node")
+}

@@ -21,43 +21,10 @@ import (
 // condition says Unschedulable, no pod is bound); a fourth node is created
 // and all four bind, one per node; the condition turns True.
 func TestSeedWalkthrough(t *testing.T) {
-	c := harness.Start(t, harness.Options{})
-	client := c.Client()
-	create(t, client, node("node-a", "rack-1", 8, 1), node("node-b", "rack-1", 8, 1), node("node-c", "rack-2", 8, 1))
-	create(t, client, &schedulingv1beta1.Workload{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "training-job-workload"},
-		Spec: schedulingv1beta1.WorkloadSpec{PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{{
-			Name:             "workers",
-			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 4}},
-		}}},
-	})
-	pg := podGroup("training-job-workers-pg", 4)
-	pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: "training-job-workload", TemplateName: "workers"}
-	create(t, client, pg)
-	for i := range 4 {
-		create(t, client, member(fmt.Sprintf("worker-%d", i), pg.Name, "", 1))
-	}
-	startScheduler(t, c, testConfig(), "")
-
-	cond := conditionIs(t, client, pg.Name, metav1.ConditionFalse, "Unschedulable")
-	t.Logf("while three nodes fit: %s", cond.Message)
-	n, err := boundCount(ctxFor(t), client, pg.Name)
-	require.NoError(t, err)
-	require.Zero(t, n, "no member binds while only three fit")
-
-	create(t, client, node("node-d", "rack-2", 8, 1))
-	conditionIs(t, client, pg.Name, metav1.ConditionTrue, "Scheduled")
-	eventually(t, "all four bound", func(ctx context.Context) (bool, error) {
-		n, err := boundCount(ctx, client, pg.Name)
-		return n == 4, err
-	})
-	ps, err := pods(ctxFor(t), client, pg.Name)
-	require.NoError(t, err)
-	nodes := map[string]bool{}
-	for _, p := range ps {
-		nodes[p.Spec.NodeName] = true
-	}
-	require.Len(t, nodes, 4, "one member per one-GPU node")
+	seedWalkthrough(t, [3]*corev1.Node{node("node-a", "rack-1", 8, 1), node("node-b", "rack-1", 8, 1), node("node-c", "rack-2", 8, 1)},
+		node("node-d", "rack-2", 8, 1),
+		func(name, group string) *corev1.Pod { return member(name, group, "", 1) },
+		func(t testing.TB, c *harness.Cluster) { startScheduler(t, c, testConfig(), "") })
 }
 
 // A gang of three that must share a rack lands in the one rack with room
@@ -78,12 +45,7 @@ func TestRackConstrainedGang(t *testing.T) {
 	startScheduler(t, c, testConfig(), "")
 
 	conditionIs(t, client, pg.Name, metav1.ConditionTrue, "Scheduled")
-	eventually(t, "all three bound", func(ctx context.Context) (bool, error) {
-		n, err := boundCount(ctx, client, pg.Name)
-		return n == 3, err
-	})
-	ps, err := pods(ctxFor(t), client, pg.Name)
-	require.NoError(t, err)
+	ps := boundPods(t, client, pg.Name, 3, "all three bound")
 	for _, p := range ps {
 		require.Contains(t, []string{"r2-a", "r2-b", "r2-c"}, p.Spec.NodeName, "%s lands in rack-2", p.Name)
 	}

@@ -56,7 +56,7 @@ func NewWorkload(pods []Request, coverage int) (*Workload, error) {
 	if coverage < 1 || coverage > 100 {
 		return nil, fmt.Errorf("fragment: workload: coverage: %d is outside 1–100", coverage)
 	}
-	if len(pods) == 0 || len(pods) > maxWorkloadPods {
+	if len(pods) == 0 || int64(len(pods)) > maxWorkloadPods {
 		return nil, fmt.Errorf("fragment: workload: pods: %d, want 1–%d", len(pods), maxWorkloadPods)
 	}
 	count := map[Request]int64{}
@@ -101,7 +101,7 @@ func (w *Workload) Expected(n *NodeState) float64 {
 
 // maxWorkloadPods bounds a workload, so that its weighted fragmentation
 // (at most pods × 64,000 milli) times 1,000 stays within int64.
-const maxWorkloadPods = 1 << 32
+const maxWorkloadPods int64 = 1 << 32
 
 // weighted is Expected times the workload's pod count, exactly:
 // Σ_m count_m·F_n(m).

@@ -61,11 +61,7 @@ func TestCycleTree_KEPWorkedExample(t *testing.T) {
 	h := newHarness(t, Options{}, []placement.Node{
 		rackNode("a1", "block-A", "rack-A1", 3000), rackNode("a2", "block-A", "rack-A2", 5000),
 		rackNode("b1", "block-B", "rack-B1", 5000), rackNode("b2", "block-B", "rack-B2", 5000)})
-	h.setCPG(cpg("root", "", blockKey, 2))
-	h.setPG(leafPG("child-1", "root", rackKey, 5))
-	h.setPG(leafPG("child-2", "root", rackKey, 5))
-	h.addMembers("child-1", 5, 1000, 0)
-	h.addMembers("child-2", 5, 1000, 10)
+	setKEPTree(h, 5)
 	rs := h.drain()
 	require.Len(t, rs, 1)
 	r := rs[0]
@@ -83,6 +79,17 @@ func TestCycleTree_KEPWorkedExample(t *testing.T) {
 	require.True(t, ok)
 	cond, _ := c.Condition(CompositePodGroupScheduled)
 	require.Equal(t, ConditionTrue, cond.Status)
+}
+
+// setKEPTree sets KEP-6012's example tree: a root CompositePodGroup of two
+// children by block, each a PodGroup of minCount 5 by rack; child-1 gets
+// five members of one slot, child-2 child2 members.
+func setKEPTree(h *harness, child2 int) {
+	h.setCPG(cpg("root", "", blockKey, 2))
+	h.setPG(leafPG("child-1", "root", rackKey, 5))
+	h.setPG(leafPG("child-2", "root", rackKey, 5))
+	h.addMembers("child-1", 5, 1000, 0)
+	h.addMembers("child-2", child2, 1000, 10)
 }
 
 func nodesOf(placements []string) []string {
@@ -109,11 +116,7 @@ func nodesOf(placements []string) []string {
 func TestCycleTree_WaitsWholeForQuorum(t *testing.T) {
 	h := newHarness(t, Options{}, []placement.Node{
 		rackNode("b1", "block-B", "rack-B1", 5000), rackNode("b2", "block-B", "rack-B2", 5000)})
-	h.setCPG(cpg("root", "", blockKey, 2))
-	h.setPG(leafPG("child-1", "root", rackKey, 5))
-	h.setPG(leafPG("child-2", "root", rackKey, 5))
-	h.addMembers("child-1", 5, 1000, 0)
-	h.addMembers("child-2", 4, 1000, 10)
+	setKEPTree(h, 4)
 	require.Empty(t, h.drain())
 	for _, g := range []string{"child-1", "child-2"} {
 		st, _ := h.s.Group(key(g))

@@ -247,13 +247,12 @@ func counters(obj, field string, in map[string]resourcev1.Counter) (map[string]i
 // ConvertResourceSlice converts a resource.k8s.io/v1 ResourceSlice:
 // driver, pool, where its devices are reachable from, shared counters and
 // devices (attributes, capacities in canonical units with their request
-// policies, allowMultipleAllocations (KEP-5075), counter consumption).
-// Device taints and binding conditions are not modelled, so a device that
-// carries them is an error rather than a device wrongly free; tolerations
-// in requests are accepted and, with no taints, have nothing to tolerate.
-// Errors: an attribute that sets not exactly one value; a bad quantity; [ErrUnsupported] for device taints and binding
-// conditions, list-valued attributes and node selectors with several
-// terms, matchFields, or Gt/Lt.
+// policies, allowMultipleAllocations (KEP-5075), counter consumption and
+// taints (KEP-5055)). Binding conditions are not modelled, so a device
+// that carries them is an error rather than a device wrongly free.
+// Errors: an attribute that sets not exactly one value; a bad quantity;
+// [ErrUnsupported] for binding conditions, list-valued attributes and node
+// selectors with several terms, matchFields, or Gt/Lt.
 func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error) {
 	if s == nil {
 		return dra.ResourceSlice{}, errNil("ResourceSlice")
@@ -284,14 +283,11 @@ func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error
 	for i := range sp.Devices {
 		d := &sp.Devices[i]
 		f := fmt.Sprintf("spec.devices[%d]", i)
-		switch {
-		case len(d.Taints) > 0:
-			return dra.ResourceSlice{}, placement.Errorf(ErrUnsupported, obj, f+".taints", "device taints (KEP-5055) are not supported")
-		case len(d.BindingConditions) > 0:
+		if len(d.BindingConditions) > 0 {
 			return dra.ResourceSlice{}, placement.Errorf(ErrUnsupported, obj, f+".bindingConditions", "binding conditions are not supported")
 		}
 		dd := dra.Device{Name: d.Name, NodeName: deref(d.NodeName), AllNodes: deref(d.AllNodes), Capacity: map[dra.QualifiedName]int64{},
-			AllowMultipleAllocations: deref(d.AllowMultipleAllocations)}
+			AllowMultipleAllocations: deref(d.AllowMultipleAllocations), Taints: deviceTaints(d.Taints)}
 		if dd.Attributes, err = attributes(obj, f+".attributes", d.Attributes); err != nil {
 			return dra.ResourceSlice{}, err
 		}
@@ -329,15 +325,12 @@ func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error
 	return out, nil
 }
 
-func exactRequest(obj, field string, className string, sels []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, admin *bool, capacity *resourcev1.CapacityRequirements) (dra.ExactDeviceRequest, error) {
-	if admin != nil && *admin {
-		return dra.ExactDeviceRequest{}, placement.Errorf(ErrUnsupported, obj, field+".adminAccess", "admin access is not supported")
-	}
+func exactRequest(obj, field string, className string, sels []resourcev1.DeviceSelector, mode resourcev1.DeviceAllocationMode, count int64, admin *bool, capacity *resourcev1.CapacityRequirements, tols []resourcev1.DeviceToleration) (dra.ExactDeviceRequest, error) {
 	s, err := selectors(obj, field+".selectors", sels)
 	if err != nil {
 		return dra.ExactDeviceRequest{}, err
 	}
-	out := dra.ExactDeviceRequest{DeviceClassName: className, Selectors: s, AllocationMode: dra.AllocationMode(mode), Count: count}
+	out := dra.ExactDeviceRequest{DeviceClassName: className, Selectors: s, AllocationMode: dra.AllocationMode(mode), Count: count, Tolerations: deviceTolerations(tols), AdminAccess: deref(admin)}
 	if capacity != nil && len(capacity.Requests) > 0 {
 		out.Capacity = map[dra.QualifiedName]int64{}
 		for _, n := range slices.Sorted(maps.Keys(capacity.Requests)) {
@@ -352,11 +345,11 @@ func exactRequest(obj, field string, className string, sels []resourcev1.DeviceS
 }
 
 // ClaimSpec converts a resource.k8s.io/v1 ResourceClaimSpec (its device
-// requests, with their capacity requests, and matchAttribute and
-// distinctAttribute constraints; config is not modelled). obj and field
-// name it in errors. Errors: a selector that does not compile; a
-// constraint without exactly one attribute; [ErrUnsupported] for admin
-// access.
+// requests, with their capacity requests, tolerations and admin access,
+// and matchAttribute and distinctAttribute constraints; config is not
+// modelled). obj and field name it in errors. Errors: a selector that
+// does not compile; a constraint without exactly one attribute. Whether
+// the namespace allows admin access is [Load]'s check.
 func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.ClaimSpec, error) {
 	if spec == nil {
 		return dra.ClaimSpec{}, placement.Errorf(placement.ErrInvalid, obj, field, "is nil")
@@ -366,14 +359,14 @@ func ClaimSpec(obj, field string, spec *resourcev1.ResourceClaimSpec) (dra.Claim
 		f := fmt.Sprintf("%s.devices.requests[%d]", field, i)
 		dr := dra.DeviceRequest{Name: r.Name}
 		if e := r.Exactly; e != nil {
-			x, err := exactRequest(obj, f+".exactly", e.DeviceClassName, e.Selectors, e.AllocationMode, e.Count, e.AdminAccess, e.Capacity)
+			x, err := exactRequest(obj, f+".exactly", e.DeviceClassName, e.Selectors, e.AllocationMode, e.Count, e.AdminAccess, e.Capacity, e.Tolerations)
 			if err != nil {
 				return dra.ClaimSpec{}, err
 			}
 			dr.Exactly = &x
 		}
 		for j, s := range r.FirstAvailable {
-			x, err := exactRequest(obj, fmt.Sprintf("%s.firstAvailable[%d]", f, j), s.DeviceClassName, s.Selectors, s.AllocationMode, s.Count, nil, s.Capacity)
+			x, err := exactRequest(obj, fmt.Sprintf("%s.firstAvailable[%d]", f, j), s.DeviceClassName, s.Selectors, s.AllocationMode, s.Count, nil, s.Capacity, s.Tolerations)
 			if err != nil {
 				return dra.ClaimSpec{}, err
 			}
@@ -436,7 +429,7 @@ func ConvertResourceClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error
 	if a := c.Status.Allocation; a != nil {
 		ar := &dra.AllocationResult{}
 		for i, r := range a.Devices.Results {
-			dr := dra.DeviceResult{Request: r.Request, DeviceID: dra.DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}}
+			dr := dra.DeviceResult{Request: r.Request, DeviceID: dra.DeviceID{Driver: r.Driver, Pool: r.Pool, Device: r.Device}, AdminAccess: deref(r.AdminAccess)}
 			for _, n := range slices.Sorted(maps.Keys(r.ConsumedCapacity)) {
 				v, err := capQuantity(obj, fmt.Sprintf("status.allocation.devices.results[%d].consumedCapacity[%s]", i, n), n, r.ConsumedCapacity[n])
 				if err != nil {
@@ -485,6 +478,9 @@ func ClaimStatus(c *dra.ResourceClaim) resourcev1.ResourceClaimStatus {
 		ar := &resourcev1.AllocationResult{}
 		for _, d := range a.Devices {
 			r := resourcev1.DeviceRequestAllocationResult{Request: d.Request, Driver: d.Driver, Pool: d.Pool, Device: d.Device}
+			if d.AdminAccess {
+				r.AdminAccess = &d.AdminAccess
+			}
 			if d.ConsumedCapacity != nil {
 				r.ConsumedCapacity = map[resourcev1.QualifiedName]resource.Quantity{}
 				for n, v := range d.ConsumedCapacity {

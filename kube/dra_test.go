@@ -168,9 +168,17 @@ func TestResourceClaimRoundTrip(t *testing.T) {
 	require.Equal(t, "node-a", c.Status.Allocation.NodeName)
 	require.True(t, equality.Semantic.DeepEqual(in.Status, ClaimStatus(&c)))
 
+	// Admin access (KEP-5018) is read in the request and in the results,
+	// and written back.
 	in.Spec.Devices.Requests[0].Exactly.AdminAccess = ptr(true)
-	_, err = ConvertResourceClaim(in)
-	require.EqualError(t, err, `ResourceClaim "default/train-fabric": spec.devices.requests[0].exactly.adminAccess: admin access is not supported`)
+	for i := range in.Status.Allocation.Devices.Results {
+		in.Status.Allocation.Devices.Results[i].AdminAccess = ptr(true)
+	}
+	c, err = ConvertResourceClaim(in)
+	require.NoError(t, err)
+	require.True(t, c.Spec.Requests[0].Exactly.AdminAccess)
+	require.True(t, c.Status.Allocation.Devices[0].AdminAccess)
+	require.True(t, equality.Semantic.DeepEqual(in.Status, ClaimStatus(&c)), "status round trip with admin access")
 	in.Spec.Devices.Requests[0].Exactly.AdminAccess = nil
 	in.Spec.Devices.Constraints = []resourcev1.DeviceConstraint{{DistinctAttribute: ptr(resourcev1.FullyQualifiedName("x/y"))}}
 	c, err = ConvertResourceClaim(in)
@@ -242,19 +250,16 @@ func TestConvertConsumableCapacity(t *testing.T) {
 func ptrTo[T any](v T) *T { return &v }
 
 // TestUnsupportedDRAFields: fields the model lacks are errors naming the
-// field, never silently dropped: a tainted device would otherwise look
-// free, and a class backed by an extended resource would serve nothing.
+// field, never silently dropped: a device waiting on binding conditions
+// would otherwise look ready, and a class backed by an extended resource
+// would serve nothing.
 func TestUnsupportedDRAFields(t *testing.T) {
 	s := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "gpus"}, Spec: resourcev1.ResourceSliceSpec{
 		Driver: "gpu.example.com", Pool: resourcev1.ResourcePool{Name: "n1"}, NodeName: ptrTo("n1"),
-		Devices: []resourcev1.Device{{Name: "gpu-0", Taints: []resourcev1.DeviceTaint{{Key: "broken", Effect: resourcev1.DeviceTaintEffectNoSchedule}}}},
+		Devices: []resourcev1.Device{{Name: "gpu-0", BindingConditions: []string{"ready"}}},
 	}}
 	_, err := ConvertResourceSlice(s)
 	require.ErrorIs(t, err, ErrUnsupported)
-	require.ErrorContains(t, err, `ResourceSlice "gpus": spec.devices[0].taints: device taints (KEP-5055) are not supported`)
-	s.Spec.Devices[0].Taints = nil
-	s.Spec.Devices[0].BindingConditions = []string{"ready"}
-	_, err = ConvertResourceSlice(s)
 	require.ErrorContains(t, err, "spec.devices[0].bindingConditions: binding conditions are not supported")
 
 	_, err = ConvertDeviceClass(&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: ptrTo("nvidia.com/gpu")}})

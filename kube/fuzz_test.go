@@ -14,8 +14,9 @@ import (
 
 // loadSeeds cover each part of Load: a gang with its members and a
 // Workload, a Job stamped with a Kueue rack, a PodGroup sharing a claim
-// on a device, a bound pod, a CompositePodGroup over a leaf PodGroup, and
-// a PriorityClass with a PodDisruptionBudget.
+// on a device, a tainted device with a DeviceTaintRule and a claim that
+// tolerates both, a bound pod, a CompositePodGroup over a leaf PodGroup,
+// and a PriorityClass with a PodDisruptionBudget.
 var loadSeeds = []string{
 	node1 + pod("p", "  nodeName: n1\n"),
 	"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {topology.kubernetes.io/rack: r1}}\nstatus: {allocatable: {cpu: '4'}}\n" +
@@ -29,6 +30,10 @@ var loadSeeds = []string{
 		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}}\n" +
 		"---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {schedulingPolicy: {gang: {minCount: 1}}, resourceClaims: [{name: gpu, resourceClaimTemplateName: t}]}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: g-0}\nspec: {schedulingGroup: {podGroupName: g}, resourceClaims: [{name: gpu, resourceClaimTemplateName: t}], containers: [{name: c, resources: {claims: [{name: gpu}]}}]}\n",
+	node1 + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: gpu.example.com, pool: {name: n1, generation: 1, resourceSliceCount: 1}, nodeName: n1, devices: [{name: gpu-0, taints: [{key: a, value: x, effect: NoSchedule}]}]}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: r}\nspec: {deviceSelector: {driver: gpu.example.com, pool: n1, device: gpu-0}, taint: {key: b, effect: NoExecute}}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu, tolerations: [{key: a, operator: Exists}, {key: b, value: '', effect: NoExecute}]}}]}}\n",
 	node1 + "---\napiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: r}\nspec: {workloadRef: {workloadName: w, templateName: r}, schedulingPolicy: {gang: {minGroupCount: 1}}, disruptionMode: {all: {}}}\n" +
 		"---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec: {parentCompositePodGroupName: r, workloadRef: {workloadName: w, templateName: t}, schedulingPolicy: {gang: {minCount: 1}}}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: g-0}\nspec: {schedulingGroup: {podGroupName: g}, containers: [{name: c}]}\n",

@@ -103,6 +103,7 @@ type inputs struct {
 	pdbs      []*manifest.Object
 	classes   []dra.DeviceClass
 	slices    []*resourcev1.ResourceSlice
+	rules     []dra.DeviceTaintRule
 	templates []dra.ResourceClaimTemplate
 	claims    []dra.ResourceClaim
 }
@@ -193,6 +194,12 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs) error {
 			in.classes = append(in.classes, dc)
 		case *resourcev1.ResourceSlice:
 			in.slices = append(in.slices, v)
+		case *resourcev1.DeviceTaintRule:
+			r, err := ConvertDeviceTaintRule(v)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			in.rules = append(in.rules, r)
 		case *resourcev1.ResourceClaimTemplate:
 			t, err := ConvertResourceClaimTemplate(v)
 			if err != nil {
@@ -285,8 +292,14 @@ func (c *Cluster) loadClaims(in *inputs) error {
 		}
 		ds = append(ds, d)
 	}
+	if err := c.checkAdminAccess(in); err != nil {
+		return err
+	}
 	inv, err := dra.NewInventory(in.classes, ds)
 	if err != nil {
+		return c.locate(err)
+	}
+	if inv, err = inv.WithTaintRules(in.rules); err != nil {
 		return c.locate(err)
 	}
 	if c.Ledger, err = dra.NewLedger(inv, in.templates, in.claims); err != nil {

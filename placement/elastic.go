@@ -70,14 +70,10 @@ type Resized struct {
 // placement's nodes; a shrink O(E·L·log E) for E nodes of Existing and L
 // levels.
 func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error) {
-	if s == nil || g == nil {
-		return Resized{}, Errorf(ErrInvalid, "SolveResize", "arguments", "snapshot and group must not be nil")
+	set, err := podSetOf(s, g, "SolveResize", "resize.podSet", r.PodSet)
+	if err != nil {
+		return Resized{}, err
 	}
-	k := slices.IndexFunc(g.PodSets, func(ps PodSet) bool { return ps.Name == r.PodSet })
-	if k < 0 {
-		return Resized{}, Errorf(ErrNotFound, groupObj(g), "resize.podSet", "the group has no pod set %q", r.PodSet)
-	}
-	set := g.PodSets[k]
 	if set.Count < 1 || set.Count > MaxPending {
 		return Resized{}, Errorf(ErrInvalid, fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g)), "count", "%d is outside 1..%d", set.Count, MaxPending)
 	}

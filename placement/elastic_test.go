@@ -111,19 +111,7 @@ func TestProp_ElasticResizeKeepsExistingPods(t *testing.T) {
 		g := placementtest.Groups(s0).Draw(t, "group")
 		tmpl := g.Members[0]
 		tmpl.Name, tmpl.SchedulingGroup = "", ""
-		var racks []Placement
-		for _, r := range []string{"r0", "r1", "r2"} {
-			p := Placement{Name: r}
-			for id := range NodeID(s0.NumNodes()) {
-				if s0.Node(id).Labels[placementtest.RackLabel] == r {
-					p.Nodes = append(p.Nodes, id)
-				}
-			}
-			if len(p.Nodes) > 0 {
-				racks = append(racks, p)
-			}
-		}
-		opts := Options{Generator: fixedPlacements(racks)}
+		opts := Options{Generator: rackPlacements(s0)}
 		set := func(count int32) *Group {
 			return &Group{Namespace: "elastic", Name: "wl", MinCount: count, PodSets: []PodSet{{Name: "w", Count: count, Template: tmpl}}}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/gangsched/gangsched/topology"
 
 	. "github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/placement/placementtest"
 )
 
 // The generators of this package's property tests (drawBatchCase,
@@ -196,6 +197,24 @@ func (p fixedPlacements) Generate(*Snapshot, GroupView) ([]Placement, error) {
 		out[i].Nodes = slices.Clone(p[i].Nodes)
 	}
 	return out, nil
+}
+
+// rackPlacements is one placement a placementtest rack (r0, r1, r2) of s
+// that has nodes, named after the rack, its nodes in ID order.
+func rackPlacements(s *Snapshot) fixedPlacements {
+	var racks fixedPlacements
+	for _, r := range []string{"r0", "r1", "r2"} {
+		p := Placement{Name: r}
+		for id := range NodeID(s.NumNodes()) {
+			if s.Node(id).Labels[placementtest.RackLabel] == r {
+				p.Nodes = append(p.Nodes, id)
+			}
+		}
+		if len(p.Nodes) > 0 {
+			racks = append(racks, p)
+		}
+	}
+	return racks
 }
 
 // nodeIDs is the node IDs lo to hi-1.

@@ -46,6 +46,32 @@ func hSnap(t testing.TB, nodes ...placement.Node) *placement.Snapshot {
 	return s
 }
 
+// hBoundSnap is a snapshot of nodes with n one-slot pods of group bound to
+// node, named prefix0, prefix1, …: a leaf scheduled in an earlier cycle.
+func hBoundSnap(t testing.TB, group, prefix, node string, n int, nodes ...placement.Node) *placement.Snapshot {
+	var bound []placement.Pod
+	for i := range n {
+		bound = append(bound, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("%s%d", prefix, i), SchedulingGroup: group, NodeName: node,
+			Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
+	}
+	s, err := placement.NewSnapshot(nodes, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// hSolve is SolveHierarchy of root on s with default options; an error
+// fails the test.
+func hSolve(t testing.TB, s *placement.Snapshot, root *placement.HierarchyNode) placement.HierarchyDecision {
+	t.Helper()
+	d, err := placement.SolveHierarchy(s, root, placement.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // leafNodes maps each placed leaf to the nodes of its assignments.
 func leafNodes(d placement.HierarchyDecision) map[string][]string {
 	m := map[string][]string{}
@@ -74,10 +100,7 @@ func TestHierarchy_KEPWorkedExample(t *testing.T) {
 		hNode("b1", "block-B", "rack-B1", 5), hNode("b2", "block-B", "rack-B2", 5))
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
 		Children: []*placement.HierarchyNode{hLeaf("child-1", hRack, 5, 5), hLeaf("child-2", hRack, 5, 5)}}
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || !d.Proven {
 		t.Fatalf("status %v proven %v: %s", d.Status, d.Proven, d.Message)
 	}
@@ -105,10 +128,7 @@ func TestHierarchy_ResourceStealing(t *testing.T) {
 		t.Fatalf("greedy a: %v %v %d", err, da.Status, len(da.Assignments))
 	}
 
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled {
 		t.Fatalf("%v: %s", d.Status, d.Message)
 	}
@@ -124,10 +144,7 @@ func TestHierarchy_BasicTakesWhatFits(t *testing.T) {
 	s := hSnap(t, hNode("n1", "b", "r1", 4))
 	root := &placement.HierarchyNode{Name: "root", Policy: placement.PolicyBasic,
 		Children: []*placement.HierarchyNode{hLeaf("a", "", 3, 3), hLeaf("b", "", 3, 3), hLeaf("c", "", 1, 1)}}
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || d.Root.Scheduled != 2 || d.Root.Unschedulable != 1 || d.Root.Children[1].Status != placement.Unschedulable {
 		t.Fatalf("%v %+v", d.Status, d.Root)
 	}
@@ -141,10 +158,7 @@ func TestHierarchy_FailureLevels(t *testing.T) {
 	inner := &placement.HierarchyNode{Name: "inner", MinGroupCount: 2, TopologyKey: hBlock,
 		Children: []*placement.HierarchyNode{hLeaf("x", "", 3, 3), hLeaf("y", "", 3, 3)}}
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 1, Children: []*placement.HierarchyNode{inner}}
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Unschedulable || d.FailedAt != "inner" || !d.Proven {
 		t.Fatalf("%v at %q proven %v: %s", d.Status, d.FailedAt, d.Proven, d.Message)
 	}
@@ -155,10 +169,7 @@ func TestHierarchy_FailureLevels(t *testing.T) {
 
 	big := &placement.HierarchyNode{Name: "root", MinGroupCount: 2,
 		Children: []*placement.HierarchyNode{hLeaf("x", "", 3, 3), hLeaf("huge", hRack, 5, 5)}}
-	d, err = placement.SolveHierarchy(s, big, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d = hSolve(t, s, big)
 	if d.Status != placement.Unresolvable || d.FailedAt != "huge" || d.Root.Unresolvable != 1 || d.Root.Scheduled != 1 {
 		t.Fatalf("%v at %q: %+v", d.Status, d.FailedAt, d.Root)
 	}
@@ -174,10 +185,7 @@ func TestHierarchy_BoundPins(t *testing.T) {
 	}
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
 		Children: []*placement.HierarchyNode{hLeaf("x", "", 2, 1), hLeaf("y", "", 2, 2)}}
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || d.Root.Domain != "b2" {
 		t.Fatalf("%v %q: %s", d.Status, d.Root.Domain, d.Message)
 	}
@@ -481,10 +489,7 @@ func TestHierarchy_PodSets(t *testing.T) {
 	}
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
 		Children: []*placement.HierarchyNode{leaf("p", 3, 4), leaf("q", 4, 4)}}
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || d.Root.Domain != "b1" || fmt.Sprint(leafNodes(d)) != "map[p:[n1] q:[n2]]" {
 		t.Fatalf("%v %q %v: %s", d.Status, d.Root.Domain, leafNodes(d), d.Message)
 	}
@@ -496,10 +501,7 @@ func TestHierarchy_LeafYieldsRack(t *testing.T) {
 	s := hSnap(t, hNode("n2", "b0", "x", 1), hNode("n3", "b0", "y", 1), hNode("n4", "b0", "x", 2))
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2,
 		Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1), hLeaf("b", hRack, 3, 3)}}
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[a:[n3] b:[n2 n4]]" {
 		t.Fatalf("%v %v: %s", d.Status, leafNodes(d), d.Message)
 	}
@@ -519,10 +521,7 @@ func TestHierarchy_ThreeLevelsBound(t *testing.T) {
 		Children: []*placement.HierarchyNode{hLeaf("x", "", 2, 1), hLeaf("y", "", 2, 2)}}
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
 		Children: []*placement.HierarchyNode{inner, hLeaf("z", hRack, 2, 2)}}
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || d.Root.Domain != "b2" || d.Root.Children[0].Domain != "r3" ||
 		fmt.Sprint(leafNodes(d)) != "map[x:[n3] y:[n3] z:[n2]]" {
 		t.Fatalf("%v %+v %v: %s", d.Status, d.Root, leafNodes(d), d.Message)
@@ -533,29 +532,18 @@ func TestHierarchy_ThreeLevelsBound(t *testing.T) {
 // bound) counts as a satisfied child without a solve and pins the block;
 // a leaf with no members at all is never satisfied.
 func TestHierarchy_LeafScheduledBefore(t *testing.T) {
-	var bound []placement.Pod
-	for i := range 2 {
-		bound = append(bound, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("x-%d", i), SchedulingGroup: "x", NodeName: "n2",
-			Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
-	}
-	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b1", "r1", 4), hNode("n2", "b2", "r2", 4)}, bound)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := hBoundSnap(t, "x", "x-", "n2", 2, hNode("n1", "b1", "r1", 4), hNode("n2", "b2", "r2", 4))
 	x := &placement.HierarchyNode{Name: "x", Group: &placement.Group{Namespace: "ns", Name: "x", MinCount: 2}}
 	empty := &placement.HierarchyNode{Name: "e", Group: &placement.Group{Namespace: "ns", Name: "e", MinCount: 1}}
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
 		Children: []*placement.HierarchyNode{x, hLeaf("y", "", 2, 2), empty}}
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || d.Root.Domain != "b2" || len(d.Decisions) != 1 ||
 		fmt.Sprint(leafNodes(d)) != "map[y:[n2]]" || d.Root.Scheduled != 2 || d.Root.Children[0].Status != placement.Unschedulable {
 		t.Fatalf("%v %q %v %+v: %s", d.Status, d.Root.Domain, leafNodes(d), d.Root, d.Message)
 	}
 	root.MinGroupCount = 3
-	if d, err = placement.SolveHierarchy(s, root, placement.Options{}); err != nil || d.Status != placement.Unresolvable || d.FailedAt != "e" {
+	if d, err := placement.SolveHierarchy(s, root, placement.Options{}); err != nil || d.Status != placement.Unresolvable || d.FailedAt != "e" {
 		t.Fatalf("%v %v at %q: %s", err, d.Status, d.FailedAt, d.Message)
 	}
 }
@@ -584,20 +572,9 @@ func TestHierarchy_EmptyValueIsNoDomain(t *testing.T) {
 // fit stays a satisfied child: the tree is Scheduled with nothing new for
 // it.
 func TestHierarchy_ExtrasOfScheduledLeaf(t *testing.T) {
-	var bound []placement.Pod
-	for i := range 2 {
-		bound = append(bound, placement.Pod{Namespace: "ns", Name: fmt.Sprintf("a-b%d", i), SchedulingGroup: "a", NodeName: "n1",
-			Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
-	}
-	s, err := placement.NewSnapshot([]placement.Node{hNode("n1", "b", "r1", 2), hNode("n2", "b", "r2", 1)}, bound)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := hBoundSnap(t, "a", "a-b", "n1", 2, hNode("n1", "b", "r1", 2), hNode("n2", "b", "r2", 1))
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, Children: []*placement.HierarchyNode{hLeaf("a", "", 2, 3), hLeaf("b", "", 1, 1)}}
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[b:[n2]]" || d.Root.Children[0].Decision != nil {
 		t.Fatalf("%v %v %+v: %s", d.Status, leafNodes(d), d.Root.Children[0], d.Message)
 	}
@@ -615,10 +592,7 @@ func TestHierarchy_LeafSplitsAcrossRacks(t *testing.T) {
 	}
 	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2,
 		Children: []*placement.HierarchyNode{hLeaf("a", "", 2, 2), hLeaf("b", hRack, 2, 2)}}
-	d, err := placement.SolveHierarchy(s, root, placement.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[a:[n2 n3] b:[n1]]" {
 		t.Fatalf("%v %v: %s", d.Status, leafNodes(d), d.Message)
 	}

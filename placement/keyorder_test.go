@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestProp_SnapshotPodsInKeyOrder(t *testing.T) {
 			moved = append(slices.Delete(moved, i, i+1), p)
 		}
 		// By name alone, namespaces go back while names go forward.
-		byName := slices.SortedStableFunc(slices.Values(pods), func(a, b Pod) int { return cmpStr(a.Name, b.Name) })
+		byName := slices.SortedStableFunc(slices.Values(pods), func(a, b Pod) int { return strings.Compare(a.Name, b.Name) })
 		inputs := [][]Pod{byKey, moved, reversed(byKey), byName, rapid.Permutation(pods).Draw(t, "order")}
 		var first string
 		var firstErr error

@@ -294,19 +294,8 @@ func TestProp_PreferredNodeAffinityOnlyRanks(t *testing.T) {
 		g := placementtest.Groups(s).Draw(t, "group")
 		a := drawNodeAffinity(t)
 		a.Required = nil
-		var racks []Placement
-		for _, r := range []string{"r0", "r1", "r2"} {
-			p := Placement{Name: r}
-			for id := range NodeID(s.NumNodes()) {
-				if s.Node(id).Labels[placementtest.RackLabel] == r {
-					p.Nodes = append(p.Nodes, id)
-				}
-			}
-			if len(p.Nodes) > 0 {
-				racks = append(racks, p)
-			}
-		}
-		opts := Options{Generator: fixedPlacements(racks)}
+		racks := rackPlacements(s)
+		opts := Options{Generator: racks}
 		plain, err := Solve(s, g, opts)
 		require.NoError(t, err)
 		for i := range g.Members {

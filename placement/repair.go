@@ -70,14 +70,10 @@ type Repaired struct {
 // Cost: O(nodes × keys) to find the domains, plus a Solve per domain that
 // lost pods.
 func SolveRepair(s *Snapshot, g *Group, r Repair, opts Options) (Repaired, error) {
-	if s == nil || g == nil {
-		return Repaired{}, Errorf(ErrInvalid, "SolveRepair", "arguments", "snapshot and group must not be nil")
+	set, err := podSetOf(s, g, "SolveRepair", "repair.podSet", r.PodSet)
+	if err != nil {
+		return Repaired{}, err
 	}
-	k := slices.IndexFunc(g.PodSets, func(ps PodSet) bool { return ps.Name == r.PodSet })
-	if k < 0 {
-		return Repaired{}, Errorf(ErrNotFound, groupObj(g), "repair.podSet", "the group has no pod set %q", r.PodSet)
-	}
-	set := g.PodSets[k]
 	obj := fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g))
 	var existing []PodSetAssignment
 	if len(r.Existing) > 0 {
@@ -190,4 +186,18 @@ type fixedPlacement struct{ p Placement }
 
 func (f fixedPlacement) Generate(*Snapshot, GroupView) ([]Placement, error) {
 	return []Placement{f.p}, nil
+}
+
+// podSetOf is the pod set of g named name, for the resize and the repair
+// calls (fn, and field for the name's field in the error): an error when
+// s or g is nil or g has no such set.
+func podSetOf(s *Snapshot, g *Group, fn, field, name string) (PodSet, error) {
+	if s == nil || g == nil {
+		return PodSet{}, Errorf(ErrInvalid, fn, "arguments", "snapshot and group must not be nil")
+	}
+	k := slices.IndexFunc(g.PodSets, func(ps PodSet) bool { return ps.Name == name })
+	if k < 0 {
+		return PodSet{}, Errorf(ErrNotFound, groupObj(g), field, "the group has no pod set %q", name)
+	}
+	return g.PodSets[k], nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -54,7 +55,7 @@ func TestProp_SnapshotPodsInAnyOrder(t *testing.T) {
 		}
 		outcomes[wantErr != nil]++
 		sorted := slices.Clone(pods)
-		slices.SortStableFunc(sorted, func(a, b Pod) int { return cmpStr(a.NodeName, b.NodeName) })
+		slices.SortStableFunc(sorted, func(a, b Pod) int { return strings.Compare(a.NodeName, b.NodeName) })
 		shuffledNodes := rapid.Permutation(nodes).Draw(t, "nodeOrder")
 		shuffledPods := rapid.Permutation(pods).Draw(t, "podOrder")
 		reversed := slices.Clone(sorted)
@@ -89,16 +90,6 @@ func TestProp_SnapshotPodsInAnyOrder(t *testing.T) {
 	})
 	require.Positive(t, outcomes[true], "no input rejected")
 	require.Positive(t, outcomes[false], "no input accepted")
-}
-
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestSnapshot_ConcurrentFirstNameLookups: the name index of a fresh

@@ -35,6 +35,16 @@ func both(gpus, millis int64) placement.ResourceList {
 	return placement.ResourceList{gpu: gpus, cpu: millis}
 }
 
+// drawSuggested draws a case and returns it with Suggest's answer for it.
+func drawSuggested(t *rapid.T) (propCase, Suggestion) {
+	c := drawCase(t)
+	s, err := placement.NewSnapshot(c.nodes, c.pods)
+	require.NoError(t, err)
+	sug, err := Suggest(s, c.group, c.cs, c.shapes, c.opts)
+	require.NoError(t, err)
+	return c, sug
+}
+
 // drawCase draws clusters of 1–4 nodes in 2 racks (of 2 blocks, at
 // times), capacities 0–4, a group of 1–3 members that may have one bound
 // member and may have to share a rack or a node, and 1–2 shapes: small enough that trying every choice is cheap.
@@ -202,7 +212,7 @@ func oracle(t *rapid.T, c propCase) (found bool, count int, shapeName, path stri
 		return true, 0, "", ""
 	}
 	doms := oracleDomains(t, c, s)
-	shapes := slices.SortedFunc(slices.Values(c.shapes), func(a, b NodeShape) int { return compareString(a.Name, b.Name) })
+	shapes := slices.SortedFunc(slices.Values(c.shapes), func(a, b NodeShape) int { return strings.Compare(a.Name, b.Name) })
 	for k := 1; k <= c.opts.MaxNodes; k++ {
 		for _, d := range doms {
 			if c.opts.MaxDomainNodes > 0 && len(c.cs) > 0 && d.size+k > c.opts.MaxDomainNodes || d.slots > 0 && k > d.slots {
@@ -218,16 +228,6 @@ func oracle(t *rapid.T, c propCase) (found bool, count int, shapeName, path stri
 	return false, 0, "", ""
 }
 
-func compareString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // TestProp_SuggestFewest: on small cases the suggestion is exactly the
 // first choice that fits when every count, domain and shape is tried in
 // tie order — so its nodes, applied, make the group fit in its domain, and
@@ -235,11 +235,7 @@ func compareString(a, b string) int {
 // order of nodes, pods, members and shapes.
 func TestProp_SuggestFewest(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := drawCase(t)
-		s, err := placement.NewSnapshot(c.nodes, c.pods)
-		require.NoError(t, err)
-		sug, err := Suggest(s, c.group, c.cs, c.shapes, c.opts)
-		require.NoError(t, err)
+		c, sug := drawSuggested(t)
 		require.True(t, sug.Proven)
 		found, count, shapeName, path := oracle(t, c)
 		require.Equal(t, found, sug.Found, sug.Reason)
@@ -299,11 +295,7 @@ func TestDrawCase_Covers(t *testing.T) {
 
 func coverOnce(t *testing.T, seen map[string]int) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := drawCase(t)
-		s, err := placement.NewSnapshot(c.nodes, c.pods)
-		require.NoError(t, err)
-		sug, err := Suggest(s, c.group, c.cs, c.shapes, c.opts)
-		require.NoError(t, err)
+		_, sug := drawSuggested(t)
 		switch {
 		case !sug.Found:
 			seen["never"]++

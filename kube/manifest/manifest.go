@@ -172,6 +172,7 @@ var known = map[string]map[string]kindInfo{
 		"ResourceClaimTemplate": kindOf[resourcev1.ResourceClaimTemplate](false),
 		"ResourceSlice":         kindOf[resourcev1.ResourceSlice](true),
 		"DeviceClass":           kindOf[resourcev1.DeviceClass](true),
+		"DeviceTaintRule":       kindOf[resourcev1.DeviceTaintRule](true),
 	},
 }
 

@@ -52,8 +52,8 @@
 // Nodes, Pods, Jobs (stamped as the Job controller does, gate
 // WorkloadWithJob), Workloads and PodGroups (scheduling.k8s.io v1alpha2 and
 // v1beta1), PriorityClasses, PodDisruptionBudgets and the DRA objects
-// (DeviceClass, ResourceSlice, ResourceClaimTemplate, ResourceClaim of
-// resource.k8s.io/v1) take part.
+// (DeviceClass, ResourceSlice, DeviceTaintRule, ResourceClaimTemplate,
+// ResourceClaim of resource.k8s.io/v1) take part.
 //
 // What a cluster adds is filled in first, as the API server and the
 // kubelet would for objects created with kubectl apply -f in input order

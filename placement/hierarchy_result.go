@@ -1,0 +1,220 @@
+package placement
+
+import (
+	"fmt"
+	"slices"
+)
+
+// This file holds a hierarchy's answer: the per-node results of a placed
+// tree, and the diagnosis of one that does not fit (KEP-6012's
+// PlacementFeasible model: scheduled, remaining, unschedulable,
+// unresolvable against min).
+
+func (h *hsolver) placedResult(n *hnode) NodeResult {
+	r := NodeResult{Name: n.src.Name, Status: Scheduled, Domain: n.domain, Min: n.need}
+	if n.src.TopologyKey == "" {
+		r.Domain = ""
+	}
+	if n.done > 0 || n.extrasLeft {
+		r.Message = fmt.Sprintf("scheduled before: %d bound members", len(h.s.GroupMembers(n.src.Group.Key())))
+		if n.extrasLeft {
+			r.Message += "; none of the pending members fits beside its siblings"
+		}
+		return r
+	}
+	if n.src.Group != nil {
+		d := n.dec
+		r.Decision = &d
+		r.Min = int(d.Required)
+		r.Message = d.Message
+		return r
+	}
+	for _, c := range n.children {
+		if c.placed {
+			r.Scheduled++
+			r.Children = append(r.Children, h.placedResult(c))
+		} else {
+			r.Unschedulable++
+			r.Children = append(r.Children, NodeResult{Name: c.src.Name, Status: Unschedulable, Min: c.need,
+				Message: "does not fit beside its placed siblings"})
+		}
+	}
+	r.Message = fmt.Sprintf("%d of min %d children scheduled", r.Scheduled, r.Min)
+	return r
+}
+
+// diagnose judges n alone on s within allowed: its status, and its
+// children's, each alone.
+func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult, bool, error) {
+	r := NodeResult{Name: n.src.Name, Min: n.need}
+	if h.exhausted {
+		r.Status, r.Message = BudgetExhausted, "not judged: budget exhausted"
+		return r, false, nil
+	}
+	if n.done > 0 {
+		r.Status, r.Message = Scheduled, fmt.Sprintf("scheduled before: %d bound members", len(h.s.GroupMembers(n.src.Group.Key())))
+		return r, true, nil
+	}
+	if n.done < 0 {
+		r.Status, r.Message = Unresolvable, "no pending members, and too few bound ones to satisfy it"
+		return r, true, nil
+	}
+	if n.src.Group != nil {
+		vals, sets := h.domains(n, s, allowed)
+		var first *Decision
+		r.Status = Unresolvable
+		for i := range vals {
+			d, err := h.solveLeaf(n.src.Group, s, vals[i], sets[i])
+			if err != nil {
+				return r, false, err
+			}
+			if first == nil || d.Status < first.Status {
+				first = &d
+			}
+		}
+		if first == nil {
+			r.Message = fmt.Sprintf("no node carries %q", n.src.TopologyKey)
+			return r, true, nil
+		}
+		r.Status, r.Decision, r.Message, r.Min = first.Status, first, first.Message, int(first.Required)
+		return r, true, nil
+	}
+	// Each child is judged alone in the domains of n's key, the best of
+	// them counting: a child that fits only across two domains does not.
+	doms := [][]NodeID{allowed}
+	if n.src.TopologyKey != "" {
+		_, doms = h.domains(n, s, allowed)
+	}
+	for _, c := range n.children {
+		cr, judged := NodeResult{Name: c.src.Name, Min: c.need, Status: Unresolvable,
+			Message: fmt.Sprintf("no domain of %q holds a node", n.src.TopologyKey)}, true
+		for i, d := range doms {
+			dr, dj, err := h.diagnose(c, s, d)
+			if err != nil {
+				return r, false, err
+			}
+			if i == 0 || dr.Status < cr.Status {
+				cr, judged = dr, dj
+			}
+			if cr.Status == Scheduled || h.exhausted {
+				break
+			}
+		}
+		r.Children = append(r.Children, cr)
+		switch {
+		case !judged || cr.Status == BudgetExhausted:
+			r.Remaining++
+		case cr.Status == Scheduled:
+			r.Scheduled++
+		case cr.Status == Unresolvable:
+			r.Unresolvable++
+		default:
+			r.Unschedulable++
+		}
+	}
+	// Is the subtree itself placeable alone?
+	stack := h.stack
+	ok, err := h.place(n, s, allowed, func(*Snapshot) (bool, error) { return true, nil })
+	h.stack = stack
+	if err != nil {
+		return r, false, err
+	}
+	switch {
+	case ok:
+		r.Status = Scheduled
+		r.Message = fmt.Sprintf("placeable alone, not beside its siblings (%d of min %d children)", r.Scheduled, r.Min)
+	case h.exhausted:
+		r.Status = BudgetExhausted
+		r.Message = fmt.Sprintf("budget exhausted: %d scheduled, %d remaining, %d unschedulable, %d unresolvable children against min %d",
+			r.Scheduled, r.Remaining, r.Unschedulable, r.Unresolvable, r.Min)
+	case r.Scheduled+r.Remaining+r.Unschedulable < r.Min:
+		r.Status = Unresolvable
+		r.Message = fmt.Sprintf("%d of min %d children could ever fit (%d unresolvable)", r.Scheduled+r.Unschedulable, r.Min, r.Unresolvable)
+	default:
+		r.Status = Unschedulable
+		if r.Scheduled >= r.Min {
+			r.Message = fmt.Sprintf("%d of min %d children fit one by one, not together", r.Scheduled, r.Min)
+		} else {
+			r.Message = fmt.Sprintf("%d of min %d children fit (%d unschedulable, %d unresolvable)", r.Scheduled, r.Min, r.Unschedulable, r.Unresolvable)
+		}
+	}
+	return r, true, nil
+}
+
+// failedAt is the deepest node not placeable alone whose children all
+// are, or the first leaf that is not.
+func failedAt(r *NodeResult) string {
+	if r.Status == Scheduled {
+		return ""
+	}
+	for i := range r.Children {
+		if f := failedAt(&r.Children[i]); f != "" && r.Children[i].Status != Scheduled {
+			if r.Scheduled >= r.Min {
+				break
+			}
+			return f
+		}
+	}
+	return r.Name
+}
+
+func placedPods(d Decision) int {
+	n := 0
+	for _, a := range d.Assignments {
+		n += int(a.Pods())
+	}
+	for _, a := range d.PodSetAssignments {
+		n += int(a.Count)
+	}
+	return n
+}
+
+// mayFit is a necessary condition for the leaf to fit on nodes: for each
+// resource, the sum of its need smallest pending requests is at most the
+// nodes' free total. It saves a solve on the many small domains (hosts)
+// that cannot hold the leaf. O(nodes × resources requested), after a
+// one-time O(members log members) per leaf.
+func (n *hnode) mayFit(s *Snapshot, nodes []NodeID) bool {
+	if n.minNeed == nil {
+		n.minNeed = map[ResourceName]int64{}
+		g := n.src.Group
+		per := map[ResourceName][]int64{}
+		for i := range g.Members {
+			for r, v := range g.Members[i].Requests {
+				per[r] = append(per[r], v)
+			}
+		}
+		for _, ps := range g.PodSets {
+			for r, v := range ps.Template.Requests {
+				for range min(int(ps.Count), n.need) {
+					per[r] = append(per[r], v)
+				}
+			}
+		}
+		pending := g.NumPending()
+		for r, vs := range per {
+			if len(vs) < pending {
+				continue // some pod requests none of r: the smallest are 0
+			}
+			slices.Sort(vs)
+			var sum int64
+			for _, v := range vs[:min(n.need, len(vs))] {
+				sum += v
+			}
+			n.minNeed[r] = sum
+		}
+	}
+	for r, need := range n.minNeed {
+		var free int64
+		for _, id := range nodes {
+			free += max(s.Free(id, r), 0)
+			if free >= need {
+				break
+			}
+		}
+		if free < need {
+			return false
+		}
+	}
+	return true
+}
