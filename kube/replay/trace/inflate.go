@@ -16,7 +16,9 @@ import (
 // random; they arrive one second apart from [Epoch] and never end, so the
 // cluster only fills, and each pod is tried once (a pod that does not fit
 // waits for good: nothing ever ends to wake it). The draws come from a
-// PCG generator seeded with seed: the same seed gives the same workload.
+// PCG generator seeded with seed, by index into in.Pods: the same seed and
+// the same pods in the same order (a reader's file order) give the same
+// workload.
 // The drawn copies are named <name>-tuned-<i>, as the artifact names
 // them. Errors: a ratio that is not positive, or a cluster without GPUs.
 func Inflate(in replay.Input, ratio float64, seed uint64) (replay.Input, error) {
