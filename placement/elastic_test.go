@@ -106,7 +106,7 @@ func TestSolveResize_Errors(t *testing.T) {
 // after is the new count; and the grown set's usage verifies.
 func TestProp_ElasticResizeKeepsExistingPods(t *testing.T) {
 	grew, shrank, waited := 0, 0, 0
-	rapid.Check(t, func(t *rapid.T) {
+	prop := func(t *rapid.T) {
 		s0 := placementtest.Snapshots().Draw(t, "snapshot")
 		g := placementtest.Groups(s0).Draw(t, "group")
 		tmpl := g.Members[0]
@@ -171,7 +171,12 @@ func TestProp_ElasticResizeKeepsExistingPods(t *testing.T) {
 				require.LessOrEqual(t, c, before[node], "a shrink added pods on %s", node)
 			}
 		}
-	})
+	}
+	// One run of 100 cases misses a branch about one time in eight (on
+	// GOARCH=386 draws differ); run again until every branch was checked.
+	for round := 0; round < 20 && (grew == 0 || shrank == 0 || waited == 0); round++ {
+		rapid.Check(t, prop)
+	}
 	require.Positive(t, grew)
 	require.Positive(t, shrank)
 	require.Positive(t, waited)
