@@ -38,11 +38,28 @@ func newChart(id string, height int, c optioned) (chart, error) {
 	if err := json.Unmarshal([]byte(c.JSONNotEscaped()), &v); err != nil {
 		return chart{}, fmt.Errorf("report: chart %s: go-echarts wrote options that are not JSON: %w", id, err)
 	}
+	drawAtOnce(v)
 	b, err := json.Marshal(v)
 	if err != nil {
 		return chart{}, fmt.Errorf("report: chart %s: %w", id, err)
 	}
 	return chart{ID: id, Height: height, Option: template.JS(b)}, nil
+}
+
+// drawAtOnce turns off ECharts' progressive rendering in every series of
+// options v: above 3,000 cells a heat map is otherwise drawn a few hundred
+// cells per frame, so a page printed or captured right after it loads
+// (a headless browser's screenshot) shows the lower domains empty.
+// go-echarts sets progressive only at the top level, where ECharts does
+// not read it.
+func drawAtOnce(v any) {
+	o, _ := v.(map[string]any)
+	series, _ := o["series"].([]any)
+	for _, s := range series {
+		if m, ok := s.(map[string]any); ok {
+			m["progressive"] = 0
+		}
+	}
 }
 
 // timeUnit is the unit a time axis is drawn in: the largest of s, min, h
