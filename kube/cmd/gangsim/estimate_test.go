@@ -2,13 +2,10 @@ package main
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	goldenfile "github.com/gangsched/gangsched/internal/golden"
 )
 
 const dump = td + "estimate/dump.yaml"
@@ -34,14 +31,7 @@ var estimateGoldens = []golden{
 }
 
 func TestGoldenEstimate(t *testing.T) {
-	for _, g := range estimateGoldens {
-		t.Run(g.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := run(g.args, strings.NewReader(""), &out, &errb, false)
-			require.Equal(t, g.code, code, "stderr: %s", errb.String())
-			goldenfile.Check(t, filepath.Join("testdata", g.name+".golden"), out.Bytes())
-		})
-	}
+	checkGoldens(t, estimateGoldens)
 }
 
 // TestEstimateBadInput: a bad annotation names the pod, the annotation

@@ -2,13 +2,10 @@ package main
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	goldenfile "github.com/gangsched/gangsched/internal/golden"
 )
 
 // hierarchyGoldens are runs on CompositePodGroup manifests
@@ -28,14 +25,7 @@ var hierarchyGoldens = []golden{
 }
 
 func TestGoldenHierarchy(t *testing.T) {
-	for _, g := range hierarchyGoldens {
-		t.Run(g.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := run(g.args, strings.NewReader(""), &out, &errb, false)
-			require.Equal(t, g.code, code, "stderr: %s", errb.String())
-			goldenfile.Check(t, filepath.Join("testdata", g.name+".golden"), out.Bytes())
-		})
-	}
+	checkGoldens(t, hierarchyGoldens)
 }
 
 // An explicit -profile refuses objects of API versions that version does

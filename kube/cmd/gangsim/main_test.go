@@ -75,7 +75,13 @@ var goldens = []golden{
 }
 
 func TestGolden(t *testing.T) {
-	for _, g := range goldens {
+	checkGoldens(t, goldens)
+}
+
+// checkGoldens runs gangsim on each case and compares its exit code and
+// standard output with testdata/<name>.golden.
+func checkGoldens(t *testing.T, cases []golden) {
+	for _, g := range cases {
 		t.Run(g.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
 			code := run(g.args, strings.NewReader(""), &out, &errb, false)

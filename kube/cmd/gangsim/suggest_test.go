@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	goldenfile "github.com/gangsched/gangsched/internal/golden"
 )
 
 var lingjunTooWide = []string{"-f", td + "clusters/lingjun/nodes.yaml", "-f", td + "workloads/lingjun-training.yaml", "-f", td + "workloads/lingjun-too-wide.yaml"}
@@ -33,14 +31,7 @@ var suggestGoldens = []golden{
 }
 
 func TestGolden_SuggestNodes(t *testing.T) {
-	for _, g := range suggestGoldens {
-		t.Run(g.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := run(g.args, strings.NewReader(""), &out, &errb, false)
-			require.Equal(t, g.code, code, "stderr: %s", errb.String())
-			goldenfile.Check(t, filepath.Join("testdata", g.name+".golden"), out.Bytes())
-		})
-	}
+	checkGoldens(t, suggestGoldens)
 }
 
 // TestSuggestNodes_Applied: the nodes -suggest-nodes names, written as

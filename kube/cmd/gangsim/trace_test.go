@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	goldenfile "github.com/gangsched/gangsched/internal/golden"
 )
 
 // traceGoldens replay generated days (the research-only traces stay out of
@@ -23,14 +20,7 @@ var traceGoldens = []golden{
 }
 
 func TestGoldenTrace(t *testing.T) {
-	for _, g := range traceGoldens {
-		t.Run(g.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := run(g.args, strings.NewReader(""), &out, &errb, false)
-			require.Equal(t, g.code, code, "stderr: %s", errb.String())
-			goldenfile.Check(t, filepath.Join("testdata", g.name+".golden"), out.Bytes())
-		})
-	}
+	checkGoldens(t, traceGoldens)
 }
 
 // TestTraceJSON: -o json carries one result per policy, with the series'
