@@ -28,8 +28,11 @@
 //     carries; [ConvertCompositePodGroupV1alpha3]), v1beta1 PodGroups'
 //     parentCompositePodGroupName and v1beta1 Workloads'
 //     compositePodGroupTemplates (stamped with [gang.StampHierarchy]).
-//   - Jobs are stamped as the Job controller does ([StampJob]: the v1.36
-//     eligibility rules, or v1.37's spec.scheduling), pods included.
+//   - Jobs are stamped as the Job controller does ([StampJobAs]): v1.36's
+//     eligibility rules (a gang for an Indexed Job whose completions equal
+//     its parallelism above 1), or v1.37's (every Job a controller does not
+//     own gets a Workload and PodGroup: spec.scheduling's policy, basic
+//     without one), pods included.
 //   - DeviceClasses, ResourceSlices, ResourceClaimTemplates and
 //     ResourceClaims (resource.k8s.io/v1) become the [dra] model, with CEL
 //     selectors compiled by the Kubernetes DRA CEL environment

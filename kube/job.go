@@ -3,11 +3,14 @@ package kube
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/placement"
@@ -53,7 +56,9 @@ func jobObj(namespace, name string) string {
 	return fmt.Sprintf("Job %q", placement.Key{Namespace: namespace, Name: name}.String())
 }
 
-// StampJob does what the Job controller does for a new Job (batch/v1):
+// StampJob does what the Job controller of v1.36 (KEP-5547 alpha, with
+// v1.37's spec.scheduling honoured) does for a new Job (batch/v1); it is
+// [StampJobAs] for [gang.ProfileV136]:
 //
 //   - a Job with spec.scheduling (v1.37) gets a Workload and PodGroup with
 //     that policy (a gang's minCount defaults to parallelism), topology
@@ -80,6 +85,23 @@ func jobObj(namespace, name string) string {
 // basic, or a gang minCount below 1; an unknown priority class; and what
 // [gang.PodGroup.Validate] reports for the stamped group.
 func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
+	return StampJobAs(j, pcs, gang.ProfileV136)
+}
+
+// StampJobAs is [StampJob] as the Job controller of profile p's release
+// does it (pkg/controller/job, getManagementMode and buildWorkloadItem):
+// v1.36 ([gang.ProfileV136]) as StampJob; v1.37 and later
+// ([gang.ProfileV137], [gang.ProfileV138], and "", the newest) give every
+// Job a Workload and PodGroup in scheduling.k8s.io/v1beta1 (JobObjects.V1beta1),
+// with the policy of its spec.scheduling or, without one, a basic policy
+// (whatever its parallelism and completion mode), unless its pod template
+// sets spec.schedulingGroup or another object controls the Job (a
+// controller ownerReference: a JobSet, a CronJob, which manages the
+// Job's scheduling objects itself). Whenever the objects are v1beta1 (v1.37's
+// controller, or spec.scheduling under any profile), the pods also name the
+// PodGroup in a second, non-controller ownerReference, as v1.37's
+// controller writes them. Errors: as StampJob's.
+func StampJobAs(j *batchv1.Job, pcs *PriorityClasses, p gang.Profile) (JobObjects, error) {
 	if j == nil {
 		return JobObjects{}, placement.Errorf(placement.ErrInvalid, "Job", "metadata", "is nil")
 	}
@@ -120,9 +142,17 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 		gj.Spec.Template.SchedulingGroup = &gang.PodSchedulingGroup{PodGroupName: *sg.PodGroupName}
 	}
 	var out JobObjects
-	if s.Scheduling != nil {
-		err = stampScheduling(obj, j, &gj, &out)
-	} else {
+	v137 := p != gang.ProfileV136
+	switch ctl := metav1.GetControllerOf(j); {
+	case s.Scheduling != nil && gj.Spec.Template.SchedulingGroup != nil:
+		err = placement.Errorf(placement.ErrInvalid, obj, "spec.template.spec.schedulingGroup", "must not be set together with spec.scheduling")
+	case v137 && gj.Spec.Template.SchedulingGroup != nil:
+		out.Reason = "spec.template.spec.schedulingGroup is already set"
+	case v137 && ctl != nil:
+		out.Reason = fmt.Sprintf("%s %q controls the Job and manages its scheduling objects (a PodGroup it delegates is not simulated)", ctl.Kind, ctl.Name)
+	case s.Scheduling != nil || v137:
+		err = stampScheduling(j, &gj, &out)
+	default:
 		var st gang.JobStamp
 		var ok bool
 		st, ok, err = gang.StampJob(&gj)
@@ -146,18 +176,20 @@ func StampJob(j *batchv1.Job, pcs *PriorityClasses) (JobObjects, error) {
 		out.PodGroup.Spec.Priority = prio
 		out.Workload.Spec.PodGroupTemplates[0].Priority = copyInt32(prio)
 	}
-	out.Pods = jobPods(j, out.PodGroup)
+	out.Pods = jobPods(j, out.PodGroup, out.V1beta1)
 	return out, nil
 }
 
-// stampScheduling builds the Workload and PodGroup of a Job with
-// spec.scheduling. The names and owner references are gang.StampJob's: it
-// is asked to stamp the Job as if it were eligible by the v1.36 rules, and
-// the template is then replaced by the Job's own configuration.
-func stampScheduling(obj string, j *batchv1.Job, gj *gang.Job, out *JobObjects) error {
+// stampScheduling builds the Workload and PodGroup of a Job from its
+// spec.scheduling, a basic policy when it has none (v1.37's default). The
+// names and owner references are gang.StampJob's: it is asked to stamp
+// the Job as if it were eligible by the v1.36 rules, and the template is
+// then replaced by the Job's own configuration.
+func stampScheduling(j *batchv1.Job, gj *gang.Job, out *JobObjects) error {
+	obj := jobObj(j.Namespace, j.Name)
 	sc := j.Spec.Scheduling
-	if gj.Spec.Template.SchedulingGroup != nil {
-		return placement.Errorf(placement.ErrInvalid, obj, "spec.template.spec.schedulingGroup", "must not be set together with spec.scheduling")
+	if sc == nil {
+		sc = &batchv1.JobSchedulingConfiguration{}
 	}
 	parallelism := int32(1)
 	if j.Spec.Parallelism != nil {
@@ -172,7 +204,7 @@ func stampScheduling(obj string, j *batchv1.Job, gj *gang.Job, out *JobObjects) 
 	case p == nil || (p.Basic != nil && p.Gang == nil):
 		t.SchedulingPolicy.Basic = &gang.BasicSchedulingPolicy{}
 	case p.Gang != nil && p.Basic == nil:
-		minCount := parallelism
+		minCount := max(1, parallelism) // a suspended Job's parallelism may be 0
 		if p.Gang.MinCount != nil {
 			minCount = *p.Gang.MinCount
 		}
@@ -214,7 +246,13 @@ func stampScheduling(obj string, j *batchv1.Job, gj *gang.Job, out *JobObjects) 
 	if err != nil {
 		return err
 	}
-	pg.OwnerReferences = st.PodGroup.OwnerReferences
+	// The Job as controller, then the Workload, which is a v1beta1 one here.
+	pg.OwnerReferences = slices.Clone(st.PodGroup.OwnerReferences)
+	for i := range pg.OwnerReferences {
+		if pg.OwnerReferences[i].Kind == "Workload" {
+			pg.OwnerReferences[i].APIVersion = schedulingv1beta1.SchemeGroupVersion.String()
+		}
+	}
 	out.Workload, out.PodGroup, out.V1beta1 = st.Workload, pg, true
 	return nil
 }
@@ -244,8 +282,10 @@ func jobPodCount(j *batchv1.Job) int {
 // annotations, owner references — is the template's, shared by every pod
 // of the Job and read-only, so that a Job of 100,000 pods costs 100,000
 // small objects rather than 100,000 copies of its PodSpec. Only
-// spec.nodeName is each pod's own to write (a field of its Spec value).
-func jobPods(j *batchv1.Job, pg *gang.PodGroup) []*corev1.Pod {
+// spec.nodeName and status are each pod's own to write (fields of its
+// values). With linkGroup (v1.37's controller) a pod also names its
+// PodGroup in a non-controller ownerReference.
+func jobPods(j *batchv1.Job, pg *gang.PodGroup, linkGroup bool) []*corev1.Pod {
 	n := jobPodCount(j)
 	if n == 0 {
 		return nil
@@ -257,6 +297,9 @@ func jobPods(j *batchv1.Job, pg *gang.PodGroup) []*corev1.Pod {
 	if pg != nil {
 		name := pg.Name
 		spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: &name}
+		if linkGroup {
+			owners = append(owners, metav1.OwnerReference{APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "PodGroup", Name: pg.Name, UID: types.UID(pg.UID)})
+		}
 	}
 	// One allocation for all the pods' structs.
 	objs := make([]corev1.Pod, n)

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 )
@@ -15,8 +16,8 @@ import (
 // runJobController does for each Job of the input what the Job controller
 // does on its first sync (see [Load]): it finds what the Job already has,
 // creates the Workload and PodGroup of a Job that never started, and the
-// pods the Job lacks.
-func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs) error {
+// pods the Job lacks, as profile p's release does ([StampJobAs]).
+func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, p gang.Profile) error {
 	var owned []*corev1.Pod // the input's pods that some Job controls
 	for _, p := range in.pods {
 		if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == "Job" {
@@ -29,7 +30,7 @@ func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs) error {
 		if !ok {
 			continue
 		}
-		jo, err := StampJob(j, pcs)
+		jo, err := StampJobAs(j, pcs, p)
 		if err != nil {
 			return o.Wrap(err)
 		}
@@ -110,7 +111,7 @@ func (c *Cluster) stampGroup(o *manifest.Object, j *batchv1.Job, jo *JobObjects,
 	if why := newJob(j, mine); why != "" {
 		jo.Workload, jo.PodGroup, jo.V1beta1 = nil, nil, false
 		jo.Reason = why + ", so the Job controller creates no Workload or PodGroup for it"
-		jo.Pods = jobPods(j, nil)
+		jo.Pods = jobPods(j, nil, false)
 		return nil
 	}
 	if !hasWL {

@@ -23,8 +23,9 @@ import (
 // (pods and PodGroups resolve their priorities through them), then Nodes,
 // Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1),
 // CompositePodGroups (v1alpha3), Jobs
-// (see [StampJob]: their Workloads, PodGroups and pods are created as the
-// Job controller would), and Pods. Pods that finished (phase Succeeded or
+// (see [StampJobAs]: their Workloads, PodGroups and pods are created as the
+// Job controller of [LoadOptions].Profile's release would; Load's is the
+// newest), and Pods. Pods that finished (phase Succeeded or
 // Failed) are left out, as they hold no resources.
 //
 // Jobs follow the Job controller's rules (pkg/controller/job, v1.37): a
@@ -75,7 +76,7 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 	if err := checkPodCount(objs, len(in.pods), opts.MaxPods); err != nil {
 		return nil, err
 	}
-	if err := c.runJobController(pcs, &in); err != nil {
+	if err := c.runJobController(pcs, &in, opts.Profile); err != nil {
 		return nil, err
 	}
 	bound, err := c.convertPods(pcs, in.pods)

@@ -5,6 +5,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 
+	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 )
@@ -28,6 +29,10 @@ type LoadOptions struct {
 	// create; 0 means [DefaultMaxPods]. The bound is checked before any
 	// Job's pods are created.
 	MaxPods int
+	// Profile is the release whose Job controller stamps the Jobs (see
+	// [StampJobAs]); "" means the newest, whose Jobs all get a Workload and
+	// PodGroup, basic unless spec.scheduling says otherwise.
+	Profile gang.Profile
 }
 
 // checkPodCount reports, at the Job whose pods cross it, when the input's

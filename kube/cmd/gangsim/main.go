@@ -213,7 +213,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	if *fillIn {
 		kube.FillIn(objs, epoch)
 	}
-	c, err := kube.LoadWithOptions(objs, kube.LoadOptions{MaxPods: *maxPods})
+	c, err := kube.LoadWithOptions(objs, kube.LoadOptions{MaxPods: *maxPods, Profile: k8sProfile})
 	if err != nil {
 		hint := ""
 		if errors.Is(err, kube.ErrTooManyPods) {

@@ -46,6 +46,11 @@ var goldens = []golden{
 	{"seed-binds-yaml", []string{"-o", "yaml", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
 	{"seed-job", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/job.yaml"}, exitPlaced},
 	{"seed-job-yaml", []string{"-o", "yaml", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/job.yaml"}, exitPlaced},
+	// v1.36's Job controller stamps the seed's Job as a gang of
+	// minCount 4 in scheduling.k8s.io/v1alpha2; v1.37's (and the default
+	// v1.38, seed-job above) as a basic group in v1beta1.
+	{"seed-job-profile-v1.36", []string{"-profile", "v1.36", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/job.yaml"}, exitPlaced},
+	{"seed-job-profile-v1.36-yaml", []string{"-profile", "v1.36", "-o", "yaml", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/job.yaml"}, exitPlaced},
 	{"seed-both-json", []string{"-o", "json", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitWaiting},
 	{"perf-gang-3x3", []string{"-f", td + "scheduler-perf/nodes-10.yaml", "-f", td + "scheduler-perf/gangscheduling-3x3.yaml"}, exitPlaced},
 	{"perf-gang-10x3", []string{"-f", td + "scheduler-perf/nodes-100.yaml", "-f", td + "scheduler-perf/gangscheduling-10x3.yaml"}, exitPlaced},

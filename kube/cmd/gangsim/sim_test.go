@@ -202,19 +202,26 @@ spec:
 `
 
 // TestScenario_JobReadsBack: a gang-eligible Job gets its Workload,
-// PodGroup and two pods, which bind; the output, read back, is the Job's
-// own (controller ownerReferences) and nothing is created or bound again.
+// PodGroup (a gang by v1.36's rule, basic by v1.37's) and two pods, which
+// bind; the output, read back, is the Job's own (controller
+// ownerReferences) and nothing is created or bound again.
 func TestScenario_JobReadsBack(t *testing.T) {
-	rep, code := runJSON(t, twoNodes+indexedJob)
-	require.Equal(t, exitPlaced, code)
-	require.Equal(t, map[string]string{"j-0": "n1", "j-1": "n1"}, outcomeOf(rep).Bound)
-	out, _ := yamlOf(t, twoNodes+indexedJob)
-	require.Equal(t, 1, strings.Count(out, "kind: PodGroup\n"))
-	again, _ := yamlOf(t, out)
-	require.Equal(t, out, again)
-	rep2, code2 := runJSON(t, out)
-	require.Equal(t, exitPlaced, code2)
-	require.Empty(t, rep2.Cycles)
+	for profile, policy := range map[string]string{"v1.36": "\n  schedulingPolicy:\n    gang:\n      minCount: 2\n", "v1.37": "\n  schedulingPolicy:\n    basic: {}\n", "v1.38": "\n  schedulingPolicy:\n    basic: {}\n"} {
+		t.Run(profile, func(t *testing.T) {
+			rep, code := runJSON(t, twoNodes+indexedJob, "-profile", profile)
+			require.Equal(t, exitPlaced, code)
+			require.Equal(t, map[string]string{"j-0": "n1", "j-1": "n1"}, outcomeOf(rep).Bound)
+			require.Equal(t, 1, rep.Summary.PodGroups)
+			out, _ := yamlOf(t, twoNodes+indexedJob, "-profile", profile)
+			require.Equal(t, 1, strings.Count(out, "\nkind: PodGroup\nmetadata:"))
+			require.Contains(t, out, policy)
+			again, _ := yamlOf(t, out, "-profile", profile)
+			require.Equal(t, out, again)
+			rep2, code2 := runJSON(t, out, "-profile", profile)
+			require.Equal(t, exitPlaced, code2)
+			require.Empty(t, rep2.Cycles)
+		})
+	}
 }
 
 // TestScenario_StartedJob: a Job that already started (status.startTime),
@@ -305,7 +312,10 @@ spec: {parallelism: 1, template: {spec: {priority: 100, restartPolicy: Never, co
 `
 	rep, code := runJSON(t, in)
 	require.Equal(t, exitWaiting, code)
-	require.Equal(t, outcome{Bound: map[string]string{"hi-0": "n0"}, Preempted: []string{"default/lo-0"}, Conditions: map[string]Condition{}}, outcomeOf(rep))
+	// v1.37's Job controller gives hi, a new Job, a basic PodGroup; lo,
+	// whose pod exists, runs pod by pod.
+	require.Equal(t, outcome{Bound: map[string]string{"hi-0": "n0"}, Preempted: []string{"default/lo-0"},
+		Conditions: map[string]Condition{"default/hi-94c2e5d7-job": {Type: "PodGroupInitiallyScheduled", Status: "True", Reason: "Scheduled"}}}, outcomeOf(rep))
 	require.Equal(t, []string{"default/lo-0"}, rep.Cycles[0].Recreated)
 	require.Equal(t, []WaitingGroup{{Kind: "Pod", Name: "default/lo-0", Pending: 1, Reason: rep.Summary.Waiting[0].Reason}}, rep.Summary.Waiting)
 	out, _ := yamlOf(t, in)
