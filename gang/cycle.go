@@ -49,6 +49,16 @@ type Result struct {
 	// bindings, to the next cycle: a group decided after this one must see
 	// this one's placements.
 	Snapshot *placement.Snapshot
+	// Nominations are the nominated nodes this cycle set or cleared (Node
+	// ""), in pod order: the host writes them to the pods'
+	// status.nominatedNodeName. A cycle that preempts nominates each
+	// member to the node of its assignment in Preemption.Decision; every
+	// other cycle of the group clears its members' nominations (a member
+	// bound, or no longer a preemptor). Until then, the nominated room is
+	// held: a cycle of another group of equal or lower priority decides as
+	// if the nominated members were bound there (kube-scheduler's
+	// nominator); a group of higher priority may take it.
+	Nominations []Nomination
 	// Hierarchy is set when the cycle decided a KEP-6012 hierarchy (the
 	// popped group is a leaf of a CompositePodGroup): PodGroup is then the
 	// root CompositePodGroup's key, Decision a summary of the tree's
@@ -97,8 +107,12 @@ type Result struct {
 // Unresolvable: removing pods could not help) runs workload-aware preemption
 // ([preemption.Find], through an Index kept across cycles) with the same
 // solver options; when it finds victims, Result.Preemption carries the plan
-// and the group is requeued at once instead of backing off. Nothing is
-// evicted by the scheduler itself: the host deletes the victims.
+// and the group is requeued at once instead of backing off, its members
+// nominated to the nodes the plan assigns them (Result.Nominations). Nothing
+// is evicted by the scheduler itself: the host deletes the victims. Steps 3
+// and 4 and preemption decide on snap with the room nominated for other
+// groups' members of at least this group's priority taken, as
+// kube-scheduler's nominator holds it; bindings apply to snap itself.
 //
 // Cost: O(log groups + members·log members) plus the solve.
 func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool) {
@@ -117,6 +131,11 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 		return Result{}, false
 	}
 	r := Result{PodGroup: g.key, Snapshot: snap}
+	// Decide on the cluster with the room nominated for other groups'
+	// preemptors of at least this group's priority taken; bindings are
+	// applied to the cluster itself.
+	cluster := snap
+	snap = s.nominated.hold(cluster, g.key, groupPriority(g.pg, members))
 	pgroup := g.pg.Group(members)
 	reason := ReasonSchedulerError
 	err := s.opts.Profile.checkPriorities(g.pg, members)
@@ -152,7 +171,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 				r.Bind[i] = *g.members[a.Pod]
 				r.Bind[i].NodeName = a.Node
 			}
-			r.Snapshot, err = snap.Apply(placement.Change{Bind: r.Bind})
+			r.Snapshot, err = cluster.Apply(placement.Change{Bind: r.Bind})
 		}
 		if err == nil && len(opts.Reservers) > 0 && s.claims != nil {
 			claims, updates, cerr := s.claims.Commit(snap, draPodGroup(g.pg), pgroup, r.Decision, s.opts.DRA)
@@ -168,7 +187,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 		}
 	}
 	if err != nil {
-		r.Decision, r.Bind, r.Snapshot, r.ClaimUpdates, r.Preemption = placement.Decision{}, nil, snap, nil, nil
+		r.Decision, r.Bind, r.Snapshot, r.ClaimUpdates, r.Preemption = placement.Decision{}, nil, cluster, nil, nil
 		r.Err = fmt.Errorf("PodGroup %s: %w", g.key, err)
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: reason, Message: r.Err.Error()}, now)
 	} else if r.Decision.Status == placement.Scheduled {
@@ -176,7 +195,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	} else {
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: ReasonUnschedulable, Message: r.Message()}, now)
 	}
-
+	r.Nominations = s.nominated.update(g, &r)
 	for _, p := range r.Bind {
 		s.q.drop(g, p.Key())
 	}
@@ -224,6 +243,7 @@ func (s *Scheduler) pop(snap *placement.Snapshot) (*group, []placement.Pod) {
 		for k := range g.members {
 			if _, bound := snap.Pod(k); bound {
 				s.q.drop(g, k)
+				s.nominated.clear(k)
 			}
 		}
 		if len(g.members) == 0 {

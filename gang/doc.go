@@ -63,8 +63,9 @@
 // A changed minCount or minGroupCount (elastic gangs) re-evaluates a
 // waiting group at the next cycle; bound members never move. Not yet:
 // preemption for a tree that does not fit, victim units spanning a
-// subtree with disruptionMode All, and ResourceClaims in a tree (its
-// cycle fails with SchedulerError).
+// subtree with disruptionMode All, ResourceClaims in a tree (its cycle
+// fails with SchedulerError), and holding other groups' nominated room in
+// a tree's cycle.
 //
 // [Options].Profile picks the Kubernetes version (v1.36, v1.37, v1.38)
 // whose semantics the scheduler follows where they differ; see [Profile].
@@ -81,5 +82,9 @@
 // package dra). [Options].SolveOptions sees these defaults and may extend
 // or replace them: the caller's own filters and placement filters (a
 // quota, say). Workload-aware preemption, when [Options].Preemption is set,
-// runs after an Unschedulable decision (see [Scheduler.Cycle]).
+// runs after an Unschedulable decision (see [Scheduler.Cycle]) and
+// nominates the preemptor's members to the nodes it freed: that room is
+// held against groups of equal or lower priority until they bind, are
+// deleted or stop preempting ([Result].Nominations; a host that read a
+// pod's status.nominatedNodeName passes it with [Scheduler.Nominate]).
 package gang

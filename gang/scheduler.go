@@ -89,6 +89,8 @@ type Scheduler struct {
 	victims *preemption.Index
 	// cpgs are the CompositePodGroups (KEP-6012) by key.
 	cpgs map[placement.Key]*CompositePodGroup
+	// nominated holds the room preemption freed for pending preemptors.
+	nominated nominations
 }
 
 // treeEntry is a topology tree and the snapshot it was built from: it
@@ -196,13 +198,14 @@ func (s *Scheduler) AddPod(p placement.Pod) error {
 }
 
 // DeletePod removes a pending pod (deleted, or bound by someone else) from
-// the queue and reports whether it was there. For any pod, pending or
-// bound (an evicted preemption victim, say), the claim ledger unreserves
-// its claims and drops those generated for it.
+// the queue, with its nomination, and reports whether it was there. For
+// any pod, pending or bound (an evicted preemption victim, say), the claim
+// ledger unreserves its claims and drops those generated for it.
 func (s *Scheduler) DeletePod(k placement.Key) bool {
 	if s.claims != nil {
 		s.claims = s.claims.DeletePod(k)
 	}
+	s.nominated.clear(k)
 	gk, ok := s.q.podGroup[k]
 	if !ok {
 		return false

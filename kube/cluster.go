@@ -132,6 +132,17 @@ func (c *Cluster) Bind(k placement.Key, node string) bool {
 	return true
 }
 
+// Nominate writes a nominated node from a cycle ([gang.Result].Nominations)
+// into pod k's status.nominatedNodeName; node "" clears it (a preemptor
+// that bound, or no longer preempts). It reports whether the pod is known.
+func (c *Cluster) Nominate(k placement.Key, node string) bool {
+	p, ok := c.pods[k]
+	if ok {
+		p.Status.NominatedNodeName = node
+	}
+	return ok
+}
+
 // SetCondition writes a PodGroupScheduled condition from a cycle into the
 // PodGroup's API object, under the name of its version (see
 // [SetConditionV1alpha2], [SetConditionV1beta1]). It reports whether the

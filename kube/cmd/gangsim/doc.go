@@ -64,11 +64,18 @@
 // a bound Pod gets status.startTime likewise, and a pod bound in the run
 // the time of its cycle. -o yaml writes these values.
 //
-// Jobs are run as the Job controller of v1.37 runs them: a Job that never
-// started gets its Workload, PodGroup and pods; a Workload, PodGroup or
-// pod that a Job controls (its controller ownerReference) is the Job's
-// own and is not made again, so -o yaml output reads back; a Job's pod
-// evicted by preemption is created again, pending, under the same name.
+// Jobs are run as the Job controller of the -profile release runs them
+// (kube.StampJobAs): a Job that never started gets its Workload, PodGroup
+// and pods — under v1.37 and v1.38 (the default) every Job whose pod
+// template names no schedulingGroup and that no other object controls,
+// with spec.scheduling's policy or else a basic one, in
+// scheduling.k8s.io/v1beta1, its pods naming the PodGroup as a second
+// owner; under v1.36 only an Indexed Job whose completions equal its
+// parallelism above 1, as a gang of minCount parallelism in v1alpha2 (a
+// Job with spec.scheduling as v1.37). A Workload, PodGroup or pod that a
+// Job controls (its controller ownerReference) is the Job's own and is
+// not made again, so -o yaml output reads back; a Job's pod evicted by
+// preemption is created again, pending, under the same name.
 // Kueue's pod template annotations on a Job are read: the required and
 // preferred topology, and the slice layers (podset-slice-required-topology
 // with podset-slice-size, or podset-slice-required-topology-constraints),
@@ -124,6 +131,16 @@
 // The run ends at a fixed point: when no further cycle of any waiting
 // group could bind or evict anything (a group that bound some members is
 // tried again, and may preempt for the rest).
+//
+// Preemption nominates: a group that evicts victims gets each member's
+// node as its nominated node (status.nominatedNodeName in -o yaml, a
+// "nominated" line in the text), and the room freed there is held for it
+// as kube-scheduler's nominator holds it — a later cycle of a group of
+// equal or lower priority decides as if the nominees were bound there; a
+// group of higher priority may take the room. A nomination is cleared
+// when the pod binds, is deleted, or has a cycle that does not preempt
+// again. An input pod's status.nominatedNodeName is read, so a run
+// stopped by -max-cycles continues where it stopped.
 //
 // Output: -o text (the default) prints one block per cycle and a summary;
 // -o yaml writes the resulting objects — the input's in input order (pods

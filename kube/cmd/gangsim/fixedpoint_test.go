@@ -88,9 +88,12 @@ func TestProp_FixedPointTestdata(t *testing.T) {
 			}
 			require.NotEqual(t, exitInput, code, first)
 			var flags []string
-			for _, a := range args {
-				if strings.HasPrefix(a, "-preemption") {
+			for j, a := range args {
+				switch {
+				case strings.HasPrefix(a, "-preemption"):
 					flags = append(flags, a)
+				case a == "-profile":
+					flags = append(flags, a, args[j+1])
 				}
 			}
 			checkFixedPoint(t, first, code, flags...)

@@ -352,6 +352,13 @@ func writeText(w io.Writer, rep Report) {
 		if len(cy.Preempted) > 0 {
 			fmt.Fprintf(w, "  preempted %d: %s\n", len(cy.Preempted), list(cy.Preempted))
 		}
+		if len(cy.Nominated) > 0 {
+			var n []string
+			for _, x := range cy.Nominated {
+				n = append(n, x.Pod+"→"+x.Node)
+			}
+			fmt.Fprintf(w, "  nominated %d: %s\n", len(n), list(n))
+		}
 		if len(cy.Recreated) > 0 {
 			fmt.Fprintf(w, "  recreated by the Job controller %d: %s\n", len(cy.Recreated), list(cy.Recreated))
 		}

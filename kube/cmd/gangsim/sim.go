@@ -68,6 +68,11 @@ type Cycle struct {
 	Recreated []string `json:"recreated,omitempty"`
 	// PreemptionMessage explains the victims chosen.
 	PreemptionMessage string `json:"preemptionMessage,omitempty"`
+	// Nominated are the preemptors' nominated nodes (their
+	// status.nominatedNodeName): the room freed there is held for them
+	// against groups of equal or lower priority until they bind or stop
+	// preempting.
+	Nominated []Binding `json:"nominated,omitempty"`
 	// Claims are the ResourceClaims this cycle allocated or reserved.
 	Claims    []string   `json:"claims,omitempty"`
 	Condition *Condition `json:"condition,omitempty"`
@@ -227,6 +232,13 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		if err := sched.AddPod(p); err != nil {
 			return Report{}, err
 		}
+		// A preemptor nominated before the run (status.nominatedNodeName,
+		// as -o yaml writes it) keeps its room held.
+		if api, ok := c.Pod(p.Key()); ok && api.Status.NominatedNodeName != "" {
+			if err := sched.Nominate(p.Key(), api.Status.NominatedNodeName); err != nil {
+				return Report{}, c.Locate(err)
+			}
+		}
 	}
 	var rep Report
 	snap := c.Snapshot
@@ -314,9 +326,17 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			}
 		}
 		bound += len(r.Bind)
+		for _, n := range r.Nominations {
+			c.Nominate(n.Pod, n.Node)
+			if n.Node != "" {
+				cy.Nominated = append(cy.Nominated, Binding{Pod: n.Pod.Name, Node: n.Node})
+			}
+		}
 		switch {
-		case len(r.Bind) > 0 || len(cy.Preempted) > 0:
-			gen, settledN = gen+1, 0 // the cluster changed: every group may decide anew
+		case len(r.Bind) > 0 || len(cy.Preempted) > 0 || len(r.Nominations) > 0:
+			// The cluster, or the room held for preemptors, changed:
+			// every group may decide anew.
+			gen, settledN = gen+1, 0
 		case len(r.Requeued) > 0:
 			settled[r.PodGroup] = gen + 1
 			settledN++

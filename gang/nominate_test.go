@@ -1,0 +1,112 @@
+package gang_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	. "github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
+)
+
+// prioPG is a gang of one with the given priority.
+func prioPG(name string, prio int32) *PodGroup {
+	pg := gangPG(name, 1)
+	pg.Spec.Priority = &prio
+	return pg
+}
+
+// TestNominatedRoomIsHeld: a preemptor evicts a victim on the only node
+// and is nominated there; before its retry, a group of equal priority that
+// arrived earlier (so the queue takes it first) gets a cycle. The room is
+// held for the preemptor: the other group waits, unable to preempt an
+// equal priority, and the preemptor binds, its nomination cleared. A group
+// of higher priority is not held back (upstream's nominator adds only
+// nominated pods of priority at least the pod's), and the preemptor, no
+// longer able to preempt, loses its nomination.
+func TestNominatedRoomIsHeld(t *testing.T) {
+	low := placement.Pod{Namespace: "default", Name: "low", NodeName: "n1", Requests: cpu(2000), Priority: 10}
+	for _, c := range []struct {
+		name      string
+		rival     int32
+		rivalBind []string // the rival's cycle
+		preBind   []string // the preemptor's retry
+		preNom    []Nomination
+	}{
+		{"equal priority waits", 100, nil, []string{"p0@n1"}, []Nomination{{Pod: key("p0")}}},
+		{"higher priority takes it", 200, []string{"r0@n1"}, nil, []Nomination{{Pod: key("p0")}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, Options{Preemption: true}, []placement.Node{cpuNode("n1", 2000)}, low)
+			h.setPG(prioPG("pre", 100))
+			p0 := member("p0", "pre", cpu(2000), 5)
+			h.addPods(p0)
+			r, ok := h.cycle()
+			require.True(t, ok)
+			require.Equal(t, preemption.Preempt, r.Preemption.Outcome)
+			require.Equal(t, []Nomination{{Pod: key("p0"), Node: "n1"}}, r.Nominations)
+			node, ok := h.s.Nominated(key("p0"))
+			require.True(t, ok)
+			require.Equal(t, "n1", node)
+
+			// The host evicts the victim; the rival arrives, queued
+			// before the preemptor.
+			after, err := h.snap.Apply(placement.Change{Remove: r.Preemption.EvictedPods()})
+			require.NoError(t, err)
+			h.snap = after
+			h.s.DeletePod(key("low"))
+			h.setPG(prioPG("rival", c.rival))
+			rival := member("r0", "rival", cpu(2000), 0)
+			rival.Priority = c.rival
+			h.addPods(rival)
+
+			r, ok = h.cycle()
+			require.True(t, ok)
+			require.Equal(t, key("rival"), r.PodGroup)
+			require.Equal(t, c.rivalBind, bindNames(r))
+			require.Empty(t, r.Nominations)
+			if c.rivalBind == nil {
+				require.Equal(t, placement.Unschedulable, r.Decision.Status)
+				require.NotEqual(t, preemption.Preempt, r.Preemption.Outcome, "a nominee is never a victim")
+			}
+
+			r, ok = h.cycle()
+			require.True(t, ok)
+			require.Equal(t, key("pre"), r.PodGroup)
+			require.Equal(t, c.preBind, bindNames(r))
+			require.Equal(t, c.preNom, r.Nominations)
+			_, ok = h.s.Nominated(key("p0"))
+			require.False(t, ok)
+		})
+	}
+}
+
+// TestNominate_HeldUntilTheNomineesCycle: a nomination the host read from
+// a pod (status.nominatedNodeName) holds the room against a group of lower
+// priority while the nominee waits gated (its PodGroup not yet there);
+// deleting the pod frees it. Bad nominations are refused.
+func TestNominate_HeldUntilTheNomineesCycle(t *testing.T) {
+	h := newHarness(t, Options{Preemption: true}, []placement.Node{cpuNode("n1", 2000)})
+	h.addPods(member("p0", "pre", cpu(2000), 5)) // priority 100; PodGroup "pre" missing: gated
+	require.NoError(t, h.s.Nominate(key("p0"), "n1"))
+	require.ErrorIs(t, h.s.Nominate(key("nobody"), "n1"), placement.ErrNotFound)
+	require.ErrorIs(t, h.s.Nominate(key("p0"), ""), placement.ErrInvalid)
+
+	h.setPG(prioPG("lower", 50))
+	l0 := member("l0", "lower", cpu(2000), 0)
+	l0.Priority = 50
+	h.addPods(l0)
+	r, ok := h.cycle()
+	require.True(t, ok)
+	require.Empty(t, r.Bind, "n1 is held for p0")
+	require.NotEqual(t, preemption.Preempt, r.Preemption.Outcome)
+
+	require.True(t, h.s.DeletePod(key("p0")))
+	_, ok = h.s.Nominated(key("p0"))
+	require.False(t, ok)
+	h.now = r.RetryAt
+	r, ok = h.cycle()
+	require.True(t, ok)
+	require.Equal(t, []string{"l0@n1"}, bindNames(r))
+}
