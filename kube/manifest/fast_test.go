@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v2"
-
 	"github.com/stretchr/testify/require"
 )
 
@@ -100,69 +98,4 @@ var fastCases = []string{
 	// Two null keys: the converter's message named whichever its map gave
 	// first.
 	"&a: v1\nkind: Pod\nmetadata: {name: p}\nspec: {&b: {requests: {cpu: 0.5}}}\n",
-}
-
-// BenchmarkDecode reads the Lingjun cluster's 847 Nodes and Kueue's TAS
-// perf set (640 Nodes; 3 PriorityClasses and 500 Jobs) as gangsim does,
-// on the fast path and on the path of YAML to JSON to the typed object
-// alone ("other"), and reports the CPU time per document (cpu-ns/doc) and
-// what go.yaml.in/yaml/v2 alone takes to parse the same documents into
-// its generic tree (yaml-only), the least any decoder built on it costs.
-func BenchmarkDecode(b *testing.B) {
-	for _, set := range []struct {
-		name  string
-		files []string
-		docs  int
-	}{
-		{"lingjun-nodes", []string{"../testdata/clusters/lingjun/nodes.yaml"}, 847},
-		{"kueue-perf", []string{"../testdata/kueue-tas/perf-nodes.yaml", "../testdata/kueue-tas/perf-workloads-one-queue.yaml"}, 640 + 503},
-	} {
-		var srcs [][]byte
-		var chunks []chunk
-		for _, f := range set.files {
-			src, err := os.ReadFile(f)
-			require.NoError(b, err)
-			srcs = append(srcs, src)
-			cs, err := split(src)
-			require.NoError(b, err)
-			chunks = append(chunks, cs...)
-		}
-		require.Len(b, chunks, set.docs)
-		read := func(slow bool) func() {
-			return func() {
-				for i, src := range srcs {
-					d := newDecoder(Options{})
-					d.slow = slow
-					if err := d.decode(set.files[i], bytes.NewReader(src)); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		}
-		for _, way := range []struct {
-			name string
-			run  func()
-		}{
-			{"fast", read(false)},
-			{"other", read(true)},
-			{"yaml-only", func() {
-				for _, c := range chunks {
-					var tree any
-					if err := yaml.UnmarshalStrict(c.data, &tree); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}},
-		} {
-			b.Run(set.name+"/"+way.name, func(b *testing.B) {
-				b.ReportAllocs()
-				cpu0 := cpuTime()
-				for b.Loop() {
-					way.run()
-				}
-				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*set.docs), "cpu-ns/doc")
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*set.docs), "ns/doc")
-			})
-		}
-	}
 }

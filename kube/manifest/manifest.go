@@ -37,7 +37,8 @@ type Object struct {
 	// input).
 	Source string
 	// Doc is the 1-based number of the YAML document in Source; documents
-	// are separated by "---" lines, empty ones included in the count.
+	// are separated by "---" lines, empty ones included in the count. In
+	// a JSON stream it is the number of the top-level value.
 	Doc int
 	// Line is the 1-based line of Source where the document starts.
 	Line int
@@ -194,7 +195,10 @@ func Supported() []string {
 // kubectl -f does), skipping documents that set neither apiVersion nor kind
 // (such as a gangsim -o json report beside the manifests); or "-" for stdin.
 // Each file holds YAML documents separated by "---" lines, each an object or
-// a List of objects, as Kubernetes documentation writes them.
+// a List of objects, as Kubernetes documentation writes them; or, when its
+// first non-blank byte opens a JSON object ("{" and a quoted key), a JSON
+// stream: objects or Lists one after another, each a document, as
+// `kubectl get -o json` and tools writing one object a line produce.
 //
 // Objects of the kinds in [Supported] are decoded strictly, as the API
 // server does: unknown or misspelt fields, values of the wrong type and
@@ -207,7 +211,8 @@ func Supported() []string {
 //
 // Errors: an [*Error] giving file, document and line, and, where the
 // object is known, a [*placement.FieldError] naming object and field:
-// unreadable files; YAML syntax; a document that is not an object; a
+// unreadable files; YAML syntax; JSON syntax (with its line and column);
+// a duplicate field; a document that is not an object; a
 // missing apiVersion, kind or name; a known kind in an unknown version; a
 // field the type does not have or a value it cannot hold; two objects of
 // the same kind, namespace and name; "-" given twice. Read returns no
@@ -248,8 +253,8 @@ func Read(paths []string, stdin io.Reader, opts Options) ([]Object, error) {
 	return d.objs, nil
 }
 
-// Decode reads the YAML documents of one source (see [Read]); source names
-// it in errors and in each [Object].
+// Decode reads the YAML documents, or JSON stream, of one source (see
+// [Read]); source names it in errors and in each [Object].
 func Decode(source string, r io.Reader, opts Options) ([]Object, error) {
 	d := newDecoder(opts)
 	if err := d.decode(source, r); err != nil {
@@ -286,10 +291,13 @@ type decoder struct {
 	opts Options
 	// slow sends every document down the path of YAML to JSON to the typed
 	// object, which the fast path (see fast.go) must agree with.
-	slow      bool
+	slow bool
+	// yamlOnly reads a JSON stream as YAML, for tests that compare the
+	// two readings.
+	yamlOnly  bool
 	objs      []Object
-	seen      map[string]string // group/kind/namespace/name -> where first defined
-	generated map[string]int    // generateName -> last counter
+	seen      map[objectKey]place // where each object was first defined
+	generated map[string]int      // generateName -> last counter
 	// skipForeign skips documents with neither apiVersion nor kind (files
 	// read from a directory).
 	skipForeign bool
@@ -299,7 +307,7 @@ func newDecoder(opts Options) *decoder {
 	if opts.Namespace == "" {
 		opts.Namespace = "default"
 	}
-	return &decoder{opts: opts, seen: map[string]string{}, generated: map[string]int{}}
+	return &decoder{opts: opts, seen: map[objectKey]place{}, generated: map[string]int{}}
 }
 
 var lineRE = regexp.MustCompile(`line (\d+)`)
@@ -361,6 +369,9 @@ func (d *decoder) decode(source string, r io.Reader) error {
 	if err != nil {
 		return &Error{Source: source, Item: -1, Err: err}
 	}
+	if isJSONStream(src) && !d.yamlOnly {
+		return d.jsonSource(source, src)
+	}
 	chunks, err := split(src)
 	if err != nil {
 		return &Error{Source: source, Item: -1, Err: err}
@@ -412,6 +423,14 @@ func (d *decoder) document(source string, doc int, c chunk) error {
 	if err := dec.Decode(&data); err != nil {
 		return fail(err)
 	}
+	return d.generic(source, doc, c, data)
+}
+
+// generic decides document c from its generic tree (JSON values as
+// encoding/json decodes them with UseNumber): a null document is skipped,
+// a List's items are objects, anything else one object.
+func (d *decoder) generic(source string, doc int, c chunk, data any) error {
+	fail := func(err error) error { return &Error{Source: source, Doc: doc, Line: c.line, Item: -1, Err: err} }
 	if data == nil {
 		return nil // "null" or "~"
 	}
@@ -528,14 +547,21 @@ func (d *decoder) name(o *Object, generateName string, typed bool) error {
 	// DNS label), namespaces DNS labels. Without them "a/b" + "c" and "a" +
 	// "b/c" would print alike, and names could take forms that callers
 	// reserve (gangsim's "pod:<name>").
-	nameOK := validation.IsDNS1123Subdomain
+	// isDNSSubdomain and isDNSLabel pass the valid names quickly;
+	// package validation words what is wrong with the others.
+	nameOK, quick := validation.IsDNS1123Subdomain, isDNSSubdomain(o.Name)
 	if o.Kind == "Namespace" {
-		nameOK = validation.IsDNS1123Label
+		nameOK, quick = validation.IsDNS1123Label, isDNSLabel(o.Name)
 	}
-	if errs := nameOK(o.Name); len(errs) > 0 {
-		return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.name", "%q: %s", o.Name, errs[0]))
+	if !quick {
+		if errs := nameOK(o.Name); len(errs) > 0 {
+			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.name", "%q: %s", o.Name, errs[0]))
+		}
 	}
-	if errs := validation.IsDNS1123Label(o.Namespace); o.Namespace != "" && len(errs) > 0 {
+	if o.Namespace == "" || isDNSLabel(o.Namespace) {
+		return nil
+	}
+	if errs := validation.IsDNS1123Label(o.Namespace); len(errs) > 0 {
 		return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "metadata.namespace", "%q: %s", o.Namespace, errs[0]))
 	}
 	return nil
@@ -549,14 +575,24 @@ func (d *decoder) add(o Object) error {
 		mo.SetName(o.Name)
 		mo.SetNamespace(o.Namespace)
 	}
-	group := o.APIVersion[:strings.LastIndex(o.APIVersion, "/")+1]
-	key := group + o.Kind + "/" + o.Namespace + "/" + o.Name
+	key := objectKey{o.APIVersion[:strings.LastIndex(o.APIVersion, "/")+1], o.Kind, o.Namespace, o.Name}
 	if first, dup := d.seen[key]; dup {
-		return o.Wrap(placement.Errorf(placement.ErrDuplicate, o.String(), "metadata.name", "already defined at %s", first))
+		return o.Wrap(placement.Errorf(placement.ErrDuplicate, o.String(), "metadata.name", "already defined at %s", where(first.source, first.doc, first.line, first.item)))
 	}
 	d.objs = append(d.objs, o)
-	d.seen[key] = o.Where()
+	d.seen[key] = place{o.Source, o.Doc, o.Line, o.Item}
 	return nil
+}
+
+// objectKey identifies an object: its API group (with the "/"; "" for
+// the core group), kind, namespace and name.
+type objectKey struct{ group, kind, namespace, name string }
+
+// place is where an object was read, kept to name it in errors (and
+// worded only then: every object is added, few are refused).
+type place struct {
+	source          string
+	doc, line, item int
 }
 
 // versionsOf returns the supported apiVersions of kind in the API group of
