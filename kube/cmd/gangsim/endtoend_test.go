@@ -85,7 +85,8 @@ spec:
 }
 
 // BenchmarkEndToEnd is gangsim on each set, in its three parts, each timed
-// alone: decode (manifest.Read of the files), convert (kube.Load of the
+// alone: decode (manifest.Read of the files; decode-json of the same
+// manifests converted to JSON streams first), convert (kube.Load of the
 // objects into the cluster and its snapshot) and schedule (every cycle
 // until nothing changes, with preemption, as gangsim runs by default). Each
 // reports its CPU time per op (cpu-ns/op); decode also per document.
@@ -93,8 +94,8 @@ spec:
 // run it with -benchtime 1x.
 func BenchmarkEndToEnd(b *testing.B) {
 	for _, set := range e2eSets(b) {
-		read := func() []manifest.Object {
-			objs, err := manifest.Read(set.files, nil, manifest.Options{})
+		read := func(files []string) []manifest.Object {
+			objs, err := manifest.Read(files, nil, manifest.Options{})
 			if err != nil || len(objs) != set.docs {
 				b.Fatalf("%s: read %d objects (%v), want %d", set.name, len(objs), err, set.docs)
 			}
@@ -109,11 +110,19 @@ func BenchmarkEndToEnd(b *testing.B) {
 		}
 		var objs []manifest.Object
 		b.Run(set.name+"/decode", func(b *testing.B) {
-			cpuLoop(b, func() any { return nil }, func(any) { objs = read() })
+			cpuLoop(b, func() any { return nil }, func(any) { objs = read(set.files) })
 			b.ReportMetric(float64(len(objs)), "docs")
 		})
+		b.Run(set.name+"/decode-json", func(b *testing.B) {
+			dir := b.TempDir()
+			var files []string
+			for i, f := range set.files {
+				files = append(files, asJSON(b, dir, i, f, false))
+			}
+			cpuLoop(b, func() any { return nil }, func(any) { read(files) })
+		})
 		if objs == nil {
-			objs = read()
+			objs = read(set.files)
 		}
 		b.Run(set.name+"/convert", func(b *testing.B) {
 			cpuLoop(b, func() any { return nil }, func(any) { load(objs) })
