@@ -107,38 +107,25 @@ type PolicyRow struct {
 
 // validate reports the first thing wrong with d, naming the field.
 func (d *Data) validate() error {
-	bad := func(field, format string, args ...any) error {
-		return placement.Errorf(placement.ErrInvalid, "report", field, format, args...)
+	if err := unique("Utilization", "Name", d.Utilization, func(s Series) string { return s.Name }); err != nil {
+		return err
 	}
-	finite := func(field string, v float64) error {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return bad(field, "must be finite, got %v", v)
-		}
-		return nil
-	}
-	names := map[string]bool{}
 	for i, s := range d.Utilization {
-		f := fmt.Sprintf("Utilization[%d]", i)
-		if names[s.Name] {
-			return bad(f+".Name", "%q appears twice", s.Name)
-		}
-		names[s.Name] = true
 		for j, p := range s.Points {
+			f := fmt.Sprintf("Utilization[%d].Points[%d]", i, j)
 			if j > 0 && p.At < s.Points[j-1].At {
-				return bad(fmt.Sprintf("%s.Points[%d].At", f, j), "%v is before the sample before it (%v): samples must be in time order", p.At, s.Points[j-1].At)
+				return bad(f+".At", "%v is before the sample before it (%v): samples must be in time order", p.At, s.Points[j-1].At)
 			}
-			if err := finite(fmt.Sprintf("%s.Points[%d].Value", f, j), p.Value); err != nil {
+			if err := finite(f+".Value", p.Value); err != nil {
 				return err
 			}
 		}
 	}
-	clear(names)
+	if err := unique("Delays", "Name", d.Delays, func(b DelayBucket) string { return b.Name }); err != nil {
+		return err
+	}
 	for i, b := range d.Delays {
 		f := fmt.Sprintf("Delays[%d]", i)
-		if names[b.Name] {
-			return bad(f+".Name", "%q appears twice", b.Name)
-		}
-		names[b.Name] = true
 		if b.Waiting < 0 {
 			return bad(f+".Waiting", "%d is negative", b.Waiting)
 		}
@@ -154,44 +141,62 @@ func (d *Data) validate() error {
 			return bad(fmt.Sprintf("Occupancy.Times[%d]", j), "%v is before the time before it (%v)", o.Times[j], o.Times[j-1])
 		}
 	}
-	clear(names)
+	if err := unique("Occupancy.Rows", "Domain", o.Rows, func(r DomainRow) string { return r.Domain }); err != nil {
+		return err
+	}
 	for i, r := range o.Rows {
-		f := fmt.Sprintf("Occupancy.Rows[%d]", i)
-		if names[r.Domain] {
-			return bad(f+".Domain", "%q appears twice", r.Domain)
-		}
-		names[r.Domain] = true
-		if len(r.Percent) != len(o.Times) {
-			return bad(f+".Percent", "has %d values for %d times", len(r.Percent), len(o.Times))
-		}
-		for j, v := range r.Percent {
-			if err := finite(fmt.Sprintf("%s.Percent[%d]", f, j), v); err != nil {
-				return err
-			}
+		if err := tableRow(fmt.Sprintf("Occupancy.Rows[%d].Percent", i), r.Percent, len(o.Times), "times"); err != nil {
+			return err
 		}
 	}
 	c := &d.Policies
-	clear(names)
-	for i, m := range c.Metrics {
-		if names[m.Name] {
-			return bad(fmt.Sprintf("Policies.Metrics[%d].Name", i), "%q appears twice", m.Name)
-		}
-		names[m.Name] = true
+	if err := unique("Policies.Metrics", "Name", c.Metrics, func(m Metric) string { return m.Name }); err != nil {
+		return err
 	}
-	clear(names)
+	if err := unique("Policies.Rows", "Policy", c.Rows, func(r PolicyRow) string { return r.Policy }); err != nil {
+		return err
+	}
 	for i, r := range c.Rows {
-		f := fmt.Sprintf("Policies.Rows[%d]", i)
-		if names[r.Policy] {
-			return bad(f+".Policy", "%q appears twice", r.Policy)
+		if err := tableRow(fmt.Sprintf("Policies.Rows[%d].Values", i), r.Values, len(c.Metrics), "metrics"); err != nil {
+			return err
 		}
-		names[r.Policy] = true
-		if len(r.Values) != len(c.Metrics) {
-			return bad(f+".Values", "has %d values for %d metrics", len(r.Values), len(c.Metrics))
+	}
+	return nil
+}
+
+func bad(field, format string, args ...any) error {
+	return placement.Errorf(placement.ErrInvalid, "report", field, format, args...)
+}
+
+func finite(field string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return bad(field, "must be finite, got %v", v)
+	}
+	return nil
+}
+
+// unique reports the first item of list whose key an earlier item has,
+// naming it list[i].keyField.
+func unique[T any](list, keyField string, items []T, key func(T) string) error {
+	seen := make(map[string]bool, len(items))
+	for i, item := range items {
+		k := key(item)
+		if seen[k] {
+			return bad(fmt.Sprintf("%s[%d].%s", list, i, keyField), "%q appears twice", k)
 		}
-		for j, v := range r.Values {
-			if err := finite(fmt.Sprintf("%s.Values[%d]", f, j), v); err != nil {
-				return err
-			}
+		seen[k] = true
+	}
+	return nil
+}
+
+// tableRow checks that a row of a table holds one finite value per column.
+func tableRow(field string, values []float64, columns int, what string) error {
+	if len(values) != columns {
+		return bad(field, "has %d values for %d %s", len(values), columns, what)
+	}
+	for j, v := range values {
+		if err := finite(fmt.Sprintf("%s[%d]", field, j), v); err != nil {
+			return err
 		}
 	}
 	return nil
