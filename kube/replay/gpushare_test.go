@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -145,19 +144,7 @@ func TestProp_GPUShareDeterministic(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := genShareInput(t)
 		pol, _ := LookupPolicy(rapid.SampledFrom(gpuShareNames).Draw(t, "policy"))
-		opts := Options{Policy: pol, RecordRuns: true}
-		first, err := Run(in, opts)
-		require.NoError(t, err)
-		want, err := json.Marshal(first)
-		require.NoError(t, err)
-		perm := in
-		perm.Nodes = rapid.Permutation(in.Nodes).Draw(t, "nodes")
-		perm.Pods = rapid.Permutation(in.Pods).Draw(t, "pods")
-		again, err := Run(perm, opts)
-		require.NoError(t, err)
-		got, err := json.Marshal(again)
-		require.NoError(t, err)
-		require.Equal(t, string(want), string(got))
+		checkDeterministic(t, in, Options{Policy: pol, RecordRuns: true})
 	})
 }
 

@@ -112,21 +112,26 @@ func TestProp_EstimateNeverBeforeFree(t *testing.T) {
 func TestProp_ReplayDeterministic(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := genInput(t)
-		opts := Options{RecordRuns: true, Preemption: rapid.Bool().Draw(t, "preemption")}
-		first, err := Run(in, opts)
-		require.NoError(t, err)
-		want, err := json.Marshal(first)
-		require.NoError(t, err)
-		perm := in
-		perm.Nodes = rapid.Permutation(in.Nodes).Draw(t, "nodes")
-		perm.Pods = rapid.Permutation(in.Pods).Draw(t, "pods")
-		perm.PodGroups = rapid.Permutation(in.PodGroups).Draw(t, "podGroups")
-		again, err := Run(perm, opts)
-		require.NoError(t, err)
-		got, err := json.Marshal(again)
-		require.NoError(t, err)
-		require.Equal(t, string(want), string(got))
+		checkDeterministic(t, in, Options{RecordRuns: true, Preemption: rapid.Bool().Draw(t, "preemption")})
 	})
+}
+
+// checkDeterministic runs in as given and permuted (nodes, pods and
+// PodGroups) and requires byte-identical JSON results.
+func checkDeterministic(t *rapid.T, in Input, opts Options) {
+	first, err := Run(in, opts)
+	require.NoError(t, err)
+	want, err := json.Marshal(first)
+	require.NoError(t, err)
+	perm := in
+	perm.Nodes = rapid.Permutation(in.Nodes).Draw(t, "nodes")
+	perm.Pods = rapid.Permutation(in.Pods).Draw(t, "pods")
+	perm.PodGroups = rapid.Permutation(in.PodGroups).Draw(t, "podGroups")
+	again, err := Run(perm, opts)
+	require.NoError(t, err)
+	got, err := json.Marshal(again)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
 }
 
 // TestGenInput_Varied: the generator yields groups that start at once,

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gangsched/gangsched/placement"
 )
 
 // ErrFormat is wrapped by every error about a trace's contents.
@@ -46,6 +48,40 @@ func newTable(name string, r io.Reader, want []string, header bool) (*table, err
 		}
 	}
 	return t, nil
+}
+
+// each calls row for every row of the table, stopping at the first error.
+func (t *table) each(row func() error) error {
+	for {
+		ok, err := t.next()
+		if !ok || err != nil {
+			return err
+		}
+		if err := row(); err != nil {
+			return err
+		}
+	}
+}
+
+// column maps a table column to a resource: the column's value times scale.
+type column struct {
+	name  string
+	res   placement.ResourceName
+	scale float64
+}
+
+// columns reads each of cols from the row into rl, leaving out zeros.
+func (t *table) columns(rl placement.ResourceList, cols ...column) error {
+	for _, c := range cols {
+		v, _, err := t.num(c.name, c.scale, false)
+		if err != nil {
+			return err
+		}
+		if v > 0 {
+			rl[c.res] = v
+		}
+	}
+	return nil
 }
 
 // next reads the next row; false at the end.

@@ -36,47 +36,30 @@ func ReadDLRM(name string, r io.Reader) ([]replay.Pod, []*gang.PodGroup, error) 
 	}
 	var pods []replay.Pod
 	size := map[string]int32{}
-	for {
-		ok, err := t.next()
-		if err != nil {
-			return nil, nil, err
-		}
-		if !ok {
-			break
-		}
+	err = t.each(func() error {
 		p := replay.Pod{Pod: placement.Pod{Namespace: "dlrm", Name: dns(t.str("instance_sn")), Requests: placement.ResourceList{}}}
 		if p.Name == "" {
-			return nil, nil, t.errorf("instance_sn", "is empty")
+			return t.errorf("instance_sn", "is empty")
 		}
 		if t.str("app_name") == "" {
-			return nil, nil, t.errorf("app_name", "is empty")
+			return t.errorf("app_name", "is empty")
 		}
-		for _, c := range []struct {
-			col   string
-			res   placement.ResourceName
-			scale float64
-		}{{"cpu_request", placement.ResourceCPU, 1000}, {"memory_request", placement.ResourceMemory, 1 << 30}, {"gpu_request", placement.ResourceGPU, 1}} {
-			v, _, err := t.num(c.col, c.scale, false)
-			if err != nil {
-				return nil, nil, err
-			}
-			if v > 0 {
-				p.Requests[c.res] = v
-			}
+		if err := t.columns(p.Requests, column{"cpu_request", placement.ResourceCPU, 1000}, column{"memory_request", placement.ResourceMemory, 1 << 30}, column{"gpu_request", placement.ResourceGPU, 1}); err != nil {
+			return err
 		}
 		created, _, err := t.num("creation_time", 1, true)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		scheduled, ok, err := t.num("scheduled_time", 1, true)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if !ok {
 			scheduled = created
 		}
 		if deleted, ok, err := t.num("deletion_time", 1, true); err != nil {
-			return nil, nil, err
+			return err
 		} else if ok {
 			p.Duration = time.Duration(max(1, deleted-scheduled)) * time.Second
 		}
@@ -84,6 +67,10 @@ func ReadDLRM(name string, r io.Reader) ([]replay.Pod, []*gang.PodGroup, error) 
 		p.SchedulingGroup = fmt.Sprintf("%s-%s-%d", dns(t.str("app_name")), dns(t.str("role")), created)
 		size[p.SchedulingGroup]++
 		pods = append(pods, p)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	groups := make([]*gang.PodGroup, 0, len(size))
 	for g, n := range size {

@@ -75,53 +75,43 @@ func ReadOpenB(nodesName string, nodes io.Reader, podsName string, pods io.Reade
 	if err != nil {
 		return replay.Input{}, err
 	}
-	for {
-		ok, err := t.next()
-		if err != nil {
-			return replay.Input{}, err
-		}
-		if !ok {
-			break
-		}
+	err = t.each(func() error {
 		n := placement.Node{Name: t.str("sn"), Labels: map[string]string{"kubernetes.io/hostname": t.str("sn")}, Allocatable: placement.ResourceList{placement.ResourcePods: openbMaxPods}}
 		if n.Name == "" {
-			return replay.Input{}, t.errorf("sn", "is empty")
+			return t.errorf("sn", "is empty")
 		}
 		if m := t.str("model"); m != "" {
 			n.Labels[LabelGPUModel] = m
 		}
 		if err := t.resources(n.Allocatable, "cpu_milli", "memory_mib", "gpu", 1000); err != nil {
-			return replay.Input{}, err
+			return err
 		}
 		in.Nodes = append(in.Nodes, n)
+		return nil
+	})
+	if err != nil {
+		return replay.Input{}, err
 	}
 	t, err = newTable(podsName, pods, []string{"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "qos", "creation_time", "deletion_time", "scheduled_time"}, true)
 	if err != nil {
 		return replay.Input{}, err
 	}
 	specs := false
-	for {
-		ok, err := t.next()
-		if err != nil {
-			return replay.Input{}, err
-		}
-		if !ok {
-			break
-		}
+	err = t.each(func() error {
 		p := replay.Pod{Pod: placement.Pod{Namespace: "openb", Name: t.str("name"), Requests: placement.ResourceList{}, Labels: map[string]string{"qos": t.str("qos")}}}
 		if p.Name == "" {
-			return replay.Input{}, t.errorf("name", "is empty")
+			return t.errorf("name", "is empty")
 		}
 		gpus, _, err := t.num("num_gpu", 1, false)
 		if err != nil {
-			return replay.Input{}, err
+			return err
 		}
 		milli, _, err := t.num("gpu_milli", 1, false)
 		if err != nil {
-			return replay.Input{}, err
+			return err
 		}
 		if err := t.resources(p.Requests, "cpu_milli", "memory_mib", "", 0); err != nil {
-			return replay.Input{}, err
+			return err
 		}
 		if gpus*milli > 0 {
 			p.Requests[ResourceGPUMilli] = gpus * milli
@@ -132,15 +122,15 @@ func ReadOpenB(nodesName string, nodes io.Reader, podsName string, pods io.Reade
 		}
 		created, _, err := t.num("creation_time", 1, false)
 		if err != nil {
-			return replay.Input{}, err
+			return err
 		}
 		deleted, _, err := t.num("deletion_time", 1, false)
 		if err != nil {
-			return replay.Input{}, err
+			return err
 		}
 		scheduled, ok, err := t.num("scheduled_time", 1, true)
 		if err != nil {
-			return replay.Input{}, err
+			return err
 		}
 		if !ok {
 			scheduled = created
@@ -148,6 +138,10 @@ func ReadOpenB(nodesName string, nodes io.Reader, podsName string, pods io.Reade
 		p.QueuedAt = Epoch.Add(time.Duration(created) * time.Second)
 		p.Duration = time.Duration(max(1, deleted-scheduled)) * time.Second
 		in.Pods = append(in.Pods, p)
+		return nil
+	})
+	if err != nil {
+		return replay.Input{}, err
 	}
 	if specs {
 		in.Filters = []placement.Filter{GPUSpecFilter}

@@ -23,32 +23,20 @@ func ReadPAIMachines(name string, r io.Reader) ([]placement.Node, error) {
 		return nil, err
 	}
 	var nodes []placement.Node
-	for {
-		ok, err := t.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nodes, nil
-		}
+	err = t.each(func() error {
 		n := placement.Node{Name: t.str("machine"), Labels: map[string]string{LabelGPUModel: t.str("gpu_type")}, Allocatable: placement.ResourceList{placement.ResourcePods: paiMaxPods}}
 		if n.Name == "" {
-			return nil, t.errorf("machine", "is empty")
+			return t.errorf("machine", "is empty")
 		}
 		n.Labels["kubernetes.io/hostname"] = n.Name
-		for _, c := range []struct {
-			col   string
-			res   placement.ResourceName
-			scale float64
-		}{{"cap_cpu", placement.ResourceCPU, 1000}, {"cap_mem", placement.ResourceMemory, 1 << 30}, {"cap_gpu", placement.ResourceGPU, 1}} {
-			v, _, err := t.num(c.col, c.scale, false)
-			if err != nil {
-				return nil, err
-			}
-			if v > 0 {
-				n.Allocatable[c.res] = v
-			}
+		if err := t.columns(n.Allocatable, column{"cap_cpu", placement.ResourceCPU, 1000}, column{"cap_mem", placement.ResourceMemory, 1 << 30}, column{"cap_gpu", placement.ResourceGPU, 1}); err != nil {
+			return err
 		}
 		nodes = append(nodes, n)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return nodes, nil
 }
