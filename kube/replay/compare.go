@@ -42,29 +42,40 @@ func Compare(results []*Result) Table {
 			v := 0.0
 			for _, s := range r.Utilisation {
 				if s.Name == s0.Name {
-					v = mean(s.Samples)
+					v = s.Mean()
 				}
 			}
 			row.Values = append(row.Values, v)
 		}
-		maxStranded := 0.0
-		for _, s := range r.StrandedGPUs.Samples {
-			maxStranded = max(maxStranded, s.Value)
-		}
+		_, maxStranded := r.StrandedGPUs.Range()
 		row.Values = append(row.Values, r.Delay.P50, r.Delay.P90, r.Delay.P99,
-			mean(r.StrandedGPUs.Samples), maxStranded, float64(r.PodsEvicted), float64(r.GroupsWaiting))
+			r.StrandedGPUs.Mean(), maxStranded, float64(r.PodsEvicted), float64(r.GroupsWaiting))
 		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
 
-func mean(ss []Sample) float64 {
-	if len(ss) == 0 {
+// Mean is the mean of the series' sample values; 0 without samples.
+func (s Series) Mean() float64 {
+	if len(s.Samples) == 0 {
 		return 0
 	}
 	sum := 0.0
-	for _, s := range ss {
-		sum += s.Value
+	for _, x := range s.Samples {
+		sum += x.Value
 	}
-	return sum / float64(len(ss))
+	return sum / float64(len(s.Samples))
+}
+
+// Range is the least and the greatest sample value; 0, 0 without samples.
+func (s Series) Range() (lo, hi float64) {
+	for i, x := range s.Samples {
+		if i == 0 || x.Value < lo {
+			lo = x.Value
+		}
+		if i == 0 || x.Value > hi {
+			hi = x.Value
+		}
+	}
+	return lo, hi
 }

@@ -206,11 +206,11 @@ func writeTrace(w io.Writer, rep TraceReport) {
 			fmt.Fprintf(w, "    groups of %s pods: %d started, %s\n", b.Label, len(b.Seconds), delayLine(b))
 		}
 		for _, s := range r.Utilisation {
-			lo, hi := minMax(s.Samples)
-			fmt.Fprintf(w, "  utilisation %s: mean %.1f%%, min %.1f%%, max %.1f%%\n", s.Name, 100*mean(s.Samples), 100*lo, 100*hi)
+			lo, hi := s.Range()
+			fmt.Fprintf(w, "  utilisation %s: mean %.1f%%, min %.1f%%, max %.1f%%\n", s.Name, 100*s.Mean(), 100*lo, 100*hi)
 		}
-		_, hi := minMax(r.StrandedGPUs.Samples)
-		fmt.Fprintf(w, "  %s: mean %.1f, max %.1f\n", r.StrandedGPUs.Name, mean(r.StrandedGPUs.Samples), hi)
+		_, hi := r.StrandedGPUs.Range()
+		fmt.Fprintf(w, "  %s: mean %.1f, max %.1f\n", r.StrandedGPUs.Name, r.StrandedGPUs.Mean(), hi)
 		fmt.Fprintf(w, "  preemptions: %d, %d pods evicted\n", len(r.Preemptions), r.PodsEvicted)
 	}
 	t := rep.Comparison
@@ -239,24 +239,3 @@ func delayLine(b replay.DelayBucket) string {
 }
 
 func secs(s float64) string { return (time.Duration(s) * time.Second).String() }
-
-func mean(ss []replay.Sample) float64 {
-	if len(ss) == 0 {
-		return 0
-	}
-	sum := 0.0
-	for _, s := range ss {
-		sum += s.Value
-	}
-	return sum / float64(len(ss))
-}
-
-func minMax(ss []replay.Sample) (lo, hi float64) {
-	for i, s := range ss {
-		if i == 0 || s.Value < lo {
-			lo = s.Value
-		}
-		hi = max(hi, s.Value)
-	}
-	return lo, hi
-}
