@@ -47,15 +47,12 @@ func (e *engine) startSession(in Input, bound []placement.Pod, s *placement.Snap
 	if ss == nil || ss.Bound == nil {
 		return nil
 	}
-	used := map[string]int64{}
-	for i := range bound {
-		p := &bound[i]
-		id, _ := s.NodeID(p.NodeName)
-		free := s.Allocatable(id, placement.ResourceCPU) - used[p.NodeName]
-		if err := ss.Bound(p, p.NodeName, free); err != nil {
-			return fmt.Errorf("replay: policy %s: %w", e.opts.Policy.Name, err)
-		}
-		used[p.NodeName] += p.Requests[placement.ResourceCPU]
+	err = ss.tellBound(bound, func(node string) int64 {
+		id, _ := s.NodeID(node)
+		return s.Allocatable(id, placement.ResourceCPU) // tellBound takes off the pods told before
+	})
+	if err != nil {
+		return fmt.Errorf("replay: policy %s: %w", e.opts.Policy.Name, err)
 	}
 	return nil
 }
@@ -66,15 +63,26 @@ func (e *engine) sessionBound(before *placement.Snapshot, binds []placement.Pod)
 	if e.session == nil || e.session.Bound == nil {
 		return nil
 	}
+	err := e.session.tellBound(binds, func(node string) int64 {
+		id, _ := before.NodeID(node)
+		return before.Free(id, placement.ResourceCPU)
+	})
+	if err != nil {
+		return fmt.Errorf("replay at %s: policy %s: %w", e.now.Format(time.RFC3339), e.opts.Policy.Name, err)
+	}
+	return nil
+}
+
+// tellBound calls ss.Bound for each of pods in order, with the CPU its
+// node had free before it: free(node) less the pods told before it.
+func (ss *Session) tellBound(pods []placement.Pod, free func(node string) int64) error {
 	used := map[string]int64{}
-	for i := range binds {
-		b := &binds[i]
-		id, _ := before.NodeID(b.NodeName)
-		free := before.Free(id, placement.ResourceCPU) - used[b.NodeName]
-		if err := e.session.Bound(b, b.NodeName, free); err != nil {
-			return fmt.Errorf("replay at %s: policy %s: %w", e.now.Format(time.RFC3339), e.opts.Policy.Name, err)
+	for i := range pods {
+		p := &pods[i]
+		if err := ss.Bound(p, p.NodeName, free(p.NodeName)-used[p.NodeName]); err != nil {
+			return err
 		}
-		used[b.NodeName] += b.Requests[placement.ResourceCPU]
+		used[p.NodeName] += p.Requests[placement.ResourceCPU]
 	}
 	return nil
 }

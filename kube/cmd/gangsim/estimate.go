@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -245,19 +243,7 @@ func runEstimate(stdout, stderr io.Writer, c *kube.Cluster, opts options, now ti
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
-	w := bufio.NewWriter(stdout)
-	if output == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(est)
-	} else {
-		writeEstimates(w, est)
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "gangsim:", err)
+	if !writeOut(stdout, stderr, output, est, func(w io.Writer) { writeEstimates(w, est) }) {
 		return exitInput
 	}
 	for _, g := range est.Groups {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -166,20 +164,7 @@ func runTrace(stdout, stderr io.Writer, in replay.Input, pols []replay.Policy, o
 			return exitInput
 		}
 	}
-	w := bufio.NewWriter(stdout)
-	var err error
-	if output == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
-		writeTrace(w, rep)
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "gangsim:", err)
+	if !writeOut(stdout, stderr, output, rep, func(w io.Writer) { writeTrace(w, rep) }) {
 		return exitInput
 	}
 	for _, r := range rep.Results {
