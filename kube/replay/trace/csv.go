@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/gangsched/gangsched/kube/replay"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -82,6 +84,34 @@ func (t *table) columns(rl placement.ResourceList, cols ...column) error {
 		}
 	}
 	return nil
+}
+
+// lifetime reads a pod's creation_time, scheduled_time and deletion_time
+// columns (seconds after [Epoch]) into p: it is queued at its creation and
+// runs for deletion − scheduled (at least a second), a blank scheduled time
+// meaning its creation. With optional, a blank creation time is 0 and a
+// blank deletion time leaves p.Duration alone. It returns the creation time.
+func (t *table) lifetime(p *replay.Pod, optional bool) (created int64, err error) {
+	created, _, err = t.num("creation_time", 1, optional)
+	if err != nil {
+		return 0, err
+	}
+	scheduled, ok, err := t.num("scheduled_time", 1, true)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		scheduled = created
+	}
+	deleted, ok, err := t.num("deletion_time", 1, optional)
+	if err != nil {
+		return 0, err
+	}
+	if ok {
+		p.Duration = time.Duration(max(1, deleted-scheduled)) * time.Second
+	}
+	p.QueuedAt = Epoch.Add(time.Duration(created) * time.Second)
+	return created, nil
 }
 
 // next reads the next row; false at the end.

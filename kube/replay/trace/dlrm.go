@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube/replay"
@@ -47,23 +46,10 @@ func ReadDLRM(name string, r io.Reader) ([]replay.Pod, []*gang.PodGroup, error) 
 		if err := t.columns(p.Requests, column{"cpu_request", placement.ResourceCPU, 1000}, column{"memory_request", placement.ResourceMemory, 1 << 30}, column{"gpu_request", placement.ResourceGPU, 1}); err != nil {
 			return err
 		}
-		created, _, err := t.num("creation_time", 1, true)
+		created, err := t.lifetime(&p, true)
 		if err != nil {
 			return err
 		}
-		scheduled, ok, err := t.num("scheduled_time", 1, true)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			scheduled = created
-		}
-		if deleted, ok, err := t.num("deletion_time", 1, true); err != nil {
-			return err
-		} else if ok {
-			p.Duration = time.Duration(max(1, deleted-scheduled)) * time.Second
-		}
-		p.QueuedAt = Epoch.Add(time.Duration(created) * time.Second)
 		p.SchedulingGroup = fmt.Sprintf("%s-%s-%d", dns(t.str("app_name")), dns(t.str("role")), created)
 		size[p.SchedulingGroup]++
 		pods = append(pods, p)

@@ -120,23 +120,9 @@ func ReadOpenB(nodesName string, nodes io.Reader, podsName string, pods io.Reade
 			p.Labels[LabelGPUSpec] = s
 			specs = true
 		}
-		created, _, err := t.num("creation_time", 1, false)
-		if err != nil {
+		if _, err := t.lifetime(&p, false); err != nil {
 			return err
 		}
-		deleted, _, err := t.num("deletion_time", 1, false)
-		if err != nil {
-			return err
-		}
-		scheduled, ok, err := t.num("scheduled_time", 1, true)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			scheduled = created
-		}
-		p.QueuedAt = Epoch.Add(time.Duration(created) * time.Second)
-		p.Duration = time.Duration(max(1, deleted-scheduled)) * time.Second
 		in.Pods = append(in.Pods, p)
 		return nil
 	})
