@@ -102,10 +102,10 @@ func compareStartTimes(a, b oracleUnit) int {
 
 // perNodeCheapest is classic preemption with each node's victims chosen as
 // the cheapest subset of its candidates (every subset tried), then the
-// cheapest node.
-func (w *world) perNodeCheapest(t require.TestingT, s *placement.Snapshot) (preemption.Cost, bool) {
-	var best preemption.Cost
-	ok := false
+// cheapest node: ties by the victims' sorted names, then by node name (the
+// nodes are tried in name order), as preemption's Cost documents. It
+// returns the cost, the victims' names and the node.
+func (w *world) perNodeCheapest(t require.TestingT, s *placement.Snapshot) (best preemption.Cost, names []placement.Key, node string, ok bool) {
 	for id := range s.NumNodes() {
 		n := placement.NodeID(id)
 		pot := onNode(w.units(), s.Node(n).Name)
@@ -116,18 +116,24 @@ func (w *world) perNodeCheapest(t require.TestingT, s *placement.Snapshot) (pree
 					set = append(set, pot[i])
 				}
 			}
-			if c := w.oracleCost(set); (!ok || c.Compare(best) < 0) && w.fitsOn(t, s, n, set) {
-				best, ok = c, true
+			c := w.oracleCost(set)
+			x := c.Compare(best)
+			if x == 0 {
+				x = slices.CompareFunc(oracleNames(set), names, placement.Key.Compare)
+			}
+			if (!ok || x < 0) && w.fitsOn(t, s, n, set) {
+				best, names, node, ok = c, oracleNames(set), s.Node(n).Name, true
 			}
 		}
 	}
-	return best, ok
+	return best, names, node, ok
 }
 
-// For a preemptor of one member, without topology: Find's victims cost
-// the same as classic per-node preemption whose nodes each evict their
-// cheapest set, every time, and never more than upstream's own per-node
-// choice (its reprieve order can keep a dearer set, as in
+// For a preemptor of one member, without topology: Find's victims are
+// those of classic per-node preemption whose nodes each evict their
+// cheapest set (ties by names, then node name), and the member goes to
+// that node, every time; they never cost more than upstream's own
+// per-node choice (its reprieve order can keep a dearer set, as in
 // TestScenario_EvictsTheOnePodThatFrees).
 func TestProp_OneMemberAsClassic(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -140,7 +146,7 @@ func TestProp_OneMemberAsClassic(t *testing.T) {
 		if plan.Outcome == preemption.Fits {
 			return
 		}
-		cheapest, ok := w.perNodeCheapest(t, s)
+		cheapest, names, on, ok := w.perNodeCheapest(t, s)
 		upstream, upOK := w.classic(t, s)
 		require.Equal(t, ok, plan.Outcome == preemption.Preempt, plan.Message)
 		require.Equal(t, ok, upOK)
@@ -149,6 +155,20 @@ func TestProp_OneMemberAsClassic(t *testing.T) {
 		}
 		require.True(t, plan.Proven)
 		require.Equal(t, cheapest, plan.Cost, plan.Message)
+		require.Equal(t, names, victimNames(plan.Victims), "equal cost: ties go to the least victim names")
+		// The member fits only where the victims freed room: on their node
+		// (or, for a whole group's pods on several nodes, one of them).
+		mine := planUnits(w.units(), plan)
+		var nodes []string
+		for _, u := range mine {
+			for _, p := range u.pods {
+				nodes = append(nodes, p.NodeName)
+			}
+		}
+		require.Len(t, plan.Decision.Assignments, 1)
+		if got := plan.Decision.Assignments[0].Node; !slices.Contains(nodes, got) || (len(slices.Compact(slices.Sorted(slices.Values(nodes)))) == 1 && got != on) {
+			require.Fail(t, "member on the wrong node", "Find %s, classic %s, victims on %v", got, on, nodes)
+		}
 		require.LessOrEqual(t, plan.Cost.Compare(upstream), 0, "upstream %v, Find %v", upstream, plan.Cost)
 	})
 }

@@ -14,6 +14,18 @@ import (
 // of the cluster instead of one node's, as KEP-5710's workload-aware
 // preemption does. A whole disruptionMode-PodGroup victim counts as its
 // pods, each at the group's priority.
+//
+// Ties by name: of victim sets of equal Cost, [Find] evicts the one whose
+// victims' names, each sorted list compared element by element (a list
+// before its extensions, so [a] before [a b] before [b]), come first. A
+// victim's name is its namespace/name: the group's for a whole
+// disruptionMode-PodGroup group, else the pod's; a pod comes before a
+// whole group of the same name. When the same set is the cheapest in two
+// placements (a whole group with pods in both), the placement with the
+// lower Placement.Rank wins, then the lower placement name (for a group
+// that needs one more member and no generator, each node is a placement
+// named after it). A proven plan ([Plan.Proven]) follows the rule
+// exactly; an unproven one may keep another set of the same cost.
 type Cost struct {
 	// BudgetViolations counts evictions beyond the disruption budgets: per
 	// budget, the victim pods it guards beyond its disruptionsAllowed,
@@ -39,7 +51,7 @@ type Cost struct {
 // are equal, a positive number otherwise: fewer budget violations, then a
 // lower highest priority, then a smaller priority sum, then fewer pods,
 // then a later Start. Find breaks ties between victim sets of equal cost
-// by the order it searches them in (see [Find]).
+// by name (see [Cost]).
 func (c Cost) Compare(o Cost) int {
 	if x := cmp.Compare(c.BudgetViolations, o.BudgetViolations); x != 0 {
 		return x

@@ -19,21 +19,23 @@
 //     across the cluster as KEP-5710's workload-aware preemption does: fewest
 //     disruption-budget violations, then the lowest highest victim priority,
 //     then the smallest sum of victim priorities, then the fewest victim
-//     pods, then the most recently started. Of sets that cost the same the
-//     search keeps the one it meets first: within a placement, the one whose
-//     victims come first in eviction order ([VictimOrder], least important
-//     first, names last); across placements, the placement searched first
-//     (see [Find]). A whole disruptionMode-PodGroup group counts as its pods.
+//     pods, then the most recently started; ties by name: of sets that
+//     cost the same, the one whose victims' names, sorted, come first,
+//     and of the same set in two placements, the placement ranked first,
+//     then by name (for a single member, the node's name; see [Cost] for
+//     the exact rule). A whole disruptionMode-PodGroup group counts as its
+//     pods and is named by the group.
 //     Budgets are soft, as upstream: a set that goes beyond one is only
 //     dearer. The plan's victims are the cheapest set found; no single victim
 //     of a plan can be given back.
 //   - Exact when small: a placement with at most [MaxExactUnits] (20)
 //     candidate victim units is searched by a branch-and-bound over their
 //     subsets, within the caller's budget (Options.Budget, in solver
-//     steps), and [Plan.Proven] says the set is a cheapest one. Above the
-//     bound, or when the budget runs out, a heuristic chooses (evict the
-//     least important candidates in [VictimOrder], then give back the most
-//     important that are not needed) and Plan.Proven is false.
+//     steps), and [Plan.Proven] says the set is the cheapest one, ties
+//     broken by name. Above the bound, or when the budget runs out, a
+//     heuristic chooses (evict the least important candidates in
+//     [VictimOrder], then give back the most important that are not
+//     needed), Plan.Proven is false and [Plan.Limit] says why.
 //   - A group that needs one more member placed (a single pod, a 1-member
 //     PodGroup) is searched node by node, as upstream preempts for a pod:
 //     its victims are the cheapest of any node's, which is never dearer
@@ -71,6 +73,9 @@
 // (the cheapest one-victim extension); each branch costs one budget step
 // per undecided unit and each solve its own steps. Placements are searched
 // cheapest lower bound first and skipped once none can beat the best.
+// Ties cost a second pass in name order, only when the first met a set
+// or bound of the best's cost; it stops at the first set of that cost
+// that fits, or at the first set whose names come after the best's.
 //
 // The heuristic's candidates come from the snapshot's per-PodGroup summaries
 // ([placement.Snapshot.BoundGroups]), not from a walk of every bound pod, and

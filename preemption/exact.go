@@ -25,8 +25,9 @@ const MaxExactSolves = 512
 
 // found is the cheapest victim set found so far, over every placement.
 type found struct {
-	cost Cost
-	r    result
+	cost  Cost
+	r     result
+	names []*unit // r.victims by name (see [compareNames])
 }
 
 // room counts member slots (see [slots]) on the nodes of one placement for
@@ -71,6 +72,10 @@ type exact struct {
 	opts  placement.Options
 	rank  int
 	place string
+	// ties is set in the ties pass: units are in name order, and sets of
+	// the best's cost compete by name; done once a set at or after the
+	// best's names was met (every later set comes after it).
+	ties, done bool
 	// all counts the slots with the set and every undecided unit removed,
 	// only with the set alone.
 	all, only room
@@ -158,11 +163,23 @@ func (s *setCost) pop(u *unit) {
 // (every superset costs more); nor is one whose removal together with
 // every undecided unit leaves too few member slots; nor one none of whose
 // one-unit extensions beats the best when it does not fit itself.
-func (f *finder) exactSearch(units []*unit, nodes []placement.NodeID, inP []bool, opts placement.Options, rank int, place string) error {
+//
+// The first pass keeps, of sets that cost the same, the one it meets
+// first, and notes that it met one ([finder.sawTie]). The ties pass
+// (ties set, after an exact first pass found the best) searches the
+// units in name order: the include-first walk then meets sets in the
+// order of their sorted names (a set before its extensions), so the first
+// of the best's cost that fits is the one the tie rule picks, and the
+// walk stops at the first set whose names do not come before the best's.
+// Sets cheaper than the best are known not to fit and are only extended.
+func (f *finder) exactSearch(units []*unit, nodes []placement.NodeID, inP []bool, opts placement.Options, rank int, place string, ties bool) error {
 	if f.missing || len(units) == 0 {
 		return nil
 	}
-	e := &exact{f: f, units: units, opts: opts, rank: rank, place: place, sum: newSetCost(f.cost)}
+	if ties {
+		units = byName(units)
+	}
+	e := &exact{f: f, units: units, opts: opts, rank: rank, place: place, sum: newSetCost(f.cost), ties: ties}
 	R := len(f.res)
 	base := room{least: f.leastReq(), need: int64(f.need)}
 	row := make([]int64, 0, R)
@@ -234,9 +251,10 @@ func (e *exact) shift(m *room, i int, sign int64) {
 	}
 }
 
-// beats reports whether evicting e.set (and extra) is cheaper than the
-// best. A set that only ties loses: the search meets sets in eviction
-// order, so the tie's winner is the one met first.
+// beats reports whether evicting e.set (and extra) may replace the best:
+// in the first pass when it is cheaper (a set that only ties loses there:
+// the tie is noted for the ties pass), in the ties pass when it costs no
+// more.
 func (e *exact) beats(extra *unit) bool {
 	b := e.f.best
 	if b == nil {
@@ -246,7 +264,15 @@ func (e *exact) beats(extra *unit) bool {
 	if extra != nil {
 		k = e.sum.with(extra)
 	}
-	return k.Compare(b.cost) < 0
+	return e.against(k.Compare(b.cost), k)
+}
+
+// against turns x, a cost k compared with the best's, into beats' answer.
+func (e *exact) against(x int, k Cost) bool {
+	if x == 0 && !e.ties {
+		e.f.sawTie(k)
+	}
+	return x < 0 || (x == 0 && e.ties)
 }
 
 // visit explores the sets that extend e.set with units of rest (indexes
@@ -255,15 +281,33 @@ func (e *exact) beats(extra *unit) bool {
 // removed.
 func (e *exact) visit(rest []int32, depth int, added bool) error {
 	f := e.f
+	if e.done {
+		return nil
+	}
 	if f.left <= 0 {
 		f.cut = true
+		f.limitBy(LimitBudget)
 		return nil
 	}
 	f.left -= int64(1 + len(rest))
+	if added && e.ties && f.compareToBest(e.set, e.rank, e.place) >= 0 {
+		e.done = true // every set met from here on comes later by name
+		return nil
+	}
 	if !e.all.enough() || (added && !e.beats(nil)) {
 		return nil
 	}
-	if added && e.only.enough() {
+	switch {
+	case added && e.ties:
+		if e.sum.k.Compare(f.best.cost) == 0 {
+			if e.only.enough() {
+				ok, err := e.try()
+				e.done = ok
+				return err
+			}
+			return nil // a superset would cost more
+		}
+	case added && e.only.enough():
 		ok, err := e.try()
 		if ok || err != nil {
 			return err // a superset would cost more
@@ -308,7 +352,7 @@ func (e *exact) visit(rest []int32, depth int, added bool) error {
 	e.shift(&e.only, int(i), -1)
 	e.sum.pop(u)
 	e.set = e.set[:len(e.set)-1]
-	if err != nil || f.cut {
+	if err != nil || f.cut || e.done {
 		return err
 	}
 	e.shift(&e.all, int(i), -1)
@@ -323,6 +367,7 @@ func (e *exact) try() (bool, error) {
 	f := e.f
 	if f.solves >= MaxExactSolves {
 		f.cut = true
+		f.limitBy(LimitSolves)
 		return false, nil
 	}
 	snap, err := f.s.Apply(placement.Change{Remove: podKeys(e.set)})
@@ -335,22 +380,39 @@ func (e *exact) try() (bool, error) {
 	}
 	f.left -= d.Steps
 	if d.Status != placement.Scheduled {
-		f.unproven = f.unproven || !d.Proven
+		if !d.Proven {
+			f.limitBy(LimitUnprovenSolve)
+		}
 		return false, nil
 	}
+	victims := slices.Clone(e.set)
+	if e.ties {
+		// In eviction order, as every result's victims are.
+		slices.SortFunc(victims, func(a, b *unit) int { return cmp.Compare(a.pos, b.pos) })
+	}
 	f.best = &found{
-		cost: e.sum.k,
-		r:    result{ok: true, victims: slices.Clone(e.set), snap: snap, d: d, solved: true, name: e.place, rank: e.rank},
+		cost:  e.sum.k,
+		r:     result{ok: true, victims: victims, snap: snap, d: d, solved: true, name: e.place, rank: e.rank},
+		names: byName(e.set),
 	}
 	return true, nil
 }
 
 // offer makes r (a heuristic's result in a placement) the best when it is
-// cheaper.
+// cheaper, or costs the same and comes first by the tie rule.
 func (f *finder) offer(r result) {
 	k := f.cost.of(r.victims)
-	if f.best == nil || k.Compare(f.best.cost) < 0 {
-		f.best = &found{cost: k, r: r}
+	names := byName(r.victims)
+	if f.best == nil {
+		f.best = &found{cost: k, r: r, names: names}
+		return
+	}
+	x := k.Compare(f.best.cost)
+	if x == 0 {
+		x = f.compareToBest(names, r.rank, r.name)
+	}
+	if x < 0 {
+		f.best = &found{cost: k, r: r, names: names}
 	}
 }
 
@@ -573,7 +635,8 @@ func (e *exact) beatsWith(rest []int32, k int) bool {
 		us = append(us, e.units[i])
 	}
 	e.us = us
-	return kBound(us, k, e.sum.k).Compare(e.f.best.cost) < 0
+	lb := kBound(us, k, e.sum.k)
+	return e.against(lb.Compare(e.f.best.cost), lb)
 }
 
 func satAdd(a, b int64) int64 {

@@ -95,14 +95,23 @@ type Plan struct {
 	// Cost is the disruption of Victims (see [Cost]); zero unless
 	// Outcome is Preempt.
 	Cost Cost
-	// Proven is set, for Preempt, when no victim set of lower Cost lets
-	// the group fit: every placement's candidates were searched exactly
-	// (at most [MaxExactUnits] of them, within the budget) and every
-	// solve that failed was proven (placement.Decision.Proven); for
+	// Proven is set, for Preempt, when Victims are the cheapest set by
+	// [Cost] that lets the group fit, ties broken as [Cost] says: every
+	// placement's candidates were searched exactly (at most
+	// [MaxExactUnits] of them, within the budget and [MaxExactSolves]) and
+	// every solve that failed was proven (placement.Decision.Proven); for
 	// CannotHelp, when the solver proved that the group does not fit even
-	// with every candidate removed. It is false when the heuristic chose
-	// or the budget ran out.
+	// with every candidate removed. Limit says why it is false.
 	Proven bool
+	// Limit says why a Preempt or CannotHelp plan is not proven (the
+	// first reason the search met); NoLimit when it is, and for Fits and
+	// NotAllowed.
+	Limit Limit
+	// Steps is what the exact search spent of Options.Budget, in solver
+	// steps: one per branch and undecided unit, and the steps of each of
+	// its solves. 0 when it did not run; it may pass the budget by the
+	// last solve's steps.
+	Steps int64
 	// Message is a one-line explanation a person can act on.
 	Message string
 
@@ -136,7 +145,8 @@ func (p *Plan) EvictedPods() []placement.Key {
 // group's own bound members are never candidates.
 //
 // Search: the victims are the cheapest set by [Cost] among the sets the
-// search compares; of equal ones, the first it meets. Each placement — every node at once without a generator; each
+// search compares; of equal ones, the first by name (see [Cost]). Each
+// placement — every node at once without a generator; each
 // node on its own for a group that needs one more member placed
 // (upstream's per-node preemption of a pod); each placement the generator
 // yields on the snapshot with every candidate removed otherwise — is
@@ -164,7 +174,12 @@ func (p *Plan) EvictedPods() []placement.Key {
 //     return still leaves enough member slots, with a full solve. Giving
 //     back any single victim of the result makes the solver fail.
 //
-// [Plan.Proven] says whether every placement was searched exactly.
+// When the exact search met a set or a bound of the best's cost, a ties
+// pass searches again, in name order, every placement whose bound is no
+// dearer, least first name first (see [Cost]): it solves only sets of the
+// best's cost whose names come before the best's, and stops at the first
+// that fits. [Plan.Proven] says whether every placement was searched
+// exactly (ties pass included); [Plan.Limit], why not.
 // Victims never come from two placements beyond what a whole PodGroup
 // spans.
 //
@@ -336,6 +351,7 @@ func (f *finder) preempt(d placement.Decision) (Plan, error) {
 	if f.left = opts.Budget; f.left <= 0 {
 		f.left = placement.DefaultBudget
 	}
+	f.budget = f.left
 	var last placement.Decision // a failure to explain, with a generator
 	var err error
 	switch {
@@ -344,9 +360,13 @@ func (f *finder) preempt(d placement.Decision) (Plan, error) {
 	case f.need == 1:
 		_, err = f.searchNodes()
 	case f.q.len() <= MaxExactUnits:
-		err = f.exactSearch(f.q.all(), nil, nil, opts, 0, "")
+		err = f.exactSearch(f.q.all(), nil, nil, opts, 0, "", false)
+		if err == nil && f.mayTie() {
+			err = f.exactSearch(f.q.all(), nil, nil, opts, 0, "", true)
+		}
 	default:
 		f.heuristic = true
+		f.limitBy(LimitUnits)
 	}
 	if err != nil {
 		return Plan{}, err
@@ -403,14 +423,19 @@ type finder struct {
 	sc        *scratch // nil until the search needs it
 	solves    int
 
-	cost *costing
-	best *found // the cheapest victim set found so far
-	left int64  // the exact search's budget left, in solver steps
-	// cut is set when the exact search ran out of budget, heuristic when
-	// some candidates were searched by the heuristic, unproven when a
-	// solve that failed was not proven: then the plan is not proven
-	// cheapest.
-	cut, heuristic, unproven bool
+	cost   *costing
+	best   *found // the cheapest victim set found so far
+	left   int64  // the exact search's budget left, in solver steps
+	budget int64  // the exact search's budget at the start
+	// cut is set when the exact search stopped at a bound (budget or
+	// solves), heuristic when some candidates were searched by the
+	// heuristic; limit says the first reason the plan is not proven.
+	cut, heuristic bool
+	limit          Limit
+	// tie is the cost of the last set or bound the first pass passed over
+	// for costing as much as the best (when tied): see [finder.mayTie].
+	tie  Cost
+	tied bool
 }
 
 // scratch is per-node scratch of one search, O(nodes): an [Index] keeps

@@ -169,6 +169,7 @@ func TestProp_CheapestAgainstOracle(t *testing.T) {
 		}
 		if plan.Proven {
 			require.Equal(t, cost, plan.Cost, "oracle evicts %v, Find %v", oracleNames(best), oracleNames(mine))
+			require.Equal(t, oracleNames(best), oracleNames(mine), "equal cost: ties go to the least victim names")
 		}
 	})
 }

@@ -147,31 +147,54 @@ func (f *finder) searchAreas(areas []area) (*placement.Decision, error) {
 		}
 	}
 	var last *placement.Decision
-	for _, a := range areas {
-		if f.best != nil && a.lb.cost.Compare(f.best.cost) >= 0 {
-			break // every later area costs at least as much: ties go to the first
+	for i := range areas {
+		a := &areas[i]
+		if f.best != nil {
+			if x := a.lb.cost.Compare(f.best.cost); x >= 0 {
+				if x == 0 {
+					f.sawTie(a.lb.cost)
+				}
+				break // every later area costs at least as much
+			}
 		}
-		p := a.p
-		opts := f.opts
-		opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, placement.GroupView) ([]placement.Placement, error) {
-			return []placement.Placement{p}, nil
-		})
-		mark(&p, true)
-		err := f.searchArea(&a, inP, opts, &last)
-		mark(&p, false)
+		mark(&a.p, true)
+		err := f.searchArea(a, inP, a.opts(f.opts), &last)
+		mark(&a.p, false)
 		if err != nil {
 			return last, err
 		}
 	}
-	return last, nil
+	if !f.mayTie() {
+		return last, nil
+	}
+	return last, f.breakTies(areas, func(a *area) error {
+		mark(&a.p, true)
+		defer mark(&a.p, false)
+		return f.exactSearch(a.units, a.p.Nodes, inP, a.opts(f.opts), a.p.Rank, a.p.Name, true)
+	})
+}
+
+// opts returns opts restricted to the area's placement.
+func (a *area) opts(opts placement.Options) placement.Options {
+	p := a.p
+	opts.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, placement.GroupView) ([]placement.Placement, error) {
+		return []placement.Placement{p}, nil
+	})
+	return opts
 }
 
 // searchArea searches one area, its nodes marked in inP.
 func (f *finder) searchArea(a *area, inP []bool, opts placement.Options, last **placement.Decision) error {
 	if len(a.units) <= MaxExactUnits && f.left > 0 {
-		if err := f.exactSearch(a.units, a.p.Nodes, inP, opts, a.p.Rank, a.p.Name); err != nil || !f.cut {
+		if err := f.exactSearch(a.units, a.p.Nodes, inP, opts, a.p.Rank, a.p.Name, false); err != nil || !f.cut {
 			return err
 		}
+	}
+	switch {
+	case len(a.units) > MaxExactUnits:
+		f.limitBy(LimitUnits)
+	case f.left <= 0:
+		f.limitBy(LimitBudget)
 	}
 	f.heuristic = true
 	k, ok := f.prefixBound(listOf(a.units), a.p.Nodes, inP)

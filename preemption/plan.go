@@ -46,7 +46,7 @@ func (f *finder) plan(r *result) (Plan, error) {
 	}
 	return Plan{
 		Outcome: Preempt, Victims: out, Decision: r.d, After: r.snap, victimNodes: on,
-		Cost: f.cost.of(victims), Proven: !f.heuristic && !f.cut && !f.unproven,
+		Cost: f.cost.of(victims), Proven: f.limit == NoLimit, Limit: f.limit, Steps: f.budget - f.left,
 		Candidates: f.q.len(), Solves: f.solves, Message: msg + "; then " + r.d.Message,
 	}, nil
 }
@@ -54,7 +54,10 @@ func (f *finder) plan(r *result) (Plan, error) {
 // cannotHelp explains, from d (the decision with the candidates removed),
 // why preemption cannot place the group.
 func (f *finder) cannotHelp(d placement.Decision) Plan {
-	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: f.q.len(), Solves: f.solves, Proven: d.Proven}
+	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: f.q.len(), Solves: f.solves, Proven: d.Proven, Steps: f.budget - f.left}
+	if !d.Proven {
+		pl.Limit = LimitUnprovenSolve
+	}
 	var b strings.Builder
 	if f.q.len() == 0 {
 		fmt.Fprintf(&b, "preemption cannot help: no pod of priority below %d is in the way; %s", f.prio, d.Message)
