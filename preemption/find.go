@@ -85,8 +85,9 @@ type Plan struct {
 	Candidates int
 	// Solves is the number of [placement.Solve] calls spent, the first one
 	// included: in the exact search, one per victim set that passes the
-	// cost and member-slot bounds; in the heuristic, O(log k) per
-	// placement searched for a prefix of k candidates (often one), plus
+	// cost and member-slot bounds (in its ties pass, too); in the
+	// heuristic, O(log k) per placement searched for a prefix of k
+	// candidates (often one), plus
 	// one per victim that passes the member-slot check of the last pass
 	// (see [Find]); and one more, on the snapshot as given, when there is
 	// no candidate (the first solve does not explain a failure that
