@@ -251,26 +251,31 @@ func (e *exact) shift(m *room, i int, sign int64) {
 	}
 }
 
-// beats reports whether evicting e.set (and extra) may replace the best:
-// in the first pass when it is cheaper (a set that only ties loses there:
-// the tie is noted for the ties pass), in the ties pass when it costs no
-// more.
-func (e *exact) beats(extra *unit) bool {
+// beats reports whether evicting e.set (and extra, unit index i of
+// e.units; -1 for none) may replace the best: in the first pass when it is
+// cheaper, in the ties pass when it costs no more. A set that only ties
+// loses in the first pass, and is noted for the ties pass when it leaves
+// enough member slots (else it cannot fit).
+func (e *exact) beats(extra int) bool {
 	b := e.f.best
 	if b == nil {
 		return true
 	}
 	k := e.sum.k
-	if extra != nil {
-		k = e.sum.with(extra)
+	if extra >= 0 {
+		k = e.sum.with(e.units[extra])
 	}
-	return e.against(k.Compare(b.cost), k)
-}
-
-// against turns x, a cost k compared with the best's, into beats' answer.
-func (e *exact) against(x int, k Cost) bool {
+	x := k.Compare(b.cost)
 	if x == 0 && !e.ties {
-		e.f.sawTie(k)
+		enough := e.only.enough()
+		if extra >= 0 {
+			e.shift(&e.only, extra, 1)
+			enough = e.only.enough()
+			e.shift(&e.only, extra, -1)
+		}
+		if enough {
+			e.f.sawTie(k)
+		}
 	}
 	return x < 0 || (x == 0 && e.ties)
 }
@@ -294,7 +299,7 @@ func (e *exact) visit(rest []int32, depth int, added bool) error {
 		e.done = true // every set met from here on comes later by name
 		return nil
 	}
-	if !e.all.enough() || (added && !e.beats(nil)) {
+	if !e.all.enough() || (added && !e.beats(-1)) {
 		return nil
 	}
 	switch {
@@ -321,7 +326,7 @@ func (e *exact) visit(rest []int32, depth int, added bool) error {
 		// added to a superset: it leaves the subtree, its room too.
 		viable := e.bufs[depth][:0]
 		for _, i := range rest {
-			if e.beats(e.units[i]) {
+			if e.beats(int(i)) {
 				viable = append(viable, i)
 			} else {
 				e.shift(&e.all, int(i), -1)
@@ -636,7 +641,11 @@ func (e *exact) beatsWith(rest []int32, k int) bool {
 	}
 	e.us = us
 	lb := kBound(us, k, e.sum.k)
-	return e.against(lb.Compare(e.f.best.cost), lb)
+	x := lb.Compare(e.f.best.cost)
+	if x == 0 && !e.ties {
+		e.f.sawTie(lb)
+	}
+	return x < 0 || (x == 0 && e.ties)
 }
 
 func satAdd(a, b int64) int64 {
