@@ -22,8 +22,8 @@
 //     pods, then the most recently started; ties by name: of sets that
 //     cost the same, the one whose victims' names, sorted, come first,
 //     and of the same set in two placements, the placement ranked first,
-//     then by name (for a single member, the node's name; see [Cost] for
-//     the exact rule). A whole disruptionMode-PodGroup group counts as its
+//     then by name (for a group that needs one more member, the node's
+//     name; see [Cost] for the exact rule). A whole disruptionMode-PodGroup group counts as its
 //     pods and is named by the group.
 //     Budgets are soft, as upstream: a set that goes beyond one is only
 //     dearer. The plan's victims are the cheapest set found; no single victim
@@ -60,7 +60,8 @@
 // disruptionMode-PodGroup victim is evicted whole or not at all; after the
 // victims are removed the preemptor's placement verifies; giving back any
 // single victim makes the group not fit; and a proven plan's victims cost
-// no more than any other set's. The package's property tests check each
+// no more than any other set's, and come first by name among those that
+// cost as much. The package's property tests check each
 // (the last against a brute-force oracle over every subset of candidates
 // on small clusters, and against classic per-node preemption for one
 // member), and that a plan does not depend on input order.
