@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsched/gangsched/internal/bench"
+	"github.com/gangsched/gangsched/internal/cputime"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
 	"github.com/gangsched/gangsched/topology"
@@ -184,19 +185,6 @@ var workloads = []struct {
 	{"Exact_5Nodes_20Units_Gang3", exact20},
 }
 
-// loop runs run as every benchmark of the package does, reporting the
-// process's CPU time per op as cpu-ns/op: on a shared machine it varies
-// far less than wall time.
-func loop(b *testing.B, run func()) {
-	cpu0, cpuOK := cpuTime()
-	for b.Loop() {
-		run()
-	}
-	if cpu1, ok := cpuTime(); ok && cpuOK {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
-	}
-}
-
 func BenchmarkFind(b *testing.B) {
 	for _, wl := range workloads {
 		b.Run(wl.name, func(b *testing.B) {
@@ -206,7 +194,7 @@ func BenchmarkFind(b *testing.B) {
 			require.Equal(b, preemption.Preempt, plan.Outcome, plan.Message)
 			require.NotEmpty(b, plan.Victims)
 			require.NoError(b, placement.Verify(plan.After, w.g, plan.Decision))
-			loop(b, func() {
+			cputime.Loop(b, func() {
 				if _, err := preemption.Find(w.s, w.g, w.in, w.opts); err != nil {
 					b.Fatal(err)
 				}
@@ -228,7 +216,7 @@ func BenchmarkFloor(b *testing.B) {
 		b.Run(wl.name, func(b *testing.B) {
 			w := wl.make(b)
 			var sink int64
-			loop(b, func() {
+			cputime.Loop(b, func() {
 				var free, prio int64
 				for id := range w.s.NumNodes() {
 					free += w.s.Free(placement.NodeID(id), placement.ResourceCPU)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gangsched/gangsched/internal/bench"
+	"github.com/gangsched/gangsched/internal/cputime"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -59,26 +60,13 @@ func runAll(b *testing.B, which func(workload) prepare) {
 	for _, w := range workloads() {
 		b.Run(w.name, func(b *testing.B) {
 			run, metrics := which(w)(b)
-			loop(b, run)
+			cputime.Loop(b, run)
 			// After the loop: b.Loop's first call resets the timer, which
 			// deletes metrics reported before it.
 			for _, m := range metrics {
 				b.ReportMetric(m.value, m.unit)
 			}
 		})
-	}
-}
-
-// loop times run as every benchmark of the package does: allocations, and
-// the process's CPU time per op as cpu-ns/op.
-func loop(b *testing.B, run func()) {
-	b.ReportAllocs()
-	cpu0, cpuOK := cpuTime()
-	for b.Loop() {
-		run()
-	}
-	if cpu1, ok := cpuTime(); ok && cpuOK {
-		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/gangsched/gangsched/internal/bench"
+	"github.com/gangsched/gangsched/internal/cputime"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
 )
@@ -249,7 +250,7 @@ func BenchmarkGangFloor_Alternatives(b *testing.B) {
 			if alt.run() <= 0 {
 				b.Fatal("no domain chosen")
 			}
-			loop(b, func() { sink += int64(alt.run()) })
+			cputime.Loop(b, func() { sink += int64(alt.run()) })
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gangsched/gangsched/internal/bench"
+	"github.com/gangsched/gangsched/internal/cputime"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
 )
@@ -314,7 +315,7 @@ func BenchmarkMemberInput(b *testing.B) {
 			if read() == 0 {
 				b.Fatal("nothing read")
 			}
-			loop(b, func() { sink += read() })
+			cputime.Loop(b, func() { sink += read() })
 		})
 	}
 }
@@ -350,7 +351,7 @@ func BenchmarkMemberAnswer(b *testing.B) {
 			if out, sum := answer(); sum == 0 || len(out) != p || out[p-1].Node == "" {
 				b.Fatal("no answer")
 			}
-			loop(b, func() {
+			cputime.Loop(b, func() {
 				out, sum := answer()
 				sink += sum + int64(len(out))
 			})

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gangsched/gangsched/internal/cputime"
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/internal/testmanifests"
 	"github.com/gangsched/gangsched/kube/manifest"
@@ -154,18 +154,10 @@ func cpuLoop(b *testing.B, prepare func() any, run func(any)) {
 		b.StopTimer()
 		in := prepare()
 		b.StartTimer()
-		cpu0 := cpuTime()
+		cpu0, _ := cputime.Used()
 		run(in)
-		cpu += cpuTime() - cpu0
+		cpu1, _ := cputime.Used()
+		cpu += cpu1 - cpu0
 	}
 	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime is the CPU time the process has used, every thread's.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
