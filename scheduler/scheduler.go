@@ -43,12 +43,23 @@ type Scheduler struct {
 
 	factory informers.SharedInformerFactory
 	pods    corelisters.PodLister
-	synced  []cache.InformerSynced
-	// classesSynced reports the PriorityClass informer's first list.
+	// synced report, per informer, that its handler here has run for
+	// every object of the informer's first list. An informer's own
+	// HasSynced says only that its store has the list: the handlers get
+	// the objects later, on their own goroutines, and a cycle run in
+	// between decides on a partly seen cluster (after a restart, pending
+	// pods placed onto nodes whose bound pods the handler has not reached
+	// yet: those nodes overcommitted).
+	synced []cache.InformerSynced
+	// classesSynced reports the same of the PriorityClass handler.
 	classesSynced cache.InformerSynced
 	ready         atomic.Bool
 	kick          chan struct{}
 	sem           chan struct{} // bounds concurrent API calls
+
+	// beforeEvent, when set (by tests), runs before each informer event is
+	// handled, outside s.mu: a test holds a handler back with it.
+	beforeEvent func(obj any)
 
 	mu    sync.Mutex // guards everything below; held by handlers and the cycle loop
 	gs    *gang.Scheduler
@@ -97,8 +108,9 @@ func New(client kubernetes.Interface, cfg Config, opts Options) (*Scheduler, err
 // nothing.
 func (s *Scheduler) Ready() bool { return s.ready.Load() }
 
-// Run starts the informers, waits for them to sync, and runs scheduling
-// cycles until ctx ends. It does no leader election: see [RunElected].
+// Run starts the informers, waits until its handlers have seen each
+// informer's first list whole, and runs scheduling cycles until ctx ends.
+// It does no leader election: see [RunElected].
 func (s *Scheduler) Run(ctx context.Context) error {
 	s.factory.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), s.classesSynced) {
@@ -241,13 +253,13 @@ func (s *Scheduler) dropImplicit(k placement.Key) {
 // runs under s.mu and wakes the loop.
 func (s *Scheduler) handler(add func(any), del func(any)) cache.ResourceEventHandlerFuncs {
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { s.locked(func() { add(o) }) },
-		UpdateFunc: func(_, o any) { s.locked(func() { add(o) }) },
+		AddFunc:    func(o any) { s.locked(o, func() { add(o) }) },
+		UpdateFunc: func(_, o any) { s.locked(o, func() { add(o) }) },
 		DeleteFunc: func(o any) {
 			if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
 				o = t.Obj
 			}
-			s.locked(func() { del(o) })
+			s.locked(o, func() { del(o) })
 		},
 	}
 }
@@ -257,10 +269,11 @@ func (s *Scheduler) handler(add func(any), del func(any)) cache.ResourceEventHan
 // resolved (see [Scheduler.Run]).
 func (s *Scheduler) register() error {
 	classes := s.factory.Scheduling().V1().PriorityClasses().Informer()
-	if _, err := classes.AddEventHandler(s.handler(s.onPriorityClass, s.onPriorityClassDelete)); err != nil {
+	reg, err := classes.AddEventHandler(s.handler(s.onPriorityClass, s.onPriorityClassDelete))
+	if err != nil {
 		return fmt.Errorf("informer handler: %w", err)
 	}
-	s.classesSynced = classes.HasSynced
+	s.classesSynced = reg.HasSynced
 	return nil
 }
 
@@ -271,7 +284,6 @@ func (s *Scheduler) registerObjects() error {
 	s.mu.Lock()
 	s.pods = pods.Lister()
 	s.mu.Unlock()
-	s.synced = []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced, groups.Informer().HasSynced}
 	for _, h := range []struct {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandlerFuncs
@@ -280,14 +292,19 @@ func (s *Scheduler) registerObjects() error {
 		{groups.Informer(), s.handler(s.onPodGroup, s.onPodGroupDelete)},
 		{pods.Informer(), s.handler(s.onPod, s.onPodDelete)},
 	} {
-		if _, err := h.inf.AddEventHandler(h.h); err != nil {
+		reg, err := h.inf.AddEventHandler(h.h)
+		if err != nil {
 			return fmt.Errorf("informer handler: %w", err)
 		}
+		s.synced = append(s.synced, reg.HasSynced)
 	}
 	return nil
 }
 
-func (s *Scheduler) locked(f func()) {
+func (s *Scheduler) locked(o any, f func()) {
+	if s.beforeEvent != nil {
+		s.beforeEvent(o)
+	}
 	s.mu.Lock()
 	f()
 	s.mu.Unlock()
