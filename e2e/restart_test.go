@@ -111,13 +111,16 @@ func createGangsRetrying(ctx context.Context, client kubernetes.Interface, from,
 // ends, as on SIGTERM: the calls under way finish, no cycle starts) and a
 // new one is started at once: the new one rebuilds its state from the API,
 // binds only what is left, and ends with every gang whole and no node
-// overcommitted.
+// overcommitted. The gangs that arrive late are named to sort first, so
+// the new scheduler lists pending gangs before the pods bound on the nodes
+// they fit: a cycle run before its handler has seen the whole list would
+// place them there.
 func TestSchedulerRestartMidStream(t *testing.T) {
 	const groups = 40
 	c := harness.Start(t, harness.Options{})
 	client := c.Client()
 	createNodes(t, client, groups)
-	createGangs(t, client, 0, groups/2)
+	createGangs(t, client, groups/2, groups)
 
 	first := startScheduler(t, c, testConfig(), "")
 	eventually(t, "the first bindings", func(ctx context.Context) (bool, error) {
@@ -135,7 +138,7 @@ func TestSchedulerRestartMidStream(t *testing.T) {
 	// Gangs keep arriving while the scheduler stops and is replaced.
 	stopped := make(chan struct{})
 	go func() { first.stop(); close(stopped) }()
-	createGangs(t, client, groups/2, groups)
+	createGangs(t, client, 0, groups/2)
 	<-stopped
 	l, err := client.CoreV1().Pods(ns).List(ctxFor(t), metav1.ListOptions{})
 	require.NoError(t, err)
