@@ -199,16 +199,7 @@ func TestJSON_Errors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			objs, err := Decode("in.json", strings.NewReader(c.in), Options{})
-			require.Nil(t, objs)
-			require.EqualError(t, err, c.err)
-			var me *Error
-			require.True(t, errors.As(err, &me), "want *manifest.Error, got %T", err)
-			if c.sentinel != nil {
-				require.ErrorIs(t, err, c.sentinel)
-				var fe *placement.FieldError
-				require.True(t, errors.As(err, &fe))
-			}
+			requireDecodeError(t, "in.json", c.in, c.err, true, c.sentinel)
 		})
 	}
 }

@@ -132,15 +132,8 @@ func (s *jsonScan) object(v *skimmed, top bool) bool {
 		if !ok {
 			return false
 		}
-		s.space()
-		switch {
-		case s.at(','):
-			s.pos++
-		case s.at('}'):
-			s.pos++
-			return true
-		default:
-			return false
+		if done, ok := s.sep('}'); done || !ok {
+			return ok
 		}
 	}
 }
@@ -174,17 +167,25 @@ func (s *jsonScan) items(v *skimmed) bool {
 		if !s.value(&v.items[len(v.items)-1], false) {
 			return false
 		}
-		s.space()
-		switch {
-		case s.at(','):
-			s.pos++
-		case s.at(']'):
-			s.pos++
-			return true
-		default:
-			return false
+		if done, ok := s.sep(']'); done || !ok {
+			return ok
 		}
 	}
+}
+
+// sep moves past what follows a member or an element: a comma (more
+// follow) or close (done); anything else is malformed (ok false).
+func (s *jsonScan) sep(close byte) (done, ok bool) {
+	s.space()
+	switch {
+	case s.at(','):
+		s.pos++
+		return false, true
+	case s.at(close):
+		s.pos++
+		return true, true
+	}
+	return false, false
 }
 
 // str moves past the string at s.pos; esc says it holds escapes.

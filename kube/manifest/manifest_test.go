@@ -184,16 +184,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			objs, err := Decode("in.yaml", strings.NewReader(c.in), Options{})
-			require.Nil(t, objs)
-			require.ErrorContains(t, err, c.err)
-			var me *Error
-			require.True(t, errors.As(err, &me), "want *manifest.Error, got %T", err)
-			if c.sentinel != nil {
-				require.ErrorIs(t, err, c.sentinel)
-				var fe *placement.FieldError
-				require.True(t, errors.As(err, &fe))
-			}
+			requireDecodeError(t, "in.yaml", c.in, c.err, false, c.sentinel)
 		})
 	}
 }
@@ -313,4 +304,25 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// requireDecodeError decodes in as file name and requires that it fails
+// with a *Error whose text is want (exact) or contains it, wrapping
+// sentinel and a *placement.FieldError when sentinel is set.
+func requireDecodeError(t *testing.T, name, in, want string, exact bool, sentinel error) {
+	t.Helper()
+	objs, err := Decode(name, strings.NewReader(in), Options{})
+	require.Nil(t, objs)
+	if exact {
+		require.EqualError(t, err, want)
+	} else {
+		require.ErrorContains(t, err, want)
+	}
+	var me *Error
+	require.True(t, errors.As(err, &me), "want *manifest.Error, got %T", err)
+	if sentinel != nil {
+		require.ErrorIs(t, err, sentinel)
+		var fe *placement.FieldError
+		require.True(t, errors.As(err, &fe))
+	}
 }
