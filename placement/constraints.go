@@ -131,31 +131,18 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 }
 
 // domain returns, for each node, the index of its value of label key
-// among the values the nodes carry (first seen first), or -1 where the
-// node lacks the label. The checks below compare domains for every
-// member × node × term match; two label lookups by string each time made
-// up about half of a Solve with affinity. Built on first use,
-// once per key and Solve: O(nodes) map lookups.
+// among the values the nodes carry, or -1 where the node lacks the label.
+// The checks below compare domains for every member × node × term match;
+// two label lookups by string each time made up about half of a Solve
+// with affinity. The snapshot base indexes a key once (labelDomains);
+// the few keys of one Solve are kept here to skip its lock.
 func (c *cons) domain(key string) []int32 {
 	for i, k := range c.domKeys {
 		if k == key {
 			return c.doms[i]
 		}
 	}
-	ids, values := make([]int32, len(c.s.b.nodes)), map[string]int32{}
-	for n := range c.s.b.nodes {
-		v, ok := c.s.b.nodes[n].Labels[key]
-		if !ok {
-			ids[n] = -1
-			continue
-		}
-		id, seen := values[v]
-		if !seen {
-			id = int32(len(values))
-			values[v] = id
-		}
-		ids[n] = id
-	}
+	ids := c.s.b.labelDomains(key).of
 	c.domKeys, c.doms = append(c.domKeys, key), append(c.doms, ids)
 	return ids
 }

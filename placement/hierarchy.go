@@ -126,7 +126,29 @@ type hnode struct {
 	// boundMeets: the leaf's bound members meet its minimum, so it is
 	// satisfied even when none of its pending members fits (extrasLeft).
 	boundMeets, extrasLeft bool
-	minNeed                map[ResourceName]int64 // see mayFit; nil until first asked
+	bound                  int // the leaf's bound members
+	// least is what the subtree needs at the least, per resource of the
+	// snapshot (see hierarchy_prune.go); never is set when it needs a
+	// resource no node has.
+	least []int64
+	never bool
+	// childLeast is, per resource, the smallest least of an inner node's
+	// children that can be satisfied; childKey their common topology key
+	// ("" when they differ or have none). See slots.
+	childLeast []int64
+	childKey   string
+	// rows are a leaf's members' usage rows (see leafRows), R apiece, in
+	// member order; uniform when every pending pod's row is the same,
+	// sorted when the members' names ascend.
+	rows            []int64
+	uniform, sorted bool
+	byKey           map[Key]int // member index by key, when not sorted; built on first use
+	// twin: the previous child of the parent (by name) is an identical
+	// subtree, so the two are tried in one order only (hierarchy_twins.go).
+	// It is found when the search enters the node a second time, and
+	// known from then on: a search that never backtracks to it does not
+	// pay for comparing the two.
+	twin, twinKnown, entered bool
 	// search state
 	placed bool
 	domain string
@@ -136,10 +158,15 @@ type hnode struct {
 func hierObj(n *HierarchyNode) string { return fmt.Sprintf("hierarchy node %q", n.Name) }
 
 // SolveHierarchy decides a tree of groups (KEP-6012 CompositePodGroup) on
-// s: every leaf group with [Solve], each on the snapshot that the leaves
-// placed before it leave ([Snapshot.Apply]), confined to the domains its
-// ancestors' topology keys chose. Unlike upstream's greedy pass (children
-// in order, no backtracking), it backtracks across siblings, domains and,
+// s: every leaf group with [Solve], each on the usage that the leaves
+// placed before it leave, confined to the domains its ancestors' topology
+// keys chose. (The usage is an overlay on a private copy of s, undone on
+// backtrack; when opts carries hooks of the caller's — Filters,
+// Reservers, Scorer, PlacementFilters, NodeScorer — which may read pods
+// or key caches to a snapshot, each leaf is committed with
+// [Snapshot.Apply] instead. Both give the same decision.) Unlike
+// upstream's greedy pass (children in order, no backtracking), it
+// backtracks across siblings, domains and,
 // for each leaf, two variants — as many members as fit, then exactly its
 // minimum — so that a greedy first child cannot starve a sibling
 // (KEP-6012's "resource stealing"). Children are tried in name order,
@@ -157,13 +184,20 @@ func hierObj(n *HierarchyNode) string { return fmt.Sprintf("hierarchy node %q", 
 // search. It is pure: no goroutines, clocks or randomness; the same input
 // gives the same decision.
 //
+// Cost: a Solve per leaf tried, plus O(nodes of the leaf's domain) to add
+// or take off its usage; the domains of each topology key are indexed
+// once per snapshot base (shared by every snapshot Apply derives); a
+// domain whose free capacity is short of a subtree's least need is
+// skipped without a solve, and identical sibling subtrees are tried in
+// one order only.
+//
 // Errors (a [*FieldError] naming the node and field): a nil root or s, a
 // node with both or neither of Children and Group, a cycle or a node
 // reached twice, depth beyond [MaxHierarchyDepth], an empty or duplicate
 // name, an unknown policy, MinGroupCount outside 1..len(Children) for a
 // gang, a TopologyKey no node carries, bound members already in two
-// domains of a key (or on a node without it), opts.Generator set; and any
-// error of Solve.
+// domains of a key (or on a node without it), a pod listed by two leaves,
+// opts.Generator set; and any error of Solve.
 func SolveHierarchy(s *Snapshot, root *HierarchyNode, opts Options) (HierarchyDecision, error) {
 	return SolveHierarchyWith(s, root, opts, HierarchyOptions{})
 }
@@ -189,7 +223,21 @@ func SolveHierarchyWith(s *Snapshot, root *HierarchyNode, opts Options, hopts Hi
 		return HierarchyDecision{}, Errorf(ErrInvalid, hierObj(root), "Options.Generator",
 			"must be nil: the hierarchy generates the placements of its leaves")
 	}
-	h := &hsolver{s: s, opts: opts, budget: opts.Budget, keys: map[string]bool{}, noEmpty: hopts.EmptyValueIsNoDomain}
+	return solveHierarchy(s, root, opts, hopts, hasHooks(opts))
+}
+
+// hasHooks reports whether opts carries a hook of the caller's: one may
+// read the pods of the snapshot it is given, or key a cache to it, so the
+// search then applies each leaf rather than overlay its usage.
+func hasHooks(opts Options) bool {
+	return len(opts.Filters) > 0 || len(opts.Reservers) > 0 || opts.Scorer != nil ||
+		len(opts.PlacementFilters) > 0 || opts.NodeScorer != nil
+}
+
+// solveHierarchy is SolveHierarchyWith, placing leaves with Snapshot.Apply
+// when applied, on a usage overlay otherwise; both give one decision.
+func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions, applied bool) (HierarchyDecision, error) {
+	h := &hsolver{s: s, opts: opts, budget: opts.Budget, noEmpty: hopts.EmptyValueIsNoDomain}
 	if h.budget <= 0 {
 		h.budget = DefaultBudget
 	}
@@ -197,12 +245,17 @@ func SolveHierarchyWith(s *Snapshot, root *HierarchyNode, opts Options, hopts Hi
 	if err != nil {
 		return HierarchyDecision{}, err
 	}
-	all := make([]NodeID, s.NumNodes())
-	for i := range all {
-		all[i] = NodeID(i)
+	h.prepare(hr)
+	if err := h.uniquePods(hr); err != nil {
+		return HierarchyDecision{}, err
 	}
+	if !applied {
+		h.ov = newUsageOverlay(s)
+		s = h.ov.s
+	}
+	all := s.b.allNodes
 	h.proven = true
-	found, err := h.place(hr, s, all, func(*Snapshot) (bool, error) { return true, nil })
+	found, err := h.place(hr, s, all, "", func(*Snapshot) (bool, error) { return true, nil })
 	if err != nil {
 		return HierarchyDecision{}, err
 	}
@@ -211,7 +264,7 @@ func SolveHierarchyWith(s *Snapshot, root *HierarchyNode, opts Options, hopts Hi
 		d.Status = Scheduled
 		d.Root = h.placedResult(hr)
 		for _, l := range h.stack {
-			d.Decisions = append(d.Decisions, l.dec)
+			d.Decisions = append(d.Decisions, ownNodes(l.dec))
 		}
 		d.Message = fmt.Sprintf("%d of min %d children of %q scheduled", d.Root.Scheduled, d.Root.Min, hr.src.Name)
 		d.Proven = true
@@ -247,34 +300,29 @@ type hsolver struct {
 	steps     int64
 	exhausted bool
 	proven    bool
-	keys      map[string]bool // topology key -> some node is in a domain of it (see hasKey)
-	stack     []*hnode        // placed leaves, in order
-	treeKeys  []string        // the tree's topology keys, ascending
-	seq       int             // names of bound pod-set pods
-	noEmpty   bool            // HierarchyOptions.EmptyValueIsNoDomain
+	stack     []*hnode // placed leaves, in order
+	treeKeys  []string // the tree's topology keys, ascending
+	seq       int      // names of bound pod-set pods (applied mode)
+	noEmpty   bool     // HierarchyOptions.EmptyValueIsNoDomain
 	splits    map[splitKey]domainSplit
+	// ov is the usage the placed leaves add, on a private snapshot; nil
+	// when the search applies each leaf (the caller's hooks may read pods).
+	ov *usageOverlay
 }
 
-// hasKey reports whether some node is in a domain of key, scanning the
-// nodes once per key until one is (usually the first).
+// hasKey reports whether some node is in a domain of key.
 func (h *hsolver) hasKey(key string) bool {
-	if ok, seen := h.keys[key]; seen {
-		return ok
-	}
-	h.keys[key] = false
-	for i := range h.s.NumNodes() {
-		if _, ok := h.label(NodeID(i), key); ok {
-			h.keys[key] = true
-			break
-		}
-	}
-	return h.keys[key]
+	ld := h.s.b.labelDomains(key)
+	return len(ld.values) > 1 || (len(ld.values) == 1 && (ld.values[0] != "" || !h.noEmpty))
 }
 
 // label is node id's value of key, and whether that puts it in a domain.
 func (h *hsolver) label(id NodeID, key string) (string, bool) {
-	v, ok := h.s.Node(id).Labels[key]
-	return v, ok && (v != "" || !h.noEmpty)
+	ld := h.s.b.labelDomains(key)
+	if v := ld.of[id]; v >= 0 && (ld.values[v] != "" || !h.noEmpty) {
+		return ld.values[v], true
+	}
+	return "", false
 }
 
 func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNode]bool, names map[string]bool) (*hnode, error) {
@@ -318,6 +366,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		}
 		names[gk] = true
 		bound := len(h.s.GroupMembers(g.Key()))
+		hn.bound = bound
 		hn.need = 1 // as Solve's Decision.Required: at least one new pod
 		if g.IsGang() {
 			hn.need = max(int(g.MinCount)-bound, 1)
@@ -384,6 +433,42 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 	return hn, nil
 }
 
+// uniquePods rejects a pod key listed by two leaves: once one leaf is
+// placed, the other's pod would be bound already. When every leaf's
+// member names ascend, leaves whose key ranges do not overlap need no
+// more: O(leaves log leaves); otherwise each key is looked up.
+func (h *hsolver) uniquePods(root *hnode) error {
+	type span struct{ lo, hi Key }
+	var spans []span
+	sorted := true
+	root.walkLeaves(func(l *hnode) {
+		if ms := l.src.Group.Members; len(ms) > 0 {
+			sorted = sorted && l.sorted && l.rows != nil
+			spans = append(spans, span{ms[0].Key(), ms[len(ms)-1].Key()})
+		}
+	})
+	slices.SortFunc(spans, func(a, b span) int { return a.lo.Compare(b.lo) })
+	for i := 1; sorted && i < len(spans); i++ {
+		sorted = spans[i-1].hi.Compare(spans[i].lo) < 0
+	}
+	if sorted {
+		return nil
+	}
+	var err error
+	seen := map[Key]string{}
+	root.walkLeaves(func(l *hnode) {
+		g := l.src.Group
+		for i := range g.Members {
+			k := g.Members[i].Key()
+			if other, dup := seen[k]; dup && other != l.src.Name && err == nil {
+				err = Errorf(ErrDuplicate, hierObj(l.src), "group.members", "pod %s is a member of leaf %q too", k, other)
+			}
+			seen[k] = l.src.Name
+		}
+	})
+	return err
+}
+
 func (n *hnode) walkLeaves(f func(*hnode)) {
 	if n.src.Group != nil {
 		f(n)
@@ -425,7 +510,9 @@ type splitKey struct {
 	n     int
 }
 
-// split returns allowed split by key, cached (read-only to callers).
+// split returns allowed split by key, cached (read-only to callers): by
+// the key's index, O(allowed), and whole domains of the index shared
+// rather than copied.
 func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 	var sk splitKey
 	if len(allowed) > 0 {
@@ -434,20 +521,45 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 			return sp
 		}
 	}
-	by := map[string][]NodeID{}
-	for _, id := range allowed {
-		if v, ok := h.label(id, key); ok {
-			by[v] = append(by[v], id)
+	ld := h.s.b.labelDomains(key)
+	var sp domainSplit
+	if len(allowed) == len(ld.of) { // every node
+		for v, val := range ld.values {
+			if val != "" || !h.noEmpty {
+				sp.vals = append(sp.vals, val)
+				sp.sets = append(sp.sets, ld.nodes[v])
+			}
 		}
-	}
-	sp := domainSplit{vals: make([]string, 0, len(by))}
-	for v := range by {
-		sp.vals = append(sp.vals, v)
-	}
-	slices.Sort(sp.vals)
-	sp.sets = make([][]NodeID, len(sp.vals))
-	for i, v := range sp.vals {
-		sp.sets[i] = by[v]
+	} else {
+		count := map[int32]int{}
+		for _, id := range allowed {
+			if v := ld.of[id]; v >= 0 && (ld.values[v] != "" || !h.noEmpty) {
+				count[v]++
+			}
+		}
+		ids := make([]int32, 0, len(count))
+		for v := range count {
+			ids = append(ids, v)
+		}
+		slices.Sort(ids) // the index numbers values in ascending order
+		sp.vals, sp.sets = make([]string, len(ids)), make([][]NodeID, len(ids))
+		at := make(map[int32]int, len(ids))
+		for i, v := range ids {
+			sp.vals[i] = ld.values[v]
+			if count[v] == len(ld.nodes[v]) {
+				sp.sets[i] = ld.nodes[v] // the whole domain lies in allowed
+			} else {
+				at[v] = i
+				sp.sets[i] = make([]NodeID, 0, count[v])
+			}
+		}
+		if len(at) > 0 {
+			for _, id := range allowed {
+				if i, ok := at[ld.of[id]]; ok {
+					sp.sets[i] = append(sp.sets[i], id)
+				}
+			}
+		}
 	}
 	if len(allowed) > 0 {
 		if h.splits == nil {
@@ -469,9 +581,18 @@ func (h *hsolver) tick() bool {
 
 // place tries every placement of n's subtree on s within allowed, calling
 // k with the snapshot each leaves; it stops at the first k that accepts.
-func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {
+// Domains before from (a value of n's key) are not tried: see
+// hierarchy_twins.go.
+func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, from string, k func(*Snapshot) (bool, error)) (bool, error) {
 	vals, sets := h.domains(n, s, allowed)
-	for i := range vals {
+	first := 0
+	if from != "" {
+		first, _ = slices.BinarySearch(vals, from)
+	}
+	for i := first; i < len(vals); i++ {
+		if n.done == 0 && !h.mayHold(n, s, sets[i]) {
+			continue // the domain's free capacity is short of the subtree's least need
+		}
 		if !h.tick() {
 			return false, nil
 		}
@@ -484,7 +605,7 @@ func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, k func(*Snapsho
 			}
 		} else if n.src.Group != nil {
 			ok, err = h.placeLeaf(n, s, vals[i], sets[i], k)
-			for _, part := range h.refine(n, s, sets[i]) {
+			for _, part := range h.refine(n, sets[i]) {
 				if ok || err != nil || h.exhausted || !h.tick() {
 					break
 				}
@@ -509,29 +630,17 @@ func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, k func(*Snapsho
 
 // refine splits a leaf's domain by the other keys of the tree, so that a
 // leaf can leave a domain of another key to a sibling that needs it: the
-// parts, key by key (ascending), then by value, each once.
-func (h *hsolver) refine(n *hnode, s *Snapshot, nodes []NodeID) [][]NodeID {
+// parts, key by key (ascending), then by value, each once (a part equal to
+// the domain or to an earlier part is not tried again).
+func (h *hsolver) refine(n *hnode, nodes []NodeID) [][]NodeID {
 	var out [][]NodeID
-	seen := map[string]bool{fmt.Sprint(nodes): true}
 	for _, key := range h.treeKeys {
 		if key == n.src.TopologyKey {
 			continue
 		}
-		by := map[string][]NodeID{}
-		for _, id := range nodes {
-			if v, ok := h.label(id, key); ok {
-				by[v] = append(by[v], id)
-			}
-		}
-		vals := make([]string, 0, len(by))
-		for v := range by {
-			vals = append(vals, v)
-		}
-		slices.Sort(vals)
-		for _, v := range vals {
-			if id := fmt.Sprint(by[v]); !seen[id] {
-				seen[id] = true
-				out = append(out, by[v])
+		for _, part := range h.split(key, nodes).sets {
+			if !slices.Equal(part, nodes) && !slices.ContainsFunc(out, func(o []NodeID) bool { return slices.Equal(o, part) }) {
+				out = append(out, part)
 			}
 		}
 	}
@@ -549,7 +658,21 @@ func (h *hsolver) placeChildren(n *hnode, i, sat int, s *Snapshot, allowed []Nod
 		return false, nil
 	}
 	c := n.children[i]
-	ok, err := h.place(c, s, allowed, func(s2 *Snapshot) (bool, error) {
+	from := ""
+	if i > 0 && c.entered && !c.twinKnown {
+		c.twin, c.twinKnown = twins(n.children[i-1], c), true
+	}
+	c.entered = true
+	if c.twin {
+		prev := n.children[i-1]
+		if !prev.placed {
+			// Skipped twin: placing this one instead would be the same
+			// placement, tried already.
+			return h.placeChildren(n, i+1, sat, s, allowed, k)
+		}
+		from = prev.domain
+	}
+	ok, err := h.place(c, s, allowed, from, func(s2 *Snapshot) (bool, error) {
 		c.placed = true
 		ok, err := h.placeChildren(n, i+1, sat+1, s2, allowed, k)
 		if !ok {
@@ -610,7 +733,7 @@ func (h *hsolver) solveLeaf(g *Group, s *Snapshot, dom string, nodes []NodeID) (
 }
 
 func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {
-	if !n.mayFit(s, nodes) {
+	if !h.mayHold(n, s, nodes) {
 		return false, nil // not even the sum of its smallest minimum fits: no solve needed
 	}
 	for vi, g := range n.variants() {
@@ -634,13 +757,19 @@ func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, k
 		if !g.IsGang() && d.Bound+len(d.Assignments)+len(d.PodSetAssignments) == 0 {
 			continue
 		}
-		ch, err := h.change(g, d)
-		if err != nil {
-			return false, err
-		}
-		s2, err := s.Apply(ch)
-		if err != nil {
-			return false, err
+		s2 := s
+		if h.ov != nil {
+			if err := h.ov.push(n, d); err != nil {
+				return false, err
+			}
+		} else {
+			ch, err := h.change(g, d)
+			if err != nil {
+				return false, err
+			}
+			if s2, err = s.Apply(ch); err != nil {
+				return false, err
+			}
 		}
 		h.stack = append(h.stack, n)
 		ok, err := k(s2)
@@ -648,6 +777,9 @@ func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, k
 			return ok, err
 		}
 		h.stack = h.stack[:len(h.stack)-1]
+		if h.ov != nil {
+			h.ov.pop()
+		}
 	}
 	return false, nil
 }

@@ -23,7 +23,7 @@ func (h *hsolver) placedResult(n *hnode) NodeResult {
 		return r
 	}
 	if n.src.Group != nil {
-		d := n.dec
+		d := ownNodes(n.dec)
 		r.Decision = &d
 		r.Min = int(d.Required)
 		r.Message = d.Message
@@ -69,6 +69,7 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 				return r, false, err
 			}
 			if first == nil || d.Status < first.Status {
+				d = ownNodes(d)
 				first = &d
 			}
 		}
@@ -114,8 +115,13 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 	}
 	// Is the subtree itself placeable alone?
 	stack := h.stack
-	ok, err := h.place(n, s, allowed, func(*Snapshot) (bool, error) { return true, nil })
+	ok, err := h.place(n, s, allowed, "", func(*Snapshot) (bool, error) { return true, nil })
 	h.stack = stack
+	if h.ov != nil {
+		for len(h.ov.frames) > 0 { // the diagnosis runs on the empty overlay
+			h.ov.pop()
+		}
+	}
 	if err != nil {
 		return r, false, err
 	}
@@ -169,52 +175,9 @@ func placedPods(d Decision) int {
 	return n
 }
 
-// mayFit is a necessary condition for the leaf to fit on nodes: for each
-// resource, the sum of its need smallest pending requests is at most the
-// nodes' free total. It saves a solve on the many small domains (hosts)
-// that cannot hold the leaf. O(nodes × resources requested), after a
-// one-time O(members log members) per leaf.
-func (n *hnode) mayFit(s *Snapshot, nodes []NodeID) bool {
-	if n.minNeed == nil {
-		n.minNeed = map[ResourceName]int64{}
-		g := n.src.Group
-		per := map[ResourceName][]int64{}
-		for i := range g.Members {
-			for r, v := range g.Members[i].Requests {
-				per[r] = append(per[r], v)
-			}
-		}
-		for _, ps := range g.PodSets {
-			for r, v := range ps.Template.Requests {
-				for range min(int(ps.Count), n.need) {
-					per[r] = append(per[r], v)
-				}
-			}
-		}
-		pending := g.NumPending()
-		for r, vs := range per {
-			if len(vs) < pending {
-				continue // some pod requests none of r: the smallest are 0
-			}
-			slices.Sort(vs)
-			var sum int64
-			for _, v := range vs[:min(n.need, len(vs))] {
-				sum += v
-			}
-			n.minNeed[r] = sum
-		}
-	}
-	for r, need := range n.minNeed {
-		var free int64
-		for _, id := range nodes {
-			free += max(s.Free(id, r), 0)
-			if free >= need {
-				break
-			}
-		}
-		if free < need {
-			return false
-		}
-	}
-	return true
+// ownNodes returns d with its own copy of Placement.Nodes, which the
+// search shares with the snapshot's label index.
+func ownNodes(d Decision) Decision {
+	d.Placement.Nodes = slices.Clone(d.Placement.Nodes)
+	return d
 }

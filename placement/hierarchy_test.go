@@ -3,6 +3,7 @@ package placement_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -191,6 +192,14 @@ func TestHierarchy_BoundPins(t *testing.T) {
 	}
 }
 
+// stray is leaf name with one member named pod: a key another leaf may
+// list too.
+func stray(name, pod string) *placement.HierarchyNode {
+	l := hLeaf(name, "", 1, 1)
+	l.Group.Members[0].Name = pod
+	return l
+}
+
 func TestHierarchy_Errors(t *testing.T) {
 	s := hSnap(t, hNode("n1", "b1", "r1", 4))
 	cyc := &placement.HierarchyNode{Name: "c", MinGroupCount: 1}
@@ -212,6 +221,8 @@ func TestHierarchy_Errors(t *testing.T) {
 		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1),
 			{Name: "b", Group: hLeaf("a", "", 1, 1).Group}}}, `hierarchy node "b"`, "group"},
 		{&placement.HierarchyNode{Name: "r", Policy: "Odd", Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1)}}, `hierarchy node "r"`, "policy"},
+		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 2), stray("b", "a-1")}},
+			`hierarchy node "b"`, "group.members"},
 	} {
 		_, err := placement.SolveHierarchy(s, tc.root, placement.Options{})
 		var fe *placement.FieldError
@@ -595,5 +606,67 @@ func TestHierarchy_LeafSplitsAcrossRacks(t *testing.T) {
 	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[a:[n2 n3] b:[n1]]" {
 		t.Fatalf("%v %v: %s", d.Status, leafNodes(d), d.Message)
+	}
+}
+
+// Placing leaves on the usage overlay gives the decision that applying
+// each to the snapshot gives (as with hooks), steps included, with or
+// without the snapshot's class index built beforehand.
+func TestHierarchy_PropOverlayMatchesApply(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := drawHCase(t)
+		s, err := placement.NewSnapshot(c.nodes, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rapid.Bool().Draw(t, "classes") {
+			// A Solve over every node builds the snapshot's class index,
+			// which each placed leaf then moves.
+			if _, err := placement.Solve(s, hLeaf("warm", "", 1, 1).Group, placement.Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d1, err := placement.SolveHierarchy(s, c.root, placement.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d2, err := placement.SolveHierarchyApplied(s, c.root, placement.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(d1, d2) {
+			t.Fatalf("overlay %v %s %v, applied %v %s %v", d1.Status, d1.Message, leafNodes(d1), d2.Status, d2.Message, leafNodes(d2))
+		}
+	})
+}
+
+// Four twin leaves (alike but for names) of two slots, each on one host:
+// rack r0 has three hosts of two free slots (and seven slots), so it is
+// skipped without a solve; in r1 the twins take the free hosts in order.
+// Applying each leaf gives the same decision.
+func TestHierarchy_TwinLeavesTakeHostsInOrder(t *testing.T) {
+	const hostKey = "kubernetes.io/hostname"
+	var nodes []placement.Node
+	for r, free := range [][]int64{{2, 0, 2, 2, 1}, {0, 2, 2, 2, 2, 2}} {
+		for h, slots := range free {
+			n := hNode(fmt.Sprintf("r%d-h%d", r, h), "b0", fmt.Sprintf("r%d", r), slots)
+			n.Labels[hostKey] = n.Name
+			nodes = append(nodes, n)
+		}
+	}
+	s := hSnap(t, nodes...)
+	inner := &placement.HierarchyNode{Name: "i0", MinGroupCount: 4, TopologyKey: hRack}
+	for i := range 4 {
+		inner.Children = append(inner.Children, hLeaf(fmt.Sprintf("i0-l%d", i), hostKey, 2, 2))
+	}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 1, TopologyKey: hBlock, Children: []*placement.HierarchyNode{inner}}
+	d := hSolve(t, s, root)
+	want := "map[i0-l0:[r1-h1] i0-l1:[r1-h2] i0-l2:[r1-h3] i0-l3:[r1-h4]]"
+	if d.Status != placement.Scheduled || d.Root.Children[0].Domain != "r1" || fmt.Sprint(leafNodes(d)) != want {
+		t.Fatalf("%v %v: %s", d.Status, leafNodes(d), d.Message)
+	}
+	d2, err := placement.SolveHierarchyApplied(s, root, placement.Options{})
+	if err != nil || !reflect.DeepEqual(d, d2) {
+		t.Fatalf("applied: %v %v %v", err, d2.Status, leafNodes(d2))
 	}
 }

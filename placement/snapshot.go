@@ -128,6 +128,9 @@ type base struct {
 	// Victim index of boundgroups.go, built on first use.
 	boundOnce sync.Once
 	bound     *boundIndex
+
+	// labels are the domains of label keys asked about (labeldomains.go).
+	labels labelIndex
 }
 
 // byName returns the ID of the node named name. Its index is built on

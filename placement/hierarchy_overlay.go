@@ -1,0 +1,226 @@
+package placement
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/internal/arith"
+)
+
+// usageOverlay is the hierarchy search's working snapshot: a private
+// Snapshot that shares everything with the caller's but the usage pages
+// it writes, on which placed leaves are added as usage in place and taken
+// off again on backtrack. A leaf then costs O(its nodes) instead of an
+// Apply (which copies the page table and the pod trees, and indexes every
+// bound pod by key, name and group).
+//
+// Only usage changes: the leaves' pods are not added as pods. That is
+// exact for Solve, which reads other groups only through usage (a group's
+// constraints see its own members alone), but not for the caller's hooks,
+// which may read pods or key caches to a snapshot they saw: with hooks the
+// search applies each leaf instead (see hsolver.applied).
+type usageOverlay struct {
+	s      *Snapshot
+	owned  []bool // usage pages s owns (copied on first write)
+	log    []savedRow
+	frames []overlayFrame
+	at     map[NodeID]int // the current frame's nodes, to their entry in log
+}
+
+// savedRow is a node's usage row before a frame changed it.
+type savedRow struct {
+	id  NodeID
+	row []int64
+}
+
+// overlayFrame is what pop restores: the log's length, the usage sums and
+// the class index as they were before the push.
+type overlayFrame struct {
+	log     int
+	usedSum []int64
+	cls     *nodeClasses
+}
+
+// newUsageOverlay returns an overlay over s; s itself is never written.
+func newUsageOverlay(s *Snapshot) *usageOverlay {
+	n := &Snapshot{b: s.b, used: slices.Clone(s.used), nPods: s.nPods, usedSum: slices.Clone(s.usedSum)}
+	// The pod trees are shared read-only; they are cloned (O(1), copy on
+	// write) under s's lock as Apply does, so that a Solve deriving from
+	// the overlay never writes to s's trees.
+	s.cloning.Lock()
+	if s.removed != nil {
+		n.removed = s.removed.Clone()
+	}
+	if s.added != nil {
+		n.added, n.addedOn, n.addedGroup = s.added.Clone(), s.addedOn.Clone(), s.addedGroup.Clone()
+	}
+	if s.reserved != nil {
+		n.reserved = s.reserved.Clone()
+	}
+	s.cloning.Unlock()
+	n.cls.Store(s.cls.Load())
+	return &usageOverlay{s: n, owned: make([]bool, len(n.used)), at: map[NodeID]int{}}
+}
+
+// row returns node id's usage row for writing, saving it first.
+func (o *usageOverlay) row(id NodeID) []int64 {
+	pg := int(id) / pageNodes
+	if !o.owned[pg] {
+		o.s.used[pg] = slices.Clone(o.s.used[pg])
+		o.owned[pg] = true
+	}
+	if _, ok := o.at[id]; !ok {
+		o.at[id] = len(o.log)
+		o.log = append(o.log, savedRow{id, slices.Clone(o.s.usedRow(id))})
+	}
+	return o.s.usedRow(id)
+}
+
+// push adds the usage of leaf n's Scheduled decision d (of n's group or
+// of a variant of it, whose members are n's), as Apply would bind its
+// pods: the same rows, sums and class index. On an error (a node's
+// summed requests overflowing, as Apply reports it) the overlay is left
+// as it was.
+func (o *usageOverlay) push(n *hnode, d Decision) error {
+	o.frames = append(o.frames, overlayFrame{log: len(o.log), usedSum: slices.Clone(o.s.usedSum), cls: o.s.cls.Load()})
+	clear(o.at)
+	g := n.src.Group
+	R := len(o.s.b.res)
+	for _, a := range d.Assignments {
+		i := 0
+		if !n.uniform {
+			var ok bool
+			if i, ok = n.member(a.Pod); !ok {
+				o.pop()
+				return Errorf(ErrNotFound, groupObj(g), "members", "decision places unknown pod %s", a.Pod)
+			}
+		}
+		if err := o.add(a.NodeID, a.Pod, n.rows[i*R:(i+1)*R], 1); err != nil {
+			o.pop()
+			return err
+		}
+	}
+	for _, a := range d.PodSetAssignments {
+		for k := range g.PodSets {
+			if ps := &g.PodSets[k]; ps.Name == a.PodSet {
+				row := o.s.b.requestRow(&ps.Template)
+				row[o.s.b.podsR] += ps.Template.Requests[ResourcePods]
+				if err := o.add(a.NodeID, Key{g.Namespace, ps.Name}, row, int(a.Count)); err != nil {
+					o.pop()
+					return err
+				}
+			}
+		}
+	}
+	changed := o.frameNodes()
+	o.sums(changed)
+	if c := o.s.cls.Load(); c != nil {
+		old := func(id NodeID) []int64 { return o.log[o.at[id]].row }
+		o.s.cls.Store(c.derive(o.s.b, changed, old, o.s.usedRow))
+	}
+	return nil
+}
+
+// add binds count pods of usage row req (pod k's) to node id. A sum past
+// int64 is an error naming the first such resource in name order, as
+// Apply's.
+func (o *usageOverlay) add(id NodeID, k Key, req []int64, count int) error {
+	row := o.row(id)
+	for r, q := range req {
+		if q > 0 && row[r] > math.MaxInt64-int64(count)*q || int64(count) > math.MaxInt64/max(q, 1) {
+			name := o.s.b.res[r]
+			return Errorf(ErrInvalid, podObj(k), "requests["+string(name)+"]", "sum of requests on node %q overflows int64", o.s.b.nodes[id].Name)
+		}
+	}
+	for r, q := range req {
+		row[r] += int64(count) * q
+	}
+	return nil
+}
+
+// member returns the index in n's group of member k.
+func (n *hnode) member(k Key) (int, bool) {
+	ms := n.src.Group.Members
+	if n.sorted {
+		i, ok := slices.BinarySearchFunc(ms, k.Name, func(p Pod, name string) int { return strings.Compare(p.Name, name) })
+		return i, ok && ms[i].Namespace == k.Namespace
+	}
+	if n.byKey == nil {
+		n.byKey = make(map[Key]int, len(ms))
+		for i := range ms {
+			n.byKey[ms[i].Key()] = i
+		}
+	}
+	i, ok := n.byKey[k]
+	return i, ok
+}
+
+// frameNodes returns the nodes the current frame changed, ascending.
+func (o *usageOverlay) frameNodes() []NodeID {
+	f := o.frames[len(o.frames)-1]
+	ids := make([]NodeID, 0, len(o.log)-f.log)
+	for _, e := range o.log[f.log:] {
+		ids = append(ids, e.id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// sums moves usedSum over the changed nodes as Apply does: saturating,
+// and summed again over every node for a resource whose sum was or would
+// be saturated.
+func (o *usageOverlay) sums(changed []NodeID) {
+	const redo = math.MinInt64
+	sum := o.s.usedSum
+	for r, q := range sum {
+		if q == math.MaxInt64 {
+			sum[r] = redo
+		}
+	}
+	for _, id := range changed {
+		before, after := o.log[o.at[id]].row, o.s.usedRow(id)
+		for r := range sum {
+			switch d := after[r] - before[r]; {
+			case sum[r] == redo:
+			case d > 0 && sum[r] > math.MaxInt64-d:
+				sum[r] = redo
+			default:
+				sum[r] += d
+			}
+		}
+	}
+	for r, q := range sum {
+		if q == redo {
+			sum[r] = 0
+			for id := range len(o.s.b.nodes) {
+				sum[r] = arith.SatAdd(sum[r], o.s.usedRow(NodeID(id))[r])
+			}
+		}
+	}
+}
+
+// pop takes the last push off: rows, sums and class index as before it.
+func (o *usageOverlay) pop() {
+	f := o.frames[len(o.frames)-1]
+	o.frames = o.frames[:len(o.frames)-1]
+	if c := o.s.cls.Load(); c != nil && f.cls == nil {
+		// A Solve built the class index after the push: move it back
+		// rather than drop it, which would cost a rebuild over every node.
+		at := make(map[NodeID][]int64, len(o.log)-f.log)
+		ids := make([]NodeID, 0, len(o.log)-f.log)
+		for _, e := range o.log[f.log:] {
+			at[e.id] = e.row
+			ids = append(ids, e.id)
+		}
+		slices.Sort(ids)
+		f.cls = c.derive(o.s.b, ids, o.s.usedRow, func(id NodeID) []int64 { return at[id] })
+	}
+	for i := len(o.log) - 1; i >= f.log; i-- {
+		copy(o.s.usedRow(o.log[i].id), o.log[i].row)
+	}
+	o.log = o.log[:f.log]
+	o.s.usedSum = f.usedSum
+	o.s.cls.Store(f.cls)
+	clear(o.at)
+}

@@ -1,0 +1,189 @@
+package placement
+
+import "slices"
+
+// This file bounds what a subtree needs at the least, so that the search
+// skips, without a solve, a domain whose free capacity is short of it.
+
+// prepare sets every node's least need and twin flag, children first.
+func (h *hsolver) prepare(n *hnode) {
+	for _, c := range n.children {
+		h.prepare(c)
+	}
+	R := len(h.s.b.res)
+	n.least = make([]int64, R)
+	switch {
+	case n.done < 0:
+		n.never = true // nothing will satisfy it this cycle
+	case n.done > 0:
+		// Satisfied by its bound members; nothing is solved.
+	case n.src.Group != nil:
+		n.leafRows(h.s.b)
+	default:
+		var can []*hnode
+		for _, c := range n.children {
+			if !c.never {
+				can = append(can, c)
+			}
+		}
+		if len(can) < n.need {
+			n.never = true
+			return
+		}
+		// Per resource, the need smallest children's least: a bound on
+		// any choice of need children.
+		vs := make([]int64, len(can))
+		n.childLeast = make([]int64, R)
+		for r := range R {
+			for i, c := range can {
+				vs[i] = c.least[r]
+			}
+			slices.Sort(vs)
+			for _, v := range vs[:n.need] {
+				n.least[r] += v
+			}
+			n.childLeast[r] = vs[0]
+		}
+		n.childKey = can[0].src.TopologyKey
+		for _, c := range can {
+			if c.src.TopologyKey != n.childKey {
+				n.childKey = ""
+			}
+		}
+	}
+}
+
+// leafRows reads a leaf's pending pods once: each member's usage row
+// (what binding it adds to a node, as Apply counts it), whether the
+// members' names ascend, whether every pending pod's row is the same,
+// and from the rows the leaf's least need — per resource, the sum of its
+// need smallest rows (0 when some pending pod requests none of it). A
+// resource no node has, requested by every pending pod, makes the leaf
+// never fit. O(members × resources), plus O(members log members) when
+// the rows differ.
+func (n *hnode) leafRows(b *base) {
+	g := n.src.Group
+	R := len(b.res)
+	n.rows = make([]int64, R*len(g.Members))
+	n.sorted, n.uniform = true, true
+	missing := map[ResourceName]int{} // untracked resources: how many pending pods request them
+	var first []int64                 // the first pending pod's row
+	fill := func(r []int64, p *Pod, pods int) []int64 {
+		// A lookup per tracked resource costs less than a range over
+		// the map; the range is for a pod that requests another.
+		found := 0
+		for i, name := range b.res {
+			if q, ok := p.Requests[name]; ok {
+				r[i] += q
+				found++
+			}
+		}
+		if found < len(p.Requests) {
+			for name, q := range p.Requests {
+				if _, ok := b.resIdx[name]; !ok && q > 0 {
+					missing[name] += pods
+				}
+			}
+		}
+		r[b.podsR]++
+		if first == nil {
+			first = r
+		}
+		n.uniform = n.uniform && slices.Equal(r, first)
+		return r
+	}
+	for i := range g.Members {
+		fill(n.rows[i*R:(i+1)*R:(i+1)*R], &g.Members[i], 1)
+		n.sorted = n.sorted && g.Members[i].Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < g.Members[i].Name)
+	}
+	var sets [][]int64 // per pod set, its template's row
+	for k := range g.PodSets {
+		sets = append(sets, fill(make([]int64, R), &g.PodSets[k].Template, max(int(g.PodSets[k].Count), 0)))
+	}
+	pending := g.NumPending()
+	for _, pods := range missing {
+		n.never = n.never || pods >= pending // every pending pod requests what no node has
+	}
+	if n.boundMeets || pending == 0 {
+		return // satisfied by its bound members even if no pending one fits
+	}
+	for r := range R {
+		if r == b.podsR {
+			continue
+		}
+		if n.uniform {
+			n.least[r] = int64(n.need) * max(first[r], 0)
+			continue
+		}
+		vs := make([]int64, 0, pending)
+		for i := range len(g.Members) {
+			vs = append(vs, n.rows[i*R+r])
+		}
+		for k, ps := range g.PodSets {
+			for range min(int(ps.Count), n.need) {
+				vs = append(vs, sets[k][r])
+			}
+		}
+		slices.Sort(vs)
+		for _, v := range vs[:min(n.need, len(vs))] {
+			n.least[r] += max(v, 0)
+		}
+	}
+}
+
+// mayHold is a necessary condition for n's subtree to fit on nodes: for
+// each resource, its least need is at most the nodes' summed free
+// quantity. O(nodes × resources needed), stopping at the first nodes that
+// hold it.
+func (h *hsolver) mayHold(n *hnode, s *Snapshot, nodes []NodeID) bool {
+	if n.never {
+		return false
+	}
+	for r, need := range n.least {
+		if need <= 0 {
+			continue
+		}
+		var free int64
+		for _, id := range nodes {
+			free += max(s.allocRow(id)[r]-s.usedRow(id)[r], 0)
+			if free >= need {
+				break
+			}
+		}
+		if free < need {
+			return false
+		}
+	}
+	return n.childKey == "" || h.slots(n, s, nodes) >= n.need
+}
+
+// slots bounds how many of inner node n's children fit on nodes when all
+// of them are confined to domains of one key: each child lies in one
+// domain and needs there at least the smallest least of any child, so a
+// domain holds at most its free quantity over that, per resource. It
+// stops counting at n.need. O(nodes × resources needed).
+func (h *hsolver) slots(n *hnode, s *Snapshot, nodes []NodeID) int {
+	total := 0
+	for _, dom := range h.split(n.childKey, nodes).sets {
+		fit := -1 // unbounded
+		for r, need := range n.childLeast {
+			if need <= 0 {
+				continue
+			}
+			var free int64
+			for _, id := range dom {
+				free += max(s.allocRow(id)[r]-s.usedRow(id)[r], 0)
+			}
+			if k := int(min(free/need, int64(n.need))); fit < 0 || k < fit {
+				fit = k
+			}
+		}
+		if fit < 0 {
+			return n.need
+		}
+		if total += fit; total >= n.need {
+			break
+		}
+	}
+	return total
+}
