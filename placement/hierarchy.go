@@ -326,21 +326,20 @@ func (h *hsolver) label(id NodeID, key string) (string, bool) {
 }
 
 func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNode]bool, names map[string]bool) (*hnode, error) {
-	obj := hierObj(n)
 	if path[n] {
-		return nil, Errorf(ErrInvalid, obj, "children", "cycle: the node is its own descendant")
+		return nil, Errorf(ErrInvalid, hierObj(n), "children", "cycle: the node is its own descendant")
 	}
 	if seen[n] {
-		return nil, Errorf(ErrDuplicate, obj, "children", "the node is reached twice")
+		return nil, Errorf(ErrDuplicate, hierObj(n), "children", "the node is reached twice")
 	}
 	if depth > MaxHierarchyDepth {
-		return nil, Errorf(ErrInvalid, obj, "depth", "%d exceeds %d levels", depth, MaxHierarchyDepth)
+		return nil, Errorf(ErrInvalid, hierObj(n), "depth", "%d exceeds %d levels", depth, MaxHierarchyDepth)
 	}
 	if n.Name == "" {
-		return nil, Errorf(ErrInvalid, obj, "name", "must not be empty")
+		return nil, Errorf(ErrInvalid, hierObj(n), "name", "must not be empty")
 	}
 	if names[n.Name] {
-		return nil, Errorf(ErrDuplicate, obj, "name", "two nodes are named %q", n.Name)
+		return nil, Errorf(ErrDuplicate, hierObj(n), "name", "two nodes are named %q", n.Name)
 	}
 	names[n.Name] = true
 	seen[n], path[n] = true, true
@@ -350,19 +349,19 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		slices.Sort(h.treeKeys)
 	}
 	if n.TopologyKey != "" && !h.hasKey(n.TopologyKey) {
-		return nil, Errorf(ErrNotFound, obj, "topologyKey", "unknown key %q: no node has that label", n.TopologyKey)
+		return nil, Errorf(ErrNotFound, hierObj(n), "topologyKey", "unknown key %q: no node has that label", n.TopologyKey)
 	}
 	hn := &hnode{src: n}
 	switch {
 	case n.Group != nil && len(n.Children) > 0:
-		return nil, Errorf(ErrInvalid, obj, "children", "a leaf (with a group) has no children")
+		return nil, Errorf(ErrInvalid, hierObj(n), "children", "a leaf (with a group) has no children")
 	case n.Group == nil && len(n.Children) == 0:
-		return nil, Errorf(ErrInvalid, obj, "children", "an inner node needs children, a leaf a group")
+		return nil, Errorf(ErrInvalid, hierObj(n), "children", "an inner node needs children, a leaf a group")
 	case n.Group != nil:
 		g := n.Group
 		gk := "\x00" + g.Key().String() // not a node name
 		if names[gk] {
-			return nil, Errorf(ErrDuplicate, obj, "group", "PodGroup %q is a leaf twice", g.Key().String())
+			return nil, Errorf(ErrDuplicate, hierObj(n), "group", "PodGroup %q is a leaf twice", g.Key().String())
 		}
 		names[gk] = true
 		bound := len(h.s.GroupMembers(g.Key()))
@@ -383,7 +382,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 	default:
 		for i, c := range n.Children {
 			if c == nil {
-				return nil, Errorf(ErrInvalid, obj, fmt.Sprintf("children[%d]", i), "nil node")
+				return nil, Errorf(ErrInvalid, hierObj(n), fmt.Sprintf("children[%d]", i), "nil node")
 			}
 			cn, err := h.build(c, depth+1, path, seen, names)
 			if err != nil {
@@ -395,13 +394,13 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		switch n.Policy {
 		case PolicyGang, "":
 			if n.MinGroupCount < 1 || int(n.MinGroupCount) > len(n.Children) {
-				return nil, Errorf(ErrInvalid, obj, "minGroupCount", "%d is outside 1..%d (its children)", n.MinGroupCount, len(n.Children))
+				return nil, Errorf(ErrInvalid, hierObj(n), "minGroupCount", "%d is outside 1..%d (its children)", n.MinGroupCount, len(n.Children))
 			}
 			hn.need = int(n.MinGroupCount)
 		case PolicyBasic:
 			hn.need = 1
 		default:
-			return nil, Errorf(ErrInvalid, obj, "policy", "unknown policy %q", n.Policy)
+			return nil, Errorf(ErrInvalid, hierObj(n), "policy", "unknown policy %q", n.Policy)
 		}
 	}
 	if n.TopologyKey != "" {
@@ -415,7 +414,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 				}
 				v, has := h.label(id, n.TopologyKey)
 				if !has && err == nil {
-					err = Errorf(ErrInvalid, obj, "topologyKey", "bound member %s is on node %q, which lacks %q", p.Key(), h.s.Node(id).Name, n.TopologyKey)
+					err = Errorf(ErrInvalid, hierObj(n), "topologyKey", "bound member %s is on node %q, which lacks %q", p.Key(), h.s.Node(id).Name, n.TopologyKey)
 				}
 				doms[v] = true
 			}
@@ -424,7 +423,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 			return nil, err
 		}
 		if len(doms) > 1 {
-			return nil, Errorf(ErrInvalid, obj, "topologyKey", "bound members already span %d domains of %q", len(doms), n.TopologyKey)
+			return nil, Errorf(ErrInvalid, hierObj(n), "topologyKey", "bound members already span %d domains of %q", len(doms), n.TopologyKey)
 		}
 		for v := range doms {
 			hn.pins = []string{v}
@@ -531,33 +530,54 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 			}
 		}
 	} else {
-		count := map[int32]int{}
+		// The values of allowed, in runs as node IDs follow names: the
+		// last one is checked first.
+		var ids []int32
+		var count []int
+		last := -1
 		for _, id := range allowed {
-			if v := ld.of[id]; v >= 0 && (ld.values[v] != "" || !h.noEmpty) {
-				count[v]++
+			v := ld.of[id]
+			if v < 0 || (ld.values[v] == "" && h.noEmpty) {
+				continue
 			}
+			if last < 0 || ids[last] != v {
+				if last = slices.Index(ids, v); last < 0 {
+					ids, count, last = append(ids, v), append(count, 0), len(ids)
+				}
+			}
+			count[last]++
 		}
-		ids := make([]int32, 0, len(count))
-		for v := range count {
-			ids = append(ids, v)
+		order := make([]int, len(ids))
+		for i := range order {
+			order[i] = i
 		}
-		slices.Sort(ids) // the index numbers values in ascending order
+		// The index numbers values in ascending order.
+		slices.SortFunc(order, func(a, b int) int { return int(ids[a] - ids[b]) })
 		sp.vals, sp.sets = make([]string, len(ids)), make([][]NodeID, len(ids))
-		at := make(map[int32]int, len(ids))
-		for i, v := range ids {
+		sorted := make([]int32, len(ids))
+		partial := false
+		for i, k := range order {
+			v := ids[k]
+			sorted[i] = v
 			sp.vals[i] = ld.values[v]
-			if count[v] == len(ld.nodes[v]) {
+			if count[k] == len(ld.nodes[v]) {
 				sp.sets[i] = ld.nodes[v] // the whole domain lies in allowed
 			} else {
-				at[v] = i
-				sp.sets[i] = make([]NodeID, 0, count[v])
+				partial = true
+				sp.sets[i] = make([]NodeID, 0, count[k])
 			}
 		}
-		if len(at) > 0 {
-			for _, id := range allowed {
-				if i, ok := at[ld.of[id]]; ok {
-					sp.sets[i] = append(sp.sets[i], id)
-				}
+		for _, id := range allowed {
+			if !partial {
+				break
+			}
+			v := ld.of[id]
+			if v < 0 || (ld.values[v] == "" && h.noEmpty) {
+				continue
+			}
+			// A whole domain shared from the index is full (len = cap).
+			if i, _ := slices.BinarySearch(sorted, v); len(sp.sets[i]) < cap(sp.sets[i]) {
+				sp.sets[i] = append(sp.sets[i], id)
 			}
 		}
 	}
@@ -634,6 +654,9 @@ func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, from string, k 
 // the domain or to an earlier part is not tried again).
 func (h *hsolver) refine(n *hnode, nodes []NodeID) [][]NodeID {
 	var out [][]NodeID
+	if len(nodes) < 2 {
+		return nil // a part of one node is the domain itself
+	}
 	for _, key := range h.treeKeys {
 		if key == n.src.TopologyKey {
 			continue
