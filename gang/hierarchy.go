@@ -32,11 +32,15 @@ type GroupCondition struct {
 	Condition Condition
 }
 
-// SetCompositePodGroup adds or replaces a CompositePodGroup. Its
-// hierarchy's gated leaves are tried again (a change of minGroupCount
-// re-evaluates a waiting tree); the scheduler keeps its own copy and, as
-// for PodGroups, its own CompositePodGroupScheduled condition once it has
-// one.
+// SetCompositePodGroup adds or replaces a CompositePodGroup. Gated leaves
+// of hierarchies are tried again at the next cycle (the tree's quorum may
+// be met now); a change of its schedulingPolicy (minGroupCount, or gang
+// and basic) makes its tree's backing-off leaves active too, so the
+// change takes effect at the next cycle, never moving bound members
+// (v1.38: minGroupCount is mutable). Leaves queue by their root's
+// priority, so a change of it refiles them. The scheduler keeps its own
+// copy and, as for PodGroups, its own CompositePodGroupScheduled
+// condition once it has one.
 //
 // Errors: c fails [CompositePodGroup.Validate]; nothing changes.
 func (s *Scheduler) SetCompositePodGroup(c *CompositePodGroup) error {
@@ -45,13 +49,17 @@ func (s *Scheduler) SetCompositePodGroup(c *CompositePodGroup) error {
 	}
 	cp := *c
 	cp.Status.Conditions = slices.Clone(c.Status.Conditions)
+	var woken *placement.Key
 	if old, ok := s.cpgs[c.Key()]; ok {
 		if cond, ok := old.Condition(CompositePodGroupScheduled); ok {
 			setConditionIn(&cp.Status, cond)
 		}
+		if policyChanged(old, &cp) {
+			woken = s.rootKeyOf(&cp)
+		}
 	}
 	s.cpgs[c.Key()] = &cp
-	s.wakeLeaves()
+	s.refileLeaves(true, woken)
 	s.victims = nil
 	return nil
 }
@@ -63,6 +71,7 @@ func (s *Scheduler) DeleteCompositePodGroup(k placement.Key) bool {
 		return false
 	}
 	delete(s.cpgs, k)
+	s.refileLeaves(false, nil) // its leaves no longer queue by its priority
 	s.victims = nil
 	return true
 }
@@ -79,18 +88,6 @@ func (s *Scheduler) CompositePodGroup(k placement.Key) (*CompositePodGroup, bool
 	return &cp, true
 }
 
-// wakeLeaves makes every gated leaf of a hierarchy active again, so that
-// its tree's quorum is checked at the next cycle.
-func (s *Scheduler) wakeLeaves() {
-	for _, k := range s.sortedGroupKeys() {
-		g := s.q.groups[k]
-		if g.state == Gated && g.pg != nil && g.pg.Spec.ParentCompositePodGroupName != "" {
-			g.state = Active
-			s.q.place(g)
-		}
-	}
-}
-
 func (s *Scheduler) sortedGroupKeys() []placement.Key {
 	keys := make([]placement.Key, 0, len(s.q.groups))
 	for k := range s.q.groups {
@@ -103,19 +100,30 @@ func (s *Scheduler) sortedGroupKeys() []placement.Key {
 // rootOf walks up from a leaf PodGroup to its hierarchy's root; reason
 // says why there is none yet (a missing parent, a cycle, too deep).
 func (s *Scheduler) rootOf(pg *PodGroup) (root *CompositePodGroup, reason string) {
-	name := pg.Spec.ParentCompositePodGroupName
-	for depth := 1; ; depth++ {
-		c, ok := s.cpgs[placement.Key{Namespace: pg.Namespace, Name: name}]
+	root, reason = s.rootFrom(pg.Namespace, pg.Spec.ParentCompositePodGroupName, placement.MaxHierarchyDepth)
+	if root == nil && reason == "" {
+		reason = fmt.Sprintf("hierarchy above PodGroup %s is deeper than %d levels (or a cycle)", pg.Key(), placement.MaxHierarchyDepth)
+	}
+	return root, reason
+}
+
+// rootFrom walks up from CompositePodGroup ns/name to its root, through at
+// most levels CompositePodGroups; nil with a reason when one is missing,
+// nil without one past levels (too deep, or a cycle).
+func (s *Scheduler) rootFrom(ns, name string, levels int) (*CompositePodGroup, string) {
+	for depth := 1; depth <= levels; depth++ {
+		c, ok := s.cpgs[placement.Key{Namespace: ns, Name: name}]
 		switch {
 		case !ok:
-			return nil, fmt.Sprintf("waiting for CompositePodGroup %s/%s to exist", pg.Namespace, name)
+			return nil, fmt.Sprintf("waiting for CompositePodGroup %s/%s to exist", ns, name)
 		case depth >= placement.MaxHierarchyDepth:
-			return nil, fmt.Sprintf("hierarchy above PodGroup %s is deeper than %d levels (or a cycle)", pg.Key(), placement.MaxHierarchyDepth)
+			return nil, ""
 		case c.Spec.ParentCompositePodGroupName == "":
 			return c, ""
 		}
 		name = c.Spec.ParentCompositePodGroupName
 	}
+	return nil, ""
 }
 
 // tree is one hierarchy gathered for a cycle.
@@ -205,9 +213,12 @@ func topologyKeyOf(c SchedulingConstraints) string {
 
 // cycleTree runs the cycle of the hierarchy that leaf g (popped, with
 // pending members) belongs to. The profile's priority rule is checked per
-// leaf, against the leaf's own PodGroup priority. It reports ok = false when the hierarchy
-// is not ready (its root is missing or its quorum is not met): every leaf
-// is then gated with the reason, and the caller pops the next group.
+// leaf, against the leaf's own PodGroup priority, and so is what a leaf
+// cannot have (checkLeaf): either fails the cycle with the profile's
+// reason for an invalid configuration. It reports ok = false when the
+// hierarchy is not ready (its root is missing or its quorum is not met):
+// every leaf is then gated with the reason, and the caller pops the next
+// group.
 func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group) (Result, bool) {
 	root, reason := s.rootOf(g.pg)
 	if root == nil {
@@ -230,7 +241,11 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	var err error
 	for _, l := range t.leaves {
 		if pg := t.groups[l.key]; pg != nil && err == nil {
-			if err = s.opts.Profile.checkPriorities(l.pg, pg.Members); err != nil {
+			err = s.opts.Profile.checkPriorities(l.pg, pg.Members)
+			if err == nil {
+				err = checkLeaf(l.pg, pg.Members)
+			}
+			if err != nil {
 				t.reason = s.opts.Profile.invalidReason()
 			}
 		}
@@ -261,6 +276,28 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	return r, true
 }
 
+// checkLeaf rejects what a leaf of a hierarchy cannot have, as an input
+// error naming the object and field: ResourceClaims, on the PodGroup or on
+// a pending member (the tree's leaves are placed by domain, without the
+// claim ledger's hook), and topology constraints other than one required
+// key.
+func checkLeaf(pg *PodGroup, members []placement.Pod) error {
+	const claims = "ResourceClaims in a CompositePodGroup hierarchy are not supported"
+	if len(pg.Spec.ResourceClaims) > 0 {
+		return placement.Errorf(placement.ErrInvalid, objRef("PodGroup", &pg.ObjectMeta), "spec.resourceClaims", "%s", claims)
+	}
+	for i := range members {
+		if len(members[i].ResourceClaims) > 0 {
+			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", members[i].Key().String()), "spec.resourceClaims",
+				"%s (the pod is a member of PodGroup %s)", claims, pg.Key())
+		}
+	}
+	if cs := pg.Spec.SchedulingConstraints.Topology; len(cs) > 1 || (len(cs) == 1 && cs[0].Preferred) {
+		return placement.Errorf(placement.ErrInvalid, objRef("PodGroup", &pg.ObjectMeta), "spec.schedulingConstraints.topology", "a leaf of a CompositePodGroup hierarchy takes one required key")
+	}
+	return nil
+}
+
 // solveTree decides t on snap and fills r: the decision, the pods to bind
 // (each leaf's decision verified on the snapshot the ones before it left)
 // and the snapshot with them applied.
@@ -272,12 +309,6 @@ func (s *Scheduler) solveTree(snap *placement.Snapshot, t *tree, r *Result) erro
 		}
 		if leafPG == nil {
 			leafPG = l.pg
-		}
-		if usesClaims(l.pg, t.groups[l.key].Members) {
-			return placement.Errorf(placement.ErrInvalid, objRef("PodGroup", &l.pg.ObjectMeta), "spec.resourceClaims", "ResourceClaims in a CompositePodGroup hierarchy are not supported")
-		}
-		if cs := l.pg.Spec.SchedulingConstraints.Topology; len(cs) > 1 || (len(cs) == 1 && cs[0].Preferred) {
-			return placement.Errorf(placement.ErrInvalid, objRef("PodGroup", &l.pg.ObjectMeta), "spec.schedulingConstraints.topology", "a leaf of a CompositePodGroup hierarchy takes one required key")
 		}
 	}
 	var opts placement.Options

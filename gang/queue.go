@@ -56,6 +56,11 @@ type group struct {
 	// attempts counts consecutive cycles that left members pending; the
 	// backoff doubles with each.
 	attempts int
+	// rootPrio is the priority of the root CompositePodGroup of the
+	// hierarchy g is a leaf of, when the root exists and sets one: the
+	// whole tree is decided at once, so its leaves queue by it (see
+	// Scheduler.setRootPriority).
+	rootPrio *int32
 }
 
 // lessActive orders active groups by [queuePriority], then by their first
@@ -72,14 +77,18 @@ func lessActive(a, b *group) bool {
 	return a.key.Compare(b.key) < 0
 }
 
-// queuePriority is the priority a group is queued by: its PodGroup's when
-// set, else its first member's. Preemption ranks a group by the same
+// queuePriority is the priority a group is queued by: for a leaf of a
+// hierarchy, its root CompositePodGroup's when set; otherwise its
+// PodGroup's when set, else its first member's. Preemption ranks a group by the same
 // priority, so a preemptor outranks every pod it evicted: without this, a
 // victim recreated by its controller, ahead of a preemptor whose pods carry
 // a lower priority than their PodGroup, took the freed room back before the
 // preemptor's retry, and the two traded it forever (upstream, the
 // preemptor's nominated node holds the room).
 func queuePriority(g *group) int64 {
+	if g.rootPrio != nil {
+		return int64(*g.rootPrio)
+	}
 	if g.pg != nil && g.pg.Spec.Priority != nil {
 		return int64(*g.pg.Spec.Priority)
 	}

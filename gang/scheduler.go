@@ -138,6 +138,7 @@ func (s *Scheduler) SetPodGroup(pg *PodGroup) error {
 		g.state = Active // elastic minCount: re-evaluate at the next cycle, not after the backoff
 	}
 	g.pg = &cp
+	s.setRootPriority(g)
 	s.q.place(g)
 	s.victims = nil
 	return nil

@@ -1,0 +1,65 @@
+package gang
+
+import "github.com/gangsched/gangsched/placement"
+
+// This file keeps the queue's view of hierarchies current: a leaf of a
+// tree queues by its root's priority, and a change of a CompositePodGroup
+// wakes the leaves whose tree it may let through.
+
+// setRootPriority sets g.rootPrio from the root of g's hierarchy: its
+// priority when g is a leaf whose root exists and sets one, else nil. g
+// must be detached (the priority is part of its key in the active tree).
+func (s *Scheduler) setRootPriority(g *group) {
+	g.rootPrio = nil
+	if g.pg == nil || g.pg.Spec.ParentCompositePodGroupName == "" {
+		return
+	}
+	if root, _ := s.rootOf(g.pg); root != nil && root.Spec.Priority != nil {
+		p := *root.Spec.Priority
+		g.rootPrio = &p
+	}
+}
+
+// refileLeaves files every leaf of a hierarchy again after a
+// CompositePodGroup changed, with its root's priority now. With
+// wakeGated, a gated leaf becomes active (its tree's quorum is checked at
+// the next cycle); a backing-off leaf whose root is woken becomes active
+// too. O(groups log groups).
+func (s *Scheduler) refileLeaves(wakeGated bool, woken *placement.Key) {
+	for _, k := range s.sortedGroupKeys() {
+		g := s.q.groups[k]
+		if g.pg == nil || g.pg.Spec.ParentCompositePodGroupName == "" {
+			continue
+		}
+		s.q.detach(g)
+		s.setRootPriority(g)
+		switch {
+		case g.state == Gated && wakeGated:
+			g.state = Active
+		case g.state == BackingOff && woken != nil:
+			if root, _ := s.rootOf(g.pg); root != nil && root.Key() == *woken {
+				g.state = Active
+			}
+		}
+		s.q.place(g)
+	}
+}
+
+// rootKeyOf is the key of c's hierarchy's root, or nil when a
+// CompositePodGroup above c is missing (or the chain is too deep).
+func (s *Scheduler) rootKeyOf(c *CompositePodGroup) *placement.Key {
+	root := c
+	if c.Spec.ParentCompositePodGroupName != "" {
+		if root, _ = s.rootFrom(c.Namespace, c.Spec.ParentCompositePodGroupName, placement.MaxHierarchyDepth); root == nil {
+			return nil
+		}
+	}
+	k := root.Key()
+	return &k
+}
+
+// policyChanged reports whether b's schedulingPolicy asks for another
+// number of children than a's: minGroupCount, or gang and basic swapped.
+func policyChanged(a, b *CompositePodGroup) bool {
+	return (a.Spec.SchedulingPolicy.Gang == nil) != (b.Spec.SchedulingPolicy.Gang == nil) || a.minChildren() != b.minChildren()
+}
