@@ -224,6 +224,11 @@ func (r *Result) Message() string {
 	switch {
 	case r.Err != nil:
 		return r.Err.Error()
+	case r.Hierarchy != nil && r.Hierarchy.Preemption != nil:
+		if p := r.Hierarchy.Preemption; p.Outcome == preemption.Preempt {
+			return r.Decision.Message + "; preempting: " + p.Message
+		}
+		return r.Decision.Message + "; " + r.Hierarchy.Preemption.Message
 	case r.Preemption == nil || r.Hierarchy != nil:
 		return r.Decision.Message
 	case r.Preemption.Outcome == preemption.Preempt:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
 )
 
 // HierarchyResult is the part of a [Result] for a cycle that decided a
@@ -22,6 +23,12 @@ type HierarchyResult struct {
 	// CompositePodGroupScheduled on CompositePodGroups; by kind
 	// (CompositePodGroup first), then key.
 	Conditions []GroupCondition
+	// Preemption is the plan of preemption for the whole tree when it ran
+	// (Options.Preemption and an Unschedulable tree;
+	// [preemption.FindHierarchy] at the root's priority): on Preempt the
+	// host evicts its victims and every leaf is retried at once, as
+	// Result.Preemption says for a PodGroup.
+	Preemption *preemption.HierarchyPlan
 }
 
 // GroupCondition is one condition to write on one object of a hierarchy.
@@ -133,7 +140,9 @@ type tree struct {
 	cpgs   []*CompositePodGroup
 	node   *placement.HierarchyNode // the ready part, for SolveHierarchy; nil when not ready
 	groups map[placement.Key]*placement.Group
-	reason string // of the False conditions when the cycle fails
+	reason string            // of the False conditions when the cycle fails
+	opts   placement.Options // the leaves' solver options (solveTree)
+	hopts  placement.HierarchyOptions
 }
 
 // gather collects root's hierarchy: the CompositePodGroups and PodGroups
@@ -253,9 +262,15 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	if err == nil {
 		err = s.solveTree(snap, t, &r)
 	}
+	if err == nil && s.opts.Preemption && r.Hierarchy.Decision.Status == placement.Unschedulable {
+		var plan preemption.HierarchyPlan
+		if plan, err = preemption.FindHierarchy(snap, t.node, rootPriority(root), s.hierarchyInput(), t.opts, t.hopts); err == nil {
+			r.Hierarchy.Preemption = &plan
+		}
+	}
 	if err != nil {
 		r.Err = fmt.Errorf("CompositePodGroup %s: %w", root.Key(), err)
-		r.Decision, r.Bind, r.Snapshot, r.Hierarchy.Decision = placement.Decision{}, nil, snap, placement.HierarchyDecision{}
+		r.Decision, r.Bind, r.Snapshot, r.Hierarchy.Decision, r.Hierarchy.Preemption = placement.Decision{}, nil, snap, placement.HierarchyDecision{}, nil
 	}
 	s.treeConditions(t, &r, now)
 	attempts := 0
@@ -266,6 +281,9 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	for _, l := range t.leaves {
 		if len(l.members) > 0 {
 			l.attempts, l.retryAt, l.state = attempts, now.Add(s.backoffFor(attempts)), BackingOff
+			if p := r.Hierarchy.Preemption; p != nil && p.Outcome == preemption.Preempt {
+				l.retryAt = now // the room is being made: try again once the victims are gone
+			}
 			r.RetryAt = l.retryAt
 			for _, p := range l.sortedMembers() {
 				r.Requeued = append(r.Requeued, p.Key())
@@ -319,7 +337,8 @@ func (s *Scheduler) solveTree(snap *placement.Snapshot, t *tree, r *Result) erro
 		}
 		opts.Generator, opts.Scorer = nil, nil // the hierarchy places its leaves by domain
 	}
-	d, err := placement.SolveHierarchyWith(snap, t.node, opts, placement.HierarchyOptions{EmptyValueIsNoDomain: s.opts.Profile.emptyValueIsNoDomain()})
+	t.opts, t.hopts = opts, placement.HierarchyOptions{EmptyValueIsNoDomain: s.opts.Profile.emptyValueIsNoDomain()}
+	d, err := placement.SolveHierarchyWith(snap, t.node, opts, t.hopts)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,9 @@
 package gang
 
-import "github.com/gangsched/gangsched/placement"
+import (
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
+)
 
 // This file keeps the queue's view of hierarchies current: a leaf of a
 // tree queues by its root's priority, and a change of a CompositePodGroup
@@ -62,4 +65,30 @@ func (s *Scheduler) rootKeyOf(c *CompositePodGroup) *placement.Key {
 // number of children than a's: minGroupCount, or gang and basic swapped.
 func policyChanged(a, b *CompositePodGroup) bool {
 	return (a.Spec.SchedulingPolicy.Gang == nil) != (b.Spec.SchedulingPolicy.Gang == nil) || a.minChildren() != b.minChildren()
+}
+
+// rootPriority is the priority a tree preempts at: its root's, 0 (the
+// priority of a pod without a PriorityClass) when unset.
+func rootPriority(root *CompositePodGroup) int32 {
+	if root.Spec.Priority != nil {
+		return *root.Spec.Priority
+	}
+	return 0
+}
+
+// hierarchyInput is preemptionInput plus the hierarchies the bound pods'
+// PodGroups belong to: every PodGroup's parent, and every
+// CompositePodGroup's parent and disruptionMode.
+func (s *Scheduler) hierarchyInput() preemption.HierarchyInput {
+	in := preemption.HierarchyInput{Input: s.preemptionInput(),
+		Parents: map[placement.Key]string{}, Composites: map[placement.Key]preemption.CompositeSpec{}}
+	for k, g := range s.q.groups {
+		if g.pg != nil && g.pg.Spec.ParentCompositePodGroupName != "" {
+			in.Parents[k] = g.pg.Spec.ParentCompositePodGroupName
+		}
+	}
+	for k, c := range s.cpgs {
+		in.Composites[k] = preemption.CompositeSpec{Parent: c.Spec.ParentCompositePodGroupName, All: c.Spec.DisruptionMode == CompositeDisruptionAll}
+	}
+	return in
 }

@@ -7,6 +7,7 @@ import (
 
 	. "github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
 )
 
 // backedOffTree sets a root gang of two leaves, a and b, each four
@@ -152,4 +153,50 @@ func TestCycleTree_ClaimsAreAnInputError(t *testing.T) {
 			}, treeConds(r))
 		})
 	}
+}
+
+// A tree that does not fit preempts at its root (priority 100): of the
+// low pods, the victims of least cost that make room for both leaves —
+// the two pods of priority 5 on n2, spared the one of priority 20 on n1
+// that a one-slot leaf would also need — and every leaf is retried at
+// once; after the host evicts them the tree binds whole.
+func TestCycleTree_PreemptsAtTheRoot(t *testing.T) {
+	low := func(name, node, group string, prio int32) placement.Pod {
+		return placement.Pod{Namespace: "default", Name: name, NodeName: node, SchedulingGroup: group, Requests: cpu(1000), Priority: prio}
+	}
+	h := newHarness(t, Options{Preemption: true}, []placement.Node{rackNode("n1", "b", "r1", 2000), rackNode("n2", "b", "r2", 2000)},
+		low("keep", "n1", "", 20), low("x", "n2", "", 5), low("y", "n2", "", 5))
+	c := cpg("root", "", "", 2)
+	c.Spec.Priority = new(int32(100))
+	h.setCPG(c)
+	h.setPG(leafPG("a", "root", rackKey, 1))
+	h.setPG(leafPG("b", "root", rackKey, 2))
+	for _, p := range []placement.Pod{member("a-0", "a", cpu(1000), 0), member("b-0", "b", cpu(1000), 1), member("b-1", "b", cpu(1000), 2)} {
+		p.Priority = 100
+		h.addPods(p)
+	}
+	r, ok := h.cycle()
+	require.True(t, ok)
+	require.Equal(t, placement.Unschedulable, r.Decision.Status)
+	p := r.Hierarchy.Preemption
+	require.NotNil(t, p)
+	require.Equal(t, preemption.Preempt, p.Outcome, p.Message)
+	var evicted []string
+	for _, v := range p.Victims {
+		for _, k := range v.Pods {
+			evicted = append(evicted, k.Name)
+		}
+	}
+	require.Equal(t, []string{"y", "x"}, evicted, "most important first: names descending at equal priority")
+	require.Equal(t, h.now, r.RetryAt, "requeued at once")
+	require.Contains(t, r.Message(), "; preempting: evict 2 victims (2 pods)")
+
+	after, err := h.snap.Apply(placement.Change{Remove: []placement.Key{key("x"), key("y")}})
+	require.NoError(t, err)
+	h.snap = after
+	r, ok = h.cycle()
+	require.True(t, ok)
+	require.Equal(t, placement.Scheduled, r.Decision.Status, r.Message())
+	require.Equal(t, []string{"a-0@n1"}, h.placements("a"))
+	require.Equal(t, []string{"b-0@n2", "b-1@n2"}, h.placements("b"))
 }

@@ -20,6 +20,9 @@ var hierarchyGoldens = []golden{
 	{"hierarchy-resource-stealing", []string{"-f", td + "hierarchy/resource-stealing.yaml"}, exitWaiting},
 	// Three levels, block > rack > PodGroups.
 	{"hierarchy-three-levels", []string{"-f", td + "hierarchy/three-levels.yaml"}, exitPlaced},
+	// Preemption at the root: one victim set for the whole tree, then it
+	// binds whole.
+	{"hierarchy-preempt-tree", []string{"-f", td + "hierarchy/preempt-tree.yaml"}, exitPlaced},
 	// v1.37 writes no condition on CompositePodGroups.
 	{"hierarchy-profile-v1.37", []string{"-profile", "v1.37", "-f", td + "hierarchy/kep-worked-example.yaml"}, exitPlaced},
 }

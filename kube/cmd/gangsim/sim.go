@@ -281,8 +281,23 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 				cy.Claims = append(cy.Claims, claimLine(&u))
 			}
 		}
+		// A PodGroup's plan, or a tree's (one victim set for the whole
+		// hierarchy): the victims are evicted alike.
+		var evicted []placement.Key
+		var preemptMsg string
 		if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt {
-			evicted := p.EvictedPods()
+			evicted, preemptMsg = p.EvictedPods(), p.Message
+		}
+		if r.Hierarchy != nil {
+			if p := r.Hierarchy.Preemption; p != nil && p.Outcome == preemption.Preempt {
+				for _, v := range p.Victims {
+					evicted = append(evicted, v.Pods...)
+				}
+				slices.SortFunc(evicted, placement.Key.Compare)
+				preemptMsg = p.Message
+			}
+		}
+		if len(evicted) > 0 {
 			victims := make([]placement.Pod, 0, len(evicted))
 			for _, k := range evicted {
 				if v, ok := snap.Pod(k); ok {
@@ -302,7 +317,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 				sched.SetClaims(l)
 				c.Ledger = l
 			}
-			cy.PreemptionMessage = p.Message
+			cy.PreemptionMessage = preemptMsg
 			for _, k := range evicted {
 				c.Evict(k)
 				cy.Preempted = append(cy.Preempted, k.String())
