@@ -100,10 +100,13 @@ type hunit struct {
 //     victim kept was needed when it was tried.
 //
 // opts and hopts are passed to every SolveHierarchy. It is pure and
-// deterministic. Errors: those of SolveHierarchy, and of Snapshot.Apply
-// removing the candidates; in.Input is not validated beyond what it
-// reads (see [Find] for its checks).
+// deterministic. Errors (a [*placement.FieldError]): an invalid in.Input,
+// as [NewIndex] reports it; those of SolveHierarchy; and of Snapshot.Apply
+// removing the candidates.
 func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priority int32, in HierarchyInput, opts placement.Options, hopts placement.HierarchyOptions) (HierarchyPlan, error) {
+	if _, err := NewIndex(in.Input); err != nil {
+		return HierarchyPlan{}, err
+	}
 	plan := HierarchyPlan{After: s}
 	solve := func(snap *placement.Snapshot) (placement.HierarchyDecision, error) {
 		plan.Solves++

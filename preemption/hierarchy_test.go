@@ -1,6 +1,7 @@
 package preemption_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -243,5 +244,22 @@ func TestFindHierarchy_WholeAtHighestAllAncestor(t *testing.T) {
 	if plan.Outcome != preemption.Preempt || len(plan.Victims) != 1 || !plan.Victims[0].Whole ||
 		plan.Victims[0].PodGroup != (placement.Key{Namespace: ns, Name: "c1"}) || !slices.Equal(plan.Victims[0].Pods, want) {
 		t.Fatalf("%v %+v: %s", plan.Outcome, plan.Victims, plan.Message)
+	}
+}
+
+// An invalid input is an error naming the object and field, as Find's.
+func TestFindHierarchy_InvalidInput(t *testing.T) {
+	s, err := placement.NewSnapshot([]placement.Node{{Name: "n1", Allocatable: cpu(1000)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := &placement.Group{Namespace: ns, Name: "l0", MinCount: 1,
+		Members: []placement.Pod{{Namespace: ns, Name: "p", SchedulingGroup: "l0", Requests: cpu(1000)}}}
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 1, Children: []*placement.HierarchyNode{{Name: "l0", Group: leaf}}}
+	in := preemption.HierarchyInput{Input: preemption.Input{Budgets: []preemption.DisruptionBudget{{Namespace: ns, Name: "b", DisruptionsAllowed: -1}}}}
+	_, err = preemption.FindHierarchy(s, root, treePrio, in, placement.Options{}, placement.HierarchyOptions{})
+	var fe *placement.FieldError
+	if !errors.As(err, &fe) || fe.Object != `PodDisruptionBudget "default/b"` || fe.Field != "status.disruptionsAllowed" {
+		t.Fatalf("got %v", err)
 	}
 }
