@@ -77,7 +77,7 @@ type Change struct {
 // one whose key exists (after the releases) or that is invalid (see
 // [PodSetUsage]); summed requests on a node overflowing int64.
 func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
-	n := &Snapshot{b: s.b, used: slices.Clone(s.used), nPods: s.nPods}
+	n := &Snapshot{b: s.b, used: slices.Clone(s.used), nPods: s.nPods, scoreReqs: s.scoreReqs}
 	s.cloning.Lock()
 	if s.removed != nil {
 		n.removed = s.removed.Clone()
@@ -166,6 +166,7 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		if err := n.addUsage(id, p, page(id)); err != nil {
 			return nil, err
 		}
+		n.scoreReqs = n.scoreReqs || p.ScoreRequests != nil
 		if n.added == nil {
 			n.added = btree.NewG(16, lessKeyed)
 			n.addedOn = btree.NewG(16, lessNodePod)

@@ -85,6 +85,7 @@ func (sv *solver) assign(a *attempt, i int, id NodeID) {
 func (sv *solver) put(i int, id NodeID) {
 	m := &sv.members[i]
 	sv.w.add(id, sv.req(m.row), 1)
+	sv.nz.add(m.row, id, 1)
 	if sv.pos != nil {
 		sv.pos[sv.bound+i] = id
 	}
@@ -205,6 +206,7 @@ func (sv *solver) unassign(a *attempt) {
 		sv.pos[sv.bound+i] = -1
 	}
 	sv.w.sub(id, sv.req(m.row))
+	sv.nz.add(m.row, id, -1)
 	a.node[i] = -1
 	a.placed--
 }
@@ -226,6 +228,7 @@ func (sv *solver) undo(a *attempt) {
 		}
 	}
 	sv.w.reset()
+	sv.nz.reset()
 }
 
 // replay re-establishes the scratch state of attempt a; undo(a) clears it.
@@ -238,7 +241,9 @@ func (sv *solver) replay(a *attempt) {
 		return
 	}
 	for _, s := range sv.segsOf(a) {
-		sv.w.add(s.node, sv.req(sv.members[s.start].row), int64(s.n))
+		row := sv.members[s.start].row
+		sv.w.add(s.node, sv.req(row), int64(s.n))
+		sv.nz.add(row, s.node, int64(s.n))
 	}
 }
 
@@ -254,14 +259,30 @@ func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
 	if sv.pos != nil {
 		chk = sv.cons.checker(sv.bound+i, sv.pos)
 	}
+	consider := func(id NodeID, sc int64) {
+		pref := prefs.on(id)
+		if best < 0 || pref > bestPref || (pref == bestPref && sc > bestScore) {
+			best, bestScore, bestPref = id, sc, pref
+		}
+	}
+	cands := sv.normIDs[:0] // with a normalising scorer: scored together below
 	for _, id := range p.Nodes {
 		if !sv.fits(m, id) || (chk != nil && !chk.allow(id)) {
 			continue
 		}
-		pref := prefs.on(id)
-		sc := sv.memberScore(m, id)
-		if best < 0 || pref > bestPref || (pref == bestPref && sc > bestScore) {
-			best, bestScore, bestPref = id, sc, pref
+		if sv.norm != nil {
+			cands = append(cands, id)
+			continue
+		}
+		consider(id, sv.memberScore(m, id))
+	}
+	if sv.norm != nil {
+		sv.normIDs = cands
+		for k, sc := range sv.candidateScores(m, cands) {
+			consider(cands[k], sc)
+		}
+		if sv.hookErr != nil {
+			return
 		}
 	}
 	if best >= 0 {
@@ -537,21 +558,26 @@ func (sv *solver) capacity(req []int64, id NodeID, limit int64) int64 {
 
 const scoreScale = 1 << 30
 
+// rowScore is the node score of row's pod on node id: Options.NodeScoring's
+// profile, or packing's nodeScore when it is the zero value.
+func (sv *solver) rowScore(row int32, id NodeID) int64 {
+	if sv.ns == nil {
+		return sv.nodeScore(sv.req(row), id)
+	}
+	var extra []int64
+	if off, ok := sv.w.offset(id); ok {
+		extra = sv.w.slab[int(off) : int(off)+sv.R]
+	}
+	return sv.ns.score(sv.s.allocRow(id), sv.s.usedRow(id), extra, sv.req(row), sv.nz.adj(sv.s, row, id))
+}
+
 // nodeScore is the packing score of node id after one more copy of req:
 // the sum over requested resources (the pods count excluded) of
 // requested/allocatable, scaled by 2^30. It only compares nodes for one
-// member, so the sum needs no averaging. With Options.NodeScoring set, it
-// is that profile's score.
+// member, so the sum needs no averaging.
 func (sv *solver) nodeScore(req []int64, id NodeID) int64 {
 	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
 	off, hasExtra := sv.w.offset(id)
-	if sv.ns != nil {
-		var extra []int64
-		if hasExtra {
-			extra = sv.w.slab[int(off) : int(off)+sv.R]
-		}
-		return sv.ns.score(alloc, used, extra, req)
-	}
 	var sc int64
 	for r, q := range req {
 		if q == 0 || r == sv.s.b.podsR {

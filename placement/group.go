@@ -351,6 +351,9 @@ func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
 		if err := checkList(obj, "template.requests", ps.Template.Requests, true); err != nil {
 			return err
 		}
+		if err := checkScoreRequests(obj, "template.scoreRequests", ps.Template.ScoreRequests); err != nil {
+			return err
+		}
 		if err := ps.Template.NodeAffinity.Validate(obj(), "template.spec.affinity.nodeAffinity"); err != nil {
 			return err
 		}

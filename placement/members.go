@@ -152,7 +152,7 @@ func (sv *solver) compile(row int32, req []int64) bool {
 		cols[k], cols[found] = cols[found], j
 		found++
 	}
-	if p.Name == "" {
+	if p.Name == "" || !validScoreRequests(p.ScoreRequests) {
 		return false
 	}
 	if found == len(p.Requests) {

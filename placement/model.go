@@ -163,6 +163,17 @@ type Pod struct {
 	// of the sum over containers and the largest init container, plus pod
 	// overhead), in canonical units. The implicit pod count is not listed.
 	Requests ResourceList
+	// ScoreRequests, when not nil, are the cpu and memory that an
+	// upstream-compatible node score ([NodeScoring] with a Strategy) reads
+	// for this pod instead of Requests: kube-scheduler's NodeResourcesFit
+	// score counts a container that requests no cpu as 100m and one that
+	// requests no memory as 200 MiB (pkg/scheduler/util non-zero requests;
+	// [github.com/gangsched/gangsched/kube.PodScoreRequests] computes
+	// them), both for the pod it places and for the pods already on a
+	// node. Only [ResourceCPU] and [ResourceMemory] may appear; one left
+	// out reads Requests. Fit, BalancedAllocation, gangsched's packing and
+	// preemption read Requests only.
+	ScoreRequests ResourceList
 	// Priority is spec.priority, resolved from the PriorityClass.
 	Priority int32
 	// PreemptionPolicy is spec.preemptionPolicy.

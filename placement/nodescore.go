@@ -63,13 +63,18 @@ type UtilizationShapePoint struct {
 // has none of, are left out of that node's score, as upstream. Members are
 // then placed one by one (O(nodes·resources) per member).
 //
-// Differences from upstream that remain: a pod's requests are read as
-// given, while upstream's NodeResourcesFit score counts a container
-// without a cpu or memory request as 100m CPU and 200 MiB; preferred pod
+// NodeResourcesFit's score reads a pod's [Pod].ScoreRequests where it has
+// them (upstream's non-zero requests: 100m CPU and 200 MiB for a container
+// that requests none), for the pod placed and the pods on the node; fit
+// and BalancedAllocation read Requests, as upstream.
+//
+// Differences from upstream that remain: preferred pod
 // affinity ([WeightedPodAffinityTerm]) ranks nodes before the resource
 // score instead of being added to it with weight 2; the other score
 // plugins (TaintToleration's PreferNoSchedule, NodeAffinity's preferred
-// terms, ImageLocality, PodTopologySpread) are not part of it. Against
+// terms, ImageLocality) are not part of it; PodTopologySpread's score is
+// a [NodeScoreNormalizer] a host adds as Options.NodeScorer (the kube
+// package's SpreadScorer). Against
 // kube-scheduler v1.37.2 (kubeoracle) on 40 random small clusters with a
 // gang and lone pods, the default profile's node choices matched in 39;
 // the 40th differed only by which of two identical members took which of
@@ -197,6 +202,7 @@ type scoredRes struct {
 	col    int
 	weight int64
 	scalar bool
+	nz     int8 // 0 for cpu, 1 for memory (fitAdj's cpu, mem), else -1
 }
 
 // compileNodeScoring returns nil for packing. ns must be valid.
@@ -215,7 +221,14 @@ func compileNodeScoring(b *base, ns NodeScoring) *nodeScorer {
 			// never scored upstream (it is not among a node's scalars).
 			if j, ok := b.resIdx[r.Name]; ok && j != b.podsR {
 				scalar := r.Name != ResourceCPU && r.Name != ResourceMemory && r.Name != ResourceEphemeralStorage
-				out = append(out, scoredRes{j, r.Weight, scalar})
+				nz := int8(-1)
+				switch r.Name {
+				case ResourceCPU:
+					nz = 0
+				case ResourceMemory:
+					nz = 1
+				}
+				out = append(out, scoredRes{j, r.Weight, scalar, nz})
 			}
 		}
 		return out
@@ -231,11 +244,23 @@ func compileNodeScoring(b *base, ns NodeScoring) *nodeScorer {
 	return sc
 }
 
+// readsCPUOrMemory reports whether the fit score reads cpu or memory, the
+// resources Pod.ScoreRequests adjust.
+func (sc *nodeScorer) readsCPUOrMemory() bool {
+	for _, r := range sc.fit {
+		if r.nz >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // score is the profile's weighted score of node id (its allocatable,
 // its bound usage and what the attempt added) for one more pod requesting
-// req (indexed by column).
-func (sc *nodeScorer) score(alloc, used, extra, req []int64) int64 {
-	total := sc.fitW * sc.fitScore(alloc, used, extra, req)
+// req (indexed by column); the fit score reads adj's score requests
+// instead (see nonZero), BalancedAllocation the requests.
+func (sc *nodeScorer) score(alloc, used, extra, req []int64, adj fitAdj) int64 {
+	total := sc.fitW * sc.fitScore(alloc, used, extra, req, adj)
 	if sc.balW > 0 {
 		total += sc.balW * sc.balancedScore(alloc, used, extra, req)
 	}
@@ -243,8 +268,12 @@ func (sc *nodeScorer) score(alloc, used, extra, req []int64) int64 {
 }
 
 // fitScore is NodeResourcesFit's score (least_allocated.go,
-// most_allocated.go, requested_to_capacity_ratio.go upstream).
-func (sc *nodeScorer) fitScore(alloc, used, extra, req []int64) int64 {
+// most_allocated.go, requested_to_capacity_ratio.go upstream), over the
+// non-zero requests adj gives for cpu and memory.
+func (sc *nodeScorer) fitScore(alloc, used, extra, req []int64, adj fitAdj) int64 {
+	if adj.req != nil {
+		req = adj.req
+	}
 	var sum, weights int64
 	for _, r := range sc.fit {
 		q, capacity := req[r.col], alloc[r.col]
@@ -252,6 +281,12 @@ func (sc *nodeScorer) fitScore(alloc, used, extra, req []int64) int64 {
 			continue
 		}
 		requested := arith.SatAdd(usedOf(used, extra, r.col), q)
+		switch r.nz {
+		case 0:
+			requested = arith.SatAdd(requested, adj.cpu)
+		case 1:
+			requested = arith.SatAdd(requested, adj.mem)
+		}
 		var s int64
 		switch sc.strategy {
 		case LeastAllocated:

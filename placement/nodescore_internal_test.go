@@ -45,11 +45,11 @@ func TestNodeScorer_UpstreamFigures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			require.NoError(t, c.ns.Validate())
 			sc := compileNodeScoring(b, c.ns)
-			require.Equal(t, c.fit, sc.fitScore(c.alloc, c.used, nil, c.req), "fit")
+			require.Equal(t, c.fit, sc.fitScore(c.alloc, c.used, nil, c.req, fitAdj{}), "fit")
 			if sc.balW > 0 {
 				require.Equal(t, c.balanced, sc.balancedScore(c.alloc, c.used, nil, c.req), "balanced")
 			}
-			require.Equal(t, c.ok, sc.score(c.alloc, c.used, nil, c.req), "total")
+			require.Equal(t, c.ok, sc.score(c.alloc, c.used, nil, c.req, fitAdj{}), "total")
 			// usage the attempt added counts like bound usage
 			extra := make([]int64, len(c.used))
 			half := make([]int64, len(c.used))
@@ -57,7 +57,7 @@ func TestNodeScorer_UpstreamFigures(t *testing.T) {
 				half[i] = c.used[i] / 2
 				extra[i] = c.used[i] - half[i]
 			}
-			require.Equal(t, c.ok, sc.score(c.alloc, half, extra, c.req), "total, split usage")
+			require.Equal(t, c.ok, sc.score(c.alloc, half, extra, c.req, fitAdj{}), "total, split usage")
 		})
 	}
 	require.Nil(t, compileNodeScoring(b, NodeScoring{}), "packing compiles to nothing")

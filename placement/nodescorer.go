@@ -43,6 +43,62 @@ func (f NodeScorerFunc) ScoreNode(pod *Pod, node NodeInfo) (int64, error) { retu
 
 var _ NodeScorer = NodeScorerFunc(nil)
 
+// NodeScoreNormalizer is a [NodeScorer] whose scores are only final once
+// every candidate node of a member has been scored: kube-scheduler's
+// PreScore (which reads the list of nodes that passed the filters) and
+// ScoreExtensions.NormalizeScore, as PodTopologySpread's score needs
+// them. When Options.NodeScorer implements it, the solver scores a
+// member on each candidate node with ScoreNode, then hands every
+// candidate and its score, in node ID order, to NormalizeNodeScores,
+// which rewrites scores in place; the normalised score is
+// the hook's, to which NodeScoring's profile is then added. Candidates
+// are the nodes of the placement that pass every filter; while the
+// exhaustive search runs (after the greedy passes failed), they are the
+// nodes still open to the member at that depth of the search.
+//
+// NormalizeNodeScores is not called when no node passes. Its error is
+// handled as ScoreNode's (Solve stops and returns an error that wraps
+// [ErrHook]), naming Options.NodeScorer and the pod. It is subject to
+// ScoreNode's rules: a pure function of its arguments and of state shared
+// with the solve's Reservers; nodes and scores are the solver's and must
+// not be kept.
+type NodeScoreNormalizer interface {
+	NodeScorer
+	NormalizeNodeScores(pod *Pod, nodes []NodeInfo, scores []int64) error
+}
+
+// candidateScores scores member m on each of nodes (all passed every
+// filter) with Options.NodeScorer, normalised by its
+// NormalizeNodeScores, plus NodeScoring's profile when its Strategy is
+// set. It returns nil after a hook's error (kept for Solve, with the
+// budget spent). The slice is the solver's until the next call.
+func (sv *solver) candidateScores(m *member, nodes []NodeID) []int64 {
+	p := sv.pod(m.row)
+	infos, scores := sv.normInfos[:0], sv.normScores[:0]
+	for _, id := range nodes {
+		ni := NodeInfo{sv.s, sv.w, id}
+		sc, err := sv.norm.ScoreNode(p, ni)
+		if sv.failed(Rejection{Err: err}, "Options.NodeScorer", p, ni) {
+			return nil
+		}
+		infos, scores = append(infos, ni), append(scores, sc)
+	}
+	sv.normInfos, sv.normScores = infos, scores
+	if len(nodes) == 0 {
+		return scores
+	}
+	if err := sv.norm.NormalizeNodeScores(p, infos, scores); err != nil {
+		sv.failed(Rejection{Err: err}, "Options.NodeScorer (NormalizeNodeScores)", p, NodeInfo{})
+		return nil
+	}
+	if sv.ns != nil {
+		for k, id := range nodes {
+			scores[k] = addSat(scores[k], sv.rowScore(m.row, id))
+		}
+	}
+	return scores
+}
+
 // memberScore is the score of member m on node id, which passed every
 // filter: Options.NodeScorer's (plus NodeScoring's when its Strategy is
 // set) or the built-in one. A scorer's error is kept for Solve and spends
@@ -50,7 +106,7 @@ var _ NodeScorer = NodeScorerFunc(nil)
 func (sv *solver) memberScore(m *member, id NodeID) int64 {
 	h := sv.opts.NodeScorer
 	if h == nil {
-		return sv.nodeScore(sv.req(m.row), id)
+		return sv.rowScore(m.row, id)
 	}
 	p := sv.pod(m.row)
 	ni := NodeInfo{sv.s, sv.w, id}
@@ -59,7 +115,7 @@ func (sv *solver) memberScore(m *member, id NodeID) int64 {
 		return 0
 	}
 	if sv.ns != nil {
-		sc = addSat(sc, sv.nodeScore(sv.req(m.row), id))
+		sc = addSat(sc, sv.rowScore(m.row, id))
 	}
 	return sc
 }

@@ -176,3 +176,108 @@ func BenchmarkSolveNodeScorer(b *testing.B) {
 		})
 	}
 }
+
+// fewestPods is a NodeScoreNormalizer in the manner of upstream's
+// PodTopologySpread: ScoreNode counts the pods bound to the node, and
+// NormalizeNodeScores inverts the counts relative to the smallest and
+// largest among the candidates (100·(max+min−s)/max), so the emptiest
+// candidate scores highest. It records what it was asked to normalise.
+type fewestPods struct {
+	calls [][]string
+	err   error
+}
+
+func (f *fewestPods) ScoreNode(_ *Pod, n NodeInfo) (int64, error) {
+	k := int64(0)
+	for range n.Snapshot().PodsOn(n.ID()) {
+		k++
+	}
+	return k, nil
+}
+
+func (f *fewestPods) NormalizeNodeScores(_ *Pod, nodes []NodeInfo, scores []int64) error {
+	var names []string
+	for _, n := range nodes {
+		names = append(names, n.Node().Name)
+	}
+	f.calls = append(f.calls, names)
+	if f.err != nil {
+		return f.err
+	}
+	lo, hi := scores[0], scores[0]
+	for _, s := range scores {
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	for i, s := range scores {
+		if hi == 0 {
+			scores[i] = 100
+			continue
+		}
+		scores[i] = 100 * (hi + lo - s) / hi
+	}
+	return nil
+}
+
+// TestScenario_NodeScoreNormalizer: n1 holds 2 bound pods, n2 1, n3 none
+// but a filter rejects it. The raw count would send the member to n1; the
+// normalised score over the candidates n1 and n2 (0 and 100) sends it to
+// n2. NormalizeNodeScores sees the candidates only, in node order, once
+// per member. With the default profile added (152 on n2, 152 on n1: both
+// empty of requests), the hook's 100 still decides.
+func TestScenario_NodeScoreNormalizer(t *testing.T) {
+	bound := func(name, node string) Pod { return Pod{Namespace: "default", Name: name, NodeName: node} }
+	s, err := NewSnapshot([]Node{scoredNode("n1", 4000, ""), scoredNode("n2", 4000, ""), scoredNode("n3", 4000, "")},
+		[]Pod{bound("a", "n1"), bound("b", "n1"), bound("c", "n2")})
+	require.NoError(t, err)
+	notN3 := FilterFunc(func(_ *Pod, n NodeInfo) Rejection {
+		if n.Node().Name == "n3" {
+			return Rejection{Reason: "not n3"}
+		}
+		return Rejection{}
+	})
+	g := &Group{Namespace: "default", Name: "pg", MinCount: 1, Members: []Pod{cpuMemMember("m1", 1000, 1<<30)}}
+	for _, ns := range []NodeScoring{{}, UpstreamNodeScoring()} {
+		f := &fewestPods{}
+		d, err := Solve(s, g, Options{NodeScorer: f, Filters: []Filter{notN3}, NodeScoring: ns})
+		require.NoError(t, err)
+		require.Equal(t, map[string]string{"m1": "n2"}, nodesOf(d), "%+v", ns)
+		require.Equal(t, [][]string{{"n1", "n2"}}, f.calls)
+	}
+	raw := NodeScorerFunc((&fewestPods{}).ScoreNode)
+	d, err := Solve(s, g, Options{NodeScorer: raw, Filters: []Filter{notN3}})
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"m1": "n1"}, nodesOf(d), "not normalised")
+}
+
+// TestScenario_NodeScoreNormalizerInSearch: members of 5, 4, 3, 3, 3 and 2
+// CPUs on two empty 10-CPU nodes, where every normalised score ties (no
+// pod is bound): both greedy passes fill n1 with 5+4 and strand the 2, so
+// the exhaustive search runs, asking the normalizer about each member's
+// candidates at each depth, and finds 5+3+2 and 4+3+3.
+func TestScenario_NodeScoreNormalizerInSearch(t *testing.T) {
+	s, err := NewSnapshot([]Node{scoredNode("n1", 10000, ""), scoredNode("n2", 10000, "")}, nil)
+	require.NoError(t, err)
+	g := &Group{Namespace: "default", Name: "pg", MinCount: 6, Members: []Pod{
+		cpuMemMember("a", 5000, 0), cpuMemMember("b", 4000, 0), cpuMemMember("c", 3000, 0),
+		cpuMemMember("d", 3000, 0), cpuMemMember("e", 3000, 0), cpuMemMember("f", 2000, 0)}}
+	f := &fewestPods{}
+	d, err := Solve(s, g, Options{NodeScorer: f})
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.NoError(t, Verify(s, g, d))
+	require.Equal(t, map[string]string{"a": "n1", "b": "n2", "c": "n1", "d": "n2", "e": "n2", "f": "n1"}, nodesOf(d))
+	require.Greater(t, len(f.calls), 12, "two greedy passes of 6 members, then the search")
+}
+
+// TestNodeScoreNormalizerError: an error of NormalizeNodeScores stops the
+// solve with an error that wraps ErrHook and it and names the hook.
+func TestNodeScoreNormalizerError(t *testing.T) {
+	s, err := NewSnapshot([]Node{scoredNode("n1", 4000, "")}, nil)
+	require.NoError(t, err)
+	boom := errors.New("boom")
+	g := &Group{Namespace: "default", Name: "pg", MinCount: 1, Members: []Pod{cpuMemMember("m1", 1000, 0)}}
+	_, err = Solve(s, g, Options{NodeScorer: &fewestPods{err: boom}})
+	require.ErrorIs(t, err, ErrHook)
+	require.ErrorIs(t, err, boom)
+	require.ErrorContains(t, err, "NormalizeNodeScores")
+}

@@ -251,7 +251,25 @@ func (d *dfs) candidates(i int, lb NodeID) []NodeID {
 		if !sv.fits(m, id) || (sv.pos != nil && !sv.cons.allow(sv.bound+i, id, sv.pos, false, undecided)) {
 			continue
 		}
+		if sv.norm != nil {
+			out = append(out, c{id, prefs.on(id), 0}) // scored together below
+			continue
+		}
 		out = append(out, c{id, prefs.on(id), sv.memberScore(m, id)})
+	}
+	if sv.norm != nil {
+		ids := sv.normIDs[:0]
+		for _, x := range out {
+			ids = append(ids, x.id)
+		}
+		sv.normIDs = ids
+		scores := sv.candidateScores(m, ids)
+		if sv.hookErr != nil {
+			return nil
+		}
+		for k := range out {
+			out[k].score = scores[k]
+		}
 	}
 	slices.SortFunc(out, func(x, y c) int {
 		if x.pref != y.pref {

@@ -48,6 +48,10 @@ type Snapshot struct {
 	nPods    int
 	// usedSum is Σ requested per resource over all nodes.
 	usedSum []int64
+	// scoreReqs is set when a bound pod (any, since NewSnapshot) has
+	// ScoreRequests: only then does an upstream node score look at a
+	// node's pods (nonzero.go).
+	scoreReqs bool
 	// cls is the class index (see nodeClasses), built on first use.
 	cls atomic.Pointer[nodeClasses]
 	// cloning guards the overlay trees while Apply clones them: btree's
@@ -124,6 +128,9 @@ type base struct {
 	nodeOnce  sync.Once
 	nodeStart []int32 // pods on node n: nodePods[nodeStart[n]:nodeStart[n+1]]
 	nodePods  []int32 // in input order; PodsOn sorts a node's few pods
+
+	// scoreReqs: some pod has ScoreRequests (see Snapshot.scoreReqs).
+	scoreReqs bool
 
 	// Victim index of boundgroups.go, built on first use.
 	boundOnce sync.Once

@@ -171,7 +171,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 	b.nodeTypes()
 
 	R := len(b.res)
-	s := &Snapshot{b: b, nPods: len(pods)}
+	s := &Snapshot{b: b, nPods: len(pods), scoreReqs: b.scoreReqs}
 	s.used = make([][]int64, (len(b.nodes)+pageNodes-1)/pageNodes)
 	for pg := range s.used {
 		lo := pg * pageNodes * R
@@ -296,6 +296,10 @@ func (b *base) sumPods(used []int64, keys *podKeys) (ok bool, unknown []Resource
 		}
 		if p.Name == "" {
 			ok = false
+		}
+		if p.ScoreRequests != nil {
+			b.scoreReqs = true
+			ok = ok && validScoreRequests(p.ScoreRequests)
 		}
 		used[row+podsR]++
 		// Looking up each tracked resource is cheaper than iterating a
@@ -526,5 +530,9 @@ func checkPod(p *Pod) error {
 	if p.Name == "" {
 		return Errorf(ErrInvalid, podObj(p.Key()), "metadata.name", "must not be empty")
 	}
-	return checkList(func() string { return podObj(p.Key()) }, "requests", p.Requests, true)
+	obj := func() string { return podObj(p.Key()) }
+	if err := checkList(obj, "requests", p.Requests, true); err != nil {
+		return err
+	}
+	return checkScoreRequests(obj, "scoreRequests", p.ScoreRequests)
 }

@@ -148,6 +148,8 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	if err := sv.prepareMembers(members, boundAffinity); err != nil {
 		return Decision{}, err
 	}
+	sv.nz = newNonZero(sv)
+	sv.norm, _ = opts.NodeScorer.(NodeScoreNormalizer)
 	// Constraints between members: sub-groups or affinity terms, which
 	// validate ruled out with pod sets.
 	constrained := len(g.SubGroups) > 0 || boundAffinity
@@ -291,6 +293,16 @@ type solver struct {
 	// ns is Options.NodeScoring compiled; nil for packing (nodeScore's
 	// own), the only scoring that batches.
 	ns *nodeScorer
+	// norm is Options.NodeScorer when it normalises (NodeScoreNormalizer):
+	// members then choose among scores of every candidate at once, in
+	// normInfos and normScores, and normIDs lists the candidates.
+	norm       NodeScoreNormalizer
+	normInfos  []NodeInfo
+	normScores []int64
+	normIDs    []NodeID
+	// nz carries Pod.ScoreRequests into ns's fit score; nil when no pod
+	// has them or ns reads neither cpu nor memory.
+	nz *nonZero
 	// hookErr is the first error a hook returned (see Rejection.Err): it
 	// ends the solve, which returns it.
 	hookErr error
