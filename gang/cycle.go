@@ -70,8 +70,9 @@ type Result struct {
 	// and the condition reason is SchedulerError. It names the PodGroup and
 	// wraps the error of SolveOptions, of [placement.Solve] or
 	// [placement.Snapshot.Apply] (a [*placement.FieldError]: bad input), or
-	// of [placement.Verify] ([placement.ErrViolation]: a solver bug caught
-	// before commit).
+	// of [placement.Verify] or of a placement filter run again before
+	// commit ([placement.ErrViolation]: a solver bug, or a plan that never
+	// met the filter, caught before commit).
 	Err error
 }
 
@@ -98,7 +99,8 @@ type Result struct {
 //     bad input but a group that cannot be placed until the nodes change:
 //     the decision is Unresolvable with that reason, and no solve runs.
 //  4. Atomic commit: a Scheduled decision that passes [placement.Verify]
-//     binds all its assignments together; members it leaves waiting, or
+//     and the options' placement filters, run again on its whole
+//     assignment, binds all its assignments together; members it leaves waiting, or
 //     all members when the decision is not Scheduled, go back to the queue
 //     with a backoff of InitialBackoff doubling per consecutive such cycle,
 //     up to MaxBackoff.
@@ -165,6 +167,9 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	if err == nil && r.Decision.Status == placement.Scheduled {
 		err = placement.Verify(snap, pgroup, r.Decision, opts.Filters...)
+		if err == nil {
+			err = recheckPlacement(snap, pgroup, &r.Decision, opts.PlacementFilters)
+		}
 		if err == nil {
 			r.Bind = make([]placement.Pod, len(r.Decision.Assignments))
 			for i, a := range r.Decision.Assignments {
