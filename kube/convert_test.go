@@ -107,6 +107,7 @@ func TestConvertPod(t *testing.T) {
 		UID:              "u0",
 		Labels:           map[string]string{"app": "train"},
 		Requests:         placement.ResourceList{"cpu": 1000, "nvidia.com/gpu": 1},
+		ScoreRequests:    placement.ResourceList{"cpu": 1000, "memory": 200 << 20}, // no memory request: 200 MiB to the score
 		Priority:         1000,
 		PreemptionPolicy: placement.PreemptNever,
 		NodeSelector:     map[string]string{"pool": "a"},

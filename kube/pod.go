@@ -34,7 +34,8 @@ func podObj(namespace, name string) string {
 // ConvertPod converts a core/v1 Pod into a [placement.Pod]:
 //
 //   - requests from [PodRequests] (containers, init containers and
-//     sidecars, pod-level resources, overhead);
+//     sidecars, pod-level resources, overhead), and the non-zero requests
+//     an upstream node score reads from [PodScoreRequests];
 //
 //   - priority and preemption policy from spec.priorityClassName through
 //     pcs (see [PriorityClasses.Resolve]; pcs may be nil), with
@@ -50,11 +51,12 @@ func podObj(namespace, name string) string {
 //     preferred, for a pod in a PodGroup: placement evaluates them among
 //     the group's members (see [placement.Pod].Affinity).
 //
-// Preferred node affinity and ScheduleAnyway spread constraints are
-// ignored, since they never make a placement infeasible. Required node
-// affinity and DoNotSchedule topology spread constraints are not part of
-// [placement.Pod]: read them with [RequiredNodeAffinity] and
-// [TopologySpread] ([Cluster.TopologySpreadFilter] enforces them).
+// Preferred node affinity is ignored, since it never makes a placement
+// infeasible. Required node affinity and topology spread constraints are
+// not part of [placement.Pod]: read them with [RequiredNodeAffinity],
+// [TopologySpread] ([Cluster.TopologySpreadFilter] enforces
+// DoNotSchedule) and [SoftTopologySpread] ([Cluster.TopologySpreadScorer]
+// scores ScheduleAnyway).
 //
 // Errors (a [*placement.FieldError]): an empty name; a bad quantity (see
 // [PodRequests]); a toleration with an unknown operator, an Exists
@@ -76,6 +78,10 @@ func ConvertPod(p *corev1.Pod, pcs *PriorityClasses) (placement.Pod, error) {
 	if err != nil {
 		return placement.Pod{}, err
 	}
+	scoreReq, err := PodScoreRequests(obj, &p.Spec)
+	if err != nil {
+		return placement.Pod{}, err
+	}
 	prio, policy, err := pcs.Resolve(obj, "spec.priorityClassName", p.Spec.PriorityClassName, p.Spec.Priority)
 	if err != nil {
 		return placement.Pod{}, err
@@ -92,6 +98,7 @@ func ConvertPod(p *corev1.Pod, pcs *PriorityClasses) (placement.Pod, error) {
 		UID:              string(p.UID),
 		Labels:           maps.Clone(p.Labels),
 		Requests:         req,
+		ScoreRequests:    scoreReq,
 		Priority:         prio,
 		PreemptionPolicy: policy,
 		NodeSelector:     maps.Clone(p.Spec.NodeSelector),

@@ -111,13 +111,21 @@ func podLevelResource(r placement.ResourceName) bool {
 // a request for the "pods" resource, which containers may not request; a
 // sum that overflows int64.
 func PodRequests(obj string, spec *corev1.PodSpec) (placement.ResourceList, error) {
+	return podRequests(obj, spec, nil)
+}
+
+// podRequests is PodRequests with nonMissing added to every container
+// (init containers included) for each resource it neither requests nor
+// limits (k8s.io/component-helpers PodResourcesOptions.
+// NonMissingContainerRequests).
+func podRequests(obj string, spec *corev1.PodSpec, nonMissing placement.ResourceList) (placement.ResourceList, error) {
 	if spec == nil {
 		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec", "is nil")
 	}
 	sum := placement.ResourceList{}
 	for i := range spec.Containers {
 		c := &spec.Containers[i]
-		req, err := containerRequests(obj, "spec.containers["+itoa(i)+"]", c)
+		req, err := containerRequests(obj, "spec.containers["+itoa(i)+"]", c, nonMissing)
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +138,7 @@ func PodRequests(obj string, spec *corev1.PodSpec) (placement.ResourceList, erro
 	for i := range spec.InitContainers {
 		c := &spec.InitContainers[i]
 		field := "spec.initContainers[" + itoa(i) + "]"
-		req, err := containerRequests(obj, field, c)
+		req, err := containerRequests(obj, field, c, nonMissing)
 		if err != nil {
 			return nil, err
 		}
@@ -190,9 +198,25 @@ func PodRequests(obj string, spec *corev1.PodSpec) (placement.ResourceList, erro
 	return sum, nil
 }
 
-func containerRequests(obj, field string, c *corev1.Container) (placement.ResourceList, error) {
+func containerRequests(obj, field string, c *corev1.Container, nonMissing placement.ResourceList) (placement.ResourceList, error) {
 	field += ".resources"
-	return requestsWithLimits(obj, field, &c.Resources.Requests, c.Resources.Limits)
+	req, err := requestsWithLimits(obj, field, &c.Resources.Requests, c.Resources.Limits)
+	if err != nil {
+		return nil, err
+	}
+	for r, q := range nonMissing {
+		// A request defaulted from a limit is there, as the API server
+		// writes it; an explicit 0 is there too.
+		_, asked := c.Resources.Requests[corev1.ResourceName(r)]
+		_, limited := c.Resources.Limits[corev1.ResourceName(r)]
+		if !asked && !limited {
+			if req == nil {
+				req = placement.ResourceList{}
+			}
+			req[r] = q
+		}
+	}
+	return req, nil
 }
 
 // requestsWithLimits converts requests, defaulting each resource that has a

@@ -23,6 +23,11 @@ type SchedulerProfile struct {
 	// NodeResourcesBalancedAllocation's resources and weight (0 when the
 	// profile disables it).
 	NodeScoring placement.NodeScoring
+	// SpreadWeight is PodTopologySpread's score weight, which scores
+	// ScheduleAnyway constraints ([SpreadScorer]): [DefaultSpreadWeight]
+	// in the default profile, 0 when the profile disables the plugin's
+	// score.
+	SpreadWeight int64
 	// Preemption is false when the profile disables DefaultPreemption.
 	Preemption bool
 	// Warnings name, in input order, each field that asks for something
@@ -36,6 +41,7 @@ type SchedulerProfile struct {
 const (
 	pluginFit               = "NodeResourcesFit"
 	pluginBalanced          = "NodeResourcesBalancedAllocation"
+	pluginSpread            = "PodTopologySpread"
 	pluginDefaultPreemption = "DefaultPreemption"
 )
 
@@ -55,8 +61,8 @@ var noBehaviour = []string{"SchedulingGates", "PrioritySort", "NodeName", "NodeP
 //
 // Read: NodeResourcesFit's and NodeResourcesBalancedAllocation's score
 // weights and pluginConfig args (the scoring strategy, resources, weights
-// and RequestedToCapacityRatio's shape) and whether DefaultPreemption runs
-// at postFilter. Other plugins enabled, filters disabled, other plugins'
+// and RequestedToCapacityRatio's shape), PodTopologySpread's score weight
+// (2 by default), and whether DefaultPreemption runs at postFilter. Other plugins enabled, filters disabled, other plugins'
 // args, Fit's ignoredResources, extenders and percentageOfNodesToScore
 // are warnings naming the field: gangsched keeps its own filters and
 // scores every feasible node. Operational fields (leaderElection,
@@ -116,8 +122,11 @@ func ReadSchedulerConfiguration(cfg *configv1.KubeSchedulerConfiguration, schedu
 	if p.Plugins != nil {
 		pl = *p.Plugins
 	}
-	fitW, fitOn := scoreWeight(pl, pluginFit)
-	balW, balOn := scoreWeight(pl, pluginBalanced)
+	fitW, fitOn := scoreWeight(pl, pluginFit, 1)
+	balW, balOn := scoreWeight(pl, pluginBalanced, 1)
+	if w, on := scoreWeight(pl, pluginSpread, DefaultSpreadWeight); on {
+		out.SpreadWeight = w
+	}
 	out.Preemption = active(pl.MultiPoint, pl.PostFilter, pluginDefaultPreemption)
 	pluginWarnings(pl, path+".plugins", warn)
 	ns := placement.UpstreamNodeScoring()
@@ -153,6 +162,8 @@ func ReadSchedulerConfiguration(cfg *configv1.KubeSchedulerConfiguration, schedu
 				return SchedulerProfile{}, err
 			}
 			ns.BalancedResources = resourceWeights(args.Resources)
+		case pluginSpread:
+			warn(f, "the args of %s are not read: no default constraints apply, and constraints are read from the pods", pc.Name)
 		default:
 			warn(f, "the args of %s are not read", pc.Name)
 		}
@@ -180,14 +191,14 @@ func ReadSchedulerConfiguration(cfg *configv1.KubeSchedulerConfiguration, schedu
 }
 
 // scoreWeight returns plugin's weight at the score extension point after
-// upstream's merge with the default profile, and whether it scores there
-// at all.
-func scoreWeight(pl configv1.Plugins, plugin string) (int64, bool) {
+// upstream's merge with the default profile, where its weight is def, and
+// whether it scores there at all.
+func scoreWeight(pl configv1.Plugins, plugin string, def int64) (int64, bool) {
 	if !active(pl.MultiPoint, pl.Score, plugin) {
 		return 0, false
 	}
 	// plugins.score before plugins.multiPoint, the custom multiPoint
-	// entry before the default one (every default weight is 1 here).
+	// entry before the default one; an entry without a weight weighs 1.
 	for _, e := range append(slices.Clone(pl.Score.Enabled), pl.MultiPoint.Enabled...) {
 		if e.Name == plugin {
 			if e.Weight == nil || *e.Weight == 0 {
@@ -196,7 +207,7 @@ func scoreWeight(pl configv1.Plugins, plugin string) (int64, bool) {
 			return int64(*e.Weight), true
 		}
 	}
-	return 1, true
+	return def, true
 }
 
 // active reports whether a default plugin runs at an extension point:
@@ -240,7 +251,7 @@ func pluginWarnings(pl configv1.Plugins, path string, warn func(field, format st
 			switch {
 			case !known:
 				warn(f, "plugin %q has no gangsched equivalent; ignored", e.Name)
-			case scores && e.Weight != nil && e.Name != pluginFit && e.Name != pluginBalanced && !slices.Contains(noBehaviour, e.Name):
+			case scores && e.Weight != nil && e.Name != pluginFit && e.Name != pluginBalanced && e.Name != pluginSpread && !slices.Contains(noBehaviour, e.Name):
 				warn(f, "the weight of %s is not honoured: gangsched does not add its score", e.Name)
 			}
 		}
@@ -250,7 +261,7 @@ func pluginWarnings(pl configv1.Plugins, path string, warn func(field, format st
 			read := slices.Contains(noBehaviour, e.Name)
 			switch pt.name {
 			case "score":
-				read = read || e.Name == pluginFit || e.Name == pluginBalanced || e.Name == "*"
+				read = read || e.Name == pluginFit || e.Name == pluginBalanced || e.Name == pluginSpread || e.Name == "*"
 			case "postFilter":
 				read = read || e.Name == pluginDefaultPreemption || e.Name == "*"
 			case "multiPoint":

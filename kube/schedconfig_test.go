@@ -140,3 +140,30 @@ func FuzzReadSchedulerConfiguration(f *testing.F) {
 		}
 	})
 }
+
+// TestReadSchedulerConfiguration_SpreadWeight: PodTopologySpread's score
+// weight, which scores ScheduleAnyway constraints, is read without a
+// warning: 2 in the default profile, a profile's own weight, 0 when its
+// score is disabled; its args are a warning (no default constraints).
+func TestReadSchedulerConfiguration_SpreadWeight(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		want       int64
+		warnings   []string
+	}{
+		{"default profile", "", DefaultSpreadWeight, nil},
+		{"score weight", "profiles: [{plugins: {score: {enabled: [{name: PodTopologySpread, weight: 5}]}}}]", 5, nil},
+		{"multiPoint entry without weight", "profiles: [{plugins: {multiPoint: {enabled: [{name: PodTopologySpread}]}}}]", 1, nil},
+		{"score disabled", "profiles: [{plugins: {score: {disabled: [{name: PodTopologySpread}]}}}]", 0, nil},
+		{"every score disabled but Fit", "profiles: [{plugins: {score: {disabled: [{name: '*'}], enabled: [{name: NodeResourcesFit}]}}}]", 0, nil},
+		{"args", "profiles: [{pluginConfig: [{name: PodTopologySpread, args: {defaultingType: List}}]}]", DefaultSpreadWeight, []string{
+			"profiles[0].pluginConfig[0]: the args of PodTopologySpread are not read: no default constraints apply, and constraints are read from the pods"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := ReadSchedulerConfiguration(schedConfig(t, c.body), "")
+			require.NoError(t, err)
+			require.Equal(t, c.want, p.SpreadWeight)
+			require.Equal(t, c.warnings, p.Warnings)
+		})
+	}
+}

@@ -11,22 +11,26 @@ import (
 	"github.com/gangsched/gangsched/placement"
 )
 
-// SpreadConstraint is one spec.topologySpreadConstraints entry with
-// whenUnsatisfiable DoNotSchedule, compiled as kube-scheduler's
-// PodTopologySpread filter reads it (pkg/scheduler/framework/plugins/
-// podtopologyspread, v1.37).
+// SpreadConstraint is one spec.topologySpreadConstraints entry, compiled
+// as kube-scheduler's PodTopologySpread plugin reads it (pkg/scheduler/
+// framework/plugins/podtopologyspread, v1.37): a DoNotSchedule one for its
+// filter ([TopologySpread]), a ScheduleAnyway one for its score
+// ([SoftTopologySpread]).
 type SpreadConstraint struct {
 	// MaxSkew is the largest allowed difference between the matching pods
-	// of the node's domain (with the pod) and of the emptiest domain.
+	// of the node's domain (with the pod) and of the emptiest domain; the
+	// score adds maxSkew-1 to each node's count.
 	MaxSkew int32
 	// TopologyKey is the node label whose values are the domains.
 	TopologyKey string
 	// Selector is labelSelector with matchLabelKeys merged in (each key
 	// the pod carries, as `key in (pod's value)`); a missing labelSelector
-	// selects nothing.
+	// selects nothing, and so does an empty one when counting pods
+	// (upstream's countPodsMatchSelector), though the pod still matches
+	// it itself.
 	Selector labels.Selector
 	// MinDomains: with fewer eligible domains, the emptiest counts 0; 1
-	// when unset.
+	// when unset. The score does not read it.
 	MinDomains int32
 	// HonorAffinity is nodeAffinityPolicy Honor (the default): only nodes
 	// that match the pod's nodeSelector and required node affinity count.
@@ -37,12 +41,25 @@ type SpreadConstraint struct {
 }
 
 // TopologySpread compiles the DoNotSchedule topology spread constraints of
-// pod p (ScheduleAnyway ones only score upstream and are left out). Errors
-// (a [*placement.FieldError] naming the field): maxSkew below 1, an empty
-// topologyKey, minDomains below 1, an unknown whenUnsatisfiable,
+// pod p, in order. Every entry is validated, ScheduleAnyway ones too.
+// Errors (a [*placement.FieldError] naming the field): maxSkew below 1, an
+// empty topologyKey, minDomains below 1, an unknown whenUnsatisfiable,
 // nodeAffinityPolicy or nodeTaintsPolicy, or a labelSelector that does not
 // compile.
 func TopologySpread(p *corev1.Pod) ([]SpreadConstraint, error) {
+	return spreadConstraints(p, corev1.DoNotSchedule)
+}
+
+// SoftTopologySpread compiles the ScheduleAnyway topology spread
+// constraints of pod p, in order, which upstream's PodTopologySpread score
+// reads; validation and errors are [TopologySpread]'s.
+func SoftTopologySpread(p *corev1.Pod) ([]SpreadConstraint, error) {
+	return spreadConstraints(p, corev1.ScheduleAnyway)
+}
+
+// spreadConstraints validates every constraint of p and compiles those
+// whose whenUnsatisfiable is action.
+func spreadConstraints(p *corev1.Pod, action corev1.UnsatisfiableConstraintAction) ([]SpreadConstraint, error) {
 	if p == nil {
 		return nil, errNil("Pod")
 	}
@@ -51,9 +68,7 @@ func TopologySpread(p *corev1.Pod) ([]SpreadConstraint, error) {
 	for i, c := range p.Spec.TopologySpreadConstraints {
 		f := fmt.Sprintf("spec.topologySpreadConstraints[%d]", i)
 		switch c.WhenUnsatisfiable {
-		case corev1.ScheduleAnyway:
-			continue
-		case corev1.DoNotSchedule:
+		case corev1.ScheduleAnyway, corev1.DoNotSchedule:
 		default:
 			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".whenUnsatisfiable", "unknown value %q (want DoNotSchedule or ScheduleAnyway)", c.WhenUnsatisfiable)
 		}
@@ -104,9 +119,19 @@ func TopologySpread(p *corev1.Pod) ([]SpreadConstraint, error) {
 			}
 			sc.Selector = sel
 		}
-		out = append(out, sc)
+		if c.WhenUnsatisfiable == action {
+			out = append(out, sc)
+		}
 	}
 	return out, nil
+}
+
+// counts reports whether bound or placed pod q counts for constraint c of
+// a pod in namespace ns: same namespace, and matched by a selector that
+// is not empty (upstream's countPodsMatchSelector counts nothing for an
+// empty selector).
+func (c *SpreadConstraint) counts(ns string, q *placement.Pod) bool {
+	return q.Namespace == ns && !c.Selector.Empty() && c.Selector.Matches(labels.Set(q.Labels))
 }
 
 // SpreadFilter enforces the DoNotSchedule topology spread constraints of
@@ -223,7 +248,7 @@ func (r *spreadReserver) state(p *placement.Pod) []spreadState {
 			v := n.Labels[c.TopologyKey]
 			st[i].counts[v] += 0
 			for q := range r.s.PodsOn(placement.NodeID(id)) {
-				if q.Namespace == p.Namespace && c.Selector.Matches(labels.Set(q.Labels)) {
+				if c.counts(p.Namespace, q) {
 					st[i].counts[v]++
 				}
 			}
@@ -235,10 +260,16 @@ func (r *spreadReserver) state(p *placement.Pod) []spreadState {
 
 // Filter applies the pod's constraints to the node.
 func (r *spreadReserver) Filter(p *placement.Pod, ni placement.NodeInfo) placement.Rejection {
+	return r.check(p, ni.ID())
+}
+
+// check applies the pod's constraints to node id, with the members
+// reserved so far.
+func (r *spreadReserver) check(p *placement.Pod, id placement.NodeID) placement.Rejection {
 	if len(r.f.Constraints[p.Key()]) == 0 {
 		return placement.Rejection{}
 	}
-	n := ni.Node()
+	n := r.s.Node(id)
 	for _, st := range r.state(p) {
 		c := st.c
 		v, ok := n.Labels[c.TopologyKey]
@@ -250,7 +281,7 @@ func (r *spreadReserver) Filter(p *placement.Pod, ni placement.NodeInfo) placeme
 			counts[d] = k
 		}
 		for _, m := range r.reserved {
-			if st.eligible[m.node] && m.pod.Namespace == p.Namespace && c.Selector.Matches(labels.Set(m.pod.Labels)) {
+			if st.eligible[m.node] && c.counts(p.Namespace, m.pod) {
 				counts[r.s.Node(m.node).Labels[c.TopologyKey]]++
 			}
 		}
