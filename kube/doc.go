@@ -15,7 +15,12 @@
 //     (anti-)affinity is evaluated among a PodGroup's members;
 //     DoNotSchedule topology spread constraints compile into a hook that
 //     decides as kube-scheduler's PodTopologySpread filter
-//     ([TopologySpread], [SpreadFilter], [Cluster.TopologySpreadFilter]).
+//     ([TopologySpread], [SpreadFilter], [Cluster.TopologySpreadFilter])
+//     and re-checks a whole placement ([SpreadFilter.FilterPlacement]);
+//     ScheduleAnyway ones into a node scorer as its score
+//     ([SoftTopologySpread], [SpreadScorer],
+//     [Cluster.TopologySpreadScorer]); a pod's non-zero requests feed an
+//     upstream node score ([PodScoreRequests]).
 //   - A KubeSchedulerConfiguration's profile gives the node scoring and
 //     whether preemption runs ([ReadSchedulerConfiguration]), with a
 //     warning for each field gangsched does not follow.

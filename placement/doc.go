@@ -31,7 +31,8 @@
 // scores when [Options].NodeScoring asks (its default profile spreads,
 // [UpstreamNodeScoring]), or the caller's [NodeScorer] (kube-scheduler's
 // Score extension point; package fragment's GPU-sharing policies are such
-// scorers); feasible placements pass the caller's [PlacementFilter]s and
+// scorers; a [NodeScoreNormalizer] also sees every candidate at once, as
+// upstream's PreScore and NormalizeScore); feasible placements pass the caller's [PlacementFilter]s and
 // are ranked by the pending pods' preferred node affinity, summed over the
 // placement's nodes (Kueue's TASRespectNodeAffinityPreferred;
 // [NodeAffinity]), then by a [PlacementScorer] (upstream PlacementScore;

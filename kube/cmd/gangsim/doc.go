@@ -92,10 +92,11 @@
 // templates use (default-scheduler when they name none or several):
 // NodeResourcesFit's scoring strategy (LeastAllocated, MostAllocated,
 // RequestedToCapacityRatio with its shape, resources and weights) and
-// weight, NodeResourcesBalancedAllocation's resources and weight, which
-// then choose each member's node inside a placement as kube-scheduler
-// scores nodes; and DefaultPreemption (disabled there, nothing is
-// preempted, as with -preemption=false). Everything else a profile asks
+// weight, NodeResourcesBalancedAllocation's resources and weight, and
+// PodTopologySpread's score weight, which then choose each member's node
+// inside a placement as kube-scheduler scores nodes; and
+// DefaultPreemption (disabled there, nothing is preempted, as with
+// -preemption=false). Everything else a profile asks
 // that gangsched does not do — other plugins enabled or re-weighted,
 // filters disabled, other plugins' args, extenders,
 // percentageOfNodesToScore — is a warning on standard error naming the
@@ -123,8 +124,17 @@
 // matchLabelKeys, minDomains, nodeAffinityPolicy, nodeTaintsPolicy, with
 // upstream's defaults) are enforced as kube-scheduler's PodTopologySpread
 // filter does, over the bound pods and the group's members placed so far;
-// preemption counts its candidate victims as removed. ScheduleAnyway
-// constraints, which only score upstream, are not read.
+// preemption counts its candidate victims as removed; before a group
+// binds, its whole placement is checked against them again. ScheduleAnyway
+// constraints are scored as kube-scheduler's PodTopologySpread score does
+// (kube.SpreadScorer), with the profile's weight (2 in the default
+// profile; 0 when the configuration disables the plugin's score), wherever
+// nodes are scored as upstream: -node-scoring upstream, or a
+// KubeSchedulerConfiguration without -node-scoring. With packing they are
+// validated but change no choice, since packing's score is not on
+// upstream's scale. Upstream-compatible scoring also reads each pod's
+// non-zero requests (a container without a cpu or memory request counts
+// as 100m / 200 MiB in NodeResourcesFit's score, never in fit).
 //
 // Cycles take the groups in kube-scheduler's queue order: by the first
 // member in member order — priority, then metadata.creationTimestamp,

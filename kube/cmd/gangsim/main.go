@@ -202,7 +202,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		}
 		objs = append(objs, added...)
 	}
-	objs, scoring, profilePreempts, warnings, err := schedulerConfig(objs, *nodeScoring)
+	objs, scoring, spreadWeight, profilePreempts, warnings, err := schedulerConfig(objs, *nodeScoring)
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
@@ -222,7 +222,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, topologyProfile: topoProfile, profile: k8sProfile}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, spreadWeight: spreadWeight, topologyProfile: topoProfile, profile: k8sProfile}
 	if *suggest {
 		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
 	}

@@ -98,31 +98,78 @@ func checkTopology(c *kube.Cluster) error {
 	return nil
 }
 
+// spreadHooks are the run's topology spread hooks: the DoNotSchedule
+// filter and the ScheduleAnyway scorer, each nil when no pending pod needs
+// it or, for the scorer, when node scoring is gangsched's packing.
+type spreadHooks struct {
+	filter *kube.SpreadFilter
+	scorer *kube.SpreadScorer
+}
+
+// clusterSpread compiles the spread constraints of c's pending pods (every
+// one is validated, whichever hook reads it). ScheduleAnyway constraints
+// are scored only with an upstream-compatible node scoring and a
+// PodTopologySpread weight above 0: packing's score is not on upstream's
+// scale, so there they are read and checked but change no choice.
+func clusterSpread(c *kube.Cluster, opts options) (spreadHooks, error) {
+	f, err := c.TopologySpreadFilter()
+	if err != nil {
+		return spreadHooks{}, err
+	}
+	h := spreadHooks{filter: f}
+	if opts.nodeScoring.Strategy != "" && opts.spreadWeight > 0 {
+		if h.scorer, err = c.TopologySpreadScorer(opts.spreadWeight); err != nil {
+			return spreadHooks{}, err
+		}
+	}
+	return h, nil
+}
+
+// groupsWith returns the groups (PodGroup keys, or simulate's group of one
+// for a pod outside any) of c's pending pods for which has is true.
+func groupsWith(c *kube.Cluster, has func(placement.Key) bool) map[placement.Key]bool {
+	out := map[placement.Key]bool{}
+	for i := range c.Pending {
+		p := &c.Pending[i]
+		if has(p.Key()) {
+			g := p.SchedulingGroup
+			if g == "" {
+				g = podPrefix + p.Name // simulate's group of one
+			}
+			out[placement.Key{Namespace: p.Namespace, Name: g}] = true
+		}
+	}
+	return out
+}
+
 // solveOptions adds, to the options the scheduler derives (the topology
 // generator and scorer, the DRA claims hook), the node scoring ns, the
 // required node affinity of the pods that have one, and, for a group
-// whose pending members have DoNotSchedule topology spread constraints,
-// spread's hook.
-func solveOptions(c *kube.Cluster, ns placement.NodeScoring, spread *kube.SpreadFilter) gang.SolveOptionsFunc {
-	var spreads map[placement.Key]bool // groups that need spread's hook, once their members are known
+// whose pending members have topology spread constraints, spread's hooks:
+// the DoNotSchedule filter as a Reserver and as a placement filter (which
+// the gang cycle re-runs before it binds), and the ScheduleAnyway scorer
+// as NodeScorer with its Reserver, fresh for each group's options.
+func solveOptions(c *kube.Cluster, ns placement.NodeScoring, spread spreadHooks) gang.SolveOptionsFunc {
+	var hard, soft map[placement.Key]bool // groups that need each hook, once their members are known
 	return func(pg *gang.PodGroup, _ *placement.Snapshot, opts placement.Options) (placement.Options, error) {
 		opts.NodeScoring = ns
-		if spread != nil {
-			if spreads == nil {
-				spreads = map[placement.Key]bool{}
-				for i := range c.Pending {
-					p := &c.Pending[i]
-					if len(spread.Constraints[p.Key()]) > 0 {
-						g := p.SchedulingGroup
-						if g == "" {
-							g = podPrefix + p.Name // simulate's group of one
-						}
-						spreads[placement.Key{Namespace: p.Namespace, Name: g}] = true
-					}
-				}
+		if f := spread.filter; f != nil {
+			if hard == nil {
+				hard = groupsWith(c, func(k placement.Key) bool { return len(f.Constraints[k]) > 0 })
 			}
-			if spreads[pg.Key()] {
-				opts.Reservers = append(opts.Reservers, spread.Reserver)
+			if hard[pg.Key()] {
+				opts.Reservers = append(opts.Reservers, f.Reserver)
+				opts.PlacementFilters = append(opts.PlacementFilters, f)
+			}
+		}
+		if sc := spread.scorer; sc != nil {
+			if soft == nil {
+				soft = groupsWith(c, func(k placement.Key) bool { return len(sc.Constraints[k]) > 0 })
+			}
+			if soft[pg.Key()] {
+				newReserver, scorer := sc.Hooks()
+				opts.Reservers = append(opts.Reservers, newReserver)
+				opts.NodeScorer = scorer
 			}
 		}
 		if c.NodeAffinity != nil {

@@ -23,11 +23,13 @@ const (
 
 // schedulerConfig takes the KubeSchedulerConfiguration out of objs, if the
 // input has one, and returns the other objects, the node scoring that
-// -node-scoring and the configuration ask for, whether the profile keeps
+// -node-scoring and the configuration ask for (with PodTopologySpread's
+// score weight: the default profile's 2 for upstream, the profile's for
+// the configuration, 0 for packing), whether the profile keeps
 // preemption, and the configuration's warnings (each naming its field).
 // The profile read is the one for the schedulerName the pending pods and
 // Job templates name (default-scheduler when none or several do).
-func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Object, ns placement.NodeScoring, preempt bool, warnings []string, err error) {
+func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Object, ns placement.NodeScoring, spreadW int64, preempt bool, warnings []string, err error) {
 	var cfg *manifest.Object
 	rest = make([]manifest.Object, 0, len(objs))
 	for i := range objs {
@@ -39,10 +41,10 @@ func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Ob
 	}
 	preempt = true
 	if scoring == scoringUpstream {
-		ns = placement.UpstreamNodeScoring()
+		ns, spreadW = placement.UpstreamNodeScoring(), kube.DefaultSpreadWeight
 	}
 	if cfg == nil {
-		return rest, ns, preempt, nil, nil
+		return rest, ns, spreadW, preempt, nil, nil
 	}
 	name, names := schedulerName(rest)
 	if len(names) > 1 {
@@ -50,15 +52,15 @@ func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Ob
 	}
 	p, err := kube.ReadSchedulerConfiguration(cfg.Obj.(*configv1.KubeSchedulerConfiguration), name)
 	if err != nil {
-		return nil, ns, false, nil, cfg.Wrap(err)
+		return nil, ns, 0, false, nil, cfg.Wrap(err)
 	}
 	for _, w := range p.Warnings {
 		warnings = append(warnings, cfg.Where()+": "+cfg.String()+": "+w)
 	}
 	if scoring == scoringConfig {
-		ns = p.NodeScoring
+		ns, spreadW = p.NodeScoring, p.SpreadWeight
 	}
-	return rest, ns, p.Preemption, warnings, nil
+	return rest, ns, spreadW, p.Preemption, warnings, nil
 }
 
 // schedulerName returns the schedulerName that pending pods and Job pod

@@ -153,6 +153,9 @@ type options struct {
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
 	nodeScoring  placement.NodeScoring // a member's node inside a placement
+	// spreadWeight is PodTopologySpread's score weight, which scores
+	// ScheduleAnyway constraints when nodeScoring has a Strategy; 0 for none.
+	spreadWeight int64
 	// topologyProfile decides topology-constrained groups (gang.Options.TopologyProfile).
 	topologyProfile topology.Profile
 	profile         gang.Profile // the Kubernetes version decided as (gang.Options.Profile)
@@ -184,7 +187,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	if err := checkTopology(c); err != nil {
 		return Report{}, err
 	}
-	spread, err := c.TopologySpreadFilter()
+	spread, err := clusterSpread(c, opts)
 	if err != nil {
 		return Report{}, err
 	}

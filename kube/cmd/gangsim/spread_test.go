@@ -24,3 +24,24 @@ func TestScenario_TopologySpreadPreemption(t *testing.T) {
 	got, _ = bindingsOf(t, exitPlaced, "-node-scoring", "upstream", "-f", td+"spread/preemption.yaml")
 	require.Equal(t, map[string]string{"web-1": "a1", "web-2": "b1", "web-3": "a1"}, got, "as kube-scheduler v1.37.2")
 }
+
+// TestScenario_TopologySpreadScheduleAnyway: ScheduleAnyway spread is
+// scored as kube-scheduler's PodTopologySpread score where node scoring
+// is upstream's (-node-scoring upstream, or a KubeSchedulerConfiguration),
+// with the profile's weight; packing reads the constraints but never
+// scores them. The bindings are kube-scheduler v1.37.2's (kubeoracle).
+func TestScenario_TopologySpreadScheduleAnyway(t *testing.T) {
+	in := td + "spread/schedule-anyway.yaml"
+	got, _ := bindingsOf(t, exitPlaced, "-node-scoring", "upstream", "-f", in)
+	require.Equal(t, map[string]string{"web-1": "b1", "web-2": "a1", "web-3": "b2"}, got, "upstream")
+	got, _ = bindingsOf(t, exitPlaced, "-f", in, "-f", td+"schedconfig/default-profile.yaml")
+	require.Equal(t, map[string]string{"web-1": "b1", "web-2": "a1", "web-3": "b2"}, got, "the default profile, read")
+	got, _ = bindingsOf(t, exitPlaced, "-f", in, "-f", td+"spread/score-off.yaml")
+	require.Equal(t, map[string]string{"web-1": "a1", "web-2": "a1", "web-3": "a1"}, got, "PodTopologySpread's score disabled")
+	got, _ = bindingsOf(t, exitPlaced, "-f", in)
+	require.Equal(t, map[string]string{"web-1": "b1", "web-2": "b1", "web-3": "b1"}, got, "packing")
+	checkGoldens(t, []golden{
+		{"spread-schedule-anyway", []string{"-node-scoring", "upstream", "-f", in}, exitPlaced},
+		{"spread-schedule-anyway-yaml", []string{"-node-scoring", "upstream", "-o", "yaml", "-f", in}, exitPlaced},
+	})
+}
