@@ -259,12 +259,6 @@ func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
 	if sv.pos != nil {
 		chk = sv.cons.checker(sv.bound+i, sv.pos)
 	}
-	consider := func(id NodeID, sc int64) {
-		pref := prefs.on(id)
-		if best < 0 || pref > bestPref || (pref == bestPref && sc > bestScore) {
-			best, bestScore, bestPref = id, sc, pref
-		}
-	}
 	cands := sv.normIDs[:0] // with a normalising scorer: scored together below
 	for _, id := range p.Nodes {
 		if !sv.fits(m, id) || (chk != nil && !chk.allow(id)) {
@@ -274,12 +268,18 @@ func (sv *solver) placeOne(p *Placement, a *attempt, i int) {
 			cands = append(cands, id)
 			continue
 		}
-		consider(id, sv.memberScore(m, id))
+		pref, sc := prefs.on(id), sv.memberScore(m, id)
+		if best < 0 || pref > bestPref || (pref == bestPref && sc > bestScore) {
+			best, bestScore, bestPref = id, sc, pref
+		}
 	}
 	if sv.norm != nil {
 		sv.normIDs = cands
 		for k, sc := range sv.candidateScores(m, cands) {
-			consider(cands[k], sc)
+			id, pref := cands[k], prefs.on(cands[k])
+			if best < 0 || pref > bestPref || (pref == bestPref && sc > bestScore) {
+				best, bestScore, bestPref = id, sc, pref
+			}
 		}
 		if sv.hookErr != nil {
 			return
