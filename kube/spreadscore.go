@@ -39,6 +39,14 @@ const DefaultSpreadWeight = 2
 // input has none of those objects. The score sits on upstream's scale, so
 // it belongs with an upstream-compatible [placement.NodeScoring] (set
 // Options.NodeScoring too); alone it would replace gangsched's packing.
+//
+// Against kube-scheduler v1.37.2 (kubeoracle, 3 runs each) on 60 random
+// clusters of 3–6 nodes in 2–3 zones with gangs and lone pods carrying
+// zone and hostname ScheduleAnyway constraints, gangsim -node-scoring
+// upstream bound every pod as all upstream runs did in 50, as one of them
+// in 6, and in the other 4 first diverged where two nodes tied on the
+// total score. Upstream breaks such ties by the order of its feasible
+// nodes (a random draw only with extenders), gangsched by node name.
 type SpreadScorer struct {
 	// Constraints are each pending pod's ScheduleAnyway constraints, by
 	// pod key.

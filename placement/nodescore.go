@@ -66,7 +66,12 @@ type UtilizationShapePoint struct {
 // NodeResourcesFit's score reads a pod's [Pod].ScoreRequests where it has
 // them (upstream's non-zero requests: 100m CPU and 200 MiB for a container
 // that requests none), for the pod placed and the pods on the node; fit
-// and BalancedAllocation read Requests, as upstream.
+// and BalancedAllocation read Requests, as upstream. On 40 random small
+// clusters full of pods without cpu or memory requests (kubeoracle, 3
+// runs each) gangsim's bindings matched every upstream run in 35, one of
+// them in 1, and first diverged at a tie of node scores in the other 4;
+// of the 23 without spread constraints, reading Requests alone matched an
+// upstream run in 7 (now 20, the other 3 ties).
 //
 // Differences from upstream that remain: preferred pod
 // affinity ([WeightedPodAffinityTerm]) ranks nodes before the resource
