@@ -62,6 +62,7 @@ type countKey struct {
 	untracked    bool
 	nodeSelector map[string]string
 	tolerations  []placement.Toleration
+	affinity     bool // the template had required node affinity
 	cut          int
 }
 
@@ -69,7 +70,7 @@ type countKey struct {
 // after the call.
 func newCountKey(s *placement.Snapshot, r *request, cut int) *countKey {
 	return &countKey{s: s, req: slices.Clone(r.req), layers: slices.Clone(r.layers), untracked: r.untracked,
-		nodeSelector: maps.Clone(r.tmpl.NodeSelector), tolerations: slices.Clone(r.tmpl.Tolerations), cut: cut}
+		nodeSelector: maps.Clone(r.tmpl.NodeSelector), tolerations: slices.Clone(r.tmpl.Tolerations), affinity: requiresNodes(r.tmpl), cut: cut}
 }
 
 // same reports whether k's counts are r's on s: the same requests, node
@@ -78,7 +79,17 @@ func (k *countKey) same(s *placement.Snapshot, r *request, cut int) bool {
 	if k == nil || k.s != s || k.cut != cut || k.untracked != r.untracked || !slices.Equal(k.req, r.req) || !slices.Equal(k.layers, r.layers) {
 		return false
 	}
+	// Required node affinity filters nodes too; its counts are not kept.
+	if k.affinity || requiresNodes(r.tmpl) {
+		return false
+	}
 	return maps.Equal(k.nodeSelector, r.tmpl.NodeSelector) && slices.Equal(k.tolerations, r.tmpl.Tolerations)
+}
+
+// requiresNodes reports whether the template has required node affinity,
+// which filters nodes as its nodeSelector does.
+func requiresNodes(tmpl *placement.Pod) bool {
+	return tmpl.NodeAffinity != nil && len(tmpl.NodeAffinity.Required) > 0
 }
 
 func newPlanScratch(s *placement.Snapshot, units, R int) *planScratch {
@@ -106,7 +117,7 @@ func (p *planner) use(r *request) {
 		p.reqQ = append(p.reqQ, r.req[j])
 		_ = i
 	}
-	p.plainPod = len(r.tmpl.NodeSelector) == 0
+	p.plainPod = len(r.tmpl.NodeSelector) == 0 && !requiresNodes(r.tmpl)
 	p.setCut()
 }
 

@@ -270,3 +270,18 @@ func TestPlanPodSets_InvalidGroup(t *testing.T) {
 	require.ErrorIs(t, err, placement.ErrInvalid)
 	require.ErrorContains(t, err, "spec.schedulingPolicy.gang.minCount")
 }
+
+// Required node affinity on a template filters nodes inside the plan, on
+// untainted nodes too, and the counts of a set planned before without it
+// are not reused: four pods of a required rack that may use only b1-r2's
+// hosts go to rack b1/r2, not to the first rack.
+func TestScenario_PodSetRequiredNodeAffinity(t *testing.T) {
+	s := snapshot(t, brh(uniform(1, 2, 2, 2)))
+	g := podSetGroup("affine", 4)
+	p := plan(t, s, g, topology.PlanOptions{}, topology.PodSetRequest{PodSet: "workers", Required: rackKey})
+	require.Equal(t, map[string]int32{"b1-r1-h1": 2, "b1-r1-h2": 2}, counts(p.Decision, "workers"))
+	g.PodSets[0].Template.NodeAffinity = &placement.NodeAffinity{Required: []placement.NodeSelectorTerm{{MatchExpressions: []placement.NodeSelectorRequirement{
+		{Key: hostKey, Operator: placement.NodeSelectorOpIn, Values: []string{"b1-r2-h1", "b1-r2-h2"}}}}}}
+	p = plan(t, s, g, topology.PlanOptions{}, topology.PodSetRequest{PodSet: "workers", Required: rackKey})
+	require.Equal(t, map[string]int32{"b1-r2-h1": 2, "b1-r2-h2": 2}, counts(p.Decision, "workers"))
+}
