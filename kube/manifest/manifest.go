@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
@@ -168,6 +169,11 @@ var known = map[string]map[string]kindInfo{
 	// kube-scheduler's configuration file, read by a simulator for its
 	// profiles (kube.ReadSchedulerConfiguration); it has no metadata.
 	configv1.SchemeGroupVersion.String(): {"KubeSchedulerConfiguration": kindOf[configv1.KubeSchedulerConfiguration](true)},
+	// Kueue's admission objects (sigs.k8s.io/kueue's own types): a
+	// Workload, its pod sets admitted with topology assignments, and the
+	// Topology whose levels they are assigned over. kueue.x-k8s.io/v1beta1
+	// is refused, naming v1beta2.
+	kueuev1beta2.GroupVersion.String(): {"Workload": kindOf[kueuev1beta2.Workload](false), "Topology": kindOf[kueuev1beta2.Topology](true)},
 	"resource.k8s.io/v1": {
 		"ResourceClaim":         kindOf[resourcev1.ResourceClaim](false),
 		"ResourceClaimTemplate": kindOf[resourcev1.ResourceClaimTemplate](false),

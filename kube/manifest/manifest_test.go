@@ -256,6 +256,8 @@ func TestSupported(t *testing.T) {
 	require.Contains(t, s, "scheduling.k8s.io/v1alpha2/PodGroup")
 	require.Contains(t, s, "scheduling.k8s.io/v1beta1/Workload")
 	require.Contains(t, s, "resource.k8s.io/v1/DeviceClass")
+	require.Contains(t, s, "kueue.x-k8s.io/v1beta2/Workload")
+	require.Contains(t, s, "kueue.x-k8s.io/v1beta2/Topology")
 	require.IsIncreasing(t, s)
 }
 
