@@ -56,6 +56,12 @@ type Cluster struct {
 	// Budgets are the PodDisruptionBudgets, for workload-aware preemption
 	// (see [ConvertPodDisruptionBudget]).
 	Budgets []preemption.DisruptionBudget
+	// KueueWorkloads are the Kueue Workloads (kueue.x-k8s.io/v1beta2), in
+	// input order, for [AdmitKueueWorkloads].
+	KueueWorkloads []*KueueWorkload
+	// KueueLevels are the levels of the input's Kueue Topology, widest
+	// first ([KueueTopologyLevels]); nil without one.
+	KueueLevels []string
 	// Unused are input objects that take no part in scheduling here: kinds
 	// the manifest reader does not decode (a Service, a Kueue ClusterQueue)
 	// and decoded kinds this adapter does not use yet.

@@ -24,6 +24,12 @@ const (
 // key. Both may be set — the common request is a required block with a
 // preferred rack inside it — and a key named both ways is required.
 func kueueTopologies(obj string, annotations map[string]string) ([]gang.TopologyConstraint, error) {
+	return kueueTopologiesAt(obj, "spec.template", annotations)
+}
+
+// kueueTopologiesAt is kueueTopologies for a pod template at field tmpl
+// of obj.
+func kueueTopologiesAt(obj, tmpl string, annotations map[string]string) ([]gang.TopologyConstraint, error) {
 	var out []gang.TopologyConstraint
 	for _, a := range []string{KueueRequiredTopology, KueuePreferredTopology} {
 		key, ok := annotations[a]
@@ -31,7 +37,7 @@ func kueueTopologies(obj string, annotations map[string]string) ([]gang.Topology
 			continue
 		}
 		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.template.metadata.annotations["+a+"]", "%q is not a node label key: %s", key, strings.Join(errs, "; "))
+			return nil, placement.Errorf(placement.ErrInvalid, obj, tmpl+".metadata.annotations["+a+"]", "%q is not a node label key: %s", key, strings.Join(errs, "; "))
 		}
 		out = mergeTopology(out, gang.TopologyConstraint{Key: key, Preferred: a == KueuePreferredTopology})
 	}

@@ -40,7 +40,14 @@ const maxSliceAnnotation = 4096
 // each inner size dividing the outer one; at most three layers; the pod
 // count (parallelism) a multiple of the outermost size and not below it.
 func kueueSlices(obj string, annotations map[string]string, pods int32) ([]gang.TopologyConstraint, error) {
-	field := func(a string) string { return "spec.template.metadata.annotations[" + a + "]" }
+	return kueueSlicesAt(obj, "spec.template", "spec.parallelism", annotations, pods)
+}
+
+// kueueSlicesAt is kueueSlices for a pod template at field tmpl of obj
+// (a Kueue Workload's "spec.podSets[i].template") whose pod count is the
+// field count.
+func kueueSlicesAt(obj, tmpl, count string, annotations map[string]string, pods int32) ([]gang.TopologyConstraint, error) {
+	field := func(a string) string { return tmpl + ".metadata.annotations[" + a + "]" }
 	key, hasKey := annotations[KueueSliceRequiredTopology]
 	size, hasSize := annotations[KueueSliceSize]
 	multi, hasMulti := annotations[KueueSliceConstraints]
@@ -116,7 +123,7 @@ func kueueSlices(obj string, annotations map[string]string, pods int32) ([]gang.
 		out[i] = gang.TopologyConstraint{Key: l.Topology, SliceSize: l.Size}
 	}
 	if z := layers[0].Size; z > pods || pods%z != 0 {
-		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.parallelism", "%d pods are not a multiple of the slice size %d", pods, z)
+		return nil, placement.Errorf(placement.ErrInvalid, obj, count, "%d pods are not a multiple of the slice size %d", pods, z)
 	}
 	return out, nil
 }

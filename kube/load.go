@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 
@@ -11,6 +12,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/gang"
@@ -21,7 +23,10 @@ import (
 
 // Load converts manifest objects into a [Cluster]: PriorityClasses first
 // (pods and PodGroups resolve their priorities through them), then Nodes,
-// Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1),
+// Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1), Kueue
+// Workloads and a Kueue Topology (kueue.x-k8s.io/v1beta2, see
+// [ConvertKueueWorkload] and [KueueTopologyLevels]; a second Topology is
+// refused),
 // CompositePodGroups (v1alpha3), Jobs
 // (see [StampJobAs]: their Workloads, PodGroups and pods are created as the
 // Job controller of [LoadOptions].Profile's release would; Load's is the
@@ -215,6 +220,21 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs) error {
 			}
 			in.claims = append(in.claims, cl)
 			c.claims[keyOf(v)] = v
+		case *kueue.Workload:
+			w, err := ConvertKueueWorkload(v, pcs)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			c.KueueWorkloads = append(c.KueueWorkloads, w)
+		case *kueue.Topology:
+			if c.KueueLevels != nil {
+				return o.Wrap(placement.Errorf(ErrUnsupported, fmt.Sprintf("Kueue Topology %q", v.Name), "metadata.name", "a second Kueue Topology: gangsim reads one (it reads no ResourceFlavors to choose among several)"))
+			}
+			levels, err := KueueTopologyLevels(v)
+			if err != nil {
+				return o.Wrap(err)
+			}
+			c.KueueLevels = levels
 		case *schedulingv1.PriorityClass, *corev1.Namespace, *batchv1.Job:
 		default:
 			c.Unused = append(c.Unused, o)

@@ -1,0 +1,181 @@
+package kube
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// maxAssignedDomains bounds the domains one topologyAssignment may list,
+// as Kueue's API does (roots and pod counts have at most 100,000 items):
+// a domainCount is read before anything is allocated for it.
+const maxAssignedDomains = 100_000
+
+// readTopologyAssignment reads a Kueue topologyAssignment (the compact
+// form of KEP-2724: levels, then slices of domains whose values per level
+// are one universal value or prefix + roots + suffix, and whose pod counts
+// are one universal count or one per domain) at field of obj into pods per
+// hostname: Node is the value of kubernetes.io/hostname, NodeID is -1.
+// gangsim assigns at the hostname level only, so levels must be exactly
+// [kubernetes.io/hostname], as Kueue writes it for a Topology whose lowest
+// level is the hostname.
+//
+// Errors (a [*placement.FieldError] naming the field): other levels; a
+// slice whose domainCount is below 1, or whose values or counts do not
+// match domainCount; a level value or pod count with neither or both of
+// universal and individual; a count below 1; a hostname listed twice;
+// more than 100,000 domains or [placement.MaxPending] pods in all.
+func readTopologyAssignment(obj, field string, ta *kueue.TopologyAssignment) ([]placement.PodSetAssignment, error) {
+	if len(ta.Levels) != 1 || ta.Levels[0] != corev1.LabelHostname {
+		return nil, placement.Errorf(ErrUnsupported, obj, field+".levels", "%q: gangsim reads assignments at the %s level only", ta.Levels, corev1.LabelHostname)
+	}
+	if len(ta.Slices) == 0 {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field+".slices", "must not be empty")
+	}
+	var out []placement.PodSetAssignment
+	seen := map[string]bool{}
+	var total int64
+	for i, sl := range ta.Slices {
+		f := fmt.Sprintf("%s.slices[%d]", field, i)
+		n := int(sl.DomainCount)
+		if n < 1 || len(out)+n > maxAssignedDomains {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".domainCount", "%d: want 1 or more, at most %d domains in all", sl.DomainCount, maxAssignedDomains)
+		}
+		if len(sl.ValuesPerLevel) != 1 {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".valuesPerLevel", "has %d entries for %d levels", len(sl.ValuesPerLevel), len(ta.Levels))
+		}
+		hosts, err := levelValues(obj, f+".valuesPerLevel[0]", sl.ValuesPerLevel[0], n)
+		if err != nil {
+			return nil, err
+		}
+		counts, err := podCounts(obj, f+".podCounts", sl.PodCounts, n)
+		if err != nil {
+			return nil, err
+		}
+		for j, h := range hosts {
+			if seen[h] {
+				return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".valuesPerLevel[0]", "host %q is assigned twice", h)
+			}
+			seen[h] = true
+			if total += int64(counts[j]); total > placement.MaxPending {
+				return nil, placement.Errorf(placement.ErrInvalid, obj, f+".podCounts", "more than %d pods in all", placement.MaxPending)
+			}
+			out = append(out, placement.PodSetAssignment{Node: h, NodeID: -1, Count: counts[j]})
+		}
+	}
+	return out, nil
+}
+
+// levelValues expands one level's values of a slice of n domains.
+func levelValues(obj, field string, v kueue.TopologyAssignmentSliceLevelValues, n int) ([]string, error) {
+	switch {
+	case (v.Universal == nil) == (v.Individual == nil):
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field, "exactly one of universal and individual must be set")
+	case v.Universal != nil:
+		if n > 1 {
+			return nil, placement.Errorf(placement.ErrDuplicate, obj, field+".universal", "host %q is assigned %d times (domainCount %d)", *v.Universal, n, n)
+		}
+		return []string{*v.Universal}, nil
+	}
+	ind := v.Individual
+	if len(ind.Roots) != n {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field+".individual.roots", "has %d values for domainCount %d", len(ind.Roots), n)
+	}
+	pre, suf := deref(ind.Prefix), deref(ind.Suffix)
+	out := make([]string, n)
+	for i, r := range ind.Roots {
+		out[i] = pre + r + suf
+	}
+	return out, nil
+}
+
+// podCounts expands a slice's pod counts for n domains.
+func podCounts(obj, field string, c kueue.TopologyAssignmentSlicePodCounts, n int) ([]int32, error) {
+	switch {
+	case (c.Universal == nil) == (c.Individual == nil):
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field, "exactly one of universal and individual must be set")
+	case c.Universal != nil:
+		if *c.Universal < 1 || *c.Universal > placement.MaxPending {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, field+".universal", "%d is outside 1..%d", *c.Universal, placement.MaxPending)
+		}
+		out := make([]int32, n)
+		for i := range out {
+			out[i] = *c.Universal
+		}
+		return out, nil
+	}
+	if len(c.Individual) != n {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, field+".individual", "has %d counts for domainCount %d", len(c.Individual), n)
+	}
+	for i, k := range c.Individual {
+		if k < 1 || k > placement.MaxPending {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("%s.individual[%d]", field, i), "%d is outside 1..%d", k, placement.MaxPending)
+		}
+	}
+	return c.Individual, nil
+}
+
+// writeTopologyAssignment is the compact topologyAssignment of pods per
+// node (Node is the node's hostname label value), in the order given: one
+// slice, the hostnames' common prefix and suffix taken out when every
+// root keeps at least one character, one universal pod count when all are
+// equal. A single domain is written as a universal value.
+func writeTopologyAssignment(pods []placement.PodSetAssignment) *kueue.TopologyAssignment {
+	hosts := make([]string, len(pods))
+	counts := make([]int32, len(pods))
+	same := true
+	for i, a := range pods {
+		hosts[i], counts[i] = a.Node, a.Count
+		same = same && a.Count == counts[0]
+	}
+	sl := kueue.TopologyAssignmentSlice{DomainCount: int32(len(pods))}
+	if same {
+		sl.PodCounts.Universal = &counts[0]
+	} else {
+		sl.PodCounts.Individual = counts
+	}
+	if len(hosts) == 1 {
+		sl.ValuesPerLevel = []kueue.TopologyAssignmentSliceLevelValues{{Universal: &hosts[0]}}
+	} else {
+		pre, suf := commonAffixes(hosts)
+		roots := make([]string, len(hosts))
+		for i, h := range hosts {
+			roots[i] = h[len(pre) : len(h)-len(suf)]
+		}
+		sl.ValuesPerLevel = []kueue.TopologyAssignmentSliceLevelValues{{Individual: &kueue.TopologyAssignmentSliceLevelIndividualValues{
+			Prefix: ptrOrNil(pre), Suffix: ptrOrNil(suf), Roots: roots}}}
+	}
+	return &kueue.TopologyAssignment{Levels: []string{corev1.LabelHostname}, Slices: []kueue.TopologyAssignmentSlice{sl}}
+}
+
+// commonAffixes returns the longest common prefix of hs and then the
+// longest common suffix of what remains, each short enough that every
+// value keeps a root of at least one byte.
+func commonAffixes(hs []string) (pre, suf string) {
+	shortest := len(hs[0])
+	for _, h := range hs {
+		shortest = min(shortest, len(h))
+	}
+	p := 0
+	for p < shortest-1 && allAt(hs, func(h string) byte { return h[p] }) {
+		p++
+	}
+	s := 0
+	for s < shortest-1-p && allAt(hs, func(h string) byte { return h[len(h)-1-s] }) {
+		s++
+	}
+	return hs[0][:p], hs[0][len(hs[0])-s:]
+}
+
+// allAt reports whether at gives the same byte for every value of hs.
+func allAt(hs []string, at func(string) byte) bool {
+	for _, h := range hs[1:] {
+		if at(h) != at(hs[0]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,303 @@
+package kube
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// KueueUnconstrainedTopology is Kueue's pod template annotation asking
+// for a pod set placed anywhere, least free nodes first ("true").
+const KueueUnconstrainedTopology = "kueue.x-k8s.io/podset-unconstrained-topology"
+
+// maxKueuePodSets is the most pod sets a Kueue Workload has (its API's
+// limit on spec.podSets).
+const maxKueuePodSets = 8
+
+// KueueWorkload is a Kueue Workload (kueue.x-k8s.io/v1beta2) read for
+// topology-aware admission by [AdmitKueueWorkloads].
+type KueueWorkload struct {
+	// Obj is the API object; admission writes its status.
+	Obj *kueue.Workload
+	// Group is the Workload as a gang: one [placement.PodSet] per
+	// spec.podSets entry (name, count, the template's requests,
+	// nodeSelector, tolerations and node affinity), MinCount all their
+	// pods, named as the Workload.
+	Group *placement.Group
+	// Requests are the pod sets' topology requests, for
+	// [topology.Tree.PlanPodSets]: spec.podSets[i].topologyRequest when
+	// set (Kueue's job integrations fill it in), else the Kueue
+	// annotations of the pod set's template, read as Kueue reads them.
+	Requests []topology.PodSetRequest
+	// Priority is spec.priority (0 when unset); a higher one is queued
+	// first.
+	Priority int32
+	// Created is metadata.creationTimestamp.
+	Created time.Time
+	// Admitted says that the Workload holds quota (a QuotaReserved
+	// condition True); then Assigned holds, per pod set (Group.PodSets'
+	// order), its pods per host from status.admission (Node is the
+	// kubernetes.io/hostname value, NodeID -1) and AdmittedCount its
+	// admitted count.
+	Admitted      bool
+	Assigned      [][]placement.PodSetAssignment
+	AdmittedCount []int32
+}
+
+// Key is the Workload's namespace and name.
+func (w *KueueWorkload) Key() placement.Key { return w.Group.Key() }
+
+func kueueWorkloadObj(namespace, name string) string {
+	return fmt.Sprintf("Kueue Workload %q", placement.Key{Namespace: namespace, Name: name}.String())
+}
+
+// ConvertKueueWorkload reads a Kueue Workload: its pod sets (names DNS
+// labels, unique; count 1..[placement.MaxPending]), each template
+// converted as a pod ([ConvertPod], [PodSetNodeAffinity]), its topology
+// request, and, when it holds quota, its admission. spec.podSets[].minCount
+// (partial admission) is not read: the whole count is admitted.
+//
+// Errors (a [*placement.FieldError] naming the Workload and the field):
+// no or more than eight pod sets; a bad pod set name, count or template;
+// a topology request with more than one of required, preferred and
+// unconstrained, or slice annotations as [StampJob] refuses them; a
+// QuotaReserved Workload without status.admission, with an assignment
+// for a pod set it lacks or none for one it has, a count other than the
+// assigned pods, or a topologyAssignment [readTopologyAssignment]
+// refuses.
+func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorkload, error) {
+	if w == nil {
+		return nil, errNil("Kueue Workload")
+	}
+	obj := kueueWorkloadObj(w.Namespace, w.Name)
+	ps := w.Spec.PodSets
+	if len(ps) == 0 || len(ps) > maxKueuePodSets {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.podSets", "has %d pod sets: want 1 to %d", len(ps), maxKueuePodSets)
+	}
+	out := &KueueWorkload{Obj: w, Group: &placement.Group{Namespace: w.Namespace, Name: w.Name, Policy: placement.PolicyGang},
+		Priority: deref(w.Spec.Priority), Created: w.CreationTimestamp.Time}
+	index := map[string]int{}
+	var total int64
+	for i := range ps {
+		f := fmt.Sprintf("spec.podSets[%d]", i)
+		name := string(ps[i].Name)
+		if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".name", "%q: %s", name, errs[0])
+		}
+		if j, dup := index[name]; dup {
+			return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "%q is also spec.podSets[%d]", name, j)
+		}
+		index[name] = i
+		if c := ps[i].Count; c < 1 || c > placement.MaxPending {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d is outside 1..%d", c, placement.MaxPending)
+		}
+		if total += int64(ps[i].Count); total > placement.MaxPending {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.podSets", "more than %d pods in all", placement.MaxPending)
+		}
+		tmpl, err := kueueTemplate(obj, f+".template", w, &ps[i].Template, pcs)
+		if err != nil {
+			return nil, err
+		}
+		out.Group.PodSets = append(out.Group.PodSets, placement.PodSet{Name: name, Count: ps[i].Count, Template: tmpl})
+		req, err := kueueRequest(obj, f, &ps[i])
+		if err != nil {
+			return nil, err
+		}
+		out.Requests = append(out.Requests, req)
+	}
+	out.Group.MinCount = int32(total)
+	if err := out.readAdmission(obj, index); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// kueueTemplate converts a pod set's template at field f as a pod of the
+// Workload's namespace, its errors named by the Workload and the field.
+func kueueTemplate(obj, f string, w *kueue.Workload, t *corev1.PodTemplateSpec, pcs *PriorityClasses) (placement.Pod, error) {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name, Labels: t.Labels}, Spec: t.Spec}
+	tmpl, err := ConvertPod(p, pcs)
+	if err == nil {
+		tmpl.NodeAffinity, err = PodSetNodeAffinity(obj, &p.Spec)
+	}
+	if fe, ok := err.(*placement.FieldError); ok {
+		return placement.Pod{}, &placement.FieldError{Object: obj, Field: f + "." + fe.Field, Detail: fe.Detail, Err: fe.Err}
+	}
+	return tmpl, err
+}
+
+// kueueRequest is the topology request of pod set ps at field f.
+func kueueRequest(obj, f string, ps *kueue.PodSet) (topology.PodSetRequest, error) {
+	r := topology.PodSetRequest{PodSet: string(ps.Name)}
+	tr := ps.TopologyRequest
+	if tr == nil {
+		return kueueAnnotationRequest(obj, f, ps)
+	}
+	f += ".topologyRequest"
+	r.Required, r.Preferred, r.Unconstrained = deref(tr.Required), deref(tr.Preferred), deref(tr.Unconstrained)
+	r.Group = deref(tr.PodSetGroupName)
+	switch {
+	case tr.PodSetSliceRequiredTopology != nil && len(tr.PodsetSliceRequiredTopologyConstraints) > 0:
+		return r, placement.Errorf(placement.ErrInvalid, obj, f+".podsetSliceRequiredTopologyConstraints", "may not be set with podSetSliceRequiredTopology")
+	case (tr.PodSetSliceRequiredTopology == nil) != (tr.PodSetSliceSize == nil):
+		return r, placement.Errorf(placement.ErrInvalid, obj, f+".podSetSliceSize", "podSetSliceRequiredTopology and podSetSliceSize must be set together")
+	case tr.PodSetSliceRequiredTopology != nil:
+		r.Slices = []topology.SliceLayer{{Key: *tr.PodSetSliceRequiredTopology, Size: *tr.PodSetSliceSize}}
+	}
+	for _, l := range tr.PodsetSliceRequiredTopologyConstraints {
+		r.Slices = append(r.Slices, topology.SliceLayer{Key: l.Topology, Size: l.Size})
+	}
+	if len(r.Slices) > 0 && r.Group != "" {
+		return r, placement.Errorf(placement.ErrInvalid, obj, f+".podSetGroupName", "may not be set with slices")
+	}
+	return r, checkOneLevel(obj, f, r)
+}
+
+// kueueAnnotationRequest reads the request from the template's Kueue
+// annotations.
+func kueueAnnotationRequest(obj, f string, ps *kueue.PodSet) (topology.PodSetRequest, error) {
+	r := topology.PodSetRequest{PodSet: string(ps.Name)}
+	ann := ps.Template.Annotations
+	tmpl := f + ".template"
+	cs, err := kueueTopologiesAt(obj, tmpl, ann)
+	if err != nil {
+		return r, err
+	}
+	for _, c := range cs {
+		if c.Preferred {
+			r.Preferred = c.Key
+		} else {
+			r.Required = c.Key
+		}
+	}
+	if v, ok := ann[KueueUnconstrainedTopology]; ok {
+		if v != "true" && v != "false" {
+			return r, placement.Errorf(placement.ErrInvalid, obj, tmpl+".metadata.annotations["+KueueUnconstrainedTopology+"]", "%q: want true or false", v)
+		}
+		r.Unconstrained = v == "true"
+	}
+	sliced, err := kueueSlicesAt(obj, tmpl, f+".count", ann, ps.Count)
+	if err != nil {
+		return r, err
+	}
+	for _, c := range sliced {
+		r.Slices = append(r.Slices, topology.SliceLayer{Key: c.Key, Size: c.SliceSize})
+	}
+	r.Group = ann[KueuePodSetGroup]
+	return r, checkOneLevel(obj, tmpl+".metadata.annotations", r)
+}
+
+// checkOneLevel refuses a request with more than one of required,
+// preferred and unconstrained, as Kueue's validation does.
+func checkOneLevel(obj, f string, r topology.PodSetRequest) error {
+	var set []string
+	for _, x := range []struct {
+		name string
+		on   bool
+	}{{"required", r.Required != ""}, {"preferred", r.Preferred != ""}, {"unconstrained", r.Unconstrained}} {
+		if x.on {
+			set = append(set, x.name)
+		}
+	}
+	if len(set) > 1 {
+		return placement.Errorf(placement.ErrInvalid, obj, f, "sets %s: at most one of required, preferred and unconstrained", strings.Join(set, " and "))
+	}
+	return nil
+}
+
+// readAdmission reads status.admission of a Workload that holds quota.
+func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
+	st := &w.Obj.Status
+	if !apimeta.IsStatusConditionTrue(st.Conditions, kueue.WorkloadQuotaReserved) {
+		return nil
+	}
+	if st.Admission == nil {
+		return placement.Errorf(placement.ErrInvalid, obj, "status.admission", "must be set while the QuotaReserved condition is True")
+	}
+	sets := w.Group.PodSets
+	w.Admitted = true
+	w.Assigned = make([][]placement.PodSetAssignment, len(sets))
+	w.AdmittedCount = make([]int32, len(sets))
+	seen := make([]bool, len(sets))
+	for i, a := range st.Admission.PodSetAssignments {
+		f := fmt.Sprintf("status.admission.podSetAssignments[%d]", i)
+		k, ok := index[string(a.Name)]
+		switch {
+		case !ok:
+			return placement.Errorf(placement.ErrNotFound, obj, f+".name", "%q is not a pod set of spec.podSets", a.Name)
+		case seen[k]:
+			return placement.Errorf(placement.ErrDuplicate, obj, f+".name", "pod set %q is assigned twice", a.Name)
+		case a.TopologyAssignment == nil:
+			return placement.Errorf(ErrUnsupported, obj, f+".topologyAssignment", "must be set: gangsim admits pod sets with topology assignments only")
+		}
+		seen[k] = true
+		pods, err := readTopologyAssignment(obj, f+".topologyAssignment", a.TopologyAssignment)
+		if err != nil {
+			return err
+		}
+		var n int64
+		for j := range pods {
+			n += int64(pods[j].Count)
+			pods[j].PodSet = sets[k].Name
+		}
+		count := sets[k].Count
+		if a.Count != nil {
+			count = *a.Count
+		}
+		if n != int64(count) {
+			return placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d, but the topologyAssignment places %d pods", count, n)
+		}
+		w.Assigned[k], w.AdmittedCount[k] = pods, count
+	}
+	for k, ok := range seen {
+		if !ok {
+			return placement.Errorf(placement.ErrNotFound, obj, "status.admission.podSetAssignments", "no assignment for pod set %q", sets[k].Name)
+		}
+	}
+	return nil
+}
+
+// KueueTopologyLevels reads a Kueue Topology's spec.levels as the node
+// label keys of a topology tree, widest first. The lowest level must be
+// kubernetes.io/hostname: gangsim assigns pods to nodes, and Kueue needs
+// it so for node replacement.
+//
+// Errors (a [*placement.FieldError] naming the Topology and the field):
+// no levels, more than 16, a key that is not a label key, one listed
+// twice, a lowest level other than kubernetes.io/hostname.
+func KueueTopologyLevels(t *kueue.Topology) ([]string, error) {
+	if t == nil {
+		return nil, errNil("Kueue Topology")
+	}
+	obj := fmt.Sprintf("Kueue Topology %q", t.Name)
+	ls := t.Spec.Levels
+	if len(ls) == 0 || len(ls) > 16 {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.levels", "has %d levels: want 1 to 16", len(ls))
+	}
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		f := fmt.Sprintf("spec.levels[%d].nodeLabel", i)
+		if errs := validation.IsQualifiedName(l.NodeLabel); len(errs) > 0 {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f, "%q is not a node label key: %s", l.NodeLabel, strings.Join(errs, "; "))
+		}
+		for j := range i {
+			if out[j] == l.NodeLabel {
+				return nil, placement.Errorf(placement.ErrDuplicate, obj, f, "%q is also spec.levels[%d]", l.NodeLabel, j)
+			}
+		}
+		out[i] = l.NodeLabel
+	}
+	if last := out[len(out)-1]; last != corev1.LabelHostname {
+		return nil, placement.Errorf(ErrUnsupported, obj, fmt.Sprintf("spec.levels[%d].nodeLabel", len(out)-1), "the lowest level is %q: gangsim admits Kueue Workloads over a Topology whose lowest level is %s", last, corev1.LabelHostname)
+	}
+	return out, nil
+}

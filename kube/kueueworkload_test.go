@@ -1,0 +1,143 @@
+package kube
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// kueueWorkload is a Kueue Workload named w whose spec.podSets are given,
+// in flow style, followed by rest (a status, say).
+func kueueWorkload(podSets, rest string) string {
+	return "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec:\n  podSets: " + podSets + "\n" + rest
+}
+
+const (
+	kueueTmpl = "template: {spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}"
+	kueueMain = "[{name: main, count: 2, " + kueueTmpl + "}]"
+	// kueueReserved is a status holding quota, without its admission.
+	kueueReserved = "status:\n  conditions: [{type: QuotaReserved, status: 'True', reason: QuotaReserved, message: m, lastTransitionTime: '2026-01-01T00:00:00Z'}]\n"
+)
+
+// kueueAdmission is a status holding quota whose main set has the given
+// count and assignment slice.
+func kueueAdmission(count, slice string) string {
+	return kueueReserved + "  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: " + count +
+		", topologyAssignment: {levels: [kubernetes.io/hostname], slices: [" + slice + "]}}]}\n"
+}
+
+// Bad Kueue Workloads and Topologies are refused at load, naming the object
+// and the field.
+func TestKueueWorkload_BadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"v1beta1", "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\nmetadata: {name: w}\nspec: {podSets: []}\n",
+			`f.yaml: document 1 (line 1): Workload "w": apiVersion: kueue.x-k8s.io/v1beta1 is not supported for Workload; use kueue.x-k8s.io/v1beta2`},
+		{"unknown field", kueueWorkload("[{name: main, count: 2, size: 3, "+kueueTmpl+"}]", ""),
+			`f.yaml: document 1 (line 6): Workload "default/w": spec.podSets[0].size: unknown field`},
+		{"no pod sets", kueueWorkload("[]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets: has 0 pod sets: want 1 to 8`},
+		{"count zero", kueueWorkload("[{name: main, count: 0, "+kueueTmpl+"}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].count: 0 is outside 1..1048576`},
+		{"bad name", kueueWorkload("[{name: Main, count: 1, "+kueueTmpl+"}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].name: "Main": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
+		{"two sets one name", kueueWorkload("[{name: a, count: 1, "+kueueTmpl+"}, {name: a, count: 1, "+kueueTmpl+"}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[1].name: "a" is also spec.podSets[0]`},
+		{"required and preferred", kueueWorkload("[{name: main, count: 2, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack, kueue.x-k8s.io/podset-preferred-topology: block}}, spec: {containers: [{name: c}]}}}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].template.metadata.annotations: sets required and preferred: at most one of required, preferred and unconstrained`},
+		{"slice count", kueueWorkload("[{name: main, count: 6, template: {metadata: {annotations: {kueue.x-k8s.io/podset-slice-required-topology: rack, kueue.x-k8s.io/podset-slice-size: '4'}}, spec: {containers: [{name: c}]}}}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].count: 6 pods are not a multiple of the slice size 4`},
+		{"unconstrained value", kueueWorkload("[{name: main, count: 2, template: {metadata: {annotations: {kueue.x-k8s.io/podset-unconstrained-topology: 'yes'}}, spec: {containers: [{name: c}]}}}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].template.metadata.annotations[kueue.x-k8s.io/podset-unconstrained-topology]: "yes": want true or false`},
+		{"topologyRequest slice without size", kueueWorkload("[{name: main, count: 2, topologyRequest: {podSetSliceRequiredTopology: rack}, "+kueueTmpl+"}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].topologyRequest.podSetSliceSize: podSetSliceRequiredTopology and podSetSliceSize must be set together`},
+		{"bad toleration", kueueWorkload("[{name: main, count: 2, template: {spec: {tolerations: [{key: k, operator: Exists, value: v}], containers: [{name: c}]}}}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].template.spec.tolerations[0].value: must be empty when operator is Exists`},
+		{"reserved without admission", kueueWorkload(kueueMain, kueueReserved),
+			`f.yaml: document 1 (line 7): Kueue Workload "default/w": status.admission: must be set while the QuotaReserved condition is True`},
+		{"count differs", kueueWorkload(kueueMain, kueueAdmission("3", "{domainCount: 1, valuesPerLevel: [{universal: n1}], podCounts: {universal: 2}}")),
+			`f.yaml: document 1 (line 9): Kueue Workload "default/w": status.admission.podSetAssignments[0].count: 3, but the topologyAssignment places 2 pods`},
+		{"roots short", kueueWorkload(kueueMain, kueueAdmission("2", "{domainCount: 2, valuesPerLevel: [{individual: {roots: [n1]}}], podCounts: {universal: 1}}")),
+			`f.yaml: document 1 (line 9): Kueue Workload "default/w": status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].individual.roots: has 1 values for domainCount 2`},
+		{"universal host twice", kueueWorkload(kueueMain, kueueAdmission("2", "{domainCount: 2, valuesPerLevel: [{universal: n1}], podCounts: {universal: 1}}")),
+			`f.yaml: document 1 (line 9): Kueue Workload "default/w": status.admission.podSetAssignments[0].topologyAssignment.slices[0].valuesPerLevel[0].universal: host "n1" is assigned 2 times (domainCount 2)`},
+		{"both counts", kueueWorkload(kueueMain, kueueAdmission("2", "{domainCount: 1, valuesPerLevel: [{universal: n1}], podCounts: {universal: 2, individual: [2]}}")),
+			`f.yaml: document 1 (line 9): Kueue Workload "default/w": status.admission.podSetAssignments[0].topologyAssignment.slices[0].podCounts: exactly one of universal and individual must be set`},
+		{"huge domainCount", kueueWorkload(kueueMain, kueueAdmission("2", "{domainCount: 2000000000, valuesPerLevel: [{universal: n1}], podCounts: {universal: 1}}")),
+			`f.yaml: document 1 (line 9): Kueue Workload "default/w": status.admission.podSetAssignments[0].topologyAssignment.slices[0].domainCount: 2000000000: want 1 or more, at most 100000 domains in all`},
+		{"rack level", kueueWorkload(kueueMain, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: 2, topologyAssignment: {levels: [rack], slices: [{domainCount: 1, valuesPerLevel: [{universal: r1}], podCounts: {universal: 2}}]}}]}\n"),
+			`f.yaml: document 1 (line 9): Kueue Workload "default/w": status.admission.podSetAssignments[0].topologyAssignment.levels: ["rack"]: gangsim reads assignments at the kubernetes.io/hostname level only`},
+		{"unknown set", kueueWorkload(kueueMain, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: other, count: 2}]}\n"),
+			`f.yaml: document 1 (line 9): Kueue Workload "default/w": status.admission.podSetAssignments[0].name: "other" is not a pod set of spec.podSets`},
+		{"topology lowest level", "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\nspec: {levels: [{nodeLabel: block}, {nodeLabel: rack}]}\n",
+			`f.yaml: document 1 (line 4): Kueue Topology "t": spec.levels[1].nodeLabel: the lowest level is "rack": gangsim admits Kueue Workloads over a Topology whose lowest level is kubernetes.io/hostname`},
+		{"topology level twice", "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\nspec: {levels: [{nodeLabel: rack}, {nodeLabel: rack}]}\n",
+			`f.yaml: document 1 (line 4): Kueue Topology "t": spec.levels[1].nodeLabel: "rack" is also spec.levels[0]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := manifest.Decode("f.yaml", strings.NewReader(tc.in), manifest.Options{})
+			if err == nil {
+				_, err = Load(objs)
+			}
+			require.EqualError(t, err, tc.want)
+		})
+	}
+}
+
+// A pod set's assignment written in the compact form reads back as the same
+// pods per host, whatever the hosts' names share.
+func TestProp_KueueAssignmentRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 12).Draw(t, "hosts")
+		names := rapid.SliceOfNDistinct(rapid.StringMatching(`[a-c]{0,2}-?[0-9]{1,2}[a-c]{0,2}`), n, n, rapid.ID).Draw(t, "names")
+		pods := make([]placement.PodSetAssignment, n)
+		for i := range pods {
+			pods[i] = placement.PodSetAssignment{Node: names[i], NodeID: -1, Count: int32(rapid.IntRange(1, 3).Draw(t, "count"))}
+		}
+		got, err := readTopologyAssignment("w", "ta", writeTopologyAssignment(pods))
+		require.NoError(t, err)
+		require.Equal(t, pods, got)
+	})
+}
+
+// FuzzKueueWorkload: a Workload the manifest reader accepts either loads
+// or fails with an error located in the input that wraps a sentinel; one
+// that loads holding quota reads its assignment back from the compact form
+// gangsim writes. It never panics.
+func FuzzKueueWorkload(f *testing.F) {
+	f.Add(kueueWorkload(kueueMain, ""))
+	f.Add(kueueWorkload("[{name: main, count: 8, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack, kueue.x-k8s.io/podset-slice-required-topology: host, kueue.x-k8s.io/podset-slice-size: '4'}}, spec: {containers: [{name: c}]}}}]", ""))
+	f.Add(kueueWorkload("[{name: main, count: 2, topologyRequest: {preferred: rack, podSetGroupName: g}, "+kueueTmpl+"}]", ""))
+	f.Add(kueueWorkload(kueueMain, kueueAdmission("2", "{domainCount: 2, valuesPerLevel: [{individual: {prefix: n, roots: ['1', '2']}}], podCounts: {individual: [1, 1]}}")))
+	f.Fuzz(func(t *testing.T, in string) {
+		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
+		if err != nil {
+			return
+		}
+		c, err := Load(objs)
+		if err != nil {
+			var fe *placement.FieldError
+			if !errors.As(err, &fe) && !errors.Is(err, ErrTooManyPods) {
+				t.Fatalf("error without a field: %v", err)
+			}
+			return
+		}
+		for _, w := range c.KueueWorkloads {
+			for k, pods := range w.Assigned {
+				got, err := readTopologyAssignment("w", "ta", writeTopologyAssignment(pods))
+				require.NoError(t, err)
+				for i := range got {
+					got[i].PodSet = w.Group.PodSets[k].Name
+				}
+				require.Equal(t, pods, got)
+			}
+		}
+	})
+}

@@ -1,0 +1,113 @@
+package kube
+
+import (
+	"strings"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Kueue's condition reasons that admission writes (the Workload API's
+// words for them).
+const (
+	kueueReasonQuotaReserved = "QuotaReserved"
+	kueueReasonAdmitted      = "Admitted"
+	kueueReasonPending       = "Pending"
+	kueueReasonNoReservation = "NoReservation"
+	kueueReasonNodeFailures  = "NodeFailures"
+)
+
+// maxConditionMessage is the API's limit on a condition message.
+const maxConditionMessage = 32768
+
+// setCondition writes a condition of w at now: as
+// meta.SetStatusCondition does, its transition time changes only with its
+// status, and the others keep their places.
+func setCondition(w *kueue.Workload, typ string, status metav1.ConditionStatus, reason, msg string, now time.Time) {
+	if len(msg) > maxConditionMessage {
+		msg = msg[:maxConditionMessage-3] + "..."
+	}
+	apimeta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg,
+		ObservedGeneration: w.Generation, LastTransitionTime: metav1.NewTime(now)})
+}
+
+// assignment is the podSetAssignment of one set: its count and its pods
+// per host in the order given.
+func assignment(name string, pods []placement.PodSetAssignment, hostOf func(placement.NodeID) string) kueue.PodSetAssignment {
+	var n int32
+	hosts := make([]placement.PodSetAssignment, len(pods))
+	for i, p := range pods {
+		n += p.Count
+		hosts[i] = placement.PodSetAssignment{Node: hostOf(p.NodeID), Count: p.Count}
+	}
+	return kueue.PodSetAssignment{Name: kueue.PodSetReference(name), Count: &n, TopologyAssignment: writeTopologyAssignment(hosts)}
+}
+
+// writeAdmitted writes a new admission: status.admission with a
+// topologyAssignment per pod set, QuotaReserved and Admitted True, and an
+// Evicted condition of an earlier eviction set False. The ClusterQueue is
+// named by spec.queueName: gangsim reads no LocalQueue or ClusterQueue.
+func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf func(placement.NodeID) string, now time.Time) {
+	obj := w.Obj
+	adm := &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(obj.Spec.QueueName)}
+	for k, ps := range w.Group.PodSets {
+		adm.PodSetAssignments = append(adm.PodSetAssignments, assignment(ps.Name, sets[k], hostOf))
+	}
+	obj.Status.Admission = adm
+	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionTrue, kueueReasonQuotaReserved, "Quota reserved and topology assigned by gangsim", now)
+	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionTrue, kueueReasonAdmitted, "The workload is admitted", now)
+	if prev := apimeta.FindStatusCondition(obj.Status.Conditions, kueue.WorkloadEvicted); prev != nil && prev.Status == metav1.ConditionTrue {
+		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionFalse, kueueReasonQuotaReserved, "Previously: "+prev.Message, now)
+	}
+}
+
+// writeChangedSets rewrites the assignments of the pod sets marked
+// changed (resized or repaired); the conditions stay as they are.
+func writeChangedSets(w *KueueWorkload, sets [][]placement.PodSetAssignment, changed []bool, hostOf func(placement.NodeID) string) {
+	adm := w.Obj.Status.Admission
+	for k, ps := range w.Group.PodSets {
+		if !changed[k] {
+			continue
+		}
+		for i := range adm.PodSetAssignments {
+			if string(adm.PodSetAssignments[i].Name) == ps.Name {
+				next := assignment(ps.Name, sets[k], hostOf)
+				adm.PodSetAssignments[i].Count, adm.PodSetAssignments[i].TopologyAssignment = next.Count, next.TopologyAssignment
+			}
+		}
+	}
+}
+
+// writeEvicted writes an eviction for node failures: Evicted True,
+// QuotaReserved False (Pending), Admitted False, no admission.
+func writeEvicted(w *KueueWorkload, reason string, now time.Time) {
+	obj := w.Obj
+	obj.Status.Admission = nil
+	setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueueReasonNodeFailures, reason, now)
+	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, reason, now)
+	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", now)
+}
+
+// writePending writes why a Workload waits: QuotaReserved False, reason
+// Pending, with the plan's reason.
+func writePending(w *KueueWorkload, reason string, now time.Time) {
+	setCondition(w.Obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, reason, now)
+}
+
+// joinReasons joins the non-empty reasons with "; ".
+func joinReasons(rs []string) string {
+	var out []string
+	for _, r := range rs {
+		if r != "" {
+			out = append(out, r)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// hostList names hosts for a message: "h1, h2".
+func hostList(hs []string) string { return strings.Join(hs, ", ") }
