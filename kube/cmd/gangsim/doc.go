@@ -86,6 +86,30 @@
 // kueue-balanced, with Kueue's TASBalancedPlacement) plans every
 // topology-constrained group so, and such groups never preempt.
 //
+// Kueue Workloads (kueue.x-k8s.io/v1beta2; v1beta1 is refused, naming
+// v1beta2) are admitted before the first cycle, over the levels of the
+// input's Kueue Topology (at most one, lowest level kubernetes.io/hostname;
+// else -topology-keys ending in it), by kube.AdmitKueueWorkloads: queued by
+// spec.priority, creationTimestamp, then name; the Workloads that hold
+// quota first, their status.admission reserved as usage per node (no
+// pods), resized in place when a pod set's count changed (elastic), and
+// repaired when a node of theirs is gone or tainted NoExecute — or evicted
+// whole (Evicted True, NodeFailures) and queued again; then the pending
+// ones, each pod set planned with topology.Tree.PlanPodSets from its
+// topologyRequest or its template's Kueue annotations (required,
+// preferred or unconstrained level, slices, PodSetGroup; balanced under
+// -topology-profile kueue-balanced) and the template's nodeSelector,
+// tolerations and node affinity. -o yaml writes each Workload's
+// status.admission (clusterQueue named by spec.queueName; per pod set its
+// count and compact topologyAssignment at the hostname level, in rank
+// order) and the QuotaReserved and Admitted conditions, or QuotaReserved
+// False, reason Pending, with the plan's reason; -o text and json list
+// each Workload's action, reason and pods per node. A Workload left
+// pending, evicted or unable to grow makes the exit status 3. The usage of
+// the admitted Workloads stays for the cycles that follow. Quota,
+// ResourceFlavors, Workload preemption and partial admission are not
+// modelled.
+//
 // Scheduler configuration: a KubeSchedulerConfiguration document
 // (kubescheduler.config.k8s.io/v1, at most one) among the manifests is
 // read for the profile of the schedulerName the pending pods and Job

@@ -226,6 +226,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	if *suggest {
 		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
 	}
+	if estimating && len(c.KueueWorkloads) > 0 {
+		fmt.Fprintln(stderr, "gangsim: -estimate and -what-if do not read Kueue Workloads yet")
+		return exitInput
+	}
+	kueueResults, err := admitKueue(c, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
 	if estimating {
 		var ids map[string]bool
 		if len(whatIf) > 0 {
@@ -243,6 +252,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
+	}
+	rep.Kueue = kueueResults
+	for _, r := range kueueResults {
+		if r.waits() {
+			rep.Summary.KueueWaiting++
+		} else {
+			rep.Summary.KueueAdmitted++
+		}
 	}
 	w := bufio.NewWriter(stdout)
 	switch *output {
@@ -275,7 +292,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
-	if rep.Summary.PodsWaiting > 0 || rep.Summary.GroupsWaiting > 0 {
+	if rep.Summary.PodsWaiting > 0 || rep.Summary.GroupsWaiting > 0 || rep.Summary.KueueWaiting > 0 {
 		return exitWaiting
 	}
 	return exitPlaced
@@ -319,6 +336,7 @@ func list(items []string) string {
 }
 
 func writeText(w io.Writer, rep Report) {
+	writeKueue(w, rep.Kueue)
 	for _, cy := range rep.Cycles {
 		head := fmt.Sprintf("cycle %d at +%s: %s %s", cy.N, cy.At, cy.Kind, cy.Name)
 		if cy.Kind == "PodGroup" || cy.Kind == "CompositePodGroup" {
@@ -380,6 +398,9 @@ func writeText(w io.Writer, rep Report) {
 		fmt.Fprintf(w, ", %d without pods", s.GroupsEmpty)
 	}
 	fmt.Fprintln(w)
+	if len(rep.Kueue) > 0 {
+		fmt.Fprintf(w, "  Kueue Workloads: %d admitted, %d waiting\n", s.KueueAdmitted, s.KueueWaiting)
+	}
 	fmt.Fprintf(w, "  pods: %d bound in this run, %d waiting, %d preempted\n", s.PodsBound, s.PodsWaiting, s.PodsPreempted)
 	for _, a := range s.Allocation {
 		fmt.Fprintf(w, "  %s: %.1f%% allocated (%s of %s)\n", a.Resource, a.Percent, human(a.Resource, a.Requested), human(a.Resource, a.Allocatable))
@@ -401,6 +422,10 @@ func writeText(w io.Writer, rep Report) {
 
 // writeSummaryLine is the one-line summary -o yaml prints on stderr.
 func writeSummaryLine(w io.Writer, s Summary) {
-	fmt.Fprintf(w, "gangsim: %d cycles; PodGroups %d placed, %d waiting; pods %d bound, %d waiting\n",
-		s.Cycles, s.GroupsPlaced, s.GroupsWaiting, s.PodsBound, s.PodsWaiting)
+	kueue := ""
+	if s.KueueAdmitted+s.KueueWaiting > 0 {
+		kueue = fmt.Sprintf("; Kueue Workloads %d admitted, %d waiting", s.KueueAdmitted, s.KueueWaiting)
+	}
+	fmt.Fprintf(w, "gangsim: %d cycles; PodGroups %d placed, %d waiting; pods %d bound, %d waiting%s\n",
+		s.Cycles, s.GroupsPlaced, s.GroupsWaiting, s.PodsBound, s.PodsWaiting, kueue)
 }

@@ -33,6 +33,9 @@ type Report struct {
 	Summary Summary `json:"summary"`
 	// Suggestions are -suggest-nodes' answers, per group left waiting.
 	Suggestions []NodeSuggestion `json:"suggestions,omitempty"`
+	// Kueue are the Kueue Workloads' admissions, in queue order, decided
+	// before the first cycle.
+	Kueue []KueueResult `json:"kueueWorkloads,omitempty"`
 }
 
 // Cycle is one scheduling cycle.
@@ -118,7 +121,12 @@ type Summary struct {
 	Racks         *Racks         `json:"racks,omitempty"`
 	Unused        []string       `json:"unused,omitempty"`
 	JobsPodByPod  []string       `json:"jobsPodByPod,omitempty"`
-	Stopped       string         `json:"stopped,omitempty"`
+	// KueueAdmitted and KueueWaiting count the Kueue Workloads that hold
+	// quota after admission and those left waiting (pending, evicted, or
+	// unable to grow).
+	KueueAdmitted int    `json:"kueueAdmitted,omitempty"`
+	KueueWaiting  int    `json:"kueueWaiting,omitempty"`
+	Stopped       string `json:"stopped,omitempty"`
 }
 
 // WaitingGroup is a PodGroup (or lone pod) left with pending members.

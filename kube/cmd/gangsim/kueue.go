@@ -1,0 +1,119 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// KueueResult is one Kueue Workload's admission, as -o json reports it.
+type KueueResult struct {
+	// Workload is namespace/name.
+	Workload string `json:"workload"`
+	// Action is a kube.KueueAction: Admitted, Kept, Resized, GrowWaits,
+	// Repaired, Evicted, Readmitted or Pending.
+	Action  string `json:"action"`
+	Message string `json:"message,omitempty"`
+	// PodSets are the pod sets' pods per node after admission.
+	PodSets []KueuePodSet `json:"podSets,omitempty"`
+}
+
+// KueuePodSet is where one pod set's pods go, in rank order.
+type KueuePodSet struct {
+	Name  string     `json:"name"`
+	Nodes []NodePods `json:"nodes"`
+}
+
+// NodePods is a count of a pod set's pods on one node.
+type NodePods struct {
+	Node  string `json:"node"`
+	Count int32  `json:"count"`
+}
+
+// waits reports whether the Workload is left waiting: not admitted, or
+// admitted but unable to grow.
+func (r KueueResult) waits() bool {
+	switch kube.KueueAction(r.Action) {
+	case kube.KueuePending, kube.KueueEvicted, kube.KueueGrowWaits:
+		return true
+	}
+	return false
+}
+
+// admitKueue admits the cluster's Kueue Workloads over its nodes and bound
+// pods (kube.AdmitKueueWorkloads), before any scheduling cycle, and leaves
+// their usage in c.Snapshot so that the cycles see it. The levels are the
+// input's Kueue Topology's, else -topology-keys'; the lowest must be
+// kubernetes.io/hostname.
+func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
+	if len(c.KueueWorkloads) == 0 {
+		return nil, nil
+	}
+	levels := c.KueueLevels
+	if levels == nil {
+		if opts.topologyKeys == "" {
+			return nil, errors.New("Kueue Workloads are admitted over a Kueue Topology (kueue.x-k8s.io/v1beta2): give one, or -topology-keys ending in " + corev1.LabelHostname)
+		}
+		levels = strings.Split(opts.topologyKeys, ",")
+		if levels[len(levels)-1] != corev1.LabelHostname {
+			return nil, fmt.Errorf("-topology-keys %q: Kueue Workloads are admitted over levels whose lowest is %s", opts.topologyKeys, corev1.LabelHostname)
+		}
+	}
+	tree, err := topology.NewTree(c.Snapshot, levels)
+	if err != nil {
+		return nil, err
+	}
+	// The conditions change at the latest Workload's creation (the epoch
+	// when none is later): a time that the objects fix, so that a second
+	// run writes the same.
+	now := epoch
+	for _, w := range c.KueueWorkloads {
+		if w.Created.After(now) {
+			now = w.Created
+		}
+	}
+	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: opts.topologyProfile.Options(), Now: now})
+	if err != nil {
+		return nil, c.Locate(err)
+	}
+	c.Snapshot = snap
+	var out []KueueResult
+	for i, o := range outs {
+		r := KueueResult{Workload: o.Workload.String(), Action: string(o.Action), Message: o.Message}
+		w := c.KueueWorkloads[slices.IndexFunc(c.KueueWorkloads, func(w *kube.KueueWorkload) bool { return w.Key() == o.Workload })]
+		for k, pods := range outs[i].PodSets {
+			ps := KueuePodSet{Name: w.Group.PodSets[k].Name, Nodes: []NodePods{}}
+			for _, p := range pods {
+				ps.Nodes = append(ps.Nodes, NodePods{Node: p.Node, Count: p.Count})
+			}
+			r.PodSets = append(r.PodSets, ps)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// writeKueue writes the Kueue Workloads' admissions for -o text, in queue
+// order.
+func writeKueue(w io.Writer, rs []KueueResult) {
+	for _, r := range rs {
+		fmt.Fprintf(w, "kueue Workload %s: %s\n", r.Workload, r.Action)
+		if r.Message != "" {
+			fmt.Fprintf(w, "  %s\n", r.Message)
+		}
+		for _, ps := range r.PodSets {
+			var nodes []string
+			for _, n := range ps.Nodes {
+				nodes = append(nodes, fmt.Sprintf("%s×%d", n.Node, n.Count))
+			}
+			fmt.Fprintf(w, "  pod set %s: %s\n", ps.Name, list(nodes))
+		}
+	}
+}

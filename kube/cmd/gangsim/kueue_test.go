@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+const kw = td + "kueue-workloads/"
+
+// kueueGoldens admit Kueue Workloads (kueue.x-k8s.io/v1beta2) over the
+// cluster of kueue-workloads/cluster.yaml, one manifest per behaviour.
+var kueueGoldens = []golden{
+	{"kueue-workloads-admit", []string{"-f", kw + "cluster.yaml", "-f", kw + "admit.yaml"}, exitWaiting},
+	{"kueue-workloads-admit-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "admit.yaml"}, exitWaiting},
+	{"kueue-workloads-admit-json", []string{"-o", "json", "-f", kw + "cluster.yaml", "-f", kw + "admit.yaml"}, exitWaiting},
+	{"kueue-workloads-podsetgroup", []string{"-f", kw + "cluster.yaml", "-f", kw + "podsetgroup.yaml"}, exitPlaced},
+	{"kueue-workloads-balanced", []string{"-topology-profile", "kueue-balanced", "-f", kw + "cluster.yaml", "-f", kw + "balanced.yaml"}, exitPlaced},
+	{"kueue-workloads-bestfit", []string{"-topology-profile", "kueue", "-f", kw + "cluster.yaml", "-f", kw + "balanced.yaml"}, exitPlaced},
+	{"kueue-workloads-node-constraints", []string{"-f", kw + "cluster.yaml", "-f", kw + "node-constraints.yaml"}, exitWaiting},
+	{"kueue-workloads-elastic", []string{"-f", kw + "cluster.yaml", "-f", kw + "elastic.yaml"}, exitWaiting},
+	{"kueue-workloads-elastic-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "elastic.yaml"}, exitWaiting},
+	{"kueue-workloads-repair", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair.yaml"}, exitPlaced},
+	{"kueue-workloads-repair-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "repair.yaml"}, exitPlaced},
+}
+
+func TestGolden_KueueWorkloads(t *testing.T) {
+	checkGoldens(t, kueueGoldens)
+}
+
+// yamlPass runs gangsim -o yaml on args and returns its output and exit
+// code.
+func yamlPass(t require.TestingT, args ...string) ([]byte, int) {
+	var out, errb bytes.Buffer
+	code := run(append([]string{"-o", "yaml"}, args...), strings.NewReader(""), &out, &errb, false)
+	require.Contains(t, []int{exitPlaced, exitWaiting}, code, "stderr: %s", errb.String())
+	return out.Bytes(), code
+}
+
+// fixedPoint checks that gangsim -o yaml on its own output writes the same
+// bytes with the same exit code: admitted Workloads keep their
+// assignments and conditions, pending ones their reasons.
+func fixedPoint(t require.TestingT, dir string, first []byte, code int) {
+	p := filepath.Join(dir, "pass1.yaml")
+	require.NoError(t, os.WriteFile(p, first, 0o600))
+	second, code2 := yamlPass(t, "-f", p)
+	require.Equal(t, code, code2)
+	require.Equal(t, string(first), string(second))
+}
+
+// Every committed Kueue manifest, under every Kueue profile, is a fixed
+// point after one pass; and so is a random queue of Workloads (required,
+// preferred or no level, slices of a rack, one to three pod sets, some
+// too big) over a random block > rack > host cluster.
+func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "elastic", "repair"} {
+		for _, prof := range []string{"gangsched", "kueue-balanced"} {
+			t.Run(f+"/"+prof, func(t *testing.T) {
+				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
+				fixedPoint(t, t.TempDir(), out, code)
+			})
+		}
+	}
+	dir := t.TempDir()
+	rapid.Check(t, func(rt *rapid.T) {
+		in := filepath.Join(dir, "in.yaml")
+		require.NoError(rt, os.WriteFile(in, []byte(genKueueInput(rt)), 0o600))
+		prof := rapid.SampledFrom([]string{"kueue", "kueue-balanced"}).Draw(rt, "profile")
+		out, code := yamlPass(rt, "-topology-profile", prof, "-f", in)
+		fixedPoint(rt, dir, out, code)
+	})
+}
+
+// genKueueInput writes a Kueue Topology, a cluster of 1–2 blocks × 1–3
+// racks × 1–3 hosts of 2–6 CPUs, and 1–6 pending Workloads.
+func genKueueInput(t *rapid.T) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\nspec:\n  levels: [{nodeLabel: block}, {nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]\n")
+	blocks, racks, hosts := rapid.IntRange(1, 2).Draw(t, "blocks"), rapid.IntRange(1, 3).Draw(t, "racks"), rapid.IntRange(1, 3).Draw(t, "hosts")
+	for bl := range blocks {
+		for r := range racks {
+			for h := range hosts {
+				n := fmt.Sprintf("b%d-r%d-h%d", bl, r, h)
+				fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: %s\n  labels: {kubernetes.io/hostname: %s, block: b%d, rack: r%d}\nstatus:\n  allocatable: {cpu: \"%d\", pods: \"110\"}\n",
+					n, n, bl, r, rapid.IntRange(2, 6).Draw(t, "cpu"))
+			}
+		}
+	}
+	for w := range rapid.IntRange(1, 6).Draw(t, "workloads") {
+		fmt.Fprintf(&b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata:\n  name: w%d\n  creationTimestamp: \"2026-01-01T10:00:%02dZ\"\nspec:\n  podSets:\n", w, rapid.IntRange(0, 3).Draw(t, "at"))
+		for s := range rapid.IntRange(1, 3).Draw(t, "sets") {
+			count := rapid.IntRange(1, 12).Draw(t, "count")
+			ann := ""
+			switch rapid.IntRange(0, 3).Draw(t, "request") {
+			case 1:
+				ann = "kueue.x-k8s.io/podset-required-topology: rack"
+			case 2:
+				ann = "kueue.x-k8s.io/podset-preferred-topology: rack"
+			case 3:
+				ann = "kueue.x-k8s.io/podset-required-topology: block"
+				if count%2 == 0 {
+					ann += ", kueue.x-k8s.io/podset-slice-required-topology: rack, kueue.x-k8s.io/podset-slice-size: \"2\""
+				}
+			}
+			fmt.Fprintf(&b, "  - name: s%d\n    count: %d\n    template:\n      metadata: {annotations: {%s}}\n      spec: {containers: [{name: c, resources: {requests: {cpu: \"%d\"}}}]}\n",
+				s, count, ann, rapid.IntRange(1, 2).Draw(t, "cpu"))
+		}
+	}
+	return b.String()
+}
