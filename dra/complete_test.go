@@ -100,12 +100,29 @@ func TestScenario_GreedyTrapLong(t *testing.T) {
 // all, and 0-2 network devices reachable from rack a), and a gang of 1-4
 // members, each with a GPU claim of its own from one of seven templates
 // (any GPU, of a model, of any model but one, two GPUs, two of one model)
-// and maybe the group's network claim.
+// and maybe the group's network claim; the PodGroup may ask for one model,
+// or a model each, across all members' GPU claims.
 type oracleWorld struct {
 	nodes   []placement.Node
 	rslices []dra.ResourceSlice
 	members []placement.Pod
 	viaPG   map[string]bool
+	// across is the PodGroup's constraint over every member's GPU claim:
+	// "" none, "match" one model, "distinct" a model each.
+	across string
+}
+
+// podGroup is the world's PodGroup: the shared network claim and the
+// constraint across GPU claims.
+func (w oracleWorld) podGroup() dra.PodGroup {
+	pg := podGroup("pg", byTemplate("net", "net-tmpl"))
+	switch w.across {
+	case "match":
+		pg.DeviceConstraints = []dra.GroupDeviceConstraint{{Claims: []string{"gpu"}, MatchAttribute: modelAttr}}
+	case "distinct":
+		pg.DeviceConstraints = []dra.GroupDeviceConstraint{{Claims: []string{"gpu"}, DistinctAttribute: modelAttr}}
+	}
+	return pg
 }
 
 // oracleSpec is what each template asks for, as the oracle reads it.
@@ -178,6 +195,7 @@ func genOracleWorld(t *rapid.T) oracleWorld {
 		}
 		w.members = append(w.members, pod(name, "pg", 1000, claims...))
 	}
+	w.across = rapid.SampledFrom([]string{"", "match", "distinct"}).Draw(t, "across")
 	return w
 }
 
@@ -252,10 +270,19 @@ func (w oracleWorld) feasible() bool {
 	}
 	at := make([]int, len(w.members)) // member -> node
 	used := make([]bool, len(devs))
+	var models []string // of the GPUs chosen for members' claims, for w.across
+	across := func() bool {
+		for i, m := range models {
+			if w.across == "match" && m != models[0] || w.across == "distinct" && slices.Contains(models[:i], m) {
+				return false
+			}
+		}
+		return true
+	}
 	var choose func(c, from, left int, model string) bool
 	choose = func(c, from, left int, model string) bool {
 		if c == len(claims) {
-			return true
+			return across()
 		}
 		oc := claims[c]
 		if left == 0 {
@@ -270,7 +297,13 @@ func (w oracleWorld) feasible() bool {
 				continue
 			}
 			used[i] = true
+			if c < len(w.members) {
+				models = append(models, d.model)
+			}
 			ok := choose(c, i+1, left-1, d.model)
+			if c < len(w.members) {
+				models = models[:len(models)-1]
+			}
 			used[i] = false
 			if ok {
 				return true
@@ -315,14 +348,20 @@ func next[T any](xs []T, c int, f func(int) int) int {
 // completeProp: a gang whose nodes and devices can be chosen together is
 // placed (and the placement commits), one that cannot is not, the answer
 // is proven, and reversing every input list changes nothing.
-func completeProp(outcomes map[bool]int) func(*rapid.T) {
+func completeProp(outcomes map[string]int) func(*rapid.T) {
 	return func(t *rapid.T) {
 		w := genOracleWorld(t)
 		want := w.feasible()
-		outcomes[want]++
+		outcomes[fmt.Sprint(want)]++
+		if free := w; w.across != "" && !want {
+			free.across = ""
+			if free.feasible() {
+				outcomes["constraint decides"]++
+			}
+		}
 		s, err := placement.NewSnapshot(w.nodes, nil)
 		require.NoError(t, err)
-		pg := podGroup("pg", byTemplate("net", "net-tmpl"))
+		pg := w.podGroup()
 		g := group("pg", int32(len(w.members)), w.members...)
 		l := w.ledger(t, false)
 		d, err := placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{l.Reserver(pg, dra.Options{})}})
@@ -333,6 +372,7 @@ func completeProp(outcomes map[bool]int) func(*rapid.T) {
 		require.NoError(t, err)
 		if want {
 			checkAllocations(t, n, s, pg, g, d)
+			w.checkAcross(t, n)
 		}
 
 		ml := w.ledger(t, true)
@@ -363,16 +403,18 @@ func statuses(ups []dra.ClaimUpdate) []string {
 }
 
 func TestProp_CompleteAgainstOracle(t *testing.T) {
-	rapid.Check(t, completeProp(map[bool]int{}))
+	rapid.Check(t, completeProp(map[string]int{}))
 }
 
 // TestProp_OracleGenerator shows that the oracle's worlds are sometimes
-// feasible and sometimes not.
+// feasible and sometimes not, and sometimes infeasible only because of
+// the PodGroup's constraint across claims.
 func TestProp_OracleGenerator(t *testing.T) {
-	outcomes := map[bool]int{}
+	outcomes := map[string]int{}
 	rapid.Check(t, completeProp(outcomes))
-	require.Positive(t, outcomes[true])
-	require.Positive(t, outcomes[false])
+	require.Positive(t, outcomes["true"])
+	require.Positive(t, outcomes["false"])
+	require.Positive(t, outcomes["constraint decides"])
 }
 
 // TestRegression_SwappedDevicesStayHeld: on node n0 with GPUs of models
@@ -402,4 +444,24 @@ func TestRegression_SwappedDevicesStayHeld(t *testing.T) {
 	require.Equal(t, placement.Scheduled, d.Status, d.Message)
 	require.Equal(t, map[string]string{"m0": "n0", "m1": "n0", "m2": "n0", "m3": "n1"}, nodesOf(d))
 	require.Equal(t, []dra.DeviceResult{dev(gpuDriver, "n0", "gpu0", "dev")}, devicesOf(t, l, "m2-gpu"))
+}
+
+// checkAcross asserts that the GPUs allocated to the members' claims keep
+// the world's constraint across claims.
+func (w oracleWorld) checkAcross(t tb, l *dra.Ledger) {
+	var models []string
+	for _, m := range w.members {
+		for _, r := range devicesOf(t, l, m.Name+"-gpu") {
+			d, _ := l.Inventory().Device(r.DeviceID)
+			models = append(models, d.Attributes[modelAttr].String)
+		}
+	}
+	for i, m := range models {
+		switch w.across {
+		case "match":
+			require.Equal(t, models[0], m, "models %v", models)
+		case "distinct":
+			require.NotContains(t, models[:i], m, "models %v", models)
+		}
+	}
 }

@@ -111,8 +111,14 @@
 //	status.allocation results adminAccess               yes, derived from the request
 //	status.allocation.nodeSelector                      derived from the devices
 //	status.reservedFor (pods, one PodGroup, KEP-5729)   yes, at most 256 entries
+//	PodGroup device constraints (no Kubernetes API)     yes: PodGroup.DeviceConstraints; kube reads annotation gangsched.io/device-constraints
 //
 // Beyond upstream, the hook re-searches the devices of every claim that
 // competes with a member's, so a group is placed whenever its nodes and
-// devices can be chosen together (within Options.SearchBudget).
+// devices can be chosen together (within Options.SearchBudget), and
+// [PodGroup].DeviceConstraints bind the devices of all the members' claims
+// together: one attribute value for all (every NIC on one fabric), or a
+// value each. A match constraint is searched value by value, so a member
+// that reaches only one fabric moves every other member's claim there in
+// one step.
 package dra

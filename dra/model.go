@@ -459,12 +459,19 @@ type PodGroupResourceClaim struct {
 }
 
 // PodGroup is the part of a scheduling.k8s.io/v1alpha2 PodGroup that DRA
-// reads: its identity and spec.resourceClaims.
+// reads: its identity and spec.resourceClaims, plus constraints on devices
+// across its members' claims, which no Kubernetes API has (the kube
+// adapter reads them from an annotation).
 type PodGroup struct {
 	Namespace      string
 	Name           string
 	UID            string
 	ResourceClaims []PodGroupResourceClaim
+	// DeviceConstraints bind the devices of all the members' claims
+	// together (see [GroupDeviceConstraint]); at most
+	// [MaxGroupDeviceConstraints]. The hook and Commit honour them in the
+	// same complete search as the claims' own constraints.
+	DeviceConstraints []GroupDeviceConstraint
 }
 
 // Key returns the PodGroup's namespace/name.

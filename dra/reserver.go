@@ -95,6 +95,7 @@ type reserver struct {
 	users   []int32 // per claim: members using it
 	memo    map[planKey]planMemo
 	quiet   bool              // the slow path's release and re-hold leave everything as it was
+	noGroup bool              // searches ignore the PodGroup's device constraints (groupBlame)
 	nodeGen map[string]uint32 // per node: changes of its local devices
 	global  uint32            // changes of every other device
 }
@@ -241,7 +242,7 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		// The answer for one fresh claim depends only on its spec and the
 		// devices the node reaches: members with claims from one template
 		// share it until a device of the node changes hands.
-		k := planKey{fresh[0].spec, id}
+		k := planKey{fresh[0].spec, id, r.rs.claims[fresh[0].claim].gmask}
 		m, ok := r.memo[k]
 		if !ok || m.gen != r.nodeGen[n.Name] || m.global != r.global {
 			_, out := r.search(fresh, useAll, false)
@@ -405,6 +406,13 @@ func (r *reserver) rejection(vars []svar, out outcome, idle bool, why string) pl
 	if out == exhausted {
 		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted"), Cut: true}
 	}
+	use := useAll
+	if idle {
+		use = useNone
+	}
+	if b := r.groupBlame(vars, use); b != "" {
+		why = b
+	}
 	if idle && r.inv.tainted && r.taintBlocks(vars) {
 		why += " (matching devices carry taints the request does not tolerate)"
 	}
@@ -427,8 +435,9 @@ func (r *reserver) idle(vars []svar) bool {
 // claim of a spec on a node, valid while the node's generation and the
 // global one are those recorded.
 type planKey struct {
-	sp *spec
-	n  placement.NodeID
+	sp    *spec
+	n     placement.NodeID
+	gmask uint32 // the group constraints covering the claim
 }
 
 type planMemo struct {
@@ -454,6 +463,15 @@ func (r *reserver) touched(d int32) {
 		return
 	}
 	r.global++
+}
+
+// groupTouched records that claim ci's devices changed hands: when a
+// PodGroup constraint covers it, every answer may change, as its values
+// bind the claims of members on other nodes.
+func (r *reserver) groupTouched(ci int32) {
+	if !r.quiet && r.rs.claims[ci].gmask != 0 {
+		r.global++
+	}
 }
 
 // entries is the length reservedFor of ref's claim would reach with one
@@ -502,7 +520,9 @@ func (r *reserver) reachSet(ci int32, id placement.NodeID) []*placement.Node {
 // conflicts returns the claims of the assignment, other than vars, that
 // compete with vars for devices, directly or through one another, in
 // claim order: the closure of "holds a device that a claim of the set
-// could use, or a device that consumes a counter such a device consumes".
+// could use, or a device that consumes a counter such a device consumes,
+// or is covered by a PodGroup device constraint that covers a claim of the
+// set".
 // A claim outside the closure holds only devices and counters that no
 // claim inside could use, so keeping its devices loses no joint
 // assignment: searching vars and the closure together is complete.
@@ -515,6 +535,7 @@ func (r *reserver) conflicts(vars []svar) []svar {
 		in[v.claim] = true
 	}
 	ctrs := map[int32]bool{}
+	var bound uint32 // group constraints whose claims are all in already
 	var out []svar
 	add := func(c int32) {
 		in[c] = true
@@ -524,6 +545,17 @@ func (r *reserver) conflicts(vars []svar) []svar {
 	for len(queue) > 0 {
 		v := queue[0]
 		queue = queue[1:]
+		if m := r.rs.claims[v.claim].gmask &^ bound; m != 0 {
+			// A claim that a constraint of the group binds to v competes
+			// with it through the constraint's value.
+			bound |= m
+			for ci, a := range r.alloc {
+				if c := int32(ci); a != nil && !in[c] && r.rs.claims[c].gmask&m != 0 {
+					add(c)
+					queue = append(queue, out[len(out)-1])
+				}
+			}
+		}
 		grew := false
 		for q := range v.spec.reqs {
 			for a := range v.spec.reqs[q].alts {
@@ -574,6 +606,7 @@ func (r *reserver) conflicts(vars []svar) []svar {
 // puts a's back in.
 func (r *reserver) release(ci int32) {
 	a := r.alloc[ci]
+	r.groupTouched(ci)
 	for k, d := range a.devs {
 		r.touched(d)
 		if a.alts[k].admin {
@@ -599,6 +632,7 @@ func (r *reserver) hold(ci int32, a *assign) {
 		r.ctr = make([]int64, len(r.inv.counters))
 		r.sharedHeld = make([]int64, len(r.inv.shared))
 	}
+	r.groupTouched(ci)
 	for k, d := range a.devs {
 		r.touched(d)
 		if a.alts[k].admin {

@@ -17,6 +17,7 @@ type rclaim struct {
 	base  *AllocationResult      // allocation in the ledger, nil if none
 	held  []ConsumerRef          // reservedFor in the ledger
 	hasPG bool                   // the PodGroup is already in reservedFor
+	gmask uint32                 // bit k: the PodGroup's device constraint k covers the claim
 }
 
 // memberRef is one member's use of a claim.
@@ -27,6 +28,7 @@ type memberRef struct {
 
 type resolved struct {
 	pg      *PodGroup
+	gcons   []gcons // the PodGroup's device constraints
 	claims  []*rclaim
 	members map[placement.Key][]memberRef
 }
@@ -55,6 +57,10 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 				return nil, placement.Errorf(placement.ErrDuplicate, groupObj(pg), f+".name", "entry %q appears twice", e.Name)
 			}
 		}
+	}
+	var err error
+	if rs.gcons, err = compileGroupConstraints(pg); err != nil {
+		return nil, err
 	}
 	ids := map[string]int32{}
 	add := func(id string, mk func() (*rclaim, error)) (int32, error) {
@@ -115,6 +121,11 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 			}
 			if err != nil {
 				return nil, err
+			}
+			for k := range rs.gcons {
+				if rs.gcons[k].coversEntry(e.Name) {
+					rs.claims[ci].gmask |= 1 << k
+				}
 			}
 			if !slices.ContainsFunc(refs, func(r memberRef) bool { return r.claim == ci }) {
 				refs = append(refs, memberRef{claim: ci, viaGroup: viaGroup})

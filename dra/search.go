@@ -89,6 +89,11 @@ type dfs struct {
 	steps  int64
 	budget int64
 	stop   bool
+	// gst is the state of the PodGroup's constraints across claims (see
+	// GroupDeviceConstraint), inSearch marks the claims among vars.
+	gst      []consState
+	inSearch []bool
+	grouped  bool // the group's constraints apply (see reserver.noGroup)
 }
 
 // search allocates vars together, in order, each alternative and device
@@ -101,7 +106,8 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 	sc := r.scratchState()
 	x := &r.x
 	*x = dfs{r: r, vars: vars, use: use, budget: r.budget,
-		slots: x.slots[:0], cons: x.cons[:0], picks: x.picks[:0], alts: x.alts[:0], pslot: x.pslot[:0], bufs: x.bufs, nbuf: 0}
+		slots: x.slots[:0], cons: x.cons[:0], picks: x.picks[:0], alts: x.alts[:0], pslot: x.pslot[:0], bufs: x.bufs, nbuf: 0,
+		gst: x.gst[:0], inSearch: x.inSearch, grouped: len(r.rs.gcons) > 0 && !r.noGroup}
 	for v := range vars {
 		sp := vars[v].spec
 		var cs []consState
@@ -127,16 +133,18 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 			}
 		}
 	}
-	if !x.hall(sc) {
-		x.keep()
-		return nil, infeasible
+	var out0 outcome
+	switch {
+	case !x.grouped:
+		out0 = x.run(sc)
+	case !x.seedGroup():
+		out0 = infeasible
+	default:
+		out0 = x.byValue(sc)
 	}
-	if !x.slot(0) {
+	if out0 != found {
 		x.keep()
-		if x.stop {
-			return nil, exhausted
-		}
-		return nil, infeasible
+		return nil, out0
 	}
 	var out []*assign
 	if want {
@@ -155,6 +163,36 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 	}
 	x.keep()
 	return out, found
+}
+
+// run searches the slots as their candidates stand: each slot must have
+// enough candidates, the slots together enough devices (hall), and then
+// the depth-first search decides.
+func (x *dfs) run(sc *scratch) outcome {
+	for i := range x.slots {
+		st := &x.slots[i]
+		feasible := false
+		for a, c := range st.cands {
+			alt := &x.vars[st.v].spec.reqs[st.req].alts[a]
+			if alt.all && !st.busy[a] && len(c) > 0 || !alt.all && len(c) >= alt.count {
+				feasible = true
+				break
+			}
+		}
+		if !feasible {
+			return infeasible
+		}
+	}
+	if !x.hall(sc) {
+		return infeasible
+	}
+	if !x.slot(0) {
+		if x.stop {
+			return exhausted
+		}
+		return infeasible
+	}
+	return found
 }
 
 // nextSlot appends a slot for request q of var v, reusing old buffers.
@@ -375,7 +413,7 @@ func (x *dfs) meets(st *slotState, alt *calt, dv *device) bool {
 			return false
 		}
 	}
-	return true
+	return !x.grouped || x.meetsGroup(st, alt, dv)
 }
 
 // overdraws reports whether taking n more of entry i of a pool of
@@ -425,6 +463,9 @@ func (x *dfs) take(p int, alt *calt, d int32) {
 			cs.n++
 		}
 	}
+	if x.grouped {
+		x.takeGroup(st, alt, dv)
+	}
 	x.picks = append(x.picks, d)
 	x.alts = append(x.alts, alt)
 	x.pslot = append(x.pslot, int32(p))
@@ -462,6 +503,9 @@ func (x *dfs) untake(p int, alt *calt) {
 				cs.vals = cs.vals[:len(cs.vals)-1]
 			}
 		}
+	}
+	if x.grouped {
+		x.untakeGroup(st, alt)
 	}
 }
 
