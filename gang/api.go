@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -195,6 +196,11 @@ type PodGroupSpec struct {
 	PriorityClassName           string
 	Priority                    *int32
 	DisruptionMode              DisruptionMode
+	// DeviceConstraints bind the devices of all the members'
+	// ResourceClaims together (gangsched's own, no Kubernetes field; the
+	// kube adapter reads annotation gangsched.io/device-constraints); see
+	// [dra.GroupDeviceConstraint].
+	DeviceConstraints []dra.GroupDeviceConstraint
 }
 
 // PodGroupTemplateReference is spec.podGroupTemplateRef.

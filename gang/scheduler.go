@@ -344,7 +344,7 @@ func (s *Scheduler) preemptionInput() preemption.Input {
 
 // draPodGroup is pg as the dra package sees it.
 func draPodGroup(pg *PodGroup) dra.PodGroup {
-	d := dra.PodGroup{Namespace: pg.Namespace, Name: pg.Name, UID: pg.UID}
+	d := dra.PodGroup{Namespace: pg.Namespace, Name: pg.Name, UID: pg.UID, DeviceConstraints: pg.Spec.DeviceConstraints}
 	for _, c := range pg.Spec.ResourceClaims {
 		d.ResourceClaims = append(d.ResourceClaims, dra.PodGroupResourceClaim{Name: c.Name, ResourceClaimName: c.ResourceClaimName, ResourceClaimTemplateName: c.ResourceClaimTemplateName})
 	}

@@ -3,6 +3,7 @@ package gang
 import (
 	"fmt"
 
+	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -89,6 +90,9 @@ func (pg *PodGroup) Validate() error {
 	}
 	s := &pg.Spec
 	if err := validateGroupSpec(obj, "spec", &s.SchedulingPolicy, &s.SchedulingConstraints, s.ResourceClaims, s.DisruptionMode); err != nil {
+		return err
+	}
+	if err := dra.CheckGroupDeviceConstraints(obj, "spec.deviceConstraints", s.DeviceConstraints); err != nil {
 		return err
 	}
 	if pg.Spec.ParentCompositePodGroupName != "" && pg.Spec.PodGroupTemplateRef == nil {

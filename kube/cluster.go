@@ -301,9 +301,10 @@ func (c *Cluster) checkDeviceClasses() error {
 }
 
 // DRAPodGroup returns what package dra reads of a PodGroup: its identity,
-// UID (for reservedFor) and spec.resourceClaims.
+// UID (for reservedFor), spec.resourceClaims and the device constraints
+// of its annotation.
 func (c *Cluster) DRAPodGroup(pg *gang.PodGroup) dra.PodGroup {
-	out := dra.PodGroup{Namespace: pg.Namespace, Name: pg.Name, UID: c.uids[pg.Key()]}
+	out := dra.PodGroup{Namespace: pg.Namespace, Name: pg.Name, UID: c.uids[pg.Key()], DeviceConstraints: pg.Spec.DeviceConstraints}
 	for _, rc := range pg.Spec.ResourceClaims {
 		out.ResourceClaims = append(out.ResourceClaims, dra.PodGroupResourceClaim{Name: rc.Name, ResourceClaimName: rc.ResourceClaimName, ResourceClaimTemplateName: rc.ResourceClaimTemplateName})
 	}

@@ -98,6 +98,9 @@ func ConvertPodGroupV1alpha2(pg *v1alpha2.PodGroup, pcs *PriorityClasses) (*gang
 	if s.DisruptionMode != nil {
 		out.Spec.DisruptionMode = gang.DisruptionMode(*s.DisruptionMode)
 	}
+	if out.Spec.DeviceConstraints, err = DeviceConstraints(obj, pg.Annotations); err != nil {
+		return nil, err
+	}
 	if r := s.PodGroupTemplateRef; r != nil {
 		out.Spec.PodGroupTemplateRef = &gang.PodGroupTemplateReference{}
 		if r.Workload != nil {
@@ -221,6 +224,9 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 			ParentCompositePodGroupName: deref(s.ParentCompositePodGroupName),
 		},
 		Status: gang.PodGroupStatus{Conditions: conditions(pg.Status.Conditions, map[string]string{PodGroupInitiallyScheduled: gang.PodGroupScheduled})},
+	}
+	if out.Spec.DeviceConstraints, err = DeviceConstraints(obj, pg.Annotations); err != nil {
+		return nil, err
 	}
 	if r := s.WorkloadRef; r != nil {
 		out.Spec.PodGroupTemplateRef = &gang.PodGroupTemplateReference{Workload: &gang.WorkloadPodGroupTemplateReference{
