@@ -72,6 +72,10 @@ type selection struct {
 	rejected         *attempt // first rejected by a PlacementFilter
 	resolvableReject bool     // some rejection was not Unresolvable
 	proven, cut      bool
+	// excluded counts the reasons of PlacementChecker rejections, and
+	// resolvableExcl says whether one of them was not Unresolvable.
+	excluded       []ReasonCount
+	resolvableExcl bool
 }
 
 // selectPlacement attempts each usable placement in rank order, scores
@@ -99,6 +103,9 @@ func (sv *solver) selectPlacement(placements []Placement) (selection, error) {
 			if ok, err := sv.usable(p); err != nil {
 				return selection{}, err
 			} else if !ok {
+				continue
+			}
+			if sv.excluded(p, &sel) {
 				continue
 			}
 			a := sv.attempt(p)
@@ -204,6 +211,9 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 	d.Status = Unschedulable
 	if sv.exhausted || cut {
 		d.Status = BudgetExhausted
+	}
+	if bestFail == nil && rejected == nil && len(sel.excluded) > 0 {
+		return sv.allExcluded(d, sel)
 	}
 	if bestFail == nil && rejected == nil {
 		d.Status = Unresolvable

@@ -95,6 +95,25 @@ type Reserver interface {
 	Unreserve(pod *Pod, node NodeInfo)
 }
 
+// PlacementChecker is an optional interface of a [Reserver]: before the
+// solver attempts a generated placement (not the default one holding every
+// node), it asks each Reserver that implements it whether the placement's
+// nodes can serve the group at all, e.g. whether they reach as many
+// devices as the group's claims need. A rejection excludes the placement
+// before any member is tried. When no placement is attempted, the decision
+// quotes the exclusions in Reasons (Nodes counts the excluded placements'
+// nodes) and is Unresolvable when every exclusion is; a Cut rejection
+// leaves it not Proven. A rejection with Err stops the solve, as a
+// Filter's does.
+//
+// CheckPlacement must be a necessary condition only (a placement it
+// excludes cannot hold the group), and a pure function of the placement
+// and the Reserver's initial state: the solver calls it between attempts,
+// when every member is unreserved.
+type PlacementChecker interface {
+	CheckPlacement(p *Placement) Rejection
+}
+
 // ReserverFuncs adapts three functions to a [Reserver], as [FilterFunc]
 // does one to a [Filter]: a [NewReserverFunc] can return one whose
 // functions share the solve's state in their closures. A nil FilterFunc
