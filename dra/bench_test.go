@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsched/gangsched/dra"
+	"github.com/gangsched/gangsched/internal/cputime"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -183,6 +184,41 @@ func BenchmarkGreedyTrap(b *testing.B) {
 			for b.Loop() {
 				_, _ = placement.Solve(s, g, opts)
 			}
+		})
+	}
+}
+
+// BenchmarkRackCannotServe: 16 members × 8 GPUs, required in one rack,
+// on two racks of 12 nodes × 8 GPUs (96 GPUs each, 128 needed). With the
+// hook's CheckPlacement every rack is excluded before its member search
+// and the decision is proven Unresolvable; without it (unchecked) the
+// solver searches each rack until its budget runs out.
+func BenchmarkRackCannotServe(b *testing.B) {
+	for _, check := range []bool{true, false} {
+		name := "checked"
+		if !check {
+			name = "unchecked"
+		}
+		b.Run(name, func(b *testing.B) {
+			l, s, g, opts := rackWorld(b, 2, 12, 8, 16, 8)
+			nr := l.Reserver(podGroup("pg"), dra.Options{})
+			if !check {
+				nr = withoutCheck(nr)
+			}
+			opts.Reservers = []placement.NewReserverFunc{nr}
+			var d placement.Decision
+			cputime.Loop(b, func() {
+				var err error
+				d, err = placement.Solve(s, g, opts)
+				require.NoError(b, err)
+			})
+			proven := 0.0
+			if d.Proven {
+				proven = 1
+			}
+			b.ReportMetric(proven, "proven")
+			b.ReportMetric(float64(d.Steps), "steps")
+			b.Logf("%s: %s", d.Status, d.Message)
 		})
 	}
 }

@@ -57,7 +57,11 @@
 // placed whenever its nodes and devices can be chosen together, and a
 // device search cut short by the budget leaves the decision not Proven
 // (placement.Rejection.Cut). Its rejections name the claim ([WaitsOnDevices] tells the host the group
-// waits on devices). [Ledger.Plan] allocates the claims of a single pod on
+// waits on devices). Before a topology domain's member search, the hook's
+// CheckPlacement (placement.PlacementChecker) excludes a domain whose nodes
+// reach fewer matching devices than the group's claims need, naming the
+// claims and the counts: a 16 × 8-GPU gang that no rack can serve is then
+// proven Unresolvable without searching any rack. [Ledger.Plan] allocates the claims of a single pod on
 // one node.
 //
 // # Guarantees and cost

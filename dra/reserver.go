@@ -47,6 +47,11 @@ func (l *Ledger) Reserver(pg PodGroup, opts Options) placement.NewReserverFunc {
 		if err != nil {
 			return nil, err
 		}
+		need := 1
+		if g.IsGang() {
+			need = max(int(g.MinCount)-g.BoundCount(s), 1)
+		}
+		r.allNeeded = need >= g.NumPending()
 		return hook{r}, nil
 	}
 }
@@ -92,7 +97,16 @@ type reserver struct {
 	lastPod  *placement.Pod
 	lastRefs []memberRef
 
-	users   []int32 // per claim: members using it
+	users []int32 // per claim: members using it
+	// allNeeded says the group needs every pending member, so every
+	// claim they use needs devices (see CheckPlacement); mark, epoch and
+	// reach and matched are CheckPlacement's scratch.
+	allNeeded bool
+	mark      []uint32
+	epoch     uint32
+	reach     []int32
+	matched   []int32
+
 	memo    map[planKey]planMemo
 	quiet   bool              // the slow path's release and re-hold leave everything as it was
 	noGroup bool              // searches ignore the PodGroup's device constraints (groupBlame)
@@ -110,7 +124,10 @@ type change struct {
 	prev  *assign
 }
 
-var _ placement.Reserver = (*hook)(nil)
+var (
+	_ placement.Reserver         = hook{}
+	_ placement.PlacementChecker = hook{}
+)
 
 // hook adapts a reserver to placement.Reserver.
 type hook struct{ r *reserver }
