@@ -15,6 +15,10 @@
 // Selectors are Go predicates ([Selector]); the kube adapter compiles CEL
 // into them, so this package never depends on CEL.
 //
+// Attributes are scalars or lists ([ListAttribute], e.g. the standard
+// resource.kubernetes.io/numaNode of a device close to two NUMA nodes);
+// constraints read a list as a set, a scalar as a set of one.
+//
 // A [ResourceClaim] asks for devices with requests — an exact count or all
 // matching devices of a class, or a prioritized list of subrequests
 // (KEP-4816), each perhaps naming the capacity it needs — and
@@ -97,7 +101,9 @@
 //	ResourceSlice driver, pool, nodeName, allNodes      yes (the adapter passes each pool's newest generation)
 //	ResourceSlice nodeSelector, perDeviceNodeSelection  yes: one term of In, NotIn, Exists, DoesNotExist; other shapes refused
 //	ResourceSlice sharedCounters, consumesCounters      yes (KEP-4815); not with allowMultipleAllocations
-//	Device attributes                                   yes, scalar; list-valued attributes refused
+//	Device attributes                                   yes, scalar and list (ints, bools, strings, versions)
+//	  list-valued, in constraints                       as sets (DRAListTypeAttributes): match shares an element, distinct none
+//	  list-valued, in CEL selectors                     not seen: v1.37's environment without DRAListTypeAttributes
 //	Device capacity value and requestPolicy             yes (KEP-5075: default, validValues, validRange)
 //	Device allowMultipleAllocations                     yes (KEP-5075: shared within its capacities)
 //	Device taints (KEP-5055)                            yes: NoSchedule, NoExecute keep new allocations off; None, unknown ignored

@@ -164,13 +164,10 @@ func (x *dfs) seed(mask uint32, d int32, req string) bool {
 		}
 		v, ok := Attr(dv.id.Driver, dv.d, c.attr)
 		st := &x.gst[k]
-		if !ok || c.distinct && slices.Contains(st.vals, v) || !c.distinct && st.n > 0 && st.v != v {
+		if !ok || !st.admits(c.distinct, v) {
 			return false
 		}
-		st.v, st.n = v, st.n+1
-		if c.distinct {
-			st.vals = append(st.vals, v)
-		}
+		st.add(c.distinct, v)
 	}
 	return true
 }
@@ -185,7 +182,7 @@ func (x *dfs) meetsGroup(st *slotState, alt *calt, dv *device) bool {
 			continue
 		}
 		v, ok := Attr(dv.id.Driver, dv.d, c.attr)
-		if !ok || slices.Contains(x.gst[k].vals, v) {
+		if !ok || !x.gst[k].admits(true, v) {
 			return false
 		}
 	}
@@ -199,25 +196,26 @@ func (x *dfs) takeGroup(st *slotState, alt *calt, dv *device) {
 		c := &x.r.rs.gcons[k]
 		if c.distinct && x.groupCovers(k, st.v, &x.vars[st.v].spec.reqs[st.req], alt) {
 			v, _ := Attr(dv.id.Driver, dv.d, c.attr)
-			x.gst[k].vals = append(x.gst[k].vals, v)
+			x.gst[k].add(true, v)
 		}
 	}
 }
 
-func (x *dfs) untakeGroup(st *slotState, alt *calt) {
+func (x *dfs) untakeGroup(st *slotState, alt *calt, dv *device) {
 	for k := range x.r.rs.gcons {
 		c := &x.r.rs.gcons[k]
 		if c.distinct && x.groupCovers(k, st.v, &x.vars[st.v].spec.reqs[st.req], alt) {
-			x.gst[k].vals = x.gst[k].vals[:len(x.gst[k].vals)-1]
+			v, _ := Attr(dv.id.Driver, dv.d, c.attr)
+			x.gst[k].remove(true, v)
 		}
 	}
 }
 
 // byValue runs the search under the group's match constraints: for each
-// constraint that covers some slot it fixes one value at a time (the one
-// the held devices have, else each value the covered candidates carry, in
-// order of first appearance), keeps only the candidates with that value
-// and searches. Fixing the value first lets a member whose nodes reach
+// constraint that covers some slot it fixes one value at a time (one of
+// the elements the held devices share, else each element the covered
+// candidates carry, in order of first appearance), keeps only the
+// candidates whose value has it (a scalar is a set of one) and searches. Fixing the value first lets a member whose nodes reach
 // only one fabric move every other claim there at once, where choosing
 // devices first would try every combination on the wrong fabric. Each
 // value tried costs one step of the budget.
@@ -248,7 +246,7 @@ func (x *dfs) byValue(sc *scratch) outcome {
 	vals := make([][]Attribute, len(ks))
 	for j, k := range ks {
 		if st := &x.gst[k]; st.n > 0 {
-			vals[j] = []Attribute{st.v}
+			vals[j] = st.inter[st.n-1]
 			continue
 		}
 		c := &x.r.rs.gcons[k]
@@ -259,8 +257,12 @@ func (x *dfs) byValue(sc *scratch) outcome {
 				}
 				for _, d := range cands {
 					dv := &x.r.inv.devs[d]
-					if v, ok := Attr(dv.id.Driver, dv.d, c.attr); ok && !slices.Contains(vals[j], v) {
-						vals[j] = append(vals[j], v)
+					if v, ok := Attr(dv.id.Driver, dv.d, c.attr); ok {
+						for _, e := range v.Elements() {
+							if !containsElem(vals[j], e) {
+								vals[j] = append(vals[j], e)
+							}
+						}
 					}
 				}
 			}
@@ -339,7 +341,7 @@ func (x *dfs) hasValues(ks []int, vals [][]Attribute, pick []int, i, a int, d in
 		if !x.altCovered(k, i, a) {
 			continue
 		}
-		if v, ok := Attr(dv.id.Driver, dv.d, x.r.rs.gcons[k].attr); !ok || v != vals[j][pick[j]] {
+		if v, ok := Attr(dv.id.Driver, dv.d, x.r.rs.gcons[k].attr); !ok || !containsElem(v.Elements(), vals[j][pick[j]]) {
 			return false
 		}
 	}

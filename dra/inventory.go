@@ -240,8 +240,8 @@ func (inv *Inventory) newDevice(s *ResourceSlice, j int, pc poolCounters) (devic
 		if name == "" {
 			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".attributes", "attribute name must not be empty")
 		}
-		if k := d.Attributes[name].Kind; k < AttributeInt || k > AttributeVersion {
-			return device{}, placement.Errorf(placement.ErrInvalid, obj, f+".attributes["+string(name)+"]", "no value set (kind %d)", k)
+		if err := checkAttribute(obj, f+".attributes["+string(name)+"]", d.Attributes[name]); err != nil {
+			return device{}, err
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(d.Capacity)) {

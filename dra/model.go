@@ -24,14 +24,20 @@ const (
 )
 
 // Attribute is one device attribute (resource.k8s.io/v1 DeviceAttribute).
-// Build it with [IntAttribute], [BoolAttribute], [StringAttribute] or
-// [VersionAttribute]; two attributes are equal when kind and value are.
+// Build it with [IntAttribute], [BoolAttribute], [StringAttribute],
+// [VersionAttribute] or, for a list, [ListAttribute]; compare two with
+// [Attribute.Equal] or, as sets, [Attribute.Overlaps].
 type Attribute struct {
 	Kind AttributeKind
 	Int  int64
 	Bool bool
 	// String holds a string or a semantic version.
 	String string
+	// List holds the elements of a list-valued attribute
+	// (resource.k8s.io/v1 ints, bools, strings, versions; the
+	// DRAListTypeAttributes feature, alpha in v1.37), each a scalar of
+	// Kind; nil for a scalar.
+	List []Attribute
 }
 
 // IntAttribute returns an integer attribute.
@@ -194,7 +200,7 @@ func Capacity(driver string, d *Device, name QualifiedName) (int64, bool) {
 func AttributeEquals(name QualifiedName, v Attribute) Selector {
 	return func(driver string, d *Device) bool {
 		a, ok := Attr(driver, d, name)
-		return ok && a == v
+		return ok && a.Equal(v)
 	}
 }
 

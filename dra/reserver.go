@@ -99,7 +99,7 @@ type reserver struct {
 
 	users []int32 // per claim: members using it
 	// allNeeded says the group needs every pending member, so every
-	// claim they use needs devices (see CheckPlacement); mark, epoch and
+	// claim they use needs devices (see CheckPlacement); mark, epoch,
 	// reach and matched are CheckPlacement's scratch.
 	allNeeded bool
 	mark      []uint32

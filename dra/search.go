@@ -1,8 +1,6 @@
 package dra
 
 import (
-	"slices"
-
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -65,13 +63,50 @@ type slotState struct {
 	busy   []bool    // per alternative (All mode): a matching device is taken
 }
 
-// consState is a constraint's state in a search: how many picks it
-// covers and, for matchAttribute, their one value; for
-// distinctAttribute, every value taken, in pick order.
+// consState is a constraint's state in a search, with v1.37's set
+// semantics (a scalar is a set of one): how many picks it covers; for
+// matchAttribute, the elements all of them share (inter[k] after pick k,
+// so that taking a pick back restores the set before it); for
+// distinctAttribute, every element taken, in pick order.
 type consState struct {
-	n    int
-	v    Attribute
-	vals []Attribute
+	n     int
+	inter [][]Attribute
+	vals  []Attribute
+}
+
+// admits reports whether a device with attribute value v keeps the
+// constraint (distinct or match) in state cs.
+func (cs *consState) admits(distinct bool, v Attribute) bool {
+	if distinct {
+		return !anyIn(cs.vals, v)
+	}
+	return cs.n == 0 || anyIn(cs.inter[cs.n-1], v)
+}
+
+// add records a pick with value v; admits(v) must hold.
+func (cs *consState) add(distinct bool, v Attribute) {
+	if distinct {
+		cs.vals = append(cs.vals, v.Elements()...)
+		cs.n++
+		return
+	}
+	if len(cs.inter) == cs.n {
+		cs.inter = append(cs.inter, nil)
+	}
+	if cs.n == 0 {
+		cs.inter[0] = append(cs.inter[0][:0], v.Elements()...)
+	} else {
+		cs.inter[cs.n] = intersect(cs.inter[cs.n], cs.inter[cs.n-1], v)
+	}
+	cs.n++
+}
+
+// remove takes back the last pick, whose value was v.
+func (cs *consState) remove(distinct bool, v Attribute) {
+	cs.n--
+	if distinct {
+		cs.vals = cs.vals[:len(cs.vals)-len(v.Elements())]
+	}
 }
 
 type dfs struct {
@@ -408,8 +443,7 @@ func (x *dfs) meets(st *slotState, alt *calt, dv *device) bool {
 		if !ok {
 			return false
 		}
-		cs := &x.cons[st.v][ci]
-		if c.distinct && slices.Contains(cs.vals, v) || !c.distinct && cs.n > 0 && cs.v != v {
+		if !x.cons[st.v][ci].admits(c.distinct, v) {
 			return false
 		}
 	}
@@ -455,12 +489,8 @@ func (x *dfs) take(p int, alt *calt, d int32) {
 	sp := x.vars[st.v].spec
 	for ci := range sp.cons {
 		if c := &sp.cons[ci]; c.covers(&sp.reqs[st.req], alt) {
-			cs := &x.cons[st.v][ci]
-			cs.v, _ = Attr(dv.id.Driver, dv.d, c.attr)
-			if c.distinct {
-				cs.vals = append(cs.vals, cs.v)
-			}
-			cs.n++
+			v, _ := Attr(dv.id.Driver, dv.d, c.attr)
+			x.cons[st.v][ci].add(c.distinct, v)
 		}
 	}
 	if x.grouped {
@@ -497,15 +527,13 @@ func (x *dfs) untake(p int, alt *calt) {
 	sp := x.vars[st.v].spec
 	for ci := range sp.cons {
 		if c := &sp.cons[ci]; c.covers(&sp.reqs[st.req], alt) {
-			cs := &x.cons[st.v][ci]
-			cs.n--
-			if c.distinct {
-				cs.vals = cs.vals[:len(cs.vals)-1]
-			}
+			dv := &r.inv.devs[d]
+			v, _ := Attr(dv.id.Driver, dv.d, c.attr)
+			x.cons[st.v][ci].remove(c.distinct, v)
 		}
 	}
 	if x.grouped {
-		x.untakeGroup(st, alt)
+		x.untakeGroup(st, alt, &r.inv.devs[d])
 	}
 }
 

@@ -259,19 +259,20 @@ func checkDevices(inv *Inventory, obj, field string, sp *spec, devs []DeviceResu
 	}
 	for ci := range sp.cons {
 		c := &sp.cons[ci]
-		var seen []Attribute
+		var cs consState
 		for k, i := range idx {
 			if !c.covers(&sp.reqs[reqOf[k]], altOf[k]) {
 				continue
 			}
 			v, ok := Attr(inv.devs[i].id.Driver, inv.devs[i].d, c.attr)
-			switch {
-			case c.distinct && (!ok || slices.Contains(seen, v)):
-				return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "device %s breaks constraint distinctAttribute %q", inv.devs[i].id, c.attr)
-			case !c.distinct && (!ok || len(seen) > 0 && seen[0] != v):
-				return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "device %s breaks constraint matchAttribute %q", inv.devs[i].id, c.attr)
+			if !ok || !cs.admits(c.distinct, v) {
+				kind := "matchAttribute"
+				if c.distinct {
+					kind = "distinctAttribute"
+				}
+				return nil, AllocationResult{}, placement.Errorf(placement.ErrInvalid, obj, field+".devices.results", "device %s breaks constraint %s %q", inv.devs[i].id, kind, c.attr)
 			}
-			seen = append(seen, v)
+			cs.add(c.distinct, v)
 		}
 	}
 	for k, i := range idx {

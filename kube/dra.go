@@ -65,7 +65,11 @@ func CompileSelector(obj, field, expression string) (dra.Selector, error) {
 		multi := d.AllowMultipleAllocations
 		in := dracel.Device{Driver: driver, AllowMultipleAllocations: &multi, Attributes: map[resourcev1.QualifiedName]resourcev1.DeviceAttribute{}, Capacity: map[resourcev1.QualifiedName]resourcev1.DeviceCapacity{}}
 		for n, a := range d.Attributes {
-			in.Attributes[resourcev1.QualifiedName(n)] = apiAttribute(a)
+			if a.List == nil {
+				// The CEL environment is v1.37's without
+				// DRAListTypeAttributes: a selector does not see lists.
+				in.Attributes[resourcev1.QualifiedName(n)] = apiAttribute(a)
+			}
 		}
 		for n, v := range d.Capacity {
 			in.Capacity[resourcev1.QualifiedName(n)] = resourcev1.DeviceCapacity{Value: apiQuantity(n, v)}
@@ -207,16 +211,21 @@ func attributes(obj, field string, in map[resourcev1.QualifiedName]resourcev1.De
 		a := in[n]
 		f := field + "[" + string(n) + "]"
 		set := 0
-		for _, p := range []bool{a.IntValue != nil, a.BoolValue != nil, a.StringValue != nil, a.VersionValue != nil} {
+		for _, p := range []bool{a.IntValue != nil, a.BoolValue != nil, a.StringValue != nil, a.VersionValue != nil,
+			a.IntValues != nil, a.BoolValues != nil, a.StringValues != nil, a.VersionValues != nil} {
 			if p {
 				set++
 			}
 		}
-		if len(a.IntValues)+len(a.BoolValues)+len(a.StringValues)+len(a.VersionValues) > 0 {
-			return nil, placement.Errorf(ErrUnsupported, obj, f, "list-valued attributes are not supported")
-		}
 		if set != 1 {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, f, "must set exactly one of int, bool, string and version")
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f, "must set exactly one of int, bool, string, version, ints, bools, strings and versions")
+		}
+		if l, ok, err := listAttribute(obj, f, a); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			out[dra.QualifiedName(n)] = l
+			continue
 		}
 		switch {
 		case a.IntValue != nil:
@@ -230,6 +239,41 @@ func attributes(obj, field string, in map[resourcev1.QualifiedName]resourcev1.De
 		}
 	}
 	return out, nil
+}
+
+// listAttribute converts a list-valued attribute (ints, bools, strings,
+// versions: DRAListTypeAttributes); ok is false for a scalar.
+func listAttribute(obj, f string, a resourcev1.DeviceAttribute) (dra.Attribute, bool, error) {
+	var es []dra.Attribute
+	name := ""
+	switch {
+	case a.IntValues != nil:
+		name = "ints"
+		for _, v := range a.IntValues {
+			es = append(es, dra.IntAttribute(v))
+		}
+	case a.BoolValues != nil:
+		name = "bools"
+		for _, v := range a.BoolValues {
+			es = append(es, dra.BoolAttribute(v))
+		}
+	case a.StringValues != nil:
+		name = "strings"
+		for _, v := range a.StringValues {
+			es = append(es, dra.StringAttribute(v))
+		}
+	case a.VersionValues != nil:
+		name = "versions"
+		for _, v := range a.VersionValues {
+			es = append(es, dra.VersionAttribute(v))
+		}
+	default:
+		return dra.Attribute{}, false, nil
+	}
+	if len(es) == 0 {
+		return dra.Attribute{}, true, placement.Errorf(placement.ErrInvalid, obj, f+"."+name, "must not be empty")
+	}
+	return dra.ListAttribute(es...), true, nil
 }
 
 func counters(obj, field string, in map[string]resourcev1.Counter) (map[string]int64, error) {
@@ -251,7 +295,7 @@ func counters(obj, field string, in map[string]resourcev1.Counter) (map[string]i
 // taints (KEP-5055)). Binding conditions are not modelled, so a device
 // that carries them is an error rather than a device wrongly free.
 // Errors: an attribute that sets not exactly one value; a bad quantity;
-// [ErrUnsupported] for binding conditions, list-valued attributes and node
+// [ErrUnsupported] for binding conditions and node
 // selectors with several terms, matchFields, or Gt/Lt.
 func ConvertResourceSlice(s *resourcev1.ResourceSlice) (dra.ResourceSlice, error) {
 	if s == nil {

@@ -122,10 +122,27 @@ func TestConvertResourceSlice(t *testing.T) {
 	s.Spec.NodeSelector = nil
 	s.Spec.Devices[0].Attributes["gbps"] = resourcev1.DeviceAttribute{IntValue: ptr(int64(1)), StringValue: ptr("x")}
 	_, err = ConvertResourceSlice(s)
-	require.EqualError(t, err, `ResourceSlice "fabric": spec.devices[0].attributes[gbps]: must set exactly one of int, bool, string and version`)
-	s.Spec.Devices[0].Attributes["gbps"] = resourcev1.DeviceAttribute{IntValues: []int64{1}}
+	require.EqualError(t, err, `ResourceSlice "fabric": spec.devices[0].attributes[gbps]: must set exactly one of int, bool, string, version, ints, bools, strings and versions`)
+	s.Spec.Devices[0].Attributes["gbps"] = resourcev1.DeviceAttribute{IntValues: []int64{1}, IntValue: ptr(int64(1))}
 	_, err = ConvertResourceSlice(s)
-	require.ErrorIs(t, err, ErrUnsupported)
+	require.EqualError(t, err, `ResourceSlice "fabric": spec.devices[0].attributes[gbps]: must set exactly one of int, bool, string, version, ints, bools, strings and versions`)
+	s.Spec.Devices[0].Attributes["gbps"] = resourcev1.DeviceAttribute{StringValues: []string{}}
+	_, err = ConvertResourceSlice(s)
+	require.EqualError(t, err, `ResourceSlice "fabric": spec.devices[0].attributes[gbps].strings: must not be empty`)
+	for _, tc := range []struct {
+		in   resourcev1.DeviceAttribute
+		want dra.Attribute
+	}{
+		{resourcev1.DeviceAttribute{IntValues: []int64{0, 1}}, dra.ListAttribute(dra.IntAttribute(0), dra.IntAttribute(1))},
+		{resourcev1.DeviceAttribute{BoolValues: []bool{true}}, dra.ListAttribute(dra.BoolAttribute(true))},
+		{resourcev1.DeviceAttribute{StringValues: []string{"a"}}, dra.ListAttribute(dra.StringAttribute("a"))},
+		{resourcev1.DeviceAttribute{VersionValues: []string{"1.2.3"}}, dra.ListAttribute(dra.VersionAttribute("1.2.3"))},
+	} {
+		s.Spec.Devices[0].Attributes["gbps"] = tc.in
+		got, err := ConvertResourceSlice(s)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, got.Devices[0].Attributes["gbps"])
+	}
 	s.Spec.Devices[0].Attributes = nil
 	s.Spec.Devices[0].Capacity["memory"] = resourcev1.DeviceCapacity{Value: resource.MustParse("-1")}
 	_, err = ConvertResourceSlice(s)
