@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
@@ -142,4 +143,93 @@ func TestScenario_NetworkDevicesCountForEveryNode(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, placement.Scheduled, d.Status, d.Message)
 	require.Equal(t, map[string]string{"m1": "b1", "m2": "b2"}, nodesOf(d))
+}
+
+// TestProp_CheckPlacementIsNecessary: on random racks (1-3 nodes of 0-3
+// GPUs, some held by another claim, and a NIC pool per rack), a gang of
+// 1-3 members with per-pod claims of 1-2 GPUs and maybe a NIC: whenever
+// CheckPlacement excludes a rack, the solver without the check cannot
+// place the gang there, and an Unresolvable exclusion stays so on an idle
+// ledger.
+func TestProp_CheckPlacementIsNecessary(t *testing.T) {
+	excluded := 0
+	rapid.Check(t, func(t *rapid.T) {
+		var ns []placement.Node
+		var sl []dra.ResourceSlice
+		var held []dra.DeviceResult
+		for r := range 2 {
+			rack := fmt.Sprintf("r%d", r)
+			for j := range rapid.IntRange(1, 3).Draw(t, rack+"-nodes") {
+				name := fmt.Sprintf("%s-n%d", rack, j)
+				ns = append(ns, cpuNode(name, 4000, map[string]string{rackKey: rack}))
+				s := gpuSlice(name, rapid.IntRange(0, 3).Draw(t, name+"-gpus"))
+				sl = append(sl, s)
+				for _, d := range s.Devices {
+					if rapid.IntRange(0, 4).Draw(t, name+"-"+d.Name+"-held") == 0 {
+						held = append(held, dev(gpuDriver, name, d.Name, "dev"))
+					}
+				}
+			}
+			var nics []string
+			for k := range rapid.IntRange(0, 2).Draw(t, rack+"-nics") {
+				nics = append(nics, fmt.Sprintf("nic%d", k))
+			}
+			sl = append(sl, netSlice(rack, &placement.LabelSelector{MatchLabels: map[string]string{rackKey: rack}}, nics...))
+		}
+		inv, err := dra.NewInventory(classes, sl)
+		require.NoError(t, err)
+		two := dra.ClaimSpec{Requests: []dra.DeviceRequest{{Name: "dev", Exactly: &dra.ExactDeviceRequest{DeviceClassName: "gpu", Count: 2}}}}
+		templates := []dra.ResourceClaimTemplate{tmpl("gpu1", oneOf("gpu")), tmpl("gpu2", two), tmpl("nic", oneOf("net"))}
+		idle, err := dra.NewLedger(inv, templates, nil)
+		require.NoError(t, err)
+		var others []dra.ResourceClaim
+		for i, h := range held {
+			other := claim(fmt.Sprintf("other%d", i), oneOf("gpu"))
+			other.Status = dra.ClaimStatus{Allocation: &dra.AllocationResult{Devices: []dra.DeviceResult{h}}, ReservedFor: []dra.ConsumerRef{dra.PodRef("x", "uid-x")}}
+			others = append(others, other)
+		}
+		l, err := dra.NewLedger(inv, templates, others)
+		require.NoError(t, err)
+		var ms []placement.Pod
+		for i := range rapid.IntRange(1, 3).Draw(t, "members") {
+			name := fmt.Sprintf("m%d", i)
+			claims := []placement.PodResourceClaim{byTemplate("gpu", rapid.SampledFrom([]string{"gpu1", "gpu2"}).Draw(t, name+"-gpu"))}
+			if rapid.Bool().Draw(t, name+"-nic") {
+				claims = append(claims, byTemplate("nic", "nic"))
+			}
+			ms = append(ms, pod(name, "pg", 1000, claims...))
+		}
+		s, err := placement.NewSnapshot(ns, nil)
+		require.NoError(t, err)
+		g := group("pg", int32(len(ms)), ms...)
+		tree, err := topology.NewTree(s, []string{rackKey})
+		require.NoError(t, err)
+		opts, err := tree.SolverOptions([]topology.Constraint{{Key: rackKey}}, topology.MostAllocated)
+		require.NoError(t, err)
+		racks, err := opts.Generator.Generate(s, placement.GroupView{Group: g})
+		require.NoError(t, err)
+		for _, p := range racks {
+			r, err := l.Reserver(podGroup("pg"), dra.Options{})(s, placement.GroupView{Group: g})
+			require.NoError(t, err)
+			rej := r.(placement.PlacementChecker).CheckPlacement(&p)
+			if rej.OK() {
+				continue
+			}
+			excluded++
+			only := opts
+			only.Generator = placement.PlacementGeneratorFunc(func(*placement.Snapshot, placement.GroupView) ([]placement.Placement, error) {
+				return []placement.Placement{p}, nil
+			})
+			only.Reservers = []placement.NewReserverFunc{withoutCheck(l.Reserver(podGroup("pg"), dra.Options{}))}
+			d, err := placement.Solve(s, g, only)
+			require.NoError(t, err)
+			require.NotEqual(t, placement.Scheduled, d.Status, "%s excluded: %s", p.Name, rej.Reason)
+			if rej.Unresolvable {
+				ri, err := idle.Reserver(podGroup("pg"), dra.Options{})(s, placement.GroupView{Group: g})
+				require.NoError(t, err)
+				require.False(t, ri.(placement.PlacementChecker).CheckPlacement(&p).OK())
+			}
+		}
+	})
+	require.Positive(t, excluded)
 }
