@@ -3,6 +3,8 @@ package dra_test
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,8 +62,16 @@ func genSlice(t *rapid.T, i int) dra.ResourceSlice {
 		dl := fmt.Sprintf("%s-dev%d", l, j)
 		d := dra.Device{Name: rapid.SampledFrom([]string{"d0", "d1", "d2", ""}).Draw(t, dl+"-name")}
 		if rapid.Bool().Draw(t, dl+"-attr") {
+			a := dra.Attribute{Kind: dra.AttributeKind(rapid.IntRange(0, 4).Draw(t, dl+"-attr-kind"))}
+			if rapid.Bool().Draw(t, dl+"-attr-list") {
+				// A list: empty, of the list's kind, or of mixed kinds.
+				a.List = []dra.Attribute{}
+				for k := range rapid.IntRange(0, 2).Draw(t, dl+"-attr-elems") {
+					a.List = append(a.List, dra.Attribute{Kind: dra.AttributeKind(rapid.IntRange(1, 2).Draw(t, fmt.Sprintf("%s-attr-elem%d", dl, k)))})
+				}
+			}
 			d.Attributes = map[dra.QualifiedName]dra.Attribute{
-				rapid.SampledFrom([]dra.QualifiedName{"model", "gpu.example.com/model", ""}).Draw(t, dl+"-attr-name"): {Kind: dra.AttributeKind(rapid.IntRange(0, 4).Draw(t, dl+"-attr-kind"))},
+				rapid.SampledFrom([]dra.QualifiedName{"model", "gpu.example.com/model", ""}).Draw(t, dl+"-attr-name"): a,
 			}
 		}
 		if rapid.Bool().Draw(t, dl+"-cap") {
@@ -278,6 +288,45 @@ func claimProp(valid *[2]int) func(*rapid.T) {
 	}
 }
 
+// groupConstraintProp: CheckGroupDeviceConstraints never panics, refuses
+// bad constraints with a FieldError naming the object and a field under
+// the one given, and accepts exactly the well-formed ones.
+func groupConstraintProp(valid *[2]int) func(*rapid.T) {
+	return func(t *rapid.T) {
+		names := rapid.SliceOfN(rapid.SampledFrom([]string{"nic", "gpu", "gpu/a", ""}), 0, 2)
+		attr := rapid.SampledFrom([]dra.QualifiedName{"", "", "fabric", "example.com/numa"})
+		cs := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) dra.GroupDeviceConstraint {
+			return dra.GroupDeviceConstraint{Claims: names.Draw(t, "claims"), Requests: names.Draw(t, "requests"),
+				MatchAttribute: attr.Draw(t, "match"), DistinctAttribute: attr.Draw(t, "distinct")}
+		}), 0, dra.MaxGroupDeviceConstraints+1).Draw(t, "constraints")
+		want := len(cs) <= dra.MaxGroupDeviceConstraints
+		for _, c := range cs {
+			want = want && (c.MatchAttribute == "") != (c.DistinctAttribute == "")
+			for _, l := range [][]string{c.Claims, c.Requests} {
+				for j, n := range l {
+					want = want && n != "" && !slices.Contains(l[:j], n)
+				}
+			}
+		}
+		err := dra.CheckGroupDeviceConstraints(`PodGroup "default/pg"`, "deviceConstraints", cs)
+		require.Equal(t, want, err == nil, "%v", err)
+		if err != nil {
+			checkInputError(t, err)
+			var fe *placement.FieldError
+			require.ErrorAs(t, err, &fe)
+			require.Equal(t, `PodGroup "default/pg"`, fe.Object)
+			require.True(t, strings.HasPrefix(fe.Field, "deviceConstraints"), fe.Field)
+			valid[1]++
+			return
+		}
+		valid[0]++
+	}
+}
+
+func FuzzGroupDeviceConstraints(f *testing.F) {
+	f.Fuzz(rapid.MakeFuzz(groupConstraintProp(&[2]int{})))
+}
+
 func FuzzNewInventory(f *testing.F) { f.Fuzz(rapid.MakeFuzz(sliceProp(&[2]int{}))) }
 
 func FuzzNewLedger(f *testing.F) { f.Fuzz(rapid.MakeFuzz(claimProp(&[2]int{}))) }
@@ -285,9 +334,12 @@ func FuzzNewLedger(f *testing.F) { f.Fuzz(rapid.MakeFuzz(claimProp(&[2]int{}))) 
 // TestProp_ConstructorGenerators checks the fuzz properties and that
 // their generators yield both valid and invalid input.
 func TestProp_ConstructorGenerators(t *testing.T) {
-	var slicesValid, claimsValid [2]int
+	var slicesValid, claimsValid, groupValid [2]int
 	rapid.Check(t, sliceProp(&slicesValid))
 	rapid.Check(t, claimProp(&claimsValid))
+	rapid.Check(t, groupConstraintProp(&groupValid))
+	require.Positive(t, groupValid[0], "no valid group constraints generated")
+	require.Positive(t, groupValid[1], "no invalid group constraints generated")
 	require.Positive(t, slicesValid[0], "no valid slices generated")
 	require.Positive(t, slicesValid[1], "no invalid slices generated")
 	require.Positive(t, claimsValid[0], "no valid claims generated")
