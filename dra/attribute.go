@@ -67,6 +67,31 @@ func (a Attribute) Overlaps(b Attribute) bool {
 	return false
 }
 
+// has reports whether scalar x is an element of a (a itself, for a
+// scalar), without building a's elements.
+func (a Attribute) has(x Attribute) bool {
+	if a.List == nil {
+		return a.scalarEqual(x)
+	}
+	return containsElem(a.List, x)
+}
+
+// size is the number of a's elements.
+func (a Attribute) size() int {
+	if a.List == nil {
+		return 1
+	}
+	return len(a.List)
+}
+
+// appendElems appends a's elements to out.
+func (a Attribute) appendElems(out []Attribute) []Attribute {
+	if a.List == nil {
+		return append(out, a)
+	}
+	return append(out, a.List...)
+}
+
 // containsElem reports whether scalar x is among elems.
 func containsElem(elems []Attribute, x Attribute) bool {
 	return slices.ContainsFunc(elems, x.scalarEqual)
@@ -77,7 +102,7 @@ func containsElem(elems []Attribute, x Attribute) bool {
 func intersect(out, set []Attribute, value Attribute) []Attribute {
 	out = out[:0]
 	for _, x := range set {
-		if containsElem(value.Elements(), x) {
+		if value.has(x) {
 			out = append(out, x)
 		}
 	}

@@ -222,3 +222,52 @@ func BenchmarkRackCannotServe(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGroupFabric: 64 members on 64 nodes, each with a NIC claim of
+// its own; every node reaches fabric a (32 NICs, first in candidate order)
+// and fabric b (64). With the PodGroup's matchAttribute fabric the 33rd
+// member moves the first 32 onto b in one re-search; without it they mix.
+func BenchmarkGroupFabric(b *testing.B) {
+	for _, match := range []bool{false, true} {
+		name := "free"
+		if match {
+			name = "one-fabric"
+		}
+		b.Run(name, func(b *testing.B) {
+			sel := &placement.LabelSelector{MatchLabels: map[string]string{"zone": "z"}}
+			var sl []dra.ResourceSlice
+			for _, f := range []struct {
+				name string
+				n    int
+			}{{"a", 32}, {"b", 64}} {
+				s := netSlice("fab-"+f.name, sel)
+				for i := range f.n {
+					s.Devices = append(s.Devices, dra.Device{Name: fmt.Sprintf("nic%02d", i), Attributes: map[dra.QualifiedName]dra.Attribute{"fabric": dra.StringAttribute(f.name)}})
+				}
+				sl = append(sl, s)
+			}
+			inv, err := dra.NewInventory(classes, sl)
+			require.NoError(b, err)
+			l, err := dra.NewLedger(inv, []dra.ResourceClaimTemplate{tmpl("nic", oneOf("net"))}, nil)
+			require.NoError(b, err)
+			var ns []placement.Node
+			for i := range 64 {
+				ns = append(ns, cpuNode(fmt.Sprintf("n%02d", i), 1000, map[string]string{"zone": "z"}))
+			}
+			s, err := placement.NewSnapshot(ns, nil)
+			require.NoError(b, err)
+			g := group("pg", 64, members(64, byTemplate("nic", "nic"))...)
+			pg := podGroup("pg")
+			if match {
+				pg.DeviceConstraints = []dra.GroupDeviceConstraint{{MatchAttribute: "fabric"}}
+			}
+			opts := placement.Options{Reservers: []placement.NewReserverFunc{l.Reserver(pg, dra.Options{})}}
+			var d placement.Decision
+			cputime.Loop(b, func() {
+				d, err = placement.Solve(s, g, opts)
+				require.NoError(b, err)
+			})
+			require.Equal(b, placement.Scheduled, d.Status, d.Message)
+		})
+	}
+}

@@ -118,9 +118,15 @@ func (x *dfs) groupCovers(k int, v int, q *creq, a *calt) bool {
 func (x *dfs) seedGroup() bool {
 	r := x.r
 	gc := r.rs.gcons
-	x.gst = x.gst[:0]
-	for range gc {
+	// Reset each state, keeping its buffers for the next search.
+	for len(x.gst) < cap(x.gst) && len(x.gst) < len(gc) {
+		x.gst = x.gst[:len(x.gst)+1]
+	}
+	for len(x.gst) < len(gc) {
 		x.gst = append(x.gst, consState{})
+	}
+	for k := range x.gst {
+		x.gst[k].n, x.gst[k].vals = 0, x.gst[k].vals[:0]
 	}
 	if x.use == useNone {
 		return true
@@ -236,11 +242,18 @@ func (x *dfs) byValue(sc *scratch) outcome {
 		return x.run(sc)
 	}
 	// Keep the unfiltered candidates: each combination filters afresh.
-	orig := make([][][]int32, len(x.slots))
+	// Kept in buffers that outlive the search, like the candidates'.
+	for len(x.orig) < len(x.slots) {
+		x.orig = append(x.orig, nil)
+	}
+	orig := x.orig[:len(x.slots)]
 	for i := range x.slots {
-		orig[i] = make([][]int32, len(x.slots[i].cands))
+		for len(orig[i]) < len(x.slots[i].cands) {
+			orig[i] = append(orig[i], nil)
+		}
+		orig[i] = orig[i][:len(x.slots[i].cands)]
 		for a, c := range x.slots[i].cands {
-			orig[i][a] = slices.Clone(c)
+			orig[i][a] = append(orig[i][a][:0], c...)
 		}
 	}
 	vals := make([][]Attribute, len(ks))
@@ -257,11 +270,19 @@ func (x *dfs) byValue(sc *scratch) outcome {
 				}
 				for _, d := range cands {
 					dv := &x.r.inv.devs[d]
-					if v, ok := Attr(dv.id.Driver, dv.d, c.attr); ok {
-						for _, e := range v.Elements() {
-							if !containsElem(vals[j], e) {
-								vals[j] = append(vals[j], e)
-							}
+					v, ok := Attr(dv.id.Driver, dv.d, c.attr)
+					if !ok {
+						continue
+					}
+					if v.List == nil {
+						if !containsElem(vals[j], v) {
+							vals[j] = append(vals[j], v)
+						}
+						continue
+					}
+					for _, e := range v.List {
+						if !containsElem(vals[j], e) {
+							vals[j] = append(vals[j], e)
 						}
 					}
 				}
@@ -341,7 +362,7 @@ func (x *dfs) hasValues(ks []int, vals [][]Attribute, pick []int, i, a int, d in
 		if !x.altCovered(k, i, a) {
 			continue
 		}
-		if v, ok := Attr(dv.id.Driver, dv.d, x.r.rs.gcons[k].attr); !ok || !containsElem(v.Elements(), vals[j][pick[j]]) {
+		if v, ok := Attr(dv.id.Driver, dv.d, x.r.rs.gcons[k].attr); !ok || !v.has(vals[j][pick[j]]) {
 			return false
 		}
 	}

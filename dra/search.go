@@ -86,7 +86,7 @@ func (cs *consState) admits(distinct bool, v Attribute) bool {
 // add records a pick with value v; admits(v) must hold.
 func (cs *consState) add(distinct bool, v Attribute) {
 	if distinct {
-		cs.vals = append(cs.vals, v.Elements()...)
+		cs.vals = v.appendElems(cs.vals)
 		cs.n++
 		return
 	}
@@ -94,7 +94,7 @@ func (cs *consState) add(distinct bool, v Attribute) {
 		cs.inter = append(cs.inter, nil)
 	}
 	if cs.n == 0 {
-		cs.inter[0] = append(cs.inter[0][:0], v.Elements()...)
+		cs.inter[0] = v.appendElems(cs.inter[0][:0])
 	} else {
 		cs.inter[cs.n] = intersect(cs.inter[cs.n], cs.inter[cs.n-1], v)
 	}
@@ -105,7 +105,7 @@ func (cs *consState) add(distinct bool, v Attribute) {
 func (cs *consState) remove(distinct bool, v Attribute) {
 	cs.n--
 	if distinct {
-		cs.vals = cs.vals[:len(cs.vals)-len(v.Elements())]
+		cs.vals = cs.vals[:len(cs.vals)-v.size()]
 	}
 }
 
@@ -128,7 +128,8 @@ type dfs struct {
 	// GroupDeviceConstraint), inSearch marks the claims among vars.
 	gst      []consState
 	inSearch []bool
-	grouped  bool // the group's constraints apply (see reserver.noGroup)
+	orig     [][][]int32 // byValue's unfiltered candidates, per slot and alternative
+	grouped  bool        // the group's constraints apply (see reserver.noGroup)
 }
 
 // search allocates vars together, in order, each alternative and device
@@ -142,7 +143,7 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 	x := &r.x
 	*x = dfs{r: r, vars: vars, use: use, budget: r.budget,
 		slots: x.slots[:0], cons: x.cons[:0], picks: x.picks[:0], alts: x.alts[:0], pslot: x.pslot[:0], bufs: x.bufs, nbuf: 0,
-		gst: x.gst[:0], inSearch: x.inSearch, grouped: len(r.rs.gcons) > 0 && !r.noGroup}
+		gst: x.gst[:0], inSearch: x.inSearch, orig: x.orig, grouped: len(r.rs.gcons) > 0 && !r.noGroup}
 	for v := range vars {
 		sp := vars[v].spec
 		var cs []consState
