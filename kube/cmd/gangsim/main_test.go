@@ -72,6 +72,7 @@ var goldens = []golden{
 	{"dra-fabric-gang", []string{"-f", td + "dra/fabric-gang.yaml"}, exitPlaced},
 	{"dra-fabric-gang-yaml", []string{"-o", "yaml", "-f", td + "dra/fabric-gang.yaml"}, exitPlaced},
 	{"dra-fabric-split", []string{"-f", td + "dra/fabric-split.yaml"}, exitWaiting},
+	{"dra-rack-too-small", []string{"-f", td + "dra/rack-too-small.yaml"}, exitWaiting},
 	{"preemption", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
 	{"preemption-yaml", []string{"-o", "yaml", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
 	{"preemption-off", []string{"-preemption=false", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitWaiting},
