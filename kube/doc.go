@@ -41,7 +41,10 @@
 //   - DeviceClasses, ResourceSlices, ResourceClaimTemplates and
 //     ResourceClaims (resource.k8s.io/v1) become the [dra] model, with CEL
 //     selectors compiled by the Kubernetes DRA CEL environment
-//     ([CompileSelector]).
+//     ([CompileSelector]); a PodGroup's annotation
+//     gangsched.io/device-constraints ([DeviceConstraints]) binds the
+//     devices of all its members' claims together (one fabric, distinct
+//     NVLink domains), which no Kubernetes API can say.
 //   - [Load] does all of it for a set of manifest objects (package
 //     kube/manifest reads them) and builds the snapshot, running the Job
 //     controller's rules (v1.37: objects a Job controls are its own; only
