@@ -78,7 +78,13 @@
 //	                                   interfaces: hooks.go)
 //	 └ outputs                         outputs.go, decision.go
 //	   or diagnosis                    diagnose.go
-//	SolveHierarchy (KEP-6012 trees)    hierarchy.go: backtracking over Solve
+//	SolveHierarchy (KEP-6012 trees)    hierarchy.go (API, entry)
+//	 └ tree checked and compiled       hierarchy_build.go
+//	 └ domains, siblings, leaves       hierarchy_search.go: backtracking
+//	                                   over Solve; hierarchy_overlay.go
+//	                                   (usage undone on backtrack),
+//	                                   hierarchy_prune.go, hierarchy_twins.go
+//	 └ decision level by level         hierarchy_result.go
 //
 // Equivalence tests: batched runs equal one-by-one placement
 // (TestProp_BatchedEqualsOneByOne, TestProp_GroupedSourcesEqualOneByOne,

@@ -1,0 +1,161 @@
+package placement
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// build checks the subtree of n (depth, cycles, names, keys, groups) and
+// compiles it into hnodes for the search.
+func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNode]bool, names map[string]bool) (*hnode, error) {
+	if path[n] {
+		return nil, Errorf(ErrInvalid, hierObj(n), "children", "cycle: the node is its own descendant")
+	}
+	if seen[n] {
+		return nil, Errorf(ErrDuplicate, hierObj(n), "children", "the node is reached twice")
+	}
+	if depth > MaxHierarchyDepth {
+		return nil, Errorf(ErrInvalid, hierObj(n), "depth", "%d exceeds %d levels", depth, MaxHierarchyDepth)
+	}
+	if n.Name == "" {
+		return nil, Errorf(ErrInvalid, hierObj(n), "name", "must not be empty")
+	}
+	if names[n.Name] {
+		return nil, Errorf(ErrDuplicate, hierObj(n), "name", "two nodes are named %q", n.Name)
+	}
+	names[n.Name] = true
+	seen[n], path[n] = true, true
+	defer delete(path, n)
+	if n.TopologyKey != "" && !slices.Contains(h.treeKeys, n.TopologyKey) {
+		h.treeKeys = append(h.treeKeys, n.TopologyKey)
+		slices.Sort(h.treeKeys)
+	}
+	if n.TopologyKey != "" && !h.hasKey(n.TopologyKey) {
+		return nil, Errorf(ErrNotFound, hierObj(n), "topologyKey", "unknown key %q: no node has that label", n.TopologyKey)
+	}
+	hn := &hnode{src: n}
+	switch {
+	case n.Group != nil && len(n.Children) > 0:
+		return nil, Errorf(ErrInvalid, hierObj(n), "children", "a leaf (with a group) has no children")
+	case n.Group == nil && len(n.Children) == 0:
+		return nil, Errorf(ErrInvalid, hierObj(n), "children", "an inner node needs children, a leaf a group")
+	case n.Group != nil:
+		g := n.Group
+		gk := "\x00" + g.Key().String() // not a node name
+		if names[gk] {
+			return nil, Errorf(ErrDuplicate, hierObj(n), "group", "PodGroup %q is a leaf twice", g.Key().String())
+		}
+		names[gk] = true
+		bound := len(h.s.GroupMembers(g.Key()))
+		hn.bound = bound
+		hn.need = 1 // as Solve's Decision.Required: at least one new pod
+		if g.IsGang() {
+			hn.need = max(int(g.MinCount)-bound, 1)
+		}
+		hn.boundMeets = bound > 0 && (!g.IsGang() || bound >= int(g.MinCount))
+		if g.NumPending() == 0 {
+			// A leaf already placed in an earlier cycle: its bound members
+			// satisfy it, or nothing will until members arrive.
+			hn.done, hn.need = -1, 0
+			if bound > 0 && (!g.IsGang() || bound >= int(g.MinCount)) {
+				hn.done = 1
+			}
+		}
+	default:
+		for i, c := range n.Children {
+			if c == nil {
+				return nil, Errorf(ErrInvalid, hierObj(n), fmt.Sprintf("children[%d]", i), "nil node")
+			}
+			cn, err := h.build(c, depth+1, path, seen, names)
+			if err != nil {
+				return nil, err
+			}
+			hn.children = append(hn.children, cn)
+		}
+		slices.SortFunc(hn.children, func(a, b *hnode) int { return strings.Compare(a.src.Name, b.src.Name) })
+		switch n.Policy {
+		case PolicyGang, "":
+			if n.MinGroupCount < 1 || int(n.MinGroupCount) > len(n.Children) {
+				return nil, Errorf(ErrInvalid, hierObj(n), "minGroupCount", "%d is outside 1..%d (its children)", n.MinGroupCount, len(n.Children))
+			}
+			hn.need = int(n.MinGroupCount)
+		case PolicyBasic:
+			hn.need = 1
+		default:
+			return nil, Errorf(ErrInvalid, hierObj(n), "policy", "unknown policy %q", n.Policy)
+		}
+	}
+	if n.TopologyKey != "" {
+		doms := map[string]bool{}
+		var err error
+		hn.walkLeaves(func(l *hnode) {
+			for _, p := range h.s.GroupMembers(l.src.Group.Key()) {
+				id, ok := h.s.NodeOf(p)
+				if !ok {
+					continue
+				}
+				v, has := h.label(id, n.TopologyKey)
+				if !has && err == nil {
+					err = Errorf(ErrInvalid, hierObj(n), "topologyKey", "bound member %s is on node %q, which lacks %q", p.Key(), h.s.Node(id).Name, n.TopologyKey)
+				}
+				doms[v] = true
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(doms) > 1 {
+			return nil, Errorf(ErrInvalid, hierObj(n), "topologyKey", "bound members already span %d domains of %q", len(doms), n.TopologyKey)
+		}
+		for v := range doms {
+			hn.pins = []string{v}
+		}
+	}
+	return hn, nil
+}
+
+// uniquePods rejects a pod key listed by two leaves: once one leaf is
+// placed, the other's pod would be bound already. When every leaf's
+// member names ascend, leaves whose key ranges do not overlap need no
+// more: O(leaves log leaves); otherwise each key is looked up.
+func (h *hsolver) uniquePods(root *hnode) error {
+	type span struct{ lo, hi Key }
+	var spans []span
+	sorted := true
+	root.walkLeaves(func(l *hnode) {
+		if ms := l.src.Group.Members; len(ms) > 0 {
+			sorted = sorted && l.sorted && l.rows != nil
+			spans = append(spans, span{ms[0].Key(), ms[len(ms)-1].Key()})
+		}
+	})
+	slices.SortFunc(spans, func(a, b span) int { return a.lo.Compare(b.lo) })
+	for i := 1; sorted && i < len(spans); i++ {
+		sorted = spans[i-1].hi.Compare(spans[i].lo) < 0
+	}
+	if sorted {
+		return nil
+	}
+	var err error
+	seen := map[Key]string{}
+	root.walkLeaves(func(l *hnode) {
+		g := l.src.Group
+		for i := range g.Members {
+			k := g.Members[i].Key()
+			if other, dup := seen[k]; dup && other != l.src.Name && err == nil {
+				err = Errorf(ErrDuplicate, hierObj(l.src), "group.members", "pod %s is a member of leaf %q too", k, other)
+			}
+			seen[k] = l.src.Name
+		}
+	})
+	return err
+}
+
+func (n *hnode) walkLeaves(f func(*hnode)) {
+	if n.src.Group != nil {
+		f(n)
+	}
+	for _, c := range n.children {
+		c.walkLeaves(f)
+	}
+}

@@ -1,0 +1,371 @@
+package placement
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// domains splits allowed by n's key: one (value, nodes) per domain, by
+// value; the pinned domain only when bound members pin one.
+func (h *hsolver) domains(n *hnode, s *Snapshot, allowed []NodeID) ([]string, [][]NodeID) {
+	key := n.src.TopologyKey
+	if key == "" {
+		return []string{""}, [][]NodeID{allowed}
+	}
+	sp := h.split(key, allowed)
+	if n.pins == nil {
+		return sp.vals, sp.sets
+	}
+	if i, ok := slices.BinarySearch(sp.vals, n.pins[0]); ok {
+		return sp.vals[i : i+1], sp.sets[i : i+1]
+	}
+	return nil, nil
+}
+
+// domainSplit is allowed split by one key: the values ascending and the
+// nodes of each.
+type domainSplit struct {
+	vals []string
+	sets [][]NodeID
+}
+
+// splitKey identifies a split: siblings share their parent's node set,
+// so each is computed once per search.
+type splitKey struct {
+	key   string
+	first *NodeID
+	n     int
+}
+
+// split returns allowed split by key, cached (read-only to callers): by
+// the key's index, O(allowed), and whole domains of the index shared
+// rather than copied.
+func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
+	var sk splitKey
+	if len(allowed) > 0 {
+		sk = splitKey{key, &allowed[0], len(allowed)}
+		if sp, ok := h.splits[sk]; ok {
+			return sp
+		}
+	}
+	ld := h.s.b.labelDomains(key)
+	var sp domainSplit
+	if len(allowed) == len(ld.of) { // every node
+		for v, val := range ld.values {
+			if val != "" || !h.noEmpty {
+				sp.vals = append(sp.vals, val)
+				sp.sets = append(sp.sets, ld.nodes[v])
+			}
+		}
+	} else {
+		// The values of allowed, in runs as node IDs follow names: the
+		// last one is checked first.
+		var ids []int32
+		var count []int
+		last := -1
+		for _, id := range allowed {
+			v := ld.of[id]
+			if v < 0 || (ld.values[v] == "" && h.noEmpty) {
+				continue
+			}
+			if last < 0 || ids[last] != v {
+				if last = slices.Index(ids, v); last < 0 {
+					ids, count, last = append(ids, v), append(count, 0), len(ids)
+				}
+			}
+			count[last]++
+		}
+		order := make([]int, len(ids))
+		for i := range order {
+			order[i] = i
+		}
+		// The index numbers values in ascending order.
+		slices.SortFunc(order, func(a, b int) int { return int(ids[a] - ids[b]) })
+		sp.vals, sp.sets = make([]string, len(ids)), make([][]NodeID, len(ids))
+		sorted := make([]int32, len(ids))
+		partial := false
+		for i, k := range order {
+			v := ids[k]
+			sorted[i] = v
+			sp.vals[i] = ld.values[v]
+			if count[k] == len(ld.nodes[v]) {
+				sp.sets[i] = ld.nodes[v] // the whole domain lies in allowed
+			} else {
+				partial = true
+				sp.sets[i] = make([]NodeID, 0, count[k])
+			}
+		}
+		for _, id := range allowed {
+			if !partial {
+				break
+			}
+			v := ld.of[id]
+			if v < 0 || (ld.values[v] == "" && h.noEmpty) {
+				continue
+			}
+			// A whole domain shared from the index is full (len = cap).
+			if i, _ := slices.BinarySearch(sorted, v); len(sp.sets[i]) < cap(sp.sets[i]) {
+				sp.sets[i] = append(sp.sets[i], id)
+			}
+		}
+	}
+	if len(allowed) > 0 {
+		if h.splits == nil {
+			h.splits = map[splitKey]domainSplit{}
+		}
+		h.splits[sk] = sp
+	}
+	return sp
+}
+
+func (h *hsolver) tick() bool {
+	h.steps++
+	if h.steps > h.budget {
+		h.exhausted = true
+		return false
+	}
+	return true
+}
+
+// place tries every placement of n's subtree on s within allowed, calling
+// k with the snapshot each leaves; it stops at the first k that accepts.
+// Domains before from (a value of n's key) are not tried: see
+// hierarchy_twins.go.
+func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, from string, k func(*Snapshot) (bool, error)) (bool, error) {
+	vals, sets := h.domains(n, s, allowed)
+	first := 0
+	if from != "" {
+		first, _ = slices.BinarySearch(vals, from)
+	}
+	for i := first; i < len(vals); i++ {
+		if n.done == 0 && !h.mayHold(n, s, sets[i]) {
+			continue // the domain's free capacity is short of the subtree's least need
+		}
+		if !h.tick() {
+			return false, nil
+		}
+		n.domain = vals[i]
+		var ok bool
+		var err error
+		if n.done != 0 {
+			if n.done > 0 {
+				ok, err = k(s)
+			}
+		} else if n.src.Group != nil {
+			ok, err = h.placeLeaf(n, s, vals[i], sets[i], k)
+			for _, part := range h.refine(n, sets[i]) {
+				if ok || err != nil || h.exhausted || !h.tick() {
+					break
+				}
+				ok, err = h.placeLeaf(n, s, vals[i], part, k)
+			}
+			if !ok && err == nil && !h.exhausted && n.done == 0 && n.boundMeets {
+				// Scheduled before: its extra members need not fit.
+				n.extrasLeft = true
+				if ok, err = k(s); !ok {
+					n.extrasLeft = false
+				}
+			}
+		} else {
+			ok, err = h.placeChildren(n, 0, 0, s, sets[i], k)
+		}
+		if ok || err != nil || h.exhausted {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// refine splits a leaf's domain by the other keys of the tree, so that a
+// leaf can leave a domain of another key to a sibling that needs it: the
+// parts, key by key (ascending), then by value, each once (a part equal to
+// the domain or to an earlier part is not tried again).
+func (h *hsolver) refine(n *hnode, nodes []NodeID) [][]NodeID {
+	var out [][]NodeID
+	if len(nodes) < 2 {
+		return nil // a part of one node is the domain itself
+	}
+	for _, key := range h.treeKeys {
+		if key == n.src.TopologyKey {
+			continue
+		}
+		for _, part := range h.split(key, nodes).sets {
+			if !slices.Equal(part, nodes) && !slices.ContainsFunc(out, func(o []NodeID) bool { return slices.Equal(o, part) }) {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+func (h *hsolver) placeChildren(n *hnode, i, sat int, s *Snapshot, allowed []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {
+	if i == len(n.children) {
+		if sat < n.need {
+			return false, nil
+		}
+		return k(s)
+	}
+	if sat+len(n.children)-i < n.need || h.exhausted {
+		return false, nil
+	}
+	c := n.children[i]
+	from := ""
+	if i > 0 && c.entered && !c.twinKnown {
+		c.twin, c.twinKnown = twins(n.children[i-1], c), true
+	}
+	c.entered = true
+	if c.twin {
+		prev := n.children[i-1]
+		if !prev.placed {
+			// Skipped twin: placing this one instead would be the same
+			// placement, tried already.
+			return h.placeChildren(n, i+1, sat, s, allowed, k)
+		}
+		from = prev.domain
+	}
+	ok, err := h.place(c, s, allowed, from, func(s2 *Snapshot) (bool, error) {
+		c.placed = true
+		ok, err := h.placeChildren(n, i+1, sat+1, s2, allowed, k)
+		if !ok {
+			c.placed = false
+		}
+		return ok, err
+	})
+	if ok || err != nil || h.exhausted {
+		return ok, err
+	}
+	c.placed = false
+	return h.placeChildren(n, i+1, sat, s, allowed, k)
+}
+
+// variants are the leaf's group as given, then cut to its minimum.
+func (n *hnode) variants() []*Group {
+	g := n.src.Group
+	out := []*Group{g}
+	if g.NumPending() > n.need && len(g.SubGroups) == 0 {
+		t := *g
+		t.Members = slices.Clone(g.Members)
+		slices.SortFunc(t.Members, func(a, b Pod) int { return a.Key().Compare(b.Key()) })
+		t.PodSets = slices.Clone(g.PodSets)
+		slices.SortFunc(t.PodSets, func(a, b PodSet) int { return strings.Compare(a.Name, b.Name) })
+		left := n.need
+		if len(t.Members) > left {
+			t.Members = t.Members[:left]
+		}
+		left -= len(t.Members)
+		var sets []PodSet
+		for _, ps := range t.PodSets {
+			if left == 0 {
+				break
+			}
+			ps.Count = int32(min(int(ps.Count), left))
+			left -= int(ps.Count)
+			sets = append(sets, ps)
+		}
+		t.PodSets = sets
+		if t.NumPending() > 0 {
+			out = append(out, &t)
+		}
+	}
+	return out
+}
+
+func (h *hsolver) solveLeaf(g *Group, s *Snapshot, dom string, nodes []NodeID) (Decision, error) {
+	opts := h.opts
+	pl := Placement{Name: dom, Nodes: nodes}
+	opts.Generator = PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return []Placement{pl}, nil })
+	opts.Budget = max(h.budget-h.steps, 1)
+	d, err := Solve(s, g, opts)
+	h.steps += d.Steps
+	if h.steps > h.budget {
+		h.exhausted = true
+	}
+	return d, err
+}
+
+func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {
+	if !h.mayHold(n, s, nodes) {
+		return false, nil // not even the sum of its smallest minimum fits: no solve needed
+	}
+	for vi, g := range n.variants() {
+		if h.exhausted {
+			return false, nil
+		}
+		if vi == 1 && n.dec.Status == Scheduled && placedPods(n.dec) <= n.need {
+			continue // the full variant placed no more than the minimum
+		}
+		d, err := h.solveLeaf(g, s, dom, nodes)
+		if err != nil {
+			return false, err
+		}
+		n.dec = d
+		if d.Status != Scheduled {
+			if !d.Proven {
+				h.proven = false
+			}
+			continue
+		}
+		if !g.IsGang() && d.Bound+len(d.Assignments)+len(d.PodSetAssignments) == 0 {
+			continue
+		}
+		s2 := s
+		if h.ov != nil {
+			if err := h.ov.push(n, d); err != nil {
+				return false, err
+			}
+		} else {
+			ch, err := h.change(g, d)
+			if err != nil {
+				return false, err
+			}
+			if s2, err = s.Apply(ch); err != nil {
+				return false, err
+			}
+		}
+		h.stack = append(h.stack, n)
+		ok, err := k(s2)
+		if ok || err != nil {
+			return ok, err
+		}
+		h.stack = h.stack[:len(h.stack)-1]
+		if h.ov != nil {
+			h.ov.pop()
+		}
+	}
+	return false, nil
+}
+
+// change binds a Scheduled decision's pods: members as given, pod-set
+// pods under names of the form "<set>.h<n>".
+func (h *hsolver) change(g *Group, d Decision) (Change, error) {
+	var ch Change
+	byKey := map[Key]*Pod{}
+	for i := range g.Members {
+		byKey[g.Members[i].Key()] = &g.Members[i]
+	}
+	for _, a := range d.Assignments {
+		p, ok := byKey[a.Pod]
+		if !ok {
+			return Change{}, Errorf(ErrNotFound, groupObj(g), "members", "decision places unknown pod %s", a.Pod)
+		}
+		q := *p
+		q.NodeName = a.Node
+		ch.Bind = append(ch.Bind, q)
+	}
+	sets := map[string]*PodSet{}
+	for i := range g.PodSets {
+		sets[g.PodSets[i].Name] = &g.PodSets[i]
+	}
+	for _, a := range d.PodSetAssignments {
+		ps := sets[a.PodSet]
+		for range a.Count {
+			q := ps.Template
+			h.seq++
+			q.Namespace, q.Name, q.UID = g.Namespace, fmt.Sprintf("%s.h%d", ps.Name, h.seq), ""
+			q.SchedulingGroup, q.NodeName = g.Name, a.Node
+			ch.Bind = append(ch.Bind, q)
+		}
+	}
+	return ch, nil
+}
