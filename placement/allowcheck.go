@@ -54,7 +54,7 @@ func (c *cons) checker(i int, pos []NodeID) *checker {
 		o.held = c.checkWords[used-words : used]
 		clear(o.held)
 		for _, q := range t.matches {
-			if pos[q] < 0 {
+			if q == t.owner || pos[q] < 0 {
 				continue
 			}
 			o.placed = true
@@ -64,8 +64,7 @@ func (c *cons) checker(i int, pos []NodeID) *checker {
 		}
 		k.own = append(k.own, o)
 	}
-	for _, ti := range c.byTarget[i] {
-		t := &c.terms[ti]
+	for t := range c.matching(i, requiredAnti) {
 		if pos[t.owner] < 0 {
 			continue
 		}

@@ -2,6 +2,8 @@ package placement
 
 import (
 	"fmt"
+	"iter"
+	"maps"
 	"slices"
 )
 
@@ -10,18 +12,23 @@ import (
 // pending members in the solver's member order. A position of -1 means the
 // member is not placed.
 type cons struct {
-	s        *Snapshot
-	pods     []*Pod
-	nb       int
-	terms    []term
-	byOwner  [][]int32 // terms owned by each member
-	byTarget [][]int32 // required anti-affinity terms whose selector matches each member
-	byMatch  [][]int32 // preferred terms whose selector matches each member
-	subs     []subc
-	subOf    []int32     // sub-group of each member, or -1
-	maxPref  int64       // sum of all preferred weights of all members
-	prefBuf  []prefTerm  // prefsOf's, reused: a member's prefs are done with before the next's
-	bonusBuf []prefBonus // the same
+	s     *Snapshot
+	pods  []*Pod
+	nb    int
+	terms []term
+	// classes are the distinct terms (selector, key, kind, weight): alike
+	// members carry equal terms, so a selector is matched against every
+	// member once per class rather than once per owner, and the members a
+	// term matches are one list per class — O(members × classes), not
+	// O(members²), to compile.
+	classes   []termClass
+	byOwner   [][]int32 // terms owned by each member
+	matchedBy [][]int32 // classes whose selector matches each member
+	subs      []subc
+	subOf     []int32     // sub-group of each member, or -1
+	maxPref   int64       // sum of all preferred weights of all members
+	prefBuf   []prefTerm  // prefsOf's, reused: a member's prefs are done with before the next's
+	bonusBuf  []prefBonus // the same
 	// domKeys and doms are the node domains of each topology key the
 	// checks asked about (see domain).
 	domKeys []string
@@ -29,15 +36,36 @@ type cons struct {
 	// check and checkWords are checker's, reused member after member.
 	check      checker
 	checkWords []uint64
+	// counts is countsOf's, reused.
+	counts classCounts
 }
 
+// term is one affinity term of one owner.
 type term struct {
-	owner     int32
-	key       string
-	anti      bool
-	weight    int64   // 0 for a required term
-	matches   []int32 // other members that the selector matches
+	owner  int32
+	cls    int32 // its class in cons.classes
+	key    string
+	anti   bool
+	weight int64 // 0 for a required term
+	// matches are the members the selector matches, ascending — the
+	// class's list, shared: the owner itself is in it when selfMatch, and
+	// every reader skips it.
+	matches   []int32
 	selfMatch bool
+}
+
+// termClass is the terms equal but for their owner.
+type termClass struct {
+	sel     *LabelSelector
+	key     string
+	anti    bool
+	weight  int64
+	matches []int32 // members the selector matches, ascending
+	terms   []int32 // the terms of the class, ascending
+	// dom and domains are the domains of key (see cons.domain) and how
+	// many there are, set on the first countsOf.
+	dom     []int32
+	domains int
 }
 
 type subc struct {
@@ -67,47 +95,52 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 	c.pods = append(append(c.pods, bound...), pending...)
 	n := len(c.pods)
 	c.byOwner = make([][]int32, n)
-	c.byTarget = make([][]int32, n)
-	c.byMatch = make([][]int32, n)
-	add := func(owner int, t PodAffinityTerm, anti bool, w int64) {
-		tm := term{owner: int32(owner), key: t.TopologyKey, anti: anti, weight: w}
-		for j, q := range c.pods {
-			if !t.LabelSelector.Matches(q.Labels) {
-				continue
-			}
-			if j == owner {
-				tm.selfMatch = true
-				continue
-			}
-			tm.matches = append(tm.matches, int32(j))
+	c.matchedBy = make([][]int32, n)
+	var last *Affinity // the previous owner's terms, met again by pointer
+	var lastCls []int32
+	add := func(owner int, t *PodAffinityTerm, anti bool, w int64, k int) {
+		var cls int32
+		if k < len(lastCls) && last == c.pods[owner].Affinity {
+			cls = lastCls[k]
+		} else {
+			cls = c.classOf(t, anti, w)
 		}
+		if k >= len(lastCls) {
+			lastCls = append(lastCls, cls)
+		} else {
+			lastCls[k] = cls
+		}
+		cl := &c.classes[cls]
+		_, self := slices.BinarySearch(cl.matches, int32(owner))
 		ti := int32(len(c.terms))
-		c.terms = append(c.terms, tm)
+		c.terms = append(c.terms, term{owner: int32(owner), cls: cls, key: cl.key, anti: anti, weight: w, matches: cl.matches, selfMatch: self})
+		cl.terms = append(cl.terms, ti)
 		c.byOwner[owner] = append(c.byOwner[owner], ti)
-		for _, j := range tm.matches {
-			switch {
-			case w != 0:
-				c.byMatch[j] = append(c.byMatch[j], ti)
-			case anti:
-				c.byTarget[j] = append(c.byTarget[j], ti)
-			}
-		}
 		c.maxPref += w
 	}
 	for i, p := range c.pods {
 		if p.Affinity == nil {
 			continue
 		}
-		for k, pa := range []*PodAffinity{p.Affinity.PodAffinity, p.Affinity.PodAntiAffinity} {
+		k := 0
+		for kind, pa := range []*PodAffinity{p.Affinity.PodAffinity, p.Affinity.PodAntiAffinity} {
 			if pa == nil {
 				continue
 			}
-			for _, t := range pa.Required {
-				add(i, t, k == 1, 0)
+			for j := range pa.Required {
+				add(i, &pa.Required[j], kind == 1, 0, k)
+				k++
 			}
-			for _, t := range pa.Preferred {
-				add(i, t.Term, k == 1, int64(t.Weight))
+			for j := range pa.Preferred {
+				add(i, &pa.Preferred[j].Term, kind == 1, int64(pa.Preferred[j].Weight), k)
+				k++
 			}
+		}
+		last, lastCls = p.Affinity, lastCls[:k]
+	}
+	for k := range c.classes {
+		for _, j := range c.classes[k].matches {
+			c.matchedBy[j] = append(c.matchedBy[j], int32(k))
 		}
 	}
 	c.subOf = make([]int32, n)
@@ -129,6 +162,59 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 	}
 	return c
 }
+
+// classOf returns the class of term t (anti-affinity or not, weight w, 0
+// when required), adding it — its selector matched against every member —
+// when no class is equal.
+func (c *cons) classOf(t *PodAffinityTerm, anti bool, w int64) int32 {
+	for k := range c.classes {
+		cl := &c.classes[k]
+		if cl.key == t.TopologyKey && cl.anti == anti && cl.weight == w && equalSelector(cl.sel, &t.LabelSelector) {
+			return int32(k)
+		}
+	}
+	cl := termClass{sel: &t.LabelSelector, key: t.TopologyKey, anti: anti, weight: w}
+	for j, q := range c.pods {
+		if t.LabelSelector.Matches(q.Labels) {
+			cl.matches = append(cl.matches, int32(j))
+		}
+	}
+	c.classes = append(c.classes, cl)
+	return int32(len(c.classes) - 1)
+}
+
+// equalSelector reports whether two selectors select alike: the same
+// pairs and the same requirements in the same order.
+func equalSelector(a, b *LabelSelector) bool {
+	if a == b {
+		return true
+	}
+	eq := func(x, y SelectorRequirement) bool {
+		return x.Key == y.Key && x.Operator == y.Operator && slices.Equal(x.Values, y.Values)
+	}
+	return maps.Equal(a.MatchLabels, b.MatchLabels) && slices.EqualFunc(a.MatchExpressions, b.MatchExpressions, eq)
+}
+
+// matching yields the terms of the classes keep admits whose selector
+// matches member i, owned by other members.
+func (c *cons) matching(i int, keep func(*termClass) bool) iter.Seq[*term] {
+	return func(yield func(*term) bool) {
+		for _, k := range c.matchedBy[i] {
+			cl := &c.classes[k]
+			if !keep(cl) {
+				continue
+			}
+			for _, ti := range cl.terms {
+				if t := &c.terms[ti]; int(t.owner) != i && !yield(t) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func requiredAnti(cl *termClass) bool { return cl.weight == 0 && cl.anti }
+func preferred(cl *termClass) bool    { return cl.weight != 0 }
 
 // domain returns, for each node, the index of its value of label key
 // among the values the nodes carry, or -1 where the node lacks the label.
@@ -199,7 +285,7 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 		}
 		if t.anti {
 			for _, q := range t.matches {
-				if pos[q] >= 0 && c.same(n, pos[q], t.key) {
+				if q != t.owner && pos[q] >= 0 && c.same(n, pos[q], t.key) {
 					return false
 				}
 			}
@@ -211,6 +297,7 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 		placed, shared, open := false, false, false
 		for _, q := range t.matches {
 			switch {
+			case q == t.owner:
 			case pos[q] >= 0:
 				placed = true
 				shared = shared || c.same(n, pos[q], t.key)
@@ -226,8 +313,7 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 			return false
 		}
 	}
-	for _, ti := range c.byTarget[i] {
-		t := &c.terms[ti]
+	for t := range c.matching(i, requiredAnti) {
 		if pos[t.owner] >= 0 && c.same(n, pos[t.owner], t.key) {
 			return false
 		}
@@ -249,34 +335,39 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 // violation returns "" when the complete assignment pos satisfies every
 // required term and sub-group, else what is broken. Terms between bound
 // members alone are not checked: like kube-scheduler's
-// IgnoredDuringExecution, running pods are never re-judged.
+// IgnoredDuringExecution, running pods are never re-judged. The terms
+// are judged by per-domain counts of placed matches (countsOf),
+// O(terms + placed members × their classes), not by every term's
+// matches.
 func (c *cons) violation(pos []NodeID) string {
+	cc := c.countsOf(pos)
 	for ti := range c.terms {
 		t := &c.terms[ti]
 		o := t.owner
 		if t.weight != 0 || pos[o] < 0 {
 			continue
 		}
-		placed, shared := false, false
-		for _, q := range t.matches {
-			if pos[q] < 0 || (int(o) < c.nb && int(q) < c.nb) {
-				continue
-			}
-			placed = true
-			if c.same(pos[o], pos[q], t.key) {
-				shared = true
-				if t.anti {
-					return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pods[o].Key(), c.pods[q].Key(), t.key)
-				}
-			}
+		d, self := c.classes[t.cls].dom[pos[o]], int32(0)
+		if t.selfMatch {
+			self = 1
 		}
-		if !t.anti && int(o) >= c.nb && !shared {
-			for _, q := range t.matches {
-				placed = placed || pos[q] >= 0
+		if t.anti {
+			others := int32(0)
+			if d >= 0 && int(o) < c.nb {
+				others = cc.pend[t.cls][d] // bound pairs are never re-judged
+			} else if d >= 0 {
+				others = cc.all[t.cls][d] - self
 			}
-			if _, ok := c.label(pos[o], t.key); !ok || placed || !t.selfMatch {
-				return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), t.key)
+			if others > 0 {
+				return c.sharing(t, pos)
 			}
+			continue
+		}
+		if int(o) < c.nb || (d >= 0 && cc.all[t.cls][d]-self > 0) {
+			continue
+		}
+		if d < 0 || cc.total[t.cls]-self > 0 || !t.selfMatch {
+			return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), t.key)
 		}
 	}
 	for si := range c.subs {
@@ -332,22 +423,21 @@ func (c *cons) boundConflict(g *Group) error {
 }
 
 // pref is the preference score of pos: the weights of the preferred terms
-// of placed members that hold.
+// of placed members that hold, judged by per-domain counts as violation
+// judges required ones.
 func (c *cons) pref(pos []NodeID) int64 {
+	cc := c.countsOf(pos)
 	var sc int64
 	for ti := range c.terms {
 		t := &c.terms[ti]
 		if t.weight == 0 || pos[t.owner] < 0 {
 			continue
 		}
-		shared := false
-		for _, q := range t.matches {
-			if pos[q] >= 0 && c.same(pos[t.owner], pos[q], t.key) {
-				shared = true
-				break
-			}
+		d, self := c.classes[t.cls].dom[pos[t.owner]], int32(0)
+		if t.selfMatch {
+			self = 1
 		}
-		if shared != t.anti {
+		if shared := d >= 0 && cc.all[t.cls][d]-self > 0; shared != t.anti {
 			sc += t.weight
 		}
 	}
@@ -397,7 +487,7 @@ func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 		}
 		pt := prefTerm{t: t, dom: c.domain(t.key)}
 		for _, q := range t.matches {
-			if pos[q] < 0 {
+			if q == int32(i) || pos[q] < 0 {
 				continue
 			}
 			if v, ok := c.label(pos[q], t.key); ok {
@@ -409,8 +499,7 @@ func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 		}
 		p.terms = append(p.terms, pt)
 	}
-	for _, ti := range c.byMatch[i] {
-		t := &c.terms[ti]
+	for t := range c.matching(i, preferred) {
 		o := pos[t.owner]
 		if o < 0 {
 			continue // pref counts no term of an unplaced owner
@@ -419,7 +508,7 @@ func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 		// (for anti-affinity: when none does); i is not placed.
 		shared := false
 		for _, q := range t.matches {
-			if pos[q] >= 0 && c.same(o, pos[q], t.key) {
+			if q != t.owner && pos[q] >= 0 && c.same(o, pos[q], t.key) {
 				shared = true
 				break
 			}

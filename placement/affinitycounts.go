@@ -1,0 +1,71 @@
+package placement
+
+import "fmt"
+
+// classCounts is, per term class, how many placed members its selector
+// matches in each domain of its key: what violation and pref judge a
+// term by, at O(1) a term, instead of walking the term's matches — O(terms
+// × matches), quadratic when every member carries a term that matches the
+// others.
+type classCounts struct {
+	all   [][]int32 // per class and domain: placed matches, bound ones included
+	pend  [][]int32 // per class and domain: placed pending matches
+	total []int32   // per class: placed matches anywhere, unlabelled nodes included
+	buf   []int32
+}
+
+// countsOf counts pos's placed members for every class. The counts are
+// the cons's, reused: they are done with before the next call.
+func (c *cons) countsOf(pos []NodeID) *classCounts {
+	cc := &c.counts
+	if cc.all == nil {
+		size := 0
+		for k := range c.classes {
+			cl := &c.classes[k]
+			cl.dom = c.domain(cl.key)
+			cl.domains = len(c.s.b.labelDomains(cl.key).values)
+			size += 2 * cl.domains
+		}
+		cc.buf = make([]int32, size)
+		cc.all, cc.pend, cc.total = make([][]int32, len(c.classes)), make([][]int32, len(c.classes)), make([]int32, len(c.classes))
+		off := 0
+		for k := range c.classes {
+			nd := c.classes[k].domains
+			cc.all[k], cc.pend[k] = cc.buf[off:off+nd:off+nd], cc.buf[off+nd:off+2*nd:off+2*nd]
+			off += 2 * nd
+		}
+	}
+	clear(cc.buf)
+	clear(cc.total)
+	for j, n := range pos {
+		if n < 0 {
+			continue
+		}
+		for _, k := range c.matchedBy[j] {
+			cc.total[k]++
+			if d := c.classes[k].dom[n]; d >= 0 {
+				cc.all[k][d]++
+				if j >= c.nb {
+					cc.pend[k][d]++
+				}
+			}
+		}
+	}
+	return cc
+}
+
+// sharing is violation's message for required anti-affinity term t: the
+// first placed match that shares its owner's domain (not a bound member
+// when the owner is bound).
+func (c *cons) sharing(t *term, pos []NodeID) string {
+	o := t.owner
+	for _, q := range t.matches {
+		if q == o || pos[q] < 0 || (int(o) < c.nb && int(q) < c.nb) {
+			continue
+		}
+		if c.same(pos[o], pos[q], t.key) {
+			return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pods[o].Key(), c.pods[q].Key(), t.key)
+		}
+	}
+	panic("placement: sharing called for a term no placed match breaks")
+}
