@@ -45,6 +45,8 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 			// Only a later run reads the usage a run adds: the last one
 			// (a group of one class: the only one) need not book it.
 			sv.placeRun(p, a, order[k:j], j == len(order))
+		} else if e := sv.alikeEnd(order, k); e > k+1 {
+			j = sv.placeAlike(p, a, order, k, e)
 		} else {
 			sv.placeOne(p, a, order[k])
 			if a.node[order[k]] >= 0 {

@@ -1,0 +1,495 @@
+package placement
+
+import "slices"
+
+// Runs of alike members. Placed one by one (placeOne), a member with
+// affinity terms — or one a placed member's terms select — costs a
+// checker and preference set-up over the terms' matches and a visit of
+// every node: O(members × (members + nodes)) for a group whose members all
+// carry a term. But which nodes such a member may take, and how it
+// prefers them, depends on a node only through its domain of the terms'
+// key and on the other members only through how many of each class's
+// matches (and owners) are placed in each domain. Members alike in
+// requests, node filters, the classes of the terms they own and the
+// classes that select them therefore see the same domains alike, and a
+// placement changes the counts of its own domain only. placeAlike keeps,
+// per domain, whether the run's next member may go there, its preference
+// and its best node, in a heap ordered as placeOne orders nodes
+// (preference, then score, then the lowest ID, which is name order): each
+// member costs O(log domains) plus the nodes of its domain when its node
+// fills up. TestProp_AlikeRunsArePlaceOne holds it to placeOne.
+
+// alikeOff turns the runs off, so that tests can compare them with
+// placeOne.
+var alikeOff bool
+
+// alikeEnd returns the end of the run of members alike to order[k] from k
+// on in order, or k+1 when runs do not apply: the group has sub-groups,
+// caller hooks or a scoring other than packing (under which a node that
+// took a member need not stay its domain's best), or the classes that
+// concern the members name more than one topology key.
+func (sv *solver) alikeEnd(order []int, k int) int {
+	c := sv.cons
+	if alikeOff || c == nil || len(c.subs) > 0 || len(sv.opts.Filters) > 0 || len(sv.reservers) > 0 || sv.ns != nil || sv.opts.NodeScorer != nil {
+		return k + 1
+	}
+	if _, ok := sv.alikeKey(order[k]); !ok {
+		return k + 1
+	}
+	e := k + 1
+	for e < len(order) && sv.alike(order[k], order[e]) {
+		e++
+	}
+	return e
+}
+
+// alikeKey returns the topology key of the classes that concern member i
+// (those it owns terms of and those that select it; "" for none), false
+// when they name two.
+func (sv *solver) alikeKey(i int) (string, bool) {
+	c, ci := sv.cons, sv.bound+i
+	key, any := "", false
+	check := func(k int32) bool {
+		if cl := &c.classes[k]; !any {
+			key, any = cl.key, true
+		} else if cl.key != key {
+			return false
+		}
+		return true
+	}
+	for _, ti := range c.byOwner[ci] {
+		if !check(c.terms[ti].cls) {
+			return "", false
+		}
+	}
+	for _, k := range c.matchedBy[ci] {
+		if !check(k) {
+			return "", false
+		}
+	}
+	return key, true
+}
+
+// alike reports whether members i and j are alike for a run: the same
+// class of requests and node filters, terms of the same classes, selected
+// by the same classes.
+func (sv *solver) alike(i, j int) bool {
+	ri, rj := sv.members[i].row, sv.members[j].row
+	if !sv.sameClass(ri, rj, sv.req(rj), false) {
+		return false
+	}
+	c, ci, cj := sv.cons, sv.bound+i, sv.bound+j
+	if !slices.Equal(c.matchedBy[ci], c.matchedBy[cj]) || len(c.byOwner[ci]) != len(c.byOwner[cj]) {
+		return false
+	}
+	for x, ti := range c.byOwner[ci] {
+		if c.terms[ti].cls != c.terms[c.byOwner[cj][x]].cls {
+			return false
+		}
+	}
+	return true
+}
+
+// alikeRun is placeAlike's state: the domains of the run's key over the
+// placement's nodes (domain nd holds the nodes without the label), and
+// per class that concerns the run the counts its value reads.
+type alikeRun struct {
+	sv   *solver
+	m    *member
+	pod  *Pod
+	req  []int64
+	dom  []int32 // per node its domain, -1 without the label; nil: no key
+	nd   int
+	doms [][]NodeID // per domain, the placement's nodes in it, ascending
+	cls  []runClass
+	// Per domain: may the run's next member go there, its preference,
+	// best node (-1: none fits) and that node's score; the heap holds the
+	// domains with ok and a best node, at[d] is d's place in it or -1.
+	ok    []bool
+	pref  []int64
+	best  []NodeID
+	score []int64
+	heap  []int32
+	at    []int32
+	// The last untouched node scored: a node of the same static type and
+	// usage has the same fit and score.
+	lastTyp      int32
+	lastUsed     []int64
+	lastFit      bool
+	lastScore    int64
+	labelsMatter bool // the members' node filters read labels: no node is like another
+}
+
+// runClass is a class that concerns the run: owned (mult terms of it per
+// member) or selecting the members (matched), or both.
+type runClass struct {
+	cl      *termClass
+	mult    int64
+	matched bool
+	all     []int32 // per domain: placed matches
+	in, out []int32 // per domain: terms of placed owners that match their own selector, that do not
+	placed  int32   // placed matches anywhere
+}
+
+// placeAlike places the members order[k:e], alike, as placeOne would one
+// after the other, and returns where the greedy pass goes on: e, or the
+// member after which it must stop (the budget ran out, or too few members
+// are left to meet the requirement).
+func (sv *solver) placeAlike(p *Placement, a *attempt, order []int, k, e int) int {
+	r := sv.newAlikeRun(p, order[k])
+	for x := k; x < e; x++ {
+		if x > k && (sv.exhausted || a.placed+len(order)-x < sv.need) {
+			return x
+		}
+		if !sv.spend(int64(len(p.Nodes))) {
+			return x + 1
+		}
+		if len(r.heap) == 0 {
+			continue // nothing changed: the rest wait too, each counted as placeOne counts it
+		}
+		d := int(r.heap[0])
+		n := r.best[d]
+		sv.assign(a, order[x], n)
+		r.placed(d, n)
+	}
+	return e
+}
+
+func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
+	c, ci := sv.cons, sv.bound+i
+	m := &sv.members[i]
+	r := &alikeRun{sv: sv, m: m, pod: sv.pod(m.row), req: sv.req(m.row), lastTyp: -1}
+	r.labelsMatter = readsLabels(r.pod)
+	key, _ := sv.alikeKey(i)
+	slot := func(k int32) *runClass {
+		for x := range r.cls {
+			if r.cls[x].cl == &c.classes[k] {
+				return &r.cls[x]
+			}
+		}
+		r.cls = append(r.cls, runClass{cl: &c.classes[k]})
+		return &r.cls[len(r.cls)-1]
+	}
+	for _, ti := range c.byOwner[ci] {
+		slot(c.terms[ti].cls).mult++
+	}
+	for _, k := range c.matchedBy[ci] {
+		slot(k).matched = true
+	}
+	b := sv.s.b
+	if len(r.cls) > 0 {
+		ld := b.labelDomains(key)
+		r.dom, r.nd = ld.of, len(ld.values)
+		if len(p.Nodes) == len(b.nodes) {
+			labelled := 0
+			for _, ns := range ld.nodes {
+				labelled += len(ns)
+			}
+			if labelled == len(b.nodes) {
+				r.doms = append(slices.Clip(ld.nodes), nil) // the whole cluster, every node labelled
+			}
+		}
+	}
+	if r.doms == nil {
+		r.doms = bucketNodes(p.Nodes, r.dom, r.nd)
+	}
+	for x := range r.cls {
+		rc := &r.cls[x]
+		rc.all, rc.in, rc.out = make([]int32, r.nd), make([]int32, r.nd), make([]int32, r.nd)
+	}
+	// Count what is placed: bound members and earlier runs'.
+	for j, n := range sv.pos {
+		if n < 0 {
+			continue
+		}
+		for _, k := range c.matchedBy[j] {
+			if rc := r.find(&c.classes[k]); rc != nil {
+				rc.placed++
+				if d := r.dom[n]; d >= 0 {
+					rc.all[d]++
+				}
+			}
+		}
+		for _, ti := range c.byOwner[j] {
+			t := &c.terms[ti]
+			if rc := r.find(&c.classes[t.cls]); rc != nil {
+				rc.owner(r.dom[n], t.selfMatch)
+			}
+		}
+	}
+	r.ok, r.pref, r.best, r.score = make([]bool, r.nd+1), make([]int64, r.nd+1), make([]NodeID, r.nd+1), make([]int64, r.nd+1)
+	r.at = make([]int32, r.nd+1)
+	r.heap = make([]int32, 0, r.nd+1)
+	for d := range r.nd + 1 {
+		r.ok[d], r.pref[d] = r.value(d)
+		r.best[d], r.score[d] = -1, 0
+		if r.ok[d] {
+			r.bestOf(d)
+		}
+		r.at[d] = -1
+		if r.ok[d] && r.best[d] >= 0 {
+			r.at[d] = int32(len(r.heap))
+			r.heap = append(r.heap, int32(d))
+		}
+	}
+	for x := len(r.heap)/2 - 1; x >= 0; x-- {
+		r.down(x)
+	}
+	return r
+}
+
+// bucketNodes returns nodes (ascending) by domain, the unlabelled ones
+// (dom -1, or every node when dom is nil) last.
+func bucketNodes(nodes []NodeID, dom []int32, nd int) [][]NodeID {
+	start := make([]int32, nd+2)
+	for _, id := range nodes {
+		d := nd
+		if dom != nil && dom[id] >= 0 {
+			d = int(dom[id])
+		}
+		start[d+1]++
+	}
+	for d := 1; d < len(start); d++ {
+		start[d] += start[d-1]
+	}
+	flat, next := make([]NodeID, len(nodes)), slices.Clone(start)
+	for _, id := range nodes {
+		d := nd
+		if dom != nil && dom[id] >= 0 {
+			d = int(dom[id])
+		}
+		flat[next[d]] = id
+		next[d]++
+	}
+	out := make([][]NodeID, nd+1)
+	for d := range out {
+		out[d] = flat[start[d]:start[d+1]:start[d+1]]
+	}
+	return out
+}
+
+func (r *alikeRun) find(cl *termClass) *runClass {
+	for x := range r.cls {
+		if r.cls[x].cl == cl {
+			return &r.cls[x]
+		}
+	}
+	return nil
+}
+
+// owner counts a placed owner's term in domain d (-1: none); self says
+// the owner matches the term's selector.
+func (rc *runClass) owner(d int32, self bool) {
+	if d < 0 {
+		return
+	}
+	if self {
+		rc.in[d]++
+	} else {
+		rc.out[d]++
+	}
+}
+
+// value is whether the run's next member may go to domain d and its
+// preference there, up to a constant: what checker.allow and prefs.on say
+// of d's nodes, read from the counts.
+func (r *alikeRun) value(d int) (bool, int64) {
+	lab := d < r.nd
+	var pref int64
+	for x := range r.cls {
+		rc := &r.cls[x]
+		cl := rc.cl
+		if rc.mult > 0 {
+			held := lab && rc.all[d] > 0
+			switch {
+			case cl.weight != 0:
+				if held != cl.anti {
+					pref += cl.weight * rc.mult
+				}
+			case cl.anti:
+				if held {
+					return false, 0
+				}
+			case !lab || (!held && (rc.placed > 0 || !rc.matched)):
+				return false, 0
+			}
+		}
+		if !rc.matched || !lab {
+			continue
+		}
+		if cl.weight == 0 {
+			if cl.anti && rc.in[d]+rc.out[d] > 0 {
+				return false, 0
+			}
+			continue
+		}
+		// Placed owners' terms that no other placed match breaks yet.
+		var u int32
+		switch rc.all[d] {
+		case 0:
+			u = rc.out[d]
+		case 1:
+			u = rc.in[d]
+		}
+		if cl.anti {
+			pref -= cl.weight * int64(u)
+		} else {
+			pref += cl.weight * int64(u)
+		}
+	}
+	return true, pref
+}
+
+// fitScore is whether the run's members fit node id now and its score.
+func (r *alikeRun) fitScore(id NodeID) (bool, int64) {
+	sv := r.sv
+	b := sv.s.b
+	untouched := !sv.touched(id)
+	if untouched && !r.labelsMatter {
+		typ, used := b.typeOf[id], sv.s.usedRow(id)
+		if typ == r.lastTyp && slices.Equal(used, r.lastUsed) {
+			return r.lastFit, r.lastScore
+		}
+		r.lastTyp, r.lastUsed = typ, used
+		r.lastFit = sv.fits(r.m, id)
+		r.lastScore = 0
+		if r.lastFit {
+			r.lastScore = sv.nodeScore(r.req, id)
+		}
+		return r.lastFit, r.lastScore
+	}
+	if !sv.fits(r.m, id) {
+		return false, 0
+	}
+	return true, sv.nodeScore(r.req, id)
+}
+
+// bestOf sets domain d's best node: the highest score that fits, the
+// lowest ID among equals.
+func (r *alikeRun) bestOf(d int) {
+	best, bs := NodeID(-1), int64(0)
+	for _, id := range r.doms[d] {
+		if ok, sc := r.fitScore(id); ok && (best < 0 || sc > bs) {
+			best, bs = id, sc
+		}
+	}
+	r.best[d], r.score[d] = best, bs
+}
+
+// placed books a member put on node n, the best of domain d.
+func (r *alikeRun) placed(d int, n NodeID) {
+	global := false
+	for x := range r.cls {
+		rc := &r.cls[x]
+		if rc.matched {
+			// An own required affinity term with no placed match admitted
+			// every domain; now only this one.
+			global = global || (rc.placed == 0 && rc.mult > 0 && rc.cl.weight == 0 && !rc.cl.anti)
+			rc.placed++
+			if d < r.nd {
+				rc.all[d]++
+			}
+		}
+		if d < r.nd {
+			for range rc.mult {
+				rc.owner(int32(d), rc.matched)
+			}
+		}
+	}
+	// Under packing the node that took a member scores at least as high
+	// as before: it stays its domain's best while it fits.
+	if ok, sc := r.fitScore(n); ok {
+		r.score[d] = sc
+	} else {
+		r.bestOf(d)
+	}
+	if !global {
+		r.ok[d], r.pref[d] = r.value(d)
+		r.fix(d)
+		return
+	}
+	r.heap = r.heap[:0]
+	for e := range r.nd + 1 {
+		r.ok[e], r.pref[e] = r.value(e)
+		r.at[e] = -1
+		if r.ok[e] && r.best[e] < 0 && e != d {
+			r.bestOf(e) // a domain never judged ok had no best looked for
+		}
+		if r.ok[e] && r.best[e] >= 0 {
+			r.at[e] = int32(len(r.heap))
+			r.heap = append(r.heap, int32(e))
+		}
+	}
+	for x := len(r.heap)/2 - 1; x >= 0; x-- {
+		r.down(x)
+	}
+}
+
+// before orders domains as placeOne orders their best nodes.
+func (r *alikeRun) before(x, y int32) bool {
+	if r.pref[x] != r.pref[y] {
+		return r.pref[x] > r.pref[y]
+	}
+	if r.score[x] != r.score[y] {
+		return r.score[x] > r.score[y]
+	}
+	return r.best[x] < r.best[y]
+}
+
+// fix restores the heap after domain d's entry changed, adding or
+// removing it.
+func (r *alikeRun) fix(d int) {
+	in := r.ok[d] && r.best[d] >= 0
+	x := int(r.at[d])
+	switch {
+	case x < 0 && !in:
+		return
+	case x < 0:
+		x = len(r.heap)
+		r.heap = append(r.heap, int32(d))
+		r.at[d] = int32(x)
+	case !in:
+		last := len(r.heap) - 1
+		r.swap(x, last)
+		r.heap = r.heap[:last]
+		r.at[d] = -1
+		if x == last {
+			return
+		}
+	}
+	r.down(x)
+	r.up(x)
+}
+
+func (r *alikeRun) swap(x, y int) {
+	r.heap[x], r.heap[y] = r.heap[y], r.heap[x]
+	r.at[r.heap[x]], r.at[r.heap[y]] = int32(x), int32(y)
+}
+
+func (r *alikeRun) up(x int) {
+	for x > 0 {
+		p := (x - 1) / 2
+		if !r.before(r.heap[x], r.heap[p]) {
+			return
+		}
+		r.swap(x, p)
+		x = p
+	}
+}
+
+func (r *alikeRun) down(x int) {
+	for {
+		l, best := 2*x+1, x
+		if l < len(r.heap) && r.before(r.heap[l], r.heap[best]) {
+			best = l
+		}
+		if l+1 < len(r.heap) && r.before(r.heap[l+1], r.heap[best]) {
+			best = l + 1
+		}
+		if best == x {
+			return
+		}
+		r.swap(x, best)
+		x = best
+	}
+}
