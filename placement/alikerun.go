@@ -100,8 +100,11 @@ type alikeRun struct {
 	req  []int64
 	dom  []int32 // per node its domain, -1 without the label; nil: no key
 	nd   int
-	doms [][]NodeID // per domain, the placement's nodes in it, ascending
+	doms [][]NodeID // per labelled domain, the placement's nodes in it, ascending
+	rest []NodeID   // the placement's nodes without the label (domain nd)
 	cls  []runClass
+	// counts holds the classes' per-domain counts.
+	counts []int32
 	// Per domain: may the run's next member go there, its preference,
 	// best node (-1: none fits) and that node's score; the heap holds the
 	// domains with ok and a best node, at[d] is d's place in it or -1.
@@ -155,17 +158,19 @@ func (sv *solver) placeAlike(p *Placement, a *attempt, order []int, k, e int) in
 	return e
 }
 
+// newAlikeRun sets up the run of member i in the scratch's alikeRun,
+// reusing its memory.
 func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	c, ci := sv.cons, sv.bound+i
 	m := &sv.members[i]
-	r := &alikeRun{sv: sv, m: m, pod: sv.pod(m.row), req: sv.req(m.row), lastTyp: -1}
+	r := &sv.sc.alike
+	*r = alikeRun{sv: sv, m: m, pod: sv.pod(m.row), req: sv.req(m.row), lastTyp: -1,
+		cls: r.cls[:0], counts: r.counts, ok: r.ok, pref: r.pref, best: r.best, score: r.score, heap: r.heap[:0], at: r.at}
 	r.labelsMatter = readsLabels(r.pod)
 	key, _ := sv.alikeKey(i)
 	slot := func(k int32) *runClass {
-		for x := range r.cls {
-			if r.cls[x].cl == &c.classes[k] {
-				return &r.cls[x]
-			}
+		if rc := r.find(&c.classes[k]); rc != nil {
+			return rc
 		}
 		r.cls = append(r.cls, runClass{cl: &c.classes[k]})
 		return &r.cls[len(r.cls)-1]
@@ -186,16 +191,19 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 				labelled += len(ns)
 			}
 			if labelled == len(b.nodes) {
-				r.doms = append(slices.Clip(ld.nodes), nil) // the whole cluster, every node labelled
+				r.doms = ld.nodes // the whole cluster, every node labelled
 			}
 		}
 	}
 	if r.doms == nil {
-		r.doms = bucketNodes(p.Nodes, r.dom, r.nd)
+		r.doms, r.rest = bucketNodes(p.Nodes, r.dom, r.nd)
 	}
+	r.counts = grow(r.counts, 3*r.nd*len(r.cls))
+	clear(r.counts)
 	for x := range r.cls {
 		rc := &r.cls[x]
-		rc.all, rc.in, rc.out = make([]int32, r.nd), make([]int32, r.nd), make([]int32, r.nd)
+		off := 3 * r.nd * x
+		rc.all, rc.in, rc.out = r.counts[off:off+r.nd], r.counts[off+r.nd:off+2*r.nd], r.counts[off+2*r.nd:off+3*r.nd]
 	}
 	// Count what is placed: bound members and earlier runs'.
 	for j, n := range sv.pos {
@@ -217,10 +225,9 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 			}
 		}
 	}
-	r.ok, r.pref, r.best, r.score = make([]bool, r.nd+1), make([]int64, r.nd+1), make([]NodeID, r.nd+1), make([]int64, r.nd+1)
-	r.at = make([]int32, r.nd+1)
-	r.heap = make([]int32, 0, r.nd+1)
-	for d := range r.nd + 1 {
+	D := r.nd + 1
+	r.ok, r.pref, r.best, r.score, r.at = grow(r.ok, D), grow(r.pref, D), grow(r.best, D), grow(r.score, D), grow(r.at, D)
+	for d := range D {
 		r.ok[d], r.pref[d] = r.value(d)
 		r.best[d], r.score[d] = -1, 0
 		if r.ok[d] {
@@ -238,34 +245,49 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	return r
 }
 
-// bucketNodes returns nodes (ascending) by domain, the unlabelled ones
-// (dom -1, or every node when dom is nil) last.
-func bucketNodes(nodes []NodeID, dom []int32, nd int) [][]NodeID {
+// forget drops what r points to of the solve, keeping its memory for
+// the next.
+func (r *alikeRun) forget() {
+	clear(r.cls[:cap(r.cls)])
+	r.cls = r.cls[:0]
+	r.sv, r.m, r.pod, r.req, r.dom, r.doms, r.rest, r.lastUsed = nil, nil, nil, nil, nil, nil, nil, nil
+}
+
+// nodesOf returns the placement's nodes in domain d, ascending.
+func (r *alikeRun) nodesOf(d int) []NodeID {
+	if d < r.nd {
+		return r.doms[d]
+	}
+	return r.rest
+}
+
+// bucketNodes returns nodes (ascending) by domain of nd, and those
+// without the label (dom -1, or every node when dom is nil).
+func bucketNodes(nodes []NodeID, dom []int32, nd int) ([][]NodeID, []NodeID) {
+	domOf := func(id NodeID) int {
+		if dom != nil && dom[id] >= 0 {
+			return int(dom[id])
+		}
+		return nd
+	}
 	start := make([]int32, nd+2)
 	for _, id := range nodes {
-		d := nd
-		if dom != nil && dom[id] >= 0 {
-			d = int(dom[id])
-		}
-		start[d+1]++
+		start[domOf(id)+1]++
 	}
 	for d := 1; d < len(start); d++ {
 		start[d] += start[d-1]
 	}
 	flat, next := make([]NodeID, len(nodes)), slices.Clone(start)
 	for _, id := range nodes {
-		d := nd
-		if dom != nil && dom[id] >= 0 {
-			d = int(dom[id])
-		}
+		d := domOf(id)
 		flat[next[d]] = id
 		next[d]++
 	}
-	out := make([][]NodeID, nd+1)
+	out := make([][]NodeID, nd)
 	for d := range out {
 		out[d] = flat[start[d]:start[d+1]:start[d+1]]
 	}
-	return out
+	return out, flat[start[nd]:]
 }
 
 func (r *alikeRun) find(cl *termClass) *runClass {
@@ -344,7 +366,8 @@ func (r *alikeRun) value(d int) (bool, int64) {
 func (r *alikeRun) fitScore(id NodeID) (bool, int64) {
 	sv := r.sv
 	b := sv.s.b
-	untouched := !sv.touched(id)
+	// A run's first member often finds no node touched yet: no lookup.
+	untouched := len(sv.w.touched) == 0 || !sv.touched(id)
 	if untouched && !r.labelsMatter {
 		typ, used := b.typeOf[id], sv.s.usedRow(id)
 		if typ == r.lastTyp && slices.Equal(used, r.lastUsed) {
@@ -368,7 +391,7 @@ func (r *alikeRun) fitScore(id NodeID) (bool, int64) {
 // lowest ID among equals.
 func (r *alikeRun) bestOf(d int) {
 	best, bs := NodeID(-1), int64(0)
-	for _, id := range r.doms[d] {
+	for _, id := range r.nodesOf(d) {
 		if ok, sc := r.fitScore(id); ok && (best < 0 || sc > bs) {
 			best, bs = id, sc
 		}

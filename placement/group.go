@@ -275,16 +275,22 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) (checked, error) {
 			return checked{}, Errorf(ErrDuplicate, podObj(k), "metadata.name", "listed twice among the members of %s", groupObj(g))
 		}
 	}
+	var valid *Affinity // the last terms checked: members of one template share them
 	for _, p := range order {
 		k := p.Key()
 		if err := checkPod(p); err != nil {
 			return checked{}, err
 		}
-		if err := validateAffinity(p); err != nil {
-			return checked{}, err
+		if p.Affinity != valid {
+			if err := validateAffinity(p); err != nil {
+				return checked{}, err
+			}
+			valid = p.Affinity
 		}
-		if err := p.NodeAffinity.Validate(podObj(k), "spec.affinity.nodeAffinity"); err != nil {
-			return checked{}, err
+		if p.NodeAffinity != nil {
+			if err := p.NodeAffinity.Validate(podObj(k), "spec.affinity.nodeAffinity"); err != nil {
+				return checked{}, err
+			}
 		}
 		if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
 			return checked{}, Errorf(ErrInvalid, podObj(k), "spec.schedulingGroup.podGroupName", "is %q in namespace %q, not a member of %s", p.SchedulingGroup, p.Namespace, groupObj(g))

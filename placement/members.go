@@ -236,13 +236,15 @@ func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int
 		h = (h ^ uint64(q)) * 1099511628211
 	}
 	same := func(id int32) bool { return c.hashes[id] == h && sv.sameClass(int32(c.reps[id]), row, req, withLabels) }
-	if c.byHash == nil {
+	switch {
+	case withLabels: // no two rows are merged: nothing to look for
+	case c.byHash == nil:
 		for id := range int32(len(c.reps)) {
 			if same(id) {
 				return id
 			}
 		}
-	} else {
+	default:
 		for _, id := range c.byHash[h] {
 			if same(id) {
 				return id
@@ -252,6 +254,7 @@ func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int
 	id := int32(len(c.reps))
 	c.reps, c.hashes = append(c.reps, int(row)), append(c.hashes, h)
 	switch {
+	case withLabels:
 	case c.byHash != nil:
 		c.byHash[h] = append(c.byHash[h], id)
 	case len(c.reps) > 8:

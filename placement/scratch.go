@@ -20,6 +20,7 @@ type scratch struct {
 	segs             []seg // the batched attempts' segments, one after another
 	keys, sortTmp    []uint64
 	runs             []setRun
+	alike            alikeRun // placeAlike's, reset for each run
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -57,5 +58,6 @@ func (sv *solver) release() {
 	sc.size, sc.cols = sv.size[:0], sv.cols[:0]
 	sc.gs = sv.gs
 	sc.segs = sc.segs[:0]
+	sc.alike.forget()
 	scratchPool.Put(sc)
 }
