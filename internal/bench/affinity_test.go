@@ -15,9 +15,9 @@ import (
 // pod anti-affinity term against app=w, required or preferred (weight
 // 10), carried either by the group's one bound member (on host-00000,
 // topology key rack: no member may share its rack) or by every pending
-// member (topology key hostname: one member to a host). Larger clusters
-// are left out: members that carry terms cost a decision O(members² ×
-// hosts), seconds at 512 members on 1,000 hosts.
+// member (topology key hostname: one member to a host). The members are
+// alike, so a decision places them by domain (placement's alike runs);
+// members that differ fall back to one by one, O(members × hosts).
 const affinityHosts = 1000
 
 var affinitySizes = []int{8, 64, 512}
