@@ -195,24 +195,18 @@ func (x *dfs) meetsGroup(st *slotState, alt *calt, dv *device) bool {
 	return true
 }
 
-// takeGroup and untakeGroup keep the distinct constraints' values as
-// picks are made and taken back.
-func (x *dfs) takeGroup(st *slotState, alt *calt, dv *device) {
+// markGroup keeps the distinct constraints' values as picks are made
+// (take) and taken back.
+func (x *dfs) markGroup(st *slotState, alt *calt, dv *device, take bool) {
 	for k := range x.r.rs.gcons {
 		c := &x.r.rs.gcons[k]
 		if c.distinct && x.groupCovers(k, st.v, &x.vars[st.v].spec.reqs[st.req], alt) {
 			v, _ := Attr(dv.id.Driver, dv.d, c.attr)
-			x.gst[k].add(true, v)
-		}
-	}
-}
-
-func (x *dfs) untakeGroup(st *slotState, alt *calt, dv *device) {
-	for k := range x.r.rs.gcons {
-		c := &x.r.rs.gcons[k]
-		if c.distinct && x.groupCovers(k, st.v, &x.vars[st.v].spec.reqs[st.req], alt) {
-			v, _ := Attr(dv.id.Driver, dv.d, c.attr)
-			x.gst[k].remove(true, v)
+			if take {
+				x.gst[k].add(true, v)
+			} else {
+				x.gst[k].remove(true, v)
+			}
 		}
 	}
 }

@@ -495,7 +495,7 @@ func (x *dfs) take(p int, alt *calt, d int32) {
 		}
 	}
 	if x.grouped {
-		x.takeGroup(st, alt, dv)
+		x.markGroup(st, alt, dv, true)
 	}
 	x.picks = append(x.picks, d)
 	x.alts = append(x.alts, alt)
@@ -534,7 +534,7 @@ func (x *dfs) untake(p int, alt *calt) {
 		}
 	}
 	if x.grouped {
-		x.untakeGroup(st, alt, &r.inv.devs[d])
+		x.markGroup(st, alt, &r.inv.devs[d], false)
 	}
 }
 

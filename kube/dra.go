@@ -248,25 +248,13 @@ func listAttribute(obj, f string, a resourcev1.DeviceAttribute) (dra.Attribute, 
 	name := ""
 	switch {
 	case a.IntValues != nil:
-		name = "ints"
-		for _, v := range a.IntValues {
-			es = append(es, dra.IntAttribute(v))
-		}
+		name, es = "ints", attrs(a.IntValues, dra.IntAttribute)
 	case a.BoolValues != nil:
-		name = "bools"
-		for _, v := range a.BoolValues {
-			es = append(es, dra.BoolAttribute(v))
-		}
+		name, es = "bools", attrs(a.BoolValues, dra.BoolAttribute)
 	case a.StringValues != nil:
-		name = "strings"
-		for _, v := range a.StringValues {
-			es = append(es, dra.StringAttribute(v))
-		}
+		name, es = "strings", attrs(a.StringValues, dra.StringAttribute)
 	case a.VersionValues != nil:
-		name = "versions"
-		for _, v := range a.VersionValues {
-			es = append(es, dra.VersionAttribute(v))
-		}
+		name, es = "versions", attrs(a.VersionValues, dra.VersionAttribute)
 	default:
 		return dra.Attribute{}, false, nil
 	}
@@ -274,6 +262,15 @@ func listAttribute(obj, f string, a resourcev1.DeviceAttribute) (dra.Attribute, 
 		return dra.Attribute{}, true, placement.Errorf(placement.ErrInvalid, obj, f+"."+name, "must not be empty")
 	}
 	return dra.ListAttribute(es...), true, nil
+}
+
+// attrs makes one attribute of each value.
+func attrs[T any](vs []T, attr func(T) dra.Attribute) []dra.Attribute {
+	es := make([]dra.Attribute, len(vs))
+	for i, v := range vs {
+		es[i] = attr(v)
+	}
+	return es
 }
 
 func counters(obj, field string, in map[string]resourcev1.Counter) (map[string]int64, error) {

@@ -182,6 +182,15 @@ func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priorit
 func chooseVictims(units []*hunit, budgets []DisruptionBudget, all *placement.Snapshot, d placement.HierarchyDecision,
 	without func([]*hunit) (*placement.Snapshot, error), solve func(*placement.Snapshot) (placement.HierarchyDecision, error),
 ) ([]*hunit, *placement.Snapshot, placement.HierarchyDecision, error) {
+	// fits solves the tree with set removed.
+	fits := func(set []*hunit) (*placement.Snapshot, placement.HierarchyDecision, bool, error) {
+		snap, err := without(set)
+		if err != nil {
+			return nil, placement.HierarchyDecision{}, false, err
+		}
+		sd, err := solve(snap)
+		return snap, sd, err == nil && sd.Status == placement.Scheduled, err
+	}
 	if len(units) <= MaxExactHierarchyUnits {
 		type subset struct {
 			set  []*hunit
@@ -203,15 +212,11 @@ func chooseVictims(units []*hunit, budgets []DisruptionBudget, all *placement.Sn
 		// Stable: equal costs keep the order of the masks.
 		slices.SortStableFunc(subsets, func(a, b subset) int { return a.cost.Compare(b.cost) })
 		for _, sub := range subsets {
-			snap, err := without(sub.set)
+			snap, sd, ok, err := fits(sub.set)
 			if err != nil {
 				return nil, nil, placement.HierarchyDecision{}, err
 			}
-			sd, err := solve(snap)
-			if err != nil {
-				return nil, nil, placement.HierarchyDecision{}, err
-			}
-			if sd.Status == placement.Scheduled {
+			if ok {
 				return sub.set, snap, sd, nil
 			}
 		}
@@ -222,15 +227,11 @@ func chooseVictims(units []*hunit, budgets []DisruptionBudget, all *placement.Sn
 	// units are in VictimOrder: give back the most important first.
 	for i := 0; i < len(kept); {
 		try := slices.Delete(slices.Clone(kept), i, i+1)
-		snap, err := without(try)
+		snap, sd, ok, err := fits(try)
 		if err != nil {
 			return nil, nil, placement.HierarchyDecision{}, err
 		}
-		sd, err := solve(snap)
-		if err != nil {
-			return nil, nil, placement.HierarchyDecision{}, err
-		}
-		if sd.Status == placement.Scheduled {
+		if ok {
 			kept, after, d = try, snap, sd
 			continue
 		}
