@@ -1,6 +1,9 @@
 package placement
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // This file bounds what a subtree needs at the least, so that the search
 // skips, without a solve, a domain whose free capacity is short of it.
@@ -143,14 +146,7 @@ func (h *hsolver) mayHold(n *hnode, s *Snapshot, nodes []NodeID) bool {
 		if need <= 0 {
 			continue
 		}
-		var free int64
-		for _, id := range nodes {
-			free += max(s.allocRow(id)[r]-s.usedRow(id)[r], 0)
-			if free >= need {
-				break
-			}
-		}
-		if free < need {
+		if freeOn(s, nodes, r, need) < need {
 			return false
 		}
 	}
@@ -170,10 +166,7 @@ func (h *hsolver) slots(n *hnode, s *Snapshot, nodes []NodeID) int {
 			if need <= 0 {
 				continue
 			}
-			var free int64
-			for _, id := range dom {
-				free += max(s.allocRow(id)[r]-s.usedRow(id)[r], 0)
-			}
+			free := freeOn(s, dom, r, math.MaxInt64)
 			if k := int(min(free/need, int64(n.need))); fit < 0 || k < fit {
 				fit = k
 			}
@@ -186,4 +179,17 @@ func (h *hsolver) slots(n *hnode, s *Snapshot, nodes []NodeID) int {
 		}
 	}
 	return total
+}
+
+// freeOn sums the free quantity of resource r on nodes, stopping once it
+// reaches enough.
+func freeOn(s *Snapshot, nodes []NodeID, r int, enough int64) int64 {
+	var free int64
+	for _, id := range nodes {
+		free += max(s.allocRow(id)[r]-s.usedRow(id)[r], 0)
+		if free >= enough {
+			break
+		}
+	}
+	return free
 }
