@@ -34,6 +34,12 @@ type NodeInfo struct {
 	id NodeID
 }
 
+// NewNodeInfo returns the view of node id on s with nothing assumed onto
+// it: what a hook sees when a planner outside Solve (such as
+// topology.Tree.PlanPodSets) asks it about a node. Free then reports the
+// snapshot's own free capacity.
+func NewNodeInfo(s *Snapshot, id NodeID) NodeInfo { return NodeInfo{s: s, id: id} }
+
 // ID returns the node's ID in the snapshot.
 func (n NodeInfo) ID() NodeID { return n.id }
 
