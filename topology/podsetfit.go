@@ -34,6 +34,16 @@ type planner struct {
 	reqQ     []int64
 	plainPod bool
 	cut      int // see fill
+	opts     PlanOptions
+	// prefer is set while r's preferred node affinity ranks units
+	// (PlanOptions.NodeAffinityPreferred and preferred terms): aff then
+	// holds each unit's summed score.
+	prefer bool
+	aff    []int64
+	// hookPod is what opts.Filters see for r's pods; hookErr the first
+	// error a filter returned (PlanPodSets returns it).
+	hookPod *placement.Pod
+	hookErr error
 }
 
 // planScratch is the per-unit arrays of a planner, kept by the tree
@@ -41,6 +51,7 @@ type planner struct {
 // take is all zero between calls, extra too (planOut.plan clears it).
 type planScratch struct {
 	pods, slice, take, extra []int64
+	aff                      []int64 // per unit: summed preferred node affinity, while a planner prefers
 	// plain marks the nodes without taints that are schedulable, which
 	// every pod without a nodeSelector passes (nodes never change across
 	// Apply): nodeCount reads no Node for them.
@@ -95,7 +106,7 @@ func requiresNodes(tmpl *placement.Pod) bool {
 func newPlanScratch(s *placement.Snapshot, units, R int) *planScratch {
 	N := s.NumNodes()
 	sc := &planScratch{pods: make([]int64, units), slice: make([]int64, units), take: make([]int64, units),
-		extra: make([]int64, N*R), plain: make([]bool, N)}
+		extra: make([]int64, N*R), plain: make([]bool, N), aff: make([]int64, units)}
 	for id := range placement.NodeID(N) {
 		n := s.Node(id)
 		sc.plain[id] = len(n.Taints) == 0 && !n.Unschedulable
@@ -113,13 +124,22 @@ func (p *planner) use(r *request) {
 		}
 	}
 	slices.SortStableFunc(p.reqIdx, func(a, b int) int { return cmp.Compare(min(r.req[a], 2), min(r.req[b], 2)) })
-	for i, j := range p.reqIdx {
+	for _, j := range p.reqIdx {
 		p.reqQ = append(p.reqQ, r.req[j])
-		_ = i
 	}
-	p.plainPod = len(r.tmpl.NodeSelector) == 0 && !requiresNodes(r.tmpl)
+	p.prefer = p.opts.NodeAffinityPreferred && r.tmpl.NodeAffinity != nil && len(r.tmpl.NodeAffinity.Preferred) > 0
+	p.plainPod = len(r.tmpl.NodeSelector) == 0 && !requiresNodes(r.tmpl) && len(p.opts.Filters) == 0 && !p.prefer
+	p.hookPod = nil
+	if len(p.opts.Filters) > 0 {
+		p.hookPod = r.hookPod
+	}
 	p.setCut()
 }
+
+// cacheable reports whether r's counts may be kept for the next plan:
+// caller filters may answer differently next time, and affinity scores
+// are not kept.
+func (p *planner) cacheable() bool { return len(p.opts.Filters) == 0 && !p.prefer }
 
 func (p *planner) level(u int) int {
 	if u >= p.D {
@@ -156,14 +176,21 @@ func (p *planner) path(u int) string {
 // nodeCount is how many pods of r fit on node id after the sets planned
 // before, at most placement.MaxPending (so that sums over domains cannot
 // overflow, and the least free node is told apart from a roomier one
-// even when both hold the whole set).
-func (p *planner) nodeCount(id placement.NodeID) int64 {
+// even when both hold the whole set), and, while p prefers, the node's
+// preferred affinity score — counted for every node r's pods pass, with
+// room or not, as Kueue sums it over the feasible nodes of a domain.
+func (p *planner) nodeCount(id placement.NodeID) (int64, int64) {
 	if p.untr {
-		return 0
+		return 0, 0
 	}
+	var aff int64
 	if !p.plainPod || !p.t.plan.plain[id] {
-		if !placement.StaticFit(p.r.tmpl, p.s.Node(id)) {
-			return 0
+		n := p.s.Node(id)
+		if !placement.StaticFit(p.r.tmpl, n) || !p.filtersPass(id) {
+			return 0, 0
+		}
+		if p.prefer {
+			aff = p.r.tmpl.NodeAffinity.Score(n)
 		}
 	}
 	k := int64(placement.MaxPending)
@@ -182,7 +209,7 @@ func (p *planner) nodeCount(id placement.NodeID) int64 {
 		}
 		switch {
 		case free < q:
-			return 0
+			return 0, aff
 		case q == 1:
 			k = min(k, free)
 		case q < 1<<40 && free >= k*q:
@@ -190,7 +217,24 @@ func (p *planner) nodeCount(id placement.NodeID) int64 {
 			k = min(k, free/q)
 		}
 	}
-	return k
+	return k, aff
+}
+
+// filtersPass runs the caller's filters on node id for r's pods, as Solve
+// does for each pod: the first rejection ends it, and the first error is
+// kept for PlanPodSets to return.
+func (p *planner) filtersPass(id placement.NodeID) bool {
+	for k, f := range p.opts.Filters {
+		rj := f.Filter(p.hookPod, placement.NewNodeInfo(p.s, id))
+		if rj.Err != nil && p.hookErr == nil {
+			p.hookErr = fmt.Errorf("%w: PodGroup %s: PlanOptions.Filters[%d] on pod %s, node %q: %w",
+				placement.ErrHook, p.hookPod.SchedulingGroup, k, p.hookPod.Key(), p.s.Node(id).Name, rj.Err)
+		}
+		if !rj.OK() {
+			return false
+		}
+	}
+	return true
 }
 
 // div is a/b, without dividing by 1.
@@ -210,17 +254,22 @@ func (p *planner) fill(u, lv int, deep bool) {
 	r := p.r
 	z := r.sliceUnit()
 	if lv == p.L {
-		n := p.nodeCount(placement.NodeID(u - p.D))
+		n, a := p.nodeCount(placement.NodeID(u - p.D))
 		p.pods[u], p.slice[u] = n, div(n, z)
+		if p.prefer {
+			p.aff[u] = a
+		}
 		return
 	}
 	d := &p.t.doms[u]
-	var pods, sl int64
+	var pods, sl, aff int64
 	switch {
 	case !deep && lv >= p.cut:
 		for _, n := range d.nodes {
 			if p.t.nodeDom[int(n)*p.L+p.L-1] >= 0 { // in the topology: a domain at every level
-				pods += p.nodeCount(n)
+				c, a := p.nodeCount(n)
+				pods += c
+				aff += a
 			}
 		}
 		sl = pods
@@ -228,10 +277,14 @@ func (p *planner) fill(u, lv int, deep bool) {
 		unit := r.unitAt(lv + 1)
 		for _, n := range d.nodes {
 			k := p.D + int(n)
-			c := p.nodeCount(n)
+			c, a := p.nodeCount(n)
 			p.pods[k], p.slice[k] = c, div(c, z)
+			if p.prefer {
+				p.aff[k] = a
+			}
 			pods += div(c, unit) * unit
 			sl += div(c, z)
+			aff += a
 		}
 	default:
 		unit := r.unitAt(lv + 1)
@@ -239,7 +292,13 @@ func (p *planner) fill(u, lv int, deep bool) {
 			p.fill(int(c), lv+1, deep)
 			pods += div(p.pods[c], unit) * unit
 			sl += p.slice[c]
+			if p.prefer {
+				aff += p.aff[c]
+			}
 		}
+	}
+	if p.prefer {
+		p.aff[u] = aff
 	}
 	p.pods[u] = pods
 	if lv >= r.layers[0].level {
@@ -297,10 +356,16 @@ func (p *planner) unitsAt(lv, scope int) []int {
 
 // order sorts units best first: Kueue's BestFit order (most slices, then
 // fewest pods: a tighter fit among equals) or, with leastFree, its
-// LeastFreeCapacity order (fewest slices first); ties by path (unit IDs
-// follow paths within a level, node names among nodes).
+// LeastFreeCapacity order (fewest slices first); while p prefers, the
+// highest summed preferred node affinity comes before either (Kueue's
+// TASRespectNodeAffinityPreferred). Ties go by path, as Kueue's level
+// values: unit IDs follow paths within a level; nodes go by their
+// deepest domain's path, then name.
 func (p *planner) order(us []int, leastFree bool) {
 	slices.SortFunc(us, func(a, b int) int {
+		if p.prefer && p.aff[a] != p.aff[b] {
+			return cmp.Compare(p.aff[b], p.aff[a])
+		}
 		if c := cmp.Compare(p.slice[b], p.slice[a]); c != 0 {
 			if leastFree {
 				return -c
@@ -309,6 +374,12 @@ func (p *planner) order(us []int, leastFree bool) {
 		}
 		if c := cmp.Compare(p.pods[a], p.pods[b]); c != 0 {
 			return c
+		}
+		if a >= p.D && b >= p.D {
+			na, nb := p.t.nodeDom[(a-p.D)*p.L+p.L-1], p.t.nodeDom[(b-p.D)*p.L+p.L-1]
+			if c := cmp.Compare(na, nb); c != 0 {
+				return c
+			}
 		}
 		return cmp.Compare(a, b)
 	})
@@ -357,8 +428,18 @@ func (p *planner) consume(dst, us []int, need, unit int64, m capMode, bestFit bo
 	return dst, need
 }
 
-// bestFit returns the first of us with the smallest capacity ≥ need.
+// bestFit returns the first of us with the smallest capacity ≥ need;
+// while p prefers, among the units of us[0]'s affinity score only, so
+// that a tighter fit never outranks a preferred domain (as Kueue confines
+// its best fit to the top affinity tier).
 func (p *planner) bestFit(us []int, need int64, m capMode) int {
+	if p.prefer {
+		tier := 1
+		for tier < len(us) && p.aff[us[tier]] == p.aff[us[0]] {
+			tier++
+		}
+		us = us[:tier]
+	}
 	best, bc := -1, int64(0)
 	for _, u := range us {
 		if c := p.capOf(m, u); c >= need && (best < 0 || c < bc) {
@@ -374,6 +455,7 @@ type failure struct {
 	level int // the level searched; -1 when the whole scope was pooled
 	best  int // unit, or -1
 	holds int64
+	msg   string // when set, the whole reason
 }
 
 // fit finds the units holding r at its level inside scope (Kueue's phase
@@ -400,8 +482,8 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 					return []int{u}, q, nil
 				}
 			}
-		} else if len(us) > 0 && p.slice[us[0]] >= need {
-			u := p.bestFit(us, need, capMode{slices: true})
+		} else if i := p.firstHolding(us, need, r.required); i >= 0 {
+			u := p.bestFit(us[i:], need, capMode{slices: true})
 			p.setTake(u, need*r.sliceUnit())
 			return []int{u}, q, nil
 		}
@@ -424,6 +506,28 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 		}
 		return used, q, nil
 	}
+}
+
+// firstHolding returns the index of the first of the ordered units us
+// that holds need slices when it is us[0] (Kueue's top domain), else -1;
+// while p prefers and the set is required, the first that holds them
+// further down the order (Kueue scans past the preferred domains before
+// failing a required set; a preferred one widens instead).
+func (p *planner) firstHolding(us []int, need int64, required bool) int {
+	if len(us) == 0 {
+		return -1
+	}
+	if p.slice[us[0]] >= need {
+		return 0
+	}
+	if p.prefer && required {
+		for i := 1; i < len(us); i++ {
+			if p.slice[us[i]] >= need {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // descend distributes the takes of units at level fl down to the nodes
@@ -481,6 +585,9 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 // reason words a failure as Kueue's do, per pod set: the level that failed
 // and by how much.
 func (p *planner) reason(f *failure) string {
+	if f.msg != "" {
+		return f.msg
+	}
 	r := p.r
 	z := r.sliceUnit()
 	need := r.count / z

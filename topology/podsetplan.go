@@ -21,6 +21,28 @@ type PlanOptions struct {
 	// When no domain of the level above holds the set, it is placed as
 	// without Balanced, as Kueue falls back.
 	Balanced bool
+	// NodeAffinityPreferred ranks domains and nodes by the template's
+	// preferred node affinity, as Kueue's TASRespectNodeAffinityPreferred
+	// feature gate (alpha, off by default as there) does: a node scores
+	// the weights of the preferred terms it matches (upstream's
+	// NodeAffinity score before normalisation) when the set's pods pass
+	// it, room or not; a domain the sum of its nodes'. The higher sum
+	// comes first at every level, before BestFit's or LeastFreeCapacity's
+	// order, and the best fit of a last domain looks only among the
+	// domains of the first one's score. A Required level that the first
+	// domain does not hold is searched further down that order; a
+	// Preferred one widens. PodSetGroups and Balanced sets choose their
+	// domains without it, and rank the nodes inside by it.
+	NodeAffinityPreferred bool
+	// Filters are the caller's per-pod, per-node checks, run after the
+	// built-in ones as placement.Solve runs Options.Filters: a node a
+	// filter rejects holds none of the set's pods. Each is asked once per
+	// set and node, with a pod named as the set's pods are (a member for
+	// the members) and a NodeInfo of the snapshot alone
+	// (placement.NewNodeInfo): it must not depend on the sets planned
+	// before it. A Rejection with Err stops the plan with an error
+	// wrapping placement.ErrHook that names the filter, pod and node.
+	Filters []placement.Filter
 }
 
 // Plan is the answer of [Tree.PlanPodSets].
@@ -87,9 +109,14 @@ type Rank struct {
 // topology annotations on a topology flavor.
 //
 // Bound members of the group are left where they are: a Required set goes
-// to the domain holding them. A group with bound members takes no slices.
-// A set's count (or the number of members) that is not a multiple of its
-// outermost slice size is an error, as in Kueue.
+// to the domain holding them. They are pods of the group's one sliced set
+// (if any): its count plus theirs must be a multiple of the slice size;
+// each domain of the slice level where they leave a slice incomplete gets
+// the set's pods that complete it first, then the rest are planned as
+// whole new slices, so every slice, bound pods and new, lies in one domain
+// of its level (the new pods' ranks then go by domain, not slice by
+// slice). Otherwise a set's count (or the number of members) that is not
+// a multiple of its outermost slice size is an error, as in Kueue.
 //
 // Cost: O(nodes × resources) per set to count, plus sorting the domains of
 // the levels searched and the children of the domains used.
@@ -102,8 +129,9 @@ type Rank struct {
 // layers out of order or whose sizes do not divide, more than
 // [MaxSliceLayers] layers, members that are not identical or have
 // affinity terms or claims, a count not a multiple of the slice size,
-// PodSetGroups whose sets ask for different levels, slices with bound
-// members, bound members in two domains of a Required level.
+// PodSetGroups whose sets ask for different levels, bound members with two
+// sliced sets or with multi-layer slices, bound members in two domains of
+// a Required level, a nil filter. A filter's error is returned as above.
 func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, opts PlanOptions) (Plan, error) {
 	if g == nil {
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "topology plan", "group", "must not be nil")
@@ -112,6 +140,11 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 	// checks the group alone.
 	if err := placement.Verify(s, g, placement.Decision{}); err != nil {
 		return Plan{}, err
+	}
+	for i, f := range opts.Filters {
+		if f == nil {
+			return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), fmt.Sprintf("PlanOptions.Filters[%d]", i), "must not be nil")
+		}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -125,20 +158,31 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 	}
 	bm := t.boundOf(s, g.Key())
 	N := s.NumNodes()
-	p := &planner{t: t, s: s, c: c, L: len(t.keys), D: len(t.doms), R: len(c.res)}
+	p := &planner{t: t, s: s, c: c, L: len(t.keys), D: len(t.doms), R: len(c.res), opts: opts}
 	if sc := t.plan; sc == nil || len(sc.pods) != p.D+N || len(sc.extra) != N*p.R {
 		t.plan = newPlanScratch(s, p.D+N, p.R)
 	}
-	p.pods, p.slice, p.take = t.plan.pods, t.plan.slice, t.plan.take
+	p.pods, p.slice, p.take, p.aff = t.plan.pods, t.plan.slice, t.plan.take, t.plan.aff
 	defer p.release()
+	owner, err := ownerOf(rs, len(bm.nodes))
+	if err != nil {
+		return Plan{}, err
+	}
 	scope := make([]int, len(rs)) // per request, the domain its bound members confine it to, or -1
 	for i := range rs {
+		if len(opts.Filters) > 0 {
+			rs[i].setHookPod(g)
+		}
+		var b int64
+		if i == owner {
+			b = int64(len(bm.nodes))
+		}
+		if err := rs[i].checkCount(b); err != nil {
+			return Plan{}, err
+		}
 		scope[i] = -1
 		if len(bm.nodes) == 0 {
 			continue
-		}
-		if len(rs[i].layers) > 1 || rs[i].sliceUnit() > 1 {
-			return Plan{}, placement.Errorf(placement.ErrInvalid, rs[i].obj, "slices", "the group has %d bound members: slices are planned for whole sets only", len(bm.nodes))
 		}
 		if rs[i].required {
 			d, err := t.boundScope(s, g, bm, rs[i].level)
@@ -148,15 +192,42 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 			scope[i] = int(d)
 		}
 	}
-	out := &planOut{p: p}
+	out := &planOut{p: p, owner: owner, bound: bm.nodes}
 	ws := works(rs)
 	for i, w := range ws {
 		out.last = i == len(ws)-1
-		if msg := out.planWork(rs, w, scope, opts); msg != "" {
+		msg := out.planWork(rs, w, scope, opts)
+		if p.hookErr != nil {
+			return Plan{}, p.hookErr
+		}
+		if msg != "" {
 			return Plan{Decision: p.failed(g, len(bm.nodes), msg)}, nil
 		}
 	}
 	return out.plan(g, bm.nodes), nil
+}
+
+// ownerOf returns the index of the request that the group's bound
+// members belong to: the one sliced set, or -1 when none is sliced or
+// nothing is bound.
+func ownerOf(rs []request, bound int) (int, error) {
+	owner := -1
+	if bound == 0 {
+		return owner, nil
+	}
+	for i := range rs {
+		if !rs[i].sliced() {
+			continue
+		}
+		if owner >= 0 {
+			return -1, placement.Errorf(placement.ErrInvalid, rs[i].obj, "slices", "the group has %d bound members, which belong to its one sliced set, and %s is sliced too", bound, rs[owner].obj)
+		}
+		if len(rs[i].layers) > 1 {
+			return -1, placement.Errorf(placement.ErrInvalid, rs[i].obj, "slices", "the group has %d bound members: multi-layer slices are planned for whole sets only", bound)
+		}
+		owner = i
+	}
+	return owner, nil
 }
 
 // requests compiles and binds reqs, adding an unconstrained request for
@@ -247,9 +318,11 @@ func (t *Tree) boundScope(s *placement.Snapshot, g *placement.Group, bm *boundMe
 
 // planOut collects the planned sets.
 type planOut struct {
-	p    *planner
-	sets []setOut
-	last bool // planning the last work: no set after it reads its usage
+	p     *planner
+	sets  []setOut
+	last  bool               // planning the last work: no set after it reads its usage
+	owner int                // the request the bound members belong to, or -1
+	bound []placement.NodeID // the group's bound members' nodes
 }
 
 // release leaves the tree's scratch as PlanPodSets expects it: take and
@@ -273,7 +346,13 @@ type setOut struct {
 func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions) string {
 	p := o.p
 	if len(w) == 1 {
-		so, f := p.planSet(&rs[w[0]], scope[w[0]], opts)
+		plan := p.planSet
+		if w[0] == o.owner {
+			plan = func(r *request, scope int, opts PlanOptions) (setOut, *failure) {
+				return p.planSetBound(r, scope, o.bound, opts)
+			}
+		}
+		so, f := plan(&rs[w[0]], scope[w[0]], opts)
 		if f != nil {
 			return p.reason(f)
 		}
@@ -369,13 +448,13 @@ func (o *planOut) keep(so setOut) {
 // planSet plans one set inside scope (-1: the cluster).
 func (p *planner) planSet(r *request, scope int, opts PlanOptions) (setOut, *failure) {
 	p.use(r)
-	if sc := p.t.plan; scope < 0 && p.extra == nil && sc.counted.same(p.s, r, p.cut) {
+	if sc := p.t.plan; scope < 0 && p.extra == nil && p.cacheable() && sc.counted.same(p.s, r, p.cut) {
 		// The counts of the last plan's first set on this snapshot: the
 		// same template and layers count the same.
 	} else {
 		p.fillScope(scope)
 		sc.counted = nil
-		if scope < 0 && p.extra == nil {
+		if scope < 0 && p.extra == nil && p.cacheable() {
 			sc.counted = newCountKey(p.s, r, p.cut)
 		}
 	}

@@ -75,6 +75,9 @@ type request struct {
 	layers        []layer // outermost first; {leaf level, 1} without slices
 	group         string
 	untracked     bool // the template requests a resource the snapshot does not track
+	// hookPod is what caller filters see for the set's pods: a member, or
+	// the template named as the set's pods are (see placement.PodSet).
+	hookPod *placement.Pod
 }
 
 // layer is a slice layer by tree level; the leaf level (len(keys)) stands
@@ -214,16 +217,41 @@ func (r *request) bind(s *placement.Snapshot, g *placement.Group) error {
 		}
 		r.first, r.count, r.tmpl = g.PodSetStart(k), int64(ps.Count), &ps.Template
 	}
-	if u := r.sliceUnit(); r.count%u != 0 {
-		f := "count"
-		if r.members {
-			f = "members"
-		}
-		return placement.Errorf(placement.ErrInvalid, r.obj, f, "%d pods is not a multiple of the slice size %d", r.count, u)
-	}
 	r.req = g.RequestVector(s, r.first)
 	return nil
 }
+
+// setHookPod sets r.hookPod, for caller filters: the first member, or the
+// template named as the set's pods are (see placement.PodSet).
+func (r *request) setHookPod(g *placement.Group) {
+	if r.members {
+		r.hookPod = &g.Members[0]
+		return
+	}
+	hp := *r.tmpl
+	hp.Namespace, hp.Name, hp.SchedulingGroup, hp.NodeName = g.Namespace, r.name, g.Name, ""
+	r.hookPod = &hp
+}
+
+// checkCount checks that the set's pods, with the bound members it owns,
+// make whole slices of its outermost layer, as Kueue requires of a count.
+func (r *request) checkCount(bound int64) error {
+	u := r.sliceUnit()
+	if (r.count+bound)%u == 0 {
+		return nil
+	}
+	f := "count"
+	if r.members {
+		f = "members"
+	}
+	if bound > 0 {
+		return placement.Errorf(placement.ErrInvalid, r.obj, f, "%d pods and %d bound members are not a multiple of the slice size %d", r.count, bound, u)
+	}
+	return placement.Errorf(placement.ErrInvalid, r.obj, f, "%d pods is not a multiple of the slice size %d", r.count, u)
+}
+
+// sliced reports whether r has slices of more than one pod.
+func (r *request) sliced() bool { return len(r.layers) > 1 || r.sliceUnit() > 1 }
 
 // sameTemplate reports whether two pods are alike for placement: the same
 // requests, nodeSelector, tolerations and priority.
