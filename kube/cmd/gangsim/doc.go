@@ -99,7 +99,9 @@
 // topologyRequest or its template's Kueue annotations (required,
 // preferred or unconstrained level, slices, PodSetGroup; balanced under
 // -topology-profile kueue-balanced) and the template's nodeSelector,
-// tolerations and node affinity. -o yaml writes each Workload's
+// tolerations and node affinity; its preferred node affinity orders
+// domains and nodes only under -kueue-node-affinity-preferred (Kueue's
+// TASRespectNodeAffinityPreferred gate, off by default). -o yaml writes each Workload's
 // status.admission (clusterQueue named by spec.queueName; per pod set its
 // count and compact topologyAssignment at the hostname level, in rank
 // order) and the QuotaReserved and Admitted conditions, or QuotaReserved

@@ -79,7 +79,9 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 			now = w.Created
 		}
 	}
-	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: opts.topologyProfile.Options(), Now: now})
+	plan := opts.topologyProfile.Options()
+	plan.NodeAffinityPreferred = opts.kueueNodeAffinityPreferred
+	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now})
 	if err != nil {
 		return nil, c.Locate(err)
 	}

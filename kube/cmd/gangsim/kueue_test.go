@@ -26,6 +26,8 @@ var kueueGoldens = []golden{
 	{"kueue-workloads-node-constraints", []string{"-f", kw + "cluster.yaml", "-f", kw + "node-constraints.yaml"}, exitWaiting},
 	{"kueue-workloads-elastic", []string{"-f", kw + "cluster.yaml", "-f", kw + "elastic.yaml"}, exitWaiting},
 	{"kueue-workloads-elastic-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "elastic.yaml"}, exitWaiting},
+	{"kueue-workloads-node-affinity-preferred", []string{"-kueue-node-affinity-preferred", "-f", kw + "cluster.yaml", "-f", kw + "node-affinity-preferred.yaml"}, exitPlaced},
+	{"kueue-workloads-node-affinity-ignored", []string{"-f", kw + "cluster.yaml", "-f", kw + "node-affinity-preferred.yaml"}, exitPlaced},
 	{"kueue-workloads-repair", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair.yaml"}, exitPlaced},
 	{"kueue-workloads-repair-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "repair.yaml"}, exitPlaced},
 }
@@ -59,7 +61,7 @@ func fixedPoint(t require.TestingT, dir string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "elastic", "repair"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "elastic", "repair"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")

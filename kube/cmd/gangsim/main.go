@@ -97,6 +97,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	fgdExp := fs.Bool("fgd-experiment", false, "with -trace openb=DIR: the FGD paper's experiment instead of a replay: pods inflated to 130% of the GPUs, each tried once, GPUs allocated per policy (random, dotprod, gpupacking, bestfit, fgd) over -fgd-seeds seeds")
 	fgdSeeds := fs.Int("fgd-seeds", 3, "with -fgd-experiment: how many inflations (seeds 1..N) to average")
 	openbPods := fs.String("openb-pods", "default", "with -trace openb=DIR: which pod list, csv/openb_pod_list_<name>.csv")
+	kueueAffinity := fs.Bool("kueue-node-affinity-preferred", false, "admit Kueue Workloads as Kueue's TASRespectNodeAffinityPreferred gate does: a template's preferred node affinity orders domains and nodes before BestFit or LeastFreeCapacity (off by default, as the gate)")
 	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; Kueue slice annotations are planned as Kueue does), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with TASBalancedPlacement)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
@@ -222,7 +223,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, spreadWeight: spreadWeight, topologyProfile: topoProfile, profile: k8sProfile}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, spreadWeight: spreadWeight, topologyProfile: topoProfile, kueueNodeAffinityPreferred: *kueueAffinity, profile: k8sProfile}
 	if *suggest {
 		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
 	}

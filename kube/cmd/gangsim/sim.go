@@ -166,11 +166,15 @@ type options struct {
 	spreadWeight int64
 	// topologyProfile decides topology-constrained groups (gang.Options.TopologyProfile).
 	topologyProfile topology.Profile
-	profile         gang.Profile // the Kubernetes version decided as (gang.Options.Profile)
-	maxCycles       int
-	fillIn          bool                   // pods bound in the run get status.startTime (see kube.FillIn)
-	progress        func(cycle, bound int) // called every progressEvery cycles
-	suggest         *scaleup.Options       // -suggest-nodes: nil for off
+	// kueueNodeAffinityPreferred admits Kueue Workloads with
+	// topology.PlanOptions.NodeAffinityPreferred (Kueue's
+	// TASRespectNodeAffinityPreferred gate).
+	kueueNodeAffinityPreferred bool
+	profile                    gang.Profile // the Kubernetes version decided as (gang.Options.Profile)
+	maxCycles                  int
+	fillIn                     bool                   // pods bound in the run get status.startTime (see kube.FillIn)
+	progress                   func(cycle, bound int) // called every progressEvery cycles
+	suggest                    *scaleup.Options       // -suggest-nodes: nil for off
 }
 
 const progressEvery = 500
