@@ -52,6 +52,7 @@ type planner struct {
 type planScratch struct {
 	pods, slice, take, extra []int64
 	aff                      []int64 // per unit: summed preferred node affinity, while a planner prefers
+	taken                    []int   // a planner's taken, kept for its capacity
 	// plain marks the nodes without taints that are schedulable, which
 	// every pod without a nodeSelector passes (nodes never change across
 	// Apply): nodeCount reads no Node for them.

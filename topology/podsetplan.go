@@ -162,7 +162,7 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 	if sc := t.plan; sc == nil || len(sc.pods) != p.D+N || len(sc.extra) != N*p.R {
 		t.plan = newPlanScratch(s, p.D+N, p.R)
 	}
-	p.pods, p.slice, p.take, p.aff = t.plan.pods, t.plan.slice, t.plan.take, t.plan.aff
+	p.pods, p.slice, p.take, p.aff, p.taken = t.plan.pods, t.plan.slice, t.plan.take, t.plan.aff, t.plan.taken[:0]
 	defer p.release()
 	owner, err := ownerOf(rs, len(bm.nodes))
 	if err != nil {
@@ -329,6 +329,7 @@ type planOut struct {
 // extra all zero.
 func (p *planner) release() {
 	p.clearTakes()
+	p.t.plan.taken = p.taken
 	if p.extra != nil {
 		clear(p.extra)
 	}
@@ -537,15 +538,20 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 	var out Plan
 	var nodes []placement.NodeID
 	fits := map[int]bool{}
+	for _, so := range o.sets {
+		for _, u := range so.fit {
+			fits[u] = true
+		}
+	}
+	// One domain and nothing bound: the placement is that domain's nodes,
+	// and the ranks' nodes need not be collected.
+	collect := len(fits) != 1 || len(bound) > 0 || fitLeaf(fits, p.D)
 	placed := 0
 	slices.SortFunc(o.sets, func(a, b setOut) int { return strings.Compare(a.r.name, b.r.name) })
 	for _, so := range o.sets {
 		sp := PodSetPlan{Name: so.r.name}
 		if len(so.fit) == 1 && so.fit[0] < p.D {
 			sp.Domain = p.t.doms[so.fit[0]].path
-		}
-		for _, u := range so.fit {
-			fits[u] = true
 		}
 		type run struct {
 			dom DomainID
@@ -572,7 +578,9 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 			name := p.s.Node(rn.id).Name
 			sp.Ranks = append(sp.Ranks, Rank{Node: name, NodeID: rn.id, First: first, Count: int32(rn.n)})
 			first += int32(rn.n)
-			nodes = append(nodes, rn.id)
+			if collect {
+				nodes = append(nodes, rn.id)
+			}
 			if !so.r.members {
 				d.PodSetAssignments = append(d.PodSetAssignments, placement.PodSetAssignment{PodSet: so.r.name, Node: name, NodeID: rn.id, Count: int32(rn.n)})
 			}
@@ -595,13 +603,13 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 	for u := range fits {
 		if u >= p.D {
 			nodes = append(nodes, placement.NodeID(u-p.D))
-		} else if len(fits) == 1 && len(bound) == 0 {
+		} else if !collect {
 			nodes = p.t.doms[u].nodes // shared, as a generated placement's are: it holds every assigned node
 		} else {
 			nodes = append(nodes, p.t.doms[u].nodes...)
 		}
 	}
-	if len(fits) != 1 || len(bound) > 0 || fitLeaf(fits, p.D) {
+	if collect {
 		nodes = append(nodes, bound...)
 		slices.Sort(nodes)
 		nodes = slices.Compact(nodes)
