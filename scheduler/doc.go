@@ -8,12 +8,22 @@
 //   - Watching: client-go shared informers for Nodes, Pods, PodGroups
 //     (scheduling.k8s.io/v1beta1) and PriorityClasses feed a gang.Scheduler
 //     and a placement.Snapshot kept in step incrementally (Snapshot.Apply
-//     per changed pod; a node change rebuilds it). Objects are converted by
-//     package kube of this repository.
+//     per changed pod; a node change rebuilds it). Informers for
+//     DeviceClasses, ResourceSlices and ResourceClaims (resource.k8s.io/v1)
+//     feed the gang cycle's DRA claim ledger, rebuilt when they change.
+//     Objects are converted by package kube of this repository. A pod
+//     whose claims the scheduler cannot see yet (one from a template that
+//     the resourceclaim controller has not created) waits unqueued, as in
+//     kube-scheduler.
 //   - Deciding: each round runs gang cycles until no group is ready; a pod
 //     in no PodGroup is scheduled as a basic group of one.
 //   - Writing, as kube-scheduler does: bindings through the pods/binding
-//     subresource; the PodGroupInitiallyScheduled condition of the
+//     subresource, each gang's after the ResourceClaims its cycle
+//     allocated and reserved (status.allocation, status.reservedFor, and
+//     the delete-protection finalizer, as kube-scheduler's DRA plugin
+//     writes them; a gang whose claims cannot all be written has what was
+//     written undone and is queued again); the PodGroupInitiallyScheduled
+//     condition of the
 //     PodGroup's status; preemption victims marked with the
 //     DisruptionTarget condition, then deleted, and the preemptor's
 //     members' status.nominatedNodeName. Conflicts (409) and transient

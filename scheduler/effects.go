@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
@@ -24,10 +26,18 @@ const preemptOutcome = preemption.Preempt
 // work is the API calls one round of cycles asks for.
 type work struct {
 	cycles      int
-	binds       []bindCall
+	gangs       []gangWrite
 	conditions  []conditionWrite
 	evictions   []evictCall
 	nominations []nominateCall
+}
+
+// gangWrite is what one cycle that placed a gang writes: the claims it
+// committed, then, once they are written, the bindings.
+type gangWrite struct {
+	group  placement.Key
+	claims []dra.ClaimUpdate
+	binds  []bindCall
 }
 
 type bindCall struct {
@@ -62,7 +72,7 @@ const callTimeout = time.Minute
 func retryable(err error) bool {
 	return apierrors.IsConflict(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
 		apierrors.IsTooManyRequests(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) ||
-		!isStatusError(err) // no answer from the server at all: connection refused or reset
+		!isStatusError(err) && !errors.Is(err, errClaimWrite) // no answer from the server at all: connection refused or reset
 }
 
 func isStatusError(err error) bool {
@@ -93,8 +103,9 @@ func retry(ctx context.Context, call func() error) error {
 
 // execute makes the calls of one round: victims first (each marked with
 // the DisruptionTarget condition, then deleted), the preemptors'
-// nominations, the bindings, and last the PodGroup conditions, so that a
-// condition saying Scheduled follows its bindings. Calls of a kind run in
+// nominations, the claims each placed gang committed, the bindings of the
+// gangs whose claims were written, and last the PodGroup conditions of
+// the rest, so that a condition saying Scheduled follows its bindings. Calls of a kind run in
 // parallel, cfg.Parallelism at a time.
 //
 // The calls outlive ctx (bounded by callTimeout): a scheduler told to stop
@@ -106,8 +117,19 @@ func (s *Scheduler) execute(ctx context.Context, w work) {
 	defer cancel()
 	parallel(s.sem, len(w.evictions), func(i int) { s.evict(ctx, w.evictions[i]) })
 	parallel(s.sem, len(w.nominations), func(i int) { s.nominate(ctx, w.nominations[i]) })
-	parallel(s.sem, len(w.binds), func(i int) { s.bind(ctx, w.binds[i]) })
-	parallel(s.sem, len(w.conditions), func(i int) { s.writeCondition(ctx, w.conditions[i]) })
+	failed := s.writeClaims(ctx, w.gangs)
+	var binds []bindCall
+	skip := map[placement.Key]bool{}
+	for i, g := range w.gangs {
+		if failed[i] {
+			skip[g.group] = true
+		} else {
+			binds = append(binds, g.binds...)
+		}
+	}
+	parallel(s.sem, len(binds), func(i int) { s.bind(ctx, binds[i]) })
+	conds := slices.DeleteFunc(w.conditions, func(c conditionWrite) bool { return skip[c.group] })
+	parallel(s.sem, len(conds), func(i int) { s.writeCondition(ctx, conds[i]) })
 }
 
 func parallel(sem chan struct{}, n int, f func(int)) {

@@ -34,6 +34,7 @@ type state struct {
 	implicit map[placement.Key]bool  // implicit groups of lone pods
 	groups   map[placement.Key]int64 // PodGroups known, with their metadata.generation
 	rejected map[placement.Key]bool  // pending pods that did not convert
+	waiting  map[placement.Key]bool  // pending pods whose ResourceClaims are not seen yet
 	// unconfirmed are PodGroups not yet seen with a True condition (see
 	// confirmBound).
 	unconfirmed map[placement.Key]bool
@@ -46,6 +47,7 @@ func newState() *state {
 		implicit: map[placement.Key]bool{},
 		groups:   map[placement.Key]int64{},
 		rejected: map[placement.Key]bool{},
+		waiting:  map[placement.Key]bool{},
 
 		unconfirmed: map[placement.Key]bool{},
 	}
@@ -133,6 +135,7 @@ func (s *Scheduler) onPodGroup(o any) {
 	}
 	pg, err := kube.ConvertPodGroupV1beta1(v, s.state.pcs)
 	if err == nil {
+		pg.UID = string(v.UID) // the reservedFor entry of its shared claims names it
 		err = s.gs.SetPodGroup(pg)
 	}
 	if err != nil {
@@ -176,6 +179,14 @@ func (s *Scheduler) onPod(o any) {
 	if p.Spec.SchedulerName != s.cfg.SchedulerName || len(p.Spec.SchedulingGates) > 0 || p.DeletionTimestamp != nil {
 		return
 	}
+	if why := s.dra.claimsMissing(p); why != "" {
+		if !s.state.waiting[k] {
+			s.log.Info("pod waits for its ResourceClaims", "pod", k.String(), "reason", why)
+		}
+		s.state.waiting[k] = true
+		return
+	}
+	delete(s.state.waiting, k)
 	pp, err := kube.ConvertPod(p, s.state.pcs)
 	if err != nil {
 		s.log.Error("pod not schedulable here", "pod", k.String(), "err", err)
@@ -224,6 +235,7 @@ func (s *Scheduler) onPodDelete(o any) {
 	}
 	k := podKey(p)
 	delete(s.state.rejected, k)
+	delete(s.state.waiting, k)
 	s.c.deleted(k)
 	s.gs.DeletePod(k)
 	s.state.unqueue(k)

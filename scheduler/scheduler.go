@@ -64,6 +64,7 @@ type Scheduler struct {
 	mu    sync.Mutex // guards everything below; held by handlers and the cycle loop
 	gs    *gang.Scheduler
 	c     *snapCache
+	dra   *draCache
 	state *state
 }
 
@@ -94,6 +95,7 @@ func New(client kubernetes.Interface, cfg Config, opts Options) (*Scheduler, err
 			MaxBackoff:     cfg.MaxBackoff.Duration,
 		}),
 		c:     newSnapCache(),
+		dra:   newDRACache(),
 		state: newState(),
 	}
 	s.factory = informers.NewSharedInformerFactory(client, 0)
@@ -174,6 +176,9 @@ func (s *Scheduler) loop(ctx context.Context) {
 // returns the API calls they ask for. The caller holds s.mu.
 func (s *Scheduler) round() work {
 	var w work
+	if s.dra.dirty {
+		s.gs.SetClaims(s.dra.ledger(s.log))
+	}
 	snap, err := s.c.snapshot()
 	if err != nil {
 		s.log.Error("cannot build the cluster snapshot", "err", err)
@@ -192,9 +197,14 @@ func (s *Scheduler) round() work {
 		if r.Condition != nil && !isImplicit(r.PodGroup) {
 			w.conditions = append(w.conditions, conditionWrite{group: r.PodGroup, cond: *r.Condition})
 		}
-		for _, p := range r.Bind {
-			w.binds = append(w.binds, bindCall{pod: p.Key(), uid: p.UID, node: p.NodeName})
-			s.state.unqueue(p.Key())
+		if len(r.Bind) > 0 {
+			g := gangWrite{group: r.PodGroup, claims: r.ClaimUpdates}
+			for _, p := range r.Bind {
+				g.binds = append(g.binds, bindCall{pod: p.Key(), uid: p.UID, node: p.NodeName})
+				s.state.unqueue(p.Key())
+			}
+			w.gangs = append(w.gangs, g)
+			s.dra.assume(r.ClaimUpdates)
 		}
 		s.c.assume(r.Snapshot, r.Bind)
 		for _, p := range r.Bind {
@@ -281,6 +291,7 @@ func (s *Scheduler) registerObjects() error {
 	pods := s.factory.Core().V1().Pods()
 	nodes := s.factory.Core().V1().Nodes()
 	groups := s.factory.Scheduling().V1beta1().PodGroups()
+	draAPI := s.factory.Resource().V1()
 	s.mu.Lock()
 	s.pods = pods.Lister()
 	s.mu.Unlock()
@@ -289,6 +300,9 @@ func (s *Scheduler) registerObjects() error {
 		h   cache.ResourceEventHandlerFuncs
 	}{
 		{nodes.Informer(), s.handler(s.onNode, s.onNodeDelete)},
+		{draAPI.DeviceClasses().Informer(), s.handler(s.onDeviceClass, s.onDeviceClassDelete)},
+		{draAPI.ResourceSlices().Informer(), s.handler(s.onResourceSlice, s.onResourceSliceDelete)},
+		{draAPI.ResourceClaims().Informer(), s.handler(s.onResourceClaim, s.onResourceClaimDelete)},
 		{groups.Informer(), s.handler(s.onPodGroup, s.onPodGroupDelete)},
 		{pods.Informer(), s.handler(s.onPod, s.onPodDelete)},
 	} {

@@ -1,0 +1,313 @@
+package scheduler
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gangsched/gangsched/dra"
+	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// draCache keeps the DRA objects the informers show (DeviceClasses,
+// ResourceSlices, ResourceClaims), converted by package kube, and builds
+// the gang cycle's claim ledger from them when they changed.
+//
+// Claims the cycles committed are assumed, as bound pods are in snapCache:
+// their committed status (allocation, reservedFor) overrides the watched
+// one until the watch shows it, or their write fails, so that no device
+// is handed out twice between a commit and its write.
+type draCache struct {
+	classes map[string]dra.DeviceClass
+	slices  map[string]poolSlice
+	claims  map[placement.Key]dra.ResourceClaim
+	assumed map[placement.Key]dra.ResourceClaim
+
+	inv      *dra.Inventory
+	invDirty bool // classes or slices changed: the inventory is rebuilt
+	dirty    bool // anything changed: the ledger is rebuilt
+}
+
+// poolSlice is a converted ResourceSlice with the pool generation it
+// belongs to: only a pool's newest generation counts (resource.k8s.io/v1
+// ResourcePool).
+type poolSlice struct {
+	driver, pool string
+	generation   int64
+	slice        dra.ResourceSlice
+}
+
+func newDRACache() *draCache {
+	return &draCache{
+		classes: map[string]dra.DeviceClass{}, slices: map[string]poolSlice{},
+		claims: map[placement.Key]dra.ResourceClaim{}, assumed: map[placement.Key]dra.ResourceClaim{},
+		invDirty: true, dirty: true,
+	}
+}
+
+func (d *draCache) setClass(c dra.DeviceClass) {
+	d.classes[c.Name] = c
+	d.invDirty, d.dirty = true, true
+}
+
+func (d *draCache) deleteClass(name string) {
+	delete(d.classes, name)
+	d.invDirty, d.dirty = true, true
+}
+
+func (d *draCache) setSlice(s *resourcev1.ResourceSlice, c dra.ResourceSlice) {
+	d.slices[s.Name] = poolSlice{driver: s.Spec.Driver, pool: s.Spec.Pool.Name, generation: s.Spec.Pool.Generation, slice: c}
+	d.invDirty, d.dirty = true, true
+}
+
+func (d *draCache) deleteSlice(name string) {
+	delete(d.slices, name)
+	d.invDirty, d.dirty = true, true
+}
+
+// setClaim records a watched claim. An assumption ends once the watch
+// shows the claim allocated and reserved for every consumer the commit
+// reserved it for.
+func (d *draCache) setClaim(c dra.ResourceClaim) {
+	k := c.Key()
+	d.claims[k] = c
+	if a, ok := d.assumed[k]; ok && (a.UID != c.UID || covers(c.Status, a.Status)) {
+		delete(d.assumed, k)
+	}
+	d.dirty = true
+}
+
+func (d *draCache) deleteClaim(k placement.Key) {
+	delete(d.claims, k)
+	delete(d.assumed, k)
+	d.dirty = true
+}
+
+// assume records claims a cycle committed; the scheduler's ledger holds
+// them already, so nothing becomes dirty.
+func (d *draCache) assume(updates []dra.ClaimUpdate) {
+	for _, u := range updates {
+		d.assumed[u.Claim.Key()] = u.Claim
+	}
+}
+
+// unassume drops the assumptions of claims whose write failed (and was
+// undone): the next ledger is the watched state.
+func (d *draCache) unassume(keys []placement.Key) {
+	for _, k := range keys {
+		delete(d.assumed, k)
+	}
+	d.dirty = true
+}
+
+// covers reports whether watched status w carries assumed status a: an
+// allocation, and every consumer a reserves the claim for.
+func covers(w, a dra.ClaimStatus) bool {
+	if a.Allocation != nil && w.Allocation == nil {
+		return false
+	}
+	for _, r := range a.ReservedFor {
+		if !slices.ContainsFunc(w.ReservedFor, func(x dra.ConsumerRef) bool { return x.UID == r.UID && x.Name == r.Name }) {
+			return false
+		}
+	}
+	return true
+}
+
+// ledger returns the claim ledger of the watched objects with the
+// assumed claims' status, or nil when the inventory cannot be built. A
+// class, slice or claim the ledger refuses is logged and left out, so
+// that one bad object does not stop every group that uses DRA: a pod that
+// names a claim left out waits, and its group's condition says why.
+func (d *draCache) ledger(log *slog.Logger) *dra.Ledger {
+	if d.invDirty || d.inv == nil {
+		inv, err := dra.NewInventory(slices.Collect(maps.Values(d.classes)), d.newestSlices())
+		if err != nil {
+			log.Error("DRA inventory refused; keeping the previous one", "err", err)
+		} else {
+			d.inv = inv
+		}
+		d.invDirty = false
+	}
+	d.dirty = false
+	if d.inv == nil {
+		return nil
+	}
+	l, err := dra.NewLedger(d.inv, nil, nil)
+	if err != nil {
+		log.Error("DRA ledger not built", "err", err)
+		return nil
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(d.claims), placement.Key.Compare) {
+		c := d.claims[k]
+		if a, ok := d.assumed[k]; ok {
+			c.Status = a.Status
+		}
+		next, err := addClaim(l, c)
+		if err != nil {
+			log.Error("ResourceClaim left out of the DRA ledger", "claim", k.String(), "err", err)
+			continue
+		}
+		l = next
+	}
+	return l
+}
+
+// addClaim adds claim c to l with its status: allocated to its devices
+// and reserved for its consumers. On error l is unchanged.
+func addClaim(l *dra.Ledger, c dra.ResourceClaim) (*dra.Ledger, error) {
+	st := c.Status
+	c.Status = dra.ClaimStatus{}
+	l, err := l.AddClaim(c)
+	if err != nil {
+		return nil, err
+	}
+	if st.Allocation != nil {
+		if l, err = l.Allocate(c.Key(), st.Allocation.Devices); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range st.ReservedFor {
+		if l, err = l.Reserve(c.Key(), r); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// newestSlices returns the slices of each pool's newest generation,
+// sorted by name.
+func (d *draCache) newestSlices() []dra.ResourceSlice {
+	type pool struct{ driver, name string }
+	newest := map[pool]int64{}
+	for _, s := range d.slices {
+		p := pool{s.driver, s.pool}
+		if g, ok := newest[p]; !ok || s.generation > g {
+			newest[p] = s.generation
+		}
+	}
+	var out []dra.ResourceSlice
+	for _, name := range slices.Sorted(maps.Keys(d.slices)) {
+		s := d.slices[name]
+		if s.generation == newest[pool{s.driver, s.pool}] {
+			out = append(out, s.slice)
+		}
+	}
+	return out
+}
+
+// claimsMissing says which of pod p's ResourceClaims the scheduler cannot
+// see yet, or "" when it sees them all. kube-scheduler waits for them the
+// same way: a claim from a template exists once the resourceclaim
+// controller has created it and named it in the pod's
+// status.resourceClaimStatuses (for an entry shared with the PodGroup, it
+// names the PodGroup's claim there too); the scheduler never creates one.
+func (d *draCache) claimsMissing(p *corev1.Pod) string {
+	for _, rc := range p.Spec.ResourceClaims {
+		name := rc.ResourceClaimName
+		if rc.ResourceClaimTemplateName != nil {
+			i := slices.IndexFunc(p.Status.ResourceClaimStatuses, func(s corev1.PodResourceClaimStatus) bool { return s.Name == rc.Name })
+			if i < 0 || p.Status.ResourceClaimStatuses[i].ResourceClaimName == nil {
+				return fmt.Sprintf("spec.resourceClaims %q: the ResourceClaim from template %q is not created yet", rc.Name, *rc.ResourceClaimTemplateName)
+			}
+			name = p.Status.ResourceClaimStatuses[i].ResourceClaimName
+		}
+		if name == nil {
+			continue // neither set: kube.ConvertPod rejects the pod
+		}
+		if _, ok := d.claims[placement.Key{Namespace: p.Namespace, Name: *name}]; !ok {
+			return fmt.Sprintf("spec.resourceClaims %q: ResourceClaim %q is not seen yet", rc.Name, *name)
+		}
+	}
+	return ""
+}
+
+// convertClaim converts a watched ResourceClaim. The resourceclaim
+// controller of v1.37 marks a claim it generated for a PodGroup with the
+// same annotation as a pod's (resource.kubernetes.io/pod-claim-name);
+// kube.ConvertResourceClaim knows a PodGroup's claim by its own
+// annotation only, so it is given that one as well.
+func convertClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error) {
+	if ctl := metav1.GetControllerOfNoCopy(c); ctl != nil && ctl.Kind == "PodGroup" &&
+		c.Annotations[kube.AnnotationPodGroupClaimName] == "" && c.Annotations[kube.AnnotationPodClaimName] != "" {
+		c = c.DeepCopy()
+		c.Annotations[kube.AnnotationPodGroupClaimName] = c.Annotations[kube.AnnotationPodClaimName]
+	}
+	return kube.ConvertResourceClaim(c)
+}
+
+func (s *Scheduler) onDeviceClass(o any) {
+	v := o.(*resourcev1.DeviceClass)
+	c, err := kube.ConvertDeviceClass(v)
+	if err != nil {
+		s.log.Error("DeviceClass not usable", "deviceClass", v.Name, "err", err)
+		s.dra.deleteClass(v.Name)
+		return
+	}
+	s.dra.setClass(c)
+}
+
+func (s *Scheduler) onDeviceClassDelete(o any) {
+	if v, ok := o.(*resourcev1.DeviceClass); ok {
+		s.dra.deleteClass(v.Name)
+	}
+}
+
+func (s *Scheduler) onResourceSlice(o any) {
+	v := o.(*resourcev1.ResourceSlice)
+	c, err := kube.ConvertResourceSlice(v)
+	if err != nil {
+		s.log.Error("ResourceSlice not usable", "resourceSlice", v.Name, "err", err)
+		s.dra.deleteSlice(v.Name)
+		return
+	}
+	s.dra.setSlice(v, c)
+}
+
+func (s *Scheduler) onResourceSliceDelete(o any) {
+	if v, ok := o.(*resourcev1.ResourceSlice); ok {
+		s.dra.deleteSlice(v.Name)
+	}
+}
+
+func (s *Scheduler) onResourceClaim(o any) {
+	v := o.(*resourcev1.ResourceClaim)
+	k := placement.Key{Namespace: v.Namespace, Name: v.Name}
+	c, err := convertClaim(v)
+	if err != nil {
+		s.log.Error("ResourceClaim not usable", "claim", k.String(), "err", err)
+		s.dra.deleteClaim(k)
+		return
+	}
+	_, known := s.dra.claims[k]
+	s.dra.setClaim(c)
+	if !known {
+		s.retryWaiting(v.Namespace)
+	}
+}
+
+func (s *Scheduler) onResourceClaimDelete(o any) {
+	if v, ok := o.(*resourcev1.ResourceClaim); ok {
+		s.dra.deleteClaim(placement.Key{Namespace: v.Namespace, Name: v.Name})
+	}
+}
+
+// retryWaiting takes up again the pods of namespace ns that wait for a
+// claim to be seen.
+func (s *Scheduler) retryWaiting(ns string) {
+	for _, k := range slices.SortedFunc(maps.Keys(s.state.waiting), placement.Key.Compare) {
+		if k.Namespace != ns || s.pods == nil {
+			continue
+		}
+		delete(s.state.waiting, k)
+		if p, err := s.pods.Pods(k.Namespace).Get(k.Name); err == nil {
+			s.onPod(p)
+		}
+	}
+}
