@@ -53,12 +53,15 @@ func TestRackConstrainedGang(t *testing.T) {
 
 // A high-priority gang of four, on four one-GPU nodes that a low-priority
 // gang (disruptionMode All) holds, preempts the low gang whole: each victim
-// is marked DisruptionTarget before it is deleted, and the high gang binds.
+// is marked DisruptionTarget before it is deleted, each preemptor is
+// nominated to a node (status.nominatedNodeName, which its binding
+// clears), and the high gang binds.
 func TestGangPreemptsGangWhole(t *testing.T) {
 	c := harness.Start(t, harness.Options{})
 	c.RunKubelet(t)
 	client := c.Client()
 	deleted := recordDeletions(t, c)
+	nominated := recordNominations(t, c)
 	create(t, client, priorityClass("low", 10), priorityClass("high", 1000))
 	for i := range 4 {
 		create(t, client, node(fmt.Sprintf("node-%d", i), "rack-1", 8, 1))
@@ -95,6 +98,42 @@ func TestGangPreemptsGangWhole(t *testing.T) {
 		require.True(t, ok, "%s deleted", name)
 		require.True(t, hasDisruptionTarget(p), "%s marked DisruptionTarget before deletion: %v", name, p.Status.Conditions)
 	}
+	ps, err := pods(ctxFor(t), client, "high")
+	require.NoError(t, err)
+	for name, p := range ps {
+		require.NotEmpty(t, nominated.get(name), "%s was nominated before it bound", name)
+		require.Empty(t, p.Status.NominatedNodeName, "%s: the binding cleared the nomination", name)
+	}
+}
+
+// nominations records, per pod, the nominated nodes the watch showed.
+type nominations struct {
+	mu    sync.Mutex
+	nodes map[string][]string
+}
+
+func (n *nominations) get(name string) []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.nodes[name]
+}
+
+func recordNominations(t *testing.T, c *harness.Cluster) *nominations {
+	n := &nominations{nodes: map[string][]string{}}
+	f := informers.NewSharedInformerFactory(c.Client(), 0)
+	inf := f.Core().V1().Pods().Informer()
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{UpdateFunc: func(_, o any) {
+		if p := o.(*corev1.Pod); p.Status.NominatedNodeName != "" {
+			n.mu.Lock()
+			n.nodes[p.Name] = append(n.nodes[p.Name], p.Status.NominatedNodeName)
+			n.mu.Unlock()
+		}
+	}})
+	require.NoError(t, err)
+	stop := make(chan struct{})
+	f.Start(stop)
+	t.Cleanup(func() { close(stop); f.Shutdown() })
+	return n
 }
 
 // deletions records the last state of each deleted pod, as the watch

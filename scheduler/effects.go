@@ -270,7 +270,9 @@ func hasCondition(p *corev1.Pod, t corev1.PodConditionType) bool {
 	return false
 }
 
-// nominate writes status.nominatedNodeName of a preemptor's member.
+// nominate writes status.nominatedNodeName of a preemptor's member, or
+// clears it (node "") once its group no longer preempts. A pod bound
+// meanwhile is left as it is.
 func (s *Scheduler) nominate(ctx context.Context, n nominateCall) {
 	pods := s.client.CoreV1().Pods(n.pod.Namespace)
 	err := retry(ctx, func() error {

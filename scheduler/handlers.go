@@ -210,6 +210,14 @@ func (s *Scheduler) onPod(o any) {
 		return
 	}
 	s.state.queued[k] = true
+	// A preemptor nominated before a restart (or by a previous leader)
+	// keeps the room its victims left until its next cycle, as
+	// kube-scheduler's nominator rebuilt from the pods would.
+	if n := p.Status.NominatedNodeName; n != "" {
+		if err := s.gs.Nominate(k, n); err != nil {
+			s.log.Error("nomination not restored", "pod", k.String(), "node", n, "err", err)
+		}
+	}
 }
 
 // boundPod converts a bound pod for the snapshot. A pod this adapter

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -219,10 +220,8 @@ func (s *Scheduler) round() work {
 			for _, v := range victims {
 				w.evictions = append(w.evictions, evictCall{pod: v, by: r.PodGroup})
 			}
-			for _, a := range p.Decision.Assignments {
-				w.nominations = append(w.nominations, nominateCall{pod: a.Pod, node: a.Node})
-			}
 		}
+		s.addNominations(&w, r)
 		if snap, err = s.c.snapshot(); err != nil {
 			s.log.Error("cannot update the cluster snapshot", "err", err)
 			return w
@@ -230,6 +229,29 @@ func (s *Scheduler) round() work {
 	}
 	s.confirmBound(snap, &w)
 	return w
+}
+
+// addNominations adds the nominated nodes cycle r set or cleared, except
+// the clearing of members it binds: their binding clears it (the v1.37
+// API server does, under ClearingNominatedNodeNameAfterBinding). A pod
+// nominated again in the same round keeps only its last nomination, since
+// a round's writes run in parallel.
+func (s *Scheduler) addNominations(w *work, r gang.Result) {
+	bound := map[placement.Key]bool{}
+	for _, p := range r.Bind {
+		bound[p.Key()] = true
+	}
+	for _, n := range r.Nominations {
+		if n.Node == "" && bound[n.Pod] {
+			continue
+		}
+		call := nominateCall{pod: n.Pod, node: n.Node}
+		if i := slices.IndexFunc(w.nominations, func(c nominateCall) bool { return c.pod == n.Pod }); i >= 0 {
+			w.nominations[i] = call
+		} else {
+			w.nominations = append(w.nominations, call)
+		}
+	}
 }
 
 func (s *Scheduler) logCycle(r gang.Result) {

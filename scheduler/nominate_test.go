@@ -1,0 +1,79 @@
+package scheduler
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// A restarted scheduler finds preemptor big-0 pending with
+// status.nominatedNodeName n1 (its gang of two waits for its second
+// member) and lone pod small, of lower priority, pending too. The
+// nomination is restored, so n1's room stays held: small, which fits only
+// there, is decided and not bound. Without the nomination it binds to n1.
+func TestNominationRestored(t *testing.T) {
+	for _, tc := range []struct {
+		nominated string
+		bound     []string
+	}{
+		{nominated: "n1", bound: nil},
+		{nominated: "", bound: []string{"n1"}},
+	} {
+		t.Run("nominated="+tc.nominated, func(t *testing.T) {
+			big := cpuPod("big-0", "", "2")
+			big.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: new("big")}
+			big.Spec.Priority = new(int32(10))
+			big.Status.NominatedNodeName = tc.nominated
+			pg := &schedulingv1beta1.PodGroup{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "big"},
+				Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+					Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 2},
+				}},
+			}
+			client := fake.NewClientset(cpuNode("n1"), big, pg, cpuPod("small", "", "1"))
+			client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				return a.GetSubresource() == "binding", nil, nil
+			})
+			s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- s.Run(ctx) }()
+			t.Cleanup(func() { cancel(); <-done })
+
+			bindings := func() []string {
+				var out []string
+				for _, a := range client.Actions() {
+					if c, ok := a.(k8stesting.CreateAction); ok && a.GetSubresource() == "binding" {
+						out = append(out, c.GetObject().(*corev1.Binding).Target.Name)
+					}
+				}
+				return out
+			}
+			small := implicitGroup(placement.Key{Namespace: "default", Name: "small"})
+			require.Eventually(t, func() bool {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				st, ok := s.gs.Group(small)
+				return s.Ready() && (ok && st.Attempts > 0 || len(bindings()) > 0) // decided: waiting, or bound
+			}, 10*time.Second, 5*time.Millisecond)
+			s.mu.Lock()
+			node, _ := s.gs.Nominated(placement.Key{Namespace: "default", Name: "big-0"})
+			s.mu.Unlock()
+			require.Equal(t, tc.nominated, node)
+			require.Equal(t, tc.bound, bindings())
+		})
+	}
+}
