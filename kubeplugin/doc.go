@@ -28,10 +28,12 @@
 //
 // # How a PodGroup cycle uses it
 //
-// GeneratePlacements converts the parent placement's nodes and the pods on
-// them, and the PodGroup's unscheduled pods, into a gangsched snapshot and
-// group (O(nodes + pods) per cycle), builds the domain tree, and returns
-// gangsched's placements. The framework then tries each placement with
+// GeneratePlacements brings the gangsched snapshot it keeps across cycles
+// in step with the parent placement's nodes (a generation comparison per
+// node; the nodes whose NodeInfo changed have their pods put back with
+// Snapshot.Apply; a changed node set or node rebuilds it and its domain
+// trees), converts the PodGroup's unscheduled pods into a group, and
+// returns gangsched's placements. The framework then tries each placement with
 // its Filter and Score plugins, pod by pod, and scores the feasible ones;
 // NormalizePlacementScore makes gangsched's choice the single best score,
 // so the scheduler takes the placement gangsched's solver would take among

@@ -65,11 +65,17 @@ func (pl *Plugin) GeneratePlacements(_ context.Context, state fwk.PodGroupCycleS
 	if len(cs) == 0 {
 		return &fwk.GeneratePlacementsResult{Placements: []*fwk.Placement{parent}}, nil
 	}
-	snap, g, err := convert(pgi, parent.Nodes)
+	g, err := group(pgi)
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}
-	tree, err := topology.NewTree(snap, levels)
+	pl.view.mu.Lock()
+	snap, err := pl.view.sync(parent.Nodes)
+	var tree *topology.Tree
+	if err == nil {
+		tree, err = pl.view.tree(levels)
+	}
+	pl.view.mu.Unlock()
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}
@@ -150,35 +156,10 @@ func (pl *Plugin) constraints(pg *schedulingv1beta1.PodGroup) ([]string, []topol
 	return pl.cfg.levels, cs
 }
 
-// convert builds gangsched's snapshot of nodes and the pods on them, and
-// the group of pgi's unscheduled pods. Pods on the nodes are described by
-// their requests; those of pgi's PodGroup are its bound members.
-func convert(pgi fwk.PodGroupInfo, nodes []fwk.NodeInfo) (*placement.Snapshot, *placement.Group, error) {
+// group builds the gang of pgi's unscheduled pods; its bound members are
+// in the view's snapshot.
+func group(pgi fwk.PodGroupInfo) (*placement.Group, error) {
 	ns, name := pgi.GetNamespace(), pgi.GetName()
-	pns := make([]placement.Node, 0, len(nodes))
-	var pods []placement.Pod
-	for _, ni := range nodes {
-		n, err := kube.ConvertNode(ni.Node())
-		if err != nil {
-			return nil, nil, err
-		}
-		pns = append(pns, n)
-		for _, pi := range ni.GetPods() {
-			p, err := requestsOnly(pi.GetPod())
-			if err != nil {
-				return nil, nil, err
-			}
-			p.NodeName = n.Name
-			if p.Namespace == ns && groupOf(pi.GetPod()) == name {
-				p.SchedulingGroup = name
-			}
-			pods = append(pods, p)
-		}
-	}
-	snap, err := placement.NewSnapshot(pns, pods)
-	if err != nil {
-		return nil, nil, err
-	}
 	g := &placement.Group{Namespace: ns, Name: name, Policy: placement.PolicyBasic}
 	if pg := pgi.GetPodGroup(); pg != nil && pg.Spec.SchedulingPolicy.Gang != nil {
 		g.Policy, g.MinCount = placement.PolicyGang, pg.Spec.SchedulingPolicy.Gang.MinCount
@@ -186,7 +167,7 @@ func convert(pgi fwk.PodGroupInfo, nodes []fwk.NodeInfo) (*placement.Snapshot, *
 	for _, p := range pgi.GetUnscheduledPods() {
 		m, err := requestsOnly(p)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		m.SchedulingGroup, m.QueuedAt = name, p.CreationTimestamp.Time
 		if p.Spec.Priority != nil {
@@ -194,7 +175,7 @@ func convert(pgi fwk.PodGroupInfo, nodes []fwk.NodeInfo) (*placement.Snapshot, *
 		}
 		g.Members = append(g.Members, m)
 	}
-	return snap, g, nil
+	return g, nil
 }
 
 // requestsOnly is p as gangsched's generator needs it: its name and its

@@ -14,12 +14,15 @@ const Name = "GangschedTopology"
 // Plugin is a PlacementGenerate and PlacementScore plugin
 // (k8s.io/kube-scheduler/framework PlacementGeneratePlugin and
 // PlacementScorePlugin, KEP-5732) whose placements and scores are
-// gangsched's topology Generator and Scorer. Make one with [New]. It keeps
-// nothing between PodGroup cycles; per cycle it keeps its data in the
-// PodGroup's cycle state, read-only once written, so the framework may run
-// ScorePlacement for several placements at once.
+// gangsched's topology Generator and Scorer. Make one with [New]. Between
+// PodGroup cycles it keeps gangsched's snapshot of the nodes and its
+// topology trees, brought in step with the framework's nodes each cycle
+// (see view); per cycle it keeps its data in the PodGroup's cycle state,
+// read-only once written, so the framework may run ScorePlacement for
+// several placements at once.
 type Plugin struct {
-	cfg config
+	cfg  config
+	view view
 }
 
 var (
