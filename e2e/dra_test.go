@@ -146,8 +146,10 @@ func reservedFor(c *resourcev1.ResourceClaim) []string {
 // for the PodGroup, each GPU claim for its pod) before it binds — one
 // member per node, each holding both GPUs of its node, the gang one
 // network device. A second gang of two, with one node left, stays pending
-// whole: its condition names the claim that cannot be allocated, and none
-// of its claims is allocated or reserved.
+// whole under a restarted scheduler: its condition names the claim that
+// cannot be allocated, and none of its claims is allocated or reserved.
+// Once the first gang's pods are deleted and the resourceclaim controller
+// releases their claims, it binds.
 func TestDRA(t *testing.T) {
 	c := harness.Start(t, harness.Options{})
 	c.RunResourceClaimController(t)
@@ -162,7 +164,7 @@ func TestDRA(t *testing.T) {
 	for i := range 4 {
 		createDRA(t, client, draMember(fmt.Sprintf("dra-gang-%d", i), "dra-gang"))
 	}
-	startScheduler(t, c, testConfig(), "")
+	first := startScheduler(t, c, testConfig(), "")
 
 	conditionIs(t, client, "dra-gang", metav1.ConditionTrue, "Scheduled")
 	ps := boundPods(t, client, "dra-gang", 4, "the DRA gang bound")
@@ -187,6 +189,10 @@ func TestDRA(t *testing.T) {
 	require.Equal(t, []string{fmt.Sprintf("podgroups/dra-gang/%s", pg.UID)}, reservedFor(net), "the network claim is reserved for the PodGroup")
 	require.Contains(t, net.Finalizers, resourcev1.Finalizer)
 
+	// A restarted scheduler knows the allocations from the API alone: it
+	// hands none of those devices out again.
+	first.stop()
+	startScheduler(t, c, testConfig(), "")
 	createDRA(t, client, draGroup("dra-short", 2))
 	for i := range 2 {
 		createDRA(t, client, draMember(fmt.Sprintf("dra-short-%d", i), "dra-short"))
@@ -209,4 +215,22 @@ func TestDRA(t *testing.T) {
 	}
 	require.Equal(t, 2, named["net"], "the condition names the group's network claim (seen by both members): %s", cond.Message)
 	require.Equal(t, 1, named["gpu"], "the condition names the GPU claim of the member that does not fit: %s", cond.Message)
+
+	// The first gang's pods go: the resourceclaim controller releases
+	// their GPU claims, and the short gang binds on their nodes. The
+	// network claim stays reserved for the first PodGroup, which exists
+	// still, so the short gang's own gets the other network device.
+	zero := int64(0)
+	for name := range ps {
+		require.NoError(t, client.CoreV1().Pods(ns).Delete(ctxFor(t), name, metav1.DeleteOptions{GracePeriodSeconds: &zero}))
+	}
+	conditionIs(t, client, "dra-short", metav1.ConditionTrue, "Scheduled")
+	short = boundPods(t, client, "dra-short", 2, "the short gang bound once devices were released")
+	for _, p := range short {
+		require.Len(t, devices(podClaim(t, client, p, "gpu")), 2, "pod %s holds two GPUs", p.Name)
+		require.Equal(t, []string{"fabric/net-1"}, devices(podClaim(t, client, p, "net")))
+	}
+	net, err = client.ResourceV1().ResourceClaims(ns).Get(ctxFor(t), net.Name, metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"fabric/net-0"}, devices(net), "the first PodGroup keeps its network device")
 }
