@@ -200,7 +200,11 @@ func sameDevices(a, b *resourcev1.AllocationResult) bool {
 
 // requeue puts a gang whose claims were not written back: its members
 // are no longer assumed bound and are queued again from the informer's
-// copy, and the ledger is rebuilt from the watched claims.
+// copy, and the ledger is rebuilt from the watched claims. Its PodGroup
+// is set again from the informer's copy too: the cycle's Scheduled
+// condition was never written, and gang.Scheduler, which never turns a
+// True condition False, would otherwise take it as written and write
+// none when the gang binds later.
 func (s *Scheduler) requeue(g *gangWrite) {
 	keys := make([]placement.Key, len(g.claims))
 	for i, u := range g.claims {
@@ -208,6 +212,11 @@ func (s *Scheduler) requeue(g *gangWrite) {
 	}
 	s.mu.Lock()
 	s.dra.unassume(keys)
+	if v, err := s.groups.PodGroups(g.group.Namespace).Get(g.group.Name); err == nil && !isImplicit(g.group) {
+		s.gs.DeletePodGroup(g.group)
+		delete(s.state.groups, g.group)
+		s.onPodGroup(v)
+	}
 	for _, b := range g.binds {
 		s.c.forget(b.pod)
 		if p, err := s.pods.Pods(b.pod.Namespace).Get(b.pod.Name); err == nil && p.Spec.NodeName == "" {

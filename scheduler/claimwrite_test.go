@@ -5,10 +5,14 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -127,4 +131,65 @@ func TestWriteClaimsAllocatedElsewhere(t *testing.T) {
 	}})
 	require.Equal(t, []bool{true}, failed)
 	require.Equal(t, claimState{Devices: []string{"n1/gpu-1"}}, readClaim(t, client, "a"))
+}
+
+// A gang whose claim cannot be written the first time is not bound, has
+// the finalizer it got taken back, and binds at its retry with the claim
+// written whole; its PodGroup's Scheduled condition is written then,
+// although the failed cycle had decided it once already.
+func TestClaimWriteFailureRetried(t *testing.T) {
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}}
+	slice := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "n1-gpus"}, Spec: resourcev1.ResourceSliceSpec{
+		Driver: "gpu.example.com", NodeName: new("n1"), Pool: resourcev1.ResourcePool{Name: "n1", ResourceSliceCount: 1},
+		Devices: []resourcev1.Device{{Name: "gpu-0"}},
+	}}
+	claim := apiClaim("c")
+	claim.Spec.Devices.Requests = []resourcev1.DeviceRequest{{Name: "dev", Exactly: &resourcev1.ExactDeviceRequest{
+		DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1,
+	}}}
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "g", UID: "uid-g"},
+		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 1},
+		}},
+	}
+	pod := cpuPod("p", "", "1")
+	pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: new("g")}
+	pod.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "dev", ResourceClaimName: new("c")}}
+	client := fake.NewClientset(cpuNode("n1"), class, slice, claim, pg, pod)
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return a.GetSubresource() == "binding", nil, nil
+	})
+	failStatus(client, "c", 1, apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, "c", nil))
+	cfg := DefaultConfig()
+	cfg.InitialBackoff.Duration, cfg.MaxBackoff.Duration = 10*time.Millisecond, 10*time.Millisecond
+	s, err := New(client, cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	scheduled := func() bool {
+		g, err := client.SchedulingV1beta1().PodGroups("default").Get(ctx, "g", metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		c := meta.FindStatusCondition(g.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
+		return c != nil && c.Status == metav1.ConditionTrue
+	}
+	require.Eventually(t, scheduled, 10*time.Second, 5*time.Millisecond)
+	var finalizers [][]string
+	binds := 0
+	for _, a := range client.Actions() {
+		switch {
+		case a.GetVerb() == "update" && a.GetResource().Resource == "resourceclaims" && a.GetSubresource() == "":
+			finalizers = append(finalizers, a.(k8stesting.UpdateAction).GetObject().(*resourcev1.ResourceClaim).Finalizers)
+		case a.GetVerb() == "create" && a.GetSubresource() == "binding":
+			binds++
+		}
+	}
+	require.Equal(t, [][]string{{resourcev1.Finalizer}, {}, {resourcev1.Finalizer}}, finalizers, "added, taken back, added again")
+	require.Equal(t, 1, binds, "bound once, after the claim was written")
+	require.Equal(t, claimState{[]string{resourcev1.Finalizer}, []string{"n1/gpu-0"}, []types.UID{"uid-p"}}, readClaim(t, client, "c"))
 }

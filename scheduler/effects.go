@@ -105,8 +105,8 @@ func retry(ctx context.Context, call func() error) error {
 // the DisruptionTarget condition, then deleted), the preemptors'
 // nominations, the claims each placed gang committed, the bindings of the
 // gangs whose claims were written, and last the PodGroup conditions of
-// the rest, so that a condition saying Scheduled follows its bindings. Calls of a kind run in
-// parallel, cfg.Parallelism at a time.
+// the rest, so that a condition saying Scheduled follows its bindings.
+// Calls of a kind run in parallel, cfg.Parallelism at a time.
 //
 // The calls outlive ctx (bounded by callTimeout): a scheduler told to stop
 // finishes the round it decided rather than leave bindings in the air,

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/gangsched/gangsched/gang"
@@ -44,6 +45,7 @@ type Scheduler struct {
 
 	factory informers.SharedInformerFactory
 	pods    corelisters.PodLister
+	groups  schedulinglisters.PodGroupLister
 	// synced report, per informer, that its handler here has run for
 	// every object of the informer's first list. An informer's own
 	// HasSynced says only that its store has the list: the handlers get
@@ -315,7 +317,7 @@ func (s *Scheduler) registerObjects() error {
 	groups := s.factory.Scheduling().V1beta1().PodGroups()
 	draAPI := s.factory.Resource().V1()
 	s.mu.Lock()
-	s.pods = pods.Lister()
+	s.pods, s.groups = pods.Lister(), groups.Lister()
 	s.mu.Unlock()
 	for _, h := range []struct {
 		inf cache.SharedIndexInformer
