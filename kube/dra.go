@@ -21,12 +21,26 @@ import (
 )
 
 // Annotations that name the spec.resourceClaims entry a generated claim
-// was made for (resource.kubernetes.io/pod-claim-name upstream; the
-// PodGroup one per KEP-5729).
+// was made for. v1.37's resourceclaim controller writes
+// AnnotationPodClaimName (resource.k8s.io/v1 PodResourceClaimAnnotation)
+// on the claims it makes for pods and for PodGroups (KEP-5729) alike;
+// gangsched writes it too. AnnotationPodGroupClaimName is what earlier
+// gangsched versions wrote on a PodGroup's claim: still read, never
+// written.
 const (
 	AnnotationPodClaimName      = "resource.kubernetes.io/pod-claim-name"
 	AnnotationPodGroupClaimName = "resource.kubernetes.io/podgroup-claim-name"
 )
+
+// podGroupClaimName is the PodGroup's spec.resourceClaims entry that claim
+// c was generated for: upstream's annotation, else the one earlier
+// gangsched versions wrote.
+func podGroupClaimName(c *resourcev1.ResourceClaim) string {
+	if n := c.Annotations[AnnotationPodClaimName]; n != "" {
+		return n
+	}
+	return c.Annotations[AnnotationPodGroupClaimName]
+}
 
 func objName(kind, namespace, name string) string {
 	return fmt.Sprintf("%s %q", kind, placement.Key{Namespace: namespace, Name: name}.String())
@@ -463,8 +477,8 @@ func ConvertResourceClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error
 		switch {
 		case o.Kind == "Pod" && c.Annotations[AnnotationPodClaimName] != "":
 			out.Owner = &dra.Owner{Kind: dra.OwnerPod, Name: o.Name, UID: string(o.UID), ClaimName: c.Annotations[AnnotationPodClaimName]}
-		case o.Kind == "PodGroup" && c.Annotations[AnnotationPodGroupClaimName] != "":
-			out.Owner = &dra.Owner{Kind: dra.OwnerPodGroup, Name: o.Name, UID: string(o.UID), ClaimName: c.Annotations[AnnotationPodGroupClaimName]}
+		case o.Kind == "PodGroup" && podGroupClaimName(c) != "":
+			out.Owner = &dra.Owner{Kind: dra.OwnerPodGroup, Name: o.Name, UID: string(o.UID), ClaimName: podGroupClaimName(c)}
 		}
 	}
 	if a := c.Status.Allocation; a != nil {
@@ -586,15 +600,14 @@ func NewClaim(c *dra.ResourceClaim, tmpl *resourcev1.ResourceClaimTemplate) *res
 	if o := c.Owner; o != nil {
 		t := true
 		ref := metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: o.Name, UID: types.UID(o.UID), Controller: &t}
-		ann := AnnotationPodClaimName
 		if o.Kind == dra.OwnerPodGroup {
-			ref.APIVersion, ref.Kind, ann = "scheduling.k8s.io/v1beta1", "PodGroup", AnnotationPodGroupClaimName
+			ref.APIVersion, ref.Kind = "scheduling.k8s.io/v1beta1", "PodGroup"
 		}
 		out.OwnerReferences = []metav1.OwnerReference{ref}
 		if out.Annotations == nil {
 			out.Annotations = map[string]string{}
 		}
-		out.Annotations[ann] = o.ClaimName
+		out.Annotations[AnnotationPodClaimName] = o.ClaimName
 	}
 	return out
 }

@@ -173,6 +173,13 @@ func TestResourceClaimRoundTrip(t *testing.T) {
 	c, err := ConvertResourceClaim(in)
 	require.NoError(t, err)
 	require.Equal(t, &dra.Owner{Kind: dra.OwnerPodGroup, Name: "train", UID: "g1", ClaimName: "fabric"}, c.Owner)
+	// v1.37's resourceclaim controller marks a PodGroup's claim as it
+	// marks a pod's; that annotation wins over the older one.
+	upstream := in.DeepCopy()
+	upstream.Annotations = map[string]string{AnnotationPodClaimName: "fabric", AnnotationPodGroupClaimName: "stale"}
+	cu, err := ConvertResourceClaim(upstream)
+	require.NoError(t, err)
+	require.Equal(t, c.Owner, cu.Owner)
 	require.Equal(t, []dra.ConsumerRef{dra.PodGroupRef("train", "g1")}, c.Status.ReservedFor)
 	require.True(t, equality.Semantic.DeepEqual(in.Status, ClaimStatus(&c)), "status round trip")
 

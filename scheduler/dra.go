@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/kube"
@@ -228,20 +227,6 @@ func (d *draCache) claimsMissing(p *corev1.Pod) string {
 	return ""
 }
 
-// convertClaim converts a watched ResourceClaim. The resourceclaim
-// controller of v1.37 marks a claim it generated for a PodGroup with the
-// same annotation as a pod's (resource.kubernetes.io/pod-claim-name);
-// kube.ConvertResourceClaim knows a PodGroup's claim by its own
-// annotation only, so it is given that one as well.
-func convertClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error) {
-	if ctl := metav1.GetControllerOfNoCopy(c); ctl != nil && ctl.Kind == "PodGroup" &&
-		c.Annotations[kube.AnnotationPodGroupClaimName] == "" && c.Annotations[kube.AnnotationPodClaimName] != "" {
-		c = c.DeepCopy()
-		c.Annotations[kube.AnnotationPodGroupClaimName] = c.Annotations[kube.AnnotationPodClaimName]
-	}
-	return kube.ConvertResourceClaim(c)
-}
-
 func (s *Scheduler) onDeviceClass(o any) {
 	v := o.(*resourcev1.DeviceClass)
 	c, err := kube.ConvertDeviceClass(v)
@@ -279,7 +264,7 @@ func (s *Scheduler) onResourceSliceDelete(o any) {
 func (s *Scheduler) onResourceClaim(o any) {
 	v := o.(*resourcev1.ResourceClaim)
 	k := placement.Key{Namespace: v.Namespace, Name: v.Name}
-	c, err := convertClaim(v)
+	c, err := kube.ConvertResourceClaim(v)
 	if err != nil {
 		s.log.Error("ResourceClaim not usable", "claim", k.String(), "err", err)
 		s.dra.deleteClaim(k)
