@@ -47,6 +47,11 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 			sv.placeRun(p, a, order[k:j], j == len(order))
 		} else if e := sv.alikeEnd(order, k); e > k+1 {
 			j = sv.placeAlike(p, a, order, k, e)
+		} else if sv.runHooks != nil {
+			for j < len(order) && sv.hclass[sv.members[order[j]].row] == sv.hclass[sv.members[order[k]].row] {
+				j++ // no pod sets with reservers: a row is a member
+			}
+			sv.placeHookedRun(p, a, order[k:j])
 		} else {
 			sv.placeOne(p, a, order[k])
 			if a.node[order[k]] >= 0 {
@@ -85,17 +90,22 @@ func (sv *solver) assign(a *attempt, i int, id NodeID) {
 // put adds member i on node id to the scratch state: usage, positions,
 // reservers.
 func (sv *solver) put(i int, id NodeID) {
+	sv.putUsage(i, id)
+	if len(sv.reservers) > 0 {
+		ni := NodeInfo{sv.s, sv.w, id}
+		for _, r := range sv.reservers {
+			r.Reserve(sv.pod(sv.members[i].row), ni)
+		}
+	}
+}
+
+// putUsage is put without the reservers: usage and positions.
+func (sv *solver) putUsage(i int, id NodeID) {
 	m := &sv.members[i]
 	sv.w.add(id, sv.req(m.row), 1)
 	sv.nz.add(m.row, id, 1)
 	if sv.pos != nil {
 		sv.pos[sv.bound+i] = id
-	}
-	if len(sv.reservers) > 0 {
-		ni := NodeInfo{sv.s, sv.w, id}
-		for _, r := range sv.reservers {
-			r.Reserve(sv.pod(m.row), ni)
-		}
 	}
 }
 

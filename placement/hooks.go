@@ -120,6 +120,41 @@ type PlacementChecker interface {
 	CheckPlacement(p *Placement) Rejection
 }
 
+// ClassReserver is an optional interface of a [Reserver] that keeps
+// members it cannot tell apart placed in runs, as members are without
+// any Reserver: the solver then visits the nodes once for a run of
+// identical members rather than once for every member (e.g. 512 members
+// sharing the PodGroup's network claim). The solver uses it when every
+// Reserver of the solve implements it, no Filter or constraint between
+// members is present and nodes are scored by packing (the zero
+// Options.NodeScoring, no NodeScorer); otherwise it calls Filter for every
+// member on every node.
+//
+// The decisions are those of placing the members one by one, provided
+// the implementation keeps two promises:
+//   - pods with one non-empty ClassKey are interchangeable to it: in any
+//     state, Filter gives them the same verdict on every node, and after
+//     reserving either one it answers alike;
+//   - reserving members never makes Filter accept a member of a class on
+//     a node where it rejected one of that class before: a run never
+//     returns to a node its class was refused.
+type ClassReserver interface {
+	Reserver
+	// ClassKey names pod's class, or returns "" for a pod
+	// interchangeable with no other. Members are batched when the solver
+	// finds them identical (requests, selectors, tolerations) and every
+	// Reserver gives them one non-empty key.
+	ClassKey(pod *Pod) string
+	// ReserveRun reserves pods, all of one class, on node one after
+	// another, as Filter and then Reserve would for each, and stops
+	// before the first that Filter rejects: it returns how many it
+	// reserved and that rejection (the zero Rejection when it reserved
+	// every pod). The solver takes each back with Unreserve, last first,
+	// as if it had reserved them one by one. node is the state before
+	// the pods: its Free does not count them.
+	ReserveRun(pods []*Pod, node NodeInfo) (int, Rejection)
+}
+
 // ReserverFuncs adapts three functions to a [Reserver], as [FilterFunc]
 // does one to a [Filter]: a [NewReserverFunc] can return one whose
 // functions share the solve's state in their closures. A nil FilterFunc

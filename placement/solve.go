@@ -196,6 +196,9 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		sv.reservers = append(sv.reservers, r)
 	}
 	sv.batched = sv.cons.empty() && len(opts.Filters) == 0 && len(sv.reservers) == 0
+	if !sv.batched && sv.cons.empty() && len(opts.Filters) == 0 && sv.ns == nil && opts.NodeScorer == nil {
+		sv.runClasses()
+	}
 	var placements []Placement
 	if opts.Generator == nil {
 		placements = []Placement{{Nodes: s.b.allNodes}}
@@ -290,6 +293,14 @@ type solver struct {
 	// exact (attempt), and diagnose needs only the built-in checks.
 	// Otherwise members go one by one.
 	batched bool
+	// runHooks are the reservers as ClassReservers when every one is and
+	// nothing else stops the greedy passes from placing runs (see
+	// runClasses); hclass is then, per row, its class to the solver and
+	// to them.
+	runHooks []ClassReserver
+	hclass   []int32
+	runPods  []*Pod // reserveRun's scratch
+	runGot   []int
 	// ns is Options.NodeScoring compiled; nil for packing (nodeScore's
 	// own), the only scoring that batches.
 	ns *nodeScorer

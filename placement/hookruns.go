@@ -1,0 +1,104 @@
+package placement
+
+import "fmt"
+
+// runClasses sets up runs of members under reservers: when every reserver
+// is a [ClassReserver], it sets sv.runHooks and numbers the rows in
+// sv.hclass, a row sharing its predecessor's class (in member order) when
+// the solver finds the two identical and every reserver gives them one
+// non-empty key. Equal numbers thus mean interchangeable members;
+// identical members apart in member order only make shorter runs.
+func (sv *solver) runClasses() {
+	hooks := make([]ClassReserver, len(sv.reservers))
+	for k, r := range sv.reservers {
+		cr, ok := r.(ClassReserver)
+		if !ok {
+			return
+		}
+		hooks[k] = cr
+	}
+	sv.hclass = make([]int32, len(sv.class))
+	keys, prevKeys := make([]string, len(hooks)), make([]string, len(hooks))
+	prev, next := int32(-1), int32(0)
+	for _, m := range sv.members { // pod sets never come with reservers: a row is a member
+		same := prev >= 0
+		for k, h := range hooks {
+			keys[k] = h.ClassKey(sv.pod(m.row))
+			same = same && keys[k] != "" && keys[k] == prevKeys[k]
+		}
+		if same && sv.sameClass(prev, m.row, sv.req(m.row), false) {
+			sv.hclass[m.row] = sv.hclass[prev]
+		} else {
+			sv.hclass[m.row], next = next, next+1
+		}
+		prev, keys, prevKeys = m.row, prevKeys, keys
+	}
+	sv.runHooks = hooks
+}
+
+// placeHookedRun places the members idx, interchangeable to the solver and
+// to its ClassReservers, exactly as placeOne would one by one: nodes in
+// placeRun's order (score descending, ID ascending), each filled with as
+// many members as its room and the reservers admit, and never visited
+// again in the run (a node the reservers refused stays refused; one
+// filled is full).
+func (sv *solver) placeHookedRun(p *Placement, a *attempt, idx []int) {
+	m := &sv.members[idx[0]]
+	if sv.missingOf(m) != "" || !sv.spend(int64(len(p.Nodes))) {
+		return
+	}
+	h := sv.groupSources(p, m, int64(len(idx)))
+	heapInit(h, sourceBefore)
+	k := 0
+	for k < len(idx) && len(h) > 0 && !sv.exhausted {
+		src := &h[0]
+		id := src.next
+		run := idx[k : k+int(min(src.cap, int64(len(idx)-k)))]
+		n := sv.reserveRun(run, id)
+		for _, i := range run[:n] {
+			a.node[i] = id
+			a.placed++
+			a.seq = append(a.seq, i)
+			sv.putUsage(i, id)
+		}
+		k += n
+		if src.at < len(src.ahead) {
+			src.next = src.ahead[src.at]
+			src.at++
+			heapDown(h, 0, sourceBefore)
+		} else {
+			_, h = heapPop(h, sourceBefore)
+		}
+	}
+}
+
+// reserveRun reserves members run on node id with every ClassReserver and
+// returns how many all of them admitted; what a reserver admitted beyond
+// a later one's count it takes back, last first. A rejection counts as
+// fits counts a reserver's.
+func (sv *solver) reserveRun(run []int, id NodeID) int {
+	ni := NodeInfo{sv.s, sv.w, id}
+	pods := sv.runPods[:0]
+	for _, i := range run {
+		pods = append(pods, sv.pod(sv.members[i].row))
+	}
+	sv.runPods = pods
+	n, got := len(pods), sv.runGot[:0]
+	for k, h := range sv.runHooks {
+		c, rej := h.ReserveRun(pods[:n], ni)
+		c = min(max(c, 0), n) // a count out of range reserved nothing more
+		got = append(got, c)
+		if c < n {
+			n = c
+			sv.hookCut = sv.hookCut || rej.Cut
+			sv.failed(rej, fmt.Sprintf("Options.Reservers[%d]", k), pods[c], ni)
+		}
+	}
+	sv.runGot = got
+	for k := len(got) - 1; k >= 0; k-- {
+		for x := got[k] - 1; x >= n; x-- {
+			sv.runHooks[k].Unreserve(pods[x], ni)
+		}
+	}
+	return n
+}
