@@ -73,16 +73,11 @@ func solveBench(b *testing.B, l *dra.Ledger, s *placement.Snapshot, pg dra.PodGr
 	require.Len(b, d.Assignments, want)
 	b.Run("floor", func(b *testing.B) {
 		var sink int64
-		for b.Loop() {
-			sink += floor(s, g)
-		}
+		cputime.Loop(b, func() { sink += floor(s, g) })
 		require.Positive(b, sink)
 	})
 	b.Run("solve", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			d, _ = placement.Solve(s, g, opts)
-		}
+		cputime.Loop(b, func() { d, _ = placement.Solve(s, g, opts) })
 	})
 	b.Run("solve+commit", func(b *testing.B) {
 		b.ReportAllocs()
@@ -99,10 +94,7 @@ func solveBench(b *testing.B, l *dra.Ledger, s *placement.Snapshot, pg dra.PodGr
 		}
 	})
 	b.Run("solve-without-dra", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			d, _ = placement.Solve(s, g, placement.Options{})
-		}
+		cputime.Loop(b, func() { d, _ = placement.Solve(s, g, placement.Options{}) })
 	})
 }
 

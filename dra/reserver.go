@@ -671,11 +671,17 @@ func (r *reserver) hold(ci int32, a *assign) {
 
 func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 	refs := r.refs(p)
-	f := frame{pod: p}
 	// The solver reserves only where Filter accepted, and nothing changed
 	// since, so plan succeeds; were it not to, the member would simply
 	// hold no new devices, and Commit's own search would catch it.
 	pl, _ := r.plan(refs, id, r.node(id), true)
+	r.apply(p, refs, id, pl)
+}
+
+// apply reserves member p, whose claims are refs, on node id with the
+// device assignments pl that plan found.
+func (r *reserver) apply(p *placement.Pod, refs []memberRef, id placement.NodeID, pl planned) {
+	f := frame{pod: p}
 	// Release every moved claim before holding any: claims may swap
 	// devices, and a release after another claim's hold would free a
 	// device that claim now holds.

@@ -79,13 +79,15 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 	for _, p := range members {
 		var refs []memberRef
 		for i, e := range p.ResourceClaims {
-			f := fmt.Sprintf("spec.resourceClaims[%d]", i)
-			if err := checkEntry(podObj(p), f, e.Name, e.ResourceClaimName, e.ResourceClaimTemplateName); err != nil {
-				return nil, err
+			// The field's name is formatted only for an error: a gang of
+			// thousands resolves every solve.
+			f := func() string { return fmt.Sprintf("spec.resourceClaims[%d]", i) }
+			if e.Name == "" || (e.ResourceClaimName == "") == (e.ResourceClaimTemplateName == "") {
+				return nil, checkEntry(podObj(p), f(), e.Name, e.ResourceClaimName, e.ResourceClaimTemplateName)
 			}
 			for _, o := range p.ResourceClaims[:i] {
 				if o.Name == e.Name {
-					return nil, placement.Errorf(placement.ErrDuplicate, podObj(p), f+".name", "entry %q appears twice", e.Name)
+					return nil, placement.Errorf(placement.ErrDuplicate, podObj(p), f()+".name", "entry %q appears twice", e.Name)
 				}
 			}
 			gi := slices.IndexFunc(pg.ResourceClaims, func(g PodGroupResourceClaim) bool {
@@ -100,7 +102,7 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 				ci, err = add("claim\x00"+k.Name, func() (*rclaim, error) {
 					ent, ok := l.entry(k)
 					if !ok {
-						obj, field := podObj(p), f
+						obj, field := podObj(p), f()
 						if viaGroup {
 							obj, field = groupObj(pg), fmt.Sprintf("spec.resourceClaims[%d]", gi)
 						}
@@ -116,7 +118,7 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 			default:
 				ci, err = add("pod\x00"+p.Name+"\x00"+e.Name, func() (*rclaim, error) {
 					return l.generated(p.Namespace, Owner{Kind: OwnerPod, Name: p.Name, UID: p.UID, ClaimName: e.Name},
-						e.ResourceClaimTemplateName, podObj(p), f, pg)
+						e.ResourceClaimTemplateName, podObj(p), f(), pg)
 				})
 			}
 			if err != nil {

@@ -1,0 +1,55 @@
+package dra
+
+import (
+	"strconv"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+var _ placement.ClassReserver = hook{}
+
+// ClassKey implements [placement.ClassReserver]: members are
+// interchangeable to the hook when they use the same shared claims (the
+// PodGroup's, or one named by several members) in the same way, and
+// per-pod claims still to be generated from one template, under the same
+// group constraints. A member with any other claim (an existing claim of
+// its own) gets "": it is placed alone.
+func (h hook) ClassKey(p *placement.Pod) string {
+	r := h.r
+	var b []byte
+	for _, ref := range r.refs(p) {
+		c := r.rs.claims[ref.claim]
+		switch {
+		case r.users[ref.claim] > 1:
+			b = strconv.AppendInt(append(b, 's'), int64(ref.claim), 10)
+			b = strconv.AppendBool(append(b, '/'), ref.viaGroup)
+		case c.entry == nil && c.tmpl != nil && !ref.viaGroup:
+			// To be generated from a template: its spec is the template's.
+			b = append(append(b, 't'), c.tmpl.Name...)
+			b = strconv.AppendUint(append(b, '/'), uint64(c.gmask), 10)
+		default:
+			return ""
+		}
+		b = append(b, ';')
+	}
+	if len(b) == 0 {
+		return "-" // no claim: the hook accepts every node
+	}
+	return string(b)
+}
+
+// ReserveRun implements [placement.ClassReserver]: each member is planned
+// once, the plan both its verdict and its reservation.
+func (h hook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int, placement.Rejection) {
+	r, id := h.r, ni.ID()
+	n := ni.Node()
+	for k, p := range pods {
+		refs := r.refs(p)
+		pl, rej := r.plan(refs, id, n, true)
+		if !rej.OK() {
+			return k, rej
+		}
+		r.apply(p, refs, id, pl)
+	}
+	return len(pods), placement.Rejection{}
+}

@@ -1,0 +1,89 @@
+package dra_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/dra"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// oneByOne hides the hook's ClassReserver methods (keeping its
+// PlacementChecker): the solver then places every member alone, calling
+// Filter on every node.
+func oneByOne(nr placement.NewReserverFunc) placement.NewReserverFunc {
+	return func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
+		r, err := nr(s, g)
+		if err != nil {
+			return nil, err
+		}
+		return plainHook{r, r.(placement.PlacementChecker)}, nil
+	}
+}
+
+type plainHook struct {
+	placement.Reserver
+	placement.PlacementChecker
+}
+
+// sameAsOneByOne solves g with the hook batching members in runs and
+// with it hidden, and requires one decision (placements, message,
+// reasons) and one commit (claims, devices, reservedFor) of both.
+func sameAsOneByOne(t *rapid.T, l *dra.Ledger, s *placement.Snapshot, pg dra.PodGroup, g *placement.Group, runs map[bool]int) {
+	d, err := placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{l.Reserver(pg, dra.Options{})}})
+	require.NoError(t, err)
+	od, err := placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{oneByOne(l.Reserver(pg, dra.Options{}))}})
+	require.NoError(t, err)
+	require.Equal(t, od.Status, d.Status)
+	require.Equal(t, od.Assignments, d.Assignments)
+	require.Equal(t, od.Message, d.Message)
+	require.Equal(t, od.Reasons, d.Reasons)
+	_, ups, err := l.Commit(s, pg, g, d, dra.Options{})
+	require.NoError(t, err)
+	_, oups, err := l.Commit(s, pg, g, od, dra.Options{})
+	require.NoError(t, err)
+	require.Equal(t, statuses(oups), statuses(ups))
+	runs[d.Status == placement.Scheduled]++
+}
+
+// TestProp_RunsSameAsOneByOne: on the hook invariants' random worlds
+// (group network claim, per-pod partitionable GPU claims, both) and on
+// the oracle's (seven GPU templates, constraints across the group's
+// claims), members made identical in runs are placed, and their devices
+// allocated, exactly as one by one.
+func TestProp_RunsSameAsOneByOne(t *testing.T) {
+	outcomes := map[bool]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		w := genHookWorld(t)
+		// Runs need identical neighbours: copy a member over the next
+		// ones at random.
+		for i := 1; i < len(w.g.Members); i++ {
+			if rapid.Bool().Draw(t, fmt.Sprintf("copy%d", i)) {
+				m := w.g.Members[i-1]
+				m.Name, m.UID = w.g.Members[i].Name, w.g.Members[i].UID
+				w.g.Members[i] = m
+			}
+		}
+		sameAsOneByOne(t, w.l, w.s, w.pg, w.g, outcomes)
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		w := genOracleWorld(t)
+		for i := 1; i < len(w.members); i++ {
+			if rapid.Bool().Draw(t, fmt.Sprintf("copy%d", i)) {
+				m := w.members[i-1]
+				m.Name, m.UID = w.members[i].Name, w.members[i].UID
+				w.members[i] = m
+			}
+		}
+		s, err := placement.NewSnapshot(w.nodes, nil)
+		require.NoError(t, err)
+		minCount := rapid.IntRange(1, len(w.members)).Draw(t, "minCount")
+		sameAsOneByOne(t, w.ledger(t, false), s, w.podGroup(), group("pg", int32(minCount), slices.Clone(w.members)...), outcomes)
+	})
+	require.Positive(t, outcomes[true])
+	require.Positive(t, outcomes[false])
+}
