@@ -96,6 +96,8 @@ type reserver struct {
 
 	lastPod  *placement.Pod
 	lastRefs []memberRef
+	keyRefs  []memberRef // the refs ClassKey last named, as key (nil: none yet)
+	key      string
 
 	users []int32 // per claim: members using it
 	// allNeeded says the group needs every pending member, so every
@@ -116,6 +118,7 @@ type reserver struct {
 
 type frame struct {
 	pod     *placement.Pod
+	refs    []memberRef // the pod's
 	changed []change
 }
 
@@ -154,15 +157,23 @@ func (l *Ledger) newReserver(s *placement.Snapshot, pg *PodGroup, g *placement.G
 	for i := range g.Members {
 		members[i] = &g.Members[i]
 	}
-	slices.SortFunc(members, placement.MemberOrder)
+	if !inMemberOrder(members) {
+		slices.SortFunc(members, placement.MemberOrder)
+	}
 	rs, err := l.resolve(pg, members)
 	if err != nil {
 		return nil, err
 	}
 	r := l.newSearcher(rs, opts)
 	r.s = s
+	// A frame a member, a node a user of each claim: sized once rather
+	// than grown through the attempt.
+	r.frames = make([]frame, 0, len(members))
+	for ci, n := range r.users {
+		r.nodes[ci] = make([]placement.NodeID, 0, n)
+	}
 	for _, p := range members {
-		for _, ref := range rs.members[p.Key()] {
+		for _, ref := range rs.members[p] {
 			c := rs.claims[ref.claim]
 			if c.base == nil {
 				if name := c.spec.missingClass(); name != "" {
@@ -172,6 +183,24 @@ func (l *Ledger) newReserver(s *placement.Snapshot, pg *PodGroup, g *placement.G
 		}
 	}
 	return r, nil
+}
+
+// inMemberOrder reports whether members are sorted by
+// [placement.MemberOrder], as hosts usually pass them: members of one
+// priority, queue time and namespace (the usual gang) compare by name
+// alone.
+func inMemberOrder(members []*placement.Pod) bool {
+	for i := 1; i < len(members); i++ {
+		a, b := members[i-1], members[i]
+		if a.Priority == b.Priority && a.QueuedAt.Equal(b.QueuedAt) && a.Namespace == b.Namespace {
+			if a.Name > b.Name {
+				return false
+			}
+		} else if placement.MemberOrder(a, b) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (l *Ledger) newSearcher(rs *resolved, opts Options) *reserver {
@@ -201,7 +230,7 @@ func (r *reserver) scratchState() *scratch {
 
 func (r *reserver) refs(p *placement.Pod) []memberRef {
 	if p != r.lastPod {
-		r.lastPod, r.lastRefs = p, r.rs.members[p.Key()]
+		r.lastPod, r.lastRefs = p, r.rs.refsOf(p)
 	}
 	return r.lastRefs
 }
@@ -681,7 +710,7 @@ func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 // apply reserves member p, whose claims are refs, on node id with the
 // device assignments pl that plan found.
 func (r *reserver) apply(p *placement.Pod, refs []memberRef, id placement.NodeID, pl planned) {
-	f := frame{pod: p}
+	f := frame{pod: p, refs: refs}
 	// Release every moved claim before holding any: claims may swap
 	// devices, and a release after another claim's hold would free a
 	// device that claim now holds.
@@ -726,7 +755,7 @@ func (r *reserver) unreserve(p *placement.Pod) {
 			r.hold(ch.claim, ch.prev)
 		}
 	}
-	for _, ref := range r.refs(p) {
+	for _, ref := range f.refs {
 		if r.users[ref.claim] > 1 {
 			r.global++
 		}

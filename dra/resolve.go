@@ -27,10 +27,28 @@ type memberRef struct {
 }
 
 type resolved struct {
-	pg      *PodGroup
-	gcons   []gcons // the PodGroup's device constraints
-	claims  []*rclaim
-	members map[placement.Key][]memberRef
+	pg     *PodGroup
+	gcons  []gcons // the PodGroup's device constraints
+	claims []*rclaim
+	// members holds each member's refs by its pointer in the solved
+	// group, which is what the solver hands hooks; keys, built on first
+	// need, by its key, for a pod given as a copy.
+	members map[*placement.Pod][]memberRef
+	keys    map[placement.Key][]memberRef
+}
+
+// refsOf returns the refs of member p, found by pointer or else by key.
+func (rs *resolved) refsOf(p *placement.Pod) []memberRef {
+	if refs, ok := rs.members[p]; ok {
+		return refs
+	}
+	if rs.keys == nil {
+		rs.keys = make(map[placement.Key][]memberRef, len(rs.members))
+		for m, refs := range rs.members {
+			rs.keys[m.Key()] = refs
+		}
+	}
+	return rs.keys[p.Key()]
 }
 
 func groupObj(pg *PodGroup) string { return fmt.Sprintf("PodGroup %q", pg.Key().String()) }
@@ -43,7 +61,7 @@ func podObj(p *placement.Pod) string { return fmt.Sprintf("pod %q", p.Key().Stri
 // PodGroup from the template); any other entry is the pod's own (the named
 // claim, or one generated for the pod).
 func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, error) {
-	rs := &resolved{pg: pg, members: make(map[placement.Key][]memberRef, len(members))}
+	rs := &resolved{pg: pg, members: make(map[*placement.Pod][]memberRef, len(members))}
 	if pg.Name == "" && len(pg.ResourceClaims) > 0 {
 		return nil, placement.Errorf(placement.ErrInvalid, groupObj(pg), "metadata.name", "must not be empty when spec.resourceClaims is set")
 	}
@@ -63,6 +81,7 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 		return nil, err
 	}
 	ids := map[string]int32{}
+	viaPG := make([]int32, len(pg.ResourceClaims)) // per PodGroup entry, its claim+1 once known
 	add := func(id string, mk func() (*rclaim, error)) (int32, error) {
 		if i, ok := ids[id]; ok {
 			return i, nil
@@ -97,6 +116,8 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 			var ci int32
 			var err error
 			switch {
+			case viaGroup && viaPG[gi] > 0:
+				ci = viaPG[gi] - 1 // every member shares it: found once, not once a member
 			case e.ResourceClaimName != "":
 				k := placement.Key{Namespace: p.Namespace, Name: e.ResourceClaimName}
 				ci, err = add("claim\x00"+k.Name, func() (*rclaim, error) {
@@ -124,6 +145,9 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 			if err != nil {
 				return nil, err
 			}
+			if viaGroup {
+				viaPG[gi] = ci + 1
+			}
 			for k := range rs.gcons {
 				if rs.gcons[k].coversEntry(e.Name) {
 					rs.claims[ci].gmask |= 1 << k
@@ -133,7 +157,7 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 				refs = append(refs, memberRef{claim: ci, viaGroup: viaGroup})
 			}
 		}
-		rs.members[p.Key()] = refs
+		rs.members[p] = refs
 	}
 	return rs, nil
 }

@@ -1,6 +1,7 @@
 package dra
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/gangsched/gangsched/placement"
@@ -16,8 +17,12 @@ var _ placement.ClassReserver = hook{}
 // its own) gets "": it is placed alone.
 func (h hook) ClassKey(p *placement.Pod) string {
 	r := h.r
+	refs := r.refs(p)
+	if r.keyRefs != nil && slices.Equal(refs, r.keyRefs) {
+		return r.key // members in a row use the same claims
+	}
 	var b []byte
-	for _, ref := range r.refs(p) {
+	for _, ref := range refs {
 		c := r.rs.claims[ref.claim]
 		switch {
 		case r.users[ref.claim] > 1:
@@ -33,9 +38,10 @@ func (h hook) ClassKey(p *placement.Pod) string {
 		b = append(b, ';')
 	}
 	if len(b) == 0 {
-		return "-" // no claim: the hook accepts every node
+		b = append(b, '-') // no claim: the hook accepts every node
 	}
-	return string(b)
+	r.keyRefs, r.key = refs, string(b)
+	return r.key
 }
 
 // ReserveRun implements [placement.ClassReserver]: each member is planned

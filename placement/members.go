@@ -68,6 +68,9 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 	// solve, so they do not come from the pool.
 	sv.class, sv.size = make([]int32, len(rows)), grow(sv.sc.size, len(rows))
 	sv.reqs = sv.reqs[:0]
+	if distinct { // a class a row
+		sv.reqs = slices.Grow(sv.reqs, len(rows)*sv.R)
+	}
 	req := make([]int64, sv.R) // the member being compiled
 	sv.cols = sv.sc.cols[:0]
 	for j := range sv.R {
@@ -231,13 +234,21 @@ type classIndex struct {
 // of returns the class of row, whose requests are req, creating it (with
 // req appended to sv.reqs) when no earlier row is interchangeable.
 func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int32 {
+	if withLabels {
+		// No two rows are merged: comparing with every earlier class of
+		// equal requests (all of them, in a gang of identical members)
+		// would cost O(rows²) for nothing, and no lookup needs a hash.
+		id := int32(len(c.reps))
+		c.reps, c.hashes = append(c.reps, int(row)), append(c.hashes, 0)
+		sv.reqs = append(sv.reqs, req...)
+		return id
+	}
 	h := uint64(14695981039346656037)
 	for _, q := range req {
 		h = (h ^ uint64(q)) * 1099511628211
 	}
 	same := func(id int32) bool { return c.hashes[id] == h && sv.sameClass(int32(c.reps[id]), row, req, withLabels) }
 	switch {
-	case withLabels: // no two rows are merged: nothing to look for
 	case c.byHash == nil:
 		for id := range int32(len(c.reps)) {
 			if same(id) {
@@ -254,7 +265,6 @@ func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int
 	id := int32(len(c.reps))
 	c.reps, c.hashes = append(c.reps, int(row)), append(c.hashes, h)
 	switch {
-	case withLabels:
 	case c.byHash != nil:
 		c.byHash[h] = append(c.byHash[h], id)
 	case len(c.reps) > 8:
