@@ -93,6 +93,10 @@ func solveBench(b *testing.B, l *dra.Ledger, s *placement.Snapshot, pg dra.PodGr
 			d, _ = placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{noop}})
 		}
 	})
+	noopRuns := func(*placement.Snapshot, placement.GroupView) (placement.Reserver, error) { return noopClassReserver{}, nil }
+	b.Run("solve-noop-class-hook", func(b *testing.B) {
+		cputime.Loop(b, func() { d, _ = placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{noopRuns}}) })
+	})
 	b.Run("solve-without-dra", func(b *testing.B) {
 		cputime.Loop(b, func() { d, _ = placement.Solve(s, g, placement.Options{}) })
 	})
@@ -147,6 +151,15 @@ func (noopReserver) Filter(*placement.Pod, placement.NodeInfo) placement.Rejecti
 }
 func (noopReserver) Reserve(*placement.Pod, placement.NodeInfo)   {}
 func (noopReserver) Unreserve(*placement.Pod, placement.NodeInfo) {}
+
+// noopClassReserver accepts everything and every member alike: it
+// measures what the solver spends on runs of members under a Reserver.
+type noopClassReserver struct{ noopReserver }
+
+func (noopClassReserver) ClassKey(*placement.Pod) string { return "-" }
+func (noopClassReserver) ReserveRun(pods []*placement.Pod, _ placement.NodeInfo) (int, placement.Rejection) {
+	return len(pods), placement.Rejection{}
+}
 
 // BenchmarkSolve64x8GPU places a gang of 64 members, each with a per-pod
 // claim for 8 GPUs from one template, on 1,000 nodes of 8 GPUs: every

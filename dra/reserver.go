@@ -172,13 +172,12 @@ func (l *Ledger) newReserver(s *placement.Snapshot, pg *PodGroup, g *placement.G
 	for ci, n := range r.users {
 		r.nodes[ci] = make([]placement.NodeID, 0, n)
 	}
-	for _, p := range members {
-		for _, ref := range rs.members[p] {
-			c := rs.claims[ref.claim]
-			if c.base == nil {
-				if name := c.spec.missingClass(); name != "" {
-					return nil, placement.Errorf(placement.ErrNotFound, claimObj(c.key), "spec.devices.requests", "device class %q does not exist", name)
-				}
+	// Claims are numbered in the order members first use them: the
+	// first in that order is named.
+	for _, c := range rs.claims {
+		if c.base == nil {
+			if name := c.spec.missingClass(); name != "" {
+				return nil, placement.Errorf(placement.ErrNotFound, claimObj(c.key), "spec.devices.requests", "device class %q does not exist", name)
 			}
 		}
 	}
@@ -210,12 +209,8 @@ func (l *Ledger) newSearcher(rs *resolved, opts Options) *reserver {
 	if r.budget <= 0 {
 		r.budget = DefaultSearchBudget
 	}
-	r.users = make([]int32, n)
-	for _, refs := range rs.members {
-		for _, ref := range refs {
-			r.users[ref.claim]++
-		}
-	}
+	r.users = make([]int32, n) // claims added after resolve (Plan's) have no member
+	copy(r.users, rs.users)
 	return r
 }
 

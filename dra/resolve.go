@@ -30,25 +30,44 @@ type resolved struct {
 	pg     *PodGroup
 	gcons  []gcons // the PodGroup's device constraints
 	claims []*rclaim
-	// members holds each member's refs by its pointer in the solved
-	// group, which is what the solver hands hooks; keys, built on first
-	// need, by its key, for a pod given as a copy.
-	members map[*placement.Pod][]memberRef
-	keys    map[placement.Key][]memberRef
+	// pods are the members as resolve was given them, in member order,
+	// and refs their refs, index for index. byPtr and byKey, built on
+	// first need, find a member the solver does not hand over in order
+	// (see refsOf).
+	pods  []*placement.Pod
+	refs  [][]memberRef
+	byPtr map[*placement.Pod]int
+	byKey map[placement.Key]int
+	at    int     // the member refsOf found last
+	users []int32 // per claim: members using it
 }
 
-// refsOf returns the refs of member p, found by pointer or else by key.
+// refsOf returns the refs of member p, nil for a pod that is not a
+// member. The solver hands the hook its own pointers, mostly in member
+// order or its reverse, starting over at either end: the member next to
+// the last one found and the ends are tried before a map by pointer,
+// then (for a copy) one by key.
 func (rs *resolved) refsOf(p *placement.Pod) []memberRef {
-	if refs, ok := rs.members[p]; ok {
-		return refs
-	}
-	if rs.keys == nil {
-		rs.keys = make(map[placement.Key][]memberRef, len(rs.members))
-		for m, refs := range rs.members {
-			rs.keys[m.Key()] = refs
+	for _, i := range [5]int{rs.at + 1, rs.at - 1, rs.at, 0, len(rs.pods) - 1} {
+		if i >= 0 && i < len(rs.pods) && rs.pods[i] == p {
+			rs.at = i
+			return rs.refs[i]
 		}
 	}
-	return rs.keys[p.Key()]
+	if rs.byPtr == nil {
+		rs.byPtr, rs.byKey = make(map[*placement.Pod]int, len(rs.pods)), make(map[placement.Key]int, len(rs.pods))
+		for i, m := range rs.pods {
+			rs.byPtr[m], rs.byKey[m.Key()] = i, i
+		}
+	}
+	i, ok := rs.byPtr[p]
+	if !ok {
+		if i, ok = rs.byKey[p.Key()]; !ok {
+			return nil
+		}
+	}
+	rs.at = i
+	return rs.refs[i]
 }
 
 func groupObj(pg *PodGroup) string { return fmt.Sprintf("PodGroup %q", pg.Key().String()) }
@@ -61,7 +80,7 @@ func podObj(p *placement.Pod) string { return fmt.Sprintf("pod %q", p.Key().Stri
 // PodGroup from the template); any other entry is the pod's own (the named
 // claim, or one generated for the pod).
 func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, error) {
-	rs := &resolved{pg: pg, members: make(map[*placement.Pod][]memberRef, len(members))}
+	rs := &resolved{pg: pg, pods: members, refs: make([][]memberRef, len(members))}
 	if pg.Name == "" && len(pg.ResourceClaims) > 0 {
 		return nil, placement.Errorf(placement.ErrInvalid, groupObj(pg), "metadata.name", "must not be empty when spec.resourceClaims is set")
 	}
@@ -91,11 +110,11 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 			return 0, err
 		}
 		i := int32(len(rs.claims))
-		rs.claims = append(rs.claims, c)
+		rs.claims, rs.users = append(rs.claims, c), append(rs.users, 0)
 		ids[id] = i
 		return i, nil
 	}
-	for _, p := range members {
+	for mi, p := range members {
 		var refs []memberRef
 		for i, e := range p.ResourceClaims {
 			// The field's name is formatted only for an error: a gang of
@@ -157,7 +176,13 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 				refs = append(refs, memberRef{claim: ci, viaGroup: viaGroup})
 			}
 		}
-		rs.members[p] = refs
+		if mi > 0 && slices.Equal(refs, rs.refs[mi-1]) {
+			refs = rs.refs[mi-1] // members alike share one list
+		}
+		rs.refs[mi] = refs
+		for _, ref := range refs {
+			rs.users[ref.claim]++
+		}
 	}
 	return rs, nil
 }

@@ -5,9 +5,9 @@ import "fmt"
 // runClasses sets up runs of members under reservers: when every reserver
 // is a [ClassReserver], it sets sv.runHooks and numbers the rows in
 // sv.hclass, a row sharing its predecessor's class (in member order) when
-// the solver finds the two identical and every reserver gives them one
-// non-empty key. Equal numbers thus mean interchangeable members;
-// identical members apart in member order only make shorter runs.
+// the two share a class of prepareMembers' and every reserver gives them
+// one non-empty key. Equal numbers thus mean interchangeable members;
+// identical members apart in member order only make shorter classes.
 func (sv *solver) runClasses() {
 	hooks := make([]ClassReserver, len(sv.reservers))
 	for k, r := range sv.reservers {
@@ -26,7 +26,7 @@ func (sv *solver) runClasses() {
 			keys[k] = h.ClassKey(sv.pod(m.row))
 			same = same && keys[k] != "" && keys[k] == prevKeys[k]
 		}
-		if same && sv.sameClass(prev, m.row, sv.req(m.row), false) {
+		if same && sv.class[prev] == sv.class[m.row] {
 			sv.hclass[m.row] = sv.hclass[prev]
 		} else {
 			sv.hclass[m.row], next = next, next+1

@@ -55,12 +55,15 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 	}
 	// Members are merged into classes only when nothing can tell them
 	// apart: labels matter to affinity (a bound member's too) and
-	// sub-groups, and a caller's Filter or Reserver sees the pod itself (a
-	// pod set's pods, one pod to a hook, stay one class).
-	distinct := boundAffinity || len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0 || len(sv.opts.Reservers) > 0
+	// sub-groups, and a caller's Filter sees the pod itself (a pod set's
+	// pods, one pod to a hook, stay one class). So does a Reserver, but
+	// what it tells apart is known only once it exists: splitClasses
+	// refines the classes then.
+	distinct := boundAffinity || len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0
 	for i := 0; i < n && !members.noAffinity; i++ { // pod set templates have none
 		distinct = distinct || g.Members[i].Affinity != nil
 	}
+	sv.splitLater = !distinct && len(sv.opts.Reservers) > 0
 	b := sv.s.b
 	sv.members = grow(sv.sc.members, g.NumPending())
 	// Per row its class, per class one request vector: rows of a class
@@ -114,6 +117,36 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 		}
 	}
 	return nil
+}
+
+// splitClasses refines the classes prepareMembers merged once the
+// reservers exist: to sv.hclass when runClasses set it (members the
+// reservers cannot tell apart either), else to a class a row. Class ids
+// follow member order, as prepareMembers gives them. Reservers come
+// without pod sets: a row is a member.
+func (sv *solver) splitClasses() {
+	of := sv.hclass
+	if of == nil {
+		of = make([]int32, len(sv.class))
+		for k, m := range sv.members {
+			of[m.row] = int32(k)
+		}
+	}
+	n := 0
+	for _, c := range of {
+		n = max(n, int(c)+1)
+	}
+	reqs, classRow, classPods := make([]int64, n*sv.R), make([]int, n), make([]int, n)
+	for _, m := range sv.members {
+		c := of[m.row]
+		if classPods[c] == 0 {
+			classRow[c] = int(m.row)
+			copy(reqs[int(c)*sv.R:], sv.req(m.row))
+		}
+		classPods[c]++
+	}
+	sv.reqs, sv.class, sv.classes = reqs, of, n
+	sv.prep.req, sv.prep.rowClass, sv.prep.classRow, sv.prep.classPods = reqs, of, classRow, classPods
 }
 
 // ffdSize is a pod's size for first-fit decreasing: the sum, over the

@@ -196,8 +196,11 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		sv.reservers = append(sv.reservers, r)
 	}
 	sv.batched = sv.cons.empty() && len(opts.Filters) == 0 && len(sv.reservers) == 0
-	if !sv.batched && sv.cons.empty() && len(opts.Filters) == 0 && sv.ns == nil && opts.NodeScorer == nil {
-		sv.runClasses()
+	if sv.splitLater {
+		if sv.cons.empty() && len(opts.Filters) == 0 && sv.ns == nil && opts.NodeScorer == nil {
+			sv.runClasses()
+		}
+		sv.splitClasses()
 	}
 	var placements []Placement
 	if opts.Generator == nil {
@@ -299,6 +302,9 @@ type solver struct {
 	// to them.
 	runHooks []ClassReserver
 	hclass   []int32
+	// splitLater says prepareMembers merged members that only the
+	// reservers might tell apart: see splitClasses.
+	splitLater bool
 	runPods  []*Pod // reserveRun's scratch
 	runGot   []int
 	// ns is Options.NodeScoring compiled; nil for packing (nodeScore's
