@@ -93,9 +93,13 @@ func solveBench(b *testing.B, l *dra.Ledger, s *placement.Snapshot, pg dra.PodGr
 			d, _ = placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{noop}})
 		}
 	})
-	noopRuns := func(*placement.Snapshot, placement.GroupView) (placement.Reserver, error) { return noopClassReserver{}, nil }
+	noopRuns := func(*placement.Snapshot, placement.GroupView) (placement.Reserver, error) {
+		return noopClassReserver{}, nil
+	}
 	b.Run("solve-noop-class-hook", func(b *testing.B) {
-		cputime.Loop(b, func() { d, _ = placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{noopRuns}}) })
+		cputime.Loop(b, func() {
+			d, _ = placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{noopRuns}})
+		})
 	})
 	b.Run("solve-without-dra", func(b *testing.B) {
 		cputime.Loop(b, func() { d, _ = placement.Solve(s, g, placement.Options{}) })

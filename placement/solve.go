@@ -305,8 +305,8 @@ type solver struct {
 	// splitLater says prepareMembers merged members that only the
 	// reservers might tell apart: see splitClasses.
 	splitLater bool
-	runPods  []*Pod // reserveRun's scratch
-	runGot   []int
+	runPods    []*Pod // reserveRun's scratch
+	runGot     []int
 	// ns is Options.NodeScoring compiled; nil for packing (nodeScore's
 	// own), the only scoring that batches.
 	ns *nodeScorer
