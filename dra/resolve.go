@@ -114,8 +114,19 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 		ids[id] = i
 		return i, nil
 	}
+	var buf []memberRef // the member's refs, before they are kept
+	prevOwn := false    // the previous member has a claim generated for it
 	for mi, p := range members {
-		var refs []memberRef
+		if mi > 0 && !prevOwn && slices.Equal(p.ResourceClaims, members[mi-1].ResourceClaims) {
+			// The previous member's entries, all for claims shared by
+			// name or through the PodGroup: its claims, checked already.
+			rs.refs[mi] = rs.refs[mi-1]
+			for _, ref := range rs.refs[mi] {
+				rs.users[ref.claim]++
+			}
+			continue
+		}
+		refs, own := buf[:0], false
 		for i, e := range p.ResourceClaims {
 			// The field's name is formatted only for an error: a gang of
 			// thousands resolves every solve.
@@ -156,6 +167,7 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 						e.ResourceClaimTemplateName, groupObj(pg), fmt.Sprintf("spec.resourceClaims[%d]", gi), pg)
 				})
 			default:
+				own = true
 				ci, err = add("pod\x00"+p.Name+"\x00"+e.Name, func() (*rclaim, error) {
 					return l.generated(p.Namespace, Owner{Kind: OwnerPod, Name: p.Name, UID: p.UID, ClaimName: e.Name},
 						e.ResourceClaimTemplateName, podObj(p), f(), pg)
@@ -176,8 +188,14 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 				refs = append(refs, memberRef{claim: ci, viaGroup: viaGroup})
 			}
 		}
-		if mi > 0 && slices.Equal(refs, rs.refs[mi-1]) {
+		buf, prevOwn = refs, own
+		switch {
+		case mi > 0 && slices.Equal(refs, rs.refs[mi-1]):
 			refs = rs.refs[mi-1] // members alike share one list
+		case len(refs) > 0:
+			refs = slices.Clone(refs)
+		default:
+			refs = nil
 		}
 		rs.refs[mi] = refs
 		for _, ref := range refs {

@@ -4,10 +4,11 @@ import "fmt"
 
 // runClasses sets up runs of members under reservers: when every reserver
 // is a [ClassReserver], it sets sv.runHooks and numbers the rows in
-// sv.hclass, a row sharing its predecessor's class (in member order) when
-// the two share a class of prepareMembers' and every reserver gives them
-// one non-empty key. Equal numbers thus mean interchangeable members;
-// identical members apart in member order only make shorter classes.
+// sv.hclass, a row sharing its predecessor's number (in member order)
+// when the two share a class of prepareMembers' (before splitClasses) and
+// every reserver gives them one non-empty key. Equal numbers thus mean
+// interchangeable members; identical members apart in member order only
+// make shorter runs.
 func (sv *solver) runClasses() {
 	hooks := make([]ClassReserver, len(sv.reservers))
 	for k, r := range sv.reservers {
@@ -55,12 +56,18 @@ func (sv *solver) placeHookedRun(p *Placement, a *attempt, idx []int) {
 		id := src.next
 		run := idx[k : k+int(min(src.cap, int64(len(idx)-k)))]
 		n := sv.reserveRun(run, id)
+		if n > 0 { // putUsage for each, the usage added at once
+			sv.w.add(id, sv.req(m.row), int64(n))
+		}
 		for _, i := range run[:n] {
 			a.node[i] = id
-			a.placed++
 			a.seq = append(a.seq, i)
-			sv.putUsage(i, id)
+			sv.nz.add(sv.members[i].row, id, 1)
+			if sv.pos != nil {
+				sv.pos[sv.bound+i] = id
+			}
 		}
+		a.placed += n
 		k += n
 		if src.at < len(src.ahead) {
 			src.next = src.ahead[src.at]

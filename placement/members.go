@@ -119,31 +119,20 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 	return nil
 }
 
-// splitClasses refines the classes prepareMembers merged once the
-// reservers exist: to sv.hclass when runClasses set it (members the
-// reservers cannot tell apart either), else to a class a row. Class ids
-// follow member order, as prepareMembers gives them. Reservers come
-// without pod sets: a row is a member.
+// splitClasses gives each row a class of its own once the reservers
+// exist, as prepareMembers does for members that a Filter or affinity may
+// tell apart: the search takes members of one class as interchangeable,
+// and a Reserver may not. (Members a ClassReserver cannot tell apart are
+// placed in runs by the greedy passes through sv.hclass, but the search
+// keeps them apart, so that its decisions are those of one by one.)
+// Class ids follow member order, as prepareMembers gives them. Reservers
+// come without pod sets: a row is a member.
 func (sv *solver) splitClasses() {
-	of := sv.hclass
-	if of == nil {
-		of = make([]int32, len(sv.class))
-		for k, m := range sv.members {
-			of[m.row] = int32(k)
-		}
-	}
-	n := 0
-	for _, c := range of {
-		n = max(n, int(c)+1)
-	}
-	reqs, classRow, classPods := make([]int64, n*sv.R), make([]int, n), make([]int, n)
-	for _, m := range sv.members {
-		c := of[m.row]
-		if classPods[c] == 0 {
-			classRow[c] = int(m.row)
-			copy(reqs[int(c)*sv.R:], sv.req(m.row))
-		}
-		classPods[c]++
+	n := len(sv.members)
+	of, reqs, classRow, classPods := make([]int32, len(sv.class)), make([]int64, n*sv.R), make([]int, n), make([]int, n)
+	for k, m := range sv.members {
+		of[m.row], classRow[k], classPods[k] = int32(k), int(m.row), 1
+		copy(reqs[k*sv.R:], sv.req(m.row))
 	}
 	sv.reqs, sv.class, sv.classes = reqs, of, n
 	sv.prep.req, sv.prep.rowClass, sv.prep.classRow, sv.prep.classPods = reqs, of, classRow, classPods
