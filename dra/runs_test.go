@@ -87,3 +87,25 @@ func TestProp_RunsSameAsOneByOne(t *testing.T) {
 	require.Positive(t, outcomes[true])
 	require.Positive(t, outcomes[false])
 }
+
+// TestRegression_RunsKeepTheSearchOneByOne: m1 and m2 ask for a GPU from
+// one template, so the greedy pass places them in one run; it strands m2
+// (m0 took the small GPU node's CPU), and the search that follows must
+// find the assignment one-by-one placement finds, not its mirror with m1
+// and m2 swapped.
+func TestRegression_RunsKeepTheSearchOneByOne(t *testing.T) {
+	inv, err := dra.NewInventory(classes, []dra.ResourceSlice{gpuSlice("n0", 1), gpuSlice("n1", 1), netSlice("fabric", nil, "nic0")})
+	require.NoError(t, err)
+	l, err := dra.NewLedger(inv, []dra.ResourceClaimTemplate{tmpl("gpu-tmpl", oneOf("gpu")), tmpl("net-tmpl", oneOf("net"))}, nil)
+	require.NoError(t, err)
+	s, err := placement.NewSnapshot([]placement.Node{cpuNode("n0", 2000, nil), cpuNode("n1", 1000, nil), cpuNode("n2", 1000, nil)}, nil)
+	require.NoError(t, err)
+	pg := podGroup("pg", byTemplate("net", "net-tmpl"))
+	g := group("pg", 3, pod("m0", "pg", 1000, byTemplate("net", "net-tmpl")),
+		pod("m1", "pg", 1000, byTemplate("gpu", "gpu-tmpl")), pod("m2", "pg", 1000, byTemplate("gpu", "gpu-tmpl")))
+	for _, nr := range []placement.NewReserverFunc{l.Reserver(pg, dra.Options{}), oneByOne(l.Reserver(pg, dra.Options{}))} {
+		d, err := placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{nr}})
+		require.NoError(t, err)
+		require.Equal(t, map[string]string{"m0": "n2", "m1": "n1", "m2": "n0"}, nodesOf(d), d.Message)
+	}
+}
