@@ -49,8 +49,14 @@ func (h hook) ClassKey(p *placement.Pod) string {
 func (h hook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int, placement.Rejection) {
 	r, id := h.r, ni.ID()
 	n := ni.Node()
+	var prev []memberRef
 	for k, p := range pods {
 		refs := r.refs(p)
+		if k > 0 && r.settled(refs, prev) {
+			r.apply(p, refs, id, planned{})
+			continue
+		}
+		prev = refs
 		pl, rej := r.plan(refs, id, n, true)
 		if !rej.OK() {
 			return k, rej
@@ -58,4 +64,23 @@ func (h hook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int, pla
 		r.apply(p, refs, id, pl)
 	}
 	return len(pods), placement.Rejection{}
+}
+
+// settled reports whether a member using refs, reserved on the node where
+// a member using the same list (prev, resolve shares it between members
+// alike) was just planned and reserved, would be planned there with
+// nothing new: every claim is the PodGroup's (its reservedFor does not
+// grow with members) and already allocated, in the ledger or in this
+// attempt on devices reachable from the node. plan would find no claim to
+// search and accept.
+func (r *reserver) settled(refs, prev []memberRef) bool {
+	if len(refs) == 0 || len(refs) != len(prev) || &refs[0] != &prev[0] {
+		return false
+	}
+	for _, ref := range refs {
+		if !ref.viaGroup || r.alloc[ref.claim] == nil && r.rs.claims[ref.claim].base == nil {
+			return false
+		}
+	}
+	return true
 }
