@@ -94,6 +94,9 @@ type reserver struct {
 	sharedHeld []int64
 	frames     []frame
 
+	// terse says the caller reads a rejection's Cut only (ReserveRun):
+	// no reason is worded, no blame or idle cluster searched.
+	terse    bool
 	lastPod  *placement.Pod
 	lastRefs []memberRef
 	keyRefs  []memberRef // the refs ClassKey last named, as key (nil: none yet)
@@ -372,7 +375,7 @@ func (r *reserver) slowPath(refs []memberRef, id placement.NodeID, want bool) (p
 		if slices.ContainsFunc(vars, func(v svar) bool { return len(v.reach) > 1 }) {
 			why = "no free devices reachable from every member's node"
 		}
-		return p, slowVerdict{vars: vars, out: out, idle: out != exhausted && r.idle(vars), why: why}
+		return p, slowVerdict{vars: vars, out: out, idle: out != exhausted && !r.terse && r.idle(vars), why: why}
 	}
 	all := append(r.conflicts(vars), vars...)
 	r.quiet = true
@@ -389,7 +392,7 @@ func (r *reserver) slowPath(refs []memberRef, id placement.NodeID, want bool) (p
 	}
 	r.quiet = false
 	if out != found {
-		return p, slowVerdict{vars: vars, out: out, idle: out != exhausted && r.idle(vars), why: "devices taken by other members' claims"}
+		return p, slowVerdict{vars: vars, out: out, idle: out != exhausted && !r.terse && r.idle(vars), why: "devices taken by other members' claims"}
 	}
 	if want {
 		p = planned{claims: claimsOf(all), as: as}
@@ -438,12 +441,15 @@ func (r *reserver) claimReason(ci int32, why string) string {
 // not fit the first node of each even on an idle cluster, and Cut when
 // the search ran out of budget (the solve is then not Proven).
 func (r *reserver) reject(vars []svar, out outcome, why string) placement.Rejection {
-	return r.rejection(vars, out, out != exhausted && r.idle(vars), why)
+	return r.rejection(vars, out, out != exhausted && !r.terse && r.idle(vars), why)
 }
 
 // rejection formats the rejection of vars for outcome out; idle says
 // whether they fail even on an idle cluster.
 func (r *reserver) rejection(vars []svar, out outcome, idle bool, why string) placement.Rejection {
+	if r.terse {
+		return placement.Rejection{Reason: why, Cut: out == exhausted}
+	}
 	if out == exhausted {
 		return placement.Rejection{Reason: r.reason(vars, "device search budget exhausted"), Cut: true}
 	}

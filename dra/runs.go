@@ -45,7 +45,10 @@ func (h hook) ClassKey(p *placement.Pod) string {
 }
 
 // ReserveRun implements [placement.ClassReserver]: each member is planned
-// once, the plan both its verdict and its reservation.
+// once, the plan both its verdict and its reservation. The rejection that
+// stops a run is terse ("not enough free matching devices", Cut when the
+// search ran out of budget): the solver reads only Cut from it, and the
+// decision's reasons come from Filter.
 func (h hook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int, placement.Rejection) {
 	r, id := h.r, ni.ID()
 	n := ni.Node()
@@ -57,7 +60,9 @@ func (h hook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int, pla
 			continue
 		}
 		prev = refs
+		r.terse = true // the solver reads Cut and Err only
 		pl, rej := r.plan(refs, id, n, true)
+		r.terse = false
 		if !rej.OK() {
 			return k, rej
 		}
