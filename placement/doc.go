@@ -39,7 +39,9 @@
 // [DefaultScorer] by default), ties broken by placement name; a
 // [SumScorer] is handed the placed pods' summed requests instead of the
 // list of assignments. Members of one shape are placed as a batch over a
-// heap of nodes, which gives exactly the one-by-one result.
+// heap of nodes, which gives exactly the one-by-one result; under
+// Reservers, only when every one is a [ClassReserver] that cannot tell
+// the members apart either (hookruns.go).
 //
 // Identical pods need not be listed one by one: a [PodSet] (Kueue's PodSet,
 // a template and a count) stands for Count pending pods, is read once, and
@@ -89,7 +91,8 @@
 // Equivalence tests: batched runs equal one-by-one placement
 // (TestProp_BatchedEqualsOneByOne, TestProp_GroupedSourcesEqualOneByOne,
 // TestProp_WildGroupedEqualsOneByOne, TestProp_NoopFilterEqualsBatched);
-// class runs equal one-by-one (TestProp_ClassRunsEqualOneByOne); pod sets
+// class runs equal one-by-one (TestProp_ClassRunsEqualOneByOne), and so
+// do runs under ClassReservers (TestProp_HookRunsSameAsOneByOne); pod sets
 // equal their listed pods (TestProp_BatchPodSetsEqualExpandedMembers);
 // the search equals a brute-force oracle (TestProp_CompleteAgainstOracle);
 // a [SumScorer]'s sums equal scoring the list (TestDefaultScorer_ScoreOfLists).

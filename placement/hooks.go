@@ -138,6 +138,12 @@ type PlacementChecker interface {
 //   - reserving members never makes Filter accept a member of a class on
 //     a node where it rejected one of that class before: a run never
 //     returns to a node its class was refused.
+//
+// A run asks only the nodes it fills (and the first that refuses), so a
+// Cut or an Err the Reserver would have returned on other nodes is not
+// seen: Decision.Proven may then be true where one-by-one placement says
+// false, and the solve may succeed where it would fail. The budget is
+// spent once a run (Options.Budget), not once a member.
 type ClassReserver interface {
 	Reserver
 	// ClassKey names pod's class, or returns "" for a pod
