@@ -57,6 +57,17 @@ func sameAsOneByOne(t *rapid.T, l *dra.Ledger, s *placement.Snapshot, pg dra.Pod
 // allocated, exactly as one by one.
 func TestProp_RunsSameAsOneByOne(t *testing.T) {
 	outcomes := map[bool]int{}
+	// Runs differ from one by one in rare worlds only (the search's
+	// mirror assignment showed in 1 of about 600): several rounds of the
+	// default 100 checks, each from its own seed.
+	for range 5 {
+		runsProp(t, outcomes)
+	}
+	require.Positive(t, outcomes[true])
+	require.Positive(t, outcomes[false])
+}
+
+func runsProp(t *testing.T, outcomes map[bool]int) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := genHookWorld(t)
 		// Runs need identical neighbours: copy a member over the next
@@ -84,8 +95,6 @@ func TestProp_RunsSameAsOneByOne(t *testing.T) {
 		minCount := rapid.IntRange(1, len(w.members)).Draw(t, "minCount")
 		sameAsOneByOne(t, w.ledger(t, false), s, w.podGroup(), group("pg", int32(minCount), slices.Clone(w.members)...), outcomes)
 	})
-	require.Positive(t, outcomes[true])
-	require.Positive(t, outcomes[false])
 }
 
 // TestRegression_RunsKeepTheSearchOneByOne: m1 and m2 ask for a GPU from
