@@ -20,7 +20,10 @@
 //     ScheduleAnyway ones into a node scorer as its score
 //     ([SoftTopologySpread], [SpreadScorer],
 //     [Cluster.TopologySpreadScorer]); a pod's non-zero requests feed an
-//     upstream node score ([PodScoreRequests]).
+//     upstream node score ([PodScoreRequests]); PreferNoSchedule taints
+//     and preferred node affinity are scored as kube-scheduler's
+//     TaintToleration and NodeAffinity scores ([TaintScorer],
+//     [NodeAffinityScorer]), summed with the spread score by [SumScores].
 //   - A KubeSchedulerConfiguration's profile gives the node scoring and
 //     whether preemption runs ([ReadSchedulerConfiguration]), with a
 //     warning for each field gangsched does not follow.

@@ -28,6 +28,15 @@ type SchedulerProfile struct {
 	// in the default profile, 0 when the profile disables the plugin's
 	// score.
 	SpreadWeight int64
+	// TaintWeight is TaintToleration's score weight ([TaintScorer]):
+	// [DefaultTaintTolerationWeight] in the default profile, 0 when the
+	// profile disables the plugin's score.
+	TaintWeight int64
+	// NodeAffinityWeight is NodeAffinity's score weight, which scores
+	// preferred terms ([NodeAffinityScorer]): [DefaultNodeAffinityWeight]
+	// in the default profile, 0 when the profile disables the plugin's
+	// score.
+	NodeAffinityWeight int64
 	// Preemption is false when the profile disables DefaultPreemption.
 	Preemption bool
 	// Warnings name, in input order, each field that asks for something
@@ -42,6 +51,8 @@ const (
 	pluginFit               = "NodeResourcesFit"
 	pluginBalanced          = "NodeResourcesBalancedAllocation"
 	pluginSpread            = "PodTopologySpread"
+	pluginTaint             = "TaintToleration"
+	pluginNodeAffinity      = "NodeAffinity"
 	pluginDefaultPreemption = "DefaultPreemption"
 )
 
@@ -61,8 +72,9 @@ var noBehaviour = []string{"SchedulingGates", "PrioritySort", "NodeName", "NodeP
 //
 // Read: NodeResourcesFit's and NodeResourcesBalancedAllocation's score
 // weights and pluginConfig args (the scoring strategy, resources, weights
-// and RequestedToCapacityRatio's shape), PodTopologySpread's score weight
-// (2 by default), and whether DefaultPreemption runs at postFilter. Other plugins enabled, filters disabled, other plugins'
+// and RequestedToCapacityRatio's shape), the score weights of
+// PodTopologySpread (2 by default), TaintToleration (3) and NodeAffinity
+// (2), and whether DefaultPreemption runs at postFilter. Other plugins enabled, filters disabled, other plugins'
 // args, Fit's ignoredResources, extenders and percentageOfNodesToScore
 // are warnings naming the field: gangsched keeps its own filters and
 // scores every feasible node. Operational fields (leaderElection,
@@ -126,6 +138,12 @@ func ReadSchedulerConfiguration(cfg *configv1.KubeSchedulerConfiguration, schedu
 	balW, balOn := scoreWeight(pl, pluginBalanced, 1)
 	if w, on := scoreWeight(pl, pluginSpread, DefaultSpreadWeight); on {
 		out.SpreadWeight = w
+	}
+	if w, on := scoreWeight(pl, pluginTaint, DefaultTaintTolerationWeight); on {
+		out.TaintWeight = w
+	}
+	if w, on := scoreWeight(pl, pluginNodeAffinity, DefaultNodeAffinityWeight); on {
+		out.NodeAffinityWeight = w
 	}
 	out.Preemption = active(pl.MultiPoint, pl.PostFilter, pluginDefaultPreemption)
 	pluginWarnings(pl, path+".plugins", warn)
@@ -227,8 +245,12 @@ func active(multi, point configv1.PluginSet, plugin string) bool {
 // modeled lists the default plugins whose decisions gangsched makes its own
 // way, always: filters (resource fit, unschedulable, taints, node and pod
 // affinity, topology spread, devices) and the workload plugins.
-var modeled = []string{pluginFit, "NodeUnschedulable", "TaintToleration", "NodeAffinity", "PodTopologySpread", "InterPodAffinity",
+var modeled = []string{pluginFit, "NodeUnschedulable", pluginTaint, pluginNodeAffinity, pluginSpread, "InterPodAffinity",
 	"DynamicResources", "GangScheduling", "TopologyPlacementGenerator", "PodGroupPodsCount", "NodeDeclaredFeatures"}
+
+// weighed lists the score plugins whose weight gangsched reads, so that
+// re-weighting or disabling their score is followed.
+var weighed = []string{pluginFit, pluginBalanced, pluginSpread, pluginTaint, pluginNodeAffinity}
 
 // pluginWarnings names every plugin entry gangsched does not follow:
 // enabling a plugin it has no equivalent of, re-weighting a score it does
@@ -251,7 +273,7 @@ func pluginWarnings(pl configv1.Plugins, path string, warn func(field, format st
 			switch {
 			case !known:
 				warn(f, "plugin %q has no gangsched equivalent; ignored", e.Name)
-			case scores && e.Weight != nil && e.Name != pluginFit && e.Name != pluginBalanced && e.Name != pluginSpread && !slices.Contains(noBehaviour, e.Name):
+			case scores && e.Weight != nil && !slices.Contains(weighed, e.Name) && !slices.Contains(noBehaviour, e.Name):
 				warn(f, "the weight of %s is not honoured: gangsched does not add its score", e.Name)
 			}
 		}
@@ -261,7 +283,7 @@ func pluginWarnings(pl configv1.Plugins, path string, warn func(field, format st
 			read := slices.Contains(noBehaviour, e.Name)
 			switch pt.name {
 			case "score":
-				read = read || e.Name == pluginFit || e.Name == pluginBalanced || e.Name == pluginSpread || e.Name == "*"
+				read = read || slices.Contains(weighed, e.Name) || e.Name == "*"
 			case "postFilter":
 				read = read || e.Name == pluginDefaultPreemption || e.Name == "*"
 			case "multiPoint":

@@ -167,3 +167,31 @@ func TestReadSchedulerConfiguration_SpreadWeight(t *testing.T) {
 		})
 	}
 }
+
+// TestReadSchedulerConfiguration_TaintAndNodeAffinityWeights: the score
+// weights of TaintToleration and NodeAffinity are read without a warning:
+// 3 and 2 in the default profile, a profile's own weight, 0 when a score
+// is disabled (their filters stay, so disabling them at multiPoint is a
+// warning).
+func TestReadSchedulerConfiguration_TaintAndNodeAffinityWeights(t *testing.T) {
+	for _, c := range []struct {
+		name, body      string
+		taint, affinity int64
+		warnings        []string
+	}{
+		{"default profile", "", DefaultTaintTolerationWeight, DefaultNodeAffinityWeight, nil},
+		{"score weights", "profiles: [{plugins: {score: {enabled: [{name: TaintToleration, weight: 7}, {name: NodeAffinity, weight: 9}]}}}]", 7, 9, nil},
+		{"score disabled", "profiles: [{plugins: {score: {disabled: [{name: TaintToleration}, {name: NodeAffinity}]}}}]", 0, 0, nil},
+		{"every score disabled but Fit", "profiles: [{plugins: {score: {disabled: [{name: '*'}], enabled: [{name: NodeResourcesFit}]}}}]", 0, 0, nil},
+		{"multiPoint disabled", "profiles: [{plugins: {multiPoint: {disabled: [{name: TaintToleration}]}}}]", 0, DefaultNodeAffinityWeight, []string{
+			`profiles[0].plugins.multiPoint.disabled[0]: disabling "TaintToleration" is not followed: gangsched keeps its own filters`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := ReadSchedulerConfiguration(schedConfig(t, c.body), "")
+			require.NoError(t, err)
+			require.Equal(t, c.taint, p.TaintWeight, "TaintToleration")
+			require.Equal(t, c.affinity, p.NodeAffinityWeight, "NodeAffinity")
+			require.Equal(t, c.warnings, p.Warnings)
+		})
+	}
+}
