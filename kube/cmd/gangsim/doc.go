@@ -119,7 +119,8 @@
 // NodeResourcesFit's scoring strategy (LeastAllocated, MostAllocated,
 // RequestedToCapacityRatio with its shape, resources and weights) and
 // weight, NodeResourcesBalancedAllocation's resources and weight, and
-// PodTopologySpread's score weight, which then choose each member's node
+// the score weights of PodTopologySpread, TaintToleration and
+// NodeAffinity, which then choose each member's node
 // inside a placement as kube-scheduler scores nodes; and
 // DefaultPreemption (disabled there, nothing is preempted, as with
 // -preemption=false). Everything else a profile asks
@@ -161,6 +162,18 @@
 // upstream's scale. Upstream-compatible scoring also reads each pod's
 // non-zero requests (a container without a cpu or memory request counts
 // as 100m / 200 MiB in NodeResourcesFit's score, never in fit).
+//
+// Where nodes are scored as upstream, a node's PreferNoSchedule taints
+// the pod does not tolerate and the pod's preferred node affinity are
+// scored too, as kube-scheduler's TaintToleration score (kube.TaintScorer:
+// fewer intolerable taints score higher, weight 3) and NodeAffinity score
+// (kube.NodeAffinityScorer: the sum of the weights of the matching
+// preferred terms, weight 2) do, each normalised over the candidate
+// nodes and added to the others (kube.SumScores), with the profile's
+// weights (0 when the configuration disables the score). Of the default
+// profile's scores, InterPodAffinity between groups (a member's
+// preferred pod affinity ranks nodes before the other scores instead of
+// being added with weight 2) and ImageLocality are not scored.
 //
 // Cycles take the groups in kube-scheduler's queue order: by the first
 // member in member order — priority, then metadata.creationTimestamp,

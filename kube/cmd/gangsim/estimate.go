@@ -55,7 +55,7 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 	if err := checkTopology(c); err != nil {
 		return Estimates{}, err
 	}
-	spread, err := clusterSpread(c, opts)
+	spread, err := clusterHooks(c, opts)
 	if err != nil {
 		return Estimates{}, err
 	}
@@ -123,7 +123,7 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 
 // fitsEmpty reports whether group g would start on in's nodes with no pod
 // running and no other group queued, and if not, why.
-func fitsEmpty(in replay.Input, g replay.GroupOutcome, now time.Time, opts options, c *kube.Cluster, spread spreadHooks) (bool, string, error) {
+func fitsEmpty(in replay.Input, g replay.GroupOutcome, now time.Time, opts options, c *kube.Cluster, spread nodeHooks) (bool, string, error) {
 	alone := replay.Input{Nodes: in.Nodes, PodGroups: in.PodGroups, Claims: in.Claims}
 	for _, p := range in.Pods {
 		id := "PodGroup " + p.Namespace + "/" + p.SchedulingGroup

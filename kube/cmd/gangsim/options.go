@@ -98,29 +98,48 @@ func checkTopology(c *kube.Cluster) error {
 	return nil
 }
 
-// spreadHooks are the run's topology spread hooks: the DoNotSchedule
-// filter and the ScheduleAnyway scorer, each nil when no pending pod needs
-// it or, for the scorer, when node scoring is gangsched's packing.
-type spreadHooks struct {
-	filter *kube.SpreadFilter
-	scorer *kube.SpreadScorer
+// nodeHooks are the run's per-pod hooks: topology spread's DoNotSchedule
+// filter, and the upstream Score plugins gangsched adds to the resource
+// scoring (ScheduleAnyway spread, TaintToleration, preferred
+// NodeAffinity), each nil when no pending pod needs it or, for the
+// scorers, when node scoring is gangsched's packing or the plugin's
+// weight is 0.
+type nodeHooks struct {
+	filter   *kube.SpreadFilter
+	scorer   *kube.SpreadScorer
+	taint    *kube.TaintScorer
+	affinity *kube.NodeAffinityScorer
 }
 
-// clusterSpread compiles the spread constraints of c's pending pods (every
-// one is validated, whichever hook reads it). ScheduleAnyway constraints
-// are scored only with an upstream-compatible node scoring and a
-// PodTopologySpread weight above 0: packing's score is not on upstream's
-// scale, so there they are read and checked but change no choice.
-func clusterSpread(c *kube.Cluster, opts options) (spreadHooks, error) {
+// clusterHooks compiles the spread constraints and preferred node
+// affinity of c's pending pods (every one is validated, whichever hook
+// reads it). The scorers are built only with an upstream-compatible node
+// scoring, each when its weight is above 0: packing's score is not on
+// upstream's scale, so there they are read and checked but change no
+// choice.
+func clusterHooks(c *kube.Cluster, opts options) (nodeHooks, error) {
 	f, err := c.TopologySpreadFilter()
 	if err != nil {
-		return spreadHooks{}, err
+		return nodeHooks{}, err
 	}
-	h := spreadHooks{filter: f}
-	if opts.nodeScoring.Strategy != "" && opts.spreadWeight > 0 {
-		if h.scorer, err = c.TopologySpreadScorer(opts.spreadWeight); err != nil {
-			return spreadHooks{}, err
+	h := nodeHooks{filter: f}
+	na, err := c.PreferredNodeAffinityScorer(opts.weights.affinity)
+	if err != nil {
+		return nodeHooks{}, err
+	}
+	if opts.nodeScoring.Strategy == "" {
+		return h, nil
+	}
+	if opts.weights.spread > 0 {
+		if h.scorer, err = c.TopologySpreadScorer(opts.weights.spread); err != nil {
+			return nodeHooks{}, err
 		}
+	}
+	if opts.weights.taint > 0 {
+		h.taint = c.TaintTolerationScorer(opts.weights.taint)
+	}
+	if opts.weights.affinity > 0 {
+		h.affinity = na
 	}
 	return h, nil
 }
@@ -148,9 +167,12 @@ func groupsWith(c *kube.Cluster, has func(placement.Key) bool) map[placement.Key
 // whose pending members have topology spread constraints, spread's hooks:
 // the DoNotSchedule filter as a Reserver and as a placement filter (which
 // the gang cycle re-runs before it binds), and the ScheduleAnyway scorer
-// as NodeScorer with its Reserver, fresh for each group's options.
-func solveOptions(c *kube.Cluster, ns placement.NodeScoring, spread spreadHooks) gang.SolveOptionsFunc {
-	var hard, soft map[placement.Key]bool // groups that need each hook, once their members are known
+// with its Reserver, fresh for each group's options. The node scorers the
+// group needs (spread's for its constraints, NodeAffinity's for its
+// preferred terms, TaintToleration's always when built) are the
+// NodeScorer, summed by kube.SumScores when there are several.
+func solveOptions(c *kube.Cluster, ns placement.NodeScoring, spread nodeHooks) gang.SolveOptionsFunc {
+	var hard, soft, preferring map[placement.Key]bool // groups that need each hook, once their members are known
 	return func(pg *gang.PodGroup, _ *placement.Snapshot, opts placement.Options) (placement.Options, error) {
 		opts.NodeScoring = ns
 		if f := spread.filter; f != nil {
@@ -162,6 +184,7 @@ func solveOptions(c *kube.Cluster, ns placement.NodeScoring, spread spreadHooks)
 				opts.PlacementFilters = append(opts.PlacementFilters, f)
 			}
 		}
+		var scorers []placement.NodeScoreNormalizer
 		if sc := spread.scorer; sc != nil {
 			if soft == nil {
 				soft = groupsWith(c, func(k placement.Key) bool { return len(sc.Constraints[k]) > 0 })
@@ -169,8 +192,26 @@ func solveOptions(c *kube.Cluster, ns placement.NodeScoring, spread spreadHooks)
 			if soft[pg.Key()] {
 				newReserver, scorer := sc.Hooks()
 				opts.Reservers = append(opts.Reservers, newReserver)
-				opts.NodeScorer = scorer
+				scorers = append(scorers, scorer)
 			}
+		}
+		if spread.taint != nil {
+			scorers = append(scorers, spread.taint)
+		}
+		if na := spread.affinity; na != nil {
+			if preferring == nil {
+				preferring = groupsWith(c, func(k placement.Key) bool { return na.Preferred[k] != nil })
+			}
+			if preferring[pg.Key()] {
+				scorers = append(scorers, na)
+			}
+		}
+		switch len(scorers) {
+		case 0:
+		case 1:
+			opts.NodeScorer = scorers[0]
+		default:
+			opts.NodeScorer = &kube.SumScores{Scorers: scorers}
 		}
 		if c.NodeAffinity != nil {
 			opts.Filters = append(opts.Filters, c.NodeAffinity)

@@ -21,15 +21,24 @@ const (
 	scoringUpstream = "upstream" // kube-scheduler's default profile
 )
 
+// scoreWeights are the weights of the upstream Score plugins gangsched
+// adds to the resource scoring; 0 leaves a plugin out.
+type scoreWeights struct {
+	spread   int64 // PodTopologySpread (ScheduleAnyway constraints)
+	taint    int64 // TaintToleration (PreferNoSchedule taints)
+	affinity int64 // NodeAffinity (preferred terms)
+}
+
 // schedulerConfig takes the KubeSchedulerConfiguration out of objs, if the
 // input has one, and returns the other objects, the node scoring that
-// -node-scoring and the configuration ask for (with PodTopologySpread's
-// score weight: the default profile's 2 for upstream, the profile's for
-// the configuration, 0 for packing), whether the profile keeps
+// -node-scoring and the configuration ask for (with the weights of
+// PodTopologySpread, TaintToleration and NodeAffinity: the default
+// profile's 2, 3 and 2 for upstream, the profile's for the configuration,
+// 0 for packing), whether the profile keeps
 // preemption, and the configuration's warnings (each naming its field).
 // The profile read is the one for the schedulerName the pending pods and
 // Job templates name (default-scheduler when none or several do).
-func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Object, ns placement.NodeScoring, spreadW int64, preempt bool, warnings []string, err error) {
+func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Object, ns placement.NodeScoring, w scoreWeights, preempt bool, warnings []string, err error) {
 	var cfg *manifest.Object
 	rest = make([]manifest.Object, 0, len(objs))
 	for i := range objs {
@@ -41,10 +50,10 @@ func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Ob
 	}
 	preempt = true
 	if scoring == scoringUpstream {
-		ns, spreadW = placement.UpstreamNodeScoring(), kube.DefaultSpreadWeight
+		ns, w = placement.UpstreamNodeScoring(), scoreWeights{kube.DefaultSpreadWeight, kube.DefaultTaintTolerationWeight, kube.DefaultNodeAffinityWeight}
 	}
 	if cfg == nil {
-		return rest, ns, spreadW, preempt, nil, nil
+		return rest, ns, w, preempt, nil, nil
 	}
 	name, names := schedulerName(rest)
 	if len(names) > 1 {
@@ -52,15 +61,15 @@ func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Ob
 	}
 	p, err := kube.ReadSchedulerConfiguration(cfg.Obj.(*configv1.KubeSchedulerConfiguration), name)
 	if err != nil {
-		return nil, ns, 0, false, nil, cfg.Wrap(err)
+		return nil, ns, scoreWeights{}, false, nil, cfg.Wrap(err)
 	}
 	for _, w := range p.Warnings {
 		warnings = append(warnings, cfg.Where()+": "+cfg.String()+": "+w)
 	}
 	if scoring == scoringConfig {
-		ns, spreadW = p.NodeScoring, p.SpreadWeight
+		ns, w = p.NodeScoring, scoreWeights{p.SpreadWeight, p.TaintWeight, p.NodeAffinityWeight}
 	}
-	return rest, ns, spreadW, p.Preemption, warnings, nil
+	return rest, ns, w, p.Preemption, warnings, nil
 }
 
 // schedulerName returns the schedulerName that pending pods and Job pod

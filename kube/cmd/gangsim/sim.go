@@ -161,9 +161,9 @@ type options struct {
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
 	nodeScoring  placement.NodeScoring // a member's node inside a placement
-	// spreadWeight is PodTopologySpread's score weight, which scores
-	// ScheduleAnyway constraints when nodeScoring has a Strategy; 0 for none.
-	spreadWeight int64
+	// weights are the upstream Score plugins' weights gangsched adds to
+	// nodeScoring's when it has a Strategy; 0 leaves a plugin out.
+	weights scoreWeights
 	// topologyProfile decides topology-constrained groups (gang.Options.TopologyProfile).
 	topologyProfile topology.Profile
 	// kueueNodeAffinityPreferred admits Kueue Workloads with
@@ -199,7 +199,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	if err := checkTopology(c); err != nil {
 		return Report{}, err
 	}
-	spread, err := clusterSpread(c, opts)
+	spread, err := clusterHooks(c, opts)
 	if err != nil {
 		return Report{}, err
 	}
