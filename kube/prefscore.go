@@ -22,6 +22,15 @@ const maxNodeScore = 100
 // 100 − 100·count/max (integer division), 100 on every node when max is
 // 0. Fewer intolerable taints score higher; it never filters. Use it with
 // an upstream-compatible [placement.NodeScoring], whose scale it shares.
+//
+// Against kube-scheduler v1.37.2 (kubeoracle, 3 runs each) on 30 random
+// clusters of 3–5 nodes with PreferNoSchedule taints and disk and zone
+// labels, gangs and lone pods with random preferred node affinity and
+// tolerations, gangsim -node-scoring upstream (this scorer and
+// [NodeAffinityScorer] summed by [SumScores]) bound every pod as all
+// upstream runs did in 27 and as one of them in the other 3, where
+// upstream's own runs differed (random ties). With both scores disabled,
+// 28 of the 30 bind otherwise.
 type TaintScorer struct {
 	// Weight multiplies the normalised score: the plugin's weight in the
 	// profile, [DefaultTaintTolerationWeight] in the default one.
