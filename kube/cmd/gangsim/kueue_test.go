@@ -45,13 +45,14 @@ func yamlPass(t require.TestingT, args ...string) ([]byte, int) {
 	return out.Bytes(), code
 }
 
-// fixedPoint checks that gangsim -o yaml on its own output writes the same
-// bytes with the same exit code: admitted Workloads keep their
-// assignments and conditions, pending ones their reasons.
-func fixedPoint(t require.TestingT, dir string, first []byte, code int) {
+// fixedPoint checks that gangsim -o yaml on its own output, under the same
+// -topology-profile prof, writes the same bytes with the same exit code:
+// admitted Workloads keep their assignments and conditions, pending ones
+// their reasons.
+func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 	p := filepath.Join(dir, "pass1.yaml")
 	require.NoError(t, os.WriteFile(p, first, 0o600))
-	second, code2 := yamlPass(t, "-f", p)
+	second, code2 := yamlPass(t, "-topology-profile", prof, "-f", p)
 	require.Equal(t, code, code2)
 	require.Equal(t, string(first), string(second))
 }
@@ -65,7 +66,7 @@ func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
-				fixedPoint(t, t.TempDir(), out, code)
+				fixedPoint(t, t.TempDir(), prof, out, code)
 			})
 		}
 	}
@@ -75,7 +76,7 @@ func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
 		require.NoError(rt, os.WriteFile(in, []byte(genKueueInput(rt)), 0o600))
 		prof := rapid.SampledFrom([]string{"kueue", "kueue-balanced"}).Draw(rt, "profile")
 		out, code := yamlPass(rt, "-topology-profile", prof, "-f", in)
-		fixedPoint(rt, dir, out, code)
+		fixedPoint(rt, dir, prof, out, code)
 	})
 }
 
