@@ -60,7 +60,8 @@ type replica struct {
 }
 
 // startScheduler runs gangsched-scheduler in the test process, on its own
-// client and informers, as a separate process would; it stops when t ends
+// client (configured as the command configures it) and informers, as a
+// separate process would; it stops when t ends
 // or at stop. With id non-empty it runs under leader election as id.
 func startScheduler(t testing.TB, c *harness.Cluster, cfg scheduler.Config, id string) *replica {
 	t.Helper()
@@ -68,7 +69,7 @@ func startScheduler(t testing.TB, c *harness.Cluster, cfg scheduler.Config, id s
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("replica", id)
 	}
-	s, err := scheduler.New(kubernetes.NewForConfigOrDie(c.Config), cfg, scheduler.Options{Logger: log})
+	s, err := scheduler.New(kubernetes.NewForConfigOrDie(scheduler.RESTConfig(c.Config)), cfg, scheduler.Options{Logger: log})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &replica{s: s, cancel: cancel, done: make(chan error, 1)}

@@ -62,7 +62,7 @@ func run(args []string) error {
 		return fmt.Errorf("-kubeconfig: %w", err)
 	}
 	rc.UserAgent = "gangsched-scheduler"
-	client, err := kubernetes.NewForConfig(rc)
+	client, err := kubernetes.NewForConfig(scheduler.RESTConfig(rc))
 	if err != nil {
 		return fmt.Errorf("-kubeconfig: %w", err)
 	}
