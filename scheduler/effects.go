@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -209,15 +210,30 @@ func (s *Scheduler) resolve(ctx context.Context, k placement.Key) {
 	s.wake()
 }
 
+// writeCondition sets the PodGroup's condition with one status update.
+// The first try starts from the informer's copy, which is nearly always
+// current, so a condition costs one call rather than a read and a write;
+// the update carries that copy's resourceVersion, so a stale copy is
+// refused with a conflict and the next try reads the PodGroup afresh.
 func (s *Scheduler) writeCondition(ctx context.Context, cw conditionWrite) {
 	k := cw.group
+	api := s.client.SchedulingV1beta1().PodGroups(k.Namespace)
+	var pg *schedulingv1beta1.PodGroup
+	if cached, err := s.groups.PodGroups(k.Namespace).Get(k.Name); err == nil {
+		pg = cached.DeepCopy()
+	}
 	err := retry(ctx, func() error {
-		pg, err := s.client.SchedulingV1beta1().PodGroups(k.Namespace).Get(ctx, k.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
+		if pg == nil {
+			var err error
+			if pg, err = api.Get(ctx, k.Name, metav1.GetOptions{}); err != nil {
+				return err
+			}
 		}
 		kube.SetConditionV1beta1(pg, cw.cond)
-		_, err = s.client.SchedulingV1beta1().PodGroups(k.Namespace).UpdateStatus(ctx, pg, metav1.UpdateOptions{})
+		_, err := api.UpdateStatus(ctx, pg, metav1.UpdateOptions{})
+		if err != nil {
+			pg = nil // read afresh on the next try
+		}
 		return err
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
