@@ -66,12 +66,7 @@ const (
 // summed scores the last member saw.
 func TestScenario_TaintAndNodeAffinityScore(t *testing.T) {
 	nodes := []string{taintedNode("n1", "pool: p", "8", preferA), labelledNode("n2", "pool: p", "4"), taintedNode("n3", "pool: p", "4", preferA+", "+preferB)}
-	for _, c := range []struct {
-		name          string
-		docs          []string
-		without, with map[string]string
-		scores        map[string]int64
-	}{{
+	for _, c := range []scoreCase{{
 		// Intolerable PreferNoSchedule taints n1 1, n2 0, n3 2; max 2,
 		// reversed 100−100·count/2: 50, 100, 0, times 3. Totals n1
 		// 162+150, n2 150+300, n3 150+0.
@@ -116,13 +111,7 @@ func TestScenario_TaintAndNodeAffinityScore(t *testing.T) {
 		without: map[string]string{"m0": "n1", "m1": "n1"}, with: map[string]string{"m0": "n2", "m1": "n2"},
 		scores: map[string]int64{"n1": 200, "n2": 300},
 	}} {
-		t.Run(c.name, func(t *testing.T) {
-			got, _ := prefSolve(t, false, c.docs...)
-			require.Equal(t, c.without, got, "without the scores")
-			got, scores := prefSolve(t, true, c.docs...)
-			require.Equal(t, c.with, got, "with the scores")
-			require.Equal(t, c.scores, scores, "the last member's scores")
-		})
+		t.Run(c.name, func(t *testing.T) { c.check(t, prefSolve) })
 	}
 }
 

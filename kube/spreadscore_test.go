@@ -88,12 +88,7 @@ const (
 // node: cpu is the only resource). Each case gives the choice without and
 // with the spread score, and the spread scores the last member saw.
 func TestScenario_SpreadScore(t *testing.T) {
-	for _, c := range []struct {
-		name          string
-		docs          []string
-		without, with map[string]string
-		scores        map[string]int64
-	}{{
+	for _, c := range []scoreCase{{
 		// zone a holds 2 web pods (on a1), b none. Domains {a, b}, weight
 		// ln 4: a1 and a2 score round(2·1.39) = 3, b1 0; normalised
 		// 100·(3+0−s)/3: a 0, b 100, times 2. Resources: a1 25, a2 and b1
@@ -147,13 +142,7 @@ func TestScenario_SpreadScore(t *testing.T) {
 		without: map[string]string{"m": "n1"}, with: map[string]string{"m": "n2"},
 		scores: map[string]int64{"n1": 0, "n2": 200},
 	}} {
-		t.Run(c.name, func(t *testing.T) {
-			got, _ := softSolve(t, false, c.docs...)
-			require.Equal(t, c.without, got, "without spread")
-			got, scores := softSolve(t, true, c.docs...)
-			require.Equal(t, c.with, got, "with spread")
-			require.Equal(t, c.scores, scores, "the last member's spread scores")
-		})
+		t.Run(c.name, func(t *testing.T) { c.check(t, softSolve) })
 	}
 }
 
@@ -169,4 +158,24 @@ func TestSoftTopologySpreadValidates(t *testing.T) {
 	require.ErrorContains(t, err, "spec.topologySpreadConstraints[0].maxSkew: 0 is below 1")
 	_, err = c.TopologySpreadFilter()
 	require.ErrorContains(t, err, "spec.topologySpreadConstraints[0].maxSkew: 0 is below 1")
+}
+
+// scoreCase is a row of a node scorer's table: where the members of docs
+// go without the scorer and with it, and the scores (weighted and
+// normalised) the last member saw with it.
+type scoreCase struct {
+	name          string
+	docs          []string
+	without, with map[string]string
+	scores        map[string]int64
+}
+
+// check solves the row's docs with solve, the scorer off and on.
+func (c scoreCase) check(t *testing.T, solve func(t *testing.T, scored bool, docs ...string) (map[string]string, map[string]int64)) {
+	t.Helper()
+	got, _ := solve(t, false, c.docs...)
+	require.Equal(t, c.without, got, "without the scorer")
+	got, scores := solve(t, true, c.docs...)
+	require.Equal(t, c.with, got, "with the scorer")
+	require.Equal(t, c.scores, scores, "the last member's scores")
 }
