@@ -17,11 +17,7 @@ import (
 // scores of those two plugins the last member saw.
 func prefSolve(t *testing.T, scored bool, docs ...string) (map[string]string, map[string]int64) {
 	t.Helper()
-	objs, err := manifest.Decode("in.yaml", strings.NewReader(strings.Join(docs, "---\n")), manifest.Options{})
-	require.NoError(t, err)
-	c, err := Load(objs)
-	require.NoError(t, err)
-	g := &placement.Group{Namespace: "default", Name: "pg", MinCount: int32(len(c.Pending)), Members: c.Pending}
+	c, g := loadGang(t, docs...)
 	opts := placement.Options{NodeScoring: placement.UpstreamNodeScoring()}
 	rec := &recordScores{}
 	if scored {
@@ -37,14 +33,7 @@ func prefSolve(t *testing.T, scored bool, docs ...string) (map[string]string, ma
 		rec.NodeScoreNormalizer = &SumScores{Scorers: scorers}
 		opts.NodeScorer = rec
 	}
-	d, err := placement.Solve(c.Snapshot, g, opts)
-	require.NoError(t, err)
-	require.Equal(t, placement.Scheduled, d.Status, d.Message)
-	got := map[string]string{}
-	for _, a := range d.Assignments {
-		got[a.Pod.Name] = a.Node
-	}
-	return got, rec.last
+	return solvePlaced(t, c, g, opts), rec.last
 }
 
 // taintedNode is labelledNode with spec taints (a YAML list body).

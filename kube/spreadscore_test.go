@@ -33,13 +33,9 @@ func (r *recordScores) NormalizeNodeScores(p *placement.Pod, nodes []placement.N
 // → node and the spread scores the last member saw.
 func softSolve(t *testing.T, spread bool, docs ...string) (map[string]string, map[string]int64) {
 	t.Helper()
-	objs, err := manifest.Decode("in.yaml", strings.NewReader(strings.Join(docs, "---\n")), manifest.Options{})
-	require.NoError(t, err)
-	c, err := Load(objs)
-	require.NoError(t, err)
+	c, g := loadGang(t, docs...)
 	sc, err := c.TopologySpreadScorer(DefaultSpreadWeight)
 	require.NoError(t, err)
-	g := &placement.Group{Namespace: "default", Name: "pg", MinCount: int32(len(c.Pending)), Members: c.Pending}
 	opts := placement.Options{NodeScoring: placement.UpstreamNodeScoring()}
 	rec := &recordScores{}
 	if spread {
@@ -48,14 +44,7 @@ func softSolve(t *testing.T, spread bool, docs ...string) (map[string]string, ma
 		rec.NodeScoreNormalizer = scorer
 		opts.Reservers, opts.NodeScorer = []placement.NewReserverFunc{newReserver}, rec
 	}
-	d, err := placement.Solve(c.Snapshot, g, opts)
-	require.NoError(t, err)
-	require.Equal(t, placement.Scheduled, d.Status, d.Message)
-	got := map[string]string{}
-	for _, a := range d.Assignments {
-		got[a.Pod.Name] = a.Node
-	}
-	return got, rec.last
+	return solvePlaced(t, c, g, opts), rec.last
 }
 
 // labelledNode is a node of cpu CPUs with the given labels (a YAML map
@@ -178,4 +167,29 @@ func (c scoreCase) check(t *testing.T, solve func(t *testing.T, scored bool, doc
 	got, scores := solve(t, true, c.docs...)
 	require.Equal(t, c.with, got, "with the scorer")
 	require.Equal(t, c.scores, scores, "the last member's scores")
+}
+
+// loadGang loads manifests docs and makes every pending pod a member of
+// the gang "default/pg" with minCount all of them.
+func loadGang(t *testing.T, docs ...string) (*Cluster, *placement.Group) {
+	t.Helper()
+	objs, err := manifest.Decode("in.yaml", strings.NewReader(strings.Join(docs, "---\n")), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	return c, &placement.Group{Namespace: "default", Name: "pg", MinCount: int32(len(c.Pending)), Members: c.Pending}
+}
+
+// solvePlaced solves g on c's snapshot, requires it scheduled and returns
+// pod name → node.
+func solvePlaced(t *testing.T, c *Cluster, g *placement.Group, opts placement.Options) map[string]string {
+	t.Helper()
+	d, err := placement.Solve(c.Snapshot, g, opts)
+	require.NoError(t, err)
+	require.Equal(t, placement.Scheduled, d.Status, d.Message)
+	got := map[string]string{}
+	for _, a := range d.Assignments {
+		got[a.Pod.Name] = a.Node
+	}
+	return got
 }
