@@ -10,16 +10,10 @@ import (
 	"github.com/gangsched/gangsched/preemption"
 )
 
-// backedOffTree sets a root gang of two leaves, a and b, each four
-// one-slot pods by rack, on racks of 4 and 2 slots: the tree does not
-// fit, and both leaves back off.
+// backedOffTree runs a cycle of unfitTree: the tree does not fit, and
+// both leaves back off.
 func backedOffTree(t *testing.T) *harness {
-	h := newHarness(t, Options{}, []placement.Node{rackNode("n1", "b", "r1", 4000), rackNode("n2", "b", "r2", 2000)})
-	h.setCPG(cpg("root", "", "", 2))
-	h.setPG(leafPG("a", "root", rackKey, 4))
-	h.setPG(leafPG("b", "root", rackKey, 4))
-	h.addMembers("a", 4, 1000, 0)
-	h.addMembers("b", 4, 1000, 10)
+	h := unfitTree(t)
 	r, ok := h.cycle()
 	require.True(t, ok)
 	require.Equal(t, placement.Unschedulable, r.Decision.Status)

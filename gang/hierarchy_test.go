@@ -205,12 +205,7 @@ func TestCycleTree_ThreeLevelsWithBoundMembers(t *testing.T) {
 // every object gets an Unschedulable condition naming the failing level,
 // and every leaf backs off together.
 func TestCycleTree_UnschedulableBacksOffWhole(t *testing.T) {
-	h := newHarness(t, Options{}, []placement.Node{rackNode("n1", "b", "r1", 4000), rackNode("n2", "b", "r2", 2000)})
-	h.setCPG(cpg("root", "", "", 2))
-	h.setPG(leafPG("a", "root", rackKey, 4))
-	h.setPG(leafPG("b", "root", rackKey, 4))
-	h.addMembers("a", 4, 1000, 0)
-	h.addMembers("b", 4, 1000, 10)
+	h := unfitTree(t)
 	r, ok := h.cycle()
 	require.True(t, ok)
 	require.Equal(t, placement.Unschedulable, r.Decision.Status)
@@ -228,4 +223,17 @@ func TestCycleTree_UnschedulableBacksOffWhole(t *testing.T) {
 	}
 	_, ok = h.cycle()
 	require.False(t, ok, "the tree is retried whole, at RetryAt")
+}
+
+// unfitTree sets a root gang of two leaves, a and b, each four one-slot
+// pods by rack, on racks of 4 and 2 slots: no rack holds both leaves'
+// quorum, so the tree cannot fit.
+func unfitTree(t *testing.T) *harness {
+	h := newHarness(t, Options{}, []placement.Node{rackNode("n1", "b", "r1", 4000), rackNode("n2", "b", "r2", 2000)})
+	h.setCPG(cpg("root", "", "", 2))
+	h.setPG(leafPG("a", "root", rackKey, 4))
+	h.setPG(leafPG("b", "root", rackKey, 4))
+	h.addMembers("a", 4, 1000, 0)
+	h.addMembers("b", 4, 1000, 10)
+	return h
 }
