@@ -308,6 +308,14 @@ type ResourceClaimTemplate struct {
 	Namespace string
 	Name      string
 	Spec      ClaimSpec
+	// Serves, when set, says what the claims made from the template are
+	// for, in words a user knows from their own objects: the kube
+	// adapter sets it on the template standing for a pod's implicit claim
+	// for extended resources served by DRA (KEP-5004), e.g.
+	// "example.com/gpu: 2 devices of DeviceClass gpu.example.com".
+	// Rejections that name a claim still to be made from the template add
+	// it.
+	Serves string
 }
 
 // Key returns the template's namespace/name.

@@ -241,7 +241,15 @@ type planned struct {
 	as     []*assign
 }
 
-func (r *reserver) name(ci int32) string { return r.rs.claims[ci].key.String() }
+// name names claim ci in a rejection, with what it serves when its
+// template says.
+func (r *reserver) name(ci int32) string {
+	c := r.rs.claims[ci]
+	if c.tmpl != nil && c.tmpl.Serves != "" {
+		return c.key.String() + " (" + c.tmpl.Serves + ")"
+	}
+	return c.key.String()
+}
 
 func (r *reserver) names(vars []svar) string {
 	ns := make([]string, len(vars))
