@@ -76,7 +76,8 @@ type Cluster struct {
 
 	claims    map[placement.Key]*resourcev1.ResourceClaim
 	templates map[placement.Key]*resourcev1.ResourceClaimTemplate
-	uids      map[placement.Key]string // PodGroup UIDs, for reservedFor
+	uids      map[placement.Key]string        // PodGroup UIDs, for reservedFor
+	extended  map[placement.Key]extendedClaim // per pending pod, its implicit claim for extended resources
 	evicted   map[placement.Key]bool
 }
 
@@ -338,6 +339,9 @@ func (c *Cluster) SetLedger(l *dra.Ledger, updates []dra.ClaimUpdate) {
 			continue
 		}
 		api := NewClaim(u, c.templateOf(u))
+		if o := u.Owner; o != nil && o.Kind == dra.OwnerPod && o.ClaimName == ExtendedResourceClaimName {
+			c.writeExtendedClaim(api, placement.Key{Namespace: u.Namespace, Name: o.Name})
+		}
 		if o := u.Owner; o != nil && o.Kind == dra.OwnerPodGroup {
 			if g, ok := c.groups[placement.Key{Namespace: u.Namespace, Name: o.Name}]; ok && g.v1alpha2 != nil {
 				api.OwnerReferences[0].APIVersion = v1alpha2.GroupVersion
@@ -359,6 +363,9 @@ func (c *Cluster) templateOf(cl *dra.ResourceClaim) *resourcev1.ResourceClaimTem
 	var tmpl string
 	switch o.Kind {
 	case dra.OwnerPod:
+		if x, found := c.extended[ok]; found && o.ClaimName == ExtendedResourceClaimName {
+			return &resourcev1.ResourceClaimTemplate{Spec: resourcev1.ResourceClaimTemplateSpec{Spec: x.spec}}
+		}
 		if p, found := c.pods[ok]; found {
 			for _, rc := range p.Spec.ResourceClaims {
 				if rc.Name == o.ClaimName && rc.ResourceClaimTemplateName != nil {

@@ -48,6 +48,13 @@
 //     gangsched.io/device-constraints ([DeviceConstraints]) binds the
 //     devices of all its members' claims together (one fabric, distinct
 //     NVLink domains), which no Kubernetes API can say.
+//   - Extended resources backed by DRA (KEP-5004): a pod asking for a
+//     resource a DeviceClass names ([NewExtendedResourceClasses]) in a
+//     cluster where no node has it in allocatable gets an implicit claim,
+//     one device of the class per unit ([ExtendedResourceClaim]), written
+//     back as upstream does (the extended-resource-claim annotation, the
+//     pod's status.extendedResourceClaimStatus); a cluster serving one
+//     resource both by device plugins and by DRA is refused.
 //   - [Load] does all of it for a set of manifest objects (package
 //     kube/manifest reads them) and builds the snapshot, running the Job
 //     controller's rules (v1.37: objects a Job controls are its own; only

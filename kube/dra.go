@@ -184,14 +184,19 @@ func selectors(obj, field string, in []resourcev1.DeviceSelector) ([]dra.Selecto
 // ConvertDeviceClass converts a resource.k8s.io/v1 DeviceClass, compiling
 // its CEL selectors. spec.config is not modelled (it does not change
 // which devices are allocated). Errors: a selector without cel, or one
-// that does not compile; [ErrUnsupported] for spec.extendedResourceName.
+// that does not compile; a spec.extendedResourceName that is not an
+// extended resource name. Which resource a class serves (KEP-5004) is
+// [NewExtendedResourceClasses]' concern, since it weighs classes against
+// each other.
 func ConvertDeviceClass(dc *resourcev1.DeviceClass) (dra.DeviceClass, error) {
 	if dc == nil {
 		return dra.DeviceClass{}, errNil("DeviceClass")
 	}
 	obj := objName("DeviceClass", "", dc.Name)
-	if dc.Spec.ExtendedResourceName != nil {
-		return dra.DeviceClass{}, placement.Errorf(ErrUnsupported, obj, "spec.extendedResourceName", "extended resources backed by DRA (KEP-5004) are not supported")
+	if n := dc.Spec.ExtendedResourceName; n != nil {
+		if err := checkExtendedResourceName(obj, *n); err != nil {
+			return dra.DeviceClass{}, err
+		}
 	}
 	sels, err := selectors(obj, "spec.selectors", dc.Spec.Selectors)
 	if err != nil {
@@ -458,7 +463,10 @@ func ConvertResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) (dra.Reso
 // node name when it is matchFields metadata.name In [node]) and
 // status.reservedFor. A claim whose controller is a Pod or PodGroup and
 // that carries the claim-name annotation is a generated claim
-// ([dra.Owner]). Errors: as [ClaimSpec]; [ErrUnsupported] for allocation
+// ([dra.Owner]); so is one whose controller is a Pod and that carries
+// upstream's resource.kubernetes.io/extended-resource-claim: "true", the
+// pod's implicit claim for extended resources served by DRA (KEP-5004),
+// under the entry [ExtendedResourceClaimName]. Errors: as [ClaimSpec]; [ErrUnsupported] for allocation
 // node selectors of another shape.
 func ConvertResourceClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error) {
 	if c == nil {
@@ -475,6 +483,8 @@ func ConvertResourceClaim(c *resourcev1.ResourceClaim) (dra.ResourceClaim, error
 			continue
 		}
 		switch {
+		case o.Kind == "Pod" && c.Annotations[resourcev1.ExtendedResourceClaimAnnotation] == "true":
+			out.Owner = &dra.Owner{Kind: dra.OwnerPod, Name: o.Name, UID: string(o.UID), ClaimName: ExtendedResourceClaimName}
 		case o.Kind == "Pod" && c.Annotations[AnnotationPodClaimName] != "":
 			out.Owner = &dra.Owner{Kind: dra.OwnerPod, Name: o.Name, UID: string(o.UID), ClaimName: c.Annotations[AnnotationPodClaimName]}
 		case o.Kind == "PodGroup" && podGroupClaimName(c) != "":

@@ -286,7 +286,4 @@ func TestUnsupportedDRAFields(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnsupported)
 	require.ErrorContains(t, err, "spec.devices[0].bindingConditions: binding conditions are not supported")
 
-	_, err = ConvertDeviceClass(&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: ptrTo("nvidia.com/gpu")}})
-	require.ErrorIs(t, err, ErrUnsupported)
-	require.ErrorContains(t, err, `DeviceClass "gpu": spec.extendedResourceName: extended resources backed by DRA (KEP-5004) are not supported`)
 }

@@ -16,7 +16,9 @@ import (
 // Workload, a Job stamped with a Kueue rack, a PodGroup sharing a claim
 // on a device, a tainted device with a DeviceTaintRule and a claim that
 // tolerates both, a bound pod, a CompositePodGroup over a leaf PodGroup,
-// and a PriorityClass with a PodDisruptionBudget.
+// a PriorityClass with a PodDisruptionBudget, and pods asking an extended
+// resource a DeviceClass serves (KEP-5004), one pending with an init
+// container and one bound.
 var loadSeeds = []string{
 	node1 + pod("p", "  nodeName: n1\n"),
 	"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {topology.kubernetes.io/rack: r1}}\nstatus: {allocatable: {cpu: '4'}}\n" +
@@ -40,6 +42,10 @@ var loadSeeds = []string{
 	node1 + "---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: low}\nvalue: 10\n" +
 		"---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b}\nspec: {minAvailable: 1, selector: {matchLabels: {app: a}}}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: v, labels: {app: a}}\nspec: {nodeName: n1, priorityClassName: low, containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n",
+	node1 + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec: {extendedResourceName: example.com/gpu}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: gpu.example.com, pool: {name: n1, generation: 1, resourceSliceCount: 1}, nodeName: n1, devices: [{name: gpu-0}, {name: gpu-1}]}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {initContainers: [{name: i, resources: {limits: {example.com/gpu: 2}}}], containers: [{name: c, resources: {limits: {example.com/gpu: 1}}}]}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: {nodeName: n1, containers: [{name: c, resources: {limits: {deviceclass.resource.kubernetes.io/gpu: 1}}}]}\n",
 }
 
 // TestLoadSeeds: every seed of FuzzLoad loads, under 1 KB, so that the

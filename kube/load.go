@@ -91,6 +91,9 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 	if err := c.convertBudgets(in.pdbs, bound); err != nil {
 		return nil, err
 	}
+	if err := c.serveExtendedResources(&in, bound); err != nil {
+		return nil, err
+	}
 	if err := c.loadClaims(&in); err != nil {
 		return nil, err
 	}
@@ -105,13 +108,16 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 
 // inputs are the objects one phase of [Load] collects for a later one.
 type inputs struct {
-	pods      []*corev1.Pod // the input's, then those the Job controller creates
-	pdbs      []*manifest.Object
-	classes   []dra.DeviceClass
-	slices    []*resourcev1.ResourceSlice
-	rules     []dra.DeviceTaintRule
-	templates []dra.ResourceClaimTemplate
-	claims    []dra.ResourceClaim
+	pods    []*corev1.Pod // the input's, then those the Job controller creates
+	pdbs    []*manifest.Object
+	classes []dra.DeviceClass
+	// apiClasses are the DeviceClasses as the API has them, for the
+	// extended resources they serve.
+	apiClasses []*resourcev1.DeviceClass
+	slices     []*resourcev1.ResourceSlice
+	rules      []dra.DeviceTaintRule
+	templates  []dra.ResourceClaimTemplate
+	claims     []dra.ResourceClaim
 }
 
 // indexObjects refuses nil objects, indexes every object by name for
@@ -197,7 +203,7 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs) error {
 			if err != nil {
 				return o.Wrap(err)
 			}
-			in.classes = append(in.classes, dc)
+			in.classes, in.apiClasses = append(in.classes, dc), append(in.apiClasses, v)
 		case *resourcev1.ResourceSlice:
 			in.slices = append(in.slices, v)
 		case *resourcev1.DeviceTaintRule:

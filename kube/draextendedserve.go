@@ -1,0 +1,209 @@
+package kube
+
+import (
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+
+	"github.com/gangsched/gangsched/dra"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// extendedClaim is what a pending pod's implicit claim for extended
+// resources backed by DRA needs for write-back.
+type extendedClaim struct {
+	spec     resourcev1.ResourceClaimSpec
+	mappings []corev1.ContainerExtendedResourceRequest
+}
+
+// serveExtendedResources decides, per pod, how extended resources that a
+// DeviceClass names are served (KEP-5004). Upstream decides per node: a
+// node whose allocatable has the resource serves it through its device
+// plugin, any other node through DRA. Here:
+//
+//   - a bound pod on a node without the resource in allocatable holds
+//     devices through its claim in the input, so the resource leaves its
+//     requests;
+//   - a pending pod is served through DRA when no node has the resource
+//     in allocatable: the resource leaves its requests, and it gets the
+//     entry [ExtendedResourceClaimName] for an implicit claim made from
+//     a template built for it ([ExtendedResourceClaim]), added to in;
+//   - when some node has it, the pod is served by device plugins, and
+//     nodes without it do not fit, as upstream's would not unless DRA
+//     devices reach them. A cluster that has both (a node with the
+//     resource in allocatable, and a ResourceSlice reaching a node
+//     without it) is refused: the solver places a member under one set
+//     of requests on every node ([ErrUnsupported], naming the pod and
+//     the request).
+func (c *Cluster) serveExtendedResources(in *inputs, bound []placement.Pod) error {
+	classes := NewExtendedResourceClasses(in.apiClasses)
+	if len(classes) == 0 {
+		return nil
+	}
+	nodes := make(map[string]*placement.Node, len(c.Nodes))
+	for i := range c.Nodes {
+		nodes[c.Nodes[i].Name] = &c.Nodes[i]
+	}
+	served := func(r placement.ResourceName) bool {
+		_, ok := classes[corev1.ResourceName(r)]
+		return ok && isDRAExtended(corev1.ResourceName(r))
+	}
+	for i := range bound {
+		p := &bound[i]
+		n, ok := nodes[p.NodeName]
+		for r := range p.Requests {
+			if ok && served(r) && n.Allocatable[r] == 0 {
+				dropRequest(p, r)
+			}
+		}
+	}
+	pluginNodes := map[placement.ResourceName]bool{} // some node has it in allocatable
+	for _, n := range c.Nodes {
+		for r, v := range n.Allocatable {
+			pluginNodes[r] = pluginNodes[r] || v > 0
+		}
+	}
+	made := map[placement.Key]bool{} // templates added to in
+	for i := range c.Pending {
+		p := &c.Pending[i]
+		api := c.pods[p.Key()]
+		obj := podObj(p.Namespace, p.Name)
+		for _, r := range slices.Sorted(maps.Keys(p.Requests)) {
+			if served(r) && pluginNodes[r] && c.slicesReachNodesWithout(in, r) {
+				return c.locate(placement.Errorf(ErrUnsupported, obj, requestField(api, corev1.ResourceName(r)),
+					"%s is served by device plugins on some nodes and by DeviceClass %q through DRA on others; gangsched serves a resource one way per cluster", r, classes[corev1.ResourceName(r)]))
+			}
+		}
+		spec, mappings, err := ExtendedResourceClaim(api, func(r corev1.ResourceName) (string, bool) {
+			name, ok := classes[r]
+			return name, ok && !pluginNodes[placement.ResourceName(r)]
+		})
+		if err != nil {
+			return c.locate(err)
+		}
+		if len(spec.Devices.Requests) == 0 {
+			continue
+		}
+		for j, rc := range p.ResourceClaims {
+			if rc.Name == ExtendedResourceClaimName {
+				return c.locate(placement.Errorf(ErrUnsupported, obj, "spec.resourceClaims["+itoa(j)+"].name",
+					"%q is the entry gangsched keeps for the pod's extended resources served by DRA", rc.Name))
+			}
+		}
+		serves := extendedServes(&spec, mappings)
+		tmpl := placement.Key{Namespace: p.Namespace, Name: extendedTemplateName(&spec, serves)}
+		if !made[tmpl] {
+			made[tmpl] = true
+			ds, err := ClaimSpec(obj, "spec.containers", &spec)
+			if err != nil {
+				return c.locate(err)
+			}
+			in.templates = append(in.templates, dra.ResourceClaimTemplate{Namespace: tmpl.Namespace, Name: tmpl.Name, Spec: ds, Serves: serves})
+		}
+		if c.extended == nil {
+			c.extended = map[placement.Key]extendedClaim{}
+		}
+		c.extended[p.Key()] = extendedClaim{spec: spec, mappings: mappings}
+		p.ResourceClaims = append(slices.Clip(p.ResourceClaims), placement.PodResourceClaim{Name: ExtendedResourceClaimName, ResourceClaimTemplateName: tmpl.Name})
+		for _, m := range mappings {
+			dropRequest(p, placement.ResourceName(m.ResourceName))
+		}
+	}
+	return nil
+}
+
+// dropRequest removes resource r from pod p's requests, leaving the maps
+// ConvertPod made for other pods alone.
+func dropRequest(p *placement.Pod, r placement.ResourceName) {
+	if _, ok := p.Requests[r]; ok {
+		p.Requests = maps.Clone(p.Requests)
+		delete(p.Requests, r)
+	}
+	if _, ok := p.ScoreRequests[r]; ok {
+		p.ScoreRequests = maps.Clone(p.ScoreRequests)
+		delete(p.ScoreRequests, r)
+	}
+}
+
+// slicesReachNodesWithout reports whether a ResourceSlice may reach a
+// node that lacks r in allocatable: a node-local slice of such a node, or
+// any slice of network-attached devices (whose selectors are not
+// evaluated here, so the answer errs towards yes).
+func (c *Cluster) slicesReachNodesWithout(in *inputs, r placement.ResourceName) bool {
+	lacking := map[string]bool{}
+	for _, n := range c.Nodes {
+		lacking[n.Name] = n.Allocatable[r] == 0
+	}
+	for _, s := range in.slices {
+		if n := deref(s.Spec.NodeName); n == "" || lacking[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// requestField names the first container field that asks for r: its
+// request, or its limit when the request defaults to it.
+func requestField(p *corev1.Pod, r corev1.ResourceName) string {
+	all := slices.Concat(p.Spec.InitContainers, p.Spec.Containers)
+	for i, ct := range all {
+		f := "spec.containers[" + itoa(i-len(p.Spec.InitContainers)) + "]"
+		if i < len(p.Spec.InitContainers) {
+			f = "spec.initContainers[" + itoa(i) + "]"
+		}
+		if _, ok := ct.Resources.Requests[r]; ok {
+			return f + ".resources.requests[" + string(r) + "]"
+		}
+		if _, ok := ct.Resources.Limits[r]; ok {
+			return f + ".resources.limits[" + string(r) + "]"
+		}
+	}
+	return "spec.containers"
+}
+
+// DRAExtendedRequest finds the first extended resource pod p asks for
+// that classes serve through DRA where no device plugin does: plugin
+// reports whether some node has the resource in allocatable. It returns
+// an error naming the pod and the field (a [*placement.FieldError]
+// wrapping [ErrUnsupported]), for a host that does not make implicit
+// claims; nil when there is none.
+func DRAExtendedRequest(p *corev1.Pod, classes ExtendedResourceClasses, plugin func(corev1.ResourceName) bool) error {
+	for _, ct := range slices.Concat(p.Spec.InitContainers, p.Spec.Containers) {
+		for _, r := range slices.Sorted(maps.Keys(ct.Resources.Limits)) {
+			if err := draExtendedError(p, classes, plugin, r); err != nil {
+				return err
+			}
+		}
+		for _, r := range slices.Sorted(maps.Keys(ct.Resources.Requests)) {
+			if err := draExtendedError(p, classes, plugin, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func draExtendedError(p *corev1.Pod, classes ExtendedResourceClasses, plugin func(corev1.ResourceName) bool, r corev1.ResourceName) error {
+	class, ok := classes[r]
+	if !ok || !isDRAExtended(r) || plugin(r) {
+		return nil
+	}
+	return placement.Errorf(ErrUnsupported, podObj(p.Namespace, p.Name), requestField(p, r),
+		"%s is served by DeviceClass %q through DRA (KEP-5004), which needs an implicit claim this host does not make", r, class)
+}
+
+// writeExtendedClaim turns the generated API claim of a pod's implicit
+// claim into upstream's form: the extended-resource-claim annotation in
+// place of the entry's, and the pod's status.extendedResourceClaimStatus
+// naming it.
+func (c *Cluster) writeExtendedClaim(api *resourcev1.ResourceClaim, owner placement.Key) {
+	delete(api.Annotations, AnnotationPodClaimName)
+	api.Annotations[resourcev1.ExtendedResourceClaimAnnotation] = "true"
+	if p, ok := c.pods[owner]; ok {
+		p.Status.ExtendedResourceClaimStatus = &corev1.PodExtendedResourceClaimStatus{
+			RequestMappings: slices.Clone(c.extended[owner].mappings), ResourceClaimName: api.Name,
+		}
+	}
+}
