@@ -28,6 +28,10 @@ type draCache struct {
 	claims  map[placement.Key]dra.ResourceClaim
 	assumed map[placement.Key]dra.ResourceClaim
 
+	// apiClasses are the DeviceClasses as watched, for the extended
+	// resources they serve (KEP-5004), which this scheduler refuses.
+	apiClasses map[string]*resourcev1.DeviceClass
+
 	inv      *dra.Inventory
 	invDirty bool // classes or slices changed: the inventory is rebuilt
 	dirty    bool // anything changed: the ledger is rebuilt
@@ -44,7 +48,7 @@ type poolSlice struct {
 
 func newDRACache() *draCache {
 	return &draCache{
-		classes: map[string]dra.DeviceClass{}, slices: map[string]poolSlice{},
+		classes: map[string]dra.DeviceClass{}, apiClasses: map[string]*resourcev1.DeviceClass{}, slices: map[string]poolSlice{},
 		claims: map[placement.Key]dra.ResourceClaim{}, assumed: map[placement.Key]dra.ResourceClaim{},
 		invDirty: true, dirty: true,
 	}
@@ -229,6 +233,7 @@ func (d *draCache) claimsMissing(p *corev1.Pod) string {
 
 func (s *Scheduler) onDeviceClass(o any) {
 	v := o.(*resourcev1.DeviceClass)
+	s.dra.apiClasses[v.Name] = v
 	c, err := kube.ConvertDeviceClass(v)
 	if err != nil {
 		s.log.Error("DeviceClass not usable", "deviceClass", v.Name, "err", err)
@@ -238,8 +243,29 @@ func (s *Scheduler) onDeviceClass(o any) {
 	s.dra.setClass(c)
 }
 
+// draExtended refuses a pending pod that asks for an extended resource a
+// DeviceClass serves through DRA on nodes without a device plugin for it
+// (KEP-5004): the implicit claim upstream makes for it is not made here,
+// so the error names the pod's field and the class. It judges by the
+// classes and nodes seen so far.
+func (s *Scheduler) draExtended(p *corev1.Pod) error {
+	if len(s.dra.apiClasses) == 0 {
+		return nil
+	}
+	classes := kube.NewExtendedResourceClasses(slices.Collect(maps.Values(s.dra.apiClasses)))
+	return kube.DRAExtendedRequest(p, classes, func(r corev1.ResourceName) bool {
+		for _, n := range s.c.nodes {
+			if n.Allocatable[placement.ResourceName(r)] > 0 {
+				return true
+			}
+		}
+		return false
+	})
+}
+
 func (s *Scheduler) onDeviceClassDelete(o any) {
 	if v, ok := o.(*resourcev1.DeviceClass); ok {
+		delete(s.dra.apiClasses, v.Name)
 		s.dra.deleteClass(v.Name)
 	}
 }

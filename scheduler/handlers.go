@@ -188,6 +188,9 @@ func (s *Scheduler) onPod(o any) {
 	}
 	delete(s.state.waiting, k)
 	pp, err := kube.ConvertPod(p, s.state.pcs)
+	if err == nil {
+		err = s.draExtended(p)
+	}
 	if err != nil {
 		s.log.Error("pod not schedulable here", "pod", k.String(), "err", err)
 		s.state.rejected[k] = true
