@@ -78,7 +78,7 @@ func failStatus(client *fake.Clientset, name string, n int, err error) {
 func claimScheduler(t *testing.T, client *fake.Clientset) *Scheduler {
 	s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	require.NoError(t, err)
-	require.NoError(t, s.registerObjects())
+	require.NoError(t, s.registerObjects(context.Background()))
 	return s
 }
 

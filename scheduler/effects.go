@@ -47,14 +47,17 @@ type bindCall struct {
 	node string
 }
 
+// conditionWrite is a condition to write on a PodGroup, or on a
+// CompositePodGroup when kind is kindComposite.
 type conditionWrite struct {
+	kind  string
 	group placement.Key
 	cond  gang.Condition
 }
 
 type evictCall struct {
-	pod placement.Key
-	by  placement.Key // the preemptor's PodGroup
+	pod       placement.Key
+	preemptor string // "PodGroup ns/name" or "CompositePodGroup ns/name"
 }
 
 type nominateCall struct {
@@ -130,7 +133,13 @@ func (s *Scheduler) execute(ctx context.Context, w work) {
 	}
 	parallel(s.sem, len(binds), func(i int) { s.bind(ctx, binds[i]) })
 	conds := slices.DeleteFunc(w.conditions, func(c conditionWrite) bool { return skip[c.group] })
-	parallel(s.sem, len(conds), func(i int) { s.writeCondition(ctx, conds[i]) })
+	parallel(s.sem, len(conds), func(i int) {
+		if conds[i].kind == kindComposite {
+			s.writeCompositeCondition(ctx, conds[i])
+		} else {
+			s.writeCondition(ctx, conds[i])
+		}
+	})
 }
 
 func parallel(sem chan struct{}, n int, f func(int)) {
@@ -258,7 +267,7 @@ func (s *Scheduler) evict(ctx context.Context, e evictCall) {
 		}
 		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{
 			Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: corev1.PodReasonPreemptionByScheduler,
-			Message:            fmt.Sprintf("%s: preempting to accommodate PodGroup %s", s.cfg.SchedulerName, e.by),
+			Message:            fmt.Sprintf("%s: preempting to accommodate %s", s.cfg.SchedulerName, e.preemptor),
 			LastTransitionTime: metav1.NewTime(s.now()),
 		})
 		_, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
@@ -274,7 +283,7 @@ func (s *Scheduler) evict(ctx context.Context, e evictCall) {
 		return
 	}
 	s.metrics.evictions.Inc()
-	s.log.Info("preempted", "pod", e.pod.String(), "preemptor", e.by.String())
+	s.log.Info("preempted", "pod", e.pod.String(), "preemptor", e.preemptor)
 }
 
 func hasCondition(p *corev1.Pod, t corev1.PodConditionType) bool {

@@ -33,23 +33,31 @@ type state struct {
 	queued   map[placement.Key]bool  // pods in the gang queue
 	implicit map[placement.Key]bool  // implicit groups of lone pods
 	groups   map[placement.Key]int64 // PodGroups known, with their metadata.generation
-	rejected map[placement.Key]bool  // pending pods that did not convert
-	waiting  map[placement.Key]bool  // pending pods whose ResourceClaims are not seen yet
+	// composites are the CompositePodGroups known, with their
+	// metadata.generation.
+	composites map[placement.Key]int64
+	rejected   map[placement.Key]bool // pending pods that did not convert
+	waiting    map[placement.Key]bool // pending pods whose ResourceClaims are not seen yet
 	// unconfirmed are PodGroups not yet seen with a True condition (see
 	// confirmBound).
 	unconfirmed map[placement.Key]bool
+	// unconfirmedComposites are the CompositePodGroups not yet seen with
+	// a True condition (see confirmComposites).
+	unconfirmedComposites map[placement.Key]bool
 }
 
 func newState() *state {
 	return &state{
-		classes:  map[string]schedulingv1.PriorityClass{},
-		queued:   map[placement.Key]bool{},
-		implicit: map[placement.Key]bool{},
-		groups:   map[placement.Key]int64{},
-		rejected: map[placement.Key]bool{},
-		waiting:  map[placement.Key]bool{},
+		classes:    map[string]schedulingv1.PriorityClass{},
+		queued:     map[placement.Key]bool{},
+		implicit:   map[placement.Key]bool{},
+		groups:     map[placement.Key]int64{},
+		composites: map[placement.Key]int64{},
+		rejected:   map[placement.Key]bool{},
+		waiting:    map[placement.Key]bool{},
 
-		unconfirmed: map[placement.Key]bool{},
+		unconfirmed:           map[placement.Key]bool{},
+		unconfirmedComposites: map[placement.Key]bool{},
 	}
 }
 

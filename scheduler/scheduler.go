@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	schedulinglistersv1alpha3 "k8s.io/client-go/listers/scheduling/v1alpha3"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 
@@ -46,6 +47,9 @@ type Scheduler struct {
 	factory informers.SharedInformerFactory
 	pods    corelisters.PodLister
 	groups  schedulinglisters.PodGroupLister
+	// composites lists CompositePodGroups; nil when the API server does
+	// not serve them.
+	composites schedulinglistersv1alpha3.CompositePodGroupLister
 	// synced report, per informer, that its handler here has run for
 	// every object of the informer's first list. An informer's own
 	// HasSynced says only that its store has the list: the handlers get
@@ -121,7 +125,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), s.classesSynced) {
 		return fmt.Errorf("PriorityClass informer did not sync: %w", context.Cause(ctx))
 	}
-	if err := s.registerObjects(); err != nil {
+	if err := s.registerObjects(ctx); err != nil {
 		return err
 	}
 	s.factory.Start(ctx.Done()) // the informers registered since the first Start
@@ -200,6 +204,9 @@ func (s *Scheduler) round() work {
 		if r.Condition != nil && !isImplicit(r.PodGroup) {
 			w.conditions = append(w.conditions, conditionWrite{group: r.PodGroup, cond: *r.Condition})
 		}
+		if r.Hierarchy != nil {
+			s.addTree(&w, r)
+		}
 		if len(r.Bind) > 0 {
 			g := gangWrite{group: r.PodGroup, claims: r.ClaimUpdates}
 			for _, p := range r.Bind {
@@ -214,14 +221,7 @@ func (s *Scheduler) round() work {
 			s.dropImplicit(p.Key())
 		}
 		if p := r.Preemption; p != nil && p.Outcome == preemptOutcome {
-			victims := p.EvictedPods()
-			for _, k := range victims {
-				s.gs.DeletePod(k)
-			}
-			s.c.evict(victims)
-			for _, v := range victims {
-				w.evictions = append(w.evictions, evictCall{pod: v, by: r.PodGroup})
-			}
+			s.evictAll(&w, p.EvictedPods(), "PodGroup "+r.PodGroup.String())
 		}
 		s.addNominations(&w, r)
 		if snap, err = s.c.snapshot(); err != nil {
@@ -231,6 +231,20 @@ func (s *Scheduler) round() work {
 	}
 	s.confirmBound(snap, &w)
 	return w
+}
+
+// evictAll takes preemption victims out of the queue and the snapshot at
+// once (the next cycle places the preemptor where they were) and adds
+// their evictions; preemptor names the PodGroup or CompositePodGroup they
+// make room for.
+func (s *Scheduler) evictAll(w *work, victims []placement.Key, preemptor string) {
+	for _, k := range victims {
+		s.gs.DeletePod(k)
+	}
+	s.c.evict(victims)
+	for _, v := range victims {
+		w.evictions = append(w.evictions, evictCall{pod: v, preemptor: preemptor})
+	}
 }
 
 // addNominations adds the nominated nodes cycle r set or cleared, except
@@ -258,16 +272,24 @@ func (s *Scheduler) addNominations(w *work, r gang.Result) {
 
 func (s *Scheduler) logCycle(r gang.Result) {
 	attrs := []any{"podGroup", r.PodGroup.String()}
+	if r.Hierarchy != nil {
+		attrs = []any{"compositePodGroup", r.PodGroup.String()}
+	}
 	switch {
 	case r.Err != nil:
 		s.log.Error("scheduling cycle failed", append(attrs, "err", r.Err)...)
 		return
+	case len(r.Bind) > 0 && r.Hierarchy != nil:
+		s.log.Info("tree scheduled", append(attrs, "bound", len(r.Bind), "leaves", len(r.Hierarchy.Decision.Decisions))...)
 	case len(r.Bind) > 0:
 		s.log.Info("gang scheduled", append(attrs, "bound", len(r.Bind), "placement", r.Decision.Placement.Name)...)
 	default:
 		attrs = append(attrs, "status", r.Decision.Status.String(), "reason", r.Decision.Message, "retryAt", r.RetryAt)
 		if p := r.Preemption; p != nil {
 			attrs = append(attrs, "preemption", p.Outcome.String(), "preemptionMessage", p.Message)
+		}
+		if h := r.Hierarchy; h != nil && h.Preemption != nil {
+			attrs = append(attrs, "preemption", h.Preemption.Outcome.String(), "preemptionMessage", h.Preemption.Message)
 		}
 		s.log.Info("gang waits", attrs...)
 	}
@@ -311,25 +333,45 @@ func (s *Scheduler) register() error {
 	return nil
 }
 
-func (s *Scheduler) registerObjects() error {
+// registerObjects adds the informers of everything but PriorityClasses.
+// CompositePodGroups are watched when the API server serves them (a
+// discovery call); otherwise the scheduler runs without, and says so: a
+// leaf PodGroup naming a parent then waits for it.
+func (s *Scheduler) registerObjects(ctx context.Context) error {
 	pods := s.factory.Core().V1().Pods()
 	nodes := s.factory.Core().V1().Nodes()
 	groups := s.factory.Scheduling().V1beta1().PodGroups()
 	draAPI := s.factory.Resource().V1()
-	s.mu.Lock()
-	s.pods, s.groups = pods.Lister(), groups.Lister()
-	s.mu.Unlock()
-	for _, h := range []struct {
+	type informer struct {
 		inf cache.SharedIndexInformer
 		h   cache.ResourceEventHandlerFuncs
-	}{
+	}
+	informers := []informer{
 		{nodes.Informer(), s.handler(s.onNode, s.onNodeDelete)},
 		{draAPI.DeviceClasses().Informer(), s.handler(s.onDeviceClass, s.onDeviceClassDelete)},
 		{draAPI.ResourceSlices().Informer(), s.handler(s.onResourceSlice, s.onResourceSliceDelete)},
 		{draAPI.ResourceClaims().Informer(), s.handler(s.onResourceClaim, s.onResourceClaimDelete)},
 		{groups.Informer(), s.handler(s.onPodGroup, s.onPodGroupDelete)},
-		{pods.Informer(), s.handler(s.onPod, s.onPodDelete)},
-	} {
+	}
+	served, err := s.servesComposites(ctx)
+	if err != nil {
+		return err
+	}
+	var composites schedulinglistersv1alpha3.CompositePodGroupLister
+	if served {
+		cpgs := s.factory.Scheduling().V1alpha3().CompositePodGroups()
+		composites = cpgs.Lister()
+		informers = append(informers, informer{cpgs.Informer(), s.handler(s.onCompositePodGroup, s.onCompositePodGroupDelete)})
+		s.log.Info("watching CompositePodGroups", "apiVersion", gang.CompositePodGroupAPIVersion)
+	} else {
+		s.log.Info("the API server does not serve CompositePodGroups; running without them (restart to pick them up once served)",
+			"apiVersion", gang.CompositePodGroupAPIVersion)
+	}
+	informers = append(informers, informer{pods.Informer(), s.handler(s.onPod, s.onPodDelete)})
+	s.mu.Lock()
+	s.pods, s.groups, s.composites = pods.Lister(), groups.Lister(), composites
+	s.mu.Unlock()
+	for _, h := range informers {
 		reg, err := h.inf.AddEventHandler(h.h)
 		if err != nil {
 			return fmt.Errorf("informer handler: %w", err)

@@ -1,0 +1,240 @@
+package scheduler
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+func placementKey(name string) placement.Key { return placement.Key{Namespace: "default", Name: name} }
+
+const (
+	blockKey = "example.com/block"
+	rackKey  = "example.com/rack"
+)
+
+// kepWorkedExample is KEP-6012's worked example: block-A has racks of 3
+// and 5 one-CPU slots, block-B two of 5; root CompositePodGroup training
+// is a gang of 2 children by block, each child PodGroup a gang of 5 pods
+// of one CPU by rack. With bound, the pods are bound already, child-1 in
+// rack-B1 and child-2 in rack-B2, and no object has a condition (a
+// scheduler killed after its bindings).
+func kepWorkedExample(bound bool) []runtime.Object {
+	n := func(name, block, rack, cpu string) *corev1.Node {
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{blockKey: block, rackKey: rack}},
+			Status:     corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourcePods: resource.MustParse("110")}},
+		}
+	}
+	objs := []runtime.Object{n("a1", "block-A", "rack-A1", "3"), n("a2", "block-A", "rack-A2", "5"), n("b1", "block-B", "rack-B1", "5"), n("b2", "block-B", "rack-B2", "5")}
+	objs = append(objs, &schedulingv1alpha3.CompositePodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "training"},
+		Spec: schedulingv1alpha3.CompositePodGroupSpec{
+			WorkloadRef:           &schedulingv1alpha3.WorkloadReference{WorkloadName: "training", TemplateName: "training"},
+			SchedulingPolicy:      schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: 2}},
+			SchedulingConstraints: &schedulingv1alpha3.CompositePodGroupSchedulingConstraints{Topology: []schedulingv1alpha3.TopologyConstraint{{Key: blockKey}}},
+		},
+	})
+	for i, node := range []string{"b1", "b2"} {
+		child := fmt.Sprintf("child-%d", i+1)
+		objs = append(objs, &schedulingv1beta1.PodGroup{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: child},
+			Spec: schedulingv1beta1.PodGroupSpec{
+				ParentCompositePodGroupName: new("training"),
+				WorkloadRef:                 &schedulingv1beta1.WorkloadReference{WorkloadName: "training", TemplateName: child},
+				SchedulingPolicy:            schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 5}},
+				SchedulingConstraints:       &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: rackKey}}},
+			},
+		})
+		for j := range 5 {
+			p := cpuPod(fmt.Sprintf("%s-%d", child, j), "", "1")
+			p.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: new(child)}
+			if bound {
+				p.Spec.NodeName = node
+			}
+			objs = append(objs, p)
+		}
+	}
+	return objs
+}
+
+// servingComposites makes client's discovery serve CompositePodGroups in
+// scheduling.k8s.io/v1alpha3, as a v1.37 API server with the
+// CompositePodGroup gate does.
+func servingComposites(client *fake.Clientset) {
+	client.Resources = []*metav1.APIResourceList{{
+		GroupVersion: schedulingv1alpha3.SchemeGroupVersion.String(),
+		APIResources: []metav1.APIResource{{Name: "compositepodgroups", Namespaced: true, Kind: "CompositePodGroup"}},
+	}}
+}
+
+// syncBuffer is a log sink safe for the scheduler's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// runFake runs a scheduler on client until the test ends; bindings
+// succeed (the fake does not bind: the pods stay assumed). It returns the
+// scheduler's log.
+func runFake(t *testing.T, client *fake.Clientset) (*Scheduler, *syncBuffer) {
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return a.GetSubresource() == "binding", nil, nil
+	})
+	log := &syncBuffer{}
+	s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	return s, log
+}
+
+// bindingsOf returns pod -> node of client's bindings.
+func bindingsOf(client *fake.Clientset) map[string]string {
+	out := map[string]string{}
+	for _, a := range client.Actions() {
+		if c, ok := a.(k8stesting.CreateAction); ok && a.GetSubresource() == "binding" {
+			b := c.GetObject().(*corev1.Binding)
+			out[b.Name] = b.Target.Name
+		}
+	}
+	return out
+}
+
+// statusWrites returns, per "resource/name", the last condition of type
+// condType that status updates wrote.
+func statusWrites(client *fake.Clientset, condType string) map[string]metav1.Condition {
+	out := map[string]metav1.Condition{}
+	for _, a := range client.Actions() {
+		u, ok := a.(k8stesting.UpdateAction)
+		if !ok || a.GetSubresource() != "status" {
+			continue
+		}
+		var conds []metav1.Condition
+		var name string
+		switch o := u.GetObject().(type) {
+		case *schedulingv1beta1.PodGroup:
+			conds, name = o.Status.Conditions, "podgroups/"+o.Name
+		case *schedulingv1alpha3.CompositePodGroup:
+			conds, name = o.Status.Conditions, "compositepodgroups/"+o.Name
+		default:
+			continue
+		}
+		if c := meta.FindStatusCondition(conds, condType); c != nil {
+			out[name] = *c
+		}
+	}
+	return out
+}
+
+// KEP-6012's worked example through the scheduler's informers: the tree
+// binds whole in block-B, one child per rack, and each object's condition
+// turns True: the leaves' PodGroupInitiallyScheduled, the root's
+// CompositePodGroupInitiallyScheduled.
+func TestCompositeTreeScheduled(t *testing.T) {
+	client := fake.NewClientset(kepWorkedExample(false)...)
+	servingComposites(client)
+	_, log := runFake(t, client)
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 10 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return len(statusWrites(client, "CompositePodGroupInitiallyScheduled")) == 1 && len(statusWrites(client, "PodGroupInitiallyScheduled")) == 2
+	}, 10*time.Second, 5*time.Millisecond)
+
+	b := bindingsOf(client)
+	racks := map[string]string{}
+	for i := range 2 {
+		child := fmt.Sprintf("child-%d", i+1)
+		var nodes []string
+		for j := range 5 {
+			nodes = append(nodes, b[fmt.Sprintf("%s-%d", child, j)])
+		}
+		nodes = slices.Compact(nodes)
+		require.Len(t, nodes, 1, "%s lies in one rack: %v", child, nodes)
+		racks[child] = nodes[0]
+	}
+	require.ElementsMatch(t, []string{"b1", "b2"}, []string{racks["child-1"], racks["child-2"]}, "one child per rack of block-B")
+	require.Contains(t, log.String(), "watching CompositePodGroups")
+	require.Contains(t, log.String(), "tree scheduled")
+
+	root := statusWrites(client, "CompositePodGroupInitiallyScheduled")["compositepodgroups/training"]
+	require.Equal(t, metav1.ConditionTrue, root.Status)
+	require.Equal(t, "Scheduled", root.Reason)
+	for _, name := range []string{"podgroups/child-1", "podgroups/child-2"} {
+		c := statusWrites(client, "PodGroupInitiallyScheduled")[name]
+		require.Equal(t, metav1.ConditionTrue, c.Status, name)
+		require.Equal(t, "Scheduled", c.Reason, name)
+	}
+}
+
+// An API server that does not serve CompositePodGroups: the scheduler
+// says so and runs without them; the leaves wait for their parent and
+// nothing binds, while a pod in no group still does.
+func TestCompositeNotServed(t *testing.T) {
+	objs := append(kepWorkedExample(false), cpuPod("lone", "", "1"))
+	client := fake.NewClientset(objs...)
+	s, log := runFake(t, client)
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) > 0 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		st, ok := s.gs.Group(placementKey("child-1"))
+		return ok && st.Reason != ""
+	}, 10*time.Second, 5*time.Millisecond)
+	s.mu.Lock()
+	st, _ := s.gs.Group(placementKey("child-1"))
+	s.mu.Unlock()
+	require.Equal(t, "waiting for CompositePodGroup default/training to exist", st.Reason)
+	require.Nil(t, s.composites)
+	b := bindingsOf(client)
+	require.Len(t, b, 1)
+	require.Contains(t, b, "lone")
+	require.Contains(t, log.String(), "the API server does not serve CompositePodGroups")
+}
+
+// A scheduler restarted after it bound a tree but before it wrote the
+// conditions: every member is bound, no object says so. It writes True on
+// the root and on both leaves, and binds nothing.
+func TestCompositeConfirmedAfterRestart(t *testing.T) {
+	client := fake.NewClientset(kepWorkedExample(true)...)
+	servingComposites(client)
+	runFake(t, client)
+	require.Eventually(t, func() bool {
+		return len(statusWrites(client, "CompositePodGroupInitiallyScheduled")) == 1 && len(statusWrites(client, "PodGroupInitiallyScheduled")) == 2
+	}, 10*time.Second, 5*time.Millisecond)
+	root := statusWrites(client, "CompositePodGroupInitiallyScheduled")["compositepodgroups/training"]
+	require.Equal(t, metav1.ConditionTrue, root.Status)
+	require.Equal(t, "2 children scheduled (of min 2)", root.Message)
+	require.Empty(t, bindingsOf(client))
+}
