@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -24,7 +26,8 @@ import (
 // Namespace, ServiceAccount, roles and ConfigMap are applied, the
 // ConfigMap's config file is loaded, and the scheduler runs as the service
 // account (impersonated; RBAC is on), leader election included, and binds
-// a gang whole.
+// a gang whole, then a one-leaf CompositePodGroup tree (its watch and its
+// condition are in the role too).
 func TestDeploymentRBAC(t *testing.T) {
 	c := harness.Start(t, harness.Options{})
 	admin := c.Client()
@@ -84,6 +87,23 @@ func TestDeploymentRBAC(t *testing.T) {
 		n, err := boundCount(ctx, admin, "deployed")
 		return n == 4, err
 	})
+
+	// A tree: root CompositePodGroup solo (gang of 1 child), child
+	// PodGroup solo-leaf (gang of 1 pod).
+	create(t, admin, &schedulingv1alpha3.CompositePodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "solo"},
+		Spec: schedulingv1alpha3.CompositePodGroupSpec{
+			WorkloadRef:      &schedulingv1alpha3.WorkloadReference{WorkloadName: "solo", TemplateName: "solo"},
+			SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: 1}},
+		},
+	})
+	leaf := podGroup("solo-leaf", 1)
+	leaf.Spec.ParentCompositePodGroupName = new("solo")
+	leaf.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: "solo", TemplateName: "leaf"}
+	create(t, admin, leaf, member("solo-0", "solo-leaf", "", 0))
+	compositeConditionIs(t, admin, "solo", metav1.ConditionTrue, "Scheduled")
+	boundPods(t, admin, "solo-leaf", 1, "the tree's pod bound")
+
 	lease, err := admin.CoordinationV1().Leases("gangsched-system").Get(ctx, "gangsched-scheduler", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, "deployed", *lease.Spec.HolderIdentity)

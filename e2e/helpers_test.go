@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -159,6 +160,8 @@ func create(t testing.TB, client kubernetes.Interface, objs ...any) {
 			_, err = client.CoreV1().Pods(v.Namespace).Create(ctx, v, metav1.CreateOptions{})
 		case *schedulingv1beta1.PodGroup:
 			_, err = client.SchedulingV1beta1().PodGroups(v.Namespace).Create(ctx, v, metav1.CreateOptions{})
+		case *schedulingv1alpha3.CompositePodGroup:
+			_, err = client.SchedulingV1alpha3().CompositePodGroups(v.Namespace).Create(ctx, v, metav1.CreateOptions{})
 		case *schedulingv1beta1.Workload:
 			_, err = client.SchedulingV1beta1().Workloads(v.Namespace).Create(ctx, v, metav1.CreateOptions{})
 		case *schedulingv1.PriorityClass:
