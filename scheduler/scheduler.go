@@ -163,6 +163,9 @@ func (s *Scheduler) loop(ctx context.Context) {
 		s.execute(ctx, w)
 
 		if w.cycles == maxCyclesPerRound {
+			if ctx.Err() != nil {
+				return // a queue that never drains (a group retried at once, round after round) must not outlive ctx
+			}
 			continue // more may be ready now
 		}
 		wait := time.Hour
