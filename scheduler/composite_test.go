@@ -238,3 +238,63 @@ func TestCompositeConfirmedAfterRestart(t *testing.T) {
 	require.Equal(t, "2 children scheduled (of min 2)", root.Message)
 	require.Empty(t, bindingsOf(client))
 }
+
+// KEP-6012's worked example with block-B full: one pod of priority 5
+// fills each of b1 and b2, and the tree has priority 100 (its root, its
+// leaves and their pods). Block-A cannot hold the tree, so it preempts as
+// one: both victims are marked DisruptionTarget, naming the root, and
+// deleted, and the ten pods bind in block-B, one child per node.
+func TestCompositeTreePreempts(t *testing.T) {
+	objs := kepWorkedExample(false)
+	for _, o := range objs {
+		switch v := o.(type) {
+		case *schedulingv1alpha3.CompositePodGroup:
+			v.Spec.Priority = new(int32(100))
+		case *schedulingv1beta1.PodGroup:
+			v.Spec.Priority = new(int32(100))
+		case *corev1.Pod:
+			v.Spec.Priority = new(int32(100))
+		}
+	}
+	for _, n := range []string{"b1", "b2"} {
+		v := cpuPod("low-"+n, n, "5")
+		v.Spec.Priority = new(int32(5))
+		objs = append(objs, v)
+	}
+	client := fake.NewClientset(objs...)
+	servingComposites(client)
+	runFake(t, client)
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 10 }, 10*time.Second, 5*time.Millisecond)
+
+	var deleted, marked []string
+	for _, a := range client.Actions() {
+		switch v := a.(type) {
+		case k8stesting.DeleteAction:
+			if a.GetResource().Resource == "pods" {
+				deleted = append(deleted, v.GetName())
+			}
+		case k8stesting.UpdateAction:
+			if p, ok := v.GetObject().(*corev1.Pod); ok && a.GetSubresource() == "status" {
+				for _, c := range p.Status.Conditions {
+					if c.Type == corev1.DisruptionTarget {
+						require.Equal(t, "gangsched-scheduler: preempting to accommodate CompositePodGroup default/training", c.Message)
+						marked = append(marked, p.Name)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(deleted)
+	slices.Sort(marked)
+	require.Equal(t, []string{"low-b1", "low-b2"}, deleted)
+	require.Equal(t, []string{"low-b1", "low-b2"}, marked)
+	b := bindingsOf(client)
+	for i := range 2 {
+		child := fmt.Sprintf("child-%d", i+1)
+		for j := range 5 {
+			require.Contains(t, []string{"b1", "b2"}, b[fmt.Sprintf("%s-%d", child, j)])
+		}
+		require.Equal(t, b[child+"-0"], b[child+"-4"], "%s on one node", child)
+	}
+	require.NotEqual(t, b["child-1-0"], b["child-2-0"])
+}
