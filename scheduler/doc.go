@@ -6,7 +6,10 @@
 // clock, the goroutines and the I/O, and package gang decides.
 //
 //   - Watching: client-go shared informers for Nodes, Pods, PodGroups
-//     (scheduling.k8s.io/v1beta1) and PriorityClasses feed a gang.Scheduler
+//     (scheduling.k8s.io/v1beta1), CompositePodGroups
+//     (scheduling.k8s.io/v1alpha3, when discovery shows the API server
+//     serves them; otherwise a log line says the scheduler runs without)
+//     and PriorityClasses feed a gang.Scheduler
 //     and a placement.Snapshot kept in step incrementally (Snapshot.Apply
 //     per changed pod; a node change rebuilds it). Informers for
 //     DeviceClasses, ResourceSlices and ResourceClaims (resource.k8s.io/v1)
@@ -24,7 +27,9 @@
 //     writes them; a gang whose claims cannot all be written has what was
 //     written undone and is queued again); the PodGroupInitiallyScheduled
 //     condition of the
-//     PodGroup's status; preemption victims marked with the
+//     PodGroup's status, and for a KEP-6012 tree (decided whole, all its
+//     leaves bound together) each leaf's and each CompositePodGroup's
+//     condition (CompositePodGroupInitiallyScheduled); preemption victims marked with the
 //     DisruptionTarget condition, then deleted, and the preemptor's
 //     members' status.nominatedNodeName. Conflicts (409) and transient
 //     errors are retried with backoff.
