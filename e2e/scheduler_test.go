@@ -92,6 +92,16 @@ func TestGangPreemptsGangWhole(t *testing.T) {
 		l, err := pods(ctx, client, "low")
 		return h == 4 && len(l) == 0, err
 	})
+	// The recorder's watch may deliver a deletion after the list above
+	// no longer shows the pod.
+	eventually(t, "the recorder saw the four deletions", func(context.Context) (bool, error) {
+		for i := range 4 {
+			if _, ok := deleted.get(fmt.Sprintf("low-%d", i)); !ok {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
 	for i := range 4 {
 		name := fmt.Sprintf("low-%d", i)
 		p, ok := deleted.get(name)
