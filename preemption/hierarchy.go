@@ -43,7 +43,8 @@ type HierarchyPlan struct {
 	// important first ([VictimOrder]). A victim evicted whole at a
 	// CompositePodGroup with disruptionMode All has PodGroup set to that
 	// CompositePodGroup's key, Whole set, and the pods of every PodGroup
-	// below it. ExceedsBudgets is not filled in.
+	// below it. ExceedsBudgets is filled in as [Plan]'s: the budgets a
+	// victim goes beyond once the victims ranked below it are counted.
 	Victims []Victim
 	// Decision is the tree's decision on After: Scheduled for Fits and
 	// Preempt; for CannotHelp, the decision with every candidate removed.
@@ -167,13 +168,36 @@ func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priorit
 	}
 	plan.Outcome, plan.After, plan.Decision = Preempt, after, d
 	plan.Proven = len(units) <= MaxExactHierarchyUnits
-	for _, u := range best {
-		plan.Victims = append(plan.Victims, u.v)
-	}
-	slices.SortFunc(plan.Victims, func(a, b Victim) int { return VictimOrder(&a, &b) })
+	var over int
+	plan.Victims, over = hierarchyVictims(best, in.Budgets)
 	plan.Cost = hierarchyCost(best, in.Budgets)
-	plan.Message = fmt.Sprintf("evict %d victims (%d pods) of %d candidates; cost: %s", len(best), plan.Cost.Pods, len(units), plan.Cost)
+	plan.Message = fmt.Sprintf("evict %d victims (%d pods) of %d candidates", len(best), plan.Cost.Pods, len(units))
+	if over > 0 {
+		plan.Message += fmt.Sprintf(", %d beyond a disruption budget", over)
+	}
+	plan.Message += "; cost: " + plan.Cost.String()
 	return plan, nil
+}
+
+// hierarchyVictims returns set's victims, most important first
+// ([VictimOrder]), each with ExceedsBudgets as Find fills it in: the
+// victims are counted against budgets from the least important up, so a
+// victim exceeds a budget when the ones ranked below it have used up what
+// it allows. It also returns how many victims exceed some budget.
+func hierarchyVictims(set []*hunit, budgets []DisruptionBudget) ([]Victim, int) {
+	ranked := slices.Clone(set)
+	slices.SortFunc(ranked, func(a, b *hunit) int { return VictimOrder(&a.v, &b.v) })
+	left := newAllowance(budgets)
+	out := make([]Victim, len(ranked))
+	over := 0
+	for i := len(ranked) - 1; i >= 0; i-- {
+		out[i] = ranked[i].v
+		out[i].ExceedsBudgets = left.take(ranked[i].pods, true)
+		if len(out[i].ExceedsBudgets) > 0 {
+			over++
+		}
+	}
+	return out, over
 }
 
 // chooseVictims picks the victim set among units (all removed: the
