@@ -376,7 +376,10 @@ func (s *Scheduler) solveTree(snap *placement.Snapshot, t *tree, r *Result) erro
 
 // treeConditions sets the conditions of every object of t after its
 // cycle: a leaf placed is Scheduled; any other leaf and CompositePodGroup
-// takes its own level's account (or the error), never turning True False.
+// of a Scheduled tree takes its own level's account; every object of a
+// tree not Scheduled takes the tree's, with what preemption found as
+// [Result.Message] words it for a PodGroup (or the error). True never
+// turns False.
 func (s *Scheduler) treeConditions(t *tree, r *Result, now time.Time) {
 	results := map[string]*placement.NodeResult{}
 	var index func(n *placement.NodeResult)
@@ -401,7 +404,9 @@ func (s *Scheduler) treeConditions(t *tree, r *Result, now time.Time) {
 		case d.Status == placement.Scheduled:
 			return Condition{Status: ConditionFalse, Reason: ReasonUnschedulable, Message: res.Message}
 		}
-		return Condition{Status: ConditionFalse, Reason: ReasonUnschedulable, Message: d.Message}
+		// As a PodGroup's: the tree's account, then what preemption
+		// found (the victims it is waiting for, or why none would help).
+		return Condition{Status: ConditionFalse, Reason: ReasonUnschedulable, Message: r.Message()}
 	}
 	if s.opts.Profile.writesCompositeConditions() {
 		cs := slices.Clone(t.cpgs)

@@ -183,7 +183,7 @@ func TestCycleTree_PreemptsAtTheRoot(t *testing.T) {
 	}
 	require.Equal(t, []string{"y", "x"}, evicted, "most important first: names descending at equal priority")
 	require.Equal(t, h.now, r.RetryAt, "requeued at once")
-	require.Contains(t, r.Message(), "; preempting: evict 2 victims (2 pods)")
+	require.Contains(t, r.Message(), "; preempting: evict 2 pods in 2 victims")
 
 	after, err := h.snap.Apply(placement.Change{Remove: []placement.Key{key("x"), key("y")}})
 	require.NoError(t, err)

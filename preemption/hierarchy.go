@@ -138,7 +138,7 @@ func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priorit
 		}
 	})
 	if never != "" {
-		plan.Outcome, plan.Message = NotAllowed, fmt.Sprintf("pod %s has preemptionPolicy Never", never)
+		plan.Outcome, plan.Message = NotAllowed, fmt.Sprintf("preemption not allowed: pod %s has preemptionPolicy Never", never)
 		return plan, nil
 	}
 	units := hierarchyUnits(s, priority, &in, own)
@@ -158,8 +158,14 @@ func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priorit
 		return HierarchyPlan{}, err
 	}
 	if d.Status != placement.Scheduled {
+		// Worded as Find's, so that a tree's conditions read as a
+		// PodGroup's.
 		plan.Outcome, plan.Decision = CannotHelp, d
-		plan.Message = fmt.Sprintf("removing all %d lower-priority candidates would not let the tree fit: %s", len(units), d.Message)
+		if len(units) == 0 {
+			plan.Message = fmt.Sprintf("preemption cannot help: no pod of priority below %d is in the way", priority)
+		} else {
+			plan.Message = fmt.Sprintf("preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", priority, len(units), d.Message)
+		}
 		return plan, nil
 	}
 	best, after, d, err := chooseVictims(units, in.Budgets, all, d, without, solve)
@@ -171,11 +177,12 @@ func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priorit
 	var over int
 	plan.Victims, over = hierarchyVictims(best, in.Budgets)
 	plan.Cost = hierarchyCost(best, in.Budgets)
-	plan.Message = fmt.Sprintf("evict %d victims (%d pods) of %d candidates", len(best), plan.Cost.Pods, len(units))
+	// Worded as Find's, so that a tree's conditions read as a PodGroup's.
+	plan.Message = fmt.Sprintf("evict %d pods in %d victims of priority at most %d (preemptor %d)", plan.Cost.Pods, len(best), plan.Cost.MaxPriority, priority)
 	if over > 0 {
 		plan.Message += fmt.Sprintf(", %d beyond a disruption budget", over)
 	}
-	plan.Message += "; cost: " + plan.Cost.String()
+	plan.Message += "; then " + d.Message
 	return plan, nil
 }
 

@@ -1,0 +1,94 @@
+package gang_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	. "github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// A tree's conditions say what preemption found, as a PodGroup's do: a
+// root gang (priority 100) of a (1 pod) and b (2 pods), each in one rack,
+// on two racks of 2 slots: n1 holds keep, n2 holds x and y. When the tree
+// preempts, waits because preemption cannot help or is not allowed, or
+// runs without preemption, every object of the tree gets the same
+// condition message, Result.Message. The part after the decision's own
+// message opens as a plain PodGroup's does in the same state (b alone as
+// a root PodGroup: flat).
+func TestCycleTree_ConditionsSayPreemption(t *testing.T) {
+	const unfit = `Unschedulable: 1 of min 2 children fit (1 unschedulable, 0 unresolvable); fails at "PodGroup b"`
+	for _, tc := range []struct {
+		name        string
+		preempt     bool
+		keep, x, y  int32 // priorities of the bound pods
+		never       bool  // b-0 has preemptionPolicy Never
+		want        string
+		flatOpening string // of the flat PodGroup's message after its decision's
+	}{
+		{name: "preempting", preempt: true, keep: 20, x: 5, y: 5,
+			want:        unfit + "; preempting: evict 2 pods in 2 victims of priority at most 5 (preemptor 100); then 2 of min 2 children of \"root\" scheduled",
+			flatOpening: "; preempting: evict 2 pods in 2 victims of priority at most 5 (preemptor 100); then "},
+		{name: "no candidate", preempt: true, keep: 200, x: 200, y: 200,
+			want:        unfit + "; preemption cannot help: no pod of priority below 100 is in the way",
+			flatOpening: "; preemption cannot help: no pod of priority below 100 is in the way"},
+		{name: "candidates do not help", preempt: true, keep: 200, x: 5, y: 200,
+			want:        unfit + "; preemption cannot help: even with every candidate victim of priority below 100 removed (1 in all), " + unfit,
+			flatOpening: "; preemption cannot help: even with every candidate victim of priority below 100 removed (1 in all), "},
+		{name: "not allowed", preempt: true, keep: 20, x: 5, y: 5, never: true,
+			want:        unfit + "; preemption not allowed: pod default/b-0 has preemptionPolicy Never",
+			flatOpening: "; preemption not allowed: "},
+		{name: "preemption off", keep: 20, x: 5, y: 5, want: unfit, flatOpening: ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bound := func(name, node string, prio int32) placement.Pod {
+				return placement.Pod{Namespace: "default", Name: name, NodeName: node, Requests: cpu(1000), Priority: prio}
+			}
+			pods := []placement.Pod{bound("keep", "n1", tc.keep), bound("x", "n2", tc.x), bound("y", "n2", tc.y)}
+			nodes := []placement.Node{rackNode("n1", "b", "r1", 2000), rackNode("n2", "b", "r2", 2000)}
+			members := func(h *harness, group string, n int) {
+				for i := range n {
+					p := member(fmt.Sprintf("%s-%d", group, i), group, cpu(1000), i)
+					p.Priority = 100
+					if tc.never && group == "b" && i == 0 {
+						p.PreemptionPolicy = placement.PreemptNever
+					}
+					h.addPods(p)
+				}
+			}
+			h := newHarness(t, Options{Preemption: tc.preempt}, nodes, pods...)
+			root := cpg("root", "", "", 2)
+			prio := int32(100)
+			root.Spec.Priority = &prio
+			h.setCPG(root)
+			h.setPG(leafPG("a", "root", rackKey, 1))
+			h.setPG(leafPG("b", "root", rackKey, 2))
+			members(h, "a", 1)
+			members(h, "b", 2)
+			r, ok := h.cycle()
+			require.True(t, ok)
+			require.Empty(t, r.Bind)
+			require.Equal(t, tc.want, r.Message())
+			require.Len(t, r.Hierarchy.Conditions, 3)
+			for _, c := range r.Hierarchy.Conditions {
+				require.Equal(t, ConditionFalse, c.Condition.Status, c.Key)
+				require.Equal(t, ReasonUnschedulable, c.Condition.Reason, c.Key)
+				require.Equal(t, tc.want, c.Condition.Message, c.Key)
+			}
+
+			flat := newHarness(t, Options{Preemption: tc.preempt}, nodes, pods...)
+			flat.setPG(withTopology(gangPG("b", 2), rackKey))
+			members(flat, "b", 2)
+			fr, ok := flat.cycle()
+			require.True(t, ok)
+			require.NotNil(t, fr.Condition)
+			rest, ok := strings.CutPrefix(fr.Condition.Message, fr.Decision.Message)
+			require.True(t, ok, fr.Condition.Message)
+			require.True(t, strings.HasPrefix(rest, tc.flatOpening), "flat: %q", rest)
+			require.Equal(t, tc.flatOpening == "", rest == "", "flat: %q", rest)
+		})
+	}
+}
