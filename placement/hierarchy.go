@@ -157,10 +157,13 @@ func hierObj(n *HierarchyNode) string { return fmt.Sprintf("hierarchy node %q", 
 // s: every leaf group with [Solve], each on the usage that the leaves
 // placed before it leave, confined to the domains its ancestors' topology
 // keys chose. (The usage is an overlay on a private copy of s, undone on
-// backtrack; when opts carries hooks of the caller's — Filters,
-// Reservers, Scorer, PlacementFilters, NodeScorer — which may read pods
-// or key caches to a snapshot, each leaf is committed with
-// [Snapshot.Apply] instead. Both give the same decision.) Unlike
+// backtrack. When opts carries hooks of the caller's — Filters,
+// Reservers, Scorer, PlacementFilters, NodeScorer — which may read pods,
+// compare snapshots or key caches to one, the overlay indexes the placed
+// leaves' pods too and each leaf's Solve gets a frozen snapshot of its
+// own, equal in content to what committing each leaf with
+// [Snapshot.Apply] gives: the hooks see the same calls either way, and
+// the decision is the same.) Unlike
 // upstream's greedy pass (children in order, no backtracking), it
 // backtracks across siblings, domains and,
 // for each leaf, two variants — as many members as fit, then exactly its
@@ -219,19 +222,20 @@ func SolveHierarchyWith(s *Snapshot, root *HierarchyNode, opts Options, hopts Hi
 		return HierarchyDecision{}, Errorf(ErrInvalid, hierObj(root), "Options.Generator",
 			"must be nil: the hierarchy generates the placements of its leaves")
 	}
-	return solveHierarchy(s, root, opts, hopts, hasHooks(opts))
+	return solveHierarchy(s, root, opts, hopts, false)
 }
 
 // hasHooks reports whether opts carries a hook of the caller's: one may
 // read the pods of the snapshot it is given, or key a cache to it, so the
-// search then applies each leaf rather than overlay its usage.
+// overlay then indexes pods too and hands out frozen views.
 func hasHooks(opts Options) bool {
 	return len(opts.Filters) > 0 || len(opts.Reservers) > 0 || opts.Scorer != nil ||
 		len(opts.PlacementFilters) > 0 || opts.NodeScorer != nil
 }
 
 // solveHierarchy is SolveHierarchyWith, placing leaves with Snapshot.Apply
-// when applied, on a usage overlay otherwise; both give one decision.
+// when applied (the reference the tests compare with), on a usage overlay
+// otherwise; both give one decision.
 func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions, applied bool) (HierarchyDecision, error) {
 	h := &hsolver{s: s, opts: opts, budget: opts.Budget, noEmpty: hopts.EmptyValueIsNoDomain}
 	if h.budget <= 0 {
@@ -246,7 +250,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 		return HierarchyDecision{}, err
 	}
 	if !applied {
-		h.ov = newUsageOverlay(s)
+		h.ov = newUsageOverlay(s, hasHooks(opts))
 		s = h.ov.s
 	}
 	all := s.b.allNodes
@@ -298,11 +302,11 @@ type hsolver struct {
 	proven    bool
 	stack     []*hnode // placed leaves, in order
 	treeKeys  []string // the tree's topology keys, ascending
-	seq       int      // names of bound pod-set pods (applied mode)
+	seq       int      // names of bound pod-set pods (when pods are bound)
 	noEmpty   bool     // HierarchyOptions.EmptyValueIsNoDomain
 	splits    map[splitKey]domainSplit
-	// ov is the usage the placed leaves add, on a private snapshot; nil
-	// when the search applies each leaf (the caller's hooks may read pods).
+	// ov is the usage (and, with hooks, the pods) the placed leaves add,
+	// on a private snapshot; nil when the search applies each leaf.
 	ov *usageOverlay
 }
 

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/btree"
+
 	"github.com/gangsched/gangsched/internal/arith"
 )
 
@@ -15,17 +17,23 @@ import (
 // Apply (which copies the page table and the pod trees, and indexes every
 // bound pod by key, name and group).
 //
-// Only usage changes: the leaves' pods are not added as pods. That is
-// exact for Solve, which reads other groups only through usage (a group's
-// constraints see its own members alone), but not for the caller's hooks,
-// which may read pods or key caches to a snapshot they saw: with hooks the
-// search applies each leaf instead (see hsolver.applied).
+// Without the caller's hooks only usage changes: the leaves' pods are not
+// added as pods. That is exact for Solve, which reads other groups only
+// through usage (a group's constraints see its own members alone). The
+// caller's hooks may read pods (Pods, PodsOn, GroupMembers, …), compare
+// snapshots (ChangedNodes), keep one past the call or key a cache to it;
+// so with hooks (pods set) the overlay also indexes the leaves' pods, as
+// Apply binds them, and a Solve is given a frozen copy of it ([view]): a
+// snapshot of its own, equal in content to the one Apply would give, that
+// no later push or pop changes. Hooks then see, call for call, what they
+// would see if each leaf were applied (TestHierarchy_PropHooksSeeApply).
 type usageOverlay struct {
 	s      *Snapshot
 	owned  []bool // usage pages s owns (copied on first write)
 	log    []savedRow
 	frames []overlayFrame
 	at     map[NodeID]int // the current frame's nodes, to their entry in log
+	pods   bool           // index the leaves' pods too (the caller's hooks may read them)
 }
 
 // savedRow is a node's usage row before a frame changed it.
@@ -40,10 +48,17 @@ type overlayFrame struct {
 	log     int
 	usedSum []int64
 	cls     *nodeClasses
+	// With pods: the pod trees (clones, O(1)) and counts before the push.
+	added      *btree.BTreeG[keyedPod]
+	addedOn    *btree.BTreeG[nodePod]
+	addedGroup *btree.BTreeG[*Pod]
+	nPods      int
+	scoreReqs  bool
 }
 
 // newUsageOverlay returns an overlay over s; s itself is never written.
-func newUsageOverlay(s *Snapshot) *usageOverlay {
+// With pods, pushes index the leaves' pods too (see usageOverlay).
+func newUsageOverlay(s *Snapshot, pods bool) *usageOverlay {
 	n := &Snapshot{b: s.b, used: slices.Clone(s.used), nPods: s.nPods, usedSum: slices.Clone(s.usedSum)}
 	// The pod trees are shared read-only; they are cloned (O(1), copy on
 	// write) under s's lock as Apply does, so that a Solve deriving from
@@ -60,16 +75,50 @@ func newUsageOverlay(s *Snapshot) *usageOverlay {
 	}
 	s.cloning.Unlock()
 	n.cls.Store(s.cls.Load())
-	return &usageOverlay{s: n, owned: make([]bool, len(n.used)), at: map[NodeID]int{}}
+	return &usageOverlay{s: n, owned: make([]bool, len(n.used)), at: map[NodeID]int{}, pods: pods}
+}
+
+// view returns a frozen copy of the overlay for the caller's hooks: its
+// own page table, sums and (O(1) copy-on-write) pod trees; the overlay's
+// pages become shared with it, so the next write to one copies it first.
+// Cost: O(nodes / pageNodes + resources).
+func (o *usageOverlay) view() *Snapshot {
+	s := o.s
+	v := &Snapshot{b: s.b, used: slices.Clone(s.used), nPods: s.nPods, usedSum: slices.Clone(s.usedSum), scoreReqs: s.scoreReqs}
+	if s.removed != nil {
+		v.removed = s.removed.Clone()
+	}
+	if s.added != nil {
+		v.added, v.addedOn, v.addedGroup = s.added.Clone(), s.addedOn.Clone(), s.addedGroup.Clone()
+	}
+	if s.reserved != nil {
+		v.reserved = s.reserved.Clone()
+	}
+	v.cls.Store(s.cls.Load())
+	clear(o.owned)
+	return v
+}
+
+// adopt keeps the class index a Solve built on v, a view of the overlay
+// as it is now, so that the next Solve does not build it again.
+func (o *usageOverlay) adopt(v *Snapshot) {
+	if o.s.cls.Load() == nil {
+		o.s.cls.Store(v.cls.Load())
+	}
+}
+
+// page returns node id's usage page for writing, copied first unless the
+// overlay owns it.
+func (o *usageOverlay) page(id NodeID) {
+	if pg := int(id) / pageNodes; !o.owned[pg] {
+		o.s.used[pg] = slices.Clone(o.s.used[pg])
+		o.owned[pg] = true
+	}
 }
 
 // row returns node id's usage row for writing, saving it first.
 func (o *usageOverlay) row(id NodeID) []int64 {
-	pg := int(id) / pageNodes
-	if !o.owned[pg] {
-		o.s.used[pg] = slices.Clone(o.s.used[pg])
-		o.owned[pg] = true
-	}
+	o.page(id)
 	if _, ok := o.at[id]; !ok {
 		o.at[id] = len(o.log)
 		o.log = append(o.log, savedRow{id, slices.Clone(o.s.usedRow(id))})
@@ -79,11 +128,19 @@ func (o *usageOverlay) row(id NodeID) []int64 {
 
 // push adds the usage of leaf n's Scheduled decision d (of n's group or
 // of a variant of it, whose members are n's), as Apply would bind its
-// pods: the same rows, sums and class index. On an error (a node's
+// pods: the same rows, sums and class index; with pods, it also indexes
+// bind, the pods Apply would bind (hsolver.change). On an error (a node's
 // summed requests overflowing, as Apply reports it) the overlay is left
 // as it was.
-func (o *usageOverlay) push(n *hnode, d Decision) error {
-	o.frames = append(o.frames, overlayFrame{log: len(o.log), usedSum: slices.Clone(o.s.usedSum), cls: o.s.cls.Load()})
+func (o *usageOverlay) push(n *hnode, d Decision, bind []Pod) error {
+	f := overlayFrame{log: len(o.log), usedSum: slices.Clone(o.s.usedSum), cls: o.s.cls.Load()}
+	if o.pods {
+		f.nPods, f.scoreReqs = o.s.nPods, o.s.scoreReqs
+		if o.s.added != nil {
+			f.added, f.addedOn, f.addedGroup = o.s.added.Clone(), o.s.addedOn.Clone(), o.s.addedGroup.Clone()
+		}
+	}
+	o.frames = append(o.frames, f)
 	clear(o.at)
 	g := n.src.Group
 	R := len(o.s.b.res)
@@ -113,6 +170,9 @@ func (o *usageOverlay) push(n *hnode, d Decision) error {
 			}
 		}
 	}
+	if o.pods {
+		o.bind(bind)
+	}
 	changed := o.frameNodes()
 	o.sums(changed)
 	if c := o.s.cls.Load(); c != nil {
@@ -120,6 +180,30 @@ func (o *usageOverlay) push(n *hnode, d Decision) error {
 		o.s.cls.Store(c.derive(o.s.b, changed, old, o.s.usedRow))
 	}
 	return nil
+}
+
+// bind indexes pods (their usage added already) as Apply does: by key,
+// by node and by group. The search places each pending pod once, so none
+// is bound already (uniquePods).
+func (o *usageOverlay) bind(pods []Pod) {
+	s := o.s
+	if s.added == nil && len(pods) > 0 {
+		s.added = btree.NewG(16, lessKeyed)
+		s.addedOn = btree.NewG(16, lessNodePod)
+		s.addedGroup = btree.NewG(16, lessGroupMember)
+	}
+	for i := range pods {
+		p := new(Pod)
+		*p = pods[i]
+		id, _ := s.b.byName(p.NodeName)
+		s.added.ReplaceOrInsert(keyedPod{p.Key(), p})
+		s.addedOn.ReplaceOrInsert(nodePod{id, p})
+		if p.SchedulingGroup != "" {
+			s.addedGroup.ReplaceOrInsert(p)
+		}
+		s.nPods++
+		s.scoreReqs = s.scoreReqs || p.ScoreRequests != nil
+	}
 }
 
 // add binds count pods of usage row req (pod k's) to node id. A sum past
@@ -217,10 +301,15 @@ func (o *usageOverlay) pop() {
 		f.cls = c.derive(o.s.b, ids, o.s.usedRow, func(id NodeID) []int64 { return at[id] })
 	}
 	for i := len(o.log) - 1; i >= f.log; i-- {
+		o.page(o.log[i].id) // a view may share the page
 		copy(o.s.usedRow(o.log[i].id), o.log[i].row)
 	}
 	o.log = o.log[:f.log]
 	o.s.usedSum = f.usedSum
 	o.s.cls.Store(f.cls)
+	if o.pods {
+		o.s.added, o.s.addedOn, o.s.addedGroup = f.added, f.addedOn, f.addedGroup
+		o.s.nPods, o.s.scoreReqs = f.nPods, f.scoreReqs
+	}
 	clear(o.at)
 }

@@ -24,7 +24,7 @@ func TestProp_UsageOverlayFollowsApply(t *testing.T) {
 		if rapid.Bool().Draw(t, "classes") {
 			s.classes()
 		}
-		o := newUsageOverlay(s)
+		o := newUsageOverlay(s, false)
 		states := []*Snapshot{s}
 		for k := range rapid.IntRange(1, 4).Draw(t, "leaves") {
 			name := fmt.Sprintf("g%d", k)
@@ -55,7 +55,7 @@ func TestProp_UsageOverlayFollowsApply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := o.push(n, d); err != nil {
+			if err := o.push(n, d, nil); err != nil {
 				t.Fatal(err)
 			}
 			if rapid.Bool().Draw(t, "solve builds classes") {

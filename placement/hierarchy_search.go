@@ -276,6 +276,11 @@ func (h *hsolver) solveLeaf(g *Group, s *Snapshot, dom string, nodes []NodeID) (
 	pl := Placement{Name: dom, Nodes: nodes}
 	opts.Generator = PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return []Placement{pl}, nil })
 	opts.Budget = max(h.budget-h.steps, 1)
+	if h.ov != nil && h.ov.pods {
+		v := h.ov.view() // the caller's hooks get a snapshot of their own
+		defer h.ov.adopt(v)
+		s = v
+	}
 	d, err := Solve(s, g, opts)
 	h.steps += d.Steps
 	if h.steps > h.budget {
@@ -310,18 +315,18 @@ func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, k
 			continue
 		}
 		s2 := s
+		var ch Change
+		if h.ov == nil || h.ov.pods {
+			if ch, err = h.change(n, g, d); err != nil {
+				return false, err
+			}
+		}
 		if h.ov != nil {
-			if err := h.ov.push(n, d); err != nil {
+			if err := h.ov.push(n, d, ch.Bind); err != nil {
 				return false, err
 			}
-		} else {
-			ch, err := h.change(g, d)
-			if err != nil {
-				return false, err
-			}
-			if s2, err = s.Apply(ch); err != nil {
-				return false, err
-			}
+		} else if s2, err = s.Apply(ch); err != nil {
+			return false, err
 		}
 		h.stack = append(h.stack, n)
 		ok, err := k(s2)
@@ -336,20 +341,17 @@ func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, k
 	return false, nil
 }
 
-// change binds a Scheduled decision's pods: members as given, pod-set
+// change binds the pods of a Scheduled decision of leaf n's group g (n's
+// own or a variant, whose members are n's): members as given, pod-set
 // pods under names of the form "<set>.h<n>".
-func (h *hsolver) change(g *Group, d Decision) (Change, error) {
-	var ch Change
-	byKey := map[Key]*Pod{}
-	for i := range g.Members {
-		byKey[g.Members[i].Key()] = &g.Members[i]
-	}
+func (h *hsolver) change(n *hnode, g *Group, d Decision) (Change, error) {
+	ch := Change{Bind: make([]Pod, 0, len(d.Assignments))}
 	for _, a := range d.Assignments {
-		p, ok := byKey[a.Pod]
+		i, ok := n.member(a.Pod)
 		if !ok {
 			return Change{}, Errorf(ErrNotFound, groupObj(g), "members", "decision places unknown pod %s", a.Pod)
 		}
-		q := *p
+		q := n.src.Group.Members[i]
 		q.NodeName = a.Node
 		ch.Bind = append(ch.Bind, q)
 	}
