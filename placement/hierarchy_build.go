@@ -90,6 +90,9 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		doms := map[string]bool{}
 		var err error
 		hn.walkLeaves(func(l *hnode) {
+			if l.bound == 0 {
+				return // no bound member to pin a domain (build counted them)
+			}
 			for _, p := range h.s.GroupMembers(l.src.Group.Key()) {
 				id, ok := h.s.NodeOf(p)
 				if !ok {

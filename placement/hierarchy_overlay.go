@@ -144,7 +144,22 @@ func (o *usageOverlay) push(n *hnode, d Decision, bind []Pod) error {
 	clear(o.at)
 	g := n.src.Group
 	R := len(o.s.b.res)
-	for _, a := range d.Assignments {
+	as := d.Assignments
+	for k := 0; k < len(as); {
+		a := as[k]
+		if n.uniform {
+			// Identical members: a node's run of them (assignments come
+			// by node) is added at once; only an overflow, which must name
+			// its pod, goes pod by pod.
+			end := k + 1
+			for end < len(as) && as[end].NodeID == a.NodeID {
+				end++
+			}
+			if err := o.add(a.NodeID, a.Pod, n.rows[:R], end-k); err == nil {
+				k = end
+				continue
+			}
+		}
 		i := 0
 		if !n.uniform {
 			var ok bool
@@ -157,6 +172,7 @@ func (o *usageOverlay) push(n *hnode, d Decision, bind []Pod) error {
 			o.pop()
 			return err
 		}
+		k++
 	}
 	for _, a := range d.PodSetAssignments {
 		for k := range g.PodSets {
