@@ -134,8 +134,8 @@ type hnode struct {
 	childLeast []int64
 	childKey   string
 	// rows are a leaf's members' usage rows (see leafRows), R apiece, in
-	// member order; uniform when every pending pod's row is the same,
-	// sorted when the members' names ascend.
+	// member order — or, when uniform (every pending pod's row is the
+	// same), the one row; sorted when the members' names ascend.
 	rows            []int64
 	uniform, sorted bool
 	byKey           map[Key]int // member index by key, when not sorted; built on first use

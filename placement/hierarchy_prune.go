@@ -67,7 +67,7 @@ func (h *hsolver) prepare(n *hnode) {
 func (n *hnode) leafRows(b *base) {
 	g := n.src.Group
 	R := len(b.res)
-	n.rows = make([]int64, R*len(g.Members))
+	n.rows = nil
 	n.sorted, n.uniform = true, true
 	missing := map[ResourceName]int{} // untracked resources: how many pending pods request them
 	var first []int64                 // the first pending pod's row
@@ -95,13 +95,45 @@ func (n *hnode) leafRows(b *base) {
 		n.uniform = n.uniform && slices.Equal(r, first)
 		return r
 	}
+	// While the members are uniform one row stands for all of them (the
+	// usual gang: no per-member array); every member's row is kept from
+	// the first that differs.
+	M := len(g.Members)
+	all := func(upto int) { // every member's row: the first's for those before upto, 0 after
+		rows := make([]int64, R*M)
+		for j := range upto {
+			copy(rows[j*R:], n.rows[:R])
+		}
+		n.rows = rows
+	}
+	scratch := make([]int64, R)
 	for i := range g.Members {
-		fill(n.rows[i*R:(i+1)*R:(i+1)*R], &g.Members[i], 1)
+		var r []int64
+		switch {
+		case i == 0:
+			r = make([]int64, R) // kept: first is this row
+		case len(n.rows) > R:
+			r = n.rows[i*R : (i+1)*R : (i+1)*R]
+		default:
+			clear(scratch)
+			r = scratch
+		}
+		fill(r, &g.Members[i], 1)
+		switch {
+		case i == 0:
+			n.rows = r
+		case !n.uniform && len(n.rows) == R:
+			all(i)
+			copy(n.rows[i*R:], r)
+		}
 		n.sorted = n.sorted && g.Members[i].Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < g.Members[i].Name)
 	}
 	var sets [][]int64 // per pod set, its template's row
 	for k := range g.PodSets {
 		sets = append(sets, fill(make([]int64, R), &g.PodSets[k].Template, max(int(g.PodSets[k].Count), 0)))
+	}
+	if !n.uniform && M > 1 && len(n.rows) == R {
+		all(M) // the members are alike, a pod set's template is not
 	}
 	pending := g.NumPending()
 	for _, pods := range missing {

@@ -409,9 +409,19 @@ func (s *Snapshot) NodeOf(p *Pod) (id NodeID, ok bool) {
 // GroupMembers returns the bound members of the PodGroup g (pods in
 // g.Namespace whose SchedulingGroup is g.Name), sorted by name.
 func (s *Snapshot) GroupMembers(g Key) []*Pod {
-	probe := Pod{Namespace: g.Namespace, SchedulingGroup: g.Name}
 	grouped := s.b.byGroup()
-	lo, _ := slices.BinarySearchFunc(grouped, &probe, func(i int32, q *Pod) int { return compareGroupMember(&s.b.pods[i], q) })
+	// compareGroupMember against a probe of g's namespace and group and
+	// the empty name, without the probe (a Pod would escape to the heap).
+	lo, _ := slices.BinarySearchFunc(grouped, g, func(i int32, k Key) int {
+		p := &s.b.pods[i]
+		if c := strings.Compare(p.Namespace, k.Namespace); c != 0 {
+			return c
+		}
+		if c := strings.Compare(p.SchedulingGroup, k.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(p.Name, "")
+	})
 	var out []*Pod
 	for _, i := range grouped[lo:] {
 		p := &s.b.pods[i]
@@ -423,8 +433,10 @@ func (s *Snapshot) GroupMembers(g Key) []*Pod {
 		}
 	}
 	if s.addedGroup != nil {
+		// The probe escapes into the tree: allocated only here.
+		probe := &Pod{Namespace: g.Namespace, SchedulingGroup: g.Name}
 		n := len(out)
-		s.addedGroup.AscendGreaterOrEqual(&probe, func(p *Pod) bool {
+		s.addedGroup.AscendGreaterOrEqual(probe, func(p *Pod) bool {
 			if p.Namespace != g.Namespace || p.SchedulingGroup != g.Name {
 				return false
 			}
