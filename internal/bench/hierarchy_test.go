@@ -56,14 +56,18 @@ func (h hierarchyShape) root() (*placement.HierarchyNode, int) {
 // GPU cluster, empty and fragmented, beside a floor that reads every
 // node's free GPUs once (summed per block) and every member's request
 // once, and picks the first block that holds the members' sum. (The
-// floor ignores racks and hosts, so it is a floor, not an answer.)
+// floor ignores racks and hosts, so it is a floor, not an answer.) Each
+// is run a second time, ".../upstream-greedy", by the comparator
+// upstreamGreedyHierarchy, beside the same floor.
 func hierarchies() []workload {
 	var out []workload
 	for _, h := range hierarchyShapes {
 		for _, f := range []bool{false, true} {
 			c := cell{n: 10000, fragmented: f}
+			name := fmt.Sprintf("hierarchy/n=%d/%s/%s", c.n, h.name, c.state())
+			floor := hierarchyFloor(h, c)
 			out = append(out, workload{
-				name: fmt.Sprintf("hierarchy/n=%d/%s/%s", c.n, h.name, c.state()),
+				name: name,
 				decision: func(b *testing.B) (func(), []metric) {
 					g := gpuCluster(b, c.n, c.fragmented)
 					root, total := h.root()
@@ -76,43 +80,63 @@ func hierarchies() []workload {
 						sink += d.Steps
 					}, nil
 				},
-				floor: func(b *testing.B) (func(), []metric) {
+				floor: floor,
+			}, workload{
+				name: name + "/upstream-greedy",
+				decision: func(b *testing.B) (func(), []metric) {
 					g := gpuCluster(b, c.n, c.fragmented)
-					root, _ := h.root()
-					var members []placement.Pod
-					var walk func(n *placement.HierarchyNode)
-					walk = func(n *placement.HierarchyNode) {
-						if n.Group != nil {
-							members = append(members, n.Group.Members...)
-						}
-						for _, ch := range n.Children {
-							walk(ch)
-						}
+					root, total := h.root()
+					ix := newGreedyIndex(g.s, bench.BlockKey, bench.RackKey, bench.HostKey) // kept across cycles, as a node cache
+					if placed, err := upstreamGreedyHierarchy(g.s, ix, root); err != nil || placed != total {
+						b.Fatalf("%v placed %d of %d", err, placed, total)
 					}
-					walk(root)
-					blocks := g.c.Levels[g.c.Level(bench.BlockKey)].Start
 					return func() {
-						var need int64
-						for i := range members {
-							need += members[i].Requests[placement.ResourceGPU]
-						}
-						first := -1
-						for d := 0; d+1 < len(blocks); d++ {
-							var free int64
-							for i := blocks[d]; i < blocks[d+1]; i++ {
-								free += g.c.Free[0][i]
-							}
-							if free >= need && first < 0 {
-								first = d
-							}
-						}
-						sink += int64(first)
+						placed, _ := upstreamGreedyHierarchy(g.s, ix, root)
+						sink += int64(placed)
 					}, nil
 				},
+				floor: floor,
 			})
 		}
 	}
 	return out
+}
+
+// hierarchyFloor is the floor of shape h on cell c (see hierarchies).
+func hierarchyFloor(h hierarchyShape, c cell) prepare {
+	return func(b *testing.B) (func(), []metric) {
+		g := gpuCluster(b, c.n, c.fragmented)
+		root, _ := h.root()
+		var members []placement.Pod
+		var walk func(n *placement.HierarchyNode)
+		walk = func(n *placement.HierarchyNode) {
+			if n.Group != nil {
+				members = append(members, n.Group.Members...)
+			}
+			for _, ch := range n.Children {
+				walk(ch)
+			}
+		}
+		walk(root)
+		blocks := g.c.Levels[g.c.Level(bench.BlockKey)].Start
+		return func() {
+			var need int64
+			for i := range members {
+				need += members[i].Requests[placement.ResourceGPU]
+			}
+			first := -1
+			for d := 0; d+1 < len(blocks); d++ {
+				var free int64
+				for i := blocks[d]; i < blocks[d+1]; i++ {
+					free += g.c.Free[0][i]
+				}
+				if free >= need && first < 0 {
+					first = d
+				}
+			}
+			sink += int64(first)
+		}, nil
+	}
 }
 
 func placedMembers(d placement.HierarchyDecision) int {
