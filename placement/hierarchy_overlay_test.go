@@ -9,8 +9,11 @@ import (
 )
 
 // The overlay after pushes equals the snapshot Apply gives for the same
-// pods — usage rows, sums and class index — and each pop restores the one
-// before, down to the snapshot it started from.
+// pods — usage rows, sums and class index, and with pods indexed (as with
+// the caller's hooks) the pods too — and each pop restores the one
+// before, down to the snapshot it started from. A view taken at any point
+// stays equal to the state it was taken in, whatever is pushed or popped
+// after.
 func TestProp_UsageOverlayFollowsApply(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var nodes []Node
@@ -24,8 +27,17 @@ func TestProp_UsageOverlayFollowsApply(t *testing.T) {
 		if rapid.Bool().Draw(t, "classes") {
 			s.classes()
 		}
-		o := newUsageOverlay(s, false)
+		pods := rapid.Bool().Draw(t, "pods")
+		o := newUsageOverlay(s, pods)
 		states := []*Snapshot{s}
+		type frozen struct{ view, want *Snapshot }
+		var views []frozen
+		look := func() {
+			if pods && rapid.Bool().Draw(t, "view") {
+				views = append(views, frozen{o.view(), states[len(states)-1]})
+			}
+		}
+		look()
 		for k := range rapid.IntRange(1, 4).Draw(t, "leaves") {
 			name := fmt.Sprintf("g%d", k)
 			g := &Group{Namespace: "ns", Name: name}
@@ -55,21 +67,61 @@ func TestProp_UsageOverlayFollowsApply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := o.push(n, d, nil); err != nil {
+			var bind []Pod
+			if pods {
+				bind = ch.Bind
+			}
+			if err := o.push(n, d, bind); err != nil {
 				t.Fatal(err)
 			}
 			if rapid.Bool().Draw(t, "solve builds classes") {
 				o.s.classes()
 			}
-			sameUsage(t, o.s, want)
 			states = append(states, want)
+			samePods(t, o.s, want, pods)
+			look()
 		}
 		for len(o.frames) > 0 {
 			o.pop()
 			states = states[:len(states)-1]
-			sameUsage(t, o.s, states[len(states)-1])
+			samePods(t, o.s, states[len(states)-1], pods)
+			look()
+		}
+		for _, v := range views {
+			samePods(t, v.view, v.want, true)
 		}
 	})
+}
+
+// samePods is sameUsage, and with pods the same pods: by key, per node
+// and per group, and their count.
+func samePods(t *rapid.T, a, b *Snapshot, pods bool) {
+	sameUsage(t, a, b)
+	if !pods {
+		return
+	}
+	list := func(s *Snapshot) string {
+		var out []string
+		for p := range s.Pods() {
+			id, _ := s.NodeOf(p)
+			out = append(out, fmt.Sprintf("%s@%d", p.Key(), id))
+		}
+		slices.Sort(out)
+		for id := range NodeID(s.NumNodes()) {
+			for p := range s.PodsOn(id) {
+				out = append(out, fmt.Sprintf("on %d: %s", id, p.Key()))
+			}
+		}
+		for g := range 5 {
+			for _, p := range s.GroupMembers(Key{Namespace: "ns", Name: fmt.Sprintf("g%d", g)}) {
+				out = append(out, "member "+p.Key().String())
+			}
+		}
+		return fmt.Sprint(s.NumPods(), out)
+	}
+	if la, lb := list(a), list(b); la != lb {
+		t.Fatalf("pods %s, want %s", la, lb)
+	}
 }
 
 // sameUsage fails unless a and b have equal usage rows and sums, and a's
