@@ -153,12 +153,12 @@ func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, from string, k 
 				ok, err = k(s)
 			}
 		} else if n.src.Group != nil {
-			ok, err = h.placeLeaf(n, s, vals[i], sets[i], k)
+			ok, err = h.placeLeaf(n, s, vals[i], sets[i], true, k)
 			for _, part := range h.refine(n, sets[i]) {
 				if ok || err != nil || h.exhausted || !h.tick() {
 					break
 				}
-				ok, err = h.placeLeaf(n, s, vals[i], part, k)
+				ok, err = h.placeLeaf(n, s, vals[i], part, false, k)
 			}
 			if !ok && err == nil && !h.exhausted && n.done == 0 && n.boundMeets {
 				// Scheduled before: its extra members need not fit.
@@ -289,8 +289,10 @@ func (h *hsolver) solveLeaf(g *Group, s *Snapshot, dom string, nodes []NodeID) (
 	return d, err
 }
 
-func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, k func(*Snapshot) (bool, error)) (bool, error) {
-	if !h.mayHold(n, s, nodes) {
+// placeLeaf tries leaf n's variants on nodes (domain dom); held says
+// mayHold passed on nodes already.
+func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, held bool, k func(*Snapshot) (bool, error)) (bool, error) {
+	if !held && !h.mayHold(n, s, nodes) {
 		return false, nil // not even the sum of its smallest minimum fits: no solve needed
 	}
 	for vi, g := range n.variants() {
