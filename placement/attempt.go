@@ -83,9 +83,15 @@ type selection struct {
 // first rank with a winner (the highest preferred node affinity, then the
 // highest score, ties by placement name) or when the budget runs out.
 func (sv *solver) selectPlacement(placements []Placement) (selection, error) {
+	// Generators answer rank by rank (topology's: a placement per rack
+	// in two or three ranks): a rank equal to the last one listed is
+	// skipped, so that the list stays as short as the ranks, not the
+	// placements.
 	ranks := make([]int, 0, 4)
 	for i := range placements {
-		ranks = append(ranks, placements[i].Rank)
+		if r := placements[i].Rank; len(ranks) == 0 || r != ranks[len(ranks)-1] {
+			ranks = append(ranks, r)
+		}
 	}
 	slices.Sort(ranks)
 	ranks = slices.Compact(ranks)

@@ -229,6 +229,19 @@ type PlacementGenerator interface {
 	Generate(s *Snapshot, g GroupView) ([]Placement, error)
 }
 
+// PlacementReleaser is a [PlacementGenerator] that reuses the memory of
+// its answers: [Solve] calls ReleasePlacements with the placements one
+// Generate call returned once the solve no longer reads them (a Decision
+// keeps a copy of the winner, never the slice), so that a generator that
+// answers a placement per domain (topology's, one per rack) need not
+// allocate per domain on every solve. Only Solve makes the call; an
+// answer it is not given back to is simply not reused. Hooks must not keep
+// the *Placement they are handed past their call.
+type PlacementReleaser interface {
+	PlacementGenerator
+	ReleasePlacements(ps []Placement)
+}
+
 // PlacementGeneratorFunc adapts a function to [PlacementGenerator].
 type PlacementGeneratorFunc func(s *Snapshot, g GroupView) ([]Placement, error)
 

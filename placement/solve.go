@@ -224,6 +224,9 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	}
 	d, err := sv.solve(placements)
 	sv.release()
+	if r, ok := opts.Generator.(PlacementReleaser); ok {
+		r.ReleasePlacements(placements)
+	}
 	if sv.hookErr != nil {
 		return Decision{}, sv.hookErr
 	}

@@ -428,7 +428,10 @@ func (b *builder) candidates(level int) []DomainID {
 		}
 		return []DomainID{d}
 	}
-	all := b.t.levelDomains(level)
+	// The tree's buffer: what Generate keeps of the candidates are
+	// copies, and each caller is done with them before the next call.
+	all := b.t.appendLevel(b.t.gen.doms[:0], level)
+	b.t.gen.doms = all
 	if b.scope < 0 {
 		return all
 	}
@@ -484,7 +487,8 @@ type cand struct {
 // split divides doms into those the aggregates say might hold the group,
 // with their score bounds, and those that cannot; both keep doms' order.
 func (b *builder) split(doms []DomainID) (ok []cand, short []DomainID) {
-	ok = make([]cand, 0, len(doms)) // usually nearly all
+	ok, short = b.t.gen.ok[:0], b.t.gen.short[:0] // the tree's, reused
+	defer func() { b.t.gen.ok, b.t.gen.short = ok, short }()
 	for _, d := range doms {
 		if b.canHold(d) {
 			ok = append(ok, cand{d, b.scorer.upper(b.c, b.sh, d)})
@@ -548,8 +552,9 @@ func (b *builder) cutBySorting(ok []cand) [2][]cand {
 // closest of the domains short of the minimum follows in a last tier.
 func (b *builder) emitTiers(tiers [2][]cand, short []DomainID, diagnose bool) {
 	// Sized for what it emits: a group that fits nowhere emits one
-	// placement, not one per candidate.
-	b.out = make([]placement.Placement, 0, len(tiers[0])+len(tiers[1])+1)
+	// placement, not one per candidate. An answer Solve released is
+	// reused.
+	b.out = b.t.gen.take(len(tiers[0]) + len(tiers[1]) + 1)
 	for _, part := range tiers {
 		if len(part) == 0 {
 			continue

@@ -76,6 +76,7 @@ type Tree struct {
 	cap   *capacity
 	bound *boundMembers
 	plan  *planScratch // PlanPodSets' per-unit arrays, reused
+	gen   genScratch   // Generate's per-domain arrays, reused
 }
 
 // NewTree builds the domain tree of s's nodes for keys, widest level first.
@@ -269,7 +270,11 @@ func (t *Tree) Domains(level int) iter.Seq[Domain] {
 }
 
 func (t *Tree) levelDomains(level int) []DomainID {
-	out := make([]DomainID, 0, t.levelStart[level+1]-t.levelStart[level])
+	return t.appendLevel(make([]DomainID, 0, t.levelStart[level+1]-t.levelStart[level]), level)
+}
+
+// appendLevel appends the domains of level to out.
+func (t *Tree) appendLevel(out []DomainID, level int) []DomainID {
 	for id := t.levelStart[level]; id < t.levelStart[level+1]; id++ {
 		out = append(out, id)
 	}
