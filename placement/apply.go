@@ -83,7 +83,7 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		n.removed = s.removed.Clone()
 	}
 	if s.added != nil {
-		n.added = s.added.Clone()
+		n.added, n.addedMask = s.added.Clone(), s.addedMask
 		n.addedOn = s.addedOn.Clone()
 		n.addedGroup = s.addedGroup.Clone()
 	}
@@ -173,6 +173,8 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 			n.addedGroup = btree.NewG(16, lessGroupMember)
 		}
 		n.added.ReplaceOrInsert(keyedPod{p.Key(), p})
+		h := nameHash(nsHash(p.Namespace), p.Name)
+		n.addedMask[h>>6&3] |= 1 << (h & 63)
 		n.addedOn.ReplaceOrInsert(nodePod{id, p})
 		if p.SchedulingGroup != "" {
 			n.addedGroup.ReplaceOrInsert(p)

@@ -234,16 +234,30 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) (checked, error) {
 	// member bound already — as one of the group's bound members, or as
 	// another group's pod — would be moved by binding it. The members
 	// share the group's namespace: its hash is computed once.
-	ok, increasing, uniform := true, true, true
+	// Members of one template share their terms by pointer: each
+	// distinct one is validated once, and any error sends the group down
+	// the slow path, which reports the first in key order.
+	ok, increasing, uniform, noAffinity := true, true, true, true
 	checkBound := s.nPods > 0
 	var nsh uint64
 	if checkBound {
 		nsh = nsHash(g.Namespace)
 	}
+	var aff *Affinity
+	var nodeAff *NodeAffinity
 	for i := range g.Members {
 		p := &g.Members[i]
-		ok = ok && p.Name != "" && p.Namespace == g.Namespace && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil && p.NodeAffinity == nil &&
+		ok = ok && p.Name != "" && p.Namespace == g.Namespace && p.SchedulingGroup == g.Name && p.NodeName == "" &&
 			!(checkBound && s.bound(Key{g.Namespace, p.Name}, nsh))
+		if p.Affinity != nil && ok {
+			noAffinity = false
+			if p.Affinity != aff {
+				ok, aff = validateAffinity(p) == nil, p.Affinity
+			}
+		}
+		if p.NodeAffinity != nil && ok && p.NodeAffinity != nodeAff {
+			ok, nodeAff = p.NodeAffinity.Validate(podObj(p.Key()), "spec.affinity.nodeAffinity") == nil, p.NodeAffinity
+		}
 		if i > 0 {
 			q := &g.Members[i-1]
 			increasing = increasing && q.Name < p.Name
@@ -263,7 +277,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) (checked, error) {
 		}
 	}
 	if ok {
-		return checked{inOrder: increasing && uniform, noAffinity: true}, nil
+		return checked{inOrder: increasing && uniform, noAffinity: noAffinity}, nil
 	}
 	order := make([]*Pod, len(g.Members))
 	for i := range g.Members {

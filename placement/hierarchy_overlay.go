@@ -68,7 +68,7 @@ func newUsageOverlay(s *Snapshot, pods bool) *usageOverlay {
 		n.removed = s.removed.Clone()
 	}
 	if s.added != nil {
-		n.added, n.addedOn, n.addedGroup = s.added.Clone(), s.addedOn.Clone(), s.addedGroup.Clone()
+		n.added, n.addedOn, n.addedGroup, n.addedMask = s.added.Clone(), s.addedOn.Clone(), s.addedGroup.Clone(), s.addedMask
 	}
 	if s.reserved != nil {
 		n.reserved = s.reserved.Clone()
