@@ -115,9 +115,19 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 		ti := int32(len(c.terms))
 		c.terms = append(c.terms, term{owner: int32(owner), cls: cls, key: cl.key, anti: anti, weight: w, matches: cl.matches, selfMatch: self})
 		cl.terms = append(cl.terms, ti)
-		c.byOwner[owner] = append(c.byOwner[owner], ti)
 		c.maxPref += w
 	}
+	terms := 0 // counted first: a member's term is appended for each
+	for _, p := range c.pods {
+		if a := p.Affinity; a != nil {
+			for _, pa := range []*PodAffinity{a.PodAffinity, a.PodAntiAffinity} {
+				if pa != nil {
+					terms += len(pa.Required) + len(pa.Preferred)
+				}
+			}
+		}
+	}
+	c.terms = make([]term, 0, terms)
 	for i, p := range c.pods {
 		if p.Affinity == nil {
 			continue
@@ -138,9 +148,40 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 		}
 		last, lastCls = p.Affinity, lastCls[:k]
 	}
+	// An owner's terms are consecutive: its list is a span of one array
+	// of term indexes. The classes matching a member are one array too,
+	// cut by counts: no allocation per member.
+	ids := make([]int32, len(c.terms))
+	for ti := range c.terms {
+		ids[ti] = int32(ti)
+	}
+	for from := 0; from < len(c.terms); {
+		o, to := c.terms[from].owner, from+1
+		for to < len(c.terms) && c.terms[to].owner == o {
+			to++
+		}
+		c.byOwner[o] = ids[from:to:to]
+		from = to
+	}
+	start := make([]int32, n+1)
 	for k := range c.classes {
 		for _, j := range c.classes[k].matches {
-			c.matchedBy[j] = append(c.matchedBy[j], int32(k))
+			start[j+1]++
+		}
+	}
+	for j := range n {
+		start[j+1] += start[j]
+	}
+	flat, fill := make([]int32, start[n]), slices.Clone(start[:n])
+	for k := range c.classes {
+		for _, j := range c.classes[k].matches {
+			flat[fill[j]] = int32(k)
+			fill[j]++
+		}
+	}
+	for j := range n {
+		if start[j] < start[j+1] {
+			c.matchedBy[j] = flat[start[j]:start[j+1]:start[j+1]]
 		}
 	}
 	c.subOf = make([]int32, n)
@@ -174,8 +215,21 @@ func (c *cons) classOf(t *PodAffinityTerm, anti bool, w int64) int32 {
 		}
 	}
 	cl := termClass{sel: &t.LabelSelector, key: t.TopologyKey, anti: anti, weight: w}
+	// The selector's pairs are read out of its map once: ranging over a
+	// map costs an iterator, and the members are many.
+	pairs := make([][2]string, 0, len(t.LabelSelector.MatchLabels))
+	for k, v := range t.LabelSelector.MatchLabels {
+		pairs = append(pairs, [2]string{k, v})
+	}
+	exprs := LabelSelector{MatchExpressions: t.LabelSelector.MatchExpressions}
+pods:
 	for j, q := range c.pods {
-		if t.LabelSelector.Matches(q.Labels) {
+		for _, kv := range pairs {
+			if v, ok := q.Labels[kv[0]]; !ok || v != kv[1] {
+				continue pods
+			}
+		}
+		if len(exprs.MatchExpressions) == 0 || exprs.Matches(q.Labels) {
 			cl.matches = append(cl.matches, int32(j))
 		}
 	}
