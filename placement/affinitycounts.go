@@ -26,7 +26,7 @@ func (c *cons) countsOf(pos []NodeID) *classCounts {
 			cl.domains = len(c.s.b.labelDomains(cl.key).values)
 			size += 2 * cl.domains
 		}
-		cc.buf = make([]int32, size)
+		cc.buf = grow(cc.buf, size) // the pool's, when the solver handed it one
 		cc.all, cc.pend, cc.total = make([][]int32, len(c.classes)), make([][]int32, len(c.classes)), make([]int32, len(c.classes))
 		off := 0
 		for k := range c.classes {

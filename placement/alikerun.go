@@ -121,6 +121,10 @@ type alikeRun struct {
 	lastFit      bool
 	lastScore    int64
 	labelsMatter bool // the members' node filters read labels: no node is like another
+	// counted says, per labelled domain, that some placed member counts
+	// in it: the others have every per-domain count zero, so one value
+	// (see value) is theirs all — computed once, not once a domain.
+	counted []bool
 }
 
 // runClass is a class that concerns the run: owned (mult terms of it per
@@ -165,7 +169,7 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	m := &sv.members[i]
 	r := &sv.sc.alike
 	*r = alikeRun{sv: sv, m: m, pod: sv.pod(m.row), req: sv.req(m.row), lastTyp: -1,
-		cls: r.cls[:0], counts: r.counts, ok: r.ok, pref: r.pref, best: r.best, score: r.score, heap: r.heap[:0], at: r.at}
+		cls: r.cls[:0], counts: r.counts, ok: r.ok, pref: r.pref, best: r.best, score: r.score, heap: r.heap[:0], at: r.at, counted: r.counted}
 	r.labelsMatter = readsLabels(r.pod)
 	key, _ := sv.alikeKey(i)
 	slot := func(k int32) *runClass {
@@ -206,9 +210,14 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 		rc.all, rc.in, rc.out = r.counts[off:off+r.nd], r.counts[off+r.nd:off+2*r.nd], r.counts[off+2*r.nd:off+3*r.nd]
 	}
 	// Count what is placed: bound members and earlier runs'.
+	r.counted = grow(r.counted, r.nd)
+	clear(r.counted)
 	for j, n := range sv.pos {
 		if n < 0 {
 			continue
+		}
+		if len(c.matchedBy[j])+len(c.byOwner[j]) > 0 && r.dom != nil && r.dom[n] >= 0 {
+			r.counted[r.dom[n]] = true
 		}
 		for _, k := range c.matchedBy[j] {
 			if rc := r.find(&c.classes[k]); rc != nil {
@@ -227,8 +236,9 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	}
 	D := r.nd + 1
 	r.ok, r.pref, r.best, r.score, r.at = grow(r.ok, D), grow(r.pref, D), grow(r.best, D), grow(r.score, D), grow(r.at, D)
+	values := r.values()
 	for d := range D {
-		r.ok[d], r.pref[d] = r.value(d)
+		r.ok[d], r.pref[d] = values(d)
 		r.best[d], r.score[d] = -1, 0
 		if r.ok[d] {
 			r.bestOf(d)
@@ -362,6 +372,24 @@ func (r *alikeRun) value(d int) (bool, int64) {
 	return true, pref
 }
 
+// values returns value for every domain, the value of the labelled
+// domains no placed member counts in computed once, on first use.
+func (r *alikeRun) values() func(d int) (bool, int64) {
+	empty := -1 // an uncounted labelled domain, once one is met
+	var ok bool
+	var pref int64
+	return func(d int) (bool, int64) {
+		if d == r.nd || r.counted[d] {
+			return r.value(d)
+		}
+		if empty < 0 {
+			empty = d
+			ok, pref = r.value(d)
+		}
+		return ok, pref
+	}
+}
+
 // fitScore is whether the run's members fit node id now and its score.
 func (r *alikeRun) fitScore(id NodeID) (bool, int64) {
 	sv := r.sv
@@ -402,6 +430,9 @@ func (r *alikeRun) bestOf(d int) {
 // placed books a member put on node n, the best of domain d.
 func (r *alikeRun) placed(d int, n NodeID) {
 	global := false
+	if d < r.nd {
+		r.counted[d] = true
+	}
 	for x := range r.cls {
 		rc := &r.cls[x]
 		if rc.matched {
@@ -432,8 +463,9 @@ func (r *alikeRun) placed(d int, n NodeID) {
 		return
 	}
 	r.heap = r.heap[:0]
+	values := r.values()
 	for e := range r.nd + 1 {
-		r.ok[e], r.pref[e] = r.value(e)
+		r.ok[e], r.pref[e] = values(e)
 		r.at[e] = -1
 		if r.ok[e] && r.best[e] < 0 && e != d {
 			r.bestOf(e) // a domain never judged ok had no best looked for

@@ -21,6 +21,7 @@ type scratch struct {
 	keys, sortTmp    []uint64
 	runs             []setRun
 	alike            alikeRun // placeAlike's, reset for each run
+	counts           []int32  // the cons's classCounts.buf: per class, two counts a domain
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -59,5 +60,8 @@ func (sv *solver) release() {
 	sc.gs = sv.gs
 	sc.segs = sc.segs[:0]
 	sc.alike.forget()
+	if sv.cons != nil {
+		sc.counts = sv.cons.counts.buf[:0]
+	}
 	scratchPool.Put(sc)
 }

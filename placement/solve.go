@@ -167,6 +167,9 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 			}
 		}
 		sv.cons = compileCons(s, g, bound, pending)
+		if sv.cons != nil {
+			sv.cons.counts.buf = sv.sc.counts // its per-domain counts, from the pool
+		}
 		sv.pos = make([]NodeID, len(bound)+len(pending))
 	}
 	if sv.cons != nil {
