@@ -125,6 +125,10 @@ type alikeRun struct {
 	// in it: the others have every per-domain count zero, so one value
 	// (see value) is theirs all — computed once, not once a domain.
 	counted []bool
+	// full has the bit of every touched node the run's members no longer
+	// fit: usage only grows during a run, so bestOf skips it from then on
+	// instead of checking it again each time its domain's best fills.
+	full []uint64
 }
 
 // runClass is a class that concerns the run: owned (mult terms of it per
@@ -157,9 +161,41 @@ func (sv *solver) placeAlike(p *Placement, a *attempt, order []int, k, e int) in
 		d := int(r.heap[0])
 		n := r.best[d]
 		sv.assign(a, order[x], n)
-		r.placed(d, n)
+		// While d's value stays, its best node n takes the next members
+		// until it is full, one by one as well: a member raises n's
+		// packing score and no other domain's. Booked at once, they cost
+		// one capacity look-up instead of a fit and a score each.
+		got := int32(1)
+		if r.stable(d) {
+			for more := sv.capacity(r.req, n, int64(e-x-1)); more > 0; more-- {
+				if sv.exhausted || a.placed+len(order)-(x+1) < sv.need {
+					break // the loop's own check ends the run
+				}
+				if !sv.spend(int64(len(p.Nodes))) {
+					return x + 2
+				}
+				x++
+				sv.assign(a, order[x], n)
+				got++
+			}
+		}
+		r.placed(d, n, got)
 	}
 	return e
+}
+
+// stable reports whether placing more of the run's members in domain d
+// leaves d's value (see value) as it is: the members own no term, and no
+// placed owner of a preferred term that selects them is in d (whether d
+// holds one match or more changes what such a term adds).
+func (r *alikeRun) stable(d int) bool {
+	for x := range r.cls {
+		rc := &r.cls[x]
+		if rc.mult > 0 || (rc.matched && rc.cl.weight != 0 && d < r.nd && rc.in[d]+rc.out[d] > 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // newAlikeRun sets up the run of member i in the scratch's alikeRun,
@@ -169,8 +205,10 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	m := &sv.members[i]
 	r := &sv.sc.alike
 	*r = alikeRun{sv: sv, m: m, pod: sv.pod(m.row), req: sv.req(m.row), lastTyp: -1,
-		cls: r.cls[:0], counts: r.counts, ok: r.ok, pref: r.pref, best: r.best, score: r.score, heap: r.heap[:0], at: r.at, counted: r.counted}
+		cls: r.cls[:0], counts: r.counts, ok: r.ok, pref: r.pref, best: r.best, score: r.score, heap: r.heap[:0], at: r.at, counted: r.counted, full: r.full}
 	r.labelsMatter = readsLabels(r.pod)
+	r.full = grow(r.full, (len(sv.s.b.nodes)+63)/64)
+	clear(r.full)
 	key, _ := sv.alikeKey(i)
 	slot := func(k int32) *runClass {
 		if rc := r.find(&c.classes[k]); rc != nil {
@@ -409,7 +447,11 @@ func (r *alikeRun) fitScore(id NodeID) (bool, int64) {
 		}
 		return r.lastFit, r.lastScore
 	}
+	if r.full[id/64]&(1<<(id%64)) != 0 {
+		return false, 0
+	}
 	if !sv.fits(r.m, id) {
+		r.full[id/64] |= 1 << (id % 64)
 		return false, 0
 	}
 	return true, sv.nodeScore(r.req, id)
@@ -427,8 +469,9 @@ func (r *alikeRun) bestOf(d int) {
 	r.best[d], r.score[d] = best, bs
 }
 
-// placed books a member put on node n, the best of domain d.
-func (r *alikeRun) placed(d int, n NodeID) {
+// placed books k members put on node n, the best of domain d (k > 1 only
+// when d is stable).
+func (r *alikeRun) placed(d int, n NodeID, k int32) {
 	global := false
 	if d < r.nd {
 		r.counted[d] = true
@@ -439,13 +482,13 @@ func (r *alikeRun) placed(d int, n NodeID) {
 			// An own required affinity term with no placed match admitted
 			// every domain; now only this one.
 			global = global || (rc.placed == 0 && rc.mult > 0 && rc.cl.weight == 0 && !rc.cl.anti)
-			rc.placed++
+			rc.placed += k
 			if d < r.nd {
-				rc.all[d]++
+				rc.all[d] += k
 			}
 		}
 		if d < r.nd {
-			for range rc.mult {
+			for range rc.mult * int64(k) {
 				rc.owner(int32(d), rc.matched)
 			}
 		}
