@@ -461,8 +461,16 @@ func (r *alikeRun) fitScore(id NodeID) (bool, int64) {
 // lowest ID among equals.
 func (r *alikeRun) bestOf(d int) {
 	best, bs := NodeID(-1), int64(0)
+	// fitScore's cache checked inline: before the run touches a node
+	// every node of a domain usually hits it, and the call costs more.
+	sv := r.sv
+	quick, typeOf := len(sv.w.touched) == 0 && !r.labelsMatter, sv.s.b.typeOf
 	for _, id := range r.nodesOf(d) {
-		if ok, sc := r.fitScore(id); ok && (best < 0 || sc > bs) {
+		ok, sc := r.lastFit, r.lastScore
+		if !quick || typeOf[id] != r.lastTyp || !slices.Equal(sv.s.usedRow(id), r.lastUsed) {
+			ok, sc = r.fitScore(id)
+		}
+		if ok && (best < 0 || sc > bs) {
 			best, bs = id, sc
 		}
 	}
