@@ -278,9 +278,9 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	for d := range D {
 		r.ok[d], r.pref[d] = values(d)
 		r.best[d], r.score[d] = -1, 0
-		if r.ok[d] {
-			r.bestOf(d)
-		}
+	}
+	r.bestAll(p.Nodes)
+	for d := range D {
 		r.at[d] = -1
 		if r.ok[d] && r.best[d] >= 0 {
 			r.at[d] = int32(len(r.heap))
@@ -428,6 +428,42 @@ func (r *alikeRun) values() func(d int) (bool, int64) {
 	}
 }
 
+// bestAll sets the best node of every domain judged ok, as bestOf does,
+// in one pass over the placement's nodes (ascending, so the lowest ID
+// wins ties as there): a call per domain costs more than its one node
+// when the domains are hosts.
+func (r *alikeRun) bestAll(nodes []NodeID) {
+	quick := r.quick()
+	for _, id := range nodes {
+		d := r.nd
+		if r.dom != nil && r.dom[id] >= 0 {
+			d = int(r.dom[id])
+		}
+		if !r.ok[d] {
+			continue
+		}
+		ok, sc := r.lastFit, r.lastScore
+		if !quick || !r.hit(id) {
+			ok, sc = r.fitScore(id)
+		}
+		if ok && (r.best[d] < 0 || sc > r.score[d]) {
+			r.best[d], r.score[d] = id, sc
+		}
+	}
+}
+
+// quick says the scans may answer from fitScore's cache without the call
+// (see hit): no node is touched yet and the node filters read no label.
+func (r *alikeRun) quick() bool { return len(r.sv.w.touched) == 0 && !r.labelsMatter }
+
+// hit says node id has the type and usage of the last untouched node
+// fitScore scored, so the same answer: the scans check it inline, as
+// before the run touches a node nearly every node hits, and the call
+// costs more than the check. Only for nodes of a quick run.
+func (r *alikeRun) hit(id NodeID) bool {
+	return r.sv.s.b.typeOf[id] == r.lastTyp && slices.Equal(r.sv.s.usedRow(id), r.lastUsed)
+}
+
 // fitScore is whether the run's members fit node id now and its score.
 func (r *alikeRun) fitScore(id NodeID) (bool, int64) {
 	sv := r.sv
@@ -461,13 +497,10 @@ func (r *alikeRun) fitScore(id NodeID) (bool, int64) {
 // lowest ID among equals.
 func (r *alikeRun) bestOf(d int) {
 	best, bs := NodeID(-1), int64(0)
-	// fitScore's cache checked inline: before the run touches a node
-	// every node of a domain usually hits it, and the call costs more.
-	sv := r.sv
-	quick, typeOf := len(sv.w.touched) == 0 && !r.labelsMatter, sv.s.b.typeOf
+	quick := r.quick()
 	for _, id := range r.nodesOf(d) {
 		ok, sc := r.lastFit, r.lastScore
-		if !quick || typeOf[id] != r.lastTyp || !slices.Equal(sv.s.usedRow(id), r.lastUsed) {
+		if !quick || !r.hit(id) {
 			ok, sc = r.fitScore(id)
 		}
 		if ok && (best < 0 || sc > bs) {
