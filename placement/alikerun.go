@@ -413,15 +413,14 @@ func (r *alikeRun) value(d int) (bool, int64) {
 // values returns value for every domain, the value of the labelled
 // domains no placed member counts in computed once, on first use.
 func (r *alikeRun) values() func(d int) (bool, int64) {
-	empty := -1 // an uncounted labelled domain, once one is met
-	var ok bool
+	var have, ok bool // have: an uncounted labelled domain was valued
 	var pref int64
 	return func(d int) (bool, int64) {
 		if d == r.nd || r.counted[d] {
 			return r.value(d)
 		}
-		if empty < 0 {
-			empty = d
+		if !have {
+			have = true
 			ok, pref = r.value(d)
 		}
 		return ok, pref
