@@ -9,28 +9,30 @@ import (
 )
 
 // planSetBound plans the sliced set r around the group's bound members on
-// nodes bound, which are pods of r that never move: each domain of the
-// slice level whose bound members leave a slice incomplete first gets the
-// pods of r that complete it, inside that domain (domains in path order);
-// the pods left are planned by planSet as whole new slices inside scope.
-// The answer is one set: the completing pods and the new slices' together.
+// nodes bound, which are pods of r that never move. Layer by layer, the
+// innermost first, each domain of the layer's level whose pods (bound, and
+// those added for the layers inside) leave a slice incomplete gets the
+// pods of r that complete it, inside that domain, in whole slices of the
+// layer inside (domains in path order); the pods left are planned by
+// planSet as whole new slices inside scope. Every domain of every slice
+// level then holds whole slices of its layer. Which of a domain's inner
+// domains take a completion does not change how many slices of any outer
+// layer are left in it (each takes exactly its share), so completing the
+// forced residues first and the rest after finds a plan whenever one
+// exists. The answer is one set: the completing pods and the new slices'.
 func (p *planner) planSetBound(r *request, scope int, bound []placement.NodeID, opts PlanOptions) (setOut, *failure) {
 	p.use(r)
-	S, z := r.layers[0].level, r.sliceUnit()
-	per := map[DomainID]int64{}
-	var doms []DomainID
+	in := map[DomainID]int64{} // per domain of a slice level: the set's pods there so far
 	for _, id := range bound {
-		d := p.t.domainOf(id, S)
-		if d < 0 {
-			return setOut{}, &failure{msg: fmt.Sprintf("%s has a bound member on node %q, which is in no %s domain: its slice cannot be completed",
-				r.obj, p.s.Node(id).Name, p.t.keys[S])}
+		for _, l := range r.layers {
+			d := p.t.domainOf(id, l.level)
+			if d < 0 {
+				return setOut{}, &failure{msg: fmt.Sprintf("%s has a bound member on node %q, which is in no %s domain: its slice cannot be completed",
+					r.obj, p.s.Node(id).Name, p.t.keys[l.level])}
+			}
+			in[d]++
 		}
-		if per[d] == 0 {
-			doms = append(doms, d)
-		}
-		per[d]++
 	}
-	slices.Sort(doms)
 	var parts []setOut
 	undo := func() {
 		for _, so := range parts {
@@ -38,28 +40,54 @@ func (p *planner) planSetBound(r *request, scope int, bound []placement.NodeID, 
 		}
 	}
 	left := r.count
-	for _, d := range doms {
-		need := (z - per[d]%z) % z
-		if need == 0 {
-			continue
+	for i := len(r.layers) - 1; i >= 0; i-- {
+		l := r.layers[i]
+		var doms []DomainID
+		for d := range in {
+			if p.t.doms[d].level == l.level {
+				doms = append(doms, d)
+			}
 		}
-		u := int(d)
-		if need > left {
-			undo()
-			return setOut{}, &failure{msg: fmt.Sprintf("%s has %d pods left to complete the slice of %d pods its %d bound members began in %s; it needs %d more there",
-				r.obj, left, z, per[d], p.t.doms[u].path, need)}
+		slices.Sort(doms)
+		// The completions of this layer, placed as a set of the layers
+		// from this one in: whole slices of the layer inside.
+		sub := *r
+		sub.layers = r.layers[i:]
+		began := func(n int64) string {
+			if i == len(r.layers)-1 {
+				return fmt.Sprintf("its %d bound members", n)
+			}
+			return fmt.Sprintf("its %d pods (bound members and the pods completing their inner slices)", n)
 		}
-		p.fill(u, S, true)
-		if p.pods[u] < need {
-			undo()
-			return setOut{}, &failure{msg: fmt.Sprintf("%s needs %d more pods in %s to complete the slice of %d pods its %d bound members began there; it holds %d",
-				r.obj, need, p.t.doms[u].path, z, per[d], p.pods[u])}
+		for _, d := range doms {
+			need := (l.size - in[d]%l.size) % l.size
+			if need == 0 {
+				continue
+			}
+			u := int(d)
+			if need > left {
+				undo()
+				return setOut{}, &failure{msg: fmt.Sprintf("%s has %d pods left to complete the slice of %d pods %s began in %s; it needs %d more there",
+					r.obj, left, l.size, began(in[d]), p.t.doms[u].path, need)}
+			}
+			sub.count = need
+			p.use(&sub)
+			p.fill(u, l.level, true)
+			if p.pods[u] < need {
+				undo()
+				return setOut{}, &failure{msg: fmt.Sprintf("%s needs %d more pods in %s to complete the slice of %d pods %s began there; it holds %d",
+					r.obj, need, p.t.doms[u].path, l.size, began(in[d]), p.pods[u])}
+			}
+			p.setTake(u, need)
+			so := p.finish([]int{u}, l.level, true)
+			so.r = r
+			p.addUsage(so, 1)
+			parts = append(parts, so)
+			left -= need
+			for _, o := range r.layers[:i+1] {
+				in[p.t.ancestor(d, o.level)] += need
+			}
 		}
-		p.setTake(u, need)
-		so := p.finish([]int{u}, S, true)
-		p.addUsage(so, 1)
-		parts = append(parts, so)
-		left -= need
 	}
 	if left > 0 {
 		rest := *r

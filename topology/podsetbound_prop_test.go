@@ -11,19 +11,23 @@ import (
 	"github.com/gangsched/gangsched/topology"
 )
 
-// TestProp_PodSetSlicesWithBoundMembers: a sliced set whose group has
-// bound members, on a random block > rack > host cluster, with a required
-// block or rack holding the bound members. A scheduled plan verifies,
-// leaves the bound members where they are (none is assigned, Bound counts
-// them), places the set's count, keeps everything in the required domain,
-// and leaves every domain of the slice level with whole slices, bound and
-// new pods together. It is scheduled exactly when the oracle says so:
-// each domain's incomplete slice fits its missing pods, and the required
-// domain then holds the remaining slices (a domain of the slice level
-// holds ⌊(free − missing)/size⌋ of them, whichever nodes the missing pods
-// took).
+// TestProp_PodSetSlicesWithBoundMembers: a sliced set of one to three
+// slice layers whose group has bound members, on a random block > rack >
+// host cluster, with a required block or rack holding the bound members.
+// A scheduled plan verifies, leaves the bound members where they are
+// (none is assigned, Bound counts them), places the set's count, keeps
+// everything in the required domain, and leaves every domain of every
+// slice level with whole slices of its layer, bound and new pods
+// together. It is scheduled exactly when the oracle says so: innermost
+// layer first, each domain's incomplete slice fits its missing pods in
+// whole slices of the layer inside, and the required domain then holds
+// the remaining outermost slices. A domain of layer i holds
+// ⌊U·size(i+1)/size(i)⌋ slices of its layer, U being the slices of layer
+// i+1 its domains of that level hold (for the innermost, its free pods),
+// whichever inner domains the missing pods took.
 func TestProp_PodSetSlicesWithBoundMembers(t *testing.T) {
 	seen := map[placement.Status]int{}
+	layersSeen := map[int]int{}
 	rapid.Check(t, func(t *rapid.T) {
 		var nodes []placement.Node
 		free := map[string]int64{}
@@ -38,8 +42,27 @@ func TestProp_PodSetSlicesWithBoundMembers(t *testing.T) {
 			}
 		}
 		reqLevel := rapid.IntRange(0, 1).Draw(t, "required")
-		sliceLevel := rapid.IntRange(reqLevel, 2).Draw(t, "sliceLevel")
-		z := int64(rapid.IntRange(2, 4).Draw(t, "size"))
+		// Slice layers: distinct levels from the required one down,
+		// outermost first; each size a multiple of the one inside.
+		var levels []int
+		for lv := reqLevel; lv <= 2; lv++ {
+			if rapid.Bool().Draw(t, fmt.Sprint("layerAt", lv)) {
+				levels = append(levels, lv)
+			}
+		}
+		if len(levels) == 0 {
+			levels = []int{rapid.IntRange(reqLevel, 2).Draw(t, "sliceLevel")}
+		}
+		sizes := make([]int64, len(levels))
+		if len(levels) == 1 {
+			sizes[0] = int64(rapid.IntRange(2, 4).Draw(t, "size"))
+		} else {
+			sizes[len(levels)-1] = int64(rapid.IntRange(1, 2).Draw(t, "innermost"))
+			for i := len(levels) - 2; i >= 0; i-- {
+				sizes[i] = sizes[i+1] * int64(rapid.IntRange(1, 2).Draw(t, "times"))
+			}
+		}
+		z := sizes[0]
 		// Bound members inside one domain of the required level: the one
 		// holding a random node.
 		anchor := nodes[rapid.IntRange(0, len(nodes)-1).Draw(t, "anchor")]
@@ -54,7 +77,7 @@ func TestProp_PodSetSlicesWithBoundMembers(t *testing.T) {
 				Requests: placement.ResourceList{cpu: 1000}})
 		}
 		B := int64(len(pods))
-		if B == 0 {
+		if B == 0 || (len(levels) == 1 && z == 1) {
 			return
 		}
 		count := (z-B%z)%z + z*int64(rapid.IntRange(0, 3).Draw(t, "slices"))
@@ -67,13 +90,17 @@ func TestProp_PodSetSlicesWithBoundMembers(t *testing.T) {
 		require.NoError(t, err)
 		g := &placement.Group{Namespace: "default", Name: "pg", MinCount: 1,
 			PodSets: []placement.PodSet{{Name: "w", Count: int32(count), Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}}
-		req := topology.PodSetRequest{PodSet: "w", Required: planKeys[reqLevel], Slices: []topology.SliceLayer{{Key: planKeys[sliceLevel], Size: int32(z)}}}
+		req := topology.PodSetRequest{PodSet: "w", Required: planKeys[reqLevel]}
+		for i, lv := range levels {
+			req.Slices = append(req.Slices, topology.SliceLayer{Key: planKeys[lv], Size: int32(sizes[i])})
+		}
 		p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{})
 		require.NoError(t, err)
 		d := p.Decision
 		seen[d.Status]++
+		layersSeen[len(levels)]++
 
-		// The oracle, by slice-level domain (its nodes' label path).
+		// The oracle, by domain (its nodes' label path).
 		domOf := func(n placement.Node, level int) string {
 			path := ""
 			for l := 0; l <= level; l++ {
@@ -83,23 +110,65 @@ func TestProp_PodSetSlicesWithBoundMembers(t *testing.T) {
 		}
 		scope := domOf(anchor, reqLevel)
 		inScope := func(n placement.Node) bool { return domOf(n, reqLevel) == scope }
-		boundIn, freeIn := map[string]int64{}, map[string]int64{}
 		byName := map[string]placement.Node{}
+		m := len(levels) - 1
+		// Per layer: the domains in scope, each with its parent domain of
+		// the layer around it, and the set's pods there (bound, then
+		// completed).
+		doms := make([]map[string]string, len(levels))
+		have := make([]map[string]int64, len(levels))
+		for i := range levels {
+			doms[i], have[i] = map[string]string{}, map[string]int64{}
+		}
+		units := map[string]int64{} // innermost: free pods; then the layer's slices of room
 		for _, n := range nodes {
 			byName[n.Name] = n
-			if inScope(n) {
-				freeIn[domOf(n, sliceLevel)] += free[n.Name]
+			if !inScope(n) {
+				continue
 			}
+			for i, lv := range levels {
+				doms[i][domOf(n, lv)] = ""
+				if i > 0 {
+					doms[i][domOf(n, lv)] = domOf(n, levels[i-1])
+				}
+			}
+			units[domOf(n, levels[m])] += free[n.Name]
 		}
 		for _, b := range pods {
-			boundIn[domOf(byName[b.NodeName], sliceLevel)]++
+			for i, lv := range levels {
+				have[i][domOf(byName[b.NodeName], lv)]++
+			}
 		}
-		fits, missing, room := true, int64(0), int64(0)
-		for dom, f := range freeIn {
-			need := (z - boundIn[dom]%z) % z
-			missing += need
-			fits = fits && need <= f
-			room += max(f-need, 0) / z
+		fits, missing := true, int64(0)
+		inner := int64(1) // the size of the layer inside
+		for i := m; i >= 0; i-- {
+			next := map[string]int64{}
+			for dom := range doms[i] {
+				room := units[dom] // in slices of the layer inside
+				need := (sizes[i] - have[i][dom]%sizes[i]) % sizes[i]
+				fits = fits && need/inner <= room
+				room -= need / inner
+				missing += need
+				for j := range i + 1 {
+					// The completion counts in this domain and those around it.
+					anc := dom
+					for k := i; k > j; k-- {
+						anc = doms[k][anc]
+					}
+					have[j][anc] += need
+				}
+				if i > 0 {
+					next[doms[i][dom]] += max(room, 0) * inner / sizes[i]
+				} else {
+					next[dom] = max(room, 0) * inner / sizes[i]
+				}
+			}
+			inner = sizes[i]
+			units = next
+		}
+		var room int64
+		for _, u := range units {
+			room += u
 		}
 		fits = fits && missing <= count && room >= (count-missing)/z
 		require.Equal(t, fits, d.Status == placement.Scheduled, "oracle %v; plan: %s", fits, d.Message)
@@ -109,22 +178,32 @@ func TestProp_PodSetSlicesWithBoundMembers(t *testing.T) {
 		require.NoError(t, placement.Verify(s, g, d))
 		require.Equal(t, int(B), d.Bound)
 		require.Empty(t, d.Assignments, "a bound member was assigned")
-		total := map[string]int64{}
-		for k, v := range boundIn {
-			total[k] = v
+		total := make([]map[string]int64, len(levels))
+		for i, lv := range levels {
+			total[i] = map[string]int64{}
+			for _, b := range pods {
+				total[i][domOf(byName[b.NodeName], lv)]++
+			}
 		}
 		var placed int64
 		for _, a := range d.PodSetAssignments {
 			n := byName[a.Node]
 			require.True(t, inScope(n), "pods on %s, outside the required domain %s", a.Node, scope)
-			total[domOf(n, sliceLevel)] += int64(a.Count)
+			for i, lv := range levels {
+				total[i][domOf(n, lv)] += int64(a.Count)
+			}
 			placed += int64(a.Count)
 		}
 		require.Equal(t, count, placed)
-		for dom, k := range total {
-			require.Zero(t, k%z, "%s holds %d pods of the set, not whole slices of %d", dom, k, z)
+		for i := range levels {
+			for dom, k := range total[i] {
+				require.Zero(t, k%sizes[i], "%s holds %d pods of the set, not whole slices of %d", dom, k, sizes[i])
+			}
 		}
 	})
 	require.Positive(t, seen[placement.Scheduled])
 	require.Positive(t, seen[placement.Unschedulable])
+	for k := 1; k <= topology.MaxSliceLayers; k++ {
+		require.Positive(t, layersSeen[k], "no case with %d slice layers", k)
+	}
 }

@@ -110,12 +110,13 @@ type Rank struct {
 //
 // Bound members of the group are left where they are: a Required set goes
 // to the domain holding them. They are pods of the group's one sliced set
-// (if any): its count plus theirs must be a multiple of the slice size;
-// each domain of the slice level where they leave a slice incomplete gets
-// the set's pods that complete it first, then the rest are planned as
-// whole new slices, so every slice, bound pods and new, lies in one domain
-// of its level (the new pods' ranks then go by domain, not slice by
-// slice). Otherwise a set's count (or the number of members) that is not
+// (if any): its count plus theirs must be a multiple of the outermost
+// slice size; layer by layer, the innermost first, each domain of the
+// layer's level where the set's pods leave a slice incomplete gets the
+// set's pods that complete it first (in whole slices of the layer inside),
+// then the rest are planned as whole new slices, so every slice of every
+// layer, bound pods and new, lies in one domain of its level (the new
+// pods' ranks then go by domain, not slice by slice). Otherwise a set's count (or the number of members) that is not
 // a multiple of its outermost slice size is an error, as in Kueue.
 //
 // Cost: O(nodes × resources) per set to count, plus sorting the domains of
@@ -130,7 +131,7 @@ type Rank struct {
 // [MaxSliceLayers] layers, members that are not identical or have
 // affinity terms or claims, a count not a multiple of the slice size,
 // PodSetGroups whose sets ask for different levels, bound members with two
-// sliced sets or with multi-layer slices, bound members in two domains of
+// sliced sets, bound members in two domains of
 // a Required level, a nil filter. A filter's error is returned as above.
 func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, opts PlanOptions) (Plan, error) {
 	if g == nil {
@@ -221,9 +222,6 @@ func ownerOf(rs []request, bound int) (int, error) {
 		}
 		if owner >= 0 {
 			return -1, placement.Errorf(placement.ErrInvalid, rs[i].obj, "slices", "the group has %d bound members, which belong to its one sliced set, and %s is sliced too", bound, rs[owner].obj)
-		}
-		if len(rs[i].layers) > 1 {
-			return -1, placement.Errorf(placement.ErrInvalid, rs[i].obj, "slices", "the group has %d bound members: multi-layer slices are planned for whole sets only", bound)
 		}
 		owner = i
 	}
