@@ -14,11 +14,18 @@ type balancedChoice struct {
 	more     []int // take q+1 slices
 	less     []int // take q slices
 	q        int64
+	aff      int64 // summed preferred node affinity of the domains used, while the planner prefers
 }
 
+// better orders balanced choices: the fewest domains, then (while the
+// planner prefers) the highest summed preferred node affinity of the
+// domains used, then the tightest, then the first scope.
 func (x balancedChoice) better(y balancedChoice) bool {
 	if x.k != y.k {
 		return x.k < y.k
+	}
+	if x.aff != y.aff {
+		return x.aff > y.aff
 	}
 	if x.leftover != y.leftover {
 		return x.leftover < y.leftover
@@ -88,9 +95,14 @@ func (p *planner) balanceIn(scope, P int, n int64) (balancedChoice, bool) {
 		return balancedChoice{}, false
 	}
 	q, rem := n/int64(k), int(n%int64(k))
-	// Smallest first, then path: the tightest domains are taken first.
+	// Smallest first, then path: the tightest domains are taken first;
+	// while the planner prefers, the most preferred before them. Any order
+	// finds k domains here: the q+1 takers all hold q too.
 	asc := slices.Clone(us)
 	slices.SortFunc(asc, func(a, b int) int {
+		if p.prefer && p.aff[a] != p.aff[b] {
+			return cmp.Compare(p.aff[b], p.aff[a])
+		}
 		if c := cmp.Compare(p.slice[a], p.slice[b]); c != 0 {
 			return c
 		}
@@ -103,12 +115,18 @@ func (p *planner) balanceIn(scope, P int, n int64) (balancedChoice, bool) {
 			ch.more = append(ch.more, u)
 			used[u] = true
 			ch.leftover += p.slice[u] - q - 1
+			if p.prefer {
+				ch.aff += p.aff[u]
+			}
 		}
 	}
 	for _, u := range asc {
 		if len(ch.less) < k-rem && !used[u] && p.slice[u] >= q {
 			ch.less = append(ch.less, u)
 			ch.leftover += p.slice[u] - q
+			if p.prefer {
+				ch.aff += p.aff[u]
+			}
 		}
 	}
 	return ch, len(ch.more) == rem && len(ch.less) == k-rem

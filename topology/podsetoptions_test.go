@@ -133,3 +133,71 @@ func TestScenario_PodSetLeastFreeTiesByPath(t *testing.T) {
 	p := plan(t, s, podSetGroup("tie", 2), topology.PlanOptions{}, topology.PodSetRequest{PodSet: "workers", Unconstrained: true})
 	require.Equal(t, map[string]int32{"z-node": 2}, counts(p.Decision, "workers"))
 }
+
+// Preferred node affinity chooses a PodSetGroup's rack: the workers'
+// template (the largest set's, which Kueue scores a group by) prefers
+// the ssd host b1-r2-h2. Without the option best fit takes the first
+// rack; with it rack r2, the leader on its first host and the workers on
+// the ssd host. When the preferred rack cannot hold the whole group, the
+// next rack in order that does is taken.
+func TestScenario_PodSetGroupPreferredNodeAffinity(t *testing.T) {
+	group := func(workers int32) *placement.Group {
+		g := ssdGroup("lws", workers)
+		g.MinCount++
+		g.PodSets = append([]placement.PodSet{{Name: "leader", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}, g.PodSets...)
+		return g
+	}
+	reqs := []topology.PodSetRequest{{PodSet: "leader", Required: rackKey, Group: "g"}, {PodSet: "workers", Required: rackKey, Group: "g"}}
+	on := topology.PlanOptions{NodeAffinityPreferred: true}
+	s := snapshot(t, withLabel(brh(uniform(1, 2, 2, 4)), "disk", "ssd", "b1-r2-h2"))
+
+	p := plan(t, s, group(3), topology.PlanOptions{}, reqs...)
+	require.Equal(t, "b1/r1", p.Decision.Placement.Name)
+	require.Equal(t, map[string]int32{"b1-r1-h1": 1}, counts(p.Decision, "leader"))
+	require.Equal(t, map[string]int32{"b1-r1-h1": 3}, counts(p.Decision, "workers"))
+
+	p = plan(t, s, group(3), on, reqs...)
+	require.Equal(t, "b1/r2", p.Decision.Placement.Name)
+	require.Equal(t, map[string]int32{"b1-r2-h1": 1}, counts(p.Decision, "leader"))
+	require.Equal(t, map[string]int32{"b1-r2-h2": 3}, counts(p.Decision, "workers"))
+
+	// Rack r2 keeps three cores (one on h1, two on the ssd host): it
+	// holds the three workers alone but not with the leader, so r1 takes
+	// the group.
+	caps := uniform(1, 2, 2, 4)
+	caps[0][1] = []int64{1, 2}
+	s = snapshot(t, withLabel(brh(caps), "disk", "ssd", "b1-r2-h2"))
+	p = plan(t, s, group(3), on, reqs...)
+	require.Equal(t, "b1/r1", p.Decision.Placement.Name)
+	require.Equal(t, map[string]int32{"b1-r1-h1": 1}, counts(p.Decision, "leader"))
+	require.Equal(t, map[string]int32{"b1-r1-h1": 3}, counts(p.Decision, "workers"))
+}
+
+// Preferred node affinity chooses a balanced set's racks. Twelve pods
+// over racks of eight: two racks, six each. Without the option the
+// first block's racks take them (every split is as tight); with the ssd
+// host b2-r1-h1 block b2's split wins, and inside rack r1 the ssd host
+// fills first. The even split stays first: with b2's racks cut to four
+// cores each (three racks needed), b1's two-rack split wins again.
+func TestScenario_BalancedPreferredNodeAffinity(t *testing.T) {
+	req := topology.PodSetRequest{PodSet: "workers", Preferred: rackKey}
+	on := topology.PlanOptions{Balanced: true, NodeAffinityPreferred: true}
+	s := snapshot(t, withLabel(brh(uniform(2, 2, 2, 4)), "disk", "ssd", "b2-r1-h1"))
+	p := plan(t, s, ssdGroup("bal", 12), topology.PlanOptions{Balanced: true}, req)
+	require.Equal(t, map[string]int32{"b1-r1-h1": 4, "b1-r1-h2": 2, "b1-r2-h1": 4, "b1-r2-h2": 2}, counts(p.Decision, "workers"))
+	p = plan(t, s, ssdGroup("bal", 12), on, req)
+	require.Equal(t, map[string]int32{"b2-r1-h1": 4, "b2-r1-h2": 2, "b2-r2-h1": 4, "b2-r2-h2": 2}, counts(p.Decision, "workers"))
+
+	// One block of three racks, the ssd host in r3: r3 and the first of
+	// the others, r1, take six each.
+	s = snapshot(t, withLabel(brh(uniform(1, 3, 2, 4)), "disk", "ssd", "b1-r3-h2"))
+	p = plan(t, s, ssdGroup("bal", 12), topology.PlanOptions{Balanced: true}, req)
+	require.Equal(t, map[string]int32{"b1-r1-h1": 4, "b1-r1-h2": 2, "b1-r2-h1": 4, "b1-r2-h2": 2}, counts(p.Decision, "workers"))
+	p = plan(t, s, ssdGroup("bal", 12), on, req)
+	require.Equal(t, map[string]int32{"b1-r1-h1": 4, "b1-r1-h2": 2, "b1-r3-h2": 4, "b1-r3-h1": 2}, counts(p.Decision, "workers"))
+
+	caps := [][][]int64{{{4, 4}, {4, 4}}, {{2, 2}, {2, 2}, {2, 2}}}
+	s = snapshot(t, withLabel(brh(caps), "disk", "ssd", "b2-r1-h1", "b2-r2-h1", "b2-r3-h1"))
+	p = plan(t, s, ssdGroup("bal", 12), on, req)
+	require.Equal(t, map[string]int32{"b1-r1-h1": 4, "b1-r1-h2": 2, "b1-r2-h1": 4, "b1-r2-h2": 2}, counts(p.Decision, "workers"))
+}

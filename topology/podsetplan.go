@@ -31,8 +31,13 @@ type PlanOptions struct {
 	// order, and the best fit of a last domain looks only among the
 	// domains of the first one's score. A Required level that the first
 	// domain does not hold is searched further down that order; a
-	// Preferred one widens. PodSetGroups and Balanced sets choose their
-	// domains without it, and rank the nodes inside by it.
+	// Preferred one widens. A PodSetGroup's domain is the first of the
+	// highest score of its largest set (the workers, whose template Kueue
+	// scores a group by) that holds every set, then by best fit; each set
+	// ranks its nodes inside by its own terms. A Balanced set keeps the
+	// fewest domains first; among splits over that many, the one whose
+	// domains have the highest summed score wins, and inside a scope the
+	// domains of the highest score are taken first.
 	NodeAffinityPreferred bool
 	// Filters are the caller's per-pod, per-node checks, run after the
 	// built-in ones as placement.Solve runs Options.Filters: a node a
@@ -377,7 +382,10 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 		p.fillScope(lvScope)
 		p.t.plan.counted = nil
 		// Best fit: the domains that hold the largest set alone, the
-		// fewest slices first, then the fewest pods, then path.
+		// fewest slices first, then the fewest pods, then path; while
+		// the largest set's preferred node affinity ranks domains, the
+		// highest summed score before all of these (Kueue scores a group
+		// by its workers' template).
 		all := p.unitsAt(q, lvScope)
 		if firstFail == "" {
 			f := &failure{level: q, best: -1}
@@ -392,6 +400,9 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 		}
 		cands := slices.DeleteFunc(all, func(u int) bool { return p.pods[u] < big.count })
 		slices.SortFunc(cands, func(a, b int) int {
+			if p.prefer && p.aff[a] != p.aff[b] {
+				return cmp.Compare(p.aff[b], p.aff[a])
+			}
 			if c := cmp.Compare(p.slice[a], p.slice[b]); c != 0 {
 				return c
 			}

@@ -22,6 +22,9 @@ type planCase struct {
 	count    int32
 	req      topology.PodSetRequest
 	balanced bool
+	// prefer gives the template a preferred node affinity term for
+	// disk=ssd and plans with PlanOptions.NodeAffinityPreferred.
+	prefer bool
 }
 
 func genPlanCase() *rapid.Generator[planCase] {
@@ -81,6 +84,10 @@ func genPlanCase() *rapid.Generator[planCase] {
 
 func (c planCase) group(members bool) *placement.Group {
 	tmpl := placement.Pod{Namespace: "default", SchedulingGroup: "pg", Requests: placement.ResourceList{cpu: 1000}}
+	if c.prefer {
+		tmpl.NodeAffinity = &placement.NodeAffinity{Preferred: []placement.PreferredSchedulingTerm{{Weight: 10,
+			Preference: placement.NodeSelectorTerm{MatchExpressions: []placement.NodeSelectorRequirement{{Key: "disk", Operator: placement.NodeSelectorOpIn, Values: []string{"ssd"}}}}}}}
+	}
 	g := &placement.Group{Namespace: "default", Name: "pg", MinCount: c.count}
 	if !members {
 		g.PodSets = []placement.PodSet{{Name: "w", Count: c.count, Template: tmpl}}
@@ -104,7 +111,7 @@ func (c planCase) plan(t *rapid.T, members bool, nodes []placement.Node) (*place
 	if !members {
 		req.PodSet = "w"
 	}
-	p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{Balanced: c.balanced})
+	p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{Balanced: c.balanced, NodeAffinityPreferred: c.prefer})
 	return s, tr, g, p, err
 }
 
@@ -284,7 +291,9 @@ func TestProp_PodSetPlanMembersAlike(t *testing.T) {
 // TestProp_BalancedPlacement: with Balanced and a preferred level P, when
 // some domain of the level above holds the set split evenly over k
 // domains of P (found by trying every subset), the plan uses the fewest
-// such k and its counts per domain of P differ by at most one slice.
+// such k and its counts per domain of P differ by at most one slice —
+// also when preferred node affinity (some nodes labelled disk=ssd)
+// chooses among the splits.
 func TestProp_BalancedPlacement(t *testing.T) {
 	applied := 0
 	rapid.Check(t, func(t *rapid.T) {
@@ -301,6 +310,13 @@ func TestProp_BalancedPlacement(t *testing.T) {
 			c.count = int32(rapid.IntRange(1, 12).Draw(t, "count"))
 		}
 		c.balanced = true
+		if c.prefer = rapid.Bool().Draw(t, "prefer"); c.prefer {
+			for i := range c.nodes {
+				if rapid.Bool().Draw(t, "ssd") {
+					c.nodes[i].Labels["disk"] = "ssd"
+				}
+			}
+		}
 		s, tr, _, p, err := c.plan(t, false, c.nodes)
 		if errors.Is(err, topology.ErrNoDomain) {
 			return
