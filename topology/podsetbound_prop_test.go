@@ -94,11 +94,27 @@ func TestProp_PodSetSlicesWithBoundMembers(t *testing.T) {
 		for i, lv := range levels {
 			req.Slices = append(req.Slices, topology.SliceLayer{Key: planKeys[lv], Size: int32(sizes[i])})
 		}
+		// A plan of the same set with nothing bound, on a tree that kept
+		// the counts of an earlier one, is the plan of a fresh tree: the
+		// completions' counts are not kept as the set's.
+		other := &placement.Group{Namespace: "default", Name: "free", MinCount: 1,
+			PodSets: []placement.PodSet{{Name: "w", Count: int32(z), Template: g.PodSets[0].Template}}}
+		freeReq := req
+		freeReq.Required = ""
+		_, err = tr.PlanPodSets(s, other, []topology.PodSetRequest{freeReq}, topology.PlanOptions{})
+		require.NoError(t, err)
 		p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{})
 		require.NoError(t, err)
 		d := p.Decision
 		seen[d.Status]++
 		layersSeen[len(levels)]++
+		after, err := tr.PlanPodSets(s, other, []topology.PodSetRequest{freeReq}, topology.PlanOptions{})
+		require.NoError(t, err)
+		fresh, err := topology.NewTree(s, planKeys)
+		require.NoError(t, err)
+		want, err := fresh.PlanPodSets(s, other, []topology.PodSetRequest{freeReq}, topology.PlanOptions{})
+		require.NoError(t, err)
+		require.Equal(t, want, after, "a kept count differs from a fresh tree's")
 
 		// The oracle, by domain (its nodes' label path).
 		domOf := func(n placement.Node, level int) string {
