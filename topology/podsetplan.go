@@ -3,6 +3,7 @@ package topology
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -166,7 +167,7 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 	N := s.NumNodes()
 	p := &planner{t: t, s: s, c: c, L: len(t.keys), D: len(t.doms), R: len(c.res), opts: opts}
 	if sc := t.plan; sc == nil || len(sc.pods) != p.D+N || len(sc.extra) != N*p.R {
-		t.plan = newPlanScratch(s, p.D+N, p.R)
+		t.plan = newPlanScratch(t, s, p.D+N, p.R)
 	}
 	p.pods, p.slice, p.take, p.aff, p.taken = t.plan.pods, t.plan.slice, t.plan.take, t.plan.aff, t.plan.taken[:0]
 	defer p.release()
@@ -545,59 +546,52 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 	p := o.p
 	d := placement.Decision{Group: g.Key(), Status: placement.Scheduled, Bound: len(bound), Required: required(g, len(bound)), Proven: true}
 	var out Plan
-	var nodes []placement.NodeID
 	fits := map[int]bool{}
 	for _, so := range o.sets {
 		for _, u := range so.fit {
 			fits[u] = true
 		}
 	}
-	// One domain and nothing bound: the placement is that domain's nodes,
-	// and the ranks' nodes need not be collected.
-	collect := len(fits) != 1 || len(bound) > 0 || fitLeaf(fits, p.D)
 	placed := 0
 	slices.SortFunc(o.sets, func(a, b setOut) int { return strings.Compare(a.r.name, b.r.name) })
+	var keys []uint64
 	for _, so := range o.sets {
 		sp := PodSetPlan{Name: so.r.name}
 		if len(so.fit) == 1 && so.fit[0] < p.D {
 			sp.Domain = p.t.doms[so.fit[0]].path
 		}
-		type run struct {
-			dom DomainID
-			id  placement.NodeID
-			n   int64
-		}
-		runs := make([]run, len(so.nodes))
+		// Rank order: by deepest domain, then node, sorted as one packed
+		// key each (domain and node IDs are below 2³¹); the takes are
+		// read back by node from the per-unit take, cleared after.
+		keys = keys[:0]
 		for i, u := range so.nodes {
 			id := placement.NodeID(u - p.D)
-			runs[i] = run{p.t.domainOf(id, p.L-1), id, so.takes[i]}
+			keys = append(keys, uint64(p.t.domainOf(id, p.L-1))<<32|uint64(id))
+			p.setTake(u, so.takes[i])
 		}
-		slices.SortFunc(runs, func(a, b run) int {
-			if c := cmp.Compare(a.dom, b.dom); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
+		slices.Sort(keys)
 		var first int32
-		sp.Ranks = make([]Rank, 0, len(runs))
+		sp.Ranks = make([]Rank, 0, len(keys))
 		if !so.r.members {
-			d.PodSetAssignments = slices.Grow(d.PodSetAssignments, len(runs))
+			d.PodSetAssignments = slices.Grow(d.PodSetAssignments, len(keys))
 		}
-		for _, rn := range runs {
-			name := p.s.Node(rn.id).Name
-			sp.Ranks = append(sp.Ranks, Rank{Node: name, NodeID: rn.id, First: first, Count: int32(rn.n)})
-			first += int32(rn.n)
-			if collect {
-				nodes = append(nodes, rn.id)
-			}
+		byID := true // rank order is node order too
+		for i, k := range keys {
+			id := placement.NodeID(uint32(k))
+			n := p.take[p.D+int(id)]
+			byID = byID && (i == 0 || uint32(keys[i-1]) < uint32(k))
+			name := p.s.Node(id).Name
+			sp.Ranks = append(sp.Ranks, Rank{Node: name, NodeID: id, First: first, Count: int32(n)})
+			first += int32(n)
 			if !so.r.members {
-				d.PodSetAssignments = append(d.PodSetAssignments, placement.PodSetAssignment{PodSet: so.r.name, Node: name, NodeID: rn.id, Count: int32(rn.n)})
+				d.PodSetAssignments = append(d.PodSetAssignments, placement.PodSetAssignment{PodSet: so.r.name, Node: name, NodeID: id, Count: int32(n)})
 			}
 		}
+		p.clearTakes()
 		// The sets come in name order; each set's entries by node name,
 		// which NodeIDs follow (a snapshot numbers its nodes in name order).
-		if !so.r.members {
-			set := d.PodSetAssignments[len(d.PodSetAssignments)-len(runs):]
+		if !so.r.members && !byID {
+			set := d.PodSetAssignments[len(d.PodSetAssignments)-len(keys):]
 			slices.SortFunc(set, func(a, b placement.PodSetAssignment) int { return cmp.Compare(a.NodeID, b.NodeID) })
 		}
 		placed += int(first)
@@ -607,29 +601,35 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 		out.PodSets = append(out.PodSets, sp)
 	}
 
-	// The placement: every node of the domains the sets were fitted into,
-	// and the bound members' nodes.
-	for u := range fits {
-		if u >= p.D {
-			nodes = append(nodes, placement.NodeID(u-p.D))
-		} else if !collect {
-			nodes = p.t.doms[u].nodes // shared, as a generated placement's are: it holds every assigned node
-		} else {
-			nodes = append(nodes, p.t.doms[u].nodes...)
+	// The placement: every node of the domains the sets were fitted into
+	// (which hold every node a set was given), and the bound members'
+	// nodes. One domain and nothing bound: its nodes, shared, as a
+	// generated placement's are.
+	var nodes []placement.NodeID
+	units := slices.Sorted(maps.Keys(fits))
+	if len(units) == 1 && len(bound) == 0 && units[0] < p.D {
+		nodes = p.t.doms[units[0]].nodes
+	} else {
+		for _, u := range units {
+			if u >= p.D {
+				nodes = append(nodes, placement.NodeID(u-p.D))
+			} else {
+				nodes = append(nodes, p.t.doms[u].nodes...)
+			}
 		}
-	}
-	if collect {
 		nodes = append(nodes, bound...)
-		slices.Sort(nodes)
-		nodes = slices.Compact(nodes)
+		// Domains in ID order usually list their nodes in ID order too
+		// (nodes named by their paths): then nothing is sorted.
+		if !strictlyAscending(nodes) {
+			slices.Sort(nodes)
+			nodes = slices.Compact(nodes)
+		}
 	}
 	d.Placement.Nodes = nodes
 	if len(fits) == 1 {
-		for u := range fits {
-			d.Placement.Name = p.path(u)
-			if u >= p.D {
-				d.Placement.Name = ""
-			}
+		d.Placement.Name = p.path(units[0])
+		if units[0] >= p.D {
+			d.Placement.Name = ""
 		}
 	}
 	d.MostFit = len(bound) + placed
@@ -644,15 +644,14 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 	return out
 }
 
-// fitLeaf reports whether a set was fitted onto single nodes (units of
-// the leaf level, from D on).
-func fitLeaf(fits map[int]bool, D int) bool {
-	for u := range fits {
-		if u >= D {
-			return true
+// strictlyAscending reports whether ids ascend with no repeat.
+func strictlyAscending(ids []placement.NodeID) bool {
+	for i := 1; i < len(ids); i++ {
+		if ids[i-1] >= ids[i] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // memberAssignments gives the members, in member order, the ranks' nodes
