@@ -73,7 +73,7 @@ func (p *planner) planSetBound(r *request, scope int, bound []placement.NodeID, 
 			sub.count = need
 			p.use(&sub)
 			p.fill(u, l.level, true)
-			p.t.plan.counted = nil // u's counts are now sub's, after the completions so far
+			p.t.plan.forget() // u's counts are now sub's, after the completions so far
 			if p.pods[u] < need {
 				undo()
 				return setOut{}, &failure{msg: fmt.Sprintf("%s needs %d more pods in %s to complete the slice of %d pods %s began there; it holds %d",

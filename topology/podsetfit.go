@@ -64,6 +64,22 @@ type planScratch struct {
 	// so that a plan of the same template on the same snapshot skips
 	// counting.
 	counted *countKey
+	// deep marks the domains whose every unit below holds the kept
+	// counts too (a descent filled them while counted was set), listed
+	// in deepList: a descent of the same template walks them again
+	// without counting.
+	deep     []bool
+	deepList []int
+}
+
+// forget drops the kept counts: pods and slice hold another request's, or
+// the usage of sets planned before.
+func (sc *planScratch) forget() {
+	sc.counted = nil
+	for _, u := range sc.deepList {
+		sc.deep[u] = false
+	}
+	sc.deepList = sc.deepList[:0]
 }
 
 // countKey says what pods and slice hold when counted for a whole tree
@@ -110,7 +126,8 @@ func requiresNodes(tmpl *placement.Pod) bool {
 func newPlanScratch(t *Tree, s *placement.Snapshot, units, R int) *planScratch {
 	N := s.NumNodes()
 	sc := &planScratch{pods: make([]int64, units), slice: make([]int64, units), take: make([]int64, units),
-		extra: make([]int64, N*R), plain: make([]bool, N), aff: make([]int64, units), full: make([]bool, len(t.doms))}
+		extra: make([]int64, N*R), plain: make([]bool, N), aff: make([]int64, units), full: make([]bool, len(t.doms)),
+		deep: make([]bool, len(t.doms))}
 	for id := range placement.NodeID(N) {
 		n := s.Node(id)
 		sc.plain[id] = len(n.Taints) == 0 && !n.Unschedulable
@@ -608,8 +625,16 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 	deep := false
 	for lv := fl; lv < p.L; lv++ {
 		if !deep && lv >= p.cut {
+			sc := p.t.plan
 			for _, u := range cur {
+				if u < p.D && sc.deep[u] {
+					continue // filled by a descent of the kept counts
+				}
 				p.fill(u, lv, true) // the same counts, now for every unit under u
+				if sc.counted != nil && u < p.D {
+					sc.deep[u] = true
+					sc.deepList = append(sc.deepList, u)
+				}
 			}
 			deep = true
 		}

@@ -381,7 +381,7 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 	for q := max(big.level, stop); q >= stop; q-- {
 		p.use(big)
 		p.fillScope(lvScope)
-		p.t.plan.counted = nil
+		p.t.plan.forget()
 		// Best fit: the domains that hold the largest set alone, the
 		// fewest slices first, then the fewest pods, then path; while
 		// the largest set's preferred node affinity ranks domains, the
@@ -464,7 +464,7 @@ func (p *planner) planSet(r *request, scope int, opts PlanOptions) (setOut, *fai
 		// same template and layers count the same.
 	} else {
 		p.fillScope(scope)
-		sc.counted = nil
+		sc.forget()
 		if scope < 0 && p.extra == nil && p.cacheable() {
 			sc.counted = newCountKey(p.s, r, p.cut)
 		}
@@ -486,7 +486,7 @@ func (p *planner) planSet(r *request, scope int, opts PlanOptions) (setOut, *fai
 func (p *planner) planSetIn(r *request, u int) (setOut, *failure) {
 	p.use(r)
 	p.fill(u, p.level(u), false)
-	p.t.plan.counted = nil
+	p.t.plan.forget()
 	need := r.count
 	if p.pods[u] < need {
 		return setOut{}, &failure{level: p.level(u), best: u, holds: p.pods[u]}
