@@ -70,6 +70,12 @@ type planScratch struct {
 	// without counting.
 	deep     []bool
 	deepList []int
+	// levels and kids are descend's buffers: the units of alternate
+	// levels, and the children being ordered; keys planOut.plan's rank
+	// keys.
+	levels [2][]int
+	kids   []int
+	keys   []uint64
 }
 
 // forget drops the kept counts: pods and slice hold another request's, or
@@ -623,9 +629,12 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 	z := r.sliceUnit()
 	cur := units
 	deep := false
+	// The units of each level and the children being ordered live in
+	// the scratch's buffers, reused from call to call.
+	sc := p.t.plan
+	bufs, ks := sc.levels, sc.kids
 	for lv := fl; lv < p.L; lv++ {
 		if !deep && lv >= p.cut {
-			sc := p.t.plan
 			for _, u := range cur {
 				if u < p.D && sc.deep[u] {
 					continue // filled by a descent of the kept counts
@@ -638,18 +647,17 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 			}
 			deep = true
 		}
-		var next []int
+		next := bufs[lv&1][:0] // not cur's buffer: cur is the other one, or units
 		if lv < r.layers[0].level && !perParent {
 			var total int64
-			var ks []int
+			ks = ks[:0]
 			for _, u := range cur {
 				total += p.take[u]
 				ks = p.appendKids(ks, u)
 			}
 			p.order(ks, lf)
-			next, _ = p.consume(nil, ks, total/z, z, capMode{slices: true}, !lf)
+			next, _ = p.consume(next, ks, total/z, z, capMode{slices: true}, !lf)
 		} else {
-			var ks []int
 			for _, u := range cur {
 				ks = p.appendKids(ks[:0], u)
 				m, unit := capMode{slices: true}, z
@@ -666,9 +674,11 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 				next, _ = p.consume(next, ks, p.take[u]/unit, unit, m, !lf)
 			}
 		}
+		bufs[lv&1] = next
 		cur = next
 	}
-	return cur
+	sc.levels, sc.kids = bufs, ks
+	return slices.Clone(cur)
 }
 
 // reason words a failure as Kueue's do, per pod set: the level that failed

@@ -554,7 +554,7 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 	}
 	placed := 0
 	slices.SortFunc(o.sets, func(a, b setOut) int { return strings.Compare(a.r.name, b.r.name) })
-	var keys []uint64
+	keys := p.t.plan.keys
 	for _, so := range o.sets {
 		sp := PodSetPlan{Name: so.r.name}
 		if len(so.fit) == 1 && so.fit[0] < p.D {
@@ -588,6 +588,7 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 			}
 		}
 		p.clearTakes()
+		p.t.plan.keys = keys
 		// The sets come in name order; each set's entries by node name,
 		// which NodeIDs follow (a snapshot numbers its nodes in name order).
 		if !so.r.members && !byID {
