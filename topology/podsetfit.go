@@ -76,6 +76,12 @@ type planScratch struct {
 	levels [2][]int
 	kids   []int
 	keys   []uint64
+	// tieRank is each node's place in the order of (deepest domain,
+	// NodeID), which order breaks ties of nodes by; byRank its inverse;
+	// okeys order's packed keys.
+	tieRank []int32
+	byRank  []placement.NodeID
+	okeys   []uint64
 }
 
 // forget drops the kept counts: pods and slice hold another request's, or
@@ -139,6 +145,20 @@ func newPlanScratch(t *Tree, s *placement.Snapshot, units, R int) *planScratch {
 		sc.plain[id] = len(n.Taints) == 0 && !n.Unschedulable
 	}
 	L := len(t.keys)
+	sc.byRank = make([]placement.NodeID, N)
+	for id := range sc.byRank {
+		sc.byRank[id] = placement.NodeID(id)
+	}
+	slices.SortFunc(sc.byRank, func(a, b placement.NodeID) int {
+		if c := cmp.Compare(t.nodeDom[int(a)*L+L-1], t.nodeDom[int(b)*L+L-1]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	sc.tieRank = make([]int32, N)
+	for k, id := range sc.byRank {
+		sc.tieRank[id] = int32(k)
+	}
 	for d := range t.doms {
 		sc.full[d] = !slices.ContainsFunc(t.doms[d].nodes, func(n placement.NodeID) bool { return t.nodeDom[int(n)*L+L-1] < 0 })
 	}
@@ -439,37 +459,6 @@ func (p *planner) unitsAt(lv, scope int) []int {
 		cur = next
 	}
 	return cur
-}
-
-// order sorts units best first: Kueue's BestFit order (most slices, then
-// fewest pods: a tighter fit among equals) or, with leastFree, its
-// LeastFreeCapacity order (fewest slices first); while p prefers, the
-// highest summed preferred node affinity comes before either (Kueue's
-// TASRespectNodeAffinityPreferred). Ties go by path, as Kueue's level
-// values: unit IDs follow paths within a level; nodes go by their
-// deepest domain's path, then name.
-func (p *planner) order(us []int, leastFree bool) {
-	slices.SortFunc(us, func(a, b int) int {
-		if p.prefer && p.aff[a] != p.aff[b] {
-			return cmp.Compare(p.aff[b], p.aff[a])
-		}
-		if c := cmp.Compare(p.slice[b], p.slice[a]); c != 0 {
-			if leastFree {
-				return -c
-			}
-			return c
-		}
-		if c := cmp.Compare(p.pods[a], p.pods[b]); c != 0 {
-			return c
-		}
-		if a >= p.D && b >= p.D {
-			na, nb := p.t.nodeDom[(a-p.D)*p.L+p.L-1], p.t.nodeDom[(b-p.D)*p.L+p.L-1]
-			if c := cmp.Compare(na, nb); c != 0 {
-				return c
-			}
-		}
-		return cmp.Compare(a, b)
-	})
 }
 
 func (p *planner) setTake(u int, pods int64) {

@@ -1,0 +1,113 @@
+package topology
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+)
+
+// order sorts units best first: Kueue's BestFit order (most slices, then
+// fewest pods: a tighter fit among equals) or, with leastFree, its
+// LeastFreeCapacity order (fewest slices first); while p prefers, the
+// highest summed preferred node affinity comes before either (Kueue's
+// TASRespectNodeAffinityPreferred). Ties go by path, as Kueue's level
+// values: unit IDs follow paths within a level; nodes go by their
+// deepest domain's path, then name. The units are all domains or all
+// nodes (one level's). When there are many of them and every field of
+// the order, offset by its least value in us, fits one 64-bit key
+// together, the keys are sorted as integers (no comparator call per
+// comparison); otherwise by orderByCompare, the same order (for a few
+// units the keys' extra passes cost more than they save: measured on
+// racks of 32 hosts).
+func (p *planner) order(us []int, leastFree bool) {
+	if len(us) < packedOrderMin {
+		p.orderByCompare(us, leastFree)
+		return
+	}
+	sc := p.t.plan
+	nodes := us[0] >= p.D
+	tie := func(u int) uint64 {
+		if nodes {
+			return uint64(sc.tieRank[u-p.D])
+		}
+		return uint64(u)
+	}
+	// The range of each field over us.
+	loA, hiA := p.aff[us[0]], p.aff[us[0]]
+	loS, hiS := p.slice[us[0]], p.slice[us[0]]
+	loP, hiP := p.pods[us[0]], p.pods[us[0]]
+	loT, hiT := tie(us[0]), tie(us[0])
+	for _, u := range us[1:] {
+		if p.prefer {
+			loA, hiA = min(loA, p.aff[u]), max(hiA, p.aff[u])
+		}
+		loS, hiS = min(loS, p.slice[u]), max(hiS, p.slice[u])
+		loP, hiP = min(loP, p.pods[u]), max(hiP, p.pods[u])
+		t := tie(u)
+		loT, hiT = min(loT, t), max(hiT, t)
+	}
+	var bA int
+	if p.prefer {
+		bA = bits.Len64(uint64(hiA - loA))
+	}
+	bS, bP, bT := bits.Len64(uint64(hiS-loS)), bits.Len64(uint64(hiP-loP)), bits.Len64(hiT-loT)
+	if bA+bS+bP+bT > 64 {
+		p.orderByCompare(us, leastFree)
+		return
+	}
+	keys := sc.okeys[:0]
+	for _, u := range us {
+		var a uint64
+		if p.prefer {
+			a = uint64(hiA - p.aff[u]) // the highest first
+		}
+		s := uint64(hiS - p.slice[u]) // the most slices first
+		if leastFree {
+			s = uint64(p.slice[u] - loS)
+		}
+		k := a<<bS | s
+		k = k<<bP | uint64(p.pods[u]-loP)
+		k = k<<bT | (tie(u) - loT)
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	mask := uint64(1)<<bT - 1
+	for i, k := range keys {
+		t := k&mask + loT
+		if nodes {
+			us[i] = p.D + int(sc.byRank[t])
+		} else {
+			us[i] = int(t)
+		}
+	}
+	sc.okeys = keys
+}
+
+// packedOrderMin is the fewest units order sorts by packed keys.
+const packedOrderMin = 64
+
+// orderByCompare is order by a comparator, for fields too wide for one
+// key.
+func (p *planner) orderByCompare(us []int, leastFree bool) {
+	slices.SortFunc(us, func(a, b int) int {
+		if p.prefer && p.aff[a] != p.aff[b] {
+			return cmp.Compare(p.aff[b], p.aff[a])
+		}
+		if c := cmp.Compare(p.slice[b], p.slice[a]); c != 0 {
+			if leastFree {
+				return -c
+			}
+			return c
+		}
+		if c := cmp.Compare(p.pods[a], p.pods[b]); c != 0 {
+			return c
+		}
+		if a >= p.D && b >= p.D {
+			na, nb := p.t.nodeDom[(a-p.D)*p.L+p.L-1], p.t.nodeDom[(b-p.D)*p.L+p.L-1]
+			if c := cmp.Compare(na, nb); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(a, b)
+	})
+}
