@@ -28,7 +28,7 @@ func (p *planner) planSetBound(r *request, scope int, bound []placement.NodeID, 
 			d := p.t.domainOf(id, l.level)
 			if d < 0 {
 				return setOut{}, &failure{msg: fmt.Sprintf("%s has a bound member on node %q, which is in no %s domain: its slice cannot be completed",
-					r.obj, p.s.Node(id).Name, p.t.keys[l.level])}
+					r.obj(), p.s.Node(id).Name, p.t.keys[l.level])}
 			}
 			in[d]++
 		}
@@ -68,7 +68,7 @@ func (p *planner) planSetBound(r *request, scope int, bound []placement.NodeID, 
 			if need > left {
 				undo()
 				return setOut{}, &failure{msg: fmt.Sprintf("%s has %d pods left to complete the slice of %d pods %s began in %s; it needs %d more there",
-					r.obj, left, l.size, began(in[d]), p.t.doms[u].path, need)}
+					r.obj(), left, l.size, began(in[d]), p.t.doms[u].path, need)}
 			}
 			sub.count = need
 			p.use(&sub)
@@ -77,7 +77,7 @@ func (p *planner) planSetBound(r *request, scope int, bound []placement.NodeID, 
 			if p.pods[u] < need {
 				undo()
 				return setOut{}, &failure{msg: fmt.Sprintf("%s needs %d more pods in %s to complete the slice of %d pods %s began there; it holds %d",
-					r.obj, need, p.t.doms[u].path, l.size, began(in[d]), p.pods[u])}
+					r.obj(), need, p.t.doms[u].path, l.size, began(in[d]), p.pods[u])}
 			}
 			p.setTake(u, need)
 			so := p.finish([]int{u}, l.level, true)

@@ -699,7 +699,7 @@ func (p *planner) reason(f *failure) string {
 	if r.members {
 		verb = "need"
 	}
-	fmt.Fprintf(&b, "%s %s %s", r.obj, verb, what(need))
+	fmt.Fprintf(&b, "%s %s %s", r.obj(), verb, what(need))
 	switch {
 	case f.level >= 0 && f.best < 0:
 		fmt.Fprintf(&b, " in one %s domain; there is none", p.t.keys[f.level])

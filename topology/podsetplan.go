@@ -227,7 +227,7 @@ func ownerOf(rs []request, bound int) (int, error) {
 			continue
 		}
 		if owner >= 0 {
-			return -1, placement.Errorf(placement.ErrInvalid, rs[i].obj, "slices", "the group has %d bound members, which belong to its one sliced set, and %s is sliced too", bound, rs[owner].obj)
+			return -1, placement.Errorf(placement.ErrInvalid, rs[i].obj(), "slices", "the group has %d bound members, which belong to its one sliced set, and %s is sliced too", bound, rs[owner].obj())
 		}
 		owner = i
 	}
@@ -285,7 +285,7 @@ func (t *Tree) requests(s *placement.Snapshot, g *placement.Group, reqs []PodSet
 			continue
 		}
 		if j, ok := groups[rs[i].group]; ok && (rs[j].level != rs[i].level || rs[j].required != rs[i].required) {
-			return nil, placement.Errorf(placement.ErrInvalid, rs[i].obj, "group", "PodSetGroup %q: its sets ask for different levels (as %s does not)", rs[i].group, rs[j].obj)
+			return nil, placement.Errorf(placement.ErrInvalid, rs[i].obj(), "group", "PodSetGroup %q: its sets ask for different levels (as %s does not)", rs[i].group, rs[j].obj())
 		}
 		groups[rs[i].group] = i
 	}

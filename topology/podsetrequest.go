@@ -62,7 +62,7 @@ type PodSetRequest struct {
 // request is a PodSetRequest checked against a tree and a group.
 type request struct {
 	name          string
-	obj           string // for errors: the pod set or the members
+	gkey          placement.Key // the group's, for obj
 	members       bool
 	first         int   // pending index of the set's first pod
 	count         int64 // pods
@@ -87,6 +87,15 @@ type layer struct {
 	size  int64
 }
 
+// obj names the set in errors and reasons: the pod set or the members.
+// It is worded only when needed: a plan that fits never reads it.
+func (r *request) obj() string {
+	if r.members {
+		return fmt.Sprintf("the members of PodGroup %q", r.gkey.String())
+	}
+	return fmt.Sprintf("pod set %q of PodGroup %q", r.name, r.gkey.String())
+}
+
 // sliceUnit returns the outermost layer's size.
 func (r *request) sliceUnit() int64 { return r.layers[0].size }
 
@@ -108,20 +117,17 @@ func (r *request) unitAt(lv int) int64 {
 func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (request, error) {
 	leaf := len(t.keys)
 	out := request{name: r.PodSet, group: r.Group, level: leaf}
-	out.obj = fmt.Sprintf("pod set %q of PodGroup %q", r.PodSet, g.Key().String())
-	if r.PodSet == "" {
-		out.obj, out.members = fmt.Sprintf("the members of PodGroup %q", g.Key().String()), true
-	}
+	out.gkey, out.members = g.Key(), r.PodSet == ""
 	lvl := func(key, f string) (int, error) {
 		if key == "" {
-			return 0, placement.Errorf(placement.ErrInvalid, out.obj, f, "must not be empty")
+			return 0, placement.Errorf(placement.ErrInvalid, out.obj(), f, "must not be empty")
 		}
 		l, ok := t.Level(key)
 		if !ok {
-			return 0, placement.Errorf(placement.ErrNotFound, out.obj, f, "%q is not a level of the topology tree (levels: %s)", key, keyList(t.keys))
+			return 0, placement.Errorf(placement.ErrNotFound, out.obj(), f, "%q is not a level of the topology tree (levels: %s)", key, keyList(t.keys))
 		}
 		if t.levelStart[l] == t.levelStart[l+1] {
-			return 0, placement.Errorf(ErrNoDomain, out.obj, f, "%q: %s", key, t.emptyLevel(l))
+			return 0, placement.Errorf(ErrNoDomain, out.obj(), f, "%q: %s", key, t.emptyLevel(l))
 		}
 		return l, nil
 	}
@@ -132,7 +138,7 @@ func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (reque
 		}
 	}
 	if set > 1 {
-		return request{}, placement.Errorf(placement.ErrInvalid, out.obj, field, "sets more than one of required, preferred and unconstrained")
+		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field, "sets more than one of required, preferred and unconstrained")
 	}
 	var err error
 	switch {
@@ -151,13 +157,13 @@ func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (reque
 		return request{}, err
 	}
 	if len(r.Slices) > MaxSliceLayers {
-		return request{}, placement.Errorf(placement.ErrInvalid, out.obj, field+".slices", "%d slice layers, more than %d", len(r.Slices), MaxSliceLayers)
+		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field+".slices", "%d slice layers, more than %d", len(r.Slices), MaxSliceLayers)
 	}
 	if r.Group != "" && len(r.Slices) > 0 {
-		return request{}, placement.Errorf(placement.ErrInvalid, out.obj, field+".group", "a pod set of a PodSetGroup takes no slices")
+		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field+".group", "a pod set of a PodSetGroup takes no slices")
 	}
 	if r.Group != "" && r.Required == "" && r.Preferred == "" {
-		return request{}, placement.Errorf(placement.ErrInvalid, out.obj, field+".group", "a pod set of a PodSetGroup needs a required or preferred level")
+		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field+".group", "a pod set of a PodSetGroup needs a required or preferred level")
 	}
 	for i, s := range r.Slices {
 		f := fmt.Sprintf("%s.slices[%d]", field, i)
@@ -166,18 +172,18 @@ func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (reque
 			return request{}, err
 		}
 		if s.Size < 1 {
-			return request{}, placement.Errorf(placement.ErrInvalid, out.obj, f+".size", "%d is below 1", s.Size)
+			return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f+".size", "%d is below 1", s.Size)
 		}
 		if i == 0 && (out.required || out.preferred) && l < out.level {
-			return request{}, placement.Errorf(placement.ErrInvalid, out.obj, f+".key", "slice level %q is wider than the set's level %q", s.Key, t.keys[out.level])
+			return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f+".key", "slice level %q is wider than the set's level %q", s.Key, t.keys[out.level])
 		}
 		if i > 0 {
 			prev := out.layers[i-1]
 			if l <= prev.level {
-				return request{}, placement.Errorf(placement.ErrInvalid, out.obj, f+".key", "slice level %q is not narrower than the layer around it, %q", s.Key, t.keys[prev.level])
+				return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f+".key", "slice level %q is not narrower than the layer around it, %q", s.Key, t.keys[prev.level])
 			}
 			if prev.size%int64(s.Size) != 0 {
-				return request{}, placement.Errorf(placement.ErrInvalid, out.obj, f+".size", "%d does not divide the size %d of the layer around it", s.Size, prev.size)
+				return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f+".size", "%d does not divide the size %d of the layer around it", s.Size, prev.size)
 			}
 		}
 		out.layers = append(out.layers, layer{l, int64(s.Size)})
@@ -193,7 +199,7 @@ func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (reque
 func (r *request) bind(s *placement.Snapshot, g *placement.Group) error {
 	if r.members {
 		if len(g.Members) == 0 {
-			return placement.Errorf(placement.ErrNotFound, r.obj, "members", "the group has no pending members")
+			return placement.Errorf(placement.ErrNotFound, r.obj(), "members", "the group has no pending members")
 		}
 		m0 := &g.Members[0]
 		for i := range g.Members {
@@ -209,11 +215,11 @@ func (r *request) bind(s *placement.Snapshot, g *placement.Group) error {
 	} else {
 		k := slices.IndexFunc(g.PodSets, func(ps placement.PodSet) bool { return ps.Name == r.name })
 		if k < 0 {
-			return placement.Errorf(placement.ErrNotFound, r.obj, "podSet", "the group has no pod set of that name")
+			return placement.Errorf(placement.ErrNotFound, r.obj(), "podSet", "the group has no pod set of that name")
 		}
 		ps := &g.PodSets[k]
 		if ps.Count < 1 {
-			return placement.Errorf(placement.ErrInvalid, r.obj, "count", "%d is below 1", ps.Count)
+			return placement.Errorf(placement.ErrInvalid, r.obj(), "count", "%d is below 1", ps.Count)
 		}
 		r.first, r.count, r.tmpl = g.PodSetStart(k), int64(ps.Count), &ps.Template
 	}
@@ -245,9 +251,9 @@ func (r *request) checkCount(bound int64) error {
 		f = "members"
 	}
 	if bound > 0 {
-		return placement.Errorf(placement.ErrInvalid, r.obj, f, "%d pods and %d bound members are not a multiple of the slice size %d", r.count, bound, u)
+		return placement.Errorf(placement.ErrInvalid, r.obj(), f, "%d pods and %d bound members are not a multiple of the slice size %d", r.count, bound, u)
 	}
-	return placement.Errorf(placement.ErrInvalid, r.obj, f, "%d pods is not a multiple of the slice size %d", r.count, u)
+	return placement.Errorf(placement.ErrInvalid, r.obj(), f, "%d pods is not a multiple of the slice size %d", r.count, u)
 }
 
 // sliced reports whether r has slices of more than one pod.
