@@ -52,13 +52,22 @@ func (p *planner) balanced(scope int) ([]int, bool) {
 	} else {
 		scopes = p.unitsAt(P-1, scope)
 	}
-	var best *balancedChoice
+	// Each scope's choice is built in b.more and b.less; the best so far
+	// keeps its own two buffers, swapped with those when a better comes.
+	b := &p.t.plan.bal
+	var best balancedChoice
+	found := false
 	for _, u := range scopes {
-		if c, ok := p.balanceIn(u, P, n); ok && (best == nil || c.better(*best)) {
-			best = &c
+		c, ok := p.balanceIn(u, P, n, b)
+		if ok && (!found || c.better(best)) {
+			best, found = c, true
+			b.more, b.bestMore = b.bestMore[:0], c.more
+			b.less, b.bestLess = b.bestLess[:0], c.less
+		} else {
+			b.more, b.less = c.more[:0], c.less[:0]
 		}
 	}
-	if best == nil {
+	if !found {
 		return nil, false
 	}
 	var out []int
@@ -74,14 +83,32 @@ func (p *planner) balanced(scope int) ([]int, bool) {
 	return out, true
 }
 
+// balanceBufs are balanced's buffers, kept in the plan scratch: a
+// scope's domains and their capacities, and the choices' domains.
+type balanceBufs struct {
+	units                          []int
+	caps                           []int64
+	used                           []bool
+	more, less, bestMore, bestLess []int
+}
+
 // balanceIn finds the fewest domains of level P in scope that hold n
-// slices split evenly, and the tightest such choice.
-func (p *planner) balanceIn(scope, P int, n int64) (balancedChoice, bool) {
-	us := p.unitsAt(P, scope)
-	caps := make([]int64, len(us))
-	for i, u := range us {
-		caps[i] = p.slice[u]
+// slices split evenly, and the tightest such choice. The choice's more
+// and less are b.more and b.less, grown.
+func (p *planner) balanceIn(scope, P int, n int64, b *balanceBufs) (balancedChoice, bool) {
+	ch := balancedChoice{scope: scope, more: b.more[:0], less: b.less[:0]}
+	us := b.units[:0]
+	if scope >= 0 && p.level(scope) == P-1 {
+		us = p.appendKids(us, scope)
+	} else {
+		us = append(us, p.unitsAt(P, scope)...)
 	}
+	b.units = us
+	caps := b.caps[:0]
+	for _, u := range us {
+		caps = append(caps, p.slice[u])
+	}
+	b.caps = caps
 	slices.SortFunc(caps, func(a, b int64) int { return cmp.Compare(b, a) })
 	k := 0
 	for c := 1; c <= len(caps) && int64(c) <= n; c++ {
@@ -92,13 +119,13 @@ func (p *planner) balanceIn(scope, P int, n int64) (balancedChoice, bool) {
 		}
 	}
 	if k == 0 {
-		return balancedChoice{}, false
+		return ch, false
 	}
 	q, rem := n/int64(k), int(n%int64(k))
 	// Smallest first, then path: the tightest domains are taken first;
 	// while the planner prefers, the most preferred before them. Any order
 	// finds k domains here: the q+1 takers all hold q too.
-	asc := slices.Clone(us)
+	asc := us
 	slices.SortFunc(asc, func(a, b int) int {
 		if p.prefer && p.aff[a] != p.aff[b] {
 			return cmp.Compare(p.aff[b], p.aff[a])
@@ -108,20 +135,22 @@ func (p *planner) balanceIn(scope, P int, n int64) (balancedChoice, bool) {
 		}
 		return cmp.Compare(a, b)
 	})
-	ch := balancedChoice{scope: scope, k: k, q: q}
-	used := map[int]bool{}
-	for _, u := range asc {
+	ch.k, ch.q = k, q
+	used := slices.Grow(b.used[:0], len(asc))[:len(asc)] // by place in asc
+	clear(used)
+	b.used = used
+	for i, u := range asc {
 		if len(ch.more) < rem && p.slice[u] >= q+1 {
 			ch.more = append(ch.more, u)
-			used[u] = true
+			used[i] = true
 			ch.leftover += p.slice[u] - q - 1
 			if p.prefer {
 				ch.aff += p.aff[u]
 			}
 		}
 	}
-	for _, u := range asc {
-		if len(ch.less) < k-rem && !used[u] && p.slice[u] >= q {
+	for i, u := range asc {
+		if len(ch.less) < k-rem && !used[i] && p.slice[u] >= q {
 			ch.less = append(ch.less, u)
 			ch.leftover += p.slice[u] - q
 			if p.prefer {

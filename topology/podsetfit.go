@@ -82,6 +82,7 @@ type planScratch struct {
 	tieRank []int32
 	byRank  []placement.NodeID
 	okeys   []uint64
+	bal     balanceBufs // balanced's
 }
 
 // forget drops the kept counts: pods and slice hold another request's, or
