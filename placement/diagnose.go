@@ -194,7 +194,7 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 		}
 	}
 	for k, rv := range sv.reservers {
-		if r := rv.Filter(p, ni); !r.OK() && !sv.failed(r, fmt.Sprintf("Options.Reservers[%d]", k), p, ni) {
+		if r := rv.Filter(p, ni); !r.OK() && !sv.failedIn(r, "Options.Reservers", k, p, ni) {
 			out = append(out, r)
 		}
 	}

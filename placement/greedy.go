@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -614,14 +613,14 @@ func (sv *solver) fits(m *member, id NodeID) bool {
 	for k, f := range sv.opts.Filters {
 		if r := f.Filter(p, ni); !r.OK() {
 			sv.hookCut = sv.hookCut || r.Cut
-			sv.failed(r, fmt.Sprintf("Options.Filters[%d]", k), p, ni)
+			sv.failedIn(r, "Options.Filters", k, p, ni)
 			return false
 		}
 	}
 	for k, rv := range sv.reservers {
 		if r := rv.Filter(p, ni); !r.OK() {
 			sv.hookCut = sv.hookCut || r.Cut
-			sv.failed(r, fmt.Sprintf("Options.Reservers[%d]", k), p, ni)
+			sv.failedIn(r, "Options.Reservers", k, p, ni)
 			return false
 		}
 	}

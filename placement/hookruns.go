@@ -1,7 +1,5 @@
 package placement
 
-import "fmt"
-
 // runClasses sets up runs of members under reservers: when every reserver
 // is a [ClassReserver], it sets sv.runHooks and numbers the rows in
 // sv.hclass, a row sharing its predecessor's number (in member order)
@@ -98,7 +96,7 @@ func (sv *solver) reserveRun(run []int, id NodeID) int {
 		if c < n {
 			n = c
 			sv.hookCut = sv.hookCut || rej.Cut
-			sv.failed(rej, fmt.Sprintf("Options.Reservers[%d]", k), pods[c], ni)
+			sv.failedIn(rej, "Options.Reservers", k, pods[c], ni)
 		}
 	}
 	sv.runGot = got

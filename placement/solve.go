@@ -236,6 +236,16 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	return d, err
 }
 
+// failedIn is failed for hook k of the option list named list
+// ("Options.Reservers"), its name formatted only for an error: hooks
+// reject on most nodes they are asked about.
+func (sv *solver) failedIn(r Rejection, list string, k int, p *Pod, ni NodeInfo) bool {
+	if r.Err == nil {
+		return false
+	}
+	return sv.failed(r, fmt.Sprintf("%s[%d]", list, k), p, ni)
+}
+
 // failed reports whether hook's verdict r carries an error; the first one
 // is kept for Solve to return, and the budget is spent so that every loop
 // stops.
