@@ -90,7 +90,7 @@ func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, 
 	var vars []svar
 	for ci, c := range r.rs.claims {
 		if c.base == nil && len(r.nodes[ci]) > 0 {
-			vars = append(vars, svar{claim: int32(ci), spec: c.spec, reach: r.reachSet(int32(ci), r.nodes[ci][0])})
+			vars = append(vars, svar{claim: int32(ci), spec: c.spec, reach: r.reachSet(int32(ci), r.nodes[ci][0]), at: r.nodes[ci][0]})
 		}
 	}
 	if len(vars) > 0 {

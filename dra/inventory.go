@@ -22,14 +22,15 @@ type Inventory struct {
 	classMemo map[string]*lazyMemo // per class: which devices its selectors accept
 	devs      []device
 	byID      map[DeviceID]int32
-	local     map[string][]int32 // node name -> node-local devices
-	selective []int32            // devices reachable through a node selector
-	everyNode []int32            // devices reachable from every node
-	counters  []int64            // capacity per counter, dense
-	ctrNames  []string           // "driver/pool/set/counter", for messages
-	shared    []int64            // per capacity of a device that allows multiple allocations: its value
-	sharedOf  []int32            // per such capacity: its device
-	tainted   bool               // some device has a taint that blocks allocation
+	nodeIx    map[string]int32 // node name -> index in locals
+	locals    [][]int32        // per node with local devices: those devices
+	selective []int32          // devices reachable through a node selector
+	everyNode []int32          // devices reachable from every node
+	counters  []int64          // capacity per counter, dense
+	ctrNames  []string         // "driver/pool/set/counter", for messages
+	shared    []int64          // per capacity of a device that allows multiple allocations: its value
+	sharedOf  []int32          // per such capacity: its device
+	tainted   bool             // some device has a taint that blocks allocation
 }
 
 type access uint8
@@ -45,6 +46,7 @@ type device struct {
 	d      *Device
 	access access
 	node   string
+	nodeIx int32 // node's index in Inventory.locals (node-local devices)
 	sel    *placement.LabelSelector
 	selID  int32 // identifies sel among the inventory's selectors
 	uses   []counterUse
@@ -77,7 +79,7 @@ type poolKey struct{ driver, pool string }
 // empty key or effect; a negative capacity or counter; a duplicate counter set within a pool; a device
 // that consumes from a counter set or counter its pool does not have.
 func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, error) {
-	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), classMemo: make(map[string]*lazyMemo, len(classes)), byID: map[DeviceID]int32{}, local: map[string][]int32{}}
+	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), classMemo: make(map[string]*lazyMemo, len(classes)), byID: map[DeviceID]int32{}, nodeIx: map[string]int32{}}
 	if err := inv.addClasses(classes); err != nil {
 		return nil, err
 	}
@@ -316,7 +318,14 @@ func (inv *Inventory) index() {
 		}
 		switch dv.access {
 		case accessNode:
-			inv.local[dv.node] = append(inv.local[dv.node], int32(i))
+			ix, ok := inv.nodeIx[dv.node]
+			if !ok {
+				ix = int32(len(inv.locals))
+				inv.nodeIx[dv.node] = ix
+				inv.locals = append(inv.locals, nil)
+			}
+			dv.nodeIx = ix
+			inv.locals[ix] = append(inv.locals[ix], int32(i))
 		case accessSelector:
 			inv.selective = append(inv.selective, int32(i))
 		case accessAll:
@@ -386,9 +395,11 @@ func (inv *Inventory) reachable(i int32, n *placement.Node) bool {
 // selector matches n, then those reachable from every node, each group in
 // driver, pool, device-name order. It stops when f returns false.
 func (inv *Inventory) eachReachable(n *placement.Node, f func(int32) bool) {
-	for _, i := range inv.local[n.Name] {
-		if !f(i) {
-			return
+	if ix, ok := inv.nodeIx[n.Name]; ok {
+		for _, i := range inv.locals[ix] {
+			if !f(i) {
+				return
+			}
 		}
 	}
 	for _, i := range inv.selective {

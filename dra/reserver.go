@@ -93,6 +93,7 @@ type reserver struct {
 	// assignment consumes.
 	sharedHeld []int64
 	frames     []frame
+	changes    []change // the frames' moved claims, a stack in frame order
 
 	// terse says the caller reads a rejection's Cut only (ReserveRun):
 	// no reason is worded, no blame or idle cluster searched.
@@ -101,6 +102,7 @@ type reserver struct {
 	lastRefs []memberRef
 	keyRefs  []memberRef // the refs ClassKey last named, as key (nil: none yet)
 	key      string
+	keyBuf   []byte
 
 	users []int32 // per claim: members using it
 	// allNeeded says the group needs every pending member, so every
@@ -113,16 +115,35 @@ type reserver struct {
 	matched   []int32
 
 	memo    map[planKey]planMemo
-	quiet   bool              // the slow path's release and re-hold leave everything as it was
-	noGroup bool              // searches ignore the PodGroup's device constraints (groupBlame)
-	nodeGen map[string]uint32 // per node: changes of its local devices
-	global  uint32            // changes of every other device
+	quiet   bool     // the slow path's release and re-hold leave everything as it was
+	noGroup bool     // searches ignore the PodGroup's device constraints (groupBlame)
+	nodeGen []uint32 // per node of Inventory.locals: changes of its local devices
+	global  uint32   // changes of every other device
+
+	// near memoizes, per alternative and node (the alternative's number
+	// in nearIx, above the node's ID), the devices that could serve the
+	// alternative from the node on an idle cluster (see nearOf); nearBuf
+	// holds the lists; nearAlt and nearKey are the last alternative asked
+	// about and its number.
+	near    map[uint64]span
+	nearIx  map[*calt]uint64
+	nearBuf []int32
+	nearAlt *calt
+	nearKey uint64
+	nearTmp []int32 // nearOf's list without a snapshot
+	// inSet marks, per claim, membership in conflicts' closure: set when
+	// equal to inEpoch.
+	inSet    []uint32
+	inEpoch  uint32
+	queue    []svar  // conflicts' scratch
+	cbuf     []int32 // conflicts' and saturated's scratch
+	satReach [1]*placement.Node
 }
 
 type frame struct {
 	pod     *placement.Pod
 	refs    []memberRef // the pod's
-	changed []change
+	changed int32       // the claims its reserve moved: the last this many of reserver.changes
 }
 
 type change struct {
@@ -172,8 +193,13 @@ func (l *Ledger) newReserver(s *placement.Snapshot, pg *PodGroup, g *placement.G
 	// A frame a member, a node a user of each claim: sized once rather
 	// than grown through the attempt.
 	r.frames = make([]frame, 0, len(members))
+	var all int
+	for _, n := range r.users {
+		all += int(n)
+	}
+	block := make([]placement.NodeID, all) // one allocation, carved per claim
 	for ci, n := range r.users {
-		r.nodes[ci] = make([]placement.NodeID, 0, n)
+		r.nodes[ci], block = block[:0:n], block[n:]
 	}
 	// Claims are numbered in the order members first use them: the
 	// first in that order is named.
@@ -284,7 +310,7 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		switch {
 		case c.base != nil:
 		case r.alloc[ref.claim] == nil:
-			fresh = append(fresh, svar{claim: ref.claim, spec: c.spec, reach: r.one[:]})
+			fresh = append(fresh, svar{claim: ref.claim, spec: c.spec, reach: r.one[:], at: id})
 		case !r.reachesAll(r.alloc[ref.claim], n):
 			stale = true
 		}
@@ -296,9 +322,10 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		// share it until a device of the node changes hands.
 		k := planKey{fresh[0].spec, id, r.rs.claims[fresh[0].claim].gmask}
 		m, ok := r.memo[k]
-		if !ok || m.gen != r.nodeGen[n.Name] || m.global != r.global {
+		gen := r.genOf(n)
+		if !ok || m.gen != gen || m.global != r.global {
 			_, out := r.search(fresh, useAll, false)
-			m = planMemo{gen: r.nodeGen[n.Name], global: r.global, out: out}
+			m = planMemo{gen: gen, global: r.global, out: out}
 			if out == infeasible {
 				m.idle = r.idle(fresh)
 			}
@@ -369,6 +396,14 @@ func (r *reserver) verdict(vars []svar, v slowVerdict) placement.Rejection {
 // reachable from all its users' nodes. It leaves the assignment as it
 // found it, and moves no generation.
 func (r *reserver) slowPath(refs []memberRef, id placement.NodeID, want bool) (planned, slowVerdict) {
+	if v, ok := r.saturated(refs, id); ok {
+		return planned{}, v
+	}
+	return r.searchSlow(refs, id, want)
+}
+
+// searchSlow is slowPath without its shortcut.
+func (r *reserver) searchSlow(refs []memberRef, id placement.NodeID, want bool) (planned, slowVerdict) {
 	var p planned
 	var vars []svar
 	for _, ref := range refs {
@@ -376,7 +411,7 @@ func (r *reserver) slowPath(refs []memberRef, id placement.NodeID, want bool) (p
 		if c.base != nil {
 			continue
 		}
-		vars = append(vars, svar{claim: ref.claim, spec: c.spec, reach: r.reachSet(ref.claim, id)})
+		vars = append(vars, svar{claim: ref.claim, spec: c.spec, reach: r.reachSet(ref.claim, id), at: id})
 	}
 	if _, out := r.search(vars, useBase, false); out != found {
 		why := "not enough free matching devices"
@@ -479,7 +514,7 @@ func (r *reserver) rejection(vars []svar, out outcome, idle bool, why string) pl
 func (r *reserver) idle(vars []svar) bool {
 	alone := r.alone[:0]
 	for _, v := range vars {
-		alone = append(alone, svar{claim: v.claim, spec: v.spec, reach: v.reach[:1]})
+		alone = append(alone, svar{claim: v.claim, spec: v.spec, reach: v.reach[:1], at: v.at})
 	}
 	r.alone = alone
 	_, out := r.search(alone, useNone, false)
@@ -512,12 +547,23 @@ func (r *reserver) touched(d int32) {
 	}
 	if dv := &r.inv.devs[d]; dv.access == accessNode && len(dv.uses) == 0 {
 		if r.nodeGen == nil {
-			r.nodeGen = map[string]uint32{}
+			r.nodeGen = make([]uint32, len(r.inv.locals))
 		}
-		r.nodeGen[dv.node]++
+		r.nodeGen[dv.nodeIx]++
 		return
 	}
 	r.global++
+}
+
+// genOf is node n's generation: changes of its local devices so far.
+func (r *reserver) genOf(n *placement.Node) uint32 {
+	if r.nodeGen == nil {
+		return 0
+	}
+	if ix, ok := r.inv.nodeIx[n.Name]; ok {
+		return r.nodeGen[ix]
+	}
+	return 0
 }
 
 // groupTouched records that claim ci's devices changed hands: when a
@@ -585,52 +631,53 @@ func (r *reserver) conflicts(vars []svar) []svar {
 	if r.held == nil {
 		return nil
 	}
-	in := map[int32]bool{}
+	in := r.newClaimSet()
 	for _, v := range vars {
-		in[v.claim] = true
+		r.inSet[v.claim] = in
 	}
-	ctrs := map[int32]bool{}
-	var bound uint32 // group constraints whose claims are all in already
+	isIn := func(c int32) bool { return r.inSet[c] == in }
+	var ctrs map[int32]bool // made when a candidate consumes a counter
+	var bound uint32        // group constraints whose claims are all in already
 	var out []svar
+	queue := append(r.queue[:0], vars...)
 	add := func(c int32) {
-		in[c] = true
-		out = append(out, svar{claim: c, spec: r.rs.claims[c].spec, reach: r.reachSet(c, r.nodes[c][0])})
+		r.inSet[c] = in
+		out = append(out, svar{claim: c, spec: r.rs.claims[c].spec, reach: r.reachSet(c, r.nodes[c][0]), at: r.nodes[c][0]})
+		queue = append(queue, out[len(out)-1])
 	}
-	queue := slices.Clone(vars)
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
+	for qi := 0; qi < len(queue); qi++ {
+		v := queue[qi]
 		if m := r.rs.claims[v.claim].gmask &^ bound; m != 0 {
 			// A claim that a constraint of the group binds to v competes
 			// with it through the constraint's value.
 			bound |= m
 			for ci, a := range r.alloc {
-				if c := int32(ci); a != nil && !in[c] && r.rs.claims[c].gmask&m != 0 {
+				if c := int32(ci); a != nil && !isIn(c) && r.rs.claims[c].gmask&m != 0 {
 					add(c)
-					queue = append(queue, out[len(out)-1])
 				}
 			}
 		}
 		grew := false
 		for q := range v.spec.reqs {
 			for a := range v.spec.reqs[q].alts {
-				c, _ := r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, nil)
-				for _, d := range c {
-					if h := r.held[d]; h != 0 && !in[h-1] {
+				r.cbuf, _ = r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, r.cbuf[:0])
+				for _, d := range r.cbuf {
+					if h := r.held[d]; h != 0 && !isIn(h-1) {
 						add(h - 1)
-						queue = append(queue, out[len(out)-1])
 					}
 					if r.inv.devs[d].multi {
 						// Every claim sharing the device competes for
 						// its capacity.
 						for ci, a := range r.alloc {
-							if c := int32(ci); a != nil && !in[c] && slices.Contains(a.devs, d) {
+							if c := int32(ci); a != nil && !isIn(c) && slices.Contains(a.devs, d) {
 								add(c)
-								queue = append(queue, out[len(out)-1])
 							}
 						}
 					}
 					for _, u := range r.inv.devs[d].uses {
+						if ctrs == nil {
+							ctrs = map[int32]bool{}
+						}
 						grew = grew || !ctrs[u.c]
 						ctrs[u.c] = true
 					}
@@ -642,19 +689,33 @@ func (r *reserver) conflicts(vars []svar) []svar {
 		}
 		for ci, a := range r.alloc {
 			c := int32(ci)
-			if a == nil || in[c] {
+			if a == nil || isIn(c) {
 				continue
 			}
 			if slices.ContainsFunc(a.devs, func(d int32) bool {
 				return slices.ContainsFunc(r.inv.devs[d].uses, func(u counterUse) bool { return ctrs[u.c] })
 			}) {
 				add(c)
-				queue = append(queue, out[len(out)-1])
 			}
 		}
 	}
+	r.queue = queue[:0]
 	slices.SortFunc(out, func(a, b svar) int { return cmp.Compare(a.claim, b.claim) })
 	return out
+}
+
+// newClaimSet starts an empty set of claims in r.inSet and returns the
+// mark of its members.
+func (r *reserver) newClaimSet() uint32 {
+	if n := len(r.rs.claims); len(r.inSet) < n {
+		r.inSet = append(r.inSet, make([]uint32, n-len(r.inSet))...)
+	}
+	r.inEpoch++
+	if r.inEpoch == 0 { // wrapped: old marks would read as members
+		clear(r.inSet)
+		r.inEpoch = 1
+	}
+	return r.inEpoch
 }
 
 // release takes claim ci's devices out of the assignment's usage, hold
@@ -719,7 +780,7 @@ func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 // apply reserves member p, whose claims are refs, on node id with the
 // device assignments pl that plan found.
 func (r *reserver) apply(p *placement.Pod, refs []memberRef, id placement.NodeID, pl planned) {
-	f := frame{pod: p, refs: refs}
+	f := frame{pod: p, refs: refs, changed: int32(len(pl.claims))}
 	// Release every moved claim before holding any: claims may swap
 	// devices, and a release after another claim's hold would free a
 	// device that claim now holds.
@@ -728,7 +789,7 @@ func (r *reserver) apply(p *placement.Pod, refs []memberRef, id placement.NodeID
 		if prev != nil {
 			r.release(ci)
 		}
-		f.changed = append(f.changed, change{claim: ci, prev: prev})
+		r.changes = append(r.changes, change{claim: ci, prev: prev})
 	}
 	for i, ci := range pl.claims {
 		r.alloc[ci] = pl.as[i]
@@ -755,10 +816,13 @@ func (r *reserver) unreserve(p *placement.Pod) {
 	}
 	f := r.frames[k]
 	r.frames = r.frames[:k]
-	for _, ch := range f.changed {
+	at := len(r.changes) - int(f.changed)
+	changed := r.changes[at:]
+	r.changes = r.changes[:at]
+	for _, ch := range changed {
 		r.release(ch.claim) // all first: see reserve
 	}
-	for _, ch := range f.changed {
+	for _, ch := range changed {
 		r.alloc[ch.claim] = ch.prev
 		if ch.prev != nil {
 			r.hold(ch.claim, ch.prev)

@@ -99,9 +99,9 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 	if rs.gcons, err = compileGroupConstraints(pg); err != nil {
 		return nil, err
 	}
-	ids := map[string]int32{}
+	ids := map[claimID]int32{}
 	viaPG := make([]int32, len(pg.ResourceClaims)) // per PodGroup entry, its claim+1 once known
-	add := func(id string, mk func() (*rclaim, error)) (int32, error) {
+	add := func(id claimID, mk func() (*rclaim, error)) (int32, error) {
 		if i, ok := ids[id]; ok {
 			return i, nil
 		}
@@ -150,7 +150,7 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 				ci = viaPG[gi] - 1 // every member shares it: found once, not once a member
 			case e.ResourceClaimName != "":
 				k := placement.Key{Namespace: p.Namespace, Name: e.ResourceClaimName}
-				ci, err = add("claim\x00"+k.Name, func() (*rclaim, error) {
+				ci, err = add(claimID{kind: byClaimName, name: k.Name}, func() (*rclaim, error) {
 					ent, ok := l.entry(k)
 					if !ok {
 						obj, field := podObj(p), f()
@@ -162,15 +162,15 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 					return l.existing(ent, pg), nil
 				})
 			case viaGroup:
-				ci, err = add("group\x00"+e.Name, func() (*rclaim, error) {
+				ci, err = add(claimID{kind: byGroup, entry: e.Name}, func() (*rclaim, error) {
 					return l.generated(pg.Namespace, Owner{Kind: OwnerPodGroup, Name: pg.Name, UID: pg.UID, ClaimName: e.Name},
-						e.ResourceClaimTemplateName, groupObj(pg), fmt.Sprintf("spec.resourceClaims[%d]", gi), pg)
+						e.ResourceClaimTemplateName, func() (string, string) { return groupObj(pg), fmt.Sprintf("spec.resourceClaims[%d]", gi) }, pg)
 				})
 			default:
 				own = true
-				ci, err = add("pod\x00"+p.Name+"\x00"+e.Name, func() (*rclaim, error) {
+				ci, err = add(claimID{kind: byPod, name: p.Name, entry: e.Name}, func() (*rclaim, error) {
 					return l.generated(p.Namespace, Owner{Kind: OwnerPod, Name: p.Name, UID: p.UID, ClaimName: e.Name},
-						e.ResourceClaimTemplateName, podObj(p), f(), pg)
+						e.ResourceClaimTemplateName, func() (string, string) { return podObj(p), f() }, pg)
 				})
 			}
 			if err != nil {
@@ -221,16 +221,39 @@ func (l *Ledger) existing(e *claimEntry, pg *PodGroup) *rclaim {
 	return c
 }
 
+// claimID tells the claims of one resolve apart: one named by a member
+// entry, one generated for a PodGroup entry, or one generated for a pod's.
+type claimID struct {
+	kind        uint8 // byClaimName, byGroup, byPod
+	name, entry string
+}
+
+const (
+	byClaimName uint8 = iota
+	byGroup
+	byPod
+)
+
 // generated returns the claim generated for owner's entry, or plans one
-// from the template.
-func (l *Ledger) generated(ns string, o Owner, tmpl, obj, field string, pg *PodGroup) (*rclaim, error) {
+// from the template. at names the entry's object and field, for an error
+// only: a gang of thousands resolves every solve.
+func (l *Ledger) generated(ns string, o Owner, tmpl string, at func() (obj, field string), pg *PodGroup) (*rclaim, error) {
 	if k, ok := l.Generated(o.Kind, placement.Key{Namespace: ns, Name: o.Name}, o.ClaimName); ok {
 		e, _ := l.entry(k)
 		return l.existing(e, pg), nil
 	}
 	t, ok := l.templates[placement.Key{Namespace: ns, Name: tmpl}]
 	if !ok {
+		obj, field := at()
 		return nil, placement.Errorf(placement.ErrNotFound, obj, field+".resourceClaimTemplateName", "ResourceClaimTemplate %q does not exist", placement.Key{Namespace: ns, Name: tmpl}.String())
 	}
-	return &rclaim{key: placement.Key{Namespace: ns, Name: o.Name + "-" + o.ClaimName}, spec: t.spec, owner: &o, tmpl: &t.t}, nil
+	g := &genClaim{o: o} // the claim and its owner in one allocation
+	g.c = rclaim{key: placement.Key{Namespace: ns, Name: o.Name + "-" + o.ClaimName}, spec: t.spec, owner: &g.o, tmpl: &t.t}
+	return &g.c, nil
+}
+
+// genClaim is a claim to be generated, with its owner.
+type genClaim struct {
+	c rclaim
+	o Owner
 }

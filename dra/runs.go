@@ -21,7 +21,7 @@ func (h hook) ClassKey(p *placement.Pod) string {
 	if r.keyRefs != nil && slices.Equal(refs, r.keyRefs) {
 		return r.key // members in a row use the same claims
 	}
-	var b []byte
+	b := r.keyBuf[:0]
 	for _, ref := range refs {
 		c := r.rs.claims[ref.claim]
 		switch {
@@ -40,7 +40,11 @@ func (h hook) ClassKey(p *placement.Pod) string {
 	if len(b) == 0 {
 		b = append(b, '-') // no claim: the hook accepts every node
 	}
-	r.keyRefs, r.key = refs, string(b)
+	r.keyBuf = b
+	if string(b) != r.key { // members of one template differ in refs, not in key
+		r.key = string(b)
+	}
+	r.keyRefs = refs
 	return r.key
 }
 

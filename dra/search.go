@@ -24,6 +24,7 @@ type svar struct {
 	claim int32
 	spec  *spec
 	reach []*placement.Node // every device must be reachable from each
+	at    placement.NodeID  // reach[0]'s ID in the reserver's snapshot; -1 without one
 }
 
 // usage selects what a search treats as taken.
@@ -129,6 +130,7 @@ type dfs struct {
 	gst      []consState
 	inSearch []bool
 	orig     [][][]int32 // byValue's unfiltered candidates, per slot and alternative
+	ends     []int       // assigns' scratch
 	grouped  bool        // the group's constraints apply (see reserver.noGroup)
 }
 
@@ -143,7 +145,7 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 	x := &r.x
 	*x = dfs{r: r, vars: vars, use: use, budget: r.budget,
 		slots: x.slots[:0], cons: x.cons[:0], picks: x.picks[:0], alts: x.alts[:0], pslot: x.pslot[:0], bufs: x.bufs, nbuf: 0,
-		gst: x.gst[:0], inSearch: x.inSearch, orig: x.orig, grouped: len(r.rs.gcons) > 0 && !r.noGroup}
+		gst: x.gst[:0], inSearch: x.inSearch, orig: x.orig, ends: x.ends, grouped: len(r.rs.gcons) > 0 && !r.noGroup}
 	for v := range vars {
 		sp := vars[v].spec
 		var cs []consState
@@ -184,21 +186,42 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 	}
 	var out []*assign
 	if want {
-		out = make([]*assign, len(vars))
-		for v := range out {
-			out[v] = &assign{}
-		}
-		for k, d := range x.picks {
-			a := out[x.slots[x.pslot[k]].v]
-			a.devs = append(a.devs, d)
-			a.alts = append(a.alts, x.alts[k])
-		}
+		out = x.assigns(len(vars))
 	}
 	for k := len(x.picks) - 1; k >= 0; k-- {
 		x.untake(int(x.pslot[k]), x.alts[k])
 	}
 	x.keep()
 	return out, found
+}
+
+// assigns returns the picks as one assign per var, in pick order, carved
+// from one block of devices and one of alternatives (assigns are never
+// appended to).
+func (x *dfs) assigns(nvars int) []*assign {
+	as := make([]assign, nvars)
+	ends := append(x.ends[:0], make([]int, nvars+1)...) // ends[v+1]: picks of vars up to v
+	x.ends = ends
+	for _, p := range x.pslot {
+		ends[x.slots[p].v+1]++
+	}
+	for v := range nvars {
+		ends[v+1] += ends[v]
+	}
+	devs, alts := make([]int32, len(x.picks)), make([]*calt, len(x.picks))
+	for v := range as {
+		as[v].devs, as[v].alts = devs[ends[v]:ends[v]:ends[v+1]], alts[ends[v]:ends[v]:ends[v+1]]
+	}
+	for k, d := range x.picks {
+		a := &as[x.slots[x.pslot[k]].v]
+		a.devs = append(a.devs, d)
+		a.alts = append(a.alts, x.alts[k])
+	}
+	out := make([]*assign, nvars)
+	for v := range as {
+		out[v] = &as[v]
+	}
+	return out
 }
 
 // run searches the slots as their candidates stand: each slot must have
@@ -539,12 +562,68 @@ func (x *dfs) untake(p int, alt *calt) {
 }
 
 // candidates appends to out the devices that may serve alt for v, in
-// candidate order: matching, its taints tolerated, reachable from every node of v.reach and, as
-// use says, not taken (with admin access, taken ones too). For All mode it lists every matching reachable
-// device and busy says whether one of them is taken.
+// candidate order: those near (see nearOf) v.reach[0], reachable
+// from every other node of v.reach too and, as use says, not taken (with
+// admin access, taken ones too). For All mode it lists every matching
+// reachable device and busy says whether one of them is taken.
 func (r *reserver) candidates(v *svar, alt *calt, use usage, out []int32) ([]int32, bool) {
 	busy := false
-	r.inv.eachReachable(v.reach[0], func(d int32) bool {
+next:
+	for _, d := range r.nearOf(alt, v) {
+		for _, n := range v.reach[1:] {
+			if !r.inv.reachable(d, n) {
+				continue next
+			}
+		}
+		if !alt.admin && (use != useNone && r.l.used.get(int(d)) || use == useAll && r.held != nil && r.held[d] != 0) {
+			busy = busy || alt.all
+			continue
+		}
+		out = append(out, d)
+	}
+	return out, busy
+}
+
+// span is a list within reserver.nearBuf.
+type span struct{ at, n int32 }
+
+// nearOf returns the devices that could serve alt from v's first node
+// (v.at) on an idle cluster, in candidate order: reachable from the
+// node, matching, their taints tolerated, providing the capacities alt
+// asks for. None of that changes while a reserver lives (its inventory
+// and snapshot are fixed), so each list is built once per alternative
+// and node: a gang's searches ask about the same few nodes again and
+// again. Without a snapshot's node ID (Ledger.Plan) it is built afresh.
+func (r *reserver) nearOf(alt *calt, v *svar) []int32 {
+	if v.at < 0 || r.s == nil {
+		r.nearTmp = r.appendNear(r.nearTmp[:0], alt, v.reach[0])
+		return r.nearTmp
+	}
+	if alt != r.nearAlt {
+		k, ok := r.nearIx[alt]
+		if !ok {
+			if r.nearIx == nil {
+				r.nearIx, r.near = map[*calt]uint64{}, map[uint64]span{}
+			}
+			k = uint64(len(r.nearIx)) << 32
+			r.nearIx[alt] = k
+		}
+		r.nearAlt, r.nearKey = alt, k
+	}
+	k := r.nearKey | uint64(uint32(v.at))
+	sp, ok := r.near[k]
+	if !ok {
+		at := len(r.nearBuf)
+		r.nearBuf = r.appendNear(r.nearBuf, alt, v.reach[0])
+		sp = span{at: int32(at), n: int32(len(r.nearBuf) - at)}
+		r.near[k] = sp
+	}
+	return r.nearBuf[sp.at : sp.at+sp.n : sp.at+sp.n]
+}
+
+// appendNear appends nearOf's list for alt and node n to out.
+func (r *reserver) appendNear(out []int32, alt *calt, n *placement.Node) []int32 {
+	r.inv.eachReachable(n, func(d int32) bool {
 		if !alt.matches(r.inv, d) || !alt.tolerates(&r.inv.devs[d]) {
 			return true
 		}
@@ -554,17 +633,8 @@ func (r *reserver) candidates(v *svar, alt *calt, use usage, out []int32) ([]int
 				return true // lacks or cannot provide a capacity, even when idle
 			}
 		}
-		for _, n := range v.reach[1:] {
-			if !r.inv.reachable(d, n) {
-				return true
-			}
-		}
-		if !alt.admin && (use != useNone && r.l.used.get(int(d)) || use == useAll && r.held != nil && r.held[d] != 0) {
-			busy = busy || alt.all
-			return true
-		}
 		out = append(out, d)
 		return true
 	})
-	return out, busy
+	return out
 }

@@ -1,0 +1,133 @@
+package dra_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/gangsched/gangsched/dra"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// checkedHook is the hook hidden as a plain Reserver (the solver asks it
+// about every member on every node) that, before each Filter, has the
+// slow path's shortcut answer in the state the solve reached and
+// requires the full slow path's verdict of it.
+type checkedHook struct {
+	placement.Reserver
+	t        *rapid.T
+	answered *int
+}
+
+func (h checkedHook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.Rejection {
+	n, agree := dra.SaturatedAgrees(h.Reserver, p, ni)
+	require.True(h.t, agree, "member %s on node %s: the shortcut's verdict is not the slow path's", p.Name, ni.Node().Name)
+	*h.answered += n
+	return h.Reserver.Filter(p, ni)
+}
+
+func checked(t *rapid.T, nr placement.NewReserverFunc, answered *int) placement.NewReserverFunc {
+	return func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
+		r, err := nr(s, g)
+		if err != nil {
+			return nil, err
+		}
+		return checkedHook{r, t, answered}, nil
+	}
+}
+
+// genSaturatedWorld: up to 3 nodes with 0–5 GPUs of model x or y each
+// (on some, sharing a counter of 1–3 units), a
+// pool of 0–2 GPUs every node reaches, 0–2 of the GPUs already allocated
+// in the ledger, and 1–5 members asking, through templates, for 1–3 GPUs
+// of any model, of model x, of 2 GPUs of one model (a constraint: the
+// shortcut stands aside), or for the PodGroup's GPU claim.
+func genSaturatedWorld(t *rapid.T) (*dra.Ledger, *placement.Snapshot, dra.PodGroup, *placement.Group) {
+	model := dra.QualifiedName("model")
+	gpu := func(name string) dra.Device {
+		m := rapid.SampledFrom([]string{"x", "y"}).Draw(t, name)
+		return dra.Device{Name: name, Attributes: map[dra.QualifiedName]dra.Attribute{model: dra.StringAttribute(m)}}
+	}
+	var sl []dra.ResourceSlice
+	var nodes []placement.Node
+	var devs []dra.DeviceID
+	for i := range rapid.IntRange(1, 3).Draw(t, "nodes") {
+		name := fmt.Sprintf("n%d", i)
+		nodes = append(nodes, cpuNode(name, rapid.SampledFrom([]int64{1000, 2000, 4000}).Draw(t, name+"-cpu"), nil))
+		s := dra.ResourceSlice{Name: name, Driver: gpuDriver, Pool: name, NodeName: name}
+		// Some nodes' GPUs share a counter that holds fewer than all of
+		// them: the shortcut must stand aside.
+		units := rapid.IntRange(0, 3).Draw(t, name+"-units")
+		if units > 0 {
+			s.SharedCounters = []dra.CounterSet{{Name: "mem", Counters: map[string]int64{"units": int64(units)}}}
+		}
+		for j := range rapid.IntRange(0, 5).Draw(t, name+"-gpus") {
+			s.Devices = append(s.Devices, gpu(fmt.Sprintf("%s-gpu%d", name, j)))
+			if units > 0 {
+				s.Devices[j].ConsumesCounters = []dra.CounterConsumption{{CounterSet: "mem", Counters: map[string]int64{"units": 1}}}
+				continue // not taken by the ledger: two might overdraw the counter
+			}
+			devs = append(devs, dra.DeviceID{Driver: gpuDriver, Pool: name, Device: s.Devices[j].Name})
+		}
+		sl = append(sl, s)
+	}
+	shared := dra.ResourceSlice{Name: "shared", Driver: gpuDriver, Pool: "shared", AllNodes: true}
+	for j := range rapid.IntRange(0, 2).Draw(t, "shared-gpus") {
+		shared.Devices = append(shared.Devices, gpu(fmt.Sprintf("shared-gpu%d", j)))
+		devs = append(devs, dra.DeviceID{Driver: gpuDriver, Pool: "shared", Device: shared.Devices[j].Name})
+	}
+	sl = append(sl, shared)
+	inv, err := dra.NewInventory(classes, sl)
+	require.NoError(t, err)
+	gpus := func(n int64, sels ...dra.Selector) dra.ClaimSpec {
+		return dra.ClaimSpec{Requests: []dra.DeviceRequest{{Name: "gpus", Exactly: &dra.ExactDeviceRequest{DeviceClassName: "gpu", Count: n, Selectors: sels}}}}
+	}
+	same := gpus(2)
+	same.Constraints = []dra.DeviceConstraint{{MatchAttribute: model}}
+	templates := []dra.ResourceClaimTemplate{tmpl("one", gpus(1)), tmpl("two", gpus(2)), tmpl("three", gpus(3)),
+		tmpl("x", gpus(1, dra.AttributeEquals(model, dra.StringAttribute("x")))), tmpl("same", same)}
+	var busy []dra.ResourceClaim
+	for k := range rapid.IntRange(0, min(2, len(devs))).Draw(t, "busy") {
+		d := devs[rapid.IntRange(0, len(devs)-1).Draw(t, fmt.Sprintf("busy%d", k))]
+		if slices.ContainsFunc(busy, func(c dra.ResourceClaim) bool { return c.Status.Allocation.Devices[0].DeviceID == d }) {
+			continue
+		}
+		c := claim(fmt.Sprintf("busy%d", k), oneOf("gpu"))
+		c.Status = dra.ClaimStatus{Allocation: &dra.AllocationResult{Devices: []dra.DeviceResult{{Request: "dev", DeviceID: d}}},
+			ReservedFor: []dra.ConsumerRef{dra.PodRef(fmt.Sprintf("user%d", k), "")}}
+		busy = append(busy, c)
+	}
+	l, err := dra.NewLedger(inv, templates, busy)
+	require.NoError(t, err)
+	s, err := placement.NewSnapshot(nodes, nil)
+	require.NoError(t, err)
+	pg := podGroup("pg", byTemplate("grp", "two"))
+	var members []placement.Pod
+	for i := range rapid.IntRange(1, 5).Draw(t, "members") {
+		name := fmt.Sprintf("m%d", i)
+		entry := byTemplate("gpus", rapid.SampledFrom([]string{"one", "two", "three", "x", "same"}).Draw(t, name+"-tmpl"))
+		if rapid.IntRange(0, 4).Draw(t, name+"-group") == 0 {
+			entry = byTemplate("grp", "two")
+		}
+		members = append(members, pod(name, "pg", 1000, entry))
+	}
+	return l, s, pg, group("pg", int32(rapid.IntRange(1, len(members)).Draw(t, "minCount")), members...)
+}
+
+// TestProp_SaturatedIsTheSlowPath: in every state a solve passes through
+// (each member on each node, one by one), the slow path's shortcut, when
+// it answers, gives the full slow path's verdict: the same outcome,
+// reason, claims and idle-cluster answer, worded or terse. It answers in
+// many of them.
+func TestProp_SaturatedIsTheSlowPath(t *testing.T) {
+	answered := 0
+	rapid.Check(t, func(t *rapid.T) {
+		l, s, pg, g := genSaturatedWorld(t)
+		_, err := placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{checked(t, l.Reserver(pg, dra.Options{}), &answered)}})
+		require.NoError(t, err)
+	})
+	require.Greater(t, answered, 50)
+}
