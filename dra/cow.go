@@ -34,3 +34,34 @@ func (c *cow[T]) set(i int, v T) {
 func (c cow[T]) fork() cow[T] {
 	return cow[T]{pages: slices.Clone(c.pages), owned: make([]bool, len(c.pages))}
 }
+
+// lazy is a fixed-length array of zero values whose pages are made on
+// first write: a solve touches the devices of a few nodes among
+// thousands, and an array per device would cost more to clear than the
+// search that uses it.
+type lazy[T comparable] struct{ pages [][]T }
+
+func newLazy[T comparable](n int) lazy[T] {
+	return lazy[T]{pages: make([][]T, (n+pageLen-1)/pageLen)}
+}
+
+func (a *lazy[T]) get(i int32) T {
+	if p := a.pages[i/pageLen]; p != nil {
+		return p[i%pageLen]
+	}
+	var zero T
+	return zero
+}
+
+func (a *lazy[T]) set(i int32, v T) {
+	p := a.pages[i/pageLen]
+	if p == nil {
+		var zero T
+		if v == zero {
+			return
+		}
+		p = make([]T, pageLen)
+		a.pages[i/pageLen] = p
+	}
+	p[i%pageLen] = v
+}

@@ -34,3 +34,35 @@ func SaturatedAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeIn
 	r.terse = false
 	return answered, true
 }
+
+// PlainAgrees has the search's shortcut (see dfs.plain) pick devices for
+// member p's unallocated claim on node ni of h, with each usage, and the
+// depth-first search too whenever the shortcut picks: answered counts
+// its picks, agree says the search found the same devices for the same
+// request every time.
+func PlainAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeInfo) (answered int, agree bool) {
+	r := h.(hook).r
+	var vars []svar
+	for _, ref := range r.refs(p) {
+		if c := r.rs.claims[ref.claim]; c.base == nil && r.alloc[ref.claim] == nil {
+			vars = append(vars, svar{claim: ref.claim, spec: c.spec, reach: []*placement.Node{ni.Node()}, at: ni.ID()})
+		}
+	}
+	for _, use := range []usage{useAll, useBase, useNone} {
+		if !r.setup(vars, use) {
+			continue
+		}
+		pick := slices.Clone(r.x.plain())
+		if pick == nil {
+			continue
+		}
+		answered++
+		r.setup(vars, use)
+		as, out := r.x.decide(true)
+		alt := &vars[0].spec.reqs[0].alts[0]
+		if out != found || !slices.Equal(as[0].devs, pick) || slices.ContainsFunc(as[0].alts, func(a *calt) bool { return a != alt }) {
+			return answered, false
+		}
+	}
+	return answered, true
+}

@@ -87,7 +87,7 @@ type reserver struct {
 	nodes   [][]placement.NodeID // per claim: nodes of reserved members using it
 	grpRefs []int32              // per claim: reserved members using it through the PodGroup
 	podRefs []int32              // per claim: reserved members with a pod entry
-	held    []int32              // per device: claim+1 holding it, 0 if none (or shared)
+	held    lazy[int32]          // per device: claim+1 holding it, 0 if none (or shared); no pages before the first hold
 	ctr     []int64              // per counter: consumed by the assignment
 	// sharedHeld is, per capacity of a shared device, what the
 	// assignment consumes.
@@ -142,8 +142,7 @@ type reserver struct {
 
 type frame struct {
 	pod     *placement.Pod
-	refs    []memberRef // the pod's
-	changed int32       // the claims its reserve moved: the last this many of reserver.changes
+	changed int32 // the claims its reserve moved: the last this many of reserver.changes
 }
 
 type change struct {
@@ -244,8 +243,8 @@ func (l *Ledger) newSearcher(rs *resolved, opts Options) *reserver {
 }
 
 func (r *reserver) scratchState() *scratch {
-	if r.sc.taken == nil {
-		r.sc.taken = make([]bool, len(r.inv.devs))
+	if r.sc.taken.pages == nil {
+		r.sc.taken = newLazy[bool](len(r.inv.devs))
 		r.sc.ctr = make([]int64, len(r.inv.counters))
 		r.sc.shared = make([]int64, len(r.inv.shared))
 	}
@@ -337,7 +336,7 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		if m.out == found {
 			return p, placement.Rejection{}
 		}
-		if len(r.frames) == 0 || r.ctr == nil && r.held == nil {
+		if len(r.frames) == 0 || r.ctr == nil && r.held.pages == nil {
 			return p, r.rejection(fresh, m.out, m.idle, "not enough free matching devices")
 		}
 		if len(refs) == 1 {
@@ -362,7 +361,7 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 			}
 			return p, placement.Rejection{}
 		}
-		if len(r.frames) == 0 || r.ctr == nil && r.held == nil {
+		if len(r.frames) == 0 || r.ctr == nil && r.held.pages == nil {
 			return p, r.reject(fresh, out, "not enough free matching devices")
 		}
 	}
@@ -628,7 +627,7 @@ func (r *reserver) reachSet(ci int32, id placement.NodeID) []*placement.Node {
 // claim inside could use, so keeping its devices loses no joint
 // assignment: searching vars and the closure together is complete.
 func (r *reserver) conflicts(vars []svar) []svar {
-	if r.held == nil {
+	if r.held.pages == nil {
 		return nil
 	}
 	in := r.newClaimSet()
@@ -662,7 +661,7 @@ func (r *reserver) conflicts(vars []svar) []svar {
 			for a := range v.spec.reqs[q].alts {
 				r.cbuf, _ = r.candidates(&v, &v.spec.reqs[q].alts[a], useBase, r.cbuf[:0])
 				for _, d := range r.cbuf {
-					if h := r.held[d]; h != 0 && !isIn(h-1) {
+					if h := r.held.get(d); h != 0 && !isIn(h-1) {
 						add(h - 1)
 					}
 					if r.inv.devs[d].multi {
@@ -735,7 +734,7 @@ func (r *reserver) release(ci int32) {
 			}
 			continue
 		}
-		r.held[d] = 0
+		r.held.set(d, 0)
 		for _, u := range r.inv.devs[d].uses {
 			r.ctr[u.c] -= u.n
 		}
@@ -743,8 +742,8 @@ func (r *reserver) release(ci int32) {
 }
 
 func (r *reserver) hold(ci int32, a *assign) {
-	if r.held == nil {
-		r.held = make([]int32, len(r.inv.devs))
+	if r.held.pages == nil {
+		r.held = newLazy[int32](len(r.inv.devs))
 		r.ctr = make([]int64, len(r.inv.counters))
 		r.sharedHeld = make([]int64, len(r.inv.shared))
 	}
@@ -761,7 +760,7 @@ func (r *reserver) hold(ci int32, a *assign) {
 			}
 			continue
 		}
-		r.held[d] = ci + 1
+		r.held.set(d, ci+1)
 		for _, u := range r.inv.devs[d].uses {
 			r.ctr[u.c] += u.n
 		}
@@ -780,7 +779,7 @@ func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 // apply reserves member p, whose claims are refs, on node id with the
 // device assignments pl that plan found.
 func (r *reserver) apply(p *placement.Pod, refs []memberRef, id placement.NodeID, pl planned) {
-	f := frame{pod: p, refs: refs, changed: int32(len(pl.claims))}
+	f := frame{pod: p, changed: int32(len(pl.claims))}
 	// Release every moved claim before holding any: claims may swap
 	// devices, and a release after another claim's hold would free a
 	// device that claim now holds.
@@ -828,7 +827,7 @@ func (r *reserver) unreserve(p *placement.Pod) {
 			r.hold(ch.claim, ch.prev)
 		}
 	}
-	for _, ref := range f.refs {
+	for _, ref := range r.refs(p) {
 		if r.users[ref.claim] > 1 {
 			r.global++
 		}

@@ -31,11 +31,12 @@ type resolved struct {
 	gcons  []gcons // the PodGroup's device constraints
 	claims []*rclaim
 	// pods are the members as resolve was given them, in member order,
-	// and refs their refs, index for index. byPtr and byKey, built on
-	// first need, find a member the solver does not hand over in order
-	// (see refsOf).
+	// and lists[refIx[i]] the refs of pods[i] (members alike share a
+	// list; list 0 is empty). byPtr and byKey, built on first need, find
+	// a member the solver does not hand over in order (see refsOf).
 	pods  []*placement.Pod
-	refs  [][]memberRef
+	lists [][]memberRef
+	refIx []int32
 	byPtr map[*placement.Pod]int
 	byKey map[placement.Key]int
 	at    int     // the member refsOf found last
@@ -48,10 +49,14 @@ type resolved struct {
 // the last one found and the ends are tried before a map by pointer,
 // then (for a copy) one by key.
 func (rs *resolved) refsOf(p *placement.Pod) []memberRef {
+	if i := rs.at + 1; i < len(rs.pods) && rs.pods[i] == p { // the usual case first
+		rs.at = i
+		return rs.lists[rs.refIx[i]]
+	}
 	for _, i := range [5]int{rs.at + 1, rs.at - 1, rs.at, 0, len(rs.pods) - 1} {
 		if i >= 0 && i < len(rs.pods) && rs.pods[i] == p {
 			rs.at = i
-			return rs.refs[i]
+			return rs.lists[rs.refIx[i]]
 		}
 	}
 	if rs.byPtr == nil {
@@ -67,7 +72,7 @@ func (rs *resolved) refsOf(p *placement.Pod) []memberRef {
 		}
 	}
 	rs.at = i
-	return rs.refs[i]
+	return rs.lists[rs.refIx[i]]
 }
 
 func groupObj(pg *PodGroup) string { return fmt.Sprintf("PodGroup %q", pg.Key().String()) }
@@ -80,7 +85,7 @@ func podObj(p *placement.Pod) string { return fmt.Sprintf("pod %q", p.Key().Stri
 // PodGroup from the template); any other entry is the pod's own (the named
 // claim, or one generated for the pod).
 func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, error) {
-	rs := &resolved{pg: pg, pods: members, refs: make([][]memberRef, len(members))}
+	rs := &resolved{pg: pg, pods: members, lists: [][]memberRef{nil}, refIx: make([]int32, len(members))}
 	if pg.Name == "" && len(pg.ResourceClaims) > 0 {
 		return nil, placement.Errorf(placement.ErrInvalid, groupObj(pg), "metadata.name", "must not be empty when spec.resourceClaims is set")
 	}
@@ -114,14 +119,15 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 		ids[id] = i
 		return i, nil
 	}
-	var buf []memberRef // the member's refs, before they are kept
-	prevOwn := false    // the previous member has a claim generated for it
+	var buf []memberRef  // the member's refs, before they are kept
+	var flat []memberRef // the lists kept, end to end
+	prevOwn := false     // the previous member has a claim generated for it
 	for mi, p := range members {
 		if mi > 0 && !prevOwn && slices.Equal(p.ResourceClaims, members[mi-1].ResourceClaims) {
 			// The previous member's entries, all for claims shared by
 			// name or through the PodGroup: its claims, checked already.
-			rs.refs[mi] = rs.refs[mi-1]
-			for _, ref := range rs.refs[mi] {
+			rs.refIx[mi] = rs.refIx[mi-1]
+			for _, ref := range rs.lists[rs.refIx[mi]] {
 				rs.users[ref.claim]++
 			}
 			continue
@@ -190,15 +196,15 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 		}
 		buf, prevOwn = refs, own
 		switch {
-		case mi > 0 && slices.Equal(refs, rs.refs[mi-1]):
-			refs = rs.refs[mi-1] // members alike share one list
+		case mi > 0 && slices.Equal(refs, rs.lists[rs.refIx[mi-1]]):
+			rs.refIx[mi] = rs.refIx[mi-1] // members alike share one list
 		case len(refs) > 0:
-			refs = slices.Clone(refs)
-		default:
-			refs = nil
+			// A list's own end: flat growing later leaves it as it is.
+			flat = append(flat, refs...)
+			rs.refIx[mi] = int32(len(rs.lists))
+			rs.lists = append(rs.lists, flat[len(flat)-len(refs):len(flat):len(flat)])
 		}
-		rs.refs[mi] = refs
-		for _, ref := range refs {
+		for _, ref := range rs.lists[rs.refIx[mi]] {
 			rs.users[ref.claim]++
 		}
 	}

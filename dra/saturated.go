@@ -20,7 +20,7 @@ import "github.com/gangsched/gangsched/placement"
 // The verdict is slowPath's to the field, idle included; vars are left
 // out in terse mode, where verdict never reads them.
 func (r *reserver) saturated(refs []memberRef, id placement.NodeID) (v slowVerdict, ok bool) {
-	if len(r.rs.gcons) > 0 || r.held == nil {
+	if len(r.rs.gcons) > 0 || r.held.pages == nil {
 		return v, false
 	}
 	var ref memberRef
@@ -59,7 +59,7 @@ func (r *reserver) saturated(refs []memberRef, id placement.NodeID) (v slowVerdi
 		if dv := &r.inv.devs[d]; dv.multi || len(dv.uses) > 0 {
 			return v, false // the closure may reach further
 		}
-		h := r.held[d] - 1
+		h := r.held.get(d) - 1
 		if h < 0 || r.inSet[h] == in {
 			continue
 		}

@@ -1,6 +1,8 @@
 package dra
 
 import (
+	"slices"
+
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -52,10 +54,10 @@ type assign struct {
 
 // scratch is per-reserver search state, clean between searches.
 type scratch struct {
-	taken  []bool   // per device: picked in the running search
-	ctr    []int64  // per counter: consumed by the running search
-	shared []int64  // per capacity of a shared device: consumed by the running search
-	uses   []capUse // scratch for consumption
+	taken  lazy[bool] // per device: picked in the running search
+	ctr    []int64    // per counter: consumed by the running search
+	shared []int64    // per capacity of a shared device: consumed by the running search
+	uses   []capUse   // scratch for consumption
 }
 
 type slotState struct {
@@ -141,7 +143,28 @@ type dfs struct {
 // it returns one assign per var. It reuses the reserver's buffers, so
 // searches never nest.
 func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome) {
-	sc := r.scratchState()
+	if !r.setup(vars, use) {
+		return nil, infeasible
+	}
+	x := &r.x
+	if pick := x.plain(); pick != nil {
+		x.keep()
+		if !want {
+			return nil, found
+		}
+		a := &assign{devs: slices.Clone(pick), alts: make([]*calt, len(pick))}
+		for k := range a.alts {
+			a.alts[k] = &vars[0].spec.reqs[0].alts[0]
+		}
+		return []*assign{a}, found
+	}
+	return x.decide(want)
+}
+
+// setup readies r.x to search vars: the candidates of every slot. It
+// reports false when a slot has too few, so that vars are infeasible.
+func (r *reserver) setup(vars []svar, use usage) bool {
+	r.scratchState()
 	x := &r.x
 	*x = dfs{r: r, vars: vars, use: use, budget: r.budget,
 		slots: x.slots[:0], cons: x.cons[:0], picks: x.picks[:0], alts: x.alts[:0], pslot: x.pslot[:0], bufs: x.bufs, nbuf: 0,
@@ -167,10 +190,16 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 			}
 			if !feasible {
 				x.keep()
-				return nil, infeasible
+				return false
 			}
 		}
 	}
+	return true
+}
+
+// decide runs the depth-first search that setup readied.
+func (x *dfs) decide(want bool) ([]*assign, outcome) {
+	sc := &x.r.sc
 	var out0 outcome
 	switch {
 	case !x.grouped:
@@ -186,13 +215,37 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 	}
 	var out []*assign
 	if want {
-		out = x.assigns(len(vars))
+		out = x.assigns(len(x.vars))
 	}
 	for k := len(x.picks) - 1; k >= 0; k-- {
 		x.untake(int(x.pslot[k]), x.alts[k])
 	}
 	x.keep()
 	return out, found
+}
+
+// plain returns the devices the depth-first search would pick, without
+// it, when that is plainly its first Count candidates: one claim of one
+// request of one alternative, exactly Count devices, no constraint of
+// the claim or the PodGroup, and those candidates exclusive and consuming
+// no counter, so each fits in turn. It returns nil otherwise (also when
+// the budget could not pay the picks: the search would be cut).
+func (x *dfs) plain() []int32 {
+	if x.grouped || len(x.vars) != 1 || len(x.slots) != 1 || len(x.vars[0].spec.cons) > 0 {
+		return nil
+	}
+	st := &x.slots[0]
+	alt := &x.vars[0].spec.reqs[st.req].alts[0]
+	if len(st.cands) != 1 || alt.all || alt.admin || int64(alt.count)+1 > x.budget {
+		return nil
+	}
+	pick := st.cands[0][:alt.count] // the caller found enough candidates
+	for _, d := range pick {
+		if dv := &x.r.inv.devs[d]; dv.multi || len(dv.uses) > 0 {
+			return nil
+		}
+	}
+	return pick
 }
 
 // assigns returns the picks as one assign per var, in pick order, carved
@@ -311,12 +364,12 @@ func (x *dfs) hall(sc *scratch) bool {
 					// A shared device, or one seen with admin access,
 					// may serve several slots: no bound.
 					for _, m := range marked {
-						sc.taken[m] = false
+						sc.taken.set(m, false)
 					}
 					return true
 				}
-				if !sc.taken[d] {
-					sc.taken[d] = true
+				if !sc.taken.get(d) {
+					sc.taken.set(d, true)
 					marked = append(marked, d)
 				}
 			}
@@ -325,7 +378,7 @@ func (x *dfs) hall(sc *scratch) bool {
 	}
 	have = len(marked)
 	for _, d := range marked {
-		sc.taken[d] = false
+		sc.taken.set(d, false)
 	}
 	return need <= have
 }
@@ -443,7 +496,7 @@ func (x *dfs) fits(p int, alt *calt, d int32) bool {
 				return false
 			}
 		}
-	case sc.taken[d]:
+	case sc.taken.get(d):
 		return false
 	}
 	for _, u := range dv.uses {
@@ -502,7 +555,7 @@ func (x *dfs) take(p int, alt *calt, d int32) {
 			r.sc.shared[u.slot] += u.n
 		}
 	default:
-		r.sc.taken[d] = true
+		r.sc.taken.set(d, true)
 	}
 	if !alt.admin {
 		for _, u := range dv.uses {
@@ -540,7 +593,7 @@ func (x *dfs) untake(p int, alt *calt) {
 			r.sc.shared[u.slot] -= u.n
 		}
 	default:
-		r.sc.taken[d] = false
+		r.sc.taken.set(d, false)
 	}
 	if !alt.admin {
 		for _, u := range r.inv.devs[d].uses {
@@ -575,7 +628,7 @@ next:
 				continue next
 			}
 		}
-		if !alt.admin && (use != useNone && r.l.used.get(int(d)) || use == useAll && r.held != nil && r.held[d] != 0) {
+		if !alt.admin && (use != useNone && r.l.used.get(int(d)) || use == useAll && r.held.pages != nil && r.held.get(d) != 0) {
 			busy = busy || alt.all
 			continue
 		}

@@ -14,22 +14,25 @@ import (
 
 // checkedHook is the hook hidden as a plain Reserver (the solver asks it
 // about every member on every node) that, before each Filter, has the
-// slow path's shortcut answer in the state the solve reached and
-// requires the full slow path's verdict of it.
+// shortcuts answer in the state the solve reached and requires the full
+// paths' answers of them: the slow path's verdict, the search's devices.
 type checkedHook struct {
 	placement.Reserver
 	t        *rapid.T
-	answered *int
+	answered *[2]int // by the slow path's shortcut, by the search's
 }
 
 func (h checkedHook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.Rejection {
 	n, agree := dra.SaturatedAgrees(h.Reserver, p, ni)
 	require.True(h.t, agree, "member %s on node %s: the shortcut's verdict is not the slow path's", p.Name, ni.Node().Name)
-	*h.answered += n
+	h.answered[0] += n
+	n, agree = dra.PlainAgrees(h.Reserver, p, ni)
+	require.True(h.t, agree, "member %s on node %s: the shortcut's devices are not the search's", p.Name, ni.Node().Name)
+	h.answered[1] += n
 	return h.Reserver.Filter(p, ni)
 }
 
-func checked(t *rapid.T, nr placement.NewReserverFunc, answered *int) placement.NewReserverFunc {
+func checked(t *rapid.T, nr placement.NewReserverFunc, answered *[2]int) placement.NewReserverFunc {
 	return func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
 		r, err := nr(s, g)
 		if err != nil {
@@ -117,17 +120,19 @@ func genSaturatedWorld(t *rapid.T) (*dra.Ledger, *placement.Snapshot, dra.PodGro
 	return l, s, pg, group("pg", int32(rapid.IntRange(1, len(members)).Draw(t, "minCount")), members...)
 }
 
-// TestProp_SaturatedIsTheSlowPath: in every state a solve passes through
-// (each member on each node, one by one), the slow path's shortcut, when
-// it answers, gives the full slow path's verdict: the same outcome,
-// reason, claims and idle-cluster answer, worded or terse. It answers in
-// many of them.
-func TestProp_SaturatedIsTheSlowPath(t *testing.T) {
-	answered := 0
+// TestProp_ShortcutsAreTheFullPaths: in every state a solve passes
+// through (each member on each node, one by one), the slow path's
+// shortcut, when it answers, gives the full slow path's verdict (the same
+// outcome, reason, claims and idle-cluster answer, worded or terse), and
+// the search's shortcut, when it picks, picks the depth-first search's
+// devices. Both answer in many of them.
+func TestProp_ShortcutsAreTheFullPaths(t *testing.T) {
+	var answered [2]int
 	rapid.Check(t, func(t *rapid.T) {
 		l, s, pg, g := genSaturatedWorld(t)
 		_, err := placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{checked(t, l.Reserver(pg, dra.Options{}), &answered)}})
 		require.NoError(t, err)
 	})
-	require.Greater(t, answered, 50)
+	require.Greater(t, answered[0], 50)
+	require.Greater(t, answered[1], 50)
 }
