@@ -97,12 +97,10 @@ type reserver struct {
 
 	// terse says the caller reads a rejection's Cut only (ReserveRun):
 	// no reason is worded, no blame or idle cluster searched.
-	terse    bool
-	lastPod  *placement.Pod
-	lastRefs []memberRef
-	keyRefs  []memberRef // the refs ClassKey last named, as key (nil: none yet)
-	key      string
-	keyBuf   []byte
+	terse   bool
+	keyRefs []memberRef // the refs ClassKey last named, as key (nil: none yet)
+	key     string
+	keyBuf  []byte
 
 	users []int32 // per claim: members using it
 	// allNeeded says the group needs every pending member, so every
@@ -251,11 +249,14 @@ func (r *reserver) scratchState() *scratch {
 	return &r.sc
 }
 
+// refs returns member p's refs. The member asked about last is tried
+// first, by index: no pointer is stored (a store would pay the write
+// barrier while the collector marks, on every member).
 func (r *reserver) refs(p *placement.Pod) []memberRef {
-	if p != r.lastPod {
-		r.lastPod, r.lastRefs = p, r.rs.refsOf(p)
+	if rs := r.rs; rs.at < len(rs.pods) && rs.pods[rs.at] == p {
+		return rs.lists[rs.refIx[rs.at]]
 	}
-	return r.lastRefs
+	return r.rs.refsOf(p)
 }
 
 func (r *reserver) node(id placement.NodeID) *placement.Node { return r.s.Node(id) }
