@@ -105,10 +105,21 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 		return nil, err
 	}
 	ids := map[claimID]int32{}
+	// A pod's own claim is named by pod and entry, and a pod's entries
+	// are distinct: with member names strictly increasing (as the solver
+	// checks them) no two members' own claims can meet, and the map
+	// need not hold them.
+	distinct := true
+	for i := 1; i < len(members) && distinct; i++ {
+		distinct = members[i-1].Name < members[i].Name
+	}
 	viaPG := make([]int32, len(pg.ResourceClaims)) // per PodGroup entry, its claim+1 once known
 	add := func(id claimID, mk func() (*rclaim, error)) (int32, error) {
-		if i, ok := ids[id]; ok {
-			return i, nil
+		keep := id.kind != byPod || !distinct
+		if keep {
+			if i, ok := ids[id]; ok {
+				return i, nil
+			}
 		}
 		c, err := mk()
 		if err != nil {
@@ -116,7 +127,9 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 		}
 		i := int32(len(rs.claims))
 		rs.claims, rs.users = append(rs.claims, c), append(rs.users, 0)
-		ids[id] = i
+		if keep {
+			ids[id] = i
+		}
 		return i, nil
 	}
 	var buf []memberRef  // the member's refs, before they are kept
