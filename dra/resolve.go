@@ -109,13 +109,18 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 	// are distinct: with member names strictly increasing (as the solver
 	// checks them) no two members' own claims can meet, and the map
 	// need not hold them.
-	distinct := true
-	for i := 1; i < len(members) && distinct; i++ {
-		distinct = members[i-1].Name < members[i].Name
-	}
+	var distinct int8                              // 0: not known yet (found on the first own claim), 1 yes, -1 no
 	viaPG := make([]int32, len(pg.ResourceClaims)) // per PodGroup entry, its claim+1 once known
 	add := func(id claimID, mk func() (*rclaim, error)) (int32, error) {
-		keep := id.kind != byPod || !distinct
+		if id.kind == byPod && distinct == 0 {
+			distinct = 1
+			for i := 1; i < len(members) && distinct > 0; i++ {
+				if members[i-1].Name >= members[i].Name {
+					distinct = -1
+				}
+			}
+		}
+		keep := id.kind != byPod || distinct < 0
 		if keep {
 			if i, ok := ids[id]; ok {
 				return i, nil
