@@ -129,6 +129,10 @@ type alikeRun struct {
 	// fit: usage only grows during a run, so bestOf skips it from then on
 	// instead of checking it again each time its domain's best fills.
 	full []uint64
+	// listed holds the labelled domains counted, in the order they became
+	// so; stream, when on, stands for all the others (see alikestream.go).
+	listed []int32
+	stream alikeStream
 }
 
 // runClass is a class that concerns the run: owned (mult terms of it per
@@ -155,10 +159,10 @@ func (sv *solver) placeAlike(p *Placement, a *attempt, order []int, k, e int) in
 		if !sv.spend(int64(len(p.Nodes))) {
 			return x + 1
 		}
-		if len(r.heap) == 0 {
+		d := r.top()
+		if d < 0 {
 			continue // nothing changed: the rest wait too, each counted as placeOne counts it
 		}
-		d := int(r.heap[0])
 		n := r.best[d]
 		sv.assign(a, order[x], n)
 		// While d's value stays, its best node n takes the next members
@@ -205,7 +209,8 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	m := &sv.members[i]
 	r := &sv.sc.alike
 	*r = alikeRun{sv: sv, m: m, pod: sv.pod(m.row), req: sv.req(m.row), lastTyp: -1,
-		cls: r.cls[:0], counts: r.counts, ok: r.ok, pref: r.pref, best: r.best, score: r.score, heap: r.heap[:0], at: r.at, counted: r.counted, full: r.full}
+		cls: r.cls[:0], counts: r.counts, ok: r.ok, pref: r.pref, best: r.best, score: r.score, heap: r.heap[:0], at: r.at, counted: r.counted, full: r.full,
+		listed: r.listed[:0], stream: alikeStream{srcs: r.stream.srcs[:0]}}
 	r.labelsMatter = readsLabels(r.pod)
 	r.full = grow(r.full, (len(sv.s.b.nodes)+63)/64)
 	clear(r.full)
@@ -224,6 +229,7 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 		slot(k).matched = true
 	}
 	b := sv.s.b
+	whole := false // the run's domains are the whole cluster's, every node labelled
 	if len(r.cls) > 0 {
 		ld := b.labelDomains(key)
 		r.dom, r.nd = ld.of, len(ld.values)
@@ -233,7 +239,7 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 				labelled += len(ns)
 			}
 			if labelled == len(b.nodes) {
-				r.doms = ld.nodes // the whole cluster, every node labelled
+				r.doms, whole = ld.nodes, true
 			}
 		}
 	}
@@ -255,7 +261,7 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 			continue
 		}
 		if len(c.matchedBy[j])+len(c.byOwner[j]) > 0 && r.dom != nil && r.dom[n] >= 0 {
-			r.counted[r.dom[n]] = true
+			r.count(int(r.dom[n]))
 		}
 		for _, k := range c.matchedBy[j] {
 			if rc := r.find(&c.classes[k]); rc != nil {
@@ -274,6 +280,11 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	}
 	D := r.nd + 1
 	r.ok, r.pref, r.best, r.score, r.at = grow(r.ok, D), grow(r.pref, D), grow(r.best, D), grow(r.score, D), grow(r.at, D)
+	if r.streamable(whole) {
+		r.startStream()
+		r.entries(-1)
+		return r
+	}
 	values := r.values()
 	for d := range D {
 		r.ok[d], r.pref[d] = values(d)
@@ -298,6 +309,8 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 func (r *alikeRun) forget() {
 	clear(r.cls[:cap(r.cls)])
 	r.cls = r.cls[:0]
+	clear(r.stream.srcs[:cap(r.stream.srcs)])
+	r.stream = alikeStream{srcs: r.stream.srcs[:0]}
 	r.sv, r.m, r.pod, r.req, r.dom, r.doms, r.rest, r.lastUsed = nil, nil, nil, nil, nil, nil, nil, nil
 }
 
@@ -514,7 +527,7 @@ func (r *alikeRun) bestOf(d int) {
 func (r *alikeRun) placed(d int, n NodeID, k int32) {
 	global := false
 	if d < r.nd {
-		r.counted[d] = true
+		r.count(d)
 	}
 	for x := range r.cls {
 		rc := &r.cls[x]
@@ -543,6 +556,11 @@ func (r *alikeRun) placed(d int, n NodeID, k int32) {
 	if !global {
 		r.ok[d], r.pref[d] = r.value(d)
 		r.fix(d)
+		return
+	}
+	if r.stream.on {
+		r.streamValue()
+		r.entries(d)
 		return
 	}
 	r.heap = r.heap[:0]

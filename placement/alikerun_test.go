@@ -9,7 +9,9 @@ import (
 
 // drawAlikeCase draws a cluster and a group for the alike runs: nodes of
 // 1 or 2 cpu (some labelled host and zone, some without one or both, an
-// empty zone value too), some already part used by other pods; bound
+// empty zone value too — or, half the time, all labelled with both, as a
+// run streams its domains only then), some already part used by other
+// pods; bound
 // members (some carrying terms) and pending members made from one to
 // three templates — labels, requests and one shared *Affinity each — so
 // that runs of alike members form, broken where member order (by name)
@@ -17,13 +19,14 @@ import (
 // required and preferred, on host or zone.
 func drawAlikeCase(t *rapid.T) (*Snapshot, *Group) {
 	nNodes := rapid.IntRange(1, 24).Draw(t, "nodes")
+	all := rapid.Bool().Draw(t, "allLabelled")
 	var nodes []Node
 	for k := range nNodes {
 		labels := map[string]string{}
-		if rapid.IntRange(0, 5).Draw(t, "hasHost") > 0 {
+		if all || rapid.IntRange(0, 5).Draw(t, "hasHost") > 0 {
 			labels["host"] = fmt.Sprint("h", k)
 		}
-		if z := rapid.IntRange(0, 4).Draw(t, "zone"); z > 0 {
+		if z := rapid.IntRange(0, 4).Draw(t, "zone"); z > 0 || all {
 			labels["zone"] = fmt.Sprint("z", z%3)
 			if z == 4 {
 				labels["zone"] = ""

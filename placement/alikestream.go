@@ -1,0 +1,169 @@
+package placement
+
+// A run's uncounted domains, streamed. Every labelled domain no placed
+// member counts in has the same value (see alikeRun.values), so among
+// them placeOne's choice is simply the best node — highest score, lowest
+// ID — of the nodes that fit. When no node is touched yet, the member
+// reads no label and the placement is the whole cluster with every node
+// labelled, nodes of one snapshot class (same type and usage) have one fit
+// and one score, and the class's bitmap yields them in ID order: the run
+// then keeps an entry per counted domain only (a few, one per domain
+// taken) and streams the others from the classes, instead of reading
+// every node's fit and keeping a heap entry per domain — at 8 members of
+// 1,000 hosts, most of a run's cost. A node comes from the stream only
+// while its domain is uncounted; the domain it goes to becomes counted,
+// and from then on has its own entry. Touched nodes are in counted
+// domains, so the stream meets none.
+
+// streamSrc is one fitting class's next node in an uncounted domain.
+type streamSrc struct {
+	score int64
+	next  NodeID
+	set   *classSet
+}
+
+func streamBefore(x, y *streamSrc) bool {
+	if x.score != y.score {
+		return x.score > y.score
+	}
+	return x.next < y.next
+}
+
+// alikeStream is the uncounted domains' part of a run: whether the run's
+// next member may go there and its preference (one value for all), the
+// fitting classes' sources in a heap, and the lowest domain that may still
+// be uncounted.
+type alikeStream struct {
+	on   bool
+	ok   bool
+	pref int64
+	srcs []streamSrc
+	free int
+}
+
+// streamable reports whether r may stream its uncounted domains; doms
+// says the run's domains are the whole cluster's, every node labelled.
+func (r *alikeRun) streamable(doms bool) bool {
+	return doms && r.quick() && len(r.cls) > 0
+}
+
+// startStream sets up the stream over the snapshot's classes that fit.
+func (r *alikeRun) startStream() {
+	st := &r.stream
+	st.on, st.free, st.srcs = true, 0, st.srcs[:0]
+	r.streamValue()
+	for _, set := range r.sv.s.classes().sets {
+		first, ok := set.nodes.Min()
+		if !ok {
+			continue
+		}
+		if fit, sc := r.fitScore(first); fit {
+			st.srcs = append(st.srcs, streamSrc{score: sc, next: first, set: set})
+		}
+	}
+	heapInit(st.srcs, streamBefore)
+}
+
+// streamValue sets the uncounted domains' value, from the lowest of
+// them (none left: the stream is done).
+func (r *alikeRun) streamValue() {
+	st := &r.stream
+	for st.free < r.nd && r.counted[st.free] {
+		st.free++
+	}
+	if st.free == r.nd {
+		st.ok = false
+		return
+	}
+	st.ok, st.pref = r.value(st.free)
+}
+
+// peek returns the stream's best node in an uncounted domain, or nil,
+// dropping the nodes of domains counted since they were found.
+func (r *alikeRun) peek() *streamSrc {
+	st := &r.stream
+	end := NodeID(len(r.sv.s.b.nodes))
+	for len(st.srcs) > 0 {
+		top := &st.srcs[0]
+		if !r.counted[r.dom[top.next]] {
+			return top
+		}
+		found := false
+		top.set.nodes.ascend(top.next+1, end, func(id NodeID) bool {
+			if !r.counted[r.dom[id]] {
+				top.next, found = id, true
+				return false
+			}
+			return true
+		})
+		if found {
+			heapDown(st.srcs, 0, streamBefore)
+		} else {
+			_, st.srcs = heapPop(st.srcs, streamBefore)
+		}
+	}
+	return nil
+}
+
+// top returns the domain the run's next member goes to (-1: none) with
+// its best node set: the heap's first or, when its best node comes
+// before, the stream's, whose domain then gets its entry (still outside
+// the heap; placed puts it in).
+func (r *alikeRun) top() int {
+	e := int32(-1)
+	if len(r.heap) > 0 {
+		e = r.heap[0]
+	}
+	if !r.stream.on || !r.stream.ok {
+		return int(e)
+	}
+	src := r.peek()
+	if src == nil {
+		return int(e)
+	}
+	if e >= 0 {
+		p := r.stream.pref
+		if p < r.pref[e] || (p == r.pref[e] && !streamBefore(src, &streamSrc{score: r.score[e], next: r.best[e]})) {
+			return int(e)
+		}
+	}
+	d := int(r.dom[src.next])
+	r.ok[d], r.pref[d], r.best[d], r.score[d], r.at[d] = true, r.stream.pref, src.next, src.score, -1
+	return d
+}
+
+// count marks labelled domain d counted, listing it the first time.
+func (r *alikeRun) count(d int) {
+	if !r.counted[d] {
+		r.counted[d] = true
+		r.listed = append(r.listed, int32(d))
+	}
+}
+
+// entries values the counted domains and the unlabelled one (which, on a
+// stream, holds no node) and builds their heap, as newAlikeRun and
+// placed do over every domain without a stream; skip is a domain whose
+// best node is already set (-1: none).
+func (r *alikeRun) entries(skip int) {
+	r.heap = r.heap[:0]
+	entry := func(e int) {
+		r.ok[e], r.pref[e] = r.value(e)
+		r.at[e] = -1
+		if e == r.nd {
+			r.best[e] = -1
+		} else if r.ok[e] && e != skip {
+			r.bestOf(e)
+		}
+		if r.ok[e] && r.best[e] >= 0 {
+			r.at[e] = int32(len(r.heap))
+			r.heap = append(r.heap, int32(e))
+		}
+	}
+	for _, e := range r.listed {
+		entry(int(e))
+	}
+	entry(r.nd)
+	for x := len(r.heap)/2 - 1; x >= 0; x-- {
+		r.down(x)
+	}
+}
