@@ -399,9 +399,18 @@ const firstLookup = 4
 // each node the attempt touched once, and then only the nodes it fills, in
 // exactly the order placeRun would (score descending, node ID ascending).
 func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, hi NodeID, last bool) {
-	m := &sv.members[idx[0]]
+	h := sv.classSources(&sv.members[idx[0]], int64(len(idx)), cls, lo, hi)
+	if !sv.spend(int64(len(h))) {
+		return
+	}
+	sv.drain(a, idx, h, last)
+}
+
+// classSources returns the nodes lo..hi-1 with room for member m (up to
+// want copies) as sources: one per class of cls, streaming its untouched
+// nodes in ID order, and each node the attempt touched alone.
+func (sv *solver) classSources(m *member, want int64, cls *nodeClasses, lo, hi NodeID) []source {
 	b := sv.s.b
-	want := int64(len(idx))
 	h := make([]source, 0, len(cls.sets)+len(sv.w.touched))
 	recheck := len(sv.w.touched) > 0
 	firsts := make([]NodeID, firstLookup*len(cls.sets)) // every class's first lookup, one allocation
@@ -432,10 +441,7 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 			h = append(h, source{score: sv.nodeScore(sv.req(m.row), id), cap: c, next: id})
 		}
 	}
-	if !sv.spend(int64(len(h))) {
-		return
-	}
-	sv.drain(a, idx, h, last)
+	return h
 }
 
 // shortByClasses answers an attempt without placing anything when the
@@ -521,24 +527,32 @@ func (sv *solver) drain(a *attempt, idx []int, h []source, last bool) {
 		n := int(min(src.cap, int64(len(idx)-k)))
 		sv.assignRun(a, idx[k:k+n], id, req, last)
 		k += n
-		// The node just filled is touched now; its source streams on. The
-		// nodes looked up ahead are still untouched: this run fills only
-		// nodes it takes from its sources, each once.
-		if src.at == len(src.ahead) && src.set != nil {
-			src.ahead, src.at = sv.untouched(src.set, id+1, src.end, aheadOf(want, src.cap, k), src.ahead[:0], src.recheck), 0
-		}
-		if src.at < len(src.ahead) {
-			src.next = src.ahead[src.at]
-			src.at++
-			// The top only moved later (its next node's ID grew); it stays
-			// on top while it still goes before both children.
-			if (len(h) > 1 && sourceBefore(&h[1], src)) || (len(h) > 2 && sourceBefore(&h[2], src)) {
-				heapDown(h, 0, sourceBefore)
-			}
-		} else {
-			_, h = heapPop(h, sourceBefore)
-		}
+		h = sv.advance(h, want, k)
 	}
+}
+
+// advance moves the top source of heap h, whose next node a run of want
+// members just filled or passed (placed of them placed so far), on to its
+// next node, and returns the heap. The node just filled is touched now;
+// the nodes looked up ahead are still untouched: a run fills only nodes
+// it takes from its sources, each once, in ID order within a class.
+func (sv *solver) advance(h []source, want int64, placed int) []source {
+	src := &h[0]
+	if src.at == len(src.ahead) && src.set != nil {
+		src.ahead, src.at = sv.untouched(src.set, src.next+1, src.end, aheadOf(want, src.cap, placed), src.ahead[:0], src.recheck), 0
+	}
+	if src.at < len(src.ahead) {
+		src.next = src.ahead[src.at]
+		src.at++
+		// The top only moved later (its next node's ID grew); it stays
+		// on top while it still goes before both children.
+		if (len(h) > 1 && sourceBefore(&h[1], src)) || (len(h) > 2 && sourceBefore(&h[2], src)) {
+			heapDown(h, 0, sourceBefore)
+		}
+		return h
+	}
+	_, h = heapPop(h, sourceBefore)
+	return h
 }
 
 // aheadOf is how many of a class's nodes to look up at once for a run of

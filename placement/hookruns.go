@@ -40,19 +40,26 @@ func (sv *solver) runClasses() {
 // placeRun's order (score descending, ID ascending), each filled with as
 // many members as its room and the reservers admit, and never visited
 // again in the run (a node the reservers refused stays refused; one
-// filled is full).
+// filled is full). The nodes come by class when placeRun's would (see
+// classRange), so a run visits the nodes it fills or is refused by rather
+// than every node of p; the budget is spent as for a visit of every node.
 func (sv *solver) placeHookedRun(p *Placement, a *attempt, idx []int) {
 	m := &sv.members[idx[0]]
 	if sv.missingOf(m) != "" || !sv.spend(int64(len(p.Nodes))) {
 		return
 	}
-	h := sv.groupSources(p, m, int64(len(idx)))
+	want := int64(len(idx))
+	var h []source
+	if cls, lo, hi, ok := sv.classRange(p, m); ok {
+		h = sv.classSources(m, want, cls, lo, hi)
+	} else {
+		h = sv.groupSources(p, m, want)
+	}
 	heapInit(h, sourceBefore)
 	k := 0
 	for k < len(idx) && len(h) > 0 && !sv.exhausted {
-		src := &h[0]
-		id := src.next
-		run := idx[k : k+int(min(src.cap, int64(len(idx)-k)))]
+		id := h[0].next
+		run := idx[k : k+int(min(h[0].cap, int64(len(idx)-k)))]
 		n := sv.reserveRun(run, id)
 		if n > 0 { // putUsage for each, the usage added at once
 			sv.w.add(id, sv.req(m.row), int64(n))
@@ -67,13 +74,7 @@ func (sv *solver) placeHookedRun(p *Placement, a *attempt, idx []int) {
 		}
 		a.placed += n
 		k += n
-		if src.at < len(src.ahead) {
-			src.next = src.ahead[src.at]
-			src.at++
-			heapDown(h, 0, sourceBefore)
-		} else {
-			_, h = heapPop(h, sourceBefore)
-		}
+		h = sv.advance(h, want, k)
 	}
 }
 
