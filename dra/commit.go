@@ -70,10 +70,10 @@ func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, 
 		for _, ref := range r.refs(p) {
 			c := r.rs.claims[ref.claim]
 			if c.base != nil && !c.base.Reachable(s.Node(id)) {
-				return nil, nil, placement.Errorf(placement.ErrInvalid, podObj(p), "spec.nodeName", "node %q cannot reach the devices of ResourceClaim %s", a.Node, c.key)
+				return nil, nil, placement.Errorf(placement.ErrInvalid, podObj(p), "spec.nodeName", "node %q cannot reach the devices of ResourceClaim %s", a.Node, c.keyOf())
 			}
 			if r.entries(ref) > MaxReservedFor {
-				return nil, nil, placement.Errorf(placement.ErrInvalid, podObj(p), "spec.resourceClaims", "ResourceClaim %s: %s", c.key, reservedForFull)
+				return nil, nil, placement.Errorf(placement.ErrInvalid, podObj(p), "spec.resourceClaims", "ResourceClaim %s: %s", c.keyOf(), reservedForFull)
 			}
 			r.nodes[ref.claim] = append(r.nodes[ref.claim], id)
 			if ref.viaGroup {
@@ -113,13 +113,13 @@ func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, 
 	n, err := l.apply(func(n *Ledger) error {
 		keys := make([]placement.Key, len(r.rs.claims))
 		for ci, c := range r.rs.claims {
-			keys[ci] = c.key
+			keys[ci] = c.keyOf()
 			if len(r.nodes[ci]) == 0 {
 				continue
 			}
 			if c.entry == nil {
-				keys[ci] = n.freeName(c.key)
-				nc := ResourceClaim{Namespace: c.key.Namespace, Name: keys[ci].Name, Owner: c.owner, Spec: c.tmpl.Spec}
+				keys[ci] = n.freeName(keys[ci])
+				nc := ResourceClaim{Namespace: keys[ci].Namespace, Name: keys[ci].Name, Owner: c.owner, Spec: c.tmpl.Spec}
 				if err := n.addClaim(&nc, c.spec, false); err != nil {
 					return err
 				}

@@ -171,20 +171,11 @@ func (r *reserver) count(t *tally, reach []int32, all *tally) {
 // matches an alternative's class and selectors, its taints are tolerated
 // and it can provide the capacity asked for.
 func (r *reserver) serves(sp *spec, d int32) bool {
-	dv := &r.inv.devs[d]
 	for q := range sp.reqs {
 		for a := range sp.reqs[q].alts {
-			alt := &sp.reqs[q].alts[a]
-			if !alt.matches(r.inv, d) || !alt.tolerates(dv) {
-				continue
+			if sp.reqs[q].alts[a].usable(r.inv, d) {
+				return true
 			}
-			if len(alt.capNames) > 0 || len(dv.caps) > 0 {
-				var ok bool
-				if r.sc.uses, ok = alt.consumption(dv, r.sc.uses[:0]); !ok {
-					continue
-				}
-			}
-			return true
 		}
 	}
 	return false

@@ -26,7 +26,7 @@ func SaturatedAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeIn
 			full.vars = nil // verdict does not read them: rejection answers before
 		}
 		if short.ok != full.ok || short.out != full.out || short.idle != full.idle || short.why != full.why ||
-			!slices.Equal(claimsOf(short.vars), claimsOf(full.vars)) {
+			!slices.EqualFunc(short.vars, full.vars, func(a, b svar) bool { return a.claim == b.claim }) {
 			r.terse = false
 			return answered, false
 		}
@@ -65,4 +65,34 @@ func PlainAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeInfo) 
 		}
 	}
 	return answered, true
+}
+
+// UsableAgrees asks every alternative of l's templates and claims about
+// every device, in order (a permutation of the device indexes), twice:
+// the memoized answers of calt.usable, cold then warm, must both equal
+// the check it memoizes, evaluated afresh. asked counts the questions.
+func UsableAgrees(l *Ledger, order []int) (asked int, agree bool) {
+	var specs []*spec
+	for _, t := range l.templates {
+		specs = append(specs, t.spec)
+	}
+	l.claims.Ascend(func(e *claimEntry) bool { specs = append(specs, e.spec); return true })
+	for range 2 {
+		for _, sp := range specs {
+			for q := range sp.reqs {
+				for a := range sp.reqs[q].alts {
+					alt := &sp.reqs[q].alts[a]
+					for _, i := range order {
+						d, dv := int32(i), &l.inv.devs[i]
+						_, capsOK := alt.consumption(dv, nil)
+						asked++
+						if alt.usable(l.inv, d) != (alt.matches(l.inv, d) && alt.tolerates(dv) && capsOK) {
+							return asked, false
+						}
+					}
+				}
+			}
+		}
+	}
+	return asked, true
 }

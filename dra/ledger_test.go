@@ -19,6 +19,13 @@ import (
 // them at a time; g6 and g7 allow multiple allocations of their 4 units
 // of memory (KEP-5075), g7 in amounts of 2 or 4.
 func smWorld(t require.TestingT) *dra.Inventory {
+	inv, err := dra.NewInventory(classes, []dra.ResourceSlice{smSlice()})
+	require.NoError(t, err)
+	return inv
+}
+
+// smSlice is smWorld's one slice.
+func smSlice() dra.ResourceSlice {
 	s := dra.ResourceSlice{Name: "s", Driver: gpuDriver, Pool: "p", AllNodes: true,
 		SharedCounters: []dra.CounterSet{{Name: "phys", Counters: map[string]int64{"units": 1}}}}
 	for i := range 6 {
@@ -35,9 +42,7 @@ func smWorld(t require.TestingT) *dra.Inventory {
 		}
 		s.Devices = append(s.Devices, d)
 	}
-	inv, err := dra.NewInventory(classes, []dra.ResourceSlice{s})
-	require.NoError(t, err)
-	return inv
+	return s
 }
 
 // mclaim is the plain model of one claim.

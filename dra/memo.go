@@ -26,17 +26,24 @@ func newMatchMemo(n int) *matchMemo {
 // accepts reports whether every selector accepts device dv (index i),
 // evaluating them only the first time device i is asked about.
 func (m *matchMemo) accepts(sels []Selector, i int32, dv *device) bool {
+	return m.answer(i, func() bool {
+		for _, s := range sels {
+			if !s(dv.id.Driver, dv.d) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// answer returns eval's answer about device i, calling it only the first
+// time device i is asked about; eval must be pure.
+func (m *matchMemo) answer(i int32, eval func() bool) bool {
 	w, bit := i/64, uint64(1)<<(i%64)
 	if m.known[w].Load()&bit != 0 {
 		return m.match[w].Load()&bit != 0
 	}
-	ok := true
-	for _, s := range sels {
-		if !s(dv.id.Driver, dv.d) {
-			ok = false
-			break
-		}
-	}
+	ok := eval()
 	if ok {
 		m.match[w].Or(bit)
 	}

@@ -76,6 +76,7 @@ type reserver struct {
 
 	sc    scratch
 	x     dfs // reused by every search
+	slab  assignSlab
 	one   [1]*placement.Node
 	fresh []svar
 	alone []svar
@@ -203,7 +204,7 @@ func (l *Ledger) newReserver(s *placement.Snapshot, pg *PodGroup, g *placement.G
 	for _, c := range rs.claims {
 		if c.base == nil {
 			if name := c.spec.missingClass(); name != "" {
-				return nil, placement.Errorf(placement.ErrNotFound, claimObj(c.key), "spec.devices.requests", "device class %q does not exist", name)
+				return nil, placement.Errorf(placement.ErrNotFound, claimObj(c.keyOf()), "spec.devices.requests", "device class %q does not exist", name)
 			}
 		}
 	}
@@ -235,6 +236,7 @@ func (l *Ledger) newSearcher(rs *resolved, opts Options) *reserver {
 	if r.budget <= 0 {
 		r.budget = DefaultSearchBudget
 	}
+	r.slab.claims0 = min(n, 256)
 	r.users = make([]int32, n) // claims added after resolve (Plan's) have no member
 	copy(r.users, rs.users)
 	return r
@@ -272,9 +274,9 @@ type planned struct {
 func (r *reserver) name(ci int32) string {
 	c := r.rs.claims[ci]
 	if c.tmpl != nil && c.tmpl.Serves != "" {
-		return c.key.String() + " (" + c.tmpl.Serves + ")"
+		return c.keyOf().String() + " (" + c.tmpl.Serves + ")"
 	}
-	return c.key.String()
+	return c.keyOf().String()
 }
 
 func (r *reserver) names(vars []svar) string {
@@ -358,7 +360,7 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		as, out := r.search(fresh, useAll, want)
 		if out == found {
 			if want {
-				p = planned{claims: claimsOf(fresh), as: as}
+				p = planned{claims: r.slab.claimsOf(fresh), as: as}
 			}
 			return p, placement.Rejection{}
 		}
@@ -438,17 +440,9 @@ func (r *reserver) searchSlow(refs []memberRef, id placement.NodeID, want bool) 
 		return p, slowVerdict{vars: vars, out: out, idle: out != exhausted && !r.terse && r.idle(vars), why: "devices taken by other members' claims"}
 	}
 	if want {
-		p = planned{claims: claimsOf(all), as: as}
+		p = planned{claims: r.slab.claimsOf(all), as: as}
 	}
 	return p, slowVerdict{ok: true}
-}
-
-func claimsOf(vars []svar) []int32 {
-	out := make([]int32, len(vars))
-	for i, v := range vars {
-		out[i] = v.claim
-	}
-	return out
 }
 
 var reservedForFull = fmt.Sprintf("reservedFor is full (%d entries)", MaxReservedFor)

@@ -9,8 +9,11 @@ import (
 
 // rclaim is one distinct claim that the pending members of a solve use.
 type rclaim struct {
-	key   placement.Key // an existing claim's key, or the name a generated one would get
-	entry *claimEntry   // nil for a claim still to be generated
+	// key is an existing claim's key; for a claim still to be generated,
+	// its namespace only (keyOf names it: a gang of thousands generates a
+	// claim a member every solve, and few are ever named).
+	key   placement.Key
+	entry *claimEntry // nil for a claim still to be generated
 	spec  *spec
 	owner *Owner                 // of a claim to be generated
 	tmpl  *ResourceClaimTemplate // its template
@@ -18,6 +21,15 @@ type rclaim struct {
 	held  []ConsumerRef          // reservedFor in the ledger
 	hasPG bool                   // the PodGroup is already in reservedFor
 	gmask uint32                 // bit k: the PodGroup's device constraint k covers the claim
+}
+
+// keyOf is c's key: for a claim still to be generated, the name it would
+// get, owner and entry joined by "-" (before Commit makes it unique).
+func (c *rclaim) keyOf() placement.Key {
+	if c.entry == nil && c.owner != nil {
+		return placement.Key{Namespace: c.key.Namespace, Name: c.owner.Name + "-" + c.owner.ClaimName}
+	}
+	return c.key
 }
 
 // memberRef is one member's use of a claim.
@@ -137,6 +149,7 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 		}
 		return i, nil
 	}
+	gen := genSource{l: l}
 	var buf []memberRef  // the member's refs, before they are kept
 	var flat []memberRef // the lists kept, end to end
 	prevOwn := false     // the previous member has a claim generated for it
@@ -187,13 +200,13 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 				})
 			case viaGroup:
 				ci, err = add(claimID{kind: byGroup, entry: e.Name}, func() (*rclaim, error) {
-					return l.generated(pg.Namespace, Owner{Kind: OwnerPodGroup, Name: pg.Name, UID: pg.UID, ClaimName: e.Name},
+					return gen.claim(len(members)-mi, pg.Namespace, Owner{Kind: OwnerPodGroup, Name: pg.Name, UID: pg.UID, ClaimName: e.Name},
 						e.ResourceClaimTemplateName, func() (string, string) { return groupObj(pg), fmt.Sprintf("spec.resourceClaims[%d]", gi) }, pg)
 				})
 			default:
 				own = true
 				ci, err = add(claimID{kind: byPod, name: p.Name, entry: e.Name}, func() (*rclaim, error) {
-					return l.generated(p.Namespace, Owner{Kind: OwnerPod, Name: p.Name, UID: p.UID, ClaimName: e.Name},
+					return gen.claim(len(members)-mi, p.Namespace, Owner{Kind: OwnerPod, Name: p.Name, UID: p.UID, ClaimName: e.Name},
 						e.ResourceClaimTemplateName, func() (string, string) { return podObj(p), f() }, pg)
 				})
 			}
@@ -258,21 +271,42 @@ const (
 	byPod
 )
 
-// generated returns the claim generated for owner's entry, or plans one
-// from the template. at names the entry's object and field, for an error
-// only: a gang of thousands resolves every solve.
-func (l *Ledger) generated(ns string, o Owner, tmpl string, at func() (obj, field string), pg *PodGroup) (*rclaim, error) {
+// genSource generates the claims of one resolve: from blocks of claims
+// rather than one allocation each, and with the template found last kept,
+// as a gang's members mostly generate theirs from one template.
+type genSource struct {
+	l    *Ledger
+	free []genClaim
+	tkey placement.Key
+	tmpl *template
+}
+
+// claim returns the claim generated for owner's entry, or plans one from
+// the template; left is how many members, this one included, resolve has
+// still to go through (a block holds as many claims). at names the
+// entry's object and field, for an error only: a gang of thousands
+// resolves every solve.
+func (gs *genSource) claim(left int, ns string, o Owner, tmpl string, at func() (obj, field string), pg *PodGroup) (*rclaim, error) {
+	l := gs.l
 	if k, ok := l.Generated(o.Kind, placement.Key{Namespace: ns, Name: o.Name}, o.ClaimName); ok {
 		e, _ := l.entry(k)
 		return l.existing(e, pg), nil
 	}
-	t, ok := l.templates[placement.Key{Namespace: ns, Name: tmpl}]
-	if !ok {
-		obj, field := at()
-		return nil, placement.Errorf(placement.ErrNotFound, obj, field+".resourceClaimTemplateName", "ResourceClaimTemplate %q does not exist", placement.Key{Namespace: ns, Name: tmpl}.String())
+	if tk := (placement.Key{Namespace: ns, Name: tmpl}); gs.tmpl == nil || tk != gs.tkey {
+		t, ok := l.templates[tk]
+		if !ok {
+			obj, field := at()
+			return nil, placement.Errorf(placement.ErrNotFound, obj, field+".resourceClaimTemplateName", "ResourceClaimTemplate %q does not exist", tk.String())
+		}
+		gs.tkey, gs.tmpl = tk, t
 	}
-	g := &genClaim{o: o} // the claim and its owner in one allocation
-	g.c = rclaim{key: placement.Key{Namespace: ns, Name: o.Name + "-" + o.ClaimName}, spec: t.spec, owner: &g.o, tmpl: &t.t}
+	if len(gs.free) == 0 {
+		gs.free = make([]genClaim, max(left, 1))
+	}
+	g := &gs.free[0] // the claim and its owner in one block
+	gs.free = gs.free[1:]
+	g.o = o
+	g.c = rclaim{key: placement.Key{Namespace: ns}, spec: gs.tmpl.spec, owner: &g.o, tmpl: &gs.tmpl.t}
 	return &g.c, nil
 }
 

@@ -1,8 +1,6 @@
 package dra
 
 import (
-	"slices"
-
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -152,11 +150,13 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 		if !want {
 			return nil, found
 		}
-		a := &assign{devs: slices.Clone(pick), alts: make([]*calt, len(pick))}
-		for k := range a.alts {
-			a.alts[k] = &vars[0].spec.reqs[0].alts[0]
+		as, devs, alts := r.slab.take(1, len(pick))
+		as[0].devs = append(devs, pick...)
+		for range pick {
+			alts = append(alts, &vars[0].spec.reqs[0].alts[0])
 		}
-		return []*assign{a}, found
+		as[0].alts = alts
+		return r.slab.ptrs(as), found
 	}
 	return x.decide(want)
 }
@@ -249,10 +249,8 @@ func (x *dfs) plain() []int32 {
 }
 
 // assigns returns the picks as one assign per var, in pick order, carved
-// from one block of devices and one of alternatives (assigns are never
-// appended to).
+// from the reserver's slab (assigns are never appended to).
 func (x *dfs) assigns(nvars int) []*assign {
-	as := make([]assign, nvars)
 	ends := append(x.ends[:0], make([]int, nvars+1)...) // ends[v+1]: picks of vars up to v
 	x.ends = ends
 	for _, p := range x.pslot {
@@ -261,7 +259,8 @@ func (x *dfs) assigns(nvars int) []*assign {
 	for v := range nvars {
 		ends[v+1] += ends[v]
 	}
-	devs, alts := make([]int32, len(x.picks)), make([]*calt, len(x.picks))
+	as, devs, alts := x.r.slab.take(nvars, len(x.picks))
+	devs, alts = devs[:len(x.picks)], alts[:len(x.picks)]
 	for v := range as {
 		as[v].devs, as[v].alts = devs[ends[v]:ends[v]:ends[v+1]], alts[ends[v]:ends[v]:ends[v+1]]
 	}
@@ -270,11 +269,7 @@ func (x *dfs) assigns(nvars int) []*assign {
 		a.devs = append(a.devs, d)
 		a.alts = append(a.alts, x.alts[k])
 	}
-	out := make([]*assign, nvars)
-	for v := range as {
-		out[v] = &as[v]
-	}
-	return out
+	return x.r.slab.ptrs(as)
 }
 
 // run searches the slots as their candidates stand: each slot must have
@@ -643,10 +638,11 @@ type span struct{ at, n int32 }
 // nearOf returns the devices that could serve alt from v's first node
 // (v.at) on an idle cluster, in candidate order: reachable from the
 // node, matching, their taints tolerated, providing the capacities alt
-// asks for. None of that changes while a reserver lives (its inventory
-// and snapshot are fixed), so each list is built once per alternative
-// and node: a gang's searches ask about the same few nodes again and
-// again. Without a snapshot's node ID (Ledger.Plan) it is built afresh.
+// asks for (see calt.usable). None of that changes while a reserver
+// lives (its inventory and snapshot are fixed), so each list is built
+// once per alternative and node: a gang's searches ask about the same
+// few nodes again and again. Without a snapshot's node ID (Ledger.Plan)
+// it is built afresh.
 func (r *reserver) nearOf(alt *calt, v *svar) []int32 {
 	if v.at < 0 || r.s == nil {
 		r.nearTmp = r.appendNear(r.nearTmp[:0], alt, v.reach[0])
@@ -656,7 +652,10 @@ func (r *reserver) nearOf(alt *calt, v *svar) []int32 {
 		k, ok := r.nearIx[alt]
 		if !ok {
 			if r.nearIx == nil {
-				r.nearIx, r.near = map[*calt]uint64{}, map[uint64]span{}
+				// Sized for a node a member: a run asks about the nodes
+				// it fills, and a map grown insert by insert costs more
+				// than the lists.
+				r.nearIx, r.near = map[*calt]uint64{}, make(map[uint64]span, min(cap(r.frames), r.s.NumNodes()))
 			}
 			k = uint64(len(r.nearIx)) << 32
 			r.nearIx[alt] = k
@@ -677,16 +676,9 @@ func (r *reserver) nearOf(alt *calt, v *svar) []int32 {
 // appendNear appends nearOf's list for alt and node n to out.
 func (r *reserver) appendNear(out []int32, alt *calt, n *placement.Node) []int32 {
 	r.inv.eachReachable(n, func(d int32) bool {
-		if !alt.matches(r.inv, d) || !alt.tolerates(&r.inv.devs[d]) {
-			return true
+		if alt.usable(r.inv, d) {
+			out = append(out, d)
 		}
-		if len(alt.capNames) > 0 || len(r.inv.devs[d].caps) > 0 {
-			var ok bool
-			if r.sc.uses, ok = alt.consumption(&r.inv.devs[d], r.sc.uses[:0]); !ok {
-				return true // lacks or cannot provide a capacity, even when idle
-			}
-		}
-		out = append(out, d)
 		return true
 	})
 	return out

@@ -28,6 +28,7 @@ type calt struct {
 	sels      []Selector
 	classMemo *lazyMemo // the inventory's, for the class's selectors
 	selMemo   *lazyMemo // this request's, for sels; nil without sels
+	useMemo   *lazyMemo // this alternative's, for usable
 	all       bool
 	count     int                     // devices for ExactCount; 1 (the minimum) for All
 	capReq    map[QualifiedName]int64 // KEP-5075 capacity requests
@@ -119,6 +120,7 @@ func compileAlt(inv *Inventory, obj, f, name string, r *ExactDeviceRequest) (cal
 		return a, placement.Errorf(placement.ErrInvalid, obj, f+".deviceClassName", "must not be empty")
 	}
 	a.class, a.classMemo = inv.classes[r.DeviceClassName], inv.classMemo[r.DeviceClassName]
+	a.useMemo = &lazyMemo{}
 	for i, s := range r.Selectors {
 		if s == nil {
 			return a, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("%s.selectors[%d]", f, i), "must not be nil")
@@ -186,6 +188,24 @@ func (a *calt) matches(inv *Inventory, i int32) bool {
 		return false
 	}
 	return len(a.sels) == 0 || a.selMemo.get(len(inv.devs)).accepts(a.sels, i, dv)
+}
+
+// usable reports whether device i may serve a from a node that reaches
+// it on an idle cluster: it matches a's class and selectors, its taints
+// are tolerated, and it can provide the capacity a asks for. None of that
+// changes while the inventory lives, so each device is asked about once
+// per alternative, like its selectors (see matchMemo), however many
+// solves and nodes ask.
+func (a *calt) usable(inv *Inventory, i int32) bool {
+	return a.useMemo.get(len(inv.devs)).answer(i, func() bool {
+		dv := &inv.devs[i]
+		if !a.matches(inv, i) || !a.tolerates(dv) {
+			return false
+		}
+		var buf [4]capUse
+		_, ok := a.consumption(dv, buf[:0])
+		return ok
+	})
 }
 
 // missingClass returns the first class the spec names that the inventory

@@ -1,0 +1,54 @@
+package dra
+
+// assignSlab hands out the assigns a reserver's searches return, with
+// their devices and alternatives, from blocks that double as they fill:
+// an assign is never appended to nor freed while its reserver lives, and
+// a gang's members each take one, so one allocation per block replaces
+// three per member. out and claims are the slices of pointers and claim
+// numbers a search with want and plan return, reused: their caller reads
+// them before the reserver searches again.
+type assignSlab struct {
+	as      []assign
+	devs    []int32
+	alts    []*calt
+	nas     int // the size of the last block of assigns
+	ndevs   int // and of devices and alternatives
+	claims0 int // the first block's assigns: the claims to allocate, one each, up to 256
+	out     []*assign
+	claims  []int32
+}
+
+// take returns nvars zero assigns and room for picks devices and as many
+// alternatives, each of length 0 and capacity picks.
+func (s *assignSlab) take(nvars, picks int) ([]assign, []int32, []*calt) {
+	if len(s.as) < nvars {
+		s.nas = max(nvars, 2*s.nas, s.claims0)
+		s.as = make([]assign, s.nas)
+	}
+	if len(s.devs) < picks {
+		// The first block fits as many picks for every claim.
+		s.ndevs = max(picks, 2*s.ndevs, picks*s.claims0)
+		s.devs, s.alts = make([]int32, s.ndevs), make([]*calt, s.ndevs)
+	}
+	as, devs, alts := s.as[:nvars:nvars], s.devs[:0:picks], s.alts[:0:picks]
+	s.as, s.devs, s.alts = s.as[nvars:], s.devs[picks:], s.alts[picks:]
+	return as, devs, alts
+}
+
+// ptrs returns as's pointers in s.out.
+func (s *assignSlab) ptrs(as []assign) []*assign {
+	s.out = s.out[:0]
+	for i := range as {
+		s.out = append(s.out, &as[i])
+	}
+	return s.out
+}
+
+// claimsOf returns the claims of vars, in s.claims.
+func (s *assignSlab) claimsOf(vars []svar) []int32 {
+	s.claims = s.claims[:0]
+	for _, v := range vars {
+		s.claims = append(s.claims, v.claim)
+	}
+	return s.claims
+}
