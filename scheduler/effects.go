@@ -107,16 +107,18 @@ func retry(ctx context.Context, call func() error) error {
 
 // execute makes the calls of one round: victims first (each marked with
 // the DisruptionTarget condition, then deleted), the preemptors'
-// nominations, the claims each placed gang committed, the bindings of the
-// gangs whose claims were written, and last the PodGroup conditions of
-// the rest, so that a condition saying Scheduled follows its bindings.
-// Calls of a kind run in parallel, cfg.Parallelism at a time.
+// nominations, the claims each placed gang committed, and the bindings of
+// the gangs whose claims were written. It returns the round's conditions
+// less those of the gangs whose claims failed (not bound, so not
+// Scheduled): the caller writes them with writeConditions once the
+// bindings are out, so that a condition saying Scheduled follows its
+// bindings. Calls of a kind run in parallel, cfg.Parallelism at a time.
 //
 // The calls outlive ctx (bounded by callTimeout): a scheduler told to stop
 // finishes the round it decided rather than leave bindings in the air,
 // which the API server could still carry out after a successor has listed
 // the pods as pending.
-func (s *Scheduler) execute(ctx context.Context, w work) {
+func (s *Scheduler) execute(ctx context.Context, w work) []conditionWrite {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
 	defer cancel()
 	parallel(s.sem, len(w.evictions), func(i int) { s.evict(ctx, w.evictions[i]) })
@@ -132,7 +134,16 @@ func (s *Scheduler) execute(ctx context.Context, w work) {
 		}
 	}
 	parallel(s.sem, len(binds), func(i int) { s.bind(ctx, binds[i]) })
-	conds := slices.DeleteFunc(w.conditions, func(c conditionWrite) bool { return skip[c.group] })
+	return slices.DeleteFunc(w.conditions, func(c conditionWrite) bool { return skip[c.group] })
+}
+
+// writeConditions writes conds, cfg.Parallelism at a time; like execute's
+// calls, they outlive ctx. The caller passes at most one condition per
+// object and type (see latestConditions): two writes of one in parallel
+// could land in either order.
+func (s *Scheduler) writeConditions(ctx context.Context, conds []conditionWrite) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
+	defer cancel()
 	parallel(s.sem, len(conds), func(i int) {
 		if conds[i].kind == kindComposite {
 			s.writeCompositeCondition(ctx, conds[i])
@@ -140,6 +151,27 @@ func (s *Scheduler) execute(ctx context.Context, w work) {
 			s.writeCondition(ctx, conds[i])
 		}
 	})
+}
+
+// latestConditions keeps, of the conditions of one type for one object,
+// the last (the newest decision); the order is otherwise kept.
+func latestConditions(conds []conditionWrite) []conditionWrite {
+	type target struct {
+		kind  string
+		group placement.Key
+		typ   string
+	}
+	last := make(map[target]int, len(conds))
+	for i, c := range conds {
+		last[target{c.kind, c.group, c.cond.Type}] = i
+	}
+	out := make([]conditionWrite, 0, len(last))
+	for i, c := range conds {
+		if last[target{c.kind, c.group, c.cond.Type}] == i {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func parallel(sem chan struct{}, n int, f func(int)) {

@@ -151,22 +151,34 @@ func (s *Scheduler) wake() {
 // effects go out, so that bindings flow while a long queue drains.
 const maxCyclesPerRound = 256
 
+// loop runs rounds and makes their calls. A round's conditions wait while
+// the queue has a backlog (the round ran maxCyclesPerRound cycles): the
+// pods wait for bindings, a condition only reports, so the next round's
+// bindings go out first and the waiting conditions with those of the
+// round that drains the queue. (kube-scheduler v1.37 patches a PodGroup's
+// status within its scheduling cycle, ahead of the bindings, which it
+// makes asynchronously.) A condition never goes out before its gang's
+// bindings; at most one per object and type waits (see latestConditions),
+// and none outlives the loop.
 func (s *Scheduler) loop(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	var waiting []conditionWrite
 	for {
 		s.mu.Lock()
 		w := s.round()
 		next, retry := s.gs.NextRetry()
 		s.metrics.observeQueue(s.gs, s.state.groupKeys())
 		s.mu.Unlock()
-		s.execute(ctx, w)
+		waiting = latestConditions(append(waiting, s.execute(ctx, w)...))
 
-		if w.cycles == maxCyclesPerRound {
-			if ctx.Err() != nil {
-				return // a queue that never drains (a group retried at once, round after round) must not outlive ctx
-			}
+		if w.cycles == maxCyclesPerRound && ctx.Err() == nil {
 			continue // more may be ready now
+		}
+		s.writeConditions(ctx, waiting)
+		waiting = nil
+		if w.cycles == maxCyclesPerRound {
+			return // a queue that never drains (a group retried at once, round after round) must not outlive ctx
 		}
 		wait := time.Hour
 		if retry {
