@@ -178,7 +178,9 @@ func (s *Scheduler) onPod(o any) {
 			s.state.unqueue(k)
 			s.dropImplicit(k)
 		}
-		s.c.setBound(s.boundPod(p))
+		if !s.c.confirm(k, p.Spec.NodeName) {
+			s.c.setBound(s.boundPod(p))
+		}
 		return
 	}
 	if s.c.assumed[k] || s.state.queued[k] {

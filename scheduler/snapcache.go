@@ -64,6 +64,22 @@ func (c *snapCache) setBound(p placement.Pod) {
 	c.dirty[k] = true
 }
 
+// confirm does what setBound does for a pod the watch shows bound to node
+// when the cache holds it there already (assumed by this scheduler, or
+// seen) or ignores it (evicted), and reports whether it did; the caller
+// then needs no conversion of the pod. Every binding this scheduler makes
+// comes back through the watch, so this is the common case.
+func (c *snapCache) confirm(k placement.Key, node string) bool {
+	if c.evicted[k] {
+		return true
+	}
+	if old, ok := c.bound[k]; ok && old.NodeName == node {
+		delete(c.assumed, k)
+		return true
+	}
+	return false
+}
+
 // assume records pods this scheduler bound; snap already holds them (it is
 // the cycle's result), so nothing becomes dirty.
 func (c *snapCache) assume(snap *placement.Snapshot, pods []placement.Pod) {

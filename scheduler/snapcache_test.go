@@ -29,12 +29,15 @@ func TestSnapCache(t *testing.T) {
 	require.Equal(t, 1, s1.NumPods())
 
 	// An assumed binding is in the snapshot the cycle returned; the watch
-	// confirming it changes nothing.
+	// confirming it changes nothing, and needs no conversion (confirm),
+	// unless it shows the pod on another node.
 	p2 := gpuPod("p2", "b")
 	s2, err := s1.Apply(placement.Change{Bind: []placement.Pod{p2}})
 	require.NoError(t, err)
 	c.assume(s2, []placement.Pod{p2})
-	c.setBound(p2)
+	require.False(t, c.confirm(p2.Key(), "a"), "bound elsewhere than assumed")
+	require.False(t, c.confirm(placement.Key{Namespace: "default", Name: "p9"}, "a"), "never seen")
+	require.True(t, c.confirm(p2.Key(), "b"))
 	got, err := c.snapshot()
 	require.NoError(t, err)
 	require.Same(t, s2, got, "a confirmation applies nothing")
@@ -44,6 +47,7 @@ func TestSnapCache(t *testing.T) {
 	// until its deletion shows.
 	c.evict([]placement.Key{{Namespace: "default", Name: "p1"}})
 	c.setBound(gpuPod("p1", "a"))
+	require.True(t, c.confirm(placement.Key{Namespace: "default", Name: "p1"}, "a"))
 	got, err = c.snapshot()
 	require.NoError(t, err)
 	require.Equal(t, 1, got.NumPods())
