@@ -56,10 +56,13 @@ type Scheduler struct {
 	// the objects later, on their own goroutines, and a cycle run in
 	// between decides on a partly seen cluster (after a restart, pending
 	// pods placed onto nodes whose bound pods the handler has not reached
-	// yet: those nodes overcommitted).
-	synced []cache.InformerSynced
+	// yet: those nodes overcommitted). Waited on through their channels
+	// (cache.WaitFor) rather than polled, so that the first cycle starts
+	// as the last handler finishes, not up to a poll period (100 ms in
+	// cache.WaitForCacheSync) later.
+	synced []cache.DoneChecker
 	// classesSynced reports the same of the PriorityClass handler.
-	classesSynced cache.InformerSynced
+	classesSynced cache.DoneChecker
 	ready         atomic.Bool
 	kick          chan struct{}
 	sem           chan struct{} // bounds concurrent API calls
@@ -122,14 +125,14 @@ func (s *Scheduler) Ready() bool { return s.ready.Load() }
 // It does no leader election: see [RunElected].
 func (s *Scheduler) Run(ctx context.Context) error {
 	s.factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), s.classesSynced) {
+	if !cache.WaitFor(ctx, "", s.classesSynced) {
 		return fmt.Errorf("PriorityClass informer did not sync: %w", context.Cause(ctx))
 	}
 	if err := s.registerObjects(ctx); err != nil {
 		return err
 	}
 	s.factory.Start(ctx.Done()) // the informers registered since the first Start
-	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
+	if !cache.WaitFor(ctx, "", s.synced...) {
 		return fmt.Errorf("informers did not sync: %w", context.Cause(ctx))
 	}
 	s.log.Info("informers synced; scheduling", "schedulerName", s.cfg.SchedulerName)
@@ -344,7 +347,7 @@ func (s *Scheduler) register() error {
 	if err != nil {
 		return fmt.Errorf("informer handler: %w", err)
 	}
-	s.classesSynced = reg.HasSynced
+	s.classesSynced = reg.HasSyncedChecker()
 	return nil
 }
 
@@ -391,7 +394,7 @@ func (s *Scheduler) registerObjects(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("informer handler: %w", err)
 		}
-		s.synced = append(s.synced, reg.HasSynced)
+		s.synced = append(s.synced, reg.HasSyncedChecker())
 	}
 	return nil
 }

@@ -44,8 +44,8 @@ func cpuPod(name, node, cpu string) *corev1.Pod {
 // has the whole list: the scheduler must not count as synced (nor decide)
 // until its handler has seen that list, and then binds the pending pod to
 // n2. A scheduler that waited on the informers' own HasSynced went ahead
-// within one poll of cache.WaitForCacheSync (100 ms) with n1 looking empty
-// and bound the pending pod to n1, overcommitting it.
+// (within one poll of cache.WaitForCacheSync, 100 ms, when it polled) with
+// n1 looking empty and bound the pending pod to n1, overcommitting it.
 func TestNoCycleBeforeHandlersSawTheList(t *testing.T) {
 	client := fake.NewClientset(cpuNode("n1"), cpuNode("n2"), cpuPod("z-bound", "n1", "2"), cpuPod("a-pending", "", "1"))
 	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
@@ -73,7 +73,7 @@ func TestNoCycleBeforeHandlersSawTheList(t *testing.T) {
 	<-held
 	podInformer := s.factory.Core().V1().Pods().Informer()
 	require.Eventually(t, podInformer.HasSynced, 10*time.Second, 5*time.Millisecond, "the pod informer's store has the list")
-	time.Sleep(300 * time.Millisecond) // three polls of cache.WaitForCacheSync
+	time.Sleep(300 * time.Millisecond) // long enough to go ahead wrongly
 	require.False(t, s.Ready(), "ready while the pod handler has not seen the bound pod")
 	releaseOnce.Do(func() { close(release) })
 
