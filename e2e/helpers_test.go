@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/gangsched/gangsched/e2e/harness"
 	"github.com/gangsched/gangsched/scheduler"
@@ -66,11 +67,17 @@ type replica struct {
 // or at stop. With id non-empty it runs under leader election as id.
 func startScheduler(t testing.TB, c *harness.Cluster, cfg scheduler.Config, id string) *replica {
 	t.Helper()
+	return startSchedulerOn(t, c.Config, cfg, id)
+}
+
+// startSchedulerOn is startScheduler on the cluster rc reaches.
+func startSchedulerOn(t testing.TB, rc *rest.Config, cfg scheduler.Config, id string) *replica {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("replica", id)
 	}
-	s, err := scheduler.New(kubernetes.NewForConfigOrDie(scheduler.RESTConfig(c.Config)), cfg, scheduler.Options{Logger: log})
+	s, err := scheduler.New(kubernetes.NewForConfigOrDie(scheduler.RESTConfig(rc)), cfg, scheduler.Options{Logger: log})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &replica{s: s, cancel: cancel, done: make(chan error, 1)}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -9,9 +10,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/gangsched/gangsched/e2e/harness"
@@ -71,9 +75,14 @@ var throughputWorkloads = []workload{
 //     cluster's feature gates (harness.FeatureGates: GenericWorkload and
 //     TopologyAwareWorkloadScheduling on).
 //
-// Each reports pods/s; gangsched also s-to-ready, the seconds its
-// informers took to list and convert the cluster (within the timed span);
-// and, for the rack workloads, split-gangs: the gangs
+// Each reports pods/s; floor and gangsched also reads and writes, the
+// requests their client sent within the timed span (GETs, which include
+// lists and watches, and the rest); gangsched also s-to-ready, the seconds
+// its informers took to list and convert the cluster (within the timed
+// span), and s-to-conditions, the seconds until every PodGroup says
+// PodGroupInitiallyScheduled=True (past the timed span: gangsched-scheduler
+// writes conditions after the bindings a backlog asks for); and, for the
+// rack workloads, split-gangs: the gangs
 // whose pods landed in more than one rack (gangsched's must be none; the
 // figure says what upstream did with the constraint).
 //
@@ -90,19 +99,20 @@ func BenchmarkThroughput(b *testing.B) {
 func throughput(b *testing.B, w workload) {
 	for _, tc := range []struct {
 		name string
-		// run starts the binder; what it returns, if anything, reports
-		// after the timed span.
-		run func(b *testing.B, c *harness.Cluster) (report func())
+		// run starts the binder on rc (whose requests are counted, where
+		// the binder takes a rest.Config) and c; what it returns, if
+		// anything, reports after the timed span.
+		run func(b *testing.B, rc *rest.Config, c *harness.Cluster) (report func())
 	}{
-		{"floor", func(b *testing.B, c *harness.Cluster) func() {
-			floorBind(b, kubernetes.NewForConfigOrDie(scheduler.RESTConfig(c.Config)), w.nodes)
+		{"floor", func(b *testing.B, rc *rest.Config, _ *harness.Cluster) func() {
+			floorBind(b, kubernetes.NewForConfigOrDie(scheduler.RESTConfig(rc)), w.nodes)
 			return nil
 		}},
-		{"gangsched", func(b *testing.B, c *harness.Cluster) func() {
+		{"gangsched", func(b *testing.B, rc *rest.Config, c *harness.Cluster) func() {
 			cfg := testConfig()
 			cfg.InitialBackoff, cfg.MaxBackoff = scheduler.DefaultConfig().InitialBackoff, scheduler.DefaultConfig().MaxBackoff
 			start := time.Now()
-			r := startScheduler(b, c, cfg, "")
+			r := startSchedulerOn(b, rc, cfg, "")
 			ready := make(chan time.Duration, 1)
 			go func() {
 				for !r.s.Ready() {
@@ -110,9 +120,13 @@ func throughput(b *testing.B, w workload) {
 				}
 				ready <- time.Since(start)
 			}()
-			return func() { b.ReportMetric((<-ready).Seconds(), "s-to-ready") }
+			return func() {
+				b.ReportMetric((<-ready).Seconds(), "s-to-ready")
+				waitScheduledConditions(b, c.Client(), w.gangs)
+				b.ReportMetric(time.Since(start).Seconds(), "s-to-conditions")
+			}
 		}},
-		{"upstream", func(b *testing.B, c *harness.Cluster) func() {
+		{"upstream", func(b *testing.B, _ *rest.Config, c *harness.Cluster) func() {
 			runKubeSchedulerConfig(b, c, map[string]any{
 				"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
 				"leaderElection": map[string]any{"leaderElect": false},
@@ -128,13 +142,19 @@ func throughput(b *testing.B, w workload) {
 				client := c.Client()
 				populate(b, client, w)
 				bound := watchBound(b, client, w.gangs*w.size)
+				var calls callCounter
 				b.StartTimer()
 				start := time.Now()
-				report := tc.run(b, c)
+				report := tc.run(b, calls.config(c.Config), c)
 				bound.wait(b, 15*time.Minute)
 				elapsed := time.Since(start)
+				reads, writes := calls.reads.Load(), calls.writes.Load()
 				b.StopTimer()
 				b.ReportMetric(float64(w.gangs*w.size)/elapsed.Seconds(), "pods/s")
+				if tc.name != "upstream" { // its client is built from a kubeconfig, uncounted
+					b.ReportMetric(float64(reads), "reads")
+					b.ReportMetric(float64(writes), "writes")
+				}
 				if report != nil {
 					report()
 				}
@@ -303,4 +323,26 @@ func splitGangs(b *testing.B, client kubernetes.Interface, w workload) int {
 		}
 	}
 	return split
+}
+
+// waitScheduledConditions waits until the PodGroups of all the workload's
+// gangs say PodGroupInitiallyScheduled=True, polling their list.
+func waitScheduledConditions(b *testing.B, client kubernetes.Interface, gangs int) {
+	ctx := ctxFor(b)
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		l, err := client.SchedulingV1beta1().PodGroups(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		n := 0
+		for _, pg := range l.Items {
+			if meta.IsStatusConditionTrue(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled) {
+				n++
+			}
+		}
+		return n == gangs, nil
+	})
+	if err != nil {
+		b.Fatalf("waiting for %d PodGroups scheduled: %v", gangs, err)
+	}
 }
