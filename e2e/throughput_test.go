@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,7 +76,10 @@ var throughputWorkloads = []workload{
 //     cluster's feature gates (harness.FeatureGates: GenericWorkload and
 //     TopologyAwareWorkloadScheduling on).
 //
-// Each reports pods/s; floor and gangsched also reads and writes, the
+// Each reports pods/s, and cpu-s: the CPU time the test process (API
+// server, etcd, binder and the test's watch) used within the timed span,
+// which a loaded machine moves far less than the wall time; floor and
+// gangsched also reads and writes, the
 // requests their client sent within the timed span (GETs, which include
 // lists and watches, and the rest); gangsched also s-to-ready, the seconds
 // its informers took to list and convert the cluster (within the timed
@@ -144,13 +148,16 @@ func throughput(b *testing.B, w workload) {
 				bound := watchBound(b, client, w.gangs*w.size)
 				var calls callCounter
 				b.StartTimer()
+				cpu0 := processCPU(b)
 				start := time.Now()
 				report := tc.run(b, calls.config(c.Config), c)
 				bound.wait(b, 15*time.Minute)
 				elapsed := time.Since(start)
+				cpu := processCPU(b) - cpu0
 				reads, writes := calls.reads.Load(), calls.writes.Load()
 				b.StopTimer()
 				b.ReportMetric(float64(w.gangs*w.size)/elapsed.Seconds(), "pods/s")
+				b.ReportMetric(cpu.Seconds(), "cpu-s")
 				if tc.name != "upstream" { // its client is built from a kubeconfig, uncounted
 					b.ReportMetric(float64(reads), "reads")
 					b.ReportMetric(float64(writes), "writes")
@@ -345,4 +352,13 @@ func waitScheduledConditions(b *testing.B, client kubernetes.Interface, gangs in
 	if err != nil {
 		b.Fatalf("waiting for %d PodGroups scheduled: %v", gangs, err)
 	}
+}
+
+// processCPU returns the user and system CPU time this process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
