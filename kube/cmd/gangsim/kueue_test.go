@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,10 +31,51 @@ var kueueGoldens = []golden{
 	{"kueue-workloads-node-affinity-ignored", []string{"-f", kw + "cluster.yaml", "-f", kw + "node-affinity-preferred.yaml"}, exitPlaced},
 	{"kueue-workloads-repair", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair.yaml"}, exitPlaced},
 	{"kueue-workloads-repair-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "repair.yaml"}, exitPlaced},
+	// Checked by hand: without the gate the group fills b1-r1-h1 (the
+	// first rack by path; BestFit packs one host); with it, rack b1/r2
+	// (the workers' preferred host; the leader's own preference for
+	// b2-r1-h1 does not choose the group's domain), workers 3 on
+	// b1-r2-h2, the leader, planned first with no preferred host in the
+	// rack, on b1-r2-h1.
+	{"kueue-workloads-podsetgroup-preferred", []string{"-kueue-node-affinity-preferred", "-f", kw + "cluster.yaml", "-f", kw + "podsetgroup-preferred.yaml"}, exitPlaced},
+	{"kueue-workloads-podsetgroup-preferred-ignored", []string{"-f", kw + "cluster.yaml", "-f", kw + "podsetgroup-preferred.yaml"}, exitPlaced},
+	// Checked by hand: 6 + 6 over the racks of one block, 4 + 2 inside
+	// each rack; block b1 without the gate, b2 with it, where the
+	// preferred host b2-r1-h2 takes 4 and b2-r1-h1 2.
+	{"kueue-workloads-balanced-preferred", []string{"-topology-profile", "kueue-balanced", "-kueue-node-affinity-preferred", "-f", kw + "cluster.yaml", "-f", kw + "balanced-preferred.yaml"}, exitPlaced},
+	{"kueue-workloads-balanced-preferred-ignored", []string{"-topology-profile", "kueue-balanced", "-f", kw + "cluster.yaml", "-f", kw + "balanced-preferred.yaml"}, exitPlaced},
+	// The text lists 12 of the 14 binds; TestKueueSlicesBoundMembers
+	// checks every pod's node.
+	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
 }
 
 func TestGolden_KueueWorkloads(t *testing.T) {
 	checkGoldens(t, kueueGoldens)
+}
+
+// A Job in three Kueue slice layers (blocks of 8, racks of 4, hosts of 2)
+// with two pods already bound completes their slices innermost first and
+// keeps them where they run. Worked by hand: host b1-r1-h1 holds layers-0,
+// so it gets 1 more (host slice of 2); rack b1/r1 then needs 2 more, which
+// BestFit gives the tighter host, b1-r1-h1 again (4); block b1 needs a rack
+// slice of 4 more: b1/r1 (4 free) is tighter than b1/r2 (8), so b1-r1-h2
+// takes 4. In b2, layers-1 on b2-r2-h2 gets 1 more; its rack needs 2 more,
+// and the filler leaves b2-r2-h1 only 1 CPU, so b2-r2-h2 takes them (4);
+// block b2 needs 4 more in its other rack, packed on b2-r1-h1. Blocks 8 + 8,
+// racks 8, 0, 4, 4, hosts 4 each.
+func TestKueueSlicesBoundMembers(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"-o", "json", "-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, strings.NewReader(""), &out, &errb, false)
+	require.Equal(t, exitPlaced, code, "stderr: %s", errb.String())
+	var rep Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	perHost := map[string]int{"b1-r1-h1": 1, "b2-r2-h2": 1} // layers-0 and layers-1, bound before the run
+	for _, cy := range rep.Cycles {
+		for _, b := range cy.Bound {
+			perHost[b.Node]++
+		}
+	}
+	require.Equal(t, map[string]int{"b1-r1-h1": 4, "b1-r1-h2": 4, "b2-r1-h1": 4, "b2-r2-h2": 4}, perHost)
 }
 
 // yamlPass runs gangsim -o yaml on args and returns its output and exit
@@ -62,7 +104,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "elastic", "repair"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
