@@ -45,7 +45,8 @@ type capacity struct {
 	sumAlloc []sum128 // dom*R+r: Σ allocatable (never changes)
 	maxFree  []int64  // dom*R+r: largest free on one node
 	dirty    []bool   // scratch for moving: per domain
-	scratch  []int64  // scratch for scoring
+	classes  *freeClasses
+	scratch  []int64 // scratch for scoring
 }
 
 func newCapacity(t *Tree, s *placement.Snapshot) *capacity {
@@ -83,6 +84,7 @@ func newCapacity(t *Tree, s *placement.Snapshot) *capacity {
 			}
 		}
 	}
+	c.classes = newFreeClasses(s, c.nodeFree, R)
 	return c
 }
 
@@ -97,6 +99,7 @@ func (c *capacity) moveTo(t *Tree, s *placement.Snapshot) bool {
 	if len(changed) == 0 {
 		return true
 	}
+	defer c.classes.moved(s, changed, c.nodeFree)
 	R, L := len(c.res), len(t.keys)
 	perLevel := make([][]DomainID, L)
 	for _, id := range changed {

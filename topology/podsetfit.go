@@ -33,8 +33,16 @@ type planner struct {
 	reqIdx   []int
 	reqQ     []int64
 	plainPod bool
-	cut      int // see fill
-	opts     PlanOptions
+	// sumQuick's resources, set by use when r has the shape it counts
+	// (quickShape): the columns of quantity 1 (padded with the first), and
+	// of the others with their quantities (padded with the first unit
+	// column, quantity 1, which never bounds further).
+	quickShape bool
+	unitCols   [3]int
+	otherCols  [2]int
+	otherQ     [2]int64
+	cut        int // see fill
+	opts       PlanOptions
 	// prefer is set while r's preferred node affinity ranks units
 	// (PlanOptions.NodeAffinityPreferred and preferred terms): aff then
 	// holds each unit's summed score.
@@ -83,6 +91,7 @@ type planScratch struct {
 	byRank  []placement.NodeID
 	okeys   []uint64
 	bal     balanceBufs // balanced's
+	classes classCounts // sumQuick's
 }
 
 // forget drops the kept counts: pods and slice hold another request's, or
@@ -143,7 +152,7 @@ func newPlanScratch(t *Tree, s *placement.Snapshot, units, R int) *planScratch {
 		deep: make([]bool, len(t.doms))}
 	for id := range placement.NodeID(N) {
 		n := s.Node(id)
-		sc.plain[id] = len(n.Taints) == 0 && !n.Unschedulable
+		sc.plain[id] = plainNode(n)
 	}
 	L := len(t.keys)
 	sc.byRank = make([]placement.NodeID, N)
@@ -179,6 +188,7 @@ func (p *planner) use(r *request) {
 	for _, j := range p.reqIdx {
 		p.reqQ = append(p.reqQ, r.req[j])
 	}
+	p.setQuickShape()
 	p.prefer = p.opts.NodeAffinityPreferred && r.tmpl.NodeAffinity != nil && len(r.tmpl.NodeAffinity.Preferred) > 0
 	p.plainPod = len(r.tmpl.NodeSelector) == 0 && !requiresNodes(r.tmpl) && len(p.opts.Filters) == 0 && !p.prefer
 	p.hookPod = nil
@@ -289,57 +299,101 @@ func (p *planner) filtersPass(id placement.NodeID) bool {
 	return true
 }
 
-// quick reports whether sumQuick may count r: its pods pass every plain
-// node (no node filter, no affinity score), nothing was planned before,
-// and it asks at most three tracked resources (e.g. a GPU, CPU and the
-// pod's own slot).
-func (p *planner) quick() bool {
-	return p.plainPod && p.extra == nil && !p.untr && len(p.reqIdx) <= 3
+// setQuickShape sets sumQuick's columns for r's requested resources
+// (sorted by use: quantity 1 first): it counts sets that ask at most
+// three, at least one of quantity 1 (the pod's own slot, when the
+// snapshot tracks pods) and none of 2^40 or more, so that k·q cannot
+// overflow for k ≤ placement.MaxPending.
+func (p *planner) setQuickShape() {
+	p.quickShape = false
+	p.t.plan.classes.next()
+	if len(p.reqIdx) == 0 || len(p.reqIdx) > 3 || p.reqQ[0] != 1 || slices.Max(p.reqQ) >= 1<<40 {
+		return
+	}
+	p.quickShape = true
+	first := p.reqIdx[0]
+	p.unitCols = [3]int{first, first, first}
+	p.otherCols, p.otherQ = [2]int{first, first}, [2]int64{1, 1}
+	u, o := 0, 0
+	for i, j := range p.reqIdx {
+		if p.reqQ[i] == 1 {
+			p.unitCols[u] = j
+			u++
+		} else {
+			p.otherCols[o], p.otherQ[o] = j, p.reqQ[i]
+			o++
+		}
+	}
 }
 
-// sumQuick is the sum of nodeCount over nodes, while quick: the same
-// counts, with nodeCount's steps for at most three resources inlined.
+// quick reports whether sumQuick may count r: its pods pass every plain
+// node (no node filter, no affinity score), nothing was planned before,
+// and its requests have sumQuick's shape.
+func (p *planner) quick() bool {
+	return p.plainPod && p.extra == nil && !p.untr && p.quickShape
+}
+
+// sumQuick is the sum of nodeCount over nodes, while quick: a node
+// without a free class (not plain) is asked; the others read their class's
+// count (rowCount), each class counted once per template. With few classes
+// for the nodes (a quarter or fewer), the first call counts them all, and
+// the loop reads a count per node without asking whether it is current.
 func (p *planner) sumQuick(nodes []placement.NodeID) int64 {
-	plain, free, R := p.t.plan.plain, p.c.nodeFree, p.R
-	j0, q0, j1, q1, j2, q2 := 0, int64(0), 0, int64(0), 0, int64(0)
-	switch len(p.reqIdx) {
-	case 3:
-		j2, q2 = p.reqIdx[2], p.reqQ[2]
-		fallthrough
-	case 2:
-		j1, q1 = p.reqIdx[1], p.reqQ[1]
-		fallthrough
-	case 1:
-		j0, q0 = p.reqIdx[0], p.reqQ[0]
-	}
+	fc, cc := p.c.classes, &p.t.plan.classes
+	classes := len(fc.rows) / max(p.R, 1)
+	cc.fit(classes)
+	of, at, cnt, gen := fc.of, cc.at, cc.cnt, cc.gen
 	var sum int64
+	if classes <= len(of)/4 {
+		if cc.all != gen {
+			for c := range classes {
+				at[c], cnt[c] = gen, p.rowCount(fc.rows[c*p.R:(c+1)*p.R])
+			}
+			cc.all = gen
+		}
+		cnt = cnt[:classes]
+		for _, n := range nodes {
+			if c := of[n]; c >= 0 {
+				sum += cnt[c]
+			} else {
+				k, _ := p.nodeCount(n)
+				sum += k
+			}
+		}
+		return sum
+	}
 	for _, n := range nodes {
-		if !plain[n] {
-			c, _ := p.nodeCount(n)
-			sum += c
+		c := of[n]
+		if c < 0 {
+			k, _ := p.nodeCount(n)
+			sum += k
 			continue
 		}
-		row := free[int(n)*R : int(n+1)*R]
-		sum += copies(copies(copies(placement.MaxPending, row, j0, q0), row, j1, q1), row, j2, q2)
+		if at[c] != gen {
+			at[c], cnt[c] = gen, p.rowCount(fc.rows[int(c)*p.R:int(c+1)*p.R])
+		}
+		sum += cnt[c]
 	}
 	return sum
 }
 
-// copies is min(k, the copies of q that row[j] holds), as nodeCount
-// bounds k by one resource; q = 0 bounds nothing.
-func copies(k int64, row []int64, j int, q int64) int64 {
-	switch free := row[j]; {
-	case q == 0:
-		return k
-	case free < q:
+// rowCount is nodeCount of a plain node whose free row is row, while
+// quick, with the template's columns hoisted and no branch per resource:
+// the unit columns bound k by a min (a free count ≤ 0 there leaves
+// nothing); another column divides only when it holds fewer than k
+// copies, and its quotient is what nodeCount takes then (0 for a free
+// count below the quantity, negative ones included, after the clamp).
+func (p *planner) rowCount(row []int64) int64 {
+	k := min(placement.MaxPending, row[p.unitCols[0]], row[p.unitCols[1]], row[p.unitCols[2]])
+	if k <= 0 {
 		return 0
-	case q == 1:
-		return min(k, free)
-	case q < 1<<40 && free >= k*q:
-		return k
-	default:
-		return min(k, free/q)
 	}
+	for i, j := range p.otherCols {
+		if f, q := row[j], p.otherQ[i]; f < k*q {
+			k = f / q
+		}
+	}
+	return max(k, 0)
 }
 
 // div is a/b, without dividing by 1.
