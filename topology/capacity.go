@@ -38,15 +38,15 @@ type capacity struct {
 	res      []placement.ResourceName
 	resIdx   map[placement.ResourceName]int
 	podsR    int
-	nodeFree []int64  // node*R+r: allocatable - requested, may be negative
-	nodeUsed []int64  // node*R+r: requested (pods: count)
-	sumFree  []sum128 // dom*R+r: Σ max(free, 0) over the domain's nodes
-	sumUsed  []sum128 // dom*R+r: Σ requested
-	sumAlloc []sum128 // dom*R+r: Σ allocatable (never changes)
-	maxFree  []int64  // dom*R+r: largest free on one node
-	dirty    []bool   // scratch for moving: per domain
-	classes  *freeClasses
-	scratch  []int64 // scratch for scoring
+	nodeFree []int64      // node*R+r: allocatable - requested, may be negative
+	nodeUsed []int64      // node*R+r: requested (pods: count)
+	sumFree  []sum128     // dom*R+r: Σ max(free, 0) over the domain's nodes
+	sumUsed  []sum128     // dom*R+r: Σ requested
+	sumAlloc []sum128     // dom*R+r: Σ allocatable (never changes)
+	maxFree  []int64      // dom*R+r: largest free on one node
+	dirty    []bool       // scratch for moving: per domain
+	classes  *freeClasses // nil until a plan counts by class (freeClassesOf)
+	scratch  []int64      // scratch for scoring
 }
 
 func newCapacity(t *Tree, s *placement.Snapshot) *capacity {
@@ -84,7 +84,6 @@ func newCapacity(t *Tree, s *placement.Snapshot) *capacity {
 			}
 		}
 	}
-	c.classes = newFreeClasses(s, c.nodeFree, R)
 	return c
 }
 
@@ -99,7 +98,9 @@ func (c *capacity) moveTo(t *Tree, s *placement.Snapshot) bool {
 	if len(changed) == 0 {
 		return true
 	}
-	defer c.classes.moved(s, changed, c.nodeFree)
+	if c.classes != nil {
+		defer c.classes.moved(s, changed, c.nodeFree)
+	}
 	R, L := len(c.res), len(t.keys)
 	perLevel := make([][]DomainID, L)
 	for _, id := range changed {

@@ -27,12 +27,16 @@ type freeClasses struct {
 // Nodes never change across Apply.
 func plainNode(n *placement.Node) bool { return len(n.Taints) == 0 && !n.Unschedulable }
 
-// newFreeClasses classes every node of s by its row of nodeFree (R
-// columns per node).
-func newFreeClasses(s *placement.Snapshot, nodeFree []int64, R int) *freeClasses {
-	fc := &freeClasses{r: R, key: make([]byte, 8*R)}
-	fc.build(s, nodeFree)
-	return fc
+// freeClassesOf returns c's classes, classing every node of c's snapshot
+// by its row of free resources on first use: a tree that only solves
+// keeps none.
+func (c *capacity) freeClassesOf() *freeClasses {
+	if c.classes == nil {
+		R := len(c.res)
+		c.classes = &freeClasses{r: R, key: make([]byte, 8*R)}
+		c.classes.build(c.snap, c.nodeFree)
+	}
+	return c.classes
 }
 
 func (fc *freeClasses) build(s *placement.Snapshot, nodeFree []int64) {

@@ -339,7 +339,7 @@ func (p *planner) quick() bool {
 // for the nodes (a quarter or fewer), the first call counts them all, and
 // the loop reads a count per node without asking whether it is current.
 func (p *planner) sumQuick(nodes []placement.NodeID) int64 {
-	fc, cc := p.c.classes, &p.t.plan.classes
+	fc, cc := p.c.freeClassesOf(), &p.t.plan.classes
 	classes := len(fc.rows) / max(p.R, 1)
 	cc.fit(classes)
 	of, at, cnt, gen := fc.of, cc.at, cc.cnt, cc.gen
