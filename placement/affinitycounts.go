@@ -12,13 +12,14 @@ type classCounts struct {
 	pend  [][]int32 // per class and domain: placed pending matches
 	total []int32   // per class: placed matches anywhere, unlabelled nodes included
 	buf   []int32
+	sized bool // all, pend and total are cut for the cons's classes
 }
 
 // countsOf counts pos's placed members for every class. The counts are
 // the cons's, reused: they are done with before the next call.
 func (c *cons) countsOf(pos []NodeID) *classCounts {
 	cc := &c.counts
-	if cc.all == nil {
+	if !cc.sized {
 		size := 0
 		for k := range c.classes {
 			cl := &c.classes[k]
@@ -27,7 +28,8 @@ func (c *cons) countsOf(pos []NodeID) *classCounts {
 			size += 2 * cl.domains
 		}
 		cc.buf = grow(cc.buf, size) // the pool's, when the solver handed it one
-		cc.all, cc.pend, cc.total = make([][]int32, len(c.classes)), make([][]int32, len(c.classes)), make([]int32, len(c.classes))
+		n := len(c.classes)
+		cc.all, cc.pend, cc.total, cc.sized = grow(cc.all, n), grow(cc.pend, n), grow(cc.total, n), true
 		off := 0
 		for k := range c.classes {
 			nd := c.classes[k].domains

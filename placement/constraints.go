@@ -38,6 +38,9 @@ type cons struct {
 	checkWords []uint64
 	// counts is countsOf's, reused.
 	counts classCounts
+	// ids, start, flat, fill and lastCls are compileConsInto's arrays, kept for
+	// the next Solve when the cons is pooled.
+	ids, start, flat, fill, lastCls []int32
 }
 
 // term is one affinity term of one owner.
@@ -81,6 +84,12 @@ func (c *cons) empty() bool { return c == nil || (len(c.terms) == 0 && len(c.sub
 // compileCons returns nil when the group has no affinity terms and no
 // sub-groups.
 func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
+	return compileConsInto(new(cons), s, g, bound, pending)
+}
+
+// compileConsInto is compileCons into c, whose memory (a pooled cons, see
+// reuse) it keeps where it can.
+func compileConsInto(c *cons, s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 	any := len(g.SubGroups) > 0
 	for _, p := range pending {
 		any = any || p.Affinity != nil
@@ -91,13 +100,12 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 	if !any {
 		return nil
 	}
-	c := &cons{s: s, nb: len(bound)}
+	c.reuse(s, len(bound))
 	c.pods = append(append(c.pods, bound...), pending...)
 	n := len(c.pods)
-	c.byOwner = make([][]int32, n)
-	c.matchedBy = make([][]int32, n)
+	c.byOwner, c.matchedBy = zeroed(c.byOwner, n), zeroed(c.matchedBy, n)
 	var last *Affinity // the previous owner's terms, met again by pointer
-	var lastCls []int32
+	lastCls := c.lastCls[:0]
 	add := func(owner int, t *PodAffinityTerm, anti bool, w int64, k int) {
 		var cls int32
 		if k < len(lastCls) && last == c.pods[owner].Affinity {
@@ -127,7 +135,7 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 			}
 		}
 	}
-	c.terms = make([]term, 0, terms)
+	c.terms = slices.Grow(c.terms, terms)
 	for i, p := range c.pods {
 		if p.Affinity == nil {
 			continue
@@ -148,10 +156,12 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 		}
 		last, lastCls = p.Affinity, lastCls[:k]
 	}
+	c.lastCls = lastCls
 	// An owner's terms are consecutive: its list is a span of one array
 	// of term indexes. The classes matching a member are one array too,
 	// cut by counts: no allocation per member.
-	ids := make([]int32, len(c.terms))
+	ids := grow(c.ids, len(c.terms))
+	c.ids = ids
 	for ti := range c.terms {
 		ids[ti] = int32(ti)
 	}
@@ -163,7 +173,8 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 		c.byOwner[o] = ids[from:to:to]
 		from = to
 	}
-	start := make([]int32, n+1)
+	start := zeroed(c.start, n+1)
+	c.start = start
 	for k := range c.classes {
 		for _, j := range c.classes[k].matches {
 			start[j+1]++
@@ -172,7 +183,8 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 	for j := range n {
 		start[j+1] += start[j]
 	}
-	flat, fill := make([]int32, start[n]), slices.Clone(start[:n])
+	flat, fill := grow(c.flat, int(start[n])), append(c.fill[:0], start[:n]...)
+	c.flat, c.fill = flat, fill
 	for k := range c.classes {
 		for _, j := range c.classes[k].matches {
 			flat[fill[j]] = int32(k)
@@ -184,7 +196,7 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 			c.matchedBy[j] = flat[start[j]:start[j+1]:start[j+1]]
 		}
 	}
-	c.subOf = make([]int32, n)
+	c.subOf = grow(c.subOf, n)
 	for i := range c.subOf {
 		c.subOf[i] = -1
 	}
@@ -215,6 +227,12 @@ func (c *cons) classOf(t *PodAffinityTerm, anti bool, w int64) int32 {
 		}
 	}
 	cl := termClass{sel: &t.LabelSelector, key: t.TopologyKey, anti: anti, weight: w}
+	if k := len(c.classes); k < cap(c.classes) {
+		// A pooled cons's lists, written over: their old contents belong
+		// to a finished Solve.
+		old := c.classes[:k+1][k]
+		cl.matches, cl.terms = old.matches[:0], old.terms[:0]
+	}
 	// The selector's pairs are read out of its map once: ranging over a
 	// map costs an iterator, and the members are many.
 	pairs := make([][2]string, 0, len(t.LabelSelector.MatchLabels))
@@ -629,7 +647,9 @@ func validateAffinity(p *Pod) error {
 	if p.Affinity == nil {
 		return nil
 	}
-	obj := podObj(p.Key())
+	// The object and field names are formatted only for a term that may
+	// be invalid: every member of a group with terms is checked on every
+	// Solve, and formatting them was a tenth of a small group's Solve.
 	for k, pa := range []*PodAffinity{p.Affinity.PodAffinity, p.Affinity.PodAntiAffinity} {
 		if pa == nil {
 			continue
@@ -639,7 +659,10 @@ func validateAffinity(p *Pod) error {
 			f = "spec.affinity.podAntiAffinity"
 		}
 		for i, t := range pa.Required {
-			fi := fmt.Sprintf("%s.required[%d]", f, i)
+			if t.TopologyKey != "" && len(t.LabelSelector.MatchExpressions) == 0 {
+				continue // valid: a selector's pairs cannot be wrong
+			}
+			obj, fi := podObj(p.Key()), fmt.Sprintf("%s.required[%d]", f, i)
 			if t.TopologyKey == "" {
 				return Errorf(ErrInvalid, obj, fi+".topologyKey", "must not be empty")
 			}
@@ -648,7 +671,10 @@ func validateAffinity(p *Pod) error {
 			}
 		}
 		for i, t := range pa.Preferred {
-			fi := fmt.Sprintf("%s.preferred[%d]", f, i)
+			if t.Weight >= 1 && t.Weight <= 100 && t.Term.TopologyKey != "" && len(t.Term.LabelSelector.MatchExpressions) == 0 {
+				continue
+			}
+			obj, fi := podObj(p.Key()), fmt.Sprintf("%s.preferred[%d]", f, i)
 			if t.Weight < 1 || t.Weight > 100 {
 				return Errorf(ErrInvalid, obj, fi+".weight", "%d is outside 1..100", t.Weight)
 			}

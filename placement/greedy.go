@@ -153,6 +153,10 @@ func (sv *solver) segsOf(a *attempt) []seg {
 	}
 	var out []seg
 	if a.node != nil {
+		// Carved from the pool's segments, after those of the attempts
+		// before: an attempt is read only within its Solve.
+		from := len(sv.sc.segs)
+		out = sv.sc.segs
 		for i := 0; i < len(a.node); {
 			end, j := sv.rowEnd(i), i+1
 			for j < end && a.node[j] == a.node[i] {
@@ -163,6 +167,7 @@ func (sv *solver) segsOf(a *attempt) []seg {
 			}
 			i = j
 		}
+		sv.sc.segs, out = out, out[from:len(out):len(out)]
 	} else {
 		out = a.segs
 		byStart := func(x, y seg) int { return int(x.start - y.start) }

@@ -261,7 +261,10 @@ func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int
 		// equal requests (all of them, in a gang of identical members)
 		// would cost O(rows²) for nothing, and no lookup needs a hash.
 		id := int32(len(c.reps))
-		c.reps, c.hashes = append(c.reps, int(row)), append(c.hashes, 0)
+		if c.reps == nil {
+			c.reps = make([]int, 0, len(sv.class)) // a class a row; no hash is read
+		}
+		c.reps = append(c.reps, int(row))
 		sv.reqs = append(sv.reqs, req...)
 		return id
 	}

@@ -133,8 +133,12 @@ func defaultScore(s *Snapshot, g GroupView, requested []bool, alloc, used []int6
 // placedSums returns the requests of attempt a's placed pods summed per
 // resource, from its segments by class: O(segments + classes × resources),
 // or O(resources) when every member is of one class.
+//
+// The sums are the pool's, rewritten by the next call: a SumScorer may
+// not keep them.
 func (sv *solver) placedSums(a *attempt) []int64 {
-	perClass := make([]int64, sv.classes) // a class's rows request the same
+	sv.sc.sums = zeroed(sv.sc.sums, sv.classes+sv.R)
+	perClass := sv.sc.sums[:sv.classes] // a class's rows request the same
 	if sv.classes == 1 {
 		perClass[0] = int64(a.placed)
 	} else {
@@ -142,7 +146,7 @@ func (sv *solver) placedSums(a *attempt) []int64 {
 			perClass[sv.class[sv.members[s.start].row]] += int64(s.n)
 		}
 	}
-	sums := make([]int64, sv.R)
+	sums := sv.sc.sums[sv.classes:]
 	for c, pods := range perClass {
 		for r, q := range sv.req(int32(sv.prep.classRow[c])) {
 			sums[r] = arith.SatAdd(sums[r], arith.MulSat(q, pods))

@@ -21,7 +21,10 @@ type scratch struct {
 	keys, sortTmp    []uint64
 	runs             []setRun
 	alike            alikeRun // placeAlike's, reset for each run
-	counts           []int32  // the cons's classCounts.buf: per class, two counts a domain
+	cons             cons     // the solver's, when the group has terms or sub-groups (see consreuse.go)
+	pending          []*Pod   // the cons's pending members
+	pos              []NodeID // the solver's pos
+	sums             []int64  // placedSums's
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -61,7 +64,8 @@ func (sv *solver) release() {
 	sc.segs = sc.segs[:0]
 	sc.alike.forget()
 	if sv.cons != nil {
-		sc.counts = sv.cons.counts.buf[:0]
+		sv.cons.forget()
 	}
+	clear(sc.pending)
 	scratchPool.Put(sc)
 }

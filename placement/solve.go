@@ -157,7 +157,8 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 		constrained = constrained || g.Members[i].Affinity != nil
 	}
 	if constrained && len(g.PodSets) == 0 {
-		pending := make([]*Pod, len(sv.members)) // in member order
+		pending := grow(sv.sc.pending, len(sv.members)) // in member order
+		sv.sc.pending = pending
 		for i, m := range sv.members {
 			pending[i] = sv.pod(m.row)
 		}
@@ -166,11 +167,11 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 				return Decision{}, err
 			}
 		}
-		sv.cons = compileCons(s, g, bound, pending)
-		if sv.cons != nil {
-			sv.cons.counts.buf = sv.sc.counts // its per-domain counts, from the pool
-		}
-		sv.pos = make([]NodeID, len(bound)+len(pending))
+		sv.cons = compileConsInto(&sv.sc.cons, s, g, bound, pending)
+		// Non-nil even when empty: it says the group is constrained.
+		n := len(bound) + len(pending)
+		sv.sc.pos = zeroed(sv.sc.pos, max(n, 1))
+		sv.pos = sv.sc.pos[:n]
 	}
 	if sv.cons != nil {
 		if err := sv.cons.boundConflict(g); err != nil {
