@@ -204,9 +204,15 @@ func (sv *solver) compile(row int32, req []int64) bool {
 // that a hook reassigning its fields (Members, PodSets) reaches neither
 // the caller's group nor the one the solver reads its rows from, with what
 // the solver compiled of its members.
+//
+// The copy is the Solve's own, not the pool's, since a hook may keep its
+// view past the Solve.
 func (sv *solver) hookGroup() GroupView {
-	sv.hg = *sv.g
-	return GroupView{Group: &sv.hg, prep: sv.prep}
+	if sv.hg == nil {
+		sv.hg = new(Group)
+	}
+	*sv.hg = *sv.g
+	return GroupView{Group: sv.hg, prep: sv.prep}
 }
 
 // pod returns the pod of row: a member, or a pod set's template.

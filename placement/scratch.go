@@ -25,6 +25,8 @@ type scratch struct {
 	pending          []*Pod   // the cons's pending members
 	pos              []NodeID // the solver's pos
 	sums             []int64  // placedSums's
+	sv               solver   // Solve's, and its private copy of the group
+	g                Group
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -67,5 +69,8 @@ func (sv *solver) release() {
 		sv.cons.forget()
 	}
 	clear(sc.pending)
+	// Neither the caller's group nor anything the solve pointed to is
+	// kept alive by the pool.
+	sc.sv, sc.g = solver{}, Group{}
 	scratchPool.Put(sc)
 }
