@@ -233,14 +233,8 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	if len(r.cls) > 0 {
 		ld := b.labelDomains(key)
 		r.dom, r.nd = ld.of, len(ld.values)
-		if len(p.Nodes) == len(b.nodes) {
-			labelled := 0
-			for _, ns := range ld.nodes {
-				labelled += len(ns)
-			}
-			if labelled == len(b.nodes) {
-				r.doms, whole = ld.nodes, true
-			}
+		if len(p.Nodes) == len(b.nodes) && ld.labelled == len(b.nodes) {
+			r.doms, whole = ld.nodes, true
 		}
 	}
 	if r.doms == nil {

@@ -23,7 +23,8 @@ func (c *cons) reuse(s *Snapshot, nb int) {
 
 // forget drops what c points to of the finished Solve — its pods and
 // selectors, the snapshot and its label indexes — so that a pooled cons
-// keeps none of them alive.
+// keeps none of them alive. (The terms point only into c's own lists and
+// to their keys' strings: clearing them cost more than they hold.)
 func (c *cons) forget() {
 	c.s = nil
 	clear(c.pods[:cap(c.pods)])
@@ -31,7 +32,6 @@ func (c *cons) forget() {
 		c.classes[:cap(c.classes)][k].sel, c.classes[:cap(c.classes)][k].dom = nil, nil
 	}
 	clear(c.doms[:cap(c.doms)])
-	clear(c.terms[:cap(c.terms)])
 	clear(c.check.own[:cap(c.check.own)])
 	clear(c.check.targets[:cap(c.check.targets)])
 	c.check.c, c.check.sub, c.check.subKey = nil, nil, nil

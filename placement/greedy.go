@@ -24,9 +24,11 @@ func (sv *solver) newAttempt(p *Placement) *attempt {
 func (sv *solver) greedy(p *Placement, order []int) *attempt {
 	// A run relies on packing: the node that took a member stays the best.
 	batch := sv.batched && sv.ns == nil && sv.opts.NodeScorer == nil
-	a := &attempt{p: p}
+	var a *attempt
 	from := len(sv.sc.segs) // the batched attempt's segments follow the last one's
-	if !batch {
+	if batch {
+		a = &attempt{p: p}
+	} else {
 		a = sv.newAttempt(p)
 		a.seq = make([]int, 0, len(order))
 	}

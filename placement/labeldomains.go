@@ -22,6 +22,9 @@ type labelDomains struct {
 	// nodes[v] are the IDs of the nodes whose value is values[v],
 	// ascending; they are subslices of one array.
 	nodes [][]NodeID
+	// labelled is how many nodes carry the label: the length of nodes's
+	// array.
+	labelled int
 }
 
 // labelIndex is a base's cache of labelDomains, by key.
@@ -93,6 +96,7 @@ func (b *base) indexLabel(key string) *labelDomains {
 		count[i] += count[i-1]
 	}
 	flat := make([]NodeID, count[len(order)])
+	ld.labelled = len(flat)
 	next := slices.Clone(count[:len(order)])
 	for n, id := range ld.of {
 		if id >= 0 {

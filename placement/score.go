@@ -76,7 +76,8 @@ func markRequested(requested []bool, row []int64, podsR int) {
 // resources summed over p's nodes (saturating).
 func placementSums(s *Snapshot, p *Placement, requested []bool) (alloc, used []int64) {
 	R := len(s.b.res)
-	alloc, used = make([]int64, R), make([]int64, R)
+	both := make([]int64, 2*R)
+	alloc, used = both[:R:R], both[R:]
 	if len(p.Nodes) == len(s.b.nodes) {
 		copy(alloc, s.b.allocSum)
 		copy(used, s.usedSum)
