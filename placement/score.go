@@ -28,11 +28,19 @@ func (d DefaultScorer) Score(s *Snapshot, g GroupView, p *Placement, a []Assignm
 // resources) inside a Solve, plus O(nodes in p) unless p holds every node
 // (the sums over the whole cluster are kept by the snapshot). It never fails.
 func (DefaultScorer) ScoreSums(s *Snapshot, g GroupView, p *Placement, placed int64, requested []int64) (int64, error) {
-	flags := make([]bool, len(s.b.res))
+	// Scored once per attempt: the few resources' arrays stay on the
+	// stack.
+	var flagBuf [16]bool
+	var sumBuf [32]int64
+	flags := flagBuf[:0]
+	if len(s.b.res) > len(flagBuf) {
+		flags = make([]bool, 0, len(s.b.res))
+	}
+	flags = flags[:len(s.b.res)]
 	for row := range g.RequestCounts(s) {
 		markRequested(flags, row, s.b.podsR)
 	}
-	alloc, used := placementSums(s, p, flags)
+	alloc, used := placementSums(s, p, flags, sumBuf[:0])
 	addRequests(used, flags, requested[:min(len(requested), len(flags))], 1) // entries past s.Resources() name nothing
 	return defaultScore(s, g, flags, alloc, used, placed), nil
 }
@@ -73,10 +81,16 @@ func markRequested(requested []bool, row []int64, podsR int) {
 }
 
 // placementSums returns the allocatable and the usage of the requested
-// resources summed over p's nodes (saturating).
-func placementSums(s *Snapshot, p *Placement, requested []bool) (alloc, used []int64) {
+// resources summed over p's nodes (saturating), in buf's memory when it
+// has room for both.
+func placementSums(s *Snapshot, p *Placement, requested []bool, buf []int64) (alloc, used []int64) {
 	R := len(s.b.res)
-	both := make([]int64, 2*R)
+	both := buf[:0]
+	if cap(buf) < 2*R {
+		both = make([]int64, 0, 2*R)
+	}
+	both = both[:2*R]
+	clear(both)
 	alloc, used = both[:R:R], both[R:]
 	if len(p.Nodes) == len(s.b.nodes) {
 		copy(alloc, s.b.allocSum)
