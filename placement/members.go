@@ -98,7 +98,11 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev] // runs of identical members are the rule
 		} else {
 			sv.class[row] = classes.of(sv, row, req, distinct)
-			sv.size[row] = b.ffdSize(req)
+			if k > 0 && slices.Equal(sv.req(prev), req) {
+				sv.size[row] = sv.size[prev] // distinct members, alike requests
+			} else {
+				sv.size[row] = b.ffdSize(req)
+			}
 		}
 		// A pod set's other pods: one 8-byte store each, no bounds check.
 		rest := sv.members[i+1 : i+count]

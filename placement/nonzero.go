@@ -22,6 +22,9 @@ func checkScoreRequests(object func() string, field string, rl ResourceList) err
 
 // validScoreRequests is checkScoreRequests without building an error.
 func validScoreRequests(rl ResourceList) bool {
+	if len(rl) == 0 {
+		return true // the rule, and ranging over a map costs an iterator
+	}
 	for r, q := range rl {
 		if (r != ResourceCPU && r != ResourceMemory) || q < 0 {
 			return false

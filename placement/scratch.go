@@ -70,7 +70,8 @@ func (sv *solver) release() {
 	}
 	clear(sc.pending)
 	// Neither the caller's group nor anything the solve pointed to is
-	// kept alive by the pool.
+	// kept alive by the pool, and the next Solve starts from a zero
+	// solver.
 	sc.sv, sc.g = solver{}, Group{}
 	scratchPool.Put(sc)
 }
