@@ -209,14 +209,18 @@ func (sv *solver) compile(row int32, req []int64) bool {
 // the caller's group nor the one the solver reads its rows from, with what
 // the solver compiled of its members.
 //
-// The copy is the Solve's own, not the pool's, since a hook may keep its
-// view past the Solve.
+// The copy is the Solve's own (see hookOwned), not the pool's, since a
+// hook may keep its view past the Solve.
 func (sv *solver) hookGroup() GroupView {
-	if sv.hg == nil {
-		sv.hg = new(Group)
-	}
 	*sv.hg = *sv.g
 	return GroupView{Group: sv.hg, prep: sv.prep}
+}
+
+// hookOwned is what a Solve hands its hooks and they may keep: its
+// compiled members and its copy of the group (hookGroup).
+type hookOwned struct {
+	prep prepared
+	hg   Group
 }
 
 // pod returns the pod of row: a member, or a pod set's template.

@@ -72,6 +72,9 @@ func (sv *solver) release() {
 	// Neither the caller's group nor anything the solve pointed to is
 	// kept alive by the pool, and the next Solve starts from a zero
 	// solver.
-	sc.sv, sc.g = solver{}, Group{}
+	if sv.g == &sc.g {
+		sc.g = Group{}
+	}
+	sc.sv = solver{}
 	scratchPool.Put(sc)
 }

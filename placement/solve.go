@@ -117,7 +117,11 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	// they need not read every member's maps again.
 	sc := scratchPool.Get().(*scratch)
 	gc := g
-	prep := &prepared{b: s.b, bound: len(bound)}
+	// What hooks may keep past the Solve — the compiled members and the
+	// copy of the group they are handed — is the Solve's own, in one
+	// allocation.
+	own := &hookOwned{prep: prepared{b: s.b, bound: len(bound)}}
+	prep := &own.prep
 	if len(g.PodSets) > 0 {
 		if len(opts.Reservers) > 0 {
 			return Decision{}, Errorf(ErrInvalid, groupObj(g), "Options.Reservers", "cannot be combined with pod sets: list the pods as members")
@@ -147,7 +151,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	sv := &sc.sv
 	sv.s, sv.g, sv.prep, sv.opts, sv.R, sv.bound, sv.budget = s, g, prep, opts, len(s.b.res), len(bound), opts.Budget
 	sv.ns = compileNodeScoring(s.b, opts.NodeScoring)
-	sv.sc = sc
+	sv.sc, sv.hg = sc, &own.hg
 	sv.gs = sc.gs
 	if sv.budget <= 0 {
 		sv.budget = DefaultBudget
