@@ -28,16 +28,16 @@ func (c *cons) reuse(s *Snapshot, nb int) {
 func (c *cons) forget() {
 	c.s = nil
 	clear(c.pods[:cap(c.pods)])
-	for k := range c.classes[:cap(c.classes)] {
-		c.classes[:cap(c.classes)][k].sel, c.classes[:cap(c.classes)][k].dom = nil, nil
+	for k, classes := 0, c.classes[:cap(c.classes)]; k < len(classes); k++ {
+		classes[k].sel, classes[k].dom = nil, nil
 	}
 	clear(c.doms[:cap(c.doms)])
 	clear(c.check.own[:cap(c.check.own)])
 	clear(c.check.targets[:cap(c.check.targets)])
 	c.check.c, c.check.sub, c.check.subKey = nil, nil, nil
 	clear(c.prefBuf[:cap(c.prefBuf)])
-	for k := range c.bonusBuf[:cap(c.bonusBuf)] {
-		c.bonusBuf[:cap(c.bonusBuf)][k].dom = nil
+	for k, bonus := 0, c.bonusBuf[:cap(c.bonusBuf)]; k < len(bonus); k++ {
+		bonus[k].dom = nil
 	}
 	clear(c.subs[:cap(c.subs)])
 }

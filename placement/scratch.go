@@ -17,7 +17,7 @@ type scratch struct {
 	size             []int64
 	w                *work
 	gs               groupScratch
-	segs             []seg // the batched attempts' segments, one after another
+	segs             []seg // the attempts' segments (see segsOf), one after another
 	keys, sortTmp    []uint64
 	runs             []setRun
 	alike            alikeRun // placeAlike's, reset for each run
@@ -25,8 +25,8 @@ type scratch struct {
 	pending          []*Pod   // the cons's pending members
 	pos              []NodeID // the solver's pos
 	sums             []int64  // placedSums's
-	sv               solver   // Solve's, and its private copy of the group
-	g                Group
+	sv               solver   // Solve's; release leaves it zero
+	g                Group    // Solve's private copy of a group with pod sets
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
