@@ -405,6 +405,9 @@ func TestSM_SnapshotApply(t *testing.T) {
 						free = append(free, k)
 					}
 				}
+				if len(free) == 0 {
+					t.Skip("every key of the universe is bound")
+				}
 				next := maps.Clone(st.model)
 				var ch Change
 				for _, k := range rapid.SliceOfNDistinct(rapid.SampledFrom(free), 1, 3, rapid.ID).Draw(t, "keys") {
