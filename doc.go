@@ -1,8 +1,9 @@
 // Package gangsched is an embeddable, pure-Go library that makes the
-// decisions of Kubernetes v1.36 workload-aware scheduling without
-// Kubernetes: gang (PodGroup) placement, topology-aware placement,
-// workload-aware preemption and DRA claim sharing, on the
-// scheduling.k8s.io/v1alpha2 Workload and PodGroup API. A custom scheduler,
+// decisions of Kubernetes workload-aware scheduling without Kubernetes:
+// gang (PodGroup) placement, topology-aware placement, workload-aware
+// preemption and DRA claim sharing, on the Workload, PodGroup and
+// CompositePodGroup API of v1.36 to v1.38 (gang.Profile says where the
+// releases differ; v1.38 by default). A custom scheduler,
 // a batch system, a simulator or a test suite hands it a snapshot of a
 // cluster and a group of pods and gets back a deterministic,
 // all-or-nothing decision.
