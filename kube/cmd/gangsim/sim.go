@@ -289,6 +289,14 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			for _, k := range describeTree(&cy, c, r) {
 				last[k] = cy.Status + ": " + cy.Message
 			}
+			// A leaf of a placed tree can still have members waiting;
+			// its own line says why, where the root's says only that
+			// the tree is scheduled.
+			for _, n := range cy.Tree {
+				if ns, name, ok := strings.Cut(n.Name, "/"); ok && n.Kind == "PodGroup" {
+					last[placement.Key{Namespace: ns, Name: name}] = n.Status + ": " + n.Message
+				}
+			}
 		}
 		if len(r.ClaimUpdates) > 0 {
 			c.SetLedger(sched.Claims(), r.ClaimUpdates)
