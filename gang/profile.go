@@ -11,12 +11,12 @@ import (
 // newest, [ProfileV138]. The differences, each checked by a test in
 // profile_test.go:
 //
-//	| difference                                   | v1.36              | v1.37                       | v1.38 (default)                      |
-//	|----------------------------------------------|--------------------|-----------------------------|--------------------------------------|
-//	| a member whose priority is not its PodGroup's | allowed (the group's priority rules preemption) | the cycle fails: SchedulerError | the cycle fails: PodGroupError |
-//	| invalid configuration found at runtime       | reason SchedulerError | reason SchedulerError    | reason PodGroupError                 |
-//	| condition on CompositePodGroups              | (no hierarchies)   | none written                | CompositePodGroupInitiallyScheduled  |
-//	| a node whose topology label value is ""      | a domain ""        | a domain ""                 | no domain (as a missing label)       |
+//	| difference                                      | v1.36                                  | v1.37                           | v1.38 (default)                     |
+//	|-------------------------------------------------|----------------------------------------|---------------------------------|-------------------------------------|
+//	| a member's priority differs from its PodGroup's | allowed (the group's rules preemption) | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
+//	| invalid configuration found at runtime          | reason SchedulerError                  | reason SchedulerError           | reason PodGroupError                |
+//	| condition on CompositePodGroups                 | (no hierarchies)                       | none written                    | CompositePodGroupInitiallyScheduled |
+//	| a node whose topology label value is ""         | a domain ""                            | a domain ""                     | no domain (as a missing label)      |
 //
 // The API versions each serves (v1.36: scheduling.k8s.io/v1alpha2; v1.37:
 // v1alpha3 CompositePodGroup, v1beta1 Workload and PodGroup; v1.38:
