@@ -13,7 +13,7 @@ import (
 //
 //	| difference                                      | v1.36                                  | v1.37                           | v1.38 (default)                     |
 //	|-------------------------------------------------|----------------------------------------|---------------------------------|-------------------------------------|
-//	| a member's priority differs from its PodGroup's | allowed (the group's rules preemption) | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
+//	| a member's priority differs from its PodGroup's | allowed; the group's priority counts    | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
 //	| invalid configuration found at runtime          | reason SchedulerError                  | reason SchedulerError           | reason PodGroupError                |
 //	| condition on CompositePodGroups                 | (no hierarchies)                       | none written                    | CompositePodGroupInitiallyScheduled |
 //	| a node whose topology label value is ""         | a domain ""                            | a domain ""                     | no domain (as a missing label)      |
