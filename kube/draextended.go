@@ -56,6 +56,12 @@ func NewExtendedResourceClasses(classes []*resourcev1.DeviceClass) ExtendedResou
 	return out
 }
 
+// Class returns the DeviceClass that serves extended resource r.
+func (e ExtendedResourceClasses) Class(r corev1.ResourceName) (string, bool) {
+	name, ok := e[r]
+	return name, ok
+}
+
 // isDRAExtended reports whether r may be served by a DeviceClass: an
 // extended resource, or a class's implicit name (upstream's
 // IsDRAExtendedResourceName).

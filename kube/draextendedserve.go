@@ -51,12 +51,8 @@ func (c *Cluster) serveExtendedResources(in *inputs, bound []placement.Pod) erro
 		return ok && isDRAExtended(corev1.ResourceName(r))
 	}
 	for i := range bound {
-		p := &bound[i]
-		n, ok := nodes[p.NodeName]
-		for r := range p.Requests {
-			if ok && served(r) && n.Allocatable[r] == 0 {
-				dropRequest(p, r)
-			}
+		if n, ok := nodes[bound[i].NodeName]; ok {
+			DropExtended(&bound[i], n, classes.Class)
 		}
 	}
 	pluginNodes := map[placement.ResourceName]bool{} // some node has it in allocatable
@@ -76,42 +72,80 @@ func (c *Cluster) serveExtendedResources(in *inputs, bound []placement.Pod) erro
 					"%s is served by device plugins on some nodes and by DeviceClass %q through DRA on others; gangsched serves a resource one way per cluster", r, classes[corev1.ResourceName(r)]))
 			}
 		}
-		spec, mappings, err := ExtendedResourceClaim(api, func(r corev1.ResourceName) (string, bool) {
+		tmpl, mappings, err := ServeExtendedPod(api, p, func(r corev1.ResourceName) (string, bool) {
 			name, ok := classes[r]
 			return name, ok && !pluginNodes[placement.ResourceName(r)]
 		})
 		if err != nil {
 			return c.locate(err)
 		}
-		if len(spec.Devices.Requests) == 0 {
+		if tmpl == nil {
 			continue
 		}
-		for j, rc := range p.ResourceClaims {
-			if rc.Name == ExtendedResourceClaimName {
-				return c.locate(placement.Errorf(ErrUnsupported, obj, "spec.resourceClaims["+itoa(j)+"].name",
-					"%q is the entry gangsched keeps for the pod's extended resources served by DRA", rc.Name))
-			}
-		}
-		serves := extendedServes(&spec, mappings)
-		tmpl := placement.Key{Namespace: p.Namespace, Name: extendedTemplateName(&spec, serves)}
-		if !made[tmpl] {
-			made[tmpl] = true
-			ds, err := ClaimSpec(obj, "spec.containers", &spec)
-			if err != nil {
-				return c.locate(err)
-			}
-			in.templates = append(in.templates, dra.ResourceClaimTemplate{Namespace: tmpl.Namespace, Name: tmpl.Name, Spec: ds, Serves: serves})
+		if !made[tmpl.Key()] {
+			made[tmpl.Key()] = true
+			in.templates = append(in.templates, tmpl.ResourceClaimTemplate)
 		}
 		if c.extended == nil {
 			c.extended = map[placement.Key]extendedClaim{}
 		}
-		c.extended[p.Key()] = extendedClaim{spec: spec, mappings: mappings}
-		p.ResourceClaims = append(slices.Clip(p.ResourceClaims), placement.PodResourceClaim{Name: ExtendedResourceClaimName, ResourceClaimTemplateName: tmpl.Name})
-		for _, m := range mappings {
-			dropRequest(p, placement.ResourceName(m.ResourceName))
-		}
+		c.extended[p.Key()] = extendedClaim{spec: tmpl.API, mappings: mappings}
 	}
 	return nil
+}
+
+// ExtendedTemplate is the template standing for a pending pod's implicit
+// claim for extended resources served by DRA (KEP-5004): the ledger's
+// form, and the API spec the claim is created with.
+type ExtendedTemplate struct {
+	dra.ResourceClaimTemplate
+	// API is the claim's spec as [ExtendedResourceClaim] builds it.
+	API resourcev1.ResourceClaimSpec
+}
+
+// ServeExtendedPod makes pending pod p, converted from api, ask for the
+// extended resources that class serves through DRA by an implicit claim:
+// those resources leave its requests, and it gets the entry
+// [ExtendedResourceClaimName] naming the template it returns, which pods
+// asking alike share. It returns the template and the pod's request
+// mappings (for status.extendedResourceClaimStatus), or a nil template
+// when class serves nothing p asks for. Errors: those of
+// [ExtendedResourceClaim] and [ClaimSpec]; [ErrUnsupported] for a pod
+// that names the entry itself.
+func ServeExtendedPod(api *corev1.Pod, p *placement.Pod, class func(corev1.ResourceName) (string, bool)) (*ExtendedTemplate, []corev1.ContainerExtendedResourceRequest, error) {
+	spec, mappings, err := ExtendedResourceClaim(api, class)
+	if err != nil || len(spec.Devices.Requests) == 0 {
+		return nil, nil, err
+	}
+	obj := podObj(p.Namespace, p.Name)
+	for j, rc := range p.ResourceClaims {
+		if rc.Name == ExtendedResourceClaimName {
+			return nil, nil, placement.Errorf(ErrUnsupported, obj, "spec.resourceClaims["+itoa(j)+"].name",
+				"%q is the entry gangsched keeps for the pod's extended resources served by DRA", rc.Name)
+		}
+	}
+	ds, err := ClaimSpec(obj, "spec.containers", &spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	serves := extendedServes(&spec, mappings)
+	name := extendedTemplateName(&spec, serves)
+	p.ResourceClaims = append(slices.Clip(p.ResourceClaims), placement.PodResourceClaim{Name: ExtendedResourceClaimName, ResourceClaimTemplateName: name})
+	for _, m := range mappings {
+		dropRequest(p, placement.ResourceName(m.ResourceName))
+	}
+	return &ExtendedTemplate{ResourceClaimTemplate: dra.ResourceClaimTemplate{Namespace: p.Namespace, Name: name, Spec: ds, Serves: serves}, API: spec}, mappings, nil
+}
+
+// DropExtended removes from bound pod p the extended resources that
+// class serves through DRA on node, whose allocatable lacks them: the
+// pod's implicit claim holds its devices instead.
+func DropExtended(p *placement.Pod, node *placement.Node, class func(corev1.ResourceName) (string, bool)) {
+	for r := range p.Requests {
+		if _, ok := class(corev1.ResourceName(r)); ok && isDRAExtended(corev1.ResourceName(r)) && node.Allocatable[r] == 0 {
+			dropRequest(p, r)
+		}
+	}
 }
 
 // dropRequest removes resource r from pod p's requests, leaving the maps
