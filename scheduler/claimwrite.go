@@ -27,6 +27,7 @@ type claimWrite struct {
 	reserved  []types.UID
 	allocated bool
 	finalizer bool
+	created   bool // the claim is a pod's implicit claim this write created
 }
 
 // writeClaims writes, before a gang binds, the claims its cycle committed:
@@ -49,7 +50,8 @@ func (s *Scheduler) writeClaims(ctx context.Context, gangs []gangWrite) []bool {
 		}
 		var done []claimWrite
 		var err error
-		for _, u := range g.claims {
+		for j := range g.claims {
+			u := &g.claims[j]
 			var cw claimWrite
 			cw, err = s.writeClaim(ctx, u)
 			done = append(done, cw) // a failed write may have added the finalizer
@@ -78,15 +80,28 @@ func (s *Scheduler) writeClaims(ctx context.Context, gangs []gangWrite) []bool {
 // retried.
 var errClaimWrite = errors.New("claim changed since the cycle")
 
-// writeClaim writes one committed claim and reports what it changed.
-func (s *Scheduler) writeClaim(ctx context.Context, u dra.ClaimUpdate) (claimWrite, error) {
-	k := u.Claim.Key()
-	cw := claimWrite{key: k, uid: types.UID(u.Claim.UID)}
+// writeClaim writes one committed claim and reports what it changed. A
+// pod's implicit claim for extended resources (KEP-5004) is created first
+// and u renamed to it; the pod's status.extendedResourceClaimStatus is
+// patched after its status, as kube-scheduler's PreBind does.
+func (s *Scheduler) writeClaim(ctx context.Context, u *dra.ClaimUpdate) (claimWrite, error) {
+	var cw claimWrite
+	var ext extendedPod
 	if u.Created {
-		// Claims from templates are the resourceclaim controller's to
-		// create; a pod is queued only once it has them all.
-		return cw, fmt.Errorf("%w: the commit generated it, but only the resourceclaim controller creates claims", errClaimWrite)
+		o := u.Claim.Owner
+		if o == nil || o.Kind != dra.OwnerPod || o.ClaimName != kube.ExtendedResourceClaimName {
+			// Claims from templates are the resourceclaim controller's to
+			// create; a pod is queued only once it has them all.
+			return cw, fmt.Errorf("%w: the commit generated it, but only the resourceclaim controller creates claims", errClaimWrite)
+		}
+		var err error
+		if ext, err = s.createExtended(ctx, u); err != nil {
+			return cw, err
+		}
+		cw.created = true
 	}
+	k := u.Claim.Key()
+	cw.key, cw.uid = k, types.UID(u.Claim.UID)
 	want := kube.ClaimStatus(&u.Claim)
 	claims := s.client.ResourceV1().ResourceClaims(k.Namespace)
 	err := retry(ctx, func() error {
@@ -129,6 +144,9 @@ func (s *Scheduler) writeClaim(ctx context.Context, u dra.ClaimUpdate) (claimWri
 		_, err = claims.UpdateStatus(ctx, c, metav1.UpdateOptions{})
 		return err
 	})
+	if err == nil && cw.created {
+		err = s.patchExtendedStatus(ctx, u, ext)
+	}
 	return cw, err
 }
 
@@ -137,6 +155,9 @@ func (s *Scheduler) writeClaim(ctx context.Context, u dra.ClaimUpdate) (claimWri
 // claim now), then the finalizer it added (when the claim is no longer
 // allocated).
 func (s *Scheduler) undoClaim(ctx context.Context, cw claimWrite) error {
+	if cw.key.Name == "" {
+		return nil // an implicit claim whose create failed
+	}
 	claims := s.client.ResourceV1().ResourceClaims(cw.key.Namespace)
 	allocated := true
 	err := retry(ctx, func() error {
@@ -159,6 +180,12 @@ func (s *Scheduler) undoClaim(ctx context.Context, cw claimWrite) error {
 		_, err = claims.UpdateStatus(ctx, c, metav1.UpdateOptions{})
 		return err
 	})
+	if err == nil && cw.created {
+		// The scheduler's own claim goes with the attempt, as upstream's
+		// Unreserve deletes it; its finalizer is dropped below first.
+		pre := metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cw.uid}}
+		err = retry(ctx, func() error { return ignoreNotFound(claims.Delete(ctx, cw.key.Name, pre)) })
+	}
 	if err != nil || !cw.finalizer || allocated {
 		return ignoreNotFound(err)
 	}

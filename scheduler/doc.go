@@ -24,8 +24,10 @@
 //     subresource, each gang's after the ResourceClaims its cycle
 //     allocated and reserved (status.allocation, status.reservedFor, and
 //     the delete-protection finalizer, as kube-scheduler's DRA plugin
-//     writes them; a gang whose claims cannot all be written has what was
-//     written undone and is queued again); the PodGroupInitiallyScheduled
+//     writes them; a pod's implicit claim for extended resources a
+//     DeviceClass serves, KEP-5004, created first and named in the pod's
+//     status.extendedResourceClaimStatus after; a gang whose claims cannot
+//     all be written has what was written undone and is queued again); the PodGroupInitiallyScheduled
 //     condition of the
 //     PodGroup's status, and for a KEP-6012 tree (decided whole, all its
 //     leaves bound together) each leaf's and each CompositePodGroup's

@@ -29,8 +29,12 @@ type draCache struct {
 	assumed map[placement.Key]dra.ResourceClaim
 
 	// apiClasses are the DeviceClasses as watched, for the extended
-	// resources they serve (KEP-5004), which this scheduler refuses.
+	// resources they serve (KEP-5004).
 	apiClasses map[string]*resourcev1.DeviceClass
+	// extended holds, per queued pod served so, the template of its
+	// implicit claim and its request mappings; the ledger's templates are
+	// theirs.
+	extended map[placement.Key]extendedPod
 
 	inv      *dra.Inventory
 	invDirty bool // classes or slices changed: the inventory is rebuilt
@@ -40,6 +44,11 @@ type draCache struct {
 // poolSlice is a converted ResourceSlice with the pool generation it
 // belongs to: only a pool's newest generation counts (resource.k8s.io/v1
 // ResourcePool).
+type extendedPod struct {
+	tmpl     *kube.ExtendedTemplate
+	mappings []corev1.ContainerExtendedResourceRequest
+}
+
 type poolSlice struct {
 	driver, pool string
 	generation   int64
@@ -48,10 +57,24 @@ type poolSlice struct {
 
 func newDRACache() *draCache {
 	return &draCache{
-		classes: map[string]dra.DeviceClass{}, apiClasses: map[string]*resourcev1.DeviceClass{}, slices: map[string]poolSlice{},
+		classes: map[string]dra.DeviceClass{}, apiClasses: map[string]*resourcev1.DeviceClass{}, extended: map[placement.Key]extendedPod{}, slices: map[string]poolSlice{},
 		claims: map[placement.Key]dra.ResourceClaim{}, assumed: map[placement.Key]dra.ResourceClaim{},
 		invDirty: true, dirty: true,
 	}
+}
+
+// setExtended records (or, with a nil template, forgets) the implicit
+// claim pending pod k needs.
+func (d *draCache) setExtended(k placement.Key, e extendedPod) {
+	if _, had := d.extended[k]; !had && e.tmpl == nil {
+		return
+	}
+	if e.tmpl == nil {
+		delete(d.extended, k)
+	} else {
+		d.extended[k] = e
+	}
+	d.dirty = true
 }
 
 func (d *draCache) setClass(c dra.DeviceClass) {
@@ -142,15 +165,37 @@ func (d *draCache) ledger(log *slog.Logger) *dra.Ledger {
 	if d.inv == nil {
 		return nil
 	}
-	l, err := dra.NewLedger(d.inv, nil, nil)
+	l, err := dra.NewLedger(d.inv, d.templates(), nil)
 	if err != nil {
 		log.Error("DRA ledger not built", "err", err)
 		return nil
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(d.claims), placement.Key.Compare) {
-		c := d.claims[k]
-		if a, ok := d.assumed[k]; ok {
+	// An implicit claim the scheduler is creating is assumed under the
+	// name the ledger gave it until the create answers; its object, seen
+	// meanwhile under the generated name, waits for that.
+	creating := map[dra.Owner]bool{}
+	for k, a := range d.assumed {
+		if _, seen := d.claims[k]; !seen && a.Owner != nil {
+			creating[ownerEntry(a.Owner)] = true
+		}
+	}
+	keys := slices.Collect(maps.Keys(d.claims))
+	for k := range d.assumed {
+		if _, seen := d.claims[k]; !seen {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, placement.Key.Compare)
+	for _, k := range keys {
+		c, seen := d.claims[k]
+		a, ok := d.assumed[k]
+		switch {
+		case !seen:
+			c = a
+		case ok:
 			c.Status = a.Status
+		case c.Owner != nil && creating[ownerEntry(c.Owner)]:
+			continue
 		}
 		next, err := addClaim(l, c)
 		if err != nil {
@@ -160,6 +205,22 @@ func (d *draCache) ledger(log *slog.Logger) *dra.Ledger {
 		l = next
 	}
 	return l
+}
+
+// ownerEntry is the owner's entry a generated claim serves, whatever UID
+// the ledger knew.
+func ownerEntry(o *dra.Owner) dra.Owner {
+	return dra.Owner{Kind: o.Kind, Name: o.Name, ClaimName: o.ClaimName}
+}
+
+// templates returns the templates of the queued pods' implicit claims,
+// each once, by name.
+func (d *draCache) templates() []dra.ResourceClaimTemplate {
+	byKey := map[placement.Key]dra.ResourceClaimTemplate{}
+	for _, e := range d.extended {
+		byKey[e.tmpl.Key()] = e.tmpl.ResourceClaimTemplate
+	}
+	return slices.SortedFunc(maps.Values(byKey), func(a, b dra.ResourceClaimTemplate) int { return a.Key().Compare(b.Key()) })
 }
 
 // addClaim adds claim c to l with its status: allocated to its devices
@@ -233,6 +294,9 @@ func (d *draCache) claimsMissing(p *corev1.Pod) string {
 
 func (s *Scheduler) onDeviceClass(o any) {
 	v := o.(*resourcev1.DeviceClass)
+	if old, ok := s.dra.apiClasses[v.Name]; v.Spec.ExtendedResourceName != nil || ok && old.Spec.ExtendedResourceName != nil {
+		defer s.reconvertPending()
+	}
 	s.dra.apiClasses[v.Name] = v
 	c, err := kube.ConvertDeviceClass(v)
 	if err != nil {
@@ -243,28 +307,50 @@ func (s *Scheduler) onDeviceClass(o any) {
 	s.dra.setClass(c)
 }
 
-// draExtended refuses a pending pod that asks for an extended resource a
-// DeviceClass serves through DRA on nodes without a device plugin for it
-// (KEP-5004): the implicit claim upstream makes for it is not made here,
-// so the error names the pod's field and the class. It judges by the
-// classes and nodes seen so far.
-func (s *Scheduler) draExtended(p *corev1.Pod) error {
+// extendedClasses says which DeviceClass serves an extended resource
+// through DRA (KEP-5004): one a class names, on a cluster where no node's
+// allocatable has it (no device plugin serves it), as gangsim decides. It
+// judges by the classes and nodes seen so far.
+func (s *Scheduler) extendedClasses() func(corev1.ResourceName) (string, bool) {
 	if len(s.dra.apiClasses) == 0 {
 		return nil
 	}
 	classes := kube.NewExtendedResourceClasses(slices.Collect(maps.Values(s.dra.apiClasses)))
-	return kube.DRAExtendedRequest(p, classes, func(r corev1.ResourceName) bool {
+	return func(r corev1.ResourceName) (string, bool) {
+		name, ok := classes[r]
+		if !ok {
+			return "", false
+		}
 		for _, n := range s.c.nodes {
 			if n.Allocatable[placement.ResourceName(r)] > 0 {
-				return true
+				return "", false
 			}
 		}
-		return false
-	})
+		return name, true
+	}
+}
+
+// serveExtended gives pending pod pp (converted from p) the implicit
+// claim its extended resources served through DRA need, as a template
+// the ledger generates the claim from; writeClaim creates it.
+func (s *Scheduler) serveExtended(p *corev1.Pod, pp *placement.Pod) error {
+	var e extendedPod
+	if class := s.extendedClasses(); class != nil {
+		var err error
+		if e.tmpl, e.mappings, err = kube.ServeExtendedPod(p, pp, class); err != nil {
+			s.dra.setExtended(pp.Key(), extendedPod{})
+			return err
+		}
+	}
+	s.dra.setExtended(pp.Key(), e)
+	return nil
 }
 
 func (s *Scheduler) onDeviceClassDelete(o any) {
 	if v, ok := o.(*resourcev1.DeviceClass); ok {
+		if v.Spec.ExtendedResourceName != nil {
+			defer s.reconvertPending()
+		}
 		delete(s.dra.apiClasses, v.Name)
 		s.dra.deleteClass(v.Name)
 	}
@@ -306,6 +392,28 @@ func (s *Scheduler) onResourceClaim(o any) {
 func (s *Scheduler) onResourceClaimDelete(o any) {
 	if v, ok := o.(*resourcev1.ResourceClaim); ok {
 		s.dra.deleteClaim(placement.Key{Namespace: v.Namespace, Name: v.Name})
+	}
+}
+
+// reconvertPending converts the queued and refused pending pods again
+// once the extended resources DeviceClasses serve changed: whether a pod
+// asks for them through an implicit claim follows the classes (a pod may
+// be seen before the class that serves it).
+func (s *Scheduler) reconvertPending() {
+	if s.pods == nil {
+		return
+	}
+	keys := slices.Concat(slices.Collect(maps.Keys(s.state.queued)), slices.Collect(maps.Keys(s.state.rejected)))
+	slices.SortFunc(keys, placement.Key.Compare)
+	for _, k := range slices.Compact(keys) {
+		p, err := s.pods.Pods(k.Namespace).Get(k.Name)
+		if err != nil || p.Spec.NodeName != "" {
+			continue
+		}
+		s.gs.DeletePod(k)
+		s.state.unqueue(k)
+		delete(s.state.rejected, k)
+		s.onPod(p)
 	}
 }
 

@@ -6,13 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
-	resourcev1 "k8s.io/api/resource/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gangsched/gangsched/dra"
-	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -80,21 +75,4 @@ func TestDRACacheLeavesOutRefusedClaims(t *testing.T) {
 	_, ok := l.Claim(bad.Key())
 	require.False(t, ok, "claim a names a device no slice publishes")
 	require.Equal(t, "b", holder(t, l, "gpu-1"))
-}
-
-// A pending pod asking for an extended resource a DeviceClass serves
-// through DRA is refused with its field and the class named, unless a
-// node's device plugin has the resource.
-func TestDRAExtendedResourceRefusedWithField(t *testing.T) {
-	s := &Scheduler{c: newSnapCache(), dra: newDRACache()}
-	s.c.nodes["n1"] = placement.Node{Name: "n1", Allocatable: placement.ResourceList{"cpu": 4000}}
-	s.onDeviceClass(&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu.example.com"}, Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: new("example.com/gpu")}})
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "p"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c",
-		Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{"example.com/gpu": resource.MustParse("1")}}}}}}
-	err := s.draExtended(p)
-	require.ErrorIs(t, err, kube.ErrUnsupported)
-	require.EqualError(t, err, `pod "default/p": spec.containers[0].resources.limits[example.com/gpu]: example.com/gpu is served by DeviceClass "gpu.example.com" through DRA (KEP-5004), which needs an implicit claim this host does not make`)
-
-	s.c.nodes["n2"] = placement.Node{Name: "n2", Allocatable: placement.ResourceList{"example.com/gpu": 4}}
-	require.NoError(t, s.draExtended(p), "a device plugin serves it")
 }

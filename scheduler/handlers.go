@@ -173,6 +173,7 @@ func (s *Scheduler) onPod(o any) {
 		return
 	}
 	if p.Spec.NodeName != "" {
+		s.dra.setExtended(k, extendedPod{})
 		if s.state.queued[k] { // bound by someone else
 			s.gs.DeletePod(k)
 			s.state.unqueue(k)
@@ -199,7 +200,7 @@ func (s *Scheduler) onPod(o any) {
 	delete(s.state.waiting, k)
 	pp, err := kube.ConvertPod(p, s.state.pcs)
 	if err == nil {
-		err = s.draExtended(p)
+		err = s.serveExtended(p, &pp)
 	}
 	if err != nil {
 		s.log.Error("pod not schedulable here", "pod", k.String(), "err", err)
@@ -239,6 +240,12 @@ func (s *Scheduler) onPod(o any) {
 func (s *Scheduler) boundPod(p *corev1.Pod) placement.Pod {
 	pp, err := kube.ConvertPod(p, s.state.pcs)
 	if err == nil {
+		// Its implicit claim, reserved for it, holds its devices.
+		if n, ok := s.c.nodes[p.Spec.NodeName]; ok {
+			if class := s.extendedClasses(); class != nil {
+				kube.DropExtended(&pp, &n, class)
+			}
+		}
 		return pp
 	}
 	req, _ := kube.PodRequests(p.Namespace+"/"+p.Name, &p.Spec)
@@ -258,6 +265,7 @@ func (s *Scheduler) onPodDelete(o any) {
 	delete(s.state.rejected, k)
 	delete(s.state.waiting, k)
 	s.c.deleted(k)
+	s.dra.setExtended(k, extendedPod{})
 	s.gs.DeletePod(k)
 	s.state.unqueue(k)
 	s.dropImplicit(k)
