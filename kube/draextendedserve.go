@@ -197,37 +197,6 @@ func requestField(p *corev1.Pod, r corev1.ResourceName) string {
 	return "spec.containers"
 }
 
-// DRAExtendedRequest finds the first extended resource pod p asks for
-// that classes serve through DRA where no device plugin does: plugin
-// reports whether some node has the resource in allocatable. It returns
-// an error naming the pod and the field (a [*placement.FieldError]
-// wrapping [ErrUnsupported]), for a host that does not make implicit
-// claims; nil when there is none.
-func DRAExtendedRequest(p *corev1.Pod, classes ExtendedResourceClasses, plugin func(corev1.ResourceName) bool) error {
-	for _, ct := range slices.Concat(p.Spec.InitContainers, p.Spec.Containers) {
-		for _, r := range slices.Sorted(maps.Keys(ct.Resources.Limits)) {
-			if err := draExtendedError(p, classes, plugin, r); err != nil {
-				return err
-			}
-		}
-		for _, r := range slices.Sorted(maps.Keys(ct.Resources.Requests)) {
-			if err := draExtendedError(p, classes, plugin, r); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func draExtendedError(p *corev1.Pod, classes ExtendedResourceClasses, plugin func(corev1.ResourceName) bool, r corev1.ResourceName) error {
-	class, ok := classes[r]
-	if !ok || !isDRAExtended(r) || plugin(r) {
-		return nil
-	}
-	return placement.Errorf(ErrUnsupported, podObj(p.Namespace, p.Name), requestField(p, r),
-		"%s is served by DeviceClass %q through DRA (KEP-5004), which needs an implicit claim this host does not make", r, class)
-}
-
 // writeExtendedClaim turns the generated API claim of a pod's implicit
 // claim into upstream's form: the extended-resource-claim annotation in
 // place of the entry's, and the pod's status.extendedResourceClaimStatus
