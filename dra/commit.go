@@ -82,7 +82,7 @@ func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, 
 				r.podRefs[ref.claim]++
 			}
 		}
-		r.frames = append(r.frames, frame{pod: p})
+		r.frames = append(r.frames, frame{pod: p, at: -1})
 	}
 	// One search over every unallocated claim that placed members use,
 	// each reachable from all its users' nodes: the devices do not depend

@@ -1,7 +1,9 @@
 package dra
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gangsched/gangsched/placement"
 )
@@ -95,4 +97,28 @@ func UsableAgrees(l *Ledger, order []int) (asked int, agree bool) {
 		}
 	}
 	return asked, true
+}
+
+// RunState describes what h, a Reserver of Ledger.Reserver, holds for
+// the members it reserved: per claim its devices, its users' nodes and
+// counts, and how many members and moved claims its frames keep. Two
+// reservers of one world holding the same members describe alike.
+// stacked counts the members held on another's frame.
+func RunState(h placement.Reserver) (state string, stacked int) {
+	r := h.(hook).r
+	members := len(r.frames)
+	for _, f := range r.frames {
+		members += int(f.more)
+		stacked += int(f.more)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "members %d changes %d\n", members, len(r.changes))
+	for ci := range r.alloc {
+		var devs []int32
+		if a := r.alloc[ci]; a != nil {
+			devs = a.devs
+		}
+		fmt.Fprintf(&b, "claim %d: devs %v nodes %v group %d pod %d\n", ci, devs, r.nodes[ci], r.grpRefs[ci], r.podRefs[ci])
+	}
+	return b.String(), stacked
 }

@@ -142,6 +142,11 @@ type reserver struct {
 type frame struct {
 	pod     *placement.Pod
 	changed int32 // the claims its reserve moved: the last this many of reserver.changes
+	// more counts the members stacked on the frame (see ReserveRun's
+	// stack): rs.pods[at+1 : at+1+more], reserved after pod on its node
+	// with pod's refs and nothing new planned. They hold no frame of
+	// their own, so a run's members store no pointer each.
+	at, more int32
 }
 
 type change struct {
@@ -774,7 +779,10 @@ func (r *reserver) reserve(p *placement.Pod, id placement.NodeID) {
 // apply reserves member p, whose claims are refs, on node id with the
 // device assignments pl that plan found.
 func (r *reserver) apply(p *placement.Pod, refs []memberRef, id placement.NodeID, pl planned) {
-	f := frame{pod: p, changed: int32(len(pl.claims))}
+	f := frame{pod: p, changed: int32(len(pl.claims)), at: -1}
+	if rs := r.rs; rs.at < len(rs.pods) && rs.pods[rs.at] == p {
+		f.at = int32(rs.at) // refs came from p's list: members after it may stack
+	}
 	// Release every moved claim before holding any: claims may swap
 	// devices, and a release after another claim's hold would free a
 	// device that claim now holds.
@@ -789,24 +797,58 @@ func (r *reserver) apply(p *placement.Pod, refs []memberRef, id placement.NodeID
 		r.alloc[ci] = pl.as[i]
 		r.hold(ci, pl.as[i])
 	}
+	r.addRefs(refs, id, 1)
+	r.frames = append(r.frames, f)
+}
+
+// addRefs counts n members using refs reserved on node id.
+func (r *reserver) addRefs(refs []memberRef, id placement.NodeID, n int) {
 	for _, ref := range refs {
 		if r.users[ref.claim] > 1 {
-			r.global++ // a shared claim's users decide where its devices may move
+			r.global += uint32(n) // a shared claim's users decide where its devices may move
 		}
-		r.nodes[ref.claim] = append(r.nodes[ref.claim], id)
+		for range n {
+			r.nodes[ref.claim] = append(r.nodes[ref.claim], id)
+		}
 		if ref.viaGroup {
-			r.grpRefs[ref.claim]++
+			r.grpRefs[ref.claim] += int32(n)
 		} else {
-			r.podRefs[ref.claim]++
+			r.podRefs[ref.claim] += int32(n)
 		}
 	}
-	r.frames = append(r.frames, f)
+}
+
+// dropRefs takes back addRefs for the member last reserved using refs.
+func (r *reserver) dropRefs(refs []memberRef) {
+	for _, ref := range refs {
+		if r.users[ref.claim] > 1 {
+			r.global++
+		}
+		r.nodes[ref.claim] = r.nodes[ref.claim][:len(r.nodes[ref.claim])-1]
+		if ref.viaGroup {
+			r.grpRefs[ref.claim]--
+		} else {
+			r.podRefs[ref.claim]--
+		}
+	}
 }
 
 func (r *reserver) unreserve(p *placement.Pod) {
 	k := len(r.frames) - 1
-	if k < 0 || r.frames[k].pod != p {
-		return // not last in, first out: the solver's contract is broken
+	if k < 0 {
+		return
+	}
+	if f := &r.frames[k]; f.more > 0 { // a stacked member: only its counts
+		i := f.at + f.more
+		if r.rs.pods[i] != p {
+			return // not last in, first out: the solver's contract is broken
+		}
+		f.more--
+		r.dropRefs(r.rs.lists[r.rs.refIx[i]])
+		return
+	}
+	if r.frames[k].pod != p {
+		return // as above
 	}
 	f := r.frames[k]
 	r.frames = r.frames[:k]
@@ -822,15 +864,10 @@ func (r *reserver) unreserve(p *placement.Pod) {
 			r.hold(ch.claim, ch.prev)
 		}
 	}
-	for _, ref := range r.refs(p) {
-		if r.users[ref.claim] > 1 {
-			r.global++
-		}
-		r.nodes[ref.claim] = r.nodes[ref.claim][:len(r.nodes[ref.claim])-1]
-		if ref.viaGroup {
-			r.grpRefs[ref.claim]--
-		} else {
-			r.podRefs[ref.claim]--
-		}
+	if f.at >= 0 { // p's list, and no search for p after its stacked members
+		r.rs.at = int(f.at)
+		r.dropRefs(r.rs.lists[r.rs.refIx[f.at]])
+		return
 	}
+	r.dropRefs(r.refs(p))
 }

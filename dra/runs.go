@@ -57,10 +57,15 @@ func (h hook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int, pla
 	r, id := h.r, ni.ID()
 	n := ni.Node()
 	var prev []memberRef
-	for k, p := range pods {
+	for k := 0; k < len(pods); k++ {
+		p := pods[k]
 		refs := r.refs(p)
 		if k > 0 && r.settled(refs, prev) {
-			r.apply(p, refs, id, planned{})
+			if c := r.stack(pods[k:], refs, id); c > 0 {
+				k += c - 1
+			} else {
+				r.apply(p, refs, id, planned{})
+			}
 			continue
 		}
 		prev = refs
@@ -92,4 +97,28 @@ func (r *reserver) settled(refs, prev []memberRef) bool {
 		}
 	}
 	return true
+}
+
+// stack reserves on the last frame, rather than in frames of their own,
+// the members pods from the first on that come next in member order
+// after that frame's members and use refs, the first's list, settled
+// (see settled) on node id: unreserve finds each by its index, and its
+// refs in its list. It returns how many it reserved.
+func (r *reserver) stack(pods []*placement.Pod, refs []memberRef, id placement.NodeID) int {
+	f, rs := &r.frames[len(r.frames)-1], r.rs
+	if f.at < 0 {
+		return 0
+	}
+	from := int(f.at) + int(f.more) + 1
+	if from >= len(rs.pods) || rs.pods[from] != pods[0] || &rs.lists[rs.refIx[from]][0] != &refs[0] {
+		return 0
+	}
+	n := 1
+	for n < len(pods) && from+n < len(rs.pods) && rs.pods[from+n] == pods[n] && rs.refIx[from+n] == rs.refIx[from] {
+		n++ // the same list: settled as the first
+	}
+	f.more += int32(n)
+	rs.at = from + n - 1
+	r.addRefs(refs, id, n)
+	return n
 }

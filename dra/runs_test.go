@@ -118,3 +118,74 @@ func TestRegression_RunsKeepTheSearchOneByOne(t *testing.T) {
 		require.Equal(t, map[string]string{"m0": "n2", "m1": "n1", "m2": "n0"}, nodesOf(d), d.Message)
 	}
 }
+
+// stackHook has the hook, at each run the solver reserves, reserve the
+// run, take its members back one by one, and reserve each prefix of it
+// both as a run and member by member (Reserve: a frame each), requiring
+// one state (RunState) of all three at every prefix: members stacked on
+// a frame are held, and taken back, as members in frames of their own.
+type stackHook struct {
+	placement.ClassReserver
+	t       *rapid.T
+	stacked *int
+}
+
+func (h stackHook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int, placement.Rejection) {
+	before, _ := dra.RunState(h.ClassReserver)
+	n, _ := h.ClassReserver.ReserveRun(pods, ni)
+	undone := make([]string, n+1) // undone[j]: state with pods[:j] reserved
+	var stacked int
+	undone[n], stacked = dra.RunState(h.ClassReserver)
+	*h.stacked += stacked
+	for j := n - 1; j >= 0; j-- {
+		h.Unreserve(pods[j], ni)
+		undone[j], _ = dra.RunState(h.ClassReserver)
+	}
+	require.Equal(h.t, before, undone[0])
+	for j := 1; j <= n; j++ {
+		m, _ := h.ClassReserver.ReserveRun(pods[:j], ni)
+		require.Equal(h.t, j, m)
+		asRun, _ := dra.RunState(h.ClassReserver)
+		require.Equal(h.t, undone[j], asRun, "run of %d", j)
+		for k := j - 1; k >= 0; k-- {
+			h.Unreserve(pods[k], ni)
+		}
+		for _, p := range pods[:j] {
+			h.Reserve(p, ni)
+		}
+		oneByOne, _ := dra.RunState(h.ClassReserver)
+		require.Equal(h.t, undone[j], oneByOne, "%d one by one", j)
+		for k := j - 1; k >= 0; k-- {
+			h.Unreserve(pods[k], ni)
+		}
+	}
+	return h.ClassReserver.ReserveRun(pods, ni)
+}
+
+// TestProp_StackedAsOwnFrames: on runsProp's hook worlds (members made
+// identical in runs), every run the solver reserves holds, and takes
+// back, its members as reserving them one by one would (see stackHook).
+func TestProp_StackedAsOwnFrames(t *testing.T) {
+	stacked := 0
+	rapid.Check(t, func(t *rapid.T) {
+		w := genHookWorld(t)
+		for i := 1; i < len(w.g.Members); i++ {
+			if rapid.Bool().Draw(t, fmt.Sprintf("copy%d", i)) {
+				m := w.g.Members[i-1]
+				m.Name, m.UID = w.g.Members[i].Name, w.g.Members[i].UID
+				w.g.Members[i] = m
+			}
+		}
+		nr := w.l.Reserver(w.pg, dra.Options{})
+		wrap := func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
+			r, err := nr(s, g)
+			if err != nil {
+				return nil, err
+			}
+			return stackHook{r.(placement.ClassReserver), t, &stacked}, nil
+		}
+		_, err := placement.Solve(w.s, w.g, placement.Options{Reservers: []placement.NewReserverFunc{wrap}})
+		require.NoError(t, err)
+	})
+	require.Positive(t, stacked)
+}
