@@ -119,3 +119,47 @@ func TestGroupView_AnswersAsTheGroup(t *testing.T) {
 	require.Equal(t, want, ask(views[0]), "a view kept after the solve")
 	require.Equal(t, want, ask(GroupView{Group: g}), "the caller's group after the solve")
 }
+
+// TestGroupView_KeptAcrossLargerSolves: members that affinity tells apart
+// get a class each from tables the pool keeps and extends; a view kept
+// from one solve answers the same after solves of larger groups.
+func TestGroupView_KeptAcrossLargerSolves(t *testing.T) {
+	s, err := NewSnapshot([]Node{cpuNode("n0", 8000), cpuNode("n1", 8000)}, nil)
+	require.NoError(t, err)
+	anti := &Affinity{PodAntiAffinity: &PodAffinity{Preferred: []WeightedPodAffinityTerm{{Weight: 10,
+		Term: PodAffinityTerm{LabelSelector: LabelSelector{MatchLabels: map[string]string{"app": "w"}}, TopologyKey: "kubernetes.io/hostname"}}}}}
+	group := func(milli ...int64) *Group {
+		g := &Group{Namespace: "default", Name: "pg", MinCount: int32(len(milli))}
+		for k, m := range milli {
+			p := member(fmt.Sprintf("p%02d", k), "pg", m)
+			p.Labels, p.Affinity = map[string]string{"app": "w"}, anti
+			g.Members = append(g.Members, p)
+		}
+		return g
+	}
+	counts := func(v GroupView) map[string]int {
+		out := map[string]int{}
+		for vec, n := range v.RequestCounts(s) {
+			out[fmt.Sprint(vec)] += n
+		}
+		for i := range v.NumPending() {
+			out[fmt.Sprint(i, v.RequestVector(s, i))]++
+		}
+		return out
+	}
+	var views []GroupView
+	gen := PlacementGeneratorFunc(func(s *Snapshot, v GroupView) ([]Placement, error) {
+		views = append(views, v)
+		return []Placement{{Nodes: []NodeID{0, 1}}}, nil
+	})
+	_, err = Solve(s, group(100, 200, 100), Options{Generator: gen})
+	require.NoError(t, err)
+	require.Len(t, views, 1)
+	want := map[string]int{"[100 1]": 2, "[200 1]": 1, "0 [100 1]": 1, "1 [200 1]": 1, "2 [100 1]": 1}
+	require.Equal(t, want, counts(views[0]), "during the solve")
+	for n := 4; n <= 64; n *= 2 {
+		_, err = Solve(s, group(slices.Repeat([]int64{300}, n)...), Options{Generator: gen})
+		require.NoError(t, err)
+	}
+	require.Equal(t, want, counts(views[0]), "after larger solves")
+}

@@ -69,7 +69,16 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 	// Per row its class, per class one request vector: rows of a class
 	// request the same. Hooks read both through sv.prep, possibly after the
 	// solve, so they do not come from the pool.
-	sv.class, sv.size = make([]int32, len(rows)), grow(sv.sc.size, len(rows))
+	// A class a row in member order, as distinct members of one kind in
+	// order have: the tables are identities and ones, which the pool keeps
+	// (never modified, only extended) in place of three allocations.
+	tables := distinct && inOrder && len(g.PodSets) == 0
+	sv.size = grow(sv.sc.size, len(rows))
+	if tables {
+		sv.class = fixedTable(&sv.sc.identity32, len(rows), func(i int) int32 { return int32(i) })
+	} else {
+		sv.class = make([]int32, len(rows))
+	}
 	sv.reqs = sv.reqs[:0]
 	if distinct { // a class a row
 		sv.reqs = slices.Grow(sv.reqs, len(rows)*sv.R)
@@ -94,7 +103,14 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 		if !sv.compile(row, req) {
 			return firstBadPod(g.Members) // the slow path names the field
 		}
-		if prev := rows[max(k-1, 0)]; k > 0 && sv.sameClass(prev, row, req, distinct) {
+		if prev := rows[max(k-1, 0)]; tables {
+			sv.reqs = append(sv.reqs, req...) // class row, already set
+			if k > 0 && slices.Equal(sv.req(prev), req) {
+				sv.size[row] = sv.size[prev]
+			} else {
+				sv.size[row] = b.ffdSize(req)
+			}
+		} else if k > 0 && sv.sameClass(prev, row, req, distinct) {
 			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev] // runs of identical members are the rule
 		} else {
 			sv.class[row] = classes.of(sv, row, req, distinct)
@@ -111,8 +127,14 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 		}
 		i += count
 	}
-	sv.classes = len(classes.reps)
 	sv.prep.req, sv.prep.rowClass = sv.reqs, sv.class
+	if tables {
+		sv.classes = len(rows)
+		sv.prep.classRow = fixedTable(&sv.sc.identity, len(rows), func(i int) int { return i })
+		sv.prep.classPods = fixedTable(&sv.sc.ones, len(rows), func(int) int { return 1 })
+		return nil
+	}
+	sv.classes = len(classes.reps)
 	sv.prep.classRow, sv.prep.classPods = classes.reps, make([]int, sv.classes)
 	for _, row := range rows {
 		sv.prep.classPods[sv.class[row]] += 1
@@ -337,15 +359,23 @@ func (sv *solver) sameClass(a, row int32, req []int64, withLabels bool) bool {
 // is never modified, so the pool keeps one, filled once for the largest
 // group so far.
 func (sv *solver) memberOrder() []int {
-	n := len(sv.members)
-	if id := sv.sc.identity; len(id) < n {
-		id = slices.Grow(id, n-len(id))
-		for i := len(id); i < n; i++ {
-			id = append(id, i)
+	return fixedTable(&sv.sc.identity, len(sv.members), func(i int) int { return i })
+}
+
+// fixedTable returns the first n entries of *table, entry i being at(i),
+// extending the table when it is shorter. Entries once written never
+// change and the view returned ends at n, so a view may outlive the solve
+// (hooks read prepareMembers' tables afterwards) while the pool extends
+// the table for a later one.
+func fixedTable[T any](table *[]T, n int, at func(i int) T) []T {
+	if t := *table; len(t) < n {
+		t = slices.Grow(t, n-len(t))
+		for i := len(t); i < n; i++ {
+			t = append(t, at(i))
 		}
-		sv.sc.identity = id
+		*table = t
 	}
-	return sv.sc.identity[:n:n]
+	return (*table)[:n:n]
 }
 
 // ffdOrder is first-fit decreasing: the largest members first (by the sum

@@ -7,11 +7,14 @@ import "sync"
 // Kept in a pool between solves, it spares the collector what every
 // decision would otherwise allocate afresh (for a 4,096-pod group, about
 // 100 KB besides the answer). Nothing in it reaches a Decision or outlives
-// its Solve; the pool only recycles memory, it never carries a result from
-// one solve to the next.
+// its Solve but the fixed tables (identities, ones: see fixedTable), which
+// hold no result; the pool only recycles memory, it never carries a result
+// from one solve to the next.
 type scratch struct {
 	members          []member
-	identity, bySize []int // identity: see memberOrder
+	identity, bySize []int   // identity: see memberOrder
+	identity32       []int32 // with identity and ones, prepareMembers' tables (see fixedTable)
+	ones             []int
 	rows             []int32
 	cols             []int
 	size             []int64
