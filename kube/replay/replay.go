@@ -217,7 +217,7 @@ func newEngine(in Input, opts Options) (*engine, error) {
 		SolveOptions:    e.solveOptions,
 		TopologyLevels:  opts.TopologyLevels,
 		TopologyProfile: opts.TopologyProfile,
-		Preemption:      opts.Preemption,
+		Preemption:      opts.Preemption && mayPreempt(in),
 		InitialBackoff:  opts.InitialBackoff,
 		MaxBackoff:      opts.MaxBackoff,
 	})
@@ -323,6 +323,33 @@ func newEngine(in Input, opts Options) (*engine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// mayPreempt reports whether in holds two priorities. Victims are only of
+// strictly lower priority than the preemptor, so with one priority (as in
+// traces that carry none) every victim search finds nothing; and each
+// search walks every bound group, which made a replay of thousands of
+// running pods spend most of its time there.
+func mayPreempt(in Input) bool {
+	var first int32
+	seen := false
+	same := func(p int32) bool {
+		if !seen {
+			first, seen = p, true
+		}
+		return p == first
+	}
+	for _, pg := range in.PodGroups {
+		if pg.Spec.Priority != nil && !same(*pg.Spec.Priority) {
+			return true
+		}
+	}
+	for i := range in.Pods {
+		if !same(in.Pods[i].Priority) {
+			return true
+		}
+	}
+	return false
 }
 
 // group returns the record of group k, creating it.
