@@ -115,6 +115,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		return fgdMain(stdout, stderr, traces, *openbPods, *fgdSeeds)
 	}
 	if len(traces) > 0 {
+		stop, err := startCPUProfile(*cpuProfile, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, "gangsim:", err)
+			return exitInput
+		}
+		defer stop()
 		return traceMain(stdout, stderr, traces, len(files) > 0, *openbPods, *speedUp, *policy, *output, *reportPath, replay.Options{Preemption: *preempt, SampleEvery: *sampleEvery, MaxCycles: *maxCycles}, tty)
 	}
 	if *reportPath != "" {
