@@ -157,18 +157,9 @@ func TestClaimWriteFailureRetried(t *testing.T) {
 	pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: new("g")}
 	pod.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "dev", ResourceClaimName: new("c")}}
 	client := fake.NewClientset(cpuNode("n1"), class, slice, claim, pg, pod)
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		return a.GetSubresource() == "binding", nil, nil
-	})
 	failStatus(client, "c", 1, apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, "c", nil))
-	cfg := DefaultConfig()
-	cfg.InitialBackoff.Duration, cfg.MaxBackoff.Duration = 10*time.Millisecond, 10*time.Millisecond
-	s, err := New(client, cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runFakeWith(t, client, fastRetries())
+	ctx := context.Background()
 
 	scheduled := func() bool {
 		g, err := client.SchedulingV1beta1().PodGroups("default").Get(ctx, "g", metav1.GetOptions{})

@@ -104,15 +104,28 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// runFake runs a scheduler on client until the test ends; bindings
-// succeed (the fake does not bind: the pods stay assumed). It returns the
-// scheduler's log.
+// runFake runs a scheduler with DefaultConfig on client until the test
+// ends; bindings succeed (the fake does not bind: the pods stay assumed).
+// It returns the scheduler's log.
 func runFake(t *testing.T, client *fake.Clientset) (*Scheduler, *syncBuffer) {
+	return runFakeWith(t, client, DefaultConfig())
+}
+
+// fastRetries is DefaultConfig with 10 ms backoffs, for tests whose writes
+// fail once and are retried.
+func fastRetries() Config {
+	cfg := DefaultConfig()
+	cfg.InitialBackoff.Duration, cfg.MaxBackoff.Duration = 10*time.Millisecond, 10*time.Millisecond
+	return cfg
+}
+
+// runFakeWith is runFake with cfg.
+func runFakeWith(t *testing.T, client *fake.Clientset, cfg Config) (*Scheduler, *syncBuffer) {
 	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		return a.GetSubresource() == "binding", nil, nil
 	})
 	log := &syncBuffer{}
-	s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
+	s, err := New(client, cfg, Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

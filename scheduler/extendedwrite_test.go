@@ -139,18 +139,9 @@ func TestExtendedResourceClaimUndone(t *testing.T) {
 		c.Name, c.UID = fmt.Sprintf("%sx%d", c.GenerateName, generated), types.UID(fmt.Sprintf("uid-x%d", generated))
 		return false, nil, nil
 	})
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		return a.GetSubresource() == "binding", nil, nil
-	})
 	failStatus(client, "p-extended-resources-x1", 1, apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, "x1", nil))
-	cfg := DefaultConfig()
-	cfg.InitialBackoff.Duration, cfg.MaxBackoff.Duration = 10*time.Millisecond, 10*time.Millisecond
-	s, err := New(client, cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runFakeWith(t, client, fastRetries())
+	ctx := context.Background()
 
 	bound := func() bool {
 		for _, a := range client.Actions() {
