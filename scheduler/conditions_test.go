@@ -1,10 +1,7 @@
 package scheduler
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -61,15 +58,7 @@ func TestConditionsWaitBehindTheBacklogsBindings(t *testing.T) {
 		objs = append(objs, p)
 	}
 	client := fake.NewClientset(objs...)
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		return a.GetSubresource() == "binding", nil, nil
-	})
-	s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runFake(t, client)
 
 	// calls lists the bindings ("bind") and PodGroup status updates
 	// ("condition <name>") in the order they were made.

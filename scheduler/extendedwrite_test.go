@@ -3,8 +3,6 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -58,15 +56,8 @@ func TestExtendedResourceClaimsWritten(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		return a.GetSubresource() == "binding", nil, nil
-	})
-	s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runFake(t, client)
+	ctx := context.Background()
 
 	bound := func() bool {
 		n := 0

@@ -1,9 +1,6 @@
 package scheduler
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -11,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -43,15 +39,7 @@ func TestNominationRestored(t *testing.T) {
 				}},
 			}
 			client := fake.NewClientset(cpuNode("n1"), big, pg, cpuPod("small", "", "1"))
-			client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-				return a.GetSubresource() == "binding", nil, nil
-			})
-			s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-			require.NoError(t, err)
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- s.Run(ctx) }()
-			t.Cleanup(func() { cancel(); <-done })
+			s, _ := runFake(t, client)
 
 			bindings := func() []string {
 				var out []string
