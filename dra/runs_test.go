@@ -67,18 +67,23 @@ func TestProp_RunsSameAsOneByOne(t *testing.T) {
 	require.Positive(t, outcomes[false])
 }
 
+// genRunWorld is genHookWorld with members copied over their next
+// neighbours at random: runs need identical neighbours.
+func genRunWorld(t *rapid.T) hookWorld {
+	w := genHookWorld(t)
+	for i := 1; i < len(w.g.Members); i++ {
+		if rapid.Bool().Draw(t, fmt.Sprintf("copy%d", i)) {
+			m := w.g.Members[i-1]
+			m.Name, m.UID = w.g.Members[i].Name, w.g.Members[i].UID
+			w.g.Members[i] = m
+		}
+	}
+	return w
+}
+
 func runsProp(t *testing.T, outcomes map[bool]int) {
 	rapid.Check(t, func(t *rapid.T) {
-		w := genHookWorld(t)
-		// Runs need identical neighbours: copy a member over the next
-		// ones at random.
-		for i := 1; i < len(w.g.Members); i++ {
-			if rapid.Bool().Draw(t, fmt.Sprintf("copy%d", i)) {
-				m := w.g.Members[i-1]
-				m.Name, m.UID = w.g.Members[i].Name, w.g.Members[i].UID
-				w.g.Members[i] = m
-			}
-		}
+		w := genRunWorld(t)
 		sameAsOneByOne(t, w.l, w.s, w.pg, w.g, outcomes)
 	})
 	rapid.Check(t, func(t *rapid.T) {
@@ -168,14 +173,7 @@ func (h stackHook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int
 func TestProp_StackedAsOwnFrames(t *testing.T) {
 	stacked := 0
 	rapid.Check(t, func(t *rapid.T) {
-		w := genHookWorld(t)
-		for i := 1; i < len(w.g.Members); i++ {
-			if rapid.Bool().Draw(t, fmt.Sprintf("copy%d", i)) {
-				m := w.g.Members[i-1]
-				m.Name, m.UID = w.g.Members[i].Name, w.g.Members[i].UID
-				w.g.Members[i] = m
-			}
-		}
+		w := genRunWorld(t)
 		nr := w.l.Reserver(w.pg, dra.Options{})
 		wrap := func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
 			r, err := nr(s, g)
