@@ -139,6 +139,10 @@ type hnode struct {
 	rows            []int64
 	uniform, sorted bool
 	byKey           map[Key]int // member index by key, when not sorted; built on first use
+	// compiled: every member's row is what Solve compiles from its map
+	// (compiledRows), so that the leaf's Solve reads rows, not maps.
+	compiled bool
+	pre      compiledRows // what solveLeaf hands Solve when compiled
 	// twin: the previous child of the parent (by name) is an identical
 	// subtree, so the two are tried in one order only (hierarchy_twins.go).
 	// It is found when the search enters the node a second time, and

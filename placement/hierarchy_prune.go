@@ -68,19 +68,34 @@ func (n *hnode) leafRows(b *base) {
 	g := n.src.Group
 	R := len(b.res)
 	n.rows = nil
-	n.sorted, n.uniform = true, true
+	n.sorted, n.uniform, n.compiled = true, true, true
 	missing := map[ResourceName]int{} // untracked resources: how many pending pods request them
 	var first []int64                 // the first pending pod's row
+	// The tracked resources in the order to look them up: each found
+	// moves to the front, so a run of members alike finds all of theirs
+	// before any miss (a miss hashes the name too), as Solve's compile.
+	cols := make([]int, R)
+	for i := range cols {
+		cols[i] = i
+	}
 	fill := func(r []int64, p *Pod, pods int) []int64 {
 		// A lookup per tracked resource costs less than a range over
-		// the map; the range is for a pod that requests another.
+		// the map; the range is for a pod that requests another. Once
+		// every name of the map is found, the rest would miss.
 		found := 0
-		for i, name := range b.res {
-			if q, ok := p.Requests[name]; ok {
+		for k := 0; k < R && found < len(p.Requests); k++ {
+			i := cols[k]
+			if q, ok := p.Requests[b.res[i]]; ok {
 				r[i] += q
+				cols[k], cols[found] = cols[found], i
 				found++
+				n.compiled = n.compiled && q >= 0 && i != b.podsR
 			}
 		}
+		// Solve's compile would give this row (see compiledRows) when the
+		// map holds tracked resources alone, none negative and not the pod
+		// count, and the pod is otherwise valid as it checks.
+		n.compiled = n.compiled && found == len(p.Requests) && p.Name != "" && validScoreRequests(p.ScoreRequests)
 		if found < len(p.Requests) {
 			for name, q := range p.Requests {
 				if _, ok := b.resIdx[name]; !ok && q > 0 {
@@ -128,10 +143,12 @@ func (n *hnode) leafRows(b *base) {
 		}
 		n.sorted = n.sorted && g.Members[i].Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < g.Members[i].Name)
 	}
-	var sets [][]int64 // per pod set, its template's row
+	compiled := n.compiled && M > 0 // of the members; templates compile in Solve
+	var sets [][]int64              // per pod set, its template's row
 	for k := range g.PodSets {
 		sets = append(sets, fill(make([]int64, R), &g.PodSets[k].Template, max(int(g.PodSets[k].Count), 0)))
 	}
+	n.compiled = compiled
 	if !n.uniform && M > 1 && len(n.rows) == R {
 		all(M) // the members are alike, a pod set's template is not
 	}

@@ -64,7 +64,7 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 		var first *Decision
 		r.Status = Unresolvable
 		for i := range vals {
-			d, err := h.solveLeaf(n.src.Group, s, vals[i], sets[i])
+			d, err := h.solveLeaf(n, n.src.Group, s, vals[i], sets[i])
 			if err != nil {
 				return r, false, err
 			}

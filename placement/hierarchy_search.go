@@ -271,7 +271,9 @@ func (n *hnode) variants() []*Group {
 	return out
 }
 
-func (h *hsolver) solveLeaf(g *Group, s *Snapshot, dom string, nodes []NodeID) (Decision, error) {
+// solveLeaf solves g, leaf n's group or a variant of it, on nodes (domain
+// dom); n's group gets the rows leafRows compiled.
+func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []NodeID) (Decision, error) {
 	opts := h.opts
 	pl := Placement{Name: dom, Nodes: nodes}
 	opts.Generator = PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return []Placement{pl}, nil })
@@ -281,7 +283,12 @@ func (h *hsolver) solveLeaf(g *Group, s *Snapshot, dom string, nodes []NodeID) (
 		defer h.ov.adopt(v)
 		s = v
 	}
-	d, err := Solve(s, g, opts)
+	var pre *compiledRows
+	if g == n.src.Group && n.compiled {
+		n.pre = compiledRows{rows: n.rows, uniform: n.uniform} // in n: no allocation a solve
+		pre = &n.pre
+	}
+	d, err := solveRows(s, g, opts, pre)
 	h.steps += d.Steps
 	if h.steps > h.budget {
 		h.exhausted = true
@@ -302,7 +309,7 @@ func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, h
 		if vi == 1 && n.dec.Status == Scheduled && placedPods(n.dec) <= n.need {
 			continue // the full variant placed no more than the minimum
 		}
-		d, err := h.solveLeaf(g, s, dom, nodes)
+		d, err := h.solveLeaf(n, g, s, dom, nodes)
 		if err != nil {
 			return false, err
 		}

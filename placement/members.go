@@ -183,6 +183,10 @@ func (b *base) ffdSize(req []int64) int64 {
 // snapshot does not track, the pods count (never looked up: a pod never
 // lists it) or an invalid entry, which the count of found names reveals.
 func (sv *solver) compile(row int32, req []int64) bool {
+	if sv.pre != nil && int(row) < len(sv.g.Members) {
+		copy(req, sv.pre.of(int(row), sv.R))
+		return true
+	}
 	b := sv.s.b
 	p := sv.pod(row)
 	clear(req)

@@ -103,6 +103,12 @@ const DefaultSearchBudget int64 = 1 << 20
 // (any other error, or a [Rejection] with Err) stops the solve with an
 // error that wraps [ErrHook] and names the hook.
 func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
+	return solveRows(s, g, opts, nil)
+}
+
+// solveRows is Solve with g's members' rows compiled already (nil: read
+// from their maps); see compiledRows.
+func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision, error) {
 	if err := checkArgs("Solve", s, g, &opts, nil); err != nil {
 		return Decision{}, err
 	}
@@ -150,6 +156,7 @@ func Solve(s *Snapshot, g *Group, opts Options) (Decision, error) {
 	// collector runs.
 	sv := &sc.sv
 	sv.s, sv.g, sv.prep, sv.opts, sv.R, sv.bound, sv.budget = s, g, prep, opts, len(s.b.res), len(bound), opts.Budget
+	sv.pre = pre
 	sv.ns = compileNodeScoring(s.b, opts.NodeScoring)
 	sv.sc, sv.hg = sc, &own.hg
 	sv.gs = sc.gs
@@ -315,6 +322,7 @@ type solver struct {
 	pos          []NodeID // with cons: node of every member, bound first
 	boundNodes   []NodeID
 	missing      map[*Pod]ResourceName // member or template -> an untracked resource it requests
+	pre          *compiledRows         // the members' rows compiled by the caller, or nil
 	smallest     []smallestSums        // per resource, built on first use
 	insufficient []string              // per resource, its Reason; built on first use
 	w            *work

@@ -1,0 +1,26 @@
+package placement
+
+// compiledRows are a group's members' request rows as Solve's compile
+// gives them (each tracked resource's request, the pod count 1), read
+// from their maps by a caller that reads them anyway: the hierarchy
+// search does, to bound each leaf's need (hnode.leafRows), and hands them
+// to the leaf's Solve so that it does not read every member's map again.
+// They stand only for members whose maps compile cleanly — tracked
+// resources alone, none negative nor the pod count, a name, valid
+// ScoreRequests — so that compile would accept each and find nothing
+// untracked; for any other group the caller passes none and Solve reads
+// the maps (and reports what is wrong) as usual. Pod-set templates are
+// always compiled by Solve. TestHierarchy_PropCompiledRowsAreCompile
+// holds the rows to compile's.
+type compiledRows struct {
+	rows    []int64 // R per member in g.Members order, or one row for all when uniform
+	uniform bool
+}
+
+// of returns member i's row of R.
+func (c *compiledRows) of(i, R int) []int64 {
+	if c.uniform {
+		return c.rows[:R]
+	}
+	return c.rows[i*R : (i+1)*R]
+}
