@@ -31,6 +31,7 @@ type usageOverlay struct {
 	s      *Snapshot
 	owned  []bool // usage pages s owns (copied on first write)
 	log    []savedRow
+	saved  []int64 // the log's rows, end to end: one buffer, not one allocation a node
 	frames []overlayFrame
 	at     map[NodeID]int // the current frame's nodes, to their entry in log
 	pods   bool           // index the leaves' pods too (the caller's hooks may read them)
@@ -46,6 +47,7 @@ type savedRow struct {
 // the class index as they were before the push.
 type overlayFrame struct {
 	log     int
+	saved   int // the length of saved
 	usedSum []int64
 	cls     *nodeClasses
 	// With pods: the pod trees (clones, O(1)) and counts before the push.
@@ -121,7 +123,12 @@ func (o *usageOverlay) row(id NodeID) []int64 {
 	o.page(id)
 	if _, ok := o.at[id]; !ok {
 		o.at[id] = len(o.log)
-		o.log = append(o.log, savedRow{id, slices.Clone(o.s.usedRow(id))})
+		// A row saved is never written, and pop truncates saved only with
+		// the log entries reading it: a row left in a buffer that append
+		// outgrew still reads right.
+		at := len(o.saved)
+		o.saved = append(o.saved, o.s.usedRow(id)...)
+		o.log = append(o.log, savedRow{id, o.saved[at:len(o.saved):len(o.saved)]})
 	}
 	return o.s.usedRow(id)
 }
@@ -133,7 +140,7 @@ func (o *usageOverlay) row(id NodeID) []int64 {
 // summed requests overflowing, as Apply reports it) the overlay is left
 // as it was.
 func (o *usageOverlay) push(n *hnode, d Decision, bind []Pod) error {
-	f := overlayFrame{log: len(o.log), usedSum: slices.Clone(o.s.usedSum), cls: o.s.cls.Load()}
+	f := overlayFrame{log: len(o.log), saved: len(o.saved), usedSum: slices.Clone(o.s.usedSum), cls: o.s.cls.Load()}
 	if o.pods {
 		f.nPods, f.scoreReqs = o.s.nPods, o.s.scoreReqs
 		if o.s.added != nil {
@@ -320,7 +327,7 @@ func (o *usageOverlay) pop() {
 		o.page(o.log[i].id) // a view may share the page
 		copy(o.s.usedRow(o.log[i].id), o.log[i].row)
 	}
-	o.log = o.log[:f.log]
+	o.log, o.saved = o.log[:f.log], o.saved[:f.saved]
 	o.s.usedSum = f.usedSum
 	o.s.cls.Store(f.cls)
 	if o.pods {
