@@ -52,12 +52,15 @@ type Result struct {
 	// Nominations are the nominated nodes this cycle set or cleared (Node
 	// ""), in pod order: the host writes them to the pods'
 	// status.nominatedNodeName. A cycle that preempts nominates each
-	// member to the node of its assignment in Preemption.Decision; every
-	// other cycle of the group clears its members' nominations (a member
-	// bound, or no longer a preemptor). Until then, the nominated room is
-	// held: a cycle of another group of equal or lower priority decides as
-	// if the nominated members were bound there (kube-scheduler's
-	// nominator); a group of higher priority may take it.
+	// member to the node of its assignment in Preemption.Decision (a
+	// hierarchy's: each leaf's member to its node in
+	// Hierarchy.Preemption.Decision, at the root's priority); every
+	// other cycle of the group (or tree) clears its members' nominations
+	// (a member bound, or no longer a preemptor). Until then, the
+	// nominated room is held: a cycle of another PodGroup of equal or
+	// lower priority decides as if the nominated members were bound there
+	// (kube-scheduler's nominator); a group of higher priority may take
+	// it. (A tree's own cycle does not hold other groups' room yet.)
 	Nominations []Nomination
 	// Hierarchy is set when the cycle decided a KEP-6012 hierarchy (the
 	// popped group is a leaf of a CompositePodGroup): PodGroup is then the

@@ -273,6 +273,7 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 		r.Decision, r.Bind, r.Snapshot, r.Hierarchy.Decision, r.Hierarchy.Preemption = placement.Decision{}, nil, snap, placement.HierarchyDecision{}, nil
 	}
 	s.treeConditions(t, &r, now)
+	r.Nominations = s.nominated.updateTree(t.leaves, &r, rootPriority(root))
 	attempts := 0
 	for _, l := range t.leaves {
 		attempts = max(attempts, l.attempts)

@@ -132,17 +132,49 @@ func (n *nominations) hold(snap *placement.Snapshot, g placement.Key, prio int32
 // without preemption), then a cycle that preempts nominates each pending
 // member to the node its plan assigns it (preemption.Plan.Decision).
 func (n *nominations) update(g *group, r *Result) []Nomination {
+	var plan []placement.Decision
+	if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt && r.Err == nil {
+		plan = []placement.Decision{p.Decision}
+	}
+	return n.renominate([]*group{g}, plan, func(m *placement.Pod) int32 { return memberPriority(g.pg, m) })
+}
+
+// updateTree is update for cycle r of a CompositePodGroup tree whose
+// leaves are leaves: their members are nominated to the nodes the
+// hierarchy's plan assigns them (preemption.HierarchyPlan.Decision, leaf
+// by leaf), holding the room at the priority the tree preempts with.
+func (n *nominations) updateTree(leaves []*group, r *Result, priority int32) []Nomination {
+	var plan []placement.Decision
+	if h := r.Hierarchy; h != nil && h.Preemption != nil && h.Preemption.Outcome == preemption.Preempt && r.Err == nil {
+		plan = h.Preemption.Decision.Decisions
+	}
+	return n.renominate(leaves, plan, func(*placement.Pod) int32 { return priority })
+}
+
+// renominate clears every nomination of groups' members, then nominates
+// each of their pending members that plan (decisions, each of one of
+// groups) assigns to the node it assigns, with the priority prio gives it;
+// it returns the changes in pod order.
+func (n *nominations) renominate(groups []*group, plan []placement.Decision, prio func(*placement.Pod) int32) []Nomination {
+	of := make(map[placement.Key]*group, len(groups))
+	for _, g := range groups {
+		of[g.key] = g
+	}
 	old := map[placement.Key]string{}
 	for k, e := range n.byPod {
-		if e.group == g.key {
+		if of[e.group] != nil {
 			old[k] = e.pod.NodeName
 			delete(n.byPod, k)
 		}
 	}
-	if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt && r.Err == nil {
-		for _, a := range p.Decision.Assignments {
+	for _, d := range plan {
+		g := of[d.Group]
+		if g == nil {
+			continue
+		}
+		for _, a := range d.Assignments {
 			if m, ok := g.members[a.Pod]; ok {
-				n.set(*m, a.Node, g.key, memberPriority(g.pg, m))
+				n.set(*m, a.Node, g.key, prio(m))
 			}
 		}
 	}
@@ -153,7 +185,7 @@ func (n *nominations) update(g *group, r *Result) []Nomination {
 		}
 	}
 	for k, e := range n.byPod {
-		if _, had := old[k]; !had && e.group == g.key {
+		if _, had := old[k]; !had && of[e.group] != nil {
 			out = append(out, Nomination{Pod: k, Node: e.pod.NodeName})
 		}
 	}

@@ -1,6 +1,7 @@
 package gang_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -109,4 +110,68 @@ func TestNominate_HeldUntilTheNomineesCycle(t *testing.T) {
 	r, ok = h.cycle()
 	require.True(t, ok)
 	require.Equal(t, []string{"l0@n1"}, bindNames(r))
+}
+
+// TestCycleTree_NominatesPreemptors: a CompositePodGroup tree that preempts
+// nominates every member of its leaves to the node the hierarchy's plan
+// gives it, as a PodGroup's cycle does; the room is held against a
+// PodGroup of equal priority; the tree's next cycle binds its members and
+// clears their nominations.
+func TestCycleTree_NominatesPreemptors(t *testing.T) {
+	bound := func(name, node string, prio int32) placement.Pod {
+		return placement.Pod{Namespace: "default", Name: name, NodeName: node, Requests: cpu(1000), Priority: prio}
+	}
+	nodes := []placement.Node{rackNode("n1", "b", "r1", 2000), rackNode("n2", "b", "r2", 2000)}
+	h := newHarness(t, Options{Preemption: true}, nodes, bound("keep", "n1", 200), bound("x", "n2", 5), bound("y", "n2", 5))
+	root := cpg("root", "", "", 2)
+	prio := int32(100)
+	root.Spec.Priority = &prio
+	h.setCPG(root)
+	h.setPG(leafPG("a", "root", rackKey, 1))
+	h.setPG(leafPG("b", "root", rackKey, 2))
+	for _, m := range []struct {
+		group string
+		n     int
+	}{{"a", 1}, {"b", 2}} {
+		for i := range m.n {
+			p := member(fmt.Sprintf("%s-%d", m.group, i), m.group, cpu(1000), i)
+			p.Priority = 100
+			h.addPods(p)
+		}
+	}
+	r, ok := h.cycle()
+	require.True(t, ok)
+	require.Equal(t, preemption.Preempt, r.Hierarchy.Preemption.Outcome)
+	require.Equal(t, []Nomination{{Pod: key("a-0"), Node: "n1"}, {Pod: key("b-0"), Node: "n2"}, {Pod: key("b-1"), Node: "n2"}}, r.Nominations)
+	node, ok := h.s.Nominated(key("b-1"))
+	require.True(t, ok)
+	require.Equal(t, "n2", node)
+
+	// The host evicts the victims; a PodGroup of the tree's priority,
+	// queued first, finds the room held for the tree.
+	var victims []placement.Key
+	for _, v := range r.Hierarchy.Preemption.Victims {
+		victims = append(victims, v.Pods...)
+	}
+	require.Equal(t, []placement.Key{key("y"), key("x")}, victims) // most important first
+	after, err := h.snap.Apply(placement.Change{Remove: victims})
+	require.NoError(t, err)
+	h.snap = after
+	h.setPG(prioPG("rival", 100))
+	r0 := member("r0", "rival", cpu(1000), -1)
+	r0.Priority = 100
+	h.addPods(r0)
+	r, ok = h.cycle()
+	require.True(t, ok)
+	require.Equal(t, key("rival"), r.PodGroup)
+	require.Empty(t, r.Bind, "n1 and n2 are held for the tree")
+	require.Empty(t, r.Nominations)
+
+	r, ok = h.cycle()
+	require.True(t, ok)
+	require.Equal(t, key("root"), r.PodGroup)
+	require.Equal(t, []string{"a-0@n1", "b-0@n2", "b-1@n2"}, bindNames(r))
+	require.Equal(t, []Nomination{{Pod: key("a-0")}, {Pod: key("b-0")}, {Pod: key("b-1")}}, r.Nominations)
+	_, ok = h.s.Nominated(key("a-0"))
+	require.False(t, ok)
 }

@@ -311,3 +311,56 @@ func TestCompositeTreePreempts(t *testing.T) {
 	}
 	require.NotEqual(t, b["child-1-0"], b["child-2-0"])
 }
+
+// The tree of TestCompositeTreePreempts, preempting, nominates each of its
+// members, as a PodGroup's preemptors are: status.nominatedNodeName is
+// written on every pod of the leaves, child-1's on b1 and child-2's on b2
+// (children by name, racks by value), where they then bind. No write
+// clears a nomination: the members are bound by then, and binding clears
+// it.
+func TestCompositeTreeNominates(t *testing.T) {
+	objs := kepWorkedExample(false)
+	for _, o := range objs {
+		switch v := o.(type) {
+		case *schedulingv1alpha3.CompositePodGroup:
+			v.Spec.Priority = new(int32(100))
+		case *schedulingv1beta1.PodGroup:
+			v.Spec.Priority = new(int32(100))
+		case *corev1.Pod:
+			v.Spec.Priority = new(int32(100))
+		}
+	}
+	for _, n := range []string{"b1", "b2"} {
+		v := cpuPod("low-"+n, n, "5")
+		v.Spec.Priority = new(int32(5))
+		objs = append(objs, v)
+	}
+	client := fake.NewClientset(objs...)
+	servingComposites(client)
+	runFake(t, client)
+	nominated := func() map[string][]string {
+		out := map[string][]string{}
+		for _, a := range client.Actions() {
+			if u, ok := a.(k8stesting.UpdateAction); ok && a.GetSubresource() == "status" {
+				if p, ok := u.GetObject().(*corev1.Pod); ok && p.Status.NominatedNodeName != "" {
+					out[p.Name] = append(out[p.Name], p.Status.NominatedNodeName)
+				} else if ok && len(p.Status.Conditions) == 0 {
+					out[p.Name] = append(out[p.Name], "") // a nomination cleared
+				}
+			}
+		}
+		return out
+	}
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 10 && len(nominated()) == 10 }, 10*time.Second, 5*time.Millisecond)
+	want := map[string][]string{}
+	for i, node := range []string{"b1", "b2"} {
+		for j := range 5 {
+			want[fmt.Sprintf("child-%d-%d", i+1, j)] = []string{node}
+		}
+	}
+	require.Equal(t, want, nominated())
+	b := bindingsOf(client)
+	for pod, nodes := range want {
+		require.Equal(t, nodes[0], b[pod], "%s binds where it was nominated", pod)
+	}
+}

@@ -24,7 +24,8 @@ var hierarchyGoldens = []golden{
 	// binds whole.
 	{"hierarchy-preempt-tree", []string{"-f", td + "hierarchy/preempt-tree.yaml"}, exitPlaced},
 	// Stopped after the preempting cycle: every object of the tree says,
-	// as a PodGroup would, whom it preempts and waits for.
+	// as a PodGroup would, whom it preempts and waits for, and each member
+	// carries the node it is nominated to (status.nominatedNodeName).
 	{"hierarchy-preempt-tree-waiting-yaml", []string{"-o", "yaml", "-max-cycles", "1", "-f", td + "hierarchy/preempt-tree.yaml"}, exitWaiting},
 	// v1.37 writes no condition on CompositePodGroups.
 	{"hierarchy-profile-v1.37", []string{"-profile", "v1.37", "-f", td + "hierarchy/kep-worked-example.yaml"}, exitPlaced},
