@@ -61,12 +61,12 @@ func (c *cons) countsOf(pos []NodeID) *classCounts {
 // when the owner is bound).
 func (c *cons) sharing(t *term, pos []NodeID) string {
 	o := t.owner
-	for _, q := range t.matches {
+	for _, q := range c.matchesOf(t) {
 		if q == o || pos[q] < 0 || (int(o) < c.nb && int(q) < c.nb) {
 			continue
 		}
-		if c.same(pos[o], pos[q], t.key) {
-			return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pods[o].Key(), c.pods[q].Key(), t.key)
+		if c.same(pos[o], pos[q], c.keyOf(t)) {
+			return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pods[o].Key(), c.pods[q].Key(), c.keyOf(t))
 		}
 	}
 	panic("placement: sharing called for a term no placed match breaks")

@@ -18,24 +18,24 @@ func (c *cons) violationRef(pos []NodeID) string {
 			continue
 		}
 		placed, shared := false, false
-		for _, q := range t.matches {
+		for _, q := range c.matchesOf(t) {
 			if q == o || pos[q] < 0 || (int(o) < c.nb && int(q) < c.nb) {
 				continue
 			}
 			placed = true
-			if c.same(pos[o], pos[q], t.key) {
+			if c.same(pos[o], pos[q], c.keyOf(t)) {
 				shared = true
 				if t.anti {
-					return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pods[o].Key(), c.pods[q].Key(), t.key)
+					return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pods[o].Key(), c.pods[q].Key(), c.keyOf(t))
 				}
 			}
 		}
 		if !t.anti && int(o) >= c.nb && !shared {
-			for _, q := range t.matches {
+			for _, q := range c.matchesOf(t) {
 				placed = placed || (q != o && pos[q] >= 0)
 			}
-			if _, ok := c.label(pos[o], t.key); !ok || placed || !t.selfMatch {
-				return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), t.key)
+			if _, ok := c.label(pos[o], c.keyOf(t)); !ok || placed || !t.selfMatch {
+				return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), c.keyOf(t))
 			}
 		}
 	}
@@ -50,8 +50,8 @@ func (c *cons) prefRef(pos []NodeID) int64 {
 			continue
 		}
 		shared := false
-		for _, q := range t.matches {
-			if q != t.owner && pos[q] >= 0 && c.same(pos[t.owner], pos[q], t.key) {
+		for _, q := range c.matchesOf(t) {
+			if q != t.owner && pos[q] >= 0 && c.same(pos[t.owner], pos[q], c.keyOf(t)) {
 				shared = true
 				break
 			}

@@ -46,14 +46,14 @@ func (c *cons) checker(i int, pos []NodeID) *checker {
 		if t.weight != 0 {
 			continue
 		}
-		o := ownCheck{dom: c.domain(t.key), anti: t.anti, self: t.selfMatch}
+		o := ownCheck{dom: c.domain(c.keyOf(t)), anti: t.anti, self: t.selfMatch}
 		if used += words; used > len(c.checkWords) {
 			// Sets carved before keep the old array, which stays valid.
 			c.checkWords = make([]uint64, 2*used)
 		}
 		o.held = c.checkWords[used-words : used]
 		clear(o.held)
-		for _, q := range t.matches {
+		for _, q := range c.matchesOf(t) {
 			if q == t.owner || pos[q] < 0 {
 				continue
 			}
@@ -68,7 +68,7 @@ func (c *cons) checker(i int, pos []NodeID) *checker {
 		if pos[t.owner] < 0 {
 			continue
 		}
-		dom := c.domain(t.key)
+		dom := c.domain(c.keyOf(t))
 		if d := dom[pos[t.owner]]; d >= 0 {
 			k.targets = append(k.targets, domCheck{dom: dom, d: d})
 		}

@@ -23,8 +23,7 @@ func (c *cons) reuse(s *Snapshot, nb int) {
 
 // forget drops what c points to of the finished Solve — its pods and
 // selectors, the snapshot and its label indexes — so that a pooled cons
-// keeps none of them alive. (The terms point only into c's own lists and
-// to their keys' strings: clearing them cost more than they hold.)
+// keeps none of them alive. (The terms hold no pointer.)
 func (c *cons) forget() {
 	c.s = nil
 	clear(c.pods[:cap(c.pods)])

@@ -43,19 +43,23 @@ type cons struct {
 	ids, start, flat, fill, lastCls []int32
 }
 
-// term is one affinity term of one owner.
+// term is one affinity term of one owner. It holds no pointer — its key
+// and matches are its class's (keyOf, matchesOf) — so that compiling a
+// term a member costs no write barrier.
 type term struct {
-	owner  int32
-	cls    int32 // its class in cons.classes
-	key    string
-	anti   bool
-	weight int64 // 0 for a required term
-	// matches are the members the selector matches, ascending — the
-	// class's list, shared: the owner itself is in it when selfMatch, and
-	// every reader skips it.
-	matches   []int32
-	selfMatch bool
+	owner     int32
+	cls       int32 // its class in cons.classes
+	anti      bool
+	weight    int64 // 0 for a required term
+	selfMatch bool  // the owner is among its class's matches
 }
+
+// keyOf is term t's topology key.
+func (c *cons) keyOf(t *term) string { return c.classes[t.cls].key }
+
+// matchesOf is the members term t's selector matches, ascending: the
+// owner itself is among them when t.selfMatch, and every reader skips it.
+func (c *cons) matchesOf(t *term) []int32 { return c.classes[t.cls].matches }
 
 // termClass is the terms equal but for their owner.
 type termClass struct {
@@ -121,7 +125,7 @@ func compileConsInto(c *cons, s *Snapshot, g *Group, bound []*Pod, pending []*Po
 		cl := &c.classes[cls]
 		_, self := slices.BinarySearch(cl.matches, int32(owner))
 		ti := int32(len(c.terms))
-		c.terms = append(c.terms, term{owner: int32(owner), cls: cls, key: cl.key, anti: anti, weight: w, matches: cl.matches, selfMatch: self})
+		c.terms = append(c.terms, term{owner: int32(owner), cls: cls, anti: anti, weight: w, selfMatch: self})
 		cl.terms = append(cl.terms, ti)
 		c.maxPref += w
 	}
@@ -356,23 +360,23 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 			continue
 		}
 		if t.anti {
-			for _, q := range t.matches {
-				if q != t.owner && pos[q] >= 0 && c.same(n, pos[q], t.key) {
+			for _, q := range c.matchesOf(t) {
+				if q != t.owner && pos[q] >= 0 && c.same(n, pos[q], c.keyOf(t)) {
 					return false
 				}
 			}
 			continue
 		}
-		if _, ok := c.label(n, t.key); !ok {
+		if _, ok := c.label(n, c.keyOf(t)); !ok {
 			return false
 		}
 		placed, shared, open := false, false, false
-		for _, q := range t.matches {
+		for _, q := range c.matchesOf(t) {
 			switch {
 			case q == t.owner:
 			case pos[q] >= 0:
 				placed = true
-				shared = shared || c.same(n, pos[q], t.key)
+				shared = shared || c.same(n, pos[q], c.keyOf(t))
 			case undecided != nil && undecided(q):
 				open = true
 			}
@@ -386,7 +390,7 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 		}
 	}
 	for t := range c.matching(i, requiredAnti) {
-		if pos[t.owner] >= 0 && c.same(n, pos[t.owner], t.key) {
+		if pos[t.owner] >= 0 && c.same(n, pos[t.owner], c.keyOf(t)) {
 			return false
 		}
 	}
@@ -439,7 +443,7 @@ func (c *cons) violation(pos []NodeID) string {
 			continue
 		}
 		if d < 0 || cc.total[t.cls]-self > 0 || !t.selfMatch {
-			return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), t.key)
+			return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), c.keyOf(t))
 		}
 	}
 	for si := range c.subs {
@@ -535,7 +539,7 @@ type prefs struct {
 
 type prefTerm struct {
 	t   *term
-	dom []int32 // t.key's domains (see cons.domain)
+	dom []int32 // t's key's domains (see cons.domain)
 	// values are the domains of t's placed matches.
 	values map[int32]bool
 }
@@ -557,12 +561,12 @@ func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 		if t.weight == 0 {
 			continue
 		}
-		pt := prefTerm{t: t, dom: c.domain(t.key)}
-		for _, q := range t.matches {
+		pt := prefTerm{t: t, dom: c.domain(c.keyOf(t))}
+		for _, q := range c.matchesOf(t) {
 			if q == int32(i) || pos[q] < 0 {
 				continue
 			}
-			if v, ok := c.label(pos[q], t.key); ok {
+			if v, ok := c.label(pos[q], c.keyOf(t)); ok {
 				if pt.values == nil {
 					pt.values = map[int32]bool{}
 				}
@@ -579,13 +583,13 @@ func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 		// The term holds when some placed match shares its owner's domain
 		// (for anti-affinity: when none does); i is not placed.
 		shared := false
-		for _, q := range t.matches {
-			if q != t.owner && pos[q] >= 0 && c.same(o, pos[q], t.key) {
+		for _, q := range c.matchesOf(t) {
+			if q != t.owner && pos[q] >= 0 && c.same(o, pos[q], c.keyOf(t)) {
 				shared = true
 				break
 			}
 		}
-		od := c.domain(t.key)[o]
+		od := c.domain(c.keyOf(t))[o]
 		switch {
 		case shared || od < 0: // i cannot change whether it holds
 			if shared != t.anti {
@@ -593,9 +597,9 @@ func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 			}
 		case t.anti: // holds unless i joins the owner's domain
 			p.base += t.weight
-			p.bonusOf(c, t.key).by[od] -= t.weight
+			p.bonusOf(c, c.keyOf(t)).by[od] -= t.weight
 		default: // holds if i joins it
-			p.bonusOf(c, t.key).by[od] += t.weight
+			p.bonusOf(c, c.keyOf(t)).by[od] += t.weight
 		}
 	}
 	c.prefBuf, c.bonusBuf = p.terms, p.bonus

@@ -98,8 +98,8 @@ func (d *dfs) types(p *Placement) {
 		return
 	}
 	if c := sv.cons; c != nil {
-		for _, t := range c.terms {
-			keySet[t.key] = true
+		for ti := range c.terms {
+			keySet[c.keyOf(&c.terms[ti])] = true
 		}
 		for _, sg := range c.subs {
 			if sg.key != "" {
