@@ -542,16 +542,27 @@ func (r *alikeRun) placed(d int, n NodeID, k int32) {
 	}
 	// Under packing the node that took a member scores at least as high
 	// as before: it stays its domain's best while it fits.
-	if ok, sc := r.fitScore(n); ok {
-		r.score[d] = sc
-	} else {
-		r.bestOf(d)
+	rebest := func() {
+		if ok, sc := r.fitScore(n); ok {
+			r.score[d] = sc
+		} else {
+			r.bestOf(d)
+		}
 	}
 	if !global {
+		// A domain the next member may not take (a member's own required
+		// anti-affinity term now held there) needs no best: every path
+		// that judges a domain ok again looks for one when it has none.
 		r.ok[d], r.pref[d] = r.value(d)
+		if r.ok[d] {
+			rebest()
+		} else {
+			r.best[d] = -1
+		}
 		r.fix(d)
 		return
 	}
+	rebest()
 	if r.stream.on {
 		r.streamValue()
 		r.entries(d)
