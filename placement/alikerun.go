@@ -36,8 +36,9 @@ func (sv *solver) alikeEnd(order []int, k int) int {
 	if _, ok := sv.alikeKey(order[k]); !ok {
 		return k + 1
 	}
-	e := k + 1
-	for e < len(order) && sv.alike(order[k], order[e]) {
+	// Members of one class are alike (see splitUnalike).
+	e, cl := k+1, sv.class[sv.members[order[k]].row]
+	for e < len(order) && sv.class[sv.members[order[e]].row] == cl {
 		e++
 	}
 	return e
@@ -68,26 +69,6 @@ func (sv *solver) alikeKey(i int) (string, bool) {
 		}
 	}
 	return key, true
-}
-
-// alike reports whether members i and j are alike for a run: the same
-// class of requests and node filters, terms of the same classes, selected
-// by the same classes.
-func (sv *solver) alike(i, j int) bool {
-	ri, rj := sv.members[i].row, sv.members[j].row
-	if !sv.sameClass(ri, rj, sv.req(rj), false) {
-		return false
-	}
-	c, ci, cj := sv.cons, sv.bound+i, sv.bound+j
-	if !slices.Equal(c.matchedBy[ci], c.matchedBy[cj]) || len(c.byOwner[ci]) != len(c.byOwner[cj]) {
-		return false
-	}
-	for x, ti := range c.byOwner[ci] {
-		if c.terms[ti].cls != c.terms[c.byOwner[cj][x]].cls {
-			return false
-		}
-	}
-	return true
 }
 
 // alikeRun is placeAlike's state: the domains of the run's key over the

@@ -21,9 +21,8 @@ type member struct {
 // compiles their requests into vectors, reading each member's and each pod
 // set's maps once. The vectors are kept in sv.prep, where hooks read them
 // through [GroupView.RequestVector]. What validate learnt of g.Members spares
-// passes over them. boundAffinity says a bound member has affinity terms,
-// which may tell pending members apart by their labels.
-func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
+// passes over them.
+func (sv *solver) prepareMembers(members checked) error {
 	g := sv.g
 	n := len(g.Members)
 	// A row is a member or a pod set, whose pods are consecutive in member
@@ -54,15 +53,14 @@ func (sv *solver) prepareMembers(members checked, boundAffinity bool) error {
 		slices.SortFunc(rows, byOrder)
 	}
 	// Members are merged into classes only when nothing can tell them
-	// apart: labels matter to affinity (a bound member's too) and
-	// sub-groups, and a caller's Filter sees the pod itself (a pod set's
-	// pods, one pod to a hook, stay one class). So does a Reserver, but
-	// what it tells apart is known only once it exists: splitClasses
-	// refines the classes then.
-	distinct := boundAffinity || len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0
-	for i := 0; i < n && !members.noAffinity; i++ { // pod set templates have none
-		distinct = distinct || g.Members[i].Affinity != nil
-	}
+	// apart: labels matter to sub-groups, and a caller's Filter sees the
+	// pod itself (a pod set's pods, one pod to a hook, stay one class).
+	// So does a Reserver, but what it tells apart is known only once it
+	// exists: splitClasses refines the classes then. What affinity terms
+	// tell apart is known once they are compiled: splitUnalike refines
+	// the classes then, so that members of equal requests, labels and
+	// terms stay one class.
+	distinct := len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0
 	sv.splitLater = !distinct && len(sv.opts.Reservers) > 0
 	b := sv.s.b
 	sv.members = grow(sv.sc.members, g.NumPending())

@@ -155,7 +155,7 @@ func (d *dfs) rec(k, skipped int) bool {
 	i := d.order[k]
 	m := &sv.members[i]
 	lb, onlySkip := NodeID(-1), false
-	if k > 0 && sv.class[sv.members[d.order[k-1]].row] == sv.class[m.row] {
+	if k > 0 && d.twins(d.order[k-1], i) {
 		// Identical members take non-decreasing nodes, and once one waits
 		// the rest wait: other orders repeat the same assignments.
 		if prev := a.node[d.order[k-1]]; prev < 0 {
@@ -181,7 +181,7 @@ func (d *dfs) rec(k, skipped int) bool {
 		// The rest of this run of identical members waits too: one frame
 		// skips them all, however many pods a set has.
 		j := k + 1
-		for j < len(d.order) && sv.class[sv.members[d.order[j]].row] == sv.class[m.row] {
+		for j < len(d.order) && d.twins(d.order[j], i) {
 			j++
 		}
 		if skipped+(j-k) <= len(d.order)-d.target {
@@ -193,6 +193,18 @@ func (d *dfs) rec(k, skipped int) bool {
 		return d.rec(k+1, skipped+1)
 	}
 	return false
+}
+
+// twins reports whether the search takes members i and j as
+// interchangeable: of one class, in a group without affinity terms or
+// sub-groups. Members of one class under affinity are interchangeable too
+// (see splitUnalike), but the search tries each of them, as one member at
+// a time: which of equal assignments it finds first, and what it proves
+// within a budget, stay those of members apart
+// (TestProp_AlikeClassesAreMembersApart).
+func (d *dfs) twins(i, j int) bool {
+	sv := d.sv
+	return sv.cons == nil && sv.class[sv.members[i].row] == sv.class[sv.members[j].row]
 }
 
 func (d *dfs) leaf() bool {

@@ -167,7 +167,7 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 		sv.opts.Scorer = DefaultScorer{}
 	}
 	boundAffinity := slices.ContainsFunc(bound, func(p *Pod) bool { return p.Affinity != nil })
-	if err := sv.prepareMembers(members, boundAffinity); err != nil {
+	if err := sv.prepareMembers(members); err != nil {
 		return Decision{}, err
 	}
 	sv.nz = newNonZero(sv)
@@ -190,6 +190,9 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 			}
 		}
 		sv.cons = compileConsInto(&sv.sc.cons, s, g, bound, pending)
+		if sv.cons != nil {
+			sv.splitUnalike()
+		}
 		// Non-nil even when empty: it says the group is constrained.
 		n := len(bound) + len(pending)
 		sv.sc.pos = zeroed(sv.sc.pos, max(n, 1))
