@@ -6,13 +6,13 @@ import "slices"
 // of equal requests and node filters into one class without looking at
 // their labels or terms; once the terms are compiled, splitUnalike keeps
 // in one class only members that the terms cannot tell apart either — the
-// same classes of terms owned, selected by the same classes. A
-// gang of identical members with terms is then one class, as it is
-// without terms: the answer's sums are summed once per class, hooks read
-// one request vector, and the greedy passes find its runs (alikeEnd)
-// without comparing member to member. The search still tries each member
-// of such a class (see dfs.twins), so decisions are those of a class a
-// member (TestProp_AlikeClassesAreMembersApart).
+// same classes of terms owned, selected by the same classes. A gang of
+// identical members with terms is then one class, as it is without terms:
+// the answer's sums are summed once per class, hooks read one request
+// vector, and the greedy passes find its runs (alikeEnd) without comparing
+// member to member. The search still tries each member of such a class
+// (see dfs.twins), so decisions are those of a class a member
+// (TestProp_AlikeClassesAreMembersApart).
 
 // classesApart gives every member of a group with affinity terms a class
 // of its own, as before splitUnalike, so that tests can compare the two.

@@ -342,8 +342,8 @@ func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int
 
 // sameClass reports whether row, whose requests are req, is
 // interchangeable with row a, which has a class: the solver reads the same
-// of both. Labels and affinity matter only to groups with affinity terms
-// or sub-groups, and then no two members are merged.
+// of both, affinity terms aside (splitUnalike splits what they tell
+// apart). Labels matter to sub-groups, and then no two members are merged.
 func (sv *solver) sameClass(a, row int32, req []int64, withLabels bool) bool {
 	if withLabels || !slices.Equal(sv.req(a), req) || (sv.missing != nil && sv.missing[sv.pod(a)] != sv.missing[sv.pod(row)]) {
 		return false
