@@ -25,35 +25,51 @@ const ExtendedResourceClaimName = "extended-resources"
 
 // ExtendedResourceClasses maps an extended resource name to the
 // DeviceClass that serves it through DRA (KEP-5004, v1.37): a class's
-// spec.extendedResourceName, and for every class the implicit name
-// "deviceclass.resource.kubernetes.io/<class>". When several classes name
-// one resource, the one created last serves it, and of classes created at
-// the same time the one whose name sorts first (the field's API
-// documentation).
+// spec.extendedResourceName, and the implicit name
+// "deviceclass.resource.kubernetes.io/<class>".
 type ExtendedResourceClasses map[corev1.ResourceName]string
 
 // NewExtendedResourceClasses builds the mapping from the DeviceClasses of
-// a cluster; nil classes are skipped.
+// a cluster, as v1.37's kube-scheduler holds it after it starts: its
+// cache (k8s.io/dynamic-resource-allocation extendedresourcecache) takes
+// the classes in the order the API server lists them, by name, and a
+// class that names a resource another class already serves must win
+// against that class, or it gets no mapping at all, not even its implicit
+// name. A class wins when it was created later, or at the same time with
+// a name that sorts first. So the newest class serves a contested
+// resource, and a losing class keeps its implicit name only when its name
+// sorts before the winner's (it arrived, and took its mappings, first).
+// nil classes are skipped; the order of classes does not matter.
+//
+// A scheduler that was running while the classes were created saw them in
+// creation order instead, where every loser keeps its implicit name;
+// this mapping is the one after a restart.
 func NewExtendedResourceClasses(classes []*resourcev1.DeviceClass) ExtendedResourceClasses {
+	byName := slices.DeleteFunc(slices.Clone(classes), func(dc *resourcev1.DeviceClass) bool { return dc == nil })
+	slices.SortStableFunc(byName, func(a, b *resourcev1.DeviceClass) int { return cmp.Compare(a.Name, b.Name) })
 	out := ExtendedResourceClasses{}
-	winner := map[corev1.ResourceName]*resourcev1.DeviceClass{}
-	for _, dc := range classes {
-		if dc == nil {
-			continue
-		}
-		out[corev1.ResourceName(resourcev1.ResourceDeviceClassPrefix+dc.Name)] = dc.Name
-		if dc.Spec.ExtendedResourceName == nil {
-			continue
-		}
-		r := corev1.ResourceName(*dc.Spec.ExtendedResourceName)
-		if w, ok := winner[r]; ok {
-			if c := dc.CreationTimestamp.Compare(w.CreationTimestamp.Time); c < 0 || (c == 0 && dc.Name >= w.Name) {
+	holder := map[corev1.ResourceName]*resourcev1.DeviceClass{}
+	for _, dc := range byName {
+		if dc.Spec.ExtendedResourceName != nil {
+			r := corev1.ResourceName(*dc.Spec.ExtendedResourceName)
+			if h, ok := holder[r]; ok && !newerClass(dc, h) {
 				continue
 			}
+			holder[r], out[r] = dc, dc.Name
 		}
-		winner[r], out[r] = dc, dc.Name
+		out[corev1.ResourceName(resourcev1.ResourceDeviceClassPrefix+dc.Name)] = dc.Name
 	}
 	return out
+}
+
+// newerClass reports whether DeviceClass a takes an extended resource
+// name from b: created later, or at the same time (to the nanosecond, as
+// upstream compares) with a name that sorts first.
+func newerClass(a, b *resourcev1.DeviceClass) bool {
+	if c := cmp.Compare(a.CreationTimestamp.UnixNano(), b.CreationTimestamp.UnixNano()); c != 0 {
+		return c > 0
+	}
+	return a.Name < b.Name
 }
 
 // Class returns the DeviceClass that serves extended resource r.

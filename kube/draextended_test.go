@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,9 +99,12 @@ func TestExtendedResourceClaim_Requests(t *testing.T) {
 	}
 }
 
-// TestNewExtendedResourceClasses: of classes naming one resource the
-// newest serves it, at equal times the first name; every class has its
-// implicit name.
+// TestNewExtendedResourceClasses: the expected mappings are what
+// upstream's extendedresourcecache (dynamic-resource-allocation v0.37.2)
+// answered when fed the same classes in name order: the newest class
+// serves a contested name, at equal times the first name, and a loser
+// keeps its implicit name only when it sorts before the winner. The
+// answer does not depend on the order of the input.
 func TestNewExtendedResourceClasses(t *testing.T) {
 	at := func(s int) metav1.Time { return metav1.NewTime(time.Unix(int64(s), 0)) }
 	dc := func(name string, created int, res string) *resourcev1.DeviceClass {
@@ -110,17 +114,44 @@ func TestNewExtendedResourceClasses(t *testing.T) {
 		}
 		return c
 	}
-	got := NewExtendedResourceClasses([]*resourcev1.DeviceClass{
-		dc("old", 1, "example.com/gpu"), dc("new", 2, "example.com/gpu"), dc("older", 0, "example.com/gpu"),
-		dc("b", 5, "example.com/nic"), dc("a", 5, "example.com/nic"), dc("c", 5, "example.com/nic"), nil, dc("plain", 3, ""),
-	})
-	require.Equal(t, ExtendedResourceClasses{
-		"example.com/gpu": "new", "example.com/nic": "a",
-		"deviceclass.resource.kubernetes.io/old": "old", "deviceclass.resource.kubernetes.io/new": "new",
-		"deviceclass.resource.kubernetes.io/older": "older", "deviceclass.resource.kubernetes.io/a": "a",
-		"deviceclass.resource.kubernetes.io/b": "b", "deviceclass.resource.kubernetes.io/c": "c",
-		"deviceclass.resource.kubernetes.io/plain": "plain",
-	}, got)
+	const gpu, implicit = "x.com/gpu", "deviceclass.resource.kubernetes.io/"
+	for _, tc := range []struct {
+		name    string
+		classes []*resourcev1.DeviceClass
+		want    ExtendedResourceClasses
+	}{
+		{"first name newer: the loser b has no implicit name",
+			[]*resourcev1.DeviceClass{dc("a", 2, gpu), dc("b", 1, gpu)},
+			ExtendedResourceClasses{gpu: "a", implicit + "a": "a"}},
+		{"later name newer: the loser a keeps its implicit name",
+			[]*resourcev1.DeviceClass{dc("a", 1, gpu), dc("b", 2, gpu)},
+			ExtendedResourceClasses{gpu: "b", implicit + "a": "a", implicit + "b": "b"}},
+		{"same time: the first name wins, b loses all",
+			[]*resourcev1.DeviceClass{dc("b", 1, gpu), dc("a", 1, gpu)},
+			ExtendedResourceClasses{gpu: "a", implicit + "a": "a"}},
+		{"three, the first newest",
+			[]*resourcev1.DeviceClass{dc("c", 2, gpu), dc("b", 1, gpu), dc("a", 3, gpu)},
+			ExtendedResourceClasses{gpu: "a", implicit + "a": "a"}},
+		{"three, the middle newest: c arrives after b and loses",
+			[]*resourcev1.DeviceClass{dc("a", 1, gpu), dc("b", 3, gpu), dc("c", 2, gpu)},
+			ExtendedResourceClasses{gpu: "b", implicit + "a": "a", implicit + "b": "b"}},
+		{"three in creation order: each keeps its implicit name",
+			[]*resourcev1.DeviceClass{dc("a", 1, gpu), dc("b", 2, gpu), dc("c", 3, gpu)},
+			ExtendedResourceClasses{gpu: "c", implicit + "a": "a", implicit + "b": "b", implicit + "c": "c"}},
+		{"a class naming nothing keeps its implicit name; nil is skipped",
+			[]*resourcev1.DeviceClass{dc("a", 1, gpu), nil, dc("b", 1, ""), dc("c", 1, gpu)},
+			ExtendedResourceClasses{gpu: "a", implicit + "a": "a", implicit + "b": "b"}},
+		{"two resources are weighed apart",
+			[]*resourcev1.DeviceClass{dc("a", 1, gpu), dc("b", 2, "x.com/nic"), dc("c", 1, "x.com/nic")},
+			ExtendedResourceClasses{gpu: "a", "x.com/nic": "b", implicit + "a": "a", implicit + "b": "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, NewExtendedResourceClasses(tc.classes))
+			rev := slices.Clone(tc.classes)
+			slices.Reverse(rev)
+			require.Equal(t, tc.want, NewExtendedResourceClasses(rev), "reversed input")
+		})
+	}
 }
 
 const gpuClass = "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\nspec:\n  extendedResourceName: example.com/gpu\n  selectors: [{cel: {expression: 'device.driver == \"gpu.example.com\"'}}]\n"
