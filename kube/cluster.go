@@ -62,6 +62,9 @@ type Cluster struct {
 	// KueueLevels are the levels of the input's Kueue Topology, widest
 	// first ([KueueTopologyLevels]); nil without one.
 	KueueLevels []string
+	// DeletedClaims are the implicit claims of pending pods that Load
+	// deleted as stale, by claim name ([Cluster.deleteStaleExtendedClaims]).
+	DeletedClaims []DeletedClaim
 	// Unused are input objects that take no part in scheduling here: kinds
 	// the manifest reader does not decode (a Service, a Kueue ClusterQueue)
 	// and decoded kinds this adapter does not use yet.
@@ -79,6 +82,7 @@ type Cluster struct {
 	uids      map[placement.Key]string        // PodGroup UIDs, for reservedFor
 	extended  map[placement.Key]extendedClaim // per pending pod, its implicit claim for extended resources
 	evicted   map[placement.Key]bool
+	deleted   map[*resourcev1.ResourceClaim]bool // claims Load deleted, left out of Objects
 }
 
 // JobInfo is one Job and what the Job controller made for it.
@@ -205,11 +209,14 @@ func (c *Cluster) Evict(k placement.Key) bool {
 // Objects returns the API objects after write-back: the input's typed
 // objects in input order (pods with the nodes they were bound to, PodGroups
 // with their conditions), then the objects the Job controller created;
-// pods evicted by preemption are left out. The objects are the Cluster's
+// pods evicted by preemption and claims Load deleted are left out. The objects are the Cluster's
 // own; callers must not modify them.
 func (c *Cluster) Objects() []any {
 	var out []any
 	keep := func(o any) bool {
+		if cl, ok := o.(*resourcev1.ResourceClaim); ok && c.deleted[cl] {
+			return false
+		}
 		p, ok := o.(*corev1.Pod)
 		return !ok || !c.evicted[placement.Key{Namespace: p.Namespace, Name: p.Name}]
 	}

@@ -53,8 +53,10 @@
 //     cluster where no node has it in allocatable gets an implicit claim,
 //     one device of the class per unit ([ExtendedResourceClaim]), written
 //     back as upstream does (the extended-resource-claim annotation, the
-//     pod's status.extendedResourceClaimStatus); a cluster serving one
-//     resource both by device plugins and by DRA is refused.
+//     pod's status.extendedResourceClaimStatus); such a claim a pending
+//     pod has from an earlier attempt is deleted before the first cycle,
+//     as kube-scheduler deletes it ([Cluster.DeletedClaims]); a cluster
+//     serving one resource both by device plugins and by DRA is refused.
 //   - [Load] does all of it for a set of manifest objects (package
 //     kube/manifest reads them) and builds the snapshot, running the Job
 //     controller's rules (v1.37: objects a Job controls are its own; only

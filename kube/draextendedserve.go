@@ -55,6 +55,9 @@ func (c *Cluster) serveExtendedResources(in *inputs, bound []placement.Pod) erro
 			DropExtended(&bound[i], n, classes.Class)
 		}
 	}
+	if err := c.deleteStaleExtendedClaims(in, classes); err != nil {
+		return err
+	}
 	pluginNodes := map[placement.ResourceName]bool{} // some node has it in allocatable
 	for _, n := range c.Nodes {
 		for r, v := range n.Allocatable {

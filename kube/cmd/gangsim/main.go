@@ -344,6 +344,9 @@ func list(items []string) string {
 
 func writeText(w io.Writer, rep Report) {
 	writeKueue(w, rep.Kueue)
+	for _, d := range rep.DeletedClaims {
+		fmt.Fprintf(w, "deleted claim %s: the implicit claim pending pod %s had from an earlier attempt\n", d.Claim, d.Pod)
+	}
 	for _, cy := range rep.Cycles {
 		head := fmt.Sprintf("cycle %d at +%s: %s %s", cy.N, cy.At, cy.Kind, cy.Name)
 		if cy.Kind == "PodGroup" || cy.Kind == "CompositePodGroup" {

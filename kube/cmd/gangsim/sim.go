@@ -36,6 +36,19 @@ type Report struct {
 	// Kueue are the Kueue Workloads' admissions, in queue order, decided
 	// before the first cycle.
 	Kueue []KueueResult `json:"kueueWorkloads,omitempty"`
+	// DeletedClaims are the stale implicit claims of pending pods deleted
+	// before the first cycle (kube.Cluster.DeletedClaims).
+	DeletedClaims []DeletedClaim `json:"deletedClaims,omitempty"`
+}
+
+// DeletedClaim is a ResourceClaim deleted before the first cycle: a
+// pending pod's implicit claim for extended resources left from an
+// earlier attempt, which kube-scheduler deletes before it tries the pod
+// again.
+type DeletedClaim struct {
+	// Claim and Pod are namespace/name.
+	Claim string `json:"claim"`
+	Pod   string `json:"pod"`
 }
 
 // Cycle is one scheduling cycle.
@@ -256,6 +269,9 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		}
 	}
 	var rep Report
+	for _, d := range c.DeletedClaims {
+		rep.DeletedClaims = append(rep.DeletedClaims, DeletedClaim{Claim: d.Claim.String(), Pod: d.Pod.String()})
+	}
 	snap := c.Snapshot
 	now := start
 	// settled[k] == gen+1: group k's last cycle changed nothing in the
