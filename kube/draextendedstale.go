@@ -56,7 +56,7 @@ func (c *Cluster) deleteStaleExtendedClaims(in *inputs, classes ExtendedResource
 	stale := map[placement.Key]bool{}
 	for i := range c.Pending {
 		p := &c.Pending[i]
-		if !asksServed(p, classes) {
+		if !classes.AsksFor(p.Requests) {
 			continue
 		}
 		api := c.pods[p.Key()]
@@ -94,12 +94,14 @@ func (c *Cluster) deleteStaleExtendedClaims(in *inputs, classes ExtendedResource
 	return nil
 }
 
-// asksServed reports whether pending pod p asks for a resource that a
-// DeviceClass serves, whichever way its nodes serve it (upstream's
-// hasDeviceClassMappedExtendedResource).
-func asksServed(p *placement.Pod, classes ExtendedResourceClasses) bool {
-	for r, v := range p.Requests {
-		if _, ok := classes[corev1.ResourceName(r)]; ok && v > 0 && isDRAExtended(corev1.ResourceName(r)) {
+// AsksFor reports whether requests req (a pod's, as [PodRequests] sums
+// them) ask for a resource that a DeviceClass serves, whichever way the
+// nodes serve it (upstream's hasDeviceClassMappedExtendedResource): the
+// pods whose implicit claim from an earlier attempt kube-scheduler
+// deletes.
+func (e ExtendedResourceClasses) AsksFor(req placement.ResourceList) bool {
+	for r, v := range req {
+		if _, ok := e[corev1.ResourceName(r)]; ok && v > 0 && isDRAExtended(corev1.ResourceName(r)) {
 			return true
 		}
 	}

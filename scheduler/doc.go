@@ -26,7 +26,11 @@
 //     the delete-protection finalizer, as kube-scheduler's DRA plugin
 //     writes them; a pod's implicit claim for extended resources a
 //     DeviceClass serves, KEP-5004, created first and named in the pod's
-//     status.extendedResourceClaimStatus after; a gang whose claims cannot
+//     status.extendedResourceClaimStatus after; such a claim a pending
+//     pod has from an earlier attempt is not reused but deleted, finalizer
+//     first, and the pod waits for the deletion, as kube-scheduler's
+//     PostFilter does; one an earlier pod of the same name left is not the
+//     pod's; a gang whose claims cannot
 //     all be written has what was written undone and is queued again); the PodGroupInitiallyScheduled
 //     condition of the
 //     PodGroup's status, and for a KEP-6012 tree (decided whole, all its

@@ -151,7 +151,9 @@ func covers(w, a dra.ClaimStatus) bool {
 // class, slice or claim the ledger refuses is logged and left out, so
 // that one bad object does not stop every group that uses DRA: a pod that
 // names a claim left out waits, and its group's condition says why.
-func (d *draCache) ledger(log *slog.Logger) *dra.Ledger {
+// podUID gives a pod's UID as watched, to tell a pod's implicit claim from
+// one an earlier pod of the same name left.
+func (d *draCache) ledger(log *slog.Logger, podUID func(placement.Key) (string, bool)) *dra.Ledger {
 	if d.invDirty || d.inv == nil {
 		inv, err := dra.NewInventory(slices.Collect(maps.Values(d.classes)), d.newestSlices())
 		if err != nil {
@@ -196,6 +198,14 @@ func (d *draCache) ledger(log *slog.Logger) *dra.Ledger {
 			c.Status = a.Status
 		case c.Owner != nil && creating[ownerEntry(c.Owner)]:
 			continue
+		}
+		if o := c.Owner; o != nil && o.Kind == dra.OwnerPod && o.ClaimName == kube.ExtendedResourceClaimName {
+			if uid, ok := podUID(placement.Key{Namespace: c.Namespace, Name: o.Name}); ok && uid != o.UID {
+				// An earlier pod's of the same name: kube-scheduler matches
+				// the UID, and makes the pod a new claim. This one holds its
+				// devices until the garbage collector removes it.
+				c.Owner = nil
+			}
 		}
 		next, err := addClaim(l, c)
 		if err != nil {
@@ -386,12 +396,16 @@ func (s *Scheduler) onResourceClaim(o any) {
 	s.dra.setClaim(c)
 	if !known {
 		s.retryWaiting(v.Namespace)
+		s.recheckQueued(v)
 	}
 }
 
 func (s *Scheduler) onResourceClaimDelete(o any) {
 	if v, ok := o.(*resourcev1.ResourceClaim); ok {
 		s.dra.deleteClaim(placement.Key{Namespace: v.Namespace, Name: v.Name})
+		if v.Annotations[resourcev1.ExtendedResourceClaimAnnotation] == "true" {
+			s.retryWaiting(v.Namespace) // a pod may wait for this stale claim to go
+		}
 	}
 }
 

@@ -46,19 +46,19 @@ func TestDRACacheAssumesCommittedClaims(t *testing.T) {
 	u := committed("a", "gpu-0", "p0")
 	u.Claim.Spec = d.claims[placement.Key{Namespace: "default", Name: "a"}].Spec
 	d.assume([]dra.ClaimUpdate{u})
-	require.Equal(t, "a", holder(t, d.ledger(quiet), "gpu-0"))
+	require.Equal(t, "a", holder(t, d.ledger(quiet, noPods), "gpu-0"))
 
 	d.setClaim(d.claims[u.Claim.Key()]) // still unallocated as watched
 	require.Len(t, d.assumed, 1)
-	require.Equal(t, "a", holder(t, d.ledger(quiet), "gpu-0"))
+	require.Equal(t, "a", holder(t, d.ledger(quiet, noPods), "gpu-0"))
 
 	d.setClaim(u.Claim) // the write shows
 	require.Empty(t, d.assumed)
-	require.Equal(t, "a", holder(t, d.ledger(quiet), "gpu-0"))
+	require.Equal(t, "a", holder(t, d.ledger(quiet, noPods), "gpu-0"))
 
 	d.unassume(nil)
 	d.deleteClaim(u.Claim.Key())
-	require.Equal(t, "", holder(t, d.ledger(quiet), "gpu-0"))
+	require.Equal(t, "", holder(t, d.ledger(quiet, noPods), "gpu-0"))
 }
 
 // A claim allocated a device the inventory does not have is left out of
@@ -71,8 +71,11 @@ func TestDRACacheLeavesOutRefusedClaims(t *testing.T) {
 	good.Spec = d.claims[good.Key()].Spec
 	d.setClaim(bad)
 	d.setClaim(good)
-	l := d.ledger(quiet)
+	l := d.ledger(quiet, noPods)
 	_, ok := l.Claim(bad.Key())
 	require.False(t, ok, "claim a names a device no slice publishes")
 	require.Equal(t, "b", holder(t, l, "gpu-1"))
 }
+
+// noPods is a podUID for ledgers built without watched pods.
+func noPods(placement.Key) (string, bool) { return "", false }

@@ -31,6 +31,7 @@ type work struct {
 	conditions  []conditionWrite
 	evictions   []evictCall
 	nominations []nominateCall
+	stale       []staleCall
 }
 
 // gangWrite is what one cycle that placed a gang writes: the claims it
@@ -123,6 +124,7 @@ func (s *Scheduler) execute(ctx context.Context, w work) []conditionWrite {
 	defer cancel()
 	parallel(s.sem, len(w.evictions), func(i int) { s.evict(ctx, w.evictions[i]) })
 	parallel(s.sem, len(w.nominations), func(i int) { s.nominate(ctx, w.nominations[i]) })
+	parallel(s.sem, len(w.stale), func(i int) { s.deleteStale(ctx, w.stale[i]) })
 	failed := s.writeClaims(ctx, w.gangs)
 	var binds []bindCall
 	skip := map[placement.Key]bool{}

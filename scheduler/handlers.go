@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube"
@@ -38,6 +39,9 @@ type state struct {
 	composites map[placement.Key]int64
 	rejected   map[placement.Key]bool // pending pods that did not convert
 	waiting    map[placement.Key]bool // pending pods whose ResourceClaims are not seen yet
+	// stale are pending pods' implicit claims from an earlier attempt,
+	// to delete in the next round, with the UID each had when found.
+	stale map[placement.Key]types.UID
 	// unconfirmed are PodGroups not yet seen with a True condition (see
 	// confirmBound).
 	unconfirmed map[placement.Key]bool
@@ -55,6 +59,7 @@ func newState() *state {
 		composites: map[placement.Key]int64{},
 		rejected:   map[placement.Key]bool{},
 		waiting:    map[placement.Key]bool{},
+		stale:      map[placement.Key]types.UID{},
 
 		unconfirmed:           map[placement.Key]bool{},
 		unconfirmedComposites: map[placement.Key]bool{},
@@ -195,6 +200,17 @@ func (s *Scheduler) onPod(o any) {
 			s.log.Info("pod waits for its ResourceClaims", "pod", k.String(), "reason", why)
 		}
 		s.state.waiting[k] = true
+		return
+	}
+	if stale := s.staleExtended(p); len(stale) > 0 {
+		if !s.state.waiting[k] {
+			s.log.Info("pod waits for its implicit claim from an earlier attempt to be deleted", "pod", k.String(), "claim", stale[0].claim.String())
+		}
+		s.state.waiting[k] = true
+		s.dra.setExtended(k, extendedPod{})
+		for _, c := range stale {
+			s.state.stale[c.claim] = c.uid
+		}
 		return
 	}
 	delete(s.state.waiting, k)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -201,8 +202,12 @@ func (s *Scheduler) loop(ctx context.Context) {
 // returns the API calls they ask for. The caller holds s.mu.
 func (s *Scheduler) round() work {
 	var w work
+	for _, k := range slices.SortedFunc(maps.Keys(s.state.stale), placement.Key.Compare) {
+		w.stale = append(w.stale, staleCall{claim: k, uid: s.state.stale[k]})
+	}
+	clear(s.state.stale)
 	if s.dra.dirty {
-		s.gs.SetClaims(s.dra.ledger(s.log))
+		s.gs.SetClaims(s.dra.ledger(s.log, s.podUID))
 	}
 	snap, err := s.c.snapshot()
 	if err != nil {
