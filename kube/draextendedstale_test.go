@@ -103,6 +103,8 @@ func TestStaleExtendedClaims(t *testing.T) {
 		require.Empty(t, c.DeletedClaims)
 		_, ok := c.Ledger.Claim(placement.Key{Namespace: "default", Name: "p-extended-resources-x7k2p"})
 		require.True(t, ok)
+		require.Equal(t, []placement.Key{{Namespace: "default", Name: "p"}}, c.Gated)
+		require.Empty(t, c.extended, "no implicit claim until the gates go")
 	})
 	t.Run("a pod asking nothing a class serves: its claim stays", func(t *testing.T) {
 		docs := strings.Replace(world, "extendedResourceName: example.com/gpu", "extendedResourceName: example.com/other", 1) +

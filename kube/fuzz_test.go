@@ -16,9 +16,10 @@ import (
 // Workload, a Job stamped with a Kueue rack, a PodGroup sharing a claim
 // on a device, a tainted device with a DeviceTaintRule and a claim that
 // tolerates both, a bound pod, a CompositePodGroup over a leaf PodGroup,
-// a PriorityClass with a PodDisruptionBudget, and pods asking an extended
+// a PriorityClass with a PodDisruptionBudget, pods asking an extended
 // resource a DeviceClass serves (KEP-5004), one pending with an init
-// container and one bound.
+// container and one bound, and a stale implicit claim of a pod asking a
+// resource two classes name.
 var loadSeeds = []string{
 	node1 + pod("p", "  nodeName: n1\n"),
 	"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {topology.kubernetes.io/rack: r1}}\nstatus: {allocatable: {cpu: '4'}}\n" +
@@ -46,6 +47,11 @@ var loadSeeds = []string{
 		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: gpu.example.com, pool: {name: n1, generation: 1, resourceSliceCount: 1}, nodeName: n1, devices: [{name: gpu-0}, {name: gpu-1}]}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {initContainers: [{name: i, resources: {limits: {example.com/gpu: 2}}}], containers: [{name: c, resources: {limits: {example.com/gpu: 1}}}]}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: {nodeName: n1, containers: [{name: c, resources: {limits: {deviceclass.resource.kubernetes.io/gpu: 1}}}]}\n",
+	node1 + "---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: a}\nspec: {extendedResourceName: x.com/gpu}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: b, creationTimestamp: '2026-01-01T00:00:01Z'}\nspec: {extendedResourceName: x.com/gpu}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, annotations: {resource.kubernetes.io/extended-resource-claim: 'true'}, ownerReferences: [{apiVersion: v1, kind: Pod, name: p, uid: u, controller: true}]}\n" +
+		"spec: {devices: {requests: [{name: r, exactly: {deviceClassName: a}}]}}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, uid: u}\nspec: {containers: [{name: c, resources: {limits: {x.com/gpu: 1}}}]}\n",
 }
 
 // TestLoadSeeds: every seed of FuzzLoad loads, under 1 KB, so that the
