@@ -320,13 +320,18 @@ func (c *Cluster) DRAPodGroup(pg *gang.PodGroup) dra.PodGroup {
 }
 
 // SetLedger records the ledger after a [dra.Ledger.Commit] and writes its
-// claim updates back: an input claim gets the new status.allocation and
-// status.reservedFor; a generated claim becomes a new ResourceClaim with
-// the spec of the template its owner's entry names (see [NewClaim]).
+// claim updates back, as [VisibleUpdate] shows them: an input claim gets
+// the new status.allocation and status.reservedFor; a generated claim
+// becomes a new ResourceClaim with the spec of the template its owner's
+// entry names (see [NewClaim]).
 func (c *Cluster) SetLedger(l *dra.Ledger, updates []dra.ClaimUpdate) {
 	c.Ledger = l
 	for i := range updates {
-		u := &updates[i].Claim
+		vis, ok := VisibleUpdate(updates[i])
+		if !ok {
+			continue
+		}
+		u := &vis.Claim
 		k := u.Key()
 		// gang's PodGroup model has no UID; the API objects do. The owner
 		// and reservedFor are the ledger's: copy before filling in.
@@ -347,7 +352,7 @@ func (c *Cluster) SetLedger(l *dra.Ledger, updates []dra.ClaimUpdate) {
 		}
 		api := NewClaim(u, c.templateOf(u))
 		if o := u.Owner; o != nil && o.Kind == dra.OwnerPod && o.ClaimName == ExtendedResourceClaimName {
-			c.writeExtendedClaim(api, placement.Key{Namespace: u.Namespace, Name: o.Name})
+			c.writeExtendedClaim(api, placement.Key{Namespace: u.Namespace, Name: o.Name}, servedRequests(u.Status.Allocation))
 		}
 		if o := u.Owner; o != nil && o.Kind == dra.OwnerPodGroup {
 			if g, ok := c.groups[placement.Key{Namespace: u.Namespace, Name: o.Name}]; ok && g.v1alpha2 != nil {

@@ -55,8 +55,12 @@
 //     back as upstream does (the extended-resource-claim annotation, the
 //     pod's status.extendedResourceClaimStatus); such a claim a pending
 //     pod has from an earlier attempt is deleted before the first cycle,
-//     as kube-scheduler deletes it ([Cluster.DeletedClaims]); a cluster
-//     serving one resource both by device plugins and by DRA is refused.
+//     as kube-scheduler deletes it ([Cluster.DeletedClaims]); a resource
+//     that device plugins serve on some nodes and DRA on others is served
+//     per node, as kube-scheduler does (a node with it in allocatable by
+//     its device plugin, with no claim for it), except that preemption
+//     does not free a victim's device-plugin units, as it frees no
+//     victim's devices.
 //   - [Load] does all of it for a set of manifest objects (package
 //     kube/manifest reads them) and builds the snapshot, running the Job
 //     controller's rules (v1.37: objects a Job controls are its own; only

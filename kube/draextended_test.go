@@ -202,11 +202,14 @@ func TestServeExtendedResources_Load(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, c.Pending[0].ResourceClaims)
 	})
-	t.Run("both ways in one cluster: refused, naming the request", func(t *testing.T) {
-		_, err := load(t, gpuNode("n1", 4)+gpuNode("n2", 0)+gpuClass+gpuSlice("n2", 2)+gpuPod("p", "", 2))
-		require.ErrorIs(t, err, ErrUnsupported)
-		require.ErrorContains(t, err, `pod "default/p": spec.containers`)
-		require.ErrorContains(t, err, `example.com/gpu is served by device plugins on some nodes and by DeviceClass "gpu.example.com" through DRA on others`)
+	t.Run("both ways in one cluster: per node, through the plugin class", func(t *testing.T) {
+		c, err := load(t, gpuNode("n1", 4)+gpuNode("n2", 0)+gpuClass+gpuSlice("n2", 2)+gpuPod("p", "", 2))
+		require.NoError(t, err)
+		p := c.Pending[0]
+		require.NotContains(t, p.Requests, placement.ResourceName("example.com/gpu"))
+		tmpl, ok := c.Ledger.Template(placement.Key{Namespace: "default", Name: p.ResourceClaims[0].ResourceClaimTemplateName})
+		require.True(t, ok)
+		require.Equal(t, "<device-plugin or DRA>/gpu.example.com", tmpl.Spec.Requests[0].Exactly.DeviceClassName)
 	})
 	t.Run("the pod names the kept entry itself: refused", func(t *testing.T) {
 		_, err := load(t, gpuNode("n1", 0)+gpuClass+gpuSlice("n1", 2)+
@@ -232,7 +235,8 @@ func TestServeExtendedResources_Load(t *testing.T) {
 
 // solveExtended loads docs, places the pending pods as one group of
 // policy Basic (as many as fit) with the ledger's hook, commits, and
-// returns the cluster, decision and claim updates.
+// returns the cluster (with the updates written back), decision and claim
+// updates.
 func solveExtended(t require.TestingT, docs string) (*Cluster, placement.Decision, []dra.ClaimUpdate) {
 	objs, err := manifest.Decode("in.yaml", strings.NewReader(docs), manifest.Options{})
 	require.NoError(t, err)
@@ -245,8 +249,9 @@ func solveExtended(t require.TestingT, docs string) (*Cluster, placement.Decisio
 	pg := dra.PodGroup{Namespace: "default", Name: "pg"}
 	d, err := placement.Solve(c.Snapshot, g, placement.Options{Reservers: []placement.NewReserverFunc{c.Ledger.Reserver(pg, dra.Options{})}})
 	require.NoError(t, err)
-	_, ups, err := c.Ledger.Commit(c.Snapshot, pg, g, d, dra.Options{})
+	l, ups, err := c.Ledger.Commit(c.Snapshot, pg, g, d, dra.Options{})
 	require.NoError(t, err)
+	c.SetLedger(l, ups)
 	return c, d, ups
 }
 

@@ -3,6 +3,7 @@ package kube
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -30,13 +31,18 @@ type extendedClaim struct {
 //     in allocatable: the resource leaves its requests, and it gets the
 //     entry [ExtendedResourceClaimName] for an implicit claim made from
 //     a template built for it ([ExtendedResourceClaim]), added to in;
-//   - when some node has it, the pod is served by device plugins, and
-//     nodes without it do not fit, as upstream's would not unless DRA
-//     devices reach them. A cluster that has both (a node with the
-//     resource in allocatable, and a ResourceSlice reaching a node
-//     without it) is refused: the solver places a member under one set
-//     of requests on every node ([ErrUnsupported], naming the pod and
-//     the request).
+//   - when some node has it and no ResourceSlice reaches a node without
+//     it, the pod is served by device plugins, and nodes without it do
+//     not fit, as upstream's would not;
+//   - when both (a node with the resource in allocatable, and a
+//     ResourceSlice reaching a node without it), each node serves it its
+//     own way, as upstream's do: the pod gets the implicit claim, whose
+//     requests for the resource take the node's device-plugin units on a
+//     node that has them and DRA devices elsewhere
+//     ([Cluster.servePerNode]).
+//
+// Stale implicit claims of pending pods are deleted first
+// ([Cluster.deleteStaleExtendedClaims]).
 func (c *Cluster) serveExtendedResources(in *inputs, bound []placement.Pod) error {
 	classes := NewExtendedResourceClasses(in.apiClasses)
 	if len(classes) == 0 {
@@ -45,10 +51,6 @@ func (c *Cluster) serveExtendedResources(in *inputs, bound []placement.Pod) erro
 	nodes := make(map[string]*placement.Node, len(c.Nodes))
 	for i := range c.Nodes {
 		nodes[c.Nodes[i].Name] = &c.Nodes[i]
-	}
-	served := func(r placement.ResourceName) bool {
-		_, ok := classes[corev1.ResourceName(r)]
-		return ok && isDRAExtended(corev1.ResourceName(r))
 	}
 	for i := range bound {
 		if n, ok := nodes[bound[i].NodeName]; ok {
@@ -64,20 +66,17 @@ func (c *Cluster) serveExtendedResources(in *inputs, bound []placement.Pod) erro
 			pluginNodes[r] = pluginNodes[r] || v > 0
 		}
 	}
+	mixed := c.mixedResources(in, classes, pluginNodes)
+	if err := c.servePerNode(in, classes, mixed, bound); err != nil {
+		return err
+	}
 	made := map[placement.Key]bool{} // templates added to in
 	for i := range c.Pending {
 		p := &c.Pending[i]
 		api := c.pods[p.Key()]
-		obj := podObj(p.Namespace, p.Name)
-		for _, r := range slices.Sorted(maps.Keys(p.Requests)) {
-			if served(r) && pluginNodes[r] && c.slicesReachNodesWithout(in, r) {
-				return c.locate(placement.Errorf(ErrUnsupported, obj, requestField(api, corev1.ResourceName(r)),
-					"%s is served by device plugins on some nodes and by DeviceClass %q through DRA on others; gangsched serves a resource one way per cluster", r, classes[corev1.ResourceName(r)]))
-			}
-		}
 		tmpl, mappings, err := ServeExtendedPod(api, p, func(r corev1.ResourceName) (string, bool) {
 			name, ok := classes[r]
-			return name, ok && !pluginNodes[placement.ResourceName(r)]
+			return name, ok && (!pluginNodes[placement.ResourceName(r)] || mixed[placement.ResourceName(r)])
 		})
 		if err != nil {
 			return c.locate(err)
@@ -85,6 +84,7 @@ func (c *Cluster) serveExtendedResources(in *inputs, bound []placement.Pod) erro
 		if tmpl == nil {
 			continue
 		}
+		askPluginClass(tmpl, mappings, mixed)
 		if !made[tmpl.Key()] {
 			made[tmpl.Key()] = true
 			in.templates = append(in.templates, tmpl.ResourceClaimTemplate)
@@ -164,6 +164,22 @@ func dropRequest(p *placement.Pod, r placement.ResourceName) {
 	}
 }
 
+// askPluginClass makes the requests of tmpl that serve a mixed resource
+// ask for its plugin class ([Cluster.servePerNode]); the API spec keeps
+// the real class, as written back.
+func askPluginClass(tmpl *ExtendedTemplate, mappings []corev1.ContainerExtendedResourceRequest, mixed map[placement.ResourceName]bool) {
+	for _, m := range mappings {
+		if !mixed[placement.ResourceName(m.ResourceName)] {
+			continue
+		}
+		for _, r := range tmpl.Spec.Requests {
+			if r.Name == m.RequestName && r.Exactly != nil && !strings.HasPrefix(r.Exactly.DeviceClassName, pluginClassPrefix) {
+				r.Exactly.DeviceClassName = pluginClassPrefix + r.Exactly.DeviceClassName
+			}
+		}
+	}
+}
+
 // slicesReachNodesWithout reports whether a ResourceSlice may reach a
 // node that lacks r in allocatable: a node-local slice of such a node, or
 // any slice of network-attached devices (whose selectors are not
@@ -203,13 +219,17 @@ func requestField(p *corev1.Pod, r corev1.ResourceName) string {
 // writeExtendedClaim turns the generated API claim of a pod's implicit
 // claim into upstream's form: the extended-resource-claim annotation in
 // place of the entry's, and the pod's status.extendedResourceClaimStatus
-// naming it.
-func (c *Cluster) writeExtendedClaim(api *resourcev1.ResourceClaim, owner placement.Key) {
+// naming it. Only the requests in served stay, with their mappings: on a
+// node whose device plugin serves a resource, kube-scheduler asks no
+// device for it.
+func (c *Cluster) writeExtendedClaim(api *resourcev1.ResourceClaim, owner placement.Key, served map[string]bool) {
 	delete(api.Annotations, AnnotationPodClaimName)
 	api.Annotations[resourcev1.ExtendedResourceClaimAnnotation] = "true"
+	api.Spec.Devices.Requests = slices.DeleteFunc(api.Spec.Devices.Requests, func(r resourcev1.DeviceRequest) bool { return !served[r.Name] })
 	if p, ok := c.pods[owner]; ok {
 		p.Status.ExtendedResourceClaimStatus = &corev1.PodExtendedResourceClaimStatus{
-			RequestMappings: slices.Clone(c.extended[owner].mappings), ResourceClaimName: api.Name,
+			RequestMappings:   slices.DeleteFunc(slices.Clone(c.extended[owner].mappings), func(m corev1.ContainerExtendedResourceRequest) bool { return !served[m.RequestName] }),
+			ResourceClaimName: api.Name,
 		}
 	}
 }

@@ -18,8 +18,9 @@ import (
 // tolerates both, a bound pod, a CompositePodGroup over a leaf PodGroup,
 // a PriorityClass with a PodDisruptionBudget, pods asking an extended
 // resource a DeviceClass serves (KEP-5004), one pending with an init
-// container and one bound, and a stale implicit claim of a pod asking a
-// resource two classes name.
+// container and one bound, a stale implicit claim of a pod asking a
+// resource two classes name, and a resource a device plugin serves on one
+// node and DRA on another.
 var loadSeeds = []string{
 	node1 + pod("p", "  nodeName: n1\n"),
 	"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {topology.kubernetes.io/rack: r1}}\nstatus: {allocatable: {cpu: '4'}}\n" +
@@ -52,6 +53,11 @@ var loadSeeds = []string{
 		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, annotations: {resource.kubernetes.io/extended-resource-claim: 'true'}, ownerReferences: [{apiVersion: v1, kind: Pod, name: p, uid: u, controller: true}]}\n" +
 		"spec: {devices: {requests: [{name: r, exactly: {deviceClassName: a}}]}}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, uid: u}\nspec: {containers: [{name: c, resources: {limits: {x.com/gpu: 1}}}]}\n",
+	"apiVersion: v1\nkind: Node\nmetadata: {name: dp}\nstatus: {allocatable: {cpu: '4', x.com/gpu: 2}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: d}\nstatus: {allocatable: {cpu: '4'}}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: g}\nspec: {extendedResourceName: x.com/gpu}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: g.x.com, pool: {name: d, generation: 1, resourceSliceCount: 1}, nodeName: d, devices: [{name: g0}]}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: {nodeName: dp, containers: [{name: c, resources: {limits: {x.com/gpu: 1}}}]}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {limits: {x.com/gpu: 1}}}]}\n",
 }
 
 // TestLoadSeeds: every seed of FuzzLoad loads, under 1 KB, so that the

@@ -116,8 +116,11 @@ type inputs struct {
 	apiClasses []*resourcev1.DeviceClass
 	slices     []*resourcev1.ResourceSlice
 	rules      []dra.DeviceTaintRule
-	templates  []dra.ResourceClaimTemplate
-	claims     []dra.ResourceClaim
+	// pluginSlices are the devices that stand for device plugins' units of
+	// resources DRA serves on other nodes ([Cluster.servePerNode]).
+	pluginSlices []dra.ResourceSlice
+	templates    []dra.ResourceClaimTemplate
+	claims       []dra.ResourceClaim
 }
 
 // indexObjects refuses nil objects, indexes every object by name for
@@ -319,6 +322,7 @@ func (c *Cluster) loadClaims(in *inputs) error {
 		}
 		ds = append(ds, d)
 	}
+	ds = append(ds, in.pluginSlices...)
 	if err := c.checkAdminAccess(in); err != nil {
 		return err
 	}

@@ -76,6 +76,8 @@ var goldens = []golden{
 	{"dra-extended-gpu", []string{"-f", td + "dra/extended-gpu.yaml"}, exitPlaced},
 	{"dra-extended-gpu-yaml", []string{"-o", "yaml", "-f", td + "dra/extended-gpu.yaml"}, exitPlaced},
 	{"dra-extended-gpu-short", []string{"-f", td + "dra/extended-gpu-short.yaml"}, exitWaiting},
+	{"dra-extended-mixed", []string{"-f", td + "dra/extended-mixed.yaml"}, exitPlaced},
+	{"dra-extended-mixed-yaml", []string{"-o", "yaml", "-f", td + "dra/extended-mixed.yaml"}, exitPlaced},
 	{"dra-extended-stale-claim", []string{"-f", td + "dra/extended-stale-claim.yaml"}, exitPlaced},
 	{"dra-extended-stale-claim-yaml", []string{"-o", "yaml", "-f", td + "dra/extended-stale-claim.yaml"}, exitPlaced},
 	{"preemption", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},

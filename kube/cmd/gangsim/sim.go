@@ -317,7 +317,9 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		if len(r.ClaimUpdates) > 0 {
 			c.SetLedger(sched.Claims(), r.ClaimUpdates)
 			for _, u := range r.ClaimUpdates {
-				cy.Claims = append(cy.Claims, claimLine(&u))
+				if v, ok := kube.VisibleUpdate(u); ok {
+					cy.Claims = append(cy.Claims, claimLine(&v))
+				}
 			}
 		}
 		// A PodGroup's plan, or a tree's (one victim set for the whole
