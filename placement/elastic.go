@@ -27,6 +27,15 @@ type Resize struct {
 	// it, as the topology tree counts them. Without levels a shrink takes
 	// pods from the least filled nodes first.
 	Levels []string
+	// Grow, when set, places a growth's delta in place of Solve: it gets
+	// the delta group (as SolveResize builds it: the set alone, its Count
+	// M−N) and Existing as checked (NodeIDs set, in node order), and
+	// returns the delta group's decision as Solve would (Scheduled with
+	// the delta's PodSetAssignments in node order, or not Scheduled with
+	// the reason). The opts of SolveResize are then not used.
+	// topology.Tree.ResizePodSet sets it so that a sliced set's delta
+	// keeps every slice whole.
+	Grow func(s *Snapshot, delta *Group, existing []PodSetAssignment) (Decision, error)
 }
 
 // Resized is what [SolveResize] decided.
@@ -51,8 +60,9 @@ type Resized struct {
 // by M−N, and for a gang MinCount by the group's bound members plus M−N,
 // so the delta comes whole or not at all — in placements that hold every
 // node of Existing: inside the same required domain, or, with preferred
-// levels, the narrowest domain holding them that fits. A set that cannot
-// grow there waits (Unschedulable), with the solver's reason. Shrinking
+// levels, the narrowest domain holding them that fits — or as r.Grow
+// places it. A set that cannot grow there waits (Unschedulable), with the
+// solver's reason. Shrinking
 // from N to M removes N−M pods, taking them first from the least filled
 // domain of the widest of Levels, emptied whole when it does not hold the
 // rest, then inside the next least filled one, level by level down to its
@@ -113,12 +123,17 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 	if delta.IsGang() {
 		delta.MinCount = int32(len(s.GroupMembers(g.Key()))) + ps.Count
 	}
-	nodes := make([]NodeID, len(existing))
-	for i, a := range existing {
-		nodes[i] = a.NodeID
+	var d Decision
+	if r.Grow != nil {
+		d, err = r.Grow(s, &delta, existing)
+	} else {
+		nodes := make([]NodeID, len(existing))
+		for i, a := range existing {
+			nodes[i] = a.NodeID
+		}
+		opts.Generator = holding{opts.Generator, nodes}
+		d, err = Solve(s, &delta, opts)
 	}
-	opts.Generator = holding{opts.Generator, nodes}
-	d, err := Solve(s, &delta, opts)
 	if err != nil {
 		return Resized{}, err
 	}

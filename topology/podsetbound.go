@@ -4,12 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-
-	"github.com/gangsched/gangsched/placement"
 )
 
-// planSetBound plans the sliced set r around the group's bound members on
-// nodes bound, which are pods of r that never move. Layer by layer, the
+// planSetBound plans the sliced set r around its fixed pods (the group's
+// bound members, or an elastic set's existing pods), which never move. Layer by layer, the
 // innermost first, each domain of the layer's level whose pods (bound, and
 // those added for the layers inside) leave a slice incomplete gets the
 // pods of r that complete it, inside that domain, in whole slices of the
@@ -20,15 +18,15 @@ import (
 // layer are left in it (each takes exactly its share), so completing the
 // forced residues first and the rest after finds a plan whenever one
 // exists. The answer is one set: the completing pods and the new slices'.
-func (p *planner) planSetBound(r *request, scope int, bound []placement.NodeID, opts PlanOptions) (setOut, *failure) {
+func (p *planner) planSetBound(r *request, scope int, fixed *fixedPods, opts PlanOptions) (setOut, *failure) {
 	p.use(r)
 	in := map[DomainID]int64{} // per domain of a slice level: the set's pods there so far
-	for _, id := range bound {
+	for _, id := range fixed.nodes {
 		for _, l := range r.layers {
 			d := p.t.domainOf(id, l.level)
 			if d < 0 {
-				return setOut{}, &failure{msg: fmt.Sprintf("%s has a bound member on node %q, which is in no %s domain: its slice cannot be completed",
-					r.obj(), p.s.Node(id).Name, p.t.keys[l.level])}
+				return setOut{}, &failure{msg: fmt.Sprintf("%s has one of its %s on node %q, which is in no %s domain: its slice cannot be completed",
+					r.obj(), fixed.what, p.s.Node(id).Name, p.t.keys[l.level])}
 			}
 			in[d]++
 		}
@@ -55,9 +53,9 @@ func (p *planner) planSetBound(r *request, scope int, bound []placement.NodeID, 
 		sub.layers = r.layers[i:]
 		began := func(n int64) string {
 			if i == len(r.layers)-1 {
-				return fmt.Sprintf("its %d bound members", n)
+				return fmt.Sprintf("its %d %s", n, fixed.what)
 			}
-			return fmt.Sprintf("its %d pods (bound members and the pods completing their inner slices)", n)
+			return fmt.Sprintf("its %d pods (%s and the pods completing their inner slices)", n, fixed.what)
 		}
 		for _, d := range doms {
 			need := (l.size - in[d]%l.size) % l.size
@@ -98,7 +96,7 @@ func (p *planner) planSetBound(r *request, scope int, bound []placement.NodeID, 
 			msg := p.reason(f)
 			undo()
 			if len(parts) > 0 {
-				msg += fmt.Sprintf(" (besides the %d pods that complete its bound members' slices)", r.count-left)
+				msg += fmt.Sprintf(" (besides the %d pods that complete its %s' slices)", r.count-left, fixed.what)
 			}
 			return setOut{}, &failure{msg: msg}
 		}

@@ -140,21 +140,46 @@ type Rank struct {
 // sliced sets, bound members in two domains of
 // a Required level, a nil filter. A filter's error is returned as above.
 func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, opts PlanOptions) (Plan, error) {
-	if g == nil {
-		return Plan{}, placement.Errorf(placement.ErrInvalid, "topology plan", "group", "must not be nil")
-	}
-	// The group's own fields, as Solve checks them: Verify of no decision
-	// checks the group alone.
-	if err := placement.Verify(s, g, placement.Decision{}); err != nil {
+	if err := checkPlanArgs(s, g, opts); err != nil {
 		return Plan{}, err
-	}
-	for i, f := range opts.Filters {
-		if f == nil {
-			return Plan{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), fmt.Sprintf("PlanOptions.Filters[%d]", i), "must not be nil")
-		}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.planLocked(s, g, reqs, opts, nil)
+}
+
+// checkPlanArgs checks a plan's group, as Solve checks it, and filters.
+func checkPlanArgs(s *placement.Snapshot, g *placement.Group, opts PlanOptions) error {
+	if g == nil {
+		return placement.Errorf(placement.ErrInvalid, "topology plan", "group", "must not be nil")
+	}
+	// Verify of no decision checks the group alone.
+	if err := placement.Verify(s, g, placement.Decision{}); err != nil {
+		return err
+	}
+	for i, f := range opts.Filters {
+		if f == nil {
+			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), fmt.Sprintf("PlanOptions.Filters[%d]", i), "must not be nil")
+		}
+	}
+	return nil
+}
+
+// fixedPods are pods of a group's one sliced set (or of its only set)
+// that never move: its bound members, or an elastic set's existing pods
+// (ResizePodSet), one node per pod.
+type fixedPods struct {
+	nodes []placement.NodeID
+	pods  []placement.Key // for errors: the bound member, or the set's pods' key
+	what  string          // how reasons call them: "bound members", "existing pods"
+}
+
+// planLocked is PlanPodSets after its checks, t.mu held. existing, when
+// not nil, are the existing pods of the group's one set (an elastic
+// growth): they take the place of the bound members as the pods the set
+// keeps, confines itself to and completes the slices of; the bound
+// members still count in the decision.
+func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, opts PlanOptions, existing *fixedPods) (Plan, error) {
 	c, err := t.capacityFor(s)
 	if err != nil {
 		return Plan{}, err
@@ -164,6 +189,10 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 		return Plan{}, err
 	}
 	bm := t.boundOf(s, g.Key())
+	fixed := &fixedPods{nodes: bm.nodes, pods: bm.pods, what: "bound members"}
+	if existing != nil {
+		fixed = existing
+	}
 	N := s.NumNodes()
 	p := &planner{t: t, s: s, c: c, L: len(t.keys), D: len(t.doms), R: len(c.res), opts: opts}
 	if sc := t.plan; sc == nil || len(sc.pods) != p.D+N || len(sc.extra) != N*p.R {
@@ -171,35 +200,35 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 	}
 	p.pods, p.slice, p.take, p.aff, p.taken = t.plan.pods, t.plan.slice, t.plan.take, t.plan.aff, t.plan.taken[:0]
 	defer p.release()
-	owner, err := ownerOf(rs, len(bm.nodes))
+	owner, err := ownerOf(rs, len(fixed.nodes))
 	if err != nil {
 		return Plan{}, err
 	}
-	scope := make([]int, len(rs)) // per request, the domain its bound members confine it to, or -1
+	scope := make([]int, len(rs)) // per request, the domain its fixed pods confine it to, or -1
 	for i := range rs {
 		if len(opts.Filters) > 0 {
 			rs[i].setHookPod(g)
 		}
 		var b int64
 		if i == owner {
-			b = int64(len(bm.nodes))
+			b = int64(len(fixed.nodes))
 		}
-		if err := rs[i].checkCount(b); err != nil {
+		if err := rs[i].checkCount(b, fixed.what); err != nil {
 			return Plan{}, err
 		}
 		scope[i] = -1
-		if len(bm.nodes) == 0 {
+		if len(fixed.nodes) == 0 {
 			continue
 		}
 		if rs[i].required {
-			d, err := t.boundScope(s, g, bm, rs[i].level)
+			d, err := t.boundScope(s, g, fixed, rs[i].level)
 			if err != nil {
 				return Plan{}, err
 			}
 			scope[i] = int(d)
 		}
 	}
-	out := &planOut{p: p, owner: owner, bound: bm.nodes}
+	out := &planOut{p: p, owner: owner, fixed: fixed}
 	ws := works(rs)
 	for i, w := range ws {
 		out.last = i == len(ws)-1
@@ -211,7 +240,7 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 			return Plan{Decision: p.failed(g, len(bm.nodes), msg)}, nil
 		}
 	}
-	return out.plan(g, bm.nodes), nil
+	return out.plan(g, bm.nodes, existing), nil
 }
 
 // ownerOf returns the index of the request that the group's bound
@@ -314,9 +343,9 @@ func works(rs []request) [][]int {
 	return out
 }
 
-// boundScope returns the domain of level holding every bound member.
-func (t *Tree) boundScope(s *placement.Snapshot, g *placement.Group, bm *boundMembers, level int) (DomainID, error) {
-	b := &builder{t: t, s: s, g: placement.GroupView{Group: g}, bound: bm.nodes, boundPods: bm.pods}
+// boundScope returns the domain of level holding every fixed pod.
+func (t *Tree) boundScope(s *placement.Snapshot, g *placement.Group, f *fixedPods, level int) (DomainID, error) {
+	b := &builder{t: t, s: s, g: placement.GroupView{Group: g}, bound: f.nodes, boundPods: f.pods}
 	return b.boundDomain(level)
 }
 
@@ -324,9 +353,9 @@ func (t *Tree) boundScope(s *placement.Snapshot, g *placement.Group, bm *boundMe
 type planOut struct {
 	p     *planner
 	sets  []setOut
-	last  bool               // planning the last work: no set after it reads its usage
-	owner int                // the request the bound members belong to, or -1
-	bound []placement.NodeID // the group's bound members' nodes
+	last  bool       // planning the last work: no set after it reads its usage
+	owner int        // the request the fixed pods belong to, or -1
+	fixed *fixedPods // the bound members, or an elastic set's existing pods
 }
 
 // release leaves the tree's scratch as PlanPodSets expects it: take and
@@ -354,7 +383,7 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 		plan := p.planSet
 		if w[0] == o.owner {
 			plan = func(r *request, scope int, opts PlanOptions) (setOut, *failure) {
-				return p.planSetBound(r, scope, o.bound, opts)
+				return p.planSetBound(r, scope, o.fixed, opts)
 			}
 		}
 		so, f := plan(&rs[w[0]], scope[w[0]], opts)
@@ -541,8 +570,10 @@ func required(g *placement.Group, bound int) int {
 	return bound + 1
 }
 
-// plan builds the Scheduled decision and the rank orders.
-func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
+// plan builds the Scheduled decision and the rank orders. bound are the
+// group's bound members' nodes; existing, when not nil, an elastic set's
+// existing pods, whose nodes the placement holds too.
+func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, existing *fixedPods) Plan {
 	p := o.p
 	d := placement.Decision{Group: g.Key(), Status: placement.Scheduled, Bound: len(bound), Required: required(g, len(bound)), Proven: true}
 	var out Plan
@@ -608,7 +639,7 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 	// generated placement's are.
 	var nodes []placement.NodeID
 	units := slices.Sorted(maps.Keys(fits))
-	if len(units) == 1 && len(bound) == 0 && units[0] < p.D {
+	if len(units) == 1 && len(bound) == 0 && existing == nil && units[0] < p.D {
 		nodes = p.t.doms[units[0]].nodes
 	} else {
 		for _, u := range units {
@@ -619,6 +650,9 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID) Plan {
 			}
 		}
 		nodes = append(nodes, bound...)
+		if existing != nil {
+			nodes = append(nodes, existing.nodes...)
+		}
 		// Domains in ID order usually list their nodes in ID order too
 		// (nodes named by their paths): then nothing is sorted.
 		if !strictlyAscending(nodes) {

@@ -239,9 +239,10 @@ func (r *request) setHookPod(g *placement.Group) {
 	r.hookPod = &hp
 }
 
-// checkCount checks that the set's pods, with the bound members it owns,
-// make whole slices of its outermost layer, as Kueue requires of a count.
-func (r *request) checkCount(bound int64) error {
+// checkCount checks that the set's pods, with the fixed pods it owns
+// (bound members, or existing pods: what), make whole slices of its
+// outermost layer, as Kueue requires of a count.
+func (r *request) checkCount(bound int64, what string) error {
 	u := r.sliceUnit()
 	if (r.count+bound)%u == 0 {
 		return nil
@@ -251,7 +252,7 @@ func (r *request) checkCount(bound int64) error {
 		f = "members"
 	}
 	if bound > 0 {
-		return placement.Errorf(placement.ErrInvalid, r.obj(), f, "%d pods and %d bound members are not a multiple of the slice size %d", r.count, bound, u)
+		return placement.Errorf(placement.ErrInvalid, r.obj(), f, "%d pods and %d %s are not a multiple of the slice size %d", r.count, bound, what, u)
 	}
 	return placement.Errorf(placement.ErrInvalid, r.obj(), f, "%d pods is not a multiple of the slice size %d", r.count, u)
 }
