@@ -71,13 +71,17 @@ type KueueOutcome struct {
 // First the Workloads that hold quota, in queue order: their pods per node
 // are reserved as status.admission assigns them. A pod set whose count no
 // longer matches its admitted count is resized in place
-// ([placement.SolveResize]: a growth inside the domain of its required
-// level; if the growth does not fit, it keeps its pods and waits). Pods on
-// a node that is gone, or tainted NoExecute without a toleration, are
+// ([topology.Tree.ResizePodSet] with the set's request and opts.Plan: a
+// growth inside the domain of its required level that first completes
+// the slices its pods leave incomplete and then adds whole slices, so
+// every slice stays in one domain of its level; a shrink of whole slices;
+// if the growth does not fit, it keeps its pods and waits). Pods on a
+// node that is gone, or tainted NoExecute without a toleration, are
 // replaced: on tainted nodes by [placement.SolveRepair] inside the same
 // domains of every level down to the required and slice levels; on gone
 // nodes, whose labels are unknown, as a growth of the surviving pods
-// inside their required domain. A Workload that cannot be repaired is
+// (completing the slices the lost pods leave incomplete, in their slice
+// domains). A Workload that cannot be repaired is
 // evicted whole (Evicted True, reason NodeFailures; QuotaReserved False)
 // and queued again. Then the pending Workloads, in queue order, are
 // planned with [topology.Tree.PlanPodSets]; those that fit are admitted
@@ -198,11 +202,7 @@ func (a *admitter) running(w *KueueWorkload, o *KueueOutcome) (requeue bool, err
 			reasons = append(reasons, fmt.Sprintf("pod set %q: %d pods moved off tainted node(s) %s", set.Name, moved(existing, rep.Assignments), hostList(tainted)))
 		}
 		if len(gone) > 0 || set.Count != w.AdmittedCount[k] {
-			opts, err := a.resizeOptions(w.Requests[k])
-			if err != nil {
-				return false, err
-			}
-			rs, err := placement.SolveResize(a.s, w.Group, placement.Resize{PodSet: set.Name, Existing: cur, Levels: a.tree.Keys()}, opts)
+			rs, err := a.tree.ResizePodSet(a.s, w.Group, w.Requests[k], placement.Resize{PodSet: set.Name, Existing: cur}, a.opts.Plan)
 			if err != nil {
 				return false, err
 			}
@@ -254,16 +254,6 @@ func (a *admitter) keep(r topology.PodSetRequest) []string {
 		}
 	}
 	return keys[:deepest+1]
-}
-
-// resizeOptions are the solver options of a set's growth: the tree's
-// placements of its required level, so that the delta joins the existing
-// pods' domain; any nodes without one.
-func (a *admitter) resizeOptions(r topology.PodSetRequest) (placement.Options, error) {
-	if r.Required == "" {
-		return placement.Options{}, nil
-	}
-	return a.tree.SolverOptions([]topology.Constraint{{Key: r.Required}}, topology.MostAllocated)
 }
 
 // reserve adds a set's pods as a reservation.

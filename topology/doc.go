@@ -46,7 +46,9 @@
 // answer is a [placement.Decision] that [placement.Verify] accepts, and
 // each set's nodes in rank order: the set's pods taken in that order fill
 // one domain after another at every level, each slice in one domain of
-// its layer's level (TestProp_PodSetPlan). A [Profile] says which groups
+// its layer's level (TestProp_PodSetPlan). [Tree.ResizePodSet] grows or
+// shrinks an elastic set the same way without moving its pods, every
+// slice, old and new, kept whole (TestProp_ResizeSlicedSet). A [Profile] says which groups
 // a host plans: the gang cycle plans groups with slice layers, and every
 // constrained group under [KueueProfile].
 //

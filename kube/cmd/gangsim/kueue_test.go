@@ -44,6 +44,13 @@ var kueueGoldens = []golden{
 	// preferred host b2-r1-h2 takes 4 and b2-r1-h1 2.
 	{"kueue-workloads-balanced-preferred", []string{"-topology-profile", "kueue-balanced", "-kueue-node-affinity-preferred", "-f", kw + "cluster.yaml", "-f", kw + "balanced-preferred.yaml"}, exitPlaced},
 	{"kueue-workloads-balanced-preferred-ignored", []string{"-topology-profile", "kueue-balanced", "-f", kw + "cluster.yaml", "-f", kw + "balanced-preferred.yaml"}, exitPlaced},
+	// Checked by hand (see the manifest's header): grow-sliced adds its
+	// slice of 4 whole to b1-r2-h2, leaving racks b1/r1 and b1/r2 at 4
+	// each; grow-layers adds its rack slice to b2-r2-h1 (two host slices
+	// of 2), b2/r1 keeping its own. Before the slices were kept on growth,
+	// the same input gave b1/r1 6 + b1/r2 2 and b2-r1-h1 3 + b2-r2-h1 1.
+	{"kueue-workloads-sliced-grow", []string{"-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
+	{"kueue-workloads-sliced-grow-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
 	// The text lists 12 of the 14 binds; TestKueueSlicesBoundMembers
 	// checks every pod's node.
 	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
@@ -104,7 +111,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
