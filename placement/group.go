@@ -374,8 +374,10 @@ func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
 		if err := checkScoreRequests(obj, "template.scoreRequests", ps.Template.ScoreRequests); err != nil {
 			return err
 		}
-		if err := ps.Template.NodeAffinity.Validate(obj(), "template.spec.affinity.nodeAffinity"); err != nil {
-			return err
+		if ps.Template.NodeAffinity != nil { // obj is worded only for a set with terms
+			if err := ps.Template.NodeAffinity.Validate(obj(), "template.spec.affinity.nodeAffinity"); err != nil {
+				return err
+			}
 		}
 		if total += int64(ps.Count); total > MaxPending {
 			return Errorf(ErrInvalid, groupObj(g), "podSets", "members and pod sets stand for more than %d pending pods", MaxPending)

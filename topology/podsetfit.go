@@ -92,6 +92,13 @@ type planScratch struct {
 	okeys   []uint64
 	bal     balanceBufs // balanced's
 	classes classCounts // sumQuick's
+	// setFit, setNodes and setTakes are the arenas the planned sets'
+	// units, nodes and takes are cut from (see finish), emptied at each
+	// plan; fitUnits planOut.plan's union of the sets' units; planner is
+	// the plan's own, zeroed after it.
+	setFit, setNodes, fitUnits []int
+	setTakes                   []int64
+	planner                    planner
 }
 
 // forget drops the kept counts: pods and slice hold another request's, or
@@ -666,7 +673,8 @@ func (p *planner) firstHolding(us []int, need int64, required bool) int {
 // units are pooled and filled greedily, largest first, the last by best
 // fit (fewest lower-level domains), unless perParent; from the slice level
 // down each unit's take is split among its own children in multiples of
-// the slice layer there. It returns the nodes used with their takes set.
+// the slice layer there. It returns the nodes used with their takes set,
+// in a buffer the next descent reuses.
 func (p *planner) descend(units []int, fl int, perParent bool) []int {
 	r := p.r
 	lf := r.unconstrained
@@ -722,7 +730,7 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 		cur = next
 	}
 	sc.levels, sc.kids = bufs, ks
-	return slices.Clone(cur)
+	return cur // a scratch buffer (or units): finish copies it
 }
 
 // reason words a failure as Kueue's do, per pod set: the level that failed

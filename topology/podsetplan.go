@@ -3,8 +3,8 @@ package topology
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gangsched/gangsched/placement"
@@ -189,16 +189,24 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 		return Plan{}, err
 	}
 	bm := t.boundOf(s, g.Key())
-	fixed := &fixedPods{nodes: bm.nodes, pods: bm.pods, what: "bound members"}
+	out := &planOut{fixed: fixedPods{nodes: bm.nodes, pods: bm.pods, what: "bound members"}}
 	if existing != nil {
-		fixed = existing
+		out.fixed = *existing
 	}
+	fixed := &out.fixed
 	N := s.NumNodes()
-	p := &planner{t: t, s: s, c: c, L: len(t.keys), D: len(t.doms), R: len(c.res), opts: opts}
-	if sc := t.plan; sc == nil || len(sc.pods) != p.D+N || len(sc.extra) != N*p.R {
-		t.plan = newPlanScratch(t, s, p.D+N, p.R)
+	D, R := len(t.doms), len(c.res)
+	if sc := t.plan; sc == nil || len(sc.pods) != D+N || len(sc.extra) != N*R {
+		t.plan = newPlanScratch(t, s, D+N, R)
 	}
-	p.pods, p.slice, p.take, p.aff, p.taken = t.plan.pods, t.plan.slice, t.plan.take, t.plan.aff, t.plan.taken[:0]
+	// The planner lives in the scratch, as its arrays do: a plan does not
+	// allocate it.
+	sc := t.plan
+	p := &sc.planner
+	*p = planner{t: t, s: s, c: c, L: len(t.keys), D: D, R: R, opts: opts,
+		pods: sc.pods, slice: sc.slice, take: sc.take, aff: sc.aff, taken: sc.taken[:0],
+		reqIdx: p.reqIdx[:0], reqQ: p.reqQ[:0]}
+	sc.setNodes, sc.setTakes, sc.setFit = sc.setNodes[:0], sc.setTakes[:0], sc.setFit[:0]
 	defer p.release()
 	owner, err := ownerOf(rs, len(fixed.nodes))
 	if err != nil {
@@ -228,7 +236,7 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 			scope[i] = int(d)
 		}
 	}
-	out := &planOut{p: p, owner: owner, fixed: fixed}
+	out.p, out.owner = p, owner
 	ws := works(rs)
 	for i, w := range ws {
 		out.last = i == len(ws)-1
@@ -240,7 +248,7 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 			return Plan{Decision: p.failed(g, len(bm.nodes), msg)}, nil
 		}
 	}
-	return out.plan(g, bm.nodes, existing), nil
+	return out.plan(g, bm.nodes, existing != nil), nil
 }
 
 // ownerOf returns the index of the request that the group's bound
@@ -353,9 +361,9 @@ func (t *Tree) boundScope(s *placement.Snapshot, g *placement.Group, f *fixedPod
 type planOut struct {
 	p     *planner
 	sets  []setOut
-	last  bool       // planning the last work: no set after it reads its usage
-	owner int        // the request the fixed pods belong to, or -1
-	fixed *fixedPods // the bound members, or an elastic set's existing pods
+	last  bool      // planning the last work: no set after it reads its usage
+	owner int       // the request the fixed pods belong to, or -1
+	fixed fixedPods // the bound members, or an elastic set's existing pods
 }
 
 // release leaves the tree's scratch as PlanPodSets expects it: take and
@@ -366,6 +374,7 @@ func (p *planner) release() {
 	if p.extra != nil {
 		clear(p.extra)
 	}
+	*p = planner{reqIdx: p.reqIdx[:0], reqQ: p.reqQ[:0]} // keeps no snapshot or request alive
 }
 
 type setOut struct {
@@ -383,7 +392,7 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 		plan := p.planSet
 		if w[0] == o.owner {
 			plan = func(r *request, scope int, opts PlanOptions) (setOut, *failure) {
-				return p.planSetBound(r, scope, o.fixed, opts)
+				return p.planSetBound(r, scope, &o.fixed, opts)
 			}
 		}
 		so, f := plan(&rs[w[0]], scope[w[0]], opts)
@@ -525,13 +534,23 @@ func (p *planner) planSetIn(r *request, u int) (setOut, *failure) {
 }
 
 // finish descends from the fitted units to the nodes and reads the takes.
+// The set's fit, nodes and takes are cut from the scratch's arenas, which
+// live until the next plan: a plan does not allocate them per set.
 func (p *planner) finish(units []int, fl int, perParent bool) setOut {
-	so := setOut{r: p.r, fit: slices.Clone(units)}
-	so.nodes = p.descend(units, fl, perParent)
-	so.takes = make([]int64, len(so.nodes))
-	for i, u := range so.nodes {
-		so.takes[i] = p.take[u]
+	sc := p.t.plan
+	so := setOut{r: p.r}
+	k := len(sc.setFit)
+	sc.setFit = append(sc.setFit, units...)
+	so.fit = sc.setFit[k:len(sc.setFit):len(sc.setFit)]
+	nodes := p.descend(units, fl, perParent)
+	k = len(sc.setNodes)
+	sc.setNodes = append(sc.setNodes, nodes...)
+	so.nodes = sc.setNodes[k:len(sc.setNodes):len(sc.setNodes)]
+	k = len(sc.setTakes)
+	for _, u := range so.nodes {
+		sc.setTakes = append(sc.setTakes, p.take[u])
 	}
+	so.takes = sc.setTakes[k:len(sc.setTakes):len(sc.setTakes)]
 	p.clearTakes()
 	return so
 }
@@ -571,21 +590,38 @@ func required(g *placement.Group, bound int) int {
 }
 
 // plan builds the Scheduled decision and the rank orders. bound are the
-// group's bound members' nodes; existing, when not nil, an elastic set's
+// group's bound members' nodes; with resize, o.fixed are an elastic set's
 // existing pods, whose nodes the placement holds too.
-func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, existing *fixedPods) Plan {
+func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool) Plan {
 	p := o.p
 	d := placement.Decision{Group: g.Key(), Status: placement.Scheduled, Bound: len(bound), Required: required(g, len(bound)), Proven: true}
 	var out Plan
-	fits := map[int]bool{}
+	// The units the sets were fitted into, ascending, once each.
+	units := p.t.plan.fitUnits[:0]
 	for _, so := range o.sets {
-		for _, u := range so.fit {
-			fits[u] = true
-		}
+		units = append(units, so.fit...)
 	}
+	if !strictlyAscendingInts(units) {
+		slices.Sort(units)
+		units = slices.Compact(units)
+	}
+	p.t.plan.fitUnits = units
 	placed := 0
 	slices.SortFunc(o.sets, func(a, b setOut) int { return strings.Compare(a.r.name, b.r.name) })
 	keys := p.t.plan.keys
+	// One array for every set's entries, each written field by field:
+	// a whole struct moved into a slice of pointers costs a bulk write
+	// barrier while the GC marks.
+	entries := 0
+	for _, so := range o.sets {
+		if !so.r.members {
+			entries += len(so.nodes)
+		}
+	}
+	if entries > 0 {
+		d.PodSetAssignments = make([]placement.PodSetAssignment, 0, entries)
+	}
+	out.PodSets = make([]PodSetPlan, 0, len(o.sets))
 	for _, so := range o.sets {
 		sp := PodSetPlan{Name: so.r.name}
 		if len(so.fit) == 1 && so.fit[0] < p.D {
@@ -602,28 +638,32 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, existing *f
 		}
 		slices.Sort(keys)
 		var first int32
-		sp.Ranks = make([]Rank, 0, len(keys))
+		sp.Ranks = make([]Rank, len(keys))
+		var set []placement.PodSetAssignment
 		if !so.r.members {
-			d.PodSetAssignments = slices.Grow(d.PodSetAssignments, len(keys))
+			k := len(d.PodSetAssignments)
+			d.PodSetAssignments = d.PodSetAssignments[:k+len(keys)]
+			set = d.PodSetAssignments[k:]
 		}
 		byID := true // rank order is node order too
 		for i, k := range keys {
 			id := placement.NodeID(uint32(k))
-			n := p.take[p.D+int(id)]
+			n := int32(p.take[p.D+int(id)])
 			byID = byID && (i == 0 || uint32(keys[i-1]) < uint32(k))
 			name := p.s.Node(id).Name
-			sp.Ranks = append(sp.Ranks, Rank{Node: name, NodeID: id, First: first, Count: int32(n)})
-			first += int32(n)
-			if !so.r.members {
-				d.PodSetAssignments = append(d.PodSetAssignments, placement.PodSetAssignment{PodSet: so.r.name, Node: name, NodeID: id, Count: int32(n)})
+			rk := &sp.Ranks[i]
+			rk.Node, rk.NodeID, rk.First, rk.Count = name, id, first, n
+			first += n
+			if set != nil {
+				e := &set[i]
+				e.PodSet, e.Node, e.NodeID, e.Count = so.r.name, name, id, n
 			}
 		}
 		p.clearTakes()
 		p.t.plan.keys = keys
 		// The sets come in name order; each set's entries by node name,
 		// which NodeIDs follow (a snapshot numbers its nodes in name order).
-		if !so.r.members && !byID {
-			set := d.PodSetAssignments[len(d.PodSetAssignments)-len(keys):]
+		if set != nil && !byID {
 			slices.SortFunc(set, func(a, b placement.PodSetAssignment) int { return cmp.Compare(a.NodeID, b.NodeID) })
 		}
 		placed += int(first)
@@ -638,8 +678,7 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, existing *f
 	// nodes. One domain and nothing bound: its nodes, shared, as a
 	// generated placement's are.
 	var nodes []placement.NodeID
-	units := slices.Sorted(maps.Keys(fits))
-	if len(units) == 1 && len(bound) == 0 && existing == nil && units[0] < p.D {
+	if len(units) == 1 && len(bound) == 0 && !resize && units[0] < p.D {
 		nodes = p.t.doms[units[0]].nodes
 	} else {
 		for _, u := range units {
@@ -650,8 +689,8 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, existing *f
 			}
 		}
 		nodes = append(nodes, bound...)
-		if existing != nil {
-			nodes = append(nodes, existing.nodes...)
+		if resize {
+			nodes = append(nodes, o.fixed.nodes...)
 		}
 		// Domains in ID order usually list their nodes in ID order too
 		// (nodes named by their paths): then nothing is sorted.
@@ -661,22 +700,38 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, existing *f
 		}
 	}
 	d.Placement.Nodes = nodes
-	if len(fits) == 1 {
+	if len(units) == 1 {
 		d.Placement.Name = p.path(units[0])
 		if units[0] >= p.D {
 			d.Placement.Name = ""
 		}
 	}
 	d.MostFit = len(bound) + placed
-	d.Message = fmt.Sprintf("%d of %d members placed", placed, placed)
+	// One string, built in a stack buffer when it fits.
+	msg := make([]byte, 0, 96)
+	msg = strconv.AppendInt(msg, int64(placed), 10)
+	msg = append(msg, " of "...)
+	msg = strconv.AppendInt(msg, int64(placed), 10)
+	msg = append(msg, " members placed"...)
 	if d.Placement.Name != "" {
-		d.Message += " in " + d.Placement.Name
+		msg = append(append(msg, " in "...), d.Placement.Name...)
 	}
 	if len(bound) > 0 {
-		d.Message += fmt.Sprintf(" (%d already bound)", len(bound))
+		msg = fmt.Appendf(msg, " (%d already bound)", len(bound))
 	}
+	d.Message = string(msg)
 	out.Decision = d
 	return out
+}
+
+// strictlyAscendingInts reports whether us ascend with no repeat.
+func strictlyAscendingInts(us []int) bool {
+	for i := 1; i < len(us); i++ {
+		if us[i-1] >= us[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // strictlyAscending reports whether ids ascend with no repeat.

@@ -118,16 +118,17 @@ func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (reque
 	leaf := len(t.keys)
 	out := request{name: r.PodSet, group: r.Group, level: leaf}
 	out.gkey, out.members = g.Key(), r.PodSet == ""
-	lvl := func(key, f string) (int, error) {
+	// lvl finds key's level; f words its field, for an error only.
+	lvl := func(key string, f func() string) (int, error) {
 		if key == "" {
-			return 0, placement.Errorf(placement.ErrInvalid, out.obj(), f, "must not be empty")
+			return 0, placement.Errorf(placement.ErrInvalid, out.obj(), f(), "must not be empty")
 		}
 		l, ok := t.Level(key)
 		if !ok {
-			return 0, placement.Errorf(placement.ErrNotFound, out.obj(), f, "%q is not a level of the topology tree (levels: %s)", key, keyList(t.keys))
+			return 0, placement.Errorf(placement.ErrNotFound, out.obj(), f(), "%q is not a level of the topology tree (levels: %s)", key, keyList(t.keys))
 		}
 		if t.levelStart[l] == t.levelStart[l+1] {
-			return 0, placement.Errorf(ErrNoDomain, out.obj(), f, "%q: %s", key, t.emptyLevel(l))
+			return 0, placement.Errorf(ErrNoDomain, out.obj(), f(), "%q: %s", key, t.emptyLevel(l))
 		}
 		return l, nil
 	}
@@ -144,10 +145,10 @@ func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (reque
 	switch {
 	case r.Required != "":
 		out.required = true
-		out.level, err = lvl(r.Required, field+".required")
+		out.level, err = lvl(r.Required, func() string { return field + ".required" })
 	case r.Preferred != "":
 		out.preferred = true
-		out.level, err = lvl(r.Preferred, field+".preferred")
+		out.level, err = lvl(r.Preferred, func() string { return field + ".preferred" })
 	case len(r.Slices) > 0:
 		out.level, out.unconstrained = 0, true // Kueue: slices alone search from the widest level, least free first
 	default:
@@ -166,24 +167,24 @@ func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (reque
 		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field+".group", "a pod set of a PodSetGroup needs a required or preferred level")
 	}
 	for i, s := range r.Slices {
-		f := fmt.Sprintf("%s.slices[%d]", field, i)
-		l, err := lvl(s.Key, f+".key")
+		f := func(sub string) string { return fmt.Sprintf("%s.slices[%d].%s", field, i, sub) } // for an error only
+		l, err := lvl(s.Key, func() string { return f("key") })
 		if err != nil {
 			return request{}, err
 		}
 		if s.Size < 1 {
-			return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f+".size", "%d is below 1", s.Size)
+			return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f("size"), "%d is below 1", s.Size)
 		}
 		if i == 0 && (out.required || out.preferred) && l < out.level {
-			return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f+".key", "slice level %q is wider than the set's level %q", s.Key, t.keys[out.level])
+			return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f("key"), "slice level %q is wider than the set's level %q", s.Key, t.keys[out.level])
 		}
 		if i > 0 {
 			prev := out.layers[i-1]
 			if l <= prev.level {
-				return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f+".key", "slice level %q is not narrower than the layer around it, %q", s.Key, t.keys[prev.level])
+				return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f("key"), "slice level %q is not narrower than the layer around it, %q", s.Key, t.keys[prev.level])
 			}
 			if prev.size%int64(s.Size) != 0 {
-				return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f+".size", "%d does not divide the size %d of the layer around it", s.Size, prev.size)
+				return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), f("size"), "%d does not divide the size %d of the layer around it", s.Size, prev.size)
 			}
 		}
 		out.layers = append(out.layers, layer{l, int64(s.Size)})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gangsched/gangsched/internal/bench"
+	"github.com/gangsched/gangsched/internal/cputime"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
 )
@@ -133,5 +134,40 @@ func TestPlanMatrix(t *testing.T) {
 	}
 	if scheduled == 0 {
 		t.Fatal("no cell of the plan matrix places its set")
+	}
+}
+
+// BenchmarkPlanAnswer times, per cell of the plan matrix, the least any
+// plan that answers as topology.Plan does must write, whatever it decides:
+// the set's Ranks and its PodSetAssignments, one entry per node of the
+// cell's own plan (node name, ID, first rank, count; the set's name), each
+// in a slice allocated for it. A plan cell's decision cannot come closer
+// to its floor than (this + the floor) / the floor.
+func BenchmarkPlanAnswer(b *testing.B) {
+	for _, c := range planCells() {
+		b.Run(c.name(), func(b *testing.B) {
+			_, _, pl := planCellDecision(b, c)
+			if len(pl.PodSets) == 0 {
+				b.Skip("the cell places nothing")
+			}
+			plan := pl.PodSets[0].Ranks
+			answer := func() ([]topology.Rank, []placement.PodSetAssignment) {
+				ranks := make([]topology.Rank, len(plan))
+				set := make([]placement.PodSetAssignment, len(plan))
+				var first int32
+				for i := range plan {
+					rk, e := &ranks[i], &set[i]
+					rk.Node, rk.NodeID, rk.First, rk.Count = plan[i].Node, plan[i].NodeID, first, plan[i].Count
+					e.PodSet, e.Node, e.NodeID, e.Count = "workers", plan[i].Node, plan[i].NodeID, plan[i].Count
+					first += plan[i].Count
+				}
+				return ranks, set
+			}
+			cputime.Loop(b, func() {
+				ranks, set := answer()
+				sink += int64(len(ranks) + len(set))
+			})
+			b.ReportMetric(float64(len(plan)), "nodes")
+		})
 	}
 }
