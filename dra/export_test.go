@@ -59,14 +59,101 @@ func PlainAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeInfo) 
 			continue
 		}
 		answered++
+		// What search hands back through the shortcut (its devices, and
+		// alt's shared self list), copied before the full search reuses
+		// the buffers.
+		short, _ := r.search(vars, use, true)
+		devs, alts := slices.Clone(short[0].devs), slices.Clone(short[0].alts)
 		r.setup(vars, use)
 		as, out := r.x.decide(true)
 		alt := &vars[0].spec.reqs[0].alts[0]
-		if out != found || !slices.Equal(as[0].devs, pick) || slices.ContainsFunc(as[0].alts, func(a *calt) bool { return a != alt }) {
+		if out != found || !slices.Equal(as[0].devs, pick) || slices.ContainsFunc(as[0].alts, func(a *calt) bool { return a != alt }) ||
+			!slices.Equal(devs, as[0].devs) || !slices.Equal(alts, as[0].alts) {
 			return answered, false
 		}
 	}
 	return answered, true
+}
+
+// NearAgrees asks nearOf, the memo (a node's locals themselves when
+// they are the list), about every alternative of member p's claims on
+// node ni of h, twice, and requires the list built afresh each time.
+// aliased counts the answers that were a node's locals.
+func NearAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeInfo) (aliased int, agree bool) {
+	r := h.(hook).r
+	v := svar{reach: []*placement.Node{ni.Node()}, at: ni.ID()}
+	for range 2 {
+		for _, ref := range r.refs(p) {
+			sp := r.rs.claims[ref.claim].spec
+			for q := range sp.reqs {
+				for a := range sp.reqs[q].alts {
+					alt := &sp.reqs[q].alts[a]
+					got := r.nearOf(alt, &v)
+					if !slices.Equal(got, r.appendNear(nil, alt, ni.Node())) {
+						return aliased, false
+					}
+					if len(got) > 0 && r.near[r.nearKey|uint64(uint32(v.at))].at < 0 {
+						aliased++
+					}
+				}
+			}
+		}
+	}
+	return aliased, true
+}
+
+// ResolveAgrees resolves members (in member order) for pg, and each
+// member alone: every member's claims must be those it gets alone (key,
+// spec, template, owner, allocation, PodGroup constraints, and whether
+// the PodGroup shares it), and the whole must fail exactly when a member
+// alone does. resolve skips the checks of a member whose entries are
+// its predecessor's; alone, each member is checked. same counts the
+// members whose entries are their predecessor's and name a claim of
+// their own (the others take their predecessor's claims as they are).
+func ResolveAgrees(l *Ledger, pg PodGroup, members []*placement.Pod) (same int, agree bool) {
+	all, err := l.resolve(&pg, members)
+	failed := false
+	for _, p := range members {
+		if _, e := l.resolve(&pg, []*placement.Pod{p}); e != nil {
+			failed = true
+		}
+	}
+	if err != nil || failed {
+		return 0, err != nil && failed
+	}
+	type view struct {
+		key      placement.Key
+		sp       *spec
+		tmpl     *ResourceClaimTemplate
+		owner    Owner
+		base     *AllocationResult
+		gmask    uint32
+		viaGroup bool
+	}
+	viewOf := func(rs *resolved, refs []memberRef) []view {
+		var out []view
+		for _, ref := range refs {
+			c := rs.claims[ref.claim]
+			v := view{key: c.keyOf(), sp: c.spec, tmpl: c.tmpl, base: c.base, gmask: c.gmask, viaGroup: ref.viaGroup}
+			if c.owner != nil {
+				v.owner = *c.owner
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	for i, p := range members {
+		alone, _ := l.resolve(&pg, []*placement.Pod{p})
+		if !slices.Equal(viewOf(all, all.lists[all.refIx[i]]), viewOf(alone, alone.lists[alone.refIx[0]])) {
+			return same, false
+		}
+		if i > 0 && slices.Equal(p.ResourceClaims, members[i-1].ResourceClaims) && slices.ContainsFunc(p.ResourceClaims, func(e placement.PodResourceClaim) bool {
+			return !slices.Contains(pg.ResourceClaims, PodGroupResourceClaim(e))
+		}) {
+			same++ // resolve's shortcut: entries checked already, claims of its own
+		}
+	}
+	return same, true
 }
 
 // UsableAgrees asks every alternative of l's templates and claims about

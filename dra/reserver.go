@@ -122,7 +122,7 @@ type reserver struct {
 	// near memoizes, per alternative and node (the alternative's number
 	// in nearIx, above the node's ID), the devices that could serve the
 	// alternative from the node on an idle cluster (see nearOf); nearBuf
-	// holds the lists; nearAlt and nearKey are the last alternative asked
+	// holds the lists that are not a node's locals (see newNear); nearAlt and nearKey are the last alternative asked
 	// about and its number.
 	near    map[uint64]span
 	nearIx  map[*calt]uint64
@@ -193,9 +193,13 @@ func (l *Ledger) newReserver(s *placement.Snapshot, pg *PodGroup, g *placement.G
 	}
 	r := l.newSearcher(rs, opts)
 	r.s = s
-	// A frame a member, a node a user of each claim: sized once rather
-	// than grown through the attempt.
-	r.frames = make([]frame, 0, len(members))
+	// A node a user of each claim, and a frame a member with a claim of
+	// its own: sized once rather than grown through the attempt. Other
+	// frames grow as members need them: a run's settled members stack on
+	// one (see stack), so a gang sharing one claim needs about one a node
+	// rather than one a member.
+	r.frames = make([]frame, 0, rs.solo+8)
+	r.changes = make([]change, 0, len(rs.claims))
 	var all int
 	for _, n := range r.users {
 		all += int(n)
@@ -545,6 +549,12 @@ func (r *reserver) touched(d int32) {
 		return
 	}
 	if dv := &r.inv.devs[d]; dv.access == accessNode && len(dv.uses) == 0 {
+		if r.memo == nil {
+			// No answer recorded yet: a generation need only grow after
+			// the first, so none is kept before (a solve of runs plans
+			// with want and records none).
+			return
+		}
 		if r.nodeGen == nil {
 			r.nodeGen = make([]uint32, len(r.inv.locals))
 		}

@@ -53,6 +53,10 @@ type resolved struct {
 	byKey map[placement.Key]int
 	at    int     // the member refsOf found last
 	users []int32 // per claim: members using it
+	// solo counts the members using a claim not through the PodGroup:
+	// each reserves in a frame of its own (see stack), and asks about
+	// the devices near its node.
+	solo int
 }
 
 // refsOf returns the refs of member p, nil for a pod that is not a
@@ -97,7 +101,7 @@ func podObj(p *placement.Pod) string { return fmt.Sprintf("pod %q", p.Key().Stri
 // PodGroup from the template); any other entry is the pod's own (the named
 // claim, or one generated for the pod).
 func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, error) {
-	rs := &resolved{pg: pg, pods: members, lists: [][]memberRef{nil}, refIx: make([]int32, len(members))}
+	rs := &resolved{pg: pg, pods: members, refIx: make([]int32, len(members))}
 	if pg.Name == "" && len(pg.ResourceClaims) > 0 {
 		return nil, placement.Errorf(placement.ErrInvalid, groupObj(pg), "metadata.name", "must not be empty when spec.resourceClaims is set")
 	}
@@ -116,6 +120,17 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 	if rs.gcons, err = compileGroupConstraints(pg); err != nil {
 		return nil, err
 	}
+	// Claims are at most the PodGroup's entries and the members' other
+	// entries: sized once, as a gang of per-pod claims adds one a member.
+	most := len(pg.ResourceClaims)
+	for _, p := range members {
+		for _, e := range p.ResourceClaims {
+			if !slices.Contains(pg.ResourceClaims, PodGroupResourceClaim(e)) {
+				most++
+			}
+		}
+	}
+	rs.claims, rs.users = make([]*rclaim, 0, most), make([]int32, 0, most)
 	ids := map[claimID]int32{}
 	// A pod's own claim is named by pod and entry, and a pod's entries
 	// are distinct: with member names strictly increasing (as the solver
@@ -150,11 +165,14 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 		return i, nil
 	}
 	gen := genSource{l: l}
-	var buf []memberRef  // the member's refs, before they are kept
-	var flat []memberRef // the lists kept, end to end
-	prevOwn := false     // the previous member has a claim generated for it
+	var buf []memberRef                // the member's refs, before they are kept
+	flat := make([]memberRef, 0, most) // the lists kept, end to end
+	rs.lists = make([][]memberRef, 1, most+1)
+	prevOwn := false // the previous member has a claim generated for it
+	var gis []int    // per entry of the previous member: its PodGroup entry, -1 if none
 	for mi, p := range members {
-		if mi > 0 && !prevOwn && slices.Equal(p.ResourceClaims, members[mi-1].ResourceClaims) {
+		same := mi > 0 && slices.Equal(p.ResourceClaims, members[mi-1].ResourceClaims)
+		if same && !prevOwn {
 			// The previous member's entries, all for claims shared by
 			// name or through the PodGroup: its claims, checked already.
 			rs.refIx[mi] = rs.refIx[mi-1]
@@ -164,21 +182,30 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 			continue
 		}
 		refs, own := buf[:0], false
+		if !same {
+			gis = gis[:0]
+		}
 		for i, e := range p.ResourceClaims {
 			// The field's name is formatted only for an error: a gang of
 			// thousands resolves every solve.
 			f := func() string { return fmt.Sprintf("spec.resourceClaims[%d]", i) }
-			if e.Name == "" || (e.ResourceClaimName == "") == (e.ResourceClaimTemplateName == "") {
-				return nil, checkEntry(podObj(p), f(), e.Name, e.ResourceClaimName, e.ResourceClaimTemplateName)
-			}
-			for _, o := range p.ResourceClaims[:i] {
-				if o.Name == e.Name {
-					return nil, placement.Errorf(placement.ErrDuplicate, podObj(p), f()+".name", "entry %q appears twice", e.Name)
+			var gi int
+			if same {
+				// The previous member's entries, checked and matched
+				// against the PodGroup's already.
+				gi = gis[i]
+			} else {
+				if e.Name == "" || (e.ResourceClaimName == "") == (e.ResourceClaimTemplateName == "") {
+					return nil, checkEntry(podObj(p), f(), e.Name, e.ResourceClaimName, e.ResourceClaimTemplateName)
 				}
+				for _, o := range p.ResourceClaims[:i] {
+					if o.Name == e.Name {
+						return nil, placement.Errorf(placement.ErrDuplicate, podObj(p), f()+".name", "entry %q appears twice", e.Name)
+					}
+				}
+				gi = slices.Index(pg.ResourceClaims, PodGroupResourceClaim(e))
+				gis = append(gis, gi)
 			}
-			gi := slices.IndexFunc(pg.ResourceClaims, func(g PodGroupResourceClaim) bool {
-				return g.Name == e.Name && g.ResourceClaimName == e.ResourceClaimName && g.ResourceClaimTemplateName == e.ResourceClaimTemplateName
-			})
 			viaGroup := gi >= 0
 			var ci int32
 			var err error
@@ -235,8 +262,13 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 			rs.refIx[mi] = int32(len(rs.lists))
 			rs.lists = append(rs.lists, flat[len(flat)-len(refs):len(flat):len(flat)])
 		}
+		solo := false
 		for _, ref := range rs.lists[rs.refIx[mi]] {
 			rs.users[ref.claim]++
+			solo = solo || !ref.viaGroup
+		}
+		if solo {
+			rs.solo++
 		}
 	}
 	return rs, nil

@@ -150,10 +150,16 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 		if !want {
 			return nil, found
 		}
+		alt := &vars[0].spec.reqs[0].alts[0]
+		if alt.self != nil { // every pick serves alt: its shared list
+			as, devs := r.slab.takeDevs(1, len(pick))
+			as[0].devs, as[0].alts = append(devs, pick...), alt.self
+			return r.slab.ptrs(as), found
+		}
 		as, devs, alts := r.slab.take(1, len(pick))
 		as[0].devs = append(devs, pick...)
 		for range pick {
-			alts = append(alts, &vars[0].spec.reqs[0].alts[0])
+			alts = append(alts, alt)
 		}
 		as[0].alts = alts
 		return r.slab.ptrs(as), found
@@ -632,9 +638,6 @@ next:
 	return out, busy
 }
 
-// span is a list within reserver.nearBuf.
-type span struct{ at, n int32 }
-
 // nearOf returns the devices that could serve alt from v's first node
 // (v.at) on an idle cluster, in candidate order: reachable from the
 // node, matching, their taints tolerated, providing the capacities alt
@@ -652,10 +655,10 @@ func (r *reserver) nearOf(alt *calt, v *svar) []int32 {
 		k, ok := r.nearIx[alt]
 		if !ok {
 			if r.nearIx == nil {
-				// Sized for a node a member: a run asks about the nodes
-				// it fills, and a map grown insert by insert costs more
-				// than the lists.
-				r.nearIx, r.near = map[*calt]uint64{}, make(map[uint64]span, min(cap(r.frames), r.s.NumNodes()))
+				// Grown as asked: a run of per-pod claims asks about each
+				// node it fills, one of members sharing a claim about the
+				// first only.
+				r.nearIx, r.near = map[*calt]uint64{}, make(map[uint64]span, min(r.rs.solo, r.s.NumNodes()))
 			}
 			k = uint64(len(r.nearIx)) << 32
 			r.nearIx[alt] = k
@@ -665,12 +668,36 @@ func (r *reserver) nearOf(alt *calt, v *svar) []int32 {
 	k := r.nearKey | uint64(uint32(v.at))
 	sp, ok := r.near[k]
 	if !ok {
-		at := len(r.nearBuf)
-		r.nearBuf = r.appendNear(r.nearBuf, alt, v.reach[0])
-		sp = span{at: int32(at), n: int32(len(r.nearBuf) - at)}
+		sp = r.newNear(alt, v.reach[0])
 		r.near[k] = sp
 	}
+	if sp.at < 0 {
+		own := r.inv.locals[-1-sp.at]
+		return own[:len(own):len(own)]
+	}
 	return r.nearBuf[sp.at : sp.at+sp.n : sp.at+sp.n]
+}
+
+// span is a list of nearOf's: r.nearBuf[at:at+n], or for at < 0 the
+// local devices of the node of index -1-at in Inventory.locals.
+type span struct{ at, n int32 }
+
+// newNear builds nearOf's list for alt and node n: the node's local
+// devices themselves, not a copy, when they are the list (a node of
+// GPUs alike, each usable); otherwise a list in r.nearBuf.
+func (r *reserver) newNear(alt *calt, n *placement.Node) span {
+	at := len(r.nearBuf)
+	r.nearBuf = r.appendNear(r.nearBuf, alt, n)
+	l := r.nearBuf[at:]
+	if ix, ok := r.inv.nodeIx[n.Name]; ok && len(l) > 0 {
+		// The list is the locals in order, then other devices: one as
+		// long as the locals that ends with their last is the locals.
+		if own := r.inv.locals[ix]; len(l) == len(own) && l[len(l)-1] == own[len(own)-1] {
+			r.nearBuf = r.nearBuf[:at]
+			return span{at: -1 - ix, n: int32(len(own))}
+		}
+	}
+	return span{at: int32(at), n: int32(len(l))}
 }
 
 // appendNear appends nearOf's list for alt and node n to out.

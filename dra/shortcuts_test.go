@@ -19,7 +19,7 @@ import (
 type checkedHook struct {
 	placement.Reserver
 	t        *rapid.T
-	answered *[2]int // by the slow path's shortcut, by the search's
+	answered *[3]int // by the slow path's shortcut, by the search's, by nearOf's locals
 }
 
 func (h checkedHook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.Rejection {
@@ -29,10 +29,13 @@ func (h checkedHook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.R
 	n, agree = dra.PlainAgrees(h.Reserver, p, ni)
 	require.True(h.t, agree, "member %s on node %s: the shortcut's devices are not the search's", p.Name, ni.Node().Name)
 	h.answered[1] += n
+	n, agree = dra.NearAgrees(h.Reserver, p, ni)
+	require.True(h.t, agree, "member %s on node %s: the memoized devices near the node are not the list built afresh", p.Name, ni.Node().Name)
+	h.answered[2] += n
 	return h.Reserver.Filter(p, ni)
 }
 
-func checked(t *rapid.T, nr placement.NewReserverFunc, answered *[2]int) placement.NewReserverFunc {
+func checked(t *rapid.T, nr placement.NewReserverFunc, answered *[3]int) placement.NewReserverFunc {
 	return func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
 		r, err := nr(s, g)
 		if err != nil {
@@ -47,7 +50,8 @@ func checked(t *rapid.T, nr placement.NewReserverFunc, answered *[2]int) placeme
 // pool of 0–2 GPUs every node reaches, 0–2 of the GPUs already allocated
 // in the ledger, and 1–5 members asking, through templates, for 1–3 GPUs
 // of any model, of model x, of 2 GPUs of one model (a constraint: the
-// shortcut stands aside), or for the PodGroup's GPU claim.
+// shortcut stands aside), for the PodGroup's GPU claim, or for both one
+// of their own and the PodGroup's.
 func genSaturatedWorld(t *rapid.T) (*dra.Ledger, *placement.Snapshot, dra.PodGroup, *placement.Group) {
 	model := dra.QualifiedName("model")
 	gpu := func(name string) dra.Device {
@@ -111,11 +115,14 @@ func genSaturatedWorld(t *rapid.T) (*dra.Ledger, *placement.Snapshot, dra.PodGro
 	var members []placement.Pod
 	for i := range rapid.IntRange(1, 5).Draw(t, "members") {
 		name := fmt.Sprintf("m%d", i)
-		entry := byTemplate("gpus", rapid.SampledFrom([]string{"one", "two", "three", "x", "same"}).Draw(t, name+"-tmpl"))
-		if rapid.IntRange(0, 4).Draw(t, name+"-group") == 0 {
-			entry = byTemplate("grp", "two")
+		entries := []placement.PodResourceClaim{byTemplate("gpus", rapid.SampledFrom([]string{"one", "two", "three", "x", "same"}).Draw(t, name+"-tmpl"))}
+		switch rapid.IntRange(0, 4).Draw(t, name+"-group") {
+		case 0:
+			entries[0] = byTemplate("grp", "two")
+		case 1: // a claim of its own and the PodGroup's
+			entries = append(entries, byTemplate("grp", "two"))
 		}
-		members = append(members, pod(name, "pg", 1000, entry))
+		members = append(members, pod(name, "pg", 1000, entries...))
 	}
 	return l, s, pg, group("pg", int32(rapid.IntRange(1, len(members)).Draw(t, "minCount")), members...)
 }
@@ -123,16 +130,42 @@ func genSaturatedWorld(t *rapid.T) (*dra.Ledger, *placement.Snapshot, dra.PodGro
 // TestProp_ShortcutsAreTheFullPaths: in every state a solve passes
 // through (each member on each node, one by one), the slow path's
 // shortcut, when it answers, gives the full slow path's verdict (the same
-// outcome, reason, claims and idle-cluster answer, worded or terse), and
-// the search's shortcut, when it picks, picks the depth-first search's
-// devices. Both answer in many of them.
+// outcome, reason, claims and idle-cluster answer, worded or terse); the
+// search's shortcut, when it picks, picks the depth-first search's
+// devices, and hands them back with the same alternatives; the devices
+// near a node, memoized (a node's locals themselves when they are the
+// list), are the list built afresh. Each answers in many of them. And
+// resolve, which skips the checks of a member whose entries are its
+// predecessor's, gives every member the claims it gets alone.
 func TestProp_ShortcutsAreTheFullPaths(t *testing.T) {
-	var answered [2]int
+	var answered [3]int
+	same := 0
 	rapid.Check(t, func(t *rapid.T) {
 		l, s, pg, g := genSaturatedWorld(t)
+		// The members, and copies of them that often take their
+		// predecessor's entries.
+		members, alike := make([]*placement.Pod, len(g.Members)), make([]placement.Pod, len(g.Members))
+		for i := range g.Members {
+			members[i], alike[i] = &g.Members[i], g.Members[i]
+			if i > 0 && rapid.Bool().Draw(t, fmt.Sprintf("alike%d", i)) {
+				alike[i].ResourceClaims = alike[i-1].ResourceClaims
+			}
+		}
+		for _, ms := range [][]*placement.Pod{members, {}} {
+			if len(ms) == 0 {
+				for i := range alike {
+					ms = append(ms, &alike[i])
+				}
+			}
+			n, agree := dra.ResolveAgrees(l, pg, ms)
+			require.True(t, agree, "resolving the members together is not resolving each alone")
+			same += n
+		}
 		_, err := placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{checked(t, l.Reserver(pg, dra.Options{}), &answered)}})
 		require.NoError(t, err)
 	})
 	require.Greater(t, answered[0], 50)
 	require.Greater(t, answered[1], 50)
+	require.Greater(t, answered[2], 50)
+	require.Greater(t, same, 50)
 }

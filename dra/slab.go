@@ -12,7 +12,8 @@ type assignSlab struct {
 	devs    []int32
 	alts    []*calt
 	nas     int // the size of the last block of assigns
-	ndevs   int // and of devices and alternatives
+	ndevs   int // and of devices
+	nalts   int // and of alternatives
 	claims0 int // the first block's assigns: the claims to allocate, one each, up to 256
 	out     []*assign
 	claims  []int32
@@ -21,6 +22,19 @@ type assignSlab struct {
 // take returns nvars zero assigns and room for picks devices and as many
 // alternatives, each of length 0 and capacity picks.
 func (s *assignSlab) take(nvars, picks int) ([]assign, []int32, []*calt) {
+	as, devs := s.takeDevs(nvars, picks)
+	if len(s.alts) < picks {
+		s.nalts = max(picks, 2*s.nalts, picks*s.claims0)
+		s.alts = make([]*calt, s.nalts)
+	}
+	alts := s.alts[:0:picks]
+	s.alts = s.alts[picks:]
+	return as, devs, alts
+}
+
+// takeDevs is take without the alternatives, for assigns whose devices
+// all serve one alternative (see calt.self).
+func (s *assignSlab) takeDevs(nvars, picks int) ([]assign, []int32) {
 	if len(s.as) < nvars {
 		s.nas = max(nvars, 2*s.nas, s.claims0)
 		s.as = make([]assign, s.nas)
@@ -28,11 +42,11 @@ func (s *assignSlab) take(nvars, picks int) ([]assign, []int32, []*calt) {
 	if len(s.devs) < picks {
 		// The first block fits as many picks for every claim.
 		s.ndevs = max(picks, 2*s.ndevs, picks*s.claims0)
-		s.devs, s.alts = make([]int32, s.ndevs), make([]*calt, s.ndevs)
+		s.devs = make([]int32, s.ndevs)
 	}
-	as, devs, alts := s.as[:nvars:nvars], s.devs[:0:picks], s.alts[:0:picks]
-	s.as, s.devs, s.alts = s.as[nvars:], s.devs[picks:], s.alts[picks:]
-	return as, devs, alts
+	as, devs := s.as[:nvars:nvars], s.devs[:0:picks]
+	s.as, s.devs = s.as[nvars:], s.devs[picks:]
+	return as, devs
 }
 
 // ptrs returns as's pointers in s.out.

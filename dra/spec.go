@@ -35,7 +35,15 @@ type calt struct {
 	capNames  []QualifiedName         // capReq's names, sorted
 	tols      []DeviceToleration
 	admin     bool // KEP-5018 admin access: takes nothing
+	// self is count pointers to this alternative (nil above
+	// maxSelfCount): the alts of an assign whose devices all serve it,
+	// shared by every such assign rather than allocated by each.
+	self []*calt
 }
+
+// maxSelfCount bounds the counts that get calt.self: larger requests are
+// rare, and pay for their alts in the search's slab.
+const maxSelfCount = 128
 
 type ccons struct {
 	attr     QualifiedName
@@ -110,6 +118,13 @@ func compileSpec(inv *Inventory, obj, field string, cs *ClaimSpec) (*spec, error
 			}
 		}
 		sp.cons = append(sp.cons, ccons{attr: c.MatchAttribute + c.DistinctAttribute, distinct: c.DistinctAttribute != "", names: slices.Clone(c.Requests)})
+	}
+	for q := range sp.reqs { // the alternatives stay where they are from here on
+		for a := range sp.reqs[q].alts {
+			if alt := &sp.reqs[q].alts[a]; !alt.all && alt.count <= maxSelfCount {
+				alt.self = slices.Repeat([]*calt{alt}, alt.count)
+			}
+		}
 	}
 	return sp, nil
 }
