@@ -75,6 +75,25 @@ func PlainAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeInfo) 
 	return answered, true
 }
 
+// KnownFullAgrees asks plan's note of a full node (see noteFull) about
+// member p's unallocated claims on node ni of h, in the state h is in;
+// when it answers (the search would fail), it runs the search, which
+// must find them infeasible. answered counts the answers.
+func KnownFullAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeInfo) (answered int, agree bool) {
+	r := h.(hook).r
+	var vars []svar
+	for _, ref := range r.refs(p) {
+		if c := r.rs.claims[ref.claim]; c.base == nil && r.alloc[ref.claim] == nil {
+			vars = append(vars, svar{claim: ref.claim, spec: c.spec, reach: []*placement.Node{ni.Node()}, at: ni.ID()})
+		}
+	}
+	if !r.knownFull(vars) {
+		return 0, true
+	}
+	_, out := r.search(vars, useAll, false)
+	return 1, out == infeasible
+}
+
 // NearAgrees asks nearOf, the memo (a node's locals themselves when
 // they are the list), about every alternative of member p's claims on
 // node ni of h, twice, and requires the list built afresh each time.

@@ -113,6 +113,11 @@ type reserver struct {
 	reach     []int32
 	matched   []int32
 
+	// full and moves let plan skip a search it knows fails: see
+	// noteFull. moves counts holds and releases.
+	full  fullNote
+	moves uint64
+
 	memo    map[planKey]planMemo
 	quiet   bool     // the slow path's release and re-hold leave everything as it was
 	noGroup bool     // searches ignore the PodGroup's device constraints (groupBlame)
@@ -366,10 +371,15 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 		if len(fresh) == 0 {
 			return p, placement.Rejection{}
 		}
-		as, out := r.search(fresh, useAll, want)
+		var as []*assign
+		out := infeasible
+		if !r.knownFull(fresh) {
+			as, out = r.search(fresh, useAll, want)
+		}
 		if out == found {
 			if want {
 				p = planned{claims: r.slab.claimsOf(fresh), as: as}
+				r.noteFull(fresh)
 			}
 			return p, placement.Rejection{}
 		}
@@ -379,6 +389,44 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 	}
 	pl, v := r.slowPath(refs, id, want)
 	return pl, r.verdict(nil, v)
+}
+
+// fullNote records a plain pick (see dfs.plain) for a fresh claim of
+// spec sp searched from node at alone that left fewer free candidates
+// than its count, while moves stays as noted: the pick held and nothing
+// else moved since.
+type fullNote struct {
+	sp    *spec
+	at    placement.NodeID
+	moves uint64
+}
+
+// noteFull notes, after plan found vars (one fresh claim searched from its
+// node alone, with want) by plain's picks, whether those picks, once
+// apply holds them, leave the node fewer free candidates than the
+// claim's count. The candidates of a fresh claim of that spec asked
+// about from that node are then the search's, less the picks: exclusive
+// devices that apply marks held, and nothing else changed while moves is
+// one more (apply's hold). Runs of members with per-pod claims end so on
+// most nodes: the member after the run's last fits in no search.
+func (r *reserver) noteFull(vars []svar) {
+	r.full.sp = nil
+	x := &r.x
+	if !x.plained || len(vars) != 1 || len(vars[0].reach) != 1 || vars[0].at < 0 {
+		return
+	}
+	alt := &vars[0].spec.reqs[0].alts[0]
+	if len(x.slots[0].cands[0])-alt.count < alt.count {
+		r.full = fullNote{sp: vars[0].spec, at: vars[0].at, moves: r.moves + 1}
+	}
+}
+
+// knownFull reports whether the search of vars with useAll is known to
+// find too few candidates for their one request (see noteFull), and so
+// to fail in setup: infeasible.
+func (r *reserver) knownFull(vars []svar) bool {
+	return r.full.sp != nil && len(vars) == 1 && len(vars[0].reach) == 1 && vars[0].spec == r.full.sp &&
+		vars[0].at == r.full.at && r.moves == r.full.moves
 }
 
 // slowVerdict is the slow path's answer: ok, or why not.
@@ -730,6 +778,7 @@ func (r *reserver) newClaimSet() uint32 {
 // release takes claim ci's devices out of the assignment's usage, hold
 // puts a's back in.
 func (r *reserver) release(ci int32) {
+	r.moves++
 	a := r.alloc[ci]
 	r.groupTouched(ci)
 	for k, d := range a.devs {
@@ -757,6 +806,7 @@ func (r *reserver) hold(ci int32, a *assign) {
 		r.ctr = make([]int64, len(r.inv.counters))
 		r.sharedHeld = make([]int64, len(r.inv.shared))
 	}
+	r.moves++
 	r.groupTouched(ci)
 	for k, d := range a.devs {
 		r.touched(d)

@@ -132,6 +132,7 @@ type dfs struct {
 	orig     [][][]int32 // byValue's unfiltered candidates, per slot and alternative
 	ends     []int       // assigns' scratch
 	grouped  bool        // the group's constraints apply (see reserver.noGroup)
+	plained  bool        // search took plain's picks (slots[0].cands[0] holds the candidates)
 }
 
 // search allocates vars together, in order, each alternative and device
@@ -147,6 +148,7 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 	x := &r.x
 	if pick := x.plain(); pick != nil {
 		x.keep()
+		x.plained = true
 		if !want {
 			return nil, found
 		}

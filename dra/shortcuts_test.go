@@ -19,11 +19,15 @@ import (
 type checkedHook struct {
 	placement.Reserver
 	t        *rapid.T
-	answered *[3]int // by the slow path's shortcut, by the search's, by nearOf's locals
+	answered *[4]int // by the slow path's shortcut, by the search's, by nearOf's locals, by a node noted full
 }
 
 func (h checkedHook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.Rejection {
-	n, agree := dra.SaturatedAgrees(h.Reserver, p, ni)
+	// First: the slow path's release and re-hold forget the note.
+	n, agree := dra.KnownFullAgrees(h.Reserver, p, ni)
+	require.True(h.t, agree, "member %s on node %s: the node noted full has room for the search", p.Name, ni.Node().Name)
+	h.answered[3] += n
+	n, agree = dra.SaturatedAgrees(h.Reserver, p, ni)
 	require.True(h.t, agree, "member %s on node %s: the shortcut's verdict is not the slow path's", p.Name, ni.Node().Name)
 	h.answered[0] += n
 	n, agree = dra.PlainAgrees(h.Reserver, p, ni)
@@ -35,7 +39,29 @@ func (h checkedHook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.R
 	return h.Reserver.Filter(p, ni)
 }
 
-func checked(t *rapid.T, nr placement.NewReserverFunc, answered *[3]int) placement.NewReserverFunc {
+// runCheckedHook reserves a run member by member (ReserveRun of one),
+// asking first, for each, whether a node noted full answers as the
+// search (KnownFullAgrees): within a run the note is what plan reads
+// next.
+type runCheckedHook struct {
+	placement.ClassReserver
+	t        *rapid.T
+	answered *[4]int
+}
+
+func (h runCheckedHook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int, placement.Rejection) {
+	for k, p := range pods {
+		n, agree := dra.KnownFullAgrees(h.ClassReserver, p, ni)
+		require.True(h.t, agree, "member %s on node %s: the node noted full has room for the search", p.Name, ni.Node().Name)
+		h.answered[3] += n
+		if c, rej := h.ClassReserver.ReserveRun(pods[k:k+1], ni); c == 0 {
+			return k, rej
+		}
+	}
+	return len(pods), placement.Rejection{}
+}
+
+func checked(t *rapid.T, nr placement.NewReserverFunc, answered *[4]int) placement.NewReserverFunc {
 	return func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
 		r, err := nr(s, g)
 		if err != nil {
@@ -134,19 +160,22 @@ func genSaturatedWorld(t *rapid.T) (*dra.Ledger, *placement.Snapshot, dra.PodGro
 // search's shortcut, when it picks, picks the depth-first search's
 // devices, and hands them back with the same alternatives; the devices
 // near a node, memoized (a node's locals themselves when they are the
-// list), are the list built afresh. Each answers in many of them. And
+// list), are the list built afresh; a node that plan noted full after a
+// plain pick leaves the search too few candidates. Each answers in many of them. And
 // resolve, which skips the checks of a member whose entries are its
 // predecessor's, gives every member the claims it gets alone.
 func TestProp_ShortcutsAreTheFullPaths(t *testing.T) {
-	var answered [3]int
+	var answered [4]int
 	same := 0
 	rapid.Check(t, func(t *rapid.T) {
 		l, s, pg, g := genSaturatedWorld(t)
 		// The members, and copies of them that often take their
-		// predecessor's entries.
+		// predecessor's entries and ask for little CPU, so that runs of
+		// them stop on a node for its devices.
 		members, alike := make([]*placement.Pod, len(g.Members)), make([]placement.Pod, len(g.Members))
 		for i := range g.Members {
 			members[i], alike[i] = &g.Members[i], g.Members[i]
+			alike[i].Requests = placement.ResourceList{placement.ResourceCPU: 100}
 			if i > 0 && rapid.Bool().Draw(t, fmt.Sprintf("alike%d", i)) {
 				alike[i].ResourceClaims = alike[i-1].ResourceClaims
 			}
@@ -163,9 +192,24 @@ func TestProp_ShortcutsAreTheFullPaths(t *testing.T) {
 		}
 		_, err := placement.Solve(s, g, placement.Options{Reservers: []placement.NewReserverFunc{checked(t, l.Reserver(pg, dra.Options{}), &answered)}})
 		require.NoError(t, err)
+		// The members alike, in runs.
+		ga := *g
+		ga.Members = alike
+		nr := l.Reserver(pg, dra.Options{})
+		runs := func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
+			r, err := nr(s, g)
+			if err != nil {
+				return nil, err
+			}
+			return runCheckedHook{r.(placement.ClassReserver), t, &answered}, nil
+		}
+		_, err = placement.Solve(s, &ga, placement.Options{Reservers: []placement.NewReserverFunc{runs}})
+		require.NoError(t, err)
 	})
 	require.Greater(t, answered[0], 50)
 	require.Greater(t, answered[1], 50)
 	require.Greater(t, answered[2], 50)
+	require.Greater(t, answered[3], 10)
+	t.Logf("%v", answered)
 	require.Greater(t, same, 50)
 }
