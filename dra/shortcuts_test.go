@@ -161,13 +161,13 @@ func genSaturatedWorld(t *rapid.T) (*dra.Ledger, *placement.Snapshot, dra.PodGro
 // devices, and hands them back with the same alternatives; the devices
 // near a node, memoized (a node's locals themselves when they are the
 // list), are the list built afresh; a node that plan noted full after a
-// plain pick leaves the search too few candidates. Each answers in many of them. And
-// resolve, which skips the checks of a member whose entries are its
-// predecessor's, gives every member the claims it gets alone.
+// plain pick leaves the search too few candidates. Each answers in many
+// of them. And resolve, which skips the checks of a member whose entries
+// are its predecessor's, gives every member the claims it gets alone.
 func TestProp_ShortcutsAreTheFullPaths(t *testing.T) {
 	var answered [4]int
 	same := 0
-	rapid.Check(t, func(t *rapid.T) {
+	prop := func(t *rapid.T) {
 		l, s, pg, g := genSaturatedWorld(t)
 		// The members, and copies of them that often take their
 		// predecessor's entries and ask for little CPU, so that runs of
@@ -176,7 +176,7 @@ func TestProp_ShortcutsAreTheFullPaths(t *testing.T) {
 		for i := range g.Members {
 			members[i], alike[i] = &g.Members[i], g.Members[i]
 			alike[i].Requests = placement.ResourceList{placement.ResourceCPU: 100}
-			if i > 0 && rapid.Bool().Draw(t, fmt.Sprintf("alike%d", i)) {
+			if i > 0 && rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("alike%d", i)) > 0 {
 				alike[i].ResourceClaims = alike[i-1].ResourceClaims
 			}
 		}
@@ -205,11 +205,15 @@ func TestProp_ShortcutsAreTheFullPaths(t *testing.T) {
 		}
 		_, err = placement.Solve(s, &ga, placement.Options{Reservers: []placement.NewReserverFunc{runs}})
 		require.NoError(t, err)
-	})
+	}
+	// A node noted full answers in a few worlds of a hundred: several
+	// rounds of the default checks, each from its own seed.
+	for range 4 {
+		rapid.Check(t, prop)
+	}
 	require.Greater(t, answered[0], 50)
 	require.Greater(t, answered[1], 50)
 	require.Greater(t, answered[2], 50)
-	require.Greater(t, answered[3], 10)
-	t.Logf("%v", answered)
+	require.Greater(t, answered[3], 20)
 	require.Greater(t, same, 50)
 }
