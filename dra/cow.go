@@ -38,30 +38,33 @@ func (c cow[T]) fork() cow[T] {
 // lazy is a fixed-length array of zero values whose pages are made on
 // first write: a solve touches the devices of a few nodes among
 // thousands, and an array per device would cost more to clear than the
-// search that uses it.
+// search that uses it. Its pages are shorter than cow's: a solve of a
+// gang on nodes of 8 GPUs writes to a few dozen devices here and there.
 type lazy[T comparable] struct{ pages [][]T }
 
+const lazyPageLen = 256
+
 func newLazy[T comparable](n int) lazy[T] {
-	return lazy[T]{pages: make([][]T, (n+pageLen-1)/pageLen)}
+	return lazy[T]{pages: make([][]T, (n+lazyPageLen-1)/lazyPageLen)}
 }
 
 func (a *lazy[T]) get(i int32) T {
-	if p := a.pages[i/pageLen]; p != nil {
-		return p[i%pageLen]
+	if p := a.pages[i/lazyPageLen]; p != nil {
+		return p[i%lazyPageLen]
 	}
 	var zero T
 	return zero
 }
 
 func (a *lazy[T]) set(i int32, v T) {
-	p := a.pages[i/pageLen]
+	p := a.pages[i/lazyPageLen]
 	if p == nil {
 		var zero T
 		if v == zero {
 			return
 		}
-		p = make([]T, pageLen)
-		a.pages[i/pageLen] = p
+		p = make([]T, lazyPageLen)
+		a.pages[i/lazyPageLen] = p
 	}
-	p[i%pageLen] = v
+	p[i%lazyPageLen] = v
 }
