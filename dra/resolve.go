@@ -120,13 +120,15 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 	if rs.gcons, err = compileGroupConstraints(pg); err != nil {
 		return nil, err
 	}
-	// Claims are at most the PodGroup's entries and the members' other
-	// entries: sized once, as a gang of per-pod claims adds one a member.
-	most := len(pg.ResourceClaims)
-	for _, p := range members {
-		for _, e := range p.ResourceClaims {
+	// Sized once for a gang whose members are alike (as most are): the
+	// PodGroup's claims and, when the first member has entries of its
+	// own, as many for every member (a gang of per-pod claims adds one a
+	// member). Counting exactly would cost a pass over every member.
+	most := len(pg.ResourceClaims) + 1
+	if len(members) > 0 {
+		for _, e := range members[0].ResourceClaims {
 			if !slices.Contains(pg.ResourceClaims, PodGroupResourceClaim(e)) {
-				most++
+				most += len(members)
 			}
 		}
 	}
