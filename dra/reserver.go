@@ -879,16 +879,20 @@ func (r *reserver) addRefs(refs []memberRef, id placement.NodeID, n int) {
 }
 
 // dropRefs takes back addRefs for the member last reserved using refs.
-func (r *reserver) dropRefs(refs []memberRef) {
+func (r *reserver) dropRefs(refs []memberRef) { r.dropRefsN(refs, 1) }
+
+// dropRefsN takes back addRefs for the n members last reserved, each
+// using refs.
+func (r *reserver) dropRefsN(refs []memberRef, n int) {
 	for _, ref := range refs {
 		if r.users[ref.claim] > 1 {
-			r.global++
+			r.global += uint32(n)
 		}
-		r.nodes[ref.claim] = r.nodes[ref.claim][:len(r.nodes[ref.claim])-1]
+		r.nodes[ref.claim] = r.nodes[ref.claim][:len(r.nodes[ref.claim])-n]
 		if ref.viaGroup {
-			r.grpRefs[ref.claim]--
+			r.grpRefs[ref.claim] -= int32(n)
 		} else {
-			r.podRefs[ref.claim]--
+			r.podRefs[ref.claim] -= int32(n)
 		}
 	}
 }

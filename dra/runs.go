@@ -7,7 +7,10 @@ import (
 	"github.com/gangsched/gangsched/placement"
 )
 
-var _ placement.ClassReserver = hook{}
+var (
+	_ placement.ClassReserver = hook{}
+	_ placement.RunUnreserver = hook{}
+)
 
 // ClassKey implements [placement.ClassReserver]: members are
 // interchangeable to the hook when they use the same shared claims (the
@@ -120,5 +123,40 @@ func (r *reserver) stack(pods []*placement.Pod, refs []memberRef, id placement.N
 	f.more += int32(n)
 	rs.at = from + n - 1
 	r.addRefs(refs, id, n)
+	return n
+}
+
+// UnreserveRun implements [placement.RunUnreserver]: members stacked on
+// the last frame (see stack) drop their counts at once, the others are
+// taken back as Unreserve takes them, last first.
+func (h hook) UnreserveRun(pods []*placement.Pod, ni placement.NodeInfo) {
+	r := h.r
+	for k := len(pods); k > 0; {
+		if n := r.unstack(pods[:k]); n > 0 {
+			k -= n
+			continue
+		}
+		k--
+		r.unreserve(pods[k])
+	}
+}
+
+// unstack takes back at once the members at the end of pods that are
+// the last stacked on the last frame, in order, and returns how many.
+// They share the frame's member's list (see stack).
+func (r *reserver) unstack(pods []*placement.Pod) int {
+	if len(r.frames) == 0 {
+		return 0
+	}
+	f, rs := &r.frames[len(r.frames)-1], r.rs
+	n := 0
+	for n < int(f.more) && n < len(pods) && rs.pods[int(f.at+f.more)-n] == pods[len(pods)-1-n] {
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	f.more -= int32(n)
+	r.dropRefsN(rs.lists[rs.refIx[f.at]], n)
 	return n
 }

@@ -125,10 +125,11 @@ func TestRegression_RunsKeepTheSearchOneByOne(t *testing.T) {
 }
 
 // stackHook has the hook, at each run the solver reserves, reserve the
-// run, take its members back one by one, and reserve each prefix of it
-// both as a run and member by member (Reserve: a frame each), requiring
-// one state (RunState) of all three at every prefix: members stacked on
-// a frame are held, and taken back, as members in frames of their own.
+// run, take its members back one by one, take back each tail of it at
+// once (UnreserveRun, then the rest), and reserve each prefix of it both
+// as a run and member by member (Reserve: a frame each), requiring one
+// state (RunState) of all of them at every prefix: members stacked on a
+// frame are held, and taken back, as members in frames of their own.
 type stackHook struct {
 	placement.ClassReserver
 	t       *rapid.T
@@ -147,6 +148,18 @@ func (h stackHook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int
 		undone[j], _ = dra.RunState(h.ClassReserver)
 	}
 	require.Equal(h.t, before, undone[0])
+	// Taken back at once, the run's tail from j, then the rest: each
+	// state one by one reached.
+	for j := range n {
+		m, _ := h.ClassReserver.ReserveRun(pods[:n], ni)
+		require.Equal(h.t, n, m)
+		h.ClassReserver.(placement.RunUnreserver).UnreserveRun(pods[j:n], ni)
+		atOnce, _ := dra.RunState(h.ClassReserver)
+		require.Equal(h.t, undone[j], atOnce, "run of %d less its last %d at once", n, n-j)
+		h.ClassReserver.(placement.RunUnreserver).UnreserveRun(pods[:j], ni)
+		atOnce, _ = dra.RunState(h.ClassReserver)
+		require.Equal(h.t, before, atOnce, "run of %d taken back in two", n)
+	}
 	for j := 1; j <= n; j++ {
 		m, _ := h.ClassReserver.ReserveRun(pods[:j], ni)
 		require.Equal(h.t, j, m)

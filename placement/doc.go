@@ -41,7 +41,8 @@
 // list of assignments. Members of one shape are placed as a batch over a
 // heap of nodes, which gives exactly the one-by-one result; under
 // Reservers, only when every one is a [ClassReserver] that cannot tell
-// the members apart either (hookruns.go).
+// the members apart either (hookruns.go). A Reserver that is a
+// [RunUnreserver] gets a node's members back in one call.
 //
 // Identical pods need not be listed one by one: a [PodSet] (Kueue's PodSet,
 // a template and a count) stands for Count pending pods, is read once, and

@@ -232,12 +232,23 @@ func (sv *solver) unassign(a *attempt) {
 // undo clears the scratch state of an attempt while keeping its result.
 func (sv *solver) undo(a *attempt) {
 	if len(sv.reservers) > 0 {
-		for k := len(a.seq) - 1; k >= 0; k-- {
-			i := a.seq[k]
-			ni := NodeInfo{sv.s, sv.w, a.node[i]}
-			for r := len(sv.reservers) - 1; r >= 0; r-- {
-				sv.reservers[r].Unreserve(sv.pod(sv.members[i].row), ni)
+		// Last first, a node's consecutive members at once: each
+		// reserver sees the calls one by one placement makes.
+		for k := len(a.seq); k > 0; {
+			id, j := a.node[a.seq[k-1]], k-1
+			for j > 0 && a.node[a.seq[j-1]] == id {
+				j--
 			}
+			pods := sv.runPods[:0]
+			for _, i := range a.seq[j:k] {
+				pods = append(pods, sv.pod(sv.members[i].row))
+			}
+			sv.runPods = pods
+			ni := NodeInfo{sv.s, sv.w, id}
+			for r := len(sv.reservers) - 1; r >= 0; r-- {
+				unreserveRun(sv.reservers[r], pods, ni)
+			}
+			k = j
 		}
 	}
 	if sv.pos != nil {

@@ -102,9 +102,22 @@ func (sv *solver) reserveRun(run []int, id NodeID) int {
 	}
 	sv.runGot = got
 	for k := len(got) - 1; k >= 0; k-- {
-		for x := got[k] - 1; x >= n; x-- {
-			sv.runHooks[k].Unreserve(pods[x], ni)
+		if got[k] > n {
+			unreserveRun(sv.runHooks[k], pods[n:got[k]], ni)
 		}
 	}
 	return n
+}
+
+// unreserveRun takes back pods, the last reserved by r on node ni in that
+// order: at once when r is a [RunUnreserver], else one by one, last
+// first.
+func unreserveRun(r Reserver, pods []*Pod, ni NodeInfo) {
+	if ru, ok := r.(RunUnreserver); ok {
+		ru.UnreserveRun(pods, ni)
+		return
+	}
+	for x := len(pods) - 1; x >= 0; x-- {
+		r.Unreserve(pods[x], ni)
+	}
 }

@@ -20,7 +20,11 @@ type slotReserver struct {
 	total int
 	used  map[NodeID]int
 	stack []NodeID
+	pods  []*Pod // the members reserved, in order
 	rack  string
+	// atOnce counts the members UnreserveRun took back, when the
+	// reserver is one.
+	atOnce *int
 }
 
 func (r *slotReserver) Filter(p *Pod, ni NodeInfo) Rejection {
@@ -41,11 +45,28 @@ func (r *slotReserver) Reserve(p *Pod, ni NodeInfo) {
 	}
 	r.used[ni.ID()]++
 	r.stack = append(r.stack, ni.ID())
+	r.pods = append(r.pods, p)
 }
 
+// Unreserve panics unless p on ni is the member reserved last: the
+// solver takes members back last first.
 func (r *slotReserver) Unreserve(p *Pod, ni NodeInfo) {
+	k := len(r.stack) - 1
+	if r.stack[k] != ni.ID() || r.pods[k] != p {
+		panic(fmt.Sprintf("Unreserve(%s, %s): not the member reserved last", p.Name, ni.Node().Name))
+	}
 	r.used[ni.ID()]--
-	r.stack = r.stack[:len(r.stack)-1]
+	r.stack, r.pods = r.stack[:k], r.pods[:k]
+}
+
+// runUnreserver is a slotReserver that takes runs back at once.
+type runUnreserver struct{ *slotReserver }
+
+func (r runUnreserver) UnreserveRun(pods []*Pod, ni NodeInfo) {
+	for k := len(pods) - 1; k >= 0; k-- {
+		r.Unreserve(pods[k], ni)
+	}
+	*r.atOnce += len(pods)
 }
 
 func (r *slotReserver) ClassKey(p *Pod) string { return p.Labels["class"] }
@@ -66,9 +87,11 @@ type plainReserver struct{ Reserver }
 // TestProp_HookRunsSameAsOneByOne: with one or two ClassReservers (the
 // second cutting runs the first admitted, which it takes back), members
 // placed in runs land exactly where one-by-one placement puts them, with
-// the same message and reasons.
+// the same message and reasons. A reserver that is a RunUnreserver gets
+// its members back in runs, each the members reserved last on one node
+// (slotReserver checks the order).
 func TestProp_HookRunsSameAsOneByOne(t *testing.T) {
-	runs := 0
+	runs, atOnce := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		var nodes []Node
 		for i := range rapid.IntRange(1, 5).Draw(t, "nodes") {
@@ -92,20 +115,26 @@ func TestProp_HookRunsSameAsOneByOne(t *testing.T) {
 		g := &Group{Namespace: "ns", Name: "g", MinCount: int32(rapid.IntRange(1, len(members)).Draw(t, "min")), Members: members}
 		hooks := rapid.IntRange(1, 2).Draw(t, "hooks")
 		var made []*slotReserver
+		var byRuns []bool // per reserver: a RunUnreserver
 		for k := range hooks {
 			r := &slotReserver{slots: map[string]int{}, total: rapid.IntRange(1, 6).Draw(t, fmt.Sprintf("total%d", k))}
 			for _, n := range nodes {
 				r.slots[n.Name] = rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("slots%d-%s", k, n.Name))
 			}
 			made = append(made, r)
+			byRuns = append(byRuns, rapid.Bool().Draw(t, fmt.Sprintf("byRuns%d", k)))
 		}
 		solve := func(plain bool) Decision {
 			var opts Options
-			for _, proto := range made {
+			for k, proto := range made {
+				byRuns := byRuns[k]
 				opts.Reservers = append(opts.Reservers, func(*Snapshot, GroupView) (Reserver, error) {
-					r := &slotReserver{slots: proto.slots, total: proto.total, used: map[NodeID]int{}}
-					if plain {
+					r := &slotReserver{slots: proto.slots, total: proto.total, used: map[NodeID]int{}, atOnce: &atOnce}
+					switch {
+					case plain:
 						return plainReserver{r}, nil
+					case byRuns:
+						return runUnreserver{r}, nil
 					}
 					return r, nil
 				})
@@ -124,4 +153,5 @@ func TestProp_HookRunsSameAsOneByOne(t *testing.T) {
 		}
 	})
 	require.Positive(t, runs)
+	require.Positive(t, atOnce)
 }

@@ -161,6 +161,17 @@ type ClassReserver interface {
 	ReserveRun(pods []*Pod, node NodeInfo) (int, Rejection)
 }
 
+// RunUnreserver is an optional interface of a [Reserver]: the solver
+// takes back members reserved one after another on one node in one call
+// rather than one Unreserve each (e.g. a run of 512 members sharing the
+// PodGroup's claim, which the Reserver holds as counts).
+type RunUnreserver interface {
+	// UnreserveRun takes back pods, reserved one after another on node
+	// and the last reserved of all (pods[len(pods)-1] last), exactly as
+	// Unreserve would for each, last first.
+	UnreserveRun(pods []*Pod, node NodeInfo)
+}
+
 // ReserverFuncs adapts three functions to a [Reserver], as [FilterFunc]
 // does one to a [Filter]: a [NewReserverFunc] can return one whose
 // functions share the solve's state in their closures. A nil FilterFunc

@@ -349,7 +349,7 @@ type solver struct {
 	// splitLater says prepareMembers merged members that only the
 	// reservers might tell apart: see splitClasses.
 	splitLater bool
-	runPods    []*Pod // reserveRun's scratch
+	runPods    []*Pod // reserveRun's and undo's scratch
 	runGot     []int
 	// ns is Options.NodeScoring compiled; nil for packing (nodeScore's
 	// own), the only scoring that batches.
