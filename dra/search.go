@@ -173,10 +173,8 @@ func (r *reserver) search(vars []svar, use usage, want bool) ([]*assign, outcome
 // reports false when a slot has too few, so that vars are infeasible.
 func (r *reserver) setup(vars []svar, use usage) bool {
 	r.scratchState()
+	r.x.reset(r, vars, use)
 	x := &r.x
-	*x = dfs{r: r, vars: vars, use: use, budget: r.budget,
-		slots: x.slots[:0], cons: x.cons[:0], picks: x.picks[:0], alts: x.alts[:0], pslot: x.pslot[:0], bufs: x.bufs, nbuf: 0,
-		gst: x.gst[:0], inSearch: x.inSearch, orig: x.orig, ends: x.ends, grouped: len(r.rs.gcons) > 0 && !r.noGroup}
 	for v := range vars {
 		sp := vars[v].spec
 		var cs []consState
@@ -203,6 +201,23 @@ func (r *reserver) setup(vars []svar, use usage) bool {
 		}
 	}
 	return true
+}
+
+// reset readies x for a search of vars by r with use: every field as a
+// fresh dfs has it, its buffers kept. Field by field rather than a
+// struct literal: a literal is copied in with a write barrier over every
+// pointer field while the collector runs, and a gang searches once a
+// member; a slice cut to [:0] in place writes no pointer.
+func (x *dfs) reset(r *reserver, vars []svar, use usage) {
+	if x.r != r {
+		x.r = r
+	}
+	x.vars, x.use, x.budget = vars, use, r.budget
+	x.slots, x.cons, x.gst = x.slots[:0], x.cons[:0], x.gst[:0]
+	x.picks, x.alts, x.pslot = x.picks[:0], x.alts[:0], x.pslot[:0]
+	x.nbuf, x.nadmin, x.steps = 0, 0, 0
+	x.stop, x.plained = false, false
+	x.grouped = len(r.rs.gcons) > 0 && !r.noGroup
 }
 
 // decide runs the depth-first search that setup readied.
