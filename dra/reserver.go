@@ -127,8 +127,8 @@ type reserver struct {
 	// near memoizes, per alternative and node (the alternative's number
 	// in nearIx, above the node's ID), the devices that could serve the
 	// alternative from the node on an idle cluster (see nearOf); nearBuf
-	// holds the lists that are not a node's locals (see newNear); nearAlt and nearKey are the last alternative asked
-	// about and its number.
+	// holds the lists that are not a node's locals (see newNear); nearAlt
+	// and nearKey are the last alternative asked about and its number.
 	near    map[uint64]span
 	nearIx  map[*calt]uint64
 	nearBuf []int32

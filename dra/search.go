@@ -672,9 +672,10 @@ func (r *reserver) nearOf(alt *calt, v *svar) []int32 {
 		k, ok := r.nearIx[alt]
 		if !ok {
 			if r.nearIx == nil {
-				// Grown as asked: a run of per-pod claims asks about each
-				// node it fills, one of members sharing a claim about the
-				// first only.
+				// Sized for the members with claims of their own, each
+				// asking about its node; members sharing a claim ask
+				// about the first one's only. A map grown insert by
+				// insert costs more than the lists.
 				r.nearIx, r.near = map[*calt]uint64{}, make(map[uint64]span, min(r.rs.solo, r.s.NumNodes()))
 			}
 			k = uint64(len(r.nearIx)) << 32
