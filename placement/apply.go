@@ -86,6 +86,9 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		n.added, n.addedMask = s.added.Clone(), s.addedMask
 		n.addedOn = s.addedOn.Clone()
 		n.addedGroup = s.addedGroup.Clone()
+		if s.addedPrio != nil {
+			n.addedPrio = s.addedPrio.Clone()
+		}
 	}
 	if s.reserved != nil {
 		n.reserved = s.reserved.Clone()
@@ -118,6 +121,9 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 				n.addedOn.Delete(nodePod{id, p})
 				if p.SchedulingGroup != "" {
 					n.addedGroup.Delete(p)
+				}
+				if n.addedPrio != nil {
+					n.addedPrio.Delete(p)
 				}
 				continue
 			}
@@ -171,6 +177,7 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 			n.added = btree.NewG(16, lessKeyed)
 			n.addedOn = btree.NewG(16, lessNodePod)
 			n.addedGroup = btree.NewG(16, lessGroupMember)
+			n.addedPrio = btree.NewG(16, lessPriorityPod)
 		}
 		n.added.ReplaceOrInsert(keyedPod{p.Key(), p})
 		h := nameHash(nsHash(p.Namespace), p.Name)
@@ -178,6 +185,9 @@ func (s *Snapshot) Apply(ch Change) (*Snapshot, error) {
 		n.addedOn.ReplaceOrInsert(nodePod{id, p})
 		if p.SchedulingGroup != "" {
 			n.addedGroup.ReplaceOrInsert(p)
+		}
+		if n.addedPrio != nil {
+			n.addedPrio.ReplaceOrInsert(p)
 		}
 		n.nPods++
 	}

@@ -118,6 +118,21 @@ func (s *Snapshot) BoundMembers(g *BoundGroup) []*Pod {
 	return out
 }
 
+// BoundGroup returns the summary of PodGroup k that [Snapshot.BoundGroups]
+// yields, or false when k has no bound member. Cost: that of
+// [Snapshot.GroupMembers], O(log pods + members).
+func (s *Snapshot) BoundGroup(k Key) (*BoundGroup, bool) {
+	members := s.GroupMembers(k)
+	if len(members) == 0 {
+		return nil, false
+	}
+	g := &BoundGroup{Key: k, MaxPriority: members[0].Priority}
+	for _, p := range members {
+		g.add(p)
+	}
+	return g, true
+}
+
 // changedGroups returns, in key order, the summaries now of the groups
 // whose members Apply removed or added since NewSnapshot (Pods 0 for a
 // group left without bound members).

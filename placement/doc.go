@@ -115,7 +115,7 @@
 //
 // A [Snapshot] is immutable as far as any answer can tell, but builds some
 // indexes on first use, each once (sync.Once): node names, pods by key,
-// by node and by group, the bound groups' summaries, and, behind an atomic
+// by node, by group and by priority, the bound groups' summaries, and, behind an atomic
 // pointer, its classes of identical nodes; a mutex guards the overlay trees
 // while Apply clones them. Solve draws its working memory from a
 // package-level sync.Pool and returns it before it returns; nothing in that

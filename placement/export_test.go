@@ -5,3 +5,12 @@ package placement
 func SolveHierarchyApplied(s *Snapshot, root *HierarchyNode, opts Options) (HierarchyDecision, error) {
 	return solveHierarchy(s, root, opts, HierarchyOptions{}, true)
 }
+
+// WithoutPriorityIndex is s as the hierarchy search's views are: its added
+// pods not indexed by priority.
+func WithoutPriorityIndex(s *Snapshot) *Snapshot {
+	return &Snapshot{b: s.b, used: s.used, removed: s.removed, added: s.added, addedOn: s.addedOn, addedGroup: s.addedGroup, nPods: s.nPods, usedSum: s.usedSum}
+}
+
+// ComparePriorityPod is the order of PodsBelowPriority.
+var ComparePriorityPod = comparePriorityPod

@@ -46,6 +46,11 @@ type Snapshot struct {
 	// (namespace, group, name), so that GroupMembers costs O(log + members)
 	// however many pods a chain of Apply calls has added.
 	addedGroup *btree.BTreeG[*Pod]
+	// addedPrio indexes the added pods by (priority, namespace, name) for
+	// [Snapshot.PodsBelowPriority]. Apply keeps it; a snapshot made by
+	// other means (the hierarchy search's overlay) leaves it nil, so an
+	// added tree without it means "not indexed" (see indexesPriority).
+	addedPrio *btree.BTreeG[*Pod]
 	// reserved holds the pod sets committed as usage without pods
 	// (podsetusage.go), by key; nil when none ever was.
 	reserved *btree.BTreeG[*reservation]
@@ -135,6 +140,11 @@ type base struct {
 
 	// scoreReqs: some pod has ScoreRequests (see Snapshot.scoreReqs).
 	scoreReqs bool
+
+	// Base pods by (priority, key), for PodsBelowPriority; built on first
+	// use (priorityindex.go).
+	prioOnce sync.Once
+	byPrio   []int32
 
 	// Victim index of boundgroups.go, built on first use.
 	boundOnce sync.Once
