@@ -78,9 +78,13 @@
 // or bound of the best's cost; it stops at the first set of that cost
 // that fits, or at the first set whose names come after the best's.
 //
-// The heuristic's candidates come from the snapshot's per-PodGroup summaries
-// ([placement.Snapshot.BoundGroups]), not from a walk of every bound pod, and
-// are kept in a heap: only those the search reads are put in eviction order
+// The candidates come from the bound pods below the preemptor's priority
+// ([placement.Snapshot.PodsBelowPriority], kept in priority order by the
+// snapshot) and the PodGroups whose spec.priority is below it, so that
+// the bound groups that cannot be victims cost nothing; when those pods
+// are many, from the snapshot's per-PodGroup summaries
+// ([placement.Snapshot.BoundGroups]), not from a walk of every bound pod.
+// They are kept in a heap: only those the search reads are put in eviction order
 // and made into victims. Without a generator Find never removes every
 // candidate up front (removing 40,000 pods from a snapshot costs tens of
 // milliseconds). A per-node bound on how many members could fit ("member

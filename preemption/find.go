@@ -194,12 +194,24 @@ func (p *Plan) EvictedPods() []placement.Key {
 // tests of the placement and preemption packages); the check would cost
 // about as much as the solve.
 //
-// Complexity of the heuristic, without a generator: one pass over the
-// snapshot's PodGroups
+// Finding the candidates costs, while they are few: O(log pods + pods
+// whose own priority is below the preemptor's)
+// ([placement.Snapshot.PodsBelowPriority]: one lookup in in.PodGroups
+// each) plus O(log pods + members) per PodGroup whose spec.priority is
+// below it and per disruptionMode-PodGroup group with a pod below it —
+// nothing for the bound groups that cannot be victims; and, for Find, a
+// pass over in.PodGroups for those spec.priority entries (an [Index] keeps
+// them sorted). Once these pods and groups pass an eighth of the bound
+// pods (plus 64), most are candidates and the candidates come from one
+// pass over the snapshot's PodGroups instead
 // ([placement.Snapshot.BoundGroups]: one lookup in in.PodGroups each; the
-// pods of groups in disruptionMode Pod and of no group one by one), a pass
-// over in.PodGroups to validate it unless those lookups found every entry
-// (and whenever the group fits or may not preempt), and a
+// pods of groups in disruptionMode Pod and of no group one by one), which
+// with an Index costs little on a snapshot's base.
+//
+// Complexity of the heuristic, without a generator: finding the
+// candidates (above), a pass over in.PodGroups to validate it unless the
+// lookups found every entry (and whenever the group fits or may not
+// preempt), and a
 // heap of the candidates, O(log) per candidate the search reads in
 // eviction order; one pass over the nodes for the slot count; O(pods of
 // the prefix) for the slot count and the capacity reprieve, O(k log k)
@@ -230,19 +242,21 @@ func (p *Plan) EvictedPods() []placement.Key {
 // [placement.ErrViolation]), which means a bug or a caller hook that is
 // not a pure function.
 func Find(s *placement.Snapshot, g *placement.Group, in Input, opts placement.Options) (Plan, error) {
-	return find(s, g, &in, nil, opts)
+	return find(s, g, &in, nil, opts, 0)
 }
 
 // find is [Find] on in, or [Index.Find] when x is set (then in is x's
-// input, validated).
-func find(s *placement.Snapshot, g *placement.Group, in *Input, x *Index, opts placement.Options) (Plan, error) {
+// input, validated). below is collectBelow's limit: 0 for belowLimit; a
+// negative limit takes the candidates from collect's pass over every group
+// alone, so that tests can hold the two paths to the same plans.
+func find(s *placement.Snapshot, g *placement.Group, in *Input, x *Index, opts placement.Options, below int) (Plan, error) {
 	switch {
 	case s == nil:
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "snapshot", "must not be nil")
 	case g == nil:
 		return Plan{}, placement.Errorf(placement.ErrInvalid, "Find", "group", "must not be nil")
 	}
-	f := &finder{s: s, g: g, in: in, x: x, opts: opts}
+	f := &finder{s: s, g: g, in: in, x: x, opts: opts, below: below}
 	// in.PodGroups is checked last, when the search has not read every
 	// entry already (specTally); errors come in validate's order.
 	if x == nil {
@@ -329,7 +343,17 @@ func (f *finder) preempt(d placement.Decision) (Plan, error) {
 		t = nil // validated by NewIndex
 	}
 	f.prio = in.preemptorPriority(g, t)
-	f.q = collect(s, g, f.joiner(t), f.prio, len(in.Budgets) > 0)
+	q, ok := (*queue)(nil), false
+	if limit := f.below; limit >= 0 {
+		if limit == 0 {
+			limit = belowLimit(s)
+		}
+		q, ok = collectBelow(s, g, in, f.overridesBelow(f.prio), f.prio, len(in.Budgets) > 0, limit)
+	}
+	if !ok {
+		q = collect(s, g, f.joiner(t), f.prio, len(in.Budgets) > 0)
+	}
+	f.q = q
 	if t != nil && !tally.covers(in) {
 		if err := in.validatePodGroups(); err != nil {
 			return Plan{}, err
@@ -407,6 +431,7 @@ type finder struct {
 	in      *Input
 	x       *Index // nil for a plain Find
 	opts    placement.Options
+	below   int // collectBelow's limit (see find)
 	prio    int32
 	q       *queue // the candidates, in eviction order
 	res     []placement.ResourceName

@@ -2,6 +2,7 @@ package preemption
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -27,6 +28,8 @@ import (
 // bytes per node), which the next search reuses instead of allocating.
 type Index struct {
 	in   Input
+	over []override // in's PodGroups with spec.priority, by priority
+
 	join atomic.Pointer[joined]
 	// scratch is a search's per-node scratch, kept for the next search
 	// (about 8 bytes per node).
@@ -36,7 +39,9 @@ type Index struct {
 // NewIndex validates in and returns its prepared form. The Index holds a
 // copy of in.PodGroups and in.Budgets: changing them afterwards does not
 // change the Index (build a new one). Cost: O(entries) to copy, as
-// [Find]'s validation, plus a sort of the budgets.
+// [Find]'s validation, plus a sort of the budgets and one of the PodGroups
+// that set spec.priority (by it), from which each search takes those
+// below its preemptor.
 //
 // Errors (a [*placement.FieldError], wrapping [placement.ErrInvalid] or
 // [placement.ErrDuplicate]): those of an invalid input in [Find] — an
@@ -48,6 +53,7 @@ func NewIndex(in Input) (*Index, error) {
 		return nil, err
 	}
 	x := &Index{in: Input{PodGroups: maps.Clone(in.PodGroups), Budgets: slices.Clone(in.Budgets)}}
+	x.over = x.in.overrides(math.MaxInt32 + 1)
 	for i := range x.in.Budgets {
 		b := &x.in.Budgets[i]
 		b.Selector.MatchLabels = maps.Clone(b.Selector.MatchLabels)
@@ -64,7 +70,10 @@ func NewIndex(in Input) (*Index, error) {
 // from: the same plan, or the same error save those of an invalid input,
 // which [NewIndex] reports instead.
 //
-// Cost: as Find's, without the pass that validates the input, and with
+// Cost: as Find's, without the pass that validates the input or the one
+// over PodGroups for their spec.priority. When Find's candidates come from
+// its pass over the snapshot's PodGroups (many pods below the preemptor),
+// that pass makes
 // one lookup in PodGroups only per PodGroup whose summary is not the one
 // the Index joined last — every group the first time a base is searched,
 // after that the groups a derived snapshot changed. The joined groups in
@@ -74,7 +83,7 @@ func NewIndex(in Input) (*Index, error) {
 // joins s's groups anew for the next call: one more pass over them, a
 // lookup each and a sort, O(groups log groups).
 func (x *Index) Find(s *placement.Snapshot, g *placement.Group, opts placement.Options) (Plan, error) {
-	return find(s, g, &x.in, x, opts)
+	return find(s, g, &x.in, x, opts, 0)
 }
 
 // joined is the join of one snapshot's PodGroup summaries with their
