@@ -75,11 +75,15 @@ func (f *finder) cannotHelp(d placement.Decision) Plan {
 
 // freeable finds, per resource the members request, the node of nodes
 // (every node when empty) where the most could be had with every candidate
-// gone.
+// gone: one pass over the nodes reading each one's free row, O(nodes ×
+// resources), plus O(pods of the candidates).
 func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 	R, N := len(f.res), f.s.NumNodes()
-	freed := make([]int64, N*R)
+	var freed []int64 // per node and resource; nil when no candidate
 	for _, u := range f.q.all() {
+		if freed == nil {
+			freed = make([]int64, N*R)
+		}
 		req := u.rows(f)
 		for j, id := range u.nodeIDs(f.s) {
 			for r, q := range req[j*R : (j+1)*R] {
@@ -87,13 +91,14 @@ func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 			}
 		}
 	}
-	if len(nodes) == 0 {
-		nodes = make([]placement.NodeID, N)
-		for i := range nodes {
-			nodes[i] = placement.NodeID(i)
-		}
+	// The resources to explain, in f.res order, with the largest request.
+	type asked struct {
+		r       int
+		request int64
+		best    placement.NodeID // -1 until a node is read
+		total   int64
 	}
-	var out []Freeable
+	var want []asked
 	for r, name := range f.res {
 		var request int64
 		for _, p := range f.pending {
@@ -104,20 +109,49 @@ func (f *finder) freeable(nodes []placement.NodeID) []Freeable {
 		} else if request == 0 {
 			continue
 		}
-		var best *Freeable
-		var bestTotal int64
-		for _, id := range nodes {
-			if id < 0 || int(id) >= N || (r == f.podsR && f.s.Allocatable(id, name) == math.MaxInt64) {
+		want = append(want, asked{r: r, request: request, best: -1})
+	}
+	visit := func(id placement.NodeID, row []int64) {
+		unlimited := f.s.Allocatable(id, placement.ResourcePods) == math.MaxInt64
+		for k := range want {
+			a := &want[k]
+			if a.r == f.podsR && unlimited {
 				continue
 			}
-			fr := Freeable{Resource: name, Node: f.s.Node(id).Name, Free: f.s.Free(id, name), Freed: freed[int(id)*R+r], Request: request}
-			if total := fr.Free + fr.Freed; best == nil || total > bestTotal {
-				best, bestTotal = &fr, total
+			total := row[a.r]
+			if freed != nil {
+				total += freed[int(id)*R+a.r]
+			}
+			if a.best < 0 || total > a.total {
+				a.best, a.total = id, total
 			}
 		}
-		if best != nil {
-			out = append(out, *best)
+	}
+	row := make([]int64, 0, R)
+	if len(nodes) == 0 {
+		for id := range placement.NodeID(N) {
+			row = f.s.AppendFree(row[:0], id)
+			visit(id, row)
 		}
+	} else {
+		for _, id := range nodes {
+			if id >= 0 && int(id) < N {
+				row = f.s.AppendFree(row[:0], id)
+				visit(id, row)
+			}
+		}
+	}
+	var out []Freeable
+	for _, a := range want {
+		if a.best < 0 {
+			continue
+		}
+		name := f.res[a.r]
+		fr := Freeable{Resource: name, Node: f.s.Node(a.best).Name, Free: f.s.Free(a.best, name), Request: a.request}
+		if freed != nil {
+			fr.Freed = freed[int(a.best)*R+a.r]
+		}
+		out = append(out, fr)
 	}
 	return out
 }
