@@ -54,13 +54,15 @@ type Result struct {
 	// status.nominatedNodeName. A cycle that preempts nominates each
 	// member to the node of its assignment in Preemption.Decision (a
 	// hierarchy's: each leaf's member to its node in
-	// Hierarchy.Preemption.Decision, at the root's priority); every
+	// Hierarchy.Preemption.Decision); every
 	// other cycle of the group (or tree) clears its members' nominations
 	// (a member bound, or no longer a preemptor). Until then, the
-	// nominated room is held: a cycle of another PodGroup of equal or
-	// lower priority decides as if the nominated members were bound there
-	// (kube-scheduler's nominator); a group of higher priority may take
-	// it. (A tree's own cycle does not hold other groups' room yet.)
+	// nominated room is held: a cycle of another PodGroup, or of a tree
+	// the members are not in, whose priority (a tree's: its root's) is at
+	// most the member's (its PodGroup's spec.priority, else its own, as
+	// preemption ranks it — a leaf's too) decides and preempts as if the
+	// nominated members were bound there (kube-scheduler's nominator); one
+	// of higher priority may take it.
 	Nominations []Nomination
 	// Hierarchy is set when the cycle decided a KEP-6012 hierarchy (the
 	// popped group is a leaf of a CompositePodGroup): PodGroup is then the
@@ -140,7 +142,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	// preemptors of at least this group's priority taken; bindings are
 	// applied to the cluster itself.
 	cluster := snap
-	snap = s.nominated.hold(cluster, g.key, groupPriority(g.pg, members))
+	snap = s.nominated.hold(cluster, []*group{g}, groupPriority(g.pg, members))
 	pgroup := g.pg.Group(members)
 	reason := ReasonSchedulerError
 	err := s.opts.Profile.checkPriorities(g.pg, members)

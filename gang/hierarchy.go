@@ -228,6 +228,11 @@ func topologyKeyOf(c SchedulingConstraints) string {
 // hierarchy is not ready (its root is missing or its quorum is not met):
 // every leaf is then gated with the reason, and the caller pops the next
 // group.
+//
+// As a PodGroup's cycle does, the tree decides (and preempts) on snap with
+// the room nominated for other groups' members (PodGroups' or other
+// trees') of at least the root's priority taken, and applies its bindings
+// to snap itself.
 func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group) (Result, bool) {
 	root, reason := s.rootOf(g.pg)
 	if root == nil {
@@ -259,12 +264,13 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 			}
 		}
 	}
+	held := s.nominated.hold(snap, t.leaves, rootPriority(root))
 	if err == nil {
-		err = s.solveTree(snap, t, &r)
+		err = s.solveTree(snap, held, t, &r)
 	}
 	if err == nil && s.opts.Preemption && r.Hierarchy.Decision.Status == placement.Unschedulable {
 		var plan preemption.HierarchyPlan
-		if plan, err = preemption.FindHierarchy(snap, t.node, rootPriority(root), s.hierarchyInput(), t.opts, t.hopts); err == nil {
+		if plan, err = preemption.FindHierarchy(held, t.node, rootPriority(root), s.hierarchyInput(), t.opts, t.hopts); err == nil {
 			r.Hierarchy.Preemption = &plan
 		}
 	}
@@ -273,7 +279,7 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 		r.Decision, r.Bind, r.Snapshot, r.Hierarchy.Decision, r.Hierarchy.Preemption = placement.Decision{}, nil, snap, placement.HierarchyDecision{}, nil
 	}
 	s.treeConditions(t, &r, now)
-	r.Nominations = s.nominated.updateTree(t.leaves, &r, rootPriority(root))
+	r.Nominations = s.nominated.updateTree(t.leaves, &r)
 	attempts := 0
 	for _, l := range t.leaves {
 		attempts = max(attempts, l.attempts)
@@ -317,10 +323,11 @@ func checkLeaf(pg *PodGroup, members []placement.Pod) error {
 	return nil
 }
 
-// solveTree decides t on snap and fills r: the decision, the pods to bind
+// solveTree decides t on snap (cluster with the room held for other
+// groups' nominees taken) and fills r: the decision, the pods to bind
 // (each leaf's decision verified on the snapshot the ones before it left)
-// and the snapshot with them applied.
-func (s *Scheduler) solveTree(snap *placement.Snapshot, t *tree, r *Result) error {
+// and cluster with them applied.
+func (s *Scheduler) solveTree(cluster, snap *placement.Snapshot, t *tree, r *Result) error {
 	var leafPG *PodGroup
 	for _, l := range t.leaves {
 		if t.groups[l.key] == nil {
@@ -368,6 +375,14 @@ func (s *Scheduler) solveTree(snap *placement.Snapshot, t *tree, r *Result) erro
 		r.Bind = append(r.Bind, bind...)
 	}
 	r.Snapshot = cur
+	if snap != cluster { // cur holds other groups' nominees too
+		r.Snapshot = cluster
+		if len(r.Bind) > 0 {
+			if r.Snapshot, err = cluster.Apply(placement.Change{Bind: r.Bind}); err != nil {
+				return err
+			}
+		}
+	}
 	for _, p := range r.Bind {
 		gk, _ := p.GroupKey()
 		s.q.drop(s.q.groups[gk], p.Key())

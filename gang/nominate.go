@@ -22,9 +22,13 @@ type Nomination struct {
 // and framework.addGENominatedPods): while a member is nominated to a node,
 // a cycle of another group whose priority is at most the member's decides
 // as if the member were bound there, so that it cannot take the room; a
-// group of higher priority ignores it, as upstream. A group's own
-// nominations never hold room against itself: it is solved whole, and may
-// place its members elsewhere. Pure data: no clock, no I/O.
+// group of higher priority ignores it, as upstream. The same holds for a
+// CompositePodGroup tree's cycle, at the root's priority it preempts
+// with, against every nominee outside its leaves, and for a tree's
+// nominees (each at its leaf's priority) against other cycles. A group's
+// (or tree's) own nominations never hold room against itself: it is
+// solved whole, and may place its members elsewhere. Pure data: no clock,
+// no I/O.
 type nominations struct {
 	byPod map[placement.Key]nominee
 }
@@ -87,18 +91,25 @@ func (n *nominations) clear(k placement.Key) bool {
 func (n *nominations) node(k placement.Key) string { return n.byPod[k].pod.NodeName }
 
 // hold returns snap with the room nominated for pods of groups other than
-// g, of priority at least prio, taken: those pods bound to their nominated
-// nodes. A nominee whose node snap lacks, or that snap already holds, is
-// left out. It returns snap itself when nothing is held. Cost: O(n log n)
-// in the nominations plus the Apply.
-func (n *nominations) hold(snap *placement.Snapshot, g placement.Key, prio int32) *placement.Snapshot {
+// own, of priority at least prio, taken: those pods bound to their
+// nominated nodes. own are the groups the cycle decides: a PodGroup's
+// cycle passes its group, a tree's cycle every leaf of the tree, so that
+// a tree, like a PodGroup, never holds room against itself. A nominee
+// whose node snap lacks, or that snap already holds, is left out. It
+// returns snap itself when nothing is held. Cost: O(n log n) in the
+// nominations plus O(own) plus the Apply.
+func (n *nominations) hold(snap *placement.Snapshot, own []*group, prio int32) *placement.Snapshot {
 	if len(n.byPod) == 0 {
 		return snap
+	}
+	mine := make(map[placement.Key]bool, len(own))
+	for _, g := range own {
+		mine[g.key] = true
 	}
 	var held []placement.Pod
 	for _, k := range slices.SortedFunc(maps.Keys(n.byPod), placement.Key.Compare) {
 		e := n.byPod[k]
-		if e.group == g || e.priority < prio {
+		if mine[e.group] || e.priority < prio {
 			continue
 		}
 		if _, ok := snap.NodeID(e.pod.NodeName); !ok {
@@ -136,26 +147,30 @@ func (n *nominations) update(g *group, r *Result) []Nomination {
 	if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt && r.Err == nil {
 		plan = []placement.Decision{p.Decision}
 	}
-	return n.renominate([]*group{g}, plan, func(m *placement.Pod) int32 { return memberPriority(g.pg, m) })
+	return n.renominate([]*group{g}, plan)
 }
 
 // updateTree is update for cycle r of a CompositePodGroup tree whose
 // leaves are leaves: their members are nominated to the nodes the
 // hierarchy's plan assigns them (preemption.HierarchyPlan.Decision, leaf
-// by leaf), holding the room at the priority the tree preempts with.
-func (n *nominations) updateTree(leaves []*group, r *Result, priority int32) []Nomination {
+// by leaf). Each holds the room at its own priority as preemption ranks
+// it (memberPriority: its leaf's spec.priority, else its own), not at the
+// root's that the tree preempts with: a held nominee is bound in the
+// snapshot another cycle preempts on, and must rank at least as high
+// there as the room it holds, or that cycle could pick it as a victim.
+func (n *nominations) updateTree(leaves []*group, r *Result) []Nomination {
 	var plan []placement.Decision
 	if h := r.Hierarchy; h != nil && h.Preemption != nil && h.Preemption.Outcome == preemption.Preempt && r.Err == nil {
 		plan = h.Preemption.Decision.Decisions
 	}
-	return n.renominate(leaves, plan, func(*placement.Pod) int32 { return priority })
+	return n.renominate(leaves, plan)
 }
 
 // renominate clears every nomination of groups' members, then nominates
 // each of their pending members that plan (decisions, each of one of
-// groups) assigns to the node it assigns, with the priority prio gives it;
-// it returns the changes in pod order.
-func (n *nominations) renominate(groups []*group, plan []placement.Decision, prio func(*placement.Pod) int32) []Nomination {
+// groups) assigns to the node it assigns, with its memberPriority; it
+// returns the changes in pod order.
+func (n *nominations) renominate(groups []*group, plan []placement.Decision) []Nomination {
 	of := make(map[placement.Key]*group, len(groups))
 	for _, g := range groups {
 		of[g.key] = g
@@ -174,7 +189,7 @@ func (n *nominations) renominate(groups []*group, plan []placement.Decision, pri
 		}
 		for _, a := range d.Assignments {
 			if m, ok := g.members[a.Pod]; ok {
-				n.set(*m, a.Node, g.key, prio(m))
+				n.set(*m, a.Node, g.key, memberPriority(g.pg, m))
 			}
 		}
 	}
@@ -196,8 +211,10 @@ func (n *nominations) renominate(groups []*group, plan []placement.Decision, pri
 // Nominate records that pending pod k is nominated to node (its
 // status.nominatedNodeName as the host read it, e.g. from a pod that a
 // previous scheduler nominated): until the pod's next cycle, the room it
-// needs on node is held against groups of equal or lower priority. The
-// pod's next cycle keeps the nomination only if it preempts again.
+// needs on node is held against groups (and trees) of equal or lower
+// priority than the pod's (its PodGroup's spec.priority when set, also
+// for a leaf of a CompositePodGroup tree). The pod's next cycle keeps the
+// nomination only if it preempts again.
 //
 // Errors (a [*placement.FieldError]; nothing changes): an empty node; a
 // pod that is not queued ([placement.ErrNotFound]).
