@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // planSetBound plans the sliced set r around its fixed pods (the group's
@@ -53,9 +54,9 @@ func (p *planner) planSetBound(r *request, scope int, fixed *fixedPods, opts Pla
 		sub.layers = r.layers[i:]
 		began := func(n int64) string {
 			if i == len(r.layers)-1 {
-				return fmt.Sprintf("its %d %s", n, fixed.what)
+				return "its " + plural(n, strings.TrimSuffix(fixed.what, "s"))
 			}
-			return fmt.Sprintf("its %d pods (%s and the pods completing their inner slices)", n, fixed.what)
+			return fmt.Sprintf("its %s (%s and the pods completing their inner slices)", plural(n, "pod"), fixed.what)
 		}
 		for _, d := range doms {
 			need := (l.size - in[d]%l.size) % l.size
@@ -65,8 +66,8 @@ func (p *planner) planSetBound(r *request, scope int, fixed *fixedPods, opts Pla
 			u := int(d)
 			if need > left {
 				undo()
-				return setOut{}, &failure{msg: fmt.Sprintf("%s has %d pods left to complete the slice of %d pods %s began in %s; it needs %d more there",
-					r.obj(), left, l.size, began(in[d]), p.t.doms[u].path, need)}
+				return setOut{}, &failure{msg: fmt.Sprintf("%s has %s left to complete the slice of %d pods %s began in %s; it needs %d more there",
+					r.obj(), plural(left, "pod"), l.size, began(in[d]), p.t.doms[u].path, need)}
 			}
 			sub.count = need
 			p.use(&sub)
@@ -74,8 +75,8 @@ func (p *planner) planSetBound(r *request, scope int, fixed *fixedPods, opts Pla
 			p.t.plan.forget() // u's counts are now sub's, after the completions so far
 			if p.pods[u] < need {
 				undo()
-				return setOut{}, &failure{msg: fmt.Sprintf("%s needs %d more pods in %s to complete the slice of %d pods %s began there; it holds %d",
-					r.obj(), need, p.t.doms[u].path, l.size, began(in[d]), p.pods[u])}
+				return setOut{}, &failure{msg: fmt.Sprintf("%s needs %s in %s to complete the slice of %d pods %s began there; it holds %d",
+					r.obj(), plural(need, "more pod"), p.t.doms[u].path, l.size, began(in[d]), p.pods[u])}
 			}
 			p.setTake(u, need)
 			so := p.finish([]int{u}, l.level, true)
@@ -96,7 +97,11 @@ func (p *planner) planSetBound(r *request, scope int, fixed *fixedPods, opts Pla
 			msg := p.reason(f)
 			undo()
 			if len(parts) > 0 {
-				msg += fmt.Sprintf(" (besides the %d pods that complete its %s' slices)", r.count-left, fixed.what)
+				n, verb := plural(r.count-left, "pod"), "complete"
+				if r.count-left == 1 {
+					verb = "completes"
+				}
+				msg += fmt.Sprintf(" (besides the %s that %s its %s' slices)", n, verb, fixed.what)
 			}
 			return setOut{}, &failure{msg: msg}
 		}

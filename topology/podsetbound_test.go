@@ -60,7 +60,7 @@ func TestScenario_PodSetSlicesWithBoundMembers(t *testing.T) {
 	s2 := snapshot(t, brh(uniform(2, 2, 2, 4)), full...)
 	p = plan(t, s2, podSetGroup("sliced", 7), topology.PlanOptions{}, req)
 	require.Equal(t, placement.Unschedulable, p.Decision.Status)
-	require.Equal(t, `pod set "workers" of PodGroup "default/sliced" needs 1 more pods in b1/r2 to complete the slice of 4 pods its 3 bound members began there; it holds 0`, p.Decision.Message)
+	require.Equal(t, `pod set "workers" of PodGroup "default/sliced" needs 1 more pod in b1/r2 to complete the slice of 4 pods its 3 bound members began there; it holds 0`, p.Decision.Message)
 
 	// Counts that do not make whole slices with the bound members, and a
 	// second sliced set, are input errors naming the field.
@@ -133,5 +133,5 @@ func TestScenario_PodSetMultiLayerSlicesWithBoundMembers(t *testing.T) {
 	s3 := snapshot(t, brh(uniform(2, 2, 2, 4)), full...)
 	p = plan(t, s3, podSetGroup("multi", 7), topology.PlanOptions{}, req)
 	require.Equal(t, placement.Unschedulable, p.Decision.Status)
-	require.Equal(t, `pod set "workers" of PodGroup "default/multi" needs 1 more pods in b1/r1/b1-r1-h1 to complete the slice of 2 pods its 1 bound members began there; it holds 0`, p.Decision.Message)
+	require.Equal(t, `pod set "workers" of PodGroup "default/multi" needs 1 more pod in b1/r1/b1-r1-h1 to complete the slice of 2 pods its 1 bound member began there; it holds 0`, p.Decision.Message)
 }

@@ -744,18 +744,15 @@ func (p *planner) reason(f *failure) string {
 	need := r.count / z
 	what := func(n int64) string {
 		if z == 1 {
-			return fmt.Sprintf("%d pods", n)
+			return plural(n, "pod")
 		}
-		return fmt.Sprintf("%d slices of %d pods (each in one %s domain)", n, z, p.t.keys[r.layers[0].level])
+		return fmt.Sprintf("%s of %d pods (each in one %s domain)", plural(n, "slice"), z, p.t.keys[r.layers[0].level])
 	}
 	holds := func(n int64) string {
-		switch {
-		case z == 1:
+		if z == 1 {
 			return fmt.Sprintf("%d", n)
-		case n == 1:
-			return "1 slice"
 		}
-		return fmt.Sprintf("%d slices", n)
+		return plural(n, "slice")
 	}
 	var b strings.Builder
 	verb := "needs"
@@ -794,7 +791,15 @@ func (p *planner) layerFits(b *strings.Builder, best int) {
 		if i == 0 {
 			sep = " ("
 		}
-		fmt.Fprintf(b, "%s%d of %d slices of %d in one %s domain", sep, min(n, r.count/l.size), r.count/l.size, l.size, p.t.keys[l.level])
+		fmt.Fprintf(b, "%s%d of %s of %d in one %s domain", sep, min(n, r.count/l.size), plural(r.count/l.size, "slice"), l.size, p.t.keys[l.level])
 	}
 	b.WriteString(")")
+}
+
+// plural words n things: "1 slice", "2 slices", "0 slices".
+func plural(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

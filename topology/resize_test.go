@@ -108,8 +108,8 @@ func TestScenario_ResizeSlicedSet(t *testing.T) {
 		others: []placement.Pod{busy("b2-r2-h2", 1)},
 		status: placement.Unschedulable,
 		after:  map[string]int32{"b2-r1-h1": 2, "b2-r1-h2": 2},
-		message: `pod set "workers" of PodGroup "default/el" needs 1 slices of 8 pods (each in one example.com/block domain) in one example.com/block domain; ` +
-			`the best, b2, holds 0 slices (0 of 1 slices of 8 in one example.com/block domain, 1 of 2 slices of 4 in one topology.kubernetes.io/rack domain, 3 of 4 slices of 2 in one kubernetes.io/hostname domain) (besides the 4 pods that complete its existing pods' slices)`,
+		message: `pod set "workers" of PodGroup "default/el" needs 1 slice of 8 pods (each in one example.com/block domain) in one example.com/block domain; ` +
+			`the best, b2, holds 0 slices (0 of 1 slice of 8 in one example.com/block domain, 1 of 2 slices of 4 in one topology.kubernetes.io/rack domain, 3 of 4 slices of 2 in one kubernetes.io/hostname domain) (besides the 4 pods that complete its existing pods' slices)`,
 	}, {
 		// A shrink by one slice empties the least filled rack, the last
 		// by name among equals: r2.
