@@ -234,6 +234,8 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 				return Plan{}, err
 			}
 			scope[i] = int(d)
+		} else if existing != nil && rs[i].preferred {
+			rs[i].near = t.nearScopes(fixed.nodes, rs[i].level)
 		}
 	}
 	out.p, out.owner = p, owner
@@ -347,6 +349,37 @@ func works(rs []request) [][]int {
 	}
 	for _, w := range out {
 		slices.SortStableFunc(w, func(a, b int) int { return cmp.Compare(rs[a].count, rs[b].count) })
+	}
+	return out
+}
+
+// nearScopes returns the domains that hold every node of nodes, from the
+// narrowest at level or above to the widest: an elastic set's delta
+// tries them in turn, so that it joins the existing pods' preferred
+// domain when it fits there and widens around them before the rest of
+// the cluster.
+func (t *Tree) nearScopes(nodes []placement.NodeID, level int) []int {
+	if len(nodes) == 0 || level >= len(t.keys) {
+		return nil
+	}
+	d := t.domainOf(nodes[0], level)
+	for _, id := range nodes[1:] {
+		// The narrowest common ancestor: a node in no domain of a level
+		// (a missing label) leaves none there or above it.
+		e := t.domainOf(id, level)
+		for d >= 0 && e >= 0 && d != e {
+			d, e = t.doms[d].parent, t.doms[e].parent
+		}
+		if e < 0 {
+			d = -1
+		}
+		if d < 0 {
+			return nil
+		}
+	}
+	var out []int
+	for ; d >= 0; d = t.doms[d].parent {
+		out = append(out, int(d))
 	}
 	return out
 }
@@ -494,8 +527,21 @@ func (o *planOut) keep(so setOut) {
 	o.sets = append(o.sets, so)
 }
 
-// planSet plans one set inside scope (-1: the cluster).
+// planSet plans one set inside scope (-1: the cluster); an elastic
+// growth with r.near, first inside each of those domains in turn.
 func (p *planner) planSet(r *request, scope int, opts PlanOptions) (setOut, *failure) {
+	if scope < 0 {
+		for _, d := range r.near {
+			if so, f := p.planSetScoped(r, d, opts); f == nil {
+				return so, nil
+			}
+		}
+	}
+	return p.planSetScoped(r, scope, opts)
+}
+
+// planSetScoped is planSet inside scope alone.
+func (p *planner) planSetScoped(r *request, scope int, opts PlanOptions) (setOut, *failure) {
 	p.use(r)
 	if sc := p.t.plan; scope < 0 && p.extra == nil && p.cacheable() && sc.counted.same(p.s, r, p.cut) {
 		// The counts of the last plan's first set on this snapshot: the

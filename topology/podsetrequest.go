@@ -75,6 +75,10 @@ type request struct {
 	layers        []layer // outermost first; {leaf level, 1} without slices
 	group         string
 	untracked     bool // the template requests a resource the snapshot does not track
+	// near are, for an elastic growth of a set with a Preferred level,
+	// the domains holding all its existing pods, the narrowest (at most
+	// the level) first: planSet tries them, in turn, before its scope.
+	near []int
 	// hookPod is what caller filters see for the set's pods: a member, or
 	// the template named as the set's pods are (see placement.PodSet).
 	hookPod *placement.Pod

@@ -20,15 +20,29 @@ import (
 // sliced set, first the pods that complete every slice the existing pods
 // leave incomplete, innermost layer first and inside that slice's domain,
 // then whole new slices, so that every slice of every layer, old and new,
-// lies in one domain of its level. A Preferred level is searched as for a
-// new set (the existing pods' domain is not favoured). A set that cannot
-// grow so waits (Resized.Decision not Scheduled, with the plan's reason).
+// lies in one domain of its level. With a Preferred level, the pods left
+// after the completions go inside the domain of that level holding every
+// existing pod when they fit there, else inside the narrowest wider
+// domain holding them all that fits (searched inside it as a new set is),
+// and only when none fits as a new set over the whole cluster, so the
+// delta lands as near the existing pods as it can. A set that cannot grow
+// so waits (Resized.Decision not Scheduled, with the plan's reason).
+//
 // A shrink takes pods from the least filled domains of the tree's levels
 // first (SolveResize with the tree's keys as Levels): when every domain
 // of every slice level holds whole slices of its layer and M and N are
 // multiples of the outermost size, each domain gives up a multiple of
-// its layer's size, so the slices left are whole. The same count keeps
-// the pods.
+// its layer's size, so the slices left are whole. Existing pods that are
+// not whole slices (a lost node's pods not yet replaced) cannot shrink so
+// and are an error. The same count keeps the pods.
+//
+// Upstream: Kueue (v0.17 to its main branch of 2026-08, ElasticJobsViaWorkloadSlicesWithTAS)
+// refuses an elastic set with a Required or Preferred level, places a
+// growth's delta as a new set beside the previous assignment, and shrinks
+// by truncating the previous assignment in its domains' order, whole
+// slices or not; it re-plans the whole set as new only when the previous
+// assignment names a domain the topology no longer has. gangsched keeps
+// every slice whole instead, so it refuses the shrink Kueue would truncate.
 //
 // Errors are SolveResize's and PlanPodSets' for the set and req, or a
 // [*placement.FieldError]: req names another set than r (or the members);
@@ -38,7 +52,8 @@ import (
 // incomplete.
 //
 // Cost: a growth costs PlanPodSets of the delta plus O(N) to hold the
-// existing pods; a shrink SolveResize's.
+// existing pods (with a Preferred level, up to one search per level
+// above it); a shrink SolveResize's.
 func (t *Tree) ResizePodSet(s *placement.Snapshot, g *placement.Group, req PodSetRequest, r placement.Resize, opts PlanOptions) (placement.Resized, error) {
 	if err := checkPlanArgs(s, g, opts); err != nil {
 		return placement.Resized{}, err
