@@ -2,6 +2,7 @@ package kube
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,14 +75,18 @@ type KueueOutcome struct {
 // ([topology.Tree.ResizePodSet] with the set's request and opts.Plan: a
 // growth inside the domain of its required level that first completes
 // the slices its pods leave incomplete and then adds whole slices, so
-// every slice stays in one domain of its level; a shrink of whole slices;
+// every slice stays in one domain of its level, and with a preferred
+// level as near the existing pods as it fits; a shrink of whole slices;
 // if the growth does not fit, it keeps its pods and waits). Pods on a
 // node that is gone, or tainted NoExecute without a toleration, are
 // replaced: on tainted nodes by [placement.SolveRepair] inside the same
 // domains of every level down to the required and slice levels; on gone
 // nodes, whose labels are unknown, as a growth of the surviving pods
 // (completing the slices the lost pods leave incomplete, in their slice
-// domains). A Workload that cannot be repaired is
+// domains; one that shrinks too, to fewer pods than its survivors, when
+// they cannot keep whole slices, is planned again as new, as Kueue does
+// an elastic set whose assignment names a gone node). A Workload that
+// cannot be repaired is
 // evicted whole (Evicted True, reason NodeFailures; QuotaReserved False)
 // and queued again. Then the pending Workloads, in queue order, are
 // planned with [topology.Tree.PlanPodSets]; those that fit are admitted
@@ -203,6 +208,11 @@ func (a *admitter) running(w *KueueWorkload, o *KueueOutcome) (requeue bool, err
 		}
 		if len(gone) > 0 || set.Count != w.AdmittedCount[k] {
 			rs, err := a.tree.ResizePodSet(a.s, w.Group, w.Requests[k], placement.Resize{PodSet: set.Name, Existing: cur}, a.opts.Plan)
+			if len(gone) > 0 && errors.Is(err, topology.ErrShrinkBreaksSlices) {
+				// Kueue plans an elastic set whose assignment names a
+				// gone node as new; evicted, it is planned so below.
+				return true, a.evict(w, o, fmt.Sprintf("pod set %q lost pods on gone node(s) %s and shrinks to %d pods, which its pods left cannot keep in whole slices: it is planned again as new", set.Name, hostList(gone), set.Count))
+			}
 			if err != nil {
 				return false, err
 			}

@@ -33,8 +33,9 @@ import (
 // of every slice level holds whole slices of its layer and M and N are
 // multiples of the outermost size, each domain gives up a multiple of
 // its layer's size, so the slices left are whole. Existing pods that are
-// not whole slices (a lost node's pods not yet replaced) cannot shrink so
-// and are an error. The same count keeps the pods.
+// not whole slices (a lost node's pods not yet replaced) shrink so too
+// when the pods left are whole slices; else the shrink is an error. The
+// same count keeps the pods.
 //
 // Upstream: Kueue (v0.17 to its main branch of 2026-08, ElasticJobsViaWorkloadSlicesWithTAS)
 // refuses an elastic set with a Required or Preferred level, places a
@@ -48,8 +49,8 @@ import (
 // [*placement.FieldError]: req names another set than r (or the members);
 // r.Levels is neither empty nor the tree's keys for a sliced set; M is not
 // a multiple of the outermost slice size; the existing pods are not in
-// one domain of the Required level; a shrink's existing pods leave a slice
-// incomplete.
+// one domain of the Required level; a shrink would leave a slice
+// incomplete (wrapping [ErrShrinkBreaksSlices]).
 //
 // Cost: a growth costs PlanPodSets of the delta plus O(N) to hold the
 // existing pods (with a Preferred level, up to one search per level
@@ -110,12 +111,19 @@ func (t *Tree) ResizePodSet(s *placement.Snapshot, g *placement.Group, req PodSe
 		return placement.Resized{}, err
 	}
 	if len(out.Removed) > 0 && cr.sliced() {
-		if err := t.wholeSlices(&cr, r.Existing, ids); err != nil {
+		if err := t.wholeSlices(&cr, out.Assignments); err != nil {
 			return placement.Resized{}, err
 		}
 	}
 	return out, nil
 }
+
+// ErrShrinkBreaksSlices marks the [*placement.FieldError] of a shrink that
+// would leave a slice incomplete (its existing pods are not whole slices,
+// and taking the least filled domains first does not leave whole ones).
+// It wraps [placement.ErrInvalid]. A host that lost the set's pods with a
+// node may re-plan the set as new, as Kueue does a stale assignment.
+var ErrShrinkBreaksSlices = fmt.Errorf("%w: a shrink leaves a slice incomplete", placement.ErrInvalid)
 
 // existingIn checks that the existing pods on nodes ids are in one domain
 // of r's Required level.
@@ -134,14 +142,17 @@ func (t *Tree) existingIn(s *placement.Snapshot, r *request, ids []placement.Nod
 	return nil
 }
 
-// wholeSlices checks that the existing pods (per node, on nodes ids) hold
-// whole slices of every layer of r in every domain of its level, as a
-// shrink needs to keep them whole.
-func (t *Tree) wholeSlices(r *request, existing []placement.PodSetAssignment, ids []placement.NodeID) error {
+// wholeSlices checks that the pods a shrink leaves (per node, NodeIDs
+// set) hold whole slices of every layer of r in every domain of its level.
+func (t *Tree) wholeSlices(r *request, left []placement.PodSetAssignment) error {
+	var kept int64
+	for _, a := range left {
+		kept += int64(a.Count)
+	}
 	for _, l := range r.layers {
 		in := map[DomainID]int64{}
-		for i, a := range existing {
-			in[t.domainOf(ids[i], l.level)] += int64(a.Count)
+		for _, a := range left {
+			in[t.domainOf(a.NodeID, l.level)] += int64(a.Count)
 		}
 		for _, d := range slices.Sorted(maps.Keys(in)) {
 			n := in[d]
@@ -152,7 +163,8 @@ func (t *Tree) wholeSlices(r *request, existing []placement.PodSetAssignment, id
 			if d >= 0 {
 				where = "in " + t.doms[d].path
 			}
-			return placement.Errorf(placement.ErrInvalid, r.obj(), "resize.existing", "%d pods %s are not whole slices of %d: a shrink cannot keep its slices whole", n, where, l.size)
+			return placement.Errorf(ErrShrinkBreaksSlices, r.obj(), "resize.existing",
+				"shrunk to %d pods, least filled domains first, they keep %s %s, not whole slices of %d", kept, plural(n, "pod"), where, l.size)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package topology_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -118,6 +119,14 @@ func TestScenario_ResizeSlicedSet(t *testing.T) {
 		after:   map[string]int32{"b1-r1-h1": 4},
 		removed: map[string]int32{"b1-r2-h1": 2, "b1-r2-h2": 2},
 	}, {
+		// The existing pods lost one of a slice (3 in b1/r1) and hold one
+		// pod beyond a slice in b1/r2: the least filled rack r1 goes
+		// first, then the lone pod on b1-r2-h2, leaving a whole slice.
+		name: "shrinks incomplete slices to whole ones", existing: map[string]int32{"b1-r1-h1": 3, "b1-r2-h1": 4, "b1-r2-h2": 1}, count: 4, req: rack4,
+		status:  placement.Scheduled,
+		after:   map[string]int32{"b1-r2-h1": 4},
+		removed: map[string]int32{"b1-r1-h1": 3, "b1-r2-h2": 1},
+	}, {
 		name: "keeps the same count", existing: map[string]int32{"b1-r1-h1": 4, "b1-r2-h1": 4}, count: 8, req: rack4,
 		status: placement.Scheduled,
 		after:  map[string]int32{"b1-r1-h1": 4, "b1-r2-h1": 4},
@@ -156,14 +165,19 @@ func TestResizePodSet_BadInput(t *testing.T) {
 			`pod set "workers" of PodGroup "default/el": count: 10 pods is not a multiple of the slice size 4`},
 		{"existing pods in two required domains", map[string]int32{"b1-r1-h1": 4, "b2-r1-h1": 4}, 12, rack4,
 			`pod set "workers" of PodGroup "default/el": resize.existing: has pods in two domains of its required level "example.com/block", b1 and b2: the set already breaks its constraint`},
-		{"a shrink of incomplete slices", map[string]int32{"b1-r1-h1": 3, "b1-r2-h1": 4, "b1-r2-h2": 1}, 4, rack4,
-			`pod set "workers" of PodGroup "default/el": resize.existing: 3 pods in b1/r1 are not whole slices of 4: a shrink cannot keep its slices whole`},
+		// Host slices of 2 with pods 1 + 3 and 3 + 1 per rack: the shrink
+		// empties rack r2 (a tie, the last by name) and keeps 1 + 3.
+		{"a shrink that keeps incomplete slices", map[string]int32{"b1-r1-h1": 1, "b1-r1-h2": 3, "b1-r2-h1": 3, "b1-r2-h2": 1}, 4,
+			topology.PodSetRequest{PodSet: "workers", Required: blockKey, Slices: []topology.SliceLayer{{Key: hostKey, Size: 2}}},
+			`pod set "workers" of PodGroup "default/el": resize.existing: shrunk to 4 pods, least filled domains first, they keep 1 pod in b1/r1/b1-r1-h1, not whole slices of 2`},
 		{"a request for another set", map[string]int32{"b1-r1-h1": 4}, 8, topology.PodSetRequest{PodSet: "other", Required: blockKey},
 			`PodGroup "default/el": request.podSet: "other" is not the resized set "workers"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := resizeOn(t, tc.existing, tc.count, tc.req)
 			require.EqualError(t, err, tc.err)
+			require.ErrorIs(t, err, placement.ErrInvalid)
+			require.Equal(t, tc.count < sum(tc.existing), errors.Is(err, topology.ErrShrinkBreaksSlices))
 		})
 	}
 }

@@ -51,6 +51,8 @@ var kueueGoldens = []golden{
 	// the same input gave b1/r1 6 + b1/r2 2 and b2-r1-h1 3 + b2-r2-h1 1.
 	{"kueue-workloads-sliced-grow", []string{"-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
 	{"kueue-workloads-sliced-grow-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
+	{"kueue-workloads-shrink-gone", []string{"-f", kw + "cluster.yaml", "-f", kw + "shrink-gone.yaml"}, exitPlaced},
+	{"kueue-workloads-shrink-gone-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "shrink-gone.yaml"}, exitPlaced},
 	// The text lists 12 of the 14 binds; TestKueueSlicesBoundMembers
 	// checks every pod's node.
 	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
@@ -111,7 +113,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
