@@ -359,13 +359,14 @@ func works(rs []request) [][]int {
 // domain when it fits there and widens around them before the rest of
 // the cluster.
 func (t *Tree) nearScopes(nodes []placement.NodeID, level int) []int {
-	if len(nodes) == 0 || level >= len(t.keys) {
+	if len(nodes) == 0 {
 		return nil
 	}
+	// The narrowest common ancestor, walked up in step from the level;
+	// a node in no domain of the level (a missing label) leaves none,
+	// and the delta is planned as a new set.
 	d := t.domainOf(nodes[0], level)
 	for _, id := range nodes[1:] {
-		// The narrowest common ancestor: a node in no domain of a level
-		// (a missing label) leaves none there or above it.
 		e := t.domainOf(id, level)
 		for d >= 0 && e >= 0 && d != e {
 			d, e = t.doms[d].parent, t.doms[e].parent
