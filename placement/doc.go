@@ -42,7 +42,9 @@
 // heap of nodes, which gives exactly the one-by-one result; under
 // Reservers, only when every one is a [ClassReserver] that cannot tell
 // the members apart either (hookruns.go). A Reserver that is a
-// [RunUnreserver] gets a node's members back in one call.
+// [RunUnreserver] gets a node's members back in one call, and one that is
+// a [ReserverReleaser] is told when the solve is done with it, so that it
+// can keep its memory for the next solve.
 //
 // Identical pods need not be listed one by one: a [PodSet] (Kueue's PodSet,
 // a template and a count) stands for Count pending pods, is read once, and

@@ -172,6 +172,21 @@ type RunUnreserver interface {
 	UnreserveRun(pods []*Pod, node NodeInfo)
 }
 
+// ReserverReleaser is an optional interface of a [Reserver] that reuses
+// its memory from one solve to the next (e.g. the device assignments of a
+// gang's claims, kept in a pool): [Solve] calls Release exactly once on
+// each Reserver it created that implements it, once it will call the
+// Reserver no more — after the decision is made, or when the solve stops
+// on an error after the Reserver was created. Nothing the decision holds
+// comes from a Reserver's memory (a Rejection's Reason is a string, copied
+// by value), so a Reserver may hand its memory to the next solve, on any
+// goroutine, from Release on. Only Solve makes the call: a Reserver created
+// by a caller of the NewReserverFunc itself is never released, and is
+// simply not reused.
+type ReserverReleaser interface {
+	Release()
+}
+
 // ReserverFuncs adapts three functions to a [Reserver], as [FilterFunc]
 // does one to a [Filter]: a [NewReserverFunc] can return one whose
 // functions share the solve's state in their closures. A nil FilterFunc

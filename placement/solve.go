@@ -217,9 +217,11 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	for i, nr := range opts.Reservers {
 		r, err := nr(s, sv.hookGroup())
 		if err != nil {
+			releaseReservers(sv.reservers)
 			return Decision{}, hookFailure(g, fmt.Sprintf("Options.Reservers[%d]", i), err)
 		}
 		if r == nil {
+			releaseReservers(sv.reservers)
 			return Decision{}, Errorf(ErrInvalid, groupObj(g), fmt.Sprintf("Options.Reservers[%d]", i), "returned a nil Reserver and no error")
 		}
 		sv.reservers = append(sv.reservers, r)
@@ -237,6 +239,7 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	} else {
 		var err error
 		if placements, err = opts.Generator.Generate(s, sv.hookGroup()); err != nil {
+			releaseReservers(sv.reservers)
 			return Decision{}, hookFailure(g, "Options.Generator", err)
 		}
 	}
@@ -253,7 +256,8 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	}
 	d, err := sv.solve(placements)
 	hookErr := sv.hookErr
-	sv.release() // sv is not read after this: another Solve may own it
+	releaseReservers(sv.reservers) // d holds nothing of theirs: see ReserverReleaser
+	sv.release()                   // sv is not read after this: another Solve may own it
 	if r, ok := opts.Generator.(PlacementReleaser); ok {
 		r.ReleasePlacements(placements)
 	}
@@ -261,6 +265,17 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 		return Decision{}, hookErr
 	}
 	return d, err
+}
+
+// releaseReservers hands each Reserver that reuses its memory (see
+// [ReserverReleaser]) back to its owner: the solve calls none of them
+// again.
+func releaseReservers(rs []Reserver) {
+	for _, r := range rs {
+		if rr, ok := r.(ReserverReleaser); ok {
+			rr.Release()
+		}
+	}
 }
 
 // failedIn is failed for hook k of the option list named list
