@@ -50,7 +50,9 @@ func (l *Ledger) Commit(s *placement.Snapshot, pg PodGroup, g *placement.Group, 
 	if s == nil || g == nil {
 		return nil, nil, placement.Errorf(placement.ErrInvalid, groupObj(&pg), "decision", "snapshot and group must not be nil")
 	}
-	r, err := l.newReserver(s, &pg, g, opts)
+	// A reserver of its own, never released: the claims it generates
+	// keep their owners, which resolve made in the reserver's memory.
+	r, err := l.newReserver(&reserver{}, s, &pg, g, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,7 +40,10 @@ func (c cow[T]) fork() cow[T] {
 // thousands, and an array per device would cost more to clear than the
 // search that uses it. Its pages are shorter than cow's: a solve of a
 // gang on nodes of 8 GPUs writes to a few dozen devices here and there.
-type lazy[T comparable] struct{ pages [][]T }
+type lazy[T comparable] struct {
+	pages [][]T
+	spare [][]T // zeroed pages that reset took back, for set to reuse
+}
 
 const lazyPageLen = 256
 
@@ -63,8 +66,26 @@ func (a *lazy[T]) set(i int32, v T) {
 		if v == zero {
 			return
 		}
-		p = make([]T, lazyPageLen)
+		if k := len(a.spare) - 1; k >= 0 {
+			p, a.spare[k] = a.spare[k], nil
+			a.spare = a.spare[:k]
+		} else {
+			p = make([]T, lazyPageLen)
+		}
 		a.pages[i/lazyPageLen] = p
 	}
 	p[i%lazyPageLen] = v
+}
+
+// reset makes every element zero again, as newLazy left them: the pages
+// written to are cleared and kept for the writes to come, so that a
+// reserver reused by the next solve makes no page it made before.
+func (a *lazy[T]) reset() {
+	for i, p := range a.pages {
+		if p != nil {
+			clear(p)
+			a.spare = append(a.spare, p)
+			a.pages[i] = nil
+		}
+	}
 }

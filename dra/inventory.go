@@ -31,6 +31,7 @@ type Inventory struct {
 	shared    []int64          // per capacity of a device that allows multiple allocations: its value
 	sharedOf  []int32          // per such capacity: its device
 	tainted   bool             // some device has a taint that blocks allocation
+	pool      *reserverPool    // reservers that solves on the inventory released
 }
 
 type access uint8
@@ -79,7 +80,7 @@ type poolKey struct{ driver, pool string }
 // empty key or effect; a negative capacity or counter; a duplicate counter set within a pool; a device
 // that consumes from a counter set or counter its pool does not have.
 func NewInventory(classes []DeviceClass, rslices []ResourceSlice) (*Inventory, error) {
-	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), classMemo: make(map[string]*lazyMemo, len(classes)), byID: map[DeviceID]int32{}, nodeIx: map[string]int32{}}
+	inv := &Inventory{classes: make(map[string]*DeviceClass, len(classes)), classMemo: make(map[string]*lazyMemo, len(classes)), byID: map[DeviceID]int32{}, nodeIx: map[string]int32{}, pool: &reserverPool{}}
 	if err := inv.addClasses(classes); err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ import (
 // not exist, or a claim to allocate whose device class does not exist.
 func (l *Ledger) Reserver(pg PodGroup, opts Options) placement.NewReserverFunc {
 	return func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
-		r, err := l.newReserver(s, &pg, g.Group, opts)
+		r, err := l.newReserver(l.takeReserver(), s, &pg, g.Group, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -74,6 +74,7 @@ type reserver struct {
 	rs     *resolved
 	budget int64
 
+	mem   reserverMem // memory kept from an earlier solve: see recycle
 	sc    scratch
 	x     dfs // reused by every search
 	slab  assignSlab
@@ -181,35 +182,38 @@ func (h hook) Reserve(p *placement.Pod, ni placement.NodeInfo) { h.r.reserve(p, 
 // from before the matching Reserve.
 func (h hook) Unreserve(p *placement.Pod, ni placement.NodeInfo) { h.r.unreserve(p) }
 
-func (l *Ledger) newReserver(s *placement.Snapshot, pg *PodGroup, g *placement.Group, opts Options) (*reserver, error) {
+// newReserver sets up r, a new reserver or one an earlier solve released
+// (see takeReserver), for a solve of g on s.
+func (l *Ledger) newReserver(r *reserver, s *placement.Snapshot, pg *PodGroup, g *placement.Group, opts Options) (*reserver, error) {
 	if pg.Name != "" && pg.Key() != g.Key() {
 		return nil, placement.Errorf(placement.ErrInvalid, groupObj(pg), "metadata.name", "does not match the solved group %q", g.Key().String())
 	}
-	members := make([]*placement.Pod, len(g.Members))
+	members := zeroedTo(r.mem.members, len(g.Members))
 	for i := range g.Members {
 		members[i] = &g.Members[i]
 	}
 	if !inMemberOrder(members) {
 		slices.SortFunc(members, placement.MemberOrder)
 	}
-	rs, err := l.resolve(pg, members)
-	if err != nil {
+	rs := &r.mem.rs
+	if err := l.resolveInto(rs, pg, members); err != nil {
 		return nil, err
 	}
-	r := l.newSearcher(rs, opts)
+	l.initSearcher(r, rs, opts)
 	r.s = s
 	// A node a user of each claim, and a frame a member with a claim of
 	// its own: sized once rather than grown through the attempt. Other
 	// frames grow as members need them: a run's settled members stack on
 	// one (see stack), so a gang sharing one claim needs about one a node
 	// rather than one a member.
-	r.frames = make([]frame, 0, rs.solo+8)
-	r.changes = make([]change, 0, len(rs.claims))
+	r.frames = sizedTo(r.frames, rs.solo+8)
+	r.changes = sizedTo(r.changes, len(rs.claims))
 	var all int
 	for _, n := range r.users {
 		all += int(n)
 	}
-	block := make([]placement.NodeID, all) // one allocation, carved per claim
+	block := sizedTo(r.mem.nodes, all)[:all] // one allocation, carved per claim
+	r.mem.nodes = block
 	for ci, n := range r.users {
 		r.nodes[ci], block = block[:0:n], block[n:]
 	}
@@ -244,16 +248,23 @@ func inMemberOrder(members []*placement.Pod) bool {
 }
 
 func (l *Ledger) newSearcher(rs *resolved, opts Options) *reserver {
+	r := &reserver{}
+	l.initSearcher(r, rs, opts)
+	return r
+}
+
+// initSearcher sets r up to search rs's claims: r is new, or emptied by
+// recycle.
+func (l *Ledger) initSearcher(r *reserver, rs *resolved, opts Options) {
 	n := len(rs.claims)
-	r := &reserver{l: l, inv: l.inv, rs: rs, budget: opts.SearchBudget,
-		alloc: make([]*assign, n), nodes: make([][]placement.NodeID, n), grpRefs: make([]int32, n), podRefs: make([]int32, n)}
+	r.l, r.inv, r.rs, r.budget = l, l.inv, rs, opts.SearchBudget
+	r.alloc, r.nodes, r.grpRefs, r.podRefs = zeroedTo(r.alloc, n), zeroedTo(r.nodes, n), zeroedTo(r.grpRefs, n), zeroedTo(r.podRefs, n)
 	if r.budget <= 0 {
 		r.budget = DefaultSearchBudget
 	}
 	r.slab.claims0 = min(n, 256)
-	r.users = make([]int32, n) // claims added after resolve (Plan's) have no member
+	r.users = zeroedTo(r.users, n) // claims added after resolve (Plan's) have no member
 	copy(r.users, rs.users)
-	return r
 }
 
 func (r *reserver) scratchState() *scratch {
@@ -346,7 +357,7 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 				m.idle = r.idle(fresh)
 			}
 			if r.memo == nil {
-				r.memo = map[planKey]planMemo{}
+				r.memo = r.newMemo()
 			}
 			r.memo[k] = m
 		}
@@ -604,7 +615,7 @@ func (r *reserver) touched(d int32) {
 			return
 		}
 		if r.nodeGen == nil {
-			r.nodeGen = make([]uint32, len(r.inv.locals))
+			r.nodeGen = r.newNodeGen()
 		}
 		r.nodeGen[dv.nodeIx]++
 		return
@@ -802,9 +813,7 @@ func (r *reserver) release(ci int32) {
 
 func (r *reserver) hold(ci int32, a *assign) {
 	if r.held.pages == nil {
-		r.held = newLazy[int32](len(r.inv.devs))
-		r.ctr = make([]int64, len(r.inv.counters))
-		r.sharedHeld = make([]int64, len(r.inv.shared))
+		r.initHeld()
 	}
 	r.moves++
 	r.groupTouched(ci)

@@ -57,6 +57,19 @@ type resolved struct {
 	// each reserves in a frame of its own (see stack), and asks about
 	// the devices near its node.
 	solo int
+	mem  resolveMem
+}
+
+// resolveMem is the memory of a resolve that the next one, by the same
+// pooled reserver, reuses (see Inventory.takeReserver): each solve of a
+// gang with per-pod claims resolves a claim a member.
+type resolveMem struct {
+	ids   map[claimID]int32
+	viaPG []int32
+	flat  []memberRef
+	buf   []memberRef
+	gis   []int
+	gen   []genClaim // the largest block of generated claims
 }
 
 // refsOf returns the refs of member p, nil for a pod that is not a
@@ -101,24 +114,37 @@ func podObj(p *placement.Pod) string { return fmt.Sprintf("pod %q", p.Key().Stri
 // PodGroup from the template); any other entry is the pod's own (the named
 // claim, or one generated for the pod).
 func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, error) {
-	rs := &resolved{pg: pg, pods: members, refIx: make([]int32, len(members))}
+	rs := &resolved{}
+	if err := l.resolveInto(rs, pg, members); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// resolveInto is resolve into rs: every field set afresh, and rs's
+// memory from the resolve before (by a pooled reserver, see
+// Inventory.takeReserver) reused.
+func (l *Ledger) resolveInto(rs *resolved, pg *PodGroup, members []*placement.Pod) error {
+	claims, users, lists, refIx := rs.claims, rs.users, rs.lists, rs.refIx
+	*rs = resolved{pg: pg, pods: members, refIx: zeroedTo(refIx, len(members)), mem: rs.mem}
+	mem := &rs.mem
 	if pg.Name == "" && len(pg.ResourceClaims) > 0 {
-		return nil, placement.Errorf(placement.ErrInvalid, groupObj(pg), "metadata.name", "must not be empty when spec.resourceClaims is set")
+		return placement.Errorf(placement.ErrInvalid, groupObj(pg), "metadata.name", "must not be empty when spec.resourceClaims is set")
 	}
 	for i, e := range pg.ResourceClaims {
 		f := fmt.Sprintf("spec.resourceClaims[%d]", i)
 		if err := checkEntry(groupObj(pg), f, e.Name, e.ResourceClaimName, e.ResourceClaimTemplateName); err != nil {
-			return nil, err
+			return err
 		}
 		for _, o := range pg.ResourceClaims[:i] {
 			if o.Name == e.Name {
-				return nil, placement.Errorf(placement.ErrDuplicate, groupObj(pg), f+".name", "entry %q appears twice", e.Name)
+				return placement.Errorf(placement.ErrDuplicate, groupObj(pg), f+".name", "entry %q appears twice", e.Name)
 			}
 		}
 	}
 	var err error
 	if rs.gcons, err = compileGroupConstraints(pg); err != nil {
-		return nil, err
+		return err
 	}
 	// Sized once for a gang whose members are alike (as most are): the
 	// PodGroup's claims and, when the first member has entries of its
@@ -132,14 +158,19 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 			}
 		}
 	}
-	rs.claims, rs.users = make([]*rclaim, 0, most), make([]int32, 0, most)
-	ids := map[claimID]int32{}
+	rs.claims, rs.users = sizedTo(claims, most), sizedTo(users, most)
+	if mem.ids == nil {
+		mem.ids = map[claimID]int32{}
+	}
+	ids := mem.ids
+	clear(ids)
 	// A pod's own claim is named by pod and entry, and a pod's entries
 	// are distinct: with member names strictly increasing (as the solver
 	// checks them) no two members' own claims can meet, and the map
 	// need not hold them.
-	var distinct int8                              // 0: not known yet (found on the first own claim), 1 yes, -1 no
-	viaPG := make([]int32, len(pg.ResourceClaims)) // per PodGroup entry, its claim+1 once known
+	var distinct int8                                    // 0: not known yet (found on the first own claim), 1 yes, -1 no
+	viaPG := zeroedTo(mem.viaPG, len(pg.ResourceClaims)) // per PodGroup entry, its claim+1 once known
+	mem.viaPG = viaPG
 	add := func(id claimID, mk func() (*rclaim, error)) (int32, error) {
 		if id.kind == byPod && distinct == 0 {
 			distinct = 1
@@ -166,12 +197,12 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 		}
 		return i, nil
 	}
-	gen := genSource{l: l}
-	var buf []memberRef                // the member's refs, before they are kept
-	flat := make([]memberRef, 0, most) // the lists kept, end to end
-	rs.lists = make([][]memberRef, 1, most+1)
-	prevOwn := false // the previous member has a claim generated for it
-	var gis []int    // per entry of the previous member: its PodGroup entry, -1 if none
+	gen := genSource{l: l, free: mem.gen, block: mem.gen}
+	buf := mem.buf[:0]              // the member's refs, before they are kept
+	flat := sizedTo(mem.flat, most) // the lists kept, end to end
+	rs.lists = append(sizedTo(lists, most+1), nil)
+	prevOwn := false   // the previous member has a claim generated for it
+	gis := mem.gis[:0] // per entry of the previous member: its PodGroup entry, -1 if none
 	for mi, p := range members {
 		same := mi > 0 && slices.Equal(p.ResourceClaims, members[mi-1].ResourceClaims)
 		if same && !prevOwn {
@@ -198,11 +229,11 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 				gi = gis[i]
 			} else {
 				if e.Name == "" || (e.ResourceClaimName == "") == (e.ResourceClaimTemplateName == "") {
-					return nil, checkEntry(podObj(p), f(), e.Name, e.ResourceClaimName, e.ResourceClaimTemplateName)
+					return checkEntry(podObj(p), f(), e.Name, e.ResourceClaimName, e.ResourceClaimTemplateName)
 				}
 				for _, o := range p.ResourceClaims[:i] {
 					if o.Name == e.Name {
-						return nil, placement.Errorf(placement.ErrDuplicate, podObj(p), f()+".name", "entry %q appears twice", e.Name)
+						return placement.Errorf(placement.ErrDuplicate, podObj(p), f()+".name", "entry %q appears twice", e.Name)
 					}
 				}
 				gi = slices.Index(pg.ResourceClaims, PodGroupResourceClaim(e))
@@ -240,7 +271,7 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 				})
 			}
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if viaGroup {
 				viaPG[gi] = ci + 1
@@ -273,7 +304,11 @@ func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, err
 			rs.solo++
 		}
 	}
-	return rs, nil
+	mem.flat, mem.buf, mem.gis = flat[:0], buf[:0], gis[:0]
+	if cap(gen.block) > cap(mem.gen) {
+		mem.gen = gen.block
+	}
+	return nil
 }
 
 func checkEntry(obj, f, name, claim, tmpl string) error {
@@ -309,10 +344,11 @@ const (
 // rather than one allocation each, and with the template found last kept,
 // as a gang's members mostly generate theirs from one template.
 type genSource struct {
-	l    *Ledger
-	free []genClaim
-	tkey placement.Key
-	tmpl *template
+	l     *Ledger
+	free  []genClaim
+	block []genClaim // the largest block free was cut from
+	tkey  placement.Key
+	tmpl  *template
 }
 
 // claim returns the claim generated for owner's entry, or plans one from
@@ -336,6 +372,9 @@ func (gs *genSource) claim(left int, ns string, o Owner, tmpl string, at func() 
 	}
 	if len(gs.free) == 0 {
 		gs.free = make([]genClaim, max(left, 1))
+		if len(gs.free) > len(gs.block) {
+			gs.block = gs.free
+		}
 	}
 	g := &gs.free[0] // the claim and its owner in one block
 	gs.free = gs.free[1:]
@@ -348,4 +387,23 @@ func (gs *genSource) claim(left int, ns string, o Owner, tmpl string, at func() 
 type genClaim struct {
 	c rclaim
 	o Owner
+}
+
+// sizedTo returns s emptied, or a new slice when s has less room than n.
+func sizedTo[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
+}
+
+// zeroedTo returns n zero elements in s's memory, or new ones when s has
+// less room.
+func zeroedTo[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }

@@ -17,6 +17,22 @@ type assignSlab struct {
 	claims0 int // the first block's assigns: the claims to allocate, one each, up to 256
 	out     []*assign
 	claims  []int32
+	// The last block of each kind, whole: rewind hands them out again.
+	asBlock   []assign
+	devsBlock []int32
+	altsBlock []*calt
+}
+
+// rewind makes the last blocks free again, for a reserver reused by the
+// next solve: nothing the slab handed out is read after the solve it was
+// handed out in. The assigns are zeroed (take hands out zero ones), and
+// so are the alternatives, which the pool should not keep alive.
+func (s *assignSlab) rewind() {
+	clear(s.asBlock)
+	clear(s.altsBlock)
+	s.as, s.devs, s.alts = s.asBlock, s.devsBlock, s.altsBlock
+	clear(s.out)
+	s.out, s.claims = s.out[:0], s.claims[:0]
 }
 
 // take returns nvars zero assigns and room for picks devices and as many
@@ -26,6 +42,7 @@ func (s *assignSlab) take(nvars, picks int) ([]assign, []int32, []*calt) {
 	if len(s.alts) < picks {
 		s.nalts = max(picks, 2*s.nalts, picks*s.claims0)
 		s.alts = make([]*calt, s.nalts)
+		s.altsBlock = s.alts
 	}
 	alts := s.alts[:0:picks]
 	s.alts = s.alts[picks:]
@@ -38,11 +55,13 @@ func (s *assignSlab) takeDevs(nvars, picks int) ([]assign, []int32) {
 	if len(s.as) < nvars {
 		s.nas = max(nvars, 2*s.nas, s.claims0)
 		s.as = make([]assign, s.nas)
+		s.asBlock = s.as
 	}
 	if len(s.devs) < picks {
 		// The first block fits as many picks for every claim.
 		s.ndevs = max(picks, 2*s.ndevs, picks*s.claims0)
 		s.devs = make([]int32, s.ndevs)
+		s.devsBlock = s.devs
 	}
 	as, devs := s.as[:nvars:nvars], s.devs[:0:picks]
 	s.as, s.devs = s.as[nvars:], s.devs[picks:]

@@ -143,6 +143,7 @@ func (inv *Inventory) WithTaintRules(rules []DeviceTaintRule) (*Inventory, error
 	slices.SortFunc(sorted, func(a, b DeviceTaintRule) int { return strings.Compare(a.Name, b.Name) })
 	n := *inv
 	n.devs = slices.Clone(inv.devs)
+	n.pool = &reserverPool{} // its reservers read the devices' taints of their own inventory
 	for i := range n.devs {
 		dv := &n.devs[i]
 		for k := range sorted {
