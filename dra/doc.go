@@ -86,7 +86,11 @@
 // as the inventory and the claim or template live, across every ledger
 // derived from one another and every solve on them: a CEL selector may
 // cost up to 0.1 s an evaluation, which the kube adapter bounds as the API
-// server does.
+// server does. The hook's per-solve state (the claims it would generate,
+// the assignment, its per-device arrays and maps) goes back to a
+// sync.Pool on the inventory when the solve releases the hook
+// ([placement.ReserverReleaser]), emptied, for the next solve on any
+// goroutine; no answer depends on it, and no decision holds it.
 //
 // # Fields of resource.k8s.io/v1 (Kubernetes v1.37)
 //

@@ -128,7 +128,10 @@
 // both). A [Group] is the caller's and is only read; Solve works on a copy,
 // and its methods compute from its fields alone. Hooks receive a
 // [GroupView] of that copy, whose methods answer the same from what Solve
-// compiled of the members once.
+// compiled of the members once. A Reserver that is a [ReserverReleaser]
+// is told when the solve is done with it, and may then hand its memory to
+// the next solve (dra's hook returns its state to a pool on its device
+// inventory).
 //
 // Cost: building a snapshot is O((nodes + pods) log pods). A solve with no
 // caller filters is O(P·(N + k log N)) for P placements over N nodes in all
