@@ -43,7 +43,7 @@ func (c *cons) countsOf(pos []NodeID) *classCounts {
 		if n < 0 {
 			continue
 		}
-		for _, k := range c.matchedBy[j] {
+		for _, k := range c.matchers(j) {
 			cc.total[k]++
 			if d := c.classes[k].dom[n]; d >= 0 {
 				cc.all[k][d]++

@@ -68,11 +68,11 @@ func (sv *solver) splitUnalike() {
 // they own terms of the same classes and the same classes select them.
 func (sv *solver) termsAlike(i, j int) bool {
 	c, ci, cj := sv.cons, sv.bound+i, sv.bound+j
-	if !slices.Equal(c.matchedBy[ci], c.matchedBy[cj]) || len(c.byOwner[ci]) != len(c.byOwner[cj]) {
+	if !slices.Equal(c.matchers(ci), c.matchers(cj)) || len(c.owned(ci)) != len(c.owned(cj)) {
 		return false
 	}
-	for x, ti := range c.byOwner[ci] {
-		if c.terms[ti].cls != c.terms[c.byOwner[cj][x]].cls {
+	for x, ti := range c.owned(ci) {
+		if c.terms[ti].cls != c.terms[c.owned(cj)[x]].cls {
 			return false
 		}
 	}

@@ -58,12 +58,12 @@ func (sv *solver) alikeKey(i int) (string, bool) {
 		}
 		return true
 	}
-	for _, ti := range c.byOwner[ci] {
+	for _, ti := range c.owned(ci) {
 		if !check(c.terms[ti].cls) {
 			return "", false
 		}
 	}
-	for _, k := range c.matchedBy[ci] {
+	for _, k := range c.matchers(ci) {
 		if !check(k) {
 			return "", false
 		}
@@ -203,10 +203,10 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 		r.cls = append(r.cls, runClass{cl: &c.classes[k]})
 		return &r.cls[len(r.cls)-1]
 	}
-	for _, ti := range c.byOwner[ci] {
+	for _, ti := range c.owned(ci) {
 		slot(c.terms[ti].cls).mult++
 	}
-	for _, k := range c.matchedBy[ci] {
+	for _, k := range c.matchers(ci) {
 		slot(k).matched = true
 	}
 	b := sv.s.b
@@ -235,10 +235,10 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 		if n < 0 {
 			continue
 		}
-		if len(c.matchedBy[j])+len(c.byOwner[j]) > 0 && r.dom != nil && r.dom[n] >= 0 {
+		if len(c.matchers(j))+len(c.owned(j)) > 0 && r.dom != nil && r.dom[n] >= 0 {
 			r.count(int(r.dom[n]))
 		}
-		for _, k := range c.matchedBy[j] {
+		for _, k := range c.matchers(j) {
 			if rc := r.find(&c.classes[k]); rc != nil {
 				rc.placed++
 				if d := r.dom[n]; d >= 0 {
@@ -246,7 +246,7 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 				}
 			}
 		}
-		for _, ti := range c.byOwner[j] {
+		for _, ti := range c.owned(j) {
 			t := &c.terms[ti]
 			if rc := r.find(&c.classes[t.cls]); rc != nil {
 				rc.owner(r.dom[n], t.selfMatch)

@@ -41,7 +41,7 @@ func (c *cons) checker(i int, pos []NodeID) *checker {
 	k.c, k.own, k.targets, k.sub, k.subKey = c, k.own[:0], k.targets[:0], nil, nil
 	words := (len(c.s.b.nodes) + 63) / 64
 	used := 0
-	for _, ti := range c.byOwner[i] {
+	for _, ti := range c.owned(i) {
 		t := &c.terms[ti]
 		if t.weight != 0 {
 			continue

@@ -14,7 +14,7 @@ package placement
 // memory of its arrays.
 func (c *cons) reuse(s *Snapshot, nb int) {
 	c.s, c.nb = s, nb
-	c.pods, c.terms, c.classes = c.pods[:0], c.terms[:0], c.classes[:0]
+	c.terms, c.classes = c.terms[:0], c.classes[:0]
 	c.subs, c.maxPref = c.subs[:0], 0
 	c.domKeys, c.doms = c.domKeys[:0], c.doms[:0]
 	cc := &c.counts
@@ -26,7 +26,7 @@ func (c *cons) reuse(s *Snapshot, nb int) {
 // keeps none of them alive. (The terms hold no pointer.)
 func (c *cons) forget() {
 	c.s = nil
-	clear(c.pods[:cap(c.pods)])
+	c.pods = nil // the scratch's pending, which release clears
 	for k, classes := 0, c.classes[:cap(c.classes)]; k < len(classes); k++ {
 		classes[k].sel, classes[k].dom = nil, nil
 	}

@@ -21,14 +21,17 @@ type cons struct {
 	// member once per class rather than once per owner, and the members a
 	// term matches are one list per class — O(members × classes), not
 	// O(members²), to compile.
-	classes   []termClass
-	byOwner   [][]int32 // terms owned by each member
-	matchedBy [][]int32 // classes whose selector matches each member
-	subs      []subc
-	subOf     []int32     // sub-group of each member, or -1
-	maxPref   int64       // sum of all preferred weights of all members
-	prefBuf   []prefTerm  // prefsOf's, reused: a member's prefs are done with before the next's
-	bonusBuf  []prefBonus // the same
+	classes []termClass
+	// A member's terms (owned) and the classes that select it (matchers)
+	// are spans of two flat arrays, cut at ownStart and start: no table of
+	// slice headers to clear and fill, under the collector's write
+	// barrier, member by member.
+	ownStart []int32 // member i owns terms ownStart[i] to ownStart[i+1]-1
+	subs     []subc
+	subOf    []int32     // sub-group of each member, or -1
+	maxPref  int64       // sum of all preferred weights of all members
+	prefBuf  []prefTerm  // prefsOf's, reused: a member's prefs are done with before the next's
+	bonusBuf []prefBonus // the same
 	// domKeys and doms are the node domains of each topology key the
 	// checks asked about (see domain).
 	domKeys []string
@@ -38,20 +41,35 @@ type cons struct {
 	checkWords []uint64
 	// counts is countsOf's, reused.
 	counts classCounts
-	// ids, start, flat, fill and lastCls are compileConsInto's arrays, kept for
-	// the next Solve when the cons is pooled.
-	ids, start, flat, fill, lastCls []int32
+	// ids is the identity (owned's spans), only ever extended (see
+	// fixedTable); start, flat (matchers' spans), fill and byCls (the
+	// classes' terms) are compileConsInto's arrays, kept for the next
+	// Solve when the cons is pooled.
+	ids, start, flat, fill, byCls []int32
+}
+
+// owned is the terms member i owns, ascending.
+func (c *cons) owned(i int) []int32 {
+	from, to := c.ownStart[i], c.ownStart[i+1]
+	return c.ids[from:to:to]
+}
+
+// matchers is the classes whose selector matches member i, ascending.
+func (c *cons) matchers(i int) []int32 {
+	from, to := c.start[i], c.start[i+1]
+	return c.flat[from:to:to]
 }
 
 // term is one affinity term of one owner. It holds no pointer — its key
 // and matches are its class's (keyOf, matchesOf) — so that compiling a
-// term a member costs no write barrier.
+// term a member costs no write barrier, and its fields are ordered to
+// take 24 bytes, not 32.
 type term struct {
 	owner     int32
 	cls       int32 // its class in cons.classes
-	anti      bool
 	weight    int64 // 0 for a required term
-	selfMatch bool  // the owner is among its class's matches
+	anti      bool
+	selfMatch bool // the owner is among its class's matches
 }
 
 // keyOf is term t's topology key.
@@ -68,7 +86,10 @@ type termClass struct {
 	anti    bool
 	weight  int64
 	matches []int32 // members the selector matches, ascending
-	terms   []int32 // the terms of the class, ascending
+	terms   []int32 // the terms of the class, ascending (a span of cons.byCls)
+	// nterms and seek are compileConsInto's: how many terms the class
+	// has, and where in matches its next owner is looked up.
+	nterms, seek int
 	// dom and domains are the domains of key (see cons.domain) and how
 	// many there are, set on the first countsOf.
 	dom     []int32
@@ -88,94 +109,103 @@ func (c *cons) empty() bool { return c == nil || (len(c.terms) == 0 && len(c.sub
 // compileCons returns nil when the group has no affinity terms and no
 // sub-groups.
 func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
-	return compileConsInto(new(cons), s, g, bound, pending)
+	return compileConsInto(new(cons), s, g, append(slices.Clip(bound), pending...), len(bound))
 }
 
 // compileConsInto is compileCons into c, whose memory (a pooled cons, see
-// reuse) it keeps where it can.
-func compileConsInto(c *cons, s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
+// reuse) it keeps where it can, over all members: the nb bound ones, then
+// the pending ones in member order. c reads all, never writes it.
+func compileConsInto(c *cons, s *Snapshot, g *Group, all []*Pod, nb int) *cons {
 	any := len(g.SubGroups) > 0
-	for _, p := range pending {
-		any = any || p.Affinity != nil
-	}
-	for _, p := range bound {
+	for _, p := range all {
 		any = any || p.Affinity != nil
 	}
 	if !any {
 		return nil
 	}
-	c.reuse(s, len(bound))
-	c.pods = append(append(c.pods, bound...), pending...)
-	n := len(c.pods)
-	c.byOwner, c.matchedBy = zeroed(c.byOwner, n), zeroed(c.matchedBy, n)
-	var last *Affinity // the previous owner's terms, met again by pointer
-	lastCls := c.lastCls[:0]
-	add := func(owner int, t *PodAffinityTerm, anti bool, w int64, k int) {
-		var cls int32
-		if k < len(lastCls) && last == c.pods[owner].Affinity {
-			cls = lastCls[k]
-		} else {
-			cls = c.classOf(t, anti, w)
-		}
-		if k >= len(lastCls) {
-			lastCls = append(lastCls, cls)
-		} else {
-			lastCls[k] = cls
-		}
-		cl := &c.classes[cls]
-		_, self := slices.BinarySearch(cl.matches, int32(owner))
-		ti := int32(len(c.terms))
-		c.terms = append(c.terms, term{owner: int32(owner), cls: cls, anti: anti, weight: w, selfMatch: self})
-		cl.terms = append(cl.terms, ti)
-		c.maxPref += w
-	}
-	terms := 0 // counted first: a member's term is appended for each
-	for _, p := range c.pods {
-		if a := p.Affinity; a != nil {
+	c.reuse(s, nb)
+	c.pods = all
+	n := len(all)
+	// Members of one class carry one *Affinity (a gang's template, the
+	// rule): its terms are sorted into classes once, at the first member
+	// of the run, and each other member's terms are those with the owner
+	// changed — a copy, no selector compared. Whether the owner is among
+	// its term's matches is read off a cursor into the class's matches,
+	// since owners come in ascending order.
+	var last *Affinity
+	terms, each := 0, 0 // counted first: a member's term is appended for each
+	for _, p := range all {
+		if a := p.Affinity; a != nil && a != last {
+			each, last = 0, a
 			for _, pa := range []*PodAffinity{a.PodAffinity, a.PodAntiAffinity} {
 				if pa != nil {
-					terms += len(pa.Required) + len(pa.Preferred)
+					each += len(pa.Required) + len(pa.Preferred)
 				}
 			}
 		}
+		if p.Affinity != nil {
+			terms += each
+		}
 	}
 	c.terms = slices.Grow(c.terms, terms)
-	for i, p := range c.pods {
-		if p.Affinity == nil {
+	ownStart := grow(c.ownStart, n+1)
+	c.ownStart = ownStart
+	add := func(owner int, cls int32, anti bool, w int64) {
+		cl := &c.classes[cls]
+		for cl.seek < len(cl.matches) && cl.matches[cl.seek] < int32(owner) {
+			cl.seek++
+		}
+		self := cl.seek < len(cl.matches) && cl.matches[cl.seek] == int32(owner)
+		c.terms = append(c.terms, term{owner: int32(owner), cls: cls, anti: anti, weight: w, selfMatch: self})
+		cl.nterms++
+		c.maxPref += w
+	}
+	last = nil
+	var from, to int // last's terms, those of the last member with terms
+	for i, p := range all {
+		ownStart[i] = int32(len(c.terms))
+		switch a := p.Affinity; {
+		case a == nil:
 			continue
+		case a == last: // the terms of last's member, owner i
+			for k := from; k < to; k++ {
+				t := c.terms[k]
+				add(i, t.cls, t.anti, t.weight)
+			}
+		default:
+			for kind, pa := range []*PodAffinity{a.PodAffinity, a.PodAntiAffinity} {
+				if pa == nil {
+					continue
+				}
+				for j := range pa.Required {
+					add(i, c.classOf(&pa.Required[j], kind == 1, 0), kind == 1, 0)
+				}
+				for j := range pa.Preferred {
+					w := int64(pa.Preferred[j].Weight)
+					add(i, c.classOf(&pa.Preferred[j].Term, kind == 1, w), kind == 1, w)
+				}
+			}
+			last = a
 		}
-		k := 0
-		for kind, pa := range []*PodAffinity{p.Affinity.PodAffinity, p.Affinity.PodAntiAffinity} {
-			if pa == nil {
-				continue
-			}
-			for j := range pa.Required {
-				add(i, &pa.Required[j], kind == 1, 0, k)
-				k++
-			}
-			for j := range pa.Preferred {
-				add(i, &pa.Preferred[j].Term, kind == 1, int64(pa.Preferred[j].Weight), k)
-				k++
-			}
-		}
-		last, lastCls = p.Affinity, lastCls[:k]
+		from, to = int(ownStart[i]), len(c.terms)
 	}
-	c.lastCls = lastCls
-	// An owner's terms are consecutive: its list is a span of one array
-	// of term indexes. The classes matching a member are one array too,
-	// cut by counts: no allocation per member.
-	ids := grow(c.ids, len(c.terms))
-	c.ids = ids
-	for ti := range c.terms {
-		ids[ti] = int32(ti)
+	ownStart[n] = int32(len(c.terms))
+	// An owner's terms are consecutive: its list is a span of the
+	// identity (owned). A class's terms are one span of one array too,
+	// and so are the classes matching a member (matchers), cut by counts:
+	// no allocation per member or class.
+	fixedTable(&c.ids, len(c.terms), func(i int) int32 { return int32(i) })
+	byCls := grow(c.byCls, len(c.terms))
+	c.byCls = byCls
+	off := 0
+	for k := range c.classes {
+		cl := &c.classes[k]
+		cl.terms, off, cl.nterms = byCls[off:off+cl.nterms:off+cl.nterms], off+cl.nterms, 0
 	}
-	for from := 0; from < len(c.terms); {
-		o, to := c.terms[from].owner, from+1
-		for to < len(c.terms) && c.terms[to].owner == o {
-			to++
-		}
-		c.byOwner[o] = ids[from:to:to]
-		from = to
+	for ti := range c.terms { // nterms counts again, as the fill
+		cl := &c.classes[c.terms[ti].cls]
+		cl.terms[cl.nterms] = int32(ti)
+		cl.nterms++
 	}
 	start := zeroed(c.start, n+1)
 	c.start = start
@@ -195,11 +225,6 @@ func compileConsInto(c *cons, s *Snapshot, g *Group, bound []*Pod, pending []*Po
 			fill[j]++
 		}
 	}
-	for j := range n {
-		if start[j] < start[j+1] {
-			c.matchedBy[j] = flat[start[j]:start[j+1]:start[j+1]]
-		}
-	}
 	c.subOf = grow(c.subOf, n)
 	for i := range c.subOf {
 		c.subOf[i] = -1
@@ -209,7 +234,7 @@ func compileConsInto(c *cons, s *Snapshot, g *Group, bound []*Pod, pending []*Po
 		if l := slices.Index(g.TopologyLevels, sg.TopologyKey); l >= 0 {
 			sc.levels = g.TopologyLevels[:l+1]
 		}
-		for i, p := range c.pods {
+		for i, p := range all {
 			if firstSubGroup(g, p) == si {
 				c.subOf[i] = int32(si)
 				sc.members = append(sc.members, int32(i))
@@ -234,8 +259,7 @@ func (c *cons) classOf(t *PodAffinityTerm, anti bool, w int64) int32 {
 	if k := len(c.classes); k < cap(c.classes) {
 		// A pooled cons's lists, written over: their old contents belong
 		// to a finished Solve.
-		old := c.classes[:k+1][k]
-		cl.matches, cl.terms = old.matches[:0], old.terms[:0]
+		cl.matches = c.classes[:k+1][k].matches[:0]
 	}
 	// The selector's pairs are read out of its map once: ranging over a
 	// map costs an iterator, and the members are many.
@@ -275,7 +299,7 @@ func equalSelector(a, b *LabelSelector) bool {
 // matches member i, owned by other members.
 func (c *cons) matching(i int, keep func(*termClass) bool) iter.Seq[*term] {
 	return func(yield func(*term) bool) {
-		for _, k := range c.matchedBy[i] {
+		for _, k := range c.matchers(i) {
 			cl := &c.classes[k]
 			if !keep(cl) {
 				continue
@@ -354,7 +378,7 @@ func (c *cons) sameDomain(a, b NodeID, sg *subc) bool {
 // undecided members may still satisfy is let through, which keeps a search
 // complete. undecided(j) reports whether member j may still be placed.
 func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(int32) bool) bool {
-	for _, ti := range c.byOwner[i] {
+	for _, ti := range c.owned(i) {
 		t := &c.terms[ti]
 		if t.weight != 0 {
 			continue
@@ -556,7 +580,7 @@ type prefBonus struct {
 // placed).
 func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 	p := prefs{terms: c.prefBuf[:0], bonus: c.bonusBuf[:0]}
-	for _, ti := range c.byOwner[i] {
+	for _, ti := range c.owned(i) {
 		t := &c.terms[ti]
 		if t.weight == 0 {
 			continue

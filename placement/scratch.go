@@ -25,7 +25,7 @@ type scratch struct {
 	runs             []setRun
 	alike            alikeRun // placeAlike's, reset for each run
 	cons             cons     // the solver's, when the group has terms or sub-groups (see consreuse.go)
-	pending          []*Pod   // the cons's pending members
+	consPods         []*Pod   // the cons's members, bound then pending
 	pos              []NodeID // the solver's pos
 	sums             []int64  // placedSums's
 	sv               solver   // Solve's; release leaves it zero
@@ -71,7 +71,7 @@ func (sv *solver) release() {
 	if sv.cons != nil {
 		sv.cons.forget()
 	}
-	clear(sc.pending)
+	clear(sc.consPods)
 	// Neither the caller's group nor anything the solve pointed to is
 	// kept alive by the pool, and the next Solve starts from a zero
 	// solver.

@@ -179,22 +179,24 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 		constrained = constrained || g.Members[i].Affinity != nil
 	}
 	if constrained && len(g.PodSets) == 0 {
-		pending := grow(sv.sc.pending, len(sv.members)) // in member order
-		sv.sc.pending = pending
+		// All members: the bound ones, then the pending in member order.
+		all := grow(sv.sc.consPods, len(bound)+len(sv.members))
+		sv.sc.consPods = all
+		copy(all, bound)
 		for i, m := range sv.members {
-			pending[i] = sv.pod(m.row)
+			all[len(bound)+i] = sv.pod(m.row)
 		}
 		if len(g.SubGroups) > 0 {
-			if err := validateSubGroups(g, append(slices.Clone(bound), pending...)); err != nil {
+			if err := validateSubGroups(g, all); err != nil {
 				return Decision{}, err
 			}
 		}
-		sv.cons = compileConsInto(&sv.sc.cons, s, g, bound, pending)
+		sv.cons = compileConsInto(&sv.sc.cons, s, g, all, len(bound))
 		if sv.cons != nil {
 			sv.splitUnalike()
 		}
 		// Non-nil even when empty: it says the group is constrained.
-		n := len(bound) + len(pending)
+		n := len(all)
 		sv.sc.pos = zeroed(sv.sc.pos, max(n, 1))
 		sv.pos = sv.sc.pos[:n]
 	}
