@@ -39,6 +39,11 @@ type prepared struct {
 	classPods []int   // per class, its pods
 	bound     int
 	untracked bool
+	// oneReq and onePods hold req and classPods when the members are one
+	// class (prepareMembers, classTables) and R ≤ 8, sparing their
+	// allocations.
+	oneReq  [8]int64
+	onePods [1]int
 }
 
 // compiled reports whether the view carries what a Solve on s compiled.

@@ -120,9 +120,10 @@ func TestGroupView_AnswersAsTheGroup(t *testing.T) {
 	require.Equal(t, want, ask(GroupView{Group: g}), "the caller's group after the solve")
 }
 
-// TestGroupView_KeptAcrossLargerSolves: members that affinity tells apart
-// get a class each from tables the pool keeps and extends; a view kept
-// from one solve answers the same after solves of larger groups.
+// TestGroupView_KeptAcrossLargerSolves: a group's classes (one; several
+// by request; split by affinity) come partly from tables the pool keeps
+// and extends; a view kept from one solve answers the same after solves
+// of larger groups.
 func TestGroupView_KeptAcrossLargerSolves(t *testing.T) {
 	s, err := NewSnapshot([]Node{cpuNode("n0", 8000), cpuNode("n1", 8000)}, nil)
 	require.NoError(t, err)
@@ -152,14 +153,24 @@ func TestGroupView_KeptAcrossLargerSolves(t *testing.T) {
 		views = append(views, v)
 		return []Placement{{Nodes: []NodeID{0, 1}}}, nil
 	})
+	// One class (its tables the pool's zeros and identity, its count and
+	// vector the Solve's own), then classes found by request (tables
+	// copied out of the pool's), then larger groups of one class.
+	_, err = Solve(s, group(700, 700, 700), Options{Generator: gen})
+	require.NoError(t, err)
 	_, err = Solve(s, group(100, 200, 100), Options{Generator: gen})
 	require.NoError(t, err)
-	require.Len(t, views, 1)
+	require.Len(t, views, 2)
+	wantOne := map[string]int{"[700 1]": 3, "0 [700 1]": 1, "1 [700 1]": 1, "2 [700 1]": 1}
 	want := map[string]int{"[100 1]": 2, "[200 1]": 1, "0 [100 1]": 1, "1 [200 1]": 1, "2 [100 1]": 1}
-	require.Equal(t, want, counts(views[0]), "during the solve")
+	require.Equal(t, wantOne, counts(views[0]), "after the next solve")
+	require.Equal(t, want, counts(views[1]), "during the solve")
 	for n := 4; n <= 64; n *= 2 {
 		_, err = Solve(s, group(slices.Repeat([]int64{300}, n)...), Options{Generator: gen})
 		require.NoError(t, err)
+		_, err = Solve(s, group(slices.Repeat([]int64{100, 200}, n)...), Options{Generator: gen})
+		require.NoError(t, err)
 	}
-	require.Equal(t, want, counts(views[0]), "after larger solves")
+	require.Equal(t, wantOne, counts(views[0]), "after larger solves")
+	require.Equal(t, want, counts(views[1]), "after larger solves")
 }

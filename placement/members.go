@@ -66,7 +66,8 @@ func (sv *solver) prepareMembers(members checked) error {
 	sv.members = grow(sv.sc.members, g.NumPending())
 	// Per row its class, per class one request vector: rows of a class
 	// request the same. Hooks read both through sv.prep, possibly after the
-	// solve, so they do not come from the pool.
+	// solve, so what sv.prep keeps does not come from the pool (see
+	// classTables).
 	// A class a row in member order, as distinct members of one kind in
 	// order have: the tables are identities and ones, which the pool keeps
 	// (never modified, only extended) in place of three allocations.
@@ -75,20 +76,24 @@ func (sv *solver) prepareMembers(members checked) error {
 	if tables {
 		sv.class = fixedTable(&sv.sc.identity32, len(rows), func(i int) int32 { return int32(i) })
 	} else {
-		sv.class = make([]int32, len(rows))
+		sv.class = grow(sv.sc.class, len(rows)) // written below, kept by classTables
+		sv.sc.class = sv.class
 	}
-	sv.reqs = sv.reqs[:0]
+	// One class's vector (a gang of identical members) fits in the
+	// Solve's own prepared; more grow out of it.
+	sv.reqs = sv.prep.oneReq[:0]
 	if distinct { // a class a row
 		sv.reqs = slices.Grow(sv.reqs, len(rows)*sv.R)
 	}
-	req := make([]int64, sv.R) // the member being compiled
+	req := grow(sv.sc.req, sv.R) // the member being compiled
+	sv.sc.req = req
 	sv.cols = sv.sc.cols[:0]
 	for j := range sv.R {
 		if j != b.podsR {
 			sv.cols = append(sv.cols, j)
 		}
 	}
-	var classes classIndex
+	classes := classIndex{reps: sv.sc.reps[:0], hashes: sv.sc.hashes[:0]}
 	i := 0
 	for k, row := range rows {
 		start, count := int(row), 1
@@ -132,15 +137,43 @@ func (sv *solver) prepareMembers(members checked) error {
 		sv.prep.classPods = fixedTable(&sv.sc.ones, len(rows), func(int) int { return 1 })
 		return nil
 	}
-	sv.classes = len(classes.reps)
-	sv.prep.classRow, sv.prep.classPods = classes.reps, make([]int, sv.classes)
-	for _, row := range rows {
-		sv.prep.classPods[sv.class[row]] += 1
-		if int(row) >= n {
-			sv.prep.classPods[sv.class[row]] += int(g.PodSets[int(row)-n].Count) - 1
+	sv.classTables(classes.reps)
+	sv.sc.reps, sv.sc.hashes = classes.reps[:0], classes.hashes[:0]
+	return nil
+}
+
+// classTables sets sv.prep's class tables from prepareMembers' classes
+// (reps, each class's first row) and sv.class, the pool's: what sv.prep
+// keeps must not be written by a later Solve (see GroupView). One class —
+// a gang of identical members, the rule — needs no allocation: every row
+// is of class 0 (the pool's zeros, never modified), its row is one entry
+// of the pool's identity, and its count sits in the Solve's own prepared.
+// More classes take two: the rows' classes copied out of the pool, and
+// the classes' rows and counts.
+func (sv *solver) classTables(reps []int) {
+	rows := len(sv.class)
+	sv.classes = len(reps)
+	if len(reps) == 1 {
+		r := reps[0]
+		sv.class = fixedTable(&sv.sc.zeros32, rows, func(int) int32 { return 0 })
+		sv.prep.classRow = fixedTable(&sv.sc.identity, r+1, func(i int) int { return i })[r:]
+		sv.prep.onePods[0] = sv.g.NumPending()
+		sv.prep.classPods = sv.prep.onePods[:]
+		sv.prep.rowClass = sv.class
+		return
+	}
+	sv.class = slices.Clone(sv.class)
+	ints := make([]int, 2*len(reps))
+	classRow, classPods := ints[:len(reps):len(reps)], ints[len(reps):]
+	copy(classRow, reps)
+	n := len(sv.g.Members)
+	for row := range rows {
+		classPods[sv.class[row]] += 1
+		if row >= n {
+			classPods[sv.class[row]] += int(sv.g.PodSets[row-n].Count) - 1
 		}
 	}
-	return nil
+	sv.prep.rowClass, sv.prep.classRow, sv.prep.classPods = sv.class, classRow, classPods
 }
 
 // splitClasses gives each row a class of its own once the reservers
@@ -299,10 +332,7 @@ func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int
 		// equal requests (all of them, in a gang of identical members)
 		// would cost O(rows²) for nothing, and no lookup needs a hash.
 		id := int32(len(c.reps))
-		if c.reps == nil {
-			c.reps = make([]int, 0, len(sv.class)) // a class a row; no hash is read
-		}
-		c.reps = append(c.reps, int(row))
+		c.reps = append(c.reps, int(row)) // a class a row; no hash is read
 		sv.reqs = append(sv.reqs, req...)
 		return id
 	}

@@ -15,6 +15,11 @@ type scratch struct {
 	identity, bySize []int   // identity: see memberOrder
 	identity32       []int32 // with identity and ones, prepareMembers' tables (see fixedTable)
 	ones             []int
+	zeros32          []int32 // one class's rows' classes (see classTables)
+	class            []int32 // prepareMembers' classes as they are found
+	reps             []int   // with hashes, prepareMembers' classIndex
+	hashes           []uint64
+	req              []int64 // prepareMembers' member being compiled
 	rows             []int32
 	cols             []int
 	size             []int64
