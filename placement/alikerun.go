@@ -420,7 +420,6 @@ func (r *alikeRun) values() func(d int) (bool, int64) {
 // wins ties as there): a call per domain costs more than its one node
 // when the domains are hosts.
 func (r *alikeRun) bestAll(nodes []NodeID) {
-	quick := r.quick()
 	for _, id := range nodes {
 		d := r.nd
 		if r.dom != nil && r.dom[id] >= 0 {
@@ -430,7 +429,7 @@ func (r *alikeRun) bestAll(nodes []NodeID) {
 			continue
 		}
 		ok, sc := r.lastFit, r.lastScore
-		if !quick || !r.hit(id) {
+		if !r.cached(id) {
 			ok, sc = r.fitScore(id)
 		}
 		if ok && (r.best[d] < 0 || sc > r.score[d]) {
@@ -439,16 +438,18 @@ func (r *alikeRun) bestAll(nodes []NodeID) {
 	}
 }
 
-// quick says the scans may answer from fitScore's cache without the call
-// (see hit): no node is touched yet and the node filters read no label.
+// quick says no node is touched yet and the node filters read no label:
+// every node's fit and score is its type's and usage's (see cached).
 func (r *alikeRun) quick() bool { return len(r.sv.w.touched) == 0 && !r.labelsMatter }
 
-// hit says node id has the type and usage of the last untouched node
-// fitScore scored, so the same answer: the scans check it inline, as
-// before the run touches a node nearly every node hits, and the call
-// costs more than the check. Only for nodes of a quick run.
-func (r *alikeRun) hit(id NodeID) bool {
-	return r.sv.s.b.typeOf[id] == r.lastTyp && slices.Equal(r.sv.s.usedRow(id), r.lastUsed)
+// cached says fitScore would answer node id from its cache of the last
+// untouched node scored: id is untouched, of that node's type and usage,
+// and the node filters read no label. The scans check it inline, before
+// and after the run touches nodes — the untouched ones are most — as the
+// call costs more than the check.
+func (r *alikeRun) cached(id NodeID) bool {
+	return !r.labelsMatter && !r.sv.w.isTouched(id) &&
+		r.sv.s.b.typeOf[id] == r.lastTyp && slices.Equal(r.sv.s.usedRow(id), r.lastUsed)
 }
 
 // fitScore is whether the run's members fit node id now and its score.
@@ -456,7 +457,7 @@ func (r *alikeRun) fitScore(id NodeID) (bool, int64) {
 	sv := r.sv
 	b := sv.s.b
 	// A run's first member often finds no node touched yet: no lookup.
-	untouched := len(sv.w.touched) == 0 || !sv.touched(id)
+	untouched := !sv.w.isTouched(id)
 	if untouched && !r.labelsMatter {
 		typ, used := b.typeOf[id], sv.s.usedRow(id)
 		if typ == r.lastTyp && slices.Equal(used, r.lastUsed) {
@@ -484,10 +485,9 @@ func (r *alikeRun) fitScore(id NodeID) (bool, int64) {
 // lowest ID among equals.
 func (r *alikeRun) bestOf(d int) {
 	best, bs := NodeID(-1), int64(0)
-	quick := r.quick()
 	for _, id := range r.nodesOf(d) {
 		ok, sc := r.lastFit, r.lastScore
-		if !quick || !r.hit(id) {
+		if !r.cached(id) {
 			ok, sc = r.fitScore(id)
 		}
 		if ok && (best < 0 || sc > bs) {

@@ -451,10 +451,7 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 }
 
 // touched reports whether the current attempt has put anything on id.
-func (sv *solver) touched(id NodeID) bool {
-	_, ok := sv.w.offset(id)
-	return ok
-}
+func (sv *solver) touched(id NodeID) bool { return sv.w.isTouched(id) }
 
 // groupScratch is groupSources' scratch, kept for a solve's runs; its
 // table is all empty between calls.

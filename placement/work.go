@@ -17,6 +17,9 @@ type work struct {
 	dense   []int32  // node -> offset+1 into slab (0: untouched), once dense
 	slab    []int64  // the touched nodes' rows, in order of touch
 	touched []NodeID // in order of touch
+	// bits has the bit of every touched node: asking whether a node is
+	// touched costs a load, not a probe of slots (see isTouched).
+	bits []uint64
 }
 
 // slot is one entry of the sparse table: id+1 (0: empty) and the offset
@@ -33,7 +36,7 @@ func newWork(R, nodes, expect int) *work {
 	expect = max(min(expect, nodes), 4)
 	// Members often share nodes: rows for a quarter of them to start with.
 	rows := expect/4 + 4
-	w := &work{R: R, nodes: nodes, slab: make([]int64, 0, rows*R), touched: make([]NodeID, 0, rows)}
+	w := &work{R: R, nodes: nodes, slab: make([]int64, 0, rows*R), touched: make([]NodeID, 0, rows), bits: make([]uint64, (nodes+63)/64)}
 	// A slot costs 8 bytes and the table keeps them at most half full;
 	// a dense entry costs 4: dense is smaller past a quarter of the nodes.
 	if 4*expect >= nodes {
@@ -57,6 +60,9 @@ func log2(n int) int {
 	}
 	return k
 }
+
+// isTouched reports whether node id has a row.
+func (w *work) isTouched(id NodeID) bool { return w.bits[id/64]&(1<<(id%64)) != 0 }
 
 // home is id's first slot: Fibonacci hashing spreads runs of IDs.
 func (w *work) home(id NodeID) uint32 { return (uint32(id) * 0x9e3779b1) >> w.shift }
@@ -98,6 +104,7 @@ func (w *work) row(id NodeID) []int64 {
 		w.slab = w.slab[:int(o)+w.R]
 		clear(w.slab[o:])
 		w.touched = append(w.touched, id)
+		w.bits[id/64] |= 1 << (id % 64)
 		switch {
 		case w.dense != nil:
 			w.dense[id] = o + 1
@@ -154,6 +161,9 @@ func (w *work) reset() {
 			}
 			w.slots[i] = slot{}
 		}
+	}
+	for _, id := range w.touched {
+		w.bits[id/64] = 0
 	}
 	w.slab = w.slab[:0]
 	w.touched = w.touched[:0]

@@ -6,9 +6,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestSM_Work checks the scratch state against a map model through adds,
-// subtractions and resets, on enough nodes that it switches from its sparse
-// table to its dense one (or starts dense) and back to empty.
+// TestSM_Work checks the scratch state (rows, offsets, touched bits)
+// against a map model through adds, subtractions and resets, on enough
+// nodes that it switches from its sparse table to its dense one (or
+// starts dense) and back to empty.
 func TestSM_Work(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		const R = 2
@@ -40,7 +41,7 @@ func TestSM_Work(t *testing.T) {
 			for n := range NodeID(nodes) {
 				row, in := model[n]
 				_, ok := w.offset(n)
-				if ok != in || w.extra(n, 0) != row[0] || w.extra(n, 1) != row[1] {
+				if ok != in || w.isTouched(n) != in || w.extra(n, 0) != row[0] || w.extra(n, 1) != row[1] {
 					t.Fatalf("node %d: work has %v (%d, %d), model %v %v", n, ok, w.extra(n, 0), w.extra(n, 1), in, row)
 				}
 			}
