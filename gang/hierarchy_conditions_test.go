@@ -20,7 +20,7 @@ import (
 // message opens as a plain PodGroup's does in the same state (b alone as
 // a root PodGroup: flat).
 func TestCycleTree_ConditionsSayPreemption(t *testing.T) {
-	const unfit = `Unschedulable: 1 of min 2 children fit (1 unschedulable, 0 unresolvable); fails at "PodGroup b"`
+	const unfit = `1 of min 2 children fit (1 unschedulable, 0 unresolvable); fails at "PodGroup b"`
 	for _, tc := range []struct {
 		name        string
 		preempt     bool

@@ -62,7 +62,8 @@ type HierarchyDecision struct {
 	// whose subtree cannot be placed even alone (every child of it can),
 	// or a leaf that cannot be placed at all. Empty when Scheduled.
 	FailedAt string
-	// Message explains the root's status in one line.
+	// Message explains the root's status in one line, without repeating
+	// Status (as [Decision].Message), then where the search failed.
 	Message string
 	// Steps is the work spent, in [Options].Budget's units plus one per
 	// alternative tried.
@@ -288,7 +289,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 		}
 		d.Proven = searchProven || d.Status == Unresolvable
 		d.FailedAt = failedAt(&d.Root)
-		d.Message = fmt.Sprintf("%s: %s", d.Status, d.Root.Message)
+		d.Message = d.Root.Message
 		if d.FailedAt != "" && d.FailedAt != hr.src.Name {
 			d.Message += fmt.Sprintf("; fails at %q", d.FailedAt)
 		}
