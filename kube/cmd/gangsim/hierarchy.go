@@ -116,3 +116,50 @@ func checkServed(objs []manifest.Object, p gang.Profile) error {
 	}
 	return nil
 }
+
+// treeLeaves maps each root CompositePodGroup of c to the PodGroups of its
+// hierarchy. A PodGroup under a cycle of CompositePodGroups is listed
+// under the one where the walk up stops; the scheduler gates it anyway.
+func treeLeaves(c *kube.Cluster) map[placement.Key][]placement.Key {
+	parent := map[placement.Key]placement.Key{}
+	for _, cg := range c.CompositePodGroups {
+		if p := cg.Spec.ParentCompositePodGroupName; p != "" {
+			parent[cg.Key()] = placement.Key{Namespace: cg.Namespace, Name: p}
+		}
+	}
+	out := map[placement.Key][]placement.Key{}
+	for _, pg := range c.PodGroups {
+		p := pg.Spec.ParentCompositePodGroupName
+		if p == "" {
+			continue
+		}
+		k := placement.Key{Namespace: pg.Namespace, Name: p}
+		for range len(parent) {
+			up, ok := parent[k]
+			if !ok {
+				break
+			}
+			k = up
+		}
+		out[k] = append(out[k], pg.Key())
+	}
+	return out
+}
+
+// settle is what a group's cycle that changed nothing left behind: the
+// cluster generation it saw (plus one) and how many groups it left
+// backing off.
+type settle struct{ gen, n int }
+
+// backingOff counts the PodGroups of ks the scheduler holds backing off:
+// a tree's cycle that left members pending backs off each such leaf, and
+// the run's stopping rule compares with the scheduler's count of them.
+func backingOff(sched *gang.Scheduler, ks []placement.Key) int {
+	n := 0
+	for _, k := range ks {
+		if st, ok := sched.Group(k); ok && st.State == gang.BackingOff {
+			n++
+		}
+	}
+	return n
+}

@@ -49,3 +49,56 @@ func TestProfileFlag(t *testing.T) {
 	require.Equal(t, exitInput, code)
 	require.Contains(t, errb.String(), `-profile: profile "v1.35": profile: must be one of v1.36, v1.37, v1.38`)
 }
+
+// waitingTree is a CompositePodGroup gang of two leaves, one pod each,
+// where only one pod fits the single node and nothing is below the tree's
+// priority: the tree can never bind.
+const waitingTree = `apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "1", memory: 1Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: job}
+spec:
+  workloadRef: {workloadName: w, templateName: job}
+  schedulingPolicy: {gang: {minGroupCount: 2}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: a}
+spec: {parentCompositePodGroupName: job, workloadRef: {workloadName: w, templateName: a}, schedulingPolicy: {gang: {minCount: 1}}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: b}
+spec: {parentCompositePodGroupName: job, workloadRef: {workloadName: w, templateName: b}, schedulingPolicy: {gang: {minCount: 1}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: a-0}
+spec: {schedulingGroup: {podGroupName: a}, containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b-0}
+spec: {schedulingGroup: {podGroupName: b}, containers: [{name: c, image: pause, resources: {requests: {cpu: "1"}}}]}
+`
+
+// A tree that cannot bind ends the run once its cycle changes nothing,
+// as a PodGroup does: each of its leaves backs off, and the run counts
+// them all as settled (it once counted the tree as one group, never
+// matched the scheduler's backoff count, and ran to -max-cycles).
+func TestWaitingTreeSettles(t *testing.T) {
+	for _, preempt := range []string{"true", "false"} {
+		var out, errb bytes.Buffer
+		code := run([]string{"-cycles=false", "-max-cycles", "100", "-preemption=" + preempt, "-f", "-"}, strings.NewReader(waitingTree), &out, &errb, false)
+		require.Equal(t, exitWaiting, code, "%s%s", out.String(), errb.String())
+		require.NotContains(t, out.String(), "stopped after")
+		require.Contains(t, out.String(), "  cycles: 1\n", "-preemption=%s: %s", preempt, out.String())
+		// Each leaf waits for the tree's reason, said once, not for its
+		// own line, which judges it alone and finds it fits.
+		require.Contains(t, out.String(), "  waiting: PodGroup default/a (1 pending): Unschedulable: 2 of min 2 children fit one by one, not together")
+	}
+}

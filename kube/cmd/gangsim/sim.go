@@ -274,10 +274,12 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	}
 	snap := c.Snapshot
 	now := start
-	// settled[k] == gen+1: group k's last cycle changed nothing in the
-	// cluster as it is now; settledN counts them (each is backing off).
+	// settled[k].gen == gen+1: group k's last cycle changed nothing in
+	// the cluster as it is now, and left settled[k].n groups backing off
+	// (a tree one per leaf with pending members); settledN sums them.
 	gen, settledN := 0, 0
-	settled := map[placement.Key]int{}
+	settled := map[placement.Key]settle{}
+	leaves := treeLeaves(c)
 	last := map[placement.Key]string{} // the last decision's message per group
 	bound, preempted := 0, 0
 	for {
@@ -297,8 +299,8 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			now = t
 			continue
 		}
-		if settled[r.PodGroup] == gen+1 {
-			settledN--
+		if st := settled[r.PodGroup]; st.gen == gen+1 {
+			settledN -= st.n
 		}
 		cy := describe(len(rep.Cycles)+1, start, now, c, policies, r)
 		if r.Hierarchy != nil {
@@ -307,9 +309,10 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			}
 			// A leaf of a placed tree can still have members waiting;
 			// its own line says why, where the root's says only that
-			// the tree is scheduled.
+			// the tree is scheduled. A leaf of a tree that waits is
+			// judged alone, so the root's line says why it waits.
 			for _, n := range cy.Tree {
-				if ns, name, ok := strings.Cut(n.Name, "/"); ok && n.Kind == "PodGroup" {
+				if ns, name, ok := strings.Cut(n.Name, "/"); ok && n.Kind == "PodGroup" && r.Hierarchy.Decision.Status == placement.Scheduled {
 					last[placement.Key{Namespace: ns, Name: name}] = n.Status + ": " + n.Message
 				}
 			}
@@ -394,8 +397,12 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 			// every group may decide anew.
 			gen, settledN = gen+1, 0
 		case len(r.Requeued) > 0:
-			settled[r.PodGroup] = gen + 1
-			settledN++
+			st := settle{gen: gen + 1, n: 1}
+			if r.Hierarchy != nil {
+				st.n = backingOff(sched, leaves[r.PodGroup])
+			}
+			settled[r.PodGroup] = st
+			settledN += st.n
 		}
 		last[r.PodGroup] = cy.Status + ": " + cy.Message
 		if r.Condition != nil && !strings.HasPrefix(r.PodGroup.Name, podPrefix) {
