@@ -3,6 +3,7 @@ package gang
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gangsched/gangsched/placement"
@@ -109,9 +110,34 @@ func (s *Scheduler) sortedGroupKeys() []placement.Key {
 func (s *Scheduler) rootOf(pg *PodGroup) (root *CompositePodGroup, reason string) {
 	root, reason = s.rootFrom(pg.Namespace, pg.Spec.ParentCompositePodGroupName, placement.MaxHierarchyDepth)
 	if root == nil && reason == "" {
-		reason = fmt.Sprintf("hierarchy above PodGroup %s is deeper than %d levels (or a cycle)", pg.Key(), placement.MaxHierarchyDepth)
+		if c := s.parentCycle(pg.Namespace, pg.Spec.ParentCompositePodGroupName); c != nil {
+			return nil, fmt.Sprintf("CompositePodGroups %s/%s name each other as parent (spec.parentCompositePodGroupName): a cycle has no root",
+				pg.Namespace, strings.Join(c, " → "))
+		}
+		reason = fmt.Sprintf("hierarchy above PodGroup %s is deeper than %d levels", pg.Key(), placement.MaxHierarchyDepth)
 	}
 	return root, reason
+}
+
+// parentCycle is the cycle of CompositePodGroups that the walk up from
+// ns/name enters, from its first member back to it; nil when the walk
+// ends. Only a leaf that found no root pays for it, O(length of the walk),
+// which visits each CompositePodGroup at most once.
+func (s *Scheduler) parentCycle(ns, name string) []string {
+	var path []string
+	at := map[string]int{}
+	for {
+		if i, ok := at[name]; ok {
+			return append(path[i:], name)
+		}
+		c, ok := s.cpgs[placement.Key{Namespace: ns, Name: name}]
+		if !ok || c.Spec.ParentCompositePodGroupName == "" {
+			return nil
+		}
+		at[name] = len(path)
+		path = append(path, name)
+		name = c.Spec.ParentCompositePodGroupName
+	}
 }
 
 // rootFrom walks up from CompositePodGroup ns/name to its root, through at

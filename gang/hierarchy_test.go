@@ -144,6 +144,20 @@ func TestCycleTree_WaitsForParent(t *testing.T) {
 	require.Len(t, rs[0].Bind, 2)
 }
 
+// A leaf under CompositePodGroups that name each other as parent waits
+// gated, and its reason names the cycle rather than a depth it never had.
+func TestCycleTree_ParentCycle(t *testing.T) {
+	h := newHarness(t, Options{}, []placement.Node{rackNode("b1", "block-B", "rack-B1", 5000)})
+	h.setCPG(cpg("a", "b", "", 1))
+	h.setCPG(cpg("b", "a", "", 1))
+	h.setPG(leafPG("child-1", "a", "", 2))
+	h.addMembers("child-1", 2, 1000, 0)
+	require.Empty(t, h.drain())
+	st, _ := h.s.Group(key("child-1"))
+	require.Equal(t, Gated, st.State)
+	require.Equal(t, "CompositePodGroups default/a → b → a name each other as parent (spec.parentCompositePodGroupName): a cycle has no root", st.Reason)
+}
+
 // Resource stealing through the cycle: upstream's greedy pass gives the
 // first child (min 2, 6 pods) every slot and starves its sibling, which
 // needs a whole rack of 4; the cycle places the first child at its minimum
