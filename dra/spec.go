@@ -55,9 +55,10 @@ func (c *ccons) covers(r *creq, a *calt) bool {
 	return len(c.names) == 0 || slices.Contains(c.names, r.name) || slices.Contains(c.names, a.name)
 }
 
-// maxCount bounds a request's count: no cluster has more devices, and it
-// keeps counts in int on every platform.
-const maxCount = 1 << 30
+// MaxRequestCount bounds a device request's count (ExactCount): no
+// cluster has more devices, and it keeps counts in int on every platform.
+// A larger count is an [placement.ErrInvalid] error.
+const MaxRequestCount = 1 << 30
 
 // compileSpec validates cs; obj and field name it in errors.
 func compileSpec(inv *Inventory, obj, field string, cs *ClaimSpec) (*spec, error) {
@@ -162,8 +163,8 @@ func compileAlt(inv *Inventory, obj, f, name string, r *ExactDeviceRequest) (cal
 	a.admin = r.AdminAccess
 	switch r.AllocationMode {
 	case "", AllocationModeExactCount:
-		if r.Count < 0 || r.Count > maxCount {
-			return a, placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d is outside 0..%d", r.Count, maxCount)
+		if r.Count < 0 || r.Count > MaxRequestCount {
+			return a, placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d is outside 0..%d", r.Count, MaxRequestCount)
 		}
 		if r.Count > 0 {
 			a.count = int(r.Count)

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 
+	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -112,7 +113,8 @@ func checkExtendedResourceName(obj, name string) error {
 // the short-lived containers' own requests only the largest is kept, and
 // the others' mappings point to it, since they run one at a time.
 // Requests are sorted by name. A claim with no request means the pod
-// needs no device. Errors: a quantity [PodRequests] refuses.
+// needs no device. Errors: a quantity [PodRequests] refuses; a container
+// asking more units of a served resource than [dra.MaxRequestCount].
 func ExtendedResourceClaim(pod *corev1.Pod, class func(corev1.ResourceName) (string, bool)) (resourcev1.ResourceClaimSpec, []corev1.ContainerExtendedResourceRequest, error) {
 	var spec resourcev1.ResourceClaimSpec
 	obj := podObj(pod.Namespace, pod.Name)
@@ -120,11 +122,7 @@ func ExtendedResourceClaim(pod *corev1.Pod, class func(corev1.ResourceName) (str
 	asks := make([]placement.ResourceList, len(containers))
 	served := map[corev1.ResourceName]string{}
 	for i := range containers {
-		field := "spec.containers[" + itoa(i-len(pod.Spec.InitContainers)) + "]"
-		if i < len(pod.Spec.InitContainers) {
-			field = "spec.initContainers[" + itoa(i) + "]"
-		}
-		req, err := containerRequests(obj, field, &containers[i], nil)
+		req, err := containerRequests(obj, containerField(pod, i), &containers[i], nil)
 		if err != nil {
 			return spec, nil, err
 		}
@@ -138,12 +136,33 @@ func ExtendedResourceClaim(pod *corev1.Pod, class func(corev1.ResourceName) (str
 	var reqs []resourcev1.DeviceRequest
 	var mappings []corev1.ContainerExtendedResourceRequest
 	for _, r := range slices.Sorted(maps.Keys(served)) {
+		// A request asks one container's units at most. Named here: the
+		// claim's own check would word it for a claim the user never wrote.
+		for i := range containers {
+			if n := asks[i][placement.ResourceName(r)]; n > dra.MaxRequestCount {
+				from := ".resources.requests["
+				if _, ok := containers[i].Resources.Requests[r]; !ok {
+					from = ".resources.limits[" // the request defaulted from it
+				}
+				return spec, nil, placement.Errorf(placement.ErrInvalid, obj, containerField(pod, i)+from+string(r)+"]",
+					"%d devices of DeviceClass %s, more than one request may ask (%d)", n, served[r], dra.MaxRequestCount)
+			}
+		}
 		rq, mp := extendedRequests(pod, containers, asks, r, served[r])
 		reqs, mappings = append(reqs, rq...), append(mappings, mp...)
 	}
 	slices.SortFunc(reqs, func(a, b resourcev1.DeviceRequest) int { return cmp.Compare(a.Name, b.Name) })
 	spec.Devices.Requests = reqs
 	return spec, mappings, nil
+}
+
+// containerField names container i of the init containers followed by
+// the containers of pod, as a field path.
+func containerField(pod *corev1.Pod, i int) string {
+	if i < len(pod.Spec.InitContainers) {
+		return "spec.initContainers[" + itoa(i) + "]"
+	}
+	return "spec.containers[" + itoa(i-len(pod.Spec.InitContainers)) + "]"
 }
 
 // extendedRequests makes the requests and mappings of resource r, served

@@ -226,6 +226,11 @@ func TestServeExtendedResources_Load(t *testing.T) {
 		require.NotContains(t, p.Requests, placement.ResourceName("example.com/gpu"))
 		require.Zero(t, c.Snapshot.Requested(0, "example.com/gpu"))
 	})
+	t.Run("more devices than a request may ask: the pod's field is named", func(t *testing.T) {
+		_, err := load(t, gpuNode("n1", 0)+gpuClass+gpuSlice("n1", 2)+gpuPod("p", "", 1<<40))
+		require.ErrorIs(t, err, placement.ErrInvalid)
+		require.ErrorContains(t, err, `pod "default/p": spec.containers[0].resources.limits[example.com/gpu]: 1099511627776 devices of DeviceClass gpu.example.com, more than one request may ask (1073741824)`)
+	})
 	t.Run("a bad extendedResourceName", func(t *testing.T) {
 		_, err := ConvertDeviceClass(&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: ptrTo("gpu")}})
 		require.ErrorIs(t, err, placement.ErrInvalid)
