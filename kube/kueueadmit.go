@@ -35,8 +35,10 @@ const (
 	// KueueResized: an admitted Workload whose pod set counts changed
 	// grew or shrank in place (elastic workloads).
 	KueueResized KueueAction = "Resized"
-	// KueueGrowWaits: an admitted Workload cannot grow in place yet; it
-	// keeps its old assignment.
+	// KueueGrowWaits: an admitted Workload cannot be resized in place: its
+	// growth does not fit yet, or its admitted pods already break the
+	// set's required level or slices (nodes relabelled since), so no
+	// resize keeps them. It keeps its old assignment.
 	KueueGrowWaits KueueAction = "GrowWaits"
 	// KueueRepaired: pods on failed nodes found replacements in their
 	// domains.
@@ -77,7 +79,8 @@ type KueueOutcome struct {
 // the slices its pods leave incomplete and then adds whole slices, so
 // every slice stays in one domain of its level, and with a preferred
 // level as near the existing pods as it fits; a shrink of whole slices;
-// if the growth does not fit, it keeps its pods and waits). Pods on a
+// if the growth does not fit, or the admitted pods already break the
+// required level or slices, it keeps its pods and waits). Pods on a
 // node that is gone, or tainted NoExecute without a toleration, are
 // replaced: on tainted nodes by [placement.SolveRepair] inside the same
 // domains of every level down to the required and slice levels; on gone
@@ -85,8 +88,9 @@ type KueueOutcome struct {
 // (completing the slices the lost pods leave incomplete, in their slice
 // domains; one that shrinks too, to fewer pods than its survivors, when
 // they cannot keep whole slices, is planned again as new, as Kueue does
-// an elastic set whose assignment names a gone node). A Workload that
-// cannot be repaired is
+// an elastic set whose assignment names a gone node; admitted pods that
+// break the request cannot be repaired). A Workload that cannot be
+// repaired is
 // evicted whole (Evicted True, reason NodeFailures; QuotaReserved False)
 // and queued again. Then the pending Workloads, in queue order, are
 // planned with [topology.Tree.PlanPodSets]; those that fit are admitted
@@ -213,6 +217,12 @@ func (a *admitter) running(w *KueueWorkload, o *KueueOutcome) (requeue bool, err
 				// gone node as new; evicted, it is planned so below.
 				return true, a.evict(w, o, fmt.Sprintf("pod set %q lost pods on gone node(s) %s and shrinks to %d pods, which its pods left cannot keep in whole slices: it is planned again as new", set.Name, hostList(gone), set.Count))
 			}
+			if fe := (*placement.FieldError)(nil); errors.As(err, &fe) && fe.Field == "resize.existing" {
+				// The admitted pods themselves break the set's request
+				// (its nodes were relabelled since): no resize in place
+				// keeps it, so the set is treated as one that does not fit.
+				rs, err = placement.Resized{Decision: placement.Decision{Status: placement.Unschedulable, Message: "status.admission: " + fe.Detail}}, nil
+			}
 			if err != nil {
 				return false, err
 			}
@@ -223,7 +233,11 @@ func (a *admitter) running(w *KueueWorkload, o *KueueOutcome) (requeue bool, err
 				if o.Action == KueueKept {
 					o.Action = KueueGrowWaits
 				}
-				reasons = append(reasons, fmt.Sprintf("pod set %q waits to grow from %d to %d pods: %s", set.Name, w.AdmittedCount[k], set.Count, rs.Decision.Message))
+				verb := "grow"
+				if set.Count < w.AdmittedCount[k] {
+					verb = "shrink"
+				}
+				reasons = append(reasons, fmt.Sprintf("pod set %q waits to %s from %d to %d pods: %s", set.Name, verb, w.AdmittedCount[k], set.Count, rs.Decision.Message))
 			default:
 				if cur, err = a.replace(w, set.Name, rs.Assignments); err != nil {
 					return false, err

@@ -168,3 +168,65 @@ func genKueueInput(t *rapid.T) string {
 	}
 	return b.String()
 }
+
+// brokenAdmission is an admitted Workload (required block, slices of 4 a
+// rack) whose admitted pods span blocks b1 and b2, as after its nodes were
+// relabelled; spec.podSets[0].count and the admitted hosts (domainCount,
+// roots, podCounts) are filled in.
+const brokenAdmission = `apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: split, creationTimestamp: "2026-01-01T09:00:00Z"}
+spec:
+  queueName: q
+  podSets:
+  - name: main
+    count: %d
+    template:
+      metadata:
+        annotations:
+          kueue.x-k8s.io/podset-required-topology: cloud.provider.com/topology-block
+          kueue.x-k8s.io/podset-slice-required-topology: cloud.provider.com/topology-rack
+          kueue.x-k8s.io/podset-slice-size: "4"
+      spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+status:
+  admission:
+    clusterQueue: q
+    podSetAssignments:
+    - name: main
+      count: 4
+      topologyAssignment:
+        levels: [kubernetes.io/hostname]
+        slices:
+        - domainCount: %d
+          valuesPerLevel: [{individual: {roots: [%s]}}]
+          podCounts: {individual: [%s]}
+  conditions:
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-01-01T09:00:00Z"}
+  - {type: Admitted, status: "True", reason: Admitted, message: m, lastTransitionTime: "2026-01-01T09:00:00Z"}
+`
+
+// An admitted Workload whose own pods already break its required level
+// cannot be resized in place: a growth waits, saying why, and one that
+// lost pods on a gone node is evicted and admitted anew, as one that
+// cannot be repaired is; neither ends the run with an error.
+func TestKueueAdmissionBreaksItsLevel(t *testing.T) {
+	const split = `status.admission: has pods in two domains of its required level "cloud.provider.com/topology-block", b1 and b2: the set already breaks its constraint`
+	for _, c := range []struct {
+		count, hosts  int
+		roots, counts string
+		code          int
+		want, line    string
+	}{
+		{8, 2, "b1-r1-h1, b2-r1-h1", "2, 2", exitWaiting, "kueue Workload default/split: GrowWaits\n",
+			`pod set "main" waits to grow from 4 to 8 pods: ` + split},
+		{4, 3, "gone, b1-r1-h1, b2-r1-h1", "2, 1, 1", exitPlaced, "kueue Workload default/split: Readmitted\n",
+			`pod set "main" lost pods on gone node(s) gone and cannot replace them in their domain: ` + split},
+	} {
+		var out, errb bytes.Buffer
+		in := fmt.Sprintf(brokenAdmission, c.count, c.hosts, c.roots, c.counts)
+		code := run([]string{"-f", kw + "cluster.yaml", "-f", "-"}, strings.NewReader(in), &out, &errb, false)
+		require.Equal(t, c.code, code, "stdout: %s\nstderr: %s", out.String(), errb.String())
+		require.Contains(t, out.String(), c.want)
+		require.Contains(t, out.String(), c.line)
+	}
+}
