@@ -319,8 +319,10 @@ func (s *Scheduler) onDeviceClass(o any) {
 
 // extendedClasses says which DeviceClass serves an extended resource
 // through DRA (KEP-5004): one a class names, on a cluster where no node's
-// allocatable has it (no device plugin serves it), as gangsim decides. It
-// judges by the classes and nodes seen so far.
+// allocatable has it (no device plugin serves it). Where some node's
+// device plugin serves it, the scheduler leaves it to the plugins
+// everywhere; gangsim (and kube-scheduler) serve such a resource per node.
+// It judges by the classes and nodes seen so far.
 func (s *Scheduler) extendedClasses() func(corev1.ResourceName) (string, bool) {
 	if len(s.dra.apiClasses) == 0 {
 		return nil
