@@ -116,7 +116,12 @@ type Result struct {
 // solver options; when it finds victims, Result.Preemption carries the plan
 // and the group is requeued at once instead of backing off, its members
 // nominated to the nodes the plan assigns them (Result.Nominations). Nothing
-// is evicted by the scheduler itself: the host deletes the victims. Steps 3
+// is evicted by the scheduler itself: the host deletes the victims. The
+// search removes victims from the snapshot, so their requests are free; the
+// claim ledger keeps their devices allocated, as v1.37's preemption keeps
+// them (DynamicResources returns nil from PreFilterExtensions; KEP-5690,
+// DRA preemption, is a proposal), so a victim that holds only devices the
+// group needs makes no room. Steps 3
 // and 4 and preemption decide on snap with the room nominated for other
 // groups' members of at least this group's priority taken, as
 // kube-scheduler's nominator holds it; bindings apply to snap itself.

@@ -57,10 +57,15 @@
 //     pod has from an earlier attempt is deleted before the first cycle,
 //     as kube-scheduler deletes it ([Cluster.DeletedClaims]); a resource
 //     that device plugins serve on some nodes and DRA on others is served
-//     per node, as kube-scheduler does (a node with it in allocatable by
-//     its device plugin, with no claim for it), except that preemption
-//     does not free a victim's device-plugin units, as it frees no
-//     victim's devices.
+//     per node, as kube-scheduler does ([PerNode]): a node with it in
+//     allocatable by its device plugin, with no claim for it, the units
+//     checked as NodeResourcesFit checks them. So preemption frees a
+//     victim's device-plugin units there, as v1.37's dry-run does by
+//     removing the victim's requests, and frees no victim's DRA devices,
+//     as v1.37's does not either (DynamicResources returns nil from
+//     PreFilterExtensions, pkg/scheduler/framework/plugins/
+//     dynamicresources/dynamicresources.go; KEP-5690, DRA preemption, is
+//     a proposal).
 //   - [Load] does all of it for a set of manifest objects (package
 //     kube/manifest reads them) and builds the snapshot, running the Job
 //     controller's rules (v1.37: objects a Job controls are its own; only

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -206,7 +207,12 @@ func TestServeExtendedResources_Load(t *testing.T) {
 		c, err := load(t, gpuNode("n1", 4)+gpuNode("n2", 0)+gpuClass+gpuSlice("n2", 2)+gpuPod("p", "", 2))
 		require.NoError(t, err)
 		p := c.Pending[0]
-		require.NotContains(t, p.Requests, placement.ResourceName("example.com/gpu"))
+		// The pod asks the plugin node's units, as NodeResourcesFit
+		// checks them there; the DRA node sets no limit on them.
+		require.Equal(t, int64(2), p.Requests["example.com/gpu"])
+		require.NotContains(t, p.ScoreRequests, placement.ResourceName("example.com/gpu"))
+		require.Equal(t, int64(4), c.Snapshot.Allocatable(0, "example.com/gpu"))
+		require.Equal(t, int64(math.MaxInt64), c.Snapshot.Allocatable(1, "example.com/gpu"))
 		tmpl, ok := c.Ledger.Template(placement.Key{Namespace: "default", Name: p.ResourceClaims[0].ResourceClaimTemplateName})
 		require.True(t, ok)
 		require.Equal(t, "<device-plugin or DRA>/gpu.example.com", tmpl.Spec.Requests[0].Exactly.DeviceClassName)

@@ -46,8 +46,8 @@ func TestServeExtendedResources_PerNode(t *testing.T) {
 		{"two pods of two: one on each, the plugin one without a claim",
 			world + gpuPod("a", "", 2) + gpuPod("b", "", 2),
 			map[string]written{
-				"a": {node: "d1", devices: []string{"d1/gpu-0", "d1/gpu-1"}, requests: []string{"container-0-request-0"}, mappings: []string{"w/example.com/gpu→container-0-request-0"}},
-				"b": {node: "dp"},
+				"a": {node: "dp"},
+				"b": {node: "d1", devices: []string{"d1/gpu-0", "d1/gpu-1"}, requests: []string{"container-0-request-0"}, mappings: []string{"w/example.com/gpu→container-0-request-0"}},
 			}},
 		{"a bound pod holds dp's units: the pod goes to d1",
 			world + gpuPod("old", "  nodeName: dp\n", 2) + gpuPod("a", "", 1),

@@ -3,7 +3,6 @@ package kube
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -36,10 +35,10 @@ type extendedClaim struct {
 //     not fit, as upstream's would not;
 //   - when both (a node with the resource in allocatable, and a
 //     ResourceSlice reaching a node without it), each node serves it its
-//     own way, as upstream's do: the pod gets the implicit claim, whose
-//     requests for the resource take the node's device-plugin units on a
-//     node that has them and DRA devices elsewhere
-//     ([Cluster.servePerNode]).
+//     own way, as upstream's do ([PerNode]): the pod keeps the resource
+//     in its requests, checked against a plugin node's allocatable, and
+//     gets the implicit claim, whose requests for it take DRA devices on
+//     the other nodes and nothing on a plugin node.
 //
 // Stale implicit claims of pending pods are deleted first
 // ([Cluster.deleteStaleExtendedClaims]).
@@ -60,31 +59,26 @@ func (c *Cluster) serveExtendedResources(in *inputs, bound []placement.Pod) erro
 	if err := c.deleteStaleExtendedClaims(in, classes); err != nil {
 		return err
 	}
-	pluginNodes := map[placement.ResourceName]bool{} // some node has it in allocatable
-	for _, n := range c.Nodes {
-		for r, v := range n.Allocatable {
-			pluginNodes[r] = pluginNodes[r] || v > 0
-		}
-	}
-	mixed := c.mixedResources(in, classes, pluginNodes)
-	if err := c.servePerNode(in, classes, mixed, bound); err != nil {
+	mixed, err := c.perNode(in, classes)
+	if err != nil {
 		return err
 	}
+	pluginClasses, pluginSlices := mixed.Inventory(c.Nodes)
+	in.classes, in.pluginSlices = append(in.classes, pluginClasses...), pluginSlices
+	served := ServedByDRA(classes, c.Nodes, mixed)
 	made := map[placement.Key]bool{} // templates added to in
 	for i := range c.Pending {
 		p := &c.Pending[i]
 		api := c.pods[p.Key()]
-		tmpl, mappings, err := ServeExtendedPod(api, p, func(r corev1.ResourceName) (string, bool) {
-			name, ok := classes[r]
-			return name, ok && (!pluginNodes[placement.ResourceName(r)] || mixed[placement.ResourceName(r)])
-		})
+		requests := p.Requests
+		tmpl, mappings, err := ServeExtendedPod(api, p, served)
 		if err != nil {
 			return c.locate(err)
 		}
 		if tmpl == nil {
 			continue
 		}
-		askPluginClass(tmpl, mappings, mixed)
+		mixed.ServePod(p, requests, tmpl, mappings)
 		if !made[tmpl.Key()] {
 			made[tmpl.Key()] = true
 			in.templates = append(in.templates, tmpl.ResourceClaimTemplate)
@@ -94,7 +88,34 @@ func (c *Cluster) serveExtendedResources(in *inputs, bound []placement.Pod) erro
 		}
 		c.extended[p.Key()] = extendedClaim{spec: tmpl.API, mappings: mappings}
 	}
+	c.Nodes = mixed.Nodes(c.Nodes)
 	return nil
+}
+
+// perNode returns the resources of classes that device plugins serve on
+// some nodes and DRA on others ([NewPerNode]), from the newest
+// generation of each pool's slices; nil when no class names a resource
+// some node has in allocatable (nothing to convert).
+func (c *Cluster) perNode(in *inputs, classes ExtendedResourceClasses) (PerNode, error) {
+	plugin := false
+	for _, n := range c.Nodes {
+		for r := range classes {
+			plugin = plugin || n.Allocatable[placement.ResourceName(r)] > 0
+		}
+	}
+	if !plugin {
+		return nil, nil
+	}
+	var ss []dra.ResourceSlice
+	for _, s := range newestSlices(in.slices) {
+		ds, err := ConvertResourceSlice(s)
+		if err != nil {
+			return nil, c.locate(err)
+		}
+		ss = append(ss, ds)
+	}
+	m, err := NewPerNode(classes, in.classes, c.Nodes, ss)
+	return m, c.locate(err)
 }
 
 // ExtendedTemplate is the template standing for a pending pod's implicit
@@ -162,39 +183,6 @@ func dropRequest(p *placement.Pod, r placement.ResourceName) {
 		p.ScoreRequests = maps.Clone(p.ScoreRequests)
 		delete(p.ScoreRequests, r)
 	}
-}
-
-// askPluginClass makes the requests of tmpl that serve a mixed resource
-// ask for its plugin class ([Cluster.servePerNode]); the API spec keeps
-// the real class, as written back.
-func askPluginClass(tmpl *ExtendedTemplate, mappings []corev1.ContainerExtendedResourceRequest, mixed map[placement.ResourceName]bool) {
-	for _, m := range mappings {
-		if !mixed[placement.ResourceName(m.ResourceName)] {
-			continue
-		}
-		for _, r := range tmpl.Spec.Requests {
-			if r.Name == m.RequestName && r.Exactly != nil && !strings.HasPrefix(r.Exactly.DeviceClassName, pluginClassPrefix) {
-				r.Exactly.DeviceClassName = pluginClassPrefix + r.Exactly.DeviceClassName
-			}
-		}
-	}
-}
-
-// slicesReachNodesWithout reports whether a ResourceSlice may reach a
-// node that lacks r in allocatable: a node-local slice of such a node, or
-// any slice of network-attached devices (whose selectors are not
-// evaluated here, so the answer errs towards yes).
-func (c *Cluster) slicesReachNodesWithout(in *inputs, r placement.ResourceName) bool {
-	lacking := map[string]bool{}
-	for _, n := range c.Nodes {
-		lacking[n.Name] = n.Allocatable[r] == 0
-	}
-	for _, s := range in.slices {
-		if n := deref(s.Spec.NodeName); n == "" || lacking[n] {
-			return true
-		}
-	}
-	return false
 }
 
 // requestField names the first container field that asks for r: its

@@ -117,7 +117,7 @@ type inputs struct {
 	slices     []*resourcev1.ResourceSlice
 	rules      []dra.DeviceTaintRule
 	// pluginSlices are the devices that stand for device plugins' units of
-	// resources DRA serves on other nodes ([Cluster.servePerNode]).
+	// resources DRA serves on other nodes ([PerNode]).
 	pluginSlices []dra.ResourceSlice
 	templates    []dra.ResourceClaimTemplate
 	claims       []dra.ResourceClaim

@@ -78,6 +78,13 @@ var goldens = []golden{
 	{"dra-extended-gpu-short", []string{"-f", td + "dra/extended-gpu-short.yaml"}, exitWaiting},
 	{"dra-extended-mixed", []string{"-f", td + "dra/extended-mixed.yaml"}, exitPlaced},
 	{"dra-extended-mixed-yaml", []string{"-o", "yaml", "-f", td + "dra/extended-mixed.yaml"}, exitPlaced},
+	// Preemption frees a victim's device-plugin units, as v1.37's dry-run
+	// frees its requests, and not its DRA devices, as v1.37's does not
+	// (DynamicResources has no PreFilterExtensions; KEP-5690 proposes
+	// DRA preemption): the gang evicts the plugin node's pod only, and in
+	// a cluster served by DRA alone it evicts nothing.
+	{"dra-extended-mixed-preemption", []string{"-f", td + "dra/extended-mixed-preemption.yaml"}, exitPlaced},
+	{"dra-extended-dra-preemption", []string{"-f", td + "dra/extended-dra-preemption.yaml"}, exitWaiting},
 	{"dra-extended-stale-claim", []string{"-f", td + "dra/extended-stale-claim.yaml"}, exitPlaced},
 	{"dra-extended-stale-claim-yaml", []string{"-o", "yaml", "-f", td + "dra/extended-stale-claim.yaml"}, exitPlaced},
 	{"preemption", []string{"-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "preemption/low-priority-and-gang.yaml"}, exitPlaced},
@@ -228,6 +235,22 @@ func TestAllocationCapped(t *testing.T) {
 	var rep Report
 	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
 	require.Equal(t, Allocation{Resource: "memory", Requested: 1 << 30, Allocatable: math.MaxInt64, Percent: float64(1<<30) * 100 / (float64(math.MaxInt64) + float64(1<<30))}, rep.Summary.Allocation[1])
+}
+
+// TestAllocationPerNodeGPUs: nvidia.com/gpu served by a device plugin on
+// n1 (4 units, 1 taken) and by DRA on n2, which the snapshot gives no
+// limit on them (kube.PerNode): the GPU line counts n1's units alone.
+func TestAllocationPerNodeGPUs(t *testing.T) {
+	in := "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: '4', nvidia.com/gpu: '4'}}\n" +
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: '4'}}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.nvidia.com}\nspec: {extendedResourceName: nvidia.com/gpu}\n" +
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: n2-gpus}\nspec: {driver: gpu.nvidia.com, pool: {name: n2, generation: 1, resourceSliceCount: 1}, nodeName: n2, devices: [{name: gpu-0}]}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: n1, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}\n"
+	var out, errb bytes.Buffer
+	require.Equal(t, exitPlaced, run([]string{"-o", "json", "-f", "-"}, strings.NewReader(in), &out, &errb, false), errb.String())
+	var rep Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	require.Equal(t, Allocation{Resource: "nvidia.com/gpu", Requested: 1, Allocatable: 4, Percent: 25}, rep.Summary.Allocation[len(rep.Summary.Allocation)-1])
 }
 
 // TestMaxCyclesZero: a group never tried still says why it waits.

@@ -77,7 +77,10 @@ func summarize(c *kube.Cluster, sched *gang.Scheduler, keys []placement.Key, sna
 
 // allocation sums requests and allocatable of CPU, memory and GPUs over
 // every node. A node may have up to math.MaxInt64 of each, so the sums
-// are capped there (the percentage is computed from uncapped sums).
+// are capped there (the percentage is computed from uncapped sums); a
+// node with math.MaxInt64 GPUs is left out of theirs: it serves them
+// through DRA while device plugins serve them on other nodes
+// ([kube.PerNode]), and has no units to count.
 func allocation(snap *placement.Snapshot) []Allocation {
 	var out []Allocation
 	for _, r := range []placement.ResourceName{placement.ResourceCPU, placement.ResourceMemory, placement.ResourceGPU} {
@@ -85,6 +88,9 @@ func allocation(snap *placement.Snapshot) []Allocation {
 		var alloc, req float64
 		for id := range snap.NumNodes() {
 			al, rq := snap.Allocatable(placement.NodeID(id), r), snap.Requested(placement.NodeID(id), r)
+			if r == placement.ResourceGPU && al == math.MaxInt64 {
+				continue
+			}
 			a.Allocatable, a.Requested = addCapped(a.Allocatable, al), addCapped(a.Requested, rq)
 			alloc, req = alloc+float64(al), req+float64(rq)
 		}
