@@ -102,7 +102,7 @@
 //	DeviceClass spec.selectors (CEL, API-server cost)   yes (kube compiles CEL; over 1,000,000 estimated cost is refused)
 //	DeviceClass spec.config                             ignored: driver configuration, no effect on allocation
 //	DeviceClass spec.extendedResourceName (KEP-5004)    yes (kube): one device of the class per unit asked, in an implicit claim per pod
-//	  device plugins and DRA for one resource           yes (kube): per node, as kube-scheduler; gangsched-scheduler serves it by device plugins alone
+//	  device plugins and DRA for one resource           yes (kube, gangsched-scheduler): per node, as kube-scheduler; preemption frees a victim's plugin units
 //	ResourceSlice driver, pool, nodeName, allNodes      yes (the adapter passes each pool's newest generation)
 //	ResourceSlice nodeSelector, perDeviceNodeSelection  yes: one term of In, NotIn, Exists, DoesNotExist; other shapes refused
 //	ResourceSlice sharedCounters, consumesCounters      yes (KEP-4815); not with allowMultipleAllocations

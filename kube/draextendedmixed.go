@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
@@ -252,10 +253,11 @@ func checkPluginNodesHaveNoDevices(ss []dra.ResourceSlice, plugin []*placement.N
 
 // VisibleUpdate returns claim update u as it is written back to the API:
 // without the devices of [PluginDriver], which stand for what device
-// plugins serve ([PerNode]), and false when nothing of it is written: a
-// pod's implicit claim that only plugin devices serve (the pod is served
-// by the node's device plugin alone, as kube-scheduler makes no claim
-// then). u is not modified.
+// plugins serve ([PerNode]), nor the requests only they served (on a
+// plugin node kube-scheduler asks no device for the resource), and false
+// when nothing of it is written: a pod's implicit claim that only plugin
+// devices serve (the pod is served by the node's device plugin alone, as
+// kube-scheduler makes no claim then). u is not modified.
 func VisibleUpdate(u dra.ClaimUpdate) (dra.ClaimUpdate, bool) {
 	a := u.Claim.Status.Allocation
 	if a == nil || !slices.ContainsFunc(a.Devices, func(d dra.DeviceResult) bool { return d.Driver == PluginDriver }) {
@@ -267,7 +269,23 @@ func VisibleUpdate(u dra.ClaimUpdate) (dra.ClaimUpdate, bool) {
 		return u, false
 	}
 	u.Claim.Status.Allocation = &b
+	served := servedRequests(&b)
+	u.Claim.Spec.Requests = slices.DeleteFunc(slices.Clone(u.Claim.Spec.Requests), func(r dra.DeviceRequest) bool { return !served[r.Name] })
 	return u, true
+}
+
+// VisibleExtended returns the API spec and request mappings of a pod's
+// implicit claim for claim c as [VisibleUpdate] returns it: only the
+// requests c keeps, and their mappings. spec and mappings are not
+// modified.
+func VisibleExtended(spec resourcev1.ResourceClaimSpec, mappings []corev1.ContainerExtendedResourceRequest, c *dra.ResourceClaim) (resourcev1.ResourceClaimSpec, []corev1.ContainerExtendedResourceRequest) {
+	kept := map[string]bool{}
+	for _, r := range c.Spec.Requests {
+		kept[r.Name] = true
+	}
+	spec = *spec.DeepCopy()
+	spec.Devices.Requests = slices.DeleteFunc(spec.Devices.Requests, func(r resourcev1.DeviceRequest) bool { return !kept[r.Name] })
+	return spec, slices.DeleteFunc(slices.Clone(mappings), func(m corev1.ContainerExtendedResourceRequest) bool { return !kept[m.RequestName] })
 }
 
 // servedRequests returns the names of the requests that the devices of

@@ -11,6 +11,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	"pgregory.net/rapid"
 
+	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -171,5 +172,39 @@ func TestProp_PerNodeServing(t *testing.T) {
 		for n, k := range units {
 			require.LessOrEqual(t, placed[n], max(0, k-used[n]), "plugin node %s: more placed than its free units", n)
 		}
+	})
+}
+
+// TestVisibleUpdate: what of a claim update is written back when plugin
+// devices ([PluginDriver]) serve some of its requests: nothing when they
+// serve all; otherwise the claim without them and the requests they
+// served; unchanged when none is theirs.
+func TestVisibleUpdate(t *testing.T) {
+	reqs := []dra.DeviceRequest{{Name: "gpu"}, {Name: "nic"}}
+	update := func(drivers ...string) dra.ClaimUpdate {
+		u := dra.ClaimUpdate{Claim: dra.ResourceClaim{Name: "c", Spec: dra.ClaimSpec{Requests: reqs}, Status: dra.ClaimStatus{Allocation: &dra.AllocationResult{NodeName: "n"}}}}
+		for i, d := range drivers {
+			u.Claim.Status.Allocation.Devices = append(u.Claim.Status.Allocation.Devices, dra.DeviceResult{Request: reqs[i].Name, DeviceID: dra.DeviceID{Driver: d, Pool: "n", Device: "d"}})
+		}
+		return u
+	}
+	t.Run("plugin devices serve every request: not written", func(t *testing.T) {
+		_, ok := VisibleUpdate(update(PluginDriver, PluginDriver))
+		require.False(t, ok)
+	})
+	t.Run("a plugin GPU and a DRA NIC: the NIC alone", func(t *testing.T) {
+		u := update(PluginDriver, "nic.example.com")
+		v, ok := VisibleUpdate(u)
+		require.True(t, ok)
+		require.Equal(t, []dra.DeviceRequest{{Name: "nic"}}, v.Claim.Spec.Requests)
+		require.Equal(t, []dra.DeviceResult{{Request: "nic", DeviceID: dra.DeviceID{Driver: "nic.example.com", Pool: "n", Device: "d"}}}, v.Claim.Status.Allocation.Devices)
+		require.Len(t, u.Claim.Spec.Requests, 2, "u is not modified")
+		require.Len(t, u.Claim.Status.Allocation.Devices, 2, "u is not modified")
+	})
+	t.Run("no plugin device: unchanged", func(t *testing.T) {
+		u := update("gpu.example.com", "nic.example.com")
+		v, ok := VisibleUpdate(u)
+		require.True(t, ok)
+		require.Equal(t, u, v)
 	})
 }

@@ -30,7 +30,11 @@
 //     pod has from an earlier attempt is not reused but deleted, finalizer
 //     first, and the pod waits for the deletion, as kube-scheduler's
 //     PostFilter does; one an earlier pod of the same name left is not the
-//     pod's; a gang whose claims cannot
+//     pod's; a resource that device plugins serve on some nodes and DRA on
+//     others is served per node, as kube-scheduler does (kube.PerNode): a
+//     node with it in allocatable by its device plugin, the claim asking
+//     nothing for it there, and preemption frees a victim's units there
+//     but, as upstream's, no victim's DRA devices; a gang whose claims cannot
 //     all be written has what was written undone and is queued again); the PodGroupInitiallyScheduled
 //     condition of the
 //     PodGroup's status, and for a KEP-6012 tree (decided whole, all its

@@ -35,6 +35,11 @@ type draCache struct {
 	// implicit claim and its request mappings; the ledger's templates are
 	// theirs.
 	extended map[placement.Key]extendedPod
+	// pluginClasses and pluginSlices are the shared devices standing for
+	// device plugins' units of resources served per node
+	// (Scheduler.servePerNode), added to the inventory.
+	pluginClasses []dra.DeviceClass
+	pluginSlices  []dra.ResourceSlice
 
 	inv      *dra.Inventory
 	invDirty bool // classes or slices changed: the inventory is rebuilt
@@ -155,7 +160,7 @@ func covers(w, a dra.ClaimStatus) bool {
 // one an earlier pod of the same name left.
 func (d *draCache) ledger(log *slog.Logger, podUID func(placement.Key) (string, bool)) *dra.Ledger {
 	if d.invDirty || d.inv == nil {
-		inv, err := dra.NewInventory(slices.Collect(maps.Values(d.classes)), d.newestSlices())
+		inv, err := dra.NewInventory(slices.Concat(slices.Collect(maps.Values(d.classes)), d.pluginClasses), slices.Concat(d.newestSlices(), d.pluginSlices))
 		if err != nil {
 			log.Error("DRA inventory refused; keeping the previous one", "err", err)
 		} else {
@@ -318,11 +323,10 @@ func (s *Scheduler) onDeviceClass(o any) {
 }
 
 // extendedClasses says which DeviceClass serves an extended resource
-// through DRA (KEP-5004): one a class names, on a cluster where no node's
-// allocatable has it (no device plugin serves it). Where some node's
-// device plugin serves it, the scheduler leaves it to the plugins
-// everywhere; gangsim (and kube-scheduler) serve such a resource per node.
-// It judges by the classes and nodes seen so far.
+// through DRA (KEP-5004) for a pending pod: one a class names, on a
+// cluster where no node's allocatable has it (no device plugin serves
+// it), or one served per node (Scheduler.servePerNode), as gangsim
+// decides. It judges by the classes and nodes seen so far.
 func (s *Scheduler) extendedClasses() func(corev1.ResourceName) (string, bool) {
 	if len(s.dra.apiClasses) == 0 {
 		return nil
@@ -332,6 +336,9 @@ func (s *Scheduler) extendedClasses() func(corev1.ResourceName) (string, bool) {
 		name, ok := classes[r]
 		if !ok {
 			return "", false
+		}
+		if _, mixed := s.c.perNode[placement.ResourceName(r)]; mixed {
+			return name, true
 		}
 		for _, n := range s.c.nodes {
 			if n.Allocatable[placement.ResourceName(r)] > 0 {
@@ -349,9 +356,13 @@ func (s *Scheduler) serveExtended(p *corev1.Pod, pp *placement.Pod) error {
 	var e extendedPod
 	if class := s.extendedClasses(); class != nil {
 		var err error
+		requests := pp.Requests
 		if e.tmpl, e.mappings, err = kube.ServeExtendedPod(p, pp, class); err != nil {
 			s.dra.setExtended(pp.Key(), extendedPod{})
 			return err
+		}
+		if e.tmpl != nil {
+			s.c.perNode.ServePod(pp, requests, e.tmpl, e.mappings)
 		}
 	}
 	s.dra.setExtended(pp.Key(), e)

@@ -43,8 +43,10 @@ func (s *Scheduler) createExtended(ctx context.Context, u *dra.ClaimUpdate) (ext
 			}},
 			Annotations: map[string]string{resourcev1.ExtendedResourceClaimAnnotation: "true"},
 		},
-		Spec: *ext.tmpl.API.DeepCopy(),
 	}
+	// On a node whose device plugin serves a resource the pod asks, the
+	// claim asks no device for it (kube.PerNode).
+	c.Spec, ext.mappings = kube.VisibleExtended(ext.tmpl.API, ext.mappings, &u.Claim)
 	// Not retried: a create whose answer is lost would leave a second
 	// claim; the pod's owner reference lets the garbage collector take it.
 	created, err := s.client.ResourceV1().ResourceClaims(pod.Namespace).Create(ctx, c, metav1.CreateOptions{})

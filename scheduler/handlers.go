@@ -256,11 +256,12 @@ func (s *Scheduler) onPod(o any) {
 func (s *Scheduler) boundPod(p *corev1.Pod) placement.Pod {
 	pp, err := kube.ConvertPod(p, s.state.pcs)
 	if err == nil {
-		// Its implicit claim, reserved for it, holds its devices.
-		if n, ok := s.c.nodes[p.Spec.NodeName]; ok {
-			if class := s.extendedClasses(); class != nil {
-				kube.DropExtended(&pp, &n, class)
-			}
+		// On a node without a device plugin for a resource a class names,
+		// its implicit claim, reserved for it, holds its devices, whatever
+		// other nodes have (kube-scheduler decides per node).
+		if n, ok := s.c.nodes[p.Spec.NodeName]; ok && len(s.dra.apiClasses) > 0 {
+			classes := kube.NewExtendedResourceClasses(slices.Collect(maps.Values(s.dra.apiClasses)))
+			kube.DropExtended(&pp, &n, classes.Class)
 		}
 		return pp
 	}

@@ -206,6 +206,7 @@ func (s *Scheduler) round() work {
 		w.stale = append(w.stale, staleCall{claim: k, uid: s.state.stale[k]})
 	}
 	clear(s.state.stale)
+	s.servePerNode()
 	if s.dra.dirty {
 		s.gs.SetClaims(s.dra.ledger(s.log, s.podUID))
 	}
@@ -231,13 +232,13 @@ func (s *Scheduler) round() work {
 			s.addTree(&w, r)
 		}
 		if len(r.Bind) > 0 {
-			g := gangWrite{group: r.PodGroup, claims: r.ClaimUpdates}
+			g := gangWrite{group: r.PodGroup, claims: visibleUpdates(r.ClaimUpdates)}
 			for _, p := range r.Bind {
 				g.binds = append(g.binds, bindCall{pod: p.Key(), uid: p.UID, node: p.NodeName})
 				s.state.unqueue(p.Key())
 			}
 			w.gangs = append(w.gangs, g)
-			s.dra.assume(r.ClaimUpdates)
+			s.dra.assume(g.claims)
 		}
 		s.c.assume(r.Snapshot, r.Bind)
 		for _, p := range r.Bind {

@@ -2,8 +2,8 @@ package scheduler
 
 import (
 	"slices"
-	"strings"
 
+	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -25,6 +25,10 @@ type snapCache struct {
 	snap    *placement.Snapshot
 	dirty   map[placement.Key]bool
 	rebuild bool
+	// perNode are the extended resources served per node
+	// (Scheduler.servePerNode): the snapshot's nodes without a device
+	// plugin for one have no limit on it.
+	perNode kube.PerNode
 }
 
 func newSnapCache() *snapCache {
@@ -144,11 +148,7 @@ func (c *snapCache) snapshot() (*placement.Snapshot, error) {
 		// (no node had it then): only a rebuild can take it.
 		c.rebuild = true
 	}
-	nodes := make([]placement.Node, 0, len(c.nodes))
-	for _, n := range c.nodes {
-		nodes = append(nodes, n)
-	}
-	slices.SortFunc(nodes, func(a, b placement.Node) int { return strings.Compare(a.Name, b.Name) })
+	nodes := c.perNode.Nodes(c.sortedNodes())
 	pods := make([]placement.Pod, 0, len(c.bound))
 	for _, p := range c.bound {
 		// A pod on a node the watch has not shown yet (or that is gone)

@@ -1,0 +1,207 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// perNodeCluster is node dp, whose device plugin serves two units of
+// example.com/gpu, node dra without it and four GPUs of a DRA driver,
+// DeviceClass gpu serving the resource through DRA, and a gang g of three
+// pods asking two GPUs each: more than either node's way holds alone.
+func perNodeCluster() []runtime.Object {
+	dp := cpuNode("dp")
+	dp.Status.Allocatable["example.com/gpu"] = resource.MustParse("2")
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: new("example.com/gpu")}}
+	slice := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "dra-gpus"}, Spec: resourcev1.ResourceSliceSpec{
+		Driver: "gpu.example.com", NodeName: new("dra"), Pool: resourcev1.ResourcePool{Name: "dra", ResourceSliceCount: 1},
+		Devices: []resourcev1.Device{{Name: "gpu-0"}, {Name: "gpu-1"}, {Name: "gpu-2"}, {Name: "gpu-3"}},
+	}}
+	pg := &schedulingv1beta1.PodGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "g", UID: "uid-g"},
+		Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
+			Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 3},
+		}},
+	}
+	objs := []runtime.Object{dp, cpuNode("dra"), class, slice, pg}
+	for _, name := range []string{"p0", "p1", "p2"} {
+		pod := cpuPod(name, "", "100m")
+		pod.Spec.SchedulingGroup = &corev1.PodSchedulingGroup{PodGroupName: new("g")}
+		pod.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse("2")}
+		objs = append(objs, pod)
+	}
+	return objs
+}
+
+// generateClaimNames makes the fake client name created claims as the API
+// server would (the fake does not generate names).
+func generateClaimNames(client *fake.Clientset) {
+	generated := 0
+	client.PrependReactor("create", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		c := a.(k8stesting.CreateAction).GetObject().(*resourcev1.ResourceClaim)
+		if c.Name == "" {
+			generated++
+			c.Name, c.UID = fmt.Sprintf("%sx%d", c.GenerateName, generated), types.UID(fmt.Sprintf("uid-x%d", generated))
+		}
+		return false, nil, nil
+	})
+}
+
+// TestServePerNode: a resource that dp's device plugin serves and DRA
+// serves on dra is served per node, as v1.37's kube-scheduler does: the
+// gang fits only both ways together. The member on dp takes its two
+// units and gets no claim (nor extendedResourceClaimStatus); each member
+// on dra gets an implicit claim of two of its GPUs. Served by device
+// plugins on every node, as before, dra fitted none and the gang waited.
+func TestServePerNode(t *testing.T) {
+	client := fake.NewClientset(perNodeCluster()...)
+	generateClaimNames(client)
+	runFake(t, client)
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 3 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, map[string]string{"p0": "dp", "p1": "dra", "p2": "dra"}, bindingsOf(client))
+
+	ctx := context.Background()
+	claims, err := client.ResourceV1().ResourceClaims("default").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	got := map[string][]string{} // pod -> request/pool/device of its claim
+	for _, c := range claims.Items {
+		require.Equal(t, []resourcev1.DeviceRequest{{Name: "container-0-request-1", Exactly: &resourcev1.ExactDeviceRequest{
+			DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 2,
+		}}}, c.Spec.Devices.Requests, "the claim asks the real class")
+		owner := c.OwnerReferences[0].Name
+		for _, r := range c.Status.Allocation.Devices.Results {
+			got[owner] = append(got[owner], r.Request+"/"+r.Pool+"/"+r.Device)
+		}
+		pod, err := client.CoreV1().Pods("default").Get(ctx, owner, metav1.GetOptions{})
+		require.NoError(t, err)
+		require.Equal(t, &corev1.PodExtendedResourceClaimStatus{ResourceClaimName: c.Name, RequestMappings: []corev1.ContainerExtendedResourceRequest{
+			{ContainerName: "c", ResourceName: "example.com/gpu", RequestName: "container-0-request-1"},
+		}}, pod.Status.ExtendedResourceClaimStatus)
+	}
+	require.Equal(t, map[string][]string{
+		"p1": {"container-0-request-1/dra/gpu-0", "container-0-request-1/dra/gpu-1"},
+		"p2": {"container-0-request-1/dra/gpu-2", "container-0-request-1/dra/gpu-3"},
+	}, got)
+	p0, err := client.CoreV1().Pods("default").Get(ctx, "p0", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Nil(t, p0.Status.ExtendedResourceClaimStatus, "served by dp's device plugin alone")
+}
+
+// TestServePerNodePreempts: perNodeCluster's gang at priority 100, with
+// minCount 1, where low-priority pods hold every GPU: low-dp dp's two
+// units, low-dra dra's four devices through its implicit claim. Only
+// low-dp is evicted and p0 binds on dp: v1.37's preemption frees a
+// victim's device-plugin units (its requests) and not its DRA devices
+// (DynamicResources has no PreFilterExtensions; KEP-5690 proposes DRA
+// preemption), so evicting low-dra would free nothing; p1 and p2 wait.
+func TestServePerNodePreempts(t *testing.T) {
+	objs := perNodeCluster()
+	for _, o := range objs {
+		switch v := o.(type) {
+		case *schedulingv1beta1.PodGroup:
+			v.Spec.Priority = new(int32(100))
+			v.Spec.SchedulingPolicy.Gang.MinCount = 1
+		case *corev1.Pod:
+			v.Spec.Priority = new(int32(100))
+		}
+	}
+	for _, node := range []string{"dp", "dra"} {
+		v := cpuPod("low-"+node, node, "100m")
+		v.Spec.Priority = new(int32(5))
+		v.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse(map[string]string{"dp": "2", "dra": "4"}[node])}
+		if node == "dra" {
+			v.Status.ExtendedResourceClaimStatus = &corev1.PodExtendedResourceClaimStatus{ResourceClaimName: "low-dra-gpus",
+				RequestMappings: []corev1.ContainerExtendedResourceRequest{{ContainerName: "c", ResourceName: "example.com/gpu", RequestName: "container-0-request-1"}}}
+		}
+		objs = append(objs, v)
+	}
+	var results []resourcev1.DeviceRequestAllocationResult
+	for i := range 4 {
+		results = append(results, resourcev1.DeviceRequestAllocationResult{Request: "container-0-request-1", Driver: "gpu.example.com", Pool: "dra", Device: fmt.Sprintf("gpu-%d", i)})
+	}
+	objs = append(objs, &resourcev1.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "low-dra-gpus", UID: "uid-low-dra-gpus",
+			Annotations:     map[string]string{resourcev1.ExtendedResourceClaimAnnotation: "true"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "low-dra", UID: "uid-low-dra", Controller: new(true)}}},
+		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "container-0-request-1",
+			Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 4}}}}},
+		Status: resourcev1.ResourceClaimStatus{
+			Allocation:  &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{Results: results}},
+			ReservedFor: []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "low-dra", UID: "uid-low-dra"}},
+		},
+	})
+	client := fake.NewClientset(objs...)
+	generateClaimNames(client)
+	runFake(t, client)
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 1 }, 10*time.Second, 5*time.Millisecond)
+	var deleted []string
+	for _, a := range client.Actions() {
+		if v, ok := a.(k8stesting.DeleteAction); ok && a.GetResource().Resource == "pods" {
+			deleted = append(deleted, v.GetName())
+		}
+	}
+	require.Equal(t, []string{"low-dp"}, deleted)
+	require.Equal(t, map[string]string{"p0": "dp"}, bindingsOf(client))
+}
+
+// TestServePerNodeKeepsDRARequests: a pod asking a GPU (served per node)
+// and a NIC (served by DRA alone; only dp has one) goes to dp: its
+// implicit claim keeps the NIC request alone, with its mapping, since dp's
+// device plugin serves the GPU.
+func TestServePerNodeKeepsDRARequests(t *testing.T) {
+	var objs []runtime.Object
+	for _, o := range perNodeCluster() {
+		if p, ok := o.(*corev1.Pod); !ok || p.Name == "p0" {
+			objs = append(objs, o)
+		}
+	}
+	for _, o := range objs {
+		switch v := o.(type) {
+		case *schedulingv1beta1.PodGroup:
+			v.Spec.SchedulingPolicy.Gang.MinCount = 1
+		case *corev1.Pod:
+			v.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse("1"), "example.com/nic": resource.MustParse("1")}
+		}
+	}
+	objs = append(objs,
+		&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "nic"}, Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: new("example.com/nic")}},
+		&resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "dp-nics"}, Spec: resourcev1.ResourceSliceSpec{
+			Driver: "nic.example.com", NodeName: new("dp"), Pool: resourcev1.ResourcePool{Name: "dp", ResourceSliceCount: 1},
+			Devices: []resourcev1.Device{{Name: "nic-0"}},
+		}})
+	client := fake.NewClientset(objs...)
+	generateClaimNames(client)
+	runFake(t, client)
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 1 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, map[string]string{"p0": "dp"}, bindingsOf(client))
+	ctx := context.Background()
+	claims, err := client.ResourceV1().ResourceClaims("default").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	require.Len(t, claims.Items, 1)
+	c := claims.Items[0]
+	require.Len(t, c.Spec.Devices.Requests, 1)
+	req := c.Spec.Devices.Requests[0]
+	require.Equal(t, "container-0-request-2", req.Name)
+	require.Equal(t, "nic", req.Exactly.DeviceClassName)
+	require.Len(t, c.Status.Allocation.Devices.Results, 1)
+	r := c.Status.Allocation.Devices.Results[0]
+	require.Equal(t, []string{req.Name, "nic.example.com", "dp", "nic-0"}, []string{r.Request, r.Driver, r.Pool, r.Device})
+	pod, err := client.CoreV1().Pods("default").Get(ctx, "p0", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, &corev1.PodExtendedResourceClaimStatus{ResourceClaimName: c.Name, RequestMappings: []corev1.ContainerExtendedResourceRequest{
+		{ContainerName: "c", ResourceName: "example.com/nic", RequestName: req.Name},
+	}}, pod.Status.ExtendedResourceClaimStatus)
+}
