@@ -57,3 +57,43 @@ func TestDRAExtendedResource(t *testing.T) {
 	}
 	require.Equal(t, map[string]bool{"node-0/gpu-0": true, "node-0/gpu-1": true}, held, "one GPU each")
 }
+
+// A gang of three, each member asking example.com/gpu: 1, on node-dp,
+// whose device plugin serves one unit of it, and node-dra, without one and
+// with two GPUs a DRA driver publishes that the DeviceClass serves under
+// the same name: served per node, as kube-scheduler v1.37 does, the gang
+// fits only both ways together. The member on node-dp gets no claim and no
+// extendedResourceClaimStatus; each on node-dra gets an implicit claim of
+// one of its GPUs, reserved for it.
+func TestDRAExtendedResourcePerNode(t *testing.T) {
+	c := harness.Start(t, harness.Options{})
+	client := c.Client()
+	class := deviceClass(gpuDriver)
+	class.Spec.ExtendedResourceName = new(string(extGPU))
+	dp := node("node-dp", "rack-0", 8, 0)
+	dp.Status.Allocatable[extGPU] = resource.MustParse("1")
+	createDRA(t, client, class, dp, node("node-dra", "rack-0", 8, 0), gpuSlice("node-dra"), podGroup("mixed", 3))
+	for i := range 3 {
+		p := member(fmt.Sprintf("mixed-%d", i), "mixed", "", 0)
+		r := &p.Spec.Containers[0].Resources
+		r.Requests[extGPU], r.Limits[extGPU] = resource.MustParse("1"), resource.MustParse("1")
+		createDRA(t, client, p)
+	}
+	startScheduler(t, c, testConfig(), "")
+
+	conditionIs(t, client, "mixed", metav1.ConditionTrue, "Scheduled")
+	ps := boundPods(t, client, "mixed", 3, "the gang bound across both ways of serving")
+	got := map[string]string{} // pod -> node and its claim's devices
+	for _, p := range ps {
+		got[p.Name] = p.Spec.NodeName
+		st := p.Status.ExtendedResourceClaimStatus
+		if st == nil {
+			continue
+		}
+		cl, err := client.ResourceV1().ResourceClaims(ns).Get(ctxFor(t), st.ResourceClaimName, metav1.GetOptions{})
+		require.NoError(t, err)
+		require.Equal(t, []string{fmt.Sprintf("pods/%s/%s", p.Name, p.UID)}, reservedFor(cl))
+		got[p.Name] += " " + fmt.Sprint(devices(cl))
+	}
+	require.Equal(t, map[string]string{"mixed-0": "node-dp", "mixed-1": "node-dra [node-dra/gpu-0]", "mixed-2": "node-dra [node-dra/gpu-1]"}, got)
+}

@@ -23,7 +23,9 @@ import (
 // API objects kept so that decisions can be written back. Build one with
 // [Load].
 type Cluster struct {
-	// Nodes are the converted Nodes, in input order.
+	// Nodes are the converted Nodes, in input order; a node without a
+	// device plugin for a resource served per node has no limit on it
+	// (math.MaxInt64, [PerNode.Nodes]).
 	Nodes []placement.Node
 	// Snapshot holds Nodes and the pods bound to them.
 	Snapshot *placement.Snapshot
