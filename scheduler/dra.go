@@ -31,6 +31,12 @@ type draCache struct {
 	// apiClasses are the DeviceClasses as watched, for the extended
 	// resources they serve (KEP-5004).
 	apiClasses map[string]*resourcev1.DeviceClass
+	// served are the extended resources that pending pods ask for
+	// through an implicit claim, each with the DeviceClass that serves
+	// it, as the last round decided (Scheduler.servePerNode): the rule a
+	// pod is converted by between rounds too, so that every pending pod
+	// is converted by one rule, and all again when it changes.
+	served kube.ExtendedResourceClasses
 	// extended holds, per queued pod served so, the template of its
 	// implicit claim and its request mappings; the ledger's templates are
 	// theirs.
@@ -309,9 +315,6 @@ func (d *draCache) claimsMissing(p *corev1.Pod) string {
 
 func (s *Scheduler) onDeviceClass(o any) {
 	v := o.(*resourcev1.DeviceClass)
-	if old, ok := s.dra.apiClasses[v.Name]; v.Spec.ExtendedResourceName != nil || ok && old.Spec.ExtendedResourceName != nil {
-		defer s.reconvertPending()
-	}
 	s.dra.apiClasses[v.Name] = v
 	c, err := kube.ConvertDeviceClass(v)
 	if err != nil {
@@ -323,29 +326,19 @@ func (s *Scheduler) onDeviceClass(o any) {
 }
 
 // extendedClasses says which DeviceClass serves an extended resource
-// through DRA (KEP-5004) for a pending pod: one a class names, on a
-// cluster where no node's allocatable has it (no device plugin serves
-// it), or one served per node (Scheduler.servePerNode), as gangsim
-// decides. It judges by the classes and nodes seen so far.
+// through DRA (KEP-5004) for a pending pod, by the rule of the last round
+// (see draCache.served): one a class names, on a cluster where no node's
+// allocatable has it (no device plugin serves it), or one served per node
+// (Scheduler.servePerNode), as gangsim decides. Before the first round
+// the rule serves nothing; the first round converts the pods again.
 func (s *Scheduler) extendedClasses() func(corev1.ResourceName) (string, bool) {
-	if len(s.dra.apiClasses) == 0 {
+	served := s.dra.served
+	if len(served) == 0 {
 		return nil
 	}
-	classes := kube.NewExtendedResourceClasses(slices.Collect(maps.Values(s.dra.apiClasses)))
 	return func(r corev1.ResourceName) (string, bool) {
-		name, ok := classes[r]
-		if !ok {
-			return "", false
-		}
-		if _, mixed := s.c.perNode[placement.ResourceName(r)]; mixed {
-			return name, true
-		}
-		for _, n := range s.c.nodes {
-			if n.Allocatable[placement.ResourceName(r)] > 0 {
-				return "", false
-			}
-		}
-		return name, true
+		name, ok := served[r]
+		return name, ok
 	}
 }
 
@@ -371,9 +364,6 @@ func (s *Scheduler) serveExtended(p *corev1.Pod, pp *placement.Pod) error {
 
 func (s *Scheduler) onDeviceClassDelete(o any) {
 	if v, ok := o.(*resourcev1.DeviceClass); ok {
-		if v.Spec.ExtendedResourceName != nil {
-			defer s.reconvertPending()
-		}
 		delete(s.dra.apiClasses, v.Name)
 		s.dra.deleteClass(v.Name)
 	}
@@ -423,9 +413,11 @@ func (s *Scheduler) onResourceClaimDelete(o any) {
 }
 
 // reconvertPending converts the queued and refused pending pods again
-// once the extended resources DeviceClasses serve changed: whether a pod
-// asks for them through an implicit claim follows the classes (a pod may
-// be seen before the class that serves it).
+// once the rule by which extended resources are served changed
+// (Scheduler.servePerNode): whether a pod asks for one through an implicit
+// claim follows the classes, slices and nodes seen (a pod may be seen
+// before the class that serves it, or before the node whose device plugin
+// does).
 func (s *Scheduler) reconvertPending() {
 	if s.pods == nil {
 		return

@@ -10,24 +10,29 @@ import (
 	"github.com/gangsched/gangsched/placement"
 )
 
-// servePerNode brings up to date how the extended resources that device
-// plugins serve on some nodes and DRA on others are served ([kube.PerNode],
-// as v1.37's kube-scheduler does per node: a node with the resource in
-// allocatable by its device plugin, any other by DRA through the pod's
-// implicit claim), from the nodes, DeviceClasses and ResourceSlices seen:
-// the snapshot's nodes (no limit on such a resource where no device plugin
-// serves it), the ledger's shared plugin devices, and, when the set of
-// such resources or their classes change, the pending pods' conversions.
-// It runs at the start of a round, when the snapshot or the inventory is
-// rebuilt anyway. A device of a serving class that a plugin node reaches
-// cannot be modelled: it is logged, and the resources are then served as
-// before, by device plugins wherever a node has them.
+// servePerNode brings up to date how pending pods' extended resources
+// that DeviceClasses name are served, from the nodes, DeviceClasses and
+// ResourceSlices seen: through an implicit claim where no node has the
+// resource in allocatable, and per node ([kube.PerNode], as v1.37's
+// kube-scheduler does: a node with the resource in allocatable serves it
+// by its device plugin, any other by DRA through the pod's implicit claim)
+// where device plugins serve it on some nodes and DRA on others. It keeps
+// the snapshot's nodes (no limit on a resource served per node where no
+// device plugin serves it), the ledger's shared plugin devices, and the
+// rule pending pods are converted by (s.dra.served); when that rule
+// changes, whatever event changed it (a node's allocatable, a class, a
+// slice), every pending pod is converted again. It runs at the start of a
+// round, when the snapshot or the inventory is rebuilt anyway. A device
+// of a serving class that a plugin node reaches cannot be modelled: it is
+// logged, and the resources are then served as before, by device plugins
+// wherever a node has them.
 func (s *Scheduler) servePerNode() {
 	if !s.c.rebuild && !s.dra.invDirty {
 		return
 	}
 	nodes := s.c.sortedNodes()
 	var m kube.PerNode
+	served := kube.ExtendedResourceClasses{}
 	if len(s.dra.apiClasses) > 0 {
 		classes := kube.NewExtendedResourceClasses(slices.Collect(maps.Values(s.dra.apiClasses)))
 		dcs := slices.SortedFunc(maps.Values(s.dra.classes), func(a, b dra.DeviceClass) int { return strings.Compare(a.Name, b.Name) })
@@ -36,26 +41,37 @@ func (s *Scheduler) servePerNode() {
 			s.log.Error("extended resources not served per node", "err", err)
 			m = nil
 		}
+		rule := kube.ServedByDRA(classes, nodes, m)
+		for r := range classes {
+			if name, ok := rule(r); ok {
+				served[r] = name
+			}
+		}
 	}
 	if pc, ps := m.Inventory(nodes); !samePlugin(s.dra.pluginClasses, s.dra.pluginSlices, pc, ps) {
 		s.dra.pluginClasses, s.dra.pluginSlices = pc, ps
 		s.dra.invDirty, s.dra.dirty = true, true
 	}
-	changed := perNodeKey(m) != perNodeKey(s.c.perNode)
-	s.c.perNode = m // the same resources, or new ones and a rebuild below
+	changed := servedKey(served, m) != servedKey(s.dra.served, s.c.perNode)
+	s.c.perNode, s.dra.served = m, served // the same rule, or a new one and a rebuild below
 	if changed {
 		s.c.rebuild = true
 		s.reconvertPending()
 	}
 }
 
-// perNodeKey names each resource m serves per node and its class, in
-// resource order: the pending pods' conversions depend on nothing else
-// of m.
-func perNodeKey(m kube.PerNode) string {
+// servedKey names each resource that served (the rule of
+// Scheduler.extendedClasses) serves through an implicit claim, with its
+// class, and whether m serves it per node, with its class, in resource
+// order: the pending pods' conversions depend on nothing else of them.
+func servedKey(served kube.ExtendedResourceClasses, m kube.PerNode) string {
 	var b strings.Builder
-	for _, r := range slices.Sorted(maps.Keys(m)) {
-		b.WriteString(string(r) + "=" + m[r].Name + ";")
+	for _, r := range slices.Sorted(maps.Keys(served)) {
+		b.WriteString(string(r) + "=" + served[r])
+		if dc, ok := m[placement.ResourceName(r)]; ok {
+			b.WriteString(" per node by " + dc.Name)
+		}
+		b.WriteString(";")
 	}
 	return b.String()
 }

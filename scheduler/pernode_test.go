@@ -3,9 +3,12 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -16,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/gangsched/gangsched/placement"
 )
 
 // perNodeCluster is node dp, whose device plugin serves two units of
@@ -25,7 +30,9 @@ import (
 func perNodeCluster() []runtime.Object {
 	dp := cpuNode("dp")
 	dp.Status.Allocatable["example.com/gpu"] = resource.MustParse("2")
-	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: new("example.com/gpu")}}
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: resourcev1.DeviceClassSpec{
+		ExtendedResourceName: new("example.com/gpu"), Selectors: driverSelector("gpu.example.com"),
+	}}
 	slice := &resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "dra-gpus"}, Spec: resourcev1.ResourceSliceSpec{
 		Driver: "gpu.example.com", NodeName: new("dra"), Pool: resourcev1.ResourcePool{Name: "dra", ResourceSliceCount: 1},
 		Devices: []resourcev1.Device{{Name: "gpu-0"}, {Name: "gpu-1"}, {Name: "gpu-2"}, {Name: "gpu-3"}},
@@ -44,6 +51,12 @@ func perNodeCluster() []runtime.Object {
 		objs = append(objs, pod)
 	}
 	return objs
+}
+
+// driverSelector selects the devices of driver alone: a class without
+// selectors takes every device, of any driver.
+func driverSelector(driver string) []resourcev1.DeviceSelector {
+	return []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: `device.driver == "` + driver + `"`}}}
 }
 
 // generateClaimNames makes the fake client name created claims as the API
@@ -157,11 +170,10 @@ func TestServePerNodePreempts(t *testing.T) {
 	require.Equal(t, map[string]string{"p0": "dp"}, bindingsOf(client))
 }
 
-// TestServePerNodeKeepsDRARequests: a pod asking a GPU (served per node)
-// and a NIC (served by DRA alone; only dp has one) goes to dp: its
-// implicit claim keeps the NIC request alone, with its mapping, since dp's
-// device plugin serves the GPU.
-func TestServePerNodeKeepsDRARequests(t *testing.T) {
+// nicCluster is perNodeCluster with p0 alone (in a gang of one), asking
+// one GPU and one NIC (example.com/nic), DeviceClass nic serving it, and
+// a NIC on dp (ResourceSlice dp-nics).
+func nicCluster() []runtime.Object {
 	var objs []runtime.Object
 	for _, o := range perNodeCluster() {
 		if p, ok := o.(*corev1.Pod); !ok || p.Name == "p0" {
@@ -177,16 +189,34 @@ func TestServePerNodeKeepsDRARequests(t *testing.T) {
 		}
 	}
 	objs = append(objs,
-		&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "nic"}, Spec: resourcev1.DeviceClassSpec{ExtendedResourceName: new("example.com/nic")}},
+		&resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "nic"}, Spec: resourcev1.DeviceClassSpec{
+			ExtendedResourceName: new("example.com/nic"), Selectors: driverSelector("nic.example.com"),
+		}},
 		&resourcev1.ResourceSlice{ObjectMeta: metav1.ObjectMeta{Name: "dp-nics"}, Spec: resourcev1.ResourceSliceSpec{
 			Driver: "nic.example.com", NodeName: new("dp"), Pool: resourcev1.ResourcePool{Name: "dp", ResourceSliceCount: 1},
 			Devices: []resourcev1.Device{{Name: "nic-0"}},
 		}})
+	return objs
+}
+
+// TestServePerNodeKeepsDRARequests: a pod asking a GPU (served per node)
+// and a NIC (served by DRA alone; only dp has one) goes to dp: its
+// implicit claim keeps the NIC request alone, with its mapping, since dp's
+// device plugin serves the GPU. Each class selects its driver's devices:
+// without selectors dra's GPUs would be NICs too (and p0 fit there), and
+// dp's NIC a GPU of class gpu, which gangsched refuses to serve per node
+// (logged). The pod handler may run before dp's: the first round converts
+// p0 again by the nodes then seen (without that it kept the GPU in its
+// implicit claim, as if no node had a device plugin, and went to dra
+// about one run in three).
+func TestServePerNodeKeepsDRARequests(t *testing.T) {
+	objs := nicCluster()
 	client := fake.NewClientset(objs...)
 	generateClaimNames(client)
-	runFake(t, client)
+	_, log := runFake(t, client)
 	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 1 }, 10*time.Second, 5*time.Millisecond)
 	require.Equal(t, map[string]string{"p0": "dp"}, bindingsOf(client))
+	require.NotContains(t, log.String(), "level=ERROR", "the GPU is served per node")
 	ctx := context.Background()
 	claims, err := client.ResourceV1().ResourceClaims("default").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
@@ -204,4 +234,83 @@ func TestServePerNodeKeepsDRARequests(t *testing.T) {
 	require.Equal(t, &corev1.PodExtendedResourceClaimStatus{ResourceClaimName: c.Name, RequestMappings: []corev1.ContainerExtendedResourceRequest{
 		{ContainerName: "c", ResourceName: "example.com/nic", RequestName: req.Name},
 	}}, pod.Status.ExtendedResourceClaimStatus)
+}
+
+// TestServePerNodeFollowsNodes: pod p asks a GPU that DeviceClass gpu
+// serves while no node has it in allocatable (DRA alone), and no device
+// of the class exists, so it waits. Then dp's device plugin registers two
+// units: the GPU is served by it now, not by DRA (no class serves it per
+// node, as no slice reaches a node without it), and p binds to dp
+// without a claim. A scheduler that converted pending pods again only
+// when the classes or the resources served per node changed kept p's
+// implicit claim and p waited for ever; the same missed node event, with
+// the pod handled before its node, made TestServePerNodeKeepsDRARequests
+// flaky.
+func TestServePerNodeFollowsNodes(t *testing.T) {
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: resourcev1.DeviceClassSpec{
+		ExtendedResourceName: new("example.com/gpu"), Selectors: driverSelector("gpu.example.com"),
+	}}
+	p := cpuPod("p", "", "100m")
+	p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse("1")}
+	client := fake.NewClientset(cpuNode("dp"), class, p)
+	generateClaimNames(client)
+	_, log := runFake(t, client)
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "gang waits") }, 10*time.Second, 5*time.Millisecond)
+
+	ctx := context.Background()
+	dp := cpuNode("dp")
+	dp.Status.Allocatable["example.com/gpu"] = resource.MustParse("2")
+	_, err := client.CoreV1().Nodes().Update(ctx, dp, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 1 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, map[string]string{"p": "dp"}, bindingsOf(client))
+	claims, err := client.ResourceV1().ResourceClaims("default").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	require.Empty(t, claims.Items, "served by dp's device plugin alone")
+	require.NotContains(t, log.String(), "level=ERROR")
+}
+
+// TestServePerNodePodBeforeItsNode: nicCluster with classes that take
+// every device (no selectors), so dp's NIC is a GPU of class gpu too and
+// gangsched serves the GPU by device plugins alone (logged), and dra's
+// GPUs would serve as NICs. p0's handler runs before node dp's (held back
+// until p0 is queued with the classes seen): converted then, p0 asked the GPU through its
+// implicit claim, as no node had it in allocatable. The first round must
+// convert it again by the nodes it sees, and bind it to dp by its device
+// plugin; a scheduler that did so only when the resources served per node
+// changed (here none, before and after) bound it to dra.
+func TestServePerNodePodBeforeItsNode(t *testing.T) {
+	objs := nicCluster()
+	for _, o := range objs {
+		if c, ok := o.(*resourcev1.DeviceClass); ok {
+			c.Spec.Selectors = nil
+		}
+	}
+	client := fake.NewClientset(objs...)
+	generateClaimNames(client)
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return a.GetSubresource() == "binding", nil, nil
+	})
+	log := &syncBuffer{}
+	s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
+	require.NoError(t, err)
+	p0 := placement.Key{Namespace: "default", Name: "p0"}
+	s.beforeEvent = func(o any) {
+		if n, ok := o.(*corev1.Node); !ok || n.Name != "dp" {
+			return
+		}
+		assert.Eventually(t, func() bool { // not require: this is an informer's goroutine
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.state.queued[p0] && len(s.dra.apiClasses) == 2
+		}, 10*time.Second, time.Millisecond, "p0 queued, and both classes seen, before node dp is")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 1 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, map[string]string{"p0": "dp"}, bindingsOf(client))
+	require.Contains(t, log.String(), "extended resources not served per node")
 }
