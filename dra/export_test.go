@@ -11,30 +11,40 @@ import (
 // SaturatedAgrees asks the slow path's shortcut (see saturated) about
 // member p on node ni of h, a Reserver of Ledger.Reserver, in the state h
 // is in, worded and terse; each time it answers, it runs the full slow
-// path too. answered counts the answers; agree says every answer was the
-// full path's verdict (ok, outcome, idle, reason and claims).
-func SaturatedAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeInfo) (answered int, agree bool) {
+// path too. answered counts the answers, noted those given at once from
+// a node noted full (fullNote.sat); agree says every answer was the full
+// path's verdict (ok, outcome, idle, reason and claims). The full path's
+// release and re-hold leave the assignment as it was, so the count of
+// moves is set back after it: the note stands, for the next question and
+// for the solve.
+func SaturatedAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeInfo) (answered, noted int, agree bool) {
 	r := h.(hook).r
 	refs := r.refs(p)
+	defer func() { r.terse = false }()
 	for _, terse := range []bool{false, true} {
 		r.terse = terse
+		f := r.full
+		fast := f.sat && f.sp != nil && f.at == ni.ID() && f.moves == r.moves
 		short, ok := r.saturated(refs, ni.ID())
 		if !ok {
 			continue
 		}
 		answered++
+		if fast {
+			noted++
+		}
+		moves := r.moves
 		_, full := r.searchSlow(refs, ni.ID(), false)
+		r.moves = moves
 		if terse {
 			full.vars = nil // verdict does not read them: rejection answers before
 		}
 		if short.ok != full.ok || short.out != full.out || short.idle != full.idle || short.why != full.why ||
 			!slices.EqualFunc(short.vars, full.vars, func(a, b svar) bool { return a.claim == b.claim }) {
-			r.terse = false
-			return answered, false
+			return answered, noted, false
 		}
 	}
-	r.terse = false
-	return answered, true
+	return answered, noted, true
 }
 
 // PlainAgrees has the search's shortcut (see dfs.plain) pick devices for

@@ -406,10 +406,17 @@ func (r *reserver) plan(refs []memberRef, id placement.NodeID, n *placement.Node
 // spec sp searched from node at alone that left fewer free candidates
 // than its count, while moves stays as noted: the pick held and nothing
 // else moved since.
+//
+// sat further says that the pick's claim (holder) is then the only claim
+// of the assignment holding a device the search could list from the
+// node, and that every such device is exclusive and consumes no counter:
+// saturated then answers at once (see saturated).
 type fullNote struct {
-	sp    *spec
-	at    placement.NodeID
-	moves uint64
+	sp     *spec
+	at     placement.NodeID
+	moves  uint64
+	holder int32
+	sat    bool
 }
 
 // noteFull notes, after plan found vars (one fresh claim searched from its
@@ -427,9 +434,21 @@ func (r *reserver) noteFull(vars []svar) {
 		return
 	}
 	alt := &vars[0].spec.reqs[0].alts[0]
-	if len(x.slots[0].cands[0])-alt.count < alt.count {
-		r.full = fullNote{sp: vars[0].spec, at: vars[0].at, moves: r.moves + 1}
+	cands := x.slots[0].cands[0]
+	if len(cands)-alt.count >= alt.count {
+		return
 	}
+	// The search's one candidate list skipped no device for the
+	// assignment's holds (heldSkips), so the devices the ledger leaves
+	// the claim are its candidates, and after the pick only the claim
+	// holds any of them. plain checked the picks themselves.
+	sat := x.heldSkips == 0
+	for _, d := range cands[alt.count:] {
+		if dv := &r.inv.devs[d]; dv.multi || len(dv.uses) > 0 {
+			sat = false
+		}
+	}
+	r.full = fullNote{sp: vars[0].spec, at: vars[0].at, moves: r.moves + 1, holder: vars[0].claim, sat: sat}
 }
 
 // knownFull reports whether the search of vars with useAll is known to

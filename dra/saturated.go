@@ -44,6 +44,15 @@ func (r *reserver) saturated(refs []memberRef, id placement.NodeID) (v slowVerdi
 		// exhausted rather than found.
 		return v, false
 	}
+	if f := &r.full; f.sat && f.sp == sp && f.at == id && f.moves == r.moves && r.usedOnlyFrom(f.holder, id) {
+		// The last plain pick on this node left fewer free candidates
+		// than the count, nothing moved since, and its claim, of this
+		// spec and used from here alone, is the only holder among
+		// candidates all exclusive and counter-free (see noteFull): the
+		// count below is the pick's and this claim's against the
+		// search's list, and fails.
+		return r.slowFail(ref.claim, sp, id, "devices taken by other members' claims"), true
+	}
 	r.satReach[0] = r.node(id)
 	probe := svar{claim: ref.claim, spec: sp, reach: r.satReach[:], at: id}
 	base, _ := r.candidates(&probe, alt, useBase, r.cbuf[:0])

@@ -133,6 +133,9 @@ type dfs struct {
 	ends     []int       // assigns' scratch
 	grouped  bool        // the group's constraints apply (see reserver.noGroup)
 	plained  bool        // search took plain's picks (slots[0].cands[0] holds the candidates)
+	// heldSkips counts the devices that candidates left out, since
+	// reset, because the assignment holds them (see noteFull).
+	heldSkips int
 }
 
 // search allocates vars together, in order, each alternative and device
@@ -216,7 +219,7 @@ func (x *dfs) reset(r *reserver, vars []svar, use usage) {
 	x.slots, x.cons, x.gst = x.slots[:0], x.cons[:0], x.gst[:0]
 	x.picks, x.alts, x.pslot = x.picks[:0], x.alts[:0], x.pslot[:0]
 	x.nbuf, x.nadmin, x.steps = 0, 0, 0
-	x.stop, x.plained = false, false
+	x.stop, x.plained, x.heldSkips = false, false, 0
 	x.grouped = len(r.rs.gcons) > 0 && !r.noGroup
 }
 
@@ -646,8 +649,17 @@ next:
 				continue next
 			}
 		}
-		if !alt.admin && (use != useNone && r.l.used.get(int(d)) || use == useAll && r.held.pages != nil && r.held.get(d) != 0) {
+		if alt.admin {
+			out = append(out, d)
+			continue
+		}
+		if use != useNone && r.l.used.get(int(d)) {
 			busy = busy || alt.all
+			continue
+		}
+		if use == useAll && r.held.pages != nil && r.held.get(d) != 0 {
+			busy = busy || alt.all
+			r.x.heldSkips++
 			continue
 		}
 		out = append(out, d)

@@ -19,17 +19,17 @@ import (
 type checkedHook struct {
 	placement.Reserver
 	t        *rapid.T
-	answered *[4]int // by the slow path's shortcut, by the search's, by nearOf's locals, by a node noted full
+	answered *[5]int // by the slow path's shortcut, by the search's, by nearOf's locals, by a node noted full, by the slow path's shortcut from that note
 }
 
 func (h checkedHook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.Rejection {
-	// First: the slow path's release and re-hold forget the note.
 	n, agree := dra.KnownFullAgrees(h.Reserver, p, ni)
 	require.True(h.t, agree, "member %s on node %s: the node noted full has room for the search", p.Name, ni.Node().Name)
 	h.answered[3] += n
-	n, agree = dra.SaturatedAgrees(h.Reserver, p, ni)
+	n, noted, agree := dra.SaturatedAgrees(h.Reserver, p, ni)
 	require.True(h.t, agree, "member %s on node %s: the shortcut's verdict is not the slow path's", p.Name, ni.Node().Name)
 	h.answered[0] += n
+	h.answered[4] += noted
 	n, agree = dra.PlainAgrees(h.Reserver, p, ni)
 	require.True(h.t, agree, "member %s on node %s: the shortcut's devices are not the search's", p.Name, ni.Node().Name)
 	h.answered[1] += n
@@ -41,12 +41,13 @@ func (h checkedHook) Filter(p *placement.Pod, ni placement.NodeInfo) placement.R
 
 // runCheckedHook reserves a run member by member (ReserveRun of one),
 // asking first, for each, whether a node noted full answers as the
-// search (KnownFullAgrees): within a run the note is what plan reads
-// next.
+// search (KnownFullAgrees) and whether the slow path's shortcut answers
+// as the slow path (SaturatedAgrees): within a run the note is what plan
+// and the shortcut read next.
 type runCheckedHook struct {
 	placement.ClassReserver
 	t        *rapid.T
-	answered *[4]int
+	answered *[5]int
 }
 
 func (h runCheckedHook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int, placement.Rejection) {
@@ -54,6 +55,10 @@ func (h runCheckedHook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo)
 		n, agree := dra.KnownFullAgrees(h.ClassReserver, p, ni)
 		require.True(h.t, agree, "member %s on node %s: the node noted full has room for the search", p.Name, ni.Node().Name)
 		h.answered[3] += n
+		n, noted, agree := dra.SaturatedAgrees(h.ClassReserver, p, ni)
+		require.True(h.t, agree, "member %s on node %s: the shortcut's verdict is not the slow path's", p.Name, ni.Node().Name)
+		h.answered[0] += n
+		h.answered[4] += noted
 		if c, rej := h.ClassReserver.ReserveRun(pods[k:k+1], ni); c == 0 {
 			return k, rej
 		}
@@ -61,7 +66,7 @@ func (h runCheckedHook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo)
 	return len(pods), placement.Rejection{}
 }
 
-func checked(t *rapid.T, nr placement.NewReserverFunc, answered *[4]int) placement.NewReserverFunc {
+func checked(t *rapid.T, nr placement.NewReserverFunc, answered *[5]int) placement.NewReserverFunc {
 	return func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
 		r, err := nr(s, g)
 		if err != nil {
@@ -156,7 +161,8 @@ func genSaturatedWorld(t *rapid.T) (*dra.Ledger, *placement.Snapshot, dra.PodGro
 // TestProp_ShortcutsAreTheFullPaths: in every state a solve passes
 // through (each member on each node, one by one), the slow path's
 // shortcut, when it answers, gives the full slow path's verdict (the same
-// outcome, reason, claims and idle-cluster answer, worded or terse); the
+// outcome, reason, claims and idle-cluster answer, worded or terse), in
+// the solve's states and in runs', at once from a node noted full too; the
 // search's shortcut, when it picks, picks the depth-first search's
 // devices, and hands them back with the same alternatives; the devices
 // near a node, memoized (a node's locals themselves when they are the
@@ -165,7 +171,7 @@ func genSaturatedWorld(t *rapid.T) (*dra.Ledger, *placement.Snapshot, dra.PodGro
 // of them. And resolve, which skips the checks of a member whose entries
 // are its predecessor's, gives every member the claims it gets alone.
 func TestProp_ShortcutsAreTheFullPaths(t *testing.T) {
-	var answered [4]int
+	var answered [5]int
 	same := 0
 	prop := func(t *rapid.T) {
 		l, s, pg, g := genSaturatedWorld(t)
@@ -215,5 +221,6 @@ func TestProp_ShortcutsAreTheFullPaths(t *testing.T) {
 	require.Greater(t, answered[1], 50)
 	require.Greater(t, answered[2], 50)
 	require.Greater(t, answered[3], 20)
+	require.Greater(t, answered[4], 20)
 	require.Greater(t, same, 50)
 }
