@@ -105,9 +105,10 @@ func KnownFullAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeIn
 }
 
 // NearAgrees asks nearOf, the memo (a node's locals themselves when
-// they are the list), about every alternative of member p's claims on
-// node ni of h, twice, and requires the list built afresh each time.
-// aliased counts the answers that were a node's locals.
+// they are the list, told by localNear or found by newNear), about every
+// alternative of member p's claims on node ni of h, twice, and requires
+// the list built afresh each time. aliased counts the answers that were
+// a node's locals.
 func NearAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeInfo) (aliased int, agree bool) {
 	r := h.(hook).r
 	v := svar{reach: []*placement.Node{ni.Node()}, at: ni.ID()}
@@ -121,7 +122,7 @@ func NearAgrees(h placement.Reserver, p *placement.Pod, ni placement.NodeInfo) (
 					if !slices.Equal(got, r.appendNear(nil, alt, ni.Node())) {
 						return aliased, false
 					}
-					if len(got) > 0 && r.near[r.nearKey|uint64(uint32(v.at))].at < 0 {
+					if ix, ok := r.inv.nodeIx[ni.Node().Name]; ok && len(got) > 0 && &got[0] == &r.inv.locals[ix][0] {
 						aliased++
 					}
 				}

@@ -670,12 +670,18 @@ next:
 // nearOf returns the devices that could serve alt from v's first node
 // (v.at) on an idle cluster, in candidate order: reachable from the
 // node, matching, their taints tolerated, providing the capacities alt
-// asks for (see calt.usable). None of that changes while a reserver
-// lives (its inventory and snapshot are fixed), so each list is built
-// once per alternative and node: a gang's searches ask about the same
-// few nodes again and again. Without a snapshot's node ID (Ledger.Plan)
-// it is built afresh.
+// asks for (see calt.usable). When that is the node's local devices
+// themselves, as on nodes of GPUs alike with no usable network device,
+// the alternative's memo says so (see calt.localNear) and no list is
+// built. Otherwise none of that changes while a reserver lives (its
+// inventory and snapshot are fixed), so each list is built once per
+// alternative and node: a gang's searches ask about the same few nodes
+// again and again. Without a snapshot's node ID (Ledger.Plan) it is
+// built afresh.
 func (r *reserver) nearOf(alt *calt, v *svar) []int32 {
+	if own, ok := alt.localNear(r.inv, v.reach[0]); ok {
+		return own // the node's locals, or nothing: no list to build or keep
+	}
 	if v.at < 0 || r.s == nil {
 		r.nearTmp = r.appendNear(r.nearTmp[:0], alt, v.reach[0])
 		return r.nearTmp

@@ -29,6 +29,7 @@ type calt struct {
 	classMemo *lazyMemo // the inventory's, for the class's selectors
 	selMemo   *lazyMemo // this request's, for sels; nil without sels
 	useMemo   *lazyMemo // this alternative's, for usable
+	near      *nearMemo // this alternative's, for localNear
 	all       bool
 	count     int                     // devices for ExactCount; 1 (the minimum) for All
 	capReq    map[QualifiedName]int64 // KEP-5075 capacity requests
@@ -136,7 +137,7 @@ func compileAlt(inv *Inventory, obj, f, name string, r *ExactDeviceRequest) (cal
 		return a, placement.Errorf(placement.ErrInvalid, obj, f+".deviceClassName", "must not be empty")
 	}
 	a.class, a.classMemo = inv.classes[r.DeviceClassName], inv.classMemo[r.DeviceClassName]
-	a.useMemo = &lazyMemo{}
+	a.useMemo, a.near = &lazyMemo{}, &nearMemo{}
 	for i, s := range r.Selectors {
 		if s == nil {
 			return a, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("%s.selectors[%d]", f, i), "must not be nil")
