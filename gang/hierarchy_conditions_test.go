@@ -36,7 +36,7 @@ func TestCycleTree_ConditionsSayPreemption(t *testing.T) {
 			want:        unfit + "; preemption cannot help: no pod of priority below 100 is in the way",
 			flatOpening: "; preemption cannot help: no pod of priority below 100 is in the way"},
 		{name: "candidates do not help", preempt: true, keep: 200, x: 5, y: 200,
-			want:        unfit + "; preemption cannot help: even with every candidate victim of priority below 100 removed (1 in all), " + unfit,
+			want:        unfit + "; preemption cannot help: even with every candidate victim of priority below 100 removed (1 in all), 1 of min 2 children fit (1 unschedulable, 0 unresolvable)",
 			flatOpening: "; preemption cannot help: even with every candidate victim of priority below 100 removed (1 in all), "},
 		{name: "not allowed", preempt: true, keep: 20, x: 5, y: 5, never: true,
 			want:        unfit + "; preemption not allowed: pod default/b-0 has preemptionPolicy Never",

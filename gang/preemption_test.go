@@ -90,7 +90,7 @@ func TestCycle_PreemptionCannotHelp(t *testing.T) {
 	require.Equal(t, preemption.CannotHelp, r.Preemption.Outcome)
 	require.Empty(t, r.Preemption.EvictedPods())
 	require.Equal(t, h.now.Add(DefaultInitialBackoff), r.RetryAt, "no victims: the usual backoff")
-	require.Contains(t, r.Condition.Message, "preemption cannot help")
+	require.Equal(t, "0 of min 1 members fit; default/m0 fits on none of 1 nodes: 1 Insufficient cpu; preemption cannot help: no pod of priority below 1000 is in the way", r.Condition.Message, "the decision, then the verdict, once")
 }
 
 // The scheduler keeps preemption's prepared input across cycles; a changed

@@ -78,7 +78,7 @@ func ExampleFind_cannotHelp() {
 	fmt.Println(plan.Message)
 	// Output:
 	// CannotHelp 0
-	// preemption cannot help: even with every candidate victim of priority below 1000 removed (1 in all), 0 of min 1 members fit; ml/big-0 fits on none of 1 nodes: 1 Insufficient nvidia.com/gpu; at most nvidia.com/gpu 2 on node n1 (0 free + 2 from lower-priority pods), a member requests 8
+	// preemption cannot help: even with every candidate victim of priority below 1000 removed (1 in all), 0 of min 1 members fit; at most nvidia.com/gpu 2 on node n1 (0 free + 2 from lower-priority pods), a member requests 8
 }
 
 // A host that searches every cycle keeps an Index while its PodGroups and

@@ -78,7 +78,8 @@ type Plan struct {
 	// when nothing is evicted).
 	After *placement.Snapshot
 	// MostFreeable explains a CannotHelp plan, one entry per resource the
-	// members request, in resource name order.
+	// members request, in resource name order, whether or not the members
+	// lack it (Message names only those they lack).
 	MostFreeable []Freeable
 	// Candidates is the number of candidate victims (pods and whole
 	// PodGroups of lower priority) the search considered.
@@ -113,7 +114,11 @@ type Plan struct {
 	// its solves. 0 when it did not run; it may pass the budget by the
 	// last solve's steps.
 	Steps int64
-	// Message is a one-line explanation a person can act on.
+	// Message is a one-line explanation a person can act on. For
+	// CannotHelp and NotAllowed it is the verdict alone, "preemption
+	// cannot help: <reason>" or "preemption not allowed: <reason>": a
+	// caller shows it after the decision on the snapshot as given (as
+	// gang.Result.Message does), so it does not repeat that decision.
 	Message string
 
 	victimNodes [][]placement.NodeID // per victim, its pods' nodes (see MakesRoomFor)
@@ -303,7 +308,7 @@ func find(s *placement.Snapshot, g *placement.Group, in *Input, x *Index, opts p
 		return Plan{Outcome: Fits, Decision: d, After: s, Solves: f.solves, Message: "fits without preemption: " + d.Message}, nil
 	}
 	return Plan{Outcome: NotAllowed, Decision: d, After: s, Solves: f.solves,
-		Message: fmt.Sprintf("preemption not allowed: %s has preemptionPolicy Never; %s", never, d.Message)}, nil
+		Message: fmt.Sprintf("preemption not allowed: %s has preemptionPolicy Never", never)}, nil
 }
 
 // pendingName names f.pending[i] in messages: "member ns/name", or "pod

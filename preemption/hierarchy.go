@@ -164,7 +164,7 @@ func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priorit
 		if len(units) == 0 {
 			plan.Message = fmt.Sprintf("preemption cannot help: no pod of priority below %d is in the way", priority)
 		} else {
-			plan.Message = fmt.Sprintf("preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", priority, len(units), d.Message)
+			plan.Message = fmt.Sprintf("preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", priority, len(units), firstClause(d.Message))
 		}
 		return plan, nil
 	}

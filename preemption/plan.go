@@ -52,25 +52,41 @@ func (f *finder) plan(r *result) (Plan, error) {
 }
 
 // cannotHelp explains, from d (the decision with the candidates removed),
-// why preemption cannot place the group.
+// why preemption cannot place the group. The message gives one reason and
+// never repeats the decision on the snapshot as given, which a caller
+// shows before it (gang.Result.Message): with no candidate, that none is
+// in the way; otherwise how many members fit with every candidate gone
+// (d's first clause) and, per resource whose most freeable quantity on a
+// node is below a member's request, the node's "at most" line. A resource
+// the members do not lack stays in MostFreeable but out of the message.
 func (f *finder) cannotHelp(d placement.Decision) Plan {
 	pl := Plan{Outcome: CannotHelp, Decision: d, After: f.s, Candidates: f.q.len(), Solves: f.solves, Proven: d.Proven, Steps: f.budget - f.left}
 	if !d.Proven {
 		pl.Limit = LimitUnprovenSolve
 	}
-	var b strings.Builder
-	if f.q.len() == 0 {
-		fmt.Fprintf(&b, "preemption cannot help: no pod of priority below %d is in the way; %s", f.prio, d.Message)
-	} else {
-		fmt.Fprintf(&b, "preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", f.prio, f.q.len(), d.Message)
-	}
 	pl.MostFreeable = f.freeable(d.Placement.Nodes)
+	if f.q.len() == 0 {
+		pl.Message = fmt.Sprintf("preemption cannot help: no pod of priority below %d is in the way", f.prio)
+		return pl
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", f.prio, f.q.len(), firstClause(d.Message))
 	for _, fr := range pl.MostFreeable {
+		if fr.Free+fr.Freed >= fr.Request {
+			continue
+		}
 		fmt.Fprintf(&b, "; at most %s %d on node %s (%d free + %d from lower-priority pods), a member requests %d",
 			fr.Resource, fr.Free+fr.Freed, fr.Node, fr.Free, fr.Freed, fr.Request)
 	}
 	pl.Message = b.String()
 	return pl
+}
+
+// firstClause is a decision message up to its first "; ": how many members
+// (or children) fit, without the per-member detail that follows.
+func firstClause(msg string) string {
+	head, _, _ := strings.Cut(msg, "; ")
+	return head
 }
 
 // freeable finds, per resource the members request, the node of nodes

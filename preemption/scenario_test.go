@@ -424,7 +424,8 @@ func TestFind_UnknownResource(t *testing.T) {
 	g := gang("hi", 1, 1, high, placement.ResourceList{"example.com/fpga": 1})
 	p := find(t, s, g, preemption.Input{}, placement.Options{})
 	require.Equal(t, preemption.CannotHelp, p.Outcome)
-	require.Contains(t, p.Message, "Insufficient example.com/fpga")
+	require.Contains(t, p.Decision.Message, "Insufficient example.com/fpga")
+	require.Equal(t, "preemption cannot help: even with every candidate victim of priority below 1000 removed (1 in all), 0 of min 1 members fit", p.Message)
 }
 
 // Budgets select pods of their own namespace only.
