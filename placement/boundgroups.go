@@ -185,25 +185,6 @@ func (s *Snapshot) UngroupedPods() iter.Seq[*Pod] {
 				return true
 			})
 		}
-		j := 0
-		for _, i := range s.b.boundIdx().ungrouped {
-			if s.isRemoved(i) {
-				continue
-			}
-			p := &s.b.pods[i]
-			for ; j < len(extra) && lessPod(extra[j], p); j++ {
-				if !yield(extra[j]) {
-					return
-				}
-			}
-			if !yield(p) {
-				return
-			}
-		}
-		for ; j < len(extra); j++ {
-			if !yield(extra[j]) {
-				return
-			}
-		}
+		s.mergeBase(s.b.boundIdx().ungrouped, extra, lessPod, yield)
 	}
 }

@@ -78,25 +78,32 @@ func (s *Snapshot) PodsBelowPriority(prio int32) iter.Seq[*Pod] {
 				return true
 			})
 		}
-		j := 0
-		for _, i := range byPrio[:end] {
-			if s.isRemoved(i) {
-				continue
-			}
-			p := &s.b.pods[i]
-			for ; j < len(extra) && lessPriorityPod(extra[j], p); j++ {
-				if !yield(extra[j]) {
-					return
-				}
-			}
-			if !yield(p) {
-				return
-			}
+		s.mergeBase(byPrio[:end], extra, lessPriorityPod, yield)
+	}
+}
+
+// mergeBase yields the pods NewSnapshot bound at base (indexes into b.pods,
+// in less order) that Apply has not removed, merged with extra (pods Apply
+// added, in the same order), until yield says stop.
+func (s *Snapshot) mergeBase(base []int32, extra []*Pod, less func(a, b *Pod) bool, yield func(*Pod) bool) {
+	j := 0
+	for _, i := range base {
+		if s.isRemoved(i) {
+			continue
 		}
-		for ; j < len(extra); j++ {
+		p := &s.b.pods[i]
+		for ; j < len(extra) && less(extra[j], p); j++ {
 			if !yield(extra[j]) {
 				return
 			}
+		}
+		if !yield(p) {
+			return
+		}
+	}
+	for ; j < len(extra); j++ {
+		if !yield(extra[j]) {
+			return
 		}
 	}
 }
