@@ -252,12 +252,10 @@ func TestCompositeConfirmedAfterRestart(t *testing.T) {
 	require.Empty(t, bindingsOf(client))
 }
 
-// KEP-6012's worked example with block-B full: one pod of priority 5
-// fills each of b1 and b2, and the tree has priority 100 (its root, its
-// leaves and their pods). Block-A cannot hold the tree, so it preempts as
-// one: both victims are marked DisruptionTarget, naming the root, and
-// deleted, and the ten pods bind in block-B, one child per node.
-func TestCompositeTreePreempts(t *testing.T) {
+// kepWorkedExampleBlockBFull is KEP-6012's worked example at priority 100
+// (its CompositePodGroups, PodGroups and pods) with block-B full: a pod of
+// priority 5 on each of b1 and b2.
+func kepWorkedExampleBlockBFull() []runtime.Object {
 	objs := kepWorkedExample(false)
 	for _, o := range objs {
 		switch v := o.(type) {
@@ -274,7 +272,16 @@ func TestCompositeTreePreempts(t *testing.T) {
 		v.Spec.Priority = new(int32(5))
 		objs = append(objs, v)
 	}
-	client := fake.NewClientset(objs...)
+	return objs
+}
+
+// KEP-6012's worked example with block-B full: one pod of priority 5
+// fills each of b1 and b2, and the tree has priority 100 (its root, its
+// leaves and their pods). Block-A cannot hold the tree, so it preempts as
+// one: both victims are marked DisruptionTarget, naming the root, and
+// deleted, and the ten pods bind in block-B, one child per node.
+func TestCompositeTreePreempts(t *testing.T) {
+	client := fake.NewClientset(kepWorkedExampleBlockBFull()...)
 	servingComposites(client)
 	runFake(t, client)
 	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 10 }, 10*time.Second, 5*time.Millisecond)
@@ -319,23 +326,7 @@ func TestCompositeTreePreempts(t *testing.T) {
 // clears a nomination: the members are bound by then, and binding clears
 // it.
 func TestCompositeTreeNominates(t *testing.T) {
-	objs := kepWorkedExample(false)
-	for _, o := range objs {
-		switch v := o.(type) {
-		case *schedulingv1alpha3.CompositePodGroup:
-			v.Spec.Priority = new(int32(100))
-		case *schedulingv1beta1.PodGroup:
-			v.Spec.Priority = new(int32(100))
-		case *corev1.Pod:
-			v.Spec.Priority = new(int32(100))
-		}
-	}
-	for _, n := range []string{"b1", "b2"} {
-		v := cpuPod("low-"+n, n, "5")
-		v.Spec.Priority = new(int32(5))
-		objs = append(objs, v)
-	}
-	client := fake.NewClientset(objs...)
+	client := fake.NewClientset(kepWorkedExampleBlockBFull()...)
 	servingComposites(client)
 	runFake(t, client)
 	nominated := func() map[string][]string {
