@@ -143,24 +143,12 @@ func TestExtendedResourceClaimUndone(t *testing.T) {
 		return false
 	}
 	require.Eventually(t, bound, 10*time.Second, 5*time.Millisecond)
-	var writes []string
-	for _, a := range client.Actions() {
-		switch {
-		case a.GetVerb() == "get" || a.GetVerb() == "list" || a.GetVerb() == "watch":
-		case a.GetResource().Resource == "resourceclaims" || a.GetResource().Resource == "pods":
-			w := a.GetVerb() + " " + a.GetResource().Resource + "/" + a.GetSubresource()
-			if d, ok := a.(k8stesting.DeleteAction); ok {
-				w += " " + d.GetName()
-			}
-			writes = append(writes, w)
-		}
-	}
 	require.Equal(t, []string{
 		"create resourceclaims/", "update resourceclaims/", "update resourceclaims/status", // refused
 		"delete resourceclaims/ p-extended-resources-x1",
 		"create resourceclaims/", "update resourceclaims/", "update resourceclaims/status", "patch pods/status",
 		"create pods/binding",
-	}, writes)
+	}, claimWrites(client))
 	claims, err := client.ResourceV1().ResourceClaims("default").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	require.Len(t, claims.Items, 1)
