@@ -35,7 +35,8 @@ type draCache struct {
 	// through an implicit claim, each with the DeviceClass that serves
 	// it, as the last round decided (Scheduler.servePerNode): the rule a
 	// pod is converted by between rounds too, so that every pending pod
-	// is converted by one rule, and all again when it changes.
+	// is converted by one rule, and all again when it changes. Bound pods
+	// enter the snapshot by it too (snapCache.servedOn).
 	served kube.ExtendedResourceClasses
 	// extended holds, per queued pod served so, the template of its
 	// implicit claim and its request mappings; the ledger's templates are

@@ -250,19 +250,15 @@ func (s *Scheduler) onPod(o any) {
 	}
 }
 
-// boundPod converts a bound pod for the snapshot. A pod this adapter
-// cannot convert whole (a field gangsched does not model) still takes its
+// boundPod converts a bound pod for the snapshot, with every request it
+// makes: which of its extended resources its implicit claim holds instead
+// depends on its node and the rule of the round (snapCache.snapshot), not
+// on what was seen when its handler ran. A pod this adapter cannot
+// convert whole (a field gangsched does not model) still takes its
 // requests from its node.
 func (s *Scheduler) boundPod(p *corev1.Pod) placement.Pod {
 	pp, err := kube.ConvertPod(p, s.state.pcs)
 	if err == nil {
-		// On a node without a device plugin for a resource a class names,
-		// its implicit claim, reserved for it, holds its devices, whatever
-		// other nodes have (kube-scheduler decides per node).
-		if n, ok := s.c.nodes[p.Spec.NodeName]; ok && len(s.dra.apiClasses) > 0 {
-			classes := kube.NewExtendedResourceClasses(slices.Collect(maps.Values(s.dra.apiClasses)))
-			kube.DropExtended(&pp, &n, classes.Class)
-		}
 		return pp
 	}
 	req, _ := kube.PodRequests(p.Namespace+"/"+p.Name, &p.Spec)

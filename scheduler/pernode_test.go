@@ -314,3 +314,85 @@ func TestServePerNodePodBeforeItsNode(t *testing.T) {
 	require.Equal(t, map[string]string{"p0": "dp"}, bindingsOf(client))
 	require.Contains(t, log.String(), "extended resources not served per node")
 }
+
+// TestServeBoundPodBeforeItsNode: dp's device plugin registers two units
+// of example.com/gpu (DeviceClass gpu serves it through DRA on dra, whose
+// slice has two GPUs), and pod b, bound to dp by another scheduler that
+// saw the registration first, takes them. This scheduler's pod handler
+// shows b before its node handler shows dp's new allocatable (held back
+// until b is seen bound). dp is full: p, asking two GPUs, binds to dra,
+// its implicit claim taking both GPUs there. A scheduler that took b's
+// GPUs out of its requests by the node seen when b's handler ran (dp
+// without the resource, so served through DRA there) never counted them
+// on dp, and bound p to dp beside b, four units on a node of two.
+func TestServeBoundPodBeforeItsNode(t *testing.T) {
+	var objs []runtime.Object
+	for _, o := range perNodeCluster() {
+		switch v := o.(type) {
+		case *resourcev1.DeviceClass:
+			objs = append(objs, v)
+		case *resourcev1.ResourceSlice:
+			v.Spec.Devices = v.Spec.Devices[:2]
+			objs = append(objs, v)
+		}
+	}
+	dra := cpuNode("dra")
+	dra.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("1")
+	objs = append(objs, cpuNode("dp"), dra)
+	client := fake.NewClientset(objs...)
+	generateClaimNames(client)
+	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return a.GetSubresource() == "binding", nil, nil
+	})
+	log := &syncBuffer{}
+	s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
+	require.NoError(t, err)
+	b := placement.Key{Namespace: "default", Name: "b"}
+	s.beforeEvent = func(o any) {
+		if n, ok := o.(*corev1.Node); !ok || n.Name != "dp" || n.Status.Allocatable.Name("example.com/gpu", resource.DecimalSI).IsZero() {
+			return
+		}
+		assert.Eventually(t, func() bool { // not require: this is an informer's goroutine
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			_, seen := s.c.bound[b]
+			return seen
+		}, 10*time.Second, time.Millisecond, "b seen bound before dp's device plugin")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.c.nodes) == 2 }, 10*time.Second, time.Millisecond)
+
+	dp := cpuNode("dp")
+	dp.Status.Allocatable["example.com/gpu"] = resource.MustParse("2")
+	_, err = client.CoreV1().Nodes().Update(ctx, dp, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	bp := cpuPod("b", "dp", "100m")
+	bp.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse("2")}
+	_, err = client.CoreV1().Pods("default").Create(ctx, bp, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.c.nodes["dp"].Allocatable["example.com/gpu"] == 2
+	}, 10*time.Second, time.Millisecond, "dp's device plugin seen")
+
+	p := cpuPod("p", "", "100m")
+	p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse("2")}
+	_, err = client.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 1 }, 10*time.Second, 5*time.Millisecond, "p binds")
+	require.Equal(t, map[string]string{"p": "dra"}, bindingsOf(client))
+	claims, err := client.ResourceV1().ResourceClaims("default").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	got := map[string][]string{}
+	for _, c := range claims.Items {
+		for _, r := range c.Status.Allocation.Devices.Results {
+			got[c.OwnerReferences[0].Name] = append(got[c.OwnerReferences[0].Name], r.Pool+"/"+r.Device)
+		}
+	}
+	require.Equal(t, map[string][]string{"p": {"dra/gpu-0", "dra/gpu-1"}}, got)
+	require.NotContains(t, log.String(), "level=ERROR")
+}

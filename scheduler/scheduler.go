@@ -210,7 +210,7 @@ func (s *Scheduler) round() work {
 	if s.dra.dirty {
 		s.gs.SetClaims(s.dra.ledger(s.log, s.podUID))
 	}
-	snap, err := s.c.snapshot()
+	snap, err := s.c.snapshot(s.dra.served)
 	if err != nil {
 		s.log.Error("cannot build the cluster snapshot", "err", err)
 		return w
@@ -248,7 +248,7 @@ func (s *Scheduler) round() work {
 			s.evictAll(&w, p.EvictedPods(), "PodGroup "+r.PodGroup.String())
 		}
 		s.addNominations(&w, r)
-		if snap, err = s.c.snapshot(); err != nil {
+		if snap, err = s.c.snapshot(s.dra.served); err != nil {
 			s.log.Error("cannot update the cluster snapshot", "err", err)
 			return w
 		}

@@ -119,8 +119,11 @@ func (c *snapCache) deleted(k placement.Key) {
 	c.forget(k)
 }
 
-// snapshot returns the snapshot with every recorded change applied.
-func (c *snapCache) snapshot() (*placement.Snapshot, error) {
+// snapshot returns the snapshot with every recorded change applied. Each
+// bound pod enters it as served says (servedOn). A change of served or
+// of a node rebuilds it (Scheduler.servePerNode, setNode), so every bound
+// pod is read again by the rule and nodes of the round.
+func (c *snapCache) snapshot(served kube.ExtendedResourceClasses) (*placement.Snapshot, error) {
 	if !c.rebuild && c.snap != nil {
 		var ch placement.Change
 		for k := range c.dirty {
@@ -129,7 +132,7 @@ func (c *snapCache) snapshot() (*placement.Snapshot, error) {
 			}
 			if p, ok := c.bound[k]; ok {
 				if _, known := c.nodes[p.NodeName]; known {
-					ch.Bind = append(ch.Bind, p)
+					ch.Bind = append(ch.Bind, c.servedOn(p, served))
 				}
 			}
 		}
@@ -154,7 +157,7 @@ func (c *snapCache) snapshot() (*placement.Snapshot, error) {
 		// A pod on a node the watch has not shown yet (or that is gone)
 		// takes nothing from any node the scheduler can place on.
 		if _, ok := c.nodes[p.NodeName]; ok {
-			pods = append(pods, p)
+			pods = append(pods, c.servedOn(p, served))
 		}
 	}
 	slices.SortFunc(pods, func(a, b placement.Pod) int { return a.Key().Compare(b.Key()) })
@@ -165,4 +168,19 @@ func (c *snapCache) snapshot() (*placement.Snapshot, error) {
 	c.snap, c.rebuild = snap, false
 	clear(c.dirty)
 	return snap, nil
+}
+
+// servedOn returns bound pod p, on a node seen, without the extended
+// resources that served (draCache.served: those served through DRA)
+// serves and its node lacks in allocatable: there its implicit claim,
+// reserved for it, holds their devices (kube-scheduler decides per node,
+// by the node's allocatable), and the node has none of them to count
+// against. A node with one in allocatable serves it by its device plugin:
+// p keeps it there. p's maps are not modified.
+func (c *snapCache) servedOn(p placement.Pod, served kube.ExtendedResourceClasses) placement.Pod {
+	if len(served) > 0 {
+		n := c.nodes[p.NodeName]
+		kube.DropExtended(&p, &n, served.Class)
+	}
+	return p
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -23,7 +24,7 @@ func TestSnapCache(t *testing.T) {
 	c.setNode(gpuNode("a"))
 	c.setNode(gpuNode("b"))
 	c.setBound(gpuPod("p1", "a"))
-	s1, err := c.snapshot()
+	s1, err := c.snapshot(nil)
 	require.NoError(t, err)
 	require.Equal(t, 2, s1.NumNodes())
 	require.Equal(t, 1, s1.NumPods())
@@ -38,7 +39,7 @@ func TestSnapCache(t *testing.T) {
 	require.False(t, c.confirm(p2.Key(), "a"), "bound elsewhere than assumed")
 	require.False(t, c.confirm(placement.Key{Namespace: "default", Name: "p9"}, "a"), "never seen")
 	require.True(t, c.confirm(p2.Key(), "b"))
-	got, err := c.snapshot()
+	got, err := c.snapshot(nil)
 	require.NoError(t, err)
 	require.Same(t, s2, got, "a confirmation applies nothing")
 	require.Empty(t, c.assumed)
@@ -48,7 +49,7 @@ func TestSnapCache(t *testing.T) {
 	c.evict([]placement.Key{{Namespace: "default", Name: "p1"}})
 	c.setBound(gpuPod("p1", "a"))
 	require.True(t, c.confirm(placement.Key{Namespace: "default", Name: "p1"}, "a"))
-	got, err = c.snapshot()
+	got, err = c.snapshot(nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, got.NumPods())
 	_, ok := got.Pod(placement.Key{Namespace: "default", Name: "p1"})
@@ -57,12 +58,57 @@ func TestSnapCache(t *testing.T) {
 
 	// A pod on a node not seen yet counts once the node arrives.
 	c.setBound(gpuPod("p3", "c"))
-	got, err = c.snapshot()
+	got, err = c.snapshot(nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, got.NumPods())
 	c.setNode(gpuNode("c"))
-	got, err = c.snapshot()
+	got, err = c.snapshot(nil)
 	require.NoError(t, err)
 	require.Equal(t, 3, got.NumNodes())
 	require.Equal(t, 2, got.NumPods())
+}
+
+// A bound pod's extended resource that DRA serves enters the snapshot by
+// the rule and nodes of the round, not those seen when the pod was: on a
+// node without it in allocatable the pod's implicit claim holds it; on a
+// node whose device plugin serves it, the pod's request counts there.
+func TestSnapCacheServedOn(t *testing.T) {
+	const gpu = "example.com/gpu"
+	served := kube.ExtendedResourceClasses{gpu: "gpu"}
+	c := newSnapCache()
+	c.setNode(placement.Node{Name: "dp", Allocatable: placement.ResourceList{placement.ResourceCPU: 1000}})
+	c.setNode(placement.Node{Name: "dra", Allocatable: placement.ResourceList{placement.ResourceCPU: 1000}})
+	for _, n := range []string{"dp", "dra"} {
+		c.setBound(placement.Pod{Namespace: "default", Name: "on-" + n, NodeName: n, Requests: placement.ResourceList{placement.ResourceCPU: 100, gpu: 2}})
+	}
+	requests := func(snap *placement.Snapshot) map[string]placement.ResourceList {
+		out := map[string]placement.ResourceList{}
+		for _, n := range []string{"dp", "dra"} {
+			p, ok := snap.Pod(placement.Key{Namespace: "default", Name: "on-" + n})
+			require.True(t, ok)
+			out[n] = p.Requests
+		}
+		return out
+	}
+
+	snap, err := c.snapshot(nil)
+	require.NoError(t, err)
+	require.Equal(t, map[string]placement.ResourceList{
+		"dp": {placement.ResourceCPU: 100, gpu: 2}, "dra": {placement.ResourceCPU: 100, gpu: 2},
+	}, requests(snap), "no class serves the resource yet")
+
+	c.rebuild = true // as servePerNode does when served changes
+	snap, err = c.snapshot(served)
+	require.NoError(t, err)
+	require.Equal(t, map[string]placement.ResourceList{
+		"dp": {placement.ResourceCPU: 100}, "dra": {placement.ResourceCPU: 100},
+	}, requests(snap), "served through DRA on both nodes")
+
+	c.setNode(placement.Node{Name: "dp", Allocatable: placement.ResourceList{placement.ResourceCPU: 1000, gpu: 2}})
+	snap, err = c.snapshot(served)
+	require.NoError(t, err)
+	require.Equal(t, map[string]placement.ResourceList{
+		"dp": {placement.ResourceCPU: 100, gpu: 2}, "dra": {placement.ResourceCPU: 100},
+	}, requests(snap), "dp's device plugin registered: its units count there")
+	require.Equal(t, placement.ResourceList{placement.ResourceCPU: 100, gpu: 2}, c.bound[placement.Key{Namespace: "default", Name: "on-dra"}].Requests, "the cache keeps every request")
 }
