@@ -48,7 +48,11 @@ func (s *Scheduler) servePerNode() {
 			}
 		}
 	}
-	if pc, ps := m.Inventory(nodes); !samePlugin(s.dra.pluginClasses, s.dra.pluginSlices, pc, ps) {
+	// A class or slice seen changed (invDirty): the inventory is rebuilt,
+	// and with the plugin devices of now, whose classes carry the real
+	// classes' selectors as they are now. Otherwise only nodes changed,
+	// and the plugin devices are rebuilt only when they differ.
+	if pc, ps := m.Inventory(nodes); s.dra.invDirty || !samePlugin(s.dra.pluginClasses, s.dra.pluginSlices, pc, ps) {
 		s.dra.pluginClasses, s.dra.pluginSlices = pc, ps
 		s.dra.invDirty, s.dra.dirty = true, true
 	}
@@ -76,8 +80,11 @@ func servedKey(served kube.ExtendedResourceClasses, m kube.PerNode) string {
 	return b.String()
 }
 
-// samePlugin reports whether two inventories of plugin devices are alike:
-// the same classes, and slices of the same names and device counts.
+// samePlugin reports whether two inventories of plugin devices, built
+// from the same DeviceClasses, are alike: the same classes, and slices of
+// the same names and device counts. Classes are compared by name alone,
+// which holds only while the DeviceClasses are unchanged: a plugin class
+// takes its real class's selectors, which cannot be compared (funcs).
 func samePlugin(ac []dra.DeviceClass, as []dra.ResourceSlice, bc []dra.DeviceClass, bs []dra.ResourceSlice) bool {
 	return slices.EqualFunc(ac, bc, func(a, b dra.DeviceClass) bool { return a.Name == b.Name }) &&
 		slices.EqualFunc(as, bs, func(a, b dra.ResourceSlice) bool { return a.Name == b.Name && len(a.Devices) == len(b.Devices) })

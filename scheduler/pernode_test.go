@@ -396,3 +396,81 @@ func TestServeBoundPodBeforeItsNode(t *testing.T) {
 	require.Equal(t, map[string][]string{"p": {"dra/gpu-0", "dra/gpu-1"}}, got)
 	require.NotContains(t, log.String(), "level=ERROR")
 }
+
+// TestServePerNodeFollowsClassSelectors: perNodeCluster with DeviceClass
+// gpu selecting another driver's devices, so only dp's two plugin units
+// serve the gang's six GPUs and it waits. Then the class is updated to
+// select dra's GPUs: the gang binds as in TestServePerNode. The devices of
+// a resource served per node are asked for through a class that stands
+// for the real one (its selectors and the plugin units); a scheduler that
+// rebuilt that class only when the classes' names or the plugin devices'
+// counts changed kept the old selectors, and the gang waited for ever.
+func TestServePerNodeFollowsClassSelectors(t *testing.T) {
+	objs := perNodeCluster()
+	for _, o := range objs {
+		if c, ok := o.(*resourcev1.DeviceClass); ok {
+			c.Spec.Selectors = driverSelector("other.example.com")
+		}
+	}
+	client := fake.NewClientset(objs...)
+	generateClaimNames(client)
+	_, log := runFake(t, client)
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "gang waits") }, 10*time.Second, 5*time.Millisecond)
+	require.Empty(t, bindingsOf(client))
+
+	ctx := context.Background()
+	class, err := client.ResourceV1().DeviceClasses().Get(ctx, "gpu", metav1.GetOptions{})
+	require.NoError(t, err)
+	class.Spec.Selectors = driverSelector("gpu.example.com")
+	_, err = client.ResourceV1().DeviceClasses().Update(ctx, class, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 3 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, map[string]string{"p0": "dp", "p1": "dra", "p2": "dra"}, bindingsOf(client))
+	require.NotContains(t, log.String(), "level=ERROR")
+}
+
+// TestServePerNodeForgetsClassSelectors: dp's two plugin units are taken
+// by bound pod b, and DeviceClass gpu selects dra's GPUs; once the
+// scheduler has built its inventory, the class is updated to select
+// another driver's devices, and then pod p asks two GPUs. No node serves
+// them now: p waits and is never bound. A scheduler that kept the class
+// standing for gpu with its old selectors bound p to dra.
+func TestServePerNodeForgetsClassSelectors(t *testing.T) {
+	var objs []runtime.Object
+	for _, o := range perNodeCluster() {
+		if _, ok := o.(*corev1.Pod); !ok {
+			objs = append(objs, o)
+		}
+	}
+	b := cpuPod("b", "dp", "100m")
+	b.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse("2")}
+	client := fake.NewClientset(append(objs, b)...)
+	generateClaimNames(client)
+	s, log := runFake(t, client)
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.dra.inv != nil && !s.dra.invDirty && len(s.dra.pluginClasses) == 1
+	}, 10*time.Second, time.Millisecond, "the inventory built, with gpu served per node")
+
+	ctx := context.Background()
+	class, err := client.ResourceV1().DeviceClasses().Get(ctx, "gpu", metav1.GetOptions{})
+	require.NoError(t, err)
+	class.Spec.Selectors = driverSelector("other.example.com")
+	_, err = client.ResourceV1().DeviceClasses().Update(ctx, class, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		c := s.dra.apiClasses["gpu"]
+		return c != nil && len(c.Spec.Selectors) == 1 && strings.Contains(c.Spec.Selectors[0].CEL.Expression, "other.example.com")
+	}, 10*time.Second, time.Millisecond, "the class update seen")
+
+	p := cpuPod("p", "", "100m")
+	p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse("2")}
+	_, err = client.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "gang waits") || len(bindingsOf(client)) > 0 }, 10*time.Second, 5*time.Millisecond)
+	require.Empty(t, bindingsOf(client), "no device of gpu is left")
+	require.NotContains(t, log.String(), "level=ERROR")
+}
