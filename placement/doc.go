@@ -119,12 +119,12 @@
 // indexes on first use, each once (sync.Once): node names, pods by key,
 // by node, by group and by priority, the bound groups' summaries, and, behind an atomic
 // pointer, its classes of identical nodes; a mutex guards the overlay trees
-// while Apply clones them. Solve draws its working memory from a
-// package-level sync.Pool and returns it before it returns; nothing in that
-// memory reaches a Decision or carries from one solve to the next. None of
-// this changes an answer: a snapshot may be read, solved on and applied to
-// from any number of goroutines at once, and the same input gives the same
-// decision whatever ran before (the concurrency and equivalence tests check
+// while Apply clones them. Solve and SolveHierarchy draw their working
+// memory from package-level sync.Pools and return it before they return;
+// nothing in that memory reaches a decision or carries from one solve to
+// the next. None of this changes an answer: a snapshot may be read, solved
+// on and applied to from any number of goroutines at once, and the same
+// input gives the same decision whatever ran before (the concurrency and equivalence tests check
 // both). A [Group] is the caller's and is only read; Solve works on a copy,
 // and its methods compute from its fields alone. Hooks receive a
 // [GroupView] of that copy, whose methods answer the same from what Solve

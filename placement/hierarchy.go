@@ -150,6 +150,7 @@ type hnode struct {
 	// known from then on: a search that never backtracks to it does not
 	// pay for comparing the two.
 	twin, twinKnown, entered bool
+	vars                     []*Group // see variants
 	// search state
 	placed bool
 	domain string
@@ -242,11 +243,13 @@ func hasHooks(opts Options) bool {
 // when applied (the reference the tests compare with), on a usage overlay
 // otherwise; both give one decision.
 func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions, applied bool) (HierarchyDecision, error) {
-	h := &hsolver{s: s, opts: opts, budget: opts.Budget, noEmpty: hopts.EmptyValueIsNoDomain}
+	hs := hscratchPool.Get().(*hscratch)
+	defer hs.release()
+	h := &hsolver{s: s, opts: opts, budget: opts.Budget, noEmpty: hopts.EmptyValueIsNoDomain, hs: hs}
 	if h.budget <= 0 {
 		h.budget = DefaultBudget
 	}
-	hr, err := h.build(root, 1, map[*HierarchyNode]bool{}, map[*HierarchyNode]bool{}, map[string]bool{})
+	hr, err := h.build(root, 1, hs.path, hs.seen, hs.names)
 	if err != nil {
 		return HierarchyDecision{}, err
 	}
@@ -255,7 +258,8 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 		return HierarchyDecision{}, err
 	}
 	if !applied {
-		h.ov = newUsageOverlay(s, hasHooks(opts))
+		hs.ov.reset(s, hasHooks(opts))
+		h.ov = &hs.ov
 		s = h.ov.s
 	}
 	all := s.b.allNodes
@@ -305,11 +309,12 @@ type hsolver struct {
 	steps     int64
 	exhausted bool
 	proven    bool
-	stack     []*hnode // placed leaves, in order
-	treeKeys  []string // the tree's topology keys, ascending
-	seq       int      // names of bound pod-set pods (when pods are bound)
-	noEmpty   bool     // HierarchyOptions.EmptyValueIsNoDomain
-	splits    map[splitKey]domainSplit
+	stack     []*hnode  // placed leaves, in order
+	treeKeys  []string  // the tree's topology keys, ascending
+	seq       int       // names of bound pod-set pods (when pods are bound)
+	noEmpty   bool      // HierarchyOptions.EmptyValueIsNoDomain
+	hs        *hscratch // the pooled memory the search works in
+	gen       leafGen   // the Generator each leaf's Solve is given
 	// ov is the usage (and, with hooks, the pods) the placed leaves add,
 	// on a private snapshot; nil when the search applies each leaf.
 	ov *usageOverlay
@@ -329,3 +334,11 @@ func (h *hsolver) label(id NodeID, key string) (string, bool) {
 	}
 	return "", false
 }
+
+// leafGen is the Generator a leaf's Solve is given: the one placement
+// solveLeaf sets (the leaf's domain, or a part of it), with no allocation
+// a solve. Solve keeps a copy of the winner, never the slice.
+type leafGen struct{ pl [1]Placement }
+
+// Generate returns the placement solveLeaf set.
+func (g *leafGen) Generate(*Snapshot, GroupView) ([]Placement, error) { return g.pl[:], nil }

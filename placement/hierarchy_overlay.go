@@ -28,13 +28,20 @@ import (
 // no later push or pop changes. Hooks then see, call for call, what they
 // would see if each leaf were applied (TestHierarchy_PropHooksSeeApply).
 type usageOverlay struct {
-	s      *Snapshot
-	owned  []bool // usage pages s owns (copied on first write)
-	log    []savedRow
-	saved  []int64 // the log's rows, end to end: one buffer, not one allocation a node
-	frames []overlayFrame
-	at     map[NodeID]int // the current frame's nodes, to their entry in log
-	pods   bool           // index the leaves' pods too (the caller's hooks may read them)
+	s         *Snapshot
+	owned     []bool // usage pages s owns (copied on first write)
+	log       []savedRow
+	saved     []int64 // the log's rows, end to end: one buffer, not one allocation a node
+	frames    []overlayFrame
+	frameSums []int64        // the frames' usage sums, end to end
+	at        map[NodeID]int // the current frame's nodes, to their entry in log
+	pods      bool           // index the leaves' pods too (the caller's hooks may read them)
+	// Memory kept from an earlier overlay (see hscratch): its page table
+	// and sums, the pages it owned alone, frameNodes' buffer.
+	table [][]int64
+	sum   []int64
+	free  [][]int64
+	ids   []NodeID
 }
 
 // savedRow is a node's usage row before a frame changed it.
@@ -46,10 +53,10 @@ type savedRow struct {
 // overlayFrame is what pop restores: the log's length, the usage sums and
 // the class index as they were before the push.
 type overlayFrame struct {
-	log     int
-	saved   int // the length of saved
-	usedSum []int64
-	cls     *nodeClasses
+	log   int
+	saved int // the length of saved
+	sum   int // where in frameSums the usage sums before the push start
+	cls   *nodeClasses
 	// With pods: the pod trees (clones, O(1)) and counts before the push.
 	added      *btree.BTreeG[keyedPod]
 	addedOn    *btree.BTreeG[nodePod]
@@ -61,7 +68,15 @@ type overlayFrame struct {
 // newUsageOverlay returns an overlay over s; s itself is never written.
 // With pods, pushes index the leaves' pods too (see usageOverlay).
 func newUsageOverlay(s *Snapshot, pods bool) *usageOverlay {
-	n := &Snapshot{b: s.b, used: slices.Clone(s.used), nPods: s.nPods, usedSum: slices.Clone(s.usedSum)}
+	o := &usageOverlay{at: map[NodeID]int{}}
+	o.reset(s, pods)
+	return o
+}
+
+// reset makes o an overlay over s, as newUsageOverlay, in the memory an
+// earlier overlay left (see recycle).
+func (o *usageOverlay) reset(s *Snapshot, pods bool) {
+	n := &Snapshot{b: s.b, used: append(o.table[:0], s.used...), nPods: s.nPods, usedSum: append(o.sum[:0], s.usedSum...)}
 	// The pod trees are shared read-only; they are cloned (O(1), copy on
 	// write) under s's lock as Apply does, so that a Solve deriving from
 	// the overlay never writes to s's trees.
@@ -77,7 +92,31 @@ func newUsageOverlay(s *Snapshot, pods bool) *usageOverlay {
 	}
 	s.cloning.Unlock()
 	n.cls.Store(s.cls.Load())
-	return &usageOverlay{s: n, owned: make([]bool, len(n.used)), at: map[NodeID]int{}, pods: pods}
+	o.s, o.pods, o.table, o.sum = n, pods, nil, nil
+	o.owned = grow(o.owned, len(n.used))
+	clear(o.owned)
+	o.log, o.saved, o.frames, o.frameSums = o.log[:0], o.saved[:0], o.frames[:0], o.frameSums[:0]
+	clear(o.at)
+}
+
+// recycle keeps o's memory for the next reset and drops every reference
+// into the solve: the pages o owned alone (copied after the last view, so
+// no view shares them) become free pages; the page table, cleared, and
+// the sums become buffers.
+func (o *usageOverlay) recycle() {
+	if o.s == nil {
+		return
+	}
+	for pg, own := range o.owned {
+		if own {
+			o.free = append(o.free, o.s.used[pg])
+		}
+	}
+	clear(o.s.used)
+	o.table, o.sum = o.s.used[:0], o.s.usedSum[:0]
+	clear(o.frames)
+	clear(o.log)
+	o.s = nil
 }
 
 // view returns a frozen copy of the overlay for the caller's hooks: its
@@ -113,7 +152,11 @@ func (o *usageOverlay) adopt(v *Snapshot) {
 // overlay owns it.
 func (o *usageOverlay) page(id NodeID) {
 	if pg := int(id) / pageNodes; !o.owned[pg] {
-		o.s.used[pg] = slices.Clone(o.s.used[pg])
+		var buf []int64
+		if k := len(o.free); k > 0 {
+			buf, o.free = o.free[k-1][:0], o.free[:k-1]
+		}
+		o.s.used[pg] = append(buf, o.s.used[pg]...)
 		o.owned[pg] = true
 	}
 }
@@ -140,7 +183,8 @@ func (o *usageOverlay) row(id NodeID) []int64 {
 // summed requests overflowing, as Apply reports it) the overlay is left
 // as it was.
 func (o *usageOverlay) push(n *hnode, d Decision, bind []Pod) error {
-	f := overlayFrame{log: len(o.log), saved: len(o.saved), usedSum: slices.Clone(o.s.usedSum), cls: o.s.cls.Load()}
+	f := overlayFrame{log: len(o.log), saved: len(o.saved), sum: len(o.frameSums), cls: o.s.cls.Load()}
+	o.frameSums = append(o.frameSums, o.s.usedSum...)
 	if o.pods {
 		f.nPods, f.scoreReqs = o.s.nPods, o.s.scoreReqs
 		if o.s.added != nil {
@@ -263,14 +307,16 @@ func (n *hnode) member(k Key) (int, bool) {
 	return i, ok
 }
 
-// frameNodes returns the nodes the current frame changed, ascending.
+// frameNodes returns the nodes the current frame changed, ascending, in
+// a buffer the next call reuses.
 func (o *usageOverlay) frameNodes() []NodeID {
 	f := o.frames[len(o.frames)-1]
-	ids := make([]NodeID, 0, len(o.log)-f.log)
+	ids := o.ids[:0]
 	for _, e := range o.log[f.log:] {
 		ids = append(ids, e.id)
 	}
 	slices.Sort(ids)
+	o.ids = ids
 	return ids
 }
 
@@ -328,7 +374,8 @@ func (o *usageOverlay) pop() {
 		copy(o.s.usedRow(o.log[i].id), o.log[i].row)
 	}
 	o.log, o.saved = o.log[:f.log], o.saved[:f.saved]
-	o.s.usedSum = f.usedSum
+	copy(o.s.usedSum, o.frameSums[f.sum:])
+	o.frameSums = o.frameSums[:f.sum]
 	o.s.cls.Store(f.cls)
 	if o.pods {
 		o.s.added, o.s.addedOn, o.s.addedGroup = f.added, f.addedOn, f.addedGroup

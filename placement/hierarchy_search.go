@@ -45,7 +45,7 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 	var sk splitKey
 	if len(allowed) > 0 {
 		sk = splitKey{key, &allowed[0], len(allowed)}
-		if sp, ok := h.splits[sk]; ok {
+		if sp, ok := h.hs.splits[sk]; ok {
 			return sp
 		}
 	}
@@ -61,8 +61,7 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 	} else {
 		// The values of allowed, in runs as node IDs follow names: the
 		// last one is checked first.
-		var ids []int32
-		var count []int
+		ids, count := h.hs.splitVals[:0], h.hs.splitCount[:0]
 		last := -1
 		for _, id := range allowed {
 			v := ld.of[id]
@@ -76,14 +75,15 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 			}
 			count[last]++
 		}
-		order := make([]int, len(ids))
+		order := grow(h.hs.order, len(ids))
 		for i := range order {
 			order[i] = i
 		}
 		// The index numbers values in ascending order.
 		slices.SortFunc(order, func(a, b int) int { return int(ids[a] - ids[b]) })
 		sp.vals, sp.sets = make([]string, len(ids)), make([][]NodeID, len(ids))
-		sorted := make([]int32, len(ids))
+		sorted := grow(h.hs.splitSorted, len(ids))
+		h.hs.splitVals, h.hs.splitCount, h.hs.order, h.hs.splitSorted = ids, count, order, sorted
 		partial := false
 		for i, k := range order {
 			v := ids[k]
@@ -111,10 +111,7 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 		}
 	}
 	if len(allowed) > 0 {
-		if h.splits == nil {
-			h.splits = map[splitKey]domainSplit{}
-		}
-		h.splits[sk] = sp
+		h.hs.splits[sk] = sp
 	}
 	return sp
 }
@@ -239,8 +236,12 @@ func (h *hsolver) placeChildren(n *hnode, i, sat int, s *Snapshot, allowed []Nod
 	return h.placeChildren(n, i+1, sat, s, allowed, k)
 }
 
-// variants are the leaf's group as given, then cut to its minimum.
+// variants are the leaf's group as given, then cut to its minimum;
+// computed on first use, then kept in n.
 func (n *hnode) variants() []*Group {
+	if n.vars != nil {
+		return n.vars
+	}
 	g := n.src.Group
 	out := []*Group{g}
 	if g.NumPending() > n.need && len(g.SubGroups) == 0 {
@@ -268,6 +269,7 @@ func (n *hnode) variants() []*Group {
 			out = append(out, &t)
 		}
 	}
+	n.vars = out
 	return out
 }
 
@@ -275,8 +277,8 @@ func (n *hnode) variants() []*Group {
 // dom); n's group gets the rows leafRows compiled.
 func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []NodeID) (Decision, error) {
 	opts := h.opts
-	pl := Placement{Name: dom, Nodes: nodes}
-	opts.Generator = PlacementGeneratorFunc(func(*Snapshot, GroupView) ([]Placement, error) { return []Placement{pl}, nil })
+	h.gen.pl[0] = Placement{Name: dom, Nodes: nodes}
+	opts.Generator = &h.gen
 	opts.Budget = max(h.budget-h.steps, 1)
 	if h.ov != nil && h.ov.pods {
 		v := h.ov.view() // the caller's hooks get a snapshot of their own

@@ -1,0 +1,45 @@
+package placement
+
+import "sync"
+
+// hscratch is the memory a SolveHierarchy works in and drops when it
+// returns: the usage overlay's page table, sums, logs and the usage pages
+// it copied, the split cache, the buffers a split and a push sort in, and
+// the maps build checks the tree with. Kept in a pool between solves, it
+// spares the collector about half of what a decision allocated besides
+// its answer. Nothing in it reaches a HierarchyDecision: the splits'
+// node sets, which leaf decisions point to, are allocated per solve and
+// only the map that indexes them is reused; a usage page is reused only
+// when the overlay owned it alone at the end (a view handed to the
+// caller's hooks shares none of those, see usageOverlay.view); and every
+// field is reset or overwritten before it is read, so nothing carries from
+// one solve to the next (TestSolveHierarchy_SameAfterOtherSolves).
+type hscratch struct {
+	ov                usageOverlay
+	splits            map[splitKey]domainSplit
+	splitVals         []int32 // split's values of allowed, in order found
+	splitCount, order []int
+	splitSorted       []int32
+	path, seen        map[*HierarchyNode]bool // build's
+	names             map[string]bool
+}
+
+var hscratchPool = sync.Pool{New: func() any {
+	return &hscratch{
+		ov:     usageOverlay{at: map[NodeID]int{}},
+		splits: map[splitKey]domainSplit{},
+		path:   map[*HierarchyNode]bool{}, seen: map[*HierarchyNode]bool{},
+		names: map[string]bool{},
+	}
+}}
+
+// release returns hs to the pool, keeping the pages the overlay owned
+// alone and dropping every reference into the solve's input and answer.
+func (hs *hscratch) release() {
+	hs.ov.recycle()
+	clear(hs.splits)
+	clear(hs.path)
+	clear(hs.seen)
+	clear(hs.names)
+	hscratchPool.Put(hs)
+}
