@@ -14,7 +14,7 @@ func (h *hsolver) prepare(n *hnode) {
 		h.prepare(c)
 	}
 	R := len(h.s.b.res)
-	n.least = make([]int64, R)
+	n.least = carve(&h.hs.ints, R)
 	switch {
 	case n.done < 0:
 		n.never = true // nothing will satisfy it this cycle
@@ -35,8 +35,8 @@ func (h *hsolver) prepare(n *hnode) {
 		}
 		// Per resource, the need smallest children's least: a bound on
 		// any choice of need children.
-		vs := make([]int64, len(can))
-		n.childLeast = make([]int64, R)
+		vs := carve(&h.hs.ints, len(can))
+		n.childLeast = carve(&h.hs.ints, R)
 		for r := range R {
 			for i, c := range can {
 				vs[i] = c.least[r]

@@ -22,6 +22,35 @@ type hscratch struct {
 	splitSorted       []int32
 	path, seen        map[*HierarchyNode]bool // build's
 	names             map[string]bool
+	// Arenas the search carves its short slices from (see carve): the
+	// nodes' least needs, the splits' values and node sets. None of these
+	// slices reaches the answer (a leaf decision points to a node set, never
+	// to the slice of them).
+	ints []int64
+	strs []string
+	sets [][]NodeID
+}
+
+// carve returns n zeroed entries of *arena, growing it (into a new array;
+// slices carved before keep the old one) when it is short.
+func carve[T any](arena *[]T, n int) []T {
+	a := *arena
+	if cap(a)-len(a) < n {
+		a = make([]T, 0, max(2*cap(a), n, 64))
+	}
+	k := len(a)
+	a = a[:k+n]
+	*arena = a
+	out := a[k : k+n : k+n]
+	clear(out)
+	return out
+}
+
+// reuse empties an arena, dropping what its entries point to.
+func reuse[T any](arena *[]T) {
+	a := (*arena)[:cap(*arena)]
+	clear(a)
+	*arena = a[:0]
 }
 
 var hscratchPool = sync.Pool{New: func() any {
@@ -41,5 +70,8 @@ func (hs *hscratch) release() {
 	clear(hs.path)
 	clear(hs.seen)
 	clear(hs.names)
+	reuse(&hs.ints)
+	reuse(&hs.strs)
+	reuse(&hs.sets)
 	hscratchPool.Put(hs)
 }

@@ -52,6 +52,7 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 	ld := h.s.b.labelDomains(key)
 	var sp domainSplit
 	if len(allowed) == len(ld.of) { // every node
+		sp.vals, sp.sets = carve(&h.hs.strs, len(ld.values))[:0], carve(&h.hs.sets, len(ld.values))[:0]
 		for v, val := range ld.values {
 			if val != "" || !h.noEmpty {
 				sp.vals = append(sp.vals, val)
@@ -81,7 +82,7 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 		}
 		// The index numbers values in ascending order.
 		slices.SortFunc(order, func(a, b int) int { return int(ids[a] - ids[b]) })
-		sp.vals, sp.sets = make([]string, len(ids)), make([][]NodeID, len(ids))
+		sp.vals, sp.sets = carve(&h.hs.strs, len(ids)), carve(&h.hs.sets, len(ids))
 		sorted := grow(h.hs.splitSorted, len(ids))
 		h.hs.splitVals, h.hs.splitCount, h.hs.order, h.hs.splitSorted = ids, count, order, sorted
 		partial := false
