@@ -93,16 +93,7 @@ func TestProp_BoundGroupsAfterApply(t *testing.T) {
 			gotG, gotU := collectBound(t, s)
 			require.Equal(t, wantG, gotG, "step %d", step)
 			require.Equal(t, wantU, gotU, "step %d", step)
-			var ch Change
-			for p := range s.Pods() {
-				if rapid.IntRange(0, 3).Draw(t, "remove") == 0 {
-					ch.Remove = append(ch.Remove, p.Key())
-				}
-			}
-			for i := range rapid.IntRange(0, 3).Draw(t, "bind") {
-				ch.Bind = append(ch.Bind, pod(t, fmt.Sprintf("s%d-%d", step, i), rapid.SampledFrom([]string{"n1", "n2"}).Draw(t, "node")))
-			}
-			s, err = s.Apply(ch)
+			s, err = s.Apply(drawBindRemove(t, s, step, pod))
 			require.NoError(t, err)
 		}
 		wantG, wantU := bruteBoundGroups(s)
@@ -164,4 +155,20 @@ func TestProp_AppendFreeIsFree(t *testing.T) {
 			}
 		}
 	})
+}
+
+// drawBindRemove draws a Change for step of a chain of Applies on s: each
+// bound pod removed with chance 1/4, and up to three pods that pod draws
+// bound on n1 or n2.
+func drawBindRemove(t *rapid.T, s *Snapshot, step int, pod func(t *rapid.T, name, node string) Pod) Change {
+	var ch Change
+	for p := range s.Pods() {
+		if rapid.IntRange(0, 3).Draw(t, "remove") == 0 {
+			ch.Remove = append(ch.Remove, p.Key())
+		}
+	}
+	for i := range rapid.IntRange(0, 3).Draw(t, "bind") {
+		ch.Bind = append(ch.Bind, pod(t, fmt.Sprintf("s%d-%d", step, i), rapid.SampledFrom([]string{"n1", "n2"}).Draw(t, "node")))
+	}
+	return ch
 }

@@ -74,16 +74,7 @@ func TestProp_PodsBelowPriorityAfterApply(t *testing.T) {
 		}
 		for step := range rapid.IntRange(0, 6).Draw(t, "steps") {
 			check(s, step)
-			var ch Change
-			for p := range s.Pods() {
-				if rapid.IntRange(0, 3).Draw(t, "remove") == 0 {
-					ch.Remove = append(ch.Remove, p.Key())
-				}
-			}
-			for i := range rapid.IntRange(0, 3).Draw(t, "bind") {
-				ch.Bind = append(ch.Bind, pod(t, fmt.Sprintf("s%d-%d", step, i), rapid.SampledFrom([]string{"n1", "n2"}).Draw(t, "node")))
-			}
-			s, err = s.Apply(ch)
+			s, err = s.Apply(drawBindRemove(t, s, step, pod))
 			require.NoError(t, err)
 		}
 		check(s, -1)
