@@ -121,12 +121,28 @@ func fastRetries() Config {
 
 // runFakeWith is runFake with cfg.
 func runFakeWith(t *testing.T, client *fake.Clientset, cfg Config) (*Scheduler, *syncBuffer) {
+	return startFake(t, client, cfg, nil)
+}
+
+// runFakeHolding is runFake with before run ahead of each informer event
+// (Scheduler.beforeEvent), so a test can hold one handler back until the
+// scheduler has seen others.
+func runFakeHolding(t *testing.T, client *fake.Clientset, before func(s *Scheduler, obj any)) (*Scheduler, *syncBuffer) {
+	return startFake(t, client, DefaultConfig(), before)
+}
+
+// startFake is runFakeWith with before, when not nil, as the scheduler's
+// beforeEvent.
+func startFake(t *testing.T, client *fake.Clientset, cfg Config, before func(s *Scheduler, obj any)) (*Scheduler, *syncBuffer) {
 	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		return a.GetSubresource() == "binding", nil, nil
 	})
 	log := &syncBuffer{}
 	s, err := New(client, cfg, Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
 	require.NoError(t, err)
+	if before != nil {
+		s.beforeEvent = func(obj any) { before(s, obj) }
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()

@@ -3,7 +3,6 @@ package scheduler
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -288,14 +287,8 @@ func TestServePerNodePodBeforeItsNode(t *testing.T) {
 	}
 	client := fake.NewClientset(objs...)
 	generateClaimNames(client)
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		return a.GetSubresource() == "binding", nil, nil
-	})
-	log := &syncBuffer{}
-	s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
-	require.NoError(t, err)
 	p0 := placement.Key{Namespace: "default", Name: "p0"}
-	s.beforeEvent = func(o any) {
+	_, log := runFakeHolding(t, client, func(s *Scheduler, o any) {
 		if n, ok := o.(*corev1.Node); !ok || n.Name != "dp" {
 			return
 		}
@@ -304,11 +297,7 @@ func TestServePerNodePodBeforeItsNode(t *testing.T) {
 			defer s.mu.Unlock()
 			return s.state.queued[p0] && len(s.dra.apiClasses) == 2
 		}, 10*time.Second, time.Millisecond, "p0 queued, and both classes seen, before node dp is")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	})
 
 	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 1 }, 10*time.Second, 5*time.Millisecond)
 	require.Equal(t, map[string]string{"p0": "dp"}, bindingsOf(client))
@@ -341,14 +330,8 @@ func TestServeBoundPodBeforeItsNode(t *testing.T) {
 	objs = append(objs, cpuNode("dp"), dra)
 	client := fake.NewClientset(objs...)
 	generateClaimNames(client)
-	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		return a.GetSubresource() == "binding", nil, nil
-	})
-	log := &syncBuffer{}
-	s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
-	require.NoError(t, err)
 	b := placement.Key{Namespace: "default", Name: "b"}
-	s.beforeEvent = func(o any) {
+	s, log := runFakeHolding(t, client, func(s *Scheduler, o any) {
 		if n, ok := o.(*corev1.Node); !ok || n.Name != "dp" || n.Status.Allocatable.Name("example.com/gpu", resource.DecimalSI).IsZero() {
 			return
 		}
@@ -358,16 +341,13 @@ func TestServeBoundPodBeforeItsNode(t *testing.T) {
 			_, seen := s.c.bound[b]
 			return seen
 		}, 10*time.Second, time.Millisecond, "b seen bound before dp's device plugin")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
-	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	})
+	ctx := context.Background()
 	require.Eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.c.nodes) == 2 }, 10*time.Second, time.Millisecond)
 
 	dp := cpuNode("dp")
 	dp.Status.Allocatable["example.com/gpu"] = resource.MustParse("2")
-	_, err = client.CoreV1().Nodes().Update(ctx, dp, metav1.UpdateOptions{})
+	_, err := client.CoreV1().Nodes().Update(ctx, dp, metav1.UpdateOptions{})
 	require.NoError(t, err)
 	bp := cpuPod("b", "dp", "100m")
 	bp.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse("2")}
