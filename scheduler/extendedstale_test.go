@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -87,22 +86,9 @@ func TestExtendedResourceStaleClaimDeleted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fake.NewClientset(staleWorld(tc.owner)...)
-			generated := 0
-			client.PrependReactor("create", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
-				c := a.(k8stesting.CreateAction).GetObject().(*resourcev1.ResourceClaim)
-				generated++
-				c.Name, c.UID = fmt.Sprintf("%sx%d", c.GenerateName, generated), types.UID(fmt.Sprintf("uid-x%d", generated))
-				return false, nil, nil
-			})
+			generateClaimNames(client)
 			runFake(t, client)
-			bound := func() bool {
-				for _, a := range client.Actions() {
-					if a.GetVerb() == "create" && a.GetSubresource() == "binding" {
-						return true
-					}
-				}
-				return false
-			}
+			bound := func() bool { return len(bindingsOf(client)) > 0 }
 			require.Eventually(t, bound, 10*time.Second, 5*time.Millisecond)
 			require.Equal(t, tc.writes, claimWrites(client))
 			list, err := client.ResourceV1().ResourceClaims("default").List(context.Background(), metav1.ListOptions{})

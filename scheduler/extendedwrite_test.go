@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 )
 
 // A two-pod gang each asking example.com/gpu: 1, which DeviceClass gpu
@@ -47,15 +45,7 @@ func TestExtendedResourceClaimsWritten(t *testing.T) {
 		objs = append(objs, pod)
 	}
 	client := fake.NewClientset(objs...)
-	generated := 0
-	client.PrependReactor("create", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		c := a.(k8stesting.CreateAction).GetObject().(*resourcev1.ResourceClaim)
-		if c.Name == "" { // the fake does not generate names
-			generated++
-			c.Name, c.UID = fmt.Sprintf("%sx%d", c.GenerateName, generated), types.UID(fmt.Sprintf("uid-x%d", generated))
-		}
-		return false, nil, nil
-	})
+	generateClaimNames(client)
 	runFake(t, client)
 	ctx := context.Background()
 
@@ -123,25 +113,12 @@ func TestExtendedResourceClaimUndone(t *testing.T) {
 	pod := cpuPod("p", "", "1")
 	pod.Spec.Containers[0].Resources.Limits = corev1.ResourceList{"example.com/gpu": resource.MustParse("1")}
 	client := fake.NewClientset(cpuNode("n1"), class, slice, pod)
-	generated := 0
-	client.PrependReactor("create", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		c := a.(k8stesting.CreateAction).GetObject().(*resourcev1.ResourceClaim)
-		generated++
-		c.Name, c.UID = fmt.Sprintf("%sx%d", c.GenerateName, generated), types.UID(fmt.Sprintf("uid-x%d", generated))
-		return false, nil, nil
-	})
+	generateClaimNames(client)
 	failStatus(client, "p-extended-resources-x1", 1, apierrors.NewForbidden(schema.GroupResource{Group: "resource.k8s.io", Resource: "resourceclaims"}, "x1", nil))
 	runFakeWith(t, client, fastRetries())
 	ctx := context.Background()
 
-	bound := func() bool {
-		for _, a := range client.Actions() {
-			if a.GetVerb() == "create" && a.GetSubresource() == "binding" {
-				return true
-			}
-		}
-		return false
-	}
+	bound := func() bool { return len(bindingsOf(client)) > 0 }
 	require.Eventually(t, bound, 10*time.Second, 5*time.Millisecond)
 	require.Equal(t, []string{
 		"create resourceclaims/", "update resourceclaims/", "update resourceclaims/status", // refused
