@@ -648,7 +648,7 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 	for _, so := range o.sets {
 		units = append(units, so.fit...)
 	}
-	if !strictlyAscendingInts(units) {
+	if !strictlyAscending(units) {
 		slices.Sort(units)
 		units = slices.Compact(units)
 	}
@@ -771,20 +771,10 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 	return out
 }
 
-// strictlyAscendingInts reports whether us ascend with no repeat.
-func strictlyAscendingInts(us []int) bool {
-	for i := 1; i < len(us); i++ {
-		if us[i-1] >= us[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// strictlyAscending reports whether ids ascend with no repeat.
-func strictlyAscending(ids []placement.NodeID) bool {
-	for i := 1; i < len(ids); i++ {
-		if ids[i-1] >= ids[i] {
+// strictlyAscending reports whether xs ascend with no repeat.
+func strictlyAscending[T cmp.Ordered](xs []T) bool {
+	for i := 1; i < len(xs); i++ {
+		if xs[i-1] >= xs[i] {
 			return false
 		}
 	}
