@@ -239,3 +239,12 @@ func RunState(h placement.Reserver) (state string, stacked int) {
 	}
 	return b.String(), stacked
 }
+
+// resolve is resolveInto a new resolved, for the tests.
+func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, error) {
+	rs := &resolved{}
+	if err := l.resolveInto(rs, pg, members); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}

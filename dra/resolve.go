@@ -61,7 +61,7 @@ type resolved struct {
 }
 
 // resolveMem is the memory of a resolve that the next one, by the same
-// pooled reserver, reuses (see Inventory.takeReserver): each solve of a
+// pooled reserver, reuses (see Ledger.takeReserver): each solve of a
 // gang with per-pod claims resolves a claim a member.
 type resolveMem struct {
 	ids   map[claimID]int32
@@ -108,22 +108,13 @@ func groupObj(pg *PodGroup) string { return fmt.Sprintf("PodGroup %q", pg.Key().
 
 func podObj(p *placement.Pod) string { return fmt.Sprintf("pod %q", p.Key().String()) }
 
-// resolve maps each member's spec.resourceClaims entries to claims
-// (KEP-5729): an entry equal in all fields to one of the PodGroup's uses
-// the group's claim (the named claim, or the one generated once per
-// PodGroup from the template); any other entry is the pod's own (the named
-// claim, or one generated for the pod).
-func (l *Ledger) resolve(pg *PodGroup, members []*placement.Pod) (*resolved, error) {
-	rs := &resolved{}
-	if err := l.resolveInto(rs, pg, members); err != nil {
-		return nil, err
-	}
-	return rs, nil
-}
-
-// resolveInto is resolve into rs: every field set afresh, and rs's
-// memory from the resolve before (by a pooled reserver, see
-// Inventory.takeReserver) reused.
+// resolveInto maps each member's spec.resourceClaims entries to claims
+// (KEP-5729), into rs: an entry equal in all fields to one of the
+// PodGroup's uses the group's claim (the named claim, or the one
+// generated once per PodGroup from the template); any other entry is the
+// pod's own (the named claim, or one generated for the pod). Every field
+// of rs is set afresh, and its memory from the resolve before (by a
+// pooled reserver, see Ledger.takeReserver) reused.
 func (l *Ledger) resolveInto(rs *resolved, pg *PodGroup, members []*placement.Pod) error {
 	claims, users, lists, refIx := rs.claims, rs.users, rs.lists, rs.refIx
 	*rs = resolved{pg: pg, pods: members, refIx: zeroedTo(refIx, len(members)), mem: rs.mem}
