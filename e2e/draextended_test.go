@@ -9,6 +9,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/gangsched/gangsched/e2e/harness"
 )
@@ -29,12 +30,7 @@ func TestDRAExtendedResource(t *testing.T) {
 	class := deviceClass(gpuDriver)
 	class.Spec.ExtendedResourceName = new(string(extGPU))
 	createDRA(t, client, class, node("node-0", "rack-0", 8, 0), gpuSlice("node-0"), podGroup("ext-gang", 2))
-	for i := range 2 {
-		p := member(fmt.Sprintf("ext-gang-%d", i), "ext-gang", "", 0)
-		r := &p.Spec.Containers[0].Resources
-		r.Requests[extGPU], r.Limits[extGPU] = resource.MustParse("1"), resource.MustParse("1")
-		createDRA(t, client, p)
-	}
+	createExtMembers(t, client, "ext-gang", 2)
 	startScheduler(t, c, testConfig(), "")
 
 	conditionIs(t, client, "ext-gang", metav1.ConditionTrue, "Scheduled")
@@ -73,12 +69,7 @@ func TestDRAExtendedResourcePerNode(t *testing.T) {
 	dp := node("node-dp", "rack-0", 8, 0)
 	dp.Status.Allocatable[extGPU] = resource.MustParse("1")
 	createDRA(t, client, class, dp, node("node-dra", "rack-0", 8, 0), gpuSlice("node-dra"), podGroup("mixed", 3))
-	for i := range 3 {
-		p := member(fmt.Sprintf("mixed-%d", i), "mixed", "", 0)
-		r := &p.Spec.Containers[0].Resources
-		r.Requests[extGPU], r.Limits[extGPU] = resource.MustParse("1"), resource.MustParse("1")
-		createDRA(t, client, p)
-	}
+	createExtMembers(t, client, "mixed", 3)
 	startScheduler(t, c, testConfig(), "")
 
 	conditionIs(t, client, "mixed", metav1.ConditionTrue, "Scheduled")
@@ -96,4 +87,15 @@ func TestDRAExtendedResourcePerNode(t *testing.T) {
 		got[p.Name] += " " + fmt.Sprint(devices(cl))
 	}
 	require.Equal(t, map[string]string{"mixed-0": "node-dp", "mixed-1": "node-dra [node-dra/gpu-0]", "mixed-2": "node-dra [node-dra/gpu-1]"}, got)
+}
+
+// createExtMembers creates n pending members <group>-<i> of PodGroup
+// group, each asking one extGPU (requests and limits).
+func createExtMembers(t *testing.T, client kubernetes.Interface, group string, n int) {
+	for i := range n {
+		p := member(fmt.Sprintf("%s-%d", group, i), group, "", 0)
+		r := &p.Spec.Containers[0].Resources
+		r.Requests[extGPU], r.Limits[extGPU] = resource.MustParse("1"), resource.MustParse("1")
+		createDRA(t, client, p)
+	}
 }
