@@ -53,14 +53,17 @@ type draCache struct {
 	dirty    bool // anything changed: the ledger is rebuilt
 }
 
-// poolSlice is a converted ResourceSlice with the pool generation it
-// belongs to: only a pool's newest generation counts (resource.k8s.io/v1
-// ResourcePool).
+// extendedPod is a queued pod's implicit claim for extended resources
+// served by DRA: the template the ledger generates it from, and the
+// pod's request mappings for status.extendedResourceClaimStatus.
 type extendedPod struct {
 	tmpl     *kube.ExtendedTemplate
 	mappings []corev1.ContainerExtendedResourceRequest
 }
 
+// poolSlice is a converted ResourceSlice with the pool generation it
+// belongs to: only a pool's newest generation counts (resource.k8s.io/v1
+// ResourcePool).
 type poolSlice struct {
 	driver, pool string
 	generation   int64
