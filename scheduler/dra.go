@@ -336,14 +336,10 @@ func (s *Scheduler) onDeviceClass(o any) {
 // (Scheduler.servePerNode), as gangsim decides. Before the first round
 // the rule serves nothing; the first round converts the pods again.
 func (s *Scheduler) extendedClasses() func(corev1.ResourceName) (string, bool) {
-	served := s.dra.served
-	if len(served) == 0 {
+	if len(s.dra.served) == 0 {
 		return nil
 	}
-	return func(r corev1.ResourceName) (string, bool) {
-		name, ok := served[r]
-		return name, ok
-	}
+	return s.dra.served.Class
 }
 
 // serveExtended gives pending pod pp (converted from p) the implicit
