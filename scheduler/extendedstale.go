@@ -40,8 +40,7 @@ func (s *Scheduler) staleExtended(p *corev1.Pod) []staleCall {
 		return nil
 	}
 	var out []staleCall
-	for _, k := range slices.SortedFunc(maps.Keys(s.dra.claims), placement.Key.Compare) {
-		c := s.dra.claims[k]
+	for k, c := range s.dra.claims {
 		o := c.Owner
 		if k.Namespace != p.Namespace || o == nil || o.Kind != dra.OwnerPod || o.ClaimName != kube.ExtendedResourceClaimName || o.Name != p.Name {
 			continue
@@ -54,6 +53,8 @@ func (s *Scheduler) staleExtended(p *corev1.Pod) []staleCall {
 			out = append(out, staleCall{claim: k, uid: types.UID(c.UID)})
 		}
 	}
+	// Sorted here, not the cluster's claims for every pending pod's event.
+	slices.SortFunc(out, func(a, b staleCall) int { return a.claim.Compare(b.claim) })
 	return out
 }
 
