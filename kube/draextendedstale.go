@@ -54,15 +54,19 @@ func IsExtendedClaimOf(claim *resourcev1.ResourceClaim, pod *corev1.Pod) bool {
 // in-memory claim and never writes itself.
 func (c *Cluster) deleteStaleExtendedClaims(in *inputs, classes ExtendedResourceClasses) error {
 	stale := map[placement.Key]bool{}
+	var keys []placement.Key // sorted once, not per pending pod
 	for i := range c.Pending {
 		p := &c.Pending[i]
 		if !classes.AsksFor(p.Requests) {
 			continue
 		}
+		if keys == nil {
+			keys = slices.SortedFunc(maps.Keys(c.claims), placement.Key.Compare)
+		}
 		api := c.pods[p.Key()]
-		for _, k := range slices.SortedFunc(maps.Keys(c.claims), placement.Key.Compare) {
-			cl := c.claims[k]
-			if !IsExtendedClaimOf(cl, api) {
+		for _, k := range keys {
+			cl, ok := c.claims[k]
+			if !ok || !IsExtendedClaimOf(cl, api) { // deleted for an earlier pod
 				continue
 			}
 			if len(cl.Spec.Devices.Requests) == 0 {
