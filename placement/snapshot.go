@@ -357,27 +357,7 @@ func (s *Snapshot) PodsOn(id NodeID) iter.Seq[*Pod] {
 				return true
 			})
 		}
-		j := 0
-		for _, i := range baseIdx {
-			if s.isRemoved(i) {
-				continue
-			}
-			p := &s.b.pods[i]
-			for j < len(extra) && lessPod(extra[j], p) {
-				if !yield(extra[j]) {
-					return
-				}
-				j++
-			}
-			if !yield(p) {
-				return
-			}
-		}
-		for ; j < len(extra); j++ {
-			if !yield(extra[j]) {
-				return
-			}
-		}
+		s.mergeBase(baseIdx, extra, lessPod, yield)
 	}
 }
 
@@ -388,27 +368,7 @@ func (s *Snapshot) Pods() iter.Seq[*Pod] {
 		if s.added != nil {
 			s.added.Ascend(func(e keyedPod) bool { extra = append(extra, e.p); return true })
 		}
-		j := 0
-		for _, i := range s.b.byKey() {
-			if s.isRemoved(i) {
-				continue
-			}
-			p := &s.b.pods[i]
-			for j < len(extra) && lessPod(extra[j], p) {
-				if !yield(extra[j]) {
-					return
-				}
-				j++
-			}
-			if !yield(p) {
-				return
-			}
-		}
-		for ; j < len(extra); j++ {
-			if !yield(extra[j]) {
-				return
-			}
-		}
+		s.mergeBase(s.b.byKey(), extra, lessPod, yield)
 	}
 }
 
