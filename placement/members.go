@@ -106,17 +106,15 @@ func (sv *solver) prepareMembers(members checked) error {
 		if !sv.compile(row, req) {
 			return firstBadPod(g.Members) // the slow path names the field
 		}
-		if prev := rows[max(k-1, 0)]; tables {
-			sv.reqs = append(sv.reqs, req...) // class row, already set
-			if k > 0 && slices.Equal(sv.req(prev), req) {
-				sv.size[row] = sv.size[prev]
-			} else {
-				sv.size[row] = b.ffdSize(req)
-			}
-		} else if k > 0 && sv.sameClass(prev, row, req, distinct) {
+		// With tables, members are distinct: sameClass says no.
+		if prev := rows[max(k-1, 0)]; k > 0 && sv.sameClass(prev, row, req, distinct) {
 			sv.class[row], sv.size[row] = sv.class[prev], sv.size[prev] // runs of identical members are the rule
 		} else {
-			sv.class[row] = classes.of(sv, row, req, distinct)
+			if tables {
+				sv.reqs = append(sv.reqs, req...) // class row, already set
+			} else {
+				sv.class[row] = classes.of(sv, row, req, distinct)
+			}
 			if k > 0 && slices.Equal(sv.req(prev), req) {
 				sv.size[row] = sv.size[prev] // distinct members, alike requests
 			} else {
