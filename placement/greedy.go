@@ -388,7 +388,7 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 	last := -1                          // the group of the previous node grouped
 	anyTouched := len(sv.w.touched) > 0 // a first run touches none
 	for k, id := range p.Nodes {
-		if anyTouched && sv.touched(id) {
+		if anyTouched && sv.w.isTouched(id) {
 			gid[k] = -1
 			if staticOK(pod, &b.nodes[id]) {
 				if c := sv.capacity(req, id, want); c > 0 {
@@ -449,9 +449,6 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 	gs.groups, gs.h = groups, h
 	return h
 }
-
-// touched reports whether the current attempt has put anything on id.
-func (sv *solver) touched(id NodeID) bool { return sv.w.isTouched(id) }
 
 // groupScratch is groupSources' scratch, kept for a solve's runs; its
 // table is all empty between calls.
