@@ -61,11 +61,13 @@
 // where upstream is greedy. Its leaves bind together or not at all, get
 // their conditions together ([Result].Hierarchy) and back off together.
 // A changed minCount or minGroupCount (elastic gangs) re-evaluates a
-// waiting group at the next cycle; bound members never move. Not yet:
-// preemption for a tree that does not fit, victim units spanning a
-// subtree with disruptionMode All, ResourceClaims in a tree (its cycle
-// fails with SchedulerError), and holding other groups' nominated room in
-// a tree's cycle.
+// waiting group at the next cycle; bound members never move. A tree that
+// does not fit preempts as one ([preemption.FindHierarchy]) at its root's
+// priority, and every pod of a tree counts at that priority, as a victim
+// and as a nominee holding room, as upstream ranks the pods of a
+// hierarchy; since v1.37 a pod whose priority differs from its root's
+// fails the cycle (see [Profile]). ResourceClaims in a tree are refused:
+// the cycle fails with the profile's reason for an invalid configuration.
 //
 // [Options].Profile picks the Kubernetes version (v1.36, v1.37, v1.38)
 // whose semantics the scheduler follows where they differ; see [Profile].

@@ -248,9 +248,9 @@ func topologyKeyOf(c SchedulingConstraints) string {
 
 // cycleTree runs the cycle of the hierarchy that leaf g (popped, with
 // pending members) belongs to. The profile's priority rule is checked per
-// leaf, against the leaf's own PodGroup priority, and so is what a leaf
-// cannot have (checkLeaf): either fails the cycle with the profile's
-// reason for an invalid configuration. It reports ok = false when the
+// leaf, against the root's priority (every pod of a hierarchy carries it,
+// as upstream), and so is what a leaf cannot have (checkLeaf): either
+// fails the cycle with the profile's reason for an invalid configuration. It reports ok = false when the
 // hierarchy is not ready (its root is missing or its quorum is not met):
 // every leaf is then gated with the reason, and the caller pops the next
 // group.
@@ -281,7 +281,7 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	var err error
 	for _, l := range t.leaves {
 		if pg := t.groups[l.key]; pg != nil && err == nil {
-			err = s.opts.Profile.checkPriorities(l.pg, pg.Members)
+			err = s.opts.Profile.checkTreePriorities(root, l.pg, pg.Members)
 			if err == nil {
 				err = checkLeaf(l.pg, pg.Members)
 			}
@@ -305,7 +305,7 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 		r.Decision, r.Bind, r.Snapshot, r.Hierarchy.Decision, r.Hierarchy.Preemption = placement.Decision{}, nil, snap, placement.HierarchyDecision{}, nil
 	}
 	s.treeConditions(t, &r, now)
-	r.Nominations = s.nominated.updateTree(t.leaves, &r)
+	r.Nominations = s.nominated.updateTree(t.leaves, &r, rootPriority(root))
 	attempts := 0
 	for _, l := range t.leaves {
 		attempts = max(attempts, l.attempts)

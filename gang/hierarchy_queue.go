@@ -76,6 +76,41 @@ func rootPriority(root *CompositePodGroup) int32 {
 	return 0
 }
 
+// hierarchyPriority is the priority of the hierarchy PodGroup pg is a
+// leaf of, as upstream's GetPodPriority finds it: the walk up through
+// spec.parentCompositePodGroupName ends at the root, or at the last
+// CompositePodGroup that exists (a missing parent; at most
+// placement.MaxHierarchyDepth levels, so a cycle ends too), and that
+// one's priority (0 when unset) is the priority of every pod below it.
+// ok is false when pg has no parent or its parent does not exist.
+func (s *Scheduler) hierarchyPriority(pg *PodGroup) (prio int32, ok bool) {
+	name := pg.Spec.ParentCompositePodGroupName
+	for depth := 1; name != "" && depth < placement.MaxHierarchyDepth; depth++ {
+		c, found := s.cpgs[placement.Key{Namespace: pg.Namespace, Name: name}]
+		if !found {
+			break
+		}
+		prio, ok = rootPriority(c), true
+		name = c.Spec.ParentCompositePodGroupName
+	}
+	return prio, ok
+}
+
+// preemptionPriority is the priority preemption gives member p of pg, as
+// a victim or a nominee: its hierarchy's (hierarchyPriority) when pg is a
+// leaf of one, else memberPriority. A tree preempts at its root's
+// priority, so its members must rank there too: at a leaf's lower
+// priority, a group between the two would ignore their nominated room,
+// or pick a member held there as a victim.
+func (s *Scheduler) preemptionPriority(pg *PodGroup, p *placement.Pod) int32 {
+	if pg != nil {
+		if prio, ok := s.hierarchyPriority(pg); ok {
+			return prio
+		}
+	}
+	return memberPriority(pg, p)
+}
+
 // hierarchyInput is preemptionInput plus the hierarchies the bound pods'
 // PodGroups belong to: every PodGroup's parent, and every
 // CompositePodGroup's parent and disruptionMode.

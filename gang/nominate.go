@@ -25,7 +25,7 @@ type Nomination struct {
 // group of higher priority ignores it, as upstream. The same holds for a
 // CompositePodGroup tree's cycle, at the root's priority it preempts
 // with, against every nominee outside its leaves, and for a tree's
-// nominees (each at its leaf's priority) against other cycles. A group's
+// nominees (at that same root priority) against other cycles. A group's
 // (or tree's) own nominations never hold room against itself: it is
 // solved whole, and may place its members elsewhere. Pure data: no clock,
 // no I/O.
@@ -35,16 +35,15 @@ type nominations struct {
 
 // nominee is one nominated member: a copy of the pending pod with NodeName
 // set to the nominated node, its group, and the priority it holds the room
-// with (its PodGroup's spec.priority when set, else its own, as preemption
-// ranks it).
+// with: the priority preemption ranks it with ([Scheduler.preemptionPriority]).
 type nominee struct {
 	pod      placement.Pod
 	group    placement.Key
 	priority int32
 }
 
-// memberPriority is the priority preemption gives member p of pg: the
-// PodGroup's override when set, else the pod's own.
+// memberPriority is the priority preemption gives member p of pg outside
+// a hierarchy: the PodGroup's override when set, else the pod's own.
 func memberPriority(pg *PodGroup, p *placement.Pod) int32 {
 	if pg != nil && pg.Spec.Priority != nil {
 		return *pg.Spec.Priority
@@ -147,30 +146,31 @@ func (n *nominations) update(g *group, r *Result) []Nomination {
 	if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt && r.Err == nil {
 		plan = []placement.Decision{p.Decision}
 	}
-	return n.renominate([]*group{g}, plan)
+	return n.renominate([]*group{g}, plan, func(m *placement.Pod) int32 { return memberPriority(g.pg, m) })
 }
 
 // updateTree is update for cycle r of a CompositePodGroup tree whose
 // leaves are leaves: their members are nominated to the nodes the
 // hierarchy's plan assigns them (preemption.HierarchyPlan.Decision, leaf
-// by leaf). Each holds the room at its own priority as preemption ranks
-// it (memberPriority: its leaf's spec.priority, else its own), not at the
-// root's that the tree preempts with: a held nominee is bound in the
-// snapshot another cycle preempts on, and must rank at least as high
-// there as the room it holds, or that cycle could pick it as a victim.
-func (n *nominations) updateTree(leaves []*group, r *Result) []Nomination {
+// by leaf). Each holds the room at prio, the root's priority that the
+// tree preempted with, as upstream, where every pod of a hierarchy
+// carries its root's priority (v1.37 validatePodGroup) and preemption
+// ranks it at the root's (GetPodPriority). At a leaf's lower priority, a
+// group between the two would ignore the nominee and take the room the
+// tree's victims left.
+func (n *nominations) updateTree(leaves []*group, r *Result, prio int32) []Nomination {
 	var plan []placement.Decision
 	if h := r.Hierarchy; h != nil && h.Preemption != nil && h.Preemption.Outcome == preemption.Preempt && r.Err == nil {
 		plan = h.Preemption.Decision.Decisions
 	}
-	return n.renominate(leaves, plan)
+	return n.renominate(leaves, plan, func(*placement.Pod) int32 { return prio })
 }
 
 // renominate clears every nomination of groups' members, then nominates
 // each of their pending members that plan (decisions, each of one of
-// groups) assigns to the node it assigns, with its memberPriority; it
+// groups) assigns to the node it assigns, holding at prio(member); it
 // returns the changes in pod order.
-func (n *nominations) renominate(groups []*group, plan []placement.Decision) []Nomination {
+func (n *nominations) renominate(groups []*group, plan []placement.Decision, prio func(*placement.Pod) int32) []Nomination {
 	of := make(map[placement.Key]*group, len(groups))
 	for _, g := range groups {
 		of[g.key] = g
@@ -189,7 +189,7 @@ func (n *nominations) renominate(groups []*group, plan []placement.Decision) []N
 		}
 		for _, a := range d.Assignments {
 			if m, ok := g.members[a.Pod]; ok {
-				n.set(*m, a.Node, g.key, memberPriority(g.pg, m))
+				n.set(*m, a.Node, g.key, prio(m))
 			}
 		}
 	}
@@ -212,9 +212,10 @@ func (n *nominations) renominate(groups []*group, plan []placement.Decision) []N
 // status.nominatedNodeName as the host read it, e.g. from a pod that a
 // previous scheduler nominated): until the pod's next cycle, the room it
 // needs on node is held against groups (and trees) of equal or lower
-// priority than the pod's (its PodGroup's spec.priority when set, also
-// for a leaf of a CompositePodGroup tree). The pod's next cycle keeps the
-// nomination only if it preempts again.
+// priority than the pod's in preemption: for a member of a
+// CompositePodGroup hierarchy its root's priority, otherwise its
+// PodGroup's spec.priority when set, else its own. The pod's next cycle
+// keeps the nomination only if it preempts again.
 //
 // Errors (a [*placement.FieldError]; nothing changes): an empty node; a
 // pod that is not queued ([placement.ErrNotFound]).
@@ -229,7 +230,7 @@ func (s *Scheduler) Nominate(k placement.Key, node string) error {
 	}
 	g := s.q.groups[gk]
 	p := g.members[k]
-	s.nominated.set(*p, node, gk, memberPriority(g.pg, p))
+	s.nominated.set(*p, node, gk, s.preemptionPriority(g.pg, p))
 	return nil
 }
 

@@ -17,8 +17,7 @@ import (
 // rack; its name is the key Result.PodGroup reports for it.
 type nunit struct {
 	name string
-	prio int32 // the priority it preempts with: a tree's root's
-	held int32 // the priority its nominees hold room with: its (leaf) PodGroup's
+	prio int32 // the priority it preempts with, and its nominees hold room with: a tree's root's
 	pods []placement.Pod
 }
 
@@ -26,15 +25,18 @@ type nunit struct {
 // of mixed priorities on three racks partly taken by evictable pods,
 // then runs cycles (the host evicting each plan's victims at once),
 // deletions and re-additions of pending pods (a gang short of its quorum
-// waits with its nominations). A tree's leaf may rank below its root.
-// After every cycle of a unit of priority P (a tree's: its root's): on
-// every node where it binds, its pods fit beside the room nominated,
-// before the cycle, for pending pods of other units whose (leaf)
-// PodGroup's priority is at least P (kube-scheduler's nominator), whether
-// the cycle and the nominees are PodGroups or trees; and no victim is a
-// nominee (every victim was bound).
+// waits with its nominations). A tree's leaf PodGroup may set a lower
+// spec.priority than its root, and under profile v1.36 (which lets a pod's
+// priority differ from its group's) so may the leaf's pods. After every
+// cycle of a unit of priority P (a tree's: its root's, whatever its leaf
+// and pods say, as upstream ranks every pod of a hierarchy): on every node
+// where it binds, its pods fit beside the room nominated, before the
+// cycle, for pending pods of other units of priority at least P
+// (kube-scheduler's nominator), whether the cycle and the nominees are
+// PodGroups or trees; and no victim is a nominee (every victim was bound).
 func TestProp_NominatedRoomIsHeld(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
+		profile := rapid.SampledFrom([]Profile{ProfileV136, ProfileV138}).Draw(t, "profile")
 		var nodes []placement.Node
 		var bound []placement.Pod
 		for i := range 3 {
@@ -47,13 +49,13 @@ func TestProp_NominatedRoomIsHeld(t *testing.T) {
 		}
 		snap, err := placement.NewSnapshot(nodes, bound)
 		require.NoError(t, err)
-		s := NewScheduler(Options{Preemption: true})
+		s := NewScheduler(Options{Preemption: true, Profile: profile})
 
 		var units []nunit
 		unitOf := map[placement.Key]int{}
 		for u := range rapid.IntRange(2, 4).Draw(t, "units") {
 			un := nunit{name: fmt.Sprintf("u%d", u), prio: rapid.SampledFrom([]int32{50, 100, 200}).Draw(t, "prio")}
-			un.held = un.prio
+			podPrio := un.prio
 			n := rapid.IntRange(1, 2).Draw(t, "size")
 			group := un.name
 			if rapid.Bool().Draw(t, "tree") {
@@ -62,8 +64,11 @@ func TestProp_NominatedRoomIsHeld(t *testing.T) {
 				require.NoError(t, s.SetCompositePodGroup(root))
 				group = un.name + "-l"
 				leaf := leafPG(group, un.name, rackKey, int32(n))
-				un.held = min(un.prio, rapid.SampledFrom([]int32{50, 100, 200}).Draw(t, "leafPrio"))
-				leaf.Spec.Priority = &un.held
+				leafPrio := min(un.prio, rapid.SampledFrom([]int32{50, 100, 200}).Draw(t, "leafPrio"))
+				leaf.Spec.Priority = &leafPrio
+				if profile == ProfileV136 {
+					podPrio = leafPrio
+				}
 				require.NoError(t, s.SetPodGroup(leaf))
 			} else {
 				pg := gangPG(un.name, int32(n))
@@ -72,7 +77,7 @@ func TestProp_NominatedRoomIsHeld(t *testing.T) {
 			}
 			for i := range n {
 				p := member(fmt.Sprintf("%s-%d", un.name, i), group, cpu(1000), rapid.IntRange(0, 9).Draw(t, "queued"))
-				p.Priority = un.held
+				p.Priority = podPrio
 				require.NoError(t, s.AddPod(p))
 				un.pods = append(un.pods, p)
 				unitOf[p.Key()] = u
@@ -126,7 +131,7 @@ func TestProp_NominatedRoomIsHeld(t *testing.T) {
 				var keep []placement.Pod
 				for _, h := range before {
 					u := unitOf[h.pod]
-					if _, isBound := after.Pod(h.pod); u == own || isBound || units[u].held < units[own].prio {
+					if _, isBound := after.Pod(h.pod); u == own || isBound || units[u].prio < units[own].prio {
 						continue
 					}
 					for _, p := range units[u].pods {

@@ -170,18 +170,18 @@ func TestCycleTree_HoldsRoomNominatedForATree(t *testing.T) {
 	}
 }
 
-// TestNominate_TreeMemberHoldsAtItsLeafPriority: a tree member's
-// nomination holds room at the priority preemption ranks the member with
-// — its leaf PodGroup's — not at its root's, which only the tree's own
-// cycle preempts with; otherwise a group between the two would see the
-// held member bound, able to evict it as a victim that is not there. Root
-// 200, leaf 100: a PodGroup of priority 150 takes the room (as upstream,
-// where a nominee holds room at its pod's priority); one of 100 does not.
-func TestNominate_TreeMemberHoldsAtItsLeafPriority(t *testing.T) {
+// TestNominate_TreeMemberHoldsAtItsRootPriority: a tree member's
+// nomination holds room at its root's priority, the one the tree preempts
+// with and preemption ranks the member with, whatever its leaf's
+// spec.priority says (upstream: every pod of a hierarchy carries its
+// root's priority, v1.37 validatePodGroup; GetPodPriority ranks it at the
+// root's). Root 200, leaf 100: a PodGroup of priority 150 or 200 leaves the
+// room alone and cannot evict the nominee; one of 250 takes it.
+func TestNominate_TreeMemberHoldsAtItsRootPriority(t *testing.T) {
 	for _, c := range []struct {
 		rival int32
 		bind  []string
-	}{{150, []string{"m0@n1"}}, {100, nil}} {
+	}{{150, nil}, {200, nil}, {250, []string{"m0@n1"}}} {
 		t.Run(fmt.Sprint(c.rival), func(t *testing.T) {
 			h := newHarness(t, Options{Preemption: true}, []placement.Node{rackNode("n1", "b", "r1", 2000)})
 			root := cpg("root", "", "", 1)
@@ -204,5 +204,88 @@ func TestNominate_TreeMemberHoldsAtItsLeafPriority(t *testing.T) {
 				require.NotEqual(t, preemption.Preempt, r.Preemption.Outcome, "a nominee is never a victim")
 			}
 		})
+	}
+}
+
+// TestCycleTree_NominatedRoomHeldAtRootPriority: tree "t" (root priority
+// 100 over leaf "t-l", spec.priority 10, a gang of two 1-CPU pods in one
+// rack) preempts "low" (priority 5) on n1, the only room, and its members
+// are nominated there; the host evicts low and one member is deleted, so
+// the tree waits for its quorum, t-0 still nominated. PodGroup "mid" (one
+// 2-CPU pod, queued first) gets a cycle before the tree's retry. Below the
+// root's priority it must leave n1 to the tree, as upstream, where the
+// nominees carry the root's priority: it waits, unable to evict the
+// nominee; the tree binds on n1 once its pod is back. Above the root's it
+// takes n1. The leaf's pods carry the leaf's priority under v1.36 (which
+// lets them differ) and the root's under v1.38; either way the room is
+// held at the root's. Before the fix it was held at the leaf's (10), and
+// a mid of 50 took the room the tree's victim left.
+func TestCycleTree_NominatedRoomHeldAtRootPriority(t *testing.T) {
+	for _, profile := range []Profile{ProfileV136, ProfileV138} {
+		for _, c := range []struct {
+			mid     int32
+			midBind []string
+			treeEnd []string // the tree's retry once its pod is back
+		}{
+			{50, nil, []string{"t-0@n1", "t-1@n1"}},
+			{100, nil, []string{"t-0@n1", "t-1@n1"}},
+			{150, []string{"mid-0@n1"}, nil},
+		} {
+			t.Run(fmt.Sprintf("%s/mid=%d", profile, c.mid), func(t *testing.T) {
+				nodes := []placement.Node{rackNode("n1", "b", "r1", 2000), rackNode("n2", "b", "r2", 2000)}
+				low := placement.Pod{Namespace: "default", Name: "low", NodeName: "n1", Requests: cpu(2000), Priority: 5}
+				busy := placement.Pod{Namespace: "default", Name: "busy", NodeName: "n2", Requests: cpu(2000), Priority: 1000}
+				h := newHarness(t, Options{Preemption: true, Profile: profile}, nodes, low, busy)
+				root := cpg("t", "", "", 1)
+				rootPrio, leafPrio := int32(100), int32(10)
+				root.Spec.Priority = &rootPrio
+				h.setCPG(root)
+				leaf := leafPG("t-l", "t", rackKey, 2)
+				leaf.Spec.Priority = &leafPrio
+				h.setPG(leaf)
+				podPrio := rootPrio
+				if profile == ProfileV136 {
+					podPrio = leafPrio
+				}
+				var pods []placement.Pod
+				for i := range 2 {
+					p := member(fmt.Sprintf("t-%d", i), "t-l", cpu(1000), 5+i)
+					p.Priority = podPrio
+					pods = append(pods, p)
+				}
+				h.addPods(pods...)
+				r, ok := h.cycle()
+				require.True(t, ok)
+				require.Equal(t, key("t"), r.PodGroup)
+				require.Equal(t, preemption.Preempt, r.Hierarchy.Preemption.Outcome)
+				require.Equal(t, []Nomination{{Pod: key("t-0"), Node: "n1"}, {Pod: key("t-1"), Node: "n1"}}, r.Nominations)
+
+				after, err := h.snap.Apply(placement.Change{Remove: []placement.Key{key("low")}})
+				require.NoError(t, err)
+				h.snap = after
+				require.True(t, h.s.DeletePod(key("t-1")))
+				h.setPG(prioPG("mid", c.mid))
+				m := member("mid-0", "mid", cpu(2000), 0)
+				m.Priority = c.mid
+				h.addPods(m)
+
+				r, ok = h.cycle()
+				require.True(t, ok)
+				require.Equal(t, key("mid"), r.PodGroup)
+				require.Equal(t, c.midBind, bindNames(r))
+				if r.Preemption != nil {
+					require.NotEqual(t, preemption.Preempt, r.Preemption.Outcome, "a nominee is never a victim")
+				}
+				node, ok := h.s.Nominated(key("t-0"))
+				require.True(t, ok)
+				require.Equal(t, "n1", node)
+
+				h.addPods(pods[1])
+				r, ok = h.cycle()
+				require.True(t, ok)
+				require.Equal(t, key("t"), r.PodGroup)
+				require.Equal(t, c.treeEnd, bindNames(r))
+			})
+		}
 	}
 }

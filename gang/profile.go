@@ -11,12 +11,13 @@ import (
 // newest, [ProfileV138]. The differences, each checked by a test in
 // profile_test.go:
 //
-//	| difference                                      | v1.36                                  | v1.37                           | v1.38 (default)                     |
-//	|-------------------------------------------------|----------------------------------------|---------------------------------|-------------------------------------|
-//	| a member's priority differs from its PodGroup's | allowed; the group's priority counts    | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
-//	| invalid configuration found at runtime          | reason SchedulerError                  | reason SchedulerError           | reason PodGroupError                |
-//	| condition on CompositePodGroups                 | (no hierarchies)                       | none written                    | CompositePodGroupInitiallyScheduled |
-//	| a node whose topology label value is ""         | a domain ""                            | a domain ""                     | no domain (as a missing label)      |
+//	| difference                                       | v1.36                                | v1.37                           | v1.38 (default)                     |
+//	|--------------------------------------------------|--------------------------------------|---------------------------------|-------------------------------------|
+//	| a member's priority differs from its PodGroup's  | allowed; the group's priority counts | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
+//	| a tree member's priority differs from its root's | (no hierarchies); the root's counts  | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
+//	| invalid configuration found at runtime           | reason SchedulerError                | reason SchedulerError           | reason PodGroupError                |
+//	| condition on CompositePodGroups                  | (no hierarchies)                     | none written                    | CompositePodGroupInitiallyScheduled |
+//	| a node whose topology label value is ""          | a domain ""                          | a domain ""                     | no domain (as a missing label)      |
 //
 // The API versions each serves (v1.36: scheduling.k8s.io/v1alpha2; v1.37:
 // v1alpha3 CompositePodGroup, v1beta1 Workload and PodGroup; v1.38:
@@ -90,6 +91,27 @@ func (p Profile) checkPriorities(pg *PodGroup, members []placement.Pod) error {
 			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", members[i].Key().String()), "spec.priority",
 				"%d differs from its PodGroup %s's priority %d (since v1.37 every member carries its group's priority)",
 				members[i].Priority, pg.Key(), *pg.Spec.Priority)
+		}
+	}
+	return nil
+}
+
+// checkTreePriorities is checkPriorities for members of leaf below root
+// in a CompositePodGroup hierarchy: since v1.37 every pod of a hierarchy
+// carries its root's priority (when the root sets one), whatever its
+// leaf's spec.priority says (upstream validatePodGroup checks the pods
+// against the root, and preemption ranks them at the root's priority).
+// v1.36 has no hierarchies and lets them differ; the root's priority
+// rules.
+func (p Profile) checkTreePriorities(root *CompositePodGroup, leaf *PodGroup, members []placement.Pod) error {
+	if p.newest() == ProfileV136 || root.Spec.Priority == nil {
+		return nil
+	}
+	for i := range members {
+		if members[i].Priority != *root.Spec.Priority {
+			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", members[i].Key().String()), "spec.priority",
+				"%d differs from the priority %d of CompositePodGroup %s, the root of its PodGroup %s's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority)",
+				members[i].Priority, *root.Spec.Priority, root.Key(), leaf.Key())
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package gang_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,6 +39,58 @@ func TestProfile_MemberPriorityRule(t *testing.T) {
 			require.Equal(t, tc.reason, r.Condition.Reason)
 			if !tc.bound {
 				require.ErrorContains(t, r.Err, `pod "default/g-1": spec.priority: 7 differs from its PodGroup default/g's priority 100`)
+			}
+		})
+	}
+}
+
+// Profile difference: a hierarchy member whose priority is not its root
+// CompositePodGroup's (here its leaf's, 7, under a root of 100). v1.36
+// binds the tree, the root's priority ruling; v1.37 fails the cycle with
+// SchedulerError and v1.38 with PodGroupError, as upstream's
+// validatePodGroup checks every pod of a hierarchy against its root. The
+// leaf's own spec.priority does not count: a pod at the root's priority
+// below a leaf of 7 binds under every profile.
+func TestProfile_TreeMemberPriorityRule(t *testing.T) {
+	for _, tc := range []struct {
+		profile Profile
+		podPrio int32
+		bound   bool
+		reason  string
+	}{
+		{ProfileV136, 7, true, ReasonScheduled},
+		{ProfileV137, 7, false, ReasonSchedulerError},
+		{ProfileV138, 7, false, ReasonPodGroupError},
+		{ProfileV137, 100, true, ReasonScheduled},
+		{ProfileV138, 100, true, ReasonScheduled},
+	} {
+		t.Run(fmt.Sprintf("%s/pod=%d", tc.profile, tc.podPrio), func(t *testing.T) {
+			s := NewScheduler(Options{Profile: tc.profile})
+			snap, err := placement.NewSnapshot([]placement.Node{cpuNode("n1", 4000)}, nil)
+			require.NoError(t, err)
+			root := cpg("root", "", "", 1)
+			rootPrio, leafPrio := int32(100), int32(7)
+			root.Spec.Priority = &rootPrio
+			require.NoError(t, s.SetCompositePodGroup(root))
+			leaf := leafPG("a", "root", "", 1)
+			leaf.Spec.Priority = &leafPrio
+			require.NoError(t, s.SetPodGroup(leaf))
+			p := member("a-0", "a", cpu(1000), 0)
+			p.Priority = tc.podPrio
+			require.NoError(t, s.AddPod(p))
+			r, ok := s.Cycle(snap, t0)
+			require.True(t, ok)
+			require.Equal(t, tc.bound, len(r.Bind) == 1)
+			var reasons []string
+			for _, c := range r.Hierarchy.Conditions {
+				if c.Kind == "PodGroup" {
+					reasons = append(reasons, c.Condition.Reason)
+				}
+			}
+			require.Equal(t, []string{tc.reason}, reasons)
+			if !tc.bound {
+				require.EqualError(t, r.Err, `CompositePodGroup default/root: pod "default/a-0": spec.priority: 7 differs from the priority 100 of CompositePodGroup default/root, `+
+					`the root of its PodGroup default/a's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority)`)
 			}
 		})
 	}

@@ -331,12 +331,18 @@ func (s *Scheduler) findVictims(snap *placement.Snapshot, g *placement.Group, op
 }
 
 // preemptionInput is what preemption needs beyond the snapshot: every known
-// PodGroup's priority override and disruptionMode, and the budgets.
+// PodGroup's priority override and disruptionMode, and the budgets. A leaf
+// of a CompositePodGroup hierarchy takes its hierarchy's priority
+// (hierarchyPriority), as upstream ranks a victim of a hierarchy.
 func (s *Scheduler) preemptionInput() preemption.Input {
 	in := preemption.Input{PodGroups: map[placement.Key]preemption.PodGroupSpec{}, Budgets: s.budgets}
 	for k, g := range s.q.groups {
 		if g.pg != nil {
-			in.PodGroups[k] = preemption.PodGroupSpec{Priority: g.pg.Spec.Priority, DisruptionMode: preemption.DisruptionMode(g.pg.Spec.DisruptionMode)}
+			prio := g.pg.Spec.Priority
+			if p, ok := s.hierarchyPriority(g.pg); ok {
+				prio = &p
+			}
+			in.PodGroups[k] = preemption.PodGroupSpec{Priority: prio, DisruptionMode: preemption.DisruptionMode(g.pg.Spec.DisruptionMode)}
 		}
 	}
 	return in
