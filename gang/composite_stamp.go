@@ -41,6 +41,68 @@ func validateCompositeTemplates(obj, prefix string, ts []CompositePodGroupTempla
 	return nil
 }
 
+// templatePriority is one template's priorityClassName and priority, and
+// the path of the template that set them.
+type templatePriority struct {
+	path      string
+	className string
+	priority  *int32
+}
+
+// validateTreePriorities checks that every template of the hierarchies ts
+// (under prefix) names the same priorityClassName and priority, as the
+// v1.37 API server's Workload validation does: a hierarchy is queued,
+// preempts and is preempted at its root's priority, so a template that
+// says otherwise would be a priority no pod of it could run at. The
+// error names the first template that differs and the field.
+func validateTreePriorities(obj, prefix string, ts []CompositePodGroupTemplate) error {
+	var first *templatePriority
+	check := func(path, className string, priority *int32) error {
+		if first == nil {
+			first = &templatePriority{path, className, priority}
+			return nil
+		}
+		switch {
+		case className != first.className:
+			return placement.Errorf(placement.ErrInvalid, obj, path+".priorityClassName",
+				"%q differs from %s.priorityClassName %q: every template of a hierarchy carries one priority", className, first.path, first.className)
+		case (priority == nil) != (first.priority == nil) || (priority != nil && *priority != *first.priority):
+			return placement.Errorf(placement.ErrInvalid, obj, path+".priority",
+				"%s differs from %s.priority %s: every template of a hierarchy carries one priority", fmtPriority(priority), first.path, fmtPriority(first.priority))
+		}
+		return nil
+	}
+	var walk func(prefix string, ts []CompositePodGroupTemplate) error
+	walk = func(prefix string, ts []CompositePodGroupTemplate) error {
+		for i := range ts {
+			t := &ts[i]
+			path := fmt.Sprintf("%scompositePodGroupTemplates[%d]", prefix, i)
+			if err := check(path, t.PriorityClassName, t.Priority); err != nil {
+				return err
+			}
+			if err := walk(path+".", t.CompositePodGroupTemplates); err != nil {
+				return err
+			}
+			for j := range t.PodGroupTemplates {
+				pt := &t.PodGroupTemplates[j]
+				if err := check(fmt.Sprintf("%s.podGroupTemplates[%d]", path, j), pt.PriorityClassName, pt.Priority); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(prefix, ts)
+}
+
+// fmtPriority prints a priority, "unset" for nil.
+func fmtPriority(p *int32) string {
+	if p == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*p)
+}
+
 func compositeSpec(t *CompositePodGroupTemplate, parent string) CompositePodGroupSpec {
 	return CompositePodGroupSpec{
 		ParentCompositePodGroupName: parent,

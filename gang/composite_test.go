@@ -79,6 +79,61 @@ func TestStampHierarchy_Errors(t *testing.T) {
 	require.ErrorContains(t, w.Validate(), "deeper than 4 levels")
 }
 
+// A hierarchy has one priority (v1.37's Workload validation): every
+// composite and PodGroup template below spec.compositePodGroupTemplates
+// names the same priorityClassName and priority, or the Workload is
+// refused, naming the first template that differs and its field.
+func TestWorkloadValidate_TreePriorities(t *testing.T) {
+	p100, p10 := int32(100), int32(10)
+	set := func(w *Workload, cls string, prio *int32) {
+		var walk func(ts []CompositePodGroupTemplate)
+		walk = func(ts []CompositePodGroupTemplate) {
+			for i := range ts {
+				ts[i].PriorityClassName, ts[i].Priority = cls, prio
+				for j := range ts[i].PodGroupTemplates {
+					ts[i].PodGroupTemplates[j].PriorityClassName, ts[i].PodGroupTemplates[j].Priority = cls, prio
+				}
+				walk(ts[i].CompositePodGroupTemplates)
+			}
+		}
+		walk(w.Spec.CompositePodGroupTemplates)
+	}
+	for _, c := range []struct {
+		name   string
+		change func(w *Workload)
+		err    string
+	}{
+		{"all unset", func(*Workload) {}, ""},
+		{"all the same", func(w *Workload) { set(w, "high", &p100) }, ""},
+		{"a leaf below its root", func(w *Workload) {
+			set(w, "high", &p100)
+			w.Spec.CompositePodGroupTemplates[0].CompositePodGroupTemplates[0].PodGroupTemplates[1].Priority = &p10
+		}, `Workload "default/w": spec.compositePodGroupTemplates[0].compositePodGroupTemplates[0].podGroupTemplates[1].priority: ` +
+			`10 differs from spec.compositePodGroupTemplates[0].priority 100: every template of a hierarchy carries one priority`},
+		{"a leaf's priority unset", func(w *Workload) {
+			set(w, "high", &p100)
+			w.Spec.CompositePodGroupTemplates[0].PodGroupTemplates[0].Priority = nil
+		}, `Workload "default/w": spec.compositePodGroupTemplates[0].podGroupTemplates[0].priority: ` +
+			`unset differs from spec.compositePodGroupTemplates[0].priority 100: every template of a hierarchy carries one priority`},
+		{"an inner class", func(w *Workload) {
+			set(w, "high", &p100)
+			w.Spec.CompositePodGroupTemplates[0].CompositePodGroupTemplates[0].PriorityClassName = "low"
+		}, `Workload "default/w": spec.compositePodGroupTemplates[0].compositePodGroupTemplates[0].priorityClassName: ` +
+			`"low" differs from spec.compositePodGroupTemplates[0].priorityClassName "high": every template of a hierarchy carries one priority`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := hierarchyWorkload()
+			c.change(w)
+			if c.err == "" {
+				require.NoError(t, w.Validate())
+				return
+			}
+			require.EqualError(t, w.Validate(), c.err)
+			require.ErrorIs(t, w.Validate(), placement.ErrInvalid)
+		})
+	}
+}
+
 func TestCompositePodGroup_Validate(t *testing.T) {
 	for _, tc := range []struct {
 		mut  func(c *CompositePodGroup)

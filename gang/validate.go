@@ -15,7 +15,10 @@ import (
 // PodGroup template's policy, constraints, claims and disruption mode,
 // and [CompositePodGroup.Validate] for a composite one's; a composite
 // template with no child templates; a hierarchy deeper than
-// [placement.MaxHierarchyDepth] levels.
+// [placement.MaxHierarchyDepth] levels; composite and PodGroup templates
+// of spec.compositePodGroupTemplates that do not all name the same
+// priorityClassName and priority (v1.37's rule: a hierarchy has one
+// priority, its root's).
 func (w *Workload) Validate() error {
 	if w == nil {
 		return placement.Errorf(placement.ErrInvalid, "Workload", "metadata", "is nil")
@@ -33,7 +36,10 @@ func (w *Workload) Validate() error {
 	if err := validateTemplates(obj, "spec.", w.Spec.PodGroupTemplates); err != nil {
 		return err
 	}
-	return validateCompositeTemplates(obj, "spec.", w.Spec.CompositePodGroupTemplates, 1)
+	if err := validateCompositeTemplates(obj, "spec.", w.Spec.CompositePodGroupTemplates, 1); err != nil {
+		return err
+	}
+	return validateTreePriorities(obj, "spec.", w.Spec.CompositePodGroupTemplates)
 }
 
 // validateTemplates checks a list of PodGroup templates under path.
