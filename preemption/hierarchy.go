@@ -58,18 +58,28 @@ type HierarchyPlan struct {
 	// the number of placement.SolveHierarchy calls spent.
 	Candidates, Solves int
 	// Proven is set, for Preempt, when the victim set was chosen by the
-	// exact search (at most [MaxExactHierarchyUnits] candidates): no set
-	// of lower Cost lets the tree fit, as far as SolveHierarchy tells.
+	// exact search (at most [MaxExactHierarchyUnits] candidates, and the
+	// cheapest fitting set found within [MaxExactHierarchySolves]
+	// solves): no set of lower Cost lets the tree fit, as far as
+	// SolveHierarchy tells.
 	Proven bool
 	// Message is a one-line explanation.
 	Message string
 }
 
 // MaxExactHierarchyUnits is the most candidates [FindHierarchy] searches
-// exactly, every subset in Cost order; above it, it evicts every
-// candidate and gives victims back, most important first, while the tree
-// still fits.
-const MaxExactHierarchyUnits = 8
+// exactly, every subset in Cost order (2^14 subsets costed and sorted, a
+// few milliseconds); above it, or when the search runs out of
+// [MaxExactHierarchySolves], it evicts every candidate and gives victims
+// back, most important first, while the tree still fits.
+const MaxExactHierarchyUnits = 14
+
+// MaxExactHierarchySolves is the most SolveHierarchy calls the exact
+// search of [FindHierarchy] makes, cheapest subset first, before it gives
+// up (the plan is then not proven): as many as the every-subset search of
+// 8 candidates could make, so that a search over more candidates costs no
+// more solves than that one did.
+const MaxExactHierarchySolves = 255
 
 // hunit is a candidate victim of FindHierarchy.
 type hunit struct {
@@ -94,11 +104,12 @@ type hunit struct {
 //     removed (never evict in vain);
 //   - [Preempt] with the victim set of least [Cost] that lets it fit, by
 //     an exact search over subsets in Cost order up to
-//     [MaxExactHierarchyUnits] candidates (a cheaper set is a subset's or
-//     another's: the one found is minimal, no victim can be spared); above
-//     that, every candidate removed, then each given back, most important
-//     first ([VictimOrder]), while the tree still fits, so that every
-//     victim kept was needed when it was tried.
+//     [MaxExactHierarchyUnits] candidates and [MaxExactHierarchySolves]
+//     solves (a cheaper set is a subset's or another's: the one found is
+//     minimal, no victim can be spared); above that, every candidate
+//     removed, then each given back, most important first
+//     ([VictimOrder]), while the tree still fits, so that every victim
+//     kept was needed when it was tried.
 //
 // opts and hopts are passed to every SolveHierarchy. It is pure and
 // deterministic. Errors (a [*placement.FieldError]): an invalid in.Input,
@@ -168,12 +179,11 @@ func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priorit
 		}
 		return plan, nil
 	}
-	best, after, d, err := chooseVictims(units, in.Budgets, all, d, without, solve)
+	best, after, d, proven, err := chooseVictims(units, in.Budgets, all, d, without, solve)
 	if err != nil {
 		return HierarchyPlan{}, err
 	}
-	plan.Outcome, plan.After, plan.Decision = Preempt, after, d
-	plan.Proven = len(units) <= MaxExactHierarchyUnits
+	plan.Outcome, plan.After, plan.Decision, plan.Proven = Preempt, after, d, proven
 	var over int
 	plan.Victims, over = hierarchyVictims(best, in.Budgets)
 	plan.Cost = hierarchyCost(best, in.Budgets)
@@ -209,10 +219,11 @@ func hierarchyVictims(set []*hunit, budgets []DisruptionBudget) ([]Victim, int) 
 
 // chooseVictims picks the victim set among units (all removed: the
 // snapshot all, where the tree fits as d): exactly in Cost order for few
-// units, else by giving back the most important first.
+// units (proven when a fitting set turns up within the solve budget), else
+// by giving back the most important first.
 func chooseVictims(units []*hunit, budgets []DisruptionBudget, all *placement.Snapshot, d placement.HierarchyDecision,
 	without func([]*hunit) (*placement.Snapshot, error), solve func(*placement.Snapshot) (placement.HierarchyDecision, error),
-) ([]*hunit, *placement.Snapshot, placement.HierarchyDecision, error) {
+) (set []*hunit, after *placement.Snapshot, ad placement.HierarchyDecision, proven bool, err error) {
 	// fits solves the tree with set removed.
 	fits := func(set []*hunit) (*placement.Snapshot, placement.HierarchyDecision, bool, error) {
 		snap, err := without(set)
@@ -223,44 +234,19 @@ func chooseVictims(units []*hunit, budgets []DisruptionBudget, all *placement.Sn
 		return snap, sd, err == nil && sd.Status == placement.Scheduled, err
 	}
 	if len(units) <= MaxExactHierarchyUnits {
-		type subset struct {
-			set  []*hunit
-			cost Cost
+		set, snap, sd, err := exactVictims(units, budgets, fits)
+		if err != nil || set != nil {
+			return set, snap, sd, set != nil, err
 		}
-		var subsets []subset
-		for mask := 1; mask < 1<<len(units); mask++ {
-			var set []*hunit
-			for i, u := range units {
-				// The least important unit is the lowest bit: of two
-				// sets of equal cost, the one sparing the more
-				// important units comes first.
-				if mask&(1<<(len(units)-1-i)) != 0 {
-					set = append(set, u)
-				}
-			}
-			subsets = append(subsets, subset{set, hierarchyCost(set, budgets)})
-		}
-		// Stable: equal costs keep the order of the masks.
-		slices.SortStableFunc(subsets, func(a, b subset) int { return a.cost.Compare(b.cost) })
-		for _, sub := range subsets {
-			snap, sd, ok, err := fits(sub.set)
-			if err != nil {
-				return nil, nil, placement.HierarchyDecision{}, err
-			}
-			if ok {
-				return sub.set, snap, sd, nil
-			}
-		}
-		return units, all, d, nil // the full set fits: not reached, as it is a subset
 	}
 	kept := slices.Clone(units)
-	after := all
+	after = all
 	// units are in VictimOrder: give back the most important first.
 	for i := 0; i < len(kept); {
 		try := slices.Delete(slices.Clone(kept), i, i+1)
 		snap, sd, ok, err := fits(try)
 		if err != nil {
-			return nil, nil, placement.HierarchyDecision{}, err
+			return nil, nil, placement.HierarchyDecision{}, false, err
 		}
 		if ok {
 			kept, after, d = try, snap, sd
@@ -268,7 +254,7 @@ func chooseVictims(units []*hunit, budgets []DisruptionBudget, all *placement.Sn
 		}
 		i++
 	}
-	return kept, after, d, nil
+	return kept, after, d, false, nil
 }
 
 // hierarchyUnits returns the candidate victims on s of a preemptor of

@@ -23,21 +23,49 @@ type hcase struct {
 	// PodGroup of disruptionMode PodGroup, or c0's subtree when All.
 	units [][]placement.Key
 	prio  []int32
+	// For the oracle's own fit check (oracleFits): every slot holds one
+	// 1-CPU pod; free is each node's free slots, slots[u][n] the slots
+	// unit u's pods take on node n; leaves are (minCount, rack-confined).
+	free   []int
+	slots  [][]int
+	leaves []oracleLeaf
+}
+
+// oracleLeaf is a leaf of the drawn tree as oracleFits sees it.
+type oracleLeaf struct {
+	min    int
+	inRack bool // confined to one rack, i.e. one node (each node is its own rack)
 }
 
 const treePrio int32 = 50
 
-func drawHierarchyCase(t *rapid.T) hcase {
+// hshape bounds a drawn case: its nodes, each node's slots, each leaf's
+// minCount, and the groups a bound pod is drawn from ("" for none).
+type hshape struct {
+	nodes, slots, min [2]int
+	groups            []string
+}
+
+// small cases, for the every-subset oracle since the start; large ones
+// have up to ~18 candidates, mostly single pods.
+var (
+	smallCases = hshape{nodes: [2]int{1, 4}, slots: [2]int{1, 3}, min: [2]int{1, 2}, groups: []string{"", "v0", "v1"}}
+	largeCases = hshape{nodes: [2]int{5, 7}, slots: [2]int{2, 3}, min: [2]int{1, 3}, groups: []string{"", "", "", "", "v0", "v1"}}
+)
+
+// drawHierarchyCase draws a case of the given shape.
+func drawHierarchyCase(t *rapid.T, shape hshape) hcase {
 	c := hcase{in: preemption.HierarchyInput{Input: preemption.Input{PodGroups: map[placement.Key]preemption.PodGroupSpec{}},
 		Parents: map[placement.Key]string{}, Composites: map[placement.Key]preemption.CompositeSpec{}}}
 	var nodes []placement.Node
 	free := map[string]int{}
-	for i := range rapid.IntRange(1, 4).Draw(t, "nodes") {
+	for i := range rapid.IntRange(shape.nodes[0], shape.nodes[1]).Draw(t, "nodes") {
 		name := fmt.Sprintf("n%d", i)
-		slots := rapid.IntRange(1, 3).Draw(t, "slots")
+		slots := rapid.IntRange(shape.slots[0], shape.slots[1]).Draw(t, "slots")
 		nodes = append(nodes, placement.Node{Name: name, Labels: map[string]string{rackKey: "r" + name},
 			Allocatable: placement.ResourceList{placement.ResourceCPU: int64(slots) * 1000}})
 		free[name] = slots
+		c.free = append(c.free, slots)
 	}
 	// Victim groups v0 and v1 sit below c0, itself below c1; either may
 	// have disruptionMode All (the higher one then wins).
@@ -55,15 +83,16 @@ func drawHierarchyCase(t *rapid.T) hcase {
 	}
 	// Most slots hold a bound pod, so that the tree mostly needs room.
 	var bound []placement.Pod
-	for _, nd := range nodes {
+	for ni, nd := range nodes {
 		for j := range free[nd.Name] {
 			if rapid.IntRange(0, 4).Draw(t, "empty") == 0 {
 				continue
 			}
 			p := placement.Pod{Namespace: ns, Name: fmt.Sprintf("b-%s-%d", nd.Name, j), NodeName: nd.Name, Requests: cpu(1000),
 				Priority:        rapid.SampledFrom([]int32{1, 5, 80}).Draw(t, "priority"),
-				SchedulingGroup: rapid.SampledFrom([]string{"", "v0", "v1"}).Draw(t, "group")}
+				SchedulingGroup: rapid.SampledFrom(shape.groups).Draw(t, "group")}
 			bound = append(bound, p)
+			c.free[ni]--
 		}
 	}
 	s, err := placement.NewSnapshot(nodes, bound)
@@ -74,12 +103,13 @@ func drawHierarchyCase(t *rapid.T) hcase {
 	c.root = &placement.HierarchyNode{Name: "root"}
 	for i := range rapid.IntRange(1, 2).Draw(t, "leaves") {
 		name := fmt.Sprintf("l%d", i)
-		g := &placement.Group{Namespace: ns, Name: name, MinCount: int32(rapid.IntRange(1, 2).Draw(t, "min"))}
+		g := &placement.Group{Namespace: ns, Name: name, MinCount: int32(rapid.IntRange(shape.min[0], shape.min[1]).Draw(t, "min"))}
 		for j := range g.MinCount {
 			g.Members = append(g.Members, placement.Pod{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, j), SchedulingGroup: name, Requests: cpu(1000), Priority: treePrio})
 		}
-		c.root.Children = append(c.root.Children, &placement.HierarchyNode{Name: name, Group: g,
-			TopologyKey: rapid.SampledFrom([]string{"", rackKey}).Draw(t, "key")})
+		key := rapid.SampledFrom([]string{"", rackKey}).Draw(t, "key")
+		c.root.Children = append(c.root.Children, &placement.HierarchyNode{Name: name, Group: g, TopologyKey: key})
+		c.leaves = append(c.leaves, oracleLeaf{min: int(g.MinCount), inRack: key != ""})
 	}
 	c.root.MinGroupCount = int32(len(c.root.Children))
 	// The oracle's units.
@@ -107,7 +137,68 @@ func drawHierarchyCase(t *rapid.T) hcase {
 		c.units[i] = append(c.units[i], p.Key())
 		c.prio[i] = max(c.prio[i], p.Priority)
 	}
+	for _, pods := range c.units {
+		row := make([]int, len(nodes))
+		for _, k := range pods {
+			p, _ := s.Pod(k)
+			row[slices.IndexFunc(nodes, func(n placement.Node) bool { return n.Name == p.NodeName })]++
+		}
+		c.slots = append(c.slots, row)
+	}
 	return c
+}
+
+// oracleFits is the tree's fit, computed directly rather than by
+// SolveHierarchy: with free slots per node, the root gang needs every
+// leaf whole, a rack-confined leaf on one node, the others anywhere. It
+// tries every node for each confined leaf in turn.
+func oracleFits(free []int, leaves []oracleLeaf) bool {
+	if len(leaves) == 0 {
+		return true
+	}
+	l, rest := leaves[0], leaves[1:]
+	if l.inRack {
+		for n := range free {
+			if free[n] >= l.min {
+				free[n] -= l.min
+				ok := oracleFits(free, rest)
+				free[n] += l.min
+				if ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	// An unconfined leaf takes what the confined ones leave: place those first.
+	for i, o := range rest {
+		if o.inRack {
+			swapped := append([]oracleLeaf{o}, rest[:i]...)
+			swapped = append(swapped, rest[i+1:]...)
+			return oracleFits(free, append(swapped, l))
+		}
+	}
+	need := l.min
+	for _, o := range rest {
+		need += o.min
+	}
+	total := 0
+	for _, f := range free {
+		total += f
+	}
+	return total >= need
+}
+
+// oracleFitsWithout is oracleFits with the units of set (indexes into
+// c.units) evicted.
+func oracleFitsWithout(c hcase, set []int) bool {
+	free := slices.Clone(c.free)
+	for _, u := range set {
+		for n, k := range c.slots[u] {
+			free[n] += k
+		}
+	}
+	return oracleFits(free, c.leaves)
 }
 
 // fitsWithout reports whether the tree is Scheduled with pods removed.
@@ -143,72 +234,113 @@ func oracleCost(c hcase, set []int) preemption.Cost {
 // when no set lets the tree fit; otherwise its victims are candidates
 // (whole at the highest All ancestor), the tree fits without them (never
 // in vain), none of them can be spared (minimal), and, when the search
-// was exact, no set of lower Cost fits.
+// was exact, no set of lower Cost fits. The oracle's fit is its own
+// (oracleFits), checked against SolveHierarchy on the sets the plan
+// names, so that every set of up to 2^14 costs microseconds.
 func TestFindHierarchy_PropAgainstBruteForce(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) { checkAgainstBruteForce(t, drawHierarchyCase(t, smallCases)) })
+}
+
+// TestFindHierarchy_PropAgainstBruteForceLarge is the brute-force
+// property on 5 to 7 nodes of 2 or 3 slots (largeCases), where a tree has
+// up to 21 bound pods and ~14 candidate units: the exact search is proven beyond 8 of them (up to
+// MaxExactHierarchyUnits, within MaxExactHierarchySolves), and some cases
+// must show it.
+func TestFindHierarchy_PropAgainstBruteForceLarge(t *testing.T) {
+	provenAbove8 := 0
 	rapid.Check(t, func(t *rapid.T) {
-		c := drawHierarchyCase(t)
-		plan, err := preemption.FindHierarchy(c.s, c.root, treePrio, c.in, placement.Options{}, placement.HierarchyOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cand []int
-		for u := range c.units {
-			if c.prio[u] < treePrio {
-				cand = append(cand, u)
-			}
-		}
-		best, bestFits := preemption.Cost{}, false
-		for mask := range 1 << len(cand) {
-			var set []int
-			var pods []placement.Key
-			for i, u := range cand {
-				if mask&(1<<i) != 0 {
-					set = append(set, u)
-					pods = append(pods, c.units[u]...)
-				}
-			}
-			if fitsWithout(t, c, pods) && (!bestFits || oracleCost(c, set).Compare(best) < 0) {
-				best, bestFits = oracleCost(c, set), true
-			}
-		}
-		switch {
-		case fitsWithout(t, c, nil):
-			if plan.Outcome != preemption.Fits {
-				t.Fatalf("fits untouched, got %v: %s", plan.Outcome, plan.Message)
-			}
-			return
-		case !bestFits:
-			if plan.Outcome != preemption.CannotHelp || len(plan.Victims) != 0 {
-				t.Fatalf("no set helps, got %v with %d victims: %s", plan.Outcome, len(plan.Victims), plan.Message)
-			}
-			return
-		case plan.Outcome != preemption.Preempt:
-			t.Fatalf("a set helps, got %v: %s", plan.Outcome, plan.Message)
-		}
-		var evicted []placement.Key
-		for _, v := range plan.Victims {
-			u := slices.IndexFunc(c.units, func(pods []placement.Key) bool { return slices.Equal(pods, v.Pods) })
-			if u < 0 || c.prio[u] >= treePrio || v.Priority != c.prio[u] {
-				t.Fatalf("victim %+v is not a candidate unit of %v", v, c.units)
-			}
-			evicted = append(evicted, v.Pods...)
-		}
-		if !fitsWithout(t, c, evicted) || plan.Decision.Status != placement.Scheduled {
-			t.Fatalf("evicting %v does not let the tree fit", evicted)
-		}
-		for _, v := range plan.Victims {
-			spared := slices.DeleteFunc(slices.Clone(evicted), func(k placement.Key) bool { return slices.Contains(v.Pods, k) })
-			if fitsWithout(t, c, spared) {
-				t.Fatalf("victim %v could be spared", v.Pods)
-			}
-		}
-		if plan.Proven != (len(cand) <= preemption.MaxExactHierarchyUnits) {
-			t.Fatalf("proven %v with %d candidates", plan.Proven, len(cand))
-		}
-		if plan.Proven && plan.Cost.Compare(best) != 0 {
-			t.Fatalf("cost %s, the cheapest set that fits costs %s", plan.Cost, best)
+		if checkAgainstBruteForce(t, drawHierarchyCase(t, largeCases)) > 8 {
+			provenAbove8++
 		}
 	})
+	if provenAbove8 == 0 {
+		t.Fatal("no case had a proven plan of more than 8 candidates")
+	}
+	t.Logf("%d proven plans of more than 8 candidates", provenAbove8)
+}
+
+// checkAgainstBruteForce checks FindHierarchy on c against brute force and
+// returns the number of candidates when the plan is proven (else 0).
+func checkAgainstBruteForce(t *rapid.T, c hcase) int {
+	plan, err := preemption.FindHierarchy(c.s, c.root, treePrio, c.in, placement.Options{}, placement.HierarchyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cand []int
+	for u := range c.units {
+		if c.prio[u] < treePrio {
+			cand = append(cand, u)
+		}
+	}
+	if len(cand) > 21 {
+		t.Fatalf("%d candidates: the oracle's 2^n sets are too many", len(cand))
+	}
+	// The oracle agrees with SolveHierarchy untouched and with every
+	// candidate gone.
+	var allPods []placement.Key
+	for _, u := range cand {
+		allPods = append(allPods, c.units[u]...)
+	}
+	if oracleFitsWithout(c, nil) != fitsWithout(t, c, nil) || oracleFitsWithout(c, cand) != fitsWithout(t, c, allPods) {
+		t.Fatalf("the oracle's fit disagrees with SolveHierarchy")
+	}
+	best, bestFits := preemption.Cost{}, false
+	set := make([]int, 0, len(cand))
+	for mask := range 1 << len(cand) {
+		set = set[:0]
+		for i, u := range cand {
+			if mask&(1<<i) != 0 {
+				set = append(set, u)
+			}
+		}
+		if k := oracleCost(c, set); (!bestFits || k.Compare(best) < 0) && oracleFitsWithout(c, set) {
+			best, bestFits = k, true
+		}
+	}
+	switch {
+	case fitsWithout(t, c, nil):
+		if plan.Outcome != preemption.Fits {
+			t.Fatalf("fits untouched, got %v: %s", plan.Outcome, plan.Message)
+		}
+		return 0
+	case !bestFits:
+		if plan.Outcome != preemption.CannotHelp || len(plan.Victims) != 0 {
+			t.Fatalf("no set helps, got %v with %d victims: %s", plan.Outcome, len(plan.Victims), plan.Message)
+		}
+		return 0
+	case plan.Outcome != preemption.Preempt:
+		t.Fatalf("a set helps, got %v: %s", plan.Outcome, plan.Message)
+	}
+	var evicted []placement.Key
+	var units []int
+	for _, v := range plan.Victims {
+		u := slices.IndexFunc(c.units, func(pods []placement.Key) bool { return slices.Equal(pods, v.Pods) })
+		if u < 0 || c.prio[u] >= treePrio || v.Priority != c.prio[u] {
+			t.Fatalf("victim %+v is not a candidate unit of %v", v, c.units)
+		}
+		evicted = append(evicted, v.Pods...)
+		units = append(units, u)
+	}
+	if !fitsWithout(t, c, evicted) || !oracleFitsWithout(c, units) || plan.Decision.Status != placement.Scheduled {
+		t.Fatalf("evicting %v does not let the tree fit", evicted)
+	}
+	for _, v := range plan.Victims {
+		spared := slices.DeleteFunc(slices.Clone(evicted), func(k placement.Key) bool { return slices.Contains(v.Pods, k) })
+		if fitsWithout(t, c, spared) {
+			t.Fatalf("victim %v could be spared", v.Pods)
+		}
+	}
+	switch {
+	case len(cand) <= 8 && !plan.Proven:
+		t.Fatalf("not proven with %d candidates: every subset of 8 fits the solve budget", len(cand))
+	case len(cand) > preemption.MaxExactHierarchyUnits && plan.Proven:
+		t.Fatalf("proven with %d candidates, above MaxExactHierarchyUnits", len(cand))
+	case plan.Proven && plan.Cost.Compare(best) != 0:
+		t.Fatalf("cost %s with %d candidates, the cheapest set that fits costs %s", plan.Cost, len(cand), best)
+	case plan.Proven:
+		return len(cand)
+	}
+	return 0
 }
 
 // A victim PodGroup below CompositePodGroups with disruptionMode All is

@@ -1,0 +1,181 @@
+package preemption
+
+import (
+	"math"
+	"time"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// subsetCost is a subset of FindHierarchy's candidates, as a bit mask,
+// with its [Cost] packed into fields that compare as Cost.Compare does
+// (see lessSubset): 32 bytes, so that 2^14 of them take 512 KiB.
+type subsetCost struct {
+	viol  int64 // BudgetViolations
+	sum   int64 // PrioritySum
+	start int64 // Start as startKey: the cheaper, the lower
+	maxp  int32 // MaxPriority
+	pods  int32
+	mask  uint32
+}
+
+// startKey packs a Cost's Start so that a lower key is cheaper: a later
+// start is cheaper, and no start (zero) counts as the latest.
+func startKey(t time.Time) int64 {
+	if t.IsZero() {
+		return math.MinInt64
+	}
+	return -t.UnixNano()
+}
+
+// lessSubset orders subsets by Cost (as Cost.Compare), then by mask: of
+// two sets of equal cost, the one whose mask is lower spares the more
+// important units (bit n-1-i is unit i, and units are in VictimOrder).
+func lessSubset(a, b *subsetCost) bool {
+	switch {
+	case a.viol != b.viol:
+		return a.viol < b.viol
+	case a.maxp != b.maxp:
+		return a.maxp < b.maxp
+	case a.sum != b.sum:
+		return a.sum < b.sum
+	case a.pods != b.pods:
+		return a.pods < b.pods
+	case a.start != b.start:
+		return a.start < b.start
+	}
+	return a.mask < b.mask
+}
+
+// subsetCosts returns every nonempty subset of units (at most
+// MaxExactHierarchyUnits) with its cost as hierarchyCost defines it.
+// Each cost but the budget violations is the cost of the subset without
+// its lowest bit's unit, plus that unit; the violations are counted per
+// subset, and only when a budget guards some candidate. O(2^n) plus
+// O(2^n × n × budgets) with budgets.
+func subsetCosts(units []*hunit, budgets []DisruptionBudget) []subsetCost {
+	n := len(units)
+	type add struct {
+		pods  int32
+		sum   int64
+		prio  int32
+		start int64
+	}
+	adds := make([]add, n) // by bit
+	var guarded [][]int64  // by bit, per budget: the unit's pods it guards
+	for i, u := range units {
+		a := add{pods: int32(len(u.pods)), prio: u.v.Priority, start: startKey(u.v.StartTime)}
+		g := make([]int64, len(budgets))
+		hit := false
+		for j, p := range u.pods {
+			prio := u.prio[j]
+			if u.v.Whole {
+				prio = u.v.Priority
+			}
+			a.sum += int64(prio) + 1<<31
+			for b := range budgets {
+				if budgets[b].Namespace == p.Namespace && budgets[b].Selector.Matches(p.Labels) {
+					g[b]++
+					hit = true
+				}
+			}
+		}
+		bit := n - 1 - i
+		adds[bit] = a
+		if hit {
+			if guarded == nil {
+				guarded = make([][]int64, n)
+			}
+			guarded[bit] = g
+		}
+	}
+	out := make([]subsetCost, 1<<n)
+	out[0] = subsetCost{maxp: math.MinInt32, start: math.MinInt64}
+	count := make([]int64, len(budgets))
+	for mask := uint32(1); mask < 1<<n; mask++ {
+		low := mask & -mask
+		bit := 0
+		for low>>bit != 1 {
+			bit++
+		}
+		c, a := out[mask^low], adds[bit]
+		c.mask, c.pods, c.sum = mask, c.pods+a.pods, c.sum+a.sum
+		switch {
+		case a.prio > c.maxp:
+			c.maxp, c.start = a.prio, a.start
+		case a.prio == c.maxp:
+			c.start = max(c.start, a.start) // the earliest start among the highest priority
+		}
+		if guarded != nil {
+			clear(count)
+			for b := range n {
+				if mask&(1<<b) != 0 && guarded[b] != nil {
+					for k, g := range guarded[b] {
+						count[k] += g
+					}
+				}
+			}
+			c.viol = 0
+			for k, g := range count {
+				c.viol += max(g-int64(budgets[k].DisruptionsAllowed), 0)
+			}
+		}
+		out[mask] = c
+	}
+	return out[1:]
+}
+
+// exactVictims returns the cheapest subset of units (at most
+// MaxExactHierarchyUnits, in VictimOrder) whose removal lets the tree fit,
+// solving the subsets in Cost order, cheapest first; nil when none fits
+// within MaxExactHierarchySolves solves. Of two subsets of equal cost, the
+// one that spares the more important units comes first. The subsets are
+// costed at once and kept in a heap, so that only those solved are put in
+// order: O(2^n) plus O(solves × n) to order them.
+func exactVictims(units []*hunit, budgets []DisruptionBudget,
+	fits func([]*hunit) (*placement.Snapshot, placement.HierarchyDecision, bool, error),
+) ([]*hunit, *placement.Snapshot, placement.HierarchyDecision, error) {
+	h := subsetCosts(units, budgets)
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
+	n := len(units)
+	for solves := 0; len(h) > 0 && solves < MaxExactHierarchySolves; solves++ {
+		mask := h[0].mask
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		siftDown(h, 0)
+		var set []*hunit
+		for i, u := range units {
+			if mask&(1<<(n-1-i)) != 0 {
+				set = append(set, u)
+			}
+		}
+		snap, sd, ok, err := fits(set)
+		if err != nil {
+			return nil, nil, placement.HierarchyDecision{}, err
+		}
+		if ok {
+			return set, snap, sd, nil
+		}
+	}
+	return nil, nil, placement.HierarchyDecision{}, nil
+}
+
+// siftDown restores the heap order (lessSubset, least first) of h below
+// index i.
+func siftDown(h []subsetCost, i int) {
+	for {
+		least := i
+		for _, c := range [2]int{2*i + 1, 2*i + 2} {
+			if c < len(h) && lessSubset(&h[c], &h[least]) {
+				least = c
+			}
+		}
+		if least == i {
+			return
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
+	}
+}
