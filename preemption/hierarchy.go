@@ -68,8 +68,8 @@ type HierarchyPlan struct {
 }
 
 // MaxExactHierarchyUnits is the most candidates [FindHierarchy] searches
-// exactly, every subset in Cost order (2^14 subsets costed and sorted, a
-// few milliseconds); above it, or when the search runs out of
+// exactly, every subset in Cost order (2^14 subsets costed and heaped:
+// under a millisecond besides the solves); above it, or when the search runs out of
 // [MaxExactHierarchySolves], it evicts every candidate and gives victims
 // back, most important first, while the tree still fits.
 const MaxExactHierarchyUnits = 14
