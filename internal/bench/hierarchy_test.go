@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gangsched/gangsched/internal/bench"
+	"github.com/gangsched/gangsched/internal/cputime"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -136,6 +137,82 @@ func hierarchyFloor(h hierarchyShape, c cell) prepare {
 			}
 			sink += int64(first)
 		}, nil
+	}
+}
+
+// BenchmarkHierarchyAnswer times, per hierarchy workload, the least any
+// decision that answers a tree as SolveHierarchy does must write, whatever
+// it decides: per leaf, a check that its members' names increase and one
+// placement.Assignment per member (key, node name and ID: the nodes of
+// SolveHierarchy's own decision) in a slice allocated for it, the leaf's
+// Decision (group, status, placement, required count) in the Decisions
+// slice, and a NodeResult per node of the tree (name, status, domain, its
+// children's results in a slice allocated for them, a leaf's decision).
+// It reads no request: the floor reads each member's once. A hierarchy
+// cell's decision cannot come closer to its floor than (this + the
+// floor) / the floor.
+func BenchmarkHierarchyAnswer(b *testing.B) {
+	for _, h := range hierarchyShapes {
+		for _, f := range []bool{false, true} {
+			c := cell{n: 10000, fragmented: f}
+			b.Run(fmt.Sprintf("hierarchy/n=%d/%s/%s", c.n, h.name, c.state()), func(b *testing.B) {
+				g := gpuCluster(b, c.n, c.fragmented)
+				root, total := h.root()
+				d, err := placement.SolveHierarchy(g.s, root, placement.Options{})
+				if err != nil || d.Status != placement.Scheduled || placedMembers(d) != total {
+					b.Fatalf("%v %v placed %d of %d: %s", err, d.Status, placedMembers(d), total, d.Message)
+				}
+				// The nodes of the decision, per leaf in member order.
+				nodes := map[string][]placement.NodeID{}
+				for _, ld := range d.Decisions {
+					for _, a := range ld.Assignments {
+						nodes[ld.Group.Name] = append(nodes[ld.Group.Name], a.NodeID)
+					}
+				}
+				all := g.c.Nodes
+				var decisions []placement.Decision
+				var result func(n *placement.HierarchyNode) placement.NodeResult
+				result = func(n *placement.HierarchyNode) placement.NodeResult {
+					r := placement.NodeResult{Name: n.Name, Status: placement.Scheduled, Min: int(n.MinGroupCount)}
+					if gr := n.Group; gr != nil {
+						at := nodes[gr.Name]
+						out := make([]placement.Assignment, len(gr.Members))
+						for i := range gr.Members {
+							m := &gr.Members[i]
+							if i > 0 && gr.Members[i-1].Name >= m.Name {
+								return placement.NodeResult{}
+							}
+							e := &out[i]
+							e.Pod.Namespace, e.Pod.Name, e.Node, e.NodeID = m.Namespace, m.Name, all[at[i]].Name, at[i]
+						}
+						r.Domain, r.Min = all[at[0]].Name, int(gr.MinCount)
+						decisions = append(decisions, placement.Decision{Group: gr.Key(), Status: placement.Scheduled,
+							Placement: placement.Placement{Name: r.Domain}, Assignments: out, Required: int(gr.MinCount)})
+						r.Decision = &decisions[len(decisions)-1]
+						return r
+					}
+					r.Children = make([]placement.NodeResult, len(n.Children))
+					for i, ch := range n.Children {
+						r.Children[i] = result(ch)
+						r.Scheduled++
+					}
+					return r
+				}
+				answer := func() placement.HierarchyDecision {
+					decisions = make([]placement.Decision, 0, len(d.Decisions))
+					out := placement.HierarchyDecision{Status: placement.Scheduled, Root: result(root)}
+					out.Decisions = decisions
+					return out
+				}
+				if a := answer(); placedMembers(a) != total || a.Root.Scheduled != len(root.Children) {
+					b.Fatalf("the answer places %d of %d", placedMembers(a), total)
+				}
+				cputime.Loop(b, func() {
+					a := answer()
+					sink += int64(len(a.Decisions) + a.Root.Scheduled)
+				})
+			})
+		}
 	}
 }
 
