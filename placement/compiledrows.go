@@ -15,6 +15,11 @@ package placement
 type compiledRows struct {
 	rows    []int64 // R per member in g.Members order, or one row for all when uniform
 	uniform bool
+	// own, when set, is the memory the Solve hands its hooks (see
+	// hookOwned), lent by a caller none of whose hooks can keep it past
+	// the Solve: the hierarchy's, when opts carries none of the caller's
+	// (its leaf Generator ignores the GroupView).
+	own *hookOwned
 }
 
 // of returns member i's row of R.

@@ -106,8 +106,9 @@ type NodeResult struct {
 	Message string
 	// Children are the children's results, by name.
 	Children []NodeResult
-	// Decision is a leaf's decision: the placed one, or the one it gets
-	// alone when not placed.
+	// Decision is a leaf's decision: the placed one (in a Scheduled
+	// HierarchyDecision, the leaf's entry of its Decisions), or the one it
+	// gets alone when not placed.
 	Decision *Decision
 }
 
@@ -155,6 +156,7 @@ type hnode struct {
 	placed bool
 	domain string
 	dec    Decision
+	out    int // a placed leaf's index in HierarchyDecision.Decisions
 }
 
 func hierObj(n *HierarchyNode) string { return fmt.Sprintf("hierarchy node %q", n.Name) }
@@ -271,10 +273,13 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	d := HierarchyDecision{}
 	if found {
 		d.Status = Scheduled
-		d.Root = h.placedResult(hr)
-		for _, l := range h.stack {
-			d.Decisions = append(d.Decisions, ownNodes(l.dec))
+		if len(h.stack) > 0 {
+			d.Decisions = make([]Decision, len(h.stack))
 		}
+		for i, l := range h.stack {
+			d.Decisions[i], l.out = ownNodes(l.dec), i
+		}
+		d.Root = h.placedResult(hr, d.Decisions)
 		d.Message = fmt.Sprintf("%d of min %d children of %q scheduled", d.Root.Scheduled, d.Root.Min, hr.src.Name)
 		d.Proven = true
 	} else {

@@ -34,7 +34,8 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 	if n.TopologyKey != "" && !h.hasKey(n.TopologyKey) {
 		return nil, Errorf(ErrNotFound, hierObj(n), "topologyKey", "unknown key %q: no node has that label", n.TopologyKey)
 	}
-	hn := &hnode{src: n}
+	hn := &carve(&h.hs.nodes, 1)[0]
+	hn.src = n
 	switch {
 	case n.Group != nil && len(n.Children) > 0:
 		return nil, Errorf(ErrInvalid, hierObj(n), "children", "a leaf (with a group) has no children")
@@ -63,6 +64,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 			}
 		}
 	default:
+		hn.children = carve(&h.hs.kids, len(n.Children))[:0]
 		for i, c := range n.Children {
 			if c == nil {
 				return nil, Errorf(ErrInvalid, hierObj(n), fmt.Sprintf("children[%d]", i), "nil node")

@@ -10,7 +10,7 @@ import (
 // PlacementFeasible model: scheduled, remaining, unschedulable,
 // unresolvable against min).
 
-func (h *hsolver) placedResult(n *hnode) NodeResult {
+func (h *hsolver) placedResult(n *hnode, decisions []Decision) NodeResult {
 	r := NodeResult{Name: n.src.Name, Status: Scheduled, Domain: n.domain, Min: n.need}
 	if n.src.TopologyKey == "" {
 		r.Domain = ""
@@ -23,16 +23,17 @@ func (h *hsolver) placedResult(n *hnode) NodeResult {
 		return r
 	}
 	if n.src.Group != nil {
-		d := ownNodes(n.dec)
-		r.Decision = &d
+		d := &decisions[n.out]
+		r.Decision = d
 		r.Min = int(d.Required)
 		r.Message = d.Message
 		return r
 	}
+	r.Children = make([]NodeResult, 0, len(n.children))
 	for _, c := range n.children {
 		if c.placed {
 			r.Scheduled++
-			r.Children = append(r.Children, h.placedResult(c))
+			r.Children = append(r.Children, h.placedResult(c, decisions))
 		} else {
 			r.Unschedulable++
 			r.Children = append(r.Children, NodeResult{Name: c.src.Name, Status: Unschedulable, Min: c.need,

@@ -29,6 +29,13 @@ type hscratch struct {
 	ints []int64
 	strs []string
 	sets [][]NodeID
+	// The tree's compiled nodes and their children lists (build's): no
+	// HierarchyDecision points to them.
+	nodes []hnode
+	kids  []*hnode
+	// own is what each leaf's Solve would allocate for hooks, when the
+	// caller has none (see compiledRows.own).
+	own hookOwned
 }
 
 // carve returns n zeroed entries of *arena, growing it (into a new array;
@@ -73,5 +80,8 @@ func (hs *hscratch) release() {
 	reuse(&hs.ints)
 	reuse(&hs.strs)
 	reuse(&hs.sets)
+	reuse(&hs.nodes)
+	reuse(&hs.kids)
+	hs.own = hookOwned{}
 	hscratchPool.Put(hs)
 }

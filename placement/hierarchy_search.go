@@ -289,6 +289,9 @@ func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes [
 	var pre *compiledRows
 	if g == n.src.Group && n.compiled {
 		n.pre = compiledRows{rows: n.rows, uniform: n.uniform} // in n: no allocation a solve
+		if !hasHooks(h.opts) {
+			n.pre.own = &h.hs.own
+		}
 		pre = &n.pre
 	}
 	d, err := solveRows(s, g, opts, pre)

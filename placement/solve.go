@@ -126,7 +126,13 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	// What hooks may keep past the Solve — the compiled members and the
 	// copy of the group they are handed — is the Solve's own, in one
 	// allocation.
-	own := &hookOwned{prep: prepared{b: s.b, bound: len(bound)}}
+	var own *hookOwned
+	if pre != nil && pre.own != nil {
+		own = pre.own
+		*own = hookOwned{prep: prepared{b: s.b, bound: len(bound)}}
+	} else {
+		own = &hookOwned{prep: prepared{b: s.b, bound: len(bound)}}
+	}
 	prep := &own.prep
 	if len(g.PodSets) > 0 {
 		if len(opts.Reservers) > 0 {
