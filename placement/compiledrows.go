@@ -15,6 +15,10 @@ package placement
 type compiledRows struct {
 	rows    []int64 // R per member in g.Members order, or one row for all when uniform
 	uniform bool
+	// alike: uniform, and every member picks the same nodes apart from
+	// its requests (alikeBesidesRequests): the members are one class, so
+	// that Solve compiles the first alone.
+	alike bool
 	// own, when set, is the memory the Solve hands its hooks (see
 	// hookOwned), lent by a caller none of whose hooks can keep it past
 	// the Solve: the hierarchy's, when opts carries none of the caller's

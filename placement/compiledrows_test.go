@@ -14,9 +14,11 @@ import (
 // finds no untracked resource in it; and a Solve given them decides (and
 // fails) exactly as one that reads the maps. Members draw tracked,
 // untracked, negative and pod-count requests, empty names and invalid
-// score requests, so that both outcomes of leafRows are seen.
+// score requests, so that both outcomes of leafRows are seen; and members
+// of one row that pick other nodes (a selector no node has, a
+// toleration), so that leaves alike and not are seen.
 func TestHierarchy_PropCompiledRowsAreCompile(t *testing.T) {
-	seen := map[bool]int{}
+	seen, seenAlike := map[bool]int{}, map[bool]int{}
 	rapid.Check(t, func(t *rapid.T) {
 		var nodes []Node
 		for i := range rapid.IntRange(1, 6).Draw(t, "nodes") {
@@ -64,6 +66,12 @@ func TestHierarchy_PropCompiledRowsAreCompile(t *testing.T) {
 			if rapid.IntRange(0, 15).Draw(t, "score requests") == 0 {
 				p.ScoreRequests = ResourceList{ResourceGPU: 1}
 			}
+			switch rapid.IntRange(0, 11).Draw(t, "picks nodes") { // members otherwise alike that pick other nodes
+			case 0:
+				p.NodeSelector = map[string]string{"zone": "a"} // no node has it
+			case 1:
+				p.Tolerations = []Toleration{{Key: "k", Operator: TolerationOpExists}}
+			}
 			g.Members = append(g.Members, p)
 		}
 		if rapid.IntRange(0, 3).Draw(t, "pod set") == 0 {
@@ -78,7 +86,8 @@ func TestHierarchy_PropCompiledRowsAreCompile(t *testing.T) {
 		seen[n.compiled]++
 		var pre *compiledRows
 		if n.compiled {
-			pre = &compiledRows{rows: n.rows, uniform: n.uniform}
+			pre = &compiledRows{rows: n.rows, uniform: n.uniform, alike: n.alike}
+			seenAlike[n.alike]++
 			sv := &solver{s: s, g: g, R: len(s.b.res), prep: &prepared{b: s.b}}
 			for j := range sv.R {
 				if j != s.b.podsR {
@@ -106,5 +115,8 @@ func TestHierarchy_PropCompiledRowsAreCompile(t *testing.T) {
 	})
 	if seen[true] == 0 || seen[false] == 0 {
 		t.Fatalf("leafRows compiled %d leaves and refused %d: both must be seen", seen[true], seen[false])
+	}
+	if seenAlike[true] == 0 || seenAlike[false] == 0 {
+		t.Fatalf("leafRows found %d compiled leaves alike and %d not: both must be seen", seenAlike[true], seenAlike[false])
 	}
 }

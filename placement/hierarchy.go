@@ -140,6 +140,7 @@ type hnode struct {
 	// same), the one row; sorted when the members' names ascend.
 	rows            []int64
 	uniform, sorted bool
+	alike           bool        // see compiledRows.alike
 	byKey           map[Key]int // member index by key, when not sorted; built on first use
 	// compiled: every member's row is what Solve compiles from its map
 	// (compiledRows), so that the leaf's Solve reads rows, not maps.

@@ -68,7 +68,7 @@ func (n *hnode) leafRows(b *base) {
 	g := n.src.Group
 	R := len(b.res)
 	n.rows = nil
-	n.sorted, n.uniform, n.compiled = true, true, true
+	n.sorted, n.uniform, n.compiled, n.alike = true, true, true, true
 	missing := map[ResourceName]int{} // untracked resources: how many pending pods request them
 	var first []int64                 // the first pending pod's row
 	// The tracked resources in the order to look them up: each found
@@ -142,6 +142,7 @@ func (n *hnode) leafRows(b *base) {
 			copy(n.rows[i*R:], r)
 		}
 		n.sorted = n.sorted && g.Members[i].Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < g.Members[i].Name)
+		n.alike = n.alike && (i == 0 || alikeBesidesRequests(&g.Members[0], &g.Members[i]))
 	}
 	compiled := n.compiled && M > 0 // of the members; templates compile in Solve
 	var sets [][]int64              // per pod set, its template's row
@@ -149,6 +150,7 @@ func (n *hnode) leafRows(b *base) {
 		sets = append(sets, fill(make([]int64, R), &g.PodSets[k].Template, max(int(g.PodSets[k].Count), 0)))
 	}
 	n.compiled = compiled
+	n.alike = n.alike && n.uniform && compiled && len(g.PodSets) == 0
 	if !n.uniform && M > 1 && len(n.rows) == R {
 		all(M) // the members are alike, a pod set's template is not
 	}

@@ -288,7 +288,7 @@ func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes [
 	}
 	var pre *compiledRows
 	if g == n.src.Group && n.compiled {
-		n.pre = compiledRows{rows: n.rows, uniform: n.uniform} // in n: no allocation a solve
+		n.pre = compiledRows{rows: n.rows, uniform: n.uniform, alike: n.alike} // in n: no allocation a solve
 		if !hasHooks(h.opts) {
 			n.pre.own = &h.hs.own
 		}

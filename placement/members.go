@@ -94,6 +94,10 @@ func (sv *solver) prepareMembers(members checked) error {
 		}
 	}
 	classes := classIndex{reps: sv.sc.reps[:0], hashes: sv.sc.hashes[:0]}
+	// Members the caller found alike (compiledRows.alike) are one class,
+	// as sameClass would find member by member: the first is compiled,
+	// the others take its class and size.
+	alike := sv.pre != nil && sv.pre.alike && !distinct && len(g.PodSets) == 0
 	i := 0
 	for k, row := range rows {
 		start, count := int(row), 1
@@ -103,6 +107,11 @@ func (sv *solver) prepareMembers(members checked) error {
 		m := &sv.members[i]
 		m.row = row
 		m.index = int32(start)
+		if k > 0 && alike {
+			sv.class[row], sv.size[row] = sv.class[rows[k-1]], sv.size[rows[k-1]]
+			i++
+			continue
+		}
 		if !sv.compile(row, req) {
 			return firstBadPod(g.Members) // the slow path names the field
 		}
@@ -376,7 +385,13 @@ func (sv *solver) sameClass(a, row int32, req []int64, withLabels bool) bool {
 	if withLabels || !slices.Equal(sv.req(a), req) || (sv.missing != nil && sv.missing[sv.pod(a)] != sv.missing[sv.pod(row)]) {
 		return false
 	}
-	pa, pb := sv.pod(a), sv.pod(row)
+	return alikeBesidesRequests(sv.pod(a), sv.pod(row))
+}
+
+// alikeBesidesRequests reports whether pa and pb pick the same nodes
+// apart from their requests: the same node selector, tolerations and
+// node affinity (what sameClass compares besides the requests).
+func alikeBesidesRequests(pa, pb *Pod) bool {
 	// Ranging over even an empty map costs an iterator: most pods have no
 	// selector.
 	if len(pa.NodeSelector)+len(pb.NodeSelector) > 0 && !maps.Equal(pa.NodeSelector, pb.NodeSelector) {
