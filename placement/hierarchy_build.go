@@ -43,11 +43,10 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		return nil, Errorf(ErrInvalid, hierObj(n), "children", "an inner node needs children, a leaf a group")
 	case n.Group != nil:
 		g := n.Group
-		gk := "\x00" + g.Key().String() // not a node name
-		if names[gk] {
+		if h.hs.groups[g.Key()] {
 			return nil, Errorf(ErrDuplicate, hierObj(n), "group", "PodGroup %q is a leaf twice", g.Key().String())
 		}
-		names[gk] = true
+		h.hs.groups[g.Key()] = true
 		bound := len(h.s.GroupMembers(g.Key()))
 		hn.bound = bound
 		hn.need = 1 // as Solve's Decision.Required: at least one new pod

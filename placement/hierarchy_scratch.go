@@ -22,6 +22,7 @@ type hscratch struct {
 	splitSorted       []int32
 	path, seen        map[*HierarchyNode]bool // build's
 	names             map[string]bool
+	groups            map[Key]bool // build's: the leaves' groups
 	// Arenas the search carves its short slices from (see carve): the
 	// nodes' least needs, the splits' values and node sets. None of these
 	// slices reaches the answer (a leaf decision points to a node set, never
@@ -65,7 +66,7 @@ var hscratchPool = sync.Pool{New: func() any {
 		ov:     usageOverlay{at: map[NodeID]int{}},
 		splits: map[splitKey]domainSplit{},
 		path:   map[*HierarchyNode]bool{}, seen: map[*HierarchyNode]bool{},
-		names: map[string]bool{},
+		names: map[string]bool{}, groups: map[Key]bool{},
 	}
 }}
 
@@ -77,6 +78,7 @@ func (hs *hscratch) release() {
 	clear(hs.path)
 	clear(hs.seen)
 	clear(hs.names)
+	clear(hs.groups)
 	reuse(&hs.ints)
 	reuse(&hs.strs)
 	reuse(&hs.sets)
