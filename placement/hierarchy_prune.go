@@ -217,9 +217,17 @@ func (h *hsolver) slots(n *hnode, s *Snapshot, nodes []NodeID) int {
 			if need <= 0 {
 				continue
 			}
-			free := freeOn(s, dom, r, math.MaxInt64)
-			if k := int(min(free/need, int64(n.need))); fit < 0 || k < fit {
+			// A domain short of one child's need (the usual one on a
+			// fragmented cluster) holds none, with no division.
+			free, k := freeOn(s, dom, r, math.MaxInt64), 0
+			if free >= need {
+				k = int(min(free/need, int64(n.need)))
+			}
+			if fit < 0 || k < fit {
 				fit = k
+			}
+			if fit == 0 {
+				break // no resource can lower it further
 			}
 		}
 		if fit < 0 {
