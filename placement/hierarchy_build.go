@@ -124,16 +124,16 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 // member names ascend, leaves whose key ranges do not overlap need no
 // more: O(leaves log leaves); otherwise each key is looked up.
 func (h *hsolver) uniquePods(root *hnode) error {
-	type span struct{ lo, hi Key }
-	var spans []span
+	spans := h.hs.spans[:0]
+	defer func() { clear(spans); h.hs.spans = spans[:0] }()
 	sorted := true
 	root.walkLeaves(func(l *hnode) {
 		if ms := l.src.Group.Members; len(ms) > 0 {
 			sorted = sorted && l.sorted && l.rows != nil
-			spans = append(spans, span{ms[0].Key(), ms[len(ms)-1].Key()})
+			spans = append(spans, keySpan{ms[0].Key(), ms[len(ms)-1].Key()})
 		}
 	})
-	slices.SortFunc(spans, func(a, b span) int { return a.lo.Compare(b.lo) })
+	slices.SortFunc(spans, func(a, b keySpan) int { return a.lo.Compare(b.lo) })
 	for i := 1; sorted && i < len(spans); i++ {
 		sorted = spans[i-1].hi.Compare(spans[i].lo) < 0
 	}
@@ -154,6 +154,9 @@ func (h *hsolver) uniquePods(root *hnode) error {
 	})
 	return err
 }
+
+// keySpan is the first and last key of a leaf's members (uniquePods').
+type keySpan struct{ lo, hi Key }
 
 func (n *hnode) walkLeaves(f func(*hnode)) {
 	if n.src.Group != nil {

@@ -23,6 +23,7 @@ type hscratch struct {
 	path, seen        map[*HierarchyNode]bool // build's
 	names             map[string]bool
 	groups            map[Key]bool // build's: the leaves' groups
+	spans             []keySpan    // uniquePods'; emptied after use
 	// Arenas the search carves its short slices from (see carve): the
 	// nodes' least needs, the splits' values and node sets. None of these
 	// slices reaches the answer (a leaf decision points to a node set, never
@@ -54,11 +55,12 @@ func carve[T any](arena *[]T, n int) []T {
 	return out
 }
 
-// reuse empties an arena, dropping what its entries point to.
+// reuse empties an arena, dropping what its entries point to. Entries
+// past its length were never carved since it was made or last emptied:
+// they are zero already.
 func reuse[T any](arena *[]T) {
-	a := (*arena)[:cap(*arena)]
-	clear(a)
-	*arena = a[:0]
+	clear(*arena)
+	*arena = (*arena)[:0]
 }
 
 var hscratchPool = sync.Pool{New: func() any {
