@@ -38,29 +38,31 @@ func (c *cons) countsOf(pos []NodeID) *classCounts {
 		}
 	}
 	clear(cc.buf)
-	clear(cc.total)
-	for j, n := range pos {
-		if n < 0 {
-			continue
-		}
-		for _, k := range c.matchers(j) {
-			cc.total[k]++
-			if d := c.classes[k].dom[n]; d >= 0 {
-				cc.all[k][d]++
-				if j >= c.nb {
-					cc.pend[k][d]++
+	for k := range c.classes {
+		dom, all, pend := c.classes[k].dom, cc.all[k], cc.pend[k]
+		total := int32(0)
+		for _, j := range c.classes[k].matches {
+			n := pos[j]
+			if n < 0 {
+				continue
+			}
+			total++
+			if d := dom[n]; d >= 0 {
+				all[d]++
+				if int(j) >= c.nb {
+					pend[d]++
 				}
 			}
 		}
+		cc.total[k] = total
 	}
 	return cc
 }
 
-// sharing is violation's message for required anti-affinity term t: the
-// first placed match that shares its owner's domain (not a bound member
-// when the owner is bound).
-func (c *cons) sharing(t *term, pos []NodeID) string {
-	o := t.owner
+// sharing is violation's message for required anti-affinity term t of
+// owner o: the first placed match that shares o's domain (not a bound
+// member when o is bound).
+func (c *cons) sharing(o int32, t *term, pos []NodeID) string {
 	for _, q := range c.matchesOf(t) {
 		if q == o || pos[q] < 0 || (int(o) < c.nb && int(q) < c.nb) {
 			continue

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"iter"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -11,9 +12,7 @@ import (
 // were before the counts: every term walks its matches. They are the
 // reference the counts are held to.
 func (c *cons) violationRef(pos []NodeID) string {
-	for ti := range c.terms {
-		t := &c.terms[ti]
-		o := t.owner
+	for o, t := range c.ownedTerms() {
 		if t.weight != 0 || pos[o] < 0 {
 			continue
 		}
@@ -34,7 +33,7 @@ func (c *cons) violationRef(pos []NodeID) string {
 			for _, q := range c.matchesOf(t) {
 				placed = placed || (q != o && pos[q] >= 0)
 			}
-			if _, ok := c.label(pos[o], c.keyOf(t)); !ok || placed || !t.selfMatch {
+			if _, ok := c.label(pos[o], c.keyOf(t)); !ok || placed || !c.selfMatch(o, t.cls) {
 				return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), c.keyOf(t))
 			}
 		}
@@ -42,16 +41,21 @@ func (c *cons) violationRef(pos []NodeID) string {
 	return ""
 }
 
+// pref is judge's preference score.
+func (c *cons) pref(pos []NodeID) int64 {
+	_, p := c.judge(pos)
+	return p
+}
+
 func (c *cons) prefRef(pos []NodeID) int64 {
 	var sc int64
-	for ti := range c.terms {
-		t := &c.terms[ti]
-		if t.weight == 0 || pos[t.owner] < 0 {
+	for o, t := range c.ownedTerms() {
+		if t.weight == 0 || pos[o] < 0 {
 			continue
 		}
 		shared := false
 		for _, q := range c.matchesOf(t) {
-			if q != t.owner && pos[q] >= 0 && c.same(pos[t.owner], pos[q], c.keyOf(t)) {
+			if q != o && pos[q] >= 0 && c.same(pos[o], pos[q], c.keyOf(t)) {
 				shared = true
 				break
 			}
@@ -61,6 +65,20 @@ func (c *cons) prefRef(pos []NodeID) int64 {
 		}
 	}
 	return sc
+}
+
+// ownedTerms yields every member's terms, members in order, as a term a
+// member was compiled before the runs.
+func (c *cons) ownedTerms() iter.Seq2[int32, *term] {
+	return func(yield func(int32, *term) bool) {
+		for o := range c.pods {
+			for _, ti := range c.owned(o) {
+				if !yield(int32(o), &c.terms[ti]) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // drawAffinityPods draws nb bound and np pending pods labelled app=x|y|z,

@@ -249,7 +249,7 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 		for _, ti := range c.owned(j) {
 			t := &c.terms[ti]
 			if rc := r.find(&c.classes[t.cls]); rc != nil {
-				rc.owner(r.dom[n], t.selfMatch)
+				rc.owner(r.dom[n], c.selfMatch(int32(j), t.cls))
 			}
 		}
 	}

@@ -46,7 +46,7 @@ func (c *cons) checker(i int, pos []NodeID) *checker {
 		if t.weight != 0 {
 			continue
 		}
-		o := ownCheck{dom: c.domain(c.keyOf(t)), anti: t.anti, self: t.selfMatch}
+		o := ownCheck{dom: c.domain(c.keyOf(t)), anti: t.anti, self: c.selfMatch(int32(i), t.cls)}
 		if used += words; used > len(c.checkWords) {
 			// Sets carved before keep the old array, which stays valid.
 			c.checkWords = make([]uint64, 2*used)
@@ -54,7 +54,7 @@ func (c *cons) checker(i int, pos []NodeID) *checker {
 		o.held = c.checkWords[used-words : used]
 		clear(o.held)
 		for _, q := range c.matchesOf(t) {
-			if q == t.owner || pos[q] < 0 {
+			if int(q) == i || pos[q] < 0 {
 				continue
 			}
 			o.placed = true
@@ -64,12 +64,12 @@ func (c *cons) checker(i int, pos []NodeID) *checker {
 		}
 		k.own = append(k.own, o)
 	}
-	for t := range c.matching(i, requiredAnti) {
-		if pos[t.owner] < 0 {
+	for o, t := range c.matching(i, requiredAnti) {
+		if pos[o] < 0 {
 			continue
 		}
 		dom := c.domain(c.keyOf(t))
-		if d := dom[pos[t.owner]]; d >= 0 {
+		if d := dom[pos[o]]; d >= 0 {
 			k.targets = append(k.targets, domCheck{dom: dom, d: d})
 		}
 	}

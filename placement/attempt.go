@@ -376,8 +376,7 @@ func (sv *solver) finish(a *attempt) {
 	if sv.cons.empty() {
 		return
 	}
-	a.violation = sv.cons.violation(sv.pos)
-	a.pref = sv.cons.pref(sv.pos)
+	a.violation, a.pref = sv.cons.judge(sv.pos)
 }
 
 // minMetByBound reports whether the bound members alone reach what the

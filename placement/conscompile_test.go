@@ -9,12 +9,13 @@ import (
 )
 
 // TestProp_SharedTermsCompileAsCopies: compileConsInto takes a member whose
-// *Affinity is the last member's with terms as carrying those terms (their
-// classes copied, not looked up again). Compiling members that share one
-// *Affinity gives exactly the cons that compiling each with its own copy of
-// the terms gives — terms, owners, self matches, classes, their matches
-// and terms, each member's matching classes — whatever the templates,
-// bound members and members without terms between them (drawAlikeCase).
+// *Affinity is the last member's with terms as carrying those terms (it
+// joins their run, or after a gap copies their classes, not looked up
+// again). Compiling members that share one *Affinity gives exactly the
+// cons that compiling each with its own copy of the terms gives — terms
+// and their runs of owners, classes, their matches and terms, each
+// member's terms and matching classes — whatever the templates, bound
+// members and members without terms between them (drawAlikeCase).
 func TestProp_SharedTermsCompileAsCopies(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s, g := drawAlikeCase(t)

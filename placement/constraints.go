@@ -12,9 +12,12 @@ import (
 // pending members in the solver's member order. A position of -1 means the
 // member is not placed.
 type cons struct {
-	s     *Snapshot
-	pods  []*Pod
-	nb    int
+	s    *Snapshot
+	pods []*Pod
+	nb   int
+	// terms are the terms of runs of consecutive members that carry terms
+	// of the same classes (a gang's template, the rule): one record a
+	// term of the run, not one a member — its owners are from to to-1.
 	terms []term
 	// classes are the distinct terms (selector, key, kind, weight): alike
 	// members carry equal terms, so a selector is matched against every
@@ -23,10 +26,10 @@ type cons struct {
 	// O(members²), to compile.
 	classes []termClass
 	// A member's terms (owned) and the classes that select it (matchers)
-	// are spans of two flat arrays, cut at ownStart and start: no table of
-	// slice headers to clear and fill, under the collector's write
-	// barrier, member by member.
-	ownStart []int32 // member i owns terms ownStart[i] to ownStart[i+1]-1
+	// are spans of two flat arrays, own[i] and start: no table of slice
+	// headers to clear and fill, under the collector's write barrier,
+	// member by member. The members of one run share their span.
+	own      []span
 	subs     []subc
 	subOf    []int32     // sub-group of each member, or -1
 	maxPref  int64       // sum of all preferred weights of all members
@@ -48,10 +51,25 @@ type cons struct {
 	ids, start, flat, fill, byCls []int32
 }
 
+// span is the terms from to to-1.
+type span struct{ from, to int32 }
+
 // owned is the terms member i owns, ascending.
 func (c *cons) owned(i int) []int32 {
-	from, to := c.ownStart[i], c.ownStart[i+1]
-	return c.ids[from:to:to]
+	s := c.own[i]
+	return c.ids[s.from:s.to:s.to]
+}
+
+// selfMatch reports whether class k's selector matches member o: whether
+// a term of k that o owns counts o among its matches, which every reader
+// skips.
+func (c *cons) selfMatch(o int32, k int32) bool {
+	for _, m := range c.matchers(int(o)) {
+		if m >= k {
+			return m == k
+		}
+	}
+	return false
 }
 
 // matchers is the classes whose selector matches member i, ascending.
@@ -60,23 +78,23 @@ func (c *cons) matchers(i int) []int32 {
 	return c.flat[from:to:to]
 }
 
-// term is one affinity term of one owner. It holds no pointer — its key
-// and matches are its class's (keyOf, matchesOf) — so that compiling a
-// term a member costs no write barrier, and its fields are ordered to
-// take 24 bytes, not 32.
+// term is one affinity term carried by a run of consecutive members, its
+// owners from to to-1: a member of a gang made from a template costs no
+// term of its own, only its span (cons.own). It holds no pointer — its
+// key and matches are its class's (keyOf, matchesOf) — and its fields
+// are ordered to take 24 bytes, not 32.
 type term struct {
-	owner     int32
-	cls       int32 // its class in cons.classes
-	weight    int64 // 0 for a required term
-	anti      bool
-	selfMatch bool // the owner is among its class's matches
+	weight   int64 // 0 for a required term
+	cls      int32 // its class in cons.classes
+	from, to int32 // its owners
+	anti     bool
 }
 
 // keyOf is term t's topology key.
 func (c *cons) keyOf(t *term) string { return c.classes[t.cls].key }
 
-// matchesOf is the members term t's selector matches, ascending: the
-// owner itself is among them when t.selfMatch, and every reader skips it.
+// matchesOf is the members term t's selector matches, ascending: an
+// owner itself is among them when selfMatch, and every reader skips it.
 func (c *cons) matchesOf(t *term) []int32 { return c.classes[t.cls].matches }
 
 // termClass is the terms equal but for their owner.
@@ -87,9 +105,8 @@ type termClass struct {
 	weight  int64
 	matches []int32 // members the selector matches, ascending
 	terms   []int32 // the terms of the class, ascending (a span of cons.byCls)
-	// nterms and seek are compileConsInto's: how many terms the class
-	// has, and where in matches its next owner is looked up.
-	nterms, seek int
+	// nterms is compileConsInto's: how many terms the class has.
+	nterms int
 	// dom and domains are the domains of key (see cons.domain) and how
 	// many there are, set on the first countsOf.
 	dom     []int32
@@ -128,70 +145,66 @@ func compileConsInto(c *cons, s *Snapshot, g *Group, all []*Pod, nb int) *cons {
 	n := len(all)
 	// Members of one class carry one *Affinity (a gang's template, the
 	// rule): its terms are sorted into classes once, at the first member
-	// of the run, and each other member's terms are those with the owner
-	// changed — a copy, no selector compared. Whether the owner is among
-	// its term's matches is read off a cursor into the class's matches,
-	// since owners come in ascending order.
+	// of the run, and the others join the run — a span stored, no
+	// selector compared, no term written. A member whose terms are of the
+	// same classes as the previous member's (a copy of its template)
+	// joins it too, so that copies compile as a shared template does. A
+	// member with last's terms after a gap copies their classes.
+	own := grow(c.own, n)
+	c.own = own
 	var last *Affinity
-	terms, each := 0, 0 // counted first: a member's term is appended for each
-	for _, p := range all {
-		if a := p.Affinity; a != nil && a != last {
-			each, last = 0, a
-			for _, pa := range []*PodAffinity{a.PodAffinity, a.PodAntiAffinity} {
-				if pa != nil {
-					each += len(pa.Required) + len(pa.Preferred)
-				}
-			}
-		}
-		if p.Affinity != nil {
-			terms += each
+	from, to, prev := 0, 0, -2 // the open run: its terms, its last member
+	closeRun := func() {
+		for k := from; k < to; k++ {
+			c.terms[k].to = int32(prev + 1)
 		}
 	}
-	c.terms = slices.Grow(c.terms, terms)
-	ownStart := grow(c.ownStart, n+1)
-	c.ownStart = ownStart
-	add := func(owner int, cls int32, anti bool, w int64) {
-		cl := &c.classes[cls]
-		for cl.seek < len(cl.matches) && cl.matches[cl.seek] < int32(owner) {
-			cl.seek++
-		}
-		self := cl.seek < len(cl.matches) && cl.matches[cl.seek] == int32(owner)
-		c.terms = append(c.terms, term{owner: int32(owner), cls: cls, anti: anti, weight: w, selfMatch: self})
-		cl.nterms++
-		c.maxPref += w
-	}
-	last = nil
-	var from, to int // last's terms, those of the last member with terms
 	for i, p := range all {
-		ownStart[i] = int32(len(c.terms))
-		switch a := p.Affinity; {
+		a := p.Affinity
+		switch {
 		case a == nil:
+			own[i] = span{}
 			continue
-		case a == last: // the terms of last's member, owner i
+		case a == last && prev == i-1:
+			own[i], prev = span{int32(from), int32(to)}, i
+			continue
+		}
+		k0 := len(c.terms)
+		if a == last {
 			for k := from; k < to; k++ {
-				t := c.terms[k]
-				add(i, t.cls, t.anti, t.weight)
+				c.terms = append(c.terms, term{cls: c.terms[k].cls, weight: c.terms[k].weight, anti: c.terms[k].anti, from: int32(i)})
 			}
-		default:
+		} else {
 			for kind, pa := range []*PodAffinity{a.PodAffinity, a.PodAntiAffinity} {
 				if pa == nil {
 					continue
 				}
 				for j := range pa.Required {
-					add(i, c.classOf(&pa.Required[j], kind == 1, 0), kind == 1, 0)
+					c.terms = append(c.terms, term{cls: c.classOf(&pa.Required[j], kind == 1, 0), anti: kind == 1, from: int32(i)})
 				}
 				for j := range pa.Preferred {
 					w := int64(pa.Preferred[j].Weight)
-					add(i, c.classOf(&pa.Preferred[j].Term, kind == 1, w), kind == 1, w)
+					c.terms = append(c.terms, term{cls: c.classOf(&pa.Preferred[j].Term, kind == 1, w), anti: kind == 1, weight: w, from: int32(i)})
 				}
 			}
 			last = a
 		}
-		from, to = int(ownStart[i]), len(c.terms)
+		if prev == i-1 && sameClasses(c.terms[from:to], c.terms[k0:]) {
+			c.terms = c.terms[:k0]
+		} else {
+			closeRun()
+			from, to = k0, len(c.terms)
+		}
+		own[i], prev = span{int32(from), int32(to)}, i
 	}
-	ownStart[n] = int32(len(c.terms))
-	// An owner's terms are consecutive: its list is a span of the
-	// identity (owned). A class's terms are one span of one array too,
+	closeRun()
+	for k := range c.terms {
+		t := &c.terms[k]
+		c.classes[t.cls].nterms++
+		c.maxPref += t.weight * int64(t.to-t.from)
+	}
+	// A run's terms are consecutive: its list is a span of the identity
+	// (owned). A class's terms are one span of one array too,
 	// and so are the classes matching a member (matchers), cut by counts:
 	// no allocation per member or class.
 	fixedTable(&c.ids, len(c.terms), func(i int) int32 { return int32(i) })
@@ -295,18 +308,27 @@ func equalSelector(a, b *LabelSelector) bool {
 	return maps.Equal(a.MatchLabels, b.MatchLabels) && slices.EqualFunc(a.MatchExpressions, b.MatchExpressions, eq)
 }
 
+// sameClasses reports whether two members' terms are of the same classes
+// in the same order (a class fixes kind and weight).
+func sameClasses(a, b []term) bool {
+	return slices.EqualFunc(a, b, func(x, y term) bool { return x.cls == y.cls })
+}
+
 // matching yields the terms of the classes keep admits whose selector
-// matches member i, owned by other members.
-func (c *cons) matching(i int, keep func(*termClass) bool) iter.Seq[*term] {
-	return func(yield func(*term) bool) {
+// matches member i, with each of their owners but i.
+func (c *cons) matching(i int, keep func(*termClass) bool) iter.Seq2[int32, *term] {
+	return func(yield func(int32, *term) bool) {
 		for _, k := range c.matchers(i) {
 			cl := &c.classes[k]
 			if !keep(cl) {
 				continue
 			}
 			for _, ti := range cl.terms {
-				if t := &c.terms[ti]; int(t.owner) != i && !yield(t) {
-					return
+				t := &c.terms[ti]
+				for o := t.from; o < t.to; o++ {
+					if int(o) != i && !yield(o, t) {
+						return
+					}
 				}
 			}
 		}
@@ -385,7 +407,7 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 		}
 		if t.anti {
 			for _, q := range c.matchesOf(t) {
-				if q != t.owner && pos[q] >= 0 && c.same(n, pos[q], c.keyOf(t)) {
+				if int(q) != i && pos[q] >= 0 && c.same(n, pos[q], c.keyOf(t)) {
 					return false
 				}
 			}
@@ -397,7 +419,7 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 		placed, shared, open := false, false, false
 		for _, q := range c.matchesOf(t) {
 			switch {
-			case q == t.owner:
+			case int(q) == i:
 			case pos[q] >= 0:
 				placed = true
 				shared = shared || c.same(n, pos[q], c.keyOf(t))
@@ -405,16 +427,17 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 				open = true
 			}
 		}
+		self := c.selfMatch(int32(i), t.cls)
 		switch {
 		case shared:
-		case strict && (placed || !t.selfMatch):
+		case strict && (placed || !self):
 			return false
-		case !strict && !open && (placed || !t.selfMatch):
+		case !strict && !open && (placed || !self):
 			return false
 		}
 	}
-	for t := range c.matching(i, requiredAnti) {
-		if pos[t.owner] >= 0 && c.same(n, pos[t.owner], c.keyOf(t)) {
+	for o, t := range c.matching(i, requiredAnti) {
+		if pos[o] >= 0 && c.same(n, pos[o], c.keyOf(t)) {
 			return false
 		}
 	}
@@ -440,36 +463,94 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 // O(terms + placed members × their classes), not by every term's
 // matches.
 func (c *cons) violation(pos []NodeID) string {
+	v, _ := c.judge(pos)
+	return v
+}
+
+// judge is violation and the preference score of pos together, over one
+// count: a decision asks both of every complete assignment. The score is
+// the weights of the preferred terms of placed members that hold, judged
+// by per-domain counts as violation judges required ones. The terms are
+// judged a run at a time, each owner's self match read off a cursor into
+// its class's matches; only when one breaks are owners walked in member
+// order for the message, so that it is the one a walk member by member
+// meets first.
+func (c *cons) judge(pos []NodeID) (string, int64) {
 	cc := c.countsOf(pos)
+	var sc int64
+	bad := false
 	for ti := range c.terms {
 		t := &c.terms[ti]
-		o := t.owner
-		if t.weight != 0 || pos[o] < 0 {
-			continue
-		}
-		d, self := c.classes[t.cls].dom[pos[o]], int32(0)
-		if t.selfMatch {
-			self = 1
-		}
-		if t.anti {
-			others := int32(0)
-			if d >= 0 && int(o) < c.nb {
-				others = cc.pend[t.cls][d] // bound pairs are never re-judged
-			} else if d >= 0 {
-				others = cc.all[t.cls][d] - self
+		cl := &c.classes[t.cls]
+		dom, all, m, x := cl.dom, cc.all[t.cls], cl.matches, 0
+		for o := t.from; o < t.to; o++ {
+			n := pos[o]
+			if n < 0 {
+				continue
 			}
-			if others > 0 {
-				return c.sharing(t, pos)
+			for x < len(m) && m[x] < o {
+				x++
 			}
-			continue
-		}
-		if int(o) < c.nb || (d >= 0 && cc.all[t.cls][d]-self > 0) {
-			continue
-		}
-		if d < 0 || cc.total[t.cls]-self > 0 || !t.selfMatch {
-			return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), c.keyOf(t))
+			self := int32(0)
+			if x < len(m) && m[x] == o {
+				self = 1
+			}
+			d := dom[n]
+			if t.weight == 0 {
+				bad = bad || c.broken(o, t, d, self, cc)
+			} else if shared := d >= 0 && all[d]-self > 0; shared != t.anti {
+				sc += t.weight
+			}
 		}
 	}
+	if !bad {
+		return c.subViolation(pos), sc
+	}
+	for o := range c.own {
+		if pos[o] < 0 {
+			continue
+		}
+		for _, ti := range c.owned(o) {
+			t := &c.terms[ti]
+			self := int32(0)
+			if c.selfMatch(int32(o), t.cls) {
+				self = 1
+			}
+			if t.weight != 0 || !c.broken(int32(o), t, c.classes[t.cls].dom[pos[o]], self, cc) {
+				continue
+			}
+			if t.anti {
+				return c.sharing(int32(o), t, pos), sc
+			}
+			return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), c.keyOf(t)), sc
+		}
+	}
+	panic("placement: judge found a broken term no owner breaks")
+}
+
+// broken reports whether required term t of placed owner o, in domain d
+// of its key (-1: none), is broken by cc's counts; self is 1 when o
+// matches t's selector. Terms between bound members alone are never
+// broken (see violation).
+func (c *cons) broken(o int32, t *term, d int32, self int32, cc *classCounts) bool {
+	if t.anti {
+		switch {
+		case d < 0:
+			return false
+		case int(o) < c.nb:
+			return cc.pend[t.cls][d] > 0 // bound pairs are never re-judged
+		default:
+			return cc.all[t.cls][d]-self > 0
+		}
+	}
+	if int(o) < c.nb || (d >= 0 && cc.all[t.cls][d]-self > 0) {
+		return false
+	}
+	return d < 0 || cc.total[t.cls]-self > 0 || self == 0
+}
+
+// subViolation is violation's check of the sub-groups.
+func (c *cons) subViolation(pos []NodeID) string {
 	for si := range c.subs {
 		sg := &c.subs[si]
 		count, first := 0, NodeID(-1)
@@ -520,28 +601,6 @@ func (c *cons) boundConflict(g *Group) error {
 		}
 	}
 	return nil
-}
-
-// pref is the preference score of pos: the weights of the preferred terms
-// of placed members that hold, judged by per-domain counts as violation
-// judges required ones.
-func (c *cons) pref(pos []NodeID) int64 {
-	cc := c.countsOf(pos)
-	var sc int64
-	for ti := range c.terms {
-		t := &c.terms[ti]
-		if t.weight == 0 || pos[t.owner] < 0 {
-			continue
-		}
-		d, self := c.classes[t.cls].dom[pos[t.owner]], int32(0)
-		if t.selfMatch {
-			self = 1
-		}
-		if shared := d >= 0 && cc.all[t.cls][d]-self > 0; shared != t.anti {
-			sc += t.weight
-		}
-	}
-	return sc
 }
 
 // prefs is the part of the preference score of member i's node that
@@ -599,8 +658,8 @@ func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 		}
 		p.terms = append(p.terms, pt)
 	}
-	for t := range c.matching(i, preferred) {
-		o := pos[t.owner]
+	for owner, t := range c.matching(i, preferred) {
+		o := pos[owner]
 		if o < 0 {
 			continue // pref counts no term of an unplaced owner
 		}
@@ -608,7 +667,7 @@ func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 		// (for anti-affinity: when none does); i is not placed.
 		shared := false
 		for _, q := range c.matchesOf(t) {
-			if q != t.owner && pos[q] >= 0 && c.same(o, pos[q], c.keyOf(t)) {
+			if q != owner && pos[q] >= 0 && c.same(o, pos[q], c.keyOf(t)) {
 				shared = true
 				break
 			}

@@ -214,10 +214,10 @@ func (d *dfs) leaf() bool {
 	}
 	var pref int64
 	if !sv.cons.empty() {
-		if sv.cons.violation(sv.pos) != "" {
+		var v string
+		if v, pref = sv.cons.judge(sv.pos); v != "" {
 			return false
 		}
-		pref = sv.cons.pref(sv.pos)
 	}
 	if d.optimize && pref <= d.bestPref {
 		return false
