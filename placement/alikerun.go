@@ -114,6 +114,11 @@ type alikeRun struct {
 	// so; stream, when on, stands for all the others (see alikestream.go).
 	listed []int32
 	stream alikeStream
+	// stale holds the domains whose best node took a member while they
+	// stayed ok, out of the heap until their best is scored again (see
+	// placed); staleMax is the highest preference among them.
+	stale    []int32
+	staleMax int64
 }
 
 // runClass is a class that concerns the run: owned (mult terms of it per
@@ -191,7 +196,7 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	r := &sv.sc.alike
 	*r = alikeRun{sv: sv, m: m, pod: sv.pod(m.row), req: sv.req(m.row), lastTyp: -1,
 		cls: r.cls[:0], counts: r.counts, ok: r.ok, pref: r.pref, best: r.best, score: r.score, heap: r.heap[:0], at: r.at, counted: r.counted, full: r.full,
-		listed: r.listed[:0], stream: alikeStream{srcs: r.stream.srcs[:0]}}
+		listed: r.listed[:0], stream: alikeStream{srcs: r.stream.srcs[:0]}, stale: r.stale[:0]}
 	r.labelsMatter = readsLabels(r.pod)
 	r.full = grow(r.full, (len(sv.s.b.nodes)+63)/64)
 	clear(r.full)
@@ -521,29 +526,28 @@ func (r *alikeRun) placed(d int, n NodeID, k int32) {
 			}
 		}
 	}
-	// Under packing the node that took a member scores at least as high
-	// as before: it stays its domain's best while it fits.
-	rebest := func() {
-		if ok, sc := r.fitScore(n); ok {
-			r.score[d] = sc
-		} else {
-			r.bestOf(d)
-		}
-	}
 	if !global {
 		// A domain the next member may not take (a member's own required
 		// anti-affinity term now held there) needs no best: every path
 		// that judges a domain ok again looks for one when it has none.
+		// One it may take waits, stale, for its best to be scored again
+		// until it may be the next member's (see top): under a preferred
+		// anti-affinity term the domains taken fall behind the others, and
+		// most are never looked at again.
 		r.ok[d], r.pref[d] = r.value(d)
-		if r.ok[d] {
-			rebest()
-		} else {
-			r.best[d] = -1
-		}
+		r.best[d] = -1
 		r.fix(d)
+		if r.ok[d] {
+			r.best[d] = n
+			if len(r.stale) == 0 || r.pref[d] > r.staleMax {
+				r.staleMax = r.pref[d]
+			}
+			r.stale = append(r.stale, int32(d))
+		}
 		return
 	}
-	rebest()
+	r.rescore()
+	r.rebest(d)
 	if r.stream.on {
 		r.streamValue()
 		r.entries(d)
@@ -565,6 +569,28 @@ func (r *alikeRun) placed(d int, n NodeID, k int32) {
 	for x := len(r.heap)/2 - 1; x >= 0; x-- {
 		r.down(x)
 	}
+}
+
+// rebest scores domain d's best node again after it took members: under
+// packing it scores at least as high as before, so it stays d's best while
+// it fits.
+func (r *alikeRun) rebest(d int) {
+	if ok, sc := r.fitScore(r.best[d]); ok {
+		r.score[d] = sc
+	} else {
+		r.bestOf(d)
+	}
+}
+
+// rescore scores the stale domains' best nodes again and puts them back in
+// the heap. Their nodes took no member since (a stale domain is never
+// chosen), so the scores are those placed would have given.
+func (r *alikeRun) rescore() {
+	for _, d := range r.stale {
+		r.rebest(int(d))
+		r.fix(int(d))
+	}
+	r.stale = r.stale[:0]
 }
 
 // before orders domains as placeOne orders their best nodes.

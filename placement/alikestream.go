@@ -110,6 +110,19 @@ func (r *alikeRun) peek() *streamSrc {
 // before, the stream's, whose domain then gets its entry (still outside
 // the heap; placed puts it in).
 func (r *alikeRun) top() int {
+	for {
+		d := r.pick()
+		// Preference orders domains first: a stale one that falls behind
+		// the choice cannot be chosen, whatever its score.
+		if len(r.stale) == 0 || (d >= 0 && r.pref[d] > r.staleMax) {
+			return d
+		}
+		r.rescore()
+	}
+}
+
+// pick is top, the stale domains left out.
+func (r *alikeRun) pick() int {
 	e := int32(-1)
 	if len(r.heap) > 0 {
 		e = r.heap[0]
