@@ -82,21 +82,17 @@ func (r *alikeRun) streamValue() {
 // dropping the nodes of domains counted since they were found.
 func (r *alikeRun) peek() *streamSrc {
 	st := &r.stream
-	end := NodeID(len(r.sv.s.b.nodes))
 	for len(st.srcs) > 0 {
 		top := &st.srcs[0]
 		if !r.counted[r.dom[top.next]] {
 			return top
 		}
-		found := false
-		top.set.nodes.ascend(top.next+1, end, func(id NodeID) bool {
-			if !r.counted[r.dom[id]] {
-				top.next, found = id, true
-				return false
-			}
-			return true
-		})
-		if found {
+		id, ok := top.set.nodes.next(top.next + 1)
+		for ok && r.counted[r.dom[id]] {
+			id, ok = top.set.nodes.next(id + 1)
+		}
+		if ok {
+			top.next = id
 			heapDown(st.srcs, 0, streamBefore)
 		} else {
 			_, st.srcs = heapPop(st.srcs, streamBefore)

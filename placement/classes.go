@@ -114,6 +114,34 @@ func (s *nodeSet) Min() (NodeID, bool) {
 	return out, found
 }
 
+// next returns the smallest node of s at or above from, false when there
+// is none: ascend's first node without a call per word, for loops that
+// step through s one node at a time.
+func (s *nodeSet) next(from NodeID) (NodeID, bool) {
+	from = max(from, 0)
+	first := int(from) / chunkNodes
+	for i := first; i < len(s.chunks); i++ {
+		c := s.chunks[i]
+		if c == nil {
+			continue
+		}
+		w0 := 0
+		if i == first {
+			w0 = int(from) % chunkNodes / 64
+		}
+		for w := w0; w < len(c); w++ {
+			word := c[w]
+			if i == first && w == w0 {
+				word &^= 1<<(uint(from)%64) - 1 // the IDs below from
+			}
+			if word != 0 {
+				return NodeID(i*chunkNodes+w*64) + NodeID(bits.TrailingZeros64(word)), true
+			}
+		}
+	}
+	return 0, false
+}
+
 // ascend calls fn on each node of s in [from, to), in ID order, until fn
 // returns false.
 func (s *nodeSet) ascend(from, to NodeID, fn func(NodeID) bool) {

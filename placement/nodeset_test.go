@@ -63,9 +63,10 @@ func TestFreeRows_InNodeOrderOnceClassed(t *testing.T) {
 }
 
 // TestNodeSet_CountMatchesAscend: count(from, to) is the number of
-// nodes ascend visits in [from, to), for sets with empty chunks, deleted
-// nodes, ranges across and at the 512-node chunk and 64-node word
-// boundaries, empty and inverted ranges, and bounds past the set's end.
+// nodes ascend visits in [from, to), and next(from) the first node it
+// visits from from on, for sets with empty chunks, deleted nodes, ranges
+// across and at the 512-node chunk and 64-node word boundaries, empty and
+// inverted ranges, and bounds past the set's end.
 func TestNodeSet_CountMatchesAscend(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		nodes := rapid.SampledFrom([]int{1, 63, 64, 65, 511, 512, 513, 1024, 1100, 1600}).Draw(t, "nodes")
@@ -96,6 +97,11 @@ func TestNodeSet_CountMatchesAscend(t *testing.T) {
 		}
 		if got := s.count(from, to); got != want {
 			t.Fatalf("count(%d, %d) = %d, ascend visits %d (set of %d over %d nodes)", from, to, got, want, s.Len(), nodes)
+		}
+		first, found := NodeID(0), false
+		s.ascend(from, math.MaxInt32, func(id NodeID) bool { first, found = id, true; return false })
+		if got, ok := s.next(from); ok != found || got != first {
+			t.Fatalf("next(%d) = %d, %v; ascend's first is %d, %v", from, got, ok, first, found)
 		}
 	})
 }
