@@ -408,10 +408,17 @@ func TestProp_CompleteAgainstOracle(t *testing.T) {
 
 // TestProp_OracleGenerator shows that the oracle's worlds are sometimes
 // feasible and sometimes not, and sometimes infeasible only because of
-// the PodGroup's constraint across claims.
+// the PodGroup's constraint across claims. The last comes up in about 5
+// of 100 worlds, so a run of 100 misses it about once in 150; up to four
+// runs miss it about once in 10⁹.
 func TestProp_OracleGenerator(t *testing.T) {
 	outcomes := map[string]int{}
-	rapid.Check(t, completeProp(outcomes))
+	for range 4 {
+		rapid.Check(t, completeProp(outcomes))
+		if outcomes["constraint decides"] > 0 {
+			break
+		}
+	}
 	require.Positive(t, outcomes["true"])
 	require.Positive(t, outcomes["false"])
 	require.Positive(t, outcomes["constraint decides"])
