@@ -10,15 +10,18 @@ import (
 // wakes the leaves whose tree it may let through.
 
 // setRootPriority sets g.rootPrio from the root of g's hierarchy: its
-// priority when g is a leaf whose root exists and sets one, else nil. g
-// must be detached (the priority is part of its key in the active tree).
+// rootPriority (0 when unset) when g is a leaf whose root exists, else
+// nil. Upstream's queue sorts a hierarchy by its root's priority, 0 when
+// unset (QueuedPodGroupInfo.GetPriority), whatever its leaves and pods
+// say, and the tree preempts at that priority too. g must be detached
+// (the priority is part of its key in the active tree).
 func (s *Scheduler) setRootPriority(g *group) {
 	g.rootPrio = nil
 	if g.pg == nil || g.pg.Spec.ParentCompositePodGroupName == "" {
 		return
 	}
-	if root, _ := s.rootOf(g.pg); root != nil && root.Spec.Priority != nil {
-		p := *root.Spec.Priority
+	if root, _ := s.rootOf(g.pg); root != nil {
+		p := rootPriority(root)
 		g.rootPrio = &p
 	}
 }

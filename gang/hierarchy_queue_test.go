@@ -1,6 +1,7 @@
 package gang_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -193,4 +194,51 @@ func TestCycleTree_PreemptsAtTheRoot(t *testing.T) {
 	require.Equal(t, placement.Scheduled, r.Decision.Status, r.Message())
 	require.Equal(t, []string{"a-0@n1"}, h.placements("a"))
 	require.Equal(t, []string{"b-0@n2", "b-1@n2"}, h.placements("b"))
+}
+
+// TestQueue_TreeWithUnsetRootQueuesAtZero: upstream's queue sorts a
+// hierarchy by its root CompositePodGroup's priority, 0 when unset
+// (QueuedPodGroupInfo.GetPriority), whatever its leaf's spec.priority or
+// its pods say. Tree "t" (root unset, leaf "t-l") queued first and
+// PodGroup "p" of priority 50 queued later both want the only 1-CPU slot:
+// p's cycle comes first and binds. Before, the leaf queued by its own
+// spec.priority (100, v1.38, pods at the root's 0) or, with that unset,
+// by its pod's (100, v1.36, which lets pods differ), and took the slot.
+func TestQueue_TreeWithUnsetRootQueuesAtZero(t *testing.T) {
+	p100 := int32(100)
+	for _, c := range []struct {
+		profile  Profile
+		leafPrio *int32
+		podPrio  int32
+	}{
+		{ProfileV138, &p100, 0},
+		{ProfileV137, &p100, 0},
+		{ProfileV136, nil, 100},
+	} {
+		t.Run(string(c.profile), func(t *testing.T) {
+			h := newHarness(t, Options{Profile: c.profile}, []placement.Node{rackNode("n1", "b", "r1", 1000)})
+			root := cpg("t", "", "", 1)
+			root.Spec.Priority = nil
+			h.setCPG(root)
+			leaf := leafPG("t-l", "t", "", 1)
+			leaf.Spec.Priority = c.leafPrio
+			h.setPG(leaf)
+			tp := member("t-0", "t-l", cpu(1000), 0)
+			tp.Priority = c.podPrio
+			h.addPods(tp)
+			pg := gangPG("p", 1)
+			p50 := int32(50)
+			pg.Spec.Priority = &p50
+			h.setPG(pg)
+			pp := member("p-0", "p", cpu(1000), 1)
+			pp.Priority = 50
+			h.addPods(pp)
+
+			var order []string
+			for _, r := range h.drain() {
+				order = append(order, fmt.Sprintf("%s:%v", r.PodGroup.Name, bindNames(r)))
+			}
+			require.Equal(t, []string{"p:[p-0@n1]", "t:[]"}, order)
+		})
+	}
 }

@@ -57,9 +57,9 @@ type group struct {
 	// backoff doubles with each.
 	attempts int
 	// rootPrio is the priority of the root CompositePodGroup of the
-	// hierarchy g is a leaf of, when the root exists and sets one: the
-	// whole tree is decided at once, so its leaves queue by it (see
-	// Scheduler.setRootPriority).
+	// hierarchy g is a leaf of (0 when the root sets none), when the root
+	// exists: the whole tree is decided at once, so its leaves queue by
+	// it (see Scheduler.setRootPriority).
 	rootPrio *int32
 }
 
@@ -78,7 +78,7 @@ func lessActive(a, b *group) bool {
 }
 
 // queuePriority is the priority a group is queued by: for a leaf of a
-// hierarchy, its root CompositePodGroup's when set; otherwise its
+// hierarchy, its root CompositePodGroup's (0 when unset); otherwise its
 // PodGroup's when set, else its first member's. Preemption ranks a group by the same
 // priority, so a preemptor outranks every pod it evicted: without this, a
 // victim recreated by its controller, ahead of a preemptor whose pods carry
