@@ -163,7 +163,9 @@ type PodGroupTemplate struct {
 	// PriorityClassName names the PriorityClass of the group.
 	PriorityClassName string
 	// Priority is the resolved priority; nil when unset. During preemption
-	// it overrides the priorities of the member pods.
+	// it overrides the priorities of the member pods. Since v1.37 every
+	// member, pending or bound, must carry it, 0 when unset (see
+	// [Profile]); a host's group for a lone pod sets it ([LonePodGroup]).
 	Priority *int32
 	// DisruptionMode is disruptionMode: how preemption may evict the
 	// members, one by one or all together (KEP-5710); empty means Pod.

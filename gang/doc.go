@@ -65,8 +65,10 @@
 // does not fit preempts as one ([preemption.FindHierarchy]) at its root's
 // priority, and every pod of a tree counts at that priority, as a victim
 // and as a nominee holding room, as upstream ranks the pods of a
-// hierarchy; since v1.37 a pod whose priority differs from its root's
-// fails the cycle (see [Profile]). ResourceClaims in a tree are refused:
+// hierarchy, and the tree queues at it (0 when the root sets none); since
+// v1.37 a pod, pending or bound, whose priority differs from its root's
+// (or, outside a hierarchy, its PodGroup's; 0 when unset) fails the cycle
+// (see [Profile]). ResourceClaims in a tree are refused:
 // the cycle fails with the profile's reason for an invalid configuration.
 //
 // [Options].Profile picks the Kubernetes version (v1.36, v1.37, v1.38)

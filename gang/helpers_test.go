@@ -49,9 +49,10 @@ func gangPG(name string, min int32) *PodGroup {
 }
 
 func basicPG(name string) *PodGroup {
+	prio := int32(100) // member's: since v1.37 every member carries its group's priority
 	return &PodGroup{
 		ObjectMeta: ObjectMeta{Namespace: "default", Name: name},
-		Spec:       PodGroupSpec{SchedulingPolicy: SchedulingPolicy{Basic: &BasicSchedulingPolicy{}}},
+		Spec:       PodGroupSpec{SchedulingPolicy: SchedulingPolicy{Basic: &BasicSchedulingPolicy{}}, Priority: &prio},
 	}
 }
 

@@ -247,9 +247,10 @@ func topologyKeyOf(c SchedulingConstraints) string {
 }
 
 // cycleTree runs the cycle of the hierarchy that leaf g (popped, with
-// pending members) belongs to. The profile's priority rule is checked per
-// leaf, against the root's priority (every pod of a hierarchy carries it,
-// as upstream), and so is what a leaf cannot have (checkLeaf): either
+// pending members) belongs to. The profile's priority rule is checked on
+// every pending and bound pod of the tree's leaves, against the root's
+// priority (every pod of a hierarchy carries it, as upstream), and what a
+// leaf cannot have is checked per leaf (checkLeaf): either
 // fails the cycle with the profile's reason for an invalid configuration. It reports ok = false when the
 // hierarchy is not ready (its root is missing or its quorum is not met):
 // every leaf is then gated with the reason, and the caller pops the next
@@ -278,17 +279,14 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	}
 	r := Result{PodGroup: root.Key(), Snapshot: snap, Hierarchy: &HierarchyResult{Root: root.Key()}}
 	t.reason = ReasonSchedulerError
-	var err error
+	err := s.opts.Profile.checkTreePriorities(root, t.leaves, snap.GroupMembers)
 	for _, l := range t.leaves {
 		if pg := t.groups[l.key]; pg != nil && err == nil {
-			err = s.opts.Profile.checkTreePriorities(root, l.pg, pg.Members)
-			if err == nil {
-				err = checkLeaf(l.pg, pg.Members)
-			}
-			if err != nil {
-				t.reason = s.opts.Profile.invalidReason()
-			}
+			err = checkLeaf(l.pg, pg.Members)
 		}
+	}
+	if err != nil {
+		t.reason = s.opts.Profile.invalidReason()
 	}
 	held := s.nominated.hold(snap, t.leaves, rootPriority(root))
 	if err == nil {

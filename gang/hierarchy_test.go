@@ -13,8 +13,9 @@ import (
 // cpg is a gang CompositePodGroup of minGroupCount min under parent ("" for
 // a root), confined to one domain of key ("" for none).
 func cpg(name, parent, key string, min int32) *CompositePodGroup {
+	prio := int32(100) // member's and gangPG's: since v1.37 a tree's pods carry it
 	c := &CompositePodGroup{ObjectMeta: ObjectMeta{Namespace: "default", Name: name},
-		Spec: CompositePodGroupSpec{ParentCompositePodGroupName: parent,
+		Spec: CompositePodGroupSpec{ParentCompositePodGroupName: parent, Priority: &prio,
 			SchedulingPolicy: CompositeSchedulingPolicy{Gang: &CompositeGangSchedulingPolicy{MinGroupCount: min}}}}
 	if key != "" {
 		c.Spec.SchedulingConstraints.Topology = []TopologyConstraint{{Key: key}}

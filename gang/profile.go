@@ -14,7 +14,9 @@ import (
 //	| difference                                       | v1.36                                | v1.37                           | v1.38 (default)                     |
 //	|--------------------------------------------------|--------------------------------------|---------------------------------|-------------------------------------|
 //	| a member's priority differs from its PodGroup's  | allowed; the group's priority counts | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
+//	| (pending or bound; an unset priority is 0)       |                                      |                                 |                                     |
 //	| a tree member's priority differs from its root's | (no hierarchies); the root's counts  | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
+//	| (pending or bound, any leaf; unset is 0)         |                                      |                                 |                                     |
 //	| invalid configuration found at runtime           | reason SchedulerError                | reason SchedulerError           | reason PodGroupError                |
 //	| condition on CompositePodGroups                  | (no hierarchies)                     | none written                    | CompositePodGroupInitiallyScheduled |
 //	| a node whose topology label value is ""          | a domain ""                          | a domain ""                     | no domain (as a missing label)      |
@@ -79,42 +81,96 @@ func (p Profile) Serves(apiVersion, kind string) bool {
 	return apiVersion == "scheduling.k8s.io/v1beta1"
 }
 
-// checkPriorities enforces v1.37's rule that every member carries its
-// PodGroup's priority (when the PodGroup sets one); v1.36 lets them
-// differ, the group's priority ruling preemption.
-func (p Profile) checkPriorities(pg *PodGroup, members []placement.Pod) error {
-	if p.newest() == ProfileV136 || pg.Spec.Priority == nil {
+// checkPriorities enforces v1.37's rule that every member of pg, pending
+// and bound, carries the PodGroup's priority: spec.priority, 0 when unset
+// (upstream's validatePodGroup compares every queued and scheduled pod
+// with PodGroupPriority, which reads an unset priority as 0). v1.36 lets
+// them differ, the group's priority ruling preemption. The error names
+// the first pod that differs, pending before bound, and spec.priority.
+func (p Profile) checkPriorities(pg *PodGroup, pending []placement.Pod, bound []*placement.Pod) error {
+	if p.newest() == ProfileV136 {
 		return nil
 	}
-	for i := range members {
-		if members[i].Priority != *pg.Spec.Priority {
-			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", members[i].Key().String()), "spec.priority",
-				"%d differs from its PodGroup %s's priority %d (since v1.37 every member carries its group's priority)",
-				members[i].Priority, pg.Key(), *pg.Spec.Priority)
+	want := podGroupPriority(pg)
+	return eachPod(pending, bound, func(m *placement.Pod) error {
+		if m.Priority == want {
+			return nil
+		}
+		return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.priority",
+			"%d differs from its PodGroup %s's priority %s (since v1.37 every member carries its group's priority)",
+			m.Priority, pg.Key(), effectivePriority(pg.Spec.Priority))
+	})
+}
+
+// checkTreePriorities is checkPriorities for the members of the leaves of
+// root's CompositePodGroup hierarchy: since v1.37 every pod of a
+// hierarchy, pending or bound, carries its root's priority (0 when
+// unset), whatever its leaf's spec.priority says (upstream's
+// validatePodGroup checks the tree's queued pods, then each leaf's
+// scheduled ones, against the root; preemption ranks them at the root's
+// priority). leaves are in key order; bound returns a leaf's bound
+// members. v1.36 has no hierarchies and lets them differ; the root's
+// priority rules.
+func (p Profile) checkTreePriorities(root *CompositePodGroup, leaves []*group, bound func(placement.Key) []*placement.Pod) error {
+	if p.newest() == ProfileV136 {
+		return nil
+	}
+	want := rootPriority(root)
+	check := func(l *group) func(m *placement.Pod) error {
+		return func(m *placement.Pod) error {
+			if m.Priority == want {
+				return nil
+			}
+			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.priority",
+				"%d differs from the priority %s of CompositePodGroup %s, the root of its PodGroup %s's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority)",
+				m.Priority, effectivePriority(root.Spec.Priority), root.Key(), l.key)
+		}
+	}
+	for _, l := range leaves {
+		if err := eachPod(l.sortedMembers(), nil, check(l)); err != nil {
+			return err
+		}
+	}
+	for _, l := range leaves {
+		if err := eachPod(nil, bound(l.key), check(l)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// checkTreePriorities is checkPriorities for members of leaf below root
-// in a CompositePodGroup hierarchy: since v1.37 every pod of a hierarchy
-// carries its root's priority (when the root sets one), whatever its
-// leaf's spec.priority says (upstream validatePodGroup checks the pods
-// against the root, and preemption ranks them at the root's priority).
-// v1.36 has no hierarchies and lets them differ; the root's priority
-// rules.
-func (p Profile) checkTreePriorities(root *CompositePodGroup, leaf *PodGroup, members []placement.Pod) error {
-	if p.newest() == ProfileV136 || root.Spec.Priority == nil {
-		return nil
+// eachPod calls f on every pending pod, then every bound one, and returns
+// its first error.
+func eachPod(pending []placement.Pod, bound []*placement.Pod, f func(*placement.Pod) error) error {
+	for i := range pending {
+		if err := f(&pending[i]); err != nil {
+			return err
+		}
 	}
-	for i := range members {
-		if members[i].Priority != *root.Spec.Priority {
-			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", members[i].Key().String()), "spec.priority",
-				"%d differs from the priority %d of CompositePodGroup %s, the root of its PodGroup %s's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority)",
-				members[i].Priority, *root.Spec.Priority, root.Key(), leaf.Key())
+	for _, m := range bound {
+		if err := f(m); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// effectivePriority prints the priority a group's pods are held to: p,
+// or "0 (spec.priority unset)".
+func effectivePriority(p *int32) string {
+	if p == nil {
+		return "0 (spec.priority unset)"
+	}
+	return fmt.Sprint(*p)
+}
+
+// podGroupPriority is the priority upstream's validatePodGroup holds a
+// PodGroup's pods to: spec.priority, 0 when unset.
+func podGroupPriority(pg *PodGroup) int32 {
+	if pg.Spec.Priority != nil {
+		return *pg.Spec.Priority
+	}
+	return 0
 }
 
 // invalidReason is the condition reason for a group whose configuration

@@ -225,10 +225,7 @@ func (s *Scheduler) onPod(o any) {
 	}
 	if pp.SchedulingGroup == "" {
 		gk := implicitGroup(k)
-		if err := s.gs.SetPodGroup(&gang.PodGroup{
-			ObjectMeta: gang.ObjectMeta{Namespace: gk.Namespace, Name: gk.Name},
-			Spec:       gang.PodGroupSpec{SchedulingPolicy: gang.SchedulingPolicy{Basic: &gang.BasicSchedulingPolicy{}}},
-		}); err != nil {
+		if err := s.gs.SetPodGroup(gang.LonePodGroup(gk, pp.Priority)); err != nil {
 			s.log.Error("pod not schedulable here", "pod", k.String(), "err", err)
 			return
 		}

@@ -65,3 +65,24 @@ func TestNominationRestored(t *testing.T) {
 		})
 	}
 }
+
+// TestLonePodKeepsItsPriority: a pod in no PodGroup is scheduled in an
+// implicit group of one that carries its priority, so the v1.37 rule that
+// every member carries its group's priority (0 when the group sets none)
+// never refuses it: upstream holds a lone pod to no group. Before, the
+// implicit group set none, and a lone pod of priority 100 failed its
+// cycle with PodGroupError instead of binding.
+func TestLonePodKeepsItsPriority(t *testing.T) {
+	lone := cpuPod("lone", "", "1")
+	lone.Spec.Priority = new(int32(100))
+	client := fake.NewClientset(cpuNode("n1"), lone)
+	runFake(t, client)
+	require.Eventually(t, func() bool {
+		for _, a := range client.Actions() {
+			if c, ok := a.(k8stesting.CreateAction); ok && a.GetSubresource() == "binding" {
+				return c.GetObject().(*corev1.Binding).Target.Name == "n1"
+			}
+		}
+		return false
+	}, 10*time.Second, 5*time.Millisecond)
+}

@@ -272,10 +272,7 @@ func newEngine(in Input, opts Options) (*engine, error) {
 		if !known {
 			g = e.group(gk, kind)
 			if kind == "Pod" {
-				if err := e.sched.SetPodGroup(&gang.PodGroup{
-					ObjectMeta: gang.ObjectMeta{Namespace: gk.Namespace, Name: gk.Name},
-					Spec:       gang.PodGroupSpec{SchedulingPolicy: gang.SchedulingPolicy{Basic: &gang.BasicSchedulingPolicy{}}},
-				}); err != nil {
+				if err := e.sched.SetPodGroup(gang.LonePodGroup(gk, p.Priority)); err != nil {
 					return nil, err
 				}
 			}

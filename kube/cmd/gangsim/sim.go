@@ -245,10 +245,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 	for _, p := range c.Pending {
 		if p.SchedulingGroup == "" {
 			k := placement.Key{Namespace: p.Namespace, Name: podPrefix + p.Name}
-			if err := sched.SetPodGroup(&gang.PodGroup{
-				ObjectMeta: gang.ObjectMeta{Namespace: k.Namespace, Name: k.Name},
-				Spec:       gang.PodGroupSpec{SchedulingPolicy: gang.SchedulingPolicy{Basic: &gang.BasicSchedulingPolicy{}}},
-			}); err != nil {
+			if err := sched.SetPodGroup(gang.LonePodGroup(k, p.Priority)); err != nil {
 				return Report{}, err
 			}
 			p.SchedulingGroup = k.Name
@@ -437,10 +434,7 @@ func recreate(sched *gang.Scheduler, groups map[placement.Key]bool, v placement.
 	v.NodeName, v.QueuedAt, v.StartTime = "", now, time.Time{}
 	if v.SchedulingGroup == "" {
 		v.SchedulingGroup = podPrefix + v.Name
-		if err := sched.SetPodGroup(&gang.PodGroup{
-			ObjectMeta: gang.ObjectMeta{Namespace: v.Namespace, Name: v.SchedulingGroup},
-			Spec:       gang.PodGroupSpec{SchedulingPolicy: gang.SchedulingPolicy{Basic: &gang.BasicSchedulingPolicy{}}},
-		}); err != nil {
+		if err := sched.SetPodGroup(gang.LonePodGroup(placement.Key{Namespace: v.Namespace, Name: v.SchedulingGroup}, v.Priority)); err != nil {
 			return err
 		}
 	}
