@@ -23,8 +23,10 @@ func compositeObj(namespace, name string) string {
 
 // ConvertCompositePodGroupV1alpha3 converts a scheduling.k8s.io/v1alpha3
 // CompositePodGroup (KEP-6012) into the [gang] model, resolving
-// spec.priorityClassName through pcs (nil: built-in classes only);
-// spec.preemptionPolicy is not modelled and is ignored.
+// spec.priorityClassName through pcs (nil: built-in classes only; with
+// neither a class nor a priority, the global default class's, as the
+// Priority admission plugin sets it); spec.preemptionPolicy is not
+// modelled and is ignored.
 //
 // Errors (a [*placement.FieldError]): an unknown priority class or a
 // priority that differs from its class's; a disruptionMode setting both
@@ -36,7 +38,7 @@ func ConvertCompositePodGroupV1alpha3(c *schedulingv1alpha3.CompositePodGroup, p
 	}
 	obj := compositeObj(c.Namespace, c.Name)
 	s := &c.Spec
-	prio, err := groupPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
+	prio, err := objectPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
 	if err != nil {
 		return nil, err
 	}

@@ -168,13 +168,17 @@ func StampJobAs(j *batchv1.Job, pcs *PriorityClasses, p gang.Profile) (JobObject
 	if out.PodGroup != nil && len(kueue) > 0 {
 		addTopologies(kueue, &out)
 	}
-	if out.PodGroup != nil && tmpl.PriorityClassName != "" {
-		prio, err := groupPriority(pcs, obj, "spec.template.spec.", tmpl.PriorityClassName, tmpl.Priority)
+	if out.PodGroup != nil {
+		// The stamped PodGroup passes the Priority admission plugin, as
+		// the pods do: the pod template's class, else the global default.
+		prio, err := objectPriority(pcs, obj, "spec.template.spec.", tmpl.PriorityClassName, tmpl.Priority)
 		if err != nil {
 			return JobObjects{}, err
 		}
-		out.PodGroup.Spec.Priority = prio
-		out.Workload.Spec.PodGroupTemplates[0].Priority = copyInt32(prio)
+		if prio != nil {
+			out.PodGroup.Spec.Priority = prio
+			out.Workload.Spec.PodGroupTemplates[0].Priority = copyInt32(prio)
+		}
 	}
 	out.Pods = jobPods(j, out.PodGroup, out.V1beta1)
 	return out, nil

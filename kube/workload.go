@@ -34,9 +34,9 @@ func gangMeta(m *metav1.ObjectMeta) gang.ObjectMeta {
 	return out
 }
 
-// groupPriority resolves a PodGroup's or template's priority: nil when it
-// names no class and sets no value (the group's pods keep their own
-// priorities), else as [PriorityClasses.Resolve].
+// groupPriority resolves a template's priority: nil when it names no
+// class and sets no value (the group's pods keep their own priorities),
+// else as [PriorityClasses.Resolve].
 func groupPriority(pcs *PriorityClasses, obj, path, class string, explicit *int32) (*int32, error) {
 	if class == "" && explicit == nil {
 		return nil, nil
@@ -46,6 +46,20 @@ func groupPriority(pcs *PriorityClasses, obj, path, class string, explicit *int3
 		return nil, err
 	}
 	return &v, nil
+}
+
+// objectPriority resolves a PodGroup's or CompositePodGroup's priority
+// as the Priority admission plugin sets it on the object: as
+// groupPriority, but one that names no class and sets no value gets the
+// global default class's when there is one (the pods beside it got it
+// too). Without a default it stays nil, which [gang] reads as 0 where
+// v1.37 does (the rule that every pod carries its group's priority).
+func objectPriority(pcs *PriorityClasses, obj, path, class string, explicit *int32) (*int32, error) {
+	if class == "" && explicit == nil && pcs != nil && pcs.def != nil {
+		v := pcs.def.Value
+		return &v, nil
+	}
+	return groupPriority(pcs, obj, path, class, explicit)
 }
 
 // conditions converts status conditions; rename maps an API condition type
@@ -67,7 +81,9 @@ func conditions(in []metav1.Condition, rename map[string]string) []gang.Conditio
 
 // ConvertPodGroupV1alpha2 converts a scheduling.k8s.io/v1alpha2 PodGroup
 // (Kubernetes v1.36) into the [gang] model, resolving
-// spec.priorityClassName through pcs (nil: built-in classes only).
+// spec.priorityClassName through pcs (nil: built-in classes only); with
+// neither a class nor a priority it gets the global default class's, as
+// the Priority admission plugin sets it, else none.
 //
 // Errors (a [*placement.FieldError]): an unknown priority class or a
 // priority that differs from its class's; and everything
@@ -80,7 +96,7 @@ func ConvertPodGroupV1alpha2(pg *v1alpha2.PodGroup, pcs *PriorityClasses) (*gang
 	}
 	obj := podGroupObj(pg.Namespace, pg.Name)
 	s := &pg.Spec
-	prio, err := groupPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
+	prio, err := objectPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +219,7 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 	}
 	obj := podGroupObj(pg.Namespace, pg.Name)
 	s := &pg.Spec
-	prio, err := groupPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
+	prio, err := objectPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
 	if err != nil {
 		return nil, err
 	}
