@@ -49,13 +49,21 @@ type templatePriority struct {
 	priority  *int32
 }
 
-// validateTreePriorities checks that every template of the hierarchies ts
-// (under prefix) names the same priorityClassName and priority, as the
-// v1.37 API server's Workload validation does: a hierarchy is queued,
-// preempts and is preempted at its root's priority, so a template that
-// says otherwise would be a priority no pod of it could run at. The
-// error names the first template that differs and the field.
-func validateTreePriorities(obj, prefix string, ts []CompositePodGroupTemplate) error {
+// validateWorkloadPriorities checks that the templates of w name the same
+// priorityClassName and priority, as the v1.37 API server's Workload
+// validation (validateWorkloadPriority) does: with flat, every template,
+// spec.podGroupTemplates first, then each hierarchy of
+// spec.compositePodGroupTemplates depth first (a composite template, its
+// composite children, then its PodGroup templates); without, only the
+// hierarchies' templates. A hierarchy is queued, preempts and is
+// preempted at its root's priority, so a template that says otherwise
+// would be a priority no pod of it could run at. The error names the
+// first template that differs and the field.
+func validateWorkloadPriorities(obj string, w *Workload, flat bool) error {
+	what := "hierarchy"
+	if flat {
+		what = "Workload"
+	}
 	var first *templatePriority
 	check := func(path, className string, priority *int32) error {
 		if first == nil {
@@ -65,10 +73,10 @@ func validateTreePriorities(obj, prefix string, ts []CompositePodGroupTemplate) 
 		switch {
 		case className != first.className:
 			return placement.Errorf(placement.ErrInvalid, obj, path+".priorityClassName",
-				"%q differs from %s.priorityClassName %q: every template of a hierarchy carries one priority", className, first.path, first.className)
+				"%q differs from %s.priorityClassName %q: every template of a %s carries one priority", className, first.path, first.className, what)
 		case (priority == nil) != (first.priority == nil) || (priority != nil && *priority != *first.priority):
 			return placement.Errorf(placement.ErrInvalid, obj, path+".priority",
-				"%s differs from %s.priority %s: every template of a hierarchy carries one priority", fmtPriority(priority), first.path, fmtPriority(first.priority))
+				"%s differs from %s.priority %s: every template of a %s carries one priority", fmtPriority(priority), first.path, fmtPriority(first.priority), what)
 		}
 		return nil
 	}
@@ -92,7 +100,16 @@ func validateTreePriorities(obj, prefix string, ts []CompositePodGroupTemplate) 
 		}
 		return nil
 	}
-	return walk(prefix, ts)
+	for i := range w.Spec.PodGroupTemplates {
+		t := &w.Spec.PodGroupTemplates[i]
+		if !flat {
+			break
+		}
+		if err := check(fmt.Sprintf("spec.podGroupTemplates[%d]", i), t.PriorityClassName, t.Priority); err != nil {
+			return err
+		}
+	}
+	return walk("spec.", w.Spec.CompositePodGroupTemplates)
 }
 
 // fmtPriority prints a priority, "unset" for nil.

@@ -9,7 +9,8 @@ import (
 // Profile is the Kubernetes version whose workload-aware scheduling the
 // [Scheduler] follows where versions differ. The empty Profile is the
 // newest, [ProfileV138]. The differences, each checked by a test in
-// profile_test.go:
+// profile_test.go or priority_rule_test.go (the template rule, which goes
+// with the API version, in workload_priority_test.go and package kube's):
 //
 //	| difference                                       | v1.36                                | v1.37                           | v1.38 (default)                     |
 //	|--------------------------------------------------|--------------------------------------|---------------------------------|-------------------------------------|
@@ -17,6 +18,8 @@ import (
 //	| (pending or bound; an unset priority is 0)       |                                      |                                 |                                     |
 //	| a tree member's priority differs from its root's | (no hierarchies); the root's counts  | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
 //	| (pending or bound, any leaf; unset is 0)         |                                      |                                 |                                     |
+//	| a Workload's templates name different priorities | allowed (v1alpha2)                   | refused (v1beta1)               | refused (v1beta1)                   |
+//	| (flat ones; a hierarchy's never differ)          |                                      |                                 |                                     |
 //	| invalid configuration found at runtime           | reason SchedulerError                | reason SchedulerError           | reason PodGroupError                |
 //	| condition on CompositePodGroups                  | (no hierarchies)                     | none written                    | CompositePodGroupInitiallyScheduled |
 //	| a node whose topology label value is ""          | a domain ""                          | a domain ""                     | no domain (as a missing label)      |

@@ -39,7 +39,25 @@ func (w *Workload) Validate() error {
 	if err := validateCompositeTemplates(obj, "spec.", w.Spec.CompositePodGroupTemplates, 1); err != nil {
 		return err
 	}
-	return validateTreePriorities(obj, "spec.", w.Spec.CompositePodGroupTemplates)
+	return validateWorkloadPriorities(obj, w, false)
+}
+
+// ValidatePriorities checks Kubernetes v1.37's rule for a Workload (the
+// v1beta1 API's validateWorkloadPriority, KEP-5710 beta): every template,
+// the flat spec.podGroupTemplates and every composite and PodGroup
+// template of spec.compositePodGroupTemplates, names the same
+// priorityClassName and priority (both unset counts as the same), so
+// that the Workload's groups share one priority. v1.36's v1alpha2
+// Workloads may differ (KEP-5710 alpha); [Workload.Validate] checks only
+// the hierarchies' templates, which exist since v1.37. Errors (a
+// [*placement.FieldError], [placement.ErrInvalid]): the first template
+// that differs from the first one, its path and field
+// (priorityClassName, else priority).
+func (w *Workload) ValidatePriorities() error {
+	if w == nil {
+		return placement.Errorf(placement.ErrInvalid, "Workload", "metadata", "is nil")
+	}
+	return validateWorkloadPriorities(objRef("Workload", &w.ObjectMeta), w, true)
 }
 
 // validateTemplates checks a list of PodGroup templates under path.

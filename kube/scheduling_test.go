@@ -109,6 +109,36 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	require.EqualError(t, err, `Workload "default/w": spec.compositePodGroupTemplates: must not be set with spec.podGroupTemplates`)
 }
 
+// A v1beta1 Workload's templates share one priority (v1.37's
+// validateWorkloadPriority, KEP-5710 beta); a v1alpha2 one's may differ,
+// as v1.36 (KEP-5710 alpha) let them.
+func TestWorkloadTemplatePriorities(t *testing.T) {
+	high := int32(1000)
+	b := &schedulingv1beta1.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "w"},
+		Spec: schedulingv1beta1.WorkloadSpec{PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{
+			{Name: "workers", SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 2}}, Priority: &high},
+			{Name: "driver", SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Basic: &schedulingv1beta1.BasicSchedulingPolicy{}}},
+		}},
+	}
+	_, err := ConvertWorkloadV1beta1(b, nil)
+	require.EqualError(t, err, `Workload "default/w": spec.podGroupTemplates[1].priority: unset differs from spec.podGroupTemplates[0].priority 1000: every template of a Workload carries one priority`)
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	b.Spec.PodGroupTemplates[1].Priority = &high
+	_, err = ConvertWorkloadV1beta1(b, nil)
+	require.NoError(t, err)
+
+	a := &v1alpha2.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "w"},
+		Spec: v1alpha2.WorkloadSpec{PodGroupTemplates: []v1alpha2.PodGroupTemplate{
+			{Name: "workers", SchedulingPolicy: v1alpha2.PodGroupSchedulingPolicy{Gang: &v1alpha2.GangSchedulingPolicy{MinCount: 2}}, Priority: &high},
+			{Name: "driver", SchedulingPolicy: v1alpha2.PodGroupSchedulingPolicy{Basic: &v1alpha2.BasicSchedulingPolicy{}}},
+		}},
+	}
+	_, err = ConvertWorkloadV1alpha2(a, nil)
+	require.NoError(t, err)
+}
+
 // genPodGroupV1beta1 draws v1beta1 PodGroups from a small domain, valid
 // and not: minCount 0..3, neither/one/both policies, repeated topology
 // keys, disruption modes with zero, one or two members set.

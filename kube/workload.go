@@ -259,7 +259,9 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 // the [gang] model, spec.compositePodGroupTemplates (KEP-6012) included.
 // Errors: as [ConvertPodGroupV1beta1] for each PodGroup template, as
 // [ConvertCompositePodGroupV1alpha3] for each composite one, and what
-// [gang.Workload.Validate] reports.
+// [gang.Workload.Validate] and [gang.Workload.ValidatePriorities] report
+// (v1.37's API server refuses a v1beta1 Workload whose templates differ in
+// priorityClassName or priority; v1.36's v1alpha2 let them differ).
 func ConvertWorkloadV1beta1(w *schedulingv1beta1.Workload, pcs *PriorityClasses) (*gang.Workload, error) {
 	if w == nil {
 		return nil, errNil("Workload")
@@ -274,6 +276,9 @@ func ConvertWorkloadV1beta1(w *schedulingv1beta1.Workload, pcs *PriorityClasses)
 		return nil, err
 	}
 	if err := out.Validate(); err != nil {
+		return nil, err
+	}
+	if err := out.ValidatePriorities(); err != nil {
 		return nil, err
 	}
 	return out, nil
