@@ -106,8 +106,11 @@ type hunit struct {
 //     an exact search over subsets in Cost order up to
 //     [MaxExactHierarchyUnits] candidates and [MaxExactHierarchySolves]
 //     solves (a cheaper set is a subset's or another's: the one found is
-//     minimal, no victim can be spared); above that, every candidate
-//     removed, then each given back, most important first
+//     minimal, no victim can be spared), passing over without a solve
+//     every set that cannot free room for as many pods as the tree needs
+//     at the least (summed over nodes, each pod taking the least any
+//     pending pod of the tree requests of each resource); above that,
+//     every candidate removed, then each given back, most important first
 //     ([VictimOrder]), while the tree still fits, so that every victim
 //     kept was needed when it was tried.
 //
@@ -179,7 +182,11 @@ func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priorit
 		}
 		return plan, nil
 	}
-	best, after, d, proven, err := chooseVictims(units, in.Budgets, all, d, without, solve)
+	var capa *hcapacity
+	if len(units) <= MaxExactHierarchyUnits {
+		capa = newHCapacity(s, root, units)
+	}
+	best, after, d, proven, err := chooseVictims(units, in.Budgets, capa, all, d, without, solve)
 	if err != nil {
 		return HierarchyPlan{}, err
 	}
@@ -219,9 +226,10 @@ func hierarchyVictims(set []*hunit, budgets []DisruptionBudget) ([]Victim, int) 
 
 // chooseVictims picks the victim set among units (all removed: the
 // snapshot all, where the tree fits as d): exactly in Cost order for few
-// units (proven when a fitting set turns up within the solve budget), else
-// by giving back the most important first.
-func chooseVictims(units []*hunit, budgets []DisruptionBudget, all *placement.Snapshot, d placement.HierarchyDecision,
+// units (proven when a fitting set turns up within the solve budget;
+// capa, when not nil, skips sets that cannot free enough), else by giving
+// back the most important first.
+func chooseVictims(units []*hunit, budgets []DisruptionBudget, capa *hcapacity, all *placement.Snapshot, d placement.HierarchyDecision,
 	without func([]*hunit) (*placement.Snapshot, error), solve func(*placement.Snapshot) (placement.HierarchyDecision, error),
 ) (set []*hunit, after *placement.Snapshot, ad placement.HierarchyDecision, proven bool, err error) {
 	// fits solves the tree with set removed.
@@ -234,7 +242,7 @@ func chooseVictims(units []*hunit, budgets []DisruptionBudget, all *placement.Sn
 		return snap, sd, err == nil && sd.Status == placement.Scheduled, err
 	}
 	if len(units) <= MaxExactHierarchyUnits {
-		set, snap, sd, err := exactVictims(units, budgets, fits)
+		set, snap, sd, err := exactVictims(units, budgets, capa, fits)
 		if err != nil || set != nil {
 			return set, snap, sd, set != nil, err
 		}

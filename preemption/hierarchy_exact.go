@@ -128,11 +128,13 @@ func subsetCosts(units []*hunit, budgets []DisruptionBudget) []subsetCost {
 // exactVictims returns the cheapest subset of units (at most
 // MaxExactHierarchyUnits, in VictimOrder) whose removal lets the tree fit,
 // solving the subsets in Cost order, cheapest first; nil when none fits
-// within MaxExactHierarchySolves solves. Of two subsets of equal cost, the
-// one that spares the more important units comes first. The subsets are
-// costed at once and kept in a heap, so that only those solved are put in
-// order: O(2^n) plus O(solves × n) to order them.
-func exactVictims(units []*hunit, budgets []DisruptionBudget,
+// within MaxExactHierarchySolves solves. A subset capa (when not nil)
+// finds unable to free enough is passed over without a solve: it cannot
+// fit. Of two subsets of equal cost, the one that spares the more
+// important units comes first. The subsets are costed at once and kept in
+// a heap, so that only those taken are put in order: O(2^n) plus O(taken
+// × (n + capa's check)) to order and check them.
+func exactVictims(units []*hunit, budgets []DisruptionBudget, capa *hcapacity,
 	fits func([]*hunit) (*placement.Snapshot, placement.HierarchyDecision, bool, error),
 ) ([]*hunit, *placement.Snapshot, placement.HierarchyDecision, error) {
 	h := subsetCosts(units, budgets)
@@ -140,11 +142,15 @@ func exactVictims(units []*hunit, budgets []DisruptionBudget,
 		siftDown(h, i)
 	}
 	n := len(units)
-	for solves := 0; len(h) > 0 && solves < MaxExactHierarchySolves; solves++ {
+	for solves := 0; len(h) > 0 && solves < MaxExactHierarchySolves; {
 		mask := h[0].mask
 		h[0] = h[len(h)-1]
 		h = h[:len(h)-1]
 		siftDown(h, 0)
+		if capa != nil && !capa.enough(mask) {
+			continue
+		}
+		solves++
 		var set []*hunit
 		for i, u := range units {
 			if mask&(1<<(n-1-i)) != 0 {

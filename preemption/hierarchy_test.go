@@ -247,21 +247,26 @@ func TestFindHierarchy_PropAgainstBruteForce(t *testing.T) {
 // MaxExactHierarchyUnits, within MaxExactHierarchySolves), and some cases
 // must show it.
 func TestFindHierarchy_PropAgainstBruteForceLarge(t *testing.T) {
-	provenAbove8 := 0
+	provenAbove8, plansAbove8 := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
-		if checkAgainstBruteForce(t, drawHierarchyCase(t, largeCases)) > 8 {
-			provenAbove8++
+		n, proven := checkAgainstBruteForce(t, drawHierarchyCase(t, largeCases))
+		if n > 8 && n <= preemption.MaxExactHierarchyUnits {
+			plansAbove8++
+			if proven {
+				provenAbove8++
+			}
 		}
 	})
 	if provenAbove8 == 0 {
 		t.Fatal("no case had a proven plan of more than 8 candidates")
 	}
-	t.Logf("%d proven plans of more than 8 candidates", provenAbove8)
+	t.Logf("%d of %d plans of 9 to %d candidates proven", provenAbove8, plansAbove8, preemption.MaxExactHierarchyUnits)
 }
 
 // checkAgainstBruteForce checks FindHierarchy on c against brute force and
-// returns the number of candidates when the plan is proven (else 0).
-func checkAgainstBruteForce(t *rapid.T, c hcase) int {
+// returns, when it preempts, the number of candidates and whether the plan
+// is proven (else 0, false).
+func checkAgainstBruteForce(t *rapid.T, c hcase) (int, bool) {
 	plan, err := preemption.FindHierarchy(c.s, c.root, treePrio, c.in, placement.Options{}, placement.HierarchyOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -302,12 +307,12 @@ func checkAgainstBruteForce(t *rapid.T, c hcase) int {
 		if plan.Outcome != preemption.Fits {
 			t.Fatalf("fits untouched, got %v: %s", plan.Outcome, plan.Message)
 		}
-		return 0
+		return 0, false
 	case !bestFits:
 		if plan.Outcome != preemption.CannotHelp || len(plan.Victims) != 0 {
 			t.Fatalf("no set helps, got %v with %d victims: %s", plan.Outcome, len(plan.Victims), plan.Message)
 		}
-		return 0
+		return 0, false
 	case plan.Outcome != preemption.Preempt:
 		t.Fatalf("a set helps, got %v: %s", plan.Outcome, plan.Message)
 	}
@@ -337,10 +342,8 @@ func checkAgainstBruteForce(t *rapid.T, c hcase) int {
 		t.Fatalf("proven with %d candidates, above MaxExactHierarchyUnits", len(cand))
 	case plan.Proven && plan.Cost.Compare(best) != 0:
 		t.Fatalf("cost %s with %d candidates, the cheapest set that fits costs %s", plan.Cost, len(cand), best)
-	case plan.Proven:
-		return len(cand)
 	}
-	return 0
+	return len(cand), plan.Proven
 }
 
 // A victim PodGroup below CompositePodGroups with disruptionMode All is
