@@ -45,6 +45,7 @@ func genInput(t *rapid.T) Input {
 		if size > 1 {
 			group = fmt.Sprintf("g%d", i)
 			pg := gangGroup(group, int32(size))
+			pg.Spec.Priority = &prio // since v1.37 the members carry it
 			if rapid.Bool().Draw(t, "rack") {
 				pg.Spec.SchedulingConstraints.Topology = []gang.TopologyConstraint{{Key: "rack"}}
 			}
