@@ -251,20 +251,25 @@ func (n *hnode) variants() []*Group {
 		slices.SortFunc(t.Members, func(a, b Pod) int { return a.Key().Compare(b.Key()) })
 		t.PodSets = slices.Clone(g.PodSets)
 		slices.SortFunc(t.PodSets, func(a, b PodSet) int { return strings.Compare(a.Name, b.Name) })
-		left := n.need
-		if len(t.Members) > left {
-			t.Members = t.Members[:left]
-		}
-		left -= len(t.Members)
+		// The first need pods by name, a set's pods under its name (the
+		// members of the group's namespace, which validation requires):
+		// so a set "w" of pods listed as "w-0", "w-1", … is cut as they
+		// would be (TestHierarchy_PropPodSetsDecideAsListed).
+		left, m, k := n.need, 0, 0
 		var sets []PodSet
-		for _, ps := range t.PodSets {
-			if left == 0 {
-				break
+		for left > 0 && (m < len(t.Members) || k < len(t.PodSets)) {
+			if k == len(t.PodSets) || (m < len(t.Members) && t.Members[m].Name < t.PodSets[k].Name) {
+				m++
+				left--
+				continue
 			}
+			ps := t.PodSets[k]
 			ps.Count = int32(min(int(ps.Count), left))
 			left -= int(ps.Count)
 			sets = append(sets, ps)
+			k++
 		}
+		t.Members = t.Members[:m]
 		t.PodSets = sets
 		if t.NumPending() > 0 {
 			out = append(out, &t)

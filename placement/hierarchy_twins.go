@@ -3,6 +3,7 @@ package placement
 import (
 	"maps"
 	"slices"
+	"strings"
 )
 
 // Twins are consecutive children (by name) whose subtrees are identical
@@ -34,9 +35,10 @@ func twins(a, b *hnode) bool {
 	return true
 }
 
-// sameGroup reports whether a and b differ only in the names of the group
-// and its members, the members' names ascending in both (so that any tie
-// broken by name is broken alike).
+// sameGroup reports whether a and b differ only in the names of the group,
+// its members and its pod sets, the members' names ascending in both, the
+// sets' too and merged alike with them (so that any tie broken by name is
+// broken alike).
 func sameGroup(a, b *Group) bool {
 	if a.Namespace != b.Namespace || a.Policy != b.Policy || a.MinCount != b.MinCount ||
 		len(a.SubGroups)+len(b.SubGroups) > 0 || !slices.Equal(a.TopologyLevels, b.TopologyLevels) ||
@@ -51,13 +53,30 @@ func sameGroup(a, b *Group) bool {
 			return false
 		}
 	}
+	// A set's name, as a member's, matters only for ties between the
+	// group's own pods: names in the same order, members and sets merged
+	// (as variants cuts them), break them alike.
 	for i := range a.PodSets {
 		p, q := &a.PodSets[i], &b.PodSets[i]
-		if p.Name != q.Name || p.Count != q.Count || !samePod(&p.Template, &q.Template) {
+		if i > 0 && (a.PodSets[i-1].Name >= p.Name || b.PodSets[i-1].Name >= q.Name) {
+			return false
+		}
+		if p.Count != q.Count || !samePod(&p.Template, &q.Template) || !sameMerge(a, b, i) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameMerge reports whether pod set i of a and of b fall at one place
+// among their groups' members by name.
+func sameMerge(a, b *Group, i int) bool {
+	at := func(g *Group) int {
+		name := g.PodSets[i].Name
+		k, _ := slices.BinarySearchFunc(g.Members, name, func(p Pod, name string) int { return strings.Compare(p.Name, name) })
+		return k
+	}
+	return at(a) == at(b)
 }
 
 // samePod reports whether p and q schedule alike: equal in every field
