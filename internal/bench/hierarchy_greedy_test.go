@@ -127,7 +127,7 @@ func (ix greedyIndex) domains(key string, allowed []placement.NodeID) [][]placem
 func TestUpstreamGreedyHierarchy(t *testing.T) {
 	for _, h := range hierarchyShapes {
 		g := gpuCluster(t, 10000, true)
-		root, total := h.root()
+		root, total := h.root(false)
 		placed, err := upstreamGreedyHierarchy(g.s, newGreedyIndex(g.s, bench.BlockKey, bench.RackKey, bench.HostKey), root)
 		if err != nil || placed != total {
 			t.Fatalf("%s: %v placed %d of %d", h.name, err, placed, total)

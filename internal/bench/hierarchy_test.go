@@ -27,14 +27,20 @@ var hierarchyShapes = []hierarchyShape{
 	{name: "3-level/4x4x8", inner: 4, leaves: 4, pods: 8, inKey: bench.RackKey, leaf: bench.HostKey},
 }
 
-// root builds the tree afresh (SolveHierarchy reads, never changes, it).
-func (h hierarchyShape) root() (*placement.HierarchyNode, int) {
+// root builds the tree afresh (SolveHierarchy reads, never changes, it):
+// each leaf's pods listed as members ([bench.GPUGang]), or with sets as
+// one pod set of them ([bench.PodSetGang], as a batch system describes
+// a child: a template and a count).
+func (h hierarchyShape) root(sets bool) (*placement.HierarchyNode, int) {
 	total := 0
 	leaves := func(prefix string) []*placement.HierarchyNode {
 		var out []*placement.HierarchyNode
 		for i := range h.leaves {
 			name := fmt.Sprintf("%s-l%d", prefix, i)
 			g := bench.GPUGang(name, h.pods)
+			if sets {
+				g = bench.PodSetGang(name, h.pods)
+			}
 			total += h.pods
 			out = append(out, &placement.HierarchyNode{Name: name, TopologyKey: h.leaf, Group: g})
 		}
@@ -59,7 +65,11 @@ func (h hierarchyShape) root() (*placement.HierarchyNode, int) {
 // once, and picks the first block that holds the members' sum. (The
 // floor ignores racks and hosts, so it is a floor, not an answer.) Each
 // is run a second time, ".../upstream-greedy", by the comparator
-// upstreamGreedyHierarchy, beside the same floor.
+// upstreamGreedyHierarchy, beside the same floor; and a third,
+// "hierarchy/n=…/<shape>/podset/<state>", with each leaf given as one pod
+// set of its pods (as Kueue or JobSet describe a child: a template and a
+// count), beside its own floor (hierarchyPodSetFloor), checked before
+// timing to place as the listed form does, leaf by leaf and node by node.
 func hierarchies() []workload {
 	var out []workload
 	for _, h := range hierarchyShapes {
@@ -71,7 +81,7 @@ func hierarchies() []workload {
 				name: name,
 				decision: func(b *testing.B) (func(), []metric) {
 					g := gpuCluster(b, c.n, c.fragmented)
-					root, total := h.root()
+					root, total := h.root(false)
 					d, err := placement.SolveHierarchy(g.s, root, placement.Options{})
 					if err != nil || d.Status != placement.Scheduled || placedMembers(d) != total {
 						b.Fatalf("%v %v placed %d of %d: %s", err, d.Status, placedMembers(d), total, d.Message)
@@ -86,7 +96,7 @@ func hierarchies() []workload {
 				name: name + "/upstream-greedy",
 				decision: func(b *testing.B) (func(), []metric) {
 					g := gpuCluster(b, c.n, c.fragmented)
-					root, total := h.root()
+					root, total := h.root(false)
 					ix := newGreedyIndex(g.s, bench.BlockKey, bench.RackKey, bench.HostKey) // kept across cycles, as a node cache
 					if placed, err := upstreamGreedyHierarchy(g.s, ix, root); err != nil || placed != total {
 						b.Fatalf("%v placed %d of %d", err, placed, total)
@@ -97,17 +107,107 @@ func hierarchies() []workload {
 					}, nil
 				},
 				floor: floor,
+			}, workload{
+				name: fmt.Sprintf("hierarchy/n=%d/%s/podset/%s", c.n, h.name, c.state()),
+				decision: func(b *testing.B) (func(), []metric) {
+					g := gpuCluster(b, c.n, c.fragmented)
+					root := solvePodSetHierarchy(b, g, h)
+					return func() {
+						d, _ := placement.SolveHierarchy(g.s, root, placement.Options{})
+						sink += d.Steps
+					}, nil
+				},
+				floor: hierarchyPodSetFloor(h, c),
 			})
 		}
 	}
 	return out
 }
 
+// solvePodSetHierarchy returns shape h with pod-set leaves, checked on g:
+// its decision must place every pod, and as many on each node, leaf by
+// leaf, as the same tree with the pods listed.
+func solvePodSetHierarchy(tb testing.TB, g *gpu, h hierarchyShape) *placement.HierarchyNode {
+	tb.Helper()
+	members, total := h.root(false)
+	want, err := placement.SolveHierarchy(g.s, members, placement.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	root, _ := h.root(true)
+	d, err := placement.SolveHierarchy(g.s, root, placement.Options{})
+	if err != nil || d.Status != placement.Scheduled || placedMembers(d) != total {
+		tb.Fatalf("%s: %v %v placed %d of %d: %s", h.name, err, d.Status, placedMembers(d), total, d.Message)
+	}
+	if len(d.Decisions) != len(want.Decisions) {
+		tb.Fatalf("%s: %d leaves placed, listed members %d", h.name, len(d.Decisions), len(want.Decisions))
+	}
+	for i := range d.Decisions {
+		if d.Decisions[i].Group != want.Decisions[i].Group {
+			tb.Fatalf("%s: leaf %d is %v, listed members %v", h.name, i, d.Decisions[i].Group, want.Decisions[i].Group)
+		}
+		if err := samePerNode(want.Decisions[i], d.Decisions[i]); err != nil {
+			tb.Fatalf("%s: leaf %v: %v", h.name, d.Decisions[i].Group, err)
+		}
+	}
+	return root
+}
+
+// hierarchyPodSetFloor is the floor of shape h with pod-set leaves on cell
+// c: the pod set matrix's ([cellFloor]), each leaf's template read once
+// (its GPU and CPU requests) and the counts summed, then
+// [bench.GangFloor.Place] of that many pods in one block — every node read
+// once, pods per node out, as a pod set is answered. Like the member
+// floor it ignores racks and hosts, so it is a floor, not an answer.
+func hierarchyPodSetFloor(h hierarchyShape, c cell) prepare {
+	return func(b *testing.B) (func(), []metric) {
+		g := gpuCluster(b, c.n, c.fragmented)
+		root, total := h.root(true)
+		var sets []*placement.PodSet
+		var walk func(n *placement.HierarchyNode)
+		walk = func(n *placement.HierarchyNode) {
+			if n.Group != nil {
+				for i := range n.Group.PodSets {
+					sets = append(sets, &n.Group.PodSets[i])
+				}
+			}
+			for _, ch := range n.Children {
+				walk(ch)
+			}
+		}
+		walk(root)
+		f, out, level := bench.NewGangFloor(g.c), make([]bench.Slots, 0, total), g.c.Level(bench.BlockKey)
+		place := func() (int, []bench.Slots) {
+			// The smallest request of each resource is the slot, as
+			// GangFloor.NextFit takes it (the shapes' templates are one).
+			unit, count := bench.Request{-1, -1}, 0
+			for _, ps := range sets {
+				gpu, cpu := ps.Template.Requests[placement.ResourceGPU], ps.Template.Requests[placement.ResourceCPU]
+				if unit[0] < 0 || gpu < unit[0] {
+					unit[0] = gpu
+				}
+				if unit[1] < 0 || cpu < unit[1] {
+					unit[1] = cpu
+				}
+				count += int(ps.Count)
+			}
+			return f.Place(level, unit, count, out, false)
+		}
+		if placed, _ := place(); placed != total {
+			b.Fatalf("%s: the floor places %d of %d", h.name, placed, total)
+		}
+		return func() {
+			n, out := place()
+			sink += int64(n + len(out))
+		}, nil
+	}
+}
+
 // hierarchyFloor is the floor of shape h on cell c (see hierarchies).
 func hierarchyFloor(h hierarchyShape, c cell) prepare {
 	return func(b *testing.B) (func(), []metric) {
 		g := gpuCluster(b, c.n, c.fragmented)
-		root, _ := h.root()
+		root, _ := h.root(false)
 		var members []placement.Pod
 		var walk func(n *placement.HierarchyNode)
 		walk = func(n *placement.HierarchyNode) {
@@ -157,7 +257,7 @@ func BenchmarkHierarchyAnswer(b *testing.B) {
 			c := cell{n: 10000, fragmented: f}
 			b.Run(fmt.Sprintf("hierarchy/n=%d/%s/%s", c.n, h.name, c.state()), func(b *testing.B) {
 				g := gpuCluster(b, c.n, c.fragmented)
-				root, total := h.root()
+				root, total := h.root(false)
 				d, err := placement.SolveHierarchy(g.s, root, placement.Options{})
 				if err != nil || d.Status != placement.Scheduled || placedMembers(d) != total {
 					b.Fatalf("%v %v placed %d of %d: %s", err, d.Status, placedMembers(d), total, d.Message)
@@ -216,22 +316,29 @@ func BenchmarkHierarchyAnswer(b *testing.B) {
 	}
 }
 
+// placedMembers counts the pods d places: listed members and pod-set
+// pods.
 func placedMembers(d placement.HierarchyDecision) int {
 	n := 0
 	for _, ld := range d.Decisions {
 		n += len(ld.Assignments)
+		for _, a := range ld.PodSetAssignments {
+			n += int(a.Count)
+		}
 	}
 	return n
 }
 
-// Each hierarchy workload places every member of its tree.
+// Each hierarchy workload places every member of its tree, and its pod
+// set form as the members.
 func TestHierarchyWorkloads_Place(t *testing.T) {
 	for _, h := range hierarchyShapes {
 		g := gpuCluster(t, 10000, true)
-		root, total := h.root()
+		root, total := h.root(false)
 		d, err := placement.SolveHierarchy(g.s, root, placement.Options{})
 		if err != nil || d.Status != placement.Scheduled || placedMembers(d) != total {
 			t.Fatalf("%s: %v %v placed %d of %d: %s", h.name, err, d.Status, placedMembers(d), total, d.Message)
 		}
+		solvePodSetHierarchy(t, g, h)
 	}
 }
