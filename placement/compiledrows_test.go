@@ -82,7 +82,7 @@ func TestHierarchy_PropCompiledRowsAreCompile(t *testing.T) {
 		}
 		g.MinCount = int32(rapid.IntRange(1, g.NumPending()).Draw(t, "min"))
 		n := &hnode{src: &HierarchyNode{Name: "g", Group: g}, least: make([]int64, len(s.b.res)), need: 1}
-		n.leafRows(s.b)
+		n.leafRows(s.b, new([]int64))
 		seen[n.compiled]++
 		var pre *compiledRows
 		if n.compiled {

@@ -44,6 +44,8 @@ type prepared struct {
 	// allocations.
 	oneReq  [8]int64
 	onePods [1]int
+	// oneStarts holds starts for a group of one pod set (Solve).
+	oneStarts [2]int
 }
 
 // compiled reports whether the view carries what a Solve on s compiled.

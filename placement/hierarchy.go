@@ -140,8 +140,11 @@ type hnode struct {
 	// same), the one row; sorted when the members' names ascend.
 	rows            []int64
 	uniform, sorted bool
-	alike           bool        // see compiledRows.alike
-	byKey           map[Key]int // member index by key, when not sorted; built on first use
+	// setRows are a leaf's pod sets' template rows (as rows, R apiece), in
+	// Group.PodSets order: each template read once.
+	setRows []int64
+	alike   bool        // see compiledRows.alike
+	byKey   map[Key]int // member index by key, when not sorted; built on first use
 	// compiled: every member's row is what Solve compiles from its map
 	// (compiledRows), so that the leaf's Solve reads rows, not maps.
 	compiled bool
@@ -152,7 +155,8 @@ type hnode struct {
 	// known from then on: a search that never backtracks to it does not
 	// pay for comparing the two.
 	twin, twinKnown, entered bool
-	vars                     []*Group // see variants
+	vars                     []*Group  // see variants
+	whole                    [1]*Group // vars' array when the leaf is not cut
 	// search state
 	placed bool
 	domain string

@@ -228,9 +228,9 @@ func (o *usageOverlay) push(n *hnode, d Decision, bind []Pod) error {
 	for _, a := range d.PodSetAssignments {
 		for k := range g.PodSets {
 			if ps := &g.PodSets[k]; ps.Name == a.PodSet {
-				row := o.s.b.requestRow(&ps.Template)
-				row[o.s.b.podsR] += ps.Template.Requests[ResourcePods]
-				if err := o.add(a.NodeID, Key{g.Namespace, ps.Name}, row, int(a.Count)); err != nil {
+				// The template's row, read once by leafRows: what Apply adds
+				// for each pod bound from the set.
+				if err := o.add(a.NodeID, Key{g.Namespace, ps.Name}, n.setRows[k*R:(k+1)*R], int(a.Count)); err != nil {
 					o.pop()
 					return err
 				}

@@ -62,7 +62,7 @@ func TestProp_UsageOverlayFollowsApply(t *testing.T) {
 				}
 			}
 			n := &hnode{src: &HierarchyNode{Name: name, Group: g}, least: make([]int64, len(s.b.res))}
-			n.leafRows(s.b)
+			n.leafRows(s.b, new([]int64))
 			want, err := states[len(states)-1].Apply(ch)
 			if err != nil {
 				t.Fatal(err)

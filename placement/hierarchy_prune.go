@@ -21,7 +21,7 @@ func (h *hsolver) prepare(n *hnode) {
 	case n.done > 0:
 		// Satisfied by its bound members; nothing is solved.
 	case n.src.Group != nil:
-		n.leafRows(h.s.b)
+		n.leafRows(h.s.b, &h.hs.ints)
 	default:
 		var can []*hnode
 		for _, c := range n.children {
@@ -63,8 +63,9 @@ func (h *hsolver) prepare(n *hnode) {
 // need smallest rows (0 when some pending pod requests none of it). A
 // resource no node has, requested by every pending pod, makes the leaf
 // never fit. O(members × resources), plus O(members log members) when
-// the rows differ.
-func (n *hnode) leafRows(b *base) {
+// the rows differ. The sets' rows are carved from arena (the search's,
+// dropped with it).
+func (n *hnode) leafRows(b *base, arena *[]int64) {
 	g := n.src.Group
 	R := len(b.res)
 	n.rows = nil
@@ -121,7 +122,7 @@ func (n *hnode) leafRows(b *base) {
 		}
 		n.rows = rows
 	}
-	scratch := make([]int64, R)
+	var scratch []int64 // a member's row while they are uniform; made for a second member
 	for i := range g.Members {
 		var r []int64
 		switch {
@@ -130,6 +131,9 @@ func (n *hnode) leafRows(b *base) {
 		case len(n.rows) > R:
 			r = n.rows[i*R : (i+1)*R : (i+1)*R]
 		default:
+			if scratch == nil {
+				scratch = make([]int64, R)
+			}
 			clear(scratch)
 			r = scratch
 		}
@@ -145,9 +149,14 @@ func (n *hnode) leafRows(b *base) {
 		n.alike = n.alike && (i == 0 || alikeBesidesRequests(&g.Members[0], &g.Members[i]))
 	}
 	compiled := n.compiled && M > 0 // of the members; templates compile in Solve
-	var sets [][]int64              // per pod set, its template's row
+	// Each template is read once: its row bounds the need here and is
+	// what the overlay adds per pod of the set (push).
+	n.setRows = nil
+	if len(g.PodSets) > 0 {
+		n.setRows = carve(arena, R*len(g.PodSets))
+	}
 	for k := range g.PodSets {
-		sets = append(sets, fill(make([]int64, R), &g.PodSets[k].Template, max(int(g.PodSets[k].Count), 0)))
+		fill(n.setRows[k*R:(k+1)*R:(k+1)*R], &g.PodSets[k].Template, max(int(g.PodSets[k].Count), 0))
 	}
 	n.compiled = compiled
 	n.alike = n.alike && n.uniform && compiled && len(g.PodSets) == 0
@@ -175,7 +184,7 @@ func (n *hnode) leafRows(b *base) {
 		}
 		for k, ps := range g.PodSets {
 			for range min(int(ps.Count), n.need) {
-				vs = append(vs, sets[k][r])
+				vs = append(vs, n.setRows[k*R+r])
 			}
 		}
 		slices.Sort(vs)

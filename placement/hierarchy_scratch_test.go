@@ -17,7 +17,8 @@ import (
 // must not point into it, nor depend on what earlier solves left there,
 // nor on solves running beside it on other goroutines, some on the same
 // snapshots (run with -race). Each drawn case (half of them with the
-// caller's hooks, so that the overlay indexes pods and hands out views) is
+// caller's hooks, so that the overlay indexes pods and hands out views;
+// half with leaves of pod sets) is
 // solved and its decision kept; after all the others are solved in
 // reverse order, the kept decision reads as it did and a new solve gives
 // it again; then four goroutines solve every case in shuffled orders.
@@ -37,7 +38,13 @@ func TestSolveHierarchy_SameAfterOtherSolves(t *testing.T) {
 		return d, render(d, err)
 	}
 	draw := rapid.Custom(func(t *rapid.T) tcase {
-		c := drawHCase(t)
+		var c hCase
+		if rapid.Bool().Draw(t, "pod sets") { // leaves lend the Solve's memory too
+			pc := drawHPodSetCase(t)
+			c = hCase{nodes: pc.nodes, root: pc.sets}
+		} else {
+			c = drawHCase(t)
+		}
 		var bound []placement.Pod
 		for i, n := range c.nodes {
 			if n.Allocatable[placement.ResourceCPU] > 0 && rapid.IntRange(0, 3).Draw(t, "bound") == 0 {
@@ -58,11 +65,11 @@ func TestSolveHierarchy_SameAfterOtherSolves(t *testing.T) {
 	})
 	var cs []tcase
 	var kept []placement.HierarchyDecision
-	var want []string
+	var want, keptWant []string
 	for seed := range 80 {
 		c := draw.Example(seed) // the same case for a seed in every run
 		d, r := solve(c)
-		cs, kept, want = append(cs, c), append(kept, d), append(want, r)
+		cs, kept, want, keptWant = append(cs, c), append(kept, d), append(want, r), append(keptWant, render(d, nil))
 	}
 	for i := len(cs) - 1; i >= 0; i-- {
 		if _, got := solve(cs[i]); got != want[i] {
@@ -70,8 +77,8 @@ func TestSolveHierarchy_SameAfterOtherSolves(t *testing.T) {
 		}
 	}
 	for i, d := range kept {
-		if got := render(d, nil); got != want[i] {
-			t.Fatalf("case %d: the decision kept changed after other solves:\ngot  %s\nwant %s", i, got, want[i])
+		if got := render(d, nil); got != keptWant[i] {
+			t.Fatalf("case %d: the decision kept changed after other solves:\ngot  %s\nwant %s", i, got, keptWant[i])
 		}
 	}
 	var wg sync.WaitGroup

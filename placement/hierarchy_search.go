@@ -244,7 +244,8 @@ func (n *hnode) variants() []*Group {
 		return n.vars
 	}
 	g := n.src.Group
-	out := []*Group{g}
+	n.whole[0] = g
+	out := n.whole[:]
 	if g.NumPending() > n.need && len(g.SubGroups) == 0 {
 		t := *g
 		t.Members = slices.Clone(g.Members)
@@ -292,11 +293,18 @@ func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes [
 		s = v
 	}
 	var pre *compiledRows
-	if g == n.src.Group && n.compiled {
+	switch {
+	case g == n.src.Group && n.compiled:
 		n.pre = compiledRows{rows: n.rows, uniform: n.uniform, alike: n.alike} // in n: no allocation a solve
 		if !hasHooks(h.opts) {
 			n.pre.own = &h.hs.own
 		}
+		pre = &n.pre
+	case len(g.Members) == 0 && !hasHooks(h.opts):
+		// Pod sets alone (the leaf or its cut): no member row to hand
+		// over, Solve compiles each template once; only the hooks'
+		// memory is lent.
+		n.pre = compiledRows{own: &h.hs.own}
 		pre = &n.pre
 	}
 	d, err := solveRows(s, g, opts, pre)

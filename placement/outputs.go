@@ -164,6 +164,9 @@ func (sv *solver) setRuns(a *attempt) []setRun {
 // podSetRanks returns each pod set's rank among the group's sets by name,
 // and the set of each rank.
 func (sv *solver) podSetRanks() (rank, byRank []int) {
+	if len(sv.g.PodSets) == 1 {
+		return oneSet[:], oneSet[:] // the usual group of one set: read-only, no allocation
+	}
 	byRank = make([]int, len(sv.g.PodSets))
 	for k := range byRank {
 		byRank[k] = k
@@ -175,6 +178,9 @@ func (sv *solver) podSetRanks() (rank, byRank []int) {
 	}
 	return rank, byRank
 }
+
+// oneSet is podSetRanks' answer for a group of one pod set; never written.
+var oneSet = [1]int{0}
 
 // waiting lists the members attempt a leaves waiting, in member order.
 func (sv *solver) waiting(a *attempt) []Key {

@@ -141,7 +141,11 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 		sc.g = *g
 		gc = &sc.g
 		gc.PodSets = slices.Clone(g.PodSets)
-		prep.starts = make([]int, len(g.PodSets)+1)
+		if len(g.PodSets) == 1 {
+			prep.starts = prep.oneStarts[:] // the Solve's own, as prep
+		} else {
+			prep.starts = make([]int, len(g.PodSets)+1)
+		}
 		prep.starts[0] = len(g.Members)
 		for k := range gc.PodSets {
 			// Hooks and messages see the set's pods as pods of the group
