@@ -38,7 +38,12 @@ type HierarchyNode struct {
 	// bound members (in the snapshot) meet its minimum was scheduled in an
 	// earlier cycle: it is satisfied whether or not its pending members
 	// fit, and pins its ancestors' domains. A leaf with no pending members
-	// is not solved; it is satisfied only so.
+	// is not solved; it is satisfied only so. Its pending pods may be
+	// listed (Members), given as pod sets (PodSets: a template and a
+	// count, answered in pods per node), or both: a set "w" decides as
+	// its pods listed "w-0", "w-1", … would, also where the search cuts
+	// the leaf to its minimum (its first pods by name, a set's under its
+	// name).
 	Group *Group
 }
 
