@@ -10,7 +10,8 @@ package placement
 // ScoreRequests — so that compile would accept each and find nothing
 // untracked; for any other group the caller passes none and Solve reads
 // the maps (and reports what is wrong) as usual. Pod-set templates are
-// always compiled by Solve. TestHierarchy_PropCompiledRowsAreCompile
+// always compiled by Solve: for a group of pod sets alone the caller may
+// pass no rows, only own. TestHierarchy_PropCompiledRowsAreCompile
 // holds the rows to compile's.
 type compiledRows struct {
 	rows    []int64 // R per member in g.Members order, or one row for all when uniform
