@@ -80,7 +80,13 @@ type indexCoverage struct {
 // the group.
 func TestProp_IndexEqualsFind(t *testing.T) {
 	var cov indexCoverage
-	rapid.Check(t, func(t *rapid.T) { checkIndex(t, worldGen.Draw(t, "world"), &cov) })
+	// One run of 100 worlds has about 12 warm searches that find victims,
+	// but they come in clumps (a standard deviation of 5 over 30 runs, one
+	// run with none), so it misses them about once in 30 to 1,000; run
+	// again (at most 20 rounds) until every kind was seen.
+	for round := 0; round < 20 && (cov.warmPreempt == 0 || cov.warmOther == 0 || cov.derived == 0); round++ {
+		rapid.Check(t, func(t *rapid.T) { checkIndex(t, worldGen.Draw(t, "world"), &cov) })
+	}
 	require.Positive(t, cov.warmPreempt, "no warm search found victims")
 	require.Positive(t, cov.warmOther, "every warm search found victims")
 	require.Positive(t, cov.derived, "no derived snapshot searched warm")
