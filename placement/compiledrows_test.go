@@ -19,7 +19,7 @@ import (
 // toleration), so that leaves alike and not are seen.
 func TestHierarchy_PropCompiledRowsAreCompile(t *testing.T) {
 	seen, seenAlike := map[bool]int{}, map[bool]int{}
-	rapid.Check(t, func(t *rapid.T) {
+	prop := func(t *rapid.T) {
 		var nodes []Node
 		for i := range rapid.IntRange(1, 6).Draw(t, "nodes") {
 			nodes = append(nodes, Node{Name: fmt.Sprintf("n%d", i), Allocatable: ResourceList{
@@ -112,7 +112,13 @@ func TestHierarchy_PropCompiledRowsAreCompile(t *testing.T) {
 		if fmt.Sprint(werr) != fmt.Sprint(gerr) || !reflect.DeepEqual(want, got) {
 			t.Fatalf("with rows: %v %v %s; from maps: %v %v %s", gerr, got.Status, got.Message, werr, want.Status, want.Message)
 		}
-	})
+	}
+	// One run of 100 cases sees about 4 compiled leaves alike and 4.5 not
+	// (measured over 20 runs), so it misses one kind about once in 30; run
+	// again (at most 20 rounds) until every kind was seen.
+	for round := 0; round < 20 && (seen[true] == 0 || seen[false] == 0 || seenAlike[true] == 0 || seenAlike[false] == 0); round++ {
+		rapid.Check(t, prop)
+	}
 	if seen[true] == 0 || seen[false] == 0 {
 		t.Fatalf("leafRows compiled %d leaves and refused %d: both must be seen", seen[true], seen[false])
 	}
