@@ -33,7 +33,7 @@ func drawNode(t *rapid.T) *NodeState {
 // node's expected fragmentation.
 func TestProp_Fragmentation(t *testing.T) {
 	grew, shrank := 0, 0 // the generator must yield both
-	rapid.Check(t, func(t *rapid.T) {
+	prop := func(t *rapid.T) {
 		var pods []Request
 		for i := range rapid.IntRange(1, 4).Draw(t, "shapes") {
 			pods = append(pods, drawRequest(t, fmt.Sprint("w", i)))
@@ -81,7 +81,13 @@ func TestProp_Fragmentation(t *testing.T) {
 		} else {
 			grew++
 		}
-	})
+	}
+	// One run of 100 cases has about 9 that make fragmentation worse
+	// (measured over 30 runs), so it misses them about once in 7,000; run
+	// again (at most 20 rounds) until both were seen.
+	for round := 0; round < 20 && (grew == 0 || shrank == 0); round++ {
+		rapid.Check(t, prop)
+	}
 	require.Positive(t, grew)
 	require.Positive(t, shrank)
 }
