@@ -22,7 +22,7 @@ import (
 // pod moves and the delta verifies.
 func TestProp_ResizePreferredSet(t *testing.T) {
 	seen := map[string]int{}
-	rapid.Check(t, func(t *rapid.T) {
+	prop := func(t *rapid.T) {
 		var nodes []placement.Node
 		free := map[string]int64{}
 		B := rapid.IntRange(2, 3).Draw(t, "blocks")
@@ -113,8 +113,15 @@ func TestProp_ResizePreferredSet(t *testing.T) {
 		default:
 			seen["elsewhere"]++
 		}
-	})
-	for _, k := range []string{"waits", "in the domain", "in the block", "elsewhere"} {
+	}
+	kinds := []string{"waits", "in the domain", "in the block", "elsewhere"}
+	// One run of 100 cases has about 7 deltas placed in the block and 10
+	// that wait (measured over 30 runs), so it misses a kind about once in
+	// 700; run again (at most 20 rounds) until every kind was seen.
+	for round := 0; round < 20 && slices.ContainsFunc(kinds, func(k string) bool { return seen[k] == 0 }); round++ {
+		rapid.Check(t, prop)
+	}
+	for _, k := range kinds {
 		require.Positive(t, seen[k], "no case %q", k)
 	}
 }
