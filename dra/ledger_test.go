@@ -372,8 +372,22 @@ func TestSM_Ledger(t *testing.T) {
 // both into success and into rejection.
 func TestSM_LedgerGenerator(t *testing.T) {
 	st := smStats{}
-	rapid.Check(t, ledgerMachine(st))
-	for _, op := range []string{"AddClaim", "Allocate", "AllocateShared", "Reserve", "Unreserve", "Release", "DeleteClaim"} {
+	ops := []string{"AddClaim", "Allocate", "AllocateShared", "Reserve", "Unreserve", "Release", "DeleteClaim"}
+	covered := func() bool {
+		for _, op := range ops {
+			if st[op][0] == 0 || st[op][1] == 0 {
+				return false
+			}
+		}
+		return st["DeleteOwner"][0] > 0
+	}
+	// One run of 100 sequences has about 10 successful Unreserves and 10
+	// Releases, in clumps (sd 4 over 25 runs), so it misses one about once
+	// in 1,500; run again (at most 20 rounds) until every outcome was seen.
+	for round := 0; round < 20 && !covered(); round++ {
+		rapid.Check(t, ledgerMachine(st))
+	}
+	for _, op := range ops {
 		require.Positive(t, st[op][0], "%s never succeeded", op)
 		require.Positive(t, st[op][1], "%s never failed", op)
 	}

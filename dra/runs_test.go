@@ -185,7 +185,7 @@ func (h stackHook) ReserveRun(pods []*placement.Pod, ni placement.NodeInfo) (int
 // back, its members as reserving them one by one would (see stackHook).
 func TestProp_StackedAsOwnFrames(t *testing.T) {
 	stacked := 0
-	rapid.Check(t, func(t *rapid.T) {
+	prop := func(t *rapid.T) {
 		w := genRunWorld(t)
 		nr := w.l.Reserver(w.pg, dra.Options{})
 		wrap := func(s *placement.Snapshot, g placement.GroupView) (placement.Reserver, error) {
@@ -197,6 +197,12 @@ func TestProp_StackedAsOwnFrames(t *testing.T) {
 		}
 		_, err := placement.Solve(w.s, w.g, placement.Options{Reservers: []placement.NewReserverFunc{wrap}})
 		require.NoError(t, err)
-	})
+	}
+	// One run of 100 worlds stacks about 16 runs, but in clumps (sd 7.5
+	// over 25 runs, least 5), so it misses them about once in 4,000; run
+	// again (at most 20 rounds) until one was stacked.
+	for round := 0; round < 20 && stacked == 0; round++ {
+		rapid.Check(t, prop)
+	}
 	require.Positive(t, stacked)
 }

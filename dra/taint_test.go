@@ -386,7 +386,13 @@ func FuzzWithTaintRules(f *testing.F) { f.Fuzz(rapid.MakeFuzz(taintProp(&[3]int{
 // rules, allocations, and allocated devices that carry tolerated taints.
 func TestProp_Taints(t *testing.T) {
 	var seen [3]int
-	rapid.Check(t, taintProp(&seen))
+	// One run of 100 worlds has about 13 allocated devices carrying a
+	// tolerated taint, in clumps (sd 4.8 over 25 runs), so it misses them
+	// about once in 10,000; run again (at most 20 rounds) until each kind
+	// was seen.
+	for round := 0; round < 20 && slices.Contains(seen[:], 0); round++ {
+		rapid.Check(t, taintProp(&seen))
+	}
 	require.Positive(t, seen[0], "no invalid rules generated")
 	require.Positive(t, seen[1], "no allocation planned")
 	require.Positive(t, seen[2], "no allocated device carried a tolerated taint")
