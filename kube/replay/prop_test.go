@@ -140,7 +140,7 @@ func checkDeterministic(t *rapid.T, in Input, opts Options) {
 // so that the properties above can fail.
 func TestGenInput_Varied(t *testing.T) {
 	var now, later, never, evicted int
-	rapid.Check(t, func(t *rapid.T) {
+	prop := func(t *rapid.T) {
 		in := genInput(t)
 		r, err := Run(in, Options{Preemption: true})
 		require.NoError(t, err)
@@ -155,7 +155,13 @@ func TestGenInput_Varied(t *testing.T) {
 			}
 		}
 		evicted += r.PodsEvicted
-	})
+	}
+	// One run of 100 inputs evicts about 7.6 pods, in clumps (sd 3.8 over
+	// 25 runs, least 3), so it misses evictions about once in 250; run again
+	// (at most 20 rounds) until every kind was seen.
+	for round := 0; round < 20 && (now == 0 || later == 0 || never == 0 || evicted == 0); round++ {
+		rapid.Check(t, prop)
+	}
 	require.Positive(t, now)
 	require.Positive(t, later)
 	require.Positive(t, never)
