@@ -108,7 +108,7 @@ func TestProp_FixedPointTestdata(t *testing.T) {
 // ends at a fixed point and -o yaml reads back unchanged.
 func TestProp_FixedPointGenerated(t *testing.T) {
 	accepted, preempting, waiting := 0, 0, 0
-	rapid.Check(t, func(t *rapid.T) {
+	prop := func(t *rapid.T) {
 		m := genManifest(t)
 		first, code := yamlRun(m, "-f", "-")
 		if code == exitInput {
@@ -126,9 +126,16 @@ func TestProp_FixedPointGenerated(t *testing.T) {
 			waiting++
 		}
 		checkFixedPoint(t, first, code)
-	})
+	}
+	// One run of 100 manifests has about 6 that preempt (measured over 25
+	// runs), so it misses them about once in 400; run again (at most 20
+	// rounds) until both were seen.
+	rounds := 0
+	for ; rounds < 20 && (preempting == 0 || waiting == 0); rounds++ {
+		rapid.Check(t, prop)
+	}
 	// The generator reaches what the property is about.
-	require.Greater(t, accepted, 50, "most generated manifests are valid")
+	require.Greater(t, accepted, 50*rounds, "most generated manifests are valid")
 	require.Positive(t, preempting, "some runs preempt")
 	require.Positive(t, waiting, "some runs end with groups waiting")
 }
