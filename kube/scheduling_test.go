@@ -139,6 +139,46 @@ func TestWorkloadTemplatePriorities(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// v1.37's API server compares the templates' priorityClassName and
+// priority as written, before any class is resolved: a template naming
+// class "high" and one naming "high" with its value 1000 differ, flat or
+// in a hierarchy, though both resolve to 1000.
+func TestWorkloadTemplatePrioritiesAsWritten(t *testing.T) {
+	pcs, err := NewPriorityClasses([]schedulingv1.PriorityClass{{ObjectMeta: metav1.ObjectMeta{Name: "high"}, Value: 1000}})
+	require.NoError(t, err)
+	high := int32(1000)
+	gangOf := func(n int32) schedulingv1beta1.PodGroupSchedulingPolicy {
+		return schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: n}}
+	}
+	flat := &schedulingv1beta1.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "w"},
+		Spec: schedulingv1beta1.WorkloadSpec{PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{
+			{Name: "workers", SchedulingPolicy: gangOf(2), PriorityClassName: "high"},
+			{Name: "driver", SchedulingPolicy: gangOf(1), PriorityClassName: "high", Priority: &high},
+		}},
+	}
+	_, err = ConvertWorkloadV1beta1(flat, pcs)
+	require.EqualError(t, err, `Workload "default/w": spec.podGroupTemplates[1].priority: 1000 differs from spec.podGroupTemplates[0].priority unset: every template of a Workload carries one priority`)
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	flat.Spec.PodGroupTemplates[1].Priority = nil
+	_, err = ConvertWorkloadV1beta1(flat, pcs)
+	require.NoError(t, err)
+
+	tree := &schedulingv1beta1.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "w"},
+		Spec: schedulingv1beta1.WorkloadSpec{CompositePodGroupTemplates: []schedulingv1beta1.CompositePodGroupTemplate{{
+			Name:              "root",
+			SchedulingPolicy:  schedulingv1beta1.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1beta1.CompositeGangSchedulingPolicy{MinGroupCount: 1}},
+			PriorityClassName: "high",
+			PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{
+				{Name: "leaf", SchedulingPolicy: gangOf(1), PriorityClassName: "high", Priority: &high},
+			},
+		}}},
+	}
+	_, err = ConvertWorkloadV1beta1(tree, pcs)
+	require.EqualError(t, err, `Workload "default/w": spec.compositePodGroupTemplates[0].podGroupTemplates[0].priority: 1000 differs from spec.compositePodGroupTemplates[0].priority unset: every template of a Workload carries one priority`)
+}
+
 // genPodGroupV1beta1 draws v1beta1 PodGroups from a small domain, valid
 // and not: minCount 0..3, neither/one/both policies, repeated topology
 // keys, disruption modes with zero, one or two members set.

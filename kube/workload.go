@@ -260,8 +260,9 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 // Errors: as [ConvertPodGroupV1beta1] for each PodGroup template, as
 // [ConvertCompositePodGroupV1alpha3] for each composite one, and what
 // [gang.Workload.Validate] and [gang.Workload.ValidatePriorities] report
-// (v1.37's API server refuses a v1beta1 Workload whose templates differ in
-// priorityClassName or priority; v1.36's v1alpha2 let them differ).
+// on the templates as written (v1.37's API server refuses a v1beta1
+// Workload whose templates differ in priorityClassName or priority before
+// any class is resolved; v1.36's v1alpha2 let them differ).
 func ConvertWorkloadV1beta1(w *schedulingv1beta1.Workload, pcs *PriorityClasses) (*gang.Workload, error) {
 	if w == nil {
 		return nil, errNil("Workload")
@@ -278,10 +279,39 @@ func ConvertWorkloadV1beta1(w *schedulingv1beta1.Workload, pcs *PriorityClasses)
 	if err := out.Validate(); err != nil {
 		return nil, err
 	}
-	if err := out.ValidatePriorities(); err != nil {
+	// The API server compares the templates as written: "high" and
+	// "high" with its value 1000 differ, though both resolve to 1000.
+	if err := writtenPriorities(w).ValidatePriorities(); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// writtenPriorities is w's templates, names and nesting, with only the
+// priorityClassName and priority each sets (unresolved), for
+// [gang.Workload.ValidatePriorities] to compare as v1.37's API server does.
+func writtenPriorities(w *schedulingv1beta1.Workload) *gang.Workload {
+	pgs := func(in []schedulingv1beta1.PodGroupTemplate) []gang.PodGroupTemplate {
+		out := make([]gang.PodGroupTemplate, len(in))
+		for i := range in {
+			out[i] = gang.PodGroupTemplate{Name: in[i].Name, PriorityClassName: in[i].PriorityClassName, Priority: in[i].Priority}
+		}
+		return out
+	}
+	var composites func(in []schedulingv1beta1.CompositePodGroupTemplate) []gang.CompositePodGroupTemplate
+	composites = func(in []schedulingv1beta1.CompositePodGroupTemplate) []gang.CompositePodGroupTemplate {
+		out := make([]gang.CompositePodGroupTemplate, len(in))
+		for i := range in {
+			t := &in[i]
+			out[i] = gang.CompositePodGroupTemplate{Name: t.Name, PriorityClassName: t.PriorityClassName, Priority: t.Priority,
+				CompositePodGroupTemplates: composites(t.CompositePodGroupTemplates), PodGroupTemplates: pgs(t.PodGroupTemplates)}
+		}
+		return out
+	}
+	out := &gang.Workload{ObjectMeta: gangMeta(&w.ObjectMeta)}
+	out.Spec.PodGroupTemplates = pgs(w.Spec.PodGroupTemplates)
+	out.Spec.CompositePodGroupTemplates = composites(w.Spec.CompositePodGroupTemplates)
+	return out
 }
 
 // podGroupTemplatesV1beta1 converts a list of v1beta1 PodGroup templates
