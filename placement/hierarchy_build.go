@@ -126,35 +126,18 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 	return hn, nil
 }
 
-// uniquePods rejects a pod key listed by two leaves, as a member or as a
-// pod set's name: once one leaf is placed, the other's pod would be bound
-// already. When every leaf's member names ascend, leaves whose key ranges
-// (members and sets) do not overlap need no more: O(leaves log leaves +
-// sets); otherwise each key is looked up.
+// uniquePods rejects a pod key listed by two leaves: once one leaf is
+// placed, the other's pod would be bound already. When every leaf's
+// member names ascend, leaves whose key ranges do not overlap need no
+// more: O(leaves log leaves); otherwise each key is looked up.
 func (h *hsolver) uniquePods(root *hnode) error {
 	spans := h.hs.spans[:0]
 	defer func() { clear(spans); h.hs.spans = spans[:0] }()
 	sorted := true
 	root.walkLeaves(func(l *hnode) {
-		g := l.src.Group
-		var span keySpan
-		have := false
-		if ms := g.Members; len(ms) > 0 {
+		if ms := l.src.Group.Members; len(ms) > 0 {
 			sorted = sorted && l.sorted && l.rows != nil
-			span, have = keySpan{ms[0].Key(), ms[len(ms)-1].Key()}, true
-		}
-		for i := range g.PodSets {
-			k := Key{g.Namespace, g.PodSets[i].Name}
-			if !have || k.Compare(span.lo) < 0 {
-				span.lo = k
-			}
-			if !have || k.Compare(span.hi) > 0 {
-				span.hi = k
-			}
-			have = true
-		}
-		if have {
-			spans = append(spans, span)
+			spans = append(spans, keySpan{ms[0].Key(), ms[len(ms)-1].Key()})
 		}
 	})
 	slices.SortFunc(spans, func(a, b keySpan) int { return a.lo.Compare(b.lo) })
@@ -166,23 +149,14 @@ func (h *hsolver) uniquePods(root *hnode) error {
 	}
 	var err error
 	seen := map[Key]string{}
-	add := func(l *hnode, k Key, set bool) {
-		if other, dup := seen[k]; dup && other != l.src.Name && err == nil {
-			if set {
-				err = Errorf(ErrDuplicate, hierObj(l.src), "group.podSets", "pod %s of pod set %q is a pod of leaf %q too", k, k.Name, other)
-			} else {
-				err = Errorf(ErrDuplicate, hierObj(l.src), "group.members", "pod %s is a pod of leaf %q too", k, other)
-			}
-		}
-		seen[k] = l.src.Name
-	}
 	root.walkLeaves(func(l *hnode) {
 		g := l.src.Group
 		for i := range g.Members {
-			add(l, g.Members[i].Key(), false)
-		}
-		for i := range g.PodSets {
-			add(l, Key{g.Namespace, g.PodSets[i].Name}, true)
+			k := g.Members[i].Key()
+			if other, dup := seen[k]; dup && other != l.src.Name && err == nil {
+				err = Errorf(ErrDuplicate, hierObj(l.src), "group.members", "pod %s is a member of leaf %q too", k, other)
+			}
+			seen[k] = l.src.Name
 		}
 	})
 	return err

@@ -10,9 +10,7 @@ import (
 
 // TestHierarchy_PodSetLeafErrors: a pod-set leaf's input errors are
 // reported by SolveHierarchy as Solve reports them, also where the search
-// would never solve the leaf (its sets stand for no pod), and a pod a
-// set names may not be another leaf's too (as for members: once one leaf
-// is placed, the other's pod would be bound already).
+// would never solve the leaf (its sets stand for no pod).
 func TestHierarchy_PodSetLeafErrors(t *testing.T) {
 	var nodes []placement.Node
 	for i := range 4 {
@@ -51,12 +49,6 @@ func TestHierarchy_PodSetLeafErrors(t *testing.T) {
 			`pod set "x" of PodGroup "ns/a": count: -1 is outside 1..1048576`},
 		{"a set of -1 beside a member", root(leaf("a", []string{"m"}, set("x", -1))), placement.ErrInvalid,
 			`pod set "x" of PodGroup "ns/a": count: -1 is outside 1..1048576`},
-		{"one set in two leaves", root(leaf("a", nil, set("x", 1)), leaf("b", nil, set("x", 1))), placement.ErrDuplicate,
-			`hierarchy node "b": group.podSets: pod ns/x of pod set "x" is a pod of leaf "a" too`},
-		{"a set and another leaf's member", root(leaf("a", []string{"x"}), leaf("b", nil, set("x", 1))), placement.ErrDuplicate,
-			`hierarchy node "b": group.podSets: pod ns/x of pod set "x" is a pod of leaf "a" too`},
-		{"a member and another leaf's set", root(leaf("a", nil, set("x", 1)), leaf("b", []string{"x"})), placement.ErrDuplicate,
-			`hierarchy node "b": group.members: pod ns/x is a pod of leaf "a" too`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d, err := placement.SolveHierarchy(s, c.root, placement.Options{})
