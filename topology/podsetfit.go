@@ -707,8 +707,7 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 				total += p.take[u]
 				ks = p.appendKids(ks, u)
 			}
-			p.order(ks, lf)
-			next, _ = p.consume(next, ks, total/z, z, capMode{slices: true}, !lf)
+			next, _ = p.takeFrom(next, ks, total/z, z, capMode{slices: true}, lf)
 		} else {
 			for _, u := range cur {
 				ks = p.appendKids(ks[:0], u)
@@ -722,8 +721,7 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 					next = append(next, ks[0])
 					continue
 				}
-				p.order(ks, lf)
-				next, _ = p.consume(next, ks, p.take[u]/unit, unit, m, !lf)
+				next, _ = p.takeFrom(next, ks, p.take[u]/unit, unit, m, lf)
 			}
 		}
 		bufs[lv&1] = next

@@ -1,0 +1,161 @@
+package topology
+
+import (
+	"cmp"
+	"math/bits"
+)
+
+// takeFrom takes need units of unit pods each from us as p.order(us,
+// leastFree) and then p.consume(dst, us, need, unit, m, !leastFree) do —
+// the same units, the same takes, the same rest — while ordering only
+// the few units that decide it (the descent's hot path: most of a rack's
+// hosts are taken whole, and sorting them all cost a quarter of a
+// fragmented plan). It may permute us and appends the units used to dst
+// in an order of its own (the descent's callers read takes, not order).
+// While p prefers, it orders and consumes as they do.
+//
+// Consume takes the units in order, each whole, until the first unit
+// whose capacity reaches what is left; that one — or, by best fit, the
+// first of the smallest capacity that does among it and the units after
+// it — takes the rest. Units of no capacity are never taken and decide
+// nothing. So, with C the capacity of the units of some: when C ≤ need
+// every unit is taken whole; when need is small the first units in order
+// decide (selected one by one, as a selection sort would); when the
+// excess C − need is small, the last units do: walking from the last,
+// the unit whose capacity makes the units walked exceed the excess is
+// the first that reaches what is left, and the ones after it are the
+// best fit's other candidates. After a few selections it sorts what is
+// left instead, keeping the units already placed.
+func (p *planner) takeFrom(dst, us []int, need, unit int64, m capMode, leastFree bool) ([]int, int64) {
+	bestFit := !leastFree
+	if p.prefer || need <= 0 {
+		p.order(us, leastFree)
+		return p.consume(dst, us, need, unit, m, bestFit)
+	}
+	// The units with capacity, first; their total.
+	var total int64
+	n := 0
+	for i, u := range us {
+		if c := p.capOf(m, u); c > 0 {
+			total += c
+			us[n], us[i] = u, us[n]
+			n++
+		}
+	}
+	us = us[:n]
+	if total <= need {
+		for _, u := range us {
+			p.setTake(u, p.capOf(m, u)*unit)
+		}
+		return append(dst, us...), need - total
+	}
+	budget := bits.Len(uint(n)) // selections before sorting is cheaper
+	if need <= total-need {
+		// From the first: select the next unit in order into us[j].
+		for j := 0; ; j++ { // ends: the units hold more than need
+			if j == budget {
+				p.order(us[j:], leastFree)
+				return p.consume(dst, us[j:], need, unit, m, bestFit)
+			}
+			p.selectFirst(us[j:], leastFree)
+			u, c := us[j], p.capOf(m, us[j])
+			if c >= need {
+				if bestFit {
+					u = p.bestFitUnordered(us[j:], need, m)
+				}
+				p.setTake(u, need*unit)
+				return append(dst, u), 0
+			}
+			p.setTake(u, c*unit)
+			need -= c
+			dst = append(dst, u)
+		}
+	}
+	// From the last: select the previous unit in order into us[end-1]
+	// until the units walked, us[end:], exceed the excess.
+	excess, walked := total-need, int64(0)
+	end := n
+	for {
+		if n-end == budget {
+			p.order(us[:end], leastFree)
+			return p.consume(dst, us, need, unit, m, bestFit)
+		}
+		p.selectLast(us[:end], leastFree)
+		end--
+		walked += p.capOf(m, us[end])
+		if walked > excess {
+			break
+		}
+	}
+	// us[end] is the first unit that reaches what is left; us[end:] are
+	// in order.
+	left := walked - excess
+	u := us[end]
+	if bestFit {
+		u = p.bestFit(us[end:], left, m)
+	}
+	for _, v := range us[:end] {
+		p.setTake(v, p.capOf(m, v)*unit)
+	}
+	p.setTake(u, left*unit)
+	return append(append(dst, us[:end]...), u), 0
+}
+
+// compareUnits is order's comparison while p does not prefer: the most
+// slices first (the fewest with leastFree), then the fewest pods, then
+// the path (a node's deepest domain's, then its name).
+func (p *planner) compareUnits(a, b int, leastFree bool) int {
+	if c := cmp.Compare(p.slice[b], p.slice[a]); c != 0 {
+		if leastFree {
+			return -c
+		}
+		return c
+	}
+	if c := cmp.Compare(p.pods[a], p.pods[b]); c != 0 {
+		return c
+	}
+	if a >= p.D && b >= p.D {
+		sc := p.t.plan
+		return cmp.Compare(sc.tieRank[a-p.D], sc.tieRank[b-p.D])
+	}
+	return cmp.Compare(a, b)
+}
+
+// selectFirst moves the first of us in order to us[0].
+func (p *planner) selectFirst(us []int, leastFree bool) {
+	k := 0
+	for i := 1; i < len(us); i++ {
+		if p.compareUnits(us[i], us[k], leastFree) < 0 {
+			k = i
+		}
+	}
+	us[0], us[k] = us[k], us[0]
+}
+
+// selectLast moves the last of us in order to us[len(us)-1].
+func (p *planner) selectLast(us []int, leastFree bool) {
+	k, last := 0, len(us)-1
+	for i := 1; i < len(us); i++ {
+		if p.compareUnits(us[i], us[k], leastFree) > 0 {
+			k = i
+		}
+	}
+	us[last], us[k] = us[k], us[last]
+}
+
+// bestFitUnordered is bestFit of us in BestFit order, us unordered: of
+// the units whose capacity reaches need, the smallest capacity, then the
+// first in order.
+func (p *planner) bestFitUnordered(us []int, need int64, m capMode) int {
+	best, bc := -1, int64(0)
+	for _, u := range us {
+		c := p.capOf(m, u)
+		if c < need {
+			continue
+		}
+		if best < 0 || c < bc || c == bc && p.compareUnits(u, best, false) < 0 {
+			best, bc = u, c
+		}
+	}
+	return best
+}
