@@ -3,6 +3,7 @@ package placement
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -77,7 +78,9 @@ type Resized struct {
 // of the set; a key of Levels is empty or repeated (read when it shrinks).
 //
 // Cost: a growth costs Solve of the delta plus a pass over each
-// placement's nodes; a shrink O(E·L·log E) for E nodes of Existing and L
+// placement's nodes (Existing that lists the snapshot's reservation of
+// the set entry for entry, as a host passes back what it reserved, is
+// compared with it, not checked and copied again); a shrink O(E·L·log E) for E nodes of Existing and L
 // levels.
 func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error) {
 	set, err := podSetOf(s, g, "SolveResize", "resize.podSet", r.PodSet)
@@ -89,23 +92,32 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 	}
 	var existing []PodSetAssignment
 	var have int64
+	stored := false // existing is the snapshot's reservation's own slice
 	if len(r.Existing) > 0 {
-		res, err := s.checkUsage(&PodSetUsage{Group: g.Key(), PodSet: set.Name, Requests: set.Template.Requests, Nodes: r.Existing}, "resize.existing")
+		existing, stored, err = s.existingPods(&PodSetUsage{Group: g.Key(), PodSet: set.Name, Requests: set.Template.Requests, Nodes: r.Existing}, "resize.existing")
 		if err != nil {
 			return Resized{}, err
 		}
-		existing = res.u.Nodes
-		have = res.u.Pods()
+		for _, a := range existing {
+			have += int64(a.Count)
+		}
 	}
-	if u, ok := s.PodSetUsage(g.Key(), set.Name); ok && !slices.EqualFunc(u.Nodes, existing, func(a, b PodSetAssignment) bool { return a.NodeID == b.NodeID && a.Count == b.Count }) {
+	if u, ok := s.PodSetUsage(g.Key(), set.Name); ok && !stored && !slices.EqualFunc(u.Nodes, existing, func(a, b PodSetAssignment) bool { return a.NodeID == b.NodeID && a.Count == b.Count }) {
 		return Resized{}, Errorf(ErrInvalid, fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g)), "resize.existing", "differs from the snapshot's reservation of the set")
 	}
-	keep := existing // node ID order is node name order
+	// keep is existing as the caller may own it: a copy of the
+	// snapshot's slice.
+	keep := func() []PodSetAssignment {
+		if stored {
+			return slices.Clone(existing)
+		}
+		return existing // node ID order is node name order
+	}
 	done := Decision{Group: g.Key(), Status: Scheduled, Placement: Placement{Nodes: s.b.allNodes}}
 	switch want := int64(set.Count); {
 	case want == have:
 		done.Message = fmt.Sprintf("pod set %q keeps its %d pods", set.Name, have)
-		return Resized{Decision: done, Assignments: keep}, nil
+		return Resized{Decision: done, Assignments: keep()}, nil
 	case want < have:
 		removed, err := shrink(s, existing, have-want, r.Levels)
 		if err != nil {
@@ -113,7 +125,7 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 		}
 		done.Message = fmt.Sprintf("pod set %q shrinks from %d to %d pods", set.Name, have, want)
 		slices.SortFunc(removed, func(a, b PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
-		return Resized{Decision: done, Assignments: subtract(keep, removed), Removed: removed}, nil
+		return Resized{Decision: done, Assignments: subtract(existing, removed), Removed: removed}, nil
 	}
 	delta := *g
 	delta.Members = nil
@@ -125,7 +137,7 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 	}
 	var d Decision
 	if r.Grow != nil {
-		d, err = r.Grow(s, &delta, existing)
+		d, err = r.Grow(s, &delta, keep())
 	} else {
 		nodes := make([]NodeID, len(existing))
 		for i, a := range existing {
@@ -137,11 +149,47 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 	if err != nil {
 		return Resized{}, err
 	}
-	out := Resized{Decision: d, Assignments: keep}
 	if d.Status == Scheduled {
-		out.Assignments = add(keep, d.PodSetAssignments)
+		return Resized{Decision: d, Assignments: add(existing, d.PodSetAssignments)}, nil
 	}
-	return out, nil
+	return Resized{Decision: d, Assignments: keep()}, nil
+}
+
+// existingPods checks an elastic set's existing pods, u.Nodes (field
+// names them in errors), as checkUsage does, and returns them checked, in
+// node order, and whether they are the snapshot's reservation of the set
+// (u's key): when u.Nodes list its entries one for one — what a host that
+// reserved the set passes back — they are its nodes, shared and not to be
+// modified, and only what reserving did not check is checked: u's
+// requests and each count's product with them. Otherwise checkUsage's
+// copy, with its errors.
+func (s *Snapshot) existingPods(u *PodSetUsage, field string) ([]PodSetAssignment, bool, error) {
+	if st, ok := s.PodSetUsage(u.Group, u.PodSet); ok && len(st.Nodes) == len(u.Nodes) {
+		obj := u.key().obj
+		if err := checkList(obj, "requests", u.Requests, true); err != nil {
+			return nil, false, err
+		}
+		_, largest, err := s.usageRow(u, obj)
+		if err != nil {
+			return nil, false, err
+		}
+		same := true
+		for i := range u.Nodes {
+			a, b := &u.Nodes[i], &st.Nodes[i]
+			if a.Node != b.Node || a.Count != b.Count || a.PodSet != "" && a.PodSet != u.PodSet || largest > math.MaxInt64/int64(a.Count) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return st.Nodes, true, nil
+		}
+	}
+	res, err := s.checkUsage(u, field)
+	if err != nil {
+		return nil, false, err
+	}
+	return res.u.Nodes, false, nil
 }
 
 // holding narrows a generator's placements to those holding every node of

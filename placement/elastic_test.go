@@ -2,6 +2,7 @@ package placement_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -132,8 +133,30 @@ func TestProp_ElasticResizeKeepsExistingPods(t *testing.T) {
 			before[a.Node], have = a.Count, have+a.Count
 		}
 		m := int32(rapid.IntRange(1, 10).Draw(t, "m"))
-		r, err := SolveResize(s, set(m), Resize{PodSet: "w", Existing: existing, Levels: []string{placementtest.ZoneLabel, placementtest.RackLabel}}, opts)
+		levels := []string{placementtest.ZoneLabel, placementtest.RackLabel}
+		r, err := SolveResize(s, set(m), Resize{PodSet: "w", Existing: existing, Levels: levels}, opts)
 		require.NoError(t, err)
+		// The reservation's own entries (checked once, shared) and the
+		// same pods listed otherwise (checked and copied) resize alike,
+		// and the answer is the caller's: writing it leaves the
+		// snapshot's reservation as it was.
+		listed := slices.Clone(existing)
+		slices.Reverse(listed)
+		for i := range listed {
+			listed[i].NodeID, listed[i].PodSet = -1, ""
+		}
+		r2, err := SolveResize(s, set(m), Resize{PodSet: "w", Existing: listed, Levels: levels}, opts)
+		require.NoError(t, err)
+		require.Equal(t, r, r2)
+		stored, _ := s.PodSetUsage(Key{"elastic", "wl"}, "w")
+		stored.Nodes = slices.Clone(stored.Nodes)
+		r3, err := SolveResize(s, set(m), Resize{PodSet: "w", Existing: existing, Levels: levels}, opts)
+		require.NoError(t, err)
+		for i := range r3.Assignments {
+			r3.Assignments[i].Count = -1
+		}
+		u, _ := s.PodSetUsage(Key{"elastic", "wl"}, "w")
+		require.Equal(t, stored.Nodes, u.Nodes, "the answer shares the reservation")
 		after := map[string]int32{}
 		var total int32
 		for _, a := range r.Assignments {

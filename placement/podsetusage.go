@@ -160,20 +160,9 @@ func (n *Snapshot) checkUsage(u *PodSetUsage, nodes string) (*reservation, error
 	if err := checkList(obj, "requests", u.Requests, true); err != nil {
 		return nil, err
 	}
-	vec := make([]int64, len(n.b.res))
-	vec[n.b.podsR] = 1
-	var largest int64 = 1
-	for _, name := range slices.Sorted(maps.Keys(u.Requests)) {
-		q := u.Requests[name]
-		j, ok := n.b.resIdx[name]
-		if !ok {
-			if q > 0 {
-				return nil, Errorf(ErrInvalid, obj(), "requests["+string(name)+"]", "no node has %s", name)
-			}
-			continue
-		}
-		vec[j] = q
-		largest = max(largest, q)
+	vec, largest, err := n.usageRow(u, obj)
+	if err != nil {
+		return nil, err
 	}
 	out := slices.Clone(u.Nodes)
 	var total int64
@@ -210,6 +199,34 @@ func (n *Snapshot) checkUsage(u *PodSetUsage, nodes string) (*reservation, error
 		}
 	}
 	return &reservation{u: PodSetUsage{Group: u.Group, PodSet: u.PodSet, Requests: maps.Clone(u.Requests), Nodes: out}, vec: vec}, nil
+}
+
+// usageRow returns u's requests (checked by checkList) as a row of n's
+// resources, the pod count 1 at podsR, and the largest request (at least
+// 1). Error: a positive request of a resource no node has, the first by
+// name.
+func (n *Snapshot) usageRow(u *PodSetUsage, obj func() string) ([]int64, int64, error) {
+	vec := make([]int64, len(n.b.res))
+	vec[n.b.podsR] = 1
+	var largest int64 = 1
+	missing := false
+	for name, q := range u.Requests {
+		j, ok := n.b.resIdx[name]
+		if !ok {
+			missing = missing || q > 0
+			continue
+		}
+		vec[j] = q
+		largest = max(largest, q)
+	}
+	if missing { // the first by name, whatever the map's order
+		for _, name := range slices.Sorted(maps.Keys(u.Requests)) {
+			if _, ok := n.b.resIdx[name]; !ok && u.Requests[name] > 0 {
+				return nil, 0, Errorf(ErrInvalid, obj(), "requests["+string(name)+"]", "no node has %s", name)
+			}
+		}
+	}
+	return vec, largest, nil
 }
 
 // PodSetUsage returns the reservation of pod set podSet of group g (see
