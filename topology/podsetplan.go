@@ -276,24 +276,39 @@ func ownerOf(rs []request, bound int) (int, error) {
 // requests compiles and binds reqs, adding an unconstrained request for
 // every set (and the members) that has none; sorted by set name.
 func (t *Tree) requests(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, c *capacity) ([]request, error) {
-	seen := map[string]int{}
-	var rs []request
+	// requested finds a set's request: by a scan for a few requests (Kueue
+	// allows 8 pod sets), by a map for many.
+	var seen map[string]int
+	if len(reqs) > 8 {
+		seen = make(map[string]int, len(reqs))
+	}
+	requested := func(name string, among []PodSetRequest) (int, bool) {
+		if seen != nil {
+			j, ok := seen[name]
+			return j, ok
+		}
+		j := slices.IndexFunc(among, func(r PodSetRequest) bool { return r.PodSet == name })
+		return j, j >= 0
+	}
+	rs := make([]request, 0, len(g.PodSets)+1)
 	for i, r := range reqs {
-		if j, dup := seen[r.PodSet]; dup {
+		if j, dup := requested(r.PodSet, reqs[:i]); dup {
 			return nil, placement.Errorf(placement.ErrDuplicate, fmt.Sprintf("pod set %q", r.PodSet), fmt.Sprintf("requests[%d].podSet", i), "also requests[%d]", j)
 		}
-		seen[r.PodSet] = i
-		cr, err := t.compile(g, r, fmt.Sprintf("requests[%d]", i))
+		if seen != nil {
+			seen[r.PodSet] = i
+		}
+		cr, err := t.compile(g, r, func() string { return fmt.Sprintf("requests[%d]", i) })
 		if err != nil {
 			return nil, err
 		}
 		rs = append(rs, cr)
 	}
 	implied := func(name string) error {
-		if _, ok := seen[name]; ok {
+		if _, ok := requested(name, reqs); ok {
 			return nil
 		}
-		cr, err := t.compile(g, PodSetRequest{PodSet: name}, "requests")
+		cr, err := t.compile(g, PodSetRequest{PodSet: name}, func() string { return "requests" })
 		rs = append(rs, cr)
 		return err
 	}
@@ -318,10 +333,13 @@ func (t *Tree) requests(s *placement.Snapshot, g *placement.Group, reqs []PodSet
 			}
 		}
 	}
-	groups := map[string]int{}
+	var groups map[string]int // made at the first set in a PodSetGroup
 	for i := range rs {
 		if rs[i].group == "" {
 			continue
+		}
+		if groups == nil {
+			groups = map[string]int{}
 		}
 		if j, ok := groups[rs[i].group]; ok && (rs[j].level != rs[i].level || rs[j].required != rs[i].required) {
 			return nil, placement.Errorf(placement.ErrInvalid, rs[i].obj(), "group", "PodSetGroup %q: its sets ask for different levels (as %s does not)", rs[i].group, rs[j].obj())

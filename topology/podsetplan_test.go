@@ -259,6 +259,29 @@ func TestPlanPodSets_Errors(t *testing.T) {
 	}
 }
 
+// A set requested twice is an error naming the second request and the
+// first, among a few requests and among many (past Kueue's 8 pod sets).
+func TestPlanPodSets_DuplicateRequest(t *testing.T) {
+	s := snapshot(t, brh(uniform(1, 2, 2, 4)))
+	tr := tree(t, s, blockKey, rackKey, hostKey)
+	for _, sets := range []int{3, 12} {
+		g := podSetGroup("g", 8)
+		var reqs []topology.PodSetRequest
+		for i := range sets {
+			if i > 0 {
+				ps := g.PodSets[0]
+				ps.Name = fmt.Sprintf("set-%02d", i)
+				g.PodSets = append(g.PodSets, ps)
+			}
+			reqs = append(reqs, topology.PodSetRequest{PodSet: g.PodSets[i].Name})
+		}
+		reqs = append(reqs, topology.PodSetRequest{PodSet: "set-02"})
+		_, err := tr.PlanPodSets(s, g, reqs, topology.PlanOptions{})
+		require.ErrorIs(t, err, placement.ErrDuplicate)
+		require.EqualError(t, err, fmt.Sprintf(`pod set "set-02": requests[%d].podSet: also requests[2]`, sets))
+	}
+}
+
 // A group Solve would reject is rejected before any plan: here a minCount
 // above the set's count.
 func TestPlanPodSets_InvalidGroup(t *testing.T) {

@@ -117,8 +117,9 @@ func (r *request) unitAt(lv int) int64 {
 }
 
 // compile checks r against the tree and the group g and returns it by
-// level. field prefixes the request's fields in errors.
-func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (request, error) {
+// level. field words the prefix of the request's fields, for an error
+// only.
+func (t *Tree) compile(g *placement.Group, r PodSetRequest, field func() string) (request, error) {
 	leaf := len(t.keys)
 	out := request{name: r.PodSet, group: r.Group, level: leaf}
 	out.gkey, out.members = g.Key(), r.PodSet == ""
@@ -143,16 +144,16 @@ func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (reque
 		}
 	}
 	if set > 1 {
-		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field, "sets more than one of required, preferred and unconstrained")
+		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field(), "sets more than one of required, preferred and unconstrained")
 	}
 	var err error
 	switch {
 	case r.Required != "":
 		out.required = true
-		out.level, err = lvl(r.Required, func() string { return field + ".required" })
+		out.level, err = lvl(r.Required, func() string { return field() + ".required" })
 	case r.Preferred != "":
 		out.preferred = true
-		out.level, err = lvl(r.Preferred, func() string { return field + ".preferred" })
+		out.level, err = lvl(r.Preferred, func() string { return field() + ".preferred" })
 	case len(r.Slices) > 0:
 		out.level, out.unconstrained = 0, true // Kueue: slices alone search from the widest level, least free first
 	default:
@@ -162,16 +163,16 @@ func (t *Tree) compile(g *placement.Group, r PodSetRequest, field string) (reque
 		return request{}, err
 	}
 	if len(r.Slices) > MaxSliceLayers {
-		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field+".slices", "%d slice layers, more than %d", len(r.Slices), MaxSliceLayers)
+		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field()+".slices", "%d slice layers, more than %d", len(r.Slices), MaxSliceLayers)
 	}
 	if r.Group != "" && len(r.Slices) > 0 {
-		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field+".group", "a pod set of a PodSetGroup takes no slices")
+		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field()+".group", "a pod set of a PodSetGroup takes no slices")
 	}
 	if r.Group != "" && r.Required == "" && r.Preferred == "" {
-		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field+".group", "a pod set of a PodSetGroup needs a required or preferred level")
+		return request{}, placement.Errorf(placement.ErrInvalid, out.obj(), field()+".group", "a pod set of a PodSetGroup needs a required or preferred level")
 	}
 	for i, s := range r.Slices {
-		f := func(sub string) string { return fmt.Sprintf("%s.slices[%d].%s", field, i, sub) } // for an error only
+		f := func(sub string) string { return fmt.Sprintf("%s.slices[%d].%s", field(), i, sub) } // for an error only
 		l, err := lvl(s.Key, func() string { return f("key") })
 		if err != nil {
 			return request{}, err

@@ -63,7 +63,7 @@ func (t *Tree) ResizePodSet(s *placement.Snapshot, g *placement.Group, req PodSe
 		return placement.Resized{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), "request.podSet",
 			"%q is not the resized set %q", req.PodSet, r.PodSet)
 	}
-	cr, err := t.compile(g, req, "request")
+	cr, err := t.compile(g, req, func() string { return "request" })
 	if err != nil {
 		return placement.Resized{}, err
 	}
