@@ -293,26 +293,29 @@ func domainPath(labels map[string]string, keys []string) string {
 }
 
 // add returns a with b's counts added; both are in node order, and so is
-// the result.
+// the result. Entries are written field by field: a whole struct copied
+// into memory with pointers costs a bulk write barrier while the GC marks.
 func add(a, b []PodSetAssignment) []PodSetAssignment {
-	out := make([]PodSetAssignment, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
+	out := make([]PodSetAssignment, len(a)+len(b))
+	i, j, k := 0, 0, 0
+	for ; i < len(a) || j < len(b); k++ {
+		var x *PodSetAssignment
+		var c int32
 		switch {
 		case j == len(b) || (i < len(a) && a[i].NodeID < b[j].NodeID):
-			out = append(out, a[i])
+			x, c = &a[i], a[i].Count
 			i++
 		case i == len(a) || b[j].NodeID < a[i].NodeID:
-			out = append(out, b[j])
+			x, c = &b[j], b[j].Count
 			j++
 		default:
-			x := a[i]
-			x.Count += b[j].Count
-			out = append(out, x)
+			x, c = &a[i], a[i].Count+b[j].Count
 			i, j = i+1, j+1
 		}
+		e := &out[k]
+		e.PodSet, e.Node, e.NodeID, e.Count = x.PodSet, x.Node, x.NodeID, c
 	}
-	return out
+	return out[:k]
 }
 
 // subtract returns a less b's counts, entries that reach 0 dropped.
