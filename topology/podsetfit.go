@@ -90,6 +90,10 @@ type planScratch struct {
 	tieRank []int32
 	byRank  []placement.NodeID
 	okeys   []uint64
+	// only is, per domain, its one node when it is a domain of the
+	// deepest level with one node (a host), else -1: the descent hands
+	// such a domain's take to its node without reading the domain.
+	only    []int32
 	bal     balanceBufs // balanced's
 	classes classCounts // sumQuick's
 	// setFit, setNodes and setTakes are the arenas the planned sets'
@@ -176,8 +180,13 @@ func newPlanScratch(t *Tree, s *placement.Snapshot, units, R int) *planScratch {
 	for k, id := range sc.byRank {
 		sc.tieRank[id] = int32(k)
 	}
+	sc.only = make([]int32, len(t.doms))
 	for d := range t.doms {
 		sc.full[d] = !slices.ContainsFunc(t.doms[d].nodes, func(n placement.NodeID) bool { return t.nodeDom[int(n)*L+L-1] < 0 })
+		sc.only[d] = -1
+		if dom := &t.doms[d]; dom.level == L-1 && len(dom.nodes) == 1 {
+			sc.only[d] = int32(dom.nodes[0])
+		}
 	}
 	return sc
 }
@@ -710,13 +719,18 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 			next, _ = p.takeFrom(next, ks, total/z, z, capMode{slices: true}, lf)
 		} else {
 			for _, u := range cur {
+				if n := sc.only[u]; n >= 0 { // a host's domain and its node: nothing to choose
+					p.setTake(p.D+int(n), p.take[u])
+					next = append(next, p.D+int(n))
+					continue
+				}
 				ks = p.appendKids(ks[:0], u)
 				m, unit := capMode{slices: true}, z
 				if lv >= r.layers[0].level {
 					unit = r.unitAt(lv + 1)
 					m = capMode{unit: unit}
 				}
-				if len(ks) == 1 { // e.g. a host's domain and its node: nothing to choose
+				if len(ks) == 1 { // one child: nothing to choose
 					p.setTake(ks[0], p.take[u])
 					next = append(next, ks[0])
 					continue
