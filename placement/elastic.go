@@ -80,8 +80,8 @@ type Resized struct {
 // Cost: a growth costs Solve of the delta plus a pass over each
 // placement's nodes (Existing that lists the snapshot's reservation of
 // the set entry for entry, as a host passes back what it reserved, is
-// compared with it, not checked and copied again); a shrink O(E·L·log E) for E nodes of Existing and L
-// levels.
+// compared with it, not checked and copied again); a shrink
+// O(E·L·log E) for E nodes of Existing and L levels.
 func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error) {
 	set, err := podSetOf(s, g, "SolveResize", "resize.podSet", r.PodSet)
 	if err != nil {
