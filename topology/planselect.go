@@ -25,19 +25,22 @@ import (
 // the unit whose capacity makes the units walked exceed the excess is
 // the first that reaches what is left, and the ones after it are the
 // best fit's other candidates. After a few selections it sorts what is
-// left instead, keeping the units already placed.
+// left instead, keeping the units already placed; it sorts at once when
+// more selections than that are needed (each walks at most the largest
+// capacity), or when order would sort many units by packed keys.
 func (p *planner) takeFrom(dst, us []int, need, unit int64, m capMode, leastFree bool) ([]int, int64) {
 	bestFit := !leastFree
 	if p.prefer || need <= 0 {
 		p.order(us, leastFree)
 		return p.consume(dst, us, need, unit, m, bestFit)
 	}
-	// The units with capacity, first; their total.
-	var total int64
+	// The units with capacity, first; their total and the largest.
+	var total, largest int64
 	n := 0
 	for i, u := range us {
 		if c := p.capOf(m, u); c > 0 {
 			total += c
+			largest = max(largest, c)
 			us[n], us[i] = u, us[n]
 			n++
 		}
@@ -49,11 +52,26 @@ func (p *planner) takeFrom(dst, us []int, need, unit int64, m capMode, leastFree
 		}
 		return append(dst, us...), need - total
 	}
-	budget := bits.Len(uint(n)) // selections before sorting is cheaper
-	if need <= total-need {
+	// A selection scans the units left: after a few, sorting them is
+	// cheaper. Each selection walks at most the largest capacity, so
+	// when the side it starts from needs more selections than that, the
+	// units are sorted at once; so are many units, which order sorts by
+	// packed keys, cheaper than a few scans comparing field by field (a
+	// balanced set pooling the nodes of hundreds of hosts).
+	budget := int64(bits.Len(uint(n)))
+	front := need <= total-need
+	sels := (total-need)/largest + 1 // from the last: the walked exceed the excess
+	if front {
+		sels = (need + largest - 1) / largest // from the first: the selected reach need
+	}
+	if sels > budget || n >= packedOrderMin {
+		p.order(us, leastFree)
+		return p.consume(dst, us, need, unit, m, bestFit)
+	}
+	if front {
 		// From the first: select the next unit in order into us[j].
 		for j := 0; ; j++ { // ends: the units hold more than need
-			if j == budget {
+			if int64(j) == budget {
 				p.order(us[j:], leastFree)
 				return p.consume(dst, us[j:], need, unit, m, bestFit)
 			}
@@ -76,7 +94,7 @@ func (p *planner) takeFrom(dst, us []int, need, unit int64, m capMode, leastFree
 	excess, walked := total-need, int64(0)
 	end := n
 	for {
-		if n-end == budget {
+		if int64(n-end) == budget {
 			p.order(us[:end], leastFree)
 			return p.consume(dst, us, need, unit, m, bestFit)
 		}
