@@ -30,18 +30,18 @@ func TestProfile_PriorityRuleCoversBoundAndUnset(t *testing.T) {
 		err string // under v1.37/v1.38; "" binds
 	}{
 		{"podgroup unset, pods 100", setup{nil, false, 100},
-			`PodGroup default/g: pod "default/g-0": spec.priority: 100 differs from its PodGroup default/g's priority 0 (spec.priority unset) (since v1.37 every member carries its group's priority)`},
+			`PodGroup default/g: pod "default/g-0": spec.priority: 100 differs from its PodGroup default/g's priority 0 (spec.priority unset) (since v1.37 every member carries its group's priority: give the PodGroup the pods' priorityClassName, or the pods the PodGroup's)`},
 		{"podgroup unset, pods 0", setup{nil, false, 0}, ""},
 		{"podgroup 100, a bound member 7", setup{&p100, false, 7},
-			`PodGroup default/g: pod "default/g-b": spec.priority: 7 differs from its PodGroup default/g's priority 100 (since v1.37 every member carries its group's priority)`},
+			`PodGroup default/g: pod "default/g-b": spec.priority: 7 differs from its PodGroup default/g's priority 100 (since v1.37 every member carries its group's priority: give the PodGroup the pods' priorityClassName, or the pods the PodGroup's)`},
 		{"podgroup 100, all 100", setup{&p100, false, 100}, ""},
 		{"root unset, pods 100", setup{nil, true, 100},
 			`CompositePodGroup default/root: pod "default/g-0": spec.priority: 100 differs from the priority 0 (spec.priority unset) of CompositePodGroup default/root, ` +
-				`the root of its PodGroup default/g's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority)`},
+				`the root of its PodGroup default/g's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority: give the root the pods' priorityClassName, or the pods the root's)`},
 		{"root unset, pods 0", setup{nil, true, 0}, ""},
 		{"root 100, another leaf's bound member 7", setup{&p100, true, 7},
 			`CompositePodGroup default/root: pod "default/g2-b": spec.priority: 7 differs from the priority 100 of CompositePodGroup default/root, ` +
-				`the root of its PodGroup default/g2's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority)`},
+				`the root of its PodGroup default/g2's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority: give the root the pods' priorityClassName, or the pods the root's)`},
 		{"root 100, all 100", setup{&p100, true, 100}, ""},
 	}
 	for _, c := range cases {

@@ -100,7 +100,7 @@ func (p Profile) checkPriorities(pg *PodGroup, pending []placement.Pod, bound []
 			return nil
 		}
 		return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.priority",
-			"%d differs from its PodGroup %s's priority %s (since v1.37 every member carries its group's priority)",
+			"%d differs from its PodGroup %s's priority %s (since v1.37 every member carries its group's priority: give the PodGroup the pods' priorityClassName, or the pods the PodGroup's)",
 			m.Priority, pg.Key(), effectivePriority(pg.Spec.Priority))
 	})
 }
@@ -125,7 +125,7 @@ func (p Profile) checkTreePriorities(root *CompositePodGroup, leaves []*group, b
 				return nil
 			}
 			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.priority",
-				"%d differs from the priority %s of CompositePodGroup %s, the root of its PodGroup %s's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority)",
+				"%d differs from the priority %s of CompositePodGroup %s, the root of its PodGroup %s's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority: give the root the pods' priorityClassName, or the pods the root's)",
 				m.Priority, effectivePriority(root.Spec.Priority), root.Key(), l.key)
 		}
 	}

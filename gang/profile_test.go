@@ -90,7 +90,7 @@ func TestProfile_TreeMemberPriorityRule(t *testing.T) {
 			require.Equal(t, []string{tc.reason}, reasons)
 			if !tc.bound {
 				require.EqualError(t, r.Err, `CompositePodGroup default/root: pod "default/a-0": spec.priority: 7 differs from the priority 100 of CompositePodGroup default/root, `+
-					`the root of its PodGroup default/a's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority)`)
+					`the root of its PodGroup default/a's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority: give the root the pods' priorityClassName, or the pods the root's)`)
 			}
 		})
 	}
