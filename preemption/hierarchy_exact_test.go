@@ -19,9 +19,11 @@ func TestSubsetCosts_AsHierarchyCost(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		var budgets []DisruptionBudget
-		for b := range rapid.IntRange(0, 2).Draw(t, "budgets") {
-			budgets = append(budgets, DisruptionBudget{Namespace: "default", Name: fmt.Sprint("b", b),
-				Selector:           placement.LabelSelector{MatchLabels: map[string]string{"app": rapid.SampledFrom([]string{"a", "b"}).Draw(t, "app")}},
+		for b := range rapid.IntRange(0, 4).Draw(t, "budgets") {
+			// Some budgets guard no candidate (another namespace, or a
+			// label no pod has): they add no violation.
+			budgets = append(budgets, DisruptionBudget{Namespace: rapid.SampledFrom([]string{"default", "default", "other"}).Draw(t, "namespace"), Name: fmt.Sprint("b", b),
+				Selector:           placement.LabelSelector{MatchLabels: map[string]string{"app": rapid.SampledFrom([]string{"a", "b", "d"}).Draw(t, "app")}},
 				DisruptionsAllowed: int32(rapid.IntRange(0, 2).Draw(t, "allowed"))})
 		}
 		var units []*hunit
