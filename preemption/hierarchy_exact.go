@@ -15,19 +15,35 @@ import (
 type subsetCost struct {
 	viol  int64 // BudgetViolations
 	sum   int64 // PrioritySum
-	start int64 // Start as startKey: the cheaper, the lower
+	start int64 // Start as startKeys packs it: the cheaper, the lower
 	maxp  int32 // MaxPriority
 	pods  int32
 	mask  uint32
 }
 
-// startKey packs a Cost's Start so that a lower key is cheaper: a later
-// start is cheaper, and no start (zero) counts as the latest.
-func startKey(t time.Time) int64 {
-	if t.IsZero() {
-		return math.MinInt64
+// startKeys returns the packing of a Cost's Start, for subsets of units,
+// as a key that is lower when cheaper: a later start is cheaper, and no
+// start (zero) counts as the latest. A key is the start's rank among the
+// units' start times, latest first (the Start of a subset is one of
+// them), not its UnixNano, which wraps outside the years 1678 to 2262
+// that a pod's start time may lie in.
+func startKeys(units []*hunit) func(time.Time) int64 {
+	var ts []time.Time
+	for _, u := range units {
+		if !u.v.StartTime.IsZero() {
+			ts = append(ts, u.v.StartTime)
+		}
 	}
-	return -t.UnixNano()
+	latestFirst := func(a, b time.Time) int { return b.Compare(a) }
+	slices.SortFunc(ts, latestFirst)
+	ts = slices.CompactFunc(ts, time.Time.Equal)
+	return func(t time.Time) int64 {
+		if t.IsZero() {
+			return -1
+		}
+		i, _ := slices.BinarySearchFunc(ts, t, latestFirst)
+		return int64(i)
+	}
 }
 
 // lessSubset orders subsets by Cost (as Cost.Compare), then by mask: of
@@ -76,6 +92,7 @@ func subsetCosts(units []*hunit, budgets []DisruptionBudget) []subsetCost {
 	hits := make([][]hit, n) // by bit
 	var allowed []int64      // per budget that guards some candidate
 	slot := map[int]int{}    // budgets index -> allowed index
+	startKey := startKeys(units)
 	for i, u := range units {
 		a := add{pods: int32(len(u.pods)), prio: u.v.Priority, start: startKey(u.v.StartTime)}
 		bit := n - 1 - i
