@@ -1,6 +1,8 @@
 package gang
 
 import (
+	"slices"
+
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
 )
@@ -81,18 +83,21 @@ func rootPriority(root *CompositePodGroup) int32 {
 
 // hierarchyPriority is the priority of the hierarchy PodGroup pg is a
 // leaf of, as upstream's GetPodPriority finds it: the walk up through
-// spec.parentCompositePodGroupName ends at the root, or at the last
-// CompositePodGroup that exists (a missing parent; at most
-// placement.MaxHierarchyDepth levels, so a cycle ends too), and that
-// one's priority (0 when unset) is the priority of every pod below it.
-// ok is false when pg has no parent or its parent does not exist.
+// spec.parentCompositePodGroupName ends at the root, at the last
+// CompositePodGroup that exists (a missing parent), after
+// placement.MaxHierarchyDepth levels, or before a CompositePodGroup it
+// has met already (a cycle), and the priority of the one it ends at (0
+// when unset) is the priority of every pod below it. ok is false when pg
+// has no parent or its parent does not exist.
 func (s *Scheduler) hierarchyPriority(pg *PodGroup) (prio int32, ok bool) {
+	var seen [placement.MaxHierarchyDepth]string
 	name := pg.Spec.ParentCompositePodGroupName
-	for depth := 1; name != "" && depth < placement.MaxHierarchyDepth; depth++ {
+	for depth := 1; name != "" && depth < placement.MaxHierarchyDepth && !slices.Contains(seen[:depth], name); depth++ {
 		c, found := s.cpgs[placement.Key{Namespace: pg.Namespace, Name: name}]
 		if !found {
 			break
 		}
+		seen[depth] = name
 		prio, ok = rootPriority(c), true
 		name = c.Spec.ParentCompositePodGroupName
 	}

@@ -8,6 +8,7 @@ import (
 
 	. "github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
 )
 
 // cpg is a gang CompositePodGroup of minGroupCount min under parent ("" for
@@ -251,4 +252,32 @@ func unfitTree(t *testing.T) *harness {
 	h.addMembers("a", 4, 1000, 0)
 	h.addMembers("b", 4, 1000, 10)
 	return h
+}
+
+// A leaf under CompositePodGroups that name each other as parent ranks,
+// as a victim, at the last one the walk up reaches before it meets one
+// again, as upstream's GetPodPriority (TraverseHierarchyUp stops at a
+// visited key): leaf → a (10) → b (20), then a again, so 20, and a
+// preemptor of priority 15 cannot evict the leaf's bound pod.
+func TestHierarchyPriority_ParentCycle(t *testing.T) {
+	v := placement.Pod{Namespace: "default", Name: "v", SchedulingGroup: "child-1", NodeName: "n1", Requests: cpu(1000), Priority: 20}
+	h := newHarness(t, Options{Preemption: true}, []placement.Node{cpuNode("n1", 1000)}, v)
+	a, b := cpg("a", "b", "", 1), cpg("b", "a", "", 1)
+	pa, pb := int32(10), int32(20)
+	a.Spec.Priority, b.Spec.Priority = &pa, &pb
+	h.setCPG(a)
+	h.setCPG(b)
+	h.setPG(leafPG("child-1", "a", "", 1))
+	pre := gangPG("pre", 1)
+	p15 := int32(15)
+	pre.Spec.Priority = &p15
+	h.setPG(pre)
+	p := member("p", "pre", cpu(1000), 0)
+	p.Priority = 15
+	h.addPods(p)
+	r, ok := h.cycle()
+	require.True(t, ok)
+	require.Equal(t, key("pre"), r.PodGroup)
+	require.NotNil(t, r.Preemption)
+	require.Equal(t, preemption.CannotHelp, r.Preemption.Outcome, r.Preemption.Message)
 }
