@@ -100,13 +100,12 @@ func validateWorkloadPriorities(obj string, w *Workload, flat bool) error {
 		}
 		return nil
 	}
-	for i := range w.Spec.PodGroupTemplates {
-		t := &w.Spec.PodGroupTemplates[i]
-		if !flat {
-			break
-		}
-		if err := check(fmt.Sprintf("spec.podGroupTemplates[%d]", i), t.PriorityClassName, t.Priority); err != nil {
-			return err
+	if flat {
+		for i := range w.Spec.PodGroupTemplates {
+			t := &w.Spec.PodGroupTemplates[i]
+			if err := check(fmt.Sprintf("spec.podGroupTemplates[%d]", i), t.PriorityClassName, t.Priority); err != nil {
+				return err
+			}
 		}
 	}
 	return walk("spec.", w.Spec.CompositePodGroupTemplates)

@@ -250,11 +250,11 @@ func topologyKeyOf(c SchedulingConstraints) string {
 // pending members) belongs to. The profile's priority rule is checked on
 // every pending and bound pod of the tree's leaves, against the root's
 // priority (every pod of a hierarchy carries it, as upstream), and what a
-// leaf cannot have is checked per leaf (checkLeaf): either
-// fails the cycle with the profile's reason for an invalid configuration. It reports ok = false when the
-// hierarchy is not ready (its root is missing or its quorum is not met):
-// every leaf is then gated with the reason, and the caller pops the next
-// group.
+// leaf cannot have is checked per leaf (checkLeaf): either fails the
+// cycle with the profile's reason for an invalid configuration. It
+// reports ok = false when the hierarchy is not ready (its root is missing
+// or its quorum is not met): every leaf is then gated with the reason,
+// and the caller pops the next group.
 //
 // As a PodGroup's cycle does, the tree decides (and preempts) on snap with
 // the room nominated for other groups' members (PodGroups' or other
