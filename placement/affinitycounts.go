@@ -3,9 +3,9 @@ package placement
 import "fmt"
 
 // classCounts is, per term class, how many placed members its selector
-// matches in each domain of its key: what violation and pref judge a
-// term by, at O(1) a term, instead of walking the term's matches — O(terms
-// × matches), quadratic when every member carries a term that matches the
+// matches in each domain of its key: what judge judges a term by, at
+// O(1) a term, instead of walking the term's matches — O(terms ×
+// matches), quadratic when every member carries a term that matches the
 // others.
 type classCounts struct {
 	all   [][]int32 // per class and domain: placed matches, bound ones included

@@ -460,8 +460,7 @@ func (c *cons) allow(i int, n NodeID, pos []NodeID, strict bool, undecided func(
 // members alone are not checked: like kube-scheduler's
 // IgnoredDuringExecution, running pods are never re-judged. The terms
 // are judged by per-domain counts of placed matches (countsOf),
-// O(terms + placed members × their classes), not by every term's
-// matches.
+// O(members' terms + classes' matches), not by every term's matches.
 func (c *cons) violation(pos []NodeID) string {
 	v, _ := c.judge(pos)
 	return v
@@ -661,7 +660,7 @@ func (c *cons) prefsOf(i int, pos []NodeID) prefs {
 	for owner, t := range c.matching(i, preferred) {
 		o := pos[owner]
 		if o < 0 {
-			continue // pref counts no term of an unplaced owner
+			continue // judge counts no term of an unplaced owner
 		}
 		// The term holds when some placed match shares its owner's domain
 		// (for anti-affinity: when none does); i is not placed.
@@ -711,7 +710,7 @@ func (p *prefs) bonusOf(c *cons, key string) *prefBonus {
 
 // on is the weight of i's terms that hold with i on node n: a term holds
 // when some placed match shares its owner's domain, or, for an
-// anti-affinity term, when none does (as pref counts it).
+// anti-affinity term, when none does (as judge counts it).
 func (p *prefs) on(n NodeID) int64 {
 	sc := p.base
 	for k := range p.terms {
