@@ -78,10 +78,12 @@ type Resized struct {
 // of the set; a key of Levels is empty or repeated (read when it shrinks).
 //
 // Cost: a growth costs Solve of the delta plus a pass over each
-// placement's nodes (Existing that lists the snapshot's reservation of
-// the set entry for entry, as a host passes back what it reserved, is
-// compared with it, not checked and copied again); a shrink
-// O(E·L·log E) for E nodes of Existing and L levels.
+// placement's nodes — only the placements holding Existing are made when
+// opts' Generator is a [PlacementNarrower], as topology's is with a
+// required key and no narrower preferred one (Existing that lists the
+// snapshot's reservation of the set entry for entry, as a host passes
+// back what it reserved, is compared with it, not checked and copied
+// again); a shrink O(E·L·log E) for E nodes of Existing and L levels.
 func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error) {
 	set, err := podSetOf(s, g, "SolveResize", "resize.podSet", r.PodSet)
 	if err != nil {
@@ -190,31 +192,6 @@ func (s *Snapshot) existingPods(u *PodSetUsage, field string) ([]PodSetAssignmen
 		return nil, false, err
 	}
 	return res.u.Nodes, false, nil
-}
-
-// holding narrows a generator's placements to those holding every node of
-// nodes (ascending): an elastic set's delta joins its existing pods'
-// domain.
-type holding struct {
-	gen   PlacementGenerator
-	nodes []NodeID
-}
-
-func (h holding) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
-	ps := []Placement{{Nodes: s.b.allNodes}}
-	if h.gen != nil {
-		var err error
-		if ps, err = h.gen.Generate(s, g); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]Placement, 0, len(ps))
-	for _, p := range ps {
-		if len(p.Nodes) == len(s.b.nodes) || !slices.ContainsFunc(h.nodes, func(id NodeID) bool { _, in := slices.BinarySearch(p.Nodes, id); return !in }) {
-			out = append(out, p)
-		}
-	}
-	return out, nil
 }
 
 // shrink picks n of the pods of existing (in node ID order) to remove,

@@ -7,7 +7,8 @@ import "github.com/gangsched/gangsched/placement"
 // first that holds every member, both tiers sorted back by ID — as the
 // reference TestProp_TiersAsBySorting compares Generate with.
 func (gen *Generator) GenerateSortingTiers(s *placement.Snapshot, g placement.GroupView) ([]placement.Placement, error) {
-	return gen.generate(s, g, (*builder).tieredBySorting)
+	ps, _, err := gen.generate(s, g, (*builder).tieredBySorting, nil)
+	return ps, err
 }
 
 func (b *builder) tieredBySorting(doms []DomainID, diagnose bool) {

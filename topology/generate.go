@@ -260,18 +260,41 @@ func (gen *Generator) Generate(s *placement.Snapshot, g placement.GroupView) ([]
 	if g.Group == nil {
 		return nil, placement.Errorf(placement.ErrInvalid, "topology generator", "group", "must not be nil")
 	}
-	return gen.generate(s, g, (*builder).tiered)
+	ps, _, err := gen.generate(s, g, (*builder).tiered, nil)
+	return ps, err
+}
+
+var _ placement.PlacementNarrower = (*Generator)(nil)
+
+// GenerateHolding implements [placement.PlacementNarrower]: with a
+// required key and no narrower preferred one, the placements holding
+// nodes are at most the one domain of the required level that holds them
+// all, at the tier Generate would give it. It answers that alone when the
+// aggregates say the domain might hold the group; otherwise (nodes in no
+// or two domains, a domain the aggregates rule out, a preferred key:
+// widening's restrictions are not whole domains) it returns Generate's
+// whole answer with ok false. Cost: Generate's, less emitting every
+// domain: the aggregates of the candidate domains and, for its tier, the
+// nodes of the domains ranked before it until one holds the group.
+func (gen *Generator) GenerateHolding(s *placement.Snapshot, g placement.GroupView, nodes []placement.NodeID) ([]placement.Placement, bool, error) {
+	if gen.tree == nil || g.Group == nil || len(nodes) == 0 {
+		ps, err := gen.Generate(s, g) // its errors
+		return ps, false, err
+	}
+	return gen.generate(s, g, (*builder).tiered, nodes)
 }
 
 // generate is Generate with the first level's tiers cut by tiered (the
-// tests compare another way of cutting them).
-func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tiered func(b *builder, doms []DomainID, diagnose bool)) ([]placement.Placement, error) {
+// tests compare another way of cutting them), or, with hold, what
+// GenerateHolding answers: ok when the answer is narrowed to the
+// placements holding hold.
+func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tiered func(b *builder, doms []DomainID, diagnose bool), hold []placement.NodeID) (ps []placement.Placement, ok bool, err error) {
 	t := gen.tree
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c, err := t.capacityFor(s)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	bm := t.boundOf(s, g.Key())
 	b := &builder{t: t, c: c, s: s, g: g, sh: newShape(c, len(bm.nodes), g), scorer: gen.scorer, scope: -1,
@@ -288,14 +311,24 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 	}
 	if gen.required >= 0 && len(b.bound) > 0 {
 		if b.scope, err = b.boundDomain(gen.required); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	first := max(gen.required, gen.preferred)
 	if first < 0 {
-		return []placement.Placement{{Nodes: t.allNodes}}, nil
+		return []placement.Placement{{Nodes: t.allNodes}}, false, nil
 	}
-	tiered(b, b.candidates(first), gen.preferred < 0)
+	doms := b.candidates(first)
+	if hold != nil && gen.preferred < 0 {
+		if d := t.domainOf(hold[0], first); d >= 0 && !slices.ContainsFunc(hold, func(id placement.NodeID) bool { return t.domainOf(id, first) != d }) {
+			if rank, found := b.tierOf(doms, d); found {
+				b.out = t.gen.take(1)
+				b.emit(d, t.doms[d].nodes, rank)
+				return b.out, true, nil
+			}
+		}
+	}
+	tiered(b, doms, gen.preferred < 0)
 	if gen.preferred >= 0 {
 		for q := first - 1; q >= max(gen.required, 0); q-- {
 			b.widen(b.candidates(q), q+1, q == gen.required)
@@ -304,7 +337,7 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 			b.widen([]DomainID{-1}, 0, true)
 		}
 	}
-	return b.out, nil
+	return b.out, false, nil
 }
 
 // boundMembers are a group's bound members on one snapshot. The solver
@@ -520,6 +553,38 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 		return
 	}
 	b.emitTiers(b.cutBySorting(ok), short, diagnose)
+}
+
+// tierOf returns the rank at which tiered(doms, true) emits domain d, and
+// found; not found when d is not among doms or the aggregates say it
+// cannot hold the group (tiered then emits it only as the closest of
+// those, which costs as much to tell as emitting them all). As tiered
+// does, the first tier ends at the first domain by score bound that holds
+// every member: d is in it unless a domain before it by bound holds them.
+func (b *builder) tierOf(doms []DomainID, d DomainID) (int, bool) {
+	ok, _ := b.split(doms)
+	i := slices.IndexFunc(ok, func(c cand) bool { return c.d == d })
+	if i < 0 {
+		return 0, false
+	}
+	best := 0
+	for j := range ok {
+		if byBound(ok[j], ok[best]) < 0 {
+			best = j
+		}
+	}
+	if best == i {
+		return 0, true
+	}
+	if b.holdsAll(ok[best].d) {
+		return 1, true
+	}
+	for j, c := range ok {
+		if j != best && byBound(c, ok[i]) < 0 && b.holdsAll(c.d) {
+			return 1, true
+		}
+	}
+	return 0, true
 }
 
 // byBound orders candidates by score bound, best first, then by ID (IDs

@@ -1,0 +1,67 @@
+package placement
+
+import "slices"
+
+// PlacementNarrower is a [PlacementGenerator] that can propose only the
+// placements holding given nodes, without proposing the others first:
+// [SolveResize] asks it for a growing set's delta, which must join the
+// set's existing pods, so that a generator with one placement per domain
+// (topology's, a placement per rack) need not answer every domain when
+// the existing pods pin one.
+type PlacementNarrower interface {
+	PlacementGenerator
+	// GenerateHolding returns, with ok, Generate's answer for s and g less
+	// the placements that miss a node of nodes (ascending, at least one)
+	// and do not hold every node of s: the rest in Generate's order, with
+	// their names, nodes and ranks. When it has no cheaper way for this s
+	// and g it returns Generate's whole answer with ok false, for the
+	// caller to filter. Errors are Generate's.
+	GenerateHolding(s *Snapshot, g GroupView, nodes []NodeID) (ps []Placement, ok bool, err error)
+}
+
+// holding narrows a generator's placements to those holding every node of
+// nodes (ascending): an elastic set's delta joins its existing pods'
+// domain. A [PlacementNarrower] is asked for them alone; any other
+// generator's answer is filtered. It hands the answer back to a
+// [PlacementReleaser] when Solve is done with it, as Solve would.
+type holding struct {
+	gen   PlacementGenerator
+	nodes []NodeID
+}
+
+var _ PlacementReleaser = holding{}
+
+func (h holding) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
+	if h.gen == nil {
+		return []Placement{{Nodes: s.b.allNodes}}, nil // holds every node
+	}
+	var ps []Placement
+	var narrowed bool
+	var err error
+	if n, isN := h.gen.(PlacementNarrower); isN && len(h.nodes) > 0 {
+		ps, narrowed, err = n.GenerateHolding(s, g, h.nodes)
+	} else {
+		ps, err = h.gen.Generate(s, g)
+	}
+	if err != nil || narrowed {
+		return ps, err
+	}
+	out := make([]Placement, 0, len(ps))
+	if _, own := h.gen.(PlacementReleaser); own {
+		out = ps[:0] // Solve's until released: filtered in place
+	}
+	for _, p := range ps {
+		if len(p.Nodes) == len(s.b.nodes) || !slices.ContainsFunc(h.nodes, func(id NodeID) bool { _, in := slices.BinarySearch(p.Nodes, id); return !in }) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// ReleasePlacements implements [PlacementReleaser]: the answer goes back
+// to the generator that made it, when that one reuses its answers.
+func (h holding) ReleasePlacements(ps []Placement) {
+	if r, ok := h.gen.(PlacementReleaser); ok {
+		r.ReleasePlacements(ps)
+	}
+}
