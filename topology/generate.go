@@ -269,13 +269,14 @@ var _ placement.PlacementNarrower = (*Generator)(nil)
 // GenerateHolding implements [placement.PlacementNarrower]: with a
 // required key and no narrower preferred one, the placements holding
 // nodes are at most the one domain of the required level that holds them
-// all, at the tier Generate would give it. It answers that alone when the
-// aggregates say the domain might hold the group; otherwise (nodes in no
-// or two domains, a domain the aggregates rule out, a preferred key:
-// widening's restrictions are not whole domains) it returns Generate's
-// whole answer with ok false. Cost: Generate's, less emitting every
-// domain: the aggregates of the candidate domains and, for its tier, the
-// nodes of the domains ranked before it until one holds the group.
+// all, which it answers alone, at the tier Generate would give it (or
+// nothing, when Generate would not propose it). Otherwise (nodes in no
+// or two domains of the level; a preferred key: widening's restrictions
+// are not whole domains; a domain too small by its aggregates while the
+// best one by score bound cannot be proven to hold the group) it returns
+// Generate's whole answer with ok false. Cost: Generate's, less emitting every domain: the
+// aggregates of the candidate domains and, for the tier, the nodes of the
+// domains ranked before the one answered until one holds the group.
 func (gen *Generator) GenerateHolding(s *placement.Snapshot, g placement.GroupView, nodes []placement.NodeID) ([]placement.Placement, bool, error) {
 	if gen.tree == nil || g.Group == nil || len(nodes) == 0 {
 		ps, err := gen.Generate(s, g) // its errors
@@ -321,9 +322,11 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 	doms := b.candidates(first)
 	if hold != nil && gen.preferred < 0 {
 		if d := t.domainOf(hold[0], first); d >= 0 && !slices.ContainsFunc(hold, func(id placement.NodeID) bool { return t.domainOf(id, first) != d }) {
-			if rank, found := b.tierOf(doms, d); found {
+			if rank, emitted, decided := b.holdingTier(doms, d); decided {
 				b.out = t.gen.take(1)
-				b.emit(d, t.doms[d].nodes, rank)
+				if emitted {
+					b.emit(d, t.doms[d].nodes, rank)
+				}
 				return b.out, true, nil
 			}
 		}
@@ -541,12 +544,7 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 	// member. That is usually the first: finding it costs a pass over the
 	// candidates (which are in ID order, as doms is), where sorting them
 	// all by bound cost a sort.
-	best := 0
-	for i := range ok {
-		if byBound(ok[i], ok[best]) < 0 {
-			best = i
-		}
-	}
+	best := bestByBound(ok)
 	if len(ok) > 0 && b.holdsAll(ok[best].d) {
 		first := []cand{ok[best]} // before Delete shifts ok
 		b.emitTiers([2][]cand{first, slices.Delete(ok, best, best+1)}, short, diagnose)
@@ -555,36 +553,52 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 	b.emitTiers(b.cutBySorting(ok), short, diagnose)
 }
 
-// tierOf returns the rank at which tiered(doms, true) emits domain d, and
-// found; not found when d is not among doms or the aggregates say it
-// cannot hold the group (tiered then emits it only as the closest of
-// those, which costs as much to tell as emitting them all). As tiered
+// holdingTier is what tiered(doms, true) emits of domain d, decided: its
+// rank, or emitted false when it emits no placement of d. As tiered
 // does, the first tier ends at the first domain by score bound that holds
 // every member: d is in it unless a domain before it by bound holds them.
-func (b *builder) tierOf(doms []DomainID, d DomainID) (int, bool) {
-	ok, _ := b.split(doms)
+// A domain the aggregates rule out follows the tiers only as the closest
+// of those ruled out; its rank is not decided (the caller emits every
+// domain) when the tiers are cut by sorting, which costs what emitting
+// them does.
+func (b *builder) holdingTier(doms []DomainID, d DomainID) (rank int, emitted, decided bool) {
+	ok, short := b.split(doms)
 	i := slices.IndexFunc(ok, func(c cand) bool { return c.d == d })
 	if i < 0 {
-		return 0, false
-	}
-	best := 0
-	for j := range ok {
-		if byBound(ok[j], ok[best]) < 0 {
-			best = j
+		switch {
+		case !slices.Contains(short, d) || b.closest(short) != d:
+			return 0, false, true
+		case len(ok) == 0:
+			return 0, true, true
+		case b.holdsAll(ok[bestByBound(ok)].d):
+			return min(len(ok), 2), true, true // ok[best] alone, then the rest
 		}
+		return 0, false, false
 	}
+	best := bestByBound(ok)
 	if best == i {
-		return 0, true
+		return 0, true, true
 	}
 	if b.holdsAll(ok[best].d) {
-		return 1, true
+		return 1, true, true
 	}
 	for j, c := range ok {
 		if j != best && byBound(c, ok[i]) < 0 && b.holdsAll(c.d) {
-			return 1, true
+			return 1, true, true
 		}
 	}
-	return 0, true
+	return 0, true, true
+}
+
+// bestByBound returns the index of the first of ok by byBound.
+func bestByBound(ok []cand) int {
+	best := 0
+	for i := range ok {
+		if byBound(ok[i], ok[best]) < 0 {
+			best = i
+		}
+	}
+	return best
 }
 
 // byBound orders candidates by score bound, best first, then by ID (IDs

@@ -1,6 +1,7 @@
 package topology_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -26,11 +27,20 @@ func holdingOf(ps []placement.Placement, nodes []placement.NodeID, all int) []pl
 // GenerateHolding answers what filtering Generate's answer does: when it
 // narrows, the same placements (names, nodes, ranks) in the same order;
 // when it does not, Generate's whole answer. The nodes to hold are drawn
-// mostly inside one domain, as an elastic set's existing pods are.
+// mostly inside one domain, as an elastic set's existing pods are. Small
+// clusters (genCase) and wide ones (10–60 nodes in 3 zones and 8 racks,
+// where many racks tie on their bound) are drawn; every way of answering
+// must be seen: a domain of the first tier, of the second, after both,
+// and none.
 func TestProp_GenerateHoldingAsFiltered(t *testing.T) {
-	narrowed, later := 0, 0
+	seen := map[string]int{}
 	prop := func(t *rapid.T) {
-		c := genCase(rapid.Bool().Draw(t, "homogeneous"), rapid.IntRange(0, 3).Draw(t, "requiredOnly") > 0).Draw(t, "case")
+		var c tcase
+		if rapid.Bool().Draw(t, "wide") {
+			c = wideCase(t)
+		} else {
+			c = genCase(rapid.Bool().Draw(t, "homogeneous"), rapid.IntRange(0, 3).Draw(t, "requiredOnly") > 0).Draw(t, "case")
+		}
 		s, tr := c.tree(t)
 		opts, err := tr.SolverOptions(c.cs, c.scoring)
 		if err != nil || opts.Generator == nil {
@@ -55,20 +65,48 @@ func TestProp_GenerateHoldingAsFiltered(t *testing.T) {
 			return
 		}
 		if ok {
-			narrowed++
-			if len(got) == 1 && got[0].Rank == 1 {
-				later++
-			}
 			want = holdingOf(want, hold, len(c.nodes))
+			if len(got) == 0 {
+				seen["none"]++
+			} else {
+				seen[fmt.Sprint("rank ", got[0].Rank)]++
+			}
 		}
 		require.Equal(t, want, got)
 	}
-	for round := 0; round < 20 && later == 0; round++ {
+	kinds := []string{"none", "rank 0", "rank 1", "rank 2"}
+	for round := 0; round < 20 && slices.ContainsFunc(kinds, func(k string) bool { return seen[k] == 0 }); round++ {
 		rapid.Check(t, prop)
 	}
-	t.Logf("narrowed %d, in a later tier %d", narrowed, later)
-	require.Positive(t, narrowed)
-	require.Positive(t, later, "no narrowed answer in the second tier")
+	t.Log(seen)
+	for _, k := range kinds {
+		require.Positive(t, seen[k], "no narrowed answer %q", k)
+	}
+}
+
+// wideCase draws a cluster of 10–60 nodes in 3 zones and 8 racks and a
+// gang of 1–8 pending members, as TestProp_WideTiersAsBySorting does, with
+// a required zone or rack.
+func wideCase(t *rapid.T) tcase {
+	n := rapid.IntRange(10, 60).Draw(t, "nodes")
+	var c tcase
+	for i := range n {
+		c.nodes = append(c.nodes, placement.Node{Name: fmt.Sprintf("n%02d", i), Allocatable: placement.ResourceList{cpu: rapid.Int64Range(0, 8).Draw(t, "cpu")},
+			Labels: map[string]string{zoneKey: fmt.Sprint(rapid.IntRange(0, 2).Draw(t, "zone")), rackKey: fmt.Sprint(rapid.IntRange(0, 7).Draw(t, "rack")), hostKey: fmt.Sprint(i)}})
+	}
+	c.group = placement.Group{Namespace: "default", Name: "pg", Policy: placement.PolicyGang}
+	same := rapid.Bool().Draw(t, "homogeneous")
+	q := rapid.Int64Range(1, 3).Draw(t, "mcpu")
+	for i := range rapid.IntRange(1, 8).Draw(t, "pending") {
+		if !same {
+			q = rapid.Int64Range(1, 3).Draw(t, "mcpu")
+		}
+		c.group.Members = append(c.group.Members, member(fmt.Sprintf("m%d", i), "pg", q))
+	}
+	c.group.MinCount = int32(rapid.IntRange(1, len(c.group.Members)).Draw(t, "min"))
+	c.cs = []topology.Constraint{required(propKeys[rapid.IntRange(0, 1).Draw(t, "required")])}
+	c.scoring = rapid.SampledFrom([]topology.Scoring{topology.MostAllocated, topology.BestFit}).Draw(t, "scoring")
+	return c
 }
 
 // An elastic set decides alike whether its delta's placements come from
