@@ -163,7 +163,8 @@ type PodGroupTemplate struct {
 	// PriorityClassName names the PriorityClass of the group.
 	PriorityClassName string
 	// Priority is the resolved priority; nil when unset. During preemption
-	// it overrides the priorities of the member pods. Since v1.37 every
+	// it overrides the priorities of the member pods; since v1.37 an
+	// unset one overrides them with 0 ([Profile]). Since v1.37 every
 	// member, pending or bound, must carry it, 0 when unset (see
 	// [Profile]); a host's group for a lone pod sets it ([LonePodGroup]).
 	Priority *int32

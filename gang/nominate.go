@@ -42,8 +42,14 @@ type nominee struct {
 	priority int32
 }
 
-// memberPriority is the priority preemption gives member p of pg outside
-// a hierarchy: the PodGroup's override when set, else the pod's own.
+// memberPriority is the priority a nominee p of pg outside a hierarchy
+// holds its room with: the PodGroup's override when set, else the pod's
+// own, in every profile. Unlike a victim's ([Profile.groupOverride]), an
+// unset spec.priority does not make it 0 since v1.37: upstream's
+// nominator (addGENominatedPods, pkg/scheduler/framework/runtime/
+// framework.go) compares pods' own priorities, and a group whose pods
+// differ from its unset priority fails its own v1.37 cycle, so only a
+// host's [Scheduler.Nominate] can make such a nominee.
 func memberPriority(pg *PodGroup, p *placement.Pod) int32 {
 	if pg != nil && pg.Spec.Priority != nil {
 		return *pg.Spec.Priority

@@ -18,6 +18,8 @@ import (
 //	| (pending or bound; an unset priority is 0)       |                                      |                                 |                                     |
 //	| a tree member's priority differs from its root's | (no hierarchies); the root's counts  | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
 //	| (pending or bound, any leaf; unset is 0)         |                                      |                                 |                                     |
+//	| preemption ranks a bound member of a PodGroup    | at its own priority                  | at 0                            | at 0                                |
+//	| whose spec.priority is unset, as a victim        |                                      |                                 |                                     |
 //	| a Workload's templates name different priorities | allowed (v1alpha2)                   | refused (v1beta1)               | refused (v1beta1)                   |
 //	| (flat ones; a hierarchy's never differ)          |                                      |                                 |                                     |
 //	| invalid configuration found at runtime           | reason SchedulerError                | reason SchedulerError           | reason PodGroupError                |
@@ -174,6 +176,24 @@ func podGroupPriority(pg *PodGroup) int32 {
 		return *pg.Spec.Priority
 	}
 	return 0
+}
+
+// groupOverride is the priority that replaces the priority of pg's pods
+// in preemption, as victims and preemptors, or nil when each pod keeps
+// its own. Since v1.37 it is the PodGroup's priority, 0 when
+// unset, for every pod whose PodGroup exists (upstream's GetPodPriority,
+// pkg/scheduler/framework/preemption/util.go, reads PodGroupPriority);
+// v1.36 overrides only with a set spec.priority. A pod whose PodGroup
+// does not exist (pg nil) keeps its own in every profile.
+func (p Profile) groupOverride(pg *PodGroup) *int32 {
+	if pg == nil {
+		return nil
+	}
+	if pg.Spec.Priority != nil || p.newest() == ProfileV136 {
+		return pg.Spec.Priority
+	}
+	zero := int32(0)
+	return &zero
 }
 
 // invalidReason is the condition reason for a group whose configuration

@@ -331,14 +331,15 @@ func (s *Scheduler) findVictims(snap *placement.Snapshot, g *placement.Group, op
 }
 
 // preemptionInput is what preemption needs beyond the snapshot: every known
-// PodGroup's priority override and disruptionMode, and the budgets. A leaf
-// of a CompositePodGroup hierarchy takes its hierarchy's priority
-// (hierarchyPriority), as upstream ranks a victim of a hierarchy.
+// PodGroup's priority override ([Profile.groupOverride]: since v1.37 an
+// unset spec.priority overrides with 0) and disruptionMode, and the
+// budgets. A leaf of a CompositePodGroup hierarchy takes its hierarchy's
+// priority (hierarchyPriority), as upstream ranks a victim of a hierarchy.
 func (s *Scheduler) preemptionInput() preemption.Input {
 	in := preemption.Input{PodGroups: map[placement.Key]preemption.PodGroupSpec{}, Budgets: s.budgets}
 	for k, g := range s.q.groups {
 		if g.pg != nil {
-			prio := g.pg.Spec.Priority
+			prio := s.opts.Profile.groupOverride(g.pg)
 			if p, ok := s.hierarchyPriority(g.pg); ok {
 				prio = &p
 			}

@@ -94,6 +94,7 @@ var goldens = []golden{
 	{"preempt-fewest-violations", []string{"-f", "testdata/preempt-fewest-violations.yaml"}, exitPlaced},
 	{"preempt-fewest-violations-podgroup", []string{"-f", "testdata/preempt-fewest-violations-podgroup.yaml"}, exitPlaced},
 	{"preempt-gang-lowest-priority", []string{"-f", "testdata/preempt-gang-lowest-priority.yaml"}, exitPlaced},
+	{"preempt-unset-podgroup-priority", []string{"-f", "testdata/preempt-unset-podgroup-priority.yaml"}, exitPlaced},
 	{"pai-seed-job", []string{"-f", td + "clusters/pai/nodes.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
 }
 
