@@ -17,42 +17,57 @@ import (
 // enough to pack and too wide to, BestFit and LeastFreeCapacity.
 func TestProp_OrderAsByCompare(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var nodes []placement.Node
-		for i := range rapid.IntRange(1, 2*packedOrderMin).Draw(t, "nodes") {
-			nodes = append(nodes, placement.Node{Name: fmt.Sprintf("n%02d", rapid.IntRange(0, 99).Draw(t, "name")*1000+i),
-				Labels: map[string]string{"block": fmt.Sprint("b", rapid.IntRange(0, 3).Draw(t, "block")),
-					"rack": fmt.Sprint("r", rapid.IntRange(0, packedOrderMin).Draw(t, "rack"))},
-				Allocatable: placement.ResourceList{placement.ResourceCPU: 1000}})
-		}
-		s, err := placement.NewSnapshot(nodes, nil)
-		require.NoError(t, err)
-		tr, err := NewTree(s, []string{"block", "rack"})
-		require.NoError(t, err)
-		D, N := len(tr.doms), s.NumNodes()
-		p := &planner{t: tr, s: s, L: 2, D: D, prefer: rapid.Bool().Draw(t, "prefer")}
-		tr.plan = newPlanScratch(tr, s, D+N, 1)
-		p.pods, p.slice, p.aff = tr.plan.pods, tr.plan.slice, tr.plan.aff
+		p := drawPlanner(t, packedOrderMin)
+		D, N := p.D, p.s.NumNodes()
 		// Ranges that pack into few bits, into many, and not at all.
 		width := rapid.SampledFrom([]int64{5, 1 << 12, 1 << 40}).Draw(t, "width")
 		val := func(label string) int64 { return rapid.Int64Range(-width, width).Draw(t, label) }
 		for u := range D + N {
 			p.slice[u], p.pods[u], p.aff[u] = val("slice"), val("pods"), val("aff")
 		}
-		var us []int
-		if lv := rapid.IntRange(0, 2).Draw(t, "level"); lv < 2 {
-			for d := tr.levelStart[lv]; d < tr.levelStart[lv+1]; d++ {
-				us = append(us, int(d))
-			}
-		} else {
-			for n := range N {
-				us = append(us, D+n)
-			}
-		}
-		us = rapid.Permutation(us).Draw(t, "us")
+		us := drawLevelUnits(t, p)
 		leastFree := rapid.Bool().Draw(t, "leastFree")
 		want := slices.Clone(us)
 		p.orderByCompare(want, leastFree)
 		p.order(us, leastFree)
 		require.Equal(t, want, us)
 	})
+}
+
+// drawPlanner draws a two-level (block > rack) tree of up to
+// 2·packedOrderMin one-node hosts over racks+1 racks, and a planner on it
+// with fresh scratch; the caller fills its pods, slices and affinity.
+func drawPlanner(t *rapid.T, racks int) *planner {
+	var nodes []placement.Node
+	for i := range rapid.IntRange(1, 2*packedOrderMin).Draw(t, "nodes") {
+		nodes = append(nodes, placement.Node{Name: fmt.Sprintf("n%02d", rapid.IntRange(0, 99).Draw(t, "name")*1000+i),
+			Labels: map[string]string{"block": fmt.Sprint("b", rapid.IntRange(0, 3).Draw(t, "block")),
+				"rack": fmt.Sprint("r", rapid.IntRange(0, racks).Draw(t, "rack"))},
+			Allocatable: placement.ResourceList{placement.ResourceCPU: 1000}})
+	}
+	s, err := placement.NewSnapshot(nodes, nil)
+	require.NoError(t, err)
+	tr, err := NewTree(s, []string{"block", "rack"})
+	require.NoError(t, err)
+	D, N := len(tr.doms), s.NumNodes()
+	p := &planner{t: tr, s: s, L: 2, D: D, prefer: rapid.Bool().Draw(t, "prefer")}
+	tr.plan = newPlanScratch(tr, s, D+N, 1)
+	p.pods, p.slice, p.aff, p.take = tr.plan.pods, tr.plan.slice, tr.plan.aff, tr.plan.take
+	return p
+}
+
+// drawLevelUnits draws one level's units of p's tree (its blocks, racks
+// or nodes), in any order.
+func drawLevelUnits(t *rapid.T, p *planner) []int {
+	var us []int
+	if lv := rapid.IntRange(0, 2).Draw(t, "level"); lv < 2 {
+		for d := p.t.levelStart[lv]; d < p.t.levelStart[lv+1]; d++ {
+			us = append(us, int(d))
+		}
+	} else {
+		for n := range p.s.NumNodes() {
+			us = append(us, p.D+n)
+		}
+	}
+	return rapid.Permutation(us).Draw(t, "us")
 }
