@@ -18,6 +18,16 @@ func prioPG(name string, prio int32) *PodGroup {
 	return pg
 }
 
+// addPrioMember sets PodGroup group at priority prio and adds its member
+// name, of that same priority (as v1.37 requires), requesting req,
+// queued at queued.
+func (h *harness) addPrioMember(group, name string, prio int32, req placement.ResourceList, queued int) {
+	h.setPG(prioPG(group, prio))
+	m := member(name, group, req, queued)
+	m.Priority = prio
+	h.addPods(m)
+}
+
 // TestNominatedRoomIsHeld: a preemptor evicts a victim on the only node
 // and is nominated there; before its retry, a group of equal priority that
 // arrived earlier (so the queue takes it first) gets a cycle. The room is
@@ -57,10 +67,7 @@ func TestNominatedRoomIsHeld(t *testing.T) {
 			require.NoError(t, err)
 			h.snap = after
 			h.s.DeletePod(key("low"))
-			h.setPG(prioPG("rival", c.rival))
-			rival := member("r0", "rival", cpu(2000), 0)
-			rival.Priority = c.rival
-			h.addPods(rival)
+			h.addPrioMember("rival", "r0", c.rival, cpu(2000), 0)
 
 			r, ok = h.cycle()
 			require.True(t, ok)
@@ -94,10 +101,7 @@ func TestNominate_HeldUntilTheNomineesCycle(t *testing.T) {
 	require.ErrorIs(t, h.s.Nominate(key("nobody"), "n1"), placement.ErrNotFound)
 	require.ErrorIs(t, h.s.Nominate(key("p0"), ""), placement.ErrInvalid)
 
-	h.setPG(prioPG("lower", 50))
-	l0 := member("l0", "lower", cpu(2000), 0)
-	l0.Priority = 50
-	h.addPods(l0)
+	h.addPrioMember("lower", "l0", 50, cpu(2000), 0)
 	r, ok := h.cycle()
 	require.True(t, ok)
 	require.Empty(t, r.Bind, "n1 is held for p0")
@@ -157,10 +161,7 @@ func TestCycleTree_NominatesPreemptors(t *testing.T) {
 	after, err := h.snap.Apply(placement.Change{Remove: victims})
 	require.NoError(t, err)
 	h.snap = after
-	h.setPG(prioPG("rival", 100))
-	r0 := member("r0", "rival", cpu(1000), -1)
-	r0.Priority = 100
-	h.addPods(r0)
+	h.addPrioMember("rival", "r0", 100, cpu(1000), -1)
 	r, ok = h.cycle()
 	require.True(t, ok)
 	require.Equal(t, key("rival"), r.PodGroup)

@@ -192,10 +192,7 @@ func TestNominate_TreeMemberHoldsAtItsRootPriority(t *testing.T) {
 			h.addPods(member("t0", "leaf", cpu(2000), 5))     // quorum 1 of 2: the tree waits
 			require.NoError(t, h.s.Nominate(key("t0"), "n1")) // as read from the pod
 
-			h.setPG(prioPG("rival", c.rival))
-			m0 := member("m0", "rival", cpu(2000), 0)
-			m0.Priority = c.rival
-			h.addPods(m0)
+			h.addPrioMember("rival", "m0", c.rival, cpu(2000), 0)
 			r, ok := h.cycle()
 			require.True(t, ok)
 			require.Equal(t, key("rival"), r.PodGroup)
@@ -264,10 +261,7 @@ func TestCycleTree_NominatedRoomHeldAtRootPriority(t *testing.T) {
 				require.NoError(t, err)
 				h.snap = after
 				require.True(t, h.s.DeletePod(key("t-1")))
-				h.setPG(prioPG("mid", c.mid))
-				m := member("mid-0", "mid", cpu(2000), 0)
-				m.Priority = c.mid
-				h.addPods(m)
+				h.addPrioMember("mid", "mid-0", c.mid, cpu(2000), 0)
 
 				r, ok = h.cycle()
 				require.True(t, ok)
