@@ -2,15 +2,14 @@ package dra_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/gangsched/gangsched/dra"
+	"github.com/gangsched/gangsched/internal/concurrent"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -104,21 +103,6 @@ func TestProp_DecisionSameAfterOtherSolves(t *testing.T) {
 		require.Equal(t, want[i], got, "case %d solved again after the others", i)
 	}
 	check("after the others")
-	var wg sync.WaitGroup
-	errs := make(chan string, 4*len(cs))
-	for w := range 4 {
-		wg.Go(func() {
-			for _, i := range rand.New(rand.NewPCG(uint64(w), 7)).Perm(len(cs)) {
-				if got := show(cs[i].solve()); got != want[i] {
-					errs <- fmt.Sprintf("case %d on goroutine %d:\ngot  %s\nwant %s", i, w, got, want[i])
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Fatal(e)
-	}
+	concurrent.Same(t, want, func(i int) string { return show(cs[i].solve()) })
 	check("after solves on four goroutines")
 }

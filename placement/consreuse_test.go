@@ -2,10 +2,9 @@ package placement
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"sync"
 	"testing"
 
+	"github.com/gangsched/gangsched/internal/concurrent"
 	"pgregory.net/rapid"
 )
 
@@ -44,22 +43,5 @@ func TestSolve_TermsSameAfterOtherSolves(t *testing.T) {
 			t.Fatalf("case %d after the others:\ngot  %s\nwant %s", i, got, want[i])
 		}
 	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 4*len(cs))
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, i := range rand.New(rand.NewPCG(uint64(w), 7)).Perm(len(cs)) {
-				if got := solve(cs[i]); got != want[i] {
-					errs <- fmt.Sprintf("case %d on goroutine %d:\ngot  %s\nwant %s", i, w, got, want[i])
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Fatal(e)
-	}
+	concurrent.Same(t, want, func(i int) string { return solve(cs[i]) })
 }

@@ -3,12 +3,11 @@ package placement_test
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
-	"sync"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"github.com/gangsched/gangsched/internal/concurrent"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -81,24 +80,10 @@ func TestSolveHierarchy_SameAfterOtherSolves(t *testing.T) {
 			t.Fatalf("case %d: the decision kept changed after other solves:\ngot  %s\nwant %s", i, got, keptWant[i])
 		}
 	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 4*len(cs))
-	for w := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, i := range rand.New(rand.NewPCG(uint64(w), 7)).Perm(len(cs)) {
-				if _, got := solve(cs[i]); got != want[i] {
-					errs <- fmt.Sprintf("case %d on goroutine %d:\ngot  %s\nwant %s", i, w, got, want[i])
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Fatal(e)
-	}
+	concurrent.Same(t, want, func(i int) string {
+		_, got := solve(cs[i])
+		return got
+	})
 }
 
 // render is a decision in full, through its pointers, and its error.
