@@ -94,7 +94,10 @@ type NodeResult struct {
 	// Status is Scheduled for a node placed in the decision; otherwise how
 	// the node fares on its own: Scheduled (it could be placed alone but
 	// not beside its siblings), Unschedulable, Unresolvable or
-	// BudgetExhausted.
+	// BudgetExhausted. A child a Scheduled decision leaves out is
+	// Unschedulable ("does not fit beside its placed siblings") when it
+	// would fit alone in its parent's domain or the budget left it
+	// unjudged, else Unschedulable or Unresolvable with its own reason.
 	Status Status
 	// Domain is the value of TopologyKey the subtree was placed in, or ""
 	// when it has no key or was not placed.
@@ -293,6 +296,16 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 			d.Decisions[i], l.out = ownNodes(l.dec), i
 		}
 		d.Root = h.placedResult(hr, d.Decisions)
+		if hasUnplaced(hr) {
+			if h.ov != nil {
+				for len(h.ov.frames) > 0 { // judged alone: the tree's leaves off
+					h.ov.pop()
+				}
+			}
+			if err := h.judgeUnplaced(hr, &d.Root, s, all); err != nil {
+				return HierarchyDecision{}, err
+			}
+		}
 		d.Message = fmt.Sprintf("%d of min %d children of %q scheduled", d.Root.Scheduled, d.Root.Min, hr.src.Name)
 		d.Proven = true
 	} else {

@@ -44,6 +44,55 @@ func (h *hsolver) placedResult(n *hnode, decisions []Decision) NodeResult {
 	return r
 }
 
+// judgeUnplaced replaces, in r (n's result in a placed tree), the
+// account of each child left out — "does not fit beside its placed
+// siblings" — with what the child gets alone in n's domain when it would
+// not fit even there (Unschedulable or Unresolvable, with its own
+// reason), as upstream reports such a child by its own minimum. s is the
+// snapshot without the tree's placements, allowed the nodes of n's
+// parent's domain. A child that fits alone, or that the budget leaves
+// unjudged, keeps the sibling account.
+func (h *hsolver) judgeUnplaced(n *hnode, r *NodeResult, s *Snapshot, allowed []NodeID) error {
+	if n.src.Group != nil {
+		return nil
+	}
+	nodes := allowed
+	if n.src.TopologyKey != "" {
+		vals, sets := h.domains(n, s, allowed)
+		i, ok := slices.BinarySearch(vals, n.domain)
+		if !ok {
+			return nil
+		}
+		nodes = sets[i]
+	}
+	for i, c := range n.children {
+		if c.placed {
+			if err := h.judgeUnplaced(c, &r.Children[i], s, nodes); err != nil {
+				return err
+			}
+			continue
+		}
+		cr, judged, err := h.diagnose(c, s, nodes)
+		if err != nil {
+			return err
+		}
+		if judged && (cr.Status == Unschedulable || cr.Status == Unresolvable) {
+			r.Children[i] = cr
+		}
+	}
+	return nil
+}
+
+// hasUnplaced reports whether a placed tree left a child of n out.
+func hasUnplaced(n *hnode) bool {
+	for _, c := range n.children {
+		if !c.placed || hasUnplaced(c) {
+			return true
+		}
+	}
+	return false
+}
+
 // diagnose judges n alone on s within allowed: its status, and its
 // children's, each alone.
 func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult, bool, error) {

@@ -541,7 +541,8 @@ func TestHierarchy_ThreeLevelsBound(t *testing.T) {
 
 // A leaf scheduled in an earlier cycle (no pending members, its minimum
 // bound) counts as a satisfied child without a solve and pins the block;
-// a leaf with no members at all is never satisfied.
+// a leaf with no members at all is never satisfied (Unresolvable, judged
+// alone).
 func TestHierarchy_LeafScheduledBefore(t *testing.T) {
 	s := hBoundSnap(t, "x", "x-", "n2", 2, hNode("n1", "b1", "r1", 4), hNode("n2", "b2", "r2", 4))
 	x := &placement.HierarchyNode{Name: "x", Group: &placement.Group{Namespace: "ns", Name: "x", MinCount: 2}}
@@ -550,7 +551,7 @@ func TestHierarchy_LeafScheduledBefore(t *testing.T) {
 		Children: []*placement.HierarchyNode{x, hLeaf("y", "", 2, 2), empty}}
 	d := hSolve(t, s, root)
 	if d.Status != placement.Scheduled || d.Root.Domain != "b2" || len(d.Decisions) != 1 ||
-		fmt.Sprint(leafNodes(d)) != "map[y:[n2]]" || d.Root.Scheduled != 2 || d.Root.Children[0].Status != placement.Unschedulable {
+		fmt.Sprint(leafNodes(d)) != "map[y:[n2]]" || d.Root.Scheduled != 2 || d.Root.Children[0].Status != placement.Unresolvable {
 		t.Fatalf("%v %q %v %+v: %s", d.Status, d.Root.Domain, leafNodes(d), d.Root, d.Message)
 	}
 	root.MinGroupCount = 3
@@ -668,5 +669,44 @@ func TestHierarchy_TwinLeavesTakeHostsInOrder(t *testing.T) {
 	d2, err := placement.SolveHierarchyApplied(s, root, placement.Options{})
 	if err != nil || !reflect.DeepEqual(d, d2) {
 		t.Fatalf("applied: %v %v %v", err, d2.Status, leafNodes(d2))
+	}
+}
+
+// A child a placed tree leaves out is reported by its own reason when it
+// would not fit even alone in its parent's domain (upstream: "minCount (3)
+// cannot be satisfied"), and as not fitting beside its siblings only when
+// it would. It was always the latter.
+func TestHierarchy_LeftOutChildJudgedAlone(t *testing.T) {
+	s := hSnap(t, hNode("n1", "b", "r1", 2), hNode("n2", "b", "r2", 2))
+	root := &placement.HierarchyNode{Name: "root", Policy: placement.PolicyBasic,
+		Children: []*placement.HierarchyNode{hLeaf("a", hRack, 2, 2), hLeaf("b", hRack, 3, 3)}}
+	d := hSolve(t, s, root)
+	if d.Status != placement.Scheduled || d.Root.Scheduled != 1 || d.Root.Unschedulable != 1 {
+		t.Fatalf("%v %+v", d.Status, d.Root)
+	}
+	b := d.Root.Children[1]
+	if b.Name != "b" || b.Status != placement.Unresolvable || b.Message != "2 of min 3 members fit in r1; ns/b-2 fits on none of 1 nodes: 1 Insufficient cpu" {
+		t.Fatalf("b: %v %q", b.Status, b.Message)
+	}
+
+	// Three children of two pods on two racks of two: the third fits
+	// alone, not beside the other two.
+	root = &placement.HierarchyNode{Name: "root", MinGroupCount: 2,
+		Children: []*placement.HierarchyNode{hLeaf("a", hRack, 2, 2), hLeaf("b", hRack, 2, 2), hLeaf("c", hRack, 2, 2)}}
+	d = hSolve(t, s, root)
+	c := d.Root.Children[2]
+	if d.Status != placement.Scheduled || c.Status != placement.Unschedulable || c.Message != "does not fit beside its placed siblings" {
+		t.Fatalf("%v; c: %v %q", d.Status, c.Status, c.Message)
+	}
+
+	// Inside a block: a child that would fit only in the other block is
+	// judged in its parent's.
+	s = hSnap(t, hNode("n1", "b1", "r1", 2), hNode("n2", "b2", "r2", 4))
+	root = &placement.HierarchyNode{Name: "root", Policy: placement.PolicyBasic, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{hLeaf("a", "", 2, 2), hLeaf("big", "", 4, 4)}}
+	d = hSolve(t, s, root)
+	big := d.Root.Children[1]
+	if d.Status != placement.Scheduled || d.Root.Domain != "b1" || big.Status != placement.Unresolvable || big.Message != "2 of min 4 members fit; ns/big-2 fits on none of 1 nodes: 1 Insufficient cpu" {
+		t.Fatalf("%v in %q; big: %v %q", d.Status, d.Root.Domain, big.Status, big.Message)
 	}
 }
