@@ -198,7 +198,12 @@ type PodGroupSpec struct {
 	ResourceClaims              []PodGroupResourceClaim
 	PriorityClassName           string
 	Priority                    *int32
-	DisruptionMode              DisruptionMode
+	// PreemptionPolicy is spec.preemptionPolicy (v1.37, alpha behind the
+	// PodGroupPreemptionPolicy gate, whose admission sets it from the
+	// group's priority class); empty when unset. Since v1.37 every member
+	// must have it when it is set (see [Profile]).
+	PreemptionPolicy placement.PreemptionPolicy
+	DisruptionMode   DisruptionMode
 	// DeviceConstraints bind the devices of all the members'
 	// ResourceClaims together (gangsched's own, no Kubernetes field; the
 	// kube adapter reads annotation gangsched.io/device-constraints); see

@@ -25,7 +25,7 @@ func TestCycleTree_ConditionsSayPreemption(t *testing.T) {
 		name        string
 		preempt     bool
 		keep, x, y  int32 // priorities of the bound pods
-		never       bool  // b-0 has preemptionPolicy Never
+		never       bool  // every member has preemptionPolicy Never (v1.37 refuses a tree whose pods' policies differ)
 		want        string
 		flatOpening string // of the flat PodGroup's message after its decision's
 	}{
@@ -39,7 +39,7 @@ func TestCycleTree_ConditionsSayPreemption(t *testing.T) {
 			want:        unfit + "; preemption cannot help: even with every candidate victim of priority below 100 removed (1 in all), 1 of min 2 children fit (1 unschedulable, 0 unresolvable)",
 			flatOpening: "; preemption cannot help: even with every candidate victim of priority below 100 removed (1 in all), "},
 		{name: "not allowed", preempt: true, keep: 20, x: 5, y: 5, never: true,
-			want:        unfit + "; preemption not allowed: pod default/b-0 has preemptionPolicy Never",
+			want:        unfit + "; preemption not allowed: pod default/a-0 has preemptionPolicy Never",
 			flatOpening: "; preemption not allowed: "},
 		{name: "preemption off", keep: 20, x: 5, y: 5, want: unfit, flatOpening: ""},
 	} {
@@ -53,7 +53,7 @@ func TestCycleTree_ConditionsSayPreemption(t *testing.T) {
 				for i := range n {
 					p := member(fmt.Sprintf("%s-%d", group, i), group, cpu(1000), i)
 					p.Priority = 100
-					if tc.never && group == "b" && i == 0 {
+					if tc.never {
 						p.PreemptionPolicy = placement.PreemptNever
 					}
 					h.addPods(p)

@@ -9,8 +9,9 @@ import (
 // Profile is the Kubernetes version whose workload-aware scheduling the
 // [Scheduler] follows where versions differ. The empty Profile is the
 // newest, [ProfileV138]. The differences, each checked by a test in
-// profile_test.go or priority_rule_test.go (the template rule, which goes
-// with the API version, in workload_priority_test.go and package kube's):
+// profile_test.go, priority_rule_test.go or preemption_rule_test.go (the
+// template rule, which goes with the API version, in
+// workload_priority_test.go and package kube's):
 //
 //	| difference                                       | v1.36                                | v1.37                           | v1.38 (default)                     |
 //	|--------------------------------------------------|--------------------------------------|---------------------------------|-------------------------------------|
@@ -18,6 +19,10 @@ import (
 //	| (pending or bound; an unset priority is 0)       |                                      |                                 |                                     |
 //	| a tree member's priority differs from its root's | (no hierarchies); the root's counts  | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
 //	| (pending or bound, any leaf; unset is 0)         |                                      |                                 |                                     |
+//	| a member's preemptionPolicy differs from the     | allowed; each pod's own counts       | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
+//	| group's (root's) spec.preemptionPolicy, or when  |                                      |                                 |                                     |
+//	| that is unset from another member's (pending or  |                                      |                                 |                                     |
+//	| bound, any leaf; unset is PreemptLowerPriority)  |                                      |                                 |                                     |
 //	| preemption ranks a bound member of a PodGroup    | at its own priority                  | at 0                            | at 0                                |
 //	| whose spec.priority is unset, as a victim        |                                      |                                 |                                     |
 //	| a Workload's templates name different priorities | allowed (v1alpha2)                   | refused (v1beta1)               | refused (v1beta1)                   |
@@ -86,49 +91,60 @@ func (p Profile) Serves(apiVersion, kind string) bool {
 	return apiVersion == "scheduling.k8s.io/v1beta1"
 }
 
-// checkPriorities enforces v1.37's rule that every member of pg, pending
-// and bound, carries the PodGroup's priority: spec.priority, 0 when unset
-// (upstream's validatePodGroup compares every queued and scheduled pod
-// with PodGroupPriority, which reads an unset priority as 0). v1.36 lets
-// them differ, the group's priority ruling preemption. The error names
-// the first pod that differs, pending before bound, and spec.priority.
-func (p Profile) checkPriorities(pg *PodGroup, pending []placement.Pod, bound []*placement.Pod) error {
+// checkMembers enforces v1.37's rules on the members of pg, pending and
+// bound, pod by pod in that order, as upstream's validatePodGroup does:
+// each carries the PodGroup's priority, spec.priority, 0 when unset
+// (validatePodGroup compares every queued and scheduled pod with
+// PodGroupPriority, which reads an unset priority as 0), and then the
+// group's preemption policy ([policyRule]). v1.36 lets them differ, the
+// group's priority ruling preemption. The error names the first pod that
+// breaks a rule and the field, spec.priority or spec.preemptionPolicy.
+func (p Profile) checkMembers(pg *PodGroup, pending []placement.Pod, bound []*placement.Pod) error {
 	if p.newest() == ProfileV136 {
 		return nil
 	}
 	want := podGroupPriority(pg)
+	policy := newPolicyRule("group", pg.Spec.PreemptionPolicy, func(placement.Key) string {
+		return fmt.Sprintf("PodGroup %s's spec.preemptionPolicy", pg.Key())
+	})
 	return eachPod(pending, bound, func(m *placement.Pod) error {
-		if m.Priority == want {
-			return nil
+		if m.Priority != want {
+			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.priority",
+				"%d differs from its PodGroup %s's priority %s (since v1.37 every member carries its group's priority: give the PodGroup the pods' priorityClassName, or the pods the PodGroup's)",
+				m.Priority, pg.Key(), effectivePriority(pg.Spec.Priority))
 		}
-		return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.priority",
-			"%d differs from its PodGroup %s's priority %s (since v1.37 every member carries its group's priority: give the PodGroup the pods' priorityClassName, or the pods the PodGroup's)",
-			m.Priority, pg.Key(), effectivePriority(pg.Spec.Priority))
+		return policy.check(m, pg.Key())
 	})
 }
 
-// checkTreePriorities is checkPriorities for the members of the leaves of
+// checkTreeMembers is checkMembers for the members of the leaves of
 // root's CompositePodGroup hierarchy: since v1.37 every pod of a
 // hierarchy, pending or bound, carries its root's priority (0 when
-// unset), whatever its leaf's spec.priority says (upstream's
-// validatePodGroup checks the tree's queued pods, then each leaf's
-// scheduled ones, against the root; preemption ranks them at the root's
-// priority). leaves are in key order; bound returns a leaf's bound
-// members. v1.36 has no hierarchies and lets them differ; the root's
-// priority rules.
-func (p Profile) checkTreePriorities(root *CompositePodGroup, leaves []*group, bound func(placement.Key) []*placement.Pod) error {
+// unset), whatever its leaf's spec.priority says, and the root's
+// preemption policy, or the first pod's when the root sets none
+// (upstream's validatePodGroup checks the tree's queued pods, then each
+// leaf's scheduled ones, against the root; preemption ranks them at the
+// root's priority). Upstream's first pod of a tree is whichever its map
+// yields first; here it is the first of the leaves in key order, each
+// leaf's in member order. leaves are in key order; bound returns a
+// leaf's bound members. v1.36 has no hierarchies and lets them differ;
+// the root's priority rules.
+func (p Profile) checkTreeMembers(root *CompositePodGroup, leaves []*group, bound func(placement.Key) []*placement.Pod) error {
 	if p.newest() == ProfileV136 {
 		return nil
 	}
 	want := rootPriority(root)
+	policy := newPolicyRule("hierarchy", root.Spec.PreemptionPolicy, func(leaf placement.Key) string {
+		return fmt.Sprintf("the spec.preemptionPolicy of CompositePodGroup %s, the root of its PodGroup %s's hierarchy", root.Key(), leaf)
+	})
 	check := func(l *group) func(m *placement.Pod) error {
 		return func(m *placement.Pod) error {
-			if m.Priority == want {
-				return nil
+			if m.Priority != want {
+				return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.priority",
+					"%d differs from the priority %s of CompositePodGroup %s, the root of its PodGroup %s's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority: give the root the pods' priorityClassName, or the pods the root's)",
+					m.Priority, effectivePriority(root.Spec.Priority), root.Key(), l.key)
 			}
-			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.priority",
-				"%d differs from the priority %s of CompositePodGroup %s, the root of its PodGroup %s's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority: give the root the pods' priorityClassName, or the pods the root's)",
-				m.Priority, effectivePriority(root.Spec.Priority), root.Key(), l.key)
+			return policy.check(m, l.key)
 		}
 	}
 	for _, l := range leaves {

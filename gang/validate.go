@@ -119,11 +119,24 @@ func (pg *PodGroup) Validate() error {
 	if err := dra.CheckGroupDeviceConstraints(obj, "spec.deviceConstraints", s.DeviceConstraints); err != nil {
 		return err
 	}
+	if err := validatePreemptionPolicy(obj, s.PreemptionPolicy); err != nil {
+		return err
+	}
 	if pg.Spec.ParentCompositePodGroupName != "" && pg.Spec.PodGroupTemplateRef == nil {
 		// v1beta1: parentCompositePodGroupName requires workloadRef.
 		return placement.Errorf(placement.ErrInvalid, obj, "spec.parentCompositePodGroupName", "requires spec.podGroupTemplateRef (workloadRef)")
 	}
 	return validateConditions(obj, pg.Status.Conditions)
+}
+
+// validatePreemptionPolicy accepts an unset spec.preemptionPolicy,
+// PreemptLowerPriority and Never.
+func validatePreemptionPolicy(obj string, p placement.PreemptionPolicy) error {
+	switch p {
+	case "", placement.PreemptLowerPriority, placement.PreemptNever:
+		return nil
+	}
+	return placement.Errorf(placement.ErrInvalid, obj, "spec.preemptionPolicy", "%q is not PreemptLowerPriority or Never", p)
 }
 
 func validateGroupSpec(obj, path string, pol *SchedulingPolicy, cons *SchedulingConstraints, claims []PodGroupResourceClaim, dm DisruptionMode) error {

@@ -25,8 +25,9 @@ func compositeObj(namespace, name string) string {
 // CompositePodGroup (KEP-6012) into the [gang] model, resolving
 // spec.priorityClassName through pcs (nil: built-in classes only; with
 // neither a class nor a priority, the global default class's, as the
-// Priority admission plugin sets it); spec.preemptionPolicy is not
-// modelled and is ignored.
+// Priority admission plugin sets it); spec.preemptionPolicy is read as
+// written (admission sets it from the class under the
+// PodGroupPreemptionPolicy gate; a root's holds its hierarchy's pods).
 //
 // Errors (a [*placement.FieldError]): an unknown priority class or a
 // priority that differs from its class's; a disruptionMode setting both
@@ -55,6 +56,7 @@ func ConvertCompositePodGroupV1alpha3(c *schedulingv1alpha3.CompositePodGroup, p
 			SchedulingPolicy:            compositePolicy(s.SchedulingPolicy.Gang != nil, s.SchedulingPolicy.Basic != nil, minGroupCount(s.SchedulingPolicy.Gang)),
 			PriorityClassName:           s.PriorityClassName,
 			Priority:                    prio,
+			PreemptionPolicy:            policyIn(s.PreemptionPolicy),
 			DisruptionMode:              dm,
 		},
 		Status: gang.PodGroupStatus{Conditions: conditions(c.Status.Conditions, nil)},
@@ -118,6 +120,7 @@ func CompositePodGroupV1alpha3(c *gang.CompositePodGroup) *schedulingv1alpha3.Co
 			ParentCompositePodGroupName: ptrOrNil(s.ParentCompositePodGroupName),
 			PriorityClassName:           s.PriorityClassName,
 			Priority:                    copyInt32(s.Priority),
+			PreemptionPolicy:            policyOut[schedulingv1alpha3.PreemptionPolicy](s.PreemptionPolicy),
 		},
 	}
 	if g := s.SchedulingPolicy.Gang; g != nil {

@@ -25,15 +25,21 @@ func TestConvertCompositePodGroupV1alpha3(t *testing.T) {
 			SchedulingConstraints:       &schedulingv1alpha3.CompositePodGroupSchedulingConstraints{Topology: []schedulingv1alpha3.TopologyConstraint{{Key: "block"}}},
 			DisruptionMode:              &schedulingv1alpha3.CompositeDisruptionMode{All: &schedulingv1alpha3.AllCompositeDisruptionMode{}},
 			Priority:                    &prio,
+			PreemptionPolicy:            ptr(schedulingv1alpha3.PreemptNever),
 		},
 	}
 	c, err := ConvertCompositePodGroupV1alpha3(in, nil)
 	require.NoError(t, err)
 	require.Equal(t, "root", c.Spec.ParentCompositePodGroupName)
+	require.Equal(t, placement.PreemptNever, c.Spec.PreemptionPolicy)
 	require.Equal(t, gang.CompositeDisruptionAll, c.Spec.DisruptionMode)
 	require.Equal(t, int32(2), c.Spec.SchedulingPolicy.Gang.MinGroupCount)
 	require.True(t, equality.Semantic.DeepEqual(in, CompositePodGroupV1alpha3(c)), "round trip")
 
+	in.Spec.PreemptionPolicy = ptr(schedulingv1alpha3.PreemptionPolicy("Sometimes"))
+	_, err = ConvertCompositePodGroupV1alpha3(in, nil)
+	require.EqualError(t, err, `CompositePodGroup "ns/c": spec.preemptionPolicy: "Sometimes" is not PreemptLowerPriority or Never`)
+	in.Spec.PreemptionPolicy = nil
 	in.Spec.DisruptionMode = &schedulingv1alpha3.CompositeDisruptionMode{}
 	_, err = ConvertCompositePodGroupV1alpha3(in, nil)
 	require.EqualError(t, err, `CompositePodGroup "ns/c": spec.disruptionMode: must set exactly one of single and all; neither is set`)

@@ -215,6 +215,9 @@ func genPodGroupV1beta1(t *rapid.T) *schedulingv1beta1.PodGroup {
 	if rapid.Bool().Draw(t, "workloadRef") {
 		s.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: "w", TemplateName: "t"}
 	}
+	if p := rapid.SampledFrom([]schedulingv1beta1.PreemptionPolicy{"", schedulingv1beta1.PreemptLowerPriority, schedulingv1beta1.PreemptNever, "Sometimes"}).Draw(t, "preemptionPolicy"); p != "" {
+		s.PreemptionPolicy = &p
+	}
 	if rapid.Bool().Draw(t, "condition") {
 		pg.Status.Conditions = []metav1.Condition{{
 			Type: PodGroupInitiallyScheduled, Status: metav1.ConditionTrue, Reason: "Scheduled",
@@ -238,7 +241,7 @@ func validV1beta1(pg *schedulingv1beta1.PodGroup) bool {
 	if m := s.DisruptionMode; m != nil && (m.Single == nil) == (m.All == nil) {
 		return false
 	}
-	return true
+	return s.PreemptionPolicy == nil || *s.PreemptionPolicy != "Sometimes"
 }
 
 // TestProp_PodGroupV1beta1RoundTrip: a valid PodGroup converts and writes

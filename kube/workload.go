@@ -196,6 +196,23 @@ func claimsV1alpha2(in []v1alpha2.PodGroupResourceClaim) []gang.PodGroupResource
 	return out
 }
 
+// policyIn reads a scheduling.k8s.io spec.preemptionPolicy; nil is "".
+func policyIn[T ~string](p *T) placement.PreemptionPolicy {
+	if p == nil {
+		return ""
+	}
+	return placement.PreemptionPolicy(*p)
+}
+
+// policyOut writes a spec.preemptionPolicy; "" is nil.
+func policyOut[T ~string](p placement.PreemptionPolicy) *T {
+	if p == "" {
+		return nil
+	}
+	v := T(p)
+	return &v
+}
+
 func deref[T any](p *T) T {
 	var zero T
 	if p == nil {
@@ -208,7 +225,9 @@ func deref[T any](p *T) T {
 // (Kubernetes v1.37) into the [gang] model: spec.workloadRef becomes the
 // template reference, disruptionMode {single: {}} / {all: {}} becomes Pod /
 // PodGroup, and the PodGroupInitiallyScheduled condition becomes
-// PodGroupScheduled. spec.preemptionPolicy is not modelled and is ignored.
+// PodGroupScheduled. spec.preemptionPolicy (PodGroupPreemptionPolicy
+// gate) is read as written: admission sets it from the class when the
+// gate is on, and the cycle holds the members to it (see [gang.Profile]).
 //
 // Errors: as [ConvertPodGroupV1alpha2]; a disruptionMode that sets both or
 // neither of single and all; and [ErrUnsupported] for
@@ -235,6 +254,7 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 			ResourceClaims:        claimsV1beta1(s.ResourceClaims),
 			PriorityClassName:     s.PriorityClassName,
 			Priority:              prio,
+			PreemptionPolicy:      policyIn(s.PreemptionPolicy),
 			DisruptionMode:        dm,
 
 			ParentCompositePodGroupName: deref(s.ParentCompositePodGroupName),

@@ -232,6 +232,7 @@ func PodGroupV1beta1(pg *gang.PodGroup) *schedulingv1beta1.PodGroup {
 		Spec: schedulingv1beta1.PodGroupSpec{
 			PriorityClassName:           s.PriorityClassName,
 			Priority:                    copyInt32(s.Priority),
+			PreemptionPolicy:            policyOut[schedulingv1beta1.PreemptionPolicy](s.PreemptionPolicy),
 			ParentCompositePodGroupName: ptrOrNil(s.ParentCompositePodGroupName),
 		},
 	}

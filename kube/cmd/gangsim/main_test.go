@@ -95,6 +95,11 @@ var goldens = []golden{
 	{"preempt-fewest-violations-podgroup", []string{"-f", "testdata/preempt-fewest-violations-podgroup.yaml"}, exitPlaced},
 	{"preempt-gang-lowest-priority", []string{"-f", "testdata/preempt-gang-lowest-priority.yaml"}, exitPlaced},
 	{"preempt-unset-podgroup-priority", []string{"-f", "testdata/preempt-unset-podgroup-priority.yaml"}, exitPlaced},
+	// Since v1.37 a group's pods share one preemption policy
+	// (validatePodGroup): the cycle fails with PodGroupError (v1.38) or
+	// SchedulerError (v1.37) though both pods fit.
+	{"preemption-policy-mixed", []string{"-f", "testdata/preemption-policy-mixed.yaml"}, exitWaiting},
+	{"preemption-policy-mixed-v1.37", []string{"-profile", "v1.37", "-f", "testdata/preemption-policy-mixed.yaml"}, exitWaiting},
 	{"pai-seed-job", []string{"-f", td + "clusters/pai/nodes.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
 }
 

@@ -1,0 +1,138 @@
+package gang_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	. "github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// TestProfile_PreemptionPolicyRule: since v1.37 upstream's
+// validatePodGroup (pkg/scheduler/schedule_one_podgroup.go) holds every
+// pod of a PodGroup, or of a hierarchy's leaves, pending and scheduled, to
+// one preemption policy (unset reads PreemptLowerPriority): the group's
+// (the root's) spec.preemptionPolicy when it sets one (the
+// PodGroupPreemptionPolicy gate; a leaf's own does not count), else the
+// first pod's. v1.36 lets them differ; v1.37 fails the cycle with
+// SchedulerError, v1.38 with PodGroupError, naming the pod and
+// spec.preemptionPolicy.
+func TestProfile_PreemptionPolicyRule(t *testing.T) {
+	lower, never := placement.PreemptLowerPriority, placement.PreemptNever
+	type setup struct {
+		group   placement.PreemptionPolicy // the PodGroup's, or the root's for a tree
+		leaf    placement.PreemptionPolicy // a tree's leaf g's own
+		tree    bool
+		pending [2]placement.PreemptionPolicy // g-0's and g-1's (leaf g)
+		bound   placement.PreemptionPolicy    // a bound member's ("g-b"; in a tree, of leaf g2)
+		prio    int32                         // g-1's priority (the groups' is 100)
+	}
+	cases := []struct {
+		name string
+		setup
+		err string // under v1.37/v1.38; "" binds
+	}{
+		{"podgroup unset, pending differ", setup{pending: [2]placement.PreemptionPolicy{lower, never}, bound: lower, prio: 100},
+			`PodGroup default/g: pod "default/g-1": spec.preemptionPolicy: Never differs from PreemptLowerPriority, pod "default/g-0"'s ` +
+				`(since v1.37 every pod of a group has one preemption policy: give them one priority class)`},
+		{"podgroup unset, a bound member differs", setup{pending: [2]placement.PreemptionPolicy{never, never}, bound: lower, prio: 100},
+			`PodGroup default/g: pod "default/g-b": spec.preemptionPolicy: PreemptLowerPriority differs from Never, pod "default/g-0"'s ` +
+				`(since v1.37 every pod of a group has one preemption policy: give them one priority class)`},
+		{"podgroup unset, unset reads PreemptLowerPriority", setup{pending: [2]placement.PreemptionPolicy{"", lower}, prio: 100}, ""},
+		{"podgroup unset, all Never", setup{pending: [2]placement.PreemptionPolicy{never, never}, bound: never, prio: 100}, ""},
+		{"podgroup Never, pods unset", setup{group: never, bound: never, prio: 100},
+			`PodGroup default/g: pod "default/g-0": spec.preemptionPolicy: PreemptLowerPriority differs from Never, PodGroup default/g's spec.preemptionPolicy ` +
+				`(since v1.37 every pod of a group has its group's preemption policy when the group sets one: give the pods the group's priority class)`},
+		{"podgroup Never, all Never", setup{group: never, pending: [2]placement.PreemptionPolicy{never, never}, bound: never, prio: 100}, ""},
+		{"podgroup PreemptLowerPriority, pods unset", setup{group: lower, prio: 100}, ""},
+		{"priority is checked first", setup{pending: [2]placement.PreemptionPolicy{lower, never}, prio: 7},
+			`PodGroup default/g: pod "default/g-1": spec.priority: 7 differs from its PodGroup default/g's priority 100 (since v1.37 every member carries its group's priority: give the PodGroup the pods' priorityClassName, or the pods the PodGroup's)`},
+		{"root unset, another leaf's bound member differs", setup{tree: true, pending: [2]placement.PreemptionPolicy{lower, lower}, bound: never, prio: 100},
+			`CompositePodGroup default/root: pod "default/g2-b": spec.preemptionPolicy: Never differs from PreemptLowerPriority, pod "default/g-0"'s ` +
+				`(since v1.37 every pod of a hierarchy has one preemption policy: give them one priority class)`},
+		{"root Never, a pending pod unset", setup{tree: true, group: never, pending: [2]placement.PreemptionPolicy{never, ""}, bound: never, prio: 100},
+			`CompositePodGroup default/root: pod "default/g-1": spec.preemptionPolicy: PreemptLowerPriority differs from Never, the spec.preemptionPolicy of CompositePodGroup default/root, ` +
+				`the root of its PodGroup default/g's hierarchy (since v1.37 every pod of a hierarchy has its root's preemption policy when the root sets one: give the pods the root's priority class)`},
+		{"root Never, all Never, the leaf's own ignored", setup{tree: true, group: never, leaf: lower, pending: [2]placement.PreemptionPolicy{never, never}, bound: never, prio: 100}, ""},
+	}
+	for _, c := range cases {
+		for _, profile := range []Profile{ProfileV136, ProfileV137, ProfileV138} {
+			t.Run(fmt.Sprintf("%s/%s", c.name, profile), func(t *testing.T) {
+				boundGroup := "g"
+				if c.tree {
+					boundGroup = "g2"
+				}
+				b := member(boundGroup+"-b", boundGroup, cpu(1000), 0)
+				b.NodeName, b.PreemptionPolicy = "n1", c.bound
+				s := NewScheduler(Options{Profile: profile})
+				snap, err := placement.NewSnapshot([]placement.Node{cpuNode("n1", 4000)}, []placement.Pod{b})
+				require.NoError(t, err)
+				g := gangPG("g", 2)
+				if c.tree {
+					root := cpg("root", "", "", 1)
+					root.Spec.PreemptionPolicy = c.group
+					root.Spec.SchedulingPolicy.Gang = nil
+					root.Spec.SchedulingPolicy.Basic = &BasicSchedulingPolicy{}
+					require.NoError(t, s.SetCompositePodGroup(root))
+					g = leafPG("g", "root", "", 2)
+					g.Spec.PreemptionPolicy = c.leaf
+					require.NoError(t, s.SetPodGroup(leafPG("g2", "root", "", 1)))
+				} else {
+					g.Spec.PreemptionPolicy = c.group
+				}
+				require.NoError(t, s.SetPodGroup(g))
+				for i, pp := range c.pending {
+					p := member(fmt.Sprintf("g-%d", i), "g", cpu(1000), 0)
+					p.PreemptionPolicy = pp
+					if i == 1 {
+						p.Priority = c.prio
+					}
+					require.NoError(t, s.AddPod(p))
+				}
+				r, ok := s.Cycle(snap, t0)
+				require.True(t, ok)
+				if c.err == "" || profile == ProfileV136 {
+					require.NoError(t, r.Err)
+					require.Equal(t, []string{"g-0@n1", "g-1@n1"}, bindNames(r))
+					return
+				}
+				require.EqualError(t, r.Err, c.err)
+				require.ErrorIs(t, r.Err, placement.ErrInvalid)
+				require.Empty(t, r.Bind)
+				want := ReasonSchedulerError
+				if profile == ProfileV138 {
+					want = ReasonPodGroupError
+				}
+				var reasons []string
+				if c.tree {
+					for _, hc := range r.Hierarchy.Conditions {
+						if hc.Kind == "PodGroup" && hc.Key.Name == "g" {
+							reasons = append(reasons, hc.Condition.Reason)
+						}
+					}
+				} else {
+					reasons = append(reasons, r.Condition.Reason)
+				}
+				require.Equal(t, []string{want}, reasons)
+			})
+		}
+	}
+}
+
+// TestValidate_PreemptionPolicy: a PodGroup's or CompositePodGroup's
+// spec.preemptionPolicy is unset, PreemptLowerPriority or Never.
+func TestValidate_PreemptionPolicy(t *testing.T) {
+	pg := gangPG("g", 1)
+	pg.Spec.PreemptionPolicy = "Sometimes"
+	require.EqualError(t, pg.Validate(), `PodGroup "default/g": spec.preemptionPolicy: "Sometimes" is not PreemptLowerPriority or Never`)
+	c := cpg("root", "", "", 1)
+	c.Spec.PreemptionPolicy = "Sometimes"
+	require.EqualError(t, c.Validate(), `CompositePodGroup "default/root": spec.preemptionPolicy: "Sometimes" is not PreemptLowerPriority or Never`)
+	for _, p := range []placement.PreemptionPolicy{"", placement.PreemptLowerPriority, placement.PreemptNever} {
+		pg.Spec.PreemptionPolicy, c.Spec.PreemptionPolicy = p, p
+		require.NoError(t, pg.Validate())
+		require.NoError(t, c.Validate())
+	}
+}
