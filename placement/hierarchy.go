@@ -217,7 +217,9 @@ func hierObj(n *HierarchyNode) string { return fmt.Sprintf("hierarchy node %q", 
 // name, an unknown policy, MinGroupCount outside 1..len(Children) for a
 // gang, a TopologyKey no node carries, bound members already in two
 // domains of a key (or on a node without it), a member listed by two
-// leaves (pod sets of one name in two leaves are two groups' sets), a
+// leaves or a pod set named as another leaf's member of its namespace
+// ([ErrDuplicate]; pod sets of one name in two leaves are two groups'
+// sets), a
 // pod set's count outside 1..[MaxPending] (also in a leaf whose sets
 // stand for no pod, which Solve is never called on), opts.Generator set;
 // and any error of Solve.

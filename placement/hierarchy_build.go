@@ -127,19 +127,27 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 }
 
 // uniquePods rejects a pod key listed by two leaves: once one leaf is
-// placed, the other's pod would be bound already. When every leaf's
-// member names ascend, leaves whose key ranges do not overlap need no
-// more: O(leaves log leaves); otherwise each key is looked up.
+// placed, the other's pod would be bound already; and a leaf's pod set
+// named as another leaf's member of its namespace (setNamedAsMember).
+// When every leaf's member names ascend, leaves whose key ranges do not
+// overlap need no more: O(leaves log leaves); otherwise each key is
+// looked up.
 func (h *hsolver) uniquePods(root *hnode) error {
 	spans := h.hs.spans[:0]
 	defer func() { clear(spans); h.hs.spans = spans[:0] }()
-	sorted := true
+	sorted, sets := true, false
 	root.walkLeaves(func(l *hnode) {
 		if ms := l.src.Group.Members; len(ms) > 0 {
 			sorted = sorted && l.sorted && l.rows != nil
 			spans = append(spans, keySpan{ms[0].Key(), ms[len(ms)-1].Key()})
 		}
+		sets = sets || len(l.src.Group.PodSets) > 0
 	})
+	if sets && len(spans) > 0 {
+		if err := setNamedAsMember(root); err != nil {
+			return err
+		}
+	}
 	slices.SortFunc(spans, func(a, b keySpan) int { return a.lo.Compare(b.lo) })
 	for i := 1; sorted && i < len(spans); i++ {
 		sorted = spans[i-1].hi.Compare(spans[i].lo) < 0
@@ -160,6 +168,43 @@ func (h *hsolver) uniquePods(root *hnode) error {
 		}
 	})
 	return err
+}
+
+// setNamedAsMember rejects a leaf's pod set named as a member of another
+// leaf in its namespace: the set's pods take its name, as Solve, which
+// refuses the two within one group ("is also the name of a member"),
+// and Decision.PodSetAssignments read it. Of several, the error names
+// the set of the least leaf name, then set name, whatever the order of
+// the children. Only trees with both members and sets pay for it:
+// O(members + sets).
+func setNamedAsMember(root *hnode) error {
+	owner := map[Key]*hnode{}
+	root.walkLeaves(func(l *hnode) {
+		for i := range l.src.Group.Members {
+			owner[l.src.Group.Members[i].Key()] = l
+		}
+	})
+	var at *hnode // the leaf of the set reported, and its index
+	set := 0
+	root.walkLeaves(func(l *hnode) {
+		g := l.src.Group
+		for i := range g.PodSets {
+			if m, clash := owner[Key{g.Namespace, g.PodSets[i].Name}]; !clash || m == l {
+				continue
+			}
+			if at == nil || l.src.Name < at.src.Name || l == at && g.PodSets[i].Name < g.PodSets[set].Name {
+				at, set = l, i
+			}
+		}
+	})
+	if at == nil {
+		return nil
+	}
+	g := at.src.Group
+	k := Key{g.Namespace, g.PodSets[set].Name}
+	m := owner[k]
+	return Errorf(ErrDuplicate, hierObj(at.src), fmt.Sprintf("group.podSets[%d].name", set),
+		"pod set %q of %s has the name of pod %s, a member of leaf %q (%s)", k.Name, groupObj(g), k, m.src.Name, groupObj(m.src.Group))
 }
 
 // keySpan is the first and last key of a leaf's members (uniquePods').

@@ -710,3 +710,57 @@ func TestHierarchy_LeftOutChildJudgedAlone(t *testing.T) {
 		t.Fatalf("%v in %q; big: %v %q", d.Status, d.Root.Domain, big.Status, big.Message)
 	}
 }
+
+// TestHierarchy_PodSetNamedAsAnotherLeafsMember: a pod set takes the name
+// of the pods it stands for, so one leaf's set may not be named as another
+// leaf's member of its namespace (Solve refuses it within one group: "is
+// also the name of a member"), whichever leaf comes first; the error names
+// both leaves' groups and the field. Sets of one name in two leaves, and
+// a member and a set of one name in two namespaces, are not pods of one
+// key. A set named as a pod another group has bound in the snapshot was
+// refused already (by the leaf's Solve).
+func TestHierarchy_PodSetNamedAsAnotherLeafsMember(t *testing.T) {
+	s := hSnap(t, hNode("n1", "b1", "r1", 8))
+	bound := hBoundSnap(t, "other", "x", "n1", 1, hNode("n1", "b1", "r1", 8)) // pod ns/x0 of group other
+	setLeaf := func(name, ns, set string) *placement.HierarchyNode {
+		return &placement.HierarchyNode{Name: name, Group: &placement.Group{Namespace: ns, Name: name, MinCount: 1,
+			PodSets: []placement.PodSet{{Name: name + "-w", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{placement.ResourceCPU: 1000}}},
+				{Name: set, Count: 1, Template: placement.Pod{Requests: placement.ResourceList{placement.ResourceCPU: 1000}}}}}}
+	}
+	const clash = `hierarchy node "b": group.podSets[1].name: pod set "x" of PodGroup "ns/b" has the name of pod ns/x, a member of leaf "a" (PodGroup "ns/a")`
+	root := func(kids ...*placement.HierarchyNode) *placement.HierarchyNode {
+		return &placement.HierarchyNode{Name: "r", Policy: placement.PolicyBasic, Children: kids}
+	}
+	for _, tc := range []struct {
+		name string
+		snap *placement.Snapshot // nil: s
+		root *placement.HierarchyNode
+		err  string // "" decides
+	}{
+		{"bound in another group", bound, root(setLeaf("b", "ns", "x0"), hLeaf("c", "", 1, 1)),
+			`pod set "x0" of PodGroup "ns/b": name: is the name of pod ns/x0, bound to node "n1"`},
+		{"member first", nil, root(stray("a", "x"), setLeaf("b", "ns", "x")), clash},
+		{"set first", nil, root(setLeaf("b", "ns", "x"), stray("a", "x")), clash},
+		{"one level down", nil, root(setLeaf("b", "ns", "x"), &placement.HierarchyNode{Name: "i", Policy: placement.PolicyBasic,
+			Children: []*placement.HierarchyNode{hLeaf("c", "", 1, 2), stray("a", "x")}}), clash},
+		{"other namespace", nil, root(stray("a", "x"), setLeaf("b", "other", "x")), ""},
+		{"two sets of one name", nil, root(setLeaf("a", "ns", "x"), setLeaf("b", "ns", "x")), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := s
+			if tc.snap != nil {
+				snap = tc.snap
+			}
+			d, err := placement.SolveHierarchy(snap, tc.root, placement.Options{})
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err || !errors.Is(err, placement.ErrDuplicate) {
+					t.Fatalf("got %v, want %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil || d.Status != placement.Scheduled {
+				t.Fatalf("%v %v: %s", err, d.Status, d.Message)
+			}
+		})
+	}
+}
