@@ -139,10 +139,20 @@ func compositeSpec(t *CompositePodGroupTemplate, parent string) CompositePodGrou
 // and lists w as a (non-controlling) owner. The results are in
 // depth-first order, siblings in template order.
 //
+// defaultPriority is the value of the cluster's global default
+// PriorityClass (nil: none; the kube adapter's
+// PriorityClasses.GlobalDefault): an object whose template names no class
+// and sets no priority gets it as spec.priority, as the Priority
+// admission plugin gives it on creation and as the kube adapter reads a
+// PodGroup or CompositePodGroup without one; without it such a tree would
+// queue and be held to 0 (v1.37) while its pods, admitted with the
+// default, carry the default's value. A template that names a class keeps
+// it for the host to resolve.
+//
 // Errors (a [*placement.FieldError]): w fails [Workload.Validate]; no root
 // composite template is named templateName (wraps placement.ErrNotFound);
 // rootName is empty.
-func StampHierarchy(w *Workload, templateName, rootName string) ([]*CompositePodGroup, []*PodGroup, error) {
+func StampHierarchy(w *Workload, templateName, rootName string, defaultPriority *int32) ([]*CompositePodGroup, []*PodGroup, error) {
 	if err := w.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -163,6 +173,7 @@ func StampHierarchy(w *Workload, templateName, rootName string) ([]*CompositePod
 		c := &CompositePodGroup{ObjectMeta: ObjectMeta{Namespace: w.Namespace, Name: name, OwnerReferences: slices.Clone(owner)},
 			Spec: compositeSpec(t, parent)}
 		c.Spec.TemplateRef = &WorkloadPodGroupTemplateReference{WorkloadName: w.Name, PodGroupTemplateName: t.Name}
+		c.Spec.Priority = admittedPriority(c.Spec.PriorityClassName, c.Spec.Priority, defaultPriority)
 		cpgs = append(cpgs, c)
 		for j := range t.PodGroupTemplates {
 			pt := &t.PodGroupTemplates[j]
@@ -175,7 +186,7 @@ func StampHierarchy(w *Workload, templateName, rootName string) ([]*CompositePod
 					SchedulingConstraints:       SchedulingConstraints{Topology: slices.Clone(pt.SchedulingConstraints.Topology)},
 					ResourceClaims:              slices.Clone(pt.ResourceClaims),
 					PriorityClassName:           pt.PriorityClassName,
-					Priority:                    copyPtr(pt.Priority),
+					Priority:                    admittedPriority(pt.PriorityClassName, pt.Priority, defaultPriority),
 					DisruptionMode:              pt.DisruptionMode,
 				},
 			})
@@ -187,4 +198,14 @@ func StampHierarchy(w *Workload, templateName, rootName string) ([]*CompositePod
 	}
 	stamp(&w.Spec.CompositePodGroupTemplates[i], rootName, "")
 	return cpgs, pgs, nil
+}
+
+// admittedPriority is the spec.priority of a stamped object whose
+// template says class and priority: a copy of priority, or of def when
+// the template names no class and sets no priority (def nil: none).
+func admittedPriority(class string, priority, def *int32) *int32 {
+	if class == "" && priority == nil {
+		return copyPtr(def)
+	}
+	return copyPtr(priority)
 }

@@ -1,6 +1,7 @@
 package gang_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -32,7 +33,7 @@ func hierarchyWorkload() *Workload {
 // parent and template, links each child to its parent and refers back to
 // the Workload; the stamped objects are accepted by the scheduler.
 func TestStampHierarchy(t *testing.T) {
-	cpgs, pgs, err := StampHierarchy(hierarchyWorkload(), "train", "job-1")
+	cpgs, pgs, err := StampHierarchy(hierarchyWorkload(), "train", "job-1", nil)
 	require.NoError(t, err)
 	var names []string
 	for _, c := range cpgs {
@@ -55,9 +56,9 @@ func TestStampHierarchy(t *testing.T) {
 }
 
 func TestStampHierarchy_Errors(t *testing.T) {
-	_, _, err := StampHierarchy(hierarchyWorkload(), "nope", "r")
+	_, _, err := StampHierarchy(hierarchyWorkload(), "nope", "r", nil)
 	require.ErrorIs(t, err, placement.ErrNotFound)
-	_, _, err = StampHierarchy(hierarchyWorkload(), "train", "")
+	_, _, err = StampHierarchy(hierarchyWorkload(), "train", "", nil)
 	require.ErrorIs(t, err, placement.ErrInvalid)
 
 	w := hierarchyWorkload()
@@ -157,4 +158,99 @@ func TestCompositePodGroup_Validate(t *testing.T) {
 	}
 	var nilC *CompositePodGroup
 	require.ErrorIs(t, nilC.Validate(), placement.ErrInvalid)
+}
+
+// TestStampHierarchy_GlobalDefaultPriority: the host's global default
+// priority goes to every stamped object whose template names no class and
+// sets no priority, as the Priority admission plugin gives it (and as the
+// kube adapter reads such objects). Without it a tree whose pods were
+// admitted at the default fails v1.37's rule (root unset reads 0); with
+// it the tree binds. A template's own priority, or its class, is kept.
+func TestStampHierarchy_GlobalDefaultPriority(t *testing.T) {
+	def, seven := int32(50), int32(7)
+	priorities := func(cpgs []*CompositePodGroup, pgs []*PodGroup) []string {
+		var out []string
+		for _, c := range cpgs {
+			out = append(out, c.Name+"="+fmtPrio(c.Spec.Priority))
+		}
+		for _, pg := range pgs {
+			out = append(out, pg.Name+"="+fmtPrio(pg.Spec.Priority))
+		}
+		return out
+	}
+	each := func(w *Workload, f func(class *string, prio **int32)) *Workload {
+		var walk func(ts []CompositePodGroupTemplate)
+		walk = func(ts []CompositePodGroupTemplate) {
+			for i := range ts {
+				f(&ts[i].PriorityClassName, &ts[i].Priority)
+				for j := range ts[i].PodGroupTemplates {
+					f(&ts[i].PodGroupTemplates[j].PriorityClassName, &ts[i].PodGroupTemplates[j].Priority)
+				}
+				walk(ts[i].CompositePodGroupTemplates)
+			}
+		}
+		walk(w.Spec.CompositePodGroupTemplates)
+		return w
+	}
+	all := func(p string) []string {
+		return []string{"job-1=" + p, "job-1-workers=" + p, "job-1-leader=" + p, "job-1-workers-a=" + p, "job-1-workers-b=" + p}
+	}
+	for _, tc := range []struct {
+		name string
+		w    *Workload
+		def  *int32
+		want []string
+	}{
+		{"no default", hierarchyWorkload(), nil, all("unset")},
+		{"default", hierarchyWorkload(), &def, all("50")},
+		{"templates set 7", each(hierarchyWorkload(), func(_ *string, p **int32) { *p = &seven }), &def, all("7")},
+		{"templates name a class", each(hierarchyWorkload(), func(c *string, _ **int32) { *c = "gold" }), &def, all("unset")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cpgs, pgs, err := StampHierarchy(tc.w, "train", "job-1", tc.def)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, priorities(cpgs, pgs))
+			if tc.def != nil && cpgs[0].Spec.Priority != nil {
+				*cpgs[0].Spec.Priority = 99 // each object has its own copy
+				require.Equal(t, tc.want[1:], priorities(cpgs[1:], pgs))
+				require.Equal(t, int32(50), def)
+			}
+		})
+	}
+
+	// A one-leaf tree whose pod was admitted at the default (50).
+	w := &Workload{ObjectMeta: ObjectMeta{Namespace: "default", Name: "w"}, Spec: WorkloadSpec{
+		CompositePodGroupTemplates: []CompositePodGroupTemplate{{
+			Name:              "root",
+			SchedulingPolicy:  CompositeSchedulingPolicy{Gang: &CompositeGangSchedulingPolicy{MinGroupCount: 1}},
+			PodGroupTemplates: []PodGroupTemplate{{Name: "leaf", SchedulingPolicy: SchedulingPolicy{Gang: &GangSchedulingPolicy{MinCount: 1}}}},
+		}},
+	}}
+	for _, d := range []*int32{nil, &def} {
+		cpgs, pgs, err := StampHierarchy(w, "root", "job", d)
+		require.NoError(t, err)
+		s := NewScheduler(Options{})
+		require.NoError(t, s.SetCompositePodGroup(cpgs[0]))
+		require.NoError(t, s.SetPodGroup(pgs[0]))
+		p := member("p", "job-leaf", cpu(1000), 0)
+		p.Priority = 50
+		require.NoError(t, s.AddPod(p))
+		snap, err := placement.NewSnapshot([]placement.Node{cpuNode("n1", 4000)}, nil)
+		require.NoError(t, err)
+		r, ok := s.Cycle(snap, t0)
+		require.True(t, ok)
+		if d == nil {
+			require.ErrorContains(t, r.Err, `pod "default/p": spec.priority: 50 differs from the priority 0 (spec.priority unset) of CompositePodGroup default/job`)
+			continue
+		}
+		require.NoError(t, r.Err)
+		require.Equal(t, []string{"p@n1"}, bindNames(r))
+	}
+}
+
+func fmtPrio(p *int32) string {
+	if p == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*p)
 }

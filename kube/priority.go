@@ -110,6 +110,18 @@ func (pc *PriorityClasses) Resolve(obj, field, class string, explicit *int32) (i
 	return value, policy, nil
 }
 
+// GlobalDefault returns the value of the class with globalDefault set, or
+// nil when there is none (or pc is nil): the priority the Priority
+// admission plugin gives a pod, PodGroup or CompositePodGroup that names
+// no class, and what a host passes to [gang.StampHierarchy].
+func (pc *PriorityClasses) GlobalDefault() *int32 {
+	if pc == nil || pc.def == nil {
+		return nil
+	}
+	v := pc.def.Value
+	return &v
+}
+
 func (pc *PriorityClasses) lookup(name string) (schedulingv1.PriorityClass, bool) {
 	if pc == nil {
 		return schedulingv1.PriorityClass{}, false

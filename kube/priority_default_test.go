@@ -90,3 +90,54 @@ func TestStampJob_GlobalDefaultPriority(t *testing.T) {
 		require.Equal(t, int32(50), cp.Priority)
 	}
 }
+
+// A tree stamped with the global default (PriorityClasses.GlobalDefault)
+// carries, object by object, the priority the adapter reads for the same
+// object created without one (as a controller creates it, before
+// admission): the stamped tree and the converted one queue and hold their
+// pods alike. Without a default class GlobalDefault is nil, and so are
+// both.
+func TestStampHierarchy_GlobalDefaultMatchesAdapter(t *testing.T) {
+	withDefault, err := NewPriorityClasses([]schedulingv1.PriorityClass{{ObjectMeta: metav1.ObjectMeta{Name: "standard"}, Value: 50, GlobalDefault: true}})
+	require.NoError(t, err)
+	noDefault, err := NewPriorityClasses([]schedulingv1.PriorityClass{{ObjectMeta: metav1.ObjectMeta{Name: "gold"}, Value: 900}})
+	require.NoError(t, err)
+	require.Nil(t, noDefault.GlobalDefault())
+	require.Nil(t, (*PriorityClasses)(nil).GlobalDefault())
+	w := &schedulingv1beta1.Workload{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w"},
+		Spec: schedulingv1beta1.WorkloadSpec{CompositePodGroupTemplates: []schedulingv1beta1.CompositePodGroupTemplate{{
+			Name:             "root",
+			SchedulingPolicy: schedulingv1beta1.CompositePodGroupSchedulingPolicy{Gang: &schedulingv1beta1.CompositeGangSchedulingPolicy{MinGroupCount: 1}},
+			PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{
+				{Name: "a", SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 2}}},
+			},
+		}}},
+	}
+	for _, tc := range []struct {
+		pcs  *PriorityClasses
+		want *int32
+	}{{withDefault, new(int32(50))}, {noDefault, nil}} {
+		gw, err := ConvertWorkloadV1beta1(w, tc.pcs)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, tc.pcs.GlobalDefault())
+		cpgs, pgs, err := gang.StampHierarchy(gw, "root", "job", tc.pcs.GlobalDefault())
+		require.NoError(t, err)
+		for _, c := range cpgs {
+			require.Equal(t, tc.want, c.Spec.Priority, c.Name)
+			created := CompositePodGroupV1alpha3(c)
+			created.Spec.Priority = nil
+			read, err := ConvertCompositePodGroupV1alpha3(created, tc.pcs)
+			require.NoError(t, err)
+			require.Equal(t, c.Spec.Priority, read.Spec.Priority, c.Name)
+		}
+		for _, pg := range pgs {
+			require.Equal(t, tc.want, pg.Spec.Priority, pg.Name)
+			created := PodGroupV1beta1(pg)
+			created.Spec.Priority = nil
+			read, err := ConvertPodGroupV1beta1(created, tc.pcs)
+			require.NoError(t, err)
+			require.Equal(t, pg.Spec.Priority, read.Spec.Priority, pg.Name)
+		}
+	}
+}
