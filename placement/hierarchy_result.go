@@ -94,7 +94,10 @@ func hasUnplaced(n *hnode) bool {
 }
 
 // diagnose judges n alone on s within allowed: its status, and its
-// children's, each alone.
+// children's, each alone. Of the domains of a key it reports the one
+// where n comes closest to fitting (see closer), so that a leaf's message
+// names the domain that holds most of its members, not the first one,
+// which its siblings' bound pods may fill.
 func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult, bool, error) {
 	r := NodeResult{Name: n.src.Name, Min: n.need}
 	if h.exhausted {
@@ -118,7 +121,7 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 			if err != nil {
 				return r, false, err
 			}
-			if first == nil || d.Status < first.Status {
+			if first == nil || closer(d.Status, d.MostFit, first.Status, first.MostFit) {
 				d = ownNodes(d)
 				first = &d
 			}
@@ -144,7 +147,7 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 			if err != nil {
 				return r, false, err
 			}
-			if i == 0 || dr.Status < cr.Status {
+			if i == 0 || closer(dr.Status, resultFit(&dr), cr.Status, resultFit(&cr)) {
 				cr, judged = dr, dj
 			}
 			if cr.Status == Scheduled || h.exhausted {
@@ -195,6 +198,30 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 		}
 	}
 	return r, true, nil
+}
+
+// closer reports whether one domain's judgement of a node (status st, fit
+// members or children fitting) comes closer to fitting than another's
+// (bst, bfit): a lower status first (Scheduled, then Unschedulable, where
+// preemption may help, then Unresolvable), so the status a diagnosis
+// reports never depends on fit; then, of two that fail alike, more
+// fitting. On a tie the domain tried first (placement's order: by value)
+// is kept, as is the first where a node is Scheduled, whose assignments
+// the diagnosis reports.
+func closer(st Status, fit int, bst Status, bfit int) bool {
+	if st != bst {
+		return st < bst
+	}
+	return st != Scheduled && fit > bfit
+}
+
+// resultFit is how close a judged node came in its domain: a leaf's most
+// members placed (bound included), an inner node's children fitting.
+func resultFit(r *NodeResult) int {
+	if r.Decision != nil {
+		return r.Decision.MostFit
+	}
+	return r.Scheduled
 }
 
 // failedAt is the deepest node not placeable alone whose children all

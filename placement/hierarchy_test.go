@@ -764,3 +764,64 @@ func TestHierarchy_PodSetNamedAsAnotherLeafsMember(t *testing.T) {
 		})
 	}
 }
+
+// A child judged alone is reported from the domain where most of its
+// members fit, not from the first one tried: in a later cycle rack r1 is
+// full of its sibling x's bound pods, and r2 holds two of big's three.
+// Between racks that hold as many, the first by value is named. Before,
+// every message read "0 of min 3 members fit in r1".
+func TestHierarchy_JudgedAloneNamesBestDomain(t *testing.T) {
+	bound := func() *placement.HierarchyNode {
+		return &placement.HierarchyNode{Name: "x", TopologyKey: hRack, Group: &placement.Group{Namespace: "ns", Name: "x", MinCount: 2}}
+	}
+	const inR2 = "2 of min 3 members fit in r2; ns/big-2 fits on none of 1 nodes: 1 Insufficient cpu"
+	for _, tc := range []struct {
+		name   string
+		nodes  []placement.Node
+		root   *placement.HierarchyNode
+		path   []string // from the root to big's result
+		status placement.Status
+		want   string
+	}{{
+		name:  "left out of a placed tree",
+		nodes: []placement.Node{hNode("n1", "b", "r1", 2), hNode("n2", "b", "r2", 2), hNode("n3", "b", "r3", 1)},
+		root: &placement.HierarchyNode{Name: "root", Policy: placement.PolicyBasic,
+			Children: []*placement.HierarchyNode{bound(), hLeaf("c", hRack, 1, 1), hLeaf("big", hRack, 3, 3)}},
+		path: []string{"big"}, status: placement.Scheduled, want: inR2,
+	}, {
+		name:  "tie between r2 and r3: the first by value",
+		nodes: []placement.Node{hNode("n1", "b", "r1", 2), hNode("n3", "b", "r3", 2), hNode("n2", "b", "r2", 2)},
+		root: &placement.HierarchyNode{Name: "root", Policy: placement.PolicyBasic,
+			Children: []*placement.HierarchyNode{bound(), hLeaf("big", hRack, 3, 3)}},
+		path: []string{"big"}, status: placement.Scheduled, want: inR2,
+	}, {
+		name:  "a tree that fails",
+		nodes: []placement.Node{hNode("n1", "b", "r1", 2), hNode("n2", "b", "r2", 2), hNode("n3", "b", "r3", 1)},
+		root: &placement.HierarchyNode{Name: "root", MinGroupCount: 2,
+			Children: []*placement.HierarchyNode{bound(), hLeaf("big", hRack, 3, 3)}},
+		path: []string{"big"}, status: placement.Unresolvable, want: inR2,
+	}, {
+		name:  "left out one level down: block b2 holds more",
+		nodes: []placement.Node{hNode("n1", "b1", "r1", 2), hNode("n2", "b2", "r2", 2), hNode("n3", "b1", "r3", 1)},
+		root: &placement.HierarchyNode{Name: "root", Policy: placement.PolicyBasic,
+			Children: []*placement.HierarchyNode{bound(), hLeaf("c", hRack, 1, 1),
+				{Name: "g", TopologyKey: hBlock, MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("big", hRack, 3, 3)}}}},
+		path: []string{"g", "big"}, status: placement.Scheduled, want: inR2,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := hBoundSnap(t, "x", "x-", "n1", 2, tc.nodes...)
+			d := hSolve(t, s, tc.root)
+			r := d.Root
+			for _, name := range tc.path {
+				i := slices.IndexFunc(r.Children, func(c placement.NodeResult) bool { return c.Name == name })
+				if i < 0 {
+					t.Fatalf("no %q in %+v", name, r)
+				}
+				r = r.Children[i]
+			}
+			if d.Status != tc.status || r.Name != "big" || r.Status != placement.Unresolvable || r.Message != tc.want {
+				t.Fatalf("%v: %s; %s: %v %q", d.Status, d.Message, r.Name, r.Status, r.Message)
+			}
+		})
+	}
+}
