@@ -139,7 +139,11 @@ type CompositePodGroupTemplate struct {
 	SchedulingConstraints SchedulingConstraints
 	PriorityClassName     string
 	Priority              *int32
-	DisruptionMode        CompositeDisruptionMode
+	// PreemptionPolicy is preemptionPolicy (v1beta1 and v1alpha3 since
+	// v1.37, behind the PodGroupPreemptionPolicy gate): PreemptLowerPriority,
+	// Never, or "" when unset. [StampHierarchy] copies it as written.
+	PreemptionPolicy placement.PreemptionPolicy
+	DisruptionMode   CompositeDisruptionMode
 	// PodGroupTemplates are the leaf children; CompositePodGroupTemplates
 	// the inner ones.
 	PodGroupTemplates          []PodGroupTemplate
@@ -168,6 +172,11 @@ type PodGroupTemplate struct {
 	// member, pending or bound, must carry it, 0 when unset (see
 	// [Profile]); a host's group for a lone pod sets it ([LonePodGroup]).
 	Priority *int32
+	// PreemptionPolicy is preemptionPolicy (v1beta1 and v1alpha3 since
+	// v1.37, behind the PodGroupPreemptionPolicy gate): PreemptLowerPriority,
+	// Never, or "" when unset. Stamping copies it as written onto the
+	// PodGroup's spec.preemptionPolicy.
+	PreemptionPolicy placement.PreemptionPolicy
 	// DisruptionMode is disruptionMode: how preemption may evict the
 	// members, one by one or all together (KEP-5710); empty means Pod.
 	DisruptionMode DisruptionMode

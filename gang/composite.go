@@ -130,7 +130,7 @@ func (c *CompositePodGroup) Validate() error {
 	default:
 		return placement.Errorf(placement.ErrInvalid, obj, "spec.disruptionMode", "%q is not Single or All", s.DisruptionMode)
 	}
-	if err := validatePreemptionPolicy(obj, s.PreemptionPolicy); err != nil {
+	if err := validatePreemptionPolicy(obj, "spec.preemptionPolicy", s.PreemptionPolicy); err != nil {
 		return err
 	}
 	return validateConditions(obj, c.Status.Conditions)

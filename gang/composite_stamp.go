@@ -126,6 +126,7 @@ func compositeSpec(t *CompositePodGroupTemplate, parent string) CompositePodGrou
 		SchedulingConstraints:       SchedulingConstraints{Topology: slices.Clone(t.SchedulingConstraints.Topology)},
 		PriorityClassName:           t.PriorityClassName,
 		Priority:                    copyPtr(t.Priority),
+		PreemptionPolicy:            t.PreemptionPolicy,
 		DisruptionMode:              t.DisruptionMode,
 	}
 }
@@ -148,6 +149,16 @@ func compositeSpec(t *CompositePodGroupTemplate, parent string) CompositePodGrou
 // queue and be held to 0 (v1.37) while its pods, admitted with the
 // default, carry the default's value. A template that names a class keeps
 // it for the host to resolve.
+//
+// preemptionPolicy is copied as written, like priority, and stays unset
+// when the template sets none. Upstream's builder
+// (k8s.io/component-helpers v0.37.2 workloadbuilder: newPodGroup,
+// newCompositePodGroup) copies priority but not preemptionPolicy, and the
+// Priority admission plugin, with the PodGroupPreemptionPolicy gate on,
+// sets it from the object's class, refusing a set value that differs
+// from the class's as it refuses such a priority: a copied policy is one
+// admission accepts only when it agrees with the class, and then the same
+// object results.
 //
 // Errors (a [*placement.FieldError]): w fails [Workload.Validate]; no root
 // composite template is named templateName (wraps placement.ErrNotFound);
@@ -187,6 +198,7 @@ func StampHierarchy(w *Workload, templateName, rootName string, defaultPriority 
 					ResourceClaims:              slices.Clone(pt.ResourceClaims),
 					PriorityClassName:           pt.PriorityClassName,
 					Priority:                    admittedPriority(pt.PriorityClassName, pt.Priority, defaultPriority),
+					PreemptionPolicy:            pt.PreemptionPolicy,
 					DisruptionMode:              pt.DisruptionMode,
 				},
 			})

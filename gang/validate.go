@@ -76,6 +76,9 @@ func validateTemplates(obj, prefix string, ts []PodGroupTemplate) error {
 		if err := validateGroupSpec(obj, path, &t.SchedulingPolicy, &t.SchedulingConstraints, t.ResourceClaims, t.DisruptionMode); err != nil {
 			return err
 		}
+		if err := validatePreemptionPolicy(obj, path+".preemptionPolicy", t.PreemptionPolicy); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -119,7 +122,7 @@ func (pg *PodGroup) Validate() error {
 	if err := dra.CheckGroupDeviceConstraints(obj, "spec.deviceConstraints", s.DeviceConstraints); err != nil {
 		return err
 	}
-	if err := validatePreemptionPolicy(obj, s.PreemptionPolicy); err != nil {
+	if err := validatePreemptionPolicy(obj, "spec.preemptionPolicy", s.PreemptionPolicy); err != nil {
 		return err
 	}
 	if pg.Spec.ParentCompositePodGroupName != "" && pg.Spec.PodGroupTemplateRef == nil {
@@ -129,14 +132,14 @@ func (pg *PodGroup) Validate() error {
 	return validateConditions(obj, pg.Status.Conditions)
 }
 
-// validatePreemptionPolicy accepts an unset spec.preemptionPolicy,
-// PreemptLowerPriority and Never.
-func validatePreemptionPolicy(obj string, p placement.PreemptionPolicy) error {
+// validatePreemptionPolicy accepts an unset preemptionPolicy (field, a
+// spec's or a template's), PreemptLowerPriority and Never.
+func validatePreemptionPolicy(obj, field string, p placement.PreemptionPolicy) error {
 	switch p {
 	case "", placement.PreemptLowerPriority, placement.PreemptNever:
 		return nil
 	}
-	return placement.Errorf(placement.ErrInvalid, obj, "spec.preemptionPolicy", "%q is not PreemptLowerPriority or Never", p)
+	return placement.Errorf(placement.ErrInvalid, obj, field, "%q is not PreemptLowerPriority or Never", p)
 }
 
 func validateGroupSpec(obj, path string, pol *SchedulingPolicy, cons *SchedulingConstraints, claims []PodGroupResourceClaim, dm DisruptionMode) error {

@@ -175,6 +175,7 @@ func compositeTemplatesV1beta1(pcs *PriorityClasses, obj, path string, in []sche
 			Name:              t.Name,
 			PriorityClassName: t.PriorityClassName,
 			Priority:          prio,
+			PreemptionPolicy:  policyIn(t.PreemptionPolicy),
 		}
 		var min int32
 		if t.SchedulingPolicy.Gang != nil {
@@ -206,7 +207,8 @@ func compositeTemplatesV1beta1(pcs *PriorityClasses, obj, path string, in []sche
 func compositeTemplatesToV1beta1(in []gang.CompositePodGroupTemplate) []schedulingv1beta1.CompositePodGroupTemplate {
 	var out []schedulingv1beta1.CompositePodGroupTemplate
 	for _, t := range in {
-		at := schedulingv1beta1.CompositePodGroupTemplate{Name: t.Name, PriorityClassName: t.PriorityClassName, Priority: copyInt32(t.Priority)}
+		at := schedulingv1beta1.CompositePodGroupTemplate{Name: t.Name, PriorityClassName: t.PriorityClassName, Priority: copyInt32(t.Priority),
+			PreemptionPolicy: policyOut[schedulingv1beta1.PreemptionPolicy](t.PreemptionPolicy)}
 		if g := t.SchedulingPolicy.Gang; g != nil {
 			at.SchedulingPolicy.Gang = &schedulingv1beta1.CompositeGangSchedulingPolicy{MinGroupCount: g.MinGroupCount}
 		}

@@ -356,6 +356,7 @@ func podGroupTemplatesV1beta1(pcs *PriorityClasses, obj, path string, in []sched
 			ResourceClaims:        claimsV1beta1(t.ResourceClaims),
 			PriorityClassName:     t.PriorityClassName,
 			Priority:              prio,
+			PreemptionPolicy:      policyIn(t.PreemptionPolicy),
 			DisruptionMode:        dm,
 		})
 	}

@@ -269,7 +269,8 @@ func WorkloadV1beta1(w *gang.Workload) *schedulingv1beta1.Workload {
 func podGroupTemplatesToV1beta1(in []gang.PodGroupTemplate) []schedulingv1beta1.PodGroupTemplate {
 	var out []schedulingv1beta1.PodGroupTemplate
 	for _, t := range in {
-		at := schedulingv1beta1.PodGroupTemplate{Name: t.Name, PriorityClassName: t.PriorityClassName, Priority: copyInt32(t.Priority)}
+		at := schedulingv1beta1.PodGroupTemplate{Name: t.Name, PriorityClassName: t.PriorityClassName, Priority: copyInt32(t.Priority),
+			PreemptionPolicy: policyOut[schedulingv1beta1.PreemptionPolicy](t.PreemptionPolicy)}
 		at.SchedulingPolicy, at.SchedulingConstraints, at.ResourceClaims, at.DisruptionMode = groupSpecV1beta1(t.SchedulingPolicy, t.SchedulingConstraints, t.ResourceClaims, t.DisruptionMode)
 		out = append(out, at)
 	}
