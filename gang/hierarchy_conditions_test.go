@@ -92,3 +92,41 @@ func TestCycleTree_ConditionsSayPreemption(t *testing.T) {
 		})
 	}
 }
+
+// A PodGroup under a CompositePodGroup that a placed tree leaves out is
+// told so: root (basic) holds i1 and i2, each a gang of one leaf of two
+// pods, on one node of two slots; i1's a binds, i2 would fit alone. b
+// used to read "waiting for members: fewer than minCount exist", though
+// both its members exist.
+func TestCycleTree_LeftOutInnerChildsLeafCondition(t *testing.T) {
+	s := NewScheduler(Options{})
+	root := cpg("root", "", "", 1)
+	root.Spec.SchedulingPolicy.Gang, root.Spec.SchedulingPolicy.Basic = nil, &BasicSchedulingPolicy{}
+	require.NoError(t, s.SetCompositePodGroup(root))
+	for _, c := range []*CompositePodGroup{cpg("i1", "root", "", 1), cpg("i2", "root", "", 1)} {
+		require.NoError(t, s.SetCompositePodGroup(c))
+	}
+	require.NoError(t, s.SetPodGroup(leafPG("a", "i1", "", 2)))
+	require.NoError(t, s.SetPodGroup(leafPG("b", "i2", "", 2)))
+	for _, g := range []string{"a", "b"} {
+		for i := range 2 {
+			require.NoError(t, s.AddPod(member(fmt.Sprintf("%s-%d", g, i), g, cpu(1000), i)))
+		}
+	}
+	snap, err := placement.NewSnapshot([]placement.Node{cpuNode("n1", 2000)}, nil)
+	require.NoError(t, err)
+	r, ok := s.Cycle(snap, t0)
+	require.True(t, ok)
+	require.NoError(t, r.Err)
+	require.Equal(t, []string{"a-0@n1", "a-1@n1"}, bindNames(r))
+	var got []string
+	for _, hc := range r.Hierarchy.Conditions {
+		if hc.Kind == "PodGroup" {
+			got = append(got, fmt.Sprintf("%s %s %s: %s", hc.Key.Name, hc.Condition.Status, hc.Condition.Reason, hc.Condition.Message))
+		}
+	}
+	require.Equal(t, []string{
+		"a True Scheduled: 2 of 2 members placed",
+		`b False Unschedulable: "i2", which holds it, does not fit beside its placed siblings`,
+	}, got)
+}

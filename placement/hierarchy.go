@@ -97,7 +97,9 @@ type NodeResult struct {
 	// BudgetExhausted. A child a Scheduled decision leaves out is
 	// Unschedulable ("does not fit beside its placed siblings") when it
 	// would fit alone in its parent's domain or the budget left it
-	// unjudged, else Unschedulable or Unresolvable with its own reason.
+	// unjudged, else Unschedulable or Unresolvable with its own reason;
+	// in the former case each node below it is Unschedulable too, its
+	// message naming the child left out.
 	Status Status
 	// Domain is the value of TopologyKey the subtree was placed in, or ""
 	// when it has no key or was not placed.

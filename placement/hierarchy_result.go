@@ -36,11 +36,31 @@ func (h *hsolver) placedResult(n *hnode, decisions []Decision) NodeResult {
 			r.Children = append(r.Children, h.placedResult(c, decisions))
 		} else {
 			r.Unschedulable++
-			r.Children = append(r.Children, NodeResult{Name: c.src.Name, Status: Unschedulable, Min: c.need,
-				Message: "does not fit beside its placed siblings"})
+			r.Children = append(r.Children, leftOut(c, c))
 		}
 	}
 	r.Message = fmt.Sprintf("%d of min %d children scheduled", r.Scheduled, r.Min)
+	return r
+}
+
+// leftOut is the result of c when a placed tree leaves out holder (c
+// itself, or the node above c that was left out), and of every node
+// below c, each Unschedulable because holder is: a host looks each of
+// its PodGroups up to say why it waits. judgeUnplaced may replace the
+// result of the child left out with what it gets alone.
+func leftOut(c, holder *hnode) NodeResult {
+	msg := "does not fit beside its placed siblings"
+	if c != holder {
+		msg = fmt.Sprintf("%q, which holds it, %s", holder.src.Name, msg)
+	}
+	r := NodeResult{Name: c.src.Name, Status: Unschedulable, Min: c.need, Message: msg}
+	if len(c.children) > 0 {
+		r.Unschedulable = len(c.children)
+		r.Children = make([]NodeResult, len(c.children))
+		for i, g := range c.children {
+			r.Children[i] = leftOut(g, holder)
+		}
+	}
 	return r
 }
 

@@ -825,3 +825,31 @@ func TestHierarchy_JudgedAloneNamesBestDomain(t *testing.T) {
 		})
 	}
 }
+
+// Every node below a child a placed tree leaves out has a result of its
+// own, so that each of its PodGroups can be told why it waits: an inner
+// child that would fit alone (judged "does not fit beside its placed
+// siblings") used to come without children, and a host that looked its
+// leaves up found none.
+func TestHierarchy_LeftOutInnerChildNamesItsLeaves(t *testing.T) {
+	s := hSnap(t, hNode("n1", "b", "r1", 2))
+	inner := func(name, leaf string) *placement.HierarchyNode {
+		return &placement.HierarchyNode{Name: name, MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf(leaf, "", 2, 2)}}
+	}
+	root := &placement.HierarchyNode{Name: "root", Policy: placement.PolicyBasic,
+		Children: []*placement.HierarchyNode{inner("i1", "a"), inner("i2", "b")}}
+	d := hSolve(t, s, root)
+	if d.Status != placement.Scheduled || len(d.Root.Children) != 2 {
+		t.Fatalf("%v %+v", d.Status, d.Root)
+	}
+	i2 := d.Root.Children[1]
+	if i2.Name != "i2" || i2.Status != placement.Unschedulable || i2.Message != "does not fit beside its placed siblings" ||
+		i2.Unschedulable != 1 || len(i2.Children) != 1 {
+		t.Fatalf("i2: %+v", i2)
+	}
+	b := i2.Children[0]
+	if b.Name != "b" || b.Status != placement.Unschedulable || b.Min != 2 || b.Decision != nil ||
+		b.Message != `"i2", which holds it, does not fit beside its placed siblings` {
+		t.Fatalf("b: %+v", b)
+	}
+}
