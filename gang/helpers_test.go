@@ -153,3 +153,35 @@ func keyNames(ks []placement.Key) []string {
 	}
 	return out
 }
+
+// requireMemberRule checks a cycle under one of v1.37's member rules
+// (priority_rule_test.go, preemption_rule_test.go): with err empty, or
+// under v1.36, the group binds binds; otherwise the cycle fails with err
+// (placement.ErrInvalid) and binds nothing, and group g's condition reads
+// SchedulerError (v1.37) or PodGroupError (v1.38), in a tree as a leaf.
+func requireMemberRule(t *testing.T, r Result, profile Profile, tree bool, err string, binds []string) {
+	t.Helper()
+	if err == "" || profile == ProfileV136 {
+		require.NoError(t, r.Err)
+		require.Equal(t, binds, bindNames(r))
+		return
+	}
+	require.EqualError(t, r.Err, err)
+	require.ErrorIs(t, r.Err, placement.ErrInvalid)
+	require.Empty(t, r.Bind)
+	want := ReasonSchedulerError
+	if profile == ProfileV138 {
+		want = ReasonPodGroupError
+	}
+	var reasons []string
+	if tree {
+		for _, hc := range r.Hierarchy.Conditions {
+			if hc.Kind == "PodGroup" && hc.Key.Name == "g" {
+				reasons = append(reasons, hc.Condition.Reason)
+			}
+		}
+	} else {
+		reasons = append(reasons, r.Condition.Reason)
+	}
+	require.Equal(t, []string{want}, reasons)
+}

@@ -93,29 +93,7 @@ func TestProfile_PreemptionPolicyRule(t *testing.T) {
 				}
 				r, ok := s.Cycle(snap, t0)
 				require.True(t, ok)
-				if c.err == "" || profile == ProfileV136 {
-					require.NoError(t, r.Err)
-					require.Equal(t, []string{"g-0@n1", "g-1@n1"}, bindNames(r))
-					return
-				}
-				require.EqualError(t, r.Err, c.err)
-				require.ErrorIs(t, r.Err, placement.ErrInvalid)
-				require.Empty(t, r.Bind)
-				want := ReasonSchedulerError
-				if profile == ProfileV138 {
-					want = ReasonPodGroupError
-				}
-				var reasons []string
-				if c.tree {
-					for _, hc := range r.Hierarchy.Conditions {
-						if hc.Kind == "PodGroup" && hc.Key.Name == "g" {
-							reasons = append(reasons, hc.Condition.Reason)
-						}
-					}
-				} else {
-					reasons = append(reasons, r.Condition.Reason)
-				}
-				require.Equal(t, []string{want}, reasons)
+				requireMemberRule(t, r, profile, c.tree, c.err, []string{"g-0@n1", "g-1@n1"})
 			})
 		}
 	}
