@@ -141,7 +141,8 @@ type CompositePodGroupTemplate struct {
 	Priority              *int32
 	// PreemptionPolicy is preemptionPolicy (v1beta1 and v1alpha3 since
 	// v1.37, behind the PodGroupPreemptionPolicy gate): PreemptLowerPriority,
-	// Never, or "" when unset. [StampHierarchy] copies it as written.
+	// Never, or "" when unset. [StampHierarchy] does not copy it (see
+	// there why).
 	PreemptionPolicy placement.PreemptionPolicy
 	DisruptionMode   CompositeDisruptionMode
 	// PodGroupTemplates are the leaf children; CompositePodGroupTemplates
@@ -174,8 +175,8 @@ type PodGroupTemplate struct {
 	Priority *int32
 	// PreemptionPolicy is preemptionPolicy (v1beta1 and v1alpha3 since
 	// v1.37, behind the PodGroupPreemptionPolicy gate): PreemptLowerPriority,
-	// Never, or "" when unset. Stamping copies it as written onto the
-	// PodGroup's spec.preemptionPolicy.
+	// Never, or "" when unset. Stamping does not copy it onto the
+	// PodGroup, as upstream's builder does not (see [StampHierarchy]).
 	PreemptionPolicy placement.PreemptionPolicy
 	// DisruptionMode is disruptionMode: how preemption may evict the
 	// members, one by one or all together (KEP-5710); empty means Pod.

@@ -25,6 +25,9 @@ func validateCompositeTemplates(obj, prefix string, ts []CompositePodGroupTempla
 			return placement.Errorf(placement.ErrInvalid, obj, path, "the hierarchy is deeper than %d levels", placement.MaxHierarchyDepth)
 		}
 		seen[t.Name] = true
+		if err := validatePreemptionPolicy(obj, path+".preemptionPolicy", t.PreemptionPolicy); err != nil {
+			return err
+		}
 		// The spec rules are CompositePodGroup's; check them on a stand-in
 		// and report them under the template's path.
 		c := CompositePodGroup{ObjectMeta: ObjectMeta{Name: t.Name}, Spec: compositeSpec(t, "")}
@@ -126,7 +129,6 @@ func compositeSpec(t *CompositePodGroupTemplate, parent string) CompositePodGrou
 		SchedulingConstraints:       SchedulingConstraints{Topology: slices.Clone(t.SchedulingConstraints.Topology)},
 		PriorityClassName:           t.PriorityClassName,
 		Priority:                    copyPtr(t.Priority),
-		PreemptionPolicy:            t.PreemptionPolicy,
 		DisruptionMode:              t.DisruptionMode,
 	}
 }
@@ -136,9 +138,9 @@ func compositeSpec(t *CompositePodGroupTemplate, parent string) CompositePodGrou
 // the root CompositePodGroup is named rootName, and every child
 // "<parent>-<template name>", so that the names are deterministic and
 // unique. Each object lives in w's namespace, carries deep copies of its
-// template's fields, names its parent, refers back to w and its template,
-// and lists w as a (non-controlling) owner. The results are in
-// depth-first order, siblings in template order.
+// template's fields but preemptionPolicy, names its parent, refers back
+// to w and its template, and lists w as a (non-controlling) owner. The
+// results are in depth-first order, siblings in template order.
 //
 // defaultPriority is the value of the cluster's global default
 // PriorityClass (nil: none; the kube adapter's
@@ -150,15 +152,12 @@ func compositeSpec(t *CompositePodGroupTemplate, parent string) CompositePodGrou
 // default, carry the default's value. A template that names a class keeps
 // it for the host to resolve.
 //
-// preemptionPolicy is copied as written, like priority, and stays unset
-// when the template sets none. Upstream's builder
+// A template's preemptionPolicy is not copied: upstream's builder
 // (k8s.io/component-helpers v0.37.2 workloadbuilder: newPodGroup,
-// newCompositePodGroup) copies priority but not preemptionPolicy, and the
-// Priority admission plugin, with the PodGroupPreemptionPolicy gate on,
-// sets it from the object's class, refusing a set value that differs
-// from the class's as it refuses such a priority: a copied policy is one
-// admission accepts only when it agrees with the class, and then the same
-// object results.
+// newCompositePodGroup) copies priority but not preemptionPolicy, which
+// the Priority admission plugin sets from the object's class when the
+// PodGroupPreemptionPolicy gate is on (refusing a set value that differs
+// from the class's) and the API server drops when it is off.
 //
 // Errors (a [*placement.FieldError]): w fails [Workload.Validate]; no root
 // composite template is named templateName (wraps placement.ErrNotFound);
@@ -198,7 +197,6 @@ func StampHierarchy(w *Workload, templateName, rootName string, defaultPriority 
 					ResourceClaims:              slices.Clone(pt.ResourceClaims),
 					PriorityClassName:           pt.PriorityClassName,
 					Priority:                    admittedPriority(pt.PriorityClassName, pt.Priority, defaultPriority),
-					PreemptionPolicy:            pt.PreemptionPolicy,
 					DisruptionMode:              pt.DisruptionMode,
 				},
 			})

@@ -10,10 +10,11 @@ import (
 // template templateName of Workload w, as a workload controller does
 // (KEP-5832): the PodGroup lives in w's namespace, carries deep copies of
 // the template's schedulingPolicy, schedulingConstraints, resourceClaims,
-// priorityClassName, priority, preemptionPolicy and disruptionMode (see
-// [StampHierarchy] on how upstream's builder differs), refers back to the
-// Workload and template through spec.podGroupTemplateRef.workload, and
-// lists w as a (non-controlling) owner. Its status is empty. Changing the
+// priorityClassName, priority and disruptionMode (not preemptionPolicy,
+// which upstream's builder leaves to admission: see [StampHierarchy]),
+// refers back to the Workload and template through
+// spec.podGroupTemplateRef.workload, and lists w as a (non-controlling)
+// owner. Its status is empty. Changing the
 // result never changes w.
 //
 // Errors (a [*placement.FieldError]): w fails [Workload.Validate]; the
@@ -48,7 +49,6 @@ func NewPodGroupFromTemplate(w *Workload, templateName, podGroupName string) (*P
 			ResourceClaims:        slices.Clone(t.ResourceClaims),
 			PriorityClassName:     t.PriorityClassName,
 			Priority:              copyPtr(t.Priority),
-			PreemptionPolicy:      t.PreemptionPolicy,
 			DisruptionMode:        t.DisruptionMode,
 		},
 	}

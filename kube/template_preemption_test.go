@@ -18,10 +18,9 @@ import (
 
 // A v1beta1 Workload's templates carry preemptionPolicy (PodGroupTemplate
 // and CompositePodGroupTemplate, k8s.io/api v0.37.2): the adapter reads
-// it, writes it back, and the objects stamped from the templates carry it
-// into the v1alpha3 CompositePodGroups and v1beta1 PodGroups written, where
-// the adapter reads it again; a template without one stamps objects
-// without one. Before, it was dropped on reading.
+// it and writes it back; the objects stamped from the templates, written
+// as v1alpha3 CompositePodGroups and v1beta1 PodGroups, carry none, as
+// upstream's workloadbuilder leaves it to admission.
 func TestWorkloadV1beta1_TemplatePreemptionPolicy(t *testing.T) {
 	never, lower := schedulingv1beta1.PreemptNever, schedulingv1beta1.PreemptLowerPriority
 	gang2 := schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 2}}
@@ -48,14 +47,17 @@ func TestWorkloadV1beta1_TemplatePreemptionPolicy(t *testing.T) {
 	cpgs, pgs, err := gang.StampHierarchy(gw, "root", "job", nil)
 	require.NoError(t, err)
 	c := CompositePodGroupV1alpha3(cpgs[0])
-	require.Equal(t, new(schedulingv1alpha3.PreemptNever), c.Spec.PreemptionPolicy)
+	require.Nil(t, c.Spec.PreemptionPolicy)
 	a, b := PodGroupV1beta1(pgs[0]), PodGroupV1beta1(pgs[1])
 	require.Equal(t, []string{"job-a", "job-b"}, []string{a.Name, b.Name})
-	require.Equal(t, &lower, a.Spec.PreemptionPolicy)
+	require.Nil(t, a.Spec.PreemptionPolicy)
 	require.Nil(t, b.Spec.PreemptionPolicy)
+	// Written and read again, as a PodGroup's: v1alpha3 and v1beta1 carry it.
+	c.Spec.PreemptionPolicy = new(schedulingv1alpha3.PreemptNever)
 	cAgain, err := ConvertCompositePodGroupV1alpha3(c, nil)
 	require.NoError(t, err)
 	require.Equal(t, placement.PreemptNever, cAgain.Spec.PreemptionPolicy)
+	a.Spec.PreemptionPolicy = &lower
 	aAgain, err := ConvertPodGroupV1beta1(a, nil)
 	require.NoError(t, err)
 	require.Equal(t, placement.PreemptLowerPriority, aAgain.Spec.PreemptionPolicy)
@@ -71,7 +73,7 @@ func TestWorkloadV1beta1_TemplatePreemptionPolicy(t *testing.T) {
 	require.True(t, equality.Semantic.DeepEqual(flat, WorkloadV1beta1(fw)), "round trip")
 	pg, err := gang.NewPodGroupFromTemplate(fw, "workers", "w-workers")
 	require.NoError(t, err)
-	require.Equal(t, &never, PodGroupV1beta1(pg).Spec.PreemptionPolicy)
+	require.Nil(t, PodGroupV1beta1(pg).Spec.PreemptionPolicy)
 
 	bad := schedulingv1beta1.PreemptionPolicy("Sometimes")
 	flat.Spec.PodGroupTemplates[0].PreemptionPolicy = &bad
@@ -79,7 +81,7 @@ func TestWorkloadV1beta1_TemplatePreemptionPolicy(t *testing.T) {
 	require.EqualError(t, err, `Workload "ns/w": spec.podGroupTemplates[0].preemptionPolicy: "Sometimes" is not PreemptLowerPriority or Never`)
 	w.Spec.CompositePodGroupTemplates[0].PreemptionPolicy = &bad
 	_, err = ConvertWorkloadV1beta1(w, nil)
-	require.EqualError(t, err, `Workload "ns/w": spec.compositePodGroupTemplates[0]: CompositePodGroup "root": spec.preemptionPolicy: "Sometimes" is not PreemptLowerPriority or Never`)
+	require.EqualError(t, err, `Workload "ns/w": spec.compositePodGroupTemplates[0].preemptionPolicy: "Sometimes" is not PreemptLowerPriority or Never`)
 }
 
 // A Job's spec.scheduling has no preemptionPolicy, so the PodGroup
