@@ -17,10 +17,16 @@ import (
 // owner. Its status is empty. Changing the
 // result never changes w.
 //
+// defaultPriority is the value of the cluster's globalDefault
+// PriorityClass, if any: a template that names no class and sets no
+// priority stamps a PodGroup of that priority, as the Priority admission
+// plugin gives it one (nil: the PodGroup has none, which v1.37 reads as
+// 0 when it holds the pods to it). The same rule as [StampHierarchy].
+//
 // Errors (a [*placement.FieldError]): w fails [Workload.Validate]; the
 // template does not exist (wraps [placement.ErrNotFound]); podGroupName is
 // empty.
-func NewPodGroupFromTemplate(w *Workload, templateName, podGroupName string) (*PodGroup, error) {
+func NewPodGroupFromTemplate(w *Workload, templateName, podGroupName string, defaultPriority *int32) (*PodGroup, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
@@ -48,7 +54,7 @@ func NewPodGroupFromTemplate(w *Workload, templateName, podGroupName string) (*P
 			SchedulingConstraints: SchedulingConstraints{Topology: slices.Clone(t.SchedulingConstraints.Topology)},
 			ResourceClaims:        slices.Clone(t.ResourceClaims),
 			PriorityClassName:     t.PriorityClassName,
-			Priority:              copyPtr(t.Priority),
+			Priority:              admittedPriority(t.PriorityClassName, t.Priority, defaultPriority),
 			DisruptionMode:        t.DisruptionMode,
 		},
 	}

@@ -55,7 +55,7 @@ func TestStamp_PreemptionPolicy(t *testing.T) {
 		{Name: "unset", SchedulingPolicy: SchedulingPolicy{Basic: &BasicSchedulingPolicy{}}},
 	}}}
 	for _, tmpl := range []string{"never", "unset"} {
-		pg, err := NewPodGroupFromTemplate(w, tmpl, "pg-"+tmpl)
+		pg, err := NewPodGroupFromTemplate(w, tmpl, "pg-"+tmpl, nil)
 		require.NoError(t, err)
 		require.Equal(t, placement.PreemptionPolicy(""), pg.Spec.PreemptionPolicy, tmpl)
 	}

@@ -71,7 +71,7 @@ func TestWorkloadV1beta1_TemplatePreemptionPolicy(t *testing.T) {
 	fw, err := ConvertWorkloadV1beta1(flat, nil)
 	require.NoError(t, err)
 	require.True(t, equality.Semantic.DeepEqual(flat, WorkloadV1beta1(fw)), "round trip")
-	pg, err := gang.NewPodGroupFromTemplate(fw, "workers", "w-workers")
+	pg, err := gang.NewPodGroupFromTemplate(fw, "workers", "w-workers", nil)
 	require.NoError(t, err)
 	require.Nil(t, PodGroupV1beta1(pg).Spec.PreemptionPolicy)
 
