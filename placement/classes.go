@@ -507,7 +507,8 @@ func (sv *solver) shortByClasses(p *Placement) (a *attempt, ok bool) {
 	}
 	// Cut by the budget, the run places nothing, and the nodes stay empty
 	// for the diagnosis, as after the greedy's cut run.
-	a = &attempt{p: p, normal: true}
+	a = sv.sc.attempts.get(p, 0, false)
+	a.normal = true
 	if sv.spend(sources) {
 		a.placed, a.short = int(room), true
 	}

@@ -8,13 +8,10 @@ import (
 )
 
 // newAttempt returns an empty attempt that records a node per member, as
-// the paths that place members one by one need.
+// the paths that place members one by one need, with room in seq for
+// every member (see attemptPool).
 func (sv *solver) newAttempt(p *Placement) *attempt {
-	a := &attempt{p: p, node: make([]NodeID, len(sv.members))}
-	for i := range a.node {
-		a.node[i] = -1
-	}
-	return a
+	return sv.sc.attempts.get(p, len(sv.members), true)
 }
 
 // greedy places the members one by one in the given order and returns the
@@ -27,10 +24,9 @@ func (sv *solver) greedy(p *Placement, order []int) *attempt {
 	var a *attempt
 	from := len(sv.sc.segs) // the batched attempt's segments follow the last one's
 	if batch {
-		a = &attempt{p: p}
+		a = sv.sc.attempts.get(p, 0, false)
 	} else {
 		a = sv.newAttempt(p)
-		a.seq = make([]int, 0, len(order))
 	}
 	for k := 0; k < len(order); {
 		if sv.exhausted || a.placed+len(order)-k < sv.need {

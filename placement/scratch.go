@@ -33,8 +33,9 @@ type scratch struct {
 	consPods         []*Pod   // the cons's members, bound then pending
 	pos              []NodeID // the solver's pos
 	sums             []int64  // placedSums's
-	sv               solver   // Solve's; release leaves it zero
-	g                Group    // Solve's private copy of a group with pod sets
+	attempts         attemptPool
+	sv               solver // Solve's; release leaves it zero
+	g                Group  // Solve's private copy of a group with pod sets
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -73,6 +74,7 @@ func (sv *solver) release() {
 	sc.gs = sv.gs
 	sc.segs = sc.segs[:0]
 	sc.alike.forget()
+	sc.attempts.release()
 	if sv.cons != nil {
 		sv.cons.forget()
 	}
