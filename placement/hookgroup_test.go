@@ -174,3 +174,77 @@ func TestGroupView_KeptAcrossLargerSolves(t *testing.T) {
 	require.Equal(t, wantOne, counts(views[0]), "after larger solves")
 	require.Equal(t, want, counts(views[1]), "after larger solves")
 }
+
+// TestGroupView_KeptPastSolvesWithoutHooks: a Solve none of whose hooks is
+// handed a GroupView works in the pool's memory for what it would hand
+// one; a view that a hook of another Solve kept answers the same after
+// such solves of other groups, whichever hook kept it, and so does the
+// placement of every node a placement hook kept.
+func TestGroupView_KeptPastSolvesWithoutHooks(t *testing.T) {
+	s, err := NewSnapshot([]Node{cpuNode("n0", 8000), cpuNode("n1", 8000)}, nil)
+	require.NoError(t, err)
+	group := func(name string, milli ...int64) *Group {
+		g := &Group{Namespace: "default", Name: name, MinCount: int32(len(milli))}
+		for k, m := range milli {
+			g.Members = append(g.Members, member(fmt.Sprintf("%s-%02d", name, k), name, m))
+		}
+		return g
+	}
+	type answers struct {
+		Pending int
+		Keys    []Key
+		Vectors [][]int64
+	}
+	ask := func(v GroupView) answers {
+		a := answers{Pending: v.NumPending()}
+		for i := range a.Pending {
+			a.Keys, a.Vectors = append(a.Keys, v.PendingKey(i)), append(a.Vectors, v.RequestVector(s, i))
+		}
+		return a
+	}
+	want := answers{Pending: 3, Keys: []Key{{"default", "kept-00"}, {"default", "kept-01"}, {"default", "kept-02"}},
+		Vectors: [][]int64{{700, 1}, {300, 1}, {700, 1}}}
+	var kept []GroupView
+	var places []*Placement
+	keep := func(v GroupView) { kept = append(kept, v) }
+	hooks := map[string]Options{
+		"Generator": {Generator: PlacementGeneratorFunc(func(_ *Snapshot, v GroupView) ([]Placement, error) {
+			keep(v)
+			return []Placement{{Nodes: []NodeID{0, 1}}}, nil
+		})},
+		"Scorer": {Scorer: PlacementScorerFunc(func(_ *Snapshot, v GroupView, p *Placement, _ []Assignment) (int64, error) {
+			keep(v)
+			places = append(places, p)
+			return 0, nil
+		})},
+		"PlacementFilters": {PlacementFilters: []PlacementFilter{PlacementFilterFunc(func(_ *Snapshot, v GroupView, p *Placement, _ []Assignment) Rejection {
+			keep(v)
+			places = append(places, p)
+			return Rejection{}
+		})}},
+		"Reservers": {Reservers: []NewReserverFunc{func(_ *Snapshot, v GroupView) (Reserver, error) {
+			keep(v)
+			return noopReserver{}, nil
+		}}},
+	}
+	for name, opts := range hooks {
+		t.Run(name, func(t *testing.T) {
+			kept, places = nil, nil
+			d, err := Solve(s, group("kept", 700, 300, 700), opts)
+			require.NoError(t, err)
+			require.Equal(t, Scheduled, d.Status, d.Message)
+			require.NotEmpty(t, kept)
+			require.Equal(t, want, ask(kept[0]), "during the solve")
+			for n := 1; n <= 16; n *= 2 {
+				_, err := Solve(s, group("other", slices.Repeat([]int64{100, 200}, n)...), Options{})
+				require.NoError(t, err)
+			}
+			for _, v := range kept {
+				require.Equal(t, want, ask(v), "after solves without hooks")
+			}
+			for _, p := range places {
+				require.Equal(t, []NodeID{0, 1}, p.Nodes, "a placement kept, after solves without hooks")
+			}
+		})
+	}
+}

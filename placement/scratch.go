@@ -34,8 +34,9 @@ type scratch struct {
 	pos              []NodeID // the solver's pos
 	sums             []int64  // placedSums's
 	attempts         attemptPool
-	sv               solver // Solve's; release leaves it zero
-	g                Group  // Solve's private copy of a group with pod sets
+	own              hookOwned // the Solve's own when no caller's hook can keep it (see solveRows)
+	sv               solver    // Solve's; release leaves it zero
+	g                Group     // Solve's private copy of a group with pod sets
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -75,6 +76,7 @@ func (sv *solver) release() {
 	sc.segs = sc.segs[:0]
 	sc.alike.forget()
 	sc.attempts.release()
+	sc.own = hookOwned{}
 	if sv.cons != nil {
 		sv.cons.forget()
 	}

@@ -125,12 +125,18 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	gc := g
 	// What hooks may keep past the Solve — the compiled members and the
 	// copy of the group they are handed — is the Solve's own, in one
-	// allocation.
+	// allocation. Without a caller's hook that is handed a GroupView
+	// (Reservers, Generator, Scorer, PlacementFilters; the default scorer
+	// keeps none), nothing can keep it, and the scratch's serves.
 	var own *hookOwned
-	if pre != nil && pre.own != nil {
+	switch {
+	case pre != nil && pre.own != nil:
 		own = pre.own
 		*own = hookOwned{prep: prepared{b: s.b, bound: len(bound)}}
-	} else {
+	case len(opts.Reservers) == 0 && opts.Generator == nil && opts.Scorer == nil && len(opts.PlacementFilters) == 0:
+		own = &sc.own // zero (see release): set field by field, as sv below
+		own.prep.b, own.prep.bound = s.b, len(bound)
+	default:
 		own = &hookOwned{prep: prepared{b: s.b, bound: len(bound)}}
 	}
 	prep := &own.prep
@@ -247,7 +253,8 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	}
 	var placements []Placement
 	if opts.Generator == nil {
-		placements = []Placement{{Nodes: s.b.allNodes}}
+		own.all[0].Nodes = s.b.allNodes // the rest zero, as own came
+		placements = own.all[:]
 	} else {
 		var err error
 		if placements, err = opts.Generator.Generate(s, sv.hookGroup()); err != nil {
