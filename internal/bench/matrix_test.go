@@ -328,33 +328,51 @@ func BenchmarkMemberInput(b *testing.B) {
 // (eight members to a host, as the floor's first-fit puts them) — in a
 // slice allocated for it, as a Decision's Assignments are. A member cell's
 // decision cannot come closer to its floor than (this + the floor) / the
-// floor.
+// floor. The p=…/affinity variants, for the affinity cells' members, also
+// check each member's identity (namespace, group, not bound) and read its
+// label against the term's selector, one member to a host.
 func BenchmarkMemberAnswer(b *testing.B) {
-	for _, p := range matrixSizes {
-		b.Run(fmt.Sprintf("p=%d", p), func(b *testing.B) {
-			g, nodes := gpuGang(p), gpuCluster(b, 1000, false).c.Nodes
-			answer := func() ([]placement.Assignment, int64) {
-				var sum int64
-				out := make([]placement.Assignment, len(g.Members))
-				for i := range g.Members {
-					m := &g.Members[i]
-					if i > 0 && g.Members[i-1].Name >= m.Name {
+	run := func(b *testing.B, p int, affinity bool) {
+		g, nodes := gpuGang(p), gpuCluster(b, 1000, false).c.Nodes
+		if affinity {
+			g = bench.GPUGang("pg", p) // a fresh copy: the labels are its own
+			for i := range g.Members {
+				g.Members[i].Labels = map[string]string{"app": "w"}
+			}
+		}
+		answer := func() ([]placement.Assignment, int64) {
+			var sum int64
+			out := make([]placement.Assignment, len(g.Members))
+			for i := range g.Members {
+				m := &g.Members[i]
+				if i > 0 && g.Members[i-1].Name >= m.Name {
+					return nil, 0
+				}
+				sum += m.Requests[placement.ResourceGPU] + m.Requests[placement.ResourceCPU]
+				id := placement.NodeID(i / 8 % len(nodes))
+				if affinity {
+					if m.Namespace != g.Namespace || m.SchedulingGroup != g.Name || m.NodeName != "" || m.Labels["app"] != "w" {
 						return nil, 0
 					}
-					sum += m.Requests[placement.ResourceGPU] + m.Requests[placement.ResourceCPU]
-					id := placement.NodeID(i / 8 % len(nodes))
-					e := &out[i]
-					e.Pod.Namespace, e.Pod.Name, e.Node, e.NodeID = m.Namespace, m.Name, nodes[id].Name, id
+					id = placement.NodeID(i % len(nodes))
 				}
-				return out, sum
+				e := &out[i]
+				e.Pod.Namespace, e.Pod.Name, e.Node, e.NodeID = m.Namespace, m.Name, nodes[id].Name, id
 			}
-			if out, sum := answer(); sum == 0 || len(out) != p || out[p-1].Node == "" {
-				b.Fatal("no answer")
-			}
-			cputime.Loop(b, func() {
-				out, sum := answer()
-				sink += sum + int64(len(out))
-			})
+			return out, sum
+		}
+		if out, sum := answer(); sum == 0 || len(out) != p || out[p-1].Node == "" {
+			b.Fatal("no answer")
+		}
+		cputime.Loop(b, func() {
+			out, sum := answer()
+			sink += sum + int64(len(out))
 		})
+	}
+	for _, p := range matrixSizes {
+		b.Run(fmt.Sprintf("p=%d", p), func(b *testing.B) { run(b, p, false) })
+	}
+	for _, p := range affinitySizes {
+		b.Run(fmt.Sprintf("p=%d/affinity", p), func(b *testing.B) { run(b, p, true) })
 	}
 }
