@@ -38,15 +38,16 @@ type capacity struct {
 	res      []placement.ResourceName
 	resIdx   map[placement.ResourceName]int
 	podsR    int
-	nodeFree []int64      // node*R+r: allocatable - requested, may be negative
-	nodeUsed []int64      // node*R+r: requested (pods: count)
-	sumFree  []sum128     // dom*R+r: Σ max(free, 0) over the domain's nodes
-	sumUsed  []sum128     // dom*R+r: Σ requested
-	sumAlloc []sum128     // dom*R+r: Σ allocatable (never changes)
-	maxFree  []int64      // dom*R+r: largest free on one node
-	dirty    []bool       // scratch for moving: per domain
-	classes  *freeClasses // nil until a plan counts by class (freeClassesOf)
-	scratch  []int64      // scratch for scoring
+	nodeFree []int64       // node*R+r: allocatable - requested, may be negative
+	nodeUsed []int64       // node*R+r: requested (pods: count)
+	sumFree  []sum128      // dom*R+r: Σ max(free, 0) over the domain's nodes
+	sumUsed  []sum128      // dom*R+r: Σ requested
+	sumAlloc []sum128      // dom*R+r: Σ allocatable (never changes)
+	maxFree  []int64       // dom*R+r: largest free on one node
+	dirty    []bool        // scratch for moving: per domain
+	classes  *freeClasses  // nil until a plan counts by class (freeClassesOf)
+	shareIx  []*shareIndex // per level, nil until GenerateHolding asks (shares)
+	scratch  []int64       // scratch for scoring
 }
 
 func newCapacity(t *Tree, s *placement.Snapshot) *capacity {
@@ -148,6 +149,9 @@ func (c *capacity) moveTo(t *Tree, s *placement.Snapshot) bool {
 				for r := range row {
 					row[r] = max(row[r], c.maxFree[int(ch)*R+r])
 				}
+			}
+			if l < len(c.shareIx) && c.shareIx[l] != nil {
+				c.shareIx[l].moved(c, d)
 			}
 		}
 	}

@@ -274,9 +274,16 @@ var _ placement.PlacementNarrower = (*Generator)(nil)
 // or two domains of the level; a preferred key: widening's restrictions
 // are not whole domains; a domain too small by its aggregates while the
 // best one by score bound cannot be proven to hold the group) it returns
-// Generate's whole answer with ok false. Cost: Generate's, less emitting every domain: the
-// aggregates of the candidate domains and, for the tier, the nodes of the
-// domains ranked before the one answered until one holds the group.
+// Generate's whole answer with ok false. Cost: when the domain may hold
+// the group and, with MostAllocated, its score bound beats what a
+// per-level index of the domains' requested shares allows any other
+// (the common elastic case: the existing pods make their domain the most
+// allocated), or when member affinity or sub-groups keep any domain from
+// being proven to hold the group, O(resources × log domains) after the
+// aggregates catch up with s. Otherwise Generate's, less emitting every
+// domain: the aggregates of the candidate domains and, for the tier, the
+// nodes of the domains ranked before the one answered until one holds
+// the group.
 func (gen *Generator) GenerateHolding(s *placement.Snapshot, g placement.GroupView, nodes []placement.NodeID) ([]placement.Placement, bool, error) {
 	if gen.tree == nil || g.Group == nil || len(nodes) == 0 {
 		ps, err := gen.Generate(s, g) // its errors
@@ -293,27 +300,9 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 	t := gen.tree
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c, err := t.capacityFor(s)
+	b, err := gen.builder(s, g)
 	if err != nil {
 		return nil, false, err
-	}
-	bm := t.boundOf(s, g.Key())
-	b := &builder{t: t, c: c, s: s, g: g, sh: newShape(c, len(bm.nodes), g), scorer: gen.scorer, scope: -1,
-		bound: bm.nodes, boundPods: bm.pods}
-	b.static(g)
-	// Affinity between members and sub-group minimums or keys can keep the
-	// solver from placing every member where resources suffice: then no
-	// domain is proven to hold the group, and the first tier holds every
-	// domain that might. So it does when preferred node affinity ranks
-	// the domains before their score.
-	b.constrained = bm.affinity || len(g.SubGroups) > 0 || prefersNodes(g.Group)
-	for i := range g.Members {
-		b.constrained = b.constrained || g.Members[i].Affinity != nil
-	}
-	if gen.required >= 0 && len(b.bound) > 0 {
-		if b.scope, err = b.boundDomain(gen.required); err != nil {
-			return nil, false, err
-		}
 	}
 	first := max(gen.required, gen.preferred)
 	if first < 0 {
@@ -322,7 +311,7 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 	doms := b.candidates(first)
 	if hold != nil && gen.preferred < 0 {
 		if d := t.domainOf(hold[0], first); d >= 0 && !slices.ContainsFunc(hold, func(id placement.NodeID) bool { return t.domainOf(id, first) != d }) {
-			if rank, emitted, decided := b.holdingTier(doms, d); decided {
+			if rank, emitted, decided := b.holdingTier(doms, d, first); decided {
 				b.out = t.gen.take(1)
 				if emitted {
 					b.emit(d, t.doms[d].nodes, rank)
@@ -341,6 +330,36 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 		}
 	}
 	return b.out, false, nil
+}
+
+// builder returns what generate builds g's placements on s with: the
+// aggregates caught up with s, g's bound members and shape, and the
+// required domain holding the bound members; t.mu must be held.
+func (gen *Generator) builder(s *placement.Snapshot, g placement.GroupView) (*builder, error) {
+	t := gen.tree
+	c, err := t.capacityFor(s)
+	if err != nil {
+		return nil, err
+	}
+	bm := t.boundOf(s, g.Key())
+	b := &builder{t: t, c: c, s: s, g: g, sh: newShape(c, len(bm.nodes), g), scorer: gen.scorer, scope: -1,
+		bound: bm.nodes, boundPods: bm.pods}
+	b.static(g)
+	// Affinity between members and sub-group minimums or keys can keep the
+	// solver from placing every member where resources suffice: then no
+	// domain is proven to hold the group, and the first tier holds every
+	// domain that might. So it does when preferred node affinity ranks
+	// the domains before their score.
+	b.constrained = bm.affinity || len(g.SubGroups) > 0 || prefersNodes(g.Group)
+	for i := range g.Members {
+		b.constrained = b.constrained || g.Members[i].Affinity != nil
+	}
+	if gen.required >= 0 && len(b.bound) > 0 {
+		if b.scope, err = b.boundDomain(gen.required); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // boundMembers are a group's bound members on one snapshot. The solver
@@ -560,8 +579,13 @@ func (b *builder) tiered(doms []DomainID, diagnose bool) {
 // A domain the aggregates rule out follows the tiers only as the closest
 // of those ruled out; its rank is not decided (the caller emits every
 // domain) when the tiers are cut by sorting, which costs what emitting
-// them does.
-func (b *builder) holdingTier(doms []DomainID, d DomainID) (rank int, emitted, decided bool) {
+// them does. d, of level, is decided without reading the other
+// candidates when [builder.leads] proves it first; else every
+// candidate's bound is read (split).
+func (b *builder) holdingTier(doms []DomainID, d DomainID, level int) (rank int, emitted, decided bool) {
+	if b.canHold(d) && slices.Contains(doms, d) && b.leads(d, level) {
+		return 0, true, true
+	}
 	ok, short := b.split(doms)
 	i := slices.IndexFunc(ok, func(c cand) bool { return c.d == d })
 	if i < 0 {
@@ -588,6 +612,24 @@ func (b *builder) holdingTier(doms []DomainID, d DomainID) (rank int, emitted, d
 		}
 	}
 	return 0, true, true
+}
+
+// leads reports, for a candidate d the aggregates say might hold the
+// group, that tiered puts d in the first tier without reading the other
+// candidates: d's rank is 1 only when a candidate before it by score bound
+// holds every member (see holdingTier), and none does when holdsAll
+// proves nothing (constrained), or when d's bound beats what the level's
+// share index allows any other domain of level. Otherwise (not proven)
+// the caller reads every candidate's bound.
+func (b *builder) leads(d DomainID, level int) bool {
+	if b.constrained {
+		return true
+	}
+	if b.scorer.kind != MostAllocated {
+		return false // the index bounds MostAllocated's score only
+	}
+	rivals, ok := b.scorer.rivalsUpper(b.c, b.c.shares(b.t, level), b.sh, d)
+	return ok && rivals < b.scorer.upper(b.c, b.sh, d)
 }
 
 // bestByBound returns the index of the first of ok by byBound.

@@ -31,7 +31,9 @@ func holdingOf(ps []placement.Placement, nodes []placement.NodeID, all int) []pl
 // clusters (genCase) and wide ones (10–60 nodes in 3 zones and 8 racks,
 // where many racks tie on their bound) are drawn; every way of answering
 // must be seen: a domain of the first tier, of the second, after both,
-// and none.
+// and none; and a first-tier domain decided by builder.leads alone
+// (led: the share index's bound, or a constrained group), without
+// reading the other domains' bounds.
 func TestProp_GenerateHoldingAsFiltered(t *testing.T) {
 	seen := map[string]int{}
 	prop := func(t *rapid.T) {
@@ -64,6 +66,10 @@ func TestProp_GenerateHoldingAsFiltered(t *testing.T) {
 		if werr != nil {
 			return
 		}
+		if gen.HoldingLeads(s, gv, hold) {
+			seen["led"]++
+			require.True(t, ok, "led, not narrowed")
+		}
 		if ok {
 			want = holdingOf(want, hold, len(c.nodes))
 			if len(got) == 0 {
@@ -74,7 +80,7 @@ func TestProp_GenerateHoldingAsFiltered(t *testing.T) {
 		}
 		require.Equal(t, want, got)
 	}
-	kinds := []string{"none", "rank 0", "rank 1", "rank 2"}
+	kinds := []string{"none", "rank 0", "rank 1", "rank 2", "led"}
 	for round := 0; round < 20 && slices.ContainsFunc(kinds, func(k string) bool { return seen[k] == 0 }); round++ {
 		rapid.Check(t, prop)
 	}
