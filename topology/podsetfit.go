@@ -137,10 +137,10 @@ func newCountKey(s *placement.Snapshot, r *request, cut int) *countKey {
 		nodeSelector: maps.Clone(r.tmpl.NodeSelector), tolerations: slices.Clone(r.tmpl.Tolerations), affinity: requiresNodes(r.tmpl), cut: cut}
 }
 
-// same reports whether k's counts are r's on s: the same requests, node
-// filters and slice layers count the same.
-func (k *countKey) same(s *placement.Snapshot, r *request, cut int) bool {
-	if k == nil || k.s != s || k.cut != cut || k.untracked != r.untracked || !slices.Equal(k.req, r.req) || !slices.Equal(k.layers, r.layers) {
+// same reports whether k's counts are r's on k.s: the same requests,
+// node filters and slice layers count the same.
+func (k *countKey) same(r *request, cut int) bool {
+	if k == nil || k.cut != cut || k.untracked != r.untracked || !slices.Equal(k.req, r.req) || !slices.Equal(k.layers, r.layers) {
 		return false
 	}
 	// Required node affinity filters nodes too; its counts are not kept.
@@ -426,6 +426,17 @@ func div(a, b int64) int64 {
 // pods are summed from its nodes directly, and its units are left
 // uncounted unless deep: descend counts the domains it walks into.
 func (p *planner) fill(u, lv int, deep bool) {
+	if lv < p.L-1 && (deep || lv < p.cut) { // count sums u's children: count them first
+		for _, c := range p.t.doms[u].children {
+			p.fill(int(c), lv+1, deep)
+		}
+	}
+	p.count(u, lv, deep)
+}
+
+// count is fill of unit u alone: its children, where it sums them, hold
+// their counts already.
+func (p *planner) count(u, lv int, deep bool) {
 	r := p.r
 	z := r.sliceUnit()
 	if lv == p.L {
@@ -467,7 +478,6 @@ func (p *planner) fill(u, lv int, deep bool) {
 	default:
 		unit := r.unitAt(lv + 1)
 		for _, c := range d.children {
-			p.fill(int(c), lv+1, deep)
 			pods += div(p.pods[c], unit) * unit
 			sl += p.slice[c]
 			if p.prefer {

@@ -562,9 +562,11 @@ func (p *planner) planSet(r *request, scope int, opts PlanOptions) (setOut, *fai
 // planSetScoped is planSet inside scope alone.
 func (p *planner) planSetScoped(r *request, scope int, opts PlanOptions) (setOut, *failure) {
 	p.use(r)
-	if sc := p.t.plan; scope < 0 && p.extra == nil && p.cacheable() && sc.counted.same(p.s, r, p.cut) {
-		// The counts of the last plan's first set on this snapshot: the
-		// same template and layers count the same.
+	kept := scope < 0 && p.extra == nil && p.cacheable() && p.t.plan.counted.same(r, p.cut)
+	if sc := p.t.plan; kept && (sc.counted.s == p.s || p.moveCounts(sc.counted.s)) {
+		// The counts of the last plan's first set, on this snapshot or
+		// moved to it: the same template and layers count the same.
+		sc.counted.s = p.s
 	} else {
 		p.fillScope(scope)
 		sc.forget()
