@@ -217,36 +217,56 @@ func (h *hsolver) mayHold(n *hnode, s *Snapshot, nodes []NodeID) bool {
 // of them are confined to domains of one key: each child lies in one
 // domain and needs there at least the smallest least of any child, so a
 // domain holds at most its free quantity over that, per resource. It
-// stops counting at n.need. O(nodes × resources needed).
+// stops counting at n.need. O(nodes × resources needed). A key whose
+// every domain is one node (a host key) is counted over nodes directly,
+// with no split (the count does not depend on the domains' order).
 func (h *hsolver) slots(n *hnode, s *Snapshot, nodes []NodeID) int {
 	total := 0
-	for _, dom := range h.split(n.childKey, nodes).sets {
-		fit := -1 // unbounded
-		for r, need := range n.childLeast {
-			if need <= 0 {
+	if ld := h.s.b.labelDomains(n.childKey); len(ld.values) == ld.labelled {
+		for i := range nodes {
+			if v := ld.of[nodes[i]]; v < 0 || (ld.values[v] == "" && h.noEmpty) {
 				continue
 			}
-			// A domain short of one child's need (the usual one on a
-			// fragmented cluster) holds none, with no division.
-			free, k := freeOn(s, dom, r, math.MaxInt64), 0
-			if free >= need {
-				k = int(min(free/need, int64(n.need)))
-			}
-			if fit < 0 || k < fit {
-				fit = k
-			}
-			if fit == 0 {
-				break // no resource can lower it further
+			if total += h.fit(n, s, nodes[i:i+1]); total >= n.need {
+				break
 			}
 		}
-		if fit < 0 {
-			return n.need
-		}
-		if total += fit; total >= n.need {
+		return total
+	}
+	for _, dom := range h.split(n.childKey, nodes).sets {
+		if total += h.fit(n, s, dom); total >= n.need {
 			break
 		}
 	}
 	return total
+}
+
+// fit bounds how many of inner node n's children one domain of their key
+// holds: per resource, its free quantity over the smallest least of a
+// child, at most n.need (n.need when no resource bounds it).
+func (h *hsolver) fit(n *hnode, s *Snapshot, dom []NodeID) int {
+	fit := -1 // unbounded
+	for r, need := range n.childLeast {
+		if need <= 0 {
+			continue
+		}
+		// A domain short of one child's need (the usual one on a
+		// fragmented cluster) holds none, with no division.
+		free, k := freeOn(s, dom, r, math.MaxInt64), 0
+		if free >= need {
+			k = int(min(free/need, int64(n.need)))
+		}
+		if fit < 0 || k < fit {
+			fit = k
+		}
+		if fit == 0 {
+			break // no resource can lower it further
+		}
+	}
+	if fit < 0 {
+		return n.need
+	}
+	return fit
 }
 
 // freeOn sums the free quantity of resource r on nodes, stopping once it

@@ -62,16 +62,23 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 	} else {
 		// The values of allowed, in runs as node IDs follow names: the
 		// last one is checked first.
+		// While the values ascend (nodes named by domain, as a host key
+		// always does) a value above the greatest so far is new, with no
+		// search, and the values need no sort.
 		ids, count := h.hs.splitVals[:0], h.hs.splitCount[:0]
-		last := -1
+		last, ascending := -1, true
 		for _, id := range allowed {
 			v := ld.of[id]
 			if v < 0 || (ld.values[v] == "" && h.noEmpty) {
 				continue
 			}
-			if last < 0 || ids[last] != v {
+			switch {
+			case last >= 0 && ids[last] == v:
+			case ascending && (len(ids) == 0 || v > ids[len(ids)-1]):
+				ids, count, last = append(ids, v), append(count, 0), len(ids)
+			default:
 				if last = slices.Index(ids, v); last < 0 {
-					ids, count, last = append(ids, v), append(count, 0), len(ids)
+					ids, count, last, ascending = append(ids, v), append(count, 0), len(ids), false
 				}
 			}
 			count[last]++
@@ -81,7 +88,9 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 			order[i] = i
 		}
 		// The index numbers values in ascending order.
-		slices.SortFunc(order, func(a, b int) int { return int(ids[a] - ids[b]) })
+		if !ascending {
+			slices.SortFunc(order, func(a, b int) int { return int(ids[a] - ids[b]) })
+		}
 		sp.vals, sp.sets = carve(&h.hs.strs, len(ids)), carve(&h.hs.sets, len(ids))
 		sorted := grow(h.hs.splitSorted, len(ids))
 		h.hs.splitVals, h.hs.splitCount, h.hs.order, h.hs.splitSorted = ids, count, order, sorted
