@@ -72,6 +72,11 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 	n.sorted, n.uniform, n.compiled, n.alike = true, true, true, true
 	missing := map[ResourceName]int{} // untracked resources: how many pending pods request them
 	var first []int64                 // the first pending pod's row
+	// keys are the columns the first pod's map holds, when it holds
+	// tracked resources alone but the pod count (known): a member with
+	// exactly those requests has its row (sameRequests).
+	var keyBuf [8]int
+	keys, known := keyBuf[:0], false
 	// The tracked resources in the order to look them up: each found
 	// moves to the front, so a run of members alike finds all of theirs
 	// before any miss (a miss hashes the name too), as Solve's compile.
@@ -79,7 +84,7 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 	for i := range cols {
 		cols[i] = i
 	}
-	fill := func(r []int64, p *Pod, pods int) []int64 {
+	fill := func(r []int64, p *Pod, pods int) int {
 		// A lookup per tracked resource costs less than a range over
 		// the map; the range is for a pod that requests another. Once
 		// every name of the map is found, the rest would miss.
@@ -109,7 +114,7 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 			first = r
 		}
 		n.uniform = n.uniform && slices.Equal(r, first)
-		return r
+		return found
 	}
 	// While the members are uniform one row stands for all of them (the
 	// usual gang: no per-member array); every member's row is kept from
@@ -124,6 +129,15 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 	}
 	var scratch []int64 // a member's row while they are uniform; made for a second member
 	for i := range g.Members {
+		p := &g.Members[i]
+		n.sorted = n.sorted && p.Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < p.Name)
+		n.alike = n.alike && (i == 0 || alikeBesidesRequests(&g.Members[0], p))
+		if i > 0 && len(n.rows) == R && known && sameRequests(p, first, keys, b) {
+			// The first's row, as fill would find it: the members are
+			// uniform still, and compiled as the first was.
+			n.compiled = n.compiled && p.Name != "" && validScoreRequests(p.ScoreRequests)
+			continue
+		}
 		var r []int64
 		switch {
 		case i == 0:
@@ -137,16 +151,18 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 			clear(scratch)
 			r = scratch
 		}
-		fill(r, &g.Members[i], 1)
+		found := fill(r, p, 1)
 		switch {
 		case i == 0:
 			n.rows = r
+			// Not with the pod count, whose column holds the request + 1.
+			if found == len(p.Requests) && !slices.Contains(cols[:found], b.podsR) {
+				keys, known = append(keys, cols[:found]...), true // cols moves on
+			}
 		case !n.uniform && len(n.rows) == R:
 			all(i)
 			copy(n.rows[i*R:], r)
 		}
-		n.sorted = n.sorted && g.Members[i].Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < g.Members[i].Name)
-		n.alike = n.alike && (i == 0 || alikeBesidesRequests(&g.Members[0], &g.Members[i]))
 	}
 	compiled := n.compiled && M > 0 // of the members; templates compile in Solve
 	// Each template is read once: its row bounds the need here and is
@@ -192,6 +208,20 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 			n.least[r] += max(v, 0)
 		}
 	}
+}
+
+// sameRequests reports whether p's requests are exactly the columns keys
+// of b's resources with first's values: then p's row is first.
+func sameRequests(p *Pod, first []int64, keys []int, b *base) bool {
+	if len(p.Requests) != len(keys) {
+		return false
+	}
+	for _, i := range keys {
+		if q, ok := p.Requests[b.res[i]]; !ok || q != first[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // mayHold is a necessary condition for n's subtree to fit on nodes: for
