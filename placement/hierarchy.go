@@ -1,6 +1,9 @@
 package placement
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // MaxHierarchyDepth is the deepest tree [SolveHierarchy] accepts, leaves
 // included: KEP-6012 allows CompositePodGroup hierarchies of up to four
@@ -296,8 +299,20 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 		if len(h.stack) > 0 {
 			d.Decisions = make([]Decision, len(h.stack))
 		}
+		// The placed leaves' nodes are the answer's own, in one array: a
+		// domain's may be the label index's, shared by every snapshot.
+		total := 0
+		for _, l := range h.stack {
+			total += len(l.dec.Placement.Nodes)
+		}
+		nodes := make([]NodeID, 0, total)
 		for i, l := range h.stack {
-			d.Decisions[i], l.out = ownNodes(l.dec), i
+			d.Decisions[i], l.out = l.dec, i
+			if l.dec.Placement.Nodes != nil {
+				k := len(nodes)
+				nodes = append(nodes, l.dec.Placement.Nodes...)
+				d.Decisions[i].Placement.Nodes = nodes[k:len(nodes):len(nodes)]
+			}
 		}
 		d.Root = h.placedResult(hr, d.Decisions)
 		if hasUnplaced(hr) {
@@ -310,7 +325,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 				return HierarchyDecision{}, err
 			}
 		}
-		d.Message = fmt.Sprintf("%d of min %d children of %q scheduled", d.Root.Scheduled, d.Root.Min, hr.src.Name)
+		d.Message = strconv.Itoa(d.Root.Scheduled) + " of min " + strconv.Itoa(d.Root.Min) + " children of " + strconv.Quote(hr.src.Name) + " scheduled"
 		d.Proven = true
 	} else {
 		searchProven := h.proven && !h.exhausted

@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // This file holds a hierarchy's answer: the per-node results of a placed
@@ -39,7 +40,7 @@ func (h *hsolver) placedResult(n *hnode, decisions []Decision) NodeResult {
 			r.Children = append(r.Children, leftOut(c, c))
 		}
 	}
-	r.Message = fmt.Sprintf("%d of min %d children scheduled", r.Scheduled, r.Min)
+	r.Message = strconv.Itoa(r.Scheduled) + " of min " + strconv.Itoa(r.Min) + " children scheduled"
 	return r
 }
 

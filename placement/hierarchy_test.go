@@ -114,6 +114,36 @@ func TestHierarchy_KEPWorkedExample(t *testing.T) {
 	}
 }
 
+// The answer owns its leaves' nodes: a caller writing over them, or
+// appending to one leaf's, changes neither another leaf's nor a later
+// solve (a rack taken whole is the snapshot's label index, shared by
+// every snapshot of the base). Its messages are as documented.
+func TestHierarchy_AnswerOwnsItsNodes(t *testing.T) {
+	s := hSnap(t,
+		hNode("a1", "block-A", "rack-A1", 3), hNode("a2", "block-A", "rack-A2", 5),
+		hNode("b1", "block-B", "rack-B1", 5), hNode("b2", "block-B", "rack-B2", 5))
+	root := &placement.HierarchyNode{Name: "root", MinGroupCount: 2, TopologyKey: hBlock,
+		Children: []*placement.HierarchyNode{hLeaf("child-1", hRack, 5, 5), hLeaf("child-2", hRack, 5, 5)}}
+	want := hSolve(t, s, root)
+	if want.Message != `2 of min 2 children of "root" scheduled` || want.Root.Message != "2 of min 2 children scheduled" {
+		t.Fatalf("messages %q, %q", want.Message, want.Root.Message)
+	}
+	d := hSolve(t, s, root)
+	second := slices.Clone(d.Decisions[1].Placement.Nodes)
+	_ = append(d.Decisions[0].Placement.Nodes, 0)
+	if !slices.Equal(d.Decisions[1].Placement.Nodes, second) {
+		t.Fatalf("appending to the first leaf's nodes changed the second's: %v, was %v", d.Decisions[1].Placement.Nodes, second)
+	}
+	for _, ld := range d.Decisions {
+		for i := range ld.Placement.Nodes {
+			ld.Placement.Nodes[i] = 0
+		}
+	}
+	if again := hSolve(t, s, root); !reflect.DeepEqual(again, want) {
+		t.Fatalf("after the caller wrote over an answer's nodes:\n%+v\nwant\n%+v", again, want)
+	}
+}
+
 // Resource stealing (KEP-6012): the first child, a gang of min 2 with 6
 // pods, would take every slot and starve its sibling, which needs a whole
 // rack of 4. Upstream's greedy order fails; the search backtracks and
