@@ -379,7 +379,7 @@ func (h *hsolver) hasKey(key string) bool {
 // label is node id's value of key, and whether that puts it in a domain.
 func (h *hsolver) label(id NodeID, key string) (string, bool) {
 	ld := h.s.b.labelDomains(key)
-	if v := ld.of[id]; v >= 0 && (ld.values[v] != "" || !h.noEmpty) {
+	if v := ld.of[id]; v >= 0 && (!h.noEmpty || ld.values[v] != "") {
 		return ld.values[v], true
 	}
 	return "", false

@@ -254,7 +254,7 @@ func (h *hsolver) slots(n *hnode, s *Snapshot, nodes []NodeID) int {
 	total := 0
 	if ld := h.s.b.labelDomains(n.childKey); len(ld.values) == ld.labelled {
 		for i := range nodes {
-			if v := ld.of[nodes[i]]; v < 0 || (ld.values[v] == "" && h.noEmpty) {
+			if v := ld.of[nodes[i]]; v < 0 || (h.noEmpty && ld.values[v] == "") {
 				continue
 			}
 			if total += h.fit(n, s, nodes[i:i+1]); total >= n.need {

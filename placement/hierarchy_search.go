@@ -69,7 +69,7 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 		last, ascending := -1, true
 		for _, id := range allowed {
 			v := ld.of[id]
-			if v < 0 || (ld.values[v] == "" && h.noEmpty) {
+			if v < 0 || (h.noEmpty && ld.values[v] == "") {
 				continue
 			}
 			switch {
@@ -111,7 +111,7 @@ func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
 				break
 			}
 			v := ld.of[id]
-			if v < 0 || (ld.values[v] == "" && h.noEmpty) {
+			if v < 0 || (h.noEmpty && ld.values[v] == "") {
 				continue
 			}
 			// A whole domain shared from the index is full (len = cap).
