@@ -25,6 +25,12 @@ type compiledRows struct {
 	// the Solve: the hierarchy's, when opts carries none of the caller's
 	// (its leaf Generator ignores the GroupView).
 	own *hookOwned
+	// answer, when set, is an arena a Decision's member assignments are
+	// carved from (in order, each capped so that an append reallocates)
+	// while it has room: the hierarchy's, one array for the whole tree,
+	// allocated for its solve and never reused (the decisions keep it),
+	// so that the entries past its length are zero.
+	answer *[]Assignment
 }
 
 // of returns member i's row of R.

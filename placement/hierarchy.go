@@ -282,6 +282,9 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	if err := h.uniquePods(hr); err != nil {
 		return HierarchyDecision{}, err
 	}
+	members := 0
+	hr.walkLeaves(func(l *hnode) { members += len(l.src.Group.Members) })
+	h.answer = make([]Assignment, 0, members)
 	if !applied {
 		hs.ov.reset(s, hasHooks(opts))
 		h.ov = &hs.ov
@@ -365,6 +368,10 @@ type hsolver struct {
 	noEmpty   bool      // HierarchyOptions.EmptyValueIsNoDomain
 	hs        *hscratch // the pooled memory the search works in
 	gen       leafGen   // the Generator each leaf's Solve is given
+	// answer is the arena the leaves' Solves carve their member
+	// assignments from (compiledRows.answer): room for every listed
+	// member of the tree once, allocated per solve.
+	answer []Assignment
 	// ov is the usage (and, with hooks, the pods) the placed leaves add,
 	// on a private snapshot; nil when the search applies each leaf.
 	ov *usageOverlay

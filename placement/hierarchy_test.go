@@ -114,9 +114,10 @@ func TestHierarchy_KEPWorkedExample(t *testing.T) {
 	}
 }
 
-// The answer owns its leaves' nodes: a caller writing over them, or
-// appending to one leaf's, changes neither another leaf's nor a later
-// solve (a rack taken whole is the snapshot's label index, shared by
+// The answer owns its leaves' nodes and assignments: a caller writing
+// over the nodes, or appending to one leaf's nodes or assignments (which
+// share one array with the other leaves'), changes neither another
+// leaf's nor a later solve (a rack taken whole is the snapshot's label index, shared by
 // every snapshot of the base). Its messages are as documented.
 func TestHierarchy_AnswerOwnsItsNodes(t *testing.T) {
 	s := hSnap(t,
@@ -129,10 +130,14 @@ func TestHierarchy_AnswerOwnsItsNodes(t *testing.T) {
 		t.Fatalf("messages %q, %q", want.Message, want.Root.Message)
 	}
 	d := hSolve(t, s, root)
-	second := slices.Clone(d.Decisions[1].Placement.Nodes)
+	second, secondAs := slices.Clone(d.Decisions[1].Placement.Nodes), slices.Clone(d.Decisions[1].Assignments)
 	_ = append(d.Decisions[0].Placement.Nodes, 0)
+	_ = append(d.Decisions[0].Assignments, placement.Assignment{Node: "x"})
 	if !slices.Equal(d.Decisions[1].Placement.Nodes, second) {
 		t.Fatalf("appending to the first leaf's nodes changed the second's: %v, was %v", d.Decisions[1].Placement.Nodes, second)
+	}
+	if !slices.Equal(d.Decisions[1].Assignments, secondAs) {
+		t.Fatalf("appending to the first leaf's assignments changed the second's: %v, was %v", d.Decisions[1].Assignments, secondAs)
 	}
 	for _, ld := range d.Decisions {
 		for i := range ld.Placement.Nodes {

@@ -107,7 +107,7 @@ func (sv *solver) memberAssignments(a *attempt, extra int, indexes bool) []Assig
 	}
 	// Entries are written field by field into the zeroed slice: a struct
 	// copy costs a bulk write barrier while the GC runs.
-	out := make([]Assignment, members, members+extra)
+	out := sv.answerSlice(members, extra, indexes)
 	k := 0
 	for _, s := range segs {
 		if int(sv.members[s.start].index) >= n {
@@ -124,6 +124,21 @@ func (sv *solver) memberAssignments(a *attempt, extra int, indexes bool) []Assig
 		}
 	}
 	return out
+}
+
+// answerSlice returns a zeroed slice of n Assignments with capacity for
+// extra more: for a Decision's (not indexes, which hooks read), carved
+// from the caller's answer arena when it lent one with room (see
+// compiledRows.answer), so that the leaves of a hierarchy share one
+// allocation; otherwise its own.
+func (sv *solver) answerSlice(n, extra int, indexes bool) []Assignment {
+	if ar := sv.pre; !indexes && ar != nil && ar.answer != nil && cap(*ar.answer)-len(*ar.answer) >= n+extra {
+		a := *ar.answer
+		k := len(a)
+		*ar.answer = a[:k+n+extra]
+		return a[k : k+n : k+n+extra]
+	}
+	return make([]Assignment, n, n+extra)
 }
 
 // setRuns returns attempt a's pod set pods per set and node, sorted by set
