@@ -1,8 +1,9 @@
 package placement
 
 import (
-	"math"
 	"slices"
+
+	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // This file bounds what a subtree needs at the least, so that the search
@@ -281,8 +282,9 @@ func (h *hsolver) fit(n *hnode, s *Snapshot, dom []NodeID) int {
 			continue
 		}
 		// A domain short of one child's need (the usual one on a
-		// fragmented cluster) holds none, with no division.
-		free, k := freeOn(s, dom, r, math.MaxInt64), 0
+		// fragmented cluster) holds none, with no division; the sum
+		// stops once it holds n.need children, the most counted.
+		free, k := freeOn(s, dom, r, arith.MulSat(need, int64(n.need))), 0
 		if free >= need {
 			k = int(min(free/need, int64(n.need)))
 		}
