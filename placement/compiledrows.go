@@ -20,6 +20,9 @@ type compiledRows struct {
 	// its requests (alikeBesidesRequests): the members are one class, so
 	// that Solve compiles the first alone.
 	alike bool
+	// ascending: the members' names ascend (hnode.sorted), which
+	// validate then need not check again.
+	ascending bool
 	// own, when set, is the memory the Solve hands its hooks (see
 	// hookOwned), lent by a caller none of whose hooks can keep it past
 	// the Solve: the hierarchy's, when opts carries none of the caller's

@@ -205,8 +205,11 @@ func groupObj(g *Group) string { return fmt.Sprintf("PodGroup %q", g.Key().Strin
 // Solve checks the members' requests as it compiles them. The error
 // reported never depends on the order of g.Members: members are examined
 // in key order. What it learns of a valid group's members on the way
-// spares Solve further passes over them.
-func (g *Group) validate(s *Snapshot, bound []*Pod) (checked, error) {
+// spares Solve further passes over them. ascending says the caller found
+// the members' names ascending already (a hierarchy's leafRows, in the
+// same pass that reads their requests), which proves them distinct
+// without comparing them again.
+func (g *Group) validate(s *Snapshot, bound []*Pod, ascending bool) (checked, error) {
 	if g.Name == "" {
 		return checked{}, Errorf(ErrInvalid, groupObj(g), "metadata.name", "must not be empty")
 	}
@@ -260,7 +263,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod) (checked, error) {
 		}
 		if i > 0 {
 			q := &g.Members[i-1]
-			increasing = increasing && q.Name < p.Name
+			increasing = increasing && (ascending || q.Name < p.Name)
 			uniform = uniform && q.Priority == p.Priority && q.QueuedAt == p.QueuedAt
 		}
 	}

@@ -304,7 +304,7 @@ func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes [
 	var pre *compiledRows
 	switch {
 	case g == n.src.Group && n.compiled:
-		n.pre = compiledRows{rows: n.rows, uniform: n.uniform, alike: n.alike, answer: &h.answer} // in n: no allocation a solve
+		n.pre = compiledRows{rows: n.rows, uniform: n.uniform, alike: n.alike, ascending: n.sorted, answer: &h.answer} // in n: no allocation a solve
 		if !hasHooks(h.opts) {
 			n.pre.own = &h.hs.own
 		}

@@ -243,6 +243,8 @@ func TestHierarchy_Errors(t *testing.T) {
 	for i := range 4 {
 		deep = &placement.HierarchyNode{Name: fmt.Sprintf("d%d", i), MinGroupCount: 1, Children: []*placement.HierarchyNode{deep}}
 	}
+	twice := hLeaf("twice", "", 1, 3)
+	twice.Group.Members[2].Name = "twice-1" // after twice-1: not ascending
 	for _, tc := range []struct {
 		root        *placement.HierarchyNode
 		object, fld string
@@ -258,6 +260,8 @@ func TestHierarchy_Errors(t *testing.T) {
 		{&placement.HierarchyNode{Name: "r", Policy: "Odd", Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1)}}, `hierarchy node "r"`, "policy"},
 		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 2), stray("b", "a-1")}},
 			`hierarchy node "b"`, "group.members"},
+		// One leaf lists a pod twice: its Solve refuses it.
+		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{twice}}, `pod "ns/twice-1"`, "metadata.name"},
 	} {
 		_, err := placement.SolveHierarchy(s, tc.root, placement.Options{})
 		var fe *placement.FieldError

@@ -113,7 +113,7 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 		return Decision{}, err
 	}
 	bound := s.GroupMembers(g.Key())
-	members, err := g.validate(s, bound)
+	members, err := g.validate(s, bound, pre != nil && pre.ascending)
 	if err != nil {
 		return Decision{}, err
 	}

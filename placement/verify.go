@@ -50,7 +50,7 @@ func Verify(s *Snapshot, g *Group, d Decision, filters ...Filter) error {
 		return err
 	}
 	v := &verifier{s: s, g: g, d: &d, filters: filters, bound: s.GroupMembers(g.Key())}
-	if _, err := g.validate(s, v.bound); err != nil {
+	if _, err := g.validate(s, v.bound, false); err != nil {
 		return err
 	}
 	for i := range g.Members {
