@@ -41,7 +41,9 @@ type hscratch struct {
 }
 
 // carve returns n zeroed entries of *arena, growing it (into a new array;
-// slices carved before keep the old one) when it is short.
+// slices carved before keep the old one) when it is short. They are zero
+// without clearing: an arena is only ever emptied by reuse, which zeroes
+// every entry carved, so entries past its length are as make left them.
 func carve[T any](arena *[]T, n int) []T {
 	a := *arena
 	if cap(a)-len(a) < n {
@@ -50,9 +52,7 @@ func carve[T any](arena *[]T, n int) []T {
 	k := len(a)
 	a = a[:k+n]
 	*arena = a
-	out := a[k : k+n : k+n]
-	clear(out)
-	return out
+	return a[k : k+n : k+n]
 }
 
 // reuse empties an arena, dropping what its entries point to. Entries
