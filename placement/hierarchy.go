@@ -274,7 +274,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	if h.budget <= 0 {
 		h.budget = DefaultBudget
 	}
-	hr, err := h.build(root, 1, hs.path, hs.seen, hs.names)
+	hr, err := h.build(root, 1, hs.visits, hs.names)
 	if err != nil {
 		return HierarchyDecision{}, err
 	}

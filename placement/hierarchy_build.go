@@ -8,11 +8,11 @@ import (
 
 // build checks the subtree of n (depth, cycles, names, keys, groups) and
 // compiles it into hnodes for the search.
-func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNode]bool, names map[string]bool) (*hnode, error) {
-	if path[n] {
+func (h *hsolver) build(n *HierarchyNode, depth int, visits map[*HierarchyNode]visit, names map[string]bool) (*hnode, error) {
+	switch visits[n] {
+	case onPath:
 		return nil, Errorf(ErrInvalid, hierObj(n), "children", "cycle: the node is its own descendant")
-	}
-	if seen[n] {
+	case built:
 		return nil, Errorf(ErrDuplicate, hierObj(n), "children", "the node is reached twice")
 	}
 	if depth > MaxHierarchyDepth {
@@ -25,8 +25,8 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 		return nil, Errorf(ErrDuplicate, hierObj(n), "name", "two nodes are named %q", n.Name)
 	}
 	names[n.Name] = true
-	seen[n], path[n] = true, true
-	defer delete(path, n)
+	visits[n] = onPath
+	defer func() { visits[n] = built }()
 	if n.TopologyKey != "" && !slices.Contains(h.treeKeys, n.TopologyKey) {
 		h.treeKeys = append(h.treeKeys, n.TopologyKey)
 		slices.Sort(h.treeKeys)
@@ -75,7 +75,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, path, seen map[*HierarchyNo
 			if c == nil {
 				return nil, Errorf(ErrInvalid, hierObj(n), fmt.Sprintf("children[%d]", i), "nil node")
 			}
-			cn, err := h.build(c, depth+1, path, seen, names)
+			cn, err := h.build(c, depth+1, visits, names)
 			if err != nil {
 				return nil, err
 			}
@@ -206,6 +206,16 @@ func setNamedAsMember(root *hnode) error {
 	return Errorf(ErrDuplicate, hierObj(at.src), fmt.Sprintf("group.podSets[%d].name", set),
 		"pod set %q of %s has the name of pod %s, a member of leaf %q (%s)", k.Name, groupObj(g), k, m.src.Name, groupObj(m.src.Group))
 }
+
+// visit is where build is with a node (zero: not met yet): on the path
+// from the root to the node it builds (met there again, it is a cycle),
+// or built (met again, it is reached twice).
+type visit uint8
+
+const (
+	onPath visit = iota + 1
+	built
+)
 
 // keySpan is the first and last key of a leaf's members (uniquePods').
 type keySpan struct{ lo, hi Key }

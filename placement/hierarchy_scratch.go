@@ -20,7 +20,7 @@ type hscratch struct {
 	splitVals         []int32 // split's values of allowed, in order found
 	splitCount, order []int
 	splitSorted       []int32
-	path, seen        map[*HierarchyNode]bool // build's
+	visits            map[*HierarchyNode]visit // build's
 	names             map[string]bool
 	groups            map[Key]bool // build's: the leaves' groups
 	spans             []keySpan    // uniquePods'; emptied after use
@@ -67,8 +67,8 @@ var hscratchPool = sync.Pool{New: func() any {
 	return &hscratch{
 		ov:     usageOverlay{at: map[NodeID]int{}},
 		splits: map[splitKey]domainSplit{},
-		path:   map[*HierarchyNode]bool{}, seen: map[*HierarchyNode]bool{},
-		names: map[string]bool{}, groups: map[Key]bool{},
+		visits: map[*HierarchyNode]visit{},
+		names:  map[string]bool{}, groups: map[Key]bool{},
 	}
 }}
 
@@ -77,8 +77,7 @@ var hscratchPool = sync.Pool{New: func() any {
 func (hs *hscratch) release() {
 	hs.ov.recycle()
 	clear(hs.splits)
-	clear(hs.path)
-	clear(hs.seen)
+	clear(hs.visits)
 	clear(hs.names)
 	clear(hs.groups)
 	reuse(&hs.ints)

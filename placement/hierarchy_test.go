@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -267,6 +268,21 @@ func TestHierarchy_Errors(t *testing.T) {
 		var fe *placement.FieldError
 		if !errors.As(err, &fe) || fe.Object != tc.object || fe.Field != tc.fld {
 			t.Errorf("%s: got %v, want %s %s", tc.root.Name, err, tc.object, tc.fld)
+		}
+	}
+	// A cycle is invalid; a node under two parents is a duplicate.
+	shared := hLeaf("shared", "", 1, 1)
+	twoParents := &placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{
+		{Name: "p1", MinGroupCount: 1, Children: []*placement.HierarchyNode{shared}},
+		{Name: "p2", MinGroupCount: 1, Children: []*placement.HierarchyNode{shared}}}}
+	for _, tc := range []struct {
+		root *placement.HierarchyNode
+		want error
+		msg  string
+	}{{cyc, placement.ErrInvalid, "cycle"}, {twoParents, placement.ErrDuplicate, "reached twice"}} {
+		_, err := placement.SolveHierarchy(s, tc.root, placement.Options{})
+		if !errors.Is(err, tc.want) || !strings.Contains(fmt.Sprint(err), tc.msg) {
+			t.Errorf("%s: got %v, want %v saying %q", tc.root.Name, err, tc.want, tc.msg)
 		}
 	}
 }
