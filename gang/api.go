@@ -210,8 +210,10 @@ type PodGroupSpec struct {
 	Priority                    *int32
 	// PreemptionPolicy is spec.preemptionPolicy (v1.37, alpha behind the
 	// PodGroupPreemptionPolicy gate, whose admission sets it from the
-	// group's priority class); empty when unset. Since v1.37 every member
-	// must have it when it is set (see [Profile]).
+	// group's priority class); empty when unset. With the gate on
+	// ([Options].PodGroupPreemptionPolicy) every member must have it,
+	// PreemptLowerPriority when unset; with it off it is not read (see
+	// [Profile]).
 	PreemptionPolicy placement.PreemptionPolicy
 	DisruptionMode   DisruptionMode
 	// DeviceConstraints bind the devices of all the members'

@@ -150,7 +150,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	snap = s.nominated.hold(cluster, []*group{g}, groupPriority(g.pg, members))
 	pgroup := g.pg.Group(members)
 	reason := ReasonSchedulerError
-	err := s.opts.Profile.checkMembers(g.pg, members, cluster.GroupMembers(g.key))
+	err := s.opts.Profile.checkMembers(g.pg, s.opts.PodGroupPreemptionPolicy, members, cluster.GroupMembers(g.key))
 	if err != nil {
 		reason = s.opts.Profile.invalidReason()
 	}

@@ -279,7 +279,7 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	}
 	r := Result{PodGroup: root.Key(), Snapshot: snap, Hierarchy: &HierarchyResult{Root: root.Key()}}
 	t.reason = ReasonSchedulerError
-	err := s.opts.Profile.checkTreeMembers(root, t.leaves, snap.GroupMembers)
+	err := s.opts.Profile.checkTreeMembers(root, s.opts.PodGroupPreemptionPolicy, t.leaves, snap.GroupMembers)
 	for _, l := range t.leaves {
 		if pg := t.groups[l.key]; pg != nil && err == nil {
 			err = checkLeaf(l.pg, pg.Members)

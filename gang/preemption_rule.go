@@ -9,10 +9,17 @@ import (
 // policyRule is v1.37's preemption-policy rule for the pods of one
 // PodGroup or one hierarchy, as upstream's validatePodGroup
 // (pkg/scheduler/schedule_one_podgroup.go, v1.37.2) applies it to every
-// queued pod, then every scheduled one: with the PodGroupPreemptionPolicy
-// gate on (the group, or the queued root, has spec.preemptionPolicy, which
-// admission sets from its class) each pod's policy must be the group's;
-// with it off (spec.preemptionPolicy unset) each must be the first pod's.
+// queued pod, then every scheduled one. Which policy the pods are held to
+// depends on the PodGroupPreemptionPolicy gate ([Options].PodGroupPreemptionPolicy):
+//
+//   - gate on: the group's (the queued root's) spec.preemptionPolicy, and
+//     PreemptLowerPriority when it is unset (an object created while the
+//     gate was off keeps no policy; upstream's podGroupPreemptionPolicy
+//     then reads the default), so a group of all-Never pods without one
+//     fails;
+//   - gate off: the first pod's; the group's field is ignored (the API
+//     server drops it on create while the gate is off).
+//
 // An unset pod policy reads PreemptLowerPriority (podPreemptionPolicy).
 // v1.36 checks neither (its frameworkForPodGroup compares scheduler names
 // only).
@@ -26,23 +33,30 @@ type policyRule struct {
 	hint  string
 }
 
-// newPolicyRule starts the rule for a "group" or a "hierarchy" (kind).
-// set is the group's (root's) spec.preemptionPolicy, and owner names
-// where it is written for a pod of a leaf.
-func newPolicyRule(kind string, set placement.PreemptionPolicy, owner func(leaf placement.Key) string) *policyRule {
-	if set == "" {
+// newPolicyRule starts the rule for a "group" or a "hierarchy" (kind)
+// with the gate on or off. set is the group's (root's)
+// spec.preemptionPolicy, and owner names where it is written for a pod
+// of a leaf.
+func newPolicyRule(kind string, gate bool, set placement.PreemptionPolicy, owner func(leaf placement.Key) string) *policyRule {
+	if !gate {
 		return &policyRule{hint: fmt.Sprintf("since v1.37 every pod of a %s has one preemption policy: give them one priority class", kind)}
 	}
 	holder := "group"
 	if kind == "hierarchy" {
 		holder = "root"
 	}
-	return &policyRule{want: set, owner: owner,
-		hint: fmt.Sprintf("since v1.37 every pod of a %s has its %s's preemption policy when the %s sets one: give the pods the %s's priority class", kind, holder, holder, holder)}
+	hint := fmt.Sprintf("with the PodGroupPreemptionPolicy gate every pod of a %s has its %s's preemption policy: give the pods the %s's priority class", kind, holder, holder)
+	if set == "" {
+		set = placement.PreemptLowerPriority
+		hint = fmt.Sprintf("with the PodGroupPreemptionPolicy gate every pod of a %s has its %s's preemption policy, PreemptLowerPriority when unset: recreate the %s with the pods' priority class", kind, holder, holder)
+		inner := owner
+		owner = func(leaf placement.Key) string { return inner(leaf) + " (unset)" }
+	}
+	return &policyRule{want: set, owner: owner, hint: hint}
 }
 
-// check holds m, a pod of leaf, to the rule; the first pod checked sets
-// it when the group does not. Errors name m and spec.preemptionPolicy
+// check holds m, a pod of leaf, to the rule; with the gate off the first
+// pod checked sets it. Errors name m and spec.preemptionPolicy
 // (placement.ErrInvalid).
 func (r *policyRule) check(m *placement.Pod, leaf placement.Key) error {
 	got := m.PreemptionPolicy

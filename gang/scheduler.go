@@ -67,6 +67,14 @@ type Options struct {
 	// follows where versions differ (see [Profile]); empty means the
 	// newest, [ProfileV138].
 	Profile Profile
+	// PodGroupPreemptionPolicy is upstream's feature gate of that name
+	// (alpha and off by default in v1.37.2, pkg/features): on, every pod
+	// of a group (of a hierarchy) must have the group's (root's)
+	// spec.preemptionPolicy, PreemptLowerPriority when it is unset; off,
+	// every pod must have the first pod's and the group's field is
+	// ignored (see [Profile]). The v1.36 profile has no such gate and
+	// ignores it.
+	PodGroupPreemptionPolicy bool
 }
 
 // Scheduler is the PodGroup scheduling queue and cycle (KEP-4671). It is a
