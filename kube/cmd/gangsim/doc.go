@@ -145,6 +145,14 @@
 // decides as that release where they differ (gang.Profile; v1.38 when
 // unset) and, given explicitly, refuses Workloads, PodGroups and
 // CompositePodGroups of API versions that release does not serve.
+// -feature-gates PodGroupPreemptionPolicy=true (off by default, as in
+// v1.37.2; refused under v1.36, which has no such gate) holds every pod of
+// a group or tree to the group's (root's) spec.preemptionPolicy,
+// PreemptLowerPriority when unset, instead of to the first pod's
+// (gang.Options.PodGroupPreemptionPolicy); no other gate is modelled.
+// Manifests are read as written: a PodGroup's preemptionPolicy is not
+// filled in from its class as the Priority admission plugin would with
+// the gate on.
 //
 // Pod topology spread: a pending pod's DoNotSchedule
 // topologySpreadConstraints (maxSkew, topologyKey, labelSelector,

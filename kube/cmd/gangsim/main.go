@@ -80,6 +80,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run (reading, converting, cycles, output) to this file, for go tool pprof")
 	fillIn := fs.Bool("fill-in", true, "add what the API server and kubelet would: the kubernetes.io/hostname label on nodes, creationTimestamp on pods and Jobs and status.startTime on bound pods in file order (1 s apart), status.startTime on pods bound in the run")
 	profileName := fs.String("profile", "", "decide as Kubernetes v1.36, v1.37 or v1.38 would where they differ (default: v1.38, reading every API version); a profile given refuses objects of API versions it does not serve")
+	gates := fs.String("feature-gates", "", "upstream feature gates, Name=bool comma-separated as kube-scheduler takes them; gangsim models PodGroupPreemptionPolicy (default false, as in v1.37.2): true holds every pod of a group (tree) to the group's (root's) spec.preemptionPolicy, PreemptLowerPriority when unset, instead of to the first pod's")
 	nodeScoring := fs.String("node-scoring", scoringConfig, "how a member's node is chosen inside a placement: packing (gangsched's most allocated), upstream (kube-scheduler's default profile: LeastAllocated + BalancedAllocation); default: the input's KubeSchedulerConfiguration, else packing")
 	suggest := fs.Bool("suggest-nodes", false, "for each group left waiting, the fewest nodes of one shape the cluster has (labels, allocatable, taints) to add, and the domain of its required topology key to add them to, so that it fits")
 	suggestNew := fs.String("suggest-new-domain", "", "with -suggest-nodes, let the nodes form a new domain of the required key with this value (under the first domain of the next wider level); default: existing domains only")
@@ -180,6 +181,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim: -profile:", err)
 		return exitInput
 	}
+	fg, err := parseFeatureGates(*gates, k8sProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
 	if *suggestSlots < 0 {
 		fmt.Fprintf(stderr, "gangsim: -suggest-domain-nodes %d: want 0 or more\n", *suggestSlots)
 		return exitInput
@@ -229,7 +235,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, weights: weights, topologyProfile: topoProfile, kueueNodeAffinityPreferred: *kueueAffinity, profile: k8sProfile}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, weights: weights, topologyProfile: topoProfile, kueueNodeAffinityPreferred: *kueueAffinity, profile: k8sProfile, gates: fg}
 	if *suggest {
 		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
 	}

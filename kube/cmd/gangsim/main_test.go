@@ -100,6 +100,14 @@ var goldens = []golden{
 	// SchedulerError (v1.37) though both pods fit.
 	{"preemption-policy-mixed", []string{"-f", "testdata/preemption-policy-mixed.yaml"}, exitWaiting},
 	{"preemption-policy-mixed-v1.37", []string{"-profile", "v1.37", "-f", "testdata/preemption-policy-mixed.yaml"}, exitWaiting},
+	// With the PodGroupPreemptionPolicy gate off (the default) the
+	// group's field is ignored and all-Never pods bind; with it on the
+	// unset field reads PreemptLowerPriority and the cycle fails (both
+	// as kubeoracle v1.37.2 decides, see the manifest).
+	{"preemption-policy-all-never", []string{"-f", "testdata/preemption-policy-all-never.yaml"}, exitPlaced},
+	{"preemption-policy-all-never-gate", []string{"-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-all-never.yaml"}, exitWaiting},
+	{"preemption-policy-all-never-gate-v1.37", []string{"-profile", "v1.37", "-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-all-never.yaml"}, exitWaiting},
+	{"preemption-policy-mixed-gate", []string{"-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-mixed.yaml"}, exitWaiting},
 	{"pai-seed-job", []string{"-f", td + "clusters/pai/nodes.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
 }
 

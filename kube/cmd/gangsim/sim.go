@@ -184,6 +184,7 @@ type options struct {
 	// TASRespectNodeAffinityPreferred gate).
 	kueueNodeAffinityPreferred bool
 	profile                    gang.Profile // the Kubernetes version decided as (gang.Options.Profile)
+	gates                      featureGates // -feature-gates
 	maxCycles                  int
 	fillIn                     bool                   // pods bound in the run get status.startTime (see kube.FillIn)
 	progress                   func(cycle, bound int) // called every progressEvery cycles
@@ -222,6 +223,8 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		Preemption:      opts.preemption,
 		TopologyProfile: opts.topologyProfile,
 		Profile:         opts.profile,
+
+		PodGroupPreemptionPolicy: opts.gates.podGroupPreemptionPolicy,
 	})
 	if err := setHierarchies(c, sched); err != nil {
 		return Report{}, err
