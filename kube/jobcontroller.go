@@ -16,8 +16,10 @@ import (
 // runJobController does for each Job of the input what the Job controller
 // does on its first sync (see [Load]): it finds what the Job already has,
 // creates the Workload and PodGroup of a Job that never started, and the
-// pods the Job lacks, as profile p's release does ([StampJobAs]).
-func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, p gang.Profile) error {
+// pods the Job lacks, as profile p's release does ([StampJobAs]). gate is
+// the PodGroupPreemptionPolicy gate: on, a PodGroup it creates passes the
+// Priority admission plugin's preemptionPolicy step too.
+func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, p gang.Profile, gate bool) error {
 	var owned []*corev1.Pod // the input's pods that some Job controls
 	for _, p := range in.pods {
 		if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == "Job" {
@@ -41,7 +43,7 @@ func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, p gang.Prof
 			}
 		}
 		if jo.PodGroup != nil {
-			if err := c.stampGroup(o, j, &jo, mine); err != nil {
+			if err := c.stampGroup(o, j, &jo, mine, pcs, gate); err != nil {
 				return err
 			}
 		}
@@ -53,6 +55,26 @@ func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, p gang.Prof
 		c.Jobs = append(c.Jobs, JobInfo{Key: placement.Key{Namespace: j.Namespace, Name: j.Name}, JobObjects: jo})
 		in.pods = append(in.pods, jo.Pods...)
 	}
+	return nil
+}
+
+// admitPolicy sets the spec.preemptionPolicy of pg, the PodGroup Job j's
+// controller creates, as the Priority admission plugin does with the
+// PodGroupPreemptionPolicy gate on (admitPodGroup,
+// plugin/pkg/admission/priority, v1.37.2): the policy of the class the
+// Job's pod template names, of the global default class without one, and
+// PreemptLowerPriority without either. Errors: as
+// [PriorityClasses.Resolve] for the template's class.
+func admitPolicy(pcs *PriorityClasses, j *batchv1.Job, pg *gang.PodGroup) error {
+	t := &j.Spec.Template.Spec
+	// The priority itself was checked when the PodGroup was stamped; nil
+	// here lets Resolve take the default class's policy as admission
+	// does for an object that names no class.
+	_, policy, err := pcs.Resolve(jobObj(j.Namespace, j.Name), "spec.template.spec.priorityClassName", t.PriorityClassName, nil)
+	if err != nil {
+		return err
+	}
+	pg.Spec.PreemptionPolicy = policy
 	return nil
 }
 
@@ -86,8 +108,10 @@ func newJob(j *batchv1.Job, mine []*corev1.Pod) string {
 
 // stampGroup records the Workload and PodGroup StampJob made for Job j:
 // the input's own when the Job controls them, else new ones when the Job
-// never started; a Job that started without them runs pod by pod.
-func (c *Cluster) stampGroup(o *manifest.Object, j *batchv1.Job, jo *JobObjects, mine []*corev1.Pod) error {
+// never started; a Job that started without them runs pod by pod. With
+// gate (PodGroupPreemptionPolicy) on a new PodGroup passes admission's
+// preemptionPolicy step ([admitPolicy]) with pcs.
+func (c *Cluster) stampGroup(o *manifest.Object, j *batchv1.Job, jo *JobObjects, mine []*corev1.Pod, pcs *PriorityClasses, gate bool) error {
 	k := jo.PodGroup.Key()
 	wk := jo.Workload.Key()
 	pgObj, hasPG := c.where[manifest.ObjectName("PodGroup", k.Namespace, k.Name)]
@@ -113,6 +137,11 @@ func (c *Cluster) stampGroup(o *manifest.Object, j *batchv1.Job, jo *JobObjects,
 		jo.Reason = why + ", so the Job controller creates no Workload or PodGroup for it"
 		jo.Pods = jobPods(j, nil, false)
 		return nil
+	}
+	if gate {
+		if err := admitPolicy(pcs, j, jo.PodGroup); err != nil {
+			return o.Wrap(err)
+		}
 	}
 	if !hasWL {
 		c.Workloads = append(c.Workloads, jo.Workload)

@@ -81,7 +81,7 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 	if err := checkPodCount(objs, len(in.pods), opts.MaxPods); err != nil {
 		return nil, err
 	}
-	if err := c.runJobController(pcs, &in, opts.Profile); err != nil {
+	if err := c.runJobController(pcs, &in, opts.Profile, opts.PodGroupPreemptionPolicy); err != nil {
 		return nil, err
 	}
 	bound, err := c.convertPods(pcs, in.pods)

@@ -33,6 +33,14 @@ type LoadOptions struct {
 	// [StampJobAs]); "" means the newest, whose Jobs all get a Workload and
 	// PodGroup, basic unless spec.scheduling says otherwise.
 	Profile gang.Profile
+	// PodGroupPreemptionPolicy is upstream's gate of that name (off in
+	// v1.37.2): on, a PodGroup the Job controller creates gets
+	// spec.preemptionPolicy from its priority class (the default class's
+	// without one, else PreemptLowerPriority), as the Priority admission
+	// plugin sets it on create. PodGroups and CompositePodGroups of the
+	// input are read as written (see [gang.Options].PodGroupPreemptionPolicy
+	// for the rule that reads the field).
+	PodGroupPreemptionPolicy bool
 }
 
 // checkPodCount reports, at the Job whose pods cross it, when the input's

@@ -150,9 +150,10 @@
 // a group or tree to the group's (root's) spec.preemptionPolicy,
 // PreemptLowerPriority when unset, instead of to the first pod's
 // (gang.Options.PodGroupPreemptionPolicy); no other gate is modelled.
-// Manifests are read as written: a PodGroup's preemptionPolicy is not
-// filled in from its class as the Priority admission plugin would with
-// the gate on.
+// With the gate on, a PodGroup the Job controller creates gets its
+// class's preemptionPolicy, as the Priority admission plugin sets it on
+// create; PodGroups and CompositePodGroups of the input are read as
+// written (one without the field was created before the gate was on).
 //
 // Pod topology spread: a pending pod's DoNotSchedule
 // topologySpreadConstraints (maxSkew, topologyKey, labelSelector,

@@ -226,7 +226,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	if *fillIn {
 		kube.FillIn(objs, epoch)
 	}
-	c, err := kube.LoadWithOptions(objs, kube.LoadOptions{MaxPods: *maxPods, Profile: k8sProfile})
+	c, err := kube.LoadWithOptions(objs, kube.LoadOptions{MaxPods: *maxPods, Profile: k8sProfile, PodGroupPreemptionPolicy: fg.podGroupPreemptionPolicy})
 	if err != nil {
 		hint := ""
 		if errors.Is(err, kube.ErrTooManyPods) {

@@ -107,6 +107,9 @@ var goldens = []golden{
 	{"preemption-policy-all-never", []string{"-f", "testdata/preemption-policy-all-never.yaml"}, exitPlaced},
 	{"preemption-policy-all-never-gate", []string{"-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-all-never.yaml"}, exitWaiting},
 	{"preemption-policy-all-never-gate-v1.37", []string{"-profile", "v1.37", "-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-all-never.yaml"}, exitWaiting},
+	// The Job controller's PodGroup gets its class's policy under the
+	// gate (admission), so a Never Job binds.
+	{"job-never-gate-yaml", []string{"-o", "yaml", "-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/job-never-gate.yaml"}, exitPlaced},
 	{"preemption-policy-mixed-gate", []string{"-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-mixed.yaml"}, exitWaiting},
 	{"pai-seed-job", []string{"-f", td + "clusters/pai/nodes.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
 }
