@@ -92,7 +92,7 @@ func TestProp_FixedPointTestdata(t *testing.T) {
 				switch {
 				case strings.HasPrefix(a, "-preemption"):
 					flags = append(flags, a)
-				case a == "-profile":
+				case a == "-profile", a == "-feature-gates":
 					flags = append(flags, a, args[j+1])
 				}
 			}
