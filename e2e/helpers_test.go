@@ -43,13 +43,16 @@ func ctxFor(t testing.TB) context.Context {
 
 // testConfig is gangsched-scheduler's configuration in these tests: no
 // leader election unless a test turns it on, no HTTP servers (the tests
-// read metrics and readiness in-process), quick backoff.
+// read metrics and readiness in-process), quick backoff, and the feature
+// gates of the harness's API server that change decisions
+// (PodGroupPreemptionPolicy), so that both follow one rule.
 func testConfig() scheduler.Config {
 	c := scheduler.DefaultConfig()
 	c.LeaderElection.LeaderElect = new(false)
 	c.HealthAddress, c.MetricsAddress = new(""), new("")
 	c.InitialBackoff.Duration = 200 * time.Millisecond
 	c.MaxBackoff.Duration = time.Second
+	c.FeatureGates = map[string]bool{scheduler.GatePodGroupPreemptionPolicy: true}
 	return c
 }
 

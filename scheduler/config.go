@@ -16,6 +16,11 @@ const (
 	ConfigAPIVersion = "config.gangsched.io/v1alpha1"
 )
 
+// GatePodGroupPreemptionPolicy is the name of upstream's feature gate
+// (k8s.io/kubernetes pkg/features, v1.37) under which a group's
+// spec.preemptionPolicy binds its pods; see [Config].FeatureGates.
+const GatePodGroupPreemptionPolicy = "PodGroupPreemptionPolicy"
+
 // Config configures gangsched-scheduler. [LoadConfig] reads it from a file;
 // [DefaultConfig] is the configuration of no file.
 type Config struct {
@@ -30,6 +35,15 @@ type Config struct {
 	TopologyLevels []string `json:"topologyLevels,omitempty"`
 	// Preemption turns workload-aware preemption on; default true.
 	Preemption *bool `json:"preemption,omitempty"`
+	// FeatureGates names the upstream feature gates of the cluster's API
+	// server whose semantics the decisions must follow, as kube-scheduler's
+	// --feature-gates does. The one known is PodGroupPreemptionPolicy
+	// (alpha in v1.37, default off): on, every pod of a PodGroup or
+	// CompositePodGroup tree is held to its group's (root's)
+	// spec.preemptionPolicy, which admission then sets; off, to the first
+	// pod's (gang.Options.PodGroupPreemptionPolicy). Other names are an
+	// error.
+	FeatureGates map[string]bool `json:"featureGates,omitempty"`
 	// InitialBackoff and MaxBackoff bound the retry of a group that did not
 	// fit (defaults 1s and 10s, as kube-scheduler's).
 	InitialBackoff Duration `json:"initialBackoff,omitempty"`
@@ -168,6 +182,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("leaderElection.renewDeadline: %v must exceed retryPeriod %v", le.RenewDeadline, le.RetryPeriod)
 	case le.LeaseDuration.Duration <= le.RenewDeadline.Duration:
 		return fmt.Errorf("leaderElection.leaseDuration: %v must exceed renewDeadline %v", le.LeaseDuration, le.RenewDeadline)
+	}
+	for name := range c.FeatureGates {
+		if name != GatePodGroupPreemptionPolicy {
+			return fmt.Errorf("featureGates: %q is not a gate this scheduler follows (known: %s)", name, GatePodGroupPreemptionPolicy)
+		}
 	}
 	for i, k := range c.TopologyLevels {
 		if k == "" {

@@ -33,6 +33,11 @@ leaderElection:
 	require.Equal(t, "gangsched-scheduler", c.LeaderElection.ResourceName, "defaulted")
 	require.True(t, *c.LeaderElection.LeaderElect)
 	require.True(t, *c.Preemption)
+	require.False(t, c.FeatureGates[GatePodGroupPreemptionPolicy], "off unless set, as in v1.37")
+
+	c, err = LoadConfig(writeConfig(t, "apiVersion: config.gangsched.io/v1alpha1\nkind: GangSchedulerConfiguration\nfeatureGates: {PodGroupPreemptionPolicy: true}\n"))
+	require.NoError(t, err)
+	require.True(t, c.FeatureGates[GatePodGroupPreemptionPolicy])
 }
 
 // Bad files are rejected with the field named.
@@ -45,6 +50,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"parallelism", head + "parallelism: -1\n", "parallelism: -1 is below 1"},
 		{"lease", head + "leaderElection: {leaseDuration: 5s}\n", "leaderElection.leaseDuration: 5s must exceed renewDeadline 10s"},
 		{"empty level", head + "topologyLevels: [\"\"]\n", "topologyLevels[0]: must not be empty"},
+		{"unknown gate", head + "featureGates: {PodGroupPreemptionPolcy: true}\n", `featureGates: "PodGroupPreemptionPolcy" is not a gate`},
 		{"kind", "apiVersion: v1\nkind: Pod\n", "apiVersion/kind"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,4 +60,16 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 	_, err := LoadConfig(filepath.Join(t.TempDir(), "missing.yaml"))
 	require.ErrorContains(t, err, "missing.yaml")
+}
+
+// The example configuration in deploy/ loads, with its comments' claims:
+// the defaults, the topology levels and the Lease namespace it sets.
+func TestDeployConfigLoads(t *testing.T) {
+	c, err := LoadConfig(filepath.Join("deploy", "config.yaml"))
+	require.NoError(t, err)
+	want := DefaultConfig()
+	want.TopologyLevels = []string{"topology.kubernetes.io/zone", "topology.kubernetes.io/rack"}
+	want.LeaderElection.ResourceNamespace = "gangsched-system"
+	want.FeatureGates = map[string]bool{GatePodGroupPreemptionPolicy: false}
+	require.Equal(t, want, c)
 }
