@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/gangsched/gangsched/internal/bench"
@@ -17,9 +18,71 @@ import (
 type planCell struct {
 	n, p, slice int
 	fragmented  bool
-	// cold plans on two snapshots of the same cluster in turn, so that
-	// no plan reuses the counts the tree kept of the one before.
-	cold bool
+	// next is the snapshot plans alternate with: nextSame (warm) plans
+	// on the cell's snapshot alone, reusing the counts the tree kept of
+	// the plan before; the others plan on it and on a second snapshot in
+	// turn, so that each plan's counts were kept for the other one.
+	next next
+}
+
+// next is a plan cell's second snapshot, what the next scheduling cycle
+// plans on: a snapshot derived from the cell's by [placement.Snapshot.Apply],
+// to which a plan moves the counts kept for the other, counting again the
+// units (at the plan's cut level) of the nodes whose usage changed.
+type next int
+
+const (
+	nextSame      next = iota // none: the cell's snapshot again (warm)
+	nextUnchanged             // Apply(Change{}): no node changed
+	next8Nodes                // a pod without requests bound on each of 8 nodes, each in its own rack
+	next1Pct                  // a pod without requests on each of 1 % of the nodes, each in its own rack
+	nextAll                   // a pod without requests on every node: the move counts every unit again
+)
+
+// name is next's part of a cell's name ("" for warm cells).
+func (x next) name() string {
+	return [...]string{"", "/next=unchanged", "/next=8nodes", "/next=1pct", "/next=all"}[x]
+}
+
+// changed is the number of nodes of an n-node cluster that x binds a pod
+// on, spread evenly over the nodes.
+func (x next) changed(n int) int {
+	switch x {
+	case next8Nodes:
+		return 8
+	case next1Pct:
+		return n / 100
+	case nextAll:
+		return n
+	}
+	return 0
+}
+
+// nextSnapshot is cell c's second snapshot (c.next), built once: one
+// pod without requests bound on each of k = c.next.changed(n) nodes i·n/k
+// — at 32 hosts a rack, for k ≤ n/32 each in a rack of its own. The pod
+// counts against the node's pods (110, never what limits a GPU pod), so
+// every changed node's usage differs and its room for the set does not:
+// the plan on either snapshot is the same, and a cell costs what its
+// next=unchanged cell does and moving the counts of k nodes.
+func nextSnapshot(tb testing.TB, c planCell, g *gpu) *placement.Snapshot {
+	tb.Helper()
+	return cached(fmt.Sprint("plan-next-", c.n, c.fragmented, c.next), func() *placement.Snapshot {
+		var ch placement.Change
+		k := c.next.changed(c.n)
+		for i := range k {
+			ch.Bind = append(ch.Bind, placement.Pod{Namespace: "default", Name: fmt.Sprintf("next-%d", i),
+				NodeName: g.c.Nodes[i*c.n/k].Name})
+		}
+		s, err := g.s.Apply(ch)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if changed, ok := s.ChangedNodes(g.s); !ok || len(changed) != k {
+			tb.Fatalf("%s: the next snapshot changes %d nodes (derived: %v), want %d", c.name(), len(changed), ok, k)
+		}
+		return s
+	})
 }
 
 func (c planCell) name() string {
@@ -31,10 +94,7 @@ func (c planCell) name() string {
 	if c.slice == 0 {
 		kind = "balanced"
 	}
-	if c.cold {
-		kind += "/cold"
-	}
-	return fmt.Sprintf("podset/plan/%s/n=%d/p=%d/%s", kind, c.n, c.p, state)
+	return fmt.Sprintf("podset/plan/%s%s/n=%d/p=%d/%s", kind, c.next.name(), c.n, c.p, state)
 }
 
 func (c planCell) request() ([]topology.PodSetRequest, topology.PlanOptions) {
@@ -53,7 +113,9 @@ func planCells() []planCell {
 				for _, f := range []bool{false, true} {
 					out = append(out, planCell{n: n, p: p, slice: slice, fragmented: f})
 					if p == 512 {
-						out = append(out, planCell{n: n, p: p, slice: slice, fragmented: f, cold: true})
+						for x := nextUnchanged; x <= nextAll; x++ {
+							out = append(out, planCell{n: n, p: p, slice: slice, fragmented: f, next: x})
+						}
 					}
 				}
 			}
@@ -63,7 +125,9 @@ func planCells() []planCell {
 }
 
 // planCellDecision plans cell c, checked: the plan must verify, and place
-// the set whenever the matrix's floor finds room for it in one block.
+// the set whenever the matrix's floor finds room for it in one block; the
+// plan on the cell's second snapshot, if any, must verify there and be
+// the same.
 func planCellDecision(tb testing.TB, c planCell) (*gpu, *placement.Group, topology.Plan) {
 	tb.Helper()
 	g := gpuCluster(tb, c.n, c.fragmented)
@@ -81,6 +145,19 @@ func planCellDecision(tb testing.TB, c planCell) (*gpu, *placement.Group, topolo
 		// A block holding the set holds it in slices of 8 (a rack's hosts
 		// hold multiples of 8 pods); of 32 it need not.
 		tb.Fatalf("%s: a block holds the set, the plan says %s", c.name(), pl.Decision.Message)
+	}
+	if c.next != nextSame {
+		s := nextSnapshot(tb, c, g)
+		npl, err := g.tree.PlanPodSets(s, grp, reqs, opts)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := placement.Verify(s, grp, npl.Decision); err != nil {
+			tb.Fatalf("%s: the plan on the next snapshot does not verify: %v", c.name(), err)
+		}
+		if !reflect.DeepEqual(pl, npl) {
+			tb.Fatalf("%s: the plan on the next snapshot differs, though no node's room for the set does", c.name())
+		}
 	}
 	return g, grp, pl
 }
@@ -100,12 +177,8 @@ func planMatrix() []workload {
 					placed += int(a.Count)
 				}
 				snaps := []*placement.Snapshot{g.s, g.s}
-				if c.cold {
-					other, err := g.s.Apply(placement.Change{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					snaps[1] = other
+				if c.next != nextSame {
+					snaps[1] = nextSnapshot(b, c, g)
 				}
 				i := 0
 				return func() {
