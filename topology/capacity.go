@@ -91,7 +91,7 @@ func newCapacity(t *Tree, s *placement.Snapshot) *capacity {
 // moveTo brings c to snapshot s, which must share c's node set, in
 // O(changed nodes × (levels × R + the size of their domains' child lists)).
 func (c *capacity) moveTo(t *Tree, s *placement.Snapshot) bool {
-	changed, ok := s.ChangedNodes(c.snap)
+	changed, ok := t.changedNodes(s, c.snap)
 	if !ok {
 		return false
 	}
@@ -104,10 +104,15 @@ func (c *capacity) moveTo(t *Tree, s *placement.Snapshot) bool {
 	}
 	R, L := len(c.res), len(t.keys)
 	perLevel := make([][]DomainID, L)
+	row := make([]int64, 0, R)
 	for _, id := range changed {
-		for r, name := range c.res {
-			free, used := s.Free(id, name), s.Requested(id, name)
+		// The node's free row at once (Free and Requested look each
+		// resource up by name); its allocatable, the same on every snapshot
+		// of the node set, is the kept free plus the kept used.
+		row = s.AppendFree(row[:0], id)
+		for r, free := range row {
 			i := int(id)*R + r
+			used := c.nodeFree[i] + c.nodeUsed[i] - free
 			dFree, dUsed := max(free, 0)-max(c.nodeFree[i], 0), used-c.nodeUsed[i]
 			c.nodeFree[i], c.nodeUsed[i] = free, used
 			for l := range L {

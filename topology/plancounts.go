@@ -19,7 +19,7 @@ import (
 // returns false, moving nothing, when the snapshots do not descend from
 // one.
 func (p *planner) moveCounts(from *placement.Snapshot) bool {
-	changed, ok := p.s.ChangedNodes(from)
+	changed, ok := p.t.changedNodes(p.s, from)
 	if !ok {
 		return false
 	}

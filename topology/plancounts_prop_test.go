@@ -15,7 +15,8 @@ import (
 // TestProp_PlanCountsMoveWithTheSnapshot: a tree that planned a set on one
 // snapshot plans it on a snapshot derived from that one (pods bound and
 // removed, or nothing changed) exactly as a tree built for the new
-// snapshot does: the counts it kept are moved, not reused stale.
+// snapshot does: the counts it kept are moved, not reused stale, also
+// when the tree's capacity was moved to a snapshot between the two.
 func TestProp_PlanCountsMoveWithTheSnapshot(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := genPlanCase().Draw(t, "case")
@@ -30,7 +31,8 @@ func TestProp_PlanCountsMoveWithTheSnapshot(t *testing.T) {
 		opts := topology.PlanOptions{Balanced: c.balanced}
 		pods := c.pods
 		next := 0
-		for range rapid.IntRange(1, 4).Draw(t, "snapshots") {
+		// change removes some of the pods and binds a few.
+		change := func() placement.Change {
 			var ch placement.Change
 			var kept []placement.Pod
 			for _, p := range pods {
@@ -46,9 +48,24 @@ func TestProp_PlanCountsMoveWithTheSnapshot(t *testing.T) {
 					Requests: placement.ResourceList{cpu: 1000 * rapid.Int64Range(0, 3).Draw(t, "cores")}})
 				next++
 			}
-			s, err = s.Apply(ch)
-			require.NoError(t, err)
 			pods = append(kept, ch.Bind...)
+			return ch
+		}
+		for range rapid.IntRange(1, 4).Draw(t, "snapshots") {
+			if rapid.Bool().Draw(t, "free between") {
+				// The tree's capacity moves to a snapshot no plan sees and
+				// the kept counts stay on the one before: the next plan
+				// moves each from its own snapshot.
+				s, err = s.Apply(change())
+				require.NoError(t, err)
+				for d := range tr.Domains(0) {
+					_, _, err := tr.Free(s, d.ID, cpu)
+					require.NoError(t, err)
+					break
+				}
+			}
+			s, err = s.Apply(change())
+			require.NoError(t, err)
 			got, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, opts)
 			require.NoError(t, err)
 			fresh, err := topology.NewTree(s, planKeys)

@@ -72,11 +72,12 @@ type Tree struct {
 	snap       *placement.Snapshot // identifies the node set
 	noEmpty    bool                // TreeOptions.EmptyValueIsNoDomain
 
-	mu    sync.Mutex
-	cap   *capacity
-	bound *boundMembers
-	plan  *planScratch // PlanPodSets' per-unit arrays, reused
-	gen   genScratch   // Generate's per-domain arrays, reused
+	mu      sync.Mutex
+	cap     *capacity
+	bound   *boundMembers
+	plan    *planScratch // PlanPodSets' per-unit arrays, reused
+	gen     genScratch   // Generate's per-domain arrays, reused
+	changed changedMemo  // the last ChangedNodes answer: moveTo and moveCounts ask for one pair
 }
 
 // NewTree builds the domain tree of s's nodes for keys, widest level first.
