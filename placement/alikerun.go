@@ -119,6 +119,13 @@ type alikeRun struct {
 	// placed); staleMax is the highest preference among them.
 	stale    []int32
 	staleMax int64
+	// fresh holds the value (see value) of a labelled domain no placed
+	// member counted in before it took freshK of the run's members
+	// (0: none yet): its counts are then the run's own k members', the
+	// same in every such domain, so placed values it once a run.
+	freshK    int32
+	freshOK   bool
+	freshPref int64
 }
 
 // runClass is a class that concerns the run: owned (mult terms of it per
@@ -194,6 +201,7 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	c, ci := sv.cons, sv.bound+i
 	m := &sv.members[i]
 	r := &sv.sc.alike
+	r.zero()
 	*r = alikeRun{sv: sv, m: m, pod: sv.pod(m.row), req: sv.req(m.row), lastTyp: -1,
 		cls: r.cls[:0], counts: r.counts, ok: r.ok, pref: r.pref, best: r.best, score: r.score, heap: r.heap[:0], at: r.at, counted: r.counted, full: r.full,
 		listed: r.listed[:0], stream: alikeStream{srcs: r.stream.srcs[:0]}, stale: r.stale[:0]}
@@ -226,16 +234,14 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	if r.doms == nil {
 		r.doms, r.rest = bucketNodes(p.Nodes, r.dom, r.nd)
 	}
-	r.counts = grow(r.counts, 3*r.nd*len(r.cls))
-	clear(r.counts)
+	r.counts = grow(r.counts, 3*r.nd*len(r.cls)) // zero: see zero
 	for x := range r.cls {
 		rc := &r.cls[x]
 		off := 3 * r.nd * x
 		rc.all, rc.in, rc.out = r.counts[off:off+r.nd], r.counts[off+r.nd:off+2*r.nd], r.counts[off+2*r.nd:off+3*r.nd]
 	}
 	// Count what is placed: bound members and earlier runs'.
-	r.counted = grow(r.counted, r.nd)
-	clear(r.counted)
+	r.counted = grow(r.counted, r.nd) // zero: see zero
 	for j, n := range sv.pos {
 		if n < 0 {
 			continue
@@ -284,9 +290,27 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	return r
 }
 
+// zero clears the counts and counted marks of the run r held, leaving
+// every one zero for the next run. Only the listed domains have any, so
+// this costs the domains taken, not a clear of every domain per class
+// (1,000 hosts: 3,000 counts a class each run).
+func (r *alikeRun) zero() {
+	for x := range r.cls {
+		rc := &r.cls[x]
+		for _, d := range r.listed {
+			rc.all[d], rc.in[d], rc.out[d] = 0, 0, 0
+		}
+	}
+	for _, d := range r.listed {
+		r.counted[d] = false
+	}
+	r.listed = r.listed[:0]
+}
+
 // forget drops what r points to of the solve, keeping its memory for
 // the next.
 func (r *alikeRun) forget() {
+	r.zero()
 	clear(r.cls[:cap(r.cls)])
 	r.cls = r.cls[:0]
 	clear(r.stream.srcs[:cap(r.stream.srcs)])
@@ -505,7 +529,7 @@ func (r *alikeRun) bestOf(d int) {
 // placed books k members put on node n, the best of domain d (k > 1 only
 // when d is stable).
 func (r *alikeRun) placed(d int, n NodeID, k int32) {
-	global := false
+	global, fresh := false, d < r.nd && !r.counted[d]
 	if d < r.nd {
 		r.count(d)
 	}
@@ -534,7 +558,14 @@ func (r *alikeRun) placed(d int, n NodeID, k int32) {
 		// until it may be the next member's (see top): under a preferred
 		// anti-affinity term the domains taken fall behind the others, and
 		// most are never looked at again.
-		r.ok[d], r.pref[d] = r.value(d)
+		if fresh && r.freshK == k {
+			r.ok[d], r.pref[d] = r.freshOK, r.freshPref
+		} else {
+			r.ok[d], r.pref[d] = r.value(d)
+			if fresh {
+				r.freshK, r.freshOK, r.freshPref = k, r.ok[d], r.pref[d]
+			}
+		}
 		r.best[d] = -1
 		r.fix(d)
 		if r.ok[d] {

@@ -240,7 +240,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod, ascending bool) (checked, er
 	// Members of one template share their terms by pointer: each
 	// distinct one is validated once, and any error sends the group down
 	// the slow path, which reports the first in key order.
-	ok, increasing, uniform, noAffinity := true, true, true, true
+	ok, increasing, uniform, noAffinity, noNodeAffinity := true, true, true, true, true
 	checkBound := s.nPods > 0
 	var nsh uint64
 	if checkBound {
@@ -258,6 +258,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod, ascending bool) (checked, er
 				ok, aff = validateAffinity(p) == nil, p.Affinity
 			}
 		}
+		noNodeAffinity = noNodeAffinity && p.NodeAffinity == nil
 		if p.NodeAffinity != nil && ok && p.NodeAffinity != nodeAff {
 			ok, nodeAff = p.NodeAffinity.Validate(podObj(p.Key()), "spec.affinity.nodeAffinity") == nil, p.NodeAffinity
 		}
@@ -280,7 +281,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod, ascending bool) (checked, er
 		}
 	}
 	if ok {
-		return checked{inOrder: increasing && uniform, noAffinity: noAffinity}, nil
+		return checked{inOrder: increasing && uniform, noAffinity: noAffinity, noNodeAffinity: noNodeAffinity}, nil
 	}
 	order := make([]*Pod, len(g.Members))
 	for i := range g.Members {
@@ -328,6 +329,9 @@ func (g *Group) validate(s *Snapshot, bound []*Pod, ascending bool) (checked, er
 type checked struct {
 	inOrder    bool // names increasing, one priority and queue time: member order
 	noAffinity bool // no member has affinity terms
+	// noNodeAffinity: no member has node affinity, so none has preferred
+	// terms (placementAffinity skips reading every member again).
+	noNodeAffinity bool
 }
 
 // validatePodSets checks the pod sets in name order, so that the error

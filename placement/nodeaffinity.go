@@ -306,7 +306,7 @@ func (sv *solver) placementAffinity(p *Placement) int64 {
 			}
 			sv.preferring = append(sv.preferring, preferringPod{pod, count})
 		}
-		for i := range sv.g.Members {
+		for i := 0; i < len(sv.g.Members) && !sv.noNodeAffinity; i++ {
 			add(&sv.g.Members[i], 1)
 		}
 		for i := range sv.g.PodSets {

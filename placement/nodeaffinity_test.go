@@ -185,6 +185,36 @@ func TestScenario_PreferredNodeAffinityRanksDomains(t *testing.T) {
 	require.NoError(t, Verify(s, g, d))
 }
 
+// The same six pods listed as members rank the racks alike: r1 without
+// preferred terms, r2 when every member prefers disk=ssd. validate's
+// noNodeAffinity lets placementAffinity skip the members only when none
+// has node affinity; skipping them regardless sends these to r1.
+func TestScenario_PreferredNodeAffinityRanksListedMembers(t *testing.T) {
+	s, tree := rackNodes(t)
+	opts, err := tree.SolverOptions([]topology.Constraint{{Key: "rack"}}, topology.MostAllocated)
+	require.NoError(t, err)
+	g := &Group{Namespace: "default", Name: "pg", MinCount: 6}
+	for i := range 6 {
+		g.Members = append(g.Members, Pod{Namespace: "default", Name: fmt.Sprintf("w-%d", i), SchedulingGroup: "pg", Requests: ResourceList{ResourceGPU: 1}})
+	}
+	d, err := Solve(s, g, opts)
+	require.NoError(t, err)
+	require.Equal(t, "r1", d.Placement.Name)
+
+	pref := &NodeAffinity{Preferred: []PreferredSchedulingTerm{{Weight: 10, Preference: term(NodeSelectorRequirement{"disk", NodeSelectorOpIn, []string{"ssd"}})}}}
+	for i := range g.Members {
+		g.Members[i].NodeAffinity = pref
+	}
+	d, err = Solve(s, g, opts)
+	require.NoError(t, err)
+	require.Equal(t, Scheduled, d.Status, d.Message)
+	require.Equal(t, "r2", d.Placement.Name)
+	for _, a := range d.Assignments {
+		require.Equal(t, "y0", a.Node, a.Pod.Name)
+	}
+	require.NoError(t, Verify(s, g, d))
+}
+
 // drawNodeAffinity draws required and preferred terms over the generated
 // clusters' zone and rack labels, every operator included.
 func drawNodeAffinity(t *rapid.T) *NodeAffinity {

@@ -173,6 +173,7 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	sv := &sc.sv
 	sv.s, sv.g, sv.prep, sv.opts, sv.R, sv.bound, sv.budget = s, g, prep, opts, len(s.b.res), len(bound), opts.Budget
 	sv.pre = pre
+	sv.noNodeAffinity = members.noNodeAffinity
 	sv.ns = compileNodeScoring(s.b, opts.NodeScoring)
 	sv.sc, sv.hg = sc, &own.hg
 	sv.gs = sc.gs
@@ -408,4 +409,6 @@ type solver struct {
 	// how many pods each stands for; built on first use (nodeaffinity.go).
 	preferring     []preferringPod
 	preferringDone bool
+	// noNodeAffinity says validate found no member with node affinity.
+	noNodeAffinity bool
 }
