@@ -6,6 +6,14 @@ import (
 	"github.com/gangsched/gangsched/placement"
 )
 
+// recountAbove is how many changed nodes of n a plan moves its kept counts
+// for; beyond it, it counts every node. Measured (BENCHMARKS.md "Pod sets
+// planned", next=… cells): with 1 % of the nodes changed, one in a rack,
+// moving costs about a recount; with every node changed, 1.3–1.8× one. At
+// least 16, so that small clusters (and the properties' snapshots, of at
+// most 12 nodes) always move.
+func recountAbove(n int) int { return max(16, n/100) }
+
 // moveCounts brings the kept counts (planScratch.counted, taken on from)
 // to p.s, which must descend from the same snapshot as from, and reports
 // whether it did. Only the nodes whose usage differs change counts: each
@@ -15,12 +23,14 @@ import (
 // descents' deep marks (planScratch.deep) of their domains are dropped,
 // since the units under them hold the old counts. Cost: O(the nodes of the
 // changed nodes' cut domains + changed nodes × levels × children), never
-// more than counting every node, against O(nodes) for fillScope. It
-// returns false, moving nothing, when the snapshots do not descend from
-// one.
+// more than counting every node in order, against O(nodes) for
+// fillScope. It returns false, moving nothing, when the snapshots do not
+// descend from one, or when more nodes changed than [recountAbove] allows:
+// the move's sorting and per-domain reads then cost what counting afresh
+// does, or more, so the caller counts afresh.
 func (p *planner) moveCounts(from *placement.Snapshot) bool {
 	changed, ok := p.t.changedNodes(p.s, from)
-	if !ok {
+	if !ok || len(changed) > recountAbove(p.s.NumNodes()) {
 		return false
 	}
 	sc, L := p.t.plan, p.L
