@@ -87,27 +87,13 @@ func (p *planner) order(us []int, leastFree bool) {
 const packedOrderMin = 64
 
 // orderByCompare is order by a comparator, for fields too wide for one
-// key.
+// key: affinity first when p prefers, then compareUnits (whose tie-break
+// by tieRank is the (deepest domain, ID) order the keys use).
 func (p *planner) orderByCompare(us []int, leastFree bool) {
 	slices.SortFunc(us, func(a, b int) int {
 		if p.prefer && p.aff[a] != p.aff[b] {
 			return cmp.Compare(p.aff[b], p.aff[a])
 		}
-		if c := cmp.Compare(p.slice[b], p.slice[a]); c != 0 {
-			if leastFree {
-				return -c
-			}
-			return c
-		}
-		if c := cmp.Compare(p.pods[a], p.pods[b]); c != 0 {
-			return c
-		}
-		if a >= p.D && b >= p.D {
-			na, nb := p.t.nodeDom[(a-p.D)*p.L+p.L-1], p.t.nodeDom[(b-p.D)*p.L+p.L-1]
-			if c := cmp.Compare(na, nb); c != 0 {
-				return c
-			}
-		}
-		return cmp.Compare(a, b)
+		return p.compareUnits(a, b, leastFree)
 	})
 }
