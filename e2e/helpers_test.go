@@ -23,6 +23,8 @@ import (
 
 	"github.com/gangsched/gangsched/e2e/harness"
 	"github.com/gangsched/gangsched/scheduler"
+
+	"github.com/gangsched/gangsched/gang"
 )
 
 const (
@@ -52,7 +54,7 @@ func testConfig() scheduler.Config {
 	c.HealthAddress, c.MetricsAddress = new(""), new("")
 	c.InitialBackoff.Duration = 200 * time.Millisecond
 	c.MaxBackoff.Duration = time.Second
-	c.FeatureGates = map[string]bool{scheduler.GatePodGroupPreemptionPolicy: true}
+	c.FeatureGates = map[string]bool{gang.GatePodGroupPreemptionPolicy: true}
 	return c
 }
 

@@ -6,6 +6,12 @@ import (
 	"github.com/gangsched/gangsched/placement"
 )
 
+// GatePodGroupPreemptionPolicy is the name of upstream's feature gate
+// (k8s.io/kubernetes pkg/features, alpha in v1.37) that
+// [Options].PodGroupPreemptionPolicy models, as kube-scheduler's
+// --feature-gates spells it.
+const GatePodGroupPreemptionPolicy = "PodGroupPreemptionPolicy"
+
 // policyRule is v1.37's preemption-policy rule for the pods of one
 // PodGroup or one hierarchy, as upstream's validatePodGroup
 // (pkg/scheduler/schedule_one_podgroup.go, v1.37.2) applies it to every

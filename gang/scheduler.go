@@ -73,7 +73,8 @@ type Options struct {
 	// spec.preemptionPolicy, PreemptLowerPriority when it is unset; off,
 	// every pod must have the first pod's and the group's field is
 	// ignored (see [Profile]). The v1.36 profile has no such gate and
-	// ignores it.
+	// ignores it. Hosts that read gates by name use
+	// [GatePodGroupPreemptionPolicy].
 	PodGroupPreemptionPolicy bool
 }
 

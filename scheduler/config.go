@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gangsched/gangsched/gang"
 )
 
 // ConfigKind and ConfigAPIVersion identify a [Config] file, in the manner
@@ -15,11 +17,6 @@ const (
 	ConfigKind       = "GangSchedulerConfiguration"
 	ConfigAPIVersion = "config.gangsched.io/v1alpha1"
 )
-
-// GatePodGroupPreemptionPolicy is the name of upstream's feature gate
-// (k8s.io/kubernetes pkg/features, v1.37) under which a group's
-// spec.preemptionPolicy binds its pods; see [Config].FeatureGates.
-const GatePodGroupPreemptionPolicy = "PodGroupPreemptionPolicy"
 
 // Config configures gangsched-scheduler. [LoadConfig] reads it from a file;
 // [DefaultConfig] is the configuration of no file.
@@ -184,8 +181,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("leaderElection.leaseDuration: %v must exceed renewDeadline %v", le.LeaseDuration, le.RenewDeadline)
 	}
 	for name := range c.FeatureGates {
-		if name != GatePodGroupPreemptionPolicy {
-			return fmt.Errorf("featureGates: %q is not a gate this scheduler follows (known: %s)", name, GatePodGroupPreemptionPolicy)
+		if name != gang.GatePodGroupPreemptionPolicy {
+			return fmt.Errorf("featureGates: %q is not a gate this scheduler follows (known: %s)", name, gang.GatePodGroupPreemptionPolicy)
 		}
 	}
 	for i, k := range c.TopologyLevels {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsched/gangsched/gang"
 )
 
 func writeConfig(t *testing.T, text string) string {
@@ -33,11 +35,11 @@ leaderElection:
 	require.Equal(t, "gangsched-scheduler", c.LeaderElection.ResourceName, "defaulted")
 	require.True(t, *c.LeaderElection.LeaderElect)
 	require.True(t, *c.Preemption)
-	require.False(t, c.FeatureGates[GatePodGroupPreemptionPolicy], "off unless set, as in v1.37")
+	require.False(t, c.FeatureGates[gang.GatePodGroupPreemptionPolicy], "off unless set, as in v1.37")
 
 	c, err = LoadConfig(writeConfig(t, "apiVersion: config.gangsched.io/v1alpha1\nkind: GangSchedulerConfiguration\nfeatureGates: {PodGroupPreemptionPolicy: true}\n"))
 	require.NoError(t, err)
-	require.True(t, c.FeatureGates[GatePodGroupPreemptionPolicy])
+	require.True(t, c.FeatureGates[gang.GatePodGroupPreemptionPolicy])
 }
 
 // Bad files are rejected with the field named.
@@ -70,6 +72,6 @@ func TestDeployConfigLoads(t *testing.T) {
 	want := DefaultConfig()
 	want.TopologyLevels = []string{"topology.kubernetes.io/zone", "topology.kubernetes.io/rack"}
 	want.LeaderElection.ResourceNamespace = "gangsched-system"
-	want.FeatureGates = map[string]bool{GatePodGroupPreemptionPolicy: false}
+	want.FeatureGates = map[string]bool{gang.GatePodGroupPreemptionPolicy: false}
 	require.Equal(t, want, c)
 }

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/gangsched/gangsched/gang"
 )
 
 // featureGates.PodGroupPreemptionPolicy reaches the decisions: a PodGroup
@@ -37,7 +39,7 @@ func TestFeatureGate_PodGroupPreemptionPolicy(t *testing.T) {
 			}
 			client := fake.NewClientset(cpuNode("n1"), pg, member("p0"), member("p1"))
 			cfg := DefaultConfig()
-			cfg.FeatureGates = map[string]bool{GatePodGroupPreemptionPolicy: gate}
+			cfg.FeatureGates = map[string]bool{gang.GatePodGroupPreemptionPolicy: gate}
 			runFakeWith(t, client, cfg)
 			want := metav1.ConditionTrue
 			if gate {

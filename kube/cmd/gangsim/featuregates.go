@@ -18,7 +18,7 @@ type featureGates struct {
 }
 
 // knownGates lists the gates -feature-gates accepts.
-const knownGates = "PodGroupPreemptionPolicy"
+const knownGates = gang.GatePodGroupPreemptionPolicy
 
 // parseFeatureGates reads -feature-gates, "Name=bool" pairs separated by
 // commas (the form kube-scheduler's --feature-gates takes), for the
@@ -40,7 +40,7 @@ func parseFeatureGates(s string, p gang.Profile) (featureGates, error) {
 			return g, fmt.Errorf("-feature-gates %s: value %q is not true or false", name, value)
 		}
 		switch name {
-		case "PodGroupPreemptionPolicy":
+		case gang.GatePodGroupPreemptionPolicy:
 			if on && p == gang.ProfileV136 {
 				return g, fmt.Errorf("-feature-gates PodGroupPreemptionPolicy: Kubernetes v1.36 has no such gate (it is new in v1.37); drop it or use -profile v1.37 or v1.38")
 			}
