@@ -21,14 +21,14 @@ var rackKeys = []string{"topology.kubernetes.io/rack", "cloud.provider.com/topol
 // FromCluster builds a replay's input from a loaded cluster dump: its
 // nodes, its bound pods (running since status.startTime) and pending pods
 // (arriving at their creationTimestamp), each with the run time of its
-// annotation gangsched.io/expected-duration, its PodGroups, claims and
+// annotation gangsched.io/expected-duration, its PodGroups and CompositePodGroups, claims and
 // disruption budgets. Pods held back by scheduling gates take no part.
 // Result.Domains reports the nodes' racks (or blocks, or zones).
 //
 // Errors: an annotation that is not a positive duration, naming the pod
 // and the annotation, located in the input (kube.Cluster.Locate).
 func FromCluster(c *kube.Cluster) (Input, error) {
-	in := Input{Nodes: c.Nodes, PodGroups: c.PodGroups, Claims: c.Ledger, Budgets: c.Budgets}
+	in := Input{Nodes: c.Nodes, PodGroups: c.PodGroups, CompositePodGroups: c.CompositePodGroups, Claims: c.Ledger, Budgets: c.Budgets}
 	add := func(p placement.Pod) error {
 		d, err := expectedDuration(c, p.Key())
 		if err != nil {

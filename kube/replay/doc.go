@@ -9,8 +9,9 @@
 // queueing delay per group size, GPUs stranded by fragmentation,
 // preemptions.
 //
-// [Run] takes an [Input] (nodes, pods with their durations, PodGroups,
-// optionally DRA claims and disruption budgets) and [Options] (the start,
+// [Run] takes an [Input] (nodes, pods with their durations, PodGroups and
+// the CompositePodGroups of KEP-6012 hierarchies, optionally DRA claims and
+// disruption budgets) and [Options] (the start,
 // a [Policy], preemption, the host's solver options) and returns a
 // [Result]. [FromCluster] builds the input from Kubernetes objects (a
 // cluster dump), reading each pod's expected run time from the annotation

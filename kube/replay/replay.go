@@ -45,6 +45,11 @@ type Input struct {
 	PodGroups []*gang.PodGroup
 	Claims    *dra.Ledger
 	Budgets   []preemption.DisruptionBudget
+	// CompositePodGroups are the inner nodes of KEP-6012 hierarchies
+	// (gang.CompositePodGroup), all existing from the start; a PodGroup
+	// naming one as its parent is a leaf of its tree, which is decided,
+	// preempted for and reported leaf by leaf as one (see [Run]).
+	CompositePodGroups []*gang.CompositePodGroup
 	// GPU is the resource counted as GPUs; zero means nvidia.com/gpu.
 	GPU GPUResource
 	// Filters are per-pod, per-node checks every cycle applies beyond the
@@ -76,6 +81,11 @@ type Options struct {
 	// gang.Options).
 	TopologyLevels  []string
 	TopologyProfile topology.Profile
+	// Profile is the Kubernetes version decided as where versions differ,
+	// and PodGroupPreemptionPolicy the feature gate of that name (both as
+	// gang.Options).
+	Profile                  gang.Profile
+	PodGroupPreemptionPolicy bool
 	// SolveOptions extends the solver options per PodGroup (the host's own
 	// filters: node affinity, topology spread), before Policy applies.
 	SolveOptions gang.SolveOptionsFunc
@@ -112,7 +122,7 @@ const podPrefix = "pod:"
 type podState struct {
 	pod     placement.Pod // as pending: NodeName empty
 	dur     time.Duration
-	group   *groupState
+	group   *groupState // its PodGroup's (a leaf's for a pod in a hierarchy)
 	arrived bool
 	running bool
 	run     int32 // counts starts, so that the end of an evicted run is ignored
@@ -134,6 +144,10 @@ type groupState struct {
 	shape   *slotShape
 	topoKey string
 	waking  bool // a wake event is queued
+	// tree is the record of the hierarchy a leaf PodGroup belongs to,
+	// which queues, parks and wakes for its leaves (tree.go); nil outside
+	// hierarchies.
+	tree *groupState
 }
 
 // engine is one replay in progress.
@@ -220,11 +234,19 @@ func newEngine(in Input, opts Options) (*engine, error) {
 		Preemption:      opts.Preemption && mayPreempt(in),
 		InitialBackoff:  opts.InitialBackoff,
 		MaxBackoff:      opts.MaxBackoff,
+		Profile:         opts.Profile,
+
+		PodGroupPreemptionPolicy: opts.PodGroupPreemptionPolicy,
 	})
 	if in.Claims != nil {
 		e.sched.SetClaims(in.Claims)
 	}
 	e.sched.SetDisruptionBudgets(in.Budgets)
+	for _, cg := range in.CompositePodGroups {
+		if err := e.sched.SetCompositePodGroup(cg); err != nil {
+			return nil, err
+		}
+	}
 	for _, pg := range in.PodGroups {
 		if err := e.sched.SetPodGroup(pg); err != nil {
 			return nil, err
@@ -309,6 +331,7 @@ func newEngine(in Input, opts Options) (*engine, error) {
 			start = p.QueuedAt
 		}
 	}
+	e.linkTrees(in)
 	snap, err := placement.NewSnapshot(nodes, bound)
 	if err != nil {
 		return nil, err
@@ -338,6 +361,11 @@ func mayPreempt(in Input) bool {
 	}
 	for _, pg := range in.PodGroups {
 		if pg.Spec.Priority != nil && !same(*pg.Spec.Priority) {
+			return true
+		}
+	}
+	for _, cg := range in.CompositePodGroups {
+		if cg.Spec.Priority != nil && !same(*cg.Spec.Priority) {
 			return true
 		}
 	}
@@ -444,10 +472,8 @@ func (e *engine) events() error {
 			ps.arrived = true
 			e.arrived++
 			e.stats.pending(&ps.pod, 1)
-			if ps.group.parked != nil {
-				if err := e.unpark(ps.group); err != nil {
-					return err
-				}
+			if err := e.unpark(ps.group.queued()); err != nil {
+				return err
 			}
 			if err := e.sched.AddPod(ps.pod); err != nil {
 				return err
@@ -502,49 +528,23 @@ func (e *engine) remove(ks []placement.Key) error {
 
 // apply carries out one cycle's result.
 func (e *engine) apply(r gang.Result) error {
+	if r.Hierarchy != nil {
+		return e.applyTree(r)
+	}
 	g := e.groups[r.PodGroup]
 	g.out.Attempts++
 	if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt {
-		if err := e.evict(g, p.EvictedPods()); err != nil {
+		if err := e.evict(g.out.Name, []*groupState{g}, p.EvictedPods()); err != nil {
 			return err
 		}
 	}
-	if len(r.Bind) > 0 {
-		if err := e.sessionBound(e.snap, r.Bind); err != nil {
-			return err
-		}
-		e.snap = r.Snapshot
-		nodes := make([]string, 0, len(r.Bind))
-		for i := range r.Bind {
-			b := &r.Bind[i]
-			ps := e.pods[b.Key()]
-			ps.running = true
-			ps.run++
-			if e.opts.RecordRuns {
-				ps.runIdx = len(e.res.Runs)
-				e.res.Runs = append(e.res.Runs, PodRun{Pod: b.Key().String(), Node: b.NodeName, Start: e.now})
-			}
-			e.stats.pending(&ps.pod, -1)
-			e.stats.running(b, 1)
-			if ps.dur > 0 {
-				e.ev.push(event{at: e.now.Add(ps.dur), kind: evEnd, key: b.Key(), run: ps.run})
-			}
-			nodes = append(nodes, b.NodeName)
-		}
-		slices.Sort(nodes)
-		nodes = slices.Compact(nodes)
-		if len(e.slotShapes) > 0 {
-			ids := make([]placement.NodeID, len(nodes))
-			for i, n := range nodes {
-				ids[i], _ = e.snap.NodeID(n)
-			}
-			e.recount(ids)
-		}
-		if !g.out.Started {
-			g.out.Started, g.out.Start = true, e.now
-			g.out.Placement, g.out.Nodes = r.Decision.Placement.Name, nodes
-			e.stats.delay(g)
-		}
+	if err := e.bind(r); err != nil {
+		return err
+	}
+	if len(r.Bind) > 0 && !g.out.Started {
+		g.out.Started, g.out.Start = true, e.now
+		g.out.Placement, g.out.Nodes = r.Decision.Placement.Name, e.nodeNames(r.Bind, nil)
+		e.stats.delay(g)
 	}
 	if len(r.Requeued) == 0 {
 		return nil
@@ -553,7 +553,61 @@ func (e *engine) apply(r gang.Result) error {
 	if len(r.Bind) > 0 || (r.Preemption != nil && r.Preemption.Outcome == preemption.Preempt) {
 		return nil // the cluster changed: the scheduler's own retry may do more
 	}
-	// Nothing changed: park the group until an event may let it fit.
+	e.park(g, r)
+	return nil
+}
+
+// bind carries out r's bindings: the pods run from now, on r.Snapshot.
+func (e *engine) bind(r gang.Result) error {
+	if len(r.Bind) == 0 {
+		return nil
+	}
+	if err := e.sessionBound(e.snap, r.Bind); err != nil {
+		return err
+	}
+	e.snap = r.Snapshot
+	for i := range r.Bind {
+		b := &r.Bind[i]
+		ps := e.pods[b.Key()]
+		ps.running = true
+		ps.run++
+		if e.opts.RecordRuns {
+			ps.runIdx = len(e.res.Runs)
+			e.res.Runs = append(e.res.Runs, PodRun{Pod: b.Key().String(), Node: b.NodeName, Start: e.now})
+		}
+		e.stats.pending(&ps.pod, -1)
+		e.stats.running(b, 1)
+		if ps.dur > 0 {
+			e.ev.push(event{at: e.now.Add(ps.dur), kind: evEnd, key: b.Key(), run: ps.run})
+		}
+	}
+	if len(e.slotShapes) > 0 {
+		nodes := e.nodeNames(r.Bind, nil)
+		ids := make([]placement.NodeID, len(nodes))
+		for i, n := range nodes {
+			ids[i], _ = e.snap.NodeID(n)
+		}
+		e.recount(ids)
+	}
+	return nil
+}
+
+// nodeNames are the nodes of the pods bound, by name, each once; only
+// of group g's pods when g is not nil.
+func (e *engine) nodeNames(bound []placement.Pod, g *groupState) []string {
+	nodes := make([]string, 0, len(bound))
+	for i := range bound {
+		if g == nil || e.pods[bound[i].Key()].group == g {
+			nodes = append(nodes, bound[i].NodeName)
+		}
+	}
+	slices.Sort(nodes)
+	return slices.Compact(nodes)
+}
+
+// park takes g's members that r requeued out of the queue, as its cycle
+// changed nothing, until an event may let them fit.
+func (e *engine) park(g *groupState, r gang.Result) {
 	g.parked = make([]placement.Pod, 0, len(r.Requeued))
 	for _, k := range r.Requeued {
 		g.parked = append(g.parked, e.pods[k].pod)
@@ -561,21 +615,23 @@ func (e *engine) apply(r gang.Result) error {
 	}
 	g.retryAt = r.RetryAt
 	g.need, g.shape = 1, nil
-	if len(g.parked) > 1 || r.Decision.Required-r.Decision.Bound > 1 {
+	if g.tree == nil && (len(g.parked) > 1 || r.Decision.Required-r.Decision.Bound > 1) {
 		g.need = int64(max(1, r.Decision.Required-r.Decision.Bound))
 		g.shape = e.shapeOf(smallest(g.parked))
 	}
 	e.parked[g.out.key] = g
-	return nil
 }
 
-// evict removes the victims of g's preemption and creates each again,
-// pending, as its controller would.
-func (e *engine) evict(g *groupState, victims []placement.Key) error {
-	e.res.Preemptions = append(e.res.Preemptions, Preemption{At: e.now, Preemptor: g.out.Name, Victims: keyStrings(victims)})
+// evict removes the victims of preemptor's preemption and creates each
+// again, pending, as its controller would; each group of noted that has not
+// started notes them as what its start evicts.
+func (e *engine) evict(preemptor string, noted []*groupState, victims []placement.Key) error {
+	e.res.Preemptions = append(e.res.Preemptions, Preemption{At: e.now, Preemptor: preemptor, Victims: keyStrings(victims)})
 	e.res.PodsEvicted += len(victims)
-	if !g.out.Started {
-		g.out.Evicts = append(g.out.Evicts, keyStrings(victims)...)
+	for _, g := range noted {
+		if !g.out.Started {
+			g.out.Evicts = append(g.out.Evicts, keyStrings(victims)...)
+		}
 	}
 	if err := e.remove(victims); err != nil {
 		return err
@@ -584,10 +640,8 @@ func (e *engine) evict(g *groupState, victims []placement.Key) error {
 		ps := e.pods[k]
 		ps.group.out.Evicted++
 		ps.pod.QueuedAt = e.now
-		if ps.group.parked != nil {
-			if err := e.unpark(ps.group); err != nil {
-				return err
-			}
+		if err := e.unpark(ps.group.queued()); err != nil {
+			return err
 		}
 		e.stats.pending(&ps.pod, 1)
 		if err := e.sched.AddPod(ps.pod); err != nil {

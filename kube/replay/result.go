@@ -70,6 +70,11 @@ type GroupOutcome struct {
 	// Policy is "gang" or "basic"; MinCount is the gang's.
 	Policy   string `json:"policy"`
 	MinCount int    `json:"minCount,omitempty"`
+	// Tree is the root CompositePodGroup (namespace/name) of the
+	// KEP-6012 hierarchy the PodGroup is a leaf of; "" outside one. A
+	// tree is decided whole, so its leaves share their attempts and what
+	// preemption evicted for the tree.
+	Tree string `json:"tree,omitempty"`
 	// Size is the number of pods in the group.
 	Size int `json:"size"`
 	// Arrival is its first pod's creationTimestamp.

@@ -27,8 +27,11 @@ type Estimates struct {
 type GroupEstimate struct {
 	// Kind is "PodGroup", or "Pod" for a pod in no PodGroup; Name is
 	// namespace/name.
-	Kind     string `json:"kind"`
-	Name     string `json:"name"`
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Tree is the root CompositePodGroup (namespace/name) of the
+	// hierarchy the PodGroup is a leaf of, decided whole; "" outside one.
+	Tree     string `json:"tree,omitempty"`
 	Policy   string `json:"policy"`
 	MinCount int    `json:"minCount,omitempty"`
 	Pods     int    `json:"pods"`
@@ -74,8 +77,9 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 	if now.IsZero() {
 		now = dump
 	}
-	res, err := replay.Run(in, replay.Options{Start: now, Preemption: opts.preemption, MaxCycles: opts.maxCycles, TopologyProfile: opts.topologyProfile,
-		TopologyLevels: topologyKeys(c, opts.topologyKeys), SolveOptions: solveOptions(c, opts.nodeScoring, spread)})
+	ro := replayOptions(c, opts, now, spread)
+	ro.Preemption = opts.preemption
+	res, err := replay.Run(in, ro)
 	if err != nil {
 		return Estimates{}, err
 	}
@@ -93,12 +97,12 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 		if !pending[id] || (len(whatIf) > 0 && !whatIf[id]) {
 			continue
 		}
-		ge := GroupEstimate{Kind: g.Kind, Name: g.Name, Policy: g.Policy, MinCount: g.MinCount, Pods: g.Size, WhatIf: whatIf[id],
+		ge := GroupEstimate{Kind: g.Kind, Name: g.Name, Tree: g.Tree, Policy: g.Policy, MinCount: g.MinCount, Pods: g.Size, WhatIf: whatIf[id],
 			Placement: g.Placement, Nodes: g.Nodes, Evicts: g.Evicts, Reason: g.Reason}
 		switch {
 		case !g.Started:
 			ge.Verdict = "never"
-			empty, why, err := fitsEmpty(in, g, now, opts, c, spread)
+			empty, why, err := fitsEmpty(in, g, res, now, opts, c, spread)
 			switch {
 			case err != nil:
 				return Estimates{}, err
@@ -121,20 +125,37 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 	return est, nil
 }
 
+// replayOptions are the options of a replay that decides as the run of
+// opts would (profile, feature gates, topology, node scoring), from now.
+func replayOptions(c *kube.Cluster, opts options, now time.Time, spread nodeHooks) replay.Options {
+	return replay.Options{Start: now, MaxCycles: opts.maxCycles, TopologyProfile: opts.topologyProfile, TopologyLevels: topologyKeys(c, opts.topologyKeys),
+		SolveOptions: solveOptions(c, opts.nodeScoring, spread), Profile: opts.profile, PodGroupPreemptionPolicy: opts.gates.podGroupPreemptionPolicy}
+}
+
 // fitsEmpty reports whether group g would start on in's nodes with no pod
-// running and no other group queued, and if not, why.
-func fitsEmpty(in replay.Input, g replay.GroupOutcome, now time.Time, opts options, c *kube.Cluster, spread nodeHooks) (bool, string, error) {
-	alone := replay.Input{Nodes: in.Nodes, PodGroups: in.PodGroups, Claims: in.Claims}
+// running and no other group queued, and if not, why. A leaf of a
+// hierarchy is tried with its whole tree's pending pods, as the tree is
+// decided whole.
+func fitsEmpty(in replay.Input, g replay.GroupOutcome, res *replay.Result, now time.Time, opts options, c *kube.Cluster, spread nodeHooks) (bool, string, error) {
+	alone := replay.Input{Nodes: in.Nodes, PodGroups: in.PodGroups, CompositePodGroups: in.CompositePodGroups, Claims: in.Claims}
+	ids := map[string]bool{g.Kind + " " + g.Name: true}
+	if g.Tree != "" {
+		for _, o := range res.Groups {
+			if o.Tree == g.Tree {
+				ids[o.Kind+" "+o.Name] = true
+			}
+		}
+	}
 	for _, p := range in.Pods {
 		id := "PodGroup " + p.Namespace + "/" + p.SchedulingGroup
 		if p.SchedulingGroup == "" {
 			id = "Pod " + p.Key().String()
 		}
-		if p.NodeName == "" && id == g.Kind+" "+g.Name {
+		if p.NodeName == "" && ids[id] {
 			alone.Pods = append(alone.Pods, p)
 		}
 	}
-	res, err := replay.Run(alone, replay.Options{Start: now, MaxCycles: opts.maxCycles, TopologyProfile: opts.topologyProfile, TopologyLevels: topologyKeys(c, opts.topologyKeys), SolveOptions: solveOptions(c, opts.nodeScoring, spread)})
+	res, err := replay.Run(alone, replayOptions(c, opts, now, spread))
 	if err != nil {
 		return false, "", err
 	}
@@ -165,10 +186,14 @@ func writeEstimates(w io.Writer, est Estimates) {
 			head = "what-if " + head
 		}
 		if g.Kind == "PodGroup" {
+			tree := ""
+			if g.Tree != "" {
+				tree = ", in CompositePodGroup " + g.Tree
+			}
 			if g.Policy == "gang" {
-				head += fmt.Sprintf(" (gang, minCount %d, %d pods)", g.MinCount, g.Pods)
+				head += fmt.Sprintf(" (gang, minCount %d, %d pods%s)", g.MinCount, g.Pods, tree)
 			} else {
-				head += fmt.Sprintf(" (basic, %d pods)", g.Pods)
+				head += fmt.Sprintf(" (basic, %d pods%s)", g.Pods, tree)
 			}
 		}
 		var where []string

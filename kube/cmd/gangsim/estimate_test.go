@@ -28,6 +28,19 @@ var estimateGoldens = []golden{
 	// -now later than train-a's and infer's ends: urgent and small fit at
 	// once, urgent packed onto n1, so train-b waits for it until 08:00.
 	{"estimate-dump-later", []string{"-estimate", "-now", "2026-01-01T05:00:00Z", "-f", dump}, exitWaiting},
+	// A KEP-6012 tree is decided whole: both leaves start at 01:00, when
+	// batch frees rack r2 of block b, one per rack (tree-dump.yaml).
+	{"estimate-tree", []string{"-estimate", "-f", td + "estimate/tree-dump.yaml"}, exitPlaced},
+	{"estimate-tree-json", []string{"-estimate", "-o", "json", "-f", td + "estimate/tree-dump.yaml"}, exitPlaced},
+	// -profile reaches the estimate: v1.37 takes node n4's empty rack
+	// label as a rack, so block c holds the tree now.
+	{"estimate-tree-v1.37", []string{"-estimate", "-profile", "v1.37", "-f", td + "estimate/tree-dump.yaml"}, exitPlaced},
+	// A tree wider than any block never starts; each leaf says why.
+	{"whatif-tree-wide", []string{"-what-if", td + "estimate/tree-whatif-wide.yaml", "-f", td + "estimate/tree-dump.yaml"}, exitWaiting},
+	// -feature-gates reaches the estimate: with PodGroupPreemptionPolicy
+	// the group's pods conflict with its policy, so it never starts
+	// (without the gate it fits now, as the real v1.37.2 scheduler says).
+	{"estimate-preemption-policy-gate", []string{"-estimate", "-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-all-never.yaml"}, exitWaiting},
 }
 
 func TestGoldenEstimate(t *testing.T) {

@@ -115,6 +115,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	if *fgdExp {
 		return fgdMain(stdout, stderr, traces, *openbPods, *fgdSeeds)
 	}
+	k8sProfile, err := gang.ParseProfile(*profileName)
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim: -profile:", err)
+		return exitInput
+	}
+	fg, err := parseFeatureGates(*gates, k8sProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
 	if len(traces) > 0 {
 		stop, err := startCPUProfile(*cpuProfile, stderr)
 		if err != nil {
@@ -122,7 +132,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 			return exitInput
 		}
 		defer stop()
-		return traceMain(stdout, stderr, traces, len(files) > 0, *openbPods, *speedUp, *policy, *output, *reportPath, replay.Options{Preemption: *preempt, SampleEvery: *sampleEvery, MaxCycles: *maxCycles}, tty)
+		return traceMain(stdout, stderr, traces, len(files) > 0, *openbPods, *speedUp, *policy, *output, *reportPath, replay.Options{Preemption: *preempt, SampleEvery: *sampleEvery, MaxCycles: *maxCycles,
+			Profile: k8sProfile, PodGroupPreemptionPolicy: fg.podGroupPreemptionPolicy}, tty)
 	}
 	if *reportPath != "" {
 		fmt.Fprintln(stderr, "gangsim: -report writes a trace replay's report: give -trace")
@@ -173,16 +184,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		now = t
 	}
 	if err := checkFlags(*namespace, *topoKeys, *maxCycles, *maxPods); err != nil {
-		fmt.Fprintln(stderr, "gangsim:", err)
-		return exitInput
-	}
-	k8sProfile, err := gang.ParseProfile(*profileName)
-	if err != nil {
-		fmt.Fprintln(stderr, "gangsim: -profile:", err)
-		return exitInput
-	}
-	fg, err := parseFeatureGates(*gates, k8sProfile)
-	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}

@@ -1,0 +1,170 @@
+package replay
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/preemption"
+)
+
+// A KEP-6012 hierarchy is decided whole: the scheduler queues its root, so
+// one cycle binds, preempts for or requeues the members of several leaf
+// PodGroups at once. The replay keeps outcomes per leaf (each starts when
+// its first members bind, where its own decision put it), and one record
+// per tree that parks and wakes the tree's pending members together, as
+// the scheduler would retry them together.
+
+// treePrefix keys a tree's record among the groups (by its root's
+// namespace and name); ':' cannot occur in an object's name.
+const treePrefix = "cpg:"
+
+// queued is the record that parks g's members: its tree's for a leaf of a
+// hierarchy, else g's own.
+func (g *groupState) queued() *groupState {
+	if g.tree != nil {
+		return g.tree
+	}
+	return g
+}
+
+// linkTrees joins every leaf PodGroup of in to its tree's record, once the
+// pods are read: the tree wakes for the highest priority of its root and
+// leaves (a conservative hint: waking in vain costs a cycle) and names
+// claims when a leaf does.
+func (e *engine) linkTrees(in Input) {
+	parent := make(map[placement.Key]*gang.CompositePodGroup, len(in.CompositePodGroups))
+	for _, cg := range in.CompositePodGroups {
+		parent[cg.Key()] = cg
+	}
+	for _, pg := range in.PodGroups {
+		name := pg.Spec.ParentCompositePodGroupName
+		if name == "" {
+			continue
+		}
+		root := placement.Key{Namespace: pg.Namespace, Name: name}
+		// A chain longer than the objects given is a cycle, which the
+		// scheduler gates; the walk stops there.
+		for range len(parent) {
+			cg, ok := parent[root]
+			if !ok || cg.Spec.ParentCompositePodGroupName == "" {
+				break
+			}
+			root.Name = cg.Spec.ParentCompositePodGroupName
+		}
+		t, known := e.groups[placement.Key{Namespace: root.Namespace, Name: treePrefix + root.Name}]
+		leaf := e.groups[pg.Key()]
+		if !known {
+			t = e.group(placement.Key{Namespace: root.Namespace, Name: treePrefix + root.Name}, "CompositePodGroup")
+			t.out.Name = root.String()
+			t.priority = leaf.priority
+			if cg, ok := parent[root]; ok && cg.Spec.Priority != nil {
+				t.priority = *cg.Spec.Priority
+			}
+		}
+		leaf.tree, leaf.out.Tree = t, root.String()
+		t.priority = max(t.priority, leaf.priority)
+		t.claims = t.claims || leaf.claims
+	}
+}
+
+// applyTree carries out one cycle's result for a hierarchy.
+func (e *engine) applyTree(r gang.Result) error {
+	t := e.groups[placement.Key{Namespace: r.PodGroup.Namespace, Name: treePrefix + r.PodGroup.Name}]
+	leaves := e.leavesOf(r)
+	for _, l := range leaves {
+		l.out.Attempts++
+	}
+	plan := r.Hierarchy.Preemption
+	preempted := plan != nil && plan.Outcome == preemption.Preempt
+	if preempted {
+		var victims []placement.Key
+		for _, v := range plan.Victims {
+			victims = append(victims, v.Pods...)
+		}
+		slices.SortFunc(victims, placement.Key.Compare)
+		if err := e.evict(t.out.Name, leaves, victims); err != nil {
+			return err
+		}
+	}
+	if err := e.bind(r); err != nil {
+		return err
+	}
+	results := map[string]leafResult{}
+	collectLeaves(&r.Hierarchy.Decision.Root, "", results)
+	why := r.Decision.Message
+	if plan != nil && !preempted {
+		verdict, _, _ := strings.Cut(plan.Message, ";")
+		why += "; " + verdict
+	}
+	for _, l := range leaves {
+		lr := results[l.out.key.Name]
+		if nodes := e.nodeNames(r.Bind, l); len(nodes) > 0 && !l.out.Started {
+			l.out.Started, l.out.Start = true, e.now
+			l.out.Placement, l.out.Nodes = lr.domain, nodes
+			e.stats.delay(l)
+		}
+		switch {
+		case !slices.ContainsFunc(r.Requeued, func(k placement.Key) bool { return e.pods[k].group == l }):
+			// Nothing of l waits: its reason stays its last wait's.
+		case r.Err != nil:
+			l.out.Reason = r.Err.Error()
+		case r.Hierarchy.Decision.Status == placement.Scheduled:
+			// A placed tree can leave a leaf out, or members of a leaf
+			// beyond its minimum: the leaf's own line says why.
+			l.out.Reason = lr.message
+		default:
+			l.out.Reason = why
+		}
+	}
+	if len(r.Requeued) == 0 || len(r.Bind) > 0 || preempted {
+		return nil // done, or the cluster changed: the scheduler's own retry may do more
+	}
+	e.park(t, r)
+	return nil
+}
+
+// leavesOf are the records of the leaves whose members r binds or
+// requeues, in key order.
+func (e *engine) leavesOf(r gang.Result) []*groupState {
+	var out []*groupState
+	add := func(k placement.Key) {
+		if g := e.pods[k].group; !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	for i := range r.Bind {
+		add(r.Bind[i].Key())
+	}
+	for _, k := range r.Requeued {
+		add(k)
+	}
+	slices.SortFunc(out, func(a, b *groupState) int { return a.out.key.Compare(b.out.key) })
+	return out
+}
+
+// leafResult is what a tree's decision says of one leaf: the domain it was
+// placed in (its own, else the nearest of its ancestors') and its message.
+type leafResult struct {
+	domain, message string
+}
+
+// collectLeaves records, by leaf PodGroup name, the leaves below n, whose
+// nearest ancestor with a domain has domain above.
+func collectLeaves(n *placement.NodeResult, above string, out map[string]leafResult) {
+	if n.Domain != "" {
+		above = n.Domain
+	}
+	if name, ok := strings.CutPrefix(n.Name, "PodGroup "); ok && len(n.Children) == 0 {
+		domain := above
+		if n.Decision != nil && n.Decision.Placement.Name != "" {
+			domain = n.Decision.Placement.Name
+		}
+		out[name] = leafResult{domain: domain, message: n.Message}
+		return
+	}
+	for i := range n.Children {
+		collectLeaves(&n.Children[i], above, out)
+	}
+}
