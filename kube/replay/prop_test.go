@@ -57,8 +57,38 @@ func genInput(t *rapid.T) Input {
 			in.Pods = append(in.Pods, p)
 		}
 	}
+	if len(in.PodGroups) > 0 && rapid.Bool().Draw(t, "tree") {
+		joinTree(t, &in)
+	}
 	in.DomainKey = "rack"
 	return in
+}
+
+// joinTree makes in's PodGroups the leaves of one KEP-6012 tree: a root
+// gang of some of them, or basic, maybe by rack; the tree's pods take the
+// root's priority (unset, 0), as v1.37 requires.
+func joinTree(t *rapid.T, in *Input) {
+	root := &gang.CompositePodGroup{ObjectMeta: gang.ObjectMeta{Namespace: "default", Name: "tree"}}
+	if rapid.Bool().Draw(t, "treeGang") {
+		root.Spec.SchedulingPolicy.Gang = &gang.CompositeGangSchedulingPolicy{MinGroupCount: int32(rapid.IntRange(1, len(in.PodGroups)).Draw(t, "minGroupCount"))}
+	} else {
+		root.Spec.SchedulingPolicy.Basic = &gang.BasicSchedulingPolicy{}
+	}
+	if rapid.Bool().Draw(t, "treeRack") {
+		root.Spec.SchedulingConstraints.Topology = []gang.TopologyConstraint{{Key: "rack"}}
+	}
+	in.CompositePodGroups = []*gang.CompositePodGroup{root}
+	zero := int32(0)
+	for _, pg := range in.PodGroups {
+		pg.Spec.ParentCompositePodGroupName = root.Name
+		pg.Spec.PodGroupTemplateRef = &gang.PodGroupTemplateReference{Workload: &gang.WorkloadPodGroupTemplateReference{WorkloadName: "w", PodGroupTemplateName: pg.Name}}
+		pg.Spec.Priority = &zero
+	}
+	for i := range in.Pods {
+		if in.Pods[i].SchedulingGroup != "" {
+			in.Pods[i].Priority = 0
+		}
+	}
 }
 
 // TestProp_EstimateNeverBeforeFree: no pod starts (the estimate of its
