@@ -89,6 +89,8 @@
 //	                                   over Solve; hierarchy_overlay.go
 //	                                   (usage undone on backtrack),
 //	                                   hierarchy_prune.go, hierarchy_twins.go
+//	   └ leaves of the usual shape     hierarchy_fastleaf.go, without Solve
+//	                                   (TestHierarchy_PropFastLeafIsSolve)
 //	 └ decision level by level         hierarchy_result.go
 //
 // Equivalence tests: batched runs equal one-by-one placement

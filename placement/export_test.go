@@ -3,7 +3,21 @@ package placement
 // SolveHierarchyApplied is SolveHierarchy placing each leaf with
 // Snapshot.Apply, as it does when the options carry hooks.
 func SolveHierarchyApplied(s *Snapshot, root *HierarchyNode, opts Options) (HierarchyDecision, error) {
-	return solveHierarchy(s, root, opts, HierarchyOptions{}, true)
+	return solveHierarchy(s, root, opts, HierarchyOptions{}, hpath{applied: true})
+}
+
+// SolveHierarchyGeneral is SolveHierarchyWith solving every leaf with
+// Solve, never with the leaf placer fastLeaf.
+func SolveHierarchyGeneral(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions) (HierarchyDecision, error) {
+	return solveHierarchy(s, root, opts, hopts, hpath{general: true})
+}
+
+// SolveHierarchyCountingFast is SolveHierarchyWith, with how many leaves
+// fastLeaf decided.
+func SolveHierarchyCountingFast(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions) (HierarchyDecision, int, error) {
+	fast := 0
+	d, err := solveHierarchy(s, root, opts, hopts, hpath{fastLeaves: &fast})
+	return d, fast, err
 }
 
 // WithoutPriorityIndex is s as the hierarchy search's views are: its added

@@ -253,7 +253,7 @@ func SolveHierarchyWith(s *Snapshot, root *HierarchyNode, opts Options, hopts Hi
 		return HierarchyDecision{}, Errorf(ErrInvalid, hierObj(root), "Options.Generator",
 			"must be nil: the hierarchy generates the placements of its leaves")
 	}
-	return solveHierarchy(s, root, opts, hopts, false)
+	return solveHierarchy(s, root, opts, hopts, hpath{})
 }
 
 // hasHooks reports whether opts carries a hook of the caller's: one may
@@ -264,13 +264,28 @@ func hasHooks(opts Options) bool {
 		len(opts.PlacementFilters) > 0 || opts.NodeScorer != nil
 }
 
-// solveHierarchy is SolveHierarchyWith, placing leaves with Snapshot.Apply
-// when applied (the reference the tests compare with), on a usage overlay
-// otherwise; both give one decision.
-func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions, applied bool) (HierarchyDecision, error) {
+// hpath chooses how solveHierarchy places leaves; the zero value is
+// SolveHierarchy's, the others are references the tests compare it with.
+type hpath struct {
+	// applied places each leaf with Snapshot.Apply rather than on a
+	// usage overlay.
+	applied bool
+	// general solves every leaf with Solve, never with fastLeaf.
+	general bool
+	// fastLeaves, when set, counts the leaves fastLeaf decided.
+	fastLeaves *int
+}
+
+// solveHierarchy is SolveHierarchyWith, placing leaves as path says; every
+// path gives one decision.
+func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions, path hpath) (HierarchyDecision, error) {
 	hs := hscratchPool.Get().(*hscratch)
 	defer hs.release()
 	h := &hsolver{s: s, opts: opts, budget: opts.Budget, noEmpty: hopts.EmptyValueIsNoDomain, hs: hs}
+	h.fast = !path.general && fastLeafOK(opts)
+	if path.fastLeaves != nil {
+		defer func() { *path.fastLeaves = h.fastLeaves }()
+	}
 	if h.budget <= 0 {
 		h.budget = DefaultBudget
 	}
@@ -285,7 +300,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	members := 0
 	hr.walkLeaves(func(l *hnode) { members += len(l.src.Group.Members) })
 	h.answer = make([]Assignment, 0, members)
-	if !applied {
+	if !path.applied {
 		hs.ov.reset(s, hasHooks(opts))
 		h.ov = &hs.ov
 		s = h.ov.s
@@ -372,6 +387,10 @@ type hsolver struct {
 	// assignments from (compiledRows.answer): room for every listed
 	// member of the tree once, allocated per solve.
 	answer []Assignment
+	// fast: leaves of the usual shape are decided by fastLeaf, not
+	// Solve (the options allow it); fastLeaves counts them.
+	fast       bool
+	fastLeaves int
 	// ov is the usage (and, with hooks, the pods) the placed leaves add,
 	// on a private snapshot; nil when the search applies each leaf.
 	ov *usageOverlay

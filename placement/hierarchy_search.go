@@ -296,11 +296,30 @@ func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes [
 	h.gen.pl[0] = Placement{Name: dom, Nodes: nodes}
 	opts.Generator = &h.gen
 	opts.Budget = max(h.budget-h.steps, 1)
-	if h.ov != nil && h.ov.pods {
-		v := h.ov.view() // the caller's hooks get a snapshot of their own
-		defer h.ov.adopt(v)
-		s = v
+	d, ok := h.fastLeaf(n, g, s, dom, nodes, opts.Budget)
+	if !ok {
+		if h.ov != nil && h.ov.pods {
+			v := h.ov.view() // the caller's hooks get a snapshot of their own
+			defer h.ov.adopt(v)
+			s = v
+		}
+		var err error
+		if d, err = solveRows(s, g, opts, h.solveInput(n, g)); err != nil {
+			return d, err
+		}
+	} else {
+		h.fastLeaves++
 	}
+	h.steps += d.Steps
+	if h.steps > h.budget {
+		h.exhausted = true
+	}
+	return d, nil
+}
+
+// solveInput is what solveLeaf hands the Solve of g, leaf n's group or a
+// variant of it: n's compiled rows, or the hooks' memory alone.
+func (h *hsolver) solveInput(n *hnode, g *Group) *compiledRows {
 	var pre *compiledRows
 	switch {
 	case g == n.src.Group && n.compiled:
@@ -316,12 +335,7 @@ func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes [
 		n.pre = compiledRows{own: &h.hs.own}
 		pre = &n.pre
 	}
-	d, err := solveRows(s, g, opts, pre)
-	h.steps += d.Steps
-	if h.steps > h.budget {
-		h.exhausted = true
-	}
-	return d, err
+	return pre
 }
 
 // placeLeaf tries leaf n's variants on nodes (domain dom); held says

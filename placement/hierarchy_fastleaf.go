@@ -1,0 +1,167 @@
+package placement
+
+import (
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/gangsched/gangsched/internal/arith"
+)
+
+// The hierarchy's leaf placer. A leaf of the usual shape — members alike
+// (one request row, one node selector, tolerations and node affinity),
+// none bound, no affinity, no pod sets, no caller hook — is decided by
+// Solve in a fixed way: validation, one class, one attempt on the one
+// placement the hierarchy generates (its domain, fewer than 64 nodes in
+// a row or not consecutive, so the greedy visits every node), the
+// members in member order on the nodes with room by packing score
+// (descending, then node ID), the default scorer's score of the sums, and
+// a one-line message. At 3 levels a leaf's Solve cost ~1.3 µs, mostly its
+// fixed cost (scratch, compile, attempt tables, heap, outputs); fastLeaf
+// writes the same Decision directly. It answers only when every member is
+// placed (the greedy's run then equals any order's, and the decision's
+// Steps are the nodes visited); otherwise, or outside that shape, the
+// caller runs Solve. TestHierarchy_PropFastLeafIsSolve holds it to Solve
+// leaf by leaf and node by node.
+
+// fastCand is a node of the leaf's domain with room for a member: its
+// packing score for one more member and how many fit.
+type fastCand struct {
+	id         NodeID
+	score, cap int64
+}
+
+// fastLeafOK reports whether opts leave a leaf's Solve on the path
+// fastLeaf takes: no caller hook, packing, and assignments in the answer.
+func fastLeafOK(opts Options) bool {
+	return !hasHooks(opts) && opts.NodeScoring.Strategy == "" && opts.NodeScoring.Validate() == nil && !opts.StatusOnly
+}
+
+// fastLeaf returns leaf n's decision for its own group g on nodes (domain
+// dom) of s, as solveLeaf's Solve would give it, with budget the Solve's
+// Options.Budget; ok is false when n or the answer is outside the shape
+// fastLeaf covers (see above), and the caller must Solve.
+func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []NodeID, budget int64) (d Decision, ok bool) {
+	if !h.fast || g != n.src.Group || !n.compiled || !n.alike || !n.uniform || !n.sorted || n.bound != 0 ||
+		len(g.PodSets) > 0 || len(g.SubGroups) > 0 || g.Name == "" || len(g.Members) == 0 || len(g.Members) > MaxPending {
+		return Decision{}, false
+	}
+	M := len(g.Members)
+	switch g.Policy {
+	case PolicyGang, "":
+		if g.MinCount < 1 || int(g.MinCount) > M {
+			return Decision{}, false // Solve reports it
+		}
+	case PolicyBasic:
+	default:
+		return Decision{}, false
+	}
+	// Solve's greedy visits every node of a placement that is not the
+	// whole cluster nor a long run of consecutive IDs (classRange): each
+	// a step.
+	k := len(nodes)
+	if k == 0 || k == len(s.b.nodes) || (k >= 64 && nodes[k-1]-nodes[0] == NodeID(k-1)) || int64(k) > budget {
+		return Decision{}, false
+	}
+	p0 := &g.Members[0]
+	if p0.NodeAffinity != nil || len(p0.NodeSelector) > 0 {
+		return Decision{}, false
+	}
+	// What validate checks of each member, and what keeps the members
+	// one class in member order: no affinity, claims or score requests,
+	// one priority and queue time.
+	checkBound := s.nPods > 0
+	var nsh uint64
+	if checkBound {
+		nsh = nsHash(g.Namespace)
+	}
+	for i := range g.Members {
+		p := &g.Members[i]
+		if p.SchedulingGroup != g.Name || p.NodeName != "" || p.Affinity != nil || len(p.ResourceClaims) > 0 ||
+			len(p.ScoreRequests) > 0 || p.Priority != p0.Priority || !p.QueuedAt.Equal(p0.QueuedAt) ||
+			(checkBound && s.bound(Key{g.Namespace, p.Name}, nsh)) {
+			return Decision{}, false
+		}
+	}
+	b, R := s.b, len(s.b.res)
+	req := n.rows[:R]
+	want := int64(M)
+	cands, room := h.hs.fast[:0], int64(0)
+	for _, id := range nodes {
+		if !staticOK(p0, &b.nodes[id]) {
+			continue
+		}
+		alloc, used := s.allocRow(id), s.usedRow(id)
+		if c := capacityOf(req, alloc, used, nil, want); c > 0 {
+			cands = append(cands, fastCand{id: id, score: scoreOf(req, alloc, used, nil, b.podsR), cap: c})
+			room += c
+		}
+	}
+	h.hs.fast = cands
+	if room < want {
+		return Decision{}, false // not every member fits: Solve says how many do
+	}
+	slices.SortFunc(cands, func(x, y fastCand) int {
+		if x.score != y.score {
+			if x.score > y.score {
+				return -1
+			}
+			return 1
+		}
+		return int(x.id - y.id)
+	})
+	// The answer, carved from the tree's arena as Solve's outputs are.
+	var out []Assignment
+	if cap(h.answer)-len(h.answer) >= M {
+		j := len(h.answer)
+		h.answer = h.answer[:j+M]
+		out = h.answer[j : j+M : j+M]
+	} else {
+		out = make([]Assignment, M)
+	}
+	i := 0
+	for _, c := range cands {
+		if i == M {
+			break
+		}
+		name := b.nodes[c.id].Name
+		for end := i + int(min(c.cap, int64(M-i))); i < end; i++ {
+			e, p := &out[i], &g.Members[i]
+			e.Pod.Namespace, e.Pod.Name, e.Node, e.NodeID = p.Namespace, p.Name, name, c.id
+		}
+	}
+	d = Decision{Group: g.Key(), Status: Scheduled, Placement: Placement{Name: dom, Nodes: nodes}, Assignments: out,
+		Required: 1, MostFit: M, Steps: int64(k), Proven: true}
+	if g.IsGang() {
+		d.Required = int(g.MinCount)
+	}
+	d.Score = fastScore(s, nodes, req, want)
+	d.Message = strconv.Itoa(M) + " of " + strconv.Itoa(M) + " members placed" + inName(&d.Placement)
+	return d, true
+}
+
+// fastScore is DefaultScorer.ScoreSums for placed members of request row
+// req, all of a group with none bound, on nodes (not every node).
+func fastScore(s *Snapshot, nodes []NodeID, req []int64, placed int64) int64 {
+	const scale = 1_000_000
+	var sum, n int64
+	podsR := s.b.podsR
+	for r, q := range req {
+		if q <= 0 || r == podsR {
+			continue // not requested (markRequested)
+		}
+		var alloc, used int64
+		for _, id := range nodes {
+			alloc = arith.SatAdd(alloc, s.allocRow(id)[r])
+			used = arith.SatAdd(used, max(s.usedRow(id)[r], 0))
+		}
+		used = arith.SatAdd(used, arith.MulSat(q, placed))
+		sum += arith.MulDiv(used, scale, alloc)
+		n++
+	}
+	var most int64
+	if n > 0 {
+		most = sum / n
+	}
+	return most + min(placed, math.MaxInt64/scale)*scale/placed
+}
