@@ -87,23 +87,11 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 	req := n.rows[:R]
 	want := int64(M)
 	cands, room := h.hs.fast[:0], int64(0)
-	// The default scorer's sums over the domain (allocatable and usage of
-	// each requested resource), read in the same pass.
-	sums := grow(h.hs.fastSums, 2*R)
-	clear(sums)
-	h.hs.fastSums = sums
-	allocSum, usedSum := sums[:R], sums[R:]
 	for _, id := range nodes {
-		alloc, used := s.allocRow(id), s.usedRow(id)
-		for r, q := range req {
-			if q > 0 && r != b.podsR {
-				allocSum[r] = arith.SatAdd(allocSum[r], alloc[r])
-				usedSum[r] = arith.SatAdd(usedSum[r], max(used[r], 0))
-			}
-		}
 		if !staticOK(p0, &b.nodes[id]) {
 			continue
 		}
+		alloc, used := s.allocRow(id), s.usedRow(id)
 		if c := capacityOf(req, alloc, used, nil, want); c > 0 {
 			cands = append(cands, fastCand{id: id, score: scoreOf(req, alloc, used, nil, b.podsR), cap: c})
 			room += c
@@ -147,23 +135,28 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 	if g.IsGang() {
 		d.Required = int(g.MinCount)
 	}
-	d.Score = fastScore(req, b.podsR, allocSum, usedSum, want)
+	d.Score = fastScore(s, nodes, req, want)
 	d.Message = strconv.Itoa(M) + " of " + strconv.Itoa(M) + " members placed" + inName(&d.Placement)
 	return d, true
 }
 
 // fastScore is DefaultScorer.ScoreSums for placed members of request row
-// req, all of a group with none bound, on nodes whose allocatable and
-// usage of each requested resource sum to allocSum and usedSum.
-func fastScore(req []int64, podsR int, allocSum, usedSum []int64, placed int64) int64 {
+// req, all of a group with none bound, on nodes (not every node).
+func fastScore(s *Snapshot, nodes []NodeID, req []int64, placed int64) int64 {
 	const scale = 1_000_000
 	var sum, n int64
+	podsR := s.b.podsR
 	for r, q := range req {
 		if q <= 0 || r == podsR {
 			continue // not requested (markRequested)
 		}
-		used := arith.SatAdd(usedSum[r], arith.MulSat(q, placed))
-		sum += arith.MulDiv(used, scale, allocSum[r])
+		var alloc, used int64
+		for _, id := range nodes {
+			alloc = arith.SatAdd(alloc, s.allocRow(id)[r])
+			used = arith.SatAdd(used, max(s.usedRow(id)[r], 0))
+		}
+		used = arith.SatAdd(used, arith.MulSat(q, placed))
+		sum += arith.MulDiv(used, scale, alloc)
 		n++
 	}
 	var most int64

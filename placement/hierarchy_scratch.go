@@ -35,10 +35,8 @@ type hscratch struct {
 	// HierarchyDecision points to them.
 	nodes []hnode
 	kids  []*hnode
-	// fast is fastLeaf's candidate nodes, fastSums its score sums (no
-	// pointers: kept as they are).
-	fast     []fastCand
-	fastSums []int64
+	// fast is fastLeaf's candidate nodes (no pointers: kept as is).
+	fast []fastCand
 	// own is what each leaf's Solve would allocate for hooks, when the
 	// caller has none (see compiledRows.own).
 	own hookOwned
