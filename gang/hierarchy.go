@@ -279,7 +279,7 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	}
 	r := Result{PodGroup: root.Key(), Snapshot: snap, Hierarchy: &HierarchyResult{Root: root.Key()}}
 	t.reason = ReasonSchedulerError
-	err := s.opts.Profile.checkTreeMembers(root, s.opts.PodGroupPreemptionPolicy, t.leaves, snap.GroupMembers)
+	err := s.opts.Profile.checkTreeMembers(root, s.opts.PodGroupPreemptionPolicy, t.cpgs, t.leaves, snap.GroupMembers)
 	for _, l := range t.leaves {
 		if pg := t.groups[l.key]; pg != nil && err == nil {
 			err = checkLeaf(l.pg, pg.Members)
@@ -454,6 +454,12 @@ func (s *Scheduler) treeConditions(t *tree, r *Result, now time.Time) {
 		for _, c := range cs {
 			nc := cond(results[c.Name])
 			nc.Type = CompositePodGroupScheduled
+			if nc.Reason == ReasonPodGroupError {
+				// v1.38.0-beta.0 pkg/scheduler/schedule_one_podgroup.go
+				// updatePodGroupConditionWithError: a CompositePodGroup
+				// of an invalid tree reads CompositePodGroupError.
+				nc.Reason = ReasonCompositePodGroupError
+			}
 			if changed, ok := updateCondition(&c.Status, nc, now); ok {
 				r.Hierarchy.Conditions = append(r.Hierarchy.Conditions, GroupCondition{Kind: "CompositePodGroup", Key: c.Key(), Condition: changed})
 			}

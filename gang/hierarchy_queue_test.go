@@ -111,7 +111,8 @@ func TestCycleTree_QueuesByRootPriority(t *testing.T) {
 // ResourceClaims in a tree are an input error naming the object and the
 // field, on the PodGroup or on a pending member; the cycle binds nothing
 // and every object of the tree takes the profile's reason for an invalid
-// configuration (PodGroupError in v1.38).
+// configuration (v1.38: CompositePodGroupError on CompositePodGroups,
+// PodGroupError on PodGroups, as updatePodGroupConditionWithError).
 func TestCycleTree_ClaimsAreAnInputError(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -143,7 +144,7 @@ func TestCycleTree_ClaimsAreAnInputError(t *testing.T) {
 			require.Equal(t, "spec.resourceClaims", fe.Field)
 			require.Empty(t, r.Bind)
 			require.Equal(t, []string{
-				"CompositePodGroup root CompositePodGroupInitiallyScheduled=False PodGroupError",
+				"CompositePodGroup root CompositePodGroupInitiallyScheduled=False CompositePodGroupError",
 				"PodGroup a PodGroupScheduled=False PodGroupError",
 			}, treeConds(r))
 		})
@@ -202,8 +203,9 @@ func TestCycleTree_PreemptsAtTheRoot(t *testing.T) {
 // its pods say. Tree "t" (root unset, leaf "t-l") queued first and
 // PodGroup "p" of priority 50 queued later both want the only 1-CPU slot:
 // p's cycle comes first and binds. Before, the leaf queued by its own
-// spec.priority (100, v1.38, pods at the root's 0) or, with that unset,
+// spec.priority (100, v1.37, pods at the root's 0) or, with that unset,
 // by its pod's (100, v1.36, which lets pods differ), and took the slot.
+// (v1.38 holds the leaf to its root's priority too, so there it is unset.)
 func TestQueue_TreeWithUnsetRootQueuesAtZero(t *testing.T) {
 	p100 := int32(100)
 	for _, c := range []struct {
@@ -211,7 +213,7 @@ func TestQueue_TreeWithUnsetRootQueuesAtZero(t *testing.T) {
 		leafPrio *int32
 		podPrio  int32
 	}{
-		{ProfileV138, &p100, 0},
+		{ProfileV138, nil, 0},
 		{ProfileV137, &p100, 0},
 		{ProfileV136, nil, 100},
 	} {

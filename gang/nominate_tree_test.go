@@ -214,11 +214,12 @@ func TestNominate_TreeMemberHoldsAtItsRootPriority(t *testing.T) {
 // nominees carry the root's priority: it waits, unable to evict the
 // nominee; the tree binds on n1 once its pod is back. Above the root's it
 // takes n1. The leaf's pods carry the leaf's priority under v1.36 (which
-// lets them differ) and the root's under v1.38; either way the room is
-// held at the root's. Before the fix it was held at the leaf's (10), and
+// lets them differ) and the root's under v1.37 (v1.38 would fail the
+// tree: its leaf's priority differs from the root's); either way the
+// room is held at the root's. Before the fix it was held at the leaf's (10), and
 // a mid of 50 took the room the tree's victim left.
 func TestCycleTree_NominatedRoomHeldAtRootPriority(t *testing.T) {
-	for _, profile := range []Profile{ProfileV136, ProfileV138} {
+	for _, profile := range []Profile{ProfileV136, ProfileV137} {
 		for _, c := range []struct {
 			mid     int32
 			midBind []string

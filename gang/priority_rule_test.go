@@ -67,8 +67,13 @@ func TestProfile_PriorityRuleCoversBoundAndUnset(t *testing.T) {
 					root.Spec.SchedulingPolicy.Gang = nil
 					root.Spec.SchedulingPolicy.Basic = &BasicSchedulingPolicy{}
 					require.NoError(t, s.SetCompositePodGroup(root))
+					// The leaves carry the root's priority, which v1.38
+					// checks first (TestProfile_V138TreeGroupRule).
 					g = leafPG("g", "root", "", 1)
-					require.NoError(t, s.SetPodGroup(leafPG("g2", "root", "", 1)))
+					g.Spec.Priority = c.pgPrio
+					g2 := leafPG("g2", "root", "", 1)
+					g2.Spec.Priority = c.pgPrio
+					require.NoError(t, s.SetPodGroup(g2))
 				} else {
 					g.Spec.Priority = c.pgPrio
 				}

@@ -61,6 +61,16 @@ const (
 // v1.36 and v1.37 say [ReasonSchedulerError].
 const ReasonPodGroupError = "PodGroupError"
 
+// ReasonCompositePodGroupError is v1.38's reason of a False
+// CompositePodGroupInitiallyScheduled condition on every
+// CompositePodGroup of a hierarchy whose configuration the scheduler
+// finds invalid at runtime; the tree's PodGroups then read
+// [ReasonPodGroupError] (v1.38.0-beta.0
+// pkg/scheduler/schedule_one_podgroup.go updatePodGroupConditionWithError;
+// k8s.io/api v0.38.0-beta.0 scheduling/v1beta1
+// CompositePodGroupReasonCompositePodGroupError).
+const ReasonCompositePodGroupError = "CompositePodGroupError"
+
 // ParseProfile returns the profile named s ("v1.36", "v1.37", "v1.38",
 // or "" for the newest). Errors: any other name (placement.ErrInvalid).
 func ParseProfile(s string) (Profile, error) {
@@ -86,6 +96,30 @@ func (p Profile) emptyValueIsNoDomain() bool { return p.newest() == ProfileV138 
 
 // writesCompositeConditions: v1.38 writes CompositePodGroupInitiallyScheduled.
 func (p Profile) writesCompositeConditions() bool { return p.newest() == ProfileV138 }
+
+// HasPreemptionPolicyGate reports whether the profile's release has the
+// PodGroupPreemptionPolicy feature gate ([Options].PodGroupPreemptionPolicy):
+// only v1.37, where it is new and alpha. v1.38.0-beta.0's
+// pkg/features/kube_features.go no longer lists it: spec.preemptionPolicy
+// is always served, admission always sets it and the scheduler always
+// honours it (see [policyMode]).
+func (p Profile) HasPreemptionPolicyGate() bool { return p.newest() == ProfileV137 }
+
+// AdmitsPreemptionPolicy reports whether the profile's Priority admission
+// plugin sets a new PodGroup's and CompositePodGroup's
+// spec.preemptionPolicy from its priority class, as a host stamping
+// objects must then do too: v1.37 only with the gate on, v1.38 always
+// (v1.38.0-beta.0 plugin/pkg/admission/priority/admission.go checks only
+// GenericWorkload and CompositePodGroup), v1.36 never (no such field).
+func (p Profile) AdmitsPreemptionPolicy(gate bool) bool {
+	switch p.newest() {
+	case ProfileV136:
+		return false
+	case ProfileV137:
+		return gate
+	}
+	return true
+}
 
 // Serves reports whether the profile's API server serves apiVersion
 // (group/version) for kind (Workload, PodGroup or CompositePodGroup).
@@ -116,7 +150,7 @@ func (p Profile) checkMembers(pg *PodGroup, gate bool, pending []placement.Pod, 
 		return nil
 	}
 	want := podGroupPriority(pg)
-	policy := newPolicyRule("group", gate, pg.Spec.PreemptionPolicy, func(placement.Key) string {
+	policy := newPolicyRule("group", p.policyMode(gate), pg.Spec.PreemptionPolicy, func(placement.Key) string {
 		return fmt.Sprintf("PodGroup %s's spec.preemptionPolicy", pg.Key())
 	})
 	return eachPod(pending, bound, func(m *placement.Pod) error {
@@ -132,23 +166,34 @@ func (p Profile) checkMembers(pg *PodGroup, gate bool, pending []placement.Pod, 
 // checkTreeMembers is checkMembers for the members of the leaves of
 // root's CompositePodGroup hierarchy: since v1.37 every pod of a
 // hierarchy, pending or bound, carries its root's priority (0 when
-// unset), whatever its leaf's spec.priority says, and one preemption
-// policy: the root's with the gate on (PreemptLowerPriority when unset; a
-// leaf's own does not count), the first pod's with it off (upstream's validatePodGroup checks the tree's queued pods, then each
-// leaf's scheduled ones, against the root; preemption ranks them at the
-// root's priority). Upstream's first pod of a tree is whichever its map
-// yields first; here it is the first of the leaves in key order, each
-// leaf's in member order. leaves are in key order; bound returns a
-// leaf's bound members. v1.36 has no hierarchies and lets them differ;
-// the root's priority rules.
-func (p Profile) checkTreeMembers(root *CompositePodGroup, gate bool, leaves []*group, bound func(placement.Key) []*placement.Pod) error {
+// unset), and one preemption policy ([policyRule]: in v1.38 the root's
+// when set, else the first pod's; in v1.37 the root's with the gate on,
+// PreemptLowerPriority when unset, the first pod's with it off).
+// Upstream's first pod of a tree is whichever its map yields first; here
+// it is the first of the leaves in key order, each leaf's in member
+// order. leaves are in key order; cpgs are the tree's CompositePodGroups,
+// the root among them; bound returns a leaf's bound members. v1.36 has no
+// hierarchies and lets them differ; the root's priority rules.
+//
+// v1.37.2's validatePodGroup holds only the pods to the root: a leaf's or
+// an inner CompositePodGroup's own spec.priority and
+// spec.preemptionPolicy do not count. v1.38.0-beta.0's
+// validatePodGroupHierarchy (pkg/scheduler/schedule_one_podgroup.go)
+// first holds every other group of the tree to the root too
+// (checkTreeGroups), then the pods.
+func (p Profile) checkTreeMembers(root *CompositePodGroup, gate bool, cpgs []*CompositePodGroup, leaves []*group, bound func(placement.Key) []*placement.Pod) error {
 	if p.newest() == ProfileV136 {
 		return nil
 	}
 	want := rootPriority(root)
-	policy := newPolicyRule("hierarchy", gate, root.Spec.PreemptionPolicy, func(leaf placement.Key) string {
+	policy := newPolicyRule("hierarchy", p.policyMode(gate), root.Spec.PreemptionPolicy, func(leaf placement.Key) string {
 		return fmt.Sprintf("the spec.preemptionPolicy of CompositePodGroup %s, the root of its PodGroup %s's hierarchy", root.Key(), leaf)
 	})
+	if p.newest() == ProfileV138 {
+		if err := checkTreeGroups(root, cpgs, leaves, policy); err != nil {
+			return err
+		}
+	}
 	check := func(l *group) func(m *placement.Pod) error {
 		return func(m *placement.Pod) error {
 			if m.Priority != want {
@@ -166,6 +211,63 @@ func (p Profile) checkTreeMembers(root *CompositePodGroup, gate bool, leaves []*
 	}
 	for _, l := range leaves {
 		if err := eachPod(nil, bound(l.key), check(l)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTreeGroups is v1.38's rule for the groups of root's hierarchy
+// (v1.38.0-beta.0 pkg/scheduler/schedule_one_podgroup.go
+// validatePodGroupHierarchy, its validateChildPodGroup): every
+// CompositePodGroup below the root and every leaf PodGroup has the
+// root's priority (either unset reads 0), and one that sets
+// spec.preemptionPolicy sets the policy the pods are held to (the root's
+// when set, else the first queued pod's, which policy is seeded with
+// here). Upstream walks the tree depth first, checking each group and
+// then its pods; here every group is checked before any pod,
+// CompositePodGroups in the order of cpgs, then leaves in key order, so
+// with several faults the first one named may differ (the reason does
+// not). Errors name the group and the field.
+func checkTreeGroups(root *CompositePodGroup, cpgs []*CompositePodGroup, leaves []*group, policy *policyRule) error {
+	for _, l := range leaves {
+		if ms := l.sortedMembers(); len(ms) > 0 {
+			policy.seed(&ms[0])
+			break
+		}
+	}
+	want := rootPriority(root)
+	check := func(obj string, prio *int32, pol placement.PreemptionPolicy) error {
+		got := int32(0)
+		if prio != nil {
+			got = *prio
+		}
+		if got != want {
+			return placement.Errorf(placement.ErrInvalid, obj, "spec.priority",
+				"%s differs from the priority %s of CompositePodGroup %s, its hierarchy's root (since v1.38 every group of a hierarchy carries its root's priority: give it the root's priorityClassName)",
+				effectivePriority(prio), effectivePriority(root.Spec.Priority), root.Key())
+		}
+		if pol != "" && policy.want != "" && pol != policy.want {
+			from := policy.first
+			if from == "" {
+				from = fmt.Sprintf("the spec.preemptionPolicy of CompositePodGroup %s, its hierarchy's root", root.Key())
+			}
+			return placement.Errorf(placement.ErrInvalid, obj, "spec.preemptionPolicy",
+				"%s differs from %s, %s (since v1.38 a group of a hierarchy that sets a preemption policy sets its pods': give it the root's priority class, or leave it unset)",
+				pol, policy.want, from)
+		}
+		return nil
+	}
+	for _, c := range cpgs {
+		if c == root {
+			continue
+		}
+		if err := check(objRef("CompositePodGroup", &c.ObjectMeta), c.Spec.Priority, c.Spec.PreemptionPolicy); err != nil {
+			return err
+		}
+	}
+	for _, l := range leaves {
+		if err := check(objRef("PodGroup", &l.pg.ObjectMeta), l.pg.Spec.Priority, l.pg.Spec.PreemptionPolicy); err != nil {
 			return err
 		}
 	}

@@ -47,22 +47,31 @@ func TestProfile_MemberPriorityRule(t *testing.T) {
 // Profile difference: a hierarchy member whose priority is not its root
 // CompositePodGroup's (here its leaf's, 7, under a root of 100). v1.36
 // binds the tree, the root's priority ruling; v1.37 fails the cycle with
-// SchedulerError and v1.38 with PodGroupError, as upstream's
-// validatePodGroup checks every pod of a hierarchy against its root. The
-// leaf's own spec.priority does not count: a pod at the root's priority
-// below a leaf of 7 binds under every profile.
+// SchedulerError, as v1.37.2's validatePodGroup checks every pod of a
+// hierarchy against its root; there the leaf's own spec.priority does not
+// count, so a pod at the root's priority below a leaf of 7 binds. v1.38
+// fails both with PodGroupError, naming the leaf: v1.38.0-beta.0's
+// validatePodGroupHierarchy holds every group of the tree to the root's
+// priority before its pods.
 func TestProfile_TreeMemberPriorityRule(t *testing.T) {
+	const (
+		podErr = `CompositePodGroup default/root: pod "default/a-0": spec.priority: 7 differs from the priority 100 of CompositePodGroup default/root, ` +
+			`the root of its PodGroup default/a's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority: give the root the pods' priorityClassName, or the pods the root's)`
+		leafErr = `CompositePodGroup default/root: PodGroup "default/a": spec.priority: 7 differs from the priority 100 of CompositePodGroup default/root, ` +
+			`its hierarchy's root (since v1.38 every group of a hierarchy carries its root's priority: give it the root's priorityClassName)`
+	)
 	for _, tc := range []struct {
 		profile Profile
 		podPrio int32
 		bound   bool
 		reason  string
+		err     string
 	}{
-		{ProfileV136, 7, true, ReasonScheduled},
-		{ProfileV137, 7, false, ReasonSchedulerError},
-		{ProfileV138, 7, false, ReasonPodGroupError},
-		{ProfileV137, 100, true, ReasonScheduled},
-		{ProfileV138, 100, true, ReasonScheduled},
+		{ProfileV136, 7, true, ReasonScheduled, ""},
+		{ProfileV137, 7, false, ReasonSchedulerError, podErr},
+		{ProfileV138, 7, false, ReasonPodGroupError, leafErr},
+		{ProfileV137, 100, true, ReasonScheduled, ""},
+		{ProfileV138, 100, false, ReasonPodGroupError, leafErr},
 	} {
 		t.Run(fmt.Sprintf("%s/pod=%d", tc.profile, tc.podPrio), func(t *testing.T) {
 			s := NewScheduler(Options{Profile: tc.profile})
@@ -89,8 +98,7 @@ func TestProfile_TreeMemberPriorityRule(t *testing.T) {
 			}
 			require.Equal(t, []string{tc.reason}, reasons)
 			if !tc.bound {
-				require.EqualError(t, r.Err, `CompositePodGroup default/root: pod "default/a-0": spec.priority: 7 differs from the priority 100 of CompositePodGroup default/root, `+
-					`the root of its PodGroup default/a's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority: give the root the pods' priorityClassName, or the pods the root's)`)
+				require.EqualError(t, r.Err, tc.err)
 			}
 		})
 	}

@@ -72,8 +72,10 @@ type Options struct {
 	// of a group (of a hierarchy) must have the group's (root's)
 	// spec.preemptionPolicy, PreemptLowerPriority when it is unset; off,
 	// every pod must have the first pod's and the group's field is
-	// ignored (see [Profile]). The v1.36 profile has no such gate and
-	// ignores it. Hosts that read gates by name use
+	// ignored (see [Profile]). Only the v1.37 profile has the gate
+	// ([Profile.HasPreemptionPolicyGate]); v1.36 and v1.38 ignore it
+	// (v1.38 always holds the pods to the group's policy when it sets
+	// one, else to the first pod's). Hosts that read gates by name use
 	// [GatePodGroupPreemptionPolicy].
 	PodGroupPreemptionPolicy bool
 }

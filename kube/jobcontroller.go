@@ -17,8 +17,10 @@ import (
 // does on its first sync (see [Load]): it finds what the Job already has,
 // creates the Workload and PodGroup of a Job that never started, and the
 // pods the Job lacks, as profile p's release does ([StampJobAs]). gate is
-// the PodGroupPreemptionPolicy gate: on, a PodGroup it creates passes the
-// Priority admission plugin's preemptionPolicy step too.
+// the PodGroupPreemptionPolicy gate: with it on under v1.37, and always
+// under v1.38 ([gang.Profile.AdmitsPreemptionPolicy]), a PodGroup it
+// creates passes the Priority admission plugin's preemptionPolicy step
+// too.
 func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, p gang.Profile, gate bool) error {
 	var owned []*corev1.Pod // the input's pods that some Job controls
 	for _, p := range in.pods {
@@ -43,7 +45,7 @@ func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, p gang.Prof
 			}
 		}
 		if jo.PodGroup != nil {
-			if err := c.stampGroup(o, j, &jo, mine, pcs, gate); err != nil {
+			if err := c.stampGroup(o, j, &jo, mine, pcs, p.AdmitsPreemptionPolicy(gate)); err != nil {
 				return err
 			}
 		}
@@ -61,7 +63,8 @@ func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, p gang.Prof
 // admitPolicy sets the spec.preemptionPolicy of pg, the PodGroup Job j's
 // controller creates, as the Priority admission plugin does with the
 // PodGroupPreemptionPolicy gate on (admitPodGroup,
-// plugin/pkg/admission/priority, v1.37.2): the policy of the class the
+// plugin/pkg/admission/priority, v1.37.2), and always in v1.38.0-beta.0
+// (same file and function, no gate): the policy of the class the
 // Job's pod template names, of the global default class without one, and
 // PreemptLowerPriority without either. Errors: as
 // [PriorityClasses.Resolve] for the template's class.
@@ -109,9 +112,9 @@ func newJob(j *batchv1.Job, mine []*corev1.Pod) string {
 // stampGroup records the Workload and PodGroup StampJob made for Job j:
 // the input's own when the Job controls them, else new ones when the Job
 // never started; a Job that started without them runs pod by pod. With
-// gate (PodGroupPreemptionPolicy) on a new PodGroup passes admission's
-// preemptionPolicy step ([admitPolicy]) with pcs.
-func (c *Cluster) stampGroup(o *manifest.Object, j *batchv1.Job, jo *JobObjects, mine []*corev1.Pod, pcs *PriorityClasses, gate bool) error {
+// admit (the release's admission sets the field) a new PodGroup passes
+// admission's preemptionPolicy step ([admitPolicy]) with pcs.
+func (c *Cluster) stampGroup(o *manifest.Object, j *batchv1.Job, jo *JobObjects, mine []*corev1.Pod, pcs *PriorityClasses, admit bool) error {
 	k := jo.PodGroup.Key()
 	wk := jo.Workload.Key()
 	pgObj, hasPG := c.where[manifest.ObjectName("PodGroup", k.Namespace, k.Name)]
@@ -138,7 +141,7 @@ func (c *Cluster) stampGroup(o *manifest.Object, j *batchv1.Job, jo *JobObjects,
 		jo.Pods = jobPods(j, nil, false)
 		return nil
 	}
-	if gate {
+	if admit {
 		if err := admitPolicy(pcs, j, jo.PodGroup); err != nil {
 			return o.Wrap(err)
 		}

@@ -34,7 +34,8 @@ type LoadOptions struct {
 	// PodGroup, basic unless spec.scheduling says otherwise.
 	Profile gang.Profile
 	// PodGroupPreemptionPolicy is upstream's gate of that name (off in
-	// v1.37.2): on, a PodGroup the Job controller creates gets
+	// v1.37.2; v1.38 has none and always admits as with it on): on, a
+	// PodGroup the Job controller creates gets
 	// spec.preemptionPolicy from its priority class (the default class's
 	// without one, else PreemptLowerPriority), as the Priority admission
 	// plugin sets it on create. PodGroups and CompositePodGroups of the

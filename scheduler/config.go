@@ -35,11 +35,12 @@ type Config struct {
 	// FeatureGates names the upstream feature gates of the cluster's API
 	// server whose semantics the decisions must follow, as kube-scheduler's
 	// --feature-gates does. The one known is PodGroupPreemptionPolicy
-	// (alpha in v1.37, default off): on, every pod of a PodGroup or
-	// CompositePodGroup tree is held to its group's (root's)
-	// spec.preemptionPolicy, which admission then sets; off, to the first
-	// pod's (gang.Options.PodGroupPreemptionPolicy). Other names are an
-	// error.
+	// (alpha in v1.37, default off), accepted for the configurations of
+	// v1.37 clusters; it does not change a decision: the scheduler decides
+	// as v1.38 (gang's default profile), which has no such gate and holds
+	// every pod of a PodGroup or CompositePodGroup tree to its group's
+	// (root's) spec.preemptionPolicy when set, else to the first pod's
+	// (see gang.Profile). Other names are an error.
 	FeatureGates map[string]bool `json:"featureGates,omitempty"`
 	// InitialBackoff and MaxBackoff bound the retry of a group that did not
 	// fit (defaults 1s and 10s, as kube-scheduler's).

@@ -15,21 +15,35 @@ import (
 	"github.com/gangsched/gangsched/gang"
 )
 
-// featureGates.PodGroupPreemptionPolicy reaches the decisions: a PodGroup
-// without spec.preemptionPolicy whose two pods both say Never binds with
-// the gate off (the pods agree with each other) and fails with it on (the
-// unset group's policy is PreemptLowerPriority), as kube-scheduler v1.37.2
-// decides (kube/cmd/gangsim/testdata/preemption-policy-all-never.yaml,
-// checked with kubeoracle).
+// featureGates.PodGroupPreemptionPolicy is accepted (a v1.37 cluster's
+// API server has it) but the decisions are v1.38's, gang's default
+// profile, and v1.38.0-beta.0 has no such gate: every pod of a group is
+// held to the group's spec.preemptionPolicy when it sets one, else to the
+// first pod's (validatePodGroupHierarchy). So a PodGroup without one
+// whose two pods both say Never binds whatever the gate (kube-scheduler
+// v1.37.2 with the gate on fails it: kube/cmd/gangsim/testdata/
+// preemption-policy-all-never.yaml), and one that says
+// PreemptLowerPriority fails them whatever the gate.
 func TestFeatureGate_PodGroupPreemptionPolicy(t *testing.T) {
-	for _, gate := range []bool{false, true} {
-		t.Run(map[bool]string{false: "off", true: "on"}[gate], func(t *testing.T) {
+	lower := schedulingv1beta1.PreemptLowerPriority
+	for _, c := range []struct {
+		name   string
+		gate   bool
+		policy *schedulingv1beta1.PreemptionPolicy
+		want   metav1.ConditionStatus
+	}{
+		{"unset/off", false, nil, metav1.ConditionTrue},
+		{"unset/on", true, nil, metav1.ConditionTrue},
+		{"PreemptLowerPriority/off", false, &lower, metav1.ConditionFalse},
+		{"PreemptLowerPriority/on", true, &lower, metav1.ConditionFalse},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			never := corev1.PreemptNever
 			pg := &schedulingv1beta1.PodGroup{
 				ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "g", UID: "uid-g"},
 				Spec: schedulingv1beta1.PodGroupSpec{SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
 					Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 2},
-				}},
+				}, PreemptionPolicy: c.policy},
 			}
 			member := func(name string) *corev1.Pod {
 				p := cpuPod(name, "", "1")
@@ -39,12 +53,8 @@ func TestFeatureGate_PodGroupPreemptionPolicy(t *testing.T) {
 			}
 			client := fake.NewClientset(cpuNode("n1"), pg, member("p0"), member("p1"))
 			cfg := DefaultConfig()
-			cfg.FeatureGates = map[string]bool{gang.GatePodGroupPreemptionPolicy: gate}
+			cfg.FeatureGates = map[string]bool{gang.GatePodGroupPreemptionPolicy: c.gate}
 			runFakeWith(t, client, cfg)
-			want := metav1.ConditionTrue
-			if gate {
-				want = metav1.ConditionFalse
-			}
 			var got *metav1.Condition
 			require.Eventually(t, func() bool {
 				g, err := client.SchedulingV1beta1().PodGroups("default").Get(context.Background(), "g", metav1.GetOptions{})
@@ -52,9 +62,9 @@ func TestFeatureGate_PodGroupPreemptionPolicy(t *testing.T) {
 					return false
 				}
 				got = meta.FindStatusCondition(g.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
-				return got != nil && got.Status == want
+				return got != nil && got.Status == c.want
 			}, 10*time.Second, 5*time.Millisecond)
-			if gate {
+			if c.want == metav1.ConditionFalse {
 				require.Contains(t, got.Message, "spec.preemptionPolicy")
 			}
 		})

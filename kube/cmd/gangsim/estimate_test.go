@@ -38,9 +38,10 @@ var estimateGoldens = []golden{
 	// A tree wider than any block never starts; each leaf says why.
 	{"whatif-tree-wide", []string{"-what-if", td + "estimate/tree-whatif-wide.yaml", "-f", td + "estimate/tree-dump.yaml"}, exitWaiting},
 	// -feature-gates reaches the estimate: with PodGroupPreemptionPolicy
-	// the group's pods conflict with its policy, so it never starts
-	// (without the gate it fits now, as the real v1.37.2 scheduler says).
-	{"estimate-preemption-policy-gate", []string{"-estimate", "-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-all-never.yaml"}, exitWaiting},
+	// (v1.37 only) the group's pods conflict with its policy, so it never
+	// starts (without the gate it fits now, as the real v1.37.2 scheduler
+	// says).
+	{"estimate-preemption-policy-gate", []string{"-estimate", "-profile", "v1.37", "-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-all-never.yaml"}, exitWaiting},
 }
 
 func TestGoldenEstimate(t *testing.T) {

@@ -24,7 +24,7 @@ const knownGates = gang.GatePodGroupPreemptionPolicy
 // commas (the form kube-scheduler's --feature-gates takes), for the
 // release p decides as. Errors: a pair without "=", a value that is not
 // a boolean, a gate gangsim does not model, or a gate p's release does
-// not have (PodGroupPreemptionPolicy is new in v1.37).
+// not have (PodGroupPreemptionPolicy exists in v1.37 only).
 func parseFeatureGates(s string, p gang.Profile) (featureGates, error) {
 	var g featureGates
 	if s == "" {
@@ -41,8 +41,8 @@ func parseFeatureGates(s string, p gang.Profile) (featureGates, error) {
 		}
 		switch name {
 		case gang.GatePodGroupPreemptionPolicy:
-			if on && p == gang.ProfileV136 {
-				return g, fmt.Errorf("-feature-gates PodGroupPreemptionPolicy: Kubernetes v1.36 has no such gate (it is new in v1.37); drop it or use -profile v1.37 or v1.38")
+			if on && !p.HasPreemptionPolicyGate() {
+				return g, fmt.Errorf("-feature-gates PodGroupPreemptionPolicy: Kubernetes %s has no such gate (it exists in v1.37 only; v1.38 always honours spec.preemptionPolicy); drop it or use -profile v1.37", p)
 			}
 			g.podGroupPreemptionPolicy = on
 		default:

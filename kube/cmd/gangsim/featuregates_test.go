@@ -19,12 +19,15 @@ func TestParseFeatureGates(t *testing.T) {
 		err     string
 	}{
 		{"", gang.ProfileV138, featureGates{}, ""},
-		{"PodGroupPreemptionPolicy=true", gang.ProfileV138, featureGates{podGroupPreemptionPolicy: true}, ""},
 		{"PodGroupPreemptionPolicy=true", gang.ProfileV137, featureGates{podGroupPreemptionPolicy: true}, ""},
 		{"PodGroupPreemptionPolicy=false", gang.ProfileV136, featureGates{}, ""},
-		{"PodGroupPreemptionPolicy=true,PodGroupPreemptionPolicy=false", gang.ProfileV138, featureGates{}, ""},
+		{"PodGroupPreemptionPolicy=false", gang.ProfileV138, featureGates{}, ""},
+		{"PodGroupPreemptionPolicy=true,PodGroupPreemptionPolicy=false", gang.ProfileV137, featureGates{}, ""},
 		{"PodGroupPreemptionPolicy=true", gang.ProfileV136, featureGates{},
-			"-feature-gates PodGroupPreemptionPolicy: Kubernetes v1.36 has no such gate (it is new in v1.37); drop it or use -profile v1.37 or v1.38"},
+			"-feature-gates PodGroupPreemptionPolicy: Kubernetes v1.36 has no such gate (it exists in v1.37 only; v1.38 always honours spec.preemptionPolicy); drop it or use -profile v1.37"},
+		// v1.38.0-beta.0's pkg/features/kube_features.go no longer has it.
+		{"PodGroupPreemptionPolicy=true", gang.ProfileV138, featureGates{},
+			"-feature-gates PodGroupPreemptionPolicy: Kubernetes v1.38 has no such gate (it exists in v1.37 only; v1.38 always honours spec.preemptionPolicy); drop it or use -profile v1.37"},
 		{"PodGroupPreemptionPolicy", gang.ProfileV138, featureGates{},
 			`-feature-gates "PodGroupPreemptionPolicy": want Name=true or Name=false, e.g. PodGroupPreemptionPolicy=true`},
 		{"PodGroupPreemptionPolicy=yes", gang.ProfileV138, featureGates{}, `-feature-gates PodGroupPreemptionPolicy: value "yes" is not true or false`},

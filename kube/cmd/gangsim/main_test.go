@@ -100,17 +100,21 @@ var goldens = []golden{
 	// SchedulerError (v1.37) though both pods fit.
 	{"preemption-policy-mixed", []string{"-f", "testdata/preemption-policy-mixed.yaml"}, exitWaiting},
 	{"preemption-policy-mixed-v1.37", []string{"-profile", "v1.37", "-f", "testdata/preemption-policy-mixed.yaml"}, exitWaiting},
-	// With the PodGroupPreemptionPolicy gate off (the default) the
+	// v1.37 with the PodGroupPreemptionPolicy gate off (its default): the
 	// group's field is ignored and all-Never pods bind; with it on the
 	// unset field reads PreemptLowerPriority and the cycle fails (both
-	// as kubeoracle v1.37.2 decides, see the manifest).
+	// as kubeoracle v1.37.2 decides, see the manifest). v1.38 (the
+	// default profile) has no such gate: the group sets none, so the
+	// first pod's Never holds and they bind.
 	{"preemption-policy-all-never", []string{"-f", "testdata/preemption-policy-all-never.yaml"}, exitPlaced},
-	{"preemption-policy-all-never-gate", []string{"-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-all-never.yaml"}, exitWaiting},
+	{"preemption-policy-all-never-v1.37", []string{"-profile", "v1.37", "-f", "testdata/preemption-policy-all-never.yaml"}, exitPlaced},
 	{"preemption-policy-all-never-gate-v1.37", []string{"-profile", "v1.37", "-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-all-never.yaml"}, exitWaiting},
-	// The Job controller's PodGroup gets its class's policy under the
-	// gate (admission), so a Never Job binds.
-	{"job-never-gate-yaml", []string{"-o", "yaml", "-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/job-never-gate.yaml"}, exitPlaced},
-	{"preemption-policy-mixed-gate", []string{"-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-mixed.yaml"}, exitWaiting},
+	// The Job controller's PodGroup gets its class's policy from
+	// admission (v1.37 under the gate, v1.38 always), so a Never Job
+	// binds.
+	{"job-never-gate-yaml", []string{"-o", "yaml", "-profile", "v1.37", "-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/job-never-gate.yaml"}, exitPlaced},
+	{"job-never-v1.38-yaml", []string{"-o", "yaml", "-f", "testdata/job-never-gate.yaml"}, exitPlaced},
+	{"preemption-policy-mixed-gate", []string{"-profile", "v1.37", "-feature-gates", "PodGroupPreemptionPolicy=true", "-f", "testdata/preemption-policy-mixed.yaml"}, exitWaiting},
 	{"pai-seed-job", []string{"-f", td + "clusters/pai/nodes.yaml", "-f", td + "seed/job.yaml", "-f", td + "seed/training-job.yaml"}, exitPlaced},
 }
 
