@@ -105,12 +105,19 @@ func (s *Scheduler) hierarchyPriority(pg *PodGroup) (prio int32, ok bool) {
 }
 
 // preemptionPriority is the priority preemption gives member p of pg, as
-// a victim or a nominee: its hierarchy's (hierarchyPriority) when pg is a
-// leaf of one, else memberPriority. A tree preempts at its root's
-// priority, so its members must rank there too: at a leaf's lower
+// a victim or a nominee: up to v1.37 its hierarchy's (hierarchyPriority)
+// when pg is a leaf of one, else memberPriority. A tree preempts at its
+// root's priority, so its members must rank there too: at a leaf's lower
 // priority, a group between the two would ignore their nominated room,
-// or pick a member held there as a victim.
+// or pick a member held there as a victim. v1.38 ranks every pod at its
+// own priority, as victim ([Profile.groupOverride]) and as nominee
+// (v1.38.0-beta.0 pkg/scheduler/framework/preemption/executor.go
+// getLowerPriorityNominatedPods reads PodPriority), so p holds its room
+// at its own.
 func (s *Scheduler) preemptionPriority(pg *PodGroup, p *placement.Pod) int32 {
+	if !s.opts.Profile.rankAsHierarchy() {
+		return p.Priority
+	}
 	if pg != nil {
 		if prio, ok := s.hierarchyPriority(pg); ok {
 			return prio

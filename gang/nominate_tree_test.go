@@ -175,15 +175,22 @@ func TestCycleTree_HoldsRoomNominatedForATree(t *testing.T) {
 // with and preemption ranks the member with, whatever its leaf's
 // spec.priority says (upstream: every pod of a hierarchy carries its
 // root's priority, v1.37 validatePodGroup; GetPodPriority ranks it at the
-// root's). Root 200, leaf 100: a PodGroup of priority 150 or 200 leaves the
-// room alone and cannot evict the nominee; one of 250 takes it.
+// root's). Root 200, leaf 100: under v1.37 a PodGroup of priority 150 or
+// 200 leaves the room alone and cannot evict the nominee; one of 250
+// takes it. v1.38 ranks the nominee at its own priority, 100
+// (getLowerPriorityNominatedPods reads PodPriority), so each rival
+// ignores its room and binds.
 func TestNominate_TreeMemberHoldsAtItsRootPriority(t *testing.T) {
 	for _, c := range []struct {
-		rival int32
-		bind  []string
-	}{{150, nil}, {200, nil}, {250, []string{"m0@n1"}}} {
-		t.Run(fmt.Sprint(c.rival), func(t *testing.T) {
-			h := newHarness(t, Options{Preemption: true}, []placement.Node{rackNode("n1", "b", "r1", 2000)})
+		profile Profile
+		rival   int32
+		bind    []string
+	}{
+		{ProfileV137, 150, nil}, {ProfileV137, 200, nil}, {ProfileV137, 250, []string{"m0@n1"}},
+		{ProfileV138, 150, []string{"m0@n1"}}, {ProfileV138, 200, []string{"m0@n1"}}, {ProfileV138, 250, []string{"m0@n1"}},
+	} {
+		t.Run(fmt.Sprint(c.profile, "/", c.rival), func(t *testing.T) {
+			h := newHarness(t, Options{Preemption: true, Profile: c.profile}, []placement.Node{rackNode("n1", "b", "r1", 2000)})
 			root := cpg("root", "", "", 1)
 			prio := int32(200)
 			root.Spec.Priority = &prio

@@ -310,13 +310,18 @@ func podGroupPriority(pg *PodGroup) int32 {
 
 // groupOverride is the priority that replaces the priority of pg's pods
 // in preemption, as victims and preemptors, or nil when each pod keeps
-// its own. Since v1.37 it is the PodGroup's priority, 0 when
-// unset, for every pod whose PodGroup exists (upstream's GetPodPriority,
+// its own. In v1.37 it is the PodGroup's priority, 0 when unset, for
+// every pod whose PodGroup exists (v1.37.2's GetPodPriority,
 // pkg/scheduler/framework/preemption/util.go, reads PodGroupPriority);
-// v1.36 overrides only with a set spec.priority. A pod whose PodGroup
-// does not exist (pg nil) keeps its own in every profile.
+// v1.36 overrides only with a set spec.priority. v1.38 never overrides:
+// v1.38.0-beta.0 dropped GetPodPriority, and its victims
+// (pkg/scheduler/framework/preemption/types.go NewPodVictim, victims.go
+// searchCrossNodesVictimPods) rank at their pods' own priority, which
+// its runtime rule keeps equal to the group's for every pod it schedules
+// (so a preemptor's lowest member priority is its group's). A pod whose
+// PodGroup does not exist (pg nil) keeps its own in every profile.
 func (p Profile) groupOverride(pg *PodGroup) *int32 {
-	if pg == nil {
+	if pg == nil || p.newest() == ProfileV138 {
 		return nil
 	}
 	if pg.Spec.Priority != nil || p.newest() == ProfileV136 {
@@ -325,6 +330,12 @@ func (p Profile) groupOverride(pg *PodGroup) *int32 {
 	zero := int32(0)
 	return &zero
 }
+
+// rankAsHierarchy reports whether preemption ranks the pods of a
+// hierarchy's leaves at the priority of the CompositePodGroup their walk
+// up ends at (hierarchyPriority), as v1.37.2's GetPodPriority does; v1.38
+// ranks them at their own (groupOverride).
+func (p Profile) rankAsHierarchy() bool { return p.newest() != ProfileV138 }
 
 // invalidReason is the condition reason for a group whose configuration
 // is found invalid at runtime.

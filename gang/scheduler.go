@@ -342,16 +342,17 @@ func (s *Scheduler) findVictims(snap *placement.Snapshot, g *placement.Group, op
 }
 
 // preemptionInput is what preemption needs beyond the snapshot: every known
-// PodGroup's priority override ([Profile.groupOverride]: since v1.37 an
-// unset spec.priority overrides with 0) and disruptionMode, and the
-// budgets. A leaf of a CompositePodGroup hierarchy takes its hierarchy's
-// priority (hierarchyPriority), as upstream ranks a victim of a hierarchy.
+// PodGroup's priority override ([Profile.groupOverride]: in v1.37 an
+// unset spec.priority overrides with 0; v1.38 none) and disruptionMode,
+// and the budgets. Up to v1.37 a leaf of a CompositePodGroup hierarchy
+// takes its hierarchy's priority (hierarchyPriority), as v1.37.2 ranks a
+// victim of a hierarchy.
 func (s *Scheduler) preemptionInput() preemption.Input {
 	in := preemption.Input{PodGroups: map[placement.Key]preemption.PodGroupSpec{}, Budgets: s.budgets}
 	for k, g := range s.q.groups {
 		if g.pg != nil {
 			prio := s.opts.Profile.groupOverride(g.pg)
-			if p, ok := s.hierarchyPriority(g.pg); ok {
+			if p, ok := s.hierarchyPriority(g.pg); ok && s.opts.Profile.rankAsHierarchy() {
 				prio = &p
 			}
 			in.PodGroups[k] = preemption.PodGroupSpec{Priority: prio, DisruptionMode: preemption.DisruptionMode(g.pg.Spec.DisruptionMode)}

@@ -94,7 +94,11 @@ var goldens = []golden{
 	{"preempt-fewest-violations", []string{"-f", "testdata/preempt-fewest-violations.yaml"}, exitPlaced},
 	{"preempt-fewest-violations-podgroup", []string{"-f", "testdata/preempt-fewest-violations-podgroup.yaml"}, exitPlaced},
 	{"preempt-gang-lowest-priority", []string{"-f", "testdata/preempt-gang-lowest-priority.yaml"}, exitPlaced},
-	{"preempt-unset-podgroup-priority", []string{"-f", "testdata/preempt-unset-podgroup-priority.yaml"}, exitPlaced},
+	// v1.37 ranks a victim at its PodGroup's priority, 0 when unset, and
+	// evicts held (as kubeoracle v1.37.2); v1.38 ranks it at its own 500
+	// (v1.38.0-beta.0 NewPodVictim), so p waits.
+	{"preempt-unset-podgroup-priority", []string{"-profile", "v1.37", "-f", "testdata/preempt-unset-podgroup-priority.yaml"}, exitPlaced},
+	{"preempt-unset-podgroup-priority-v1.38", []string{"-f", "testdata/preempt-unset-podgroup-priority.yaml"}, exitWaiting},
 	// Since v1.37 a group's pods share one preemption policy
 	// (validatePodGroup): the cycle fails with PodGroupError (v1.38) or
 	// SchedulerError (v1.37) though both pods fit.
