@@ -122,18 +122,24 @@ func (p Profile) AdmitsPreemptionPolicy(gate bool) bool {
 }
 
 // Serves reports whether the profile's API server serves apiVersion
-// (group/version) for kind (Workload, PodGroup or CompositePodGroup).
+// (group/version) for kind (Workload, PodGroup or CompositePodGroup), as
+// pkg/registry/scheduling/rest/storage_scheduling.go
+// (RESTStorageProvider.v1beta1Storage, v1alpha3Storage) lists them: v1.36 serves v1alpha2 Workloads and PodGroups;
+// v1.37.2 serves Workloads and PodGroups in v1beta1 and v1alpha3 and
+// CompositePodGroups in v1alpha3; v1.38.0-beta.0 adds CompositePodGroups
+// in v1beta1 (the v1alpha3 versions stay). Each still needs its feature
+// gates and runtime-config, which this does not model.
 func (p Profile) Serves(apiVersion, kind string) bool {
+	const alpha3, beta1 = "scheduling.k8s.io/v1alpha3", "scheduling.k8s.io/v1beta1"
 	switch p.newest() {
 	case ProfileV136:
 		return apiVersion == APIVersion && kind != "CompositePodGroup"
 	case ProfileV137:
 		if kind == "CompositePodGroup" {
-			return apiVersion == CompositePodGroupAPIVersion
+			return apiVersion == alpha3
 		}
-		return apiVersion == "scheduling.k8s.io/v1beta1"
 	}
-	return apiVersion == "scheduling.k8s.io/v1beta1"
+	return apiVersion == alpha3 || apiVersion == beta1
 }
 
 // checkMembers enforces v1.37's rules on the members of pg, pending and

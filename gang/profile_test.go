@@ -184,8 +184,11 @@ func TestProfile_Serves(t *testing.T) {
 		{ProfileV137, b1, "Workload", true},
 		{ProfileV137, a3, "CompositePodGroup", true},
 		{ProfileV137, b1, "CompositePodGroup", false},
+		{ProfileV137, a3, "PodGroup", true},
 		{ProfileV138, b1, "CompositePodGroup", true},
-		{ProfileV138, a3, "CompositePodGroup", false},
+		{ProfileV138, a3, "CompositePodGroup", true},
+		{ProfileV138, a3, "Workload", true},
+		{ProfileV138, a2, "PodGroup", false},
 		{"", b1, "PodGroup", true},
 	} {
 		require.Equal(t, tc.want, tc.profile.Serves(tc.apiVersion, tc.kind), "%s %s %s", tc.profile, tc.apiVersion, tc.kind)

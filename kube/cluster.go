@@ -14,6 +14,7 @@ import (
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
+	kubev1beta1 "github.com/gangsched/gangsched/kube/api/scheduling/v1beta1"
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
@@ -76,7 +77,7 @@ type Cluster struct {
 	where   map[string]*manifest.Object // manifest.ObjectName → input object
 	pods    map[placement.Key]*corev1.Pod
 	groups  map[placement.Key]apiGroup
-	cpgs    map[placement.Key]*schedulingv1alpha3.CompositePodGroup
+	cpgs    map[placement.Key]apiComposite
 	created []any // API objects made by the Job controller, in order
 
 	claims    map[placement.Key]*resourcev1.ResourceClaim
@@ -97,6 +98,28 @@ type JobInfo struct {
 type apiGroup struct {
 	v1alpha2 *v1alpha2.PodGroup
 	v1beta1  *schedulingv1beta1.PodGroup
+}
+
+// apiComposite is a CompositePodGroup's API object, in the one version the
+// input had it in: scheduling.k8s.io/v1alpha3 (Kubernetes v1.37 and v1.38)
+// or v1beta1 (v1.38).
+type apiComposite struct {
+	v1alpha3 *schedulingv1alpha3.CompositePodGroup
+	v1beta1  *kubev1beta1.CompositePodGroup
+}
+
+// addComposite records cg, converted (with err) from the API object o;
+// errors: err, or a second CompositePodGroup of cg's name.
+func (c *Cluster) addComposite(cg *gang.CompositePodGroup, err error, o apiComposite) error {
+	if err != nil {
+		return err
+	}
+	if _, dup := c.cpgs[cg.Key()]; dup {
+		return placement.Errorf(placement.ErrDuplicate, compositeObj(cg.Namespace, cg.Name), "metadata.name", "appears twice")
+	}
+	c.CompositePodGroups = append(c.CompositePodGroups, cg)
+	c.cpgs[cg.Key()] = o
+	return nil
 }
 
 // Locate wraps err, when it is a [*placement.FieldError], with the input
@@ -178,8 +201,11 @@ func (c *Cluster) SetCondition(k placement.Key, cond gang.Condition) bool {
 // object; it reports whether the CompositePodGroup is known.
 func (c *Cluster) SetCompositeCondition(k placement.Key, cond gang.Condition) bool {
 	o, ok := c.cpgs[k]
-	if ok {
-		SetConditionCompositePodGroupV1alpha3(o, cond)
+	switch {
+	case o.v1alpha3 != nil:
+		SetConditionCompositePodGroupV1alpha3(o.v1alpha3, cond)
+	case o.v1beta1 != nil:
+		SetConditionCompositePodGroupV1beta1(o.v1beta1, cond)
 	}
 	return ok
 }

@@ -32,8 +32,11 @@
 //     dropped it) and v1beta1 (v1.37) become the [gang] model
 //     ([ConvertPodGroupV1alpha2], [ConvertPodGroupV1beta1], and the
 //     Workload counterparts). KEP-6012 hierarchies: CompositePodGroups of
-//     scheduling.k8s.io/v1alpha3 (the only version k8s.io/api v0.37
-//     carries; [ConvertCompositePodGroupV1alpha3]), v1beta1 PodGroups'
+//     scheduling.k8s.io/v1alpha3 (v1.37 and v1.38; k8s.io/api v0.37's
+//     only version, [ConvertCompositePodGroupV1alpha3]) and v1beta1 (v1.38,
+//     mirrored in kube/api/scheduling/v1beta1 from k8s.io/api
+//     v0.38.0-beta.0, whose Go version this module does not build with;
+//     [ConvertCompositePodGroupV1beta1]), v1beta1 PodGroups'
 //     parentCompositePodGroupName and v1beta1 Workloads'
 //     compositePodGroupTemplates (stamped with [gang.StampHierarchy]).
 //   - Jobs are stamped as the Job controller does ([StampJobAs]): v1.36's

@@ -17,6 +17,7 @@ import (
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
+	kubev1beta1 "github.com/gangsched/gangsched/kube/api/scheduling/v1beta1"
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 )
@@ -27,7 +28,7 @@ import (
 // Workloads and a Kueue Topology (kueue.x-k8s.io/v1beta2, see
 // [ConvertKueueWorkload] and [KueueTopologyLevels]; a second Topology is
 // refused),
-// CompositePodGroups (v1alpha3), Jobs
+// CompositePodGroups (v1alpha3, and v1.38's v1beta1), Jobs
 // (see [StampJobAs]: their Workloads, PodGroups and pods are created as the
 // Job controller of [LoadOptions].Profile's release would; Load's is the
 // newest), and Pods. Pods that finished (phase Succeeded or
@@ -64,7 +65,7 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 		where:  map[string]*manifest.Object{},
 		pods:   map[placement.Key]*corev1.Pod{},
 		groups: map[placement.Key]apiGroup{},
-		cpgs:   map[placement.Key]*schedulingv1alpha3.CompositePodGroup{},
+		cpgs:   map[placement.Key]apiComposite{},
 
 		claims:    map[placement.Key]*resourcev1.ResourceClaim{},
 		templates: map[placement.Key]*resourcev1.ResourceClaimTemplate{},
@@ -189,14 +190,14 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs) error {
 			c.uids[pg.Key()] = string(v.UID)
 		case *schedulingv1alpha3.CompositePodGroup:
 			cg, err := ConvertCompositePodGroupV1alpha3(v, pcs)
-			if err != nil {
+			if err := c.addComposite(cg, err, apiComposite{v1alpha3: v}); err != nil {
 				return o.Wrap(err)
 			}
-			if _, dup := c.cpgs[cg.Key()]; dup {
-				return o.Wrap(placement.Errorf(placement.ErrDuplicate, compositeObj(cg.Namespace, cg.Name), "metadata.name", "appears twice"))
+		case *kubev1beta1.CompositePodGroup:
+			cg, err := ConvertCompositePodGroupV1beta1(v, pcs)
+			if err := c.addComposite(cg, err, apiComposite{v1beta1: v}); err != nil {
+				return o.Wrap(err)
 			}
-			c.CompositePodGroups = append(c.CompositePodGroups, cg)
-			c.cpgs[cg.Key()] = v
 		case *corev1.Pod:
 			in.pods = append(in.pods, v)
 		case *policyv1.PodDisruptionBudget:

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
+	kubev1beta1 "github.com/gangsched/gangsched/kube/api/scheduling/v1beta1"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -159,12 +160,15 @@ var known = map[string]map[string]kindInfo{
 		"Pod":       kindOf[corev1.Pod](false),
 		"Namespace": kindOf[corev1.Namespace](true),
 	},
-	"batch/v1":                  {"Job": kindOf[batchv1.Job](false)},
-	"policy/v1":                 {"PodDisruptionBudget": kindOf[policyv1.PodDisruptionBudget](false)},
-	"scheduling.k8s.io/v1":      {"PriorityClass": kindOf[schedulingv1.PriorityClass](true)},
-	v1alpha2.GroupVersion:       {"Workload": kindOf[v1alpha2.Workload](false), "PodGroup": kindOf[v1alpha2.PodGroup](false)},
-	"scheduling.k8s.io/v1beta1": {"Workload": kindOf[schedulingv1beta1.Workload](false), "PodGroup": kindOf[schedulingv1beta1.PodGroup](false)},
-	// KEP-6012 hierarchies: k8s.io/api v0.37 has CompositePodGroup only in v1alpha3.
+	"batch/v1":             {"Job": kindOf[batchv1.Job](false)},
+	"policy/v1":            {"PodDisruptionBudget": kindOf[policyv1.PodDisruptionBudget](false)},
+	"scheduling.k8s.io/v1": {"PriorityClass": kindOf[schedulingv1.PriorityClass](true)},
+	v1alpha2.GroupVersion:  {"Workload": kindOf[v1alpha2.Workload](false), "PodGroup": kindOf[v1alpha2.PodGroup](false)},
+	// KEP-6012 hierarchies: k8s.io/api v0.37 has CompositePodGroup only in
+	// v1alpha3 (Kubernetes v1.37 and v1.38); v1.38's v1beta1 one is the
+	// adapter's mirror (kube/api/scheduling/v1beta1).
+	"scheduling.k8s.io/v1beta1": {"Workload": kindOf[schedulingv1beta1.Workload](false), "PodGroup": kindOf[schedulingv1beta1.PodGroup](false),
+		"CompositePodGroup": kindOf[kubev1beta1.CompositePodGroup](false)},
 	"scheduling.k8s.io/v1alpha3": {"CompositePodGroup": kindOf[schedulingv1alpha3.CompositePodGroup](false)},
 	// kube-scheduler's configuration file, read by a simulator for its
 	// profiles (kube.ReadSchedulerConfiguration); it has no metadata.

@@ -138,22 +138,24 @@
 // or block a group takes — is MostAllocated in both, as upstream. See
 // placement.NodeScoring for what still differs from kube-scheduler.
 //
-// CompositePodGroups (scheduling.k8s.io/v1alpha3, KEP-6012) and the
+// CompositePodGroups (scheduling.k8s.io/v1alpha3, or v1.38's v1beta1;
+// KEP-6012) and the
 // PodGroups naming them as parent form hierarchies: a cycle decides a tree
 // whole and prints it level by level (each object, its domain, status and
 // reason) with the conditions it wrote. -profile v1.36, v1.37 or v1.38
 // decides as that release where they differ (gang.Profile; v1.38 when
 // unset) and, given explicitly, refuses Workloads, PodGroups and
 // CompositePodGroups of API versions that release does not serve.
-// -feature-gates PodGroupPreemptionPolicy=true (off by default, as in
-// v1.37.2; refused under v1.36, which has no such gate) holds every pod of
-// a group or tree to the group's (root's) spec.preemptionPolicy,
-// PreemptLowerPriority when unset, instead of to the first pod's
-// (gang.Options.PodGroupPreemptionPolicy); no other gate is modelled.
-// With the gate on, a PodGroup the Job controller creates gets its
-// class's preemptionPolicy, as the Priority admission plugin sets it on
-// create; PodGroups and CompositePodGroups of the input are read as
-// written (one without the field was created before the gate was on).
+// -feature-gates PodGroupPreemptionPolicy=true (v1.37 only, off by
+// default as in v1.37.2; refused under v1.36 and v1.38, which have no
+// such gate) holds every pod of a group or tree to the group's (root's)
+// spec.preemptionPolicy, PreemptLowerPriority when unset, instead of to
+// the first pod's (gang.Options.PodGroupPreemptionPolicy); no other gate
+// is modelled. v1.38 holds them to the group's (root's) when set, else
+// to the first pod's. With the gate on (v1.37) and always under v1.38, a
+// PodGroup the Job controller creates gets its class's preemptionPolicy,
+// as the Priority admission plugin sets it on create; PodGroups and
+// CompositePodGroups of the input are read as written.
 //
 // Pod topology spread: a pending pod's DoNotSchedule
 // topologySpreadConstraints (maxSkew, topologyKey, labelSelector,

@@ -27,6 +27,8 @@ var hierarchyGoldens = []golden{
 	// as a PodGroup would, whom it preempts and waits for, and each member
 	// carries the node it is nominated to (status.nominatedNodeName).
 	{"hierarchy-preempt-tree-waiting-yaml", []string{"-o", "yaml", "-max-cycles", "1", "-f", td + "hierarchy/preempt-tree.yaml"}, exitWaiting},
+	// A v1beta1 CompositePodGroup (v1.38) decides as its v1alpha3 twin.
+	{"hierarchy-v1beta1-two-level-fits", []string{"-f", td + "hierarchy/v1beta1-two-level-fits.yaml"}, exitPlaced},
 	// v1.37 writes no condition on CompositePodGroups.
 	{"hierarchy-profile-v1.37", []string{"-profile", "v1.37", "-f", td + "hierarchy/kep-worked-example.yaml"}, exitPlaced},
 
@@ -59,6 +61,11 @@ func TestProfileFlag(t *testing.T) {
 	require.Equal(t, exitInput, code)
 	require.Empty(t, out.String())
 	require.Contains(t, errb.String(), `CompositePodGroup "default/training": apiVersion: Kubernetes v1.36 does not serve scheduling.k8s.io/v1alpha3 CompositePodGroup`)
+
+	errb.Reset()
+	code = run([]string{"-profile", "v1.37", "-f", td + "hierarchy/v1beta1-two-level-fits.yaml"}, strings.NewReader(""), &out, &errb, false)
+	require.Equal(t, exitInput, code)
+	require.Contains(t, errb.String(), `CompositePodGroup "default/job": apiVersion: Kubernetes v1.37 does not serve scheduling.k8s.io/v1beta1 CompositePodGroup`)
 
 	errb.Reset()
 	code = run([]string{"-profile", "v1.35", "-f", td + "hierarchy/kep-worked-example.yaml"}, strings.NewReader(""), &out, &errb, false)
