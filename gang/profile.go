@@ -223,63 +223,6 @@ func (p Profile) checkTreeMembers(root *CompositePodGroup, gate bool, cpgs []*Co
 	return nil
 }
 
-// checkTreeGroups is v1.38's rule for the groups of root's hierarchy
-// (v1.38.0-beta.0 pkg/scheduler/schedule_one_podgroup.go
-// validatePodGroupHierarchy, its validateChildPodGroup): every
-// CompositePodGroup below the root and every leaf PodGroup has the
-// root's priority (either unset reads 0), and one that sets
-// spec.preemptionPolicy sets the policy the pods are held to (the root's
-// when set, else the first queued pod's, which policy is seeded with
-// here). Upstream walks the tree depth first, checking each group and
-// then its pods; here every group is checked before any pod,
-// CompositePodGroups in the order of cpgs, then leaves in key order, so
-// with several faults the first one named may differ (the reason does
-// not). Errors name the group and the field.
-func checkTreeGroups(root *CompositePodGroup, cpgs []*CompositePodGroup, leaves []*group, policy *policyRule) error {
-	for _, l := range leaves {
-		if ms := l.sortedMembers(); len(ms) > 0 {
-			policy.seed(&ms[0])
-			break
-		}
-	}
-	want := rootPriority(root)
-	check := func(obj string, prio *int32, pol placement.PreemptionPolicy) error {
-		got := int32(0)
-		if prio != nil {
-			got = *prio
-		}
-		if got != want {
-			return placement.Errorf(placement.ErrInvalid, obj, "spec.priority",
-				"%s differs from the priority %s of CompositePodGroup %s, its hierarchy's root (since v1.38 every group of a hierarchy carries its root's priority: give it the root's priorityClassName)",
-				effectivePriority(prio), effectivePriority(root.Spec.Priority), root.Key())
-		}
-		if pol != "" && policy.want != "" && pol != policy.want {
-			from := policy.first
-			if from == "" {
-				from = fmt.Sprintf("the spec.preemptionPolicy of CompositePodGroup %s, its hierarchy's root", root.Key())
-			}
-			return placement.Errorf(placement.ErrInvalid, obj, "spec.preemptionPolicy",
-				"%s differs from %s, %s (since v1.38 a group of a hierarchy that sets a preemption policy sets its pods': give it the root's priority class, or leave it unset)",
-				pol, policy.want, from)
-		}
-		return nil
-	}
-	for _, c := range cpgs {
-		if c == root {
-			continue
-		}
-		if err := check(objRef("CompositePodGroup", &c.ObjectMeta), c.Spec.Priority, c.Spec.PreemptionPolicy); err != nil {
-			return err
-		}
-	}
-	for _, l := range leaves {
-		if err := check(objRef("PodGroup", &l.pg.ObjectMeta), l.pg.Spec.Priority, l.pg.Spec.PreemptionPolicy); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // eachPod calls f on every pending pod, then every bound one, and returns
 // its first error.
 func eachPod(pending []placement.Pod, bound []*placement.Pod, f func(*placement.Pod) error) error {
