@@ -209,10 +209,11 @@ type PodGroupSpec struct {
 	PriorityClassName           string
 	Priority                    *int32
 	// PreemptionPolicy is spec.preemptionPolicy (v1.37, alpha behind the
-	// PodGroupPreemptionPolicy gate, whose admission sets it from the
-	// group's priority class); empty when unset. With the gate on
-	// ([Options].PodGroupPreemptionPolicy) every member must have it,
-	// PreemptLowerPriority when unset; with it off it is not read (see
+	// PodGroupPreemptionPolicy gate; v1.38 always), which admission sets
+	// from the group's priority class; empty when unset. In v1.37 with
+	// the gate on ([Options].PodGroupPreemptionPolicy) every member must
+	// have it, PreemptLowerPriority when unset; with it off it is not
+	// read. In v1.38 every member must have it when it is set (see
 	// [Profile]).
 	PreemptionPolicy placement.PreemptionPolicy
 	DisruptionMode   DisruptionMode

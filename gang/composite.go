@@ -43,10 +43,11 @@ type CompositePodGroupSpec struct {
 	// PodGroup's (nil: unset).
 	PriorityClassName string
 	Priority          *int32
-	// PreemptionPolicy is spec.preemptionPolicy, as a PodGroup's; with
-	// the PodGroupPreemptionPolicy gate on a root's holds every pod of
-	// its hierarchy, an inner node's or a leaf's is not read (upstream
-	// reads the queued root's only).
+	// PreemptionPolicy is spec.preemptionPolicy, as a PodGroup's: a
+	// root's holds every pod of its hierarchy (v1.37: with the
+	// PodGroupPreemptionPolicy gate on; v1.38: when set). v1.37 reads no
+	// other's; v1.38 fails a tree whose inner node or leaf sets another
+	// (see [Profile]).
 	PreemptionPolicy placement.PreemptionPolicy
 	// DisruptionMode says whether preemption may evict the children one by
 	// one (Single, the default when empty) or only all together (All).

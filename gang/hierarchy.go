@@ -45,7 +45,7 @@ type GroupCondition struct {
 // be met now); a change of its schedulingPolicy (minGroupCount, or gang
 // and basic) makes its tree's backing-off leaves active too, so the
 // change takes effect at the next cycle, never moving bound members
-// (v1.38: minGroupCount is mutable). Leaves queue by their root's
+// (minGroupCount is mutable in v1.37 and v1.38). Leaves queue by their root's
 // priority, so a change of it refiles them. The scheduler keeps its own
 // copy and, as for PodGroups, its own CompositePodGroupScheduled
 // condition once it has one.

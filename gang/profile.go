@@ -9,43 +9,62 @@ import (
 // Profile is the Kubernetes version whose workload-aware scheduling the
 // [Scheduler] follows where versions differ. The empty Profile is the
 // newest, [ProfileV138]. The differences, each checked by a test in
-// profile_test.go, priority_rule_test.go or preemption_rule_test.go (the
-// template rule, which goes with the API version, in
-// workload_priority_test.go and package kube's):
+// profile_test.go, priority_rule_test.go, preemption_rule_test.go,
+// tree_group_rule_test.go or victim_priority_test.go (the template rule,
+// which goes with the API version, in workload_priority_test.go and
+// package kube's). The v1.37 column was read in v1.37.2's source and
+// checked with kubeoracle; the v1.38 column was read in v1.38.0-beta.0's
+// (pkg/scheduler/schedule_one_podgroup.go validatePodGroupHierarchy and
+// updatePodGroupConditionWithError, framework/preemption, framework/
+// plugins/topologyaware, pkg/features, pkg/registry/scheduling, plugin/
+// pkg/admission/priority) and not run:
 //
-//	| difference                                       | v1.36                                | v1.37                           | v1.38 (default)                     |
-//	|--------------------------------------------------|--------------------------------------|---------------------------------|-------------------------------------|
-//	| a member's priority differs from its PodGroup's  | allowed; the group's priority counts | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
-//	| (pending or bound; an unset priority is 0)       |                                      |                                 |                                     |
-//	| a tree member's priority differs from its root's | (no hierarchies); the root's counts  | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
-//	| (pending or bound, any leaf; unset is 0)         |                                      |                                 |                                     |
-//	| gate PodGroupPreemptionPolicy off (the default): | allowed; each pod's own counts       | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
-//	| a member's preemptionPolicy differs from the     |                                      |                                 |                                     |
-//	| first member's (pending, then bound, any leaf;   |                                      |                                 |                                     |
-//	| unset is PreemptLowerPriority); the group's      |                                      |                                 |                                     |
-//	| spec.preemptionPolicy is ignored                 |                                      |                                 |                                     |
-//	| gate on: a member's differs from the group's     | (no such gate); each pod's own       | the cycle fails: SchedulerError | the cycle fails: PodGroupError      |
-//	| (root's) spec.preemptionPolicy, which reads      | counts                               |                                 |                                     |
-//	| PreemptLowerPriority when unset (all-Never pods  |                                      |                                 |                                     |
-//	| of a group created without one fail)             |                                      |                                 |                                     |
-//	| preemption ranks a bound member of a PodGroup    | at its own priority                  | at 0                            | at 0                                |
-//	| whose spec.priority is unset, as a victim        |                                      |                                 |                                     |
-//	| a Workload's templates name different priorities | allowed (v1alpha2)                   | refused (v1beta1)               | refused (v1beta1)                   |
-//	| (flat ones; a hierarchy's never differ)          |                                      |                                 |                                     |
-//	| invalid configuration found at runtime           | reason SchedulerError                | reason SchedulerError           | reason PodGroupError                |
-//	| condition on CompositePodGroups                  | (no hierarchies)                     | none written                    | CompositePodGroupInitiallyScheduled |
-//	| a node whose topology label value is ""          | a domain ""                          | a domain ""                     | no domain (as a missing label)      |
+//	| difference                                       | v1.36                                | v1.37                             | v1.38 (default)                        |
+//	|--------------------------------------------------|--------------------------------------|-----------------------------------|----------------------------------------|
+//	| a member's priority differs from its PodGroup's  | allowed; the group's priority counts | the cycle fails: SchedulerError   | the cycle fails: PodGroupError         |
+//	| (pending or bound; an unset priority is 0)       |                                      |                                   |                                        |
+//	| a tree member's priority differs from its root's | (no hierarchies); the root's counts  | the cycle fails: SchedulerError   | the cycle fails: PodGroupError         |
+//	| (pending or bound, any leaf; unset is 0)         |                                      |                                   |                                        |
+//	| a tree's inner CompositePodGroup or leaf         | (no hierarchies)                     | allowed (only pods are checked)   | the cycle fails: PodGroupError         |
+//	| PodGroup has another priority than the root's,   |                                      |                                   | (CompositePodGroupError on the tree's  |
+//	| another Workload, basic under gang, single under |                                      |                                   | CompositePodGroups)                    |
+//	| all, or sets another preemptionPolicy            |                                      |                                   |                                        |
+//	| the pods' one preemptionPolicy (unset pod:       | not checked; each pod's own counts   | gate off (default): the first     | the group's (root's) when set, else    |
+//	| PreemptLowerPriority), pending then bound, any   |                                      | pod's, the group's ignored; gate  | the first pod's (no gate: all-Never    |
+//	| leaf; a pod that differs fails the cycle         |                                      | on: the group's (root's),         | pods of a group without one bind);     |
+//	|                                                  |                                      | PreemptLowerPriority when unset;  | PodGroupError                          |
+//	|                                                  |                                      | SchedulerError                    |                                        |
+//	| gate PodGroupPreemptionPolicy                    | (no such gate)                       | alpha, off                        | (no such gate: removed)                |
+//	| admission sets a new PodGroup's preemptionPolicy | (no such field)                      | only with the gate on             | always                                 |
+//	| from its class (gangsim's Job controller)        |                                      |                                   |                                        |
+//	| preemption ranks a bound member, as a victim or  | the group's priority when set, else  | its PodGroup's (0 when unset), a  | its own priority (no override)         |
+//	| a nominee                                        | its own                              | tree member its root's            |                                        |
+//	| a Workload's templates name different priorities | allowed (v1alpha2)                   | refused (v1beta1)                 | refused (v1beta1)                      |
+//	| (flat ones; a hierarchy's never differ)          |                                      |                                   |                                        |
+//	| invalid configuration found at runtime           | reason SchedulerError                | reason SchedulerError             | PodGroupError; CompositePodGroupError  |
+//	| condition on CompositePodGroups                  | (no hierarchies)                     | none written                      | CompositePodGroupInitiallyScheduled    |
+//	| a node whose topology label value is ""          | a domain ""                          | a domain ""                       | no domain (as a missing label); a      |
+//	|                                                  |                                      |                                   | bound member there: SchedulerError     |
+//	| CompositePodGroup API versions ([Profile.Serves])| none                                 | v1alpha3                          | v1beta1 and v1alpha3                   |
 //
-// The gate is [Options].PodGroupPreemptionPolicy, off by default in every
-// profile as it is in v1.37.2 (alpha, pkg/features/kube_features.go).
-// Its v1.38 default is not modelled: no v1.38 source is at hand, and the
-// KEP-5710 update that added the gate only says the field lags one
-// release behind the rest of the API.
+// The gate is [Options].PodGroupPreemptionPolicy, off by default and read
+// only by the v1.37 profile (v1.37.2 pkg/features/kube_features.go: alpha;
+// v1.38.0-beta.0 no longer lists it). minCount and minGroupCount are
+// mutable in v1.37 and v1.38 alike (v0.37.2's v1alpha3 gang policy is
+// NoSet/NoUnset, its minGroupCount not immutable; v0.38 says so in the
+// doc): no difference.
 //
-// The API versions each serves (v1.36: scheduling.k8s.io/v1alpha2; v1.37:
-// v1alpha3 CompositePodGroup, v1beta1 Workload and PodGroup; v1.38:
-// v1beta1 for all three) are the adapter's concern (package kube,
-// [Profile.Serves]).
+// Found in v1.38.0-beta.0 but not modelled: its Workload validation
+// (pkg/apis/scheduling/validation ValidateWorkloadSpec) also requires one
+// preemptionPolicy across templates, gang composite templates with gang
+// children, all templates with all children and no all on a non-gang
+// template, and lets templates be updated but not added or removed
+// ([Workload.Validate] is v1.37's); its workloadbuilder copies a
+// template's preemptionPolicy onto what it stamps ([StampHierarchy] and
+// [NewPodGroupFromTemplate] do not, as v0.37.2's; admission then sets the
+// class's either way); and its depth check fails a tree with a
+// CompositePodGroup at depth 4 (here the leaves of a tree that deep wait,
+// gated).
 type Profile string
 
 // Profiles.

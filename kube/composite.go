@@ -15,7 +15,9 @@ import (
 // CompositePodGroups live in scheduling.k8s.io/v1alpha3 in k8s.io/api
 // v0.37 (Kubernetes v1.37, feature gate CompositePodGroup); that release
 // has no v1beta1 CompositePodGroup type, though v1beta1 Workloads carry
-// compositePodGroupTemplates and v1beta1 PodGroups name their parent.
+// compositePodGroupTemplates and v1beta1 PodGroups name their parent;
+// v1.38's v1beta1 CompositePodGroup is mirrored in
+// kube/api/scheduling/v1beta1 (composite_v1beta1.go).
 
 func compositeObj(namespace, name string) string {
 	return fmt.Sprintf("CompositePodGroup %q", placement.Key{Namespace: namespace, Name: name}.String())
@@ -26,7 +28,7 @@ func compositeObj(namespace, name string) string {
 // spec.priorityClassName through pcs (nil: built-in classes only; with
 // neither a class nor a priority, the global default class's, as the
 // Priority admission plugin sets it); spec.preemptionPolicy is read as
-// written (admission sets it from the class under the
+// written (admission sets it from the class, in v1.37 only under the
 // PodGroupPreemptionPolicy gate; a root's holds its hierarchy's pods).
 //
 // Errors (a [*placement.FieldError]): an unknown priority class or a

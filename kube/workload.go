@@ -222,12 +222,13 @@ func deref[T any](p *T) T {
 }
 
 // ConvertPodGroupV1beta1 converts a scheduling.k8s.io/v1beta1 PodGroup
-// (Kubernetes v1.37) into the [gang] model: spec.workloadRef becomes the
-// template reference, disruptionMode {single: {}} / {all: {}} becomes Pod /
-// PodGroup, and the PodGroupInitiallyScheduled condition becomes
-// PodGroupScheduled. spec.preemptionPolicy (PodGroupPreemptionPolicy
-// gate) is read as written: admission sets it from the class when the
-// gate is on, and the cycle holds the members to it (see [gang.Profile]).
+// (Kubernetes v1.37 and v1.38) into the [gang] model: spec.workloadRef
+// becomes the template reference, disruptionMode {single: {}} / {all: {}}
+// becomes Pod / PodGroup, and the PodGroupInitiallyScheduled condition
+// becomes PodGroupScheduled. spec.preemptionPolicy is read as written:
+// admission sets it from the class (v1.37: only under the
+// PodGroupPreemptionPolicy gate), and the cycle holds the members to it
+// (see [gang.Profile]).
 //
 // Errors: as [ConvertPodGroupV1alpha2]; a disruptionMode that sets both or
 // neither of single and all; and [ErrUnsupported] for
