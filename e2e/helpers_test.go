@@ -46,8 +46,10 @@ func ctxFor(t testing.TB) context.Context {
 // testConfig is gangsched-scheduler's configuration in these tests: no
 // leader election unless a test turns it on, no HTTP servers (the tests
 // read metrics and readiness in-process), quick backoff, and the feature
-// gates of the harness's API server that change decisions
-// (PodGroupPreemptionPolicy), so that both follow one rule.
+// gates of the harness's API server (PodGroupPreemptionPolicy). The
+// scheduler decides as v1.38, which has no such gate; with it on the API
+// server's admission sets every PodGroup's policy, and v1.37's rule and
+// v1.38's then agree.
 func testConfig() scheduler.Config {
 	c := scheduler.DefaultConfig()
 	c.LeaderElection.LeaderElect = new(false)

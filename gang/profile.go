@@ -41,6 +41,9 @@ import (
 //	| a nominee                                        | its own                              | tree member its root's            |                                        |
 //	| a Workload's templates name different priorities | allowed (v1alpha2)                   | refused (v1beta1)                 | refused (v1beta1)                      |
 //	| (flat ones; a hierarchy's never differ)          |                                      |                                   |                                        |
+//	| a v1beta1 Workload's templates set different     | (no such field)                      | allowed                           | refused ([Workload.ValidateV138];      |
+//	| preemptionPolicies, all on a non-gang, a non-gang|                                      |                                   | package kube under v1.38)              |
+//	| under a gang or a non-all under an all           |                                      |                                   |                                        |
 //	| invalid configuration found at runtime           | reason SchedulerError                | reason SchedulerError             | PodGroupError; CompositePodGroupError  |
 //	| condition on CompositePodGroups                  | (no hierarchies)                     | none written                      | CompositePodGroupInitiallyScheduled    |
 //	| a node whose topology label value is ""          | a domain ""                          | a domain ""                       | no domain (as a missing label); a      |
@@ -54,13 +57,10 @@ import (
 // NoSet/NoUnset, its minGroupCount not immutable; v0.38 says so in the
 // doc): no difference.
 //
-// Found in v1.38.0-beta.0 but not modelled: its Workload validation
-// (pkg/apis/scheduling/validation ValidateWorkloadSpec) also requires one
-// preemptionPolicy across templates, gang composite templates with gang
-// children, all templates with all children and no all on a non-gang
-// template, and lets templates be updated but not added or removed
-// ([Workload.Validate] is v1.37's); its workloadbuilder copies a
-// template's preemptionPolicy onto what it stamps ([StampHierarchy] and
+// Found in v1.38.0-beta.0 but not modelled: its Workload update rules
+// (templates may be updated but not added or removed; mixed stored values
+// are tolerated); its workloadbuilder copies a template's
+// preemptionPolicy onto what it stamps ([StampHierarchy] and
 // [NewPodGroupFromTemplate] do not, as v0.37.2's; admission then sets the
 // class's either way); and its depth check fails a tree with a
 // CompositePodGroup at depth 4 (here the leaves of a tree that deep wait,

@@ -76,7 +76,7 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 		return nil, err
 	}
 	var in inputs
-	if err := c.convertObjects(pcs, &in); err != nil {
+	if err := c.convertObjects(pcs, &in, opts.Profile); err != nil {
 		return nil, err
 	}
 	if err := checkPodCount(objs, len(in.pods), opts.MaxPods); err != nil {
@@ -149,8 +149,9 @@ func (c *Cluster) indexObjects() (*PriorityClasses, error) {
 
 // convertObjects converts Nodes, Workloads, PodGroups, DeviceClasses and
 // claim templates and claims, and collects the pods, budgets and slices
-// for the later phases.
-func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs) error {
+// for the later phases. p is the release whose API server validates the
+// Workloads (v1.38 refuses more: [gang.Workload.ValidateV138]).
+func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profile) error {
 	for i := range c.objs {
 		o := &c.objs[i]
 		switch v := o.Obj.(type) {
@@ -168,6 +169,9 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs) error {
 			c.Workloads = append(c.Workloads, w)
 		case *schedulingv1beta1.Workload:
 			w, err := ConvertWorkloadV1beta1(v, pcs)
+			if err == nil && (p == "" || p == gang.ProfileV138) {
+				err = w.ValidateV138() // v1.38's API server refuses more
+			}
 			if err != nil {
 				return o.Wrap(err)
 			}
