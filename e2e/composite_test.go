@@ -76,15 +76,15 @@ func compositeConditionIs(t *testing.T, client kubernetes.Interface, name string
 // KEP-6012's worked example through a real API server: block-A cannot
 // hold both children (its racks have 3 and 5 slots), block-B can, one
 // child per rack. All ten pods bind in block-B, each child's five on one
-// node of its own rack; the root's CompositePodGroupInitiallyScheduled and
-// both leaves' PodGroupInitiallyScheduled conditions turn True.
+// node of its own rack; both leaves' PodGroupInitiallyScheduled conditions
+// turn True. The scheduler decides as the API server's release, v1.37,
+// which writes no condition on CompositePodGroups: the root has none.
 func TestCompositeKEPWorkedExample(t *testing.T) {
 	c := harness.Start(t, harness.Options{})
 	client := c.Client()
 	kepTree(t, client, 5)
 	startScheduler(t, c, testConfig(), "")
 
-	compositeConditionIs(t, client, "training", metav1.ConditionTrue, "Scheduled")
 	used := map[string]string{}
 	for _, child := range []string{"child-1", "child-2"} {
 		conditionIs(t, client, child, metav1.ConditionTrue, "Scheduled")
@@ -99,16 +99,24 @@ func TestCompositeKEPWorkedExample(t *testing.T) {
 		used[child] = nodes[0]
 	}
 	require.ElementsMatch(t, []string{"b1", "b2"}, []string{used["child-1"], used["child-2"]}, "block-B, one child per rack")
+	root, err := client.SchedulingV1alpha3().CompositePodGroups(ns).Get(ctxFor(t), "training", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Empty(t, root.Status.Conditions, "v1.37 writes no condition on a CompositePodGroup")
 }
 
 // The same tree where rack-B2 has 4 slots: no block holds two racks of 5,
 // so the tree cannot fit. It stays pending whole — no pod is bound — and
-// the root and both leaves say Unschedulable with the tree's reason.
+// the root and both leaves say Unschedulable with the tree's reason: the
+// scheduler decides as v1.38 here (profile unset), which writes the
+// root's CompositePodGroupInitiallyScheduled through the v1.37 API
+// server's CompositePodGroup status too.
 func TestCompositeTreeDoesNotFit(t *testing.T) {
 	c := harness.Start(t, harness.Options{})
 	client := c.Client()
 	kepTree(t, client, 4)
-	startScheduler(t, c, testConfig(), "")
+	cfg := testConfig()
+	cfg.Profile, cfg.FeatureGates = "", nil // v1.38 has no PodGroupPreemptionPolicy gate
+	startScheduler(t, c, cfg, "")
 
 	root := compositeConditionIs(t, client, "training", metav1.ConditionFalse, "Unschedulable")
 	t.Logf("root: %s", root.Message)

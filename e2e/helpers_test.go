@@ -45,17 +45,16 @@ func ctxFor(t testing.TB) context.Context {
 
 // testConfig is gangsched-scheduler's configuration in these tests: no
 // leader election unless a test turns it on, no HTTP servers (the tests
-// read metrics and readiness in-process), quick backoff, and the feature
-// gates of the harness's API server (PodGroupPreemptionPolicy). The
-// scheduler decides as v1.38, which has no such gate; with it on the API
-// server's admission sets every PodGroup's policy, and v1.37's rule and
-// v1.38's then agree.
+// read metrics and readiness in-process), quick backoff, and the release
+// and feature gates of the harness's API server (v1.37,
+// PodGroupPreemptionPolicy on).
 func testConfig() scheduler.Config {
 	c := scheduler.DefaultConfig()
 	c.LeaderElection.LeaderElect = new(false)
 	c.HealthAddress, c.MetricsAddress = new(""), new("")
 	c.InitialBackoff.Duration = 200 * time.Millisecond
 	c.MaxBackoff.Duration = time.Second
+	c.Profile = string(gang.ProfileV137)
 	c.FeatureGates = map[string]bool{gang.GatePodGroupPreemptionPolicy: true}
 	return c
 }

@@ -448,7 +448,7 @@ func (s *Scheduler) treeConditions(t *tree, r *Result, now time.Time) {
 		// found (the victims it is waiting for, or why none would help).
 		return Condition{Status: ConditionFalse, Reason: ReasonUnschedulable, Message: r.Message()}
 	}
-	if s.opts.Profile.writesCompositeConditions() {
+	if s.opts.Profile.WritesCompositeConditions() {
 		cs := slices.Clone(t.cpgs)
 		slices.SortFunc(cs, func(a, b *CompositePodGroup) int { return a.Key().Compare(b.Key()) })
 		for _, c := range cs {

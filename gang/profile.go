@@ -113,8 +113,13 @@ func (p Profile) newest() Profile {
 // no domain.
 func (p Profile) emptyValueIsNoDomain() bool { return p.newest() == ProfileV138 }
 
-// writesCompositeConditions: v1.38 writes CompositePodGroupInitiallyScheduled.
-func (p Profile) writesCompositeConditions() bool { return p.newest() == ProfileV138 }
+// WritesCompositeConditions reports whether the profile's scheduler writes
+// the [CompositePodGroupScheduled] condition on CompositePodGroups: v1.38
+// does; v1.37's writes conditions on a tree's PodGroups only (v1.37.2
+// pkg/scheduler/schedule_one_podgroup.go). A host that writes conditions
+// of its own, such as a True one confirming a tree found bound after a
+// restart, follows it too.
+func (p Profile) WritesCompositeConditions() bool { return p.newest() == ProfileV138 }
 
 // HasPreemptionPolicyGate reports whether the profile's release has the
 // PodGroupPreemptionPolicy feature gate ([Options].PodGroupPreemptionPolicy):

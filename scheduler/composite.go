@@ -71,7 +71,9 @@ func (s *Scheduler) onCompositePodGroup(o any) {
 		return
 	}
 	s.state.composites[k] = v.Generation
-	if cond, ok := c.Condition(gang.CompositePodGroupScheduled); !ok || cond.Status != gang.ConditionTrue {
+	// Under a release whose scheduler writes no condition on
+	// CompositePodGroups (v1.37) there is none to confirm.
+	if cond, ok := c.Condition(gang.CompositePodGroupScheduled); (!ok || cond.Status != gang.ConditionTrue) && gang.Profile(s.cfg.Profile).WritesCompositeConditions() {
 		s.state.unconfirmedComposites[k] = true
 	}
 }

@@ -268,6 +268,30 @@ func TestCompositeConfirmedAfterRestart(t *testing.T) {
 	require.Empty(t, bindingsOf(client))
 }
 
+// Under profile v1.37, whose scheduler writes no condition on
+// CompositePodGroups, a tree binds with its leaves' conditions only, and a
+// scheduler restarted after binding one confirms its leaves alone.
+func TestCompositeNoRootConditionUnderV137(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Profile = "v1.37"
+	client := fake.NewClientset(kepWorkedExample(false)...)
+	servingComposites(client)
+	runFakeWith(t, client, cfg)
+	require.Eventually(t, func() bool {
+		return len(bindingsOf(client)) == 10 && len(statusWrites(client, "PodGroupInitiallyScheduled")) == 2
+	}, 10*time.Second, 5*time.Millisecond)
+
+	restarted := fake.NewClientset(kepWorkedExample(true)...)
+	servingComposites(restarted)
+	runFakeWith(t, restarted, cfg)
+	require.Eventually(t, func() bool { return len(statusWrites(restarted, "PodGroupInitiallyScheduled")) == 2 }, 10*time.Second, 5*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // a root write would follow the leaves' in the same pass
+	for _, c := range []*fake.Clientset{client, restarted} {
+		require.Empty(t, statusWrites(c, "CompositePodGroupInitiallyScheduled"))
+	}
+	require.Empty(t, bindingsOf(restarted))
+}
+
 // kepWorkedExampleBlockBFull is KEP-6012's worked example at priority 100
 // (its CompositePodGroups, PodGroups and pods) with block-B full: a pod of
 // priority 5 on each of b1 and b2.

@@ -32,15 +32,21 @@ type Config struct {
 	TopologyLevels []string `json:"topologyLevels,omitempty"`
 	// Preemption turns workload-aware preemption on; default true.
 	Preemption *bool `json:"preemption,omitempty"`
+	// Profile is the Kubernetes release whose workload-aware scheduling
+	// the decisions follow where releases differ (gang.Profile: "v1.36",
+	// "v1.37" or "v1.38"; the table is gang.Profile's doc): set it to the
+	// cluster's. Default "" is the newest, v1.38.
+	Profile string `json:"profile,omitempty"`
 	// FeatureGates names the upstream feature gates of the cluster's API
 	// server whose semantics the decisions must follow, as kube-scheduler's
 	// --feature-gates does. The one known is PodGroupPreemptionPolicy
-	// (alpha in v1.37, default off), accepted for the configurations of
-	// v1.37 clusters; it does not change a decision: the scheduler decides
-	// as v1.38 (gang's default profile), which has no such gate and holds
-	// every pod of a PodGroup or CompositePodGroup tree to its group's
-	// (root's) spec.preemptionPolicy when set, else to the first pod's
-	// (see gang.Profile). Other names are an error.
+	// (alpha in v1.37, default off; gang.Options.PodGroupPreemptionPolicy):
+	// on, every pod of a PodGroup or CompositePodGroup tree is held to its
+	// group's (root's) spec.preemptionPolicy, PreemptLowerPriority when
+	// unset. Only profile v1.37 has it; v1.38 has no such gate (it holds
+	// the pods to the group's policy when set, else to the first pod's).
+	// Other names, and the gate set true under another profile, are an
+	// error.
 	FeatureGates map[string]bool `json:"featureGates,omitempty"`
 	// InitialBackoff and MaxBackoff bound the retry of a group that did not
 	// fit (defaults 1s and 10s, as kube-scheduler's).
@@ -181,9 +187,16 @@ func (c *Config) Validate() error {
 	case le.LeaseDuration.Duration <= le.RenewDeadline.Duration:
 		return fmt.Errorf("leaderElection.leaseDuration: %v must exceed renewDeadline %v", le.LeaseDuration, le.RenewDeadline)
 	}
-	for name := range c.FeatureGates {
-		if name != gang.GatePodGroupPreemptionPolicy {
+	profile, err := gang.ParseProfile(c.Profile)
+	if err != nil {
+		return fmt.Errorf("profile: %q: must be one of v1.36, v1.37, v1.38 (or empty: the newest)", c.Profile)
+	}
+	for name, on := range c.FeatureGates {
+		switch {
+		case name != gang.GatePodGroupPreemptionPolicy:
 			return fmt.Errorf("featureGates: %q is not a gate this scheduler follows (known: %s)", name, gang.GatePodGroupPreemptionPolicy)
+		case on && !profile.HasPreemptionPolicyGate():
+			return fmt.Errorf("featureGates: PodGroupPreemptionPolicy: Kubernetes %s has no such gate (it exists in v1.37 only); drop it or set profile: v1.37", profile)
 		}
 	}
 	for i, k := range c.TopologyLevels {

@@ -37,8 +37,11 @@ leaderElection:
 	require.True(t, *c.Preemption)
 	require.False(t, c.FeatureGates[gang.GatePodGroupPreemptionPolicy], "off unless set, as in v1.37")
 
-	c, err = LoadConfig(writeConfig(t, "apiVersion: config.gangsched.io/v1alpha1\nkind: GangSchedulerConfiguration\nfeatureGates: {PodGroupPreemptionPolicy: true}\n"))
+	require.Empty(t, c.Profile, "the newest unless set")
+
+	c, err = LoadConfig(writeConfig(t, "apiVersion: config.gangsched.io/v1alpha1\nkind: GangSchedulerConfiguration\nprofile: v1.37\nfeatureGates: {PodGroupPreemptionPolicy: true}\n"))
 	require.NoError(t, err)
+	require.Equal(t, "v1.37", c.Profile)
 	require.True(t, c.FeatureGates[gang.GatePodGroupPreemptionPolicy])
 }
 
@@ -53,6 +56,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"lease", head + "leaderElection: {leaseDuration: 5s}\n", "leaderElection.leaseDuration: 5s must exceed renewDeadline 10s"},
 		{"empty level", head + "topologyLevels: [\"\"]\n", "topologyLevels[0]: must not be empty"},
 		{"unknown gate", head + "featureGates: {PodGroupPreemptionPolcy: true}\n", `featureGates: "PodGroupPreemptionPolcy" is not a gate`},
+		{"unknown profile", head + "profile: v1.39\n", `profile: "v1.39": must be one of v1.36, v1.37, v1.38`},
+		{"gate of another release", head + "featureGates: {PodGroupPreemptionPolicy: true}\n", "featureGates: PodGroupPreemptionPolicy: Kubernetes v1.38 has no such gate (it exists in v1.37 only); drop it or set profile: v1.37"},
+		{"gate before it existed", head + "profile: v1.36\nfeatureGates: {PodGroupPreemptionPolicy: true}\n", "Kubernetes v1.36 has no such gate"},
 		{"kind", "apiVersion: v1\nkind: Pod\n", "apiVersion/kind"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,13 +71,15 @@ func TestLoadConfigErrors(t *testing.T) {
 }
 
 // The example configuration in deploy/ loads, with its comments' claims:
-// the defaults, the topology levels and the Lease namespace it sets.
+// the defaults, the topology levels, the profile and the Lease namespace
+// it sets.
 func TestDeployConfigLoads(t *testing.T) {
 	c, err := LoadConfig(filepath.Join("deploy", "config.yaml"))
 	require.NoError(t, err)
 	want := DefaultConfig()
 	want.TopologyLevels = []string{"topology.kubernetes.io/zone", "topology.kubernetes.io/rack"}
 	want.LeaderElection.ResourceNamespace = "gangsched-system"
+	want.Profile = "v1.37"
 	want.FeatureGates = map[string]bool{gang.GatePodGroupPreemptionPolicy: false}
 	require.Equal(t, want, c)
 }

@@ -15,27 +15,30 @@ import (
 	"github.com/gangsched/gangsched/gang"
 )
 
-// featureGates.PodGroupPreemptionPolicy is accepted (a v1.37 cluster's
-// API server has it) but the decisions are v1.38's, gang's default
-// profile, and v1.38.0-beta.0 has no such gate: every pod of a group is
-// held to the group's spec.preemptionPolicy when it sets one, else to the
-// first pod's (validatePodGroupHierarchy). So a PodGroup without one
-// whose two pods both say Never binds whatever the gate (kube-scheduler
-// v1.37.2 with the gate on fails it: kube/cmd/gangsim/testdata/
-// preemption-policy-all-never.yaml), and one that says
-// PreemptLowerPriority fails them whatever the gate.
+// The profile and the gate decide which preemption policy a PodGroup's
+// pods are held to. Under profile v1.37 with featureGates
+// PodGroupPreemptionPolicy on, to the group's spec.preemptionPolicy,
+// PreemptLowerPriority when unset, so a group without one whose two pods
+// both say Never fails (as kube-scheduler v1.37.2 with the gate on does:
+// kube/cmd/gangsim/testdata/preemption-policy-all-never.yaml); with the
+// gate off, to the first pod's, the group's field ignored. Under v1.38
+// (the default), which has no such gate, to the group's when it sets one,
+// else to the first pod's (v1.38.0-beta.0 validatePodGroupHierarchy).
 func TestFeatureGate_PodGroupPreemptionPolicy(t *testing.T) {
 	lower := schedulingv1beta1.PreemptLowerPriority
 	for _, c := range []struct {
-		name   string
-		gate   bool
-		policy *schedulingv1beta1.PreemptionPolicy
-		want   metav1.ConditionStatus
+		name    string
+		profile string
+		gate    bool
+		policy  *schedulingv1beta1.PreemptionPolicy
+		want    metav1.ConditionStatus
 	}{
-		{"unset/off", false, nil, metav1.ConditionTrue},
-		{"unset/on", true, nil, metav1.ConditionTrue},
-		{"PreemptLowerPriority/off", false, &lower, metav1.ConditionFalse},
-		{"PreemptLowerPriority/on", true, &lower, metav1.ConditionFalse},
+		{"v1.37/unset/off", "v1.37", false, nil, metav1.ConditionTrue},
+		{"v1.37/unset/on", "v1.37", true, nil, metav1.ConditionFalse},
+		{"v1.37/PreemptLowerPriority/off", "v1.37", false, &lower, metav1.ConditionTrue},
+		{"v1.37/PreemptLowerPriority/on", "v1.37", true, &lower, metav1.ConditionFalse},
+		{"v1.38/unset", "", false, nil, metav1.ConditionTrue},
+		{"v1.38/PreemptLowerPriority", "", false, &lower, metav1.ConditionFalse},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			never := corev1.PreemptNever
@@ -53,6 +56,7 @@ func TestFeatureGate_PodGroupPreemptionPolicy(t *testing.T) {
 			}
 			client := fake.NewClientset(cpuNode("n1"), pg, member("p0"), member("p1"))
 			cfg := DefaultConfig()
+			cfg.Profile = c.profile
 			cfg.FeatureGates = map[string]bool{gang.GatePodGroupPreemptionPolicy: c.gate}
 			runFakeWith(t, client, cfg)
 			var got *metav1.Condition

@@ -103,6 +103,7 @@ func New(client kubernetes.Interface, cfg Config, opts Options) (*Scheduler, err
 			TopologyLevels:           cfg.TopologyLevels,
 			Preemption:               *cfg.Preemption,
 			InitialBackoff:           cfg.InitialBackoff.Duration,
+			Profile:                  gang.Profile(cfg.Profile),
 			PodGroupPreemptionPolicy: cfg.FeatureGates[gang.GatePodGroupPreemptionPolicy],
 			MaxBackoff:               cfg.MaxBackoff.Duration,
 		}),
