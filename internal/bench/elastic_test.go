@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gangsched/gangsched/internal/bench"
+	"github.com/gangsched/gangsched/internal/cputime"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -120,5 +121,81 @@ func TestElasticMatrix_KeepsExisting(t *testing.T) {
 	}
 	if grew == 0 || waited == 0 {
 		t.Errorf("%d cells grow, %d cannot: want both", grew, waited)
+	}
+}
+
+// BenchmarkResizeAnswer times, per cell of the elastic matrix, the least
+// any placement.SolveResize must do whatever it decides, given the cell's
+// own answer: compare Existing with the snapshot's reservation of the set
+// entry for entry (node name and count), as the resize must to keep
+// every existing pod where it is, and write the answer — the delta's
+// PodSetAssignments, one entry per node it uses, and the grown set's
+// Assignments, Existing merged with the delta in node order (Existing
+// copied when the set cannot grow: the caller may own what it gets),
+// each in a slice allocated for it. An elastic cell's decision cannot
+// come closer to its floor than (this + the floor) / the floor.
+func BenchmarkResizeAnswer(b *testing.B) {
+	for _, c := range cells() {
+		b.Run("elastic/"+c.name(), func(b *testing.B) {
+			s, grp, r, opts := elasticCell(b, c)
+			d, err := placement.SolveResize(s, grp, r, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var stored []placement.PodSetAssignment
+			if u, ok := s.PodSetUsage(grp.Key(), r.PodSet); ok {
+				stored = u.Nodes
+			}
+			existing, delta := r.Existing, d.Decision.PodSetAssignments
+			if d.Decision.Status != placement.Scheduled {
+				delta = nil
+			}
+			answer := func() ([]placement.PodSetAssignment, []placement.PodSetAssignment) {
+				if len(stored) != len(existing) {
+					return nil, nil
+				}
+				for i := range existing {
+					if existing[i].Node != stored[i].Node || existing[i].Count != stored[i].Count {
+						return nil, nil
+					}
+				}
+				var out []placement.PodSetAssignment
+				if len(delta) > 0 {
+					out = make([]placement.PodSetAssignment, len(delta))
+					for i := range delta {
+						e, x := &out[i], &delta[i]
+						e.PodSet, e.Node, e.NodeID, e.Count = x.PodSet, x.Node, x.NodeID, x.Count
+					}
+				}
+				grown := make([]placement.PodSetAssignment, len(existing)+len(delta))
+				i, j, k := 0, 0, 0
+				for ; i < len(existing) || j < len(delta); k++ {
+					var x *placement.PodSetAssignment
+					var n int32
+					switch {
+					case j == len(delta) || i < len(existing) && existing[i].NodeID < delta[j].NodeID:
+						x, n = &existing[i], existing[i].Count
+						i++
+					case i == len(existing) || delta[j].NodeID < existing[i].NodeID:
+						x, n = &delta[j], delta[j].Count
+						j++
+					default:
+						x, n = &existing[i], existing[i].Count+delta[j].Count
+						i, j = i+1, j+1
+					}
+					e := &grown[k]
+					e.PodSet, e.Node, e.NodeID, e.Count = x.PodSet, x.Node, x.NodeID, n
+				}
+				return out, grown[:k]
+			}
+			if _, grown := answer(); len(grown) != len(d.Assignments) {
+				b.Fatalf("%s: the least answer has %d nodes, the decision %d", c.name(), len(grown), len(d.Assignments))
+			}
+			cputime.Loop(b, func() {
+				out, grown := answer()
+				sink += int64(len(out) + len(grown))
+			})
+			b.ReportMetric(float64(len(delta)+len(d.Assignments)), "rows")
+		})
 	}
 }
