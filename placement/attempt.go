@@ -213,7 +213,9 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 	d.Steps = sv.steps
 	d.Proven = proven && !cut && !sv.exhausted && !sv.hookCut
 	d.Waiting = make([]Key, 0, len(sv.g.Members))
-	for i := range sv.members {
+	// Only listed members wait by name: once every one is found the rest
+	// are a pod set's pods, thousands of them in a large set, not read.
+	for i := 0; i < len(sv.members) && len(d.Waiting) < cap(d.Waiting); i++ {
 		if int(sv.members[i].index) < len(sv.g.Members) {
 			d.Waiting = append(d.Waiting, sv.pod(sv.members[i].row).Key())
 		}

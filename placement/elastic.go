@@ -104,8 +104,12 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 			have += int64(a.Count)
 		}
 	}
-	if u, ok := s.PodSetUsage(g.Key(), set.Name); ok && !stored && !slices.EqualFunc(u.Nodes, existing, func(a, b PodSetAssignment) bool { return a.NodeID == b.NodeID && a.Count == b.Count }) {
-		return Resized{}, Errorf(ErrInvalid, fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g)), "resize.existing", "differs from the snapshot's reservation of the set")
+	// Stored existing pods are the reservation: existingPods compared
+	// them entry for entry, so the reservation is not looked up again.
+	if !stored {
+		if u, ok := s.PodSetUsage(g.Key(), set.Name); ok && !slices.EqualFunc(u.Nodes, existing, func(a, b PodSetAssignment) bool { return a.NodeID == b.NodeID && a.Count == b.Count }) {
+			return Resized{}, Errorf(ErrInvalid, fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g)), "resize.existing", "differs from the snapshot's reservation of the set")
+		}
 	}
 	// keep is existing as the caller may own it: a copy of the
 	// snapshot's slice.
