@@ -104,12 +104,29 @@ func (p *planner) balanceIn(scope, P int, n int64, b *balanceBufs) (balancedChoi
 		us = append(us, p.unitsAt(P, scope)...)
 	}
 	b.units = us
+	// Smallest first, then path: the tightest domains are taken first;
+	// while the planner prefers, the most preferred before them. Any order
+	// finds k domains below: the q+1 takers all hold q too.
+	asc := us
+	slices.SortFunc(asc, func(a, b int) int {
+		if p.prefer && p.aff[a] != p.aff[b] {
+			return cmp.Compare(p.aff[b], p.aff[a])
+		}
+		if c := cmp.Compare(p.slice[a], p.slice[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	// The capacities, largest first: asc backwards unless affinity
+	// ordered it, which then sorts them apart.
 	caps := b.caps[:0]
-	for _, u := range us {
-		caps = append(caps, p.slice[u])
+	for i := range asc {
+		caps = append(caps, p.slice[asc[len(asc)-1-i]])
 	}
 	b.caps = caps
-	slices.SortFunc(caps, func(a, b int64) int { return cmp.Compare(b, a) })
+	if p.prefer {
+		slices.SortFunc(caps, func(a, b int64) int { return cmp.Compare(b, a) })
+	}
 	k := 0
 	for c := 1; c <= len(caps) && int64(c) <= n; c++ {
 		q, rem := n/int64(c), int(n%int64(c))
@@ -122,19 +139,6 @@ func (p *planner) balanceIn(scope, P int, n int64, b *balanceBufs) (balancedChoi
 		return ch, false
 	}
 	q, rem := n/int64(k), int(n%int64(k))
-	// Smallest first, then path: the tightest domains are taken first;
-	// while the planner prefers, the most preferred before them. Any order
-	// finds k domains here: the q+1 takers all hold q too.
-	asc := us
-	slices.SortFunc(asc, func(a, b int) int {
-		if p.prefer && p.aff[a] != p.aff[b] {
-			return cmp.Compare(p.aff[b], p.aff[a])
-		}
-		if c := cmp.Compare(p.slice[a], p.slice[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
 	ch.k, ch.q = k, q
 	used := slices.Grow(b.used[:0], len(asc))[:len(asc)] // by place in asc
 	clear(used)
