@@ -77,10 +77,40 @@ func (f *GangFloor) Place(level int, unit Request, count int, out []Slots, commi
 		return 0, out
 	}
 	d0, d1 := newDivider(unit[0]), newDivider(unit[1])
-	lo, _, ok := f.choose(level, d0, d1, int64(count))
+	lo, _, _, ok := f.choose(level, d0, d1, int64(count))
 	if !ok {
 		return 0, out
 	}
+	return count, f.fill(lo, d0, d1, unit, count, out, commit)
+}
+
+// PlaceWidening is [GangFloor.Place] without commit for a set only
+// preferred in a domain of level: when no domain holds count, the sums
+// of the same pass say whether the whole cluster does, and then the
+// first fit runs from the first node over the cluster — the floor of a
+// plan that widens a preferred level to the cluster when no domain of it
+// holds the set.
+func (f *GangFloor) PlaceWidening(level int, unit Request, count int, out []Slots) (int, []Slots) {
+	out = out[:0]
+	if count <= 0 {
+		return 0, out
+	}
+	d0, d1 := newDivider(unit[0]), newDivider(unit[1])
+	lo, _, total, ok := f.choose(level, d0, d1, int64(count))
+	switch {
+	case ok:
+	case total >= int64(count):
+		lo = 0
+	default:
+		return 0, out
+	}
+	return count, f.fill(lo, d0, d1, unit, count, out, false)
+}
+
+// fill first-fits count members of unit from node lo on, each node as
+// many as it holds, appending to out; the nodes from lo on must hold
+// them. With commit their requests are taken from the free quantities.
+func (f *GangFloor) fill(lo int32, d0, d1 divider, unit Request, count int, out []Slots, commit bool) []Slots {
 	free0, free1 := f.free[0], f.free[1]
 	for i, left := lo, int64(count); left > 0; i++ {
 		s := min(d0.div(free0[i]), d1.div(free1[i]), left)
@@ -94,7 +124,7 @@ func (f *GangFloor) Place(level int, unit Request, count int, out []Slots, commi
 			free1[i] -= s * unit[1]
 		}
 	}
-	return count, out
+	return out
 }
 
 // NextFit is the floor of a gang listed member by member with mixed
@@ -113,7 +143,7 @@ func (f *GangFloor) NextFit(level int, reqs []Request, out []int32) int {
 	for _, r := range reqs[1:] {
 		unit[0], unit[1] = min(unit[0], r[0]), min(unit[1], r[1])
 	}
-	k, end, ok := f.choose(level, newDivider(unit[0]), newDivider(unit[1]), int64(len(reqs)))
+	k, end, _, ok := f.choose(level, newDivider(unit[0]), newDivider(unit[1]), int64(len(reqs)))
 	if !ok {
 		return 0
 	}
@@ -139,8 +169,9 @@ func (f *GangFloor) NextFit(level int, reqs []Request, out []int32) int {
 
 // choose returns the nodes lo ≤ i < hi of the domain of level with the
 // fewest slots (copies of the request d0, d1 divide by) that still holds
-// want, ties to the first; ok is false when no domain does.
-func (f *GangFloor) choose(level int, d0, d1 divider, want int64) (lo, hi int32, ok bool) {
+// want, ties to the first; ok is false when no domain does. total is
+// every domain's slots summed: the cluster's.
+func (f *GangFloor) choose(level int, d0, d1 divider, want int64) (lo, hi int32, total int64, ok bool) {
 	start := f.whole
 	if level >= 0 {
 		start = f.c.Levels[level].Start
@@ -154,14 +185,15 @@ func (f *GangFloor) choose(level int, d0, d1 divider, want int64) (lo, hi int32,
 		for i := range a {
 			sum += min(d0.div(a[i]), d1.div(b[i]))
 		}
+		total += sum
 		if sum >= want && (best < 0 || sum < bestSum) {
 			best, bestSum = d, sum
 		}
 	}
 	if best < 0 {
-		return 0, 0, false
+		return 0, 0, total, false
 	}
-	return start[best], start[best+1], true
+	return start[best], start[best+1], total, true
 }
 
 // divider divides by a request with one multiplication: n/d is the high

@@ -83,6 +83,35 @@ func TestGangFloor_Place(t *testing.T) {
 	require.Equal(t, []bench.Slots{{0, 8}, {1, 1}}, out, "cpu 64 holds 8 of cpu 8")
 }
 
+// TestGangFloor_PlaceWidening: in a domain of the level when one holds
+// the set, as Place; else over the whole cluster from its first node when
+// it holds the set; else nothing.
+func TestGangFloor_PlaceWidening(t *testing.T) {
+	c := bench.GPUCluster(64, false) // 2 racks of 32 hosts (256 slots each), one block
+	f := bench.NewGangFloor(c)
+	rack := c.Level(bench.RackKey)
+	pod := bench.Request{bench.PodGPU, bench.PodGPUCPU}
+	_, in := f.Place(rack, pod, 8, nil, true) // host 0 full: the first rack holds 248
+	require.Equal(t, []bench.Slots{{0, 8}}, in)
+
+	n, out := f.PlaceWidening(rack, pod, 250, nil)
+	require.Equal(t, 250, n)
+	require.Equal(t, bench.Slots{32, 8}, out[0], "the second rack holds 250, the first does not")
+	n, out = f.PlaceWidening(rack, pod, 9, out)
+	require.Equal(t, 9, n)
+	require.Equal(t, []bench.Slots{{1, 8}, {2, 1}}, out, "the tightest rack, as Place")
+	n, out = f.PlaceWidening(rack, pod, 300, out)
+	require.Equal(t, 300, n)
+	require.Len(t, out, 38, "no rack holds 300: hosts 1..31 and 32..38 of the cluster")
+	require.Equal(t, []bench.Slots{{1, 8}, {38, 4}}, []bench.Slots{out[0], out[37]})
+	n, out = f.PlaceWidening(rack, pod, 504, out)
+	require.Equal(t, 504, n, "the cluster holds 504")
+	require.Equal(t, bench.Slots{63, 8}, out[len(out)-1])
+	n, out = f.PlaceWidening(rack, pod, 505, out)
+	require.Zero(t, n, "the cluster holds 504")
+	require.Empty(t, out)
+}
+
 // TestProp_GangFloorPlaceIsPlainFirstFit: Place, which divides by one
 // multiplication per node, answers as the plain pass that divides, on
 // random free quantities (up to the floor's bound of 2^36) and requests

@@ -146,6 +146,14 @@ func planCellDecision(tb testing.TB, c planCell) (*gpu, *placement.Group, topolo
 		// hold multiples of 8 pods); of 32 it need not.
 		tb.Fatalf("%s: a block holds the set, the plan says %s", c.name(), pl.Decision.Message)
 	}
+	if c.slice == 0 {
+		// A balanced set's preferred level widens to the cluster: the
+		// plan places it exactly when its floor does.
+		placed, _ := blockElseCluster(bench.NewGangFloor(g.c), g.c, c.p, nil)
+		if fits := placed == c.p; fits != (pl.Decision.Status == placement.Scheduled) {
+			tb.Fatalf("%s: the floor says fits=%v, the plan says %s (%s)", c.name(), fits, pl.Decision.Status, pl.Decision.Message)
+		}
+	}
 	if c.next != nextSame {
 		s := nextSnapshot(tb, c, g)
 		npl, err := g.tree.PlanPodSets(s, grp, reqs, opts)
@@ -187,10 +195,41 @@ func planMatrix() []workload {
 					sink += int64(len(pl.Decision.PodSetAssignments))
 				}, []metric{{float64(placed), "placed"}}
 			},
-			floor: cellFloor(cell{n: c.n, p: c.p, key: bench.BlockKey, fragmented: c.fragmented}),
+			floor: planFloor(c),
 		})
 	}
 	return out
+}
+
+// planFloor is plan cell c's floor: the pod set matrix's block cell (one
+// pass summing each block's slots, a first fit in the tightest block that
+// holds the set), which places what a sliced cell must, all in one block
+// or nothing. A balanced cell's set is only preferred in a rack: when no
+// block holds it the plan spreads it over the cluster, so its floor then
+// places it first-fit over the whole cluster, whose slots the same pass
+// summed (blockElseCluster) — a floor that placed nothing would not do
+// the job.
+func planFloor(c planCell) prepare {
+	if c.slice != 0 {
+		return cellFloor(cell{n: c.n, p: c.p, key: bench.BlockKey, fragmented: c.fragmented})
+	}
+	return func(b *testing.B) (func(), []metric) {
+		g := gpuCluster(b, c.n, c.fragmented)
+		f, out := bench.NewGangFloor(g.c), make([]bench.Slots, 0, c.p)
+		placed, _ := blockElseCluster(f, g.c, c.p, out)
+		return func() {
+			n, out := blockElseCluster(f, g.c, c.p, out)
+			sink += int64(n + len(out))
+		}, []metric{{float64(placed), "placed"}}
+	}
+}
+
+// blockElseCluster places p matrix pods with f in one block, or when no
+// block holds them in the whole cluster (GangFloor.PlaceWidening: the
+// same pass's sums decide), and returns how many it placed (p or 0) and
+// the answer, appended to out[:0].
+func blockElseCluster(f *bench.GangFloor, c *bench.Cluster, p int, out []bench.Slots) (int, []bench.Slots) {
+	return f.PlaceWidening(c.Level(bench.BlockKey), gpuPod, p, out)
 }
 
 // TestPlanMatrix checks the smallest clusters' cells of the plan matrix
