@@ -97,3 +97,47 @@ func (p *planner) orderByCompare(us []int, leastFree bool) {
 		return p.compareUnits(a, b, leastFree)
 	})
 }
+
+// rankBitsMin is the fewest rank keys sortRankKeys orders by a bitset; a
+// cluster of N nodes also needs N/1024 of them (the bitset is scanned a
+// word per 64 nodes, where sorting a few keys is cheaper).
+const rankBitsMin = 32
+
+// sortRankKeys sorts a plan's rank keys in place: per node used, its
+// deepest domain << 32 | its NodeID, all distinct. When every node has a
+// deepest domain, their order is that of their tie ranks (tieRank ranks
+// all nodes by the same (deepest domain, ID)), so many keys are sorted by
+// marking each node's rank in a bitset and reading the marks back in
+// order — O(keys + N/64), no comparisons; otherwise (few keys, or a node
+// outside the deepest level, whose key sorts last) by slices.Sort. It
+// reports whether the bitset ordered them, and leaves it clear.
+func (p *planner) sortRankKeys(keys []uint64) bool {
+	sc := p.t.plan
+	N := len(sc.tieRank)
+	if len(keys) < rankBitsMin || len(keys) < N/1024 || slices.ContainsFunc(keys, func(k uint64) bool { return int32(k>>32) < 0 }) {
+		slices.Sort(keys)
+		return false
+	}
+	words := (N + 63) / 64
+	if len(sc.rankBits) < words {
+		sc.rankBits = make([]uint64, words)
+	}
+	b := sc.rankBits[:words]
+	lo, hi := words, 0
+	for _, k := range keys {
+		t := sc.tieRank[uint32(k)]
+		w := int(t >> 6)
+		b[w] |= 1 << (t & 63)
+		lo, hi = min(lo, w), max(hi, w)
+	}
+	i := 0
+	for w := lo; w <= hi; w++ {
+		for m := b[w]; m != 0; m &= m - 1 {
+			id := sc.byRank[w<<6+bits.TrailingZeros64(m)]
+			keys[i] = uint64(p.t.domainOf(id, p.L-1))<<32 | uint64(id)
+			i++
+		}
+		b[w] = 0
+	}
+	return true
+}

@@ -71,3 +71,52 @@ func drawLevelUnits(t *rapid.T, p *planner) []int {
 	}
 	return rapid.Permutation(us).Draw(t, "us")
 }
+
+// TestProp_SortRankKeysAsSorted: sortRankKeys orders the rank keys of any
+// set of nodes exactly as sorting them does — through the bitset of tie
+// ranks when there are enough keys, by sorting when there are few or a
+// node lacks the deepest level's label (its key sorts last) — and leaves
+// the bitset clear. Both paths must be seen.
+func TestProp_SortRankKeysAsSorted(t *testing.T) {
+	byBits, bySort := 0, 0
+	rapid.Check(t, func(t *rapid.T) {
+		var nodes []placement.Node
+		unlabelled := rapid.Bool().Draw(t, "unlabelled") // some nodes lack the rack label
+		for i := range rapid.IntRange(1, 4*rankBitsMin).Draw(t, "nodes") {
+			labels := map[string]string{"block": fmt.Sprint("b", rapid.IntRange(0, 3).Draw(t, "block"))}
+			if !unlabelled || rapid.IntRange(0, 3).Draw(t, "rackless") > 0 {
+				labels["rack"] = fmt.Sprint("r", rapid.IntRange(0, 9).Draw(t, "rack"))
+			}
+			nodes = append(nodes, placement.Node{Name: fmt.Sprintf("n%02d", rapid.IntRange(0, 99).Draw(t, "name")*1000+i),
+				Labels: labels, Allocatable: placement.ResourceList{placement.ResourceCPU: 1000}})
+		}
+		s, err := placement.NewSnapshot(nodes, nil)
+		require.NoError(t, err)
+		tr, err := NewTree(s, []string{"block", "rack"})
+		require.NoError(t, err)
+		tr.plan = newPlanScratch(tr, s, len(tr.doms)+s.NumNodes(), 1)
+		p := &planner{t: tr, s: s, L: 2, D: len(tr.doms)}
+		for range rapid.IntRange(1, 3).Draw(t, "plans") { // the bitset is reused
+			var ids []placement.NodeID
+			for id := range placement.NodeID(s.NumNodes()) {
+				ids = append(ids, id)
+			}
+			ids = rapid.Permutation(ids).Draw(t, "order")
+			ids = ids[:rapid.IntRange(1, len(ids)).Draw(t, "used")]
+			var keys []uint64
+			for _, id := range ids {
+				keys = append(keys, uint64(tr.domainOf(id, 1))<<32|uint64(id))
+			}
+			want := slices.Sorted(slices.Values(keys))
+			if p.sortRankKeys(keys) {
+				byBits++
+			} else {
+				bySort++
+			}
+			require.Equal(t, want, keys)
+			require.Zero(t, slices.IndexFunc(tr.plan.rankBits, func(w uint64) bool { return w != 0 })+1, "the bitset is left clear")
+		}
+	})
+	require.Positive(t, byBits, "the bitset never ordered the keys")
+	require.Positive(t, bySort, "sorting never ordered the keys")
+}

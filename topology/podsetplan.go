@@ -703,7 +703,7 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 			keys = append(keys, uint64(p.t.domainOf(id, p.L-1))<<32|uint64(id))
 			p.setTake(u, so.takes[i])
 		}
-		slices.Sort(keys)
+		p.sortRankKeys(keys)
 		var first int32
 		sp.Ranks = make([]Rank, len(keys))
 		var set []placement.PodSetAssignment
