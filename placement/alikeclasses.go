@@ -68,7 +68,7 @@ func (sv *solver) splitUnalike() {
 // they own terms of the same classes and the same classes select them.
 func (sv *solver) termsAlike(i, j int) bool {
 	c, ci, cj := sv.cons, sv.bound+i, sv.bound+j
-	if c.own[ci] == c.own[cj] && slices.Equal(c.matchers(ci), c.matchers(cj)) {
+	if c.pendingAlike || c.own[ci] == c.own[cj] && slices.Equal(c.matchers(ci), c.matchers(cj)) {
 		return true // one run's terms: the rule
 	}
 	if !slices.Equal(c.matchers(ci), c.matchers(cj)) || len(c.owned(ci)) != len(c.owned(cj)) {

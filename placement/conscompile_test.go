@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -73,4 +74,28 @@ func consSummary(c *cons) string {
 		out += fmt.Sprintf("member %d: owns %v matched by %v\n", i, c.owned(i), c.matchers(i))
 	}
 	return out
+}
+
+// TestProp_PendingAlikeIsEveryPair: cons.pendingAlike, which lets
+// termsAlike answer without comparing, holds exactly when every two
+// pending members own the same span of terms and are selected by the same
+// classes, whatever the terms, labels, bound members and members without
+// terms (drawAffinityPods: pods drawn to share terms share one *Affinity).
+func TestProp_PendingAlikeIsEveryPair(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := drawLabelledSnapshot(t, 4)
+		nb, np := rapid.IntRange(0, 2).Draw(t, "bound"), rapid.IntRange(1, 4).Draw(t, "pending")
+		bound, pending := drawAffinityPods(t, nb, np)
+		c := compileCons(s, &Group{}, bound, pending)
+		if c == nil {
+			return
+		}
+		want := true
+		for i := nb + 1; i < nb+np; i++ {
+			want = want && c.own[i] == c.own[nb] && slices.Equal(c.matchers(i), c.matchers(nb))
+		}
+		if c.pendingAlike != want {
+			t.Fatalf("pendingAlike %v, every pair alike %v", c.pendingAlike, want)
+		}
+	})
 }

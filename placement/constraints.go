@@ -29,12 +29,16 @@ type cons struct {
 	// are spans of two flat arrays, own[i] and start: no table of slice
 	// headers to clear and fill, under the collector's write barrier,
 	// member by member. The members of one run share their span.
-	own      []span
-	subs     []subc
-	subOf    []int32     // sub-group of each member, or -1
-	maxPref  int64       // sum of all preferred weights of all members
-	prefBuf  []prefTerm  // prefsOf's, reused: a member's prefs are done with before the next's
-	bonusBuf []prefBonus // the same
+	own []span
+	// pendingAlike says every pending member owns the same span of terms
+	// and is selected by the same classes: termsAlike holds of every pair
+	// (a gang made from one template, the rule), without comparing them.
+	pendingAlike bool
+	subs         []subc
+	subOf        []int32     // sub-group of each member, or -1
+	maxPref      int64       // sum of all preferred weights of all members
+	prefBuf      []prefTerm  // prefsOf's, reused: a member's prefs are done with before the next's
+	bonusBuf     []prefBonus // the same
 	// domKeys and doms are the node domains of each topology key the
 	// checks asked about (see domain).
 	domKeys []string
@@ -238,6 +242,7 @@ func compileConsInto(c *cons, s *Snapshot, g *Group, all []*Pod, nb int) *cons {
 			fill[j]++
 		}
 	}
+	c.pendingAlike = pendingAlike(c, n)
 	c.subOf = grow(c.subOf, n)
 	for i := range c.subOf {
 		c.subOf[i] = -1
@@ -256,6 +261,25 @@ func compileConsInto(c *cons, s *Snapshot, g *Group, all []*Pod, nb int) *cons {
 		c.subs = append(c.subs, sc)
 	}
 	return c
+}
+
+// pendingAlike computes cons.pendingAlike of c, compiled over n members:
+// one span for every pending member, and each class selecting all of them
+// or none (its matches ascend, so their pending ones are a suffix).
+func pendingAlike(c *cons, n int) bool {
+	for i := c.nb + 1; i < n; i++ {
+		if c.own[i] != c.own[c.nb] {
+			return false
+		}
+	}
+	for k := range c.classes {
+		m := c.classes[k].matches
+		x, _ := slices.BinarySearch(m, int32(c.nb))
+		if p := len(m) - x; p != 0 && p != n-c.nb {
+			return false
+		}
+	}
+	return true
 }
 
 // classOf returns the class of term t (anti-affinity or not, weight w, 0
