@@ -519,10 +519,17 @@ func (c *cons) judge(pos []NodeID) (string, int64) {
 				self = 1
 			}
 			d := dom[n]
-			if t.weight == 0 {
+			switch {
+			case t.weight == 0 && t.anti && int(o) >= c.nb:
+				// broken's usual case, inline: a pending owner's required
+				// anti-affinity term (broken is too big to inline: a call an owner).
+				bad = bad || (d >= 0 && all[d]-self > 0)
+			case t.weight == 0:
 				bad = bad || c.broken(o, t, d, self, cc)
-			} else if shared := d >= 0 && all[d]-self > 0; shared != t.anti {
-				sc += t.weight
+			default:
+				if shared := d >= 0 && all[d]-self > 0; shared != t.anti {
+					sc += t.weight
+				}
 			}
 		}
 	}
