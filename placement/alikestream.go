@@ -93,6 +93,9 @@ func (r *alikeRun) peek() *streamSrc {
 		}
 		if ok {
 			top.next = id
+			if len(st.srcs) == 1 {
+				return top // id's domain is uncounted, and no other source can lead
+			}
 			heapDown(st.srcs, 0, streamBefore)
 		} else {
 			_, st.srcs = heapPop(st.srcs, streamBefore)
