@@ -138,8 +138,8 @@ func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
 // the pending ones in member order. c reads all, never writes it.
 func compileConsInto(c *cons, s *Snapshot, g *Group, all []*Pod, nb int) *cons {
 	any := len(g.SubGroups) > 0
-	for _, p := range all {
-		any = any || p.Affinity != nil
+	for k := 0; k < len(all) && !any; k++ {
+		any = all[k].Affinity != nil
 	}
 	if !any {
 		return nil

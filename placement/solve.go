@@ -192,8 +192,8 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	// Constraints between members: sub-groups or affinity terms, which
 	// validate ruled out with pod sets.
 	constrained := len(g.SubGroups) > 0 || boundAffinity
-	for i := 0; i < len(g.Members) && !members.noAffinity; i++ {
-		constrained = constrained || g.Members[i].Affinity != nil
+	for i := 0; i < len(g.Members) && !members.noAffinity && !constrained; i++ {
+		constrained = g.Members[i].Affinity != nil
 	}
 	if constrained && len(g.PodSets) == 0 {
 		// All members: the bound ones, then the pending in member order.
