@@ -68,7 +68,7 @@ func (c *cons) sharing(o int32, t *term, pos []NodeID) string {
 			continue
 		}
 		if c.same(pos[o], pos[q], c.keyOf(t)) {
-			return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pods[o].Key(), c.pods[q].Key(), c.keyOf(t))
+			return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pod(int(o)).Key(), c.pod(int(q)).Key(), c.keyOf(t))
 		}
 	}
 	panic("placement: sharing called for a term no placed match breaks")

@@ -25,7 +25,7 @@ func (c *cons) violationRef(pos []NodeID) string {
 			if c.same(pos[o], pos[q], c.keyOf(t)) {
 				shared = true
 				if t.anti {
-					return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pods[o].Key(), c.pods[q].Key(), c.keyOf(t))
+					return fmt.Sprintf("%s and %s share a %s domain against required pod anti-affinity", c.pod(int(o)).Key(), c.pod(int(q)).Key(), c.keyOf(t))
 				}
 			}
 		}
@@ -34,7 +34,7 @@ func (c *cons) violationRef(pos []NodeID) string {
 				placed = placed || (q != o && pos[q] >= 0)
 			}
 			if _, ok := c.label(pos[o], c.keyOf(t)); !ok || placed || !c.selfMatch(o, t.cls) {
-				return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), c.keyOf(t))
+				return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pod(int(o)).Key(), c.keyOf(t))
 			}
 		}
 	}
@@ -71,7 +71,7 @@ func (c *cons) prefRef(pos []NodeID) int64 {
 // member was compiled before the runs.
 func (c *cons) ownedTerms() iter.Seq2[int32, *term] {
 	return func(yield func(int32, *term) bool) {
-		for o := range c.pods {
+		for o := range c.members() {
 			for _, ti := range c.owned(o) {
 				if !yield(int32(o), &c.terms[ti]) {
 					return

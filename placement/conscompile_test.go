@@ -70,7 +70,7 @@ func consSummary(c *cons) string {
 		cl := &c.classes[k]
 		out += fmt.Sprintf("class %d: %s %v %v %d matches %v terms %v\n", k, cl.key, cl.sel.MatchLabels, cl.anti, cl.weight, cl.matches, cl.terms)
 	}
-	for i := range c.pods {
+	for i := range c.members() {
 		out += fmt.Sprintf("member %d: owns %v matched by %v\n", i, c.owned(i), c.matchers(i))
 	}
 	return out

@@ -26,7 +26,7 @@ func (c *cons) reuse(s *Snapshot, nb int) {
 // keeps none of them alive. (The terms hold no pointer.)
 func (c *cons) forget() {
 	c.s = nil
-	c.pods = nil // the scratch's pending, which release clears
+	c.pods = memberPods{} // the caller's bound members and group
 	for k, classes := 0, c.classes[:cap(c.classes)]; k < len(classes); k++ {
 		classes[k].sel, classes[k].dom = nil, nil
 	}

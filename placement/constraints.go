@@ -12,8 +12,11 @@ import (
 // pending members in the solver's member order. A position of -1 means the
 // member is not placed.
 type cons struct {
-	s    *Snapshot
-	pods []*Pod
+	s *Snapshot
+	// pods are the members (see memberPods): no list of pointers a member
+	// is written into pooled memory and cleared again, under the
+	// collector's write barriers.
+	pods memberPods
 	nb   int
 	// terms are the terms of runs of consecutive members that carry terms
 	// of the same classes (a gang's template, the rule): one record a
@@ -127,26 +130,61 @@ type subc struct {
 
 func (c *cons) empty() bool { return c == nil || (len(c.terms) == 0 && len(c.subs) == 0) }
 
+// memberPods is how a cons reads all members: the bound ones, then the
+// pending ones in member order — the group's Members through the
+// solver's rows or, when ptrs is not nil, a list of pointers.
+type memberPods struct {
+	bound   []*Pod
+	ptrs    []*Pod
+	members []Pod
+	rows    []member
+}
+
+// len returns how many members m has, bound and pending.
+func (m *memberPods) len() int {
+	if m.ptrs != nil {
+		return len(m.bound) + len(m.ptrs)
+	}
+	return len(m.bound) + len(m.rows)
+}
+
+// at returns member j.
+func (m *memberPods) at(j int) *Pod {
+	if nb := len(m.bound); j < nb {
+		return m.bound[j]
+	} else if m.ptrs != nil {
+		return m.ptrs[j-nb]
+	} else {
+		return &m.members[m.rows[j-nb].row]
+	}
+}
+
+// pod returns member j: see memberPods.
+func (c *cons) pod(j int) *Pod { return c.pods.at(j) }
+
+// members returns how many members c has, bound and pending.
+func (c *cons) members() int { return c.pods.len() }
+
 // compileCons returns nil when the group has no affinity terms and no
 // sub-groups.
 func compileCons(s *Snapshot, g *Group, bound []*Pod, pending []*Pod) *cons {
-	return compileConsInto(new(cons), s, g, append(slices.Clip(bound), pending...), len(bound))
+	return compileConsInto(new(cons), s, g, memberPods{bound: bound, ptrs: pending})
 }
 
 // compileConsInto is compileCons into c, whose memory (a pooled cons, see
-// reuse) it keeps where it can, over all members: the nb bound ones, then
-// the pending ones in member order. c reads all, never writes it.
-func compileConsInto(c *cons, s *Snapshot, g *Group, all []*Pod, nb int) *cons {
+// reuse) it keeps where it can, over all members pods. c reads them,
+// never writes them.
+func compileConsInto(c *cons, s *Snapshot, g *Group, pods memberPods) *cons {
+	n := pods.len()
 	any := len(g.SubGroups) > 0
-	for k := 0; k < len(all) && !any; k++ {
-		any = all[k].Affinity != nil
+	for k := 0; k < n && !any; k++ {
+		any = pods.at(k).Affinity != nil
 	}
 	if !any {
 		return nil
 	}
-	c.reuse(s, nb)
-	c.pods = all
-	n := len(all)
+	c.reuse(s, len(pods.bound))
+	c.pods = pods
 	// Members of one class carry one *Affinity (a gang's template, the
 	// rule): its terms are sorted into classes once, at the first member
 	// of the run, and the others join the run — a span stored, no
@@ -163,8 +201,8 @@ func compileConsInto(c *cons, s *Snapshot, g *Group, all []*Pod, nb int) *cons {
 			c.terms[k].to = int32(prev + 1)
 		}
 	}
-	for i, p := range all {
-		a := p.Affinity
+	for i := range n {
+		a := c.pod(i).Affinity
 		switch {
 		case a == nil:
 			own[i] = span{}
@@ -252,8 +290,8 @@ func compileConsInto(c *cons, s *Snapshot, g *Group, all []*Pod, nb int) *cons {
 		if l := slices.Index(g.TopologyLevels, sg.TopologyKey); l >= 0 {
 			sc.levels = g.TopologyLevels[:l+1]
 		}
-		for i, p := range all {
-			if firstSubGroup(g, p) == si {
+		for i := range n {
+			if firstSubGroup(g, c.pod(i)) == si {
 				c.subOf[i] = int32(si)
 				sc.members = append(sc.members, int32(i))
 			}
@@ -306,7 +344,8 @@ func (c *cons) classOf(t *PodAffinityTerm, anti bool, w int64) int32 {
 	}
 	exprs := LabelSelector{MatchExpressions: t.LabelSelector.MatchExpressions}
 pods:
-	for j, q := range c.pods {
+	for j := range c.members() {
+		q := c.pod(j)
 		for _, kv := range pairs {
 			if v, ok := q.Labels[kv[0]]; !ok || v != kv[1] {
 				continue pods
@@ -552,7 +591,7 @@ func (c *cons) judge(pos []NodeID) (string, int64) {
 			if t.anti {
 				return c.sharing(int32(o), t, pos), sc
 			}
-			return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pods[o].Key(), c.keyOf(t)), sc
+			return fmt.Sprintf("%s has no matching member in its %s domain (required pod affinity)", c.pod(int(o)).Key(), c.keyOf(t)), sc
 		}
 	}
 	panic("placement: judge found a broken term no owner breaks")
@@ -621,12 +660,12 @@ func (c *cons) boundConflict(g *Group) error {
 			if int(q) >= c.nb {
 				break
 			}
-			n, _ := c.s.b.byName(c.pods[q].NodeName)
+			n, _ := c.s.b.byName(c.pod(int(q)).NodeName)
 			if first < 0 {
 				first = n
 			} else if !c.sameDomain(first, n, sg) {
 				return Errorf(ErrInvalid, groupObj(g), "spec.subGroups["+sg.name+"].topologyKey",
-					"bound members %s and %s are in different %s domains", c.pods[sg.members[0]].Key(), c.pods[q].Key(), sg.key)
+					"bound members %s and %s are in different %s domains", c.pod(int(sg.members[0])).Key(), c.pod(int(q)).Key(), sg.key)
 			}
 		}
 	}
@@ -807,7 +846,7 @@ func validateAffinity(p *Pod) error {
 }
 
 // validateSubGroups checks sub-group definitions against the members.
-func validateSubGroups(g *Group, all []*Pod) error {
+func validateSubGroups(g *Group, pods memberPods) error {
 	if len(g.SubGroups) == 0 {
 		return nil
 	}
@@ -835,8 +874,8 @@ func validateSubGroups(g *Group, all []*Pod) error {
 			return err
 		}
 		n := 0
-		for _, p := range all {
-			if firstSubGroup(g, p) == i {
+		for j := range pods.len() {
+			if firstSubGroup(g, pods.at(j)) == i {
 				n++
 			}
 		}

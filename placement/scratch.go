@@ -30,7 +30,6 @@ type scratch struct {
 	runs             []setRun
 	alike            alikeRun // placeAlike's, reset for each run
 	cons             cons     // the solver's, when the group has terms or sub-groups (see consreuse.go)
-	consPods         []*Pod   // the cons's members, bound then pending
 	pos              []NodeID // the solver's pos
 	sums             []int64  // placedSums's
 	attempts         attemptPool
@@ -80,7 +79,6 @@ func (sv *solver) release() {
 	if sv.cons != nil {
 		sv.cons.forget()
 	}
-	clear(sc.consPods)
 	// Neither the caller's group nor anything the solve pointed to is
 	// kept alive by the pool, and the next Solve starts from a zero
 	// solver.

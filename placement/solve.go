@@ -196,24 +196,20 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 		constrained = g.Members[i].Affinity != nil
 	}
 	if constrained && len(g.PodSets) == 0 {
-		// All members: the bound ones, then the pending in member order.
-		all := grow(sv.sc.consPods, len(bound)+len(sv.members))
-		sv.sc.consPods = all
-		copy(all, bound)
-		for i, m := range sv.members {
-			all[len(bound)+i] = sv.pod(m.row)
-		}
+		// All members: the bound ones, then the pending in member order
+		// (no pod sets here: a row is a member).
+		pods := memberPods{bound: bound, members: g.Members, rows: sv.members}
 		if len(g.SubGroups) > 0 {
-			if err := validateSubGroups(g, all); err != nil {
+			if err := validateSubGroups(g, pods); err != nil {
 				return Decision{}, err
 			}
 		}
-		sv.cons = compileConsInto(&sv.sc.cons, s, g, all, len(bound))
+		sv.cons = compileConsInto(&sv.sc.cons, s, g, pods)
 		if sv.cons != nil {
 			sv.splitUnalike()
 		}
 		// Non-nil even when empty: it says the group is constrained.
-		n := len(all)
+		n := len(bound) + len(sv.members)
 		sv.sc.pos = zeroed(sv.sc.pos, max(n, 1))
 		sv.pos = sv.sc.pos[:n]
 	}

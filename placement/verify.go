@@ -312,16 +312,16 @@ func (v *verifier) constraints() error {
 	if c == nil {
 		return nil
 	}
-	pos := make([]NodeID, len(c.pods))
-	for i, p := range c.pods {
+	pos := make([]NodeID, c.members())
+	for i := range pos {
 		pos[i] = -1
 		if i < len(bound) {
-			pos[i], _ = s.NodeID(p.NodeName)
+			pos[i], _ = s.NodeID(c.pod(i).NodeName)
 		}
 	}
 	for _, a := range v.d.Assignments {
-		for i := len(bound); i < len(c.pods); i++ {
-			if c.pods[i].Key() == a.Pod {
+		for i := len(bound); i < len(pos); i++ {
+			if c.pod(i).Key() == a.Pod {
 				pos[i] = a.NodeID
 			}
 		}
