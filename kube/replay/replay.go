@@ -549,7 +549,7 @@ func (e *engine) apply(r gang.Result) error {
 	if len(r.Requeued) == 0 {
 		return nil
 	}
-	g.out.Reason = reason(&r)
+	g.out.Reason, g.out.Failed = reason(&r), r.Err != nil
 	if len(r.Bind) > 0 || (r.Preemption != nil && r.Preemption.Outcome == preemption.Preempt) {
 		return nil // the cluster changed: the scheduler's own retry may do more
 	}

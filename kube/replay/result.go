@@ -99,6 +99,10 @@ type GroupOutcome struct {
 	// did: the decision's message, and preemption's verdict when it found
 	// nothing to evict. For a group that never started, it is why.
 	Reason string `json:"reason,omitempty"`
+	// Failed is set when that cycle failed (Reason is its error: an
+	// invalid configuration found at runtime, such as a member whose
+	// priority differs from its group's), which no freed room can help.
+	Failed bool `json:"failed,omitempty"`
 
 	key placement.Key
 }

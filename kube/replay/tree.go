@@ -105,9 +105,11 @@ func (e *engine) applyTree(r gang.Result) error {
 			l.out.Placement, l.out.Nodes = lr.domain, nodes
 			e.stats.delay(l)
 		}
+		if !slices.ContainsFunc(r.Requeued, func(k placement.Key) bool { return e.pods[k].group == l }) {
+			continue // nothing of l waits: its reason stays its last wait's
+		}
+		l.out.Failed = r.Err != nil
 		switch {
-		case !slices.ContainsFunc(r.Requeued, func(k placement.Key) bool { return e.pods[k].group == l }):
-			// Nothing of l waits: its reason stays its last wait's.
 		case r.Err != nil:
 			l.out.Reason = r.Err.Error()
 		case r.Hierarchy.Decision.Status == placement.Scheduled:

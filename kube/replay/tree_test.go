@@ -114,3 +114,19 @@ func TestRun_TreeWithoutItsRootWaitsGated(t *testing.T) {
 		require.Equal(t, "gated: waiting for CompositePodGroup default/job to exist", g.Reason)
 	}
 }
+
+// A tree whose root has another priority than its pods fails every cycle
+// (the v1.37 and v1.38 rules): its leaves never start and say the cycle failed, which
+// no freed room can help.
+func TestRun_TreeWhoseCycleFailsSaysSo(t *testing.T) {
+	in := treeInput()
+	prio := int32(10)
+	in.CompositePodGroups[0].Spec.Priority = &prio
+	r, err := Run(in, Options{MaxCycles: 20})
+	require.NoError(t, err)
+	require.Equal(t, 2, r.GroupsWaiting)
+	for _, g := range r.Groups {
+		require.True(t, g.Failed, g.Name)
+		require.Contains(t, g.Reason, "differs from the priority 10 of CompositePodGroup default/job", g.Name)
+	}
+}

@@ -100,6 +100,9 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 		ge := GroupEstimate{Kind: g.Kind, Name: g.Name, Tree: g.Tree, Policy: g.Policy, MinCount: g.MinCount, Pods: g.Size, WhatIf: whatIf[id],
 			Placement: g.Placement, Nodes: g.Nodes, Evicts: g.Evicts, Reason: g.Reason}
 		switch {
+		case !g.Started && g.Failed:
+			ge.Verdict = "never"
+			ge.Reason = "its scheduling cycle fails: " + g.Reason
 		case !g.Started:
 			ge.Verdict = "never"
 			empty, why, err := fitsEmpty(in, g, res, now, opts, c, spread)
