@@ -43,8 +43,9 @@ func setHierarchies(c *kube.Cluster, sched *gang.Scheduler) error {
 
 // describeTree completes cy for a cycle that decided a hierarchy: the
 // root's policy, the tree level by level and the conditions, which it
-// writes back into c. It returns the leaf PodGroups the cycle decided.
-func describeTree(cy *Cycle, c *kube.Cluster, r gang.Result) []placement.Key {
+// writes back into c. It returns the leaf PodGroups the cycle decided:
+// every leaf of the tree, from leaves ([treeLeaves] of c).
+func describeTree(cy *Cycle, c *kube.Cluster, r gang.Result, leaves map[placement.Key][]placement.Key) []placement.Key {
 	cy.Kind, cy.Policy, cy.MinCount = "CompositePodGroup", "basic", 0
 	for _, cg := range c.CompositePodGroups {
 		if cg.Key() == r.PodGroup && cg.Spec.SchedulingPolicy.Gang != nil {
@@ -68,20 +69,20 @@ func describeTree(cy *Cycle, c *kube.Cluster, r gang.Result) []placement.Key {
 			level = next
 		}
 	}
-	var leaves []placement.Key
 	for _, gc := range h.Conditions {
 		t := gc.Condition.Type
 		if gc.Kind == "PodGroup" {
 			c.SetCondition(gc.Key, gc.Condition)
 			t = c.ConditionType(gc.Key, t)
-			leaves = append(leaves, gc.Key)
 		} else {
 			c.SetCompositeCondition(gc.Key, gc.Condition)
 		}
 		cy.TreeConditions = append(cy.TreeConditions, TreeCondition{Kind: gc.Kind, Name: gc.Key.String(),
 			Condition: Condition{Type: t, Status: string(gc.Condition.Status), Reason: gc.Condition.Reason}})
 	}
-	return leaves
+	// All the tree's leaves, not only those whose condition changed (a
+	// tree read back from a dump changes none, and its leaves were tried).
+	return leaves[h.Root]
 }
 
 // writeTree prints a hierarchy's levels and conditions (text output).

@@ -125,3 +125,23 @@ func TestWaitingTreeSettles(t *testing.T) {
 		require.Contains(t, out.String(), "  waiting: PodGroup default/a (1 pending): Unschedulable: 2 of min 2 children fit one by one, not together")
 	}
 }
+
+// A tree read back from a dump whose conditions it already wrote (gangsim
+// -o yaml on its own output) changes no condition when it is tried again;
+// its waiting leaves still say why they wait, the tree's reason, not "not
+// tried" (they once did: the leaves were taken from the conditions the
+// cycle changed).
+func TestWaitingTreeReadBack(t *testing.T) {
+	for _, tc := range []struct{ in, leaf, reason string }{
+		{waitingTree, "default/a", "Unschedulable: 2 of min 2 children fit one by one, not together"},
+	} {
+		dump, code := yamlRun(tc.in, "-f", "-")
+		require.Equal(t, exitWaiting, code, dump)
+		var out, errb bytes.Buffer
+		code = run([]string{"-f", "-"}, strings.NewReader(dump), &out, &errb, false)
+		require.Equal(t, exitWaiting, code, errb.String())
+		require.NotContains(t, out.String(), "not tried")
+		require.Contains(t, out.String(), "  waiting: PodGroup "+tc.leaf+" ")
+		require.Contains(t, out.String(), "pending): "+tc.reason)
+	}
+}

@@ -304,7 +304,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		}
 		cy := describe(len(rep.Cycles)+1, start, now, c, policies, r)
 		if r.Hierarchy != nil {
-			for _, k := range describeTree(&cy, c, r) {
+			for _, k := range describeTree(&cy, c, r, leaves) {
 				last[k] = cy.Status + ": " + cy.Message
 			}
 			// A leaf of a placed tree can still have members waiting;
