@@ -45,10 +45,14 @@ func checkFixedPoint(t require.TestingT, first string, code int, flags ...string
 		for _, n := range cy.Tree { // a hierarchy's cycle tries every object of it
 			tried[n.Kind+" "+n.Name] = true
 		}
+
 	}
 	for _, w := range rep.Summary.Waiting {
 		if w.Pending > 0 && !strings.HasPrefix(w.Reason, "gated") && w.Reason != "spec.schedulingGates set" {
-			require.True(t, tried[w.Kind+" "+w.Name], "%s %s waits untried", w.Kind, w.Name)
+			// A tree whose cycle fails on its configuration (v1.38's rule
+			// for a tree's groups) lists no levels; its leaves then wait
+			// for the root's error, which their reason gives.
+			require.True(t, tried[w.Kind+" "+w.Name] || strings.HasPrefix(w.Reason, "Error: CompositePodGroup "), "%s %s waits untried: %s", w.Kind, w.Name, w.Reason)
 		}
 	}
 }

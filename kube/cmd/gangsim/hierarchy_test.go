@@ -130,12 +130,18 @@ func TestWaitingTreeSettles(t *testing.T) {
 // -o yaml on its own output) changes no condition when it is tried again;
 // its waiting leaves still say why they wait, the tree's reason, not "not
 // tried" (they once did: the leaves were taken from the conditions the
-// cycle changed).
+// cycle changed). Both for a tree that does not fit and for one that
+// breaks v1.38's rule for a tree's groups.
 func TestWaitingTreeReadBack(t *testing.T) {
 	for _, tc := range []struct{ in, leaf, reason string }{
 		{waitingTree, "default/a", "Unschedulable: 2 of min 2 children fit one by one, not together"},
+		{"", "default/basic", `Error: CompositePodGroup default/basic-root: CompositePodGroup "default/basic-mid": spec.schedulingPolicy: basic under the gang`},
 	} {
-		dump, code := yamlRun(tc.in, "-f", "-")
+		args := []string{"-f", "-"}
+		if tc.in == "" {
+			args = []string{"-f", td + "v138/tree-group-rules.yaml"}
+		}
+		dump, code := yamlRun(tc.in, args...)
 		require.Equal(t, exitWaiting, code, dump)
 		var out, errb bytes.Buffer
 		code = run([]string{"-f", "-"}, strings.NewReader(dump), &out, &errb, false)
