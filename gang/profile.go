@@ -17,7 +17,11 @@ import (
 // (pkg/scheduler/schedule_one_podgroup.go validatePodGroupHierarchy and
 // updatePodGroupConditionWithError, framework/preemption, framework/
 // plugins/topologyaware, pkg/features, pkg/registry/scheduling, plugin/
-// pkg/admission/priority) and not run:
+// pkg/admission/priority) and checked with kubeoracle retargeted to
+// v1.38.0-beta.0 on 2026-12-06 (kube/testdata/v138 and the gangsim
+// profile manifests): every row the scheduler decides agrees, reasons
+// included; the admission and Workload template rows, which the API
+// server decides, were not run (kubeoracle has none):
 //
 //	| difference                                       | v1.36                                | v1.37                             | v1.38 (default)                        |
 //	|--------------------------------------------------|--------------------------------------|-----------------------------------|----------------------------------------|
