@@ -281,7 +281,9 @@ type hpath struct {
 func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions, path hpath) (HierarchyDecision, error) {
 	hs := hscratchPool.Get().(*hscratch)
 	defer hs.release()
-	h := &hsolver{s: s, opts: opts, budget: opts.Budget, noEmpty: hopts.EmptyValueIsNoDomain, hs: hs}
+	h := &hs.solver
+	*h = hsolver{s: s, opts: opts, budget: opts.Budget, noEmpty: hopts.EmptyValueIsNoDomain, hs: hs}
+	h.treeKeys = h.keyBuf[:0]
 	h.fast = !path.general && fastLeafOK(opts)
 	if path.fastLeaves != nil {
 		defer func() { *path.fastLeaves = h.fastLeaves }()
@@ -297,9 +299,10 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	if err := h.uniquePods(hr); err != nil {
 		return HierarchyDecision{}, err
 	}
-	members := 0
-	hr.walkLeaves(func(l *hnode) { members += len(l.src.Group.Members) })
+	members, leaves := 0, 0
+	hr.walkLeaves(func(l *hnode) { members, leaves = members+len(l.src.Group.Members), leaves+1 })
 	h.answer = make([]Assignment, 0, members)
+	h.stack = carve(&hs.kids, leaves)[:0] // a leaf is on it at most once
 	if !path.applied {
 		hs.ov.reset(s, hasHooks(opts))
 		h.ov = &hs.ov
@@ -377,12 +380,13 @@ type hsolver struct {
 	steps     int64
 	exhausted bool
 	proven    bool
-	stack     []*hnode  // placed leaves, in order
-	treeKeys  []string  // the tree's topology keys, ascending
-	seq       int       // names of bound pod-set pods (when pods are bound)
-	noEmpty   bool      // HierarchyOptions.EmptyValueIsNoDomain
-	hs        *hscratch // the pooled memory the search works in
-	gen       leafGen   // the Generator each leaf's Solve is given
+	stack     []*hnode                  // placed leaves, in order
+	treeKeys  []string                  // the tree's topology keys, ascending
+	keyBuf    [MaxHierarchyDepth]string // treeKeys' first array
+	seq       int                       // names of bound pod-set pods (when pods are bound)
+	noEmpty   bool                      // HierarchyOptions.EmptyValueIsNoDomain
+	hs        *hscratch                 // the pooled memory the search works in
+	gen       leafGen                   // the Generator each leaf's Solve is given
 	// answer is the arena the leaves' Solves carve their member
 	// assignments from (compiledRows.answer): room for every listed
 	// member of the tree once, allocated per solve.

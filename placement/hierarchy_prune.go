@@ -64,8 +64,8 @@ func (h *hsolver) prepare(n *hnode) {
 // need smallest rows (0 when some pending pod requests none of it). A
 // resource no node has, requested by every pending pod, makes the leaf
 // never fit. O(members × resources), plus O(members log members) when
-// the rows differ. The sets' rows are carved from arena (the search's,
-// dropped with it).
+// the rows differ. The first member's row and the sets' rows are carved
+// from arena (the search's, dropped with it).
 func (n *hnode) leafRows(b *base, arena *[]int64) {
 	g := n.src.Group
 	R := len(b.res)
@@ -142,7 +142,7 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 		var r []int64
 		switch {
 		case i == 0:
-			r = make([]int64, R) // kept: first is this row
+			r = carve(arena, R) // kept: first is this row (Solve copies rows, never keeps them)
 		case len(n.rows) > R:
 			r = n.rows[i*R : (i+1)*R : (i+1)*R]
 		default:

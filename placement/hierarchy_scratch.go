@@ -37,6 +37,8 @@ type hscratch struct {
 	kids  []*hnode
 	// fast is fastLeaf's candidate nodes (no pointers: kept as is).
 	fast []fastCand
+	// solver is the search's own state, overwritten by each solve.
+	solver hsolver
 	// own is what each leaf's Solve would allocate for hooks, when the
 	// caller has none (see compiledRows.own).
 	own hookOwned
@@ -88,5 +90,6 @@ func (hs *hscratch) release() {
 	reuse(&hs.nodes)
 	reuse(&hs.kids)
 	hs.own = hookOwned{}
+	hs.solver = hsolver{}
 	hscratchPool.Put(hs)
 }
