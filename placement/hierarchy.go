@@ -156,8 +156,13 @@ type hnode struct {
 	// setRows are a leaf's pod sets' template rows (as rows, R apiece), in
 	// Group.PodSets order: each template read once.
 	setRows []int64
-	alike   bool        // see compiledRows.alike
-	byKey   map[Key]int // member index by key, when not sorted; built on first use
+	alike   bool // see compiledRows.alike
+	// plain: every member names the group, no node, no affinity, claims
+	// or score requests, and the first's priority and queue time (==, as
+	// validate compares), as leafRows read them: fastLeaf's member checks
+	// but the bound one.
+	plain bool
+	byKey map[Key]int // member index by key, when not sorted; built on first use
 	// compiled: every member's row is what Solve compiles from its map
 	// (compiledRows), so that the leaf's Solve reads rows, not maps.
 	compiled bool

@@ -42,7 +42,7 @@ func fastLeafOK(opts Options) bool {
 // Options.Budget; ok is false when n or the answer is outside the shape
 // fastLeaf covers (see above), and the caller must Solve.
 func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []NodeID, budget int64) (d Decision, ok bool) {
-	if !h.fast || g != n.src.Group || !n.compiled || !n.alike || !n.uniform || !n.sorted || n.bound != 0 ||
+	if !h.fast || g != n.src.Group || !n.compiled || !n.alike || !n.uniform || !n.sorted || !n.plain || n.bound != 0 ||
 		len(g.PodSets) > 0 || len(g.SubGroups) > 0 || g.Name == "" || len(g.Members) == 0 || len(g.Members) > MaxPending {
 		return Decision{}, false
 	}
@@ -68,19 +68,17 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 		return Decision{}, false
 	}
 	// What validate checks of each member, and what keeps the members
-	// one class in member order: no affinity, claims or score requests,
-	// one priority and queue time (compared as validate does, with ==).
-	checkBound := s.nPods > 0
-	var nsh uint64
-	if checkBound {
-		nsh = nsHash(g.Namespace)
-	}
-	for i := range g.Members {
-		p := &g.Members[i]
-		if p.SchedulingGroup != g.Name || p.NodeName != "" || p.Affinity != nil || len(p.ResourceClaims) > 0 ||
-			len(p.ScoreRequests) > 0 || p.Priority != p0.Priority || p.QueuedAt != p0.QueuedAt ||
-			(checkBound && s.bound(Key{g.Namespace, p.Name}, nsh)) {
-			return Decision{}, false
+	// one class in member order (no affinity, claims or score requests,
+	// one priority and queue time), leafRows read as n.plain; what is
+	// left is that none is bound already. Their names ascend in one
+	// namespace (n.sorted), so no pod bound in that range of keys shows
+	// it with one search; otherwise each is looked up.
+	if !s.noneBoundIn(g.Namespace, p0.Name, g.Members[M-1].Name) {
+		nsh := nsHash(g.Namespace)
+		for i := range g.Members {
+			if s.bound(Key{g.Namespace, g.Members[i].Name}, nsh) {
+				return Decision{}, false
+			}
 		}
 	}
 	b, R := s.b, len(s.b.res)

@@ -3,6 +3,7 @@ package placement_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 // a leaf to Solve: a member of another request, priority or queue time, a
 // node selector, a member bound already, of another group or naming a
 // node, bound members of the group, a pod set, or a leaf that does not
-// fit whole.
+// fit whole. The bound pods are given in key order or not, some of them
+// bound by Apply.
 func drawFastLeafCase(t *rapid.T) (*placement.Snapshot, *placement.HierarchyNode) {
 	racks := rapid.IntRange(1, 4).Draw(t, "racks")
 	var nodes []placement.Node
@@ -118,9 +120,21 @@ func drawFastLeafCase(t *rapid.T) (*placement.Snapshot, *placement.HierarchyNode
 		return n
 	}
 	root := draw(1, "g")
-	s, err := placement.NewSnapshot(nodes, bound)
+	// The bound pods in key order (as a LIST gives them), so that a
+	// member bound already is found by the leaf placer's one search, or
+	// not; some of them bound by Apply afterwards.
+	if rapid.Bool().Draw(t, "keyOrder") {
+		slices.SortFunc(bound, func(a, b placement.Pod) int { return a.Key().Compare(b.Key()) })
+	}
+	k := rapid.IntRange(0, len(bound)).Draw(t, "inBase")
+	s, err := placement.NewSnapshot(nodes, bound[:k])
 	if err != nil {
 		t.Fatal(err)
+	}
+	if k < len(bound) {
+		if s, err = s.Apply(placement.Change{Bind: bound[k:]}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return s, root
 }

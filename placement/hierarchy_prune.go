@@ -70,7 +70,7 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 	g := n.src.Group
 	R := len(b.res)
 	n.rows = nil
-	n.sorted, n.uniform, n.compiled, n.alike = true, true, true, true
+	n.sorted, n.uniform, n.compiled, n.alike, n.plain = true, true, true, true, true
 	missing := map[ResourceName]int{} // untracked resources: how many pending pods request them
 	var first []int64                 // the first pending pod's row
 	// keys are the columns the first pod's map holds, when it holds
@@ -133,6 +133,9 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 		p := &g.Members[i]
 		n.sorted = n.sorted && p.Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < p.Name)
 		n.alike = n.alike && (i == 0 || alikeBesidesRequests(&g.Members[0], p))
+		// Read here, with the rest of the member, for fastLeaf.
+		n.plain = n.plain && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil && len(p.ResourceClaims) == 0 &&
+			len(p.ScoreRequests) == 0 && p.Priority == g.Members[0].Priority && p.QueuedAt == g.Members[0].QueuedAt
 		if i > 0 && len(n.rows) == R && known && sameRequests(p, first, keys, b) {
 			// The first's row, as fill would find it: the members are
 			// uniform still, and compiled as the first was.

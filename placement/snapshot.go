@@ -3,6 +3,7 @@ package placement
 import (
 	"iter"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -113,12 +114,15 @@ type base struct {
 	// NewSnapshot builds it under keyOnce when it needs it to find a
 	// repeated key. Pods in key order repeat none: their hashes wait, in
 	// waiting, for the first lookup by key (see podIndex).
-	keyOnce  sync.Once
-	waiting  []uint32
-	keyHash  []uint32
-	keyPos   []int32
-	keyEnd   []int32
-	keyShift int
+	keyOnce sync.Once
+	waiting []uint32
+	// keysAscend: pods are in strictly increasing key order as given
+	// (see noneBoundIn).
+	keysAscend bool
+	keyHash    []uint32
+	keyPos     []int32
+	keyEnd     []int32
+	keyShift   int
 	// keyBits[d] has bit h%64 set for every hash h of bucket d: most
 	// lookups of a key that is not there (a pending member's, as Solve
 	// checks each one) end on this one word instead of a bucket scan.
@@ -333,6 +337,38 @@ func (s *Snapshot) bound(k Key, nsh uint64) bool {
 	}
 	i, ok := s.b.podIndexHashed(k, h)
 	return ok && !s.isRemoved(int32(i))
+}
+
+// noneBoundIn reports whether no pod of namespace ns named from lo to hi
+// (inclusive) is bound in s, when that is cheap to show: no pod at all,
+// or none of the base pods (when given in key order, with a binary
+// search) nor of the added ones (the first at or after lo) in that range.
+// False means "maybe": a base pod in range may have been removed since.
+// A group whose member names ascend from lo to hi, none bound, is then
+// known unbound with one search instead of a lookup a member.
+// O(log pods).
+func (s *Snapshot) noneBoundIn(ns, lo, hi string) bool {
+	if s.nPods == 0 {
+		return true
+	}
+	from, to := Key{ns, lo}, Key{ns, hi}
+	if pods := s.b.pods; len(pods) > 0 {
+		if !s.b.keysAscend {
+			return false
+		}
+		i := sort.Search(len(pods), func(i int) bool { return pods[i].Key().Compare(from) >= 0 })
+		if i < len(pods) && pods[i].Key().Compare(to) <= 0 {
+			return false
+		}
+	}
+	none := true
+	if s.added != nil {
+		s.added.AscendGreaterOrEqual(keyedPod{k: from}, func(e keyedPod) bool {
+			none = e.k.Compare(to) > 0
+			return false
+		})
+	}
+	return none
 }
 
 // PodsOn yields the pods bound to node id in namespace/name order. Like

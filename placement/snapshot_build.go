@@ -157,7 +157,7 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		b.setResources(seen)
 	}
 	if ok && keys.from == len(pods) {
-		b.waiting = keys.hashes
+		b.waiting, b.keysAscend = keys.hashes, true
 	} else if ok {
 		for _, h := range keys.hashes[:keys.from] {
 			keys.counts[h>>keys.shift]++
