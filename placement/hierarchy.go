@@ -306,6 +306,9 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	}
 	members, leaves := 0, 0
 	hr.walkLeaves(func(l *hnode) { members, leaves = members+len(l.src.Group.Members), leaves+1 })
+	if h.fast {
+		h.unbound = h.noneBound(hr)
+	}
 	h.answer = make([]Assignment, 0, members)
 	h.stack = carve(&hs.kids, leaves)[:0] // a leaf is on it at most once
 	if !path.applied {
@@ -400,6 +403,9 @@ type hsolver struct {
 	// Solve (the options allow it); fastLeaves counts them.
 	fast       bool
 	fastLeaves int
+	// unbound: no leaf's member is bound in the snapshot, shown for the
+	// whole tree at once (noneBound).
+	unbound bool
 	// ov is the usage (and, with hooks, the pods) the placed leaves add,
 	// on a private snapshot; nil when the search applies each leaf.
 	ov *usageOverlay

@@ -73,7 +73,7 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 	// left is that none is bound already. Their names ascend in one
 	// namespace (n.sorted), so no pod bound in that range of keys shows
 	// it with one search; otherwise each is looked up.
-	if !s.noneBoundIn(g.Namespace, p0.Name, g.Members[M-1].Name) {
+	if !h.unbound && !s.noneBoundIn(g.Namespace, p0.Name, g.Members[M-1].Name) {
 		nsh := nsHash(g.Namespace)
 		for i := range g.Members {
 			if s.bound(Key{g.Namespace, g.Members[i].Name}, nsh) {
@@ -136,6 +136,34 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 	d.Score = fastScore(s, nodes, req, want)
 	d.Message = strconv.Itoa(M) + " of " + strconv.Itoa(M) + " members placed" + inName(&d.Placement)
 	return d, true
+}
+
+// noneBound reports whether no member is bound in h.s of any leaf under
+// root that fastLeaf may take (members ascending in one namespace,
+// hnode.sorted), shown with one search (Snapshot.noneBoundIn) over the
+// range of keys from the least such member to the greatest, when those
+// leaves share a namespace; false otherwise (each leaf is then checked
+// by itself). The search binds only the tree's own pods, which no other
+// leaf lists (uniquePods), so a member is bound on the search's snapshot
+// exactly when it is on h.s.
+func (h *hsolver) noneBound(root *hnode) bool {
+	var ns, lo, hi string
+	ok, any := true, false
+	root.walkLeaves(func(l *hnode) {
+		ms := l.src.Group.Members
+		if !ok || len(ms) == 0 || !l.sorted {
+			return
+		}
+		if any && ms[0].Namespace != ns {
+			ok = false
+			return
+		}
+		if !any {
+			ns, lo, hi, any = ms[0].Namespace, ms[0].Name, ms[len(ms)-1].Name, true
+		}
+		lo, hi = min(lo, ms[0].Name), max(hi, ms[len(ms)-1].Name)
+	})
+	return ok && (!any || h.s.noneBoundIn(ns, lo, hi))
 }
 
 // fastScore is DefaultScorer.ScoreSums for placed members of request row

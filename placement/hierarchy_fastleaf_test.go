@@ -19,8 +19,8 @@ import (
 // a leaf to Solve: a member of another request, priority or queue time, a
 // node selector, a member bound already, of another group or naming a
 // node, bound members of the group, a pod set, or a leaf that does not
-// fit whole. The bound pods are given in key order or not, some of them
-// bound by Apply.
+// fit whole. A leaf is now and then of another namespace; the bound pods
+// are given in key order or not, some of them bound by Apply.
 func drawFastLeafCase(t *rapid.T) (*placement.Snapshot, *placement.HierarchyNode) {
 	racks := rapid.IntRange(1, 4).Draw(t, "racks")
 	var nodes []placement.Node
@@ -54,11 +54,15 @@ func drawFastLeafCase(t *rapid.T) (*placement.Snapshot, *placement.HierarchyNode
 		name := fmt.Sprintf("l%d", leafNo)
 		leafNo++
 		pods := rapid.IntRange(1, 6).Draw(t, "members")
-		g := &placement.Group{Namespace: "ns", Name: name, MinCount: int32(rapid.IntRange(1, pods).Draw(t, "min"))}
+		ns := "ns"
+		if rapid.IntRange(0, 5).Draw(t, "otherNamespace") == 0 {
+			ns = "ns2"
+		}
+		g := &placement.Group{Namespace: ns, Name: name, MinCount: int32(rapid.IntRange(1, pods).Draw(t, "min"))}
 		if rapid.IntRange(0, 5).Draw(t, "basic") == 0 {
 			g.Policy, g.MinCount = placement.PolicyBasic, 0
 		}
-		tmpl := placement.Pod{Namespace: "ns", SchedulingGroup: name,
+		tmpl := placement.Pod{Namespace: ns, SchedulingGroup: name,
 			Requests: placement.ResourceList{placement.ResourceGPU: int64(rapid.IntRange(0, 2).Draw(t, "gpu")), placement.ResourceCPU: int64(rapid.IntRange(0, 2).Draw(t, "cpu")) * 500}}
 		if rapid.IntRange(0, 5).Draw(t, "tolerates") == 0 {
 			tmpl.Tolerations = []placement.Toleration{{Key: "gpu", Operator: placement.TolerationOpExists}}
@@ -85,9 +89,9 @@ func drawFastLeafCase(t *rapid.T) (*placement.Snapshot, *placement.HierarchyNode
 			case 3:
 				p.NodeSelector = map[string]string{"pool": "a"}
 			case 4: // bound already: Solve's error
-				bound = append(bound, placement.Pod{Namespace: "ns", Name: p.Name, SchedulingGroup: "elsewhere", NodeName: nodes[0].Name})
+				bound = append(bound, placement.Pod{Namespace: ns, Name: p.Name, SchedulingGroup: "elsewhere", NodeName: nodes[0].Name})
 			case 5: // a bound member of the leaf's own group
-				bound = append(bound, placement.Pod{Namespace: "ns", Name: p.Name + "-b", SchedulingGroup: name, NodeName: nodes[0].Name,
+				bound = append(bound, placement.Pod{Namespace: ns, Name: p.Name + "-b", SchedulingGroup: name, NodeName: nodes[0].Name,
 					Requests: placement.ResourceList{placement.ResourceCPU: 500}})
 			case 6: // of another group: Solve's error
 				p.SchedulingGroup = "elsewhere"
@@ -168,5 +172,58 @@ func TestHierarchy_PropFastLeafIsSolve(t *testing.T) {
 	t.Logf("the leaf placer decided %d leaves", fast)
 	if fast < 20 {
 		t.Fatalf("the leaf placer decided %d leaves over the runs", fast)
+	}
+}
+
+// A member bound already is found whichever leaf and namespace it is in:
+// the one search for the whole tree covers the leaves of one namespace
+// only, and a tree of two namespaces checks each leaf by itself.
+func TestHierarchy_FastLeafFindsBoundMember(t *testing.T) {
+	var nodes []placement.Node
+	for h := range 4 { // two racks: a leaf's domain is not the whole cluster, as fastLeaf needs
+		name := fmt.Sprintf("h%d", h)
+		nodes = append(nodes, placement.Node{Name: name, Labels: map[string]string{hBlock: "b0", hRack: fmt.Sprintf("r%d", h/2)},
+			Allocatable: placement.ResourceList{placement.ResourceGPU: 8, placement.ResourcePods: 10}})
+	}
+	leaf := func(ns, name string) *placement.HierarchyNode {
+		g := &placement.Group{Namespace: ns, Name: name, MinCount: 2}
+		for i := range 2 {
+			g.Members = append(g.Members, placement.Pod{Namespace: ns, Name: fmt.Sprintf("%s-%d", name, i), SchedulingGroup: name,
+				Requests: placement.ResourceList{placement.ResourceGPU: 1}})
+		}
+		return &placement.HierarchyNode{Name: name, TopologyKey: hRack, Group: g}
+	}
+	for _, tc := range []struct {
+		name     string
+		nsA, nsB string
+		bound    placement.Key // in key order with a pod of no leaf
+	}{
+		{"second namespace", "a", "b", placement.Key{Namespace: "b", Name: "lb-1"}},
+		{"first namespace", "b", "a", placement.Key{Namespace: "b", Name: "la-0"}},
+		{"one namespace, second leaf", "a", "a", placement.Key{Namespace: "a", Name: "lb-1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := &placement.HierarchyNode{Name: "root", TopologyKey: hBlock, MinGroupCount: 2,
+				Children: []*placement.HierarchyNode{leaf(tc.nsA, "la"), leaf(tc.nsB, "lb")}}
+			other := placement.Pod{Namespace: "a", Name: "other", NodeName: "h3"}
+			s, err := placement.NewSnapshot(nodes, []placement.Pod{other})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Without the bound member the placer takes both leaves.
+			if _, fast, err := placement.SolveHierarchyCountingFast(s, root, placement.Options{}, placement.HierarchyOptions{}); err != nil || fast != 2 {
+				t.Fatalf("the leaf placer decided %d leaves of 2 (%v)", fast, err)
+			}
+			bound := []placement.Pod{other, {Namespace: tc.bound.Namespace, Name: tc.bound.Name, NodeName: "h3"}}
+			slices.SortFunc(bound, func(a, b placement.Pod) int { return a.Key().Compare(b.Key()) })
+			if s, err = placement.NewSnapshot(nodes, bound); err != nil {
+				t.Fatal(err)
+			}
+			_, err = placement.SolveHierarchy(s, root, placement.Options{})
+			_, wantErr := placement.SolveHierarchyGeneral(s, root, placement.Options{}, placement.HierarchyOptions{})
+			if wantErr == nil || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("error %v, Solve's %v (want: already bound)", err, wantErr)
+			}
+		})
 	}
 }
