@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -161,5 +162,32 @@ func TestLabelDomains(t *testing.T) {
 	}
 	if n := len(s.b.labels.keys); n != maxLabelIndexes {
 		t.Fatalf("%d keys cached, want %d", n, maxLabelIndexes)
+	}
+}
+
+// A nodeIndex emptied holds nothing, also when its stamp wraps around:
+// an entry set 2^32 emptyings ago must not count again.
+func TestNodeIndex_Empty(t *testing.T) {
+	var x nodeIndex
+	x.reset(4)
+	x.set(1, 7)
+	if !x.has(1) || x.of(1) != 7 || x.has(2) {
+		t.Fatalf("after set: has(1) %v of(1) %d has(2) %v", x.has(1), x.of(1), x.has(2))
+	}
+	x.empty()
+	if x.has(1) {
+		t.Fatal("entry kept after empty")
+	}
+	x.cur = 1
+	x.set(1, 7) // under the stamp a wrap starts again from
+	x.cur = math.MaxUint32
+	x.empty()
+	if x.has(1) {
+		t.Fatal("entry counts again after the stamp wrapped")
+	}
+	x.set(2, 3)
+	x.reset(8) // grown
+	if x.has(2) || x.has(7) {
+		t.Fatal("entry kept after reset")
 	}
 }

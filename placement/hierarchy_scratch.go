@@ -69,7 +69,6 @@ func reuse[T any](arena *[]T) {
 
 var hscratchPool = sync.Pool{New: func() any {
 	return &hscratch{
-		ov:     usageOverlay{at: map[NodeID]int{}},
 		splits: map[splitKey]domainSplit{},
 		visits: map[*HierarchyNode]visit{},
 		names:  map[string]bool{}, groups: map[Key]bool{},
