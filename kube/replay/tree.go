@@ -34,32 +34,24 @@ func (g *groupState) queued() *groupState {
 // leaves (a conservative hint: waking in vain costs a cycle) and names
 // claims when a leaf does.
 func (e *engine) linkTrees(in Input) {
-	parent := make(map[placement.Key]*gang.CompositePodGroup, len(in.CompositePodGroups))
+	byKey := make(map[placement.Key]*gang.CompositePodGroup, len(in.CompositePodGroups))
 	for _, cg := range in.CompositePodGroups {
-		parent[cg.Key()] = cg
+		byKey[cg.Key()] = cg
 	}
+	roots := gang.TreeRoots(in.PodGroups, in.CompositePodGroups)
 	for _, pg := range in.PodGroups {
-		name := pg.Spec.ParentCompositePodGroupName
-		if name == "" {
+		root, ok := roots[pg.Key()]
+		if !ok {
 			continue
 		}
-		root := placement.Key{Namespace: pg.Namespace, Name: name}
-		// A chain longer than the objects given is a cycle, which the
-		// scheduler gates; the walk stops there.
-		for range len(parent) {
-			cg, ok := parent[root]
-			if !ok || cg.Spec.ParentCompositePodGroupName == "" {
-				break
-			}
-			root.Name = cg.Spec.ParentCompositePodGroupName
-		}
-		t, known := e.groups[placement.Key{Namespace: root.Namespace, Name: treePrefix + root.Name}]
+		tk := placement.Key{Namespace: root.Namespace, Name: treePrefix + root.Name}
+		t, known := e.groups[tk]
 		leaf := e.groups[pg.Key()]
 		if !known {
-			t = e.group(placement.Key{Namespace: root.Namespace, Name: treePrefix + root.Name}, "CompositePodGroup")
+			t = e.group(tk, "CompositePodGroup")
 			t.out.Name = root.String()
 			t.priority = leaf.priority
-			if cg, ok := parent[root]; ok && cg.Spec.Priority != nil {
+			if cg, ok := byKey[root]; ok && cg.Spec.Priority != nil {
 				t.priority = *cg.Spec.Priority
 			}
 		}

@@ -119,30 +119,16 @@ func checkServed(objs []manifest.Object, p gang.Profile) error {
 }
 
 // treeLeaves maps each root CompositePodGroup of c to the PodGroups of its
-// hierarchy. A PodGroup under a cycle of CompositePodGroups is listed
-// under the one where the walk up stops; the scheduler gates it anyway.
+// hierarchy (gang.TreeRoots: a PodGroup under a cycle of CompositePodGroups
+// is listed under the one where the walk up stops; the scheduler gates it
+// anyway), each in c's order.
 func treeLeaves(c *kube.Cluster) map[placement.Key][]placement.Key {
-	parent := map[placement.Key]placement.Key{}
-	for _, cg := range c.CompositePodGroups {
-		if p := cg.Spec.ParentCompositePodGroupName; p != "" {
-			parent[cg.Key()] = placement.Key{Namespace: cg.Namespace, Name: p}
-		}
-	}
+	roots := gang.TreeRoots(c.PodGroups, c.CompositePodGroups)
 	out := map[placement.Key][]placement.Key{}
 	for _, pg := range c.PodGroups {
-		p := pg.Spec.ParentCompositePodGroupName
-		if p == "" {
-			continue
+		if root, ok := roots[pg.Key()]; ok {
+			out[root] = append(out[root], pg.Key())
 		}
-		k := placement.Key{Namespace: pg.Namespace, Name: p}
-		for range len(parent) {
-			up, ok := parent[k]
-			if !ok {
-				break
-			}
-			k = up
-		}
-		out[k] = append(out[k], pg.Key())
 	}
 	return out
 }
