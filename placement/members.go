@@ -63,7 +63,15 @@ func (sv *solver) prepareMembers(members checked) error {
 	distinct := len(g.SubGroups) > 0 || len(sv.opts.Filters) > 0
 	sv.splitLater = !distinct && len(sv.opts.Reservers) > 0
 	b := sv.s.b
-	sv.members = grow(sv.sc.members, g.NumPending())
+	// A group that is one pod set and nothing else (an elastic delta, a
+	// Kueue pod set) lists pod i as {row 0, index i}: the pool's table,
+	// never modified, serves in place of writing one member per pod.
+	oneSet := n == 0 && len(g.PodSets) == 1
+	if oneSet {
+		sv.members = fixedTable(&sv.sc.oneSet, g.NumPending(), func(i int) member { return member{row: 0, index: int32(i)} })
+	} else {
+		sv.members = grow(sv.sc.members, g.NumPending())
+	}
 	// Per row its class, per class one request vector: rows of a class
 	// request the same. Hooks read both through sv.prep, possibly after the
 	// solve, so what sv.prep keeps does not come from the pool (see
@@ -104,9 +112,11 @@ func (sv *solver) prepareMembers(members checked) error {
 		if int(row) >= n {
 			start, count = sv.prep.starts[int(row)-n], int(g.PodSets[int(row)-n].Count)
 		}
-		m := &sv.members[i]
-		m.row = row
-		m.index = int32(start)
+		if !oneSet {
+			m := &sv.members[i]
+			m.row = row
+			m.index = int32(start)
+		}
 		if k > 0 && alike {
 			sv.class[row], sv.size[row] = sv.class[rows[k-1]], sv.size[rows[k-1]]
 			i++
@@ -131,9 +141,11 @@ func (sv *solver) prepareMembers(members checked) error {
 			}
 		}
 		// A pod set's other pods: one 8-byte store each, no bounds check.
-		rest := sv.members[i+1 : i+count]
-		for c := range rest {
-			rest[c] = member{row: row, index: int32(start + 1 + c)}
+		if !oneSet {
+			rest := sv.members[i+1 : i+count]
+			for c := range rest {
+				rest[c] = member{row: row, index: int32(start + 1 + c)}
+			}
 		}
 		i += count
 	}

@@ -12,8 +12,9 @@ import "sync"
 // from one solve to the next.
 type scratch struct {
 	members          []member
-	identity, bySize []int   // identity: see memberOrder
-	identity32       []int32 // with identity and ones, prepareMembers' tables (see fixedTable)
+	oneSet           []member // a lone pod set's members (see prepareMembers, fixedTable)
+	identity, bySize []int    // identity: see memberOrder
+	identity32       []int32  // with identity and ones, prepareMembers' tables (see fixedTable)
 	ones             []int
 	zeros32          []int32 // one class's rows' classes (see classTables)
 	class            []int32 // prepareMembers' classes as they are found
@@ -65,7 +66,9 @@ func (sc *scratch) work(R, nodes, expect int) *work {
 // scratch half written.
 func (sv *solver) release() {
 	sc := sv.sc
-	sc.members = sv.members[:0]
+	if len(sv.members) == 0 || len(sc.oneSet) == 0 || &sv.members[0] != &sc.oneSet[0] { // the fixed table is never written
+		sc.members = sv.members[:0]
+	}
 	if sv.bySize != nil {
 		sc.bySize = sv.bySize[:0]
 	}
