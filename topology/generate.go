@@ -708,11 +708,8 @@ func (b *builder) closest(doms []DomainID) DomainID {
 	}
 	R := len(b.c.res)
 	n := int64(b.sh.n)
-	type cand struct {
-		d  DomainID
-		ub int64
-	}
-	cs := make([]cand, len(doms))
+	cs := b.t.gen.closest[:0] // the tree's, reused
+	top := 0
 	for i, d := range doms {
 		ub := n
 		for r := range R {
@@ -720,17 +717,24 @@ func (b *builder) closest(doms []DomainID) DomainID {
 				ub = min(ub, b.c.sumFree[int(d)*R+r].get()/q)
 			}
 		}
-		cs[i] = cand{d, ub}
-	}
-	slices.SortFunc(cs, func(x, y cand) int {
-		if c := cmp.Compare(y.ub, x.ub); c != 0 {
-			return c
+		cs = append(cs, cand{d, ub})
+		if byBound(cs[i], cs[top]) < 0 {
+			top = i
 		}
-		return cmp.Compare(x.d, y.d)
-	})
-	best, most := cs[0].d, int64(-1)
-	for _, c := range cs {
-		if c.ub < most || (c.ub == most && c.d > best) {
+	}
+	b.t.gen.closest = cs
+	// The first by bound is counted first. When its count leaves no other
+	// bound able to beat or tie it (the rule: equal domains, or one far
+	// ahead), it is the answer without sorting the others.
+	best := cs[top].d
+	most := b.slots(best)
+	beaten := func(c cand) bool { return c.ub < most || (c.ub == most && c.d > best) }
+	if !slices.ContainsFunc(cs, func(c cand) bool { return c.d != best && !beaten(c) }) {
+		return best
+	}
+	slices.SortFunc(cs, byBound) // cs[0] is best, counted
+	for _, c := range cs[1:] {
+		if beaten(c) {
 			break // sorted by bound, then ID: nothing left beats best
 		}
 		if k := b.slots(c.d); k > most || (k == most && c.d < best) {

@@ -10,6 +10,8 @@ type genScratch struct {
 	doms  []DomainID
 	ok    []cand
 	short []DomainID
+	// closest holds closest's candidates with their bounds.
+	closest []cand
 	// spare is an answer Solve released (see Generator.ReleasePlacements),
 	// nil while a caller holds it.
 	spare []placement.Placement
