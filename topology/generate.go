@@ -701,40 +701,53 @@ func (b *builder) emitTiers(tiers [2][]cand, short []DomainID, diagnose bool) {
 // an upper bound from their free sums (no node holds more copies than its
 // free quantity allows, so no domain more than its sum does) and the count
 // stops once no bound left can beat or tie the best: O(nodes of the
-// domains counted), against O(members) per domain for trying each.
+// domains counted), against O(members) per domain for trying each. The
+// best bound is found, and the others checked against the first count,
+// by multiplying (⌊F/q⌋ ≥ k exactly when F ≥ k·q): dividing every
+// domain's sums was most of a failing rack set's generator. Only when a
+// rival's bound could still beat or tie that count are the bounds divided
+// out and sorted.
 func (b *builder) closest(doms []DomainID) DomainID {
 	if len(doms) == 1 {
 		return doms[0] // nothing to compare it with
 	}
 	R := len(b.c.res)
 	n := int64(b.sh.n)
-	cs := b.t.gen.closest[:0] // the tree's, reused
-	top := 0
-	for i, d := range doms {
-		ub := n
-		for r := range R {
-			if q := b.sh.maxReq[r]; q > 0 {
-				ub = min(ub, b.c.sumFree[int(d)*R+r].get()/q)
-			}
-		}
-		cs = append(cs, cand{d, ub})
-		if byBound(cs[i], cs[top]) < 0 {
-			top = i
+	kq := slices.Grow(b.t.gen.kq[:0], 2*R)[:2*R] // the tree's, reused
+	b.t.gen.kq = kq
+	lo, hi := kq[:R], kq[R:]
+	best := doms[0]
+	ub := b.closestBound(best)
+	b.times(lo, ub)
+	b.times(hi, ub+1)
+	for _, d := range doms[1:] {
+		switch {
+		case ub < n && b.boundAtLeast(d, hi):
+			best, ub = d, b.closestBound(d)
+			b.times(lo, ub)
+			b.times(hi, ub+1)
+		case d < best && b.boundAtLeast(d, lo):
+			best = d // the same bound, a smaller ID
 		}
 	}
-	b.t.gen.closest = cs
-	// The first by bound is counted first. When its count leaves no other
-	// bound able to beat or tie it (the rule: equal domains, or one far
-	// ahead), it is the answer without sorting the others.
-	best := cs[top].d
 	most := b.slots(best)
-	beaten := func(c cand) bool { return c.ub < most || (c.ub == most && c.d > best) }
-	if !slices.ContainsFunc(cs, func(c cand) bool { return c.d != best && !beaten(c) }) {
+	b.times(lo, most)
+	b.times(hi, most+1)
+	rival := func(d DomainID) bool {
+		return d != best && (most < n && b.boundAtLeast(d, hi) || d < best && b.boundAtLeast(d, lo))
+	}
+	if !slices.ContainsFunc(doms, rival) {
 		return best
 	}
-	slices.SortFunc(cs, byBound) // cs[0] is best, counted
-	for _, c := range cs[1:] {
-		if beaten(c) {
+	cs := b.t.gen.closest[:0] // the tree's, reused
+	for _, d := range doms {
+		cs = append(cs, cand{d, b.closestBound(d)})
+	}
+	b.t.gen.closest = cs
+	slices.SortFunc(cs, byBound)
+	best, most = cs[0].d, -1
+	for _, c := range cs {
+		if c.ub < most || (c.ub == most && c.d > best) {
 			break // sorted by bound, then ID: nothing left beats best
 		}
 		if k := b.slots(c.d); k > most || (k == most && c.d < best) {
@@ -742,6 +755,48 @@ func (b *builder) closest(doms []DomainID) DomainID {
 		}
 	}
 	return best
+}
+
+// closestBound is closest's upper bound on the copies of the largest
+// member d holds: its free sum over the largest request, per resource.
+func (b *builder) closestBound(d DomainID) int64 {
+	R := len(b.c.res)
+	ub := int64(b.sh.n)
+	for r := range R {
+		if q := b.sh.maxReq[r]; q > 0 {
+			ub = min(ub, b.c.sumFree[int(d)*R+r].get()/q)
+		}
+	}
+	return ub
+}
+
+// times sets kq[r] to k copies of the largest request of r, -1 when that
+// overflows (no sum reaches it); 0 for a resource not requested.
+func (b *builder) times(kq []int64, k int64) {
+	for r := range kq {
+		q := b.sh.maxReq[r]
+		switch {
+		case q <= 0 || k <= 0:
+			kq[r] = 0
+		case k > math.MaxInt64/q:
+			kq[r] = -1
+		default:
+			kq[r] = k * q
+		}
+	}
+}
+
+// boundAtLeast reports whether closestBound(d) ≥ k, given kq = times(k)
+// and k ≤ the group's pending members: each requested resource's free
+// sum holds k copies.
+func (b *builder) boundAtLeast(d DomainID, kq []int64) bool {
+	R := len(kq)
+	for r, need := range kq {
+		if need < 0 || b.c.sumFree[int(d)*R+r].get() < need {
+			return false
+		}
+	}
+	return true
 }
 
 func (b *builder) slots(d DomainID) int64 {

@@ -10,8 +10,10 @@ type genScratch struct {
 	doms  []DomainID
 	ok    []cand
 	short []DomainID
-	// closest holds closest's candidates with their bounds.
+	// closest holds closest's candidates with their bounds, kq its
+	// multiples of the largest request.
 	closest []cand
+	kq      []int64
 	// spare is an answer Solve released (see Generator.ReleasePlacements),
 	// nil while a caller holds it.
 	spare []placement.Placement
