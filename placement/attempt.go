@@ -229,7 +229,7 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 	}
 	if bestFail == nil && rejected == nil {
 		d.Status = Unresolvable
-		d.Message = fmt.Sprintf("0 of min %d members fit: no candidate placement", sv.required)
+		d.Message = "0 of min " + strconv.Itoa(sv.required) + " members fit: no candidate placement"
 		if sv.exhausted {
 			d.Status = BudgetExhausted
 			d.Message = fmt.Sprintf("budget of %d steps exhausted before any placement was tried", sv.budget)
@@ -259,21 +259,26 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 	if (d.Status == Unschedulable || d.Status == BudgetExhausted) && (unresolvable || !sv.roomSomewhereIfEmpty(placements)) {
 		d.Status, d.Proven = Unresolvable, true
 	}
+	// Written piece by piece, not formatted: fmt was a tenth of a failing
+	// pod set's message.
 	var b strings.Builder
-	b.WriteString(sv.fitCount(d.MostFit) + inName(bestFail.p))
+	b.WriteString(sv.fitCount(d.MostFit))
+	b.WriteString(inName(bestFail.p))
 	if sv.bound > 0 && !sv.minMetByBound() {
-		fmt.Fprintf(&b, " (%d bound)", sv.bound)
+		b.WriteString(" (" + strconv.Itoa(sv.bound) + " bound)")
 	}
 	if bestFail.violation != "" {
-		fmt.Fprintf(&b, "; %s", bestFail.violation)
+		b.WriteString("; " + bestFail.violation)
 	} else if first != nil && !bestFail.untried {
-		who := sv.pod(first.row).Key().String()
+		b.WriteString("; ")
 		if int(first.index) >= len(sv.g.Members) {
-			who = "a pod of pod set " + who
+			b.WriteString("a pod of pod set ")
 		}
-		fmt.Fprintf(&b, "; %s fits on none of %d nodes", who, len(bestFail.p.Nodes))
+		b.WriteString(sv.pod(first.row).Key().String())
+		b.WriteString(" fits on none of " + strconv.Itoa(len(bestFail.p.Nodes)) + " nodes")
 		if len(reasons) > 0 {
-			fmt.Fprintf(&b, ": %s", formatReasons(reasons))
+			b.WriteString(": ")
+			b.WriteString(formatReasons(reasons))
 		}
 	}
 	switch {
@@ -393,8 +398,8 @@ func (sv *solver) minMetByBound() bool {
 // many pending ones fit ("0 of the pending members fit (2 bound meet
 // minCount 2)"), not "2 of min 3", a minimum the group never asked for.
 func (sv *solver) fitCount(mostFit int) string {
-	if !sv.minMetByBound() {
-		return fmt.Sprintf("%d of min %d members fit", mostFit, sv.required)
+	if !sv.minMetByBound() { // concatenated: the failure message's most common head
+		return strconv.Itoa(mostFit) + " of min " + strconv.Itoa(sv.required) + " members fit"
 	}
 	if sv.g.IsGang() {
 		return fmt.Sprintf("%d of the pending members fit (%d bound meet minCount %d)", mostFit-sv.bound, sv.bound, sv.g.MinCount)
