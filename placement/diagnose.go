@@ -163,18 +163,11 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 		}
 	}
 	alloc, used := sv.s.allocRow(id), sv.s.usedRow(id)
-	if sv.insufficient == nil { // the reasons' names, built once per solve
-		sv.insufficient = make([]string, sv.R)
-		for r, name := range sv.s.b.res {
-			sv.insufficient[r] = "Insufficient " + string(name)
-		}
-		sv.insufficient[sv.s.b.podsR] = "Too many pods"
-	}
 	for r, q := range sv.req(m.row) {
 		if q == 0 {
 			continue
 		}
-		name := sv.insufficient[r]
+		name := sv.s.b.insufficient[r]
 		if alloc[r] < q {
 			out = append(out, Rejection{Reason: name, Unresolvable: true})
 		} else if alloc[r]-used[r]-sv.w.extra(id, r) < q {

@@ -10,7 +10,8 @@ import (
 
 // TestSolve_FailureMessages pins, byte for byte, the failure messages the
 // solver writes piece by piece: no candidate placement, a gang short of its
-// minimum with bound members, and a pod set's first waiting pod.
+// minimum with bound members, and a pod set's first waiting pod; and the
+// pod count's reason, named apart from the resources'.
 func TestSolve_FailureMessages(t *testing.T) {
 	nodes := []Node{{Name: "n1", Allocatable: ResourceList{ResourceCPU: 4}}, {Name: "n2", Allocatable: ResourceList{ResourceCPU: 4}}}
 	bound := Pod{Namespace: "ns", Name: "b0", SchedulingGroup: "g", NodeName: "n1", Requests: ResourceList{ResourceCPU: 1}}
@@ -38,4 +39,11 @@ func TestSolve_FailureMessages(t *testing.T) {
 		require.NotEqual(t, Scheduled, d.Status, c.name)
 		require.Equal(t, c.want, d.Message, c.name)
 	}
+	// The pod count's reason has its own name.
+	full, err := NewSnapshot([]Node{{Name: "n1", Allocatable: ResourceList{ResourceCPU: 8, ResourcePods: 1}}}, nil)
+	require.NoError(t, err)
+	d, err := Solve(full, &Group{Namespace: "ns", Name: "g", MinCount: 2, Members: []Pod{pod("m1", 1), pod("m2", 1)}}, Options{})
+	require.NoError(t, err)
+	require.Equal(t, "1 of min 2 members fit; ns/m2 fits on none of 1 nodes: 1 Too many pods", d.Message)
+	require.Equal(t, []ReasonCount{{Reason: "Too many pods", Nodes: 1}}, d.Reasons)
 }

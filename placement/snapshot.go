@@ -101,8 +101,11 @@ type base struct {
 	nameToNode map[string]NodeID // built on first use, by byName
 	res        []ResourceName    // sorted; always contains ResourcePods
 	resIdx     map[ResourceName]int
-	podsR      int     // index of ResourcePods in res
-	alloc      []int64 // len(nodes)*len(res)
+	podsR      int // index of ResourcePods in res
+	// insufficient is, per resource, the reason a node short of it gives
+	// ("Insufficient cpu"; "Too many pods").
+	insufficient []string
+	alloc        []int64 // len(nodes)*len(res)
 
 	// pods is the caller's slice, kept as given (no copy, no sort): a
 	// pod's base index is its position there.

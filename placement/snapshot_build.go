@@ -383,6 +383,13 @@ func (b *base) setResources(names []ResourceName) {
 		b.resIdx[r] = i
 	}
 	b.podsR = b.resIdx[ResourcePods]
+	// A failing solve's reasons name them: built once per snapshot, not
+	// once per solve.
+	b.insufficient = make([]string, len(b.res))
+	for r, name := range b.res {
+		b.insufficient[r] = "Insufficient " + string(name)
+	}
+	b.insufficient[b.podsR] = "Too many pods"
 }
 
 // addResource adds r to seen, with its column in col, unless it is there

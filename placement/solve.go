@@ -334,37 +334,36 @@ func checkPlacement(s *Snapshot, p *Placement) error {
 }
 
 type solver struct {
-	s            *Snapshot
-	g            *Group
-	hg           *Group    // see hookGroup
-	prep         *prepared // what hooks read through their GroupView
-	opts         Options
-	R            int
-	members      []member
-	sc           *scratch // memory from the pool; see release
-	bySize       []int    // ffdOrder, once built
-	gs           groupScratch
-	reqs         []int64 // per class, the requests indexed like Snapshot.b.res; the pods count is 1
-	class        []int32 // per row: rows of one class are interchangeable
-	size         []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
-	cols         []int   // the columns of the tracked resources but pods, in compile's lookup order
-	bound        int
-	required     int // members (bound included) the decision must reach
-	need         int // pending members that must be placed
-	reservers    []Reserver
-	cons         *cons
-	pos          []NodeID // with cons: node of every member, bound first
-	boundNodes   []NodeID
-	missing      map[*Pod]ResourceName // member or template -> an untracked resource it requests
-	pre          *compiledRows         // the members' rows compiled by the caller, or nil
-	smallest     []smallestSums        // per resource, built on first use
-	insufficient []string              // per resource, its Reason; built on first use
-	w            *work
-	classes      int // distinct member classes
-	steps        int64
-	budget       int64
-	exhausted    bool
-	hookCut      bool // a hook's rejection said its own search was cut short
+	s          *Snapshot
+	g          *Group
+	hg         *Group    // see hookGroup
+	prep       *prepared // what hooks read through their GroupView
+	opts       Options
+	R          int
+	members    []member
+	sc         *scratch // memory from the pool; see release
+	bySize     []int    // ffdOrder, once built
+	gs         groupScratch
+	reqs       []int64 // per class, the requests indexed like Snapshot.b.res; the pods count is 1
+	class      []int32 // per row: rows of one class are interchangeable
+	size       []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
+	cols       []int   // the columns of the tracked resources but pods, in compile's lookup order
+	bound      int
+	required   int // members (bound included) the decision must reach
+	need       int // pending members that must be placed
+	reservers  []Reserver
+	cons       *cons
+	pos        []NodeID // with cons: node of every member, bound first
+	boundNodes []NodeID
+	missing    map[*Pod]ResourceName // member or template -> an untracked resource it requests
+	pre        *compiledRows         // the members' rows compiled by the caller, or nil
+	smallest   []smallestSums        // per resource, built on first use
+	w          *work
+	classes    int // distinct member classes
+	steps      int64
+	budget     int64
+	exhausted  bool
+	hookCut    bool // a hook's rejection said its own search was cut short
 	// batched is the solver's mode, chosen once in Solve: with no
 	// constraint between members, caller Filter or Reserver, members of
 	// one class are placed in runs (greedy), an attempt of one class is
