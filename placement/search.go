@@ -362,6 +362,17 @@ func (sv *solver) roomIfEmpty(p *Placement, target int) bool {
 // requests the same) are sorted once with running sums, so each target
 // costs O(log classes).
 func (sv *solver) smallestFit(free []int64, target int) bool {
+	if classRow := sv.prep.classRow; len(classRow) == 1 {
+		// One class (a gang of identical members, a pod set): the
+		// target smallest requests are target copies of its one, with no
+		// table to build.
+		for r, q := range sv.req(int32(classRow[0])) {
+			if arith.MulSat(q, int64(target)) > free[r] {
+				return false
+			}
+		}
+		return true
+	}
 	if sv.smallest == nil {
 		classRow, classPods := sv.prep.classRow, sv.prep.classPods
 		sv.smallest = make([]smallestSums, sv.R)
