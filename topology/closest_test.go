@@ -11,7 +11,7 @@ import (
 
 // TestProp_ClosestIsTheMostSlots: the pruned search for the explanatory
 // domain picks what counting every domain would, the most slots, ties by
-// ID.
+// ID, whatever order the domains come in.
 func TestProp_ClosestIsTheMostSlots(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var nodes []placement.Node
@@ -59,6 +59,12 @@ func TestProp_ClosestIsTheMostSlots(t *testing.T) {
 		}
 		if got := b.closest(doms); got != want {
 			t.Fatalf("closest %d (%d slots), counting every domain %d (%d slots)", got, b.slots(got), want, most)
+		}
+		// The answer does not depend on the order doms come in (ties go
+		// to the smallest ID wherever it is).
+		shuffled := rapid.Permutation(doms).Draw(t, "shuffled")
+		if got := b.closest(shuffled); got != want {
+			t.Fatalf("closest of %v: %d (%d slots), counting every domain %d (%d slots)", shuffled, got, b.slots(got), want, most)
 		}
 	})
 }

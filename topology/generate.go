@@ -704,9 +704,10 @@ func (b *builder) emitTiers(tiers [2][]cand, short []DomainID, diagnose bool) {
 // domains counted), against O(members) per domain for trying each. The
 // best bound is found, and the others checked against the first count,
 // by multiplying (⌊F/q⌋ ≥ k exactly when F ≥ k·q): dividing every
-// domain's sums was most of a failing rack set's generator. Only when a
-// rival's bound could still beat or tie that count are the bounds divided
-// out and sorted.
+// domain's sums was most of a failing rack set's generator. A count that
+// reaches the best bound ends the search at once (equal domains, the
+// rule); only when a rival's bound could still beat or tie it are the
+// bounds divided out and sorted.
 func (b *builder) closest(doms []DomainID) DomainID {
 	if len(doms) == 1 {
 		return doms[0] // nothing to compare it with
@@ -731,6 +732,11 @@ func (b *builder) closest(doms []DomainID) DomainID {
 		}
 	}
 	most := b.slots(best)
+	if most == ub {
+		// best has the largest bound, the smallest ID among its ties,
+		// and counts up to it: no bound beats or ties it before it.
+		return best
+	}
 	b.times(lo, most)
 	b.times(hi, most+1)
 	rival := func(d DomainID) bool {
