@@ -262,6 +262,7 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 	// Written piece by piece, not formatted: fmt was a tenth of a failing
 	// pod set's message.
 	var b strings.Builder
+	b.Grow(160 + len(bestFail.p.Name) + len(bestFail.violation) + 48*len(reasons)) // one allocation, as a rule
 	b.WriteString(sv.fitCount(d.MostFit))
 	b.WriteString(inName(bestFail.p))
 	if sv.bound > 0 && !sv.minMetByBound() {

@@ -136,9 +136,10 @@ func (sv *solver) sameNode(a, b NodeID) bool {
 	return true
 }
 
-// reasons lists every reason member m does not fit node id now.
+// reasons lists every reason member m does not fit node id now, in the
+// solver's buffer: valid until the next call.
 func (sv *solver) reasons(m *member, id NodeID) []Rejection {
-	var out []Rejection
+	out := sv.rejections[:0]
 	n := &sv.s.b.nodes[id]
 	p := sv.pod(m.row)
 	if sv.missingOf(m) != "" {
@@ -191,5 +192,6 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 			out = append(out, r)
 		}
 	}
+	sv.rejections = out
 	return out
 }

@@ -358,6 +358,7 @@ type solver struct {
 	missing    map[*Pod]ResourceName // member or template -> an untracked resource it requests
 	pre        *compiledRows         // the members' rows compiled by the caller, or nil
 	smallest   []smallestSums        // per resource, built on first use
+	rejections []Rejection           // reasons' answer, reused by the next call
 	w          *work
 	classes    int // distinct member classes
 	steps      int64
