@@ -263,7 +263,7 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 	// pod set's message.
 	var b strings.Builder
 	b.Grow(160 + len(bestFail.p.Name) + len(bestFail.violation) + 48*len(reasons)) // one allocation, as a rule
-	b.WriteString(sv.fitCount(d.MostFit))
+	sv.writeFitCount(&b, d.MostFit)
 	b.WriteString(inName(bestFail.p))
 	if sv.bound > 0 && !sv.minMetByBound() {
 		b.WriteString(" (" + strconv.Itoa(sv.bound) + " bound)")
@@ -276,7 +276,9 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 			b.WriteString("a pod of pod set ")
 		}
 		b.WriteString(sv.pod(first.row).Key().String())
-		b.WriteString(" fits on none of " + strconv.Itoa(len(bestFail.p.Nodes)) + " nodes")
+		b.WriteString(" fits on none of ")
+		b.WriteString(strconv.Itoa(len(bestFail.p.Nodes)))
+		b.WriteString(" nodes")
 		if len(reasons) > 0 {
 			b.WriteString(": ")
 			b.WriteString(formatReasons(reasons))
@@ -399,11 +401,25 @@ func (sv *solver) minMetByBound() bool {
 // many pending ones fit ("0 of the pending members fit (2 bound meet
 // minCount 2)"), not "2 of min 3", a minimum the group never asked for.
 func (sv *solver) fitCount(mostFit int) string {
-	if !sv.minMetByBound() { // concatenated: the failure message's most common head
-		return strconv.Itoa(mostFit) + " of min " + strconv.Itoa(sv.required) + " members fit"
+	var b strings.Builder
+	sv.writeFitCount(&b, mostFit)
+	return b.String()
+}
+
+// writeFitCount writes fitCount's text to b: a failing solve's message
+// starts with it, written in place.
+func (sv *solver) writeFitCount(b *strings.Builder, mostFit int) {
+	var num [20]byte
+	if !sv.minMetByBound() {
+		b.Write(strconv.AppendInt(num[:0], int64(mostFit), 10))
+		b.WriteString(" of min ")
+		b.Write(strconv.AppendInt(num[:0], int64(sv.required), 10))
+		b.WriteString(" members fit")
+		return
 	}
 	if sv.g.IsGang() {
-		return fmt.Sprintf("%d of the pending members fit (%d bound meet minCount %d)", mostFit-sv.bound, sv.bound, sv.g.MinCount)
+		fmt.Fprintf(b, "%d of the pending members fit (%d bound meet minCount %d)", mostFit-sv.bound, sv.bound, sv.g.MinCount)
+		return
 	}
-	return fmt.Sprintf("%d of the pending members fit (%d bound)", mostFit-sv.bound, sv.bound)
+	fmt.Fprintf(b, "%d of the pending members fit (%d bound)", mostFit-sv.bound, sv.bound)
 }
