@@ -68,3 +68,37 @@ func TestProp_ClosestIsTheMostSlots(t *testing.T) {
 		}
 	})
 }
+
+// TestClosest_MultiplesThatOverflow: a bound compared by multiplying
+// must not read k copies of a request past int64 as reachable. Rack a
+// holds one copy of a 2⁶² request, rack b none; 2·2⁶² overflows.
+func TestClosest_MultiplesThatOverflow(t *testing.T) {
+	const q = int64(1) << 62
+	s, err := placement.NewSnapshot([]placement.Node{
+		{Name: "n0", Labels: map[string]string{"rack": "a"}, Allocatable: placement.ResourceList{placement.ResourceCPU: q + 5}},
+		{Name: "n1", Labels: map[string]string{"rack": "b"}, Allocatable: placement.ResourceList{placement.ResourceCPU: q - 1}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := NewTree(s, []string{"rack"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tr.capacityFor(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &placement.Group{Namespace: "default", Name: "g", MinCount: 1, PodSets: []placement.PodSet{{Name: "w", Count: 3,
+		Template: placement.Pod{Requests: placement.ResourceList{placement.ResourceCPU: q}}}}}
+	gv := placement.GroupView{Group: g}
+	b := &builder{t: tr, c: c, s: s, g: gv, sh: newShape(c, 0, gv), scope: -1}
+	b.static(gv)
+	var doms []DomainID
+	for d := range tr.Domains(0) {
+		doms = append(doms, d.ID)
+	}
+	if got := b.closest(doms); tr.doms[got].path != "a" {
+		t.Fatalf("closest %s (%d slots), want a (%d slots)", tr.doms[got].path, b.slots(got), b.slots(doms[0]))
+	}
+}
