@@ -2,7 +2,6 @@ package placement
 
 import (
 	"fmt"
-	"strconv"
 )
 
 // MaxHierarchyDepth is the deepest tree [SolveHierarchy] accepts, leaves
@@ -180,6 +179,11 @@ type hnode struct {
 	domain string
 	dec    Decision
 	out    int // a placed leaf's index in HierarchyDecision.Decisions
+	// msgDue: dec is fastLeaf's, its Message left for placedMessages to
+	// write. msg is the node's message in a Scheduled decision, from
+	// placedMessages ("" when placedResult writes its own).
+	msgDue bool
+	msg    string
 }
 
 func hierObj(n *HierarchyNode) string { return fmt.Sprintf("hierarchy node %q", n.Name) }
@@ -318,7 +322,9 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	}
 	all := s.b.allNodes
 	h.proven = true
+	h.deferMsg = true
 	found, err := h.place(hr, s, all, "", func(*Snapshot) (bool, error) { return true, nil })
+	h.deferMsg = false
 	if err != nil {
 		return HierarchyDecision{}, err
 	}
@@ -343,6 +349,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 				d.Decisions[i].Placement.Nodes = nodes[k:len(nodes):len(nodes)]
 			}
 		}
+		d.Message = h.placedMessages(hr, d.Decisions)
 		d.Root = h.placedResult(hr, d.Decisions)
 		if hasUnplaced(hr) {
 			if h.ov != nil {
@@ -354,7 +361,6 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 				return HierarchyDecision{}, err
 			}
 		}
-		d.Message = strconv.Itoa(d.Root.Scheduled) + " of min " + strconv.Itoa(d.Root.Min) + " children of " + strconv.Quote(hr.src.Name) + " scheduled"
 		d.Proven = true
 	} else {
 		searchProven := h.proven && !h.exhausted
@@ -403,6 +409,10 @@ type hsolver struct {
 	// Solve (the options allow it); fastLeaves counts them.
 	fast       bool
 	fastLeaves int
+	// deferMsg: the search for a placement is running, whose leaves'
+	// messages fastLeaf leaves to placedMessages (hnode.msgDue); a
+	// diagnosis reads them, so it gets them written.
+	deferMsg bool
 	// unbound: no leaf's member is bound in the snapshot, shown for the
 	// whole tree at once (noneBound).
 	unbound bool

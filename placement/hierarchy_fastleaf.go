@@ -3,7 +3,6 @@ package placement
 import (
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/gangsched/gangsched/internal/arith"
 )
@@ -134,7 +133,10 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 		d.Required = int(g.MinCount)
 	}
 	d.Score = fastScore(s, nodes, req, want)
-	d.Message = strconv.Itoa(M) + " of " + strconv.Itoa(M) + " members placed" + inName(&d.Placement)
+	if !h.deferMsg {
+		var b [64]byte
+		d.Message = string(appendFastMessage(b[:0], &d))
+	}
 	return d, true
 }
 

@@ -3,7 +3,6 @@ package placement
 import (
 	"fmt"
 	"slices"
-	"strconv"
 )
 
 // This file holds a hierarchy's answer: the per-node results of a placed
@@ -40,7 +39,7 @@ func (h *hsolver) placedResult(n *hnode, decisions []Decision) NodeResult {
 			r.Children = append(r.Children, leftOut(c, c))
 		}
 	}
-	r.Message = strconv.Itoa(r.Scheduled) + " of min " + strconv.Itoa(r.Min) + " children scheduled"
+	r.Message = n.msg
 	return r
 }
 
@@ -138,7 +137,7 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 		var first *Decision
 		r.Status = Unresolvable
 		for i := range vals {
-			d, err := h.solveLeaf(n, n.src.Group, s, vals[i], sets[i])
+			d, _, err := h.solveLeaf(n, n.src.Group, s, vals[i], sets[i])
 			if err != nil {
 				return r, false, err
 			}

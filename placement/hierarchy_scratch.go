@@ -37,6 +37,11 @@ type hscratch struct {
 	kids  []*hnode
 	// fast is fastLeaf's candidate nodes (no pointers: kept as is).
 	fast []fastCand
+	// msgs is the buffer placedMessages writes a decision's messages in
+	// before copying them into one string (no pointers: kept as is);
+	// msgSpans where each lies.
+	msgs     []byte
+	msgSpans []msgSpan
 	// solver is the search's own state, overwritten by each solve.
 	solver hsolver
 	// own is what each leaf's Solve would allocate for hooks, when the
@@ -88,6 +93,7 @@ func (hs *hscratch) release() {
 	reuse(&hs.sets)
 	reuse(&hs.nodes)
 	reuse(&hs.kids)
+	reuse(&hs.msgSpans)
 	hs.own = hookOwned{}
 	hs.solver = hsolver{}
 	hscratchPool.Put(hs)

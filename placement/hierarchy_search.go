@@ -291,21 +291,23 @@ func (n *hnode) variants() []*Group {
 
 // solveLeaf solves g, leaf n's group or a variant of it, on nodes (domain
 // dom); n's group gets the rows leafRows compiled.
-func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []NodeID) (Decision, error) {
+//
+// fast says fastLeaf decided it; its Message is then empty while
+// h.deferMsg holds (see placedMessages).
+func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []NodeID) (d Decision, fast bool, err error) {
 	opts := h.opts
 	h.gen.pl[0] = Placement{Name: dom, Nodes: nodes}
 	opts.Generator = &h.gen
 	opts.Budget = max(h.budget-h.steps, 1)
-	d, ok := h.fastLeaf(n, g, s, dom, nodes, opts.Budget)
-	if !ok {
+	d, fast = h.fastLeaf(n, g, s, dom, nodes, opts.Budget)
+	if !fast {
 		if h.ov != nil && h.ov.pods {
 			v := h.ov.view() // the caller's hooks get a snapshot of their own
 			defer h.ov.adopt(v)
 			s = v
 		}
-		var err error
 		if d, err = solveRows(s, g, opts, h.solveInput(n, g)); err != nil {
-			return d, err
+			return d, false, err
 		}
 	} else {
 		h.fastLeaves++
@@ -314,7 +316,7 @@ func (h *hsolver) solveLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes [
 	if h.steps > h.budget {
 		h.exhausted = true
 	}
-	return d, nil
+	return d, fast, nil
 }
 
 // solveInput is what solveLeaf hands the Solve of g, leaf n's group or a
@@ -351,11 +353,11 @@ func (h *hsolver) placeLeaf(n *hnode, s *Snapshot, dom string, nodes []NodeID, h
 		if vi == 1 && n.dec.Status == Scheduled && placedPods(n.dec) <= n.need {
 			continue // the full variant placed no more than the minimum
 		}
-		d, err := h.solveLeaf(n, g, s, dom, nodes)
+		d, fast, err := h.solveLeaf(n, g, s, dom, nodes)
 		if err != nil {
 			return false, err
 		}
-		n.dec = d
+		n.dec, n.msgDue = d, fast && h.deferMsg
 		if d.Status != Scheduled {
 			if !d.Proven {
 				h.proven = false
