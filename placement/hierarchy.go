@@ -350,6 +350,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 			}
 		}
 		d.Message = h.placedMessages(hr, d.Decisions)
+		h.results = make([]NodeResult, placedResults(hr))
 		d.Root = h.placedResult(hr, d.Decisions)
 		if hasUnplaced(hr) {
 			if h.ov != nil {
@@ -409,6 +410,9 @@ type hsolver struct {
 	// Solve (the options allow it); fastLeaves counts them.
 	fast       bool
 	fastLeaves int
+	// results is the array placedResult carves the placed tree's
+	// children results from, one per decision (placedResults).
+	results []NodeResult
 	// deferMsg: the search for a placement is running, whose leaves'
 	// messages fastLeaf leaves to placedMessages (hnode.msgDue); a
 	// diagnosis reads them, so it gets them written.

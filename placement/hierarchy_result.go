@@ -29,7 +29,8 @@ func (h *hsolver) placedResult(n *hnode, decisions []Decision) NodeResult {
 		r.Message = d.Message
 		return r
 	}
-	r.Children = make([]NodeResult, 0, len(n.children))
+	k := len(n.children)
+	r.Children, h.results = h.results[:0:k], h.results[k:]
 	for _, c := range n.children {
 		if c.placed {
 			r.Scheduled++
@@ -41,6 +42,22 @@ func (h *hsolver) placedResult(n *hnode, decisions []Decision) NodeResult {
 	}
 	r.Message = n.msg
 	return r
+}
+
+// placedResults counts the children results placedResult gives the
+// placed tree under n: every child of each placed inner node it
+// describes, so that they share one array (hsolver.results).
+func placedResults(n *hnode) int {
+	if n.done > 0 || n.extrasLeft || n.src.Group != nil {
+		return 0
+	}
+	k := len(n.children)
+	for _, c := range n.children {
+		if c.placed {
+			k += placedResults(c)
+		}
+	}
+	return k
 }
 
 // leftOut is the result of c when a placed tree leaves out holder (c
