@@ -261,7 +261,7 @@ func (h *hsolver) slots(n *hnode, s *Snapshot, nodes []NodeID) int {
 			if v := ld.of[nodes[i]]; v < 0 || (h.noEmpty && ld.values[v] == "") {
 				continue
 			}
-			if total += h.fit(n, s, nodes[i:i+1]); total >= n.need {
+			if total += nodeFit(n, s, nodes[i]); total >= n.need {
 				break
 			}
 		}
@@ -296,6 +296,33 @@ func (h *hsolver) fit(n *hnode, s *Snapshot, dom []NodeID) int {
 		}
 		if fit == 0 {
 			break // no resource can lower it further
+		}
+	}
+	if fit < 0 {
+		return n.need
+	}
+	return fit
+}
+
+// nodeFit is fit on the one node id, its rows read once (fit reads
+// them once per resource): slots calls it for every node of a domain
+// split by a host key.
+func nodeFit(n *hnode, s *Snapshot, id NodeID) int {
+	alloc, used := s.allocRow(id), s.usedRow(id)
+	fit := -1 // unbounded
+	for r, need := range n.childLeast {
+		if need <= 0 {
+			continue
+		}
+		free, k := max(alloc[r]-used[r], 0), 0
+		if free >= need {
+			k = int(min(free/need, int64(n.need)))
+		}
+		if fit < 0 || k < fit {
+			fit = k
+		}
+		if fit == 0 {
+			break
 		}
 	}
 	if fit < 0 {
