@@ -1,8 +1,6 @@
 package placement
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // MaxHierarchyDepth is the deepest tree [SolveHierarchy] accepts, leaves
 // included: KEP-6012 allows CompositePodGroup hierarchies of up to four
