@@ -14,12 +14,13 @@ import (
 // wrong answer.
 
 // wake queues again, at now or when its backoff expires, every parked
-// group that may fit after room was freed on the nodes freed.
-func (e *engine) wake(freed []placement.NodeID) {
+// group that may fit after room was freed on the nodes freed, and every
+// one of owners (the groups whose pods were removed).
+func (e *engine) wake(freed []placement.NodeID, owners map[*groupState]bool) {
 	// The order of the map does not matter: waking only queues events,
 	// which the timeline orders.
 	for _, g := range e.parked {
-		if g.waking || (!e.wakeAll && !e.mayFit(g, freed)) {
+		if g.waking || (!e.wakeAll && !owners[g] && !e.mayFit(g, freed)) {
 			continue
 		}
 		g.waking = true

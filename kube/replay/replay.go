@@ -522,7 +522,14 @@ func (e *engine) remove(ks []placement.Key) error {
 	slices.Sort(freed)
 	freed = slices.Compact(freed)
 	e.recount(freed)
-	e.wake(freed)
+	// A group whose own pod ended may fit now for a reason no freed room
+	// shows: a bound member below its minimum no longer pins its (or its
+	// tree's) domain.
+	owners := make(map[*groupState]bool, len(ks))
+	for _, k := range ks {
+		owners[e.pods[k].group.queued()] = true
+	}
+	e.wake(freed, owners)
 	return nil
 }
 

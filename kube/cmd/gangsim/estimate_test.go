@@ -35,6 +35,9 @@ var estimateGoldens = []golden{
 	// -profile reaches the estimate: v1.37 takes node n4's empty rack
 	// label as a rack, so block c holds the tree now.
 	{"estimate-tree-v1.37", []string{"-estimate", "-profile", "v1.37", "-f", td + "estimate/tree-dump.yaml"}, exitPlaced},
+	// A tree whose own pod ends is woken though the end frees no room its
+	// leaves could use: g2 starts at 00:01, once g4 no longer pins r0.
+	{"estimate-tree-unpin", []string{"-estimate", "-f", td + "estimate/tree-unpin.yaml"}, exitPlaced},
 	// A tree wider than any block never starts; each leaf says why.
 	{"whatif-tree-wide", []string{"-what-if", td + "estimate/tree-whatif-wide.yaml", "-f", td + "estimate/tree-dump.yaml"}, exitWaiting},
 	// -feature-gates reaches the estimate: with PodGroupPreemptionPolicy
