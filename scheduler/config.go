@@ -33,9 +33,11 @@ type Config struct {
 	// Preemption turns workload-aware preemption on; default true.
 	Preemption *bool `json:"preemption,omitempty"`
 	// Profile is the Kubernetes release whose workload-aware scheduling
-	// the decisions follow where releases differ (gang.Profile: "v1.36",
-	// "v1.37" or "v1.38"; the table is gang.Profile's doc): set it to the
-	// cluster's. Default "" is the newest, v1.38.
+	// the decisions follow where releases differ (gang.Profile: "v1.37"
+	// or "v1.38"; the table is gang.Profile's doc): set it to the
+	// cluster's. Default "" is the newest, v1.38. v1.36 is refused: its
+	// API server serves PodGroups in v1alpha2 only, and the scheduler
+	// watches v1beta1.
 	Profile string `json:"profile,omitempty"`
 	// FeatureGates names the upstream feature gates of the cluster's API
 	// server whose semantics the decisions must follow, as kube-scheduler's
@@ -188,8 +190,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("leaderElection.leaseDuration: %v must exceed renewDeadline %v", le.LeaseDuration, le.RenewDeadline)
 	}
 	profile, err := gang.ParseProfile(c.Profile)
-	if err != nil {
-		return fmt.Errorf("profile: %q: must be one of v1.36, v1.37, v1.38 (or empty: the newest)", c.Profile)
+	if err != nil || profile == gang.ProfileV136 {
+		// v1.36 serves PodGroups in scheduling.k8s.io/v1alpha2 only, and
+		// the scheduler watches v1beta1.
+		return fmt.Errorf("profile: %q: must be v1.37 or v1.38 (or empty: the newest); gangsched-scheduler watches scheduling.k8s.io/v1beta1 PodGroups, which v1.36 does not serve", c.Profile)
 	}
 	for name, on := range c.FeatureGates {
 		switch {

@@ -56,9 +56,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"lease", head + "leaderElection: {leaseDuration: 5s}\n", "leaderElection.leaseDuration: 5s must exceed renewDeadline 10s"},
 		{"empty level", head + "topologyLevels: [\"\"]\n", "topologyLevels[0]: must not be empty"},
 		{"unknown gate", head + "featureGates: {PodGroupPreemptionPolcy: true}\n", `featureGates: "PodGroupPreemptionPolcy" is not a gate`},
-		{"unknown profile", head + "profile: v1.39\n", `profile: "v1.39": must be one of v1.36, v1.37, v1.38`},
+		{"unknown profile", head + "profile: v1.39\n", `profile: "v1.39": must be v1.37 or v1.38`},
+		{"v1.36 serves no v1beta1", head + "profile: v1.36\n", `profile: "v1.36": must be v1.37 or v1.38 (or empty: the newest); gangsched-scheduler watches scheduling.k8s.io/v1beta1 PodGroups, which v1.36 does not serve`},
 		{"gate of another release", head + "featureGates: {PodGroupPreemptionPolicy: true}\n", "featureGates: PodGroupPreemptionPolicy: Kubernetes v1.38 has no such gate (it exists in v1.37 only); drop it or set profile: v1.37"},
-		{"gate before it existed", head + "profile: v1.36\nfeatureGates: {PodGroupPreemptionPolicy: true}\n", "Kubernetes v1.36 has no such gate"},
 		{"kind", "apiVersion: v1\nkind: Pod\n", "apiVersion/kind"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
