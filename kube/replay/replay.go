@@ -110,6 +110,11 @@ type Options struct {
 	Progress func(arrived, total int)
 }
 
+// GatedPrefix starts the Reason of a group that never started because the
+// scheduler gated it (gang.Gated: its PodGroup or CompositePodGroup parent
+// does not exist, or too few members do), which no room can help.
+const GatedPrefix = "gated: "
+
 // defaultMaxCycles bounds a replay that Options.MaxCycles does not.
 const defaultMaxCycles = 10_000_000
 
@@ -541,7 +546,8 @@ func (e *engine) apply(r gang.Result) error {
 	g := e.groups[r.PodGroup]
 	g.out.Attempts++
 	if p := r.Preemption; p != nil && p.Outcome == preemption.Preempt {
-		if err := e.evict(g.out.Name, []*groupState{g}, p.EvictedPods()); err != nil {
+		g.noteEvicts(p.EvictedPods())
+		if err := e.evict(g.out.Name, p.EvictedPods()); err != nil {
 			return err
 		}
 	}
@@ -629,17 +635,18 @@ func (e *engine) park(g *groupState, r gang.Result) {
 	e.parked[g.out.key] = g
 }
 
+// noteEvicts records victims as what g's start evicts, unless it started.
+func (g *groupState) noteEvicts(victims []placement.Key) {
+	if !g.out.Started {
+		g.out.Evicts = append(g.out.Evicts, keyStrings(victims)...)
+	}
+}
+
 // evict removes the victims of preemptor's preemption and creates each
-// again, pending, as its controller would; each group of noted that has not
-// started notes them as what its start evicts.
-func (e *engine) evict(preemptor string, noted []*groupState, victims []placement.Key) error {
+// again, pending, as its controller would.
+func (e *engine) evict(preemptor string, victims []placement.Key) error {
 	e.res.Preemptions = append(e.res.Preemptions, Preemption{At: e.now, Preemptor: preemptor, Victims: keyStrings(victims)})
 	e.res.PodsEvicted += len(victims)
-	for _, g := range noted {
-		if !g.out.Started {
-			g.out.Evicts = append(g.out.Evicts, keyStrings(victims)...)
-		}
-	}
 	if err := e.remove(victims); err != nil {
 		return err
 	}
@@ -669,7 +676,7 @@ func (e *engine) finish() *Result {
 		if !g.out.Started {
 			r.GroupsWaiting++
 			if st, ok := e.sched.Group(g.out.key); ok && st.State == gang.Gated {
-				g.out.Reason = "gated: " + st.Reason
+				g.out.Reason = GatedPrefix + st.Reason
 			} else if g.out.Reason == "" {
 				g.out.Reason = "not tried: " + r.Stopped
 			}

@@ -76,7 +76,8 @@ func (e *engine) applyTree(r gang.Result) error {
 			victims = append(victims, v.Pods...)
 		}
 		slices.SortFunc(victims, placement.Key.Compare)
-		if err := e.evict(t.out.Name, leaves, victims); err != nil {
+		e.noteTreeEvicts(leaves, &plan.Decision, victims)
+		if err := e.evict(t.out.Name, victims); err != nil {
 			return err
 		}
 	}
@@ -117,6 +118,35 @@ func (e *engine) applyTree(r gang.Result) error {
 	}
 	e.park(t, r)
 	return nil
+}
+
+// noteTreeEvicts gives each victim of a tree's preemption to the leaf the
+// preemption's decision puts on the victim's node (the first leaf of
+// leaves when none does), so that each eviction is counted once, by the
+// leaf whose room it makes.
+func (e *engine) noteTreeEvicts(leaves []*groupState, d *placement.HierarchyDecision, victims []placement.Key) {
+	on := map[string]*groupState{}
+	for i := range d.Decisions {
+		leaf := e.groups[d.Decisions[i].Group]
+		for _, a := range d.Decisions[i].Assignments {
+			if _, ok := on[a.Node]; !ok && leaf != nil {
+				on[a.Node] = leaf
+			}
+		}
+	}
+	by := map[*groupState][]placement.Key{}
+	for _, v := range victims {
+		leaf := leaves[0]
+		if p, ok := e.snap.Pod(v); ok {
+			if l, ok := on[p.NodeName]; ok {
+				leaf = l
+			}
+		}
+		by[leaf] = append(by[leaf], v)
+	}
+	for _, l := range leaves {
+		l.noteEvicts(by[l])
+	}
 }
 
 // leavesOf are the records of the leaves whose members r binds or

@@ -91,10 +91,18 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 			pending["PodGroup "+p.Namespace+"/"+p.SchedulingGroup] = true
 		}
 	}
+	// A tree is decided whole, so a what-if leaf of one answers for its
+	// siblings too: adding it may move or starve them.
+	trees := map[string]bool{}
+	for _, g := range res.Groups {
+		if whatIf[g.Kind+" "+g.Name] && g.Tree != "" {
+			trees[g.Tree] = true
+		}
+	}
 	est := Estimates{Now: now, Groups: []GroupEstimate{}}
 	for _, g := range res.Groups {
 		id := g.Kind + " " + g.Name
-		if !pending[id] || (len(whatIf) > 0 && !whatIf[id]) {
+		if !pending[id] || (len(whatIf) > 0 && !whatIf[id] && !trees[g.Tree]) {
 			continue
 		}
 		ge := GroupEstimate{Kind: g.Kind, Name: g.Name, Tree: g.Tree, Policy: g.Policy, MinCount: g.MinCount, Pods: g.Size, WhatIf: whatIf[id],
@@ -103,6 +111,9 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 		case !g.Started && g.Failed:
 			ge.Verdict = "never"
 			ge.Reason = "its scheduling cycle fails: " + g.Reason
+		case !g.Started && strings.HasPrefix(g.Reason, replay.GatedPrefix):
+			// Gated (a missing parent, too few members): no room helps.
+			ge.Verdict = "never"
 		case !g.Started:
 			ge.Verdict = "never"
 			empty, why, err := fitsEmpty(in, g, res, now, opts, c, spread)

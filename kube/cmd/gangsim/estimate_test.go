@@ -38,6 +38,14 @@ var estimateGoldens = []golden{
 	// A tree whose own pod ends is woken though the end frees no room its
 	// leaves could use: g2 starts at 00:01, once g4 no longer pins r0.
 	{"estimate-tree-unpin", []string{"-estimate", "-f", td + "estimate/tree-unpin.yaml"}, exitPlaced},
+	// A tree that preempts evicts once, and the eviction is listed under
+	// the leaf placed on the victims' node (job-b on n2), not on each leaf.
+	{"estimate-tree-preempt", []string{"-estimate", "-f", td + "hierarchy/preempt-tree.yaml"}, exitPlaced},
+	// A leaf added to a tree answers for its siblings too (the tree is
+	// decided whole): the tree starts in block c now, and job-b never.
+	{"whatif-tree-leaf", []string{"-what-if", td + "estimate/tree-whatif-leaf.yaml", "-f", td + "estimate/tree-dump.yaml"}, exitWaiting},
+	// A leaf whose root does not exist is gated: no room helps.
+	{"estimate-tree-gated", []string{"-estimate", "-f", td + "estimate/tree-gated.yaml"}, exitWaiting},
 	// A tree wider than any block never starts; each leaf says why.
 	{"whatif-tree-wide", []string{"-what-if", td + "estimate/tree-whatif-wide.yaml", "-f", td + "estimate/tree-dump.yaml"}, exitWaiting},
 	// -feature-gates reaches the estimate: with PodGroupPreemptionPolicy
@@ -65,6 +73,12 @@ func TestEstimateBadInput(t *testing.T) {
 	require.Equal(t, exitInput, code)
 	require.Contains(t, msg, `pod "default/p": metadata.annotations[gangsched.io/expected-duration]: "soon" is not a positive duration`)
 	require.Contains(t, msg, "document 1")
+	// A what-if that adds nothing to answer for (a lone CompositePodGroup)
+	// is refused rather than answered for the whole dump.
+	lone := "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: extra}\nspec: {workloadRef: {workloadName: w, templateName: t}, schedulingPolicy: {basic: {}}}\n"
+	msg, code = runArgs(lone, "-what-if", "-", "-f", td+"estimate/tree-dump.yaml")
+	require.Equal(t, exitInput, code)
+	require.Contains(t, msg, "-what-if: the workload has no pod, Job or PodGroup with pending pods to answer for")
 	msg, code = runArgs("", "-now", "2026-01-01T00:00:00Z", "-f", dump)
 	require.Equal(t, exitInput, code)
 	require.Contains(t, msg, "-now is for -estimate or -what-if")

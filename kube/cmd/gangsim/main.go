@@ -252,7 +252,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	if estimating {
 		var ids map[string]bool
 		if len(whatIf) > 0 {
-			ids = whatIfGroups(added, c)
+			if ids = whatIfGroups(added, c); len(ids) == 0 {
+				fmt.Fprintln(stderr, "gangsim: -what-if: the workload has no pod, Job or PodGroup with pending pods to answer for")
+				return exitInput
+			}
 		}
 		return runEstimate(stdout, stderr, c, opts, now, ids, *output)
 	}
