@@ -563,6 +563,7 @@ func (e *engine) apply(r gang.Result) error {
 		return nil
 	}
 	g.out.Reason, g.out.Failed = reason(&r), r.Err != nil
+	g.out.FirstReason = cmp.Or(g.out.FirstReason, g.out.Reason)
 	if len(r.Bind) > 0 || (r.Preemption != nil && r.Preemption.Outcome == preemption.Preempt) {
 		return nil // the cluster changed: the scheduler's own retry may do more
 	}

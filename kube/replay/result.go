@@ -99,6 +99,10 @@ type GroupOutcome struct {
 	// did: the decision's message, and preemption's verdict when it found
 	// nothing to evict. For a group that never started, it is why.
 	Reason string `json:"reason,omitempty"`
+	// FirstReason is the Reason of the group's first cycle that left
+	// members waiting: why it waits at the start of the replay (retries
+	// in vain may say it otherwise later).
+	FirstReason string `json:"firstReason,omitempty"`
 	// Failed is set when that cycle failed (Reason is its error: an
 	// invalid configuration found at runtime, such as a member whose
 	// priority differs from its group's), which no freed room can help.

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -112,6 +113,7 @@ func (e *engine) applyTree(r gang.Result) error {
 		default:
 			l.out.Reason = why
 		}
+		l.out.FirstReason = cmp.Or(l.out.FirstReason, l.out.Reason)
 	}
 	if len(r.Requeued) == 0 || len(r.Bind) > 0 || preempted {
 		return nil // done, or the cluster changed: the scheduler's own retry may do more

@@ -116,10 +116,12 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 			ge.Verdict = "never"
 		case !g.Started:
 			ge.Verdict = "never"
-			empty, why, err := fitsEmpty(in, g, res, now, opts, c, spread)
+			empty, sibling, why, err := fitsEmpty(in, g, res, now, opts, c, spread)
 			switch {
 			case err != nil:
 				return Estimates{}, err
+			case !empty && sibling:
+				ge.Reason = "even on the empty cluster its tree is placed without it: " + why
 			case !empty:
 				ge.Reason = "it does not fit even on the empty cluster: " + why
 			case forever > 0:
@@ -128,11 +130,13 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 		case !g.Start.After(now):
 			ge.Verdict, ge.Reason = "fits now", ""
 		default:
-			ge.Verdict = "starts later"
+			ge.Verdict, ge.Reason = "starts later", g.FirstReason
 		}
 		if g.Started {
-			t := g.Start
-			ge.Start, ge.In = &t, g.Start.Sub(now).String()
+			// A group with members running before now started then: it
+			// fits now, in no time.
+			t := later(g.Start, now)
+			ge.Start, ge.In = &t, t.Sub(now).String()
 		}
 		est.Groups = append(est.Groups, ge)
 	}
@@ -149,8 +153,8 @@ func replayOptions(c *kube.Cluster, opts options, now time.Time, spread nodeHook
 // fitsEmpty reports whether group g would start on in's nodes with no pod
 // running and no other group queued, and if not, why. A leaf of a
 // hierarchy is tried with its whole tree's pending pods, as the tree is
-// decided whole.
-func fitsEmpty(in replay.Input, g replay.GroupOutcome, res *replay.Result, now time.Time, opts options, c *kube.Cluster, spread nodeHooks) (bool, string, error) {
+// decided whole; sibling reports that another leaf of it would start.
+func fitsEmpty(in replay.Input, g replay.GroupOutcome, res *replay.Result, now time.Time, opts options, c *kube.Cluster, spread nodeHooks) (started, sibling bool, why string, err error) {
 	alone := replay.Input{Nodes: in.Nodes, PodGroups: in.PodGroups, CompositePodGroups: in.CompositePodGroups, Claims: in.Claims}
 	ids := map[string]bool{g.Kind + " " + g.Name: true}
 	if g.Tree != "" {
@@ -169,16 +173,19 @@ func fitsEmpty(in replay.Input, g replay.GroupOutcome, res *replay.Result, now t
 			alone.Pods = append(alone.Pods, p)
 		}
 	}
-	res, err := replay.Run(alone, replayOptions(c, opts, now, spread))
+	out, err := replay.Run(alone, replayOptions(c, opts, now, spread))
 	if err != nil {
-		return false, "", err
+		return false, false, "", err
 	}
-	for _, o := range res.Groups {
-		if o.Kind == g.Kind && o.Name == g.Name {
-			return o.Started, o.Reason, nil
+	for _, o := range out.Groups {
+		switch {
+		case o.Kind == g.Kind && o.Name == g.Name:
+			started, why = o.Started, o.Reason
+		case g.Tree != "" && o.Tree == g.Tree && o.Started:
+			sibling = true
 		}
 	}
-	return false, "", nil
+	return started, sibling, why, nil
 }
 
 func later(ts ...time.Time) time.Time {

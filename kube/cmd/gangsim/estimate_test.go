@@ -46,6 +46,11 @@ var estimateGoldens = []golden{
 	{"whatif-tree-leaf", []string{"-what-if", td + "estimate/tree-whatif-leaf.yaml", "-f", td + "estimate/tree-dump.yaml"}, exitWaiting},
 	// A leaf whose root does not exist is gated: no room helps.
 	{"estimate-tree-gated", []string{"-estimate", "-f", td + "estimate/tree-gated.yaml"}, exitWaiting},
+	// "waits now" is the reason at now, not a later retry's (00:30).
+	{"estimate-tree-waits-now", []string{"-estimate", "-f", td + "estimate/tree-wait.yaml"}, exitPlaced},
+	// A leaf its tree leaves out even on an empty cluster says so, not
+	// that the cluster is too small: job-c fits a rack alone.
+	{"estimate-tree-left-out", []string{"-estimate", "-f", td + "hierarchy/min-group-count-below-children.yaml"}, exitWaiting},
 	// A tree wider than any block never starts; each leaf says why.
 	{"whatif-tree-wide", []string{"-what-if", td + "estimate/tree-whatif-wide.yaml", "-f", td + "estimate/tree-dump.yaml"}, exitWaiting},
 	// -feature-gates reaches the estimate: with PodGroupPreemptionPolicy
