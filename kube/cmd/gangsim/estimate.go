@@ -131,6 +131,17 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 			ge.Verdict, ge.Reason = "fits now", ""
 		default:
 			ge.Verdict, ge.Reason = "starts later", g.FirstReason
+			switch {
+			case g.Arrival.After(now):
+				ge.Reason = "it is created at " + g.Arrival.Format(time.RFC3339)
+			case ge.Reason == "":
+				// No cycle ran for it before it started: the scheduler
+				// waited for its members (or its tree's) to be created.
+				ge.Reason = "too few of its pods exist yet"
+				if g.Tree != "" {
+					ge.Reason = "too few of its tree's pods exist yet"
+				}
+			}
 		}
 		if g.Started {
 			// A group with members running before now started then: it

@@ -51,6 +51,9 @@ var estimateGoldens = []golden{
 	// A leaf its tree leaves out even on an empty cluster says so, not
 	// that the cluster is too small: job-c fits a rack alone.
 	{"estimate-tree-left-out", []string{"-estimate", "-f", td + "hierarchy/min-group-count-below-children.yaml"}, exitWaiting},
+	// Before its pods exist: job-a waits for its tree's, job-b is created
+	// at 00:10; the tree starts at 00:20.
+	{"estimate-tree-staggered", []string{"-estimate", "-now", "2026-01-01T00:05:00Z", "-f", td + "estimate/tree-staggered.yaml"}, exitPlaced},
 	// A tree wider than any block never starts; each leaf says why.
 	{"whatif-tree-wide", []string{"-what-if", td + "estimate/tree-whatif-wide.yaml", "-f", td + "estimate/tree-dump.yaml"}, exitWaiting},
 	// -feature-gates reaches the estimate: with PodGroupPreemptionPolicy
