@@ -53,6 +53,9 @@ func TestProp_ClosestIsTheMostSlots(t *testing.T) {
 		}
 		want, most := doms[0], int64(-1)
 		for _, d := range doms {
+			if k, naive := b.slots(d), slotsOneByOne(b, d); k != naive {
+				t.Fatalf("slots of domain %d: %d, counting node by node %d", d, k, naive)
+			}
 			if k := b.slots(d); k > most {
 				want, most = d, k
 			}
@@ -101,4 +104,23 @@ func TestClosest_MultiplesThatOverflow(t *testing.T) {
 	if got := b.closest(doms); tr.doms[got].path != "a" {
 		t.Fatalf("closest %s (%d slots), want a (%d slots)", tr.doms[got].path, b.slots(got), b.slots(doms[0]))
 	}
+}
+
+// slotsOneByOne is slots without its shortcut: each node's copies counted
+// by dividing its own free row.
+func slotsOneByOne(b *builder, d DomainID) int64 {
+	R, n := len(b.c.res), int64(b.sh.n)
+	var sum int64
+	for _, id := range b.t.doms[d].nodes {
+		k := n
+		for r := range R {
+			if q := b.sh.maxReq[r]; q > 0 {
+				k = min(k, max(b.c.nodeFree[int(id)*R+r], 0)/q)
+			}
+		}
+		if k > 0 && b.admits(id) {
+			sum += k
+		}
+	}
+	return min(sum, n)
 }

@@ -805,15 +805,24 @@ func (b *builder) boundAtLeast(d DomainID, kq []int64) bool {
 	return true
 }
 
+// slots counts the copies of the largest member d's admitting nodes hold
+// (see closest), up to the pending members. A node whose free row equals
+// the one before it holds as many copies: comparing the rows costs a load
+// per resource where counting costs a division (most of a failing rack
+// set's count, whose racks' nodes are mostly alike).
 func (b *builder) slots(d DomainID) int64 {
 	R := len(b.c.res)
 	n := int64(b.sh.n)
-	var sum int64
+	var sum, k int64
+	var prev []int64 // the free row k was counted from
 	for _, id := range b.t.doms[d].nodes {
-		k := n
-		for r := range R {
-			if q := b.sh.maxReq[r]; q > 0 {
-				k = min(k, max(b.c.nodeFree[int(id)*R+r], 0)/q)
+		row := b.c.nodeFree[int(id)*R : int(id+1)*R]
+		if prev == nil || !slices.Equal(row, prev) {
+			k, prev = n, row
+			for r, f := range row {
+				if q := b.sh.maxReq[r]; q > 0 {
+					k = min(k, max(f, 0)/q)
+				}
 			}
 		}
 		if k > 0 && b.admits(id) {
