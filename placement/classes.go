@@ -519,7 +519,7 @@ func (sv *solver) shortByClasses(p *Placement) (a *attempt, ok bool) {
 // fits on none of them once a short attempt (shortByClasses) filled every
 // node with room: each class's nodes end alike, so one of them, filled in
 // the scratch state, speaks for all.
-func (sv *solver) shortReasons(p *Placement, first *member, counts map[string]int) {
+func (sv *solver) shortReasons(p *Placement, first *member, counts *tally) {
 	cls, lo, hi, _ := sv.classRange(p, first)
 	b, pod, req, want := sv.s.b, sv.pod(first.row), sv.req(first.row), int64(len(sv.members))
 	for _, set := range cls.sets {
@@ -536,7 +536,7 @@ func (sv *solver) shortReasons(p *Placement, first *member, counts map[string]in
 			}
 		}
 		for _, r := range sv.reasons(first, id) {
-			counts[r.Reason] += int(k)
+			counts.add(r.Reason, int(k))
 		}
 		sv.w.reset()
 	}

@@ -22,17 +22,17 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 	if first == nil {
 		return nil, nil, false
 	}
-	counts := map[string]int{}
+	var counts tally // becomes reasons: the caller's to keep
 	memo := sv.memoReasons(first)
 	var last []Rejection
 	run := 0 // nodes in a row with the reasons last
 	flush := func() {
 		for _, r := range last {
-			counts[r.Reason] += run
+			counts.add(r.Reason, run)
 		}
 	}
 	if best.short {
-		sv.shortReasons(best.p, first, counts)
+		sv.shortReasons(best.p, first, &counts)
 	} else {
 		for i, id := range best.p.Nodes {
 			if !memo || i == 0 || !sv.sameNode(best.p.Nodes[i-1], id) {
@@ -43,9 +43,7 @@ func (sv *solver) diagnose(best *attempt) (first *member, reasons []ReasonCount,
 		}
 		flush()
 	}
-	for r, n := range counts {
-		reasons = append(reasons, ReasonCount{Reason: r, Nodes: n})
-	}
+	reasons = counts
 	slices.SortFunc(reasons, func(x, y ReasonCount) int {
 		if c := cmp.Compare(y.Nodes, x.Nodes); c != 0 {
 			return c
@@ -194,4 +192,20 @@ func (sv *solver) reasons(m *member, id NodeID) []Rejection {
 	}
 	sv.rejections = out
 	return out
+}
+
+// tally counts nodes per reason. A failure has a handful of distinct
+// reasons: a linear search of a slice, which is also the answer once
+// sorted, costs less than a map and the slice copied out of it.
+type tally []ReasonCount
+
+// add counts n more nodes with reason r.
+func (t *tally) add(r string, n int) {
+	for i := range *t {
+		if (*t)[i].Reason == r {
+			(*t)[i].Nodes += n
+			return
+		}
+	}
+	*t = append(*t, ReasonCount{Reason: r, Nodes: n})
 }
