@@ -41,6 +41,7 @@ type capacity struct {
 	nodeFree []int64       // node*R+r: allocatable - requested, may be negative
 	nodeUsed []int64       // node*R+r: requested (pods: count)
 	sumFree  []sum128      // dom*R+r: Σ max(free, 0) over the domain's nodes
+	freeSum  []int64       // sumFree[i].get(), kept beside it: the generator's per-domain tests read one word
 	sumUsed  []sum128      // dom*R+r: Σ requested
 	sumAlloc []sum128      // dom*R+r: Σ allocatable (never changes)
 	maxFree  []int64       // dom*R+r: largest free on one node
@@ -56,7 +57,7 @@ func newCapacity(t *Tree, s *placement.Snapshot) *capacity {
 	c := &capacity{snap: s, res: res, resIdx: map[placement.ResourceName]int{},
 		nodeFree: make([]int64, N*R), nodeUsed: make([]int64, N*R),
 		sumFree: make([]sum128, D*R), sumUsed: make([]sum128, D*R), sumAlloc: make([]sum128, D*R),
-		maxFree: make([]int64, D*R), dirty: make([]bool, D)}
+		freeSum: make([]int64, D*R), maxFree: make([]int64, D*R), dirty: make([]bool, D)}
 	for i, r := range res {
 		c.resIdx[r] = i
 		if r == placement.ResourcePods {
@@ -84,6 +85,9 @@ func newCapacity(t *Tree, s *placement.Snapshot) *capacity {
 				c.maxFree[i] = max(c.maxFree[i], free)
 			}
 		}
+	}
+	for i := range c.sumFree {
+		c.freeSum[i] = c.sumFree[i].get()
 	}
 	return c
 }
@@ -121,6 +125,7 @@ func (c *capacity) moveTo(t *Tree, s *placement.Snapshot) bool {
 					break
 				}
 				c.sumFree[int(d)*R+r].add(dFree)
+				c.freeSum[int(d)*R+r] = c.sumFree[int(d)*R+r].get()
 				c.sumUsed[int(d)*R+r].add(dUsed)
 			}
 		}
@@ -211,5 +216,5 @@ func (t *Tree) Free(s *placement.Snapshot, d DomainID, r placement.ResourceName)
 		return 0, 0, nil
 	}
 	R := len(c.res)
-	return c.sumFree[int(d)*R+i].get(), c.maxFree[int(d)*R+i], nil
+	return c.freeSum[int(d)*R+i], c.maxFree[int(d)*R+i], nil
 }

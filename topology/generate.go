@@ -500,7 +500,7 @@ func (b *builder) canHold(d DomainID) bool {
 	R := len(b.c.res)
 	for r := range R {
 		i := int(d)*R + r
-		if b.c.sumFree[i].get() < b.sh.needSum[r] || (b.sh.minReq[r] > 0 && b.c.maxFree[i] < b.sh.minReq[r]) {
+		if b.c.freeSum[i] < b.sh.needSum[r] || (b.sh.minReq[r] > 0 && b.c.maxFree[i] < b.sh.minReq[r]) {
 			return false
 		}
 	}
@@ -770,7 +770,7 @@ func (b *builder) closestBound(d DomainID) int64 {
 	ub := int64(b.sh.n)
 	for r := range R {
 		if q := b.sh.maxReq[r]; q > 0 {
-			ub = min(ub, b.c.sumFree[int(d)*R+r].get()/q)
+			ub = min(ub, b.c.freeSum[int(d)*R+r]/q)
 		}
 	}
 	return ub
@@ -798,7 +798,7 @@ func (b *builder) times(kq []int64, k int64) {
 func (b *builder) boundAtLeast(d DomainID, kq []int64) bool {
 	R := len(kq)
 	for r, need := range kq {
-		if need < 0 || b.c.sumFree[int(d)*R+r].get() < need {
+		if need < 0 || b.c.freeSum[int(d)*R+r] < need {
 			return false
 		}
 	}
@@ -873,7 +873,7 @@ func (b *builder) widen(doms []DomainID, prev int, last bool) {
 			v := int64(math.MaxInt64)
 			for r := range R {
 				if q := b.sh.maxReq[r]; q > 0 {
-					v = min(v, b.c.sumFree[int(d)*R+r].get()/q)
+					v = min(v, b.c.freeSum[int(d)*R+r]/q)
 				}
 			}
 			keyed[i] = sub{d, must[d], v}
@@ -902,7 +902,7 @@ func (b *builder) widen(doms []DomainID, prev int, last bool) {
 			k++
 			covered = true
 			for r := range R {
-				free[r] = arith.SatAdd(free[r], b.c.sumFree[int(sd)*R+r].get())
+				free[r] = arith.SatAdd(free[r], b.c.freeSum[int(sd)*R+r])
 				covered = covered && free[r] >= b.sh.total[r]
 			}
 			if covered && k >= len(must) {
