@@ -691,16 +691,25 @@ func (e *engine) finish() *Result {
 }
 
 // reason is why a cycle left members waiting: the decision's message (or
-// the error), and when preemption found nothing to evict, its verdict
-// without the detail that repeats the decision.
+// the error), and when preemption (a PodGroup's or a tree's) found nothing
+// to evict, its verdict without the detail that repeats the decision.
 func reason(r *gang.Result) string {
-	switch {
-	case r.Err != nil:
+	if r.Err != nil {
 		return r.Err.Error()
-	case r.Preemption == nil || r.Preemption.Outcome == preemption.Preempt:
+	}
+	var ran bool
+	var outcome preemption.Outcome
+	var msg string
+	if p := r.Preemption; p != nil {
+		ran, outcome, msg = true, p.Outcome, p.Message
+	}
+	if h := r.Hierarchy; h != nil && h.Preemption != nil {
+		ran, outcome, msg = true, h.Preemption.Outcome, h.Preemption.Message
+	}
+	if !ran || outcome == preemption.Preempt {
 		return r.Decision.Message
 	}
-	verdict, _, _ := strings.Cut(r.Preemption.Message, ";")
+	verdict, _, _ := strings.Cut(msg, ";")
 	return r.Decision.Message + "; " + verdict
 }
 

@@ -65,7 +65,7 @@ func (e *engine) linkTrees(in Input) {
 // applyTree carries out one cycle's result for a hierarchy.
 func (e *engine) applyTree(r gang.Result) error {
 	t := e.groups[placement.Key{Namespace: r.PodGroup.Namespace, Name: treePrefix + r.PodGroup.Name}]
-	leaves := e.leavesOf(r)
+	leaves, waiting := e.leavesOf(r)
 	for _, l := range leaves {
 		l.out.Attempts++
 	}
@@ -87,11 +87,6 @@ func (e *engine) applyTree(r gang.Result) error {
 	}
 	results := map[string]leafResult{}
 	collectLeaves(&r.Hierarchy.Decision.Root, "", results)
-	why := r.Decision.Message
-	if plan != nil && !preempted {
-		verdict, _, _ := strings.Cut(plan.Message, ";")
-		why += "; " + verdict
-	}
 	for _, l := range leaves {
 		lr := results[l.out.key.Name]
 		if nodes := e.nodeNames(r.Bind, l); len(nodes) > 0 && !l.out.Started {
@@ -99,19 +94,14 @@ func (e *engine) applyTree(r gang.Result) error {
 			l.out.Placement, l.out.Nodes = lr.domain, nodes
 			e.stats.delay(l)
 		}
-		if !slices.ContainsFunc(r.Requeued, func(k placement.Key) bool { return e.pods[k].group == l }) {
+		if !waiting[l] {
 			continue // nothing of l waits: its reason stays its last wait's
 		}
-		l.out.Failed = r.Err != nil
-		switch {
-		case r.Err != nil:
-			l.out.Reason = r.Err.Error()
-		case r.Hierarchy.Decision.Status == placement.Scheduled:
+		l.out.Reason, l.out.Failed = reason(&r), r.Err != nil
+		if r.Err == nil && r.Hierarchy.Decision.Status == placement.Scheduled {
 			// A placed tree can leave a leaf out, or members of a leaf
 			// beyond its minimum: the leaf's own line says why.
 			l.out.Reason = lr.message
-		default:
-			l.out.Reason = why
 		}
 		l.out.FirstReason = cmp.Or(l.out.FirstReason, l.out.Reason)
 	}
@@ -152,22 +142,24 @@ func (e *engine) noteTreeEvicts(leaves []*groupState, d *placement.HierarchyDeci
 }
 
 // leavesOf are the records of the leaves whose members r binds or
-// requeues, in key order.
-func (e *engine) leavesOf(r gang.Result) []*groupState {
-	var out []*groupState
-	add := func(k placement.Key) {
-		if g := e.pods[k].group; !slices.Contains(out, g) {
-			out = append(out, g)
+// requeues, in key order, and those of them with members requeued.
+func (e *engine) leavesOf(r gang.Result) (leaves []*groupState, waiting map[*groupState]bool) {
+	add := func(k placement.Key) *groupState {
+		g := e.pods[k].group
+		if !slices.Contains(leaves, g) {
+			leaves = append(leaves, g)
 		}
+		return g
 	}
 	for i := range r.Bind {
 		add(r.Bind[i].Key())
 	}
+	waiting = map[*groupState]bool{}
 	for _, k := range r.Requeued {
-		add(k)
+		waiting[add(k)] = true
 	}
-	slices.SortFunc(out, func(a, b *groupState) int { return a.out.key.Compare(b.out.key) })
-	return out
+	slices.SortFunc(leaves, func(a, b *groupState) int { return a.out.key.Compare(b.out.key) })
+	return leaves, waiting
 }
 
 // leafResult is what a tree's decision says of one leaf: the domain it was
