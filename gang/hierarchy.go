@@ -288,13 +288,13 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	if err != nil {
 		t.reason = s.opts.Profile.invalidReason()
 	}
-	held := s.nominated.hold(snap, t.leaves, rootPriority(root))
+	held := s.nominated.hold(snap, t.leaves, podGroupPriorityOf(root.Spec.Priority))
 	if err == nil {
 		err = s.solveTree(snap, held, t, &r)
 	}
 	if err == nil && s.opts.Preemption && r.Hierarchy.Decision.Status == placement.Unschedulable {
 		var plan preemption.HierarchyPlan
-		if plan, err = preemption.FindHierarchy(held, t.node, rootPriority(root), s.hierarchyInput(), t.opts, t.hopts); err == nil {
+		if plan, err = preemption.FindHierarchy(held, t.node, podGroupPriorityOf(root.Spec.Priority), s.hierarchyInput(), t.opts, t.hopts); err == nil {
 			r.Hierarchy.Preemption = &plan
 		}
 	}
@@ -303,7 +303,7 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 		r.Decision, r.Bind, r.Snapshot, r.Hierarchy.Decision, r.Hierarchy.Preemption = placement.Decision{}, nil, snap, placement.HierarchyDecision{}, nil
 	}
 	s.treeConditions(t, &r, now)
-	r.Nominations = s.nominated.updateTree(t.leaves, &r, rootPriority(root))
+	r.Nominations = s.nominated.updateTree(t.leaves, &r, podGroupPriorityOf(root.Spec.Priority))
 	attempts := 0
 	for _, l := range t.leaves {
 		attempts = max(attempts, l.attempts)

@@ -12,7 +12,7 @@ import (
 // wakes the leaves whose tree it may let through.
 
 // setRootPriority sets g.rootPrio from the root of g's hierarchy: its
-// rootPriority (0 when unset) when g is a leaf whose root exists, else
+// root's priority (0 when unset) when g is a leaf whose root exists, else
 // nil. Upstream's queue sorts a hierarchy by its root's priority, 0 when
 // unset (QueuedPodGroupInfo.GetPriority), whatever its leaves and pods
 // say, and the tree preempts at that priority too. g must be detached
@@ -23,7 +23,7 @@ func (s *Scheduler) setRootPriority(g *group) {
 		return
 	}
 	if root, _ := s.rootOf(g.pg); root != nil {
-		p := rootPriority(root)
+		p := podGroupPriorityOf(root.Spec.Priority)
 		g.rootPrio = &p
 	}
 }
@@ -72,15 +72,6 @@ func policyChanged(a, b *CompositePodGroup) bool {
 	return (a.Spec.SchedulingPolicy.Gang == nil) != (b.Spec.SchedulingPolicy.Gang == nil) || a.minChildren() != b.minChildren()
 }
 
-// rootPriority is the priority a tree preempts at: its root's, 0 (the
-// priority of a pod without a PriorityClass) when unset.
-func rootPriority(root *CompositePodGroup) int32 {
-	if root.Spec.Priority != nil {
-		return *root.Spec.Priority
-	}
-	return 0
-}
-
 // hierarchyPriority is the priority of the hierarchy PodGroup pg is a
 // leaf of, as upstream's GetPodPriority finds it: the walk up through
 // spec.parentCompositePodGroupName ends at the root, at the last
@@ -98,7 +89,7 @@ func (s *Scheduler) hierarchyPriority(pg *PodGroup) (prio int32, ok bool) {
 			break
 		}
 		seen[depth] = name
-		prio, ok = rootPriority(c), true
+		prio, ok = podGroupPriorityOf(c.Spec.Priority), true
 		name = c.Spec.ParentCompositePodGroupName
 	}
 	return prio, ok

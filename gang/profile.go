@@ -183,7 +183,7 @@ func (p Profile) checkMembers(pg *PodGroup, gate bool, pending []placement.Pod, 
 	if p.newest() == ProfileV136 {
 		return nil
 	}
-	want := podGroupPriority(pg)
+	want := podGroupPriorityOf(pg.Spec.Priority) // what validatePodGroup holds the pods to
 	policy := newPolicyRule("group", p.policyMode(gate), pg.Spec.PreemptionPolicy, func(placement.Key) string {
 		return fmt.Sprintf("PodGroup %s's spec.preemptionPolicy", pg.Key())
 	})
@@ -219,7 +219,7 @@ func (p Profile) checkTreeMembers(root *CompositePodGroup, gate bool, cpgs []*Co
 	if p.newest() == ProfileV136 {
 		return nil
 	}
-	want := rootPriority(root)
+	want := podGroupPriorityOf(root.Spec.Priority)
 	policy := newPolicyRule("hierarchy", p.policyMode(gate), root.Spec.PreemptionPolicy, func(leaf placement.Key) string {
 		return fmt.Sprintf("the spec.preemptionPolicy of CompositePodGroup %s, the root of its PodGroup %s's hierarchy", root.Key(), leaf)
 	})
@@ -274,15 +274,6 @@ func effectivePriority(p *int32) string {
 		return "0 (spec.priority unset)"
 	}
 	return fmt.Sprint(*p)
-}
-
-// podGroupPriority is the priority upstream's validatePodGroup holds a
-// PodGroup's pods to: spec.priority, 0 when unset.
-func podGroupPriority(pg *PodGroup) int32 {
-	if pg.Spec.Priority != nil {
-		return *pg.Spec.Priority
-	}
-	return 0
 }
 
 // groupOverride is the priority that replaces the priority of pg's pods

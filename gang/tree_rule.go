@@ -85,7 +85,7 @@ func checkTreeGroup(root, parent *CompositePodGroup, g treeGroup, policy *policy
 		return placement.Errorf(placement.ErrInvalid, g.obj, "spec.workloadRef.workloadName",
 			"%q differs from %q, the Workload of CompositePodGroup %s, its hierarchy's root (%s belongs to its root's Workload)", g.workload, w, root.Key(), since)
 	}
-	if got, want := effectivePriority(g.priority), effectivePriority(root.Spec.Priority); podGroupPriorityOf(g.priority) != rootPriority(root) {
+	if got, want := effectivePriority(g.priority), effectivePriority(root.Spec.Priority); podGroupPriorityOf(g.priority) != podGroupPriorityOf(root.Spec.Priority) {
 		return placement.Errorf(placement.ErrInvalid, g.obj, "spec.priority",
 			"%s differs from the priority %s of CompositePodGroup %s, its hierarchy's root (%s carries its root's priority: give it the root's priorityClassName)",
 			got, want, root.Key(), since)
@@ -122,8 +122,9 @@ func compositeWorkload(c *CompositePodGroup) string {
 	return ""
 }
 
-// podGroupPriorityOf reads an unset priority as 0, as upstream's
-// PodGroupPriority and CompositePodGroupPriority do.
+// podGroupPriorityOf is a PodGroup's or CompositePodGroup's priority
+// with an unset one read as 0, as upstream's PodGroupPriority and
+// CompositePodGroupPriority do.
 func podGroupPriorityOf(p *int32) int32 {
 	if p == nil {
 		return 0
