@@ -37,6 +37,14 @@ type Resize struct {
 	// topology.Tree.ResizePodSet sets it so that a sliced set's delta
 	// keeps every slice whole.
 	Grow func(s *Snapshot, delta *Group, existing []PodSetAssignment) (Decision, error)
+	// Shrink, when set, picks the pods a shrink removes in place of the
+	// least-filled rule of Levels: it gets Existing as checked (NodeIDs
+	// set, in node order, shared: not to be modified) and the number n of
+	// pods to remove, and returns the removed pods per node (in any order,
+	// n in all, none more on a node than it has), or an error returned
+	// as is. topology.Tree.ResizePodSet sets it so that a sliced set keeps
+	// whole slices.
+	Shrink func(existing []PodSetAssignment, n int64) ([]PodSetAssignment, error)
 }
 
 // Resized is what [SolveResize] decided.
@@ -68,14 +76,15 @@ type Resized struct {
 // domain of the widest of Levels, emptied whole when it does not hold the
 // rest, then inside the next least filled one, level by level down to its
 // nodes (the least filled first); ties go to the domain or node last in
-// name order, so the pods that stay keep the first nodes. The same count
-// returns Existing unchanged.
+// name order, so the pods that stay keep the first nodes — or as r.Shrink
+// picks them. The same count returns Existing unchanged.
 //
 // The group's Members and other pod sets are not part of the resize. Errors
 // are Solve's for the delta group, or a [*FieldError] naming the field: the
 // set is not in g or its count is outside 1..[MaxPending]; Existing is
 // invalid, names unknown nodes or differs from the snapshot's reservation
-// of the set; a key of Levels is empty or repeated (read when it shrinks).
+// of the set; a key of Levels is empty or repeated (read when it shrinks
+// without r.Shrink); or r.Shrink's error.
 //
 // Cost: a growth costs Solve of the delta plus a pass over each
 // placement's nodes — only the placements holding Existing are made when
@@ -83,7 +92,8 @@ type Resized struct {
 // required key and no narrower preferred one (Existing that lists the
 // snapshot's reservation of the set entry for entry, as a host passes
 // back what it reserved, is compared with it, not checked and copied
-// again); a shrink O(E·L·log E) for E nodes of Existing and L levels.
+// again); a shrink O(E·L·log E) for E nodes of Existing and L levels
+// (or r.Shrink's cost).
 func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error) {
 	set, err := podSetOf(s, g, "SolveResize", "resize.podSet", r.PodSet)
 	if err != nil {
@@ -125,8 +135,12 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 		done.Message = fmt.Sprintf("pod set %q keeps its %d pods", set.Name, have)
 		return Resized{Decision: done, Assignments: keep()}, nil
 	case want < have:
-		removed, err := shrink(s, existing, have-want, r.Levels)
-		if err != nil {
+		var removed []PodSetAssignment
+		if r.Shrink != nil {
+			if removed, err = r.Shrink(existing, have-want); err != nil {
+				return Resized{}, err
+			}
+		} else if removed, err = shrink(s, existing, have-want, r.Levels); err != nil {
 			return Resized{}, Errorf(ErrInvalid, fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g)), "resize.levels", "%v", err)
 		}
 		done.Message = fmt.Sprintf("pod set %q shrinks from %d to %d pods", set.Name, have, want)

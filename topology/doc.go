@@ -48,7 +48,10 @@
 // one domain after another at every level, each slice in one domain of
 // its layer's level (TestProp_PodSetPlan). [Tree.ResizePodSet] grows or
 // shrinks an elastic set the same way without moving its pods, every
-// slice, old and new, kept whole (TestProp_ResizeSlicedSet). A [Profile] says which groups
+// slice, old and new, kept whole (TestProp_ResizeSlicedSet); a shrink
+// drops whole slices, the least filled domains first, re-picking among
+// the pods when some slice is incomplete (shrink.go,
+// TestProp_ShrinkSlicedSet). A [Profile] says which groups
 // a host plans: the gang cycle plans groups with slice layers, and every
 // constrained group under [KueueProfile].
 //

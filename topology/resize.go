@@ -2,7 +2,6 @@ package topology
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/gangsched/gangsched/placement"
@@ -28,33 +27,48 @@ import (
 // delta lands as near the existing pods as it can. A set that cannot grow
 // so waits (Resized.Decision not Scheduled, with the plan's reason).
 //
-// A shrink takes pods from the least filled domains of the tree's levels
-// first (SolveResize with the tree's keys as Levels): when every domain
-// of every slice level holds whole slices of its layer and M and N are
-// multiples of the outermost size, each domain gives up a multiple of
-// its layer's size, so the slices left are whole. Existing pods that are
-// not whole slices (a lost node's pods not yet replaced) shrink so too
-// when the pods left are whole slices; else the shrink is an error. The
-// same count keeps the pods.
+// A shrink of an unsliced set takes pods from the least filled domains
+// of the tree's levels first (SolveResize with the tree's keys as
+// Levels). A sliced set's shrink keeps whole slices: every domain of the
+// tree, widest level first, first gives up the pods it cannot keep in
+// whole slices of every layer inside it (a slice a lost node left
+// incomplete), then whole slices of its layer go, from the domain that
+// can keep the fewest pods first (then the one holding the fewest; ties
+// to the last by path, as the unsliced shrink breaks them), level by
+// level down to the nodes. Existing pods that are whole slices (as a plan
+// leaves them) and a shrink by whole outer slices so lose whole slices
+// only, the least filled first, at every layer; pods that are not are
+// re-picked among the existing ones, never moved. M must be a multiple of
+// the outermost slice size, as for a plan; when the existing pods hold
+// fewer than M pods in whole slices, the shrink is an error. The same
+// count keeps the pods.
 //
 // Upstream: Kueue (v0.17 to its main branch of 2026-08, ElasticJobsViaWorkloadSlicesWithTAS)
-// refuses an elastic set with a Required or Preferred level, places a
-// growth's delta as a new set beside the previous assignment, and shrinks
-// by truncating the previous assignment in its domains' order, whole
-// slices or not; it re-plans the whole set as new only when the previous
-// assignment names a domain the topology no longer has. gangsched keeps
-// every slice whole instead, so it refuses the shrink Kueue would truncate.
+// places a growth's delta as a new set beside the previous assignment
+// (TAS's handleScaleUp), and shrinks by truncating the previous
+// assignment (utiltas.TruncateAssignment): it keeps the first M pods of
+// the assignment's domain list, in that list's order, and cuts the rest,
+// whole slices or not, with no look at which domains are least filled
+// and no check of podSetSliceSize; it re-plans the whole set as new only
+// when the previous assignment names a domain the topology no longer
+// has. gangsched differs on purpose: its shrink empties the least filled
+// domains first (fewer domains stay partly used, which keeps room for
+// the next set whole), keeps every slice whole at every layer, and
+// refuses a count that is not a multiple of the slice size, which Kueue
+// would truncate into an incomplete slice.
 //
 // Errors are SolveResize's and PlanPodSets' for the set and req, or a
 // [*placement.FieldError]: req names another set than r (or the members);
 // r.Levels is neither empty nor the tree's keys for a sliced set; M is not
 // a multiple of the outermost slice size; the existing pods are not in
-// one domain of the Required level; a shrink would leave a slice
-// incomplete (wrapping [ErrShrinkBreaksSlices]).
+// one domain of the Required level; a shrink of a sliced set whose
+// existing pods hold fewer than M pods in whole slices (wrapping
+// [ErrShrinkBreaksSlices]).
 //
 // Cost: a growth costs PlanPodSets of the delta plus O(N) to hold the
 // existing pods (with a Preferred level, up to one search per level
-// above it); a shrink SolveResize's.
+// above it); a shrink O(E·L·log E) for E nodes of the existing pods and L
+// levels.
 func (t *Tree) ResizePodSet(s *placement.Snapshot, g *placement.Group, req PodSetRequest, r placement.Resize, opts PlanOptions) (placement.Resized, error) {
 	if err := checkPlanArgs(s, g, opts); err != nil {
 		return placement.Resized{}, err
@@ -106,22 +120,18 @@ func (t *Tree) ResizePodSet(s *placement.Snapshot, g *placement.Group, req PodSe
 		p, err := t.planLocked(s, delta, []PodSetRequest{req}, opts, f)
 		return p.Decision, err
 	}
-	out, err := placement.SolveResize(s, g, r, placement.Options{})
-	if err != nil {
-		return placement.Resized{}, err
-	}
-	if len(out.Removed) > 0 && cr.sliced() {
-		if err := t.wholeSlices(&cr, out.Assignments); err != nil {
-			return placement.Resized{}, err
+	if cr.sliced() {
+		r.Shrink = func(existing []placement.PodSetAssignment, n int64) ([]placement.PodSetAssignment, error) {
+			return t.shrinkSliced(&cr, existing, n)
 		}
 	}
-	return out, nil
+	return placement.SolveResize(s, g, r, placement.Options{})
 }
 
-// ErrShrinkBreaksSlices marks the [*placement.FieldError] of a shrink that
-// would leave a slice incomplete (its existing pods are not whole slices,
-// and taking the least filled domains first does not leave whole ones).
-// It wraps [placement.ErrInvalid]. A host that lost the set's pods with a
+// ErrShrinkBreaksSlices marks the [*placement.FieldError] of a sliced
+// set's shrink that cannot leave whole slices: its existing pods (some
+// lost with a node) hold fewer pods in whole slices than the count to
+// keep. It wraps [placement.ErrInvalid]. A host that lost the set's pods with a
 // node may re-plan the set as new, as Kueue does a stale assignment.
 var ErrShrinkBreaksSlices = fmt.Errorf("%w: a shrink leaves a slice incomplete", placement.ErrInvalid)
 
@@ -138,34 +148,6 @@ func (t *Tree) existingIn(s *placement.Snapshot, r *request, ids []placement.Nod
 			return placement.Errorf(placement.ErrInvalid, r.obj(), "resize.existing", "has pods in two domains of its required level %q, %s and %s: the set already breaks its constraint", t.keys[r.level], t.doms[d].path, t.doms[di].path)
 		}
 		d = di
-	}
-	return nil
-}
-
-// wholeSlices checks that the pods a shrink leaves (per node, NodeIDs
-// set) hold whole slices of every layer of r in every domain of its level.
-func (t *Tree) wholeSlices(r *request, left []placement.PodSetAssignment) error {
-	var kept int64
-	for _, a := range left {
-		kept += int64(a.Count)
-	}
-	for _, l := range r.layers {
-		in := map[DomainID]int64{}
-		for _, a := range left {
-			in[t.domainOf(a.NodeID, l.level)] += int64(a.Count)
-		}
-		for _, d := range slices.Sorted(maps.Keys(in)) {
-			n := in[d]
-			if n%l.size == 0 {
-				continue
-			}
-			where := "in no domain of " + t.keys[l.level]
-			if d >= 0 {
-				where = "in " + t.doms[d].path
-			}
-			return placement.Errorf(ErrShrinkBreaksSlices, r.obj(), "resize.existing",
-				"shrunk to %d pods, least filled domains first, they keep %s %s, not whole slices of %d", kept, plural(n, "pod"), where, l.size)
-		}
 	}
 	return nil
 }
