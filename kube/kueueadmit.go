@@ -78,12 +78,17 @@ type KueueOutcome struct {
 // growth inside the domain of its required level that first completes
 // the slices its pods leave incomplete and then adds whole slices, so
 // every slice stays in one domain of its level, and with a preferred
-// level as near the existing pods as it fits; a shrink of whole slices;
+// level as near the existing pods as it fits; a shrink that keeps whole
+// slices at every layer, emptying the least filled domains first and
+// re-picking among its pods when a lost node left a slice incomplete;
 // if the growth does not fit, or the admitted pods already break the
 // required level or slices, it keeps its pods and waits). Pods on a
 // node that is gone, or tainted NoExecute without a toleration, are
 // replaced: on tainted nodes by [placement.SolveRepair] inside the same
-// domains of every level down to the required and slice levels; on gone
+// domains of every level down to the required and slice levels (so
+// inside the failed pod's slice domain at every layer; a slice layer at
+// the hostname level has the failed host as its domain, so such a set
+// cannot be repaired and is evicted); on gone
 // nodes, whose labels are unknown, as a growth of the surviving pods
 // (completing the slices the lost pods leave incomplete, in their slice
 // domains; one that shrinks too, to fewer pods than its survivors, when
@@ -245,7 +250,11 @@ func (a *admitter) running(w *KueueWorkload, o *KueueOutcome) (requeue bool, err
 				changed[k] = true
 				if len(gone) > 0 {
 					o.Action = KueueRepaired
-					reasons = append(reasons, fmt.Sprintf("pod set %q: pods of gone node(s) %s replaced", set.Name, hostList(gone)))
+					what := "replaced"
+					if len(rs.Decision.PodSetAssignments) == 0 {
+						what = "not replaced (the set keeps no more pods than survived)"
+					}
+					reasons = append(reasons, fmt.Sprintf("pod set %q: pods of gone node(s) %s %s", set.Name, hostList(gone), what))
 				} else if o.Action != KueueRepaired {
 					o.Action = KueueResized
 				}
