@@ -44,8 +44,9 @@ import (
 // count keeps the pods.
 //
 // Upstream: Kueue (v0.17 to its main branch of 2026-08, ElasticJobsViaWorkloadSlicesWithTAS)
-// places a growth's delta as a new set beside the previous assignment
-// (TAS's handleScaleUp), and shrinks by truncating the previous
+// refuses an elastic set with a Required or Preferred level (a set with
+// slices alone is taken), places a growth's delta as a new set beside
+// the previous assignment (TAS's handleScaleUp), and shrinks by truncating the previous
 // assignment (utiltas.TruncateAssignment): it keeps the first M pods of
 // the assignment's domain list, in that list's order, and cuts the rest,
 // whole slices or not, with no look at which domains are least filled
