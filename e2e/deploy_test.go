@@ -14,6 +14,7 @@ import (
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -68,7 +69,7 @@ func TestDeploymentRBAC(t *testing.T) {
 		UserName: "system:serviceaccount:gangsched-system:gangsched-scheduler",
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:gangsched-system", "system:authenticated"},
 	}
-	s, err := scheduler.New(kubernetes.NewForConfigOrDie(asSA), cfg, scheduler.Options{})
+	s, err := scheduler.New(kubernetes.NewForConfigOrDie(asSA), cfg, scheduler.Options{Dynamic: dynamic.NewForConfigOrDie(asSA)})
 	require.NoError(t, err)
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -83,7 +84,7 @@ func startSchedulerOn(t testing.TB, rc *rest.Config, cfg scheduler.Config, id st
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{t}, nil)).With("replica", id)
 	}
-	s, err := scheduler.New(kubernetes.NewForConfigOrDie(scheduler.RESTConfig(rc)), cfg, scheduler.Options{Logger: log})
+	s, err := scheduler.New(kubernetes.NewForConfigOrDie(scheduler.RESTConfig(rc)), cfg, scheduler.Options{Logger: log, Dynamic: dynamic.NewForConfigOrDie(rc)})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &replica{s: s, cancel: cancel, done: make(chan error, 1)}

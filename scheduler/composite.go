@@ -2,24 +2,21 @@ package scheduler
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
-	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/gangsched/gangsched/gang"
-	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/placement"
 )
 
 // This file brings CompositePodGroups (KEP-6012 hierarchies) to the
-// scheduler: they are served as scheduling.k8s.io/v1alpha3 by Kubernetes
-// v1.37 with the CompositePodGroup feature gate, the only version k8s.io/api
-// v0.37 carries. The gang cycle decides a tree whole (gang.Result.Hierarchy);
-// this file watches the objects and writes their condition.
+// scheduler, in whichever version the API server serves them (see
+// compositeversion.go). The gang cycle decides a tree whole
+// (gang.Result.Hierarchy); this file watches the objects and writes their
+// condition.
 
 // compositeResource is the resource name CompositePodGroups are served
 // under.
@@ -29,40 +26,16 @@ const compositeResource = "compositepodgroups"
 // (gang.GroupCondition.Kind); any other kind is a PodGroup's.
 const kindComposite = "CompositePodGroup"
 
-// servesComposites asks the API server's discovery whether it serves
-// CompositePodGroups in scheduling.k8s.io/v1alpha3. A group version it
-// does not serve is answered with NotFound: false. Transient errors are
-// retried (apiBackoff); one that persists is returned, since a scheduler
-// that guessed "absent" would leave every tree's leaves waiting for a
-// CompositePodGroup it never watches.
-func (s *Scheduler) servesComposites(ctx context.Context) (bool, error) {
-	gv := schedulingv1alpha3.SchemeGroupVersion.String()
-	d := discovery.ToDiscoveryInterfaceWithContext(s.client.Discovery())
-	var list *metav1.APIResourceList
-	err := retry(ctx, func() error {
-		var err error
-		list, err = d.ServerResourcesForGroupVersionWithContext(ctx, gv)
-		return err
-	})
-	switch {
-	case apierrors.IsNotFound(err):
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("discovery of %s: %w", gv, err)
-	}
-	return slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == compositeResource }), nil
-}
-
 // onCompositePodGroup hands a CompositePodGroup to the gang scheduler,
 // which gates the leaves below it until the tree exists and meets its
 // quorum. A status update (our own condition) changes nothing.
 func (s *Scheduler) onCompositePodGroup(o any) {
-	v := o.(*schedulingv1alpha3.CompositePodGroup)
-	k := placement.Key{Namespace: v.Namespace, Name: v.Name}
-	if gen, ok := s.state.composites[k]; ok && gen == v.Generation {
+	v := o.(*unstructured.Unstructured)
+	k := placement.Key{Namespace: v.GetNamespace(), Name: v.GetName()}
+	if gen, ok := s.state.composites[k]; ok && gen == v.GetGeneration() {
 		return
 	}
-	c, err := kube.ConvertCompositePodGroupV1alpha3(v, s.state.pcs)
+	c, err := s.compositeAPI.decode(v, s.state.pcs)
 	if err == nil {
 		err = s.gs.SetCompositePodGroup(c)
 	}
@@ -70,7 +43,7 @@ func (s *Scheduler) onCompositePodGroup(o any) {
 		s.log.Error("CompositePodGroup rejected", "compositePodGroup", k.String(), "err", err)
 		return
 	}
-	s.state.composites[k] = v.Generation
+	s.state.composites[k] = v.GetGeneration()
 	// Under a release whose scheduler writes no condition on
 	// CompositePodGroups (v1.37) there is none to confirm.
 	if cond, ok := c.Condition(gang.CompositePodGroupScheduled); (!ok || cond.Status != gang.ConditionTrue) && gang.Profile(s.cfg.Profile).WritesCompositeConditions() {
@@ -79,8 +52,8 @@ func (s *Scheduler) onCompositePodGroup(o any) {
 }
 
 func (s *Scheduler) onCompositePodGroupDelete(o any) {
-	if v, ok := o.(*schedulingv1alpha3.CompositePodGroup); ok {
-		k := placement.Key{Namespace: v.Namespace, Name: v.Name}
+	if v, ok := o.(*unstructured.Unstructured); ok {
+		k := placement.Key{Namespace: v.GetNamespace(), Name: v.GetName()}
 		s.gs.DeleteCompositePodGroup(k)
 		delete(s.state.composites, k)
 		delete(s.state.unconfirmedComposites, k)
@@ -106,14 +79,15 @@ func (s *Scheduler) addTree(w *work, r gang.Result) {
 }
 
 // writeCompositeCondition sets a CompositePodGroup's condition with one
-// status update, as writeCondition does a PodGroup's.
+// status update, as writeCondition does a PodGroup's, in the version the
+// scheduler watches.
 func (s *Scheduler) writeCompositeCondition(ctx context.Context, cw conditionWrite) {
 	k := cw.group
-	api := s.client.SchedulingV1alpha3().CompositePodGroups(k.Namespace)
-	var c *schedulingv1alpha3.CompositePodGroup
+	api := s.dynamic.Resource(s.compositeAPI.gvr).Namespace(k.Namespace)
+	var c *unstructured.Unstructured
 	if s.composites != nil {
-		if cached, err := s.composites.CompositePodGroups(k.Namespace).Get(k.Name); err == nil {
-			c = cached.DeepCopy()
+		if cached, err := s.composites.ByNamespace(k.Namespace).Get(k.Name); err == nil {
+			c = cached.(*unstructured.Unstructured).DeepCopy()
 		}
 	}
 	err := retry(ctx, func() error {
@@ -123,7 +97,9 @@ func (s *Scheduler) writeCompositeCondition(ctx context.Context, cw conditionWri
 				return err
 			}
 		}
-		kube.SetConditionCompositePodGroupV1alpha3(c, cw.cond)
+		if err := s.compositeAPI.setCondition(c, cw.cond); err != nil {
+			return err
+		}
 		_, err := api.UpdateStatus(ctx, c, metav1.UpdateOptions{})
 		if err != nil {
 			c = nil // read afresh on the next try
@@ -131,6 +107,6 @@ func (s *Scheduler) writeCompositeCondition(ctx context.Context, cw conditionWri
 		return err
 	})
 	if err != nil && !apierrors.IsNotFound(err) {
-		s.log.Error("CompositePodGroup condition not written", "compositePodGroup", k.String(), "reason", cw.cond.Reason, "err", err)
+		s.log.Error("CompositePodGroup condition not written", "compositePodGroup", k.String(), "apiVersion", s.compositeAPI.gvr.GroupVersion().String(), "reason", cw.cond.Reason, "err", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"sync"
@@ -17,7 +18,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -76,14 +81,71 @@ func kepWorkedExample(bound bool) []runtime.Object {
 	return objs
 }
 
-// servingComposites makes client's discovery serve CompositePodGroups in
-// scheduling.k8s.io/v1alpha3, as a v1.37 API server with the
-// CompositePodGroup gate does.
-func servingComposites(client *fake.Clientset) {
-	client.Resources = []*metav1.APIResourceList{{
-		GroupVersion: schedulingv1alpha3.SchemeGroupVersion.String(),
-		APIResources: []metav1.APIResource{{Name: "compositepodgroups", Namespaced: true, Kind: "CompositePodGroup"}},
-	}}
+// v1alpha3 and v1beta1 are the versions CompositePodGroups are served in
+// by v1.37 (CompositePodGroup gate) and v1.38.
+var (
+	v1alpha3 = schedulingv1alpha3.SchemeGroupVersion
+	v1beta1  = schema.GroupVersion{Group: "scheduling.k8s.io", Version: "v1beta1"}
+)
+
+// treeClients splits objs into a typed fake clientset and a fake dynamic
+// client, which holds the CompositePodGroups (typed v1alpha3 in objs) as
+// unstructured objects of version gv, the two shapes being the same; the
+// clientset's discovery serves CompositePodGroups in each of served, as a
+// v1.37 API server with the CompositePodGroup gate does in v1alpha3 and a
+// v1.38 one in v1beta1 (and v1alpha3 when enabled). Served empty, the
+// CompositePodGroups are left out.
+func treeClients(t *testing.T, objs []runtime.Object, gv schema.GroupVersion, served ...schema.GroupVersion) (*fake.Clientset, *dynamicfake.FakeDynamicClient) {
+	t.Helper()
+	var typed, trees []runtime.Object
+	for _, o := range objs {
+		c, ok := o.(*schedulingv1alpha3.CompositePodGroup)
+		if !ok {
+			typed = append(typed, o)
+			continue
+		}
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c)
+		require.NoError(t, err)
+		u := &unstructured.Unstructured{Object: m}
+		u.SetAPIVersion(gv.String())
+		u.SetKind("CompositePodGroup")
+		if len(served) > 0 {
+			trees = append(trees, u)
+		}
+	}
+	client := fake.NewClientset(typed...)
+	for _, v := range served {
+		client.Resources = append(client.Resources, &metav1.APIResourceList{
+			GroupVersion: v.String(),
+			APIResources: []metav1.APIResource{{Name: "compositepodgroups", Namespaced: true, Kind: "CompositePodGroup"}},
+		})
+	}
+	lists := map[schema.GroupVersionResource]string{}
+	for _, v := range []schema.GroupVersion{v1alpha3, v1beta1} {
+		lists[v.WithResource("compositepodgroups")] = "CompositePodGroupList"
+	}
+	return client, dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), lists, trees...)
+}
+
+// compositeWrites returns, per "version/name", the last condition of type
+// condType that status updates of CompositePodGroups through dyn wrote.
+func compositeWrites(dyn *dynamicfake.FakeDynamicClient, condType string) map[string]metav1.Condition {
+	out := map[string]metav1.Condition{}
+	for _, a := range dyn.Actions() {
+		u, ok := a.(k8stesting.UpdateAction)
+		if !ok || a.GetSubresource() != "status" {
+			continue
+		}
+		o := u.GetObject().(*unstructured.Unstructured)
+		var c schedulingv1alpha3.CompositePodGroup
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &c); err != nil {
+			panic(err)
+		}
+		if cond := meta.FindStatusCondition(c.Status.Conditions, condType); cond != nil {
+			out[a.GetResource().Version+"/"+o.GetName()] = *cond
+		}
+	}
+	return out
 }
 
 // syncBuffer is a log sink safe for the scheduler's goroutines.
@@ -111,6 +173,12 @@ func runFake(t *testing.T, client *fake.Clientset) (*Scheduler, *syncBuffer) {
 	return runFakeWith(t, client, DefaultConfig())
 }
 
+// runFakeTree is runFakeWith with dyn as the scheduler's dynamic client
+// (CompositePodGroups).
+func runFakeTree(t *testing.T, client *fake.Clientset, dyn dynamic.Interface, cfg Config) (*Scheduler, *syncBuffer) {
+	return startFake(t, client, dyn, cfg, nil)
+}
+
 // fastRetries is DefaultConfig with 10 ms backoffs, for tests whose writes
 // fail once and are retried.
 func fastRetries() Config {
@@ -121,24 +189,24 @@ func fastRetries() Config {
 
 // runFakeWith is runFake with cfg.
 func runFakeWith(t *testing.T, client *fake.Clientset, cfg Config) (*Scheduler, *syncBuffer) {
-	return startFake(t, client, cfg, nil)
+	return startFake(t, client, nil, cfg, nil)
 }
 
 // runFakeHolding is runFake with before run ahead of each informer event
 // (Scheduler.beforeEvent), so a test can hold one handler back until the
 // scheduler has seen others.
 func runFakeHolding(t *testing.T, client *fake.Clientset, before func(s *Scheduler, obj any)) (*Scheduler, *syncBuffer) {
-	return startFake(t, client, DefaultConfig(), before)
+	return startFake(t, client, nil, DefaultConfig(), before)
 }
 
-// startFake is runFakeWith with before, when not nil, as the scheduler's
-// beforeEvent.
-func startFake(t *testing.T, client *fake.Clientset, cfg Config, before func(s *Scheduler, obj any)) (*Scheduler, *syncBuffer) {
+// startFake is runFakeWith with dyn as the scheduler's dynamic client and
+// before, when not nil, as its beforeEvent.
+func startFake(t *testing.T, client *fake.Clientset, dyn dynamic.Interface, cfg Config, before func(s *Scheduler, obj any)) (*Scheduler, *syncBuffer) {
 	client.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		return a.GetSubresource() == "binding", nil, nil
 	})
 	log := &syncBuffer{}
-	s, err := New(client, cfg, Options{Logger: slog.New(slog.NewTextHandler(log, nil))})
+	s, err := New(client, cfg, Options{Logger: slog.New(slog.NewTextHandler(log, nil)), Dynamic: dyn})
 	require.NoError(t, err)
 	if before != nil {
 		s.beforeEvent = func(obj any) { before(s, obj) }
@@ -162,8 +230,8 @@ func bindingsOf(client *fake.Clientset) map[string]string {
 	return out
 }
 
-// statusWrites returns, per "resource/name", the last condition of type
-// condType that status updates wrote.
+// statusWrites returns, per "podgroups/name", the last condition of type
+// condType that status updates of PodGroups wrote.
 func statusWrites(client *fake.Clientset, condType string) map[string]metav1.Condition {
 	out := map[string]metav1.Condition{}
 	for _, a := range client.Actions() {
@@ -176,8 +244,6 @@ func statusWrites(client *fake.Clientset, condType string) map[string]metav1.Con
 		switch o := u.GetObject().(type) {
 		case *schedulingv1beta1.PodGroup:
 			conds, name = o.Status.Conditions, "podgroups/"+o.Name
-		case *schedulingv1alpha3.CompositePodGroup:
-			conds, name = o.Status.Conditions, "compositepodgroups/"+o.Name
 		default:
 			continue
 		}
@@ -188,43 +254,73 @@ func statusWrites(client *fake.Clientset, condType string) map[string]metav1.Con
 	return out
 }
 
-// KEP-6012's worked example through the scheduler's informers: the tree
-// binds whole in block-B, one child per rack, and each object's condition
-// turns True: the leaves' PodGroupInitiallyScheduled, the root's
+// KEP-6012's worked example through the scheduler's informers, on an API
+// server that serves CompositePodGroups in v1beta1 only (v1.38 without the
+// alpha version), in v1alpha3 only (v1.37), or in both (v1beta1 is read):
+// the tree binds whole in block-B, one child per rack, and each object's
+// condition turns True, the root's written in the version read: the
+// leaves' PodGroupInitiallyScheduled, the root's
 // CompositePodGroupInitiallyScheduled.
 func TestCompositeTreeScheduled(t *testing.T) {
-	client := fake.NewClientset(kepWorkedExample(false)...)
-	servingComposites(client)
-	_, log := runFake(t, client)
-	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 10 }, 10*time.Second, 5*time.Millisecond)
-	require.Eventually(t, func() bool {
-		return len(statusWrites(client, "CompositePodGroupInitiallyScheduled")) == 1 && len(statusWrites(client, "PodGroupInitiallyScheduled")) == 2
-	}, 10*time.Second, 5*time.Millisecond)
+	for _, tc := range []struct {
+		name   string
+		stored schema.GroupVersion
+		served []schema.GroupVersion
+	}{
+		{"v1beta1 only", v1beta1, []schema.GroupVersion{v1beta1}},
+		{"v1alpha3 only", v1alpha3, []schema.GroupVersion{v1alpha3}},
+		{"both served", v1beta1, []schema.GroupVersion{v1alpha3, v1beta1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client, dyn := treeClients(t, kepWorkedExample(false), tc.stored, tc.served...)
+			_, log := runFakeTree(t, client, dyn, DefaultConfig())
+			require.Eventually(t, func() bool { return len(bindingsOf(client)) == 10 }, 10*time.Second, 5*time.Millisecond)
+			require.Eventually(t, func() bool {
+				return len(compositeWrites(dyn, "CompositePodGroupInitiallyScheduled")) == 1 && len(statusWrites(client, "PodGroupInitiallyScheduled")) == 2
+			}, 10*time.Second, 5*time.Millisecond)
 
-	b := bindingsOf(client)
-	racks := map[string]string{}
-	for i := range 2 {
-		child := fmt.Sprintf("child-%d", i+1)
-		var nodes []string
-		for j := range 5 {
-			nodes = append(nodes, b[fmt.Sprintf("%s-%d", child, j)])
-		}
-		nodes = slices.Compact(nodes)
-		require.Len(t, nodes, 1, "%s lies in one rack: %v", child, nodes)
-		racks[child] = nodes[0]
-	}
-	require.ElementsMatch(t, []string{"b1", "b2"}, []string{racks["child-1"], racks["child-2"]}, "one child per rack of block-B")
-	require.Contains(t, log.String(), "watching CompositePodGroups")
-	require.Contains(t, log.String(), "tree scheduled")
+			b := bindingsOf(client)
+			racks := map[string]string{}
+			for i := range 2 {
+				child := fmt.Sprintf("child-%d", i+1)
+				var nodes []string
+				for j := range 5 {
+					nodes = append(nodes, b[fmt.Sprintf("%s-%d", child, j)])
+				}
+				nodes = slices.Compact(nodes)
+				require.Len(t, nodes, 1, "%s lies in one rack: %v", child, nodes)
+				racks[child] = nodes[0]
+			}
+			require.ElementsMatch(t, []string{"b1", "b2"}, []string{racks["child-1"], racks["child-2"]}, "one child per rack of block-B")
+			require.Contains(t, log.String(), `msg="watching CompositePodGroups" apiVersion=`+tc.stored.String())
+			require.Contains(t, log.String(), "tree scheduled")
 
-	root := statusWrites(client, "CompositePodGroupInitiallyScheduled")["compositepodgroups/training"]
-	require.Equal(t, metav1.ConditionTrue, root.Status)
-	require.Equal(t, "Scheduled", root.Reason)
-	for _, name := range []string{"podgroups/child-1", "podgroups/child-2"} {
-		c := statusWrites(client, "PodGroupInitiallyScheduled")[name]
-		require.Equal(t, metav1.ConditionTrue, c.Status, name)
-		require.Equal(t, "Scheduled", c.Reason, name)
+			root := compositeWrites(dyn, "CompositePodGroupInitiallyScheduled")[tc.stored.Version+"/training"]
+			require.Equal(t, metav1.ConditionTrue, root.Status)
+			require.Equal(t, "Scheduled", root.Reason)
+			for _, name := range []string{"podgroups/child-1", "podgroups/child-2"} {
+				c := statusWrites(client, "PodGroupInitiallyScheduled")[name]
+				require.Equal(t, metav1.ConditionTrue, c.Status, name)
+				require.Equal(t, "Scheduled", c.Reason, name)
+			}
+			stored, err := dyn.Resource(tc.stored.WithResource("compositepodgroups")).Namespace("default").Get(context.Background(), "training", metav1.GetOptions{})
+			require.NoError(t, err)
+			conds, _, _ := unstructured.NestedSlice(stored.Object, "status", "conditions")
+			require.Len(t, conds, 1, "the condition is stored on the object")
+			require.Equal(t, root.Message, conds[0].(map[string]any)["message"])
+		})
 	}
+}
+
+// A scheduler given no dynamic client refuses to run where the API server
+// serves CompositePodGroups, naming the version and the option, rather
+// than leave every tree waiting unseen.
+func TestCompositeNeedsDynamicClient(t *testing.T) {
+	client, _ := treeClients(t, kepWorkedExample(false), v1beta1, v1beta1)
+	s, err := New(client, DefaultConfig(), Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	require.NoError(t, err)
+	require.EqualError(t, s.Run(context.Background()),
+		"the API server serves CompositePodGroups (scheduling.k8s.io/v1beta1) but Options.Dynamic is nil: their trees would wait unseen")
 }
 
 // An API server that does not serve CompositePodGroups: the scheduler
@@ -232,8 +328,8 @@ func TestCompositeTreeScheduled(t *testing.T) {
 // nothing binds, while a pod in no group still does.
 func TestCompositeNotServed(t *testing.T) {
 	objs := append(kepWorkedExample(false), cpuPod("lone", "", "1"))
-	client := fake.NewClientset(objs...)
-	s, log := runFake(t, client)
+	client, dyn := treeClients(t, objs, v1beta1)
+	s, log := runFakeTree(t, client, dyn, DefaultConfig())
 	require.Eventually(t, func() bool { return len(bindingsOf(client)) > 0 }, 10*time.Second, 5*time.Millisecond)
 	require.Eventually(t, func() bool {
 		s.mu.Lock()
@@ -256,13 +352,12 @@ func TestCompositeNotServed(t *testing.T) {
 // conditions: every member is bound, no object says so. It writes True on
 // the root and on both leaves, and binds nothing.
 func TestCompositeConfirmedAfterRestart(t *testing.T) {
-	client := fake.NewClientset(kepWorkedExample(true)...)
-	servingComposites(client)
-	runFake(t, client)
+	client, dyn := treeClients(t, kepWorkedExample(true), v1beta1, v1beta1)
+	runFakeTree(t, client, dyn, DefaultConfig())
 	require.Eventually(t, func() bool {
-		return len(statusWrites(client, "CompositePodGroupInitiallyScheduled")) == 1 && len(statusWrites(client, "PodGroupInitiallyScheduled")) == 2
+		return len(compositeWrites(dyn, "CompositePodGroupInitiallyScheduled")) == 1 && len(statusWrites(client, "PodGroupInitiallyScheduled")) == 2
 	}, 10*time.Second, 5*time.Millisecond)
-	root := statusWrites(client, "CompositePodGroupInitiallyScheduled")["compositepodgroups/training"]
+	root := compositeWrites(dyn, "CompositePodGroupInitiallyScheduled")["v1beta1/training"]
 	require.Equal(t, metav1.ConditionTrue, root.Status)
 	require.Equal(t, "2 children scheduled (of min 2)", root.Message)
 	require.Empty(t, bindingsOf(client))
@@ -274,20 +369,18 @@ func TestCompositeConfirmedAfterRestart(t *testing.T) {
 func TestCompositeNoRootConditionUnderV137(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Profile = "v1.37"
-	client := fake.NewClientset(kepWorkedExample(false)...)
-	servingComposites(client)
-	runFakeWith(t, client, cfg)
+	client, dyn := treeClients(t, kepWorkedExample(false), v1alpha3, v1alpha3)
+	runFakeTree(t, client, dyn, cfg)
 	require.Eventually(t, func() bool {
 		return len(bindingsOf(client)) == 10 && len(statusWrites(client, "PodGroupInitiallyScheduled")) == 2
 	}, 10*time.Second, 5*time.Millisecond)
 
-	restarted := fake.NewClientset(kepWorkedExample(true)...)
-	servingComposites(restarted)
-	runFakeWith(t, restarted, cfg)
+	restarted, restartedDyn := treeClients(t, kepWorkedExample(true), v1alpha3, v1alpha3)
+	runFakeTree(t, restarted, restartedDyn, cfg)
 	require.Eventually(t, func() bool { return len(statusWrites(restarted, "PodGroupInitiallyScheduled")) == 2 }, 10*time.Second, 5*time.Millisecond)
 	time.Sleep(100 * time.Millisecond) // a root write would follow the leaves' in the same pass
-	for _, c := range []*fake.Clientset{client, restarted} {
-		require.Empty(t, statusWrites(c, "CompositePodGroupInitiallyScheduled"))
+	for _, d := range []*dynamicfake.FakeDynamicClient{dyn, restartedDyn} {
+		require.Empty(t, compositeWrites(d, "CompositePodGroupInitiallyScheduled"))
 	}
 	require.Empty(t, bindingsOf(restarted))
 }
@@ -321,9 +414,8 @@ func kepWorkedExampleBlockBFull() []runtime.Object {
 // one: both victims are marked DisruptionTarget, naming the root, and
 // deleted, and the ten pods bind in block-B, one child per node.
 func TestCompositeTreePreempts(t *testing.T) {
-	client := fake.NewClientset(kepWorkedExampleBlockBFull()...)
-	servingComposites(client)
-	runFake(t, client)
+	client, dyn := treeClients(t, kepWorkedExampleBlockBFull(), v1beta1, v1beta1)
+	runFakeTree(t, client, dyn, DefaultConfig())
 	require.Eventually(t, func() bool { return len(bindingsOf(client)) == 10 }, 10*time.Second, 5*time.Millisecond)
 
 	var deleted, marked []string
@@ -366,9 +458,8 @@ func TestCompositeTreePreempts(t *testing.T) {
 // clears a nomination: the members are bound by then, and binding clears
 // it.
 func TestCompositeTreeNominates(t *testing.T) {
-	client := fake.NewClientset(kepWorkedExampleBlockBFull()...)
-	servingComposites(client)
-	runFake(t, client)
+	client, dyn := treeClients(t, kepWorkedExampleBlockBFull(), v1beta1, v1beta1)
+	runFakeTree(t, client, dyn, DefaultConfig())
 	nominated := func() map[string][]string {
 		out := map[string][]string{}
 		for _, a := range client.Actions() {

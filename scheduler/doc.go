@@ -6,10 +6,11 @@
 // clock, the goroutines and the I/O, and package gang decides.
 //
 //   - Watching: client-go shared informers for Nodes, Pods, PodGroups
-//     (scheduling.k8s.io/v1beta1), CompositePodGroups
-//     (scheduling.k8s.io/v1alpha3, when discovery shows the API server
-//     serves them; otherwise a log line says the scheduler runs without)
-//     and PriorityClasses feed a gang.Scheduler
+//     (scheduling.k8s.io/v1beta1), CompositePodGroups (through a dynamic
+//     informer, in scheduling.k8s.io/v1beta1 when discovery shows the API
+//     server serves them there, as v1.38 does, else in v1alpha3, as v1.37
+//     with its gate does; served in neither, a log line says the scheduler
+//     runs without) and PriorityClasses feed a gang.Scheduler
 //     and a placement.Snapshot kept in step incrementally (Snapshot.Apply
 //     per changed pod; a node change rebuilds it). Informers for
 //     DeviceClasses, ResourceSlices and ResourceClaims (resource.k8s.io/v1)

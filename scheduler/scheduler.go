@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	schedulinglistersv1alpha3 "k8s.io/client-go/listers/scheduling/v1alpha3"
 	schedulinglisters "k8s.io/client-go/listers/scheduling/v1beta1"
 	"k8s.io/client-go/tools/cache"
 
@@ -32,6 +33,13 @@ type Options struct {
 	// Now is the clock; nil means time.Now. The gang cycle itself never
 	// reads a clock: the scheduler passes it this time.
 	Now func() time.Time
+	// Dynamic is the client CompositePodGroups are read and written
+	// through (as unstructured objects, in the version the API server
+	// serves: v1beta1 when served, else v1alpha3); build it on the same
+	// rest.Config as the typed client (dynamic.NewForConfig speaks JSON).
+	// Nil is refused by Run when the API server serves CompositePodGroups:
+	// their trees would wait unseen.
+	Dynamic dynamic.Interface
 }
 
 // Scheduler serves the pods whose spec.schedulerName is the configured
@@ -41,6 +49,7 @@ type Options struct {
 type Scheduler struct {
 	cfg     Config
 	client  kubernetes.Interface
+	dynamic dynamic.Interface
 	log     *slog.Logger
 	metrics *Metrics
 	now     func() time.Time
@@ -48,9 +57,15 @@ type Scheduler struct {
 	factory informers.SharedInformerFactory
 	pods    corelisters.PodLister
 	groups  schedulinglisters.PodGroupLister
-	// composites lists CompositePodGroups; nil when the API server does
-	// not serve them.
-	composites schedulinglistersv1alpha3.CompositePodGroupLister
+	// dynFactory holds the CompositePodGroup informer; nil when the API
+	// server does not serve them.
+	dynFactory dynamicinformer.DynamicSharedInformerFactory
+	// compositeAPI is the version CompositePodGroups are watched and
+	// written in; nil when the API server serves none.
+	compositeAPI *compositeVersion
+	// composites lists CompositePodGroups (unstructured, in compositeAPI's
+	// version); nil when the API server does not serve them.
+	composites cache.GenericLister
 	// synced report, per informer, that its handler here has run for
 	// every object of the informer's first list. An informer's own
 	// HasSynced says only that its store has the list: the handlers get
@@ -96,7 +111,7 @@ func New(client kubernetes.Interface, cfg Config, opts Options) (*Scheduler, err
 		return nil, err
 	}
 	s := &Scheduler{
-		cfg: cfg, client: client, log: opts.Logger, metrics: m, now: opts.Now,
+		cfg: cfg, client: client, dynamic: opts.Dynamic, log: opts.Logger, metrics: m, now: opts.Now,
 		kick: make(chan struct{}, 1),
 		sem:  make(chan struct{}, cfg.Parallelism),
 		gs: gang.NewScheduler(gang.Options{
@@ -135,6 +150,10 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		return err
 	}
 	s.factory.Start(ctx.Done()) // the informers registered since the first Start
+	if s.dynFactory != nil {
+		s.dynFactory.Start(ctx.Done())
+		defer s.dynFactory.Shutdown()
+	}
 	if !cache.WaitFor(ctx, "", s.synced...) {
 		return fmt.Errorf("informers did not sync: %w", context.Cause(ctx))
 	}
@@ -361,8 +380,9 @@ func (s *Scheduler) register() error {
 
 // registerObjects adds the informers of everything but PriorityClasses.
 // CompositePodGroups are watched when the API server serves them (a
-// discovery call); otherwise the scheduler runs without, and says so: a
-// leaf PodGroup naming a parent then waits for it.
+// discovery call; v1beta1 preferred over v1alpha3), through the dynamic
+// client; otherwise the scheduler runs without, and says so: a leaf
+// PodGroup naming a parent then waits for it.
 func (s *Scheduler) registerObjects(ctx context.Context) error {
 	pods := s.factory.Core().V1().Pods()
 	nodes := s.factory.Core().V1().Nodes()
@@ -379,19 +399,23 @@ func (s *Scheduler) registerObjects(ctx context.Context) error {
 		{draAPI.ResourceClaims().Informer(), s.handler(s.onResourceClaim, s.onResourceClaimDelete)},
 		{groups.Informer(), s.handler(s.onPodGroup, s.onPodGroupDelete)},
 	}
-	served, err := s.servesComposites(ctx)
+	served, err := s.servedComposites(ctx)
 	if err != nil {
 		return err
 	}
-	var composites schedulinglistersv1alpha3.CompositePodGroupLister
-	if served {
-		cpgs := s.factory.Scheduling().V1alpha3().CompositePodGroups()
-		composites = cpgs.Lister()
+	var composites cache.GenericLister
+	switch {
+	case served != nil && s.dynamic == nil:
+		return fmt.Errorf("the API server serves CompositePodGroups (%s) but Options.Dynamic is nil: their trees would wait unseen", served.gvr.GroupVersion())
+	case served != nil:
+		s.dynFactory = dynamicinformer.NewDynamicSharedInformerFactory(s.dynamic, 0)
+		cpgs := s.dynFactory.ForResource(served.gvr)
+		s.compositeAPI, composites = served, cpgs.Lister()
 		informers = append(informers, informer{cpgs.Informer(), s.handler(s.onCompositePodGroup, s.onCompositePodGroupDelete)})
-		s.log.Info("watching CompositePodGroups", "apiVersion", gang.CompositePodGroupAPIVersion)
-	} else {
+		s.log.Info("watching CompositePodGroups", "apiVersion", served.gvr.GroupVersion().String())
+	default:
 		s.log.Info("the API server does not serve CompositePodGroups; running without them (restart to pick them up once served)",
-			"apiVersion", gang.CompositePodGroupAPIVersion)
+			"apiVersions", compositeGroupVersions())
 	}
 	informers = append(informers, informer{pods.Informer(), s.handler(s.onPod, s.onPodDelete)})
 	s.mu.Lock()

@@ -30,6 +30,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -66,10 +67,14 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("-kubeconfig: %w", err)
 	}
+	dyn, err := dynamic.NewForConfig(rc) // CompositePodGroups, as JSON
+	if err != nil {
+		return fmt.Errorf("-kubeconfig: %w", err)
+	}
 	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	s, err := scheduler.New(client, cfg, scheduler.Options{Logger: log, Registerer: reg})
+	s, err := scheduler.New(client, cfg, scheduler.Options{Logger: log, Registerer: reg, Dynamic: dyn})
 	if err != nil {
 		return err
 	}
