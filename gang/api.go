@@ -141,8 +141,8 @@ type CompositePodGroupTemplate struct {
 	Priority              *int32
 	// PreemptionPolicy is preemptionPolicy (v1beta1 and v1alpha3 since
 	// v1.37, behind the PodGroupPreemptionPolicy gate): PreemptLowerPriority,
-	// Never, or "" when unset. [StampHierarchy] does not copy it (see
-	// there why).
+	// Never, or "" when unset. [StampHierarchy] copies it under v1.38 only
+	// ([Profile.StampsPreemptionPolicy]).
 	PreemptionPolicy placement.PreemptionPolicy
 	DisruptionMode   CompositeDisruptionMode
 	// PodGroupTemplates are the leaf children; CompositePodGroupTemplates
@@ -175,8 +175,8 @@ type PodGroupTemplate struct {
 	Priority *int32
 	// PreemptionPolicy is preemptionPolicy (v1beta1 and v1alpha3 since
 	// v1.37, behind the PodGroupPreemptionPolicy gate): PreemptLowerPriority,
-	// Never, or "" when unset. Stamping does not copy it onto the
-	// PodGroup, as upstream's builder does not (see [StampHierarchy]).
+	// Never, or "" when unset. Stamping copies it onto the PodGroup under
+	// v1.38 only, as upstream's builders do ([Profile.StampsPreemptionPolicy]).
 	PreemptionPolicy placement.PreemptionPolicy
 	// DisruptionMode is disruptionMode: how preemption may evict the
 	// members, one by one or all together (KEP-5710); empty means Pod.

@@ -134,35 +134,30 @@ func compositeSpec(t *CompositePodGroupTemplate, parent string) CompositePodGrou
 }
 
 // StampHierarchy stamps the hierarchy of Workload w's composite template
-// templateName as a workload controller (JobSet, LeaderWorkerSet) does:
-// the root CompositePodGroup is named rootName, and every child
-// "<parent>-<template name>", so that the names are deterministic and
-// unique. Each object lives in w's namespace, carries deep copies of its
-// template's fields but preemptionPolicy, names its parent, refers back
-// to w and its template, and lists w as a (non-controlling) owner. The
-// results are in depth-first order, siblings in template order.
+// templateName as a workload controller (JobSet, LeaderWorkerSet) does
+// through upstream's builder (k8s.io/component-helpers workloadbuilder,
+// newCompositePodGroup and newPodGroup): the root CompositePodGroup is
+// named rootName, and every child "<parent>-<template name>", so that the
+// names are deterministic and unique. Each object lives in w's namespace,
+// carries deep copies of its template's fields (schedulingPolicy,
+// schedulingConstraints, priorityClassName, priority, disruptionMode, a
+// PodGroup's resourceClaims), names its parent, refers back to w and its
+// template, and lists w as a (non-controlling) owner. The results are in
+// depth-first order, siblings in template order. opts.DefaultPriority
+// fills a priority no template sets (see [StampOptions]).
 //
-// defaultPriority is the value of the cluster's global default
-// PriorityClass (nil: none; the kube adapter's
-// PriorityClasses.GlobalDefault): an object whose template names no class
-// and sets no priority gets it as spec.priority, as the Priority
-// admission plugin gives it on creation and as the kube adapter reads a
-// PodGroup or CompositePodGroup without one; without it such a tree would
-// queue and be held to 0 (v1.37) while its pods, admitted with the
-// default, carry the default's value. A template that names a class keeps
-// it for the host to resolve.
-//
-// A template's preemptionPolicy is not copied: upstream's builder
-// (k8s.io/component-helpers v0.37.2 workloadbuilder: newPodGroup,
-// newCompositePodGroup) copies priority but not preemptionPolicy, which
-// the Priority admission plugin sets from the object's class when the
-// PodGroupPreemptionPolicy gate is on (refusing a set value that differs
-// from the class's) and the API server drops when it is off.
+// A template's preemptionPolicy is copied under opts.Profile v1.38 only
+// ([Profile.StampsPreemptionPolicy]): v0.38.0-beta.0's builder copies it,
+// v0.37.2's does not. Either way the Priority admission plugin then sets
+// the object's from its class when it runs for the field (v1.37 only with
+// the PodGroupPreemptionPolicy gate, v1.38 always), refusing a copied
+// value that differs from the class's; without a class, and no
+// globalDefault, a v1.38 object keeps the template's.
 //
 // Errors (a [*placement.FieldError]): w fails [Workload.Validate]; no root
 // composite template is named templateName (wraps placement.ErrNotFound);
 // rootName is empty.
-func StampHierarchy(w *Workload, templateName, rootName string, defaultPriority *int32) ([]*CompositePodGroup, []*PodGroup, error) {
+func StampHierarchy(w *Workload, templateName, rootName string, opts StampOptions) ([]*CompositePodGroup, []*PodGroup, error) {
 	if err := w.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -183,7 +178,8 @@ func StampHierarchy(w *Workload, templateName, rootName string, defaultPriority 
 		c := &CompositePodGroup{ObjectMeta: ObjectMeta{Namespace: w.Namespace, Name: name, OwnerReferences: slices.Clone(owner)},
 			Spec: compositeSpec(t, parent)}
 		c.Spec.TemplateRef = &WorkloadPodGroupTemplateReference{WorkloadName: w.Name, PodGroupTemplateName: t.Name}
-		c.Spec.Priority = admittedPriority(c.Spec.PriorityClassName, c.Spec.Priority, defaultPriority)
+		c.Spec.Priority = admittedPriority(c.Spec.PriorityClassName, c.Spec.Priority, opts.DefaultPriority)
+		c.Spec.PreemptionPolicy = opts.Profile.stampedPolicy(t.PreemptionPolicy)
 		cpgs = append(cpgs, c)
 		for j := range t.PodGroupTemplates {
 			pt := &t.PodGroupTemplates[j]
@@ -196,7 +192,8 @@ func StampHierarchy(w *Workload, templateName, rootName string, defaultPriority 
 					SchedulingConstraints:       SchedulingConstraints{Topology: slices.Clone(pt.SchedulingConstraints.Topology)},
 					ResourceClaims:              slices.Clone(pt.ResourceClaims),
 					PriorityClassName:           pt.PriorityClassName,
-					Priority:                    admittedPriority(pt.PriorityClassName, pt.Priority, defaultPriority),
+					Priority:                    admittedPriority(pt.PriorityClassName, pt.Priority, opts.DefaultPriority),
+					PreemptionPolicy:            opts.Profile.stampedPolicy(pt.PreemptionPolicy),
 					DisruptionMode:              pt.DisruptionMode,
 				},
 			})

@@ -33,7 +33,7 @@ func hierarchyWorkload() *Workload {
 // parent and template, links each child to its parent and refers back to
 // the Workload; the stamped objects are accepted by the scheduler.
 func TestStampHierarchy(t *testing.T) {
-	cpgs, pgs, err := StampHierarchy(hierarchyWorkload(), "train", "job-1", nil)
+	cpgs, pgs, err := StampHierarchy(hierarchyWorkload(), "train", "job-1", StampOptions{})
 	require.NoError(t, err)
 	var names []string
 	for _, c := range cpgs {
@@ -56,9 +56,9 @@ func TestStampHierarchy(t *testing.T) {
 }
 
 func TestStampHierarchy_Errors(t *testing.T) {
-	_, _, err := StampHierarchy(hierarchyWorkload(), "nope", "r", nil)
+	_, _, err := StampHierarchy(hierarchyWorkload(), "nope", "r", StampOptions{})
 	require.ErrorIs(t, err, placement.ErrNotFound)
-	_, _, err = StampHierarchy(hierarchyWorkload(), "train", "", nil)
+	_, _, err = StampHierarchy(hierarchyWorkload(), "train", "", StampOptions{})
 	require.ErrorIs(t, err, placement.ErrInvalid)
 
 	w := hierarchyWorkload()
@@ -207,7 +207,7 @@ func TestStampHierarchy_GlobalDefaultPriority(t *testing.T) {
 		{"templates name a class", each(hierarchyWorkload(), func(c *string, _ **int32) { *c = "gold" }), &def, all("unset")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cpgs, pgs, err := StampHierarchy(tc.w, "train", "job-1", tc.def)
+			cpgs, pgs, err := StampHierarchy(tc.w, "train", "job-1", StampOptions{DefaultPriority: tc.def})
 			require.NoError(t, err)
 			require.Equal(t, tc.want, priorities(cpgs, pgs))
 			if tc.def != nil && cpgs[0].Spec.Priority != nil {
@@ -227,7 +227,7 @@ func TestStampHierarchy_GlobalDefaultPriority(t *testing.T) {
 		}},
 	}}
 	for _, d := range []*int32{nil, &def} {
-		cpgs, pgs, err := StampHierarchy(w, "root", "job", d)
+		cpgs, pgs, err := StampHierarchy(w, "root", "job", StampOptions{DefaultPriority: d})
 		require.NoError(t, err)
 		s := NewScheduler(Options{})
 		require.NoError(t, s.SetCompositePodGroup(cpgs[0]))

@@ -132,7 +132,7 @@ func StampJob(j *Job) (stamp JobStamp, ok bool, err error) {
 			Priority:          copyPtr(s.Template.Priority),
 		}}},
 	}
-	pg, err := NewPodGroupFromTemplate(w, JobTemplateName, w.Name+"-"+JobTemplateName, nil)
+	pg, err := NewPodGroupFromTemplate(w, JobTemplateName, w.Name+"-"+JobTemplateName, StampOptions{})
 	if err != nil {
 		return JobStamp{}, false, err
 	}

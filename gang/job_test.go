@@ -130,7 +130,7 @@ func TestScenario_J6(t *testing.T) {
 			},
 		}},
 	}
-	pg, err := NewPodGroupFromTemplate(w, "workers", "training-job-workers-pg", nil)
+	pg, err := NewPodGroupFromTemplate(w, "workers", "training-job-workers-pg", StampOptions{})
 	require.NoError(t, err)
 	require.NoError(t, pg.Validate())
 	want := &PodGroup{
@@ -163,7 +163,7 @@ func TestScenario_J6(t *testing.T) {
 	require.Equal(t, "topology.kubernetes.io/rack", tw.SchedulingConstraints.Topology[0].Key)
 	require.Equal(t, "nic", tw.ResourceClaims[0].Name)
 
-	_, err = NewPodGroupFromTemplate(w, "missing", "pg", nil)
+	_, err = NewPodGroupFromTemplate(w, "missing", "pg", StampOptions{})
 	require.ErrorIs(t, err, placement.ErrNotFound)
 	require.EqualError(t, err, `PodGroup "default/pg": spec.podGroupTemplateRef.workload.podGroupTemplateName: Workload "default/training-job-workload" has no template "missing"`)
 }

@@ -41,6 +41,8 @@ import (
 //	| gate PodGroupPreemptionPolicy                    | (no such gate)                       | alpha, off                        | (no such gate: removed)                |
 //	| admission sets a new PodGroup's preemptionPolicy | (no such field)                      | only with the gate on             | always                                 |
 //	| from its class (gangsim's Job controller)        |                                      |                                   |                                        |
+//	| stamping from a Workload template copies its     | (no such field)                      | no (left to admission)            | yes                                    |
+//	| preemptionPolicy ([StampOptions].Profile)        |                                      |                                   |                                        |
 //	| preemption ranks a bound member, as a victim or  | the group's priority when set, else  | its PodGroup's (0 when unset), a  | its own priority (no override)         |
 //	| a nominee                                        | its own                              | tree member its root's            |                                        |
 //	| a Workload's templates name different priorities | allowed (v1alpha2)                   | refused (v1beta1)                 | refused (v1beta1)                      |
@@ -63,10 +65,7 @@ import (
 //
 // Found in v1.38.0-beta.0 but not modelled: its Workload update rules
 // (templates may be updated but not added or removed; mixed stored values
-// are tolerated); its workloadbuilder copies a template's
-// preemptionPolicy onto what it stamps ([StampHierarchy] and
-// [NewPodGroupFromTemplate] do not, as v0.37.2's; admission then sets the
-// class's either way); and its depth check fails a tree with a
+// are tolerated); and its depth check fails a tree with a
 // CompositePodGroup at depth 4 (here the leaves of a tree that deep wait,
 // gated).
 type Profile string
@@ -147,6 +146,25 @@ func (p Profile) AdmitsPreemptionPolicy(gate bool) bool {
 		return gate
 	}
 	return true
+}
+
+// StampsPreemptionPolicy reports whether the profile's workload builder
+// copies a template's preemptionPolicy onto the PodGroups and
+// CompositePodGroups it stamps ([StampHierarchy],
+// [NewPodGroupFromTemplate]): v1.38 does (k8s.io/component-helpers
+// v0.38.0-beta.0 scheduling/schedulingv1/workloadbuilder podgroup.go,
+// newPodGroup and newCompositePodGroup); v0.37.2's copies priority but
+// not preemptionPolicy, leaving it to admission; v1.36's templates have
+// no such field.
+func (p Profile) StampsPreemptionPolicy() bool { return p.newest() == ProfileV138 }
+
+// stampedPolicy is the spec.preemptionPolicy of an object stamped from a
+// template that says t.
+func (p Profile) stampedPolicy(t placement.PreemptionPolicy) placement.PreemptionPolicy {
+	if p.StampsPreemptionPolicy() {
+		return t
+	}
+	return ""
 }
 
 // Serves reports whether the profile's API server serves apiVersion

@@ -30,7 +30,7 @@ func TestNewPodGroupFromTemplate_GlobalDefaultPriority(t *testing.T) {
 				Name: "workers", SchedulingPolicy: SchedulingPolicy{Gang: &GangSchedulingPolicy{MinCount: 2}},
 				PriorityClassName: tc.class, Priority: tc.prio,
 			}}}}
-			pg, err := NewPodGroupFromTemplate(w, "workers", "pg", tc.def)
+			pg, err := NewPodGroupFromTemplate(w, "workers", "pg", StampOptions{DefaultPriority: tc.def})
 			if err != nil {
 				t.Fatal(err)
 			}

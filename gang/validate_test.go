@@ -88,7 +88,7 @@ func TestWorkloadValidate(t *testing.T) {
 		w := ok()
 		tc.mutate(w)
 		require.EqualError(t, w.Validate(), tc.msg)
-		_, err := NewPodGroupFromTemplate(w, "a", "pg", nil)
+		_, err := NewPodGroupFromTemplate(w, "a", "pg", StampOptions{})
 		require.Error(t, err, "stamping from an invalid Workload fails")
 	}
 }
@@ -190,7 +190,7 @@ func FuzzPodGroup(f *testing.F) {
 			ResourceClaims:        []PodGroupResourceClaim{{Name: claim, ResourceClaimTemplateName: claimTmpl, ResourceClaimName: claimName}},
 		}
 		w := &Workload{ObjectMeta: ObjectMeta{Namespace: "ns", Name: "w"}, Spec: WorkloadSpec{PodGroupTemplates: []PodGroupTemplate{spec}}}
-		pg, err := NewPodGroupFromTemplate(w, "t", name, nil)
+		pg, err := NewPodGroupFromTemplate(w, "t", name, StampOptions{})
 		if w.Validate() == nil && name != "" {
 			require.NoError(t, err)
 		}
@@ -242,7 +242,7 @@ func FuzzAddPod(f *testing.F) {
 func TestNilInputs(t *testing.T) {
 	require.ErrorIs(t, (*PodGroup)(nil).Validate(), placement.ErrInvalid)
 	require.ErrorIs(t, (*Workload)(nil).Validate(), placement.ErrInvalid)
-	_, err := NewPodGroupFromTemplate(nil, "a", "b", nil)
+	_, err := NewPodGroupFromTemplate(nil, "a", "b", StampOptions{})
 	require.ErrorIs(t, err, placement.ErrInvalid)
 	_, ok, err := StampJob(nil)
 	require.False(t, ok)

@@ -71,7 +71,7 @@ func TestConvertWorkloadV1beta1Composite(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, gw.Spec.CompositePodGroupTemplates[0].PodGroupTemplates, 2)
 	require.True(t, equality.Semantic.DeepEqual(w, WorkloadV1beta1(gw)), "round trip")
-	cpgs, pgs, err := gang.StampHierarchy(gw, "root", "job", nil)
+	cpgs, pgs, err := gang.StampHierarchy(gw, "root", "job", gang.StampOptions{})
 	require.NoError(t, err)
 	require.Len(t, cpgs, 1)
 	back := PodGroupV1beta1(pgs[0])

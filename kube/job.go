@@ -246,7 +246,7 @@ func stampScheduling(j *batchv1.Job, gj *gang.Job, out *JobObjects) error {
 	if err := st.Workload.Validate(); err != nil {
 		return err
 	}
-	pg, err := gang.NewPodGroupFromTemplate(st.Workload, t.Name, st.PodGroup.Name, nil)
+	pg, err := gang.NewPodGroupFromTemplate(st.Workload, t.Name, st.PodGroup.Name, gang.StampOptions{})
 	if err != nil {
 		return err
 	}

@@ -113,7 +113,8 @@ func (pc *PriorityClasses) Resolve(obj, field, class string, explicit *int32) (i
 // GlobalDefault returns the value of the class with globalDefault set, or
 // nil when there is none (or pc is nil): the priority the Priority
 // admission plugin gives a pod, PodGroup or CompositePodGroup that names
-// no class, and what a host passes to [gang.StampHierarchy].
+// no class, and what a host passes to [gang.StampHierarchy] as
+// [gang.StampOptions].DefaultPriority.
 func (pc *PriorityClasses) GlobalDefault() *int32 {
 	if pc == nil || pc.def == nil {
 		return nil

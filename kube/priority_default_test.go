@@ -121,7 +121,7 @@ func TestStampHierarchy_GlobalDefaultMatchesAdapter(t *testing.T) {
 		gw, err := ConvertWorkloadV1beta1(w, tc.pcs)
 		require.NoError(t, err)
 		require.Equal(t, tc.want, tc.pcs.GlobalDefault())
-		cpgs, pgs, err := gang.StampHierarchy(gw, "root", "job", tc.pcs.GlobalDefault())
+		cpgs, pgs, err := gang.StampHierarchy(gw, "root", "job", gang.StampOptions{DefaultPriority: tc.pcs.GlobalDefault()})
 		require.NoError(t, err)
 		for _, c := range cpgs {
 			require.Equal(t, tc.want, c.Spec.Priority, c.Name)

@@ -82,7 +82,7 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, equality.Semantic.DeepEqual(a, WorkloadV1alpha2(w)))
 	// Stamping through gang gives the seed's PodGroup.
-	pg, err := gang.NewPodGroupFromTemplate(w, "workers", "training-job-workers-pg", nil)
+	pg, err := gang.NewPodGroupFromTemplate(w, "workers", "training-job-workers-pg", gang.StampOptions{})
 	require.NoError(t, err)
 	require.Equal(t, int32(4), pg.Spec.SchedulingPolicy.Gang.MinCount)
 

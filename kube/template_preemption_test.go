@@ -19,8 +19,10 @@ import (
 // A v1beta1 Workload's templates carry preemptionPolicy (PodGroupTemplate
 // and CompositePodGroupTemplate, k8s.io/api v0.37.2): the adapter reads
 // it and writes it back; the objects stamped from the templates, written
-// as v1alpha3 CompositePodGroups and v1beta1 PodGroups, carry none, as
-// upstream's workloadbuilder leaves it to admission.
+// as v1alpha3 CompositePodGroups and v1beta1 PodGroups, carry none under
+// v1.37, as its workloadbuilder leaves it to admission, and the
+// template's under v1.38, whose builder copies it (written as v1beta1
+// CompositePodGroups there).
 func TestWorkloadV1beta1_TemplatePreemptionPolicy(t *testing.T) {
 	never, lower := schedulingv1beta1.PreemptNever, schedulingv1beta1.PreemptLowerPriority
 	gang2 := schedulingv1beta1.PodGroupSchedulingPolicy{Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: 2}}
@@ -44,7 +46,13 @@ func TestWorkloadV1beta1_TemplatePreemptionPolicy(t *testing.T) {
 		[]placement.PreemptionPolicy{root.PreemptionPolicy, root.PodGroupTemplates[0].PreemptionPolicy, root.PodGroupTemplates[1].PreemptionPolicy})
 	require.True(t, equality.Semantic.DeepEqual(w, WorkloadV1beta1(gw)), "round trip")
 
-	cpgs, pgs, err := gang.StampHierarchy(gw, "root", "job", nil)
+	cpgs, pgs, err := gang.StampHierarchy(gw, "root", "job", gang.StampOptions{Profile: gang.ProfileV138})
+	require.NoError(t, err)
+	require.Equal(t, new(schedulingv1beta1.PreemptNever), CompositePodGroupV1beta1(cpgs[0]).Spec.PreemptionPolicy)
+	require.Equal(t, []*schedulingv1beta1.PreemptionPolicy{&lower, nil},
+		[]*schedulingv1beta1.PreemptionPolicy{PodGroupV1beta1(pgs[0]).Spec.PreemptionPolicy, PodGroupV1beta1(pgs[1]).Spec.PreemptionPolicy})
+
+	cpgs, pgs, err = gang.StampHierarchy(gw, "root", "job", gang.StampOptions{Profile: gang.ProfileV137})
 	require.NoError(t, err)
 	c := CompositePodGroupV1alpha3(cpgs[0])
 	require.Nil(t, c.Spec.PreemptionPolicy)
@@ -71,9 +79,12 @@ func TestWorkloadV1beta1_TemplatePreemptionPolicy(t *testing.T) {
 	fw, err := ConvertWorkloadV1beta1(flat, nil)
 	require.NoError(t, err)
 	require.True(t, equality.Semantic.DeepEqual(flat, WorkloadV1beta1(fw)), "round trip")
-	pg, err := gang.NewPodGroupFromTemplate(fw, "workers", "w-workers", nil)
+	pg, err := gang.NewPodGroupFromTemplate(fw, "workers", "w-workers", gang.StampOptions{Profile: gang.ProfileV137})
 	require.NoError(t, err)
 	require.Nil(t, PodGroupV1beta1(pg).Spec.PreemptionPolicy)
+	pg, err = gang.NewPodGroupFromTemplate(fw, "workers", "w-workers", gang.StampOptions{Profile: gang.ProfileV138})
+	require.NoError(t, err)
+	require.Equal(t, &never, PodGroupV1beta1(pg).Spec.PreemptionPolicy)
 
 	bad := schedulingv1beta1.PreemptionPolicy("Sometimes")
 	flat.Spec.PodGroupTemplates[0].PreemptionPolicy = &bad

@@ -57,7 +57,7 @@ func run(w io.Writer) error {
 			SchedulingPolicy: gang.SchedulingPolicy{Gang: &gang.GangSchedulingPolicy{MinCount: 4}},
 		}}},
 	}
-	pg, err := gang.NewPodGroupFromTemplate(workload, "workers", "training-job-workers-pg", nil)
+	pg, err := gang.NewPodGroupFromTemplate(workload, "workers", "training-job-workers-pg", gang.StampOptions{})
 	if err != nil {
 		return err
 	}
