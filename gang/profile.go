@@ -29,6 +29,8 @@ import (
 //	| (pending or bound; an unset priority is 0)       |                                      |                                   |                                        |
 //	| a tree member's priority differs from its root's | (no hierarchies); the root's counts  | the cycle fails: SchedulerError   | the cycle fails: PodGroupError         |
 //	| (pending or bound, any leaf; unset is 0)         |                                      |                                   |                                        |
+//	| pods of a group or tree (pending or bound) name  | not checked (v1.36 source not read)  | the cycle fails: SchedulerError   | the cycle fails: PodGroupError         |
+//	| different schedulers (spec.schedulerName)        |                                      |                                   |                                        |
 //	| a tree's inner CompositePodGroup or leaf         | (no hierarchies)                     | allowed (only pods are checked)   | the cycle fails: PodGroupError         |
 //	| PodGroup has another priority than the root's,   |                                      |                                   | (CompositePodGroupError on the tree's  |
 //	| another Workload, basic under gang, single under |                                      |                                   | CompositePodGroups)                    |
@@ -190,13 +192,15 @@ func (p Profile) Serves(apiVersion, kind string) bool {
 
 // checkMembers enforces v1.37's rules on the members of pg, pending and
 // bound, pod by pod in that order, as upstream's validatePodGroup does:
-// each carries the PodGroup's priority, spec.priority, 0 when unset
+// each names the first pod's scheduler ([nameRule]), carries the
+// PodGroup's priority, spec.priority, 0 when unset
 // (validatePodGroup compares every queued and scheduled pod with
 // PodGroupPriority, which reads an unset priority as 0), and then the
 // group's preemption policy ([policyRule]; gate is the
 // PodGroupPreemptionPolicy gate). v1.36 lets them differ, the
 // group's priority ruling preemption. The error names the first pod that
-// breaks a rule and the field, spec.priority or spec.preemptionPolicy.
+// breaks a rule and the field, spec.schedulerName, spec.priority or
+// spec.preemptionPolicy.
 func (p Profile) checkMembers(pg *PodGroup, gate bool, pending []placement.Pod, bound []*placement.Pod) error {
 	if p.newest() == ProfileV136 {
 		return nil
@@ -205,7 +209,11 @@ func (p Profile) checkMembers(pg *PodGroup, gate bool, pending []placement.Pod, 
 	policy := newPolicyRule("group", p.policyMode(gate), pg.Spec.PreemptionPolicy, func(placement.Key) string {
 		return fmt.Sprintf("PodGroup %s's spec.preemptionPolicy", pg.Key())
 	})
+	names := nameRule{kind: "group"}
 	return eachPod(pending, bound, func(m *placement.Pod) error {
+		if err := names.check(m); err != nil {
+			return err
+		}
 		if m.Priority != want {
 			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.priority",
 				"%d differs from its PodGroup %s's priority %s (since v1.37 every member carries its group's priority: give the PodGroup the pods' priorityClassName, or the pods the PodGroup's)",
@@ -217,7 +225,8 @@ func (p Profile) checkMembers(pg *PodGroup, gate bool, pending []placement.Pod, 
 
 // checkTreeMembers is checkMembers for the members of the leaves of
 // root's CompositePodGroup hierarchy: since v1.37 every pod of a
-// hierarchy, pending or bound, carries its root's priority (0 when
+// hierarchy, pending or bound, names one scheduler ([nameRule]), carries
+// its root's priority (0 when
 // unset), and one preemption policy ([policyRule]: in v1.38 the root's
 // when set, else the first pod's; in v1.37 the root's with the gate on,
 // PreemptLowerPriority when unset, the first pod's with it off).
@@ -246,8 +255,12 @@ func (p Profile) checkTreeMembers(root *CompositePodGroup, gate bool, cpgs []*Co
 			return err
 		}
 	}
+	names := nameRule{kind: "hierarchy"}
 	check := func(l *group) func(m *placement.Pod) error {
 		return func(m *placement.Pod) error {
+			if err := names.check(m); err != nil {
+				return err
+			}
 			if m.Priority != want {
 				return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.priority",
 					"%d differs from the priority %s of CompositePodGroup %s, the root of its PodGroup %s's hierarchy (since v1.37 every pod of a hierarchy carries its root's priority: give the root the pods' priorityClassName, or the pods the root's)",

@@ -110,6 +110,7 @@ func TestConvertPod(t *testing.T) {
 		ScoreRequests:    placement.ResourceList{"cpu": 1000, "memory": 200 << 20}, // no memory request: 200 MiB to the score
 		Priority:         1000,
 		PreemptionPolicy: placement.PreemptNever,
+		SchedulerName:    "default-scheduler", // the API server's default
 		NodeSelector:     map[string]string{"pool": "a"},
 		Tolerations: []placement.Toleration{
 			{Key: "nvidia.com/gpu", Operator: placement.TolerationOpExists, Effect: placement.TaintEffectNoSchedule},
@@ -130,6 +131,10 @@ func TestConvertPod(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int32(10), got.Priority)
 	require.Equal(t, placement.PreemptLowerPriority, got.PreemptionPolicy)
+	p.Spec.SchedulerName = "gangsched-scheduler"
+	got, err = ConvertPod(p, pcs)
+	require.NoError(t, err)
+	require.Equal(t, "gangsched-scheduler", got.SchedulerName)
 
 	// Without classes, priority 0; scoring-only constraints are ignored.
 	p.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{

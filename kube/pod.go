@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -40,6 +41,9 @@ func podObj(namespace, name string) string {
 //   - priority and preemption policy from spec.priorityClassName through
 //     pcs (see [PriorityClasses.Resolve]; pcs may be nil), with
 //     spec.preemptionPolicy taking precedence when set;
+//
+//   - spec.schedulerName, default-scheduler when empty (the API server's
+//     default);
 //
 //   - spec.nodeSelector, spec.tolerations, spec.nodeName,
 //     spec.schedulingGroup.podGroupName (KEP-4671) and spec.resourceClaims;
@@ -101,6 +105,7 @@ func ConvertPod(p *corev1.Pod, pcs *PriorityClasses) (placement.Pod, error) {
 		ScoreRequests:    scoreReq,
 		Priority:         prio,
 		PreemptionPolicy: policy,
+		SchedulerName:    cmp.Or(p.Spec.SchedulerName, corev1.DefaultSchedulerName),
 		NodeSelector:     maps.Clone(p.Spec.NodeSelector),
 		NodeName:         p.Spec.NodeName,
 		QueuedAt:         p.CreationTimestamp.Time,

@@ -178,6 +178,12 @@ type Pod struct {
 	Priority int32
 	// PreemptionPolicy is spec.preemptionPolicy.
 	PreemptionPolicy PreemptionPolicy
+	// SchedulerName is spec.schedulerName (the API server defaults it to
+	// default-scheduler; "" is a name like any other here). Placement does
+	// not read it; since v1.37 the gang cycle requires one across the pods
+	// of a PodGroup or CompositePodGroup tree, pending and bound (see
+	// gang.Profile).
+	SchedulerName string
 	// NodeSelector is spec.nodeSelector: every pair must match a node label.
 	NodeSelector map[string]string
 	// Tolerations are spec.tolerations.

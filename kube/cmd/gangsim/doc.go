@@ -130,6 +130,16 @@
 // field; leaderElection, clientConnection and the like take no part. A
 // configuration kube-scheduler would refuse is bad input.
 //
+// Scheduler names: the run serves the schedulerNames of the
+// configuration's profiles, or without one the name the pending pods and
+// Job templates use (default-scheduler when they name none or several). A
+// pending pod that names another is left pending, with a warning naming
+// the pod and spec.schedulerName, as kube-scheduler never queues it: it
+// counts neither toward its group's minCount nor in the group's one-name
+// rule. Under -profile v1.37 and v1.38 the pods of a group or tree,
+// pending or bound, must name one scheduler (a bound member another
+// scheduler placed fails the cycle: SchedulerError, v1.38 PodGroupError).
+//
 // -node-scoring chooses a member's node inside a placement: packing
 // (gangsched's default without a configuration: the most allocated node,
 // which keeps room together), or upstream (kube-scheduler's default

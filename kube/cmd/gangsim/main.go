@@ -216,6 +216,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		}
 		objs = append(objs, added...)
 	}
+	served := servedSchedulers(objs)
 	objs, scoring, weights, profilePreempts, warnings, err := schedulerConfig(objs, *nodeScoring)
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
@@ -235,6 +236,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		}
 		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
+	}
+	for _, w := range leaveUnserved(c, served) {
+		fmt.Fprintln(stderr, "gangsim: warning:", w)
 	}
 	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, weights: weights, topologyProfile: topoProfile, kueueNodeAffinityPreferred: *kueueAffinity, profile: k8sProfile, gates: fg}
 	if *suggest {

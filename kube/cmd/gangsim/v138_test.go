@@ -1,6 +1,12 @@
 package main
 
-import "testing"
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
 
 // v138Goldens are runs on the v1.38 rule manifests (kube/testdata/v138),
 // each checked against the real kube-scheduler v1.38.0-beta.0 (kubeoracle
@@ -22,8 +28,59 @@ var v138Goldens = []golden{
 	// (v1.37: "" is a rack and g-1 joins it).
 	{"v138-empty-label-bound", []string{"-f", td + "v138/empty-label-bound.yaml"}, exitWaiting},
 	{"v138-empty-label-bound-v1.37", []string{"-profile", "v1.37", "-f", td + "v138/empty-label-bound.yaml"}, exitPlaced},
+	// Scheduler names: a bound member (flat, and another leaf's in a
+	// tree) another scheduler placed fails its group's cycle:
+	// PodGroupError, CompositePodGroupError (v1.37: SchedulerError); a
+	// pending pod for a scheduler the run does not serve is left alone,
+	// its group mate binds.
+	{"v138-scheduler-names", []string{"-f", td + "v138/scheduler-names.yaml"}, exitWaiting},
+	{"v138-scheduler-names-v1.37", []string{"-profile", "v1.37", "-f", td + "v138/scheduler-names.yaml"}, exitWaiting},
 }
 
 func TestGoldenV138(t *testing.T) {
 	checkGoldens(t, v138Goldens)
+}
+
+// A pending pod whose spec.schedulerName no profile of the run serves is
+// left pending with a warning naming pod and field, as kube-scheduler
+// never queues it; with a KubeSchedulerConfiguration whose profiles serve
+// both names, both pods are the run's, and the group's cycle fails on the
+// conflict, as upstream's does with both profiles.
+func TestUnservedSchedulerName(t *testing.T) {
+	const pods = `---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 1Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: g}
+spec: {schedulingPolicy: {gang: {minCount: 1}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: g-0}
+spec: {schedulingGroup: {podGroupName: g}, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: g-1}
+spec: {schedulerName: other-scheduler, schedulingGroup: {podGroupName: g}, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+`
+	var out, errb bytes.Buffer
+	require.Equal(t, exitPlaced, run([]string{"-f", "-"}, strings.NewReader(pods), &out, &errb, false), errb.String())
+	require.Equal(t, `gangsim: warning: pod "default/g-1": spec.schedulerName "other-scheduler" is not served by this run (it serves default-scheduler): left pending, as kube-scheduler leaves it`+"\n", errb.String())
+	require.Contains(t, out.String(), "pods: 1 bound in this run, 0 waiting")
+
+	const config = `---
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles: [{schedulerName: default-scheduler}, {schedulerName: other-scheduler}]
+`
+	out.Reset()
+	errb.Reset()
+	require.Equal(t, exitWaiting, run([]string{"-f", "-"}, strings.NewReader(pods+config), &out, &errb, false), errb.String())
+	require.NotContains(t, errb.String(), "not served")
+	require.Contains(t, out.String(), `spec.schedulerName: "other-scheduler" differs from "default-scheduler"`)
 }

@@ -1,0 +1,41 @@
+package gang
+
+import (
+	"fmt"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// nameRule holds the pods of a PodGroup or hierarchy to one
+// spec.schedulerName, the first pod's, as upstream's group cycle does
+// before it schedules (v1.37.2 pkg/scheduler/schedule_one_podgroup.go
+// validatePodGroup; v1.38.0-beta.0 validatePodGroupHierarchy): the first
+// queued pod names the scheduler, then each pod, pending then bound, is
+// compared with it, before its priority and preemption policy. A bound
+// member another scheduler placed breaks it as a pending one does.
+// Upstream then looks the name up among its profiles; the host here
+// serves one name and hands the cycle only its own pending pods, so that
+// check has no counterpart. The zero nameRule takes the first pod it
+// checks as the first.
+type nameRule struct {
+	seeded bool
+	want   string
+	first  placement.Key
+	// kind is "group" or "hierarchy", for the message.
+	kind string
+}
+
+// check seeds the rule with m when it has no first pod yet, else fails
+// when m names another scheduler, naming m and the field.
+func (r *nameRule) check(m *placement.Pod) error {
+	if !r.seeded {
+		r.seeded, r.want, r.first = true, m.SchedulerName, m.Key()
+		return nil
+	}
+	if m.SchedulerName == r.want {
+		return nil
+	}
+	return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.schedulerName",
+		"%q differs from %q, pod %q's (since v1.37 every pod of a %s, pending or bound, names one scheduler: give them one spec.schedulerName)",
+		m.SchedulerName, r.want, r.first.String(), r.kind)
+}
