@@ -13,9 +13,9 @@ import (
 // queued pod names the scheduler, then each pod, pending then bound, is
 // compared with it, before its priority and preemption policy. A bound
 // member another scheduler placed breaks it as a pending one does.
-// Upstream then looks the name up among its profiles; the host here
-// serves one name and hands the cycle only its own pending pods, so that
-// check has no counterpart. The zero nameRule takes the first pod it
+// Upstream then looks the name up among its profiles; here the host hands
+// the cycle only pending pods of the names it serves (gangsched-scheduler
+// its one, gangsim its profiles'), so that check has no counterpart. The zero nameRule takes the first pod it
 // checks as the first.
 type nameRule struct {
 	seeded bool
