@@ -51,7 +51,11 @@
 // slice, old and new, kept whole (TestProp_ResizeSlicedSet); a shrink
 // drops whole slices, the least filled domains first, re-picking among
 // the pods when some slice is incomplete (shrink.go,
-// TestProp_ShrinkSlicedSet). A [Profile] says which groups
+// TestProp_ShrinkSlicedSet). [Tree.ReplacePodSet] replaces the pods of
+// failed nodes, gone or tainted alike, by growing the survivors back:
+// the slices left incomplete are completed in their own domains, slices
+// lost whole come back whole in the required domain, or the set cannot
+// be repaired (replace.go, TestProp_ReplacePodSet). A [Profile] says which groups
 // a host plans: the gang cycle plans groups with slice layers, and every
 // constrained group under [KueueProfile].
 //

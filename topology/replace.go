@@ -1,0 +1,129 @@
+package topology
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// ReplacePodSet finds replacement nodes for the pods of set r.PodSet that
+// ran on failed nodes, with the set's topology request req, as Kueue's
+// node hot swap (TASFailedNodeReplacement, with TASReplaceNodeOnNodeTaints
+// for tainted nodes) does. r.Existing are the set's pods per node before
+// the failure (Node names the node; NodeID is ignored). r.Failed names
+// the failed nodes: gone from s (deleted), or still in s but out of use
+// (tainted so that the set's pods were evicted, or not ready). r.Keep must
+// be empty: the levels the replacements keep come from req.
+//
+// A gone node and a tainted one are one case, as in Kueue: the failed
+// nodes' pods are lost, every other pod stays where it is, and the set
+// grows from its survivors back to its Count in g (normally the pods of
+// Existing; another count resizes it in the same step) by
+// [Tree.ResizePodSet]'s growth, never onto a failed node. So the
+// replacements
+//   - stay inside the domain of req's Required level that holds the
+//     survivors;
+//   - first complete every slice the lost pods leave incomplete, inside
+//     that slice's domain at every layer, innermost first (the domain is
+//     the one of the slice's surviving pods: a gone node's labels are not
+//     needed);
+//   - then form whole slices for the slices lost whole, each in one domain
+//     of its layer anywhere inside the required domain, chosen as a new
+//     set's would be (with a Preferred level, as near the survivors as
+//     they fit).
+//
+// A set with no survivors is planned as new. A slice lost whole is not
+// held to its old domain: Kueue's Workload records its assignment at the
+// hostname level only when the topology's lowest level is the hostname
+// (KEP-2724, "Topology assignment representation"), the only topology in
+// which Kueue replaces nodes, so a gone node's rack is unknown, and
+// Kueue's replacement confines the new pods to the incomplete slice's
+// domain, or else to the required domain. Holding a tainted node's lost
+// slice to its old domain would make the two kinds of failure differ.
+//
+// When the growth does not fit, the set cannot be repaired: Repairable is
+// false, Reason says why, and the host evicts the workload whole (Kueue's
+// NodeFailures eviction). Kueue replaces one failed node at a time and
+// evicts a workload when a second node fails before the first is
+// replaced; ReplacePodSet replaces every failed node of r at once.
+//
+// The result's Assignments are the survivors plus Replacements (less the
+// pods a smaller count removes), in node order; when not repairable, just
+// Existing. Decisions holds the growth's decision. The snapshot must
+// hold the survivors' reservation of the set, or none.
+//
+// Errors are ResizePodSet's for the set, req and the survivors (its
+// fields are named resize.*), or a [*placement.FieldError]: r.Keep is not
+// empty; a failed node's name is empty or listed twice; an entry of
+// Existing names a node that is neither in s nor failed.
+//
+// Cost: ResizePodSet's, plus O(E + F) for E entries of Existing and F
+// failed nodes.
+func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodSetRequest, r placement.Repair, opts PlanOptions) (placement.Repaired, error) {
+	if err := checkPlanArgs(s, g, opts); err != nil {
+		return placement.Repaired{}, err
+	}
+	obj := fmt.Sprintf("pod set %q of PodGroup %q", r.PodSet, g.Key().String())
+	if len(r.Keep) > 0 {
+		return placement.Repaired{}, placement.Errorf(placement.ErrInvalid, obj, "repair.keep",
+			"%v: the levels a replacement keeps come from the set's topology request", r.Keep)
+	}
+	failed := make(map[string]bool, len(r.Failed))
+	var inSnapshot []placement.NodeID // failed nodes still in s
+	for i, name := range r.Failed {
+		if name == "" || failed[name] {
+			return placement.Repaired{}, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("repair.failed[%d]", i), "%q is empty or listed twice", name)
+		}
+		failed[name] = true
+		if id, ok := s.NodeID(name); ok {
+			inSnapshot = append(inSnapshot, id)
+		}
+	}
+	var survivors []placement.PodSetAssignment
+	var lost int64
+	var from []string // the failed nodes that held pods, in Existing's order
+	for i, a := range r.Existing {
+		if failed[a.Node] {
+			lost += int64(a.Count)
+			from = append(from, a.Node)
+			continue
+		}
+		id, ok := s.NodeID(a.Node)
+		if !ok {
+			return placement.Repaired{}, placement.Errorf(placement.ErrNotFound, obj, fmt.Sprintf("repair.existing[%d].node", i),
+				"%q is not in the snapshot and not listed in repair.failed", a.Node)
+		}
+		a.NodeID = id
+		survivors = append(survivors, a)
+	}
+	slices.SortFunc(survivors, func(a, b placement.PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
+	if len(inSnapshot) > 0 {
+		// A failed node still in s may pass every filter (a node not
+		// ready, a taint the pods tolerate): it takes no replacement.
+		opts.Filters = append(slices.Clip(opts.Filters), placement.FilterFunc(func(_ *placement.Pod, n placement.NodeInfo) placement.Rejection {
+			if slices.Contains(inSnapshot, n.ID()) {
+				return placement.Rejection{Reason: "node failed", Unresolvable: true}
+			}
+			return placement.Rejection{}
+		}))
+	}
+	rs, err := t.ResizePodSet(s, g, req, placement.Resize{PodSet: r.PodSet, Existing: survivors}, opts)
+	if err != nil {
+		return placement.Repaired{}, err
+	}
+	out := placement.Repaired{Decisions: []placement.Decision{rs.Decision}}
+	if rs.Decision.Status != placement.Scheduled {
+		out.Assignments = slices.Clone(r.Existing)
+		out.Reason = fmt.Sprintf("%s of failed node(s) %s cannot be replaced in their domains: %s; the workload must be evicted whole",
+			plural(lost, "pod"), strings.Join(from, ", "), rs.Decision.Message)
+		return out, nil
+	}
+	out.Repairable, out.Assignments = true, rs.Assignments
+	if rs.Removed == nil {
+		out.Replacements = slices.Clone(rs.Decision.PodSetAssignments)
+		slices.SortFunc(out.Replacements, func(a, b placement.PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
+	}
+	return out, nil
+}
