@@ -40,8 +40,8 @@ const (
 	// set's required level or slices (nodes relabelled since), so no
 	// resize keeps them. It keeps its old assignment.
 	KueueGrowWaits KueueAction = "GrowWaits"
-	// KueueRepaired: pods on failed nodes found replacements in their
-	// domains.
+	// KueueRepaired: pods on failed nodes (gone, or tainted NoExecute)
+	// found replacements in their domains.
 	KueueRepaired KueueAction = "Repaired"
 	// KueueEvicted: pods on failed nodes found none; the Workload was
 	// evicted whole, then queued again and did not fit.
@@ -71,32 +71,32 @@ type KueueOutcome struct {
 // spec.priority (higher first), then creationTimestamp, then namespace and
 // name.
 //
-// First the Workloads that hold quota, in queue order: their pods per node
-// are reserved as status.admission assigns them. A pod set whose count no
-// longer matches its admitted count is resized in place
-// ([topology.Tree.ResizePodSet] with the set's request and opts.Plan: a
-// growth inside the domain of its required level that first completes
+// First the Workloads that hold quota: every one's pods per node are
+// reserved as status.admission assigns them, except those on a failed
+// node — one that is gone, or tainted NoExecute without a toleration;
+// Kueue's unhealthy node, both kinds handled alike — so that no repair
+// takes room an admitted pod still holds. Then, in queue order, a pod
+// set that lost pods on failed nodes is repaired by
+// [topology.Tree.ReplacePodSet] with the set's request and opts.Plan: its
+// survivors stay, the slices the lost pods leave incomplete are completed
+// inside their own domains (read from the survivors, so a gone node's
+// labels are not needed), slices lost whole come back whole anywhere in
+// the domain of the required level, as Kueue's node hot swap confines a
+// replacement. A pod set whose count no longer matches its admitted count
+// is resized in the same step, or alone by [topology.Tree.ResizePodSet]
+// (a growth inside the domain of its required level that first completes
 // the slices its pods leave incomplete and then adds whole slices, so
 // every slice stays in one domain of its level, and with a preferred
 // level as near the existing pods as it fits; a shrink that keeps whole
 // slices at every layer, emptying the least filled domains first and
 // re-picking among its pods when a lost node left a slice incomplete;
 // if the growth does not fit, or the admitted pods already break the
-// required level or slices, it keeps its pods and waits). Pods on a
-// node that is gone, or tainted NoExecute without a toleration, are
-// replaced: on tainted nodes by [placement.SolveRepair] inside the same
-// domains of every level down to the required and slice levels (so
-// inside the failed pod's slice domain at every layer; a slice layer at
-// the hostname level has the failed host as its domain, so such a set
-// cannot be repaired and is evicted); on gone
-// nodes, whose labels are unknown, as a growth of the surviving pods
-// (completing the slices the lost pods leave incomplete, in their slice
-// domains; one that shrinks too, to fewer pods than its survivors, when
-// they cannot keep whole slices, is planned again as new, as Kueue does
-// an elastic set whose assignment names a gone node; admitted pods that
-// break the request cannot be repaired). A Workload that cannot be
-// repaired is
-// evicted whole (Evicted True, reason NodeFailures; QuotaReserved False)
+// required level or slices, it keeps its pods and waits). A set that
+// lost pods and whose replacements do not fit, whose admitted pods
+// break its request, or that shrinks to more pods than its survivors
+// hold in whole slices (Kueue plans an elastic set whose assignment
+// names a gone node as new) cannot be repaired: the Workload is evicted
+// whole (Evicted True, reason NodeFailures; QuotaReserved False)
 // and queued again. Then the pending Workloads, in queue order, are
 // planned with [topology.Tree.PlanPodSets]; those that fit are admitted
 // (status.admission with a topologyAssignment per pod set, at the hostname
@@ -122,6 +122,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		return cmp.Or(cmp.Compare(y.Priority, x.Priority), x.Created.Compare(y.Created), x.Key().Compare(y.Key()))
 	})
 	out := make([]KueueOutcome, len(queue))
+	hs := make([]*held, len(queue))
 	var pending []int
 	for i, w := range queue {
 		out[i].Workload = w.Key()
@@ -129,7 +130,17 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 			pending = append(pending, i)
 			continue
 		}
-		requeue, err := a.running(w, &out[i])
+		h, err := a.hold(w)
+		if err != nil {
+			return nil, nil, err
+		}
+		hs[i] = h
+	}
+	for i, w := range queue {
+		if hs[i] == nil {
+			continue
+		}
+		requeue, err := a.running(w, hs[i], &out[i])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -171,98 +182,135 @@ func (a *admitter) hostOf(id placement.NodeID) string {
 	return n.Name
 }
 
-// running reserves an admitted Workload's pods, resizing and repairing its
-// pod sets; it reports whether the Workload was evicted and must queue
-// again.
-func (a *admitter) running(w *KueueWorkload, o *KueueOutcome) (requeue bool, err error) {
+// held is an admitted Workload's pods as [admitter.hold] reserved them.
+type held struct {
+	// all are each pod set's admitted pods per node, the failed nodes'
+	// included (Node is the node's name, or the hostname value of a gone
+	// node), in node order with the gone nodes last.
+	all [][]placement.PodSetAssignment
+	// survivors are the pods of all on nodes that did not fail, as
+	// reserved.
+	survivors [][]placement.PodSetAssignment
+	// failed names each set's failed nodes as all does; words says why
+	// each failed ("b1-r2-h9 (gone)").
+	failed, words [][]string
+}
+
+// hold reserves the pods of an admitted Workload that still run: those on
+// a node that is gone, or tainted NoExecute without a toleration, are
+// lost (a failed node, Kueue's unhealthy node: both kinds go through one
+// replacement). Every admitted Workload's survivors are held before any
+// is resized or repaired, so that no repair takes room an admitted pod
+// still uses.
+func (a *admitter) hold(w *KueueWorkload) (*held, error) {
+	n := len(w.Group.PodSets)
+	h := &held{all: make([][]placement.PodSetAssignment, n), survivors: make([][]placement.PodSetAssignment, n),
+		failed: make([][]string, n), words: make([][]string, n)}
+	for k := range w.Group.PodSets {
+		set := &w.Group.PodSets[k]
+		var gone []placement.PodSetAssignment
+		for _, p := range w.Assigned[k] {
+			id, ok := a.host[p.Node]
+			if !ok {
+				gone = append(gone, p)
+				continue
+			}
+			p.Node, p.NodeID = a.s.Node(id).Name, id
+			h.all[k] = append(h.all[k], p)
+		}
+		slices.SortFunc(h.all[k], func(x, y placement.PodSetAssignment) int { return int(x.NodeID) - int(y.NodeID) })
+		for _, p := range h.all[k] {
+			if noExecute(&set.Template, a.s.Node(p.NodeID)) {
+				h.failed[k] = append(h.failed[k], p.Node)
+				h.words[k] = append(h.words[k], p.Node+" (tainted NoExecute)")
+				continue
+			}
+			h.survivors[k] = append(h.survivors[k], p)
+		}
+		for _, p := range gone {
+			h.failed[k] = append(h.failed[k], p.Node)
+			h.words[k] = append(h.words[k], p.Node+" (gone)")
+		}
+		h.all[k] = append(h.all[k], gone...)
+		if err := a.reserve(w, set.Name, h.survivors[k]); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// running resizes and repairs the pod sets of an admitted Workload whose
+// surviving pods h holds; it reports whether the Workload was evicted and
+// must queue again.
+func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue bool, err error) {
 	o.Action = KueueKept
 	o.PodSets = make([][]placement.PodSetAssignment, len(w.Group.PodSets))
 	changed := make([]bool, len(w.Group.PodSets))
 	var reasons []string
 	for k := range w.Group.PodSets {
 		set := &w.Group.PodSets[k]
-		var existing []placement.PodSetAssignment
-		var tainted, gone []string
-		for _, p := range w.Assigned[k] {
-			id, ok := a.host[p.Node]
-			if !ok {
-				gone = append(gone, p.Node)
-				continue
-			}
-			p.Node, p.NodeID = a.s.Node(id).Name, id
-			existing = append(existing, p)
-			if noExecute(&set.Template, a.s.Node(id)) {
-				tainted = append(tainted, p.Node)
-			}
+		cur := h.survivors[k]
+		failed := len(h.failed[k]) > 0
+		if !failed && set.Count == w.AdmittedCount[k] {
+			o.PodSets[k] = cur
+			continue
 		}
-		slices.SortFunc(existing, func(x, y placement.PodSetAssignment) int { return int(x.NodeID) - int(y.NodeID) })
-		if err := a.reserve(w, set.Name, existing); err != nil {
+		var rs placement.Resized
+		var rep placement.Repaired
+		if failed {
+			rep, err = a.tree.ReplacePodSet(a.s, w.Group, w.Requests[k], placement.Repair{PodSet: set.Name, Existing: h.all[k], Failed: h.failed[k]}, a.opts.Plan)
+			if err == nil {
+				rs = placement.Resized{Assignments: rep.Assignments, Decision: rep.Decisions[0]}
+			}
+		} else {
+			rs, err = a.tree.ResizePodSet(a.s, w.Group, w.Requests[k], placement.Resize{PodSet: set.Name, Existing: cur}, a.opts.Plan)
+		}
+		if failed && errors.Is(err, topology.ErrShrinkBreaksSlices) {
+			// Kueue plans an elastic set whose assignment names a
+			// gone node as new; evicted, it is planned so below.
+			return true, a.evict(w, o, fmt.Sprintf("pod set %q lost pods on failed node(s) %s and shrinks to %d pods, which its pods left cannot keep in whole slices: it is planned again as new", set.Name, hostList(h.words[k]), set.Count))
+		}
+		if fe := (*placement.FieldError)(nil); errors.As(err, &fe) && fe.Field == "resize.existing" {
+			// The admitted pods themselves break the set's request
+			// (its nodes were relabelled since): no resize in place
+			// keeps it, so the set is treated as one that does not fit.
+			rs, err = placement.Resized{Decision: placement.Decision{Status: placement.Unschedulable, Message: "status.admission: " + fe.Detail}}, nil
+			rep = placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set.Name, hostList(h.words[k]), rs.Decision.Message)}
+		}
+		if err != nil {
 			return false, err
 		}
-		cur := existing
-		if len(tainted) > 0 {
-			rep, err := placement.SolveRepair(a.s, w.Group, placement.Repair{PodSet: set.Name, Existing: cur, Failed: tainted, Keep: a.keep(w.Requests[k])}, placement.Options{})
-			if err != nil {
-				return false, err
+		switch {
+		case rs.Decision.Status != placement.Scheduled && failed:
+			return true, a.evict(w, o, rep.Reason)
+		case rs.Decision.Status != placement.Scheduled:
+			if o.Action == KueueKept {
+				o.Action = KueueGrowWaits
 			}
-			if !rep.Repairable {
-				return true, a.evict(w, o, rep.Reason)
+			verb := "grow"
+			if set.Count < w.AdmittedCount[k] {
+				verb = "shrink"
 			}
-			if cur, err = a.replace(w, set.Name, rep.Assignments); err != nil {
+			reasons = append(reasons, fmt.Sprintf("pod set %q waits to %s from %d to %d pods: %s", set.Name, verb, w.AdmittedCount[k], set.Count, rs.Decision.Message))
+		default:
+			if cur, err = a.replace(w, set.Name, rs.Assignments); err != nil {
 				return false, err
 			}
 			changed[k] = true
-			o.Action = KueueRepaired
-			reasons = append(reasons, fmt.Sprintf("pod set %q: %d pods moved off tainted node(s) %s", set.Name, moved(existing, rep.Assignments), hostList(tainted)))
-		}
-		if len(gone) > 0 || set.Count != w.AdmittedCount[k] {
-			rs, err := a.tree.ResizePodSet(a.s, w.Group, w.Requests[k], placement.Resize{PodSet: set.Name, Existing: cur}, a.opts.Plan)
-			if len(gone) > 0 && errors.Is(err, topology.ErrShrinkBreaksSlices) {
-				// Kueue plans an elastic set whose assignment names a
-				// gone node as new; evicted, it is planned so below.
-				return true, a.evict(w, o, fmt.Sprintf("pod set %q lost pods on gone node(s) %s and shrinks to %d pods, which its pods left cannot keep in whole slices: it is planned again as new", set.Name, hostList(gone), set.Count))
+			if failed {
+				o.Action = KueueRepaired
+				what := fmt.Sprintf("replaced on %s", hostList(nodeCounts(rep.Replacements)))
+				if len(rep.Replacements) == 0 {
+					what = "not replaced (the set keeps no more pods than survived)"
+				}
+				reasons = append(reasons, fmt.Sprintf("pod set %q: pods of failed node(s) %s %s", set.Name, hostList(h.words[k]), what))
+			} else if o.Action != KueueRepaired {
+				o.Action = KueueResized
 			}
-			if fe := (*placement.FieldError)(nil); errors.As(err, &fe) && fe.Field == "resize.existing" {
-				// The admitted pods themselves break the set's request
-				// (its nodes were relabelled since): no resize in place
-				// keeps it, so the set is treated as one that does not fit.
-				rs, err = placement.Resized{Decision: placement.Decision{Status: placement.Unschedulable, Message: "status.admission: " + fe.Detail}}, nil
-			}
-			if err != nil {
-				return false, err
-			}
-			switch {
-			case rs.Decision.Status != placement.Scheduled && len(gone) > 0:
-				return true, a.evict(w, o, fmt.Sprintf("pod set %q lost pods on gone node(s) %s and cannot replace them in their domain: %s", set.Name, hostList(gone), rs.Decision.Message))
-			case rs.Decision.Status != placement.Scheduled:
-				if o.Action == KueueKept {
-					o.Action = KueueGrowWaits
-				}
-				verb := "grow"
-				if set.Count < w.AdmittedCount[k] {
-					verb = "shrink"
-				}
-				reasons = append(reasons, fmt.Sprintf("pod set %q waits to %s from %d to %d pods: %s", set.Name, verb, w.AdmittedCount[k], set.Count, rs.Decision.Message))
-			default:
-				if cur, err = a.replace(w, set.Name, rs.Assignments); err != nil {
-					return false, err
-				}
-				changed[k] = true
-				if len(gone) > 0 {
-					o.Action = KueueRepaired
-					what := "replaced"
-					if len(rs.Decision.PodSetAssignments) == 0 {
-						what = "not replaced (the set keeps no more pods than survived)"
-					}
-					reasons = append(reasons, fmt.Sprintf("pod set %q: pods of gone node(s) %s %s", set.Name, hostList(gone), what))
-				} else if o.Action != KueueRepaired {
-					o.Action = KueueResized
-				}
-				if n := w.AdmittedCount[k]; set.Count > n {
-					reasons = append(reasons, fmt.Sprintf("pod set %q grows from %d to %d pods: %s", set.Name, n, set.Count, rs.Decision.Message))
-				} else if set.Count < n {
-					reasons = append(reasons, rs.Decision.Message)
-				}
+			if n := w.AdmittedCount[k]; set.Count > n {
+				reasons = append(reasons, fmt.Sprintf("pod set %q grows from %d to %d pods: %s", set.Name, n, set.Count, rs.Decision.Message))
+			} else if set.Count < n {
+				reasons = append(reasons, rs.Decision.Message)
 			}
 		}
 		o.PodSets[k] = cur
@@ -272,21 +320,13 @@ func (a *admitter) running(w *KueueWorkload, o *KueueOutcome) (requeue bool, err
 	return false, nil
 }
 
-// keep is the levels a repaired pod must share with the pod it replaces:
-// every tree level down to the narrowest of the set's required level and
-// slice levels; none for a set without either.
-func (a *admitter) keep(r topology.PodSetRequest) []string {
-	keys := a.tree.Keys()
-	deepest := -1
-	if l, ok := a.tree.Level(r.Required); ok {
-		deepest = l
+// nodeCounts words pods per node as "b3-r1-h2×2".
+func nodeCounts(ps []placement.PodSetAssignment) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = fmt.Sprintf("%s×%d", p.Node, p.Count)
 	}
-	for _, sl := range r.Slices {
-		if l, ok := a.tree.Level(sl.Key); ok {
-			deepest = max(deepest, l)
-		}
-	}
-	return keys[:deepest+1]
+	return out
 }
 
 // reserve adds a set's pods as a reservation.
@@ -397,15 +437,4 @@ func noExecute(tmpl *placement.Pod, n *placement.Node) bool {
 		}
 	}
 	return false
-}
-
-// moved counts the pods of before on nodes that after no longer uses.
-func moved(before, after []placement.PodSetAssignment) int32 {
-	var n int32
-	for _, b := range before {
-		if !slices.ContainsFunc(after, func(x placement.PodSetAssignment) bool { return x.NodeID == b.NodeID }) {
-			n += b.Count
-		}
-	}
-	return n
 }

@@ -93,7 +93,9 @@
 // spec.priority, creationTimestamp, then name; the Workloads that hold
 // quota first, their status.admission reserved as usage per node (no
 // pods), resized in place when a pod set's count changed (elastic), and
-// repaired when a node of theirs is gone or tainted NoExecute — or evicted
+// repaired alike when a node of theirs is gone or tainted NoExecute
+// (topology.Tree.ReplacePodSet: incomplete slices completed in their
+// domains, slices lost whole anywhere in the required domain) — or evicted
 // whole (Evicted True, NodeFailures) and queued again; then the pending
 // ones, each pod set planned with topology.Tree.PlanPodSets from its
 // topologyRequest or its template's Kueue annotations (required,

@@ -31,11 +31,21 @@ var kueueGoldens = []golden{
 	{"kueue-workloads-node-affinity-ignored", []string{"-f", kw + "cluster.yaml", "-f", kw + "node-affinity-preferred.yaml"}, exitPlaced},
 	{"kueue-workloads-repair", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair.yaml"}, exitPlaced},
 	{"kueue-workloads-repair-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "repair.yaml"}, exitPlaced},
-	// Checked by hand (see the manifest's header): host-slices cannot
-	// keep its host slice on the tainted host and is evicted, then
-	// admitted on b3-r2-h1; rack-slices replaces its 2 pods inside rack
-	// b3/r1, on b3-r1-h2.
+	// Checked by hand (see the manifest's header): host-slices (tainted
+	// host) and host-slices-gone (gone host) each get their lost host
+	// slice back in rack b3/r1, on b3-r1-h2 and b3-r1-h3. Before, the
+	// tainted host-slices was evicted and admitted on b3-r2-h1.
 	{"kueue-workloads-repair-sliced", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair-sliced.yaml"}, exitPlaced},
+	{"kueue-workloads-repair-sliced-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "repair-sliced.yaml"}, exitPlaced},
+	// Checked by hand: whole-tainted's and whole-gone's lost rack slices
+	// come back whole in rack r2 of their blocks (b3-r2-h2×4,
+	// b4-r2-h2×4), the tightest rack with room, not their old racks.
+	{"kueue-workloads-repair-whole-slice", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair-whole-slice.yaml"}, exitPlaced},
+	// Checked by hand: early is evicted (its rack's other host is full
+	// with late's pods) and admitted on b1-r1-h1; late keeps its pods.
+	// Before, early was repaired onto b3-r1-h2 beside late: 6 pods on 4
+	// CPUs.
+	{"kueue-workloads-repair-held", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair-held.yaml"}, exitPlaced},
 	// Checked by hand: without the gate the group fills b1-r1-h1 (the
 	// first rack by path; BestFit packs one host); with it, rack b1/r2
 	// (the workers' preferred host; the leader's own preference for
@@ -125,7 +135,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
@@ -219,7 +229,7 @@ status:
 
 // An admitted Workload whose own pods already break its required level
 // cannot be resized in place: a growth waits, saying why, and one that
-// lost pods on a gone node is evicted and admitted anew, as one that
+// lost pods on a failed node is evicted and admitted anew, as one that
 // cannot be repaired is; neither ends the run with an error.
 func TestKueueAdmissionBreaksItsLevel(t *testing.T) {
 	const split = `status.admission: has pods in two domains of its required level "cloud.provider.com/topology-block", b1 and b2: the set already breaks its constraint`
@@ -232,7 +242,7 @@ func TestKueueAdmissionBreaksItsLevel(t *testing.T) {
 		{8, 2, "b1-r1-h1, b2-r1-h1", "2, 2", exitWaiting, "kueue Workload default/split: GrowWaits\n",
 			`pod set "main" waits to grow from 4 to 8 pods: ` + split},
 		{4, 3, "gone, b1-r1-h1, b2-r1-h1", "2, 1, 1", exitPlaced, "kueue Workload default/split: Readmitted\n",
-			`pod set "main" lost pods on gone node(s) gone and cannot replace them in their domain: ` + split},
+			`pod set "main": pods of failed node(s) gone (gone) cannot be replaced: ` + split + `; the workload must be evicted whole`},
 	} {
 		var out, errb bytes.Buffer
 		in := fmt.Sprintf(brokenAdmission, c.count, c.hosts, c.roots, c.counts)
