@@ -26,7 +26,14 @@ type Repair struct {
 	// node's value of every key listed (a label the failed node lacks
 	// must be lacking on it too); list the wider levels as well when a
 	// narrower key's values repeat across them (rack r1 of two blocks).
-	// Without keys, any node will do.
+	// Without keys, any node will do. Keep holds every lost pod to its
+	// failed node's domain, a slice lost whole included (at the hostname
+	// level, to the failed host itself, which no replacement can be);
+	// Kueue holds only the slices left incomplete to their domains and
+	// the rest to the required domain, as the topology package's
+	// Tree.ReplacePodSet does (there Keep must be empty), and reads no
+	// failed node's labels. SolveRepair needs the failed nodes in the
+	// snapshot.
 	Keep []string
 }
 
