@@ -224,4 +224,9 @@ func TestReplacePodSet_BadInput(t *testing.T) {
 			require.EqualError(t, err, tc.err)
 		})
 	}
+	r := placement.Repair{PodSet: "workers", Existing: existing, Failed: []string{"b1-r1-h1"}}
+	_, err := tr.ReplacePodSet(nil, g, rack4, r, topology.PlanOptions{})
+	require.ErrorIs(t, err, placement.ErrInvalid, "a nil snapshot")
+	_, err = tr.ReplacePodSet(s, nil, rack4, r, topology.PlanOptions{})
+	require.ErrorIs(t, err, placement.ErrInvalid, "a nil group")
 }
