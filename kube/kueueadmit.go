@@ -107,8 +107,13 @@ type KueueOutcome struct {
 // changes nothing.
 //
 // tree must be built on s (or a snapshot s derives from) with levels whose
-// lowest is kubernetes.io/hostname. Errors are the plan's or solver's for
-// bad requests, each a [*placement.FieldError]; s and the objects are then
+// lowest is kubernetes.io/hostname. A required or preferred level with no
+// domain on the nodes as they are now ([topology.ErrNoDomain]: no node
+// carries its label, e.g. hosts that joined unlabelled, or every node of
+// it is gone) is the cluster's state, not an error: a pending Workload
+// waits and an admitted one that lost pods is evicted, each with the
+// level in its reason. Errors are the plan's or solver's for other bad
+// requests, each a [*placement.FieldError]; s and the objects are then
 // left as they were only in part, and must be discarded.
 func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
 	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}}
@@ -277,6 +282,12 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 			rs, err = placement.Resized{Decision: placement.Decision{Status: placement.Unschedulable, Message: "status.admission: " + fe.Detail}}, nil
 			rep = placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set.Name, hostList(h.words[k]), rs.Decision.Message)}
 		}
+		if errors.Is(err, topology.ErrNoDomain) {
+			// Every node of a level is gone: nothing holds its pods now.
+			msg := noDomainWords(err)
+			rs, err = placement.Resized{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}, nil
+			rep = placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set.Name, hostList(h.words[k]), msg)}
+		}
 		if err != nil {
 			return false, err
 		}
@@ -381,6 +392,14 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 // fits; it reports whether it did.
 func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 	p, err := a.tree.PlanPodSets(a.s, w.Group, w.Requests, a.opts.Plan)
+	if errors.Is(err, topology.ErrNoDomain) {
+		// The nodes, not the Workload, lack the level: it waits for them.
+		msg := noDomainWords(err)
+		if fe := (*placement.FieldError)(nil); errors.As(err, &fe) {
+			msg = fe.Object + ": " + msg
+		}
+		p, err = topology.Plan{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}, nil
+	}
 	if err != nil {
 		return false, err
 	}
@@ -417,6 +436,17 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 	}
 	writeAdmitted(w, o.PodSets, a.hostOf, a.opts.Now)
 	return true, nil
+}
+
+// noDomainWords says why a pod set's request names a level without a
+// domain on the nodes as they are now (err wraps topology.ErrNoDomain),
+// e.g. `no domain at the topology level "cloud.provider.com/topology-rack":
+// no node carries this label`.
+func noDomainWords(err error) string {
+	if fe := (*placement.FieldError)(nil); errors.As(err, &fe) {
+		return "no domain at the topology level " + fe.Detail
+	}
+	return err.Error()
 }
 
 // kueueWords words a plan's or solver's message for a Workload: the
