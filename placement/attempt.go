@@ -20,7 +20,7 @@ type attempt struct {
 	proven    bool   // the placed count is the most possible here
 	cut       bool   // the search stopped at its budget
 	untried   bool   // the budget ran out before every member was tried
-	short     bool   // counted by shortByClasses: the first placed members fit, the rest wait; no segments
+	short     bool   // counted by shortByClasses or shortOfGroups: the first placed members fit, the rest wait; no segments
 	score     int64
 	affinity  int64        // preferred node affinity of the placement, ranked before score
 	as        []Assignment // as handed to the placement filters and scorer

@@ -520,7 +520,11 @@ func (sv *solver) shortByClasses(p *Placement) (a *attempt, ok bool) {
 // node with room: each class's nodes end alike, so one of them, filled in
 // the scratch state, speaks for all.
 func (sv *solver) shortReasons(p *Placement, first *member, counts *tally) {
-	cls, lo, hi, _ := sv.classRange(p, first)
+	cls, lo, hi, byClass := sv.classRange(p, first)
+	if !byClass {
+		sv.groupReasons(p, first, counts) // short by its groups of nodes
+		return
+	}
 	b, pod, req, want := sv.s.b, sv.pod(first.row), sv.req(first.row), int64(len(sv.members))
 	for _, set := range cls.sets {
 		k := set.nodes.count(lo, hi)

@@ -73,7 +73,9 @@
 //	   ├ classes: a short group of     classes.go shortByClasses; node
 //	   │ one class, from node classes  classes in classes.go, freeclasses.go
 //	   ├ greedy in member order        greedy.go (batched runs over heap.go,
-//	   │                               scratch usage in work.go); node
+//	   │                               scratch usage in work.go; a short
+//	   │                               group of one class on a small
+//	   │                               placement: shortgroups.go); node
 //	   │                               scores other than packing:
 //	   │                               nodescore.go, nodescorer.go
 //	   ├ first-fit decreasing          greedy.go with members.go ffdOrder
@@ -82,7 +84,8 @@
 //	 └ what hooks see of the group     groupview.go (GroupView; the hook
 //	                                   interfaces: hooks.go)
 //	 └ outputs                         outputs.go, decision.go
-//	   or diagnosis                    diagnose.go
+//	   or diagnosis                    diagnose.go (a short attempt: per
+//	                                   class or group of alike nodes)
 //	SolveHierarchy (KEP-6012 trees)    hierarchy.go (API, entry)
 //	 └ tree checked and compiled       hierarchy_build.go
 //	 └ domains, siblings, leaves       hierarchy_search.go: backtracking

@@ -341,7 +341,11 @@ func (sv *solver) placeRun(p *Placement, a *attempt, idx []int, last bool) {
 	if !sv.spend(int64(len(p.Nodes))) {
 		return
 	}
-	sv.drain(a, idx, sv.groupSources(p, m, int64(len(idx))), last)
+	h := sv.groupSources(p, m, int64(len(idx)))
+	if sv.shortOfGroups(a, idx, h) {
+		return
+	}
+	sv.drain(a, idx, h, last)
 }
 
 // classRange reports whether a run of member m's class over p goes by the
@@ -376,6 +380,7 @@ func (sv *solver) groupSources(p *Placement, m *member, want int64) []source {
 	b, pod, req := sv.s.b, sv.pod(m.row), sv.req(m.row)
 	perNode := readsLabels(pod) // labels are not part of a type
 	gs := &sv.gs
+	sv.grouped = nil
 	if gs.table == nil {
 		gs.table, gs.bits = make([]int32, 128), 7 // grows while groups fill half
 	}

@@ -407,4 +407,7 @@ type solver struct {
 	preferringDone bool
 	// noNodeAffinity says validate found no member with node affinity.
 	noNodeAffinity bool
+	// grouped is the placement of the short attempt whose groups gs
+	// still holds (see groupReasons), nil after any other grouping.
+	grouped *Placement
 }
