@@ -281,7 +281,7 @@ func (sv *solver) unscheduled(placements []Placement, sel selection) Decision {
 		b.WriteString(" nodes")
 		if len(reasons) > 0 {
 			b.WriteString(": ")
-			b.WriteString(formatReasons(reasons))
+			writeReasons(&b, reasons)
 		}
 	}
 	switch {

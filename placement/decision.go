@@ -163,6 +163,13 @@ func formatReasons(rc []ReasonCount) string {
 	}
 	var b strings.Builder
 	b.Grow(size) // one allocation; fmt took a few per reason
+	writeReasons(&b, rc)
+	return b.String()
+}
+
+// writeReasons writes formatReasons' text to b: a failing solve's message
+// ends with it, written in place.
+func writeReasons(b *strings.Builder, rc []ReasonCount) {
 	var num [20]byte
 	for i, r := range rc {
 		if i > 0 {
@@ -172,5 +179,4 @@ func formatReasons(rc []ReasonCount) string {
 		b.WriteByte(' ')
 		b.WriteString(r.Reason)
 	}
-	return b.String()
 }

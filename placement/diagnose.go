@@ -207,5 +207,8 @@ func (t *tally) add(r string, n int) {
 			return
 		}
 	}
+	if *t == nil {
+		*t = make(tally, 0, 4) // one allocation for the usual few reasons; none without
+	}
 	*t = append(*t, ReasonCount{Reason: r, Nodes: n})
 }

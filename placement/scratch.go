@@ -26,7 +26,8 @@ type scratch struct {
 	size             []int64
 	w                *work
 	gs               groupScratch
-	segs             []seg // the attempts' segments (see segsOf), one after another
+	segs             []seg       // the attempts' segments (see segsOf), one after another
+	rejections       []Rejection // the solver's reasons buffer
 	keys, sortTmp    []uint64
 	runs             []setRun
 	alike            alikeRun // placeAlike's, reset for each run
@@ -75,6 +76,9 @@ func (sv *solver) release() {
 	clear(sv.gs.groups) // the snapshot's usage rows the groups point to may be freed
 	sc.size, sc.cols = sv.size[:0], sv.cols[:0]
 	sc.gs = sv.gs
+	// A filter's reasons may be the caller's strings: none stays pooled.
+	clear(sv.rejections[:cap(sv.rejections)])
+	sc.rejections = sv.rejections[:0]
 	sc.segs = sc.segs[:0]
 	sc.alike.forget()
 	sc.attempts.release()

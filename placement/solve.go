@@ -177,6 +177,7 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	sv.ns = compileNodeScoring(s.b, opts.NodeScoring)
 	sv.sc, sv.hg = sc, &own.hg
 	sv.gs = sc.gs
+	sv.rejections = sc.rejections
 	if sv.budget <= 0 {
 		sv.budget = DefaultBudget
 	}
