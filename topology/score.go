@@ -104,9 +104,41 @@ func (sc *Scorer) ScoreSums(s *placement.Snapshot, g placement.GroupView, p *pla
 
 // upper is the score d would get if every pending member were placed in it:
 // no assignment in d scores more, and an assignment of every member scores
-// exactly this.
+// exactly this. MostAllocated's is read straight from d's sums of the
+// requested resources: split reads it for every candidate domain, where
+// score's general path (any node set, BestFit's leftovers) cost a
+// candidate twice as much.
 func (sc *Scorer) upper(c *capacity, sh *shape, d DomainID) int64 {
-	return sc.score(c, sh, d, sc.tree.doms[d].nodes, sh.total, sh.n)
+	if sc.kind != MostAllocated {
+		return sc.score(c, sh, d, sc.tree.doms[d].nodes, sh.total, sh.n)
+	}
+	R := len(c.res)
+	var sum, n int64
+	for r, req := range sh.requested {
+		if req {
+			i := int(d)*R + r
+			sum += allocatedShare(c.sumUsed[i].get(), sh.total[r], c.sumAlloc[i].get())
+			n++
+		}
+	}
+	return mostAllocated(sum, n, sh, sh.n)
+}
+
+// allocatedShare is one requested resource's term of MostAllocated: the
+// share of alloc used once added more is requested, in scoreScale units.
+func allocatedShare(used, added, alloc int64) int64 {
+	return arith.MulDiv(arith.SatAdd(used, added), scoreScale, alloc)
+}
+
+// mostAllocated is MostAllocated's score from the sum of n resources'
+// shares (allocatedShare) with placed pending members placed: their mean
+// plus the share of the group's pods placed.
+func mostAllocated(sum, n int64, sh *shape, placed int) int64 {
+	var most int64
+	if n > 0 {
+		most = sum / n
+	}
+	return most + int64(sh.bound+placed)*scoreScale/int64(sh.bound+sh.n)
 }
 
 // score scores a placement with nodes (domain d's own node slice, or any
@@ -161,15 +193,11 @@ func (sc *Scorer) score(c *capacity, sh *shape, d DomainID, nodes []placement.No
 		var sum, n int64
 		for r := range R {
 			if sh.requested[r] {
-				sum += arith.MulDiv(arith.SatAdd(used[r], added[r]), scoreScale, alloc[r])
+				sum += allocatedShare(used[r], added[r], alloc[r])
 				n++
 			}
 		}
-		var most int64
-		if n > 0 {
-			most = sum / n
-		}
-		return most + int64(sh.bound+placed)*scoreScale/int64(total)
+		return mostAllocated(sum, n, sh, placed)
 	}
 }
 
