@@ -147,24 +147,32 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 		slices.SortFunc(removed, func(a, b PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
 		return Resized{Decision: done, Assignments: subtract(existing, removed), Removed: removed}, nil
 	}
-	delta := *g
+	// The delta group, its one pod set and the narrowing generator in one
+	// allocation: each escapes to Solve.
+	own := &struct {
+		delta Group
+		sets  [1]PodSet
+		gen   holding
+	}{delta: *g}
+	delta := &own.delta
 	delta.Members = nil
-	ps := set
-	ps.Count = set.Count - int32(have)
-	delta.PodSets = []PodSet{ps}
+	own.sets[0] = set
+	own.sets[0].Count = set.Count - int32(have)
+	delta.PodSets = own.sets[:]
 	if delta.IsGang() {
-		delta.MinCount = int32(len(s.GroupMembers(g.Key()))) + ps.Count
+		delta.MinCount = int32(len(s.GroupMembers(g.Key()))) + own.sets[0].Count
 	}
 	var d Decision
 	if r.Grow != nil {
-		d, err = r.Grow(s, &delta, keep())
+		d, err = r.Grow(s, delta, keep())
 	} else {
 		nodes := make([]NodeID, len(existing))
 		for i, a := range existing {
 			nodes[i] = a.NodeID
 		}
-		opts.Generator = holding{opts.Generator, nodes}
-		d, err = Solve(s, &delta, opts)
+		own.gen = holding{opts.Generator, nodes}
+		opts.Generator = &own.gen
+		d, err = Solve(s, delta, opts)
 	}
 	if err != nil {
 		return Resized{}, err

@@ -43,12 +43,14 @@ func (h holding) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
 	} else {
 		ps, err = h.gen.Generate(s, g)
 	}
-	if err != nil || narrowed {
-		return ps, err
+	if err != nil || narrowed || len(h.nodes) == 0 {
+		return ps, err // no nodes to hold: every placement holds them
 	}
-	out := make([]Placement, 0, len(ps))
+	var out []Placement
 	if _, own := h.gen.(PlacementReleaser); own {
 		out = ps[:0] // Solve's until released: filtered in place
+	} else {
+		out = make([]Placement, 0, len(ps))
 	}
 	for _, p := range ps {
 		if len(p.Nodes) == len(s.b.nodes) || !slices.ContainsFunc(h.nodes, func(id NodeID) bool { _, in := slices.BinarySearch(p.Nodes, id); return !in }) {
