@@ -293,13 +293,14 @@ func (sv *solver) hookGroup() GroupView {
 }
 
 // hookOwned is what a Solve hands its hooks and they may keep: its
-// compiled members, its copy of the group (hookGroup) and, without a
-// Generator, the one placement of every node the placement hooks are
-// handed.
+// compiled members, its copy of the group (hookGroup) with, for a group of
+// one pod set, the copy of that set, and, without a Generator, the one
+// placement of every node the placement hooks are handed.
 type hookOwned struct {
-	prep prepared
-	hg   Group
-	all  [1]Placement
+	prep   prepared
+	hg     Group
+	oneSet [1]PodSet
+	all    [1]Placement
 }
 
 // pod returns the pod of row: a member, or a pod set's template.

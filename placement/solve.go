@@ -146,10 +146,12 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 		}
 		sc.g = *g
 		gc = &sc.g
-		gc.PodSets = slices.Clone(g.PodSets)
 		if len(g.PodSets) == 1 {
+			own.oneSet[0] = g.PodSets[0]
+			gc.PodSets = own.oneSet[:]      // the Solve's own: hooks may keep it
 			prep.starts = prep.oneStarts[:] // the Solve's own, as prep
 		} else {
+			gc.PodSets = slices.Clone(g.PodSets)
 			prep.starts = make([]int, len(g.PodSets)+1)
 		}
 		prep.starts[0] = len(g.Members)
