@@ -28,6 +28,7 @@ func (gen *Generator) HoldingLeads(s *placement.Snapshot, g placement.GroupView,
 	t := gen.tree
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.gen.forget()
 	b, err := gen.builder(s, g)
 	if err != nil || gen.preferred >= 0 || gen.required < 0 {
 		return false

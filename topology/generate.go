@@ -177,12 +177,28 @@ type shape struct {
 	bound     int
 	podsR     int
 	anyReq    bool
+	vectors   []int64 // the four vectors' memory, kept for shapeInto
 }
 
 func newShape(c *capacity, bound int, g placement.GroupView) *shape {
+	return shapeInto(new(shape), c, bound, g)
+}
+
+// shapeInto is newShape written into sh, reusing the memory of its
+// vectors when they have the room (generate's shape is the tree's).
+func shapeInto(sh *shape, c *capacity, bound int, g placement.GroupView) *shape {
 	R := len(c.res)
-	q := make([]int64, 4*R) // one allocation for the four vectors
-	sh := &shape{n: g.NumPending(), bound: bound, podsR: c.podsR, g: g, s: c.snap, requested: make([]bool, R),
+	q, req := sh.vectors, sh.requested
+	if cap(q) < 4*R {
+		q = make([]int64, 4*R) // one allocation for the four vectors
+	}
+	if cap(req) < R {
+		req = make([]bool, R)
+	}
+	q, req = q[:4*R], req[:R]
+	clear(q)
+	clear(req)
+	*sh = shape{n: g.NumPending(), bound: bound, podsR: c.podsR, g: g, s: c.snap, requested: req, vectors: q,
 		total: q[:R:R], needSum: q[R : 2*R : 2*R], minReq: q[2*R : 3*R : 3*R], maxReq: q[3*R:]}
 	sh.need = 1
 	if g.IsGang() {
@@ -300,6 +316,7 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 	t := gen.tree
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.gen.forget()
 	b, err := gen.builder(s, g)
 	if err != nil {
 		return nil, false, err
@@ -334,7 +351,9 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 
 // builder returns what generate builds g's placements on s with: the
 // aggregates caught up with s, g's bound members and shape, and the
-// required domain holding the bound members; t.mu must be held.
+// required domain holding the bound members. The builder and its shape
+// are the tree's (t.gen), rebuilt by each call: t.mu must be held until
+// the caller is done with them and has called t.gen.forget.
 func (gen *Generator) builder(s *placement.Snapshot, g placement.GroupView) (*builder, error) {
 	t := gen.tree
 	c, err := t.capacityFor(s)
@@ -342,8 +361,9 @@ func (gen *Generator) builder(s *placement.Snapshot, g placement.GroupView) (*bu
 		return nil, err
 	}
 	bm := t.boundOf(s, g.Key())
-	b := &builder{t: t, c: c, s: s, g: g, sh: newShape(c, len(bm.nodes), g), scorer: gen.scorer, scope: -1,
-		bound: bm.nodes, boundPods: bm.pods}
+	b := &t.gen.b
+	*b = builder{t: t, c: c, s: s, g: g, sh: shapeInto(&t.gen.sh, c, len(bm.nodes), g), scorer: gen.scorer, scope: -1,
+		bound: bm.nodes, boundPods: bm.pods, classes: b.classes[:0]}
 	b.static(g)
 	// Affinity between members and sub-group minimums or keys can keep the
 	// solver from placing every member where resources suffice: then no

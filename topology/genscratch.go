@@ -17,6 +17,19 @@ type genScratch struct {
 	// spare is an answer Solve released (see Generator.ReleasePlacements),
 	// nil while a caller holds it.
 	spare []placement.Placement
+	// b and sh are the builder and shape of the generate in progress
+	// (Generator.builder); between calls only their memory is kept.
+	b  builder
+	sh shape
+}
+
+// forget drops what the builder and shape point to (the group, its
+// members, the snapshot) once a generate is done, keeping their memory.
+func (gs *genScratch) forget() {
+	classes := gs.b.classes[:cap(gs.b.classes)]
+	clear(classes)
+	gs.b = builder{classes: classes[:0]}
+	gs.sh = shape{requested: gs.sh.requested, vectors: gs.sh.vectors}
 }
 
 // take returns an empty answer with room for n placements: the spare when
