@@ -83,12 +83,28 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 	b, R := s.b, len(s.b.res)
 	req := n.rows[:R]
 	want := int64(M)
+	// The score's sums over every node (fastScore) are taken in the
+	// pass that finds the candidates, each row read once: per requested
+	// resource but the pod count, allocatable then used.
+	scored := h.hs.scored[:0]
+	for r, q := range req {
+		if q > 0 && r != b.podsR {
+			scored = append(scored, r)
+		}
+	}
+	sums := grow(h.hs.scoreSums, 2*len(scored))
+	clear(sums)
+	h.hs.scored, h.hs.scoreSums = scored, sums
 	cands, room := h.hs.fast[:0], int64(0)
 	for _, id := range nodes {
+		alloc, used := s.allocRow(id), s.usedRow(id)
+		for j, r := range scored {
+			sums[2*j] = arith.SatAdd(sums[2*j], alloc[r])
+			sums[2*j+1] = arith.SatAdd(sums[2*j+1], max(used[r], 0))
+		}
 		if !staticOK(p0, &b.nodes[id]) {
 			continue
 		}
-		alloc, used := s.allocRow(id), s.usedRow(id)
 		if c := capacityOf(req, alloc, used, nil, want); c > 0 {
 			cands = append(cands, fastCand{id: id, score: scoreOf(req, alloc, used, nil, b.podsR), cap: c})
 			room += c
@@ -132,7 +148,7 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 	if g.IsGang() {
 		d.Required = int(g.MinCount)
 	}
-	d.Score = fastScore(s, nodes, req, want)
+	d.Score = fastScore(req, scored, sums, want)
 	if !h.deferMsg {
 		var b [64]byte
 		d.Message = string(appendFastMessage(b[:0], &d))
@@ -169,22 +185,15 @@ func (h *hsolver) noneBound(root *hnode) bool {
 }
 
 // fastScore is DefaultScorer.ScoreSums for placed members of request row
-// req, all of a group with none bound, on nodes (not every node).
-func fastScore(s *Snapshot, nodes []NodeID, req []int64, placed int64) int64 {
+// req, all of a group with none bound, on nodes (not every node) whose
+// summed allocatable and used quantities of the resources scored (those
+// req asks for but the pod count, ascending) are sums[2j] and sums[2j+1].
+func fastScore(req []int64, scored []int, sums []int64, placed int64) int64 {
 	const scale = 1_000_000
 	var sum, n int64
-	podsR := s.b.podsR
-	for r, q := range req {
-		if q <= 0 || r == podsR {
-			continue // not requested (markRequested)
-		}
-		var alloc, used int64
-		for _, id := range nodes {
-			alloc = arith.SatAdd(alloc, s.allocRow(id)[r])
-			used = arith.SatAdd(used, max(s.usedRow(id)[r], 0))
-		}
-		used = arith.SatAdd(used, arith.MulSat(q, placed))
-		sum += arith.MulDiv(used, scale, alloc)
+	for j, r := range scored {
+		used := arith.SatAdd(sums[2*j+1], arith.MulSat(req[r], placed))
+		sum += arith.MulDiv(used, scale, sums[2*j])
 		n++
 	}
 	var most int64

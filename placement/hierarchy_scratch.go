@@ -35,8 +35,11 @@ type hscratch struct {
 	// HierarchyDecision points to them.
 	nodes []hnode
 	kids  []*hnode
-	// fast is fastLeaf's candidate nodes (no pointers: kept as is).
-	fast []fastCand
+	// fast is fastLeaf's candidate nodes, scored the resources its score
+	// reads and scoreSums their sums (no pointers: kept as they are).
+	fast      []fastCand
+	scored    []int
+	scoreSums []int64
 	// msgs is the buffer placedMessages writes a decision's messages in
 	// before copying them into one string (no pointers: kept as is);
 	// msgSpans where each lies.

@@ -161,11 +161,15 @@ func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, from string, k 
 			}
 		} else if n.src.Group != nil {
 			ok, err = h.placeLeaf(n, s, vals[i], sets[i], true, k)
-			for _, part := range h.refine(n, sets[i]) {
-				if ok || err != nil || h.exhausted || !h.tick() {
-					break
+			if !ok && err == nil && !h.exhausted {
+				// Split only when the whole domain failed: ok means the
+				// rest of the tree placed too, and the search ends.
+				for _, part := range h.refine(n, sets[i]) {
+					if ok || err != nil || h.exhausted || !h.tick() {
+						break
+					}
+					ok, err = h.placeLeaf(n, s, vals[i], part, false, k)
 				}
-				ok, err = h.placeLeaf(n, s, vals[i], part, false, k)
 			}
 			if !ok && err == nil && !h.exhausted && n.done == 0 && n.boundMeets {
 				// Scheduled before: its extra members need not fit.
