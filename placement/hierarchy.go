@@ -135,6 +135,7 @@ type hnode struct {
 	// satisfied even when none of its pending members fits (extrasLeft).
 	boundMeets, extrasLeft bool
 	bound                  int // the leaf's bound members
+	boundIn                int // the bound members of the subtree's leaves
 	// least is what the subtree needs at the least, per resource of the
 	// snapshot (see hierarchy_prune.go); never is set when it needs a
 	// resource no node has.
@@ -145,6 +146,10 @@ type hnode struct {
 	// ("" when they differ or have none). See slots.
 	childLeast []int64
 	childKey   string
+	// ld and childLD are the label indexes of TopologyKey and childKey
+	// (nil for ""), looked up once per solve: a lookup locks the index
+	// and hashes the key.
+	ld, childLD *labelDomains
 	// rows are a leaf's members' usage rows (see leafRows), R apiece, in
 	// member order — or, when uniform (every pending pod's row is the
 	// same), the one row; sorted when the members' names ascend.
@@ -298,7 +303,8 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	if h.budget <= 0 {
 		h.budget = DefaultBudget
 	}
-	hr, err := h.build(root, 1, hs.visits, hs.names)
+	h.path = h.pathBuf[:0]
+	hr, err := h.build(root, 1, hs.names)
 	if err != nil {
 		return HierarchyDecision{}, err
 	}
@@ -396,10 +402,12 @@ type hsolver struct {
 	stack     []*hnode                  // placed leaves, in order
 	treeKeys  []string                  // the tree's topology keys, ascending
 	keyBuf    [MaxHierarchyDepth]string // treeKeys' first array
-	seq       int                       // names of bound pod-set pods (when pods are bound)
-	noEmpty   bool                      // HierarchyOptions.EmptyValueIsNoDomain
-	hs        *hscratch                 // the pooled memory the search works in
-	gen       leafGen                   // the Generator each leaf's Solve is given
+	path      []*HierarchyNode          // build's: the nodes from the root to the one built
+	pathBuf   [MaxHierarchyDepth]*HierarchyNode
+	seq       int       // names of bound pod-set pods (when pods are bound)
+	noEmpty   bool      // HierarchyOptions.EmptyValueIsNoDomain
+	hs        *hscratch // the pooled memory the search works in
+	gen       leafGen   // the Generator each leaf's Solve is given
 	// answer is the arena the leaves' Solves carve their member
 	// assignments from (compiledRows.answer): room for every listed
 	// member of the tree once, allocated per solve.
@@ -423,9 +431,8 @@ type hsolver struct {
 	ov *usageOverlay
 }
 
-// hasKey reports whether some node is in a domain of key.
-func (h *hsolver) hasKey(key string) bool {
-	ld := h.s.b.labelDomains(key)
+// hasKey reports whether some node is in a domain of ld's key.
+func (h *hsolver) hasKey(ld *labelDomains) bool {
 	return len(ld.values) > 1 || (len(ld.values) == 1 && (ld.values[0] != "" || !h.noEmpty))
 }
 

@@ -7,12 +7,19 @@ import (
 )
 
 // build checks the subtree of n (depth, cycles, names, keys, groups) and
-// compiles it into hnodes for the search.
-func (h *hsolver) build(n *HierarchyNode, depth int, visits map[*HierarchyNode]visit, names map[string]bool) (*hnode, error) {
-	switch visits[n] {
-	case onPath:
-		return nil, Errorf(ErrInvalid, hierObj(n), "children", "cycle: the node is its own descendant")
-	case built:
+// compiles it into hnodes for the search. names holds each node built so
+// far by its name; h.path the nodes from the root to n's parent.
+func (h *hsolver) build(n *HierarchyNode, depth int, names map[string]*HierarchyNode) (*hnode, error) {
+	// A node met before is in names under its own name: every node met
+	// is entered there before its children, or its build failed, which
+	// ends the whole build. So one lookup by name finds a node met again
+	// (a cycle when it is on the path, else reached twice) and a name
+	// taken by another node.
+	met := names[n.Name]
+	if met == n {
+		if slices.Contains(h.path, n) {
+			return nil, Errorf(ErrInvalid, hierObj(n), "children", "cycle: the node is its own descendant")
+		}
 		return nil, Errorf(ErrDuplicate, hierObj(n), "children", "the node is reached twice")
 	}
 	if depth > MaxHierarchyDepth {
@@ -21,21 +28,24 @@ func (h *hsolver) build(n *HierarchyNode, depth int, visits map[*HierarchyNode]v
 	if n.Name == "" {
 		return nil, Errorf(ErrInvalid, hierObj(n), "name", "must not be empty")
 	}
-	if names[n.Name] {
+	if met != nil {
 		return nil, Errorf(ErrDuplicate, hierObj(n), "name", "two nodes are named %q", n.Name)
 	}
-	names[n.Name] = true
-	visits[n] = onPath
-	defer func() { visits[n] = built }()
+	names[n.Name] = n
+	h.path = append(h.path, n)
+	defer func() { h.path = h.path[:len(h.path)-1] }()
 	if n.TopologyKey != "" && !slices.Contains(h.treeKeys, n.TopologyKey) {
 		h.treeKeys = append(h.treeKeys, n.TopologyKey)
 		slices.Sort(h.treeKeys)
 	}
-	if n.TopologyKey != "" && !h.hasKey(n.TopologyKey) {
-		return nil, Errorf(ErrNotFound, hierObj(n), "topologyKey", "unknown key %q: no node has that label", n.TopologyKey)
+	var ld *labelDomains
+	if n.TopologyKey != "" {
+		if ld = h.s.b.labelDomains(n.TopologyKey); !h.hasKey(ld) {
+			return nil, Errorf(ErrNotFound, hierObj(n), "topologyKey", "unknown key %q: no node has that label", n.TopologyKey)
+		}
 	}
 	hn := &carve(&h.hs.nodes, 1)[0]
-	hn.src = n
+	hn.src, hn.ld = n, ld
 	switch {
 	case n.Group != nil && len(n.Children) > 0:
 		return nil, Errorf(ErrInvalid, hierObj(n), "children", "a leaf (with a group) has no children")
@@ -48,7 +58,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, visits map[*HierarchyNode]v
 		}
 		h.hs.groups[g.Key()] = true
 		bound := len(h.s.GroupMembers(g.Key()))
-		hn.bound = bound
+		hn.bound, hn.boundIn = bound, bound
 		hn.need = 1 // as Solve's Decision.Required: at least one new pod
 		if g.IsGang() {
 			hn.need = max(int(g.MinCount)-bound, 1)
@@ -75,11 +85,12 @@ func (h *hsolver) build(n *HierarchyNode, depth int, visits map[*HierarchyNode]v
 			if c == nil {
 				return nil, Errorf(ErrInvalid, hierObj(n), fmt.Sprintf("children[%d]", i), "nil node")
 			}
-			cn, err := h.build(c, depth+1, visits, names)
+			cn, err := h.build(c, depth+1, names)
 			if err != nil {
 				return nil, err
 			}
 			hn.children = append(hn.children, cn)
+			hn.boundIn += cn.boundIn
 		}
 		slices.SortFunc(hn.children, func(a, b *hnode) int { return strings.Compare(a.src.Name, b.src.Name) })
 		switch n.Policy {
@@ -94,7 +105,7 @@ func (h *hsolver) build(n *HierarchyNode, depth int, visits map[*HierarchyNode]v
 			return nil, Errorf(ErrInvalid, hierObj(n), "policy", "unknown policy %q", n.Policy)
 		}
 	}
-	if n.TopologyKey != "" {
+	if n.TopologyKey != "" && hn.boundIn > 0 { // else no bound member pins a domain
 		doms := map[string]bool{}
 		var err error
 		hn.walkLeaves(func(l *hnode) {
@@ -206,16 +217,6 @@ func setNamedAsMember(root *hnode) error {
 	return Errorf(ErrDuplicate, hierObj(at.src), fmt.Sprintf("group.podSets[%d].name", set),
 		"pod set %q of %s has the name of pod %s, a member of leaf %q (%s)", k.Name, groupObj(g), k, m.src.Name, groupObj(m.src.Group))
 }
-
-// visit is where build is with a node (zero: not met yet): on the path
-// from the root to the node it builds (met there again, it is a cycle),
-// or built (met again, it is reached twice).
-type visit uint8
-
-const (
-	onPath visit = iota + 1
-	built
-)
 
 // keySpan is the first and last key of a leaf's members (uniquePods').
 type keySpan struct{ lo, hi Key }

@@ -48,10 +48,10 @@ func (h *hsolver) prepare(n *hnode) {
 			}
 			n.childLeast[r] = vs[0]
 		}
-		n.childKey = can[0].src.TopologyKey
+		n.childKey, n.childLD = can[0].src.TopologyKey, can[0].ld
 		for _, c := range can {
 			if c.src.TopologyKey != n.childKey {
-				n.childKey = ""
+				n.childKey, n.childLD = "", nil
 			}
 		}
 	}
@@ -256,7 +256,7 @@ func (h *hsolver) mayHold(n *hnode, s *Snapshot, nodes []NodeID) bool {
 // with no split (the count does not depend on the domains' order).
 func (h *hsolver) slots(n *hnode, s *Snapshot, nodes []NodeID) int {
 	total := 0
-	if ld := h.s.b.labelDomains(n.childKey); len(ld.values) == ld.labelled {
+	if ld := n.childLD; len(ld.values) == ld.labelled {
 		for i := range nodes {
 			if v := ld.of[nodes[i]]; v < 0 || (h.noEmpty && ld.values[v] == "") {
 				continue
@@ -267,7 +267,7 @@ func (h *hsolver) slots(n *hnode, s *Snapshot, nodes []NodeID) int {
 		}
 		return total
 	}
-	for _, dom := range h.split(n.childKey, nodes).sets {
+	for _, dom := range h.split(n.childLD, nodes).sets {
 		if total += h.fit(n, s, dom); total >= n.need {
 			break
 		}

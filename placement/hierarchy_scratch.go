@@ -20,10 +20,9 @@ type hscratch struct {
 	splitVals         []int32 // split's values of allowed, in order found
 	splitCount, order []int
 	splitSorted       []int32
-	visits            map[*HierarchyNode]visit // build's
-	names             map[string]bool
-	groups            map[Key]bool // build's: the leaves' groups
-	spans             []keySpan    // uniquePods'; emptied after use
+	names             map[string]*HierarchyNode // build's: the nodes by name
+	groups            map[Key]bool              // build's: the leaves' groups
+	spans             []keySpan                 // uniquePods'; emptied after use
 	// Arenas the search carves its short slices from (see carve): the
 	// nodes' least needs, the splits' values and node sets. None of these
 	// slices reaches the answer (a leaf decision points to a node set, never
@@ -78,8 +77,7 @@ func reuse[T any](arena *[]T) {
 var hscratchPool = sync.Pool{New: func() any {
 	return &hscratch{
 		splits: map[splitKey]domainSplit{},
-		visits: map[*HierarchyNode]visit{},
-		names:  map[string]bool{}, groups: map[Key]bool{},
+		names:  map[string]*HierarchyNode{}, groups: map[Key]bool{},
 	}
 }}
 
@@ -88,7 +86,6 @@ var hscratchPool = sync.Pool{New: func() any {
 func (hs *hscratch) release() {
 	hs.ov.recycle()
 	clear(hs.splits)
-	clear(hs.visits)
 	clear(hs.names)
 	clear(hs.groups)
 	reuse(&hs.ints)

@@ -9,11 +9,10 @@ import (
 // domains splits allowed by n's key: one (value, nodes) per domain, by
 // value; the pinned domain only when bound members pin one.
 func (h *hsolver) domains(n *hnode, s *Snapshot, allowed []NodeID) ([]string, [][]NodeID) {
-	key := n.src.TopologyKey
-	if key == "" {
+	if n.ld == nil {
 		return []string{""}, [][]NodeID{allowed}
 	}
-	sp := h.split(key, allowed)
+	sp := h.split(n.ld, allowed)
 	if n.pins == nil {
 		return sp.vals, sp.sets
 	}
@@ -31,25 +30,25 @@ type domainSplit struct {
 }
 
 // splitKey identifies a split: siblings share their parent's node set,
-// so each is computed once per search.
+// so each is computed once per search. A key is named by its index (one
+// per key and snapshot base), which hashes as a word.
 type splitKey struct {
-	key   string
+	ld    *labelDomains
 	first *NodeID
 	n     int
 }
 
-// split returns allowed split by key, cached (read-only to callers): by
-// the key's index, O(allowed), and whole domains of the index shared
-// rather than copied.
-func (h *hsolver) split(key string, allowed []NodeID) domainSplit {
+// split returns allowed split by ld's key, cached (read-only to
+// callers): by the key's index, O(allowed), and whole domains of the
+// index shared rather than copied.
+func (h *hsolver) split(ld *labelDomains, allowed []NodeID) domainSplit {
 	var sk splitKey
 	if len(allowed) > 0 {
-		sk = splitKey{key, &allowed[0], len(allowed)}
+		sk = splitKey{ld, &allowed[0], len(allowed)}
 		if sp, ok := h.hs.splits[sk]; ok {
 			return sp
 		}
 	}
-	ld := h.s.b.labelDomains(key)
 	var sp domainSplit
 	if len(allowed) == len(ld.of) { // every node
 		sp.vals, sp.sets = carve(&h.hs.strs, len(ld.values))[:0], carve(&h.hs.sets, len(ld.values))[:0]
@@ -201,7 +200,7 @@ func (h *hsolver) refine(n *hnode, nodes []NodeID) [][]NodeID {
 		if key == n.src.TopologyKey {
 			continue
 		}
-		for _, part := range h.split(key, nodes).sets {
+		for _, part := range h.split(h.s.b.labelDomains(key), nodes).sets {
 			if !slices.Equal(part, nodes) && !slices.ContainsFunc(out, func(o []NodeID) bool { return slices.Equal(o, part) }) {
 				out = append(out, part)
 			}

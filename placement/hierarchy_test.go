@@ -279,7 +279,15 @@ func TestHierarchy_Errors(t *testing.T) {
 		root *placement.HierarchyNode
 		want error
 		msg  string
-	}{{cyc, placement.ErrInvalid, "cycle"}, {twoParents, placement.ErrDuplicate, "reached twice"}} {
+	}{{cyc, placement.ErrInvalid, "cycle"}, {twoParents, placement.ErrDuplicate, "reached twice"},
+		// Two nodes of one name, the second under a child of the first's
+		// parent: a duplicate name, not a node reached twice.
+		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1),
+			{Name: "p", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1)}}}}, placement.ErrDuplicate, `two nodes are named "a"`},
+		// A node whose child is named as the node: a duplicate name, not a cycle.
+		{&placement.HierarchyNode{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{
+			{Name: "r", MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", "", 1, 1)}}}}, placement.ErrDuplicate, `two nodes are named "r"`},
+	} {
 		_, err := placement.SolveHierarchy(s, tc.root, placement.Options{})
 		if !errors.Is(err, tc.want) || !strings.Contains(fmt.Sprint(err), tc.msg) {
 			t.Errorf("%s: got %v, want %v saying %q", tc.root.Name, err, tc.want, tc.msg)
