@@ -129,18 +129,22 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 		n.rows = rows
 	}
 	var scratch []int64 // a member's row while they are uniform; made for a second member
-	for i := range g.Members {
+	sorted, alike, plain, named := memberChecks(g)
+	for i := 0; i < M; i++ {
 		p := &g.Members[i]
-		n.sorted = n.sorted && p.Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < p.Name)
-		n.alike = n.alike && (i == 0 || alikeBesidesRequests(&g.Members[0], p))
-		// Read here, with the rest of the member, for fastLeaf.
-		n.plain = n.plain && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil && len(p.ResourceClaims) == 0 &&
-			len(p.ScoreRequests) == 0 && p.Priority == g.Members[0].Priority && p.QueuedAt == g.Members[0].QueuedAt
-		if i > 0 && len(n.rows) == R && known && sameRequests(p, first, keys, b) {
-			// The first's row, as fill would find it: the members are
-			// uniform still, and compiled as the first was.
-			n.compiled = n.compiled && p.Name != "" && validScoreRequests(p.ScoreRequests)
-			continue
+		if i > 0 && len(n.rows) == R && known {
+			// A run of members with the first's requests have its row,
+			// as fill would find it: the members are uniform still, and
+			// compiled as the first was (memberChecks read the rest).
+			// The run's loop keeps little live across its map lookups.
+			j := i
+			for j < M && sameRequests(&g.Members[j], first, keys, b) {
+				j++
+			}
+			if j > i {
+				i = j - 1
+				continue
+			}
 		}
 		var r []int64
 		switch {
@@ -168,7 +172,8 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 			copy(n.rows[i*R:], r)
 		}
 	}
-	compiled := n.compiled && M > 0 // of the members; templates compile in Solve
+	n.sorted, n.alike, n.plain = sorted, alike, plain
+	compiled := n.compiled && named && M > 0 // of the members; templates compile in Solve
 	// Each template is read once: its row bounds the need here and is
 	// what the overlay adds per pod of the set (push).
 	n.setRows = nil
@@ -212,6 +217,35 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 			n.least[r] += max(v, 0)
 		}
 	}
+}
+
+// memberChecks reads what leafRows keeps of g's members besides their
+// rows, in a pass of its own (the rows' map lookups are calls, across
+// which every value live in a loop is saved and reloaded): sorted, the
+// names ascend in g's namespace; alike, each member has the first's
+// selector, tolerations and node affinity (alikeBesidesRequests);
+// plain, what fastLeaf requires of each (hnode.plain); named, each has
+// a name and valid score requests (what Solve's compile checks of a
+// member whose row is the first's).
+func memberChecks(g *Group) (sorted, alike, plain, named bool) {
+	sorted, alike, plain, named = true, true, true, true
+	if len(g.Members) == 0 {
+		return
+	}
+	m0 := &g.Members[0]
+	// alikeBesidesRequests, without the call for the usual member: none
+	// of the three, as the first.
+	bare := len(m0.NodeSelector) == 0 && len(m0.Tolerations) == 0 && m0.NodeAffinity == nil
+	for i := range g.Members {
+		p := &g.Members[i]
+		sorted = sorted && p.Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < p.Name)
+		alike = alike && (i == 0 || (bare && len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 && p.NodeAffinity == nil) ||
+			alikeBesidesRequests(m0, p))
+		plain = plain && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil && len(p.ResourceClaims) == 0 &&
+			len(p.ScoreRequests) == 0 && p.Priority == m0.Priority && p.QueuedAt == m0.QueuedAt
+		named = named && p.Name != "" && validScoreRequests(p.ScoreRequests)
+	}
+	return
 }
 
 // sameRequests reports whether p's requests are exactly the columns keys
