@@ -270,6 +270,9 @@ func (h *hsolver) mayHold(n *hnode, s *Snapshot, nodes []NodeID) bool {
 	if n.never {
 		return false
 	}
+	if ld := n.childLD; ld != nil && len(ld.values) == ld.labelled && len(n.least) <= maxHostPassResources {
+		return h.mayHoldOnHosts(n, s, nodes, ld)
+	}
 	for r, need := range n.least {
 		if need <= 0 {
 			continue
@@ -279,6 +282,48 @@ func (h *hsolver) mayHold(n *hnode, s *Snapshot, nodes []NodeID) bool {
 		}
 	}
 	return n.childKey == "" || h.slots(n, s, nodes) >= n.need
+}
+
+// maxHostPassResources bounds the resources mayHoldOnHosts sums in an
+// array of its own; a snapshot with more takes mayHold's passes.
+const maxHostPassResources = 8
+
+// mayHoldOnHosts is mayHold for inner node n whose children's key puts
+// every labelled node in a domain of its own (ld, a host key): the free
+// sums and the children's slots (slots) in one pass over nodes, each
+// node's rows read once, until every bound is met. Each sum stops
+// growing at its need, as freeOn's, and the count at n.need, as slots'.
+func (h *hsolver) mayHoldOnHosts(n *hnode, s *Snapshot, nodes []NodeID, ld *labelDomains) bool {
+	var buf [maxHostPassResources]int64
+	sum := buf[:len(n.least)]
+	short := 0 // resources whose sum is below their need
+	for _, need := range n.least {
+		if need > 0 {
+			short++
+		}
+	}
+	total := 0
+	for _, id := range nodes {
+		alloc, used := s.allocRow(id), s.usedRow(id)
+		if short > 0 {
+			for r, need := range n.least {
+				if need > 0 && sum[r] < need {
+					if sum[r] += max(alloc[r]-used[r], 0); sum[r] >= need {
+						short--
+					}
+				}
+			}
+		}
+		if total < n.need {
+			if v := ld.of[id]; v >= 0 && (!h.noEmpty || ld.values[v] != "") {
+				total += rowsFit(n, alloc, used)
+			}
+		}
+		if short == 0 && total >= n.need {
+			return true
+		}
+	}
+	return false
 }
 
 // slots bounds how many of inner node n's children fit on nodes when all
@@ -342,7 +387,11 @@ func (h *hsolver) fit(n *hnode, s *Snapshot, dom []NodeID) int {
 // them once per resource): slots calls it for every node of a domain
 // split by a host key.
 func nodeFit(n *hnode, s *Snapshot, id NodeID) int {
-	alloc, used := s.allocRow(id), s.usedRow(id)
+	return rowsFit(n, s.allocRow(id), s.usedRow(id))
+}
+
+// rowsFit is nodeFit on a node of rows alloc and used.
+func rowsFit(n *hnode, alloc, used []int64) int {
 	fit := -1 // unbounded
 	for r, need := range n.childLeast {
 		if need <= 0 {

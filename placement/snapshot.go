@@ -205,15 +205,19 @@ func (s *Snapshot) NodeID(name string) (NodeID, bool) {
 // always includes [ResourcePods].
 func (s *Snapshot) Resources() []ResourceName { return slices.Clone(s.b.res) }
 
+// usedRow and allocRow are node id's rows of used and allocatable
+// quantities. Their index arithmetic is unsigned (an ID is never
+// negative; one would still be out of range): a page and an offset are
+// then a shift and a mask, on paths that read a row per node.
 func (s *Snapshot) usedRow(id NodeID) []int64 {
-	R := len(s.b.res)
-	o := (int(id) % pageNodes) * R
-	return s.used[int(id)/pageNodes][o : o+R]
+	R, u := uint(len(s.b.res)), uint(id)
+	o := (u % pageNodes) * R
+	return s.used[u/pageNodes][o : o+R]
 }
 
 func (s *Snapshot) allocRow(id NodeID) []int64 {
-	R := len(s.b.res)
-	return s.b.alloc[int(id)*R : int(id)*R+R]
+	R, u := uint(len(s.b.res)), uint(id)
+	return s.b.alloc[u*R : u*R+R]
 }
 
 // Allocatable returns node id's allocatable quantity of r (math.MaxInt64 for
