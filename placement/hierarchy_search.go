@@ -58,6 +58,8 @@ func (h *hsolver) split(ld *labelDomains, allowed []NodeID) domainSplit {
 				sp.sets = append(sp.sets, ld.nodes[v])
 			}
 		}
+	} else if hs, ok := h.splitHosts(ld, allowed); ok {
+		sp = hs
 	} else {
 		// The values of allowed, in runs as node IDs follow names: the
 		// last one is checked first.
@@ -66,7 +68,8 @@ func (h *hsolver) split(ld *labelDomains, allowed []NodeID) domainSplit {
 		// search, and the values need no sort.
 		ids, count := h.hs.splitVals[:0], h.hs.splitCount[:0]
 		last, ascending := -1, true
-		for _, id := range allowed {
+		for i := 0; i < len(allowed); i++ {
+			id := allowed[i]
 			v := ld.of[id]
 			if v < 0 || (h.noEmpty && ld.values[v] == "") {
 				continue
@@ -78,6 +81,14 @@ func (h *hsolver) split(ld *labelDomains, allowed []NodeID) domainSplit {
 			default:
 				if last = slices.Index(ids, v); last < 0 {
 					ids, count, last, ascending = append(ids, v), append(count, 0), len(ids), false
+				}
+			}
+			// A whole domain lying next in allowed (a block's rack) is
+			// counted at once.
+			if count[last] == 0 {
+				if k := wholeRun(allowed[i:], ld.nodes[v]); k > 1 {
+					count[last], i = k, i+k-1
+					continue
 				}
 			}
 			count[last]++
@@ -123,6 +134,48 @@ func (h *hsolver) split(ld *labelDomains, allowed []NodeID) domainSplit {
 		h.hs.splits[sk] = sp
 	}
 	return sp
+}
+
+// splitHosts is split for a key whose every domain is one node (a host
+// key), when allowed's values ascend as its IDs do (as host names
+// usually follow IDs): each node of allowed in a domain is one, the
+// index's, with no count or sort. ok is false otherwise, and split
+// takes its general path.
+func (h *hsolver) splitHosts(ld *labelDomains, allowed []NodeID) (sp domainSplit, ok bool) {
+	if len(ld.values) != ld.labelled {
+		return sp, false
+	}
+	vals, sets := carve(&h.hs.strs, len(allowed))[:0], carve(&h.hs.sets, len(allowed))[:0]
+	prev := int32(-1)
+	for _, id := range allowed {
+		v := ld.of[id]
+		if v < 0 || (h.noEmpty && ld.values[v] == "") {
+			continue
+		}
+		if v <= prev {
+			return sp, false // the arena's entries stay carved, unread
+		}
+		prev = v
+		vals, sets = append(vals, ld.values[v]), append(sets, ld.nodes[v])
+	}
+	return domainSplit{vals: vals, sets: sets}, true
+}
+
+// wholeRun returns len(dn) when a starts with the nodes dn, whose IDs
+// are consecutive, and 0 otherwise (or for a domain of one node). It
+// reads a's first len(dn) IDs and dn's ends only: IDs strictly
+// ascending from dn's first to its last can only be dn's.
+func wholeRun(a, dn []NodeID) int {
+	k := len(dn)
+	if k < 2 || k > len(a) || a[0] != dn[0] || a[k-1] != dn[k-1] || dn[k-1]-dn[0] != NodeID(k-1) {
+		return 0
+	}
+	for j := 1; j < k; j++ {
+		if a[j] <= a[j-1] {
+			return 0
+		}
+	}
+	return k
 }
 
 func (h *hsolver) tick() bool {

@@ -641,6 +641,25 @@ func TestHierarchy_EmptyValueIsNoDomain(t *testing.T) {
 	if err != nil || d.Status != placement.Unresolvable {
 		t.Fatalf("%v %v: %s", err, d.Status, d.Message)
 	}
+	// The same under a block: its nodes are split by rack, a key with one
+	// node a domain, and e1's empty rack is still no domain.
+	cpu := func(m int64) placement.ResourceList { return placement.ResourceList{placement.ResourceCPU: m} }
+	s3, err := placement.NewSnapshot([]placement.Node{
+		{Name: "e1", Labels: map[string]string{hBlock: "b", hRack: ""}, Allocatable: cpu(2000)},
+		{Name: "n2", Labels: map[string]string{hBlock: "b", hRack: "r2"}, Allocatable: cpu(1000)},
+		{Name: "n3", Labels: map[string]string{hBlock: "c", hRack: "r3"}, Allocatable: cpu(1000)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root = &placement.HierarchyNode{Name: "root", TopologyKey: hBlock, MinGroupCount: 1, Children: []*placement.HierarchyNode{hLeaf("a", hRack, 2, 2)}}
+	d, err = placement.SolveHierarchy(s3, root, placement.Options{})
+	if err != nil || d.Status != placement.Scheduled || fmt.Sprint(leafNodes(d)) != "map[a:[e1]]" {
+		t.Fatalf("%v %v %v: %s", err, d.Status, leafNodes(d), d.Message)
+	}
+	d, err = placement.SolveHierarchyWith(s3, root, placement.Options{}, placement.HierarchyOptions{EmptyValueIsNoDomain: true})
+	if err != nil || d.Status != placement.Unresolvable || d.Message != `0 of min 1 children could ever fit (1 unresolvable); fails at "a"` {
+		t.Fatalf("%v %v %v: %s", err, d.Status, leafNodes(d), d.Message)
+	}
 }
 
 // A leaf scheduled in an earlier cycle whose extra pending members do not
