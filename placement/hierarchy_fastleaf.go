@@ -96,6 +96,10 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 	clear(sums)
 	h.hs.scored, h.hs.scoreSums = scored, sums
 	cands, room := h.hs.fast[:0], int64(0)
+	// A node whose rows equal the previous node's read has its room and
+	// score (functions of the rows alone): on an empty rack, every node.
+	var lastAlloc, lastUsed []int64
+	var lastCap, lastScore int64
 	for _, id := range nodes {
 		alloc, used := s.allocRow(id), s.usedRow(id)
 		for j, r := range scored {
@@ -105,9 +109,15 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 		if !staticOK(p0, &b.nodes[id]) {
 			continue
 		}
-		if c := capacityOf(req, alloc, used, nil, want); c > 0 {
-			cands = append(cands, fastCand{id: id, score: scoreOf(req, alloc, used, nil, b.podsR), cap: c})
-			room += c
+		if lastAlloc == nil || !slices.Equal(alloc, lastAlloc) || !slices.Equal(used, lastUsed) {
+			lastAlloc, lastUsed, lastScore = alloc, used, 0
+			if lastCap = capacityOf(req, alloc, used, nil, want); lastCap > 0 {
+				lastScore = scoreOf(req, alloc, used, nil, b.podsR)
+			}
+		}
+		if lastCap > 0 {
+			cands = append(cands, fastCand{id: id, score: lastScore, cap: lastCap})
+			room += lastCap
 		}
 	}
 	h.hs.fast = cands
