@@ -177,6 +177,13 @@ func (sv *solver) placeAlike(p *Placement, a *attempt, order []int, k, e int) in
 			}
 		}
 		r.placed(d, n, got)
+		if r.streamLeads() {
+			next, stop := sv.streamAlike(r, a, order, x+1, e, int64(len(p.Nodes)))
+			if stop {
+				return next
+			}
+			x = next - 1
+		}
 	}
 	return e
 }
@@ -204,7 +211,7 @@ func (sv *solver) newAlikeRun(p *Placement, i int) *alikeRun {
 	r.zero()
 	*r = alikeRun{sv: sv, m: m, pod: sv.pod(m.row), req: sv.req(m.row), lastTyp: -1,
 		cls: r.cls[:0], counts: r.counts, ok: r.ok, pref: r.pref, best: r.best, score: r.score, heap: r.heap[:0], at: r.at, counted: r.counted, full: r.full,
-		listed: r.listed[:0], stream: alikeStream{srcs: r.stream.srcs[:0]}, stale: r.stale[:0]}
+		listed: r.listed[:0], stream: alikeStream{srcs: r.stream.srcs[:0], buf: r.stream.buf[:0]}, stale: r.stale[:0]}
 	r.labelsMatter = readsLabels(r.pod)
 	r.full = grow(r.full, (len(sv.s.b.nodes)+63)/64)
 	clear(r.full)
@@ -314,7 +321,7 @@ func (r *alikeRun) forget() {
 	clear(r.cls[:cap(r.cls)])
 	r.cls = r.cls[:0]
 	clear(r.stream.srcs[:cap(r.stream.srcs)])
-	r.stream = alikeStream{srcs: r.stream.srcs[:0]}
+	r.stream = alikeStream{srcs: r.stream.srcs[:0], buf: r.stream.buf[:0]}
 	r.sv, r.m, r.pod, r.req, r.dom, r.doms, r.rest, r.lastUsed = nil, nil, nil, nil, nil, nil, nil, nil
 }
 

@@ -1,5 +1,7 @@
 package placement
 
+import "math"
+
 // A run's uncounted domains, streamed. Every labelled domain no placed
 // member counts in has the same value (see alikeRun.values), so among
 // them placeOne's choice is simply the best node — highest score, lowest
@@ -39,6 +41,10 @@ type alikeStream struct {
 	pref int64
 	srcs []streamSrc
 	free int
+	// buf holds, during streamAlike's pass over one source, that source's
+	// next nodes from at on (see streamNext).
+	buf []NodeID
+	at  int
 }
 
 // streamable reports whether r may stream its uncounted domains; doms
@@ -179,3 +185,134 @@ func (r *alikeRun) entries(skip int) {
 		r.down(x)
 	}
 }
+
+// streamLeads reports whether, from now on, the run's next members each
+// go to the stream's next node for as long as it has one: a fresh domain
+// that takes one of the run's members falls strictly behind the uncounted
+// domains (its value, freshOK and freshPref, is the same in every such
+// domain), and so do the heap's first domain and every stale one. The
+// uncounted domains' value does not change while members are placed (only
+// a required affinity term's first match changes it, and placed has then
+// valued the stream again), and what falls behind never comes back ahead,
+// so every member placeOne would place goes where the stream says. A
+// member's own required anti-affinity term (its domain barred once it
+// takes one) and a preferred one (its domain valued lower) give this.
+func (r *alikeRun) streamLeads() bool {
+	st := &r.stream
+	if !st.on || !st.ok || r.freshK != 1 || (r.freshOK && r.freshPref >= st.pref) {
+		return false
+	}
+	if len(r.heap) > 0 && r.pref[r.heap[0]] >= st.pref {
+		return false
+	}
+	return len(r.stale) == 0 || r.staleMax < st.pref
+}
+
+// streamAlike places the run's members order[x:e] from the stream while
+// it has nodes, as placeAlike would member by member when streamLeads
+// holds: each to the stream's best node, whose domain then takes the fresh
+// value — without choosing among the heap, the stream and the stale
+// domains, fixing the heap or valuing the domain a member at a time. It
+// returns where placeAlike goes on and whether it must stop there (the
+// budget ran out, or too few members are left to meet the requirement),
+// as placeAlike's own checks would; nodes is the placement's size, the
+// steps a member costs.
+//
+// Nothing in the pass reads the usage its members add: a node taken is in
+// a counted domain, which the stream skips, and a stale domain is scored
+// again only after the pass. So the usage is booked once the pass ends,
+// and not at all when its members end the greedy pass's order (only a
+// later member reads what they add; finish reads their positions).
+func (sv *solver) streamAlike(r *alikeRun, a *attempt, order []int, x, e int, nodes int64) (int, bool) {
+	from := len(a.seq)
+	x, stop := sv.streamPass(r, a, order, x, e, nodes)
+	if x < len(order) {
+		for _, i := range a.seq[from:] {
+			sv.putUsage(i, a.node[i])
+		}
+	}
+	return x, stop
+}
+
+// streamPass is streamAlike's pass, the members' usage left unbooked.
+func (sv *solver) streamPass(r *alikeRun, a *attempt, order []int, x, e int, nodes int64) (int, bool) {
+	r.stream.buf, r.stream.at = r.stream.buf[:0], 0
+	for ; x < e; x++ {
+		if sv.exhausted || a.placed+len(order)-x < sv.need {
+			return x, true
+		}
+		n, sc, ok := r.streamNext()
+		if !ok {
+			return x, false // the stream is done: placeAlike chooses again
+		}
+		if !sv.spend(nodes) {
+			return x + 1, true
+		}
+		d := int(r.dom[n])
+		i := order[x]
+		a.node[i] = n
+		a.placed++
+		a.seq = append(a.seq, i)
+		sv.pos[sv.bound+i] = n
+		r.count(d)
+		for c := range r.cls {
+			rc := &r.cls[c]
+			if rc.matched {
+				rc.placed++
+				rc.all[d]++
+			}
+			for range rc.mult {
+				rc.owner(int32(d), rc.matched)
+			}
+		}
+		r.ok[d], r.pref[d], r.score[d], r.at[d], r.best[d] = r.freshOK, r.freshPref, sc, -1, -1
+		if r.freshOK {
+			r.best[d] = n
+			if len(r.stale) == 0 || r.freshPref > r.staleMax {
+				r.staleMax = r.freshPref
+			}
+			r.stale = append(r.stale, int32(d))
+		}
+	}
+	return e, false
+}
+
+// streamNext is peek's node and score for streamPass. With one source
+// (one class of nodes fits: an empty or uniform cluster) no other can
+// lead, so its next nodes are read from its set a buffer at a time, a
+// node whose domain is counted skipped, instead of a search of the set
+// per member; the source's next is kept at the node returned, as peek
+// leaves it.
+func (r *alikeRun) streamNext() (NodeID, int64, bool) {
+	st := &r.stream
+	if len(st.srcs) != 1 {
+		src := r.peek()
+		if src == nil {
+			return 0, 0, false
+		}
+		return src.next, src.score, true
+	}
+	top := &st.srcs[0]
+	for {
+		for st.at < len(st.buf) {
+			id := st.buf[st.at]
+			st.at++
+			if !r.counted[r.dom[id]] {
+				top.next = id
+				return id, top.score, true
+			}
+		}
+		from := top.next // the first fill: the source's next, which may be counted
+		if len(st.buf) > 0 {
+			from = st.buf[len(st.buf)-1] + 1
+		}
+		st.buf, st.at = top.set.nodes.appendRange(st.buf[:0], from, math.MaxInt32, streamFill), 0
+		if len(st.buf) == 0 {
+			st.srcs = st.srcs[:0] // its set is done, as peek pops it
+			return 0, 0, false
+		}
+	}
+}
+
+// streamFill is how many nodes streamNext reads at a time.
+const streamFill = 64
