@@ -28,6 +28,9 @@ var classesApart bool
 // group with pod sets has no cons: a row is a member.
 func (sv *solver) splitUnalike() {
 	apart := classesApart && !sv.cons.empty()
+	if !apart && sv.classes == 1 && sv.cons.pendingAlike {
+		return // one class, every pair of members termsAlike: one run
+	}
 	same := func(k int) bool { // member k is of member k-1's class
 		return !apart && sv.class[sv.members[k].row] == sv.class[sv.members[k-1].row]
 	}
