@@ -240,7 +240,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod, ascending bool) (checked, er
 	// Members of one template share their terms by pointer: each
 	// distinct one is validated once, and any error sends the group down
 	// the slow path, which reports the first in key order.
-	ok, increasing, uniform, noAffinity, noNodeAffinity := true, true, true, true, true
+	ok, increasing, uniform, noAffinity, noNodeAffinity, noNodeFilters := true, true, true, true, true, true
 	checkBound := s.nPods > 0
 	var nsh uint64
 	if checkBound {
@@ -259,6 +259,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod, ascending bool) (checked, er
 			}
 		}
 		noNodeAffinity = noNodeAffinity && p.NodeAffinity == nil
+		noNodeFilters = noNodeFilters && len(p.NodeSelector)+len(p.Tolerations) == 0
 		if p.NodeAffinity != nil && ok && p.NodeAffinity != nodeAff {
 			ok, nodeAff = p.NodeAffinity.Validate(podObj(p.Key()), "spec.affinity.nodeAffinity") == nil, p.NodeAffinity
 		}
@@ -281,7 +282,7 @@ func (g *Group) validate(s *Snapshot, bound []*Pod, ascending bool) (checked, er
 		}
 	}
 	if ok {
-		return checked{inOrder: increasing && uniform, noAffinity: noAffinity, noNodeAffinity: noNodeAffinity}, nil
+		return checked{inOrder: increasing && uniform, noAffinity: noAffinity, noNodeAffinity: noNodeAffinity, noNodeFilters: noNodeFilters && noNodeAffinity}, nil
 	}
 	order := make([]*Pod, len(g.Members))
 	for i := range g.Members {
@@ -332,6 +333,10 @@ type checked struct {
 	// noNodeAffinity: no member has node affinity, so none has preferred
 	// terms (placementAffinity skips reading every member again).
 	noNodeAffinity bool
+	// noNodeFilters: no member has a node selector, tolerations or node
+	// affinity, so any two pick nodes alike but for their requests
+	// (prepareMembers' sameClass compares no more).
+	noNodeFilters bool
 }
 
 // validatePodSets checks the pod sets in name order, so that the error

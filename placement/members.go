@@ -141,7 +141,8 @@ func (sv *solver) prepareMembers(members checked) error {
 			}
 		}
 		// A pod set's other pods: one 8-byte store each, no bounds check.
-		if !oneSet {
+		// (A member has none: its row is itself.)
+		if !oneSet && count > 1 {
 			rest := sv.members[i+1 : i+count]
 			for c := range rest {
 				rest[c] = member{row: row, index: int32(start + 1 + c)}
@@ -400,6 +401,9 @@ func (c *classIndex) of(sv *solver, row int32, req []int64, withLabels bool) int
 func (sv *solver) sameClass(a, row int32, req []int64, withLabels bool) bool {
 	if withLabels || !slices.Equal(sv.req(a), req) || (sv.missing != nil && sv.missing[sv.pod(a)] != sv.missing[sv.pod(row)]) {
 		return false
+	}
+	if n := int32(len(sv.g.Members)); sv.noNodeFilters && a < n && row < n {
+		return true // validate saw no member with a node filter
 	}
 	return alikeBesidesRequests(sv.pod(a), sv.pod(row))
 }

@@ -175,7 +175,7 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	sv := &sc.sv
 	sv.s, sv.g, sv.prep, sv.opts, sv.R, sv.bound, sv.budget = s, g, prep, opts, len(s.b.res), len(bound), opts.Budget
 	sv.pre = pre
-	sv.noNodeAffinity = members.noNodeAffinity
+	sv.noNodeAffinity, sv.noNodeFilters = members.noNodeAffinity, members.noNodeFilters
 	sv.ns = compileNodeScoring(s.b, opts.NodeScoring)
 	sv.sc, sv.hg = sc, &own.hg
 	sv.gs = sc.gs
@@ -408,8 +408,10 @@ type solver struct {
 	// how many pods each stands for; built on first use (nodeaffinity.go).
 	preferring     []preferringPod
 	preferringDone bool
-	// noNodeAffinity says validate found no member with node affinity.
+	// noNodeAffinity says validate found no member with node affinity;
+	// noNodeFilters, none with a node filter at all (see checked).
 	noNodeAffinity bool
+	noNodeFilters  bool
 	// grouped is the placement of the short attempt whose groups gs
 	// still holds (see groupReasons), nil after any other grouping.
 	grouped *Placement
