@@ -99,6 +99,24 @@ func (sv *solver) memberAssignments(a *attempt, extra int, indexes bool) []Assig
 	if n == 0 {
 		return make([]Assignment, 0, extra) // pod sets only: no pod to look at
 	}
+	if a.node != nil && len(sv.g.PodSets) == 0 {
+		// Members one by one, each a row: their nodes in member order
+		// are the answer, without cutting them into segments first.
+		out, k := sv.answerSlice(a.placed, extra, indexes), 0
+		for i, id := range a.node {
+			if id < 0 {
+				continue
+			}
+			m := &sv.members[i]
+			e, p := &out[k], sv.pod(m.row)
+			e.Pod.Namespace, e.Pod.Name, e.Node, e.NodeID = p.Namespace, p.Name, sv.s.b.nodes[id].Name, id
+			if indexes {
+				e.Member = int(m.index)
+			}
+			k++
+		}
+		return out
+	}
 	segs, members := sv.segsOf(a), 0
 	for _, s := range segs {
 		if int(sv.members[s.start].index) < n {
@@ -200,8 +218,8 @@ var oneSet = [1]int{0}
 // waiting lists the members attempt a leaves waiting, in member order.
 func (sv *solver) waiting(a *attempt) []Key {
 	var out []Key
-	if len(sv.g.Members) == 0 {
-		return out // a pod set's waiting pods are not listed
+	if len(sv.g.Members) == 0 || a.placed == len(sv.members) {
+		return out // a pod set's waiting pods are not listed; none waits
 	}
 	sv.gaps(a, func(i, j int) bool {
 		if m := &sv.members[i]; int(m.index) < len(sv.g.Members) {
