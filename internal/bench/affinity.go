@@ -51,19 +51,33 @@ func (f *GangFloor) PlaceApart(unit Request, count int, a Apart, out []Slots) (i
 	}
 	d0, d1 := newDivider(unit[0]), newDivider(unit[1])
 	free0, free1 := f.free[0], f.free[1]
+	most := int64(unlimited) // members a domain takes
+	if a.Members {
+		most = 1
+	}
 	var open, taken int64 // slots in domains without and with matching pods
-	for d := range domains {
-		var sum int64
-		for i := starts[d]; i < starts[d+1]; i++ {
-			sum += min(d0.div(free0[i]), d1.div(free1[i]))
+	if a.Level < 0 {
+		// Every domain one node: the same sums without a loop per
+		// domain, which costs more than its one node (a third of the
+		// pass at 1,000 hosts).
+		for d := range domains {
+			if sum := min(d0.div(free0[d]), d1.div(free1[d]), most); counts[d] == 0 {
+				open += sum
+			} else {
+				taken += sum
+			}
 		}
-		if a.Members {
-			sum = min(sum, 1)
-		}
-		if counts[d] == 0 {
-			open += sum
-		} else {
-			taken += sum
+	} else {
+		for d := range domains {
+			var sum int64
+			for i := starts[d]; i < starts[d+1]; i++ {
+				sum += min(d0.div(free0[i]), d1.div(free1[i]))
+			}
+			if sum = min(sum, most); counts[d] == 0 {
+				open += sum
+			} else {
+				taken += sum
+			}
 		}
 	}
 	want := int64(count)

@@ -185,6 +185,11 @@ func TestGangFloor_PlaceApart(t *testing.T) {
 	require.Equal(t, 257, n)
 	require.Equal(t, bench.Slots{0, 1}, out[len(out)-1])
 
+	// A bound pod's hostname term bars its host only.
+	n, out = f.PlaceApart(gpuPod, 9, bench.Apart{Level: -1, Matching: []int32{0}, Required: true}, out)
+	require.Equal(t, 9, n)
+	require.Equal(t, []bench.Slots{{1, 8}, {2, 1}}, out)
+
 	// Members that carry a hostname term take a host each.
 	n, out = f.PlaceApart(gpuPod, 3, bench.Apart{Level: -1, Members: true, Required: true}, out)
 	require.Equal(t, 3, n)
