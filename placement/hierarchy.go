@@ -102,8 +102,12 @@ type NodeResult struct {
 	// message naming the child left out.
 	Status Status
 	// Domain is the value of TopologyKey the subtree was placed in, or ""
-	// when it has no key or was not placed.
+	// when it has no key or was not placed. Under v1.36 and v1.37 a node
+	// labelled with the empty value is in domain "": TopologyKey tells
+	// that domain from none.
 	Domain string
+	// TopologyKey is the node's HierarchyNode.TopologyKey.
+	TopologyKey string
 	// Min is MinGroupCount for an inner gang, 1 for an inner basic node,
 	// and the leaf group's minimum (its MinCount, 1 for basic) for a leaf.
 	Min int

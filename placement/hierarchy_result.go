@@ -11,7 +11,7 @@ import (
 // unresolvable against min).
 
 func (h *hsolver) placedResult(n *hnode, decisions []Decision) NodeResult {
-	r := NodeResult{Name: n.src.Name, Status: Scheduled, Domain: n.domain, Min: n.need}
+	r := NodeResult{Name: n.src.Name, TopologyKey: n.src.TopologyKey, Status: Scheduled, Domain: n.domain, Min: n.need}
 	if n.src.TopologyKey == "" {
 		r.Domain = ""
 	}
@@ -70,7 +70,7 @@ func leftOut(c, holder *hnode) NodeResult {
 	if c != holder {
 		msg = fmt.Sprintf("%q, which holds it, %s", holder.src.Name, msg)
 	}
-	r := NodeResult{Name: c.src.Name, Status: Unschedulable, Min: c.need, Message: msg}
+	r := NodeResult{Name: c.src.Name, TopologyKey: c.src.TopologyKey, Status: Unschedulable, Min: c.need, Message: msg}
 	if len(c.children) > 0 {
 		r.Unschedulable = len(c.children)
 		r.Children = make([]NodeResult, len(c.children))
@@ -136,7 +136,7 @@ func hasUnplaced(n *hnode) bool {
 // names the domain that holds most of its members, not the first one,
 // which its siblings' bound pods may fill.
 func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult, bool, error) {
-	r := NodeResult{Name: n.src.Name, Min: n.need}
+	r := NodeResult{Name: n.src.Name, TopologyKey: n.src.TopologyKey, Min: n.need}
 	if h.exhausted {
 		r.Status, r.Message = BudgetExhausted, "not judged: budget exhausted"
 		return r, false, nil
@@ -177,7 +177,7 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 		_, doms = h.domains(n, s, allowed)
 	}
 	for _, c := range n.children {
-		cr, judged := NodeResult{Name: c.src.Name, Min: c.need, Status: Unresolvable,
+		cr, judged := NodeResult{Name: c.src.Name, TopologyKey: c.src.TopologyKey, Min: c.need, Status: Unresolvable,
 			Message: fmt.Sprintf("no domain of %q holds a node", n.src.TopologyKey)}, true
 		for i, d := range doms {
 			dr, dj, err := h.diagnose(c, s, d)

@@ -144,7 +144,7 @@ func NewTreeWithOptions(s *placement.Snapshot, keys []string, opts TreeOptions) 
 			if l > 0 {
 				path += "/"
 			}
-			path += segment(v)
+			path += Segment(v)
 			paths[int(id)*L+l] = path
 			p := levels[l][path]
 			if p == nil {
@@ -174,7 +174,7 @@ func NewTreeWithOptions(s *placement.Snapshot, keys []string, opts TreeOptions) 
 		for l := range L {
 			i := int(id)*L + l
 			t.nodeDom[i] = -1
-			if paths[i] != "" { // never "" once set: segment("") is `""`
+			if paths[i] != "" { // never "" once set: Segment("") is `""`
 				t.nodeDom[i] = t.byPath[paths[i]]
 			}
 		}
@@ -189,11 +189,13 @@ func NewTreeWithOptions(s *placement.Snapshot, keys []string, opts TreeOptions) 
 	return t, nil
 }
 
-// segment writes one label value of a path: as is when it is a non-empty
-// run of [A-Za-z0-9._-] (every valid Kubernetes label value), Go-quoted
-// otherwise. Plain segments contain neither '/' nor '"', so a path splits
-// back into its values unambiguously: paths are unique.
-func segment(v string) string {
+// Segment writes one label value of a domain's path (its Placement.Name,
+// values joined by '/', widest first): as is when it is a non-empty run of
+// [A-Za-z0-9._-] (every valid Kubernetes label value), Go-quoted otherwise,
+// so the empty value reads `""`. Plain segments contain neither '/' nor
+// '"', so a path splits back into its values unambiguously: paths are
+// unique.
+func Segment(v string) string {
 	if v == "" {
 		return `""`
 	}

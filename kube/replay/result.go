@@ -84,8 +84,9 @@ type GroupOutcome struct {
 	Started bool      `json:"started"`
 	Start   time.Time `json:"start,omitzero"`
 	// Placement is the domain the starting cycle chose ("" without a
-	// topology constraint) and Nodes the nodes it bound members to, by
-	// name.
+	// topology constraint; a tree's leaf: the path of its tree's domains
+	// down to its own, e.g. "b/r1") and Nodes the nodes it bound members
+	// to, by name.
 	Placement string   `json:"placement,omitempty"`
 	Nodes     []string `json:"nodes,omitempty"`
 	// Evicts are the pods preemption evicted for the group before it

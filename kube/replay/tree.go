@@ -8,6 +8,7 @@ import (
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/preemption"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // A KEP-6012 hierarchy is decided whole: the scheduler queues its root, so
@@ -86,7 +87,7 @@ func (e *engine) applyTree(r gang.Result) error {
 		return err
 	}
 	results := map[string]leafResult{}
-	collectLeaves(&r.Hierarchy.Decision.Root, "", results)
+	collectLeaves(&r.Hierarchy.Decision.Root, r.Hierarchy.Decision.Status == placement.Scheduled, "", results)
 	for _, l := range leaves {
 		lr := results[l.out.key.Name]
 		if nodes := e.nodeNames(r.Bind, l); len(nodes) > 0 && !l.out.Started {
@@ -162,27 +163,32 @@ func (e *engine) leavesOf(r gang.Result) (leaves []*groupState, waiting map[*gro
 	return leaves, waiting
 }
 
-// leafResult is what a tree's decision says of one leaf: the domain it was
-// placed in (its own, else the nearest of its ancestors') and its message.
+// leafResult is what a tree's decision says of one leaf: the path of the
+// domains it was placed in (see collectLeaves) and its message.
 type leafResult struct {
 	domain, message string
 }
 
 // collectLeaves records, by leaf PodGroup name, the leaves below n, whose
-// nearest ancestor with a domain has domain above.
-func collectLeaves(n *placement.NodeResult, above string, out map[string]leafResult) {
-	if n.Domain != "" {
-		above = n.Domain
+// ancestors' domains have the path above; placed says the tree's decision
+// is Scheduled (else no node has a domain). A leaf's path joins the
+// domains of the placed nodes with a topology key from the root down to
+// it, widest first, each value as a flat group's placement names it
+// ([topology.Segment]): "b/r1", or `c/""` for a rack whose label value is
+// empty (a domain under v1.36 and v1.37), which Domain alone cannot tell
+// from none.
+func collectLeaves(n *placement.NodeResult, placed bool, above string, out map[string]leafResult) {
+	if placed && n.TopologyKey != "" && n.Status == placement.Scheduled {
+		if above != "" {
+			above += "/"
+		}
+		above += topology.Segment(n.Domain)
 	}
 	if name, ok := strings.CutPrefix(n.Name, "PodGroup "); ok && len(n.Children) == 0 {
-		domain := above
-		if n.Decision != nil && n.Decision.Placement.Name != "" {
-			domain = n.Decision.Placement.Name
-		}
-		out[name] = leafResult{domain: domain, message: n.Message}
+		out[name] = leafResult{domain: above, message: n.Message}
 		return
 	}
 	for i := range n.Children {
-		collectLeaves(&n.Children[i], above, out)
+		collectLeaves(&n.Children[i], placed, above, out)
 	}
 }

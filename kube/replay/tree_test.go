@@ -62,7 +62,7 @@ func TestRun_TreeWaitsWholeAndStartsTogether(t *testing.T) {
 			require.Equal(t, "default/job", g.Tree)
 			require.True(t, g.Started, g.Name)
 			require.Equal(t, t0.Add(15*time.Minute), g.Start, g.Name)
-			require.Equal(t, []string{[]string{"r1", "r2"}[i]}, []string{g.Placement}, g.Name)
+			require.Equal(t, []string{[]string{"b/r1", "b/r2"}[i]}, []string{g.Placement}, g.Name)
 			require.Equal(t, []string{[]string{"n1", "n2"}[i]}, g.Nodes, g.Name)
 			require.Equal(t, 2, g.Attempts, g.Name)
 			require.Equal(t, "2 of min 2 children fit one by one, not together", g.Reason, g.Name)
@@ -130,4 +130,22 @@ func TestRun_TreeWhoseCycleFailsSaysSo(t *testing.T) {
 		require.True(t, g.Failed, g.Name)
 		require.Contains(t, g.Reason, "differs from the priority 10 of CompositePodGroup default/job", g.Name)
 	}
+}
+
+// A leaf's placement is its tree's domains down to its own: a rack whose
+// label value is "" (a domain under v1.36 and v1.37) reads c/"", not its
+// block's name; a leaf without a key is in its parent's domain; an
+// unplaced tree names no domain.
+func TestCollectLeaves_DomainPath(t *testing.T) {
+	leaf := func(name, key, dom string) placement.NodeResult {
+		return placement.NodeResult{Name: "PodGroup " + name, TopologyKey: key, Domain: dom, Status: placement.Scheduled, Message: name}
+	}
+	root := placement.NodeResult{Name: "CompositePodGroup job", TopologyKey: "block", Domain: "c", Status: placement.Scheduled,
+		Children: []placement.NodeResult{leaf("a", "rack", ""), leaf("b", "rack", "r3"), leaf("c", "", "")}}
+	got := map[string]leafResult{}
+	collectLeaves(&root, true, "", got)
+	require.Equal(t, map[string]leafResult{"a": {`c/""`, "a"}, "b": {"c/r3", "b"}, "c": {"c", "c"}}, got)
+	got = map[string]leafResult{}
+	collectLeaves(&root, false, "", got)
+	require.Equal(t, map[string]leafResult{"a": {"", "a"}, "b": {"", "b"}, "c": {"", "c"}}, got)
 }

@@ -33,7 +33,8 @@ var estimateGoldens = []golden{
 	{"estimate-tree", []string{"-estimate", "-f", td + "estimate/tree-dump.yaml"}, exitPlaced},
 	{"estimate-tree-json", []string{"-estimate", "-o", "json", "-f", td + "estimate/tree-dump.yaml"}, exitPlaced},
 	// -profile reaches the estimate: v1.37 takes node n4's empty rack
-	// label as a rack, so block c holds the tree now.
+	// label as a rack, so block c holds the tree now; job-a's rack reads
+	// c/"" (a leaf prints its tree's domains down to its own).
 	{"estimate-tree-v1.37", []string{"-estimate", "-profile", "v1.37", "-f", td + "estimate/tree-dump.yaml"}, exitPlaced},
 	// A tree whose own pod ends is woken though the end frees no room its
 	// leaves could use: g2 starts at 00:01, once g4 no longer pins r0.

@@ -9,6 +9,7 @@ import (
 	"github.com/gangsched/gangsched/kube"
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // TreeNode is one object of a KEP-6012 hierarchy in a cycle that decided
@@ -18,7 +19,10 @@ type TreeNode struct {
 	Level int    `json:"level"`
 	Kind  string `json:"kind"` // CompositePodGroup or PodGroup
 	Name  string `json:"name"` // namespace/name
-	// Domain is the topology domain the subtree was placed in, if keyed.
+	// Domain is the topology domain the subtree was placed in, if keyed,
+	// its value written as a flat group's placement names it
+	// ([topology.Segment]): `""` for a domain whose label value is empty
+	// (v1.36, v1.37).
 	Domain  string `json:"domain,omitempty"`
 	Status  string `json:"status"`
 	Message string `json:"message"`
@@ -54,6 +58,7 @@ func describeTree(cy *Cycle, c *kube.Cluster, r gang.Result, leaves map[placemen
 	}
 	h := r.Hierarchy
 	if r.Err == nil {
+		placed := h.Decision.Status == placement.Scheduled
 		level := []placement.NodeResult{h.Decision.Root}
 		for depth := 1; len(level) > 0; depth++ {
 			var next []placement.NodeResult
@@ -63,7 +68,11 @@ func describeTree(cy *Cycle, c *kube.Cluster, r gang.Result, leaves map[placemen
 					kind, name = "PodGroup", leaf
 				}
 				name = placement.Key{Namespace: r.PodGroup.Namespace, Name: name}.String()
-				cy.Tree = append(cy.Tree, TreeNode{Level: depth, Kind: kind, Name: name, Domain: n.Domain, Status: n.Status.String(), Message: n.Message})
+				tn := TreeNode{Level: depth, Kind: kind, Name: name, Status: n.Status.String(), Message: n.Message}
+				if placed && n.TopologyKey != "" && n.Status == placement.Scheduled {
+					tn.Domain = topology.Segment(n.Domain)
+				}
+				cy.Tree = append(cy.Tree, tn)
 				next = append(next, n.Children...)
 			}
 			level = next

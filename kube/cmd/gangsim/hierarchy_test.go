@@ -29,6 +29,10 @@ var hierarchyGoldens = []golden{
 	{"hierarchy-preempt-tree-waiting-yaml", []string{"-o", "yaml", "-max-cycles", "1", "-f", td + "hierarchy/preempt-tree.yaml"}, exitWaiting},
 	// A v1beta1 CompositePodGroup (v1.38) decides as its v1alpha3 twin.
 	{"hierarchy-v1beta1-two-level-fits", []string{"-f", td + "hierarchy/v1beta1-two-level-fits.yaml"}, exitPlaced},
+	// v1.37 takes node n4's empty rack label as a rack: job-a's level
+	// reads in "" (the value as a flat group's placement names it), not
+	// nothing.
+	{"hierarchy-empty-rack-v1.37", []string{"-profile", "v1.37", "-f", td + "estimate/tree-dump.yaml"}, exitPlaced},
 	// v1.37 writes no condition on CompositePodGroups.
 	{"hierarchy-profile-v1.37", []string{"-profile", "v1.37", "-f", td + "hierarchy/kep-worked-example.yaml"}, exitPlaced},
 
