@@ -116,7 +116,7 @@ type KueueOutcome struct {
 // requests, each a [*placement.FieldError]; s and the objects are then
 // left as they were only in part, and must be discarded.
 func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
-	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}}
+	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}}
 	for id := range placement.NodeID(s.NumNodes()) {
 		if h, ok := s.Node(id).Labels[corev1.LabelHostname]; ok {
 			a.host[h] = id
@@ -176,6 +176,10 @@ type admitter struct {
 	tree *topology.Tree
 	opts KueueOptions
 	host map[string]placement.NodeID // kubernetes.io/hostname value → node
+	// evictedFor is each evicted Workload's eviction reason, worded: a
+	// Workload still pending is planned again in every pass of the
+	// admission loop, and its message is that reason and the last try's.
+	evictedFor map[placement.Key]string
 }
 
 // hostOf is the hostname label value of node id (its name without one).
@@ -383,6 +387,7 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 		}
 	}
 	reason = kueueWords(w, reason)
+	a.evictedFor[w.Key()] = reason
 	o.Action, o.Message, o.PodSets = KueueEvicted, reason, nil
 	writeEvicted(w, reason, a.opts.Now)
 	return nil
@@ -408,7 +413,7 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 		if o.Action != KueueEvicted {
 			o.Action, o.Message = KueuePending, msg
 		} else {
-			o.Message = joinReasons([]string{o.Message, "queued again: " + msg})
+			o.Message = joinReasons([]string{a.evictedFor[w.Key()], "queued again: " + msg})
 		}
 		writePending(w, msg, a.opts.Now)
 		return false, nil
@@ -430,7 +435,7 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 		}
 	}
 	if o.Action == KueueEvicted {
-		o.Action = KueueReadmitted
+		o.Action, o.Message = KueueReadmitted, a.evictedFor[w.Key()]
 	} else {
 		o.Action, o.Message = KueueAdmitted, ""
 	}

@@ -83,6 +83,10 @@ var kueueGoldens = []golden{
 	// input error.
 	{"kueue-workloads-no-domain", []string{"-f", kw + "no-domain.yaml"}, exitWaiting},
 	{"kueue-workloads-no-domain-yaml", []string{"-o", "yaml", "-f", kw + "no-domain.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): big is evicted and
+	// waits, its reason naming one try after the eviction; small is
+	// admitted on b1-r1-h1.
+	{"kueue-workloads-evicted-waits", []string{"-f", kw + "cluster.yaml", "-f", kw + "evicted-waits.yaml"}, exitWaiting},
 	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
 }
 
@@ -141,7 +145,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
