@@ -107,10 +107,13 @@ type KueueOutcome struct {
 // changes nothing.
 //
 // tree must be built on s (or a snapshot s derives from) with levels whose
-// lowest is kubernetes.io/hostname. A required or preferred level with no
-// domain on the nodes as they are now ([topology.ErrNoDomain]: no node
-// carries its label, e.g. hosts that joined unlabelled, or every node of
-// it is gone) is the cluster's state, not an error: a pending Workload
+// lowest is kubernetes.io/hostname. A request naming a level the tree
+// lacks (the Kueue Topology's levels) leaves its Workload waiting, as
+// Kueue's "no requested topology level" does; admitted, with pods to
+// replace it is evicted, with a count to change it waits to change it.
+// A required or preferred level with no domain on the nodes as they are
+// now ([topology.ErrNoDomain]: no node carries its label, e.g. hosts that
+// joined unlabelled, or every node of it is gone) is the cluster's state, not an error: a pending Workload
 // waits and an admitted one that lost pods is evicted, each with the
 // level in its reason. Errors are the plan's or solver's for other bad
 // requests, each a [*placement.FieldError]; s and the objects are then
@@ -266,7 +269,12 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		}
 		var rs placement.Resized
 		var rep placement.Repaired
-		if failed {
+		if msg := missingLevel(a.tree, w.Requests[k]); msg != "" {
+			// The Topology lacks a level the set names: Kueue can
+			// neither replace nor resize it.
+			rs = placement.Resized{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}
+			rep = placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set.Name, hostList(h.words[k]), msg)}
+		} else if failed {
 			rep, err = a.tree.ReplacePodSet(a.s, w.Group, w.Requests[k], placement.Repair{PodSet: set.Name, Existing: h.all[k], Failed: h.failed[k]}, a.opts.Plan)
 			if err == nil {
 				rs = placement.Resized{Assignments: rep.Assignments, Decision: rep.Decisions[0]}
@@ -396,7 +404,15 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 // pending plans a Workload that holds no quota and admits it when it
 // fits; it reports whether it did.
 func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
-	p, err := a.tree.PlanPodSets(a.s, w.Group, w.Requests, a.opts.Plan)
+	var p topology.Plan
+	var err error
+	if msg := missingLevels(a.tree, w.Requests); msg != "" {
+		// The Topology lacks a level the Workload names: it waits, as
+		// Kueue's does.
+		p.Decision = placement.Decision{Status: placement.Unresolvable, Message: msg}
+	} else {
+		p, err = a.tree.PlanPodSets(a.s, w.Group, w.Requests, a.opts.Plan)
+	}
 	if errors.Is(err, topology.ErrNoDomain) {
 		// The nodes, not the Workload, lack the level: it waits for them.
 		msg := noDomainWords(err)

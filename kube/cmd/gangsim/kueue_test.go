@@ -87,6 +87,11 @@ var kueueGoldens = []golden{
 	// waits, its reason naming one try after the eviction; small is
 	// admitted on b1-r1-h1.
 	{"kueue-workloads-evicted-waits", []string{"-f", kw + "cluster.yaml", "-f", kw + "evicted-waits.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): was-in-zone is
+	// evicted and waits, wants-zone and pod-slices wait, each naming the
+	// level as Kueue does; fits-rack is admitted on b1-r1-h1. Before, the
+	// run stopped at an input error.
+	{"kueue-workloads-no-level", []string{"-f", kw + "cluster.yaml", "-f", kw + "no-level.yaml"}, exitWaiting},
 	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
 }
 
@@ -145,7 +150,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
