@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
 )
@@ -116,14 +117,22 @@ type KueueOutcome struct {
 // joined unlabelled, or every node of it is gone) is the cluster's state, not an error: a pending Workload
 // waits and an admitted one that lost pods is evicted, each with the
 // level in its reason. Errors are the plan's or solver's for other bad
-// requests, each a [*placement.FieldError]; s and the objects are then
+// requests, or two nodes of s with one kubernetes.io/hostname value (an
+// admission names hosts by it, so it would not say which node), each a
+// [*placement.FieldError]; s and the objects are then
 // left as they were only in part, and must be discarded.
 func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
 	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}}
 	for id := range placement.NodeID(s.NumNodes()) {
-		if h, ok := s.Node(id).Labels[corev1.LabelHostname]; ok {
-			a.host[h] = id
+		h, ok := s.Node(id).Labels[corev1.LabelHostname]
+		if !ok {
+			continue
 		}
+		if prev, dup := a.host[h]; dup {
+			return nil, nil, placement.Errorf(placement.ErrDuplicate, manifest.ObjectName("Node", "", s.Node(id).Name), "metadata.labels["+corev1.LabelHostname+"]",
+				"%q is node %q's too (Kueue's topology assignments name a host by this label: give each node its own)", h, s.Node(prev).Name)
+		}
+		a.host[h] = id
 	}
 	queue := slices.Clone(ws)
 	slices.SortStableFunc(queue, func(x, y *KueueWorkload) int {

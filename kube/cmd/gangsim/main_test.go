@@ -186,6 +186,10 @@ func TestBadInput(t *testing.T) {
 			`pg.yaml: document 1 (line 4): PodGroup "default/g": spec.schedulingPolicy.gang.minCount: 0 is below 1`},
 		{"topology key on no node", []string{"-f", td + "seed/nodes.yaml", "-f", write("tpg.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\nspec:\n  schedulingPolicy: {gang: {minCount: 1}}\n  schedulingConstraints: {topology: [{key: example.com/pod}]}\n")},
 			`tpg.yaml: document 2 (line 10): PodGroup "default/g": spec.schedulingConstraints.topology[0].key: no node carries the label "example.com/pod"`},
+		// Kueue names hosts by this label: a shared value let an admission
+		// on one node be read back on the other.
+		{"hostname label twice", []string{"-f", kw + "cluster.yaml", "-f", write("duphost.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  name: extra\n  labels: {kubernetes.io/hostname: b1-r1-h1, cloud.provider.com/topology-block: b2, cloud.provider.com/topology-rack: r1}\nstatus: {allocatable: {cpu: '4'}}\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec: {queueName: q, podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c}]}}}]}\n")},
+			`duphost.yaml: document 1 (line 5): node "extra": metadata.labels[kubernetes.io/hostname]: "b1-r1-h1" is node "b1-r1-h1"'s too (Kueue's topology assignments name a host by this label: give each node its own)`},
 		{"unknown priority class in a job", []string{"-f", write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 2, completions: 2, completionMode: Indexed, template: {spec: {priorityClassName: gold, containers: [{name: c}]}}}\n")},
 			`job.yaml: document 1 (line 4): Job "default/j": spec.template.spec.priorityClassName: no PriorityClass "gold"`},
 	}
