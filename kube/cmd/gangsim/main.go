@@ -217,6 +217,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		objs = append(objs, added...)
 	}
 	served := servedSchedulers(objs)
+	config := schedulerConfigObject(objs)
 	objs, scoring, weights, profilePreempts, warnings, err := schedulerConfig(objs, *nodeScoring)
 	if err != nil {
 		fmt.Fprintln(stderr, "gangsim:", err)
@@ -301,7 +302,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
 	case "yaml":
-		err = writeObjects(w, c.Objects())
+		err = writeObjects(w, append(config, c.Objects()...))
 		if err == nil {
 			writeSummaryLine(stderr, rep.Summary)
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"reflect"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gangsched/gangsched/kube/manifest"
@@ -52,7 +53,10 @@ func allZero(m map[string]any) bool {
 	return true
 }
 
-var marshalerType = reflect.TypeFor[json.Marshaler]()
+var (
+	marshalerType = reflect.TypeFor[json.Marshaler]()
+	durationType  = reflect.TypeFor[metav1.Duration]()
+)
 
 // prune drops the empty values of v, the JSON form of a value of Go type t
 // (nil when unknown, as inside a map of any); it returns nil for a value
@@ -61,6 +65,9 @@ func prune(v any, t reflect.Type) any {
 	pointer := false
 	for t != nil && t.Kind() == reflect.Pointer {
 		t, pointer = t.Elem(), true
+	}
+	if t == durationType && !pointer && v == "0s" {
+		return nil // a zero duration, as a KubeSchedulerConfiguration's unset leaderElection
 	}
 	if t != nil && (t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType)) {
 		t = nil // a quantity, a time: its own JSON, not its fields

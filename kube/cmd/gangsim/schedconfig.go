@@ -101,3 +101,16 @@ func schedulerName(objs []manifest.Object) (string, []string) {
 	}
 	return corev1.DefaultSchedulerName, names
 }
+
+// schedulerConfigObject returns the input's KubeSchedulerConfiguration, as
+// read, or nothing: -o yaml writes it back, since which pods the run
+// serves and how it scores depend on it, and the output fed back must
+// decide the same.
+func schedulerConfigObject(objs []manifest.Object) []any {
+	for i := range objs {
+		if cfg, ok := objs[i].Obj.(*configv1.KubeSchedulerConfiguration); ok {
+			return []any{cfg}
+		}
+	}
+	return nil
+}
