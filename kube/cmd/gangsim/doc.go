@@ -138,7 +138,8 @@
 // pending pod that names another is left pending, with a warning naming
 // the pod and spec.schedulerName, as kube-scheduler never queues it: it
 // counts neither toward its group's minCount nor in the group's one-name
-// rule. Under -profile v1.37 and v1.38 the pods of a group or tree,
+// rule, and the summary lists it as not served (exit status 3: not every
+// pod is bound). Under -profile v1.37 and v1.38 the pods of a group or tree,
 // pending or bound, must name one scheduler (a bound member another
 // scheduler placed fails the cycle: SchedulerError, v1.38 PodGroupError).
 //

@@ -238,7 +238,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
-	for _, w := range leaveUnserved(c, served) {
+	unserved, unservedWarnings := leaveUnserved(c, served)
+	for _, w := range unservedWarnings {
 		fmt.Fprintln(stderr, "gangsim: warning:", w)
 	}
 	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts, fillIn: *fillIn, nodeScoring: scoring, weights: weights, topologyProfile: topoProfile, kueueNodeAffinityPreferred: *kueueAffinity, profile: k8sProfile, gates: fg}
@@ -276,6 +277,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		return exitInput
 	}
 	rep.Kueue = kueueResults
+	rep.Summary.Unserved = unserved
 	for _, r := range kueueResults {
 		if r.waits() {
 			rep.Summary.KueueWaiting++
@@ -314,7 +316,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintln(stderr, "gangsim:", err)
 		return exitInput
 	}
-	if rep.Summary.PodsWaiting > 0 || rep.Summary.GroupsWaiting > 0 || rep.Summary.KueueWaiting > 0 {
+	if rep.Summary.PodsWaiting > 0 || rep.Summary.GroupsWaiting > 0 || rep.Summary.KueueWaiting > 0 || len(rep.Summary.Unserved) > 0 {
 		return exitWaiting
 	}
 	return exitPlaced
@@ -435,6 +437,9 @@ func writeText(w io.Writer, rep Report) {
 	}
 	for _, wg := range s.Waiting {
 		fmt.Fprintf(w, "  waiting: %s %s (%d pending): %s\n", wg.Kind, wg.Name, wg.Pending, wg.Reason)
+	}
+	if len(s.Unserved) > 0 {
+		fmt.Fprintf(w, "  not served (left pending: no profile serves their spec.schedulerName): %s\n", strings.Join(s.Unserved, " "))
 	}
 	for _, j := range s.JobsPodByPod {
 		fmt.Fprintf(w, "  pod by pod: %s\n", j)

@@ -47,17 +47,18 @@ func servedSchedulers(objs []manifest.Object) []string {
 // spec.schedulerName the run does not serve, as kube-scheduler never
 // queues a pod no profile of it serves: the pod stays pending, and counts
 // neither toward its group's quorum nor in the group's checks of one
-// scheduler name (gang.Profile). It returns one warning per pod left,
-// naming the pod and the field.
-func leaveUnserved(c *kube.Cluster, served []string) []string {
-	var warnings []string
+// scheduler name (gang.Profile). It returns the pods left ("ns/name", in
+// c's order), which the run reports as never bound, and one warning per
+// pod, naming the pod and the field.
+func leaveUnserved(c *kube.Cluster, served []string) (left, warnings []string) {
 	c.Pending = slices.DeleteFunc(c.Pending, func(p placement.Pod) bool {
 		if slices.Contains(served, p.SchedulerName) {
 			return false
 		}
+		left = append(left, p.Key().String())
 		warnings = append(warnings, fmt.Sprintf("pod %q: spec.schedulerName %q is not served by this run (it serves %s): left pending, as kube-scheduler leaves it",
 			p.Key().String(), p.SchedulerName, strings.Join(served, ", ")))
 		return true
 	})
-	return warnings
+	return left, warnings
 }

@@ -134,6 +134,10 @@ type Summary struct {
 	Racks         *Racks         `json:"racks,omitempty"`
 	Unused        []string       `json:"unused,omitempty"`
 	JobsPodByPod  []string       `json:"jobsPodByPod,omitempty"`
+	// Unserved are the pending pods ("ns/name") whose spec.schedulerName
+	// no profile of the run serves: kube-scheduler never queues them, so
+	// they stay pending and the run does not end with every pod bound.
+	Unserved []string `json:"unserved,omitempty"`
 	// KueueAdmitted and KueueWaiting count the Kueue Workloads that hold
 	// quota after admission and those left waiting (pending, evicted, or
 	// unable to grow).

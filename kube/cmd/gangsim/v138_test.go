@@ -35,6 +35,9 @@ var v138Goldens = []golden{
 	// its group mate binds.
 	{"v138-scheduler-names", []string{"-f", td + "v138/scheduler-names.yaml"}, exitWaiting},
 	{"v138-scheduler-names-v1.37", []string{"-profile", "v1.37", "-f", td + "v138/scheduler-names.yaml"}, exitWaiting},
+	// A pod no profile serves stays pending: the run does not end with
+	// every pod bound (exit 3), and the summary names it.
+	{"schedconfig-unserved", []string{"-f", td + "schedconfig/unserved.yaml"}, exitWaiting},
 }
 
 func TestGoldenV138(t *testing.T) {
@@ -43,7 +46,7 @@ func TestGoldenV138(t *testing.T) {
 
 // A pending pod whose spec.schedulerName no profile of the run serves is
 // left pending with a warning naming pod and field, as kube-scheduler
-// never queues it; with a KubeSchedulerConfiguration whose profiles serve
+// never queues it, and the run ends with it not bound (exit 3); with a KubeSchedulerConfiguration whose profiles serve
 // both names, both pods are the run's, and the group's cycle fails on the
 // conflict, as upstream's does with both profiles.
 func TestUnservedSchedulerName(t *testing.T) {
@@ -69,9 +72,10 @@ metadata: {name: g-1}
 spec: {schedulerName: other-scheduler, schedulingGroup: {podGroupName: g}, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
 `
 	var out, errb bytes.Buffer
-	require.Equal(t, exitPlaced, run([]string{"-f", "-"}, strings.NewReader(pods), &out, &errb, false), errb.String())
+	require.Equal(t, exitWaiting, run([]string{"-f", "-"}, strings.NewReader(pods), &out, &errb, false), errb.String())
 	require.Equal(t, `gangsim: warning: pod "default/g-1": spec.schedulerName "other-scheduler" is not served by this run (it serves default-scheduler): left pending, as kube-scheduler leaves it`+"\n", errb.String())
 	require.Contains(t, out.String(), "pods: 1 bound in this run, 0 waiting")
+	require.Contains(t, out.String(), "not served (left pending: no profile serves their spec.schedulerName): default/g-1")
 
 	const config = `---
 apiVersion: kubescheduler.config.k8s.io/v1
