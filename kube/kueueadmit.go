@@ -36,10 +36,12 @@ const (
 	// KueueResized: an admitted Workload whose pod set counts changed
 	// grew or shrank in place (elastic workloads).
 	KueueResized KueueAction = "Resized"
-	// KueueGrowWaits: an admitted Workload cannot be resized in place: its
-	// growth does not fit yet, or its admitted pods already break the
-	// set's required level or slices (nodes relabelled since), so no
-	// resize keeps them. It keeps its old assignment.
+	// KueueGrowWaits: a pod set of an admitted Workload cannot be resized
+	// in place: its growth does not fit yet, or its admitted pods already
+	// break the set's required level or slices (nodes relabelled since),
+	// so no resize keeps them. That set keeps its old assignment; the
+	// Workload's other sets may have been repaired or resized (the
+	// message says which), and it still waits.
 	KueueGrowWaits KueueAction = "GrowWaits"
 	// KueueRepaired: pods on failed nodes (gone, or tainted NoExecute)
 	// found replacements in their domains.
@@ -268,6 +270,7 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	o.PodSets = make([][]placement.PodSetAssignment, len(w.Group.PodSets))
 	changed := make([]bool, len(w.Group.PodSets))
 	var reasons []string
+	waits := false // a set waits to be resized
 	for k := range w.Group.PodSets {
 		set := &w.Group.PodSets[k]
 		cur := h.survivors[k]
@@ -316,9 +319,7 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		case rs.Decision.Status != placement.Scheduled && failed:
 			return true, a.evict(w, o, rep.Reason)
 		case rs.Decision.Status != placement.Scheduled:
-			if o.Action == KueueKept {
-				o.Action = KueueGrowWaits
-			}
+			waits = true
 			verb := "grow"
 			if set.Count < w.AdmittedCount[k] {
 				verb = "shrink"
@@ -346,6 +347,10 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 			}
 		}
 		o.PodSets[k] = cur
+	}
+	if waits {
+		// The sets repaired or resized beside it are in the message.
+		o.Action = KueueGrowWaits
 	}
 	o.Message = kueueWords(w, joinReasons(reasons))
 	writeChangedSets(w, o.PodSets, changed, a.hostOf)

@@ -92,6 +92,10 @@ var kueueGoldens = []golden{
 	// level as Kueue does; fits-rack is admitted on b1-r1-h1. Before, the
 	// run stopped at an input error.
 	{"kueue-workloads-no-level", []string{"-f", kw + "cluster.yaml", "-f", kw + "no-level.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): both Workloads have
+	// their lost pod replaced in its rack and wait (GrowWaits) for the
+	// other set's shrink. Before, both were Repaired and the run exited 0.
+	{"kueue-workloads-repair-and-wait", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair-and-wait.yaml"}, exitWaiting},
 	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
 }
 
@@ -150,7 +154,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
