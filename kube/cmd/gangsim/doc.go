@@ -108,8 +108,12 @@
 // count and compact topologyAssignment at the hostname level, in rank
 // order) and the QuotaReserved and Admitted conditions, or QuotaReserved
 // False, reason Pending, with the plan's reason; -o text and json list
-// each Workload's action, reason and pods per node. A Workload left
-// pending, evicted or unable to grow makes the exit status 3. The usage of
+// each Workload's action, reason and pods per node. A Workload naming a
+// level the Topology lacks waits with Kueue's "no requested topology
+// level" reason; two nodes sharing a kubernetes.io/hostname value are an
+// input error (an assignment could not say which node it means). A
+// Workload left pending, evicted or with a pod set unable to be resized
+// makes the exit status 3. The usage of
 // the admitted Workloads stays for the cycles that follow. Quota,
 // ResourceFlavors, Workload preemption and partial admission are not
 // modelled.
