@@ -120,16 +120,17 @@
 //
 // Scheduler configuration: a KubeSchedulerConfiguration document
 // (kubescheduler.config.k8s.io/v1, at most one) among the manifests is
-// read for the profile of the schedulerName the pending pods and Job
-// templates use (default-scheduler when they name none or several):
-// NodeResourcesFit's scoring strategy (LeastAllocated, MostAllocated,
+// read profile by profile, and each group (tree) is decided with the
+// profile its pods' spec.schedulerName names, as kube-scheduler decides
+// each pod with its profile's framework: NodeResourcesFit's scoring strategy (LeastAllocated, MostAllocated,
 // RequestedToCapacityRatio with its shape, resources and weights) and
 // weight, NodeResourcesBalancedAllocation's resources and weight, and
 // the score weights of PodTopologySpread, TaintToleration and
 // NodeAffinity, which then choose each member's node
 // inside a placement as kube-scheduler scores nodes; and
 // DefaultPreemption (disabled there, nothing is preempted, as with
-// -preemption=false). Everything else a profile asks
+// -preemption=false; profiles that disagree on it are a warning, and
+// nothing is preempted for any group). Everything else a profile asks
 // that gangsched does not do — other plugins enabled or re-weighted,
 // filters disabled, other plugins' args, extenders,
 // percentageOfNodesToScore — is a warning on standard error naming the

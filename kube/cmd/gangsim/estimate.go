@@ -156,16 +156,16 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 
 // replayOptions are the options of a replay that decides as the run of
 // opts would (profile, feature gates, topology, node scoring), from now.
-func replayOptions(c *kube.Cluster, opts options, now time.Time, spread nodeHooks) replay.Options {
+func replayOptions(c *kube.Cluster, opts options, now time.Time, spread runHooks) replay.Options {
 	return replay.Options{Start: now, MaxCycles: opts.maxCycles, TopologyProfile: opts.topologyProfile, TopologyLevels: topologyKeys(c, opts.topologyKeys),
-		SolveOptions: solveOptions(c, opts.nodeScoring, spread), Profile: opts.profile, PodGroupPreemptionPolicy: opts.gates.podGroupPreemptionPolicy}
+		SolveOptions: solveOptions(c, opts.scoring, spread), Profile: opts.profile, PodGroupPreemptionPolicy: opts.gates.podGroupPreemptionPolicy}
 }
 
 // fitsEmpty reports whether group g would start on in's nodes with no pod
 // running and no other group queued, and if not, why. A leaf of a
 // hierarchy is tried with its whole tree's pending pods, as the tree is
 // decided whole; sibling reports that another leaf of it would start.
-func fitsEmpty(in replay.Input, g replay.GroupOutcome, res *replay.Result, now time.Time, opts options, c *kube.Cluster, spread nodeHooks) (started, sibling bool, why string, err error) {
+func fitsEmpty(in replay.Input, g replay.GroupOutcome, res *replay.Result, now time.Time, opts options, c *kube.Cluster, spread runHooks) (started, sibling bool, why string, err error) {
 	alone := replay.Input{Nodes: in.Nodes, PodGroups: in.PodGroups, CompositePodGroups: in.CompositePodGroups, Claims: in.Claims}
 	ids := map[string]bool{g.Kind + " " + g.Name: true}
 	if g.Tree != "" {

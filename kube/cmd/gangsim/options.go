@@ -111,37 +111,96 @@ type nodeHooks struct {
 	affinity *kube.NodeAffinityScorer
 }
 
+// runHooks are the run's per-pod hooks of each profile, by schedulerName
+// as in runScoring; all share the one DoNotSchedule filter.
+type runHooks struct {
+	byName   map[string]nodeHooks
+	fallback nodeHooks
+}
+
+// of returns the hooks of a group whose pods name schedulerName.
+func (h runHooks) of(schedulerName string) nodeHooks {
+	if n, ok := h.byName[schedulerName]; ok {
+		return n
+	}
+	return h.fallback
+}
+
 // clusterHooks compiles the spread constraints and preferred node
 // affinity of c's pending pods (every one is validated, whichever hook
-// reads it). The scorers are built only with an upstream-compatible node
-// scoring, each when its weight is above 0: packing's score is not on
-// upstream's scale, so there they are read and checked but change no
-// choice.
-func clusterHooks(c *kube.Cluster, opts options) (nodeHooks, error) {
+// reads it), and the hooks of each profile of opts.scoring. A profile's
+// scorers are built only with an upstream-compatible node scoring, each
+// when its weight is above 0: packing's score is not on upstream's scale,
+// so there they are read and checked but change no choice.
+func clusterHooks(c *kube.Cluster, opts options) (runHooks, error) {
 	f, err := c.TopologySpreadFilter()
 	if err != nil {
-		return nodeHooks{}, err
+		return runHooks{}, err
 	}
-	h := nodeHooks{filter: f}
-	na, err := c.PreferredNodeAffinityScorer(opts.weights.affinity)
-	if err != nil {
-		return nodeHooks{}, err
-	}
-	if opts.nodeScoring.Strategy == "" {
-		return h, nil
-	}
-	if opts.weights.spread > 0 {
-		if h.scorer, err = c.TopologySpreadScorer(opts.weights.spread); err != nil {
+	build := func(sc profileScoring) (nodeHooks, error) {
+		h := nodeHooks{filter: f}
+		na, err := c.PreferredNodeAffinityScorer(sc.w.affinity)
+		if err != nil {
 			return nodeHooks{}, err
 		}
+		if sc.ns.Strategy == "" {
+			return h, nil
+		}
+		if sc.w.spread > 0 {
+			if h.scorer, err = c.TopologySpreadScorer(sc.w.spread); err != nil {
+				return nodeHooks{}, err
+			}
+		}
+		if sc.w.taint > 0 {
+			h.taint = c.TaintTolerationScorer(sc.w.taint)
+		}
+		if sc.w.affinity > 0 {
+			h.affinity = na
+		}
+		return h, nil
 	}
-	if opts.weights.taint > 0 {
-		h.taint = c.TaintTolerationScorer(opts.weights.taint)
+	var out runHooks
+	if out.fallback, err = build(opts.scoring.fallback); err != nil {
+		return runHooks{}, err
 	}
-	if opts.weights.affinity > 0 {
-		h.affinity = na
+	if len(opts.scoring.byName) > 0 {
+		out.byName = make(map[string]nodeHooks, len(opts.scoring.byName))
 	}
-	return h, nil
+	for name, sc := range opts.scoring.byName {
+		// Each build compiles the same pods, so the first error is the
+		// fallback's, whatever the map's order.
+		if out.byName[name], err = build(sc); err != nil {
+			return runHooks{}, err
+		}
+	}
+	return out, nil
+}
+
+// groupSchedulers returns the spec.schedulerName of each group (PodGroup
+// key, or simulate's group of one) of c's pending pods, the first pending
+// member's (a group whose members differ fails its cycle on that), and of
+// the groups of c's bound pods, which preemption may evict and recreate.
+func groupSchedulers(c *kube.Cluster) map[placement.Key]string {
+	out := map[placement.Key]string{}
+	add := func(p *placement.Pod) {
+		g := p.SchedulingGroup
+		if g == "" {
+			g = podPrefix + p.Name // simulate's group of one
+		}
+		k := placement.Key{Namespace: p.Namespace, Name: g}
+		if _, ok := out[k]; !ok {
+			out[k] = p.SchedulerName
+		}
+	}
+	for i := range c.Pending {
+		add(&c.Pending[i])
+	}
+	if c.Snapshot != nil {
+		for p := range c.Snapshot.Pods() {
+			add(p)
+		}
+	}
+	return out
 }
 
 // groupsWith returns the groups (PodGroup keys, or simulate's group of one
@@ -162,7 +221,8 @@ func groupsWith(c *kube.Cluster, has func(placement.Key) bool) map[placement.Key
 }
 
 // solveOptions adds, to the options the scheduler derives (the topology
-// generator and scorer, the DRA claims hook), the node scoring ns, the
+// generator and scorer, the DRA claims hook), the node scoring of the
+// group's profile (the one its pods' spec.schedulerName names), the
 // required node affinity of the pods that have one, and, for a group
 // whose pending members have topology spread constraints, spread's hooks:
 // the DoNotSchedule filter as a Reserver and as a placement filter (which
@@ -171,10 +231,16 @@ func groupsWith(c *kube.Cluster, has func(placement.Key) bool) map[placement.Key
 // group needs (spread's for its constraints, NodeAffinity's for its
 // preferred terms, TaintToleration's always when built) are the
 // NodeScorer, summed by kube.SumScores when there are several.
-func solveOptions(c *kube.Cluster, ns placement.NodeScoring, spread nodeHooks) gang.SolveOptionsFunc {
+func solveOptions(c *kube.Cluster, sc runScoring, hooks runHooks) gang.SolveOptionsFunc {
 	var hard, soft, preferring map[placement.Key]bool // groups that need each hook, once their members are known
+	var names map[placement.Key]string                // each group's schedulerName, once known
 	return func(pg *gang.PodGroup, _ *placement.Snapshot, opts placement.Options) (placement.Options, error) {
-		opts.NodeScoring = ns
+		if names == nil {
+			names = groupSchedulers(c)
+		}
+		name := names[pg.Key()]
+		opts.NodeScoring = sc.of(name).ns
+		spread := hooks.of(name)
 		if f := spread.filter; f != nil {
 			if hard == nil {
 				hard = groupsWith(c, func(k placement.Key) bool { return len(f.Constraints[k]) > 0 })
@@ -186,6 +252,8 @@ func solveOptions(c *kube.Cluster, ns placement.NodeScoring, spread nodeHooks) g
 		}
 		var scorers []placement.NodeScoreNormalizer
 		if sc := spread.scorer; sc != nil {
+			// Every profile's scorer compiles the same pods' constraints
+			// (only the weight differs), so the groups are the same.
 			if soft == nil {
 				soft = groupsWith(c, func(k placement.Key) bool { return len(sc.Constraints[k]) > 0 })
 			}

@@ -29,16 +29,51 @@ type scoreWeights struct {
 	affinity int64 // NodeAffinity (preferred terms)
 }
 
+// profileScoring is how one profile scores a member's node: the resource
+// scoring and the weights of the upstream Score plugins added to it.
+type profileScoring struct {
+	ns placement.NodeScoring
+	w  scoreWeights
+}
+
+// runScoring is a run's node scoring: each group is scored with the
+// profile its pods' spec.schedulerName names.
+type runScoring struct {
+	// byName is the scoring of each profile of the configuration, by
+	// schedulerName; nil without a configuration or under -node-scoring.
+	byName map[string]profileScoring
+	// fallback scores every group whose schedulerName byName lacks. Its
+	// weights are added to the resource scoring when that has a Strategy;
+	// 0 leaves a plugin out.
+	fallback profileScoring
+}
+
+// of returns the scoring of a group whose pods name schedulerName.
+func (r runScoring) of(schedulerName string) profileScoring {
+	if p, ok := r.byName[schedulerName]; ok {
+		return p
+	}
+	return r.fallback
+}
+
 // schedulerConfig takes the KubeSchedulerConfiguration out of objs, if the
 // input has one, and returns the other objects, the node scoring that
-// -node-scoring and the configuration ask for (with the weights of
-// PodTopologySpread, TaintToleration and NodeAffinity: the default
-// profile's 2, 3 and 2 for upstream, the profile's for the configuration,
-// 0 for packing), whether the profile keeps
-// preemption, and the configuration's warnings (each naming its field).
-// The profile read is the one for the schedulerName the pending pods and
-// Job templates name (default-scheduler when none or several do).
-func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Object, ns placement.NodeScoring, w scoreWeights, preempt bool, warnings []string, err error) {
+// -node-scoring and the configuration ask for, whether the profiles keep
+// preemption, and the configuration's warnings (each naming its field,
+// each once).
+//
+// The scoring has the weights of PodTopologySpread, TaintToleration and
+// NodeAffinity: the default profile's 2, 3 and 2 for upstream, 0 for
+// packing, and for the configuration its profiles': sc.byName holds the
+// scoring of every profile the configuration serves, by schedulerName,
+// as kube-scheduler builds a framework per profile and decides each pod
+// with the one its spec.schedulerName names. sc.fallback scores a group
+// whose schedulerName no profile serves (only a victim recreated from a
+// pod another scheduler bound reaches a cycle so): kube-scheduler's
+// default profile under a configuration, the flag's scoring otherwise.
+// Preemption is kept when every profile read keeps it; profiles that
+// disagree are a warning, as gangsim preempts for all groups or none.
+func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Object, sc runScoring, preempt bool, warnings []string, err error) {
 	var cfg *manifest.Object
 	rest = make([]manifest.Object, 0, len(objs))
 	for i := range objs {
@@ -50,32 +85,48 @@ func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Ob
 	}
 	preempt = true
 	if scoring == scoringUpstream {
-		ns, w = placement.UpstreamNodeScoring(), scoreWeights{kube.DefaultSpreadWeight, kube.DefaultTaintTolerationWeight, kube.DefaultNodeAffinityWeight}
+		sc.fallback = profileScoring{placement.UpstreamNodeScoring(), scoreWeights{kube.DefaultSpreadWeight, kube.DefaultTaintTolerationWeight, kube.DefaultNodeAffinityWeight}}
 	}
 	if cfg == nil {
-		return rest, ns, w, preempt, nil, nil
+		return rest, sc, preempt, nil, nil
 	}
-	name, names := schedulerName(rest)
-	if len(names) > 1 {
-		warnings = append(warnings, fmt.Sprintf("%s: pods name schedulers %s; the profile of %s is read", cfg.Where(), strings.Join(names, ", "), name))
+	kcfg := cfg.Obj.(*configv1.KubeSchedulerConfiguration)
+	served := servedSchedulers(objs)
+	byName := make(map[string]profileScoring, len(served))
+	var noPreemption []string
+	for _, name := range served {
+		p, err := kube.ReadSchedulerConfiguration(kcfg, name)
+		if err != nil {
+			return nil, runScoring{}, false, nil, cfg.Wrap(err)
+		}
+		for _, w := range p.Warnings {
+			if w = cfg.Where() + ": " + cfg.String() + ": " + w; !slices.Contains(warnings, w) {
+				warnings = append(warnings, w)
+			}
+		}
+		byName[name] = profileScoring{p.NodeScoring, scoreWeights{p.SpreadWeight, p.TaintWeight, p.NodeAffinityWeight}}
+		if !p.Preemption {
+			noPreemption = append(noPreemption, name)
+		}
 	}
-	p, err := kube.ReadSchedulerConfiguration(cfg.Obj.(*configv1.KubeSchedulerConfiguration), name)
+	if len(noPreemption) > 0 && len(noPreemption) < len(served) {
+		warnings = append(warnings, fmt.Sprintf("%s: the profiles of %s disable DefaultPreemption and the others keep it; gangsim preempts for no group", cfg.Where(), strings.Join(noPreemption, ", ")))
+	}
+	if scoring != scoringConfig {
+		return rest, sc, len(noPreemption) == 0, warnings, nil
+	}
+	// kube-scheduler's default profile, as an empty configuration has.
+	def, err := kube.ReadSchedulerConfiguration(&configv1.KubeSchedulerConfiguration{}, "")
 	if err != nil {
-		return nil, ns, scoreWeights{}, false, nil, cfg.Wrap(err)
+		return nil, runScoring{}, false, nil, err
 	}
-	for _, w := range p.Warnings {
-		warnings = append(warnings, cfg.Where()+": "+cfg.String()+": "+w)
-	}
-	if scoring == scoringConfig {
-		ns, w = p.NodeScoring, scoreWeights{p.SpreadWeight, p.TaintWeight, p.NodeAffinityWeight}
-	}
-	return rest, ns, w, p.Preemption, warnings, nil
+	sc = runScoring{byName, profileScoring{def.NodeScoring, scoreWeights{def.SpreadWeight, def.TaintWeight, def.NodeAffinityWeight}}}
+	return rest, sc, len(noPreemption) == 0, warnings, nil
 }
 
 // schedulerName returns the schedulerName that pending pods and Job pod
-// templates name — default-scheduler when they name none or more than one
-// — and every name they use, sorted.
-func schedulerName(objs []manifest.Object) (string, []string) {
+// templates name: default-scheduler when they name none or more than one.
+func schedulerName(objs []manifest.Object) string {
 	var names []string
 	add := func(n string) {
 		if n == "" {
@@ -95,11 +146,10 @@ func schedulerName(objs []manifest.Object) (string, []string) {
 			add(o.Spec.Template.Spec.SchedulerName)
 		}
 	}
-	slices.Sort(names)
 	if len(names) == 1 {
-		return names[0], names
+		return names[0]
 	}
-	return corev1.DefaultSchedulerName, names
+	return corev1.DefaultSchedulerName
 }
 
 // schedulerConfigObject returns the input's KubeSchedulerConfiguration, as

@@ -56,6 +56,20 @@ func TestScenario_SchedulerConfigurationScoring(t *testing.T) {
 	}
 }
 
+// TestScenario_SchedulerConfigurationPerProfile: each gang is scored with
+// the profile its pods name, as kube-scheduler v1.37.2 does (see the
+// manifest's header): the MostAllocated profile's gang fills the fullest
+// node, the default profile's takes the emptiest. -node-scoring still
+// scores every group alike.
+func TestScenario_SchedulerConfigurationPerProfile(t *testing.T) {
+	in := td + "schedconfig/two-profiles.yaml"
+	got, stderr := bindingsOf(t, exitPlaced, "-f", in)
+	require.Equal(t, map[string]string{"pack-1": "n2", "pack-2": "n2", "spread-1": "n3", "spread-2": "n3"}, got)
+	require.Empty(t, stderr)
+	got, _ = bindingsOf(t, exitPlaced, "-node-scoring", "packing", "-f", in)
+	require.Equal(t, map[string]string{"pack-1": "n2", "pack-2": "n2", "spread-1": "n1", "spread-2": "n1"}, got)
+}
+
 // TestScenario_SchedulerConfigurationNoPreemption: with DefaultPreemption
 // disabled in the profile, the gang of low-priority-and-gang.yaml waits
 // instead of evicting the low-priority pod, and what gangsched does not
@@ -69,6 +83,19 @@ func TestScenario_SchedulerConfigurationNoPreemption(t *testing.T) {
 	require.Equal(t, `gangsim: warning: ../../testdata/schedconfig/no-preemption.yaml: document 1 (line 3): KubeSchedulerConfiguration: extenders[0]: scheduler extenders are not called
 gangsim: warning: ../../testdata/schedconfig/no-preemption.yaml: document 1 (line 3): KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[0]: plugin "MyScore" has no gangsched equivalent; ignored
 `, stderr)
+
+	// A second profile that keeps DefaultPreemption: gangsim preempts for
+	// all groups or none, so none, and says so.
+	cfg := t.TempDir() + "/two.yaml"
+	writeFile(t, cfg, `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- plugins: {multiPoint: {disabled: [{name: DefaultPreemption}]}}
+- schedulerName: other
+`)
+	got, stderr = bindingsOf(t, exitWaiting, append([]string{"-f", cfg}, args...)...)
+	require.Empty(t, got)
+	require.Equal(t, "gangsim: warning: "+cfg+": document 1 (line 1): the profiles of default-scheduler disable DefaultPreemption and the others keep it; gangsim preempts for no group\n", stderr)
 }
 
 // TestSchedulerConfigurationBadInput: a configuration upstream refuses

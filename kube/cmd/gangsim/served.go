@@ -39,8 +39,7 @@ func servedSchedulers(objs []manifest.Object) []string {
 		slices.Sort(names)
 		return slices.Compact(names)
 	}
-	name, _ := schedulerName(objs)
-	return []string{name}
+	return []string{schedulerName(objs)}
 }
 
 // leaveUnserved takes out of c's pending pods those whose

@@ -177,10 +177,8 @@ type options struct {
 	rackKey      string // "" means the first known rack label on the nodes
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
-	nodeScoring  placement.NodeScoring // a member's node inside a placement
-	// weights are the upstream Score plugins' weights gangsched adds to
-	// nodeScoring's when it has a Strategy; 0 leaves a plugin out.
-	weights scoreWeights
+	// scoring chooses a member's node inside a placement, per profile.
+	scoring runScoring
 	// topologyProfile decides topology-constrained groups (gang.Options.TopologyProfile).
 	topologyProfile topology.Profile
 	// kueueNodeAffinityPreferred admits Kueue Workloads with
@@ -222,7 +220,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		return Report{}, err
 	}
 	sched := gang.NewScheduler(gang.Options{
-		SolveOptions:    solveOptions(c, opts.nodeScoring, spread),
+		SolveOptions:    solveOptions(c, opts.scoring, spread),
 		TopologyLevels:  topologyKeys(c, opts.topologyKeys),
 		Preemption:      opts.preemption,
 		TopologyProfile: opts.topologyProfile,

@@ -38,6 +38,7 @@ var v138Goldens = []golden{
 	// A pod no profile serves stays pending: the run does not end with
 	// every pod bound (exit 3), and the summary names it.
 	{"schedconfig-unserved", []string{"-f", td + "schedconfig/unserved.yaml"}, exitWaiting},
+	{"schedconfig-two-profiles", []string{"-f", td + "schedconfig/two-profiles.yaml"}, exitPlaced},
 }
 
 func TestGoldenV138(t *testing.T) {
