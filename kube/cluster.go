@@ -28,6 +28,11 @@ type Cluster struct {
 	// device plugin for a resource served per node has no limit on it
 	// (math.MaxInt64, [PerNode.Nodes]).
 	Nodes []placement.Node
+	// NotReady are the Nodes whose Ready condition is not True
+	// ([NodeNotReady]), by name; nil when none. kube-scheduler does not
+	// read it; Kueue's topology-aware scheduling does
+	// ([KueueOptions].NotReady).
+	NotReady map[string]NotReadyNode
 	// Snapshot holds Nodes and the pods bound to them.
 	Snapshot *placement.Snapshot
 	// Pending are the pods waiting to be scheduled, in input order (pods

@@ -20,8 +20,16 @@ type KueueOptions struct {
 	// Plan tunes the plans of pending Workloads (Balanced: Kueue's
 	// TASBalancedPlacement).
 	Plan topology.PlanOptions
-	// Now is the lastTransitionTime of the conditions written.
+	// Now is the lastTransitionTime of the conditions written, and the
+	// moment a not-ready node's time without Ready is measured to.
 	Now time.Time
+	// NotReady are the nodes whose Ready condition is not True, by node
+	// name ([NodeNotReady], [Cluster].NotReady). None takes new pods, as
+	// Kueue's topology snapshot leaves them out; one that is failed at
+	// Now ([NotReadyNode.FailedAt]: not ready for at least
+	// [KueueNodeFailureDelay], or without a Ready condition) loses its
+	// admitted pods, like a gone node.
+	NotReady map[string]NotReadyNode
 }
 
 // KueueAction says what admission did with a Workload.
@@ -43,8 +51,9 @@ const (
 	// Workload's other sets may have been repaired or resized (the
 	// message says which), and it still waits.
 	KueueGrowWaits KueueAction = "GrowWaits"
-	// KueueRepaired: pods on failed nodes (gone, or tainted NoExecute)
-	// found replacements in their domains.
+	// KueueRepaired: pods on failed nodes (gone, not ready for
+	// [KueueNodeFailureDelay], or tainted NoExecute) found replacements
+	// in their domains.
 	KueueRepaired KueueAction = "Repaired"
 	// KueueEvicted: pods on failed nodes found none; the Workload was
 	// evicted whole, then queued again and did not fit.
@@ -76,9 +85,14 @@ type KueueOutcome struct {
 //
 // First the Workloads that hold quota: every one's pods per node are
 // reserved as status.admission assigns them, except those on a failed
-// node — one that is gone, or tainted NoExecute without a toleration;
-// Kueue's unhealthy node, both kinds handled alike — so that no repair
-// takes room an admitted pod still holds. Then, in queue order, a pod
+// node — one that is gone; one whose Ready condition has not been True
+// for at least [KueueNodeFailureDelay] before opts.Now, or that lists
+// conditions without a Ready one (opts.NotReady); or one tainted NoExecute
+// without a toleration: Kueue's unhealthy node, every kind handled alike
+// — so that no repair takes room an admitted pod still holds. A node not
+// ready for less is not failed yet: its pods stay, but it takes no new
+// pod (no replacement, growth or admission), as Kueue's topology snapshot
+// leaves out every node that is not ready. Then, in queue order, a pod
 // set that lost pods on failed nodes is repaired by
 // [topology.Tree.ReplacePodSet] with the set's request and opts.Plan: its
 // survivors stay, the slices the lost pods leave incomplete are completed
@@ -125,6 +139,9 @@ type KueueOutcome struct {
 // left as they were only in part, and must be discarded.
 func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
 	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}}
+	if len(opts.NotReady) > 0 {
+		a.opts.Plan.Filters = append(slices.Clip(opts.Plan.Filters), notReadyFilter(opts.NotReady))
+	}
 	for id := range placement.NodeID(s.NumNodes()) {
 		h, ok := s.Node(id).Labels[corev1.LabelHostname]
 		if !ok {
@@ -220,9 +237,9 @@ type held struct {
 }
 
 // hold reserves the pods of an admitted Workload that still run: those on
-// a node that is gone, or tainted NoExecute without a toleration, are
-// lost (a failed node, Kueue's unhealthy node: both kinds go through one
-// replacement). Every admitted Workload's survivors are held before any
+// a node that is gone, not ready past Kueue's delay, or tainted NoExecute
+// without a toleration, are lost (a failed node, Kueue's unhealthy node:
+// every kind goes through one replacement). Every admitted Workload's survivors are held before any
 // is resized or repaired, so that no repair takes room an admitted pod
 // still uses.
 func (a *admitter) hold(w *KueueWorkload) (*held, error) {
@@ -243,6 +260,13 @@ func (a *admitter) hold(w *KueueWorkload) (*held, error) {
 		}
 		slices.SortFunc(h.all[k], func(x, y placement.PodSetAssignment) int { return int(x.NodeID) - int(y.NodeID) })
 		for _, p := range h.all[k] {
+			if nr, ok := a.opts.NotReady[p.Node]; ok {
+				if failed, why := nr.FailedAt(a.opts.Now); failed {
+					h.failed[k] = append(h.failed[k], p.Node)
+					h.words[k] = append(h.words[k], p.Node+" ("+why+")")
+					continue
+				}
+			}
 			if noExecute(&set.Template, a.s.Node(p.NodeID)) {
 				h.failed[k] = append(h.failed[k], p.Node)
 				h.words[k] = append(h.words[k], p.Node+" (tainted NoExecute)")

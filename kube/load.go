@@ -161,6 +161,12 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profil
 				return o.Wrap(err)
 			}
 			c.Nodes = append(c.Nodes, n)
+			if nr, ok := NodeNotReady(v); ok {
+				if c.NotReady == nil {
+					c.NotReady = map[string]NotReadyNode{}
+				}
+				c.NotReady[n.Name] = nr
+			}
 		case *v1alpha2.Workload:
 			w, err := ConvertWorkloadV1alpha2(v, pcs)
 			if err != nil {

@@ -93,7 +93,12 @@
 // spec.priority, creationTimestamp, then name; the Workloads that hold
 // quota first, their status.admission reserved as usage per node (no
 // pods), resized in place when a pod set's count changed (elastic), and
-// repaired alike when a node of theirs is gone or tainted NoExecute
+// repaired alike when a node of theirs is gone, tainted NoExecute, or not
+// ready as Kueue's TAS counts it (Ready False or Unknown for at least 30s
+// before now, or conditions listed without Ready; now is the latest
+// creationTimestamp or Ready lastTransitionTime of the input; a node
+// without status.conditions is ready, and one not ready for less keeps
+// its pods but takes no new pod)
 // (topology.Tree.ReplacePodSet: incomplete slices completed in their
 // domains, slices lost whole anywhere in the required domain) — or evicted
 // whole (Evicted True, NodeFailures) and queued again; then the pending

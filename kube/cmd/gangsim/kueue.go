@@ -70,18 +70,25 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The conditions change at the latest Workload's creation (the epoch
-	// when none is later): a time that the objects fix, so that a second
-	// run writes the same.
+	// Now is the latest Workload creation or node Ready transition (the
+	// epoch when none is later): a time that the objects fix, so that a
+	// second run writes the same; the dump was taken no earlier. The
+	// conditions written change then, and a not-ready node's time without
+	// Ready is measured to it.
 	now := epoch
 	for _, w := range c.KueueWorkloads {
 		if w.Created.After(now) {
 			now = w.Created
 		}
 	}
+	for _, nr := range c.NotReady {
+		if nr.Since.After(now) {
+			now = nr.Since
+		}
+	}
 	plan := opts.topologyProfile.Options()
 	plan.NodeAffinityPreferred = opts.kueueNodeAffinityPreferred
-	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now})
+	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady})
 	if err != nil {
 		return nil, c.Locate(err)
 	}

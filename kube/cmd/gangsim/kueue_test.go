@@ -96,6 +96,14 @@ var kueueGoldens = []golden{
 	// their lost pod replaced in its rack and wait (GrowWaits) for the
 	// other set's shrink. Before, both were Repaired and the run exited 0.
 	{"kueue-workloads-repair-and-wait", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair-and-wait.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): stale's 2 pods on
+	// b3-r1-h1 (Ready False for 1m2s) come back on b3-r1-h3; recent keeps
+	// its pods on b3-r1-h2 (Ready Unknown for 2s, not failed yet); no-ready
+	// loses its pod on b3-r1-h4 (conditions without Ready) and, b3-r1-h2
+	// taking no new pod, is evicted and admitted on b1-r1-h1. Before, no
+	// node was failed and all three were Kept.
+	{"kueue-workloads-repair-not-ready", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair-not-ready.yaml"}, exitPlaced},
+	{"kueue-workloads-repair-not-ready-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "repair-not-ready.yaml"}, exitPlaced},
 	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
 }
 
@@ -154,7 +162,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
