@@ -72,7 +72,8 @@ type KueueOutcome struct {
 	// was repaired or resized.
 	Message string
 	// PodSets are the pod sets' pods per node after admission, in the
-	// Workload's pod set order; empty when it holds no quota.
+	// order of the Workload's Group.PodSets (its sets of count 0 left
+	// out); empty when it holds no quota.
 	PodSets [][]placement.PodSetAssignment
 }
 
@@ -122,6 +123,13 @@ type KueueOutcome struct {
 // pending ones are tried until none more fits, so that each reason is the
 // one of the final state and a second run over the written objects
 // changes nothing.
+//
+// A pod set of count 0 (KueueWorkload.Zero) places nothing and holds no
+// room: it is written with count 0 and a topologyAssignment of levels
+// and no slices, as Kueue's TAS writes one; a level its request names
+// must still exist. An admitted set scaled to 0 releases its pods (the
+// Workload is Resized); one admitted at 0 that now asks for pods grows
+// from none as a new set would be planned.
 //
 // tree must be built on s (or a snapshot s derives from) with levels whose
 // lowest is kubernetes.io/hostname. A request naming a level the tree
@@ -372,6 +380,15 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		}
 		o.PodSets[k] = cur
 	}
+	for _, z := range w.Zero {
+		if z.AdmittedCount > 0 {
+			// Its pods were never held: shrinking to 0 releases them.
+			reasons = append(reasons, fmt.Sprintf("pod set %q shrinks from %d to 0 pods", z.Name, z.AdmittedCount))
+			if o.Action == KueueKept {
+				o.Action = KueueResized
+			}
+		}
+	}
 	if waits {
 		// The sets repaired or resized beside it are in the message.
 		o.Action = KueueGrowWaits
@@ -444,10 +461,13 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 	var p topology.Plan
 	var err error
-	if msg := missingLevels(a.tree, w.Requests); msg != "" {
+	if msg := missingLevels(a.tree, w.allRequests()); msg != "" {
 		// The Topology lacks a level the Workload names: it waits, as
 		// Kueue's does.
 		p.Decision = placement.Decision{Status: placement.Unresolvable, Message: msg}
+	} else if len(w.Group.PodSets) == 0 {
+		// Every set has count 0: nothing to place.
+		p.Decision.Status = placement.Scheduled
 	} else {
 		p, err = a.tree.PlanPodSets(a.s, w.Group, w.Requests, a.opts.Plan)
 	}
@@ -472,15 +492,17 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 		writePending(w, msg, a.opts.Now)
 		return false, nil
 	}
-	us, err := placement.PodSetUsageOf(w.Group, p.Decision)
-	if err != nil {
-		return false, err
+	if len(w.Group.PodSets) > 0 {
+		us, err := placement.PodSetUsageOf(w.Group, p.Decision)
+		if err != nil {
+			return false, err
+		}
+		next, err := a.s.Apply(placement.Change{Reserve: us})
+		if err != nil {
+			return false, err
+		}
+		a.s = next
 	}
-	next, err := a.s.Apply(placement.Change{Reserve: us})
-	if err != nil {
-		return false, err
-	}
-	a.s = next
 	o.PodSets = make([][]placement.PodSetAssignment, len(w.Group.PodSets))
 	for k, set := range w.Group.PodSets {
 		i := slices.IndexFunc(p.PodSets, func(ps topology.PodSetPlan) bool { return ps.Name == set.Name })

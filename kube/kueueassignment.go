@@ -124,6 +124,10 @@ func podCounts(obj, field string, c kueue.TopologyAssignmentSlicePodCounts, n in
 // root keeps at least one character, one universal pod count when all are
 // equal. A single domain is written as a universal value.
 func writeTopologyAssignment(pods []placement.PodSetAssignment) *kueue.TopologyAssignment {
+	if len(pods) == 0 {
+		// No pods: levels and no slices, as Kueue writes a set of count 0.
+		return &kueue.TopologyAssignment{Levels: []string{corev1.LabelHostname}, Slices: []kueue.TopologyAssignmentSlice{}}
+	}
 	hosts := make([]string, len(pods))
 	counts := make([]int32, len(pods))
 	same := true

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,17 +52,49 @@ type KueueWorkload struct {
 	Admitted      bool
 	Assigned      [][]placement.PodSetAssignment
 	AdmittedCount []int32
+	// Zero are the spec.podSets entries of count 0, which Kueue's API
+	// allows: no pods, no quota, nothing to place. Group, Requests,
+	// Assigned and AdmittedCount leave them out (a [placement.PodSet]
+	// holds at least one pod); admission writes each a count of 0 and a
+	// topologyAssignment without slices, as Kueue's TAS does.
+	Zero []KueueZeroPodSet
+}
+
+// KueueZeroPodSet is a pod set of count 0 of a [KueueWorkload].
+type KueueZeroPodSet struct {
+	// Name is the pod set's name; Index its place in spec.podSets.
+	Name  string
+	Index int
+	// Request is its topology request: a level the Topology lacks keeps
+	// the Workload waiting even for no pods, as Kueue's flavor check
+	// does.
+	Request topology.PodSetRequest
+	// AdmittedCount is the count status.admission gives it while the
+	// Workload holds quota: more than 0 when the set shrank to 0 since
+	// (an elastic scale-down), and admission then releases its pods.
+	AdmittedCount int32
 }
 
 // Key is the Workload's namespace and name.
 func (w *KueueWorkload) Key() placement.Key { return w.Group.Key() }
+
+// allRequests are the topology requests of every pod set, those of count
+// 0 last.
+func (w *KueueWorkload) allRequests() []topology.PodSetRequest {
+	rs := slices.Clone(w.Requests)
+	for _, z := range w.Zero {
+		rs = append(rs, z.Request)
+	}
+	return rs
+}
 
 func kueueWorkloadObj(namespace, name string) string {
 	return fmt.Sprintf("Kueue Workload %q", placement.Key{Namespace: namespace, Name: name}.String())
 }
 
 // ConvertKueueWorkload reads a Kueue Workload: its pod sets (names DNS
-// labels, unique; count 1..[placement.MaxPending]), each template
+// labels, unique; count 0..[placement.MaxPending], a set of count 0 kept
+// apart in Zero), each template
 // converted as a pod ([ConvertPod], [PodSetNodeAffinity]), its topology
 // request, and, when it holds quota, its admission. spec.podSets[].minCount
 // (partial admission) is not read: the whole count is admitted.
@@ -85,7 +118,7 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 	}
 	out := &KueueWorkload{Obj: w, Group: &placement.Group{Namespace: w.Namespace, Name: w.Name, Policy: placement.PolicyGang},
 		Priority: deref(w.Spec.Priority), Created: w.CreationTimestamp.Time}
-	index := map[string]int{}
+	index := map[string]int{} // pod set name → spec.podSets index
 	var total int64
 	for i := range ps {
 		f := fmt.Sprintf("spec.podSets[%d]", i)
@@ -97,8 +130,8 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 			return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "%q is also spec.podSets[%d]", name, j)
 		}
 		index[name] = i
-		if c := ps[i].Count; c < 1 || c > placement.MaxPending {
-			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d is outside 1..%d", c, placement.MaxPending)
+		if c := ps[i].Count; c < 0 || c > placement.MaxPending {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d is outside 0..%d", c, placement.MaxPending)
 		}
 		if total += int64(ps[i].Count); total > placement.MaxPending {
 			return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.podSets", "more than %d pods in all", placement.MaxPending)
@@ -107,11 +140,15 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 		if err != nil {
 			return nil, err
 		}
-		out.Group.PodSets = append(out.Group.PodSets, placement.PodSet{Name: name, Count: ps[i].Count, Template: tmpl})
 		req, err := kueueRequest(obj, f, &ps[i])
 		if err != nil {
 			return nil, err
 		}
+		if ps[i].Count == 0 {
+			out.Zero = append(out.Zero, KueueZeroPodSet{Name: name, Index: i, Request: req})
+			continue
+		}
+		out.Group.PodSets = append(out.Group.PodSets, placement.PodSet{Name: name, Count: ps[i].Count, Template: tmpl})
 		out.Requests = append(out.Requests, req)
 	}
 	out.Group.MinCount = int32(total)
@@ -227,40 +264,52 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 	w.Admitted = true
 	w.Assigned = make([][]placement.PodSetAssignment, len(sets))
 	w.AdmittedCount = make([]int32, len(sets))
-	seen := make([]bool, len(sets))
+	spec := w.Obj.Spec.PodSets
+	seen := make([]bool, len(spec))
 	for i, a := range st.Admission.PodSetAssignments {
 		f := fmt.Sprintf("status.admission.podSetAssignments[%d]", i)
-		k, ok := index[string(a.Name)]
+		j, ok := index[string(a.Name)]
 		switch {
 		case !ok:
 			return placement.Errorf(placement.ErrNotFound, obj, f+".name", "%q is not a pod set of spec.podSets", a.Name)
-		case seen[k]:
+		case seen[j]:
 			return placement.Errorf(placement.ErrDuplicate, obj, f+".name", "pod set %q is assigned twice", a.Name)
 		case a.TopologyAssignment == nil:
 			return placement.Errorf(ErrUnsupported, obj, f+".topologyAssignment", "must be set: gangsim admits pod sets with topology assignments only")
 		}
-		seen[k] = true
-		pods, err := readTopologyAssignment(obj, f+".topologyAssignment", a.TopologyAssignment)
-		if err != nil {
-			return err
-		}
-		var n int64
-		for j := range pods {
-			n += int64(pods[j].Count)
-			pods[j].PodSet = sets[k].Name
-		}
-		count := sets[k].Count
+		seen[j] = true
+		count := spec[j].Count
 		if a.Count != nil {
 			count = *a.Count
+		}
+		var pods []placement.PodSetAssignment
+		if count > 0 || len(a.TopologyAssignment.Slices) > 0 {
+			// Kueue writes a set admitted with no pods with levels and
+			// no slices.
+			var err error
+			if pods, err = readTopologyAssignment(obj, f+".topologyAssignment", a.TopologyAssignment); err != nil {
+				return err
+			}
+		}
+		var n int64
+		for p := range pods {
+			n += int64(pods[p].Count)
+			pods[p].PodSet = string(a.Name)
 		}
 		if n != int64(count) {
 			return placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d, but the topologyAssignment places %d pods", count, n)
 		}
+		if z := slices.IndexFunc(w.Zero, func(z KueueZeroPodSet) bool { return z.Index == j }); z >= 0 {
+			// A set now of count 0 keeps none of its pods.
+			w.Zero[z].AdmittedCount = count
+			continue
+		}
+		k := slices.IndexFunc(sets, func(ps placement.PodSet) bool { return ps.Name == string(a.Name) })
 		w.Assigned[k], w.AdmittedCount[k] = pods, count
 	}
-	for k, ok := range seen {
+	for j, ok := range seen {
 		if !ok {
-			return placement.Errorf(placement.ErrNotFound, obj, "status.admission.podSetAssignments", "no assignment for pod set %q", sets[k].Name)
+			return placement.Errorf(placement.ErrNotFound, obj, "status.admission.podSetAssignments", "no assignment for pod set %q", spec[j].Name)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // kueueWorkload is a Kueue Workload named w whose spec.podSets are given,
@@ -44,8 +45,10 @@ func TestKueueWorkload_BadInput(t *testing.T) {
 			`f.yaml: document 1 (line 6): Workload "default/w": spec.podSets[0].size: unknown field`},
 		{"no pod sets", kueueWorkload("[]", ""),
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets: has 0 pod sets: want 1 to 8`},
-		{"count zero", kueueWorkload("[{name: main, count: 0, "+kueueTmpl+"}]", ""),
-			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].count: 0 is outside 1..1048576`},
+		{"count negative", kueueWorkload("[{name: main, count: -1, "+kueueTmpl+"}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].count: -1 is outside 0..1048576`},
+		{"count zero admitted with pods", kueueWorkload("[{name: main, count: 0, "+kueueTmpl+"}]", kueueAdmission("0", "{domainCount: 1, valuesPerLevel: [{universal: h1}], podCounts: {universal: 2}}")),
+			`f.yaml: document 1 (line 9): Kueue Workload "default/w": status.admission.podSetAssignments[0].count: 0, but the topologyAssignment places 2 pods`},
 		{"bad name", kueueWorkload("[{name: Main, count: 1, "+kueueTmpl+"}]", ""),
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].name: "Main": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
 		{"two sets one name", kueueWorkload("[{name: a, count: 1, "+kueueTmpl+"}, {name: a, count: 1, "+kueueTmpl+"}]", ""),
@@ -141,3 +144,41 @@ func FuzzKueueWorkload(f *testing.F) {
 		}
 	})
 }
+
+// A pod set of count 0 is kept apart in Zero, with its place in
+// spec.podSets, its request and the count status.admission gives it; the
+// Group holds the others only.
+func TestConvertKueueWorkload_ZeroCount(t *testing.T) {
+	two := "[{name: a, count: 0, " + kueueTmpl + "}, {name: b, count: 2, " + kueueTmpl + "}]"
+	bAt := "{name: b, count: 2, topologyAssignment: {levels: [kubernetes.io/hostname], slices: [{domainCount: 1, valuesPerLevel: [{universal: h1}], podCounts: {universal: 2}}]}}"
+	for _, tc := range []struct {
+		name, in    string
+		group       []string
+		zero        []KueueZeroPodSet
+		admittedFor []int32
+	}{
+		{"pending", kueueWorkload(two, ""), []string{"b"}, []KueueZeroPodSet{{Name: "a", Index: 0, Request: topologyRequest("a")}}, nil},
+		{"admitted at 0", kueueWorkload(two, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: a, count: 0, topologyAssignment: {levels: [kubernetes.io/hostname]}}, "+bAt+"]}\n"),
+			[]string{"b"}, []KueueZeroPodSet{{Name: "a", Index: 0, Request: topologyRequest("a")}}, []int32{2}},
+		{"shrunk to 0", kueueWorkload(two, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: a, count: 3, topologyAssignment: {levels: [kubernetes.io/hostname], slices: [{domainCount: 1, valuesPerLevel: [{universal: h2}], podCounts: {universal: 3}}]}}, "+bAt+"]}\n"),
+			[]string{"b"}, []KueueZeroPodSet{{Name: "a", Index: 0, Request: topologyRequest("a"), AdmittedCount: 3}}, []int32{2}},
+		{"all zero", kueueWorkload("[{name: a, count: 0, "+kueueTmpl+"}]", ""), nil, []KueueZeroPodSet{{Name: "a", Index: 0, Request: topologyRequest("a")}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := manifest.Decode("f.yaml", strings.NewReader(tc.in), manifest.Options{})
+			require.NoError(t, err)
+			c, err := Load(objs)
+			require.NoError(t, err)
+			w := c.KueueWorkloads[0]
+			var names []string
+			for _, ps := range w.Group.PodSets {
+				names = append(names, ps.Name)
+			}
+			require.Equal(t, tc.group, names)
+			require.Equal(t, tc.zero, w.Zero)
+			require.Equal(t, tc.admittedFor, w.AdmittedCount)
+		})
+	}
+}
+
+func topologyRequest(set string) topology.PodSetRequest { return topology.PodSetRequest{PodSet: set} }

@@ -54,8 +54,15 @@ func assignment(name string, pods []placement.PodSetAssignment, hostOf func(plac
 func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf func(placement.NodeID) string, now time.Time) {
 	obj := w.Obj
 	adm := &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(obj.Spec.QueueName)}
-	for k, ps := range w.Group.PodSets {
-		adm.PodSetAssignments = append(adm.PodSetAssignments, assignment(ps.Name, sets[k], hostOf))
+	k := 0
+	for _, ps := range obj.Spec.PodSets { // Group.PodSets: these in order, less the sets of count 0
+		if ps.Count == 0 {
+			// A set of count 0 is admitted with no pods, in its place.
+			adm.PodSetAssignments = append(adm.PodSetAssignments, assignment(string(ps.Name), nil, hostOf))
+			continue
+		}
+		adm.PodSetAssignments = append(adm.PodSetAssignments, assignment(string(ps.Name), sets[k], hostOf))
+		k++
 	}
 	obj.Status.Admission = adm
 	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionTrue, kueueReasonQuotaReserved, "Quota reserved and topology assigned by gangsim", now)
@@ -66,18 +73,26 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 }
 
 // writeChangedSets rewrites the assignments of the pod sets marked
-// changed (resized or repaired); the conditions stay as they are.
+// changed (resized or repaired), and of the sets that shrank to count 0;
+// the conditions stay as they are.
 func writeChangedSets(w *KueueWorkload, sets [][]placement.PodSetAssignment, changed []bool, hostOf func(placement.NodeID) string) {
 	adm := w.Obj.Status.Admission
-	for k, ps := range w.Group.PodSets {
-		if !changed[k] {
-			continue
-		}
+	write := func(name string, pods []placement.PodSetAssignment) {
 		for i := range adm.PodSetAssignments {
-			if string(adm.PodSetAssignments[i].Name) == ps.Name {
-				next := assignment(ps.Name, sets[k], hostOf)
+			if string(adm.PodSetAssignments[i].Name) == name {
+				next := assignment(name, pods, hostOf)
 				adm.PodSetAssignments[i].Count, adm.PodSetAssignments[i].TopologyAssignment = next.Count, next.TopologyAssignment
 			}
+		}
+	}
+	for k, ps := range w.Group.PodSets {
+		if changed[k] {
+			write(ps.Name, sets[k])
+		}
+	}
+	for _, z := range w.Zero {
+		if z.AdmittedCount > 0 {
+			write(z.Name, nil)
 		}
 	}
 }

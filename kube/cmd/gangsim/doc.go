@@ -106,7 +106,9 @@
 // topologyRequest or its template's Kueue annotations (required,
 // preferred or unconstrained level, slices, PodSetGroup; balanced under
 // -topology-profile kueue-balanced) and the template's nodeSelector,
-// tolerations and node affinity; its preferred node affinity orders
+// tolerations and node affinity (a pod set of count 0 places nothing and
+// is written with count 0 and no slices, as Kueue writes it); its
+// preferred node affinity orders
 // domains and nodes only under -kueue-node-affinity-preferred (Kueue's
 // TASRespectNodeAffinityPreferred gate, off by default). -o yaml writes each Workload's
 // status.admission (clusterQueue named by spec.queueName; per pod set its

@@ -104,6 +104,14 @@ var kueueGoldens = []golden{
 	// node was failed and all three were Kept.
 	{"kueue-workloads-repair-not-ready", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair-not-ready.yaml"}, exitPlaced},
 	{"kueue-workloads-repair-not-ready-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "repair-not-ready.yaml"}, exitPlaced},
+	// Checked by hand (see the manifest's header): shrink-to-zero keeps
+	// its leader on b2-r1-h1 and writes workers count 0 with no slices;
+	// grow-from-zero plans its 2 workers on b2-r1-h1; leader-only's leader
+	// fills b2-r1-h1; all-zero is admitted with nothing; zero-no-level
+	// waits on its count-0 set's zone level. Before, every one was an
+	// input error (count 0 outside 1..1048576).
+	{"kueue-workloads-zero-count", []string{"-f", kw + "cluster.yaml", "-f", kw + "zero-count.yaml"}, exitWaiting},
+	{"kueue-workloads-zero-count-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "zero-count.yaml"}, exitWaiting},
 	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
 }
 
@@ -162,7 +170,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
