@@ -34,10 +34,7 @@ func TestProp_ReplacePodSet(t *testing.T) {
 			return
 		}
 		tmpl := placement.Pod{Requests: placement.ResourceList{cpu: 1000}}
-		s0, err := placement.NewSnapshot(w.nodes, nil)
-		require.NoError(t, err)
-		tr0, err := topology.NewTree(s0, planKeys)
-		require.NoError(t, err)
+		s0, tr0 := w.empty(t)
 		req := w.request()
 		count := int32(rapid.IntRange(1, 3).Draw(t, "slices")) * int32(z)
 		g := &placement.Group{Namespace: "default", Name: "pg", MinCount: count,

@@ -33,10 +33,7 @@ func TestProp_ResizeSlicedSet(t *testing.T) {
 			return
 		}
 		tmpl := placement.Pod{Requests: placement.ResourceList{cpu: 1000}}
-		s0, err := placement.NewSnapshot(w.nodes, nil)
-		require.NoError(t, err)
-		tr, err := topology.NewTree(s0, planKeys)
-		require.NoError(t, err)
+		s0, tr := w.empty(t)
 		req := w.request()
 		var on []string // the existing pods' nodes, one per pod
 		planned := rapid.Bool().Draw(t, "planned")

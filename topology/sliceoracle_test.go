@@ -24,6 +24,16 @@ type sliceWorld struct {
 	anchor   placement.Node   // a node of the required domain
 }
 
+// empty is the world's cluster with no pod: its snapshot and the tree
+// over planKeys.
+func (w *sliceWorld) empty(t *rapid.T) (*placement.Snapshot, *topology.Tree) {
+	s, err := placement.NewSnapshot(w.nodes, nil)
+	require.NoError(t, err)
+	tr, err := topology.NewTree(s, planKeys)
+	require.NoError(t, err)
+	return s, tr
+}
+
 // drawSliceWorld draws the cluster (1–2 blocks, 1–3 racks, 1–3 hosts of
 // 0–6 CPUs), the required level and one to three slice layers at distinct
 // levels from it down, each size a multiple of the one inside.
