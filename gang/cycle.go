@@ -110,7 +110,8 @@ type Result struct {
 //     with a backoff of InitialBackoff doubling per consecutive such cycle,
 //     up to MaxBackoff.
 //
-// With Options.Preemption, a decision that is Unschedulable (not
+// With Options.Preemption (and Options.PreemptionFor, when set, true for
+// the group), a decision that is Unschedulable (not
 // Unresolvable: removing pods could not help) runs workload-aware preemption
 // ([preemption.Find], through an Index kept across cycles) with the same
 // solver options; when it finds victims, Result.Preemption carries the plan
@@ -195,7 +196,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 			}
 		}
 	}
-	if err == nil && s.opts.Preemption && pl == nil && r.Decision.Status == placement.Unschedulable {
+	if err == nil && pl == nil && r.Decision.Status == placement.Unschedulable && s.preempts(g.pg) {
 		var plan preemption.Plan
 		if plan, err = s.findVictims(snap, pgroup, opts); err == nil {
 			r.Preemption = &plan

@@ -85,9 +85,10 @@
 // commit, the claim allocations and reservedFor ([Result].ClaimUpdates;
 // package dra). [Options].SolveOptions sees these defaults and may extend
 // or replace them: the caller's own filters and placement filters (a
-// quota, say). Workload-aware preemption, when [Options].Preemption is set,
-// runs after an Unschedulable decision (see [Scheduler.Cycle]) and
-// nominates the preemptor's members to the nodes it freed: that room is
+// quota, say). Workload-aware preemption, when [Options].Preemption is set
+// (narrowed per group by [Options].PreemptionFor, as upstream runs the
+// PostFilter of each pod's profile), runs after an Unschedulable decision
+// (see [Scheduler.Cycle]) and nominates the preemptor's members to the nodes it freed: that room is
 // held against groups of equal or lower priority until they bind, are
 // deleted or stop preempting ([Result].Nominations; a host that read a
 // pod's status.nominatedNodeName passes it with [Scheduler.Nominate]).

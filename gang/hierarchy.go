@@ -292,7 +292,7 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	if err == nil {
 		err = s.solveTree(snap, held, t, &r)
 	}
-	if err == nil && s.opts.Preemption && r.Hierarchy.Decision.Status == placement.Unschedulable {
+	if err == nil && r.Hierarchy.Decision.Status == placement.Unschedulable && s.preempts(t.firstLeaf()) {
 		var plan preemption.HierarchyPlan
 		if plan, err = preemption.FindHierarchy(held, t.node, podGroupPriorityOf(root.Spec.Priority), s.hierarchyInput(), t.opts, t.hopts); err == nil {
 			r.Hierarchy.Preemption = &plan
@@ -347,20 +347,24 @@ func checkLeaf(pg *PodGroup, members []placement.Pod) error {
 	return nil
 }
 
+// firstLeaf returns the PodGroup of t's first leaf (by key) that takes
+// part in the decision, the one whose options SolveOptions and
+// PreemptionFor are asked about; nil when none does.
+func (t *tree) firstLeaf() *PodGroup {
+	for _, l := range t.leaves {
+		if t.groups[l.key] != nil {
+			return l.pg
+		}
+	}
+	return nil
+}
+
 // solveTree decides t on snap (cluster with the room held for other
 // groups' nominees taken) and fills r: the decision, the pods to bind
 // (each leaf's decision verified on the snapshot the ones before it left)
 // and cluster with them applied.
 func (s *Scheduler) solveTree(cluster, snap *placement.Snapshot, t *tree, r *Result) error {
-	var leafPG *PodGroup
-	for _, l := range t.leaves {
-		if t.groups[l.key] == nil {
-			continue
-		}
-		if leafPG == nil {
-			leafPG = l.pg
-		}
-	}
+	leafPG := t.firstLeaf()
 	var opts placement.Options
 	var err error
 	if s.opts.SolveOptions != nil && leafPG != nil {

@@ -58,6 +58,16 @@ type Options struct {
 	// preemption), with the PodGroups' priority and disruptionMode as the
 	// scheduler knows them and the budgets of [Scheduler.SetDisruptionBudgets].
 	Preemption bool
+	// PreemptionFor, when set, narrows Preemption to the groups it
+	// reports true for, as kube-scheduler runs the PostFilter plugins
+	// (DefaultPreemption) of the profile the pod's spec.schedulerName
+	// names: one profile may preempt and another not. It is asked only
+	// when Preemption is set and a cycle is Unschedulable: of a PodGroup
+	// about it, of a CompositePodGroup tree about its first leaf with
+	// pending members (the one SolveOptions sees; a tree's pods name one
+	// scheduler). nil preempts for every group. pg must be treated as
+	// read-only.
+	PreemptionFor func(pg *PodGroup) bool
 	// InitialBackoff is how long a group waits after its first cycle that
 	// left members pending; it doubles with each further such cycle up to
 	// MaxBackoff. Zero means the defaults above.
@@ -325,6 +335,13 @@ func (s *Scheduler) Claims() *dra.Ledger { return s.claims }
 func (s *Scheduler) SetDisruptionBudgets(b []preemption.DisruptionBudget) {
 	s.budgets = slices.Clone(b)
 	s.victims = nil
+}
+
+// preempts reports whether an Unschedulable cycle of pg (a PodGroup, or a
+// tree's first leaf; nil when the tree has none) looks for victims:
+// Options.Preemption, narrowed by Options.PreemptionFor when both are set.
+func (s *Scheduler) preempts(pg *PodGroup) bool {
+	return s.opts.Preemption && (s.opts.PreemptionFor == nil || pg == nil || s.opts.PreemptionFor(pg))
 }
 
 // findVictims runs preemption's search with the prepared input, preparing
