@@ -76,6 +76,12 @@ type Options struct {
 	// its whole Duration to run (as a Job controller recreates an evicted
 	// pod, whose work is lost).
 	Preemption bool
+	// PreemptionFor narrows Preemption per group, as gang.Options's (a
+	// KubeSchedulerConfiguration whose profiles disagree on
+	// DefaultPreemption); nil preempts for every group. The wake-up hints
+	// of parked groups still treat every group as one that may preempt,
+	// which wakes some for nothing but never misses one.
+	PreemptionFor func(pg *gang.PodGroup) bool
 	// TopologyLevels are the topology keys, widest first, and
 	// TopologyProfile who decides topology-constrained groups (both as
 	// gang.Options).
@@ -237,6 +243,7 @@ func newEngine(in Input, opts Options) (*engine, error) {
 		TopologyLevels:  opts.TopologyLevels,
 		TopologyProfile: opts.TopologyProfile,
 		Preemption:      opts.Preemption && mayPreempt(in),
+		PreemptionFor:   opts.PreemptionFor,
 		InitialBackoff:  opts.InitialBackoff,
 		MaxBackoff:      opts.MaxBackoff,
 		Profile:         opts.Profile,

@@ -135,9 +135,10 @@
 // the score weights of PodTopologySpread, TaintToleration and
 // NodeAffinity, which then choose each member's node
 // inside a placement as kube-scheduler scores nodes; and
-// DefaultPreemption (disabled there, nothing is preempted, as with
-// -preemption=false; profiles that disagree on it are a warning, and
-// nothing is preempted for any group). Everything else a profile asks
+// DefaultPreemption (disabled there, nothing is preempted for the groups
+// of that profile, as with -preemption=false, while the groups of a
+// profile that keeps it preempt, as kube-scheduler runs the PostFilter
+// plugins of the pod's own profile). Everything else a profile asks
 // that gangsched does not do — other plugins enabled or re-weighted,
 // filters disabled, other plugins' args, extenders,
 // percentageOfNodesToScore — is a warning on standard error naming the

@@ -78,7 +78,7 @@ func estimate(c *kube.Cluster, opts options, now time.Time, whatIf map[string]bo
 		now = dump
 	}
 	ro := replayOptions(c, opts, now, spread)
-	ro.Preemption = opts.preemption
+	ro.Preemption, ro.PreemptionFor = opts.preemption, preemptionFor(c, opts.noPreemption)
 	res, err := replay.Run(in, ro)
 	if err != nil {
 		return Estimates{}, err

@@ -220,6 +220,24 @@ func groupsWith(c *kube.Cluster, has func(placement.Key) bool) map[placement.Key
 	return out
 }
 
+// preemptionFor returns gang.Options.PreemptionFor for a run whose
+// profiles of off disable DefaultPreemption and the others keep it: a
+// group preempts unless its pods' schedulerName names one of off, as
+// kube-scheduler runs the PostFilter plugins of the pod's own profile. It
+// returns nil when off is empty (every profile agrees).
+func preemptionFor(c *kube.Cluster, off map[string]bool) func(*gang.PodGroup) bool {
+	if len(off) == 0 {
+		return nil
+	}
+	var names map[placement.Key]string // each group's schedulerName, once known
+	return func(pg *gang.PodGroup) bool {
+		if names == nil {
+			names = groupSchedulers(c)
+		}
+		return !off[names[pg.Key()]]
+	}
+}
+
 // solveOptions adds, to the options the scheduler derives (the topology
 // generator and scorer, the DRA claims hook), the node scoring of the
 // group's profile (the one its pods' spec.schedulerName names), the

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -56,9 +54,20 @@ func (r runScoring) of(schedulerName string) profileScoring {
 	return r.fallback
 }
 
+// profilePreemption says which profiles run DefaultPreemption (the
+// PostFilter kube-scheduler runs for a pod its profile cannot place).
+type profilePreemption struct {
+	// any is true when some profile read keeps it (or there is no
+	// configuration): the run preempts at all.
+	any bool
+	// off are the schedulerNames of the profiles that disable it, when
+	// others keep it; nil when every profile agrees.
+	off map[string]bool
+}
+
 // schedulerConfig takes the KubeSchedulerConfiguration out of objs, if the
 // input has one, and returns the other objects, the node scoring that
-// -node-scoring and the configuration ask for, whether the profiles keep
+// -node-scoring and the configuration ask for, which profiles keep
 // preemption, and the configuration's warnings (each naming its field,
 // each once).
 //
@@ -71,9 +80,10 @@ func (r runScoring) of(schedulerName string) profileScoring {
 // whose schedulerName no profile serves (only a victim recreated from a
 // pod another scheduler bound reaches a cycle so): kube-scheduler's
 // default profile under a configuration, the flag's scoring otherwise.
-// Preemption is kept when every profile read keeps it; profiles that
-// disagree are a warning, as gangsim preempts for all groups or none.
-func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Object, sc runScoring, preempt bool, warnings []string, err error) {
+// Preemption is per profile too: pre.off names the profiles that disable
+// DefaultPreemption when others keep it, and a group whose schedulerName
+// no profile serves preempts, as kube-scheduler's default profile does.
+func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Object, sc runScoring, pre profilePreemption, warnings []string, err error) {
 	var cfg *manifest.Object
 	rest = make([]manifest.Object, 0, len(objs))
 	for i := range objs {
@@ -83,21 +93,21 @@ func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Ob
 		}
 		rest = append(rest, objs[i])
 	}
-	preempt = true
+	pre.any = true
 	if scoring == scoringUpstream {
 		sc.fallback = profileScoring{placement.UpstreamNodeScoring(), scoreWeights{kube.DefaultSpreadWeight, kube.DefaultTaintTolerationWeight, kube.DefaultNodeAffinityWeight}}
 	}
 	if cfg == nil {
-		return rest, sc, preempt, nil, nil
+		return rest, sc, pre, nil, nil
 	}
 	kcfg := cfg.Obj.(*configv1.KubeSchedulerConfiguration)
 	served := servedSchedulers(objs)
 	byName := make(map[string]profileScoring, len(served))
-	var noPreemption []string
+	off := map[string]bool{}
 	for _, name := range served {
 		p, err := kube.ReadSchedulerConfiguration(kcfg, name)
 		if err != nil {
-			return nil, runScoring{}, false, nil, cfg.Wrap(err)
+			return nil, runScoring{}, profilePreemption{}, nil, cfg.Wrap(err)
 		}
 		for _, w := range p.Warnings {
 			if w = cfg.Where() + ": " + cfg.String() + ": " + w; !slices.Contains(warnings, w) {
@@ -106,22 +116,23 @@ func schedulerConfig(objs []manifest.Object, scoring string) (rest []manifest.Ob
 		}
 		byName[name] = profileScoring{p.NodeScoring, scoreWeights{p.SpreadWeight, p.TaintWeight, p.NodeAffinityWeight}}
 		if !p.Preemption {
-			noPreemption = append(noPreemption, name)
+			off[name] = true
 		}
 	}
-	if len(noPreemption) > 0 && len(noPreemption) < len(served) {
-		warnings = append(warnings, fmt.Sprintf("%s: the profiles of %s disable DefaultPreemption and the others keep it; gangsim preempts for no group", cfg.Where(), strings.Join(noPreemption, ", ")))
+	pre.any = len(off) < len(served)
+	if pre.any && len(off) > 0 {
+		pre.off = off
 	}
 	if scoring != scoringConfig {
-		return rest, sc, len(noPreemption) == 0, warnings, nil
+		return rest, sc, pre, warnings, nil
 	}
 	// kube-scheduler's default profile, as an empty configuration has.
 	def, err := kube.ReadSchedulerConfiguration(&configv1.KubeSchedulerConfiguration{}, "")
 	if err != nil {
-		return nil, runScoring{}, false, nil, err
+		return nil, runScoring{}, profilePreemption{}, nil, err
 	}
 	sc = runScoring{byName, profileScoring{def.NodeScoring, scoreWeights{def.SpreadWeight, def.TaintWeight, def.NodeAffinityWeight}}}
-	return rest, sc, len(noPreemption) == 0, warnings, nil
+	return rest, sc, pre, warnings, nil
 }
 
 // schedulerName returns the schedulerName that pending pods and Job pod

@@ -84,18 +84,39 @@ func TestScenario_SchedulerConfigurationNoPreemption(t *testing.T) {
 gangsim: warning: ../../testdata/schedconfig/no-preemption.yaml: document 1 (line 3): KubeSchedulerConfiguration: profiles[0].plugins.score.enabled[0]: plugin "MyScore" has no gangsched equivalent; ignored
 `, stderr)
 
-	// A second profile that keeps DefaultPreemption: gangsim preempts for
-	// all groups or none, so none, and says so.
-	cfg := t.TempDir() + "/two.yaml"
-	writeFile(t, cfg, `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- plugins: {multiPoint: {disabled: [{name: DefaultPreemption}]}}
-- schedulerName: other
-`)
-	got, stderr = bindingsOf(t, exitWaiting, append([]string{"-f", cfg}, args...)...)
+	// A second profile that keeps DefaultPreemption: the pods name
+	// default-scheduler, whose profile disables it, so they still wait,
+	// and with no warning; with the other profile disabling it instead,
+	// they preempt as with no configuration.
+	const off = "plugins: {multiPoint: {disabled: [{name: DefaultPreemption}]}}"
+	for _, c := range []struct {
+		profiles string
+		code     int
+		want     map[string]string
+	}{
+		{"- " + off + "\n- schedulerName: other\n", exitWaiting, map[string]string{}},
+		{"- schedulerName: default-scheduler\n- schedulerName: other\n  " + off + "\n", exitPlaced, withPreemption},
+	} {
+		cfg := t.TempDir() + "/two.yaml"
+		writeFile(t, cfg, "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"+c.profiles)
+		got, stderr = bindingsOf(t, c.code, append([]string{"-f", cfg}, args...)...)
+		require.Equal(t, c.want, got, "profiles:\n%s", c.profiles)
+		require.Empty(t, stderr)
+	}
+}
+
+// TestScenario_SchedulerConfigurationPreemptionPerProfile: a group
+// preempts when its pods' profile keeps DefaultPreemption, as
+// kube-scheduler v1.37.2 decides (see the manifest's header): the
+// preempter gang evicts low-a and binds, the patient gang waits beside
+// low-b. -preemption=false turns it off for both.
+func TestScenario_SchedulerConfigurationPreemptionPerProfile(t *testing.T) {
+	in := td + "schedconfig/preemption-per-profile.yaml"
+	got, stderr := bindingsOf(t, exitWaiting, "-f", in)
+	require.Equal(t, map[string]string{"eager-1": "a1", "eager-2": "a1"}, got)
+	require.Empty(t, stderr)
+	got, _ = bindingsOf(t, exitWaiting, "-preemption=false", "-f", in)
 	require.Empty(t, got)
-	require.Equal(t, "gangsim: warning: "+cfg+": document 1 (line 1): the profiles of default-scheduler disable DefaultPreemption and the others keep it; gangsim preempts for no group\n", stderr)
 }
 
 // TestSchedulerConfigurationBadInput: a configuration upstream refuses

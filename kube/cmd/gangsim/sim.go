@@ -177,6 +177,9 @@ type options struct {
 	rackKey      string // "" means the first known rack label on the nodes
 	topologyKeys string // comma-separated, widest first; "" means automatic
 	preemption   bool
+	// noPreemption are the schedulerNames whose profile disables
+	// DefaultPreemption while others keep it (see preemptionFor).
+	noPreemption map[string]bool
 	// scoring chooses a member's node inside a placement, per profile.
 	scoring runScoring
 	// topologyProfile decides topology-constrained groups (gang.Options.TopologyProfile).
@@ -223,6 +226,7 @@ func simulate(c *kube.Cluster, opts options) (Report, error) {
 		SolveOptions:    solveOptions(c, opts.scoring, spread),
 		TopologyLevels:  topologyKeys(c, opts.topologyKeys),
 		Preemption:      opts.preemption,
+		PreemptionFor:   preemptionFor(c, opts.noPreemption),
 		TopologyProfile: opts.topologyProfile,
 		Profile:         opts.profile,
 

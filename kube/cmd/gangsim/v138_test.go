@@ -39,6 +39,11 @@ var v138Goldens = []golden{
 	// every pod bound (exit 3), and the summary names it.
 	{"schedconfig-unserved", []string{"-f", td + "schedconfig/unserved.yaml"}, exitWaiting},
 	{"schedconfig-two-profiles", []string{"-f", td + "schedconfig/two-profiles.yaml"}, exitPlaced},
+	// Preemption per profile: only the gang whose profile keeps
+	// DefaultPreemption evicts (kubeoracle v1.37.2 agrees), in the run
+	// and in -estimate.
+	{"schedconfig-preemption-per-profile", []string{"-f", td + "schedconfig/preemption-per-profile.yaml"}, exitWaiting},
+	{"schedconfig-preemption-per-profile-estimate", []string{"-estimate", "-f", td + "schedconfig/preemption-per-profile.yaml"}, exitWaiting},
 }
 
 func TestGoldenV138(t *testing.T) {
