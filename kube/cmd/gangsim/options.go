@@ -111,20 +111,9 @@ type nodeHooks struct {
 	affinity *kube.NodeAffinityScorer
 }
 
-// runHooks are the run's per-pod hooks of each profile, by schedulerName
-// as in runScoring; all share the one DoNotSchedule filter.
-type runHooks struct {
-	byName   map[string]nodeHooks
-	fallback nodeHooks
-}
-
-// of returns the hooks of a group whose pods name schedulerName.
-func (h runHooks) of(schedulerName string) nodeHooks {
-	if n, ok := h.byName[schedulerName]; ok {
-		return n
-	}
-	return h.fallback
-}
+// runHooks are the run's per-pod hooks of each profile, as in
+// runScoring; all share the one DoNotSchedule filter.
+type runHooks = byProfile[nodeHooks]
 
 // clusterHooks compiles the spread constraints and preferred node
 // affinity of c's pending pods (every one is validated, whichever hook

@@ -34,25 +34,29 @@ type profileScoring struct {
 	w  scoreWeights
 }
 
-// runScoring is a run's node scoring: each group is scored with the
-// profile its pods' spec.schedulerName names.
-type runScoring struct {
-	// byName is the scoring of each profile of the configuration, by
-	// schedulerName; nil without a configuration or under -node-scoring.
-	byName map[string]profileScoring
-	// fallback scores every group whose schedulerName byName lacks. Its
-	// weights are added to the resource scoring when that has a Strategy;
-	// 0 leaves a plugin out.
-	fallback profileScoring
+// byProfile is a value per profile of the configuration, by
+// schedulerName, as kube-scheduler builds one framework per profile.
+type byProfile[T any] struct {
+	// byName holds each profile's value; nil without a configuration or
+	// under -node-scoring.
+	byName map[string]T
+	// fallback serves every group whose schedulerName byName lacks.
+	fallback T
 }
 
-// of returns the scoring of a group whose pods name schedulerName.
-func (r runScoring) of(schedulerName string) profileScoring {
-	if p, ok := r.byName[schedulerName]; ok {
-		return p
+// of returns the value of a group whose pods name schedulerName.
+func (b byProfile[T]) of(schedulerName string) T {
+	if v, ok := b.byName[schedulerName]; ok {
+		return v
 	}
-	return r.fallback
+	return b.fallback
 }
+
+// runScoring is a run's node scoring: each group is scored with the
+// profile its pods' spec.schedulerName names. The fallback's weights are
+// added to the resource scoring when that has a Strategy; 0 leaves a
+// plugin out.
+type runScoring = byProfile[profileScoring]
 
 // profilePreemption says which profiles run DefaultPreemption (the
 // PostFilter kube-scheduler runs for a pod its profile cannot place).
