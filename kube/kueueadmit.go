@@ -114,8 +114,8 @@ type KueueOutcome struct {
 // break its request, or that shrinks to more pods than its survivors
 // hold in whole slices (Kueue plans an elastic set whose assignment
 // names a gone node as new) cannot be repaired: the Workload is evicted
-// whole (Evicted True, reason NodeFailures; QuotaReserved False)
-// and queued again. Then the pending Workloads, in queue order, are
+// whole (Evicted True, reason NodeFailures, the message saying why each
+// node failed; QuotaReserved False) and queued again. Then the pending Workloads, in queue order, are
 // planned with [topology.Tree.PlanPodSets]; those that fit are admitted
 // (status.admission with a topologyAssignment per pod set, at the hostname
 // level, in rank order; QuotaReserved and Admitted True) and the others
@@ -323,6 +323,12 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 			if err == nil {
 				rs = placement.Resized{Assignments: rep.Assignments, Decision: rep.Decisions[0]}
 			}
+			if err == nil && !rep.Repairable {
+				// ReplacePodSet's reason names the failed nodes only;
+				// h.words also says why each failed.
+				rep.Reason = fmt.Sprintf("pod set %q: %s of failed node(s) %s cannot be replaced in their domains: %s; the workload must be evicted whole",
+					set.Name, lostPods(h.all[k], h.failed[k]), hostList(h.words[k]), rs.Decision.Message)
+			}
 		} else {
 			rs, err = a.tree.ResizePodSet(a.s, w.Group, w.Requests[k], placement.Resize{PodSet: set.Name, Existing: cur}, a.opts.Plan)
 		}
@@ -396,6 +402,21 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	o.Message = kueueWords(w, joinReasons(reasons))
 	writeChangedSets(w, o.PodSets, changed, a.hostOf)
 	return false, nil
+}
+
+// lostPods words how many of a set's pods ran on the failed nodes, e.g.
+// "1 pod" or "3 pods".
+func lostPods(all []placement.PodSetAssignment, failed []string) string {
+	var n int32
+	for _, p := range all {
+		if slices.Contains(failed, p.Node) {
+			n += p.Count
+		}
+	}
+	if n == 1 {
+		return "1 pod"
+	}
+	return fmt.Sprintf("%d pods", n)
 }
 
 // nodeCounts words pods per node as "b3-r1-h2×2".
