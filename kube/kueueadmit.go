@@ -25,7 +25,8 @@ type KueueOptions struct {
 	Now time.Time
 	// NotReady are the nodes whose Ready condition is not True, by node
 	// name ([NodeNotReady], [Cluster].NotReady). None takes new pods, as
-	// Kueue's topology snapshot leaves them out; one that is failed at
+	// Kueue's topology snapshot leaves them out (and cordoned nodes, read
+	// from the snapshot's spec.unschedulable); one that is failed at
 	// Now ([NotReadyNode.FailedAt]: not ready for at least
 	// [KueueNodeFailureDelay], or without a Ready condition) loses its
 	// admitted pods, like a gone node.
@@ -55,8 +56,9 @@ const (
 	// [KueueNodeFailureDelay], or tainted NoExecute) found replacements
 	// in their domains.
 	KueueRepaired KueueAction = "Repaired"
-	// KueueEvicted: pods on failed nodes found none; the Workload was
-	// evicted whole, then queued again and did not fit.
+	// KueueEvicted: pods on failed nodes found none, or the set's other
+	// pods run on a node Kueue's topology snapshot leaves out; the
+	// Workload was evicted whole, then queued again and did not fit.
 	KueueEvicted KueueAction = "Evicted"
 	// KueueReadmitted: evicted whole, then admitted elsewhere.
 	KueueReadmitted KueueAction = "Readmitted"
@@ -93,7 +95,11 @@ type KueueOutcome struct {
 // — so that no repair takes room an admitted pod still holds. A node not
 // ready for less is not failed yet: its pods stay, but it takes no new
 // pod (no replacement, growth or admission), as Kueue's topology snapshot
-// leaves out every node that is not ready. Then, in queue order, a pod
+// leaves out every node that is not ready or is cordoned
+// (spec.unschedulable): neither holds capacity in any domain, whatever
+// the template tolerates. A node with a NoSchedule or NoExecute taint that
+// a set's template does not tolerate holds nothing for that set, as in
+// Kueue's TAS (PreferNoSchedule is ignored). Then, in queue order, a pod
 // set that lost pods on failed nodes is repaired by
 // [topology.Tree.ReplacePodSet] with the set's request and opts.Plan: its
 // survivors stay, the slices the lost pods leave incomplete are completed
@@ -113,7 +119,9 @@ type KueueOutcome struct {
 // lost pods and whose replacements do not fit, whose admitted pods
 // break its request, or that shrinks to more pods than its survivors
 // hold in whole slices (Kueue plans an elastic set whose assignment
-// names a gone node as new) cannot be repaired: the Workload is evicted
+// names a gone node as new), or whose other pods run on a cordoned node or
+// one not ready but not yet failed (Kueue's replacement refuses such a
+// "stale" assignment) cannot be repaired: the Workload is evicted
 // whole (Evicted True, reason NodeFailures, the message saying why each
 // node failed; QuotaReserved False) and queued again. Then the pending Workloads, in queue order, are
 // planned with [topology.Tree.PlanPodSets]; those that fit are admitted
@@ -147,10 +155,9 @@ type KueueOutcome struct {
 // left as they were only in part, and must be discarded.
 func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
 	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}}
-	if len(opts.NotReady) > 0 {
-		a.opts.Plan.Filters = append(slices.Clip(opts.Plan.Filters), notReadyFilter(opts.NotReady))
-	}
+	outOfTAS := len(opts.NotReady) > 0 // a node Kueue's topology snapshot leaves out
 	for id := range placement.NodeID(s.NumNodes()) {
+		outOfTAS = outOfTAS || s.Node(id).Unschedulable
 		h, ok := s.Node(id).Labels[corev1.LabelHostname]
 		if !ok {
 			continue
@@ -160,6 +167,11 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 				"%q is node %q's too (Kueue's topology assignments name a host by this label: give each node its own)", h, s.Node(prev).Name)
 		}
 		a.host[h] = id
+	}
+	if outOfTAS {
+		// The filter keeps plans off them; without such nodes it would
+		// only keep the planner from caching its counts.
+		a.opts.Plan.Filters = append(slices.Clip(opts.Plan.Filters), outOfTASFilter(opts.NotReady))
 	}
 	queue := slices.Clone(ws)
 	slices.SortStableFunc(queue, func(x, y *KueueWorkload) int {
@@ -318,6 +330,12 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 			// neither replace nor resize it.
 			rs = placement.Resized{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}
 			rep = placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set.Name, hostList(h.words[k]), msg)}
+		} else if out := a.outOfTAS(cur); failed && out != "" {
+			// Kueue's replacement refuses an assignment naming a node
+			// its topology snapshot leaves out ("stale"), and the
+			// Workload is evicted.
+			rs = placement.Resized{Decision: placement.Decision{Status: placement.Unresolvable}}
+			rep = placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: its pods on %s are on a node Kueue's topology snapshot leaves out; the workload must be evicted whole", set.Name, hostList(h.words[k]), out)}
 		} else if failed {
 			rep, err = a.tree.ReplacePodSet(a.s, w.Group, w.Requests[k], placement.Repair{PodSet: set.Name, Existing: h.all[k], Failed: h.failed[k]}, a.opts.Plan)
 			if err == nil {
@@ -402,6 +420,22 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	o.Message = kueueWords(w, joinReasons(reasons))
 	writeChangedSets(w, o.PodSets, changed, a.hostOf)
 	return false, nil
+}
+
+// outOfTAS words the first node of pods that Kueue's topology snapshot
+// leaves out although it has not failed — cordoned, or not ready for less
+// than [KueueNodeFailureDelay] — as "b3-r1-h1 (cordoned)"; "" when none.
+func (a *admitter) outOfTAS(pods []placement.PodSetAssignment) string {
+	for _, p := range pods {
+		if nr, ok := a.opts.NotReady[p.Node]; ok {
+			_, why := nr.FailedAt(a.opts.Now)
+			return p.Node + " (" + why + ")"
+		}
+		if a.s.Node(p.NodeID).Unschedulable {
+			return p.Node + " (cordoned)"
+		}
+	}
+	return ""
 }
 
 // lostPods words how many of a set's pods ran on the failed nodes, e.g.

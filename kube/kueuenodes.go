@@ -63,12 +63,20 @@ func (r NotReadyNode) FailedAt(now time.Time) (bool, string) {
 	return d >= KueueNodeFailureDelay, fmt.Sprintf("Ready %s for %s", r.Status, d)
 }
 
-// notReadyFilter refuses new pods on the nodes of notReady (by name), as
-// Kueue's topology snapshot leaves out every node that is not ready.
-func notReadyFilter(notReady map[string]NotReadyNode) placement.Filter {
+// outOfTASFilter refuses new pods on the nodes Kueue's topology snapshot
+// leaves out (v0.17 TAS nodes cache: only a node that is Ready and not
+// spec.unschedulable is in it): the nodes of notReady (by name), and
+// cordoned nodes even for a template that tolerates the
+// node.kubernetes.io/unschedulable taint, which kube-scheduler's
+// NodeUnschedulable lets through. A refused node holds no capacity in any
+// domain, so it weighs in no BestFit choice.
+func outOfTASFilter(notReady map[string]NotReadyNode) placement.Filter {
 	return placement.FilterFunc(func(_ *placement.Pod, n placement.NodeInfo) placement.Rejection {
 		if _, ok := notReady[n.Node().Name]; ok {
 			return placement.Rejection{Reason: "node(s) not ready", Unresolvable: true}
+		}
+		if n.Node().Unschedulable {
+			return placement.Rejection{Reason: "node(s) were unschedulable", Unresolvable: true}
 		}
 		return placement.Rejection{}
 	})

@@ -97,3 +97,56 @@ func TestAdmitKueueWorkloads_NotReady(t *testing.T) {
 		})
 	}
 }
+
+// A node Kueue's topology snapshot leaves out although it has not failed
+// — cordoned, or not ready for less than 30s — makes an assignment that
+// names it "stale": the pods of a failed node beside it are not replaced,
+// and the Workload is evicted whole and admitted again on the one ready,
+// schedulable host b1-r1-h3. With h2 ready the failed h1's pods come back
+// beside h2's.
+func TestAdmitKueueWorkloads_StaleAssignment(t *testing.T) {
+	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	const evicted = `pod set "main": pods of failed node(s) b1-r1-h1 (Ready False for 1m0s) cannot be replaced: its pods on b1-r1-h2 (%s) are on a node Kueue's topology snapshot leaves out; the workload must be evicted whole`
+	readmitted := [][]placement.PodSetAssignment{{{PodSet: "main", Node: "b1-r1-h3", Count: 3}}}
+	for _, tc := range []struct {
+		name, h2 string // h2: b1-r1-h2's spec and conditions, in flow style
+		action   KueueAction
+		pods     [][]placement.PodSetAssignment
+		msg      string
+	}{
+		{"ready", "spec: {}\nstatus: {allocatable: {cpu: '4', pods: '110'}}", KueueRepaired,
+			[][]placement.PodSetAssignment{{{PodSet: "main", Node: "b1-r1-h2", Count: 3}}},
+			`pod set "main": pods of failed node(s) b1-r1-h1 (Ready False for 1m0s) replaced on b1-r1-h2×2`},
+		{"cordoned", "spec: {unschedulable: true}\nstatus: {allocatable: {cpu: '4', pods: '110'}}", KueueReadmitted, readmitted,
+			fmt.Sprintf(evicted, "cordoned")},
+		{"not ready 1s", "spec: {}\nstatus: {allocatable: {cpu: '4', pods: '110'}, conditions: [{type: Ready, status: 'False', lastTransitionTime: '2026-01-01T08:59:59Z'}]}", KueueReadmitted, readmitted,
+			fmt.Sprintf(evicted, "Ready False for 1s")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			node := "---\napiVersion: v1\nkind: Node\nmetadata: {name: %[1]s, labels: {kubernetes.io/hostname: %[1]s, rack: r1}}\n%[2]s\n"
+			var b strings.Builder
+			fmt.Fprintf(&b, node, "b1-r1-h1", "status: {allocatable: {cpu: '4', pods: '110'}, conditions: [{type: Ready, status: 'False', lastTransitionTime: '2026-01-01T08:59:00Z'}]}")
+			fmt.Fprintf(&b, node, "b1-r1-h2", tc.h2)
+			fmt.Fprintf(&b, node, "b1-r1-h3", "status: {allocatable: {cpu: '4', pods: '110'}}")
+			b.WriteString(kueueWorkload("[{name: main, count: 3, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}, spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]",
+				kueueAdmission("3", "{domainCount: 2, valuesPerLevel: [{individual: {roots: [b1-r1-h1, b1-r1-h2]}}], podCounts: {individual: [2, 1]}}")))
+			objs, err := manifest.Decode("f.yaml", strings.NewReader(b.String()), manifest.Options{})
+			require.NoError(t, err)
+			c, err := Load(objs)
+			require.NoError(t, err)
+			tree, err := topology.NewTree(c.Snapshot, []string{"rack", corev1.LabelHostname})
+			require.NoError(t, err)
+			_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: now, NotReady: c.NotReady})
+			require.NoError(t, err)
+			require.Len(t, outs, 1)
+			for _, ps := range outs[0].PodSets {
+				for i := range ps {
+					ps[i].NodeID = 0
+				}
+			}
+			require.Equal(t, tc.action, outs[0].Action)
+			require.Equal(t, tc.msg, outs[0].Message)
+			require.Equal(t, tc.pods, outs[0].PodSets)
+		})
+	}
+}

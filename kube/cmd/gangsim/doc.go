@@ -101,12 +101,19 @@
 // its pods but takes no new pod)
 // (topology.Tree.ReplacePodSet: incomplete slices completed in their
 // domains, slices lost whole anywhere in the required domain) — or evicted
-// whole (Evicted True, NodeFailures) and queued again; then the pending
+// whole (Evicted True, NodeFailures; the reason says why each node
+// failed) and queued again, as is one whose other pods of the set run on a
+// node Kueue's topology snapshot leaves out (cordoned, or not ready for
+// less than 30s), which Kueue does not repair; then the pending
 // ones, each pod set planned with topology.Tree.PlanPodSets from its
 // topologyRequest or its template's Kueue annotations (required,
 // preferred or unconstrained level, slices, PodSetGroup; balanced under
 // -topology-profile kueue-balanced) and the template's nodeSelector,
-// tolerations and node affinity (a pod set of count 0 places nothing and
+// tolerations and node affinity (a node with a NoSchedule or NoExecute
+// taint the template does not tolerate holds nothing for the set, and a
+// cordoned or not-ready node holds nothing for any, whatever the
+// template tolerates, as Kueue's TAS leaves both out of its snapshot;
+// a pod set of count 0 places nothing and
 // is written with count 0 and no slices, as Kueue writes it); its
 // preferred node affinity orders
 // domains and nodes only under -kueue-node-affinity-preferred (Kueue's

@@ -112,6 +112,21 @@ var kueueGoldens = []golden{
 	// input error (count 0 outside 1..1048576).
 	{"kueue-workloads-zero-count", []string{"-f", kw + "cluster.yaml", "-f", kw + "zero-count.yaml"}, exitWaiting},
 	{"kueue-workloads-zero-count-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "zero-count.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): tolerant, which
+	// tolerates every taint, takes b1-r1-h1 and not the cordoned
+	// b3-r1-h1; small takes b3-r1-h2; stale-assignment, whose gone host's
+	// pod would be replaced beside its pod on the cordoned host, is
+	// evicted and admitted on b1-r1-h2. Before, tolerant went to the
+	// cordoned b3-r1-h1 and stale-assignment was repaired onto b3-r1-h2.
+	{"kueue-workloads-cordoned", []string{"-f", kw + "cluster.yaml", "-f", kw + "cordoned.yaml"}, exitPlaced},
+	{"kueue-workloads-cordoned-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "cordoned.yaml"}, exitPlaced},
+	// Checked by hand: batch takes the NoSchedule host it tolerates
+	// (b3-r1-h1); plain and wrong-effect (its toleration's effect is
+	// NoExecute) skip it and the NoExecute host and share the
+	// PreferNoSchedule host b3-r3-h1; maintenance takes the NoExecute
+	// host b3-r2-h1. Unchanged by this test's commit: the planner's
+	// taint filter already was Kueue's.
+	{"kueue-workloads-taints", []string{"-f", kw + "cluster.yaml", "-f", kw + "taints.yaml"}, exitPlaced},
 	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
 }
 
@@ -170,7 +185,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count", "cordoned", "taints"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
