@@ -1,8 +1,10 @@
 package gang
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gangsched/gangsched/placement"
 )
@@ -10,6 +12,9 @@ import (
 // validateCompositeTemplates checks composite templates under prefix, at
 // depth (1 for the roots): names, policies, constraints, children, depth.
 func validateCompositeTemplates(obj, prefix string, ts []CompositePodGroupTemplate, depth int) error {
+	if len(ts) > maxTemplates {
+		return placement.Errorf(placement.ErrInvalid, obj, prefix+"compositePodGroupTemplates", "lists %d templates; at most %d are allowed", len(ts), maxTemplates)
+	}
 	seen := map[string]bool{}
 	for i := range ts {
 		t := &ts[i]
@@ -29,10 +34,15 @@ func validateCompositeTemplates(obj, prefix string, ts []CompositePodGroupTempla
 			return err
 		}
 		// The spec rules are CompositePodGroup's; check them on a stand-in
-		// and report them under the template's path.
+		// and report them at the template's field, as the API server does
+		// (spec.x of the stand-in is <path>.x).
 		c := CompositePodGroup{ObjectMeta: ObjectMeta{Name: t.Name}, Spec: compositeSpec(t, "")}
 		if err := c.Validate(); err != nil {
-			return placement.Errorf(placement.ErrInvalid, obj, path, "%v", err)
+			var fe *placement.FieldError
+			if !errors.As(err, &fe) {
+				return placement.Errorf(placement.ErrInvalid, obj, path, "%v", err)
+			}
+			return &placement.FieldError{Object: obj, Field: path + strings.TrimPrefix(fe.Field, "spec"), Detail: fe.Detail, Err: fe.Err}
 		}
 		if err := validateTemplates(obj, path+".", t.PodGroupTemplates); err != nil {
 			return err

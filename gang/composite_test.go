@@ -66,7 +66,7 @@ func TestStampHierarchy_Errors(t *testing.T) {
 	require.EqualError(t, w.Validate(), `Workload "default/w": spec.compositePodGroupTemplates[0].compositePodGroupTemplates[0]: must list at least one child template`)
 	w = hierarchyWorkload()
 	w.Spec.CompositePodGroupTemplates[0].SchedulingPolicy.Gang.MinGroupCount = 0
-	require.ErrorContains(t, w.Validate(), `spec.compositePodGroupTemplates[0]: CompositePodGroup "train": spec.schedulingPolicy.gang.minGroupCount: 0 is below 1`)
+	require.EqualError(t, w.Validate(), `Workload "default/w": spec.compositePodGroupTemplates[0].schedulingPolicy.gang.minGroupCount: 0 is below 1`)
 	w = hierarchyWorkload()
 	w.Spec.PodGroupTemplates = []PodGroupTemplate{{Name: "x", SchedulingPolicy: SchedulingPolicy{Basic: &BasicSchedulingPolicy{}}}}
 	require.ErrorContains(t, w.Validate(), "spec.compositePodGroupTemplates: must not be set with spec.podGroupTemplates")

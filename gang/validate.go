@@ -11,7 +11,8 @@ import (
 // [*placement.FieldError] naming the Workload and the field: an empty
 // metadata.name; neither or both of spec.podGroupTemplates and
 // spec.compositePodGroupTemplates; a template with an empty or duplicate
-// name among its siblings; every error [PodGroup.Validate] reports for a
+// name among its siblings; more than 8 templates in one list; a name
+// used twice anywhere in spec.compositePodGroupTemplates; every error [PodGroup.Validate] reports for a
 // PodGroup template's policy, constraints, claims and disruption mode,
 // and [CompositePodGroup.Validate] for a composite one's; a composite
 // template with no child templates; a hierarchy deeper than
@@ -39,6 +40,9 @@ func (w *Workload) Validate() error {
 	if err := validateCompositeTemplates(obj, "spec.", w.Spec.CompositePodGroupTemplates, 1); err != nil {
 		return err
 	}
+	if err := validateTreeTemplateNames(obj, "spec.", w.Spec.CompositePodGroupTemplates, map[string]bool{}); err != nil {
+		return err
+	}
 	return validateWorkloadPriorities(obj, w, false)
 }
 
@@ -62,6 +66,9 @@ func (w *Workload) ValidatePriorities() error {
 
 // validateTemplates checks a list of PodGroup templates under path.
 func validateTemplates(obj, prefix string, ts []PodGroupTemplate) error {
+	if len(ts) > maxTemplates {
+		return placement.Errorf(placement.ErrInvalid, obj, prefix+"podGroupTemplates", "lists %d templates; at most %d are allowed", len(ts), maxTemplates)
+	}
 	seen := map[string]bool{}
 	for i := range ts {
 		t := &ts[i]

@@ -31,7 +31,8 @@ func compositeObj(namespace, name string) string {
 // written (admission sets it from the class, in v1.37 only under the
 // PodGroupPreemptionPolicy gate; a root's holds its hierarchy's pods).
 //
-// Errors (a [*placement.FieldError]): an unknown priority class or a
+// Errors (a [*placement.FieldError]): no spec.workloadRef (the API
+// server requires one); an unknown priority class or a
 // priority that differs from its class's; a disruptionMode setting both
 // or neither of single and all; and what [gang.CompositePodGroup.Validate]
 // reports.
@@ -41,6 +42,11 @@ func ConvertCompositePodGroupV1alpha3(c *schedulingv1alpha3.CompositePodGroup, p
 	}
 	obj := compositeObj(c.Namespace, c.Name)
 	s := &c.Spec
+	if s.WorkloadRef == nil {
+		// Required by the v1alpha3 and v1beta1 APIs alike: a hierarchy's
+		// groups must name the Workload they were stamped from.
+		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.workloadRef", "must be set")
+	}
 	prio, err := objectPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
 	if err != nil {
 		return nil, err

@@ -47,6 +47,10 @@ func TestConvertCompositePodGroupV1alpha3(t *testing.T) {
 	in.Spec.SchedulingPolicy.Gang.MinGroupCount = 0
 	_, err = ConvertCompositePodGroupV1alpha3(in, nil)
 	require.EqualError(t, err, `CompositePodGroup "ns/c": spec.schedulingPolicy.gang.minGroupCount: 0 is below 1`)
+	in.Spec.SchedulingPolicy.Gang.MinGroupCount = 1
+	in.Spec.WorkloadRef = nil
+	_, err = ConvertCompositePodGroupV1alpha3(in, nil)
+	require.EqualError(t, err, `CompositePodGroup "ns/c": spec.workloadRef: must be set`)
 	_, err = ConvertCompositePodGroupV1alpha3(nil, nil)
 	require.ErrorIs(t, err, placement.ErrInvalid)
 }

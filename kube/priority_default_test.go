@@ -48,8 +48,9 @@ func TestObjectPriority_GlobalDefault(t *testing.T) {
 			require.Equal(t, c.want, pg.Spec.Priority)
 			cpg, err := ConvertCompositePodGroupV1alpha3(&schedulingv1alpha3.CompositePodGroup{
 				ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "root"},
-				Spec: schedulingv1alpha3.CompositePodGroupSpec{PriorityClassName: c.class, SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{
-					Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}}},
+				Spec: schedulingv1alpha3.CompositePodGroupSpec{WorkloadRef: &schedulingv1alpha3.WorkloadReference{WorkloadName: "w", TemplateName: "root"},
+					PriorityClassName: c.class, SchedulingPolicy: schedulingv1alpha3.CompositePodGroupSchedulingPolicy{
+						Basic: &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}}},
 			}, pcs)
 			require.NoError(t, err)
 			require.Equal(t, c.want, cpg.Spec.Priority)
