@@ -3,6 +3,8 @@ module github.com/gangsched/gangsched/e2e
 go 1.26.0
 
 require (
+	github.com/gangsched/gangsched v0.0.0
+	github.com/gangsched/gangsched/kube v0.0.0
 	github.com/gangsched/gangsched/kubeplugin v0.0.0
 	github.com/gangsched/gangsched/scheduler v0.0.0
 	k8s.io/api v0.37.2
@@ -12,11 +14,7 @@ require (
 	k8s.io/kubernetes v1.37.2
 )
 
-require (
-	github.com/gangsched/gangsched v0.0.0 // indirect
-	github.com/gangsched/gangsched/kube v0.0.0 // indirect
-	github.com/google/btree v1.1.3 // indirect
-)
+require github.com/google/btree v1.1.3 // indirect
 
 require (
 	cel.dev/expr v0.25.1 // indirect
