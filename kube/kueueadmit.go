@@ -115,7 +115,21 @@ type KueueOutcome struct {
 // slices at every layer, emptying the least filled domains first and
 // re-picking among its pods when a lost node left a slice incomplete;
 // if the growth does not fit, or the admitted pods already break the
-// required level or slices, it keeps its pods and waits). A set that
+// required level or slices, it keeps its pods and waits). A set to
+// resize, none of whose nodes failed, with pods on a cordoned node or one
+// not ready but not yet failed (a "stale" assignment, naming a node
+// Kueue's topology snapshot leaves out) is not resized in place: as
+// Kueue v0.17's elastic workloads fall back to a fresh placement, it is
+// planned anew for its whole count by [topology.Tree.PlanPodSets],
+// growing or shrinking alike, while its admitted pods still hold their
+// room (Kueue's old Workload slice keeps its usage until the new one
+// replaces it); the new pods then replace them, or, when they do not
+// fit, the set keeps its pods and waits. A set sharing a PodSetGroup
+// with another is still resized in place, so that it stays in its
+// group's domain: such a set names a required or preferred level, which
+// Kueue v0.17 refuses for elastic Workloads with TAS, so Kueue has no
+// rule for it.
+// A set that
 // lost pods and whose replacements do not fit, whose admitted pods
 // break its request, or that shrinks to more pods than its survivors
 // hold in whole slices (Kueue plans an elastic set whose assignment
@@ -325,6 +339,10 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		}
 		var rs placement.Resized
 		var rep placement.Repaired
+		stale := "" // a node of cur that Kueue's topology snapshot leaves out
+		if !failed && !sharesGroup(w, k) {
+			stale = a.outOfTAS(cur)
+		}
 		if msg := missingLevel(a.tree, w.Requests[k]); msg != "" {
 			// The Topology lacks a level the set names: Kueue can
 			// neither replace nor resize it.
@@ -347,6 +365,11 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 				rep.Reason = fmt.Sprintf("pod set %q: %s of failed node(s) %s cannot be replaced in their domains: %s; the workload must be evicted whole",
 					set.Name, lostPods(h.all[k], h.failed[k]), hostList(h.words[k]), rs.Decision.Message)
 			}
+		} else if stale != "" {
+			// Kueue resizes an elastic set in place only while every
+			// node of its assignment is in its topology snapshot;
+			// otherwise it plans the set anew, growing or shrinking.
+			rs, err = a.planAnew(w, k)
 		} else {
 			rs, err = a.tree.ResizePodSet(a.s, w.Group, w.Requests[k], placement.Resize{PodSet: set.Name, Existing: cur}, a.opts.Plan)
 		}
@@ -396,7 +419,10 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 			} else if o.Action != KueueRepaired {
 				o.Action = KueueResized
 			}
-			if n := w.AdmittedCount[k]; set.Count > n {
+			if stale != "" {
+				reasons = append(reasons, fmt.Sprintf("pod set %q is planned anew for %d pods (its admitted %d pods are not kept: %s is on a node Kueue's topology snapshot leaves out)",
+					set.Name, set.Count, w.AdmittedCount[k], stale))
+			} else if n := w.AdmittedCount[k]; set.Count > n {
 				reasons = append(reasons, fmt.Sprintf("pod set %q grows from %d to %d pods: %s", set.Name, n, set.Count, rs.Decision.Message))
 			} else if set.Count < n {
 				reasons = append(reasons, rs.Decision.Message)
@@ -420,6 +446,38 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	o.Message = kueueWords(w, joinReasons(reasons))
 	writeChangedSets(w, o.PodSets, changed, a.hostOf)
 	return false, nil
+}
+
+// planAnew plans pod set k of admitted Workload w for its whole count as
+// a pending set would be planned, as Kueue plans an elastic set whose
+// assignment is stale (v0.17 handleElasticWorkload falls back to a fresh
+// placement). The set's admitted pods stay held while it is planned —
+// Kueue's snapshot still counts the old Workload slice's usage until the
+// new slice replaces it — so the new pods fit beside them; the caller
+// then replaces them. The Resized holds the set's pods in rank order.
+func (a *admitter) planAnew(w *KueueWorkload, k int) (placement.Resized, error) {
+	set := w.Group.PodSets[k]
+	g := *w.Group
+	g.PodSets, g.MinCount = []placement.PodSet{set}, set.Count
+	p, err := a.tree.PlanPodSets(a.s, &g, []topology.PodSetRequest{w.Requests[k]}, a.opts.Plan)
+	if err != nil || p.Decision.Status != placement.Scheduled {
+		return placement.Resized{Decision: p.Decision}, err
+	}
+	var pods []placement.PodSetAssignment
+	for _, r := range p.PodSets[0].Ranks {
+		pods = append(pods, placement.PodSetAssignment{PodSet: set.Name, Node: r.Node, NodeID: r.NodeID, Count: r.Count})
+	}
+	return placement.Resized{Assignments: pods, Decision: p.Decision}, nil
+}
+
+// sharesGroup reports whether pod set k of w is in a PodSetGroup with
+// another of w's sets: planned anew alone, it could leave the group's
+// domain.
+func sharesGroup(w *KueueWorkload, k int) bool {
+	g := w.Requests[k].Group
+	return g != "" && slices.ContainsFunc(w.Requests, func(r topology.PodSetRequest) bool {
+		return r.Group == g && r.PodSet != w.Requests[k].PodSet
+	})
 }
 
 // outOfTAS words the first node of pods that Kueue's topology snapshot

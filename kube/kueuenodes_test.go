@@ -150,3 +150,100 @@ func TestAdmitKueueWorkloads_StaleAssignment(t *testing.T) {
 		})
 	}
 }
+
+// An elastic Workload admitted with 2 pods on b1-r1-h1 and 1 on b1-r1-h2
+// whose count changed: while h1 is in Kueue's topology snapshot the set
+// is resized in place (a growth adds its pod beside the existing ones, on
+// the fullest host that holds it; a shrink drops the least filled host);
+// with h1 cordoned or not ready for less than 30s the assignment is stale
+// and Kueue plans the set anew for its whole count, beside its old pods
+// (still held until the new slice replaces them): 4 pods fit only on the
+// empty b1-r1-h3, 2 on b1-r1-h2, the fullest host that holds them; 12
+// fit nowhere, and the set keeps its pods and waits, as the new slice
+// of Kueue stays pending beside the old one.
+func TestAdmitKueueWorkloads_StaleResize(t *testing.T) {
+	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	const anew = `pod set "main" is planned anew for %d pods (its admitted 3 pods are not kept: b1-r1-h1 (%s) is on a node Kueue's topology snapshot leaves out)`
+	cordoned := "spec: {unschedulable: true}\nstatus: {allocatable: {cpu: '4', pods: '110'}}"
+	notReady := "spec: {}\nstatus: {allocatable: {cpu: '4', pods: '110'}, conditions: [{type: Ready, status: 'False', lastTransitionTime: '2026-01-01T08:59:59Z'}]}"
+	ready := "spec: {}\nstatus: {allocatable: {cpu: '4', pods: '110'}}"
+	type pods = [][]placement.PodSetAssignment
+	for _, tc := range []struct {
+		name, h1 string // h1: b1-r1-h1's spec and status, in flow style
+		count    int
+		action   KueueAction
+		pods     pods
+		msg      string
+	}{
+		{"ready grow", ready, 4, KueueResized, pods{{{PodSet: "main", Node: "b1-r1-h1", Count: 3}, {PodSet: "main", Node: "b1-r1-h2", Count: 1}}},
+			`pod set "main" grows from 3 to 4 pods: 1 of 1 members placed`},
+		{"ready shrink", ready, 2, KueueResized, pods{{{PodSet: "main", Node: "b1-r1-h1", Count: 2}}}, `pod set "main" shrinks from 3 to 2 pods`},
+		{"cordoned grow", cordoned, 4, KueueResized, pods{{{PodSet: "main", Node: "b1-r1-h3", Count: 4}}}, fmt.Sprintf(anew, 4, "cordoned")},
+		{"cordoned shrink", cordoned, 2, KueueResized, pods{{{PodSet: "main", Node: "b1-r1-h2", Count: 2}}}, fmt.Sprintf(anew, 2, "cordoned")},
+		{"not ready 1s grow", notReady, 4, KueueResized, pods{{{PodSet: "main", Node: "b1-r1-h3", Count: 4}}}, fmt.Sprintf(anew, 4, "Ready False for 1s")},
+		{"cordoned too wide", cordoned, 12, KueueGrowWaits, pods{{{PodSet: "main", Node: "b1-r1-h1", Count: 2}, {PodSet: "main", Node: "b1-r1-h2", Count: 1}}},
+			`pod set "main" waits to grow from 3 to 12 pods: pod set "main" needs 12 pods; the cluster holds 7`},
+		{"not ready 1s shrink", notReady, 2, KueueResized, pods{{{PodSet: "main", Node: "b1-r1-h2", Count: 2}}}, fmt.Sprintf(anew, 2, "Ready False for 1s")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			node := "---\napiVersion: v1\nkind: Node\nmetadata: {name: %[1]s, labels: {kubernetes.io/hostname: %[1]s, rack: r1}}\n%[2]s\n"
+			var b strings.Builder
+			fmt.Fprintf(&b, node, "b1-r1-h1", tc.h1)
+			fmt.Fprintf(&b, node, "b1-r1-h2", ready)
+			fmt.Fprintf(&b, node, "b1-r1-h3", ready)
+			b.WriteString(kueueWorkload(fmt.Sprintf("[{name: main, count: %d, template: {metadata: {annotations: {kueue.x-k8s.io/podset-unconstrained-topology: 'true'}}, spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]", tc.count),
+				kueueAdmission("3", "{domainCount: 2, valuesPerLevel: [{individual: {roots: [b1-r1-h1, b1-r1-h2]}}], podCounts: {individual: [2, 1]}}")))
+			objs, err := manifest.Decode("f.yaml", strings.NewReader(b.String()), manifest.Options{})
+			require.NoError(t, err)
+			c, err := Load(objs)
+			require.NoError(t, err)
+			tree, err := topology.NewTree(c.Snapshot, []string{"rack", corev1.LabelHostname})
+			require.NoError(t, err)
+			_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: now, NotReady: c.NotReady})
+			require.NoError(t, err)
+			require.Len(t, outs, 1)
+			for _, ps := range outs[0].PodSets {
+				for i := range ps {
+					ps[i].NodeID = 0
+				}
+			}
+			require.Equal(t, tc.action, outs[0].Action)
+			require.Equal(t, tc.msg, outs[0].Message)
+			require.Equal(t, tc.pods, outs[0].PodSets)
+		})
+	}
+}
+
+// A set that shares a PodSetGroup is still resized in place when its
+// assignment is stale (it names a required level, which Kueue v0.17
+// refuses for elastic Workloads with TAS, so Kueue has no rule): leader and workers run on the cordoned b1-r1-h1 of rack r1,
+// the workers grow from 2 to 3, and with rack r1 holding nothing more
+// for Kueue they keep their pods and wait, the leader untouched, rather
+// than leave the leader's rack.
+func TestAdmitKueueWorkloads_StaleResizePodSetGroup(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\napiVersion: v1\nkind: Node\nmetadata: {name: b1-r1-h1, labels: {kubernetes.io/hostname: b1-r1-h1, rack: r1}}\nspec: {unschedulable: true}\nstatus: {allocatable: {cpu: '4', pods: '110'}}\n")
+	b.WriteString("---\napiVersion: v1\nkind: Node\nmetadata: {name: b1-r2-h1, labels: {kubernetes.io/hostname: b1-r2-h1, rack: r2}}\nstatus: {allocatable: {cpu: '8', pods: '110'}}\n")
+	tmpl := "template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack, kueue.x-k8s.io/podset-group-name: g}}, spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}"
+	on := func(set string, n int) string {
+		return fmt.Sprintf("{name: %s, count: %d, topologyAssignment: {levels: [kubernetes.io/hostname], slices: [{domainCount: 1, valuesPerLevel: [{universal: b1-r1-h1}], podCounts: {universal: %d}}]}}", set, n, n)
+	}
+	b.WriteString(kueueWorkload("[{name: leader, count: 1, "+tmpl+"}, {name: workers, count: 3, "+tmpl+"}]",
+		kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: ["+on("leader", 1)+", "+on("workers", 2)+"]}\n"))
+	objs, err := manifest.Decode("f.yaml", strings.NewReader(b.String()), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	tree, err := topology.NewTree(c.Snapshot, []string{"rack", corev1.LabelHostname})
+	require.NoError(t, err)
+	_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)})
+	require.NoError(t, err)
+	require.Len(t, outs, 1)
+	for _, ps := range outs[0].PodSets {
+		for i := range ps {
+			ps[i].NodeID = 0
+		}
+	}
+	require.Equal(t, KueueGrowWaits, outs[0].Action)
+	require.Equal(t, [][]placement.PodSetAssignment{{{PodSet: "leader", Node: "b1-r1-h1", Count: 1}}, {{PodSet: "workers", Node: "b1-r1-h1", Count: 2}}}, outs[0].PodSets)
+}

@@ -92,7 +92,12 @@
 // else -topology-keys ending in it), by kube.AdmitKueueWorkloads: queued by
 // spec.priority, creationTimestamp, then name; the Workloads that hold
 // quota first, their status.admission reserved as usage per node (no
-// pods), resized in place when a pod set's count changed (elastic), and
+// pods), resized in place when a pod set's count changed (elastic) —
+// planned anew for its whole count instead, beside its old pods, when a
+// pod of the set runs on a cordoned node or one not ready for less than
+// 30s, as Kueue plans such a "stale" assignment (a set sharing a
+// PodSetGroup, which Kueue does not resize, is still resized in place)
+// — and
 // repaired alike when a node of theirs is gone, tainted NoExecute, or not
 // ready as Kueue's TAS counts it (Ready False or Unknown for at least 30s
 // before now, or conditions listed without Ready; now is the latest

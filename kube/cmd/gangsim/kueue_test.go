@@ -127,6 +127,15 @@ var kueueGoldens = []golden{
 	// host b3-r2-h1. Unchanged by this test's commit: the planner's
 	// taint filter already was Kueue's.
 	{"kueue-workloads-taints", []string{"-f", kw + "cluster.yaml", "-f", kw + "taints.yaml"}, exitPlaced},
+	// Checked by hand (see the manifest's header): grow-cordoned is
+	// planned anew on b1-r1-h1×3 (BestFit's fullest host holding 3 while
+	// its old pod there is still held); grow-healthy grows in place onto
+	// b1-r1-h1, now its fullest host with room; shrink-cordoned is
+	// planned anew on b2-r1-h1×2 beside its 3 old pods on b1-r2-h1.
+	// Before, both cordoned sets were resized in place, keeping the pod
+	// on b3-r1-h1.
+	{"kueue-workloads-stale-resize", []string{"-f", kw + "cluster.yaml", "-f", kw + "stale-resize.yaml"}, exitPlaced},
+	{"kueue-workloads-stale-resize-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "stale-resize.yaml"}, exitPlaced},
 	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
 }
 
@@ -185,7 +194,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count", "cordoned", "taints"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count", "cordoned", "taints", "stale-resize"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
