@@ -294,30 +294,66 @@ const maxHostPassResources = 8
 // node's rows read once, until every bound is met. Each sum stops
 // growing at its need, as freeOn's, and the count at n.need, as slots'.
 func (h *hsolver) mayHoldOnHosts(n *hnode, s *Snapshot, nodes []NodeID, ld *labelDomains) bool {
-	var buf [maxHostPassResources]int64
-	sum := buf[:len(n.least)]
-	short := 0 // resources whose sum is below their need
-	for _, need := range n.least {
+	// The resources each bound reads, gathered once: the loop over the
+	// nodes then touches only those (a row has a column for every
+	// resource of the snapshot, most of them needed by neither bound).
+	var sumR, fitR [maxHostPassResources]uint
+	var sum, sumNeed, fitNeed [maxHostPassResources]int64
+	ns, nf := 0, 0
+	for r, need := range n.least {
 		if need > 0 {
-			short++
+			sumR[ns], sumNeed[ns] = uint(r), need
+			ns++
 		}
 	}
-	total := 0
+	for r, need := range n.childLeast {
+		if need > 0 {
+			fitR[nf], fitNeed[nf] = uint(r), need
+			nf++
+		}
+	}
+	short := ns // resources whose sum is below their need
+	total, most := 0, int64(n.need)
+	// Every node a child's domain (the usual host key: each node
+	// labelled, none empty where empty values are no domain): no
+	// node's value is then read.
+	every := ld.labelled == len(ld.of) && (!h.noEmpty || len(ld.values) == 0 || ld.values[0] != "")
+	// The rows by index, not as slices (allocRow, usedRow): a row's
+	// slice costs bounds checks and its header per node, and this loop
+	// reads a whole domain when it is short.
+	R, alloc, pages := uint(len(s.b.res)), s.b.alloc, s.used
 	for _, id := range nodes {
-		alloc, used := s.allocRow(id), s.usedRow(id)
+		u := uint(id)
+		a, page, o := u*R, pages[u/pageNodes], (u%pageNodes)*R
 		if short > 0 {
-			for r, need := range n.least {
-				if need > 0 && sum[r] < need {
-					if sum[r] += max(alloc[r]-used[r], 0); sum[r] >= need {
+			for i := range ns {
+				if need := sumNeed[i]; sum[i] < need {
+					r := sumR[i]
+					if sum[i] += max(alloc[a+r]-page[o+r], 0); sum[i] >= need {
 						short--
 					}
 				}
 			}
 		}
-		if total < n.need {
-			if v := ld.of[id]; v >= 0 && (!h.noEmpty || ld.values[v] != "") {
-				total += rowsFit(n, alloc, used)
+		if total < n.need && (every || (ld.of[id] >= 0 && (!h.noEmpty || ld.values[ld.of[id]] != ""))) {
+			// rowsFit over the needed resources only; a node holding
+			// fewer than two children's need (the usual one) takes
+			// no division.
+			fit := most
+			for i := range nf {
+				r, need := fitR[i], fitNeed[i]
+				free, k := alloc[a+r]-page[o+r], int64(0)
+				if free >= need {
+					k = 1
+					if free-need >= need {
+						k = min(free/need, most)
+					}
+				}
+				if fit = min(fit, k); fit == 0 {
+					break
+				}
 			}
+			total += int(fit)
 		}
 		if short == 0 && total >= n.need {
 			return true
