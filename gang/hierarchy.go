@@ -106,15 +106,15 @@ func (s *Scheduler) sortedGroupKeys() []placement.Key {
 }
 
 // rootOf walks up from a leaf PodGroup to its hierarchy's root; reason
-// says why there is none yet (a missing parent, a cycle, too deep).
+// says why there is none yet (a missing parent, a cycle). A tree deeper
+// than placement.MaxHierarchyDepth has a root: its cycle fails
+// (cycleTree), as upstream's does.
 func (s *Scheduler) rootOf(pg *PodGroup) (root *CompositePodGroup, reason string) {
-	root, reason = s.rootFrom(pg.Namespace, pg.Spec.ParentCompositePodGroupName, placement.MaxHierarchyDepth)
+	root, reason = s.rootFrom(pg.Namespace, pg.Spec.ParentCompositePodGroupName)
 	if root == nil && reason == "" {
-		if c := s.parentCycle(pg.Namespace, pg.Spec.ParentCompositePodGroupName); c != nil {
-			return nil, fmt.Sprintf("CompositePodGroups %s/%s name each other as parent (spec.parentCompositePodGroupName): a cycle has no root",
-				pg.Namespace, strings.Join(c, " → "))
-		}
-		reason = fmt.Sprintf("hierarchy above PodGroup %s is deeper than %d levels", pg.Key(), placement.MaxHierarchyDepth)
+		c := s.parentCycle(pg.Namespace, pg.Spec.ParentCompositePodGroupName)
+		return nil, fmt.Sprintf("CompositePodGroups %s/%s name each other as parent (spec.parentCompositePodGroupName): a cycle has no root",
+			pg.Namespace, strings.Join(c, " → "))
 	}
 	return root, reason
 }
@@ -140,35 +140,38 @@ func (s *Scheduler) parentCycle(ns, name string) []string {
 	}
 }
 
-// rootFrom walks up from CompositePodGroup ns/name to its root, through at
-// most levels CompositePodGroups; nil with a reason when one is missing,
-// nil without one past levels (too deep, or a cycle).
-func (s *Scheduler) rootFrom(ns, name string, levels int) (*CompositePodGroup, string) {
-	for depth := 1; depth <= levels; depth++ {
+// rootFrom walks up from CompositePodGroup ns/name to its root, at any
+// depth; nil with a reason when one is missing, nil without one when the
+// walk enters a cycle (it then takes more steps than there are
+// CompositePodGroups).
+func (s *Scheduler) rootFrom(ns, name string) (*CompositePodGroup, string) {
+	for range len(s.cpgs) {
 		c, ok := s.cpgs[placement.Key{Namespace: ns, Name: name}]
 		switch {
 		case !ok:
 			return nil, fmt.Sprintf("waiting for CompositePodGroup %s/%s to exist", ns, name)
-		case depth >= placement.MaxHierarchyDepth:
-			return nil, ""
 		case c.Spec.ParentCompositePodGroupName == "":
 			return c, ""
 		}
 		name = c.Spec.ParentCompositePodGroupName
+	}
+	if _, ok := s.cpgs[placement.Key{Namespace: ns, Name: name}]; !ok {
+		return nil, fmt.Sprintf("waiting for CompositePodGroup %s/%s to exist", ns, name)
 	}
 	return nil, ""
 }
 
 // tree is one hierarchy gathered for a cycle.
 type tree struct {
-	root   *CompositePodGroup
-	leaves []*group // every leaf PodGroup record below root, by key, detached
-	cpgs   []*CompositePodGroup
-	node   *placement.HierarchyNode // the ready part, for SolveHierarchy; nil when not ready
-	groups map[placement.Key]*placement.Group
-	reason string            // of the False conditions when the cycle fails
-	opts   placement.Options // the leaves' solver options (solveTree)
-	hopts  placement.HierarchyOptions
+	root    *CompositePodGroup
+	leaves  []*group // every leaf PodGroup record below root, by key, detached
+	cpgs    []*CompositePodGroup
+	node    *placement.HierarchyNode // the ready part, for SolveHierarchy; nil when not ready
+	groups  map[placement.Key]*placement.Group
+	reason  string             // of the False conditions when the cycle fails
+	tooDeep *CompositePodGroup // the first CompositePodGroup at depth placement.MaxHierarchyDepth or more (root at 1), if any
+	opts    placement.Options  // the leaves' solver options (solveTree)
+	hopts   placement.HierarchyOptions
 }
 
 // gather collects root's hierarchy: the CompositePodGroups and PodGroups
@@ -201,13 +204,17 @@ func (s *Scheduler) gather(root *CompositePodGroup, snap *placement.Snapshot) *t
 		} else {
 			n.Policy = placement.PolicyBasic
 		}
-		if depth < placement.MaxHierarchyDepth { // deeper levels are not read: the tree is then not ready
-			children := slices.Clone(ckids[c.Name])
-			slices.SortFunc(children, func(a, b *CompositePodGroup) int { return a.Key().Compare(b.Key()) })
-			for _, cc := range children {
-				if cn := walk(cc, depth+1); cn != nil {
-					n.Children = append(n.Children, cn)
-				}
+		if depth >= placement.MaxHierarchyDepth && t.tooDeep == nil {
+			// Its leaves would lie deeper than the limit. The levels below
+			// are still read: their leaves get the failed cycle's
+			// conditions, as upstream's do.
+			t.tooDeep = c
+		}
+		children := slices.Clone(ckids[c.Name])
+		slices.SortFunc(children, func(a, b *CompositePodGroup) int { return a.Key().Compare(b.Key()) })
+		for _, cc := range children {
+			if cn := walk(cc, depth+1); cn != nil {
+				n.Children = append(n.Children, cn)
 			}
 		}
 		for _, k := range kids[c.Name] {
@@ -279,7 +286,10 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	}
 	r := Result{PodGroup: root.Key(), Snapshot: snap, Hierarchy: &HierarchyResult{Root: root.Key()}}
 	t.reason = ReasonSchedulerError
-	err := s.opts.Profile.checkTreeMembers(root, s.opts.PodGroupPreemptionPolicy, t.cpgs, t.leaves, snap.GroupMembers)
+	err := checkDepth(t)
+	if err == nil {
+		err = s.opts.Profile.checkTreeMembers(root, s.opts.PodGroupPreemptionPolicy, t.cpgs, t.leaves, snap.GroupMembers)
+	}
 	for _, l := range t.leaves {
 		if pg := t.groups[l.key]; pg != nil && err == nil {
 			err = checkLeaf(l.pg, pg.Members)
@@ -515,4 +525,17 @@ func setConditionIn(st *PodGroupStatus, c Condition) {
 		}
 	}
 	st.Conditions = append(st.Conditions, c)
+}
+
+// checkDepth fails a tree with a CompositePodGroup at depth
+// placement.MaxHierarchyDepth or more (root at 1): its leaves would lie
+// deeper than the limit. The API server accepts such objects one by one;
+// the scheduler finds it at runtime (v1.38.0-beta.0 validatePodGroupSubtree;
+// v1.37.2 only where a walk passes it, see [Profile]).
+func checkDepth(t *tree) error {
+	if t.tooDeep == nil {
+		return nil
+	}
+	return placement.Errorf(placement.ErrInvalid, "CompositePodGroup "+t.tooDeep.Key().String(), "spec.parentCompositePodGroupName",
+		"the hierarchy below CompositePodGroup %s is deeper than %d levels (its leaves counted)", t.root.Key(), placement.MaxHierarchyDepth)
 }

@@ -54,11 +54,11 @@ func (s *Scheduler) refileLeaves(wakeGated bool, woken *placement.Key) {
 }
 
 // rootKeyOf is the key of c's hierarchy's root, or nil when a
-// CompositePodGroup above c is missing (or the chain is too deep).
+// CompositePodGroup above c is missing (or the chain is a cycle).
 func (s *Scheduler) rootKeyOf(c *CompositePodGroup) *placement.Key {
 	root := c
 	if c.Spec.ParentCompositePodGroupName != "" {
-		if root, _ = s.rootFrom(c.Namespace, c.Spec.ParentCompositePodGroupName, placement.MaxHierarchyDepth); root == nil {
+		if root, _ = s.rootFrom(c.Namespace, c.Spec.ParentCompositePodGroupName); root == nil {
 			return nil
 		}
 	}

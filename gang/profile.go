@@ -20,8 +20,9 @@ import (
 // pkg/admission/priority) and checked with kubeoracle retargeted to
 // v1.38.0-beta.0 on 2026-12-06 (kube/testdata/v138 and the gangsim
 // profile manifests): every row the scheduler decides agrees, reasons
-// included; the admission and Workload template rows, which the API
-// server decides, were not run (kubeoracle has none):
+// included, but one v1.37 case of the depth row (below); the admission
+// and Workload template rows, which the API server decides, were not run
+// (kubeoracle has none):
 //
 //	| difference                                       | v1.36                                | v1.37                             | v1.38 (default)                        |
 //	|--------------------------------------------------|--------------------------------------|-----------------------------------|----------------------------------------|
@@ -57,6 +58,10 @@ import (
 //	| a node whose topology label value is ""          | a domain ""                          | a domain ""                       | no domain (as a missing label); a      |
 //	|                                                  |                                      |                                   | bound member there: SchedulerError     |
 //	| CompositePodGroup API versions ([Profile.Serves])| none                                 | v1alpha3                          | v1beta1 and v1alpha3                   |
+//	| a tree deeper than 4 levels, leaves counted (the | (no hierarchies)                     | only a walk down from a topology- | the cycle fails: PodGroupError;        |
+//	| API server accepts its objects one by one)       |                                      | constrained group fails it:       | CompositePodGroupError                 |
+//	|                                                  |                                      | SchedulerError; else it binds.    |                                        |
+//	|                                                  |                                      | Here: always SchedulerError       |                                        |
 //
 // The gate is [Options].PodGroupPreemptionPolicy, off by default and read
 // only by the v1.37 profile (v1.37.2 pkg/features/kube_features.go: alpha;
@@ -67,9 +72,13 @@ import (
 //
 // Found in v1.38.0-beta.0 but not modelled: its Workload update rules
 // (templates may be updated but not added or removed; mixed stored values
-// are tolerated); and its depth check fails a tree with a
-// CompositePodGroup at depth 4 (here the leaves of a tree that deep wait,
-// gated).
+// are tolerated).
+//
+// The one row that differs from upstream: v1.37.2 checks a tree's depth
+// only in helper.GetPodGroupStates, which the topology-aware placement
+// and scoring plugins and preemption call, so a too-deep tree none of them
+// walks binds there; gangsched's solver takes 4 levels at most and fails
+// it (kube/testdata/v138/too-deep.yaml, tree "deep").
 type Profile string
 
 // Profiles.
