@@ -35,6 +35,12 @@ var v138Goldens = []golden{
 	// its group mate binds.
 	{"v138-scheduler-names", []string{"-f", td + "v138/scheduler-names.yaml"}, exitWaiting},
 	{"v138-scheduler-names-v1.37", []string{"-profile", "v1.37", "-f", td + "v138/scheduler-names.yaml"}, exitWaiting},
+	// A tree deeper than 4 levels: every object of it reads
+	// CompositePodGroupError or PodGroupError (v1.37: SchedulerError on
+	// the leaf; upstream v1.37.2 binds the tree "deep", no walk of it
+	// passing the limit).
+	{"v138-too-deep", []string{"-f", td + "v138/too-deep.yaml"}, exitWaiting},
+	{"v138-too-deep-v1.37", []string{"-profile", "v1.37", "-f", td + "v138/too-deep.yaml"}, exitWaiting},
 	// A pod no profile serves stays pending: the run does not end with
 	// every pod bound (exit 3), and the summary names it.
 	{"schedconfig-unserved", []string{"-f", td + "schedconfig/unserved.yaml"}, exitWaiting},
