@@ -77,23 +77,10 @@ func TestAdmitKueueWorkloads_NotReady(t *testing.T) {
 			}
 			b.WriteString(kueueWorkload("[{name: main, count: 3, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}, spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]",
 				kueueAdmission("3", "{domainCount: 2, valuesPerLevel: [{individual: {roots: [b1-r1-h1, b1-r1-h2]}}], podCounts: {individual: [2, 1]}}")))
-			objs, err := manifest.Decode("f.yaml", strings.NewReader(b.String()), manifest.Options{})
-			require.NoError(t, err)
-			c, err := Load(objs)
-			require.NoError(t, err)
-			tree, err := topology.NewTree(c.Snapshot, []string{"rack", corev1.LabelHostname})
-			require.NoError(t, err)
-			_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: now, NotReady: c.NotReady})
-			require.NoError(t, err)
-			require.Len(t, outs, 1)
-			for _, ps := range outs[0].PodSets {
-				for i := range ps {
-					ps[i].NodeID = 0
-				}
-			}
-			require.Equal(t, tc.action, outs[0].Action)
-			require.Equal(t, tc.msg, outs[0].Message)
-			require.Equal(t, tc.pods, outs[0].PodSets)
+			out := admitOne(t, b.String(), now)
+			require.Equal(t, tc.action, out.Action)
+			require.Equal(t, tc.msg, out.Message)
+			require.Equal(t, tc.pods, out.PodSets)
 		})
 	}
 }
@@ -130,23 +117,10 @@ func TestAdmitKueueWorkloads_StaleAssignment(t *testing.T) {
 			fmt.Fprintf(&b, node, "b1-r1-h3", "status: {allocatable: {cpu: '4', pods: '110'}}")
 			b.WriteString(kueueWorkload("[{name: main, count: 3, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}, spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]",
 				kueueAdmission("3", "{domainCount: 2, valuesPerLevel: [{individual: {roots: [b1-r1-h1, b1-r1-h2]}}], podCounts: {individual: [2, 1]}}")))
-			objs, err := manifest.Decode("f.yaml", strings.NewReader(b.String()), manifest.Options{})
-			require.NoError(t, err)
-			c, err := Load(objs)
-			require.NoError(t, err)
-			tree, err := topology.NewTree(c.Snapshot, []string{"rack", corev1.LabelHostname})
-			require.NoError(t, err)
-			_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: now, NotReady: c.NotReady})
-			require.NoError(t, err)
-			require.Len(t, outs, 1)
-			for _, ps := range outs[0].PodSets {
-				for i := range ps {
-					ps[i].NodeID = 0
-				}
-			}
-			require.Equal(t, tc.action, outs[0].Action)
-			require.Equal(t, tc.msg, outs[0].Message)
-			require.Equal(t, tc.pods, outs[0].PodSets)
+			out := admitOne(t, b.String(), now)
+			require.Equal(t, tc.action, out.Action)
+			require.Equal(t, tc.msg, out.Message)
+			require.Equal(t, tc.pods, out.PodSets)
 		})
 	}
 }
@@ -193,23 +167,10 @@ func TestAdmitKueueWorkloads_StaleResize(t *testing.T) {
 			fmt.Fprintf(&b, node, "b1-r1-h3", ready)
 			b.WriteString(kueueWorkload(fmt.Sprintf("[{name: main, count: %d, template: {metadata: {annotations: {kueue.x-k8s.io/podset-unconstrained-topology: 'true'}}, spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]", tc.count),
 				kueueAdmission("3", "{domainCount: 2, valuesPerLevel: [{individual: {roots: [b1-r1-h1, b1-r1-h2]}}], podCounts: {individual: [2, 1]}}")))
-			objs, err := manifest.Decode("f.yaml", strings.NewReader(b.String()), manifest.Options{})
-			require.NoError(t, err)
-			c, err := Load(objs)
-			require.NoError(t, err)
-			tree, err := topology.NewTree(c.Snapshot, []string{"rack", corev1.LabelHostname})
-			require.NoError(t, err)
-			_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: now, NotReady: c.NotReady})
-			require.NoError(t, err)
-			require.Len(t, outs, 1)
-			for _, ps := range outs[0].PodSets {
-				for i := range ps {
-					ps[i].NodeID = 0
-				}
-			}
-			require.Equal(t, tc.action, outs[0].Action)
-			require.Equal(t, tc.msg, outs[0].Message)
-			require.Equal(t, tc.pods, outs[0].PodSets)
+			out := admitOne(t, b.String(), now)
+			require.Equal(t, tc.action, out.Action)
+			require.Equal(t, tc.msg, out.Message)
+			require.Equal(t, tc.pods, out.PodSets)
 		})
 	}
 }
@@ -230,13 +191,23 @@ func TestAdmitKueueWorkloads_StaleResizePodSetGroup(t *testing.T) {
 	}
 	b.WriteString(kueueWorkload("[{name: leader, count: 1, "+tmpl+"}, {name: workers, count: 3, "+tmpl+"}]",
 		kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: ["+on("leader", 1)+", "+on("workers", 2)+"]}\n"))
-	objs, err := manifest.Decode("f.yaml", strings.NewReader(b.String()), manifest.Options{})
+	out := admitOne(t, b.String(), time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC))
+	require.Equal(t, KueueGrowWaits, out.Action)
+	require.Equal(t, [][]placement.PodSetAssignment{{{PodSet: "leader", Node: "b1-r1-h1", Count: 1}}, {{PodSet: "workers", Node: "b1-r1-h1", Count: 2}}}, out.PodSets)
+}
+
+// admitOne admits the one Kueue Workload of manifest y (its nodes
+// labelled rack and kubernetes.io/hostname) at now and returns its
+// outcome, node IDs zeroed so that a table names the nodes alone.
+func admitOne(t *testing.T, y string, now time.Time) KueueOutcome {
+	t.Helper()
+	objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
 	require.NoError(t, err)
 	c, err := Load(objs)
 	require.NoError(t, err)
 	tree, err := topology.NewTree(c.Snapshot, []string{"rack", corev1.LabelHostname})
 	require.NoError(t, err)
-	_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)})
+	_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: now, NotReady: c.NotReady})
 	require.NoError(t, err)
 	require.Len(t, outs, 1)
 	for _, ps := range outs[0].PodSets {
@@ -244,6 +215,5 @@ func TestAdmitKueueWorkloads_StaleResizePodSetGroup(t *testing.T) {
 			ps[i].NodeID = 0
 		}
 	}
-	require.Equal(t, KueueGrowWaits, outs[0].Action)
-	require.Equal(t, [][]placement.PodSetAssignment{{{PodSet: "leader", Node: "b1-r1-h1", Count: 1}}, {{PodSet: "workers", Node: "b1-r1-h1", Count: 2}}}, outs[0].PodSets)
+	return outs[0]
 }
