@@ -126,3 +126,22 @@ func compositeGroupVersions() []string {
 	}
 	return out
 }
+
+// profileWarning says when the configured profile p (as gang.ParseProfile
+// reads it: never "") names another release
+// than the API server's CompositePodGroup version shows (version is the
+// one read): v1beta1 is served from v1.38 on, so under v1.37 the
+// scheduler would decide as v1.37 for a v1.38 cluster (no condition on
+// CompositePodGroups, "" labels taken as domains, …); v1alpha3 alone is
+// what v1.37 serves, so under v1.38 the reverse. "" when they agree. A
+// warning, not an error: a v1.38 server may serve v1alpha3 alone when an
+// administrator turns v1beta1 off.
+func profileWarning(p gang.Profile, version string) string {
+	switch {
+	case version == "v1beta1" && p == gang.ProfileV137:
+		return "the API server serves CompositePodGroups as scheduling.k8s.io/v1beta1, as v1.38 does, but the profile is v1.37: set profile: v1.38 to decide as the cluster does"
+	case version == "v1alpha3" && p == gang.ProfileV138:
+		return "the API server serves CompositePodGroups as scheduling.k8s.io/v1alpha3 only, as v1.37 does, but the profile is v1.38: set profile: v1.37 to decide as the cluster does"
+	}
+	return ""
+}

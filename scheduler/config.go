@@ -37,7 +37,9 @@ type Config struct {
 	// or "v1.38"; the table is gang.Profile's doc): set it to the
 	// cluster's. Default "" is the newest, v1.38. v1.36 is refused: its
 	// API server serves PodGroups in v1alpha2 only, and the scheduler
-	// watches v1beta1.
+	// watches v1beta1. When the CompositePodGroup version the API server
+	// serves names another release (v1beta1 under v1.37, v1alpha3 alone
+	// under v1.38), the scheduler logs a warning at start.
 	Profile string `json:"profile,omitempty"`
 	// FeatureGates names the upstream feature gates of the cluster's API
 	// server whose semantics the decisions must follow, as kube-scheduler's

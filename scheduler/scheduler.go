@@ -413,6 +413,10 @@ func (s *Scheduler) registerObjects(ctx context.Context) error {
 		s.compositeAPI, composites = served, cpgs.Lister()
 		informers = append(informers, informer{cpgs.Informer(), s.handler(s.onCompositePodGroup, s.onCompositePodGroupDelete)})
 		s.log.Info("watching CompositePodGroups", "apiVersion", served.gvr.GroupVersion().String())
+		profile, _ := gang.ParseProfile(s.cfg.Profile) // New checked it
+		if w := profileWarning(profile, served.gvr.Version); w != "" {
+			s.log.Warn(w, "profile", string(profile), "apiVersion", served.gvr.GroupVersion().String())
+		}
 	default:
 		s.log.Info("the API server does not serve CompositePodGroups; running without them (restart to pick them up once served)",
 			"apiVersions", compositeGroupVersions())
