@@ -339,21 +339,23 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		}
 		var rs placement.Resized
 		var rep placement.Repaired
-		stale := "" // a node of cur that Kueue's topology snapshot leaves out
+		out := a.outOfTAS(cur) // a node of cur that Kueue's topology snapshot leaves out
+		stale := ""            // out, when it makes a resize plan the set anew
 		if !failed && !sharesGroup(w, k) {
-			stale = a.outOfTAS(cur)
+			stale = out
 		}
+		cannot := func(why string) placement.Repaired { return unrepairable(set.Name, h.words[k], why) }
 		if msg := missingLevel(a.tree, w.Requests[k]); msg != "" {
 			// The Topology lacks a level the set names: Kueue can
 			// neither replace nor resize it.
 			rs = placement.Resized{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}
-			rep = placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set.Name, hostList(h.words[k]), msg)}
-		} else if out := a.outOfTAS(cur); failed && out != "" {
+			rep = cannot(msg)
+		} else if failed && out != "" {
 			// Kueue's replacement refuses an assignment naming a node
 			// its topology snapshot leaves out ("stale"), and the
 			// Workload is evicted.
 			rs = placement.Resized{Decision: placement.Decision{Status: placement.Unresolvable}}
-			rep = placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: its pods on %s are on a node Kueue's topology snapshot leaves out; the workload must be evicted whole", set.Name, hostList(h.words[k]), out)}
+			rep = cannot(fmt.Sprintf("its pods on %s are on a node Kueue's topology snapshot leaves out", out))
 		} else if failed {
 			rep, err = a.tree.ReplacePodSet(a.s, w.Group, w.Requests[k], placement.Repair{PodSet: set.Name, Existing: h.all[k], Failed: h.failed[k]}, a.opts.Plan)
 			if err == nil {
@@ -383,13 +385,13 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 			// (its nodes were relabelled since): no resize in place
 			// keeps it, so the set is treated as one that does not fit.
 			rs, err = placement.Resized{Decision: placement.Decision{Status: placement.Unschedulable, Message: "status.admission: " + fe.Detail}}, nil
-			rep = placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set.Name, hostList(h.words[k]), rs.Decision.Message)}
+			rep = cannot(rs.Decision.Message)
 		}
 		if errors.Is(err, topology.ErrNoDomain) {
 			// Every node of a level is gone: nothing holds its pods now.
 			msg := noDomainWords(err)
 			rs, err = placement.Resized{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}, nil
-			rep = placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set.Name, hostList(h.words[k]), msg)}
+			rep = cannot(msg)
 		}
 		if err != nil {
 			return false, err
@@ -446,6 +448,12 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	o.Message = kueueWords(w, joinReasons(reasons))
 	writeChangedSets(w, o.PodSets, changed, a.hostOf)
 	return false, nil
+}
+
+// unrepairable is the Repaired of a pod set whose pods on the failed nodes
+// words (each "b1-r1-h2 (gone)") cannot be replaced, for reason why.
+func unrepairable(set string, words []string, why string) placement.Repaired {
+	return placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set, hostList(words), why)}
 }
 
 // planAnew plans pod set k of admitted Workload w for its whole count as
