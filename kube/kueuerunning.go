@@ -9,9 +9,143 @@ import (
 	"github.com/gangsched/gangsched/topology"
 )
 
+// setKind is what Kueue does with one pod set of an admitted Workload,
+// read once by [admitter.classify] from the set's failed nodes, count and
+// assignment.
+type setKind int
+
+const (
+	// keepSet: no pod lost and the admitted count: nothing to do.
+	keepSet setKind = iota
+	// noLevelSet: the set names a level the Topology lacks, so Kueue can
+	// neither replace nor resize it.
+	noLevelSet
+	// staleRepairSet: pods lost on failed nodes beside pods on a node
+	// Kueue's topology snapshot leaves out; Kueue's replacement refuses
+	// such a "stale" assignment.
+	staleRepairSet
+	// repairSet: pods lost on failed nodes are replaced in their domains,
+	// the set resized in the same step when its count changed.
+	repairSet
+	// planAnewSet: a resize of a set with pods on a node Kueue's topology
+	// snapshot leaves out: Kueue plans the elastic set anew for its whole
+	// count.
+	planAnewSet
+	// resizeSet: a resize in place.
+	resizeSet
+)
+
+// classify says what Kueue does with pod set k of admitted Workload w
+// whose pods h holds. For noLevelSet, node is the missing level's words;
+// for staleRepairSet and planAnewSet, the node Kueue's topology snapshot
+// leaves out, worded by [admitter.outOfTAS].
+func (a *admitter) classify(w *KueueWorkload, h *held, k int) (kind setKind, node string) {
+	failed := len(h.failed[k]) > 0
+	if !failed && w.Group.PodSets[k].Count == w.AdmittedCount[k] {
+		return keepSet, ""
+	}
+	if msg := missingLevel(a.tree, w.Requests[k]); msg != "" {
+		return noLevelSet, msg
+	}
+	out := a.outOfTAS(h.survivors[k])
+	switch {
+	case failed && out != "":
+		return staleRepairSet, out
+	case failed:
+		return repairSet, ""
+	case out != "" && !sharesGroup(w, k):
+		// A set sharing a PodSetGroup stays resized in place: planned
+		// anew alone it could leave its group's domain.
+		return planAnewSet, out
+	}
+	return resizeSet, ""
+}
+
+// setChange is the answer for one pod set that is not kept.
+type setChange struct {
+	// fits says the set has its new pods: pods, with replaced the pods
+	// that replace those of failed nodes.
+	fits           bool
+	pods, replaced []placement.PodSetAssignment
+	// message is the decision's words: how it grew or shrank when it
+	// fits, why not otherwise.
+	message string
+	// evict is why the Workload is evicted whole when the set lost pods
+	// and does not fit.
+	evict string
+}
+
+// change decides pod set k of w of kind (not keepSet), with classify's
+// node. Errors are the solver's for bad requests.
+func (a *admitter) change(w *KueueWorkload, h *held, k int, kind setKind, node string) (setChange, error) {
+	set := &w.Group.PodSets[k]
+	switch kind {
+	case noLevelSet:
+		return unrepairable(set.Name, h.words[k], node), nil
+	case staleRepairSet:
+		return unrepairable(set.Name, h.words[k], fmt.Sprintf("its pods on %s are on a node Kueue's topology snapshot leaves out", node)), nil
+	case repairSet:
+		return a.repair(w, h, k)
+	}
+	var rs placement.Resized
+	var err error
+	if kind == planAnewSet {
+		rs, err = a.planAnew(w, k)
+	} else {
+		rs, err = a.tree.ResizePodSet(a.s, w.Group, w.Requests[k], placement.Resize{PodSet: set.Name, Existing: h.survivors[k]}, a.opts.Plan)
+	}
+	if why, ok := cannotResize(err); ok {
+		return setChange{message: why}, nil
+	}
+	if err != nil {
+		return setChange{}, err
+	}
+	return setChange{fits: rs.Decision.Status == placement.Scheduled, pods: rs.Assignments, message: rs.Decision.Message}, nil
+}
+
+// repair replaces the pods pod set k of w lost on its failed nodes
+// ([topology.Tree.ReplacePodSet]), resizing the set in the same step.
+func (a *admitter) repair(w *KueueWorkload, h *held, k int) (setChange, error) {
+	set := &w.Group.PodSets[k]
+	rep, err := a.tree.ReplacePodSet(a.s, w.Group, w.Requests[k], placement.Repair{PodSet: set.Name, Existing: h.all[k], Failed: h.failed[k]}, a.opts.Plan)
+	if errors.Is(err, topology.ErrShrinkBreaksSlices) {
+		// Kueue plans an elastic set whose assignment names a
+		// gone node as new; evicted, it is planned so.
+		return setChange{evict: fmt.Sprintf("pod set %q lost pods on failed node(s) %s and shrinks to %d pods, which its pods left cannot keep in whole slices: it is planned again as new", set.Name, hostList(h.words[k]), set.Count)}, nil
+	}
+	if why, ok := cannotResize(err); ok {
+		return unrepairable(set.Name, h.words[k], why), nil
+	}
+	if err != nil {
+		return setChange{}, err
+	}
+	d := rep.Decisions[0]
+	if !rep.Repairable {
+		// ReplacePodSet's reason names the failed nodes only;
+		// h.words also says why each failed.
+		return setChange{message: d.Message, evict: fmt.Sprintf("pod set %q: %s of failed node(s) %s cannot be replaced in their domains: %s; the workload must be evicted whole",
+			set.Name, lostPods(h.all[k], h.failed[k]), hostList(h.words[k]), d.Message)}, nil
+	}
+	return setChange{fits: true, pods: rep.Assignments, replaced: rep.Replacements, message: d.Message}, nil
+}
+
+// cannotResize words a resize's or replacement's error that is the
+// cluster's state, not a bad request: the admitted pods break the set's
+// request (its nodes were relabelled since, so no resize in place keeps
+// it), or every node of a level is gone. ok is false for other errors.
+func cannotResize(err error) (why string, ok bool) {
+	if fe := (*placement.FieldError)(nil); errors.As(err, &fe) && fe.Field == "resize.existing" {
+		return "status.admission: " + fe.Detail, true
+	}
+	if errors.Is(err, topology.ErrNoDomain) {
+		return noDomainWords(err), true
+	}
+	return "", false
+}
+
 // running resizes and repairs the pod sets of an admitted Workload whose
-// surviving pods h holds; it reports whether the Workload was evicted and
-// must queue again.
+// surviving pods h holds, each as [admitter.classify] reads it; it
+// reports whether the Workload was evicted and must queue again.
 func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue bool, err error) {
 	o.Action = KueueKept
 	o.PodSets = make([][]placement.PodSetAssignment, len(w.Group.PodSets))
@@ -20,106 +154,50 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	waits := false // a set waits to be resized
 	for k := range w.Group.PodSets {
 		set := &w.Group.PodSets[k]
-		cur := h.survivors[k]
-		failed := len(h.failed[k]) > 0
-		if !failed && set.Count == w.AdmittedCount[k] {
-			o.PodSets[k] = cur
+		o.PodSets[k] = h.survivors[k]
+		kind, node := a.classify(w, h, k)
+		if kind == keepSet {
 			continue
 		}
-		var rs placement.Resized
-		var rep placement.Repaired
-		out := a.outOfTAS(cur) // a node of cur that Kueue's topology snapshot leaves out
-		stale := ""            // out, when it makes a resize plan the set anew
-		if !failed && !sharesGroup(w, k) {
-			stale = out
-		}
-		cannot := func(why string) placement.Repaired { return unrepairable(set.Name, h.words[k], why) }
-		if msg := missingLevel(a.tree, w.Requests[k]); msg != "" {
-			// The Topology lacks a level the set names: Kueue can
-			// neither replace nor resize it.
-			rs = placement.Resized{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}
-			rep = cannot(msg)
-		} else if failed && out != "" {
-			// Kueue's replacement refuses an assignment naming a node
-			// its topology snapshot leaves out ("stale"), and the
-			// Workload is evicted.
-			rs = placement.Resized{Decision: placement.Decision{Status: placement.Unresolvable}}
-			rep = cannot(fmt.Sprintf("its pods on %s are on a node Kueue's topology snapshot leaves out", out))
-		} else if failed {
-			rep, err = a.tree.ReplacePodSet(a.s, w.Group, w.Requests[k], placement.Repair{PodSet: set.Name, Existing: h.all[k], Failed: h.failed[k]}, a.opts.Plan)
-			if err == nil {
-				rs = placement.Resized{Assignments: rep.Assignments, Decision: rep.Decisions[0]}
-			}
-			if err == nil && !rep.Repairable {
-				// ReplacePodSet's reason names the failed nodes only;
-				// h.words also says why each failed.
-				rep.Reason = fmt.Sprintf("pod set %q: %s of failed node(s) %s cannot be replaced in their domains: %s; the workload must be evicted whole",
-					set.Name, lostPods(h.all[k], h.failed[k]), hostList(h.words[k]), rs.Decision.Message)
-			}
-		} else if stale != "" {
-			// Kueue resizes an elastic set in place only while every
-			// node of its assignment is in its topology snapshot;
-			// otherwise it plans the set anew, growing or shrinking.
-			rs, err = a.planAnew(w, k)
-		} else {
-			rs, err = a.tree.ResizePodSet(a.s, w.Group, w.Requests[k], placement.Resize{PodSet: set.Name, Existing: cur}, a.opts.Plan)
-		}
-		if failed && errors.Is(err, topology.ErrShrinkBreaksSlices) {
-			// Kueue plans an elastic set whose assignment names a
-			// gone node as new; evicted, it is planned so below.
-			return true, a.evict(w, o, fmt.Sprintf("pod set %q lost pods on failed node(s) %s and shrinks to %d pods, which its pods left cannot keep in whole slices: it is planned again as new", set.Name, hostList(h.words[k]), set.Count))
-		}
-		if fe := (*placement.FieldError)(nil); errors.As(err, &fe) && fe.Field == "resize.existing" {
-			// The admitted pods themselves break the set's request
-			// (its nodes were relabelled since): no resize in place
-			// keeps it, so the set is treated as one that does not fit.
-			rs, err = placement.Resized{Decision: placement.Decision{Status: placement.Unschedulable, Message: "status.admission: " + fe.Detail}}, nil
-			rep = cannot(rs.Decision.Message)
-		}
-		if errors.Is(err, topology.ErrNoDomain) {
-			// Every node of a level is gone: nothing holds its pods now.
-			msg := noDomainWords(err)
-			rs, err = placement.Resized{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}, nil
-			rep = cannot(msg)
-		}
+		c, err := a.change(w, h, k, kind, node)
 		if err != nil {
 			return false, err
 		}
-		switch {
-		case rs.Decision.Status != placement.Scheduled && failed:
-			return true, a.evict(w, o, rep.Reason)
-		case rs.Decision.Status != placement.Scheduled:
+		failed := len(h.failed[k]) > 0
+		if !c.fits && failed {
+			return true, a.evict(w, o, c.evict)
+		}
+		if !c.fits {
 			waits = true
 			verb := "grow"
 			if set.Count < w.AdmittedCount[k] {
 				verb = "shrink"
 			}
-			reasons = append(reasons, fmt.Sprintf("pod set %q waits to %s from %d to %d pods: %s", set.Name, verb, w.AdmittedCount[k], set.Count, rs.Decision.Message))
-		default:
-			if cur, err = a.replace(w, set.Name, rs.Assignments); err != nil {
-				return false, err
-			}
-			changed[k] = true
-			if failed {
-				o.Action = KueueRepaired
-				what := fmt.Sprintf("replaced on %s", hostList(nodeCounts(rep.Replacements)))
-				if len(rep.Replacements) == 0 {
-					what = "not replaced (the set keeps no more pods than survived)"
-				}
-				reasons = append(reasons, fmt.Sprintf("pod set %q: pods of failed node(s) %s %s", set.Name, hostList(h.words[k]), what))
-			} else if o.Action != KueueRepaired {
-				o.Action = KueueResized
-			}
-			if stale != "" {
-				reasons = append(reasons, fmt.Sprintf("pod set %q is planned anew for %d pods (its admitted %d pods are not kept: %s is on a node Kueue's topology snapshot leaves out)",
-					set.Name, set.Count, w.AdmittedCount[k], stale))
-			} else if n := w.AdmittedCount[k]; set.Count > n {
-				reasons = append(reasons, fmt.Sprintf("pod set %q grows from %d to %d pods: %s", set.Name, n, set.Count, rs.Decision.Message))
-			} else if set.Count < n {
-				reasons = append(reasons, rs.Decision.Message)
-			}
+			reasons = append(reasons, fmt.Sprintf("pod set %q waits to %s from %d to %d pods: %s", set.Name, verb, w.AdmittedCount[k], set.Count, c.message))
+			continue
 		}
-		o.PodSets[k] = cur
+		if o.PodSets[k], err = a.replace(w, set.Name, c.pods); err != nil {
+			return false, err
+		}
+		changed[k] = true
+		if failed {
+			o.Action = KueueRepaired
+			what := fmt.Sprintf("replaced on %s", hostList(nodeCounts(c.replaced)))
+			if len(c.replaced) == 0 {
+				what = "not replaced (the set keeps no more pods than survived)"
+			}
+			reasons = append(reasons, fmt.Sprintf("pod set %q: pods of failed node(s) %s %s", set.Name, hostList(h.words[k]), what))
+		} else if o.Action != KueueRepaired {
+			o.Action = KueueResized
+		}
+		if n := w.AdmittedCount[k]; kind == planAnewSet {
+			reasons = append(reasons, fmt.Sprintf("pod set %q is planned anew for %d pods (its admitted %d pods are not kept: %s is on a node Kueue's topology snapshot leaves out)",
+				set.Name, set.Count, n, node))
+		} else if set.Count > n {
+			reasons = append(reasons, fmt.Sprintf("pod set %q grows from %d to %d pods: %s", set.Name, n, set.Count, c.message))
+		} else if set.Count < n {
+			reasons = append(reasons, c.message)
+		}
 	}
 	for _, z := range w.Zero {
 		if z.AdmittedCount > 0 {
@@ -139,10 +217,11 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	return false, nil
 }
 
-// unrepairable is the Repaired of a pod set whose pods on the failed nodes
-// words (each "b1-r1-h2 (gone)") cannot be replaced, for reason why.
-func unrepairable(set string, words []string, why string) placement.Repaired {
-	return placement.Repaired{Reason: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set, hostList(words), why)}
+// unrepairable is the change of a pod set whose pods on the failed nodes
+// words (each "b1-r1-h2 (gone)") cannot be replaced, for reason why: it
+// does not fit, and evicts its Workload (should it have lost pods).
+func unrepairable(set string, words []string, why string) setChange {
+	return setChange{message: why, evict: fmt.Sprintf("pod set %q: pods of failed node(s) %s cannot be replaced: %s; the workload must be evicted whole", set, hostList(words), why)}
 }
 
 // planAnew plans pod set k of admitted Workload w for its whole count as
