@@ -31,6 +31,13 @@ type KueueOptions struct {
 	// [KueueNodeFailureDelay], or without a Ready condition) loses its
 	// admitted pods, like a gone node.
 	NotReady map[string]NotReadyNode
+	// WaitForReplacement is Kueue with its TASFailedNodeReplacementFailFast
+	// gate off (the gate is on by default since v0.14, so false is Kueue
+	// v0.17's default): an admitted Workload whose failed node finds no
+	// replacement stays admitted as it is, the node named in
+	// status.unhealthyNodes, and waits (KueueReplacementWaits) instead of
+	// being evicted whole.
+	WaitForReplacement bool
 }
 
 // KueueAction says what admission did with a Workload.
@@ -60,6 +67,11 @@ const (
 	// pods run on a node Kueue's topology snapshot leaves out; the
 	// Workload was evicted whole, then queued again and did not fit.
 	KueueEvicted KueueAction = "Evicted"
+	// KueueReplacementWaits: with [KueueOptions].WaitForReplacement, the
+	// pods of a failed node found no replacement: the Workload keeps its
+	// admission unchanged (every set its surviving pods; status.unhealthyNodes
+	// names the node) and waits for room, as Kueue retries the replacement.
+	KueueReplacementWaits KueueAction = "ReplacementWaits"
 	// KueueReadmitted: evicted whole, then admitted elsewhere.
 	KueueReadmitted KueueAction = "Readmitted"
 	// KueuePending: a pending Workload does not fit.
@@ -145,6 +157,14 @@ type KueueOutcome struct {
 // pending ones are tried until none more fits, so that each reason is the
 // one of the final state and a second run over the written objects
 // changes nothing.
+//
+// As Kueue v0.17 (its TAS node controller and scheduler), one failed node
+// of a Workload is replaced at a time: a Workload whose pods run on two
+// failed nodes — failing together, or one while status.unhealthyNodes
+// records another — is evicted whole before any repair; the node a
+// Workload waits on (opts.WaitForReplacement) is written to
+// status.unhealthyNodes, and the field is cleared otherwise (a node
+// replaced, or healthy again).
 //
 // A pod set of count 0 (KueueWorkload.Zero) places nothing and holds no
 // room: it is written with count 0 and a topologyAssignment of levels

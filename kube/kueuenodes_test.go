@@ -201,13 +201,22 @@ func TestAdmitKueueWorkloads_StaleResizePodSetGroup(t *testing.T) {
 // outcome, node IDs zeroed so that a table names the nodes alone.
 func admitOne(t *testing.T, y string, now time.Time) KueueOutcome {
 	t.Helper()
+	out, _ := admitOneWith(t, y, KueueOptions{Now: now})
+	return out
+}
+
+// admitOneWith is admitOne under opts (NotReady read from y) and also
+// returns the Workload, its status as admission wrote it.
+func admitOneWith(t *testing.T, y string, opts KueueOptions) (KueueOutcome, *KueueWorkload) {
+	t.Helper()
 	objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
 	require.NoError(t, err)
 	c, err := Load(objs)
 	require.NoError(t, err)
 	tree, err := topology.NewTree(c.Snapshot, []string{"rack", corev1.LabelHostname})
 	require.NoError(t, err)
-	_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: now, NotReady: c.NotReady})
+	opts.NotReady = c.NotReady
+	_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, opts)
 	require.NoError(t, err)
 	require.Len(t, outs, 1)
 	for _, ps := range outs[0].PodSets {
@@ -215,5 +224,5 @@ func admitOne(t *testing.T, y string, now time.Time) KueueOutcome {
 			ps[i].NodeID = 0
 		}
 	}
-	return outs[0]
+	return outs[0], c.KueueWorkloads[0]
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
 )
@@ -71,8 +73,10 @@ type setChange struct {
 	// fits, why not otherwise.
 	message string
 	// evict is why the Workload is evicted whole when the set lost pods
-	// and does not fit.
+	// and does not fit; asNew says it is evicted to be planned again as
+	// new, even under [KueueOptions].WaitForReplacement.
 	evict string
+	asNew bool
 }
 
 // change decides pod set k of w of kind (not keepSet), with classify's
@@ -111,7 +115,7 @@ func (a *admitter) repair(w *KueueWorkload, h *held, k int) (setChange, error) {
 	if errors.Is(err, topology.ErrShrinkBreaksSlices) {
 		// Kueue plans an elastic set whose assignment names a
 		// gone node as new; evicted, it is planned so.
-		return setChange{evict: fmt.Sprintf("pod set %q lost pods on failed node(s) %s and shrinks to %d pods, which its pods left cannot keep in whole slices: it is planned again as new", set.Name, hostList(h.words[k]), set.Count)}, nil
+		return setChange{asNew: true, evict: fmt.Sprintf("pod set %q lost pods on failed node(s) %s and shrinks to %d pods, which its pods left cannot keep in whole slices: it is planned again as new", set.Name, hostList(h.words[k]), set.Count)}, nil
 	}
 	if why, ok := cannotResize(err); ok {
 		return unrepairable(set.Name, h.words[k], why), nil
@@ -152,6 +156,12 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	changed := make([]bool, len(w.Group.PodSets))
 	var reasons []string
 	waits := false // a set waits to be resized
+	nodes, words := failedNodes(w, h)
+	w.Obj.Status.UnhealthyNodes = nil // a node replaced, or healthy again, is dropped
+	if len(nodes) > 1 {
+		return true, a.evict(w, o, fmt.Sprintf("%d of its nodes failed: %s; Kueue replaces one failed node at a time (status.unhealthyNodes) and evicts a workload whose second node fails before the first is replaced",
+			len(nodes), hostList(words)))
+	}
 	for k := range w.Group.PodSets {
 		set := &w.Group.PodSets[k]
 		o.PodSets[k] = h.survivors[k]
@@ -164,8 +174,12 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 			return false, err
 		}
 		failed := len(h.failed[k]) > 0
-		if !c.fits && failed {
+		if !c.fits && failed && (c.asNew || !a.opts.WaitForReplacement) {
 			return true, a.evict(w, o, c.evict)
+		}
+		if !c.fits && failed {
+			return false, a.awaitReplacement(w, h, o, changed, nodes[0], fmt.Sprintf("pod set %q waits for a replacement of its %s on failed node %s: %s",
+				set.Name, lostPods(h.all[k], h.failed[k]), words[0], c.message))
 		}
 		if !c.fits {
 			waits = true
@@ -215,6 +229,60 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	o.Message = kueueWords(w, joinReasons(reasons))
 	writeChangedSets(w, o.PodSets, changed, a.hostOf)
 	return false, nil
+}
+
+// failedNodes lists the failed nodes of w's pod sets once each, in the
+// order Kueue's node controller records them in status.unhealthyNodes:
+// those recorded there already first, then the others as [admitter.hold]
+// found them (set by set, in node order, gone nodes last — Kueue's order
+// for nodes failing together is its reconciles', which the objects do not
+// fix). A recorded node that is no longer failed is left out, as Kueue
+// drops a node that is healthy again. words says why each failed.
+func failedNodes(w *KueueWorkload, h *held) (nodes, words []string) {
+	why := map[string]string{}
+	var found []string
+	for k := range h.failed {
+		for i, n := range h.failed[k] {
+			if _, seen := why[n]; !seen {
+				why[n] = h.words[k][i]
+				found = append(found, n)
+			}
+		}
+	}
+	for _, u := range w.Obj.Status.UnhealthyNodes {
+		if _, failed := why[u.Name]; failed && !slices.Contains(nodes, u.Name) {
+			nodes = append(nodes, u.Name)
+		}
+	}
+	for _, n := range found {
+		if !slices.Contains(nodes, n) {
+			nodes = append(nodes, n)
+		}
+	}
+	for _, n := range nodes {
+		words = append(words, why[n])
+	}
+	return nodes, words
+}
+
+// awaitReplacement leaves admitted Workload w as it was admitted while
+// its failed node waits for a replacement, as Kueue with
+// TASFailedNodeReplacementFailFast off keeps the Workload admitted,
+// retries the replacement and changes nothing else meanwhile: every set
+// keeps its surviving pods (a set changed earlier in this pass gets them
+// back), the admission is not rewritten, and status.unhealthyNodes names
+// node.
+func (a *admitter) awaitReplacement(w *KueueWorkload, h *held, o *KueueOutcome, changed []bool, node, reason string) error {
+	for k, c := range changed {
+		if c {
+			if _, err := a.replace(w, w.Group.PodSets[k].Name, h.survivors[k]); err != nil {
+				return err
+			}
+		}
+	}
+	o.Action, o.Message, o.PodSets = KueueReplacementWaits, kueueWords(w, reason), slices.Clone(h.survivors)
+	w.Obj.Status.UnhealthyNodes = []kueue.UnhealthyNode{{Name: node}}
+	return nil
 }
 
 // unrepairable is the change of a pod set whose pods on the failed nodes

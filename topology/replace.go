@@ -47,7 +47,8 @@ import (
 // false, Reason says why, and the host evicts the workload whole (Kueue's
 // NodeFailures eviction). Kueue replaces one failed node at a time and
 // evicts a workload when a second node fails before the first is
-// replaced; ReplacePodSet replaces every failed node of r at once.
+// replaced; ReplacePodSet replaces every failed node of r at once (the
+// kube adapter passes one, and evicts on two).
 //
 // The result's Assignments are the survivors plus Replacements (less the
 // pods a smaller count removes), in node order; when not repairable, just

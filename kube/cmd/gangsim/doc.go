@@ -109,7 +109,14 @@
 // whole (Evicted True, NodeFailures; the reason says why each node
 // failed) and queued again, as is one whose other pods of the set run on a
 // node Kueue's topology snapshot leaves out (cordoned, or not ready for
-// less than 30s), which Kueue does not repair; then the pending
+// less than 30s), which Kueue does not repair. As Kueue, one failed node
+// is replaced at a time: status.unhealthyNodes is read and written, and a
+// Workload with two failed nodes (together, or one while another is
+// recorded) is evicted whole. With -kueue-failed-node-replacement-fail-fast=false
+// (Kueue's TASFailedNodeReplacementFailFast gate off; on by default in
+// v0.17) a Workload whose failed node finds no replacement stays admitted
+// as it is, the node in status.unhealthyNodes, and waits
+// (ReplacementWaits); then the pending
 // ones, each pod set planned with topology.Tree.PlanPodSets from its
 // topologyRequest or its template's Kueue annotations (required,
 // preferred or unconstrained level, slices, PodSetGroup; balanced under
@@ -131,8 +138,8 @@
 // level the Topology lacks waits with Kueue's "no requested topology
 // level" reason; two nodes sharing a kubernetes.io/hostname value are an
 // input error (an assignment could not say which node it means). A
-// Workload left pending, evicted or with a pod set unable to be resized
-// makes the exit status 3. The usage of
+// Workload left pending, evicted, with a pod set unable to be resized or
+// waiting for a replacement makes the exit status 3. The usage of
 // the admitted Workloads stays for the cycles that follow. Quota,
 // ResourceFlavors, Workload preemption and partial admission are not
 // modelled.

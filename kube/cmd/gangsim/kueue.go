@@ -18,7 +18,7 @@ type KueueResult struct {
 	// Workload is namespace/name.
 	Workload string `json:"workload"`
 	// Action is a kube.KueueAction: Admitted, Kept, Resized, GrowWaits,
-	// Repaired, Evicted, Readmitted or Pending.
+	// Repaired, ReplacementWaits, Evicted, Readmitted or Pending.
 	Action  string `json:"action"`
 	Message string `json:"message,omitempty"`
 	// PodSets are the pod sets' pods per node after admission.
@@ -38,10 +38,10 @@ type NodePods struct {
 }
 
 // waits reports whether the Workload is left waiting: not admitted, or
-// admitted but unable to grow.
+// admitted but unable to grow or to replace a failed node.
 func (r KueueResult) waits() bool {
 	switch kube.KueueAction(r.Action) {
-	case kube.KueuePending, kube.KueueEvicted, kube.KueueGrowWaits:
+	case kube.KueuePending, kube.KueueEvicted, kube.KueueGrowWaits, kube.KueueReplacementWaits:
 		return true
 	}
 	return false
@@ -88,7 +88,7 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	}
 	plan := opts.topologyProfile.Options()
 	plan.NodeAffinityPreferred = opts.kueueNodeAffinityPreferred
-	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady})
+	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, WaitForReplacement: opts.kueueWaitForReplacement})
 	if err != nil {
 		return nil, c.Locate(err)
 	}

@@ -137,6 +137,20 @@ var kueueGoldens = []golden{
 	{"kueue-workloads-stale-resize", []string{"-f", kw + "cluster.yaml", "-f", kw + "stale-resize.yaml"}, exitPlaced},
 	{"kueue-workloads-stale-resize-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "stale-resize.yaml"}, exitPlaced},
 	{"kueue-slices-bound", []string{"-f", kw + "cluster.yaml", "-f", kw + "slices-bound.yaml"}, exitPlaced},
+	// Checked by hand (see the manifest's header): two-at-once and
+	// second-failure, each with two failed nodes, are evicted and admitted
+	// anew (on b1-r2-h2 and b1-r1-h1); healthy-again is kept and its
+	// record of b1-r2-h1 dropped; recorded-replaced gets its pod of the
+	// recorded, gone b1-r2-h9 back on b1-r2-h1; no-room, its rack full,
+	// is evicted and admitted on b1-r1-h2 under Kueue's default
+	// TASFailedNodeReplacementFailFast, and without it keeps its pod on
+	// b3-r1-h2 and waits, status.unhealthyNodes naming b3-r1-h1. Before,
+	// both two-node Workloads were repaired in place and the gate was not
+	// modelled.
+	{"kueue-workloads-replace-one-node", []string{"-f", kw + "cluster.yaml", "-f", kw + "replace-one-node.yaml"}, exitPlaced},
+	{"kueue-workloads-replace-one-node-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "replace-one-node.yaml"}, exitPlaced},
+	{"kueue-workloads-replace-one-node-wait", []string{"-kueue-failed-node-replacement-fail-fast=false", "-f", kw + "cluster.yaml", "-f", kw + "replace-one-node.yaml"}, exitWaiting},
+	{"kueue-workloads-replace-one-node-wait-yaml", []string{"-o", "yaml", "-kueue-failed-node-replacement-fail-fast=false", "-f", kw + "cluster.yaml", "-f", kw + "replace-one-node.yaml"}, exitWaiting},
 }
 
 func TestGolden_KueueWorkloads(t *testing.T) {
@@ -178,13 +192,13 @@ func yamlPass(t require.TestingT, args ...string) ([]byte, int) {
 }
 
 // fixedPoint checks that gangsim -o yaml on its own output, under the same
-// -topology-profile prof, writes the same bytes with the same exit code:
-// admitted Workloads keep their assignments and conditions, pending ones
-// their reasons.
-func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
+// -topology-profile prof and flags, writes the same bytes with the same
+// exit code: admitted Workloads keep their assignments and conditions,
+// pending ones their reasons.
+func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int, flags ...string) {
 	p := filepath.Join(dir, "pass1.yaml")
 	require.NoError(t, os.WriteFile(p, first, 0o600))
-	second, code2 := yamlPass(t, "-topology-profile", prof, "-f", p)
+	second, code2 := yamlPass(t, append(flags, "-topology-profile", prof, "-f", p)...)
 	require.Equal(t, code, code2)
 	require.Equal(t, string(first), string(second))
 }
@@ -194,7 +208,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int) {
 // preferred or no level, slices of a rack, one to three pod sets, some
 // too big) over a random block > rack > host cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count", "cordoned", "taints", "stale-resize"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count", "cordoned", "taints", "stale-resize", "replace-one-node"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
@@ -202,6 +216,13 @@ func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
 			})
 		}
 	}
+	t.Run("replace-one-node/wait", func(t *testing.T) { // status.unhealthyNodes read back
+		flag := "-kueue-failed-node-replacement-fail-fast=false"
+		out, code := yamlPass(t, flag, "-f", kw+"cluster.yaml", "-f", kw+"replace-one-node.yaml")
+		require.Equal(t, exitWaiting, code)
+		require.Contains(t, string(out), "unhealthyNodes:\n  - name: b3-r1-h1\n")
+		fixedPoint(t, t.TempDir(), "gangsched", out, code, flag)
+	})
 	t.Run("no-domain", func(t *testing.T) { // a cluster of its own
 		out, code := yamlPass(t, "-f", kw+"no-domain.yaml")
 		fixedPoint(t, t.TempDir(), "gangsched", out, code)

@@ -98,6 +98,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	fgdExp := fs.Bool("fgd-experiment", false, "with -trace openb=DIR: the FGD paper's experiment instead of a replay: pods inflated to 130% of the GPUs, each tried once, GPUs allocated per policy (random, dotprod, gpupacking, bestfit, fgd) over -fgd-seeds seeds")
 	fgdSeeds := fs.Int("fgd-seeds", 3, "with -fgd-experiment: how many inflations (seeds 1..N) to average")
 	openbPods := fs.String("openb-pods", "default", "with -trace openb=DIR: which pod list, csv/openb_pod_list_<name>.csv")
+	kueueFailFast := fs.Bool("kueue-failed-node-replacement-fail-fast", true, "admit Kueue Workloads as Kueue's TASFailedNodeReplacementFailFast gate does (on by default, as in Kueue v0.17): a Workload whose failed node finds no replacement is evicted whole; false keeps it admitted as it is, the node in status.unhealthyNodes, waiting for room (ReplacementWaits)")
 	kueueAffinity := fs.Bool("kueue-node-affinity-preferred", false, "admit Kueue Workloads as Kueue's TASRespectNodeAffinityPreferred gate does: a template's preferred node affinity orders domains and nodes before BestFit or LeastFreeCapacity (off by default, as the gate)")
 	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; Kueue slice annotations are planned as Kueue does), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with TASBalancedPlacement)")
 	fs.Usage = func() {
@@ -242,7 +243,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	for _, w := range unservedWarnings {
 		fmt.Fprintln(stderr, "gangsim: warning:", w)
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts.any, noPreemption: profilePreempts.off, fillIn: *fillIn, scoring: scoring, topologyProfile: topoProfile, kueueNodeAffinityPreferred: *kueueAffinity, profile: k8sProfile, gates: fg}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts.any, noPreemption: profilePreempts.off, fillIn: *fillIn, scoring: scoring, topologyProfile: topoProfile, kueueNodeAffinityPreferred: *kueueAffinity, kueueWaitForReplacement: !*kueueFailFast, profile: k8sProfile, gates: fg}
 	if *suggest {
 		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
 	}

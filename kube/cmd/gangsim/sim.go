@@ -188,12 +188,16 @@ type options struct {
 	// topology.PlanOptions.NodeAffinityPreferred (Kueue's
 	// TASRespectNodeAffinityPreferred gate).
 	kueueNodeAffinityPreferred bool
-	profile                    gang.Profile // the Kubernetes version decided as (gang.Options.Profile)
-	gates                      featureGates // -feature-gates
-	maxCycles                  int
-	fillIn                     bool                   // pods bound in the run get status.startTime (see kube.FillIn)
-	progress                   func(cycle, bound int) // called every progressEvery cycles
-	suggest                    *scaleup.Options       // -suggest-nodes: nil for off
+	// kueueWaitForReplacement admits Kueue Workloads with Kueue's
+	// TASFailedNodeReplacementFailFast gate off
+	// (kube.KueueOptions.WaitForReplacement).
+	kueueWaitForReplacement bool
+	profile                 gang.Profile // the Kubernetes version decided as (gang.Options.Profile)
+	gates                   featureGates // -feature-gates
+	maxCycles               int
+	fillIn                  bool                   // pods bound in the run get status.startTime (see kube.FillIn)
+	progress                func(cycle, bound int) // called every progressEvery cycles
+	suggest                 *scaleup.Options       // -suggest-nodes: nil for off
 }
 
 const progressEvery = 500
