@@ -201,13 +201,14 @@ func TestAdmitKueueWorkloads_StaleResizePodSetGroup(t *testing.T) {
 // outcome, node IDs zeroed so that a table names the nodes alone.
 func admitOne(t *testing.T, y string, now time.Time) KueueOutcome {
 	t.Helper()
-	out, _ := admitOneWith(t, y, KueueOptions{Now: now})
+	out, _, _ := admitOneWith(t, y, KueueOptions{Now: now})
 	return out
 }
 
 // admitOneWith is admitOne under opts (NotReady read from y) and also
-// returns the Workload, its status as admission wrote it.
-func admitOneWith(t *testing.T, y string, opts KueueOptions) (KueueOutcome, *KueueWorkload) {
+// returns the Workload, its status as admission wrote it, and the
+// snapshot with its reservations.
+func admitOneWith(t *testing.T, y string, opts KueueOptions) (KueueOutcome, *KueueWorkload, *placement.Snapshot) {
 	t.Helper()
 	objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
 	require.NoError(t, err)
@@ -216,7 +217,7 @@ func admitOneWith(t *testing.T, y string, opts KueueOptions) (KueueOutcome, *Kue
 	tree, err := topology.NewTree(c.Snapshot, []string{"rack", corev1.LabelHostname})
 	require.NoError(t, err)
 	opts.NotReady = c.NotReady
-	_, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, opts)
+	snap, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, opts)
 	require.NoError(t, err)
 	require.Len(t, outs, 1)
 	for _, ps := range outs[0].PodSets {
@@ -224,5 +225,5 @@ func admitOneWith(t *testing.T, y string, opts KueueOptions) (KueueOutcome, *Kue
 			ps[i].NodeID = 0
 		}
 	}
-	return outs[0], c.KueueWorkloads[0]
+	return outs[0], c.KueueWorkloads[0], snap
 }

@@ -96,7 +96,7 @@ func TestAdmitKueueWorkloads_OneNodeAtATime(t *testing.T) {
 				st += "  unhealthyNodes: " + tc.recorded + "\n"
 			}
 			b.WriteString(kueueWorkload("[{name: main, count: 3, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}, spec: {containers: [{name: c, resources: {requests: {cpu: '"+tc.cpu+"'}}}]}}}]", st))
-			out, w := admitOneWith(t, b.String(), KueueOptions{Now: now, WaitForReplacement: tc.wait})
+			out, w, _ := admitOneWith(t, b.String(), KueueOptions{Now: now, WaitForReplacement: tc.wait})
 			require.Equal(t, tc.action, out.Action)
 			require.Equal(t, tc.msg, out.Message)
 			require.Equal(t, tc.pods, out.PodSets)
@@ -117,4 +117,43 @@ func admissionAsRead(t *testing.T, y string) *kueue.Admission {
 	c, err := Load(objs)
 	require.NoError(t, err)
 	return c.KueueWorkloads[0].Obj.Status.Admission
+}
+
+// A Workload waiting for a replacement changes in nothing else: its set
+// "grow", asking 2 pods where 1 was admitted on b1-r2-h1, is not grown
+// although it fits, because its set "lost" (two-CPU pods) finds no room in
+// rack r1 for the 2 pods of the tainted b1-r1-h1. Under the fail-fast
+// default the Workload is evicted instead, and both sets are admitted anew.
+func TestAdmitKueueWorkloads_ReplacementWaitsKeepsOtherSets(t *testing.T) {
+	const (
+		ready   = "status: {allocatable: {cpu: '4', pods: '110'}}"
+		tainted = "spec: {taints: [{key: node.kubernetes.io/unreachable, effect: NoExecute}]}\n" + ready
+		set     = "{name: %s, count: %d, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}, spec: {containers: [{name: c, resources: {requests: {cpu: '%d'}}}]}}}"
+		assign  = "{name: %s, count: %d, topologyAssignment: {levels: [kubernetes.io/hostname], slices: [%s]}}"
+	)
+	node := "---\napiVersion: v1\nkind: Node\nmetadata: {name: %[1]s, labels: {kubernetes.io/hostname: %[1]s, rack: %[2]s}}\n%[3]s\n"
+	var b strings.Builder
+	fmt.Fprintf(&b, node, "b1-r1-h1", "r1", tainted)
+	fmt.Fprintf(&b, node, "b1-r1-h2", "r1", ready)
+	fmt.Fprintf(&b, node, "b1-r2-h1", "r2", ready)
+	b.WriteString(kueueWorkload("["+fmt.Sprintf(set, "grow", 2, 1)+", "+fmt.Sprintf(set, "lost", 3, 2)+"]",
+		kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: ["+
+			fmt.Sprintf(assign, "grow", 1, "{domainCount: 1, valuesPerLevel: [{universal: b1-r2-h1}], podCounts: {universal: 1}}")+", "+
+			fmt.Sprintf(assign, "lost", 3, "{domainCount: 2, valuesPerLevel: [{individual: {roots: [b1-r1-h1, b1-r1-h2]}}], podCounts: {individual: [2, 1]}}")+"]}\n"))
+	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	out, w, snap := admitOneWith(t, b.String(), KueueOptions{Now: now, WaitForReplacement: true})
+	require.Equal(t, KueueReplacementWaits, out.Action)
+	require.Equal(t, `pod set "lost" waits for a replacement of its 2 pods on failed node b1-r1-h1 (tainted NoExecute): pod set "lost" needs 2 pods in one rack domain; the best, r1, holds 1`, out.Message)
+	require.Equal(t, [][]placement.PodSetAssignment{{{PodSet: "grow", Node: "b1-r2-h1", Count: 1}}, {{PodSet: "lost", Node: "b1-r1-h2", Count: 1}}}, out.PodSets)
+	require.Equal(t, admissionAsRead(t, b.String()), w.Obj.Status.Admission)
+	require.Equal(t, []kueue.UnhealthyNode{{Name: "b1-r1-h1"}}, w.Obj.Status.UnhealthyNodes)
+	for set, want := range map[string]placement.PodSetAssignment{"grow": {Node: "b1-r2-h1", Count: 1}, "lost": {Node: "b1-r1-h2", Count: 1}} {
+		u, ok := snap.PodSetUsage(w.Key(), set)
+		require.True(t, ok, set)
+		require.Len(t, u.Nodes, 1, set) // the growth tried first was given back
+		require.Equal(t, want, placement.PodSetAssignment{Node: u.Nodes[0].Node, Count: u.Nodes[0].Count}, set)
+	}
+
+	out, _, _ = admitOneWith(t, b.String(), KueueOptions{Now: now})
+	require.Equal(t, KueueEvicted, out.Action)
 }
