@@ -68,13 +68,18 @@ type Cluster struct {
 	// input order, for [AdmitKueueWorkloads].
 	KueueWorkloads []*KueueWorkload
 	// KueueLevels are the levels of the input's Kueue Topology, widest
-	// first ([KueueTopologyLevels]); nil without one.
+	// first ([KueueTopologyLevels]); nil without one, or with several.
 	KueueLevels []string
+	// KueueQueues are the input's Kueue ResourceFlavors, ClusterQueues
+	// and LocalQueues with its Topologies and Namespaces' labels; nil
+	// when the input has no ResourceFlavor, ClusterQueue or LocalQueue
+	// (Workloads are then admitted over KueueLevels without quota).
+	KueueQueues *KueueQueues
 	// DeletedClaims are the implicit claims of pending pods that Load
 	// deleted as stale, by claim name ([Cluster.deleteStaleExtendedClaims]).
 	DeletedClaims []DeletedClaim
 	// Unused are input objects that take no part in scheduling here: kinds
-	// the manifest reader does not decode (a Service, a Kueue ClusterQueue)
+	// the manifest reader does not decode (a Service, a Kueue Cohort)
 	// and decoded kinds this adapter does not use yet.
 	Unused []*manifest.Object
 

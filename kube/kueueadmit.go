@@ -38,6 +38,11 @@ type KueueOptions struct {
 	// status.unhealthyNodes, and waits (KueueReplacementWaits) instead of
 	// being evicted whole.
 	WaitForReplacement bool
+	// Queues, when set, route each pending Workload through its
+	// LocalQueue to a ClusterQueue and choose its flavors there within
+	// nominal quota ([KueueQueues]); nil admits every Workload over the
+	// tree without quota.
+	Queues *KueueQueues
 }
 
 // KueueAction says what admission did with a Workload.
@@ -89,6 +94,10 @@ type KueueOutcome struct {
 	// order of the Workload's Group.PodSets (its sets of count 0 left
 	// out); empty when it holds no quota.
 	PodSets [][]placement.PodSetAssignment
+	// Flavors are the flavors each pod set holds quota in, in PodSets'
+	// order ("gpu", or "a, b" when its resources have several); nil
+	// without [KueueOptions].Queues or when it holds no quota.
+	Flavors []string
 }
 
 // AdmitKueueWorkloads admits Kueue Workloads over s as Kueue's
@@ -207,12 +216,16 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		// only keep the planner from caching its counts.
 		a.opts.Plan.Filters = append(slices.Clip(opts.Plan.Filters), outOfTASFilter(opts.NotReady))
 	}
+	if err := a.initQueues(); err != nil {
+		return nil, nil, err
+	}
 	queue := slices.Clone(ws)
 	slices.SortStableFunc(queue, func(x, y *KueueWorkload) int {
 		return cmp.Or(cmp.Compare(y.Priority, x.Priority), x.Created.Compare(y.Created), x.Key().Compare(y.Key()))
 	})
 	out := make([]KueueOutcome, len(queue))
 	hs := make([]*held, len(queue))
+	views, trees := make([]*KueueWorkload, len(queue)), make([]*topology.Tree, len(queue))
 	var pending []int
 	for i, w := range queue {
 		out[i].Workload = w.Key()
@@ -220,17 +233,26 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 			pending = append(pending, i)
 			continue
 		}
-		h, err := a.hold(w)
+		v, t, err := a.admittedView(w)
 		if err != nil {
 			return nil, nil, err
 		}
-		hs[i] = h
+		h, err := a.hold(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		views[i], trees[i], hs[i] = v, t, h
 	}
-	for i, w := range queue {
+	for i := range queue {
 		if hs[i] == nil {
 			continue
 		}
-		requeue, err := a.running(w, hs[i], &out[i])
+		if msg := quotaOnlyResized(views[i]); msg != "" {
+			out[i].Action, out[i].Message, out[i].PodSets = KueueGrowWaits, msg, hs[i].survivors
+			continue
+		}
+		a.tree = trees[i] // its flavor's Topology's, with queues
+		requeue, err := a.running(views[i], hs[i], &out[i])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -238,6 +260,8 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 			pending = append(pending, i)
 		}
 	}
+	a.tree = tree
+	a.countUsage(queue)
 	slices.Sort(pending)
 	for more := true; more; {
 		more = false
@@ -252,6 +276,9 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 			more = more || admitted
 		}
 	}
+	for i, w := range queue {
+		out[i].Flavors = a.admittedFlavors(w)
+	}
 	return a.s, out, nil
 }
 
@@ -265,6 +292,10 @@ type admitter struct {
 	// Workload still pending is planned again in every pass of the
 	// admission loop, and its message is that reason and the last try's.
 	evictedFor map[placement.Key]string
+	// trees are each Topology's tree, by name, and used the quota in
+	// use; both only with [KueueOptions].Queues.
+	trees map[string]*topology.Tree
+	used  quotaUsage
 }
 
 // hostOf is the hostname label value of node id (its name without one).
@@ -392,29 +423,18 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 // pending plans a Workload that holds no quota and admits it when it
 // fits; it reports whether it did.
 func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
-	var p topology.Plan
+	var ps plannedSets
 	var err error
-	if msg := missingLevels(a.tree, w.allRequests()); msg != "" {
-		// The Topology lacks a level the Workload names: it waits, as
-		// Kueue's does.
-		p.Decision = placement.Decision{Status: placement.Unresolvable, Message: msg}
-	} else if len(w.Group.PodSets) == 0 {
-		// Every set has count 0: nothing to place.
-		p.Decision.Status = placement.Scheduled
+	if a.opts.Queues != nil {
+		ps, err = a.planQueued(w)
 	} else {
-		p, err = a.tree.PlanPodSets(a.s, w.Group, w.Requests, a.opts.Plan)
-	}
-	if errors.Is(err, topology.ErrNoDomain) {
-		// The nodes, not the Workload, lack the level: it waits for them.
-		msg := noDomainWords(err)
-		if fe := (*placement.FieldError)(nil); errors.As(err, &fe) {
-			msg = fe.Object + ": " + msg
-		}
-		p, err = topology.Plan{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}, nil
+		ps = plannedSets{group: w.Group, requests: w.Requests}
+		ps.plan, err = a.plan(a.tree, w.Group, w.Requests, w.allRequests())
 	}
 	if err != nil {
 		return false, err
 	}
+	p := ps.plan
 	if p.Decision.Status != placement.Scheduled {
 		msg := kueueWords(w, p.Decision.Message)
 		if o.Action != KueueEvicted {
@@ -425,8 +445,8 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 		writePending(w, msg, a.opts.Now)
 		return false, nil
 	}
-	if len(w.Group.PodSets) > 0 {
-		us, err := placement.PodSetUsageOf(w.Group, p.Decision)
+	if len(ps.group.PodSets) > 0 {
+		us, err := placement.PodSetUsageOf(ps.group, p.Decision)
 		if err != nil {
 			return false, err
 		}
@@ -439,6 +459,9 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 	o.PodSets = make([][]placement.PodSetAssignment, len(w.Group.PodSets))
 	for k, set := range w.Group.PodSets {
 		i := slices.IndexFunc(p.PodSets, func(ps topology.PodSetPlan) bool { return ps.Name == set.Name })
+		if i < 0 {
+			continue // admitted on quota alone
+		}
 		for _, r := range p.PodSets[i].Ranks {
 			o.PodSets[k] = append(o.PodSets[k], placement.PodSetAssignment{PodSet: set.Name, Node: r.Node, NodeID: r.NodeID, Count: r.Count})
 		}
@@ -448,8 +471,40 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 	} else {
 		o.Action, o.Message = KueueAdmitted, ""
 	}
-	writeAdmitted(w, o.PodSets, a.hostOf, a.opts.Now)
+	if ch := ps.adm.choice; ch != nil {
+		a.used.add(ps.adm.clusterQueue, ch.usage)
+	}
+	writeAdmitted(w, o.PodSets, a.hostOf, a.opts.Now, ps.adm)
 	return true, nil
+}
+
+// plan plans pod sets g of requests over tree, checking first that tree
+// has every level of all (theirs and the Workload's sets of count 0). A
+// level it lacks, or one without a domain on the nodes as they are now,
+// is a plan that does not fit with the reason, as Kueue leaves such a
+// Workload waiting.
+func (a *admitter) plan(tree *topology.Tree, g *placement.Group, requests, all []topology.PodSetRequest) (topology.Plan, error) {
+	var p topology.Plan
+	var err error
+	if msg := missingLevels(tree, all); msg != "" {
+		// The Topology lacks a level the Workload names: it waits, as
+		// Kueue's does.
+		p.Decision = placement.Decision{Status: placement.Unresolvable, Message: msg}
+	} else if len(g.PodSets) == 0 {
+		// Every set has count 0: nothing to place.
+		p.Decision.Status = placement.Scheduled
+	} else {
+		p, err = tree.PlanPodSets(a.s, g, requests, a.opts.Plan)
+	}
+	if errors.Is(err, topology.ErrNoDomain) {
+		// The nodes, not the Workload, lack the level: it waits for them.
+		msg := noDomainWords(err)
+		if fe := (*placement.FieldError)(nil); errors.As(err, &fe) {
+			msg = fe.Object + ": " + msg
+		}
+		p, err = topology.Plan{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}, nil
+	}
+	return p, err
 }
 
 // noDomainWords says why a pod set's request names a level without a

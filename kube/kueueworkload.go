@@ -52,6 +52,10 @@ type KueueWorkload struct {
 	Admitted      bool
 	Assigned      [][]placement.PodSetAssignment
 	AdmittedCount []int32
+	// QuotaOnly marks the pod sets admitted without a
+	// topologyAssignment, in a ResourceFlavor without a Topology: they
+	// hold quota and no nodes (Assigned is empty).
+	QuotaOnly []bool
 	// Zero are the spec.podSets entries of count 0, which Kueue's API
 	// allows: no pods, no quota, nothing to place. Group, Requests,
 	// Assigned and AdmittedCount leave them out (a [placement.PodSet]
@@ -104,9 +108,9 @@ func kueueWorkloadObj(namespace, name string) string {
 // a topology request with more than one of required, preferred and
 // unconstrained, or slice annotations as [StampJob] refuses them; a
 // QuotaReserved Workload without status.admission, with an assignment
-// for a pod set it lacks or none for one it has, a count other than the
-// assigned pods, or a topologyAssignment [readTopologyAssignment]
-// refuses.
+// for a pod set it lacks or none for one it has, one with neither a
+// topologyAssignment nor flavors, a count other than the assigned pods,
+// or a topologyAssignment [readTopologyAssignment] refuses.
 func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorkload, error) {
 	if w == nil {
 		return nil, errNil("Kueue Workload")
@@ -264,6 +268,7 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 	w.Admitted = true
 	w.Assigned = make([][]placement.PodSetAssignment, len(sets))
 	w.AdmittedCount = make([]int32, len(sets))
+	w.QuotaOnly = make([]bool, len(sets))
 	spec := w.Obj.Spec.PodSets
 	seen := make([]bool, len(spec))
 	for i, a := range st.Admission.PodSetAssignments {
@@ -274,8 +279,8 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			return placement.Errorf(placement.ErrNotFound, obj, f+".name", "%q is not a pod set of spec.podSets", a.Name)
 		case seen[j]:
 			return placement.Errorf(placement.ErrDuplicate, obj, f+".name", "pod set %q is assigned twice", a.Name)
-		case a.TopologyAssignment == nil:
-			return placement.Errorf(ErrUnsupported, obj, f+".topologyAssignment", "must be set: gangsim admits pod sets with topology assignments only")
+		case a.TopologyAssignment == nil && len(a.Flavors) == 0:
+			return placement.Errorf(ErrUnsupported, obj, f+".topologyAssignment", "must be set: gangsim admits pod sets with topology assignments, or in a ResourceFlavor without a Topology")
 		}
 		seen[j] = true
 		count := spec[j].Count
@@ -283,7 +288,8 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			count = *a.Count
 		}
 		var pods []placement.PodSetAssignment
-		if count > 0 || len(a.TopologyAssignment.Slices) > 0 {
+		quotaOnly := a.TopologyAssignment == nil
+		if !quotaOnly && (count > 0 || len(a.TopologyAssignment.Slices) > 0) {
 			// Kueue writes a set admitted with no pods with levels and
 			// no slices.
 			var err error
@@ -296,7 +302,7 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			n += int64(pods[p].Count)
 			pods[p].PodSet = string(a.Name)
 		}
-		if n != int64(count) {
+		if n != int64(count) && !quotaOnly {
 			return placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d, but the topologyAssignment places %d pods", count, n)
 		}
 		if z := slices.IndexFunc(w.Zero, func(z KueueZeroPodSet) bool { return z.Index == j }); z >= 0 {
@@ -305,7 +311,7 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			continue
 		}
 		k := slices.IndexFunc(sets, func(ps placement.PodSet) bool { return ps.Name == string(a.Name) })
-		w.Assigned[k], w.AdmittedCount[k] = pods, count
+		w.Assigned[k], w.AdmittedCount[k], w.QuotaOnly[k] = pods, count, quotaOnly
 	}
 	for j, ok := range seen {
 		if !ok {

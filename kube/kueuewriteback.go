@@ -1,9 +1,11 @@
 package kube
 
 import (
+	"cmp"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -47,13 +49,28 @@ func assignment(name string, pods []placement.PodSetAssignment, hostOf func(plac
 	return kueue.PodSetAssignment{Name: kueue.PodSetReference(name), Count: &n, TopologyAssignment: writeTopologyAssignment(hosts)}
 }
 
+// flavorAdmission is what flavor assignment adds to a new admission; its
+// zero value, without ResourceFlavors, adds nothing.
+type flavorAdmission struct {
+	// clusterQueue is the ClusterQueue the Workload's LocalQueue names.
+	clusterQueue string
+	// choice holds each pod set's flavors (Group.PodSets' order); a set
+	// without a topology flavor is admitted on quota alone, with no
+	// topologyAssignment.
+	choice *flavorChoice
+	cq     *KueueClusterQueue
+}
+
 // writeAdmitted writes a new admission: status.admission with a
 // topologyAssignment per pod set, QuotaReserved and Admitted True, and an
-// Evicted condition of an earlier eviction set False. The ClusterQueue is
-// named by spec.queueName: gangsim reads no LocalQueue or ClusterQueue.
-func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf func(placement.NodeID) string, now time.Time) {
+// Evicted condition of an earlier eviction set False. Without
+// ResourceFlavors (ka's zero value) the ClusterQueue is named by
+// spec.queueName; with them, it is ka's, and each set also gets its
+// flavors and resourceUsage, and no topologyAssignment when admitted on
+// quota alone.
+func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf func(placement.NodeID) string, now time.Time, ka flavorAdmission) {
 	obj := w.Obj
-	adm := &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(obj.Spec.QueueName)}
+	adm := &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(cmp.Or(ka.clusterQueue, string(obj.Spec.QueueName)))}
 	k := 0
 	for _, ps := range obj.Spec.PodSets { // Group.PodSets: these in order, less the sets of count 0
 		if ps.Count == 0 {
@@ -61,7 +78,18 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 			adm.PodSetAssignments = append(adm.PodSetAssignments, assignment(string(ps.Name), nil, hostOf))
 			continue
 		}
-		adm.PodSetAssignments = append(adm.PodSetAssignments, assignment(string(ps.Name), sets[k], hostOf))
+		psa := assignment(string(ps.Name), sets[k], hostOf)
+		if ch := ka.choice; ch != nil {
+			psa.Flavors, psa.ResourceUsage = map[corev1.ResourceName]kueue.ResourceFlavorReference{}, corev1.ResourceList{}
+			for r, v := range quotaRequests(ka.cq, &w.Group.PodSets[k].Template, ps.Count) {
+				psa.Flavors[corev1.ResourceName(r)] = kueue.ResourceFlavorReference(ch.flavors[k][r])
+				psa.ResourceUsage[corev1.ResourceName(r)] = quantity(r, v)
+			}
+			if ch.tas[k] == "" {
+				psa.TopologyAssignment = nil
+			}
+		}
+		adm.PodSetAssignments = append(adm.PodSetAssignments, psa)
 		k++
 	}
 	obj.Status.Admission = adm

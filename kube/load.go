@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
 
@@ -25,9 +24,10 @@ import (
 // Load converts manifest objects into a [Cluster]: PriorityClasses first
 // (pods and PodGroups resolve their priorities through them), then Nodes,
 // Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1), Kueue
-// Workloads and a Kueue Topology (kueue.x-k8s.io/v1beta2, see
-// [ConvertKueueWorkload] and [KueueTopologyLevels]; a second Topology is
-// refused),
+// Workloads, Topologies, ResourceFlavors, ClusterQueues and LocalQueues
+// (kueue.x-k8s.io/v1beta2, see [ConvertKueueWorkload],
+// [KueueTopologyLevels], [ConvertResourceFlavor], [ConvertClusterQueue]
+// and [ConvertLocalQueue]; two of one kind and name are refused),
 // CompositePodGroups (v1alpha3, and v1.38's v1beta1), Jobs
 // (see [StampJobAs]: their Workloads, PodGroups and pods are created as the
 // Job controller of [LoadOptions].Profile's release would; Load's is the
@@ -98,6 +98,7 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 	if err := c.loadClaims(&in); err != nil {
 		return nil, err
 	}
+	c.KueueLevels, c.KueueQueues = in.queues.result()
 	slices.SortFunc(c.PodGroups, func(a, b *gang.PodGroup) int { return a.Key().Compare(b.Key()) })
 	slices.SortFunc(c.Workloads, func(a, b *gang.Workload) int { return a.Key().Compare(b.Key()) })
 	slices.SortFunc(c.CompositePodGroups, func(a, b *gang.CompositePodGroup) int { return a.Key().Compare(b.Key()) })
@@ -122,6 +123,7 @@ type inputs struct {
 	pluginSlices []dra.ResourceSlice
 	templates    []dra.ResourceClaimTemplate
 	claims       []dra.ResourceClaim
+	queues       kueueQueueInputs
 }
 
 // indexObjects refuses nil objects, indexes every object by name for
@@ -246,16 +248,11 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profil
 				return o.Wrap(err)
 			}
 			c.KueueWorkloads = append(c.KueueWorkloads, w)
-		case *kueue.Topology:
-			if c.KueueLevels != nil {
-				return o.Wrap(placement.Errorf(ErrUnsupported, fmt.Sprintf("Kueue Topology %q", v.Name), "metadata.name", "a second Kueue Topology: gangsim reads one (it reads no ResourceFlavors to choose among several)"))
-			}
-			levels, err := KueueTopologyLevels(v)
-			if err != nil {
+		case *kueue.Topology, *kueue.ResourceFlavor, *kueue.ClusterQueue, *kueue.LocalQueue, *corev1.Namespace:
+			if err := in.queues.add(v); err != nil {
 				return o.Wrap(err)
 			}
-			c.KueueLevels = levels
-		case *schedulingv1.PriorityClass, *corev1.Namespace, *batchv1.Job:
+		case *schedulingv1.PriorityClass, *batchv1.Job:
 		default:
 			c.Unused = append(c.Unused, o)
 		}

@@ -1,0 +1,227 @@
+package kube
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// KueueFlavor is a Kueue ResourceFlavor (kueue.x-k8s.io/v1beta2) as flavor
+// assignment reads it.
+type KueueFlavor struct {
+	Name string
+	// NodeLabels are spec.nodeLabels: the nodes of the flavor. A pod set
+	// whose template's nodeSelector or required node affinity, read on
+	// the keys some flavor of its resource group labels, contradicts them
+	// does not take the flavor; a topology flavor's plan uses only the
+	// nodes that carry them all.
+	NodeLabels map[string]string
+	// NodeTaints are spec.nodeTaints: a NoSchedule or NoExecute one that
+	// neither the template nor Tolerations tolerates keeps a pod set off
+	// the flavor.
+	NodeTaints []placement.Taint
+	// Tolerations are spec.tolerations, added to a pod set's own for the
+	// flavor's taints and, for a topology flavor, its nodes' taints.
+	Tolerations []placement.Toleration
+	// Topology is spec.topologyName: the Kueue Topology whose levels the
+	// flavor's pod sets are planned over; "" for a flavor without
+	// topology-aware scheduling, whose pod sets are admitted on quota
+	// alone.
+	Topology string
+}
+
+// maxFlavorItems is the most nodeLabels, nodeTaints and tolerations a
+// ResourceFlavor has (its API's limits).
+const maxFlavorItems = 8
+
+// ConvertResourceFlavor reads a Kueue ResourceFlavor.
+//
+// Errors (a [*placement.FieldError] naming the ResourceFlavor and the
+// field), as Kueue's API refuses them: more than eight nodeLabels,
+// nodeTaints or tolerations; a node label key or value that is not one;
+// a taint without a key or with an effect other than NoSchedule,
+// PreferNoSchedule or NoExecute; a bad toleration; a topologyName without
+// nodeLabels.
+func ConvertResourceFlavor(f *kueue.ResourceFlavor) (KueueFlavor, error) {
+	if f == nil {
+		return KueueFlavor{}, errNil("Kueue ResourceFlavor")
+	}
+	obj := fmt.Sprintf("Kueue ResourceFlavor %q", f.Name)
+	s := &f.Spec
+	out := KueueFlavor{Name: f.Name, NodeLabels: maps.Clone(s.NodeLabels)}
+	for _, c := range []struct {
+		f string
+		n int
+	}{{"spec.nodeLabels", len(s.NodeLabels)}, {"spec.nodeTaints", len(s.NodeTaints)}, {"spec.tolerations", len(s.Tolerations)}} {
+		if c.n > maxFlavorItems {
+			return KueueFlavor{}, placement.Errorf(placement.ErrInvalid, obj, c.f, "has %d entries: at most %d", c.n, maxFlavorItems)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.NodeLabels)) {
+		f := "spec.nodeLabels[" + k + "]"
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return KueueFlavor{}, placement.Errorf(placement.ErrInvalid, obj, f, "%q is not a label key: %s", k, strings.Join(errs, "; "))
+		}
+		if errs := validation.IsValidLabelValue(s.NodeLabels[k]); len(errs) > 0 {
+			return KueueFlavor{}, placement.Errorf(placement.ErrInvalid, obj, f, "%q is not a label value: %s", s.NodeLabels[k], strings.Join(errs, "; "))
+		}
+	}
+	for i, t := range s.NodeTaints {
+		f := fmt.Sprintf("spec.nodeTaints[%d]", i)
+		if errs := validation.IsQualifiedName(t.Key); len(errs) > 0 {
+			return KueueFlavor{}, placement.Errorf(placement.ErrInvalid, obj, f+".key", "%q is not a taint key: %s", t.Key, strings.Join(errs, "; "))
+		}
+		switch t.Effect {
+		case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		default:
+			return KueueFlavor{}, placement.Errorf(placement.ErrInvalid, obj, f+".effect", "%q is not NoSchedule, PreferNoSchedule or NoExecute", t.Effect)
+		}
+		out.NodeTaints = append(out.NodeTaints, placement.Taint{Key: t.Key, Value: t.Value, Effect: placement.TaintEffect(t.Effect)})
+	}
+	for i, t := range s.Tolerations {
+		tol, err := convertToleration(obj, fmt.Sprintf("spec.tolerations[%d]", i), t)
+		if err != nil {
+			return KueueFlavor{}, err
+		}
+		out.Tolerations = append(out.Tolerations, tol)
+	}
+	if s.TopologyName != nil {
+		out.Topology = string(*s.TopologyName)
+		if len(s.NodeLabels) == 0 {
+			return KueueFlavor{}, placement.Errorf(placement.ErrInvalid, obj, "spec.nodeLabels", "at least one node label is needed with spec.topologyName")
+		}
+	}
+	return out, nil
+}
+
+// KueueClusterQueue is a Kueue ClusterQueue (kueue.x-k8s.io/v1beta2) as
+// flavor assignment reads it: its resource groups with each flavor's
+// nominal quota, and the namespaces it admits from. Cohorts, borrowing and
+// lending limits, preemption, fair sharing, admission checks and
+// flavorFungibility are not read: a Workload takes the first flavor that
+// fits within the ClusterQueue's own nominal quota.
+type KueueClusterQueue struct {
+	Name string
+	// Groups are spec.resourceGroups, in order.
+	Groups []KueueResourceGroup
+	// Namespaces selects the namespaces whose Workloads it admits
+	// (spec.namespaceSelector; none when unset, as Kueue reads a null
+	// selector, every namespace for {}).
+	Namespaces labels.Selector
+}
+
+// KueueResourceGroup is one entry of a ClusterQueue's
+// spec.resourceGroups: resources whose flavor is chosen together.
+type KueueResourceGroup struct {
+	// Covered are coveredResources.
+	Covered []placement.ResourceName
+	// Flavors are the flavors in the order they are tried.
+	Flavors []KueueFlavorQuota
+}
+
+// KueueFlavorQuota is a flavor of a resource group with its nominal quota.
+type KueueFlavorQuota struct {
+	Flavor string
+	// Nominal is each covered resource's nominalQuota in canonical units
+	// (see [Quantity]); 0 where the quota is 0.
+	Nominal map[placement.ResourceName]int64
+}
+
+// groupOf returns the index of the group covering r, or -1.
+func (cq *KueueClusterQueue) groupOf(r placement.ResourceName) int {
+	return slices.IndexFunc(cq.Groups, func(g KueueResourceGroup) bool { return slices.Contains(g.Covered, r) })
+}
+
+// ConvertClusterQueue reads a Kueue ClusterQueue.
+//
+// Errors (a [*placement.FieldError] naming the ClusterQueue and the
+// field), as Kueue's API refuses them: more than 16 resource groups; a
+// group without covered resources or flavors, or with more than 64; a
+// resource covered twice (in one group or two); a flavor listed twice; a
+// flavor whose resources are not the covered ones in order; a bad
+// nominalQuota; a bad namespaceSelector.
+func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
+	if cq == nil {
+		return nil, errNil("Kueue ClusterQueue")
+	}
+	obj := fmt.Sprintf("Kueue ClusterQueue %q", cq.Name)
+	out := &KueueClusterQueue{Name: cq.Name}
+	sel, err := metav1.LabelSelectorAsSelector(cq.Spec.NamespaceSelector)
+	if err != nil {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.namespaceSelector", "%v", err)
+	}
+	out.Namespaces = sel
+	rgs := cq.Spec.ResourceGroups
+	if len(rgs) > 16 {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.resourceGroups", "has %d groups: at most 16", len(rgs))
+	}
+	covered := map[placement.ResourceName]string{}
+	flavors := map[string]string{}
+	for i, rg := range rgs {
+		f := fmt.Sprintf("spec.resourceGroups[%d]", i)
+		if n := len(rg.CoveredResources); n == 0 || n > 64 {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".coveredResources", "has %d resources: want 1 to 64", n)
+		}
+		if n := len(rg.Flavors); n == 0 || n > 64 {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".flavors", "has %d flavors: want 1 to 64", n)
+		}
+		g := KueueResourceGroup{}
+		for j, r := range rg.CoveredResources {
+			fr := fmt.Sprintf("%s.coveredResources[%d]", f, j)
+			if r == "" {
+				return nil, placement.Errorf(placement.ErrInvalid, obj, fr, "empty resource name")
+			}
+			if prev, dup := covered[placement.ResourceName(r)]; dup {
+				return nil, placement.Errorf(placement.ErrDuplicate, obj, fr, "%q is also %s", r, prev)
+			}
+			covered[placement.ResourceName(r)] = fr
+			g.Covered = append(g.Covered, placement.ResourceName(r))
+		}
+		for j, fq := range rg.Flavors {
+			ff := fmt.Sprintf("%s.flavors[%d]", f, j)
+			if prev, dup := flavors[string(fq.Name)]; dup {
+				return nil, placement.Errorf(placement.ErrDuplicate, obj, ff+".name", "%q is also %s", fq.Name, prev)
+			}
+			flavors[string(fq.Name)] = ff
+			if len(fq.Resources) != len(rg.CoveredResources) {
+				return nil, placement.Errorf(placement.ErrInvalid, obj, ff+".resources", "has %d resources: want the %d of coveredResources", len(fq.Resources), len(rg.CoveredResources))
+			}
+			q := KueueFlavorQuota{Flavor: string(fq.Name), Nominal: map[placement.ResourceName]int64{}}
+			for k, rq := range fq.Resources {
+				fk := fmt.Sprintf("%s.resources[%d]", ff, k)
+				if rq.Name != rg.CoveredResources[k] {
+					return nil, placement.Errorf(placement.ErrInvalid, obj, fk+".name", "%q: must be coveredResources[%d], %q", rq.Name, k, rg.CoveredResources[k])
+				}
+				v, err := Quantity(obj, fk+".nominalQuota", rq.Name, rq.NominalQuota)
+				if err != nil {
+					return nil, err
+				}
+				q.Nominal[placement.ResourceName(rq.Name)] = v
+			}
+			g.Flavors = append(g.Flavors, q)
+		}
+		out.Groups = append(out.Groups, g)
+	}
+	return out, nil
+}
+
+// ConvertLocalQueue reads a Kueue LocalQueue: the ClusterQueue it sends
+// its namespace's Workloads to (spec.clusterQueue, which must be set).
+func ConvertLocalQueue(lq *kueue.LocalQueue) (string, error) {
+	if lq == nil {
+		return "", errNil("Kueue LocalQueue")
+	}
+	if lq.Spec.ClusterQueue == "" {
+		return "", placement.Errorf(placement.ErrInvalid, fmt.Sprintf("Kueue LocalQueue %q", placement.Key{Namespace: lq.Namespace, Name: lq.Name}.String()), "spec.clusterQueue", "must name a ClusterQueue")
+	}
+	return string(lq.Spec.ClusterQueue), nil
+}

@@ -1,0 +1,255 @@
+package kube
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// plannedSets are the pod sets of a pending Workload that admission
+// places on nodes, with their plan and what the admission records.
+type plannedSets struct {
+	// group holds the planned sets, their templates given their flavor's
+	// node labels and tolerations; requests are their topology requests.
+	group    *placement.Group
+	requests []topology.PodSetRequest
+	plan     topology.Plan
+	adm      flavorAdmission
+}
+
+// waits is a plan that does not fit for reason msg.
+func waits(msg string) topology.Plan {
+	return topology.Plan{Decision: placement.Decision{Status: placement.Unresolvable, Message: msg}}
+}
+
+// initQueues builds a tree for every Topology a ResourceFlavor names and
+// the quota that admitted Workloads hold; nothing without
+// [KueueOptions].Queues.
+func (a *admitter) initQueues() error {
+	q := a.opts.Queues
+	if q == nil {
+		return nil
+	}
+	a.trees, a.used = map[string]*topology.Tree{}, quotaUsage{}
+	for _, name := range slices.Sorted(maps.Keys(q.Flavors)) {
+		t := q.Flavors[name].Topology
+		levels, ok := q.Topologies[t]
+		if _, built := a.trees[t]; t == "" || !ok || built {
+			continue
+		}
+		tree, err := topology.NewTree(a.s, levels)
+		if err != nil {
+			return err
+		}
+		a.trees[t] = tree
+	}
+	return nil
+}
+
+// countUsage sets the quota in use from the admissions of ws as they
+// stand (after repairs and evictions).
+func (a *admitter) countUsage(ws []*KueueWorkload) {
+	if a.opts.Queues == nil {
+		return
+	}
+	for _, w := range ws {
+		if cq, u := a.opts.Queues.admittedUsage(w); cq != "" {
+			a.used.add(cq, u)
+		}
+	}
+}
+
+// withFlavor gives template tmpl flavor f's node labels as nodeSelector
+// entries and its tolerations, as Kueue gives them to the pods of a set
+// admitted in f: a topology flavor's plan uses only its nodes.
+func withFlavor(tmpl placement.Pod, f KueueFlavor) placement.Pod {
+	sel := maps.Clone(tmpl.NodeSelector)
+	if sel == nil && len(f.NodeLabels) > 0 {
+		sel = map[string]string{}
+	}
+	maps.Copy(sel, f.NodeLabels)
+	tmpl.NodeSelector = sel
+	tmpl.Tolerations = append(slices.Clip(tmpl.Tolerations), f.Tolerations...)
+	return tmpl
+}
+
+// admittedView returns admitted Workload w as its repair and resize read
+// it, and the tree they use. Without queues that is w and the admitter's
+// tree. With them, each pod set with a topologyAssignment takes the node
+// labels and tolerations of the topology flavor status.admission names
+// for it, and the tree is that flavor's Topology's (the admitter's own
+// when no set names a topology flavor the input has).
+//
+// Errors (ErrUnsupported, naming the Workload and the field): a set
+// admitted on quota alone without queues; a set in two topology flavors,
+// or sets in flavors of different Topologies; no tree to read a
+// topologyAssignment over.
+func (a *admitter) admittedView(w *KueueWorkload) (*KueueWorkload, *topology.Tree, error) {
+	obj := kueueWorkloadObj(w.Obj.Namespace, w.Obj.Name)
+	q := a.opts.Queues
+	field := func(k int) string {
+		i := slices.IndexFunc(w.Obj.Status.Admission.PodSetAssignments, func(p kueue.PodSetAssignment) bool { return string(p.Name) == w.Group.PodSets[k].Name })
+		return fmt.Sprintf("status.admission.podSetAssignments[%d]", i)
+	}
+	if q == nil {
+		if k := slices.Index(w.QuotaOnly, true); k >= 0 {
+			return nil, nil, placement.Errorf(ErrUnsupported, obj, field(k)+".topologyAssignment",
+				"is not set: a set admitted in a ResourceFlavor without a Topology is read only with the input's ResourceFlavors and ClusterQueues")
+		}
+		return w, a.tree, nil
+	}
+	v, g := *w, *w.Group
+	g.PodSets = slices.Clone(g.PodSets)
+	v.Group = &g
+	topo, placed := "", false
+	for k := range g.PodSets {
+		if w.QuotaOnly[k] {
+			continue
+		}
+		placed = true
+		psa := w.Obj.Status.Admission.PodSetAssignments[0]
+		for _, p := range w.Obj.Status.Admission.PodSetAssignments {
+			if string(p.Name) == g.PodSets[k].Name {
+				psa = p
+			}
+		}
+		var tas []string
+		for _, f := range psa.Flavors {
+			if q.Flavors[string(f)].Topology != "" && !slices.Contains(tas, string(f)) {
+				tas = append(tas, string(f))
+			}
+		}
+		switch {
+		case len(tas) == 0:
+			continue // no flavor of the input: read over the admitter's tree
+		case len(tas) > 1:
+			slices.Sort(tas)
+			return nil, nil, placement.Errorf(ErrUnsupported, obj, field(k)+".flavors", "names topology flavors %s: a pod set has one", strings.Join(tas, ", "))
+		}
+		f := q.Flavors[tas[0]]
+		if topo != "" && f.Topology != topo {
+			return nil, nil, placement.Errorf(ErrUnsupported, obj, field(k)+".flavors", "flavor %s's Topology %q is not %q of the Workload's other pod sets: gangsim admits a Workload over one Topology", f.Name, f.Topology, topo)
+		}
+		topo = f.Topology
+		g.PodSets[k].Template = withFlavor(g.PodSets[k].Template, f)
+	}
+	tree := a.tree
+	if topo != "" {
+		tree = a.trees[topo]
+	}
+	if tree == nil && placed {
+		return nil, nil, placement.Errorf(ErrUnsupported, obj, "status.admission.podSetAssignments", "no Topology to read the topologyAssignments over: no flavor names one the input has, and the input has not one Topology alone")
+	}
+	return &v, tree, nil
+}
+
+// quotaOnlyResized words why admitted Workload w waits when a set it
+// holds on quota alone changed its count; "" when none did.
+func quotaOnlyResized(w *KueueWorkload) string {
+	for k, set := range w.Group.PodSets {
+		if k < len(w.QuotaOnly) && w.QuotaOnly[k] && set.Count != w.AdmittedCount[k] {
+			return fmt.Sprintf("pod set %q, admitted in a flavor without a Topology, changed its count from %d to %d: gangsim does not resize such a set", set.Name, w.AdmittedCount[k], set.Count)
+		}
+	}
+	return ""
+}
+
+// planQueued plans pending Workload w through its LocalQueue and
+// ClusterQueue: it waits, with Kueue's reason, when it may not be
+// admitted there or no flavors hold it; else its pod sets in topology
+// flavors are planned over their Topology with the flavors' nodes. When
+// that plan does not fit, every unit planned tries its next flavor, as
+// Kueue's later scheduling attempts start from the flavor after the one
+// last tried; gangsim tries them at once, so it waits only when the last
+// flavor did not fit either.
+func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
+	q := a.opts.Queues
+	cq, why := q.route(w)
+	if why != "" {
+		return plannedSets{plan: waits(why)}, nil
+	}
+	start := map[[2]int]int{}
+	var tried []string
+	for {
+		ch, why := q.assignFlavors(cq, w, a.used[cq.Name], start)
+		if why != "" {
+			return plannedSets{plan: waits(joinReasons(append(tried, why)))}, nil
+		}
+		ps := plannedSets{group: &placement.Group{Namespace: w.Group.Namespace, Name: w.Group.Name, Policy: w.Group.Policy}, adm: flavorAdmission{clusterQueue: cq.Name, choice: &ch, cq: cq}}
+		var flavors []string
+		for k, set := range w.Group.PodSets {
+			if ch.tas[k] == "" {
+				continue
+			}
+			set.Template = withFlavor(set.Template, q.Flavors[ch.tas[k]])
+			ps.group.PodSets = append(ps.group.PodSets, set)
+			ps.group.MinCount += set.Count
+			ps.requests = append(ps.requests, w.Requests[k])
+			if !slices.Contains(flavors, ch.tas[k]) {
+				flavors = append(flavors, ch.tas[k])
+			}
+		}
+		if len(ps.group.PodSets) == 0 {
+			ps.plan.Decision.Status = placement.Scheduled // on quota alone
+			return ps, nil
+		}
+		all := slices.Clone(ps.requests)
+		for _, z := range w.Zero {
+			all = append(all, z.Request)
+		}
+		var err error
+		if ps.plan, err = a.plan(a.trees[ch.topology], ps.group, ps.requests, all); err != nil || ps.plan.Decision.Status == placement.Scheduled {
+			return ps, err
+		}
+		tried = append(tried, fmt.Sprintf("in flavor %s: %s", strings.Join(flavors, ", "), ps.plan.Decision.Message))
+		if !ch.next(cq, q, start) {
+			return plannedSets{plan: waits(joinReasons(tried))}, nil
+		}
+	}
+}
+
+// next sets start to the flavor after each topology flavor picked, and
+// reports whether any unit has one.
+func (ch *flavorChoice) next(cq *KueueClusterQueue, q *KueueQueues, start map[[2]int]int) bool {
+	more := false
+	for ug, i := range ch.picked {
+		fs := cq.Groups[ug[1]].Flavors
+		if q.Flavors[fs[i].Flavor].Topology != "" && i+1 < len(fs) {
+			start[ug], more = i+1, true
+		}
+	}
+	return more
+}
+
+// admittedFlavors words the flavors status.admission gives each pod set
+// of w (Group.PodSets' order; "cpu-flavor" or "a, b" when its resources
+// have several); nil when w holds no quota or queues are not read.
+func (a *admitter) admittedFlavors(w *KueueWorkload) []string {
+	adm := w.Obj.Status.Admission
+	if a.opts.Queues == nil || adm == nil {
+		return nil
+	}
+	out := make([]string, len(w.Group.PodSets))
+	for k, set := range w.Group.PodSets {
+		for _, p := range adm.PodSetAssignments {
+			if string(p.Name) != set.Name {
+				continue
+			}
+			var fs []string
+			for _, r := range slices.Sorted(maps.Keys(p.Flavors)) {
+				if f := string(p.Flavors[r]); !slices.Contains(fs, f) {
+					fs = append(fs, f)
+				}
+			}
+			slices.Sort(fs)
+			out[k] = strings.Join(fs, ", ")
+		}
+	}
+	return out
+}

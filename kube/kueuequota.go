@@ -1,0 +1,514 @@
+package kube
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/labels"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// KueueQueues are the Kueue objects that route a Workload to a
+// ClusterQueue and choose its flavors: ResourceFlavors, ClusterQueues,
+// LocalQueues, with the Topologies and the Namespaces' labels they read.
+// [AdmitKueueWorkloads] admits through them when [KueueOptions].Queues is
+// set.
+type KueueQueues struct {
+	// Topologies are each Kueue Topology's levels, widest first
+	// ([KueueTopologyLevels]), by name.
+	Topologies map[string][]string
+	// Flavors are the ResourceFlavors by name.
+	Flavors map[string]KueueFlavor
+	// ClusterQueues are the ClusterQueues by name.
+	ClusterQueues map[string]*KueueClusterQueue
+	// LocalQueues name each LocalQueue's ClusterQueue.
+	LocalQueues map[placement.Key]string
+	// Namespaces are the labels of the input's Namespaces. A namespace the
+	// input lacks is read with only kubernetes.io/metadata.name, the label
+	// the API server gives every namespace.
+	Namespaces map[string]map[string]string
+}
+
+// kueueQueueInputs collects the Kueue queue objects of [Load].
+type kueueQueueInputs struct {
+	q KueueQueues
+	// queued says that a ResourceFlavor, ClusterQueue or LocalQueue was
+	// read: without one, Workloads are admitted as before (no quota).
+	queued bool
+}
+
+// add reads one Topology, ResourceFlavor, ClusterQueue, LocalQueue or
+// Namespace; two of one kind and name are refused.
+func (in *kueueQueueInputs) add(obj any) error {
+	q := &in.q
+	if q.Topologies == nil {
+		q.Topologies, q.Flavors, q.ClusterQueues = map[string][]string{}, map[string]KueueFlavor{}, map[string]*KueueClusterQueue{}
+		q.LocalQueues, q.Namespaces = map[placement.Key]string{}, map[string]map[string]string{}
+	}
+	dup := func(kind string, key placement.Key, seen bool) error {
+		if !seen {
+			return nil
+		}
+		return placement.Errorf(placement.ErrDuplicate, fmt.Sprintf("%s %q", kind, key.String()), "metadata.name", "a second %s of this name", kind)
+	}
+	switch v := obj.(type) {
+	case *kueue.Topology:
+		_, seen := q.Topologies[v.Name]
+		if err := dup("Kueue Topology", placement.Key{Name: v.Name}, seen); err != nil {
+			return err
+		}
+		levels, err := KueueTopologyLevels(v)
+		if err != nil {
+			return err
+		}
+		q.Topologies[v.Name] = levels
+	case *kueue.ResourceFlavor:
+		_, seen := q.Flavors[v.Name]
+		if err := dup("Kueue ResourceFlavor", placement.Key{Name: v.Name}, seen); err != nil {
+			return err
+		}
+		f, err := ConvertResourceFlavor(v)
+		if err != nil {
+			return err
+		}
+		q.Flavors[v.Name], in.queued = f, true
+	case *kueue.ClusterQueue:
+		_, seen := q.ClusterQueues[v.Name]
+		if err := dup("Kueue ClusterQueue", placement.Key{Name: v.Name}, seen); err != nil {
+			return err
+		}
+		cq, err := ConvertClusterQueue(v)
+		if err != nil {
+			return err
+		}
+		q.ClusterQueues[v.Name], in.queued = cq, true
+	case *kueue.LocalQueue:
+		k := placement.Key{Namespace: v.Namespace, Name: v.Name}
+		_, seen := q.LocalQueues[k]
+		if err := dup("Kueue LocalQueue", k, seen); err != nil {
+			return err
+		}
+		cq, err := ConvertLocalQueue(v)
+		if err != nil {
+			return err
+		}
+		q.LocalQueues[k], in.queued = cq, true
+	case *corev1.Namespace:
+		q.Namespaces[v.Name] = v.Labels
+	}
+	return nil
+}
+
+// result returns the levels of the only Topology (nil with none or
+// several) and the queues (nil when nothing was queued).
+func (in *kueueQueueInputs) result() ([]string, *KueueQueues) {
+	var levels []string
+	if len(in.q.Topologies) == 1 {
+		for _, l := range in.q.Topologies {
+			levels = l
+		}
+	}
+	if !in.queued {
+		return levels, nil
+	}
+	return levels, &in.q
+}
+
+// inactive words why Kueue leaves cq inactive — a flavor it names that is
+// missing, a topology flavor whose Topology is missing — or "" when it is
+// active.
+func (q *KueueQueues) inactive(cq *KueueClusterQueue) string {
+	var missing, noTopology []string
+	for _, g := range cq.Groups {
+		for _, fq := range g.Flavors {
+			f, ok := q.Flavors[fq.Flavor]
+			switch {
+			case !ok:
+				missing = append(missing, fq.Flavor)
+			case f.Topology != "":
+				if _, ok := q.Topologies[f.Topology]; !ok {
+					noTopology = append(noTopology, fmt.Sprintf("there is no Topology %q for topology flavor %q", f.Topology, f.Name))
+				}
+			}
+		}
+	}
+	var why []string
+	if len(missing) > 0 {
+		why = append(why, "it names missing ResourceFlavor(s) "+strings.Join(missing, ", "))
+	}
+	return strings.Join(append(why, noTopology...), "; ")
+}
+
+// route finds w's ClusterQueue through spec.queueName's LocalQueue in w's
+// namespace. When w may not be admitted there it returns a reason, as
+// Kueue leaves such a Workload inadmissible: no LocalQueue, no
+// ClusterQueue, an inactive ClusterQueue, or a namespace its
+// namespaceSelector does not select.
+func (q *KueueQueues) route(w *KueueWorkload) (*KueueClusterQueue, string) {
+	ns, lq := w.Obj.Namespace, w.Obj.Spec.QueueName
+	name, ok := q.LocalQueues[placement.Key{Namespace: ns, Name: string(lq)}]
+	if !ok {
+		return nil, fmt.Sprintf("LocalQueue %q doesn't exist in namespace %q", lq, ns)
+	}
+	cq, ok := q.ClusterQueues[name]
+	if !ok {
+		return nil, fmt.Sprintf("ClusterQueue %s doesn't exist", name)
+	}
+	if why := q.inactive(cq); why != "" {
+		return nil, fmt.Sprintf("ClusterQueue %s is inactive: %s", name, why)
+	}
+	nsLabels := labels.Set{}
+	maps.Copy(nsLabels, q.Namespaces[ns])
+	nsLabels[corev1.LabelMetadataName] = ns // the API server sets it on every namespace
+	if !cq.Namespaces.Matches(nsLabels) {
+		return nil, fmt.Sprintf("namespace %q doesn't match ClusterQueue %s's namespaceSelector", ns, name)
+	}
+	return cq, ""
+}
+
+// flavorResource is one resource of one flavor.
+type flavorResource struct {
+	Flavor   string
+	Resource placement.ResourceName
+}
+
+// quotaUsage is the quota in use per ClusterQueue, flavor and resource,
+// in canonical units.
+type quotaUsage map[string]map[flavorResource]int64
+
+// add adds u to the usage of ClusterQueue cq.
+func (qu quotaUsage) add(cq string, u map[flavorResource]int64) {
+	if qu[cq] == nil {
+		qu[cq] = map[flavorResource]int64{}
+	}
+	for fr, v := range u {
+		qu[cq][fr] += v
+	}
+}
+
+// quotaRequests are count pods' requests of template tmpl, with the pods
+// themselves as the "pods" resource when cq covers it (Kueue counts pods
+// only then).
+func quotaRequests(cq *KueueClusterQueue, tmpl *placement.Pod, count int32) map[placement.ResourceName]int64 {
+	out := map[placement.ResourceName]int64{}
+	for r, v := range tmpl.Requests {
+		out[r] = v * int64(count)
+	}
+	if cq.groupOf(placement.ResourcePods) >= 0 {
+		out[placement.ResourcePods] = int64(count)
+	}
+	return out
+}
+
+// admittedUsage is the quota an admitted Workload holds in its
+// ClusterQueue: each pod set's admitted count of its template's requests,
+// in the flavors status.admission gives each resource. It returns the
+// ClusterQueue's name ("" when w holds no quota).
+func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResource]int64) {
+	adm := w.Obj.Status.Admission
+	if adm == nil {
+		return "", nil
+	}
+	cq := q.ClusterQueues[string(adm.ClusterQueue)]
+	if cq == nil {
+		return "", nil // it holds quota nowhere that gangsim admits
+	}
+	u := map[flavorResource]int64{}
+	for _, a := range adm.PodSetAssignments {
+		k := slices.IndexFunc(w.Group.PodSets, func(ps placement.PodSet) bool { return ps.Name == string(a.Name) })
+		if k < 0 || a.Count == nil {
+			continue // a set of count 0 holds nothing
+		}
+		for r, v := range quotaRequests(cq, &w.Group.PodSets[k].Template, *a.Count) {
+			if f, ok := a.Flavors[corev1.ResourceName(r)]; ok {
+				u[flavorResource{string(f), r}] += v
+			}
+		}
+	}
+	return cq.Name, u
+}
+
+// kueueUnit is a pod set, or the pod sets of one PodSetGroup, whose flavors
+// are chosen together, as Kueue chooses them.
+type kueueUnit struct {
+	sets []int // indexes in the Workload's Group.PodSets
+}
+
+// kueueUnits groups w's pod sets as Kueue does: the sets of one
+// PodSetGroup together, at the place of the first.
+func kueueUnits(w *KueueWorkload) []kueueUnit {
+	var out []kueueUnit
+	at := map[string]int{}
+	for k, r := range w.Requests {
+		if r.Group != "" {
+			if i, ok := at[r.Group]; ok {
+				out[i].sets = append(out[i].sets, k)
+				continue
+			}
+			at[r.Group] = len(out)
+		}
+		out = append(out, kueueUnit{sets: []int{k}})
+	}
+	return out
+}
+
+// flavorChoice is a flavor for every resource of every pod set of a
+// Workload.
+type flavorChoice struct {
+	// flavors are each pod set's flavor per resource (Group.PodSets'
+	// order).
+	flavors []map[placement.ResourceName]string
+	// tas is each pod set's topology flavor; "" for a set admitted on
+	// quota alone.
+	tas []string
+	// topology is the Topology of the topology flavors ("" with none).
+	topology string
+	// usage is the quota the Workload takes.
+	usage map[flavorResource]int64
+	// picked is the index of the flavor chosen per unit and resource
+	// group, for trying the next one.
+	picked map[[2]int]int
+}
+
+// assignFlavors chooses w's flavors in ClusterQueue cq, whose usage by
+// admitted Workloads is used, as Kueue's flavor assigner does with its
+// default flavor fungibility: unit by unit (a pod set, or a PodSetGroup's
+// sets together), for each resource group covering a resource the unit
+// requests, the first flavor from start (by unit and group; 0 when
+// absent) that the unit's pods may use and whose nominal quota, less
+// used and what the Workload's earlier units took, holds the unit's
+// requests. A flavor may be used when it supports the unit's topology
+// request (a set asking for a level, slices or no constraint needs a
+// flavor with a Topology that has the levels; one asking for none, in a
+// ClusterQueue whose flavors are not all topology flavors, a flavor
+// without), all its topology flavors name one Topology, its nodeTaints
+// are tolerated by the template's and the flavor's tolerations, and the
+// template's nodeSelector and required node affinity, read on the node
+// label keys of the group's flavors, match its nodeLabels. The reason is
+// Kueue's "couldn't assign flavors" for the first unit none fits, "" when
+// every unit has its flavors.
+func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, used map[flavorResource]int64, start map[[2]int]int) (flavorChoice, string) {
+	n := len(w.Group.PodSets)
+	ch := flavorChoice{flavors: make([]map[placement.ResourceName]string, n), tas: make([]string, n), usage: map[flavorResource]int64{}, picked: map[[2]int]int{}}
+	tasOnly := q.tasOnly(cq)
+	for u, unit := range kueueUnits(w) {
+		reqs := map[placement.ResourceName]int64{}
+		for _, k := range unit.sets {
+			ps := &w.Group.PodSets[k]
+			for r, v := range quotaRequests(cq, &ps.Template, ps.Count) {
+				reqs[r] += v
+			}
+		}
+		chosen := map[int]string{} // group → flavor
+		for _, r := range slices.Sorted(maps.Keys(reqs)) {
+			g := cq.groupOf(r)
+			if g < 0 {
+				return ch, q.unitFails(w, unit, fmt.Sprintf("resource %s unavailable in ClusterQueue", r))
+			}
+			if _, ok := chosen[g]; ok {
+				continue
+			}
+			f, reasons := q.pickFlavor(cq, g, w, unit, reqs, used, ch, start[[2]int{u, g}], tasOnly)
+			if f < 0 {
+				slices.Sort(reasons)
+				return ch, q.unitFails(w, unit, strings.Join(reasons, ", "))
+			}
+			fq := cq.Groups[g].Flavors[f]
+			chosen[g], ch.picked[[2]int{u, g}] = fq.Flavor, f
+			for _, r := range cq.Groups[g].Covered {
+				if v, ok := reqs[r]; ok {
+					ch.usage[flavorResource{fq.Flavor, r}] += v
+				}
+			}
+			if t := q.Flavors[fq.Flavor].Topology; t != "" {
+				ch.topology = t
+			}
+		}
+		for _, k := range unit.sets {
+			ch.flavors[k] = map[placement.ResourceName]string{}
+			for r := range quotaRequests(cq, &w.Group.PodSets[k].Template, w.Group.PodSets[k].Count) {
+				ch.flavors[k][r] = chosen[cq.groupOf(r)]
+			}
+			for _, f := range chosen {
+				if q.Flavors[f].Topology != "" {
+					ch.tas[k] = f
+				}
+			}
+		}
+	}
+	return ch, ""
+}
+
+// unitFails words Kueue's reason for a unit without flavors.
+func (q *KueueQueues) unitFails(w *KueueWorkload, unit kueueUnit, why string) string {
+	return fmt.Sprintf("couldn't assign flavors to pod set %s: %s", w.Group.PodSets[unit.sets[0]].Name, why)
+}
+
+// tasOnly reports whether every flavor of cq has a Topology: its pod sets
+// are then planned over a topology even without a request (Kueue's
+// implied topology request).
+func (q *KueueQueues) tasOnly(cq *KueueClusterQueue) bool {
+	for _, g := range cq.Groups {
+		for _, fq := range g.Flavors {
+			if q.Flavors[fq.Flavor].Topology == "" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pickFlavor returns the index of the first flavor of cq's group g from
+// start that unit may use and that holds its requests, or -1 with the
+// reason each flavor tried failed.
+func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload, unit kueueUnit, reqs map[placement.ResourceName]int64,
+	used map[flavorResource]int64, ch flavorChoice, start int, tasOnly bool) (int, []string) {
+	group := &cq.Groups[g]
+	keys := map[string]bool{} // the node label keys of the group's flavors
+	for _, fq := range group.Flavors {
+		for k := range q.Flavors[fq.Flavor].NodeLabels {
+			keys[k] = true
+		}
+	}
+	var reasons []string
+	for i := start; i < len(group.Flavors); i++ {
+		fq := group.Flavors[i]
+		f := q.Flavors[fq.Flavor]
+		if why := q.unitMayUse(&f, group, w, unit, keys, ch.topology, tasOnly); why != "" {
+			reasons = append(reasons, why)
+			continue
+		}
+		fits := true
+		for _, r := range group.Covered {
+			v, ok := reqs[r]
+			if !ok {
+				continue
+			}
+			fr := flavorResource{f.Name, r}
+			nominal, earlier := fq.Nominal[r], ch.usage[fr]
+			switch {
+			case earlier+v > nominal:
+				reasons = append(reasons, fmt.Sprintf("insufficient quota for %s in flavor %s, earlier pod sets' requests (%s) + this pod set's request (%s) > nominal quota (%s)",
+					r, f.Name, quantityString(r, earlier), quantityString(r, v), quantityString(r, nominal)))
+				fits = false
+			case used[fr]+earlier+v > nominal:
+				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, f.Name, quantityString(r, used[fr]+earlier+v-nominal)))
+				fits = false
+			}
+		}
+		if fits {
+			return i, nil
+		}
+	}
+	return -1, reasons
+}
+
+// unitMayUse says why unit may not use flavor f of group (whose flavors
+// label the node label keys keys) while the Workload's topology flavors
+// name Topology topology; "" when it may.
+func (q *KueueQueues) unitMayUse(f *KueueFlavor, group *KueueResourceGroup, w *KueueWorkload, unit kueueUnit, keys map[string]bool, topology string, tasOnly bool) string {
+	for _, k := range unit.sets {
+		r, tmpl := w.Requests[k], &w.Group.PodSets[k].Template
+		explicit := r.Required != "" || r.Preferred != "" || r.Unconstrained || len(r.Slices) > 0
+		switch {
+		case explicit || tasOnly:
+			if f.Topology == "" {
+				if slices.ContainsFunc(group.Covered, func(c placement.ResourceName) bool { return tmpl.Requests[c] > 0 || c == placement.ResourcePods }) {
+					return fmt.Sprintf("flavor %s does not support TopologyAwareScheduling", f.Name)
+				}
+				break
+			}
+			if topology != "" && f.Topology != topology {
+				return fmt.Sprintf("flavor %s's Topology %q is not %q of the Workload's other pod sets (gangsim plans a Workload over one Topology)", f.Name, f.Topology, topology)
+			}
+			if key := missingKey(q.Topologies[f.Topology], r); key != "" {
+				return fmt.Sprintf("flavor %s does not contain the requested level %s", f.Name, key)
+			}
+		case f.Topology != "":
+			return fmt.Sprintf("flavor %s supports only TopologyAwareScheduling", f.Name)
+		}
+		for _, t := range f.NodeTaints {
+			if t.Effect == placement.TaintEffectPreferNoSchedule {
+				continue
+			}
+			tolerated := func(tol placement.Toleration) bool { return tol.Tolerates(t) }
+			if !slices.ContainsFunc(tmpl.Tolerations, tolerated) && !slices.ContainsFunc(f.Tolerations, tolerated) {
+				return fmt.Sprintf("untolerated taint %s=%s:%s in flavor %s", t.Key, t.Value, t.Effect, f.Name)
+			}
+		}
+		if !flavorMatches(tmpl, keys, f.NodeLabels) {
+			return fmt.Sprintf("flavor %s doesn't match node affinity", f.Name)
+		}
+	}
+	return ""
+}
+
+// missingKey is the first level request r names that levels lack, or "".
+func missingKey(levels []string, r topology.PodSetRequest) string {
+	keys := []string{cmp.Or(r.Required, r.Preferred)}
+	for _, l := range r.Slices {
+		keys = append(keys, l.Key)
+	}
+	for _, k := range keys {
+		if k != "" && !slices.Contains(levels, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// flavorMatches reports whether template tmpl's nodeSelector and required
+// node affinity, read only on the label keys keys, match a node labelled
+// nodeLabels. A term left with no expression on keys drops the affinity,
+// as Kueue's flavor assigner drops it.
+func flavorMatches(tmpl *placement.Pod, keys map[string]bool, nodeLabels map[string]string) bool {
+	for k, v := range tmpl.NodeSelector {
+		if keys[k] && nodeLabels[k] != v {
+			return false
+		}
+	}
+	if tmpl.NodeAffinity == nil || len(tmpl.NodeAffinity.Required) == 0 {
+		return true
+	}
+	var terms []placement.NodeSelectorTerm
+	for _, t := range tmpl.NodeAffinity.Required {
+		var kept []placement.NodeSelectorRequirement
+		for _, e := range t.MatchExpressions {
+			if keys[e.Key] {
+				kept = append(kept, e)
+			}
+		}
+		if len(kept) == 0 {
+			return true
+		}
+		terms = append(terms, placement.NodeSelectorTerm{MatchExpressions: kept})
+	}
+	na := placement.NodeAffinity{Required: terms}
+	return na.Matches(&placement.Node{Labels: nodeLabels})
+}
+
+// quantity is v of resource r in canonical units (see [Quantity]) as a
+// Kubernetes quantity: millicores for cpu, powers of two for memory.
+func quantity(r placement.ResourceName, v int64) resource.Quantity {
+	switch corev1.ResourceName(r) {
+	case corev1.ResourceCPU:
+		return *resource.NewMilliQuantity(v, resource.DecimalSI)
+	case corev1.ResourceMemory, corev1.ResourceEphemeralStorage:
+		return *resource.NewQuantity(v, resource.BinarySI)
+	}
+	return *resource.NewQuantity(v, resource.DecimalSI)
+}
+
+// quantityString writes v of resource r as a Kubernetes quantity.
+func quantityString(r placement.ResourceName, v int64) string {
+	q := quantity(r, v)
+	return q.String()
+}
