@@ -86,7 +86,7 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 				psa.ResourceUsage[corev1.ResourceName(r)] = quantity(r, v)
 			}
 			if ch.tas[k] == "" {
-				psa.TopologyAssignment = nil
+				psa.Count, psa.TopologyAssignment = &ps.Count, nil // its pods are on no node yet
 			}
 		}
 		adm.PodSetAssignments = append(adm.PodSetAssignments, psa)

@@ -27,8 +27,11 @@ type KueueResult struct {
 
 // KueuePodSet is where one pod set's pods go, in rank order.
 type KueuePodSet struct {
-	Name  string     `json:"name"`
-	Nodes []NodePods `json:"nodes"`
+	Name string `json:"name"`
+	// Flavor names the ResourceFlavor(s) the set holds quota in; empty
+	// without ResourceFlavors in the input.
+	Flavor string     `json:"flavor,omitempty"`
+	Nodes  []NodePods `json:"nodes"`
 }
 
 // NodePods is a count of a pod set's pods on one node.
@@ -50,25 +53,31 @@ func (r KueueResult) waits() bool {
 // admitKueue admits the cluster's Kueue Workloads over its nodes and bound
 // pods (kube.AdmitKueueWorkloads), before any scheduling cycle, and leaves
 // their usage in c.Snapshot so that the cycles see it. The levels are the
-// input's Kueue Topology's, else -topology-keys'; the lowest must be
-// kubernetes.io/hostname.
+// input's Kueue Topology's (when it has one alone), else -topology-keys';
+// the lowest must be kubernetes.io/hostname. With ResourceFlavors,
+// ClusterQueues or LocalQueues in the input, each Workload is admitted
+// through its queue, its flavors' Topologies and nominal quota.
 func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	if len(c.KueueWorkloads) == 0 {
 		return nil, nil
 	}
 	levels := c.KueueLevels
-	if levels == nil {
-		if opts.topologyKeys == "" {
-			return nil, errors.New("Kueue Workloads are admitted over a Kueue Topology (kueue.x-k8s.io/v1beta2): give one, or -topology-keys ending in " + corev1.LabelHostname)
-		}
+	if levels == nil && opts.topologyKeys != "" {
 		levels = strings.Split(opts.topologyKeys, ",")
 		if levels[len(levels)-1] != corev1.LabelHostname {
 			return nil, fmt.Errorf("-topology-keys %q: Kueue Workloads are admitted over levels whose lowest is %s", opts.topologyKeys, corev1.LabelHostname)
 		}
 	}
-	tree, err := topology.NewTree(c.Snapshot, levels)
-	if err != nil {
-		return nil, err
+	var tree *topology.Tree
+	switch {
+	case levels != nil:
+		var err error
+		if tree, err = topology.NewTree(c.Snapshot, levels); err != nil {
+			return nil, err
+		}
+	case c.KueueQueues == nil:
+		// With ResourceFlavors each flavor names its Topology.
+		return nil, errors.New("Kueue Workloads are admitted over one Kueue Topology (kueue.x-k8s.io/v1beta2), or over the Topologies their ResourceFlavors name: give one, ResourceFlavors and ClusterQueues, or -topology-keys ending in " + corev1.LabelHostname)
 	}
 	// Now is the latest Workload creation or node Ready transition (the
 	// epoch when none is later): a time that the objects fix, so that a
@@ -88,7 +97,7 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	}
 	plan := opts.topologyProfile.Options()
 	plan.NodeAffinityPreferred = opts.kueueNodeAffinityPreferred
-	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, WaitForReplacement: opts.kueueWaitForReplacement})
+	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, WaitForReplacement: opts.kueueWaitForReplacement})
 	if err != nil {
 		return nil, c.Locate(err)
 	}
@@ -99,6 +108,9 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 		w := c.KueueWorkloads[slices.IndexFunc(c.KueueWorkloads, func(w *kube.KueueWorkload) bool { return w.Key() == o.Workload })]
 		for k, pods := range outs[i].PodSets {
 			ps := KueuePodSet{Name: w.Group.PodSets[k].Name, Nodes: []NodePods{}}
+			if o.Flavors != nil {
+				ps.Flavor = o.Flavors[k]
+			}
 			for _, p := range pods {
 				ps.Nodes = append(ps.Nodes, NodePods{Node: p.Node, Count: p.Count})
 			}
@@ -122,7 +134,14 @@ func writeKueue(w io.Writer, rs []KueueResult) {
 			for _, n := range ps.Nodes {
 				nodes = append(nodes, fmt.Sprintf("%s×%d", n.Node, n.Count))
 			}
-			fmt.Fprintf(w, "  pod set %s: %s\n", ps.Name, list(nodes))
+			switch {
+			case ps.Flavor == "":
+				fmt.Fprintf(w, "  pod set %s: %s\n", ps.Name, list(nodes))
+			case len(nodes) == 0:
+				fmt.Fprintf(w, "  pod set %s (flavor %s): quota only, no topology\n", ps.Name, ps.Flavor)
+			default:
+				fmt.Fprintf(w, "  pod set %s (flavor %s): %s\n", ps.Name, ps.Flavor, list(nodes))
+			}
 		}
 	}
 }

@@ -151,6 +151,22 @@ var kueueGoldens = []golden{
 	{"kueue-workloads-replace-one-node-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "replace-one-node.yaml"}, exitPlaced},
 	{"kueue-workloads-replace-one-node-wait", []string{"-kueue-failed-node-replacement-fail-fast=false", "-f", kw + "cluster.yaml", "-f", kw + "replace-one-node.yaml"}, exitWaiting},
 	{"kueue-workloads-replace-one-node-wait-yaml", []string{"-o", "yaml", "-kueue-failed-node-replacement-fail-fast=false", "-f", kw + "cluster.yaml", "-f", kw + "replace-one-node.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): train-1 and train-2
+	// take gpu-a100, a rack each; train-3, whose gpu-a100 quota holds but
+	// no rack of it is free, takes gpu-spare's rack r3; etl is admitted in
+	// on-demand on quota alone; pinned takes cpu-tas on c-h1; more-gpus
+	// waits naming both flavors; a namespace not selected, an inactive
+	// ClusterQueue, a missing ClusterQueue and LocalQueue each wait. Before,
+	// the second Topology was an input error.
+	{"kueue-workloads-flavors", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "flavors.yaml"}, exitWaiting},
+	{"kueue-workloads-flavors-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "flavors.yaml"}, exitWaiting},
+	{"kueue-workloads-flavors-json", []string{"-o", "json", "-f", kw + "queues-cluster.yaml", "-f", kw + "flavors.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): running's 2 CPUs of
+	// cpu-tas count, so first fills the flavor's 6 and second waits for
+	// 4 more; huge asks more than the nominal quota; with-memory asks for
+	// memory gpu-cq does not cover.
+	{"kueue-workloads-quota", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "quota.yaml"}, exitWaiting},
+	{"kueue-workloads-quota-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "quota.yaml"}, exitWaiting},
 }
 
 func TestGolden_KueueWorkloads(t *testing.T) {
@@ -223,6 +239,14 @@ func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
 		require.Contains(t, string(out), "unhealthyNodes:\n  - name: b3-r1-h1\n")
 		fixedPoint(t, t.TempDir(), "gangsched", out, code, flag)
 	})
+	for _, f := range []string{"flavors", "quota"} { // over the queues' cluster
+		for _, prof := range []string{"gangsched", "kueue-balanced"} {
+			t.Run(f+"/"+prof, func(t *testing.T) {
+				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"queues-cluster.yaml", "-f", kw+f+".yaml")
+				fixedPoint(t, t.TempDir(), prof, out, code)
+			})
+		}
+	}
 	t.Run("no-domain", func(t *testing.T) { // a cluster of its own
 		out, code := yamlPass(t, "-f", kw+"no-domain.yaml")
 		fixedPoint(t, t.TempDir(), "gangsched", out, code)
