@@ -19,8 +19,9 @@ import (
 // a PriorityClass with a PodDisruptionBudget, pods asking an extended
 // resource a DeviceClass serves (KEP-5004), one pending with an init
 // container and one bound, a stale implicit claim of a pod asking a
-// resource two classes name, and a resource a device plugin serves on one
-// node and DRA on another.
+// resource two classes name, a resource a device plugin serves on one
+// node and DRA on another, and Kueue's Topology, ResourceFlavor,
+// ClusterQueue and LocalQueue.
 var loadSeeds = []string{
 	node1 + pod("p", "  nodeName: n1\n"),
 	"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {topology.kubernetes.io/rack: r1}}\nstatus: {allocatable: {cpu: '4'}}\n" +
@@ -58,6 +59,10 @@ var loadSeeds = []string{
 		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: g.x.com, pool: {name: d, generation: 1, resourceSliceCount: 1}, nodeName: d, devices: [{name: g0}]}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: {nodeName: dp, containers: [{name: c, resources: {limits: {x.com/gpu: 1}}}]}\n" +
 		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {limits: {x.com/gpu: 1}}}]}\n",
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\nspec: {levels: [{nodeLabel: kubernetes.io/hostname}]}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\nspec: {nodeLabels: {p: a}, nodeTaints: [{key: k, effect: NoSchedule}], tolerations: [{key: k, operator: Exists}], topologyName: t}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu, pods], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4}, {name: pods, nominalQuota: 9}]}]}]}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: l}\nspec: {clusterQueue: q}\n",
 }
 
 // TestLoadSeeds: every seed of FuzzLoad loads, under 1 KB, so that the
