@@ -132,7 +132,9 @@ func TestAssignFlavors(t *testing.T) {
 		{name: "no request skips the topology flavor", order: []string{"tas", "plain"}, count: 2, cpu: "1", flavor: "plain"},
 		{name: "a level takes the topology flavor", order: []string{"plain", "tas"}, count: 2, cpu: "1", ann: rack, flavor: "tas"},
 		{name: "quota used: next flavor", order: []string{"plain", "tainted"}, count: 2, cpu: "1", used: 7000,
-			spec: func(s *corev1.PodSpec) { s.Tolerations = []corev1.Toleration{{Key: "spot", Operator: corev1.TolerationOpExists}} }, flavor: "tainted"},
+			spec: func(s *corev1.PodSpec) {
+				s.Tolerations = []corev1.Toleration{{Key: "spot", Operator: corev1.TolerationOpExists}}
+			}, flavor: "tainted"},
 		{name: "untolerated flavor taint", order: []string{"tainted"}, count: 1, cpu: "1",
 			why: "couldn't assign flavors to pod set main: untolerated taint spot=yes:NoSchedule in flavor tainted"},
 		{name: "nodeSelector on a flavor key", order: []string{"plain", "tas"}, count: 1, cpu: "1", ann: rack,
