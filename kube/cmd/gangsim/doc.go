@@ -88,8 +88,9 @@
 //
 // Kueue Workloads (kueue.x-k8s.io/v1beta2; v1beta1 is refused, naming
 // v1beta2) are admitted before the first cycle, over the levels of the
-// input's Kueue Topology (at most one, lowest level kubernetes.io/hostname;
-// else -topology-keys ending in it), by kube.AdmitKueueWorkloads: queued by
+// input's Kueue Topology (lowest level kubernetes.io/hostname; else
+// -topology-keys ending in it; with ResourceFlavors, the Topology each
+// topology flavor names), by kube.AdmitKueueWorkloads: queued by
 // spec.priority, creationTimestamp, then name; the Workloads that hold
 // quota first, their status.admission reserved as usage per node (no
 // pods), resized in place when a pod set's count changed (elastic) —
@@ -130,7 +131,8 @@
 // preferred node affinity orders
 // domains and nodes only under -kueue-node-affinity-preferred (Kueue's
 // TASRespectNodeAffinityPreferred gate, off by default). -o yaml writes each Workload's
-// status.admission (clusterQueue named by spec.queueName; per pod set its
+// status.admission (clusterQueue named by spec.queueName without
+// ClusterQueues in the input; per pod set its
 // count and compact topologyAssignment at the hostname level, in rank
 // order) and the QuotaReserved and Admitted conditions, or QuotaReserved
 // False, reason Pending, with the plan's reason; -o text and json list
@@ -140,9 +142,27 @@
 // input error (an assignment could not say which node it means). A
 // Workload left pending, evicted, with a pod set unable to be resized or
 // waiting for a replacement makes the exit status 3. The usage of
-// the admitted Workloads stays for the cycles that follow. Quota,
-// ResourceFlavors, Workload preemption and partial admission are not
-// modelled.
+// the admitted Workloads stays for the cycles that follow.
+//
+// With ResourceFlavors, ClusterQueues or LocalQueues in the input, a
+// pending Workload is routed spec.queueName → LocalQueue (its namespace) →
+// ClusterQueue and waits, with Kueue's reason, when either is missing, the
+// ClusterQueue is inactive (a missing flavor, or a flavor whose Topology is
+// missing) or its namespaceSelector (unset: none) leaves the namespace out.
+// Each pod set (a PodSetGroup's together) takes per resource group the
+// first flavor it may use (a topology flavor for a set with a topology
+// request, or in a ClusterQueue of topology flavors only; the flavor's
+// nodeTaints tolerated by the template's and the flavor's tolerations; the
+// template's nodeSelector and required node affinity on the flavors' label
+// keys matching its nodeLabels) whose nominal quota, less what admitted
+// Workloads hold there (their status.admission flavors), holds it; sets in
+// a topology flavor are planned over its Topology on its nodes (nodeLabels,
+// tolerations added), the next flavor tried when that plan does not fit;
+// others are admitted on quota alone (flavors and resourceUsage, no
+// topologyAssignment). -o yaml writes the ClusterQueue, flavors and
+// resourceUsage; -o text names each set's flavor. Cohorts, borrowing,
+// fair sharing, Workload preemption, partial admission, admission checks
+// and flavor fungibility other than the default are not modelled.
 //
 // Scheduler configuration: a KubeSchedulerConfiguration document
 // (kubescheduler.config.k8s.io/v1, at most one) among the manifests is
