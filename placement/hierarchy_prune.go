@@ -2,6 +2,7 @@ package placement
 
 import (
 	"slices"
+	"time"
 
 	"github.com/gangsched/gangsched/internal/arith"
 )
@@ -73,11 +74,12 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 	n.sorted, n.uniform, n.compiled, n.alike, n.plain = true, true, true, true, true
 	missing := map[ResourceName]int{} // untracked resources: how many pending pods request them
 	var first []int64                 // the first pending pod's row
-	// keys are the columns the first pod's map holds, when it holds
+	// names and vals are the first pod's requests, when its map holds
 	// tracked resources alone but the pod count (known): a member with
-	// exactly those requests has its row (sameRequests).
-	var keyBuf [8]int
-	keys, known := keyBuf[:0], false
+	// exactly those requests has its row (sameRun).
+	var nameBuf [8]ResourceName
+	var valBuf [8]int64
+	names, vals, known := nameBuf[:0], valBuf[:0], false
 	// The tracked resources in the order to look them up: each found
 	// moves to the front, so a run of members alike finds all of theirs
 	// before any miss (a miss hashes the name too), as Solve's compile.
@@ -137,11 +139,7 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 			// as fill would find it: the members are uniform still, and
 			// compiled as the first was (memberChecks read the rest).
 			// The run's loop keeps little live across its map lookups.
-			j := i
-			for j < M && sameRequests(&g.Members[j], first, keys, b) {
-				j++
-			}
-			if j > i {
+			if j := sameRun(g.Members, i, names, vals); j > i {
 				i = j - 1
 				continue
 			}
@@ -165,7 +163,10 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 			n.rows = r
 			// Not with the pod count, whose column holds the request + 1.
 			if found == len(p.Requests) && !slices.Contains(cols[:found], b.podsR) {
-				keys, known = append(keys, cols[:found]...), true // cols moves on
+				for _, c := range cols[:found] {
+					names, vals = append(names, b.res[c]), append(vals, r[c])
+				}
+				known = true
 			}
 		case !n.uniform && len(n.rows) == R:
 			all(i)
@@ -220,46 +221,122 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 }
 
 // memberChecks reads what leafRows keeps of g's members besides their
-// rows, in a pass of its own (the rows' map lookups are calls, across
+// rows, in passes of their own (the rows' map lookups are calls, across
 // which every value live in a loop is saved and reloaded): sorted, the
 // names ascend in g's namespace; alike, each member has the first's
 // selector, tolerations and node affinity (alikeBesidesRequests);
 // plain, what fastLeaf requires of each (hnode.plain); named, each has
 // a name and valid score requests (what Solve's compile checks of a
 // member whose row is the first's).
+//
+// A string compare of equal lengths is a call too, so the fields that
+// compare without one are read in a first pass for the usual member
+// (memberFieldsBare), which then calls nothing, and the names, the
+// namespace and the group name in a second with little else live; a
+// member outside the usual shape is read by memberFields.
 func memberChecks(g *Group) (sorted, alike, plain, named bool) {
 	sorted, alike, plain, named = true, true, true, true
-	if len(g.Members) == 0 {
+	ms := g.Members
+	if len(ms) == 0 {
 		return
 	}
-	m0 := &g.Members[0]
+	m0 := &ms[0]
 	// alikeBesidesRequests, without the call for the usual member: none
 	// of the three, as the first.
 	bare := len(m0.NodeSelector) == 0 && len(m0.Tolerations) == 0 && m0.NodeAffinity == nil
-	for i := range g.Members {
-		p := &g.Members[i]
-		sorted = sorted && p.Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < p.Name)
-		alike = alike && (i == 0 || (bare && len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 && p.NodeAffinity == nil) ||
-			alikeBesidesRequests(m0, p))
-		plain = plain && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil && len(p.ResourceClaims) == 0 &&
-			len(p.ScoreRequests) == 0 && p.Priority == m0.Priority && p.QueuedAt == m0.QueuedAt
-		named = named && p.Name != "" && validScoreRequests(p.ScoreRequests)
+	prio, queued := m0.Priority, m0.QueuedAt
+	for i := range ms {
+		p := &ms[i]
+		if bare && memberFieldsBare(p, prio, queued) {
+			continue
+		}
+		a, pl, nm := memberFields(m0, p, bare)
+		alike, plain, named = alike && a, plain && pl, named && nm
+	}
+	ns, name := g.Namespace, g.Name
+	for i := range ms {
+		p := &ms[i]
+		if p.Namespace != ns || p.SchedulingGroup != name {
+			sorted, plain = sorted && p.Namespace == ns, plain && p.SchedulingGroup == name
+		}
+		if i > 0 && ms[i-1].Name >= p.Name {
+			sorted = false
+		}
 	}
 	return
 }
 
-// sameRequests reports whether p's requests are exactly the columns keys
-// of b's resources with first's values: then p's row is first.
-func sameRequests(p *Pod, first []int64, keys []int, b *base) bool {
-	if len(p.Requests) != len(keys) {
-		return false
-	}
-	for _, i := range keys {
-		if q, ok := p.Requests[b.res[i]]; !ok || q != first[i] {
-			return false
+// memberFieldsBare reports whether p is the usual member of a group whose
+// first member has no selector, tolerations or node affinity, priority
+// prio and queue time queued: none of those three (alike), a name, none
+// of what fastLeaf refuses besides its names (plain), no score requests
+// (named). Each check is a load and a compare: no call.
+func memberFieldsBare(p *Pod, prio int32, queued time.Time) bool {
+	return len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 && p.NodeAffinity == nil &&
+		len(p.Name) > 0 && len(p.NodeName) == 0 && p.Affinity == nil && len(p.ResourceClaims) == 0 &&
+		len(p.ScoreRequests) == 0 && p.Priority == prio && p.QueuedAt == queued
+}
+
+// memberFields is memberChecks' reading of member p of a group whose
+// first member is m0 (bare: with no selector, tolerations or node
+// affinity), but for its namespace, group name and name order: alike,
+// plain and named as memberChecks defines them.
+func memberFields(m0, p *Pod, bare bool) (alike, plain, named bool) {
+	alike = p == m0 || (bare && len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 && p.NodeAffinity == nil) ||
+		alikeBesidesRequests(m0, p)
+	plain = p.NodeName == "" && p.Affinity == nil && len(p.ResourceClaims) == 0 &&
+		len(p.ScoreRequests) == 0 && p.Priority == m0.Priority && p.QueuedAt == m0.QueuedAt
+	named = p.Name != "" && validScoreRequests(p.ScoreRequests)
+	return
+}
+
+// sameRun returns the end of the run of members from ms[i] whose
+// requests are exactly names with vals (names distinct): those members'
+// rows are the first's. Each member's map is looked up once a name, with
+// the names and values held in locals for the usual one or two (a
+// lookup is a call: a loop over slices reloads their headers after it).
+func sameRun(ms []Pod, i int, names []ResourceName, vals []int64) int {
+	switch len(names) {
+	case 1:
+		n0, v0 := names[0], vals[0]
+		for ; i < len(ms); i++ {
+			rq := ms[i].Requests
+			if len(rq) != 1 {
+				break
+			}
+			if q, ok := rq[n0]; !ok || q != v0 {
+				break
+			}
+		}
+	case 2:
+		n0, n1, v0, v1 := names[0], names[1], vals[0], vals[1]
+		for ; i < len(ms); i++ {
+			rq := ms[i].Requests
+			if len(rq) != 2 {
+				break
+			}
+			if q, ok := rq[n0]; !ok || q != v0 {
+				break
+			}
+			if q, ok := rq[n1]; !ok || q != v1 {
+				break
+			}
+		}
+	default:
+	members:
+		for ; i < len(ms); i++ {
+			rq := ms[i].Requests
+			if len(rq) != len(names) {
+				break
+			}
+			for k, name := range names {
+				if q, ok := rq[name]; !ok || q != vals[k] {
+					break members
+				}
+			}
 		}
 	}
-	return true
+	return i
 }
 
 // mayHold is a necessary condition for n's subtree to fit on nodes: for

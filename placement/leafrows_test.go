@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 )
@@ -15,7 +16,7 @@ import (
 // and valid score requests, sorted and alike as defined, and the least
 // need and never from those rows. Members mostly share a map or copy the
 // first's, so that leafRows' shortcut for a member whose requests are the
-// first's (sameRequests) is taken; others differ from it in one value, in
+// first's (sameRun) is taken; others differ from it in one value, in
 // a key (untracked or the pod count among them), or by an extra key, so
 // that the shortcut must refuse them.
 func TestHierarchy_PropLeafRowsAsRead(t *testing.T) {
@@ -164,6 +165,88 @@ func TestHierarchy_PropLeafRowsAsRead(t *testing.T) {
 			if !slices.Equal(got, rows[i]) {
 				t.Fatalf("member %d: row %v, read %v", i, got, rows[i])
 			}
+		}
+	})
+}
+
+// memberChecks reads what a plain reading of each member gives, one
+// member at a time and each field compared by value: members drawn alike
+// (the usual gang) or differing from the first in one field each — the
+// namespace (also an equal one built afresh, so that no compare may
+// trust the string's address), the name's order or its absence, the
+// group name, the node name, affinity, claims, score requests, priority,
+// queue time, selector, tolerations or node affinity — with a first
+// member that has a selector, tolerations or node affinity or not.
+func TestHierarchy_PropMemberChecksAsRead(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		fresh := func(s string) string { return string([]byte(s)) } // equal, another address
+		g := &Group{Namespace: "ns", Name: "g", Policy: PolicyGang}
+		at := time.Unix(100, 0)
+		base := Pod{Namespace: "ns", SchedulingGroup: "g", Priority: 3, QueuedAt: at}
+		switch rapid.IntRange(0, 5).Draw(t, "first") {
+		case 0:
+			base.NodeSelector = map[string]string{"zone": "a"}
+		case 1:
+			base.Tolerations = []Toleration{{Key: "k", Operator: TolerationOpExists}}
+		case 2:
+			base.NodeAffinity = &NodeAffinity{Required: []NodeSelectorTerm{{}}}
+		}
+		M := rapid.IntRange(1, 6).Draw(t, "members")
+		for i := range M {
+			p := base
+			p.Name = fmt.Sprintf("g-%d", i)
+			switch rapid.IntRange(0, 22).Draw(t, "differs in") {
+			case 0:
+				p.Namespace = "other"
+			case 1:
+				p.Namespace = fresh(p.Namespace)
+				p.SchedulingGroup = fresh(p.SchedulingGroup)
+			case 2:
+				p.Name = fmt.Sprintf("g-%d", M-i) // out of order
+			case 3:
+				p.Name = ""
+			case 4:
+				p.SchedulingGroup = "h"
+			case 5:
+				p.NodeName = "n0"
+			case 6:
+				p.Affinity = &Affinity{}
+			case 7:
+				p.ResourceClaims = []PodResourceClaim{{Name: "c"}}
+			case 8:
+				p.ScoreRequests = ResourceList{ResourceCPU: 1}
+			case 9:
+				p.ScoreRequests = ResourceList{ResourceGPU: 1} // invalid
+			case 10:
+				p.Priority = 4
+			case 11:
+				p.QueuedAt = at.Add(time.Second)
+			case 12:
+				p.NodeSelector = map[string]string{"zone": "b"}
+			case 13:
+				p.NodeSelector = map[string]string{"zone": "a"}
+			case 14:
+				p.Tolerations = []Toleration{{Key: "j", Operator: TolerationOpExists}}
+			case 15:
+				p.NodeAffinity = &NodeAffinity{Required: []NodeSelectorTerm{{}, {}}}
+			case 16:
+				p.NodeSelector, p.Tolerations, p.NodeAffinity = nil, nil, nil
+			}
+			g.Members = append(g.Members, p)
+		}
+		sorted, alike, plain, named := memberChecks(g)
+		wsorted, walike, wplain, wnamed := true, true, true, true
+		m0 := &g.Members[0]
+		for i := range g.Members {
+			p := &g.Members[i]
+			wsorted = wsorted && p.Namespace == g.Namespace && (i == 0 || g.Members[i-1].Name < p.Name)
+			walike = walike && alikeBesidesRequests(m0, p)
+			wplain = wplain && p.SchedulingGroup == g.Name && p.NodeName == "" && p.Affinity == nil &&
+				len(p.ResourceClaims) == 0 && len(p.ScoreRequests) == 0 && p.Priority == m0.Priority && p.QueuedAt.Equal(m0.QueuedAt)
+			wnamed = wnamed && p.Name != "" && validScoreRequests(p.ScoreRequests)
+		}
+		if sorted != wsorted || alike != walike || plain != wplain || named != wnamed {
+			t.Fatalf("sorted %v alike %v plain %v named %v; read %v %v %v %v", sorted, alike, plain, named, wsorted, walike, wplain, wnamed)
 		}
 	})
 }
