@@ -316,6 +316,91 @@ func BenchmarkHierarchyAnswer(b *testing.B) {
 	}
 }
 
+// BenchmarkHierarchyMembers times, per hierarchy workload with listed
+// members, the least any decision must do with its members, whatever it
+// decides: per member, read its full requests (the map's length and its
+// two names, nvidia.com/gpu and cpu, each a lookup as the floor's one) and
+// its identity (namespace and group name equal to its group's, no node
+// name, names ascending), and write its placement.Assignment (key, node
+// name and ID: the nodes of SolveHierarchy's own decision) into one array
+// sized for every member of the tree, as SolveHierarchy carves them; per
+// leaf, its Decision (group, status, placement, required count). It
+// decides nothing and reads no node: set beside the cell's floor,
+// (this + the floor) / the floor is how close to the floor a decision
+// over listed members can come; the rest of a decision is what it spends
+// beyond.
+func BenchmarkHierarchyMembers(b *testing.B) {
+	for _, h := range hierarchyShapes {
+		for _, f := range []bool{false, true} {
+			c := cell{n: 10000, fragmented: f}
+			b.Run(fmt.Sprintf("hierarchy/n=%d/%s/%s", c.n, h.name, c.state()), func(b *testing.B) {
+				g := gpuCluster(b, c.n, c.fragmented)
+				root, total := h.root(false)
+				d, err := placement.SolveHierarchy(g.s, root, placement.Options{})
+				if err != nil || d.Status != placement.Scheduled || placedMembers(d) != total {
+					b.Fatalf("%v %v placed %d of %d: %s", err, d.Status, placedMembers(d), total, d.Message)
+				}
+				// The leaves in the decision's order, each with its nodes in member order.
+				var leaves []*placement.Group
+				var at [][]placement.NodeID
+				for _, ld := range d.Decisions {
+					var ids []placement.NodeID
+					for _, a := range ld.Assignments {
+						ids = append(ids, a.NodeID)
+					}
+					var find func(n *placement.HierarchyNode) *placement.Group
+					find = func(n *placement.HierarchyNode) *placement.Group {
+						if n.Group != nil && n.Group.Name == ld.Group.Name {
+							return n.Group
+						}
+						for _, ch := range n.Children {
+							if gr := find(ch); gr != nil {
+								return gr
+							}
+						}
+						return nil
+					}
+					leaves, at = append(leaves, find(root)), append(at, ids)
+				}
+				all := g.c.Nodes
+				read := func() ([]placement.Decision, int64) {
+					var sum int64
+					out := make([]placement.Assignment, total)
+					decisions := make([]placement.Decision, len(leaves))
+					k := 0
+					for l, gr := range leaves {
+						ms, ids := gr.Members, at[l]
+						for i := range ms {
+							m := &ms[i]
+							rq := m.Requests
+							gpu, ok1 := rq[placement.ResourceGPU]
+							cpu, ok2 := rq[placement.ResourceCPU]
+							if len(rq) != 2 || !ok1 || !ok2 || m.Namespace != gr.Namespace || m.SchedulingGroup != gr.Name ||
+								m.NodeName != "" || (i > 0 && ms[i-1].Name >= m.Name) {
+								return nil, 0
+							}
+							sum += gpu + cpu
+							e := &out[k+i]
+							e.Pod.Namespace, e.Pod.Name, e.Node, e.NodeID = m.Namespace, m.Name, all[ids[i]].Name, ids[i]
+						}
+						decisions[l] = placement.Decision{Group: gr.Key(), Status: placement.Scheduled,
+							Placement: placement.Placement{Name: all[ids[0]].Name}, Assignments: out[k : k+len(ms) : k+len(ms)], Required: int(gr.MinCount)}
+						k += len(ms)
+					}
+					return decisions, sum
+				}
+				if ds, sum := read(); sum == 0 || len(ds) != len(d.Decisions) || ds[len(ds)-1].Assignments[0].Node == "" {
+					b.Fatal("no answer")
+				}
+				cputime.Loop(b, func() {
+					ds, sum := read()
+					sink += sum + int64(len(ds))
+				})
+			})
+		}
+	}
+}
+
 // placedMembers counts the pods d places: listed members and pod-set
 // pods.
 func placedMembers(d placement.HierarchyDecision) int {
