@@ -237,6 +237,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		if err != nil {
 			return nil, nil, err
 		}
+		v = v.asAdmitted() // a set admitted partially keeps its admitted count
 		h, err := a.hold(v)
 		if err != nil {
 			return nil, nil, err
@@ -421,15 +422,18 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 }
 
 // pending plans a Workload that holds no quota and admits it when it
-// fits; it reports whether it did.
+// fits, or, when it does not fit whole and may be admitted partially, at
+// the counts of Kueue's search ([admitter.reduce]); it reports whether
+// it did.
 func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 	var ps plannedSets
 	var err error
 	if a.opts.Queues != nil {
 		ps, err = a.planQueued(w)
-	} else {
-		ps = plannedSets{group: w.Group, requests: w.Requests}
-		ps.plan, err = a.plan(a.tree, w.Group, w.Requests, w.allRequests())
+	} else if ps, err = a.planTree(w); err == nil && ps.plan.Decision.Status != placement.Scheduled && w.canBePartial() {
+		if reduced, ok, e := a.reduce(w, a.planTree); e != nil || ok {
+			ps, err = reduced, e
+		}
 	}
 	if err != nil {
 		return false, err
@@ -466,16 +470,26 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 			o.PodSets[k] = append(o.PodSets[k], placement.PodSetAssignment{PodSet: set.Name, Node: r.Node, NodeID: r.NodeID, Count: r.Count})
 		}
 	}
+	partial := partialWords(w, ps.w)
 	if o.Action == KueueEvicted {
-		o.Action, o.Message = KueueReadmitted, a.evictedFor[w.Key()]
+		o.Action, o.Message = KueueReadmitted, joinReasons([]string{a.evictedFor[w.Key()], partial})
 	} else {
-		o.Action, o.Message = KueueAdmitted, ""
+		o.Action, o.Message = KueueAdmitted, partial
 	}
 	if ch := ps.adm.choice; ch != nil {
 		a.used.add(ps.adm.clusterQueue, ch.usage)
 	}
-	writeAdmitted(w, o.PodSets, a.hostOf, a.opts.Now, ps.adm)
+	writeAdmitted(ps.w, o.PodSets, a.hostOf, a.opts.Now, ps.adm)
 	return true, nil
+}
+
+// planTree plans pending Workload w over the admitter's tree, without
+// queues: topology alone decides whether it fits.
+func (a *admitter) planTree(w *KueueWorkload) (plannedSets, error) {
+	ps := plannedSets{w: w, group: w.Group, requests: w.Requests}
+	var err error
+	ps.plan, err = a.plan(a.tree, w.Group, w.Requests, w.allRequests())
+	return ps, err
 }
 
 // plan plans pod sets g of requests over tree, checking first that tree

@@ -15,6 +15,9 @@ import (
 // plannedSets are the pod sets of a pending Workload that admission
 // places on nodes, with their plan and what the admission records.
 type plannedSets struct {
+	// w is the Workload at the counts planned: its own, or those of
+	// partial admission.
+	w *KueueWorkload
 	// group holds the planned sets, their templates given their flavor's
 	// node labels and tolerations; requests are their topology requests.
 	group    *placement.Group
@@ -164,10 +167,12 @@ func quotaOnlyResized(w *KueueWorkload) string {
 // ClusterQueue: it waits, with Kueue's reason, when it may not be
 // admitted there or no flavors hold it; else its pod sets in topology
 // flavors are planned over their Topology with the flavors' nodes. When
-// that plan does not fit, every unit planned tries its next flavor, as
-// Kueue's later scheduling attempts start from the flavor after the one
-// last tried; gangsim tries them at once, so it waits only when the last
-// flavor did not fit either.
+// that plan does not fit, and w may be admitted partially, its smaller
+// counts are tried in the same flavors' order ([admitter.reduce]), as
+// Kueue tries them in the same scheduling attempt; when none fits either,
+// every unit planned tries its next flavor, as Kueue's later scheduling
+// attempts start from the flavor after the one last tried; gangsim tries
+// them at once, so it waits only when the last flavor did not fit either.
 func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 	q := a.opts.Queues
 	cq, why := q.route(w)
@@ -177,41 +182,61 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 	start := map[[2]int]int{}
 	var tried []string
 	for {
-		ch, why := q.assignFlavors(cq, w, a.used[cq.Name], start)
-		if why != "" {
-			return plannedSets{plan: waits(joinReasons(append(tried, why)))}, nil
-		}
-		ps := plannedSets{group: &placement.Group{Namespace: w.Group.Namespace, Name: w.Group.Name, Policy: w.Group.Policy}, adm: flavorAdmission{clusterQueue: cq.Name, choice: &ch, cq: cq}}
-		var flavors []string
-		for k, set := range w.Group.PodSets {
-			if ch.tas[k] == "" {
-				continue
-			}
-			set.Template = withFlavor(set.Template, q.Flavors[ch.tas[k]])
-			ps.group.PodSets = append(ps.group.PodSets, set)
-			ps.group.MinCount += set.Count
-			ps.requests = append(ps.requests, w.Requests[k])
-			if !slices.Contains(flavors, ch.tas[k]) {
-				flavors = append(flavors, ch.tas[k])
-			}
-		}
-		if len(ps.group.PodSets) == 0 {
-			ps.plan.Decision.Status = placement.Scheduled // on quota alone
-			return ps, nil
-		}
-		all := slices.Clone(ps.requests)
-		for _, z := range w.Zero {
-			all = append(all, z.Request)
-		}
-		var err error
-		if ps.plan, err = a.plan(a.trees[ch.topology], ps.group, ps.requests, all); err != nil || ps.plan.Decision.Status == placement.Scheduled {
+		ps, err := a.planInFlavors(cq, w, start)
+		if err != nil || ps.plan.Decision.Status == placement.Scheduled {
 			return ps, err
 		}
-		tried = append(tried, fmt.Sprintf("in flavor %s: %s", strings.Join(flavors, ", "), ps.plan.Decision.Message))
-		if !ch.next(cq, q, start) {
+		if w.canBePartial() {
+			reduced, ok, err := a.reduce(w, func(v *KueueWorkload) (plannedSets, error) { return a.planInFlavors(cq, v, start) })
+			if err != nil || ok {
+				return reduced, err
+			}
+		}
+		tried = append(tried, ps.plan.Decision.Message)
+		if ps.adm.choice == nil || !ps.adm.choice.next(cq, q, start) {
 			return plannedSets{plan: waits(joinReasons(tried))}, nil
 		}
 	}
+}
+
+// planInFlavors chooses w's flavors in ClusterQueue cq from start and
+// plans its sets in topology flavors over their Topology. When no flavors
+// hold it, the plan waits with assignFlavors' reason and adm.choice is
+// nil; when the plan does not fit, its reason names the flavors tried.
+func (a *admitter) planInFlavors(cq *KueueClusterQueue, w *KueueWorkload, start map[[2]int]int) (plannedSets, error) {
+	q := a.opts.Queues
+	ch, why := q.assignFlavors(cq, w, a.used[cq.Name], start)
+	if why != "" {
+		return plannedSets{plan: waits(why)}, nil
+	}
+	ps := plannedSets{w: w, group: &placement.Group{Namespace: w.Group.Namespace, Name: w.Group.Name, Policy: w.Group.Policy}, adm: flavorAdmission{clusterQueue: cq.Name, choice: &ch, cq: cq}}
+	var flavors []string
+	for k, set := range w.Group.PodSets {
+		if ch.tas[k] == "" {
+			continue
+		}
+		set.Template = withFlavor(set.Template, q.Flavors[ch.tas[k]])
+		ps.group.PodSets = append(ps.group.PodSets, set)
+		ps.group.MinCount += set.Count
+		ps.requests = append(ps.requests, w.Requests[k])
+		if !slices.Contains(flavors, ch.tas[k]) {
+			flavors = append(flavors, ch.tas[k])
+		}
+	}
+	if len(ps.group.PodSets) == 0 {
+		ps.plan.Decision.Status = placement.Scheduled // on quota alone
+		return ps, nil
+	}
+	all := slices.Clone(ps.requests)
+	for _, z := range w.Zero {
+		all = append(all, z.Request)
+	}
+	var err error
+	if ps.plan, err = a.plan(a.trees[ch.topology], ps.group, ps.requests, all); err != nil || ps.plan.Decision.Status == placement.Scheduled {
+		return ps, err
+	}
+	ps.plan.Decision.Message = fmt.Sprintf("in flavor %s: %s", strings.Join(flavors, ", "), ps.plan.Decision.Message)
+	return ps, nil
 }
 
 // next sets start to the flavor after each topology flavor picked, and

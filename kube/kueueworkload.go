@@ -56,6 +56,11 @@ type KueueWorkload struct {
 	// topologyAssignment, in a ResourceFlavor without a Topology: they
 	// hold quota and no nodes (Assigned is empty).
 	QuotaOnly []bool
+	// MinCounts are each pod set's spec.podSets[].minCount (Group.PodSets'
+	// order; 0 for a set without one), nil when no set has one: a set
+	// with one below its count may be admitted with fewer pods (Kueue's
+	// partial admission; see [AdmitKueueWorkloads]).
+	MinCounts []int32
 	// Zero are the spec.podSets entries of count 0, which Kueue's API
 	// allows: no pods, no quota, nothing to place. Group, Requests,
 	// Assigned and AdmittedCount leave them out (a [placement.PodSet]
@@ -100,11 +105,15 @@ func kueueWorkloadObj(namespace, name string) string {
 // labels, unique; count 0..[placement.MaxPending], a set of count 0 kept
 // apart in Zero), each template
 // converted as a pod ([ConvertPod], [PodSetNodeAffinity]), its topology
-// request, and, when it holds quota, its admission. spec.podSets[].minCount
-// (partial admission) is not read: the whole count is admitted.
+// request, its minCount (partial admission), and, when it holds quota, its
+// admission.
 //
 // Errors (a [*placement.FieldError] naming the Workload and the field):
 // no or more than eight pod sets; a bad pod set name, count or template;
+// a minCount below 1 or above the set's count, or on more than one pod
+// set (Kueue's API and validation refuse each), or, on a sliced set, not
+// a multiple of the outermost slice size (gangsim's own rule, as for the
+// count: Kueue's TAS places only whole slices);
 // a topology request with more than one of required, preferred and
 // unconstrained, or slice annotations as [StampJob] refuses them; a
 // QuotaReserved Workload without status.admission, with an assignment
@@ -124,6 +133,8 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 		Priority: deref(w.Spec.Priority), Created: w.CreationTimestamp.Time}
 	index := map[string]int{} // pod set name → spec.podSets index
 	var total int64
+	minCountAt := -1 // the spec.podSets index of the set with a minCount
+	var mins []int32 // each set's minCount, 0 without one
 	for i := range ps {
 		f := fmt.Sprintf("spec.podSets[%d]", i)
 		name := string(ps[i].Name)
@@ -148,18 +159,49 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 		if err != nil {
 			return nil, err
 		}
+		if err := checkMinCount(obj, i, &ps[i], req, &minCountAt); err != nil {
+			return nil, err
+		}
 		if ps[i].Count == 0 {
 			out.Zero = append(out.Zero, KueueZeroPodSet{Name: name, Index: i, Request: req})
 			continue
 		}
 		out.Group.PodSets = append(out.Group.PodSets, placement.PodSet{Name: name, Count: ps[i].Count, Template: tmpl})
 		out.Requests = append(out.Requests, req)
+		mins = append(mins, deref(ps[i].MinCount))
+	}
+	if minCountAt >= 0 {
+		out.MinCounts = mins
 	}
 	out.Group.MinCount = int32(total)
 	if err := out.readAdmission(obj, index); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkMinCount checks the minCount of pod set ps, spec.podSets[i], as Kueue's API
+// (minimum 1, at most count) and Workload validation (on one pod set
+// only) refuse it, and, for a set cut into slices by request r, that it is
+// a multiple of the outermost slice size. at is the index of an earlier
+// set with a minCount (-1 for none); it becomes this set's.
+func checkMinCount(obj string, i int, ps *kueue.PodSet, r topology.PodSetRequest, at *int) error {
+	if ps.MinCount == nil {
+		return nil
+	}
+	m, f := *ps.MinCount, fmt.Sprintf("spec.podSets[%d]", i)
+	switch {
+	case m < 1:
+		return placement.Errorf(placement.ErrInvalid, obj, f+".minCount", "%d is below 1", m)
+	case m > ps.Count:
+		return placement.Errorf(placement.ErrInvalid, obj, f+".minCount", "%d is more than the count %d", m, ps.Count)
+	case *at >= 0:
+		return placement.Errorf(placement.ErrInvalid, obj, "spec.podSets", "spec.podSets[%d] and [%d] both set minCount: at most one pod set may", *at, i)
+	case len(r.Slices) > 0 && m%r.Slices[0].Size != 0:
+		return placement.Errorf(placement.ErrInvalid, obj, f+".minCount", "%d is not a multiple of the slice size %d (gangsim admits whole slices)", m, r.Slices[0].Size)
+	}
+	*at = i
+	return nil
 }
 
 // kueueTemplate converts a pod set's template at field f as a pod of the

@@ -61,7 +61,8 @@ type flavorAdmission struct {
 	cq     *KueueClusterQueue
 }
 
-// writeAdmitted writes a new admission: status.admission with a
+// writeAdmitted writes a new admission of w at its Group's counts (a
+// partial admission's, below spec.podSets' own): status.admission with a
 // topologyAssignment per pod set, QuotaReserved and Admitted True, and an
 // Evicted condition of an earlier eviction set False. Without
 // ResourceFlavors (ka's zero value) the ClusterQueue is named by
@@ -81,12 +82,12 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 		psa := assignment(string(ps.Name), sets[k], hostOf)
 		if ch := ka.choice; ch != nil {
 			psa.Flavors, psa.ResourceUsage = map[corev1.ResourceName]kueue.ResourceFlavorReference{}, corev1.ResourceList{}
-			for r, v := range quotaRequests(ka.cq, &w.Group.PodSets[k].Template, ps.Count) {
+			for r, v := range quotaRequests(ka.cq, &w.Group.PodSets[k].Template, w.Group.PodSets[k].Count) {
 				psa.Flavors[corev1.ResourceName(r)] = kueue.ResourceFlavorReference(ch.flavors[k][r])
 				psa.ResourceUsage[corev1.ResourceName(r)] = quantity(r, v)
 			}
 			if ch.tas[k] == "" {
-				psa.Count, psa.TopologyAssignment = &ps.Count, nil // its pods are on no node yet
+				psa.Count, psa.TopologyAssignment = &w.Group.PodSets[k].Count, nil // its pods are on no node yet
 			}
 		}
 		adm.PodSetAssignments = append(adm.PodSetAssignments, psa)
