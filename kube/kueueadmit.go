@@ -167,6 +167,20 @@ type KueueOutcome struct {
 // one of the final state and a second run over the written objects
 // changes nothing.
 //
+// Partial admission (Kueue's PartialAdmission gate, on by default): a
+// pending Workload that does not fit whole, one of whose sets has a
+// minCount below its count, is tried at the smaller counts of Kueue's
+// binary search, within the same flavors with queues, and admitted at the
+// last that fit (status.admission counts, topologyAssignment and
+// resourceUsage for them; the outcome's message names the sets reduced;
+// spec.podSets keep their counts, as Kueue's do while a Job runs the
+// admitted count). A sliced set is tried at whole slices of each count the
+// search reaches, where Kueue writes the count itself over fewer pods
+// placed. Once admitted, such a set keeps its admitted count as its own
+// (while it lies from the minCount up to the count): it is kept or
+// repaired at that count, never grown back to spec.podSets', as in
+// Kueue; evicted, it is searched again from its whole count.
+//
 // As Kueue v0.17 (its TAS node controller and scheduler), one failed node
 // of a Workload is replaced at a time: a Workload whose pods run on two
 // failed nodes — failing together, or one while status.unhealthyNodes
