@@ -167,6 +167,18 @@ var kueueGoldens = []golden{
 	// memory gpu-cq does not cover.
 	{"kueue-workloads-quota", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "quota.yaml"}, exitWaiting},
 	{"kueue-workloads-quota-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "quota.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): kept-partial keeps its
+	// 2 of 4 pods; gpus is admitted with 4 of 8 in rack b2/r2, sliced
+	// with 8 of 16 (two rack slices) in block b1, leader-workers with its
+	// leader and 7 of 8 workers in rack b2/r1; whole fits whole; too-big
+	// waits. Before, the four reduced ones waited whole.
+	{"kueue-workloads-partial", []string{"-f", kw + "cluster.yaml", "-f", kw + "partial.yaml"}, exitWaiting},
+	{"kueue-workloads-partial-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "partial.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): cpu-partial gets 6 of
+	// 10 in cpu-tas (its quota), gpu-rack and gpu-second 4 of theirs in a
+	// gpu-a100 rack each; gpu-waits waits naming both flavors.
+	{"kueue-workloads-partial-queued", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "partial-queued.yaml"}, exitWaiting},
+	{"kueue-workloads-partial-queued-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "partial-queued.yaml"}, exitWaiting},
 }
 
 func TestGolden_KueueWorkloads(t *testing.T) {
@@ -222,9 +234,10 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int, fl
 // Every committed Kueue manifest, under every Kueue profile, is a fixed
 // point after one pass; and so is a random queue of Workloads (required,
 // preferred or no level, slices of a rack, one to three pod sets, some
-// too big) over a random block > rack > host cluster.
+// too big, some with a minCount) over a random block > rack > host
+// cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count", "cordoned", "taints", "stale-resize", "replace-one-node"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count", "cordoned", "taints", "stale-resize", "replace-one-node", "partial"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
@@ -239,7 +252,7 @@ func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
 		require.Contains(t, string(out), "unhealthyNodes:\n  - name: b3-r1-h1\n")
 		fixedPoint(t, t.TempDir(), "gangsched", out, code, flag)
 	})
-	for _, f := range []string{"flavors", "quota"} { // over the queues' cluster
+	for _, f := range []string{"flavors", "quota", "partial-queued"} { // over the queues' cluster
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"queues-cluster.yaml", "-f", kw+f+".yaml")
@@ -262,7 +275,8 @@ func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
 }
 
 // genKueueInput writes a Kueue Topology, a cluster of 1–2 blocks × 1–3
-// racks × 1–3 hosts of 2–6 CPUs, and 1–6 pending Workloads.
+// racks × 1–3 hosts of 2–6 CPUs, and 1–6 pending Workloads (the first set
+// of each may have a minCount).
 func genKueueInput(t *rapid.T) string {
 	var b strings.Builder
 	b.WriteString("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\nspec:\n  levels: [{nodeLabel: block}, {nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]\n")
@@ -280,7 +294,7 @@ func genKueueInput(t *rapid.T) string {
 		fmt.Fprintf(&b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata:\n  name: w%d\n  creationTimestamp: \"2026-01-01T10:00:%02dZ\"\nspec:\n  podSets:\n", w, rapid.IntRange(0, 3).Draw(t, "at"))
 		for s := range rapid.IntRange(1, 3).Draw(t, "sets") {
 			count := rapid.IntRange(1, 12).Draw(t, "count")
-			ann := ""
+			ann, unit := "", 1
 			switch rapid.IntRange(0, 3).Draw(t, "request") {
 			case 1:
 				ann = "kueue.x-k8s.io/podset-required-topology: rack"
@@ -290,10 +304,15 @@ func genKueueInput(t *rapid.T) string {
 				ann = "kueue.x-k8s.io/podset-required-topology: block"
 				if count%2 == 0 {
 					ann += ", kueue.x-k8s.io/podset-slice-required-topology: rack, kueue.x-k8s.io/podset-slice-size: \"2\""
+					unit = 2
 				}
 			}
-			fmt.Fprintf(&b, "  - name: s%d\n    count: %d\n    template:\n      metadata: {annotations: {%s}}\n      spec: {containers: [{name: c, resources: {requests: {cpu: \"%d\"}}}]}\n",
-				s, count, ann, rapid.IntRange(1, 2).Draw(t, "cpu"))
+			minCount := ""
+			if s == 0 && rapid.Bool().Draw(t, "partial") { // one set may have a minCount, in whole slices
+				minCount = fmt.Sprintf("    minCount: %d\n", unit*rapid.IntRange(1, count/unit).Draw(t, "minCount"))
+			}
+			fmt.Fprintf(&b, "  - name: s%d\n    count: %d\n%s    template:\n      metadata: {annotations: {%s}}\n      spec: {containers: [{name: c, resources: {requests: {cpu: \"%d\"}}}]}\n",
+				s, count, minCount, ann, rapid.IntRange(1, 2).Draw(t, "cpu"))
 		}
 	}
 	return b.String()
