@@ -161,8 +161,22 @@
 // others are admitted on quota alone (flavors and resourceUsage, no
 // topologyAssignment). -o yaml writes the ClusterQueue, flavors and
 // resourceUsage; -o text names each set's flavor. Cohorts, borrowing,
-// fair sharing, Workload preemption, partial admission, admission checks
-// and flavor fungibility other than the default are not modelled.
+// fair sharing, Workload preemption, admission checks and flavor
+// fungibility other than the default are not modelled.
+//
+// Partial admission (spec.podSets[].minCount; Kueue's PartialAdmission
+// gate, on by default): a pending Workload that does not fit whole is
+// tried at the smaller counts of Kueue's binary search (quota and
+// topology, or topology alone, decide each try; with queues, in the same
+// flavors before the next) and admitted at the last that fit, its
+// status.admission counts, topologyAssignment and resourceUsage for them
+// and its reason naming the sets reduced ("partially admitted: pod set
+// "main" with 4 of 8 pods (minCount 2)"); spec.podSets keep their counts,
+// and the admitted count stays: it is not grown back. A sliced set is
+// tried at whole slices of each count (Kueue writes the count itself over
+// fewer pods placed), and its minCount must be a multiple of the slice
+// size. A minCount below 1, above the count or on two pod sets is an input
+// error, as Kueue's API says.
 //
 // Scheduler configuration: a KubeSchedulerConfiguration document
 // (kubescheduler.config.k8s.io/v1, at most one) among the manifests is
