@@ -88,7 +88,7 @@ type KueueOutcome struct {
 	Workload placement.Key
 	Action   KueueAction
 	// Message is the reason: why it waits, why it was evicted, how it
-	// was repaired or resized.
+	// was repaired or resized, which sets a partial admission reduced.
 	Message string
 	// PodSets are the pod sets' pods per node after admission, in the
 	// order of the Workload's Group.PodSets (its sets of count 0 left

@@ -68,12 +68,12 @@ func (w *KueueWorkload) asAdmitted() *KueueWorkload {
 // stands for none: its delta is 0), and search index i of 0..total
 // (total the deltas' sum) takes from each set delta·i/total pods (integer
 // division), so that the sets shrink in proportion; a binary search
-// ([sort.Search], as Kueue's) finds the least index fits accepts, calling
-// fits on the counts of each index it probes, largest counts first
-// reached from the middle. It reports whether any probe fitted; the
-// caller keeps what its last fitting probe planned (the answer's, in
-// Kueue's search). Kueue's validation lets one set have a minimum, so in
-// practice one count falls by one pod per index.
+// ([sort.Search], as Kueue's) looks for the least index fits accepts,
+// calling fits on the counts of each index it probes, the middle index
+// first. It reports whether any probe fitted; the last probe that fitted
+// is the answer (Kueue keeps its assignment), so the caller keeps what
+// fits planned then. Kueue's validation lets one set have a minimum, so
+// in practice one count falls by one pod per index.
 func reducedCounts(full, mins []int32, fits func([]int32) bool) bool {
 	deltas := make([]int64, len(full))
 	var total int64
