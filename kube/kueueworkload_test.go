@@ -119,6 +119,7 @@ func FuzzKueueWorkload(f *testing.F) {
 	f.Add(kueueWorkload("[{name: main, count: 8, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack, kueue.x-k8s.io/podset-slice-required-topology: host, kueue.x-k8s.io/podset-slice-size: '4'}}, spec: {containers: [{name: c}]}}}]", ""))
 	f.Add(kueueWorkload("[{name: main, count: 2, topologyRequest: {preferred: rack, podSetGroupName: g}, "+kueueTmpl+"}]", ""))
 	f.Add(kueueWorkload(kueueMain, kueueAdmission("2", "{domainCount: 2, valuesPerLevel: [{individual: {prefix: n, roots: ['1', '2']}}], podCounts: {individual: [1, 1]}}")))
+	f.Add(kueueWorkload("[{name: main, count: 4, minCount: 2, "+kueueTmpl+"}]", kueueAdmission("3", "{domainCount: 1, valuesPerLevel: [{universal: n1}], podCounts: {universal: 3}}")))
 	f.Fuzz(func(t *testing.T, in string) {
 		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
 		if err != nil {
