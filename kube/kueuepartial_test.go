@@ -274,7 +274,8 @@ func TestAdmitKueueWorkloads_Partial(t *testing.T) {
 
 // An admitted Workload whose set Kueue admitted partially keeps its
 // admitted count: with room to grow it is Kept, and a failed node's pods
-// are replaced up to the admitted count, not the spec's.
+// are replaced up to the admitted count, not the spec's; evicted, it is
+// admitted again from the search over its whole count.
 func TestAdmitKueueWorkloads_PartialStays(t *testing.T) {
 	admitted := func(hosts string, counts string, n int) string {
 		return fmt.Sprintf(`status:
@@ -303,6 +304,15 @@ func TestAdmitKueueWorkloads_PartialStays(t *testing.T) {
 	require.Equal(t, KueueRepaired, outs[0].Action, outs[0].Message)
 	require.Equal(t, [][]placement.PodSetAssignment{pods("main", "r1-h1:3 r1-h2:2")}, outs[0].PodSets)
 	require.Equal(t, int32(5), *c.KueueWorkloads[0].Obj.Status.Admission.PodSetAssignments[0].Count)
+
+	// Host r2-h9 is gone and rack r2 has no room for its pod: evicted, the
+	// Workload is searched again from its whole count, and readmitted
+	// with rack r1's 8.
+	outs, c = admitAll(t, partialNodes+wl+admitted("r2-h1, r2-h9", "4, 1", 5))
+	require.Equal(t, KueueReadmitted, outs[0].Action, outs[0].Message)
+	require.True(t, strings.HasSuffix(outs[0].Message, `; partially admitted: pod set "main" with 8 of 12 pods (minCount 2)`), outs[0].Message)
+	require.Equal(t, [][]placement.PodSetAssignment{pods("main", "r1-h1:4 r1-h2:4")}, outs[0].PodSets)
+	require.Equal(t, int32(8), *c.KueueWorkloads[0].Obj.Status.Admission.PodSetAssignments[0].Count)
 
 	// Below its minCount (a hand-edited status), it grows to its count.
 	outs, _ = admitAll(t, partialNodes+strings.Replace(wl, "minCount: 2", "minCount: 4", 1)+admitted("r1-h1", "3", 3))
