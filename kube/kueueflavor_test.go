@@ -212,3 +212,29 @@ func TestRouteKueueWorkload(t *testing.T) {
 	_, why = q.route(w)
 	require.Equal(t, `namespace "ns" doesn't match ClusterQueue cq's namespaceSelector`, why)
 }
+
+// An admission whose pod set assignment leaves count out holds the pod
+// set's spec count, as Kueue reads a missing count (it predates the
+// field), not nothing.
+func TestAdmittedUsage_CountUnset(t *testing.T) {
+	q := flavorWorld(t, "plain")
+	for _, c := range []struct {
+		name  string
+		count *int32
+		want  int64
+	}{{"count unset", nil, 3000}, {"count set", ptr(int32(2)), 2000}} {
+		t.Run(c.name, func(t *testing.T) {
+			obj := kueueWL(t, 3, "1", nil, nil).Obj.DeepCopy()
+			obj.Status = kueue.WorkloadStatus{
+				Admission: &kueue.Admission{ClusterQueue: "cq", PodSetAssignments: []kueue.PodSetAssignment{{Name: "main", Count: c.count,
+					Flavors: map[corev1.ResourceName]kueue.ResourceFlavorReference{"cpu": "plain"}}}},
+				Conditions: []metav1.Condition{{Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionTrue}},
+			}
+			w, err := ConvertKueueWorkload(obj, nil)
+			require.NoError(t, err)
+			cq, u := q.admittedUsage(w)
+			require.Equal(t, "cq", cq)
+			require.Equal(t, map[flavorResource]int64{{"plain", "cpu"}: c.want}, u)
+		})
+	}
+}

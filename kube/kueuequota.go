@@ -224,10 +224,16 @@ func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResourc
 	u := map[flavorResource]int64{}
 	for _, a := range adm.PodSetAssignments {
 		k := slices.IndexFunc(w.Group.PodSets, func(ps placement.PodSet) bool { return ps.Name == string(a.Name) })
-		if k < 0 || a.Count == nil {
+		if k < 0 {
 			continue // a set of count 0 holds nothing
 		}
-		for r, v := range quotaRequests(cq, &w.Group.PodSets[k].Template, *a.Count) {
+		// A count left out is the set's spec count, as Kueue reads
+		// admissions written before the field.
+		count := w.Group.PodSets[k].Count
+		if a.Count != nil {
+			count = *a.Count
+		}
+		for r, v := range quotaRequests(cq, &w.Group.PodSets[k].Template, count) {
 			if f, ok := a.Flavors[corev1.ResourceName(r)]; ok {
 				u[flavorResource{string(f), r}] += v
 			}
