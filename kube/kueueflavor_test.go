@@ -238,3 +238,20 @@ func TestAdmittedUsage_CountUnset(t *testing.T) {
 		})
 	}
 }
+
+// A pod set asking for a topology level may take a flavor without a
+// Topology for a resource group that covers only "pods", as Kueue's check
+// reads the pod's own requests, which never name pods: the set's CPUs are
+// in the topology flavor, its pod count in the plain one.
+func TestAssignFlavors_PodsGroupWithoutTopology(t *testing.T) {
+	q := flavorWorld(t, "tas")
+	c, err := ConvertClusterQueue(cq("cq", []kueue.ResourceGroup{rg([]corev1.ResourceName{"cpu"}, "tas"), rg([]corev1.ResourceName{"pods"}, "plain")}))
+	require.NoError(t, err)
+	q.ClusterQueues["cq"] = c
+	w := kueueWL(t, 2, "1", map[string]string{KueueRequiredTopology: "rack"}, nil)
+	ch, why := q.assignFlavors(c, w, nil, nil)
+	require.Empty(t, why)
+	require.Equal(t, map[placement.ResourceName]string{"cpu": "tas", "pods": "plain"}, ch.flavors[0])
+	require.Equal(t, "tas", ch.tas[0])
+	require.Equal(t, map[flavorResource]int64{{"tas", "cpu"}: 2000, {"plain", "pods"}: 2}, ch.usage)
+}

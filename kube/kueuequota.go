@@ -427,7 +427,9 @@ func (q *KueueQueues) unitMayUse(f *KueueFlavor, group *KueueResourceGroup, w *K
 		switch {
 		case explicit || tasOnly:
 			if f.Topology == "" {
-				if slices.ContainsFunc(group.Covered, func(c placement.ResourceName) bool { return tmpl.Requests[c] > 0 || c == placement.ResourcePods }) {
+				// Only the pod's own requests count, as in Kueue: a
+				// group covering just "pods" may give them a plain flavor.
+				if slices.ContainsFunc(group.Covered, func(c placement.ResourceName) bool { return tmpl.Requests[c] > 0 }) {
 					return fmt.Sprintf("flavor %s does not support TopologyAwareScheduling", f.Name)
 				}
 				break
