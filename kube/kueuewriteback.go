@@ -102,26 +102,36 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 }
 
 // writeChangedSets rewrites the assignments of the pod sets marked
-// changed (resized or repaired), and of the sets that shrank to count 0;
-// the conditions stay as they are.
+// changed (resized or repaired), and of the sets that shrank to count 0,
+// with the resourceUsage of their new counts; the conditions stay as they
+// are.
 func writeChangedSets(w *KueueWorkload, sets [][]placement.PodSetAssignment, changed []bool, hostOf func(placement.NodeID) string) {
 	adm := w.Obj.Status.Admission
-	write := func(name string, pods []placement.PodSetAssignment) {
+	write := func(name string, pods []placement.PodSetAssignment, tmpl *placement.Pod) {
 		for i := range adm.PodSetAssignments {
-			if string(adm.PodSetAssignments[i].Name) == name {
-				next := assignment(name, pods, hostOf)
-				adm.PodSetAssignments[i].Count, adm.PodSetAssignments[i].TopologyAssignment = next.Count, next.TopologyAssignment
+			psa := &adm.PodSetAssignments[i]
+			if string(psa.Name) != name {
+				continue
+			}
+			next := assignment(name, pods, hostOf)
+			psa.Count, psa.TopologyAssignment = next.Count, next.TopologyAssignment
+			for r := range psa.ResourceUsage { // the quota of the new count
+				v := int64(*next.Count)
+				if r != corev1.ResourcePods {
+					v *= tmpl.Requests[placement.ResourceName(r)]
+				}
+				psa.ResourceUsage[r] = quantity(placement.ResourceName(r), v)
 			}
 		}
 	}
 	for k, ps := range w.Group.PodSets {
 		if changed[k] {
-			write(ps.Name, sets[k])
+			write(ps.Name, sets[k], &w.Group.PodSets[k].Template)
 		}
 	}
 	for _, z := range w.Zero {
 		if z.AdmittedCount > 0 {
-			write(z.Name, nil)
+			write(z.Name, nil, &placement.Pod{})
 		}
 	}
 }
