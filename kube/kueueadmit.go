@@ -40,8 +40,9 @@ type KueueOptions struct {
 	WaitForReplacement bool
 	// Queues, when set, route each pending Workload through its
 	// LocalQueue to a ClusterQueue and choose its flavors there within
-	// nominal quota ([KueueQueues]); nil admits every Workload over the
-	// tree without quota.
+	// nominal quota ([KueueQueues]), and let an admitted pod set grow
+	// only within its flavors' unused nominal quota; nil admits every
+	// Workload over the tree without quota.
 	Queues *KueueQueues
 }
 
@@ -258,6 +259,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		}
 		views[i], trees[i], hs[i] = v, t, h
 	}
+	a.countUsage(queue) // the quota a growth must fit beside
 	for i := range queue {
 		if hs[i] == nil {
 			continue
@@ -276,7 +278,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		}
 	}
 	a.tree = tree
-	a.countUsage(queue)
+	a.countUsage(queue) // after repairs, resizes and evictions
 	slices.Sort(pending)
 	for more := true; more; {
 		more = false
@@ -423,6 +425,7 @@ func (a *admitter) replace(w *KueueWorkload, set string, pods []placement.PodSet
 
 // evict releases every reservation of w and writes its eviction.
 func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error {
+	a.releaseQuota(w)
 	for _, set := range w.Group.PodSets {
 		if err := a.release(w, set.Name); err != nil {
 			return err

@@ -56,11 +56,12 @@ func (a *admitter) initQueues() error {
 }
 
 // countUsage sets the quota in use from the admissions of ws as they
-// stand (after repairs and evictions).
+// stand.
 func (a *admitter) countUsage(ws []*KueueWorkload) {
 	if a.opts.Queues == nil {
 		return
 	}
+	a.used = quotaUsage{}
 	for _, w := range ws {
 		if cq, u := a.opts.Queues.admittedUsage(w); cq != "" {
 			a.used.add(cq, u)

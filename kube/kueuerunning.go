@@ -155,7 +155,8 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	o.PodSets = make([][]placement.PodSetAssignment, len(w.Group.PodSets))
 	changed := make([]bool, len(w.Group.PodSets))
 	var reasons []string
-	waits := false // a set waits to be resized
+	waits := false                      // a set waits to be resized
+	grown := map[flavorResource]int64{} // the quota sets grown take
 	nodes, words := failedNodes(w, h)
 	w.Obj.Status.UnhealthyNodes = nil // a node replaced, or healthy again, is dropped
 	if len(nodes) > 1 {
@@ -169,11 +170,23 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		if kind == keepSet {
 			continue
 		}
-		c, err := a.change(w, h, k, kind, node)
-		if err != nil {
-			return false, err
+		var growth map[flavorResource]int64
+		var c setChange
+		if kind == resizeSet || kind == planAnewSet {
+			var why string
+			if growth, why = a.growthQuota(w, k); why != "" {
+				c.message = why
+			}
+		}
+		if c.message == "" {
+			if c, err = a.change(w, h, k, kind, node); err != nil {
+				return false, err
+			}
 		}
 		failed := len(h.failed[k]) > 0
+		if !c.fits && failed {
+			a.addUsage(w, grown, -1) // the sets grown are given back
+		}
 		if !c.fits && failed && (c.asNew || !a.opts.WaitForReplacement) {
 			return true, a.evict(w, o, c.evict)
 		}
@@ -194,6 +207,10 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 			return false, err
 		}
 		changed[k] = true
+		a.addUsage(w, growth, 1)
+		for fr, v := range growth {
+			grown[fr] += v
+		}
 		if failed {
 			o.Action = KueueRepaired
 			what := fmt.Sprintf("replaced on %s", hostList(nodeCounts(c.replaced)))

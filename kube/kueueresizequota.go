@@ -1,0 +1,77 @@
+package kube
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// growthQuota is the quota pod set k of admitted Workload w takes to grow
+// from its admitted count to its count, in the flavors its
+// status.admission gives each resource, and why its ClusterQueue's unused
+// nominal quota does not hold that (Kueue's words). Kueue admits an
+// elastic Workload's scale-up as a new Workload slice that holds the old
+// slice's quota and the growth, so the growth alone must fit what the
+// queue leaves unused. Nil and "" when the set does not grow, without
+// queues, or when w's ClusterQueue is not in the input.
+func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int64, string) {
+	q, set := a.opts.Queues, &w.Group.PodSets[k]
+	if q == nil || set.Count <= w.AdmittedCount[k] {
+		return nil, ""
+	}
+	adm := w.Obj.Status.Admission
+	cq := q.ClusterQueues[string(adm.ClusterQueue)]
+	if cq == nil {
+		return nil, ""
+	}
+	i := slices.IndexFunc(adm.PodSetAssignments, func(p kueue.PodSetAssignment) bool { return string(p.Name) == set.Name })
+	psa := adm.PodSetAssignments[i]
+	growth := quotaRequests(cq, &set.Template, set.Count-w.AdmittedCount[k])
+	delta := map[flavorResource]int64{}
+	for _, r := range slices.Sorted(maps.Keys(growth)) {
+		f, ok := psa.Flavors[corev1.ResourceName(r)]
+		g := cq.groupOf(r)
+		if !ok || g < 0 {
+			continue // a resource the admission holds no flavor for
+		}
+		fr, v := flavorResource{string(f), r}, growth[r]
+		fq := slices.IndexFunc(cq.Groups[g].Flavors, func(fq KueueFlavorQuota) bool { return fq.Flavor == fr.Flavor })
+		if fq < 0 {
+			continue // a flavor the ClusterQueue no longer lists
+		}
+		if over := a.used[cq.Name][fr] + v - cq.Groups[g].Flavors[fq].Nominal[r]; over > 0 {
+			return nil, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, fr.Flavor, quantityString(r, over))
+		}
+		delta[fr] = v
+	}
+	return delta, ""
+}
+
+// releaseQuota takes the quota admitted Workload w holds out of the
+// usage, before its eviction clears its admission.
+func (a *admitter) releaseQuota(w *KueueWorkload) {
+	if a.opts.Queues == nil {
+		return
+	}
+	if cq, u := a.opts.Queues.admittedUsage(w); cq != "" {
+		a.addUsage(w, u, -1)
+	}
+}
+
+// addUsage adds sign × u to the quota in use in the ClusterQueue admitted
+// Workload w holds quota in.
+func (a *admitter) addUsage(w *KueueWorkload, u map[flavorResource]int64, sign int64) {
+	if len(u) == 0 {
+		return
+	}
+	cq := string(w.Obj.Status.Admission.ClusterQueue)
+	if a.used[cq] == nil {
+		a.used[cq] = map[flavorResource]int64{}
+	}
+	for fr, v := range u {
+		a.used[cq][fr] += sign * v
+	}
+}
