@@ -117,6 +117,28 @@ type KueueClusterQueue struct {
 	// (spec.namespaceSelector; none when unset, as Kueue reads a null
 	// selector, every namespace for {}).
 	Namespaces labels.Selector
+	// Stop is spec.stopPolicy when it is Hold or HoldAndDrain ("" for
+	// None or unset): Kueue makes such a ClusterQueue inactive, and it
+	// admits nothing.
+	Stop kueue.StopPolicy
+}
+
+// stopPolicy reads a ClusterQueue's or LocalQueue's spec.stopPolicy:
+// Hold or HoldAndDrain, or "" for None or unset.
+//
+// Errors: a value that is none of the three (ErrInvalid, naming obj and
+// spec.stopPolicy).
+func stopPolicy(obj string, p *kueue.StopPolicy) (kueue.StopPolicy, error) {
+	if p == nil {
+		return "", nil
+	}
+	switch *p {
+	case kueue.None:
+		return "", nil
+	case kueue.Hold, kueue.HoldAndDrain:
+		return *p, nil
+	}
+	return "", placement.Errorf(placement.ErrInvalid, obj, "spec.stopPolicy", "%q is not None, Hold or HoldAndDrain", *p)
 }
 
 // KueueResourceGroup is one entry of a ClusterQueue's
@@ -144,7 +166,7 @@ func (cq *KueueClusterQueue) groupOf(r placement.ResourceName) int {
 // ConvertClusterQueue reads a Kueue ClusterQueue.
 //
 // Errors (a [*placement.FieldError] naming the ClusterQueue and the
-// field), as Kueue's API refuses them: more than 16 resource groups; a
+// field), as Kueue's API refuses them: a bad spec.stopPolicy; more than 16 resource groups; a
 // group without covered resources or flavors, or with more than 64; a
 // resource covered twice (in one group or two); a flavor listed twice; a
 // flavor whose resources are not the covered ones in order; a bad
@@ -160,6 +182,9 @@ func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.namespaceSelector", "%v", err)
 	}
 	out.Namespaces = sel
+	if out.Stop, err = stopPolicy(obj, cq.Spec.StopPolicy); err != nil {
+		return nil, err
+	}
 	rgs := cq.Spec.ResourceGroups
 	if len(rgs) > 16 {
 		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.resourceGroups", "has %d groups: at most 16", len(rgs))
@@ -221,7 +246,12 @@ func ConvertLocalQueue(lq *kueue.LocalQueue) (string, error) {
 		return "", errNil("Kueue LocalQueue")
 	}
 	if lq.Spec.ClusterQueue == "" {
-		return "", placement.Errorf(placement.ErrInvalid, fmt.Sprintf("Kueue LocalQueue %q", placement.Key{Namespace: lq.Namespace, Name: lq.Name}.String()), "spec.clusterQueue", "must name a ClusterQueue")
+		return "", placement.Errorf(placement.ErrInvalid, localQueueObj(lq), "spec.clusterQueue", "must name a ClusterQueue")
 	}
 	return string(lq.Spec.ClusterQueue), nil
+}
+
+// localQueueObj names LocalQueue lq in errors.
+func localQueueObj(lq *kueue.LocalQueue) string {
+	return fmt.Sprintf("Kueue LocalQueue %q", placement.Key{Namespace: lq.Namespace, Name: lq.Name}.String())
 }

@@ -255,3 +255,39 @@ func TestAssignFlavors_PodsGroupWithoutTopology(t *testing.T) {
 	require.Equal(t, "tas", ch.tas[0])
 	require.Equal(t, map[flavorResource]int64{{"tas", "cpu"}: 2000, {"plain", "pods"}: 2}, ch.usage)
 }
+
+// A LocalQueue or ClusterQueue whose spec.stopPolicy is Hold or
+// HoldAndDrain admits nothing: Kueue leaves its Workloads inadmissible
+// ("LocalQueue lq is inactive", "ClusterQueue cq is inactive"); None, as
+// unset, admits.
+func TestRouteKueueWorkload_StopPolicy(t *testing.T) {
+	w := kueueWL(t, 1, "1", nil, nil)
+	for _, c := range []struct {
+		name   string
+		lq, cq kueue.StopPolicy // "" leaves it unset
+		why    string
+	}{
+		{name: "unset"},
+		{name: "none", lq: kueue.None, cq: kueue.None},
+		{name: "local queue held", lq: kueue.Hold, why: `LocalQueue lq is inactive: spec.stopPolicy is Hold`},
+		{name: "cluster queue drained", cq: kueue.HoldAndDrain, why: `ClusterQueue cq is inactive: spec.stopPolicy is HoldAndDrain`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var in kueueQueueInputs
+			lq := &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "lq"}, Spec: kueue.LocalQueueSpec{ClusterQueue: "cq"}}
+			q := cq("cq", []kueue.ResourceGroup{rg([]corev1.ResourceName{"cpu"}, "plain")})
+			if c.lq != "" {
+				lq.Spec.StopPolicy = &c.lq
+			}
+			if c.cq != "" {
+				q.Spec.StopPolicy = &c.cq
+			}
+			for _, o := range []any{&kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "plain"}}, q, lq} {
+				require.NoError(t, in.add(o))
+			}
+			_, qs := in.result()
+			_, why := qs.route(w)
+			require.Equal(t, c.why, why)
+		})
+	}
+}

@@ -31,6 +31,10 @@ type KueueQueues struct {
 	ClusterQueues map[string]*KueueClusterQueue
 	// LocalQueues name each LocalQueue's ClusterQueue.
 	LocalQueues map[placement.Key]string
+	// StoppedLocalQueues are the LocalQueues whose spec.stopPolicy is
+	// Hold or HoldAndDrain, with it: Kueue leaves their Workloads
+	// inadmissible.
+	StoppedLocalQueues map[placement.Key]kueue.StopPolicy
 	// Namespaces are the labels of the input's Namespaces. A namespace the
 	// input lacks is read with only kubernetes.io/metadata.name, the label
 	// the API server gives every namespace.
@@ -52,6 +56,7 @@ func (in *kueueQueueInputs) add(obj any) error {
 	if q.Topologies == nil {
 		q.Topologies, q.Flavors, q.ClusterQueues = map[string][]string{}, map[string]KueueFlavor{}, map[string]*KueueClusterQueue{}
 		q.LocalQueues, q.Namespaces = map[placement.Key]string{}, map[string]map[string]string{}
+		q.StoppedLocalQueues = map[placement.Key]kueue.StopPolicy{}
 	}
 	dup := func(kind string, key placement.Key, seen bool) error {
 		if !seen {
@@ -100,6 +105,13 @@ func (in *kueueQueueInputs) add(obj any) error {
 		if err != nil {
 			return err
 		}
+		stop, err := stopPolicy(localQueueObj(v), v.Spec.StopPolicy)
+		if err != nil {
+			return err
+		}
+		if stop != "" {
+			q.StoppedLocalQueues[k] = stop
+		}
 		q.LocalQueues[k], in.queued = cq, true
 	case *corev1.Namespace:
 		q.Namespaces[v.Name] = v.Labels
@@ -122,11 +134,14 @@ func (in *kueueQueueInputs) result() ([]string, *KueueQueues) {
 	return levels, &in.q
 }
 
-// inactive words why Kueue leaves cq inactive — a flavor it names that is
-// missing, a topology flavor whose Topology is missing — or "" when it is
-// active.
+// inactive words why Kueue leaves cq inactive — a stopPolicy that stops
+// it, a flavor it names that is missing, a topology flavor whose Topology
+// is missing — or "" when it is active.
 func (q *KueueQueues) inactive(cq *KueueClusterQueue) string {
-	var missing, noTopology []string
+	var missing, noTopology, why []string
+	if cq.Stop != "" {
+		why = append(why, "spec.stopPolicy is "+string(cq.Stop))
+	}
 	for _, g := range cq.Groups {
 		for _, fq := range g.Flavors {
 			f, ok := q.Flavors[fq.Flavor]
@@ -140,7 +155,6 @@ func (q *KueueQueues) inactive(cq *KueueClusterQueue) string {
 			}
 		}
 	}
-	var why []string
 	if len(missing) > 0 {
 		why = append(why, "it names missing ResourceFlavor(s) "+strings.Join(missing, ", "))
 	}
@@ -149,14 +163,17 @@ func (q *KueueQueues) inactive(cq *KueueClusterQueue) string {
 
 // route finds w's ClusterQueue through spec.queueName's LocalQueue in w's
 // namespace. When w may not be admitted there it returns a reason, as
-// Kueue leaves such a Workload inadmissible: no LocalQueue, no
-// ClusterQueue, an inactive ClusterQueue, or a namespace its
+// Kueue leaves such a Workload inadmissible: no LocalQueue, a stopped
+// one, no ClusterQueue, an inactive ClusterQueue, or a namespace its
 // namespaceSelector does not select.
 func (q *KueueQueues) route(w *KueueWorkload) (*KueueClusterQueue, string) {
 	ns, lq := w.Obj.Namespace, w.Obj.Spec.QueueName
 	name, ok := q.LocalQueues[placement.Key{Namespace: ns, Name: string(lq)}]
 	if !ok {
 		return nil, fmt.Sprintf("LocalQueue %q doesn't exist in namespace %q", lq, ns)
+	}
+	if stop, ok := q.StoppedLocalQueues[placement.Key{Namespace: ns, Name: string(lq)}]; ok {
+		return nil, fmt.Sprintf("LocalQueue %s is inactive: spec.stopPolicy is %s", lq, stop)
 	}
 	cq, ok := q.ClusterQueues[name]
 	if !ok {

@@ -146,9 +146,11 @@
 //
 // With ResourceFlavors, ClusterQueues or LocalQueues in the input, a
 // pending Workload is routed spec.queueName → LocalQueue (its namespace) →
-// ClusterQueue and waits, with Kueue's reason, when either is missing, the
-// ClusterQueue is inactive (a missing flavor, or a flavor whose Topology is
-// missing) or its namespaceSelector (unset: none) leaves the namespace out.
+// ClusterQueue and waits, with Kueue's reason, when either is missing or
+// stopped (spec.stopPolicy Hold or HoldAndDrain), the ClusterQueue is
+// inactive (a missing flavor, or a flavor whose Topology is missing) or its
+// namespaceSelector (unset: none) leaves the namespace out. A growth of an
+// admitted pod set must fit its flavors' unused nominal quota.
 // Each pod set (a PodSetGroup's together) takes per resource group the
 // first flavor it may use (a topology flavor for a set with a topology
 // request, or in a ClusterQueue of topology flavors only; the flavor's
@@ -162,7 +164,8 @@
 // topologyAssignment). -o yaml writes the ClusterQueue, flavors and
 // resourceUsage; -o text names each set's flavor. Cohorts, borrowing,
 // fair sharing, Workload preemption, admission checks and flavor
-// fungibility other than the default are not modelled.
+// fungibility other than the default and the eviction of a HoldAndDrain
+// queue's admitted Workloads are not modelled.
 //
 // Partial admission (spec.podSets[].minCount; Kueue's PartialAdmission
 // gate, on by default): a pending Workload that does not fit whole is
