@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/gangsched/gangsched/internal/arith"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
 )
@@ -213,11 +214,11 @@ func (qu quotaUsage) add(cq string, u map[flavorResource]int64) {
 
 // quotaRequests are count pods' requests of template tmpl, with the pods
 // themselves as the "pods" resource when cq covers it (Kueue counts pods
-// only then).
+// only then). A product past int64 is math.MaxInt64, over any quota.
 func quotaRequests(cq *KueueClusterQueue, tmpl *placement.Pod, count int32) map[placement.ResourceName]int64 {
 	out := map[placement.ResourceName]int64{}
 	for r, v := range tmpl.Requests {
-		out[r] = v * int64(count)
+		out[r] = arith.MulSat(v, int64(count))
 	}
 	if cq.groupOf(placement.ResourcePods) >= 0 {
 		out[placement.ResourcePods] = int64(count)
@@ -327,7 +328,7 @@ func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, use
 		for _, k := range unit.sets {
 			ps := &w.Group.PodSets[k]
 			for r, v := range quotaRequests(cq, &ps.Template, ps.Count) {
-				reqs[r] += v
+				reqs[r] = arith.SatAdd(reqs[r], v)
 			}
 		}
 		chosen := map[int]string{} // group → flavor
@@ -418,11 +419,11 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 			fr := flavorResource{f.Name, r}
 			nominal, earlier := fq.Nominal[r], ch.usage[fr]
 			switch {
-			case earlier+v > nominal:
+			case arith.SatAdd(earlier, v) > nominal:
 				reasons = append(reasons, fmt.Sprintf("insufficient quota for %s in flavor %s, earlier pod sets' requests (%s) + this pod set's request (%s) > nominal quota (%s)",
 					r, f.Name, quantityString(r, earlier), quantityString(r, v), quantityString(r, nominal)))
 				fits = false
-			case used[fr]+earlier+v > nominal:
+			case arith.SatAdd(used[fr], earlier+v) > nominal: // earlier+v <= nominal
 				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, f.Name, quantityString(r, used[fr]+earlier+v-nominal)))
 				fits = false
 			}

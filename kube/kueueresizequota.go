@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // growthQuota is the quota pod set k of admitted Workload w takes to grow
@@ -42,8 +44,8 @@ func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int6
 		if fq < 0 {
 			continue // a flavor the ClusterQueue no longer lists
 		}
-		if over := a.used[cq.Name][fr] + v - cq.Groups[g].Flavors[fq].Nominal[r]; over > 0 {
-			return nil, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, fr.Flavor, quantityString(r, over))
+		if used, nominal := a.used[cq.Name][fr], cq.Groups[g].Flavors[fq].Nominal[r]; arith.SatAdd(used, v) > nominal {
+			return nil, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, fr.Flavor, quantityString(r, arith.SatAdd(used, v)-nominal))
 		}
 		delta[fr] = v
 	}
