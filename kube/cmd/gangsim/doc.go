@@ -163,7 +163,7 @@
 // others are admitted on quota alone (flavors and resourceUsage, no
 // topologyAssignment). -o yaml writes the ClusterQueue, flavors and
 // resourceUsage; -o text names each set's flavor. Cohorts, borrowing,
-// fair sharing, Workload preemption, admission checks and flavor
+// fair sharing, Workload preemption, admission checks, flavor
 // fungibility other than the default and the eviction of a HoldAndDrain
 // queue's admitted Workloads are not modelled.
 //
