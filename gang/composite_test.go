@@ -69,7 +69,7 @@ func TestStampHierarchy_Errors(t *testing.T) {
 	require.EqualError(t, w.Validate(), `Workload "default/w": spec.compositePodGroupTemplates[0].schedulingPolicy.gang.minGroupCount: 0 is below 1`)
 	w = hierarchyWorkload()
 	w.Spec.PodGroupTemplates = []PodGroupTemplate{{Name: "x", SchedulingPolicy: SchedulingPolicy{Basic: &BasicSchedulingPolicy{}}}}
-	require.ErrorContains(t, w.Validate(), "spec.compositePodGroupTemplates: must not be set with spec.podGroupTemplates")
+	require.ErrorContains(t, w.Validate(), "spec: must list templates in exactly one of podGroupTemplates and compositePodGroupTemplates; both are set")
 	w = hierarchyWorkload()
 	deep := &w.Spec.CompositePodGroupTemplates[0].CompositePodGroupTemplates[0]
 	for range 3 {

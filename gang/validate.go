@@ -28,11 +28,12 @@ func (w *Workload) Validate() error {
 	if w.Name == "" {
 		return placement.Errorf(placement.ErrInvalid, obj, "metadata.name", "must not be empty")
 	}
+	// Named at spec, as the API server names its one-of rule.
 	switch {
 	case len(w.Spec.PodGroupTemplates) == 0 && len(w.Spec.CompositePodGroupTemplates) == 0:
-		return placement.Errorf(placement.ErrInvalid, obj, "spec.podGroupTemplates", "must list at least one template")
+		return placement.Errorf(placement.ErrInvalid, obj, "spec", "must list templates in exactly one of podGroupTemplates and compositePodGroupTemplates; neither is set")
 	case len(w.Spec.PodGroupTemplates) > 0 && len(w.Spec.CompositePodGroupTemplates) > 0:
-		return placement.Errorf(placement.ErrInvalid, obj, "spec.compositePodGroupTemplates", "must not be set with spec.podGroupTemplates")
+		return placement.Errorf(placement.ErrInvalid, obj, "spec", "must list templates in exactly one of podGroupTemplates and compositePodGroupTemplates; both are set")
 	}
 	if err := validateTemplates(obj, "spec.", w.Spec.PodGroupTemplates); err != nil {
 		return err

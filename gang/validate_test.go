@@ -77,7 +77,7 @@ func TestWorkloadValidate(t *testing.T) {
 		msg    string
 	}{
 		{func(w *Workload) { w.Name = "" }, `Workload "default/": metadata.name: must not be empty`},
-		{func(w *Workload) { w.Spec.PodGroupTemplates = nil }, `Workload "default/w": spec.podGroupTemplates: must list at least one template`},
+		{func(w *Workload) { w.Spec.PodGroupTemplates = nil }, `Workload "default/w": spec: must list templates in exactly one of podGroupTemplates and compositePodGroupTemplates; neither is set`},
 		{func(w *Workload) { w.Spec.PodGroupTemplates[0].Name = "" }, `Workload "default/w": spec.podGroupTemplates[0].name: must not be empty`},
 		{func(w *Workload) {
 			w.Spec.PodGroupTemplates = append(w.Spec.PodGroupTemplates, w.Spec.PodGroupTemplates[0])

@@ -106,7 +106,7 @@ func TestWorkloadRoundTrip(t *testing.T) {
 	b.Spec.PodGroupTemplates = b.Spec.PodGroupTemplates[:1]
 	b.Spec.CompositePodGroupTemplates = []schedulingv1beta1.CompositePodGroupTemplate{{Name: "x"}}
 	_, err = ConvertWorkloadV1beta1(b, nil)
-	require.EqualError(t, err, `Workload "default/w": spec.compositePodGroupTemplates: must not be set with spec.podGroupTemplates`)
+	require.EqualError(t, err, `Workload "default/w": spec: must list templates in exactly one of podGroupTemplates and compositePodGroupTemplates; both are set`)
 }
 
 // A v1beta1 Workload's templates share one priority (v1.37's
