@@ -173,13 +173,11 @@ func validationRows() []validationRow {
 			pg.Spec.WorkloadRef = &schedulingv1beta1.WorkloadReference{WorkloadName: "w", TemplateName: "leaf"}
 			return pg
 		}()},
-		// gangsched's model names the pair's other field (its
-		// podGroupTemplateRef is v1beta1's workloadRef).
 		{name: "PodGroup with a parent but no workloadRef", obj: func() *schedulingv1beta1.PodGroup {
 			pg := podGroup("no-ref-leaf", 1)
 			pg.Spec.ParentCompositePodGroupName = new("root")
 			return pg
-		}(), api: "spec.workloadRef", gangsched: "spec.parentCompositePodGroupName"},
+		}(), api: "spec.workloadRef", gangsched: "spec.workloadRef"},
 	}
 }
 

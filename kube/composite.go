@@ -7,6 +7,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/placement"
@@ -42,10 +43,17 @@ func ConvertCompositePodGroupV1alpha3(c *schedulingv1alpha3.CompositePodGroup, p
 	}
 	obj := compositeObj(c.Namespace, c.Name)
 	s := &c.Spec
-	if s.WorkloadRef == nil {
-		// Required by the v1alpha3 and v1beta1 APIs alike: a hierarchy's
-		// groups must name the Workload they were stamped from.
-		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.workloadRef", "must be set")
+	// The v1alpha3 and v1beta1 APIs alike require workloadRef: a
+	// hierarchy's groups name the Workload they were stamped from.
+	refs := groupRefs{parent: s.ParentCompositePodGroupName, needRef: true, hasRef: s.WorkloadRef != nil}
+	if r := s.WorkloadRef; r != nil {
+		refs.workloadName, refs.templateName = r.WorkloadName, r.TemplateName
+	}
+	if sc := s.SchedulingConstraints; sc != nil {
+		refs.keys = topologyKeys(sc.Topology, func(t schedulingv1alpha3.TopologyConstraint) string { return t.Key })
+	}
+	if err := refs.check(obj); err != nil {
+		return nil, err
 	}
 	prio, err := objectPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
 	if err != nil {
@@ -175,6 +183,14 @@ func compositeTemplatesV1beta1(pcs *PriorityClasses, obj, path string, in []sche
 	for i := range in {
 		t := &in[i]
 		p := fmt.Sprintf("%scompositePodGroupTemplates[%d].", path, i)
+		if err := checkName(obj, p+"name", t.Name, validation.IsDNS1123Label); err != nil {
+			return nil, err
+		}
+		if sc := t.SchedulingConstraints; sc != nil {
+			if err := checkTopologyKeys(obj, p+"schedulingConstraints.", topologyKeys(sc.Topology, func(t schedulingv1beta1.TopologyConstraint) string { return t.Key })); err != nil {
+				return nil, err
+			}
+		}
 		prio, err := groupPriority(pcs, obj, p, t.PriorityClassName, t.Priority)
 		if err != nil {
 			return nil, err

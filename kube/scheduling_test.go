@@ -290,7 +290,7 @@ func TestConvertPodGroupV1beta1Errors(t *testing.T) {
 	pg.Spec.SchedulingPolicy.Gang = &schedulingv1beta1.GangSchedulingPolicy{MinCount: 1}
 	pg.Spec.ParentCompositePodGroupName = ptr("parent")
 	_, err := ConvertPodGroupV1beta1(pg, nil)
-	require.EqualError(t, err, `PodGroup "ns/pg": spec.parentCompositePodGroupName: requires spec.podGroupTemplateRef (workloadRef)`)
+	require.EqualError(t, err, `PodGroup "ns/pg": spec.workloadRef: must be set when spec.parentCompositePodGroupName is set`)
 	pg.Spec.ParentCompositePodGroupName = nil
 	pg.Spec.DisruptionMode = &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}, All: &schedulingv1beta1.AllDisruptionMode{}}
 	_, err = ConvertPodGroupV1beta1(pg, nil)

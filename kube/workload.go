@@ -5,6 +5,7 @@ import (
 
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gangsched/gangsched/gang"
 	"github.com/gangsched/gangsched/kube/api/scheduling/v1alpha2"
@@ -239,6 +240,17 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 	}
 	obj := podGroupObj(pg.Namespace, pg.Name)
 	s := &pg.Spec
+	refs := groupRefs{parent: s.ParentCompositePodGroupName, needRef: s.ParentCompositePodGroupName != nil,
+		why: " when spec.parentCompositePodGroupName is set", hasRef: s.WorkloadRef != nil}
+	if r := s.WorkloadRef; r != nil {
+		refs.workloadName, refs.templateName = r.WorkloadName, r.TemplateName
+	}
+	if c := s.SchedulingConstraints; c != nil {
+		refs.keys = topologyKeys(c.Topology, func(t schedulingv1beta1.TopologyConstraint) string { return t.Key })
+	}
+	if err := refs.check(obj); err != nil {
+		return nil, err
+	}
 	prio, err := objectPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
 	if err != nil {
 		return nil, err
@@ -342,6 +354,14 @@ func podGroupTemplatesV1beta1(pcs *PriorityClasses, obj, path string, in []sched
 	for i := range in {
 		t := &in[i]
 		p := fmt.Sprintf("%spodGroupTemplates[%d].", path, i)
+		if err := checkName(obj, p+"name", t.Name, validation.IsDNS1123Label); err != nil {
+			return nil, err
+		}
+		if c := t.SchedulingConstraints; c != nil {
+			if err := checkTopologyKeys(obj, p+"schedulingConstraints.", topologyKeys(c.Topology, func(t schedulingv1beta1.TopologyConstraint) string { return t.Key })); err != nil {
+				return nil, err
+			}
+		}
 		prio, err := groupPriority(pcs, obj, p, t.PriorityClassName, t.Priority)
 		if err != nil {
 			return nil, err
