@@ -20,9 +20,10 @@ import (
 // pkg/admission/priority) and checked with kubeoracle retargeted to
 // v1.38.0-beta.0 on 2026-12-06 (kube/testdata/v138 and the gangsim
 // profile manifests): every row the scheduler decides agrees, reasons
-// included, but one v1.37 case of the depth row (below); the admission
-// and Workload template rows, which the API server decides, were not run
-// (kubeoracle has none):
+// included, but one v1.37 case of the depth row (below); the rows the
+// API server decides (templates, objects) were run against a real
+// v1.38.0-beta.0 kube-apiserver (kube/testdata/v138/validation.yaml,
+// package kube's TestValidationMatchesV138APIServer):
 //
 //	| difference                                       | v1.36                                | v1.37                             | v1.38 (default)                        |
 //	|--------------------------------------------------|--------------------------------------|-----------------------------------|----------------------------------------|
@@ -53,6 +54,8 @@ import (
 //	| a v1beta1 Workload's templates set different     | (no such field)                      | allowed                           | refused ([Workload.ValidateV138];      |
 //	| preemptionPolicies, all on a non-gang, a non-gang|                                      |                                   | package kube under v1.38)              |
 //	| under a gang or a non-all under an all           |                                      |                                   |                                        |
+//	| a non-gang PodGroup or CompositePodGroup sets    | (no such field)                      | allowed                           | refused (package kube under v1.38)     |
+//	| disruptionMode all                               |                                      |                                   |                                        |
 //	| invalid configuration found at runtime           | reason SchedulerError                | reason SchedulerError             | PodGroupError; CompositePodGroupError  |
 //	| condition on CompositePodGroups                  | (no hierarchies)                     | none written                      | CompositePodGroupInitiallyScheduled    |
 //	| a node whose topology label value is ""          | a domain ""                          | a domain ""                       | no domain (as a missing label); a      |

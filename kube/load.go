@@ -152,7 +152,8 @@ func (c *Cluster) indexObjects() (*PriorityClasses, error) {
 // convertObjects converts Nodes, Workloads, PodGroups, DeviceClasses and
 // claim templates and claims, and collects the pods, budgets and slices
 // for the later phases. p is the release whose API server validates the
-// Workloads (v1.38 refuses more: [gang.Workload.ValidateV138]).
+// Workloads, PodGroups and CompositePodGroups (v1.38 refuses more:
+// [gang.Workload.ValidateV138], [allNeedsGangV138]).
 func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profile) error {
 	for i := range c.objs {
 		o := &c.objs[i]
@@ -177,7 +178,7 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profil
 			c.Workloads = append(c.Workloads, w)
 		case *schedulingv1beta1.Workload:
 			w, err := ConvertWorkloadV1beta1(v, pcs)
-			if err == nil && (p == "" || p == gang.ProfileV138) {
+			if err == nil && refusesAsV138(p) {
 				err = w.ValidateV138() // v1.38's API server refuses more
 			}
 			if err != nil {
@@ -193,7 +194,7 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profil
 			c.groups[pg.Key()] = apiGroup{v1alpha2: v}
 			c.uids[pg.Key()] = string(v.UID)
 		case *schedulingv1beta1.PodGroup:
-			pg, err := ConvertPodGroupV1beta1(v, pcs)
+			pg, err := podGroupAs(p, v, pcs)
 			if err != nil {
 				return o.Wrap(err)
 			}
@@ -201,12 +202,12 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profil
 			c.groups[pg.Key()] = apiGroup{v1beta1: v}
 			c.uids[pg.Key()] = string(v.UID)
 		case *schedulingv1alpha3.CompositePodGroup:
-			cg, err := ConvertCompositePodGroupV1alpha3(v, pcs)
+			cg, err := compositeV1alpha3As(p, v, pcs)
 			if err := c.addComposite(cg, err, apiComposite{v1alpha3: v}); err != nil {
 				return o.Wrap(err)
 			}
 		case *kubev1beta1.CompositePodGroup:
-			cg, err := ConvertCompositePodGroupV1beta1(v, pcs)
+			cg, err := compositeV1beta1As(p, v, pcs)
 			if err := c.addComposite(cg, err, apiComposite{v1beta1: v}); err != nil {
 				return o.Wrap(err)
 			}
