@@ -24,6 +24,11 @@ type ObjectMeta struct {
 	// OwnerReferences are metadata.ownerReferences; stamped objects carry
 	// their owner here so that they are deleted with it (garbage collection).
 	OwnerReferences []OwnerReference
+	// CreationTimestamp is metadata.creationTimestamp (zero when unset, as
+	// in a hand-written manifest). v1.38 walks a CompositePodGroup's
+	// children in creation order, then by name, when it validates a tree
+	// (see [Profile]); nothing else reads it.
+	CreationTimestamp time.Time
 }
 
 // Key returns the object's namespace/name key.

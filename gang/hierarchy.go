@@ -286,9 +286,12 @@ func (s *Scheduler) cycleTree(snap *placement.Snapshot, now time.Time, g *group)
 	}
 	r := Result{PodGroup: root.Key(), Snapshot: snap, Hierarchy: &HierarchyResult{Root: root.Key()}}
 	t.reason = ReasonSchedulerError
-	err := checkDepth(t)
+	var err error
+	if s.opts.Profile.newest() != ProfileV138 {
+		err = checkDepth(t) // v1.38 checks depth in its walk of the tree (checkTreeMembers)
+	}
 	if err == nil {
-		err = s.opts.Profile.checkTreeMembers(root, s.opts.PodGroupPreemptionPolicy, t.cpgs, t.leaves, snap.GroupMembers)
+		err = s.opts.Profile.checkTreeMembers(t, s.opts.PodGroupPreemptionPolicy, snap.GroupMembers)
 	}
 	for _, l := range t.leaves {
 		if pg := t.groups[l.key]; pg != nil && err == nil {
@@ -536,6 +539,12 @@ func checkDepth(t *tree) error {
 	if t.tooDeep == nil {
 		return nil
 	}
-	return placement.Errorf(placement.ErrInvalid, "CompositePodGroup "+t.tooDeep.Key().String(), "spec.parentCompositePodGroupName",
-		"the hierarchy below CompositePodGroup %s is deeper than %d levels (its leaves counted)", t.root.Key(), placement.MaxHierarchyDepth)
+	return tooDeep(t.root, t.tooDeep)
+}
+
+// tooDeep is the error of root's tree, whose CompositePodGroup c lies at
+// depth placement.MaxHierarchyDepth.
+func tooDeep(root, c *CompositePodGroup) error {
+	return placement.Errorf(placement.ErrInvalid, "CompositePodGroup "+c.Key().String(), "spec.parentCompositePodGroupName",
+		"the hierarchy below CompositePodGroup %s is deeper than %d levels (its leaves counted)", root.Key(), placement.MaxHierarchyDepth)
 }

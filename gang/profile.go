@@ -236,7 +236,7 @@ func (p Profile) checkMembers(pg *PodGroup, gate bool, pending []placement.Pod, 
 }
 
 // checkTreeMembers is checkMembers for the members of the leaves of
-// root's CompositePodGroup hierarchy: since v1.37 every pod of a
+// t's CompositePodGroup hierarchy: since v1.37 every pod of a
 // hierarchy, pending or bound, names one scheduler ([nameRule]), carries
 // its root's priority (0 when
 // unset), and one preemption policy ([policyRule]: in v1.38 the root's
@@ -244,29 +244,26 @@ func (p Profile) checkMembers(pg *PodGroup, gate bool, pending []placement.Pod, 
 // PreemptLowerPriority when unset, the first pod's with it off).
 // Upstream's first pod of a tree is whichever its map yields first; here
 // it is the first of the leaves in key order, each leaf's in member
-// order. leaves are in key order; cpgs are the tree's CompositePodGroups,
-// the root among them; bound returns a leaf's bound members. v1.36 has no
-// hierarchies and lets them differ; the root's priority rules.
+// order. bound returns a leaf's bound members. v1.36 has no hierarchies
+// and lets them differ; the root's priority rules.
 //
-// v1.37.2's validatePodGroup holds only the pods to the root: a leaf's or
-// an inner CompositePodGroup's own spec.priority and
-// spec.preemptionPolicy do not count. v1.38.0-beta.0's
+// v1.37.2's validatePodGroup holds only the pods to the root (every
+// leaf's pending pods, then every leaf's bound ones): a leaf's or an
+// inner CompositePodGroup's own spec.priority and spec.preemptionPolicy
+// do not count; its depth is checked apart ([checkDepth]). v1.38.0-beta.0's
 // validatePodGroupHierarchy (pkg/scheduler/schedule_one_podgroup.go)
-// first holds every other group of the tree to the root too
-// (checkTreeGroups), then the pods.
-func (p Profile) checkTreeMembers(root *CompositePodGroup, gate bool, cpgs []*CompositePodGroup, leaves []*group, bound func(placement.Key) []*placement.Pod) error {
+// holds every other group of the tree to the root too, in one walk with
+// the depth and the pods ([walkTreeV138]), so the first fault it names
+// is the first in that walk.
+func (p Profile) checkTreeMembers(t *tree, gate bool, bound func(placement.Key) []*placement.Pod) error {
 	if p.newest() == ProfileV136 {
 		return nil
 	}
+	root := t.root
 	want := podGroupPriorityOf(root.Spec.Priority)
 	policy := newPolicyRule("hierarchy", p.policyMode(gate), root.Spec.PreemptionPolicy, func(leaf placement.Key) string {
 		return fmt.Sprintf("the spec.preemptionPolicy of CompositePodGroup %s, the root of its PodGroup %s's hierarchy", root.Key(), leaf)
 	})
-	if p.newest() == ProfileV138 {
-		if err := checkTreeGroups(root, cpgs, leaves, policy); err != nil {
-			return err
-		}
-	}
 	names := nameRule{kind: "hierarchy"}
 	check := func(l *group) func(m *placement.Pod) error {
 		return func(m *placement.Pod) error {
@@ -281,12 +278,24 @@ func (p Profile) checkTreeMembers(root *CompositePodGroup, gate bool, cpgs []*Co
 			return policy.check(m, l.key)
 		}
 	}
-	for _, l := range leaves {
+	if p.newest() == ProfileV138 {
+		// Upstream seeds the scheduler name and the policy from one
+		// first pod before its walk.
+		for _, l := range t.leaves {
+			if ms := l.sortedMembers(); len(ms) > 0 {
+				policy.seed(&ms[0])
+				_ = names.check(&ms[0]) // seeds: the first pod checked never fails
+				break
+			}
+		}
+		return walkTreeV138(t, policy, func(l *group) error { return eachPod(l.sortedMembers(), bound(l.key), check(l)) })
+	}
+	for _, l := range t.leaves {
 		if err := eachPod(l.sortedMembers(), nil, check(l)); err != nil {
 			return err
 		}
 	}
-	for _, l := range leaves {
+	for _, l := range t.leaves {
 		if err := eachPod(nil, bound(l.key), check(l)); err != nil {
 			return err
 		}

@@ -1,7 +1,10 @@
 package gang
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gangsched/gangsched/placement"
 )
@@ -10,7 +13,6 @@ import (
 // validateChildPodGroup reads it.
 type treeGroup struct {
 	obj      string // objRef of the group
-	parent   string // its parent CompositePodGroup's name
 	workload string // the Workload its template reference names ("" without one)
 	priority *int32
 	policy   placement.PreemptionPolicy
@@ -18,67 +20,104 @@ type treeGroup struct {
 	single   bool // disruptionMode set to single (a PodGroup's Pod)
 }
 
-// checkTreeGroups is v1.38's rule for the groups of root's hierarchy
-// (v1.38.0-beta.0 pkg/scheduler/schedule_one_podgroup.go
-// validatePodGroupHierarchy, its validateChildPodGroup). Every
-// CompositePodGroup below the root and every leaf PodGroup, in that
-// order of checks:
-//   - names the root's Workload in its template reference (a PodGroup
-//     without one names ""; a root without one, which the API server
-//     would refuse, is not checked);
-//   - has the root's priority (either unset reads 0);
-//   - when it sets spec.preemptionPolicy, sets the policy the pods are
-//     held to (the root's when set, else the first queued pod's, which
-//     policy is seeded with here);
-//   - is not basic under a gang parent;
-//   - does not set disruptionMode single under a parent whose
-//     disruptionMode is all (an unset mode is neither).
+// compositeTreeGroup is c as a group of a tree.
+func compositeTreeGroup(c *CompositePodGroup) treeGroup {
+	return treeGroup{obj: objRef("CompositePodGroup", &c.ObjectMeta), workload: compositeWorkload(c), priority: c.Spec.Priority,
+		policy: c.Spec.PreemptionPolicy, basic: c.Spec.SchedulingPolicy.Basic != nil, single: c.Spec.DisruptionMode == CompositeDisruptionSingle}
+}
+
+// leafTreeGroup is pg as a group (leaf) of a tree.
+func leafTreeGroup(pg *PodGroup) treeGroup {
+	g := treeGroup{obj: objRef("PodGroup", &pg.ObjectMeta), priority: pg.Spec.Priority, policy: pg.Spec.PreemptionPolicy,
+		basic: pg.Spec.SchedulingPolicy.Basic != nil, single: pg.Spec.DisruptionMode == DisruptionModePod}
+	if r := pg.Spec.PodGroupTemplateRef; r != nil && r.Workload != nil {
+		g.workload = r.Workload.WorkloadName
+	}
+	return g
+}
+
+// treeChild is a child of a CompositePodGroup in v1.38's walk: a
+// CompositePodGroup or a leaf.
+type treeChild struct {
+	meta *ObjectMeta
+	cpg  *CompositePodGroup // nil for a leaf
+	leaf *group
+}
+
+// walkTreeV138 is v1.38's rule for t's tree (v1.38.0-beta.0
+// pkg/scheduler/schedule_one_podgroup.go validatePodGroupHierarchy and
+// validatePodGroupSubtree), in its order: depth first from the root, a
+// parent's children in creation order (metadata.creationTimestamp; unset
+// reads as the earliest), then by name, a CompositePodGroup before a
+// PodGroup of the same name (PodGroupInfo.sortChildren). At each child:
+//   - a CompositePodGroup at depth placement.MaxHierarchyDepth (root at
+//     1) fails the tree: its leaves would lie deeper than the limit;
+//   - the child names the root's Workload in its template reference (a
+//     PodGroup without one names ""; a root without one, which the API
+//     server would refuse, is not checked), has the root's priority
+//     (either unset reads 0), sets, when it sets spec.preemptionPolicy,
+//     the policy the pods are held to (the root's when set, else the
+//     first pod's, which policy is seeded with), is not basic under a gang
+//     parent, and does not set disruptionMode single under a parent
+//     whose disruptionMode is all (an unset mode is neither);
+//   - then a CompositePodGroup's children in turn, or a leaf's pods
+//     (pods: its pending then its bound ones).
 //
-// Upstream walks the tree depth first, checking each group and then its
-// pods; here every group is checked before any pod, CompositePodGroups
-// in the order of cpgs, then leaves in key order, so with several faults
-// the first one named may differ (the reason does not). Errors name the
-// group and the field. Not modelled: upstream's depth check (a
-// CompositePodGroup at depth 4), since a deeper tree never gets a cycle
-// here (its leaves wait, gated).
-func checkTreeGroups(root *CompositePodGroup, cpgs []*CompositePodGroup, leaves []*group, policy *policyRule) error {
-	for _, l := range leaves {
-		if ms := l.sortedMembers(); len(ms) > 0 {
-			policy.seed(&ms[0])
-			break
+// So the first fault named is the first in the walk, a group's or a
+// pod's. Errors name the object and the field.
+func walkTreeV138(t *tree, policy *policyRule, pods func(l *group) error) error {
+	kids := map[string][]treeChild{}
+	for _, c := range t.cpgs {
+		if c != t.root {
+			kids[c.Spec.ParentCompositePodGroupName] = append(kids[c.Spec.ParentCompositePodGroupName], treeChild{meta: &c.ObjectMeta, cpg: c})
 		}
 	}
-	parents := make(map[string]*CompositePodGroup, len(cpgs))
-	var groups []treeGroup
-	for _, c := range cpgs {
-		parents[c.Name] = c
-		if c == root {
-			continue
-		}
-		groups = append(groups, treeGroup{obj: objRef("CompositePodGroup", &c.ObjectMeta), parent: c.Spec.ParentCompositePodGroupName,
-			workload: compositeWorkload(c), priority: c.Spec.Priority, policy: c.Spec.PreemptionPolicy,
-			basic: c.Spec.SchedulingPolicy.Basic != nil, single: c.Spec.DisruptionMode == CompositeDisruptionSingle})
+	for _, l := range t.leaves {
+		kids[l.pg.Spec.ParentCompositePodGroupName] = append(kids[l.pg.Spec.ParentCompositePodGroupName], treeChild{meta: &l.pg.ObjectMeta, leaf: l})
 	}
-	for _, l := range leaves {
-		pg := l.pg
-		g := treeGroup{obj: objRef("PodGroup", &pg.ObjectMeta), parent: pg.Spec.ParentCompositePodGroupName,
-			priority: pg.Spec.Priority, policy: pg.Spec.PreemptionPolicy,
-			basic: pg.Spec.SchedulingPolicy.Basic != nil, single: pg.Spec.DisruptionMode == DisruptionModePod}
-		if r := pg.Spec.PodGroupTemplateRef; r != nil && r.Workload != nil {
-			g.workload = r.Workload.WorkloadName
-		}
-		groups = append(groups, g)
+	for _, k := range kids {
+		slices.SortFunc(k, func(a, b treeChild) int {
+			return cmp.Or(a.meta.CreationTimestamp.Compare(b.meta.CreationTimestamp), strings.Compare(a.meta.Name, b.meta.Name),
+				cmp.Compare(boolRank(a.cpg == nil), boolRank(b.cpg == nil)))
+		})
 	}
-	for _, g := range groups {
-		if err := checkTreeGroup(root, parents[g.parent], g, policy); err != nil {
-			return err
+	var walk func(parent *CompositePodGroup, depth int) error
+	walk = func(parent *CompositePodGroup, depth int) error {
+		for _, ch := range kids[parent.Name] {
+			if c := ch.cpg; c != nil {
+				if depth+1 == placement.MaxHierarchyDepth {
+					return tooDeep(t.root, c)
+				}
+				if err := checkTreeGroup(t.root, parent, compositeTreeGroup(c), policy); err != nil {
+					return err
+				}
+				if err := walk(c, depth+1); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := checkTreeGroup(t.root, parent, leafTreeGroup(ch.leaf.pg), policy); err != nil {
+				return err
+			}
+			if err := pods(ch.leaf); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	return nil
+	return walk(t.root, 1)
+}
+
+// boolRank is 1 for true, 0 for false.
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // checkTreeGroup holds one group g of root's tree, whose parent is
-// parent, to checkTreeGroups' rule.
+// parent, to walkTreeV138's rule for a group.
 func checkTreeGroup(root, parent *CompositePodGroup, g treeGroup, policy *policyRule) error {
 	const since = "since v1.38 every group of a hierarchy"
 	if w := compositeWorkload(root); root.Spec.TemplateRef != nil && g.workload != w {
@@ -98,9 +137,6 @@ func checkTreeGroup(root, parent *CompositePodGroup, g treeGroup, policy *policy
 		return placement.Errorf(placement.ErrInvalid, g.obj, "spec.preemptionPolicy",
 			"%s differs from %s, %s (since v1.38 a group of a hierarchy that sets a preemption policy sets its pods': give it the root's priority class, or leave it unset)",
 			g.policy, policy.want, from)
-	}
-	if parent == nil {
-		return nil // the walk that gathered the tree found it under a parent it has
 	}
 	if parent.Spec.SchedulingPolicy.Gang != nil && g.basic {
 		return placement.Errorf(placement.ErrInvalid, g.obj, "spec.schedulingPolicy",

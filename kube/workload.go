@@ -26,7 +26,7 @@ func workloadObj(namespace, name string) string {
 }
 
 func gangMeta(m *metav1.ObjectMeta) gang.ObjectMeta {
-	out := gang.ObjectMeta{Namespace: m.Namespace, Name: m.Name}
+	out := gang.ObjectMeta{Namespace: m.Namespace, Name: m.Name, CreationTimestamp: m.CreationTimestamp.Time}
 	for _, o := range m.OwnerReferences {
 		out.OwnerReferences = append(out.OwnerReferences, gang.OwnerReference{
 			APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: string(o.UID), Controller: o.Controller != nil && *o.Controller,

@@ -72,7 +72,7 @@ func SetConditionV1beta1(pg *schedulingv1beta1.PodGroup, c gang.Condition) {
 }
 
 func apiMeta(m gang.ObjectMeta) metav1.ObjectMeta {
-	out := metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name}
+	out := metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name, CreationTimestamp: metav1.NewTime(m.CreationTimestamp)}
 	for _, o := range m.OwnerReferences {
 		ref := metav1.OwnerReference{APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: types.UID(o.UID)}
 		if o.Controller {

@@ -41,6 +41,12 @@ var v138Goldens = []golden{
 	// passing the limit).
 	{"v138-too-deep", []string{"-f", td + "v138/too-deep.yaml"}, exitWaiting},
 	{"v138-too-deep-v1.37", []string{"-profile", "v1.37", "-f", td + "v138/too-deep.yaml"}, exitWaiting},
+	// Trees breaking two rules: v1.38 names the first fault of its one
+	// walk (a leaf's pod before a later sibling's priority or a later
+	// subtree's depth; children in creation order), as upstream does; v1.37
+	// checks the depth first, then only pods.
+	{"v138-tree-walk-order", []string{"-f", td + "v138/tree-walk-order.yaml"}, exitWaiting},
+	{"v138-tree-walk-order-v1.37", []string{"-profile", "v1.37", "-f", td + "v138/tree-walk-order.yaml"}, exitWaiting},
 	// A pod no profile serves stays pending: the run does not end with
 	// every pod bound (exit 3), and the summary names it.
 	{"schedconfig-unserved", []string{"-f", td + "schedconfig/unserved.yaml"}, exitWaiting},
