@@ -36,7 +36,8 @@ import (
 //	| a tree's inner CompositePodGroup or leaf         | (no hierarchies)                     | allowed (only pods are checked)   | the cycle fails: PodGroupError         |
 //	| PodGroup has another priority than the root's,   |                                      |                                   | (CompositePodGroupError on the tree's  |
 //	| another Workload, basic under gang, single under |                                      |                                   | CompositePodGroups)                    |
-//	| all, or sets another preemptionPolicy            |                                      |                                   |                                        |
+//	| all (unset reads single, as an API server stores |                                      |                                   |                                        |
+//	| it), or sets another preemptionPolicy            |                                      |                                   |                                        |
 //	| the pods' one preemptionPolicy (unset pod:       | not checked; each pod's own counts   | gate off (default): the first     | the group's (root's) when set, else    |
 //	| PreemptLowerPriority), pending then bound, any   |                                      | pod's, the group's ignored; gate  | the first pod's (no gate: all-Never    |
 //	| leaf; a pod that differs fails the cycle         |                                      | on: the group's (root's),         | pods of a group without one bind);     |

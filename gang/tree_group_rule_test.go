@@ -14,7 +14,8 @@ import (
 // holds every group of a tree below its root, not only the pods, to the
 // root: its Workload, its priority (unset reads 0) and, when it sets one,
 // its preemption policy (the root's when set, else the first queued
-// pod's); and no basic group under a gang, no single one under an all.
+// pod's); and no basic group under a gang, no single one under an all
+// (an unset mode is single: an API server defaults it so).
 // A tree root > mid > leaf a, all pods at the root's priority 100 and
 // policy unset, binds under v1.37 whatever mid and a say; under v1.38 it
 // fails, naming the group and the field, and every object of the tree
@@ -51,7 +52,12 @@ func TestProfile_V138TreeGroupRule(t *testing.T) {
 			mid.Spec.DisruptionMode = CompositeDisruptionAll
 			leaf.Spec.DisruptionMode = DisruptionModePod
 		}, `CompositePodGroup default/root: PodGroup "default/a": spec.disruptionMode: single under CompositePodGroup default/mid, whose disruptionMode is all ` +
-			`(since v1.38 the children of an all group are not disrupted one by one: set all, or leave it unset)`},
+			`(since v1.38 the children of an all group are not disrupted one by one: set all; an API server stores an unset mode as single)`},
+		{"unset under all", func(mid *CompositePodGroup, leaf *PodGroup) {
+			mid.Spec.DisruptionMode = CompositeDisruptionAll
+			leaf.Spec.DisruptionMode = ""
+		}, `CompositePodGroup default/root: PodGroup "default/a": spec.disruptionMode: unset under CompositePodGroup default/mid, whose disruptionMode is all ` +
+			`(since v1.38 the children of an all group are not disrupted one by one: set all; an API server stores an unset mode as single)`},
 	} {
 		for _, profile := range []Profile{ProfileV137, ProfileV138} {
 			t.Run(tc.name+"/"+string(profile), func(t *testing.T) {

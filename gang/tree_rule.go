@@ -17,19 +17,22 @@ type treeGroup struct {
 	priority *int32
 	policy   placement.PreemptionPolicy
 	basic    bool // schedulingPolicy basic
-	single   bool // disruptionMode set to single (a PodGroup's Pod)
+	// mode is its disruptionMode unless it is all: "single" (a PodGroup's
+	// Pod), or "unset", which an API server stores as single (v1.37.2 and
+	// v1.38.0-beta.0 default it), so v1.38 reads it as single.
+	mode string
 }
 
 // compositeTreeGroup is c as a group of a tree.
 func compositeTreeGroup(c *CompositePodGroup) treeGroup {
 	return treeGroup{obj: objRef("CompositePodGroup", &c.ObjectMeta), workload: compositeWorkload(c), priority: c.Spec.Priority,
-		policy: c.Spec.PreemptionPolicy, basic: c.Spec.SchedulingPolicy.Basic != nil, single: c.Spec.DisruptionMode == CompositeDisruptionSingle}
+		policy: c.Spec.PreemptionPolicy, basic: c.Spec.SchedulingPolicy.Basic != nil, mode: notAll(c.Spec.DisruptionMode == CompositeDisruptionAll, c.Spec.DisruptionMode == "")}
 }
 
 // leafTreeGroup is pg as a group (leaf) of a tree.
 func leafTreeGroup(pg *PodGroup) treeGroup {
 	g := treeGroup{obj: objRef("PodGroup", &pg.ObjectMeta), priority: pg.Spec.Priority, policy: pg.Spec.PreemptionPolicy,
-		basic: pg.Spec.SchedulingPolicy.Basic != nil, single: pg.Spec.DisruptionMode == DisruptionModePod}
+		basic: pg.Spec.SchedulingPolicy.Basic != nil, mode: notAll(pg.Spec.DisruptionMode == DisruptionModePodGroup, pg.Spec.DisruptionMode == "")}
 	if r := pg.Spec.PodGroupTemplateRef; r != nil && r.Workload != nil {
 		g.workload = r.Workload.WorkloadName
 	}
@@ -58,8 +61,8 @@ type treeChild struct {
 //     (either unset reads 0), sets, when it sets spec.preemptionPolicy,
 //     the policy the pods are held to (the root's when set, else the
 //     first pod's, which policy is seeded with), is not basic under a gang
-//     parent, and does not set disruptionMode single under a parent
-//     whose disruptionMode is all (an unset mode is neither);
+//     parent, and is not single under a parent whose disruptionMode is
+//     all (an unset mode reads single: the API server stores it so);
 //   - then a CompositePodGroup's children in turn, or a leaf's pods
 //     (pods: its pending then its bound ones).
 //
@@ -108,6 +111,17 @@ func walkTreeV138(t *tree, policy *policyRule, pods func(l *group) error) error 
 	return walk(t.root, 1)
 }
 
+// notAll is a treeGroup's mode: "" when all, else "unset" or "single".
+func notAll(all, unset bool) string {
+	switch {
+	case all:
+		return ""
+	case unset:
+		return "unset"
+	}
+	return "single"
+}
+
 // boolRank is 1 for true, 0 for false.
 func boolRank(b bool) int {
 	if b {
@@ -142,9 +156,9 @@ func checkTreeGroup(root, parent *CompositePodGroup, g treeGroup, policy *policy
 		return placement.Errorf(placement.ErrInvalid, g.obj, "spec.schedulingPolicy",
 			"basic under the gang CompositePodGroup %s (since v1.38 a gang's children are gangs)", parent.Key())
 	}
-	if parent.Spec.DisruptionMode == CompositeDisruptionAll && g.single {
+	if parent.Spec.DisruptionMode == CompositeDisruptionAll && g.mode != "" {
 		return placement.Errorf(placement.ErrInvalid, g.obj, "spec.disruptionMode",
-			"single under CompositePodGroup %s, whose disruptionMode is all (since v1.38 the children of an all group are not disrupted one by one: set all, or leave it unset)", parent.Key())
+			"%s under CompositePodGroup %s, whose disruptionMode is all (since v1.38 the children of an all group are not disrupted one by one: set all; an API server stores an unset mode as single)", g.mode, parent.Key())
 	}
 	return nil
 }
