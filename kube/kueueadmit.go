@@ -488,6 +488,9 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 		}
 	}
 	partial := partialWords(w, ps.w)
+	if ch := ps.adm.choice; ch != nil {
+		partial = joinReasons([]string{partial, borrowWords(ps.adm.cq, a.used[ps.adm.clusterQueue], ch.usage)})
+	}
 	if o.Action == KueueEvicted {
 		o.Action, o.Message = KueueReadmitted, joinReasons([]string{a.evictedFor[w.Key()], partial})
 	} else {

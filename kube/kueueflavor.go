@@ -105,12 +105,17 @@ func ConvertResourceFlavor(f *kueue.ResourceFlavor) (KueueFlavor, error) {
 
 // KueueClusterQueue is a Kueue ClusterQueue (kueue.x-k8s.io/v1beta2) as
 // flavor assignment reads it: its resource groups with each flavor's
-// nominal quota, and the namespaces it admits from. Cohorts, borrowing and
-// lending limits, preemption, fair sharing, admission checks and
-// flavorFungibility are not read: a Workload takes the first flavor that
-// fits within the ClusterQueue's own nominal quota.
+// nominal quota and borrowing and lending limits, its cohort, and the
+// namespaces it admits from. Preemption, fair sharing, admission checks
+// and flavorFungibility are not read: a Workload takes the first flavor
+// that fits within the ClusterQueue's nominal quota and what it may
+// borrow in its cohort ([KueueCohort]), as Kueue's default
+// flavorFungibility (whenCanBorrow: MayStopSearch) does.
 type KueueClusterQueue struct {
 	Name string
+	// Cohort is spec.cohortName: the cohort whose unused quota it may
+	// borrow and to which it lends its own; "" for none.
+	Cohort string
 	// Groups are spec.resourceGroups, in order.
 	Groups []KueueResourceGroup
 	// Namespaces selects the namespaces whose Workloads it admits
@@ -150,12 +155,21 @@ type KueueResourceGroup struct {
 	Flavors []KueueFlavorQuota
 }
 
-// KueueFlavorQuota is a flavor of a resource group with its nominal quota.
+// KueueFlavorQuota is a flavor of a resource group with its nominal quota
+// and limits.
 type KueueFlavorQuota struct {
 	Flavor string
 	// Nominal is each covered resource's nominalQuota in canonical units
 	// (see [Quantity]); 0 where the quota is 0.
 	Nominal map[placement.ResourceName]int64
+	// Borrowing is each covered resource's borrowingLimit, in canonical
+	// units, where one is set (none: no limit): the most the queue or
+	// cohort may take beyond its own quota from its parent.
+	Borrowing map[placement.ResourceName]int64
+	// Lending is each covered resource's lendingLimit, where one is set
+	// (none: all of it may be lent): the most of its quota it lends to
+	// its parent; the rest only its own subtree uses.
+	Lending map[placement.ResourceName]int64
 }
 
 // groupOf returns the index of the group covering r, or -1.
@@ -170,7 +184,9 @@ func (cq *KueueClusterQueue) groupOf(r placement.ResourceName) int {
 // group without covered resources or flavors, or with more than 64; a
 // resource covered twice (in one group or two); a flavor listed twice; a
 // flavor whose resources are not the covered ones in order; a bad
-// nominalQuota; a bad namespaceSelector.
+// nominalQuota; a negative borrowingLimit or lendingLimit, one set without
+// spec.cohortName, or a lendingLimit above its nominalQuota; a cohortName
+// that is not a DNS subdomain; a bad namespaceSelector.
 func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 	if cq == nil {
 		return nil, errNil("Kueue ClusterQueue")
@@ -185,7 +201,20 @@ func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 	if out.Stop, err = stopPolicy(obj, cq.Spec.StopPolicy); err != nil {
 		return nil, err
 	}
-	rgs := cq.Spec.ResourceGroups
+	if out.Cohort, err = cohortName(obj, "spec.cohortName", cq.Spec.CohortName); err != nil {
+		return nil, err
+	}
+	out.Groups, err = convertResourceGroups(obj, cq.Spec.ResourceGroups, limitRule{parent: out.Cohort != "", parentField: "spec.cohortName", lendWithinNominal: true})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// convertResourceGroups reads the spec.resourceGroups of ClusterQueue or
+// Cohort obj, the limits as rule allows them.
+func convertResourceGroups(obj string, rgs []kueue.ResourceGroup, rule limitRule) ([]KueueResourceGroup, error) {
+	var out []KueueResourceGroup
 	if len(rgs) > 16 {
 		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.resourceGroups", "has %d groups: at most 16", len(rgs))
 	}
@@ -231,10 +260,13 @@ func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 					return nil, err
 				}
 				q.Nominal[placement.ResourceName(rq.Name)] = v
+				if err := rule.read(obj, fk, rq, &q); err != nil {
+					return nil, err
+				}
 			}
 			g.Flavors = append(g.Flavors, q)
 		}
-		out.Groups = append(out.Groups, g)
+		out = append(out, g)
 	}
 	return out, nil
 }

@@ -160,7 +160,7 @@ func TestAssignFlavors(t *testing.T) {
 			cq, why := q.route(w)
 			require.Empty(t, why)
 			used := map[flavorResource]int64{{c.order[0], "cpu"}: c.used}
-			ch, why := q.assignFlavors(cq, w, used, nil)
+			ch, why := q.assignFlavors(cq, w, quotaUsage{"cq": used}, nil)
 			require.Equal(t, c.why, why)
 			if c.why == "" {
 				require.Equal(t, c.flavor, ch.flavors[0]["cpu"])

@@ -206,7 +206,7 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 // nil; when the plan does not fit, its reason names the flavors tried.
 func (a *admitter) planInFlavors(cq *KueueClusterQueue, w *KueueWorkload, start map[[2]int]int) (plannedSets, error) {
 	q := a.opts.Queues
-	ch, why := q.assignFlavors(cq, w, a.used[cq.Name], start)
+	ch, why := q.assignFlavors(cq, w, a.used, start)
 	if why != "" {
 		return plannedSets{plan: waits(why)}, nil
 	}

@@ -19,7 +19,8 @@ import (
 
 // KueueQueues are the Kueue objects that route a Workload to a
 // ClusterQueue and choose its flavors: ResourceFlavors, ClusterQueues,
-// LocalQueues, with the Topologies and the Namespaces' labels they read.
+// LocalQueues, Cohorts, with the Topologies and the Namespaces' labels
+// they read.
 // [AdmitKueueWorkloads] admits through them when [KueueOptions].Queues is
 // set.
 type KueueQueues struct {
@@ -36,6 +37,9 @@ type KueueQueues struct {
 	// Hold or HoldAndDrain, with it: Kueue leaves their Workloads
 	// inadmissible.
 	StoppedLocalQueues map[placement.Key]kueue.StopPolicy
+	// Cohorts are the Cohort objects by name; a cohort named but absent
+	// is implicit ([KueueCohort]).
+	Cohorts map[string]*KueueCohort
 	// Namespaces are the labels of the input's Namespaces. A namespace the
 	// input lacks is read with only kubernetes.io/metadata.name, the label
 	// the API server gives every namespace.
@@ -50,13 +54,13 @@ type kueueQueueInputs struct {
 	queued bool
 }
 
-// add reads one Topology, ResourceFlavor, ClusterQueue, LocalQueue or
-// Namespace; two of one kind and name are refused.
+// add reads one Topology, ResourceFlavor, ClusterQueue, LocalQueue,
+// Cohort or Namespace; two of one kind and name are refused.
 func (in *kueueQueueInputs) add(obj any) error {
 	q := &in.q
 	if q.Topologies == nil {
 		q.Topologies, q.Flavors, q.ClusterQueues = map[string][]string{}, map[string]KueueFlavor{}, map[string]*KueueClusterQueue{}
-		q.LocalQueues, q.Namespaces = map[placement.Key]string{}, map[string]map[string]string{}
+		q.LocalQueues, q.Namespaces, q.Cohorts = map[placement.Key]string{}, map[string]map[string]string{}, map[string]*KueueCohort{}
 		q.StoppedLocalQueues = map[placement.Key]kueue.StopPolicy{}
 	}
 	dup := func(kind string, key placement.Key, seen bool) error {
@@ -114,6 +118,16 @@ func (in *kueueQueueInputs) add(obj any) error {
 			q.StoppedLocalQueues[k] = stop
 		}
 		q.LocalQueues[k], in.queued = cq, true
+	case *kueue.Cohort:
+		_, seen := q.Cohorts[v.Name]
+		if err := dup("Kueue Cohort", placement.Key{Name: v.Name}, seen); err != nil {
+			return err
+		}
+		c, err := ConvertCohort(v)
+		if err != nil {
+			return err
+		}
+		q.Cohorts[v.Name], in.queued = c, true
 	case *corev1.Namespace:
 		q.Namespaces[v.Name] = v.Labels
 	}
@@ -137,7 +151,7 @@ func (in *kueueQueueInputs) result() ([]string, *KueueQueues) {
 
 // inactive words why Kueue leaves cq inactive — a stopPolicy that stops
 // it, a flavor it names that is missing, a topology flavor whose Topology
-// is missing — or "" when it is active.
+// is missing, a cohort above it in a cycle — or "" when it is active.
 func (q *KueueQueues) inactive(cq *KueueClusterQueue) string {
 	var missing, noTopology, why []string
 	if cq.Stop != "" {
@@ -159,7 +173,11 @@ func (q *KueueQueues) inactive(cq *KueueClusterQueue) string {
 	if len(missing) > 0 {
 		why = append(why, "it names missing ResourceFlavor(s) "+strings.Join(missing, ", "))
 	}
-	return strings.Join(append(why, noTopology...), "; ")
+	why = append(why, noTopology...)
+	if c := q.cohortCycle(cq.Cohort); c != "" {
+		why = append(why, "its cohorts' spec.parentName form a cycle, "+c)
+	}
+	return strings.Join(why, "; ")
 }
 
 // route finds w's ClusterQueue through spec.queueName's LocalQueue in w's
@@ -302,14 +320,16 @@ type flavorChoice struct {
 	picked map[[2]int]int
 }
 
-// assignFlavors chooses w's flavors in ClusterQueue cq, whose usage by
-// admitted Workloads is used, as Kueue's flavor assigner does with its
+// assignFlavors chooses w's flavors in ClusterQueue cq, while admitted
+// Workloads hold used, as Kueue's flavor assigner does with its
 // default flavor fungibility: unit by unit (a pod set, or a PodSetGroup's
 // sets together), for each resource group covering a resource the unit
 // requests, the first flavor from start (by unit and group; 0 when
-// absent) that the unit's pods may use and whose nominal quota, less
-// used and what the Workload's earlier units took, holds the unit's
-// requests. A flavor may be used when it supports the unit's topology
+// absent) that the unit's pods may use and where what cq may take
+// ([quotaTree.room]: its unused nominal quota, and in a cohort what it may
+// borrow), less what the Workload's earlier units took, holds the unit's
+// requests: a flavor that fits only by borrowing is taken at once, as
+// whenCanBorrow MayStopSearch, Kueue's default, takes it. A flavor may be used when it supports the unit's topology
 // request (a set asking for a level, slices or no constraint needs a
 // flavor with a Topology that has the levels; one asking for none, in a
 // ClusterQueue whose flavors are not all topology flavors, a flavor
@@ -319,7 +339,7 @@ type flavorChoice struct {
 // label keys of the group's flavors, match its nodeLabels. The reason is
 // Kueue's "couldn't assign flavors" for the first unit none fits, "" when
 // every unit has its flavors.
-func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, used map[flavorResource]int64, start map[[2]int]int) (flavorChoice, string) {
+func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, used quotaUsage, start map[[2]int]int) (flavorChoice, string) {
 	n := len(w.Group.PodSets)
 	ch := flavorChoice{flavors: make([]map[placement.ResourceName]string, n), tas: make([]string, n), usage: map[flavorResource]int64{}, picked: map[[2]int]int{}}
 	tasOnly := q.tasOnly(cq)
@@ -394,7 +414,7 @@ func (q *KueueQueues) tasOnly(cq *KueueClusterQueue) bool {
 // start that unit may use and that holds its requests, or -1 with the
 // reason each flavor tried failed.
 func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload, unit kueueUnit, reqs map[placement.ResourceName]int64,
-	used map[flavorResource]int64, ch flavorChoice, start int, tasOnly bool) (int, []string) {
+	used quotaUsage, ch flavorChoice, start int, tasOnly bool) (int, []string) {
 	group := &cq.Groups[g]
 	keys := map[string]bool{} // the node label keys of the group's flavors
 	for _, fq := range group.Flavors {
@@ -417,14 +437,15 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 				continue
 			}
 			fr := flavorResource{f.Name, r}
-			nominal, earlier := fq.Nominal[r], ch.usage[fr]
+			capacity, free := quotaTree{q, used}.room(cq, fr)
+			earlier := ch.usage[fr]
 			switch {
-			case arith.SatAdd(earlier, v) > nominal:
-				reasons = append(reasons, fmt.Sprintf("insufficient quota for %s in flavor %s, earlier pod sets' requests (%s) + this pod set's request (%s) > nominal quota (%s)",
-					r, f.Name, quantityString(r, earlier), quantityString(r, v), quantityString(r, nominal)))
+			case arith.SatAdd(earlier, v) > capacity:
+				reasons = append(reasons, fmt.Sprintf("insufficient quota for %s in flavor %s, earlier pod sets' requests (%s) + this pod set's request (%s) > %s (%s)",
+					r, f.Name, quantityString(r, earlier), quantityString(r, v), capacityWords(cq), quantityString(r, capacity)))
 				fits = false
-			case arith.SatAdd(used[fr], earlier+v) > nominal: // earlier+v <= nominal
-				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, f.Name, quantityString(r, used[fr]+earlier+v-nominal)))
+			case arith.SatAdd(earlier, v) > free: // free <= capacity: no overflow
+				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, f.Name, quantityString(r, earlier+v-free)))
 				fits = false
 			}
 		}

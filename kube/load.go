@@ -24,10 +24,11 @@ import (
 // Load converts manifest objects into a [Cluster]: PriorityClasses first
 // (pods and PodGroups resolve their priorities through them), then Nodes,
 // Workloads and PodGroups (scheduling.k8s.io v1alpha2 and v1beta1), Kueue
-// Workloads, Topologies, ResourceFlavors, ClusterQueues and LocalQueues
-// (kueue.x-k8s.io/v1beta2, see [ConvertKueueWorkload],
-// [KueueTopologyLevels], [ConvertResourceFlavor], [ConvertClusterQueue]
-// and [ConvertLocalQueue]; two of one kind and name are refused),
+// Workloads, Topologies, ResourceFlavors, ClusterQueues, LocalQueues and
+// Cohorts (kueue.x-k8s.io/v1beta2, see [ConvertKueueWorkload],
+// [KueueTopologyLevels], [ConvertResourceFlavor], [ConvertClusterQueue],
+// [ConvertLocalQueue] and [ConvertCohort]; two of one kind and name are
+// refused),
 // CompositePodGroups (v1alpha3, and v1.38's v1beta1), Jobs
 // (see [StampJobAs]: their Workloads, PodGroups and pods are created as the
 // Job controller of [LoadOptions].Profile's release would; Load's is the
@@ -249,7 +250,7 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profil
 				return o.Wrap(err)
 			}
 			c.KueueWorkloads = append(c.KueueWorkloads, w)
-		case *kueue.Topology, *kueue.ResourceFlavor, *kueue.ClusterQueue, *kueue.LocalQueue, *corev1.Namespace:
+		case *kueue.Topology, *kueue.ResourceFlavor, *kueue.ClusterQueue, *kueue.LocalQueue, *kueue.Cohort, *corev1.Namespace:
 			if err := in.queues.add(v); err != nil {
 				return o.Wrap(err)
 			}

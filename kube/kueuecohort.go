@@ -1,0 +1,303 @@
+package kube
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// KueueCohort is a Kueue Cohort (kueue.x-k8s.io/v1beta2): a node of a
+// cohort tree whose ClusterQueues lend each other their unused quota. A
+// cohort that a ClusterQueue's spec.cohortName or a Cohort's
+// spec.parentName names but that the input lacks is Kueue's implicit
+// cohort: no quota of its own, no parent. Fair sharing is not read.
+type KueueCohort struct {
+	Name string
+	// Parent is spec.parentName: the cohort it lends to and borrows
+	// from; "" for a root.
+	Parent string
+	// Groups are spec.resourceGroups: quota the cohort adds to what its
+	// members lend (a pool they share), with limits towards its parent.
+	Groups []KueueResourceGroup
+}
+
+// ConvertCohort reads a Kueue Cohort.
+//
+// Errors (a [*placement.FieldError] naming the Cohort and the field), as
+// Kueue's API and webhook refuse them: a parentName that is not a DNS
+// subdomain; resource groups as [ConvertClusterQueue] refuses them; a
+// negative borrowingLimit or lendingLimit, or one set without
+// spec.parentName. A lendingLimit above the nominalQuota is allowed, as
+// in Kueue (a cohort lends what its members lend it too).
+func ConvertCohort(c *kueue.Cohort) (*KueueCohort, error) {
+	if c == nil {
+		return nil, errNil("Kueue Cohort")
+	}
+	obj := fmt.Sprintf("Kueue Cohort %q", c.Name)
+	parent, err := cohortName(obj, "spec.parentName", c.Spec.ParentName)
+	if err != nil {
+		return nil, err
+	}
+	groups, err := convertResourceGroups(obj, c.Spec.ResourceGroups, limitRule{parent: parent != "", parentField: "spec.parentName"})
+	if err != nil {
+		return nil, err
+	}
+	return &KueueCohort{Name: c.Name, Parent: parent, Groups: groups}, nil
+}
+
+// cohortName checks a reference to a cohort, which Kueue's API holds to
+// a DNS subdomain ("" for none).
+func cohortName(obj, field string, name kueue.CohortReference) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	if errs := validation.IsDNS1123Subdomain(string(name)); len(errs) > 0 {
+		return "", placement.Errorf(placement.ErrInvalid, obj, field, "%q is not a cohort name: %s", name, strings.Join(errs, "; "))
+	}
+	return string(name), nil
+}
+
+// limitRule says where borrowingLimit and lendingLimit may be set: only
+// with a parent (a ClusterQueue's cohortName, a Cohort's parentName), and,
+// for a ClusterQueue, a lendingLimit no more than its nominalQuota.
+type limitRule struct {
+	parent            bool
+	parentField       string
+	lendWithinNominal bool
+}
+
+// read reads quota rq's limits, at field, into q.
+func (rule limitRule) read(obj, field string, rq kueue.ResourceQuota, q *KueueFlavorQuota) error {
+	r := placement.ResourceName(rq.Name)
+	for _, l := range []struct {
+		name string
+		v    *resource.Quantity
+		into *map[placement.ResourceName]int64
+	}{{"borrowingLimit", rq.BorrowingLimit, &q.Borrowing}, {"lendingLimit", rq.LendingLimit, &q.Lending}} {
+		if l.v == nil {
+			continue
+		}
+		f := field + "." + l.name
+		if !rule.parent {
+			return placement.Errorf(placement.ErrInvalid, obj, f, "is set without %s: only a member of a cohort borrows or lends", rule.parentField)
+		}
+		v, err := Quantity(obj, f, rq.Name, *l.v)
+		if err != nil {
+			return err
+		}
+		if l.name == "lendingLimit" && rule.lendWithinNominal && v > q.Nominal[r] {
+			return placement.Errorf(placement.ErrInvalid, obj, f, "%s is more than the nominalQuota %s", l.v.String(), rq.NominalQuota.String())
+		}
+		if *l.into == nil {
+			*l.into = map[placement.ResourceName]int64{}
+		}
+		(*l.into)[r] = v
+	}
+	return nil
+}
+
+// cohortCycle words the cycle of spec.parentName that cohort, or a cohort
+// above it, is in ("a → b → a"), or "". Kueue admits nothing in a
+// ClusterQueue under such a cohort while the cycle lasts.
+func (q *KueueQueues) cohortCycle(cohort string) string {
+	var path []string
+	for c := cohort; c != ""; c = q.parentOf(quotaNode{cohort: c}) {
+		if i := slices.Index(path, c); i >= 0 {
+			return strings.Join(append(path[i:], c), " → ")
+		}
+		path = append(path, c)
+	}
+	return ""
+}
+
+// quotaNode is a ClusterQueue (cq set) or a cohort of a cohort tree.
+type quotaNode struct {
+	cq     *KueueClusterQueue
+	cohort string
+}
+
+// parentOf is the cohort above n, "" for a root.
+func (q *KueueQueues) parentOf(n quotaNode) string {
+	if n.cq != nil {
+		return n.cq.Cohort
+	}
+	if c := q.Cohorts[n.cohort]; c != nil {
+		return c.Parent
+	}
+	return "" // an implicit cohort
+}
+
+// quotaTree reads, in the cohort trees of q, what a ClusterQueue may use
+// while the ClusterQueues hold used, as Kueue's resource nodes do: a node's
+// subtree quota is its own nominal quota and what its children lend it
+// (all of theirs, or their lendingLimit: the rest is their local quota,
+// which only their subtree uses); a ClusterQueue may take its local quota
+// left unused, and from its parent what the parent has left, capped by its
+// borrowingLimit, up to the root.
+type quotaTree struct {
+	q    *KueueQueues
+	used quotaUsage
+}
+
+// limits are n's nominal quota of fr and its borrowing and lending limits
+// (nil when unset).
+func (t quotaTree) limits(n quotaNode, fr flavorResource) (nominal int64, borrow, lend *int64) {
+	if n.cq != nil {
+		return groupLimits(n.cq.Groups, fr)
+	}
+	if c := t.q.Cohorts[n.cohort]; c != nil {
+		return groupLimits(c.Groups, fr)
+	}
+	return 0, nil, nil // an implicit cohort has no quota
+}
+
+// groupLimits are the nominal quota and limits of fr in groups.
+func groupLimits(groups []KueueResourceGroup, fr flavorResource) (nominal int64, borrow, lend *int64) {
+	for _, g := range groups {
+		if !slices.Contains(g.Covered, fr.Resource) {
+			continue
+		}
+		for _, fq := range g.Flavors {
+			if fq.Flavor != fr.Flavor {
+				continue
+			}
+			nominal = fq.Nominal[fr.Resource]
+			if v, ok := fq.Borrowing[fr.Resource]; ok {
+				borrow = &v
+			}
+			if v, ok := fq.Lending[fr.Resource]; ok {
+				lend = &v
+			}
+		}
+	}
+	return nominal, borrow, lend
+}
+
+// children are the ClusterQueues and cohorts whose parent is cohort, by
+// name.
+func (t quotaTree) children(cohort string) []quotaNode {
+	var out []quotaNode
+	for _, name := range slices.Sorted(maps.Keys(t.q.ClusterQueues)) {
+		if cq := t.q.ClusterQueues[name]; cq.Cohort == cohort {
+			out = append(out, quotaNode{cq: cq})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(t.q.Cohorts)) {
+		if t.q.Cohorts[name].Parent == cohort {
+			out = append(out, quotaNode{cohort: name})
+		}
+	}
+	return out
+}
+
+// subtree is n's subtree quota of fr: its nominal quota and what its
+// children lend it.
+func (t quotaTree) subtree(n quotaNode, fr flavorResource) int64 {
+	v, _, _ := t.limits(n, fr)
+	if n.cq == nil {
+		for _, c := range t.children(n.cohort) {
+			v += t.subtree(c, fr) - t.local(c, fr)
+		}
+	}
+	return v
+}
+
+// local is the part of n's subtree quota its lendingLimit keeps from its
+// parent.
+func (t quotaTree) local(n quotaNode, fr flavorResource) int64 {
+	if _, _, lend := t.limits(n, fr); lend != nil {
+		return max(0, t.subtree(n, fr)-*lend)
+	}
+	return 0
+}
+
+// usage is what counts against n's subtree quota: a ClusterQueue's usage,
+// a cohort's children's usage beyond their local quota.
+func (t quotaTree) usage(n quotaNode, fr flavorResource) int64 {
+	if n.cq != nil {
+		return t.used[n.cq.Name][fr]
+	}
+	var v int64
+	for _, c := range t.children(n.cohort) {
+		v += max(0, t.usage(c, fr)-t.local(c, fr))
+	}
+	return v
+}
+
+// available is what n may still take of fr: its local quota left unused,
+// and what its parent has left, within its borrowingLimit. It is negative
+// when more is in use than the quota allows.
+func (t quotaTree) available(n quotaNode, fr flavorResource) int64 {
+	parent := t.q.parentOf(n)
+	if parent == "" {
+		return t.subtree(n, fr) - t.usage(n, fr)
+	}
+	fromParent := t.available(quotaNode{cohort: parent}, fr)
+	local := t.local(n, fr)
+	if _, borrow, _ := t.limits(n, fr); borrow != nil {
+		stored := t.subtree(n, fr) - local
+		usedThere := max(0, t.usage(n, fr)-local)
+		fromParent = min(fromParent, stored-usedThere+*borrow)
+	}
+	return max(0, local-t.usage(n, fr)) + fromParent
+}
+
+// potential is the most of fr n could take with nothing in use.
+func (t quotaTree) potential(n quotaNode, fr flavorResource) int64 {
+	parent := t.q.parentOf(n)
+	if parent == "" {
+		return t.subtree(n, fr)
+	}
+	v := t.local(n, fr) + t.potential(quotaNode{cohort: parent}, fr)
+	if _, borrow, _ := t.limits(n, fr); borrow != nil {
+		v = min(v, t.subtree(n, fr)+*borrow)
+	}
+	return v
+}
+
+// room is the most of fr ClusterQueue cq could ever take (Kueue's
+// potential available) and what it may take now (its available, 0 when
+// negative): its nominal quota, and unused nominal quota, without a
+// cohort.
+func (t quotaTree) room(cq *KueueClusterQueue, fr flavorResource) (capacity, free int64) {
+	n := quotaNode{cq: cq}
+	return t.potential(n, fr), max(0, t.available(n, fr))
+}
+
+// capacityWords names what a ClusterQueue's capacity is in a reason:
+// its nominal quota alone, or with what its cohort may lend it.
+func capacityWords(cq *KueueClusterQueue) string {
+	if cq.Cohort == "" {
+		return "nominal quota"
+	}
+	return "maximum capacity with borrowing in cohort " + cq.Cohort
+}
+
+// borrowWords words what a Workload taking usage u in ClusterQueue cq,
+// which already holds used, borrows from its cohort: "borrows from cohort
+// c: cpu 2 in flavor f", or "" when it stays within nominal quota.
+func borrowWords(cq *KueueClusterQueue, used map[flavorResource]int64, u map[flavorResource]int64) string {
+	if cq.Cohort == "" {
+		return ""
+	}
+	var out []string
+	for _, fr := range slices.SortedFunc(maps.Keys(u), func(a, b flavorResource) int {
+		return strings.Compare(a.Flavor+"\x00"+string(a.Resource), b.Flavor+"\x00"+string(b.Resource))
+	}) {
+		nominal, _, _ := groupLimits(cq.Groups, fr)
+		if over := min(u[fr], used[fr]+u[fr]-nominal); over > 0 {
+			out = append(out, fmt.Sprintf("%s %s in flavor %s", fr.Resource, quantityString(fr.Resource, over), fr.Flavor))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("borrows from cohort %s: %s", cq.Cohort, strings.Join(out, ", "))
+}
