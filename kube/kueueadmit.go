@@ -40,9 +40,9 @@ type KueueOptions struct {
 	WaitForReplacement bool
 	// Queues, when set, route each pending Workload through its
 	// LocalQueue to a ClusterQueue and choose its flavors there within
-	// nominal quota ([KueueQueues]), and let an admitted pod set grow
-	// only within its flavors' unused nominal quota; nil admits every
-	// Workload over the tree without quota.
+	// nominal quota and what its cohort lends ([KueueQueues]), and let an
+	// admitted pod set grow only within its flavors' unused quota; nil
+	// admits every Workload over the tree without quota.
 	Queues *KueueQueues
 }
 
@@ -166,7 +166,15 @@ type KueueOutcome struct {
 // get QuotaReserved False, reason Pending, with the plan's reason. The
 // pending ones are tried until none more fits, so that each reason is the
 // one of the final state and a second run over the written objects
-// changes nothing.
+// changes nothing. With ClusterQueues in cohorts each try has two rounds,
+// as Kueue's scheduling cycle admits the heads of its ClusterQueues that
+// fit within nominal quota before those that borrow: the first admits
+// only Workloads that need not borrow, a Workload that would borrow
+// holding back the later ones of its ClusterQueue; the second admits in
+// queue order, borrowing. Kueue takes one head per ClusterQueue a cycle
+// and orders borrowers by the height of the cohort they borrow from;
+// gangsim's rounds do neither, and nothing is preempted to reclaim
+// quota lent.
 //
 // Partial admission (Kueue's PartialAdmission gate, on by default): a
 // pending Workload that does not fit whole, one of whose sets has a
@@ -280,17 +288,24 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	a.tree = tree
 	a.countUsage(queue) // after repairs, resizes and evictions
 	slices.Sort(pending)
+	rounds := []bool{false}
+	if opts.Queues.inCohorts() {
+		rounds = []bool{true, false} // Kueue admits the heads that need not borrow first
+	}
 	for more := true; more; {
 		more = false
-		for _, i := range pending {
-			if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted {
-				continue
+		for _, within := range rounds {
+			a.withinNominal, a.blocked = within, map[string]bool{}
+			for _, i := range pending {
+				if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted {
+					continue
+				}
+				admitted, err := a.pending(queue[i], &out[i])
+				if err != nil {
+					return nil, nil, err
+				}
+				more = more || admitted
 			}
-			admitted, err := a.pending(queue[i], &out[i])
-			if err != nil {
-				return nil, nil, err
-			}
-			more = more || admitted
 		}
 	}
 	for i, w := range queue {
@@ -313,6 +328,13 @@ type admitter struct {
 	// use; both only with [KueueOptions].Queues.
 	trees map[string]*topology.Tree
 	used  quotaUsage
+	// withinNominal is the first round of a pass when ClusterQueues are in
+	// cohorts: only Workloads that need not borrow are admitted, and a
+	// Workload that would borrow blocks its ClusterQueue (blocked) for the
+	// round, as Kueue admits the heads of its ClusterQueues within nominal
+	// quota before those that borrow.
+	withinNominal bool
+	blocked       map[string]bool
 }
 
 // hostOf is the hostname label value of node id (its name without one).
@@ -445,6 +467,9 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 	var ps plannedSets
 	var err error
+	if a.heldBack(w) {
+		return false, nil
+	}
 	if a.opts.Queues != nil {
 		ps, err = a.planQueued(w)
 	} else if ps, err = a.planTree(w); err == nil && ps.plan.Decision.Status != placement.Scheduled && w.canBePartial() {
@@ -464,6 +489,9 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 			o.Message = joinReasons([]string{a.evictedFor[w.Key()], "queued again: " + msg})
 		}
 		writePending(w, msg, a.opts.Now)
+		return false, nil
+	}
+	if a.borrowsTooSoon(ps) {
 		return false, nil
 	}
 	if len(ps.group.PodSets) > 0 {

@@ -1,0 +1,220 @@
+package kube
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// cpuQuota is a flavor f cpu quota of nominal CPUs, with a borrowing and
+// a lending limit where given ("" for none).
+func cpuQuota(nominal, borrow, lend string) []kueue.ResourceGroup {
+	rq := kueue.ResourceQuota{Name: corev1.ResourceCPU, NominalQuota: resource.MustParse(nominal)}
+	if borrow != "" {
+		q := resource.MustParse(borrow)
+		rq.BorrowingLimit = &q
+	}
+	if lend != "" {
+		q := resource.MustParse(lend)
+		rq.LendingLimit = &q
+	}
+	return []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU},
+		Flavors: []kueue.FlavorQuotas{{Name: "f", Resources: []kueue.ResourceQuota{rq}}}}}
+}
+
+// cohortCQ is ClusterQueue name in cohort with cpuQuota's quota.
+func cohortCQ(name, cohort, nominal, borrow, lend string) *kueue.ClusterQueue {
+	return &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: kueue.ClusterQueueSpec{CohortName: kueue.CohortReference(cohort), ResourceGroups: cpuQuota(nominal, borrow, lend)}}
+}
+
+// cohortObj is Cohort name under parent with cpuQuota's quota.
+func cohortObj(name, parent, nominal, borrow, lend string) *kueue.Cohort {
+	return &kueue.Cohort{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: kueue.CohortSpec{ParentName: kueue.CohortReference(parent), ResourceGroups: cpuQuota(nominal, borrow, lend)}}
+}
+
+// Bad limits and cohort names are refused as Kueue's API and webhook
+// refuse them, naming object and field.
+func TestConvertCohortLimits(t *testing.T) {
+	at := "spec.resourceGroups[0].flavors[0].resources[0]."
+	for _, c := range []struct {
+		name string
+		obj  any
+		want string
+	}{
+		{"borrowingLimit without a cohort", cohortCQ("a", "", "4", "1", ""),
+			`Kueue ClusterQueue "a": ` + at + "borrowingLimit: is set without spec.cohortName: only a member of a cohort borrows or lends"},
+		{"lendingLimit without a cohort", cohortCQ("a", "", "4", "", "1"),
+			`Kueue ClusterQueue "a": ` + at + "lendingLimit: is set without spec.cohortName: only a member of a cohort borrows or lends"},
+		{"negative borrowingLimit", cohortCQ("a", "c", "4", "-1", ""),
+			`Kueue ClusterQueue "a": ` + at + "borrowingLimit: -1 is negative"},
+		{"negative lendingLimit", cohortCQ("a", "c", "4", "", "-1"),
+			`Kueue ClusterQueue "a": ` + at + "lendingLimit: -1 is negative"},
+		{"lendingLimit over nominal", cohortCQ("a", "c", "4", "", "5"),
+			`Kueue ClusterQueue "a": ` + at + "lendingLimit: 5 is more than the nominalQuota 4"},
+		{"bad cohortName", cohortCQ("a", "Team_A", "4", "", ""),
+			`Kueue ClusterQueue "a": spec.cohortName: "Team_A" is not a cohort name`},
+		{"Cohort limit without a parent", cohortObj("org", "", "4", "1", ""),
+			`Kueue Cohort "org": ` + at + "borrowingLimit: is set without spec.parentName: only a member of a cohort borrows or lends"},
+		{"bad parentName", cohortObj("team", "Org", "4", "", ""),
+			`Kueue Cohort "team": spec.parentName: "Org" is not a cohort name`},
+		{"Cohort lendingLimit over nominal is allowed", cohortObj("team", "org", "4", "", "5"), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var in kueueQueueInputs
+			err := in.add(c.obj)
+			if c.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, placement.ErrInvalid)
+			require.Contains(t, err.Error(), c.want)
+		})
+	}
+}
+
+// What a ClusterQueue may take, worked by hand from Kueue's resource node
+// rules (subtree quota, local quota under a lendingLimit, borrowingLimit
+// capping what a node takes from its parent).
+func TestQuotaTree_Room(t *testing.T) {
+	hier := []any{ // org (own 2) > team (borrowingLimit 3) > a (4), b (2, lends 1); org > c (6)
+		cohortObj("org", "", "2", "", ""), cohortObj("team", "org", "0", "3", ""),
+		cohortCQ("a", "team", "4", "", ""), cohortCQ("b", "team", "2", "", "1"), cohortCQ("c", "org", "6", "", ""),
+	}
+	for _, c := range []struct {
+		name           string
+		objs           []any
+		used           quotaUsage // millicores
+		cq             string
+		capacity, free int64 // CPUs
+	}{
+		{"no cohort: nominal", []any{cohortCQ("a", "", "4", "", "")}, quotaUsage{"a": {{"f", "cpu"}: 1000}}, "a", 4, 3},
+		{"no cohort, over-admitted: nothing free", []any{cohortCQ("a", "", "4", "", "")}, quotaUsage{"a": {{"f", "cpu"}: 5000}}, "a", 4, 0},
+		// cohort 4 + 6 = 10, b uses 2.
+		{"flat: borrow b's unused", []any{cohortCQ("a", "c", "4", "", ""), cohortCQ("b", "c", "6", "", "")}, quotaUsage{"b": {{"f", "cpu"}: 2000}}, "a", 10, 8},
+		// a may hold 4 + 3.
+		{"flat: borrowingLimit caps", []any{cohortCQ("a", "c", "4", "3", ""), cohortCQ("b", "c", "6", "", "")}, quotaUsage{"b": {{"f", "cpu"}: 2000}}, "a", 7, 7},
+		// a uses 5 (borrows 1): 2 more within its limit, 3 left in the cohort.
+		{"flat: borrowingLimit less what is borrowed", []any{cohortCQ("a", "c", "4", "3", ""), cohortCQ("b", "c", "6", "", "")},
+			quotaUsage{"a": {{"f", "cpu"}: 5000}, "b": {{"f", "cpu"}: 2000}}, "a", 7, 2},
+		// b keeps 5 of its 6 for itself: the cohort holds 4 + 1; b's use of 2 is within what it keeps.
+		{"flat: lendingLimit caps", []any{cohortCQ("a", "c", "4", "", ""), cohortCQ("b", "c", "6", "", "1")}, quotaUsage{"b": {{"f", "cpu"}: 2000}}, "a", 5, 5},
+		{"flat: the lender keeps its own", []any{cohortCQ("a", "c", "4", "", ""), cohortCQ("b", "c", "6", "", "1")}, quotaUsage{"b": {{"f", "cpu"}: 2000}}, "b", 10, 8},
+		// org holds 2 + team's 4 + 1 + c's 6 = 13, c uses 5: 8 left; team may take 5 + 3.
+		{"hierarchy: a", hier, quotaUsage{"c": {{"f", "cpu"}: 5000}}, "a", 8, 8},
+		{"hierarchy: b adds what it keeps", hier, quotaUsage{"c": {{"f", "cpu"}: 5000}}, "b", 9, 9},
+		{"hierarchy: c", hier, quotaUsage{"c": {{"f", "cpu"}: 5000}}, "c", 13, 8},
+		// a uses 6: org has 13 − 11 = 2 left, team may take 5 − 6 + 3 = 2 more.
+		{"hierarchy: a borrowing", hier, quotaUsage{"a": {{"f", "cpu"}: 6000}, "c": {{"f", "cpu"}: 5000}}, "a", 8, 2},
+		{"hierarchy: b beside a borrowing", hier, quotaUsage{"a": {{"f", "cpu"}: 6000}, "c": {{"f", "cpu"}: 5000}}, "b", 9, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var in kueueQueueInputs
+			for _, o := range c.objs {
+				require.NoError(t, in.add(o))
+			}
+			_, q := in.result()
+			capacity, free := quotaTree{q, c.used}.room(q.ClusterQueues[c.cq], flavorResource{"f", "cpu"})
+			require.Equal(t, [2]int64{c.capacity * 1000, c.free * 1000}, [2]int64{capacity, free})
+		})
+	}
+}
+
+// cohortQueues are flavor tas (Topology t, nodes pool=tas) and
+// LocalQueues la → ClusterQueue a, lb → b, with the ClusterQueues and
+// Cohorts given (flow-style YAML documents).
+func cohortQueues(docs ...string) string {
+	var b strings.Builder
+	b.WriteString("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: tas}\nspec: {nodeLabels: {pool: tas}, topologyName: t}\n")
+	for _, lq := range []string{"a", "b"} {
+		fmt.Fprintf(&b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: l%s}\nspec: {clusterQueue: %s}\n", lq, lq)
+	}
+	for _, d := range docs {
+		b.WriteString("---\napiVersion: kueue.x-k8s.io/v1beta2\n" + d + "\n")
+	}
+	return b.String()
+}
+
+// cqDoc is a ClusterQueue document of name in cohort with quota of tas cpu
+// (limits in flow style, e.g. "borrowingLimit: 1").
+func cqDoc(name, cohort, quota string) string {
+	return fmt.Sprintf("kind: ClusterQueue\nmetadata: {name: %s}\nspec: {cohortName: %s, namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: tas, resources: [{name: cpu, %s}]}]}]}", name, cohort, quota)
+}
+
+// cohortWL is a pending Workload of count one-CPU pods without a level,
+// in LocalQueue lq, created at second at.
+func cohortWL(name, lq string, at int, count int32) string {
+	return strings.Replace(partialWL(name, at, "["+partialSet("main", count, 0, "kueue.x-k8s.io/podset-unconstrained-topology: 'true'", "")+"]"), "queueName: lq", "queueName: "+lq, 1)
+}
+
+// Admission through cohorts over 12 one-CPU slots: a Workload borrows what
+// its cohort leaves unused, within the limits; Workloads within nominal
+// quota go before those that borrow, then queue order; a cohort cycle
+// leaves its ClusterQueues inactive. Worked by hand in each comment.
+func TestAdmitKueueWorkloads_Cohort(t *testing.T) {
+	type want struct {
+		action KueueAction
+		msg    string
+	}
+	const short = "couldn't assign flavors to pod set main: insufficient "
+	for _, c := range []struct {
+		name   string
+		queues []string
+		wls    []string
+		want   []want
+	}{
+		{"borrows within the cohort", // a 4 + b 8: w takes 6
+			[]string{cqDoc("a", "c", "nominalQuota: 4"), cqDoc("b", "c", "nominalQuota: 8")},
+			[]string{cohortWL("w", "la", 0, 6)},
+			[]want{{KueueAdmitted, "borrows from cohort c: cpu 2 in flavor tas"}}},
+		{"borrowingLimit caps", // a may hold 4 + 1
+			[]string{cqDoc("a", "c", "nominalQuota: 4, borrowingLimit: 1"), cqDoc("b", "c", "nominalQuota: 8")},
+			[]string{cohortWL("w", "la", 0, 6)},
+			[]want{{KueuePending, short + "quota for cpu in flavor tas, earlier pod sets' requests (0) + this pod set's request (6) > maximum capacity with borrowing in cohort c (5)"}}},
+		{"lendingLimit caps", // b lends 1 of its 8
+			[]string{cqDoc("a", "c", "nominalQuota: 4"), cqDoc("b", "c", "nominalQuota: 8, lendingLimit: 1")},
+			[]string{cohortWL("w", "la", 0, 6)},
+			[]want{{KueuePending, short + "quota for cpu in flavor tas, earlier pod sets' requests (0) + this pod set's request (6) > maximum capacity with borrowing in cohort c (5)"}}},
+		{"within nominal quota first", // w2 fits b's 8 and goes first; then a has 12 − 4 = 8 for w1's 10
+			[]string{cqDoc("a", "c", "nominalQuota: 4"), cqDoc("b", "c", "nominalQuota: 8")},
+			[]string{cohortWL("w1", "la", 0, 10), cohortWL("w2", "lb", 1, 4)},
+			[]want{{KueuePending, short + "unused quota for cpu in flavor tas, 2 more needed"}, {KueueAdmitted, ""}}},
+		{"borrowers in queue order", // both borrow: w1 first (7), then b has 5 for w2's 9
+			[]string{cqDoc("a", "c", "nominalQuota: 4"), cqDoc("b", "c", "nominalQuota: 8")},
+			[]string{cohortWL("w1", "la", 0, 7), cohortWL("w2", "lb", 1, 9)},
+			[]want{{KueueAdmitted, "borrows from cohort c: cpu 3 in flavor tas"}, {KueuePending, short + "unused quota for cpu in flavor tas, 4 more needed"}}},
+		{"a head that borrows keeps its queue's order", // w1 borrows 2 of b's; w3, which a's own 4 held before, finds none
+			[]string{cqDoc("a", "c", "nominalQuota: 4"), cqDoc("b", "c", "nominalQuota: 2")},
+			[]string{cohortWL("w1", "la", 0, 6), cohortWL("w3", "la", 2, 1)},
+			[]want{{KueueAdmitted, "borrows from cohort c: cpu 2 in flavor tas"}, {KueuePending, short + "unused quota for cpu in flavor tas, 1 more needed"}}},
+		{"hierarchy: borrows from the parent's own quota", // org 4 + team (a 4) + b 2 = 10
+			[]string{"kind: Cohort\nmetadata: {name: org}\nspec: {resourceGroups: [{coveredResources: [cpu], flavors: [{name: tas, resources: [{name: cpu, nominalQuota: 4}]}]}]}",
+				"kind: Cohort\nmetadata: {name: team}\nspec: {parentName: org}",
+				cqDoc("a", "team", "nominalQuota: 4"), cqDoc("b", "org", "nominalQuota: 2")},
+			[]string{cohortWL("w", "la", 0, 8)},
+			[]want{{KueueAdmitted, "borrows from cohort team: cpu 4 in flavor tas"}}},
+		{"a cohort cycle leaves its queues inactive",
+			[]string{"kind: Cohort\nmetadata: {name: left}\nspec: {parentName: right}", "kind: Cohort\nmetadata: {name: right}\nspec: {parentName: left}",
+				cqDoc("a", "left", "nominalQuota: 4"), cqDoc("b", "c", "nominalQuota: 8")},
+			[]string{cohortWL("w1", "la", 0, 1), cohortWL("w2", "lb", 1, 1)},
+			[]want{{KueuePending, "ClusterQueue a is inactive: its cohorts' spec.parentName form a cycle, left → right → left"}, {KueueAdmitted, ""}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			outs, _ := admitAll(t, partialNodes+cohortQueues(c.queues...)+strings.Join(c.wls, ""))
+			var got []want
+			for _, o := range outs {
+				got = append(got, want{o.Action, o.Message})
+			}
+			require.Equal(t, c.want, got)
+		})
+	}
+}
