@@ -179,6 +179,11 @@ var kueueGoldens = []golden{
 	// gpu-a100 rack each; gpu-waits waits naming both flavors.
 	{"kueue-workloads-partial-queued", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "partial-queued.yaml"}, exitWaiting},
 	{"kueue-workloads-partial-queued-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "partial-queued.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): team-x borrows cpu-tas
+	// within its borrowingLimit and the cohort's own on-demand quota;
+	// y-first, within nominal quota, goes before x-borrow, which waits.
+	{"kueue-workloads-cohort", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "cohort.yaml"}, exitWaiting},
+	{"kueue-workloads-cohort-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "cohort.yaml"}, exitWaiting},
 }
 
 func TestGolden_KueueWorkloads(t *testing.T) {
@@ -252,7 +257,7 @@ func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
 		require.Contains(t, string(out), "unhealthyNodes:\n  - name: b3-r1-h1\n")
 		fixedPoint(t, t.TempDir(), "gangsched", out, code, flag)
 	})
-	for _, f := range []string{"flavors", "quota", "partial-queued"} { // over the queues' cluster
+	for _, f := range []string{"flavors", "quota", "partial-queued", "cohort"} { // over the queues' cluster
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"queues-cluster.yaml", "-f", kw+f+".yaml")
