@@ -20,8 +20,8 @@ import (
 // resource a DeviceClass serves (KEP-5004), one pending with an init
 // container and one bound, a stale implicit claim of a pod asking a
 // resource two classes name, a resource a device plugin serves on one
-// node and DRA on another, and Kueue's Topology, ResourceFlavor,
-// ClusterQueue and LocalQueue.
+// node and DRA on another, Kueue's Topology, ResourceFlavor,
+// ClusterQueue and LocalQueue, and Kueue Cohorts (a parent, limits).
 var loadSeeds = []string{
 	node1 + pod("p", "  nodeName: n1\n"),
 	"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {topology.kubernetes.io/rack: r1}}\nstatus: {allocatable: {cpu: '4'}}\n" +
@@ -63,6 +63,9 @@ var loadSeeds = []string{
 		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\nspec: {nodeLabels: {p: a}, nodeTaints: [{key: k, effect: NoSchedule}], tolerations: [{key: k, operator: Exists}], topologyName: t}\n" +
 		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu, pods], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4}, {name: pods, nominalQuota: 9}]}]}]}\n" +
 		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: l}\nspec: {clusterQueue: q}\n",
+	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: o}\nspec: {resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 2}]}]}]}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: t}\nspec: {parentName: o, resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 1, borrowingLimit: 1, lendingLimit: 2}]}]}]}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {cohortName: t, resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4, borrowingLimit: 2, lendingLimit: 1}]}]}]}\n",
 }
 
 // TestLoadSeeds: every seed of FuzzLoad loads, under 1 KB, so that the
