@@ -144,28 +144,41 @@
 // waiting for a replacement makes the exit status 3. The usage of
 // the admitted Workloads stays for the cycles that follow.
 //
-// With ResourceFlavors, ClusterQueues or LocalQueues in the input, a
-// pending Workload is routed spec.queueName → LocalQueue (its namespace) →
-// ClusterQueue and waits, with Kueue's reason, when either is missing or
-// stopped (spec.stopPolicy Hold or HoldAndDrain), the ClusterQueue is
-// inactive (a missing flavor, or a flavor whose Topology is missing) or its
+// With ResourceFlavors, ClusterQueues, LocalQueues or Cohorts in the
+// input, a pending Workload is routed spec.queueName → LocalQueue (its
+// namespace) → ClusterQueue and waits, with Kueue's reason, when either is
+// missing or stopped (spec.stopPolicy Hold or HoldAndDrain), the
+// ClusterQueue is inactive (a missing flavor, a flavor whose Topology is
+// missing, or a cycle of Cohorts' spec.parentName above it) or its
 // namespaceSelector (unset: none) leaves the namespace out. A growth of an
-// admitted pod set must fit its flavors' unused nominal quota.
+// admitted pod set must fit what its ClusterQueue may still take in its
+// flavors (unused nominal quota, and what its cohort lends).
 // Each pod set (a PodSetGroup's together) takes per resource group the
 // first flavor it may use (a topology flavor for a set with a topology
 // request, or in a ClusterQueue of topology flavors only; the flavor's
 // nodeTaints tolerated by the template's and the flavor's tolerations; the
 // template's nodeSelector and required node affinity on the flavors' label
 // keys matching its nodeLabels) whose nominal quota, less what admitted
-// Workloads hold there (their status.admission flavors), holds it; sets in
-// a topology flavor are planned over its Topology on its nodes (nodeLabels,
-// tolerations added), the next flavor tried when that plan does not fit;
+// Workloads hold there (their status.admission flavors), holds it — in a
+// cohort (spec.cohortName; Cohort objects with a parentName and quota of
+// their own form a tree, a cohort named but not given has neither), with
+// what the cohort tree leaves unused, within borrowingLimit and the
+// others' lendingLimit, as Kueue's available() computes it; a flavor that
+// fits only by borrowing is taken at once, as Kueue's default
+// whenCanBorrow (MayStopSearch); -o text says what a Workload borrows.
+// With cohorts, each admission pass first admits only Workloads that need
+// not borrow (one that would holds back the rest of its ClusterQueue),
+// then the others in queue order, as Kueue's cycle admits heads within
+// nominal quota first. Sets in a topology flavor are planned over its
+// Topology on its nodes (nodeLabels, tolerations added), the next flavor
+// tried when that plan does not fit;
 // others are admitted on quota alone (flavors and resourceUsage, no
 // topologyAssignment). -o yaml writes the ClusterQueue, flavors and
-// resourceUsage; -o text names each set's flavor. Cohorts, borrowing,
-// fair sharing, Workload preemption, admission checks, flavor
-// fungibility other than the default and the eviction of a HoldAndDrain
-// queue's admitted Workloads are not modelled.
+// resourceUsage; -o text names each set's flavor. Fair sharing, Workload
+// preemption (nothing lent is reclaimed), admission checks, flavor
+// fungibility other than the default, one head per ClusterQueue a cycle,
+// the order of borrowers by cohort height and the eviction of a
+// HoldAndDrain queue's admitted Workloads are not modelled.
 //
 // Partial admission (spec.podSets[].minCount; Kueue's PartialAdmission
 // gate, on by default): a pending Workload that does not fit whole is
