@@ -127,7 +127,7 @@ func (in *kueueQueueInputs) add(obj any) error {
 		if err != nil {
 			return err
 		}
-		q.Cohorts[v.Name], in.queued = c, true
+		q.Cohorts[v.Name] = c // a Cohort alone routes nothing: Workloads still admit without quota
 	case *corev1.Namespace:
 		q.Namespaces[v.Name] = v.Labels
 	}
