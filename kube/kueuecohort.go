@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/gangsched/gangsched/internal/arith"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -203,7 +204,7 @@ func (t quotaTree) subtree(n quotaNode, fr flavorResource) int64 {
 	v, _, _ := t.limits(n, fr)
 	if n.cq == nil {
 		for _, c := range t.children(n.cohort) {
-			v += t.subtree(c, fr) - t.local(c, fr)
+			v = sum(v, t.subtree(c, fr)-t.local(c, fr))
 		}
 	}
 	return v
@@ -226,7 +227,7 @@ func (t quotaTree) usage(n quotaNode, fr flavorResource) int64 {
 	}
 	var v int64
 	for _, c := range t.children(n.cohort) {
-		v += max(0, t.usage(c, fr)-t.local(c, fr))
+		v = sum(v, max(0, t.usage(c, fr)-t.local(c, fr)))
 	}
 	return v
 }
@@ -244,9 +245,9 @@ func (t quotaTree) available(n quotaNode, fr flavorResource) int64 {
 	if _, borrow, _ := t.limits(n, fr); borrow != nil {
 		stored := t.subtree(n, fr) - local
 		usedThere := max(0, t.usage(n, fr)-local)
-		fromParent = min(fromParent, stored-usedThere+*borrow)
+		fromParent = min(fromParent, sum(stored-usedThere, *borrow))
 	}
-	return max(0, local-t.usage(n, fr)) + fromParent
+	return sum(max(0, local-t.usage(n, fr)), fromParent)
 }
 
 // potential is the most of fr n could take with nothing in use.
@@ -255,11 +256,20 @@ func (t quotaTree) potential(n quotaNode, fr flavorResource) int64 {
 	if parent == "" {
 		return t.subtree(n, fr)
 	}
-	v := t.local(n, fr) + t.potential(quotaNode{cohort: parent}, fr)
+	v := sum(t.local(n, fr), t.potential(quotaNode{cohort: parent}, fr))
 	if _, borrow, _ := t.limits(n, fr); borrow != nil {
-		v = min(v, t.subtree(n, fr)+*borrow)
+		v = min(v, sum(t.subtree(n, fr), *borrow))
 	}
 	return v
+}
+
+// sum is a+b, saturating at math.MaxInt64 when both are non-negative
+// (quotas near it add up past int64); a negative term cannot overflow.
+func sum(a, b int64) int64 {
+	if a < 0 || b < 0 {
+		return a + b
+	}
+	return arith.SatAdd(a, b)
 }
 
 // room is the most of fr ClusterQueue cq could ever take (Kueue's
@@ -292,7 +302,7 @@ func borrowWords(cq *KueueClusterQueue, used map[flavorResource]int64, u map[fla
 		return strings.Compare(a.Flavor+"\x00"+string(a.Resource), b.Flavor+"\x00"+string(b.Resource))
 	}) {
 		nominal, _, _ := groupLimits(cq.Groups, fr)
-		if over := min(u[fr], used[fr]+u[fr]-nominal); over > 0 {
+		if over := min(u[fr], sum(used[fr], u[fr])-nominal); over > 0 {
 			out = append(out, fmt.Sprintf("%s %s in flavor %s", fr.Resource, quantityString(fr.Resource, over), fr.Flavor))
 		}
 	}

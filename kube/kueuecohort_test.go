@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
+	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -215,6 +217,46 @@ func TestAdmitKueueWorkloads_Cohort(t *testing.T) {
 				got = append(got, want{o.Action, o.Message})
 			}
 			require.Equal(t, c.want, got)
+		})
+	}
+}
+
+// An admitted pod set grows within what its ClusterQueue may still take,
+// its cohort's unused quota included: q (4) and p (2) in cohort c, w holds
+// 3 of q's and grows by 3 (6 − 3 = 3 left) or 4; with q's borrowingLimit
+// 1, q may hold 5 at most: 2 more.
+func TestAdmitKueueWorkloads_GrowthBorrows(t *testing.T) {
+	const (
+		queues = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\nspec: {levels: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}\n" +
+			"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\nspec: {nodeLabels: {rack: r1}, topologyName: t}\n" +
+			"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {cohortName: c, namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4%s}]}]}]}\n" +
+			"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: p}\nspec: {cohortName: c, namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 2}]}]}]}\n" +
+			"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: l}\nspec: {clusterQueue: q}\n" +
+			"---\napiVersion: v1\nkind: Node\nmetadata: {name: h1, labels: {kubernetes.io/hostname: h1, rack: r1}}\nstatus: {allocatable: {cpu: '8', pods: '110'}}\n"
+		wl = "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, creationTimestamp: '2026-01-01T00:00:01Z'}\nspec:\n  queueName: l\n  podSets: [{name: main, count: %d, " +
+			"template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}, spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]\n" +
+			kueueReserved + "  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: 3, flavors: {cpu: f}, " +
+			"topologyAssignment: {levels: [kubernetes.io/hostname], slices: [{domainCount: 1, valuesPerLevel: [{universal: h1}], podCounts: {universal: 3}}]}}]}\n"
+	)
+	for _, c := range []struct {
+		name   string
+		limit  string
+		count  int
+		action KueueAction
+		msg    string
+	}{
+		{"borrows", "", 6, KueueResized, `pod set "main" grows from 3 to 6 pods: 3 of 3 members placed in r1`},
+		{"more than the cohort has", "", 7, KueueGrowWaits, `pod set "main" waits to grow from 3 to 7 pods: insufficient unused quota for cpu in flavor f, 1 more needed`},
+		{"borrowingLimit caps", ", borrowingLimit: 1", 6, KueueGrowWaits, `pod set "main" waits to grow from 3 to 6 pods: insufficient unused quota for cpu in flavor f, 1 more needed`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			objs, err := manifest.Decode("f.yaml", strings.NewReader(fmt.Sprintf(queues, c.limit)+fmt.Sprintf(wl, c.count)), manifest.Options{})
+			require.NoError(t, err)
+			cl, err := Load(objs)
+			require.NoError(t, err)
+			_, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
+			require.NoError(t, err)
+			require.Equal(t, [2]string{string(c.action), c.msg}, [2]string{string(outs[0].Action), outs[0].Message})
 		})
 	}
 }

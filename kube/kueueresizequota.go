@@ -7,14 +7,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
-
-	"github.com/gangsched/gangsched/internal/arith"
 )
 
 // growthQuota is the quota pod set k of admitted Workload w takes to grow
 // from its admitted count to its count, in the flavors its
-// status.admission gives each resource, and why its ClusterQueue's unused
-// nominal quota does not hold that (Kueue's words). Kueue admits an
+// status.admission gives each resource, and why what its ClusterQueue may
+// still take there ([quotaTree.room]: its unused nominal quota, and in a
+// cohort what it may borrow) does not hold that (Kueue's words). Kueue admits an
 // elastic Workload's scale-up as a new Workload slice that holds the old
 // slice's quota and the growth, so the growth alone must fit what the
 // queue leaves unused. Nil and "" when the set does not grow, without
@@ -44,8 +43,8 @@ func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int6
 		if fq < 0 {
 			continue // a flavor the ClusterQueue no longer lists
 		}
-		if used, nominal := a.used[cq.Name][fr], cq.Groups[g].Flavors[fq].Nominal[r]; arith.SatAdd(used, v) > nominal {
-			return nil, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, fr.Flavor, quantityString(r, arith.SatAdd(used, v)-nominal))
+		if _, free := (quotaTree{q, a.used}).room(cq, fr); v > free {
+			return nil, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, fr.Flavor, quantityString(r, v-free))
 		}
 		delta[fr] = v
 	}
