@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// kueueOracleCase is one file of kube/testdata/kueue-oracle: what the real
+// Kueue v0.17.0 (its scheduler, core and TAS controllers over a real
+// kube-apiserver) decided for the pending Workloads of some manifests, and
+// the gangsim flags that ask for the same behaviour. The README there says
+// how the answers were produced.
+type kueueOracleCase struct {
+	Kueue      string           `json:"kueue"`
+	KueueGates string           `json:"kueueGates"`
+	Manifests  []string         `json:"manifests"`
+	Args       []string         `json:"gangsimArgs"`
+	Workloads  []kueueOracleAns `json:"workloads"`
+}
+
+// kueueOracleAns is Kueue's answer for one Workload: admitted or not, and
+// where each pod set's pods went (node → count) and in which flavor (only
+// where the manifest has ResourceFlavors).
+type kueueOracleAns struct {
+	Workload string `json:"workload"`
+	Admitted bool   `json:"admitted"`
+	PodSets  []struct {
+		Name   string           `json:"name"`
+		Flavor string           `json:"flavor"`
+		Nodes  map[string]int32 `json:"nodes"`
+	} `json:"podSets"`
+	// KueueMessage is Kueue's QuotaReserved message for a pending Workload;
+	// gangsim's own words differ, so it is not compared.
+	KueueMessage string `json:"kueueMessage"`
+	// KnownDifference, when set, says why gangsim deliberately answers
+	// otherwise; the test then checks that it still does.
+	KnownDifference string `json:"knownDifference"`
+}
+
+// TestKueueOracle holds gangsim's Kueue profiles to the real Kueue's recorded
+// answers: for every pending Workload, the same admitted-or-not and the same
+// pods per node (and flavor), exactly — except the known differences, which
+// must still differ (an agreement there means the record is stale).
+func TestKueueOracle(t *testing.T) {
+	files, err := filepath.Glob(td + "kueue-oracle/*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			var c kueueOracleCase
+			require.NoError(t, json.Unmarshal(b, &c))
+			require.Equal(t, "v0.17.0", c.Kueue)
+			args := append([]string{"-o", "json"}, c.Args...)
+			for _, m := range c.Manifests {
+				args = append(args, "-f", td+m)
+			}
+			var out, errb bytes.Buffer
+			code := run(args, nil, &out, &errb, false)
+			require.Contains(t, []int{exitPlaced, exitWaiting}, code, "stderr: %s", errb.String())
+			var rep Report
+			require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+			got := map[string]KueueResult{}
+			for _, r := range rep.Kueue {
+				got[r.Workload] = r
+			}
+			for _, want := range c.Workloads {
+				r, ok := got[want.Workload]
+				require.True(t, ok, "gangsim has no answer for %s", want.Workload)
+				same := kueueOracleAgrees(want, r)
+				if want.KnownDifference != "" {
+					require.False(t, same, "%s: gangsim now agrees with Kueue; drop the known difference", want.Workload)
+					continue
+				}
+				require.True(t, same, "%s: Kueue v0.17.0 admitted=%v %+v (%s); gangsim %s %+v %s",
+					want.Workload, want.Admitted, want.PodSets, want.KueueMessage, r.Action, r.PodSets, r.Message)
+			}
+		})
+	}
+}
+
+// kueueOracleAgrees reports whether gangsim's result r gives Kueue's answer
+// want: both pending, or both admitted with the same pods per node and the
+// same flavor for every pod set.
+func kueueOracleAgrees(want kueueOracleAns, r KueueResult) bool {
+	admitted := r.Action == "Admitted"
+	if admitted != want.Admitted {
+		return false
+	}
+	if !admitted {
+		return true
+	}
+	if len(r.PodSets) != len(want.PodSets) {
+		return false
+	}
+	for i, ps := range want.PodSets {
+		g := r.PodSets[i]
+		if g.Name != ps.Name || g.Flavor != ps.Flavor {
+			return false
+		}
+		nodes := map[string]int32{}
+		for _, n := range g.Nodes {
+			nodes[n.Node] += n.Count
+		}
+		if len(nodes) != len(ps.Nodes) {
+			return false
+		}
+		for n, k := range ps.Nodes {
+			if nodes[n] != k {
+				return false
+			}
+		}
+	}
+	return true
+}
