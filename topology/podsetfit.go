@@ -694,7 +694,7 @@ func (p *planner) firstHolding(us []int, need int64, required bool) int {
 // units are pooled and filled greedily, largest first, the last by best
 // fit (fewest lower-level domains), unless perParent; from the slice level
 // down each unit's take is split among its own children in multiples of
-// the slice layer there. It returns the nodes used with their takes set,
+// the slice layer there, the least free first unless BestFitInSlices. It returns the nodes used with their takes set,
 // in a buffer the next descent reuses.
 func (p *planner) descend(units []int, fl int, perParent bool) []int {
 	r := p.r
@@ -737,17 +737,21 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 					continue
 				}
 				ks = p.appendKids(ks[:0], u)
-				m, unit := capMode{slices: true}, z
+				m, unit, asc := capMode{slices: true}, z, lf
 				if lv >= r.layers[0].level {
 					unit = r.unitAt(lv + 1)
 					m = capMode{unit: unit}
+					// Below the slice level a unit's slices are its pods
+					// over the slice size, so the least-free order is
+					// Kueue's there: free pods ascending (BestFitInSlices).
+					asc = lf || !p.opts.BestFitInSlices
 				}
 				if len(ks) == 1 { // one child: nothing to choose
 					p.setTake(ks[0], p.take[u])
 					next = append(next, ks[0])
 					continue
 				}
-				next, _ = p.takeFrom(next, ks, p.take[u]/unit, unit, m, lf)
+				next, _ = p.takeFrom(next, ks, p.take[u]/unit, unit, m, asc)
 			}
 		}
 		bufs[lv&1] = next

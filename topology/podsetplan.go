@@ -22,6 +22,17 @@ type PlanOptions struct {
 	// When no domain of the level above holds the set, it is placed as
 	// without Balanced, as Kueue falls back.
 	Balanced bool
+	// BestFitInSlices is gangsched's choice below a set's outermost
+	// slice level, not Kueue's: there each domain hands its pods to its
+	// children as domains above that level do (the most slices first,
+	// the last by best fit), so that a slice spans as few of them as it
+	// can. Without it (Kueue v0.17) the children with the fewest pods of
+	// the set free are filled first, then the next fewest: Kueue counts
+	// no slices below the outermost slice level, so its BestFit order
+	// falls back to free pods ascending there (a 3-pod slice in a rack
+	// whose hosts hold 4, 3 and 2 takes 2 + 1 on the two smallest).
+	// GangschedProfile sets it.
+	BestFitInSlices bool
 	// NodeAffinityPreferred ranks domains and nodes by the template's
 	// preferred node affinity, as Kueue's TASRespectNodeAffinityPreferred
 	// feature gate (alpha, off by default as there) does: a node scores

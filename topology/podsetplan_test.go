@@ -308,3 +308,32 @@ func TestScenario_PodSetRequiredNodeAffinity(t *testing.T) {
 	p = plan(t, s, g, topology.PlanOptions{}, topology.PodSetRequest{PodSet: "workers", Required: rackKey})
 	require.Equal(t, map[string]int32{"b1-r2-h1": 2, "b1-r2-h2": 2}, counts(p.Decision, "workers"))
 }
+
+// Below the slice level Kueue v0.17 counts no slices, so it fills a
+// slice's domain's hosts with the fewest free pods first; gangsched's
+// profile (BestFitInSlices) packs them by best fit, as above the slice
+// level. One rack whose hosts hold 4, 3 and 2 pods, slices per rack.
+func TestScenario_PodSetFillBelowSliceLevel(t *testing.T) {
+	s := snapshot(t, brh([][][]int64{{{4, 3, 2}}}))
+	for _, c := range []struct {
+		name          string
+		count, size   int32
+		kueue, gsched map[string]int32
+	}{
+		// Kueue's recorded answer in kube/testdata/kueue-oracle/random-10.
+		{"one slice of 3", 3, 3, map[string]int32{"b1-r1-h3": 2, "b1-r1-h2": 1}, map[string]int32{"b1-r1-h2": 3}},
+		{"two slices of 2", 4, 2, map[string]int32{"b1-r1-h3": 2, "b1-r1-h2": 2}, map[string]int32{"b1-r1-h1": 4}},
+		// No host holds a slice of 6: both fill the least free first.
+		{"one slice of 6", 6, 6, map[string]int32{"b1-r1-h3": 2, "b1-r1-h2": 3, "b1-r1-h1": 1}, map[string]int32{"b1-r1-h3": 2, "b1-r1-h2": 3, "b1-r1-h1": 1}},
+		{"all nine", 9, 9, map[string]int32{"b1-r1-h3": 2, "b1-r1-h2": 3, "b1-r1-h1": 4}, map[string]int32{"b1-r1-h3": 2, "b1-r1-h2": 3, "b1-r1-h1": 4}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := podSetGroup("below", c.count)
+			req := topology.PodSetRequest{PodSet: "workers", Required: rackKey, Slices: []topology.SliceLayer{{Key: rackKey, Size: c.size}}}
+			p := plan(t, s, g, topology.KueueProfile.Options(), req)
+			require.Equal(t, c.kueue, counts(p.Decision, "workers"))
+			p = plan(t, s, g, topology.GangschedProfile.Options(), req)
+			require.Equal(t, c.gsched, counts(p.Decision, "workers"))
+		})
+	}
+}

@@ -16,14 +16,17 @@ const (
 	// and preferred constraints (MostAllocated or BestFit scoring, the
 	// complete search); only a group whose constraints have slices is
 	// planned by PlanPodSets, since the solver's placements are node sets
-	// and cannot hold a count per domain.
+	// and cannot hold a count per domain. Below a set's outermost slice
+	// level it packs each slice onto the fewest domains
+	// ([PlanOptions].BestFitInSlices).
 	GangschedProfile Profile = iota
 	// KueueProfile plans every constrained group with PlanPodSets, so that
 	// a Kueue user gets Kueue's answers: BestFit domain choice (the
 	// fewest slices that hold the set, then the fewest pods, then the
 	// path), LeastFreeCapacity for unconstrained sets, the fewest
-	// lower-level domains inside the chosen one, and a preferred level
-	// widening one level at a time.
+	// lower-level domains inside the chosen one (below the outermost
+	// slice level, the least free first, as Kueue v0.17 fills them), and
+	// a preferred level widening one level at a time.
 	KueueProfile
 	// KueueBalancedProfile is KueueProfile with Kueue's TASBalancedPlacement
 	// gate on ([PlanOptions].Balanced).
@@ -57,8 +60,11 @@ func ParseProfile(s string) (Profile, error) {
 	return 0, placement.Errorf(placement.ErrInvalid, "topology profile", "name", "unknown %q (want gangsched, kueue or kueue-balanced)", s)
 }
 
-// Options returns the plan options of the profile.
-func (p Profile) Options() PlanOptions { return PlanOptions{Balanced: p == KueueBalancedProfile} }
+// Options returns the plan options of the profile: Balanced for
+// KueueBalancedProfile, BestFitInSlices for GangschedProfile.
+func (p Profile) Options() PlanOptions {
+	return PlanOptions{Balanced: p == KueueBalancedProfile, BestFitInSlices: p == GangschedProfile}
+}
 
 // Planned reports whether a group with constraints cs is decided by
 // [Tree.PlanPodSets] under profile p (see [Profile]).
