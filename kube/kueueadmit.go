@@ -17,8 +17,8 @@ import (
 
 // KueueOptions configure [AdmitKueueWorkloads].
 type KueueOptions struct {
-	// Plan tunes the plans of pending Workloads (Balanced: Kueue's
-	// TASBalancedPlacement).
+	// Plan tunes the plans of pending Workloads (Balanced: gangsched's
+	// even spread for Kueue's TASBalancedPlacement gate).
 	Plan topology.PlanOptions
 	// Now is the lastTransitionTime of the conditions written, and the
 	// moment a not-ready node's time without Ready is measured to.

@@ -35,12 +35,13 @@ func (x balancedChoice) better(y balancedChoice) bool {
 
 // balanced plans r's slices evenly over the fewest domains of its
 // preferred level P inside one domain of level P-1 (the cluster when P is
-// the widest), as Kueue's TASBalancedPlacement does: n slices over k
-// domains give each ⌊n/k⌋ or ⌈n/k⌉. Among the scopes with the fewest
-// domains, the tightest choice wins — the least room left in the domains
-// used — then the first path; inside a scope the smallest domains that can
-// take ⌈n/k⌉ take it, and the smallest of the rest take ⌊n/k⌋. It sets the
-// takes of the chosen domains and reports false when no scope holds the set.
+// the widest): n slices over k domains give each ⌊n/k⌋ or ⌈n/k⌉ (not
+// Kueue v0.17's balanced placement: see [PlanOptions].Balanced). Among
+// the scopes with the fewest domains, the tightest choice wins — the
+// least room left in the domains used — then the first path; inside a
+// scope the smallest domains that can take ⌈n/k⌉ take it, and the
+// smallest of the rest take ⌊n/k⌋. It sets the takes of the chosen
+// domains and reports false when no scope holds the set.
 func (p *planner) balanced(scope int) ([]int, bool) {
 	r := p.r
 	P := r.level

@@ -16,11 +16,16 @@ import (
 type PlanOptions struct {
 	// Balanced spreads a set with a Preferred level evenly over the fewest
 	// domains of that level that hold it, inside one domain of the level
-	// above (Kueue's TASBalancedPlacement feature gate): the counts per
-	// domain differ by at most one slice, and among the balanced choices
-	// the tightest (least free capacity left in the domains used) wins.
-	// When no domain of the level above holds the set, it is placed as
-	// without Balanced, as Kueue falls back.
+	// above: the counts per domain differ by at most one slice, and among
+	// the balanced choices the tightest (least free capacity left in the
+	// domains used) wins. When no domain of the level above holds the
+	// set, it is placed as without Balanced. It is gangsched's even
+	// spread after the idea of Kueue's TASBalancedPlacement gate, not
+	// what Kueue v0.17 answers with it on: Kueue balances one level below
+	// the preferred one (at it only when it is the slice level), gives
+	// each domain used a threshold of slices and the rest to the largest
+	// first up to their room, and picks among equal domains in Go map
+	// order (kube/testdata/kueue-oracle/README.md).
 	Balanced bool
 	// BestFitInSlices is gangsched's choice below a set's outermost
 	// slice level, not Kueue's: there each domain hands its pods to its

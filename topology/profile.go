@@ -28,8 +28,10 @@ const (
 	// slice level, the least free first, as Kueue v0.17 fills them), and
 	// a preferred level widening one level at a time.
 	KueueProfile
-	// KueueBalancedProfile is KueueProfile with Kueue's TASBalancedPlacement
-	// gate on ([PlanOptions].Balanced).
+	// KueueBalancedProfile is KueueProfile with gangsched's even spread of
+	// a set over its preferred level ([PlanOptions].Balanced), after the
+	// idea of Kueue's TASBalancedPlacement gate; Kueue v0.17's own
+	// balanced answers differ.
 	KueueBalancedProfile
 )
 

@@ -81,10 +81,13 @@
 // Kueue's pod template annotations on a Job are read: the required and
 // preferred topology, and the slice layers (podset-slice-required-topology
 // with podset-slice-size, or podset-slice-required-topology-constraints),
-// checked as Kueue checks them. A group with slice layers is planned as
-// Kueue plans it (topology.Tree.PlanPodSets); -topology-profile kueue (or
-// kueue-balanced, with Kueue's TASBalancedPlacement) plans every
-// topology-constrained group so, and such groups never preempt.
+// checked as Kueue checks them. A group with slice layers is planned by
+// Kueue's algorithm (topology.Tree.PlanPodSets), each slice packed by
+// best fit below its slice level (Kueue fills those domains least free
+// first); -topology-profile kueue (Kueue's fill; or kueue-balanced, with
+// gangsched's even spread for TASBalancedPlacement, which Kueue v0.17
+// answers otherwise) plans every topology-constrained group so, and such
+// groups never preempt.
 //
 // Kueue Workloads (kueue.x-k8s.io/v1beta2; v1beta1 is refused, naming
 // v1beta2) are admitted before the first cycle, over the levels of the
