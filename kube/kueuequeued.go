@@ -116,7 +116,7 @@ func (a *admitter) admittedView(w *KueueWorkload) (*KueueWorkload, *topology.Tre
 		if w.QuotaOnly[k] {
 			continue
 		}
-		placed = true
+		placed = placed || w.AdmittedCount[k] > 0 // a set admitted with no pods has none to read
 		psa := w.Obj.Status.Admission.PodSetAssignments[0]
 		for _, p := range w.Obj.Status.Admission.PodSetAssignments {
 			if string(p.Name) == g.PodSets[k].Name {
@@ -211,6 +211,10 @@ func (a *admitter) planInFlavors(cq *KueueClusterQueue, w *KueueWorkload, start 
 		return plannedSets{plan: waits(why)}, nil
 	}
 	ps := plannedSets{w: w, group: &placement.Group{Namespace: w.Group.Namespace, Name: w.Group.Name, Policy: w.Group.Policy}, adm: flavorAdmission{clusterQueue: cq.Name, choice: &ch, cq: cq}}
+	if why := ch.severalTopologyFlavors(q, w); why != "" {
+		ps.plan = waits(why) // the next flavors may do
+		return ps, nil
+	}
 	var flavors []string
 	for k, set := range w.Group.PodSets {
 		if ch.tas[k] == "" {
@@ -238,6 +242,27 @@ func (a *admitter) planInFlavors(cq *KueueClusterQueue, w *KueueWorkload, start 
 	}
 	ps.plan.Decision.Message = fmt.Sprintf("in flavor %s: %s", strings.Join(flavors, ", "), ps.plan.Decision.Message)
 	return ps, nil
+}
+
+// severalTopologyFlavors words why a pod set of w whose resources took
+// more than one topology flavor (one per resource group) cannot be
+// planned, as Kueue refuses such an assignment ("more than one TAS flavor
+// assigned"): its pods would lie on the nodes of one flavor alone; "" when
+// no set did.
+func (ch *flavorChoice) severalTopologyFlavors(q *KueueQueues, w *KueueWorkload) string {
+	for k, set := range w.Group.PodSets {
+		var tas []string
+		for _, f := range ch.flavors[k] {
+			if q.Flavors[f].Topology != "" && !slices.Contains(tas, f) {
+				tas = append(tas, f)
+			}
+		}
+		if len(tas) > 1 {
+			slices.Sort(tas)
+			return fmt.Sprintf("pod set %s: more than one TAS flavor assigned: %s", set.Name, strings.Join(tas, ", "))
+		}
+	}
+	return ""
 }
 
 // next sets start to the flavor after each topology flavor picked, and

@@ -24,12 +24,18 @@ func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int6
 		return nil, ""
 	}
 	adm := w.Obj.Status.Admission
+	i := slices.IndexFunc(adm.PodSetAssignments, func(p kueue.PodSetAssignment) bool { return string(p.Name) == set.Name })
+	psa := adm.PodSetAssignments[i]
+	if len(psa.Flavors) == 0 {
+		// Admitted with no pods, as gangsim admits a set of count 0 (Kueue
+		// would have given it flavors): its growth has no flavor to take
+		// quota in, nor nodes of one.
+		return nil, "admitted with 0 pods, it holds no flavor to grow in: gangsim gives a pod set of count 0 none"
+	}
 	cq := q.ClusterQueues[string(adm.ClusterQueue)]
 	if cq == nil {
 		return nil, ""
 	}
-	i := slices.IndexFunc(adm.PodSetAssignments, func(p kueue.PodSetAssignment) bool { return string(p.Name) == set.Name })
-	psa := adm.PodSetAssignments[i]
 	growth := quotaRequests(cq, &set.Template, set.Count-w.AdmittedCount[k])
 	delta := map[flavorResource]int64{}
 	for _, r := range slices.Sorted(maps.Keys(growth)) {

@@ -46,6 +46,12 @@ func (a *admitter) classify(w *KueueWorkload, h *held, k int) (kind setKind, nod
 	if !failed && w.Group.PodSets[k].Count == w.AdmittedCount[k] {
 		return keepSet, ""
 	}
+	if a.tree == nil {
+		// Read without a tree ([admitter.admittedView]): no set of w has
+		// pods, and this one, admitted with none and no flavor, waits to
+		// grow ([admitter.growthQuota]).
+		return resizeSet, ""
+	}
 	if msg := missingLevel(a.tree, w.Requests[k]); msg != "" {
 		return noLevelSet, msg
 	}
@@ -172,10 +178,13 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		}
 		var growth map[flavorResource]int64
 		var c setChange
-		if kind == resizeSet || kind == planAnewSet {
+		if kind == resizeSet || kind == planAnewSet || kind == repairSet {
 			var why string
 			if growth, why = a.growthQuota(w, k); why != "" {
 				c.message = why
+				if kind == repairSet { // it grows in the same step as its repair, or neither
+					c = unrepairable(set.Name, h.words[k], fmt.Sprintf("it grows from %d to %d pods in the same step: %s", w.AdmittedCount[k], set.Count, why))
+				}
 			}
 		}
 		if c.message == "" {
