@@ -1,0 +1,798 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"pgregory.net/rapid"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// propNow is the moment of every admission pass of the properties below.
+var propNow = time.Date(2026, 1, 1, 10, 0, 10, 0, time.UTC)
+
+const propGPU = corev1.ResourceName("nvidia.com/gpu")
+
+// propWorld is a random Kueue world as API objects: a block > rack > host
+// cluster, its Topologies, ResourceFlavors, ClusterQueues, LocalQueues,
+// Namespaces and Workloads. Admission writes the Workloads' status in
+// place; clone copies what a pass or a perturbation changes.
+type propWorld struct {
+	nodes []*corev1.Node
+	rest  []any // Topologies, ResourceFlavors, ClusterQueues, LocalQueues, Namespaces
+	wls   []*kueue.Workload
+	late  []*kueue.Workload // queued only after the first pass
+	// levels are each Topology's levels, and nominal each ClusterQueue's
+	// nominal quota per flavor and resource (cpu in millicores): the
+	// model the invariants are checked against, apart from the converters.
+	levels  map[string][]string
+	nominal map[string]map[flavorResource]int64
+	covers  map[string][]corev1.ResourceName // each ClusterQueue's covered resources
+	opts    KueueOptions
+}
+
+// clone copies the nodes and Workloads deeply; the queue objects are not
+// changed by admission and are shared.
+func (w *propWorld) clone() *propWorld {
+	c := *w
+	c.nodes, c.wls, c.late = nil, nil, nil
+	for _, n := range w.nodes {
+		c.nodes = append(c.nodes, n.DeepCopy())
+	}
+	for _, x := range w.wls {
+		c.wls = append(c.wls, x.DeepCopy())
+	}
+	for _, x := range w.late {
+		c.late = append(c.late, x.DeepCopy())
+	}
+	return &c
+}
+
+// objects are the world's objects as a caller hands them to [Load].
+func (w *propWorld) objects() []manifest.Object {
+	var objs []manifest.Object
+	add := func(kind, ns, name string, o any) {
+		objs = append(objs, manifest.Object{Source: "gen", Doc: len(objs) + 1, Line: 1, Item: -1, Kind: kind, Namespace: ns, Name: name, Obj: o})
+	}
+	for _, n := range w.nodes {
+		add("Node", "", n.Name, n)
+	}
+	for _, o := range w.rest {
+		switch v := o.(type) {
+		case *kueue.Topology:
+			add("Topology", "", v.Name, v)
+		case *kueue.ResourceFlavor:
+			add("ResourceFlavor", "", v.Name, v)
+		case *kueue.ClusterQueue:
+			add("ClusterQueue", "", v.Name, v)
+		case *kueue.LocalQueue:
+			add("LocalQueue", v.Namespace, v.Name, v)
+		case *corev1.Namespace:
+			add("Namespace", "", v.Name, v)
+		}
+	}
+	for _, x := range w.wls {
+		add("Workload", x.Namespace, x.Name, x)
+	}
+	return objs
+}
+
+// admit loads the world and admits its Workloads as gangsim does: over
+// the one Topology's tree, or none with several.
+func (w *propWorld) admit(t require.TestingT) (*Cluster, *placement.Snapshot, []KueueOutcome) {
+	c, err := Load(w.objects())
+	require.NoError(t, err)
+	var tree *topology.Tree
+	if c.KueueLevels != nil {
+		tree, err = topology.NewTree(c.Snapshot, c.KueueLevels)
+		require.NoError(t, err)
+	}
+	opts := w.opts
+	opts.NotReady, opts.Queues = c.NotReady, c.KueueQueues
+	s, outs, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, opts)
+	requireInputError(t, err)
+	require.NoError(t, err, "a generated world is valid input")
+	return c, s, outs
+}
+
+// requireInputError fails unless err is nil or an input error: a
+// [*placement.FieldError] naming its object and field.
+func requireInputError(t require.TestingT, err error) {
+	if err == nil {
+		return
+	}
+	var fe *placement.FieldError
+	require.True(t, errors.As(err, &fe), "not an input error: %T %v", err, err)
+	require.NotEmpty(t, fe.Object, "%v", err)
+	require.NotEmpty(t, fe.Field, "%v", err)
+}
+
+// genPropWorld draws a world of all pending Workloads.
+func genPropWorld(t *rapid.T) *propWorld {
+	w := &propWorld{levels: map[string][]string{}, nominal: map[string]map[flavorResource]int64{}, covers: map[string][]corev1.ResourceName{}}
+	for b := range rapid.IntRange(1, 2).Draw(t, "blocks") {
+		for r := range rapid.IntRange(1, 3).Draw(t, "racks") {
+			for h := range rapid.IntRange(1, 3).Draw(t, "hosts") {
+				w.nodes = append(w.nodes, genPropNode(t, fmt.Sprintf("b%d-r%d-h%d", b, r, h), b, r))
+			}
+		}
+	}
+	w.levels["t1"] = []string{"block", "rack", corev1.LabelHostname}
+	w.rest = append(w.rest, propTopology("t1"))
+	if rapid.Bool().Draw(t, "t2") {
+		// Racks are named r0, r1, … in every block: over t2 a rack spans
+		// the blocks, as Kueue's domain is the values of the levels down
+		// to it.
+		w.levels["t2"] = []string{"rack", corev1.LabelHostname}
+		w.rest = append(w.rest, propTopology("t2"))
+	}
+	flavors := genPropFlavors(t, w)
+	for q := range rapid.IntRange(1, 2).Draw(t, "clusterQueues") {
+		w.rest = append(w.rest, genPropClusterQueue(t, w, fmt.Sprintf("cq%d", q), flavors))
+	}
+	w.rest = append(w.rest, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns1", Labels: map[string]string{"team": "x"}}},
+		&kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: "ns1", Name: "lq"}, Spec: kueue.LocalQueueSpec{ClusterQueue: "cq0"}})
+	if rapid.Bool().Draw(t, "ns2 labelled") {
+		w.rest = append(w.rest, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns2", Labels: map[string]string{"team": "y"}}})
+	}
+	if cq := rapid.SampledFrom([]string{"", "cq0", "cq1"}).Draw(t, "ns2 queue"); cq != "" {
+		w.rest = append(w.rest, &kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: "ns2", Name: "lq"}, Spec: kueue.LocalQueueSpec{ClusterQueue: kueue.ClusterQueueReference(cq)}})
+	}
+	n := rapid.IntRange(1, 6).Draw(t, "workloads")
+	for i := range n + rapid.IntRange(0, 2).Draw(t, "late workloads") {
+		x := genPropWorkload(t, fmt.Sprintf("w%d", i))
+		if i < n {
+			w.wls = append(w.wls, x)
+		} else {
+			w.late = append(w.late, x)
+		}
+	}
+	w.opts = KueueOptions{Now: propNow, Plan: topology.PlanOptions{Balanced: rapid.Bool().Draw(t, "balanced")}, WaitForReplacement: rapid.Bool().Draw(t, "wait for replacement")}
+	return w
+}
+
+func propTopology(name string) *kueue.Topology {
+	t := &kueue.Topology{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	for _, l := range map[string][]string{"t1": {"block", "rack", corev1.LabelHostname}, "t2": {"rack", corev1.LabelHostname}}[name] {
+		t.Spec.Levels = append(t.Spec.Levels, kueue.TopologyLevel{NodeLabel: l})
+	}
+	return t
+}
+
+// genPropNode draws a node of 2–8 CPUs, some with 4 GPUs, in pool a or b,
+// some tainted spot=yes:NoSchedule, cordoned, or not ready for a second
+// (not failed yet).
+func genPropNode(t *rapid.T, name string, b, r int) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+		corev1.LabelHostname: name, "block": fmt.Sprintf("b%d", b), "rack": fmt.Sprintf("r%d", r), "pool": rapid.SampledFrom([]string{"a", "b"}).Draw(t, "pool")}}}
+	n.Status.Allocatable = corev1.ResourceList{corev1.ResourceCPU: *resource.NewQuantity(int64(rapid.IntRange(2, 8).Draw(t, "cpu")), resource.DecimalSI),
+		corev1.ResourcePods: resource.MustParse("110")}
+	if rapid.IntRange(0, 2).Draw(t, "gpus") == 0 {
+		n.Status.Allocatable[propGPU] = resource.MustParse("4")
+	}
+	switch rapid.IntRange(0, 11).Draw(t, "node state") { // rapid draws low values most
+	case 9:
+		n.Spec.Taints = []corev1.Taint{{Key: "spot", Value: "yes", Effect: corev1.TaintEffectNoSchedule}}
+	case 10:
+		n.Spec.Unschedulable = true
+	case 11:
+		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse, LastTransitionTime: metav1.NewTime(propNow.Add(-time.Second))}}
+	}
+	return n
+}
+
+// genPropFlavors draws 1–3 ResourceFlavors over pools, a block, or every
+// node; with a Topology or without; some tainted spot=yes:NoSchedule,
+// some tolerating it. Their names are returned.
+func genPropFlavors(t *rapid.T, w *propWorld) []string {
+	var names []string
+	for i := range rapid.IntRange(1, 3).Draw(t, "flavors") {
+		name := fmt.Sprintf("f%d", i)
+		f := &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		f.Spec.NodeLabels = rapid.SampledFrom([]map[string]string{{"pool": "a"}, {"pool": "b"}, {"block": "b0"}, {"block": "b0"}, nil}).Draw(t, "nodeLabels")
+		topos := []string{""} // a topology flavor needs nodeLabels
+		if f.Spec.NodeLabels != nil {
+			topos = append(slices.Sorted(maps.Keys(w.levels)), "")
+		}
+		if topo := rapid.SampledFrom(topos).Draw(t, "topologyName"); topo != "" {
+			ref := kueue.TopologyReference(topo)
+			f.Spec.TopologyName = &ref
+		}
+		if rapid.IntRange(0, 3).Draw(t, "flavor taint") == 3 {
+			f.Spec.NodeTaints = []corev1.Taint{{Key: "spot", Value: "yes", Effect: corev1.TaintEffectNoSchedule}}
+		}
+		if rapid.IntRange(0, 3).Draw(t, "flavor toleration") == 0 {
+			f.Spec.Tolerations = []corev1.Toleration{{Key: "spot", Operator: corev1.TolerationOpExists}}
+		}
+		w.rest = append(w.rest, f)
+		names = append(names, name)
+	}
+	return names
+}
+
+// genPropClusterQueue draws a ClusterQueue of 1–3 resource groups, the
+// flavors shared out among them, nominal quotas from 0, and a
+// namespaceSelector of every namespace, team x, or none.
+func genPropClusterQueue(t *rapid.T, w *propWorld, name string, flavors []string) *kueue.ClusterQueue {
+	layouts := [][][]corev1.ResourceName{{{corev1.ResourceCPU}}, {{corev1.ResourceCPU, corev1.ResourcePods}}, {{corev1.ResourceCPU, propGPU}},
+		{{corev1.ResourceCPU}, {propGPU}}, {{corev1.ResourceCPU}, {propGPU}, {corev1.ResourcePods}}}
+	layout := rapid.SampledFrom(layouts).Draw(t, "layout")
+	fs := rapid.Permutation(flavors).Draw(t, "flavor order")
+	if len(layout) > len(fs) {
+		layout = layout[:len(fs)]
+	}
+	cq := &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	w.nominal[name] = map[flavorResource]int64{}
+	for g, covered := range layout {
+		// Each group takes one flavor, the last the rest.
+		take := fs[g : g+1]
+		if g == len(layout)-1 {
+			take = fs[g:]
+		}
+		rg := kueue.ResourceGroup{CoveredResources: covered}
+		for _, f := range take {
+			fq := kueue.FlavorQuotas{Name: kueue.ResourceFlavorReference(f)}
+			for _, r := range covered {
+				v := int64(rapid.IntRange(2, 40).Draw(t, "nominal"))
+				if rapid.IntRange(0, 7).Draw(t, "zero quota") == 7 {
+					v = 0
+				}
+				fq.Resources = append(fq.Resources, kueue.ResourceQuota{Name: r, NominalQuota: *resource.NewQuantity(v, resource.DecimalSI)})
+				if r == corev1.ResourceCPU {
+					v *= 1000
+				}
+				w.nominal[name][flavorResource{f, placement.ResourceName(r)}] = v
+			}
+			rg.Flavors = append(rg.Flavors, fq)
+		}
+		cq.Spec.ResourceGroups = append(cq.Spec.ResourceGroups, rg)
+		w.covers[name] = append(w.covers[name], covered...)
+	}
+	cq.Spec.NamespaceSelector = []*metav1.LabelSelector{{}, {MatchLabels: map[string]string{"team": "x"}}, nil}[[]int{0, 0, 0, 0, 0, 0, 1, 1, 2}[rapid.IntRange(0, 8).Draw(t, "namespaceSelector")]]
+	return cq
+}
+
+// genPropWorkload draws a pending Workload of 1–3 pod sets (counts from
+// 0; the first set with pods may have a minCount; a required block, rack
+// or host, a preferred rack, unconstrained, or none; rack or host slices
+// of 2), in ns1 or ns2 through LocalQueue lq (or a missing one).
+func genPropWorkload(t *rapid.T, name string) *kueue.Workload {
+	x := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: []string{"ns1", "ns2"}[rapid.IntRange(0, 3).Draw(t, "ns2")/3], Name: name,
+		CreationTimestamp: metav1.NewTime(propNow.Add(-time.Duration(rapid.IntRange(1, 4).Draw(t, "age")) * time.Second))}}
+	x.Spec.QueueName = kueue.LocalQueueName([]string{"lq", "none"}[rapid.IntRange(0, 9).Draw(t, "no queue")/9])
+	if p := int32(rapid.IntRange(-1, 2).Draw(t, "priority")); p >= 0 {
+		x.Spec.Priority = &p
+	}
+	minCount := false
+	for s := range rapid.IntRange(1, 3).Draw(t, "pod sets") {
+		ann := map[string]string{}
+		unit := int32(1)
+		switch rapid.IntRange(0, 8).Draw(t, "request") {
+		case 0, 8:
+			ann[KueueRequiredTopology] = "rack"
+		case 1:
+			ann[KueueRequiredTopology] = "block"
+		case 2:
+			// No request: in a ClusterQueue of topology flavors alone,
+			// Kueue's implied one.
+		case 3:
+			ann[KueueRequiredTopology] = corev1.LabelHostname
+		case 4:
+			ann[KueuePreferredTopology] = "rack"
+		case 5:
+			ann[KueueUnconstrainedTopology] = "true"
+		case 6:
+			ann[KueueRequiredTopology], ann[KueueSliceRequiredTopology], ann[KueueSliceSize], unit = "block", "rack", "2", 2
+		case 7:
+			ann[KueueRequiredTopology], ann[KueueSliceRequiredTopology], ann[KueueSliceSize], unit = "rack", corev1.LabelHostname, "2", 2
+		}
+		// A sliced set holds a slice at least (as Kueue's validation
+		// wants the slice size at most the count).
+		count := unit * int32(rapid.IntRange(1, 6).Draw(t, "count"))
+		if unit == 1 && rapid.IntRange(0, 7).Draw(t, "zero") == 7 {
+			count = 0
+		}
+		ps := kueue.PodSet{Name: kueue.PodSetReference(fmt.Sprintf("s%d", s)), Count: count}
+		if count > 0 && !minCount && rapid.IntRange(0, 2).Draw(t, "partial") == 0 {
+			m := unit * int32(rapid.IntRange(1, int(count/unit)).Draw(t, "minCount"))
+			ps.MinCount, minCount = &m, true
+		}
+		req := corev1.ResourceList{corev1.ResourceCPU: rapid.SampledFrom([]resource.Quantity{resource.MustParse("500m"), resource.MustParse("1"), resource.MustParse("2")}).Draw(t, "cpu")}
+		if rapid.IntRange(0, 3).Draw(t, "gpu") == 3 {
+			req[propGPU] = resource.MustParse("1")
+		}
+		ps.Template = corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: ann},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: req}}}}}
+		if rapid.IntRange(0, 2).Draw(t, "tolerates spot") == 0 {
+			ps.Template.Spec.Tolerations = []corev1.Toleration{{Key: "spot", Operator: corev1.TolerationOpExists}}
+		}
+		if rapid.IntRange(0, 5).Draw(t, "nodeSelector") == 5 {
+			ps.Template.Spec.NodeSelector = map[string]string{"pool": rapid.SampledFrom([]string{"a", "b"}).Draw(t, "selected pool")}
+		}
+		x.Spec.PodSets = append(x.Spec.PodSets, ps)
+	}
+	return x
+}
+
+// perturb changes the world after a first pass: some Workloads' counts
+// change (whole slices, never below a minCount), nodes fail (gone, not
+// ready for 5 minutes, tainted NoExecute) or are cordoned or not ready
+// for a second, and the late Workloads are queued.
+func (w *propWorld) perturb(t *rapid.T) {
+	for _, x := range w.wls {
+		if rapid.IntRange(0, 2).Draw(t, "resize") != 0 {
+			continue
+		}
+		ps := &x.Spec.PodSets[rapid.IntRange(0, len(x.Spec.PodSets)-1).Draw(t, "resized set")]
+		unit := int32(1)
+		if ps.Template.Annotations[KueueSliceSize] != "" {
+			unit = 2
+		}
+		lo := unit - 1 // a sliced set keeps a slice
+		if ps.MinCount != nil {
+			lo = *ps.MinCount / unit
+		}
+		ps.Count = unit * int32(rapid.IntRange(int(lo), 6).Draw(t, "new count"))
+	}
+	var kept []*corev1.Node
+	for _, n := range w.nodes {
+		switch rapid.IntRange(0, 15).Draw(t, "node fails") {
+		case 11:
+			continue // gone
+		case 12:
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse, LastTransitionTime: metav1.NewTime(propNow.Add(-5 * time.Minute))}}
+		case 13:
+			n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "broken", Effect: corev1.TaintEffectNoExecute})
+		case 14:
+			n.Spec.Unschedulable = true
+		case 15:
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, LastTransitionTime: metav1.NewTime(propNow.Add(-time.Second))}}
+		}
+		kept = append(kept, n)
+	}
+	w.nodes = kept
+	w.wls = append(w.wls, w.late...)
+	w.late = nil
+}
+
+// admittedHosts are each Workload's admitted pods per pod set and host,
+// as its status.admission states them.
+func admittedHosts(c *Cluster) map[placement.Key]map[string]map[string]int32 {
+	out := map[placement.Key]map[string]map[string]int32{}
+	for _, w := range c.KueueWorkloads {
+		if !w.Admitted {
+			continue
+		}
+		out[w.Key()] = map[string]map[string]int32{}
+		for k, set := range w.Group.PodSets {
+			out[w.Key()][set.Name] = map[string]int32{}
+			for _, p := range w.Assigned[k] {
+				out[w.Key()][set.Name][p.Node] = p.Count
+			}
+		}
+	}
+	return out
+}
+
+// holds reports whether an outcome leaves its Workload holding quota.
+func holds(a KueueAction) bool {
+	switch a {
+	case KueueAdmitted, KueueReadmitted, KueueKept, KueueResized, KueueRepaired, KueueGrowWaits, KueueReplacementWaits:
+		return true
+	}
+	return false
+}
+
+// checkAdmission checks the invariants of one admission pass: c is the
+// world as loaded (its Workloads' objects now written), s and outs what
+// AdmitKueueWorkloads returned, before the admissions held before the pass
+// (nil for none).
+func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.Snapshot, outs []KueueOutcome, before map[placement.Key]map[string]map[string]int32) {
+	q := c.KueueQueues
+	byKey := map[placement.Key]*KueueWorkload{}
+	for _, x := range c.KueueWorkloads {
+		byKey[x.Key()] = x
+	}
+	used := map[string]map[flavorResource]int64{}
+	for _, o := range outs {
+		x := byKey[o.Workload]
+		adm := x.Obj.Status.Admission
+		require.Equal(t, holds(o.Action), adm != nil, "%s %s: %s", o.Workload, o.Action, o.Message)
+		if adm == nil {
+			require.Empty(t, o.PodSets, "%s", o.Workload)
+			for _, set := range x.Group.PodSets {
+				_, ok := s.PodSetUsage(x.Key(), set.Name)
+				require.False(t, ok, "%s/%s pending holds a reservation", o.Workload, set.Name)
+			}
+			continue
+		}
+		cq := string(adm.ClusterQueue)
+		require.Contains(t, w.nominal, cq, "%s", o.Workload)
+		if used[cq] == nil {
+			used[cq] = map[flavorResource]int64{}
+		}
+		for _, psa := range adm.PodSetAssignments {
+			k := slices.IndexFunc(x.Group.PodSets, func(p placement.PodSet) bool { return p.Name == string(psa.Name) })
+			count := *psa.Count
+			if k < 0 { // a set of count 0
+				require.Zero(t, count, "%s/%s", o.Workload, psa.Name)
+				continue
+			}
+			set := &x.Group.PodSets[k]
+			w.checkCount(t, x, k, count, o)
+			// Quota: the model's requests of the admitted count, in the
+			// flavors written, as resourceUsage states.
+			var tas []string
+			for r, v := range set.Template.Requests {
+				if count == 0 {
+					break // a set admitted with no pods holds no quota
+				}
+				f, ok := psa.Flavors[corev1.ResourceName(r)]
+				require.True(t, ok, "%s/%s: no flavor for %s (%s: %s)", o.Workload, psa.Name, r, o.Action, o.Message)
+				n := v * int64(count)
+				used[cq][flavorResource{string(f), r}] += n
+				require.Equal(t, quantityString(r, n), ptrQ(psa.ResourceUsage[corev1.ResourceName(r)]), "%s/%s resourceUsage %s", o.Workload, psa.Name, r)
+			}
+			if slices.Contains(w.covers[cq], corev1.ResourcePods) {
+				f := psa.Flavors[corev1.ResourcePods]
+				used[cq][flavorResource{string(f), placement.ResourcePods}] += int64(count)
+			}
+			for _, f := range psa.Flavors {
+				if q.Flavors[string(f)].Topology != "" && !slices.Contains(tas, string(f)) {
+					tas = append(tas, string(f))
+				}
+			}
+			pods := o.PodSets[k]
+			if psa.TopologyAssignment == nil || count == 0 {
+				require.Empty(t, pods, "%s/%s on quota alone or of count 0 places no pod", o.Workload, psa.Name)
+				continue
+			}
+			require.Len(t, tas, 1, "%s/%s: one topology flavor", o.Workload, psa.Name)
+			w.checkPods(t, s, x, k, q.Flavors[tas[0]], pods, o, before[x.Key()][set.Name])
+		}
+	}
+	for cq, u := range used {
+		for fr, v := range u {
+			require.LessOrEqual(t, v, w.nominal[cq][fr], "ClusterQueue %s flavor %s %s: usage over nominal quota; %s", cq, fr.Flavor, fr.Resource, summary(outs, byKey))
+		}
+	}
+	for id := range placement.NodeID(s.NumNodes()) {
+		for _, r := range s.Resources() {
+			require.GreaterOrEqual(t, s.Free(id, r), int64(0), "node %s over its allocatable %s", s.Node(id).Name, r)
+		}
+	}
+}
+
+// summary words outcomes with their admitted and spec counts, for a
+// failure's message.
+func summary(outs []KueueOutcome, byKey map[placement.Key]*KueueWorkload) string {
+	var b strings.Builder
+	for _, o := range outs {
+		fmt.Fprintf(&b, "\n%s %s %q:", o.Workload, o.Action, o.Message)
+		x := byKey[o.Workload]
+		if adm := x.Obj.Status.Admission; adm != nil {
+			for _, psa := range adm.PodSetAssignments {
+				fmt.Fprintf(&b, " %s=%d", psa.Name, *psa.Count)
+			}
+		}
+		for _, ps := range x.Obj.Spec.PodSets {
+			fmt.Fprintf(&b, " spec %s=%d", ps.Name, ps.Count)
+			if ps.MinCount != nil {
+				fmt.Fprintf(&b, "(min %d)", *ps.MinCount)
+			}
+		}
+	}
+	return b.String()
+}
+
+// ptrQ writes q, a map value, which String (a pointer method) cannot be
+// called on.
+func ptrQ(q resource.Quantity) string { return q.String() }
+
+// checkCount: an admitted count lies from the set's minCount (its count
+// without one) to its count, unless the Workload waits to grow or for a
+// replacement.
+func (w *propWorld) checkCount(t require.TestingT, x *KueueWorkload, k int, count int32, o KueueOutcome) {
+	if o.Action == KueueGrowWaits || o.Action == KueueReplacementWaits {
+		return
+	}
+	set := &x.Group.PodSets[k]
+	lo := set.Count
+	if k < len(x.MinCounts) && x.MinCounts[k] > 0 {
+		lo = x.MinCounts[k]
+	}
+	require.LessOrEqual(t, count, set.Count, "%s/%s admitted above its count", o.Workload, set.Name)
+	require.GreaterOrEqual(t, count, lo, "%s/%s admitted below its minCount", o.Workload, set.Name)
+}
+
+// checkPods checks one admitted set's pods: they are its reservation, on
+// nodes of its flavor that the template selects and whose taints it or
+// the flavor tolerates, new ones not on cordoned or not-ready nodes; in
+// one domain of the required level of the flavor's Topology; in whole
+// slices in each domain of a slice level.
+func (w *propWorld) checkPods(t require.TestingT, s *placement.Snapshot, x *KueueWorkload, k int, f KueueFlavor, pods []placement.PodSetAssignment, o KueueOutcome, before map[string]int32) {
+	set := &x.Group.PodSets[k]
+	name := fmt.Sprintf("%s/%s (%s: %s; pods %v)", o.Workload, set.Name, o.Action, o.Message, pods)
+	u, ok := s.PodSetUsage(x.Key(), set.Name)
+	var total int32
+	for _, p := range pods {
+		total += p.Count
+	}
+	if total == 0 {
+		require.False(t, ok, "%s: no pods, a reservation", name)
+		return
+	}
+	require.True(t, ok, "%s: no reservation", name)
+	got := map[string]int32{}
+	for _, p := range u.Nodes {
+		got[p.Node] = p.Count
+	}
+	want := map[string]int32{}
+	levels := w.levels[f.Topology]
+	// The request as the generator wrote it, apart from the converter's.
+	ann := x.Obj.Spec.PodSets[slices.IndexFunc(x.Obj.Spec.PodSets, func(p kueue.PodSet) bool { return string(p.Name) == set.Name })].Template.Annotations
+	req := topology.PodSetRequest{Required: ann[KueueRequiredTopology]}
+	if key := ann[KueueSliceRequiredTopology]; key != "" {
+		req.Slices = []topology.SliceLayer{{Key: key, Size: 2}}
+	}
+	domains := map[string]bool{}
+	slices_ := make([]map[string]int32, len(req.Slices))
+	for i := range slices_ {
+		slices_[i] = map[string]int32{}
+	}
+	for _, p := range pods {
+		want[p.Node] += p.Count
+		n := s.Node(p.NodeID)
+		require.Equal(t, p.Node, n.Name, "%s", name)
+		for l, v := range f.NodeLabels {
+			require.Equal(t, v, n.Labels[l], "%s: node %s not of flavor %s", name, n.Name, f.Name)
+		}
+		for l, v := range set.Template.NodeSelector {
+			require.Equal(t, v, n.Labels[l], "%s: node %s not selected", name, n.Name)
+		}
+		for _, taint := range n.Taints {
+			if taint.Effect == placement.TaintEffectPreferNoSchedule {
+				continue
+			}
+			tol := func(tl placement.Toleration) bool { return tl.Tolerates(taint) }
+			require.True(t, slices.ContainsFunc(set.Template.Tolerations, tol) || slices.ContainsFunc(f.Tolerations, tol), "%s: node %s's taint %s not tolerated", name, n.Name, taint.Key)
+		}
+		if _, notReady := w.opts.NotReady[n.Name]; n.Unschedulable || notReady {
+			require.LessOrEqual(t, p.Count, before[n.Name], "%s: new pods on cordoned or not-ready node %s", name, n.Name)
+		}
+		if req.Required != "" {
+			domains[domainOf(n, levels, req.Required)] = true
+		}
+		for i, l := range req.Slices {
+			slices_[i][domainOf(n, levels, l.Key)] += p.Count
+		}
+	}
+	require.Equal(t, want, got, "%s: outcome and reservation differ", name)
+	require.LessOrEqual(t, len(domains), 1, "%s: pods in %d domains of required level %s", name, len(domains), req.Required)
+	if o.Action == KueueReplacementWaits {
+		return // its lost pods leave slices incomplete while it waits
+	}
+	for i, l := range req.Slices {
+		for d, n := range slices_[i] {
+			require.Zero(t, n%l.Size, "%s: %d pods in %s domain %s: not whole slices of %d", name, n, l.Key, d, l.Size)
+		}
+	}
+}
+
+// byNode is each set's pods in node order.
+func byNode(sets [][]placement.PodSetAssignment) [][]placement.PodSetAssignment {
+	out := make([][]placement.PodSetAssignment, len(sets))
+	for k, ps := range sets {
+		out[k] = slices.SortedFunc(slices.Values(ps), func(x, y placement.PodSetAssignment) int { return int(x.NodeID) - int(y.NodeID) })
+	}
+	return out
+}
+
+// domainOf is node n's domain at level key of a Topology of levels: the
+// values of every level down to it.
+func domainOf(n *placement.Node, levels []string, key string) string {
+	var vs []string
+	for _, l := range levels {
+		vs = append(vs, n.Labels[l])
+		if l == key {
+			break
+		}
+	}
+	return strings.Join(vs, "/")
+}
+
+// Over random Kueue worlds — a block > rack > host cluster with taints,
+// cordoned and not-ready nodes; one or two Topologies; ResourceFlavors with
+// and without Topology, selecting pools or a block, tainted or
+// tolerating; ClusterQueues of one to three resource groups with nominal
+// quotas from 0 and namespaceSelectors; LocalQueues, some missing; and
+// Workloads of one to three pod sets (counts from 0, minCounts, required,
+// preferred or no level, slices, priorities) — admitted once, then
+// perturbed (counts changed, nodes gone, failed, tainted NoExecute,
+// cordoned, new Workloads) and admitted again, AdmitKueueWorkloads keeps
+// every invariant: per ClusterQueue, flavor and resource, the admitted
+// usage is at most the nominal quota; every placed pod is on a node of
+// its set's one topology flavor, selected, tolerated, within capacity,
+// new pods off cordoned and not-ready nodes; a set lies in one domain of
+// its required level and in whole slices; admitted counts lie from the
+// minCount to the count. The pass is a fixed point: run again over its
+// own output, every Workload holding quota is Kept (or waits as it did)
+// with the same pods and flavors, every pending one stays pending with
+// the same reason, and the statuses do not change. It is deterministic:
+// the Workloads in another order decide alike.
+func TestProp_KueueAdmitQueues(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		w := genPropWorld(rt)
+		c, s, outs := w.admit(rt)
+		w.opts.NotReady = c.NotReady
+		w.checkAdmission(rt, c, s, outs, nil)
+
+		w.perturb(rt)
+		c, err := Load(w.objects())
+		require.NoError(rt, err)
+		before := admittedHosts(c)
+		w.opts.NotReady = c.NotReady
+		other := w.clone()
+		other.wls = rapid.Permutation(other.wls).Draw(rt, "order")
+
+		c, s, outs = w.admit(rt)
+		w.checkAdmission(rt, c, s, outs, before)
+
+		// Determinism: the same Workloads in another order.
+		oc, _, oouts := other.admit(rt)
+		require.Equal(rt, outs, oouts, "another Workload order decides otherwise")
+		for _, x := range oc.KueueWorkloads {
+			i := slices.IndexFunc(c.KueueWorkloads, func(y *KueueWorkload) bool { return y.Key() == x.Key() })
+			require.Equal(rt, c.KueueWorkloads[i].Obj.Status, x.Obj.Status, "%s: another Workload order writes another status", x.Key())
+		}
+
+		// Fixed point: a second pass over the written objects.
+		statuses := map[placement.Key]kueue.WorkloadStatus{}
+		for _, x := range c.KueueWorkloads {
+			statuses[x.Key()] = *x.Obj.Status.DeepCopy()
+		}
+		c2, _, outs2 := w.admit(rt)
+		progressed := map[placement.Key]bool{}
+		require.Len(rt, outs2, len(outs))
+		for i, o := range outs {
+			o2 := outs2[i]
+			require.Equal(rt, o.Workload, o2.Workload)
+			switch o.Action {
+			case KueuePending, KueueEvicted:
+				require.Equal(rt, KueuePending, o2.Action, "%s: %s", o2.Workload, o2.Message)
+				if o.Action == KueuePending {
+					require.Equal(rt, o.Message, o2.Message, "%s", o2.Workload)
+				}
+			case KueueGrowWaits, KueueReplacementWaits:
+				// Its reason may name the room left as it was when it was
+				// tried: with the Workloads admitted later in the pass
+				// held from the start, less. A Workload evicted later in
+				// the pass may leave room it finds only in the next one
+				// (the running Workloads are tried once per pass).
+				if o2.Action == KueueRepaired || o2.Action == KueueResized {
+					progressed[o.Workload] = true
+					continue
+				}
+				require.Equal(rt, o.Action, o2.Action, "%s: %s", o2.Workload, o2.Message)
+			default:
+				require.Equal(rt, KueueKept, o2.Action, "%s after %s: %s", o2.Workload, o.Action, o2.Message)
+			}
+			// Kept lists a set's pods in node order, a new admission in
+			// rank order.
+			require.Equal(rt, byNode(o.PodSets), byNode(o2.PodSets), "%s", o.Workload)
+			require.Equal(rt, o.Flavors, o2.Flavors, "%s", o.Workload)
+		}
+		for _, x := range c2.KueueWorkloads {
+			if progressed[x.Key()] {
+				continue
+			}
+			require.Equal(rt, statuses[x.Key()], x.Obj.Status, "%s: a second pass changes the status", x.Key())
+		}
+	})
+}
+
+// kueueAdmitSeeds are small Kueue worlds for FuzzKueueAdmit, each under
+// 1 KB in flow style, over one or two racks of one host: a Workload of a
+// required rack and a minCount, without queues; one with a minCount
+// through a ClusterQueue of a topology flavor, and of a flavor without
+// one.
+var kueueAdmitSeeds = []string{
+	kueueSeedTopology + kueueSeedNodes +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec: {queueName: lq, podSets: [{name: m, count: 6, minCount: 2, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}, spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]}\n",
+	kueueSeedTopology + kueueSeedNode + kueueSeedQueue("f", "nodeLabels: {pool: p}, topologyName: t") + kueueSeedWorkload,
+	kueueSeedNodes + kueueSeedQueue("g", "") + kueueSeedWorkload,
+}
+
+// The parts of kueueAdmitSeeds.
+const (
+	kueueSeedTopology = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\nspec: {levels: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}\n"
+	kueueSeedNode     = "---\napiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {kubernetes.io/hostname: a, rack: r1, pool: p}}\nstatus: {allocatable: {cpu: '4'}}\n"
+	kueueSeedNodes    = kueueSeedNode + "---\napiVersion: v1\nkind: Node\nmetadata: {name: b, labels: {kubernetes.io/hostname: b, rack: r2, pool: p}}\nstatus: {allocatable: {cpu: '2'}}\n"
+	kueueSeedWorkload = "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec: {queueName: lq, podSets: [{name: m, count: 4, minCount: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]}\n"
+)
+
+// kueueSeedQueue is ResourceFlavor flavor of spec fields spec (flow
+// style), the ClusterQueue q of 3 CPUs in it, and LocalQueue lq.
+func kueueSeedQueue(flavor, spec string) string {
+	return "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: " + flavor + "}\nspec: {" + spec + "}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: " + flavor + ", resources: [{name: cpu, nominalQuota: 3}]}]}]}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq}\nspec: {clusterQueue: q}\n"
+}
+
+// FuzzKueueAdmit: any manifest that loads, of at most 64 nodes and 16
+// Workloads of at most 256 pods in all, is admitted (over its one
+// Topology, or the Topologies its ResourceFlavors name) without a panic;
+// an error is an input error naming its object and field; and, when no
+// Workload of the input holds quota, what admission reserves fits every
+// node.
+func FuzzKueueAdmit(f *testing.F) {
+	for _, seed := range kueueAdmitSeeds {
+		if len(seed) >= 1<<10 {
+			f.Fatalf("a seed of %d bytes: keep them under 1 KB, as minimizing costs with size", len(seed))
+		}
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
+		if err != nil {
+			return
+		}
+		c, err := LoadWithOptions(objs, LoadOptions{MaxPods: 256})
+		if err != nil || len(c.KueueWorkloads) == 0 || len(c.KueueWorkloads) > 16 || c.Snapshot.NumNodes() > 64 {
+			return
+		}
+		pods := 0
+		for _, w := range c.KueueWorkloads {
+			for _, ps := range w.Obj.Spec.PodSets {
+				pods += int(ps.Count)
+			}
+		}
+		if pods > 256 {
+			return
+		}
+		var tree *topology.Tree
+		if c.KueueLevels != nil {
+			if tree, err = topology.NewTree(c.Snapshot, c.KueueLevels); err != nil {
+				requireInputError(t, err)
+				return
+			}
+		} else if c.KueueQueues == nil {
+			return // nothing to admit over, as gangsim says
+		}
+		// Bound pods and admissions in the input may overcommit a node:
+		// only a node that admission leaves over its allocatable, and was
+		// not before, with no admission in the input, is wrong.
+		over := map[placement.NodeID]bool{}
+		for id := range placement.NodeID(c.Snapshot.NumNodes()) {
+			for _, r := range c.Snapshot.Resources() {
+				over[id] = over[id] || c.Snapshot.Free(id, r) < 0
+			}
+		}
+		held := slices.ContainsFunc(c.KueueWorkloads, func(w *KueueWorkload) bool { return w.Admitted })
+		s, _, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: propNow, NotReady: c.NotReady, Queues: c.KueueQueues})
+		if err != nil {
+			requireInputError(t, err)
+			return
+		}
+		for id := range placement.NodeID(s.NumNodes()) {
+			for _, r := range s.Resources() {
+				if !held && !over[id] && s.Free(id, r) < 0 {
+					t.Fatalf("node %s over its allocatable %s after admission", s.Node(id).Name, r)
+				}
+			}
+		}
+	})
+}
