@@ -78,7 +78,12 @@ const (
 	// admission unchanged (every set its surviving pods; status.unhealthyNodes
 	// names the node) and waits for room, as Kueue retries the replacement.
 	KueueReplacementWaits KueueAction = "ReplacementWaits"
-	// KueueReadmitted: evicted whole, then admitted elsewhere.
+	// KueuePreempted: an admitted Workload was preempted for a pending
+	// one, under its ClusterQueue's spec.preemption ([KueuePreemption]),
+	// then queued again and did not fit.
+	KueuePreempted KueueAction = "Preempted"
+	// KueueReadmitted: evicted whole (or preempted), then admitted
+	// elsewhere.
 	KueueReadmitted KueueAction = "Readmitted"
 	// KueuePending: a pending Workload does not fit.
 	KueuePending KueueAction = "Pending"
@@ -220,7 +225,7 @@ type KueueOutcome struct {
 // [*placement.FieldError]; s and the objects are then
 // left as they were only in part, and must be discarded.
 func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
-	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}}
+	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, preempted: map[placement.Key]string{}}
 	outOfTAS := len(opts.NotReady) > 0 // a node Kueue's topology snapshot leaves out
 	for id := range placement.NodeID(s.NumNodes()) {
 		outOfTAS = outOfTAS || s.Node(id).Unschedulable
@@ -247,6 +252,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		return cmp.Or(cmp.Compare(y.Priority, x.Priority), x.Created.Compare(y.Created), x.Key().Compare(y.Key()))
 	})
 	out := make([]KueueOutcome, len(queue))
+	a.queue = queue
 	hs := make([]*held, len(queue))
 	views, trees := make([]*KueueWorkload, len(queue)), make([]*topology.Tree, len(queue))
 	var pending []int
@@ -294,17 +300,28 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	}
 	for more := true; more; {
 		more = false
+	pass:
 		for _, within := range rounds {
 			a.withinNominal, a.blocked = within, map[string]bool{}
 			for _, i := range pending {
 				if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted {
 					continue
 				}
-				admitted, err := a.pending(queue[i], &out[i])
+				admitted, victims, err := a.pending(queue[i], &out[i], out)
 				if err != nil {
 					return nil, nil, err
 				}
 				more = more || admitted
+				if len(victims) > 0 {
+					// As in Kueue, the preemptor waits for the next
+					// pass (Kueue's next scheduling cycle), where the
+					// victims are gone; nothing else is admitted in
+					// this one, as Kueue keeps the room for it.
+					pending = append(pending, victims...)
+					slices.Sort(pending)
+					more = true
+					break pass
+				}
 			}
 		}
 	}
@@ -335,6 +352,12 @@ type admitter struct {
 	// quota before those that borrow.
 	withinNominal bool
 	blocked       map[string]bool
+	// queue are the Workloads in queue order; preemptions counts the
+	// Workloads preempted so far, and preempted words, per preemptor, whom
+	// it preempted.
+	queue       []*KueueWorkload
+	preemptions int
+	preempted   map[placement.Key]string
 }
 
 // hostOf is the hostname label value of node id (its name without one).
@@ -463,12 +486,17 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 // pending plans a Workload that holds no quota and admits it when it
 // fits, or, when it does not fit whole and may be admitted partially, at
 // the counts of Kueue's search ([admitter.reduce]); it reports whether
-// it did.
-func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
+// it did. When it does not fit and its ClusterQueue's spec.preemption
+// lets it preempt admitted Workloads that make room ([admitter.preempt]),
+// it preempts them, writing their outcomes in out, and returns their
+// indexes in the queue: it is not admitted in the same pass, as Kueue
+// admits a preemptor only in a scheduling cycle after its victims'
+// eviction, and waits "Pending the preemption of n workload(s)".
+func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome, out []KueueOutcome) (bool, []int, error) {
 	var ps plannedSets
 	var err error
 	if a.heldBack(w) {
-		return false, nil
+		return false, nil, nil
 	}
 	if a.opts.Queues != nil {
 		ps, err = a.planQueued(w)
@@ -478,30 +506,41 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 		}
 	}
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	p := ps.plan
 	if p.Decision.Status != placement.Scheduled {
 		msg := kueueWords(w, p.Decision.Message)
-		if o.Action != KueueEvicted {
+		targets, err := a.preempt(w)
+		if err != nil {
+			return false, nil, err
+		}
+		var victims []int
+		if len(targets) > 0 {
+			if victims, err = a.issuePreemptions(w, targets, out); err != nil {
+				return false, nil, err
+			}
+			msg += fmt.Sprintf(". Pending the preemption of %d workload(s)", len(victims))
+		}
+		if o.Action != KueueEvicted && o.Action != KueuePreempted {
 			o.Action, o.Message = KueuePending, msg
 		} else {
 			o.Message = joinReasons([]string{a.evictedFor[w.Key()], "queued again: " + msg})
 		}
 		writePending(w, msg, a.opts.Now)
-		return false, nil
+		return false, victims, nil
 	}
 	if a.borrowsTooSoon(ps) {
-		return false, nil
+		return false, nil, nil
 	}
 	if len(ps.group.PodSets) > 0 {
 		us, err := placement.PodSetUsageOf(ps.group, p.Decision)
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
 		next, err := a.s.Apply(placement.Change{Reserve: us})
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
 		a.s = next
 	}
@@ -519,7 +558,8 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 	if ch := ps.adm.choice; ch != nil {
 		partial = joinReasons([]string{partial, borrowWords(ps.adm.cq, a.used[ps.adm.clusterQueue], ch.usage)})
 	}
-	if o.Action == KueueEvicted {
+	partial = joinReasons([]string{a.preempted[w.Key()], partial})
+	if o.Action == KueueEvicted || o.Action == KueuePreempted {
 		o.Action, o.Message = KueueReadmitted, joinReasons([]string{a.evictedFor[w.Key()], partial})
 	} else {
 		o.Action, o.Message = KueueAdmitted, partial
@@ -528,7 +568,7 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome) (bool, error) {
 		a.used.add(ps.adm.clusterQueue, ch.usage)
 	}
 	writeAdmitted(ps.w, o.PodSets, a.hostOf, a.opts.Now, ps.adm)
-	return true, nil
+	return true, nil, nil
 }
 
 // planTree plans pending Workload w over the admitter's tree, without

@@ -106,11 +106,12 @@ func ConvertResourceFlavor(f *kueue.ResourceFlavor) (KueueFlavor, error) {
 // KueueClusterQueue is a Kueue ClusterQueue (kueue.x-k8s.io/v1beta2) as
 // flavor assignment reads it: its resource groups with each flavor's
 // nominal quota and borrowing and lending limits, its cohort, and the
-// namespaces it admits from. Preemption, fair sharing, admission checks
-// and flavorFungibility are not read: a Workload takes the first flavor
-// that fits within the ClusterQueue's nominal quota and what it may
-// borrow in its cohort ([KueueCohort]), as Kueue's default
-// flavorFungibility (whenCanBorrow: MayStopSearch) does.
+// namespaces it admits from, and its preemption policies
+// ([KueuePreemption]). Fair sharing, admission checks and
+// flavorFungibility are not read: a Workload takes the first flavor that
+// fits within the ClusterQueue's nominal quota and what it may borrow in
+// its cohort ([KueueCohort]), as Kueue's default flavorFungibility
+// (whenCanBorrow: MayStopSearch) does.
 type KueueClusterQueue struct {
 	Name string
 	// Cohort is spec.cohortName: the cohort whose unused quota it may
@@ -126,6 +127,9 @@ type KueueClusterQueue struct {
 	// None or unset): Kueue makes such a ClusterQueue inactive, and it
 	// admits nothing.
 	Stop kueue.StopPolicy
+	// Preemption is spec.preemption: which admitted Workloads a pending
+	// one may preempt when it does not fit ([AdmitKueueWorkloads]).
+	Preemption KueuePreemption
 }
 
 // stopPolicy reads a ClusterQueue's or LocalQueue's spec.stopPolicy:
@@ -186,7 +190,10 @@ func (cq *KueueClusterQueue) groupOf(r placement.ResourceName) int {
 // flavor whose resources are not the covered ones in order; a bad
 // nominalQuota; a negative borrowingLimit or lendingLimit, one set without
 // spec.cohortName, or a lendingLimit above its nominalQuota; a cohortName
-// that is not a DNS subdomain; a bad namespaceSelector.
+// that is not a DNS subdomain; a bad namespaceSelector; a spec.preemption
+// policy outside its enum ([KueuePreemption]). A
+// spec.preemption.borrowWithinCohort policy other than Never is
+// ErrUnsupported: gangsim does not model preempting while borrowing.
 func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 	if cq == nil {
 		return nil, errNil("Kueue ClusterQueue")
@@ -206,6 +213,9 @@ func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 	}
 	out.Groups, err = convertResourceGroups(obj, cq.Spec.ResourceGroups, limitRule{parent: out.Cohort != "", parentField: "spec.cohortName", lendWithinNominal: true})
 	if err != nil {
+		return nil, err
+	}
+	if out.Preemption, err = convertPreemption(obj, cq.Spec.Preemption); err != nil {
 		return nil, err
 	}
 	return out, nil

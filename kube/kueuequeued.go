@@ -210,6 +210,14 @@ func (a *admitter) planInFlavors(cq *KueueClusterQueue, w *KueueWorkload, start 
 	if why != "" {
 		return plannedSets{plan: waits(why)}, nil
 	}
+	return a.planChoice(cq, w, ch)
+}
+
+// planChoice plans w's sets in topology flavors as flavor choice ch in
+// ClusterQueue cq gives them, over their Topology; the sets in flavors
+// without one are admitted on quota alone.
+func (a *admitter) planChoice(cq *KueueClusterQueue, w *KueueWorkload, ch flavorChoice) (plannedSets, error) {
+	q := a.opts.Queues
 	ps := plannedSets{w: w, group: &placement.Group{Namespace: w.Group.Namespace, Name: w.Group.Name, Policy: w.Group.Policy}, adm: flavorAdmission{clusterQueue: cq.Name, choice: &ch, cq: cq}}
 	if why := ch.severalTopologyFlavors(q, w); why != "" {
 		ps.plan = waits(why) // the next flavors may do

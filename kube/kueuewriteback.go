@@ -63,8 +63,9 @@ type flavorAdmission struct {
 
 // writeAdmitted writes a new admission of w at its Group's counts (a
 // partial admission's, below spec.podSets' own): status.admission with a
-// topologyAssignment per pod set, QuotaReserved and Admitted True, and an
-// Evicted condition of an earlier eviction set False. Without
+// topologyAssignment per pod set, QuotaReserved and Admitted True, and the
+// Evicted and Preempted conditions of an earlier eviction set False, as
+// Kueue resets them. Without
 // ResourceFlavors (ka's zero value) the ClusterQueue is named by
 // spec.queueName; with them, it is ka's, and each set also gets its
 // flavors and resourceUsage, and no topologyAssignment when admitted on
@@ -96,8 +97,10 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 	obj.Status.Admission = adm
 	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionTrue, kueueReasonQuotaReserved, "Quota reserved and topology assigned by gangsim", now)
 	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionTrue, kueueReasonAdmitted, "The workload is admitted", now)
-	if prev := apimeta.FindStatusCondition(obj.Status.Conditions, kueue.WorkloadEvicted); prev != nil && prev.Status == metav1.ConditionTrue {
-		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionFalse, kueueReasonQuotaReserved, "Previously: "+prev.Message, now)
+	for _, typ := range []string{kueue.WorkloadEvicted, kueue.WorkloadPreempted} {
+		if prev := apimeta.FindStatusCondition(obj.Status.Conditions, typ); prev != nil && prev.Status == metav1.ConditionTrue {
+			setCondition(obj, typ, metav1.ConditionFalse, kueueReasonQuotaReserved, "Previously: "+prev.Message, now)
+		}
 	}
 }
 

@@ -18,7 +18,7 @@ type KueueResult struct {
 	// Workload is namespace/name.
 	Workload string `json:"workload"`
 	// Action is a kube.KueueAction: Admitted, Kept, Resized, GrowWaits,
-	// Repaired, ReplacementWaits, Evicted, Readmitted or Pending.
+	// Repaired, ReplacementWaits, Evicted, Preempted, Readmitted or Pending.
 	Action  string `json:"action"`
 	Message string `json:"message,omitempty"`
 	// PodSets are the pod sets' pods per node after admission.
@@ -44,7 +44,7 @@ type NodePods struct {
 // admitted but unable to grow or to replace a failed node.
 func (r KueueResult) waits() bool {
 	switch kube.KueueAction(r.Action) {
-	case kube.KueuePending, kube.KueueEvicted, kube.KueueGrowWaits, kube.KueueReplacementWaits:
+	case kube.KueuePending, kube.KueueEvicted, kube.KueuePreempted, kube.KueueGrowWaits, kube.KueueReplacementWaits:
 		return true
 	}
 	return false

@@ -1,0 +1,540 @@
+package kube
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// The kinds of preemption candidate, as Kueue's classical preemption
+// sorts them: a Workload of the preemptor's own ClusterQueue; one of
+// another ClusterQueue of the cohort tree over whose quota the preemptor
+// has the nearer claim (it fits in the quota of a subtree holding both:
+// hierarchical reclaim), which may be preempted even while the
+// preemptor borrows; and one that may be preempted only when the
+// preemptor then borrows nothing (borrowWithinCohort is Never).
+const (
+	candWithinCQ = iota
+	candHierarchical
+	candReclaimNoBorrow
+)
+
+// preemptCand is an admitted Workload a pending one may preempt.
+type preemptCand struct {
+	i     int // index in the admitter's queue
+	w     *KueueWorkload
+	cq    *KueueClusterQueue
+	usage map[flavorResource]int64
+	// reserved is when its quota was reserved (QuotaReserved's
+	// lastTransitionTime): the newer are preempted first among equals.
+	reserved time.Time
+	kind     int
+	// lca is the cohort whose subtree the candidate was found in (the
+	// lowest common cohort of both ClusterQueues); "" within the
+	// ClusterQueue.
+	lca string
+}
+
+// preemptTarget is a victim and Kueue's Preempted condition reason.
+type preemptTarget struct {
+	cand   *preemptCand
+	reason string
+}
+
+// maxPreemptions bounds the preemptions of one [AdmitKueueWorkloads]
+// call per Workload queued: a safeguard so that the admission loop ends
+// whatever the policies; Kueue itself has no such bound.
+const maxPreemptions = 4
+
+// preempt looks for the Workloads that pending Workload w, which does not
+// fit, may preempt in its ClusterQueue (and cohort) under the
+// ClusterQueue's spec.preemption, as Kueue v0.17's classical preemption
+// chooses them; none when the policies allow none or no set of them
+// makes room. Flavors are tried in each resource group's order from the
+// first, and the first flavors for which some victims make w fit are
+// taken (Kueue's default whenCanPreempt TryNextFlavor goes on past a
+// flavor that needs preemption and prefers one that reclaims from the
+// cohort over one that preempts in the ClusterQueue; gangsim does not).
+// A flavor needing more of a resource than the ClusterQueue's nominal
+// quota, where it cannot reclaim from a cohort above it, is not tried, as
+// Kueue preempts only to get quota the ClusterQueue may claim.
+func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, error) {
+	q := a.opts.Queues
+	if q == nil || a.preemptions >= maxPreemptions*len(a.queue) {
+		return nil, nil
+	}
+	cq, why := q.route(w)
+	if why != "" || !cq.Preemption.any(cq.Cohort != "") {
+		return nil, nil
+	}
+	all := a.candidates(w, cq)
+	if len(all) == 0 {
+		return nil, nil
+	}
+	optimistic := quotaUsage{}
+	for name, u := range a.used {
+		optimistic[name] = maps.Clone(u)
+	}
+	for _, c := range all {
+		optimistic.add(c.cq.Name, negate(c.usage))
+	}
+	start := map[[2]int]int{}
+	for {
+		ch, why := q.assignFlavors(cq, w, optimistic, start)
+		if why != "" {
+			return nil, nil
+		}
+		if ch.severalTopologyFlavors(q, w) == "" {
+			ts, err := a.victims(w, cq, ch, all)
+			if err != nil || len(ts) > 0 {
+				return ts, err
+			}
+		}
+		if !ch.nextAny(cq, start) {
+			return nil, nil
+		}
+	}
+}
+
+// nextAny sets start to the flavor after each one picked, and reports
+// whether any unit has one.
+func (ch *flavorChoice) nextAny(cq *KueueClusterQueue, start map[[2]int]int) bool {
+	more := false
+	for ug, i := range ch.picked {
+		if i+1 < len(cq.Groups[ug[1]].Flavors) {
+			start[ug], more = i+1, true
+		}
+	}
+	return more
+}
+
+// negate is -u.
+func negate(u map[flavorResource]int64) map[flavorResource]int64 {
+	out := make(map[flavorResource]int64, len(u))
+	for fr, v := range u {
+		out[fr] = -v
+	}
+	return out
+}
+
+// candidates are the admitted Workloads that cq's policies let w preempt
+// at all: those of cq under withinClusterQueue, and, in a cohort, those of
+// the other ClusterQueues of its cohort tree under reclaimWithinCohort.
+// Which of them may be victims depends on the resources and borrowing
+// ([admitter.victims]).
+func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemptCand {
+	q := a.opts.Queues
+	root := q.cohortRoot(cq.Cohort)
+	var out []*preemptCand
+	for i, v := range a.queue {
+		name, u := q.admittedUsage(v)
+		if name == "" || v == w {
+			continue
+		}
+		vcq := q.ClusterQueues[name]
+		policy := cq.Preemption.WithinClusterQueue
+		if vcq != cq {
+			if cq.Cohort == "" || q.cohortRoot(vcq.Cohort) != root {
+				continue
+			}
+			policy = cq.Preemption.ReclaimWithinCohort
+		}
+		if !allows(policy, w.Priority, w.Created, v.Priority, v.Created) {
+			continue
+		}
+		out = append(out, &preemptCand{i: i, w: v, cq: vcq, usage: u, reserved: a.reservedAt(v)})
+	}
+	return out
+}
+
+// reservedAt is when w's quota was reserved: its QuotaReserved True
+// condition's lastTransitionTime, else now, as Kueue reads it.
+func (a *admitter) reservedAt(w *KueueWorkload) time.Time {
+	if c := apimeta.FindStatusCondition(w.Obj.Status.Conditions, kueue.WorkloadQuotaReserved); c != nil && c.Status == metav1.ConditionTrue {
+		return c.LastTransitionTime.Time
+	}
+	return a.opts.Now
+}
+
+// cohortRoot is the root of cohort's tree ("" for none); a cycle of
+// spec.parentName ends the walk where it closes.
+func (q *KueueQueues) cohortRoot(cohort string) string {
+	seen := map[string]bool{}
+	for c := cohort; c != "" && !seen[c]; c = q.parentOf(quotaNode{cohort: c}) {
+		seen[c], cohort = true, c
+	}
+	return cohort
+}
+
+// victims is Kueue's classical search for w in flavor choice ch: the
+// candidates using a flavor-resource that needs preemption, sorted
+// (cohort candidates with the nearer claim, then the other cohort ones,
+// then cq's own; each by priority, lowest first, then the newest
+// reservation first, then namespace and name where Kueue compares UIDs),
+// are removed one by one, each while it is still valid (one of cq's own,
+// or of a ClusterQueue — and cohorts up to the common one — still over
+// its nominal quota in those resources), until w fits; then, from the
+// second last removed back to the first, each is put back when w still
+// fits without it. The search is tried allowing w to borrow and not,
+// in Kueue's order. nil when w fits with no set tried.
+func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorChoice, all []*preemptCand) ([]preemptTarget, error) {
+	q := a.opts.Queues
+	t := quotaTree{q, a.used}
+	need := map[flavorResource]bool{}
+	for _, fr := range sortedFRs(ch.usage) {
+		v := ch.usage[fr]
+		if _, free := t.room(cq, fr); v <= free {
+			continue
+		}
+		nominal, _, _ := groupLimits(cq.Groups, fr)
+		if v > nominal && !t.mayReclaimAbove(cq, fr, v) {
+			return nil, nil // Kueue's NoFit: more than cq may claim
+		}
+		need[fr] = true
+	}
+	for k, f := range ch.tas {
+		if f == "" {
+			continue
+		}
+		// Topology, not only quota, may need the room: every resource of
+		// a set planned over one needs preemption, as Kueue marks them.
+		for r, fl := range ch.flavors[k] {
+			need[flavorResource{fl, r}] = true
+		}
+	}
+	var same, hier, prio []*preemptCand
+	uses := func(c *preemptCand) bool {
+		for fr, v := range c.usage {
+			if need[fr] && v > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range all {
+		if c.cq == cq && uses(c) {
+			c.kind, c.lca = candWithinCQ, ""
+			same = append(same, c)
+		}
+	}
+	if cq.Cohort != "" && cq.Preemption.ReclaimWithinCohort != kueue.PreemptionPolicyNever {
+		hier, prio = a.cohortCandidates(cq, ch.usage, need, all, uses)
+	}
+	order := func(x, y *preemptCand) int {
+		return cmp.Or(cmp.Compare(x.w.Priority, y.w.Priority), y.reserved.Compare(x.reserved), x.w.Key().Compare(y.w.Key()))
+	}
+	for _, l := range [][]*preemptCand{same, hier, prio} {
+		slices.SortFunc(l, order)
+	}
+	list := slices.Concat(hier, prio, same)
+	attempts := []bool{true, false}
+	switch {
+	case len(hier) == 0 && len(prio) == 0 || !t.underNominal(cq, need):
+		attempts = []bool{true}
+	case len(hier) == 0:
+		attempts = []bool{false, true}
+	}
+	for _, borrow := range attempts {
+		var removed []*preemptCand
+		for _, c := range list {
+			if !a.valid(c, cq, borrow, removed, need) {
+				continue
+			}
+			removed = append(removed, c)
+			fits, err := a.fitsWithout(w, cq, ch, removed, borrow)
+			if err != nil {
+				return nil, err
+			}
+			if !fits {
+				continue
+			}
+			for i := len(removed) - 2; i >= 0; i-- {
+				rest := slices.Delete(slices.Clone(removed), i, i+1)
+				if fits, err = a.fitsWithout(w, cq, ch, rest, borrow); err != nil {
+					return nil, err
+				} else if fits {
+					removed = rest
+				}
+			}
+			out := make([]preemptTarget, len(removed))
+			for i, c := range removed {
+				out[i] = preemptTarget{cand: c, reason: kueue.InClusterQueueReason}
+				if c.kind != candWithinCQ {
+					out[i].reason = kueue.InCohortReclamationReason
+				}
+			}
+			slices.SortFunc(out, func(x, y preemptTarget) int { return x.cand.w.Key().Compare(y.cand.w.Key()) })
+			return out, nil
+		}
+	}
+	return nil, nil
+}
+
+// cohortCandidates sorts the candidates of cq's cohort tree as Kueue's
+// hierarchical reclaim does: walking from cq's cohort to the root, the
+// ClusterQueues over their nominal quota in a resource needing
+// preemption (reached through cohorts also over theirs) are searched in
+// each cohort's subtree not searched yet; their Workloads go to hier once
+// w's requests fit in the quota of cq or of a cohort walked so far,
+// else to prio.
+func (a *admitter) cohortCandidates(cq *KueueClusterQueue, requests map[flavorResource]int64, need map[flavorResource]bool, all []*preemptCand, uses func(*preemptCand) bool) (hier, prio []*preemptCand) {
+	t := quotaTree{a.opts.Queues, a.used}
+	adv, remaining := t.fitsInQuota(quotaNode{cq: cq}, requests)
+	prev := ""
+	seen := map[string]bool{}
+	for c := cq.Cohort; c != "" && !seen[c]; c = t.q.parentOf(quotaNode{cohort: c}) {
+		seen[c] = true
+		var found []*preemptCand
+		t.collect(c, prev, cq, need, func(vcq *KueueClusterQueue) {
+			for _, cand := range all {
+				if cand.cq == vcq && uses(cand) {
+					cand.lca = c
+					found = append(found, cand)
+				}
+			}
+		})
+		for _, cand := range found {
+			if adv {
+				cand.kind = candHierarchical
+				hier = append(hier, cand)
+			} else {
+				cand.kind = candReclaimNoBorrow
+				prio = append(prio, cand)
+			}
+		}
+		var fits bool
+		fits, remaining = t.fitsInQuota(quotaNode{cohort: c}, remaining)
+		adv = adv || fits
+		prev = c
+	}
+	return hier, prio
+}
+
+// collect calls add for each ClusterQueue but self under cohort, not
+// under skip, over its nominal quota in a resource of need and reached
+// through cohorts that are too.
+func (t quotaTree) collect(cohort, skip string, self *KueueClusterQueue, need map[flavorResource]bool, add func(*KueueClusterQueue)) {
+	for _, n := range t.children(cohort) {
+		switch {
+		case n.cq == nil && n.cohort != skip && !t.withinNominal(n, need):
+			t.collect(n.cohort, skip, self, need, add)
+		case n.cq != nil && n.cq != self && !t.withinNominal(n, need):
+			add(n.cq)
+		}
+	}
+}
+
+// withinNominal reports whether n uses no more than its subtree quota in
+// every resource of need (Kueue's IsWithinNominalInResources).
+func (t quotaTree) withinNominal(n quotaNode, need map[flavorResource]bool) bool {
+	for fr := range need {
+		if t.usage(n, fr) > t.subtree(n, fr) {
+			return false
+		}
+	}
+	return true
+}
+
+// underNominal reports whether cq uses strictly less than its nominal
+// quota in every resource of need.
+func (t quotaTree) underNominal(cq *KueueClusterQueue, need map[flavorResource]bool) bool {
+	for fr := range need {
+		if nominal, _, _ := groupLimits(cq.Groups, fr); t.used[cq.Name][fr] >= nominal {
+			return false
+		}
+	}
+	return true
+}
+
+// fitsInQuota reports whether requests fit in n's subtree quota beside
+// its usage, and what of them its local quota (kept by a lendingLimit)
+// leaves for the nodes above.
+func (t quotaTree) fitsInQuota(n quotaNode, requests map[flavorResource]int64) (bool, map[flavorResource]int64) {
+	fits := true
+	rest := make(map[flavorResource]int64, len(requests))
+	for fr, v := range requests {
+		if sum(t.usage(n, fr), v) > t.subtree(n, fr) {
+			fits = false
+		}
+		rest[fr] = max(0, v-max(0, t.local(n, fr)-t.usage(n, fr)))
+	}
+	return fits, rest
+}
+
+// mayReclaimAbove reports whether cq, taking v of fr, finds a cohort
+// above it whose subtree quota holds what cq's own does not and that has
+// a parent to reclaim from (Kueue's FindHeightOfLowestSubtreeThatFits):
+// it may then preempt past its nominal quota.
+func (t quotaTree) mayReclaimAbove(cq *KueueClusterQueue, fr flavorResource, v int64) bool {
+	n := quotaNode{cq: cq}
+	nominal, _, _ := groupLimits(cq.Groups, fr)
+	if sum(t.used[cq.Name][fr], v) <= nominal {
+		return cq.Cohort != ""
+	}
+	rest := v - max(0, t.local(n, fr)-t.usage(n, fr))
+	seen := map[string]bool{}
+	for c := cq.Cohort; c != "" && !seen[c]; c = t.q.parentOf(quotaNode{cohort: c}) {
+		seen[c] = true
+		cn := quotaNode{cohort: c}
+		if sum(t.usage(cn, fr), rest) <= t.subtree(cn, fr) {
+			return t.q.parentOf(cn) != ""
+		}
+		rest -= max(0, t.local(cn, fr)-t.usage(cn, fr))
+	}
+	return false
+}
+
+// valid reports whether candidate c may still be removed, with removed
+// gone: one of cq's own always; from the cohort, not when borrow and it
+// may be preempted only without borrowing, nor when its ClusterQueue, or
+// a cohort between it and the common one, is within its nominal quota
+// in the resources needing preemption.
+func (a *admitter) valid(c *preemptCand, cq *KueueClusterQueue, borrow bool, removed []*preemptCand, need map[flavorResource]bool) bool {
+	if c.cq == cq {
+		return true
+	}
+	if borrow && c.kind == candReclaimNoBorrow {
+		return false
+	}
+	t := quotaTree{a.opts.Queues, a.usedWithout(removed)}
+	if t.withinNominal(quotaNode{cq: c.cq}, need) {
+		return false
+	}
+	seen := map[string]bool{}
+	for p := c.cq.Cohort; p != "" && p != c.lca && !seen[p]; p = t.q.parentOf(quotaNode{cohort: p}) {
+		seen[p] = true
+		if t.withinNominal(quotaNode{cohort: p}, need) {
+			return false
+		}
+	}
+	return true
+}
+
+// usedWithout is the quota in use with the candidates removed gone.
+func (a *admitter) usedWithout(removed []*preemptCand) quotaUsage {
+	out := quotaUsage{}
+	for name, u := range a.used {
+		out[name] = maps.Clone(u)
+	}
+	for _, c := range removed {
+		out.add(c.cq.Name, negate(c.usage))
+	}
+	return out
+}
+
+// fitsWithout reports whether w fits in flavor choice ch with removed
+// gone: within what cq may take of each resource (its nominal quota alone
+// unless borrow), and, for its sets in topology flavors, on the nodes
+// their reservations free.
+func (a *admitter) fitsWithout(w *KueueWorkload, cq *KueueClusterQueue, ch flavorChoice, removed []*preemptCand, borrow bool) (bool, error) {
+	used := a.usedWithout(removed)
+	t := quotaTree{a.opts.Queues, used}
+	for fr, v := range ch.usage {
+		nominal, _, _ := groupLimits(cq.Groups, fr)
+		if !borrow && sum(used[cq.Name][fr], v) > nominal {
+			return false, nil
+		}
+		if _, free := t.room(cq, fr); v > free {
+			return false, nil
+		}
+	}
+	if !slices.ContainsFunc(ch.tas, func(f string) bool { return f != "" }) {
+		return true, nil
+	}
+	var rel []placement.PodSetRef
+	for _, c := range removed {
+		for _, set := range c.w.Group.PodSets {
+			if _, ok := a.s.PodSetUsage(c.w.Key(), set.Name); ok {
+				rel = append(rel, placement.PodSetRef{Group: c.w.Key(), PodSet: set.Name})
+			}
+		}
+	}
+	s, savedUsed := a.s, a.used
+	defer func() { a.s, a.used = s, savedUsed }()
+	if len(rel) > 0 {
+		next, err := a.s.Apply(placement.Change{Release: rel})
+		if err != nil {
+			return false, err
+		}
+		a.s = next
+	}
+	a.used = used
+	ps, err := a.planChoice(cq, w, ch)
+	return err == nil && ps.plan.Decision.Status == placement.Scheduled, err
+}
+
+// sortedFRs are u's keys by flavor, then resource.
+func sortedFRs(u map[flavorResource]int64) []flavorResource {
+	return slices.SortedFunc(maps.Keys(u), func(x, y flavorResource) int {
+		return cmp.Or(strings.Compare(x.Flavor, y.Flavor), strings.Compare(string(x.Resource), string(y.Resource)))
+	})
+}
+
+// cqPath is the path Kueue's preemption message gives a ClusterQueue:
+// its cohorts from the root down, then itself ("/root/team/cq").
+func (q *KueueQueues) cqPath(cq string) string {
+	parts := []string{cq}
+	seen := map[string]bool{}
+	for c := q.ClusterQueues[cq].Cohort; c != "" && !seen[c]; c = q.parentOf(quotaNode{cohort: c}) {
+		seen[c] = true
+		parts = append(parts, c)
+	}
+	slices.Reverse(parts)
+	return "/" + strings.Join(parts, "/")
+}
+
+// preemptionReasons are Kueue's words for each Preempted reason.
+var preemptionReasons = map[string]string{
+	kueue.InClusterQueueReason:      "prioritization in the ClusterQueue",
+	kueue.InCohortReclamationReason: "reclamation within the cohort",
+}
+
+// issuePreemptions evicts targets for preemptor w, as Kueue's preemptor
+// does: each victim gets Evicted True (reason Preempted) and Preempted
+// True (its reason) with Kueue's message naming the preemptor's UID and
+// job UID ("UNKNOWN" when unset) and both ClusterQueues' paths, loses its
+// admission and quota, and is queued again. It returns the victims'
+// indexes in the queue.
+func (a *admitter) issuePreemptions(w *KueueWorkload, targets []preemptTarget, out []KueueOutcome) ([]int, error) {
+	q := a.opts.Queues
+	cq, _ := q.route(w)
+	uid := cmp.Or(string(w.Obj.UID), "UNKNOWN")
+	job := cmp.Or(w.Obj.Labels["kueue.x-k8s.io/job-uid"], "UNKNOWN")
+	var idx []int
+	var names []string
+	for _, t := range targets {
+		v := t.cand.w
+		msg := fmt.Sprintf("Preempted to accommodate a workload (UID: %s, JobUID: %s) due to %s; preemptor path: %s; preemptee path: %s",
+			uid, job, preemptionReasons[t.reason], q.cqPath(cq.Name), q.cqPath(t.cand.cq.Name))
+		a.releaseQuota(v)
+		for _, set := range v.Group.PodSets {
+			if err := a.release(v, set.Name); err != nil {
+				return nil, err
+			}
+		}
+		o := &out[t.cand.i]
+		words := fmt.Sprintf("preempted by %s (%s)", w.Key(), t.reason)
+		a.evictedFor[v.Key()] = words
+		o.Action, o.Message, o.PodSets = KueuePreempted, words, nil
+		obj := v.Obj
+		obj.Status.Admission = nil
+		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByPreemption, msg, a.opts.Now)
+		setCondition(obj, kueue.WorkloadPreempted, metav1.ConditionTrue, t.reason, msg, a.opts.Now)
+		setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, a.opts.Now)
+		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", a.opts.Now)
+		idx = append(idx, t.cand.i)
+		names = append(names, fmt.Sprintf("%s (%s)", v.Key(), t.reason))
+	}
+	a.preemptions += len(targets)
+	a.preempted[w.Key()] = "preempted " + strings.Join(names, ", ")
+	return idx, nil
+}
