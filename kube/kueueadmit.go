@@ -225,7 +225,7 @@ type KueueOutcome struct {
 // [*placement.FieldError]; s and the objects are then
 // left as they were only in part, and must be discarded.
 func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
-	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, preempted: map[placement.Key]string{}}
+	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, preempted: map[placement.Key]string{}, issued: map[string]bool{}}
 	outOfTAS := len(opts.NotReady) > 0 // a node Kueue's topology snapshot leaves out
 	for id := range placement.NodeID(s.NumNodes()) {
 		outOfTAS = outOfTAS || s.Node(id).Unschedulable
@@ -358,6 +358,8 @@ type admitter struct {
 	queue       []*KueueWorkload
 	preemptions int
 	preempted   map[placement.Key]string
+	// issued are the preemptions issued, by preemptor and victims.
+	issued map[string]bool
 }
 
 // hostOf is the hostname label value of node id (its name without one).
@@ -517,10 +519,13 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome, out []KueueOutcome
 		}
 		var victims []int
 		if len(targets) > 0 {
-			if victims, err = a.issuePreemptions(w, targets, out); err != nil {
+			if why := a.repeats(w, targets); why != "" {
+				msg += "; " + why
+			} else if victims, err = a.issuePreemptions(w, targets, out); err != nil {
 				return false, nil, err
+			} else {
+				msg += fmt.Sprintf(". Pending the preemption of %d workload(s)", len(victims))
 			}
-			msg += fmt.Sprintf(". Pending the preemption of %d workload(s)", len(victims))
 		}
 		if o.Action != KueueEvicted && o.Action != KueuePreempted {
 			o.Action, o.Message = KueuePending, msg

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
@@ -41,7 +43,11 @@ type propWorld struct {
 	levels  map[string][]string
 	nominal map[string]map[flavorResource]int64
 	covers  map[string][]corev1.ResourceName // each ClusterQueue's covered resources
-	opts    KueueOptions
+	// cohort is each ClusterQueue's spec.cohortName ("" for none), and
+	// preemption its spec.preemption.
+	cohort     map[string]string
+	preemption map[string]kueue.ClusterQueuePreemption
+	opts       KueueOptions
 }
 
 // clone copies the nodes and Workloads deeply; the queue objects are not
@@ -120,9 +126,90 @@ func requireInputError(t require.TestingT, err error) {
 	require.NotEmpty(t, fe.Field, "%v", err)
 }
 
-// genPropWorld draws a world of all pending Workloads.
+// genPropWorld draws a world of all pending Workloads: most often one of
+// every kind of object, else a crowded one ([genPreemptWorld]).
 func genPropWorld(t *rapid.T) *propWorld {
-	w := &propWorld{levels: map[string][]string{}, nominal: map[string]map[flavorResource]int64{}, covers: map[string][]corev1.ResourceName{}}
+	if rapid.IntRange(0, 2).Draw(t, "crowded") == 0 {
+		return genPreemptWorld(t)
+	}
+	return genVariedWorld(t)
+}
+
+// genPreemptWorld draws a crowded world, where admitted Workloads are
+// often preempted: one rack > host Topology over 2–6 hosts, one topology
+// flavor over all of them, one or two ClusterQueues of CPUs alone (a
+// cohort or not, preemption policies drawn) reached from ns1 and ns2, and
+// 2–6 Workloads then 1–3 late ones of a priority as high or higher.
+func genPreemptWorld(t *rapid.T) *propWorld {
+	w := &propWorld{levels: map[string][]string{"t1": {"block", "rack", corev1.LabelHostname}}, nominal: map[string]map[flavorResource]int64{}, covers: map[string][]corev1.ResourceName{},
+		cohort: map[string]string{}, preemption: map[string]kueue.ClusterQueuePreemption{}}
+	for r := range rapid.IntRange(1, 2).Draw(t, "racks") {
+		for h := range rapid.IntRange(1, 3).Draw(t, "hosts") {
+			n := genPropNode(t, fmt.Sprintf("b0-r%d-h%d", r, h), 0, r)
+			n.Labels["pool"] = "a"
+			w.nodes = append(w.nodes, n)
+		}
+	}
+	ref := kueue.TopologyReference("t1")
+	w.rest = append(w.rest, propTopology("t1"), &kueue.ResourceFlavor{ObjectMeta: metav1.ObjectMeta{Name: "f0"},
+		Spec: kueue.ResourceFlavorSpec{NodeLabels: map[string]string{"pool": "a"}, TopologyName: &ref, Tolerations: []corev1.Toleration{{Key: "spot", Operator: corev1.TolerationOpExists}}}})
+	cohort := rapid.Bool().Draw(t, "cohort")
+	queues := 2 // a cohort of one reclaims from none
+	if !cohort {
+		queues = rapid.IntRange(1, 2).Draw(t, "clusterQueues")
+	}
+	for q := range queues {
+		name := fmt.Sprintf("cq%d", q)
+		v := int64(rapid.IntRange(1, 12).Draw(t, "nominal"))
+		cq := &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueue.ClusterQueueSpec{NamespaceSelector: &metav1.LabelSelector{},
+			ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU},
+				Flavors: []kueue.FlavorQuotas{{Name: "f0", Resources: []kueue.ResourceQuota{{Name: corev1.ResourceCPU, NominalQuota: *resource.NewQuantity(v, resource.DecimalSI)}}}}}}}}
+		w.nominal[name] = map[flavorResource]int64{{"f0", placement.ResourceCPU}: v * 1000}
+		w.covers[name] = []corev1.ResourceName{corev1.ResourceCPU}
+		pre := kueue.ClusterQueuePreemption{
+			WithinClusterQueue:  rapid.SampledFrom([]kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyLowerOrNewerEqualPriority}).Draw(t, "withinClusterQueue"),
+			ReclaimWithinCohort: rapid.SampledFrom([]kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyAny}).Draw(t, "reclaimWithinCohort"),
+		}
+		cq.Spec.Preemption, w.preemption[name] = &pre, pre
+		if cohort {
+			cq.Spec.CohortName, w.cohort[name] = "org", "org"
+		}
+		w.rest = append(w.rest, cq)
+	}
+	w.rest = append(w.rest, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns1"}}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns2"}},
+		&kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: "ns1", Name: "lq"}, Spec: kueue.LocalQueueSpec{ClusterQueue: "cq0"}},
+		&kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: "ns2", Name: "lq"}, Spec: kueue.LocalQueueSpec{ClusterQueue: kueue.ClusterQueueReference(fmt.Sprintf("cq%d", queues-1))}})
+	n := rapid.IntRange(2, 6).Draw(t, "workloads")
+	for i := range n + rapid.IntRange(1, 3).Draw(t, "late workloads") {
+		x := genPropWorkload(t, fmt.Sprintf("w%d", i))
+		x.Spec.QueueName = "lq"
+		// One or two small sets, so that several Workloads fit at once.
+		x.Spec.PodSets = x.Spec.PodSets[:min(len(x.Spec.PodSets), 2)]
+		for k := range x.Spec.PodSets {
+			ps := &x.Spec.PodSets[k]
+			ps.Count = min(ps.Count, 4) // a slice of 2 stays whole
+			if ps.MinCount != nil && *ps.MinCount > ps.Count {
+				ps.MinCount = &ps.Count
+			}
+			delete(x.Spec.PodSets[k].Template.Spec.Containers[0].Resources.Requests, propGPU)
+			x.Spec.PodSets[k].Template.Spec.NodeSelector = nil
+		}
+		if i < n {
+			w.wls = append(w.wls, x)
+			continue
+		}
+		p := int32(rapid.IntRange(2, 4).Draw(t, "late priority")) // the early ones' are up to 2
+		x.Spec.Priority = &p
+		w.late = append(w.late, x)
+	}
+	w.opts = KueueOptions{Now: propNow, Plan: topology.PlanOptions{Balanced: rapid.Bool().Draw(t, "balanced")}, WaitForReplacement: rapid.Bool().Draw(t, "wait for replacement")}
+	return w
+}
+
+// genVariedWorld draws a world with objects of every kind.
+func genVariedWorld(t *rapid.T) *propWorld {
+	w := &propWorld{levels: map[string][]string{}, nominal: map[string]map[flavorResource]int64{}, covers: map[string][]corev1.ResourceName{},
+		cohort: map[string]string{}, preemption: map[string]kueue.ClusterQueuePreemption{}}
 	for b := range rapid.IntRange(1, 2).Draw(t, "blocks") {
 		for r := range rapid.IntRange(1, 3).Draw(t, "racks") {
 			for h := range rapid.IntRange(1, 3).Draw(t, "hosts") {
@@ -140,8 +227,15 @@ func genPropWorld(t *rapid.T) *propWorld {
 		w.rest = append(w.rest, propTopology("t2"))
 	}
 	flavors := genPropFlavors(t, w)
+	cohort := rapid.Bool().Draw(t, "cohort")
 	for q := range rapid.IntRange(1, 2).Draw(t, "clusterQueues") {
-		w.rest = append(w.rest, genPropClusterQueue(t, w, fmt.Sprintf("cq%d", q), flavors))
+		cq := genPropClusterQueue(t, w, fmt.Sprintf("cq%d", q), flavors)
+		if cohort {
+			// A flat cohort without limits: its members lend each
+			// other all their unused quota.
+			cq.Spec.CohortName, w.cohort[cq.Name] = "org", "org"
+		}
+		w.rest = append(w.rest, cq)
 	}
 	w.rest = append(w.rest, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns1", Labels: map[string]string{"team": "x"}}},
 		&kueue.LocalQueue{ObjectMeta: metav1.ObjectMeta{Namespace: "ns1", Name: "lq"}, Spec: kueue.LocalQueueSpec{ClusterQueue: "cq0"}})
@@ -157,6 +251,10 @@ func genPropWorld(t *rapid.T) *propWorld {
 		if i < n {
 			w.wls = append(w.wls, x)
 		} else {
+			// Late Workloads are often above the admitted ones, which may
+			// then be preempted.
+			p := deref(x.Spec.Priority) + int32(rapid.IntRange(0, 2).Draw(t, "late priority"))
+			x.Spec.Priority = &p
 			w.late = append(w.late, x)
 		}
 	}
@@ -262,6 +360,14 @@ func genPropClusterQueue(t *rapid.T, w *propWorld, name string, flavors []string
 		w.covers[name] = append(w.covers[name], covered...)
 	}
 	cq.Spec.NamespaceSelector = []*metav1.LabelSelector{{}, {MatchLabels: map[string]string{"team": "x"}}, nil}[[]int{0, 0, 0, 0, 0, 0, 1, 1, 2}[rapid.IntRange(0, 8).Draw(t, "namespaceSelector")]]
+	pre := kueue.ClusterQueuePreemption{
+		WithinClusterQueue:  rapid.SampledFrom([]kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyLowerOrNewerEqualPriority, ""}).Draw(t, "withinClusterQueue"),
+		ReclaimWithinCohort: rapid.SampledFrom([]kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyAny, ""}).Draw(t, "reclaimWithinCohort"),
+	}
+	if pre != (kueue.ClusterQueuePreemption{}) {
+		cq.Spec.Preemption = &pre
+	}
+	w.preemption[name] = pre
 	return cq
 }
 
@@ -428,7 +534,10 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 			k := slices.IndexFunc(x.Group.PodSets, func(p placement.PodSet) bool { return p.Name == string(psa.Name) })
 			count := *psa.Count
 			if k < 0 { // a set of count 0
-				require.Zero(t, count, "%s/%s", o.Workload, psa.Name)
+				if o.Action != KueueReplacementWaits && o.Action != KueueGrowWaits {
+					// A Workload that waits keeps its admission as it was.
+					require.Zero(t, count, "%s/%s; %s", o.Workload, psa.Name, summary(outs, byKey))
+				}
 				continue
 			}
 			set := &x.Group.PodSets[k]
@@ -464,11 +573,27 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 			w.checkPods(t, s, x, k, q.Flavors[tas[0]], pods, o, before[x.Key()][set.Name])
 		}
 	}
-	for cq, u := range used {
+	// Per ClusterQueue, or per cohort (flat, without limits: its
+	// members' nominal quotas together), usage is within nominal quota.
+	pooled, nominal := map[string]map[flavorResource]int64{}, map[string]map[flavorResource]int64{}
+	for cq, u := range w.nominal {
+		pool := cmp.Or(w.cohort[cq], "ClusterQueue "+cq)
+		if nominal[pool] == nil {
+			nominal[pool], pooled[pool] = map[flavorResource]int64{}, map[flavorResource]int64{}
+		}
 		for fr, v := range u {
-			require.LessOrEqual(t, v, w.nominal[cq][fr], "ClusterQueue %s flavor %s %s: usage over nominal quota; %s", cq, fr.Flavor, fr.Resource, summary(outs, byKey))
+			nominal[pool][fr] += v
+		}
+		for fr, v := range used[cq] {
+			pooled[pool][fr] += v
 		}
 	}
+	for pool, u := range pooled {
+		for fr, v := range u {
+			require.LessOrEqual(t, v, nominal[pool][fr], "%s flavor %s %s: usage over nominal quota; %s", pool, fr.Flavor, fr.Resource, summary(outs, byKey))
+		}
+	}
+	w.checkVictims(t, c, outs, byKey)
 	for id := range placement.NodeID(s.NumNodes()) {
 		for _, r := range s.Resources() {
 			require.GreaterOrEqual(t, s.Free(id, r), int64(0), "node %s over its allocatable %s", s.Node(id).Name, r)
@@ -659,7 +784,12 @@ func TestProp_KueueAdmitQueues(t *testing.T) {
 			require.Equal(rt, c.KueueWorkloads[i].Obj.Status, x.Obj.Status, "%s: another Workload order writes another status", x.Key())
 		}
 
-		// Fixed point: a second pass over the written objects.
+		// Fixed point: a second pass over the written objects, unless
+		// gangsim stopped a preemption cycle (Kueue would go on
+		// preempting and readmitting in turn).
+		if slices.ContainsFunc(outs, func(o KueueOutcome) bool { return strings.Contains(o.Message, cycleWords) }) {
+			return
+		}
 		statuses := map[placement.Key]kueue.WorkloadStatus{}
 		for _, x := range c.KueueWorkloads {
 			statuses[x.Key()] = *x.Obj.Status.DeepCopy()
@@ -667,22 +797,33 @@ func TestProp_KueueAdmitQueues(t *testing.T) {
 		c2, _, outs2 := w.admit(rt)
 		progressed := map[placement.Key]bool{}
 		require.Len(rt, outs2, len(outs))
+		// A Workload waiting to grow or for a replacement is tried once,
+		// before the pending ones: room that an eviction or a preemption
+		// frees later in the pass it finds only in the next, which then
+		// leaves less to the pending ones and words their reasons anew.
+		anyProgressed := false
+		for i, o := range outs {
+			if waitedThenProgressed(o.Action, outs2[i].Action) {
+				anyProgressed = true
+			}
+		}
 		for i, o := range outs {
 			o2 := outs2[i]
 			require.Equal(rt, o.Workload, o2.Workload)
 			switch o.Action {
-			case KueuePending, KueueEvicted:
+			case KueuePending, KueueEvicted, KueuePreempted:
 				require.Equal(rt, KueuePending, o2.Action, "%s: %s", o2.Workload, o2.Message)
-				if o.Action == KueuePending {
+				if o.Action == KueuePending && !anyProgressed {
 					require.Equal(rt, o.Message, o2.Message, "%s", o2.Workload)
 				}
+				progressed[o.Workload] = anyProgressed
 			case KueueGrowWaits, KueueReplacementWaits:
 				// Its reason may name the room left as it was when it was
 				// tried: with the Workloads admitted later in the pass
 				// held from the start, less. A Workload evicted later in
 				// the pass may leave room it finds only in the next one
 				// (the running Workloads are tried once per pass).
-				if o2.Action == KueueRepaired || o2.Action == KueueResized {
+				if waitedThenProgressed(o.Action, o2.Action) {
 					progressed[o.Workload] = true
 					continue
 				}
@@ -702,6 +843,16 @@ func TestProp_KueueAdmitQueues(t *testing.T) {
 			require.Equal(rt, statuses[x.Key()], x.Obj.Status, "%s: a second pass changes the status", x.Key())
 		}
 	})
+}
+
+// waitedThenProgressed reports whether a Workload that waited to grow or
+// for a replacement (first) moved on in a later pass (then): repaired,
+// resized, or replaced and now waiting to grow.
+func waitedThenProgressed(first, then KueueAction) bool {
+	if first != KueueGrowWaits && first != KueueReplacementWaits {
+		return false
+	}
+	return then == KueueRepaired || then == KueueResized || first == KueueReplacementWaits && then == KueueGrowWaits
 }
 
 // kueueAdmitSeeds are small Kueue worlds for FuzzKueueAdmit, each under
@@ -795,4 +946,97 @@ func FuzzKueueAdmit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkVictims: a Workload preempted in the pass (its outcome names its
+// preemptor) was preempted as its preemptor's ClusterQueue's
+// spec.preemption allows: within that ClusterQueue under
+// withinClusterQueue (a lower priority, or an equal one created later
+// under LowerOrNewerEqualPriority; never under Never), or from another
+// ClusterQueue of its cohort under reclaimWithinCohort; with the
+// Preempted condition's reason saying which.
+func (w *propWorld) checkVictims(t require.TestingT, c *Cluster, outs []KueueOutcome, byKey map[placement.Key]*KueueWorkload) {
+	q := c.KueueQueues
+	cqOf := func(x *KueueWorkload) string {
+		return q.LocalQueues[placement.Key{Namespace: x.Obj.Namespace, Name: string(x.Obj.Spec.QueueName)}]
+	}
+	for _, o := range outs {
+		by, ok := strings.CutPrefix(o.Message, "preempted by ")
+		if !ok {
+			continue
+		}
+		require.Contains(t, []KueueAction{KueuePreempted, KueueReadmitted}, o.Action, "%s: %s", o.Workload, o.Message)
+		name, reason, _ := strings.Cut(strings.SplitN(by, ";", 2)[0], " (")
+		reason = strings.TrimSuffix(reason, ")")
+		var p *KueueWorkload
+		for k, x := range byKey {
+			if k.String() == name {
+				p = x
+			}
+		}
+		require.NotNil(t, p, "%s: preemptor %q", o.Workload, name)
+		v := byKey[o.Workload]
+		pcq, vcq := cqOf(p), cqOf(v)
+		pre := w.preemption[pcq]
+		what := fmt.Sprintf("%s (%s, priority %d, created %s) preempted by %s (%s, priority %d, created %s) for %s under %+v",
+			o.Workload, vcq, v.Priority, v.Created.Format(time.TimeOnly), name, pcq, p.Priority, p.Created.Format(time.TimeOnly), reason, pre)
+		if vcq == pcq {
+			require.Equal(t, kueue.InClusterQueueReason, reason, what)
+			switch pre.WithinClusterQueue {
+			case kueue.PreemptionPolicyLowerPriority:
+				require.Less(t, v.Priority, p.Priority, what)
+			case kueue.PreemptionPolicyLowerOrNewerEqualPriority:
+				require.True(t, v.Priority < p.Priority || v.Priority == p.Priority && p.Created.Before(v.Created), what)
+			default:
+				require.Fail(t, "a victim under withinClusterQueue Never", what)
+			}
+		} else {
+			require.Equal(t, kueue.InCohortReclamationReason, reason, what)
+			require.NotEmpty(t, w.cohort[pcq], what)
+			require.Equal(t, w.cohort[pcq], w.cohort[vcq], what)
+			switch pre.ReclaimWithinCohort {
+			case kueue.PreemptionPolicyLowerPriority:
+				require.Less(t, v.Priority, p.Priority, what)
+			case kueue.PreemptionPolicyAny:
+			default:
+				require.Fail(t, "a victim under reclaimWithinCohort Never", what)
+			}
+		}
+		if o.Action == KueuePreempted {
+			cond := apimeta.FindStatusCondition(v.Obj.Status.Conditions, kueue.WorkloadPreempted)
+			require.NotNil(t, cond, what)
+			require.Equal(t, [2]string{"True", reason}, [2]string{string(cond.Status), cond.Reason}, what)
+		}
+	}
+}
+
+// The worlds of TestProp_KueueAdmitQueues do see preemption: within a
+// ClusterQueue and, in a cohort, reclaim; else checkVictims would check
+// nothing.
+func TestProp_KueueAdmitQueuesPreempts(t *testing.T) {
+	seen := map[string]int{}
+	// Reclaim needs a cohort, a policy and a member borrowing: a few
+	// runs of 100 worlds may be needed to see it.
+	for range 10 {
+		rapid.Check(t, func(rt *rapid.T) {
+			w := genPropWorld(rt)
+			_, _, outs := w.admit(rt)
+			w.perturb(rt)
+			_, _, outs2 := w.admit(rt)
+			for _, o := range append(outs, outs2...) {
+				if strings.Contains(o.Message, cycleWords) {
+					seen["cycle stopped"]++
+				}
+				if _, by, ok := strings.Cut(o.Message, "preempted by "); ok {
+					seen[strings.TrimSuffix(strings.SplitN(strings.SplitN(by, ";", 2)[0], " (", 2)[1], ")")]++
+				}
+			}
+		})
+		if seen[kueue.InClusterQueueReason] > 0 && seen[kueue.InCohortReclamationReason] > 0 {
+			break
+		}
+	}
+	require.Positive(t, seen[kueue.InClusterQueueReason], "no preemption within a ClusterQueue: %v", seen)
+	require.Positive(t, seen[kueue.InCohortReclamationReason], "no reclaim in a cohort: %v", seen)
+	t.Logf("victims by reason: %v", seen)
 }

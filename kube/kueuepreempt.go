@@ -55,6 +55,31 @@ type preemptTarget struct {
 // whatever the policies; Kueue itself has no such bound.
 const maxPreemptions = 4
 
+// cycleWords is what a preemptor's reason says when gangsim stops a
+// preemption cycle ([admitter.repeats]).
+const cycleWords = "a preemption cycle"
+
+// repeats words why gangsim does not issue targets for w: w preempted
+// the same Workloads before in this run, and they were admitted again
+// (Kueue, which keeps no such memory, would preempt and readmit them in
+// turn, cycle after cycle), or the run's preemptions reached
+// [maxPreemptions] per Workload; "" when it issues them.
+func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
+	var names []string
+	for _, t := range targets {
+		names = append(names, t.cand.w.Key().String())
+	}
+	key := w.Key().String() + " " + strings.Join(names, ",")
+	switch {
+	case a.issued[key]:
+		return fmt.Sprintf("preempting %s again would repeat %s (in Kueue they are preempted and admitted again in turn)", strings.Join(names, ", "), cycleWords)
+	case a.preemptions >= maxPreemptions*len(a.queue):
+		return fmt.Sprintf("preemption stopped after %d preemptions in this run: %s", a.preemptions, cycleWords)
+	}
+	a.issued[key] = true
+	return ""
+}
+
 // preempt looks for the Workloads that pending Workload w, which does not
 // fit, may preempt in its ClusterQueue (and cohort) under the
 // ClusterQueue's spec.preemption, as Kueue v0.17's classical preemption
@@ -69,7 +94,7 @@ const maxPreemptions = 4
 // Kueue preempts only to get quota the ClusterQueue may claim.
 func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, error) {
 	q := a.opts.Queues
-	if q == nil || a.preemptions >= maxPreemptions*len(a.queue) {
+	if q == nil {
 		return nil, nil
 	}
 	cq, why := q.route(w)
@@ -502,7 +527,7 @@ var preemptionReasons = map[string]string{
 // does: each victim gets Evicted True (reason Preempted) and Preempted
 // True (its reason) with Kueue's message naming the preemptor's UID and
 // job UID ("UNKNOWN" when unset) and both ClusterQueues' paths, loses its
-// admission and quota, and is queued again. It returns the victims'
+// admission, status.unhealthyNodes and quota, and is queued again. It returns the victims'
 // indexes in the queue.
 func (a *admitter) issuePreemptions(w *KueueWorkload, targets []preemptTarget, out []KueueOutcome) ([]int, error) {
 	q := a.opts.Queues
@@ -526,7 +551,7 @@ func (a *admitter) issuePreemptions(w *KueueWorkload, targets []preemptTarget, o
 		a.evictedFor[v.Key()] = words
 		o.Action, o.Message, o.PodSets = KueuePreempted, words, nil
 		obj := v.Obj
-		obj.Status.Admission = nil
+		obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil // Kueue's eviction resets both
 		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByPreemption, msg, a.opts.Now)
 		setCondition(obj, kueue.WorkloadPreempted, metav1.ConditionTrue, t.reason, msg, a.opts.Now)
 		setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, a.opts.Now)
