@@ -178,8 +178,24 @@ type KueueOutcome struct {
 // holding back the later ones of its ClusterQueue; the second admits in
 // queue order, borrowing. Kueue takes one head per ClusterQueue a cycle
 // and orders borrowers by the height of the cohort they borrow from;
-// gangsim's rounds do neither, and nothing is preempted to reclaim
-// quota lent.
+// gangsim's rounds do neither.
+//
+// Preemption (with queues): a pending Workload that fits no flavor, whose
+// ClusterQueue's spec.preemption allows it ([KueuePreemption]), preempts
+// the admitted Workloads that Kueue v0.17's classical preemption picks —
+// of its own ClusterQueue under withinClusterQueue, of cohort members over
+// their nominal quota under reclaimWithinCohort; lowest priority and
+// newest reservation first, removed until it fits (quota, and topology on
+// the nodes they free), then put back from the second last while it still
+// fits. The victims are evicted (Evicted True, reason Preempted;
+// Preempted True, reason InClusterQueue or InCohortReclamation, with
+// Kueue's message; outcome KueuePreempted) and queued again; as in Kueue,
+// the preemptor is not admitted in the pass that evicts them but waits
+// ("Pending the preemption of n workload(s)"); nothing else is admitted
+// in that pass, and in the next, the victims gone, it is tried again in
+// queue order. A preemptor that would preempt the same Workloads again in one
+// call (they were admitted again before it: Kueue would cycle) waits
+// instead, its reason saying so.
 //
 // Partial admission (Kueue's PartialAdmission gate, on by default): a
 // pending Workload that does not fit whole, one of whose sets has a

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// kueuePreemptOracleCase is one file of kube/testdata/kueue-oracle/preemption:
+// the real Kueue v0.17.0's state after it settled on the manifests named
+// (paths in that directory), whose admitted Workloads were written first and
+// whose pending ones were then created (see the README there).
+type kueuePreemptOracleCase struct {
+	Kueue     string   `json:"kueue"`
+	Manifests []string `json:"manifests"`
+	Phases    []struct {
+		Workloads []struct {
+			Workload string `json:"workload"`
+			Admitted bool   `json:"admitted"`
+			PodSets  []struct {
+				Name   string           `json:"name"`
+				Flavor string           `json:"flavor"`
+				Nodes  map[string]int32 `json:"nodes"`
+			} `json:"podSets"`
+			// KueueMessage is "Pending: " and Kueue's QuotaReserved message.
+			KueueMessage string `json:"kueueMessage"`
+			Evictions    []struct {
+				Reason string `json:"reason"`
+			} `json:"evictions"`
+			// PreemptedMessage is the Preempted condition's reason, ": ",
+			// and its message.
+			PreemptedMessage string `json:"preemptedMessage"`
+		} `json:"workloadsAfterSettle"`
+	} `json:"phases"`
+}
+
+// TestKueuePreemptionOracle holds gangsim's preemption to the real Kueue's
+// recorded answers: for every Workload, admitted or not, its pods per node
+// and flavor, whether it was preempted and for which reason
+// (InClusterQueue, InCohortReclamation), and a pending one's reason.
+func TestKueuePreemptionOracle(t *testing.T) {
+	dir := td + "kueue-oracle/preemption/"
+	files, err := filepath.Glob(dir + "*.json")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			var c kueuePreemptOracleCase
+			require.NoError(t, json.Unmarshal(b, &c))
+			require.Equal(t, "v0.17.0", c.Kueue)
+			args := []string{"-o", "json"}
+			for _, m := range c.Manifests {
+				args = append(args, "-f", dir+m)
+			}
+			var out, errb bytes.Buffer
+			code := run(args, nil, &out, &errb, false)
+			require.Contains(t, []int{exitPlaced, exitWaiting}, code, "stderr: %s", errb.String())
+			var rep Report
+			require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+			got := map[string]KueueResult{}
+			for _, r := range rep.Kueue {
+				got[r.Workload] = r
+			}
+			require.NotEmpty(t, c.Phases)
+			for _, want := range c.Phases[len(c.Phases)-1].Workloads {
+				r, ok := got[want.Workload]
+				require.True(t, ok, "gangsim has no answer for %s", want.Workload)
+				require.Equal(t, want.Admitted, !r.waits(), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
+				nodes := map[string]map[string]int32{}
+				flavors := map[string]string{}
+				for _, ps := range r.PodSets {
+					nodes[ps.Name], flavors[ps.Name] = map[string]int32{}, ps.Flavor
+					for _, n := range ps.Nodes {
+						nodes[ps.Name][n.Node] += n.Count
+					}
+				}
+				wantNodes, wantFlavors := map[string]map[string]int32{}, map[string]string{}
+				for _, ps := range want.PodSets {
+					wantNodes[ps.Name], wantFlavors[ps.Name] = ps.Nodes, ps.Flavor
+				}
+				if want.Admitted {
+					require.Equal(t, wantNodes, nodes, "%s", want.Workload)
+					require.Equal(t, wantFlavors, flavors, "%s", want.Workload)
+				}
+				preempted := len(want.Evictions) > 0 && want.Evictions[len(want.Evictions)-1].Reason == "Preempted"
+				require.Equal(t, preempted, strings.HasPrefix(r.Message, "preempted by "), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
+				if reason, _, ok := strings.Cut(want.PreemptedMessage, ": "); ok && want.PreemptedMessage != "" {
+					require.Contains(t, r.Message, "("+reason+")", "%s", want.Workload)
+				}
+				if msg, ok := strings.CutPrefix(want.KueueMessage, "Pending: "); ok && !want.Admitted {
+					require.Contains(t, r.Message, msg, "%s", want.Workload)
+				}
+			}
+		})
+	}
+}
