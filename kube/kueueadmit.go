@@ -504,8 +504,9 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 // pending plans a Workload that holds no quota and admits it when it
 // fits, or, when it does not fit whole and may be admitted partially, at
 // the counts of Kueue's search ([admitter.reduce]); it reports whether
-// it did. When it does not fit and its ClusterQueue's spec.preemption
-// lets it preempt admitted Workloads that make room ([admitter.preempt]),
+// it did. When it does not fit (or fits only at smaller counts) and its
+// ClusterQueue's spec.preemption lets it preempt admitted Workloads that
+// make room for it whole ([admitter.preempt]),
 // it preempts them, writing their outcomes in out, and returns their
 // indexes in the queue: it is not admitted in the same pass, as Kueue
 // admits a preemptor only in a scheduling cycle after its victims'
@@ -527,22 +528,26 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome, out []KueueOutcome
 		return false, nil, err
 	}
 	p := ps.plan
-	if p.Decision.Status != placement.Scheduled {
-		msg := kueueWords(w, p.Decision.Message)
-		targets, err := a.preempt(w)
-		if err != nil {
+	fits := p.Decision.Status == placement.Scheduled
+	var victims []int
+	msg := kueueWords(w, p.Decision.Message)
+	switch {
+	case fits && partialWords(w, ps.w) != "":
+		// Kueue preempts for the whole Workload before it searches the
+		// smaller counts.
+		var withVictims string
+		if victims, withVictims, err = a.tryPreempt(w, out, "its whole pod sets fit by preemption"); err != nil {
 			return false, nil, err
 		}
-		var victims []int
-		if len(targets) > 0 {
-			if why := a.repeats(w, targets); why != "" {
-				msg += "; " + why
-			} else if victims, err = a.issuePreemptions(w, targets, out); err != nil {
-				return false, nil, err
-			} else {
-				msg += fmt.Sprintf(". Pending the preemption of %d workload(s)", len(victims))
-			}
+		if len(victims) > 0 {
+			fits, msg = false, withVictims
 		}
+	case !fits:
+		if victims, msg, err = a.tryPreempt(w, out, msg); err != nil {
+			return false, nil, err
+		}
+	}
+	if !fits {
 		if o.Action != KueueEvicted && o.Action != KueuePreempted {
 			o.Action, o.Message = KueuePending, msg
 		} else {
@@ -590,6 +595,25 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome, out []KueueOutcome
 	}
 	writeAdmitted(ps.w, o.PodSets, a.hostOf, a.opts.Now, ps.adm)
 	return true, nil, nil
+}
+
+// tryPreempt preempts for pending Workload w, whose reason to wait is
+// msg, the admitted Workloads that make room ([admitter.preempt]), unless
+// that would repeat a cycle ([admitter.repeats]); it returns the victims'
+// indexes in the queue and msg with what it did.
+func (a *admitter) tryPreempt(w *KueueWorkload, out []KueueOutcome, msg string) ([]int, string, error) {
+	targets, err := a.preempt(w)
+	if err != nil || len(targets) == 0 {
+		return nil, msg, err
+	}
+	if why := a.repeats(w, targets); why != "" {
+		return nil, msg + "; " + why, nil
+	}
+	victims, err := a.issuePreemptions(w, targets, out)
+	if err != nil {
+		return nil, "", err
+	}
+	return victims, msg + fmt.Sprintf(". Pending the preemption of %d workload(s)", len(victims)), nil
 }
 
 // planTree plans pending Workload w over the admitter's tree, without

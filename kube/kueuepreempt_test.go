@@ -126,6 +126,11 @@ func TestAdmitKueueWorkloads_Preemption(t *testing.T) {
 				preemptWL("young", "la", 0, 5, 4, "", "r1-h2:4", 0), preemptWL("top", "la", 20, 6, 4, "", "r2-h1:4", 0)},
 			[]want{{KueueKept, ""}, {KueueKept, ""}, {KueueAdmitted, "preempted default/young (InClusterQueue)"},
 				{KueuePreempted, "preempted by default/mid (InClusterQueue)" + queued}}},
+		{"whole before partial: Kueue preempts before it reduces", // hi (minCount 4) would fit 4 on r1-h1; p1 makes room for all 8
+			[]string{preemptCQ("a", "", 12, lower)},
+			[]string{preemptWL("p1", "la", 1, 0, 8, "", "r1-h2:4 r2-h1:4", 0),
+				strings.Replace(preemptWL("hi", "la", 10, 9, 8, "", "", 0), "count: 8, ", "count: 8, minCount: 4, ", 1)},
+			[]want{{KueueAdmitted, "preempted default/p1 (InClusterQueue)"}, {KueuePreempted, "preempted by default/hi (InClusterQueue)" + queued}}},
 		{"LowerPriority spares equals",
 			[]string{preemptCQ("a", "", 12, lower)},
 			[]string{preemptWL("old", "la", 0, 0, 4, "", "r1-h1:4", 0), preemptWL("mid", "la", 0, 2, 4, "", "", 0),
