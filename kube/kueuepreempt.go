@@ -85,11 +85,11 @@ func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
 // ClusterQueue's spec.preemption, as Kueue v0.17's classical preemption
 // chooses them; none when the policies allow none or no set of them
 // makes room. Flavors are tried in each resource group's order from the
-// first, and the first flavors for which some victims make w fit are
-// taken (Kueue's default whenCanPreempt TryNextFlavor goes on past a
-// flavor that needs preemption and prefers one that reclaims from the
-// cohort over one that preempts in the ClusterQueue; gangsim does not).
-// A flavor needing more of a resource than the ClusterQueue's nominal
+// first (every group moving on together); flavors whose quota holds w
+// (topology alone needs room) are taken at once, as Kueue stops there;
+// else, as Kueue's default whenCanPreempt TryNextFlavor goes on past a
+// flavor that needs preemption, the best of all ([admitter.preemptRank])
+// is taken, the first among equals. A flavor needing more of a resource than the ClusterQueue's nominal
 // quota, where it cannot reclaim from a cohort above it, is not tried, as
 // Kueue preempts only to get quota the ClusterQueue may claim.
 func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, error) {
@@ -113,21 +113,65 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, error) {
 		optimistic.add(c.cq.Name, negate(c.usage))
 	}
 	start := map[[2]int]int{}
+	var best []preemptTarget
+	bestRank := -1
 	for {
 		ch, why := q.assignFlavors(cq, w, optimistic, start)
 		if why != "" {
-			return nil, nil
+			return best, nil
 		}
 		if ch.severalTopologyFlavors(q, w) == "" {
 			ts, err := a.victims(w, cq, ch, all)
-			if err != nil || len(ts) > 0 {
-				return ts, err
+			if err != nil {
+				return nil, err
+			}
+			if len(ts) > 0 {
+				if a.quotaFits(cq, ch) {
+					return ts, nil // Kueue stops at flavors that hold the quota: only topology needs room
+				}
+				if r := a.preemptRank(cq, ch, ts); r > bestRank {
+					best, bestRank = ts, r
+				}
 			}
 		}
 		if !ch.nextAny(cq, start) {
-			return nil, nil
+			return best, nil
 		}
 	}
+}
+
+// quotaFits reports whether cq's unused quota (with what its cohort
+// lends) holds flavor choice ch now.
+func (a *admitter) quotaFits(cq *KueueClusterQueue, ch flavorChoice) bool {
+	t := quotaTree{a.opts.Queues, a.used}
+	for fr, v := range ch.usage {
+		if _, free := t.room(cq, fr); v > free {
+			return false
+		}
+	}
+	return true
+}
+
+// preemptRank ranks flavor choices that need preemption as Kueue's
+// default preference (BorrowingOverPreemption) does: one whose victims
+// are all in other ClusterQueues (reclaim) before one that preempts in
+// cq, then one where cq borrows nothing once the victims are gone.
+func (a *admitter) preemptRank(cq *KueueClusterQueue, ch flavorChoice, ts []preemptTarget) int {
+	rank := 2 // reclaim
+	var removed []*preemptCand
+	for _, t := range ts {
+		removed = append(removed, t.cand)
+		if t.cand.cq == cq {
+			rank = 0
+		}
+	}
+	used := a.usedWithout(removed)
+	for fr, v := range ch.usage {
+		if nominal, _, _ := groupLimits(cq.Groups, fr); sum(used[cq.Name][fr], v) > nominal {
+			return rank
+		}
+	}
+	return rank + 1
 }
 
 // nextAny sets start to the flavor after each one picked, and reports

@@ -215,3 +215,35 @@ func TestConvertClusterQueue_Preemption(t *testing.T) {
 		})
 	}
 }
+
+// Among flavors that all need preemption, Kueue's default preference
+// takes one that reclaims from the cohort over one that preempts in the
+// ClusterQueue: ah could preempt a1 in tas-a (rack r1) but reclaims tas-b
+// (rack r2), within a's nominal quota, from bb, which borrows it.
+func TestAdmitKueueWorkloads_PreemptionPrefersReclaim(t *testing.T) {
+	flavor := func(name, rack string) string {
+		return fmt.Sprintf("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: %s}\nspec: {nodeLabels: {rack: %s}, topologyName: t}\n", name, rack)
+	}
+	cq := func(name, quotas, pre string) string {
+		return fmt.Sprintf("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: %s}\nspec: {cohortName: c, namespaceSelector: {}, preemption: {%s}, resourceGroups: [{coveredResources: [cpu], flavors: [%s]}]}\n", name, pre, quotas)
+	}
+	q := func(f string, n int) string { return fmt.Sprintf("{name: %s, resources: [{name: cpu, nominalQuota: %d}]}", f, n) }
+	y := partialNodes + flavor("tas-a", "r1") + flavor("tas-b", "r2") +
+		cq("a", q("tas-a", 4)+", "+q("tas-b", 4), "withinClusterQueue: LowerPriority, reclaimWithinCohort: Any") + cq("b", q("tas-b", 0), "") +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: la}\nspec: {clusterQueue: a}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lb}\nspec: {clusterQueue: b}\n" +
+		strings.Replace(preemptWL("a1", "la", 0, 0, 4, "", "r1-h1:4", 0), "cpu: tas}", "cpu: tas-a}", 1) +
+		strings.Replace(preemptWL("bb", "lb", 0, 1, 4, "", "r2-h1:4", 0), "cpu: tas}", "cpu: tas-b}", 1) +
+		preemptWL("ah", "la", 5, 9, 4, "", "", 0)
+	outs, _ := admitAll(t, y)
+	got := map[string][2]string{}
+	for _, o := range outs {
+		got[o.Workload.Name] = [2]string{string(o.Action), o.Message}
+	}
+	require.Equal(t, map[string][2]string{
+		"ah": {"Admitted", "preempted default/bb (InCohortReclamation)"},
+		"a1": {"Kept", ""},
+		"bb": {"Preempted", "preempted by default/ah (InCohortReclamation); queued again: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas-b, 4 more needed"},
+	}, got)
+	require.Equal(t, []string{"tas-b"}, outs[0].Flavors)
+}
