@@ -227,7 +227,9 @@ func TestAdmitKueueWorkloads_PreemptionPrefersReclaim(t *testing.T) {
 	cq := func(name, quotas, pre string) string {
 		return fmt.Sprintf("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: %s}\nspec: {cohortName: c, namespaceSelector: {}, preemption: {%s}, resourceGroups: [{coveredResources: [cpu], flavors: [%s]}]}\n", name, pre, quotas)
 	}
-	q := func(f string, n int) string { return fmt.Sprintf("{name: %s, resources: [{name: cpu, nominalQuota: %d}]}", f, n) }
+	q := func(f string, n int) string {
+		return fmt.Sprintf("{name: %s, resources: [{name: cpu, nominalQuota: %d}]}", f, n)
+	}
 	y := partialNodes + flavor("tas-a", "r1") + flavor("tas-b", "r2") +
 		cq("a", q("tas-a", 4)+", "+q("tas-b", 4), "withinClusterQueue: LowerPriority, reclaimWithinCohort: Any") + cq("b", q("tas-b", 0), "") +
 		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: la}\nspec: {clusterQueue: a}\n" +
