@@ -193,8 +193,8 @@ type KueueOutcome struct {
 // the preemptor is not admitted in the pass that evicts them but waits
 // ("Pending the preemption of n workload(s)"); nothing else is admitted
 // in that pass, and in the next, the victims gone, it is tried again in
-// queue order. A preemptor that would preempt the same Workloads again in one
-// call (they were admitted again before it: Kueue would cycle) waits
+// queue order. A preemptor that would preempt the same Workloads again in
+// one call (they were admitted again before it: Kueue would cycle) waits
 // instead, its reason saying so.
 //
 // Partial admission (Kueue's PartialAdmission gate, on by default): a
@@ -335,6 +335,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 					// this one, as Kueue keeps the room for it.
 					pending = append(pending, victims...)
 					slices.Sort(pending)
+					pending = slices.Compact(pending) // a victim admitted in this call is pending already
 					more = true
 					break pass
 				}
