@@ -40,9 +40,11 @@ type KueueOptions struct {
 	WaitForReplacement bool
 	// Queues, when set, route each pending Workload through its
 	// LocalQueue to a ClusterQueue and choose its flavors there within
-	// nominal quota and what its cohort lends ([KueueQueues]), and let an
-	// admitted pod set grow only within its flavors' unused quota; nil
-	// admits every Workload over the tree without quota.
+	// nominal quota and what its cohort lends ([KueueQueues]), preempting
+	// as its ClusterQueue's spec.preemption allows ([KueuePreemption]), and
+	// let an admitted pod set grow only within its flavors' unused quota;
+	// nil admits every Workload over the tree without quota (and preempts
+	// nothing).
 	Queues *KueueQueues
 }
 
