@@ -105,6 +105,13 @@ func TestAdmitKueueWorkloads_Preemption(t *testing.T) {
 				preemptWL("ah", "la", 5, 9, 4, "", "", 0)},
 			[]want{{KueueAdmitted, "preempted default/bb (InCohortReclamation)"}, {KueueKept, ""},
 				{KueuePreempted, "preempted by default/ah (InCohortReclamation); queued again: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, 2 more needed"}}},
+		{"hierarchy: the nearer claim reclaims while borrowing", // a (team) holds 2 of 4; ah's 4 fit team's 8, so c (org) is reclaimed even though a then borrows 2 of b's
+			[]string{"kind: Cohort\nmetadata: {name: team}\nspec: {parentName: org}", preemptCQ("a", "team", 4, "reclaimWithinCohort: Any"),
+				preemptCQ("b", "team", 4, ""), preemptCQ("c", "org", 4, ""), "kind: LocalQueue\nmetadata: {name: lc}\nspec: {clusterQueue: c}"},
+			[]string{preemptWL("a1", "la", 0, 0, 2, "", "r1-h1:2", 0), preemptWL("cc", "lc", 0, 1, 8, "", "r1-h2:4 r2-h1:4", 0),
+				preemptWL("ah", "la", 5, 9, 4, "", "", 0)},
+			[]want{{KueueAdmitted, "preempted default/cc (InCohortReclamation); borrows from cohort team: cpu 2 in flavor tas"}, {KueueKept, ""},
+				{KueuePreempted, "preempted by default/ah (InCohortReclamation); queued again: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, 2 more needed"}}},
 		{"no reclaim from a member within its nominal quota", // b holds 6 of its 6: not borrowing
 			[]string{preemptCQ("a", "c", 6, "reclaimWithinCohort: Any"), preemptCQ("b", "c", 6, "")},
 			[]string{preemptWL("a1", "la", 0, 0, 4, "", "r1-h1:4", 0), preemptWL("bb", "lb", 0, 1, 6, "", "r1-h2:4 r2-h1:2", 0),
