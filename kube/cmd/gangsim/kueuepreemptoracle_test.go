@@ -42,62 +42,71 @@ type kueuePreemptOracleCase struct {
 // TestKueuePreemptionOracle holds gangsim's preemption to the real Kueue's
 // recorded answers: for every Workload, admitted or not, its pods per node
 // and flavor, whether it was preempted and for which reason
-// (InClusterQueue, InCohortReclamation), and a pending one's reason.
+// (InClusterQueue, InCohortReclamation), and a pending one's reason —
+// under the gangsched and kueue topology profiles alike.
 func TestKueuePreemptionOracle(t *testing.T) {
 	dir := td + "kueue-oracle/preemption/"
 	files, err := filepath.Glob(dir + "*.json")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
-			b, err := os.ReadFile(f)
-			require.NoError(t, err)
-			var c kueuePreemptOracleCase
-			require.NoError(t, json.Unmarshal(b, &c))
-			require.Equal(t, "v0.17.0", c.Kueue)
-			args := []string{"-o", "json"}
-			for _, m := range c.Manifests {
-				args = append(args, "-f", dir+m)
+		for _, prof := range []string{"gangsched", "kueue"} {
+			t.Run(strings.TrimSuffix(filepath.Base(f), ".json")+"/"+prof, func(t *testing.T) {
+				checkPreemptionOracle(t, dir, f, prof)
+			})
+		}
+	}
+}
+
+// checkPreemptionOracle runs gangsim under topology profile prof on the
+// manifests of oracle file f (in dir) and compares every Workload.
+func checkPreemptionOracle(t *testing.T, dir, f, prof string) {
+	b, err := os.ReadFile(f)
+	require.NoError(t, err)
+	var c kueuePreemptOracleCase
+	require.NoError(t, json.Unmarshal(b, &c))
+	require.Equal(t, "v0.17.0", c.Kueue)
+	args := []string{"-o", "json", "-topology-profile", prof}
+	for _, m := range c.Manifests {
+		args = append(args, "-f", dir+m)
+	}
+	var out, errb bytes.Buffer
+	code := run(args, nil, &out, &errb, false)
+	require.Contains(t, []int{exitPlaced, exitWaiting}, code, "stderr: %s", errb.String())
+	var rep Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	got := map[string]KueueResult{}
+	for _, r := range rep.Kueue {
+		got[r.Workload] = r
+	}
+	require.NotEmpty(t, c.Phases)
+	for _, want := range c.Phases[len(c.Phases)-1].Workloads {
+		r, ok := got[want.Workload]
+		require.True(t, ok, "gangsim has no answer for %s", want.Workload)
+		require.Equal(t, want.Admitted, !r.waits(), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
+		nodes := map[string]map[string]int32{}
+		flavors := map[string]string{}
+		for _, ps := range r.PodSets {
+			nodes[ps.Name], flavors[ps.Name] = map[string]int32{}, ps.Flavor
+			for _, n := range ps.Nodes {
+				nodes[ps.Name][n.Node] += n.Count
 			}
-			var out, errb bytes.Buffer
-			code := run(args, nil, &out, &errb, false)
-			require.Contains(t, []int{exitPlaced, exitWaiting}, code, "stderr: %s", errb.String())
-			var rep Report
-			require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
-			got := map[string]KueueResult{}
-			for _, r := range rep.Kueue {
-				got[r.Workload] = r
-			}
-			require.NotEmpty(t, c.Phases)
-			for _, want := range c.Phases[len(c.Phases)-1].Workloads {
-				r, ok := got[want.Workload]
-				require.True(t, ok, "gangsim has no answer for %s", want.Workload)
-				require.Equal(t, want.Admitted, !r.waits(), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
-				nodes := map[string]map[string]int32{}
-				flavors := map[string]string{}
-				for _, ps := range r.PodSets {
-					nodes[ps.Name], flavors[ps.Name] = map[string]int32{}, ps.Flavor
-					for _, n := range ps.Nodes {
-						nodes[ps.Name][n.Node] += n.Count
-					}
-				}
-				wantNodes, wantFlavors := map[string]map[string]int32{}, map[string]string{}
-				for _, ps := range want.PodSets {
-					wantNodes[ps.Name], wantFlavors[ps.Name] = ps.Nodes, ps.Flavor
-				}
-				if want.Admitted {
-					require.Equal(t, wantNodes, nodes, "%s", want.Workload)
-					require.Equal(t, wantFlavors, flavors, "%s", want.Workload)
-				}
-				preempted := len(want.Evictions) > 0 && want.Evictions[len(want.Evictions)-1].Reason == "Preempted"
-				require.Equal(t, preempted, strings.HasPrefix(r.Message, "preempted by "), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
-				if reason, _, ok := strings.Cut(want.PreemptedMessage, ": "); ok && want.PreemptedMessage != "" {
-					require.Contains(t, r.Message, "("+reason+")", "%s", want.Workload)
-				}
-				if msg, ok := strings.CutPrefix(want.KueueMessage, "Pending: "); ok && !want.Admitted {
-					require.Contains(t, r.Message, msg, "%s", want.Workload)
-				}
-			}
-		})
+		}
+		wantNodes, wantFlavors := map[string]map[string]int32{}, map[string]string{}
+		for _, ps := range want.PodSets {
+			wantNodes[ps.Name], wantFlavors[ps.Name] = ps.Nodes, ps.Flavor
+		}
+		if want.Admitted {
+			require.Equal(t, wantNodes, nodes, "%s", want.Workload)
+			require.Equal(t, wantFlavors, flavors, "%s", want.Workload)
+		}
+		preempted := len(want.Evictions) > 0 && want.Evictions[len(want.Evictions)-1].Reason == "Preempted"
+		require.Equal(t, preempted, strings.HasPrefix(r.Message, "preempted by "), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
+		if reason, _, ok := strings.Cut(want.PreemptedMessage, ": "); ok && want.PreemptedMessage != "" {
+			require.Contains(t, r.Message, "("+reason+")", "%s", want.Workload)
+		}
+		if msg, ok := strings.CutPrefix(want.KueueMessage, "Pending: "); ok && !want.Admitted {
+			require.Contains(t, r.Message, msg, "%s", want.Workload)
+		}
 	}
 }
