@@ -40,17 +40,26 @@ func (x balancedChoice) better(y balancedChoice) bool {
 // the scopes with the fewest domains, the tightest choice wins — the
 // least room left in the domains used — then the first path; inside a
 // scope the smallest domains that can take ⌈n/k⌉ take it, and the
-// smallest of the rest take ⌊n/k⌋. It sets the takes of the chosen
-// domains and reports false when no scope holds the set.
+// smallest of the rest take ⌊n/k⌋. Only the domains inside scope (-1:
+// the cluster) are searched, as only they are counted for r: a scope of
+// level P (an elastic growth's first try, the domain of its existing
+// pods) is its own one choice, also when P is the widest level. It sets
+// the takes of the chosen domains and reports false when no scope holds
+// the set.
 func (p *planner) balanced(scope int) ([]int, bool) {
 	r := p.r
 	P := r.level
 	z := r.sliceUnit()
 	n := r.count / z
+	// The units outside scope still hold the counts of an earlier set or
+	// plan: reading them would plan pods where they may not fit.
 	var scopes []int
-	if P == 0 {
+	switch {
+	case scope >= 0 && p.level(scope) >= P-1:
+		scopes = []int{scope}
+	case P == 0:
 		scopes = []int{-1}
-	} else {
+	default:
 		scopes = p.unitsAt(P-1, scope)
 	}
 	// Each scope's choice is built in b.more and b.less; the best so far
