@@ -288,7 +288,8 @@ func TestProp_PodSetPlanMembersAlike(t *testing.T) {
 	})
 }
 
-// TestProp_BalancedPlacement: with Balanced and a preferred level P, when
+// TestProp_BalancedPlacement: with Balanced and a preferred level P, a
+// scheduled plan places exactly the set's count and verifies; when
 // some domain of the level above holds the set split evenly over k
 // domains of P (found by trying every subset), the plan uses the fewest
 // such k and its counts per domain of P differ by at most one slice —
@@ -317,11 +318,21 @@ func TestProp_BalancedPlacement(t *testing.T) {
 				}
 			}
 		}
-		s, tr, _, p, err := c.plan(t, false, c.nodes)
+		s, tr, g, p, err := c.plan(t, false, c.nodes)
 		if errors.Is(err, topology.ErrNoDomain) {
 			return
 		}
 		require.NoError(t, err)
+		if p.Decision.Status == placement.Scheduled {
+			// A balanced plan is the whole set or nothing: never fewer
+			// pods than asked, never a node past its room.
+			var placed int64
+			for _, r := range p.PodSets[0].Ranks {
+				placed += int64(r.Count)
+			}
+			require.Equal(t, int64(c.count), placed, p.Decision.Message)
+			require.NoError(t, placement.Verify(s, g, p.Decision))
+		}
 		z := int64(1)
 		if len(c.req.Slices) > 0 {
 			z = int64(c.req.Slices[0].Size)

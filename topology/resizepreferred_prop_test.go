@@ -16,7 +16,8 @@ import (
 // TestProp_ResizePreferredSet: an elastic set with a Preferred rack or
 // block, its existing pods reserved inside one domain d of that level on
 // a random block > rack > host cluster of 1..6 free cores a host, grows
-// by a random delta. A growth that fits in d stays in d; one that does
+// by a random delta, Balanced or not, on a tree that planned another set
+// first or a fresh one. A growth that fits in d stays in d; one that does
 // not but fits in d's block (for a preferred rack) stays in that block;
 // it is scheduled exactly when the cluster holds the delta; no existing
 // pod moves and the delta verifies.
@@ -69,6 +70,17 @@ func TestProp_ResizePreferredSet(t *testing.T) {
 		require.NoError(t, err)
 		tr, err := topology.NewTree(s, planKeys)
 		require.NoError(t, err)
+		opts := topology.PlanOptions{Balanced: rapid.Bool().Draw(t, "balanced")}
+		if rapid.Bool().Draw(t, "warm") {
+			// Another set planned first on the same tree, over the whole
+			// cluster before the existing pods, as a host repairing a
+			// Workload's sets one after the other does: the growth must
+			// not read the counts it leaves outside the domains it counts.
+			o := &placement.Group{Namespace: "default", Name: "other", MinCount: 1,
+				PodSets: []placement.PodSet{{Name: "o", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 500}}}}}
+			_, err := tr.PlanPodSets(s0, o, []topology.PodSetRequest{{PodSet: "o", Preferred: level}}, opts)
+			require.NoError(t, err)
+		}
 		sum := func(prefix string) int64 {
 			var n int64
 			for name, k := range free {
@@ -84,7 +96,7 @@ func TestProp_ResizePreferredSet(t *testing.T) {
 				PodSets: []placement.PodSet{{Name: "workers", Count: int32(n), Template: tmpl}}}
 		}
 		req := topology.PodSetRequest{PodSet: "workers", Preferred: level}
-		rs, err := tr.ResizePodSet(s, grp(N+delta), req, placement.Resize{PodSet: "workers", Existing: existing}, topology.PlanOptions{})
+		rs, err := tr.ResizePodSet(s, grp(N+delta), req, placement.Resize{PodSet: "workers", Existing: existing}, opts)
 		require.NoError(t, err)
 		dec := rs.Decision
 		require.Equal(t, sum("") >= delta, dec.Status == placement.Scheduled, dec.Message)
@@ -94,6 +106,11 @@ func TestProp_ResizePreferredSet(t *testing.T) {
 			return
 		}
 		require.NoError(t, placement.Verify(s, grp(delta), dec))
+		var placed int64
+		for _, a := range dec.PodSetAssignments {
+			placed += int64(a.Count)
+		}
+		require.Equal(t, delta, placed, "new pods placed: %s", dec.Message)
 		for _, e := range existing {
 			i := slices.IndexFunc(rs.Assignments, func(a placement.PodSetAssignment) bool { return a.Node == e.Node })
 			require.True(t, i >= 0 && rs.Assignments[i].Count >= e.Count, "existing pods on %s moved", e.Node)
