@@ -190,6 +190,11 @@ var kueueGoldens = []golden{
 	// admitted again by borrowing, b-big waits. Before, a-high waited.
 	{"kueue-workloads-preemption", []string{"-f", kw + "preemption.yaml"}, exitWaiting},
 	{"kueue-workloads-preemption-yaml", []string{"-o", "yaml", "-f", kw + "preemption.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): s0 is repaired onto
+	// b0-r0-h0 and s1's lost pod onto b0-r2-h0 under both profiles.
+	// Before, kueue-balanced left s1 with 2 of its 3 pods, "not replaced".
+	{"kueue-balanced-repair-widest", []string{"-topology-profile", "kueue-balanced", "-f", "testdata/kueue-balanced-repair-widest.yaml"}, exitPlaced},
+	{"kueue-balanced-repair-widest-bestfit", []string{"-topology-profile", "kueue", "-f", "testdata/kueue-balanced-repair-widest.yaml"}, exitPlaced},
 }
 
 func TestGolden_KueueWorkloads(t *testing.T) {
