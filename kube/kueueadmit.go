@@ -173,14 +173,14 @@ type KueueOutcome struct {
 // get QuotaReserved False, reason Pending, with the plan's reason. The
 // pending ones are tried until none more fits, so that each reason is the
 // one of the final state and a second run over the written objects
-// changes nothing. With ClusterQueues in cohorts each try has two rounds,
-// as Kueue's scheduling cycle admits the heads of its ClusterQueues that
-// fit within nominal quota before those that borrow: the first admits
-// only Workloads that need not borrow, a Workload that would borrow
-// holding back the later ones of its ClusterQueue; the second admits in
-// queue order, borrowing. Kueue takes one head per ClusterQueue a cycle
-// and orders borrowers by the height of the cohort they borrow from;
-// gangsim's rounds do neither.
+// changes nothing. Without queues each try admits in queue order, each
+// Workload seeing those before it. With queues ([KueueOptions].Queues)
+// the pending Workloads are admitted in Kueue's scheduling cycles
+// ([admitter.admitInCycles]): one head per ClusterQueue a cycle, each
+// planned on the cycle's starting state, taken not borrowing before
+// borrowing (by the height of the cohort borrowed from), then by
+// priority and creation, each admitted if it still fits beside those the
+// cycle admitted before it.
 //
 // Preemption (with queues): a pending Workload that fits no flavor, whose
 // ClusterQueue's spec.preemption allows it ([KueuePreemption]), preempts
@@ -312,42 +312,56 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	a.tree = tree
 	a.countUsage(queue) // after repairs, resizes and evictions
 	slices.Sort(pending)
-	rounds := []bool{false}
-	if opts.Queues.inCohorts() {
-		rounds = []bool{true, false} // Kueue admits the heads that need not borrow first
+	var err error
+	if opts.Queues != nil {
+		err = a.admitInCycles(pending, out)
+	} else {
+		err = a.admitInOrder(pending, out)
 	}
-	for more := true; more; {
-		more = false
-	pass:
-		for _, within := range rounds {
-			a.withinNominal, a.blocked = within, map[string]bool{}
-			for _, i := range pending {
-				if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted {
-					continue
-				}
-				admitted, victims, err := a.pending(queue[i], &out[i], out)
-				if err != nil {
-					return nil, nil, err
-				}
-				more = more || admitted
-				if len(victims) > 0 {
-					// As in Kueue, the preemptor waits for the next
-					// pass (Kueue's next scheduling cycle), where the
-					// victims are gone; nothing else is admitted in
-					// this one, as Kueue keeps the room for it.
-					pending = append(pending, victims...)
-					slices.Sort(pending)
-					pending = slices.Compact(pending) // a victim admitted in this call is pending already
-					more = true
-					break pass
-				}
-			}
-		}
+	if err != nil {
+		return nil, nil, err
 	}
 	for i, w := range queue {
 		out[i].Flavors = a.admittedFlavors(w)
 	}
 	return a.s, out, nil
+}
+
+// admitInOrder admits pending Workloads (indexes in a.queue, sorted)
+// without queues: in queue order, each seeing those admitted before it,
+// in passes until one admits nothing.
+func (a *admitter) admitInOrder(pending []int, out []KueueOutcome) error {
+	for more := true; more; {
+		more = false
+		for _, i := range pending {
+			if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted {
+				continue
+			}
+			admitted, victims, err := a.pending(a.queue[i], &out[i], out)
+			if err != nil {
+				return err
+			}
+			more = more || admitted
+			if len(victims) > 0 {
+				// As in Kueue, the preemptor waits for the next pass
+				// (Kueue's next scheduling cycle), where the victims are
+				// gone; nothing else is admitted in this one, as Kueue
+				// keeps the room for it.
+				pending = mergePending(pending, victims)
+				more = true
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// mergePending adds victims to pending, sorted, each once (a victim
+// admitted in this call is pending already).
+func mergePending(pending, victims []int) []int {
+	pending = append(pending, victims...)
+	slices.Sort(pending)
+	return slices.Compact(pending)
 }
 
 // admitter carries the snapshot as reservations change it.
@@ -364,13 +378,6 @@ type admitter struct {
 	// use; both only with [KueueOptions].Queues.
 	trees map[string]*topology.Tree
 	used  quotaUsage
-	// withinNominal is the first round of a pass when ClusterQueues are in
-	// cohorts: only Workloads that need not borrow are admitted, and a
-	// Workload that would borrow blocks its ClusterQueue (blocked) for the
-	// round, as Kueue admits the heads of its ClusterQueues within nominal
-	// quota before those that borrow.
-	withinNominal bool
-	blocked       map[string]bool
 	// queue are the Workloads in queue order; preemptions counts the
 	// Workloads preempted so far, and preempted words, per preemptor, whom
 	// it preempted.
@@ -515,11 +522,20 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 // admits a preemptor only in a scheduling cycle after its victims'
 // eviction, and waits "Pending the preemption of n workload(s)".
 func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome, out []KueueOutcome) (bool, []int, error) {
+	ps, err := a.nominate(w)
+	if err != nil {
+		return false, nil, err
+	}
+	return a.settle(w, ps, o, out)
+}
+
+// nominate plans pending Workload w on the snapshot and quota as they
+// stand, changing neither: through its queues when the input has them,
+// else over the admitter's tree, at smaller counts when it does not fit
+// whole and may be admitted partially.
+func (a *admitter) nominate(w *KueueWorkload) (plannedSets, error) {
 	var ps plannedSets
 	var err error
-	if a.heldBack(w) {
-		return false, nil, nil
-	}
 	if a.opts.Queues != nil {
 		ps, err = a.planQueued(w)
 	} else if ps, err = a.planTree(w); err == nil && ps.plan.Decision.Status != placement.Scheduled && w.canBePartial() {
@@ -527,9 +543,14 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome, out []KueueOutcome
 			ps, err = reduced, e
 		}
 	}
-	if err != nil {
-		return false, nil, err
-	}
+	return ps, err
+}
+
+// settle admits pending Workload w as nominated plan ps says, or, when
+// ps does not fit, preempts for it or leaves it pending with its reason;
+// see [admitter.pending].
+func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out []KueueOutcome) (bool, []int, error) {
+	var err error
 	p := ps.plan
 	fits := p.Decision.Status == placement.Scheduled
 	var victims []int
@@ -558,9 +579,6 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome, out []KueueOutcome
 		}
 		writePending(w, msg, a.opts.Now)
 		return false, victims, nil
-	}
-	if a.borrowsTooSoon(ps) {
-		return false, nil, nil
 	}
 	if len(ps.group.PodSets) > 0 {
 		us, err := placement.PodSetUsageOf(ps.group, p.Decision)

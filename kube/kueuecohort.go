@@ -311,39 +311,3 @@ func borrowWords(cq *KueueClusterQueue, used map[flavorResource]int64, u map[fla
 	}
 	return fmt.Sprintf("borrows from cohort %s: %s", cq.Cohort, strings.Join(out, ", "))
 }
-
-// inCohorts reports whether some ClusterQueue of q is in a cohort.
-func (q *KueueQueues) inCohorts() bool {
-	if q == nil {
-		return false
-	}
-	for _, cq := range q.ClusterQueues {
-		if cq.Cohort != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// heldBack reports whether pending Workload w waits for this round: its
-// ClusterQueue's head would borrow in the round that admits only within
-// nominal quota.
-func (a *admitter) heldBack(w *KueueWorkload) bool {
-	if !a.withinNominal {
-		return false
-	}
-	cq, why := a.opts.Queues.route(w)
-	return why == "" && a.blocked[cq.Name]
-}
-
-// borrowsTooSoon reports whether plan ps, which fits, borrows in the round
-// that admits only within nominal quota; its ClusterQueue is then blocked
-// for the round, as Kueue takes one head per ClusterQueue a cycle.
-func (a *admitter) borrowsTooSoon(ps plannedSets) bool {
-	ch := ps.adm.choice
-	if !a.withinNominal || ch == nil || borrowWords(ps.adm.cq, a.used[ps.adm.clusterQueue], ch.usage) == "" {
-		return false
-	}
-	a.blocked[ps.adm.clusterQueue] = true
-	return true
-}

@@ -1,0 +1,214 @@
+package kube
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// cycleEntry is the head of one ClusterQueue in a scheduling cycle: its
+// index in the queue, its plan on the cycle's starting state, and the
+// height of the cohort it borrows from (0 when it does not borrow).
+type cycleEntry struct {
+	i      int
+	ps     plannedSets
+	borrow int
+}
+
+// admitInCycles admits pending Workloads (indexes in a.queue, sorted)
+// with queues, in Kueue v0.17's scheduling cycles (pkg/scheduler
+// schedule; pkg/cache/queue, BestEffortFIFO):
+//
+//   - each cycle takes one head per ClusterQueue: its first pending
+//     Workload in queue order not set aside as inadmissible (a Workload
+//     its LocalQueue does not route is a queue of its own);
+//   - every head is planned (flavors, topology) on the cycle's starting
+//     state, not seeing what this cycle admits;
+//   - the heads are taken in Kueue's order: not borrowing before
+//     borrowing (by the height of the cohort borrowed from), higher
+//     priority, earlier creation, then namespace/name, where Kueue's sort
+//     leaves ties to the order it got the heads in;
+//   - a head that fits is admitted if its quota still fits beside what
+//     the cycle admitted before it and the nodes its plan names still
+//     hold its pods; else it is skipped and stays its ClusterQueue's head
+//     for the next cycle, as Kueue's "no longer fits after processing
+//     another workload";
+//   - a head that does not fit preempts for itself when it may
+//     ([admitter.settle]); as before cycles were modelled, the cycle then
+//     ends, the preemptor waits for a later one and the victims are
+//     pending again; else it waits with its reason and is set aside, so
+//     that its ClusterQueue's next Workload is the next cycle's head.
+//
+// Cycles repeat while there are heads. When every pending Workload is set
+// aside, they are all tried again if a cycle admitted or preempted since
+// they last were; the loop ends when such a round admits nothing, so each
+// reason is that of the final state. Kueue retries a set-aside Workload
+// only on events that may free room; with room only taken between such
+// events, the retry changes a reason's wording at most.
+func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
+	aside := map[int]bool{}
+	progressed := false
+	for {
+		heads := a.cycleHeads(pending, out, aside)
+		if len(heads) == 0 {
+			if !progressed {
+				return nil
+			}
+			clear(aside)
+			progressed = false
+			continue
+		}
+		entries := make([]cycleEntry, 0, len(heads))
+		for _, i := range heads {
+			ps, err := a.nominate(a.queue[i])
+			if err != nil {
+				return err
+			}
+			entries = append(entries, cycleEntry{i: i, ps: ps, borrow: a.borrowHeight(ps)})
+		}
+		slices.SortFunc(entries, func(x, y cycleEntry) int {
+			wx, wy := a.queue[x.i], a.queue[y.i]
+			return cmp.Or(cmp.Compare(x.borrow, y.borrow), cmp.Compare(wy.Priority, wx.Priority),
+				wx.Created.Compare(wy.Created), wx.Key().Compare(wy.Key()))
+		})
+		for _, e := range entries {
+			w := a.queue[e.i]
+			if e.ps.plan.Decision.Status == placement.Scheduled {
+				still, err := a.stillFits(e.ps)
+				if err != nil {
+					return err
+				}
+				if !still {
+					continue // its ClusterQueue's head again next cycle
+				}
+			}
+			admitted, victims, err := a.settle(w, e.ps, &out[e.i], out)
+			if err != nil {
+				return err
+			}
+			if admitted {
+				progressed = true
+				continue
+			}
+			if len(victims) > 0 {
+				pending = mergePending(pending, victims)
+				clear(aside) // the victims' room is back: Kueue requeues
+				progressed = true
+				break
+			}
+			aside[e.i] = true
+		}
+	}
+}
+
+// cycleHeads are the heads of a cycle, by queue index: per ClusterQueue
+// its first pending Workload in queue order that is neither admitted nor
+// set aside.
+func (a *admitter) cycleHeads(pending []int, out []KueueOutcome, aside map[int]bool) []int {
+	seen := map[string]bool{}
+	var heads []int
+	for _, i := range pending {
+		if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted || aside[i] {
+			continue
+		}
+		key := "/" + a.queue[i].Key().String() // routed nowhere: a queue of its own
+		if cq, why := a.opts.Queues.route(a.queue[i]); why == "" {
+			key = cq.Name
+		}
+		if !seen[key] {
+			seen[key] = true
+			heads = append(heads, i)
+		}
+	}
+	return heads
+}
+
+// stillFits reports whether plan ps, made on the cycle's starting state,
+// still fits now: its quota within what its ClusterQueue may take, and
+// on each node it names room for its pods, as Kueue re-checks a
+// nominated head's quota and topology usage before admitting it.
+func (a *admitter) stillFits(ps plannedSets) (bool, error) {
+	if ch := ps.adm.choice; ch != nil && !a.quotaFits(ps.adm.cq, *ch) {
+		return false, nil
+	}
+	if ps.group == nil || len(ps.group.PodSets) == 0 {
+		return true, nil
+	}
+	us, err := placement.PodSetUsageOf(ps.group, ps.plan.Decision)
+	if err != nil {
+		return false, err
+	}
+	next, err := a.s.Apply(placement.Change{Reserve: us})
+	if err != nil {
+		return false, err
+	}
+	for _, u := range us {
+		for _, n := range u.Nodes {
+			id, ok := next.NodeID(n.Node)
+			if !ok {
+				continue
+			}
+			for _, r := range slices.Sorted(maps.Keys(u.Requests)) {
+				if u.Requests[r] > 0 && next.Free(id, r) < 0 && a.s.Free(id, r) >= 0 {
+					return false, nil
+				}
+			}
+		}
+	}
+	return true, nil
+}
+
+// borrowHeight is how far up its cohort tree plan ps borrows, as Kueue's
+// assignment.Borrowing (FindHeightOfLowestSubtreeThatFits): 0 when its
+// ClusterQueue's nominal quota holds it (or it has no cohort), else the
+// height of the lowest cohort above it whose subtree quota holds what the
+// ClusterQueue's own quota does not, the largest over the flavors and
+// resources it uses. A plan that does not fit counts 0.
+func (a *admitter) borrowHeight(ps plannedSets) int {
+	ch := ps.adm.choice
+	if ch == nil || ps.plan.Decision.Status != placement.Scheduled {
+		return 0
+	}
+	q, cq := a.opts.Queues, ps.adm.cq
+	t := quotaTree{q, a.used}
+	h := 0
+	for _, fr := range sortedFRs(ch.usage) {
+		val := ch.usage[fr]
+		self := quotaNode{cq: cq}
+		nominal, _, _ := t.limits(self, fr)
+		if cq.Cohort == "" || t.usage(self, fr)+val <= nominal {
+			continue
+		}
+		remaining := val - max(0, t.local(self, fr)-t.usage(self, fr))
+		found := false
+		top := cq.Cohort
+		for c := cq.Cohort; c != "" && !found; c = q.parentOf(quotaNode{cohort: c}) {
+			n := quotaNode{cohort: c}
+			top = c
+			if t.usage(n, fr)+remaining <= t.subtree(n, fr) {
+				h, found = max(h, t.height(c)), true
+			}
+			remaining -= max(0, t.local(n, fr)-t.usage(n, fr))
+		}
+		if !found {
+			h = max(h, t.height(top))
+		}
+	}
+	return h
+}
+
+// height is cohort c's height in its tree: 1 with only ClusterQueues
+// under it (0 with nothing), one more than its highest child cohort's.
+func (t quotaTree) height(c string) int {
+	h := 0
+	for _, n := range t.children(c) {
+		if n.cq != nil {
+			h = max(h, 1)
+		} else {
+			h = max(h, t.height(n.cohort)+1)
+		}
+	}
+	return h
+}
