@@ -192,10 +192,10 @@ type KueueOutcome struct {
 // fits. The victims are evicted (Evicted True, reason Preempted;
 // Preempted True, reason InClusterQueue or InCohortReclamation, with
 // Kueue's message; outcome KueuePreempted) and queued again; as in Kueue,
-// the preemptor is not admitted in the pass that evicts them but waits
-// ("Pending the preemption of n workload(s)"); nothing else is admitted
-// in that pass, and in the next, the victims gone, it is tried again in
-// queue order. A preemptor that would preempt the same Workloads again in
+// the preemptor is not admitted in the pass (with queues, the cycle) that
+// evicts them but waits ("Pending the preemption of n workload(s)");
+// nothing else is admitted after it in that pass or cycle, and in the
+// next, the victims gone and queued again, it is tried again. A preemptor that would preempt the same Workloads again in
 // one call (they were admitted again before it: Kueue would cycle) waits
 // instead, its reason saying so.
 //
