@@ -73,9 +73,13 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			return cmp.Or(cmp.Compare(x.borrow, y.borrow), cmp.Compare(wy.Priority, wx.Priority),
 				wx.Created.Compare(wy.Created), wx.Key().Compare(wy.Key()))
 		})
+		changed := false // whether this cycle admitted a head yet
 		for _, e := range entries {
 			w := a.queue[e.i]
-			if e.ps.plan.Decision.Status == placement.Scheduled {
+			// With nothing admitted before it in the cycle, the state is
+			// the one it was planned on: no re-check, so that a check
+			// stricter than the plan's cannot skip it cycle after cycle.
+			if changed && e.ps.plan.Decision.Status == placement.Scheduled {
 				still, err := a.stillFits(e.ps)
 				if err != nil {
 					return err
@@ -89,7 +93,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 				return err
 			}
 			if admitted {
-				progressed = true
+				progressed, changed = true, true
 				continue
 			}
 			if len(victims) > 0 {
