@@ -37,7 +37,10 @@ type preemptCand struct {
 	// reserved is when its quota was reserved (QuotaReserved's
 	// lastTransitionTime): the newer are preempted first among equals.
 	reserved time.Time
-	kind     int
+	// evicted says it carries Evicted True while it still holds quota
+	// (its eviction under way): Kueue preempts such Workloads first.
+	evicted bool
+	kind    int
 	// lca is the cohort whose subtree the candidate was found in (the
 	// lowest common cohort of both ClusterQueues); "" within the
 	// ClusterQueue.
@@ -220,7 +223,8 @@ func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemp
 		if !allows(policy, w.Priority, w.Created, v.Priority, v.Created) {
 			continue
 		}
-		out = append(out, &preemptCand{i: i, w: v, cq: vcq, usage: u, reserved: a.reservedAt(v)})
+		out = append(out, &preemptCand{i: i, w: v, cq: vcq, usage: u, reserved: a.reservedAt(v),
+			evicted: apimeta.IsStatusConditionTrue(v.Obj.Status.Conditions, kueue.WorkloadEvicted)})
 	}
 	return out
 }
@@ -246,8 +250,9 @@ func (q *KueueQueues) cohortRoot(cohort string) string {
 
 // victims is Kueue's classical search for w in flavor choice ch: the
 // candidates using a flavor-resource that needs preemption, sorted
-// (cohort candidates with the nearer claim, then the other cohort ones,
-// then cq's own; each by priority, lowest first, then the newest
+// (those already evicted but still holding quota, then the rest; each
+// part cohort candidates with the nearer claim, then the other cohort
+// ones, then cq's own; each by priority, lowest first, then the newest
 // reservation first, then namespace and name where Kueue compares UIDs),
 // are removed one by one, each while it is still valid (one of cq's own,
 // or of a ClusterQueue — and cohorts up to the common one — still over
@@ -304,7 +309,19 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 	for _, l := range [][]*preemptCand{same, hier, prio} {
 		slices.SortFunc(l, order)
 	}
-	list := slices.Concat(hier, prio, same)
+	// Kueue's candidate iterator takes those already evicted (still
+	// holding quota) first, across the three kinds, then the others.
+	var evicted, rest []*preemptCand
+	for _, l := range [][]*preemptCand{hier, prio, same} {
+		for _, c := range l {
+			if c.evicted {
+				evicted = append(evicted, c)
+			} else {
+				rest = append(rest, c)
+			}
+		}
+	}
+	list := slices.Concat(evicted, rest)
 	attempts := []bool{true, false}
 	switch {
 	case len(hier) == 0 && len(prio) == 0 || !t.underNominal(cq, need):

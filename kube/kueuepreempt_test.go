@@ -138,6 +138,13 @@ func TestAdmitKueueWorkloads_Preemption(t *testing.T) {
 			[]string{preemptWL("p1", "la", 1, 0, 8, "", "r1-h2:4 r2-h1:4", 0),
 				strings.Replace(preemptWL("hi", "la", 10, 9, 8, "", "", 0), "count: 8, ", "count: 8, minCount: 4, ", 1)},
 			[]want{{KueueAdmitted, "preempted default/p1 (InClusterQueue)"}, {KueuePreempted, "preempted by default/hi (InClusterQueue)" + queued}}},
+		{"a Workload already evicted, still holding quota, first", // Kueue sorts evicted candidates before all others; by name p1 would go
+			[]string{preemptCQ("a", "", 8, lower)},
+			[]string{preemptWL("p1", "la", 1, 0, 4, "", "r1-h1:4", 0),
+				strings.Replace(preemptWL("pev", "la", 1, 1, 4, "", "r1-h2:4", 0), "conditions: [",
+					"conditions: [{type: Evicted, status: 'True', reason: Preempted, message: m, lastTransitionTime: '2026-01-01T09:50:00Z'}, ", 1),
+				preemptWL("hi", "la", 10, 9, 4, "", "", 0)},
+			[]want{{KueueAdmitted, "preempted default/pev (InClusterQueue)"}, {KueueKept, ""}, {KueuePreempted, "preempted by default/hi (InClusterQueue)" + queued}}},
 		{"LowerPriority spares equals",
 			[]string{preemptCQ("a", "", 12, lower)},
 			[]string{preemptWL("old", "la", 0, 0, 4, "", "r1-h1:4", 0), preemptWL("mid", "la", 0, 2, 4, "", "", 0),
