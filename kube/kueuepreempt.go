@@ -63,16 +63,26 @@ const maxPreemptions = 4
 const cycleWords = "a preemption cycle"
 
 // repeats words why gangsim does not issue targets for w: w preempted
-// the same Workloads before in this run, and they were admitted again
-// (Kueue, which keeps no such memory, would preempt and readmit them in
-// turn, cycle after cycle), or the run's preemptions reached
+// the same Workloads before in this run while the same Workloads held
+// quota, and they were admitted again (Kueue, which keeps no such
+// memory, would preempt and readmit them in turn, cycle after cycle),
+// or the run's preemptions reached
 // [maxPreemptions] per Workload; "" when it issues them.
 func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
 	var names []string
 	for _, t := range targets {
 		names = append(names, t.cand.w.Key().String())
 	}
-	key := w.Key().String() + " " + strings.Join(names, ",")
+	// The key holds who holds quota now: a preemption repeated over
+	// another state (a victim's readmission itself preempted someone) is
+	// Kueue's next step, not a cycle, and may settle.
+	var holders []string
+	for _, v := range a.queue {
+		if apimeta.IsStatusConditionTrue(v.Obj.Status.Conditions, kueue.WorkloadQuotaReserved) {
+			holders = append(holders, v.Key().String())
+		}
+	}
+	key := w.Key().String() + " " + strings.Join(names, ",") + " | " + strings.Join(holders, ",")
 	switch {
 	case a.issued[key]:
 		return fmt.Sprintf("preempting %s again would repeat %s (in Kueue they are preempted and admitted again in turn)", strings.Join(names, ", "), cycleWords)
