@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -250,7 +251,7 @@ func quotaRequests(cq *KueueClusterQueue, tmpl *placement.Pod, count int32) map[
 // ClusterQueue's name ("" when w holds no quota).
 func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResource]int64) {
 	adm := w.Obj.Status.Admission
-	if adm == nil {
+	if adm == nil || !apimeta.IsStatusConditionTrue(w.Obj.Status.Conditions, kueue.WorkloadQuotaReserved) {
 		return "", nil
 	}
 	cq := q.ClusterQueues[string(adm.ClusterQueue)]

@@ -152,6 +152,10 @@ func writeEvicted(w *KueueWorkload, reason string, now time.Time) {
 // writePending writes why a Workload waits: QuotaReserved False, reason
 // Pending, with the plan's reason.
 func writePending(w *KueueWorkload, reason string, now time.Time) {
+	// A pending Workload holds no quota: an admission left from before
+	// (QuotaReserved not True) goes, as Kueue's
+	// UnsetQuotaReservationWithCondition clears it.
+	w.Obj.Status.Admission = nil
 	setCondition(w.Obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, reason, now)
 }
 

@@ -195,6 +195,11 @@ var kueueGoldens = []golden{
 	// Before, kueue-balanced left s1 with 2 of its 3 pods, "not replaced".
 	{"kueue-balanced-repair-widest", []string{"-topology-profile", "kueue-balanced", "-f", "testdata/kueue-balanced-repair-widest.yaml"}, exitPlaced},
 	{"kueue-balanced-repair-widest-bestfit", []string{"-topology-profile", "kueue", "-f", "testdata/kueue-balanced-repair-widest.yaml"}, exitPlaced},
+	// Checked by hand (see the manifest's header): an admission left on a
+	// Workload whose QuotaReserved is False holds no quota and is cleared
+	// when it waits.
+	{"kueue-stale-admission", []string{"-f", "testdata/kueue-stale-admission.yaml"}, exitWaiting},
+	{"kueue-stale-admission-yaml", []string{"-o", "yaml", "-f", "testdata/kueue-stale-admission.yaml"}, exitWaiting},
 }
 
 func TestGolden_KueueWorkloads(t *testing.T) {
