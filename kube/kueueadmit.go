@@ -106,6 +106,11 @@ type KueueOutcome struct {
 	// order ("gpu", or "a, b" when its resources have several); nil
 	// without [KueueOptions].Queues or when it holds no quota.
 	Flavors []string
+	// PreemptedBy is the Workload whose admission preempted this one in
+	// the call (Kueue's Preempted condition; its Action is Preempted, or
+	// Readmitted when it was admitted again later in the call); zero when
+	// none did.
+	PreemptedBy placement.Key
 }
 
 // AdmitKueueWorkloads admits Kueue Workloads over s as Kueue's

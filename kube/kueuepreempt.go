@@ -620,7 +620,7 @@ func (a *admitter) issuePreemptions(w *KueueWorkload, targets []preemptTarget, o
 		o := &out[t.cand.i]
 		words := fmt.Sprintf("preempted by %s (%s)", w.Key(), t.reason)
 		a.evictedFor[v.Key()] = words
-		o.Action, o.Message, o.PodSets = KueuePreempted, words, nil
+		o.Action, o.Message, o.PodSets, o.PreemptedBy = KueuePreempted, words, nil, w.Key()
 		obj := v.Obj
 		obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil // Kueue's eviction resets both
 		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByPreemption, msg, a.opts.Now)

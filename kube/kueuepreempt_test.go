@@ -163,6 +163,13 @@ func TestAdmitKueueWorkloads_Preemption(t *testing.T) {
 				}
 			}
 			require.Equal(t, c.want, got)
+			for _, o := range outs { // a victim names its preemptor, in words and as a key
+				if by, ok := strings.CutPrefix(o.Message, "preempted by "); ok {
+					require.True(t, strings.HasPrefix(by, o.PreemptedBy.String()+" ("), "%s: PreemptedBy %v, message %q", o.Workload, o.PreemptedBy, o.Message)
+				} else {
+					require.Zero(t, o.PreemptedBy, "%s: %s", o.Workload, o.Message)
+				}
+			}
 			requireNoOverlap(t, cl)
 		})
 	}

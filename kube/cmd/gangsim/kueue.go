@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
 )
 
@@ -23,6 +24,9 @@ type KueueResult struct {
 	Message string `json:"message,omitempty"`
 	// PodSets are the pod sets' pods per node after admission.
 	PodSets []KueuePodSet `json:"podSets,omitempty"`
+	// PreemptedBy is namespace/name of the Workload whose admission
+	// preempted this one (kube.KueueOutcome.PreemptedBy); empty when none.
+	PreemptedBy string `json:"preemptedBy,omitempty"`
 }
 
 // KueuePodSet is where one pod set's pods go, in rank order.
@@ -105,6 +109,9 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	var out []KueueResult
 	for i, o := range outs {
 		r := KueueResult{Workload: o.Workload.String(), Action: string(o.Action), Message: o.Message}
+		if o.PreemptedBy != (placement.Key{}) {
+			r.PreemptedBy = o.PreemptedBy.String()
+		}
 		w := c.KueueWorkloads[slices.IndexFunc(c.KueueWorkloads, func(w *kube.KueueWorkload) bool { return w.Key() == o.Workload })]
 		for k, pods := range outs[i].PodSets {
 			ps := KueuePodSet{Name: w.Group.PodSets[k].Name, Nodes: []NodePods{}}

@@ -285,6 +285,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		} else {
 			rep.Summary.KueueAdmitted++
 		}
+		if r.PreemptedBy != "" {
+			rep.Summary.KueuePreempted++
+		}
 	}
 	w := bufio.NewWriter(stdout)
 	switch *output {
@@ -427,7 +430,7 @@ func writeText(w io.Writer, rep Report) {
 	}
 	fmt.Fprintln(w)
 	if len(rep.Kueue) > 0 {
-		fmt.Fprintf(w, "  Kueue Workloads: %d admitted, %d waiting\n", s.KueueAdmitted, s.KueueWaiting)
+		fmt.Fprintf(w, "  Kueue Workloads: %d admitted, %d waiting%s\n", s.KueueAdmitted, s.KueueWaiting, kueuePreempted(s))
 	}
 	fmt.Fprintf(w, "  pods: %d bound in this run, %d waiting, %d preempted\n", s.PodsBound, s.PodsWaiting, s.PodsPreempted)
 	for _, a := range s.Allocation {
@@ -451,11 +454,20 @@ func writeText(w io.Writer, rep Report) {
 	}
 }
 
+// kueuePreempted words the Kueue Workloads preempted in the run for a
+// summary (", 2 preempted"); "" when none was.
+func kueuePreempted(s Summary) string {
+	if s.KueuePreempted == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d preempted", s.KueuePreempted)
+}
+
 // writeSummaryLine is the one-line summary -o yaml prints on stderr.
 func writeSummaryLine(w io.Writer, s Summary) {
 	kueue := ""
 	if s.KueueAdmitted+s.KueueWaiting > 0 {
-		kueue = fmt.Sprintf("; Kueue Workloads %d admitted, %d waiting", s.KueueAdmitted, s.KueueWaiting)
+		kueue = fmt.Sprintf("; Kueue Workloads %d admitted, %d waiting%s", s.KueueAdmitted, s.KueueWaiting, kueuePreempted(s))
 	}
 	fmt.Fprintf(w, "gangsim: %d cycles; PodGroups %d placed, %d waiting; pods %d bound, %d waiting%s\n",
 		s.Cycles, s.GroupsPlaced, s.GroupsWaiting, s.PodsBound, s.PodsWaiting, kueue)

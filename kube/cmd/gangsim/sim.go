@@ -141,9 +141,12 @@ type Summary struct {
 	// KueueAdmitted and KueueWaiting count the Kueue Workloads that hold
 	// quota after admission and those left waiting (pending, evicted, or
 	// unable to grow).
-	KueueAdmitted int    `json:"kueueAdmitted,omitempty"`
-	KueueWaiting  int    `json:"kueueWaiting,omitempty"`
-	Stopped       string `json:"stopped,omitempty"`
+	KueueAdmitted int `json:"kueueAdmitted,omitempty"`
+	KueueWaiting  int `json:"kueueWaiting,omitempty"`
+	// KueuePreempted counts the Kueue Workloads preempted in the run,
+	// waiting again or admitted again since (counted in the two above).
+	KueuePreempted int    `json:"kueuePreempted,omitempty"`
+	Stopped        string `json:"stopped,omitempty"`
 }
 
 // WaitingGroup is a PodGroup (or lone pod) left with pending members.
