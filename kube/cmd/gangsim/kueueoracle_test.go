@@ -58,19 +58,7 @@ func TestKueueOracle(t *testing.T) {
 			var c kueueOracleCase
 			require.NoError(t, json.Unmarshal(b, &c))
 			require.Equal(t, "v0.17.0", c.Kueue)
-			args := append([]string{"-o", "json"}, c.Args...)
-			for _, m := range c.Manifests {
-				args = append(args, "-f", td+m)
-			}
-			var out, errb bytes.Buffer
-			code := run(args, nil, &out, &errb, false)
-			require.Contains(t, []int{exitPlaced, exitWaiting}, code, "stderr: %s", errb.String())
-			var rep Report
-			require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
-			got := map[string]KueueResult{}
-			for _, r := range rep.Kueue {
-				got[r.Workload] = r
-			}
+			got := kueueResultsOf(t, c.Args, td, c.Manifests)
 			for _, want := range c.Workloads {
 				r, ok := got[want.Workload]
 				require.True(t, ok, "gangsim has no answer for %s", want.Workload)
@@ -84,6 +72,26 @@ func TestKueueOracle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kueueResultsOf runs gangsim -o json with args on the manifests (paths
+// under dir) and returns its Kueue results by Workload (namespace/name).
+func kueueResultsOf(t *testing.T, args []string, dir string, manifests []string) map[string]KueueResult {
+	t.Helper()
+	args = append([]string{"-o", "json"}, args...)
+	for _, m := range manifests {
+		args = append(args, "-f", dir+m)
+	}
+	var out, errb bytes.Buffer
+	code := run(args, nil, &out, &errb, false)
+	require.Contains(t, []int{exitPlaced, exitWaiting}, code, "stderr: %s", errb.String())
+	var rep Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	got := map[string]KueueResult{}
+	for _, r := range rep.Kueue {
+		got[r.Workload] = r
+	}
+	return got
 }
 
 // kueueOracleAgrees reports whether gangsim's result r gives Kueue's answer

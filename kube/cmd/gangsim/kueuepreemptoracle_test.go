@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -66,19 +65,7 @@ func checkPreemptionOracle(t *testing.T, dir, f, prof string) {
 	var c kueuePreemptOracleCase
 	require.NoError(t, json.Unmarshal(b, &c))
 	require.Equal(t, "v0.17.0", c.Kueue)
-	args := []string{"-o", "json", "-topology-profile", prof}
-	for _, m := range c.Manifests {
-		args = append(args, "-f", dir+m)
-	}
-	var out, errb bytes.Buffer
-	code := run(args, nil, &out, &errb, false)
-	require.Contains(t, []int{exitPlaced, exitWaiting}, code, "stderr: %s", errb.String())
-	var rep Report
-	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
-	got := map[string]KueueResult{}
-	for _, r := range rep.Kueue {
-		got[r.Workload] = r
-	}
+	got := kueueResultsOf(t, []string{"-topology-profile", prof}, dir, c.Manifests)
 	require.NotEmpty(t, c.Phases)
 	for _, want := range c.Phases[len(c.Phases)-1].Workloads {
 		r, ok := got[want.Workload]
