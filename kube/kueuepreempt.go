@@ -219,8 +219,8 @@ func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemp
 	var out []*preemptCand
 	for i, v := range a.queue {
 		name, u := q.admittedUsage(v)
-		if name == "" || v == w || !apimeta.IsStatusConditionTrue(v.Obj.Status.Conditions, kueue.WorkloadQuotaReserved) {
-			continue // Kueue's ClusterQueues list the Workloads holding quota
+		if name == "" || v == w {
+			continue // Kueue's ClusterQueues list the Workloads holding quota (admittedUsage reads QuotaReserved)
 		}
 		vcq := q.ClusterQueues[name]
 		policy := cq.Preemption.WithinClusterQueue
