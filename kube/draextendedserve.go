@@ -185,25 +185,6 @@ func dropRequest(p *placement.Pod, r placement.ResourceName) {
 	}
 }
 
-// requestField names the first container field that asks for r: its
-// request, or its limit when the request defaults to it.
-func requestField(p *corev1.Pod, r corev1.ResourceName) string {
-	all := slices.Concat(p.Spec.InitContainers, p.Spec.Containers)
-	for i, ct := range all {
-		f := "spec.containers[" + itoa(i-len(p.Spec.InitContainers)) + "]"
-		if i < len(p.Spec.InitContainers) {
-			f = "spec.initContainers[" + itoa(i) + "]"
-		}
-		if _, ok := ct.Resources.Requests[r]; ok {
-			return f + ".resources.requests[" + string(r) + "]"
-		}
-		if _, ok := ct.Resources.Limits[r]; ok {
-			return f + ".resources.limits[" + string(r) + "]"
-		}
-	}
-	return "spec.containers"
-}
-
 // writeExtendedClaim turns the generated API claim of a pod's implicit
 // claim into upstream's form: the extended-resource-claim annotation in
 // place of the entry's, and the pod's status.extendedResourceClaimStatus
