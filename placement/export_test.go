@@ -28,3 +28,11 @@ func WithoutPriorityIndex(s *Snapshot) *Snapshot {
 
 // ComparePriorityPod is the order of PodsBelowPriority.
 var ComparePriorityPod = comparePriorityPod
+
+// SolveHierarchySkip is SolveHierarchyWith with the sibling skip
+// (hierarchy_skip.go) on or off, and how many domains it skipped.
+func SolveHierarchySkip(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions, skip bool) (HierarchyDecision, int, error) {
+	n := 0
+	d, err := solveHierarchy(s, root, opts, hopts, hpath{noSkip: !skip, skipped: &n})
+	return d, n, err
+}

@@ -181,6 +181,13 @@ type hnode struct {
 	twin, twinKnown, entered bool
 	vars                     []*Group  // see variants
 	whole                    [1]*Group // vars' array when the leaf is not cut
+	// held is the range of domains the last place of the node found short
+	// (by mayHold, or known to be by its previous sibling's: see
+	// hierarchy_skip.go), from the first it tried; heldOK, set by
+	// placeChildren, says that place ran in the parent's frame, so that
+	// the next sibling may read it.
+	held   heldRange
+	heldOK bool
 	// search state
 	placed bool
 	domain string
@@ -290,6 +297,10 @@ type hpath struct {
 	general bool
 	// fastLeaves, when set, counts the leaves fastLeaf decided.
 	fastLeaves *int
+	// noSkip tries every domain of a sibling its previous sibling found
+	// short (hierarchy_skip.go); skipped, when set, counts those not tried.
+	noSkip  bool
+	skipped *int
 }
 
 // solveHierarchy is SolveHierarchyWith, placing leaves as path says; every
@@ -303,6 +314,10 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	h.fast = !path.general && fastLeafOK(opts)
 	if path.fastLeaves != nil {
 		defer func() { *path.fastLeaves = h.fastLeaves }()
+	}
+	h.noSkip = path.noSkip
+	if path.skipped != nil {
+		defer func() { *path.skipped = h.skipped }()
 	}
 	if h.budget <= 0 {
 		h.budget = DefaultBudget
@@ -331,7 +346,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	all := s.b.allNodes
 	h.proven = true
 	h.deferMsg = true
-	found, err := h.place(hr, s, all, "", func(*Snapshot) (bool, error) { return true, nil })
+	found, err := h.place(hr, s, all, "", heldRange{}, func(*Snapshot) (bool, error) { return true, nil })
 	h.deferMsg = false
 	if err != nil {
 		return HierarchyDecision{}, err
@@ -430,6 +445,10 @@ type hsolver struct {
 	// unbound: no leaf's member is bound in the snapshot, shown for the
 	// whole tree at once (noneBound).
 	unbound bool
+	// noSkip: siblings try the domains their previous sibling found
+	// short (hpath.noSkip); skipped counts the domains not tried.
+	noSkip  bool
+	skipped int
 	// ov is the usage (and, with hooks, the pods) the placed leaves add,
 	// on a private snapshot; nil when the search applies each leaf.
 	ov *usageOverlay

@@ -205,7 +205,7 @@ func (h *hsolver) diagnose(n *hnode, s *Snapshot, allowed []NodeID) (NodeResult,
 	}
 	// Is the subtree itself placeable alone?
 	stack := h.stack
-	ok, err := h.place(n, s, allowed, "", func(*Snapshot) (bool, error) { return true, nil })
+	ok, err := h.place(n, s, allowed, "", heldRange{}, func(*Snapshot) (bool, error) { return true, nil })
 	h.stack = stack
 	if h.ov != nil {
 		for len(h.ov.frames) > 0 { // the diagnosis runs on the empty overlay

@@ -190,15 +190,30 @@ func (h *hsolver) tick() bool {
 // place tries every placement of n's subtree on s within allowed, calling
 // k with the snapshot each leaves; it stops at the first k that accepts.
 // Domains before from (a value of n's key) are not tried: see
-// hierarchy_twins.go.
-func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, from string, k func(*Snapshot) (bool, error)) (bool, error) {
+// hierarchy_twins.go. Domains skip.lo ≤ i < skip.hi (indexes of n's
+// domains) are known short of n's least need, as mayHold would find
+// them: see hierarchy_skip.go. place records in n.held the domains it
+// found short.
+func (h *hsolver) place(n *hnode, s *Snapshot, allowed []NodeID, from string, skip heldRange, k func(*Snapshot) (bool, error)) (bool, error) {
 	vals, sets := h.domains(n, s, allowed)
 	first := 0
 	if from != "" {
 		first, _ = slices.BinarySearch(vals, from)
 	}
+	n.held = heldRange{first, first}
 	for i := first; i < len(vals); i++ {
+		if i >= skip.lo && i < skip.hi {
+			h.skipped += skip.hi - i
+			if n.held.hi == i {
+				n.held.hi = skip.hi
+			}
+			i = skip.hi - 1
+			continue
+		}
 		if n.done == 0 && !h.mayHold(n, s, sets[i]) {
+			if n.held.hi == i {
+				n.held.hi = i + 1
+			}
 			continue // the domain's free capacity is short of the subtree's least need
 		}
 		if !h.tick() {
@@ -278,6 +293,16 @@ func (h *hsolver) placeChildren(n *hnode, i, sat int, s *Snapshot, allowed []Nod
 		c.twin, c.twinKnown = twins(n.children[i-1], c), true
 	}
 	c.entered = true
+	// The previous sibling's record of short domains holds for c when it
+	// was made in this frame (place(prev) ran on this s or one it led to,
+	// with more usage) and c needs at least what prev does.
+	var skip heldRange
+	if i > 0 && !h.noSkip {
+		if prev := n.children[i-1]; prev.heldOK && needsNoLess(c, prev) {
+			skip = prev.held
+		}
+	}
+	c.heldOK = false
 	if c.twin {
 		prev := n.children[i-1]
 		if !prev.placed {
@@ -287,7 +312,8 @@ func (h *hsolver) placeChildren(n *hnode, i, sat int, s *Snapshot, allowed []Nod
 		}
 		from = prev.domain
 	}
-	ok, err := h.place(c, s, allowed, from, func(s2 *Snapshot) (bool, error) {
+	c.heldOK = c.done == 0
+	ok, err := h.place(c, s, allowed, from, skip, func(s2 *Snapshot) (bool, error) {
 		c.placed = true
 		ok, err := h.placeChildren(n, i+1, sat+1, s2, allowed, k)
 		if !ok {
