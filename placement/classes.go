@@ -608,7 +608,17 @@ func capacityOf(req, alloc, used, extra []int64, limit int64) int64 {
 		if free < q {
 			return 0
 		}
-		c = min(c, free/q)
+		// No division where it is known: room for one (free < 2q), or a
+		// request of 1 (a GPU, the pod count). A division costs tens of
+		// cycles, and the hierarchy's leaf placer takes this per node.
+		switch {
+		case free-q < q:
+			c = min(c, 1)
+		case q == 1:
+			c = min(c, free)
+		default:
+			c = min(c, free/q)
+		}
 	}
 	return c
 }

@@ -124,15 +124,8 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 	if room < want {
 		return Decision{}, false // not every member fits: Solve says how many do
 	}
-	slices.SortFunc(cands, func(x, y fastCand) int {
-		if x.score != y.score {
-			if x.score > y.score {
-				return -1
-			}
-			return 1
-		}
-		return int(x.id - y.id)
-	})
+	cands, h.hs.fastBuf = sortCands(cands, h.hs.fastBuf)
+	h.hs.fast = cands
 	// The answer, carved from the tree's arena as Solve's outputs are.
 	var out []Assignment
 	if cap(h.answer)-len(h.answer) >= M {

@@ -37,6 +37,7 @@ type hscratch struct {
 	// fast is fastLeaf's candidate nodes, scored the resources its score
 	// reads and scoreSums their sums (no pointers: kept as they are).
 	fast      []fastCand
+	fastBuf   []fastCand // sortCands' second buffer
 	scored    []int
 	scoreSums []int64
 	// msgs is the buffer placedMessages writes a decision's messages in
