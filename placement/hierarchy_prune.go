@@ -528,11 +528,15 @@ func rowsFit(n *hnode, alloc, used []int64) int {
 }
 
 // freeOn sums the free quantity of resource r on nodes, stopping once it
-// reaches enough.
+// reaches enough. It reads the rows by index, as mayHoldOnHosts does (a
+// row's slice costs its header and bounds checks per node): a domain
+// short of a leaf's need is read whole.
 func freeOn(s *Snapshot, nodes []NodeID, r int, enough int64) int64 {
+	R, ur, alloc, pages := uint(len(s.b.res)), uint(r), s.b.alloc, s.used
 	var free int64
 	for _, id := range nodes {
-		free += max(s.allocRow(id)[r]-s.usedRow(id)[r], 0)
+		u := uint(id)
+		free += max(alloc[u*R+ur]-pages[u/pageNodes][(u%pageNodes)*R+ur], 0)
 		if free >= enough {
 			break
 		}
