@@ -12,6 +12,14 @@ import "slices"
 // score's nodes keep ascending IDs) instead of a comparison sort that
 // calls its comparator O(n log n) times. Otherwise, SortFunc.
 func sortCands(cands, buf []fastCand) ([]fastCand, []fastCand) {
+	// In order already (an empty rack's one score): nothing to do.
+	i := 1
+	for i < len(cands) && cands[i].id > cands[i-1].id && cands[i].score <= cands[i-1].score {
+		i++
+	}
+	if i >= len(cands) {
+		return cands, buf
+	}
 	var scores [maxCandScores]int64
 	var at [maxCandScores]int // per distinct score (first-seen order): its count, then where its next candidate goes
 	k, last := 0, 0
@@ -29,7 +37,6 @@ func sortCands(cands, buf []fastCand) ([]fastCand, []fastCand) {
 		}
 		return -1
 	}
-	sorted := true // in order already: no score above the one before it (an empty rack's one score)
 	for i := range cands {
 		j := rank(cands[i].score)
 		if j < 0 {
@@ -40,20 +47,14 @@ func sortCands(cands, buf []fastCand) ([]fastCand, []fastCand) {
 			scores[k], last, j = cands[i].score, k, k
 			k++
 		}
-		if i > 0 {
-			if cands[i].id <= cands[i-1].id {
-				k = -1
-				break
-			}
-			sorted = sorted && cands[i].score <= cands[i-1].score
+		if i > 0 && cands[i].id <= cands[i-1].id {
+			k = -1
+			break
 		}
 		at[j]++
 	}
-	switch {
-	case k < 0:
+	if k < 0 {
 		slices.SortFunc(cands, cmpCands)
-		return cands, buf
-	case sorted:
 		return cands, buf
 	}
 	// The distinct scores descending (at most maxCandScores): each

@@ -106,7 +106,10 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 			sums[2*j] = arith.SatAdd(sums[2*j], alloc[r])
 			sums[2*j+1] = arith.SatAdd(sums[2*j+1], max(used[r], 0))
 		}
-		if !staticOK(p0, &b.nodes[id]) {
+		// staticOK without the call on the usual node: p0 has no
+		// selector or node affinity, so only a cordon or a taint can
+		// refuse it.
+		if nd := &b.nodes[id]; (nd.Unschedulable || len(nd.Taints) > 0) && !staticOK(p0, nd) {
 			continue
 		}
 		if lastAlloc == nil || !slices.Equal(alloc, lastAlloc) || !slices.Equal(used, lastUsed) {
