@@ -100,11 +100,24 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 	// score (functions of the rows alone): on an empty rack, every node.
 	var lastAlloc, lastUsed []int64
 	var lastCap, lastScore int64
+	// The usual two scored resources (GPUs and CPUs) are summed in
+	// locals: the loop over scored stored each sum back per node.
+	two := len(scored) == 2
+	var r0, r1 int
+	var a0, u0, a1, u1 int64
+	if two {
+		r0, r1 = scored[0], scored[1]
+	}
 	for _, id := range nodes {
 		alloc, used := s.allocRow(id), s.usedRow(id)
-		for j, r := range scored {
-			sums[2*j] = arith.SatAdd(sums[2*j], alloc[r])
-			sums[2*j+1] = arith.SatAdd(sums[2*j+1], max(used[r], 0))
+		if two {
+			a0, u0 = arith.SatAdd(a0, alloc[r0]), arith.SatAdd(u0, max(used[r0], 0))
+			a1, u1 = arith.SatAdd(a1, alloc[r1]), arith.SatAdd(u1, max(used[r1], 0))
+		} else {
+			for j, r := range scored {
+				sums[2*j] = arith.SatAdd(sums[2*j], alloc[r])
+				sums[2*j+1] = arith.SatAdd(sums[2*j+1], max(used[r], 0))
+			}
 		}
 		// staticOK without the call on the usual node: p0 has no
 		// selector or node affinity, so only a cordon or a taint can
@@ -122,6 +135,9 @@ func (h *hsolver) fastLeaf(n *hnode, g *Group, s *Snapshot, dom string, nodes []
 			cands = append(cands, fastCand{id: id, score: lastScore, cap: lastCap})
 			room += lastCap
 		}
+	}
+	if two {
+		sums[0], sums[1], sums[2], sums[3] = a0, u0, a1, u1
 	}
 	h.hs.fast = cands
 	if room < want {
