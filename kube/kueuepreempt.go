@@ -20,12 +20,14 @@ import (
 // another ClusterQueue of the cohort tree over whose quota the preemptor
 // has the nearer claim (it fits in the quota of a subtree holding both:
 // hierarchical reclaim), which may be preempted even while the
-// preemptor borrows; and one that may be preempted only when the
-// preemptor then borrows nothing (borrowWithinCohort is Never).
+// preemptor borrows; one that may be preempted only when the preemptor
+// then borrows nothing; and one that borrowWithinCohort lets a borrowing
+// preemptor take (a lower priority, within maxPriorityThreshold).
 const (
 	candWithinCQ = iota
 	candHierarchical
 	candReclaimNoBorrow
+	candReclaimWhileBorrowing
 )
 
 // preemptCand is an admitted Workload a pending one may preempt.
@@ -280,8 +282,8 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 			continue
 		}
 		nominal, _, _ := groupLimits(cq.Groups, fr)
-		if v > nominal && !t.mayReclaimAbove(cq, fr, v) {
-			return nil, nil // Kueue's NoFit: more than cq may claim
+		if v > nominal && !t.mayReclaimAbove(cq, fr, v) && cq.Preemption.BorrowWithinCohort != kueue.BorrowWithinCohortPolicyLowerPriority {
+			return nil, nil // Kueue's NoFit: more than cq may claim, unless it may preempt while borrowing
 		}
 		need[fr] = true
 	}
@@ -311,7 +313,7 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 		}
 	}
 	if cq.Cohort != "" && cq.Preemption.ReclaimWithinCohort != kueue.PreemptionPolicyNever {
-		hier, prio = a.cohortCandidates(cq, ch.usage, need, all, uses)
+		hier, prio = a.cohortCandidates(w, cq, ch.usage, need, all, uses)
 	}
 	order := func(x, y *preemptCand) int {
 		return cmp.Or(cmp.Compare(x.w.Priority, y.w.Priority), y.reserved.Compare(x.reserved), x.w.Key().Compare(y.w.Key()))
@@ -332,11 +334,16 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 		}
 	}
 	list := slices.Concat(evicted, rest)
+	// Kueue's tries, with borrowing and without: one when no cohort
+	// candidate exists or, borrowWithinCohort Never, cq is not under its
+	// nominal quota; without first when, Never, no candidate is over
+	// cq's nearer claim.
+	forbidden := cq.Preemption.BorrowWithinCohort != kueue.BorrowWithinCohortPolicyLowerPriority
 	attempts := []bool{true, false}
 	switch {
-	case len(hier) == 0 && len(prio) == 0 || !t.underNominal(cq, need):
+	case len(hier) == 0 && len(prio) == 0 || forbidden && !t.underNominal(cq, need):
 		attempts = []bool{true}
-	case len(hier) == 0:
+	case forbidden && len(hier) == 0:
 		attempts = []bool{false, true}
 	}
 	for _, borrow := range attempts {
@@ -363,10 +370,7 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 			}
 			out := make([]preemptTarget, len(removed))
 			for i, c := range removed {
-				out[i] = preemptTarget{cand: c, reason: kueue.InClusterQueueReason}
-				if c.kind != candWithinCQ {
-					out[i].reason = kueue.InCohortReclamationReason
-				}
+				out[i] = preemptTarget{cand: c, reason: candReasons[c.kind]}
 			}
 			slices.SortFunc(out, func(x, y preemptTarget) int { return x.cand.w.Key().Compare(y.cand.w.Key()) })
 			return out, nil
@@ -375,14 +379,24 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 	return nil, nil
 }
 
+// candReasons are the Preempted condition's reasons of each kind of
+// candidate (Kueue's PreemptionReason).
+var candReasons = map[int]string{
+	candWithinCQ:              kueue.InClusterQueueReason,
+	candHierarchical:          kueue.InCohortReclamationReason,
+	candReclaimNoBorrow:       kueue.InCohortReclamationReason,
+	candReclaimWhileBorrowing: kueue.InCohortReclaimWhileBorrowingReason,
+}
+
 // cohortCandidates sorts the candidates of cq's cohort tree as Kueue's
 // hierarchical reclaim does: walking from cq's cohort to the root, the
 // ClusterQueues over their nominal quota in a resource needing
 // preemption (reached through cohorts also over theirs) are searched in
 // each cohort's subtree not searched yet; their Workloads go to hier once
 // w's requests fit in the quota of cq or of a cohort walked so far,
-// else to prio.
-func (a *admitter) cohortCandidates(cq *KueueClusterQueue, requests map[flavorResource]int64, need map[flavorResource]bool, all []*preemptCand, uses func(*preemptCand) bool) (hier, prio []*preemptCand) {
+// else to prio, each there as one borrowWithinCohort lets w take while
+// borrowing ([KueuePreemption.whileBorrowing]) or only without.
+func (a *admitter) cohortCandidates(w *KueueWorkload, cq *KueueClusterQueue, requests map[flavorResource]int64, need map[flavorResource]bool, all []*preemptCand, uses func(*preemptCand) bool) (hier, prio []*preemptCand) {
 	t := quotaTree{a.opts.Queues, a.used}
 	adv, remaining := t.fitsInQuota(quotaNode{cq: cq}, requests)
 	prev := ""
@@ -404,6 +418,9 @@ func (a *admitter) cohortCandidates(cq *KueueClusterQueue, requests map[flavorRe
 				hier = append(hier, cand)
 			} else {
 				cand.kind = candReclaimNoBorrow
+				if cq.Preemption.whileBorrowing(w.Priority, cand.w.Priority) {
+					cand.kind = candReclaimWhileBorrowing
+				}
 				prio = append(prio, cand)
 			}
 		}
@@ -590,8 +607,9 @@ func (q *KueueQueues) cqPath(cq string) string {
 
 // preemptionReasons are Kueue's words for each Preempted reason.
 var preemptionReasons = map[string]string{
-	kueue.InClusterQueueReason:      "prioritization in the ClusterQueue",
-	kueue.InCohortReclamationReason: "reclamation within the cohort",
+	kueue.InClusterQueueReason:                "prioritization in the ClusterQueue",
+	kueue.InCohortReclamationReason:           "reclamation within the cohort",
+	kueue.InCohortReclaimWhileBorrowingReason: "reclamation within the cohort while borrowing",
 }
 
 // issuePreemptions evicts targets for preemptor w, as Kueue's preemptor

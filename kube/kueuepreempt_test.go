@@ -61,7 +61,12 @@ func TestAdmitKueueWorkloads_Preemption(t *testing.T) {
 		action KueueAction
 		msg    string
 	}
+	// bwcWorld: in cohort c, b (nominal 2) borrows 8: b-top (priority 20,
+	// r2-h1:2), b1 and b2 (0, 4 each, b2 reserved last); a's ah (5) asks 6.
+	bwcWorld := []string{preemptWL("b-top", "lb", 20, 0, 2, "", "r2-h1:2", 0), preemptWL("b1", "lb", 0, 1, 4, "", "r1-h1:4", 0),
+		preemptWL("b2", "lb", 0, 2, 4, "", "r1-h2:4", 10), preemptWL("ah", "la", 5, 9, 6, "", "", 0)}
 	const (
+		bwc    = "reclaimWithinCohort: LowerPriority, borrowWithinCohort: {policy: LowerPriority"
 		lower  = "withinClusterQueue: LowerPriority"
 		newer  = "withinClusterQueue: LowerOrNewerEqualPriority"
 		full   = "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, 4 more needed"
@@ -145,6 +150,24 @@ func TestAdmitKueueWorkloads_Preemption(t *testing.T) {
 					"conditions: [{type: Evicted, status: 'True', reason: Preempted, message: m, lastTransitionTime: '2026-01-01T09:50:00Z'}, ", 1),
 				preemptWL("hi", "la", 10, 9, 4, "", "", 0)},
 			[]want{{KueueAdmitted, "preempted default/pev (InClusterQueue)"}, {KueueKept, ""}, {KueuePreempted, "preempted by default/hi (InClusterQueue)" + queued}}},
+		{"borrowWithinCohort: a lower priority preempted while borrowing", // ah's 6 exceed a's 2 whatever it preempts; b borrows 8 of c's; b2 (the newer reservation) alone frees room; b-top is above ah
+			[]string{preemptCQ("a", "c", 2, bwc+"}"), preemptCQ("b", "c", 2, ""), preemptCQ("c", "c", 8, "")},
+			bwcWorld,
+			[]want{{KueueKept, ""}, {KueueAdmitted, "preempted default/b2 (InCohortReclaimWhileBorrowing); borrows from cohort c: cpu 4 in flavor tas"},
+				{KueueKept, ""}, {KueuePreempted, "preempted by default/ah (InCohortReclaimWhileBorrowing); queued again: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, 4 more needed"}}},
+		{"borrowWithinCohort: maxPriorityThreshold spares those above it", // b1, b2 (0) are above -1: preemptible only if a then borrowed nothing
+			[]string{preemptCQ("a", "c", 2, bwc+", maxPriorityThreshold: -1}"), preemptCQ("b", "c", 2, ""), preemptCQ("c", "c", 8, "")},
+			bwcWorld,
+			[]want{{KueueKept, ""}, {KueuePending, "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, 4 more needed"}, {KueueKept, ""}, {KueueKept, ""}}},
+		{"borrowWithinCohort Never: a borrowing preemptor reclaims nothing", // as Kueue's default: 6 > a's nominal 2, no cohort above
+			[]string{preemptCQ("a", "c", 2, "reclaimWithinCohort: LowerPriority, borrowWithinCohort: {policy: Never}"), preemptCQ("b", "c", 2, ""), preemptCQ("c", "c", 8, "")},
+			bwcWorld,
+			[]want{{KueueKept, ""}, {KueuePending, "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, 4 more needed"}, {KueueKept, ""}, {KueueKept, ""}}},
+		{"borrowWithinCohort: above the threshold, reclaimed without borrowing", // a's nominal 6 holds ah: the try without borrowing takes b2 (InCohortReclamation)
+			[]string{preemptCQ("a", "c", 6, bwc+", maxPriorityThreshold: -1}"), preemptCQ("b", "c", 2, ""), preemptCQ("c", "c", 4, "")},
+			bwcWorld,
+			[]want{{KueueKept, ""}, {KueueAdmitted, "preempted default/b2 (InCohortReclamation)"},
+				{KueueKept, ""}, {KueuePreempted, "preempted by default/ah (InCohortReclamation); queued again: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, 4 more needed"}}},
 		{"LowerPriority spares equals",
 			[]string{preemptCQ("a", "", 12, lower)},
 			[]string{preemptWL("old", "la", 0, 0, 4, "", "r1-h1:4", 0), preemptWL("mid", "la", 0, 2, 4, "", "", 0),
@@ -209,8 +232,9 @@ func TestAdmitKueueWorkloads_PreemptedConditions(t *testing.T) {
 	require.Equal(t, "False", string(qr.Status))
 }
 
-// spec.preemption values outside Kueue's enums are refused, naming the
-// ClusterQueue and the field; borrowWithinCohort is not modelled.
+// spec.preemption values outside Kueue's enums, and borrowWithinCohort
+// without reclaimWithinCohort (Kueue's webhook), are refused, naming the
+// ClusterQueue and the field.
 func TestConvertClusterQueue_Preemption(t *testing.T) {
 	for _, c := range []struct {
 		name, pre, want string
@@ -221,7 +245,8 @@ func TestConvertClusterQueue_Preemption(t *testing.T) {
 		{"bad within", "withinClusterQueue: Any", `Kueue ClusterQueue "a": spec.preemption.withinClusterQueue: "Any" is not Never, LowerPriority or LowerOrNewerEqualPriority`, placement.ErrInvalid},
 		{"bad reclaim", "reclaimWithinCohort: LowerOrNewerEqualPriority", `Kueue ClusterQueue "a": spec.preemption.reclaimWithinCohort: "LowerOrNewerEqualPriority" is not Never, LowerPriority or Any`, placement.ErrInvalid},
 		{"borrowWithinCohort without reclaim", "borrowWithinCohort: {policy: LowerPriority}", `Kueue ClusterQueue "a": spec.preemption.borrowWithinCohort.policy: is LowerPriority while reclaimWithinCohort is Never`, placement.ErrInvalid},
-		{"borrowWithinCohort", "reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority}", `Kueue ClusterQueue "a": spec.preemption.borrowWithinCohort.policy: is LowerPriority: gangsim does not model preempting while borrowing`, ErrUnsupported},
+		{"borrowWithinCohort", "reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 5}", "", nil},
+		{"bad borrowWithinCohort", "reclaimWithinCohort: Any, borrowWithinCohort: {policy: Any}", `Kueue ClusterQueue "a": spec.preemption.borrowWithinCohort.policy: "Any" is not Never or LowerPriority`, placement.ErrInvalid},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			objs, err := manifest.Decode("f.yaml", strings.NewReader(cohortQueues(preemptCQ("a", "c", 4, c.pre))), manifest.Options{})

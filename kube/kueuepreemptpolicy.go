@@ -21,17 +21,30 @@ type KueuePreemption struct {
 	// the other ClusterQueues of the cohort tree, while those borrow, that
 	// may be preempted to reclaim quota.
 	ReclaimWithinCohort kueue.PreemptionPolicy
+	// BorrowWithinCohort is borrowWithinCohort.policy, Never or
+	// LowerPriority: under LowerPriority a Workload that borrows (before
+	// and after preempting) may still preempt, in the other ClusterQueues
+	// of the cohort tree, those of a lower priority that
+	// ReclaimWithinCohort allows (Kueue's ReclaimWhileBorrowing, reason
+	// InCohortReclaimWhileBorrowing); under Never only a preemptor that
+	// then borrows nothing may (or one with the nearer claim to the quota).
+	BorrowWithinCohort kueue.BorrowWithinCohortPolicy
+	// MaxPriorityThreshold is borrowWithinCohort.maxPriorityThreshold:
+	// when set, a Workload preempted while borrowing must also have a
+	// priority at most this; those above it are preempted only as under
+	// Never. nil: no bound.
+	MaxPriorityThreshold *int32
 }
 
 // convertPreemption reads spec.preemption of ClusterQueue obj.
 //
-// Errors: a withinClusterQueue or reclaimWithinCohort outside its enum
-// (ErrInvalid), a borrowWithinCohort policy other than Never or unset
-// (ErrUnsupported, or ErrInvalid outside Never and LowerPriority, or
-// with reclaimWithinCohort Never as Kueue's API refuses it), each naming
-// obj and the field.
+// Errors (ErrInvalid, each naming obj and the field), as Kueue's CRD and
+// webhook refuse them: a withinClusterQueue, reclaimWithinCohort or
+// borrowWithinCohort.policy outside its enum; a borrowWithinCohort policy
+// other than Never while reclaimWithinCohort is Never.
 func convertPreemption(obj string, p *kueue.ClusterQueuePreemption) (KueuePreemption, error) {
-	out := KueuePreemption{WithinClusterQueue: kueue.PreemptionPolicyNever, ReclaimWithinCohort: kueue.PreemptionPolicyNever}
+	out := KueuePreemption{WithinClusterQueue: kueue.PreemptionPolicyNever, ReclaimWithinCohort: kueue.PreemptionPolicyNever,
+		BorrowWithinCohort: kueue.BorrowWithinCohortPolicyNever}
 	if p == nil {
 		return out, nil
 	}
@@ -57,12 +70,28 @@ func convertPreemption(obj string, p *kueue.ClusterQueuePreemption) (KueuePreemp
 			if out.ReclaimWithinCohort == kueue.PreemptionPolicyNever {
 				return out, placement.Errorf(placement.ErrInvalid, obj, f, "is LowerPriority while reclaimWithinCohort is Never")
 			}
-			return out, placement.Errorf(ErrUnsupported, obj, f, "is LowerPriority: gangsim does not model preempting while borrowing (leave it unset or Never)")
+			out.BorrowWithinCohort = b.Policy
 		default:
 			return out, placement.Errorf(placement.ErrInvalid, obj, f, "%q is not Never or LowerPriority", b.Policy)
 		}
+		// Kueue reads the threshold under LowerPriority only; under
+		// Never it is kept but means nothing.
+		if t := b.MaxPriorityThreshold; t != nil && out.BorrowWithinCohort == kueue.BorrowWithinCohortPolicyLowerPriority {
+			out.MaxPriorityThreshold = new(*t)
+		}
 	}
 	return out, nil
+}
+
+// whileBorrowing reports whether p lets a preemptor of priority pri that
+// borrows preempt a cohort candidate of priority cpri that it has no
+// nearer claim over (Kueue's classifyPreemptionVariant: a lower priority,
+// at most maxPriorityThreshold when set).
+func (p KueuePreemption) whileBorrowing(pri, cpri int32) bool {
+	if p.BorrowWithinCohort != kueue.BorrowWithinCohortPolicyLowerPriority || cpri >= pri {
+		return false
+	}
+	return p.MaxPriorityThreshold == nil || cpri <= *p.MaxPriorityThreshold
 }
 
 // any reports whether p lets some Workload be preempted: within the
