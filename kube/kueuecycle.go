@@ -2,6 +2,7 @@ package kube
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -19,7 +20,7 @@ type cycleEntry struct {
 
 // admitInCycles admits pending Workloads (indexes in a.queue, sorted)
 // with queues, in Kueue v0.17's scheduling cycles (pkg/scheduler
-// schedule; pkg/cache/queue, BestEffortFIFO):
+// schedule; pkg/cache/queue):
 //
 //   - each cycle takes one head per ClusterQueue: its first pending
 //     Workload in queue order not set aside as inadmissible (a Workload
@@ -38,25 +39,33 @@ type cycleEntry struct {
 //   - a head that does not fit preempts for itself when it may
 //     ([admitter.settle]); as before cycles were modelled, the cycle then
 //     ends, the preemptor waits for a later one and the victims are
-//     pending again; else it waits with its reason and is set aside, so
-//     that its ClusterQueue's next Workload is the next cycle's head.
+//     pending again; else it waits with its reason and, in a
+//     BestEffortFIFO ClusterQueue, is set aside, so that its ClusterQueue's
+//     next Workload is the next cycle's head; in a StrictFIFO one it stays
+//     the head, cycle after cycle, and the Workloads queued after it wait
+//     behind it untried (Kueue requeues it at once for any reason but a
+//     namespace mismatch, which gangsim routes nowhere).
 //
-// Cycles repeat while there are heads. When every pending Workload is set
-// aside, they are all tried again if a cycle admitted or preempted since
-// they last were; the loop ends when such a round admits nothing, so each
-// reason is that of the final state. Kueue retries a set-aside Workload
-// only on events that may free room; with room only taken between such
+// Cycles repeat while some head has not failed since the round began.
+// Then, if a cycle admitted or preempted in the round, the set-aside and
+// blocked heads are all tried again in a new round; the loop ends when a
+// round admits nothing, so each reason is that of the final state. Kueue
+// retries a set-aside Workload only on events that may free room, and a
+// blocked StrictFIFO head every cycle; with room only taken between such
 // events, the retry changes a reason's wording at most.
 func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
-	aside := map[int]bool{}
+	aside := map[int]bool{}   // BestEffortFIFO heads found inadmissible this round
+	blocked := map[int]bool{} // StrictFIFO heads found inadmissible this round: still heads
 	progressed := false
 	for {
 		heads := a.cycleHeads(pending, out, aside)
-		if len(heads) == 0 {
+		if !slices.ContainsFunc(heads, func(i int) bool { return !blocked[i] }) {
 			if !progressed {
+				a.waitBehind(pending, out, blocked)
 				return nil
 			}
 			clear(aside)
+			clear(blocked)
 			progressed = false
 			continue
 		}
@@ -99,10 +108,15 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			if len(victims) > 0 {
 				pending = mergePending(pending, victims)
 				clear(aside) // the victims' room is back: Kueue requeues
+				clear(blocked)
 				progressed = true
 				break
 			}
-			aside[e.i] = true
+			if cq, why := a.opts.Queues.route(w); why == "" && cq.StrictFIFO {
+				blocked[e.i] = true
+			} else {
+				aside[e.i] = true
+			}
 		}
 	}
 }
@@ -117,16 +131,42 @@ func (a *admitter) cycleHeads(pending []int, out []KueueOutcome, aside map[int]b
 		if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted || aside[i] {
 			continue
 		}
-		key := "/" + a.queue[i].Key().String() // routed nowhere: a queue of its own
-		if cq, why := a.opts.Queues.route(a.queue[i]); why == "" {
-			key = cq.Name
-		}
+		key := a.queueKey(i)
 		if !seen[key] {
 			seen[key] = true
 			heads = append(heads, i)
 		}
 	}
 	return heads
+}
+
+// queueKey names the queue pending Workload a.queue[i] heads: its
+// ClusterQueue, or, routed nowhere, a queue of its own.
+func (a *admitter) queueKey(i int) string {
+	if cq, why := a.opts.Queues.route(a.queue[i]); why == "" {
+		return cq.Name
+	}
+	return "/" + a.queue[i].Key().String()
+}
+
+// waitBehind gives each pending Workload never tried, queued behind a
+// head blocked in its StrictFIFO ClusterQueue, its reason; Kueue writes
+// no condition on it, and neither does this.
+func (a *admitter) waitBehind(pending []int, out []KueueOutcome, blocked map[int]bool) {
+	head := map[string]int{}
+	for _, i := range slices.Sorted(maps.Keys(blocked)) {
+		head[a.queueKey(i)] = i
+	}
+	for _, i := range pending {
+		if out[i].Action != "" {
+			continue
+		}
+		key := a.queueKey(i)
+		if h, ok := head[key]; ok {
+			out[i].Action = KueuePending
+			out[i].Message = fmt.Sprintf("waits behind %s, the head of StrictFIFO ClusterQueue %s", a.queue[h].Key(), key)
+		}
+	}
 }
 
 // stillFits reports whether plan ps, made on the cycle's starting state,

@@ -130,6 +130,11 @@ type KueueClusterQueue struct {
 	// Preemption is spec.preemption: which admitted Workloads a pending
 	// one may preempt when it does not fit ([AdmitKueueWorkloads]).
 	Preemption KueuePreemption
+	// StrictFIFO says spec.queueingStrategy is StrictFIFO: a head that
+	// does not fit stays the ClusterQueue's head and the Workloads queued
+	// after it wait (Kueue requeues it at once instead of setting it
+	// aside). false: BestEffortFIFO, Kueue's default.
+	StrictFIFO bool
 }
 
 // stopPolicy reads a ClusterQueue's or LocalQueue's spec.stopPolicy:
@@ -191,9 +196,9 @@ func (cq *KueueClusterQueue) groupOf(r placement.ResourceName) int {
 // nominalQuota; a negative borrowingLimit or lendingLimit, one set without
 // spec.cohortName, or a lendingLimit above its nominalQuota; a cohortName
 // that is not a DNS subdomain; a bad namespaceSelector; a spec.preemption
-// policy outside its enum ([KueuePreemption]). A
-// spec.preemption.borrowWithinCohort policy other than Never is
-// ErrUnsupported: gangsim does not model preempting while borrowing.
+// policy outside its enum, or borrowWithinCohort without
+// reclaimWithinCohort ([KueuePreemption]); a spec.queueingStrategy other
+// than StrictFIFO or BestEffortFIFO.
 func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 	if cq == nil {
 		return nil, errNil("Kueue ClusterQueue")
@@ -217,6 +222,13 @@ func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 	}
 	if out.Preemption, err = convertPreemption(obj, cq.Spec.Preemption); err != nil {
 		return nil, err
+	}
+	switch cq.Spec.QueueingStrategy {
+	case "", kueue.BestEffortFIFO:
+	case kueue.StrictFIFO:
+		out.StrictFIFO = true
+	default:
+		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.queueingStrategy", "%q is not StrictFIFO or BestEffortFIFO", cq.Spec.QueueingStrategy)
 	}
 	return out, nil
 }
