@@ -1,0 +1,107 @@
+package kube
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
+)
+
+// strictCQ is cqDoc's ClusterQueue with spec.queueingStrategy strategy.
+func strictCQ(strategy, name, cohort, quota string) string {
+	return strings.Replace(cqDoc(name, cohort, quota), "spec: {", "spec: {queueingStrategy: "+strategy+", ", 1)
+}
+
+// priorityWL is cohortWL's Workload with spec.priority pri.
+func priorityWL(name, lq string, at int, count, pri int32) string {
+	return strings.Replace(cohortWL(name, lq, at, count), "  queueName:", fmt.Sprintf("  priority: %d\n  queueName:", pri), 1)
+}
+
+// StrictFIFO over partialNodes (r1-h1, r1-h2, r2-h1: 4 CPUs each), as
+// Kueue v0.17's queues requeue a head that does not fit (pkg/cache/queue
+// RequeueIfNotPresent: at once under StrictFIFO): outcomes in queue order,
+// worked by hand in each comment.
+func TestAdmitKueueWorkloads_StrictFIFO(t *testing.T) {
+	type want struct {
+		action KueueAction
+		msg    string
+	}
+	const (
+		short   = "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, "
+		behind  = "waits behind default/w2, the head of StrictFIFO ClusterQueue a"
+		noHost  = "in flavor tas: pod set \"main\" needs 5 pods in one kubernetes.io/hostname domain; the best, r1/r1-h1, holds 4"
+		behind1 = "waits behind default/w1, the head of StrictFIFO ClusterQueue a"
+	)
+	for _, c := range []struct {
+		name   string
+		queues []string
+		wls    []string
+		want   []want
+	}{
+		// a (4): w1 (2) is admitted; w2 (4) finds 2 and stays a's head;
+		// w3 (1), which would fit, is never tried.
+		{"a head short of quota blocks the newer",
+			[]string{strictCQ("StrictFIFO", "a", "ca", "nominalQuota: 4")},
+			[]string{cohortWL("w1", "la", 0, 2), cohortWL("w2", "la", 1, 4), cohortWL("w3", "la", 2, 1)},
+			[]want{{KueueAdmitted, ""}, {KueuePending, short + "2 more needed"}, {KueuePending, behind}}},
+		// The same under BestEffortFIFO: w2 is set aside and w3 heads the
+		// next cycle.
+		{"BestEffortFIFO sets it aside",
+			[]string{strictCQ("BestEffortFIFO", "a", "ca", "nominalQuota: 4")},
+			[]string{cohortWL("w1", "la", 0, 2), cohortWL("w2", "la", 1, 4), cohortWL("w3", "la", 2, 1)},
+			[]want{{KueueAdmitted, ""}, {KueuePending, short + "3 more needed"}, {KueueAdmitted, ""}}},
+		// w1's 5 pods fit a's quota but no host: it blocks w2 all the same.
+		{"a head that fits no node blocks the newer",
+			[]string{strictCQ("StrictFIFO", "a", "ca", "nominalQuota: 12")},
+			[]string{hostWL("w1", "la", 0, 5, ""), cohortWL("w2", "la", 1, 1)},
+			[]want{{KueuePending, noHost}, {KueuePending, behind1}}},
+		// Queue order is still priority first: hi (newer, priority 5) is
+		// a's first head and admitted; then w1 (2) and w2 (4 of the 1 left).
+		{"a newer Workload of a higher priority goes first",
+			[]string{strictCQ("StrictFIFO", "a", "ca", "nominalQuota: 4")},
+			[]string{cohortWL("w1", "la", 0, 2), cohortWL("w2", "la", 1, 4), cohortWL("w3", "la", 2, 1), priorityWL("hi", "la", 3, 1, 5)},
+			[]want{{KueueAdmitted, ""}, {KueueAdmitted, ""}, {KueuePending, short + "3 more needed"}, {KueuePending, behind}}},
+		// a (8) and b (0) in cohort c: a's blocked w1 (no host holds 5)
+		// holds no quota, so b's bw borrows 6 of a's 8 in the same cycle;
+		// w1's final reason is then a's quota (2 left).
+		{"a blocked head holds no quota: the cohort borrows it",
+			[]string{strictCQ("StrictFIFO", "a", "c", "nominalQuota: 8"), cqDoc("b", "c", "nominalQuota: 0")},
+			[]string{hostWL("w1", "la", 0, 5, ""), cohortWL("w2", "la", 1, 1), cohortWL("bw", "lb", 2, 6)},
+			[]want{{KueuePending, short + "3 more needed"}, {KueuePending, behind1}, {KueueAdmitted, "borrows from cohort c: cpu 6 in flavor tas"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			outs, cl := admitAll(t, partialNodes+cohortQueues(c.queues...)+strings.Join(c.wls, ""))
+			var got []want
+			for _, o := range outs {
+				got = append(got, want{o.Action, o.Message})
+			}
+			require.Equal(t, c.want, got)
+			for _, o := range outs { // one waiting behind a head was never tried: no condition written
+				if !strings.HasPrefix(o.Message, "waits behind") {
+					continue
+				}
+				for _, w := range cl.KueueWorkloads {
+					if w.Key() == o.Workload {
+						require.Nil(t, apimeta.FindStatusCondition(w.Obj.Status.Conditions, kueue.WorkloadQuotaReserved), "%s", o.Workload)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A queueingStrategy outside Kueue's enum is refused, naming the
+// ClusterQueue and the field.
+func TestConvertClusterQueue_QueueingStrategy(t *testing.T) {
+	objs, err := manifest.Decode("f.yaml", strings.NewReader(cohortQueues(strictCQ("FIFO", "a", "c", "nominalQuota: 4"))), manifest.Options{})
+	require.NoError(t, err)
+	_, err = Load(objs)
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	require.Contains(t, err.Error(), `Kueue ClusterQueue "a": spec.queueingStrategy: "FIFO" is not StrictFIFO or BestEffortFIFO`)
+}
