@@ -170,7 +170,9 @@ func genPreemptWorld(t *rapid.T) *propWorld {
 			WithinClusterQueue:  rapid.SampledFrom([]kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyLowerOrNewerEqualPriority}).Draw(t, "withinClusterQueue"),
 			ReclaimWithinCohort: rapid.SampledFrom([]kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyAny}).Draw(t, "reclaimWithinCohort"),
 		}
+		drawBorrowWithinCohort(t, &pre)
 		cq.Spec.Preemption, w.preemption[name] = &pre, pre
+		cq.Spec.QueueingStrategy = drawQueueingStrategy(t)
 		if cohort {
 			cq.Spec.CohortName, w.cohort[name] = "org", "org"
 		}
@@ -364,11 +366,38 @@ func genPropClusterQueue(t *rapid.T, w *propWorld, name string, flavors []string
 		WithinClusterQueue:  rapid.SampledFrom([]kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyLowerOrNewerEqualPriority, ""}).Draw(t, "withinClusterQueue"),
 		ReclaimWithinCohort: rapid.SampledFrom([]kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyAny, ""}).Draw(t, "reclaimWithinCohort"),
 	}
+	drawBorrowWithinCohort(t, &pre)
 	if pre != (kueue.ClusterQueuePreemption{}) {
 		cq.Spec.Preemption = &pre
 	}
 	w.preemption[name] = pre
+	cq.Spec.QueueingStrategy = drawQueueingStrategy(t)
 	return cq
+}
+
+// drawBorrowWithinCohort draws pre's borrowWithinCohort where Kueue's
+// webhook allows one (reclaimWithinCohort not Never): none, Never, or
+// LowerPriority with or without a maxPriorityThreshold within the drawn
+// priorities (0–4).
+func drawBorrowWithinCohort(t *rapid.T, pre *kueue.ClusterQueuePreemption) {
+	if pre.ReclaimWithinCohort == "" || pre.ReclaimWithinCohort == kueue.PreemptionPolicyNever {
+		return
+	}
+	switch rapid.IntRange(0, 3).Draw(t, "borrowWithinCohort") {
+	case 1:
+		pre.BorrowWithinCohort = &kueue.BorrowWithinCohort{Policy: kueue.BorrowWithinCohortPolicyNever}
+	case 2:
+		pre.BorrowWithinCohort = &kueue.BorrowWithinCohort{Policy: kueue.BorrowWithinCohortPolicyLowerPriority}
+	case 3:
+		pre.BorrowWithinCohort = &kueue.BorrowWithinCohort{Policy: kueue.BorrowWithinCohortPolicyLowerPriority,
+			MaxPriorityThreshold: new(int32(rapid.IntRange(0, 3).Draw(t, "maxPriorityThreshold")))}
+	}
+}
+
+// drawQueueingStrategy draws a spec.queueingStrategy: unset,
+// BestEffortFIFO or StrictFIFO.
+func drawQueueingStrategy(t *rapid.T) kueue.QueueingStrategy {
+	return rapid.SampledFrom([]kueue.QueueingStrategy{"", kueue.BestEffortFIFO, kueue.StrictFIFO}).Draw(t, "queueingStrategy")
 }
 
 // genPropWorkload draws a pending Workload of 1–3 pod sets (counts from
@@ -594,6 +623,7 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 		}
 	}
 	w.checkVictims(t, c, outs, byKey)
+	checkStrictFIFO(t, c, outs, byKey)
 	for id := range placement.NodeID(s.NumNodes()) {
 		for _, r := range s.Resources() {
 			require.GreaterOrEqual(t, s.Free(id, r), int64(0), "node %s over its allocatable %s", s.Node(id).Name, r)
@@ -991,7 +1021,7 @@ func (w *propWorld) checkVictims(t require.TestingT, c *Cluster, outs []KueueOut
 				require.Fail(t, "a victim under withinClusterQueue Never", what)
 			}
 		} else {
-			require.Equal(t, kueue.InCohortReclamationReason, reason, what)
+			require.Contains(t, []string{kueue.InCohortReclamationReason, kueue.InCohortReclaimWhileBorrowingReason}, reason, what)
 			require.NotEmpty(t, w.cohort[pcq], what)
 			require.Equal(t, w.cohort[pcq], w.cohort[vcq], what)
 			switch pre.ReclaimWithinCohort {
@@ -1000,6 +1030,16 @@ func (w *propWorld) checkVictims(t require.TestingT, c *Cluster, outs []KueueOut
 			case kueue.PreemptionPolicyAny:
 			default:
 				require.Fail(t, "a victim under reclaimWithinCohort Never", what)
+			}
+			if reason == kueue.InCohortReclaimWhileBorrowingReason {
+				// borrowWithinCohort LowerPriority: a lower priority, at
+				// most the threshold.
+				b := pre.BorrowWithinCohort
+				require.True(t, b != nil && b.Policy == kueue.BorrowWithinCohortPolicyLowerPriority, what)
+				require.Less(t, v.Priority, p.Priority, what)
+				if b.MaxPriorityThreshold != nil {
+					require.LessOrEqual(t, v.Priority, *b.MaxPriorityThreshold, what)
+				}
 			}
 		}
 		if o.Action == KueuePreempted {
@@ -1010,14 +1050,52 @@ func (w *propWorld) checkVictims(t require.TestingT, c *Cluster, outs []KueueOut
 	}
 }
 
+// checkStrictFIFO: in a StrictFIFO ClusterQueue, a Workload pending from
+// the pass's start (never admitted, or evicted from a failed node) and
+// left pending blocks those queued after it: none of them was admitted in
+// the pass. One never tried says so, naming a head, and only behind a
+// Workload left waiting (pending, evicted or preempted); elsewhere none
+// waits behind a head.
+func checkStrictFIFO(t require.TestingT, c *Cluster, outs []KueueOutcome, byKey map[placement.Key]*KueueWorkload) {
+	q := c.KueueQueues
+	if q == nil {
+		return
+	}
+	blocking := map[string]placement.Key{} // ClusterQueue → its first Workload pending from the start and left pending
+	waiting := map[string]bool{}           // ClusterQueue → one left waiting so far
+	for _, o := range outs {
+		cq, why := q.route(byKey[o.Workload])
+		if why != "" || !cq.StrictFIFO {
+			require.NotContains(t, o.Message, "waits behind", "%s", o.Workload)
+			continue
+		}
+		if head, ok := blocking[cq.Name]; ok {
+			require.NotContains(t, []KueueAction{KueueAdmitted, KueueReadmitted}, o.Action, "%s admitted behind %s, pending in StrictFIFO %s", o.Workload, head, cq.Name)
+		}
+		if strings.HasPrefix(o.Message, "waits behind") {
+			require.True(t, waiting[cq.Name], "%s: %s", o.Workload, o.Message)
+		}
+		switch o.Action {
+		case KueuePending, KueueEvicted:
+			if _, ok := blocking[cq.Name]; !ok {
+				blocking[cq.Name] = o.Workload
+			}
+			waiting[cq.Name] = true
+		case KueuePreempted:
+			waiting[cq.Name] = true
+		}
+	}
+}
+
 // The worlds of TestProp_KueueAdmitQueues do see preemption: within a
-// ClusterQueue and, in a cohort, reclaim; else checkVictims would check
-// nothing.
+// ClusterQueue and, in a cohort, reclaim, with borrowing too; and a
+// StrictFIFO head blocking another; else checkVictims and checkStrictFIFO
+// would check nothing.
 func TestProp_KueueAdmitQueuesPreempts(t *testing.T) {
 	seen := map[string]int{}
 	// Reclaim needs a cohort, a policy and a member borrowing: a few
 	// runs of 100 worlds may be needed to see it.
-	for range 10 {
+	for range 30 {
 		rapid.Check(t, func(rt *rapid.T) {
 			w := genPropWorld(rt)
 			_, _, outs := w.admit(rt)
@@ -1027,16 +1105,21 @@ func TestProp_KueueAdmitQueuesPreempts(t *testing.T) {
 				if strings.Contains(o.Message, cycleWords) {
 					seen["cycle stopped"]++
 				}
+				if strings.HasPrefix(o.Message, "waits behind") {
+					seen["StrictFIFO blocks"]++
+				}
 				if _, by, ok := strings.Cut(o.Message, "preempted by "); ok {
 					seen[strings.TrimSuffix(strings.SplitN(strings.SplitN(by, ";", 2)[0], " (", 2)[1], ")")]++
 				}
 			}
 		})
-		if seen[kueue.InClusterQueueReason] > 0 && seen[kueue.InCohortReclamationReason] > 0 {
+		if seen[kueue.InClusterQueueReason] > 0 && seen[kueue.InCohortReclamationReason] > 0 && seen[kueue.InCohortReclaimWhileBorrowingReason] > 0 && seen["StrictFIFO blocks"] > 0 {
 			break
 		}
 	}
 	require.Positive(t, seen[kueue.InClusterQueueReason], "no preemption within a ClusterQueue: %v", seen)
 	require.Positive(t, seen[kueue.InCohortReclamationReason], "no reclaim in a cohort: %v", seen)
+	require.Positive(t, seen[kueue.InCohortReclaimWhileBorrowingReason], "no reclaim while borrowing: %v", seen)
+	require.Positive(t, seen["StrictFIFO blocks"], "no StrictFIFO head blocking another: %v", seen)
 	t.Logf("victims by reason: %v", seen)
 }

@@ -149,20 +149,23 @@ func (a *admitter) queueKey(i int) string {
 	return "/" + a.queue[i].Key().String()
 }
 
-// waitBehind gives each pending Workload never tried, queued behind a
-// head blocked in its StrictFIFO ClusterQueue, its reason; Kueue writes
-// no condition on it, and neither does this.
+// waitBehind gives each Workload left pending behind the head blocked in
+// its StrictFIFO ClusterQueue, never tried or tried before that head was
+// queued again ahead of it (a victim's requeue), its final reason: it
+// waits behind that head. Its status is left as it is, as Kueue, which
+// does not try it, leaves it: no condition, or the one its last try
+// wrote.
 func (a *admitter) waitBehind(pending []int, out []KueueOutcome, blocked map[int]bool) {
 	head := map[string]int{}
 	for _, i := range slices.Sorted(maps.Keys(blocked)) {
 		head[a.queueKey(i)] = i
 	}
 	for _, i := range pending {
-		if out[i].Action != "" {
+		if out[i].Action != "" && out[i].Action != KueuePending {
 			continue
 		}
 		key := a.queueKey(i)
-		if h, ok := head[key]; ok {
+		if h, ok := head[key]; ok && h != i {
 			out[i].Action = KueuePending
 			out[i].Message = fmt.Sprintf("waits behind %s, the head of StrictFIFO ClusterQueue %s", a.queue[h].Key(), key)
 		}
