@@ -190,6 +190,16 @@ var kueueGoldens = []golden{
 	// admitted again by borrowing, b-big waits. Before, a-high waited.
 	{"kueue-workloads-preemption", []string{"-f", kw + "preemption.yaml"}, exitWaiting},
 	{"kueue-workloads-preemption-yaml", []string{"-o", "yaml", "-f", kw + "preemption.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): a StrictFIFO head that
+	// fits no host blocks small behind it; the BestEffortFIFO one is set
+	// aside and small is admitted.
+	{"kueue-workloads-strict-fifo", []string{"-f", kw + "strict-fifo.yaml"}, exitWaiting},
+	{"kueue-workloads-strict-fifo-yaml", []string{"-o", "yaml", "-f", kw + "strict-fifo.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): high, borrowing,
+	// preempts b-low and b-mid (InCohortReclaimWhileBorrowing), sparing
+	// b-over above maxPriorityThreshold, and is admitted in the next pass.
+	{"kueue-workloads-borrow-within-cohort", []string{"-f", kw + "borrow-within-cohort.yaml"}, exitWaiting},
+	{"kueue-workloads-borrow-within-cohort-yaml", []string{"-o", "yaml", "-f", kw + "borrow-within-cohort.yaml"}, exitWaiting},
 	// Checked by hand (see the manifest's header): s0 is repaired onto
 	// b0-r0-h0 and s1's lost pod onto b0-r2-h0 under both profiles.
 	// Before, kueue-balanced left s1 with 2 of its 3 pods, "not replaced".
