@@ -41,7 +41,8 @@ type kueuePreemptOracleCase struct {
 // TestKueuePreemptionOracle holds gangsim's preemption to the real Kueue's
 // recorded answers: for every Workload, admitted or not, its pods per node
 // and flavor, whether it was preempted and for which reason
-// (InClusterQueue, InCohortReclamation), and a pending one's reason —
+// (InClusterQueue, InCohortReclamation, InCohortReclaimWhileBorrowing),
+// and a pending one's reason —
 // under the gangsched and kueue topology profiles alike.
 func TestKueuePreemptionOracle(t *testing.T) {
 	dir := td + "kueue-oracle/preemption/"
