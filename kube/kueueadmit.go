@@ -185,17 +185,22 @@ type KueueOutcome struct {
 // planned on the cycle's starting state, taken not borrowing before
 // borrowing (by the height of the cohort borrowed from), then by
 // priority and creation, each admitted if it still fits beside those the
-// cycle admitted before it.
+// cycle admitted before it; a head that does not fit is set aside, or, in
+// a StrictFIFO ClusterQueue, stays its head and the Workloads behind it
+// wait untried.
 //
 // Preemption (with queues): a pending Workload that fits no flavor, whose
 // ClusterQueue's spec.preemption allows it ([KueuePreemption]), preempts
 // the admitted Workloads that Kueue v0.17's classical preemption picks —
 // of its own ClusterQueue under withinClusterQueue, of cohort members over
-// their nominal quota under reclaimWithinCohort; lowest priority and
+// their nominal quota under reclaimWithinCohort (while it borrows, only
+// those of the nearer claim or, under borrowWithinCohort LowerPriority,
+// of a lower priority within maxPriorityThreshold); lowest priority and
 // newest reservation first, removed until it fits (quota, and topology on
 // the nodes they free), then put back from the second last while it still
 // fits. The victims are evicted (Evicted True, reason Preempted;
-// Preempted True, reason InClusterQueue or InCohortReclamation, with
+// Preempted True, reason InClusterQueue, InCohortReclamation or
+// InCohortReclaimWhileBorrowing, with
 // Kueue's message; outcome KueuePreempted) and queued again; as in Kueue,
 // the preemptor is not admitted in the pass (with queues, the cycle) that
 // evicts them but waits ("Pending the preemption of n workload(s)");
