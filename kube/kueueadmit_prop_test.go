@@ -1054,8 +1054,9 @@ func (w *propWorld) checkVictims(t require.TestingT, c *Cluster, outs []KueueOut
 // the pass's start (never admitted, or evicted from a failed node) and
 // left pending blocks those queued after it: none of them was admitted in
 // the pass. One never tried says so, naming a head, and only behind a
-// Workload left waiting (pending, evicted or preempted); elsewhere none
-// waits behind a head.
+// Workload left waiting (pending, evicted or preempted). Elsewhere one
+// waits behind a head only when that head stays its ClusterQueue's head
+// because room kept by a blocked head took its own, cycle after cycle.
 func checkStrictFIFO(t require.TestingT, c *Cluster, outs []KueueOutcome, byKey map[placement.Key]*KueueWorkload) {
 	q := c.KueueQueues
 	if q == nil {
@@ -1063,10 +1064,17 @@ func checkStrictFIFO(t require.TestingT, c *Cluster, outs []KueueOutcome, byKey 
 	}
 	blocking := map[string]placement.Key{} // ClusterQueue → its first Workload pending from the start and left pending
 	waiting := map[string]bool{}           // ClusterQueue → one left waiting so far
+	message := map[string]string{}
+	for _, o := range outs {
+		message[o.Workload.String()] = o.Message
+	}
 	for _, o := range outs {
 		cq, why := q.route(byKey[o.Workload])
 		if why != "" || !cq.StrictFIFO {
-			require.NotContains(t, o.Message, "waits behind", "%s", o.Workload)
+			if rest, ok := strings.CutPrefix(o.Message, "waits behind "); ok {
+				head, _, _ := strings.Cut(rest, ",")
+				require.Equal(t, noLongerFits, message[head], "%s: %s", o.Workload, o.Message)
+			}
 			continue
 		}
 		if head, ok := blocking[cq.Name]; ok {

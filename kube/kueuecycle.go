@@ -39,13 +39,20 @@ type cycleEntry struct {
 //   - a head that does not fit preempts for itself when it may
 //     ([admitter.settle]); as before cycles were modelled, the cycle then
 //     ends, the preemptor waits for a later one and the victims are
-//     pending again; else it waits with its reason and, in a
+//     pending again; else, when Kueue would have preempted for it but
+//     found no victims, it keeps room for the rest of the cycle
+//     ([admitter.keepRoom]), which the heads after it are re-checked
+//     against; and it waits with its reason and, in a
 //     BestEffortFIFO ClusterQueue, is set aside, so that its ClusterQueue's
 //     next Workload is the next cycle's head; in a StrictFIFO one it stays
 //     the head, cycle after cycle, and the Workloads queued after it wait
 //     behind it untried (Kueue requeues it at once for any reason but a
 //     namespace mismatch, which gangsim routes nowhere).
 //
+// A cycle that admits, preempts and sets aside nothing would repeat
+// itself: the heads it skipped (for room the blocked heads kept) stay
+// heads cycle after cycle in Kueue ("Workload no longer fits after
+// processing another workload"), so they block their ClusterQueues too.
 // Cycles repeat while some head has not failed since the round began.
 // Then, if a cycle admitted or preempted in the round, the set-aside and
 // blocked heads are all tried again in a new round; the loop ends when a
@@ -55,7 +62,7 @@ type cycleEntry struct {
 // events, the retry changes a reason's wording at most.
 func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	aside := map[int]bool{}   // BestEffortFIFO heads found inadmissible this round
-	blocked := map[int]bool{} // StrictFIFO heads found inadmissible this round: still heads
+	blocked := map[int]bool{} // heads found inadmissible this round that stay heads
 	progressed := false
 	for {
 		heads := a.cycleHeads(pending, out, aside)
@@ -82,19 +89,23 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			return cmp.Or(cmp.Compare(x.borrow, y.borrow), cmp.Compare(wy.Priority, wx.Priority),
 				wx.Created.Compare(wy.Created), wx.Key().Compare(wy.Key()))
 		})
-		changed := false // whether this cycle admitted a head yet
+		changed := false // whether this cycle admitted a head, or kept room for one, yet
+		var kept []*keptRoom
+		var skipped []int
+		cycleProgressed, setAside := false, false
 		for _, e := range entries {
 			w := a.queue[e.i]
 			// With nothing admitted before it in the cycle, the state is
 			// the one it was planned on: no re-check, so that a check
 			// stricter than the plan's cannot skip it cycle after cycle.
 			if changed && e.ps.plan.Decision.Status == placement.Scheduled {
-				still, err := a.stillFits(e.ps)
+				still, err := a.stillFits(e.ps, kept)
 				if err != nil {
 					return err
 				}
 				if !still {
-					continue // its ClusterQueue's head again next cycle
+					skipped = append(skipped, e.i) // its ClusterQueue's head again next cycle
+					continue
 				}
 			}
 			admitted, victims, err := a.settle(w, e.ps, &out[e.i], out)
@@ -102,24 +113,53 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 				return err
 			}
 			if admitted {
-				progressed, changed = true, true
+				progressed, changed, cycleProgressed = true, true, true
 				continue
 			}
 			if len(victims) > 0 {
 				pending = mergePending(pending, victims)
 				clear(aside) // the victims' room is back: Kueue requeues
 				clear(blocked)
-				progressed = true
+				progressed, cycleProgressed = true, true
 				break
+			}
+			k, err := a.keepRoom(w, out[e.i].Message)
+			if err != nil {
+				return err
+			}
+			if k != nil {
+				kept, changed = append(kept, k), true
 			}
 			if cq, why := a.opts.Queues.route(w); why == "" && cq.StrictFIFO {
 				blocked[e.i] = true
 			} else {
-				aside[e.i] = true
+				aside[e.i], setAside = true, true
+			}
+		}
+		for _, k := range kept {
+			if err := a.releaseKept(k); err != nil {
+				return err
+			}
+		}
+		// A cycle that changed nothing and set no head aside repeats
+		// itself: its heads skipped for the room blocked heads kept
+		// stay heads in Kueue, cycle after cycle, so they block too.
+		if !cycleProgressed && !setAside {
+			for _, i := range skipped {
+				o := &out[i]
+				if o.Action != KueueEvicted && o.Action != KueuePreempted {
+					o.Action, o.Message = KueuePending, noLongerFits
+				}
+				writePending(a.queue[i], noLongerFits, a.opts.Now)
+				blocked[i] = true
 			}
 		}
 	}
 }
+
+// noLongerFits is Kueue's reason for a head skipped because what its
+// cycle admitted or kept before it took its room.
+const noLongerFits = "Workload no longer fits after processing another workload"
 
 // cycleHeads are the heads of a cycle, by queue index: per ClusterQueue
 // its first pending Workload in queue order that is neither admitted nor
@@ -166,8 +206,12 @@ func (a *admitter) waitBehind(pending []int, out []KueueOutcome, blocked map[int
 		}
 		key := a.queueKey(i)
 		if h, ok := head[key]; ok && h != i {
+			strict := ""
+			if cq, why := a.opts.Queues.route(a.queue[h]); why == "" && cq.StrictFIFO {
+				strict = "StrictFIFO "
+			}
 			out[i].Action = KueuePending
-			out[i].Message = fmt.Sprintf("waits behind %s, the head of StrictFIFO ClusterQueue %s", a.queue[h].Key(), key)
+			out[i].Message = fmt.Sprintf("waits behind %s, the head of %sClusterQueue %s", a.queue[h].Key(), strict, key)
 		}
 	}
 }
@@ -175,8 +219,10 @@ func (a *admitter) waitBehind(pending []int, out []KueueOutcome, blocked map[int
 // stillFits reports whether plan ps, made on the cycle's starting state,
 // still fits now: its quota within what its ClusterQueue may take, and
 // on each node it names room for its pods, as Kueue re-checks a
-// nominated head's quota and topology usage before admitting it.
-func (a *admitter) stillFits(ps plannedSets) (bool, error) {
+// nominated head's quota and topology usage before admitting it. A node
+// already over its allocatable before the cycle's kept room is left to
+// the plan.
+func (a *admitter) stillFits(ps plannedSets, kept []*keptRoom) (bool, error) {
 	if ch := ps.adm.choice; ch != nil && !a.quotaFits(ps.adm.cq, *ch) {
 		return false, nil
 	}
@@ -191,6 +237,16 @@ func (a *admitter) stillFits(ps plannedSets) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	base := a.s
+	var rel []placement.PodSetRef
+	for _, k := range kept {
+		rel = append(rel, k.sets...)
+	}
+	if len(rel) > 0 {
+		if base, err = a.s.Apply(placement.Change{Release: rel}); err != nil {
+			return false, err
+		}
+	}
 	for _, u := range us {
 		for _, n := range u.Nodes {
 			id, ok := next.NodeID(n.Node)
@@ -198,7 +254,7 @@ func (a *admitter) stillFits(ps plannedSets) (bool, error) {
 				continue
 			}
 			for _, r := range slices.Sorted(maps.Keys(u.Requests)) {
-				if u.Requests[r] > 0 && next.Free(id, r) < 0 && a.s.Free(id, r) >= 0 {
+				if u.Requests[r] > 0 && next.Free(id, r) < 0 && base.Free(id, r) >= 0 {
 					return false, nil
 				}
 			}

@@ -37,6 +37,7 @@ func TestAdmitKueueWorkloads_StrictFIFO(t *testing.T) {
 		behind  = "waits behind default/w2, the head of StrictFIFO ClusterQueue a"
 		noHost  = "in flavor tas: pod set \"main\" needs 5 pods in one kubernetes.io/hostname domain; the best, r1/r1-h1, holds 4"
 		behind1 = "waits behind default/w1, the head of StrictFIFO ClusterQueue a"
+		w2Host  = "in flavor tas: pod set \"main\" needs 4 pods in one kubernetes.io/hostname domain; the best, r2/r2-h1, holds 1"
 	)
 	for _, c := range []struct {
 		name   string
@@ -74,6 +75,27 @@ func TestAdmitKueueWorkloads_StrictFIFO(t *testing.T) {
 			[]string{strictCQ("StrictFIFO", "a", "c", "nominalQuota: 8"), cqDoc("b", "c", "nominalQuota: 0")},
 			[]string{hostWL("w1", "la", 0, 5, ""), cohortWL("w2", "la", 1, 1), cohortWL("bw", "lb", 2, 6)},
 			[]want{{KueuePending, short + "3 more needed"}, {KueuePending, behind1}, {KueueAdmitted, "borrows from cohort c: cpu 6 in flavor tas"}}},
+		// a (StrictFIFO, 8) and b (4) in cohorts of their own. Cycle 1:
+		// w1 (3 pods on one host of rack r2) takes r2-h1, b0 r1-h1.
+		// Cycle 2: w2 (4 on r2-h1, 1 left) would fit an empty cluster, so
+		// Kueue would preempt for it; finding no candidates, it keeps its
+		// quota and r2-h1×4 for the cycle, and bw (1 pod on r2-h1),
+		// taken after it, no longer fits. Every cycle repeats this: bw
+		// stays b's head and bz waits behind it.
+		{"a blocked head that would preempt keeps its room every cycle",
+			[]string{strictCQ("StrictFIFO", "a", "ca", "nominalQuota: 8"), cqDoc("b", "cb", "nominalQuota: 8")},
+			[]string{hostWL("w1", "la", 0, 3, "rack: r2"), hostWL("w2", "la", 1, 4, "rack: r2"), hostWL("b0", "lb", 0, 4, "rack: r1"),
+				hostWL("bw", "lb", 2, 1, "rack: r2"), cohortWL("bz", "lb", 3, 1)},
+			[]want{{KueueAdmitted, ""}, {KueueAdmitted, ""}, {KueuePending, w2Host}, {KueuePending, noLongerFits},
+				{KueuePending, "waits behind default/bw, the head of ClusterQueue b"}}},
+		// The same with a's reclaimWithinCohort Any (Kueue's
+		// CanAlwaysReclaim): w2 keeps nothing; bw and bz are admitted, and
+		// w2's final reason names r2-h1 full.
+		{"a blocked head keeps nothing under reclaimWithinCohort Any",
+			[]string{strings.Replace(strictCQ("StrictFIFO", "a", "ca", "nominalQuota: 8"), "spec: {", "spec: {preemption: {reclaimWithinCohort: Any}, ", 1), cqDoc("b", "cb", "nominalQuota: 8")},
+			[]string{hostWL("w1", "la", 0, 3, "rack: r2"), hostWL("w2", "la", 1, 4, "rack: r2"), hostWL("b0", "lb", 0, 4, "rack: r1"),
+				hostWL("bw", "lb", 2, 1, "rack: r2"), cohortWL("bz", "lb", 3, 1)},
+			[]want{{KueueAdmitted, ""}, {KueueAdmitted, ""}, {KueuePending, strings.Replace(w2Host, "r2/r2-h1, holds 1", "r1/r1-h1, holds 0", 1)}, {KueueAdmitted, ""}, {KueueAdmitted, ""}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, cl := admitAll(t, partialNodes+cohortQueues(c.queues...)+strings.Join(c.wls, ""))

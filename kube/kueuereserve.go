@@ -1,0 +1,165 @@
+package kube
+
+import (
+	"strings"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// keptRoom is what a head that needs preemption and found no victims
+// keeps for the rest of its scheduling cycle, as Kueue's scheduler does
+// (pkg/scheduler schedule, resourcesToReserve): quota in its ClusterQueue
+// and the room its pod sets would take on an empty cluster.
+type keptRoom struct {
+	cq    string
+	quota map[flavorResource]int64
+	// sets are the held pod sets, reserved on the nodes under the
+	// Workload's own key (it holds nothing else while pending).
+	sets []placement.PodSetRef
+}
+
+// keepRoom keeps, for the rest of the cycle, what pending Workload w, which
+// did not fit and preempted nothing, holds in Kueue: nothing when Kueue's
+// flavor assignment is NoFit (more than its ClusterQueue may take, even by
+// preempting; or a topology that fails on an empty cluster), when its
+// ClusterQueue's reclaimWithinCohort is Any (Kueue's CanAlwaysReclaim),
+// or when it found victims that a preemption cycle stops (msg says so).
+// Else, in the first flavors (from each resource group's first) whose
+// mode is Preempt: per flavor and resource, its request up to the
+// ClusterQueue's nominal quota left unused, or, when it borrows, all of it
+// (within its borrowingLimit); and its sets in topology flavors where
+// they would go with every admitted Workload gone (Kueue's
+// WithSimulateEmpty). The room kept is applied to a.used and a.s; undo it with
+// [admitter.releaseKept].
+func (a *admitter) keepRoom(w *KueueWorkload, msg string) (*keptRoom, error) {
+	q := a.opts.Queues
+	cq, why := q.route(w)
+	if why != "" || cq.Preemption.ReclaimWithinCohort == kueue.PreemptionPolicyAny || strings.Contains(msg, cycleWords) {
+		return nil, nil
+	}
+	start := map[[2]int]int{}
+	for {
+		// With no usage, the flavors are those whose quota could hold w
+		// at all: Kueue's NoFit is a request above that potential.
+		ch, why := q.assignFlavors(cq, w, quotaUsage{}, start)
+		if why != "" {
+			return nil, nil
+		}
+		if a.mayPreemptFor(cq, ch) {
+			h, err := a.keepChoice(cq, w, ch)
+			if h != nil || err != nil {
+				return h, err
+			}
+		}
+		if !ch.nextAny(cq, start) {
+			return nil, nil
+		}
+	}
+}
+
+// mayPreemptFor reports whether Kueue's flavor assigner would try
+// preemption for flavor choice ch of cq rather than call it NoFit: each
+// request beyond what cq may take now is within its nominal quota, or may
+// be reclaimed from a cohort above it, or borrowWithinCohort lets it
+// preempt while borrowing (fitsResourceQuota).
+func (a *admitter) mayPreemptFor(cq *KueueClusterQueue, ch flavorChoice) bool {
+	t := quotaTree{a.opts.Queues, a.used}
+	for _, fr := range sortedFRs(ch.usage) {
+		v := ch.usage[fr]
+		if _, free := t.room(cq, fr); v <= free {
+			continue
+		}
+		if nominal, _, _ := groupLimits(cq.Groups, fr); v > nominal && !t.mayReclaimAbove(cq, fr, v) &&
+			cq.Preemption.BorrowWithinCohort != kueue.BorrowWithinCohortPolicyLowerPriority {
+			return false
+		}
+	}
+	return true
+}
+
+// keepChoice keeps the room of w in flavor choice ch of cq, or returns
+// nil when its topology fails even on an empty cluster (Kueue's NoFit).
+func (a *admitter) keepChoice(cq *KueueClusterQueue, w *KueueWorkload, ch flavorChoice) (*keptRoom, error) {
+	var rel []placement.PodSetRef
+	for _, v := range a.queue {
+		for _, set := range v.Group.PodSets {
+			if _, ok := a.s.PodSetUsage(v.Key(), set.Name); ok {
+				rel = append(rel, placement.PodSetRef{Group: v.Key(), PodSet: set.Name})
+			}
+		}
+	}
+	s := a.s
+	if len(rel) > 0 {
+		empty, err := a.s.Apply(placement.Change{Release: rel})
+		if err != nil {
+			return nil, err
+		}
+		a.s = empty
+	}
+	ps, err := a.planChoice(cq, w, ch)
+	a.s = s
+	if err != nil || ps.plan.Decision.Status != placement.Scheduled {
+		return nil, err
+	}
+	h := &keptRoom{cq: cq.Name, quota: a.keptQuota(cq, ch)}
+	if ps.group != nil && len(ps.group.PodSets) > 0 {
+		us, err := placement.PodSetUsageOf(ps.group, ps.plan.Decision)
+		if err != nil {
+			return nil, err
+		}
+		next, err := a.s.Apply(placement.Change{Reserve: us})
+		if err != nil {
+			return nil, err
+		}
+		a.s = next
+		for _, u := range us {
+			h.sets = append(h.sets, placement.PodSetRef{Group: u.Group, PodSet: u.PodSet})
+		}
+	}
+	a.used.add(cq.Name, h.quota)
+	return h, nil
+}
+
+// keptQuota is the quota Kueue keeps for flavor choice ch of cq
+// (quotaResourcesToReserve): when the choice borrows (some request beyond
+// the nominal quota left, in a cohort), each request whole, or up to the
+// borrowingLimit beyond the nominal quota; else each up to the nominal
+// quota left.
+func (a *admitter) keptQuota(cq *KueueClusterQueue, ch flavorChoice) map[flavorResource]int64 {
+	borrows := false
+	for fr, v := range ch.usage {
+		if nominal, _, _ := groupLimits(cq.Groups, fr); cq.Cohort != "" && sum(a.used[cq.Name][fr], v) > nominal {
+			borrows = true
+		}
+	}
+	out := map[flavorResource]int64{}
+	for fr, v := range ch.usage {
+		nominal, limit, _ := groupLimits(cq.Groups, fr)
+		used := a.used[cq.Name][fr]
+		switch {
+		case borrows && limit == nil:
+			out[fr] = v
+		case borrows:
+			out[fr] = max(0, min(v, nominal+*limit-used))
+		default:
+			out[fr] = max(0, min(v, nominal-used))
+		}
+	}
+	return out
+}
+
+// releaseKept gives back room h at the end of its cycle.
+func (a *admitter) releaseKept(h *keptRoom) error {
+	a.used.add(h.cq, negate(h.quota))
+	if len(h.sets) == 0 {
+		return nil
+	}
+	next, err := a.s.Apply(placement.Change{Release: h.sets})
+	if err != nil {
+		return err
+	}
+	a.s = next
+	return nil
+}
