@@ -185,7 +185,9 @@ type KueueOutcome struct {
 // planned on the cycle's starting state, taken not borrowing before
 // borrowing (by the height of the cohort borrowed from), then by
 // priority and creation, each admitted if it still fits beside those the
-// cycle admitted before it; a head that does not fit is set aside, or, in
+// cycle admitted before it and the room kept for those before it that
+// Kueue would have preempted for but that found no victims; a head that
+// does not fit is set aside, or, in
 // a StrictFIFO ClusterQueue, stays its head and the Workloads behind it
 // wait untried.
 //
