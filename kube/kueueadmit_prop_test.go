@@ -1096,9 +1096,10 @@ func checkStrictFIFO(t require.TestingT, c *Cluster, outs []KueueOutcome, byKey 
 }
 
 // The worlds of TestProp_KueueAdmitQueues do see preemption: within a
-// ClusterQueue and, in a cohort, reclaim, with borrowing too; and a
-// StrictFIFO head blocking another; else checkVictims and checkStrictFIFO
-// would check nothing.
+// ClusterQueue and, in a cohort, reclaim, with borrowing too; a StrictFIFO
+// head blocking another; and a head skipped cycle after cycle for the room
+// a blocked head keeps; else checkVictims and checkStrictFIFO would check
+// nothing.
 func TestProp_KueueAdmitQueuesPreempts(t *testing.T) {
 	seen := map[string]int{}
 	// Reclaim needs a cohort, a policy and a member borrowing: a few
@@ -1116,12 +1117,15 @@ func TestProp_KueueAdmitQueuesPreempts(t *testing.T) {
 				if strings.HasPrefix(o.Message, "waits behind") {
 					seen["StrictFIFO blocks"]++
 				}
+				if o.Message == noLongerFits {
+					seen["kept room blocks"]++
+				}
 				if _, by, ok := strings.Cut(o.Message, "preempted by "); ok {
 					seen[strings.TrimSuffix(strings.SplitN(strings.SplitN(by, ";", 2)[0], " (", 2)[1], ")")]++
 				}
 			}
 		})
-		if seen[kueue.InClusterQueueReason] > 0 && seen[kueue.InCohortReclamationReason] > 0 && seen[kueue.InCohortReclaimWhileBorrowingReason] > 0 && seen["StrictFIFO blocks"] > 0 {
+		if seen[kueue.InClusterQueueReason] > 0 && seen[kueue.InCohortReclamationReason] > 0 && seen[kueue.InCohortReclaimWhileBorrowingReason] > 0 && seen["StrictFIFO blocks"] > 0 && seen["kept room blocks"] > 0 {
 			break
 		}
 	}
@@ -1129,5 +1133,6 @@ func TestProp_KueueAdmitQueuesPreempts(t *testing.T) {
 	require.Positive(t, seen[kueue.InCohortReclamationReason], "no reclaim in a cohort: %v", seen)
 	require.Positive(t, seen[kueue.InCohortReclaimWhileBorrowingReason], "no reclaim while borrowing: %v", seen)
 	require.Positive(t, seen["StrictFIFO blocks"], "no StrictFIFO head blocking another: %v", seen)
+	require.Positive(t, seen["kept room blocks"], "no head skipped cycle after cycle for room a blocked head keeps: %v", seen)
 	t.Logf("victims by reason: %v", seen)
 }
