@@ -149,6 +149,8 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 				o := &out[i]
 				if o.Action != KueueEvicted && o.Action != KueuePreempted {
 					o.Action, o.Message = KueuePending, noLongerFits
+				} else {
+					o.Message = joinReasons([]string{a.evictedFor[a.queue[i].Key()], "queued again: " + noLongerFits})
 				}
 				writePending(a.queue[i], noLongerFits, a.opts.Now)
 				blocked[i] = true
