@@ -635,7 +635,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 // that would repeat a cycle ([admitter.repeats]); it returns the victims'
 // indexes in the queue and msg with what it did.
 func (a *admitter) tryPreempt(w *KueueWorkload, out []KueueOutcome, msg string) ([]int, string, error) {
-	targets, err := a.preempt(w)
+	targets, _, err := a.preempt(w)
 	if err != nil || len(targets) == 0 {
 		return nil, msg, err
 	}

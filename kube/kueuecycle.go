@@ -82,7 +82,13 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			if err != nil {
 				return err
 			}
-			entries = append(entries, cycleEntry{i: i, ps: ps, borrow: a.borrowHeight(ps)})
+			h := a.borrowHeight(ps)
+			if ps.plan.Decision.Status != placement.Scheduled {
+				if h, err = a.failedHeight(a.queue[i]); err != nil {
+					return err
+				}
+			}
+			entries = append(entries, cycleEntry{i: i, ps: ps, borrow: h})
 		}
 		slices.SortFunc(entries, func(x, y cycleEntry) int {
 			wx, wy := a.queue[x.i], a.queue[y.i]
@@ -276,8 +282,14 @@ func (a *admitter) borrowHeight(ps plannedSets) int {
 	if ch == nil || ps.plan.Decision.Status != placement.Scheduled {
 		return 0
 	}
-	q, cq := a.opts.Queues, ps.adm.cq
-	t := quotaTree{q, a.used}
+	return a.heightWith(ps.adm.cq, *ch, a.used)
+}
+
+// heightWith is how far up its cohort tree cq borrows to take flavor
+// choice ch while used is in use ([admitter.borrowHeight]).
+func (a *admitter) heightWith(cq *KueueClusterQueue, ch flavorChoice, used quotaUsage) int {
+	q := a.opts.Queues
+	t := quotaTree{q, used}
 	h := 0
 	for _, fr := range sortedFRs(ch.usage) {
 		val := ch.usage[fr]

@@ -96,7 +96,8 @@ func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
 }
 
 // preempt looks for the Workloads that pending Workload w, which does not
-// fit, may preempt in its ClusterQueue (and cohort) under the
+// fit, may preempt (and the flavor choice they make room in) in its
+// ClusterQueue (and cohort) under the
 // ClusterQueue's spec.preemption, as Kueue v0.17's classical preemption
 // chooses them; none when the policies allow none or no set of them
 // makes room. Flavors are tried in each resource group's order from the
@@ -107,18 +108,18 @@ func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
 // is taken, the first among equals. A flavor needing more of a resource than the ClusterQueue's nominal
 // quota, where it cannot reclaim from a cohort above it, is not tried, as
 // Kueue preempts only to get quota the ClusterQueue may claim.
-func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, error) {
+func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, error) {
 	q := a.opts.Queues
 	if q == nil {
-		return nil, nil
+		return nil, flavorChoice{}, nil
 	}
 	cq, why := q.route(w)
 	if why != "" || !cq.Preemption.any(cq.Cohort != "") {
-		return nil, nil
+		return nil, flavorChoice{}, nil
 	}
 	all := a.candidates(w, cq)
 	if len(all) == 0 {
-		return nil, nil
+		return nil, flavorChoice{}, nil
 	}
 	optimistic := quotaUsage{}
 	for name, u := range a.used {
@@ -129,28 +130,29 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, error) {
 	}
 	start := map[[2]int]int{}
 	var best []preemptTarget
+	var bestCh flavorChoice
 	bestRank := -1
 	for {
 		ch, why := q.assignFlavors(cq, w, optimistic, start)
 		if why != "" {
-			return best, nil
+			return best, bestCh, nil
 		}
 		if ch.severalTopologyFlavors(q, w) == "" {
 			ts, err := a.victims(w, cq, ch, all)
 			if err != nil {
-				return nil, err
+				return nil, flavorChoice{}, err
 			}
 			if len(ts) > 0 {
 				if a.quotaFits(cq, ch) {
-					return ts, nil // Kueue stops at flavors that hold the quota: only topology needs room
+					return ts, ch, nil // Kueue stops at flavors that hold the quota: only topology needs room
 				}
 				if r := a.preemptRank(cq, ch, ts); r > bestRank {
-					best, bestRank = ts, r
+					best, bestCh, bestRank = ts, ch, r
 				}
 			}
 		}
 		if !ch.nextAny(cq, start) {
-			return best, nil
+			return best, bestCh, nil
 		}
 	}
 }

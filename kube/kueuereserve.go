@@ -163,3 +163,41 @@ func (a *admitter) releaseKept(h *keptRoom) error {
 	a.s = next
 	return nil
 }
+
+// failedHeight is the borrowing height Kueue orders a head that does not
+// fit by ([admitter.heightWith]): with the victims it would preempt gone,
+// in the flavors they make room in (Kueue's borrowAfterPreemptions); with
+// none, in the first flavors where it would try preemption, at the usage
+// now (FindHeightOfLowestSubtreeThatFits in SimulatePreemption); 0 when
+// it fits no flavor at all (Kueue's NoFit, which its cycle skips).
+func (a *admitter) failedHeight(w *KueueWorkload) (int, error) {
+	q := a.opts.Queues
+	cq, why := q.route(w)
+	if why != "" {
+		return 0, nil
+	}
+	targets, ch, err := a.preempt(w)
+	if err != nil {
+		return 0, err
+	}
+	if len(targets) > 0 {
+		var removed []*preemptCand
+		for _, t := range targets {
+			removed = append(removed, t.cand)
+		}
+		return a.heightWith(cq, ch, a.usedWithout(removed)), nil
+	}
+	start := map[[2]int]int{}
+	for {
+		ch, why := q.assignFlavors(cq, w, quotaUsage{}, start)
+		if why != "" {
+			return 0, nil
+		}
+		if a.mayPreemptFor(cq, ch) {
+			return a.heightWith(cq, ch, a.used), nil
+		}
+		if !ch.nextAny(cq, start) {
+			return 0, nil
+		}
+	}
+}

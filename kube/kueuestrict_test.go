@@ -96,6 +96,16 @@ func TestAdmitKueueWorkloads_StrictFIFO(t *testing.T) {
 			[]string{hostWL("w1", "la", 0, 3, "rack: r2"), hostWL("w2", "la", 1, 4, "rack: r2"), hostWL("b0", "lb", 0, 4, "rack: r1"),
 				hostWL("bw", "lb", 2, 1, "rack: r2"), cohortWL("bz", "lb", 3, 1)},
 			[]want{{KueueAdmitted, ""}, {KueueAdmitted, ""}, {KueuePending, strings.Replace(w2Host, "r2/r2-h1, holds 1", "r1/r1-h1, holds 0", 1)}, {KueueAdmitted, ""}, {KueueAdmitted, ""}}},
+		// a (StrictFIFO, 3) and b (1) in cohort c, a0 holding 2 and b0 1:
+		// 1 left. a1 (2 pods, within a's nominal 3) would preempt and
+		// finds nothing; it would borrow 1 (2 + 2 > 3), as b1 (1 + 1 > 1)
+		// does: both at height 1, so the older b1 goes first and takes
+		// the last CPU; a1 then keeps its room, too late for b1.
+		{"a head that would preempt is ordered by what it would borrow",
+			[]string{strictCQ("StrictFIFO", "a", "c", "nominalQuota: 3"), cqDoc("b", "c", "nominalQuota: 1")},
+			[]string{preemptWL("a0", "la", 0, 0, 2, "", "r1-h1:2", 0), preemptWL("b0", "lb", 0, 1, 1, "", "r1-h2:1", 0),
+				cohortWL("b1", "lb", 2, 1), cohortWL("a1", "la", 3, 2)},
+			[]want{{KueueKept, ""}, {KueueKept, ""}, {KueueAdmitted, "borrows from cohort c: cpu 1 in flavor tas"}, {KueuePending, short + "2 more needed"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, cl := admitAll(t, partialNodes+cohortQueues(c.queues...)+strings.Join(c.wls, ""))
