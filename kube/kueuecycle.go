@@ -10,12 +10,16 @@ import (
 )
 
 // cycleEntry is the head of one ClusterQueue in a scheduling cycle: its
-// index in the queue, its plan on the cycle's starting state, and the
-// height of the cohort it borrows from (0 when it does not borrow).
+// index in the queue, its plan on the cycle's starting state, the height
+// of the cohort it borrows from (0 when it does not borrow), and, when it
+// does not fit, the victims it would preempt on that state and the
+// flavor choice they make room in.
 type cycleEntry struct {
-	i      int
-	ps     plannedSets
-	borrow int
+	i       int
+	ps      plannedSets
+	borrow  int
+	victims []*preemptCand
+	vch     flavorChoice
 }
 
 // admitInCycles admits pending Workloads (indexes in a.queue, sorted)
@@ -32,14 +36,18 @@ type cycleEntry struct {
 //     priority, earlier creation, then namespace/name, where Kueue's sort
 //     leaves ties to the order it got the heads in;
 //   - a head that fits is admitted if its quota still fits beside what
-//     the cycle admitted before it and the nodes its plan names still
-//     hold its pods; else it is skipped and stays its ClusterQueue's head
-//     for the next cycle, as Kueue's "no longer fits after processing
-//     another workload";
+//     the cycle admitted (or kept room for) before it and the nodes its
+//     plan names still hold its pods, and a head nominated to preempt
+//     goes on only if it still fits with its nominated victims gone;
+//     else it is skipped and stays its ClusterQueue's head for the next
+//     cycle, as Kueue's "no longer fits after processing another
+//     workload";
 //   - a head that does not fit preempts for itself when it may
 //     ([admitter.settle]); as before cycles were modelled, the cycle then
 //     ends, the preemptor waits for a later one and the victims are
-//     pending again; else, when Kueue would have preempted for it but
+//     pending again; the heads set aside come back one cycle after the
+//     preemptor's retry (Kueue requeues them on the victims' release,
+//     which the real Kueue saw after the preemptor's retry); else, when Kueue would have preempted for it but
 //     found no victims, it keeps room for the rest of the cycle
 //     ([admitter.keepRoom]), which the heads after it are re-checked
 //     against; and it waits with its reason and, in a
@@ -63,7 +71,7 @@ type cycleEntry struct {
 func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	aside := map[int]bool{}   // BestEffortFIFO heads found inadmissible this round
 	blocked := map[int]bool{} // heads found inadmissible this round that stay heads
-	progressed := false
+	progressed, requeue := false, false
 	for {
 		heads := a.cycleHeads(pending, out, aside)
 		if !slices.ContainsFunc(heads, func(i int) bool { return !blocked[i] }) {
@@ -82,19 +90,23 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			if err != nil {
 				return err
 			}
-			h := a.borrowHeight(ps)
+			e := cycleEntry{i: i, ps: ps, borrow: a.borrowHeight(ps)}
 			if ps.plan.Decision.Status != placement.Scheduled {
-				if h, err = a.failedHeight(a.queue[i]); err != nil {
+				if e.borrow, e.victims, e.vch, err = a.failedHeight(a.queue[i]); err != nil {
 					return err
 				}
 			}
-			entries = append(entries, cycleEntry{i: i, ps: ps, borrow: h})
+			entries = append(entries, e)
 		}
 		slices.SortFunc(entries, func(x, y cycleEntry) int {
 			wx, wy := a.queue[x.i], a.queue[y.i]
 			return cmp.Or(cmp.Compare(x.borrow, y.borrow), cmp.Compare(wy.Priority, wx.Priority),
 				wx.Created.Compare(wy.Created), wx.Key().Compare(wy.Key()))
 		})
+		// The heads set aside come back once a preemption frees room, one
+		// cycle after the preemptor's own retry.
+		requeueNow := requeue
+		requeue = false
 		changed := false // whether this cycle admitted a head, or kept room for one, yet
 		var kept []*keptRoom
 		var skipped []int
@@ -114,6 +126,19 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 					continue
 				}
 			}
+			// A head nominated to preempt is re-checked likewise, its
+			// victims gone, as Kueue's fits does with its targets.
+			if changed && len(e.victims) > 0 {
+				cq, _ := a.opts.Queues.route(w)
+				still, err := a.fitsWithout(w, cq, e.vch, e.victims, true)
+				if err != nil {
+					return err
+				}
+				if !still {
+					skipped = append(skipped, e.i)
+					continue
+				}
+			}
 			admitted, victims, err := a.settle(w, e.ps, &out[e.i], out)
 			if err != nil {
 				return err
@@ -124,8 +149,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			}
 			if len(victims) > 0 {
 				pending = mergePending(pending, victims)
-				clear(aside) // the victims' room is back: Kueue requeues
-				clear(blocked)
+				requeue = true
 				progressed, cycleProgressed = true, true
 				break
 			}
@@ -146,6 +170,10 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			if err := a.releaseKept(k); err != nil {
 				return err
 			}
+		}
+		if requeueNow {
+			clear(aside)
+			clear(blocked)
 		}
 		// A cycle that changed nothing and set no head aside repeats
 		// itself: its heads skipped for the room blocked heads kept

@@ -170,34 +170,37 @@ func (a *admitter) releaseKept(h *keptRoom) error {
 // none, in the first flavors where it would try preemption, at the usage
 // now (FindHeightOfLowestSubtreeThatFits in SimulatePreemption); 0 when
 // it fits no flavor at all (Kueue's NoFit, which its cycle skips).
-func (a *admitter) failedHeight(w *KueueWorkload) (int, error) {
+//
+// It also returns the victims found and the flavor choice they make room
+// in, as Kueue nominates them on the cycle's starting state.
+func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorChoice, error) {
 	q := a.opts.Queues
 	cq, why := q.route(w)
 	if why != "" {
-		return 0, nil
+		return 0, nil, flavorChoice{}, nil
 	}
 	targets, ch, err := a.preempt(w)
 	if err != nil {
-		return 0, err
+		return 0, nil, flavorChoice{}, err
 	}
 	if len(targets) > 0 {
 		var removed []*preemptCand
 		for _, t := range targets {
 			removed = append(removed, t.cand)
 		}
-		return a.heightWith(cq, ch, a.usedWithout(removed)), nil
+		return a.heightWith(cq, ch, a.usedWithout(removed)), removed, ch, nil
 	}
 	start := map[[2]int]int{}
 	for {
 		ch, why := q.assignFlavors(cq, w, quotaUsage{}, start)
 		if why != "" {
-			return 0, nil
+			return 0, nil, flavorChoice{}, nil
 		}
 		if a.mayPreemptFor(cq, ch) {
-			return a.heightWith(cq, ch, a.used), nil
+			return a.heightWith(cq, ch, a.used), nil, flavorChoice{}, nil
 		}
 		if !ch.nextAny(cq, start) {
-			return 0, nil
+			return 0, nil, flavorChoice{}, nil
 		}
 	}
 }

@@ -18,6 +18,12 @@ func strictCQ(strategy, name, cohort, quota string) string {
 	return strings.Replace(cqDoc(name, cohort, quota), "spec: {", "spec: {queueingStrategy: "+strategy+", ", 1)
 }
 
+// withPreemption is ClusterQueue document cq with spec.preemption pre
+// (flow style).
+func withPreemption(cq, pre string) string {
+	return strings.Replace(cq, "spec: {", "spec: {preemption: {"+pre+"}, ", 1)
+}
+
 // priorityWL is cohortWL's Workload with spec.priority pri.
 func priorityWL(name, lq string, at int, count, pri int32) string {
 	return strings.Replace(cohortWL(name, lq, at, count), "  queueName:", fmt.Sprintf("  priority: %d\n  queueName:", pri), 1)
@@ -92,7 +98,7 @@ func TestAdmitKueueWorkloads_StrictFIFO(t *testing.T) {
 		// CanAlwaysReclaim): w2 keeps nothing; bw and bz are admitted, and
 		// w2's final reason names r2-h1 full.
 		{"a blocked head keeps nothing under reclaimWithinCohort Any",
-			[]string{strings.Replace(strictCQ("StrictFIFO", "a", "ca", "nominalQuota: 8"), "spec: {", "spec: {preemption: {reclaimWithinCohort: Any}, ", 1), cqDoc("b", "cb", "nominalQuota: 8")},
+			[]string{withPreemption(strictCQ("StrictFIFO", "a", "ca", "nominalQuota: 8"), "reclaimWithinCohort: Any"), cqDoc("b", "cb", "nominalQuota: 8")},
 			[]string{hostWL("w1", "la", 0, 3, "rack: r2"), hostWL("w2", "la", 1, 4, "rack: r2"), hostWL("b0", "lb", 0, 4, "rack: r1"),
 				hostWL("bw", "lb", 2, 1, "rack: r2"), cohortWL("bz", "lb", 3, 1)},
 			[]want{{KueueAdmitted, ""}, {KueueAdmitted, ""}, {KueuePending, strings.Replace(w2Host, "r2/r2-h1, holds 1", "r1/r1-h1, holds 0", 1)}, {KueueAdmitted, ""}, {KueueAdmitted, ""}}},
@@ -106,6 +112,24 @@ func TestAdmitKueueWorkloads_StrictFIFO(t *testing.T) {
 			[]string{preemptWL("a0", "la", 0, 0, 2, "", "r1-h1:2", 0), preemptWL("b0", "lb", 0, 1, 1, "", "r1-h2:1", 0),
 				cohortWL("b1", "lb", 2, 1), cohortWL("a1", "la", 3, 2)},
 			[]want{{KueueKept, ""}, {KueueKept, ""}, {KueueAdmitted, "borrows from cohort c: cpu 1 in flavor tas"}, {KueuePending, short + "2 more needed"}}},
+		// a (StrictFIFO, 4, within LowerPriority) holds 6 (a0, a3 at
+		// priority 0; a1 at 10), borrowing 2 of b's 2. Cycle 1: n0 (b, 3
+		// pods in one rack, priority 100) finds no victims it may take
+		// (a0, a3 free only what a borrows, 2) and keeps b's quota; n1 (a,
+		// 4 pods, priority 100), nominated to preempt a3 and a0, no longer
+		// fits beside that and is skipped. Cycle 2, n0 set aside: n1
+		// preempts them. Cycle 3: n1, retried before n0 comes back (as in
+		// the real Kueue), is admitted; n0 then finds the cohort's quota
+		// taken. a0, queued again, heads a and waits; a3 behind it is
+		// never tried.
+		{"a head nominated to preempt is skipped for room kept before it",
+			[]string{withPreemption(strictCQ("StrictFIFO", "a", "c", "nominalQuota: 4"), "withinClusterQueue: LowerPriority, reclaimWithinCohort: LowerPriority, borrowWithinCohort: {policy: LowerPriority, maxPriorityThreshold: 10}"),
+				withPreemption(cqDoc("b", "c", "nominalQuota: 2"), "reclaimWithinCohort: LowerPriority, borrowWithinCohort: {policy: LowerPriority}")},
+			[]string{preemptWL("a0", "la", 0, 0, 2, "", "r1-h1:2", 0), preemptWL("a1", "la", 10, 1, 2, "", "r1-h2:2", 1),
+				preemptWL("a3", "la", 0, 3, 2, "", "r2-h1:2", 3), preemptWL("n0", "lb", 100, 8, 3, "rack", "", 0), preemptWL("n1", "la", 100, 9, 4, "", "", 0)},
+			[]want{{KueuePending, short + "3 more needed"}, {KueueAdmitted, "preempted default/a0 (InClusterQueue), default/a3 (InClusterQueue); borrows from cohort c: cpu 2 in flavor tas"},
+				{KueueKept, ""}, {KueuePreempted, "preempted by default/n1 (InClusterQueue); queued again: " + short + "2 more needed"},
+				{KueuePreempted, "preempted by default/n1 (InClusterQueue)"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, cl := admitAll(t, partialNodes+cohortQueues(c.queues...)+strings.Join(c.wls, ""))
