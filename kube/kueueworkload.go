@@ -109,13 +109,16 @@ func kueueWorkloadObj(namespace, name string) string {
 // admission.
 //
 // Errors (a [*placement.FieldError] naming the Workload and the field):
-// no or more than eight pod sets; a bad pod set name, count or template;
+// no or more than eight pod sets; a bad pod set name, count or template
+// (one without containers included); spec.priorityClassRef without
+// spec.priority (Kueue's CRD rule);
 // a minCount below 1 or above the set's count, or on more than one pod
 // set (Kueue's API and validation refuse each), or, on a sliced set, not
 // a multiple of the outermost slice size (gangsim's own rule, as for the
 // count: Kueue's TAS places only whole slices);
 // a topology request with more than one of required, preferred and
-// unconstrained, or slice annotations as [StampJob] refuses them; a
+// unconstrained (as annotations: more than one present, whatever their
+// values), or slice annotations as [StampJob] refuses them; a
 // QuotaReserved Workload without status.admission, with an assignment
 // for a pod set it lacks or none for one it has, one with neither a
 // topologyAssignment nor flavors, a count other than the assigned pods,
@@ -128,6 +131,9 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 	ps := w.Spec.PodSets
 	if len(ps) == 0 || len(ps) > maxKueuePodSets {
 		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.podSets", "has %d pod sets: want 1 to %d", len(ps), maxKueuePodSets)
+	}
+	if w.Spec.PriorityClassRef != nil && w.Spec.Priority == nil {
+		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.priority", "must be set when spec.priorityClassRef is (Kueue's Workload API refuses it unset)")
 	}
 	out := &KueueWorkload{Obj: w, Group: &placement.Group{Namespace: w.Namespace, Name: w.Name, Policy: placement.PolicyGang},
 		Priority: deref(w.Spec.Priority), Created: w.CreationTimestamp.Time}
@@ -207,6 +213,9 @@ func checkMinCount(obj string, i int, ps *kueue.PodSet, r topology.PodSetRequest
 // kueueTemplate converts a pod set's template at field f as a pod of the
 // Workload's namespace, its errors named by the Workload and the field.
 func kueueTemplate(obj, f string, w *kueue.Workload, t *corev1.PodTemplateSpec, pcs *PriorityClasses) (placement.Pod, error) {
+	if len(t.Spec.Containers) == 0 {
+		return placement.Pod{}, placement.Errorf(placement.ErrInvalid, obj, f+".spec.containers", "is empty: a pod template has at least one container (the API refuses it)")
+	}
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name, Labels: t.Labels}, Spec: t.Spec}
 	tmpl, err := ConvertPod(p, pcs)
 	if err == nil {
@@ -251,6 +260,9 @@ func kueueAnnotationRequest(obj, f string, ps *kueue.PodSet) (topology.PodSetReq
 	r := topology.PodSetRequest{PodSet: string(ps.Name)}
 	ann := ps.Template.Annotations
 	tmpl := f + ".template"
+	if err := checkOneAnnotation(obj, tmpl+".metadata.annotations", ann); err != nil {
+		return r, err
+	}
 	cs, err := kueueTopologiesAt(obj, tmpl, ann)
 	if err != nil {
 		return r, err
@@ -277,6 +289,24 @@ func kueueAnnotationRequest(obj, f string, ps *kueue.PodSet) (topology.PodSetReq
 	}
 	r.Group = ann[KueuePodSetGroup]
 	return r, checkOneLevel(obj, tmpl+".metadata.annotations", r)
+}
+
+// checkOneAnnotation refuses a template carrying more than one of the
+// required, preferred and unconstrained topology annotations, whatever
+// their values (Kueue's job webhook, ValidateTASPodSetRequest, counts
+// the annotations present: the same key named required and preferred is
+// refused too).
+func checkOneAnnotation(obj, f string, ann map[string]string) error {
+	var set []string
+	for _, a := range []string{KueueRequiredTopology, KueuePreferredTopology, KueueUnconstrainedTopology} {
+		if _, ok := ann[a]; ok {
+			set = append(set, a)
+		}
+	}
+	if len(set) > 1 {
+		return placement.Errorf(placement.ErrInvalid, obj, f, "has %s: at most one topology annotation", strings.Join(set, " and "))
+	}
+	return nil
 }
 
 // checkOneLevel refuses a request with more than one of required,
