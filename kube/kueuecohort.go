@@ -198,67 +198,129 @@ func (t quotaTree) children(cohort string) []quotaNode {
 	return out
 }
 
+// inCycle reports whether the chain of parents above n runs into a cycle
+// of spec.parentName (a node on the cycle included). Kueue admits nothing
+// under such a cohort, but a walk of the tree there would never end; a
+// walk that starts outside one stays outside (going down, a child's parent
+// is the node itself; going up, the chain is acyclic), so the walks below
+// check only where they start. An acyclic chain holds each Cohort at most
+// once and ends at most one implicit cohort later: more steps are a cycle.
+func (t quotaTree) inCycle(n quotaNode) bool {
+	c := n.cohort
+	if n.cq != nil {
+		c = n.cq.Cohort
+	}
+	for steps := 0; c != ""; c = t.q.parentOf(quotaNode{cohort: c}) {
+		if steps++; steps > len(t.q.Cohorts)+1 {
+			return true
+		}
+	}
+	return false
+}
+
 // subtree is n's subtree quota of fr: its nominal quota and what its
-// children lend it.
+// children lend it; 0 for a cohort under a cycle ([quotaTree.inCycle]).
 func (t quotaTree) subtree(n quotaNode, fr flavorResource) int64 {
+	if n.cq == nil && t.inCycle(n) {
+		return 0
+	}
+	return t.subtreeOf(n, fr)
+}
+
+// subtreeOf is [quotaTree.subtree] for n not under a cycle.
+func (t quotaTree) subtreeOf(n quotaNode, fr flavorResource) int64 {
 	v, _, _ := t.limits(n, fr)
 	if n.cq == nil {
 		for _, c := range t.children(n.cohort) {
-			v = sum(v, t.subtree(c, fr)-t.local(c, fr))
+			v = sum(v, t.subtreeOf(c, fr)-t.localOf(c, fr))
 		}
 	}
 	return v
 }
 
 // local is the part of n's subtree quota its lendingLimit keeps from its
-// parent.
+// parent; 0 for a cohort under a cycle.
 func (t quotaTree) local(n quotaNode, fr flavorResource) int64 {
+	if n.cq == nil && t.inCycle(n) {
+		return 0
+	}
+	return t.localOf(n, fr)
+}
+
+// localOf is [quotaTree.local] for n not under a cycle.
+func (t quotaTree) localOf(n quotaNode, fr flavorResource) int64 {
 	if _, _, lend := t.limits(n, fr); lend != nil {
-		return max(0, t.subtree(n, fr)-*lend)
+		return max(0, t.subtreeOf(n, fr)-*lend)
 	}
 	return 0
 }
 
 // usage is what counts against n's subtree quota: a ClusterQueue's usage,
-// a cohort's children's usage beyond their local quota.
+// a cohort's children's usage beyond their local quota (0 for a cohort
+// under a cycle).
 func (t quotaTree) usage(n quotaNode, fr flavorResource) int64 {
+	if n.cq == nil && t.inCycle(n) {
+		return 0
+	}
+	return t.usageOf(n, fr)
+}
+
+// usageOf is [quotaTree.usage] for n not under a cycle.
+func (t quotaTree) usageOf(n quotaNode, fr flavorResource) int64 {
 	if n.cq != nil {
 		return t.used[n.cq.Name][fr]
 	}
 	var v int64
 	for _, c := range t.children(n.cohort) {
-		v = sum(v, max(0, t.usage(c, fr)-t.local(c, fr)))
+		v = sum(v, max(0, t.usageOf(c, fr)-t.localOf(c, fr)))
 	}
 	return v
 }
 
 // available is what n may still take of fr: its local quota left unused,
 // and what its parent has left, within its borrowingLimit. It is negative
-// when more is in use than the quota allows.
+// when more is in use than the quota allows; 0 under a cycle.
 func (t quotaTree) available(n quotaNode, fr flavorResource) int64 {
-	parent := t.q.parentOf(n)
-	if parent == "" {
-		return t.subtree(n, fr) - t.usage(n, fr)
+	if t.inCycle(n) {
+		return 0
 	}
-	fromParent := t.available(quotaNode{cohort: parent}, fr)
-	local := t.local(n, fr)
-	if _, borrow, _ := t.limits(n, fr); borrow != nil {
-		stored := t.subtree(n, fr) - local
-		usedThere := max(0, t.usage(n, fr)-local)
-		fromParent = min(fromParent, sum(stored-usedThere, *borrow))
-	}
-	return sum(max(0, local-t.usage(n, fr)), fromParent)
+	return t.availableOf(n, fr)
 }
 
-// potential is the most of fr n could take with nothing in use.
-func (t quotaTree) potential(n quotaNode, fr flavorResource) int64 {
+// availableOf is [quotaTree.available] for n not under a cycle.
+func (t quotaTree) availableOf(n quotaNode, fr flavorResource) int64 {
 	parent := t.q.parentOf(n)
 	if parent == "" {
-		return t.subtree(n, fr)
+		return t.subtreeOf(n, fr) - t.usageOf(n, fr)
 	}
-	v := sum(t.local(n, fr), t.potential(quotaNode{cohort: parent}, fr))
+	fromParent := t.availableOf(quotaNode{cohort: parent}, fr)
+	local := t.localOf(n, fr)
 	if _, borrow, _ := t.limits(n, fr); borrow != nil {
-		v = min(v, sum(t.subtree(n, fr), *borrow))
+		stored := t.subtreeOf(n, fr) - local
+		usedThere := max(0, t.usageOf(n, fr)-local)
+		fromParent = min(fromParent, sum(stored-usedThere, *borrow))
+	}
+	return sum(max(0, local-t.usageOf(n, fr)), fromParent)
+}
+
+// potential is the most of fr n could take with nothing in use; 0 under a
+// cycle.
+func (t quotaTree) potential(n quotaNode, fr flavorResource) int64 {
+	if t.inCycle(n) {
+		return 0
+	}
+	return t.potentialOf(n, fr)
+}
+
+// potentialOf is [quotaTree.potential] for n not under a cycle.
+func (t quotaTree) potentialOf(n quotaNode, fr flavorResource) int64 {
+	parent := t.q.parentOf(n)
+	if parent == "" {
+		return t.subtreeOf(n, fr)
+	}
+	v := sum(t.localOf(n, fr), t.potentialOf(quotaNode{cohort: parent}, fr))
+	if _, borrow, _ := t.limits(n, fr); borrow != nil {
+		v = min(v, sum(t.subtreeOf(n, fr), *borrow))
 	}
 	return v
 }

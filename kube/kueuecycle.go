@@ -345,9 +345,13 @@ func (a *admitter) heightWith(cq *KueueClusterQueue, ch flavorChoice, used quota
 }
 
 // height is cohort c's height in its tree: 1 with only ClusterQueues
-// under it (0 with nothing), one more than its highest child cohort's.
+// under it (0 with nothing, or under a cycle of spec.parentName, whose
+// walk down would not end), one more than its highest child cohort's.
 func (t quotaTree) height(c string) int {
 	h := 0
+	if t.inCycle(quotaNode{cohort: c}) {
+		return 0
+	}
 	for _, n := range t.children(c) {
 		if n.cq != nil {
 			h = max(h, 1)

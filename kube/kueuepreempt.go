@@ -436,8 +436,12 @@ func (a *admitter) cohortCandidates(w *KueueWorkload, cq *KueueClusterQueue, req
 
 // collect calls add for each ClusterQueue but self under cohort, not
 // under skip, over its nominal quota in a resource of need and reached
-// through cohorts that are too.
+// through cohorts that are too; nothing under a cycle of spec.parentName,
+// whose walk down would not end (Kueue leaves its ClusterQueues out).
 func (t quotaTree) collect(cohort, skip string, self *KueueClusterQueue, need map[flavorResource]bool, add func(*KueueClusterQueue)) {
+	if t.inCycle(quotaNode{cohort: cohort}) {
+		return
+	}
 	for _, n := range t.children(cohort) {
 		switch {
 		case n.cq == nil && n.cohort != skip && !t.withinNominal(n, need):

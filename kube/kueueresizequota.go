@@ -16,7 +16,8 @@ import (
 // cohort what it may borrow) does not hold that (Kueue's words). Kueue admits an
 // elastic Workload's scale-up as a new Workload slice that holds the old
 // slice's quota and the growth, so the growth alone must fit what the
-// queue leaves unused. Nil and "" when the set does not grow, without
+// queue leaves unused, and an inactive ClusterQueue holds the growth
+// back (its reason). Nil and "" when the set does not grow, without
 // queues, or when w's ClusterQueue is not in the input.
 func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int64, string) {
 	q, set := a.opts.Queues, &w.Group.PodSets[k]
@@ -35,6 +36,12 @@ func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int6
 	cq := q.ClusterQueues[string(adm.ClusterQueue)]
 	if cq == nil {
 		return nil, ""
+	}
+	if why := q.inactive(cq); why != "" {
+		// Kueue admits the scale-up as a new slice, and an inactive
+		// ClusterQueue (stopped, a flavor missing, under a cycle of
+		// cohorts, whose quota walk would not end) admits nothing.
+		return nil, fmt.Sprintf("ClusterQueue %s is inactive: %s", cq.Name, why)
 	}
 	growth := quotaRequests(cq, &set.Template, set.Count-w.AdmittedCount[k])
 	delta := map[flavorResource]int64{}
