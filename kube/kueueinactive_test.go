@@ -82,3 +82,35 @@ func TestQuotaTree_Cycle(t *testing.T) {
 
 // cohortQ is ClusterQueue name in cohort with 4 CPUs of flavor f.
 func cohortQ(name, cohort string) any { return cohortCQ(name, cohort, "4", "", "") }
+
+// The Workloads of an inactive ClusterQueue are never preemption
+// candidates, as Kueue leaves the queue out of the snapshot its candidates
+// come from, while the cohort still counts the queue's quota and usage: b
+// borrows a's 4 CPUs with bb, and ah (a, reclaimWithinCohort Any) finds no
+// victim and waits; bb keeps running. With b active, bb is reclaimed.
+func TestAdmitKueueWorkloads_NoVictimsInInactiveClusterQueue(t *testing.T) {
+	a := preemptCQ("a", "c", 4, "reclaimWithinCohort: Any")
+	b := preemptCQ("b", "c", 4, "")
+	wls := preemptWL("bb", "lb", 0, 0, 8, "", "r1-h1:4 r1-h2:4", 0) + preemptWL("ah", "la", 5, 9, 4, "", "", 0)
+	const waits = "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, 4 more needed"
+	for _, c := range []struct {
+		name   string
+		b      string
+		action [2]KueueAction // ah, bb
+		msg    string         // ah's
+	}{
+		{"active: reclaimed", b, [2]KueueAction{KueueAdmitted, KueuePreempted}, "preempted default/bb (InCohortReclamation)"},
+		{"stopPolicy Hold", strings.Replace(b, "spec: {", "spec: {stopPolicy: Hold, ", 1), [2]KueueAction{KueuePending, KueueKept}, waits},
+		{"stopPolicy HoldAndDrain", strings.Replace(b, "spec: {", "spec: {stopPolicy: HoldAndDrain, ", 1), [2]KueueAction{KueuePending, KueueKept}, waits},
+		{"a missing flavor", strings.Replace(b, "flavors: [", "flavors: [{name: gone, resources: [{name: cpu, nominalQuota: 0}]}, ", 1), [2]KueueAction{KueuePending, KueueKept}, waits},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			outs, cl := admitAll(t, partialNodes+cohortQueues(a, c.b)+wls)
+			require.Len(t, outs, 2)
+			require.Equal(t, "default/ah", outs[0].Workload.String())
+			require.Equal(t, c.action, [2]KueueAction{outs[0].Action, outs[1].Action})
+			require.Equal(t, c.msg, outs[0].Message)
+			requireNoOverlap(t, cl)
+		})
+	}
+}

@@ -215,11 +215,14 @@ func negate(u map[flavorResource]int64) map[flavorResource]int64 {
 // candidates are the admitted Workloads that cq's policies let w preempt
 // at all: those of cq under withinClusterQueue, and, in a cohort, those of
 // the other ClusterQueues of its cohort tree under reclaimWithinCohort.
-// Which of them may be victims depends on the resources and borrowing
-// ([admitter.victims]).
+// Those of an inactive ClusterQueue are never candidates: Kueue leaves
+// such a queue out of its snapshot, whose tree the candidates come from,
+// while its cohort still counts its quota and usage. Which of them may be
+// victims depends on the resources and borrowing ([admitter.victims]).
 func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemptCand {
 	q := a.opts.Queues
 	root := q.cohortRoot(cq.Cohort)
+	inactive := map[*KueueClusterQueue]bool{}
 	var out []*preemptCand
 	for i, v := range a.queue {
 		name, u := q.admittedUsage(v)
@@ -227,6 +230,14 @@ func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemp
 			continue // Kueue's ClusterQueues list the Workloads holding quota (admittedUsage reads QuotaReserved)
 		}
 		vcq := q.ClusterQueues[name]
+		off, ok := inactive[vcq]
+		if !ok {
+			off = vcq == nil || q.inactive(vcq) != ""
+			inactive[vcq] = off
+		}
+		if off {
+			continue
+		}
 		policy := cq.Preemption.WithinClusterQueue
 		if vcq != cq {
 			if cq.Cohort == "" || q.cohortRoot(vcq.Cohort) != root {
