@@ -89,6 +89,13 @@ const (
 	KueueReadmitted KueueAction = "Readmitted"
 	// KueuePending: a pending Workload does not fit.
 	KueuePending KueueAction = "Pending"
+	// KueueInactive: spec.active is false: the Workload is not queued and
+	// holds no quota; one admitted is evicted (reason Deactivated), as
+	// Kueue's workload controller evicts it.
+	KueueInactive KueueAction = "Inactive"
+	// KueueFinished: its Finished condition is True: it is not queued and
+	// holds no quota, and is written back as it is.
+	KueueFinished KueueAction = "Finished"
 )
 
 // KueueOutcome is what [AdmitKueueWorkloads] did with one Workload.
@@ -288,6 +295,9 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	var pending []int
 	for i, w := range queue {
 		out[i].Workload = w.Key()
+		if a.idle(w, &out[i]) {
+			continue
+		}
 		if !w.Admitted {
 			pending = append(pending, i)
 			continue

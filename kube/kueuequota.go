@@ -248,10 +248,11 @@ func quotaRequests(cq *KueueClusterQueue, tmpl *placement.Pod, count int32) map[
 // admittedUsage is the quota an admitted Workload holds in its
 // ClusterQueue: each pod set's admitted count of its template's requests,
 // in the flavors status.admission gives each resource. It returns the
-// ClusterQueue's name ("" when w holds no quota).
+// ClusterQueue's name ("" when w holds no quota, or is finished or
+// inactive: Kueue's HasActiveQuotaReservation).
 func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResource]int64) {
 	adm := w.Obj.Status.Admission
-	if adm == nil || !apimeta.IsStatusConditionTrue(w.Obj.Status.Conditions, kueue.WorkloadQuotaReserved) {
+	if adm == nil || !apimeta.IsStatusConditionTrue(w.Obj.Status.Conditions, kueue.WorkloadQuotaReserved) || w.finished() || !w.active() {
 		return "", nil
 	}
 	cq := q.ClusterQueues[string(adm.ClusterQueue)]

@@ -19,7 +19,8 @@ type KueueResult struct {
 	// Workload is namespace/name.
 	Workload string `json:"workload"`
 	// Action is a kube.KueueAction: Admitted, Kept, Resized, GrowWaits,
-	// Repaired, ReplacementWaits, Evicted, Preempted, Readmitted or Pending.
+	// Repaired, ReplacementWaits, Evicted, Preempted, Readmitted, Pending,
+	// Inactive or Finished.
 	Action  string `json:"action"`
 	Message string `json:"message,omitempty"`
 	// PodSets are the pod sets' pods per node after admission.
@@ -52,6 +53,13 @@ func (r KueueResult) waits() bool {
 		return true
 	}
 	return false
+}
+
+// idle reports whether the Workload is one Kueue does not schedule:
+// inactive or finished.
+func (r KueueResult) idle() bool {
+	a := kube.KueueAction(r.Action)
+	return a == kube.KueueInactive || a == kube.KueueFinished
 }
 
 // admitKueue admits the cluster's Kueue Workloads over its nodes and bound

@@ -210,6 +210,11 @@ var kueueGoldens = []golden{
 	// when it waits.
 	{"kueue-stale-admission", []string{"-f", "testdata/kueue-stale-admission.yaml"}, exitWaiting},
 	{"kueue-stale-admission-yaml", []string{"-o", "yaml", "-f", "testdata/kueue-stale-admission.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header): inactive and finished
+	// Workloads hold nothing and are not admitted. Before, deact and done
+	// kept their quota, w waited and inactive-high preempted.
+	{"kueue-inactive-finished", []string{"-f", "testdata/kueue-inactive-finished.yaml"}, exitPlaced},
+	{"kueue-inactive-finished-yaml", []string{"-o", "yaml", "-f", "testdata/kueue-inactive-finished.yaml"}, exitPlaced},
 }
 
 func TestGolden_KueueWorkloads(t *testing.T) {

@@ -282,6 +282,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	for _, r := range kueueResults {
 		if r.waits() {
 			rep.Summary.KueueWaiting++
+		} else if r.idle() {
+			rep.Summary.KueueIdle++
 		} else {
 			rep.Summary.KueueAdmitted++
 		}
@@ -455,18 +457,23 @@ func writeText(w io.Writer, rep Report) {
 }
 
 // kueuePreempted words the Kueue Workloads preempted in the run for a
-// summary (", 2 preempted"); "" when none was.
+// summary (", 2 preempted"), and those inactive or finished (", 1
+// inactive or finished"); "" when none was either.
 func kueuePreempted(s Summary) string {
-	if s.KueuePreempted == 0 {
-		return ""
+	out := ""
+	if s.KueuePreempted > 0 {
+		out = fmt.Sprintf(", %d preempted", s.KueuePreempted)
 	}
-	return fmt.Sprintf(", %d preempted", s.KueuePreempted)
+	if s.KueueIdle > 0 {
+		out += fmt.Sprintf(", %d inactive or finished", s.KueueIdle)
+	}
+	return out
 }
 
 // writeSummaryLine is the one-line summary -o yaml prints on stderr.
 func writeSummaryLine(w io.Writer, s Summary) {
 	kueue := ""
-	if s.KueueAdmitted+s.KueueWaiting > 0 {
+	if s.KueueAdmitted+s.KueueWaiting+s.KueueIdle > 0 {
 		kueue = fmt.Sprintf("; Kueue Workloads %d admitted, %d waiting%s", s.KueueAdmitted, s.KueueWaiting, kueuePreempted(s))
 	}
 	fmt.Fprintf(w, "gangsim: %d cycles; PodGroups %d placed, %d waiting; pods %d bound, %d waiting%s\n",

@@ -143,6 +143,10 @@ type Summary struct {
 	// unable to grow).
 	KueueAdmitted int `json:"kueueAdmitted,omitempty"`
 	KueueWaiting  int `json:"kueueWaiting,omitempty"`
+	// KueueIdle counts the Kueue Workloads Kueue does not schedule:
+	// inactive (spec.active false) or finished. They hold no quota and
+	// wait for nothing, so they do not make the exit status 3.
+	KueueIdle int `json:"kueueIdle,omitempty"`
 	// KueuePreempted counts the Kueue Workloads preempted in the run,
 	// waiting again or admitted again since (counted in the two above).
 	KueuePreempted int    `json:"kueuePreempted,omitempty"`
