@@ -323,7 +323,7 @@ func (a *admitter) heightWith(cq *KueueClusterQueue, ch flavorChoice, used quota
 		val := ch.usage[fr]
 		self := quotaNode{cq: cq}
 		nominal, _, _ := t.limits(self, fr)
-		if cq.Cohort == "" || t.usage(self, fr)+val <= nominal {
+		if cq.Cohort == "" || sum(t.usage(self, fr), val) <= nominal {
 			continue
 		}
 		remaining := val - max(0, t.local(self, fr)-t.usage(self, fr))
@@ -332,7 +332,7 @@ func (a *admitter) heightWith(cq *KueueClusterQueue, ch flavorChoice, used quota
 		for c := cq.Cohort; c != "" && !found; c = q.parentOf(quotaNode{cohort: c}) {
 			n := quotaNode{cohort: c}
 			top = c
-			if t.usage(n, fr)+remaining <= t.subtree(n, fr) {
+			if sum(t.usage(n, fr), remaining) <= t.subtree(n, fr) {
 				h, found = max(h, t.height(c)), true
 			}
 			remaining -= max(0, t.local(n, fr)-t.usage(n, fr))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -221,14 +222,32 @@ type flavorResource struct {
 // in canonical units.
 type quotaUsage map[string]map[flavorResource]int64
 
-// add adds u to the usage of ClusterQueue cq.
+// add adds u to the usage of ClusterQueue cq, saturating ([usageSum]).
 func (qu quotaUsage) add(cq string, u map[flavorResource]int64) {
 	if qu[cq] == nil {
 		qu[cq] = map[flavorResource]int64{}
 	}
 	for fr, v := range u {
-		qu[cq][fr] += v
+		qu[cq][fr] = usageSum(qu[cq][fr], v)
 	}
+}
+
+// usageSum is usage a changed by b, saturating: a sum past int64 (quota
+// Quantities go up to about 8Ei, and Workloads may hold several such) is
+// math.MaxInt64, over any quota, and stays so when usage is taken away,
+// as how far past it the usage went is lost. Usage so counted never
+// wraps negative: a ClusterQueue's quota is never seen free that is not,
+// at worst one is seen full that is not, with such quantities.
+func usageSum(a, b int64) int64 {
+	switch {
+	case a == math.MaxInt64 && b <= 0:
+		return a
+	case b >= 0 && a >= 0:
+		return arith.SatAdd(a, b)
+	case b < 0 && a < 0 && b < math.MinInt64-a:
+		return math.MinInt64
+	}
+	return a + b
 }
 
 // quotaRequests are count pods' requests of template tmpl, with the pods
@@ -273,7 +292,8 @@ func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResourc
 		}
 		for r, v := range quotaRequests(cq, &w.Group.PodSets[k].Template, count) {
 			if f, ok := a.Flavors[corev1.ResourceName(r)]; ok {
-				u[flavorResource{string(f), r}] += v
+				fr := flavorResource{string(f), r}
+				u[fr] = usageSum(u[fr], v)
 			}
 		}
 	}
@@ -371,7 +391,8 @@ func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, use
 			chosen[g], ch.picked[[2]int{u, g}] = fq.Flavor, f
 			for _, r := range cq.Groups[g].Covered {
 				if v, ok := reqs[r]; ok {
-					ch.usage[flavorResource{fq.Flavor, r}] += v
+					fr := flavorResource{fq.Flavor, r}
+					ch.usage[fr] = usageSum(ch.usage[fr], v)
 				}
 			}
 			if t := q.Flavors[fq.Flavor].Topology; t != "" {
@@ -447,7 +468,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 					r, f.Name, quantityString(r, earlier), quantityString(r, v), capacityWords(cq), quantityString(r, capacity)))
 				fits = false
 			case arith.SatAdd(earlier, v) > free: // free <= capacity: no overflow
-				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, f.Name, quantityString(r, earlier+v-free)))
+				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, f.Name, quantityString(r, usageSum(earlier, v)-free)))
 				fits = false
 			}
 		}

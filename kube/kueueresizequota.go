@@ -86,6 +86,6 @@ func (a *admitter) addUsage(w *KueueWorkload, u map[flavorResource]int64, sign i
 		a.used[cq] = map[flavorResource]int64{}
 	}
 	for fr, v := range u {
-		a.used[cq][fr] += sign * v
+		a.used[cq][fr] = usageSum(a.used[cq][fr], sign*v)
 	}
 }

@@ -218,7 +218,7 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		changed[k] = true
 		a.addUsage(w, growth, 1)
 		for fr, v := range growth {
-			grown[fr] += v
+			grown[fr] = usageSum(grown[fr], v)
 		}
 		if failed {
 			o.Action = KueueRepaired

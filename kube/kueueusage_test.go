@@ -1,0 +1,76 @@
+package kube
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsched/gangsched/kube/manifest"
+)
+
+// Usage sums saturate at math.MaxInt64 and stay there when usage is taken
+// away; they never wrap.
+func TestUsageSum(t *testing.T) {
+	const maxI = math.MaxInt64
+	for _, c := range []struct{ a, b, want int64 }{
+		{1, 2, 3},
+		{maxI - 1, 1, maxI},
+		{maxI - 1, 2, maxI},
+		{maxI / 2, maxI, maxI},
+		{maxI, -5, maxI}, // how far past it the sum went is lost
+		{maxI, 0, maxI},
+		{maxI - 1, -5, maxI - 6},
+		{5, -7, -2},
+		{-5, 3, -2},
+		{math.MinInt64 + 1, -2, math.MinInt64},
+	} {
+		require.Equal(t, c.want, usageSum(c.a, c.b), "%d + %d", c.a, c.b)
+	}
+}
+
+// Admitted usage past int64 is over any quota: two Workloads holding 6Ei
+// of memory each (more than math.MaxInt64 bytes together) leave a 10Gi
+// ClusterQueue no room; the sum once wrapped negative and the pending
+// Workload was admitted past the quota. Likewise cpu: 1048576 pods of
+// 10^10 CPUs each, twice.
+func TestAdmitKueueWorkloads_UsagePastInt64(t *testing.T) {
+	const (
+		queues = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: plain}\nspec: {}\n" +
+			"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [%[1]s], flavors: [{name: plain, resources: [{name: %[1]s, nominalQuota: %[2]s}]}]}]}\n" +
+			"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q}\nspec: {clusterQueue: cq}\n"
+		wl = "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: %s, creationTimestamp: '2026-01-01T08:00:0%dZ'}\nspec:\n  queueName: q\n" +
+			"  podSets: [{name: main, count: %d, template: {spec: {containers: [{name: c, resources: {requests: {%s: '%s'}}}]}}}]\n"
+		held = kueueReserved + "  admission: {clusterQueue: cq, podSetAssignments: [{name: main, count: %d, flavors: {%s: plain}, resourceUsage: {%s: '%s'}}]}\n"
+	)
+	for _, c := range []struct {
+		resource, quota, big, bigUsage, small string
+		count                                 int
+		msg                                   string
+	}{
+		{"memory", "10Gi", "6Ei", "6Ei", "1Gi", 1, "couldn't assign flavors to pod set main: insufficient unused quota for memory in flavor plain, 1Gi more needed"},
+		{"cpu", "10", "10000000000", "10485760000000000", "1", 1048576, "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor plain, 1 more needed"},
+	} {
+		t.Run(c.resource, func(t *testing.T) {
+			y := fmt.Sprintf(queues, c.resource, c.quota)
+			for i, name := range []string{"big-1", "big-2"} {
+				y += fmt.Sprintf(wl, name, i, c.count, c.resource, c.big) + fmt.Sprintf(held, c.count, c.resource, c.resource, c.bigUsage)
+			}
+			y += fmt.Sprintf(wl, "small", 9, 1, c.resource, c.small)
+			objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
+			require.NoError(t, err)
+			cl, err := Load(objs)
+			require.NoError(t, err)
+			_, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
+			require.NoError(t, err)
+			var got []string
+			for _, o := range outs {
+				got = append(got, fmt.Sprintf("%s %s %s", o.Workload.Name, o.Action, o.Message))
+			}
+			require.Equal(t, []string{"big-1 Kept ", "big-2 Kept ", "small Pending " + c.msg}, got)
+		})
+	}
+}
