@@ -314,10 +314,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		views[i], trees[i], hs[i] = v, t, h
 	}
 	a.countUsage(queue) // the quota a growth must fit beside
-	for i := range queue {
-		if hs[i] == nil {
-			continue
-		}
+	for _, i := range runningOrder(views, hs) {
 		if msg := quotaOnlyResized(views[i]); msg != "" {
 			out[i].Action, out[i].Message, out[i].PodSets = KueueGrowWaits, msg, hs[i].survivors
 			continue

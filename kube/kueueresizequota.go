@@ -64,6 +64,32 @@ func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int6
 	return delta, ""
 }
 
+// shrinkQuota is the quota pod set k of admitted Workload w gives back
+// shrinking from its admitted count to its count, negative, in the flavors
+// its status.admission gives each resource: Kueue releases a scale-down's
+// usage at once, so a growth later in the run may take it. Nil when the
+// set does not shrink, without queues, or when w's ClusterQueue is not in
+// the input.
+func (a *admitter) shrinkQuota(w *KueueWorkload, k int) map[flavorResource]int64 {
+	q, set := a.opts.Queues, &w.Group.PodSets[k]
+	if q == nil || set.Count >= w.AdmittedCount[k] {
+		return nil
+	}
+	adm := w.Obj.Status.Admission
+	i := slices.IndexFunc(adm.PodSetAssignments, func(p kueue.PodSetAssignment) bool { return string(p.Name) == set.Name })
+	cq := q.ClusterQueues[string(adm.ClusterQueue)]
+	if i < 0 || cq == nil {
+		return nil
+	}
+	out := map[flavorResource]int64{}
+	for r, v := range quotaRequests(cq, &set.Template, w.AdmittedCount[k]-set.Count) {
+		if f, ok := adm.PodSetAssignments[i].Flavors[corev1.ResourceName(r)]; ok {
+			out[flavorResource{string(f), r}] = -v
+		}
+	}
+	return out
+}
+
 // releaseQuota takes the quota admitted Workload w holds out of the
 // usage, before its eviction clears its admission.
 func (a *admitter) releaseQuota(w *KueueWorkload) {

@@ -162,7 +162,7 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	changed := make([]bool, len(w.Group.PodSets))
 	var reasons []string
 	waits := false                      // a set waits to be resized
-	grown := map[flavorResource]int64{} // the quota sets grown take
+	grown := map[flavorResource]int64{} // the quota sets grown take, less what sets shrunk give back
 	nodes, words := failedNodes(w, h)
 	w.Obj.Status.UnhealthyNodes = nil // a node replaced, or healthy again, is dropped
 	if len(nodes) > 1 {
@@ -180,7 +180,9 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		var c setChange
 		if kind == resizeSet || kind == planAnewSet || kind == repairSet {
 			var why string
-			if growth, why = a.growthQuota(w, k); why != "" {
+			if growth, why = a.growthQuota(w, k); why == "" && growth == nil {
+				growth = a.shrinkQuota(w, k) // released once it shrinks
+			} else if why != "" {
 				c.message = why
 				if kind == repairSet { // it grows in the same step as its repair, or neither
 					c = unrepairable(set.Name, h.words[k], fmt.Sprintf("it grows from %d to %d pods in the same step: %s", w.AdmittedCount[k], set.Count, why))

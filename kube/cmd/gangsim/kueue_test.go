@@ -215,6 +215,12 @@ var kueueGoldens = []golden{
 	// kept their quota, w waited and inactive-high preempted.
 	{"kueue-inactive-finished", []string{"-f", "testdata/kueue-inactive-finished.yaml"}, exitPlaced},
 	{"kueue-inactive-finished-yaml", []string{"-o", "yaml", "-f", "testdata/kueue-inactive-finished.yaml"}, exitPlaced},
+	// Checked by hand (see the manifests' headers): the shrink's pod, or
+	// quota, released in the run reaches the grow, queued before it. Before,
+	// grow waited until a second run (exit 3).
+	{"kueue-shrink-then-grow", []string{"-f", "testdata/kueue-shrink-then-grow.yaml"}, exitPlaced},
+	{"kueue-shrink-then-grow-quota", []string{"-f", "testdata/kueue-shrink-then-grow-quota.yaml"}, exitPlaced},
+	{"kueue-shrink-then-grow-quota-yaml", []string{"-o", "yaml", "-f", "testdata/kueue-shrink-then-grow-quota.yaml"}, exitPlaced},
 }
 
 func TestGolden_KueueWorkloads(t *testing.T) {
