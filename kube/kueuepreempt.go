@@ -278,7 +278,8 @@ func (q *KueueQueues) cohortRoot(cohort string) string {
 // (those already evicted but still holding quota, then the rest; each
 // part cohort candidates with the nearer claim, then the other cohort
 // ones, then cq's own; each by priority, lowest first, then the newest
-// reservation first, then namespace and name where Kueue compares UIDs),
+// reservation first, then metadata.uid as Kueue when every candidate has
+// one, else namespace and name),
 // are removed one by one, each while it is still valid (one of cq's own,
 // or of a ClusterQueue — and cohorts up to the common one — still over
 // its nominal quota in those resources), until w fits; then, from the
@@ -328,8 +329,16 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 	if cq.Cohort != "" && cq.Preemption.ReclaimWithinCohort != kueue.PreemptionPolicyNever {
 		hier, prio = a.cohortCandidates(w, cq, ch.usage, need, all, uses)
 	}
+	// Kueue's CandidatesOrdering ends comparing metadata.uid; an input
+	// without them (hand-written) is ordered by namespace and name instead,
+	// as also when only some have one, which keeps the order total.
+	byUID := !slices.ContainsFunc(all, func(c *preemptCand) bool { return c.w.Obj.UID == "" })
 	order := func(x, y *preemptCand) int {
-		return cmp.Or(cmp.Compare(x.w.Priority, y.w.Priority), y.reserved.Compare(x.reserved), x.w.Key().Compare(y.w.Key()))
+		last := 0
+		if byUID {
+			last = cmp.Compare(x.w.Obj.UID, y.w.Obj.UID)
+		}
+		return cmp.Or(cmp.Compare(x.w.Priority, y.w.Priority), y.reserved.Compare(x.reserved), last, x.w.Key().Compare(y.w.Key()))
 	}
 	for _, l := range [][]*preemptCand{same, hier, prio} {
 		slices.SortFunc(l, order)
