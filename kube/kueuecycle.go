@@ -319,6 +319,9 @@ func (a *admitter) heightWith(cq *KueueClusterQueue, ch flavorChoice, used quota
 	q := a.opts.Queues
 	t := quotaTree{q, used}
 	h := 0
+	if t.inCycle(quotaNode{cq: cq}) {
+		return 0 // its walk up would not end; Kueue admits nothing there
+	}
 	for _, fr := range sortedFRs(ch.usage) {
 		val := ch.usage[fr]
 		self := quotaNode{cq: cq}

@@ -114,3 +114,16 @@ func TestAdmitKueueWorkloads_NoVictimsInInactiveClusterQueue(t *testing.T) {
 		})
 	}
 }
+
+// The borrowing height of a ClusterQueue under a cycle is 0: its walk up
+// the cohorts ends.
+func TestHeightWith_Cycle(t *testing.T) {
+	var in kueueQueueInputs
+	for _, o := range []any{cohortObj("c1", "c2", "2", "", "1"), cohortObj("c2", "c1", "2", "", "1"), cohortQ("a", "c1")} {
+		require.NoError(t, in.add(o))
+	}
+	_, q := in.result()
+	a := &admitter{opts: KueueOptions{Queues: q}}
+	ch := flavorChoice{usage: map[flavorResource]int64{{"f", "cpu"}: 9000}}
+	require.Zero(t, a.heightWith(q.ClusterQueues["a"], ch, quotaUsage{}))
+}
