@@ -182,18 +182,28 @@ func groupLimits(groups []KueueResourceGroup, fr flavorResource) (nominal int64,
 }
 
 // children are the ClusterQueues and cohorts whose parent is cohort, by
-// name.
+// name: ClusterQueues first, then Cohorts. Only the children found are
+// sorted, not every name, as this runs at every node of every walk.
 func (t quotaTree) children(cohort string) []quotaNode {
-	var out []quotaNode
-	for _, name := range slices.Sorted(maps.Keys(t.q.ClusterQueues)) {
-		if cq := t.q.ClusterQueues[name]; cq.Cohort == cohort {
-			out = append(out, quotaNode{cq: cq})
+	var cqs, cohorts []string
+	for name, cq := range t.q.ClusterQueues {
+		if cq.Cohort == cohort {
+			cqs = append(cqs, name)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(t.q.Cohorts)) {
-		if t.q.Cohorts[name].Parent == cohort {
-			out = append(out, quotaNode{cohort: name})
+	for name, c := range t.q.Cohorts {
+		if c.Parent == cohort {
+			cohorts = append(cohorts, name)
 		}
+	}
+	slices.Sort(cqs)
+	slices.Sort(cohorts)
+	out := make([]quotaNode, 0, len(cqs)+len(cohorts))
+	for _, name := range cqs {
+		out = append(out, quotaNode{cq: t.q.ClusterQueues[name]})
+	}
+	for _, name := range cohorts {
+		out = append(out, quotaNode{cohort: name})
 	}
 	return out
 }
@@ -229,13 +239,26 @@ func (t quotaTree) subtree(n quotaNode, fr flavorResource) int64 {
 
 // subtreeOf is [quotaTree.subtree] for n not under a cycle.
 func (t quotaTree) subtreeOf(n quotaNode, fr flavorResource) int64 {
-	v, _, _ := t.limits(n, fr)
+	v, _ := t.subtreeLocal(n, fr)
+	return v
+}
+
+// subtreeLocal is n's subtree quota of fr and the part of it n's
+// lendingLimit keeps from its parent, for n not under a cycle. Each child
+// is walked once for both: reading them apart walked a child's subtree
+// twice per level, 2^depth times in a chain of Cohorts with lendingLimits.
+func (t quotaTree) subtreeLocal(n quotaNode, fr flavorResource) (subtree, local int64) {
+	v, _, lend := t.limits(n, fr)
 	if n.cq == nil {
 		for _, c := range t.children(n.cohort) {
-			v = sum(v, t.subtreeOf(c, fr)-t.localOf(c, fr))
+			sub, loc := t.subtreeLocal(c, fr)
+			v = sum(v, sub-loc)
 		}
 	}
-	return v
+	if lend != nil {
+		local = max(0, v-*lend)
+	}
+	return v, local
 }
 
 // local is the part of n's subtree quota its lendingLimit keeps from its
@@ -249,10 +272,11 @@ func (t quotaTree) local(n quotaNode, fr flavorResource) int64 {
 
 // localOf is [quotaTree.local] for n not under a cycle.
 func (t quotaTree) localOf(n quotaNode, fr flavorResource) int64 {
-	if _, _, lend := t.limits(n, fr); lend != nil {
-		return max(0, t.subtreeOf(n, fr)-*lend)
+	if _, _, lend := t.limits(n, fr); lend == nil {
+		return 0 // without walking its subtree
 	}
-	return 0
+	_, local := t.subtreeLocal(n, fr)
+	return local
 }
 
 // usage is what counts against n's subtree quota: a ClusterQueue's usage,

@@ -260,3 +260,20 @@ func TestAdmitKueueWorkloads_GrowthBorrows(t *testing.T) {
 		})
 	}
 }
+
+// A chain of 30 Cohorts, each lending 1 of its 2, is read in linear time:
+// reading a node's subtree quota and its local quota apart walked each
+// child twice per level, 2^30 walks here. a keeps 1 of its 2, each of the
+// 29 Cohorts below the root keeps 1, and the root holds 2: a may take
+// 1 + 29 + 2 = 32.
+func TestQuotaTree_DeepLendingChain(t *testing.T) {
+	var in kueueQueueInputs
+	require.NoError(t, in.add(cohortObj("c0", "", "1", "", "")))
+	for i := 1; i < 30; i++ {
+		require.NoError(t, in.add(cohortObj(fmt.Sprintf("c%d", i), fmt.Sprintf("c%d", i-1), "1", "", "1")))
+	}
+	require.NoError(t, in.add(cohortCQ("a", "c29", "2", "", "1")))
+	_, q := in.result()
+	capacity, free := quotaTree{q, quotaUsage{"a": {{"f", "cpu"}: 1000}}}.room(q.ClusterQueues["a"], flavorResource{"f", "cpu"})
+	require.Equal(t, [2]int64{32000, 31000}, [2]int64{capacity, free})
+}
