@@ -208,6 +208,22 @@ func (t quotaTree) children(cohort string) []quotaNode {
 	return out
 }
 
+// eachChild calls f for each ClusterQueue and cohort whose parent is
+// cohort, in no order: for sums, which saturate only upwards and so do not
+// depend on it, without the sorting and the slice of [quotaTree.children].
+func (t quotaTree) eachChild(cohort string, f func(quotaNode)) {
+	for _, cq := range t.q.ClusterQueues {
+		if cq.Cohort == cohort {
+			f(quotaNode{cq: cq})
+		}
+	}
+	for name, c := range t.q.Cohorts {
+		if c.Parent == cohort {
+			f(quotaNode{cohort: name})
+		}
+	}
+}
+
 // inCycle reports whether the chain of parents above n runs into a cycle
 // of spec.parentName (a node on the cycle included). Kueue admits nothing
 // under such a cohort, but a walk of the tree there would never end; a
@@ -250,10 +266,10 @@ func (t quotaTree) subtreeOf(n quotaNode, fr flavorResource) int64 {
 func (t quotaTree) subtreeLocal(n quotaNode, fr flavorResource) (subtree, local int64) {
 	v, _, lend := t.limits(n, fr)
 	if n.cq == nil {
-		for _, c := range t.children(n.cohort) {
+		t.eachChild(n.cohort, func(c quotaNode) {
 			sub, loc := t.subtreeLocal(c, fr)
-			v = sum(v, sub-loc)
-		}
+			v = sum(v, sub-loc) // min(sub, lendingLimit): not negative
+		})
 	}
 	if lend != nil {
 		local = max(0, v-*lend)
@@ -295,9 +311,9 @@ func (t quotaTree) usageOf(n quotaNode, fr flavorResource) int64 {
 		return t.used[n.cq.Name][fr]
 	}
 	var v int64
-	for _, c := range t.children(n.cohort) {
+	t.eachChild(n.cohort, func(c quotaNode) {
 		v = sum(v, max(0, t.usageOf(c, fr)-t.localOf(c, fr)))
-	}
+	})
 	return v
 }
 

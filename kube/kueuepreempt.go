@@ -182,7 +182,8 @@ func (a *admitter) preemptRank(cq *KueueClusterQueue, ch flavorChoice, ts []pree
 			rank = 0
 		}
 	}
-	used := a.usedWithout(removed)
+	used, undo := a.usedWithout(removed)
+	defer undo()
 	for fr, v := range ch.usage {
 		if nominal, _, _ := groupLimits(cq.Groups, fr); sum(used[cq.Name][fr], v) > nominal {
 			return rank
@@ -544,7 +545,9 @@ func (a *admitter) valid(c *preemptCand, cq *KueueClusterQueue, borrow bool, rem
 	if borrow && c.kind == candReclaimNoBorrow {
 		return false
 	}
-	t := quotaTree{a.opts.Queues, a.usedWithout(removed)}
+	used, undo := a.usedWithout(removed)
+	defer undo()
+	t := quotaTree{a.opts.Queues, used}
 	if t.withinNominal(quotaNode{cq: c.cq}, need) {
 		return false
 	}
@@ -558,16 +561,43 @@ func (a *admitter) valid(c *preemptCand, cq *KueueClusterQueue, borrow bool, rem
 	return true
 }
 
-// usedWithout is the quota in use with the candidates removed gone.
-func (a *admitter) usedWithout(removed []*preemptCand) quotaUsage {
-	out := quotaUsage{}
-	for name, u := range a.used {
-		out[name] = maps.Clone(u)
+// usedWithout takes the quota the candidates removed hold out of a.used in
+// place, and returns a.used and the function that puts back exactly the
+// values it changed; the caller reads the usage only until it calls that,
+// and nothing else takes usage out meanwhile. Copying every ClusterQueue's
+// usage for each candidate tested made a search quadratic in them.
+func (a *admitter) usedWithout(removed []*preemptCand) (quotaUsage, func()) {
+	type saved struct {
+		cq  string
+		fr  flavorResource
+		v   int64
+		had bool
 	}
+	var undo []saved
+	var created []string
 	for _, c := range removed {
-		out.add(c.cq.Name, negate(c.usage))
+		name := c.cq.Name
+		if a.used[name] == nil {
+			a.used[name], created = map[flavorResource]int64{}, append(created, name)
+		}
+		for fr, v := range c.usage {
+			old, had := a.used[name][fr]
+			undo = append(undo, saved{name, fr, old, had})
+			a.used[name][fr] = usageSum(old, -v)
+		}
 	}
-	return out
+	return a.used, func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			if u := undo[i]; u.had {
+				a.used[u.cq][u.fr] = u.v
+			} else {
+				delete(a.used[u.cq], u.fr)
+			}
+		}
+		for _, name := range created {
+			delete(a.used, name)
+		}
+	}
 }
 
 // fitsWithout reports whether w fits in flavor choice ch with removed
@@ -575,7 +605,8 @@ func (a *admitter) usedWithout(removed []*preemptCand) quotaUsage {
 // unless borrow), and, for its sets in topology flavors, on the nodes
 // their reservations free.
 func (a *admitter) fitsWithout(w *KueueWorkload, cq *KueueClusterQueue, ch flavorChoice, removed []*preemptCand, borrow bool) (bool, error) {
-	used := a.usedWithout(removed)
+	used, undo := a.usedWithout(removed)
+	defer undo()
 	t := quotaTree{a.opts.Queues, used}
 	for fr, v := range ch.usage {
 		nominal, _, _ := groupLimits(cq.Groups, fr)

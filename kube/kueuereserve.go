@@ -188,7 +188,10 @@ func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorCh
 		for _, t := range targets {
 			removed = append(removed, t.cand)
 		}
-		return a.heightWith(cq, ch, a.usedWithout(removed)), removed, ch, nil
+		used, undo := a.usedWithout(removed)
+		h := a.heightWith(cq, ch, used)
+		undo()
+		return h, removed, ch, nil
 	}
 	start := map[[2]int]int{}
 	for {

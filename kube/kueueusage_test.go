@@ -74,3 +74,19 @@ func TestAdmitKueueWorkloads_UsagePastInt64(t *testing.T) {
 		})
 	}
 }
+
+// usedWithout takes the candidates' usage out of the admitter's in place
+// and puts back exactly what was there, a queue it had to add included.
+func TestUsedWithout_Undo(t *testing.T) {
+	fr := flavorResource{"f", "cpu"}
+	cq := func(name string) *KueueClusterQueue { return &KueueClusterQueue{Name: name} }
+	a := &admitter{used: quotaUsage{"a": {fr: 5}, "b": {fr: math.MaxInt64}}}
+	removed := []*preemptCand{
+		{cq: cq("a"), usage: map[flavorResource]int64{fr: 2}}, {cq: cq("a"), usage: map[flavorResource]int64{fr: 1}},
+		{cq: cq("c"), usage: map[flavorResource]int64{fr: 3}}, {cq: cq("b"), usage: map[flavorResource]int64{fr: 4}},
+	}
+	used, undo := a.usedWithout(removed)
+	require.Equal(t, quotaUsage{"a": {fr: 2}, "b": {fr: math.MaxInt64}, "c": {fr: -3}}, used)
+	undo()
+	require.Equal(t, quotaUsage{"a": {fr: 5}, "b": {fr: math.MaxInt64}}, a.used)
+}
