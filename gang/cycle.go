@@ -152,6 +152,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	pgroup := g.pg.Group(members)
 	reason := ReasonSchedulerError
 	err := s.opts.Profile.checkMembers(g.pg, s.opts.PodGroupPreemptionPolicy, members, cluster.GroupMembers(g.key))
+	quiet := err != nil && !s.opts.Profile.writesRuleCondition() // no condition: only the pods learn of it
 	if err != nil {
 		reason = s.opts.Profile.invalidReason()
 	}
@@ -198,14 +199,16 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	if err == nil && pl == nil && r.Decision.Status == placement.Unschedulable && s.preempts(g.pg) {
 		var plan preemption.Plan
-		if plan, err = s.findVictims(snap, pgroup, opts); err == nil {
+		if plan, err = s.findVictims(snap, s.opts.Profile.preemptorGroup(g.pg, pgroup), opts); err == nil {
 			r.Preemption = &plan
 		}
 	}
 	if err != nil {
 		r.Decision, r.Bind, r.Snapshot, r.ClaimUpdates, r.Preemption = placement.Decision{}, nil, cluster, nil, nil
 		r.Err = fmt.Errorf("PodGroup %s: %w", g.key, err)
-		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: reason, Message: r.Err.Error()}, now)
+		if !quiet {
+			s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionFalse, Reason: reason, Message: r.Err.Error()}, now)
+		}
 	} else if r.Decision.Status == placement.Scheduled {
 		s.setCondition(g, &r, Condition{Type: PodGroupScheduled, Status: ConditionTrue, Reason: ReasonScheduled, Message: r.Decision.Message}, now)
 	} else {

@@ -10,10 +10,15 @@ import (
 // [Scheduler] follows where versions differ. The empty Profile is the
 // newest, [ProfileV138]. The differences, each checked by a test in
 // profile_test.go, priority_rule_test.go, preemption_rule_test.go,
-// tree_group_rule_test.go or victim_priority_test.go (the template rule,
+// tree_group_rule_test.go, victim_priority_test.go or
+// profile_v136_test.go (the template rule,
 // which goes with the API version, in workload_priority_test.go and
-// package kube's). The v1.37 column was read in v1.37.2's source and
-// checked with kubeoracle; the v1.38 column was read in v1.38.0-beta.0's
+// package kube's). The v1.36 column was read in v1.36.3's source
+// (pkg/scheduler/schedule_one_podgroup.go frameworkForPodGroup,
+// framework/preemption/types.go, pkg/features) and checked with
+// kubeoracle retargeted to v1.36.3 on 2026-12-07 (kube/testdata/v136,
+// the rows the scheduler decides); the v1.37 column was read in v1.37.2's
+// source and checked with kubeoracle; the v1.38 column was read in v1.38.0-beta.0's
 // (pkg/scheduler/schedule_one_podgroup.go validatePodGroupHierarchy and
 // updatePodGroupConditionWithError, framework/preemption, framework/
 // plugins/topologyaware, pkg/features, pkg/registry/scheduling, plugin/
@@ -31,8 +36,9 @@ import (
 //	| (pending or bound; an unset priority is 0)       |                                      |                                   |                                        |
 //	| a tree member's priority differs from its root's | (no hierarchies); the root's counts  | the cycle fails: SchedulerError   | the cycle fails: PodGroupError         |
 //	| (pending or bound, any leaf; unset is 0)         |                                      |                                   |                                        |
-//	| pods of a group or tree (pending or bound) name  | not checked (v1.36 source not read)  | the cycle fails: SchedulerError   | the cycle fails: PodGroupError         |
-//	| different schedulers (spec.schedulerName)        |                                      |                                   |                                        |
+//	| pods of a group or tree (pending or bound) name  | only pending pods; the cycle fails   | the cycle fails: SchedulerError   | the cycle fails: PodGroupError         |
+//	| different schedulers (spec.schedulerName)        | before it starts, writing no group   |                                   |                                        |
+//	|                                                  | condition; the pods: SchedulerError  |                                   |                                        |
 //	| a tree's inner CompositePodGroup or leaf         | (no hierarchies)                     | allowed (only pods are checked)   | the cycle fails: PodGroupError         |
 //	| PodGroup has another priority than the root's,   |                                      |                                   | (CompositePodGroupError on the tree's  |
 //	| another Workload, basic under gang, single under |                                      |                                   | CompositePodGroups)                    |
@@ -48,8 +54,10 @@ import (
 //	| from its class (gangsim's Job controller)        |                                      |                                   |                                        |
 //	| stamping from a Workload template copies its     | (no such field)                      | no (left to admission)            | yes                                    |
 //	| preemptionPolicy ([StampOptions].Profile)        |                                      |                                   |                                        |
-//	| preemption ranks a bound member, as a victim or  | the group's priority when set, else  | its PodGroup's (0 when unset), a  | its own priority (no override)         |
-//	| a nominee                                        | its own                              | tree member its root's            |                                        |
+//	| preemption ranks a bound member, as a victim or  | a victim: its group's (0 if unset)   | its PodGroup's (0 when unset), a  | its own priority (no override)         |
+//	| a nominee                                        | under disruptionMode PodGroup, else  | tree member its root's            |                                        |
+//	|                                                  | its own; a preemptor: its group's    |                                   |                                        |
+//	|                                                  | (0 if unset)                         |                                   |                                        |
 //	| a Workload's templates name different priorities | allowed (v1alpha2)                   | refused (v1beta1)                 | refused (v1beta1)                      |
 //	| (flat ones; a hierarchy's never differ)          |                                      |                                   |                                        |
 //	| a v1beta1 Workload's templates set different     | (no such field)                      | allowed                           | refused ([Workload.ValidateV138];      |
@@ -211,12 +219,13 @@ func (p Profile) Serves(apiVersion, kind string) bool {
 // PodGroupPriority, which reads an unset priority as 0), and then the
 // group's preemption policy ([policyRule]; gate is the
 // PodGroupPreemptionPolicy gate). v1.36 lets them differ, the
-// group's priority ruling preemption. The error names the first pod that
-// breaks a rule and the field, spec.schedulerName, spec.priority or
-// spec.preemptionPolicy.
+// group's priority ruling preemption, and holds only the pending pods to
+// one scheduler name ([Profile.checkNamesV136]). The error names the
+// first pod that breaks a rule and the field, spec.schedulerName,
+// spec.priority or spec.preemptionPolicy.
 func (p Profile) checkMembers(pg *PodGroup, gate bool, pending []placement.Pod, bound []*placement.Pod) error {
 	if p.newest() == ProfileV136 {
-		return nil
+		return checkNamesV136(pending)
 	}
 	want := podGroupPriorityOf(pg.Spec.Priority) // what validatePodGroup holds the pods to
 	policy := newPolicyRule("group", p.policyMode(gate), pg.Spec.PreemptionPolicy, func(placement.Key) string {
@@ -334,7 +343,11 @@ func effectivePriority(p *int32) string {
 // its own. In v1.37 it is the PodGroup's priority, 0 when unset, for
 // every pod whose PodGroup exists (v1.37.2's GetPodPriority,
 // pkg/scheduler/framework/preemption/util.go, reads PodGroupPriority);
-// v1.36 overrides only with a set spec.priority. v1.38 never overrides:
+// v1.36 overrides only a group of disruptionMode PodGroup, with its
+// priority, 0 when unset (v1.36.3 pkg/scheduler/framework/preemption/
+// types.go newDomainForWorkloadPreemption: a pod of any other group is a
+// victim of its own priority); a v1.36 preemptor ranks at its group's
+// priority whatever its mode ([Profile.preemptorGroup]). v1.38 never overrides:
 // v1.38.0-beta.0 dropped GetPodPriority, and its victims
 // (pkg/scheduler/framework/preemption/types.go NewPodVictim, victims.go
 // searchCrossNodesVictimPods) rank at their pods' own priority, which
@@ -345,7 +358,14 @@ func (p Profile) groupOverride(pg *PodGroup) *int32 {
 	if pg == nil || p.newest() == ProfileV138 {
 		return nil
 	}
-	if pg.Spec.Priority != nil || p.newest() == ProfileV136 {
+	if p.newest() == ProfileV136 {
+		if pg.Spec.DisruptionMode != DisruptionModePodGroup {
+			return nil
+		}
+		prio := podGroupPriorityOf(pg.Spec.Priority)
+		return &prio
+	}
+	if pg.Spec.Priority != nil {
 		return pg.Spec.Priority
 	}
 	zero := int32(0)

@@ -360,7 +360,8 @@ func (s *Scheduler) findVictims(snap *placement.Snapshot, g *placement.Group, op
 
 // preemptionInput is what preemption needs beyond the snapshot: every known
 // PodGroup's priority override ([Profile.groupOverride]: in v1.37 an
-// unset spec.priority overrides with 0; v1.38 none) and disruptionMode,
+// unset spec.priority overrides with 0; v1.36 only under disruptionMode
+// PodGroup; v1.38 none) and disruptionMode,
 // and the budgets. Up to v1.37 a leaf of a CompositePodGroup hierarchy
 // takes its hierarchy's priority (hierarchyPriority), as v1.37.2 ranks a
 // victim of a hierarchy.

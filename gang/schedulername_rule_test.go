@@ -15,7 +15,8 @@ import (
 // to the first queued pod's spec.schedulerName (v1.37.2 validatePodGroup,
 // v1.38.0-beta.0 validatePodGroupHierarchy), before priority and policy.
 // v1.37 fails the cycle with SchedulerError, v1.38 with PodGroupError,
-// naming the pod, the field and the first pod; v1.36 is not checked here.
+// naming the pod, the field and the first pod; v1.36 holds only pending
+// pods to one name (TestProfileV136_SchedulerNameRule).
 func TestProfile_SchedulerNameRule(t *testing.T) {
 	const us, other = "gangsched-scheduler", "default-scheduler"
 	cases := []struct {
@@ -39,7 +40,7 @@ func TestProfile_SchedulerNameRule(t *testing.T) {
 			`CompositePodGroup default/root: pod "default/g-1": spec.schedulerName: "default-scheduler" differs from "gangsched-scheduler", pod "default/g-0"'s (since v1.37 every pod of a hierarchy, pending or bound, names one scheduler: give them one spec.schedulerName)`},
 	}
 	for _, c := range cases {
-		for _, profile := range []Profile{ProfileV136, ProfileV137, ProfileV138} {
+		for _, profile := range []Profile{ProfileV137, ProfileV138} { // v1.36: TestProfileV136_SchedulerNameRule
 			t.Run(fmt.Sprintf("%s/%s", c.name, profile), func(t *testing.T) {
 				boundGroup := "g"
 				if c.tree {
@@ -70,9 +71,6 @@ func TestProfile_SchedulerNameRule(t *testing.T) {
 				}
 				r, ok := s.Cycle(snap, t0)
 				require.True(t, ok)
-				if profile == ProfileV136 && c.secondPrio != 100 {
-					return // v1.36 lets priorities differ too; nothing more to see
-				}
 				requireMemberRule(t, r, profile, c.tree, c.err, []string{"g-0@n1", "g-1@n1"})
 			})
 		}

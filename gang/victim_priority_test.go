@@ -38,8 +38,10 @@ func TestProfile_VictimOfUnsetPodGroupRanksAtZero(t *testing.T) {
 		{ProfileV136, false, nil, "plain"},
 		{ProfileV137, false, nil, "plain"},
 		{ProfileV138, false, nil, "plain"},
-		// bg's priority 10 ranks held up to v1.37; v1.38 ranks it at 500.
-		{ProfileV136, true, &p10, "held"},
+		// bg's priority 10 ranks held in v1.37; v1.36 only under
+		// disruptionMode PodGroup (TestProfileV136_VictimAndPreemptorRank);
+		// v1.38 ranks it at 500.
+		{ProfileV136, true, &p10, "plain"},
 		{ProfileV137, true, &p10, "held"},
 		{ProfileV138, true, &p10, "plain"},
 	}

@@ -1,0 +1,28 @@
+package gang
+
+import "github.com/gangsched/gangsched/placement"
+
+// preemptorGroup is g as preemption's search sees it as a preemptor. A
+// v1.36 preemptor ranks at its PodGroup's priority, 0 when unset, whatever
+// its pods' own and its disruptionMode (v1.36.3 pkg/scheduler/framework/
+// preemption/types.go newPodGroupPreemptor reads PodGroupPriority), while
+// only a group of disruptionMode PodGroup ranks at it as a victim
+// ([Profile.groupOverride]): so for the others the search gets a copy of g
+// whose members carry the group's priority. Other profiles, and pg nil, get
+// g itself.
+func (p Profile) preemptorGroup(pg *PodGroup, g *placement.Group) *placement.Group {
+	if pg == nil || p.newest() != ProfileV136 || p.groupOverride(pg) != nil {
+		return g
+	}
+	prio := podGroupPriorityOf(pg.Spec.Priority)
+	c := *g
+	c.Members = append([]placement.Pod(nil), g.Members...)
+	for i := range c.Members {
+		c.Members[i].Priority = prio
+	}
+	c.PodSets = append([]placement.PodSet(nil), g.PodSets...)
+	for i := range c.PodSets {
+		c.PodSets[i].Template.Priority = prio
+	}
+	return &c
+}
