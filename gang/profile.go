@@ -44,10 +44,10 @@ import (
 //	| another Workload, basic under gang, single under |                                      |                                   | CompositePodGroups)                    |
 //	| all (unset reads single, as an API server stores |                                      |                                   |                                        |
 //	| it), or sets another preemptionPolicy            |                                      |                                   |                                        |
-//	| the pods' one preemptionPolicy (unset pod:       | not checked; each pod's own counts   | gate off (default): the first     | the group's (root's) when set, else    |
-//	| PreemptLowerPriority), pending then bound, any   |                                      | pod's, the group's ignored; gate  | the first pod's (no gate: all-Never    |
-//	| leaf; a pod that differs fails the cycle         |                                      | on: the group's (root's),         | pods of a group without one bind);     |
-//	|                                                  |                                      | PreemptLowerPriority when unset;  | PodGroupError                          |
+//	| the pods' one preemptionPolicy (unset pod:       | not checked; a group one of whose    | gate off (default): the first     | the group's (root's) when set, else    |
+//	| PreemptLowerPriority), pending then bound, any   | pending pods is Never does not       | pod's, the group's ignored; gate  | the first pod's (no gate: all-Never    |
+//	| leaf; a pod that differs fails the cycle         | preempt (v1.36.3 newPodGroup-        | on: the group's (root's),         | pods of a group without one bind);     |
+//	|                                                  | Preemptor)                           | PreemptLowerPriority when unset;  | PodGroupError                          |
 //	|                                                  |                                      | SchedulerError                    |                                        |
 //	| gate PodGroupPreemptionPolicy                    | (no such gate)                       | alpha, off                        | (no such gate: removed)                |
 //	| admission sets a new PodGroup's preemptionPolicy | (no such field)                      | only with the gate on             | always                                 |
