@@ -82,6 +82,13 @@ import (
 // NoSet/NoUnset, its minGroupCount not immutable; v0.38 says so in the
 // doc): no difference.
 //
+// Found in v1.36.3 but not modelled (its pods may carry another priority
+// than their group's): its nominator holds a nominated pod's room at the
+// pod's own priority against the pod being placed, at its own too
+// (pkg/scheduler/framework/runtime/framework.go addGENominatedPods); here
+// a v1.36 nominee holds it at its group's priority when set, against the
+// group's (memberPriority, groupPriority). Not run against v1.36.3.
+//
 // Found in v1.38.0-beta.0 but not modelled: its Workload update rules
 // (templates may be updated but not added or removed; mixed stored values
 // are tolerated).
