@@ -240,6 +240,11 @@ func (o *usageOverlay) push(n *hnode, d Decision, bind []Pod) error {
 	if o.pods {
 		o.bind(bind)
 	}
+	// A uniform leaf's sums at once, when no class index needs the
+	// changed nodes: the usual push.
+	if n.uniform && len(as) > 0 && len(d.PodSetAssignments) == 0 && !noSumsAtOnce && o.s.cls.Load() == nil && o.sumsAtOnce(n.rows[:R], len(as)) {
+		return nil
+	}
 	changed := o.frameNodes()
 	o.sums(changed)
 	if c := o.s.cls.Load(); c != nil {
