@@ -263,6 +263,9 @@ type KueueOutcome struct {
 // left as they were only in part, and must be discarded.
 func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
 	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, preempted: map[placement.Key]string{}, issued: map[string]bool{}}
+	if opts.Queues != nil {
+		a.opts.Queues = opts.Queues.indexed()
+	}
 	outOfTAS := len(opts.NotReady) > 0 // a node Kueue's topology snapshot leaves out
 	for id := range placement.NodeID(s.NumNodes()) {
 		outOfTAS = outOfTAS || s.Node(id).Unschedulable

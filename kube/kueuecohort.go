@@ -183,8 +183,13 @@ func groupLimits(groups []KueueResourceGroup, fr flavorResource) (nominal int64,
 
 // children are the ClusterQueues and cohorts whose parent is cohort, by
 // name: ClusterQueues first, then Cohorts. Only the children found are
-// sorted, not every name, as this runs at every node of every walk.
+// sorted, not every name, as this runs at every node of every walk; with
+// an index ([KueueQueues.indexed]) they are read from it. The caller must
+// not change the slice.
 func (t quotaTree) children(cohort string) []quotaNode {
+	if t.q.kids != nil {
+		return t.q.kids[cohort]
+	}
 	var cqs, cohorts []string
 	for name, cq := range t.q.ClusterQueues {
 		if cq.Cohort == cohort {
@@ -208,10 +213,39 @@ func (t quotaTree) children(cohort string) []quotaNode {
 	return out
 }
 
+// indexed is a shallow copy of q that lists each cohort's children once
+// ([quotaTree.children]): every quota walk visits a cohort's children,
+// and scanning every ClusterQueue and Cohort there made each walk linear
+// in all of them. The copy shares q's maps and must not outlive changes
+// to them; [AdmitKueueWorkloads] makes one per call.
+func (q *KueueQueues) indexed() *KueueQueues {
+	c := *q
+	c.kids = nil
+	kids := map[string][]quotaNode{}
+	for _, name := range slices.Sorted(maps.Keys(q.ClusterQueues)) {
+		if cq := q.ClusterQueues[name]; cq != nil {
+			kids[cq.Cohort] = append(kids[cq.Cohort], quotaNode{cq: cq})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(q.Cohorts)) {
+		if co := q.Cohorts[name]; co != nil {
+			kids[co.Parent] = append(kids[co.Parent], quotaNode{cohort: name})
+		}
+	}
+	c.kids = kids
+	return &c
+}
+
 // eachChild calls f for each ClusterQueue and cohort whose parent is
 // cohort, in no order: for sums, which saturate only upwards and so do not
 // depend on it, without the sorting and the slice of [quotaTree.children].
 func (t quotaTree) eachChild(cohort string, f func(quotaNode)) {
+	if t.q.kids != nil {
+		for _, n := range t.q.kids[cohort] {
+			f(n)
+		}
+		return
+	}
 	for _, cq := range t.q.ClusterQueues {
 		if cq.Cohort == cohort {
 			f(quotaNode{cq: cq})

@@ -46,6 +46,10 @@ type KueueQueues struct {
 	// input lacks is read with only kubernetes.io/metadata.name, the label
 	// the API server gives every namespace.
 	Namespaces map[string]map[string]string
+
+	// kids are each cohort's children, ClusterQueues then Cohorts, by
+	// name, in the copy [KueueQueues.indexed] makes; nil elsewhere.
+	kids map[string][]quotaNode
 }
 
 // kueueQueueInputs collects the Kueue queue objects of [Load].
