@@ -370,19 +370,34 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 		attempts = []bool{false, true}
 	}
 	for _, borrow := range attempts {
+		// The candidates removed so far are taken out of a.used as they
+		// go, and put back before the minimal set is sought: testing each
+		// candidate against the whole set removed again made a search
+		// quadratic in the candidates.
 		var removed []*preemptCand
+		var undos []func()
+		putBack := func() {
+			for i := len(undos) - 1; i >= 0; i-- {
+				undos[i]()
+			}
+			undos = nil
+		}
 		for _, c := range list {
-			if !a.valid(c, cq, borrow, removed, need) {
+			if !a.valid(c, cq, borrow, need) {
 				continue
 			}
 			removed = append(removed, c)
-			fits, err := a.fitsWithout(w, cq, ch, removed, borrow)
+			_, undo := a.usedWithout([]*preemptCand{c})
+			undos = append(undos, undo)
+			fits, err := a.fitsRemoved(w, cq, ch, removed, borrow)
 			if err != nil {
+				putBack()
 				return nil, err
 			}
 			if !fits {
 				continue
 			}
+			putBack()
 			for i := len(removed) - 2; i >= 0; i-- {
 				rest := slices.Delete(slices.Clone(removed), i, i+1)
 				if fits, err = a.fitsWithout(w, cq, ch, rest, borrow); err != nil {
@@ -398,6 +413,7 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 			slices.SortFunc(out, func(x, y preemptTarget) int { return x.cand.w.Key().Compare(y.cand.w.Key()) })
 			return out, nil
 		}
+		putBack()
 	}
 	return nil, nil
 }
@@ -533,21 +549,20 @@ func (t quotaTree) mayReclaimAbove(cq *KueueClusterQueue, fr flavorResource, v i
 	return false
 }
 
-// valid reports whether candidate c may still be removed, with removed
-// gone: one of cq's own always; from the cohort, not when borrow and it
-// may be preempted only without borrowing, nor when its ClusterQueue, or
-// a cohort between it and the common one, is within its nominal quota
-// in the resources needing preemption.
-func (a *admitter) valid(c *preemptCand, cq *KueueClusterQueue, borrow bool, removed []*preemptCand, need map[flavorResource]bool) bool {
+// valid reports whether candidate c may still be removed, with the
+// candidates removed so far already out of a.used: one of cq's own
+// always; from the cohort, not when borrow and it may be preempted only
+// without borrowing, nor when its ClusterQueue, or a cohort between it
+// and the common one, is within its nominal quota in the resources
+// needing preemption.
+func (a *admitter) valid(c *preemptCand, cq *KueueClusterQueue, borrow bool, need map[flavorResource]bool) bool {
 	if c.cq == cq {
 		return true
 	}
 	if borrow && c.kind == candReclaimNoBorrow {
 		return false
 	}
-	used, undo := a.usedWithout(removed)
-	defer undo()
-	t := quotaTree{a.opts.Queues, used}
+	t := quotaTree{a.opts.Queues, a.used}
 	if t.withinNominal(quotaNode{cq: c.cq}, need) {
 		return false
 	}
@@ -605,8 +620,15 @@ func (a *admitter) usedWithout(removed []*preemptCand) (quotaUsage, func()) {
 // unless borrow), and, for its sets in topology flavors, on the nodes
 // their reservations free.
 func (a *admitter) fitsWithout(w *KueueWorkload, cq *KueueClusterQueue, ch flavorChoice, removed []*preemptCand, borrow bool) (bool, error) {
-	used, undo := a.usedWithout(removed)
+	_, undo := a.usedWithout(removed)
 	defer undo()
+	return a.fitsRemoved(w, cq, ch, removed, borrow)
+}
+
+// fitsRemoved is [admitter.fitsWithout] with the quota of removed already
+// out of a.used.
+func (a *admitter) fitsRemoved(w *KueueWorkload, cq *KueueClusterQueue, ch flavorChoice, removed []*preemptCand, borrow bool) (bool, error) {
+	used := a.used
 	t := quotaTree{a.opts.Queues, used}
 	for fr, v := range ch.usage {
 		nominal, _, _ := groupLimits(cq.Groups, fr)
