@@ -408,6 +408,9 @@ type admitter struct {
 	preempted   map[placement.Key]string
 	// issued are the preemptions issued, by preemptor and victims.
 	issued map[string]bool
+	// holders, while not nil, keeps the Workloads holding quota between
+	// status changes ([admitter.quotaHolders]).
+	holders *holderCache
 }
 
 // hostOf is the hostname label value of node id (its name without one).

@@ -72,6 +72,10 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	aside := map[int]bool{}   // BestEffortFIFO heads found inadmissible this round
 	blocked := map[int]bool{} // heads found inadmissible this round that stay heads
 	progressed, requeue := false, false
+	// Only settle (and writePending) change a Workload's status here;
+	// each change is reported to the holders' list.
+	a.holders = &holderCache{is: map[int]bool{}}
+	defer func() { a.holders = nil }()
 	for {
 		heads := a.cycleHeads(pending, out, aside)
 		if !slices.ContainsFunc(heads, func(i int) bool { return !blocked[i] }) {
@@ -143,6 +147,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			if err != nil {
 				return err
 			}
+			a.statusChanged(e.i, admitted || len(victims) > 0)
 			if admitted {
 				progressed, changed, cycleProgressed = true, true, true
 				continue
@@ -187,6 +192,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 					o.Message = joinReasons([]string{a.evictedFor[a.queue[i].Key()], "queued again: " + noLongerFits})
 				}
 				writePending(a.queue[i], noLongerFits, a.opts.Now)
+				a.statusChanged(i, false)
 				blocked[i] = true
 			}
 		}

@@ -223,12 +223,61 @@ func negate(u map[flavorResource]int64) map[flavorResource]int64 {
 func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemptCand {
 	q := a.opts.Queues
 	root := q.cohortRoot(cq.Cohort)
-	inactive := map[*KueueClusterQueue]bool{}
 	var out []*preemptCand
+	for _, h := range a.quotaHolders() {
+		v, vcq := h.w, h.cq
+		if v == w {
+			continue
+		}
+		policy := cq.Preemption.WithinClusterQueue
+		if vcq != cq {
+			if cq.Cohort == "" || h.root != root {
+				continue
+			}
+			policy = cq.Preemption.ReclaimWithinCohort
+		}
+		if !allows(policy, w.Priority, w.Created, v.Priority, v.Created) {
+			continue
+		}
+		out = append(out, &preemptCand{i: h.i, w: v, cq: vcq, usage: h.usage, reserved: h.reserved, evicted: h.evicted})
+	}
+	return out
+}
+
+// quotaHolder is an admitted Workload holding quota in an active
+// ClusterQueue, as [admitter.candidates] reads it: its index in the
+// queue, ClusterQueue and that queue's cohort root, the quota it holds
+// (not to be changed), and its reservation time and Evicted condition.
+type quotaHolder struct {
+	i        int
+	w        *KueueWorkload
+	cq       *KueueClusterQueue
+	root     string
+	usage    map[flavorResource]int64
+	reserved time.Time
+	evicted  bool
+}
+
+// quotaHolders are the Workloads holding quota in active ClusterQueues,
+// in queue order (Kueue's ClusterQueues list the Workloads holding quota,
+// and admittedUsage reads QuotaReserved). Those of an inactive
+// ClusterQueue are left out: Kueue leaves such a queue out of its
+// snapshot, whose tree the candidates come from, while its cohort still
+// counts its quota and usage. While a.holders is on (the scheduling
+// cycles) the list is kept until a Workload's status changes
+// ([admitter.statusChanged]): reading every Workload's admission again
+// for every head that does not fit made the cycles quadratic in them.
+func (a *admitter) quotaHolders() []quotaHolder {
+	if a.holders != nil && a.holders.ok {
+		return a.holders.list
+	}
+	q := a.opts.Queues
+	inactive := map[*KueueClusterQueue]bool{}
+	var list []quotaHolder
 	for i, v := range a.queue {
 		name, u := q.admittedUsage(v)
-		if name == "" || v == w {
-			continue // Kueue's ClusterQueues list the Workloads holding quota (admittedUsage reads QuotaReserved)
+		if name == "" {
+			continue
 		}
 		vcq := q.ClusterQueues[name]
 		off, ok := inactive[vcq]
@@ -239,20 +288,35 @@ func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemp
 		if off {
 			continue
 		}
-		policy := cq.Preemption.WithinClusterQueue
-		if vcq != cq {
-			if cq.Cohort == "" || q.cohortRoot(vcq.Cohort) != root {
-				continue
-			}
-			policy = cq.Preemption.ReclaimWithinCohort
-		}
-		if !allows(policy, w.Priority, w.Created, v.Priority, v.Created) {
-			continue
-		}
-		out = append(out, &preemptCand{i: i, w: v, cq: vcq, usage: u, reserved: a.reservedAt(v),
+		list = append(list, quotaHolder{i: i, w: v, cq: vcq, root: q.cohortRoot(vcq.Cohort), usage: u, reserved: a.reservedAt(v),
 			evicted: apimeta.IsStatusConditionTrue(v.Obj.Status.Conditions, kueue.WorkloadEvicted)})
 	}
-	return out
+	if a.holders != nil {
+		a.holders.list, a.holders.ok = list, true
+		clear(a.holders.is)
+		for _, h := range list {
+			a.holders.is[h.i] = true
+		}
+	}
+	return list
+}
+
+// holderCache is the list [admitter.quotaHolders] keeps, and which queue
+// indexes it holds.
+type holderCache struct {
+	list []quotaHolder
+	is   map[int]bool
+	ok   bool
+}
+
+// statusChanged drops the kept [admitter.quotaHolders] list when the
+// status of a.queue[i] changed and i was in it, or, for any i, when held
+// says a Workload may have come to hold quota or lost it (an admission,
+// a preemption).
+func (a *admitter) statusChanged(i int, held bool) {
+	if a.holders != nil && (held || a.holders.is[i]) {
+		a.holders.ok = false
+	}
 }
 
 // reservedAt is when w's quota was reserved: its QuotaReserved True
