@@ -411,6 +411,12 @@ type admitter struct {
 	// holders, while not nil, keeps the Workloads holding quota between
 	// status changes ([admitter.quotaHolders]).
 	holders *holderCache
+	// searched, when set, is a preemption search made on the state as it
+	// is now, which [admitter.tryPreempt] issues instead of searching
+	// again: the scheduling cycle searches for every head that does not
+	// fit to order them, and each search costs as much as the cycle's
+	// other work.
+	searched *preemptSearch
 }
 
 // hostOf is the hostname label value of node id (its name without one).
@@ -648,7 +654,13 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 // that would repeat a cycle ([admitter.repeats]); it returns the victims'
 // indexes in the queue and msg with what it did.
 func (a *admitter) tryPreempt(w *KueueWorkload, out []KueueOutcome, msg string) ([]int, string, error) {
-	targets, _, err := a.preempt(w)
+	var targets []preemptTarget
+	var err error
+	if a.searched != nil && a.searched.w == w {
+		targets = a.searched.targets // searched on this very state
+	} else {
+		targets, _, err = a.preempt(w)
+	}
 	if err != nil || len(targets) == 0 {
 		return nil, msg, err
 	}

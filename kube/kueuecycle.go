@@ -14,12 +14,19 @@ import (
 // of the cohort it borrows from (0 when it does not borrow), and, when it
 // does not fit, the victims it would preempt on that state and the
 // flavor choice they make room in.
+//
+// search is that head's preemption search on the cycle's starting state
+// and gen the holders' generation it was made in ([admitter.statusChanged]):
+// settled while nothing changed since, the head issues it as it is, without
+// searching again.
 type cycleEntry struct {
 	i       int
 	ps      plannedSets
 	borrow  int
 	victims []*preemptCand
 	vch     flavorChoice
+	search  *preemptSearch
+	gen     int
 }
 
 // admitInCycles admits pending Workloads (indexes in a.queue, sorted)
@@ -94,9 +101,9 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			if err != nil {
 				return err
 			}
-			e := cycleEntry{i: i, ps: ps, borrow: a.borrowHeight(ps)}
+			e := cycleEntry{i: i, ps: ps, borrow: a.borrowHeight(ps), gen: a.holders.gen}
 			if ps.plan.Decision.Status != placement.Scheduled {
-				if e.borrow, e.victims, e.vch, err = a.failedHeight(a.queue[i]); err != nil {
+				if e.borrow, e.victims, e.vch, e.search, err = a.failedHeight(a.queue[i]); err != nil {
 					return err
 				}
 			}
@@ -143,7 +150,11 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 					continue
 				}
 			}
+			if !changed && e.gen == a.holders.gen {
+				a.searched = e.search // the state it was made on
+			}
 			admitted, victims, err := a.settle(w, e.ps, &out[e.i], out)
+			a.searched = nil
 			if err != nil {
 				return err
 			}

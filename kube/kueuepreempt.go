@@ -303,10 +303,14 @@ func (a *admitter) quotaHolders() []quotaHolder {
 
 // holderCache is the list [admitter.quotaHolders] keeps, and which queue
 // indexes it holds.
+//
+// gen counts the times it was dropped: what was computed from the
+// Workloads' statuses in one generation holds while gen is the same.
 type holderCache struct {
 	list []quotaHolder
 	is   map[int]bool
 	ok   bool
+	gen  int
 }
 
 // statusChanged drops the kept [admitter.quotaHolders] list when the
@@ -316,6 +320,7 @@ type holderCache struct {
 func (a *admitter) statusChanged(i int, held bool) {
 	if a.holders != nil && (held || a.holders.is[i]) {
 		a.holders.ok = false
+		a.holders.gen++
 	}
 }
 

@@ -173,16 +173,17 @@ func (a *admitter) releaseKept(h *keptRoom) error {
 //
 // It also returns the victims found and the flavor choice they make room
 // in, as Kueue nominates them on the cycle's starting state.
-func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorChoice, error) {
+func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorChoice, *preemptSearch, error) {
 	q := a.opts.Queues
 	cq, why := q.route(w)
 	if why != "" {
-		return 0, nil, flavorChoice{}, nil
+		return 0, nil, flavorChoice{}, nil, nil
 	}
 	targets, ch, err := a.preempt(w)
 	if err != nil {
-		return 0, nil, flavorChoice{}, err
+		return 0, nil, flavorChoice{}, nil, err
 	}
+	search := &preemptSearch{w: w, targets: targets}
 	if len(targets) > 0 {
 		var removed []*preemptCand
 		for _, t := range targets {
@@ -191,19 +192,25 @@ func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorCh
 		used, undo := a.usedWithout(removed)
 		h := a.heightWith(cq, ch, used)
 		undo()
-		return h, removed, ch, nil
+		return h, removed, ch, search, nil
 	}
 	start := map[[2]int]int{}
 	for {
 		ch, why := q.assignFlavors(cq, w, quotaUsage{}, start)
 		if why != "" {
-			return 0, nil, flavorChoice{}, nil
+			return 0, nil, flavorChoice{}, search, nil
 		}
 		if a.mayPreemptFor(cq, ch) {
-			return a.heightWith(cq, ch, a.used), nil, flavorChoice{}, nil
+			return a.heightWith(cq, ch, a.used), nil, flavorChoice{}, search, nil
 		}
 		if !ch.nextAny(cq, start) {
-			return 0, nil, flavorChoice{}, nil
+			return 0, nil, flavorChoice{}, search, nil
 		}
 	}
+}
+
+// preemptSearch is the targets [admitter.preempt] found for w.
+type preemptSearch struct {
+	w       *KueueWorkload
+	targets []preemptTarget
 }
