@@ -150,6 +150,20 @@ type quotaTree struct {
 // limits are n's nominal quota of fr and its borrowing and lending limits
 // (nil when unset).
 func (t quotaTree) limits(n quotaNode, fr flavorResource) (nominal int64, borrow, lend *int64) {
+	if m := t.q.memo; m != nil {
+		k := quotaMemoKey{n, fr}
+		l, ok := m.limits[k]
+		if !ok {
+			l.nominal, l.borrow, l.lend = t.limitsOf(n, fr)
+			m.limits[k] = l
+		}
+		return l.nominal, l.borrow, l.lend
+	}
+	return t.limitsOf(n, fr)
+}
+
+// limitsOf is [quotaTree.limits], read from the spec.
+func (t quotaTree) limitsOf(n quotaNode, fr flavorResource) (nominal int64, borrow, lend *int64) {
 	if n.cq != nil {
 		return groupLimits(n.cq.Groups, fr)
 	}
@@ -233,8 +247,35 @@ func (q *KueueQueues) indexed() *KueueQueues {
 		}
 	}
 	c.kids = kids
+	c.memo = &quotaMemo{limits: map[quotaMemoKey]quotaLimits{}, subtree: map[quotaMemoKey]quotaSubtree{}}
 	return &c
 }
+
+// quotaMemo keeps, in the copy [KueueQueues.indexed] makes, what the
+// specs alone fix of each node's quota of a flavor-resource: its limits
+// and its subtree and local quota. Every room and usage walk reads them
+// for every child of a cohort, and summing a cohort's subtree again at
+// each read made a walk quadratic in its ClusterQueues.
+type quotaMemo struct {
+	limits  map[quotaMemoKey]quotaLimits
+	subtree map[quotaMemoKey]quotaSubtree
+}
+
+// quotaMemoKey is a node of the quota tree and a flavor-resource.
+type quotaMemoKey struct {
+	n  quotaNode
+	fr flavorResource
+}
+
+// quotaLimits are [quotaTree.limits]' results; the pointers are shared,
+// never written through.
+type quotaLimits struct {
+	nominal      int64
+	borrow, lend *int64
+}
+
+// quotaSubtree are [quotaTree.subtreeLocal]'s results.
+type quotaSubtree struct{ subtree, local int64 }
 
 // eachChild calls f for each ClusterQueue and cohort whose parent is
 // cohort, in no order: for sums, which saturate only upwards and so do not
@@ -298,6 +339,20 @@ func (t quotaTree) subtreeOf(n quotaNode, fr flavorResource) int64 {
 // is walked once for both: reading them apart walked a child's subtree
 // twice per level, 2^depth times in a chain of Cohorts with lendingLimits.
 func (t quotaTree) subtreeLocal(n quotaNode, fr flavorResource) (subtree, local int64) {
+	if m := t.q.memo; m != nil {
+		k := quotaMemoKey{n, fr}
+		v, ok := m.subtree[k]
+		if !ok {
+			v.subtree, v.local = t.subtreeLocalOf(n, fr)
+			m.subtree[k] = v
+		}
+		return v.subtree, v.local
+	}
+	return t.subtreeLocalOf(n, fr)
+}
+
+// subtreeLocalOf is [quotaTree.subtreeLocal], summed over the subtree.
+func (t quotaTree) subtreeLocalOf(n quotaNode, fr flavorResource) (subtree, local int64) {
 	v, _, lend := t.limits(n, fr)
 	if n.cq == nil {
 		t.eachChild(n.cohort, func(c quotaNode) {

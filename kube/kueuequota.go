@@ -50,6 +50,8 @@ type KueueQueues struct {
 	// kids are each cohort's children, ClusterQueues then Cohorts, by
 	// name, in the copy [KueueQueues.indexed] makes; nil elsewhere.
 	kids map[string][]quotaNode
+	// memo keeps each node's limits and subtree quota in that copy.
+	memo *quotaMemo
 }
 
 // kueueQueueInputs collects the Kueue queue objects of [Load].
