@@ -87,6 +87,13 @@ const (
 	// KueueReadmitted: evicted whole (or preempted), then admitted
 	// elsewhere.
 	KueueReadmitted KueueAction = "Readmitted"
+	// KueueAwaitingChecks: the Workload holds quota (QuotaReserved True,
+	// newly or from before) in a ClusterQueue whose admission checks run
+	// for its flavors, and some check is not Ready yet: it is not
+	// Admitted (Admitted False, reason UnsatisfiedChecks) and its pods do
+	// not start, though its quota and nodes are reserved; see
+	// kueueadmissioncheck.go.
+	KueueAwaitingChecks KueueAction = "AwaitingChecks"
 	// KueuePending: a pending Workload does not fit.
 	KueuePending KueueAction = "Pending"
 	// KueueInactive: spec.active is false: the Workload is not queued and
@@ -301,7 +308,11 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		if a.idle(w, &out[i]) {
 			continue
 		}
-		if !w.Admitted {
+		done, requeue := a.failedChecks(w, &out[i])
+		if done {
+			continue
+		}
+		if !w.Admitted || requeue {
 			pending = append(pending, i)
 			continue
 		}
@@ -320,6 +331,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	for _, i := range runningOrder(views, hs) {
 		if msg := quotaOnlyResized(views[i]); msg != "" {
 			out[i].Action, out[i].Message, out[i].PodSets = KueueGrowWaits, msg, hs[i].survivors
+			a.heldChecks(queue[i], &out[i])
 			continue
 		}
 		a.tree = trees[i] // its flavor's Topology's, with queues
@@ -329,6 +341,8 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		}
 		if requeue {
 			pending = append(pending, i)
+		} else {
+			a.heldChecks(queue[i], &out[i])
 		}
 	}
 	a.tree = tree
@@ -345,6 +359,9 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	}
 	for i, w := range queue {
 		out[i].Flavors = a.admittedFlavors(w)
+		if awaited := a.awaiting[w.Key()]; len(awaited) > 0 && (out[i].Action == KueueAdmitted || out[i].Action == KueueReadmitted) {
+			out[i].Action, out[i].Message = KueueAwaitingChecks, joinReasons([]string{out[i].Message, checksAwaited(awaited)})
+		}
 	}
 	return a.s, out, nil
 }
@@ -417,6 +434,9 @@ type admitter struct {
 	// fit to order them, and each search costs as much as the cycle's
 	// other work.
 	searched *preemptSearch
+	// awaiting are the admission checks not Ready of each Workload whose
+	// quota was reserved in this call ([admitter.afterReservation]).
+	awaiting map[placement.Key][]string
 }
 
 // hostOf is the hostname label value of node id (its name without one).
@@ -646,6 +666,16 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		a.used.add(ps.adm.clusterQueue, ch.usage)
 	}
 	writeAdmitted(ps.w, o.PodSets, a.hostOf, a.opts.Now, ps.adm)
+	if awaited := a.afterReservation(ps.w, ps.adm.cq, true); len(awaited) > 0 {
+		// Its outcome says so once admission is over: until then the
+		// passes and cycles read it as admitted, which it is for quota.
+		if a.awaiting == nil {
+			a.awaiting = map[placement.Key][]string{}
+		}
+		a.awaiting[w.Key()] = awaited
+	} else {
+		delete(a.awaiting, w.Key())
+	}
 	return true, nil, nil
 }
 

@@ -135,6 +135,10 @@ type KueueClusterQueue struct {
 	// after it wait (Kueue requeues it at once instead of setting it
 	// aside). false: BestEffortFIFO, Kueue's default.
 	StrictFIFO bool
+	// Checks are spec.admissionChecksStrategy.admissionChecks: the
+	// AdmissionChecks a Workload holding quota here waits on before it is
+	// Admitted ([KueueCheckRule]).
+	Checks []KueueCheckRule
 }
 
 // stopPolicy reads a ClusterQueue's or LocalQueue's spec.stopPolicy:
@@ -221,6 +225,9 @@ func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 		return nil, err
 	}
 	if out.Preemption, err = convertPreemption(obj, cq.Spec.Preemption); err != nil {
+		return nil, err
+	}
+	if out.Checks, err = convertCheckRules(obj, cq.Spec.AdmissionChecksStrategy); err != nil {
 		return nil, err
 	}
 	switch cq.Spec.QueueingStrategy {

@@ -46,6 +46,10 @@ type KueueQueues struct {
 	// input lacks is read with only kubernetes.io/metadata.name, the label
 	// the API server gives every namespace.
 	Namespaces map[string]map[string]string
+	// AdmissionChecks say, by AdmissionCheck name, whether each is active
+	// ([ConvertAdmissionCheck]); a ClusterQueue naming one missing or
+	// inactive is inactive.
+	AdmissionChecks map[string]bool
 
 	// kids are each cohort's children, ClusterQueues then Cohorts, by
 	// name, in the copy [KueueQueues.indexed] makes; nil elsewhere.
@@ -70,6 +74,7 @@ func (in *kueueQueueInputs) add(obj any) error {
 		q.Topologies, q.Flavors, q.ClusterQueues = map[string][]string{}, map[string]KueueFlavor{}, map[string]*KueueClusterQueue{}
 		q.LocalQueues, q.Namespaces, q.Cohorts = map[placement.Key]string{}, map[string]map[string]string{}, map[string]*KueueCohort{}
 		q.StoppedLocalQueues = map[placement.Key]kueue.StopPolicy{}
+		q.AdmissionChecks = map[string]bool{}
 	}
 	dup := func(kind string, key placement.Key, seen bool) error {
 		if !seen {
@@ -136,6 +141,16 @@ func (in *kueueQueueInputs) add(obj any) error {
 			return err
 		}
 		q.Cohorts[v.Name] = c // a Cohort alone routes nothing: Workloads still admit without quota
+	case *kueue.AdmissionCheck:
+		_, seen := q.AdmissionChecks[v.Name]
+		if err := dup("Kueue AdmissionCheck", placement.Key{Name: v.Name}, seen); err != nil {
+			return err
+		}
+		active, err := ConvertAdmissionCheck(v)
+		if err != nil {
+			return err
+		}
+		q.AdmissionChecks[v.Name] = active // alone it routes nothing, as a Cohort
 	case *corev1.Namespace:
 		q.Namespaces[v.Name] = v.Labels
 	}
@@ -159,7 +174,8 @@ func (in *kueueQueueInputs) result() ([]string, *KueueQueues) {
 
 // inactive words why Kueue leaves cq inactive — a stopPolicy that stops
 // it, a flavor it names that is missing, a topology flavor whose Topology
-// is missing, a cohort above it in a cycle — or "" when it is active.
+// is missing, an AdmissionCheck it names that is missing or not Active,
+// a cohort above it in a cycle — or "" when it is active.
 func (q *KueueQueues) inactive(cq *KueueClusterQueue) string {
 	var missing, noTopology, why []string
 	if cq.Stop != "" {
@@ -182,6 +198,7 @@ func (q *KueueQueues) inactive(cq *KueueClusterQueue) string {
 		why = append(why, "it names missing ResourceFlavor(s) "+strings.Join(missing, ", "))
 	}
 	why = append(why, noTopology...)
+	why = append(why, q.checksInactive(cq)...)
 	if c := q.cohortCycle(cq.Cohort); c != "" {
 		why = append(why, "its cohorts' spec.parentName form a cycle, "+c)
 	}

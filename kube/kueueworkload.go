@@ -180,6 +180,9 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 		out.MinCounts = mins
 	}
 	out.Group.MinCount = int32(total)
+	if err := checkStates(obj, w); err != nil {
+		return nil, err
+	}
 	if err := out.readAdmission(obj, index); err != nil {
 		return nil, err
 	}

@@ -250,7 +250,7 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profil
 				return o.Wrap(err)
 			}
 			c.KueueWorkloads = append(c.KueueWorkloads, w)
-		case *kueue.Topology, *kueue.ResourceFlavor, *kueue.ClusterQueue, *kueue.LocalQueue, *kueue.Cohort, *corev1.Namespace:
+		case *kueue.Topology, *kueue.ResourceFlavor, *kueue.ClusterQueue, *kueue.LocalQueue, *kueue.Cohort, *kueue.AdmissionCheck, *corev1.Namespace:
 			if err := in.queues.add(v); err != nil {
 				return o.Wrap(err)
 			}

@@ -177,10 +177,11 @@ var known = map[string]map[string]kindInfo{
 	// Workload, its pod sets admitted with topology assignments, the
 	// Topologies whose levels they are assigned over, and the
 	// ResourceFlavors, ClusterQueues, LocalQueues and Cohorts that route
-	// and quota them. kueue.x-k8s.io/v1beta1 is refused, naming v1beta2.
+	// and quota them, and the AdmissionChecks that gate their admission. kueue.x-k8s.io/v1beta1 is refused, naming v1beta2.
 	kueuev1beta2.GroupVersion.String(): {"Workload": kindOf[kueuev1beta2.Workload](false), "Topology": kindOf[kueuev1beta2.Topology](true),
 		"ResourceFlavor": kindOf[kueuev1beta2.ResourceFlavor](true), "ClusterQueue": kindOf[kueuev1beta2.ClusterQueue](true),
-		"LocalQueue": kindOf[kueuev1beta2.LocalQueue](false), "Cohort": kindOf[kueuev1beta2.Cohort](true)},
+		"LocalQueue": kindOf[kueuev1beta2.LocalQueue](false), "Cohort": kindOf[kueuev1beta2.Cohort](true),
+		"AdmissionCheck": kindOf[kueuev1beta2.AdmissionCheck](true)},
 	"resource.k8s.io/v1": {
 		"ResourceClaim":         kindOf[resourcev1.ResourceClaim](false),
 		"ResourceClaimTemplate": kindOf[resourcev1.ResourceClaimTemplate](false),

@@ -19,8 +19,8 @@ type KueueResult struct {
 	// Workload is namespace/name.
 	Workload string `json:"workload"`
 	// Action is a kube.KueueAction: Admitted, Kept, Resized, GrowWaits,
-	// Repaired, ReplacementWaits, Evicted, Preempted, Readmitted, Pending,
-	// Inactive or Finished.
+	// Repaired, ReplacementWaits, Evicted, Preempted, Readmitted,
+	// AwaitingChecks, Pending, Inactive or Finished.
 	Action  string `json:"action"`
 	Message string `json:"message,omitempty"`
 	// PodSets are the pod sets' pods per node after admission.
@@ -45,11 +45,13 @@ type NodePods struct {
 	Count int32  `json:"count"`
 }
 
-// waits reports whether the Workload is left waiting: not admitted, or
-// admitted but unable to grow or to replace a failed node.
+// waits reports whether the Workload is left waiting: not admitted (one
+// whose quota is reserved but whose admission checks are not all Ready
+// too: its pods do not start until it is Admitted), or admitted but
+// unable to grow or to replace a failed node.
 func (r KueueResult) waits() bool {
 	switch kube.KueueAction(r.Action) {
-	case kube.KueuePending, kube.KueueEvicted, kube.KueuePreempted, kube.KueueGrowWaits, kube.KueueReplacementWaits:
+	case kube.KueuePending, kube.KueueEvicted, kube.KueuePreempted, kube.KueueGrowWaits, kube.KueueReplacementWaits, kube.KueueAwaitingChecks:
 		return true
 	}
 	return false

@@ -1,0 +1,316 @@
+package kube
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kptr "k8s.io/utils/ptr"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+)
+
+// Admission checks, as Kueue v0.17 runs them (its workload controller's
+// reconcileSyncAdmissionChecks, SyncAdmittedCondition and
+// reconcileCheckBasedEviction): a Workload whose ClusterQueue has checks
+// for its flavors holds quota (QuotaReserved True) but is Admitted only
+// once every check is Ready; a Retry check evicts it, a Rejected one
+// deactivates it. gangsim runs no check controller: it reads the states
+// the input gives and writes a new check Pending.
+
+// KueueCheckRule is one rule of a ClusterQueue's
+// spec.admissionChecksStrategy.admissionChecks: the AdmissionCheck named
+// runs for a Workload holding quota in one of OnFlavors, or for every
+// Workload when OnFlavors is empty.
+type KueueCheckRule struct {
+	Name      string
+	OnFlavors []string
+}
+
+// ConvertAdmissionCheck reads an AdmissionCheck: whether it is active
+// (its status condition Active is True, which only its controller sets:
+// one never reconciled is inactive, and Kueue leaves a ClusterQueue
+// naming it inactive).
+//
+// Errors: nil, or an empty spec.controllerName (ErrInvalid naming the
+// object and field), which Kueue's API refuses.
+func ConvertAdmissionCheck(ac *kueue.AdmissionCheck) (bool, error) {
+	if ac == nil {
+		return false, errNil("Kueue AdmissionCheck")
+	}
+	if ac.Spec.ControllerName == "" {
+		return false, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("Kueue AdmissionCheck %q", ac.Name), "spec.controllerName", "must be set")
+	}
+	return apimeta.IsStatusConditionTrue(ac.Status.Conditions, kueue.AdmissionCheckActive), nil
+}
+
+// convertCheckRules reads spec.admissionChecksStrategy of ClusterQueue
+// obj. Errors (ErrInvalid or ErrDuplicate, naming the field): a rule
+// without a name, a name given twice, an empty flavor name.
+func convertCheckRules(obj string, s *kueue.AdmissionChecksStrategy) ([]KueueCheckRule, error) {
+	if s == nil {
+		return nil, nil
+	}
+	var out []KueueCheckRule
+	seen := map[string]string{}
+	for i, r := range s.AdmissionChecks {
+		f := fmt.Sprintf("spec.admissionChecksStrategy.admissionChecks[%d]", i)
+		if r.Name == "" {
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".name", "must be set")
+		}
+		if prev, dup := seen[string(r.Name)]; dup {
+			return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".name", "%q is also %s", r.Name, prev)
+		}
+		seen[string(r.Name)] = f + ".name"
+		rule := KueueCheckRule{Name: string(r.Name)}
+		for j, fl := range r.OnFlavors {
+			if fl == "" {
+				return nil, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("%s.onFlavors[%d]", f, j), "empty flavor name")
+			}
+			rule.OnFlavors = append(rule.OnFlavors, string(fl))
+		}
+		out = append(out, rule)
+	}
+	return out, nil
+}
+
+// checkStates validates status.admissionChecks of Workload obj: each
+// with a name given once and a state of Kueue's four. Errors name the
+// field (ErrInvalid or ErrDuplicate).
+func checkStates(obj string, w *kueue.Workload) error {
+	seen := map[kueue.AdmissionCheckReference]bool{}
+	for i, c := range w.Status.AdmissionChecks {
+		f := fmt.Sprintf("status.admissionChecks[%d]", i)
+		if c.Name == "" {
+			return placement.Errorf(placement.ErrInvalid, obj, f+".name", "must be set")
+		}
+		if seen[c.Name] {
+			return placement.Errorf(placement.ErrDuplicate, obj, f+".name", "check %q is listed twice", c.Name)
+		}
+		seen[c.Name] = true
+		switch c.State {
+		case kueue.CheckStatePending, kueue.CheckStateReady, kueue.CheckStateRetry, kueue.CheckStateRejected:
+		default:
+			return placement.Errorf(placement.ErrInvalid, obj, f+".state", "%q is not Pending, Ready, Retry or Rejected", c.State)
+		}
+	}
+	return nil
+}
+
+// checksInactive words why cq's admission checks leave it inactive, as
+// Kueue's ClusterQueue cache does: checks missing from the input, checks
+// not Active ("" when none).
+func (q *KueueQueues) checksInactive(cq *KueueClusterQueue) []string {
+	var missing, inactive, why []string
+	for _, r := range cq.Checks {
+		active, ok := q.AdmissionChecks[r.Name]
+		switch {
+		case !ok:
+			missing = append(missing, r.Name)
+		case !active:
+			inactive = append(inactive, r.Name)
+		}
+	}
+	if len(missing) > 0 {
+		why = append(why, "it names missing AdmissionCheck(s) "+strings.Join(missing, ", "))
+	}
+	if len(inactive) > 0 {
+		why = append(why, "it names AdmissionCheck(s) without an Active condition True: "+strings.Join(inactive, ", "))
+	}
+	return why
+}
+
+// checksFor are the names of cq's checks that run for Workload w, by the
+// flavors its status.admission holds quota in, sorted: as Kueue's
+// AdmissionChecksForWorkload, every check when each rule covers all of
+// cq's flavors, else those whose onFlavors name a flavor of w's.
+func checksFor(cq *KueueClusterQueue, w *kueue.Workload) []string {
+	all := map[string]bool{}
+	for _, g := range cq.Groups {
+		for _, f := range g.Flavors {
+			all[f.Flavor] = true
+		}
+	}
+	held := map[string]bool{}
+	if adm := w.Status.Admission; adm != nil {
+		for _, psa := range adm.PodSetAssignments {
+			for _, f := range psa.Flavors {
+				held[string(f)] = true
+			}
+		}
+	}
+	everyAll := true
+	for _, r := range cq.Checks {
+		// A rule covers all flavors when it names none, or exactly them.
+		on := map[string]bool{}
+		for _, f := range r.OnFlavors {
+			on[f] = true
+		}
+		everyAll = everyAll && (len(on) == 0 || maps.Equal(on, all))
+	}
+	var out []string
+	for _, r := range cq.Checks {
+		if everyAll || len(r.OnFlavors) == 0 && len(held) > 0 || slices.ContainsFunc(r.OnFlavors, func(f string) bool { return held[f] }) {
+			out = append(out, r.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// syncChecks writes the checks that run for w (holding quota in cq) to
+// status.admissionChecks, sorted by name, as Kueue's workload controller
+// does: a check already listed keeps its state, a new one is Pending at
+// now, one that no longer runs goes. It returns the names of those not
+// Ready.
+func syncChecks(w *kueue.Workload, cq *KueueClusterQueue, now metav1.Time) []string {
+	names := checksFor(cq, w)
+	var next []kueue.AdmissionCheckState
+	var notReady []string
+	for _, n := range names {
+		i := slices.IndexFunc(w.Status.AdmissionChecks, func(c kueue.AdmissionCheckState) bool { return string(c.Name) == n })
+		c := kueue.AdmissionCheckState{Name: kueue.AdmissionCheckReference(n), State: kueue.CheckStatePending, LastTransitionTime: now}
+		if i >= 0 {
+			c = w.Status.AdmissionChecks[i]
+		}
+		if c.State != kueue.CheckStateReady {
+			notReady = append(notReady, n)
+		}
+		next = append(next, c)
+	}
+	w.Status.AdmissionChecks = next
+	return notReady
+}
+
+// checksAwaited words the checks a Workload waits for.
+func checksAwaited(names []string) string {
+	return "quota reserved, waiting for admission check(s) " + strings.Join(names, ", ") + " to be Ready"
+}
+
+// afterReservation settles the Admitted condition of Workload w, which
+// holds quota in ClusterQueue cq (nil without queues: left as it is), as
+// Kueue's SyncAdmittedCondition: Admitted True when every check that runs
+// for it is Ready; otherwise, unless it is Admitted already (Kueue keeps
+// an admitted Workload admitted until a check evicts it), Admitted False,
+// reason UnsatisfiedChecks. fresh says its quota was reserved in this
+// call (writeAdmitted wrote Admitted True, to be undone while checks are
+// awaited). It returns the checks awaited (nil when it is admitted).
+func (a *admitter) afterReservation(w *KueueWorkload, cq *KueueClusterQueue, fresh bool) []string {
+	obj := w.Obj
+	if cq == nil || len(cq.Checks) == 0 && len(obj.Status.AdmissionChecks) == 0 {
+		return nil
+	}
+	notReady := syncChecks(obj, cq, metav1.NewTime(a.opts.Now))
+	if apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadAdmitted) && !fresh {
+		return nil
+	}
+	if len(notReady) == 0 {
+		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionTrue, kueueReasonAdmitted, "The workload is admitted", a.opts.Now)
+		return nil
+	}
+	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, "UnsatisfiedChecks", "The workload has not all checks ready", a.opts.Now)
+	return notReady
+}
+
+// heldChecks settles a held Workload's Admitted condition after its
+// repair or resize ([admitter.afterReservation]) and its outcome: Kept
+// becomes AwaitingChecks while checks are awaited, Admitted when the
+// checks that were awaited are now all Ready.
+func (a *admitter) heldChecks(w *KueueWorkload, o *KueueOutcome) {
+	if a.opts.Queues == nil || w.Obj.Status.Admission == nil {
+		return
+	}
+	cq := a.opts.Queues.ClusterQueues[string(w.Obj.Status.Admission.ClusterQueue)]
+	wasAdmitted := apimeta.IsStatusConditionTrue(w.Obj.Status.Conditions, kueue.WorkloadAdmitted)
+	awaited := a.afterReservation(w, cq, false)
+	switch {
+	case len(awaited) > 0 && o.Action == KueueKept:
+		o.Action, o.Message = KueueAwaitingChecks, checksAwaited(awaited)
+	case len(awaited) > 0:
+		o.Message = joinReasons([]string{o.Message, checksAwaited(awaited)})
+	case !wasAdmitted && o.Action == KueueKept && apimeta.IsStatusConditionTrue(w.Obj.Status.Conditions, kueue.WorkloadAdmitted):
+		o.Action, o.Message = KueueAdmitted, "its admission checks are all Ready"
+	}
+}
+
+// failedChecks settles a Workload one of whose checks failed, before any
+// admission, and reports what became of it: as Kueue's
+// reconcileCheckBasedEviction (skipped when Evicted is True already), a
+// Rejected check deactivates it (spec.active false, then evicted with
+// reason DeactivatedDueToAdmissionCheck, its quota released: outcome
+// Inactive, done), and a Retry check evicts one holding quota (reason
+// AdmissionCheck, "At least one admission check is false"; requeue: it is
+// queued again at once, as Kueue requeues it when the check sets no
+// requeueAfterSeconds). Either way its checks are reset to Pending, as
+// Kueue's eviction resets them.
+func (a *admitter) failedChecks(w *KueueWorkload, o *KueueOutcome) (done, requeue bool) {
+	obj := w.Obj
+	if apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadEvicted) {
+		return false, false
+	}
+	var rejected []string
+	retry := false
+	for _, c := range obj.Status.AdmissionChecks {
+		switch c.State {
+		case kueue.CheckStateRejected:
+			rejected = append(rejected, string(c.Name))
+		case kueue.CheckStateRetry:
+			retry = true
+		}
+	}
+	switch {
+	case len(rejected) > 0:
+		why := fmt.Sprintf("Admission check(s): %s, were rejected", strings.Join(rejected, ","))
+		msg := deactivatedMessage + " due to " + why
+		obj.Spec.Active = kptr.To(false)
+		// It holds nothing yet: its nodes are held, and the quota in use
+		// counted, only after this, and neither counts an inactive one.
+		resetChecks(obj, a.opts.Now)
+		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadDeactivated+"DueTo"+kueue.WorkloadEvictedByAdmissionCheck, msg, a.opts.Now)
+		o.Action, o.Message = KueueInactive, "deactivated: "+why
+		if w.Admitted {
+			obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil
+			setCondition(obj, kueue.WorkloadRequeued, metav1.ConditionFalse, kueue.WorkloadDeactivated, msg, a.opts.Now)
+			setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, a.opts.Now)
+			setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", a.opts.Now)
+		}
+		return true, false
+	case retry && w.Admitted:
+		// As above, nothing held yet: clearing the admission frees it.
+		const msg = "At least one admission check is false"
+		resetChecks(obj, a.opts.Now)
+		obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil
+		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByAdmissionCheck, msg, a.opts.Now)
+		setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, a.opts.Now)
+		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", a.opts.Now)
+		reason := "evicted (AdmissionCheck): " + msg
+		a.evictedFor[w.Key()] = reason
+		o.Action, o.Message = KueueEvicted, reason
+		return false, true
+	}
+	return false, false
+}
+
+// resetChecks sets every check not Pending to Pending, as Kueue's
+// eviction does, counting a Retry in retryCount.
+func resetChecks(obj *kueue.Workload, now time.Time) {
+	for i := range obj.Status.AdmissionChecks {
+		c := &obj.Status.AdmissionChecks[i]
+		if c.State == kueue.CheckStatePending {
+			continue
+		}
+		if c.State == kueue.CheckStateRetry {
+			c.RetryCount = kptr.To(kptr.Deref(c.RetryCount, 0) + 1)
+		} else {
+			c.RetryCount = nil
+		}
+		c.Message = "Reset to Pending after eviction. Previously: " + string(c.State)
+		c.State, c.LastTransitionTime = kueue.CheckStatePending, metav1.NewTime(now)
+		c.PodSetUpdates = nil
+	}
+}
