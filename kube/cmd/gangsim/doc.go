@@ -143,8 +143,10 @@
 // level the Topology lacks waits with Kueue's "no requested topology
 // level" reason; two nodes sharing a kubernetes.io/hostname value are an
 // input error (an assignment could not say which node it means). A
-// Workload left pending, evicted, with a pod set unable to be resized or
-// waiting for a replacement makes the exit status 3. The usage of
+// Workload left pending, evicted, with a pod set unable to be resized,
+// waiting for a replacement, or holding quota while the admission checks
+// of its ClusterQueue are not all Ready (AwaitingChecks: Admitted False,
+// so its pods do not start) makes the exit status 3. The usage of
 // the admitted Workloads stays for the cycles that follow.
 //
 // With ResourceFlavors, ClusterQueues, LocalQueues or Cohorts in the

@@ -167,6 +167,14 @@ var kueueGoldens = []golden{
 	// memory gpu-cq does not cover.
 	{"kueue-workloads-quota", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "quota.yaml"}, exitWaiting},
 	{"kueue-workloads-quota-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "quota.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header), from Kueue v0.17's
+	// workload controller: fresh and quota-only hold quota but await
+	// their checks (prov; od-check too in on-demand), all-ready is
+	// Admitted, retry is evicted and reserved again with prov reset to
+	// Pending, rejected is deactivated, sleeper's ClusterQueue is
+	// inactive (a missing and an inactive AdmissionCheck).
+	{"kueue-workloads-admission-checks", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "admission-checks.yaml"}, exitWaiting},
+	{"kueue-workloads-admission-checks-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "admission-checks.yaml"}, exitWaiting},
 	// Checked by hand (see the manifest's header): kept-partial keeps its
 	// 2 of 4 pods; gpus is admitted with 4 of 8 in rack b2/r2, sliced
 	// with 8 of 16 (two rack slices) in block b1, leader-workers with its

@@ -282,6 +282,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	for _, r := range kueueResults {
 		if r.waits() {
 			rep.Summary.KueueWaiting++
+			if kube.KueueAction(r.Action) == kube.KueueAwaitingChecks {
+				rep.Summary.KueueAwaitingChecks++
+			}
 		} else if r.idle() {
 			rep.Summary.KueueIdle++
 		} else {
@@ -456,13 +459,17 @@ func writeText(w io.Writer, rep Report) {
 	}
 }
 
-// kueuePreempted words the Kueue Workloads preempted in the run for a
-// summary (", 2 preempted"), and those inactive or finished (", 1
-// inactive or finished"); "" when none was either.
+// kueuePreempted words, for a summary, the waiting Kueue Workloads that
+// await admission checks (" (4 awaiting admission checks)"), those
+// preempted in the run (", 2 preempted"), and those inactive or finished
+// (", 1 inactive or finished"); "" when none was any.
 func kueuePreempted(s Summary) string {
 	out := ""
+	if s.KueueAwaitingChecks > 0 {
+		out = fmt.Sprintf(" (%d awaiting admission checks)", s.KueueAwaitingChecks)
+	}
 	if s.KueuePreempted > 0 {
-		out = fmt.Sprintf(", %d preempted", s.KueuePreempted)
+		out += fmt.Sprintf(", %d preempted", s.KueuePreempted)
 	}
 	if s.KueueIdle > 0 {
 		out += fmt.Sprintf(", %d inactive or finished", s.KueueIdle)

@@ -139,14 +139,19 @@ type Summary struct {
 	// they stay pending and the run does not end with every pod bound.
 	Unserved []string `json:"unserved,omitempty"`
 	// KueueAdmitted and KueueWaiting count the Kueue Workloads that hold
-	// quota after admission and those left waiting (pending, evicted, or
-	// unable to grow).
+	// quota after admission and those left waiting (pending, evicted,
+	// unable to grow, or holding quota while their admission checks are
+	// not all Ready).
 	KueueAdmitted int `json:"kueueAdmitted,omitempty"`
 	KueueWaiting  int `json:"kueueWaiting,omitempty"`
 	// KueueIdle counts the Kueue Workloads Kueue does not schedule:
 	// inactive (spec.active false) or finished. They hold no quota and
 	// wait for nothing, so they do not make the exit status 3.
 	KueueIdle int `json:"kueueIdle,omitempty"`
+	// KueueAwaitingChecks counts the waiting Kueue Workloads (counted in
+	// KueueWaiting) whose quota is reserved but whose admission checks are
+	// not all Ready (kube.KueueAwaitingChecks).
+	KueueAwaitingChecks int `json:"kueueAwaitingChecks,omitempty"`
 	// KueuePreempted counts the Kueue Workloads preempted in the run,
 	// waiting again or admitted again since (counted in the two above).
 	KueuePreempted int    `json:"kueuePreempted,omitempty"`
