@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsched/gangsched/kube"
 )
 
 // kueueOracleCase is one file of kube/testdata/kueue-oracle: what the real
@@ -38,6 +41,12 @@ type kueueOracleAns struct {
 	// KueueMessage is Kueue's QuotaReserved message for a pending Workload;
 	// gangsim's own words differ, so it is not compared.
 	KueueMessage string `json:"kueueMessage"`
+	// AwaitingChecks says that Kueue reserved quota for the Workload but
+	// left its Admitted condition not True, and AdmissionChecks are its
+	// checks' states then, by name: gangsim must answer AwaitingChecks,
+	// naming the checks not Ready.
+	AwaitingChecks  bool              `json:"awaitingChecks"`
+	AdmissionChecks map[string]string `json:"admissionChecks"`
 	// KnownDifference, when set, says why gangsim deliberately answers
 	// otherwise; the test then checks that it still does.
 	KnownDifference string `json:"knownDifference"`
@@ -95,12 +104,26 @@ func kueueResultsOf(t *testing.T, args []string, dir string, manifests []string)
 }
 
 // kueueOracleAgrees reports whether gangsim's result r gives Kueue's answer
-// want: both pending, or both admitted with the same pods per node and the
-// same flavor for every pod set.
+// want: both pending, or both holding quota with the same pods per node and
+// the same flavor for every pod set — admitted, or both awaiting the same
+// admission checks ("admitted" in the record is Kueue's quota reservation).
 func kueueOracleAgrees(want kueueOracleAns, r KueueResult) bool {
-	admitted := r.Action == "Admitted"
-	if admitted != want.Admitted {
+	awaiting := r.Action == string(kube.KueueAwaitingChecks)
+	admitted := r.Action == string(kube.KueueAdmitted) || awaiting
+	if admitted != want.Admitted || awaiting != want.AwaitingChecks {
 		return false
+	}
+	if awaiting {
+		var notReady []string
+		for name, state := range want.AdmissionChecks {
+			if state != "Ready" {
+				notReady = append(notReady, name)
+			}
+		}
+		slices.Sort(notReady)
+		if !strings.Contains(r.Message, "admission check(s) "+strings.Join(notReady, ", ")+" to be Ready") {
+			return false
+		}
 	}
 	if !admitted {
 		return true
