@@ -296,6 +296,35 @@ func (a *admitter) failedChecks(w *KueueWorkload, o *KueueOutcome) (done, requeu
 	return false, false
 }
 
+// queuedAt is the time Kueue queues w by (GetQueueOrderTimestamp): its
+// creation, or the time an admission check evicted it.
+func queuedAt(w *kueue.Workload) time.Time {
+	if c := apimeta.FindStatusCondition(w.Status.Conditions, kueue.WorkloadEvicted); c != nil && c.Status == metav1.ConditionTrue && c.Reason == kueue.WorkloadEvictedByAdmissionCheck {
+		return c.LastTransitionTime.Time
+	}
+	return w.CreationTimestamp.Time
+}
+
+// retryEvicts reports whether [admitter.failedChecks] will evict w for a
+// Retry check: it holds quota, is active, unfinished and not evicted, and
+// has a check in Retry and none Rejected.
+func retryEvicts(w *KueueWorkload) bool {
+	obj := w.Obj
+	if !w.Admitted || !w.active() || w.finished() || apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadEvicted) {
+		return false
+	}
+	retry := false
+	for _, c := range obj.Status.AdmissionChecks {
+		switch c.State {
+		case kueue.CheckStateRejected:
+			return false
+		case kueue.CheckStateRetry:
+			retry = true
+		}
+	}
+	return retry
+}
+
 // resetChecks sets every check not Pending to Pending, as Kueue's
 // eviction does, counting a Retry in retryCount.
 func resetChecks(obj *kueue.Workload, now time.Time) {

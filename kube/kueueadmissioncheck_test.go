@@ -195,3 +195,24 @@ func TestAdmissionCheck_BadInput(t *testing.T) {
 		})
 	}
 }
+
+// A Workload a Retry check evicts is queued by the time of its eviction,
+// as Kueue's GetQueueOrderTimestamp orders it: w (created 09:59) is
+// evicted at Now (10:00), p's creation, and queued behind p (equal times
+// go by name), which then takes a's 4 CPUs first; queued by its creation
+// w would have been reserved again first and p would wait.
+func TestAdmitKueueWorkloads_RetryQueuedByEviction(t *testing.T) {
+	p := preemptWL("p", "la", 0, 0, 4, "", "", 0)
+	w := strings.Replace(heldWL("prov: Retry", false), "creationTimestamp: '2026-01-01T10:00:00Z'", "creationTimestamp: '2026-01-01T09:59:00Z'", 1)
+	outs, cl := admitAll(t, partialNodes+cohortQueues(checkedCQ("prov"), acDoc("prov", true))+w+p)
+	require.Len(t, outs, 2)
+	var got []string
+	for _, o := range outs {
+		got = append(got, o.Workload.Name+" "+string(o.Action)+": "+o.Message)
+	}
+	require.Equal(t, []string{
+		"p AwaitingChecks: quota reserved, waiting for admission check(s) prov to be Ready",
+		"w Evicted: evicted (AdmissionCheck): At least one admission check is false; queued again: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, 1 more needed",
+	}, got)
+	requireNoOverlap(t, cl)
+}

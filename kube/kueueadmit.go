@@ -294,6 +294,12 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	if err := a.initQueues(); err != nil {
 		return nil, nil, err
 	}
+	for _, w := range ws {
+		if retryEvicts(w) {
+			// Evicted now by its check, Kueue queues it by that time.
+			w.Created = opts.Now
+		}
+	}
 	queue := slices.Clone(ws)
 	slices.SortStableFunc(queue, func(x, y *KueueWorkload) int {
 		return cmp.Or(cmp.Compare(y.Priority, x.Priority), x.Created.Compare(y.Created), x.Key().Compare(y.Key()))

@@ -42,7 +42,13 @@ type KueueWorkload struct {
 	// Priority is spec.priority (0 when unset); a higher one is queued
 	// first.
 	Priority int32
-	// Created is metadata.creationTimestamp.
+	// Created is the time Kueue queues it by (Kueue's
+	// GetQueueOrderTimestamp), ordering the queue, a cycle's heads and
+	// LowerOrNewerEqualPriority preemption: metadata.creationTimestamp,
+	// or, for a Workload evicted by an admission check (Evicted True,
+	// reason AdmissionCheck), that condition's lastTransitionTime
+	// ([AdmitKueueWorkloads] sets it to [KueueOptions].Now for one it
+	// evicts so).
 	Created time.Time
 	// Admitted says that the Workload holds quota (a QuotaReserved
 	// condition True); then Assigned holds, per pod set (Group.PodSets'
@@ -136,7 +142,7 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.priority", "must be set when spec.priorityClassRef is (Kueue's Workload API refuses it unset)")
 	}
 	out := &KueueWorkload{Obj: w, Group: &placement.Group{Namespace: w.Namespace, Name: w.Name, Policy: placement.PolicyGang},
-		Priority: deref(w.Spec.Priority), Created: w.CreationTimestamp.Time}
+		Priority: deref(w.Spec.Priority), Created: queuedAt(w)}
 	index := map[string]int{} // pod set name → spec.podSets index
 	var total int64
 	minCountAt := -1 // the spec.podSets index of the set with a minCount
