@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsched/gangsched/kube"
 )
 
 // kueuePreemptOracleCase is one file of kube/testdata/kueue-oracle/preemption:
@@ -34,6 +36,9 @@ type kueuePreemptOracleCase struct {
 			// PreemptedMessage is the Preempted condition's reason, ": ",
 			// and its message.
 			PreemptedMessage string `json:"preemptedMessage"`
+			// AwaitingChecks: Kueue reserved its quota ("admitted") but
+			// left it not Admitted, its admission checks not all Ready.
+			AwaitingChecks bool `json:"awaitingChecks"`
 			// KnownDifference, when set, says why gangsim's pending reason
 			// differs; the test then requires that it still does.
 			KnownDifference string `json:"knownDifference"`
@@ -74,7 +79,15 @@ func checkPreemptionOracle(t *testing.T, dir, f, prof string) {
 	for _, want := range c.Phases[len(c.Phases)-1].Workloads {
 		r, ok := got[want.Workload]
 		require.True(t, ok, "gangsim has no answer for %s", want.Workload)
-		require.Equal(t, want.Admitted, !r.waits(), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
+		awaiting := r.Action == string(kube.KueueAwaitingChecks)
+		require.Equal(t, want.Admitted, !r.waits() && !r.idle() || awaiting, "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
+		require.Equal(t, want.AwaitingChecks, awaiting, "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
+		if n := len(want.Evictions); n > 0 && strings.HasPrefix(want.Evictions[n-1].Reason, "DeactivatedDueTo") {
+			// Deactivated (a Rejected admission check): the harness's
+			// "eviction finished" message is its own.
+			require.Equal(t, string(kube.KueueInactive), r.Action, "%s", want.Workload)
+			continue
+		}
 		nodes := map[string]map[string]int32{}
 		flavors := map[string]string{}
 		for _, ps := range r.PodSets {
