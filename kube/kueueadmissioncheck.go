@@ -187,6 +187,25 @@ func syncChecks(w *kueue.Workload, cq *KueueClusterQueue, now metav1.Time) []str
 	return notReady
 }
 
+// unreservedChecks syncs the checks of a Workload that ends the run
+// without quota (pending, evicted, deactivated; not finished) whose
+// LocalQueue names an existing ClusterQueue, active or not, as Kueue's
+// workload controller syncs every Workload with a ClusterQueue: with no
+// admission to read flavors from, every check runs when each rule covers
+// all of the queue's flavors, and none otherwise, so the list is then
+// cleared ([checksFor]).
+func (a *admitter) unreservedChecks(w *KueueWorkload) {
+	q, obj := a.opts.Queues, w.Obj
+	if q == nil || w.finished() || apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadQuotaReserved) {
+		return
+	}
+	cq := q.ClusterQueues[q.LocalQueues[placement.Key{Namespace: obj.Namespace, Name: string(obj.Spec.QueueName)}]]
+	if cq == nil || len(cq.Checks) == 0 && len(obj.Status.AdmissionChecks) == 0 {
+		return
+	}
+	syncChecks(obj, cq, metav1.NewTime(a.opts.Now))
+}
+
 // checksAwaited words the checks a Workload waits for.
 func checksAwaited(names []string) string {
 	return "quota reserved, waiting for admission check(s) " + strings.Join(names, ", ") + " to be Ready"

@@ -60,7 +60,9 @@ func heldWL(states string, admitted bool) string {
 
 // Admission checks as Kueue v0.17's workload controller runs them, each
 // case worked by hand: the outcome, the checks written (name=state, with
-// retryCount), and the conditions that say whether it is admitted.
+// retryCount), and the conditions that say whether it is admitted. a's
+// one flavor makes every rule cover all its flavors, so a Workload
+// without quota lists every check too, as Kueue lists them.
 func TestAdmitKueueWorkloads_AdmissionChecks(t *testing.T) {
 	pending := preemptWL("w", "la", 0, 0, 1, "", "", 0)
 	const awaits = "quota reserved, waiting for admission check(s) prov to be Ready"
@@ -96,9 +98,9 @@ func TestAdmitKueueWorkloads_AdmissionChecks(t *testing.T) {
 		{"Rejected while pending: deactivated", []string{checkedCQ("prov"), acDoc("prov", true)}, pending + "status: {admissionChecks: [{name: prov, state: Rejected, message: m, lastTransitionTime: '2026-01-01T09:30:00Z'}]}\n",
 			KueueInactive, "deactivated: Admission check(s): prov, were rejected", "prov=Pending", "", false, "True/DeactivatedDueToAdmissionCheck", true},
 		{"check missing: ClusterQueue inactive", []string{checkedCQ("prov")}, pending,
-			KueuePending, "ClusterQueue a is inactive: it names missing AdmissionCheck(s) prov", "", "", false, "", false},
+			KueuePending, "ClusterQueue a is inactive: it names missing AdmissionCheck(s) prov", "prov=Pending", "", false, "", false},
 		{"check not Active: ClusterQueue inactive", []string{checkedCQ("prov", "gone"), acDoc("prov", false)}, pending,
-			KueuePending, "ClusterQueue a is inactive: it names missing AdmissionCheck(s) gone; it names AdmissionCheck(s) without an Active condition True: prov", "", "", false, "", false},
+			KueuePending, "ClusterQueue a is inactive: it names missing AdmissionCheck(s) gone; it names AdmissionCheck(s) without an Active condition True: prov", "gone=Pending prov=Pending", "", false, "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, cl := admitAll(t, partialNodes+cohortQueues(c.queues...)+c.wl)

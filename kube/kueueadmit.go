@@ -365,6 +365,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	}
 	for i, w := range queue {
 		out[i].Flavors = a.admittedFlavors(w)
+		a.unreservedChecks(w)
 		if awaited := a.awaiting[w.Key()]; len(awaited) > 0 && (out[i].Action == KueueAdmitted || out[i].Action == KueueReadmitted) {
 			out[i].Action, out[i].Message = KueueAwaitingChecks, joinReasons([]string{out[i].Message, checksAwaited(awaited)})
 		}
