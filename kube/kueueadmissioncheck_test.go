@@ -95,6 +95,8 @@ func TestAdmitKueueWorkloads_AdmissionChecks(t *testing.T) {
 			KueueAwaitingChecks, "evicted (AdmissionCheck): At least one admission check is false; " + awaits, "prov=Pending/1", "False/UnsatisfiedChecks", true, "False/QuotaReserved", false},
 		{"Rejected: deactivated", []string{checkedCQ("prov"), acDoc("prov", true)}, heldWL("prov: Rejected", false),
 			KueueInactive, "deactivated: Admission check(s): prov, were rejected", "prov=Pending", "False/NoReservation", false, "True/DeactivatedDueToAdmissionCheck", true},
+		// Kueue deactivates it only once quota is reserved (docs/kueue.md,
+		// Not modelled): the end state when it fits, as here.
 		{"Rejected while pending: deactivated", []string{checkedCQ("prov"), acDoc("prov", true)}, pending + "status: {admissionChecks: [{name: prov, state: Rejected, message: m, lastTransitionTime: '2026-01-01T09:30:00Z'}]}\n",
 			KueueInactive, "deactivated: Admission check(s): prov, were rejected", "prov=Pending", "", false, "True/DeactivatedDueToAdmissionCheck", true},
 		{"check missing: ClusterQueue inactive", []string{checkedCQ("prov")}, pending,
