@@ -262,10 +262,12 @@ func (a *admitter) heldChecks(w *KueueWorkload, o *KueueOutcome) {
 // reconcileCheckBasedEviction (skipped when Evicted is True already), a
 // Rejected check deactivates it (spec.active false, then evicted with
 // reason DeactivatedDueToAdmissionCheck, its quota released: outcome
-// Inactive, done), and a Retry check evicts one holding quota (reason
+// Inactive, done), and a Retry check evicts it (reason
 // AdmissionCheck, "At least one admission check is false"; requeue: it is
 // queued again at once, as Kueue requeues it when the check sets no
-// requeueAfterSeconds). Either way its checks are reset to Pending, as
+// requeueAfterSeconds). Kueue acts so only on a Workload holding quota;
+// one holding none is settled so too, as Kueue would once it reserved
+// quota. Either way its checks are reset to Pending, as
 // Kueue's eviction resets them.
 func (a *admitter) failedChecks(w *KueueWorkload, o *KueueOutcome) (done, requeue bool) {
 	obj := w.Obj
@@ -299,8 +301,11 @@ func (a *admitter) failedChecks(w *KueueWorkload, o *KueueOutcome) (done, requeu
 			setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", a.opts.Now)
 		}
 		return true, false
-	case retry && w.Admitted:
+	case retry:
 		// As above, nothing held yet: clearing the admission frees it.
+		// One holding no quota is evicted as Kueue would once it
+		// reserved quota, so that the run ends where Kueue's does when
+		// it fits (docs/kueue.md, Not modelled).
 		const msg = "At least one admission check is false"
 		resetChecks(obj, a.opts.Now)
 		obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil
@@ -325,11 +330,11 @@ func queuedAt(w *kueue.Workload) time.Time {
 }
 
 // retryEvicts reports whether [admitter.failedChecks] will evict w for a
-// Retry check: it holds quota, is active, unfinished and not evicted, and
-// has a check in Retry and none Rejected.
+// Retry check: it is active, unfinished and not evicted, and has a check
+// in Retry and none Rejected.
 func retryEvicts(w *KueueWorkload) bool {
 	obj := w.Obj
-	if !w.Admitted || !w.active() || w.finished() || apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadEvicted) {
+	if !w.active() || w.finished() || apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadEvicted) {
 		return false
 	}
 	retry := false

@@ -99,6 +99,8 @@ func TestAdmitKueueWorkloads_AdmissionChecks(t *testing.T) {
 		// Not modelled): the end state when it fits, as here.
 		{"Rejected while pending: deactivated", []string{checkedCQ("prov"), acDoc("prov", true)}, pending + "status: {admissionChecks: [{name: prov, state: Rejected, message: m, lastTransitionTime: '2026-01-01T09:30:00Z'}]}\n",
 			KueueInactive, "deactivated: Admission check(s): prov, were rejected", "prov=Pending", "", false, "True/DeactivatedDueToAdmissionCheck", true},
+		{"Retry while pending: reserved with the check reset, as Kueue ends", []string{checkedCQ("prov"), acDoc("prov", true)}, pending + "status: {admissionChecks: [{name: prov, state: Retry, message: m, lastTransitionTime: '2026-01-01T09:30:00Z'}]}\n",
+			KueueAwaitingChecks, "evicted (AdmissionCheck): At least one admission check is false; " + awaits, "prov=Pending/1", "False/UnsatisfiedChecks", true, "False/QuotaReserved", false},
 		{"check missing: ClusterQueue inactive", []string{checkedCQ("prov")}, pending,
 			KueuePending, "ClusterQueue a is inactive: it names missing AdmissionCheck(s) prov", "prov=Pending", "", false, "", false},
 		{"check not Active: ClusterQueue inactive", []string{checkedCQ("prov", "gone"), acDoc("prov", false)}, pending,
