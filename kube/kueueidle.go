@@ -36,7 +36,9 @@ func (w *KueueWorkload) active() bool { return w.Obj.Spec.Active == nil || *w.Ob
 // controller writes on it, unless it is evicted already: Evicted True,
 // reason Deactivated; one that held quota also loses its admission, as
 // the job reconciler then clears it (QuotaReserved False, Admitted False,
-// Requeued False with reason Deactivated). A finished one is written
+// Requeued False with reason Deactivated) — also when it was evicted
+// already, with that eviction's reason and message (Requeued True after
+// a preemption or node failures). A finished one is written
 // back as it is.
 func (a *admitter) idle(w *KueueWorkload, o *KueueOutcome) bool {
 	switch {
@@ -48,17 +50,26 @@ func (a *admitter) idle(w *KueueWorkload, o *KueueOutcome) bool {
 	}
 	o.Action, o.Message = KueueInactive, inactiveWords
 	obj := w.Obj
-	if apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadEvicted) {
-		return true
+	reason, msg, requeued := kueue.WorkloadDeactivated, deactivatedMessage, metav1.ConditionFalse
+	if ev := apimeta.FindStatusCondition(obj.Status.Conditions, kueue.WorkloadEvicted); ev != nil && ev.Status == metav1.ConditionTrue {
+		// Evicted before (preempted, say): the workload controller adds
+		// nothing, but the job reconciler still clears a reservation from
+		// that eviction, Requeued True only after preemption or node
+		// failures.
+		reason, msg = ev.Reason, ev.Message
+		if reason == kueue.WorkloadEvictedByPreemption || reason == kueue.WorkloadEvictedDueToNodeFailures {
+			requeued = metav1.ConditionTrue
+		}
+	} else {
+		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, reason, msg, a.opts.Now)
 	}
-	setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadDeactivated, deactivatedMessage, a.opts.Now)
 	if !w.Admitted {
 		return true
 	}
-	o.Message += "; evicted (Deactivated), its quota released"
+	o.Message += "; evicted (" + reason + "), its quota released"
 	obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil
-	setCondition(obj, kueue.WorkloadRequeued, metav1.ConditionFalse, kueue.WorkloadDeactivated, deactivatedMessage, a.opts.Now)
-	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, deactivatedMessage, a.opts.Now)
+	setCondition(obj, kueue.WorkloadRequeued, requeued, reason, msg, a.opts.Now)
+	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, a.opts.Now)
 	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", a.opts.Now)
 	return true
 }

@@ -35,17 +35,23 @@ func TestAdmitKueueWorkloads_InactiveAndFinished(t *testing.T) {
 		action KueueAction
 		msg    string
 	}
+	preempted := func(y string) string { // evicted by a preemption whose reservation is not cleared yet
+		return strings.Replace(y, "conditions: [", "conditions: [{type: Evicted, status: 'True', reason: Preempted, message: by x, lastTransitionTime: '2026-01-01T09:30:00Z'}, ", 1)
+	}
 	for _, c := range []struct {
-		name string
-		wls  string
-		want []want // in queue order: w (priority 5), held
+		name    string
+		wls     string
+		want    []want // in queue order: w (priority 5), held
+		evicted string // the Evicted reason on the inactive Workload, when not Deactivated
 	}{
-		{"active: w preempts held", held + w, []want{{KueueAdmitted, "preempted default/held (InClusterQueue)"}, {KueuePreempted, "preempted by default/w (InClusterQueue); queued again: " + noQuota}}},
-		{"an inactive w neither admitted nor preempts", held + inactive(w), []want{{KueueInactive, inactiveWords}, {KueueKept, ""}}},
-		{"a finished pending w is not admitted", held + withFinished(w), []want{{KueueFinished, finishedWords}, {KueueKept, ""}}},
+		{"active: w preempts held", held + w, []want{{KueueAdmitted, "preempted default/held (InClusterQueue)"}, {KueuePreempted, "preempted by default/w (InClusterQueue); queued again: " + noQuota}}, ""},
+		{"an inactive w neither admitted nor preempts", held + inactive(w), []want{{KueueInactive, inactiveWords}, {KueueKept, ""}}, ""},
+		{"a finished pending w is not admitted", held + withFinished(w), []want{{KueueFinished, finishedWords}, {KueueKept, ""}}, ""},
 		{"a deactivated held is evicted and frees its quota and node", inactive(held) + w,
-			[]want{{KueueAdmitted, ""}, {KueueInactive, inactiveWords + "; evicted (Deactivated), its quota released"}}},
-		{"a finished held frees its quota and node", withFinished(held) + w, []want{{KueueAdmitted, ""}, {KueueFinished, finishedWords}}},
+			[]want{{KueueAdmitted, ""}, {KueueInactive, inactiveWords + "; evicted (Deactivated), its quota released"}}, ""},
+		{"an inactive held preempted earlier loses its admission too", inactive(preempted(held)) + w,
+			[]want{{KueueAdmitted, ""}, {KueueInactive, inactiveWords + "; evicted (Preempted), its quota released"}}, kueue.WorkloadEvictedByPreemption},
+		{"a finished held frees its quota and node", withFinished(held) + w, []want{{KueueAdmitted, ""}, {KueueFinished, finishedWords}}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			y := partialNodes + cohortQueues(preemptCQ("a", "", 4, "withinClusterQueue: LowerPriority")) + c.wls
@@ -64,9 +70,18 @@ func TestAdmitKueueWorkloads_InactiveAndFinished(t *testing.T) {
 				case !kw.active():
 					ev := apimeta.FindStatusCondition(conds, kueue.WorkloadEvicted)
 					require.NotNil(t, ev, kw.Key().String())
-					require.Equal(t, [2]string{kueue.WorkloadDeactivated, "The workload is deactivated"}, [2]string{ev.Reason, ev.Message})
+					wantEv := [2]string{kueue.WorkloadDeactivated, "The workload is deactivated"}
+					if c.evicted != "" {
+						wantEv = [2]string{c.evicted, "by x"}
+					}
+					require.Equal(t, wantEv, [2]string{ev.Reason, ev.Message})
 					require.Nil(t, kw.Obj.Status.Admission)
 					require.False(t, apimeta.IsStatusConditionTrue(conds, kueue.WorkloadQuotaReserved))
+					require.False(t, apimeta.IsStatusConditionTrue(conds, kueue.WorkloadAdmitted))
+					if rq := apimeta.FindStatusCondition(conds, kueue.WorkloadRequeued); rq != nil || c.evicted != "" {
+						require.NotNil(t, rq, kw.Key().String())
+						require.Equal(t, c.evicted == kueue.WorkloadEvictedByPreemption, rq.Status == "True", "Requeued")
+					}
 				}
 			}
 		})
