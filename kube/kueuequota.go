@@ -491,7 +491,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 					r, f.Name, quantityString(r, earlier), quantityString(r, v), capacityWords(cq), quantityString(r, capacity)))
 				fits = false
 			case arith.SatAdd(earlier, v) > free: // free <= capacity: no overflow
-				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, f.Name, quantityString(r, usageSum(earlier, v)-free)))
+				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s", r, f.Name, moreNeeded(r, usageSum(earlier, v), free)))
 				fits = false
 			}
 		}
@@ -601,6 +601,16 @@ func quantity(r placement.ResourceName, v int64) resource.Quantity {
 }
 
 // quantityString writes v of resource r as a Kubernetes quantity.
+// moreNeeded words the shortfall of a need over free quota of r: "2
+// more needed", or, when the need saturated (its sum passed what an int64
+// holds, so a difference would be made up), that it cannot be counted.
+func moreNeeded(r placement.ResourceName, need, free int64) string {
+	if need == math.MaxInt64 {
+		return "the requests add up past 2^63-1, the most gangsim counts (its sums saturate), so no shortfall is known"
+	}
+	return quantityString(r, need-free) + " more needed"
+}
+
 func quantityString(r placement.ResourceName, v int64) string {
 	q := quantity(r, v)
 	return q.String()

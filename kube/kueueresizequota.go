@@ -57,7 +57,7 @@ func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int6
 			continue // a flavor the ClusterQueue no longer lists
 		}
 		if _, free := (quotaTree{q, a.used}).room(cq, fr); v > free {
-			return nil, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s more needed", r, fr.Flavor, quantityString(r, v-free))
+			return nil, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s", r, fr.Flavor, moreNeeded(r, v, free))
 		}
 		delta[fr] = v
 	}

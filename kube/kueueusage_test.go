@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
 )
 
 // Usage sums saturate at math.MaxInt64 and stay there when usage is taken
@@ -89,4 +90,23 @@ func TestUsedWithout_Undo(t *testing.T) {
 	require.Equal(t, quotaUsage{"a": {fr: 2}, "b": {fr: math.MaxInt64}, "c": {fr: -3}}, used)
 	undo()
 	require.Equal(t, quotaUsage{"a": {fr: 5}, "b": {fr: math.MaxInt64}}, a.used)
+}
+
+// A shortfall is worded from a need and what is free, unless the need
+// saturated: a difference with a saturated sum would be made up.
+func TestMoreNeeded(t *testing.T) {
+	const saturated = "the requests add up past 2^63-1, the most gangsim counts (its sums saturate), so no shortfall is known"
+	for _, c := range []struct {
+		r          placement.ResourceName
+		need, free int64
+		want       string
+	}{
+		{placement.ResourceMemory, 3 << 30, 1 << 30, "2Gi more needed"},
+		{placement.ResourceCPU, 2500, 0, "2500m more needed"},
+		{placement.ResourceCPU, 2000, -1000, "3 more needed"},
+		{placement.ResourceMemory, math.MaxInt64, math.MaxInt64 - 1<<60, saturated},
+		{placement.ResourceMemory, math.MaxInt64, -5, saturated},
+	} {
+		require.Equal(t, c.want, moreNeeded(c.r, c.need, c.free), "%s %d - %d", c.r, c.need, c.free)
+	}
 }

@@ -168,6 +168,9 @@ func racks(snap *placement.Snapshot, key string) *Racks {
 }
 
 func human(r string, v int64) string {
+	if v == math.MaxInt64 {
+		return "2^63-1 or more" // a saturated sum: the true figure is not known
+	}
 	switch r {
 	case string(placement.ResourceCPU):
 		if v%1000 == 0 {
