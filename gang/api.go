@@ -195,6 +195,10 @@ type PodGroup struct {
 	ObjectMeta
 	Spec   PodGroupSpec
 	Status PodGroupStatus
+	// lone marks a host's implicit group of one pod that belongs to no
+	// PodGroup upstream ([LonePodGroup]): v1.36 preempts for such a pod
+	// pod by pod ([Profile.perPodPreemptor]).
+	lone bool
 }
 
 // PodGroupSpec is a PodGroup's spec. The fields after PodGroupTemplateRef

@@ -199,7 +199,7 @@ func (s *Scheduler) Cycle(snap *placement.Snapshot, now time.Time) (Result, bool
 	}
 	if err == nil && pl == nil && r.Decision.Status == placement.Unschedulable && s.preempts(g.pg) {
 		var plan preemption.Plan
-		if plan, err = s.findVictims(snap, s.opts.Profile.preemptorGroup(g.pg, pgroup), opts); err == nil {
+		if plan, err = s.findVictims(snap, s.opts.Profile.preemptorGroup(g.pg, pgroup), opts, s.opts.Profile.perPodPreemptor(g.pg)); err == nil {
 			r.Preemption = &plan
 		}
 	}

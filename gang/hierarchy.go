@@ -68,7 +68,7 @@ func (s *Scheduler) SetCompositePodGroup(c *CompositePodGroup) error {
 	}
 	s.cpgs[c.Key()] = &cp
 	s.refileLeaves(true, woken)
-	s.victims = nil
+	s.victims, s.podVictims = nil, nil
 	return nil
 }
 
@@ -80,7 +80,7 @@ func (s *Scheduler) DeleteCompositePodGroup(k placement.Key) bool {
 	}
 	delete(s.cpgs, k)
 	s.refileLeaves(false, nil) // its leaves no longer queue by its priority
-	s.victims = nil
+	s.victims, s.podVictims = nil, nil
 	return true
 }
 

@@ -9,10 +9,13 @@ import "github.com/gangsched/gangsched/placement"
 // v1.37 every member must carry its PodGroup's priority, 0 when unset (see
 // [Profile]); a lone pod belongs to no group upstream and is held to none.
 // k's name should not be a PodGroup's (e.g. "pod:" and the pod's name: ':'
-// cannot appear in one).
+// cannot appear in one). The group is marked as a lone pod's, which
+// v1.36 preemption tells apart from a PodGroup ([Profile.perPodPreemptor]);
+// the mark survives [Scheduler.SetPodGroup]'s copy, not a rebuilt struct.
 func LonePodGroup(k placement.Key, priority int32) *PodGroup {
 	return &PodGroup{
 		ObjectMeta: ObjectMeta{Namespace: k.Namespace, Name: k.Name},
 		Spec:       PodGroupSpec{SchedulingPolicy: SchedulingPolicy{Basic: &BasicSchedulingPolicy{}}, Priority: &priority},
+		lone:       true,
 	}
 }

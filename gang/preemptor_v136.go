@@ -26,3 +26,20 @@ func (p Profile) preemptorGroup(pg *PodGroup, g *placement.Group) *placement.Gro
 	}
 	return &c
 }
+
+// perPodPreemptor reports whether preemption for pg searches pod by pod,
+// with no PodGroup specs: in v1.36 for a host's lone pod ([LonePodGroup]).
+// v1.36.3's DefaultPreemption.PostFilter sends a pod without
+// spec.schedulingGroup to the per-pod Evaluator (pkg/scheduler/framework/
+// plugins/defaultpreemption/default_preemption.go), whose
+// isPreemptionAllowed compares each victim pod's own priority and whose
+// victims are the pods on the chosen node, one by one: a bound member of
+// a disruptionMode PodGroup group is neither ranked at its group's
+// priority nor evicted with its group. Group ranking
+// (newDomainForWorkloadPreemption) serves only a PodGroup preemptor.
+// v1.37.2's per-pod path is group-aware (its isPreemptionAllowed reads
+// the victim's Priority(), its victims span a PodGroup's nodes), and so
+// is gangsim's model of it; v1.38 ranks every pod at its own.
+func (p Profile) perPodPreemptor(pg *PodGroup) bool {
+	return pg != nil && pg.lone && p.newest() == ProfileV136
+}

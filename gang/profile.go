@@ -10,12 +10,13 @@ import (
 // [Scheduler] follows where versions differ. The empty Profile is the
 // newest, [ProfileV138]. The differences, each checked by a test in
 // profile_test.go, priority_rule_test.go, preemption_rule_test.go,
-// tree_group_rule_test.go, victim_priority_test.go or
-// profile_v136_test.go (the template rule,
+// tree_group_rule_test.go, victim_priority_test.go,
+// preemptor_pod_v136_test.go or profile_v136_test.go (the template rule,
 // which goes with the API version, in workload_priority_test.go and
 // package kube's). The v1.36 column was read in v1.36.3's source
 // (pkg/scheduler/schedule_one_podgroup.go frameworkForPodGroup,
-// framework/preemption/types.go, pkg/features) and checked with
+// framework/preemption/types.go, framework/plugins/defaultpreemption,
+// pkg/features) and checked with
 // kubeoracle retargeted to v1.36.3 on 2026-12-07 (kube/testdata/v136,
 // the rows the scheduler decides); the v1.37 column was read in v1.37.2's
 // source and checked with kubeoracle; the v1.38 column was read in v1.38.0-beta.0's
@@ -54,10 +55,13 @@ import (
 //	| from its class (gangsim's Job controller)        |                                      |                                   |                                        |
 //	| stamping from a Workload template copies its     | (no such field)                      | no (left to admission)            | yes                                    |
 //	| preemptionPolicy ([StampOptions].Profile)        |                                      |                                   |                                        |
-//	| preemption ranks a bound member, as a victim or  | a victim: its group's (0 if unset)   | its PodGroup's (0 when unset), a  | its own priority (no override)         |
-//	| a nominee                                        | under disruptionMode PodGroup, else  | tree member its root's            |                                        |
-//	|                                                  | its own; a preemptor: its group's    |                                   |                                        |
-//	|                                                  | (0 if unset)                         |                                   |                                        |
+//	| preemption ranks a bound member, as a victim or  | a victim, for a PodGroup preemptor:  | its PodGroup's (0 when unset), a  | its own priority (no override)         |
+//	| a nominee                                        | its group's (0 if unset) under       | tree member its root's            |                                        |
+//	|                                                  | disruptionMode PodGroup, else its    |                                   |                                        |
+//	|                                                  | own; a preemptor: its group's (0 if  |                                   |                                        |
+//	|                                                  | unset); for a pod with no group,     |                                   |                                        |
+//	|                                                  | each victim at its own, one by one   |                                   |                                        |
+//	|                                                  | (per-pod DefaultPreemption)          |                                   |                                        |
 //	| a Workload's templates name different priorities | allowed (v1alpha2)                   | refused (v1beta1)                 | refused (v1beta1)                      |
 //	| (flat ones; a hierarchy's never differ)          |                                      |                                   |                                        |
 //	| a v1beta1 Workload's templates set different     | (no such field)                      | allowed                           | refused ([Workload.ValidateV138];      |

@@ -108,6 +108,9 @@ type Scheduler struct {
 	// reuses its join with the snapshot's groups; nil when a PodGroup or a
 	// budget changed since.
 	victims *preemption.Index
+	// podVictims is the same for a v1.36 lone pod's preemption, which
+	// sees no PodGroups ([Profile.perPodPreemptor]); nil as victims is.
+	podVictims *preemption.Index
 	// cpgs are the CompositePodGroups (KEP-6012) by key.
 	cpgs map[placement.Key]*CompositePodGroup
 	// nominated holds the room preemption freed for pending preemptors.
@@ -161,7 +164,7 @@ func (s *Scheduler) SetPodGroup(pg *PodGroup) error {
 	g.pg = &cp
 	s.setRootPriority(g)
 	s.q.place(g)
-	s.victims = nil
+	s.victims, s.podVictims = nil, nil
 	return nil
 }
 
@@ -176,7 +179,7 @@ func (s *Scheduler) DeletePodGroup(k placement.Key) bool {
 	s.q.detach(g)
 	g.pg = nil
 	s.q.place(g)
-	s.victims = nil
+	s.victims, s.podVictims = nil, nil
 	if s.claims != nil {
 		s.claims = s.claims.DeletePodGroup(k)
 	}
@@ -334,7 +337,7 @@ func (s *Scheduler) Claims() *dra.Ledger { return s.claims }
 // as plain data) that preemption honours; see [Options].Preemption.
 func (s *Scheduler) SetDisruptionBudgets(b []preemption.DisruptionBudget) {
 	s.budgets = slices.Clone(b)
-	s.victims = nil
+	s.victims, s.podVictims = nil, nil
 }
 
 // preempts reports whether an Unschedulable cycle of pg (a PodGroup, or a
@@ -346,16 +349,30 @@ func (s *Scheduler) preempts(pg *PodGroup) bool {
 
 // findVictims runs preemption's search with the prepared input, preparing
 // it again after a PodGroup or a budget changed ([preemption.Index.Find]
-// answers as [preemption.Find] does).
-func (s *Scheduler) findVictims(snap *placement.Snapshot, g *placement.Group, opts placement.Options) (preemption.Plan, error) {
-	if s.victims == nil {
-		ix, err := preemption.NewIndex(s.preemptionInput())
+// answers as [preemption.Find] does). perPod searches as a v1.36 lone
+// pod's preemption does, with no PodGroup specs ([Profile.perPodPreemptor]).
+func (s *Scheduler) findVictims(snap *placement.Snapshot, g *placement.Group, opts placement.Options, perPod bool) (preemption.Plan, error) {
+	ix := &s.victims
+	in := s.preemptionInput
+	if perPod {
+		ix, in = &s.podVictims, s.podPreemptionInput
+	}
+	if *ix == nil {
+		x, err := preemption.NewIndex(in())
 		if err != nil {
 			return preemption.Plan{}, err
 		}
-		s.victims = ix
+		*ix = x
 	}
-	return s.victims.Find(snap, g, opts)
+	return (*ix).Find(snap, g, opts)
+}
+
+// podPreemptionInput is preemption's input for a v1.36 lone pod: only the
+// budgets. With no PodGroup specs every bound pod is a victim of its own,
+// at its own priority, as v1.36.3's per-pod DefaultPreemption ranks and
+// picks them.
+func (s *Scheduler) podPreemptionInput() preemption.Input {
+	return preemption.Input{PodGroups: map[placement.Key]preemption.PodGroupSpec{}, Budgets: s.budgets}
 }
 
 // preemptionInput is what preemption needs beyond the snapshot: every known

@@ -20,6 +20,10 @@ var v136Goldens = []golden{
 	{"v136-victim-podgroup-mode", []string{"-profile", "v1.36", "-f", td + "v136/victim-podgroup-mode.yaml"}, exitPlaced},
 	{"v136-victim-podgroup-mode-unset", []string{"-profile", "v1.36", "-f", td + "v136/victim-podgroup-mode-unset.yaml"}, exitPlaced},
 	{"v136-preemptor-unset", []string{"-profile", "v1.36", "-f", td + "v136/preemptor-unset.yaml"}, exitWaiting},
+	// A pod with no scheduling group preempts pod by pod, each victim at
+	// its own priority (v1.36.3's per-pod DefaultPreemption).
+	{"v136-pod-preemptor-own-priority", []string{"-profile", "v1.36", "-f", td + "v136/pod-preemptor-own-priority.yaml"}, exitPlaced},
+	{"v136-pod-preemptor-one-member", []string{"-profile", "v1.36", "-f", td + "v136/pod-preemptor-one-member.yaml"}, exitPlaced},
 	{"v136-preemptor-never", []string{"-profile", "v1.36", "-f", td + "v136/preemptor-never.yaml"}, exitWaiting},
 	{"v136-low-priority-and-gang", []string{"-profile", "v1.36", "-f", td + "seed/nodes.yaml", "-f", td + "seed/node-d.yaml", "-f", td + "v136/low-priority-and-gang.yaml"}, exitPlaced},
 }
