@@ -38,8 +38,9 @@ func (p Profile) preemptorGroup(pg *PodGroup, g *placement.Group) *placement.Gro
 // priority nor evicted with its group. Group ranking
 // (newDomainForWorkloadPreemption) serves only a PodGroup preemptor.
 // v1.37.2's per-pod path is group-aware (its isPreemptionAllowed reads
-// the victim's Priority(), its victims span a PodGroup's nodes), and so
-// is gangsim's model of it; v1.38 ranks every pod at its own.
+// the victim's Priority(), its victims span a PodGroup's nodes), as the
+// v1.37 profile's search is (but for its node choice, see [Profile]);
+// v1.38 ranks every pod at its own.
 func (p Profile) perPodPreemptor(pg *PodGroup) bool {
 	return pg != nil && pg.lone && p.newest() == ProfileV136
 }

@@ -93,6 +93,19 @@ import (
 // a v1.36 nominee holds it at its group's priority when set, against the
 // group's (memberPriority, groupPriority). Not run against v1.36.3.
 //
+// Found in v1.37.2 but not modelled (a bound pod may carry another
+// priority than its group's; v1.37 refuses to schedule such a pod, not to
+// evict it): the per-pod preemption of a pod with no scheduling group
+// admits a victim at its PodGroup's priority (GetPodPriority) but picks
+// the node by the victim pods' own priorities
+// (pkg/scheduler/framework/preemption/preemption.go
+// pickOneNodeForPreemption); here both use the group's. On
+// kube/testdata/v136/pod-preemptor-own-priority.yaml in v1beta1 (mode
+// all), kubeoracle v1.37.2 evicted plain in 3 of 3 runs, gangsim -profile
+// v1.37 evicts held. Where the pods carry their group's priority
+// (pod-preemptor-one-member.yaml in v1beta1) the two agree: bg is evicted
+// whole.
+//
 // Found in v1.38.0-beta.0 but not modelled: its Workload update rules
 // (templates may be updated but not added or removed; mixed stored values
 // are tolerated).
