@@ -50,11 +50,15 @@ type cycleEntry struct {
 //     cycle, as Kueue's "no longer fits after processing another
 //     workload";
 //   - a head that does not fit preempts for itself when it may
-//     ([admitter.settle]); as before cycles were modelled, the cycle then
-//     ends, the preemptor waits for a later one and the victims are
-//     pending again; the heads set aside come back one cycle after the
-//     preemptor's retry (Kueue requeues them on the victims' release,
-//     which the real Kueue saw after the preemptor's retry); else, when Kueue would have preempted for it but
+//     ([admitter.settle]); the preemptor waits for a later cycle and the
+//     victims are pending again, and, as Kueue's loop goes on after
+//     issuing preemptions, the cycle goes on with the victims gone and
+//     the preemptor's room kept ([admitter.keepPreemptorRoom]); a later
+//     head whose nominated victims one before it preempted is skipped
+//     (Kueue's "overlapping preemption targets"); the heads set aside
+//     come back one cycle after the preemptor's retry (Kueue requeues
+//     them on the victims' release, which the real Kueue saw after the
+//     preemptor's retry); else, when Kueue would have preempted for it but
 //     found no victims, it keeps room for the rest of the cycle
 //     ([admitter.keepRoom]), which the heads after it are re-checked
 //     against; and it waits with its reason and, in a
@@ -122,8 +126,15 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 		var kept []*keptRoom
 		var skipped []int
 		cycleProgressed, setAside := false, false
+		preempted := map[placement.Key]bool{} // the victims nominated in this cycle
 		for _, e := range entries {
 			w := a.queue[e.i]
+			// A head whose victims another preempted in this cycle is
+			// skipped, as Kueue's "overlapping preemption targets".
+			if slices.ContainsFunc(e.victims, func(c *preemptCand) bool { return preempted[c.w.Key()] }) {
+				skipped = append(skipped, e.i)
+				continue
+			}
 			// With nothing admitted before it in the cycle, the state is
 			// the one it was planned on: no re-check, so that a check
 			// stricter than the plan's cannot skip it cycle after cycle.
@@ -164,10 +175,23 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 				continue
 			}
 			if len(victims) > 0 {
+				// Kueue goes on with the cycle's later heads, its
+				// room taken and its victims gone.
 				pending = mergePending(pending, victims)
 				requeue = true
 				progressed, cycleProgressed = true, true
-				break
+				for _, v := range victims {
+					preempted[a.queue[v].Key()] = true
+				}
+				k, err := a.keepPreemptorRoom(w)
+				if err != nil {
+					return err
+				}
+				if k != nil {
+					kept = append(kept, k)
+				}
+				changed = true
+				continue
 			}
 			k, err := a.keepRoom(w, out[e.i].Message)
 			if err != nil {

@@ -27,6 +27,54 @@ metadata: {name: r2-h1, labels: {kubernetes.io/hostname: r2-h1, rack: r2, pool: 
 status: {allocatable: {cpu: '4', pods: '110'}}
 `
 
+// twoHosts are hosts h1 and h2 (4 CPUs each, rack r1) of flavor tas's
+// pool.
+const twoHosts = `
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: t}
+spec: {levels: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: h1, labels: {kubernetes.io/hostname: h1, rack: r1, pool: tas}}
+status: {allocatable: {cpu: '4', pods: '110'}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: h2, labels: {kubernetes.io/hostname: h2, rack: r1, pool: tas}}
+status: {allocatable: {cpu: '4', pods: '110'}}
+`
+
+// admittedOnH1 is Workload name of 4 one-CPU pods on one host, of
+// priority 5, created before the others, admitted in ClusterQueue cq with
+// all 4 pods on host h1.
+func admittedOnH1(name, lq, cq string) string {
+	return fmt.Sprintf(`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: %s, creationTimestamp: '2026-01-01T08:00:00Z'}
+spec:
+  queueName: %s
+  priority: 5
+  podSets: [%s]
+status:
+  admission:
+    clusterQueue: %s
+    podSetAssignments:
+    - name: main
+      count: 4
+      flavors: {cpu: tas}
+      resourceUsage: {cpu: "4"}
+      topologyAssignment:
+        levels: [kubernetes.io/hostname]
+        slices: [{domainCount: 1, valuesPerLevel: [{individual: {roots: [h1]}}], podCounts: {individual: [4]}}]
+  conditions:
+  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-01-01T09:00:00Z"}
+  - {type: Admitted, status: "True", reason: Admitted, message: m, lastTransitionTime: "2026-01-01T09:00:00Z"}
+`, name, lq, partialSet("main", 4, 0, "kueue.x-k8s.io/podset-required-topology: kubernetes.io/hostname", ""), cq)
+}
+
 // hostWL is a pending Workload of count one-CPU pods on one host, in
 // LocalQueue lq, created at second at, its pods selecting nodeSelector
 // (flow style, "" for none).
@@ -90,6 +138,25 @@ func TestAdmitKueueWorkloads_Cycles(t *testing.T) {
 			[]string{cqDoc("a", "ca", "nominalQuota: 9"), cqDoc("b", "cb", "nominalQuota: 9")},
 			[]string{hostWL("w1", "la", 0, 3, "rack: r2"), hostWL("w2", "lb", 1, 4, "")},
 			[]want{{KueueAdmitted, "", "r2-h1×3"}, {KueueAdmitted, "", "r1-h1×4"}}},
+		// Cohort org 12: a (12, reclaims from lower priorities), b and
+		// d (0 each). vb (b, priority 5) borrows h1. Cycle 1 heads: pre
+		// (a, priority 10, h1 only) and x (d, borrows 4). pre goes first
+		// (within nominal quota), reclaims vb and keeps its room; Kueue
+		// goes on with the cycle: x still fits on h2 (4 + 4 of 12) and is
+		// admitted. Cycle 2: pre takes h1; vb, queued again, finds no
+		// host. Ending the cycle at the preemption would admit vb on h2
+		// in cycle 2, before x.
+		{"a preemptor does not end its cycle", twoHosts,
+			[]string{strings.Replace(cqDoc("a", "org", "nominalQuota: 12"), "spec: {", "spec: {preemption: {reclaimWithinCohort: LowerPriority}, ", 1),
+				cqDoc("b", "org", "nominalQuota: 0"), cqDoc("d", "org", "nominalQuota: 0"),
+				"kind: LocalQueue\nmetadata: {name: ld}\nspec: {clusterQueue: d}"},
+			[]string{admittedOnH1("vb", "lb", "b"),
+				strings.Replace(hostWL("pre", "la", 0, 4, "kubernetes.io/hostname: h1"), "queueName: la", "queueName: la\n  priority: 10", 1),
+				hostWL("x", "ld", 1, 4, "")},
+			[]want{
+				{KueueAdmitted, "preempted default/vb (InCohortReclamation)", "h1×4"},
+				{KueuePreempted, `preempted by default/pre (InCohortReclamation); queued again: in flavor tas: pod set "main" needs 4 pods in one kubernetes.io/hostname domain; the best, r1/h1, holds 0`, ""},
+				{KueueAdmitted, "borrows from cohort org: cpu 4 in flavor tas", "h2×4"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, _ := admitAll(t, c.nodes+cohortQueues(c.queues...)+strings.Join(c.wls, ""))

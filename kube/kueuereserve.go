@@ -214,3 +214,40 @@ type preemptSearch struct {
 	w       *KueueWorkload
 	targets []preemptTarget
 }
+
+// keepPreemptorRoom keeps, for the rest of its scheduling cycle, the room
+// of pending Workload w, which has just preempted: as Kueue's scheduler
+// adds a preempting entry's usage to its ClusterQueue before it issues
+// the preemptions (pkg/scheduler schedule, cq.AddUsage), so that the later
+// heads of the cycle see its room taken, with its victims gone. The room
+// is w's plan on the state now, the victims already released; nil when
+// that plan does not fit (the victims' room is then left to the others,
+// which Kueue, which counts the usage it nominated, does not do).
+func (a *admitter) keepPreemptorRoom(w *KueueWorkload) (*keptRoom, error) {
+	ps, err := a.nominate(w)
+	if err != nil || ps.plan.Decision.Status != placement.Scheduled {
+		return nil, err
+	}
+	h := &keptRoom{cq: ps.adm.clusterQueue, quota: map[flavorResource]int64{}}
+	if ch := ps.adm.choice; ch != nil {
+		for fr, v := range ch.usage {
+			h.quota[fr] = v
+		}
+	}
+	if ps.group != nil && len(ps.group.PodSets) > 0 {
+		us, err := placement.PodSetUsageOf(ps.group, ps.plan.Decision)
+		if err != nil {
+			return nil, err
+		}
+		next, err := a.s.Apply(placement.Change{Reserve: us})
+		if err != nil {
+			return nil, err
+		}
+		a.s = next
+		for _, u := range us {
+			h.sets = append(h.sets, placement.PodSetRef{Group: u.Group, PodSet: u.PodSet})
+		}
+	}
+	a.used.add(h.cq, h.quota)
+	return h, nil
+}
