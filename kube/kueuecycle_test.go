@@ -157,6 +157,32 @@ func TestAdmitKueueWorkloads_Cycles(t *testing.T) {
 				{KueueAdmitted, "preempted default/vb (InCohortReclamation)", "h1×4"},
 				{KueuePreempted, `preempted by default/pre (InCohortReclamation); queued again: in flavor tas: pod set "main" needs 4 pods in one kubernetes.io/hostname domain; the best, r1/h1, holds 0`, ""},
 				{KueueAdmitted, "borrows from cohort org: cpu 4 in flavor tas", "h2×4"}}},
+		// Cohort org 8: a and c (4 each, reclaim from lower priorities),
+		// b and d (0). vb (b, priority 5) borrows h1. Cycle 1 heads, all
+		// nominated on the starting state: p1 (a, priority 10, h1 only)
+		// and p2 (c, priority 9, h1 only), both to preempt vb, and x (d,
+		// borrows 4). p1 preempts vb and keeps its room; p2's victim
+		// overlaps, so it is skipped, untried (Kueue's "overlapping
+		// preemption targets"); x fits on h2 (4 + 4 of 8) and is
+		// admitted. Cycle 2: p1 takes h1 and the cohort's 8 are used: p2
+		// and vb wait for quota (p2 may reclaim x's 4, but x's host is
+		// not h1). Ending cycle 1 at p1's preemption would let vb
+		// (priority 5, before x) take h2 in cycle 2.
+		{"two heads nominate one victim: the first preempts, the cycle goes on", twoHosts,
+			[]string{strings.Replace(cqDoc("a", "org", "nominalQuota: 4"), "spec: {", "spec: {preemption: {reclaimWithinCohort: LowerPriority}, ", 1),
+				strings.Replace(cqDoc("c", "org", "nominalQuota: 4"), "spec: {", "spec: {preemption: {reclaimWithinCohort: LowerPriority}, ", 1),
+				cqDoc("b", "org", "nominalQuota: 0"), cqDoc("d", "org", "nominalQuota: 0"),
+				"kind: LocalQueue\nmetadata: {name: lc}\nspec: {clusterQueue: c}",
+				"kind: LocalQueue\nmetadata: {name: ld}\nspec: {clusterQueue: d}"},
+			[]string{admittedOnH1("vb", "lb", "b"),
+				strings.Replace(hostWL("p1", "la", 0, 4, "kubernetes.io/hostname: h1"), "queueName: la", "queueName: la\n  priority: 10", 1),
+				strings.Replace(hostWL("p2", "lc", 1, 4, "kubernetes.io/hostname: h1"), "queueName: lc", "queueName: lc\n  priority: 9", 1),
+				hostWL("x", "ld", 2, 4, "")},
+			[]want{
+				{KueueAdmitted, "preempted default/vb (InCohortReclamation)", "h1×4"},
+				{KueuePending, short + "unused quota for cpu in flavor tas, 4 more needed", ""},
+				{KueuePreempted, "preempted by default/p1 (InCohortReclamation); queued again: " + short + "unused quota for cpu in flavor tas, 4 more needed", ""},
+				{KueueAdmitted, "borrows from cohort org: cpu 4 in flavor tas", "h2×4"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, _ := admitAll(t, c.nodes+cohortQueues(c.queues...)+strings.Join(c.wls, ""))
