@@ -103,23 +103,7 @@ func (a *admitter) keepChoice(cq *KueueClusterQueue, w *KueueWorkload, ch flavor
 	if err != nil || ps.plan.Decision.Status != placement.Scheduled {
 		return nil, err
 	}
-	h := &keptRoom{cq: cq.Name, quota: a.keptQuota(cq, ch)}
-	if ps.group != nil && len(ps.group.PodSets) > 0 {
-		us, err := placement.PodSetUsageOf(ps.group, ps.plan.Decision)
-		if err != nil {
-			return nil, err
-		}
-		next, err := a.s.Apply(placement.Change{Reserve: us})
-		if err != nil {
-			return nil, err
-		}
-		a.s = next
-		for _, u := range us {
-			h.sets = append(h.sets, placement.PodSetRef{Group: u.Group, PodSet: u.PodSet})
-		}
-	}
-	a.used.add(cq.Name, h.quota)
-	return h, nil
+	return a.keep(&keptRoom{cq: cq.Name, quota: a.keptQuota(cq, ch)}, ps)
 }
 
 // keptQuota is the quota Kueue keeps for flavor choice ch of cq
@@ -234,6 +218,13 @@ func (a *admitter) keepPreemptorRoom(w *KueueWorkload) (*keptRoom, error) {
 			h.quota[fr] = v
 		}
 	}
+	return a.keep(h, ps)
+}
+
+// keep takes h's quota and the nodes of plan ps (its pod sets reserved
+// without pods, recorded in h.sets so that the room can be given back)
+// for the rest of the cycle.
+func (a *admitter) keep(h *keptRoom, ps plannedSets) (*keptRoom, error) {
 	if ps.group != nil && len(ps.group.PodSets) > 0 {
 		us, err := placement.PodSetUsageOf(ps.group, ps.plan.Decision)
 		if err != nil {
