@@ -23,6 +23,9 @@ type nameRule struct {
 	first  placement.Key
 	// kind is "group" or "hierarchy", for the message.
 	kind string
+	// rule, when set, is the message's statement of the rule in place of
+	// v1.37's (v1.36 holds only the pending pods to one name).
+	rule string
 }
 
 // check seeds the rule with m when it has no first pod yet, else fails
@@ -35,7 +38,11 @@ func (r *nameRule) check(m *placement.Pod) error {
 	if m.SchedulerName == r.want {
 		return nil
 	}
+	rule := r.rule
+	if rule == "" {
+		rule = "since v1.37 every pod of a " + r.kind + ", pending or bound, names one scheduler"
+	}
 	return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec.schedulerName",
-		"%q differs from %q, pod %q's (since v1.37 every pod of a %s, pending or bound, names one scheduler: give them one spec.schedulerName)",
-		m.SchedulerName, r.want, r.first.String(), r.kind)
+		"%q differs from %q, pod %q's (%s: give them one spec.schedulerName)",
+		m.SchedulerName, r.want, r.first.String(), rule)
 }

@@ -1,10 +1,6 @@
 package gang
 
-import (
-	"fmt"
-
-	"github.com/gangsched/gangsched/placement"
-)
+import "github.com/gangsched/gangsched/placement"
 
 // checkNamesV136 is v1.36's scheduler-name rule: v1.36.3's group cycle
 // (pkg/scheduler/schedule_one_podgroup.go frameworkForPodGroup) picks one
@@ -15,11 +11,10 @@ import (
 // the queue with PodScheduled False/SchedulerError. pending is in member
 // order; the error names the first pod that differs from the first one.
 func checkNamesV136(pending []placement.Pod) error {
-	for i := 1; i < len(pending); i++ {
-		if pending[i].SchedulerName != pending[0].SchedulerName {
-			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", pending[i].Key().String()), "spec.schedulerName",
-				"%q differs from %q, pod %q's (v1.36 holds a group's pending pods to one scheduler: give them one spec.schedulerName)",
-				pending[i].SchedulerName, pending[0].SchedulerName, pending[0].Key().String())
+	names := nameRule{rule: "v1.36 holds a group's pending pods to one scheduler"}
+	for i := range pending {
+		if err := names.check(&pending[i]); err != nil {
+			return err
 		}
 	}
 	return nil
