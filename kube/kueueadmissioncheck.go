@@ -295,10 +295,8 @@ func (a *admitter) failedChecks(w *KueueWorkload, o *KueueOutcome) (done, requeu
 		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadDeactivated+"DueTo"+kueue.WorkloadEvictedByAdmissionCheck, msg, a.opts.Now)
 		o.Action, o.Message = KueueInactive, "deactivated: "+why
 		if w.Admitted {
-			obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil
 			setCondition(obj, kueue.WorkloadRequeued, metav1.ConditionFalse, kueue.WorkloadDeactivated, msg, a.opts.Now)
-			setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, a.opts.Now)
-			setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", a.opts.Now)
+			unreserve(obj, msg, a.opts.Now)
 		}
 		return true, false
 	case retry:
@@ -308,10 +306,8 @@ func (a *admitter) failedChecks(w *KueueWorkload, o *KueueOutcome) (done, requeu
 		// it fits (docs/kueue.md, Not modelled).
 		const msg = "At least one admission check is false"
 		resetChecks(obj, a.opts.Now)
-		obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil
 		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByAdmissionCheck, msg, a.opts.Now)
-		setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, a.opts.Now)
-		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", a.opts.Now)
+		unreserve(obj, msg, a.opts.Now)
 		reason := "evicted (AdmissionCheck): " + msg
 		a.evictedFor[w.Key()] = reason
 		o.Action, o.Message = KueueEvicted, reason

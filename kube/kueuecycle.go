@@ -330,8 +330,8 @@ func (a *admitter) stillFits(ps plannedSets, kept []*keptRoom) (bool, error) {
 			if !ok {
 				continue
 			}
-			for _, r := range slices.Sorted(maps.Keys(u.Requests)) {
-				if u.Requests[r] > 0 && next.Free(id, r) < 0 && base.Free(id, r) >= 0 {
+			for r, v := range u.Requests {
+				if v > 0 && next.Free(id, r) < 0 && base.Free(id, r) >= 0 {
 					return false, nil
 				}
 			}
@@ -363,8 +363,7 @@ func (a *admitter) heightWith(cq *KueueClusterQueue, ch flavorChoice, used quota
 	if t.inCycle(quotaNode{cq: cq}) {
 		return 0 // its walk up would not end; Kueue admits nothing there
 	}
-	for _, fr := range sortedFRs(ch.usage) {
-		val := ch.usage[fr]
+	for fr, val := range ch.usage { // h is a max: any order
 		self := quotaNode{cq: cq}
 		nominal, _, _ := t.limits(self, fr)
 		if cq.Cohort == "" || sum(t.usage(self, fr), val) <= nominal {

@@ -67,9 +67,7 @@ func (a *admitter) idle(w *KueueWorkload, o *KueueOutcome) bool {
 		return true
 	}
 	o.Message += "; evicted (" + reason + "), its quota released"
-	obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil
 	setCondition(obj, kueue.WorkloadRequeued, requeued, reason, msg, a.opts.Now)
-	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, a.opts.Now)
-	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", a.opts.Now)
+	unreserve(obj, msg, a.opts.Now)
 	return true
 }

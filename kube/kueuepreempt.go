@@ -357,19 +357,16 @@ func (q *KueueQueues) cohortRoot(cohort string) string {
 // fits without it. The search is tried allowing w to borrow and not,
 // in Kueue's order. nil when w fits with no set tried.
 func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorChoice, all []*preemptCand) ([]preemptTarget, error) {
+	if !a.mayPreemptFor(cq, ch) {
+		return nil, nil // Kueue's NoFit: more than cq may claim, unless it may preempt while borrowing
+	}
 	q := a.opts.Queues
 	t := quotaTree{q, a.used}
 	need := map[flavorResource]bool{}
-	for _, fr := range sortedFRs(ch.usage) {
-		v := ch.usage[fr]
-		if _, free := t.room(cq, fr); v <= free {
-			continue
+	for fr, v := range ch.usage {
+		if _, free := t.room(cq, fr); v > free {
+			need[fr] = true
 		}
-		nominal, _, _ := groupLimits(cq.Groups, fr)
-		if v > nominal && !t.mayReclaimAbove(cq, fr, v) && cq.Preemption.BorrowWithinCohort != kueue.BorrowWithinCohortPolicyLowerPriority {
-			return nil, nil // Kueue's NoFit: more than cq may claim, unless it may preempt while borrowing
-		}
-		need[fr] = true
 	}
 	for k, f := range ch.tas {
 		if f == "" {
@@ -697,11 +694,10 @@ func (a *admitter) fitsWithout(w *KueueWorkload, cq *KueueClusterQueue, ch flavo
 // fitsRemoved is [admitter.fitsWithout] with the quota of removed already
 // out of a.used.
 func (a *admitter) fitsRemoved(w *KueueWorkload, cq *KueueClusterQueue, ch flavorChoice, removed []*preemptCand, borrow bool) (bool, error) {
-	used := a.used
-	t := quotaTree{a.opts.Queues, used}
+	t := quotaTree{a.opts.Queues, a.used}
 	for fr, v := range ch.usage {
 		nominal, _, _ := groupLimits(cq.Groups, fr)
-		if !borrow && sum(used[cq.Name][fr], v) > nominal {
+		if !borrow && sum(a.used[cq.Name][fr], v) > nominal {
 			return false, nil
 		}
 		if _, free := t.room(cq, fr); v > free {
@@ -719,8 +715,8 @@ func (a *admitter) fitsRemoved(w *KueueWorkload, cq *KueueClusterQueue, ch flavo
 			}
 		}
 	}
-	s, savedUsed := a.s, a.used
-	defer func() { a.s, a.used = s, savedUsed }()
+	s := a.s
+	defer func() { a.s = s }()
 	if len(rel) > 0 {
 		next, err := a.s.Apply(placement.Change{Release: rel})
 		if err != nil {
@@ -728,16 +724,8 @@ func (a *admitter) fitsRemoved(w *KueueWorkload, cq *KueueClusterQueue, ch flavo
 		}
 		a.s = next
 	}
-	a.used = used
 	ps, err := a.planChoice(cq, w, ch)
 	return err == nil && ps.plan.Decision.Status == placement.Scheduled, err
-}
-
-// sortedFRs are u's keys by flavor, then resource.
-func sortedFRs(u map[flavorResource]int64) []flavorResource {
-	return slices.SortedFunc(maps.Keys(u), func(x, y flavorResource) int {
-		return cmp.Or(strings.Compare(x.Flavor, y.Flavor), strings.Compare(string(x.Resource), string(y.Resource)))
-	})
 }
 
 // cqPath is the path Kueue's preemption message gives a ClusterQueue:
@@ -788,11 +776,9 @@ func (a *admitter) issuePreemptions(w *KueueWorkload, targets []preemptTarget, o
 		a.evictedFor[v.Key()] = words
 		o.Action, o.Message, o.PodSets, o.PreemptedBy = KueuePreempted, words, nil, w.Key()
 		obj := v.Obj
-		obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil // Kueue's eviction resets both
 		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByPreemption, msg, a.opts.Now)
 		setCondition(obj, kueue.WorkloadPreempted, metav1.ConditionTrue, t.reason, msg, a.opts.Now)
-		setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, a.opts.Now)
-		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", a.opts.Now)
+		unreserve(obj, msg, a.opts.Now)
 		idx = append(idx, t.cand.i)
 		names = append(names, fmt.Sprintf("%s (%s)", v.Key(), t.reason))
 	}

@@ -66,8 +66,7 @@ func (a *admitter) keepRoom(w *KueueWorkload, msg string) (*keptRoom, error) {
 // preempt while borrowing (fitsResourceQuota).
 func (a *admitter) mayPreemptFor(cq *KueueClusterQueue, ch flavorChoice) bool {
 	t := quotaTree{a.opts.Queues, a.used}
-	for _, fr := range sortedFRs(ch.usage) {
-		v := ch.usage[fr]
+	for fr, v := range ch.usage {
 		if _, free := t.room(cq, fr); v <= free {
 			continue
 		}

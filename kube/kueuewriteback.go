@@ -149,6 +149,16 @@ func writeEvicted(w *KueueWorkload, reason string, now time.Time) {
 	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", now)
 }
 
+// unreserve drops obj's quota reservation as Kueue's eviction and its job
+// reconciler do (UnsetQuotaReservationWithCondition): no admission and no
+// unhealthy nodes, QuotaReserved False (reason Pending, msg), Admitted
+// False. Callers write the eviction's own conditions first.
+func unreserve(obj *kueue.Workload, msg string, now time.Time) {
+	obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil
+	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, now)
+	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", now)
+}
+
 // writePending writes why a Workload waits: QuotaReserved False, reason
 // Pending, with the plan's reason.
 func writePending(w *KueueWorkload, reason string, now time.Time) {
