@@ -104,7 +104,10 @@ import (
 // all), kubeoracle v1.37.2 evicted plain in 3 of 3 runs, gangsim -profile
 // v1.37 evicts held. Where the pods carry their group's priority
 // (pod-preemptor-one-member.yaml in v1beta1) the two agree: bg is evicted
-// whole.
+// whole. v1.38.0-beta.0 ranks such a victim at its own priority
+// for both, as the v1.38 profile does: kubeoracle retargeted to it agrees
+// with gangsim on both manifests (kube/testdata/v138/pod-preemptor-*.yaml,
+// 2026-12-07; held stays, plain is evicted; bg is evicted whole).
 //
 // Found in v1.38.0-beta.0 but not modelled: its Workload update rules
 // (templates may be updated but not added or removed; mixed stored values

@@ -41,6 +41,11 @@ var v138Goldens = []golden{
 	// passing the limit).
 	{"v138-too-deep", []string{"-f", td + "v138/too-deep.yaml"}, exitWaiting},
 	{"v138-too-deep-v1.37", []string{"-profile", "v1.37", "-f", td + "v138/too-deep.yaml"}, exitWaiting},
+	// A pod with no scheduling group preempts: victims at their own
+	// priority (plain, not held, is evicted), and a disruptionMode all
+	// group's member goes with its whole group (both of bg's).
+	{"v138-pod-preemptor-own-priority", []string{"-f", td + "v138/pod-preemptor-own-priority.yaml"}, exitPlaced},
+	{"v138-pod-preemptor-one-member", []string{"-f", td + "v138/pod-preemptor-one-member.yaml"}, exitPlaced},
 	// Trees breaking two rules: v1.38 names the first fault of its one
 	// walk (a leaf's pod before a later sibling's priority or a later
 	// subtree's depth; children in creation order), as upstream does; v1.37
