@@ -178,6 +178,25 @@ func validationRows() []validationRow {
 			pg.Spec.ParentCompositePodGroupName = new("root")
 			return pg
 		}(), api: "spec.workloadRef", gangsched: "spec.workloadRef"},
+		// Flat objects: the lists' +k8s:maxItems and the controllerRef's
+		// required fields, which gangsched's model would take.
+		{name: "PodGroup with two topology constraints", obj: func() *schedulingv1beta1.PodGroup {
+			pg := podGroup("two-keys-pg", 1)
+			pg.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: "example.com/rack"}, {Key: "example.com/block"}}}
+			return pg
+		}(), api: "spec.schedulingConstraints.topology", gangsched: "spec.schedulingConstraints.topology"},
+		{name: "PodGroup template with five resource claims", obj: func() *schedulingv1beta1.Workload {
+			t := pgTemplate("a")
+			for i := range 5 {
+				t.ResourceClaims = append(t.ResourceClaims, schedulingv1beta1.PodGroupResourceClaim{Name: fmt.Sprintf("c%d", i), ResourceClaimName: new(fmt.Sprintf("rc%d", i))})
+			}
+			return &schedulingv1beta1.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "five-claims"},
+				Spec: schedulingv1beta1.WorkloadSpec{PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{t}}}
+		}(), api: "spec.podGroupTemplates[0].resourceClaims", gangsched: "spec.podGroupTemplates[0].resourceClaims"},
+		{name: "Workload whose controllerRef has no kind", obj: &schedulingv1beta1.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ref-no-kind"},
+			Spec: schedulingv1beta1.WorkloadSpec{ControllerRef: &schedulingv1beta1.TypedLocalObjectReference{Name: "j"},
+				PodGroupTemplates: []schedulingv1beta1.PodGroupTemplate{pgTemplate("a")}}},
+			api: "spec.controllerRef.kind", gangsched: "spec.controllerRef.kind"},
 	}
 }
 

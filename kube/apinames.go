@@ -4,18 +4,61 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/gangsched/gangsched/placement"
 )
 
 // The API server checks the form of the names and keys a workload-API
-// object refers by (v1.37.2 and v1.38.0-beta.0 alike, in their generated
+// object refers by (v1.36.3, v1.37.2 and v1.38.0-beta.0 alike, in their generated
 // validation: a parent or Workload name is a DNS subdomain, a template
 // name a DNS label, a topology key a label key). gangsched's model takes
 // any non-empty string, so the adapter checks them when it converts,
-// naming the object's own field; kube/testdata/v138/validation.yaml holds
-// each rule to the API server's answer.
+// naming the object's own field; kube/testdata/v138/validation.yaml and
+// kube/testdata/v136/validation.yaml hold each rule to the API server's
+// answer.
+
+// The most entries a group's or template's lists may hold at the API server
+// (+k8s:maxItems, v1alpha2 to v1beta1 alike). gangsched's model takes more
+// (a preferred or slice layer is an entry of its own, from Kueue's
+// annotations), so an upstream object is held to them as it is read.
+const (
+	maxTopologyConstraints = 1
+	maxGroupClaims         = 4
+)
+
+// checkListSizes refuses a group's or template's topology constraints or
+// resource claims beyond what the API server takes; path ends in ".".
+func checkListSizes(obj, path string, topology, claims int) error {
+	if topology > maxTopologyConstraints {
+		return placement.Errorf(placement.ErrInvalid, obj, path+"schedulingConstraints.topology", "lists %d constraints; at most one is allowed", topology)
+	}
+	if claims > maxGroupClaims {
+		return placement.Errorf(placement.ErrInvalid, obj, path+"resourceClaims", "lists %d claims; at most %d are allowed", claims, maxGroupClaims)
+	}
+	return nil
+}
+
+// checkControllerRef refuses a Workload's spec.controllerRef (when set)
+// whose kind or name is empty or not a path segment name, or whose
+// apiGroup, when set, is not a DNS subdomain. gangsched reads no owner
+// from it; the API server refuses such a Workload.
+func checkControllerRef(obj, apiGroup, kind, name string) error {
+	if apiGroup != "" {
+		if err := checkName(obj, "spec.controllerRef.apiGroup", apiGroup, validation.IsDNS1123Subdomain); err != nil {
+			return err
+		}
+	}
+	if err := checkName(obj, "spec.controllerRef.kind", kind, isPathSegment); err != nil {
+		return err
+	}
+	return checkName(obj, "spec.controllerRef.name", name, isPathSegment)
+}
+
+// isPathSegment is the API server's k8s-path-segment-name form: a name
+// that can stand as one segment of a URL path.
+func isPathSegment(s string) []string { return path.IsValidPathSegmentName(s) }
 
 // groupRefs are the names and keys a PodGroup's or CompositePodGroup's
 // spec refers by.

@@ -235,8 +235,8 @@ func validV1beta1(pg *schedulingv1beta1.PodGroup) bool {
 	if (p.Gang == nil) == (p.Basic == nil) || (p.Gang != nil && p.Gang.MinCount < 1) {
 		return false
 	}
-	if c := s.SchedulingConstraints; c != nil && len(c.Topology) == 2 && c.Topology[0].Key == c.Topology[1].Key {
-		return false
+	if c := s.SchedulingConstraints; c != nil && len(c.Topology) > 1 {
+		return false // +k8s:maxItems=1
 	}
 	if m := s.DisruptionMode; m != nil && (m.Single == nil) == (m.All == nil) {
 		return false

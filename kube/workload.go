@@ -86,17 +86,33 @@ func conditions(in []metav1.Condition, rename map[string]string) []gang.Conditio
 // neither a class nor a priority it gets the global default class's, as
 // the Priority admission plugin sets it, else none.
 //
-// Errors (a [*placement.FieldError]): an unknown priority class or a
-// priority that differs from its class's; and everything
-// [gang.PodGroup.Validate] reports (a policy that sets neither or both of
-// gang and basic, minCount below 1, an empty or duplicate topology key, a
-// bad resource claim, an unknown disruptionMode, a bad condition).
+// Errors (a [*placement.FieldError]): what a v1.36 API server refuses
+// beyond the model's rules (kube/testdata/v136/validation.yaml): a
+// podGroupTemplateRef whose workloadName is not a DNS subdomain or whose
+// podGroupTemplateName is not a DNS label, a topology key that is not a
+// label key, more than one topology constraint or four resource claims;
+// an unknown priority class or a priority that differs from its class's;
+// and everything [gang.PodGroup.Validate] reports (a policy that sets
+// neither or both of gang and basic, minCount below 1, an empty or
+// duplicate topology key, a bad resource claim, an unknown disruptionMode,
+// a bad condition).
 func ConvertPodGroupV1alpha2(pg *v1alpha2.PodGroup, pcs *PriorityClasses) (*gang.PodGroup, error) {
 	if pg == nil {
 		return nil, errNil("PodGroup")
 	}
 	obj := podGroupObj(pg.Namespace, pg.Name)
 	s := &pg.Spec
+	if r := s.PodGroupTemplateRef; r != nil && r.Workload != nil {
+		if err := checkName(obj, "spec.podGroupTemplateRef.workload.workloadName", r.Workload.WorkloadName, validation.IsDNS1123Subdomain); err != nil {
+			return nil, err
+		}
+		if err := checkName(obj, "spec.podGroupTemplateRef.workload.podGroupTemplateName", r.Workload.PodGroupTemplateName, validation.IsDNS1123Label); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkFormsV1alpha2(obj, "spec.", s.SchedulingConstraints, len(s.ResourceClaims)); err != nil {
+		return nil, err
+	}
 	prio, err := objectPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
 	if err != nil {
 		return nil, err
@@ -134,18 +150,35 @@ func ConvertPodGroupV1alpha2(pg *v1alpha2.PodGroup, pcs *PriorityClasses) (*gang
 
 // ConvertWorkloadV1alpha2 converts a scheduling.k8s.io/v1alpha2 Workload
 // into the [gang] model, resolving each template's priorityClassName
-// through pcs. Errors: as [ConvertPodGroupV1alpha2], for each template, and
-// what [gang.Workload.Validate] reports (no templates, an empty or
-// duplicate template name).
+// through pcs. Errors: no templates (at spec.podGroupTemplates); a
+// controllerRef without a kind or name; a template name that is not a DNS
+// label; as [ConvertPodGroupV1alpha2], for each template; and what
+// [gang.Workload.Validate] reports (a duplicate template name).
 func ConvertWorkloadV1alpha2(w *v1alpha2.Workload, pcs *PriorityClasses) (*gang.Workload, error) {
 	if w == nil {
 		return nil, errNil("Workload")
 	}
 	obj := workloadObj(w.Namespace, w.Name)
+	if r := w.Spec.ControllerRef; r != nil {
+		if err := checkControllerRef(obj, r.APIGroup, r.Kind, r.Name); err != nil {
+			return nil, err
+		}
+	}
+	if len(w.Spec.PodGroupTemplates) == 0 {
+		// v1alpha2 has one list: its own field, not v1beta1's "spec".
+		return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.podGroupTemplates", "must list at least one template")
+	}
 	out := &gang.Workload{ObjectMeta: gangMeta(&w.ObjectMeta)}
 	for i := range w.Spec.PodGroupTemplates {
 		t := &w.Spec.PodGroupTemplates[i]
-		prio, err := groupPriority(pcs, obj, fmt.Sprintf("spec.podGroupTemplates[%d].", i), t.PriorityClassName, t.Priority)
+		p := fmt.Sprintf("spec.podGroupTemplates[%d].", i)
+		if err := checkName(obj, p+"name", t.Name, validation.IsDNS1123Label); err != nil {
+			return nil, err
+		}
+		if err := checkFormsV1alpha2(obj, p, t.SchedulingConstraints, len(t.ResourceClaims)); err != nil {
+			return nil, err
+		}
+		prio, err := groupPriority(pcs, obj, p, t.PriorityClassName, t.Priority)
 		if err != nil {
 			return nil, err
 		}
@@ -166,6 +199,19 @@ func ConvertWorkloadV1alpha2(w *v1alpha2.Workload, pcs *PriorityClasses) (*gang.
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkFormsV1alpha2 refuses, under path (ending in "."), a topology key
+// that is not a label key and lists longer than the API server takes.
+func checkFormsV1alpha2(obj, path string, c *v1alpha2.PodGroupSchedulingConstraints, claims int) error {
+	var keys []string
+	if c != nil {
+		keys = topologyKeys(c.Topology, func(t v1alpha2.TopologyConstraint) string { return t.Key })
+	}
+	if err := checkListSizes(obj, path, len(keys), claims); err != nil {
+		return err
+	}
+	return checkTopologyKeys(obj, path+"schedulingConstraints.", keys)
 }
 
 func policyV1alpha2(p v1alpha2.PodGroupSchedulingPolicy) gang.SchedulingPolicy {
@@ -251,6 +297,9 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 	if err := refs.check(obj); err != nil {
 		return nil, err
 	}
+	if err := checkListSizes(obj, "spec.", len(refs.keys), len(s.ResourceClaims)); err != nil {
+		return nil, err
+	}
 	prio, err := objectPriority(pcs, obj, "spec.", s.PriorityClassName, s.Priority)
 	if err != nil {
 		return nil, err
@@ -290,7 +339,8 @@ func ConvertPodGroupV1beta1(pg *schedulingv1beta1.PodGroup, pcs *PriorityClasses
 
 // ConvertWorkloadV1beta1 converts a scheduling.k8s.io/v1beta1 Workload into
 // the [gang] model, spec.compositePodGroupTemplates (KEP-6012) included.
-// Errors: as [ConvertPodGroupV1beta1] for each PodGroup template, as
+// Errors: a controllerRef without a kind or name; as
+// [ConvertPodGroupV1beta1] for each PodGroup template, as
 // [ConvertCompositePodGroupV1alpha3] for each composite one, and what
 // [gang.Workload.Validate] and [gang.Workload.ValidatePriorities] report
 // on the templates as written (v1.37's API server refuses a v1beta1
@@ -301,6 +351,11 @@ func ConvertWorkloadV1beta1(w *schedulingv1beta1.Workload, pcs *PriorityClasses)
 		return nil, errNil("Workload")
 	}
 	obj := workloadObj(w.Namespace, w.Name)
+	if r := w.Spec.ControllerRef; r != nil {
+		if err := checkControllerRef(obj, r.APIGroup, r.Kind, r.Name); err != nil {
+			return nil, err
+		}
+	}
 	out := &gang.Workload{ObjectMeta: gangMeta(&w.ObjectMeta)}
 	var err error
 	if out.Spec.PodGroupTemplates, err = podGroupTemplatesV1beta1(pcs, obj, "spec.", w.Spec.PodGroupTemplates); err != nil {
@@ -357,10 +412,15 @@ func podGroupTemplatesV1beta1(pcs *PriorityClasses, obj, path string, in []sched
 		if err := checkName(obj, p+"name", t.Name, validation.IsDNS1123Label); err != nil {
 			return nil, err
 		}
+		var keys []string
 		if c := t.SchedulingConstraints; c != nil {
-			if err := checkTopologyKeys(obj, p+"schedulingConstraints.", topologyKeys(c.Topology, func(t schedulingv1beta1.TopologyConstraint) string { return t.Key })); err != nil {
-				return nil, err
-			}
+			keys = topologyKeys(c.Topology, func(t schedulingv1beta1.TopologyConstraint) string { return t.Key })
+		}
+		if err := checkListSizes(obj, p, len(keys), len(t.ResourceClaims)); err != nil {
+			return nil, err
+		}
+		if err := checkTopologyKeys(obj, p+"schedulingConstraints.", keys); err != nil {
+			return nil, err
 		}
 		prio, err := groupPriority(pcs, obj, p, t.PriorityClassName, t.Priority)
 		if err != nil {
