@@ -670,7 +670,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		o.Action, o.Message = KueueAdmitted, partial
 	}
 	if ch := ps.adm.choice; ch != nil {
-		a.used.add(ps.adm.clusterQueue, ch.usage)
+		a.addUsage(ps.adm.clusterQueue, ch.usage, 1)
 	}
 	writeAdmitted(ps.w, o.PodSets, a.hostOf, a.opts.Now, ps.adm)
 	if awaited := a.afterReservation(ps.w, ps.adm.cq, true); len(awaited) > 0 {

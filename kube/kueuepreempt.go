@@ -3,7 +3,6 @@ package kube
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -121,19 +120,16 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	if len(all) == 0 {
 		return nil, flavorChoice{}, nil
 	}
-	optimistic := quotaUsage{}
-	for name, u := range a.used {
-		optimistic[name] = maps.Clone(u)
-	}
-	for _, c := range all {
-		optimistic.add(c.cq.Name, negate(c.usage))
-	}
 	start := map[[2]int]int{}
 	var best []preemptTarget
 	var bestCh flavorChoice
 	bestRank := -1
 	for {
-		ch, why := q.assignFlavors(cq, w, optimistic, start)
+		// The flavors are chosen as if every candidate were gone; the
+		// victims are then sought at the usage as it is.
+		_, undo := a.usedWithout(all)
+		ch, why := q.assignFlavors(cq, w, a.used, start)
+		undo()
 		if why != "" {
 			return best, bestCh, nil
 		}
@@ -202,15 +198,6 @@ func (ch *flavorChoice) nextAny(cq *KueueClusterQueue, start map[[2]int]int) boo
 		}
 	}
 	return more
-}
-
-// negate is -u.
-func negate(u map[flavorResource]int64) map[flavorResource]int64 {
-	out := make(map[flavorResource]int64, len(u))
-	for fr, v := range u {
-		out[fr] = -v
-	}
-	return out
 }
 
 // candidates are the admitted Workloads that cq's policies let w preempt

@@ -64,7 +64,7 @@ func (a *admitter) countUsage(ws []*KueueWorkload) {
 	a.used = quotaUsage{}
 	for _, w := range ws {
 		if cq, u := a.opts.Queues.admittedUsage(w); cq != "" {
-			a.used.add(cq, u)
+			a.addUsage(cq, u, 1)
 		}
 	}
 }

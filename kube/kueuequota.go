@@ -245,16 +245,6 @@ type flavorResource struct {
 // in canonical units.
 type quotaUsage map[string]map[flavorResource]int64
 
-// add adds u to the usage of ClusterQueue cq, saturating ([usageSum]).
-func (qu quotaUsage) add(cq string, u map[flavorResource]int64) {
-	if qu[cq] == nil {
-		qu[cq] = map[flavorResource]int64{}
-	}
-	for fr, v := range u {
-		qu[cq][fr] = usageSum(qu[cq][fr], v)
-	}
-}
-
 // usageSum is usage a changed by b, saturating: a sum past int64 (quota
 // Quantities go up to about 8Ei, and Workloads may hold several such) is
 // math.MaxInt64, over any quota, and stays so when usage is taken away,

@@ -135,7 +135,7 @@ func (a *admitter) keptQuota(cq *KueueClusterQueue, ch flavorChoice) map[flavorR
 
 // releaseKept gives back room h at the end of its cycle.
 func (a *admitter) releaseKept(h *keptRoom) error {
-	a.used.add(h.cq, negate(h.quota))
+	a.addUsage(h.cq, h.quota, -1)
 	if len(h.sets) == 0 {
 		return nil
 	}
@@ -238,6 +238,6 @@ func (a *admitter) keep(h *keptRoom, ps plannedSets) (*keptRoom, error) {
 			h.sets = append(h.sets, placement.PodSetRef{Group: u.Group, PodSet: u.PodSet})
 		}
 	}
-	a.used.add(h.cq, h.quota)
+	a.addUsage(h.cq, h.quota, 1)
 	return h, nil
 }

@@ -97,17 +97,17 @@ func (a *admitter) releaseQuota(w *KueueWorkload) {
 		return
 	}
 	if cq, u := a.opts.Queues.admittedUsage(w); cq != "" {
-		a.addUsage(w, u, -1)
+		a.addUsage(cq, u, -1)
 	}
 }
 
-// addUsage adds sign × u to the quota in use in the ClusterQueue admitted
-// Workload w holds quota in.
-func (a *admitter) addUsage(w *KueueWorkload, u map[flavorResource]int64, sign int64) {
+// addUsage adds sign × u to the quota in use in ClusterQueue cq,
+// saturating ([usageSum]): every change to the admitter's usage goes
+// through it.
+func (a *admitter) addUsage(cq string, u map[flavorResource]int64, sign int64) {
 	if len(u) == 0 {
 		return
 	}
-	cq := string(w.Obj.Status.Admission.ClusterQueue)
 	if a.used[cq] == nil {
 		a.used[cq] = map[flavorResource]int64{}
 	}

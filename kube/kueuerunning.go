@@ -196,7 +196,7 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		}
 		failed := len(h.failed[k]) > 0
 		if !c.fits && failed {
-			a.addUsage(w, grown, -1) // the sets grown are given back
+			a.addUsage(string(w.Obj.Status.Admission.ClusterQueue), grown, -1) // the sets grown are given back
 		}
 		if !c.fits && failed && (c.asNew || !a.opts.WaitForReplacement) {
 			return true, a.evict(w, o, c.evict)
@@ -218,7 +218,7 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 			return false, err
 		}
 		changed[k] = true
-		a.addUsage(w, growth, 1)
+		a.addUsage(string(w.Obj.Status.Admission.ClusterQueue), growth, 1)
 		for fr, v := range growth {
 			grown[fr] = usageSum(grown[fr], v)
 		}
