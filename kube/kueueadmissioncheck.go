@@ -127,15 +127,10 @@ func (q *KueueQueues) checksInactive(cq *KueueClusterQueue) []string {
 
 // checksFor are the names of cq's checks that run for Workload w, by the
 // flavors its status.admission holds quota in, sorted: as Kueue's
-// AdmissionChecksForWorkload, every check when each rule covers all of
-// cq's flavors, else those whose onFlavors name a flavor of w's.
-func checksFor(cq *KueueClusterQueue, w *kueue.Workload) []string {
-	all := map[string]bool{}
-	for _, g := range cq.Groups {
-		for _, f := range g.Flavors {
-			all[f.Flavor] = true
-		}
-	}
+// AdmissionChecksForWorkload, every check when everyAll (each rule
+// covers all of cq's flavors: [rulesOnAllFlavors]), else those whose
+// onFlavors name a flavor of w's.
+func checksFor(cq *KueueClusterQueue, everyAll bool, w *kueue.Workload) []string {
 	held := map[string]bool{}
 	if adm := w.Status.Admission; adm != nil {
 		for _, psa := range adm.PodSetAssignments {
@@ -143,15 +138,6 @@ func checksFor(cq *KueueClusterQueue, w *kueue.Workload) []string {
 				held[string(f)] = true
 			}
 		}
-	}
-	everyAll := true
-	for _, r := range cq.Checks {
-		// A rule covers all flavors when it names none, or exactly them.
-		on := map[string]bool{}
-		for _, f := range r.OnFlavors {
-			on[f] = true
-		}
-		everyAll = everyAll && (len(on) == 0 || maps.Equal(on, all))
 	}
 	var out []string
 	for _, r := range cq.Checks {
@@ -163,13 +149,35 @@ func checksFor(cq *KueueClusterQueue, w *kueue.Workload) []string {
 	return out
 }
 
+// rulesOnAllFlavors reports whether every check rule of cq covers all of
+// its flavors: it names none, or exactly them. It depends on cq alone:
+// [KueueQueues.indexed] keeps it per ClusterQueue.
+func rulesOnAllFlavors(cq *KueueClusterQueue) bool {
+	all := map[string]bool{}
+	for _, g := range cq.Groups {
+		for _, f := range g.Flavors {
+			all[f.Flavor] = true
+		}
+	}
+	for _, r := range cq.Checks {
+		on := map[string]bool{}
+		for _, f := range r.OnFlavors {
+			on[f] = true
+		}
+		if len(on) > 0 && !maps.Equal(on, all) {
+			return false
+		}
+	}
+	return true
+}
+
 // syncChecks writes the checks that run for w (holding quota in cq) to
 // status.admissionChecks, sorted by name, as Kueue's workload controller
 // does: a check already listed keeps its state, a new one is Pending at
 // now, one that no longer runs goes. It returns the names of those not
 // Ready.
-func syncChecks(w *kueue.Workload, cq *KueueClusterQueue, now metav1.Time) []string {
-	names := checksFor(cq, w)
+func (q *KueueQueues) syncChecks(w *kueue.Workload, cq *KueueClusterQueue, now metav1.Time) []string {
+	names := checksFor(cq, q.onAllFlavors[cq], w)
 	var next []kueue.AdmissionCheckState
 	var notReady []string
 	for _, n := range names {
@@ -203,7 +211,7 @@ func (a *admitter) unreservedChecks(w *KueueWorkload) {
 	if cq == nil || len(cq.Checks) == 0 && len(obj.Status.AdmissionChecks) == 0 {
 		return
 	}
-	syncChecks(obj, cq, metav1.NewTime(a.opts.Now))
+	q.syncChecks(obj, cq, metav1.NewTime(a.opts.Now))
 }
 
 // checksAwaited words the checks a Workload waits for.
@@ -224,7 +232,7 @@ func (a *admitter) afterReservation(w *KueueWorkload, cq *KueueClusterQueue, fre
 	if cq == nil || len(cq.Checks) == 0 && len(obj.Status.AdmissionChecks) == 0 {
 		return nil
 	}
-	notReady := syncChecks(obj, cq, metav1.NewTime(a.opts.Now))
+	notReady := a.opts.Queues.syncChecks(obj, cq, metav1.NewTime(a.opts.Now))
 	if apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadAdmitted) && !fresh {
 		return nil
 	}
@@ -274,16 +282,7 @@ func (a *admitter) failedChecks(w *KueueWorkload, o *KueueOutcome) (done, requeu
 	if apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadEvicted) {
 		return false, false
 	}
-	var rejected []string
-	retry := false
-	for _, c := range obj.Status.AdmissionChecks {
-		switch c.State {
-		case kueue.CheckStateRejected:
-			rejected = append(rejected, string(c.Name))
-		case kueue.CheckStateRetry:
-			retry = true
-		}
-	}
+	rejected, retry := failedCheckStates(obj)
 	switch {
 	case len(rejected) > 0:
 		why := fmt.Sprintf("Admission check(s): %s, were rejected", strings.Join(rejected, ","))
@@ -333,16 +332,22 @@ func retryEvicts(w *KueueWorkload) bool {
 	if !w.active() || w.finished() || apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadEvicted) {
 		return false
 	}
-	retry := false
+	rejected, retry := failedCheckStates(obj)
+	return retry && len(rejected) == 0
+}
+
+// failedCheckStates are the names of obj's checks in state Rejected, in
+// status order, and whether one is in Retry.
+func failedCheckStates(obj *kueue.Workload) (rejected []string, retry bool) {
 	for _, c := range obj.Status.AdmissionChecks {
 		switch c.State {
 		case kueue.CheckStateRejected:
-			return false
+			rejected = append(rejected, string(c.Name))
 		case kueue.CheckStateRetry:
 			retry = true
 		}
 	}
-	return retry
+	return rejected, retry
 }
 
 // resetChecks sets every check not Pending to Pending, as Kueue's

@@ -163,7 +163,7 @@ func TestChecksFor(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cq.Checks = c.rules
-			require.Equal(t, c.want, checksFor(cq, c.w))
+			require.Equal(t, c.want, checksFor(cq, rulesOnAllFlavors(cq), c.w))
 		})
 	}
 }

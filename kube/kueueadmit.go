@@ -613,8 +613,12 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 	fits := p.Decision.Status == placement.Scheduled
 	var victims []int
 	msg := kueueWords(w, p.Decision.Message)
+	var partial string // which sets a fitting plan reduces
+	if fits {
+		partial = partialWords(w, ps.w)
+	}
 	switch {
-	case fits && partialWords(w, ps.w) != "":
+	case partial != "":
 		// Kueue preempts for the whole Workload before it searches the
 		// smaller counts.
 		var withVictims string
@@ -659,7 +663,6 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 			o.PodSets[k] = append(o.PodSets[k], placement.PodSetAssignment{PodSet: set.Name, Node: r.Node, NodeID: r.NodeID, Count: r.Count})
 		}
 	}
-	partial := partialWords(w, ps.w)
 	if ch := ps.adm.choice; ch != nil {
 		partial = joinReasons([]string{partial, borrowWords(ps.adm.cq, a.used[ps.adm.clusterQueue], ch.usage)})
 	}

@@ -247,6 +247,12 @@ func (q *KueueQueues) indexed() *KueueQueues {
 		}
 	}
 	c.kids = kids
+	c.onAllFlavors = map[*KueueClusterQueue]bool{}
+	for _, cq := range q.ClusterQueues {
+		if cq != nil {
+			c.onAllFlavors[cq] = rulesOnAllFlavors(cq)
+		}
+	}
 	c.memo = &quotaMemo{limits: map[quotaMemoKey]quotaLimits{}, subtree: map[quotaMemoKey]quotaSubtree{}}
 	return &c
 }

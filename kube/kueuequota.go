@@ -56,6 +56,10 @@ type KueueQueues struct {
 	kids map[string][]quotaNode
 	// memo keeps each node's limits and subtree quota in that copy.
 	memo *quotaMemo
+	// onAllFlavors says, per ClusterQueue, in that copy, whether
+	// every check rule of the queue covers all its flavors
+	// ([rulesOnAllFlavors]).
+	onAllFlavors map[*KueueClusterQueue]bool
 }
 
 // kueueQueueInputs collects the Kueue queue objects of [Load].
