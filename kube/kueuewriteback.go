@@ -139,14 +139,11 @@ func writeChangedSets(w *KueueWorkload, sets [][]placement.PodSetAssignment, cha
 	}
 }
 
-// writeEvicted writes an eviction for node failures: Evicted True,
-// QuotaReserved False (Pending), Admitted False, no admission.
+// writeEvicted writes an eviction for node failures: Evicted True, then
+// the reservation dropped ([unreserve]).
 func writeEvicted(w *KueueWorkload, reason string, now time.Time) {
-	obj := w.Obj
-	obj.Status.Admission = nil
-	setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueueReasonNodeFailures, reason, now)
-	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, reason, now)
-	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", now)
+	setCondition(w.Obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueueReasonNodeFailures, reason, now)
+	unreserve(w.Obj, reason, now)
 }
 
 // unreserve drops obj's quota reservation as Kueue's eviction and its job
