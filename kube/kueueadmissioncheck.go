@@ -177,7 +177,7 @@ func rulesOnAllFlavors(cq *KueueClusterQueue) bool {
 // now, one that no longer runs goes. It returns the names of those not
 // Ready.
 func (q *KueueQueues) syncChecks(w *kueue.Workload, cq *KueueClusterQueue, now metav1.Time) []string {
-	names := checksFor(cq, q.onAllFlavors[cq], w)
+	names := checksFor(cq, q.idx.onAllFlavors[cq], w)
 	var next []kueue.AdmissionCheckState
 	var notReady []string
 	for _, n := range names {

@@ -148,18 +148,17 @@ type quotaTree struct {
 }
 
 // limits are n's nominal quota of fr and its borrowing and lending limits
-// (nil when unset).
+// (nil when unset), read from the spec once per call of
+// [AdmitKueueWorkloads] ([quotaIndex]).
 func (t quotaTree) limits(n quotaNode, fr flavorResource) (nominal int64, borrow, lend *int64) {
-	if m := t.q.memo; m != nil {
-		k := quotaMemoKey{n, fr}
-		l, ok := m.limits[k]
-		if !ok {
-			l.nominal, l.borrow, l.lend = t.limitsOf(n, fr)
-			m.limits[k] = l
-		}
-		return l.nominal, l.borrow, l.lend
+	m := t.q.idx
+	k := quotaMemoKey{n, fr}
+	l, ok := m.limits[k]
+	if !ok {
+		l.nominal, l.borrow, l.lend = t.limitsOf(n, fr)
+		m.limits[k] = l
 	}
-	return t.limitsOf(n, fr)
+	return l.nominal, l.borrow, l.lend
 }
 
 // limitsOf is [quotaTree.limits], read from the spec.
@@ -196,75 +195,68 @@ func groupLimits(groups []KueueResourceGroup, fr flavorResource) (nominal int64,
 }
 
 // children are the ClusterQueues and cohorts whose parent is cohort, by
-// name: ClusterQueues first, then Cohorts. Only the children found are
-// sorted, not every name, as this runs at every node of every walk; with
-// an index ([KueueQueues.indexed]) they are read from it. The caller must
-// not change the slice.
+// name: ClusterQueues first, then Cohorts, as [KueueQueues.indexed]
+// listed them. The caller must not change the slice.
 func (t quotaTree) children(cohort string) []quotaNode {
-	if t.q.kids != nil {
-		return t.q.kids[cohort]
-	}
-	var cqs, cohorts []string
-	for name, cq := range t.q.ClusterQueues {
-		if cq.Cohort == cohort {
-			cqs = append(cqs, name)
-		}
-	}
-	for name, c := range t.q.Cohorts {
-		if c.Parent == cohort {
-			cohorts = append(cohorts, name)
-		}
-	}
-	slices.Sort(cqs)
-	slices.Sort(cohorts)
-	out := make([]quotaNode, 0, len(cqs)+len(cohorts))
-	for _, name := range cqs {
-		out = append(out, quotaNode{cq: t.q.ClusterQueues[name]})
-	}
-	for _, name := range cohorts {
-		out = append(out, quotaNode{cohort: name})
-	}
-	return out
+	return t.q.idx.kids[cohort]
 }
 
-// indexed is a shallow copy of q that lists each cohort's children once
-// ([quotaTree.children]): every quota walk visits a cohort's children,
-// and scanning every ClusterQueue and Cohort there made each walk linear
-// in all of them. The copy shares q's maps and must not outlive changes
-// to them; [AdmitKueueWorkloads] makes one per call.
+// quotaIndex is what [KueueQueues.indexed] reads once from the specs of
+// the queues for the quota walks and the admission checks. Every quota
+// walk visits a cohort's children, and scanning every ClusterQueue and
+// Cohort there made each walk linear in all of them; every room and
+// usage walk reads each child's limits and subtree quota, and summing a
+// cohort's subtree again at each read made a walk quadratic in its
+// ClusterQueues.
+type quotaIndex struct {
+	// kids are each cohort's children, ClusterQueues then Cohorts, by
+	// name.
+	kids map[string][]quotaNode
+	// cycle holds the cohorts whose chain of parents runs into a cycle of
+	// spec.parentName ([quotaTree.inCycle]).
+	cycle map[string]bool
+	// limits and subtree keep each node's limits and subtree and local
+	// quota of a flavor-resource, as the walks first read them.
+	limits  map[quotaMemoKey]quotaLimits
+	subtree map[quotaMemoKey]quotaSubtree
+	// onAllFlavors says, per ClusterQueue, whether every check rule of
+	// the queue covers all its flavors ([rulesOnAllFlavors]).
+	onAllFlavors map[*KueueClusterQueue]bool
+}
+
+// indexed is a shallow copy of q with its [quotaIndex], which every quota
+// walk ([quotaTree]) reads. The copy shares q's maps and must not outlive
+// changes to them; [AdmitKueueWorkloads] makes one per call.
 func (q *KueueQueues) indexed() *KueueQueues {
 	c := *q
-	c.kids = nil
-	kids := map[string][]quotaNode{}
+	x := &quotaIndex{kids: map[string][]quotaNode{}, cycle: map[string]bool{}, limits: map[quotaMemoKey]quotaLimits{},
+		subtree: map[quotaMemoKey]quotaSubtree{}, onAllFlavors: map[*KueueClusterQueue]bool{}}
 	for _, name := range slices.Sorted(maps.Keys(q.ClusterQueues)) {
 		if cq := q.ClusterQueues[name]; cq != nil {
-			kids[cq.Cohort] = append(kids[cq.Cohort], quotaNode{cq: cq})
+			x.kids[cq.Cohort] = append(x.kids[cq.Cohort], quotaNode{cq: cq})
+			x.onAllFlavors[cq] = rulesOnAllFlavors(cq)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(q.Cohorts)) {
 		if co := q.Cohorts[name]; co != nil {
-			kids[co.Parent] = append(kids[co.Parent], quotaNode{cohort: name})
+			x.kids[co.Parent] = append(x.kids[co.Parent], quotaNode{cohort: name})
 		}
 	}
-	c.kids = kids
-	c.onAllFlavors = map[*KueueClusterQueue]bool{}
-	for _, cq := range q.ClusterQueues {
-		if cq != nil {
-			c.onAllFlavors[cq] = rulesOnAllFlavors(cq)
+	// A cohort neither listed nor named as a parent is implicit and
+	// without a parent: never in a cycle. An acyclic chain holds each
+	// Cohort at most once and ends at most one implicit cohort later:
+	// more steps are a cycle.
+	for _, cohort := range slices.Concat(slices.Collect(maps.Keys(x.kids)), slices.Collect(maps.Keys(q.Cohorts))) {
+		steps := 0
+		for c := cohort; c != ""; c = q.parentOf(quotaNode{cohort: c}) {
+			if steps++; steps > len(q.Cohorts)+1 {
+				x.cycle[cohort] = true
+				break
+			}
 		}
 	}
-	c.memo = &quotaMemo{limits: map[quotaMemoKey]quotaLimits{}, subtree: map[quotaMemoKey]quotaSubtree{}}
+	c.idx = x
 	return &c
-}
-
-// quotaMemo keeps, in the copy [KueueQueues.indexed] makes, what the
-// specs alone fix of each node's quota of a flavor-resource: its limits
-// and its subtree and local quota. Every room and usage walk reads them
-// for every child of a cohort, and summing a cohort's subtree again at
-// each read made a walk quadratic in its ClusterQueues.
-type quotaMemo struct {
-	limits  map[quotaMemoKey]quotaLimits
-	subtree map[quotaMemoKey]quotaSubtree
 }
 
 // quotaMemoKey is a node of the quota tree and a flavor-resource.
@@ -284,24 +276,11 @@ type quotaLimits struct {
 type quotaSubtree struct{ subtree, local int64 }
 
 // eachChild calls f for each ClusterQueue and cohort whose parent is
-// cohort, in no order: for sums, which saturate only upwards and so do not
-// depend on it, without the sorting and the slice of [quotaTree.children].
+// cohort, for sums, which saturate only upwards and so do not depend on
+// the order.
 func (t quotaTree) eachChild(cohort string, f func(quotaNode)) {
-	if t.q.kids != nil {
-		for _, n := range t.q.kids[cohort] {
-			f(n)
-		}
-		return
-	}
-	for _, cq := range t.q.ClusterQueues {
-		if cq.Cohort == cohort {
-			f(quotaNode{cq: cq})
-		}
-	}
-	for name, c := range t.q.Cohorts {
-		if c.Parent == cohort {
-			f(quotaNode{cohort: name})
-		}
+	for _, n := range t.q.idx.kids[cohort] {
+		f(n)
 	}
 }
 
@@ -310,19 +289,13 @@ func (t quotaTree) eachChild(cohort string, f func(quotaNode)) {
 // under such a cohort, but a walk of the tree there would never end; a
 // walk that starts outside one stays outside (going down, a child's parent
 // is the node itself; going up, the chain is acyclic), so the walks below
-// check only where they start. An acyclic chain holds each Cohort at most
-// once and ends at most one implicit cohort later: more steps are a cycle.
+// check only where they start.
 func (t quotaTree) inCycle(n quotaNode) bool {
 	c := n.cohort
 	if n.cq != nil {
 		c = n.cq.Cohort
 	}
-	for steps := 0; c != ""; c = t.q.parentOf(quotaNode{cohort: c}) {
-		if steps++; steps > len(t.q.Cohorts)+1 {
-			return true
-		}
-	}
-	return false
+	return t.q.idx.cycle[c]
 }
 
 // subtree is n's subtree quota of fr: its nominal quota and what its
@@ -345,16 +318,14 @@ func (t quotaTree) subtreeOf(n quotaNode, fr flavorResource) int64 {
 // is walked once for both: reading them apart walked a child's subtree
 // twice per level, 2^depth times in a chain of Cohorts with lendingLimits.
 func (t quotaTree) subtreeLocal(n quotaNode, fr flavorResource) (subtree, local int64) {
-	if m := t.q.memo; m != nil {
-		k := quotaMemoKey{n, fr}
-		v, ok := m.subtree[k]
-		if !ok {
-			v.subtree, v.local = t.subtreeLocalOf(n, fr)
-			m.subtree[k] = v
-		}
-		return v.subtree, v.local
+	m := t.q.idx
+	k := quotaMemoKey{n, fr}
+	v, ok := m.subtree[k]
+	if !ok {
+		v.subtree, v.local = t.subtreeLocalOf(n, fr)
+		m.subtree[k] = v
 	}
-	return t.subtreeLocalOf(n, fr)
+	return v.subtree, v.local
 }
 
 // subtreeLocalOf is [quotaTree.subtreeLocal], summed over the subtree.

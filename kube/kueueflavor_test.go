@@ -155,7 +155,7 @@ func TestAssignFlavors(t *testing.T) {
 			why:  "couldn't assign flavors to pod set main: resource memory unavailable in ClusterQueue"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			q := flavorWorld(t, c.order...)
+			q := flavorWorld(t, c.order...).indexed()
 			w := kueueWL(t, c.count, c.cpu, c.ann, c.spec)
 			cq, why := q.route(w)
 			require.Empty(t, why)
@@ -251,7 +251,7 @@ func TestAssignFlavors_PodsGroupWithoutTopology(t *testing.T) {
 	require.NoError(t, err)
 	q.ClusterQueues["cq"] = c
 	w := kueueWL(t, 2, "1", map[string]string{KueueRequiredTopology: "rack"}, nil)
-	ch, why := q.assignFlavors(c, w, nil, nil)
+	ch, why := q.indexed().assignFlavors(c, w, nil, nil)
 	require.Empty(t, why)
 	require.Equal(t, map[placement.ResourceName]string{"cpu": "tas", "pods": "plain"}, ch.flavors[0])
 	require.Equal(t, "tas", ch.tas[0])

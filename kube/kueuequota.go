@@ -51,15 +51,9 @@ type KueueQueues struct {
 	// inactive is inactive.
 	AdmissionChecks map[string]bool
 
-	// kids are each cohort's children, ClusterQueues then Cohorts, by
-	// name, in the copy [KueueQueues.indexed] makes; nil elsewhere.
-	kids map[string][]quotaNode
-	// memo keeps each node's limits and subtree quota in that copy.
-	memo *quotaMemo
-	// onAllFlavors says, per ClusterQueue, in that copy, whether
-	// every check rule of the queue covers all its flavors
-	// ([rulesOnAllFlavors]).
-	onAllFlavors map[*KueueClusterQueue]bool
+	// idx is what the quota walks and admission checks read of the
+	// specs, in the copy [KueueQueues.indexed] makes; nil elsewhere.
+	idx *quotaIndex
 }
 
 // kueueQueueInputs collects the Kueue queue objects of [Load].
