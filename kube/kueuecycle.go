@@ -357,31 +357,15 @@ func (a *admitter) borrowHeight(ps plannedSets) int {
 // heightWith is how far up its cohort tree cq borrows to take flavor
 // choice ch while used is in use ([admitter.borrowHeight]).
 func (a *admitter) heightWith(cq *KueueClusterQueue, ch flavorChoice, used quotaUsage) int {
-	q := a.opts.Queues
-	t := quotaTree{q, used}
+	t := quotaTree{a.opts.Queues, used}
 	h := 0
-	if t.inCycle(quotaNode{cq: cq}) {
-		return 0 // its walk up would not end; Kueue admits nothing there
-	}
 	for fr, val := range ch.usage { // h is a max: any order
-		self := quotaNode{cq: cq}
-		nominal, _, _ := t.limits(self, fr)
-		if cq.Cohort == "" || sum(t.usage(self, fr), val) <= nominal {
+		nominal, _, _ := t.limits(quotaNode{cq: cq}, fr)
+		if cq.Cohort == "" || sum(t.used[cq.Name][fr], val) <= nominal {
 			continue
 		}
-		remaining := val - max(0, t.local(self, fr)-t.usage(self, fr))
-		found := false
-		top := cq.Cohort
-		for c := cq.Cohort; c != "" && !found; c = q.parentOf(quotaNode{cohort: c}) {
-			n := quotaNode{cohort: c}
-			top = c
-			if sum(t.usage(n, fr), remaining) <= t.subtree(n, fr) {
-				h, found = max(h, t.height(c)), true
-			}
-			remaining -= max(0, t.local(n, fr)-t.usage(n, fr))
-		}
-		if !found {
-			h = max(h, t.height(top))
+		if c, _ := t.lowestFit(cq, fr, val); c != "" {
+			h = max(h, t.height(c))
 		}
 	}
 	return h

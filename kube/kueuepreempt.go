@@ -571,35 +571,57 @@ func (t quotaTree) fitsInQuota(n quotaNode, requests map[flavorResource]int64) (
 	fits := true
 	rest := make(map[flavorResource]int64, len(requests))
 	for fr, v := range requests {
-		if sum(t.usage(n, fr), v) > t.subtree(n, fr) {
-			fits = false
-		}
-		rest[fr] = max(0, v-max(0, t.local(n, fr)-t.usage(n, fr)))
+		fits = fits && t.holds(n, fr, v)
+		rest[fr] = max(0, v-t.localFree(n, fr))
 	}
 	return fits, rest
 }
 
+// holds reports whether v more of fr fits in n's subtree quota beside its
+// usage.
+func (t quotaTree) holds(n quotaNode, fr flavorResource, v int64) bool {
+	return sum(t.usage(n, fr), v) <= t.subtree(n, fr)
+}
+
+// localFree is what of n's local quota of fr (kept by a lendingLimit) its
+// usage leaves: what a request from below takes there before it reaches
+// n's parent.
+func (t quotaTree) localFree(n quotaNode, fr flavorResource) int64 {
+	return max(0, t.local(n, fr)-t.usage(n, fr))
+}
+
+// lowestFit is the lowest cohort above ClusterQueue cq whose subtree
+// quota holds what cq's own local quota does not of v of fr (fits true),
+// or, when none does, the root of cq's tree (fits false), as Kueue's
+// FindHeightOfLowestSubtreeThatFits walks; "" without a cohort or under a
+// cycle of spec.parentName, where Kueue admits nothing.
+func (t quotaTree) lowestFit(cq *KueueClusterQueue, fr flavorResource, v int64) (cohort string, fits bool) {
+	self := quotaNode{cq: cq}
+	if t.inCycle(self) {
+		return "", false
+	}
+	rest := v - t.localFree(self, fr)
+	for c := cq.Cohort; c != ""; c = t.q.parentOf(quotaNode{cohort: c}) {
+		n := quotaNode{cohort: c}
+		if t.holds(n, fr, rest) {
+			return c, true
+		}
+		cohort, rest = c, rest-t.localFree(n, fr)
+	}
+	return cohort, false
+}
+
 // mayReclaimAbove reports whether cq, taking v of fr, finds a cohort
 // above it whose subtree quota holds what cq's own does not and that has
-// a parent to reclaim from (Kueue's FindHeightOfLowestSubtreeThatFits):
-// it may then preempt past its nominal quota.
+// a parent to reclaim from ([quotaTree.lowestFit]): it may then preempt
+// past its nominal quota.
 func (t quotaTree) mayReclaimAbove(cq *KueueClusterQueue, fr flavorResource, v int64) bool {
-	n := quotaNode{cq: cq}
 	nominal, _, _ := groupLimits(cq.Groups, fr)
 	if sum(t.used[cq.Name][fr], v) <= nominal {
 		return cq.Cohort != ""
 	}
-	rest := v - max(0, t.local(n, fr)-t.usage(n, fr))
-	seen := map[string]bool{}
-	for c := cq.Cohort; c != "" && !seen[c]; c = t.q.parentOf(quotaNode{cohort: c}) {
-		seen[c] = true
-		cn := quotaNode{cohort: c}
-		if sum(t.usage(cn, fr), rest) <= t.subtree(cn, fr) {
-			return t.q.parentOf(cn) != ""
-		}
-		rest -= max(0, t.local(cn, fr)-t.usage(cn, fr))
-	}
-	return false
+	c, fits := t.lowestFit(cq, fr, v)
+	return fits && t.q.parentOf(quotaNode{cohort: c}) != ""
 }
 
 // valid reports whether candidate c may still be removed, with the

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"iter"
 	"strings"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -39,22 +40,34 @@ func (a *admitter) keepRoom(w *KueueWorkload, msg string) (*keptRoom, error) {
 	if why != "" || cq.Preemption.ReclaimWithinCohort == kueue.PreemptionPolicyAny || strings.Contains(msg, cycleWords) {
 		return nil, nil
 	}
-	start := map[[2]int]int{}
-	for {
-		// With no usage, the flavors are those whose quota could hold w
-		// at all: Kueue's NoFit is a request above that potential.
-		ch, why := q.assignFlavors(cq, w, quotaUsage{}, start)
-		if why != "" {
-			return nil, nil
+	for ch := range a.preemptFlavors(cq, w) {
+		h, err := a.keepChoice(cq, w, ch)
+		if h != nil || err != nil {
+			return h, err
 		}
-		if a.mayPreemptFor(cq, ch) {
-			h, err := a.keepChoice(cq, w, ch)
-			if h != nil || err != nil {
-				return h, err
+	}
+	return nil, nil
+}
+
+// preemptFlavors are the flavor choices of w in cq, from each resource
+// group's first flavor on, where Kueue's flavor assigner would try
+// preemption ([admitter.mayPreemptFor]). With no usage, the flavors
+// tried are those whose quota could hold w at all: Kueue's NoFit is a
+// request above that potential.
+func (a *admitter) preemptFlavors(cq *KueueClusterQueue, w *KueueWorkload) iter.Seq[flavorChoice] {
+	return func(yield func(flavorChoice) bool) {
+		start := map[[2]int]int{}
+		for {
+			ch, why := a.opts.Queues.assignFlavors(cq, w, quotaUsage{}, start)
+			if why != "" {
+				return
 			}
-		}
-		if !ch.nextAny(cq, start) {
-			return nil, nil
+			if a.mayPreemptFor(cq, ch) && !yield(ch) {
+				return
+			}
+			if !ch.nextAny(cq, start) {
+				return
+			}
 		}
 	}
 }
@@ -177,19 +190,10 @@ func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorCh
 		undo()
 		return h, removed, ch, search, nil
 	}
-	start := map[[2]int]int{}
-	for {
-		ch, why := q.assignFlavors(cq, w, quotaUsage{}, start)
-		if why != "" {
-			return 0, nil, flavorChoice{}, search, nil
-		}
-		if a.mayPreemptFor(cq, ch) {
-			return a.heightWith(cq, ch, a.used), nil, flavorChoice{}, search, nil
-		}
-		if !ch.nextAny(cq, start) {
-			return 0, nil, flavorChoice{}, search, nil
-		}
+	for ch := range a.preemptFlavors(cq, w) {
+		return a.heightWith(cq, ch, a.used), nil, flavorChoice{}, search, nil // the first such choice
 	}
+	return 0, nil, flavorChoice{}, search, nil
 }
 
 // preemptSearch is the targets [admitter.preempt] found for w.
