@@ -424,6 +424,9 @@ type admitter struct {
 	// use; both only with [KueueOptions].Queues.
 	trees map[string]*topology.Tree
 	used  quotaUsage
+	// sums are the cohorts' usage under used, changed with it
+	// ([admitter.addUsage], [admitter.usedWithout]).
+	sums *cohortSums
 	// queue are the Workloads in queue order; preemptions counts the
 	// Workloads preempted so far, and preempted words, per preemptor, whom
 	// it preempted.

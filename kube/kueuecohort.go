@@ -141,10 +141,13 @@ func (q *KueueQueues) parentOf(n quotaNode) string {
 // (all of theirs, or their lendingLimit: the rest is their local quota,
 // which only their subtree uses); a ClusterQueue may take its local quota
 // left unused, and from its parent what the parent has left, capped by its
-// borrowingLimit, up to the root.
+// borrowingLimit, up to the root. q is indexed ([KueueQueues.indexed]);
+// sums are the cohorts' usage under used ([cohortSums]). Make one with
+// [KueueQueues.tree], or [admitter.quota] for the admitter's usage.
 type quotaTree struct {
 	q    *KueueQueues
 	used quotaUsage
+	sums *cohortSums
 }
 
 // limits are n's nominal quota of fr and its borrowing and lending limits
@@ -222,6 +225,8 @@ type quotaIndex struct {
 	// onAllFlavors says, per ClusterQueue, whether every check rule of
 	// the queue covers all its flavors ([rulesOnAllFlavors]).
 	onAllFlavors map[*KueueClusterQueue]bool
+	// byName are the ClusterQueues by metadata.name, as usage names them.
+	byName map[string]*KueueClusterQueue
 }
 
 // indexed is a shallow copy of q with its [quotaIndex], which every quota
@@ -230,11 +235,12 @@ type quotaIndex struct {
 func (q *KueueQueues) indexed() *KueueQueues {
 	c := *q
 	x := &quotaIndex{kids: map[string][]quotaNode{}, cycle: map[string]bool{}, limits: map[quotaMemoKey]quotaLimits{},
-		subtree: map[quotaMemoKey]quotaSubtree{}, onAllFlavors: map[*KueueClusterQueue]bool{}}
+		subtree: map[quotaMemoKey]quotaSubtree{}, onAllFlavors: map[*KueueClusterQueue]bool{}, byName: map[string]*KueueClusterQueue{}}
 	for _, name := range slices.Sorted(maps.Keys(q.ClusterQueues)) {
 		if cq := q.ClusterQueues[name]; cq != nil {
 			x.kids[cq.Cohort] = append(x.kids[cq.Cohort], quotaNode{cq: cq})
 			x.onAllFlavors[cq] = rulesOnAllFlavors(cq)
+			x.byName[cq.Name] = cq
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(q.Cohorts)) {
@@ -371,16 +377,13 @@ func (t quotaTree) usage(n quotaNode, fr flavorResource) int64 {
 	return t.usageOf(n, fr)
 }
 
-// usageOf is [quotaTree.usage] for n not under a cycle.
+// usageOf is [quotaTree.usage] for n not under a cycle: a cohort's is
+// kept in t.sums.
 func (t quotaTree) usageOf(n quotaNode, fr flavorResource) int64 {
 	if n.cq != nil {
 		return t.used[n.cq.Name][fr]
 	}
-	var v int64
-	t.eachChild(n.cohort, func(c quotaNode) {
-		v = sum(v, max(0, t.usageOf(c, fr)-t.localOf(c, fr)))
-	})
-	return v
+	return t.sums.usage(n.cohort, fr)
 }
 
 // available is what n may still take of fr: its local quota left unused,

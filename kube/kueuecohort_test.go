@@ -125,7 +125,7 @@ func TestQuotaTree_Room(t *testing.T) {
 				require.NoError(t, in.add(o))
 			}
 			_, q := in.result()
-			capacity, free := quotaTree{q.indexed(), c.used}.room(q.ClusterQueues[c.cq], flavorResource{"f", "cpu"})
+			capacity, free := q.indexed().tree(c.used).room(q.ClusterQueues[c.cq], flavorResource{"f", "cpu"})
 			require.Equal(t, [2]int64{c.capacity * 1000, c.free * 1000}, [2]int64{capacity, free})
 		})
 	}
@@ -274,6 +274,6 @@ func TestQuotaTree_DeepLendingChain(t *testing.T) {
 	}
 	require.NoError(t, in.add(cohortCQ("a", "c29", "2", "", "1")))
 	_, q := in.result()
-	capacity, free := quotaTree{q.indexed(), quotaUsage{"a": {{"f", "cpu"}: 1000}}}.room(q.ClusterQueues["a"], flavorResource{"f", "cpu"})
+	capacity, free := q.indexed().tree(quotaUsage{"a": {{"f", "cpu"}: 1000}}).room(q.ClusterQueues["a"], flavorResource{"f", "cpu"})
 	require.Equal(t, [2]int64{32000, 31000}, [2]int64{capacity, free})
 }

@@ -351,13 +351,12 @@ func (a *admitter) borrowHeight(ps plannedSets) int {
 	if ch == nil || ps.plan.Decision.Status != placement.Scheduled {
 		return 0
 	}
-	return a.heightWith(ps.adm.cq, *ch, a.used)
+	return a.heightWith(ps.adm.cq, *ch, a.quota())
 }
 
 // heightWith is how far up its cohort tree cq borrows to take flavor
 // choice ch while used is in use ([admitter.borrowHeight]).
-func (a *admitter) heightWith(cq *KueueClusterQueue, ch flavorChoice, used quotaUsage) int {
-	t := quotaTree{a.opts.Queues, used}
+func (a *admitter) heightWith(cq *KueueClusterQueue, ch flavorChoice, t quotaTree) int {
 	h := 0
 	for fr, val := range ch.usage { // h is a max: any order
 		nominal, _, _ := t.limits(quotaNode{cq: cq}, fr)

@@ -160,7 +160,7 @@ func TestAssignFlavors(t *testing.T) {
 			cq, why := q.route(w)
 			require.Empty(t, why)
 			used := map[flavorResource]int64{{c.order[0], "cpu"}: c.used}
-			ch, why := q.assignFlavors(cq, w, quotaUsage{"cq": used}, nil)
+			ch, why := q.assignFlavors(cq, w, q.tree(quotaUsage{"cq": used}), nil)
 			require.Equal(t, c.why, why)
 			if c.why == "" {
 				require.Equal(t, c.flavor, ch.flavors[0]["cpu"])
@@ -251,7 +251,8 @@ func TestAssignFlavors_PodsGroupWithoutTopology(t *testing.T) {
 	require.NoError(t, err)
 	q.ClusterQueues["cq"] = c
 	w := kueueWL(t, 2, "1", map[string]string{KueueRequiredTopology: "rack"}, nil)
-	ch, why := q.indexed().assignFlavors(c, w, nil, nil)
+	q = q.indexed()
+	ch, why := q.assignFlavors(c, w, q.tree(nil), nil)
 	require.Empty(t, why)
 	require.Equal(t, map[placement.ResourceName]string{"cpu": "tas", "pods": "plain"}, ch.flavors[0])
 	require.Equal(t, "tas", ch.tas[0])

@@ -63,7 +63,7 @@ func TestQuotaTree_Cycle(t *testing.T) {
 	}
 	_, q := in.result()
 	fr := flavorResource{"f", "cpu"}
-	tree := quotaTree{q.indexed(), quotaUsage{"a": {fr: 1000}, "c": {fr: 1000}}}
+	tree := q.indexed().tree(quotaUsage{"a": {fr: 1000}, "c": {fr: 1000}})
 	for _, cq := range []string{"a", "b"} {
 		capacity, free := tree.room(q.ClusterQueues[cq], fr)
 		require.Equal(t, [2]int64{0, 0}, [2]int64{capacity, free}, cq)
@@ -123,7 +123,8 @@ func TestHeightWith_Cycle(t *testing.T) {
 		require.NoError(t, in.add(o))
 	}
 	_, q := in.result()
-	a := &admitter{opts: KueueOptions{Queues: q.indexed()}}
+	q = q.indexed()
+	a := &admitter{opts: KueueOptions{Queues: q}}
 	ch := flavorChoice{usage: map[flavorResource]int64{{"f", "cpu"}: 9000}}
-	require.Zero(t, a.heightWith(q.ClusterQueues["a"], ch, quotaUsage{}))
+	require.Zero(t, a.heightWith(q.ClusterQueues["a"], ch, q.tree(nil)))
 }

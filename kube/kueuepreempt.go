@@ -3,6 +3,7 @@ package kube
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -120,6 +121,7 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	if len(all) == 0 {
 		return nil, flavorChoice{}, nil
 	}
+	gone := heldBy(all)
 	start := map[[2]int]int{}
 	var best []preemptTarget
 	var bestCh flavorChoice
@@ -127,8 +129,8 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	for {
 		// The flavors are chosen as if every candidate were gone; the
 		// victims are then sought at the usage as it is.
-		_, undo := a.usedWithout(all)
-		ch, why := q.assignFlavors(cq, w, a.used, start)
+		undo := a.without(gone)
+		ch, why := q.assignFlavors(cq, w, a.quota(), start)
 		undo()
 		if why != "" {
 			return best, bestCh, nil
@@ -156,7 +158,7 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 // quotaFits reports whether cq's unused quota (with what its cohort
 // lends) holds flavor choice ch now.
 func (a *admitter) quotaFits(cq *KueueClusterQueue, ch flavorChoice) bool {
-	t := quotaTree{a.opts.Queues, a.used}
+	t := a.quota()
 	for fr, v := range ch.usage {
 		if _, free := t.room(cq, fr); v > free {
 			return false
@@ -347,8 +349,7 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 	if !a.mayPreemptFor(cq, ch) {
 		return nil, nil // Kueue's NoFit: more than cq may claim, unless it may preempt while borrowing
 	}
-	q := a.opts.Queues
-	t := quotaTree{q, a.used}
+	t := a.quota()
 	need := map[flavorResource]bool{}
 	for fr, v := range ch.usage {
 		if _, free := t.room(cq, fr); v > free {
@@ -489,7 +490,7 @@ var candReasons = map[int]string{
 // else to prio, each there as one borrowWithinCohort lets w take while
 // borrowing ([KueuePreemption.whileBorrowing]) or only without.
 func (a *admitter) cohortCandidates(w *KueueWorkload, cq *KueueClusterQueue, requests map[flavorResource]int64, need map[flavorResource]bool, all []*preemptCand, uses func(*preemptCand) bool) (hier, prio []*preemptCand) {
-	t := quotaTree{a.opts.Queues, a.used}
+	t := a.quota()
 	adv, remaining := t.fitsInQuota(quotaNode{cq: cq}, requests)
 	prev := ""
 	seen := map[string]bool{}
@@ -637,7 +638,7 @@ func (a *admitter) valid(c *preemptCand, cq *KueueClusterQueue, borrow bool, nee
 	if borrow && c.kind == candReclaimNoBorrow {
 		return false
 	}
-	t := quotaTree{a.opts.Queues, a.used}
+	t := a.quota()
 	if t.withinNominal(quotaNode{cq: c.cq}, need) {
 		return false
 	}
@@ -652,36 +653,64 @@ func (a *admitter) valid(c *preemptCand, cq *KueueClusterQueue, borrow bool, nee
 }
 
 // usedWithout takes the quota the candidates removed hold out of a.used in
-// place, and returns a.used and the function that puts back exactly the
-// values it changed; the caller reads the usage only until it calls that,
-// and nothing else takes usage out meanwhile. Copying every ClusterQueue's
-// usage for each candidate tested made a search quadratic in them.
+// place ([admitter.without]), and returns a.used and the function that
+// puts back exactly the values it changed; the caller reads the usage
+// only until it calls that, and nothing else changes the usage meanwhile.
+// Copying every ClusterQueue's usage for each candidate tested made a
+// search quadratic in them.
 func (a *admitter) usedWithout(removed []*preemptCand) (quotaUsage, func()) {
+	return a.used, a.without(heldBy(removed))
+}
+
+// heldBy is the quota the candidates hold, summed exactly per ClusterQueue
+// and flavor-resource.
+func heldBy(cs []*preemptCand) map[cqFR]wideSum {
+	out := map[cqFR]wideSum{}
+	for _, c := range cs {
+		for fr, v := range c.usage {
+			k := cqFR{c.cq.Name, fr}
+			out[k] = out[k].plus(v)
+		}
+	}
+	return out
+}
+
+// without takes gone out of a.used, and out of the cohort sums, in place,
+// and returns the function that puts back the values it changed. A usage
+// becomes what taking each term away in turn with [usageSum] makes of it:
+// math.MaxInt64 stays so, anything else falls by the exact sum, down to
+// math.MinInt64 at the least. Each usage changes once, whatever the order
+// of gone.
+func (a *admitter) without(gone map[cqFR]wideSum) func() {
 	type saved struct {
-		cq  string
-		fr  flavorResource
+		k   cqFR
 		v   int64
 		had bool
 	}
-	var undo []saved
+	undo := make([]saved, 0, len(gone))
 	var created []string
-	for _, c := range removed {
-		name := c.cq.Name
-		if a.used[name] == nil {
-			a.used[name], created = map[flavorResource]int64{}, append(created, name)
+	for k, g := range gone {
+		u := a.used[k.cq]
+		if u == nil {
+			u = map[flavorResource]int64{}
+			a.used[k.cq], created = u, append(created, k.cq)
 		}
-		for fr, v := range c.usage {
-			old, had := a.used[name][fr]
-			undo = append(undo, saved{name, fr, old, had})
-			a.used[name][fr] = usageSum(old, -v)
+		old, had := u[k.fr]
+		undo = append(undo, saved{k, old, had})
+		now := old
+		if old != math.MaxInt64 {
+			now = wide(old).minus(g).clamped()
 		}
+		u[k.fr] = now
+		a.sums.moved(k.cq, k.fr, old, now)
 	}
-	return a.used, func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			if u := undo[i]; u.had {
-				a.used[u.cq][u.fr] = u.v
+	return func() {
+		for _, s := range undo {
+			a.sums.moved(s.k.cq, s.k.fr, a.used[s.k.cq][s.k.fr], s.v) // s.v is 0 where !s.had
+			if s.had {
+				a.used[s.k.cq][s.k.fr] = s.v
 			} else {
-				delete(a.used[u.cq], u.fr)
+				delete(a.used[s.k.cq], s.k.fr)
 			}
 		}
 		for _, name := range created {
@@ -703,7 +732,7 @@ func (a *admitter) fitsWithout(w *KueueWorkload, cq *KueueClusterQueue, ch flavo
 // fitsRemoved is [admitter.fitsWithout] with the quota of removed already
 // out of a.used.
 func (a *admitter) fitsRemoved(w *KueueWorkload, cq *KueueClusterQueue, ch flavorChoice, removed []*preemptCand, borrow bool) (bool, error) {
-	t := quotaTree{a.opts.Queues, a.used}
+	t := a.quota()
 	for fr, v := range ch.usage {
 		nominal, _, _ := groupLimits(cq.Groups, fr)
 		if !borrow && sum(a.used[cq.Name][fr], v) > nominal {

@@ -39,7 +39,7 @@ func (a *admitter) initQueues() error {
 	if q == nil {
 		return nil
 	}
-	a.trees, a.used = map[string]*topology.Tree{}, quotaUsage{}
+	a.trees, a.used, a.sums = map[string]*topology.Tree{}, quotaUsage{}, newCohortSums(q, nil)
 	for _, name := range slices.Sorted(maps.Keys(q.Flavors)) {
 		t := q.Flavors[name].Topology
 		levels, ok := q.Topologies[t]
@@ -61,7 +61,7 @@ func (a *admitter) countUsage(ws []*KueueWorkload) {
 	if a.opts.Queues == nil {
 		return
 	}
-	a.used = quotaUsage{}
+	a.used, a.sums = quotaUsage{}, newCohortSums(a.opts.Queues, nil)
 	for _, w := range ws {
 		if cq, u := a.opts.Queues.admittedUsage(w); cq != "" {
 			a.addUsage(cq, u, 1)
@@ -206,7 +206,7 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 // nil; when the plan does not fit, its reason names the flavors tried.
 func (a *admitter) planInFlavors(cq *KueueClusterQueue, w *KueueWorkload, start map[[2]int]int) (plannedSets, error) {
 	q := a.opts.Queues
-	ch, why := q.assignFlavors(cq, w, a.used, start)
+	ch, why := q.assignFlavors(cq, w, a.quota(), start)
 	if why != "" {
 		return plannedSets{plan: waits(why)}, nil
 	}

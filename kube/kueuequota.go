@@ -243,6 +243,13 @@ type flavorResource struct {
 // in canonical units.
 type quotaUsage map[string]map[flavorResource]int64
 
+// cqFR is a ClusterQueue, by name, and a flavor-resource: one entry of a
+// [quotaUsage].
+type cqFR struct {
+	cq string
+	fr flavorResource
+}
+
 // usageSum is usage a changed by b, saturating: a sum past int64 (quota
 // Quantities go up to about 8Ei, and Workloads may hold several such) is
 // math.MaxInt64, over any quota, and stays so when usage is taken away,
@@ -372,7 +379,7 @@ type flavorChoice struct {
 // label keys of the group's flavors, match its nodeLabels. The reason is
 // Kueue's "couldn't assign flavors" for the first unit none fits, "" when
 // every unit has its flavors.
-func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, used quotaUsage, start map[[2]int]int) (flavorChoice, string) {
+func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, t quotaTree, start map[[2]int]int) (flavorChoice, string) {
 	n := len(w.Group.PodSets)
 	ch := flavorChoice{flavors: make([]map[placement.ResourceName]string, n), tas: make([]string, n), usage: map[flavorResource]int64{}, picked: map[[2]int]int{}}
 	tasOnly := q.tasOnly(cq)
@@ -393,7 +400,7 @@ func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, use
 			if _, ok := chosen[g]; ok {
 				continue
 			}
-			f, reasons := q.pickFlavor(cq, g, w, unit, reqs, used, ch, start[[2]int{u, g}], tasOnly)
+			f, reasons := q.pickFlavor(cq, g, w, unit, reqs, t, ch, start[[2]int{u, g}], tasOnly)
 			if f < 0 {
 				slices.Sort(reasons)
 				return ch, q.unitFails(w, unit, strings.Join(reasons, ", "))
@@ -448,7 +455,7 @@ func (q *KueueQueues) tasOnly(cq *KueueClusterQueue) bool {
 // start that unit may use and that holds its requests, or -1 with the
 // reason each flavor tried failed.
 func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload, unit kueueUnit, reqs map[placement.ResourceName]int64,
-	used quotaUsage, ch flavorChoice, start int, tasOnly bool) (int, []string) {
+	t quotaTree, ch flavorChoice, start int, tasOnly bool) (int, []string) {
 	group := &cq.Groups[g]
 	keys := map[string]bool{} // the node label keys of the group's flavors
 	for _, fq := range group.Flavors {
@@ -471,7 +478,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 				continue
 			}
 			fr := flavorResource{f.Name, r}
-			capacity, free := quotaTree{q, used}.room(cq, fr)
+			capacity, free := t.room(cq, fr)
 			earlier := ch.usage[fr]
 			switch {
 			case arith.SatAdd(earlier, v) > capacity:

@@ -57,8 +57,9 @@ func (a *admitter) keepRoom(w *KueueWorkload, msg string) (*keptRoom, error) {
 func (a *admitter) preemptFlavors(cq *KueueClusterQueue, w *KueueWorkload) iter.Seq[flavorChoice] {
 	return func(yield func(flavorChoice) bool) {
 		start := map[[2]int]int{}
+		empty := a.opts.Queues.tree(nil)
 		for {
-			ch, why := a.opts.Queues.assignFlavors(cq, w, quotaUsage{}, start)
+			ch, why := a.opts.Queues.assignFlavors(cq, w, empty, start)
 			if why != "" {
 				return
 			}
@@ -78,7 +79,7 @@ func (a *admitter) preemptFlavors(cq *KueueClusterQueue, w *KueueWorkload) iter.
 // be reclaimed from a cohort above it, or borrowWithinCohort lets it
 // preempt while borrowing (fitsResourceQuota).
 func (a *admitter) mayPreemptFor(cq *KueueClusterQueue, ch flavorChoice) bool {
-	t := quotaTree{a.opts.Queues, a.used}
+	t := a.quota()
 	for fr, v := range ch.usage {
 		if _, free := t.room(cq, fr); v <= free {
 			continue
@@ -185,13 +186,13 @@ func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorCh
 		for _, t := range targets {
 			removed = append(removed, t.cand)
 		}
-		used, undo := a.usedWithout(removed)
-		h := a.heightWith(cq, ch, used)
+		_, undo := a.usedWithout(removed)
+		h := a.heightWith(cq, ch, a.quota())
 		undo()
 		return h, removed, ch, search, nil
 	}
 	for ch := range a.preemptFlavors(cq, w) {
-		return a.heightWith(cq, ch, a.used), nil, flavorChoice{}, search, nil // the first such choice
+		return a.heightWith(cq, ch, a.quota()), nil, flavorChoice{}, search, nil // the first such choice
 	}
 	return 0, nil, flavorChoice{}, search, nil
 }

@@ -56,7 +56,7 @@ func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int6
 		if fq < 0 {
 			continue // a flavor the ClusterQueue no longer lists
 		}
-		if _, free := (quotaTree{q, a.used}).room(cq, fr); v > free {
+		if _, free := a.quota().room(cq, fr); v > free {
 			return nil, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s", r, fr.Flavor, moreNeeded(r, v, free))
 		}
 		delta[fr] = v
@@ -112,6 +112,13 @@ func (a *admitter) addUsage(cq string, u map[flavorResource]int64, sign int64) {
 		a.used[cq] = map[flavorResource]int64{}
 	}
 	for fr, v := range u {
-		a.used[cq][fr] = usageSum(a.used[cq][fr], sign*v)
+		old := a.used[cq][fr]
+		a.used[cq][fr] = usageSum(old, sign*v)
+		a.sums.moved(cq, fr, old, a.used[cq][fr])
 	}
+}
+
+// quota is the quota tree over the admitter's usage.
+func (a *admitter) quota() quotaTree {
+	return quotaTree{q: a.opts.Queues, used: a.used, sums: a.sums}
 }
