@@ -438,6 +438,9 @@ type admitter struct {
 	// holders, while not nil, keeps the Workloads holding quota between
 	// status changes ([admitter.quotaHolders]).
 	holders *holderCache
+	// held keeps, per ClusterQueue, the quota its last preemptor's
+	// candidates hold ([admitter.candidatesHold]).
+	held map[*KueueClusterQueue]*heldCache
 	// searched, when set, is a preemption search made on the state as it
 	// is now, which [admitter.tryPreempt] issues instead of searching
 	// again: the scheduling cycle searches for every head that does not

@@ -121,7 +121,7 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	if len(all) == 0 {
 		return nil, flavorChoice{}, nil
 	}
-	gone := heldBy(all)
+	gone := a.candidatesHold(cq, all)
 	start := map[[2]int]int{}
 	var best []preemptTarget
 	var bestCh flavorChoice
@@ -212,8 +212,12 @@ func (ch *flavorChoice) nextAny(cq *KueueClusterQueue, start map[[2]int]int) boo
 func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemptCand {
 	q := a.opts.Queues
 	root := q.cohortRoot(cq.Cohort)
+	holders := a.quotaHolders()
+	// The candidates in one allocation: the slice never grows past it, so
+	// the pointers hold.
+	store := make([]preemptCand, 0, len(holders))
 	var out []*preemptCand
-	for _, h := range a.quotaHolders() {
+	for _, h := range holders {
 		v, vcq := h.w, h.cq
 		if v == w {
 			continue
@@ -228,7 +232,8 @@ func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemp
 		if !allows(policy, w.Priority, w.Created, v.Priority, v.Created) {
 			continue
 		}
-		out = append(out, &preemptCand{i: h.i, w: v, cq: vcq, usage: h.usage, reserved: h.reserved, evicted: h.evicted})
+		store = append(store, preemptCand{i: h.i, w: v, cq: vcq, usage: h.usage, reserved: h.reserved, evicted: h.evicted})
+		out = append(out, &store[len(store)-1])
 	}
 	return out
 }
@@ -662,10 +667,45 @@ func (a *admitter) usedWithout(removed []*preemptCand) (quotaUsage, func()) {
 	return a.used, a.without(heldBy(removed))
 }
 
+// candidatesHold is heldBy(all) for the candidates of a Workload of cq.
+// While the quota holders are kept ([admitter.quotaHolders]) it is kept
+// per ClusterQueue until they or the candidates change: the scheduling
+// cycle searches for every head that does not fit, each time summing
+// every candidate's quota again.
+func (a *admitter) candidatesHold(cq *KueueClusterQueue, all []*preemptCand) map[cqFR]wideSum {
+	if a.holders == nil || !a.holders.ok {
+		return heldBy(all)
+	}
+	same := func(e *heldCache) bool {
+		return e.gen == a.holders.gen && slices.EqualFunc(e.of, all, func(i int, c *preemptCand) bool { return i == c.i })
+	}
+	if e := a.held[cq]; e != nil && same(e) {
+		return e.sums
+	}
+	e := &heldCache{gen: a.holders.gen, sums: heldBy(all)}
+	for _, c := range all {
+		e.of = append(e.of, c.i)
+	}
+	if a.held == nil {
+		a.held = map[*KueueClusterQueue]*heldCache{}
+	}
+	a.held[cq] = e
+	return e.sums
+}
+
+// heldCache is what [admitter.candidatesHold] keeps for a ClusterQueue:
+// the sums of the candidates of (their queue indexes), in the quota
+// holders' generation gen.
+type heldCache struct {
+	gen  int
+	of   []int
+	sums map[cqFR]wideSum
+}
+
 // heldBy is the quota the candidates hold, summed exactly per ClusterQueue
 // and flavor-resource.
 func heldBy(cs []*preemptCand) map[cqFR]wideSum {
-	out := map[cqFR]wideSum{}
+	out := make(map[cqFR]wideSum, min(len(cs), 64))
 	for _, c := range cs {
 		for fr, v := range c.usage {
 			k := cqFR{c.cq.Name, fr}
