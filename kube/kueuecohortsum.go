@@ -19,7 +19,17 @@ import (
 // (its usage reads 0, [quotaTree.inCycle]).
 type cohortSums struct {
 	t   quotaTree // the queues, indexed; its usage is not read
-	sum map[cohortFR]wideSum
+	sum map[cohortFR]*wideSum
+	// paths are, per ClusterQueue and flavor-resource, the steps a change
+	// of its usage takes up the tree, found at its first change.
+	paths map[cqFR][]sumStep
+}
+
+// sumStep is a step of a change up the tree: the local quota of the node
+// it comes from, and the sum of the cohort above, which it changes.
+type sumStep struct {
+	local int64
+	sum   *wideSum
 }
 
 // cohortFR is a cohort and a flavor-resource.
@@ -30,7 +40,7 @@ type cohortFR struct {
 
 // newCohortSums are the cohort sums of usage used in the indexed queues q.
 func newCohortSums(q *KueueQueues, used quotaUsage) *cohortSums {
-	s := &cohortSums{t: quotaTree{q: q}, sum: map[cohortFR]wideSum{}}
+	s := &cohortSums{t: quotaTree{q: q}, sum: map[cohortFR]*wideSum{}, paths: map[cqFR][]sumStep{}}
 	for name, u := range used { // exact sums: any order
 		for fr, v := range u {
 			s.moved(name, fr, 0, v)
@@ -47,7 +57,10 @@ func (q *KueueQueues) tree(used quotaUsage) quotaTree {
 
 // usage is cohort's usage of fr: its exact sum, saturated.
 func (s *cohortSums) usage(cohort string, fr flavorResource) int64 {
-	return s.sum[cohortFR{cohort, fr}].clamped()
+	if w := s.sum[cohortFR{cohort, fr}]; w != nil {
+		return w.clamped()
+	}
+	return 0
 }
 
 // moved records that ClusterQueue name's usage of fr went from old to now:
@@ -59,29 +72,40 @@ func (s *cohortSums) moved(name string, fr flavorResource, old, now int64) {
 	if s == nil || old == now {
 		return
 	}
-	cq := s.t.q.idx.byName[name]
-	if cq == nil || s.t.inCycle(quotaNode{cq: cq}) {
-		return
-	}
-	for n := (quotaNode{cq: cq}); ; {
-		parent := s.t.q.parentOf(n)
-		if parent == "" {
-			return
-		}
-		// The term [quotaTree.usageOf] folds for n, before and after.
-		local := s.t.localOf(n, fr)
-		before, after := max(0, old-local), max(0, now-local)
+	for _, st := range s.path(name, fr) {
+		// The term [quotaTree.usageOf] folds for the node below, before
+		// and after.
+		before, after := max(0, old-st.local), max(0, now-st.local)
 		if before == after {
 			return
 		}
-		k := cohortFR{parent, fr}
-		w := s.sum[k]
-		old = w.clamped()
-		w = w.plus(after).minus(wide(before))
-		s.sum[k] = w
-		now = w.clamped()
-		n = quotaNode{cohort: parent}
+		old = st.sum.clamped()
+		*st.sum = st.sum.plus(after).minus(wide(before))
+		now = st.sum.clamped()
 	}
+}
+
+// path is the steps from ClusterQueue name's usage of fr to its root;
+// none for one not in the queues or under a cycle.
+func (s *cohortSums) path(name string, fr flavorResource) []sumStep {
+	k := cqFR{name, fr}
+	if p, ok := s.paths[k]; ok {
+		return p
+	}
+	var p []sumStep
+	if cq := s.t.q.idx.byName[name]; cq != nil && !s.t.inCycle(quotaNode{cq: cq}) {
+		for n := (quotaNode{cq: cq}); s.t.q.parentOf(n) != ""; n = (quotaNode{cohort: s.t.q.parentOf(n)}) {
+			ck := cohortFR{s.t.q.parentOf(n), fr}
+			w := s.sum[ck]
+			if w == nil {
+				w = &wideSum{}
+				s.sum[ck] = w
+			}
+			p = append(p, sumStep{local: s.t.localOf(n, fr), sum: w})
+		}
+	}
+	s.paths[k] = p
+	return p
 }
 
 // wideSum is a 128-bit two's complement integer: a sum of int64 terms that
