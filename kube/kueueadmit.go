@@ -649,11 +649,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		return false, victims, nil
 	}
 	if len(ps.group.PodSets) > 0 {
-		us, err := placement.PodSetUsageOf(ps.group, p.Decision)
-		if err != nil {
-			return false, nil, err
-		}
-		next, err := a.s.Apply(placement.Change{Reserve: us})
+		next, _, err := a.withPlan(ps)
 		if err != nil {
 			return false, nil, err
 		}

@@ -306,11 +306,7 @@ func (a *admitter) stillFits(ps plannedSets, kept []*keptRoom) (bool, error) {
 	if ps.group == nil || len(ps.group.PodSets) == 0 {
 		return true, nil
 	}
-	us, err := placement.PodSetUsageOf(ps.group, ps.plan.Decision)
-	if err != nil {
-		return false, err
-	}
-	next, err := a.s.Apply(placement.Change{Reserve: us})
+	next, us, err := a.withPlan(ps)
 	if err != nil {
 		return false, err
 	}

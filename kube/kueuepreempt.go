@@ -785,24 +785,11 @@ func (a *admitter) fitsRemoved(w *KueueWorkload, cq *KueueClusterQueue, ch flavo
 	if !slices.ContainsFunc(ch.tas, func(f string) bool { return f != "" }) {
 		return true, nil
 	}
-	var rel []placement.PodSetRef
-	for _, c := range removed {
-		for _, set := range c.w.Group.PodSets {
-			if _, ok := a.s.PodSetUsage(c.w.Key(), set.Name); ok {
-				rel = append(rel, placement.PodSetRef{Group: c.w.Key(), PodSet: set.Name})
-			}
-		}
+	ws := make([]*KueueWorkload, len(removed))
+	for i, c := range removed {
+		ws[i] = c.w
 	}
-	s := a.s
-	defer func() { a.s = s }()
-	if len(rel) > 0 {
-		next, err := a.s.Apply(placement.Change{Release: rel})
-		if err != nil {
-			return false, err
-		}
-		a.s = next
-	}
-	ps, err := a.planChoice(cq, w, ch)
+	ps, err := a.planReleased(cq, w, ch, ws)
 	return err == nil && ps.plan.Decision.Status == placement.Scheduled, err
 }
 

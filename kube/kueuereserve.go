@@ -95,24 +95,7 @@ func (a *admitter) mayPreemptFor(cq *KueueClusterQueue, ch flavorChoice) bool {
 // keepChoice keeps the room of w in flavor choice ch of cq, or returns
 // nil when its topology fails even on an empty cluster (Kueue's NoFit).
 func (a *admitter) keepChoice(cq *KueueClusterQueue, w *KueueWorkload, ch flavorChoice) (*keptRoom, error) {
-	var rel []placement.PodSetRef
-	for _, v := range a.queue {
-		for _, set := range v.Group.PodSets {
-			if _, ok := a.s.PodSetUsage(v.Key(), set.Name); ok {
-				rel = append(rel, placement.PodSetRef{Group: v.Key(), PodSet: set.Name})
-			}
-		}
-	}
-	s := a.s
-	if len(rel) > 0 {
-		empty, err := a.s.Apply(placement.Change{Release: rel})
-		if err != nil {
-			return nil, err
-		}
-		a.s = empty
-	}
-	ps, err := a.planChoice(cq, w, ch)
-	a.s = s
+	ps, err := a.planReleased(cq, w, ch, a.queue)
 	if err != nil || ps.plan.Decision.Status != placement.Scheduled {
 		return nil, err
 	}
@@ -230,11 +213,7 @@ func (a *admitter) keepPreemptorRoom(w *KueueWorkload) (*keptRoom, error) {
 // for the rest of the cycle.
 func (a *admitter) keep(h *keptRoom, ps plannedSets) (*keptRoom, error) {
 	if ps.group != nil && len(ps.group.PodSets) > 0 {
-		us, err := placement.PodSetUsageOf(ps.group, ps.plan.Decision)
-		if err != nil {
-			return nil, err
-		}
-		next, err := a.s.Apply(placement.Change{Reserve: us})
+		next, us, err := a.withPlan(ps)
 		if err != nil {
 			return nil, err
 		}
@@ -245,4 +224,38 @@ func (a *admitter) keep(h *keptRoom, ps plannedSets) (*keptRoom, error) {
 	}
 	a.addUsage(h.cq, h.quota, 1)
 	return h, nil
+}
+
+// withPlan is the snapshot with the pod sets of plan ps reserved on its
+// nodes, and what they reserve; a.s is left as it is.
+func (a *admitter) withPlan(ps plannedSets) (*placement.Snapshot, []placement.PodSetUsage, error) {
+	us, err := placement.PodSetUsageOf(ps.group, ps.plan.Decision)
+	if err != nil {
+		return nil, nil, err
+	}
+	next, err := a.s.Apply(placement.Change{Reserve: us})
+	return next, us, err
+}
+
+// planReleased plans w in flavor choice ch of cq with the pod sets that
+// the Workloads ws hold on the nodes released; a.s is left as it is.
+func (a *admitter) planReleased(cq *KueueClusterQueue, w *KueueWorkload, ch flavorChoice, ws []*KueueWorkload) (plannedSets, error) {
+	var rel []placement.PodSetRef
+	for _, v := range ws {
+		for _, set := range v.Group.PodSets {
+			if _, ok := a.s.PodSetUsage(v.Key(), set.Name); ok {
+				rel = append(rel, placement.PodSetRef{Group: v.Key(), PodSet: set.Name})
+			}
+		}
+	}
+	s := a.s
+	defer func() { a.s = s }()
+	if len(rel) > 0 {
+		next, err := a.s.Apply(placement.Change{Release: rel})
+		if err != nil {
+			return plannedSets{}, err
+		}
+		a.s = next
+	}
+	return a.planChoice(cq, w, ch)
 }
