@@ -447,6 +447,10 @@ type admitter struct {
 	// fit to order them, and each search costs as much as the cycle's
 	// other work.
 	searched *preemptSearch
+	// routes keep [KueueQueues.route]'s result by LocalQueue, as each is
+	// first read: within a call it depends on nothing else, and the
+	// scheduling cycles route every head again in each cycle.
+	routes map[placement.Key]routeResult
 	// awaiting are the admission checks not Ready of each Workload whose
 	// quota was reserved in this call ([admitter.afterReservation]).
 	awaiting map[placement.Key][]string

@@ -227,16 +227,6 @@ type quotaIndex struct {
 	onAllFlavors map[*KueueClusterQueue]bool
 	// byName are the ClusterQueues by metadata.name, as usage names them.
 	byName map[string]*KueueClusterQueue
-	// routes keep [KueueQueues.route]'s result by LocalQueue, as routes
-	// are first read: the scheduling cycles route every head again for
-	// each cycle.
-	routes map[placement.Key]routeResult
-}
-
-// routeResult is a ClusterQueue, or why a Workload is not admitted there.
-type routeResult struct {
-	cq  *KueueClusterQueue
-	why string
 }
 
 // indexed is a shallow copy of q with its [quotaIndex], which every quota
@@ -245,7 +235,7 @@ type routeResult struct {
 func (q *KueueQueues) indexed() *KueueQueues {
 	c := *q
 	x := &quotaIndex{kids: map[string][]quotaNode{}, cycle: map[string]bool{}, limits: map[quotaMemoKey]quotaLimits{},
-		subtree: map[quotaMemoKey]quotaSubtree{}, onAllFlavors: map[*KueueClusterQueue]bool{}, byName: map[string]*KueueClusterQueue{}, routes: map[placement.Key]routeResult{}}
+		subtree: map[quotaMemoKey]quotaSubtree{}, onAllFlavors: map[*KueueClusterQueue]bool{}, byName: map[string]*KueueClusterQueue{}}
 	for _, name := range slices.Sorted(maps.Keys(q.ClusterQueues)) {
 		if cq := q.ClusterQueues[name]; cq != nil {
 			x.kids[cq.Cohort] = append(x.kids[cq.Cohort], quotaNode{cq: cq})

@@ -151,7 +151,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			// A head nominated to preempt is re-checked likewise, its
 			// victims gone, as Kueue's fits does with its targets.
 			if changed && len(e.victims) > 0 {
-				cq, _ := a.opts.Queues.route(w)
+				cq, _ := a.route(w)
 				still, err := a.fitsWithout(w, cq, e.vch, e.victims, true)
 				if err != nil {
 					return err
@@ -200,7 +200,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			if k != nil {
 				kept, changed = append(kept, k), true
 			}
-			if cq, why := a.opts.Queues.route(w); why == "" && cq.StrictFIFO {
+			if cq, why := a.route(w); why == "" && cq.StrictFIFO {
 				blocked[e.i] = true
 			} else {
 				aside[e.i], setAside = true, true
@@ -260,7 +260,7 @@ func (a *admitter) cycleHeads(pending []int, out []KueueOutcome, aside map[int]b
 // queueKey names the queue pending Workload a.queue[i] heads: its
 // ClusterQueue, or, routed nowhere, a queue of its own.
 func (a *admitter) queueKey(i int) string {
-	if cq, why := a.opts.Queues.route(a.queue[i]); why == "" {
+	if cq, why := a.route(a.queue[i]); why == "" {
 		return cq.Name
 	}
 	return "/" + a.queue[i].Key().String()
@@ -284,7 +284,7 @@ func (a *admitter) waitBehind(pending []int, out []KueueOutcome, blocked map[int
 		key := a.queueKey(i)
 		if h, ok := head[key]; ok && h != i {
 			strict := ""
-			if cq, why := a.opts.Queues.route(a.queue[h]); why == "" && cq.StrictFIFO {
+			if cq, why := a.route(a.queue[h]); why == "" && cq.StrictFIFO {
 				strict = "StrictFIFO "
 			}
 			out[i].Action = KueuePending

@@ -113,7 +113,7 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	if q == nil {
 		return nil, flavorChoice{}, nil
 	}
-	cq, why := q.route(w)
+	cq, why := a.route(w)
 	if why != "" || !cq.Preemption.any(cq.Cohort != "") {
 		return nil, flavorChoice{}, nil
 	}
@@ -821,7 +821,7 @@ var preemptionReasons = map[string]string{
 // indexes in the queue.
 func (a *admitter) issuePreemptions(w *KueueWorkload, targets []preemptTarget, out []KueueOutcome) ([]int, error) {
 	q := a.opts.Queues
-	cq, _ := q.route(w)
+	cq, _ := a.route(w)
 	uid := cmp.Or(string(w.Obj.UID), "UNKNOWN")
 	job := cmp.Or(w.Obj.Labels["kueue.x-k8s.io/job-uid"], "UNKNOWN")
 	var idx []int

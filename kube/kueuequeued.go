@@ -176,7 +176,7 @@ func quotaOnlyResized(w *KueueWorkload) string {
 // them at once, so it waits only when the last flavor did not fit either.
 func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 	q := a.opts.Queues
-	cq, why := q.route(w)
+	cq, why := a.route(w)
 	if why != "" {
 		return plannedSets{plan: waits(why)}, nil
 	}
@@ -311,4 +311,25 @@ func (a *admitter) admittedFlavors(w *KueueWorkload) []string {
 		}
 	}
 	return out
+}
+
+// route is [KueueQueues.route] through the admitter's queues, kept per
+// LocalQueue ([admitter.routes]).
+func (a *admitter) route(w *KueueWorkload) (*KueueClusterQueue, string) {
+	k := placement.Key{Namespace: w.Obj.Namespace, Name: string(w.Obj.Spec.QueueName)}
+	r, ok := a.routes[k]
+	if !ok {
+		r.cq, r.why = a.opts.Queues.route(w)
+		if a.routes == nil {
+			a.routes = map[placement.Key]routeResult{}
+		}
+		a.routes[k] = r
+	}
+	return r.cq, r.why
+}
+
+// routeResult is a ClusterQueue, or why a Workload is not admitted there.
+type routeResult struct {
+	cq  *KueueClusterQueue
+	why string
 }

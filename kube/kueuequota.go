@@ -209,20 +209,6 @@ func (q *KueueQueues) inactive(cq *KueueClusterQueue) string {
 // one, no ClusterQueue, an inactive ClusterQueue, or a namespace its
 // namespaceSelector does not select.
 func (q *KueueQueues) route(w *KueueWorkload) (*KueueClusterQueue, string) {
-	if q.idx == nil {
-		return q.routeOf(w)
-	}
-	k := placement.Key{Namespace: w.Obj.Namespace, Name: string(w.Obj.Spec.QueueName)}
-	r, ok := q.idx.routes[k]
-	if !ok {
-		r.cq, r.why = q.routeOf(w)
-		q.idx.routes[k] = r
-	}
-	return r.cq, r.why
-}
-
-// routeOf is [KueueQueues.route], read from the queues.
-func (q *KueueQueues) routeOf(w *KueueWorkload) (*KueueClusterQueue, string) {
 	ns, lq := w.Obj.Namespace, w.Obj.Spec.QueueName
 	name, ok := q.LocalQueues[placement.Key{Namespace: ns, Name: string(lq)}]
 	if !ok {

@@ -35,8 +35,7 @@ type keptRoom struct {
 // WithSimulateEmpty). The room kept is applied to a.used and a.s; undo it with
 // [admitter.releaseKept].
 func (a *admitter) keepRoom(w *KueueWorkload, msg string) (*keptRoom, error) {
-	q := a.opts.Queues
-	cq, why := q.route(w)
+	cq, why := a.route(w)
 	if why != "" || cq.Preemption.ReclaimWithinCohort == kueue.PreemptionPolicyAny || strings.Contains(msg, cycleWords) {
 		return nil, nil
 	}
@@ -154,8 +153,7 @@ func (a *admitter) releaseKept(h *keptRoom) error {
 // It also returns the victims found and the flavor choice they make room
 // in, as Kueue nominates them on the cycle's starting state.
 func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorChoice, *preemptSearch, error) {
-	q := a.opts.Queues
-	cq, why := q.route(w)
+	cq, why := a.route(w)
 	if why != "" {
 		return 0, nil, flavorChoice{}, nil, nil
 	}
