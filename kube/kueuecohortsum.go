@@ -65,11 +65,10 @@ func (s *cohortSums) usage(cohort string, fr flavorResource) int64 {
 
 // moved records that ClusterQueue name's usage of fr went from old to now:
 // each cohort above it whose child's term (usage beyond its local quota)
-// changed changes by as much, up to the root. Nothing for a nil s (an
-// admitter without queues), a ClusterQueue not in the queues, or one
-// under a cycle.
+// changed changes by as much, up to the root. Nothing for a ClusterQueue
+// not in the queues, or one under a cycle.
 func (s *cohortSums) moved(name string, fr flavorResource, old, now int64) {
-	if s == nil || old == now {
+	if old == now {
 		return
 	}
 	for _, st := range s.path(name, fr) {

@@ -81,7 +81,9 @@ func TestAdmitKueueWorkloads_UsagePastInt64(t *testing.T) {
 func TestUsedWithout_Undo(t *testing.T) {
 	fr := flavorResource{"f", "cpu"}
 	cq := func(name string) *KueueClusterQueue { return &KueueClusterQueue{Name: name} }
-	a := &admitter{used: quotaUsage{"a": {fr: 5}, "b": {fr: math.MaxInt64}}}
+	q := (&KueueQueues{}).indexed() // the queues are not in it: no cohort sums to move
+	a := &admitter{opts: KueueOptions{Queues: q}, used: quotaUsage{"a": {fr: 5}, "b": {fr: math.MaxInt64}}}
+	a.sums = newCohortSums(q, a.used)
 	removed := []*preemptCand{
 		{cq: cq("a"), usage: map[flavorResource]int64{fr: 2}}, {cq: cq("a"), usage: map[flavorResource]int64{fr: 1}},
 		{cq: cq("c"), usage: map[flavorResource]int64{fr: 3}}, {cq: cq("b"), usage: map[flavorResource]int64{fr: 4}},
