@@ -262,6 +262,45 @@ type HierarchyOptions struct {
 	// v1.38); otherwise "" is a domain like any other value (v1.36,
 	// v1.37).
 	EmptyValueIsNoDomain bool
+	// Buffers, when set, is memory the decision's slices are carved from
+	// instead of allocated (see [HierarchyBuffers]); the decision is then
+	// valid only until the next call with the same Buffers.
+	Buffers *HierarchyBuffers
+}
+
+// HierarchyBuffers is memory a caller keeps between [SolveHierarchyWith]
+// calls ([HierarchyOptions].Buffers) so that a decision's slices — its
+// Decisions, their Assignments and Placement.Nodes, the placed tree's
+// NodeResult children — reuse it rather than being allocated each call.
+// A host that decides a tree every cycle then allocates little beyond
+// the messages, and the garbage collector has nothing of the answer to
+// scan: without Buffers, collecting a 2-level tree's 512-member answer is
+// about a fifth of the decision's CPU on 10,000 hosts (BENCHMARKS.md,
+// hierarchies). The slices of a decision made with Buffers are
+// overwritten by the next call with the same Buffers: copy what you keep.
+// The zero value is ready to use; one HierarchyBuffers serves one call at
+// a time. A tree that does not fit uses none of it.
+type HierarchyBuffers struct {
+	answer    []Assignment
+	decisions []Decision
+	nodes     []NodeID
+	results   []NodeResult
+}
+
+// take returns an empty slice with room for n: kept's memory, zeroed
+// (the solver writes some entries field by field), when kept is set, else
+// new memory. kept grows to n when it is smaller.
+func take[T any](kept *[]T, n int) []T {
+	if kept == nil {
+		return make([]T, 0, n)
+	}
+	if cap(*kept) < n {
+		*kept = make([]T, n)
+		return (*kept)[:0]
+	}
+	a := (*kept)[:n]
+	clear(a)
+	return a[:0]
 }
 
 // SolveHierarchyWith is [SolveHierarchy] with hopts.
@@ -336,7 +375,16 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	if h.fast {
 		h.unbound = h.noneBound(hr)
 	}
-	h.answer = make([]Assignment, 0, members)
+	var kept struct {
+		answer    *[]Assignment
+		decisions *[]Decision
+		nodes     *[]NodeID
+		results   *[]NodeResult
+	}
+	if b := hopts.Buffers; b != nil {
+		kept.answer, kept.decisions, kept.nodes, kept.results = &b.answer, &b.decisions, &b.nodes, &b.results
+	}
+	h.answer = take(kept.answer, members)
 	h.stack = carve(&hs.kids, leaves)[:0] // a leaf is on it at most once
 	if !path.applied {
 		hs.ov.reset(s, hasHooks(opts))
@@ -355,7 +403,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	if found {
 		d.Status = Scheduled
 		if len(h.stack) > 0 {
-			d.Decisions = make([]Decision, len(h.stack))
+			d.Decisions = take(kept.decisions, len(h.stack))[:len(h.stack)]
 		}
 		// The placed leaves' nodes are the answer's own, in one array: a
 		// domain's may be the label index's, shared by every snapshot.
@@ -363,7 +411,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 		for _, l := range h.stack {
 			total += len(l.dec.Placement.Nodes)
 		}
-		nodes := make([]NodeID, 0, total)
+		nodes := take(kept.nodes, total)
 		for i, l := range h.stack {
 			d.Decisions[i], l.out = l.dec, i
 			if l.dec.Placement.Nodes != nil {
@@ -373,7 +421,8 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 			}
 		}
 		d.Message = h.placedMessages(hr, d.Decisions)
-		h.results = make([]NodeResult, placedResults(hr))
+		n := placedResults(hr)
+		h.results = take(kept.results, n)[:n]
 		d.Root = h.placedResult(hr, d.Decisions)
 		if hasUnplaced(hr) {
 			if h.ov != nil {

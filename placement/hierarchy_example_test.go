@@ -2,6 +2,7 @@ package placement_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gangsched/gangsched/placement"
 )
@@ -47,4 +48,50 @@ func ExampleSolveHierarchy() {
 	// Scheduled trainer block-B - 2 of min 2 children scheduled
 	//   shard-1 Scheduled rack-B1 5 pods
 	//   shard-2 Scheduled rack-B2 5 pods
+}
+
+// A host that decides a tree every cycle keeps one HierarchyBuffers: each
+// decision's slices reuse the memory of the one before, so a cycle
+// allocates little beyond its messages. What outlives the cycle is copied
+// out first.
+func ExampleHierarchyBuffers() {
+	const rack = "example.com/rack"
+	var nodes []placement.Node
+	for _, r := range []string{"r1", "r2"} {
+		nodes = append(nodes, placement.Node{Name: "node-" + r, Labels: map[string]string{rack: r},
+			Allocatable: placement.ResourceList{placement.ResourceCPU: 4000}})
+	}
+	s, err := placement.NewSnapshot(nodes, nil)
+	if err != nil {
+		panic(err)
+	}
+	leaf := func(name string, pods int) *placement.HierarchyNode {
+		g := &placement.Group{Namespace: "default", Name: name, MinCount: int32(pods)}
+		for i := range pods {
+			g.Members = append(g.Members, placement.Pod{Namespace: "default", Name: fmt.Sprintf("%s-%d", name, i),
+				SchedulingGroup: name, Requests: placement.ResourceList{placement.ResourceCPU: 1000}})
+		}
+		return &placement.HierarchyNode{Name: name, TopologyKey: rack, Group: g}
+	}
+	var buf placement.HierarchyBuffers
+	hopts := placement.HierarchyOptions{Buffers: &buf}
+	var kept [][]placement.Assignment
+	for cycle, pods := range []int{3, 4, 2} {
+		root := &placement.HierarchyNode{Name: fmt.Sprintf("job-%d", cycle), MinGroupCount: 2,
+			Children: []*placement.HierarchyNode{leaf(fmt.Sprintf("a%d", cycle), pods), leaf(fmt.Sprintf("b%d", cycle), pods)}}
+		d, err := placement.SolveHierarchyWith(s, root, placement.Options{}, hopts)
+		if err != nil {
+			panic(err)
+		}
+		for _, ld := range d.Decisions {
+			kept = append(kept, slices.Clone(ld.Assignments)) // the next cycle overwrites ld's
+		}
+		fmt.Println(cycle, d.Status, len(d.Decisions), "leaves")
+	}
+	fmt.Println(len(kept), "decisions kept;", kept[0][0].Pod.Name, "on", kept[0][0].Node)
+	// Output:
+	// 0 Scheduled 2 leaves
+	// 1 Scheduled 2 leaves
+	// 2 Scheduled 2 leaves
+	// 6 decisions kept; a0-0 on node-r1
 }

@@ -114,7 +114,8 @@ type hunit struct {
 //     ([VictimOrder]), while the tree still fits, so that every victim
 //     kept was needed when it was tried.
 //
-// opts and hopts are passed to every SolveHierarchy. It is pure and
+// opts and hopts are passed to every SolveHierarchy, but hopts.Buffers:
+// the plan keeps decisions of several solves. It is pure and
 // deterministic. Errors (a [*placement.FieldError]): an invalid in.Input,
 // as [NewIndex] reports it; those of SolveHierarchy; and of Snapshot.Apply
 // removing the candidates.
@@ -123,6 +124,7 @@ func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priorit
 		return HierarchyPlan{}, err
 	}
 	plan := HierarchyPlan{After: s}
+	hopts.Buffers = nil
 	solve := func(snap *placement.Snapshot) (placement.HierarchyDecision, error) {
 		plan.Solves++
 		return placement.SolveHierarchyWith(snap, root, opts, hopts)

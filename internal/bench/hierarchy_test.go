@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/gangsched/gangsched/internal/bench"
@@ -88,6 +89,31 @@ func hierarchies() []workload {
 					}
 					return func() {
 						d, _ := placement.SolveHierarchy(g.s, root, placement.Options{})
+						sink += d.Steps
+					}, nil
+				},
+				floor: floor,
+			}, workload{
+				// A host that keeps placement.HierarchyBuffers between
+				// cycles: the answer's memory is reused, not allocated.
+				name: name + "/buffers",
+				decision: func(b *testing.B) (func(), []metric) {
+					g := gpuCluster(b, c.n, c.fragmented)
+					root, _ := h.root(false)
+					want, err := placement.SolveHierarchy(g.s, root, placement.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					var buf placement.HierarchyBuffers
+					hopts := placement.HierarchyOptions{Buffers: &buf}
+					for range 2 { // the second call reuses what the first grew
+						d, err := placement.SolveHierarchyWith(g.s, root, placement.Options{}, hopts)
+						if err != nil || !reflect.DeepEqual(d, want) {
+							b.Fatalf("with buffers: %v, %v; want the decision made without", err, d.Message)
+						}
+					}
+					return func() {
+						d, _ := placement.SolveHierarchyWith(g.s, root, placement.Options{}, hopts)
 						sink += d.Steps
 					}, nil
 				},
