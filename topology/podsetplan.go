@@ -65,6 +65,30 @@ type PlanOptions struct {
 	// before it. A Rejection with Err stops the plan with an error
 	// wrapping placement.ErrHook that names the filter, pod and node.
 	Filters []placement.Filter
+	// Buffers, when set, is memory the plan's slices are carved from
+	// instead of allocated (see [PlanBuffers]); the plan is then valid
+	// only until the next plan with the same Buffers. [Tree.PlanPodSets]
+	// reads it; the resize and repair calls, which keep several plans,
+	// ignore it.
+	Buffers *PlanBuffers
+}
+
+// PlanBuffers is memory a caller keeps between [Tree.PlanPodSets] calls
+// ([PlanOptions].Buffers) so that a plan's slices — its PodSets, their
+// Ranks and the decision's PodSetAssignments — reuse it rather than being
+// allocated each call, as a batch system that plans every cycle would
+// keep it: the answer of a 4,096-pod set over 512 hosts is two arrays of
+// 512 entries with a string in each, whose allocation and collection
+// cost more than the plan's search on small clusters (BENCHMARKS.md,
+// "Pod sets planned as Kueue plans them"). The slices of a plan made with
+// Buffers are overwritten by the next plan with the same Buffers: copy
+// what you keep. The decision's Assignments (the members' set) are
+// allocated as before. The zero value is ready to use; one PlanBuffers
+// serves one call at a time.
+type PlanBuffers struct {
+	ranks []Rank
+	sets  []placement.PodSetAssignment
+	plans []PodSetPlan
 }
 
 // Plan is the answer of [Tree.PlanPodSets].
@@ -205,7 +229,7 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 		return Plan{}, err
 	}
 	bm := t.boundOf(s, g.Key())
-	out := &planOut{fixed: fixedPods{nodes: bm.nodes, pods: bm.pods, what: "bound members"}}
+	out := &planOut{fixed: fixedPods{nodes: bm.nodes, pods: bm.pods, what: "bound members"}, buffers: opts.Buffers}
 	if existing != nil {
 		out.fixed = *existing
 	}
@@ -432,6 +456,24 @@ type planOut struct {
 	last  bool      // planning the last work: no set after it reads its usage
 	owner int       // the request the fixed pods belong to, or -1
 	fixed fixedPods // the bound members, or an elastic set's existing pods
+	// buffers is PlanOptions.Buffers: the answer's memory, or nil.
+	buffers *PlanBuffers
+}
+
+// take returns an empty slice with room for n: kept's memory, zeroed
+// (entries are written field by field), when kept is set, else new
+// memory. kept grows to n when it is smaller.
+func take[T any](kept *[]T, n int) []T {
+	if kept == nil {
+		return make([]T, 0, n)
+	}
+	if cap(*kept) < n {
+		*kept = make([]T, n)
+		return (*kept)[:0]
+	}
+	a := (*kept)[:n]
+	clear(a)
+	return a[:0]
 }
 
 // release leaves the tree's scratch as PlanPodSets expects it: take and
@@ -695,16 +737,26 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 	// One array for every set's entries, each written field by field:
 	// a whole struct moved into a slice of pointers costs a bulk write
 	// barrier while the GC marks.
-	entries := 0
+	entries, ranks := 0, 0
 	for _, so := range o.sets {
+		ranks += len(so.nodes)
 		if !so.r.members {
 			entries += len(so.nodes)
 		}
 	}
-	if entries > 0 {
-		d.PodSetAssignments = make([]placement.PodSetAssignment, 0, entries)
+	var kept struct {
+		ranks *[]Rank
+		sets  *[]placement.PodSetAssignment
+		plans *[]PodSetPlan
 	}
-	out.PodSets = make([]PodSetPlan, 0, len(o.sets))
+	if b := o.buffers; b != nil {
+		kept.ranks, kept.sets, kept.plans = &b.ranks, &b.sets, &b.plans
+	}
+	if entries > 0 {
+		d.PodSetAssignments = take(kept.sets, entries)
+	}
+	out.PodSets = take(kept.plans, len(o.sets))
+	allRanks := take(kept.ranks, ranks)
 	for _, so := range o.sets {
 		sp := PodSetPlan{Name: so.r.name}
 		if len(so.fit) == 1 && so.fit[0] < p.D {
@@ -721,7 +773,9 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 		}
 		p.sortRankKeys(keys)
 		var first int32
-		sp.Ranks = make([]Rank, len(keys))
+		k := len(allRanks)
+		allRanks = allRanks[:k+len(keys)]
+		sp.Ranks = allRanks[k : k+len(keys) : k+len(keys)]
 		var set []placement.PodSetAssignment
 		if !so.r.members {
 			k := len(d.PodSetAssignments)

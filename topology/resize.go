@@ -118,6 +118,8 @@ func (t *Tree) ResizePodSet(s *placement.Snapshot, g *placement.Group, req PodSe
 		}
 		t.mu.Lock()
 		defer t.mu.Unlock()
+		opts := opts
+		opts.Buffers = nil // the resize keeps the delta's decision
 		p, err := t.planLocked(s, delta, []PodSetRequest{req}, opts, f)
 		return p.Decision, err
 	}

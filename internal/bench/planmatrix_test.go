@@ -197,6 +197,30 @@ func planMatrix() []workload {
 			},
 			floor: planFloor(c),
 		})
+		if c.next != nextSame {
+			continue
+		}
+		// A host that keeps topology.PlanBuffers between plans: the
+		// answer's memory is reused, not allocated.
+		out = append(out, workload{
+			name: c.name() + "/buffers",
+			decision: func(b *testing.B) (func(), []metric) {
+				g, grp, pl := planCellDecision(b, c)
+				reqs, opts := c.request()
+				opts.Buffers = &topology.PlanBuffers{}
+				for range 2 { // the second plan reuses what the first grew
+					got, err := g.tree.PlanPodSets(g.s, grp, reqs, opts)
+					if err != nil || !reflect.DeepEqual(got, pl) {
+						b.Fatalf("%s: with buffers %v; want the plan made without", c.name(), err)
+					}
+				}
+				return func() {
+					pl, _ := g.tree.PlanPodSets(g.s, grp, reqs, opts)
+					sink += int64(len(pl.Decision.PodSetAssignments))
+				}, nil
+			},
+			floor: planFloor(c),
+		})
 	}
 	return out
 }
