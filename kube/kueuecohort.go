@@ -18,7 +18,7 @@ import (
 // cohort tree whose ClusterQueues lend each other their unused quota. A
 // cohort that a ClusterQueue's spec.cohortName or a Cohort's
 // spec.parentName names but that the input lacks is Kueue's implicit
-// cohort: no quota of its own, no parent. Fair sharing is not read.
+// cohort: no quota of its own, no parent, weight 1.
 type KueueCohort struct {
 	Name string
 	// Parent is spec.parentName: the cohort it lends to and borrows
@@ -27,6 +27,9 @@ type KueueCohort struct {
 	// Groups are spec.resourceGroups: quota the cohort adds to what its
 	// members lend (a pool they share), with limits towards its parent.
 	Groups []KueueResourceGroup
+	// FairWeight is spec.fairSharing.weight, nil when unset (1), as for
+	// [KueueClusterQueue].FairWeight.
+	FairWeight *float64
 }
 
 // ConvertCohort reads a Kueue Cohort.
@@ -36,7 +39,8 @@ type KueueCohort struct {
 // subdomain; resource groups as [ConvertClusterQueue] refuses them; a
 // negative borrowingLimit or lendingLimit, or one set without
 // spec.parentName. A lendingLimit above the nominalQuota is allowed, as
-// in Kueue (a cohort lends what its members lend it too).
+// in Kueue (a cohort lends what its members lend it too); a
+// spec.fairSharing.weight as [ConvertClusterQueue] refuses it.
 func ConvertCohort(c *kueue.Cohort) (*KueueCohort, error) {
 	if c == nil {
 		return nil, errNil("Kueue Cohort")
@@ -50,7 +54,11 @@ func ConvertCohort(c *kueue.Cohort) (*KueueCohort, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &KueueCohort{Name: c.Name, Parent: parent, Groups: groups}, nil
+	weight, err := fairWeight(obj, c.Spec.FairSharing)
+	if err != nil {
+		return nil, err
+	}
+	return &KueueCohort{Name: c.Name, Parent: parent, Groups: groups, FairWeight: weight}, nil
 }
 
 // cohortName checks a reference to a cohort, which Kueue's API holds to

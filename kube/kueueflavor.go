@@ -107,8 +107,8 @@ func ConvertResourceFlavor(f *kueue.ResourceFlavor) (KueueFlavor, error) {
 // flavor assignment reads it: its resource groups with each flavor's
 // nominal quota and borrowing and lending limits, its cohort, and the
 // namespaces it admits from, and its preemption policies
-// ([KueuePreemption]). Fair sharing, admission checks and
-// flavorFungibility are not read: a Workload takes the first flavor that
+// ([KueuePreemption]), its admission checks and its fair-sharing weight.
+// flavorFungibility is not read: a Workload takes the first flavor that
 // fits within the ClusterQueue's nominal quota and what it may borrow in
 // its cohort ([KueueCohort]), as Kueue's default flavorFungibility
 // (whenCanBorrow: MayStopSearch) does.
@@ -139,6 +139,10 @@ type KueueClusterQueue struct {
 	// AdmissionChecks a Workload holding quota here waits on before it is
 	// Admitted ([KueueCheckRule]).
 	Checks []KueueCheckRule
+	// FairWeight is spec.fairSharing.weight, nil when unset (Kueue's
+	// default, 1): under fair sharing a ClusterQueue's share of what it
+	// borrows is divided by it ([KueueQueues].FairSharing).
+	FairWeight *float64
 }
 
 // stopPolicy reads a ClusterQueue's or LocalQueue's spec.stopPolicy:
@@ -202,7 +206,8 @@ func (cq *KueueClusterQueue) groupOf(r placement.ResourceName) int {
 // that is not a DNS subdomain; a bad namespaceSelector; a spec.preemption
 // policy outside its enum, or borrowWithinCohort without
 // reclaimWithinCohort ([KueuePreemption]); a spec.queueingStrategy other
-// than StrictFIFO or BestEffortFIFO.
+// than StrictFIFO or BestEffortFIFO; a negative spec.fairSharing.weight,
+// or one in (0, 10⁻⁹].
 func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 	if cq == nil {
 		return nil, errNil("Kueue ClusterQueue")
@@ -228,6 +233,9 @@ func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 		return nil, err
 	}
 	if out.Checks, err = convertCheckRules(obj, cq.Spec.AdmissionChecksStrategy); err != nil {
+		return nil, err
+	}
+	if out.FairWeight, err = fairWeight(obj, cq.Spec.FairSharing); err != nil {
 		return nil, err
 	}
 	switch cq.Spec.QueueingStrategy {

@@ -12,6 +12,8 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
+	configv1beta1 "sigs.k8s.io/kueue/apis/config/v1beta1"
+	configv1beta2 "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gangsched/gangsched/internal/arith"
@@ -50,6 +52,10 @@ type KueueQueues struct {
 	// ([ConvertAdmissionCheck]); a ClusterQueue naming one missing or
 	// inactive is inactive.
 	AdmissionChecks map[string]bool
+	// FairSharing, when set, is Kueue's fair sharing, read from a Kueue
+	// Configuration ([ConvertKueueConfiguration]): the scheduling cycle
+	// orders its heads by the cohort trees' dominant resource shares.
+	FairSharing *KueueFairSharing
 
 	// idx is what the quota walks and admission checks read of the
 	// specs, in the copy [KueueQueues.indexed] makes; nil elsewhere.
@@ -65,7 +71,8 @@ type kueueQueueInputs struct {
 }
 
 // add reads one Topology, ResourceFlavor, ClusterQueue, LocalQueue,
-// Cohort or Namespace; two of one kind and name are refused.
+// Cohort, AdmissionCheck, Kueue Configuration or Namespace; two of one
+// kind and name are refused (two Configurations by the manifest reader).
 func (in *kueueQueueInputs) add(obj any) error {
 	q := &in.q
 	if q.Topologies == nil {
@@ -149,6 +156,12 @@ func (in *kueueQueueInputs) add(obj any) error {
 			return err
 		}
 		q.AdmissionChecks[v.Name] = active // alone it routes nothing, as a Cohort
+	case *configv1beta1.Configuration, *configv1beta2.Configuration:
+		fs, err := ConvertKueueConfiguration(v)
+		if err != nil {
+			return err
+		}
+		q.FairSharing = fs // alone it routes nothing, as a Cohort
 	case *corev1.Namespace:
 		q.Namespaces[v.Name] = v.Labels
 	}

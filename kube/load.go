@@ -11,6 +11,8 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	kueueconfigv1beta1 "sigs.k8s.io/kueue/apis/config/v1beta1"
+	kueueconfigv1beta2 "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gangsched/gangsched/dra"
@@ -250,7 +252,8 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profil
 				return o.Wrap(err)
 			}
 			c.KueueWorkloads = append(c.KueueWorkloads, w)
-		case *kueue.Topology, *kueue.ResourceFlavor, *kueue.ClusterQueue, *kueue.LocalQueue, *kueue.Cohort, *kueue.AdmissionCheck, *corev1.Namespace:
+		case *kueue.Topology, *kueue.ResourceFlavor, *kueue.ClusterQueue, *kueue.LocalQueue, *kueue.Cohort, *kueue.AdmissionCheck, *corev1.Namespace,
+			*kueueconfigv1beta1.Configuration, *kueueconfigv1beta2.Configuration:
 			if err := in.queues.add(v); err != nil {
 				return o.Wrap(err)
 			}

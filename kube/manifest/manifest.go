@@ -24,6 +24,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+	kueueconfigv1beta1 "sigs.k8s.io/kueue/apis/config/v1beta1"
+	kueueconfigv1beta2 "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueuev1beta2 "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/yaml"
 
@@ -182,6 +184,10 @@ var known = map[string]map[string]kindInfo{
 		"ResourceFlavor": kindOf[kueuev1beta2.ResourceFlavor](true), "ClusterQueue": kindOf[kueuev1beta2.ClusterQueue](true),
 		"LocalQueue": kindOf[kueuev1beta2.LocalQueue](false), "Cohort": kindOf[kueuev1beta2.Cohort](true),
 		"AdmissionCheck": kindOf[kueuev1beta2.AdmissionCheck](true)},
+	// Kueue's own configuration file, read for its fairSharing
+	// (kube.ConvertKueueConfiguration); it has no metadata.
+	kueueconfigv1beta1.GroupVersion.String(): {"Configuration": kindOf[kueueconfigv1beta1.Configuration](true)},
+	kueueconfigv1beta2.GroupVersion.String(): {"Configuration": kindOf[kueueconfigv1beta2.Configuration](true)},
 	"resource.k8s.io/v1": {
 		"ResourceClaim":         kindOf[resourcev1.ResourceClaim](false),
 		"ResourceClaimTemplate": kindOf[resourcev1.ResourceClaimTemplate](false),
