@@ -13,7 +13,8 @@ import (
 // index in the queue, its plan on the cycle's starting state, the height
 // of the cohort it borrows from (0 when it does not borrow), and, when it
 // does not fit, the victims it would preempt on that state and the
-// flavor choice they make room in.
+// flavor choice they make room in (with none, the one it would try
+// preemption in).
 //
 // search is that head's preemption search on the cycle's starting state
 // and gen the holders' generation it was made in ([admitter.statusChanged]):
@@ -38,10 +39,11 @@ type cycleEntry struct {
 //     its LocalQueue does not route is a queue of its own);
 //   - every head is planned (flavors, topology) on the cycle's starting
 //     state, not seeing what this cycle admits;
-//   - the heads are taken in Kueue's order: not borrowing before
-//     borrowing (by the height of the cohort borrowed from), higher
-//     priority, earlier creation, then namespace/name, where Kueue's sort
-//     leaves ties to the order it got the heads in;
+//   - the heads are taken in Kueue's order ([admitter.cycleOrder]): not
+//     borrowing before borrowing (by the height of the cohort borrowed
+//     from), higher priority, earlier creation, then namespace/name, where
+//     Kueue's sort leaves ties to the order it got the heads in; or, with
+//     fair sharing, by the cohort trees' shares on the usage now;
 //   - a head that fits is admitted if its quota still fits beside what
 //     the cycle admitted (or kept room for) before it and the nodes its
 //     plan names still hold its pods, and a head nominated to preempt
@@ -113,11 +115,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			}
 			entries = append(entries, e)
 		}
-		slices.SortFunc(entries, func(x, y cycleEntry) int {
-			wx, wy := a.queue[x.i], a.queue[y.i]
-			return cmp.Or(cmp.Compare(x.borrow, y.borrow), cmp.Compare(wy.Priority, wx.Priority),
-				wx.Created.Compare(wy.Created), wx.Key().Compare(wy.Key()))
-		})
+		next := a.cycleOrder(entries)
 		// The heads set aside come back once a preemption frees room, one
 		// cycle after the preemptor's own retry.
 		requeueNow := requeue
@@ -127,7 +125,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 		var skipped []int
 		cycleProgressed, setAside := false, false
 		preempted := map[placement.Key]bool{} // the victims nominated in this cycle
-		for _, e := range entries {
+		for e, ok := next(); ok; e, ok = next() {
 			w := a.queue[e.i]
 			// A head whose victims another preempted in this cycle is
 			// skipped, as Kueue's "overlapping preemption targets".
@@ -231,6 +229,39 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 				blocked[i] = true
 			}
 		}
+	}
+}
+
+// cycleOrder returns the cycle's entries one by one in the order Kueue
+// takes its heads: with fair sharing, each chosen on the usage when it is
+// asked for ([admitter.nextFair]); without, sorted once, as Kueue's
+// classical order: not borrowing before borrowing (by the height of the
+// cohort borrowed from), higher priority, earlier creation, then
+// namespace/name.
+func (a *admitter) cycleOrder(entries []cycleEntry) func() (cycleEntry, bool) {
+	if a.opts.Queues.FairSharing != nil {
+		done := make([]bool, len(entries))
+		return func() (cycleEntry, bool) {
+			k, ok := a.nextFair(entries, done)
+			if !ok {
+				return cycleEntry{}, false
+			}
+			done[k] = true
+			return entries[k], true
+		}
+	}
+	slices.SortFunc(entries, func(x, y cycleEntry) int {
+		wx, wy := a.queue[x.i], a.queue[y.i]
+		return cmp.Or(cmp.Compare(x.borrow, y.borrow), cmp.Compare(wy.Priority, wx.Priority),
+			wx.Created.Compare(wy.Created), wx.Key().Compare(wy.Key()))
+	})
+	k := 0
+	return func() (cycleEntry, bool) {
+		if k == len(entries) {
+			return cycleEntry{}, false
+		}
+		k++
+		return entries[k-1], true
 	}
 }
 

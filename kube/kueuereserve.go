@@ -151,7 +151,9 @@ func (a *admitter) releaseKept(h *keptRoom) error {
 // it fits no flavor at all (Kueue's NoFit, which its cycle skips).
 //
 // It also returns the victims found and the flavor choice they make room
-// in, as Kueue nominates them on the cycle's starting state.
+// in, as Kueue nominates them on the cycle's starting state; with none,
+// the flavor choice it would try preemption in (its room under fair
+// sharing's order, [fairUsage]).
 func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorChoice, *preemptSearch, error) {
 	cq, why := a.route(w)
 	if why != "" {
@@ -173,7 +175,7 @@ func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorCh
 		return h, removed, ch, search, nil
 	}
 	for ch := range a.preemptFlavors(cq, w) {
-		return a.heightWith(cq, ch, a.quota()), nil, flavorChoice{}, search, nil // the first such choice
+		return a.heightWith(cq, ch, a.quota()), nil, ch, search, nil // the first such choice
 	}
 	return 0, nil, flavorChoice{}, search, nil
 }

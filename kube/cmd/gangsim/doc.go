@@ -179,7 +179,11 @@
 // tried when that plan does not fit;
 // others are admitted on quota alone (flavors and resourceUsage, no
 // topologyAssignment). -o yaml writes the ClusterQueue, flavors and
-// resourceUsage; -o text names each set's flavor. Fair sharing, Workload
+// resourceUsage; -o text names each set's flavor. A Kueue Configuration
+// (config.kueue.x-k8s.io) with fairSharing takes each scheduling cycle's
+// heads in Kueue's fair-sharing order, by the cohort trees' dominant
+// resource shares and spec.fairSharing.weight (docs/kueue.md, Fair
+// sharing); its other fields are not read. Workload
 // preemption (nothing lent is reclaimed), admission checks, flavor
 // fungibility other than the default, one head per ClusterQueue a cycle,
 // the order of borrowers by cohort height and the eviction of a

@@ -192,6 +192,13 @@ var kueueGoldens = []golden{
 	// y-first, within nominal quota, goes before x-borrow, which waits.
 	{"kueue-workloads-cohort", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "cohort.yaml"}, exitWaiting},
 	{"kueue-workloads-cohort-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "cohort.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header) and against the real
+	// Kueue (kueue-oracle/fair-sharing): in each of four cohort trees fair
+	// sharing admits the head of the lower dominant resource share
+	// (b-1, wa-1, za-1, r1-1), where the classical order would admit the
+	// other.
+	{"kueue-workloads-fair-sharing", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "fair-sharing.yaml"}, exitWaiting},
+	{"kueue-workloads-fair-sharing-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "fair-sharing.yaml"}, exitWaiting},
 	// Checked by hand (see the manifest's header): a-high preempts b-big,
 	// which borrows in the cohort, and a-low-new, of lower priority in its
 	// own ClusterQueue, and is admitted in the next pass; a-low-new is
