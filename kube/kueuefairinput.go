@@ -1,8 +1,6 @@
 package kube
 
 import (
-	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -20,10 +18,8 @@ import (
 // shares instead of Kueue's classical order ([KueueQueues].FairSharing).
 type KueueFairSharing struct {
 	// Strategies are fairSharing.preemptionStrategies, in order: the
-	// rules a fair-sharing preemption must satisfy. They are read and
-	// checked, but fair-sharing preemption is not modelled: with fair
-	// sharing on, every ClusterQueue's spec.preemption must be Never
-	// ([KueueQueues] is refused otherwise when admitting).
+	// rules a fair-sharing preemption must satisfy, the second tried
+	// only when the first does not make room.
 	Strategies []configv1beta2.PreemptionStrategy
 }
 
@@ -116,38 +112,4 @@ func weightOf(w *float64) float64 {
 		return 1
 	}
 	return *w
-}
-
-// fairSharingModelled refuses fair sharing beside what gangsim does not
-// model of it: with q.FairSharing set, a ClusterQueue that may preempt
-// (any spec.preemption policy other than Never) would preempt by Kueue's
-// fair-sharing rules.
-//
-// Errors (ErrInvalid naming the first such ClusterQueue, by name, and its
-// spec.preemption field).
-func (q *KueueQueues) fairSharingModelled() error {
-	if q.FairSharing == nil {
-		return nil
-	}
-	for _, name := range slices.Sorted(maps.Keys(q.ClusterQueues)) {
-		cq := q.ClusterQueues[name]
-		if cq == nil {
-			continue
-		}
-		p := cq.Preemption
-		field := ""
-		switch {
-		case p.WithinClusterQueue != "" && p.WithinClusterQueue != kueue.PreemptionPolicyNever:
-			field = "withinClusterQueue"
-		case p.ReclaimWithinCohort != "" && p.ReclaimWithinCohort != kueue.PreemptionPolicyNever:
-			field = "reclaimWithinCohort"
-		case p.BorrowWithinCohort != "" && p.BorrowWithinCohort != kueue.BorrowWithinCohortPolicyNever:
-			field = "borrowWithinCohort.policy"
-		}
-		if field != "" {
-			return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("Kueue ClusterQueue %q", name), "spec.preemption."+field,
-				"fair-sharing preemption is not modelled: with the Kueue Configuration's fairSharing on, every policy must be Never")
-		}
-	}
-	return nil
 }

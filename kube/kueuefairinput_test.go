@@ -114,9 +114,7 @@ func TestFairWeight(t *testing.T) {
 
 // A Configuration among the manifests reaches [KueueQueues].FairSharing;
 // its fields beyond fairSharing are read strictly but ignored; two are
-// refused. With fair sharing on, a ClusterQueue that may preempt is
-// refused when admitting, naming its policy: fair-sharing preemption is
-// not modelled.
+// refused.
 func TestKueueConfigurationInput(t *testing.T) {
 	const cfg = "---\napiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nmanageJobsWithoutQueueName: true\nfairSharing: {preemptionStrategies: [LessThanInitialShare]}\n"
 	queues := cohortQueues(cqDoc("a", "c", "nominalQuota: 4"), cqDoc("b", "c", "nominalQuota: 4"))
@@ -132,13 +130,4 @@ func TestKueueConfigurationInput(t *testing.T) {
 
 	_, err = manifest.Decode("f.yaml", strings.NewReader(cfg+"fairSharin: {}\n"), manifest.Options{})
 	require.ErrorContains(t, err, "fairSharin")
-
-	preempting := strings.Replace(queues, "spec: {cohortName: c,", "spec: {preemption: {reclaimWithinCohort: Any}, cohortName: c,", 1)
-	objs, err = manifest.Decode("f.yaml", strings.NewReader(partialNodes+preempting+cfg+cohortWL("w", "la", 0, 2)), manifest.Options{})
-	require.NoError(t, err)
-	c, err = Load(objs)
-	require.NoError(t, err)
-	_, _, err = AdmitKueueWorkloads(c.Snapshot, nil, c.KueueWorkloads, KueueOptions{Queues: c.KueueQueues})
-	require.ErrorIs(t, err, placement.ErrInvalid)
-	require.ErrorContains(t, err, `Kueue ClusterQueue "a": spec.preemption.reclaimWithinCohort: fair-sharing preemption is not modelled`)
 }

@@ -136,7 +136,11 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 			return best, bestCh, nil
 		}
 		if ch.severalTopologyFlavors(q, w) == "" {
-			ts, err := a.victims(w, cq, ch, all)
+			victims := a.victims
+			if q.FairSharing != nil {
+				victims = a.fairVictims
+			}
+			ts, err := victims(w, cq, ch, all)
 			if err != nil {
 				return nil, flavorChoice{}, err
 			}
@@ -355,22 +359,7 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 		return nil, nil // Kueue's NoFit: more than cq may claim, unless it may preempt while borrowing
 	}
 	t := a.quota()
-	need := map[flavorResource]bool{}
-	for fr, v := range ch.usage {
-		if _, free := t.room(cq, fr); v > free {
-			need[fr] = true
-		}
-	}
-	for k, f := range ch.tas {
-		if f == "" {
-			continue
-		}
-		// Topology, not only quota, may need the room: every resource of
-		// a set planned over one needs preemption, as Kueue marks them.
-		for r, fl := range ch.flavors[k] {
-			need[flavorResource{fl, r}] = true
-		}
-	}
+	need := a.needPreemption(cq, ch)
 	var same, hier, prio []*preemptCand
 	uses := func(c *preemptCand) bool {
 		for fr, v := range c.usage {
@@ -475,6 +464,30 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 		putBack()
 	}
 	return nil, nil
+}
+
+// needPreemption are the flavor-resources of flavor choice ch that need
+// preemption in cq (Kueue's frsNeedPreemption): those beyond what cq may
+// take now, and every resource of a set in a topology flavor.
+func (a *admitter) needPreemption(cq *KueueClusterQueue, ch flavorChoice) map[flavorResource]bool {
+	t := a.quota()
+	need := map[flavorResource]bool{}
+	for fr, v := range ch.usage {
+		if _, free := t.room(cq, fr); v > free {
+			need[fr] = true
+		}
+	}
+	for k, f := range ch.tas {
+		if f == "" {
+			continue
+		}
+		// Topology, not only quota, may need the room: every resource of
+		// a set planned over one needs preemption, as Kueue marks them.
+		for r, fl := range ch.flavors[k] {
+			need[flavorResource{fl, r}] = true
+		}
+	}
+	return need
 }
 
 // candReasons are the Preempted condition's reasons of each kind of
@@ -811,6 +824,7 @@ var preemptionReasons = map[string]string{
 	kueue.InClusterQueueReason:                "prioritization in the ClusterQueue",
 	kueue.InCohortReclamationReason:           "reclamation within the cohort",
 	kueue.InCohortReclaimWhileBorrowingReason: "reclamation within the cohort while borrowing",
+	kueue.InCohortFairSharingReason:           "Fair Sharing within the cohort",
 }
 
 // issuePreemptions evicts targets for preemptor w, as Kueue's preemptor

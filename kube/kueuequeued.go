@@ -39,9 +39,6 @@ func (a *admitter) initQueues() error {
 	if q == nil {
 		return nil
 	}
-	if err := q.fairSharingModelled(); err != nil {
-		return err
-	}
 	a.trees, a.used, a.sums = map[string]*topology.Tree{}, quotaUsage{}, newCohortSums(q, nil)
 	for _, name := range slices.Sorted(maps.Keys(q.Flavors)) {
 		t := q.Flavors[name].Topology

@@ -75,20 +75,28 @@ func (a *admitter) preemptFlavors(cq *KueueClusterQueue, w *KueueWorkload) iter.
 // mayPreemptFor reports whether Kueue's flavor assigner would try
 // preemption for flavor choice ch of cq rather than call it NoFit: each
 // request beyond what cq may take now is within its nominal quota, or may
-// be reclaimed from a cohort above it, or borrowWithinCohort lets it
-// preempt while borrowing (fitsResourceQuota).
+// be reclaimed from a cohort above it, or it may preempt while borrowing
+// ([admitter.mayPreemptWhileBorrowing]; Kueue's fitsResourceQuota).
 func (a *admitter) mayPreemptFor(cq *KueueClusterQueue, ch flavorChoice) bool {
 	t := a.quota()
 	for fr, v := range ch.usage {
 		if _, free := t.room(cq, fr); v <= free {
 			continue
 		}
-		if nominal, _, _ := groupLimits(cq.Groups, fr); v > nominal && !t.mayReclaimAbove(cq, fr, v) &&
-			cq.Preemption.BorrowWithinCohort != kueue.BorrowWithinCohortPolicyLowerPriority {
+		if nominal, _, _ := groupLimits(cq.Groups, fr); v > nominal && !t.mayReclaimAbove(cq, fr, v) && !a.mayPreemptWhileBorrowing(cq) {
 			return false
 		}
 	}
 	return true
+}
+
+// mayPreemptWhileBorrowing reports whether cq may preempt for a Workload
+// that borrows (Kueue's canPreemptWhileBorrowing): borrowWithinCohort
+// LowerPriority, or, with fair sharing on, a reclaimWithinCohort other
+// than Never.
+func (a *admitter) mayPreemptWhileBorrowing(cq *KueueClusterQueue) bool {
+	return cq.Preemption.BorrowWithinCohort == kueue.BorrowWithinCohortPolicyLowerPriority ||
+		(a.opts.Queues.FairSharing != nil && cq.Preemption.ReclaimWithinCohort != kueue.PreemptionPolicyNever)
 }
 
 // keepChoice keeps the room of w in flavor choice ch of cq, or returns

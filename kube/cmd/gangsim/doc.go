@@ -182,7 +182,8 @@
 // resourceUsage; -o text names each set's flavor. A Kueue Configuration
 // (config.kueue.x-k8s.io) with fairSharing takes each scheduling cycle's
 // heads in Kueue's fair-sharing order, by the cohort trees' dominant
-// resource shares and spec.fairSharing.weight (docs/kueue.md, Fair
+// resource shares and spec.fairSharing.weight, and preempts by Kueue's
+// fair-sharing rules and preemptionStrategies (docs/kueue.md, Fair
 // sharing); its other fields are not read. Workload
 // preemption (nothing lent is reclaimed), admission checks, flavor
 // fungibility other than the default, one head per ClusterQueue a cycle,

@@ -199,6 +199,13 @@ var kueueGoldens = []golden{
 	// other.
 	{"kueue-workloads-fair-sharing", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "fair-sharing.yaml"}, exitWaiting},
 	{"kueue-workloads-fair-sharing-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "fair-sharing.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header) and, case by case,
+	// against the real Kueue (kueue-oracle/preemption/fs2, fs3, fs5, and whole: fs6):
+	// w1 preempts b1-y under LessThanOrEqualToFinalShare, w2 b2-x under
+	// LessThanInitialShare, w3 reclaims x2c within its nominal quota;
+	// each is admitted in the next pass.
+	{"kueue-workloads-fair-sharing-preemption", []string{"-f", kw + "fair-sharing-preemption.yaml"}, exitWaiting},
+	{"kueue-workloads-fair-sharing-preemption-yaml", []string{"-o", "yaml", "-f", kw + "fair-sharing-preemption.yaml"}, exitWaiting},
 	// Checked by hand (see the manifest's header): a-high preempts b-big,
 	// which borrows in the cohort, and a-low-new, of lower priority in its
 	// own ClusterQueue, and is admitted in the next pass; a-low-new is
