@@ -230,6 +230,9 @@ type quotaIndex struct {
 	// quota of a flavor-resource, as the walks first read them.
 	limits  map[quotaMemoKey]quotaLimits
 	subtree map[quotaMemoKey]quotaSubtree
+	// frs are each node's flavor-resources ([quotaTree.flavorResources]),
+	// made when first asked for.
+	frs map[quotaNode][]flavorResource
 	// onAllFlavors says, per ClusterQueue, whether every check rule of
 	// the queue covers all its flavors ([rulesOnAllFlavors]).
 	onAllFlavors map[*KueueClusterQueue]bool

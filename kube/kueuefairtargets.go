@@ -72,11 +72,17 @@ func (f *fairTargets) nextUnder(cohort string) *KueueClusterQueue {
 		if f.pruned[n] {
 			continue
 		}
+		// A ClusterQueue without candidates is pruned whatever its share:
+		// measuring it first cost the most of a search.
+		if n.cq != nil && !f.has(n.cq) {
+			f.pruned[n] = true
+			continue
+		}
 		s := f.t.share(n)
 		borrows := len(s.borrowed) > 0
 		if n.cq != nil {
 			switch {
-			case (!borrows && n.cq != f.pre) || !f.has(n.cq):
+			case !borrows && n.cq != f.pre:
 				f.pruned[n] = true
 			case cq == nil || compareShares(s, cqShare) > 0:
 				cq, cqShare = n.cq, s
