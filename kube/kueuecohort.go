@@ -233,6 +233,9 @@ type quotaIndex struct {
 	// frs are each node's flavor-resources ([quotaTree.flavorResources]),
 	// made when first asked for.
 	frs map[quotaNode][]flavorResource
+	// lendable is what each cohort could lend a child, per resource
+	// ([quotaTree.lendable]), made when first asked for.
+	lendable map[string]map[placement.ResourceName]int64
 	// onAllFlavors says, per ClusterQueue, whether every check rule of
 	// the queue covers all its flavors ([rulesOnAllFlavors]).
 	onAllFlavors map[*KueueClusterQueue]bool

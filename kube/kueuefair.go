@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+
+	"github.com/gangsched/gangsched/placement"
 )
 
 // This file orders a scheduling cycle's heads as Kueue v0.17 does with
@@ -143,32 +145,45 @@ func (t quotaTree) share(n quotaNode) fairShare {
 	if parent == "" {
 		return s
 	}
-	borrowed := map[string]int64{}
+	borrowed := map[placement.ResourceName]int64{}
 	for _, fr := range t.flavorResources(n) {
 		if over := t.usageOf(n, fr) - t.subtreeOf(n, fr); over > 0 {
-			borrowed[string(fr.Resource)] = sum(borrowed[string(fr.Resource)], over)
+			borrowed[fr.Resource] = sum(borrowed[fr.Resource], over)
 			s.borrowed = append(s.borrowed, fr)
 		}
 	}
 	if len(borrowed) == 0 {
 		return s
 	}
-	// What the parent could lend, per resource: its potential with
-	// nothing in use, summed over every flavor of the whole tree.
-	root := parent
-	for p := parent; p != ""; p = t.q.parentOf(quotaNode{cohort: p}) {
-		root = p
-	}
-	lendable := map[string]int64{}
-	for _, fr := range t.flavorResources(quotaNode{cohort: root}) {
-		if _, ok := borrowed[string(fr.Resource)]; ok {
-			lendable[string(fr.Resource)] = sum(lendable[string(fr.Resource)], t.potentialOf(quotaNode{cohort: parent}, fr))
-		}
-	}
+	lendable := t.lendable(parent)
 	for r, b := range borrowed {
 		if l := lendable[r]; l > 0 {
 			s.ratio = max(s.ratio, float64(b)*1000/float64(l))
 		}
 	}
 	return s
+}
+
+// lendable is, per resource, what cohort could lend a child with nothing
+// in use: its potential summed over every flavor of its whole tree
+// (Kueue's calculateLendable). The specs alone fix it, so it is kept in
+// the queues' index; the caller must not change it.
+func (t quotaTree) lendable(cohort string) map[placement.ResourceName]int64 {
+	m := t.q.idx
+	if l, ok := m.lendable[cohort]; ok {
+		return l
+	}
+	root := cohort
+	for p := cohort; p != ""; p = t.q.parentOf(quotaNode{cohort: p}) {
+		root = p
+	}
+	l := map[placement.ResourceName]int64{}
+	for _, fr := range t.flavorResources(quotaNode{cohort: root}) {
+		l[fr.Resource] = sum(l[fr.Resource], t.potentialOf(quotaNode{cohort: cohort}, fr))
+	}
+	if m.lendable == nil {
+		m.lendable = map[string]map[placement.ResourceName]int64{}
+	}
+	m.lendable[cohort] = l
+	return l
 }
