@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
+	configv1beta2 "sigs.k8s.io/kueue/apis/config/v1beta2"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gangsched/gangsched/kube/manifest"
@@ -88,6 +89,8 @@ func (w *propWorld) objects() []manifest.Object {
 			add("LocalQueue", v.Namespace, v.Name, v)
 		case *corev1.Namespace:
 			add("Namespace", "", v.Name, v)
+		case *configv1beta2.Configuration:
+			add("Configuration", "", "", v)
 		}
 	}
 	for _, x := range w.wls {
@@ -127,12 +130,17 @@ func requireInputError(t require.TestingT, err error) {
 }
 
 // genPropWorld draws a world of all pending Workloads: most often one of
-// every kind of object, else a crowded one ([genPreemptWorld]).
+// every kind of object, else a crowded one ([genPreemptWorld]); in one of
+// four, with Kueue's fair sharing on ([propWorld.withFairSharing]).
 func genPropWorld(t *rapid.T) *propWorld {
+	w := genVariedWorld
 	if rapid.IntRange(0, 2).Draw(t, "crowded") == 0 {
-		return genPreemptWorld(t)
+		w = genPreemptWorld
 	}
-	return genVariedWorld(t)
+	if rapid.IntRange(0, 3).Draw(t, "fair sharing") == 0 {
+		return w(t).withFairSharing(t)
+	}
+	return w(t)
 }
 
 // genPreemptWorld draws a crowded world, where admitted Workloads are

@@ -6,6 +6,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
+	configv1beta2 "sigs.k8s.io/kueue/apis/config/v1beta2"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
 
 // qWorld builds a fair-sharing world over flavor q (quota only, CPUs):
@@ -144,4 +148,25 @@ func TestAdmitKueueWorkloads_FairPreemption(t *testing.T) {
 			require.Equal(t, c.want, got)
 		})
 	}
+}
+
+// withFairSharing turns Kueue's fair sharing on in w (a Configuration with
+// a strategy list drawn) and draws a weight for each ClusterQueue: 0,
+// 0.5, 1 (unset) or 2.
+func (w *propWorld) withFairSharing(t *rapid.T) *propWorld {
+	lists := [][]configv1beta2.PreemptionStrategy{
+		{configv1beta2.LessThanOrEqualToFinalShare, configv1beta2.LessThanInitialShare},
+		{configv1beta2.LessThanOrEqualToFinalShare}, {configv1beta2.LessThanInitialShare},
+	}
+	cfg := &configv1beta2.Configuration{FairSharing: &configv1beta2.FairSharing{PreemptionStrategies: rapid.SampledFrom(lists).Draw(t, "strategies")}}
+	for _, o := range w.rest {
+		if cq, ok := o.(*kueue.ClusterQueue); ok {
+			if weight := rapid.SampledFrom([]string{"", "0", "500m", "2"}).Draw(t, "weight"); weight != "" {
+				q := resource.MustParse(weight)
+				cq.Spec.FairSharing = &kueue.FairSharing{Weight: &q}
+			}
+		}
+	}
+	w.rest = append(w.rest, cfg)
+	return w
 }
