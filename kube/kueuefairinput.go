@@ -15,7 +15,9 @@ import (
 // KueueFairSharing is Kueue v0.17's fair sharing as its Configuration
 // turns it on (config.kueue.x-k8s.io fairSharing): the scheduling cycle
 // takes its heads in the order of the cohort tree's dominant resource
-// shares instead of Kueue's classical order ([KueueQueues].FairSharing).
+// shares instead of Kueue's classical order, and a head preempts by the
+// shares and Strategies ([KueueQueues].FairSharing; docs/kueue.md, Fair
+// sharing).
 type KueueFairSharing struct {
 	// Strategies are fairSharing.preemptionStrategies, in order: the
 	// rules a fair-sharing preemption must satisfy, the second tried

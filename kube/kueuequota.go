@@ -54,7 +54,8 @@ type KueueQueues struct {
 	AdmissionChecks map[string]bool
 	// FairSharing, when set, is Kueue's fair sharing, read from a Kueue
 	// Configuration ([ConvertKueueConfiguration]): the scheduling cycle
-	// orders its heads by the cohort trees' dominant resource shares.
+	// orders its heads by the cohort trees' dominant resource shares, and
+	// preemption follows its strategies instead of the classical rules.
 	FairSharing *KueueFairSharing
 
 	// idx is what the quota walks and admission checks read of the
