@@ -1,6 +1,10 @@
 package placement
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gangsched/gangsched/internal/buffers"
+)
 
 // MaxHierarchyDepth is the deepest tree [SolveHierarchy] accepts, leaves
 // included: KEP-6012 allows CompositePodGroup hierarchies of up to four
@@ -287,22 +291,6 @@ type HierarchyBuffers struct {
 	results   []NodeResult
 }
 
-// take returns an empty slice with room for n: kept's memory, zeroed
-// (the solver writes some entries field by field), when kept is set, else
-// new memory. kept grows to n when it is smaller.
-func take[T any](kept *[]T, n int) []T {
-	if kept == nil {
-		return make([]T, 0, n)
-	}
-	if cap(*kept) < n {
-		*kept = make([]T, n)
-		return (*kept)[:0]
-	}
-	a := (*kept)[:n]
-	clear(a)
-	return a[:0]
-}
-
 // SolveHierarchyWith is [SolveHierarchy] with hopts.
 func SolveHierarchyWith(s *Snapshot, root *HierarchyNode, opts Options, hopts HierarchyOptions) (HierarchyDecision, error) {
 	if s == nil {
@@ -384,7 +372,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	if b := hopts.Buffers; b != nil {
 		kept.answer, kept.decisions, kept.nodes, kept.results = &b.answer, &b.decisions, &b.nodes, &b.results
 	}
-	h.answer = take(kept.answer, members)
+	h.answer = buffers.Take(kept.answer, members)
 	h.stack = carve(&hs.kids, leaves)[:0] // a leaf is on it at most once
 	if !path.applied {
 		hs.ov.reset(s, hasHooks(opts))
@@ -403,7 +391,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 	if found {
 		d.Status = Scheduled
 		if len(h.stack) > 0 {
-			d.Decisions = take(kept.decisions, len(h.stack))[:len(h.stack)]
+			d.Decisions = buffers.Take(kept.decisions, len(h.stack))[:len(h.stack)]
 		}
 		// The placed leaves' nodes are the answer's own, in one array: a
 		// domain's may be the label index's, shared by every snapshot.
@@ -411,7 +399,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 		for _, l := range h.stack {
 			total += len(l.dec.Placement.Nodes)
 		}
-		nodes := take(kept.nodes, total)
+		nodes := buffers.Take(kept.nodes, total)
 		for i, l := range h.stack {
 			d.Decisions[i], l.out = l.dec, i
 			if l.dec.Placement.Nodes != nil {
@@ -422,7 +410,7 @@ func solveHierarchy(s *Snapshot, root *HierarchyNode, opts Options, hopts Hierar
 		}
 		d.Message = h.placedMessages(hr, d.Decisions)
 		n := placedResults(hr)
-		h.results = take(kept.results, n)[:n]
+		h.results = buffers.Take(kept.results, n)[:n]
 		d.Root = h.placedResult(hr, d.Decisions)
 		if hasUnplaced(hr) {
 			if h.ov != nil {

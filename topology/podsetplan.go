@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gangsched/gangsched/internal/buffers"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -460,22 +461,6 @@ type planOut struct {
 	buffers *PlanBuffers
 }
 
-// take returns an empty slice with room for n: kept's memory, zeroed
-// (entries are written field by field), when kept is set, else new
-// memory. kept grows to n when it is smaller.
-func take[T any](kept *[]T, n int) []T {
-	if kept == nil {
-		return make([]T, 0, n)
-	}
-	if cap(*kept) < n {
-		*kept = make([]T, n)
-		return (*kept)[:0]
-	}
-	a := (*kept)[:n]
-	clear(a)
-	return a[:0]
-}
-
 // release leaves the tree's scratch as PlanPodSets expects it: take and
 // extra all zero.
 func (p *planner) release() {
@@ -753,10 +738,10 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 		kept.ranks, kept.sets, kept.plans = &b.ranks, &b.sets, &b.plans
 	}
 	if entries > 0 {
-		d.PodSetAssignments = take(kept.sets, entries)
+		d.PodSetAssignments = buffers.Take(kept.sets, entries)
 	}
-	out.PodSets = take(kept.plans, len(o.sets))
-	allRanks := take(kept.ranks, ranks)
+	out.PodSets = buffers.Take(kept.plans, len(o.sets))
+	allRanks := buffers.Take(kept.ranks, ranks)
 	for _, so := range o.sets {
 		sp := PodSetPlan{Name: so.r.name}
 		if len(so.fit) == 1 && so.fit[0] < p.D {
