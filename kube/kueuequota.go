@@ -296,10 +296,39 @@ func quotaRequests(cq *KueueClusterQueue, tmpl *placement.Pod, count int32) map[
 	return out
 }
 
+// admissionUsage reads an admission's resourceUsage (field) in canonical
+// units, a quantity past int64 as math.MaxInt64 (over any quota, as
+// quotaRequests saturates a product). Errors: an empty resource name, a
+// negative quantity.
+func admissionUsage(obj, field string, rl corev1.ResourceList) (map[placement.ResourceName]int64, error) {
+	out := make(map[placement.ResourceName]int64, len(rl))
+	for _, r := range sortedNames(rl) {
+		q := rl[r]
+		switch {
+		case r == "":
+			return nil, placement.Errorf(placement.ErrInvalid, obj, field, "empty resource name")
+		case q.Sign() < 0:
+			return nil, placement.Errorf(placement.ErrInvalid, obj, field+"["+string(r)+"]", "%s is negative", q.String())
+		case r == corev1.ResourceCPU && q.Cmp(maxMilli) > 0, r != corev1.ResourceCPU && q.Cmp(maxValue) > 0:
+			out[placement.ResourceName(r)] = math.MaxInt64
+		case r == corev1.ResourceCPU:
+			out[placement.ResourceName(r)] = q.MilliValue()
+		default:
+			out[placement.ResourceName(r)] = q.Value()
+		}
+	}
+	return out, nil
+}
+
 // admittedUsage is the quota an admitted Workload holds in its
-// ClusterQueue: each pod set's admitted count of its template's requests,
-// in the flavors status.admission gives each resource. It returns the
-// ClusterQueue's name ("" when w holds no quota, or is finished or
+// ClusterQueue, as Kueue v0.17 counts it (pkg/workload
+// totalRequestsFromAdmission): each pod set's status.admission
+// resourceUsage, in the flavors the admission gives each resource — or,
+// when an admission lists none (hand-written input), its admitted count
+// of the template's requests — scaled down to the pods not yet
+// reclaimable (status.reclaimablePods: finished pods of a Job release
+// their quota, Kueue's ReclaimablePods gate, on by default). It returns
+// the ClusterQueue's name ("" when w holds no quota, or is finished or
 // inactive: Kueue's HasActiveQuotaReservation).
 func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResource]int64) {
 	adm := w.Obj.Status.Admission
@@ -322,7 +351,17 @@ func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResourc
 		if a.Count != nil {
 			count = *a.Count
 		}
-		for r, v := range quotaRequests(cq, &w.Group.PodSets[k].Template, count) {
+		use := quotaRequests(cq, &w.Group.PodSets[k].Template, count)
+		if len(a.ResourceUsage) > 0 {
+			// Checked as the Workload was read (readAdmission).
+			use, _ = admissionUsage("", "", a.ResourceUsage)
+		}
+		if after := w.specCount(string(a.Name)) - w.reclaimable(string(a.Name)); after < count && count > 0 {
+			for r, v := range use { // Kueue's Divide, then Mul: per pod, rounded down
+				use[r] = v / int64(count) * int64(after)
+			}
+		}
+		for r, v := range use {
 			if f, ok := a.Flavors[corev1.ResourceName(r)]; ok {
 				fr := flavorResource{string(f), r}
 				u[fr] = usageSum(u[fr], v)

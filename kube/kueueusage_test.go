@@ -112,3 +112,56 @@ func TestMoreNeeded(t *testing.T) {
 		require.Equal(t, c.want, moreNeeded(c.r, c.need, c.free), "%s %d - %d", c.r, c.need, c.free)
 	}
 }
+
+// An admitted Workload holds the quota Kueue counts for it
+// (totalRequestsFromAdmission): its admission's resourceUsage, not its
+// template × count, scaled down to the pods not yet reclaimable. held has
+// 4 pods of one CPU in a ClusterQueue of 4 CPUs; p needs 2.
+func TestAdmitKueueWorkloads_AdmittedUsageAsKueue(t *testing.T) {
+	const (
+		queues = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: plain}\nspec: {}\n" +
+			"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: cq}\nspec: {namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: plain, resources: [{name: cpu, nominalQuota: 4}]}]}]}\n" +
+			"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: q}\nspec: {clusterQueue: cq}\n"
+		wl = "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: %s, creationTimestamp: '2026-01-01T08:00:0%dZ'}\nspec:\n  queueName: q\n" +
+			"  podSets: [{name: main, count: %d, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]\n"
+		held = kueueReserved + "  admission: {clusterQueue: cq, podSetAssignments: [{name: main, count: 4, flavors: {cpu: plain}%s}]}\n"
+	)
+	for _, c := range []struct {
+		name, usage, reclaim, want string
+	}{
+		{"resourceUsage as written", ", resourceUsage: {cpu: '1'}", "", "p Admitted"},
+		{"three of four pods reclaimable", ", resourceUsage: {cpu: '4'}", "[{name: main, count: 3}]", "p Admitted"},
+		{"one of four pods reclaimable", ", resourceUsage: {cpu: '4'}", "[{name: main, count: 1}]", "p Pending couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor plain, 1 more needed"},
+		{"no resourceUsage: the template's", "", "", "p Pending couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor plain, 2 more needed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y := queues + fmt.Sprintf(wl, "held", 0, 4) + fmt.Sprintf(held, c.usage)
+			if c.reclaim != "" {
+				y += "  reclaimablePods: " + c.reclaim + "\n"
+			}
+			y += fmt.Sprintf(wl, "p", 9, 2)
+			objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
+			require.NoError(t, err)
+			cl, err := Load(objs)
+			require.NoError(t, err)
+			_, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
+			require.NoError(t, err)
+			require.Len(t, outs, 2)
+			require.Equal(t, c.want, strings.TrimSpace(fmt.Sprintf("%s %s %s", outs[1].Workload.Name, outs[1].Action, outs[1].Message)))
+		})
+	}
+	for _, c := range []struct{ reclaim, field string }{
+		{"[{name: other, count: 1}]", "status.reclaimablePods[0].name"},
+		{"[{name: main, count: 5}]", "status.reclaimablePods[0].count"},
+		{"[{name: main, count: 1}, {name: main, count: 2}]", "status.reclaimablePods[1].name"},
+	} {
+		y := queues + fmt.Sprintf(wl, "held", 0, 4) + fmt.Sprintf(held, "") + "  reclaimablePods: " + c.reclaim + "\n"
+		objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
+		require.NoError(t, err)
+		_, err = Load(objs)
+		var fe *placement.FieldError
+		require.ErrorAs(t, err, &fe, c.reclaim)
+		require.Equal(t, c.field, fe.Field)
+		require.Contains(t, err.Error(), `Kueue Workload "default/held"`)
+	}
+}

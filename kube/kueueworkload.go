@@ -189,6 +189,9 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 	if err := checkStates(obj, w); err != nil {
 		return nil, err
 	}
+	if err := checkReclaimable(obj, w); err != nil {
+		return nil, err
+	}
 	if err := out.readAdmission(obj, index); err != nil {
 		return nil, err
 	}
@@ -336,6 +339,48 @@ func checkOneLevel(obj, f string, r topology.PodSetRequest) error {
 	return nil
 }
 
+// specCount is spec.podSets' count of the set named name (0 when none).
+func (w *KueueWorkload) specCount(name string) int32 {
+	for _, ps := range w.Obj.Spec.PodSets {
+		if string(ps.Name) == name {
+			return ps.Count
+		}
+	}
+	return 0
+}
+
+// reclaimable is status.reclaimablePods' count for the set named name:
+// its pods that finished, whose quota Kueue releases (0 when none).
+func (w *KueueWorkload) reclaimable(name string) int32 {
+	for _, r := range w.Obj.Status.ReclaimablePods {
+		if string(r.Name) == name {
+			return r.Count
+		}
+	}
+	return 0
+}
+
+// checkReclaimable refuses a status.reclaimablePods entry that names no
+// pod set or one named before, or whose count is negative or above the
+// set's, as Kueue's webhook does.
+func checkReclaimable(obj string, w *kueue.Workload) error {
+	seen := map[kueue.PodSetReference]bool{}
+	for i, r := range w.Status.ReclaimablePods {
+		f := fmt.Sprintf("status.reclaimablePods[%d]", i)
+		j := slices.IndexFunc(w.Spec.PodSets, func(ps kueue.PodSet) bool { return ps.Name == r.Name })
+		switch {
+		case j < 0:
+			return placement.Errorf(placement.ErrNotFound, obj, f+".name", "%q is not a pod set of spec.podSets", r.Name)
+		case seen[r.Name]:
+			return placement.Errorf(placement.ErrDuplicate, obj, f+".name", "pod set %q is listed twice", r.Name)
+		case r.Count < 0 || r.Count > w.Spec.PodSets[j].Count:
+			return placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d: want 0 to the pod set's count, %d", r.Count, w.Spec.PodSets[j].Count)
+		}
+		seen[r.Name] = true
+	}
+	return nil
+}
+
 // readAdmission reads status.admission of a Workload that holds quota.
 func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 	st := &w.Obj.Status
@@ -364,6 +409,9 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			return placement.Errorf(ErrUnsupported, obj, f+".topologyAssignment", "must be set: gangsim admits pod sets with topology assignments, or in a ResourceFlavor without a Topology")
 		}
 		seen[j] = true
+		if _, err := admissionUsage(obj, f+".resourceUsage", a.ResourceUsage); err != nil {
+			return err
+		}
 		count := spec[j].Count
 		if a.Count != nil {
 			count = *a.Count

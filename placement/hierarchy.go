@@ -280,10 +280,11 @@ type HierarchyOptions struct {
 // the messages, and the garbage collector has nothing of the answer to
 // scan: without Buffers, collecting a 2-level tree's 512-member answer is
 // about a fifth of the decision's CPU on 10,000 hosts (BENCHMARKS.md,
-// hierarchies). The slices of a decision made with Buffers are
-// overwritten by the next call with the same Buffers: copy what you keep.
-// The zero value is ready to use; one HierarchyBuffers serves one call at
-// a time. A tree that does not fit uses none of it.
+// hierarchies). The slices of a decision made with Buffers — placed or
+// not: a failed tree's leaf results are carved from them too — are
+// overwritten by the next call with the same Buffers, whatever it
+// decides: copy what you keep. The zero value is ready to use; one
+// HierarchyBuffers serves one call at a time.
 type HierarchyBuffers struct {
 	answer    []Assignment
 	decisions []Decision
