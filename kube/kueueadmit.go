@@ -441,11 +441,11 @@ type admitter struct {
 	// held keeps, per ClusterQueue, the quota its last preemptor's
 	// candidates hold ([admitter.candidatesHold]).
 	held map[*KueueClusterQueue]*heldCache
-	// searched, when set, is a preemption search made on the state as it
-	// is now, which [admitter.tryPreempt] issues instead of searching
-	// again: the scheduling cycle searches for every head that does not
-	// fit to order them, and each search costs as much as the cycle's
-	// other work.
+	// searched, when set, is the preemption search the scheduling cycle
+	// made for a head on the cycle's starting state, which
+	// [admitter.tryPreempt] issues instead of searching again: Kueue
+	// issues the targets it nominated at the cycle's start, whatever the
+	// heads before changed since (see [admitter.admitInCycles]).
 	searched *preemptSearch
 	// routes keep [KueueQueues.route]'s result by LocalQueue, as each is
 	// first read: within a call it depends on nothing else, and the
@@ -703,7 +703,7 @@ func (a *admitter) tryPreempt(w *KueueWorkload, out []KueueOutcome, msg string) 
 	var targets []preemptTarget
 	var err error
 	if a.searched != nil && a.searched.w == w {
-		targets = a.searched.targets // searched on this very state
+		targets = a.searched.targets // nominated at the cycle's start
 	} else {
 		targets, _, err = a.preempt(w)
 	}

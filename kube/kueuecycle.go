@@ -16,10 +16,11 @@ import (
 // flavor choice they make room in (with none, the one it would try
 // preemption in).
 //
-// search is that head's preemption search on the cycle's starting state
-// and gen the holders' generation it was made in ([admitter.statusChanged]):
-// settled while nothing changed since, the head issues it as it is, without
-// searching again.
+// search is that head's preemption search on the cycle's starting state:
+// when its turn comes the head issues those targets as they are, however
+// the heads before it changed the state, as Kueue's schedule issues the
+// targets its nominate found on the cycle's snapshot (GetTargets is not
+// called again in the loop over the entries).
 type cycleEntry struct {
 	i       int
 	ps      plannedSets
@@ -27,7 +28,6 @@ type cycleEntry struct {
 	victims []*preemptCand
 	vch     flavorChoice
 	search  *preemptSearch
-	gen     int
 }
 
 // admitInCycles admits pending Workloads (indexes in a.queue, sorted)
@@ -52,7 +52,10 @@ type cycleEntry struct {
 //     cycle, as Kueue's "no longer fits after processing another
 //     workload";
 //   - a head that does not fit preempts for itself when it may
-//     ([admitter.settle]); the preemptor waits for a later cycle and the
+//     ([admitter.settle]), issuing the targets nominated for it on the
+//     cycle's starting state, not searched again on the state its turn
+//     finds (Kueue's nominate computes them, its loop issues them); the
+//     preemptor waits for a later cycle and the
 //     victims are pending again, and, as Kueue's loop goes on after
 //     issuing preemptions, the cycle goes on with the victims gone and
 //     the preemptor's room kept ([admitter.keepPreemptorRoom]); a later
@@ -107,7 +110,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			if err != nil {
 				return err
 			}
-			e := cycleEntry{i: i, ps: ps, borrow: a.borrowHeight(ps), gen: a.holders.gen}
+			e := cycleEntry{i: i, ps: ps, borrow: a.borrowHeight(ps)}
 			if ps.plan.Decision.Status != placement.Scheduled {
 				if e.borrow, e.victims, e.vch, e.search, err = a.failedHeight(a.queue[i]); err != nil {
 					return err
@@ -159,9 +162,15 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 					continue
 				}
 			}
-			if !changed && e.gen == a.holders.gen {
-				a.searched = e.search // the state it was made on
-			}
+			// A head that preempts issues the targets nominated at the
+			// cycle's start, not those a search on the state now would
+			// find: the victims of the heads before it are gone (one
+			// overlapping them was skipped above) and what they admitted
+			// or kept is counted (the check above), as Kueue's fits
+			// checks them; the targets are not searched again, so a head
+			// may preempt Workloads it no longer needs gone, as Kueue's
+			// does.
+			a.searched = e.search
 			admitted, victims, err := a.settle(w, e.ps, &out[e.i], out)
 			a.searched = nil
 			if err != nil {

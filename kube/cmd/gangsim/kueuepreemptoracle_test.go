@@ -106,7 +106,13 @@ func checkPreemptionOracle(t *testing.T, dir, f, prof string) {
 		}
 		preempted := len(want.Evictions) > 0 && want.Evictions[len(want.Evictions)-1].Reason == "Preempted"
 		require.Equal(t, preempted, strings.HasPrefix(r.Message, "preempted by "), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
-		if reason, _, ok := strings.Cut(want.PreemptedMessage, ": "); ok && want.PreemptedMessage != "" {
+		if reason, msg, ok := strings.Cut(want.PreemptedMessage, ": "); ok && want.PreemptedMessage != "" {
+			if reason == "QuotaReserved" {
+				// Admitted again: Kueue turned Preempted False
+				// ("Previously: …"); the reason is in the message.
+				require.Equal(t, string(kube.KueueReadmitted), r.Action, "%s", want.Workload)
+				reason = preemptedReasonOf(t, msg)
+			}
 			require.Contains(t, r.Message, "("+reason+")", "%s", want.Workload)
 		}
 		if msg, ok := strings.CutPrefix(want.KueueMessage, "Pending: "); ok && !want.Admitted {
@@ -117,4 +123,23 @@ func checkPreemptionOracle(t *testing.T, dir, f, prof string) {
 			require.Contains(t, r.Message, msg, "%s", want.Workload)
 		}
 	}
+}
+
+// preemptedReasonOf is the Preempted condition reason whose words Kueue's
+// preemption message msg gives ("… due to prioritization in the
+// ClusterQueue; …"), as Kueue's HumanReadablePreemptionReasons words them.
+func preemptedReasonOf(t *testing.T, msg string) string {
+	t.Helper()
+	for words, reason := range map[string]string{
+		"prioritization in the ClusterQueue":            "InClusterQueue",
+		"reclamation within the cohort":                 "InCohortReclamation",
+		"Fair Sharing within the cohort":                "InCohortFairSharing",
+		"reclamation within the cohort while borrowing": "InCohortReclaimWhileBorrowing",
+	} {
+		if strings.Contains(msg, " due to "+words+";") {
+			return reason
+		}
+	}
+	t.Fatalf("no preemption reason in %q", msg)
+	return ""
 }
