@@ -115,6 +115,19 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 				if e.borrow, e.victims, e.vch, e.search, err = a.failedHeight(a.queue[i]); err != nil {
 					return err
 				}
+			} else if partialWords(a.queue[i], ps.w) != "" {
+				// Kueue tries preemption for the whole Workload before
+				// its smaller counts, at nomination too: with targets,
+				// the entry is the whole one, to preempt, and takes its
+				// place by them; without, it is the smaller counts'.
+				h, victims, ch, search, err := a.failedHeight(a.queue[i])
+				if err != nil {
+					return err
+				}
+				if len(victims) > 0 {
+					e.borrow, e.victims, e.vch = h, victims, ch
+				}
+				e.search = search
 			}
 			entries = append(entries, e)
 		}
@@ -139,7 +152,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			// With nothing admitted before it in the cycle, the state is
 			// the one it was planned on: no re-check, so that a check
 			// stricter than the plan's cannot skip it cycle after cycle.
-			if changed && e.ps.plan.Decision.Status == placement.Scheduled {
+			if changed && e.ps.plan.Decision.Status == placement.Scheduled && len(e.victims) == 0 {
 				still, err := a.stillFits(e.ps, kept)
 				if err != nil {
 					return err

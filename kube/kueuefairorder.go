@@ -19,11 +19,12 @@ type fairCandidate struct {
 }
 
 // fairUsage is the quota entry e's assignment takes, as Kueue's
-// assignmentUsage: its plan's flavors when it fits, else those it would
-// preempt in (nil when it fits no flavor: Kueue's NoFit, which the cycle
-// skips wherever it comes).
+// assignmentUsage: its plan's flavors when it fits (and, fitting at
+// smaller counts, was nominated no victims for its whole), else those it
+// would preempt in (nil when it fits no flavor: Kueue's NoFit, which the
+// cycle skips wherever it comes).
 func fairUsage(e cycleEntry) map[flavorResource]int64 {
-	if ch := e.ps.adm.choice; ch != nil && e.ps.plan.Decision.Status == placement.Scheduled {
+	if ch := e.ps.adm.choice; ch != nil && e.ps.plan.Decision.Status == placement.Scheduled && len(e.victims) == 0 {
 		return ch.usage
 	}
 	return e.vch.usage

@@ -72,3 +72,38 @@ func TestAdmitKueueWorkloads_NominatedVictims(t *testing.T) {
 		})
 	}
 }
+
+// A head that fits only at smaller counts is nominated, as in Kueue's
+// getInitialAssignments, the victims its whole count needs on the
+// cycle's starting state, and issues them at its turn: the same world
+// with low of 1 CPU (1 free) and b of two one-CPU pods, minCount 1. b
+// fits 1 pod at the start but whole only with low gone; a goes first
+// (b, to preempt, would borrow) and preempts big; b then issues low,
+// though its whole count would fit without, rather than being admitted
+// at 1 pod (a search on the state its turn finds preempts nothing, and
+// its smaller count still fits). Next cycle b is admitted whole and low
+// again. The real Kueue v0.17 did so
+// (kueue-oracle/preemption/p19-nominated-victims-partial).
+func TestAdmitKueueWorkloads_NominatedVictimsPartial(t *testing.T) {
+	w := new(qWorld).cohort("org", "", 0).cq("qa", "org", 4, "{reclaimWithinCohort: Any}").
+		cq("qb", "org", 4, "{withinClusterQueue: LowerPriority}").
+		admitted("big", "qb", 6, 0).admitted("low", "qb", 1, 1).pending("a", "qa", 4, 0)
+	w.b.WriteString("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: b, creationTimestamp: '2026-01-01T10:00:01Z'}\nspec:\n  queueName: lqb\n  priority: 10\n  podSets: [{name: main, count: 2, minCount: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]\n")
+	outs, _ := admitAll(t, partialNodes+qFlavor+w.b.String())
+	var got []string
+	for _, o := range outs {
+		s := o.Workload.Name + ": " + string(o.Action)
+		if o.Message != "" {
+			s += " (" + o.Message + ")"
+		}
+		got = append(got, s)
+	}
+	// Admitted whole: at 1 pod its message would say "partially
+	// admitted".
+	require.Equal(t, []string{
+		"b: Admitted (preempted default/low (InClusterQueue))",
+		"big: Preempted (preempted by default/a (InCohortReclamation); queued again: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor q, 5 more needed)",
+		"low: Readmitted (preempted by default/b (InClusterQueue))",
+		"a: Admitted (preempted default/big (InCohortReclamation))",
+	}, got)
+}
