@@ -447,6 +447,10 @@ type admitter struct {
 	// issues the targets it nominated at the cycle's start, whatever the
 	// heads before changed since (see [admitter.admitInCycles]).
 	searched *preemptSearch
+	// nominating, while not nil, keeps what the preemption searches of
+	// one scheduling cycle's nominations read of its starting state
+	// ([nominationCache]).
+	nominating *nominationCache
 	// routes keep [KueueQueues.route]'s result by LocalQueue, as each is
 	// first read: within a call it depends on nothing else, and the
 	// scheduling cycles route every head again in each cycle.

@@ -91,7 +91,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	// Only settle (and writePending) change a Workload's status here;
 	// each change is reported to the holders' list.
 	a.holders = &holderCache{is: map[int]bool{}}
-	defer func() { a.holders = nil }()
+	defer func() { a.holders, a.nominating = nil, nil }()
 	for {
 		heads := a.cycleHeads(pending, out, aside)
 		if !slices.ContainsFunc(heads, func(i int) bool { return !blocked[i] }) {
@@ -105,6 +105,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			continue
 		}
 		entries := make([]cycleEntry, 0, len(heads))
+		a.nominating = &nominationCache{collected: map[string][]*KueueClusterQueue{}}
 		for _, i := range heads {
 			ps, err := a.nominate(a.queue[i])
 			if err != nil {
@@ -131,6 +132,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			}
 			entries = append(entries, e)
 		}
+		a.nominating = nil
 		next := a.cycleOrder(entries)
 		// The heads set aside come back once a preemption frees room, one
 		// cycle after the preemptor's own retry.

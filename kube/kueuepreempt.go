@@ -121,7 +121,7 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	if len(all) == 0 {
 		return nil, flavorChoice{}, nil
 	}
-	gone := a.candidatesHold(cq, all)
+	var gone map[cqFR]wideSum
 	start := map[[2]int]int{}
 	var best []preemptTarget
 	var bestCh flavorChoice
@@ -129,8 +129,15 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	for {
 		// The flavors are chosen as if every candidate were gone; the
 		// victims are then sought at the usage as it is.
-		undo := a.without(gone)
-		ch, why := q.assignFlavors(cq, w, a.quota(), start)
+		t, kept := a.goneTree(all)
+		undo := func() {}
+		if !kept {
+			if gone == nil {
+				gone = a.candidatesHold(cq, all)
+			}
+			undo, t = a.without(gone), a.quota()
+		}
+		ch, why := q.assignFlavors(cq, w, t, start)
 		undo()
 		if why != "" {
 			return best, bestCh, nil
@@ -512,33 +519,43 @@ func (a *admitter) cohortCandidates(w *KueueWorkload, cq *KueueClusterQueue, req
 	adv, remaining := t.fitsInQuota(quotaNode{cq: cq}, requests)
 	prev := ""
 	seen := map[string]bool{}
+	// Which level of the walk found each ClusterQueue; the candidates are
+	// then read once. Scanning all of them for every ClusterQueue found
+	// made each search quadratic in a wide cohort's ClusterQueues. The
+	// order they are found in does not matter: hier and prio are sorted
+	// by a total order ([admitter.victims]).
+	type level struct {
+		lca string
+		adv bool
+	}
+	var levels []level
+	at := map[*KueueClusterQueue]int{}
 	for c := cq.Cohort; c != "" && !seen[c]; c = t.q.parentOf(quotaNode{cohort: c}) {
 		seen[c] = true
-		var found []*preemptCand
-		t.collect(c, prev, cq, need, func(vcq *KueueClusterQueue) {
-			for _, cand := range all {
-				if cand.cq == vcq && uses(cand) {
-					cand.lca = c
-					found = append(found, cand)
-				}
-			}
-		})
-		for _, cand := range found {
-			if adv {
-				cand.kind = candHierarchical
-				hier = append(hier, cand)
-			} else {
-				cand.kind = candReclaimNoBorrow
-				if cq.Preemption.whileBorrowing(w.Priority, cand.w.Priority) {
-					cand.kind = candReclaimWhileBorrowing
-				}
-				prio = append(prio, cand)
-			}
-		}
+		k := len(levels)
+		levels = append(levels, level{c, adv})
+		a.collectOver(t, c, prev, cq, need, func(vcq *KueueClusterQueue) { at[vcq] = k })
 		var fits bool
 		fits, remaining = t.fitsInQuota(quotaNode{cohort: c}, remaining)
 		adv = adv || fits
 		prev = c
+	}
+	for _, cand := range all {
+		k, ok := at[cand.cq]
+		if !ok || !uses(cand) {
+			continue
+		}
+		cand.lca = levels[k].lca
+		if levels[k].adv {
+			cand.kind = candHierarchical
+			hier = append(hier, cand)
+		} else {
+			cand.kind = candReclaimNoBorrow
+			if cq.Preemption.whileBorrowing(w.Priority, cand.w.Priority) {
+				cand.kind = candReclaimWhileBorrowing
+			}
+			prio = append(prio, cand)
+		}
 	}
 	return hier, prio
 }

@@ -1,0 +1,101 @@
+package kube
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// nominationCache keeps, for the nominations of one scheduling cycle
+// ([admitter.admitInCycles]), what the preemption searches of its heads
+// read of the cycle's starting state. Every head that does not fit is
+// searched on that state (each search puts back what it takes out), and
+// in a wide cohort each search read every ClusterQueue again: taking all
+// of its candidates' quota out to choose flavors, and finding the
+// ClusterQueues over their nominal quota. With about as many heads as
+// ClusterQueues, and cycles growing with them, the run grew with the cube
+// of the ClusterQueues. What is kept here is read only while the usage is
+// the cycle's starting one, and dropped when the nominations end.
+type nominationCache struct {
+	// gone is the quota tree with the quota of the candidates of (their
+	// queue indexes) taken out, as [admitter.without] takes it.
+	gone   *quotaTree
+	goneOf []int
+	// collected are the ClusterQueues [quotaTree.collect] finds, with no
+	// ClusterQueue left out, by cohort, cohort skipped and resources.
+	collected map[string][]*KueueClusterQueue
+}
+
+// goneTree is the quota tree, during a cycle's nominations, with the
+// quota the candidates all hold taken out, for a flavor choice as if they
+// were gone: a copy of the usage, kept for the heads with the same
+// candidates. ok is false outside the nominations.
+func (a *admitter) goneTree(all []*preemptCand) (t quotaTree, ok bool) {
+	n := a.nominating
+	if n == nil {
+		return quotaTree{}, false
+	}
+	if n.gone != nil && slices.EqualFunc(n.goneOf, all, func(i int, c *preemptCand) bool { return i == c.i }) {
+		return *n.gone, true
+	}
+	used := make(quotaUsage, len(a.used))
+	for name, u := range a.used {
+		c := make(map[flavorResource]int64, len(u))
+		for fr, v := range u {
+			c[fr] = v
+		}
+		used[name] = c
+	}
+	// As [admitter.without] changes each usage: math.MaxInt64 stays so,
+	// anything else falls by the exact sum.
+	for k, g := range heldBy(all) {
+		u := used[k.cq]
+		if u == nil {
+			u = map[flavorResource]int64{}
+			used[k.cq] = u
+		}
+		if old := u[k.fr]; old != math.MaxInt64 {
+			u[k.fr] = wide(old).minus(g).clamped()
+		} else {
+			u[k.fr] = old
+		}
+	}
+	t = a.opts.Queues.tree(used)
+	n.gone, n.goneOf = &t, nil
+	for _, c := range all {
+		n.goneOf = append(n.goneOf, c.i)
+	}
+	return t, true
+}
+
+// collectOver is [quotaTree.collect] of t, a.quota(), calling add for the
+// ClusterQueues but self it finds, in its order; during a cycle's
+// nominations the ClusterQueues found are kept by cohort, cohort skipped
+// and resources.
+func (a *admitter) collectOver(t quotaTree, cohort, skip string, self *KueueClusterQueue, need map[flavorResource]bool, add func(*KueueClusterQueue)) {
+	n := a.nominating
+	if n == nil {
+		t.collect(cohort, skip, self, need, add)
+		return
+	}
+	var key strings.Builder
+	key.WriteString(cohort + "\x00" + skip)
+	frs := make([]string, 0, len(need))
+	for fr := range need { // read as withinNominal reads it: every key
+		frs = append(frs, fr.Flavor+"\x01"+string(fr.Resource))
+	}
+	slices.Sort(frs)
+	for _, f := range frs {
+		key.WriteString("\x00" + f)
+	}
+	found, ok := n.collected[key.String()]
+	if !ok {
+		t.collect(cohort, skip, nil, need, func(cq *KueueClusterQueue) { found = append(found, cq) })
+		n.collected[key.String()] = found
+	}
+	for _, cq := range found {
+		if cq != self {
+			add(cq)
+		}
+	}
+}
