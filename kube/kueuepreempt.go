@@ -227,7 +227,7 @@ func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemp
 	// The candidates in one allocation: the slice never grows past it, so
 	// the pointers hold.
 	store := make([]preemptCand, 0, len(holders))
-	var out []*preemptCand
+	out := make([]*preemptCand, 0, len(holders))
 	for _, h := range holders {
 		v, vcq := h.w, h.cq
 		if v == w {
