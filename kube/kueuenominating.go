@@ -21,6 +21,9 @@ type nominationCache struct {
 	// queue indexes) taken out, as [admitter.without] takes it.
 	gone   *quotaTree
 	goneOf []int
+	// lastOf are the candidates of the last search that did not find
+	// gone kept for its own.
+	lastOf []int
 	// collected are the ClusterQueues [quotaTree.collect] finds, with no
 	// ClusterQueue left out, by cohort, cohort skipped and resources.
 	collected map[string][]*KueueClusterQueue
@@ -29,14 +32,28 @@ type nominationCache struct {
 // goneTree is the quota tree, during a cycle's nominations, with the
 // quota the candidates all hold taken out, for a flavor choice as if they
 // were gone: a copy of the usage, kept for the heads with the same
-// candidates. ok is false outside the nominations.
+// candidates. ok is false outside the nominations, and the first time
+// a search's candidates are seen.
 func (a *admitter) goneTree(all []*preemptCand) (t quotaTree, ok bool) {
 	n := a.nominating
 	if n == nil {
 		return quotaTree{}, false
 	}
-	if n.gone != nil && slices.EqualFunc(n.goneOf, all, func(i int, c *preemptCand) bool { return i == c.i }) {
+	same := func(of []int) bool {
+		return slices.EqualFunc(of, all, func(i int, c *preemptCand) bool { return i == c.i })
+	}
+	if n.gone != nil && same(n.goneOf) {
 		return *n.gone, true
+	}
+	// The copy is made for candidates seen a second time: heads whose
+	// candidates differ (other priorities) take them out in place, which
+	// costs less than a copy of every ClusterQueue's usage.
+	if !same(n.lastOf) {
+		n.lastOf = n.lastOf[:0]
+		for _, c := range all {
+			n.lastOf = append(n.lastOf, c.i)
+		}
+		return quotaTree{}, false
 	}
 	used := make(quotaUsage, len(a.used))
 	for name, u := range a.used {
