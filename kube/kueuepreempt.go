@@ -368,9 +368,12 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 	t := a.quota()
 	need := a.needPreemption(cq, ch)
 	var same, hier, prio []*preemptCand
+	// need is a few resources, a candidate's usage may hold more: looking
+	// each up costs less than walking the usage, as every candidate is
+	// asked.
 	uses := func(c *preemptCand) bool {
-		for fr, v := range c.usage {
-			if need[fr] && v > 0 {
+		for fr := range need {
+			if c.usage[fr] > 0 {
 				return true
 			}
 		}
