@@ -451,6 +451,10 @@ type admitter struct {
 	// one scheduling cycle's nominations read of its starting state
 	// ([nominationCache]).
 	nominating *nominationCache
+	// usageEpoch counts the changes [admitter.addUsage] made, and
+	// withoutHeld the changes [admitter.without] made and not yet put
+	// back: with both as they were, the usage is as it was.
+	usageEpoch, withoutHeld int
 	// routes keep [KueueQueues.route]'s result by LocalQueue, as each is
 	// first read: within a call it depends on nothing else, and the
 	// scheduling cycles route every head again in each cycle.

@@ -24,9 +24,22 @@ type nominationCache struct {
 	// lastOf are the candidates of the last search that did not find
 	// gone kept for its own.
 	lastOf []int
+	// epoch and held are [admitter.usageEpoch] and
+	// [admitter.withoutHeld] when gone and lastOf were kept.
+	epoch, held int
 	// collected are the ClusterQueues [quotaTree.collect] finds, with no
 	// ClusterQueue left out, by cohort, cohort skipped and resources.
 	collected map[string][]*KueueClusterQueue
+}
+
+// fresh drops what n keeps when the usage changed since it was kept
+// (the heads' searches put back what they take out, so this is a safeguard).
+func (n *nominationCache) fresh(a *admitter) {
+	if n.epoch != a.usageEpoch || n.held != a.withoutHeld {
+		n.gone, n.goneOf, n.lastOf = nil, nil, nil
+		clear(n.collected)
+		n.epoch, n.held = a.usageEpoch, a.withoutHeld
+	}
 }
 
 // goneTree is the quota tree, during a cycle's nominations, with the
@@ -39,6 +52,7 @@ func (a *admitter) goneTree(all []*preemptCand) (t quotaTree, ok bool) {
 	if n == nil {
 		return quotaTree{}, false
 	}
+	n.fresh(a)
 	same := func(of []int) bool {
 		return slices.EqualFunc(of, all, func(i int, c *preemptCand) bool { return i == c.i })
 	}
@@ -63,6 +77,13 @@ func (a *admitter) goneTree(all []*preemptCand) (t quotaTree, ok bool) {
 		}
 		used[name] = c
 	}
+	// The cohort sums as they are (their paths are found again, on the
+	// copies), moved as [admitter.without] moves them.
+	sums := &cohortSums{t: a.sums.t, sum: make(map[cohortFR]*wideSum, len(a.sums.sum)), paths: map[cqFR][]sumStep{}}
+	for k, w := range a.sums.sum {
+		c := *w
+		sums.sum[k] = &c
+	}
 	// As [admitter.without] changes each usage: math.MaxInt64 stays so,
 	// anything else falls by the exact sum.
 	for k, g := range heldBy(all) {
@@ -71,13 +92,15 @@ func (a *admitter) goneTree(all []*preemptCand) (t quotaTree, ok bool) {
 			u = map[flavorResource]int64{}
 			used[k.cq] = u
 		}
-		if old := u[k.fr]; old != math.MaxInt64 {
-			u[k.fr] = wide(old).minus(g).clamped()
-		} else {
-			u[k.fr] = old
+		old := u[k.fr]
+		now := old
+		if old != math.MaxInt64 {
+			now = wide(old).minus(g).clamped()
 		}
+		u[k.fr] = now
+		sums.moved(k.cq, k.fr, old, now)
 	}
-	t = a.opts.Queues.tree(used)
+	t = quotaTree{q: a.opts.Queues, used: used, sums: sums}
 	n.gone, n.goneOf = &t, nil
 	for _, c := range all {
 		n.goneOf = append(n.goneOf, c.i)
@@ -95,6 +118,7 @@ func (a *admitter) collectOver(t quotaTree, cohort, skip string, self *KueueClus
 		t.collect(cohort, skip, self, need, add)
 		return
 	}
+	n.fresh(a)
 	var key strings.Builder
 	key.WriteString(cohort + "\x00" + skip)
 	frs := make([]string, 0, len(need))

@@ -762,6 +762,7 @@ func (a *admitter) without(gone map[cqFR]wideSum) func() {
 	}
 	undo := make([]saved, 0, len(gone))
 	var created []string
+	a.withoutHeld++
 	for k, g := range gone {
 		u := a.used[k.cq]
 		if u == nil {
@@ -778,6 +779,7 @@ func (a *admitter) without(gone map[cqFR]wideSum) func() {
 		a.sums.moved(k.cq, k.fr, old, now)
 	}
 	return func() {
+		a.withoutHeld--
 		for _, s := range undo {
 			a.sums.moved(s.k.cq, s.k.fr, a.used[s.k.cq][s.k.fr], s.v) // s.v is 0 where !s.had
 			if s.had {

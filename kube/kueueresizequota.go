@@ -108,6 +108,7 @@ func (a *admitter) addUsage(cq string, u map[flavorResource]int64, sign int64) {
 	if len(u) == 0 {
 		return
 	}
+	a.usageEpoch++
 	if a.used[cq] == nil {
 		a.used[cq] = map[flavorResource]int64{}
 	}
