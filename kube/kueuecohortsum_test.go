@@ -102,8 +102,26 @@ func TestProp_CohortSums(t *testing.T) {
 				for name, u := range a.used {
 					before[name] = maps.Clone(u)
 				}
+				// The copy a cycle's nominations keep for candidates seen
+				// twice is the usage and sums usedWithout makes in place.
+				for k, c := range removed {
+					c.i = k
+				}
+				a.nominating = &nominationCache{collected: map[string][]*KueueClusterQueue{}}
+				_, kept := a.goneTree(removed)
+				require.False(rt, kept, "candidates seen once")
+				gone, kept := a.goneTree(removed)
+				require.True(rt, kept, "candidates seen twice")
+				a.nominating = nil
 				_, undo := a.usedWithout(removed)
 				check(fmt.Sprintf("step %d, candidates out", i))
+				require.Equal(rt, a.used, gone.used, "step %d: the nominations' copy", i)
+				for name := range q.Cohorts {
+					for _, fr := range frs {
+						n := quotaNode{cohort: name}
+						require.Equal(rt, a.quota().usage(n, fr), gone.usage(n, fr), "step %d: the nominations' copy, cohort %s, %v", i, name, fr)
+					}
+				}
 				undo()
 				require.Equal(rt, before, a.used)
 			}
