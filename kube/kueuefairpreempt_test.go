@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,6 +149,15 @@ func TestAdmitKueueWorkloads_FairPreemption(t *testing.T) {
 			require.Equal(t, c.want, got)
 		})
 	}
+}
+
+// fairSharing reports whether w has Kueue's fair sharing on
+// ([propWorld.withFairSharing]).
+func (w *propWorld) fairSharing() bool {
+	return slices.ContainsFunc(w.rest, func(o any) bool {
+		_, ok := o.(*configv1beta2.Configuration)
+		return ok
+	})
 }
 
 // withFairSharing turns Kueue's fair sharing on in w (a Configuration with

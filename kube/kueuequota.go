@@ -356,7 +356,11 @@ func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResourc
 			// Checked as the Workload was read (readAdmission).
 			use, _ = admissionUsage("", "", a.ResourceUsage)
 		}
-		if after := w.specCount(string(a.Name)) - w.reclaimable(string(a.Name)); after < count && count > 0 {
+		// Only reclaimable pods scale it: a spec count below the admitted
+		// one is gangsim's shrink waiting to be made (Kueue's spec counts
+		// are immutable while admitted), which holds its quota meanwhile.
+		if rc := w.reclaimable(string(a.Name)); rc > 0 && w.specCount(string(a.Name))-rc < count && count > 0 {
+			after := w.specCount(string(a.Name)) - rc
 			for r, v := range use { // Kueue's Divide, then Mul: per pod, rounded down
 				use[r] = v / int64(count) * int64(after)
 			}
