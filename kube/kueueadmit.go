@@ -640,7 +640,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		// Kueue preempts for the whole Workload before it searches the
 		// smaller counts.
 		var withVictims string
-		if victims, withVictims, err = a.tryPreempt(w, out, "its whole pod sets fit by preemption"); err != nil {
+		if victims, withVictims, err = a.tryPreempt(w, out, ""); err != nil {
 			return false, nil, err
 		}
 		if len(victims) > 0 {
@@ -704,19 +704,30 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 }
 
 // tryPreempt preempts for pending Workload w, whose reason to wait is
-// msg, the admitted Workloads that make room ([admitter.preempt]), unless
-// that would repeat a cycle ([admitter.repeats]); it returns the victims'
-// indexes in the queue and msg with what it did.
+// msg ("" when it fits at smaller counts), the admitted Workloads that
+// make room for its whole count or, with none, for the smaller count
+// Kueue's partial admission search ends on ([admitter.preemptFor]),
+// unless that would repeat a cycle ([admitter.repeats]); it returns the
+// victims' indexes in the queue and msg with what it did.
 func (a *admitter) tryPreempt(w *KueueWorkload, out []KueueOutcome, msg string) ([]int, string, error) {
 	var targets []preemptTarget
+	at := w
 	var err error
 	if a.searched != nil && a.searched.w == w {
-		targets = a.searched.targets // nominated at the cycle's start
+		targets, at = a.searched.targets, a.searched.at // nominated at the cycle's start
 	} else {
-		targets, _, err = a.preempt(w)
+		targets, _, at, err = a.preemptFor(w)
 	}
 	if err != nil || len(targets) == 0 {
 		return nil, msg, err
+	}
+	switch words := preemptWords(w, at); {
+	case msg != "":
+		msg = joinReasons([]string{msg, words})
+	case words != "":
+		msg = words // it fits at smaller counts without
+	default:
+		msg = "its whole pod sets fit by preemption"
 	}
 	if why := a.repeats(w, targets); why != "" {
 		return nil, msg + "; " + why, nil

@@ -168,7 +168,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			// victims gone, as Kueue's fits does with its targets.
 			if changed && len(e.victims) > 0 {
 				cq, _ := a.route(w)
-				still, err := a.fitsWithout(w, cq, e.vch, e.victims, true)
+				still, err := a.fitsWithout(e.search.at, cq, e.vch, e.victims, true)
 				if err != nil {
 					return err
 				}

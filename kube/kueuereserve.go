@@ -167,11 +167,11 @@ func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorCh
 	if why != "" {
 		return 0, nil, flavorChoice{}, nil, nil
 	}
-	targets, ch, err := a.preempt(w)
+	targets, ch, at, err := a.preemptFor(w)
 	if err != nil {
 		return 0, nil, flavorChoice{}, nil, err
 	}
-	search := &preemptSearch{w: w, targets: targets}
+	search := &preemptSearch{w: w, targets: targets, at: at}
 	if len(targets) > 0 {
 		var removed []*preemptCand
 		for _, t := range targets {
@@ -188,10 +188,12 @@ func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorCh
 	return 0, nil, flavorChoice{}, search, nil
 }
 
-// preemptSearch is the targets [admitter.preempt] found for w.
+// preemptSearch is the targets [admitter.preemptFor] found for w, and w
+// at the counts they make room for (w itself for its whole count).
 type preemptSearch struct {
 	w       *KueueWorkload
 	targets []preemptTarget
+	at      *KueueWorkload
 }
 
 // keepPreemptorRoom keeps, for the rest of its scheduling cycle, the room

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,9 @@ type kueuePreemptOracleCase struct {
 				Name   string           `json:"name"`
 				Flavor string           `json:"flavor"`
 				Nodes  map[string]int32 `json:"nodes"`
+				// Count, when set, is the count Kueue admitted, below
+				// the spec's (partial admission).
+				Count *int32 `json:"count"`
 			} `json:"podSets"`
 			// KueueMessage is "Pending: " and Kueue's QuotaReserved message.
 			KueueMessage string `json:"kueueMessage"`
@@ -103,6 +107,16 @@ func checkPreemptionOracle(t *testing.T, dir, f, prof string) {
 		if want.Admitted {
 			require.Equal(t, wantNodes, nodes, "%s", want.Workload)
 			require.Equal(t, wantFlavors, flavors, "%s", want.Workload)
+			// The admitted count, which a set on quota alone shows only
+			// in gangsim's message.
+			for _, ps := range want.PodSets {
+				words := fmt.Sprintf("pod set %q with ", ps.Name)
+				if ps.Count != nil {
+					require.Contains(t, r.Message, fmt.Sprintf("partially admitted: %s%d of", words, *ps.Count), "%s", want.Workload)
+				} else {
+					require.NotContains(t, r.Message, "partially admitted: "+words, "%s", want.Workload)
+				}
+			}
 		}
 		preempted := len(want.Evictions) > 0 && want.Evictions[len(want.Evictions)-1].Reason == "Preempted"
 		require.Equal(t, preempted, strings.HasPrefix(r.Message, "preempted by "), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
