@@ -205,7 +205,15 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 				for _, v := range victims {
 					preempted[a.queue[v].Key()] = true
 				}
-				k, err := a.keepPreemptorRoom(w)
+				// The room kept is that of the count it preempted
+				// for, as Kueue adds its entry's assignment usage: a
+				// partial admission's smaller count, though its
+				// whole count may fit with the victims gone.
+				at := w
+				if e.search != nil && e.search.at != nil {
+					at = e.search.at
+				}
+				k, err := a.keepPreemptorRoom(at)
 				if err != nil {
 					return err
 				}

@@ -106,6 +106,24 @@ func TestAdmitKueueWorkloads_PartialPreempt(t *testing.T) {
 			"p: Admitted (preempted default/bb2 (InCohortReclamation); partially admitted: pod set \"main\" with 2 of 4 pods (minCount 1))",
 		},
 	}, {
+		// The room a preemptor keeps for the rest of its cycle is its
+		// smaller count's: p0 (q1, 2 CPUs, empty) reclaims bb for 2
+		// pods (4 would borrow), and p1 (q0, at its nominal quota), which
+		// fits 1 pod, is admitted at 1 in the same cycle beside p0's 2
+		// (p0's whole count, which fits with bb gone, would leave it
+		// nothing); next cycle p0 is admitted at 3. The real Kueue v0.17
+		// did so (p26-random-partial-88).
+		name: "keeps the smaller count's room",
+		world: new(qWorld).cohort("org", "", 0).cq("q0", "org", 4, "{reclaimWithinCohort: Any}").
+			cq("q1", "org", 2, "{reclaimWithinCohort: Any}").cq("q2", "org", 2, "").
+			admittedPriority("a0", "q0", 3, 0, 10).admitted("a1", "q0", 1, 1).admitted("bb", "q2", 3, 2).
+			pendingPartial("p0", "q1", 4, 1, 0, 10).pendingPartial("p1", "q0", 2, 1, 1, 0),
+		want: []string{
+			"p0: Admitted (preempted default/bb (InCohortReclamation); partially admitted: pod set \"main\" with 3 of 4 pods (minCount 1); borrows from cohort org: cpu 1 in flavor q)",
+			"bb: Preempted (preempted by default/p0 (InCohortReclamation); queued again: couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor q, 3 more needed)",
+			"p1: Admitted (partially admitted: pod set \"main\" with 1 of 2 pods (minCount 1); borrows from cohort org: cpu 1 in flavor q)",
+		},
+	}, {
 		// Without a preemption policy nothing is preempted and p waits.
 		name: "no policy",
 		world: new(qWorld).cohort("org", "", 0).cq("q", "org", 4, "").
