@@ -14,7 +14,8 @@ import (
 // one of whose pod sets has a minCount below its count, is tried at
 // smaller counts, and admitted at the first that fits of a binary search
 // Kueue v0.17 runs in pkg/scheduler (getInitialAssignments, with
-// flavorassigner's PodSetReducer). Read, not copied.
+// flavorassigner's PodSetReducer); with queues, the same search may end
+// on a count to preempt for ([admitter.preemptFor]). Read, not copied.
 
 // canBePartial reports whether some pod set of w may be admitted with
 // fewer pods than its count (a minCount below it), as Kueue's
