@@ -2,7 +2,6 @@ package kube
 
 import (
 	"cmp"
-	"maps"
 
 	"github.com/gangsched/gangsched/placement"
 )
@@ -57,22 +56,14 @@ func (a *admitter) nextFair(entries []cycleEntry, done []bool) (int, bool) {
 		}
 		c := fairCandidate{at: i, i: e.i, cq: cq, usage: fairUsage(e), shares: map[string]fairShare{}}
 		// The shares with the head admitted: its usage added to its
-		// ClusterQueue for the walk up, then taken off again (and the
-		// ClusterQueue's usage map put back as it was, without the keys
-		// the addition made).
-		before := maps.Clone(a.used[cq.Name])
-		a.addUsage(cq.Name, c.usage, 1)
+		// ClusterQueue for the walk up, then taken off again.
+		undo := a.withAdded(cq.Name, c.usage)
 		n, root := quotaNode{cq: cq}, cq.Cohort
 		for p := cq.Cohort; p != ""; p = q.parentOf(quotaNode{cohort: p}) {
 			c.shares[p] = t.share(n)
 			n, root = quotaNode{cohort: p}, p
 		}
-		a.addUsage(cq.Name, c.usage, -1)
-		if before == nil {
-			delete(a.used, cq.Name)
-		} else {
-			a.used[cq.Name] = before
-		}
+		undo()
 		byRoot[root] = append(byRoot[root], c)
 	}
 	for root, cands := range byRoot { // each root's winner: any order, tops is sorted below

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 
 	configv1beta2 "sigs.k8s.io/kueue/apis/config/v1beta2"
@@ -80,8 +79,7 @@ func (a *admitter) fairVictims(w *KueueWorkload, cq *KueueClusterQueue, ch flavo
 	slices.SortFunc(cands, order)
 
 	s := &fairSearch{a: a, w: w, cq: cq, ch: ch}
-	own := maps.Clone(a.used[cq.Name])
-	a.addUsage(cq.Name, ch.usage, 1) // the shares count w admitted
+	undo := a.withAdded(cq.Name, ch.usage) // the shares count w admitted
 	strategies := q.FairSharing.Strategies
 	fits, retry, err := s.first(cands, order, need, strategies[0])
 	if err == nil && !fits && len(strategies) > 1 {
@@ -90,12 +88,7 @@ func (a *admitter) fairVictims(w *KueueWorkload, cq *KueueClusterQueue, ch flavo
 	// Victims and w's usage are taken back before paring down, as Kueue
 	// fills back without w counted.
 	s.putBack()
-	a.addUsage(cq.Name, ch.usage, -1)
-	if own == nil { // the map as it was, without the keys the addition made
-		delete(a.used, cq.Name)
-	} else {
-		a.used[cq.Name] = own
-	}
+	undo()
 	if err != nil || !fits {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 package kube
 
 import (
-	"math"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -71,11 +71,7 @@ func (a *admitter) goneTree(all []*preemptCand) (t quotaTree, ok bool) {
 	}
 	used := make(quotaUsage, len(a.used))
 	for name, u := range a.used {
-		c := make(map[flavorResource]int64, len(u))
-		for fr, v := range u {
-			c[fr] = v
-		}
-		used[name] = c
+		used[name] = maps.Clone(u)
 	}
 	// The cohort sums as they are (their paths are found again, on the
 	// copies), moved as [admitter.without] moves them.
@@ -84,21 +80,8 @@ func (a *admitter) goneTree(all []*preemptCand) (t quotaTree, ok bool) {
 		c := *w
 		sums.sum[k] = &c
 	}
-	// As [admitter.without] changes each usage: math.MaxInt64 stays so,
-	// anything else falls by the exact sum.
 	for k, g := range heldBy(all) {
-		u := used[k.cq]
-		if u == nil {
-			u = map[flavorResource]int64{}
-			used[k.cq] = u
-		}
-		old := u[k.fr]
-		now := old
-		if old != math.MaxInt64 {
-			now = wide(old).minus(g).clamped()
-		}
-		u[k.fr] = now
-		sums.moved(k.cq, k.fr, old, now)
+		takeOut(used, sums, k, g)
 	}
 	t = quotaTree{q: a.opts.Queues, used: used, sums: sums}
 	n.gone, n.goneOf = &t, nil

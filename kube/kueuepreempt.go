@@ -764,19 +764,11 @@ func (a *admitter) without(gone map[cqFR]wideSum) func() {
 	var created []string
 	a.withoutHeld++
 	for k, g := range gone {
-		u := a.used[k.cq]
-		if u == nil {
-			u = map[flavorResource]int64{}
-			a.used[k.cq], created = u, append(created, k.cq)
+		if a.used[k.cq] == nil {
+			created = append(created, k.cq)
 		}
-		old, had := u[k.fr]
+		old, had := takeOut(a.used, a.sums, k, g)
 		undo = append(undo, saved{k, old, had})
-		now := old
-		if old != math.MaxInt64 {
-			now = wide(old).minus(g).clamped()
-		}
-		u[k.fr] = now
-		a.sums.moved(k.cq, k.fr, old, now)
 	}
 	return func() {
 		a.withoutHeld--
@@ -792,6 +784,37 @@ func (a *admitter) without(gone map[cqFR]wideSum) func() {
 			delete(a.used, name)
 		}
 	}
+}
+
+// withAdded adds u to cq's usage, as if a Workload of cq holding it were
+// admitted, and returns the function that puts the usage and the cohort
+// sums back exactly as they were (a saturated usage, and the keys the
+// addition made, included): [admitter.without] of its negation.
+func (a *admitter) withAdded(cq string, u map[flavorResource]int64) func() {
+	gone := make(map[cqFR]wideSum, len(u))
+	for fr, v := range u {
+		gone[cqFR{cq, fr}] = wide(0).minus(wide(v))
+	}
+	return a.without(gone)
+}
+
+// takeOut takes g out of used's usage k and moves sums with it, as
+// [admitter.without] describes; it returns the usage before and whether
+// there was one.
+func takeOut(used quotaUsage, sums *cohortSums, k cqFR, g wideSum) (old int64, had bool) {
+	u := used[k.cq]
+	if u == nil {
+		u = map[flavorResource]int64{}
+		used[k.cq] = u
+	}
+	old, had = u[k.fr]
+	now := old
+	if old != math.MaxInt64 {
+		now = wide(old).minus(g).clamped()
+	}
+	u[k.fr] = now
+	sums.moved(k.cq, k.fr, old, now)
+	return old, had
 }
 
 // fitsWithout reports whether w fits in flavor choice ch with removed
