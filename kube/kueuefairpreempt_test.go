@@ -42,12 +42,19 @@ func (w *qWorld) cq(name, cohort string, nominal int, preemption string) *qWorld
 // admitted adds Workload name of cpu CPUs admitted in cq, its quota
 // reserved at 09:00:<at>.
 func (w *qWorld) admitted(name, cq string, cpu, at int) *qWorld {
+	return w.admittedPriority(name, cq, cpu, at, 0)
+}
+
+// admittedPriority adds Workload name of cpu CPUs and priority prio
+// admitted in cq, its quota reserved at 09:00:<at>.
+func (w *qWorld) admittedPriority(name, cq string, cpu, at, prio int) *qWorld {
 	fmt.Fprintf(&w.b, `---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: Workload
 metadata: {name: %s, creationTimestamp: '2026-01-01T08:00:%02dZ'}
 spec:
   queueName: l%s
+  priority: %d
   podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '%d'}}}]}}}]
 status:
   admission:
@@ -56,15 +63,34 @@ status:
   conditions:
   - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-01-01T09:00:%02dZ"}
   - {type: Admitted, status: "True", reason: Admitted, message: m, lastTransitionTime: "2026-01-01T09:00:%02dZ"}
-`, name, at, cq, cpu, cq, cpu, at, at)
+`, name, at, cq, prio, cpu, cq, cpu, at, at)
 	return w
 }
 
 // pending adds pending Workload name of cpu CPUs in cq, created at
 // 10:00:<at>.
 func (w *qWorld) pending(name, cq string, cpu, at int) *qWorld {
-	fmt.Fprintf(&w.b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: %s, creationTimestamp: '2026-01-01T10:00:%02dZ'}\nspec:\n  queueName: l%s\n  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '%d'}}}]}}}]\n", name, at, cq, cpu)
+	return w.pendingPriority(name, cq, cpu, at, 0)
+}
+
+// pendingPriority adds pending Workload name of cpu CPUs and priority
+// prio in cq, created at 10:00:<at>.
+func (w *qWorld) pendingPriority(name, cq string, cpu, at, prio int) *qWorld {
+	fmt.Fprintf(&w.b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: %s, creationTimestamp: '2026-01-01T10:00:%02dZ'}\nspec:\n  queueName: l%s\n  priority: %d\n  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '%d'}}}]}}}]\n", name, at, cq, prio, cpu)
 	return w
+}
+
+// outcomeLines words each outcome "name: action (message)", in order.
+func outcomeLines(outs []KueueOutcome) []string {
+	var lines []string
+	for _, o := range outs {
+		s := o.Workload.Name + ": " + string(o.Action)
+		if o.Message != "" {
+			s += " (" + o.Message + ")"
+		}
+		lines = append(lines, s)
+	}
+	return lines
 }
 
 // qFlavor is flavor q, on the tas pool without a Topology: quota only.
@@ -138,14 +164,7 @@ func TestAdmitKueueWorkloads_FairPreemption(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, _ := admitAll(t, partialNodes+qFlavor+c.world.b.String()+fairStrategies(c.strategies))
-			var got []string
-			for _, o := range outs {
-				s := o.Workload.Name + ": " + string(o.Action)
-				if o.Message != "" {
-					s += " (" + o.Message + ")"
-				}
-				got = append(got, s)
-			}
+			got := outcomeLines(outs)
 			require.Equal(t, c.want, got)
 		})
 	}

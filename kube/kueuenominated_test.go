@@ -1,18 +1,10 @@
 package kube
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
-
-// pendingPriority adds pending Workload name of cpu CPUs and priority
-// prio in cq, created at 10:00:<at>.
-func (w *qWorld) pendingPriority(name, cq string, cpu, at, prio int) *qWorld {
-	fmt.Fprintf(&w.b, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: %s, creationTimestamp: '2026-01-01T10:00:%02dZ'}\nspec:\n  queueName: l%s\n  priority: %d\n  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '%d'}}}]}}}]\n", name, at, cq, prio, cpu)
-	return w
-}
 
 // A head that preempts issues the victims nominated for it on its
 // cycle's starting state, as Kueue's schedule issues the targets its
@@ -60,14 +52,7 @@ func TestAdmitKueueWorkloads_NominatedVictims(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, _ := admitAll(t, partialNodes+qFlavor+world().b.String()+c.extra)
-			var got []string
-			for _, o := range outs {
-				s := o.Workload.Name + ": " + string(o.Action)
-				if o.Message != "" {
-					s += " (" + o.Message + ")"
-				}
-				got = append(got, s)
-			}
+			got := outcomeLines(outs)
 			require.Equal(t, c.want, got)
 		})
 	}
@@ -90,14 +75,7 @@ func TestAdmitKueueWorkloads_NominatedVictimsPartial(t *testing.T) {
 		admitted("big", "qb", 6, 0).admitted("low", "qb", 1, 1).pending("a", "qa", 4, 0)
 	w.b.WriteString("---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: b, creationTimestamp: '2026-01-01T10:00:01Z'}\nspec:\n  queueName: lqb\n  priority: 10\n  podSets: [{name: main, count: 2, minCount: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]\n")
 	outs, _ := admitAll(t, partialNodes+qFlavor+w.b.String())
-	var got []string
-	for _, o := range outs {
-		s := o.Workload.Name + ": " + string(o.Action)
-		if o.Message != "" {
-			s += " (" + o.Message + ")"
-		}
-		got = append(got, s)
-	}
+	got := outcomeLines(outs)
 	// Admitted whole: at 1 pod its message would say "partially
 	// admitted".
 	require.Equal(t, []string{

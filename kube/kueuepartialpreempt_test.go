@@ -7,28 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// admittedPriority adds Workload name of cpu CPUs and priority prio
-// admitted in cq, its quota reserved at 09:00:<at>.
-func (w *qWorld) admittedPriority(name, cq string, cpu, at, prio int) *qWorld {
-	fmt.Fprintf(&w.b, `---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: Workload
-metadata: {name: %s, creationTimestamp: '2026-01-01T08:00:%02dZ'}
-spec:
-  queueName: l%s
-  priority: %d
-  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '%d'}}}]}}}]
-status:
-  admission:
-    clusterQueue: %s
-    podSetAssignments: [{name: main, count: 1, flavors: {cpu: q}, resourceUsage: {cpu: '%d'}}]
-  conditions:
-  - {type: QuotaReserved, status: "True", reason: QuotaReserved, message: m, lastTransitionTime: "2026-01-01T09:00:%02dZ"}
-  - {type: Admitted, status: "True", reason: Admitted, message: m, lastTransitionTime: "2026-01-01T09:00:%02dZ"}
-`, name, at, cq, prio, cpu, cq, cpu, at, at)
-	return w
-}
-
 // pendingPartial adds pending Workload name of count one-CPU pods,
 // minCount min and priority prio in cq, created at 10:00:<at>.
 func (w *qWorld) pendingPartial(name, cq string, count, min, at, prio int) *qWorld {
