@@ -107,11 +107,8 @@ func ConvertResourceFlavor(f *kueue.ResourceFlavor) (KueueFlavor, error) {
 // flavor assignment reads it: its resource groups with each flavor's
 // nominal quota and borrowing and lending limits, its cohort, and the
 // namespaces it admits from, and its preemption policies
-// ([KueuePreemption]), its admission checks and its fair-sharing weight.
-// flavorFungibility is not read: a Workload takes the first flavor that
-// fits within the ClusterQueue's nominal quota and what it may borrow in
-// its cohort ([KueueCohort]), as Kueue's default flavorFungibility
-// (whenCanBorrow: MayStopSearch) does.
+// ([KueuePreemption]), its flavor fungibility ([KueueFungibility]), its
+// admission checks and its fair-sharing weight.
 type KueueClusterQueue struct {
 	Name string
 	// Cohort is spec.cohortName: the cohort whose unused quota it may
@@ -130,6 +127,10 @@ type KueueClusterQueue struct {
 	// Preemption is spec.preemption: which admitted Workloads a pending
 	// one may preempt when it does not fit ([AdmitKueueWorkloads]).
 	Preemption KueuePreemption
+	// Fungibility is spec.flavorFungibility: which of a resource group's
+	// flavors a pod set takes when the first it may use fits only by
+	// borrowing or by preempting. The zero value is Kueue's default.
+	Fungibility KueueFungibility
 	// StrictFIFO says spec.queueingStrategy is StrictFIFO: a head that
 	// does not fit stays the ClusterQueue's head and the Workloads queued
 	// after it wait (Kueue requeues it at once instead of setting it
@@ -205,8 +206,9 @@ func (cq *KueueClusterQueue) groupOf(r placement.ResourceName) int {
 // spec.cohortName, or a lendingLimit above its nominalQuota; a cohortName
 // that is not a DNS subdomain; a bad namespaceSelector; a spec.preemption
 // policy outside its enum, or borrowWithinCohort without
-// reclaimWithinCohort ([KueuePreemption]); a spec.queueingStrategy other
-// than StrictFIFO or BestEffortFIFO; a negative spec.fairSharing.weight,
+// reclaimWithinCohort ([KueuePreemption]); a bad spec.flavorFungibility
+// ([KueueFungibility]); a spec.queueingStrategy other than StrictFIFO or
+// BestEffortFIFO; a negative spec.fairSharing.weight,
 // or one in (0, 10⁻⁹].
 func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 	if cq == nil {
@@ -230,6 +232,9 @@ func ConvertClusterQueue(cq *kueue.ClusterQueue) (*KueueClusterQueue, error) {
 		return nil, err
 	}
 	if out.Preemption, err = convertPreemption(obj, cq.Spec.Preemption); err != nil {
+		return nil, err
+	}
+	if out.Fungibility, err = convertFungibility(obj, cq.Spec.FlavorFungibility); err != nil {
 		return nil, err
 	}
 	if out.Checks, err = convertCheckRules(obj, cq.Spec.AdmissionChecksStrategy); err != nil {

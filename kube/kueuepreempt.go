@@ -107,7 +107,10 @@ func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
 // flavor that needs preemption, the best of all ([admitter.preemptRank])
 // is taken, the first among equals. A flavor needing more of a resource than the ClusterQueue's nominal
 // quota, where it cannot reclaim from a cohort above it, is not tried, as
-// Kueue preempts only to get quota the ClusterQueue may claim.
+// Kueue preempts only to get quota the ClusterQueue may claim. Under a
+// flavor fungibility other than Kueue's default, when the flavors it
+// chooses at the usage now hold w only by preemption, the victims are
+// sought in those flavors alone.
 func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, error) {
 	q := a.opts.Queues
 	if q == nil {
@@ -120,6 +123,27 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	all := a.candidates(w, cq)
 	if len(all) == 0 {
 		return nil, flavorChoice{}, nil
+	}
+	if !cq.Fungibility.isDefault() {
+		// Kueue's flavor assigner grades each flavor at the usage now and
+		// seeks victims in the flavors it chose.
+		ch, why := q.assignFlavorsSim(cq, w, a.quota(), map[[2]int]int{}, a.simulator(cq, w))
+		switch {
+		case why != "":
+			return nil, flavorChoice{}, nil
+		case ch.preempt != "":
+			if ch.severalTopologyFlavors(q, w) != "" {
+				return nil, flavorChoice{}, nil
+			}
+			victims := a.victims
+			if q.FairSharing != nil {
+				victims = a.fairVictims
+			}
+			ts, err := victims(w, cq, ch, all)
+			return ts, ch, err
+		}
+		// Its quota fits the choice: topology alone needs room, sought
+		// as under the default below.
 	}
 	var gone map[cqFR]wideSum
 	start := map[[2]int]int{}

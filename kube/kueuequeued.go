@@ -202,13 +202,19 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 
 // planInFlavors chooses w's flavors in ClusterQueue cq from start and
 // plans its sets in topology flavors over their Topology. When no flavors
-// hold it, the plan waits with assignFlavors' reason and adm.choice is
+// hold it, or cq's flavor fungibility chose flavors that hold it only by
+// preemption, the plan waits with assignFlavors' reason and adm.choice is
 // nil; when the plan does not fit, its reason names the flavors tried.
 func (a *admitter) planInFlavors(cq *KueueClusterQueue, w *KueueWorkload, start map[[2]int]int) (plannedSets, error) {
 	q := a.opts.Queues
-	ch, why := q.assignFlavors(cq, w, a.quota(), start)
-	if why != "" {
+	ch, why := q.assignFlavorsSim(cq, w, a.quota(), start, a.simulator(cq, w))
+	switch {
+	case why != "":
 		return plannedSets{plan: waits(why)}, nil
+	case ch.preempt != "":
+		// Kueue's fungibility stopped at a flavor that needs preemption:
+		// no later flavor is tried ([admitter.preempt] seeks the victims).
+		return plannedSets{plan: waits(ch.preempt)}, nil
 	}
 	return a.planChoice(cq, w, ch)
 }

@@ -415,6 +415,12 @@ type flavorChoice struct {
 	// picked is the index of the flavor chosen per unit and resource
 	// group, for trying the next one.
 	picked map[[2]int]int
+	// preempt, when not "", is why the choice holds the Workload only by
+	// preemption: a flavor fungibility other than Kueue's default took,
+	// for some unit, a flavor short of unused quota ([KueueFungibility]);
+	// the Workload waits with it and its preemption is sought in this
+	// choice.
+	preempt string
 }
 
 // assignFlavors chooses w's flavors in ClusterQueue cq, while admitted
@@ -437,6 +443,15 @@ type flavorChoice struct {
 // Kueue's "couldn't assign flavors" for the first unit none fits, "" when
 // every unit has its flavors.
 func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, t quotaTree, start map[[2]int]int) (flavorChoice, string) {
+	return q.assignFlavorsSim(cq, w, t, start, nil)
+}
+
+// assignFlavorsSim is [KueueQueues.assignFlavors] under cq's flavor
+// fungibility ([KueueQueues.pickFlavor]), sim grading the flavors that
+// need preemption (nil: as finding no victims). A unit that takes a flavor
+// short of unused quota (only under a fungibility other than the default)
+// sets the choice's preempt to Kueue's reason.
+func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, t quotaTree, start map[[2]int]int, sim preemptSim) (flavorChoice, string) {
 	n := len(w.Group.PodSets)
 	ch := flavorChoice{flavors: make([]map[placement.ResourceName]string, n), tas: make([]string, n), usage: map[flavorResource]int64{}, picked: map[[2]int]int{}}
 	tasOnly := q.tasOnly(cq)
@@ -457,10 +472,14 @@ func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, t q
 			if _, ok := chosen[g]; ok {
 				continue
 			}
-			f, reasons := q.pickFlavor(cq, g, w, unit, reqs, t, ch, start[[2]int{u, g}], tasOnly)
+			f, m, reasons := q.pickFlavor(cq, g, w, unit, reqs, t, ch, start[[2]int{u, g}], tasOnly, sim)
 			if f < 0 {
 				slices.Sort(reasons)
 				return ch, q.unitFails(w, unit, strings.Join(reasons, ", "))
+			}
+			if m.mode != modeFit && ch.preempt == "" {
+				slices.Sort(reasons)
+				ch.preempt = q.unitFails(w, unit, strings.Join(reasons, ", "))
 			}
 			fq := cq.Groups[g].Flavors[f]
 			chosen[g], ch.picked[[2]int{u, g}] = fq.Flavor, f
@@ -508,12 +527,23 @@ func (q *KueueQueues) tasOnly(cq *KueueClusterQueue) bool {
 	return true
 }
 
-// pickFlavor returns the index of the first flavor of cq's group g from
-// start that unit may use and that holds its requests, or -1 with the
-// reason each flavor tried failed.
+// pickFlavor returns the index of the flavor of cq's group g, from
+// start, that unit takes, and how that flavor holds the unit's requests;
+// -1 with the reason each flavor tried failed when none may be taken.
+// Under Kueue's default fungibility that is the first flavor the unit
+// may use that holds its requests in the quota cq may take now
+// (borrowing or not; modeFit). Under another ([KueueFungibility]) each
+// flavor is graded as Kueue's findFlavorForPodSets grades it — the worst
+// mode of its resources, a resource cq may take less of than it needs
+// graded by sim ([KueueQueues.needMode]) — and the search stops at the
+// first flavor whose mode does not make it go on
+// ([KueueFungibility.tryNext]), else takes the best of those tried
+// ([KueueFungibility.preferred]), the first among equals; reasons then
+// are those of every flavor tried, as Kueue's status lists them.
 func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload, unit kueueUnit, reqs map[placement.ResourceName]int64,
-	t quotaTree, ch flavorChoice, start int, tasOnly bool) (int, []string) {
+	t quotaTree, ch flavorChoice, start int, tasOnly bool, sim preemptSim) (int, flavorMode, []string) {
 	group := &cq.Groups[g]
+	fung := cq.Fungibility
 	keys := map[string]bool{} // the node label keys of the group's flavors
 	for _, fq := range group.Flavors {
 		for k := range q.Flavors[fq.Flavor].NodeLabels {
@@ -521,6 +551,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 		}
 	}
 	var reasons []string
+	best, bestMode := -1, noFitMode
 	for i := start; i < len(group.Flavors); i++ {
 		fq := group.Flavors[i]
 		f := q.Flavors[fq.Flavor]
@@ -528,7 +559,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 			reasons = append(reasons, why)
 			continue
 		}
-		fits := true
+		m := flavorMode{mode: modeFit}
 		for _, r := range group.Covered {
 			v, ok := reqs[r]
 			if !ok {
@@ -537,21 +568,42 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 			fr := flavorResource{f.Name, r}
 			capacity, free := t.room(cq, fr)
 			earlier := ch.usage[fr]
+			rm := flavorMode{mode: modeFit}
 			switch {
 			case arith.SatAdd(earlier, v) > capacity:
 				reasons = append(reasons, fmt.Sprintf("insufficient quota for %s in flavor %s, earlier pod sets' requests (%s) + this pod set's request (%s) > %s (%s)",
 					r, f.Name, quantityString(r, earlier), quantityString(r, v), capacityWords(cq), quantityString(r, capacity)))
-				fits = false
+				rm = noFitMode
 			case arith.SatAdd(earlier, v) > free: // free <= capacity: no overflow
 				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s", r, f.Name, moreNeeded(r, usageSum(earlier, v), free)))
-				fits = false
+				rm = noFitMode
+				if !fung.isDefault() && m.mode != modeNoFit {
+					rm = q.needMode(cq, fr, usageSum(earlier, v), t, sim)
+				}
+			case !fung.isDefault():
+				rm.borrow = t.borrowLevel(cq, fr, usageSum(earlier, v))
+			}
+			if fung.preferred(m, rm) { // the worst of the resources
+				m = rm
 			}
 		}
-		if fits {
-			return i, nil
+		if fung.isDefault() {
+			if m.mode == modeFit {
+				return i, m, nil
+			}
+			continue
+		}
+		if !fung.tryNext(m) {
+			return i, m, reasons
+		}
+		if fung.preferred(m, bestMode) {
+			best, bestMode = i, m
 		}
 	}
-	return -1, reasons
+	if best >= 0 && bestMode.mode == modeFit {
+		reasons = nil
+	}
+	return best, bestMode, reasons
 }
 
 // unitMayUse says why unit may not use flavor f of group (whose flavors

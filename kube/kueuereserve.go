@@ -52,9 +52,19 @@ func (a *admitter) keepRoom(w *KueueWorkload, msg string) (*keptRoom, error) {
 // group's first flavor on, where Kueue's flavor assigner would try
 // preemption ([admitter.mayPreemptFor]). With no usage, the flavors
 // tried are those whose quota could hold w at all: Kueue's NoFit is a
-// request above that potential.
+// request above that potential. Under a flavor fungibility other than the
+// default, the flavors chosen at the usage now come alone when they hold
+// w only by preemption (Kueue keeps room in its assignment's flavors).
 func (a *admitter) preemptFlavors(cq *KueueClusterQueue, w *KueueWorkload) iter.Seq[flavorChoice] {
 	return func(yield func(flavorChoice) bool) {
+		if !cq.Fungibility.isDefault() {
+			// The flavors Kueue's assigner chose at the usage now.
+			ch, why := a.opts.Queues.assignFlavorsSim(cq, w, a.quota(), map[[2]int]int{}, a.simulator(cq, w))
+			if why == "" && ch.preempt != "" && a.mayPreemptFor(cq, ch) {
+				yield(ch)
+				return
+			}
+		}
 		start := map[[2]int]int{}
 		empty := a.opts.Queues.tree(nil)
 		for {
@@ -90,13 +100,10 @@ func (a *admitter) mayPreemptFor(cq *KueueClusterQueue, ch flavorChoice) bool {
 	return true
 }
 
-// mayPreemptWhileBorrowing reports whether cq may preempt for a Workload
-// that borrows (Kueue's canPreemptWhileBorrowing): borrowWithinCohort
-// LowerPriority, or, with fair sharing on, a reclaimWithinCohort other
-// than Never.
+// mayPreemptWhileBorrowing is [KueueQueues.mayPreemptWhileBorrowing] of
+// the admitter's queues.
 func (a *admitter) mayPreemptWhileBorrowing(cq *KueueClusterQueue) bool {
-	return cq.Preemption.BorrowWithinCohort == kueue.BorrowWithinCohortPolicyLowerPriority ||
-		(a.opts.Queues.FairSharing != nil && cq.Preemption.ReclaimWithinCohort != kueue.PreemptionPolicyNever)
+	return a.opts.Queues.mayPreemptWhileBorrowing(cq)
 }
 
 // keepChoice keeps the room of w in flavor choice ch of cq, or returns
