@@ -1,8 +1,11 @@
 package kube
 
 import (
+	"bytes"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -58,6 +61,105 @@ func TestConvertClusterQueue_FlavorFungibility(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Equal(t, c.want, got.KueueQueues.ClusterQueues["a"].Fungibility)
+		})
+	}
+}
+
+// Each policy combination on two quota-only flavors (reserved first, spot
+// second), one independent ClusterQueue or cohort per case, as the header
+// of testdata/kueue-oracle/preemption/ff1-fungibility-quota.yaml tells
+// them (the real Kueue v0.17.0 gave the same answers): the flavor each
+// Workload ends in ("" pending) and the Workload that preempted it.
+func TestAdmitKueueWorkloads_FlavorFungibility(t *testing.T) {
+	b, err := os.ReadFile("testdata/kueue-oracle/preemption/ff1-fungibility-quota.yaml")
+	require.NoError(t, err)
+	objs, err := manifest.Decode("ff1.yaml", bytes.NewReader(b), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	// Quota-only flavors: no Topology, no tree.
+	_, outs, err := AdmitKueueWorkloads(c.Snapshot, nil, c.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: c.KueueQueues})
+	require.NoError(t, err)
+	type result struct{ flavor, preemptedBy string }
+	got := map[string]result{}
+	for _, o := range outs {
+		r := result{preemptedBy: o.PreemptedBy.Name}
+		if o.Action != KueuePending {
+			r.flavor = strings.Join(o.Flavors, ",")
+		}
+		got[o.Workload.Name] = r
+	}
+	for _, c := range []struct {
+		name, workload string
+		want           result
+	}{
+		{"whenCanPreempt MayStopSearch preempts in the first flavor though the second fits", "a-high", result{"reserved", ""}},
+		{"its victim comes back in the next flavor", "a-low", result{"spot", "a-high"}},
+		{"the default tries the next flavor rather than preempt", "an-high", result{"spot", ""}},
+		{"and preempts nothing", "an-low", result{"reserved", ""}},
+		{"whenCanBorrow TryNextFlavor takes a later flavor within nominal quota", "b-w", result{"spot", ""}},
+		{"the default borrows in the first flavor", "bd-w", result{"reserved", ""}},
+		{"PreemptionOverBorrowing preempts rather than borrow", "p-high", result{"reserved", ""}},
+		{"its victim then borrows", "p-low", result{"spot", "p-high"}},
+		{"BorrowingOverPreemption borrows rather than preempt", "q-high", result{"spot", ""}},
+		{"and preempts nothing", "q-low", result{"reserved", ""}},
+		{"PreemptionOverBorrowing takes a flavor without victims that borrows nothing, and waits", "n-w", result{"", ""}},
+		{"BorrowingOverPreemption borrows there", "o-w", result{"spot", ""}},
+		{"MayStopSearch preemption with TryNextFlavor borrowing preempts first", "m-high", result{"reserved", ""}},
+		{"its victim comes back borrowing, the best flavor tried", "m-low", result{"spot", "m-high"}},
+		{"flavors borrowing alike: the first", "g-w", result{"reserved", ""}},
+		{"a flavor fitting by borrowing beats one that preempts (BorrowingOverPreemption)", "h-high", result{"reserved", ""}},
+		{"which preempts nothing", "h-low", result{"spot", ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.Equal(t, c.want, got[c.workload], c.workload)
+		})
+	}
+}
+
+// Kueue's grading of flavors: isPreferred under each preference and
+// shouldTryNextFlavor under each policy.
+func TestKueueFungibility_PreferredAndTryNext(t *testing.T) {
+	fit0, fit1 := flavorMode{modeFit, 0}, flavorMode{modeFit, 1}
+	reclaim0, preempt0 := flavorMode{modeReclaim, 0}, flavorMode{modePreempt, 0}
+	none0 := flavorMode{modeNoCandidates, 0}
+	bop, pob := KueueFungibility{BorrowTryNext: true}, KueueFungibility{BorrowTryNext: true, PreemptionOverBorrowing: true}
+	for _, c := range []struct {
+		name string
+		f    KueueFungibility
+		x, y flavorMode
+		want bool
+	}{
+		{"noFit beats nothing", bop, noFitMode, none0, false},
+		{"anything beats noFit", bop, none0, noFitMode, true},
+		{"BorrowingOverPreemption: a borrowing fit beats a reclaim", bop, fit1, reclaim0, true},
+		{"PreemptionOverBorrowing: a reclaim without borrowing beats a borrowing fit", pob, reclaim0, fit1, true},
+		{"PreemptionOverBorrowing: no victims without borrowing beats a borrowing fit", pob, none0, fit1, true},
+		{"reclaim beats preempt", bop, reclaim0, preempt0, true},
+		{"equal modes: lower borrowing", bop, fit0, fit1, true},
+		{"equal is not better", pob, fit1, fit1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.Equal(t, c.want, c.f.preferred(c.x, c.y))
+		})
+	}
+	for _, c := range []struct {
+		name string
+		f    KueueFungibility
+		m    flavorMode
+		want bool
+	}{
+		{"default: fit borrowing stops", KueueFungibility{}, fit1, false},
+		{"default: preempt goes on", KueueFungibility{}, preempt0, true},
+		{"default: no victims goes on", KueueFungibility{}, none0, true},
+		{"whenCanBorrow TryNextFlavor: fit borrowing goes on", bop, fit1, true},
+		{"whenCanBorrow TryNextFlavor: fit within nominal stops", bop, fit0, false},
+		{"whenCanPreempt MayStopSearch: reclaim stops", KueueFungibility{PreemptStop: true}, reclaim0, false},
+		{"whenCanPreempt MayStopSearch: no victims goes on", KueueFungibility{PreemptStop: true}, none0, true},
+		{"both: preempt while borrowing goes on", KueueFungibility{BorrowTryNext: true, PreemptStop: true}, flavorMode{modePreempt, 1}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.Equal(t, c.want, c.f.tryNext(c.m))
 		})
 	}
 }
