@@ -222,6 +222,13 @@ var kueueGoldens = []golden{
 	// b-over above maxPriorityThreshold, and is admitted in the next pass.
 	{"kueue-workloads-borrow-within-cohort", []string{"-f", kw + "borrow-within-cohort.yaml"}, exitWaiting},
 	{"kueue-workloads-borrow-within-cohort-yaml", []string{"-o", "yaml", "-f", kw + "borrow-within-cohort.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header) and against the real
+	// Kueue (kueue-oracle/preemption/ff3-flavor-fungibility): team-b's
+	// default tries spot past on-demand's preemption; team-a's
+	// whenCanPreempt MayStopSearch preempts a-low in on-demand, which
+	// comes back in spot.
+	{"kueue-workloads-flavor-fungibility", []string{"-f", kw + "flavor-fungibility.yaml"}, exitPlaced},
+	{"kueue-workloads-flavor-fungibility-yaml", []string{"-o", "yaml", "-f", kw + "flavor-fungibility.yaml"}, exitPlaced},
 	// Checked by hand (see the manifest's header): s0 is repaired onto
 	// b0-r0-h0 and s1's lost pod onto b0-r2-h0 under both profiles.
 	// Before, kueue-balanced left s1 with 2 of its 3 pods, "not replaced".
@@ -324,7 +331,7 @@ func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
 			})
 		}
 	}
-	for _, f := range []string{"no-domain", "preemption"} { // clusters of their own
+	for _, f := range []string{"no-domain", "preemption", "flavor-fungibility"} { // clusters of their own
 		t.Run(f, func(t *testing.T) {
 			out, code := yamlPass(t, "-f", kw+f+".yaml")
 			fixedPoint(t, t.TempDir(), "gangsched", out, code)
