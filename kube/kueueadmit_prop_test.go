@@ -380,7 +380,22 @@ func genPropClusterQueue(t *rapid.T, w *propWorld, name string, flavors []string
 	}
 	w.preemption[name] = pre
 	cq.Spec.QueueingStrategy = drawQueueingStrategy(t)
+	cq.Spec.FlavorFungibility = drawFlavorFungibility(t)
 	return cq
+}
+
+// drawFlavorFungibility draws a spec.flavorFungibility Kueue's API
+// accepts: unset (half the time, Kueue's default), empty, either policy or
+// both changed, or both TryNextFlavor with a preference.
+func drawFlavorFungibility(t *rapid.T) *kueue.FlavorFungibility {
+	pob, bop := kueue.PreemptionOverBorrowing, kueue.BorrowingOverPreemption
+	return []*kueue.FlavorFungibility{nil, nil, nil, nil, nil, {},
+		{WhenCanBorrow: kueue.TryNextFlavor},
+		{WhenCanPreempt: kueue.MayStopSearch},
+		{WhenCanBorrow: kueue.TryNextFlavor, WhenCanPreempt: kueue.MayStopSearch},
+		{WhenCanBorrow: kueue.TryNextFlavor, WhenCanPreempt: kueue.TryNextFlavor, Preference: &pob},
+		{WhenCanBorrow: kueue.TryNextFlavor, WhenCanPreempt: kueue.TryNextFlavor, Preference: &bop},
+	}[rapid.IntRange(0, 10).Draw(t, "flavorFungibility")]
 }
 
 // drawBorrowWithinCohort draws pre's borrowWithinCohort where Kueue's
