@@ -424,15 +424,18 @@ type flavorChoice struct {
 }
 
 // assignFlavors chooses w's flavors in ClusterQueue cq, while admitted
-// Workloads hold used, as Kueue's flavor assigner does with its
-// default flavor fungibility: unit by unit (a pod set, or a PodSetGroup's
-// sets together), for each resource group covering a resource the unit
-// requests, the first flavor from start (by unit and group; 0 when
-// absent) that the unit's pods may use and where what cq may take
-// ([quotaTree.room]: its unused nominal quota, and in a cohort what it may
-// borrow), less what the Workload's earlier units took, holds the unit's
-// requests: a flavor that fits only by borrowing is taken at once, as
-// whenCanBorrow MayStopSearch, Kueue's default, takes it. A flavor may be used when it supports the unit's topology
+// Workloads hold used, as Kueue's flavor assigner does: unit by unit (a
+// pod set, or a PodSetGroup's sets together), for each resource group
+// covering a resource the unit requests, a flavor from start (by unit and
+// group; 0 when absent) that the unit's pods may use, chosen by cq's flavor
+// fungibility ([KueueQueues.pickFlavor]). Under Kueue's default that is the
+// first where what cq may take ([quotaTree.room]: its unused nominal
+// quota, and in a cohort what it may borrow), less what the Workload's
+// earlier units took, holds the unit's requests: a flavor that fits only
+// by borrowing is taken at once (whenCanBorrow MayStopSearch); under
+// another fungibility, a flavor needing preemption is graded as finding
+// no victims (see [KueueQueues.assignFlavorsSim] for the search that
+// grades it). A flavor may be used when it supports the unit's topology
 // request (a set asking for a level, slices or no constraint needs a
 // flavor with a Topology that has the levels; one asking for none, in a
 // ClusterQueue whose flavors are not all topology flavors, a flavor

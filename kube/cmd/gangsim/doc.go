@@ -184,9 +184,11 @@
 // heads in Kueue's fair-sharing order, by the cohort trees' dominant
 // resource shares and spec.fairSharing.weight, and preempts by Kueue's
 // fair-sharing rules and preemptionStrategies (docs/kueue.md, Fair
-// sharing); its other fields are not read. Workload
-// preemption (nothing lent is reclaimed), admission checks, flavor
-// fungibility other than the default, one head per ClusterQueue a cycle,
+// sharing); its other fields are not read. A ClusterQueue's
+// spec.flavorFungibility (whenCanBorrow, whenCanPreempt, preference)
+// chooses among its flavors as Kueue's flavor assigner does
+// (docs/kueue.md, Flavor fungibility). Workload
+// preemption (nothing lent is reclaimed), admission checks, one head per ClusterQueue a cycle,
 // the order of borrowers by cohort height and the eviction of a
 // HoldAndDrain queue's admitted Workloads are not modelled.
 //
