@@ -129,7 +129,7 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 		// seeks victims in the flavors it chose.
 		ch, why := q.assignFlavorsSim(cq, w, a.quota(), map[[2]int]int{}, a.simulator(cq, w))
 		switch {
-		case why != "":
+		case why != "", ch.masked: // a masked choice is Fit to Kueue: no victims sought
 			return nil, flavorChoice{}, nil
 		case ch.preempt != "":
 			if ch.severalTopologyFlavors(q, w) != "" {

@@ -215,6 +215,9 @@ func (a *admitter) planInFlavors(cq *KueueClusterQueue, w *KueueWorkload, start 
 		// Kueue's fungibility stopped at a flavor that needs preemption:
 		// no later flavor is tried ([admitter.preempt] seeks the victims).
 		return plannedSets{plan: waits(ch.preempt)}, nil
+	case ch.masked:
+		// Kueue calls it Fit, and its cycle finds the quota short.
+		return plannedSets{plan: waits(noLongerFits)}, nil
 	}
 	return a.planChoice(cq, w, ch)
 }

@@ -421,6 +421,14 @@ type flavorChoice struct {
 	// the Workload waits with it and its preemption is sought in this
 	// choice.
 	preempt string
+	// masked says that a unit took a flavor graded as fitting though one
+	// of its resources is short of unused quota: under
+	// PreemptionOverBorrowing Kueue grades a flavor by its worst resource
+	// by borrowing first, so a resource that fits by borrowing hides one
+	// that needs preemption within nominal quota. Kueue then calls the
+	// assignment Fit, seeks no victims, and its scheduling cycle skips the
+	// Workload as no longer fitting, cycle after cycle.
+	masked bool
 }
 
 // assignFlavors chooses w's flavors in ClusterQueue cq, while admitted
@@ -475,7 +483,7 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 			if _, ok := chosen[g]; ok {
 				continue
 			}
-			f, m, reasons := q.pickFlavor(cq, g, w, unit, reqs, t, ch, start[[2]int{u, g}], tasOnly, sim)
+			f, m, short, reasons := q.pickFlavor(cq, g, w, unit, reqs, t, ch, start[[2]int{u, g}], tasOnly, sim)
 			if f < 0 {
 				slices.Sort(reasons)
 				return ch, q.unitFails(w, unit, strings.Join(reasons, ", "))
@@ -484,6 +492,7 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 				slices.Sort(reasons)
 				ch.preempt = q.unitFails(w, unit, strings.Join(reasons, ", "))
 			}
+			ch.masked = ch.masked || m.mode == modeFit && short
 			fq := cq.Groups[g].Flavors[f]
 			chosen[g], ch.picked[[2]int{u, g}] = fq.Flavor, f
 			for _, r := range cq.Groups[g].Covered {
@@ -542,9 +551,10 @@ func (q *KueueQueues) tasOnly(cq *KueueClusterQueue) bool {
 // first flavor whose mode does not make it go on
 // ([KueueFungibility.tryNext]), else takes the best of those tried
 // ([KueueFungibility.preferred]), the first among equals; reasons then
-// are those of every flavor tried, as Kueue's status lists them.
+// are those of every flavor tried, as Kueue's status lists them. short
+// says that a resource of the flavor taken is short of unused quota.
 func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload, unit kueueUnit, reqs map[placement.ResourceName]int64,
-	t quotaTree, ch flavorChoice, start int, tasOnly bool, sim preemptSim) (int, flavorMode, []string) {
+	t quotaTree, ch flavorChoice, start int, tasOnly bool, sim preemptSim) (int, flavorMode, bool, []string) {
 	group := &cq.Groups[g]
 	fung := cq.Fungibility
 	keys := map[string]bool{} // the node label keys of the group's flavors
@@ -554,7 +564,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 		}
 	}
 	var reasons []string
-	best, bestMode := -1, noFitMode
+	best, bestMode, bestShort := -1, noFitMode, false
 	for i := start; i < len(group.Flavors); i++ {
 		fq := group.Flavors[i]
 		f := q.Flavors[fq.Flavor]
@@ -562,7 +572,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 			reasons = append(reasons, why)
 			continue
 		}
-		m := flavorMode{mode: modeFit}
+		m, short := flavorMode{mode: modeFit}, false
 		for _, r := range group.Covered {
 			v, ok := reqs[r]
 			if !ok {
@@ -579,7 +589,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 				rm = noFitMode
 			case arith.SatAdd(earlier, v) > free: // free <= capacity: no overflow
 				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s", r, f.Name, moreNeeded(r, usageSum(earlier, v), free)))
-				rm = noFitMode
+				rm, short = noFitMode, true
 				if !fung.isDefault() && m.mode != modeNoFit {
 					rm = q.needMode(cq, fr, usageSum(earlier, v), t, sim)
 				}
@@ -592,21 +602,21 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 		}
 		if fung.isDefault() {
 			if m.mode == modeFit {
-				return i, m, nil
+				return i, m, false, nil
 			}
 			continue
 		}
 		if !fung.tryNext(m) {
-			return i, m, reasons
+			return i, m, short, reasons
 		}
 		if fung.preferred(m, bestMode) {
-			best, bestMode = i, m
+			best, bestMode, bestShort = i, m, short
 		}
 	}
 	if best >= 0 && bestMode.mode == modeFit {
 		reasons = nil
 	}
-	return best, bestMode, reasons
+	return best, bestMode, bestShort, reasons
 }
 
 // unitMayUse says why unit may not use flavor f of group (whose flavors

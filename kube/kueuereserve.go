@@ -60,7 +60,10 @@ func (a *admitter) preemptFlavors(cq *KueueClusterQueue, w *KueueWorkload) iter.
 		if !cq.Fungibility.isDefault() {
 			// The flavors Kueue's assigner chose at the usage now.
 			ch, why := a.opts.Queues.assignFlavorsSim(cq, w, a.quota(), map[[2]int]int{}, a.simulator(cq, w))
-			if why == "" && ch.preempt != "" && a.mayPreemptFor(cq, ch) {
+			switch {
+			case why == "" && ch.masked:
+				return // Fit to Kueue, which keeps no room for it
+			case why == "" && ch.preempt != "" && a.mayPreemptFor(cq, ch):
 				yield(ch)
 				return
 			}
