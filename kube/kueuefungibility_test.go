@@ -163,3 +163,27 @@ func TestKueueFungibility_PreferredAndTryNext(t *testing.T) {
 		})
 	}
 }
+
+// Under PreemptionOverBorrowing Kueue grades a flavor by its worst
+// resource, borrowing first: p0's memory, fitting in reserved by
+// borrowing, hides its cpu, short there within q1's nominal quota, so
+// reserved is Fit to Kueue, no victim is sought, and its cycle skips p0 as
+// no longer fitting (the real Kueue did so: kueue-oracle/preemption/ff4).
+func TestAdmitKueueWorkloads_FlavorFungibilityMaskedShortage(t *testing.T) {
+	b, err := os.ReadFile("testdata/kueue-oracle/preemption/ff4-random-masked-73.yaml")
+	require.NoError(t, err)
+	objs, err := manifest.Decode("ff4.yaml", bytes.NewReader(b), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	_, outs, err := AdmitKueueWorkloads(c.Snapshot, nil, c.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: c.KueueQueues})
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, o := range outs {
+		got[o.Workload.Name] = string(o.Action) + " " + strings.Join(o.Flavors, ",")
+		if o.Workload.Name == "p0" {
+			require.Equal(t, noLongerFits, o.Message)
+		}
+	}
+	require.Equal(t, map[string]string{"p0": "Pending ", "p1": "Admitted reserved", "q0-a0": "Kept spot", "q0-a1": "Kept spot", "q1-a0": "Kept spot", "q1-a2": "Kept reserved"}, got)
+}
