@@ -3,11 +3,14 @@ package kube
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
@@ -186,4 +189,40 @@ func TestAdmitKueueWorkloads_FlavorFungibilityMaskedShortage(t *testing.T) {
 		}
 	}
 	require.Equal(t, map[string]string{"p0": "Pending ", "p1": "Admitted reserved", "q0-a0": "Kept spot", "q0-a1": "Kept spot", "q1-a0": "Kept spot", "q1-a2": "Kept reserved"}, got)
+}
+
+// The world generator's flavorFungibility draws matter: in some worlds
+// that draw one, admitting with every ClusterQueue's flavorFungibility
+// unset decides otherwise (about one such world in four), so that
+// TestProp_KueueAdmitQueues checks its invariants under policies that
+// change the flavors chosen, not only under the default.
+func TestProp_KueueAdmitQueuesFungibilityMatters(t *testing.T) {
+	drawn, differ := 0, 0
+	for range 5 {
+		rapid.Check(t, func(rt *rapid.T) {
+			w := genPropWorld(rt)
+			_, _, outs := w.admit(rt)
+			has := false
+			for _, o := range w.rest {
+				if cq, ok := o.(*kueue.ClusterQueue); ok && cq.Spec.FlavorFungibility != nil {
+					cq.Spec.FlavorFungibility, has = nil, true
+				}
+			}
+			if !has {
+				return
+			}
+			drawn++
+			_, _, outs2 := w.admit(rt)
+			for i := range outs {
+				if outs[i].Action != outs2[i].Action || !slices.Equal(outs[i].Flavors, outs2[i].Flavors) {
+					differ++
+					return
+				}
+			}
+		})
+		if differ > 0 {
+			break
+		}
+	}
+	require.Positive(t, differ, "no world of %d drawing a flavorFungibility decides otherwise than the default", drawn)
 }
