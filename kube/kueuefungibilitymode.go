@@ -167,3 +167,22 @@ func (a *admitter) simulator(cq *KueueClusterQueue, w *KueueWorkload) preemptSim
 		return m
 	}
 }
+
+// victimsIn reports whether the victim search of pending Workload w in cq
+// (classical or fair sharing, topology included) finds victims in flavor
+// choice ch.
+func (a *admitter) victimsIn(cq *KueueClusterQueue, w *KueueWorkload, ch flavorChoice) (bool, error) {
+	if !cq.Preemption.any(cq.Cohort != "") || ch.severalTopologyFlavors(a.opts.Queues, w) != "" {
+		return false, nil
+	}
+	all := a.candidates(w, cq)
+	if len(all) == 0 {
+		return false, nil
+	}
+	victims := a.victims
+	if a.opts.Queues.FairSharing != nil {
+		victims = a.fairVictims
+	}
+	ts, err := victims(w, cq, ch, all)
+	return len(ts) > 0, err
+}

@@ -126,24 +126,30 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	}
 	if !cq.Fungibility.isDefault() {
 		// Kueue's flavor assigner grades each flavor at the usage now and
-		// seeks victims in the flavors it chose.
-		ch, why := q.assignFlavorsSim(cq, w, a.quota(), map[[2]int]int{}, a.simulator(cq, w))
-		switch {
-		case why != "", ch.masked: // a masked choice is Fit to Kueue: no victims sought
-			return nil, flavorChoice{}, nil
-		case ch.preempt != "":
-			if ch.severalTopologyFlavors(q, w) != "" {
+		// seeks victims in the flavors it chose; when topology flavors
+		// chosen so give none, its next attempt starts after them.
+		fstart := map[[2]int]int{}
+		for {
+			ch, why := q.assignFlavorsSim(cq, w, a.quota(), fstart, a.simulator(cq, w))
+			if why != "" || ch.masked { // a masked choice is Fit to Kueue: no victims sought
 				return nil, flavorChoice{}, nil
 			}
-			victims := a.victims
-			if q.FairSharing != nil {
-				victims = a.fairVictims
+			if ch.preempt == "" {
+				break // its quota fits: topology alone needs room, sought as under the default below
 			}
-			ts, err := victims(w, cq, ch, all)
-			return ts, ch, err
+			var ts []preemptTarget
+			var err error
+			if ch.severalTopologyFlavors(q, w) == "" {
+				victims := a.victims
+				if q.FairSharing != nil {
+					victims = a.fairVictims
+				}
+				ts, err = victims(w, cq, ch, all)
+			}
+			if err != nil || len(ts) > 0 || ch.topology == "" || !ch.next(cq, q, fstart) {
+				return ts, ch, err
+			}
 		}
-		// Its quota fits the choice: topology alone needs room, sought
-		// as under the default below.
 	}
 	var gone map[cqFR]wideSum
 	start := map[[2]int]int{}

@@ -204,7 +204,9 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 // plans its sets in topology flavors over their Topology. When no flavors
 // hold it, or cq's flavor fungibility chose flavors that hold it only by
 // preemption, the plan waits with assignFlavors' reason and adm.choice is
-// nil; when the plan does not fit, its reason names the flavors tried.
+// nil (set, so that the next flavors are tried, when those flavors are
+// topology flavors where the victim search finds none); when the plan
+// does not fit, its reason names the flavors tried.
 func (a *admitter) planInFlavors(cq *KueueClusterQueue, w *KueueWorkload, start map[[2]int]int) (plannedSets, error) {
 	q := a.opts.Queues
 	ch, why := q.assignFlavorsSim(cq, w, a.quota(), start, a.simulator(cq, w))
@@ -213,8 +215,19 @@ func (a *admitter) planInFlavors(cq *KueueClusterQueue, w *KueueWorkload, start 
 		return plannedSets{plan: waits(why)}, nil
 	case ch.preempt != "":
 		// Kueue's fungibility stopped at a flavor that needs preemption:
-		// no later flavor is tried ([admitter.preempt] seeks the victims).
-		return plannedSets{plan: waits(ch.preempt)}, nil
+		// no later flavor is tried ([admitter.preempt] seeks the victims),
+		// unless the victims found on quota alone do not free its
+		// topology: Kueue's next attempt then starts from the flavor
+		// after it, which planQueued tries at once.
+		ps := plannedSets{plan: waits(ch.preempt)}
+		if ch.topology == "" {
+			return ps, nil
+		}
+		found, err := a.victimsIn(cq, w, ch)
+		if err == nil && !found {
+			ps.adm = flavorAdmission{clusterQueue: cq.Name, choice: &ch, cq: cq}
+		}
+		return ps, err
 	case ch.masked:
 		// Kueue calls it Fit, and its cycle finds the quota short.
 		return plannedSets{plan: waits(noLongerFits)}, nil
