@@ -318,6 +318,9 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		if done {
 			continue
 		}
+		// A stopped queue evicts or un-reserves it before anything is
+		// held, so that nothing counts it.
+		requeue = requeue || a.drain(w, &out[i])
 		if !w.Admitted || requeue {
 			pending = append(pending, i)
 			continue
@@ -416,7 +419,8 @@ type admitter struct {
 	tree *topology.Tree
 	opts KueueOptions
 	host map[string]placement.NodeID // kubernetes.io/hostname value → node
-	// evictedFor is each evicted Workload's eviction reason, worded: a
+	// evictedFor is each evicted Workload's eviction reason, worded (or
+	// the cancellation of a reservation, [admitter.drain]): a
 	// Workload still pending is planned again in every pass of the
 	// admission loop, and its message is that reason and the last try's.
 	evictedFor map[placement.Key]string
@@ -653,7 +657,9 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 	}
 	if !fits {
 		if o.Action != KueueEvicted && o.Action != KueuePreempted {
-			o.Action, o.Message = KueuePending, msg
+			// A reservation a stopped queue cancelled ([admitter.drain])
+			// is said first.
+			o.Action, o.Message = KueuePending, joinReasons([]string{a.evictedFor[w.Key()], msg})
 		} else {
 			o.Message = joinReasons([]string{a.evictedFor[w.Key()], "queued again: " + msg})
 		}

@@ -87,7 +87,8 @@ func cohortQ(name, cohort string) any { return cohortCQ(name, cohort, "4", "", "
 // candidates, as Kueue leaves the queue out of the snapshot its candidates
 // come from, while the cohort still counts the queue's quota and usage: b
 // borrows a's 4 CPUs with bb, and ah (a, reclaimWithinCohort Any) finds no
-// victim and waits; bb keeps running. With b active, bb is reclaimed.
+// victim and waits; bb keeps running (under HoldAndDrain it is evicted
+// instead). With b active, bb is reclaimed.
 func TestAdmitKueueWorkloads_NoVictimsInInactiveClusterQueue(t *testing.T) {
 	a := preemptCQ("a", "c", 4, "reclaimWithinCohort: Any")
 	b := preemptCQ("b", "c", 4, "")
@@ -101,7 +102,9 @@ func TestAdmitKueueWorkloads_NoVictimsInInactiveClusterQueue(t *testing.T) {
 	}{
 		{"active: reclaimed", b, [2]KueueAction{KueueAdmitted, KueuePreempted}, "preempted default/bb (InCohortReclamation)"},
 		{"stopPolicy Hold", strings.Replace(b, "spec: {", "spec: {stopPolicy: Hold, ", 1), [2]KueueAction{KueuePending, KueueKept}, waits},
-		{"stopPolicy HoldAndDrain", strings.Replace(b, "spec: {", "spec: {stopPolicy: HoldAndDrain, ", 1), [2]KueueAction{KueuePending, KueueKept}, waits},
+		// HoldAndDrain evicts bb, as Kueue's workload controller does:
+		// its quota released, ah fits without preempting.
+		{"stopPolicy HoldAndDrain", strings.Replace(b, "spec: {", "spec: {stopPolicy: HoldAndDrain, ", 1), [2]KueueAction{KueueAdmitted, KueueEvicted}, ""},
 		{"a missing flavor", strings.Replace(b, "flavors: [", "flavors: [{name: gone, resources: [{name: cpu, nominalQuota: 0}]}, ", 1), [2]KueueAction{KueuePending, KueueKept}, waits},
 	} {
 		t.Run(c.name, func(t *testing.T) {
