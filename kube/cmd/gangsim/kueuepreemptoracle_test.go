@@ -54,7 +54,8 @@ type kueuePreemptOracleCase struct {
 // recorded answers: for every Workload, admitted or not, its pods per node
 // and flavor, whether it was preempted and for which reason
 // (InClusterQueue, InCohortReclamation, InCohortReclaimWhileBorrowing),
-// and a pending one's reason —
+// whether a stopped queue drained it (ClusterQueueStopped,
+// LocalQueueStopped), and a pending one's reason —
 // under the gangsched and kueue topology profiles alike.
 func TestKueuePreemptionOracle(t *testing.T) {
 	dir := td + "kueue-oracle/preemption/"
@@ -117,6 +118,11 @@ func checkPreemptionOracle(t *testing.T, dir, f, prof string) {
 					require.NotContains(t, r.Message, "partially admitted: "+words, "%s", want.Workload)
 				}
 			}
+		}
+		if n := len(want.Evictions); n > 0 && strings.HasSuffix(want.Evictions[n-1].Reason, "QueueStopped") {
+			// Drained by a HoldAndDrain queue (ClusterQueueStopped,
+			// LocalQueueStopped).
+			require.Contains(t, r.Message, "evicted ("+want.Evictions[n-1].Reason+")", "%s", want.Workload)
 		}
 		preempted := len(want.Evictions) > 0 && want.Evictions[len(want.Evictions)-1].Reason == "Preempted"
 		require.Equal(t, preempted, strings.HasPrefix(r.Message, "preempted by "), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
