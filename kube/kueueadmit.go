@@ -314,6 +314,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		if a.idle(w, &out[i]) {
 			continue
 		}
+		a.restarted(w)
 		done, requeue := a.failedChecks(w, &out[i])
 		if done {
 			continue

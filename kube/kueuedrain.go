@@ -131,3 +131,27 @@ func (a *admitter) evictStopped(w *KueueWorkload, o *KueueOutcome, reason, msg s
 	a.evictedFor[w.Key()] = words
 	o.Action, o.Message = KueueEvicted, words
 }
+
+// restarted writes Requeued True on Workload w whose drain by a stopped
+// queue (Requeued False, reason LocalQueueStopped or ClusterQueueStopped)
+// is over because that queue runs again, as Kueue's workload controller
+// writes it for an active Workload: reason LocalQueueRestarted once its
+// LocalQueue exists with no stop policy, ClusterQueueRestarted once its
+// ClusterQueue does. Nothing else depends on it (Kueue queues such a
+// Workload either way); it keeps a second run's objects as Kueue's.
+func (a *admitter) restarted(w *KueueWorkload) {
+	q, obj := a.opts.Queues, w.Obj
+	c := apimeta.FindStatusCondition(obj.Status.Conditions, kueue.WorkloadRequeued)
+	if q == nil || c == nil || c.Status != metav1.ConditionFalse {
+		return
+	}
+	lq := placement.Key{Namespace: obj.Namespace, Name: string(obj.Spec.QueueName)}
+	cqName, lqExists := q.LocalQueues[lq]
+	_, lqStopped := q.StoppedLocalQueues[lq]
+	switch cq := q.ClusterQueues[cqName]; {
+	case c.Reason == kueueReasonLocalQueueStopped && lqExists && !lqStopped:
+		setCondition(obj, kueue.WorkloadRequeued, metav1.ConditionTrue, kueue.WorkloadLocalQueueRestarted, "The LocalQueue was restarted after being stopped", a.opts.Now)
+	case c.Reason == kueueReasonClusterQueueStopped && cq != nil && cq.Stop == "":
+		setCondition(obj, kueue.WorkloadRequeued, metav1.ConditionTrue, kueue.WorkloadClusterQueueRestarted, "The ClusterQueue was restarted after being stopped", a.opts.Now)
+	}
+}

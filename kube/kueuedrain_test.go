@@ -136,3 +136,43 @@ func TestAdmitKueueWorkloads_StoppedQueueDrains(t *testing.T) {
 		})
 	}
 }
+
+// A Workload a stopped queue drained waits with Requeued False; once the
+// queue runs again Kueue's workload controller turns it True (reason
+// LocalQueueRestarted or ClusterQueueRestarted), and it is admitted as
+// any other. Still stopped, it stays False.
+func TestAdmitKueueWorkloads_StoppedQueueRestarted(t *testing.T) {
+	drained := func(reason, msg string) string {
+		return "status:\n  conditions:\n" +
+			"  - {type: QuotaReserved, status: 'False', reason: Pending, message: m, lastTransitionTime: '2026-01-01T09:00:00Z'}\n" +
+			"  - {type: Evicted, status: 'True', reason: " + reason + ", message: " + msg + ", lastTransitionTime: '2026-01-01T09:00:00Z'}\n" +
+			"  - {type: Requeued, status: 'False', reason: " + reason + ", message: " + msg + ", lastTransitionTime: '2026-01-01T09:00:00Z'}\n"
+	}
+	for _, c := range []struct {
+		name, lbStop, bStop, st string
+		action                  KueueAction
+		requeued                string
+	}{
+		{"ClusterQueue restarted", "", "", drained("ClusterQueueStopped", "The ClusterQueue is stopped"),
+			KueueAdmitted, "True/ClusterQueueRestarted: The ClusterQueue was restarted after being stopped"},
+		{"LocalQueue restarted", "", "", drained("LocalQueueStopped", "The LocalQueue is stopped"),
+			KueueAdmitted, "True/LocalQueueRestarted: The LocalQueue was restarted after being stopped"},
+		{"ClusterQueue still stopped", "", "Hold", drained("ClusterQueueStopped", "The ClusterQueue is stopped"),
+			KueuePending, "False/ClusterQueueStopped: The ClusterQueue is stopped"},
+		// The LocalQueue runs again, but the eviction was the
+		// ClusterQueue's, which is still stopped.
+		{"LocalQueue runs, ClusterQueue stopped", "", "HoldAndDrain", drained("ClusterQueueStopped", "The ClusterQueue is stopped"),
+			KueuePending, "False/ClusterQueueStopped: The ClusterQueue is stopped"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y := drainWorld(c.lbStop, c.bStop, false, kueueReserved)
+			y = y[:strings.Index(y, "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: d,")] // the queues, without d and p
+			y += preemptWL("d", "lb", 0, 0, 4, "", "", 0) + c.st
+			outs, cl := admitAll(t, y)
+			require.Len(t, outs, 1)
+			require.Equal(t, c.action, outs[0].Action, outs[0].Message)
+			cond := apimeta.FindStatusCondition(cl.KueueWorkloads[0].Obj.Status.Conditions, kueue.WorkloadRequeued)
+			require.Equal(t, c.requeued, fmt.Sprintf("%s/%s: %s", cond.Status, cond.Reason, cond.Message))
+		})
+	}
+}

@@ -175,6 +175,15 @@ var kueueGoldens = []golden{
 	// inactive (a missing and an inactive AdmissionCheck).
 	{"kueue-workloads-admission-checks", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "admission-checks.yaml"}, exitWaiting},
 	{"kueue-workloads-admission-checks-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "admission-checks.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header) and against the real
+	// Kueue (the same Workloads, train and train-2 created once the
+	// evictions settled: all six agree): old-run (a HoldAndDrain
+	// ClusterQueue) and paused-run (a HoldAndDrain LocalQueue) are
+	// evicted, held-run (Hold) runs on, train and train-2 take the racks
+	// freed, resubmit waits. Before, both evicted ones ran on and the
+	// trains waited.
+	{"kueue-workloads-drain", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "drain.yaml"}, exitWaiting},
+	{"kueue-workloads-drain-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "drain.yaml"}, exitWaiting},
 	// Checked by hand (see the manifest's header): kept-partial keeps its
 	// 2 of 4 pods; gpus is admitted with 4 of 8 in rack b2/r2, sliced
 	// with 8 of 16 (two rack slices) in block b1, leader-workers with its
