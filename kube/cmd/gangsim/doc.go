@@ -155,7 +155,12 @@
 // missing or stopped (spec.stopPolicy Hold or HoldAndDrain), the
 // ClusterQueue is inactive (a missing flavor, a flavor whose Topology is
 // missing, or a cycle of Cohorts' spec.parentName above it) or its
-// namespaceSelector (unset: none) leaves the namespace out. A growth of an
+// namespaceSelector (unset: none) leaves the namespace out. A Workload
+// holding quota in a stopped queue is drained as Kueue's workload
+// controller drains it: evicted when admitted and the queue's policy is
+// HoldAndDrain (reason LocalQueueStopped or ClusterQueueStopped), its
+// reservation cancelled when it still awaits admission checks (either
+// policy), its quota and nodes released; it then waits. A growth of an
 // admitted pod set must fit what its ClusterQueue may still take in its
 // flavors (unused nominal quota, and what its cohort lends).
 // Each pod set (a PodSetGroup's together) takes per resource group the
@@ -190,7 +195,7 @@
 // (docs/kueue.md, Flavor fungibility). Workload
 // preemption (nothing lent is reclaimed), admission checks, one head per ClusterQueue a cycle,
 // the order of borrowers by cohort height and the eviction of a
-// HoldAndDrain queue's admitted Workloads are not modelled.
+// victim taking time (gangsim releases its quota at once) are not modelled.
 //
 // Partial admission (spec.podSets[].minCount; Kueue's PartialAdmission
 // gate, on by default): a pending Workload that does not fit whole is
