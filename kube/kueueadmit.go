@@ -323,6 +323,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		// held, so that nothing counts it.
 		requeue = requeue || a.drain(w, &out[i])
 		if !w.Admitted || requeue {
+			queue[i] = w.afterReclaim() // pending: planned without its reclaimable pods
 			pending = append(pending, i)
 			continue
 		}
@@ -350,6 +351,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 			return nil, nil, err
 		}
 		if requeue {
+			a.queue[i] = a.queue[i].afterReclaim()
 			pending = append(pending, i)
 		} else {
 			a.heldChecks(queue[i], &out[i])
@@ -368,7 +370,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		return nil, nil, err
 	}
 	for i, w := range queue {
-		out[i].Flavors = a.admittedFlavors(w)
+		out[i].Flavors = a.admittedFlavors(w.orig())
 		a.unreservedChecks(w)
 		if awaited := a.awaiting[w.Key()]; len(awaited) > 0 && (out[i].Action == KueueAdmitted || out[i].Action == KueueReadmitted) {
 			out[i].Action, out[i].Message = KueueAwaitingChecks, joinReasons([]string{out[i].Message, checksAwaited(awaited)})
@@ -674,16 +676,15 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		}
 		a.s = next
 	}
-	o.PodSets = make([][]placement.PodSetAssignment, len(w.Group.PodSets))
-	for k, set := range w.Group.PodSets {
-		i := slices.IndexFunc(p.PodSets, func(ps topology.PodSetPlan) bool { return ps.Name == set.Name })
-		if i < 0 {
-			continue // admitted on quota alone
-		}
-		for _, r := range p.PodSets[i].Ranks {
-			o.PodSets[k] = append(o.PodSets[k], placement.PodSetAssignment{PodSet: set.Name, Node: r.Node, NodeID: r.NodeID, Count: r.Count})
+	// A set admitted on quota alone has no plan, one whose pods are all
+	// reclaimable none either ([KueueWorkload.afterReclaim]).
+	planned := map[string][]placement.PodSetAssignment{}
+	for _, ps := range p.PodSets {
+		for _, r := range ps.Ranks {
+			planned[ps.Name] = append(planned[ps.Name], placement.PodSetAssignment{PodSet: ps.Name, Node: r.Node, NodeID: r.NodeID, Count: r.Count})
 		}
 	}
+	o.PodSets = podSetsByName(w.orig(), planned) // the Workload's sets, as the outcome gives them
 	if ch := ps.adm.choice; ch != nil {
 		partial = joinReasons([]string{partial, borrowWords(ps.adm.cq, a.used[ps.adm.clusterQueue], ch.usage)})
 	}
@@ -696,7 +697,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 	if ch := ps.adm.choice; ch != nil {
 		a.addUsage(ps.adm.clusterQueue, ch.usage, 1)
 	}
-	writeAdmitted(ps.w, o.PodSets, a.hostOf, a.opts.Now, ps.adm)
+	writeAdmitted(ps.w, podSetsByName(ps.w, planned), a.hostOf, a.opts.Now, ps.adm)
 	if awaited := a.afterReservation(ps.w, ps.adm.cq, true); len(awaited) > 0 {
 		// Its outcome says so once admission is over: until then the
 		// passes and cycles read it as admitted, which it is for quota.

@@ -45,7 +45,10 @@ func (w *KueueWorkload) atCounts(counts []int32) *KueueWorkload {
 
 // asAdmitted returns admitted Workload w with every pod set Kueue admitted
 // partially — one with a minCount whose admitted count lies from the
-// minCount up to its count — at its admitted count, which its repair and
+// minCount up to its count, or one with reclaimable pods admitted at its
+// count less some of them (status.reclaimablePods only grows, so its count
+// less those now reclaimable is at most the admitted count) — at its
+// admitted count, which its repair and
 // resize then keep: Kueue never grows such a set back (the Workload's
 // count stays as it was, the Job runs the admitted count), so a second
 // run over gangsim's own output finds nothing to resize. w itself when no
@@ -55,6 +58,11 @@ func (w *KueueWorkload) asAdmitted() *KueueWorkload {
 	for k, set := range w.Group.PodSets {
 		counts[k] = set.Count
 		if k < len(w.MinCounts) && w.MinCounts[k] > 0 && w.MinCounts[k] <= w.AdmittedCount[k] && w.AdmittedCount[k] < set.Count {
+			counts[k], partial = w.AdmittedCount[k], true
+		}
+		if rc := w.reclaimable(set.Name); rc > 0 && set.Count-rc <= w.AdmittedCount[k] && w.AdmittedCount[k] < set.Count {
+			// Admitted without pods already reclaimable then
+			// ([KueueWorkload.afterReclaim]): Kueue never grows it back.
 			counts[k], partial = w.AdmittedCount[k], true
 		}
 	}

@@ -933,6 +933,7 @@ func (a *admitter) issuePreemptions(w *KueueWorkload, targets []preemptTarget, o
 		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByPreemption, msg, a.opts.Now)
 		setCondition(obj, kueue.WorkloadPreempted, metav1.ConditionTrue, t.reason, msg, a.opts.Now)
 		unreserve(obj, msg, a.opts.Now)
+		a.queue[t.cand.i] = v.afterReclaim() // queued again without its reclaimable pods
 		idx = append(idx, t.cand.i)
 		names = append(names, fmt.Sprintf("%s (%s)", v.Key(), t.reason))
 	}

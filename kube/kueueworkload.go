@@ -73,6 +73,10 @@ type KueueWorkload struct {
 	// holds at least one pod); admission writes each a count of 0 and a
 	// topologyAssignment without slices, as Kueue's TAS does.
 	Zero []KueueZeroPodSet
+
+	// base is the Workload as read when this is a view of it at other
+	// counts ([KueueWorkload.afterReclaim]); nil for the Workload itself.
+	base *KueueWorkload
 }
 
 // KueueZeroPodSet is a pod set of count 0 of a [KueueWorkload].

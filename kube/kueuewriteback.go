@@ -75,8 +75,9 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 	adm := &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(cmp.Or(ka.clusterQueue, string(obj.Spec.QueueName)))}
 	k := 0
 	for _, ps := range obj.Spec.PodSets { // Group.PodSets: these in order, less the sets of count 0
-		if ps.Count == 0 {
-			// A set of count 0 is admitted with no pods, in its place.
+		if k >= len(w.Group.PodSets) || w.Group.PodSets[k].Name != string(ps.Name) {
+			// A set of count 0 (or all of whose pods are reclaimable)
+			// is admitted with no pods, in its place.
 			adm.PodSetAssignments = append(adm.PodSetAssignments, assignment(string(ps.Name), nil, hostOf))
 			continue
 		}
