@@ -72,8 +72,10 @@ const (
 	// in their domains.
 	KueueRepaired KueueAction = "Repaired"
 	// KueueEvicted: pods on failed nodes found none, or the set's other
-	// pods run on a node Kueue's topology snapshot leaves out; the
-	// Workload was evicted whole, then queued again and did not fit.
+	// pods run on a node Kueue's topology snapshot leaves out, or its
+	// LocalQueue or ClusterQueue has spec.stopPolicy HoldAndDrain (reason
+	// LocalQueueStopped or ClusterQueueStopped); the Workload was evicted
+	// whole, then queued again and did not fit.
 	KueueEvicted KueueAction = "Evicted"
 	// KueueReplacementWaits: with [KueueOptions].WaitForReplacement, the
 	// pods of a failed node found no replacement: the Workload keeps its
@@ -94,7 +96,10 @@ const (
 	// not start, though its quota and nodes are reserved; see
 	// kueueadmissioncheck.go.
 	KueueAwaitingChecks KueueAction = "AwaitingChecks"
-	// KueuePending: a pending Workload does not fit.
+	// KueuePending: a pending Workload does not fit; or a Workload whose
+	// quota was reserved while it awaited admission checks lost that
+	// reservation to a stopped or missing queue (reason Inadmissible;
+	// its message says so first) and waits.
 	KueuePending KueueAction = "Pending"
 	// KueueInactive: spec.active is false: the Workload is not queued and
 	// holds no quota; one admitted is evicted (reason Deactivated), as
@@ -246,6 +251,24 @@ type KueueOutcome struct {
 // Workload waits on (opts.WaitForReplacement) is written to
 // status.unhealthyNodes, and the field is cleared otherwise (a node
 // replaced, or healthy again).
+//
+// Stopped queues (with queues): before anything is held, a Workload
+// holding quota whose LocalQueue or ClusterQueue is stopped is drained as
+// Kueue v0.17's workload controller drains it — admitted (Admitted True,
+// or its checks all Ready), it is evicted under HoldAndDrain (Evicted and
+// Requeued False, reason LocalQueueStopped, else ClusterQueueStopped) and
+// runs on under Hold; still awaiting checks, its reservation is cancelled
+// under either policy or when a queue is missing (QuotaReserved False,
+// reason Inadmissible) — and then waits while the queue is held. One
+// drained before whose queue runs again gets Requeued True.
+//
+// Reclaimable pods (status.reclaimablePods, Kueue's ReclaimablePods gate):
+// an admitted Workload's quota is its admission's, scaled down to the pods
+// not reclaimable, while its nodes hold every admitted pod; a Workload
+// holding no quota is planned and admitted at each set's count less its
+// reclaimable pods (a set left with none as a set of count 0), as Kueue's
+// totalRequestsFromPodSets counts it, and a set admitted so keeps its
+// count later.
 //
 // A pod set of count 0 (KueueWorkload.Zero) places nothing and holds no
 // room: it is written with count 0 and a topologyAssignment of levels
