@@ -524,6 +524,31 @@ func (w *propWorld) perturb(t *rapid.T) {
 	w.nodes = kept
 	w.wls = append(w.wls, w.late...)
 	w.late = nil
+	for _, x := range w.wls {
+		// Pods of a Job finish: their quota is reclaimable, an admitted
+		// Workload's usage scaled down, a pending one's count reduced.
+		if rapid.IntRange(0, 3).Draw(t, "reclaimable") != 0 {
+			continue
+		}
+		ps := &x.Spec.PodSets[rapid.IntRange(0, len(x.Spec.PodSets)-1).Draw(t, "reclaimable set")]
+		x.Status.ReclaimablePods = []kueue.ReclaimablePod{{Name: ps.Name, Count: int32(rapid.IntRange(0, int(ps.Count)).Draw(t, "reclaimable pods"))}}
+	}
+	for _, o := range w.rest {
+		// A queue stopped: Hold keeps its admitted Workloads, HoldAndDrain
+		// evicts them.
+		var stop **kueue.StopPolicy
+		switch v := o.(type) {
+		case *kueue.ClusterQueue:
+			stop = &v.Spec.StopPolicy
+		case *kueue.LocalQueue:
+			stop = &v.Spec.StopPolicy
+		default:
+			continue
+		}
+		if p := rapid.SampledFrom([]kueue.StopPolicy{"", "", "", "", "", kueue.Hold, kueue.HoldAndDrain, kueue.HoldAndDrain}).Draw(t, "stopPolicy"); p != "" {
+			*stop = &p
+		}
+	}
 }
 
 // admittedHosts are each Workload's admitted pods per pod set and host,
@@ -596,6 +621,12 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 			w.checkCount(t, x, k, count, o)
 			// Quota: the model's requests of the admitted count, in the
 			// flavors written, as resourceUsage states.
+			// Pods reclaimable since the admission hold none
+			// (Kueue's totalRequestsFromAdmission).
+			held := count
+			if after := x.specCount(set.Name) - x.reclaimable(set.Name); after < held {
+				held = after
+			}
 			var tas []string
 			for r, v := range set.Template.Requests {
 				if count == 0 {
@@ -604,12 +635,12 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 				f, ok := psa.Flavors[corev1.ResourceName(r)]
 				require.True(t, ok, "%s/%s: no flavor for %s (%s: %s)", o.Workload, psa.Name, r, o.Action, o.Message)
 				n := v * int64(count)
-				used[cq][flavorResource{string(f), r}] += n
+				used[cq][flavorResource{string(f), r}] += v * int64(held)
 				require.Equal(t, quantityString(r, n), ptrQ(psa.ResourceUsage[corev1.ResourceName(r)]), "%s/%s resourceUsage %s", o.Workload, psa.Name, r)
 			}
 			if slices.Contains(w.covers[cq], corev1.ResourcePods) {
 				f := psa.Flavors[corev1.ResourcePods]
-				used[cq][flavorResource{string(f), placement.ResourcePods}] += int64(count)
+				used[cq][flavorResource{string(f), placement.ResourcePods}] += int64(held)
 			}
 			for _, f := range psa.Flavors {
 				if q.Flavors[string(f)].Topology != "" && !slices.Contains(tas, string(f)) {
@@ -692,6 +723,9 @@ func (w *propWorld) checkCount(t require.TestingT, x *KueueWorkload, k int, coun
 	if k < len(x.MinCounts) && x.MinCounts[k] > 0 {
 		lo = x.MinCounts[k]
 	}
+	// Admitted without its reclaimable pods (in whole slices), a set
+	// may hold fewer than its minCount.
+	lo = min(lo, wholeSlicesOf(x.Requests[k], set.Count-x.reclaimable(set.Name)))
 	require.LessOrEqual(t, count, set.Count, "%s/%s admitted above its count", o.Workload, set.Name)
 	require.GreaterOrEqual(t, count, lo, "%s/%s admitted below its minCount", o.Workload, set.Name)
 }
@@ -1167,4 +1201,49 @@ func TestProp_KueueAdmitQueuesPreempts(t *testing.T) {
 	require.Positive(t, seen["StrictFIFO blocks"], "no StrictFIFO head blocking another: %v", seen)
 	require.Positive(t, seen["kept room blocks"], "no head skipped cycle after cycle for room a blocked head keeps: %v", seen)
 	t.Logf("victims by reason, in %d runs of 100 worlds: %v", rounds, seen)
+}
+
+// TestProp_KueueAdmitQueuesDrainsAndReclaims: the perturbations that stop
+// queues and make pods reclaimable reach admission, so that
+// TestProp_KueueAdmitQueues sees them: a HoldAndDrain ClusterQueue and
+// LocalQueue each evict an admitted Workload, a Hold one keeps one
+// running, and a Workload with reclaimable pods is admitted with fewer
+// pods than its count.
+func TestProp_KueueAdmitQueuesDrainsAndReclaims(t *testing.T) {
+	seen := map[string]int{}
+	rounds := 0
+	for range 20 {
+		rounds++
+		rapid.Check(t, func(rt *rapid.T) {
+			w := genPropWorld(rt)
+			w.admit(rt)
+			w.perturb(rt)
+			c, _, outs := w.admit(rt)
+			for _, o := range outs {
+				for _, r := range []string{kueue.WorkloadEvictedByClusterQueueStopped, kueue.WorkloadEvictedByLocalQueueStopped} {
+					if strings.HasPrefix(o.Message, "evicted ("+r+")") {
+						seen[r]++
+					}
+				}
+				x := c.KueueWorkloads[slices.IndexFunc(c.KueueWorkloads, func(x *KueueWorkload) bool { return x.Key() == o.Workload })]
+				if o.Action == KueueKept && c.KueueQueues.inactive(c.KueueQueues.ClusterQueues[string(x.Obj.Status.Admission.ClusterQueue)]) == "spec.stopPolicy is Hold" {
+					seen["kept under Hold"]++
+				}
+				if (o.Action == KueueAdmitted || o.Action == KueueReadmitted) && len(x.Obj.Status.ReclaimablePods) > 0 {
+					for _, psa := range x.Obj.Status.Admission.PodSetAssignments {
+						if rc := x.reclaimable(string(psa.Name)); rc > 0 && *psa.Count < x.specCount(string(psa.Name)) {
+							seen["admitted without reclaimable pods"]++
+						}
+					}
+				}
+			}
+		})
+		if len(seen) == 4 {
+			break
+		}
+	}
+	for _, k := range []string{kueue.WorkloadEvictedByClusterQueueStopped, kueue.WorkloadEvictedByLocalQueueStopped, "kept under Hold", "admitted without reclaimable pods"} {
+		require.Positive(t, seen[k], "never %s: %v", k, seen)
+	}
+	t.Logf("in %d runs of 100 worlds: %v", rounds, seen)
 }

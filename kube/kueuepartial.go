@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // Kueue's partial admission (its PartialAdmission feature gate, on by
@@ -60,7 +61,7 @@ func (w *KueueWorkload) asAdmitted() *KueueWorkload {
 		if k < len(w.MinCounts) && w.MinCounts[k] > 0 && w.MinCounts[k] <= w.AdmittedCount[k] && w.AdmittedCount[k] < set.Count {
 			counts[k], partial = w.AdmittedCount[k], true
 		}
-		if rc := w.reclaimable(set.Name); rc > 0 && set.Count-rc <= w.AdmittedCount[k] && w.AdmittedCount[k] < set.Count {
+		if rc := w.reclaimable(set.Name); rc > 0 && wholeSlicesOf(w.Requests[k], set.Count-rc) <= w.AdmittedCount[k] && w.AdmittedCount[k] < set.Count {
 			// Admitted without pods already reclaimable then
 			// ([KueueWorkload.afterReclaim]): Kueue never grows it back.
 			counts[k], partial = w.AdmittedCount[k], true
@@ -123,6 +124,15 @@ func wholeSlices(w *KueueWorkload, counts []int32) []int32 {
 		}
 	}
 	return out
+}
+
+// wholeSlicesOf is n rounded down to whole slices of r's outermost slice
+// layer (n itself for a set without slices).
+func wholeSlicesOf(r topology.PodSetRequest, n int32) int32 {
+	if len(r.Slices) > 0 {
+		return n - n%r.Slices[0].Size
+	}
+	return n
 }
 
 // reduce tries pending Workload w, which does not fit whole, at the

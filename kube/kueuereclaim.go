@@ -20,8 +20,10 @@ import (
 // same count as a search from the reduced counts, which gangsim runs.
 
 // afterReclaim returns w as Kueue plans it while it holds no quota: each
-// pod set at its spec count less its reclaimable pods, a set left with
-// none among Zero (placing nothing, as a set of count 0). The view shares
+// pod set at its spec count less its reclaimable pods (a sliced set at the
+// whole slices of that count, which gangsim writes as its count where
+// Kueue writes the count itself), a set left with none among Zero
+// (placing nothing, as a set of count 0). The view shares
 // Obj, the templates and the requests; its Assigned, AdmittedCount and
 // QuotaOnly are nil (it is pending). w itself when no pods are
 // reclaimable.
@@ -36,7 +38,9 @@ func (w *KueueWorkload) afterReclaim() *KueueWorkload {
 	g.PodSets, g.MinCount, v.Requests, v.MinCounts = nil, 0, nil, nil
 	v.Zero = slices.Clone(o.Zero)
 	for k, set := range o.Group.PodSets {
-		n := o.specCount(set.Name) - o.reclaimable(set.Name)
+		// Whole slices, as partial admission tries a sliced set
+		// ([wholeSlices]; Kueue's TAS places count/size slices).
+		n := wholeSlicesOf(o.Requests[k], o.specCount(set.Name)-o.reclaimable(set.Name))
 		if n <= 0 {
 			i := slices.IndexFunc(o.Obj.Spec.PodSets, func(ps kueue.PodSet) bool { return string(ps.Name) == set.Name })
 			v.Zero = append(v.Zero, KueueZeroPodSet{Name: set.Name, Index: i, Request: o.Requests[k]})
