@@ -46,11 +46,11 @@ func TestAdmitKueueWorkloads_PendingReclaimablePods(t *testing.T) {
 			KueueAdmitted, "", [][]string{{"r1-h2:4"}}, "main 4 cpu=4"},
 		{"topology: 6 pods in a rack, none reclaimable", 12, preemptWL("b1", "lb", 0, 0, 4, "", "r1-h1:4", 0), preemptWL("p", "la", 0, 9, 6, "rack", "", 0), "",
 			KueuePending, `pod set "main" needs 6 pods in one rack domain; the best, r1, holds 4`, nil, ""},
-		// A set whose pods are all reclaimable asks for none, and is
-		// written at count 0, as a set of count 0; the workers take rack
-		// r2, the one they fill.
+		// A set whose pods are all reclaimable asks for none: it is a set
+		// of count 0 (no outcome entry), written at count 0; the workers
+		// take rack r2, the one they fill.
 		{"a set all reclaimable", 4, "", twoSets, reclaimStatus("launcher: 1"),
-			KueueAdmitted, "", [][]string{nil, {"r2-h1:4"}}, "launcher 0; workers 4 cpu=4"},
+			KueueAdmitted, "", [][]string{{"r2-h1:4"}}, "launcher 0; workers 4 cpu=4"},
 		// Partial admission searches from the reduced count: 6 less
 		// Kueue's binary search's steps.
 		{"partial admission from the reduced count", 4, "", partialP, reclaimStatus("main: 2"),

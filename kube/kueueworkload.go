@@ -68,7 +68,8 @@ type KueueWorkload struct {
 	// partial admission; see [AdmitKueueWorkloads]).
 	MinCounts []int32
 	// Zero are the spec.podSets entries of count 0, which Kueue's API
-	// allows: no pods, no quota, nothing to place. Group, Requests,
+	// allows, and those whose pods are all reclaimable while they hold
+	// none: no pods, no quota, nothing to place. Group, Requests,
 	// Assigned and AdmittedCount leave them out (a [placement.PodSet]
 	// holds at least one pod); admission writes each a count of 0 and a
 	// topologyAssignment without slices, as Kueue's TAS does.
@@ -178,7 +179,7 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 		if err := checkMinCount(obj, i, &ps[i], req, &minCountAt); err != nil {
 			return nil, err
 		}
-		if ps[i].Count == 0 {
+		if ps[i].Count == 0 || reclaimedWhole(w, &ps[i], req) {
 			out.Zero = append(out.Zero, KueueZeroPodSet{Name: name, Index: i, Request: req})
 			continue
 		}
@@ -189,7 +190,9 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 	if minCountAt >= 0 {
 		out.MinCounts = mins
 	}
-	out.Group.MinCount = int32(total)
+	for _, set := range out.Group.PodSets {
+		out.Group.MinCount += set.Count // a gang of every pod it places
+	}
 	if err := checkStates(obj, w); err != nil {
 		return nil, err
 	}
@@ -362,6 +365,34 @@ func (w *KueueWorkload) reclaimable(name string) int32 {
 		}
 	}
 	return 0
+}
+
+// reclaimedWhole reports whether pod set ps of w (topology request r)
+// asks for no pods and holds none: its count less its reclaimable pods
+// leaves no whole slice ([KueueWorkload.afterReclaim]), and w holds no
+// quota or admitted it with no pods. Such a set is read as a set of count
+// 0 (KueueWorkload.Zero), as Kueue plans it with none; one whose admitted
+// pods are all reclaimable since still holds their nodes, as Kueue's TAS
+// counts them.
+func reclaimedWhole(w *kueue.Workload, ps *kueue.PodSet, r topology.PodSetRequest) bool {
+	rc := int32(0)
+	for _, p := range w.Status.ReclaimablePods {
+		if p.Name == ps.Name {
+			rc = p.Count
+		}
+	}
+	if rc == 0 || wholeSlicesOf(r, ps.Count-rc) > 0 {
+		return false
+	}
+	if !apimeta.IsStatusConditionTrue(w.Status.Conditions, kueue.WorkloadQuotaReserved) || w.Status.Admission == nil {
+		return true
+	}
+	for _, a := range w.Status.Admission.PodSetAssignments {
+		if a.Name == ps.Name {
+			return a.Count != nil && *a.Count == 0
+		}
+	}
+	return false
 }
 
 // checkReclaimable refuses a status.reclaimablePods entry that names no
