@@ -184,6 +184,12 @@ var kueueGoldens = []golden{
 	// trains waited.
 	{"kueue-workloads-drain", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "drain.yaml"}, exitWaiting},
 	{"kueue-workloads-drain-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "drain.yaml"}, exitWaiting},
+	// Checked by hand (see the manifest's header) and against the real
+	// Kueue (all three agree): running's 2 reclaimable pods free 2 CPUs of
+	// quota but not c-h2; resumed asks for its 8 pods less 4 reclaimable
+	// and takes c-h1; late waits. Before, resumed waited for 8 CPUs.
+	{"kueue-workloads-reclaimable", []string{"-f", kw + "queues-cluster.yaml", "-f", kw + "reclaimable.yaml"}, exitWaiting},
+	{"kueue-workloads-reclaimable-yaml", []string{"-o", "yaml", "-f", kw + "queues-cluster.yaml", "-f", kw + "reclaimable.yaml"}, exitWaiting},
 	// Checked by hand (see the manifest's header): kept-partial keeps its
 	// 2 of 4 pods; gpus is admitted with 4 of 8 in rack b2/r2, sliced
 	// with 8 of 16 (two rack slices) in block b1, leader-workers with its
