@@ -176,3 +176,29 @@ func TestAdmitKueueWorkloads_StoppedQueueRestarted(t *testing.T) {
 		})
 	}
 }
+
+// A Workload awaiting its checks whose LocalQueue is gone loses its
+// reservation too (Kueue: "terminating or missing"), its quota and host
+// going to p; admitted, it runs on, as Kueue evicts only for a stop.
+func TestAdmitKueueWorkloads_MissingLocalQueueCancels(t *testing.T) {
+	for _, c := range []struct {
+		name, st string
+		d, p     KueueAction
+		msg      string
+	}{
+		{"awaiting checks", drainAwaiting + drainChecks("Pending"), KueuePending, KueueAdmitted,
+			`quota reservation cancelled (Inadmissible): LocalQueue gone is terminating or missing; LocalQueue "gone" doesn't exist in namespace "default"`},
+		{"admitted", drainAdmitted, KueueKept, KueuePending, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y := strings.Replace(drainWorld("", "", true, c.st), "queueName: lb", "queueName: gone", 1)
+			outs, cl := admitAll(t, y)
+			require.Len(t, outs, 2)
+			require.Equal(t, [2]KueueAction{c.d, c.p}, [2]KueueAction{outs[0].Action, outs[1].Action}, outs[1].Message)
+			if c.msg != "" {
+				require.Equal(t, c.msg, outs[0].Message)
+			}
+			requireNoOverlap(t, cl)
+		})
+	}
+}
