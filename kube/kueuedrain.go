@@ -47,7 +47,11 @@ const (
 // cancellation), and the caller queues it again. It holds nothing in the
 // snapshot yet (the caller holds only what stays admitted). A Workload
 // already evicted (Evicted True, its eviction not finished) is left as it
-// is, as Kueue leaves it. Without queues nothing is drained.
+// is, as Kueue leaves it, and so is an admitted one whose
+// status.unhealthyNodes names a node (Kueue's workload controller skips it
+// until its node is replaced or cleared: when gangsim clears a node healthy
+// again, the drain comes in the next run). Without queues nothing is
+// drained.
 func (a *admitter) drain(w *KueueWorkload, o *KueueOutcome) bool {
 	q, obj := a.opts.Queues, w.Obj
 	if q == nil || !w.Admitted || w.finished() || !w.active() || apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadEvicted) {
@@ -62,6 +66,11 @@ func (a *admitter) drain(w *KueueWorkload, o *KueueOutcome) bool {
 		cqStop = cq.Stop
 	}
 	if lqExists && lqStop == "" && cq != nil && cqStop == "" {
+		return false
+	}
+	if apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadAdmitted) && len(obj.Status.UnhealthyNodes) > 0 {
+		// Kueue's workload controller skips an admitted Workload while
+		// status.unhealthyNodes names a node to replace.
 		return false
 	}
 	if a.drainedAdmitted(w, cq) {

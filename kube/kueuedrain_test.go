@@ -88,6 +88,12 @@ func TestAdmitKueueWorkloads_StoppedQueueDrains(t *testing.T) {
 			KueueEvicted, "evicted (ClusterQueueStopped): The ClusterQueue is stopped; queued again: " + lqWaits + "Hold", KueueAdmitted,
 			[4]string{"True/ClusterQueueStopped: The ClusterQueue is stopped", "False/ClusterQueueStopped: The ClusterQueue is stopped",
 				"False/Pending: " + lqWaits + "Hold", "False/NoReservation: The workload has no reservation"}},
+		// Kueue's workload controller skips an admitted Workload whose
+		// status.unhealthyNodes names a node; gangsim clears the node,
+		// healthy, and drains it in the next run.
+		{"HoldAndDrain, a node to replace: left as it is", "", "HoldAndDrain", false, drainAdmitted + "  unhealthyNodes: [{name: r1-h1}]\n",
+			KueueKept, "", KueuePending,
+			[4]string{"", "", "True/QuotaReserved: m", "True/Admitted: m"}},
 		{"ClusterQueue Hold: an admitted Workload runs on", "", "Hold", false, drainAdmitted,
 			KueueKept, "", KueuePending,
 			[4]string{"", "", "True/QuotaReserved: m", "True/Admitted: m"}},
