@@ -49,9 +49,9 @@ const (
 // already evicted (Evicted True, its eviction not finished) is left as it
 // is, as Kueue leaves it, and so is an admitted one whose
 // status.unhealthyNodes names a node (Kueue's workload controller skips it
-// until its node is replaced or cleared: when gangsim clears a node healthy
-// again, the drain comes in the next run). Without queues nothing is
-// drained.
+// until its node is replaced or cleared, kueue-oracle/preemption/d3; when
+// gangsim clears a node healthy again, the drain comes in its next run).
+// Without queues nothing is drained.
 func (a *admitter) drain(w *KueueWorkload, o *KueueOutcome) bool {
 	q, obj := a.opts.Queues, w.Obj
 	if q == nil || !w.Admitted || w.finished() || !w.active() || apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadEvicted) {
