@@ -114,7 +114,8 @@ func kueueWorkloadObj(namespace, name string) string {
 
 // ConvertKueueWorkload reads a Kueue Workload: its pod sets (names DNS
 // labels, unique; count 0..[placement.MaxPending], a set of count 0 kept
-// apart in Zero), each template
+// apart in Zero, as is one whose pods are all reclaimable while it holds
+// none), each template
 // converted as a pod ([ConvertPod], [PodSetNodeAffinity]), its topology
 // request, its minCount (partial admission), and, when it holds quota, its
 // admission.
