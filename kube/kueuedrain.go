@@ -18,8 +18,10 @@ import (
 //
 //   - admitted (its Admitted condition True, or every check that runs for
 //     it Ready, as Kueue's SyncAdmittedCondition makes it first), under
-//     HoldAndDrain of its LocalQueue, else of its ClusterQueue: evicted,
-//     reason LocalQueueStopped or ClusterQueueStopped, and its quota
+//     HoldAndDrain of its LocalQueue, or of its ClusterQueue while its
+//     LocalQueue is not stopped (Kueue finds the ClusterQueue through the
+//     LocalQueues its queue manager holds, which a stopped one leaves):
+//     evicted, reason LocalQueueStopped or ClusterQueueStopped, and its quota
 //     released as the job reconciler then releases it (Requeued False
 //     with the eviction's reason). Under Hold it keeps running.
 //   - holding quota but not admitted (awaiting admission checks), under
@@ -77,7 +79,11 @@ func (a *admitter) drain(w *KueueWorkload, o *KueueOutcome) bool {
 		switch {
 		case lqStop == kueue.HoldAndDrain:
 			a.evictStopped(w, o, kueueReasonLocalQueueStopped, localQueueStoppedMessage)
-		case cqStop == kueue.HoldAndDrain:
+		case cqStop == kueue.HoldAndDrain && lqStop == "":
+			// Kueue's queue manager drops a stopped LocalQueue, and the
+			// workload controller, finding no ClusterQueue through it,
+			// leaves the ClusterQueue's drain undone
+			// (kueue-oracle/preemption/r6-random-drain-16).
 			a.evictStopped(w, o, kueueReasonClusterQueueStopped, clusterQueueStoppedMessage)
 		default:
 			return false // Hold, or a queue missing: an admitted Workload runs on
@@ -146,7 +152,7 @@ func (a *admitter) evictStopped(w *KueueWorkload, o *KueueOutcome, reason, msg s
 // is over because that queue runs again, as Kueue's workload controller
 // writes it for an active Workload: reason LocalQueueRestarted once its
 // LocalQueue exists with no stop policy, ClusterQueueRestarted once its
-// ClusterQueue does. Nothing else depends on it (Kueue queues such a
+// ClusterQueue does, found through such a LocalQueue. Nothing else depends on it (Kueue queues such a
 // Workload either way); it keeps a second run's objects as Kueue's.
 func (a *admitter) restarted(w *KueueWorkload) {
 	q, obj := a.opts.Queues, w.Obj
@@ -160,7 +166,7 @@ func (a *admitter) restarted(w *KueueWorkload) {
 	switch cq := q.ClusterQueues[cqName]; {
 	case c.Reason == kueueReasonLocalQueueStopped && lqExists && !lqStopped:
 		setCondition(obj, kueue.WorkloadRequeued, metav1.ConditionTrue, kueue.WorkloadLocalQueueRestarted, "The LocalQueue was restarted after being stopped", a.opts.Now)
-	case c.Reason == kueueReasonClusterQueueStopped && cq != nil && cq.Stop == "":
+	case c.Reason == kueueReasonClusterQueueStopped && lqExists && !lqStopped && cq != nil && cq.Stop == "":
 		setCondition(obj, kueue.WorkloadRequeued, metav1.ConditionTrue, kueue.WorkloadClusterQueueRestarted, "The ClusterQueue was restarted after being stopped", a.opts.Now)
 	}
 }

@@ -82,12 +82,12 @@ func TestAdmitKueueWorkloads_StoppedQueueDrains(t *testing.T) {
 			KueueEvicted, "evicted (LocalQueueStopped): The LocalQueue is stopped; queued again: " + lqWaits + "HoldAndDrain", KueueAdmitted,
 			[4]string{"True/LocalQueueStopped: The LocalQueue is stopped", "False/LocalQueueStopped: The LocalQueue is stopped",
 				"False/Pending: " + lqWaits + "HoldAndDrain", "False/NoReservation: The workload has no reservation"}},
-		// The LocalQueue is looked at first, but only HoldAndDrain
-		// evicts: its Hold leaves the ClusterQueue's drain to act.
+		// A stopped LocalQueue hides its ClusterQueue from Kueue's
+		// workload controller: under its Hold, the ClusterQueue's
+		// HoldAndDrain evicts nothing (as the real Kueue did, seed 16).
 		{"LocalQueue Hold, ClusterQueue HoldAndDrain", "Hold", "HoldAndDrain", false, drainAdmitted,
-			KueueEvicted, "evicted (ClusterQueueStopped): The ClusterQueue is stopped; queued again: " + lqWaits + "Hold", KueueAdmitted,
-			[4]string{"True/ClusterQueueStopped: The ClusterQueue is stopped", "False/ClusterQueueStopped: The ClusterQueue is stopped",
-				"False/Pending: " + lqWaits + "Hold", "False/NoReservation: The workload has no reservation"}},
+			KueueKept, "", KueuePending,
+			[4]string{"", "", "True/QuotaReserved: m", "True/Admitted: m"}},
 		// Kueue's workload controller skips an admitted Workload whose
 		// status.unhealthyNodes names a node; gangsim clears the node,
 		// healthy, and drains it in the next run.
