@@ -256,8 +256,9 @@ type KueueOutcome struct {
 // holding quota whose LocalQueue or ClusterQueue is stopped is drained as
 // Kueue v0.17's workload controller drains it — admitted (Admitted True,
 // or its checks all Ready), it is evicted under HoldAndDrain (Evicted and
-// Requeued False, reason LocalQueueStopped, else ClusterQueueStopped) and
-// runs on under Hold; still awaiting checks, its reservation is cancelled
+// Requeued False, reason LocalQueueStopped, else ClusterQueueStopped: the
+// ClusterQueue's only while the LocalQueue is not stopped) and runs on
+// under Hold; still awaiting checks, its reservation is cancelled
 // under either policy or when a queue is missing (QuotaReserved False,
 // reason Inadmissible) — and then waits while the queue is held. One
 // drained before whose queue runs again gets Requeued True.

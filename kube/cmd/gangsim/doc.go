@@ -158,7 +158,8 @@
 // namespaceSelector (unset: none) leaves the namespace out. A Workload
 // holding quota in a stopped queue is drained as Kueue's workload
 // controller drains it: evicted when admitted and the queue's policy is
-// HoldAndDrain (reason LocalQueueStopped or ClusterQueueStopped), its
+// HoldAndDrain (reason LocalQueueStopped, or ClusterQueueStopped while the
+// LocalQueue is not stopped), its
 // reservation cancelled when it still awaits admission checks (either
 // policy), its quota and nodes released; it then waits. A growth of an
 // admitted pod set must fit what its ClusterQueue may still take in its
