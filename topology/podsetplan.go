@@ -28,6 +28,24 @@ type PlanOptions struct {
 	// first up to their room, and picks among equal domains in Go map
 	// order (kube/testdata/kueue-oracle/README.md).
 	Balanced bool
+	// KueueBalanced places a set with a Preferred level as Kueue v0.17
+	// does with its TASBalancedPlacement feature gate on (KEP-2724,
+	// balanced placement; pkg/cache/scheduler/tas_balanced_placement.go):
+	// inside the one domain of the level above the preferred one whose
+	// domains one level below the preferred one (the preferred level
+	// itself when it is the slice level) give the highest threshold —
+	// the set's slices over the number of those domains a largest-first
+	// fill needs — each domain used takes the threshold, and the rest go
+	// to the largest first up to their room; with no such domain the set
+	// is placed as without it, and once one is found a later failure
+	// fails the set, as in Kueue. Where Kueue picks among equal choices
+	// in Go map order, the first path wins here. The steps, and Kueue's
+	// quirks kept (a preferred level equal to a slice level that is not
+	// the narrowest never fits), are in kueuebalanced.go. Sets of a
+	// PodSetGroup are placed as without it (not yet Kueue's leader-aware
+	// balancing); preferred node affinity does not rank its choices.
+	// KueueBalancedProfile sets it; it overrides Balanced.
+	KueueBalanced bool
 	// BestFitInSlices is gangsched's choice below a set's outermost
 	// slice level, not Kueue's: there each domain hands its pods to its
 	// children as domains above that level do (the most slices first,
@@ -617,7 +635,16 @@ func (p *planner) planSetScoped(r *request, scope int, opts PlanOptions) (setOut
 			sc.counted = newCountKey(p.s, r, p.cut)
 		}
 	}
-	if opts.Balanced && r.preferred {
+	if opts.KueueBalanced && r.preferred {
+		units, fl, applied, f := p.kueueBalanced(scope)
+		if f != nil {
+			p.clearTakes()
+			return setOut{}, f
+		}
+		if applied {
+			return p.finish(units, fl, true), nil
+		}
+	} else if opts.Balanced && r.preferred {
 		if units, ok := p.balanced(scope); ok {
 			return p.finish(units, r.level, true), nil
 		}

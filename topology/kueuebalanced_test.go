@@ -1,0 +1,73 @@
+package topology_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// unevenCaps is the cluster of kube/testdata/kueue-oracle/balanced-cluster.yaml:
+// hosts of b1/r1 6 4 2 cores, b1/r2 5 3 3, b2/r1 8 1 1, b2/r2 4 4 4.
+var unevenCaps = [][][]int64{{{6, 4, 2}, {5, 3, 3}}, {{8, 1, 1}, {4, 4, 4}}}
+
+// TestScenario_KueueBalanced holds PlanOptions.KueueBalanced to the per-host
+// counts the real Kueue v0.17 answered with TASBalancedPlacement on
+// (kube/testdata/kueue-oracle, the cases named), and to the steps of its
+// algorithm where a case has none.
+func TestScenario_KueueBalanced(t *testing.T) {
+	sl := func(key string, size int32) []topology.SliceLayer { return []topology.SliceLayer{{Key: key, Size: size}} }
+	for _, c := range []struct {
+		name   string
+		caps   [][][]int64
+		count  int32
+		req    topology.PodSetRequest
+		want   map[string]int32 // nil: Unschedulable
+		reason string           // a part of the reason, when Unschedulable
+	}{
+		// Kueue's balanced-threshold: b1's hosts hold ten in two (6 + 5), a
+		// threshold of 5; b2's need two too (8 + 4) but the last holds 4. b1
+		// wins; each of its two largest hosts takes 5. Without the gate the
+		// ten go to rack b2/r1, which holds exactly ten.
+		{name: "threshold", caps: unevenCaps, count: 10, req: topology.PodSetRequest{Preferred: rackKey},
+			want: map[string]int32{"b1-r1-h1": 5, "b1-r2-h1": 5}},
+		// Kueue's balanced (kube/testdata/kueue-workloads/balanced.yaml): twelve
+		// over hosts of four, three hosts at the threshold 4; both blocks tie
+		// and Kueue picks one in map order: here the first path, b1, and in
+		// it the first three hosts.
+		{name: "tie", caps: uniform(2, 2, 2, 4), count: 12, req: topology.PodSetRequest{Preferred: rackKey},
+			want: map[string]int32{"b1-r1-h1": 4, "b1-r1-h2": 4, "b1-r2-h1": 4}},
+		// Kueue's balanced-slice-at-preferred: the preferred level is the
+		// slice level, above the hosts: Kueue v0.17's pruning empties every
+		// rack, and the set never fits.
+		{name: "slice level is the preferred one", caps: uniform(2, 2, 2, 4), count: 4,
+			req:    topology.PodSetRequest{Preferred: rackKey, Slices: sl(rackKey, 2)},
+			reason: "TAS Balanced Placement"},
+		// No block's hosts hold 40 (b1 23, b2 22): placed as without the
+		// gate, the racks of both blocks filled largest first, the last
+		// (b1/r2) by best fit.
+		{name: "fallback", caps: unevenCaps, count: 40, req: topology.PodSetRequest{Preferred: rackKey},
+			want: map[string]int32{"b1-r1-h1": 6, "b1-r1-h2": 4, "b1-r1-h3": 2, "b1-r2-h1": 5, "b1-r2-h2": 3,
+				"b2-r1-h1": 8, "b2-r2-h1": 4, "b2-r2-h2": 4, "b2-r2-h3": 4}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := snapshot(t, brh(c.caps))
+			g := podSetGroup("bal", c.count)
+			req := c.req
+			req.PodSet = "workers"
+			tr := tree(t, s, blockKey, rackKey, hostKey)
+			p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{KueueBalanced: true})
+			require.NoError(t, err)
+			require.NoError(t, placement.Verify(s, g, p.Decision))
+			if c.want == nil {
+				require.Equal(t, placement.Unschedulable, p.Decision.Status)
+				require.Contains(t, p.Decision.Message, c.reason)
+				return
+			}
+			require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
+			require.Equal(t, c.want, counts(p.Decision, "workers"))
+		})
+	}
+}
