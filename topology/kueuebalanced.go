@@ -50,27 +50,48 @@ import (
 // equal threshold and P count it keeps the first. Here groups and
 // children come in path order, and the subset search's candidates are
 // sorted with path last, so among Kueue's possible answers this one
-// always gives the one of the first paths.
+// always gives the one of the first paths. With
+// [PlanOptions].NodeAffinityPreferred (no gate of Kueue v0.17), the
+// summed preferred node affinity breaks those ties before the path — a
+// group, a candidate, a domain's children — and nothing else: the answer
+// is still one Kueue could give.
 
 // kbCount is a domain's pods and slices as Kueue's balanced placement
-// sees them (its state and sliceState), pruned or not.
-type kbCount struct{ pods, slices int64 }
+// sees them (its state and sliceState), pruned or not, and with a
+// PodSetGroup's leader: whether the leader fits (leaderState) and the
+// pods and slices left beside it (stateWithLeader, sliceStateWithLeader;
+// the same as pods and slices without a leader).
+type kbCount struct {
+	pods, slices     int64
+	podsWL, slicesWL int64
+	leader           int64
+}
+
+// kbLeader is what KueueBalanced knows of a PodSetGroup's leader: per
+// node unit, whether one leader pod fits (fits) and how many of the
+// workers fit beside it (with).
+type kbLeader struct {
+	fits map[int]bool
+	with map[int]int64
+}
 
 // kueueBalanced is KueueBalanced's placement of p.r inside scope (-1:
 // the cluster; a scope at or below the preferred level leaves it to the
-// ordinary search). applied is false when no group fits (the caller
-// then places the set as without the gate); otherwise it returns the
-// lower domains with their takes set and their level, or a failure.
-func (p *planner) kueueBalanced(scope int) (units []int, fl int, applied bool, f *failure) {
+// ordinary search), with ld the leader of its PodSetGroup or nil.
+// applied is false when no group fits (the caller then places the set
+// as without the gate); otherwise it returns the lower domains with
+// their takes set and their level, the one given the leader (-1 without
+// one), or a failure.
+func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, leaderAt int, applied bool, f *failure) {
 	r := p.r
 	P := r.level
 	if scope >= 0 && p.level(scope) >= P {
-		return nil, 0, false, nil
+		return nil, 0, -1, false, nil
 	}
 	z := r.sliceUnit()
 	n := r.count / z
 	S := min(r.layers[0].level, p.L-1)
-	kb := kbSearch{p: p, P: P, S: S, z: z, n: n}
+	kb := kbSearch{p: p, P: P, S: S, z: z, n: n, ld: ld}
 	var groups [][]int
 	if P == 0 {
 		groups = [][]int{p.unitsAt(0, -1)}
@@ -89,25 +110,38 @@ func (p *planner) kueueBalanced(scope int) (units []int, fl int, applied bool, f
 		if P < S {
 			lower = kb.children(g)
 		}
-		fits, m, last := kb.greedy(lower, c)
+		fits, m, lastWL, last := kb.greedy(lower, c)
 		if !fits {
 			continue
 		}
-		th := min(n/int64(m), c[last].slices)
+		th := n / int64(m)
+		if lastWL >= 0 {
+			th = min(th, c[lastWL].slicesWL)
+		}
+		if last >= 0 {
+			// Kueue caps by the room beside a leader here too: it
+			// cannot tell yet which domain will hold the leader.
+			th = min(th, c[last].slicesWL)
+		}
 		if th < best.threshold {
 			continue
 		}
 		kb.prune(g, c, th)
-		_, cnt, _ := kb.greedy(g, c)
-		if th > best.threshold || cnt < best.count {
-			best = kbGroup{doms: g, counts: c, threshold: th, count: cnt}
+		_, cnt, _, _ := kb.greedy(g, c)
+		aff := kb.affinity(g)
+		if th > best.threshold || cnt < best.count || (cnt == best.count && aff > best.aff) {
+			best = kbGroup{doms: g, counts: c, threshold: th, count: cnt, aff: aff}
 		}
 	}
 	if best.threshold == 0 {
-		return nil, 0, false, nil
+		return nil, 0, -1, false, nil
 	}
-	fail := func(why string) (units []int, fl int, applied bool, f *failure) {
-		return nil, 0, true, &failure{msg: fmt.Sprintf("%s needs %s: TAS Balanced Placement (Kueue v0.17): %s", r.obj(), plural(n, "slice"), why)}
+	fail := func(why string) (units []int, fl int, leaderAt int, applied bool, f *failure) {
+		what := plural(n, "slice")
+		if z == 1 {
+			what = plural(n, "pod")
+		}
+		return nil, 0, -1, true, &failure{msg: fmt.Sprintf("%s needs %s: TAS Balanced Placement (Kueue v0.17): %s", r.obj(), what, why)}
 	}
 	lower, fl := best.doms, P
 	if P < S {
@@ -126,10 +160,18 @@ func (p *planner) kueueBalanced(scope int) (units []int, fl int, applied bool, f
 		return fail(fmt.Sprintf("%d domains at a threshold of %d slices need more slices than the set has", len(chosen), th))
 	}
 	c := best.counts
-	slices.SortFunc(chosen, func(a, b int) int { return kb.largestFirst(a, b, c) })
+	slices.SortFunc(chosen, func(a, b int) int { return kb.leaderFirst(a, b, c) })
 	extra := n - int64(len(chosen))*th
+	leaderAt = -1
 	for _, u := range chosen {
-		e := min(c[u].slices-th, extra)
+		var e int64
+		switch {
+		case ld != nil && leaderAt < 0:
+			e = min(c[u].slicesWL-th, extra)
+			leaderAt = u
+		case extra > 0:
+			e = min(c[u].slices-th, extra)
+		}
 		p.setTake(u, (th+e)*z)
 		extra -= e
 	}
@@ -138,7 +180,7 @@ func (p *planner) kueueBalanced(scope int) (units []int, fl int, applied bool, f
 		return fail(fmt.Sprintf("%s are left over after the threshold and the largest domains' room", plural(extra, "slice")))
 	}
 	slices.Sort(chosen)
-	return chosen, fl, true, nil
+	return chosen, fl, leaderAt, true, nil
 }
 
 // kbGroup is the best group so far: its domains of the preferred level,
@@ -149,14 +191,16 @@ type kbGroup struct {
 	counts    map[int]kbCount
 	threshold int64
 	count     int
+	aff       int64 // summed preferred node affinity, while the planner prefers
 }
 
 // kbSearch is one balanced search: the set's levels, slice size and
-// slices.
+// slices, and its PodSetGroup's leader, if any.
 type kbSearch struct {
 	p    *planner
 	P, S int
 	z, n int64
+	ld   *kbLeader
 }
 
 // group returns the counts of g's domains and, when P < S, their
@@ -164,36 +208,89 @@ type kbSearch struct {
 func (kb *kbSearch) group(g []int) map[int]kbCount {
 	c := make(map[int]kbCount, 4*len(g))
 	for _, u := range g {
-		c[u] = kb.count(u, kb.P)
 		if kb.P < kb.S {
 			for _, k := range kb.p.appendKids(nil, u) {
 				c[k] = kb.count(k, kb.P+1)
 			}
 		}
+		c[u] = kb.count(u, kb.P)
 	}
 	return c
 }
 
 // count is unit u's Kueue counts at level lv: below the slice level
-// Kueue counts no slices.
+// Kueue counts no slices. With a leader, the counts beside it are
+// summed up from the nodes as Kueue sums them: a domain keeps all but
+// the least that any child gives up to the leader.
 func (kb *kbSearch) count(u, lv int) kbCount {
 	p := kb.p
+	var c kbCount
 	switch {
 	case lv < kb.S:
-		return kbCount{p.pods[u], p.slice[u]}
+		c = kbCount{pods: p.pods[u], slices: p.slice[u]}
 	case lv == kb.S:
-		return kbCount{p.pods[u], p.pods[u] / kb.z}
+		c = kbCount{pods: p.pods[u], slices: p.pods[u] / kb.z}
+	default:
+		c = kbCount{pods: p.pods[u]}
 	}
-	return kbCount{p.pods[u], 0}
+	c.podsWL, c.slicesWL = c.pods, c.slices
+	if kb.ld == nil {
+		return c
+	}
+	// A leader comes with no slices (a PodSetGroup's sets take none):
+	// slices are pods.
+	kids := p.appendKids(nil, u)
+	c.podsWL = c.pods
+	first := true
+	var least int64
+	for _, k := range kids {
+		var kc kbCount
+		if k >= p.D {
+			kc = kbCount{pods: p.pods[k], podsWL: p.pods[k]}
+			if kb.ld.fits[k] {
+				kc.leader, kc.podsWL = 1, kb.ld.with[k]
+			}
+		} else {
+			kc = kb.count(k, lv+1)
+		}
+		c.leader = max(c.leader, kc.leader)
+		if d := kc.pods - kc.podsWL; first || d < least {
+			least, first = d, false
+		}
+	}
+	c.podsWL = c.pods - least
+	c.slicesWL = c.podsWL
+	if lv > kb.S {
+		c.slicesWL = 0
+	}
+	return c
 }
 
-// children returns the children of us, in order.
+// children returns the children of us, those of each in turn, by path
+// — while the planner prefers, by preferred node affinity first (Kueue
+// lists a domain's children in map order).
 func (kb *kbSearch) children(us []int) []int {
 	var out []int
 	for _, u := range us {
+		k := len(out)
 		out = kb.p.appendKids(out, u)
+		if kb.p.prefer {
+			slices.SortStableFunc(out[k:], func(a, b int) int { return cmp.Compare(kb.p.aff[b], kb.p.aff[a]) })
+		}
 	}
 	return out
+}
+
+// affinity is the summed preferred node affinity of us while the
+// planner prefers, else 0.
+func (kb *kbSearch) affinity(us []int) int64 {
+	var a int64
+	if kb.p.prefer {
+		for _, u := range us {
+			a += kb.p.aff[u]
+		}
+	}
+	return a
 }
 
 // largestFirst is Kueue's order of domains to fill: the most slices,
@@ -208,14 +305,48 @@ func (kb *kbSearch) largestFirst(a, b int, c map[int]kbCount) int {
 	return cmp.Compare(a, b)
 }
 
+// leaderFirst is Kueue's order of domains to fill with a leader: those
+// where the leader fits first, then largestFirst by the room beside it.
+func (kb *kbSearch) leaderFirst(a, b int, c map[int]kbCount) int {
+	if x := cmp.Compare(c[b].leader, c[a].leader); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(c[b].slicesWL, c[a].slicesWL); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(c[a].podsWL, c[b].podsWL); x != 0 {
+		return x
+	}
+	return cmp.Compare(a, b)
+}
+
 // greedy fills the set's slices into us, largest first, while they have
-// slices; it reports whether they hold the set, how many it took and the
-// last one taken.
-func (kb *kbSearch) greedy(us []int, c map[int]kbCount) (bool, int, int) {
+// slices — with a leader, first the domains where it fits, by the room
+// beside it, until it is placed; it reports whether they hold the set,
+// how many it took, and the last taken with the leader and without (-1
+// for none).
+func (kb *kbSearch) greedy(us []int, c map[int]kbCount) (fits bool, m, lastWL, last int) {
 	order := slices.Clone(us)
-	slices.SortFunc(order, func(a, b int) int { return kb.largestFirst(a, b, c) })
-	left, m, last := kb.n, 0, -1
-	for _, u := range order {
+	left, leaders := kb.n, int64(0)
+	lastWL, last = -1, -1
+	i := 0
+	if kb.ld != nil {
+		leaders = 1
+		slices.SortFunc(order, func(a, b int) int { return kb.leaderFirst(a, b, c) })
+		for ; leaders > 0 && i < len(order) && c[order[i]].leader > 0; i++ {
+			u := order[i]
+			m++
+			lastWL = u
+			leaders -= c[u].leader
+			left -= c[u].slicesWL
+		}
+		if leaders > 0 {
+			return false, 0, -1, -1
+		}
+	}
+	rest := order[i:]
+	slices.SortFunc(rest, func(a, b int) int { return kb.largestFirst(a, b, c) })
+	for _, u := range rest {
 		if left <= 0 || c[u].slices <= 0 {
 			break
 		}
@@ -223,43 +354,57 @@ func (kb *kbSearch) greedy(us []int, c map[int]kbCount) (bool, int, int) {
 		m++
 		last = u
 	}
-	return left <= 0, m, last
+	if left > 0 {
+		return false, 0, -1, -1
+	}
+	return true, m, lastWL, last
 }
 
-// prune empties, in group g, the lower domains below threshold th and
-// recounts g's domains from the rest, emptying those below th too.
-// Recounted pods are the plain sum of the children's (Kueue's recount
-// does not round to inner slice layers).
+// prune empties, in group g, the lower domains below threshold th (by
+// their room beside a leader) and recounts g's domains from the rest,
+// emptying those below th too. Recounted pods are the plain sum of the
+// children's (Kueue's recount does not round to inner slice layers); an
+// emptied child gives up nothing to a leader, so a domain with one keeps
+// all its pods beside the leader, as Kueue's recount has it.
 func (kb *kbSearch) prune(g []int, c map[int]kbCount, th int64) {
 	p := kb.p
 	for _, u := range g {
 		if kb.P == p.L-1 { // a leaf of Kueue's tree: nothing below it
-			k := c[u]
-			if k.pods/kb.z < th {
+			if c[u].slicesWL < th {
 				c[u] = kbCount{}
 			}
 			continue
 		}
-		var pods, sl int64
+		var d kbCount
+		first := true
+		var least, leastSl int64
 		for _, k := range p.appendKids(nil, u) {
-			kc, ok := c[k]
-			if !ok { // below the slice level: no slices, so below th
-				continue
+			kc := c[k] // absent below the slice level: no slices, so below th
+			if kc.slicesWL < th {
+				kc = kbCount{}
+				if _, ok := c[k]; ok {
+					c[k] = kc
+				}
 			}
-			if kc.slices < th {
-				c[k] = kbCount{}
-				continue
+			d.pods += kc.pods
+			d.slices += kc.slices
+			d.leader = max(d.leader, kc.leader)
+			if first || kc.pods-kc.podsWL < least {
+				least = kc.pods - kc.podsWL
 			}
-			pods += kc.pods
-			sl += kc.slices
+			if first || kc.slices-kc.slicesWL < leastSl {
+				leastSl = kc.slices - kc.slicesWL
+			}
+			first = false
 		}
+		d.podsWL, d.slicesWL = d.pods-least, d.slices-leastSl
 		if kb.P == kb.S {
-			sl = pods / kb.z
+			d.slices, d.slicesWL = d.pods/kb.z, d.podsWL/kb.z
 		}
-		if sl < th {
-			pods, sl = 0, 0
+		if d.slicesWL < th {
+			d = kbCount{}
 		}
-		c[u] = kbCount{pods, sl}
+		c[u] = d
 	}
 }
 
@@ -287,14 +432,16 @@ func (kb *kbSearch) entropy(u int, c map[int]kbCount) float64 {
 
 // fewest returns the subset of us that Kueue's balanced search picks: of
 // the size m of the largest-first fill, the one whose pods exceed the
-// set's by the least, the first met when candidates are tried in order
-// (us, or by slices then entropy descending when byEntropy, path last);
-// nil when the fill does not hold the set or no subset of size m holds
-// its pods. The search is a knapsack over the pods left to place, as
-// Kueue's: a domain with no slice is never taken, and a subset whose pods
-// already cover the set grows no further.
+// set's by the least (with the leader placed), the first met when
+// candidates are tried in order (us, or by leader, room beside it and
+// entropy, descending, when byEntropy, path last); nil when the fill does
+// not hold the set or no subset of size m holds its pods. The search is a
+// knapsack over the leaders and pods left to place, as Kueue's: a domain
+// takes the leader when one is left and it fits there (its pods beside
+// it counted), or takes none when it has slices; a subset that already
+// covers everything grows no further.
 func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
-	fits, m, _ := kb.greedy(us, c)
+	fits, m, _, _ := kb.greedy(us, c)
 	if !fits {
 		return nil
 	}
@@ -306,40 +453,62 @@ func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
 			ent[u] = kb.entropy(u, c)
 		}
 		slices.SortStableFunc(order, func(a, b int) int {
-			if x := cmp.Compare(c[b].slices, c[a].slices); x != 0 {
+			if x := cmp.Compare(c[b].leader, c[a].leader); x != 0 {
+				return x
+			}
+			if x := cmp.Compare(c[b].slicesWL, c[a].slicesWL); x != 0 {
 				return x
 			}
 			if x := cmp.Compare(ent[b], ent[a]); x != 0 {
 				return x
 			}
+			if x := cmp.Compare(kb.affinity([]int{b}), kb.affinity([]int{a})); x != 0 {
+				return x
+			}
 			return cmp.Compare(a, b)
 		})
 	}
-	// at[i] maps the pods left after i domains to the first subset met.
-	at := make([]map[int64][]int, m+1)
+	// at[i][leaders][pods] is the first subset met of i domains that
+	// leaves that many leaders and pods to place.
+	at := make([]map[int64]map[int64][]int, m+1)
 	for i := range at {
-		at[i] = map[int64][]int{}
+		at[i] = map[int64]map[int64][]int{}
 	}
-	at[0][kb.n*kb.z] = nil
-	for _, u := range order {
-		if c[u].slices <= 0 {
-			continue
+	var leaders int64
+	if kb.ld != nil {
+		leaders = 1
+	}
+	at[0][leaders] = map[int64][]int{kb.n * kb.z: nil}
+	put := func(i int, l, left int64, set []int) {
+		if at[i][l] == nil {
+			at[i][l] = map[int64][]int{}
 		}
+		if _, ok := at[i][l][left]; !ok {
+			at[i][l][left] = set
+		}
+	}
+	for _, u := range order {
+		cu := c[u]
 		for i := m; i > 0; i-- {
-			for _, left := range slices.Sorted(maps.Keys(at[i-1])) {
-				if left <= 0 {
-					continue
-				}
-				after := left - c[u].pods
-				if _, ok := at[i][after]; !ok {
-					at[i][after] = append(slices.Clip(at[i-1][left]), u)
+			for _, l := range slices.Sorted(maps.Keys(at[i-1])) {
+				for _, left := range slices.Sorted(maps.Keys(at[i-1][l])) {
+					if l <= 0 && left <= 0 {
+						continue
+					}
+					set := append(slices.Clip(at[i-1][l][left]), u)
+					if l > 0 && cu.leader > 0 {
+						put(i, l-cu.leader, left-cu.podsWL, set)
+					}
+					if cu.slices > 0 {
+						put(i, l, left-cu.pods, set)
+					}
 				}
 			}
 		}
 	}
 	var best []int
 	bestLeft := int64(math.MinInt64)
-	for left, set := range at[m] {
+	for left, set := range at[m][0] {
 		if left <= 0 && left > bestLeft {
 			best, bestLeft = set, left
 		}

@@ -48,6 +48,12 @@ func TestScenario_KueueBalanced(t *testing.T) {
 		// No block's hosts hold 40 (b1 23, b2 22): placed as without the
 		// gate, the racks of both blocks filled largest first, the last
 		// (b1/r2) by best fit.
+		// Kueue's balanced-slices-rack: three slices of four per rack, the
+		// block preferred: one rack holds them (threshold 3); the racks of
+		// fewer slices are pruned, which leaves both blocks with 12 pods
+		// in one rack, a tie Kueue breaks in map order: b1 here.
+		{name: "slices per rack", caps: unevenCaps, count: 12, req: topology.PodSetRequest{Preferred: blockKey, Slices: sl(rackKey, 4)},
+			want: map[string]int32{"b1-r1-h1": 6, "b1-r1-h2": 4, "b1-r1-h3": 2}},
 		{name: "fallback", caps: unevenCaps, count: 40, req: topology.PodSetRequest{Preferred: rackKey},
 			want: map[string]int32{"b1-r1-h1": 6, "b1-r1-h2": 4, "b1-r1-h3": 2, "b1-r2-h1": 5, "b1-r2-h2": 3,
 				"b2-r1-h1": 8, "b2-r2-h1": 4, "b2-r2-h2": 4, "b2-r2-h3": 4}},
@@ -70,4 +76,28 @@ func TestScenario_KueueBalanced(t *testing.T) {
 			require.Equal(t, c.want, counts(p.Decision, "workers"))
 		})
 	}
+}
+
+// Kueue's balanced-leader: a leader and eight workers of one PodSetGroup
+// preferring a rack. Beside the leader b1's hosts hold 5, 4, ...: the
+// leader's host and one more hold the eight, a threshold of 4 (b2's
+// largest host keeps 7 beside the leader, but its next holds 4 with no
+// leader: 3 once capped as Kueue caps it). The leader's host b1-r1-h1
+// takes the leader and 4 workers, b1-r2-h1 the other 4.
+func TestScenario_KueueBalancedLeader(t *testing.T) {
+	s := snapshot(t, brh(unevenCaps))
+	g := &placement.Group{Namespace: "default", Name: "lws", MinCount: 9, PodSets: []placement.PodSet{
+		{Name: "leader", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}},
+		{Name: "workers", Count: 8, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}},
+	}}
+	reqs := []topology.PodSetRequest{{PodSet: "leader", Preferred: rackKey, Group: "lws"}, {PodSet: "workers", Preferred: rackKey, Group: "lws"}}
+	p := plan(t, s, g, topology.PlanOptions{KueueBalanced: true}, reqs...)
+	require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
+	require.Equal(t, map[string]int32{"b1-r1-h1": 1}, counts(p.Decision, "leader"))
+	require.Equal(t, map[string]int32{"b1-r1-h1": 4, "b1-r2-h1": 4}, counts(p.Decision, "workers"))
+
+	// Without the gate the group goes to one rack, by best fit: b2/r1's
+	// ten CPUs.
+	p = plan(t, s, g, topology.PlanOptions{}, reqs...)
+	require.Equal(t, map[string]int32{"b2-r1-h1": 8}, counts(p.Decision, "workers"))
 }

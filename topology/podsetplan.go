@@ -43,8 +43,10 @@ type PlanOptions struct {
 	// quirks kept (a preferred level equal to a slice level that is not
 	// the narrowest never fits), are in kueuebalanced.go. Sets of a
 	// PodSetGroup are placed as without it (not yet Kueue's leader-aware
-	// balancing); preferred node affinity does not rank its choices.
-	// KueueBalancedProfile sets it; it overrides Balanced.
+	// balancing). With NodeAffinityPreferred, preferred node affinity
+	// breaks only the ties Kueue breaks in map order, so the answer stays
+	// one Kueue could give. KueueBalancedProfile sets it; it overrides
+	// Balanced.
 	KueueBalanced bool
 	// BestFitInSlices is gangsched's choice below a set's outermost
 	// slice level, not Kueue's: there each domain hands its pods to its
@@ -515,6 +517,11 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 		o.keep(so)
 		return ""
 	}
+	if opts.KueueBalanced {
+		if msg, done := o.kueueBalancedGroup(rs, w, scope); done {
+			return msg
+		}
+	}
 	// A PodSetGroup: the first domain of the level (widening for a
 	// preferred one) where every set fits, in best-fit order for the
 	// largest set.
@@ -636,7 +643,7 @@ func (p *planner) planSetScoped(r *request, scope int, opts PlanOptions) (setOut
 		}
 	}
 	if opts.KueueBalanced && r.preferred {
-		units, fl, applied, f := p.kueueBalanced(scope)
+		units, fl, _, applied, f := p.kueueBalanced(scope, nil)
 		if f != nil {
 			p.clearTakes()
 			return setOut{}, f
