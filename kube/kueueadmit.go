@@ -17,8 +17,8 @@ import (
 
 // KueueOptions configure [AdmitKueueWorkloads].
 type KueueOptions struct {
-	// Plan tunes the plans of pending Workloads (Balanced: gangsched's
-	// even spread for Kueue's TASBalancedPlacement gate).
+	// Plan tunes the plans of pending Workloads (KueueBalanced: Kueue's
+	// TASBalancedPlacement gate; Balanced: gangsched's own even spread).
 	Plan topology.PlanOptions
 	// Now is the lastTransitionTime of the conditions written, and the
 	// moment a not-ready node's time without Ready is measured to.

@@ -40,7 +40,8 @@
 // per set a [PodSetRequest] (required, preferred or unconstrained level,
 // up to three slice layers, a PodSetGroup), Kueue's BestFit and
 // LeastFreeCapacity choices, its widening of a preferred level, its
-// balanced placement ([PlanOptions].Balanced), and reasons that name the
+// balanced placement ([PlanOptions].KueueBalanced; gangsched's own even
+// spread is [PlanOptions].Balanced), and reasons that name the
 // level that failed and by how much. Slices need it: the solver's
 // placements are node sets, which cannot say "four pods per rack". The
 // answer is a [placement.Decision] that [placement.Verify] accepts, and

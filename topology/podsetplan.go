@@ -41,9 +41,12 @@ type PlanOptions struct {
 	// fails the set, as in Kueue. Where Kueue picks among equal choices
 	// in Go map order, the first path wins here. The steps, and Kueue's
 	// quirks kept (a preferred level equal to a slice level that is not
-	// the narrowest never fits), are in kueuebalanced.go. Sets of a
-	// PodSetGroup are placed as without it (not yet Kueue's leader-aware
-	// balancing). With NodeAffinityPreferred, preferred node affinity
+	// the narrowest never fits), are in kueuebalanced.go. A PodSetGroup
+	// of a one-pod leader and workers is balanced as Kueue balances it,
+	// the workers with the leader's room counted and the leader on the
+	// first domain of the balance, where the lower domains are hosts of
+	// one node each (kueuebalancedgroup.go); other groups are placed as
+	// without it. With NodeAffinityPreferred, preferred node affinity
 	// breaks only the ties Kueue breaks in map order, so the answer stays
 	// one Kueue could give. KueueBalancedProfile sets it; it overrides
 	// Balanced.

@@ -28,10 +28,15 @@ const (
 	// slice level, the least free first, as Kueue v0.17 fills them), and
 	// a preferred level widening one level at a time.
 	KueueProfile
-	// KueueBalancedProfile is KueueProfile with gangsched's even spread of
-	// a set over its preferred level ([PlanOptions].Balanced), after the
-	// idea of Kueue's TASBalancedPlacement gate; Kueue v0.17's own
-	// balanced answers differ.
+	// KueueBalancedProfile is KueueProfile with Kueue v0.17's
+	// TASBalancedPlacement feature gate on ([PlanOptions].KueueBalanced):
+	// a set with a preferred level is balanced one level below it (hosts
+	// under a preferred rack) inside one domain of the level above it,
+	// each domain used taking a threshold of slices and the rest going to
+	// the largest first, as real Kueue answers (checked against it,
+	// kube/testdata/kueue-oracle); where Kueue picks among equal domains
+	// in Go map order, the first path wins. gangsched's own even spread
+	// over the preferred level stays available as [PlanOptions].Balanced.
 	KueueBalancedProfile
 )
 
@@ -62,10 +67,10 @@ func ParseProfile(s string) (Profile, error) {
 	return 0, placement.Errorf(placement.ErrInvalid, "topology profile", "name", "unknown %q (want gangsched, kueue or kueue-balanced)", s)
 }
 
-// Options returns the plan options of the profile: Balanced for
+// Options returns the plan options of the profile: KueueBalanced for
 // KueueBalancedProfile, BestFitInSlices for GangschedProfile.
 func (p Profile) Options() PlanOptions {
-	return PlanOptions{Balanced: p == KueueBalancedProfile, BestFitInSlices: p == GangschedProfile}
+	return PlanOptions{KueueBalanced: p == KueueBalancedProfile, BestFitInSlices: p == GangschedProfile}
 }
 
 // Planned reports whether a group with constraints cs is decided by
