@@ -175,3 +175,50 @@ func levelIndex(key string) (int, bool) {
 	l := slices.Index(planKeys, key)
 	return l, l >= 0
 }
+
+// TestProp_KueueBalancedLeader: a PodSetGroup of a one-pod leader and
+// workers preferring a level, planned with KueueBalanced, verifies (no
+// node past its room with the leader beside the workers), places the
+// leader's one pod and every worker when Scheduled, and otherwise says
+// why; both outcomes occur.
+func TestProp_KueueBalancedLeader(t *testing.T) {
+	seen := map[placement.Status]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		c := genPlanCase().Draw(t, "case")
+		s, err := placement.NewSnapshot(c.nodes, c.pods)
+		require.NoError(t, err)
+		tr, err := topology.NewTree(s, planKeys)
+		require.NoError(t, err)
+		workers := int32(rapid.IntRange(1, 12).Draw(t, "workers"))
+		g := &placement.Group{Namespace: "default", Name: "lws", MinCount: workers + 1, PodSets: []placement.PodSet{
+			{Name: "leader", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000 * rapid.Int64Range(1, 3).Draw(t, "leader cores")}}},
+			{Name: "workers", Count: workers, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}},
+		}}
+		key := planKeys[rapid.IntRange(0, 2).Draw(t, "level")]
+		reqs := []topology.PodSetRequest{{PodSet: "leader", Preferred: key, Group: "lws"}, {PodSet: "workers", Preferred: key, Group: "lws"}}
+		p, err := tr.PlanPodSets(s, g, reqs, topology.PlanOptions{KueueBalanced: true})
+		if errors.Is(err, topology.ErrNoDomain) {
+			return
+		}
+		require.NoError(t, err)
+		d := p.Decision
+		seen[d.Status]++
+		require.NoError(t, placement.Verify(s, g, d))
+		if d.Status != placement.Scheduled {
+			require.NotEmpty(t, d.Message)
+			return
+		}
+		var lead, work int32
+		for _, a := range d.PodSetAssignments {
+			if a.PodSet == "leader" {
+				lead += a.Count
+			} else {
+				work += a.Count
+			}
+		}
+		require.Equal(t, int32(1), lead)
+		require.Equal(t, workers, work)
+	})
+	require.Positive(t, seen[placement.Scheduled])
+	require.Positive(t, seen[placement.Unschedulable])
+}

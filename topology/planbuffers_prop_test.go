@@ -29,7 +29,7 @@ func TestProp_PlanBuffersPlanAsWithout(t *testing.T) {
 			if !members {
 				req.PodSet = "w"
 			}
-			got, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{Balanced: c.balanced, NodeAffinityPreferred: c.prefer, Buffers: &buf})
+			got, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{Balanced: c.balanced, KueueBalanced: c.kueueBalanced, NodeAffinityPreferred: c.prefer, Buffers: &buf})
 			require.NoError(t, err)
 			require.Equal(t, want, got)
 		}

@@ -28,7 +28,7 @@ func TestProp_PlanCountsMoveWithTheSnapshot(t *testing.T) {
 		require.NoError(t, err)
 		req := c.req
 		req.PodSet = "w"
-		opts := topology.PlanOptions{Balanced: c.balanced}
+		opts := topology.PlanOptions{Balanced: c.balanced, KueueBalanced: c.kueueBalanced}
 		pods := c.pods
 		next := 0
 		// change removes some of the pods and binds a few.

@@ -22,6 +22,9 @@ type planCase struct {
 	count    int32
 	req      topology.PodSetRequest
 	balanced bool
+	// kueueBalanced plans with PlanOptions.KueueBalanced, which
+	// overrides balanced.
+	kueueBalanced bool
 	// prefer gives the template a preferred node affinity term for
 	// disk=ssd and plans with PlanOptions.NodeAffinityPreferred.
 	prefer bool
@@ -78,6 +81,7 @@ func genPlanCase() *rapid.Generator[planCase] {
 		}
 		c.count = size * int32(rapid.IntRange(1, 8).Draw(t, "slices"))
 		c.balanced = rapid.Bool().Draw(t, "balanced")
+		c.kueueBalanced = rapid.IntRange(0, 2).Draw(t, "kueue balanced") == 0
 		return c
 	})
 }
@@ -111,7 +115,7 @@ func (c planCase) plan(t *rapid.T, members bool, nodes []placement.Node) (*place
 	if !members {
 		req.PodSet = "w"
 	}
-	p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{Balanced: c.balanced, NodeAffinityPreferred: c.prefer})
+	p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{Balanced: c.balanced, KueueBalanced: c.kueueBalanced, NodeAffinityPreferred: c.prefer})
 	return s, tr, g, p, err
 }
 
@@ -185,7 +189,7 @@ func TestProp_PodSetPlan(t *testing.T) {
 		for _, first := range []*placement.Group{g, other} {
 			_, err := tr.PlanPodSets(s, first, nil, topology.PlanOptions{})
 			require.NoError(t, err)
-			again, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{Balanced: c.balanced})
+			again, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{Balanced: c.balanced, KueueBalanced: c.kueueBalanced})
 			require.NoError(t, err)
 			require.Equal(t, p, again)
 		}
@@ -310,7 +314,7 @@ func TestProp_BalancedPlacement(t *testing.T) {
 		if len(c.req.Slices) == 0 {
 			c.count = int32(rapid.IntRange(1, 12).Draw(t, "count"))
 		}
-		c.balanced = true
+		c.balanced, c.kueueBalanced = true, false
 		if c.prefer = rapid.Bool().Draw(t, "prefer"); c.prefer {
 			for i := range c.nodes {
 				if rapid.Bool().Draw(t, "ssd") {
