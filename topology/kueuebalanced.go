@@ -439,7 +439,10 @@ func (kb *kbSearch) entropy(u int, c map[int]kbCount) float64 {
 // knapsack over the leaders and pods left to place, as Kueue's: a domain
 // takes the leader when one is left and it fits there (its pods beside
 // it counted), or takes none when it has slices; a subset that already
-// covers everything grows no further.
+// covers everything grows no further. Cost, as Kueue's: O(len(us) × m ×
+// distinct pod counts left) map steps — about half a second for 1,000
+// pods over a block of 512 hosts of uneven sizes, a few milliseconds on
+// even ones.
 func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
 	fits, m, _, _ := kb.greedy(us, c)
 	if !fits {
@@ -469,33 +472,39 @@ func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
 		})
 	}
 	// at[i][leaders][pods] is the first subset met of i domains that
-	// leaves that many leaders and pods to place.
-	at := make([]map[int64]map[int64][]int, m+1)
+	// leaves that many leaders and pods to place, as a chain back to its
+	// first domain (a subset grows by one link, not by a copy).
+	at := make([]map[int64]map[int64]*kbChain, m+1)
 	for i := range at {
-		at[i] = map[int64]map[int64][]int{}
+		at[i] = map[int64]map[int64]*kbChain{}
 	}
 	var leaders int64
 	if kb.ld != nil {
 		leaders = 1
 	}
-	at[0][leaders] = map[int64][]int{kb.n * kb.z: nil}
-	put := func(i int, l, left int64, set []int) {
+	at[0][leaders] = map[int64]*kbChain{kb.n * kb.z: nil}
+	put := func(i int, l, left int64, set *kbChain) {
 		if at[i][l] == nil {
-			at[i][l] = map[int64][]int{}
+			at[i][l] = map[int64]*kbChain{}
 		}
 		if _, ok := at[i][l][left]; !ok {
 			at[i][l][left] = set
 		}
 	}
+	var ls, lefts []int64
 	for _, u := range order {
 		cu := c[u]
 		for i := m; i > 0; i-- {
-			for _, l := range slices.Sorted(maps.Keys(at[i-1])) {
-				for _, left := range slices.Sorted(maps.Keys(at[i-1][l])) {
+			ls = slices.AppendSeq(ls[:0], maps.Keys(at[i-1]))
+			slices.Sort(ls)
+			for _, l := range ls {
+				lefts = slices.AppendSeq(lefts[:0], maps.Keys(at[i-1][l]))
+				slices.Sort(lefts)
+				for _, left := range lefts {
 					if l <= 0 && left <= 0 {
 						continue
 					}
-					set := append(slices.Clip(at[i-1][l][left]), u)
+					set := &kbChain{u: u, prev: at[i-1][l][left]}
 					if l > 0 && cu.leader > 0 {
 						put(i, l-cu.leader, left-cu.podsWL, set)
 					}
@@ -506,12 +515,27 @@ func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
 			}
 		}
 	}
-	var best []int
+	var best *kbChain
 	bestLeft := int64(math.MinInt64)
 	for left, set := range at[m][0] {
 		if left <= 0 && left > bestLeft {
 			best, bestLeft = set, left
 		}
 	}
-	return slices.Clone(best)
+	if best == nil {
+		return nil
+	}
+	out := make([]int, 0, m)
+	for ; best != nil; best = best.prev {
+		out = append(out, best.u)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// kbChain is a subset of fewest's search: its last domain and the
+// subset before it.
+type kbChain struct {
+	u    int
+	prev *kbChain
 }
