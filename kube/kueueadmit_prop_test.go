@@ -212,7 +212,7 @@ func genPreemptWorld(t *rapid.T) *propWorld {
 		x.Spec.Priority = &p
 		w.late = append(w.late, x)
 	}
-	w.opts = KueueOptions{Now: propNow, Plan: topology.PlanOptions{Balanced: rapid.Bool().Draw(t, "balanced")}, WaitForReplacement: rapid.Bool().Draw(t, "wait for replacement")}
+	w.opts = KueueOptions{Now: propNow, Plan: topology.PlanOptions{Balanced: rapid.Bool().Draw(t, "balanced"), KueueBalanced: rapid.Bool().Draw(t, "kueue balanced")}, WaitForReplacement: rapid.Bool().Draw(t, "wait for replacement")}
 	return w
 }
 
@@ -268,7 +268,7 @@ func genVariedWorld(t *rapid.T) *propWorld {
 			w.late = append(w.late, x)
 		}
 	}
-	w.opts = KueueOptions{Now: propNow, Plan: topology.PlanOptions{Balanced: rapid.Bool().Draw(t, "balanced")}, WaitForReplacement: rapid.Bool().Draw(t, "wait for replacement")}
+	w.opts = KueueOptions{Now: propNow, Plan: topology.PlanOptions{Balanced: rapid.Bool().Draw(t, "balanced"), KueueBalanced: rapid.Bool().Draw(t, "kueue balanced")}, WaitForReplacement: rapid.Bool().Draw(t, "wait for replacement")}
 	return w
 }
 
