@@ -37,6 +37,13 @@ import (
 //  5. Below, each domain's pods are split among its children as Kueue's
 //     ordinary descent does.
 //
+// With a PodSetGroup's leader (kueuebalancedgroup.go) every count has a
+// second form, the room beside the leader where it fits: the fills take
+// the domains where it fits first, by that room, until it is placed; the
+// threshold is capped by that room; pruning compares it; the subset
+// search places the leader too; and the first domain of step 4, by
+// leader and room beside it, takes the leader with its share.
+//
 // With no group that fits at all, the set is placed as without the gate
 // (BestFit, widening). Once a group fits, a failure later in steps 3 and
 // 4 fails the set: Kueue does not fall back. In particular, a set whose
