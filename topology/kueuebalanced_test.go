@@ -18,7 +18,9 @@ var unevenCaps = [][][]int64{{{6, 4, 2}, {5, 3, 3}}, {{8, 1, 1}, {4, 4, 4}}}
 // (kube/testdata/kueue-oracle, the cases named), and to the steps of its
 // algorithm where a case has none.
 func TestScenario_KueueBalanced(t *testing.T) {
-	sl := func(key string, size int32) []topology.SliceLayer { return []topology.SliceLayer{{Key: key, Size: size}} }
+	sl := func(key string, size int32) []topology.SliceLayer {
+		return []topology.SliceLayer{{Key: key, Size: size}}
+	}
 	for _, c := range []struct {
 		name   string
 		caps   [][][]int64
