@@ -35,6 +35,30 @@ func TestScenario_KueueBalanced(t *testing.T) {
 		// ten go to rack b2/r1, which holds exactly ten.
 		{name: "threshold", caps: unevenCaps, count: 10, req: topology.PodSetRequest{Preferred: rackKey},
 			want: map[string]int32{"b1-r1-h1": 5, "b1-r2-h1": 5}},
+		// Kueue's balanced-largest: thirteen over three hosts at the
+		// threshold 4 (b1: 6, 5, 4; b2 ties, 8, 4, 4, and Kueue picks one in
+		// map order); the extra one goes to the largest, b1-r1-h1.
+		{name: "largest first", caps: unevenCaps, count: 13, req: topology.PodSetRequest{Preferred: rackKey},
+			want: map[string]int32{"b1-r1-h1": 5, "b1-r1-h2": 4, "b1-r2-h1": 4}},
+		// Kueue's balanced-seven: b2-r1-h1 alone holds seven, a threshold
+		// of 7 that no other block reaches.
+		{name: "one host", caps: unevenCaps, count: 7, req: topology.PodSetRequest{Preferred: rackKey},
+			want: map[string]int32{"b2-r1-h1": 7}},
+		// Kueue's balanced-slices: four slices of two per host; b2-r1-h1
+		// holds all four, the highest threshold.
+		{name: "slices per host", caps: unevenCaps, count: 8, req: topology.PodSetRequest{Preferred: rackKey, Slices: sl(hostKey, 2)},
+			want: map[string]int32{"b2-r1-h1": 8}},
+		// Kueue's balanced-block: sixteen preferring a block, balanced over
+		// racks: two racks hold them (12 + 12), a threshold of 8; the block
+		// that holds them with the least room is b2 (22 against 23), and
+		// its two racks take 8 each, split inside by best fit.
+		{name: "preferred block", caps: unevenCaps, count: 16, req: topology.PodSetRequest{Preferred: blockKey},
+			want: map[string]int32{"b2-r1-h1": 8, "b2-r2-h1": 4, "b2-r2-h2": 4}},
+		// Kueue's balanced-host: nine preferring a host, balanced over the
+		// hosts of one rack: b1/r1's 6 and 4 at a threshold of 4, the
+		// extra one to the larger.
+		{name: "preferred host", caps: unevenCaps, count: 9, req: topology.PodSetRequest{Preferred: hostKey},
+			want: map[string]int32{"b1-r1-h1": 5, "b1-r1-h2": 4}},
 		// Kueue's balanced (kube/testdata/kueue-workloads/balanced.yaml): twelve
 		// over hosts of four, three hosts at the threshold 4; both blocks tie
 		// and Kueue picks one in map order: here the first path, b1, and in
