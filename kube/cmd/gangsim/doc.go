@@ -85,9 +85,9 @@
 // Kueue's algorithm (topology.Tree.PlanPodSets), each slice packed by
 // best fit below its slice level (Kueue fills those domains least free
 // first); -topology-profile kueue (Kueue's fill; or kueue-balanced, with
-// gangsched's even spread for TASBalancedPlacement, which Kueue v0.17
-// answers otherwise) plans every topology-constrained group so, and such
-// groups never preempt.
+// Kueue v0.17's TASBalancedPlacement, its map-order ties taken by path)
+// plans every topology-constrained group so, and such groups never
+// preempt.
 //
 // Kueue Workloads (kueue.x-k8s.io/v1beta2; v1beta1 is refused, naming
 // v1beta2) are admitted before the first cycle, over the levels of the
