@@ -44,8 +44,9 @@ import (
 // search places the leader too; and the first domain of step 4, by
 // leader and room beside it, takes the leader with its share.
 //
-// With no group that fits at all, the set is placed as without the gate
-// (BestFit, widening). Once a group fits, a failure later in steps 3 and
+// With no group that fits at all (or, with a leader, none whose threshold
+// is above 0: the room beside a leader can cap it to 0), the set is
+// placed as without the gate (BestFit, widening). Once a group fits, a failure later in steps 3 and
 // 4 fails the set: Kueue does not fall back. In particular, a set whose
 // preferred level is its slice level and not the narrowest one never
 // fits (step 2 empties every domain below the slice level, which count no
