@@ -108,7 +108,7 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 			groups = append(groups, p.appendKids(nil, u))
 		}
 	}
-	var best kbGroup
+	var cands []kbGroup
 	for _, g := range groups {
 		for _, u := range g {
 			p.fill(u, P, true) // the counts one level down, too
@@ -131,41 +131,64 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 			// cannot tell yet which domain will hold the leader.
 			th = min(th, c[last].slicesWL)
 		}
-		if th < best.threshold {
-			continue
-		}
 		kb.prune(g, c, th)
 		_, cnt, _, _ := kb.greedy(g, c)
-		aff := kb.affinity(g)
-		if th > best.threshold || cnt < best.count || (cnt == best.count && aff > best.aff) {
-			best = kbGroup{doms: g, counts: c, threshold: th, count: cnt, aff: aff}
+		cands = append(cands, kbGroup{doms: g, counts: c, threshold: th, count: cnt, aff: kb.affinity(g)})
+	}
+	// Kueue keeps the highest threshold, then the fewest P domains (0 when
+	// pruning left too few), the first met in map order among equals.
+	var best kbGroup
+	for _, g := range cands {
+		if g.threshold > best.threshold || (g.threshold == best.threshold && g.count < best.count) {
+			best = g
 		}
 	}
 	if best.threshold == 0 {
 		return nil, 0, -1, false, nil
 	}
-	fail := func(why string) (units []int, fl int, leaderAt int, applied bool, f *failure) {
-		what := plural(n, "slice")
-		if z == 1 {
-			what = plural(n, "pod")
+	cands = slices.DeleteFunc(cands, func(g kbGroup) bool { return g.threshold != best.threshold || g.count != best.count })
+	slices.SortStableFunc(cands, func(a, b kbGroup) int { return cmp.Compare(b.aff, a.aff) })
+	// Kueue tries a pending set again in later cycles, each in a new map
+	// order, so a tie where one choice fails and another fits ends with
+	// the set placed: the first equal group that fits wins here, and when
+	// none does, the first one's reason.
+	var first string
+	for _, g := range cands {
+		units, fl, at, why := kb.apply(g)
+		if why == "" {
+			return units, fl, at, true, nil
 		}
-		return nil, 0, -1, true, &failure{msg: fmt.Sprintf("%s needs %s: TAS Balanced Placement (Kueue v0.17): %s", r.obj(), what, why)}
+		if first == "" {
+			first = why
+		}
 	}
+	what := plural(n, "slice")
+	if z == 1 {
+		what = plural(n, "pod")
+	}
+	return nil, 0, -1, true, &failure{msg: fmt.Sprintf("%s needs %s: TAS Balanced Placement (Kueue v0.17): %s", r.obj(), what, first)}
+}
+
+// apply places the set in group best (steps 3 and 4): it returns the
+// lower domains with their takes set, their level and the leader's, or
+// why it does not fit, with nothing set.
+func (kb *kbSearch) apply(best kbGroup) (units []int, fl int, leaderAt int, why string) {
+	p, P, S, n, z := kb.p, kb.P, kb.S, kb.n, kb.z
 	lower, fl := best.doms, P
 	if P < S {
 		chosen := kb.fewest(best.doms, best.counts, true)
 		if chosen == nil {
-			return fail("cannot find an optimal domain set to fit the request")
+			return nil, 0, -1, "cannot find an optimal domain set to fit the request"
 		}
 		lower, fl = kb.children(chosen), P+1
 	}
 	chosen := kb.fewest(lower, best.counts, false)
 	if chosen == nil {
-		return fail("cannot find an optimal domain set to fit the request")
+		return nil, 0, -1, "cannot find an optimal domain set to fit the request"
 	}
 	th := best.threshold
 	if n < int64(len(chosen))*th {
-		return fail(fmt.Sprintf("%d domains at a threshold of %d slices need more slices than the set has", len(chosen), th))
+		return nil, 0, -1, fmt.Sprintf("%d domains at a threshold of %d slices need more slices than the set has", len(chosen), th)
 	}
 	c := best.counts
 	slices.SortFunc(chosen, func(a, b int) int { return kb.leaderFirst(a, b, c) })
@@ -174,7 +197,7 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 	for _, u := range chosen {
 		var e int64
 		switch {
-		case ld != nil && leaderAt < 0:
+		case kb.ld != nil && leaderAt < 0:
 			e = min(c[u].slicesWL-th, extra)
 			leaderAt = u
 		case extra > 0:
@@ -185,10 +208,10 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 	}
 	if extra > 0 {
 		p.clearTakes()
-		return fail(fmt.Sprintf("%s are left over after the threshold and the largest domains' room", plural(extra, "slice")))
+		return nil, 0, -1, fmt.Sprintf("%s are left over after the threshold and the largest domains' room", plural(extra, "slice"))
 	}
 	slices.Sort(chosen)
-	return chosen, fl, leaderAt, true, nil
+	return chosen, fl, leaderAt, ""
 }
 
 // kbGroup is the best group so far: its domains of the preferred level,
