@@ -10,20 +10,26 @@ import "github.com/gangsched/gangsched/placement"
 // then name) as the leader and places one pod of it. done is false
 // where it does not apply, and the group is then planned as without
 // the gate: a group of other than a one-pod set and another, sets with
-// fixed pods, a preferred level more than one above the narrowest (where
-// Kueue would carry the leader down through levels, not modelled), a
-// narrowest level whose domains hold more than one node, or no domain
-// whose lower domains hold the group. Otherwise msg is the reason it did
-// not fit, or "" with both sets kept.
+// fixed pods, a narrowest level whose domains hold more than one node, no
+// domain whose lower domains hold the group, or a balance that fits with
+// the preferred level more than one above the narrowest (where Kueue
+// v0.17 carries the leader down through levels and, in every world run,
+// lost it and never admitted the group: not modelled). Otherwise msg is
+// the reason it did not fit, or "" with both sets kept.
 func (o *planOut) kueueBalancedGroup(rs []request, w []int, scope []int) (msg string, done bool) {
 	p := o.p
 	if len(w) != 2 || scope[w[0]] >= 0 || scope[w[1]] >= 0 {
 		return "", false
 	}
 	lead, work := &rs[w[0]], &rs[w[1]]
-	if lead.count != 1 || !work.preferred || work.level < p.L-2 {
+	if lead.count != 1 || !work.preferred {
 		return "", false
 	}
+	// Above the level over the hosts Kueue carries the leader down level
+	// by level after the balance, and in every world run it lost it and
+	// never admitted the group: only the balance's own failure is Kueue's
+	// answer there; a balance that fits falls back to the group search.
+	deep := work.level < p.L-2
 	t := p.t
 	for d := t.levelStart[p.L-1]; d < t.levelStart[p.L]; d++ {
 		if len(t.doms[d].nodes) != 1 {
@@ -57,6 +63,10 @@ func (o *planOut) kueueBalancedGroup(rs []request, w []int, scope []int) (msg st
 	if f != nil {
 		p.clearTakes()
 		return p.reason(f), true
+	}
+	if deep {
+		p.clearTakes()
+		return "", false
 	}
 	workers := p.finish(units, fl, true)
 	p.use(lead)
