@@ -127,3 +127,26 @@ func TestScenario_KueueBalancedLeader(t *testing.T) {
 	p = plan(t, s, g, topology.PlanOptions{}, reqs...)
 	require.Equal(t, map[string]int32{"b2-r1-h1": 8}, counts(p.Decision, "workers"))
 }
+
+// Kueue's balanced-leader-block: a leader and twelve workers preferring a
+// block. The balance gives block b2's racks 6 each, the leader with the
+// 6 of b2/r2; carried down to r2's hosts of 4 CPUs (3 beside the leader)
+// the first host cannot take all 6, so Kueue cuts its leader count to 0
+// and the leader is lost: Kueue writes an assignment its own API refuses
+// and never admits the group. Preferring a rack, the same group is
+// balanced over hosts and admitted.
+func TestScenario_KueueBalancedLeaderLost(t *testing.T) {
+	s := snapshot(t, brh(unevenCaps))
+	g := &placement.Group{Namespace: "default", Name: "lws", MinCount: 13, PodSets: []placement.PodSet{
+		{Name: "leader", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}},
+		{Name: "workers", Count: 12, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}},
+	}}
+	reqs := []topology.PodSetRequest{{PodSet: "leader", Preferred: blockKey, Group: "lws"}, {PodSet: "workers", Preferred: blockKey, Group: "lws"}}
+	p := plan(t, s, g, topology.PlanOptions{KueueBalanced: true}, reqs...)
+	require.Equal(t, placement.Unschedulable, p.Decision.Status)
+	require.Contains(t, p.Decision.Message, "the leader is lost carrying it down from b2/r2 to the hosts")
+
+	reqs[0].Preferred, reqs[1].Preferred = rackKey, rackKey
+	p = plan(t, s, g, topology.PlanOptions{KueueBalanced: true}, reqs...)
+	require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
+}

@@ -44,9 +44,11 @@ type PlanOptions struct {
 	// the narrowest never fits), are in kueuebalanced.go. A PodSetGroup
 	// of a one-pod leader and workers is balanced as Kueue balances it,
 	// the workers with the leader's room counted and the leader on the
-	// first domain of the balance, where the lower domains are hosts of
-	// one node each (kueuebalancedgroup.go); other groups are placed as
-	// without it. With NodeAffinityPreferred, preferred node affinity
+	// first domain of the balance, over a tree whose narrowest domains
+	// hold one node each; above the hosts' parents it is carried down as
+	// Kueue carries it, and where Kueue loses the leader on the way (and
+	// so never admits the group) it is Unschedulable
+	// (kueuebalancedgroup.go); other groups are placed as without it. With NodeAffinityPreferred, preferred node affinity
 	// breaks only the ties Kueue breaks in map order, so the answer stays
 	// one Kueue could give. KueueBalancedProfile sets it; it overrides
 	// Balanced.
