@@ -118,11 +118,11 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 		if P < S {
 			lower = kb.children(g)
 		}
-		fits, m, lastWL, last := kb.greedy(lower, c)
+		fits, fill, lastWL, last := kb.greedy(lower, c)
 		if !fits {
 			continue
 		}
-		th := n / int64(m)
+		th := n / int64(len(fill))
 		if lastWL >= 0 {
 			th = min(th, c[lastWL].slicesWL)
 		}
@@ -132,8 +132,8 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 			th = min(th, c[last].slicesWL)
 		}
 		kb.prune(g, c, th)
-		_, cnt, _, _ := kb.greedy(g, c)
-		cands = append(cands, kbGroup{doms: g, counts: c, threshold: th, count: cnt, aff: kb.affinity(g)})
+		_, fill, _, _ = kb.greedy(g, c)
+		cands = append(cands, kbGroup{doms: g, counts: c, threshold: th, count: len(fill), aff: kb.affinity(g)})
 	}
 	// Kueue keeps the highest threshold, then the fewest P domains (0 when
 	// pruning left too few), the first met in map order among equals.
@@ -354,13 +354,13 @@ func (kb *kbSearch) leaderFirst(a, b int, c map[int]kbCount) int {
 // greedy fills the set's slices into us, largest first, while they have
 // slices — with a leader, first the domains where it fits, by the room
 // beside it, until it is placed; it reports whether they hold the set,
-// how many it took, and the last taken with the leader and without (-1
-// for none).
-func (kb *kbSearch) greedy(us []int, c map[int]kbCount) (fits bool, m, lastWL, last int) {
+// the domains it took (nil when they do not hold it), and the last taken
+// with the leader and without (-1 for none).
+func (kb *kbSearch) greedy(us []int, c map[int]kbCount) (fits bool, fill []int, lastWL, last int) {
 	order := slices.Clone(us)
 	left, leaders := kb.n, int64(0)
 	lastWL, last = -1, -1
-	i := 0
+	i, m := 0, 0
 	if kb.ld != nil {
 		leaders = 1
 		slices.SortFunc(order, func(a, b int) int { return kb.leaderFirst(a, b, c) })
@@ -372,7 +372,7 @@ func (kb *kbSearch) greedy(us []int, c map[int]kbCount) (fits bool, m, lastWL, l
 			left -= c[u].slicesWL
 		}
 		if leaders > 0 {
-			return false, 0, -1, -1
+			return false, nil, -1, -1
 		}
 	}
 	rest := order[i:]
@@ -386,9 +386,9 @@ func (kb *kbSearch) greedy(us []int, c map[int]kbCount) (fits bool, m, lastWL, l
 		last = u
 	}
 	if left > 0 {
-		return false, 0, -1, -1
+		return false, nil, -1, -1
 	}
-	return true, m, lastWL, last
+	return true, order[:m], lastWL, last
 }
 
 // prune empties, in group g, the lower domains below threshold th (by
@@ -470,15 +470,19 @@ func (kb *kbSearch) entropy(u int, c map[int]kbCount) float64 {
 // knapsack over the leaders and pods left to place, as Kueue's: a domain
 // takes the leader when one is left and it fits there (its pods beside
 // it counted), or takes none when it has slices; a subset that already
-// covers everything grows no further. Cost, as Kueue's: O(len(us) × m ×
-// distinct pod counts left) map steps — about half a second for 1,000
-// pods over a block of 512 hosts of uneven sizes, a few milliseconds on
-// even ones.
+// covers everything grows no further. Its cost, as Kueue's, is
+// O(len(us) × m × distinct pod counts left) map steps: cubic in the
+// domains for a set that fills them (half a second for 1,000 pods over
+// 512 hosts of uneven sizes, seconds beyond). Past kbSearchBudget steps
+// it stops and takes the largest-first fill itself, which holds the set
+// with no fewer pods to spare: where Kueue would search for seconds or
+// more, gangsched answers at once, and may answer otherwise.
 func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
-	fits, m, _, _ := kb.greedy(us, c)
+	fits, fill, _, _ := kb.greedy(us, c)
 	if !fits {
 		return nil
 	}
+	m := len(fill)
 	order := us
 	if byEntropy {
 		order = slices.Clone(us)
@@ -523,6 +527,7 @@ func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
 		}
 	}
 	var ls, lefts []int64
+	steps := 0
 	for _, u := range order {
 		cu := c[u]
 		for i := m; i > 0; i-- {
@@ -530,6 +535,9 @@ func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
 			slices.Sort(ls)
 			for _, l := range ls {
 				lefts = slices.AppendSeq(lefts[:0], maps.Keys(at[i-1][l]))
+				if steps += len(lefts); steps > kbSearchBudget {
+					return inOrder(order, fill)
+				}
 				slices.Sort(lefts)
 				for _, left := range lefts {
 					if l <= 0 && left <= 0 {
@@ -561,6 +569,27 @@ func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
 		out = append(out, best.u)
 	}
 	slices.Reverse(out)
+	return out
+}
+
+// kbSearchBudget is how many states fewest's search may extend before
+// it gives up Kueue's least-spare subset for the largest-first fill: a
+// few tens of milliseconds of map steps, so that a set over thousands of
+// domains cannot hold a decision for minutes.
+const kbSearchBudget = 1 << 18
+
+// inOrder returns the domains of set in the order they come in order.
+func inOrder(order, set []int) []int {
+	in := make(map[int]bool, len(set))
+	for _, u := range set {
+		in[u] = true
+	}
+	out := make([]int, 0, len(set))
+	for _, u := range order {
+		if in[u] {
+			out = append(out, u)
+		}
+	}
 	return out
 }
 

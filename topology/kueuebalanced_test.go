@@ -150,3 +150,33 @@ func TestScenario_KueueBalancedLeaderLost(t *testing.T) {
 	p = plan(t, s, g, topology.PlanOptions{KueueBalanced: true}, reqs...)
 	require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
 }
+
+// Kueue's least-spare subset search is cubic in the domains of a set that
+// fills them; past its budget the plan takes the largest-first fill. Two
+// racks of 5,000 hosts of 1 to 8 CPUs (625 of each size) and 10,000
+// one-CPU pods preferring a rack (a search Kueue would run for minutes):
+// the fill of one rack takes its hosts of 8, 7 and 105 of 6 CPUs (1,355
+// hosts, threshold 10,000 / 1,355 capped by the last one's 6); the 1,870
+// pods over the threshold go to the largest first, 2 to each host of 8
+// and 1 to each of 7 but the last 5.
+func TestKueueBalanced_SearchBounded(t *testing.T) {
+	caps := [][][]int64{{make([]int64, 5000)}, {make([]int64, 5000)}}
+	for b := range caps {
+		for h := range caps[b][0] {
+			caps[b][0][h] = int64(1 + (h*7+b*3)%8)
+		}
+	}
+	s := snapshot(t, brh(caps))
+	g := podSetGroup("bal", 10000)
+	p := plan(t, s, g, topology.PlanOptions{KueueBalanced: true}, topology.PodSetRequest{PodSet: "workers", Preferred: rackKey})
+	require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
+	require.NoError(t, placement.Verify(s, g, p.Decision))
+	got := counts(p.Decision, "workers")
+	require.Len(t, got, 1355)
+	per := map[int32]int{}
+	for host, n := range got {
+		require.Equal(t, "b1-r1-", host[:6])
+		per[n]++
+	}
+	require.Equal(t, map[int32]int{8: 625, 7: 620, 6: 110}, per)
+}
