@@ -177,10 +177,10 @@
 // others' lendingLimit, as Kueue's available() computes it; a flavor that
 // fits only by borrowing is taken at once, as Kueue's default
 // whenCanBorrow (MayStopSearch); -o text says what a Workload borrows.
-// With cohorts, each admission pass first admits only Workloads that need
-// not borrow (one that would holds back the rest of its ClusterQueue),
-// then the others in queue order, as Kueue's cycle admits heads within
-// nominal quota first. Sets in a topology flavor are planned over its
+// Admission runs in Kueue's scheduling cycles: one head per ClusterQueue
+// a cycle, heads within nominal quota before borrowing ones, a
+// StrictFIFO head that does not fit keeping its queue waiting
+// (docs/kueue.md, Cohorts). Sets in a topology flavor are planned over its
 // Topology on its nodes (nodeLabels, tolerations added), the next flavor
 // tried when that plan does not fit;
 // others are admitted on quota alone (flavors and resourceUsage, no
@@ -193,10 +193,14 @@
 // sharing); its other fields are not read. A ClusterQueue's
 // spec.flavorFungibility (whenCanBorrow, whenCanPreempt, preference)
 // chooses among its flavors as Kueue's flavor assigner does
-// (docs/kueue.md, Flavor fungibility). Workload
-// preemption (nothing lent is reclaimed), admission checks, one head per ClusterQueue a cycle,
-// the order of borrowers by cohort height and the eviction of a
-// victim taking time (gangsim releases its quota at once) are not modelled.
+// (docs/kueue.md, Flavor fungibility). A head that does not fit preempts
+// as the ClusterQueue's spec.preemption allows (within it, reclaiming
+// from its cohort, while borrowing; docs/kueue.md, Preemption), and
+// spec.admissionChecks keep an admitted Workload QuotaReserved until
+// every check is Ready (docs/kueue.md, Admission checks). Not modelled
+// (docs/kueue.md, Not modelled): among others, admission fair sharing,
+// the checks' controllers, and an eviction taking time (gangsim releases
+// a victim's quota at once).
 //
 // Partial admission (spec.podSets[].minCount; Kueue's PartialAdmission
 // gate, on by default): a pending Workload that does not fit whole is
