@@ -109,16 +109,14 @@ const rankBitsMin = 32
 // all nodes by the same (deepest domain, ID)), so many keys are sorted by
 // marking each node's rank in a bitset and reading the marks back in
 // order — O(keys + N/64), no comparisons; otherwise (few keys, or a node
-// outside the deepest level, whose key sorts last) by slices.Sort. Keys
-// already in order (a descent over runs of nodes in ID order, as an empty
-// cluster's) are left as they are: checking costs less than marking. It
-// reports whether the bitset ordered them, and leaves it clear.
+// outside the deepest level, whose key sorts last) by slices.Sort. Its
+// caller leaves keys already in order (a descent over runs of nodes in ID
+// order, as an empty cluster's) as they are: checking costs less than
+// marking. It reports whether the bitset ordered them, and leaves it
+// clear.
 func (p *planner) sortRankKeys(keys []uint64) bool {
 	sc := p.t.plan
 	N := len(sc.tieRank)
-	if slices.IsSorted(keys) {
-		return false
-	}
 	if len(keys) < rankBitsMin || len(keys) < N/1024 || slices.ContainsFunc(keys, func(k uint64) bool { return int32(k>>32) < 0 }) {
 		slices.Sort(keys)
 		return false

@@ -694,8 +694,12 @@ func (p *planner) firstHolding(us []int, need int64, required bool) int {
 // units are pooled and filled greedily, largest first, the last by best
 // fit (fewest lower-level domains), unless perParent; from the slice level
 // down each unit's take is split among its own children in multiples of
-// the slice layer there, the least free first unless BestFitInSlices. It returns the nodes used with their takes set,
-// in a buffer the next descent reuses.
+// the slice layer there, the least free first unless BestFitInSlices. It
+// returns the units used at the deepest level with their takes set, in a
+// buffer the next descent reuses: nodes, and hosts (deepest domains of
+// one node) standing for their node, whose take is the host's — the
+// caller reads sc.only for the node, so that no take is set and cleared
+// per node of such a host.
 func (p *planner) descend(units []int, fl int, perParent bool) []int {
 	r := p.r
 	lf := r.unconstrained
@@ -731,9 +735,8 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 			next, _ = p.takeFrom(next, ks, total/z, z, capMode{slices: true}, lf)
 		} else {
 			for _, u := range cur {
-				if n := sc.only[u]; n >= 0 { // a host's domain and its node: nothing to choose
-					p.setTake(p.D+int(n), p.take[u])
-					next = append(next, p.D+int(n))
+				if sc.only[u] >= 0 { // a host's domain stands for its node: nothing to choose
+					next = append(next, u)
 					continue
 				}
 				ks = p.appendKids(ks[:0], u)

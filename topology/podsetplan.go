@@ -693,13 +693,17 @@ func (p *planner) finish(units []int, fl int, perParent bool) setOut {
 	so.fit = sc.setFit[k:len(sc.setFit):len(sc.setFit)]
 	nodes := p.descend(units, fl, perParent)
 	k = len(sc.setNodes)
-	sc.setNodes = append(sc.setNodes, nodes...)
-	so.nodes = sc.setNodes[k:len(sc.setNodes):len(sc.setNodes)]
-	k = len(sc.setTakes)
-	for _, u := range so.nodes {
-		sc.setTakes = append(sc.setTakes, p.take[u])
+	kt := len(sc.setTakes)
+	for _, u := range nodes {
+		take := p.take[u]
+		if u < p.D { // a host of one node, standing for it
+			u = p.D + int(sc.only[u])
+		}
+		sc.setNodes = append(sc.setNodes, u)
+		sc.setTakes = append(sc.setTakes, take)
 	}
-	so.takes = sc.setTakes[k:len(sc.setTakes):len(sc.setTakes)]
+	so.nodes = sc.setNodes[k:len(sc.setNodes):len(sc.setNodes)]
+	so.takes = sc.setTakes[kt:len(sc.setTakes):len(sc.setTakes)]
 	p.clearTakes()
 	return so
 }
@@ -777,25 +781,33 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 		kept.ranks, kept.sets, kept.plans = &b.ranks, &b.sets, &b.plans
 	}
 	if entries > 0 {
-		d.PodSetAssignments = buffers.Take(kept.sets, entries)
+		d.PodSetAssignments = buffers.Overwrite(kept.sets, entries)
 	}
 	out.PodSets = buffers.Take(kept.plans, len(o.sets))
-	allRanks := buffers.Take(kept.ranks, ranks)
+	allRanks := buffers.Overwrite(kept.ranks, ranks) // every field written below
 	for _, so := range o.sets {
 		sp := PodSetPlan{Name: so.r.name}
 		if len(so.fit) == 1 && so.fit[0] < p.D {
 			sp.Domain = p.t.doms[so.fit[0]].path
 		}
 		// Rank order: by deepest domain, then node, sorted as one packed
-		// key each (domain and node IDs are below 2³¹); the takes are
-		// read back by node from the per-unit take, cleared after.
+		// key each (domain and node IDs are below 2³¹). Keys already in
+		// order (an empty cluster's descent) keep the takes' order;
+		// sorted, the takes are read back by node from the per-unit
+		// take, cleared after.
 		keys = keys[:0]
-		for i, u := range so.nodes {
+		for _, u := range so.nodes {
 			id := placement.NodeID(u - p.D)
 			keys = append(keys, uint64(p.t.domainOf(id, p.L-1))<<32|uint64(id))
-			p.setTake(u, so.takes[i])
 		}
-		p.sortRankKeys(keys)
+		takes := so.takes
+		if !slices.IsSorted(keys) {
+			for i, u := range so.nodes {
+				p.setTake(u, so.takes[i])
+			}
+			p.sortRankKeys(keys)
+			takes = nil
+		}
 		var first int32
 		k := len(allRanks)
 		allRanks = allRanks[:k+len(keys)]
@@ -809,7 +821,12 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 		byID := true // rank order is node order too
 		for i, k := range keys {
 			id := placement.NodeID(uint32(k))
-			n := int32(p.take[p.D+int(id)])
+			var n int32
+			if takes != nil {
+				n = int32(takes[i])
+			} else {
+				n = int32(p.take[p.D+int(id)])
+			}
 			byID = byID && (i == 0 || uint32(keys[i-1]) < uint32(k))
 			name := p.s.Node(id).Name
 			rk := &sp.Ranks[i]
@@ -842,6 +859,19 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 	if len(units) == 1 && len(bound) == 0 && !resize && units[0] < p.D {
 		nodes = p.t.doms[units[0]].nodes
 	} else {
+		// Sized once: many domains' nodes grew it step by step.
+		n := len(bound)
+		if resize {
+			n += len(o.fixed.nodes)
+		}
+		for _, u := range units {
+			if u >= p.D {
+				n++
+			} else {
+				n += len(p.t.doms[u].nodes)
+			}
+		}
+		nodes = make([]placement.NodeID, 0, n)
 		for _, u := range units {
 			if u >= p.D {
 				nodes = append(nodes, placement.NodeID(u-p.D))

@@ -19,3 +19,14 @@ func Take[T any](kept *[]T, n int) []T {
 	clear(a)
 	return a[:0]
 }
+
+// Overwrite is Take for a caller that writes every field of each of the
+// n entries before anyone reads them: kept's memory is not zeroed, since
+// clearing entries that hold strings costs about what writing them does
+// (a plan's 512 ranks and assignments: 6 % of its time).
+func Overwrite[T any](kept *[]T, n int) []T {
+	if kept == nil || cap(*kept) < n {
+		return Take(kept, n)
+	}
+	return (*kept)[:0]
+}

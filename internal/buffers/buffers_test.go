@@ -27,6 +27,18 @@ func TestTake(t *testing.T) {
 	require.Equal(t, []int{0, 0, 3, 4}, a, "a larger take is new memory: the old is left as the last take left it")
 }
 
+func TestOverwrite(t *testing.T) {
+	fresh := buffers.Overwrite[int](nil, 3)
+	require.Empty(t, fresh)
+	require.Equal(t, 3, cap(fresh))
+	var kept []int
+	a := append(buffers.Overwrite(&kept, 4), 1, 2, 3, 4)
+	require.Equal(t, 4, cap(kept), "kept grows to n")
+	b := buffers.Overwrite(&kept, 2)
+	require.Equal(t, &a[0], &b[:1][0], "the same memory again")
+	require.Equal(t, []int{1, 2}, b[:2], "not zeroed: the caller writes every entry")
+}
+
 // A caller keeps one slice; each call carves its answer from it.
 func ExampleTake() {
 	var kept []string
