@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math/bits"
 	"slices"
+
+	"github.com/gangsched/gangsched/placement"
 )
 
 // order sorts units best first: Kueue's BestFit order (most slices, then
@@ -98,6 +100,42 @@ func (p *planner) orderByCompare(us []int, leastFree bool) {
 	})
 }
 
+// rankOrder returns a planned set's nodes and their takes in rank order:
+// by deepest domain, then node. Nodes whose tie ranks ascend are in it
+// already (an empty cluster's descent walks runs of hosts in order) and
+// come back as they are; otherwise they are sorted as one packed key each
+// (domain and node IDs are below 2³¹) and their takes read back by node
+// from the per-unit take, into the scratch's buffers (valid until the
+// next call). Every node a descent reaches has a deepest domain (nodes
+// are units of the deepest level's domains only), so tie rank order is
+// the keys' order.
+func (p *planner) rankOrder(so setOut) ([]int, []int64) {
+	sc := p.t.plan
+	inOrder := true
+	for i := 1; i < len(so.nodes) && inOrder; i++ {
+		inOrder = sc.tieRank[so.nodes[i-1]-p.D] < sc.tieRank[so.nodes[i]-p.D]
+	}
+	if inOrder {
+		return so.nodes, so.takes
+	}
+	keys := sc.keys[:0]
+	for i, u := range so.nodes {
+		id := placement.NodeID(u - p.D)
+		keys = append(keys, uint64(p.t.domainOf(id, p.L-1))<<32|uint64(id))
+		p.setTake(u, so.takes[i])
+	}
+	p.sortRankKeys(keys)
+	nodes, takes := sc.rankNodes[:0], sc.rankTakes[:0]
+	for _, k := range keys {
+		u := p.D + int(uint32(k))
+		nodes = append(nodes, u)
+		takes = append(takes, p.take[u])
+	}
+	p.clearTakes()
+	sc.keys, sc.rankNodes, sc.rankTakes = keys, nodes, takes
+	return nodes, takes
+}
+
 // rankBitsMin is the fewest rank keys sortRankKeys orders by a bitset; a
 // cluster of N nodes also needs N/1024 of them (the bitset is scanned a
 // word per 64 nodes, where sorting a few keys is cheaper).
@@ -109,11 +147,9 @@ const rankBitsMin = 32
 // all nodes by the same (deepest domain, ID)), so many keys are sorted by
 // marking each node's rank in a bitset and reading the marks back in
 // order — O(keys + N/64), no comparisons; otherwise (few keys, or a node
-// outside the deepest level, whose key sorts last) by slices.Sort. Its
-// caller leaves keys already in order (a descent over runs of nodes in ID
-// order, as an empty cluster's) as they are: checking costs less than
-// marking. It reports whether the bitset ordered them, and leaves it
-// clear.
+// outside the deepest level, whose key sorts last) by slices.Sort.
+// rankOrder calls it only for nodes out of order. It reports whether the
+// bitset ordered them, and leaves it clear.
 func (p *planner) sortRankKeys(keys []uint64) bool {
 	sc := p.t.plan
 	N := len(sc.tieRank)

@@ -79,11 +79,13 @@ type planScratch struct {
 	deep     []bool
 	deepList []int
 	// levels and kids are descend's buffers: the units of alternate
-	// levels, and the children being ordered; keys planOut.plan's rank
-	// keys.
-	levels [2][]int
-	kids   []int
-	keys   []uint64
+	// levels, and the children being ordered; keys, rankNodes and
+	// rankTakes rankOrder's.
+	levels    [2][]int
+	kids      []int
+	keys      []uint64
+	rankNodes []int
+	rankTakes []int64
 	// tieRank is each node's place in the order of (deepest domain,
 	// NodeID), which order breaks ties of nodes by; byRank its inverse;
 	// okeys order's packed keys.

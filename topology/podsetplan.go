@@ -761,7 +761,6 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 	p.t.plan.fitUnits = units
 	placed := 0
 	slices.SortFunc(o.sets, func(a, b setOut) int { return strings.Compare(a.r.name, b.r.name) })
-	keys := p.t.plan.keys
 	// One array for every set's entries, each written field by field:
 	// a whole struct moved into a slice of pointers costs a bulk write
 	// barrier while the GC marks.
@@ -790,44 +789,22 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 		if len(so.fit) == 1 && so.fit[0] < p.D {
 			sp.Domain = p.t.doms[so.fit[0]].path
 		}
-		// Rank order: by deepest domain, then node, sorted as one packed
-		// key each (domain and node IDs are below 2³¹). Keys already in
-		// order (an empty cluster's descent) keep the takes' order;
-		// sorted, the takes are read back by node from the per-unit
-		// take, cleared after.
-		keys = keys[:0]
-		for _, u := range so.nodes {
-			id := placement.NodeID(u - p.D)
-			keys = append(keys, uint64(p.t.domainOf(id, p.L-1))<<32|uint64(id))
-		}
-		takes := so.takes
-		if !slices.IsSorted(keys) {
-			for i, u := range so.nodes {
-				p.setTake(u, so.takes[i])
-			}
-			p.sortRankKeys(keys)
-			takes = nil
-		}
+		nodes, takes := p.rankOrder(so)
 		var first int32
 		k := len(allRanks)
-		allRanks = allRanks[:k+len(keys)]
-		sp.Ranks = allRanks[k : k+len(keys) : k+len(keys)]
+		allRanks = allRanks[:k+len(nodes)]
+		sp.Ranks = allRanks[k : k+len(nodes) : k+len(nodes)]
 		var set []placement.PodSetAssignment
 		if !so.r.members {
 			k := len(d.PodSetAssignments)
-			d.PodSetAssignments = d.PodSetAssignments[:k+len(keys)]
+			d.PodSetAssignments = d.PodSetAssignments[:k+len(nodes)]
 			set = d.PodSetAssignments[k:]
 		}
 		byID := true // rank order is node order too
-		for i, k := range keys {
-			id := placement.NodeID(uint32(k))
-			var n int32
-			if takes != nil {
-				n = int32(takes[i])
-			} else {
-				n = int32(p.take[p.D+int(id)])
-			}
-			byID = byID && (i == 0 || uint32(keys[i-1]) < uint32(k))
+		for i, u := range nodes {
+			id := placement.NodeID(u - p.D)
+			n := int32(takes[i])
+			byID = byID && (i == 0 || nodes[i-1] < u)
 			name := p.s.Node(id).Name
 			rk := &sp.Ranks[i]
 			rk.Node, rk.NodeID, rk.First, rk.Count = name, id, first, n
@@ -837,8 +814,6 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 				e.PodSet, e.Node, e.NodeID, e.Count = so.r.name, name, id, n
 			}
 		}
-		p.clearTakes()
-		p.t.plan.keys = keys
 		// The sets come in name order; each set's entries by node name,
 		// which NodeIDs follow (a snapshot numbers its nodes in name order).
 		if set != nil && !byID {
