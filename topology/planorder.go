@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"math/bits"
 	"slices"
-
-	"github.com/gangsched/gangsched/placement"
 )
 
 // order sorts units best first: Kueue's BestFit order (most slices, then
@@ -101,82 +99,68 @@ func (p *planner) orderByCompare(us []int, leastFree bool) {
 }
 
 // rankOrder returns a planned set's nodes and their takes in rank order:
-// by deepest domain, then node. Nodes whose tie ranks ascend are in it
-// already (an empty cluster's descent walks runs of hosts in order) and
-// come back as they are; otherwise they are sorted as one packed key each
-// (domain and node IDs are below 2³¹) and their takes read back by node
-// from the per-unit take, into the scratch's buffers (valid until the
-// next call). Every node a descent reaches has a deepest domain (nodes
-// are units of the deepest level's domains only), so tie rank order is
-// the keys' order.
+// by deepest domain, then node — the order of their tie ranks, as every
+// node a descent reaches has a deepest domain (nodes are units of the
+// deepest level's domains only). Nodes whose tie ranks ascend (an empty
+// cluster's descent walks runs of hosts in order) come back as they are.
+// Otherwise, into the scratch's buffers (valid until the next call): few
+// nodes by sorting (tie rank, index) packed in one key each, the takes
+// following by index; many by marking each node's tie rank in a bitset
+// and reading the marks back in order — O(nodes + N/64), no comparisons —
+// the takes waiting in the per-unit take, cleared as they are read (it is
+// all zero between descents). The bitset is left clear.
 func (p *planner) rankOrder(so setOut) ([]int, []int64) {
 	sc := p.t.plan
+	tie := sc.tieRank
 	inOrder := true
 	for i := 1; i < len(so.nodes) && inOrder; i++ {
-		inOrder = sc.tieRank[so.nodes[i-1]-p.D] < sc.tieRank[so.nodes[i]-p.D]
+		inOrder = tie[so.nodes[i-1]-p.D] < tie[so.nodes[i]-p.D]
 	}
 	if inOrder {
 		return so.nodes, so.takes
 	}
-	keys := sc.keys[:0]
-	for i, u := range so.nodes {
-		id := placement.NodeID(u - p.D)
-		keys = append(keys, uint64(p.t.domainOf(id, p.L-1))<<32|uint64(id))
-		p.setTake(u, so.takes[i])
-	}
-	p.sortRankKeys(keys)
 	nodes, takes := sc.rankNodes[:0], sc.rankTakes[:0]
-	for _, k := range keys {
-		u := p.D + int(uint32(k))
-		nodes = append(nodes, u)
-		takes = append(takes, p.take[u])
+	N := len(tie)
+	if len(so.nodes) < rankBitsMin || len(so.nodes) < N/1024 {
+		keys := sc.keys[:0]
+		for i, u := range so.nodes {
+			keys = append(keys, uint64(tie[u-p.D])<<32|uint64(i))
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			nodes = append(nodes, so.nodes[uint32(k)])
+			takes = append(takes, so.takes[uint32(k)])
+		}
+		sc.keys = keys
+	} else {
+		words := (N + 63) / 64
+		if len(sc.rankBits) < words {
+			sc.rankBits = make([]uint64, words)
+		}
+		b := sc.rankBits[:words]
+		lo, hi := words, 0
+		for i, u := range so.nodes {
+			t := tie[u-p.D]
+			w := int(t >> 6)
+			b[w] |= 1 << (t & 63)
+			lo, hi = min(lo, w), max(hi, w)
+			p.take[u] = so.takes[i]
+		}
+		for w := lo; w <= hi; w++ {
+			for m := b[w]; m != 0; m &= m - 1 {
+				u := p.D + int(sc.byRank[w<<6+bits.TrailingZeros64(m)])
+				nodes = append(nodes, u)
+				takes = append(takes, p.take[u])
+				p.take[u] = 0
+			}
+			b[w] = 0
+		}
 	}
-	p.clearTakes()
-	sc.keys, sc.rankNodes, sc.rankTakes = keys, nodes, takes
+	sc.rankNodes, sc.rankTakes = nodes, takes
 	return nodes, takes
 }
 
-// rankBitsMin is the fewest rank keys sortRankKeys orders by a bitset; a
-// cluster of N nodes also needs N/1024 of them (the bitset is scanned a
-// word per 64 nodes, where sorting a few keys is cheaper).
+// rankBitsMin is the fewest nodes rankOrder orders by a bitset; a cluster
+// of N nodes also needs N/1024 of them (the bitset is scanned a word per
+// 64 nodes, where sorting a few keys is cheaper).
 const rankBitsMin = 32
-
-// sortRankKeys sorts a plan's rank keys in place: per node used, its
-// deepest domain << 32 | its NodeID, all distinct. When every node has a
-// deepest domain, their order is that of their tie ranks (tieRank ranks
-// all nodes by the same (deepest domain, ID)), so many keys are sorted by
-// marking each node's rank in a bitset and reading the marks back in
-// order — O(keys + N/64), no comparisons; otherwise (few keys, or a node
-// outside the deepest level, whose key sorts last) by slices.Sort.
-// rankOrder calls it only for nodes out of order. It reports whether the
-// bitset ordered them, and leaves it clear.
-func (p *planner) sortRankKeys(keys []uint64) bool {
-	sc := p.t.plan
-	N := len(sc.tieRank)
-	if len(keys) < rankBitsMin || len(keys) < N/1024 || slices.ContainsFunc(keys, func(k uint64) bool { return int32(k>>32) < 0 }) {
-		slices.Sort(keys)
-		return false
-	}
-	words := (N + 63) / 64
-	if len(sc.rankBits) < words {
-		sc.rankBits = make([]uint64, words)
-	}
-	b := sc.rankBits[:words]
-	lo, hi := words, 0
-	for _, k := range keys {
-		t := sc.tieRank[uint32(k)]
-		w := int(t >> 6)
-		b[w] |= 1 << (t & 63)
-		lo, hi = min(lo, w), max(hi, w)
-	}
-	i := 0
-	for w := lo; w <= hi; w++ {
-		for m := b[w]; m != 0; m &= m - 1 {
-			id := sc.byRank[w<<6+bits.TrailingZeros64(m)]
-			keys[i] = uint64(p.t.domainOf(id, p.L-1))<<32 | uint64(id)
-			i++
-		}
-		b[w] = 0
-	}
-	return true
-}

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"testing"
@@ -72,51 +73,74 @@ func drawLevelUnits(t *rapid.T, p *planner) []int {
 	return rapid.Permutation(us).Draw(t, "us")
 }
 
-// TestProp_SortRankKeysAsSorted: sortRankKeys orders the rank keys of any
-// set of nodes exactly as sorting them does — through the bitset of tie
-// ranks when there are enough keys, by sorting when there are few or a
-// node lacks the deepest level's label (its key sorts last) — and leaves
-// the bitset clear. Both paths must be seen.
-func TestProp_SortRankKeysAsSorted(t *testing.T) {
-	byBits, bySort := 0, 0
+// TestProp_RankOrderAsSorted: rankOrder orders the nodes of any set (each
+// with a deepest domain, as a descent's) and their takes exactly as
+// sorting them by (deepest domain, NodeID) does — as they come when in
+// order, by sorted keys when few, through the bitset of tie ranks when
+// many — and leaves the per-unit take and the bitset clear. Every path
+// must be seen.
+func TestProp_RankOrderAsSorted(t *testing.T) {
+	byBits, bySort, asIs := 0, 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		var nodes []placement.Node
-		unlabelled := rapid.Bool().Draw(t, "unlabelled") // some nodes lack the rack label
 		for i := range rapid.IntRange(1, 4*rankBitsMin).Draw(t, "nodes") {
-			labels := map[string]string{"block": fmt.Sprint("b", rapid.IntRange(0, 3).Draw(t, "block"))}
-			if !unlabelled || rapid.IntRange(0, 3).Draw(t, "rackless") > 0 {
-				labels["rack"] = fmt.Sprint("r", rapid.IntRange(0, 9).Draw(t, "rack"))
-			}
 			nodes = append(nodes, placement.Node{Name: fmt.Sprintf("n%02d", rapid.IntRange(0, 99).Draw(t, "name")*1000+i),
-				Labels: labels, Allocatable: placement.ResourceList{placement.ResourceCPU: 1000}})
+				Labels: map[string]string{"block": fmt.Sprint("b", rapid.IntRange(0, 3).Draw(t, "block")),
+					"rack": fmt.Sprint("r", rapid.IntRange(0, 9).Draw(t, "rack"))},
+				Allocatable: placement.ResourceList{placement.ResourceCPU: 1000}})
 		}
 		s, err := placement.NewSnapshot(nodes, nil)
 		require.NoError(t, err)
 		tr, err := NewTree(s, []string{"block", "rack"})
 		require.NoError(t, err)
 		tr.plan = newPlanScratch(tr, s, len(tr.doms)+s.NumNodes(), 1)
-		p := &planner{t: tr, s: s, L: 2, D: len(tr.doms)}
-		for range rapid.IntRange(1, 3).Draw(t, "plans") { // the bitset is reused
+		p := &planner{t: tr, s: s, L: 2, D: len(tr.doms), take: tr.plan.take}
+		for range rapid.IntRange(1, 3).Draw(t, "plans") { // the buffers are reused
 			var ids []placement.NodeID
 			for id := range placement.NodeID(s.NumNodes()) {
 				ids = append(ids, id)
 			}
 			ids = rapid.Permutation(ids).Draw(t, "order")
 			ids = ids[:rapid.IntRange(1, len(ids)).Draw(t, "used")]
-			var keys []uint64
+			if rapid.Bool().Draw(t, "sorted") { // as an empty cluster's descent gives them
+				slices.SortFunc(ids, func(a, b placement.NodeID) int {
+					return cmp.Or(cmp.Compare(tr.domainOf(a, 1), tr.domainOf(b, 1)), cmp.Compare(a, b))
+				})
+			}
+			type pair struct {
+				u    int
+				take int64
+			}
+			var so setOut
+			var want []pair
 			for _, id := range ids {
-				keys = append(keys, uint64(tr.domainOf(id, 1))<<32|uint64(id))
+				take := rapid.Int64Range(1, 8).Draw(t, "take")
+				so.nodes, so.takes = append(so.nodes, p.D+int(id)), append(so.takes, take)
+				want = append(want, pair{p.D + int(id), take})
 			}
-			want := slices.Sorted(slices.Values(keys))
-			if p.sortRankKeys(keys) {
-				byBits++
-			} else {
+			slices.SortFunc(want, func(a, b pair) int {
+				da, db := tr.domainOf(placement.NodeID(a.u-p.D), 1), tr.domainOf(placement.NodeID(b.u-p.D), 1)
+				return cmp.Or(cmp.Compare(da, db), cmp.Compare(a.u, b.u))
+			})
+			gotNodes, gotTakes := p.rankOrder(so)
+			var got []pair
+			for i, u := range gotNodes {
+				got = append(got, pair{u, gotTakes[i]})
+			}
+			require.Equal(t, want, got)
+			switch {
+			case &gotNodes[0] == &so.nodes[0]:
+				asIs++
+			case len(ids) < rankBitsMin:
 				bySort++
+			default:
+				byBits++
 			}
-			require.Equal(t, want, keys)
+			require.Zero(t, slices.IndexFunc(tr.plan.take, func(x int64) bool { return x != 0 })+1, "the takes are left clear")
 			require.Zero(t, slices.IndexFunc(tr.plan.rankBits, func(w uint64) bool { return w != 0 })+1, "the bitset is left clear")
 		}
 	})
-	require.Positive(t, byBits, "the bitset never ordered the keys")
-	require.Positive(t, bySort, "sorting never ordered the keys")
+	require.Positive(t, byBits, "the bitset never ordered the nodes")
+	require.Positive(t, bySort, "sorting never ordered the nodes")
+	require.Positive(t, asIs, "nodes in order never came back as they were")
 }

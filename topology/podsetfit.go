@@ -92,7 +92,7 @@ type planScratch struct {
 	tieRank []int32
 	byRank  []placement.NodeID
 	okeys   []uint64
-	// rankBits is sortRankKeys' bitset of tie ranks, clear between calls.
+	// rankBits is rankOrder's bitset of tie ranks, clear between calls.
 	rankBits []uint64
 	// only is, per domain, its one node when it is a domain of the
 	// deepest level with one node (a host), else -1: the descent hands
