@@ -101,8 +101,9 @@ type PlanOptions struct {
 
 // PlanBuffers is memory a caller keeps between [Tree.PlanPodSets] calls
 // ([PlanOptions].Buffers) so that a plan's slices — its PodSets, their
-// Ranks and the decision's PodSetAssignments — reuse it rather than being
-// allocated each call, as a batch system that plans every cycle would
+// Ranks, the decision's PodSetAssignments and its Placement.Nodes when
+// the set spans several domains — reuse it rather than being allocated
+// each call, as a batch system that plans every cycle would
 // keep it: the answer of a 4,096-pod set over 512 hosts is two arrays of
 // 512 entries with a string in each, whose allocation and collection
 // cost more than the plan's search on small clusters (BENCHMARKS.md,
@@ -115,6 +116,7 @@ type PlanBuffers struct {
 	ranks []Rank
 	sets  []placement.PodSetAssignment
 	plans []PodSetPlan
+	nodes []placement.NodeID
 }
 
 // Plan is the answer of [Tree.PlanPodSets].
@@ -775,9 +777,10 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 		ranks *[]Rank
 		sets  *[]placement.PodSetAssignment
 		plans *[]PodSetPlan
+		nodes *[]placement.NodeID
 	}
 	if b := o.buffers; b != nil {
-		kept.ranks, kept.sets, kept.plans = &b.ranks, &b.sets, &b.plans
+		kept.ranks, kept.sets, kept.plans, kept.nodes = &b.ranks, &b.sets, &b.plans, &b.nodes
 	}
 	if entries > 0 {
 		d.PodSetAssignments = buffers.Overwrite(kept.sets, entries)
@@ -846,7 +849,9 @@ func (o *planOut) plan(g *placement.Group, bound []placement.NodeID, resize bool
 				n += len(p.t.doms[u].nodes)
 			}
 		}
-		nodes = make([]placement.NodeID, 0, n)
+		if n > 0 { // none: nil, as appending nothing leaves it
+			nodes = buffers.Overwrite(kept.nodes, n) // appended, every entry written
+		}
 		for _, u := range units {
 			if u >= p.D {
 				nodes = append(nodes, placement.NodeID(u-p.D))
