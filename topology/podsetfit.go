@@ -701,7 +701,9 @@ func (p *planner) firstHolding(us []int, need int64, required bool) int {
 // buffer the next descent reuses: nodes, and hosts (deepest domains of
 // one node) standing for their node, whose take is the host's — the
 // caller reads sc.only for the node, so that no take is set and cleared
-// per node of such a host.
+// per node of such a host. A unit split alone and taken whole goes to
+// its nodes at once, appended with their takes to sc.setNodes and
+// sc.setTakes (see whole).
 func (p *planner) descend(units []int, fl int, perParent bool) []int {
 	r := p.r
 	lf := r.unconstrained
@@ -741,6 +743,15 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 					next = append(next, u)
 					continue
 				}
+				if deep && p.whole(u) {
+					for _, n := range p.t.doms[u].nodes {
+						if c := p.pods[p.D+int(n)]; c > 0 {
+							sc.setNodes = append(sc.setNodes, p.D+int(n))
+							sc.setTakes = append(sc.setTakes, c)
+						}
+					}
+					continue
+				}
 				ks = p.appendKids(ks[:0], u)
 				m, unit, asc := capMode{slices: true}, z, lf
 				if lv >= r.layers[0].level {
@@ -764,6 +775,18 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 	}
 	sc.levels, sc.kids = bufs, ks
 	return cur // a scratch buffer (or units): finish copies it
+}
+
+// whole reports whether domain u, counted down to its nodes at or below
+// the cut, takes every pod its nodes hold: then however the descent
+// splits it, each node takes all it holds, since no node takes more than
+// it holds and the takes add up to u's. There u's count is its nodes'
+// counts summed (no slice layer rounds below the cut, see fill) when
+// every node of u is a unit (full), and the descent is spared a take
+// set, ordered and cleared per domain and host under u (an empty
+// cluster's racks, taken whole).
+func (p *planner) whole(u int) bool {
+	return p.t.plan.full[u] && p.take[u] == p.pods[u]
 }
 
 // reason words a failure as Kueue's do, per pod set: the level that failed

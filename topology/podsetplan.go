@@ -693,9 +693,9 @@ func (p *planner) finish(units []int, fl int, perParent bool) setOut {
 	k := len(sc.setFit)
 	sc.setFit = append(sc.setFit, units...)
 	so.fit = sc.setFit[k:len(sc.setFit):len(sc.setFit)]
-	nodes := p.descend(units, fl, perParent)
 	k = len(sc.setNodes)
 	kt := len(sc.setTakes)
+	nodes := p.descend(units, fl, perParent) // whole domains' nodes already in the arenas
 	for _, u := range nodes {
 		take := p.take[u]
 		if u < p.D { // a host of one node, standing for it
