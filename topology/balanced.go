@@ -118,15 +118,17 @@ func (p *planner) balanceIn(scope, P int, n int64, b *balanceBufs) (balancedChoi
 	// while the planner prefers, the most preferred before them. Any order
 	// finds k domains below: the q+1 takers all hold q too.
 	asc := us
-	slices.SortFunc(asc, func(a, b int) int {
-		if p.prefer && p.aff[a] != p.aff[b] {
-			return cmp.Compare(p.aff[b], p.aff[a])
-		}
-		if c := cmp.Compare(p.slice[a], p.slice[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a, b)
-	})
+	if p.prefer || !p.sortBySlices(asc) {
+		slices.SortFunc(asc, func(a, b int) int {
+			if p.prefer && p.aff[a] != p.aff[b] {
+				return cmp.Compare(p.aff[b], p.aff[a])
+			}
+			if c := cmp.Compare(p.slice[a], p.slice[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	}
 	// The capacities, largest first: asc backwards unless affinity
 	// ordered it, which then sorts them apart.
 	caps := b.caps[:0]
@@ -173,4 +175,26 @@ func (p *planner) balanceIn(scope, P int, n int64, b *balanceBufs) (balancedChoi
 		}
 	}
 	return ch, len(ch.more) == rem && len(ch.less) == k-rem
+}
+
+// sortBySlices sorts domains us by slices, then ID, as one key each
+// (slices << 32 | ID: integers compared without a comparator call, a
+// third of a balanced plan's time over a fragmented cluster's racks when
+// sorted by a comparator), and reports true; or reports false, us
+// untouched, when a count does not fit 32 bits.
+func (p *planner) sortBySlices(us []int) bool {
+	sc := p.t.plan
+	keys := sc.okeys[:0]
+	for _, u := range us {
+		if uint64(p.slice[u]) >= 1<<32 {
+			return false
+		}
+		keys = append(keys, uint64(p.slice[u])<<32|uint64(u))
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		us[i] = int(uint32(k))
+	}
+	sc.okeys = keys
+	return true
 }

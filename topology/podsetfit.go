@@ -88,7 +88,7 @@ type planScratch struct {
 	rankTakes []int64
 	// tieRank is each node's place in the order of (deepest domain,
 	// NodeID), which order breaks ties of nodes by; byRank its inverse;
-	// okeys order's packed keys.
+	// okeys order's and sortBySlices' packed keys.
 	tieRank []int32
 	byRank  []placement.NodeID
 	okeys   []uint64
