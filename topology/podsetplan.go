@@ -606,11 +606,47 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 			break
 		}
 	}
+	if !big.required && lvScope < 0 && o.planAcross(rs, w, opts) {
+		return ""
+	}
 	if firstFail == "" {
 		firstFail = "no domain to try"
 	}
+	if !big.required && lvScope < 0 {
+		return fmt.Sprintf("PodSetGroup %q prefers pod sets %s in one %s domain; neither one domain of any level nor the cluster holds them together: %s",
+			big.group, strings.Join(names, ", "), p.t.keys[big.level], firstFail)
+	}
 	return fmt.Sprintf("PodSetGroup %q needs pod sets %s in one %s domain; none holds them together: %s",
 		big.group, strings.Join(names, ", "), p.t.keys[big.level], firstFail)
+}
+
+// planAcross plans a preferred PodSetGroup that no top-level domain
+// holds as Kueue widens it past the top level: over the whole cluster,
+// set by set in the group's order, each as a preferred set alone (so
+// across several top-level domains). It keeps them and reports true when
+// every set fits; else it keeps nothing.
+func (o *planOut) planAcross(rs []request, w []int, opts PlanOptions) bool {
+	p := o.p
+	var got []setOut
+	ok := true
+	for _, i := range w {
+		so, f := p.planSet(&rs[i], -1, opts)
+		if f != nil {
+			ok = false
+			break
+		}
+		got = append(got, so)
+		p.addUsage(so, 1)
+	}
+	for _, so := range got {
+		p.addUsage(so, -1)
+	}
+	if ok {
+		for _, so := range got {
+			o.keep(so)
+		}
+	}
+	return ok
 }
 
 // keep records a planned set and charges its usage to the sets after it.

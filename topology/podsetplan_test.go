@@ -199,6 +199,34 @@ func TestScenario_PodSetGroupSharesRack(t *testing.T) {
 	require.Equal(t, `PodSetGroup "lws-group" needs pod sets "leader", "workers" in one topology.kubernetes.io/rack domain; none holds them together: pod set "workers" of PodGroup "default/lws" needs 3 pods in one topology.kubernetes.io/rack domain; the best, b1/r2, holds 2`, p.Decision.Message)
 }
 
+// A PodSetGroup preferring a rack that no block holds widens past the
+// top level, as Kueue v0.17 widens a preferred group: a leader and 20
+// workers of one CPU over two blocks of 16 CPUs are placed set by set
+// over the cluster (before, they waited, "needs … in one rack"). The
+// real Kueue admitted them too (brk4's finding 02), its workers beside
+// the leader on b1-r1-h1 (3) and on b1's other hosts and 5 in b2/r1; set
+// by set, the workers leave the leader's host and fill b2/r1. 33 pods
+// fit nowhere and say so.
+func TestScenario_PodSetGroupPreferredWidensPastTop(t *testing.T) {
+	s := snapshot(t, brh(uniform(2, 2, 2, 4)))
+	g := &placement.Group{Namespace: "default", Name: "lws", MinCount: 21, PodSets: []placement.PodSet{
+		{Name: "leader", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}},
+		{Name: "workers", Count: 20, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}},
+	}}
+	reqs := []topology.PodSetRequest{{PodSet: "leader", Preferred: rackKey, Group: "g"}, {PodSet: "workers", Preferred: rackKey, Group: "g"}}
+	for _, opts := range []topology.PlanOptions{topology.KueueProfile.Options(), topology.KueueBalancedProfile.Options()} {
+		p := plan(t, s, g, opts, reqs...)
+		require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
+		require.Equal(t, map[string]int32{"b1-r1-h1": 1}, counts(p.Decision, "leader"))
+		require.Equal(t, map[string]int32{"b1-r1-h2": 4, "b1-r2-h1": 4, "b1-r2-h2": 4, "b2-r1-h1": 4, "b2-r1-h2": 4}, counts(p.Decision, "workers"))
+	}
+
+	g.PodSets[1].Count, g.MinCount = 32, 33
+	p := plan(t, s, g, topology.KueueProfile.Options(), reqs...)
+	require.Equal(t, placement.Unschedulable, p.Decision.Status)
+	require.Contains(t, p.Decision.Message, `PodSetGroup "g" prefers pod sets "leader", "workers" in one topology.kubernetes.io/rack domain; neither one domain of any level nor the cluster holds them together`)
+}
+
 // An unconstrained set fills the nodes with the least free capacity
 // first (Kueue's LeastFreeCapacity): three pods go to the node of three
 // free cores, nine to the nodes of 2, 3 and then 4 of 5 cores.
