@@ -24,6 +24,33 @@ func (p *planner) order(us []int, leastFree bool) {
 		p.orderByCompare(us, leastFree)
 		return
 	}
+	pk, ok := p.pack(us, leastFree)
+	if !ok {
+		p.orderByCompare(us, leastFree)
+		return
+	}
+	slices.Sort(pk.keys)
+	for i, k := range pk.keys {
+		us[i] = pk.unit(k)
+	}
+}
+
+// packed holds units' order as one 64-bit key each (see order): sorted
+// ascending, the keys are the units best first. The keys live in the
+// plan scratch's okeys until the next pack.
+type packed struct {
+	keys       []uint64
+	p          *planner
+	nodes      bool   // the units are nodes: the tie field is a tie rank
+	leastFree  bool   // the slice field counts up from loS, else down from hiS
+	bS, bP, bT int    // widths of the slice, pods and tie fields
+	loS, hiS   int64  // the range of the slices
+	loT        uint64 // the least tie value
+}
+
+// pack builds the packed keys of us, or reports false when the fields,
+// offset by their least values in us, do not fit 64 bits together.
+func (p *planner) pack(us []int, leastFree bool) (packed, bool) {
 	sc := p.t.plan
 	nodes := us[0] >= p.D
 	tie := func(u int) uint64 {
@@ -52,8 +79,7 @@ func (p *planner) order(us []int, leastFree bool) {
 	}
 	bS, bP, bT := bits.Len64(uint64(hiS-loS)), bits.Len64(uint64(hiP-loP)), bits.Len64(hiT-loT)
 	if bA+bS+bP+bT > 64 {
-		p.orderByCompare(us, leastFree)
-		return
+		return packed{}, false
 	}
 	keys := sc.okeys[:0]
 	for _, u := range us {
@@ -70,17 +96,27 @@ func (p *planner) order(us []int, leastFree bool) {
 		k = k<<bT | (tie(u) - loT)
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
-	mask := uint64(1)<<bT - 1
-	for i, k := range keys {
-		t := k&mask + loT
-		if nodes {
-			us[i] = p.D + int(sc.byRank[t])
-		} else {
-			us[i] = int(t)
-		}
-	}
 	sc.okeys = keys
+	return packed{keys: keys, p: p, nodes: nodes, leastFree: leastFree,
+		bS: bS, bP: bP, bT: bT, loS: loS, hiS: hiS, loT: loT}, true
+}
+
+// unit is the unit of key k.
+func (pk *packed) unit(k uint64) int {
+	t := k&(uint64(1)<<pk.bT-1) + pk.loT
+	if pk.nodes {
+		return pk.p.D + int(pk.p.t.plan.byRank[t])
+	}
+	return int(t)
+}
+
+// slices is the slices of key k's unit, read from the key.
+func (pk *packed) slices(k uint64) int64 {
+	s := int64(k >> (pk.bP + pk.bT) & (uint64(1)<<pk.bS - 1))
+	if pk.leastFree {
+		return pk.loS + s
+	}
+	return pk.hiS - s
 }
 
 // packedOrderMin is the fewest units order sorts by packed keys.

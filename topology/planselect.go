@@ -27,7 +27,9 @@ import (
 // best fit's other candidates. After a few selections it sorts what is
 // left instead, keeping the units already placed; it sorts at once when
 // more selections than that are needed (each walks at most the largest
-// capacity), or when order would sort many units by packed keys.
+// capacity), or when order would sort many units by packed keys — unless
+// they are counted in slices: then takePacked selects by their keys
+// without sorting them all.
 func (p *planner) takeFrom(dst, us []int, need, unit int64, m capMode, leastFree bool) ([]int, int64) {
 	bestFit := !leastFree
 	if p.prefer || need <= 0 {
@@ -52,12 +54,18 @@ func (p *planner) takeFrom(dst, us []int, need, unit int64, m capMode, leastFree
 		}
 		return append(dst, us...), need - total
 	}
+	// Many units counted in slices (a balanced set pooling the nodes of
+	// hundreds of hosts): a weighted selection by packed keys.
+	if m.slices && n >= packedOrderMin {
+		if pk, ok := p.pack(us, leastFree); ok {
+			return p.takePacked(dst, pk, need, unit, bestFit), 0
+		}
+	}
 	// A selection scans the units left: after a few, sorting them is
 	// cheaper. Each selection walks at most the largest capacity, so
 	// when the side it starts from needs more selections than that, the
 	// units are sorted at once; so are many units, which order sorts by
-	// packed keys, cheaper than a few scans comparing field by field (a
-	// balanced set pooling the nodes of hundreds of hosts).
+	// packed keys, cheaper than a few scans comparing field by field.
 	budget := int64(bits.Len(uint(n)))
 	front := need <= total-need
 	sels := (total-need)/largest + 1 // from the last: the walked exceed the excess
