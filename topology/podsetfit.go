@@ -635,6 +635,10 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 	q := max(r.level, stop)
 	for {
 		us := p.unitsAt(q, scope)
+		if !lf && !p.prefer && !r.required && q > stop && !p.anyHolds(us, need) {
+			q-- // no unit holds the set: it widens, whatever their order
+			continue
+		}
 		p.order(us, lf)
 		if lf {
 			for _, u := range us {
@@ -667,6 +671,16 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 		}
 		return used, q, nil
 	}
+}
+
+// anyHolds reports whether one of us holds need slices.
+func (p *planner) anyHolds(us []int, need int64) bool {
+	for _, u := range us {
+		if p.slice[u] >= need {
+			return true
+		}
+	}
+	return false
 }
 
 // firstHolding returns the index of the first of the ordered units us
