@@ -643,6 +643,9 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome, out []KueueOutcome
 func (a *admitter) nominate(w *KueueWorkload) (plannedSets, error) {
 	var ps plannedSets
 	var err error
+	if w.noSlice != "" {
+		return plannedSets{plan: waits(w.noSlice)}, nil
+	}
 	if a.opts.Queues != nil {
 		ps, err = a.planQueued(w)
 	} else if ps, err = a.planTree(w); err == nil && ps.plan.Decision.Status != placement.Scheduled && w.canBePartial() {
@@ -677,7 +680,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		if len(victims) > 0 {
 			fits, msg = false, withVictims
 		}
-	case !fits:
+	case !fits && w.noSlice == "": // no preemption makes a whole slice of it
 		if victims, msg, err = a.tryPreempt(w, out, msg); err != nil {
 			return false, nil, err
 		}

@@ -39,6 +39,14 @@ func (w *KueueWorkload) atCounts(counts []int32) *KueueWorkload {
 	for k := range g.PodSets {
 		g.PodSets[k].Count = counts[k]
 		g.MinCount += counts[k]
+		if k < len(v.unplaced) && counts[k] != w.Group.PodSets[k].Count {
+			// A reduced count is whole slices: the pods beyond
+			// them go with the rest.
+			if v.unplaced[k] != 0 {
+				v.unplaced = slices.Clone(v.unplaced)
+				v.unplaced[k] = 0
+			}
+		}
 	}
 	v.Group = &g
 	return &v

@@ -470,7 +470,7 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 		reqs := map[placement.ResourceName]int64{}
 		for _, k := range unit.sets {
 			ps := &w.Group.PodSets[k]
-			for r, v := range quotaRequests(cq, &ps.Template, ps.Count) {
+			for r, v := range quotaRequests(cq, &ps.Template, w.quotaCount(k)) {
 				reqs[r] = arith.SatAdd(reqs[r], v)
 			}
 		}
@@ -507,7 +507,7 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 		}
 		for _, k := range unit.sets {
 			ch.flavors[k] = map[placement.ResourceName]string{}
-			for r := range quotaRequests(cq, &w.Group.PodSets[k].Template, w.Group.PodSets[k].Count) {
+			for r := range quotaRequests(cq, &w.Group.PodSets[k].Template, w.quotaCount(k)) {
 				ch.flavors[k][r] = chosen[cq.groupOf(r)]
 			}
 			for _, f := range chosen {

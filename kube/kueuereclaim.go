@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"slices"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -20,13 +21,16 @@ import (
 // same count as a search from the reduced counts, which gangsim runs.
 
 // afterReclaim returns w as Kueue plans it while it holds no quota: each
-// pod set at its spec count less its reclaimable pods (a sliced set at the
-// whole slices of that count, which gangsim writes as its count where
-// Kueue writes the count itself), a set left with none among Zero
-// (placing nothing, as a set of count 0). The view shares
-// Obj, the templates and the requests; its Assigned, AdmittedCount and
-// QuotaOnly are nil (it is pending). w itself when no pods are
-// reclaimable.
+// pod set at its spec count less its reclaimable pods, a set left with
+// none among Zero (placing nothing, as a set of count 0). A sliced set
+// whose count so reduced is no whole number of slices keeps, as its Group
+// count, the whole slices Kueue's TAS places (count/size slices), and the
+// pods beyond them in unplaced: Kueue charges quota for, and writes as
+// admitted, the reduced count itself ([KueueWorkload.quotaCount]). A
+// sliced set left with pods but no whole slice is among Zero, and the
+// Workload waits ([KueueWorkload.noSlice]). The view shares Obj, the templates and
+// the requests; its Assigned, AdmittedCount and QuotaOnly are nil (it is
+// pending). w itself when no pods are reclaimable.
 func (w *KueueWorkload) afterReclaim() *KueueWorkload {
 	o := w.orig()
 	if len(o.Obj.Status.ReclaimablePods) == 0 {
@@ -34,14 +38,18 @@ func (w *KueueWorkload) afterReclaim() *KueueWorkload {
 	}
 	v, g := *o, *o.Group
 	v.base, v.Group = o, &g
-	v.Assigned, v.AdmittedCount, v.QuotaOnly = nil, nil, nil
-	g.PodSets, g.MinCount, v.Requests, v.MinCounts = nil, 0, nil, nil
+	v.Assigned, v.AdmittedCount, v.QuotaOnly, v.noSlice = nil, nil, nil, ""
+	g.PodSets, g.MinCount, v.Requests, v.MinCounts, v.unplaced = nil, 0, nil, nil, nil
 	v.Zero = slices.Clone(o.Zero)
+	var unplaced []int32
 	for k, set := range o.Group.PodSets {
-		// Whole slices, as partial admission tries a sliced set
-		// ([wholeSlices]; Kueue's TAS places count/size slices).
-		n := wholeSlicesOf(o.Requests[k], o.specCount(set.Name)-o.reclaimable(set.Name))
+		left := o.specCount(set.Name) - o.reclaimable(set.Name)
+		n := wholeSlicesOf(o.Requests[k], left)
 		if n <= 0 {
+			if left > 0 && v.noSlice == "" {
+				v.noSlice = fmt.Sprintf("pod set %q: its %d pods not reclaimable make no whole slice of %d pods, which Kueue's topology assignment places: Kueue does not admit it",
+					set.Name, left, o.Requests[k].Slices[0].Size)
+			}
 			i := slices.IndexFunc(o.Obj.Spec.PodSets, func(ps kueue.PodSet) bool { return string(ps.Name) == set.Name })
 			v.Zero = append(v.Zero, KueueZeroPodSet{Name: set.Name, Index: i, Request: o.Requests[k]})
 			continue
@@ -49,10 +57,14 @@ func (w *KueueWorkload) afterReclaim() *KueueWorkload {
 		set.Count = n
 		g.PodSets = append(g.PodSets, set)
 		g.MinCount += n
+		unplaced = append(unplaced, left-n)
 		v.Requests = append(v.Requests, o.Requests[k])
 		if o.MinCounts != nil {
 			v.MinCounts = append(v.MinCounts, o.MinCounts[k])
 		}
+	}
+	if slices.ContainsFunc(unplaced, func(n int32) bool { return n > 0 }) {
+		v.unplaced = unplaced
 	}
 	if len(v.MinCounts) > 0 && !slices.ContainsFunc(v.MinCounts, func(m int32) bool { return m > 0 }) {
 		v.MinCounts = nil

@@ -78,6 +78,28 @@ type KueueWorkload struct {
 	// base is the Workload as read when this is a view of it at other
 	// counts ([KueueWorkload.afterReclaim]); nil for the Workload itself.
 	base *KueueWorkload
+	// unplaced are, per pod set (Group.PodSets' order), the pods a
+	// pending sliced set asks quota for beyond the whole slices its
+	// Group count places: Kueue charges, and writes as admitted, its
+	// count less its reclaimable pods, while its TAS places count/size
+	// slices ([KueueWorkload.afterReclaim]). nil when there are none.
+	unplaced []int32
+	// noSlice, when not "", says why pending w waits: a sliced set of it
+	// keeps pods not reclaimable but fewer than one slice. Kueue v0.17's
+	// TAS then assigns no slice and Kueue never reserves quota for the
+	// Workload (its scheduler still counts the set's quota against later
+	// Workloads, which gangsim does not; see docs/kueue.md).
+	noSlice string
+}
+
+// quotaCount is the count pod set k of w asks quota for, and is written
+// with: its Group count plus the pods no whole slice places ([KueueWorkload.unplaced]).
+func (w *KueueWorkload) quotaCount(k int) int32 {
+	n := w.Group.PodSets[k].Count
+	if k < len(w.unplaced) {
+		n += w.unplaced[k]
+	}
+	return n
 }
 
 // KueueZeroPodSet is a pod set of count 0 of a [KueueWorkload].
@@ -369,9 +391,9 @@ func (w *KueueWorkload) reclaimable(name string) int32 {
 }
 
 // reclaimedWhole reports whether pod set ps of w (topology request r)
-// asks for no pods and holds none: its count less its reclaimable pods
-// leaves no whole slice ([KueueWorkload.afterReclaim]), and w holds no
-// quota or admitted it with no pods. Such a set is read as a set of count
+// asks for no pods and holds none: w holds no quota and every pod of the
+// set is reclaimable, or w admitted it with no pods and its count less
+// its reclaimable pods leaves no whole slice ([KueueWorkload.afterReclaim]). Such a set is read as a set of count
 // 0 (KueueWorkload.Zero), as Kueue plans it with none; one whose admitted
 // pods are all reclaimable since still holds their nodes, as Kueue's TAS
 // counts them.
@@ -386,7 +408,9 @@ func reclaimedWhole(w *kueue.Workload, ps *kueue.PodSet, r topology.PodSetReques
 		return false
 	}
 	if !apimeta.IsStatusConditionTrue(w.Status.Conditions, kueue.WorkloadQuotaReserved) || w.Status.Admission == nil {
-		return true
+		// Pending with pods left below one slice, it is read whole:
+		// [KueueWorkload.afterReclaim] keeps it waiting.
+		return ps.Count-rc <= 0
 	}
 	for _, a := range w.Status.Admission.PodSetAssignments {
 		if a.Name == ps.Name {
@@ -467,8 +491,11 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			n += int64(pods[p].Count)
 			pods[p].PodSet = string(a.Name)
 		}
-		if n != int64(count) && !quotaOnly {
+		if n != int64(count) && !quotaOnly && !w.beyondSlices(string(a.Name), count, n) {
 			return placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d, but the topologyAssignment places %d pods", count, n)
+		}
+		if !quotaOnly {
+			count = int32(min(n, int64(count))) // the pods on nodes; the quota is the admission's
 		}
 		if z := slices.IndexFunc(w.Zero, func(z KueueZeroPodSet) bool { return z.Index == j }); z >= 0 {
 			// A set now of count 0 keeps none of its pods.
@@ -484,6 +511,21 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 		}
 	}
 	return nil
+}
+
+// beyondSlices reports whether an admission of pod set name of w may
+// write count while its topologyAssignment places placed pods: the set is
+// sliced and has reclaimable pods, placed is whole slices, and count lies
+// less than a slice above it — Kueue charges and writes a pending set's
+// count less its reclaimable pods, and its TAS places the whole slices
+// of that ([KueueWorkload.afterReclaim]).
+func (w *KueueWorkload) beyondSlices(name string, count int32, placed int64) bool {
+	k := slices.IndexFunc(w.Group.PodSets, func(ps placement.PodSet) bool { return ps.Name == name })
+	if k < 0 || k >= len(w.Requests) || len(w.Requests[k].Slices) == 0 || w.reclaimable(name) == 0 {
+		return false
+	}
+	size := int64(w.Requests[k].Slices[0].Size)
+	return placed%size == 0 && int64(count) > placed && int64(count)-placed < size
 }
 
 // KueueTopologyLevels reads a Kueue Topology's spec.levels as the node

@@ -82,14 +82,21 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 			continue
 		}
 		psa := assignment(string(ps.Name), sets[k], hostOf)
+		if k < len(w.unplaced) && w.unplaced[k] > 0 {
+			// Kueue writes the count it charged, above the whole
+			// slices its topologyAssignment places.
+			n := *psa.Count + w.unplaced[k]
+			psa.Count = &n
+		}
 		if ch := ka.choice; ch != nil {
 			psa.Flavors, psa.ResourceUsage = map[corev1.ResourceName]kueue.ResourceFlavorReference{}, corev1.ResourceList{}
-			for r, v := range quotaRequests(ka.cq, &w.Group.PodSets[k].Template, w.Group.PodSets[k].Count) {
+			for r, v := range quotaRequests(ka.cq, &w.Group.PodSets[k].Template, w.quotaCount(k)) {
 				psa.Flavors[corev1.ResourceName(r)] = kueue.ResourceFlavorReference(ch.flavors[k][r])
 				psa.ResourceUsage[corev1.ResourceName(r)] = quantity(r, v)
 			}
 			if ch.tas[k] == "" {
-				psa.Count, psa.TopologyAssignment = &w.Group.PodSets[k].Count, nil // its pods are on no node yet
+				n := w.quotaCount(k)
+				psa.Count, psa.TopologyAssignment = &n, nil // its pods are on no node yet
 			}
 		}
 		adm.PodSetAssignments = append(adm.PodSetAssignments, psa)
