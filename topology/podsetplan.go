@@ -578,35 +578,22 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 			return cmp.Compare(a, b)
 		})
 		for _, u := range cands {
-			var got []setOut
-			ok := true
-			for _, i := range w {
-				so, f := p.planSetIn(&rs[i], u)
-				if f != nil {
-					if firstFail == "" {
-						firstFail = p.reason(f)
-					}
-					ok = false
-					break
-				}
-				got = append(got, so)
-				p.addUsage(so, 1)
-			}
-			for _, so := range got {
-				p.addUsage(so, -1)
-			}
-			if ok {
-				for _, so := range got {
-					o.keep(so)
-				}
+			f := o.planAll(rs, w, func(r *request) (setOut, *failure) { return p.planSetIn(r, u) })
+			if f == nil {
 				return ""
+			}
+			if firstFail == "" {
+				firstFail = p.reason(f)
 			}
 		}
 		if big.required {
 			break
 		}
 	}
-	if !big.required && lvScope < 0 && o.planAcross(rs, w, opts) {
+	// Kueue widens a preferred group past the top level: over the
+	// whole cluster, each set as a preferred set alone (so across
+	// several top-level domains).
+	if !big.required && lvScope < 0 && o.planAll(rs, w, func(r *request) (setOut, *failure) { return p.planSet(r, -1, opts) }) == nil {
 		return ""
 	}
 	if firstFail == "" {
@@ -620,19 +607,17 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 		big.group, strings.Join(names, ", "), p.t.keys[big.level], firstFail)
 }
 
-// planAcross plans a preferred PodSetGroup that no top-level domain
-// holds as Kueue widens it past the top level: over the whole cluster,
-// set by set in the group's order, each as a preferred set alone (so
-// across several top-level domains). It keeps them and reports true when
-// every set fits; else it keeps nothing.
-func (o *planOut) planAcross(rs []request, w []int, opts PlanOptions) bool {
+// planAll plans the sets w of a group one after another with plan, each
+// seeing the usage of those before it, and keeps them all when every one
+// fits; else it keeps none and returns the first failure.
+func (o *planOut) planAll(rs []request, w []int, plan func(*request) (setOut, *failure)) *failure {
 	p := o.p
 	var got []setOut
-	ok := true
+	var fail *failure
 	for _, i := range w {
-		so, f := p.planSet(&rs[i], -1, opts)
+		so, f := plan(&rs[i])
 		if f != nil {
-			ok = false
+			fail = f
 			break
 		}
 		got = append(got, so)
@@ -641,12 +626,12 @@ func (o *planOut) planAcross(rs []request, w []int, opts PlanOptions) bool {
 	for _, so := range got {
 		p.addUsage(so, -1)
 	}
-	if ok {
+	if fail == nil {
 		for _, so := range got {
 			o.keep(so)
 		}
 	}
-	return ok
+	return fail
 }
 
 // keep records a planned set and charges its usage to the sets after it.
