@@ -111,7 +111,7 @@ func (p *planner) balanceIn(scope, P int, n int64, b *balanceBufs) (balancedChoi
 	if scope >= 0 && p.level(scope) == P-1 {
 		us = p.appendKids(us, scope)
 	} else {
-		us = append(us, p.unitsAt(P, scope)...)
+		us = p.appendUnitsAt(us, P, scope)
 	}
 	b.units = us
 	// Smallest first, then path: the tightest domains are taken first;

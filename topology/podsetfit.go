@@ -83,6 +83,7 @@ type planScratch struct {
 	// rankTakes rankOrder's.
 	levels    [2][]int
 	kids      []int
+	units     []int // fit's units of the level it searches
 	keys      []uint64
 	rankNodes []int
 	rankTakes []int64
@@ -525,25 +526,29 @@ func (p *planner) fillScope(scope int) {
 }
 
 // unitsAt returns the units of level lv under scope (-1: all), in ID order.
-func (p *planner) unitsAt(lv, scope int) []int {
-	cur := []int{scope}
-	from := 0
+func (p *planner) unitsAt(lv, scope int) []int { return p.appendUnitsAt(nil, lv, scope) }
+
+// appendUnitsAt appends the units of level lv under scope (-1: all) to
+// dst, in ID order: depth first, which reaches them in the order a level
+// by level walk lists them, without building the levels between (fit
+// walks every host of a wide scope, and those levels were a slice each).
+func (p *planner) appendUnitsAt(dst []int, lv, scope int) []int {
 	if scope < 0 {
-		cur = nil
 		for d := p.t.levelStart[0]; d < p.t.levelStart[1]; d++ {
-			cur = append(cur, int(d))
+			dst = p.appendUnitsAt(dst, lv, int(d))
 		}
-	} else {
-		from = p.level(scope)
+		return dst
 	}
-	for l := max(from, 0); l < lv; l++ {
-		var next []int
-		for _, u := range cur {
-			next = p.appendKids(next, u)
-		}
-		cur = next
+	switch l := p.level(scope); {
+	case l >= lv:
+		return append(dst, scope)
+	case l == lv-1:
+		return p.appendKids(dst, scope)
 	}
-	return cur
+	for _, c := range p.t.doms[scope].children {
+		dst = p.appendUnitsAt(dst, lv, int(c))
+	}
+	return dst
 }
 
 func (p *planner) setTake(u int, pods int64) {
@@ -634,7 +639,8 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 	}
 	q := max(r.level, stop)
 	for {
-		us := p.unitsAt(q, scope)
+		us := p.appendUnitsAt(p.t.plan.units[:0], q, scope)
+		p.t.plan.units = us
 		if !lf && !p.prefer && !r.required && q > stop && !p.anyHolds(us, need) {
 			q-- // no unit holds the set: it widens, whatever their order
 			continue
