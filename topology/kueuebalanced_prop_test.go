@@ -137,8 +137,10 @@ func TestProp_KueueBalanced(t *testing.T) {
 			if sa, sb := slicesOf(a), slicesOf(b); sa != sb {
 				return int(sb - sa)
 			}
-			if caps[a.ID] != caps[b.ID] {
-				return int(caps[a.ID] - caps[b.ID])
+			// Kueue's tie-break counts a domain's pods as its
+			// hosts hold them, not rounded to slices as caps are.
+			if pa, pb := podsOf(s, a), podsOf(s, b); pa != pb {
+				return int(pa - pb)
 			}
 			return strings.Compare(a.Path, b.Path)
 		})
@@ -221,4 +223,16 @@ func TestProp_KueueBalancedLeader(t *testing.T) {
 	})
 	require.Positive(t, seen[placement.Scheduled])
 	require.Positive(t, seen[placement.Unschedulable])
+}
+
+// podsOf is the one-CPU pods domain dm's schedulable nodes hold, as
+// Kueue's domain state counts them (not rounded to slices).
+func podsOf(s *placement.Snapshot, dm topology.Domain) int64 {
+	var n int64
+	for _, id := range dm.Nodes {
+		if placement.StaticFit(&placement.Pod{}, s.Node(id)) {
+			n += max(s.Free(id, cpu)/1000, 0)
+		}
+	}
+	return n
 }
