@@ -105,13 +105,22 @@ func (t quotaTree) borrowLevel(cq *KueueClusterQueue, fr flavorResource, val int
 // neither reclaim from a cohort above it nor preempt while borrowing;
 // else what sim finds (modeNoCandidates at the usage now without sim).
 func (q *KueueQueues) needMode(cq *KueueClusterQueue, fr flavorResource, val int64, t quotaTree, sim preemptSim) flavorMode {
-	if nominal, _, _ := groupLimits(cq.Groups, fr); val > nominal && !t.mayReclaimAbove(cq, fr, val) && !q.mayPreemptWhileBorrowing(cq) {
+	if q.noFit(cq, fr, val, t) {
 		return noFitMode
 	}
 	if sim == nil {
 		return flavorMode{mode: modeNoCandidates, borrow: t.borrowLevel(cq, fr, val)}
 	}
 	return sim(fr, val)
+}
+
+// noFit reports whether Kueue's flavor assigner calls cq's taking val of
+// fr in all NoFit rather than a case for preemption: val is beyond cq's
+// nominal quota, and cq can neither reclaim it from a cohort above it
+// nor preempt while borrowing.
+func (q *KueueQueues) noFit(cq *KueueClusterQueue, fr flavorResource, val int64, t quotaTree) bool {
+	nominal, _, _ := groupLimits(cq.Groups, fr)
+	return val > nominal && !t.mayReclaimAbove(cq, fr, val) && !q.mayPreemptWhileBorrowing(cq)
 }
 
 // mayPreemptWhileBorrowing reports whether cq may preempt for a Workload
@@ -145,11 +154,7 @@ func (a *admitter) simulator(cq *KueueClusterQueue, w *KueueWorkload) preemptSim
 		// No topology flavor: the search is on quota alone, as Kueue's
 		// simulation is.
 		ch := flavorChoice{usage: map[flavorResource]int64{fr: val}, tas: make([]string, len(w.Group.PodSets))}
-		victims := a.victims
-		if a.opts.Queues.FairSharing != nil {
-			victims = a.fairVictims
-		}
-		ts, err := victims(w, cq, ch, all)
+		ts, err := a.victimSearch()(w, cq, ch, all)
 		if err != nil || len(ts) == 0 {
 			return none
 		}
@@ -179,10 +184,15 @@ func (a *admitter) victimsIn(cq *KueueClusterQueue, w *KueueWorkload, ch flavorC
 	if len(all) == 0 {
 		return false, nil
 	}
-	victims := a.victims
-	if a.opts.Queues.FairSharing != nil {
-		victims = a.fairVictims
-	}
-	ts, err := victims(w, cq, ch, all)
+	ts, err := a.victimSearch()(w, cq, ch, all)
 	return len(ts) > 0, err
+}
+
+// victimSearch is the admitter's victim search: Kueue's fair-sharing one
+// when fair sharing is on, else its classical one.
+func (a *admitter) victimSearch() func(*KueueWorkload, *KueueClusterQueue, flavorChoice, []*preemptCand) ([]preemptTarget, error) {
+	if a.opts.Queues.FairSharing != nil {
+		return a.fairVictims
+	}
+	return a.victims
 }

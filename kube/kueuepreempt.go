@@ -140,11 +140,7 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 			var ts []preemptTarget
 			var err error
 			if ch.severalTopologyFlavors(q, w) == "" {
-				victims := a.victims
-				if q.FairSharing != nil {
-					victims = a.fairVictims
-				}
-				ts, err = victims(w, cq, ch, all)
+				ts, err = a.victimSearch()(w, cq, ch, all)
 			}
 			if err != nil || len(ts) > 0 || ch.topology == "" || !ch.next(cq, q, fstart) {
 				return ts, ch, err
@@ -173,11 +169,7 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 			return best, bestCh, nil
 		}
 		if ch.severalTopologyFlavors(q, w) == "" {
-			victims := a.victims
-			if q.FairSharing != nil {
-				victims = a.fairVictims
-			}
-			ts, err := victims(w, cq, ch, all)
+			ts, err := a.victimSearch()(w, cq, ch, all)
 			if err != nil {
 				return nil, flavorChoice{}, err
 			}

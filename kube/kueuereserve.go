@@ -89,24 +89,18 @@ func (a *admitter) preemptFlavors(cq *KueueClusterQueue, w *KueueWorkload) iter.
 // preemption for flavor choice ch of cq rather than call it NoFit: each
 // request beyond what cq may take now is within its nominal quota, or may
 // be reclaimed from a cohort above it, or it may preempt while borrowing
-// ([admitter.mayPreemptWhileBorrowing]; Kueue's fitsResourceQuota).
+// ([KueueQueues.noFit]; Kueue's fitsResourceQuota).
 func (a *admitter) mayPreemptFor(cq *KueueClusterQueue, ch flavorChoice) bool {
 	t := a.quota()
 	for fr, v := range ch.usage {
 		if _, free := t.room(cq, fr); v <= free {
 			continue
 		}
-		if nominal, _, _ := groupLimits(cq.Groups, fr); v > nominal && !t.mayReclaimAbove(cq, fr, v) && !a.mayPreemptWhileBorrowing(cq) {
+		if a.opts.Queues.noFit(cq, fr, v, t) {
 			return false
 		}
 	}
 	return true
-}
-
-// mayPreemptWhileBorrowing is [KueueQueues.mayPreemptWhileBorrowing] of
-// the admitter's queues.
-func (a *admitter) mayPreemptWhileBorrowing(cq *KueueClusterQueue) bool {
-	return a.opts.Queues.mayPreemptWhileBorrowing(cq)
 }
 
 // keepChoice keeps the room of w in flavor choice ch of cq, or returns
