@@ -127,9 +127,7 @@ func reducedCounts(full, mins []int32, fits func([]int32) bool) bool {
 func wholeSlices(w *KueueWorkload, counts []int32) []int32 {
 	out := slices.Clone(counts)
 	for k, r := range w.Requests {
-		if len(r.Slices) > 0 {
-			out[k] -= out[k] % r.Slices[0].Size
-		}
+		out[k] = wholeSlicesOf(r, out[k])
 	}
 	return out
 }

@@ -382,7 +382,13 @@ func (w *KueueWorkload) specCount(name string) int32 {
 // reclaimable is status.reclaimablePods' count for the set named name:
 // its pods that finished, whose quota Kueue releases (0 when none).
 func (w *KueueWorkload) reclaimable(name string) int32 {
-	for _, r := range w.Obj.Status.ReclaimablePods {
+	return reclaimableOf(w.Obj, name)
+}
+
+// reclaimableOf is status.reclaimablePods' count for pod set name of w, 0
+// when it lists none.
+func reclaimableOf(w *kueue.Workload, name string) int32 {
+	for _, r := range w.Status.ReclaimablePods {
 		if string(r.Name) == name {
 			return r.Count
 		}
@@ -398,12 +404,7 @@ func (w *KueueWorkload) reclaimable(name string) int32 {
 // pods are all reclaimable since still holds their nodes, as Kueue's TAS
 // counts them.
 func reclaimedWhole(w *kueue.Workload, ps *kueue.PodSet, r topology.PodSetRequest) bool {
-	rc := int32(0)
-	for _, p := range w.Status.ReclaimablePods {
-		if p.Name == ps.Name {
-			rc = p.Count
-		}
-	}
+	rc := reclaimableOf(w, string(ps.Name))
 	if rc == 0 || wholeSlicesOf(r, ps.Count-rc) > 0 {
 		return false
 	}
