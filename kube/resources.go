@@ -33,18 +33,29 @@ func Quantity(obj, field string, r corev1.ResourceName, q resource.Quantity) (in
 	}
 	if r == corev1.ResourceCPU {
 		if q.Cmp(maxMilli) > 0 {
-			return 0, placement.Errorf(placement.ErrInvalid, obj, field, "%s does not fit in int64 millicores", q.String())
+			return 0, placement.Errorf(placement.ErrInvalid, obj, field, "%s does not fit in int64 millicores", quoted(q))
 		}
 		return q.MilliValue(), nil
 	}
 	if q.Cmp(maxValue) > 0 {
-		return 0, placement.Errorf(placement.ErrInvalid, obj, field, "%s does not fit in int64", q.String())
+		return 0, placement.Errorf(placement.ErrInvalid, obj, field, "%s does not fit in int64", quoted(q))
 	}
 	v := q.Value()
 	if isExtended(r) && q.CmpInt64(v) != 0 {
 		return 0, placement.Errorf(placement.ErrInvalid, obj, field, "%s: an extended resource must be a whole number", q.String())
 	}
 	return v, nil
+}
+
+// quoted writes q for an error message. A binary-suffixed quantity past
+// int64 (100Ei) is clamped to math.MaxInt64 when apimachinery parses it, so
+// the value as written is gone by the time it reaches us; the message says so
+// instead of quoting a number the user never wrote.
+func quoted(q resource.Quantity) string {
+	if q.Cmp(maxValue) == 0 {
+		return q.String() + " (the largest quantity apimachinery reads; a larger one, such as 100Ei, is clamped to it)"
+	}
+	return q.String()
 }
 
 // isExtended reports whether r is an extended resource: a domain-qualified

@@ -55,6 +55,7 @@ func TestQuantity(t *testing.T) {
 		{"memory", "10E", 0, "does not fit in int64"},
 		{"memory", "9223372036854775808", 0, "does not fit in int64"},
 		{"memory", "7Ei", 7 << 60, ""},
+		{"cpu", "100Ei", 0, "a larger one, such as 100Ei, is clamped to it) does not fit in int64 millicores"},
 	}
 	for _, c := range cases {
 		t.Run(string(c.r)+"="+c.q, func(t *testing.T) {
