@@ -439,9 +439,16 @@ func (sv *solver) placeRunClasses(a *attempt, idx []int, cls *nodeClasses, lo, h
 // nodes in ID order, and each node the attempt touched alone.
 func (sv *solver) classSources(m *member, want int64, cls *nodeClasses, lo, hi NodeID) []source {
 	b := sv.s.b
-	h := make([]source, 0, len(cls.sets)+len(sv.w.touched))
+	// The sources and first lookups are the scratch's: a run drains its
+	// sources before the next run asks for its own.
+	h := sv.sc.sources[:0]
+	if n := len(cls.sets) + len(sv.w.touched); cap(h) < n {
+		h = make([]source, 0, n)
+		sv.sc.sources = h
+	}
 	recheck := len(sv.w.touched) > 0
-	firsts := make([]NodeID, firstLookup*len(cls.sets)) // every class's first lookup, one allocation
+	firsts := grow(sv.sc.firsts, firstLookup*len(cls.sets)) // every class's first lookup
+	sv.sc.firsts = firsts
 	k := 0
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]

@@ -30,6 +30,8 @@ type scratch struct {
 	rejections       []Rejection // the solver's reasons buffer
 	keys, sortTmp    []uint64
 	runs             []setRun
+	sources          []source // a run's sources (see classSources), cleared on release
+	firsts           []NodeID // classSources' first lookups
 	alike            alikeRun // placeAlike's, reset for each run
 	cons             cons     // the solver's, when the group has terms or sub-groups (see consreuse.go)
 	pos              []NodeID // the solver's pos
@@ -80,6 +82,7 @@ func (sv *solver) release() {
 	clear(sv.rejections[:cap(sv.rejections)])
 	sc.rejections = sv.rejections[:0]
 	sc.segs = sc.segs[:0]
+	clear(sc.sources[:cap(sc.sources)]) // they point to the snapshot's classes
 	sc.alike.forget()
 	sc.attempts.release()
 	sc.own = hookOwned{}
