@@ -197,14 +197,22 @@ func (s *Snapshot) existingPods(u *PodSetUsage, field string) ([]PodSetAssignmen
 		if err := checkList(obj, "requests", u.Requests, true); err != nil {
 			return nil, false, err
 		}
-		_, largest, err := s.usageRow(u, obj)
+		largest, err := s.requestRow(u, obj, nil)
 		if err != nil {
 			return nil, false, err
+		}
+		// A count's product with the largest request overflows exactly
+		// when the count exceeds MaxInt64/largest (both positive), so one
+		// division serves every entry; the reservation's counts are at
+		// most MaxPending, which no bound at or above it can miss.
+		most := int32(MaxPending)
+		if l := math.MaxInt64 / largest; l < MaxPending {
+			most = int32(l)
 		}
 		same := true
 		for i := range u.Nodes {
 			a, b := &u.Nodes[i], &st.Nodes[i]
-			if a.Node != b.Node || a.Count != b.Count || a.PodSet != "" && a.PodSet != u.PodSet || largest > math.MaxInt64/int64(a.Count) {
+			if a.Node != b.Node || a.Count != b.Count || a.PodSet != "" && a.PodSet != u.PodSet || a.Count > most {
 				same = false
 				break
 			}

@@ -2,6 +2,7 @@ package placement_test
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -98,6 +99,44 @@ func TestSolveResize_Errors(t *testing.T) {
 			require.EqualError(t, err, tc.want)
 			requireInputError(t, err)
 		})
+	}
+}
+
+// A template whose requests times an existing count pass int64 is an
+// error whether Existing is the reservation's own entries (compared with
+// it, the overflow bound computed once) or the same pods listed otherwise
+// (checked entry by entry): at the largest request that fits, both grow
+// alike; one more, both name the count.
+func TestSolveResize_ExistingCountsOverflowAtTheBound(t *testing.T) {
+	s, _ := rackNodes(t)
+	existing := []PodSetAssignment{{Node: "y0", Count: 6}}
+	rs := reserved(t, s, existing)
+	stored, ok := rs.PodSetUsage(Key{"default", "pg"}, "w")
+	require.True(t, ok)
+	listed := []PodSetAssignment{{Node: "y0", NodeID: -1, Count: 6}}
+	for _, tc := range []struct {
+		gpu  int64
+		want string
+	}{
+		{math.MaxInt64 / 6, ""},
+		{math.MaxInt64/6 + 1, `pod set "w" of PodGroup "default/pg": resize.existing[0].count: 6 pods' requests overflow int64`},
+	} {
+		g := elasticSet(7)
+		g.PodSets[0].Template.Requests = ResourceList{ResourceGPU: tc.gpu}
+		var got []Resized
+		for _, ex := range [][]PodSetAssignment{stored.Nodes, listed} {
+			r, err := SolveResize(rs, g, Resize{PodSet: "w", Existing: ex}, Options{})
+			if tc.want != "" {
+				require.EqualError(t, err, tc.want)
+				continue
+			}
+			require.NoError(t, err)
+			got = append(got, r)
+		}
+		if tc.want == "" {
+			require.Equal(t, got[0], got[1])
+			require.NotEqual(t, Scheduled, got[0].Decision.Status, "no node holds the request")
+		}
 	}
 }
 

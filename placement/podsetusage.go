@@ -208,6 +208,18 @@ func (n *Snapshot) checkUsage(u *PodSetUsage, nodes string) (*reservation, error
 func (n *Snapshot) usageRow(u *PodSetUsage, obj func() string) ([]int64, int64, error) {
 	vec := make([]int64, len(n.b.res))
 	vec[n.b.podsR] = 1
+	largest, err := n.requestRow(u, obj, vec)
+	if err != nil {
+		return nil, 0, err
+	}
+	return vec, largest, nil
+}
+
+// requestRow is usageRow writing u's requests into vec (n's resources
+// wide; nil: only checked, as a resize that compares its pods with the
+// stored reservation needs the largest request and no row): the largest
+// request (at least 1), or usageRow's error.
+func (n *Snapshot) requestRow(u *PodSetUsage, obj func() string, vec []int64) (int64, error) {
 	var largest int64 = 1
 	missing := false
 	for name, q := range u.Requests {
@@ -216,17 +228,19 @@ func (n *Snapshot) usageRow(u *PodSetUsage, obj func() string) ([]int64, int64, 
 			missing = missing || q > 0
 			continue
 		}
-		vec[j] = q
+		if vec != nil {
+			vec[j] = q
+		}
 		largest = max(largest, q)
 	}
 	if missing { // the first by name, whatever the map's order
 		for _, name := range slices.Sorted(maps.Keys(u.Requests)) {
 			if _, ok := n.b.resIdx[name]; !ok && u.Requests[name] > 0 {
-				return nil, 0, Errorf(ErrInvalid, obj(), "requests["+string(name)+"]", "no node has %s", name)
+				return 0, Errorf(ErrInvalid, obj(), "requests["+string(name)+"]", "no node has %s", name)
 			}
 		}
 	}
-	return vec, largest, nil
+	return largest, nil
 }
 
 // PodSetUsage returns the reservation of pod set podSet of group g (see
