@@ -166,11 +166,7 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 	if r.Grow != nil {
 		d, err = r.Grow(s, delta, keep())
 	} else {
-		nodes := make([]NodeID, len(existing))
-		for i, a := range existing {
-			nodes[i] = a.NodeID
-		}
-		own.gen = holding{opts.Generator, nodes}
+		own.gen = holding{gen: opts.Generator, existing: existing}
 		opts.Generator = &own.gen
 		d, err = Solve(s, delta, opts)
 	}

@@ -20,13 +20,15 @@ type PlacementNarrower interface {
 }
 
 // holding narrows a generator's placements to those holding every node of
-// nodes (ascending): an elastic set's delta joins its existing pods'
-// domain. A [PlacementNarrower] is asked for them alone; any other
-// generator's answer is filtered. It hands the answer back to a
-// [PlacementReleaser] when Solve is done with it, as Solve would.
+// existing (checked, in node order): an elastic set's delta joins its
+// existing pods' domain. A [PlacementNarrower] is asked for them alone;
+// any other generator's answer is filtered. It hands the answer back to a
+// [PlacementReleaser] when Solve is done with it, as Solve would. Without
+// a generator the one placement holds every node, and the nodes are not
+// listed (a set's existing pods may be on thousands).
 type holding struct {
-	gen   PlacementGenerator
-	nodes []NodeID
+	gen      PlacementGenerator
+	existing []PodSetAssignment
 }
 
 var _ PlacementReleaser = holding{}
@@ -35,16 +37,23 @@ func (h holding) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
 	if h.gen == nil {
 		return []Placement{{Nodes: s.b.allNodes}}, nil // holds every node
 	}
+	if len(h.existing) == 0 {
+		return h.gen.Generate(s, g) // no nodes to hold: every placement holds them
+	}
+	nodes := make([]NodeID, len(h.existing))
+	for i := range h.existing {
+		nodes[i] = h.existing[i].NodeID
+	}
 	var ps []Placement
 	var narrowed bool
 	var err error
-	if n, isN := h.gen.(PlacementNarrower); isN && len(h.nodes) > 0 {
-		ps, narrowed, err = n.GenerateHolding(s, g, h.nodes)
+	if n, isN := h.gen.(PlacementNarrower); isN {
+		ps, narrowed, err = n.GenerateHolding(s, g, nodes)
 	} else {
 		ps, err = h.gen.Generate(s, g)
 	}
-	if err != nil || narrowed || len(h.nodes) == 0 {
-		return ps, err // no nodes to hold: every placement holds them
+	if err != nil || narrowed {
+		return ps, err
 	}
 	var out []Placement
 	if _, own := h.gen.(PlacementReleaser); own {
@@ -53,7 +62,7 @@ func (h holding) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
 		out = make([]Placement, 0, len(ps))
 	}
 	for _, p := range ps {
-		if len(p.Nodes) == len(s.b.nodes) || !slices.ContainsFunc(h.nodes, func(id NodeID) bool { _, in := slices.BinarySearch(p.Nodes, id); return !in }) {
+		if len(p.Nodes) == len(s.b.nodes) || !slices.ContainsFunc(nodes, func(id NodeID) bool { _, in := slices.BinarySearch(p.Nodes, id); return !in }) {
 			out = append(out, p)
 		}
 	}
