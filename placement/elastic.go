@@ -166,8 +166,13 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 	if r.Grow != nil {
 		d, err = r.Grow(s, delta, keep())
 	} else {
-		own.gen = holding{gen: opts.Generator, existing: existing}
-		opts.Generator = &own.gen
+		// Without a generator Solve's one placement, every node, holds
+		// the existing pods as it is; no hook is then handed the group,
+		// so the Solve keeps its memory in its pooled scratch.
+		if opts.Generator != nil {
+			own.gen = holding{gen: opts.Generator, existing: existing}
+			opts.Generator = &own.gen
+		}
 		d, err = Solve(s, delta, opts)
 	}
 	if err != nil {

@@ -24,8 +24,8 @@ type PlacementNarrower interface {
 // existing pods' domain. A [PlacementNarrower] is asked for them alone;
 // any other generator's answer is filtered. It hands the answer back to a
 // [PlacementReleaser] when Solve is done with it, as Solve would. Without
-// a generator the one placement holds every node, and the nodes are not
-// listed (a set's existing pods may be on thousands).
+// a generator (SolveResize does not wrap none) the one placement holds
+// every node.
 type holding struct {
 	gen      PlacementGenerator
 	existing []PodSetAssignment

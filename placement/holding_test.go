@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	. "github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/placement/placementtest"
 )
 
 // narrower answers GenerateHolding with its own placements (ok set by
@@ -49,4 +51,55 @@ func TestSolveResize_AsksANarrower(t *testing.T) {
 		require.Equal(t, tc.rack, r.Decision.Placement.Name)
 		require.Equal(t, tc.delta, r.Decision.PodSetAssignments)
 	}
+}
+
+// everyNode proposes one placement of every node, as Solve does without a
+// generator, and is not a PlacementNarrower: SolveResize filters its answer.
+type everyNode struct{}
+
+func (everyNode) Generate(s *Snapshot, _ GroupView) ([]Placement, error) {
+	nodes := make([]NodeID, s.NumNodes())
+	for i := range nodes {
+		nodes[i] = NodeID(i)
+	}
+	return []Placement{{Nodes: nodes}}, nil
+}
+
+// Without a generator SolveResize hands the delta to Solve as it is (the
+// one placement of every node holds the existing pods) rather than
+// through its holding generator: it resizes exactly as with a generator
+// proposing every node, which goes the general way (filtered, Solve's
+// memory its own because a hook saw the group).
+func TestProp_ResizeWithoutGeneratorAsEveryNode(t *testing.T) {
+	grew := 0
+	rapid.Check(t, func(t *rapid.T) {
+		s0 := placementtest.Snapshots().Draw(t, "snapshot")
+		g := placementtest.Groups(s0).Draw(t, "group")
+		tmpl := g.Members[0]
+		tmpl.Name, tmpl.SchedulingGroup = "", ""
+		set := func(count int32) *Group {
+			return &Group{Namespace: "elastic", Name: "wl", MinCount: count, PodSets: []PodSet{{Name: "w", Count: count, Template: tmpl}}}
+		}
+		n := int32(rapid.IntRange(1, 6).Draw(t, "n"))
+		d, err := Solve(s0, set(n), Options{})
+		require.NoError(t, err)
+		if d.Status != Scheduled {
+			return
+		}
+		us, err := PodSetUsageOf(set(n), d)
+		require.NoError(t, err)
+		s, err := s0.Apply(Change{Reserve: us})
+		require.NoError(t, err)
+		m := n + int32(rapid.IntRange(1, 10).Draw(t, "more"))
+		r := Resize{PodSet: "w", Existing: us[0].Nodes}
+		got, err := SolveResize(s, set(m), r, Options{})
+		require.NoError(t, err)
+		want, err := SolveResize(s, set(m), r, Options{Generator: everyNode{}})
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+		if got.Decision.Status == Scheduled {
+			grew++
+		}
+	})
+	require.Positive(t, grew)
 }
