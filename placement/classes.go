@@ -417,6 +417,21 @@ func (sv *solver) untouched(set *classSet, from, to NodeID, limit int, buf []Nod
 	return buf
 }
 
+// aheadRoom returns an empty slice with room for n node IDs, carved from
+// the run's pooled lookups (sv.sc.ahead, emptied when a run makes its
+// sources): a source that runs out of the nodes it looked up takes more
+// room there instead of allocating it. A full arena is replaced by a
+// larger one; the sources still reading the old one keep it until the
+// run ends.
+func (sv *solver) aheadRoom(n int) []NodeID {
+	a := sv.sc.ahead
+	if cap(a)-len(a) < n {
+		a = make([]NodeID, 0, max(2*cap(a), n, 256))
+	}
+	sv.sc.ahead = a[:len(a)+n]
+	return a[len(a):len(a):len(a)+n]
+}
+
 // firstLookup is how many nodes a class's source looks up before the run
 // reaches it: most classes of a fragmented cluster score below the nodes
 // that take the whole run, and walking their bitmaps ahead would be wasted.
@@ -447,8 +462,8 @@ func (sv *solver) classSources(m *member, want int64, cls *nodeClasses, lo, hi N
 		sv.sc.sources = h
 	}
 	recheck := len(sv.w.touched) > 0
-	firsts := grow(sv.sc.firsts, firstLookup*len(cls.sets)) // every class's first lookup
-	sv.sc.firsts = firsts
+	sv.sc.ahead = sv.sc.ahead[:0] // the last run's sources are done with it
+	firsts := sv.aheadRoom(firstLookup * len(cls.sets))[:firstLookup*len(cls.sets)] // every class's first lookup
 	k := 0
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
@@ -579,7 +594,11 @@ func (sv *solver) drain(a *attempt, idx []int, h []source, last bool) {
 func (sv *solver) advance(h []source, want int64, placed int) []source {
 	src := &h[0]
 	if src.at == len(src.ahead) && src.set != nil {
-		src.ahead, src.at = sv.untouched(src.set, src.next+1, src.end, aheadOf(want, src.cap, placed), src.ahead[:0], src.recheck), 0
+		limit, buf := aheadOf(want, src.cap, placed), src.ahead[:0]
+		if cap(buf) < limit {
+			buf = sv.aheadRoom(limit)
+		}
+		src.ahead, src.at = sv.untouched(src.set, src.next+1, src.end, limit, buf, src.recheck), 0
 	}
 	if src.at < len(src.ahead) {
 		src.next = src.ahead[src.at]

@@ -31,7 +31,7 @@ type scratch struct {
 	keys, sortTmp    []uint64
 	runs             []setRun
 	sources          []source // a run's sources (see classSources), cleared on release
-	firsts           []NodeID // classSources' first lookups
+	ahead            []NodeID // a run's node lookups (see aheadRoom)
 	alike            alikeRun // placeAlike's, reset for each run
 	cons             cons     // the solver's, when the group has terms or sub-groups (see consreuse.go)
 	pos              []NodeID // the solver's pos
