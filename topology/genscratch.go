@@ -29,6 +29,12 @@ func (gs *genScratch) forget() {
 	classes := gs.b.classes[:cap(gs.b.classes)]
 	clear(classes)
 	gs.b = builder{classes: classes[:0]}
+	gs.forgetShape()
+}
+
+// forgetShape drops what the shape points to (the group, the snapshot),
+// keeping its memory: ScoreSums shapes a group in it as generate does.
+func (gs *genScratch) forgetShape() {
 	gs.sh = shape{requested: gs.sh.requested, vectors: gs.sh.vectors}
 }
 

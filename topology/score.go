@@ -95,7 +95,9 @@ func (sc *Scorer) ScoreSums(s *placement.Snapshot, g placement.GroupView, p *pla
 		copy(padded, requested)
 		requested = padded
 	}
-	sh := newShape(c, len(t.boundOf(s, g.Key()).nodes), g)
+	// The tree's shape, as generate's: t.mu is held until it is forgotten.
+	sh := shapeInto(&t.gen.sh, c, len(t.boundOf(s, g.Key()).nodes), g)
+	defer t.gen.forgetShape()
 	d := t.placementDomain(p)
 	// A caller may pass any count: one past what the score's products can
 	// hold counts as that much (no real group comes near).
