@@ -56,7 +56,11 @@ type Resized struct {
 	Decision Decision
 	// Assignments are the set's pods per node after the resize, sorted by
 	// node name: Existing plus the delta, or Existing less Removed; just
-	// Existing when the decision is not Scheduled.
+	// Existing when the decision is not Scheduled or the count stays —
+	// then the caller's Existing itself, not a copy, when it lists the
+	// snapshot's reservation of the set field for field (NodeIDs and set
+	// names set, as [PodSetUsageOf] and a Resized give them), and a copy
+	// otherwise. It never shares the snapshot's memory.
 	Assignments []PodSetAssignment
 	// Removed are the pods a shrink takes away, per node, sorted by node
 	// name.
@@ -104,9 +108,11 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 	}
 	var existing []PodSetAssignment
 	var have int64
-	stored := false // existing is the snapshot's reservation's own slice
+	// stored: existing is the snapshot's reservation's own slice; same:
+	// r.Existing lists it field for field, NodeIDs and set names too.
+	stored, same := false, false
 	if len(r.Existing) > 0 {
-		existing, stored, err = s.existingPods(&PodSetUsage{Group: g.Key(), PodSet: set.Name, Requests: set.Template.Requests, Nodes: r.Existing}, "resize.existing")
+		existing, stored, same, err = s.existingPods(&PodSetUsage{Group: g.Key(), PodSet: set.Name, Requests: set.Template.Requests, Nodes: r.Existing}, "resize.existing")
 		if err != nil {
 			return Resized{}, err
 		}
@@ -121,10 +127,15 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 			return Resized{}, Errorf(ErrInvalid, fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g)), "resize.existing", "differs from the snapshot's reservation of the set")
 		}
 	}
-	// keep is existing as the caller may own it: a copy of the
-	// snapshot's slice.
+	// keep is existing as the caller may own it: its own r.Existing when
+	// that equals the reservation field for field (no copy of a set's
+	// thousand entries for a resize that changes nothing), else a copy of
+	// the snapshot's slice.
 	keep := func() []PodSetAssignment {
-		if stored {
+		switch {
+		case same:
+			return r.Existing
+		case stored:
 			return slices.Clone(existing)
 		}
 		return existing // node ID order is node name order
@@ -190,17 +201,19 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 // (u's key): when u.Nodes list its entries one for one — what a host that
 // reserved the set passes back — they are its nodes, shared and not to be
 // modified, and only what reserving did not check is checked: u's
-// requests and each count's product with them. Otherwise checkUsage's
-// copy, with its errors.
-func (s *Snapshot) existingPods(u *PodSetUsage, field string) ([]PodSetAssignment, bool, error) {
+// requests and each count's product with them; same then says u.Nodes
+// equal them field for field (NodeIDs and set names as well), so that
+// u.Nodes may stand for them. Otherwise checkUsage's copy, with its
+// errors.
+func (s *Snapshot) existingPods(u *PodSetUsage, field string) (nodes []PodSetAssignment, stored, same bool, err error) {
 	if st, ok := s.PodSetUsage(u.Group, u.PodSet); ok && len(st.Nodes) == len(u.Nodes) {
 		obj := u.key().obj
 		if err := checkList(obj, "requests", u.Requests, true); err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		largest, err := s.requestRow(u, obj, nil)
 		if err != nil {
-			return nil, false, err
+			return nil, false, false, err
 		}
 		// A count's product with the largest request overflows exactly
 		// when the count exceeds MaxInt64/largest (both positive), so one
@@ -210,23 +223,24 @@ func (s *Snapshot) existingPods(u *PodSetUsage, field string) ([]PodSetAssignmen
 		if l := math.MaxInt64 / largest; l < MaxPending {
 			most = int32(l)
 		}
-		same := true
+		listed, same := true, true
 		for i := range u.Nodes {
 			a, b := &u.Nodes[i], &st.Nodes[i]
 			if a.Node != b.Node || a.Count != b.Count || a.PodSet != "" && a.PodSet != u.PodSet || a.Count > most {
-				same = false
+				listed = false
 				break
 			}
+			same = same && a.NodeID == b.NodeID && a.PodSet != ""
 		}
-		if same {
-			return st.Nodes, true, nil
+		if listed {
+			return st.Nodes, true, same, nil
 		}
 	}
 	res, err := s.checkUsage(u, field)
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
-	return res.u.Nodes, false, nil
+	return res.u.Nodes, false, false, nil
 }
 
 // shrink picks n of the pods of existing (in node ID order) to remove,

@@ -140,6 +140,33 @@ func TestSolveResize_ExistingCountsOverflowAtTheBound(t *testing.T) {
 	}
 }
 
+// A set that cannot grow, or keeps its count, answers the caller's own
+// Existing when it lists the reservation field for field (no copy), and a
+// copy when it lists the same pods without NodeIDs or set names; both
+// equal the reservation's entries and share none of the snapshot's memory.
+func TestSolveResize_KeptAnswersTheCallersExisting(t *testing.T) {
+	s, _ := rackNodes(t)
+	s = reserved(t, s, []PodSetAssignment{{Node: "y0", Count: 6}})
+	stored, _ := s.PodSetUsage(Key{"default", "pg"}, "w")
+	want := slices.Clone(stored.Nodes)
+	for _, count := range []int32{6, 40} { // keeps its count; more than the 4 nodes of 8 GPUs hold
+		same := slices.Clone(stored.Nodes)
+		r, err := SolveResize(s, elasticSet(count), Resize{PodSet: "w", Existing: same}, Options{})
+		require.NoError(t, err)
+		require.Equal(t, want, r.Assignments)
+		require.Same(t, &same[0], &r.Assignments[0], "count %d: the caller's Existing", count)
+		listed := []PodSetAssignment{{Node: "y0", NodeID: -1, Count: 6}}
+		r, err = SolveResize(s, elasticSet(count), Resize{PodSet: "w", Existing: listed}, Options{})
+		require.NoError(t, err)
+		require.Equal(t, want, r.Assignments)
+		require.NotSame(t, &listed[0], &r.Assignments[0])
+		require.NotSame(t, &stored.Nodes[0], &r.Assignments[0])
+		if count == 40 {
+			require.NotEqual(t, Scheduled, r.Decision.Status)
+		}
+	}
+}
+
 // An elastic resize never moves an existing pod: growing keeps every
 // existing pod where it is and adds the delta inside the required domain
 // (a rack) that holds them; shrinking only takes pods away; the count
@@ -189,7 +216,7 @@ func TestProp_ElasticResizeKeepsExistingPods(t *testing.T) {
 		require.Equal(t, r, r2)
 		stored, _ := s.PodSetUsage(Key{"elastic", "wl"}, "w")
 		stored.Nodes = slices.Clone(stored.Nodes)
-		r3, err := SolveResize(s, set(m), Resize{PodSet: "w", Existing: existing, Levels: levels}, opts)
+		r3, err := SolveResize(s, set(m), Resize{PodSet: "w", Existing: slices.Clone(existing), Levels: levels}, opts)
 		require.NoError(t, err)
 		for i := range r3.Assignments {
 			r3.Assignments[i].Count = -1

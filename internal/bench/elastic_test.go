@@ -127,12 +127,12 @@ func TestElasticMatrix_KeepsExisting(t *testing.T) {
 // BenchmarkResizeAnswer times, per cell of the elastic matrix, the least
 // any placement.SolveResize must do whatever it decides, given the cell's
 // own answer: compare Existing with the snapshot's reservation of the set
-// entry for entry (node name and count), as the resize must to keep
-// every existing pod where it is, and write the answer — the delta's
+// entry for entry (every field), as the resize must to keep every
+// existing pod where it is, and write the answer — the delta's
 // PodSetAssignments, one entry per node it uses, and the grown set's
-// Assignments, Existing merged with the delta in node order (Existing
-// copied when the set cannot grow: the caller may own what it gets),
-// each in a slice allocated for it. An elastic cell's decision cannot
+// Assignments, Existing merged with the delta in node order, each in a
+// slice allocated for it (when the set cannot grow, Existing itself: the
+// caller's own slice, as SolveResize answers it). An elastic cell's decision cannot
 // come closer to its floor than (this + the floor) / the floor.
 func BenchmarkResizeAnswer(b *testing.B) {
 	for _, c := range cells() {
@@ -155,12 +155,15 @@ func BenchmarkResizeAnswer(b *testing.B) {
 					return nil, nil
 				}
 				for i := range existing {
-					if existing[i].Node != stored[i].Node || existing[i].Count != stored[i].Count {
+					if existing[i] != stored[i] {
 						return nil, nil
 					}
 				}
 				var out []placement.PodSetAssignment
-				if len(delta) > 0 {
+				if len(delta) == 0 {
+					return nil, existing
+				}
+				{
 					out = make([]placement.PodSetAssignment, len(delta))
 					for i := range delta {
 						e, x := &out[i], &delta[i]
