@@ -429,7 +429,7 @@ func (sv *solver) aheadRoom(n int) []NodeID {
 		a = make([]NodeID, 0, max(2*cap(a), n, 256))
 	}
 	sv.sc.ahead = a[:len(a)+n]
-	return a[len(a):len(a):len(a)+n]
+	return a[len(a) : len(a) : len(a)+n]
 }
 
 // firstLookup is how many nodes a class's source looks up before the run
@@ -462,8 +462,10 @@ func (sv *solver) classSources(m *member, want int64, cls *nodeClasses, lo, hi N
 		sv.sc.sources = h
 	}
 	recheck := len(sv.w.touched) > 0
-	sv.sc.ahead = sv.sc.ahead[:0] // the last run's sources are done with it
-	firsts := sv.aheadRoom(firstLookup * len(cls.sets))[:firstLookup*len(cls.sets)] // every class's first lookup
+	// The last run's sources are done with the lookups' arena; every
+	// class's first lookup comes from it.
+	sv.sc.ahead = sv.sc.ahead[:0]
+	firsts := sv.aheadRoom(firstLookup * len(cls.sets))[:firstLookup*len(cls.sets)]
 	k := 0
 	for _, set := range cls.sets {
 		rep := b.typeRep[set.typ]
