@@ -13,8 +13,25 @@ import (
 
 // PlanOptions tune [Tree.PlanPodSets]. The zero value is Kueue's default
 // topology-aware scheduling (profile BestFit, LeastFreeCapacity for
-// unconstrained sets).
+// unconstrained sets), but for a PodSetGroup, which it places with
+// gangsched's group search unless KueueLeaderAware is set.
 type PlanOptions struct {
+	// KueueLeaderAware places a PodSetGroup of a one-pod leader and
+	// workers as Kueue v0.17 places it (findTopologyAssignment with a
+	// leader, pkg/cache/scheduler/tas_flavor_snapshot.go): as one request
+	// at the workers' level, each domain counting whether the leader fits
+	// and the workers beside it, sorted by the leader's room first, the
+	// last domain by best fit of the workers' room alone (which may pick
+	// one without the leader's: a required level then fails, a preferred
+	// one widens, as in Kueue), and carried down level by level with the
+	// whole group split among the children of the domains taken. Where
+	// Kueue loses the leader on the way (and so never admits the group)
+	// the group is Unschedulable. The steps are in kueuegroup.go and
+	// kueuegroupsearch.go. Without it a group goes to the first domain
+	// of its level, in best-fit order for its largest set, where every set
+	// fits, each set placed there in turn. KueueProfile and
+	// KueueBalancedProfile set it.
+	KueueLeaderAware bool
 	// Balanced spreads a set with a Preferred level evenly over the fewest
 	// domains of that level that hold it, inside one domain of the level
 	// above: the counts per domain differ by at most one slice, and among
@@ -526,6 +543,11 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 	}
 	if opts.KueueBalanced {
 		if msg, done := o.kueueBalancedGroup(rs, w, scope); done {
+			return msg
+		}
+	}
+	if opts.KueueLeaderAware {
+		if msg, done := o.kueueGroup(rs, w, scope); done {
 			return msg
 		}
 	}

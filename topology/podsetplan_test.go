@@ -201,12 +201,14 @@ func TestScenario_PodSetGroupSharesRack(t *testing.T) {
 
 // A PodSetGroup preferring a rack that no block holds widens past the
 // top level, as Kueue v0.17 widens a preferred group: a leader and 20
-// workers of one CPU over two blocks of 16 CPUs are placed set by set
-// over the cluster (before, they waited, "needs … in one rack"). The
-// real Kueue admitted them too (brk4's finding 02), its workers beside
-// the leader on b1-r1-h1 (3) and on b1's other hosts and 5 in b2/r1; set
-// by set, the workers leave the leader's host and fill b2/r1. 33 pods
-// fit nowhere and say so.
+// workers of one CPU over two blocks of 16 CPUs. The Kueue profiles place
+// them as Kueue does, as one request with the leader
+// (PlanOptions.KueueLeaderAware; real Kueue's answer, brk4's finding 02,
+// kube/testdata/kueue-oracle/podsetgroup-preferred-wide): the leader on
+// b1-r1-h1 with 3 workers beside it, b1's other hosts full, 5 on b2/r1.
+// The group search alone (no option) places them set by set over the
+// cluster, the workers leaving the leader's host and filling b2/r1. 33
+// pods fit nowhere and say so.
 func TestScenario_PodSetGroupPreferredWidensPastTop(t *testing.T) {
 	s := snapshot(t, brh(uniform(2, 2, 2, 4)))
 	g := &placement.Group{Namespace: "default", Name: "lws", MinCount: 21, PodSets: []placement.PodSet{
@@ -218,13 +220,20 @@ func TestScenario_PodSetGroupPreferredWidensPastTop(t *testing.T) {
 		p := plan(t, s, g, opts, reqs...)
 		require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
 		require.Equal(t, map[string]int32{"b1-r1-h1": 1}, counts(p.Decision, "leader"))
-		require.Equal(t, map[string]int32{"b1-r1-h2": 4, "b1-r2-h1": 4, "b1-r2-h2": 4, "b2-r1-h1": 4, "b2-r1-h2": 4}, counts(p.Decision, "workers"))
+		require.Equal(t, map[string]int32{"b1-r1-h1": 3, "b1-r1-h2": 4, "b1-r2-h1": 4, "b1-r2-h2": 4, "b2-r1-h1": 4, "b2-r1-h2": 1}, counts(p.Decision, "workers"))
 	}
+	p := plan(t, s, g, topology.PlanOptions{}, reqs...)
+	require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
+	require.Equal(t, map[string]int32{"b1-r1-h1": 1}, counts(p.Decision, "leader"))
+	require.Equal(t, map[string]int32{"b1-r1-h2": 4, "b1-r2-h1": 4, "b1-r2-h2": 4, "b2-r1-h1": 4, "b2-r1-h2": 4}, counts(p.Decision, "workers"))
 
 	g.PodSets[1].Count, g.MinCount = 32, 33
-	p := plan(t, s, g, topology.KueueProfile.Options(), reqs...)
+	p = plan(t, s, g, topology.PlanOptions{}, reqs...)
 	require.Equal(t, placement.Unschedulable, p.Decision.Status)
 	require.Contains(t, p.Decision.Message, `PodSetGroup "g" prefers pod sets "leader", "workers" in one topology.kubernetes.io/rack domain; neither one domain of any level nor the cluster holds them together`)
+	p = plan(t, s, g, topology.KueueProfile.Options(), reqs...)
+	require.Equal(t, placement.Unschedulable, p.Decision.Status)
+	require.Equal(t, `PodSetGroup "g" needs pod set "workers" (32 pods) beside leader "leader" in one domain of any level, nor across the cluster, as Kueue v0.17 places a leader and its workers as one request; the first in Kueue's order, b1, holds 15 beside the leader`, p.Decision.Message)
 }
 
 // An unconstrained set fills the nodes with the least free capacity

@@ -25,8 +25,10 @@ const (
 	// fewest slices that hold the set, then the fewest pods, then the
 	// path), LeastFreeCapacity for unconstrained sets, the fewest
 	// lower-level domains inside the chosen one (below the outermost
-	// slice level, the least free first, as Kueue v0.17 fills them), and
-	// a preferred level widening one level at a time.
+	// slice level, the least free first, as Kueue v0.17 fills them), a
+	// preferred level widening one level at a time, and a PodSetGroup of a
+	// one-pod leader and workers placed as one request with the leader
+	// ([PlanOptions].KueueLeaderAware).
 	KueueProfile
 	// KueueBalancedProfile is KueueProfile with Kueue v0.17's
 	// TASBalancedPlacement feature gate on ([PlanOptions].KueueBalanced):
@@ -68,9 +70,10 @@ func ParseProfile(s string) (Profile, error) {
 }
 
 // Options returns the plan options of the profile: KueueBalanced for
-// KueueBalancedProfile, BestFitInSlices for GangschedProfile.
+// KueueBalancedProfile, KueueLeaderAware for both Kueue profiles,
+// BestFitInSlices for GangschedProfile.
 func (p Profile) Options() PlanOptions {
-	return PlanOptions{KueueBalanced: p == KueueBalancedProfile, BestFitInSlices: p == GangschedProfile}
+	return PlanOptions{KueueBalanced: p == KueueBalancedProfile, KueueLeaderAware: p != GangschedProfile, BestFitInSlices: p == GangschedProfile}
 }
 
 // Planned reports whether a group with constraints cs is decided by
