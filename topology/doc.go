@@ -41,7 +41,9 @@
 // up to three slice layers, a PodSetGroup), Kueue's BestFit and
 // LeastFreeCapacity choices, its widening of a preferred level, its
 // balanced placement ([PlanOptions].KueueBalanced; gangsched's own even
-// spread is [PlanOptions].Balanced), and reasons that name the
+// spread is [PlanOptions].Balanced), its placement of a PodSetGroup's
+// leader and workers as one request ([PlanOptions].KueueLeaderAware;
+// gangsched's own group search otherwise), and reasons that name the
 // level that failed and by how much. Slices need it: the solver's
 // placements are node sets, which cannot say "four pods per rack". The
 // answer is a [placement.Decision] that [placement.Verify] accepts, and
