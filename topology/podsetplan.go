@@ -25,7 +25,8 @@ type PlanOptions struct {
 	// one without the leader's: a required level then fails, a preferred
 	// one widens, as in Kueue), and carried down level by level with the
 	// whole group split among the children of the domains taken. Where
-	// Kueue loses the leader on the way (and so never admits the group)
+	// that split does not complete or loses the leader (Kueue then writes
+	// assignments its Workload API refuses, and never admits the group)
 	// the group is Unschedulable. The steps are in kueuegroup.go and
 	// kueuegroupsearch.go. Without it a group goes to the first domain
 	// of its level, in best-fit order for its largest set, where every set
