@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -124,4 +125,149 @@ func BenchmarkAdmitKueueWorkloads_Preemption(b *testing.B) {
 			b.ReportMetric(float64(admitted), "admitted")
 		})
 	}
+}
+
+// fungibilityWorld is the world of the tester's genff.py
+// (brk4-findings/06-fungibility-preemption-slow), drawn from seed:
+// nf quota-only flavors (cpu on the even ones, memory on the odd), each
+// with one huge node; ncq ClusterQueues in three cohorts, each with a
+// random subset of the cpu and of the memory flavors at nominal quotas of
+// 0–20, preemption {withinClusterQueue LowerPriority, reclaimWithinCohort
+// Any, borrowWithinCohort LowerPriority} and a flavorFungibility drawn
+// from {}, TryNextFlavor borrow, MayStopSearch preempt, both
+// preferences, TryNextFlavor+MayStopSearch (only {} when defaultOnly);
+// nw Workloads of 1–6 pods of 1 CPU and 1Gi, priorities 0/5/10, a second
+// apart, each in a random ClusterQueue's LocalQueue. Not genff.py's
+// stream of draws: the same kind of world, not the same world.
+func fungibilityWorld(seed uint64, nf, ncq, nw int, defaultOnly bool) string {
+	r := rand.New(rand.NewPCG(seed, 0))
+	var b strings.Builder
+	for f := range nf {
+		fmt.Fprintf(&b, `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f%d}
+spec: {nodeLabels: {pool: p%d}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n%d, labels: {kubernetes.io/hostname: n%d, pool: p%d}}
+status: {allocatable: {cpu: "100000", memory: 100Ti, pods: "100000"}}
+`, f, f, f, f, f)
+	}
+	policies := []string{"{}", "{whenCanBorrow: TryNextFlavor}", "{whenCanPreempt: MayStopSearch}",
+		"{whenCanBorrow: TryNextFlavor, whenCanPreempt: TryNextFlavor, preference: PreemptionOverBorrowing}",
+		"{whenCanBorrow: TryNextFlavor, whenCanPreempt: TryNextFlavor, preference: BorrowingOverPreemption}",
+		"{whenCanBorrow: TryNextFlavor, whenCanPreempt: MayStopSearch}"}
+	// sample draws k of the flavors from first (0 or 1) on, every other
+	// one, in a random order.
+	sample := func(first int) []int {
+		var all []int
+		for f := first; f < nf; f += 2 {
+			all = append(all, f)
+		}
+		r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		return all[:1+r.IntN(max(1, nf/2))]
+	}
+	for c := range ncq {
+		policy := policies[r.IntN(len(policies))]
+		if defaultOnly {
+			policy = "{}"
+		}
+		fmt.Fprintf(&b, `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq%d}
+spec:
+  cohortName: co%d
+  namespaceSelector: {}
+  preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority}}
+  flavorFungibility: %s
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+`, c, c%3, policy)
+		for _, f := range sample(0) {
+			fmt.Fprintf(&b, "    - {name: f%d, resources: [{name: cpu, nominalQuota: %d}]}\n", f, r.IntN(21))
+		}
+		b.WriteString("  - coveredResources: [memory]\n    flavors:\n")
+		for _, f := range sample(1) {
+			fmt.Fprintf(&b, "    - {name: f%d, resources: [{name: memory, nominalQuota: %dGi}]}\n", f, r.IntN(21))
+		}
+		fmt.Fprintf(&b, `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {namespace: default, name: q%d}
+spec: {clusterQueue: cq%d}
+`, c, c)
+	}
+	for w := range nw {
+		at := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(w) * time.Second)
+		fmt.Fprintf(&b, `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: w%d, namespace: default, creationTimestamp: '%s'}
+spec:
+  queueName: q%d
+  priority: %d
+  podSets:
+  - name: main
+    count: %d
+    template:
+      spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
+`, w, at.Format(time.RFC3339), r.IntN(ncq), 5*r.IntN(3), 1+r.IntN(6))
+	}
+	return b.String()
+}
+
+// BenchmarkAdmitKueueWorkloads_Fungibility admits the genff.py world of
+// 06-fungibility-preemption-slow whole, per op: 8 flavors, 20
+// ClusterQueues in three cohorts, 400 Workloads, with preemption and
+// the flavor fungibilities mixed (ff=mixed) or all Kueue's default
+// (ff=default). Every head that does not fit searches for victims, and
+// under a fungibility other than the default grades each flavor by a
+// victim search of its own; the run tries every pending Workload again
+// after each admission or preemption.
+func BenchmarkAdmitKueueWorkloads_Fungibility(b *testing.B) {
+	for _, c := range []struct {
+		name        string
+		defaultOnly bool
+	}{{"mixed", false}, {"default", true}} {
+		b.Run("ff="+c.name+"/w=400", func(b *testing.B) {
+			benchAdmitWorld(b, fungibilityWorld(2, 8, 20, 400, c.defaultOnly))
+		})
+	}
+}
+
+// benchAdmitWorld admits the Workloads of world (a manifest) per op,
+// fresh ones each time, and reports how many were admitted.
+func benchAdmitWorld(b *testing.B, world string) {
+	var admitted int
+	for b.Loop() {
+		b.StopTimer()
+		// The run changes the Workloads: fresh ones per op.
+		objs, err := manifest.Decode("world.yaml", strings.NewReader(world), manifest.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cl, err := Load(objs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		_, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
+		if err != nil {
+			b.Fatal(err)
+		}
+		admitted = 0
+		for _, o := range outs {
+			if o.Action == KueueAdmitted || o.Action == KueueReadmitted {
+				admitted++
+			}
+		}
+	}
+	if admitted == 0 {
+		b.Fatal("nothing admitted")
+	}
+	b.ReportMetric(float64(admitted), "admitted")
 }
