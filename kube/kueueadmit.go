@@ -46,6 +46,10 @@ type KueueOptions struct {
 	// nil admits every Workload over the tree without quota (and preempts
 	// nothing).
 	Queues *KueueQueues
+	// noMemo turns off what the scheduling cycles keep between heads'
+	// nominations ([nominationMemo]): the tests compare the decisions
+	// made with and without it.
+	noMemo bool
 }
 
 // KueueAction says what admission did with a Workload.
@@ -482,6 +486,9 @@ type admitter struct {
 	// one scheduling cycle's nominations read of its starting state
 	// ([nominationCache]).
 	nominating *nominationCache
+	// memo, while not nil (the scheduling cycles), keeps each head's
+	// nomination with the state it was made on ([nominationMemo]).
+	memo *nominationMemo
 	// usageEpoch counts the changes [admitter.addUsage] made, and
 	// withoutHeld the changes [admitter.without] made and not yet put
 	// back: with both as they were, the usage is as it was.

@@ -91,7 +91,10 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	// Only settle (and writePending) change a Workload's status here;
 	// each change is reported to the holders' list.
 	a.holders = &holderCache{is: map[int]bool{}}
-	defer func() { a.holders, a.nominating = nil, nil }()
+	if !a.opts.noMemo {
+		a.memo = &nominationMemo{versions: map[string]int{}, trees: map[string]string{}, entries: map[int]memoEntry{}, sims: map[simKey]simEntry{}}
+	}
+	defer func() { a.holders, a.nominating, a.memo = nil, nil, nil }()
 	for {
 		heads := a.cycleHeads(pending, out, aside)
 		if !slices.ContainsFunc(heads, func(i int) bool { return !blocked[i] }) {
@@ -107,28 +110,9 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 		entries := make([]cycleEntry, 0, len(heads))
 		a.nominating = &nominationCache{collected: map[string][]*KueueClusterQueue{}}
 		for _, i := range heads {
-			ps, err := a.nominate(a.queue[i])
+			e, err := a.nominateEntry(i)
 			if err != nil {
 				return err
-			}
-			e := cycleEntry{i: i, ps: ps, borrow: a.borrowHeight(ps)}
-			if ps.plan.Decision.Status != placement.Scheduled {
-				if e.borrow, e.victims, e.vch, e.search, err = a.failedHeight(a.queue[i]); err != nil {
-					return err
-				}
-			} else if partialWords(a.queue[i], ps.w) != "" {
-				// Kueue tries preemption for the whole Workload before
-				// its smaller counts, at nomination too: with targets,
-				// the entry is the whole one, to preempt, and takes its
-				// place by them; without, it is the smaller counts'.
-				h, victims, ch, search, err := a.failedHeight(a.queue[i])
-				if err != nil {
-					return err
-				}
-				if len(victims) > 0 {
-					e.borrow, e.victims, e.vch = h, victims, ch
-				}
-				e.search = search
 			}
 			entries = append(entries, e)
 		}

@@ -143,7 +143,7 @@ func (a *admitter) simulator(cq *KueueClusterQueue, w *KueueWorkload) preemptSim
 	}
 	var all []*preemptCand
 	loaded := false
-	return func(fr flavorResource, val int64) flavorMode {
+	sim := func(fr flavorResource, val int64) flavorMode {
 		none := flavorMode{mode: modeNoCandidates, borrow: a.quota().borrowLevel(cq, fr, val)}
 		if !cq.Preemption.any(cq.Cohort != "") {
 			return none
@@ -169,6 +169,16 @@ func (a *admitter) simulator(cq *KueueClusterQueue, w *KueueWorkload) preemptSim
 		_, undo := a.usedWithout(removed)
 		m.borrow = a.quota().borrowLevel(cq, fr, val)
 		undo()
+		return m
+	}
+	// A grade made on the same state is kept ([admitter.simKept]).
+	return func(fr flavorResource, val int64) flavorMode {
+		key := simKey{w: w, fr: fr, val: val}
+		if m, ok := a.simKept(cq, key); ok {
+			return m
+		}
+		m := sim(fr, val)
+		a.keepSim(cq, key, m)
 		return m
 	}
 }
