@@ -92,7 +92,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	// each change is reported to the holders' list.
 	a.holders = &holderCache{is: map[int]bool{}}
 	if !a.opts.noMemo {
-		a.memo = &nominationMemo{versions: map[string]int{}, trees: map[string]string{}, entries: map[int]memoEntry{}, sims: map[simKey]simEntry{}}
+		a.newNominationMemo()
 	}
 	defer func() { a.holders, a.nominating, a.memo = nil, nil, nil }()
 	for {

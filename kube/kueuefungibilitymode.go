@@ -177,8 +177,9 @@ func (a *admitter) simulator(cq *KueueClusterQueue, w *KueueWorkload) preemptSim
 		if m, ok := a.simKept(cq, key); ok {
 			return m
 		}
+		at := a.memoClock()
 		m := sim(fr, val)
-		a.keepSim(cq, key, m)
+		a.keepSim(key, at, m)
 		return m
 	}
 }

@@ -7,31 +7,48 @@ import (
 // nominationMemo keeps, during the scheduling cycles
 // ([admitter.admitInCycles]), each head's nomination (its plan, and when
 // it does not fit its preemption search: [admitter.nominateEntry]) with
-// what it was computed on, so that a head tried again on the same state
-// is not planned and searched again.
+// when it was computed, so that a head tried again on a state that is the
+// same for it is not planned and searched again.
 //
 // Every BestEffortFIFO head that does not fit is set aside until a cycle
 // of its round admits or preempts; then every pending Workload is tried
-// again, cycle after cycle, in every cohort tree. A change in one cohort
-// tree leaves the others' heads as they were: a head's flavors, plan and
-// victims read only its ClusterQueue's cohort tree (its quota, usage and
-// the Workloads holding quota there), the nodes (a.s) and the Workload
-// itself. In worlds of several cohorts most heads tried again were thus
-// tried on the same state, and with preemption each try is a search over
-// the cohort's admitted Workloads per flavor.
+// again, cycle after cycle. What a head's flavors, plan and victims read
+// is its ClusterQueue's cohort tree in the flavor-resources of that
+// ClusterQueue's resource groups (their quota and usage, and the
+// Workloads holding quota there), the nodes (a.s) and the Workload
+// itself: a change in another tree, or in flavors its ClusterQueue does
+// not list, leaves it as it was. In worlds of several cohorts and many
+// flavors most heads tried again were thus tried on the same state, and
+// with preemption each try is a search over the cohort's admitted
+// Workloads per flavor.
 //
-// The state is read as: the version of the head's cohort tree (bumped by
-// [admitter.touch] at every change of usage or of a quota holder's status
-// in it), the snapshot a.s (immutable: every change makes a new one; the
-// entry keeps it, so its address is not reused), and the head's
-// *KueueWorkload (a preempted Workload is queued again as a new one).
-// Under fair sharing nothing is kept: its order and searches read shares
-// that this does not track.
+// The changes are recorded by a clock: every change of usage marks its
+// tree and flavor-resources ([admitter.touchUsage]), every change of a
+// quota holder marks the flavor-resources of its usage, and the whole
+// tree when the holders' metadata.uid are mixed (the victims' order reads
+// whether every candidate has one) or the change is of another kind
+// ([admitter.touch]). An entry holds while nothing it reads was marked
+// after it was made, the snapshot a.s is the one it was made on
+// (immutable: every change makes a new one; the entry keeps it, so its
+// address is not reused), and the head is the same *KueueWorkload (a
+// preempted Workload is queued again as a new one). Under fair sharing
+// nothing is kept: its order and searches read shares that this does not
+// track.
 type nominationMemo struct {
-	// versions are the cohort trees' versions, by [admitter.treeKey].
-	versions map[string]int
-	// trees keeps each ClusterQueue's tree key, by name.
+	// clock counts the changes marked.
+	clock int
+	// trees keeps each ClusterQueue's tree key, by name
+	// ([admitter.treeKey]), and reads the flavor-resources of each
+	// ClusterQueue's resource groups.
 	trees map[string]string
+	reads map[*KueueClusterQueue][]flavorResource
+	// treeChanged is the clock of each tree's last change of any kind,
+	// frChanged of the last change in a flavor-resource of a tree.
+	treeChanged map[string]int
+	frChanged   map[treeFR]int
+	// uids says, per tree, whether a quota holder without metadata.uid
+	// (bit 1) and one with (bit 2) were seen there.
+	uids map[string]uint8
 	// entries are the last nomination of each head, by queue index.
 	entries map[int]memoEntry
 	// sims are the flavor-resources graded by a quota-only victim search
@@ -39,17 +56,35 @@ type nominationMemo struct {
 	sims map[simKey]simEntry
 }
 
-// memoEntry is a head's nomination and the state it was made on.
+// treeFR is a flavor-resource of a cohort tree.
+type treeFR struct {
+	tree string
+	fr   flavorResource
+}
+
+// memoEntry is a head's nomination, the Workload and snapshot it was made
+// on, and the clock then.
 type memoEntry struct {
-	w       *KueueWorkload
-	s       *placement.Snapshot
-	tree    string
-	version int
-	entry   cycleEntry
+	w     *KueueWorkload
+	s     *placement.Snapshot
+	at    int
+	entry cycleEntry
+}
+
+// newNominationMemo is an empty memo for the Workloads of a.queue, the
+// metadata.uid of those holding quota now marked.
+func (a *admitter) newNominationMemo() *nominationMemo {
+	a.memo = &nominationMemo{trees: map[string]string{}, reads: map[*KueueClusterQueue][]flavorResource{},
+		treeChanged: map[string]int{}, frChanged: map[treeFR]int{}, uids: map[string]uint8{},
+		entries: map[int]memoEntry{}, sims: map[simKey]simEntry{}}
+	for _, h := range a.quotaHolders() {
+		a.noteHolder(h.w, h.cq.Name)
+	}
+	return a.memo
 }
 
 // treeKey names the cohort tree of ClusterQueue cq: the root of its
-// cohort, "" for every ClusterQueue without one (they share a version,
+// cohort, "" for every ClusterQueue without one (they share their marks,
 // which only costs reuse). A tree whose walk up meets a cycle of
 // spec.parentName shares one key with every other such tree: from
 // different cohorts of one cycle the walk ends at different cohorts.
@@ -75,39 +110,133 @@ func (a *admitter) treeKey(cq string) string {
 	return key
 }
 
-// touch records a change in the cohort tree of ClusterQueue cq: every
-// nomination kept for a head there is stale.
+// readsOf are the flavor-resources of cq's resource groups: all that its
+// Workloads' flavor choices and victim searches read of usage.
+func (a *admitter) readsOf(cq *KueueClusterQueue) []flavorResource {
+	m := a.memo
+	if frs, ok := m.reads[cq]; ok {
+		return frs
+	}
+	var frs []flavorResource
+	for _, g := range cq.Groups {
+		for _, fq := range g.Flavors {
+			for _, r := range g.Covered {
+				frs = append(frs, flavorResource{fq.Flavor, r})
+			}
+		}
+	}
+	m.reads[cq] = frs
+	return frs
+}
+
+// touch marks a change of any kind in the cohort tree of ClusterQueue
+// cq: every nomination kept for a head there is stale.
 func (a *admitter) touch(cq string) {
 	if a.memo == nil {
 		return
 	}
-	a.memo.versions[a.treeKey(cq)]++
+	a.memo.clock++
+	a.memo.treeChanged[a.treeKey(cq)] = a.memo.clock
+}
+
+// touchUsage marks a change of ClusterQueue cq's usage, or of a quota
+// holder of cq, in the flavor-resources of u.
+func (a *admitter) touchUsage(cq string, u map[flavorResource]int64) {
+	m := a.memo
+	if m == nil || len(u) == 0 {
+		return
+	}
+	m.clock++
+	tree := a.treeKey(cq)
+	for fr := range u {
+		m.frChanged[treeFR{tree, fr}] = m.clock
+	}
+}
+
+// noteHolder records that w came to hold quota in ClusterQueue cq, or
+// stopped: once the tree has held Workloads both with and without
+// metadata.uid, any such change may reorder a search's victims, and marks
+// the whole tree.
+func (a *admitter) noteHolder(w *KueueWorkload, cq string) {
+	m := a.memo
+	if m == nil {
+		return
+	}
+	bit := uint8(2)
+	if w.Obj.UID == "" {
+		bit = 1
+	}
+	tree := a.treeKey(cq)
+	m.uids[tree] |= bit
+	if m.uids[tree] == 3 {
+		a.touch(cq)
+	}
+}
+
+// holderChanged marks the change of status of a.queue[i], which holds
+// quota now or did before (wasHolder): the flavor-resources of the usage
+// it holds now, and, if it held quota before, its whole tree (a holder
+// losing quota in a preemption is marked by [admitter.issuePreemptions]
+// instead, which knows what it held).
+func (a *admitter) holderChanged(i int, wasHolder bool) {
+	if a.memo == nil {
+		return
+	}
+	w := a.queue[i]
+	if name, u := a.opts.Queues.admittedUsage(w); name != "" {
+		a.touchUsage(name, u)
+		a.noteHolder(w, name)
+	}
+	if wasHolder {
+		if cq, why := a.route(w); why == "" {
+			a.touch(cq.Name)
+		}
+	}
+}
+
+// fresh reports whether nothing that a Workload of cq reads was marked
+// changed after clock at.
+func (a *admitter) fresh(cq *KueueClusterQueue, at int) bool {
+	m := a.memo
+	tree := a.treeKey(cq.Name)
+	if m.treeChanged[tree] > at {
+		return false
+	}
+	for _, fr := range a.readsOf(cq) {
+		if m.frChanged[treeFR{tree, fr}] > at {
+			return false
+		}
+	}
+	return true
+}
+
+// memoOn reports whether the memo is kept and read now: in the
+// scheduling cycles, without fair sharing, with no candidates' quota
+// taken out of the usage for a while ([admitter.without]).
+func (a *admitter) memoOn() bool {
+	return a.memo != nil && a.withoutHeld == 0 && a.opts.Queues.FairSharing == nil
 }
 
 // nominateEntry is the cycle entry of head a.queue[i]: its plan on the
 // state now, and, when it does not fit (or fits only at smaller counts),
 // its preemption search ([admitter.failedHeight]); as kept when the head
-// was nominated before on the same state.
+// was nominated before on a state the same for it.
 func (a *admitter) nominateEntry(i int) (cycleEntry, error) {
 	w := a.queue[i]
-	m := a.memo
-	key := ""
 	cq, why := a.route(w)
-	use := m != nil && a.withoutHeld == 0 && a.opts.Queues.FairSharing == nil
-	if use && why == "" {
-		key = a.treeKey(cq.Name)
+	if why != "" || !a.memoOn() {
+		return a.nominateFresh(i)
 	}
-	if use {
-		if e, ok := m.entries[i]; ok && e.w == w && e.s == a.s && e.tree == key && e.version == m.versions[key] {
-			return e.entry, nil
-		}
+	m := a.memo
+	if e, ok := m.entries[i]; ok && e.w == w && e.s == a.s && a.fresh(cq, e.at) {
+		return e.entry, nil
 	}
+	at := m.clock
 	e, err := a.nominateFresh(i)
-	if err != nil || !use || a.withoutHeld != 0 {
-		return e, err
+	if err == nil && a.memoOn() && m.clock == at {
+		m.entries[i] = memoEntry{w: w, s: a.s, at: at, entry: e}
 	}
-	m.entries[i] = memoEntry{w: w, s: a.s, tree: key, version: m.versions[key], entry: e}
-	return e, nil
+	return e, err
 }
 
 // nominateFresh is [admitter.nominateEntry] computed on the state now.
@@ -148,34 +277,40 @@ type simKey struct {
 	val int64
 }
 
-// simEntry is a graded flavor-resource and its tree's version then.
+// simEntry is a graded flavor-resource and the clock when it was graded.
 type simEntry struct {
-	version int
-	mode    flavorMode
+	at   int
+	mode flavorMode
 }
 
-// simKept is the grade kept for key in ClusterQueue cq's tree, when it
-// was made on the state now. A head's flavors are graded on the same
+// simKept is the grade kept for key in ClusterQueue cq, when it was made
+// on a state the same for it. A head's flavors are graded on the same
 // state up to three times a cycle: to plan it ([admitter.planInFlavors]),
 // to seek its victims ([admitter.preempt]) and to find the flavors it
 // would preempt in ([admitter.preemptFlavors]).
 func (a *admitter) simKept(cq *KueueClusterQueue, key simKey) (flavorMode, bool) {
-	m := a.memo
-	if m == nil || a.withoutHeld != 0 || a.opts.Queues.FairSharing != nil {
+	if !a.memoOn() {
 		return flavorMode{}, false
 	}
-	e, ok := m.sims[key]
-	if !ok || e.version != m.versions[a.treeKey(cq.Name)] {
+	e, ok := a.memo.sims[key]
+	if !ok || !a.fresh(cq, e.at) {
 		return flavorMode{}, false
 	}
 	return e.mode, true
 }
 
-// keepSim keeps grade mode of key in cq's tree ([admitter.simKept]).
-func (a *admitter) keepSim(cq *KueueClusterQueue, key simKey, mode flavorMode) {
-	m := a.memo
-	if m == nil || a.withoutHeld != 0 || a.opts.Queues.FairSharing != nil {
-		return
+// keepSim keeps grade mode of key in cq, graded since clock at
+// ([admitter.simKept]).
+func (a *admitter) keepSim(key simKey, at int, mode flavorMode) {
+	if a.memoOn() && a.memo.clock == at {
+		a.memo.sims[key] = simEntry{at: at, mode: mode}
 	}
-	m.sims[key] = simEntry{version: m.versions[a.treeKey(cq.Name)], mode: mode}
+}
+
+// memoClock is the memo's clock now (0 without one).
+func (a *admitter) memoClock() int {
+	if a.memo == nil {
+		return 0
+	}
+	return a.memo.clock
 }

@@ -343,16 +343,11 @@ type holderCache struct {
 // statusChanged drops the kept [admitter.quotaHolders] list when the
 // status of a.queue[i] changed and i was in it, or, for any i, when held
 // says a Workload may have come to hold quota or lost it (an admission,
-// a preemption). The cohort trees of its ClusterQueues are then changed
-// for the nominations kept ([admitter.touch]).
+// a preemption); the nominations kept are told what it changed
+// ([admitter.holderChanged]).
 func (a *admitter) statusChanged(i int, held bool) {
 	if a.holders != nil && (held || a.holders.is[i]) {
-		if cq, why := a.route(a.queue[i]); why == "" {
-			a.touch(cq.Name)
-		}
-		if name, _ := a.opts.Queues.admittedUsage(a.queue[i]); name != "" {
-			a.touch(name)
-		}
+		a.holderChanged(i, a.holders.is[i])
 		a.holders.ok = false
 		a.holders.gen++
 	}
@@ -916,7 +911,8 @@ func (a *admitter) issuePreemptions(w *KueueWorkload, targets []preemptTarget, o
 	var names []string
 	for _, t := range targets {
 		v := t.cand.w
-		a.touch(t.cand.cq.Name)
+		a.touchUsage(t.cand.cq.Name, t.cand.usage)
+		a.noteHolder(v, t.cand.cq.Name)
 		msg := fmt.Sprintf("Preempted to accommodate a workload (UID: %s, JobUID: %s) due to %s; preemptor path: %s; preemptee path: %s",
 			uid, job, preemptionReasons[t.reason], q.cqPath(cq.Name), q.cqPath(t.cand.cq.Name))
 		a.releaseQuota(v)

@@ -109,7 +109,7 @@ func (a *admitter) addUsage(cq string, u map[flavorResource]int64, sign int64) {
 		return
 	}
 	a.usageEpoch++
-	a.touch(cq)
+	a.touchUsage(cq, u)
 	if a.used[cq] == nil {
 		a.used[cq] = map[flavorResource]int64{}
 	}
