@@ -90,7 +90,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	progressed, requeue := false, false
 	// Only settle (and writePending) change a Workload's status here;
 	// each change is reported to the holders' list.
-	a.holders = &holderCache{is: map[int]bool{}}
+	a.holders = &holderCache{is: map[int]bool{}, dirty: map[int]bool{}}
 	if !a.opts.noMemo {
 		a.newNominationMemo()
 	}

@@ -298,25 +298,12 @@ func (a *admitter) quotaHolders() []quotaHolder {
 	if a.holders != nil && a.holders.ok {
 		return a.holders.list
 	}
-	q := a.opts.Queues
-	inactive := map[*KueueClusterQueue]bool{}
 	var list []quotaHolder
-	for i, v := range a.queue {
-		name, u := q.admittedUsage(v)
-		if name == "" {
-			continue
+	inactive := map[*KueueClusterQueue]bool{}
+	for i := range a.queue {
+		if h, ok := a.holderAt(i, inactive); ok {
+			list = append(list, h)
 		}
-		vcq := q.ClusterQueues[name]
-		off, ok := inactive[vcq]
-		if !ok {
-			off = vcq == nil || q.inactive(vcq) != ""
-			inactive[vcq] = off
-		}
-		if off {
-			continue
-		}
-		list = append(list, quotaHolder{i: i, w: v, cq: vcq, root: q.cohortRoot(vcq.Cohort), usage: u, reserved: a.reservedAt(v),
-			evicted: apimeta.IsStatusConditionTrue(v.Obj.Status.Conditions, kueue.WorkloadEvicted)})
 	}
 	if a.holders != nil {
 		a.holders.list, a.holders.ok = list, true
@@ -328,16 +315,74 @@ func (a *admitter) quotaHolders() []quotaHolder {
 	return list
 }
 
+// holderAt is a.queue[i] as a quota holder of an active ClusterQueue,
+// false when it is none ([admitter.quotaHolders]). While a.holders is on
+// it is kept per index until the Workload's status changes
+// ([admitter.statusChanged], [admitter.issuePreemptions] mark it) or the
+// queue holds another Workload there: reading every Workload's admission
+// again at each change of one was a fifth of a crowded run.
+func (a *admitter) holderAt(i int, inactive map[*KueueClusterQueue]bool) (quotaHolder, bool) {
+	v := a.queue[i]
+	c := a.holders
+	if c != nil && i < len(c.at) && c.at[i].w == v && !c.dirty[i] {
+		return c.at[i].h, c.at[i].ok
+	}
+	h, ok := a.readHolder(i, v, inactive)
+	if c != nil {
+		if len(c.at) < len(a.queue) {
+			c.at = make([]keptHolder, len(a.queue))
+		}
+		c.at[i] = keptHolder{w: v, h: h, ok: ok}
+		delete(c.dirty, i)
+	}
+	return h, ok
+}
+
+// keptHolder is what [admitter.holderAt] keeps for a queue index: the
+// Workload read, and it as a quota holder (ok false: none).
+type keptHolder struct {
+	w  *KueueWorkload
+	h  quotaHolder
+	ok bool
+}
+
+// readHolder reads Workload v, at index i of the queue, as a quota
+// holder of an active ClusterQueue; false when it holds none or its
+// ClusterQueue is inactive (kept in inactive by ClusterQueue).
+func (a *admitter) readHolder(i int, v *KueueWorkload, inactive map[*KueueClusterQueue]bool) (quotaHolder, bool) {
+	q := a.opts.Queues
+	name, u := q.admittedUsage(v)
+	if name == "" {
+		return quotaHolder{}, false
+	}
+	vcq := q.ClusterQueues[name]
+	off, ok := inactive[vcq]
+	if !ok {
+		off = vcq == nil || q.inactive(vcq) != ""
+		inactive[vcq] = off
+	}
+	if off {
+		return quotaHolder{}, false
+	}
+	return quotaHolder{i: i, w: v, cq: vcq, root: q.cohortRoot(vcq.Cohort), usage: u, reserved: a.reservedAt(v),
+		evicted: apimeta.IsStatusConditionTrue(v.Obj.Status.Conditions, kueue.WorkloadEvicted)}, true
+}
+
 // holderCache is the list [admitter.quotaHolders] keeps, and which queue
 // indexes it holds.
 //
 // gen counts the times it was dropped: what was computed from the
 // Workloads' statuses in one generation holds while gen is the same.
+//
+// at keeps each queue index's Workload as a holder ([admitter.holderAt]);
+// dirty are the indexes whose status changed since.
 type holderCache struct {
-	list []quotaHolder
-	is   map[int]bool
-	ok   bool
-	gen  int
+	list  []quotaHolder
+	is    map[int]bool
+	ok    bool
+	gen   int
+	at    []keptHolder
+	dirty map[int]bool
 }
 
 // statusChanged drops the kept [admitter.quotaHolders] list when the
@@ -346,6 +391,9 @@ type holderCache struct {
 // a preemption); the nominations kept are told what it changed
 // ([admitter.holderChanged]).
 func (a *admitter) statusChanged(i int, held bool) {
+	if a.holders != nil {
+		a.holders.dirty[i] = true
+	}
 	if a.holders != nil && (held || a.holders.is[i]) {
 		a.holderChanged(i, a.holders.is[i])
 		a.holders.ok = false
@@ -913,6 +961,9 @@ func (a *admitter) issuePreemptions(w *KueueWorkload, targets []preemptTarget, o
 		v := t.cand.w
 		a.touchUsage(t.cand.cq.Name, t.cand.usage)
 		a.noteHolder(v, t.cand.cq.Name)
+		if a.holders != nil {
+			a.holders.dirty[t.cand.i] = true
+		}
 		msg := fmt.Sprintf("Preempted to accommodate a workload (UID: %s, JobUID: %s) due to %s; preemptor path: %s; preemptee path: %s",
 			uid, job, preemptionReasons[t.reason], q.cqPath(cq.Name), q.cqPath(t.cand.cq.Name))
 		a.releaseQuota(v)
