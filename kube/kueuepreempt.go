@@ -152,10 +152,14 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	var best []preemptTarget
 	var bestCh flavorChoice
 	bestRank := -1
+	// The flavors are chosen as if every candidate were gone; the
+	// victims are then sought at the usage as it is. The tree without
+	// them is asked for once per search: asked at each flavor tried, it
+	// copied every ClusterQueue's usage at the second for candidates it
+	// had not seen in an earlier search.
+	kt, kept := a.goneTree(all)
 	for {
-		// The flavors are chosen as if every candidate were gone; the
-		// victims are then sought at the usage as it is.
-		t, kept := a.goneTree(all)
+		t := kt
 		undo := func() {}
 		if !kept {
 			if gone == nil {
