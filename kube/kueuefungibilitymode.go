@@ -173,7 +173,7 @@ func (a *admitter) simulator(cq *KueueClusterQueue, w *KueueWorkload) preemptSim
 	}
 	// A grade made on the same state is kept ([admitter.simKept]).
 	return func(fr flavorResource, val int64) flavorMode {
-		key := simKey{w: w, fr: fr, val: val}
+		key := a.simKeyOf(cq, w, fr, val)
 		if m, ok := a.simKept(cq, key); ok {
 			return m
 		}

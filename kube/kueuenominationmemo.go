@@ -1,6 +1,10 @@
 package kube
 
 import (
+	"time"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -268,13 +272,33 @@ func (a *admitter) nominateFresh(i int) (cycleEntry, error) {
 }
 
 // simKey is what a quota-only victim search of [admitter.simulator]
-// reads besides its cohort tree: the pending Workload (its priority and
-// creation choose the candidates) and the flavor-resource and quantity
-// it grades. Its ClusterQueue is the Workload's.
+// reads besides its cohort tree: the pending Workload's ClusterQueue, its
+// priority and, when a policy of the ClusterQueue reads it, its creation
+// (they choose the candidates and their kinds), and the flavor-resource
+// and quantity it grades. A Workload holding quota is a key of its own
+// (w), as it is left out of its candidates. The search reads nothing else
+// of the Workload: its flavor choice is the quantity alone, on quota
+// alone. So the heads a ClusterQueue takes in turn, while the flavors it
+// reads are unchanged, share their grades.
 type simKey struct {
-	w   *KueueWorkload
-	fr  flavorResource
-	val int64
+	cq      *KueueClusterQueue
+	w       *KueueWorkload
+	pri     int32
+	created time.Time
+	fr      flavorResource
+	val     int64
+}
+
+// simKeyOf is the [simKey] of pending Workload w of cq grading val of fr.
+func (a *admitter) simKeyOf(cq *KueueClusterQueue, w *KueueWorkload, fr flavorResource, val int64) simKey {
+	k := simKey{cq: cq, pri: w.Priority, fr: fr, val: val}
+	if p := cq.Preemption; p.WithinClusterQueue == kueue.PreemptionPolicyLowerOrNewerEqualPriority || p.ReclaimWithinCohort == kueue.PreemptionPolicyLowerOrNewerEqualPriority {
+		k.created = w.Created
+	}
+	if name, _ := a.opts.Queues.admittedUsage(w); name != "" {
+		k.w = w
+	}
+	return k
 }
 
 // simEntry is a graded flavor-resource and the clock when it was graded.
