@@ -308,7 +308,8 @@ type simEntry struct {
 }
 
 // simKept is the grade kept for key in ClusterQueue cq, when it was made
-// on a state the same for it. A head's flavors are graded on the same
+// on a state the same for it: nothing marked since in its
+// flavor-resource, nor in its tree as a whole. A head's flavors are graded on the same
 // state up to three times a cycle: to plan it ([admitter.planInFlavors]),
 // to seek its victims ([admitter.preempt]) and to find the flavors it
 // would preempt in ([admitter.preemptFlavors]).
@@ -317,7 +318,14 @@ func (a *admitter) simKept(cq *KueueClusterQueue, key simKey) (flavorMode, bool)
 		return flavorMode{}, false
 	}
 	e, ok := a.memo.sims[key]
-	if !ok || !a.fresh(cq, e.at) {
+	if !ok {
+		return flavorMode{}, false
+	}
+	// The search reads the usage of key.fr alone: the candidates using
+	// it, the ClusterQueues and cohorts over their quota of it, cq's room
+	// in it and its borrowing height there.
+	m, tree := a.memo, a.treeKey(cq.Name)
+	if m.treeChanged[tree] > e.at || m.frChanged[treeFR{tree, key.fr}] > e.at {
 		return flavorMode{}, false
 	}
 	return e.mode, true
