@@ -30,7 +30,8 @@ type Resize struct {
 	Levels []string
 	// Grow, when set, places a growth's delta in place of Solve: it gets
 	// the delta group (as SolveResize builds it: the set alone, its Count
-	// M−N) and Existing as checked (NodeIDs set, in node order), and
+	// M−N) and Existing as checked (NodeIDs set, in node order, shared:
+	// not to be modified), and
 	// returns the delta group's decision as Solve would (Scheduled with
 	// the delta's PodSetAssignments in node order, or not Scheduled with
 	// the reason). The opts of SolveResize are then not used.
@@ -175,7 +176,7 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 	}
 	var d Decision
 	if r.Grow != nil {
-		d, err = r.Grow(s, delta, keep())
+		d, err = r.Grow(s, delta, existing)
 	} else {
 		// Without a generator Solve's one placement, every node, holds
 		// the existing pods as it is; no hook is then handed the group,
@@ -233,6 +234,10 @@ func (s *Snapshot) existingPods(u *PodSetUsage, field string) (nodes []PodSetAss
 			same = same && a.NodeID == b.NodeID && a.PodSet != ""
 		}
 		if listed {
+			// u.Nodes taken straight from the snapshot (PodSetUsage's own
+			// slice) must not stand for it: an answer handed back as the
+			// caller's would be the snapshot's memory.
+			same = same && &u.Nodes[0] != &st.Nodes[0]
 			return st.Nodes, true, same, nil
 		}
 	}

@@ -167,6 +167,30 @@ func TestSolveResize_KeptAnswersTheCallersExisting(t *testing.T) {
 	}
 }
 
+// Existing taken straight from the snapshot (PodSetUsage's own slice, as
+// Resize.Existing's doc invites) is never answered back as it is: the
+// answer is a copy, so a caller editing it leaves the reservation whole,
+// and a later resize with the true pods is accepted (found by the tester
+// brk5: the answer was the snapshot's slice).
+func TestSolveResize_StoredExistingAnsweredAsACopy(t *testing.T) {
+	s, _ := rackNodes(t)
+	s = reserved(t, s, []PodSetAssignment{{Node: "y0", Count: 6}})
+	key := Key{Namespace: "default", Name: "pg"}
+	stored, _ := s.PodSetUsage(key, "w")
+	want := slices.Clone(stored.Nodes)
+	for _, count := range []int32{6, 40} { // keeps its count; cannot grow
+		r, err := SolveResize(s, elasticSet(count), Resize{PodSet: "w", Existing: stored.Nodes}, Options{})
+		require.NoError(t, err)
+		require.Equal(t, want, r.Assignments)
+		require.NotSame(t, &stored.Nodes[0], &r.Assignments[0], "count %d", count)
+		r.Assignments[0].Count = 1
+		again, _ := s.PodSetUsage(key, "w")
+		require.Equal(t, want, again.Nodes, "count %d: the reservation after the answer was edited", count)
+		_, err = SolveResize(s, elasticSet(8), Resize{PodSet: "w", Existing: want}, Options{})
+		require.NoError(t, err)
+	}
+}
+
 // An elastic resize never moves an existing pod: growing keeps every
 // existing pod where it is and adds the delta inside the required domain
 // (a rack) that holds them; shrinking only takes pods away; the count
