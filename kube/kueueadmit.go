@@ -397,6 +397,9 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := a.releaseStuck(); err != nil {
+		return nil, nil, err
+	}
 	for i, w := range queue {
 		out[i].Flavors = a.admittedFlavors(w.orig())
 		a.unreservedChecks(w)
@@ -414,7 +417,7 @@ func (a *admitter) admitInOrder(pending []int, out []KueueOutcome) error {
 	for more := true; more; {
 		more = false
 		for _, i := range pending {
-			if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted {
+			if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted || a.isStuck(a.queue[i]) {
 				continue
 			}
 			admitted, victims, err := a.pending(a.queue[i], &out[i], out)
@@ -482,6 +485,10 @@ type admitter struct {
 	// issues the targets it nominated at the cycle's start, whatever the
 	// heads before changed since (see [admitter.admitInCycles]).
 	searched *preemptSearch
+	// stuck are the pending Workloads, by namespace/name, that hold quota
+	// and nodes Kueue cannot write an admission for ([admitter.stick]):
+	// no longer tried in this run.
+	stuck map[string]bool
 	// nominating, while not nil, keeps what the preemption searches of
 	// one scheduling cycle's nominations read of its starting state
 	// ([nominationCache]).
@@ -650,9 +657,6 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome, out []KueueOutcome
 func (a *admitter) nominate(w *KueueWorkload) (plannedSets, error) {
 	var ps plannedSets
 	var err error
-	if w.noSlice != "" {
-		return plannedSets{plan: waits(w.noSlice)}, nil
-	}
 	if a.opts.Queues != nil {
 		ps, err = a.planQueued(w)
 	} else if ps, err = a.planTree(w); err == nil && ps.plan.Decision.Status != placement.Scheduled && w.canBePartial() {
@@ -687,7 +691,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		if len(victims) > 0 {
 			fits, msg = false, withVictims
 		}
-	case !fits && w.noSlice == "": // no preemption makes a whole slice of it
+	case !fits:
 		if victims, msg, err = a.tryPreempt(w, out, msg); err != nil {
 			return false, nil, err
 		}
@@ -702,6 +706,9 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		}
 		writePending(w, msg, a.opts.Now)
 		return false, victims, nil
+	}
+	if w.noSlice != "" {
+		return a.stick(w, ps, o)
 	}
 	if len(ps.group.PodSets) > 0 {
 		next, _, err := a.withPlan(ps)
@@ -785,8 +792,20 @@ func (a *admitter) tryPreempt(w *KueueWorkload, out []KueueOutcome, msg string) 
 // queues: topology alone decides whether it fits.
 func (a *admitter) planTree(w *KueueWorkload) (plannedSets, error) {
 	ps := plannedSets{w: w, group: w.Group, requests: w.Requests}
+	if w.noSlice != "" {
+		// The set placing no slice (count 0) is left out of the plan.
+		g := *w.Group
+		g.PodSets, ps.requests = nil, nil
+		for k, set := range w.Group.PodSets {
+			if set.Count > 0 {
+				g.PodSets = append(g.PodSets, set)
+				ps.requests = append(ps.requests, w.Requests[k])
+			}
+		}
+		ps.group = &g
+	}
 	var err error
-	ps.plan, err = a.plan(a.tree, w.Group, w.Requests, w.allRequests())
+	ps.plan, err = a.plan(a.tree, ps.group, ps.requests, w.allRequests())
 	return ps, err
 }
 

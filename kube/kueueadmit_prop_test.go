@@ -1167,7 +1167,7 @@ func checkStrictFIFO(t require.TestingT, c *Cluster, outs []KueueOutcome, byKey 
 			require.NotContains(t, []KueueAction{KueueAdmitted, KueueReadmitted}, o.Action, "%s admitted behind %s, pending in StrictFIFO %s", o.Workload, head, cq.Name)
 		}
 		if strings.HasPrefix(o.Message, "waits behind") {
-			require.True(t, waiting[cq.Name], "%s: %s", o.Workload, o.Message)
+			require.True(t, waiting[cq.Name], "%s: %s; %s", o.Workload, o.Message, summary(outs, byKey))
 		}
 		switch o.Action {
 		case KueuePending, KueueEvicted:

@@ -286,13 +286,13 @@ func (a *admitter) cycleOrder(entries []cycleEntry) func() (cycleEntry, bool) {
 const noLongerFits = "Workload no longer fits after processing another workload"
 
 // cycleHeads are the heads of a cycle, by queue index: per ClusterQueue
-// its first pending Workload in queue order that is neither admitted nor
-// set aside.
+// its first pending Workload in queue order that is neither admitted,
+// set aside, nor stuck ([admitter.stick]).
 func (a *admitter) cycleHeads(pending []int, out []KueueOutcome, aside map[int]bool) []int {
 	seen := map[string]bool{}
 	var heads []int
 	for _, i := range pending {
-		if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted || aside[i] {
+		if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted || aside[i] || a.isStuck(a.queue[i]) {
 			continue
 		}
 		key := a.queueKey(i)
@@ -325,7 +325,7 @@ func (a *admitter) waitBehind(pending []int, out []KueueOutcome, blocked map[int
 		head[a.queueKey(i)] = i
 	}
 	for _, i := range pending {
-		if out[i].Action != "" && out[i].Action != KueuePending {
+		if out[i].Action != "" && out[i].Action != KueuePending || a.isStuck(a.queue[i]) {
 			continue
 		}
 		key := a.queueKey(i)

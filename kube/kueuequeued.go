@@ -246,23 +246,30 @@ func (a *admitter) planChoice(cq *KueueClusterQueue, w *KueueWorkload, ch flavor
 		return ps, nil
 	}
 	var flavors []string
+	var unplanned []topology.PodSetRequest // sets in a topology flavor placing no slice
+	tas := false
 	for k, set := range w.Group.PodSets {
 		if ch.tas[k] == "" {
+			continue
+		}
+		tas = true
+		if !slices.Contains(flavors, ch.tas[k]) {
+			flavors = append(flavors, ch.tas[k])
+		}
+		if set.Count == 0 {
+			unplanned = append(unplanned, w.Requests[k])
 			continue
 		}
 		set.Template = withFlavor(set.Template, q.Flavors[ch.tas[k]])
 		ps.group.PodSets = append(ps.group.PodSets, set)
 		ps.group.MinCount += set.Count
 		ps.requests = append(ps.requests, w.Requests[k])
-		if !slices.Contains(flavors, ch.tas[k]) {
-			flavors = append(flavors, ch.tas[k])
-		}
 	}
-	if len(ps.group.PodSets) == 0 {
+	if !tas {
 		ps.plan.Decision.Status = placement.Scheduled // on quota alone
 		return ps, nil
 	}
-	all := slices.Clone(ps.requests)
+	all := append(slices.Clone(ps.requests), unplanned...)
 	for _, z := range w.Zero {
 		all = append(all, z.Request)
 	}

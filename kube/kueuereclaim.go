@@ -27,8 +27,10 @@ import (
 // count, the whole slices Kueue's TAS places (count/size slices), and the
 // pods beyond them in unplaced: Kueue charges quota for, and writes as
 // admitted, the reduced count itself ([KueueWorkload.quotaCount]). A
-// sliced set left with pods but no whole slice is among Zero, and the
-// Workload waits ([KueueWorkload.noSlice]). The view shares Obj, the templates and
+// sliced set left with pods but no whole slice keeps a Group count of 0
+// (planning skips it) and all its pods in unplaced: Kueue charges their
+// quota and cannot write the admission ([KueueWorkload.noSlice],
+// [admitter.stick]). The view shares Obj, the templates and
 // the requests; its Assigned, AdmittedCount and QuotaOnly are nil (it is
 // pending). w itself when no pods are reclaimable.
 func (w *KueueWorkload) afterReclaim() *KueueWorkload {
@@ -38,18 +40,18 @@ func (w *KueueWorkload) afterReclaim() *KueueWorkload {
 	}
 	v, g := *o, *o.Group
 	v.base, v.Group = o, &g
-	v.Assigned, v.AdmittedCount, v.QuotaOnly, v.noSlice = nil, nil, nil, ""
+	v.Assigned, v.AdmittedCount, v.QuotaOnly, v.noSlice, v.noSlicePreferred = nil, nil, nil, "", false
 	g.PodSets, g.MinCount, v.Requests, v.MinCounts, v.unplaced = nil, 0, nil, nil, nil
 	v.Zero = slices.Clone(o.Zero)
 	var unplaced []int32
 	for k, set := range o.Group.PodSets {
 		left := o.specCount(set.Name) - o.reclaimable(set.Name)
 		n := wholeSlicesOf(o.Requests[k], left)
-		if n <= 0 {
-			if left > 0 && v.noSlice == "" {
-				v.noSlice = fmt.Sprintf("pod set %q: its %d pods not reclaimable make no whole slice of %d pods, which Kueue's topology assignment places: Kueue does not admit it",
-					set.Name, left, o.Requests[k].Slices[0].Size)
-			}
+		if n <= 0 && left > 0 && v.noSlice == "" {
+			v.noSlice = fmt.Sprintf("pod set %q: its %d pods not reclaimable make no whole slice of %d pods", set.Name, left, o.Requests[k].Slices[0].Size)
+			v.noSlicePreferred = o.Requests[k].Preferred != ""
+		}
+		if n <= 0 && left <= 0 {
 			i := slices.IndexFunc(o.Obj.Spec.PodSets, func(ps kueue.PodSet) bool { return string(ps.Name) == set.Name })
 			v.Zero = append(v.Zero, KueueZeroPodSet{Name: set.Name, Index: i, Request: o.Requests[k]})
 			continue
@@ -60,7 +62,11 @@ func (w *KueueWorkload) afterReclaim() *KueueWorkload {
 		unplaced = append(unplaced, left-n)
 		v.Requests = append(v.Requests, o.Requests[k])
 		if o.MinCounts != nil {
-			v.MinCounts = append(v.MinCounts, o.MinCounts[k])
+			m := o.MinCounts[k]
+			if n == 0 {
+				m = 0 // nothing to reduce: no slice is placed
+			}
+			v.MinCounts = append(v.MinCounts, m)
 		}
 	}
 	if slices.ContainsFunc(unplaced, func(n int32) bool { return n > 0 }) {

@@ -48,8 +48,9 @@ spec:
 // places the whole slices of that count, as Kueue v0.17 does (oracle
 // record kueue-oracle/preemption/r7-reclaimable-sliced: 3 CPUs held, 2
 // pods on c-h1, "late" pending). One left with pods but no whole slice
-// waits, as Kueue never reserves it (brk4's finding 03; Kueue also keeps
-// its quota from "late", which gangsim admits: docs/kueue.md). Over
+// holds its quota and is never admitted, without a condition, as Kueue
+// assumes it and cannot write its admission, every cycle: "late" waits
+// for 1 more CPU (brk4's finding 03; kueue-oracle/preemption/r8). Over
 // queues-cluster.yaml: ClusterQueue cpu-cq with 6 CPUs of flavor cpu-tas
 // on hosts c-h1 and c-h2 of 4 CPUs.
 func TestAdmitKueueWorkloads_ReclaimableSlicedQuota(t *testing.T) {
@@ -70,8 +71,8 @@ func TestAdmitKueueWorkloads_ReclaimableSlicedQuota(t *testing.T) {
 			"team-a/late: Admitted () [c-h2:4]",
 		}, "main 2 cpu=2 placing 2"},
 		{"3 pods left in a slice of 4: waits", 4, 1, []string{
-			`team-a/sliced: Pending (pod set "main": its 3 pods not reclaimable make no whole slice of 4 pods, which Kueue's topology assignment places: Kueue does not admit it) []`,
-			"team-a/late: Admitted () [c-h1:4]",
+			`team-a/sliced: Pending (pod set "main": its 3 pods not reclaimable make no whole slice of 4 pods: Kueue assumes it (cpu 3 in flavor cpu-tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held; no QuotaReserved condition is written) []`,
+			"team-a/late: Pending (couldn't assign flavors to pod set main: flavor on-demand does not support TopologyAwareScheduling, insufficient unused quota for cpu in flavor cpu-tas, 1 more needed) []",
 		}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -95,6 +96,9 @@ func TestAdmitKueueWorkloads_ReclaimableSlicedQuota(t *testing.T) {
 			require.Equal(t, c.want, got)
 			var written []string
 			for _, w := range cl.KueueWorkloads {
+				if w.Obj.Name == "sliced" && c.written == "" {
+					require.Empty(t, w.Obj.Status.Conditions, "Kueue writes no condition on a Workload it assumes and cannot admit")
+				}
 				if w.Obj.Name != "sliced" || w.Obj.Status.Admission == nil {
 					continue
 				}

@@ -84,12 +84,15 @@ type KueueWorkload struct {
 	// count less its reclaimable pods, while its TAS places count/size
 	// slices ([KueueWorkload.afterReclaim]). nil when there are none.
 	unplaced []int32
-	// noSlice, when not "", says why pending w waits: a sliced set of it
-	// keeps pods not reclaimable but fewer than one slice. Kueue v0.17's
-	// TAS then assigns no slice and Kueue never reserves quota for the
-	// Workload (its scheduler still counts the set's quota against later
-	// Workloads, which gangsim does not; see docs/kueue.md).
+	// noSlice, when not "", names the sliced set of pending w that keeps
+	// pods not reclaimable but fewer than one slice (Group count 0, its
+	// pods in unplaced). Kueue v0.17 charges their quota and its TAS
+	// assigns the set no slice: once w fits, Kueue assumes it and fails to
+	// write the admission, every scheduling cycle ([admitter.stick]).
 	noSlice string
+	// noSlicePreferred says that set prefers a level: Kueue's balanced
+	// placement (TASBalancedPlacement) would plan it, and panics on it.
+	noSlicePreferred bool
 }
 
 // quotaCount is the count pod set k of w asks quota for, and is written

@@ -1,0 +1,122 @@
+package kube
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// A pending Workload that Kueue v0.17 assumes and cannot admit: a sliced
+// pod set whose reclaimable pods leave it with pods but fewer than one
+// slice ([KueueWorkload.noSlice]). Kueue's flavor assigner charges the
+// set's pods (totalRequestsFromPodSets: count less reclaimable) and its
+// TAS assigns count/size = 0 slices, which "fits"; the scheduler then
+// assumes the Workload in its cache (pkg/scheduler admit, assumeWorkload:
+// its quota, and its other sets' pods on their nodes, counted at once)
+// and patches its admission asynchronously. The Workload CRD refuses an
+// admission whose topologyAssignment has no slices
+// ("topologyAssignment.slices: Required value"), so the patch fails: the
+// Workload is dropped from the cache and requeued, with no condition
+// written (requeueAndUpdate writes Pending only for Workloads never
+// nominated or skipped), and is its ClusterQueue's head again. Every
+// Workload tried meanwhile sees its quota: the heads after it in its
+// cycle (the snapshot's usage), and in the next cycles, which start
+// while the patch is in flight, its queue's next Workloads and the other
+// heads of its cohort. Seen on the real Kueue (harness logs): it is
+// assumed and refused every cycle, and the Workloads after it wait for
+// its quota (brk4's finding 03; kueue-oracle/preemption/r8–r16). With
+// TASBalancedPlacement on, Kueue's scheduler panics on such a set
+// instead (an integer division by zero in balanceThresholdValue), which
+// gangsim does not reproduce: it answers as without the gate.
+//
+// gangsim models the steady state: once such a Workload fits (its other
+// sets planned, its quota within what its ClusterQueue may take, after
+// any preemption it issues first, as Kueue's), it holds its quota and
+// its other sets' nodes for the rest of the admission (the nodes are
+// released once it is over: no pod of it runs), is never admitted, is
+// no preemption candidate (in Kueue it is one only while assumed, in the
+// cycles its patch is in flight: not compared), and its status is left
+// as it was.
+
+// stick settles pending Workload w, which fits as plan ps says but has a
+// set Kueue cannot write ([KueueWorkload.noSlice]): its quota and its
+// planned sets' nodes are taken for the rest of the admission, it waits, and
+// nothing is written on it. It reports true, as an admission does, since
+// the room it took changes what the Workloads after it see.
+func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome) (bool, []int, error) {
+	if len(ps.group.PodSets) > 0 {
+		next, _, err := a.withPlan(ps)
+		if err != nil {
+			return false, nil, err
+		}
+		a.s = next
+	}
+	held := ""
+	if ch := ps.adm.choice; ch != nil {
+		a.addUsage(ps.adm.clusterQueue, ch.usage, 1)
+		held = usageWords(ch.usage)
+	}
+	if a.stuck == nil {
+		a.stuck = map[string]bool{}
+	}
+	a.stuck[w.Key().String()] = true
+	msg := w.noSlice + ": Kueue assumes it"
+	if w.noSlicePreferred && a.opts.Plan.KueueBalanced {
+		// Not reproduced: gangsim answers as Kueue without the gate.
+		msg = w.noSlice + ": Kueue v0.17 with TASBalancedPlacement panics on it (an integer division by zero in balanceThresholdValue) and its controller dies; without the gate Kueue assumes it"
+	}
+	if held != "" {
+		msg += " (" + held + ")"
+	}
+	msg += " and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held"
+	// Kueue writes no condition on it from then on: one an earlier try
+	// wrote (a preemption it issued, a wait for quota) stays.
+	if c := apimeta.FindStatusCondition(w.Obj.Status.Conditions, kueue.WorkloadQuotaReserved); c != nil && c.Status == metav1.ConditionFalse {
+		msg += "; its QuotaReserved condition stays as an earlier try wrote it: " + c.Message
+	} else {
+		msg += "; no QuotaReserved condition is written"
+	}
+	if o.Action == KueueEvicted || o.Action == KueuePreempted {
+		o.Message = joinReasons([]string{a.evictedFor[w.Key()], "queued again: " + msg})
+	} else {
+		o.Action, o.Message = KueuePending, joinReasons([]string{a.evictedFor[w.Key()], msg})
+	}
+	return true, nil, nil
+}
+
+// isStuck reports whether w was settled by [admitter.stick] in this run.
+func (a *admitter) isStuck(w *KueueWorkload) bool { return a.stuck[w.Key().String()] }
+
+// usageWords words quota usage u: "cpu 3 in flavor tas, memory 1Gi in
+// flavor tas", flavors and resources by name.
+func usageWords(u map[flavorResource]int64) string {
+	var out []string
+	for _, fr := range slices.SortedFunc(maps.Keys(u), func(a, b flavorResource) int {
+		return strings.Compare(a.Flavor+"\x00"+string(a.Resource), b.Flavor+"\x00"+string(b.Resource))
+	}) {
+		out = append(out, fmt.Sprintf("%s %s in flavor %s", fr.Resource, quantityString(fr.Resource, u[fr]), fr.Flavor))
+	}
+	return strings.Join(out, ", ")
+}
+
+// releaseStuck takes the node reservations of the Workloads [admitter.stick]
+// settled out of the snapshot once admission is over: they count for
+// Kueue's decisions, made by then, and no pod of theirs ever runs.
+func (a *admitter) releaseStuck() error {
+	for _, w := range a.queue {
+		if !a.isStuck(w) {
+			continue
+		}
+		for _, set := range w.Group.PodSets {
+			if err := a.release(w, set.Name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
