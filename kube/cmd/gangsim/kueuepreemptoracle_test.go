@@ -32,7 +32,8 @@ type kueuePreemptOracleCase struct {
 				// the spec's (partial admission).
 				Count *int32 `json:"count"`
 			} `json:"podSets"`
-			// KueueMessage is "Pending: " and Kueue's QuotaReserved message.
+			// KueueMessage is "Pending: " and Kueue's QuotaReserved message,
+			// or "(no QuotaReserved condition)".
 			KueueMessage string `json:"kueueMessage"`
 			Evictions    []struct {
 				Reason string `json:"reason"`
@@ -150,6 +151,12 @@ func checkPreemptionOracle(t *testing.T, dir, f, prof string) {
 				reason = preemptedReasonOf(t, msg)
 			}
 			require.Contains(t, r.Message, "("+reason+")", "%s", want.Workload)
+		}
+		if want.KueueMessage == "(no QuotaReserved condition)" && !want.Admitted && len(want.Evictions) == 0 {
+			// Never tried (behind a StrictFIFO head), or assumed every
+			// cycle and its admission never written (a sliced set
+			// without a whole slice).
+			require.True(t, strings.Contains(r.Message, "no QuotaReserved condition is written") || strings.HasPrefix(r.Message, "waits behind "), "%s: gangsim %s %s", want.Workload, r.Action, r.Message)
 		}
 		if msg, ok := strings.CutPrefix(want.KueueMessage, "Pending: "); ok && !want.Admitted {
 			if want.KnownDifference != "" {
