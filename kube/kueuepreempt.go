@@ -101,7 +101,9 @@ func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
 // ClusterQueue's spec.preemption, as Kueue v0.17's classical preemption
 // chooses them; none when the policies allow none or no set of them
 // makes room. Flavors are tried in each resource group's order from the
-// first (every group moving on together); flavors whose quota holds w
+// first (every group moving on together; under a flavor fungibility
+// other than the default, from after the topology flavors its stops found
+// no victims in, as Kueue's next attempt starts); flavors whose quota holds w
 // (topology alone needs room) are taken at once, as Kueue stops there;
 // else, as Kueue's default whenCanPreempt TryNextFlavor goes on past a
 // flavor that needs preemption, the best of all ([admitter.preemptRank])
@@ -124,11 +126,13 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	if len(all) == 0 {
 		return nil, flavorChoice{}, nil
 	}
+	start := map[[2]int]int{}
 	if !cq.Fungibility.isDefault() {
 		// Kueue's flavor assigner grades each flavor at the usage now and
 		// seeks victims in the flavors it chose; when topology flavors
-		// chosen so give none, its next attempt starts after them.
-		fstart := map[[2]int]int{}
+		// chosen so give none, its next attempt starts after them, also
+		// when those after hold w's quota (the search below starts there).
+		fstart := start
 		for {
 			ch, why := q.assignFlavorsSim(cq, w, a.quota(), fstart, a.simulator(cq, w))
 			if why != "" || ch.masked { // a masked choice is Fit to Kueue: no victims sought
@@ -148,7 +152,6 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 		}
 	}
 	var gone map[cqFR]wideSum
-	start := map[[2]int]int{}
 	var best []preemptTarget
 	var bestCh flavorChoice
 	bestRank := -1

@@ -187,6 +187,9 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 		if err != nil || ps.plan.Decision.Status == placement.Scheduled {
 			return ps, err
 		}
+		if stop, err := a.topologyVictims(cq, w, ps); err != nil || stop {
+			return plannedSets{plan: waits(joinReasons(append(tried, ps.plan.Decision.Message)))}, err
+		}
 		if w.canBePartial() {
 			reduced, ok, err := a.reduce(w, func(v *KueueWorkload) (plannedSets, error) { return a.planInFlavors(cq, v, start) })
 			if err != nil || ok {
@@ -198,6 +201,22 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 			return plannedSets{plan: waits(joinReasons(tried))}, nil
 		}
 	}
+}
+
+// topologyVictims reports whether plan ps, in flavors whose quota holds w
+// now but whose topology does not, is where Kueue preempts for w: its
+// flavor assigner chooses flavors by quota alone, and a topology
+// assignment that fails there (but would fit on the flavors' empty nodes)
+// makes the assignment Preempt in those flavors, so Kueue seeks victims
+// for the topology there before any later flavor is tried (pkg/scheduler
+// flavorassigner assignFlavors; getInitialAssignments). Only when that
+// search finds none does its next attempt start from the flavor after.
+func (a *admitter) topologyVictims(cq *KueueClusterQueue, w *KueueWorkload, ps plannedSets) (bool, error) {
+	ch := ps.adm.choice
+	if ch == nil || ch.preempt != "" || ch.topology == "" || !a.quotaFits(cq, *ch) {
+		return false, nil
+	}
+	return a.victimsIn(cq, w, *ch)
 }
 
 // planInFlavors chooses w's flavors in ClusterQueue cq from start and
