@@ -1,0 +1,73 @@
+package kube
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsched/gangsched/kube/manifest"
+)
+
+// A flavor whose quota holds a Workload but whose topology does not is
+// where Kueue preempts for it, before any later flavor is tried: its
+// flavor assigner picks flavors by quota and its TAS calls the failure
+// Preempt. Without victims there, the next flavor. After a MayStopSearch
+// stop at a flavor whose victims do not free the topology, from the
+// flavor after it. Each case is a record of kueue-oracle/preemption (over
+// its cluster.yaml: hosts h1, h2 in rack r1 and h3, h4 in r2), where the
+// real Kueue settled on these answers.
+func TestAdmitKueueWorkloads_TopologyVictimsFirst(t *testing.T) {
+	const dir = "testdata/kueue-oracle/preemption/"
+	cluster, err := os.ReadFile(dir + "cluster.yaml")
+	require.NoError(t, err)
+	for _, c := range []struct {
+		file string
+		want []string // per Workload, in input order: action, flavors (message cut at "; ") pods
+	}{
+		{"ff7-topology-preempts-first", []string{
+			"default/low: Readmitted [fb] (preempted by default/high (InClusterQueue)) [h3:1 h4:1]",
+			"default/high: Admitted [fa] (preempted default/low (InClusterQueue)) [h1:4]",
+		}},
+		{"ff8-topology-no-victims", []string{
+			"default/low: Kept [fa] () [h1:1 h2:1]",
+			"default/high: Admitted [fb] () [h3:4]",
+		}},
+		{"ff11-maystop-then-topology", []string{
+			"default/z-low: Kept [fx] () [h1:1]",
+			"default/y-occ: Kept [fx] () [h1:1]",
+			"default/low: Readmitted [fb] (preempted by default/high (InClusterQueue)) [h3:1]",
+			"default/high: Admitted [fa] (preempted default/low (InClusterQueue)) [h2:4]",
+		}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			wl, err := os.ReadFile(dir + c.file + ".yaml")
+			require.NoError(t, err)
+			objs, err := manifest.Decode("f.yaml", strings.NewReader(string(cluster)+"\n"+string(wl)), manifest.Options{})
+			require.NoError(t, err)
+			cl, err := Load(objs)
+			require.NoError(t, err)
+			_, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
+			require.NoError(t, err)
+			got := map[string]string{}
+			for _, o := range outs {
+				var hs []string
+				for _, set := range o.PodSets {
+					for _, p := range set {
+						hs = append(hs, fmt.Sprintf("%s:%d", p.Node, p.Count))
+					}
+				}
+				msg, _, _ := strings.Cut(o.Message, "; ")
+				got[o.Workload.String()] = fmt.Sprintf("%s: %s %v (%s) [%s]", o.Workload, o.Action, o.Flavors, msg, strings.Join(hs, " "))
+			}
+			var ordered []string
+			for _, w := range cl.KueueWorkloads {
+				ordered = append(ordered, got[w.Key().String()])
+			}
+			require.Equal(t, c.want, ordered)
+		})
+	}
+}
