@@ -707,8 +707,8 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		writePending(w, msg, a.opts.Now)
 		return false, victims, nil
 	}
-	if w.noSlice != "" {
-		return a.stick(w, ps, o)
+	if why, preferred := a.unwritable(w, ps); why != "" {
+		return a.stick(w, ps, o, why, preferred)
 	}
 	if len(ps.group.PodSets) > 0 {
 		next, _, err := a.withPlan(ps)

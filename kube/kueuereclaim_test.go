@@ -47,10 +47,12 @@ func TestAdmitKueueWorkloads_PendingReclaimablePods(t *testing.T) {
 		{"topology: 6 pods in a rack, none reclaimable", 12, preemptWL("b1", "lb", 0, 0, 4, "", "r1-h1:4", 0), preemptWL("p", "la", 0, 9, 6, "rack", "", 0), "",
 			KueuePending, `pod set "main" needs 6 pods in one rack domain; the best, r1, holds 4`, nil, ""},
 		// A set whose pods are all reclaimable asks for none: it is a set
-		// of count 0 (no outcome entry), written at count 0; the workers
-		// take rack r2, the one they fill.
+		// of count 0, whose topologyAssignment Kueue writes without
+		// slices, which its Workload API refuses: the Workload holds the
+		// workers' quota (their rack too, while admission runs) and is
+		// never written.
 		{"a set all reclaimable", 4, "", twoSets, reclaimStatus("launcher: 1"),
-			KueueAdmitted, "", [][]string{{"r2-h1:4"}}, "launcher 0; workers 4 cpu=4"},
+			KueuePending, `pod set "launcher" of no pods places no slice: Kueue assumes it (cpu 4 in flavor tas)`, nil, ""},
 		// Partial admission searches from the reduced count: 6 less
 		// Kueue's binary search's steps.
 		{"partial admission from the reduced count", 4, "", partialP, reclaimStatus("main: 2"),

@@ -13,9 +13,11 @@ import (
 
 // A pending Workload that Kueue v0.17 assumes and cannot admit: a sliced
 // pod set whose reclaimable pods leave it with pods but fewer than one
-// slice ([KueueWorkload.noSlice]). Kueue's flavor assigner charges the
-// set's pods (totalRequestsFromPodSets: count less reclaimable) and its
-// TAS assigns count/size = 0 slices, which "fits"; the scheduler then
+// slice ([KueueWorkload.noSlice]), or a pod set of count 0 (or all of
+// whose pods are reclaimable) in a topology flavor. Kueue's flavor
+// assigner charges the set's pods (totalRequestsFromPodSets: count less
+// reclaimable; none for a set of count 0) and its TAS assigns count/size =
+// 0 slices, or none to a set of no pods, which "fits"; the scheduler then
 // assumes the Workload in its cache (pkg/scheduler admit, assumeWorkload:
 // its quota, and its other sets' pods on their nodes, counted at once)
 // and patches its admission asynchronously. The Workload CRD refuses an
@@ -43,12 +45,35 @@ import (
 // cycles its patch is in flight: not compared), and its status is left
 // as it was.
 
+// unwritable says why Kueue cannot write the admission of pending
+// Workload w as plan ps gives it, "" when it can: a sliced set placing no
+// slice ([KueueWorkload.noSlice]), or a set of count 0 in a topology flavor
+// (one asking for a level, slices or no constraint, or any in a
+// ClusterQueue of topology flavors alone, or without queues, where every
+// set is planned over the Topology), whose topologyAssignment Kueue's TAS
+// writes without slices. preferred says that set prefers a level, where
+// Kueue's balanced placement would plan it (and panics).
+func (a *admitter) unwritable(w *KueueWorkload, ps plannedSets) (string, bool) {
+	if w.noSlice != "" {
+		return w.noSlice, w.noSlicePreferred
+	}
+	for _, z := range w.Zero {
+		r := z.Request
+		explicit := r.Required != "" || r.Preferred != "" || r.Unconstrained || len(r.Slices) > 0
+		if q := a.opts.Queues; q != nil && !explicit && (ps.adm.cq == nil || !q.tasOnly(ps.adm.cq)) {
+			continue // a flavor without a Topology: no topologyAssignment
+		}
+		return fmt.Sprintf("pod set %q of no pods places no slice", z.Name), r.Preferred != ""
+	}
+	return "", false
+}
+
 // stick settles pending Workload w, which fits as plan ps says but has a
-// set Kueue cannot write ([KueueWorkload.noSlice]): its quota and its
+// set Kueue cannot write ([admitter.unwritable]: why, preferred): its quota and its
 // planned sets' nodes are taken for the rest of the admission, it waits, and
 // nothing is written on it. It reports true, as an admission does, since
 // the room it took changes what the Workloads after it see.
-func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome) (bool, []int, error) {
+func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why string, preferred bool) (bool, []int, error) {
 	if len(ps.group.PodSets) > 0 {
 		next, _, err := a.withPlan(ps)
 		if err != nil {
@@ -65,10 +90,10 @@ func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome) (boo
 		a.stuck = map[string]bool{}
 	}
 	a.stuck[w.Key().String()] = true
-	msg := w.noSlice + ": Kueue assumes it"
-	if w.noSlicePreferred && a.opts.Plan.KueueBalanced {
+	msg := why + ": Kueue assumes it"
+	if preferred && a.opts.Plan.KueueBalanced {
 		// Not reproduced: gangsim answers as Kueue without the gate.
-		msg = w.noSlice + ": Kueue v0.17 with TASBalancedPlacement panics on it (an integer division by zero in balanceThresholdValue) and its controller dies; without the gate Kueue assumes it"
+		msg = why + ": Kueue v0.17 with TASBalancedPlacement panics on it (an integer division by zero in balanceThresholdValue) and its controller dies; without the gate Kueue assumes it"
 	}
 	if held != "" {
 		msg += " (" + held + ")"
