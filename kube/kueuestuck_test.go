@@ -12,9 +12,10 @@ import (
 	"github.com/gangsched/gangsched/kube/manifest"
 )
 
-// A sliced set left by its reclaimable pods with pods but no whole slice
-// holds its quota (and its other sets' nodes) from the Workloads after it
-// and is never admitted, as Kueue v0.17 assumes it and fails to write its
+// A sliced set left by its reclaimable pods with pods but no whole slice,
+// or a set of count 0 (or all reclaimable) in a topology flavor, holds its
+// quota (and its other sets' nodes) from the Workloads after it and is
+// never admitted, as Kueue v0.17 assumes it and fails to write its
 // admission every cycle; one that does not fit waits as any other, and
 // one that fits by preempting preempts first. Each case is a record of
 // kueue-oracle/preemption (over its cluster.yaml: hosts h1–h4 of 4 CPUs,
@@ -59,6 +60,14 @@ func TestAdmitKueueWorkloads_NoSliceHeld(t *testing.T) {
 			"default/late: Admitted () [h1:4 h2:1]",
 			"default/late2: Pending (" + short("1") + ") []",
 		}},
+		{"r17-zero-set-held", []string{
+			`default/zw: Pending (pod set "workers" of no pods places no slice: Kueue assumes it (cpu 3 in flavor tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held; no QuotaReserved condition is written) []`,
+			"default/late: Pending (" + short("1") + ") []",
+		}},
+		{"r18-all-reclaimable-held", []string{
+			`default/rw: Pending (pod set "launcher" of no pods places no slice: Kueue assumes it (cpu 4 in flavor tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held; no QuotaReserved condition is written) []`,
+			"default/late: Pending (" + short("2") + ") []",
+		}},
 		{"r16-no-slice-two-held", []string{
 			held("default/sliced-a", "main", 3, 4, "3"),
 			held("default/sliced-b", "main", 3, 4, "3"),
@@ -87,7 +96,7 @@ func TestAdmitKueueWorkloads_NoSliceHeld(t *testing.T) {
 			var ordered []string
 			for _, w := range cl.KueueWorkloads {
 				ordered = append(ordered, got[w.Key().String()])
-				if strings.HasPrefix(w.Obj.Name, "sliced") && strings.Contains(got[w.Key().String()], "Kueue assumes it") {
+				if strings.Contains(got[w.Key().String()], "Kueue assumes it") {
 					// Held, never written: no admission, and its nodes
 					// released once admission is over.
 					require.Nil(t, w.Obj.Status.Admission)
