@@ -187,7 +187,7 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 		if err != nil || ps.plan.Decision.Status == placement.Scheduled {
 			return ps, err
 		}
-		if stop, err := a.topologyVictims(cq, w, ps); err != nil || stop {
+		if stop, err := a.topologyVictims(cq, w, ps, start); err != nil || stop {
 			return plannedSets{plan: waits(joinReasons(append(tried, ps.plan.Decision.Message)))}, err
 		}
 		if w.canBePartial() {
@@ -211,9 +211,14 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 // for the topology there before any later flavor is tried (pkg/scheduler
 // flavorassigner assignFlavors; getInitialAssignments). Only when that
 // search finds none does its next attempt start from the flavor after.
-func (a *admitter) topologyVictims(cq *KueueClusterQueue, w *KueueWorkload, ps plannedSets) (bool, error) {
+// With no flavor after (start: where this plan's flavors began), the
+// search is left to the preemption that follows, which stops there too.
+func (a *admitter) topologyVictims(cq *KueueClusterQueue, w *KueueWorkload, ps plannedSets, start map[[2]int]int) (bool, error) {
 	ch := ps.adm.choice
 	if ch == nil || ch.preempt != "" || ch.topology == "" || !a.quotaFits(cq, *ch) {
+		return false, nil
+	}
+	if !ch.next(cq, a.opts.Queues, maps.Clone(start)) {
 		return false, nil
 	}
 	return a.victimsIn(cq, w, *ch)
