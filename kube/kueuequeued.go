@@ -326,14 +326,18 @@ func (ch *flavorChoice) severalTopologyFlavors(q *KueueQueues, w *KueueWorkload)
 	return ""
 }
 
-// next sets start to the flavor after each topology flavor picked, and
-// reports whether any unit has one.
+// next sets start, for each unit and group whose flavor picked is a
+// topology flavor, to the flavor after the last one the search looked at
+// (ch.tried), and reports whether any has one.
 func (ch *flavorChoice) next(cq *KueueClusterQueue, q *KueueQueues, start map[[2]int]int) bool {
 	more := false
 	for ug, i := range ch.picked {
 		fs := cq.Groups[ug[1]].Flavors
-		if q.Flavors[fs[i].Flavor].Topology != "" && i+1 < len(fs) {
-			start[ug], more = i+1, true
+		// Kueue starts after the last flavor its search looked at; after
+		// the last one it starts from the first again, which gives the
+		// same choice: nothing new to try.
+		if t := ch.tried[ug]; q.Flavors[fs[i].Flavor].Topology != "" && t+1 < len(fs) {
+			start[ug], more = t+1, true
 		}
 	}
 	return more

@@ -413,8 +413,13 @@ type flavorChoice struct {
 	// usage is the quota the Workload takes.
 	usage map[flavorResource]int64
 	// picked is the index of the flavor chosen per unit and resource
-	// group, for trying the next one.
+	// group; tried the index of the last flavor the search looked at
+	// there, after which Kueue's next attempt starts (its
+	// LastTriedFlavorIdx: past the flavor chosen when the fungibility went
+	// on past it, as whenCanBorrow TryNextFlavor does past one that
+	// borrows).
 	picked map[[2]int]int
+	tried  map[[2]int]int
 	// preempt, when not "", is why the choice holds the Workload only by
 	// preemption: a flavor fungibility other than Kueue's default took,
 	// for some unit, a flavor short of unused quota ([KueueFungibility]);
@@ -464,7 +469,7 @@ func (q *KueueQueues) assignFlavors(cq *KueueClusterQueue, w *KueueWorkload, t q
 // sets the choice's preempt to Kueue's reason.
 func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, t quotaTree, start map[[2]int]int, sim preemptSim) (flavorChoice, string) {
 	n := len(w.Group.PodSets)
-	ch := flavorChoice{flavors: make([]map[placement.ResourceName]string, n), tas: make([]string, n), usage: map[flavorResource]int64{}, picked: map[[2]int]int{}}
+	ch := flavorChoice{flavors: make([]map[placement.ResourceName]string, n), tas: make([]string, n), usage: map[flavorResource]int64{}, picked: map[[2]int]int{}, tried: map[[2]int]int{}}
 	tasOnly := q.tasOnly(cq)
 	for u, unit := range kueueUnits(w) {
 		reqs := map[placement.ResourceName]int64{}
@@ -495,6 +500,12 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 			ch.masked = ch.masked || m.mode == modeFit && short
 			fq := cq.Groups[g].Flavors[f]
 			chosen[g], ch.picked[[2]int{u, g}] = fq.Flavor, f
+			// Kueue's search went past the flavor taken unless it stopped
+			// there (its LastTriedFlavorIdx).
+			ch.tried[[2]int{u, g}] = f
+			if !cq.Fungibility.isDefault() && cq.Fungibility.tryNext(m) {
+				ch.tried[[2]int{u, g}] = len(cq.Groups[g].Flavors) - 1
+			}
 			for _, r := range cq.Groups[g].Covered {
 				if v, ok := reqs[r]; ok {
 					fr := flavorResource{fq.Flavor, r}
