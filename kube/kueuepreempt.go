@@ -101,18 +101,18 @@ func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
 // ClusterQueue's spec.preemption, as Kueue v0.17's classical preemption
 // chooses them; none when the policies allow none or no set of them
 // makes room. Flavors are tried in each resource group's order from the
-// first (every group moving on together; under a flavor fungibility
-// other than the default, from after the topology flavors its stops found
-// no victims in, as Kueue's next attempt starts); flavors whose quota holds w
+// first (every group moving on together); flavors whose quota holds w
 // (topology alone needs room) are taken at once, as Kueue stops there;
 // else, as Kueue's default whenCanPreempt TryNextFlavor goes on past a
 // flavor that needs preemption, the best of all ([admitter.preemptRank])
 // is taken, the first among equals. A flavor needing more of a resource than the ClusterQueue's nominal
 // quota, where it cannot reclaim from a cohort above it, is not tried, as
 // Kueue preempts only to get quota the ClusterQueue may claim. Under a
-// flavor fungibility other than Kueue's default, when the flavors it
-// chooses at the usage now hold w only by preemption, the victims are
-// sought in those flavors alone.
+// flavor fungibility other than Kueue's default, the victims are sought
+// in the flavors it chooses at the usage now alone, whether they hold w
+// only by preemption or hold its quota and need room for its topology;
+// with none there in topology flavors, in those its next attempt chooses,
+// from after the last flavor its search looked at.
 func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, error) {
 	q := a.opts.Queues
 	if q == nil {
@@ -129,24 +129,21 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	start := map[[2]int]int{}
 	if !cq.Fungibility.isDefault() {
 		// Kueue's flavor assigner grades each flavor at the usage now and
-		// seeks victims in the flavors it chose; when topology flavors
-		// chosen so give none, its next attempt starts after them, also
-		// when those after hold w's quota (the search below starts there).
-		fstart := start
+		// seeks victims in the flavors it chose, those whose quota holds w
+		// (topology alone needing room) too; when topology flavors chosen
+		// so give none, its next attempt starts after the last flavor its
+		// search looked at.
 		for {
-			ch, why := q.assignFlavorsSim(cq, w, a.quota(), fstart, a.simulator(cq, w))
+			ch, why := q.assignFlavorsSim(cq, w, a.quota(), start, a.simulator(cq, w))
 			if why != "" || ch.masked { // a masked choice is Fit to Kueue: no victims sought
 				return nil, flavorChoice{}, nil
-			}
-			if ch.preempt == "" {
-				break // its quota fits: topology alone needs room, sought as under the default below
 			}
 			var ts []preemptTarget
 			var err error
 			if ch.severalTopologyFlavors(q, w) == "" {
 				ts, err = a.victimSearch()(w, cq, ch, all)
 			}
-			if err != nil || len(ts) > 0 || ch.topology == "" || !ch.next(cq, q, fstart) {
+			if err != nil || len(ts) > 0 || ch.topology == "" || !ch.next(cq, q, start) {
 				return ts, ch, err
 			}
 		}
