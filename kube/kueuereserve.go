@@ -157,7 +157,9 @@ func (a *admitter) releaseKept(h *keptRoom) error {
 
 // failedHeight is the borrowing height Kueue orders a head that does not
 // fit by ([admitter.heightWith]): with the victims it would preempt gone,
-// in the flavors they make room in (Kueue's borrowAfterPreemptions); with
+// in the flavors they make room in (Kueue's borrowAfterPreemptions), but
+// at the usage now when those flavors hold its quota now (victims for its
+// topology alone: Kueue's fitsResourceQuota calls them Fit); with
 // none, in the first flavors where it would try preemption, at the usage
 // now (FindHeightOfLowestSubtreeThatFits in SimulatePreemption); 0 when
 // it fits no flavor at all (Kueue's NoFit, which its cycle skips).
@@ -180,6 +182,12 @@ func (a *admitter) failedHeight(w *KueueWorkload) (int, []*preemptCand, flavorCh
 		var removed []*preemptCand
 		for _, t := range targets {
 			removed = append(removed, t.cand)
+		}
+		if a.quotaFits(cq, ch) {
+			// Its quota fits now (only its topology needs the victims
+			// gone): Kueue's assigner graded the flavors Fit, at the
+			// borrowing of the usage now, and simulated no preemption.
+			return a.heightWith(cq, ch, a.quota()), removed, ch, search, nil
 		}
 		_, undo := a.usedWithout(removed)
 		h := a.heightWith(cq, ch, a.quota())
