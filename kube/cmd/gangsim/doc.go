@@ -87,7 +87,10 @@
 // first); -topology-profile kueue (Kueue's fill; or kueue-balanced, with
 // Kueue v0.17's TASBalancedPlacement, its map-order ties taken by path)
 // plans every topology-constrained group so, and such groups never
-// preempt.
+// preempt. Kueue Workloads are planned with -topology-profile kueue
+// unless the flag is given (then with the profile it names: gangsched
+// packs a slice by best fit and places a PodSetGroup with gangsched's
+// group search).
 //
 // Kueue Workloads (kueue.x-k8s.io/v1beta2; v1beta1 is refused, naming
 // v1beta2) are admitted before the first cycle, over the levels of the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -109,7 +110,7 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 			now = nr.Since
 		}
 	}
-	plan := opts.topologyProfile.Options()
+	plan := opts.kueueProfile.Options()
 	plan.NodeAffinityPreferred = opts.kueueNodeAffinityPreferred
 	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, WaitForReplacement: opts.kueueWaitForReplacement})
 	if err != nil {
@@ -161,4 +162,18 @@ func writeKueue(w io.Writer, rs []KueueResult) {
 			}
 		}
 	}
+}
+
+// kueueProfileOf is the profile Kueue Workloads are planned with: the
+// -topology-profile given, else topology.KueueProfile — a Kueue Workload is
+// admitted as Kueue would admit it unless the user asks for another
+// planner, where the flag's default, gangsched, is about kube-scheduler's
+// groups.
+func kueueProfileOf(fs *flag.FlagSet, given topology.Profile) topology.Profile {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "topology-profile" })
+	if set {
+		return given
+	}
+	return topology.KueueProfile
 }

@@ -60,11 +60,15 @@ var kueueGoldens = []golden{
 	{"kueue-workloads-balanced-preferred", []string{"-topology-profile", "kueue-balanced", "-kueue-node-affinity-preferred", "-f", kw + "cluster.yaml", "-f", kw + "balanced-preferred.yaml"}, exitPlaced},
 	{"kueue-workloads-balanced-preferred-ignored", []string{"-topology-profile", "kueue-balanced", "-f", kw + "cluster.yaml", "-f", kw + "balanced-preferred.yaml"}, exitPlaced},
 	// Checked by hand (see the manifest's header): grow-sliced adds its
-	// slice of 4 whole to b1-r2-h2, leaving racks b1/r1 and b1/r2 at 4
-	// each; grow-layers adds its rack slice to b2-r2-h1 (two host slices
-	// of 2), b2/r1 keeping its own. Before the slices were kept on growth,
-	// the same input gave b1/r1 6 + b1/r2 2 and b2-r1-h1 3 + b2-r2-h1 1.
+	// slice of 4 whole to rack b1/r2, leaving racks b1/r1 and b1/r2 at 4
+	// each — inside the rack least free first, as Kueue fills a slice
+	// (b1-r2-h1 2, b1-r2-h2 2); gangsched's profile packs it by best fit
+	// (b1-r2-h2 4). grow-layers adds its rack slice to b2-r2-h1 (two host
+	// slices of 2), b2/r1 keeping its own. Before the slices were kept on
+	// growth, the same input gave b1/r1 6 + b1/r2 2 and b2-r1-h1 3 +
+	// b2-r2-h1 1.
 	{"kueue-workloads-sliced-grow", []string{"-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
+	{"kueue-workloads-sliced-grow-gangsched", []string{"-topology-profile", "gangsched", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
 	{"kueue-workloads-sliced-grow-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
 	{"kueue-workloads-shrink-gone", []string{"-f", kw + "cluster.yaml", "-f", kw + "shrink-gone.yaml"}, exitPlaced},
 	{"kueue-workloads-shrink-gone-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "shrink-gone.yaml"}, exitPlaced},

@@ -100,7 +100,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	openbPods := fs.String("openb-pods", "default", "with -trace openb=DIR: which pod list, csv/openb_pod_list_<name>.csv")
 	kueueFailFast := fs.Bool("kueue-failed-node-replacement-fail-fast", true, "admit Kueue Workloads as Kueue's TASFailedNodeReplacementFailFast gate does (on by default, as in Kueue v0.17): a Workload whose failed node finds no replacement is evicted whole; false keeps it admitted as it is, the node in status.unhealthyNodes, waiting for room (ReplacementWaits)")
 	kueueAffinity := fs.Bool("kueue-node-affinity-preferred", false, "admit Kueue Workloads as Kueue's TASRespectNodeAffinityPreferred gate does: a template's preferred node affinity orders domains and nodes before BestFit or LeastFreeCapacity (off by default, as the gate)")
-	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; groups with Kueue slice annotations are planned by Kueue's algorithm, each slice packed by best fit below its slice level), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with Kueue v0.17's TASBalancedPlacement: a preferred set balanced one level below its preferred level at a threshold, the rest to the largest first; ties Kueue breaks in map order go to the first path)")
+	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; groups with Kueue slice annotations are planned by Kueue's algorithm, each slice packed by best fit below its slice level), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with Kueue v0.17's TASBalancedPlacement: a preferred set balanced one level below its preferred level at a threshold, the rest to the largest first; ties Kueue breaks in map order go to the first path). Kueue Workloads are planned with kueue unless this flag is given")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
 		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
@@ -243,7 +243,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	for _, w := range unservedWarnings {
 		fmt.Fprintln(stderr, "gangsim: warning:", w)
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts.any, noPreemption: profilePreempts.off, fillIn: *fillIn, scoring: scoring, topologyProfile: topoProfile, kueueNodeAffinityPreferred: *kueueAffinity, kueueWaitForReplacement: !*kueueFailFast, profile: k8sProfile, gates: fg}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts.any, noPreemption: profilePreempts.off, fillIn: *fillIn, scoring: scoring, topologyProfile: topoProfile, kueueProfile: kueueProfileOf(fs, topoProfile), kueueNodeAffinityPreferred: *kueueAffinity, kueueWaitForReplacement: !*kueueFailFast, profile: k8sProfile, gates: fg}
 	if *suggest {
 		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
 	}

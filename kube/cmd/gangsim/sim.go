@@ -196,6 +196,9 @@ type options struct {
 	scoring runScoring
 	// topologyProfile decides topology-constrained groups (gang.Options.TopologyProfile).
 	topologyProfile topology.Profile
+	// kueueProfile plans Kueue Workloads' pod sets: -topology-profile
+	// when given, else Kueue's own (see kueueProfileOf).
+	kueueProfile topology.Profile
 	// kueueNodeAffinityPreferred admits Kueue Workloads with
 	// topology.PlanOptions.NodeAffinityPreferred (Kueue's
 	// TASRespectNodeAffinityPreferred gate).
