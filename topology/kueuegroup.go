@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gangsched/gangsched/placement"
 )
@@ -169,14 +170,21 @@ func (p *planner) kueueGroupFail(lead, work *request, s *kgSearch, res kgResult)
 	return msg
 }
 
-// pathsOf joins the paths of us for a reason.
+// pathsOf names the domains us for a reason: the first few and how many
+// more, so that a group spread over hundreds of domains keeps its reason
+// short enough for the API's 32 KiB condition message, the verdict at its
+// end included.
 func (p *planner) pathsOf(us []int) string {
-	out := ""
-	for i, u := range us {
+	const named = 3
+	var b strings.Builder
+	for i, u := range us[:min(len(us), named)] {
 		if i > 0 {
-			out += ", "
+			b.WriteString(", ")
 		}
-		out += p.path(u)
+		b.WriteString(p.path(u))
 	}
-	return out
+	if len(us) > named {
+		fmt.Fprintf(&b, " and %d more", len(us)-named)
+	}
+	return b.String()
 }

@@ -252,6 +252,8 @@ var kueueGoldens = []golden{
 	// b0-r0-h0 and s1's lost pod onto b0-r2-h0 under both profiles.
 	// Before, kueue-balanced left s1 with 2 of its 3 pods, "not replaced".
 	{"kueue-balanced-repair-widest", []string{"-topology-profile", "kueue-balanced", "-f", "testdata/kueue-balanced-repair-widest.yaml"}, exitPlaced},
+	// The lost split's reason names three racks and counts the other six.
+	{"kueue-group-lost-many", []string{"-f", "testdata/kueue-group-lost-many.yaml"}, exitWaiting},
 	{"kueue-balanced-repair-widest-bestfit", []string{"-topology-profile", "kueue", "-f", "testdata/kueue-balanced-repair-widest.yaml"}, exitPlaced},
 	// Checked by hand (see the manifest's header): an admission left on a
 	// Workload whose QuotaReserved is False holds no quota and is cleared
