@@ -33,6 +33,19 @@ type PlanOptions struct {
 	// fits, each set placed there in turn. KueueProfile and
 	// KueueBalancedProfile set it.
 	KueueLeaderAware bool
+	// InGroupOrder plans the sets in the order of the group's PodSets (the
+	// members first), each PodSetGroup where its first set appears, rather
+	// than by name: Kueue v0.17 builds a Workload's topology requests in
+	// spec.podSets order (flavorassigner WorkloadsTopologyRequests) and
+	// places its groups in the order they first appear there, each
+	// placed group's pods taken before the next is searched
+	// (FindTopologyAssignmentsForFlavor, pkg/cache/scheduler
+	// tas_flavor_snapshot.go). Where an earlier set's best fit takes the
+	// domain a later one needs, the order decides the hosts and even
+	// admission, so a caller with Kueue's semantics passes the sets in
+	// spec.podSets order. The answer's PodSets and PodSetAssignments stay
+	// in name order. KueueProfile and KueueBalancedProfile set it.
+	InGroupOrder bool
 	// Balanced spreads a set with a Preferred level evenly over the fewest
 	// domains of that level that hold it, inside one domain of the level
 	// above: the counts per domain differ by at most one slice, and among
@@ -195,8 +208,11 @@ type Rank struct {
 // possible, with each slice layer's domains taking whole slices. Sets are
 // planned one after the other, the pods of each taking the capacity the
 // next sees: the sets of a PodSetGroup together in one domain of their
-// level (the first domain, by best fit for the largest set, where all fit),
-// smaller sets first; otherwise by name. A set or the members without a
+// level (the first domain, by best fit for the largest set, where all fit,
+// or Kueue's search with [PlanOptions].KueueLeaderAware), smaller sets
+// first; the sets and groups by name (the members, "", first), or with
+// [PlanOptions].InGroupOrder in the order of g.PodSets, a group where its
+// first set appears, as Kueue plans a Workload's spec.podSets. A set or the members without a
 // request are placed unconstrained, as Kueue places a pod set without
 // topology annotations on a topology flavor.
 //
@@ -270,7 +286,7 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 	if err != nil {
 		return Plan{}, err
 	}
-	rs, err := t.requests(s, g, reqs, c)
+	rs, err := t.requests(s, g, reqs, c, opts.InGroupOrder)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -360,8 +376,9 @@ func ownerOf(rs []request, bound int) (int, error) {
 }
 
 // requests compiles and binds reqs, adding an unconstrained request for
-// every set (and the members) that has none; sorted by set name.
-func (t *Tree) requests(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, c *capacity) ([]request, error) {
+// every set (and the members) that has none; sorted by set name, or with
+// inGroupOrder the members first, then the sets in g.PodSets' order.
+func (t *Tree) requests(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, c *capacity, inGroupOrder bool) ([]request, error) {
 	// requested finds a set's request: by a scan for a few requests (Kueue
 	// allows 8 pod sets), by a map for many.
 	var seen map[string]int
@@ -408,7 +425,11 @@ func (t *Tree) requests(s *placement.Snapshot, g *placement.Group, reqs []PodSet
 			return nil, err
 		}
 	}
-	slices.SortFunc(rs, func(a, b request) int { return strings.Compare(a.name, b.name) })
+	if inGroupOrder {
+		sortInGroupOrder(rs, g)
+	} else {
+		slices.SortFunc(rs, func(a, b request) int { return strings.Compare(a.name, b.name) })
+	}
 	for i := range rs {
 		if err := rs[i].bind(s, g); err != nil {
 			return nil, err
@@ -437,7 +458,8 @@ func (t *Tree) requests(s *placement.Snapshot, g *placement.Group, reqs []PodSet
 
 // works returns the order in which the requests are planned, each entry
 // the requests planned together: a PodSetGroup (smaller sets first, then
-// by name), or one set; by the first set's name.
+// in rs's order), or one set; in rs's order of each entry's first set
+// (by name, or the group's order: see [PlanOptions].InGroupOrder).
 func works(rs []request) [][]int {
 	var out [][]int
 	at := map[string]int{}
@@ -966,4 +988,28 @@ func memberAssignments(g *placement.Group, ranks []Rank) []placement.Assignment 
 		}
 	}
 	return out
+}
+
+// sortInGroupOrder sorts rs as [PlanOptions].InGroupOrder plans them:
+// the members ("") first, then the sets in g.PodSets' order. Every
+// request names a set of g (compile checked it). A set's position is
+// found by a scan for a few sets (Kueue allows 8), by a map for many.
+func sortInGroupOrder(rs []request, g *placement.Group) {
+	var pos map[string]int
+	if len(g.PodSets) > 8 {
+		pos = make(map[string]int, len(g.PodSets))
+		for i := range g.PodSets {
+			pos[g.PodSets[i].Name] = i
+		}
+	}
+	at := func(name string) int {
+		if name == "" {
+			return -1
+		}
+		if pos != nil {
+			return pos[name]
+		}
+		return slices.IndexFunc(g.PodSets, func(ps placement.PodSet) bool { return ps.Name == name })
+	}
+	slices.SortFunc(rs, func(a, b request) int { return cmp.Compare(at(a.name), at(b.name)) })
 }

@@ -28,7 +28,9 @@ const (
 	// slice level, the least free first, as Kueue v0.17 fills them), a
 	// preferred level widening one level at a time, and a PodSetGroup of a
 	// one-pod leader and workers placed as one request with the leader
-	// ([PlanOptions].KueueLeaderAware).
+	// ([PlanOptions].KueueLeaderAware), and a Workload's sets and groups
+	// planned in the order its caller lists them, spec.podSets order for
+	// Kueue ([PlanOptions].InGroupOrder).
 	KueueProfile
 	// KueueBalancedProfile is KueueProfile with Kueue v0.17's
 	// TASBalancedPlacement feature gate on ([PlanOptions].KueueBalanced):
@@ -70,10 +72,11 @@ func ParseProfile(s string) (Profile, error) {
 }
 
 // Options returns the plan options of the profile: KueueBalanced for
-// KueueBalancedProfile, KueueLeaderAware for both Kueue profiles,
-// BestFitInSlices for GangschedProfile.
+// KueueBalancedProfile, KueueLeaderAware and InGroupOrder for both Kueue
+// profiles, BestFitInSlices for GangschedProfile.
 func (p Profile) Options() PlanOptions {
-	return PlanOptions{KueueBalanced: p == KueueBalancedProfile, KueueLeaderAware: p != GangschedProfile, BestFitInSlices: p == GangschedProfile}
+	kueue := p != GangschedProfile
+	return PlanOptions{KueueBalanced: p == KueueBalancedProfile, KueueLeaderAware: kueue, InGroupOrder: kueue, BestFitInSlices: p == GangschedProfile}
 }
 
 // Planned reports whether a group with constraints cs is decided by
