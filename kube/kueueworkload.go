@@ -178,6 +178,8 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 	var total int64
 	minCountAt := -1 // the spec.podSets index of the set with a minCount
 	var mins []int32 // each set's minCount, 0 without one
+	// Every set's request, spec.podSets' order, count 0 too.
+	var specReqs []topology.PodSetRequest
 	for i := range ps {
 		f := fmt.Sprintf("spec.podSets[%d]", i)
 		name := string(ps[i].Name)
@@ -202,6 +204,7 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 		if err != nil {
 			return nil, err
 		}
+		specReqs = append(specReqs, req)
 		if err := checkMinCount(obj, i, &ps[i], req, &minCountAt); err != nil {
 			return nil, err
 		}
@@ -215,6 +218,9 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 	}
 	if minCountAt >= 0 {
 		out.MinCounts = mins
+	}
+	if err := checkGroupLevels(obj, ps, specReqs); err != nil {
+		return nil, err
 	}
 	for _, set := range out.Group.PodSets {
 		out.Group.MinCount += set.Count // a gang of every pod it places

@@ -238,7 +238,8 @@ type Rank struct {
 // layers out of order or whose sizes do not divide, more than
 // [MaxSliceLayers] layers, members that are not identical or have
 // affinity terms or claims, a count not a multiple of the slice size,
-// PodSetGroups whose sets ask for different levels, bound members with two
+// PodSetGroups whose sets ask for different levels or one required and
+// another preferred, bound members with two
 // sliced sets, bound members in two domains of
 // a Required level, a nil filter. A filter's error is returned as above.
 func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, opts PlanOptions) (Plan, error) {
@@ -449,7 +450,7 @@ func (t *Tree) requests(s *placement.Snapshot, g *placement.Group, reqs []PodSet
 			groups = map[string]int{}
 		}
 		if j, ok := groups[rs[i].group]; ok && (rs[j].level != rs[i].level || rs[j].required != rs[i].required) {
-			return nil, placement.Errorf(placement.ErrInvalid, rs[i].obj(), "group", "PodSetGroup %q: its sets ask for different levels (as %s does not)", rs[i].group, rs[j].obj())
+			return nil, placement.Errorf(placement.ErrInvalid, rs[i].obj(), "group", "PodSetGroup %q: %s where pod set %q %s; a group's sets ask for one level, all required or all preferred", rs[i].group, rs[i].asks(t.keys), rs[j].name, rs[j].asks(t.keys))
 		}
 		groups[rs[i].group] = i
 	}

@@ -374,3 +374,35 @@ func TestScenario_PodSetFillBelowSliceLevel(t *testing.T) {
 		})
 	}
 }
+
+// A PodSetGroup whose sets ask for their level otherwise is refused,
+// saying what each asks for: a level of its own, or required against
+// preferred on the same level.
+func TestPlanPodSets_GroupLevelsDiffer(t *testing.T) {
+	s := snapshot(t, brh(uniform(1, 2, 2, 4)))
+	tr := tree(t, s, blockKey, rackKey, hostKey)
+	g := &placement.Group{Namespace: "default", Name: "lws", MinCount: 3, PodSets: []placement.PodSet{
+		{Name: "leader", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}},
+		{Name: "workers", Count: 2, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}},
+	}}
+	for _, tc := range []struct {
+		name           string
+		leader, worker topology.PodSetRequest
+		want           string
+	}{
+		{"required against preferred", topology.PodSetRequest{Required: rackKey}, topology.PodSetRequest{Preferred: rackKey},
+			`pod set "workers" of PodGroup "default/lws": group: PodSetGroup "g": prefers topology.kubernetes.io/rack where pod set "leader" requires topology.kubernetes.io/rack; a group's sets ask for one level, all required or all preferred`},
+		{"two levels", topology.PodSetRequest{Required: blockKey}, topology.PodSetRequest{Required: rackKey},
+			`pod set "workers" of PodGroup "default/lws": group: PodSetGroup "g": requires topology.kubernetes.io/rack where pod set "leader" requires example.com/block; a group's sets ask for one level, all required or all preferred`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lr, wr := tc.leader, tc.worker
+			lr.PodSet, wr.PodSet, lr.Group, wr.Group = "leader", "workers", "g", "g"
+			for _, prof := range []topology.Profile{topology.GangschedProfile, topology.KueueProfile} {
+				_, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{lr, wr}, prof.Options())
+				require.ErrorIs(t, err, placement.ErrInvalid)
+				require.EqualError(t, err, tc.want)
+			}
+		})
+	}
+}

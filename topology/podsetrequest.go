@@ -100,6 +100,21 @@ func (r *request) obj() string {
 	return fmt.Sprintf("pod set %q of PodGroup %q", r.name, r.gkey.String())
 }
 
+// asks says how the request asks for its level, for errors: "requires
+// <key>", "prefers <key>", "is unconstrained" or "asks for no level".
+func (r *request) asks(keys []string) string {
+	switch {
+	case (r.required || r.preferred) && r.level >= 0 && r.level < len(keys):
+		if r.required {
+			return "requires " + keys[r.level]
+		}
+		return "prefers " + keys[r.level]
+	case r.unconstrained:
+		return "is unconstrained"
+	}
+	return "asks for no level"
+}
+
 // sliceUnit returns the outermost layer's size.
 func (r *request) sliceUnit() int64 { return r.layers[0].size }
 

@@ -1,0 +1,79 @@
+package kube
+
+import (
+	"fmt"
+
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// checkGroupLevels refuses a PodSetGroup whose sets do not ask for one
+// topology level the same way, both required or both preferred, as
+// Kueue's job webhook refuses it (jobframework
+// ValidatePodSetGroupingTopology, topologyRequestsValid). The planner
+// would refuse it too, but naming pod sets of a PodGroup; here the error
+// names the Workload and the field of the later set that differs from the
+// group's first: its topologyRequest's, or its template's annotation.
+// reqs are every set's request, in spec.podSets order.
+func checkGroupLevels(obj string, ps []kueue.PodSet, reqs []topology.PodSetRequest) error {
+	first := map[string]int{} // group name → spec.podSets index of its first set
+	for i, r := range reqs {
+		if r.Group == "" {
+			continue
+		}
+		j, ok := first[r.Group]
+		if !ok {
+			first[r.Group] = i
+			continue
+		}
+		o := reqs[j]
+		if o.Required == r.Required && o.Preferred == r.Preferred {
+			continue
+		}
+		return placement.Errorf(placement.ErrInvalid, obj, levelField(i, &ps[i], r),
+			"PodSetGroup %q: pod set %q %s where %q (spec.podSets[%d]) %s; a group's sets ask for one level, both required or both preferred",
+			r.Group, r.PodSet, asksLevel(r), o.PodSet, j, asksLevel(o))
+	}
+	return nil
+}
+
+// asksLevel says how r asks for its level, for errors.
+func asksLevel(r topology.PodSetRequest) string {
+	switch {
+	case r.Required != "":
+		return "requires " + r.Required
+	case r.Preferred != "":
+		return "prefers " + r.Preferred
+	case r.Unconstrained:
+		return "is unconstrained"
+	}
+	return "asks for no level"
+}
+
+// levelField is the field where spec.podSets[i] (ps, request r) gives its
+// level: topologyRequest's required or preferred when set, else the
+// template's annotation.
+func levelField(i int, ps *kueue.PodSet, r topology.PodSetRequest) string {
+	f := fmt.Sprintf("spec.podSets[%d]", i)
+	if ps.TopologyRequest != nil {
+		switch {
+		case r.Required != "":
+			return f + ".topologyRequest.required"
+		case r.Preferred != "":
+			return f + ".topologyRequest.preferred"
+		}
+		return f + ".topologyRequest"
+	}
+	ann := f + ".template.metadata.annotations"
+	switch {
+	case r.Required != "":
+		return ann + "[" + KueueRequiredTopology + "]"
+	case r.Preferred != "":
+		return ann + "[" + KueuePreferredTopology + "]"
+	case r.Unconstrained:
+		return ann + "[" + KueueUnconstrainedTopology + "]"
+	}
+	return ann
+}
