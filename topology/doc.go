@@ -43,7 +43,10 @@
 // balanced placement ([PlanOptions].KueueBalanced; gangsched's own even
 // spread is [PlanOptions].Balanced), its placement of a PodSetGroup's
 // leader and workers as one request ([PlanOptions].KueueLeaderAware;
-// gangsched's own group search otherwise), and reasons that name the
+// gangsched's own group search otherwise), its order of the sets, as the
+// group lists them ([PlanOptions].InGroupOrder: Kueue's spec.podSets
+// order; by name otherwise, whatever order the requests come in), and
+// reasons that name the
 // level that failed and by how much. Slices need it: the solver's
 // placements are node sets, which cannot say "four pods per rack". The
 // answer is a [placement.Decision] that [placement.Verify] accepts, and
