@@ -11,16 +11,30 @@ import (
 
 // TestProp_ClosestIsTheMostSlots: the pruned search for the explanatory
 // domain picks what counting every domain would, the most slots, ties by
-// ID, whatever order the domains come in.
+// ID, whatever order the domains come in. slots is held to a node-by-node
+// count that asks every node whether it admits the group, so the
+// shortcut for plain domains (no taints or cordons, members without
+// selector or node affinity) must count as asking does; it must be taken
+// in some runs, and a selector, a cordon or a taint must turn it off.
 func TestProp_ClosestIsTheMostSlots(t *testing.T) {
+	plainSeen := 0
+	defer func() {
+		if !t.Failed() && plainSeen == 0 {
+			t.Error("no run counted a plain domain")
+		}
+	}()
 	rapid.Check(t, func(t *rapid.T) {
 		var nodes []placement.Node
 		for i := range rapid.IntRange(1, 12).Draw(t, "nodes") {
 			nodes = append(nodes, placement.Node{Name: fmt.Sprintf("n%02d", i),
-				Labels:      map[string]string{"rack": rapid.SampledFrom([]string{"a", "b", "c", "d"}).Draw(t, "rack")},
+				Labels: map[string]string{"rack": rapid.SampledFrom([]string{"a", "b", "c", "d"}).Draw(t, "rack"),
+					"zone": rapid.SampledFrom([]string{"x", "y"}).Draw(t, "zone")},
 				Allocatable: placement.ResourceList{placement.ResourceCPU: rapid.Int64Range(0, 8).Draw(t, "cpu"), placement.ResourceGPU: rapid.Int64Range(0, 4).Draw(t, "gpu")}})
-			if rapid.IntRange(0, 4).Draw(t, "tainted") == 0 {
+			switch rapid.IntRange(0, 9).Draw(t, "tainted") {
+			case 0:
 				nodes[i].Taints = []placement.Taint{{Key: "x", Effect: placement.TaintEffectNoSchedule}}
+			case 1:
+				nodes[i].Unschedulable = true
 			}
 		}
 		var pods []placement.Pod
@@ -40,6 +54,15 @@ func TestProp_ClosestIsTheMostSlots(t *testing.T) {
 			Count: int32(rapid.IntRange(1, 40).Draw(t, "count")),
 			Template: placement.Pod{Requests: placement.ResourceList{
 				placement.ResourceCPU: rapid.Int64Range(0, 3).Draw(t, "mcpu"), placement.ResourceGPU: rapid.Int64Range(0, 2).Draw(t, "mgpu")}}}}}
+		switch rapid.IntRange(0, 4).Draw(t, "template") {
+		case 0:
+			g.PodSets[0].Template.NodeSelector = map[string]string{"zone": "x"}
+		case 1:
+			g.PodSets[0].Template.NodeAffinity = &placement.NodeAffinity{Required: []placement.NodeSelectorTerm{{MatchExpressions: []placement.NodeSelectorRequirement{
+				{Key: "zone", Operator: placement.NodeSelectorOpIn, Values: []string{"y"}}}}}}
+		case 2:
+			g.PodSets[0].Template.Tolerations = []placement.Toleration{{Key: "x", Operator: placement.TolerationOpExists}}
+		}
 		c, err := tr.capacityFor(s)
 		if err != nil {
 			t.Fatal(err)
@@ -53,6 +76,9 @@ func TestProp_ClosestIsTheMostSlots(t *testing.T) {
 		}
 		want, most := doms[0], int64(-1)
 		for _, d := range doms {
+			if b.plainPass && tr.doms[d].plain {
+				plainSeen++
+			}
 			if k, naive := b.slots(d), slotsOneByOne(b, d); k != naive {
 				t.Fatalf("slots of domain %d: %d, counting node by node %d", d, k, naive)
 			}

@@ -412,13 +412,16 @@ func (t *Tree) boundOf(s *placement.Snapshot, g placement.Key) *boundMembers {
 }
 
 type builder struct {
-	t         *Tree
-	c         *capacity
-	s         *placement.Snapshot
-	g         placement.GroupView
-	sh        *shape
-	scorer    *Scorer
-	classes   []*placement.Pod // one member per distinct nodeSelector+tolerations
+	t       *Tree
+	c       *capacity
+	s       *placement.Snapshot
+	g       placement.GroupView
+	sh      *shape
+	scorer  *Scorer
+	classes []*placement.Pod // one member per distinct nodeSelector+tolerations
+	// plainPass: no class has a nodeSelector or node affinity, so every
+	// class passes a plainNode (taints and cordons are all it could fail).
+	plainPass bool
 	bound     []placement.NodeID
 	boundPods []placement.Key
 	scope     DomainID // the required domain holding the bound members, or -1
@@ -434,7 +437,9 @@ type builder struct {
 func (b *builder) static(g placement.GroupView) {
 	seen := map[string]bool{}
 	plain := false // a member without selector or tolerations is kept
+	b.plainPass = true
 	keep := func(p *placement.Pod) {
+		b.plainPass = b.plainPass && len(p.NodeSelector) == 0 && p.NodeAffinity == nil
 		if len(p.NodeSelector) == 0 && len(p.Tolerations) == 0 && p.NodeAffinity == nil {
 			if !plain {
 				plain = true
@@ -829,8 +834,14 @@ func (b *builder) boundAtLeast(d DomainID, kq []int64) bool {
 // (see closest), up to the pending members. A node whose free row equals
 // the one before it holds as many copies: comparing the rows costs a load
 // per resource where counting costs a division (most of a failing rack
-// set's count, whose racks' nodes are mostly alike).
+// set's count, whose racks' nodes are mostly alike). When every node of d
+// is plain and no member has a nodeSelector or node affinity, every node
+// admits the group: asking each (admits) was a third of the count of a
+// failing block set.
 func (b *builder) slots(d DomainID) int64 {
+	if b.plainPass && b.t.doms[d].plain {
+		return b.plainSlots(d)
+	}
 	R := len(b.c.res)
 	n := int64(b.sh.n)
 	var sum, k int64
@@ -849,6 +860,29 @@ func (b *builder) slots(d DomainID) int64 {
 			if sum += k; sum >= n {
 				return n
 			}
+		}
+	}
+	return sum
+}
+
+// plainSlots is slots for a domain whose every node admits the group.
+func (b *builder) plainSlots(d DomainID) int64 {
+	R := len(b.c.res)
+	n := int64(b.sh.n)
+	var sum, k int64
+	var prev []int64 // the free row k was counted from
+	for _, id := range b.t.doms[d].nodes {
+		row := b.c.nodeFree[int(id)*R : int(id+1)*R]
+		if prev == nil || !slices.Equal(row, prev) {
+			k, prev = n, row
+			for r, f := range row {
+				if q := b.sh.maxReq[r]; q > 0 {
+					k = min(k, max(f, 0)/q)
+				}
+			}
+		}
+		if sum += k; sum >= n {
+			return n
 		}
 	}
 	return sum

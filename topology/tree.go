@@ -48,6 +48,10 @@ type domain struct {
 	nodes    []placement.NodeID // ascending
 	children []DomainID         // one level narrower, ascending path
 	direct   []placement.NodeID // nodes in no child domain (all of them at the deepest level)
+	// plain: every node of the domain is a plainNode, so a member without
+	// nodeSelector or node affinity passes each of its static filters
+	// (the generator's slots then skips asking node by node).
+	plain bool
 }
 
 // Tree is the domain tree of a node set for an ordered list of topology keys
@@ -159,7 +163,7 @@ func NewTreeWithOptions(s *placement.Snapshot, keys []string, opts TreeOptions) 
 		t.levelStart = append(t.levelStart, DomainID(len(t.doms)))
 		for _, path := range slices.Sorted(maps.Keys(levels[l])) {
 			p := levels[l][path]
-			d := domain{level: l, parent: -1, value: p.value, path: path, nodes: p.nodes}
+			d := domain{level: l, parent: -1, value: p.value, path: path, nodes: p.nodes, plain: true}
 			id := DomainID(len(t.doms))
 			if l > 0 {
 				d.parent = t.byPath[p.parent]
@@ -171,11 +175,13 @@ func NewTreeWithOptions(s *placement.Snapshot, keys []string, opts TreeOptions) 
 	}
 	t.levelStart = append(t.levelStart, DomainID(len(t.doms)))
 	for id := range placement.NodeID(n) {
+		plain := plainNode(s.Node(id))
 		for l := range L {
 			i := int(id)*L + l
 			t.nodeDom[i] = -1
 			if paths[i] != "" { // never "" once set: Segment("") is `""`
 				t.nodeDom[i] = t.byPath[paths[i]]
+				t.doms[t.nodeDom[i]].plain = t.doms[t.nodeDom[i]].plain && plain
 			}
 		}
 		// The node is a direct member of its deepest domain.
