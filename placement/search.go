@@ -320,6 +320,9 @@ func (sv *solver) roomIfEmpty(p *Placement, target int) bool {
 		if len(p.Nodes) == len(sv.s.b.nodes) {
 			return sv.smallestFit(sv.s.b.allocSum, target) // kept by the snapshot
 		}
+		if classRow := sv.prep.classRow; len(classRow) == 1 && !roomFastOff {
+			return sv.allocReaches(p, sv.req(int32(classRow[0])), target)
+		}
 		free := make([]int64, sv.R)
 		for _, id := range p.Nodes {
 			for r, q := range sv.s.allocRow(id) {
@@ -354,6 +357,48 @@ func (sv *solver) roomIfEmpty(p *Placement, target int) bool {
 		}
 	}
 	return sv.smallestFit(free, target)
+}
+
+// roomFastOff turns off allocReaches and roomSomewhereIfEmpty's memory of
+// usable placements, so that tests can compare them with the general path.
+var roomFastOff bool
+
+// allocReaches is roomIfEmpty without bound members for one member class
+// (smallestFit's: target copies of req): the allocatable of p's nodes is
+// summed for the requested resources only, and only until each reaches
+// target copies. Allocatable is never negative, so a sum that reaches its
+// need stays there, and one that never does is the full (saturating) sum
+// smallestFit compares: summing every resource of a block's nodes was a
+// tenth of a failing block resize.
+func (sv *solver) allocReaches(p *Placement, req []int64, target int) bool {
+	var buf [8]int64
+	need := buf[:0]
+	if len(req) > len(buf) {
+		need = make([]int64, 0, len(req))
+	}
+	short := 0 // resources whose sum is below need
+	for _, q := range req {
+		n := arith.MulSat(q, int64(target))
+		if n > 0 {
+			short++
+		}
+		need = append(need, n)
+	}
+	for _, id := range p.Nodes {
+		if short == 0 {
+			return true
+		}
+		alloc := sv.s.allocRow(id)
+		for r, n := range need {
+			if n > 0 {
+				if n -= alloc[r]; n <= 0 {
+					short--
+				}
+				need[r] = n
+			}
+		}
+	}
+	return short == 0
 }
 
 // smallestFit reports whether, for every resource, the target smallest

@@ -352,8 +352,9 @@ type solver struct {
 	size       []int64 // per row, for first-fit decreasing: sum of request/largest allocatable
 	cols       []int   // the columns of the tracked resources but pods, in compile's lookup order
 	bound      int
-	required   int // members (bound included) the decision must reach
-	need       int // pending members that must be placed
+	usableSeen uint64 // bit i: selectPlacement found placements[i] usable (the first 64)
+	required   int    // members (bound included) the decision must reach
+	need       int    // pending members that must be placed
 	reservers  []Reserver
 	cons       *cons
 	pos        []NodeID // with cons: node of every member, bound first
