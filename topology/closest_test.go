@@ -14,13 +14,14 @@ import (
 // ID, whatever order the domains come in. slots is held to a node-by-node
 // count that asks every node whether it admits the group, so the
 // shortcut for plain domains (no taints or cordons, members without
-// selector or node affinity) must count as asking does; it must be taken
-// in some runs, and a selector, a cordon or a taint must turn it off.
+// selector or node affinity) must count as asking does, and so must its
+// product for a domain whose nodes are all free alike; both must be taken
+// in some runs, and a selector, a cordon or a taint must turn them off.
 func TestProp_ClosestIsTheMostSlots(t *testing.T) {
-	plainSeen := 0
+	plainSeen, uniformSeen := 0, 0
 	defer func() {
-		if !t.Failed() && plainSeen == 0 {
-			t.Error("no run counted a plain domain")
+		if !t.Failed() && (plainSeen == 0 || uniformSeen == 0 || uniformSeen == plainSeen) {
+			t.Errorf("plain domains counted: %d, of them alike node for node: %d; want some of each kind", plainSeen, uniformSeen)
 		}
 	}()
 	rapid.Check(t, func(t *rapid.T) {
@@ -30,6 +31,9 @@ func TestProp_ClosestIsTheMostSlots(t *testing.T) {
 				Labels: map[string]string{"rack": rapid.SampledFrom([]string{"a", "b", "c", "d"}).Draw(t, "rack"),
 					"zone": rapid.SampledFrom([]string{"x", "y"}).Draw(t, "zone")},
 				Allocatable: placement.ResourceList{placement.ResourceCPU: rapid.Int64Range(0, 8).Draw(t, "cpu"), placement.ResourceGPU: rapid.Int64Range(0, 4).Draw(t, "gpu")}})
+			if pods := rapid.IntRange(0, 3).Draw(t, "podsLimit"); pods > 0 { // else unlimited: no product of a rack's nodes
+				nodes[i].Allocatable[placement.ResourcePods] = int64(pods)
+			}
 			switch rapid.IntRange(0, 9).Draw(t, "tainted") {
 			case 0:
 				nodes[i].Taints = []placement.Taint{{Key: "x", Effect: placement.TaintEffectNoSchedule}}
@@ -78,6 +82,9 @@ func TestProp_ClosestIsTheMostSlots(t *testing.T) {
 		for _, d := range doms {
 			if b.plainPass && tr.doms[d].plain {
 				plainSeen++
+				if _, ok := b.uniformCopies(d); ok {
+					uniformSeen++
+				}
 			}
 			if k, naive := b.slots(d), slotsOneByOne(b, d); k != naive {
 				t.Fatalf("slots of domain %d: %d, counting node by node %d", d, k, naive)

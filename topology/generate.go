@@ -866,9 +866,16 @@ func (b *builder) slots(d DomainID) int64 {
 }
 
 // plainSlots is slots for a domain whose every node admits the group.
+// When each requested resource is free alike on every node of d (its free
+// sum is its largest free times the nodes), every node holds the same
+// copies, and the count is one product: an empty block is counted without
+// reading its nodes.
 func (b *builder) plainSlots(d DomainID) int64 {
 	R := len(b.c.res)
 	n := int64(b.sh.n)
+	if k, ok := b.uniformCopies(d); ok {
+		return min(n, k*int64(len(b.t.doms[d].nodes)))
+	}
 	var sum, k int64
 	var prev []int64 // the free row k was counted from
 	for _, id := range b.t.doms[d].nodes {
@@ -886,6 +893,31 @@ func (b *builder) plainSlots(d DomainID) int64 {
 		}
 	}
 	return sum
+}
+
+// uniformCopies returns the copies of the largest member each node of d
+// holds, up to the pending members, when the aggregates prove every node
+// of d holds as many: for each requested resource the free sum (of
+// max(free, 0)) equals the largest free times the nodes, which no node
+// below the largest allows. ok is false otherwise, or when that product
+// would pass int64 (the sum is clamped there).
+func (b *builder) uniformCopies(d DomainID) (k int64, ok bool) {
+	R := len(b.c.res)
+	nodes := int64(len(b.t.doms[d].nodes))
+	k = int64(b.sh.n)
+	for r := range R {
+		q := b.sh.maxReq[r]
+		if q <= 0 {
+			continue
+		}
+		i := int(d)*R + r
+		f := b.c.maxFree[i]
+		if f < 0 || nodes == 0 || f > math.MaxInt64/nodes || b.c.freeSum[i] != f*nodes {
+			return 0, false
+		}
+		k = min(k, f/q)
+	}
+	return k, true
 }
 
 // widen emits, for each domain D of doms (-1: the whole cluster), D
