@@ -162,14 +162,57 @@ type quotaTree struct {
 // (nil when unset), read from the spec once per call of
 // [AdmitKueueWorkloads] ([quotaIndex]).
 func (t quotaTree) limits(n quotaNode, fr flavorResource) (nominal int64, borrow, lend *int64) {
+	l := t.cell(n, fr).lim
+	return l.nominal, l.borrow, l.lend
+}
+
+// quotaCell is what the quota walks read of one node of the tree and one
+// flavor-resource that does not change with the usage: its limits, its
+// subtree and local quota, the same flavor-resource at its parent, and
+// whether it is under a cycle. A walk finds the cell of where it starts
+// once and follows parent from there: looking each level's limits,
+// subtree and usage up by node and flavor-resource hashed three or four
+// strings a level, a sixth of an admission run with preemption.
+type quotaCell struct {
+	n  quotaNode
+	fr flavorResource
+	// id numbers the cells of an index in the order made, for
+	// [cohortSums.usageAt].
+	id    int
+	cycle bool // [quotaTree.inCycle] of n
+	lim   quotaLimits
+	// sub is [quotaTree.subtreeLocal], once hasSub.
+	sub    quotaSubtree
+	hasSub bool
+	// parent is the cell of fr at n's parent, nil at a root, once
+	// hasParent: made when first walked to, as a walk from a node
+	// under a cycle of spec.parentName would never end.
+	parent    *quotaCell
+	hasParent bool
+}
+
+// cell is n's cell of fr, made when first asked for.
+func (t quotaTree) cell(n quotaNode, fr flavorResource) *quotaCell {
 	m := t.q.idx
 	k := quotaMemoKey{n, fr}
-	l, ok := m.limits[k]
-	if !ok {
-		l.nominal, l.borrow, l.lend = t.limitsOf(n, fr)
-		m.limits[k] = l
+	if c := m.cells[k]; c != nil {
+		return c
 	}
-	return l.nominal, l.borrow, l.lend
+	c := &quotaCell{n: n, fr: fr, id: len(m.cells), cycle: t.inCycle(n)}
+	c.lim.nominal, c.lim.borrow, c.lim.lend = t.limitsOf(n, fr)
+	m.cells[k] = c
+	return c
+}
+
+// parentCell is c's parent cell, nil at a root; for c not under a cycle.
+func (t quotaTree) parentCell(c *quotaCell) *quotaCell {
+	if !c.hasParent {
+		if p := t.q.parentOf(c.n); p != "" {
+			c.parent = t.cell(quotaNode{cohort: p}, c.fr)
+		}
+		c.hasParent = true
+	}
+	return c.parent
 }
 
 // limitsOf is [quotaTree.limits], read from the spec.
@@ -226,10 +269,9 @@ type quotaIndex struct {
 	// cycle holds the cohorts whose chain of parents runs into a cycle of
 	// spec.parentName ([quotaTree.inCycle]).
 	cycle map[string]bool
-	// limits and subtree keep each node's limits and subtree and local
-	// quota of a flavor-resource, as the walks first read them.
-	limits  map[quotaMemoKey]quotaLimits
-	subtree map[quotaMemoKey]quotaSubtree
+	// cells keep each node's limits and subtree and local quota of a
+	// flavor-resource, as the walks first read them ([quotaCell]).
+	cells map[quotaMemoKey]*quotaCell
 	// frs are each node's flavor-resources ([quotaTree.flavorResources]),
 	// made when first asked for.
 	frs map[quotaNode][]flavorResource
@@ -248,8 +290,8 @@ type quotaIndex struct {
 // changes to them; [AdmitKueueWorkloads] makes one per call.
 func (q *KueueQueues) indexed() *KueueQueues {
 	c := *q
-	x := &quotaIndex{kids: map[string][]quotaNode{}, cycle: map[string]bool{}, limits: map[quotaMemoKey]quotaLimits{},
-		subtree: map[quotaMemoKey]quotaSubtree{}, onAllFlavors: map[*KueueClusterQueue]bool{}, byName: map[string]*KueueClusterQueue{}}
+	x := &quotaIndex{kids: map[string][]quotaNode{}, cycle: map[string]bool{}, cells: map[quotaMemoKey]*quotaCell{},
+		onAllFlavors: map[*KueueClusterQueue]bool{}, byName: map[string]*KueueClusterQueue{}}
 	for _, name := range slices.Sorted(maps.Keys(q.ClusterQueues)) {
 		if cq := q.ClusterQueues[name]; cq != nil {
 			x.kids[cq.Cohort] = append(x.kids[cq.Cohort], quotaNode{cq: cq})
@@ -321,10 +363,11 @@ func (t quotaTree) inCycle(n quotaNode) bool {
 // subtree is n's subtree quota of fr: its nominal quota and what its
 // children lend it; 0 for a cohort under a cycle ([quotaTree.inCycle]).
 func (t quotaTree) subtree(n quotaNode, fr flavorResource) int64 {
-	if n.cq == nil && t.inCycle(n) {
+	c := t.cell(n, fr)
+	if n.cq == nil && c.cycle {
 		return 0
 	}
-	return t.subtreeOf(n, fr)
+	return t.subAt(c).subtree
 }
 
 // subtreeOf is [quotaTree.subtree] for n not under a cycle.
@@ -338,57 +381,66 @@ func (t quotaTree) subtreeOf(n quotaNode, fr flavorResource) int64 {
 // is walked once for both: reading them apart walked a child's subtree
 // twice per level, 2^depth times in a chain of Cohorts with lendingLimits.
 func (t quotaTree) subtreeLocal(n quotaNode, fr flavorResource) (subtree, local int64) {
-	m := t.q.idx
-	k := quotaMemoKey{n, fr}
-	v, ok := m.subtree[k]
-	if !ok {
-		v.subtree, v.local = t.subtreeLocalOf(n, fr)
-		m.subtree[k] = v
-	}
+	v := t.subAt(t.cell(n, fr))
 	return v.subtree, v.local
 }
 
-// subtreeLocalOf is [quotaTree.subtreeLocal], summed over the subtree.
-func (t quotaTree) subtreeLocalOf(n quotaNode, fr flavorResource) (subtree, local int64) {
-	v, _, lend := t.limits(n, fr)
-	if n.cq == nil {
-		t.eachChild(n.cohort, func(c quotaNode) {
-			sub, loc := t.subtreeLocal(c, fr)
-			v = sum(v, sub-loc) // min(sub, lendingLimit): not negative
+// subAt is [quotaTree.subtreeLocal] of c's node, summed over the subtree
+// when first asked for.
+func (t quotaTree) subAt(c *quotaCell) quotaSubtree {
+	if c.hasSub {
+		return c.sub
+	}
+	v, lend := c.lim.nominal, c.lim.lend
+	if c.n.cq == nil {
+		t.eachChild(c.n.cohort, func(k quotaNode) {
+			s := t.subAt(t.cell(k, c.fr))
+			v = sum(v, s.subtree-s.local) // min(sub, lendingLimit): not negative
 		})
 	}
+	var local int64
 	if lend != nil {
 		local = max(0, v-*lend)
 	}
-	return v, local
+	c.sub, c.hasSub = quotaSubtree{v, local}, true
+	return c.sub
 }
 
 // local is the part of n's subtree quota its lendingLimit keeps from its
 // parent; 0 for a cohort under a cycle.
 func (t quotaTree) local(n quotaNode, fr flavorResource) int64 {
-	if n.cq == nil && t.inCycle(n) {
+	c := t.cell(n, fr)
+	if n.cq == nil && c.cycle {
 		return 0
 	}
-	return t.localOf(n, fr)
+	return t.localAt(c)
 }
 
 // localOf is [quotaTree.local] for n not under a cycle.
 func (t quotaTree) localOf(n quotaNode, fr flavorResource) int64 {
-	if _, _, lend := t.limits(n, fr); lend == nil {
+	return t.localAt(t.cell(n, fr))
+}
+
+// localAt is [quotaTree.localOf] of c's node.
+func (t quotaTree) localAt(c *quotaCell) int64 {
+	if c.lim.lend == nil {
 		return 0 // without walking its subtree
 	}
-	_, local := t.subtreeLocal(n, fr)
-	return local
+	return t.subAt(c).local
 }
 
 // usage is what counts against n's subtree quota: a ClusterQueue's usage,
 // a cohort's children's usage beyond their local quota (0 for a cohort
 // under a cycle).
 func (t quotaTree) usage(n quotaNode, fr flavorResource) int64 {
-	if n.cq == nil && t.inCycle(n) {
+	if n.cq != nil {
+		return t.used[n.cq.Name][fr]
+	}
+	c := t.cell(n, fr)
+	if c.cycle {
 		return 0
 	}
-	return t.usageOf(n, fr)
+	return t.sums.usageAt(c)
 }
 
 // usageOf is [quotaTree.usage] for n not under a cycle: a cohort's is
@@ -400,50 +452,70 @@ func (t quotaTree) usageOf(n quotaNode, fr flavorResource) int64 {
 	return t.sums.usage(n.cohort, fr)
 }
 
+// usageAt is [quotaTree.usageOf] of c's node.
+func (t quotaTree) usageAt(c *quotaCell) int64 {
+	if c.n.cq != nil {
+		return t.used[c.n.cq.Name][c.fr]
+	}
+	return t.sums.usageAt(c)
+}
+
 // available is what n may still take of fr: its local quota left unused,
 // and what its parent has left, within its borrowingLimit. It is negative
 // when more is in use than the quota allows; 0 under a cycle.
 func (t quotaTree) available(n quotaNode, fr flavorResource) int64 {
-	if t.inCycle(n) {
+	c := t.cell(n, fr)
+	if c.cycle {
 		return 0
 	}
-	return t.availableOf(n, fr)
+	return t.availableAt(c)
 }
 
 // availableOf is [quotaTree.available] for n not under a cycle.
 func (t quotaTree) availableOf(n quotaNode, fr flavorResource) int64 {
-	parent := t.q.parentOf(n)
-	if parent == "" {
-		return t.subtreeOf(n, fr) - t.usageOf(n, fr)
+	return t.availableAt(t.cell(n, fr))
+}
+
+// availableAt is [quotaTree.availableOf] of c's node.
+func (t quotaTree) availableAt(c *quotaCell) int64 {
+	parent := t.parentCell(c)
+	if parent == nil {
+		return t.subAt(c).subtree - t.usageAt(c)
 	}
-	fromParent := t.availableOf(quotaNode{cohort: parent}, fr)
-	local := t.localOf(n, fr)
-	if _, borrow, _ := t.limits(n, fr); borrow != nil {
-		stored := t.subtreeOf(n, fr) - local
-		usedThere := max(0, t.usageOf(n, fr)-local)
+	fromParent := t.availableAt(parent)
+	local := t.localAt(c)
+	if borrow := c.lim.borrow; borrow != nil {
+		stored := t.subAt(c).subtree - local
+		usedThere := max(0, t.usageAt(c)-local)
 		fromParent = min(fromParent, sum(stored-usedThere, *borrow))
 	}
-	return sum(max(0, local-t.usageOf(n, fr)), fromParent)
+	return sum(max(0, local-t.usageAt(c)), fromParent)
 }
 
 // potential is the most of fr n could take with nothing in use; 0 under a
 // cycle.
 func (t quotaTree) potential(n quotaNode, fr flavorResource) int64 {
-	if t.inCycle(n) {
+	c := t.cell(n, fr)
+	if c.cycle {
 		return 0
 	}
-	return t.potentialOf(n, fr)
+	return t.potentialAt(c)
 }
 
 // potentialOf is [quotaTree.potential] for n not under a cycle.
 func (t quotaTree) potentialOf(n quotaNode, fr flavorResource) int64 {
-	parent := t.q.parentOf(n)
-	if parent == "" {
-		return t.subtreeOf(n, fr)
+	return t.potentialAt(t.cell(n, fr))
+}
+
+// potentialAt is [quotaTree.potentialOf] of c's node.
+func (t quotaTree) potentialAt(c *quotaCell) int64 {
+	parent := t.parentCell(c)
+	if parent == nil {
+		return t.subAt(c).subtree
 	}
-	v := sum(t.localOf(n, fr), t.potentialOf(quotaNode{cohort: parent}, fr))
-	if _, borrow, _ := t.limits(n, fr); borrow != nil {
-		v = min(v, sum(t.subtreeOf(n, fr), *borrow))
+	v := sum(t.localAt(c), t.potentialAt(parent))
+	if borrow := c.lim.borrow; borrow != nil {
+		v = min(v, sum(t.subAt(c).subtree, *borrow))
 	}
 	return v
 }

@@ -23,6 +23,10 @@ type cohortSums struct {
 	// paths are, per ClusterQueue and flavor-resource, the steps a change
 	// of its usage takes up the tree, found at its first change.
 	paths map[cqFR][]sumStep
+	// at are the sums by [quotaCell] id, as [cohortSums.usageAt] first
+	// reads them: a cell's sum without hashing its cohort and
+	// flavor-resource again.
+	at []*wideSum
 }
 
 // sumStep is a step of a change up the tree: the local quota of the node
@@ -61,6 +65,28 @@ func (s *cohortSums) usage(cohort string, fr flavorResource) int64 {
 		return w.clamped()
 	}
 	return 0
+}
+
+// usageAt is [cohortSums.usage] of cohort cell c's node.
+func (s *cohortSums) usageAt(c *quotaCell) int64 {
+	if c.id < len(s.at) {
+		if w := s.at[c.id]; w != nil {
+			return w.clamped()
+		}
+	}
+	k := cohortFR{c.n.cohort, c.fr}
+	w := s.sum[k]
+	if w == nil {
+		// A zero sum, which [cohortSums.path] changes in place when
+		// it becomes one's step.
+		w = &wideSum{}
+		s.sum[k] = w
+	}
+	if c.id >= len(s.at) {
+		s.at = append(s.at, make([]*wideSum, c.id+1-len(s.at))...)
+	}
+	s.at[c.id] = w
+	return w.clamped()
 }
 
 // moved records that ClusterQueue name's usage of fr went from old to now:
