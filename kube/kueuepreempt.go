@@ -3,6 +3,8 @@ package kube
 import (
 	"cmp"
 	"fmt"
+	"iter"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -148,7 +150,6 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 			}
 		}
 	}
-	var gone map[cqFR]wideSum
 	var best []preemptTarget
 	var bestCh flavorChoice
 	bestRank := -1
@@ -156,20 +157,31 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	// victims are then sought at the usage as it is. The tree without
 	// them is asked for once per search: asked at each flavor tried, it
 	// copied every ClusterQueue's usage at the second for candidates it
-	// had not seen in an earlier search.
-	kt, kept := a.goneTree(all)
+	// had not seen in an earlier search. The choices read only that tree
+	// and start, not the victims found, so they are all made first, with
+	// the candidates taken out once: taking them out and putting them
+	// back at each flavor tried was an eighth of a run.
+	type choice struct {
+		ch  flavorChoice
+		why string
+	}
+	var choices []choice
+	t, kept := a.goneTree(all)
+	undo := func() {}
+	if !kept {
+		undo, t = a.without(a.candidatesHold(cq, all)), a.quota()
+	}
 	for {
-		t := kt
-		undo := func() {}
-		if !kept {
-			if gone == nil {
-				gone = a.candidatesHold(cq, all)
-			}
-			undo, t = a.without(gone), a.quota()
-		}
 		ch, why := q.assignFlavors(cq, w, t, start)
-		undo()
-		if why != "" {
+		choices = append(choices, choice{ch, why})
+		if why != "" || !ch.nextAny(cq, start) {
+			break
+		}
+	}
+	undo()
+	for _, c := range choices {
+		ch := c.ch
+		if c.why != "" {
 			return best, bestCh, nil
 		}
 		if ch.severalTopologyFlavors(q, w) == "" {
@@ -186,10 +198,8 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 				}
 			}
 		}
-		if !ch.nextAny(cq, start) {
-			return best, bestCh, nil
-		}
 	}
+	return best, bestCh, nil
 }
 
 // quotaFits reports whether cq's unused quota (with what its cohort
@@ -521,8 +531,7 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 				continue
 			}
 			removed = append(removed, c)
-			_, undo := a.usedWithout([]*preemptCand{c})
-			undos = append(undos, undo)
+			undos = append(undos, a.withoutCand(c))
 			fits, err := a.fitsRemoved(w, cq, ch, removed, borrow)
 			if err != nil {
 				putBack()
@@ -831,12 +840,31 @@ func heldBy(cs []*preemptCand) map[cqFR]wideSum {
 // math.MinInt64 at the least. Each usage changes once, whatever the order
 // of gone.
 func (a *admitter) without(gone map[cqFR]wideSum) func() {
+	return a.withoutEach(maps.All(gone), len(gone))
+}
+
+// withoutCand is [admitter.without] of what candidate c alone holds.
+// The victim search takes each candidate out as it goes: summing its
+// usage into a map first (heldBy) cost a map per candidate tried, while
+// one candidate's usage already holds each flavor-resource once.
+func (a *admitter) withoutCand(c *preemptCand) func() {
+	return a.withoutEach(func(yield func(cqFR, wideSum) bool) {
+		for fr, v := range c.usage {
+			if !yield(cqFR{c.cq.Name, fr}, wide(v)) {
+				return
+			}
+		}
+	}, len(c.usage))
+}
+
+// withoutEach is [admitter.without] of gone, n entries, each key once.
+func (a *admitter) withoutEach(gone iter.Seq2[cqFR, wideSum], n int) func() {
 	type saved struct {
 		k   cqFR
 		v   int64
 		had bool
 	}
-	undo := make([]saved, 0, len(gone))
+	undo := make([]saved, 0, n)
 	var created []string
 	a.withoutHeld++
 	for k, g := range gone {
@@ -908,7 +936,7 @@ func (a *admitter) fitsWithout(w *KueueWorkload, cq *KueueClusterQueue, ch flavo
 func (a *admitter) fitsRemoved(w *KueueWorkload, cq *KueueClusterQueue, ch flavorChoice, removed []*preemptCand, borrow bool) (bool, error) {
 	t := a.quota()
 	for fr, v := range ch.usage {
-		nominal, _, _ := groupLimits(cq.Groups, fr)
+		nominal, _, _ := t.limits(quotaNode{cq: cq}, fr)
 		if !borrow && sum(a.used[cq.Name][fr], v) > nominal {
 			return false, nil
 		}
