@@ -97,7 +97,13 @@ func (s *cohortSums) moved(name string, fr flavorResource, old, now int64) {
 	if old == now {
 		return
 	}
-	for _, st := range s.path(name, fr) {
+	s.along(s.path(name, fr), old, now)
+}
+
+// along is [cohortSums.moved] along path, the ClusterQueue's
+// [cohortSums.path].
+func (s *cohortSums) along(path []sumStep, old, now int64) {
+	for _, st := range path {
 		// The term [quotaTree.usageOf] folds for the node below, before
 		// and after.
 		before, after := max(0, old-st.local), max(0, now-st.local)

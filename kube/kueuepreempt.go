@@ -858,30 +858,53 @@ func (a *admitter) withoutCand(c *preemptCand) func() {
 }
 
 // withoutEach is [admitter.without] of gone, n entries, each key once.
+// Each change keeps its ClusterQueue's usage map and its path up the
+// cohort sums, so that putting it back looks up one key, not four: the
+// victim search takes out and puts back every candidate it tries.
 func (a *admitter) withoutEach(gone iter.Seq2[cqFR, wideSum], n int) func() {
 	type saved struct {
-		k   cqFR
-		v   int64
-		had bool
+		k    cqFR
+		u    map[flavorResource]int64 // a.used[k.cq]
+		path []sumStep                // a.sums.path(k.cq, k.fr), once found
+		v    int64
+		had  bool
 	}
 	undo := make([]saved, 0, n)
 	var created []string
 	a.withoutHeld++
 	for k, g := range gone {
-		if a.used[k.cq] == nil {
+		u := a.used[k.cq]
+		if u == nil {
+			u = map[flavorResource]int64{}
+			a.used[k.cq] = u
 			created = append(created, k.cq)
 		}
-		old, had := takeOut(a.used, a.sums, k, g)
-		undo = append(undo, saved{k, old, had})
+		old, had := u[k.fr]
+		now := old
+		if old != math.MaxInt64 {
+			now = wide(old).minus(g).clamped()
+		}
+		u[k.fr] = now
+		var path []sumStep
+		if old != now {
+			path = a.sums.path(k.cq, k.fr)
+			a.sums.along(path, old, now)
+		}
+		undo = append(undo, saved{k, u, path, old, had})
 	}
 	return func() {
 		a.withoutHeld--
 		for _, s := range undo {
-			a.sums.moved(s.k.cq, s.k.fr, a.used[s.k.cq][s.k.fr], s.v) // s.v is 0 where !s.had
-			if s.had {
-				a.used[s.k.cq][s.k.fr] = s.v
+			// s.v is 0 where !s.had
+			if cur := s.u[s.k.fr]; s.path != nil {
+				a.sums.along(s.path, cur, s.v)
 			} else {
-				delete(a.used[s.k.cq], s.k.fr)
+				a.sums.moved(s.k.cq, s.k.fr, cur, s.v)
+			}
+			if s.had {
+				s.u[s.k.fr] = s.v
+			} else {
+				delete(s.u, s.k.fr)
 			}
 		}
 		for _, name := range created {
