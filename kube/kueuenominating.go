@@ -80,8 +80,8 @@ func (a *admitter) goneTree(all []*preemptCand) (t quotaTree, ok bool) {
 		c := *w
 		sums.sum[k] = &c
 	}
-	for k, g := range heldBy(all) {
-		takeOut(used, sums, k, g)
+	for _, h := range heldBy(all) {
+		takeOut(used, sums, h.k, h.g)
 	}
 	t = quotaTree{q: a.opts.Queues, used: used, sums: sums}
 	n.gone, n.goneOf = &t, nil
