@@ -839,11 +839,18 @@ func (b *builder) boundAtLeast(d DomainID, kq []int64) bool {
 // admits the group: asking each (admits) was a third of the count of a
 // failing block set.
 func (b *builder) slots(d DomainID) int64 {
-	if b.plainPass && b.t.doms[d].plain {
-		return b.plainSlots(d)
-	}
 	R := len(b.c.res)
 	n := int64(b.sh.n)
+	plain := b.plainPass && b.t.doms[d].plain
+	if plain {
+		// Each requested resource free alike on every node of d (its
+		// free sum is its largest free times the nodes): every node holds
+		// the same copies, and an empty block is counted without reading
+		// its nodes.
+		if k, ok := b.uniformCopies(d); ok {
+			return min(n, k*int64(len(b.t.doms[d].nodes)))
+		}
+	}
 	var sum, k int64
 	var prev []int64 // the free row k was counted from
 	for _, id := range b.t.doms[d].nodes {
@@ -856,40 +863,10 @@ func (b *builder) slots(d DomainID) int64 {
 				}
 			}
 		}
-		if k > 0 && b.admits(id) {
+		if k > 0 && (plain || b.admits(id)) {
 			if sum += k; sum >= n {
 				return n
 			}
-		}
-	}
-	return sum
-}
-
-// plainSlots is slots for a domain whose every node admits the group.
-// When each requested resource is free alike on every node of d (its free
-// sum is its largest free times the nodes), every node holds the same
-// copies, and the count is one product: an empty block is counted without
-// reading its nodes.
-func (b *builder) plainSlots(d DomainID) int64 {
-	R := len(b.c.res)
-	n := int64(b.sh.n)
-	if k, ok := b.uniformCopies(d); ok {
-		return min(n, k*int64(len(b.t.doms[d].nodes)))
-	}
-	var sum, k int64
-	var prev []int64 // the free row k was counted from
-	for _, id := range b.t.doms[d].nodes {
-		row := b.c.nodeFree[int(id)*R : int(id+1)*R]
-		if prev == nil || !slices.Equal(row, prev) {
-			k, prev = n, row
-			for r, f := range row {
-				if q := b.sh.maxReq[r]; q > 0 {
-					k = min(k, max(f, 0)/q)
-				}
-			}
-		}
-		if sum += k; sum >= n {
-			return n
 		}
 	}
 	return sum
