@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
 )
 
 // A sliced set left by its reclaimable pods with pods but no whole slice,
@@ -75,23 +76,10 @@ func TestAdmitKueueWorkloads_NoSliceHeld(t *testing.T) {
 		}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			wl, err := os.ReadFile(dir + c.file + ".yaml")
-			require.NoError(t, err)
-			objs, err := manifest.Decode("f.yaml", strings.NewReader(string(cluster)+"\n"+string(wl)), manifest.Options{})
-			require.NoError(t, err)
-			cl, err := Load(objs)
-			require.NoError(t, err)
-			s, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
-			require.NoError(t, err)
+			cl, s, outs := admitRecord(t, cluster, dir+c.file+".yaml")
 			got := map[string]string{}
 			for _, o := range outs {
-				var hs []string
-				for _, set := range o.PodSets {
-					for _, p := range set {
-						hs = append(hs, fmt.Sprintf("%s:%d", p.Node, p.Count))
-					}
-				}
-				got[o.Workload.String()] = fmt.Sprintf("%s: %s (%s) [%s]", o.Workload, o.Action, o.Message, strings.Join(hs, " "))
+				got[o.Workload.String()] = fmt.Sprintf("%s: %s (%s) [%s]", o.Workload, o.Action, o.Message, hostsOf(o))
 			}
 			var ordered []string
 			for _, w := range cl.KueueWorkloads {
@@ -109,4 +97,31 @@ func TestAdmitKueueWorkloads_NoSliceHeld(t *testing.T) {
 			require.Equal(t, c.want, ordered)
 		})
 	}
+}
+
+// admitRecord admits the Workloads of a Kueue oracle record, file, over
+// its cluster's manifests, through their queues, at 10:00 of the records'
+// day.
+func admitRecord(t *testing.T, cluster []byte, file string) (*Cluster, *placement.Snapshot, []KueueOutcome) {
+	t.Helper()
+	wl, err := os.ReadFile(file)
+	require.NoError(t, err)
+	objs, err := manifest.Decode("f.yaml", strings.NewReader(string(cluster)+"\n"+string(wl)), manifest.Options{})
+	require.NoError(t, err)
+	cl, err := Load(objs)
+	require.NoError(t, err)
+	s, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
+	require.NoError(t, err)
+	return cl, s, outs
+}
+
+// hostsOf is an outcome's pods per node, set after set: "h1:4 h2:1".
+func hostsOf(o KueueOutcome) string {
+	var hs []string
+	for _, set := range o.PodSets {
+		for _, p := range set {
+			hs = append(hs, fmt.Sprintf("%s:%d", p.Node, p.Count))
+		}
+	}
+	return strings.Join(hs, " ")
 }

@@ -5,11 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/gangsched/gangsched/kube/manifest"
 )
 
 // A flavor whose quota holds a Workload but whose topology does not is
@@ -44,24 +41,11 @@ func TestAdmitKueueWorkloads_TopologyVictimsFirst(t *testing.T) {
 		}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			wl, err := os.ReadFile(dir + c.file + ".yaml")
-			require.NoError(t, err)
-			objs, err := manifest.Decode("f.yaml", strings.NewReader(string(cluster)+"\n"+string(wl)), manifest.Options{})
-			require.NoError(t, err)
-			cl, err := Load(objs)
-			require.NoError(t, err)
-			_, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
-			require.NoError(t, err)
+			cl, _, outs := admitRecord(t, cluster, dir+c.file+".yaml")
 			got := map[string]string{}
 			for _, o := range outs {
-				var hs []string
-				for _, set := range o.PodSets {
-					for _, p := range set {
-						hs = append(hs, fmt.Sprintf("%s:%d", p.Node, p.Count))
-					}
-				}
 				msg, _, _ := strings.Cut(o.Message, "; ")
-				got[o.Workload.String()] = fmt.Sprintf("%s: %s %v (%s) [%s]", o.Workload, o.Action, o.Flavors, msg, strings.Join(hs, " "))
+				got[o.Workload.String()] = fmt.Sprintf("%s: %s %v (%s) [%s]", o.Workload, o.Action, o.Flavors, msg, hostsOf(o))
 			}
 			var ordered []string
 			for _, w := range cl.KueueWorkloads {
