@@ -165,13 +165,13 @@ func writeKueue(w io.Writer, rs []KueueResult) {
 }
 
 // kueueProfileOf is the profile Kueue Workloads are planned with: the
-// -topology-profile given, else topology.KueueProfile — a Kueue Workload is
+// -topology-profile given (not empty), else topology.KueueProfile — a Kueue Workload is
 // admitted as Kueue would admit it unless the user asks for another
 // planner, where the flag's default, gangsched, is about kube-scheduler's
 // groups.
 func kueueProfileOf(fs *flag.FlagSet, given topology.Profile) topology.Profile {
 	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "topology-profile" })
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "topology-profile" && f.Value.String() != "" })
 	if set {
 		return given
 	}

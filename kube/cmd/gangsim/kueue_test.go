@@ -69,6 +69,8 @@ var kueueGoldens = []golden{
 	// b2-r2-h1 1.
 	{"kueue-workloads-sliced-grow", []string{"-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
 	{"kueue-workloads-sliced-grow-gangsched", []string{"-topology-profile", "gangsched", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
+	// An empty -topology-profile is no profile: Kueue's, as without the flag (brk6 03).
+	{"kueue-workloads-sliced-grow-empty-profile", []string{"-topology-profile", "", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
 	{"kueue-workloads-sliced-grow-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
 	{"kueue-workloads-shrink-gone", []string{"-f", kw + "cluster.yaml", "-f", kw + "shrink-gone.yaml"}, exitPlaced},
 	{"kueue-workloads-shrink-gone-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "shrink-gone.yaml"}, exitPlaced},
