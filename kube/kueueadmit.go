@@ -485,10 +485,10 @@ type admitter struct {
 	// issues the targets it nominated at the cycle's start, whatever the
 	// heads before changed since (see [admitter.admitInCycles]).
 	searched *preemptSearch
-	// stuck are the pending Workloads, by namespace/name, that hold quota
+	// stuck are the pending Workloads, by key, that hold quota
 	// and nodes Kueue cannot write an admission for ([admitter.stick]):
 	// no longer tried in this run.
-	stuck map[string]bool
+	stuck map[placement.Key]bool
 	// nominating, while not nil, keeps what the preemption searches of
 	// one scheduling cycle's nominations read of its starting state
 	// ([nominationCache]).

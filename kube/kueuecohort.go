@@ -555,12 +555,10 @@ func borrowWords(cq *KueueClusterQueue, used map[flavorResource]int64, u map[fla
 		return ""
 	}
 	var out []string
-	for _, fr := range slices.SortedFunc(maps.Keys(u), func(a, b flavorResource) int {
-		return strings.Compare(a.Flavor+"\x00"+string(a.Resource), b.Flavor+"\x00"+string(b.Resource))
-	}) {
+	for _, fr := range slices.SortedFunc(maps.Keys(u), compareFlavorResources) {
 		nominal, _, _ := groupLimits(cq.Groups, fr)
 		if over := min(u[fr], sum(used[fr], u[fr])-nominal); over > 0 {
-			out = append(out, fmt.Sprintf("%s %s in flavor %s", fr.Resource, quantityString(fr.Resource, over), fr.Flavor))
+			out = append(out, amountWords(fr, over))
 		}
 	}
 	if len(out) == 0 {

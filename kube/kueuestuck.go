@@ -9,6 +9,8 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
 )
 
 // A pending Workload that Kueue v0.17 assumes and cannot admit: a sliced
@@ -87,9 +89,9 @@ func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why 
 		held = usageWords(ch.usage)
 	}
 	if a.stuck == nil {
-		a.stuck = map[string]bool{}
+		a.stuck = map[placement.Key]bool{}
 	}
-	a.stuck[w.Key().String()] = true
+	a.stuck[w.Key()] = true
 	msg := why + ": Kueue assumes it"
 	if preferred && a.opts.Plan.KueueBalanced {
 		// Not reproduced: gangsim answers as Kueue without the gate.
@@ -115,18 +117,21 @@ func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why 
 }
 
 // isStuck reports whether w was settled by [admitter.stick] in this run.
-func (a *admitter) isStuck(w *KueueWorkload) bool { return a.stuck[w.Key().String()] }
+func (a *admitter) isStuck(w *KueueWorkload) bool { return a.stuck[w.Key()] }
 
 // usageWords words quota usage u: "cpu 3 in flavor tas, memory 1Gi in
 // flavor tas", flavors and resources by name.
 func usageWords(u map[flavorResource]int64) string {
 	var out []string
-	for _, fr := range slices.SortedFunc(maps.Keys(u), func(a, b flavorResource) int {
-		return strings.Compare(a.Flavor+"\x00"+string(a.Resource), b.Flavor+"\x00"+string(b.Resource))
-	}) {
-		out = append(out, fmt.Sprintf("%s %s in flavor %s", fr.Resource, quantityString(fr.Resource, u[fr]), fr.Flavor))
+	for _, fr := range slices.SortedFunc(maps.Keys(u), compareFlavorResources) {
+		out = append(out, amountWords(fr, u[fr]))
 	}
 	return strings.Join(out, ", ")
+}
+
+// amountWords words v of flavor-resource fr: "cpu 3 in flavor tas".
+func amountWords(fr flavorResource, v int64) string {
+	return fmt.Sprintf("%s %s in flavor %s", fr.Resource, quantityString(fr.Resource, v), fr.Flavor)
 }
 
 // releaseStuck takes the node reservations of the Workloads [admitter.stick]
