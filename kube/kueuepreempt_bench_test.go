@@ -88,41 +88,7 @@ spec:
 func BenchmarkAdmitKueueWorkloads_Preemption(b *testing.B) {
 	for _, c := range []struct{ ncq, w int }{{25, 250}, {25, 1000}, {25, 2000}, {100, 2000}} {
 		b.Run(fmt.Sprintf("cq=%d/w=%d", c.ncq, c.w), func(b *testing.B) {
-			world := preemptionWorld(c.ncq, c.w/c.ncq, 2*c.ncq)
-			var admitted int
-			for b.Loop() {
-				b.StopTimer()
-				// The run changes the Workloads: fresh ones per op.
-				objs, err := manifest.Decode("world.yaml", strings.NewReader(world), manifest.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				cl, err := Load(objs)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var tree *topology.Tree
-				if cl.KueueLevels != nil {
-					if tree, err = topology.NewTree(cl.Snapshot, cl.KueueLevels); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.StartTimer()
-				_, outs, err := AdmitKueueWorkloads(cl.Snapshot, tree, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
-				if err != nil {
-					b.Fatal(err)
-				}
-				admitted = 0
-				for _, o := range outs {
-					if o.Action == KueueAdmitted || o.Action == KueueReadmitted {
-						admitted++
-					}
-				}
-			}
-			if admitted == 0 {
-				b.Fatal("nothing admitted")
-			}
-			b.ReportMetric(float64(admitted), "admitted")
+			benchAdmitWorld(b, preemptionWorld(c.ncq, c.w/c.ncq, 2*c.ncq))
 		})
 	}
 }
@@ -254,8 +220,14 @@ func benchAdmitWorld(b *testing.B, world string) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		var tree *topology.Tree
+		if cl.KueueLevels != nil {
+			if tree, err = topology.NewTree(cl.Snapshot, cl.KueueLevels); err != nil {
+				b.Fatal(err)
+			}
+		}
 		b.StartTimer()
-		_, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
+		_, outs, err := AdmitKueueWorkloads(cl.Snapshot, tree, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
 		if err != nil {
 			b.Fatal(err)
 		}
