@@ -34,22 +34,9 @@ func checkGroupLevels(obj string, ps []kueue.PodSet, reqs []topology.PodSetReque
 		}
 		return placement.Errorf(placement.ErrInvalid, obj, levelField(i, &ps[i], r),
 			"PodSetGroup %q: pod set %q %s where %q (spec.podSets[%d]) %s; a group's sets ask for one level, both required or both preferred",
-			r.Group, r.PodSet, asksLevel(r), o.PodSet, j, asksLevel(o))
+			r.Group, r.PodSet, r.Asks(), o.PodSet, j, o.Asks())
 	}
 	return nil
-}
-
-// asksLevel says how r asks for its level, for errors.
-func asksLevel(r topology.PodSetRequest) string {
-	switch {
-	case r.Required != "":
-		return "requires " + r.Required
-	case r.Preferred != "":
-		return "prefers " + r.Preferred
-	case r.Unconstrained:
-		return "is unconstrained"
-	}
-	return "asks for no level"
 }
 
 // levelField is the field where spec.podSets[i] (ps, request r) gives its

@@ -59,6 +59,21 @@ type PodSetRequest struct {
 	Group string
 }
 
+// Asks words how r asks for its level, for errors: "requires <key>",
+// "prefers <key>", "is unconstrained" or "asks for no level", Required
+// read before Preferred.
+func (r PodSetRequest) Asks() string {
+	switch {
+	case r.Required != "":
+		return "requires " + r.Required
+	case r.Preferred != "":
+		return "prefers " + r.Preferred
+	case r.Unconstrained:
+		return "is unconstrained"
+	}
+	return "asks for no level"
+}
+
 // request is a PodSetRequest checked against a tree and a group.
 type request struct {
 	name          string
@@ -100,19 +115,18 @@ func (r *request) obj() string {
 	return fmt.Sprintf("pod set %q of PodGroup %q", r.name, r.gkey.String())
 }
 
-// asks says how the request asks for its level, for errors: "requires
-// <key>", "prefers <key>", "is unconstrained" or "asks for no level".
+// asks says how the request asks for its level, for errors, as
+// [PodSetRequest.Asks] words it.
 func (r *request) asks(keys []string) string {
-	switch {
-	case (r.required || r.preferred) && r.level >= 0 && r.level < len(keys):
+	pr := PodSetRequest{Unconstrained: r.unconstrained}
+	if (r.required || r.preferred) && r.level >= 0 && r.level < len(keys) {
 		if r.required {
-			return "requires " + keys[r.level]
+			pr.Required = keys[r.level]
+		} else {
+			pr.Preferred = keys[r.level]
 		}
-		return "prefers " + keys[r.level]
-	case r.unconstrained:
-		return "is unconstrained"
 	}
-	return "asks for no level"
+	return pr.Asks()
 }
 
 // sliceUnit returns the outermost layer's size.
