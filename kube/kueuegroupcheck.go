@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"strconv"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -63,4 +64,31 @@ func levelField(i int, ps *kueue.PodSet, r topology.PodSetRequest) string {
 		return ann + "[" + KueueUnconstrainedTopology + "]"
 	}
 	return ann
+}
+
+// maxGroupName is the longest podSetGroupName Kueue's Workload API takes
+// (its kubebuilder MaxLength).
+const maxGroupName = 256
+
+// checkGroupName refuses a topologyRequest.podSetGroupName (field f) that
+// Kueue's scheduler would confuse with its key for an ungrouped set: its TAS
+// keys each set without a group name by the set's index, as a decimal
+// string, so a group named "0" takes in the first ungrouped set too (Kueue
+// then places that set as the group's workers and the named sets partly).
+// Kueue's job webhook refuses such a name on the annotation for that reason;
+// its Workload webhook checks no group name, so a bare Workload reaches the
+// scheduler with it. gangsim refuses it as it refuses the annotation, and
+// the empty name (Kueue would group every set naming "" together, where the
+// annotation refuses it), and one longer than the API takes.
+func checkGroupName(obj, f string, g *string) error {
+	if g == nil {
+		return nil
+	}
+	if _, err := strconv.ParseUint(*g, 10, 64); err == nil || *g == "" {
+		return placement.Errorf(placement.ErrInvalid, obj, f, "%q must be a name, not a number or empty (Kueue's scheduler keys ungrouped sets by their index)", *g)
+	}
+	if len(*g) > maxGroupName {
+		return placement.Errorf(placement.ErrInvalid, obj, f, "%d characters, more than %d", len(*g), maxGroupName)
+	}
+	return nil
 }

@@ -288,6 +288,9 @@ func kueueRequest(obj, f string, ps *kueue.PodSet) (topology.PodSetRequest, erro
 	f += ".topologyRequest"
 	r.Required, r.Preferred, r.Unconstrained = deref(tr.Required), deref(tr.Preferred), deref(tr.Unconstrained)
 	r.Group = deref(tr.PodSetGroupName)
+	if err := checkGroupName(obj, f+".podSetGroupName", tr.PodSetGroupName); err != nil {
+		return r, err
+	}
 	switch {
 	case tr.PodSetSliceRequiredTopology != nil && len(tr.PodsetSliceRequiredTopologyConstraints) > 0:
 		return r, placement.Errorf(placement.ErrInvalid, obj, f+".podsetSliceRequiredTopologyConstraints", "may not be set with podSetSliceRequiredTopology")
