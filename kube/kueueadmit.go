@@ -134,6 +134,19 @@ type KueueOutcome struct {
 	// Readmitted when it was admitted again later in the call); zero when
 	// none did.
 	PreemptedBy placement.Key
+	// Held says the Workload, left Pending (or Evicted or Preempted and
+	// queued again), is one Kueue v0.17 assumes and cannot admit: its
+	// quota and its planned sets' nodes are kept from every Workload
+	// tried after it, though nothing is written on it and no pod of it
+	// runs (see kueuestuck.go). Its Message words the quota held.
+	Held bool
+	// HeldNodes are the reservations Kueue's assumption of a Held
+	// Workload keeps: one per set that places pods, in the order of the
+	// Workload's Group.PodSets, each with one pod's requests and its pods
+	// per node. They are out of the snapshot AdmitKueueWorkloads returns
+	// (no pod of them runs), so a caller reporting what the nodes hold
+	// adds them itself; nil when the held sets place no pod.
+	HeldNodes []placement.PodSetUsage
 }
 
 // AdmitKueueWorkloads admits Kueue Workloads over s as Kueue's
@@ -397,7 +410,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := a.releaseStuck(); err != nil {
+	if err := a.releaseStuck(out); err != nil {
 		return nil, nil, err
 	}
 	for i, w := range queue {

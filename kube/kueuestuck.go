@@ -92,6 +92,7 @@ func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why 
 		a.stuck = map[placement.Key]bool{}
 	}
 	a.stuck[w.Key()] = true
+	o.Held = true
 	msg := why + ": Kueue assumes it"
 	if preferred && a.opts.Plan.KueueBalanced {
 		// Not reproduced: gangsim answers as Kueue without the gate.
@@ -100,7 +101,7 @@ func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why 
 	if held != "" {
 		msg += " (" + held + ")"
 	}
-	msg += " and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held"
+	msg += " and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; " + heldWords(held != "", a.holdsNodes(w))
 	// Kueue writes no condition on it from then on: one an earlier try
 	// wrote (a preemption it issued, a wait for quota) stays.
 	if c := apimeta.FindStatusCondition(w.Obj.Status.Conditions, kueue.WorkloadQuotaReserved); c != nil && c.Status == metav1.ConditionFalse {
@@ -114,6 +115,32 @@ func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why 
 		o.Action, o.Message = KueuePending, joinReasons([]string{a.evictedFor[w.Key()], msg})
 	}
 	return true, nil, nil
+}
+
+// holdsNodes reports whether any set of w holds a reservation on nodes.
+func (a *admitter) holdsNodes(w *KueueWorkload) bool {
+	for _, set := range w.Group.PodSets {
+		if _, ok := a.s.PodSetUsage(w.Key(), set.Name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// heldWords says what the Workloads tried after a held one see taken:
+// its quota, its planned sets' nodes (which block a Workload of any
+// cohort, as Kueue's TAS usage is shared by every ClusterQueue of the
+// flavor), both, or neither.
+func heldWords(quota, nodes bool) string {
+	switch {
+	case quota && nodes:
+		return "the Workloads tried after it see its quota and its pods' nodes held"
+	case quota:
+		return "the Workloads tried after it see its quota held"
+	case nodes:
+		return "the Workloads tried after it see its pods' nodes held"
+	}
+	return "it holds no quota and no node"
 }
 
 // isStuck reports whether w was settled by [admitter.stick] in this run.
@@ -136,13 +163,20 @@ func amountWords(fr flavorResource, v int64) string {
 
 // releaseStuck takes the node reservations of the Workloads [admitter.stick]
 // settled out of the snapshot once admission is over: they count for
-// Kueue's decisions, made by then, and no pod of theirs ever runs.
-func (a *admitter) releaseStuck() error {
-	for _, w := range a.queue {
+// Kueue's decisions, made by then, and no pod of theirs ever runs. Each
+// is kept in its outcome (out, in a.queue's order) as HeldNodes, so that
+// a report can still say what Kueue's assumption holds.
+func (a *admitter) releaseStuck(out []KueueOutcome) error {
+	for i, w := range a.queue {
 		if !a.isStuck(w) {
 			continue
 		}
 		for _, set := range w.Group.PodSets {
+			if u, ok := a.s.PodSetUsage(w.Key(), set.Name); ok {
+				// The snapshot's slices and maps are its own: copied.
+				u.Requests, u.Nodes = maps.Clone(u.Requests), slices.Clone(u.Nodes)
+				out[i].HeldNodes = append(out[i].HeldNodes, u)
+			}
 			if err := a.release(w, set.Name); err != nil {
 				return err
 			}

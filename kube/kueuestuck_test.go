@@ -25,8 +25,14 @@ func TestAdmitKueueWorkloads_NoSliceHeld(t *testing.T) {
 	const dir = "testdata/kueue-oracle/preemption/"
 	cluster, err := os.ReadFile(dir + "cluster.yaml")
 	require.NoError(t, err)
-	held := func(ns, set string, left, size int, cpu string) string {
-		return fmt.Sprintf(`%s: Pending (pod set %q: its %d pods not reclaimable make no whole slice of %d pods: Kueue assumes it (cpu %s in flavor tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held; no QuotaReserved condition is written) []`, ns, set, left, size, cpu)
+	// held is a sliced set's Workload held with its quota (cpu) and,
+	// where its other sets place pods, their nodes (nodes: "aux h1:4").
+	held := func(ns, set string, left, size int, cpu, nodes string) string {
+		what := "quota"
+		if nodes != "" {
+			what = "quota and its pods' nodes"
+		}
+		return fmt.Sprintf(`%s: Pending (pod set %q: its %d pods not reclaimable make no whole slice of %d pods: Kueue assumes it (cpu %s in flavor tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its %s held; no QuotaReserved condition is written) [] held{%s}`, ns, set, left, size, cpu, what, nodes)
 	}
 	short := func(n string) string {
 		return "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor tas, " + n + " more needed"
@@ -36,12 +42,12 @@ func TestAdmitKueueWorkloads_NoSliceHeld(t *testing.T) {
 		want []string // per Workload, in input order: action (message) pods
 	}{
 		{"r9-no-slice-two-late", []string{
-			held("default/sliced", "main", 2, 3, "2"),
+			held("default/sliced", "main", 2, 3, "2", ""),
 			"default/late1: Admitted () [h1:4]",
 			"default/late2: Pending (" + short("1") + ") []",
 		}},
 		{"r10-no-slice-cohort", []string{
-			held("default/sliced", "main", 3, 4, "3"),
+			held("default/sliced", "main", 3, 4, "3", ""),
 			"default/late: Pending (" + short("1") + ") []",
 		}},
 		{"r11-no-slice-after-higher", []string{
@@ -50,28 +56,28 @@ func TestAdmitKueueWorkloads_NoSliceHeld(t *testing.T) {
 		}},
 		{"r12-no-slice-preempts", []string{
 			"default/low: Preempted (preempted by default/sliced (InClusterQueue); queued again: " + short("1") + ") []",
-			`default/sliced: Pending (pod set "main": its 3 pods not reclaimable make no whole slice of 4 pods: Kueue assumes it (cpu 3 in flavor tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held; its QuotaReserved condition stays as an earlier try wrote it: ` + short("1") + `. Pending the preemption of 1 workload(s)) []`,
+			`default/sliced: Pending (pod set "main": its 3 pods not reclaimable make no whole slice of 4 pods: Kueue assumes it (cpu 3 in flavor tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held; its QuotaReserved condition stays as an earlier try wrote it: ` + short("1") + `. Pending the preemption of 1 workload(s)) [] held{}`,
 		}},
 		{"r14-no-slice-nodes-held", []string{
-			held("default/sliced", "main", 3, 4, "7"),
+			held("default/sliced", "main", 3, 4, "7", "aux h1:4"),
 			`default/late: Pending (in flavor tas: pod set "main" needs 13 pods; the cluster holds 12) []`,
 		}},
 		{"r15-no-slice-cohort-borrowing", []string{
-			held("default/sliced", "main", 3, 4, "3"),
+			held("default/sliced", "main", 3, 4, "3", ""),
 			"default/late: Admitted () [h1:4 h2:1]",
 			"default/late2: Pending (" + short("1") + ") []",
 		}},
 		{"r17-zero-set-held", []string{
-			`default/zw: Pending (pod set "workers" of no pods places no slice: Kueue assumes it (cpu 3 in flavor tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held; no QuotaReserved condition is written) []`,
+			`default/zw: Pending (pod set "workers" of no pods places no slice: Kueue assumes it (cpu 3 in flavor tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota and its pods' nodes held; no QuotaReserved condition is written) [] held{leader h1:3}`,
 			"default/late: Pending (" + short("1") + ") []",
 		}},
 		{"r18-all-reclaimable-held", []string{
-			`default/rw: Pending (pod set "launcher" of no pods places no slice: Kueue assumes it (cpu 4 in flavor tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held; no QuotaReserved condition is written) []`,
+			`default/rw: Pending (pod set "launcher" of no pods places no slice: Kueue assumes it (cpu 4 in flavor tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota and its pods' nodes held; no QuotaReserved condition is written) [] held{workers h1:4}`,
 			"default/late: Pending (" + short("2") + ") []",
 		}},
 		{"r16-no-slice-two-held", []string{
-			held("default/sliced-a", "main", 3, 4, "3"),
-			held("default/sliced-b", "main", 3, 4, "3"),
+			held("default/sliced-a", "main", 3, 4, "3", ""),
+			held("default/sliced-b", "main", 3, 4, "3", ""),
 			"default/late: Pending (" + short("4") + ") []",
 		}},
 	} {
@@ -80,6 +86,9 @@ func TestAdmitKueueWorkloads_NoSliceHeld(t *testing.T) {
 			got := map[string]string{}
 			for _, o := range outs {
 				got[o.Workload.String()] = fmt.Sprintf("%s: %s (%s) [%s]", o.Workload, o.Action, o.Message, hostsOf(o))
+				if o.Held {
+					got[o.Workload.String()] += " held{" + heldHostsOf(o) + "}"
+				}
 			}
 			var ordered []string
 			for _, w := range cl.KueueWorkloads {
@@ -113,6 +122,18 @@ func admitRecord(t *testing.T, cluster []byte, file string) (*Cluster, *placemen
 	s, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
 	require.NoError(t, err)
 	return cl, s, outs
+}
+
+// heldHostsOf is a held outcome's pods per node, set after set: "aux h1:4".
+func heldHostsOf(o KueueOutcome) string {
+	var hs []string
+	for _, u := range o.HeldNodes {
+		hs = append(hs, u.PodSet)
+		for _, p := range u.Nodes {
+			hs = append(hs, fmt.Sprintf("%s:%d", p.Node, p.Count))
+		}
+	}
+	return strings.Join(hs, " ")
 }
 
 // hostsOf is an outcome's pods per node, set after set: "h1:4 h2:1".

@@ -29,6 +29,18 @@ type KueueResult struct {
 	// PreemptedBy is namespace/name of the Workload whose admission
 	// preempted this one (kube.KueueOutcome.PreemptedBy); empty when none.
 	PreemptedBy string `json:"preemptedBy,omitempty"`
+	// Held says the Workload (its Action Pending, or Evicted or Preempted
+	// and queued again) is one Kueue v0.17 assumes and cannot admit
+	// (kube.KueueOutcome.Held): it holds its quota and HeldPodSets' nodes
+	// from the Workloads tried after it, though nothing is written on it
+	// and no pod of it runs.
+	Held bool `json:"held,omitempty"`
+	// HeldPodSets are the pod sets' pods per node that Kueue's assumption
+	// of a Held Workload keeps, sets placing no pod left out. They are not
+	// in the summary's allocation requested, only in its held.
+	HeldPodSets []KueuePodSet `json:"heldPodSets,omitempty"`
+	// heldNodes are HeldPodSets with one pod's requests, for the summary.
+	heldNodes []placement.PodSetUsage
 }
 
 // KueuePodSet is where one pod set's pods go, in rank order.
@@ -123,6 +135,14 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 		if o.PreemptedBy != (placement.Key{}) {
 			r.PreemptedBy = o.PreemptedBy.String()
 		}
+		r.Held, r.heldNodes = o.Held, o.HeldNodes
+		for _, u := range o.HeldNodes {
+			ps := KueuePodSet{Name: u.PodSet, Nodes: []NodePods{}}
+			for _, p := range u.Nodes {
+				ps.Nodes = append(ps.Nodes, NodePods{Node: p.Node, Count: p.Count})
+			}
+			r.HeldPodSets = append(r.HeldPodSets, ps)
+		}
 		w := c.KueueWorkloads[slices.IndexFunc(c.KueueWorkloads, func(w *kube.KueueWorkload) bool { return w.Key() == o.Workload })]
 		for k, pods := range outs[i].PodSets {
 			ps := KueuePodSet{Name: w.Group.PodSets[k].Name, Nodes: []NodePods{}}
@@ -146,6 +166,13 @@ func writeKueue(w io.Writer, rs []KueueResult) {
 		fmt.Fprintf(w, "kueue Workload %s: %s\n", r.Workload, r.Action)
 		if r.Message != "" {
 			fmt.Fprintf(w, "  %s\n", r.Message)
+		}
+		for _, ps := range r.HeldPodSets {
+			var nodes []string
+			for _, n := range ps.Nodes {
+				nodes = append(nodes, fmt.Sprintf("%s×%d", n.Node, n.Count))
+			}
+			fmt.Fprintf(w, "  pod set %s held by Kueue's assumption, no pod running: %s\n", ps.Name, list(nodes))
 		}
 		for _, ps := range r.PodSets {
 			var nodes []string

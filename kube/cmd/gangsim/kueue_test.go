@@ -112,11 +112,22 @@ var kueueGoldens = []golden{
 	{"kueue-workloads-repair-not-ready-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "repair-not-ready.yaml"}, exitPlaced},
 	// Checked by hand (see the manifest's header): shrink-to-zero keeps
 	// its leader on b2-r1-h1 and writes workers count 0 with no slices;
-	// grow-from-zero plans its 2 workers on b2-r1-h1; leader-only's leader
-	// fills b2-r1-h1; all-zero is admitted with nothing; zero-no-level
-	// waits on its count-0 set's zone level. Before, every one was an
-	// input error (count 0 outside 1..1048576).
+	// grow-from-zero plans its 2 workers on b2-r1-h1; leader-only and
+	// all-zero are held by Kueue's assumption (a count-0 set in a
+	// topology flavor), leader-only's leader on b2-r1-h1, shown held and
+	// counted apart from allocated; zero-no-level waits on its count-0
+	// set's zone level. Before, every one was an input error (count 0
+	// outside 1..1048576).
 	{"kueue-workloads-zero-count", []string{"-f", kw + "cluster.yaml", "-f", kw + "zero-count.yaml"}, exitWaiting},
+	// Held Workloads (brk6 06): the summary counts them among the waiting
+	// ones, a held set's nodes are listed and its requests shown apart
+	// from allocated; -o json marks them held, with heldPodSets, the
+	// summary's kueueHeld and allocation's held (records of
+	// kueue-oracle/preemption: r14's sliced holds 7 CPUs of quota and aux's
+	// 4 pods on h1; r16's two hold quota only).
+	{"kueue-held-nodes", []string{"-f", td + "kueue-oracle/preemption/cluster.yaml", "-f", td + "kueue-oracle/preemption/r14-no-slice-nodes-held.yaml"}, exitWaiting},
+	{"kueue-held-nodes-json", []string{"-o", "json", "-f", td + "kueue-oracle/preemption/cluster.yaml", "-f", td + "kueue-oracle/preemption/r14-no-slice-nodes-held.yaml"}, exitWaiting},
+	{"kueue-held-quota-json", []string{"-o", "json", "-f", td + "kueue-oracle/preemption/cluster.yaml", "-f", td + "kueue-oracle/preemption/r16-no-slice-two-held.yaml"}, exitWaiting},
 	{"kueue-workloads-zero-count-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "zero-count.yaml"}, exitWaiting},
 	// Checked by hand (see the manifest's header): tolerant, which
 	// tolerates every taint, takes b1-r1-h1 and not the cordoned
@@ -473,5 +484,21 @@ func TestKueueAdmissionBreaksItsLevel(t *testing.T) {
 		require.Equal(t, c.code, code, "stdout: %s\nstderr: %s", out.String(), errb.String())
 		require.Contains(t, out.String(), c.want)
 		require.Contains(t, out.String(), c.line)
+	}
+}
+
+// The summary words the waiting Kueue Workloads by kind, those awaiting
+// admission checks and those held by Kueue's assumption in one
+// parenthesis.
+func TestKueuePreempted_Words(t *testing.T) {
+	for _, c := range []struct {
+		s    Summary
+		want string
+	}{
+		{Summary{}, ""},
+		{Summary{KueueHeld: 1}, " (1 held by Kueue's assumption)"},
+		{Summary{KueueAwaitingChecks: 4, KueueHeld: 2, KueuePreempted: 1, KueueIdle: 3}, " (4 awaiting admission checks, 2 held by Kueue's assumption), 1 preempted, 3 inactive or finished"},
+	} {
+		require.Equal(t, c.want, kueuePreempted(c.s))
 	}
 }

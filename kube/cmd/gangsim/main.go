@@ -285,6 +285,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 			if kube.KueueAction(r.Action) == kube.KueueAwaitingChecks {
 				rep.Summary.KueueAwaitingChecks++
 			}
+			if r.Held {
+				rep.Summary.KueueHeld++
+			}
 		} else if r.idle() {
 			rep.Summary.KueueIdle++
 		} else {
@@ -294,6 +297,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 			rep.Summary.KueuePreempted++
 		}
 	}
+	addHeld(rep.Summary.Allocation, c.Snapshot, kueueResults)
 	w := bufio.NewWriter(stdout)
 	switch *output {
 	case "text":
@@ -439,7 +443,11 @@ func writeText(w io.Writer, rep Report) {
 	}
 	fmt.Fprintf(w, "  pods: %d bound in this run, %d waiting, %d preempted\n", s.PodsBound, s.PodsWaiting, s.PodsPreempted)
 	for _, a := range s.Allocation {
-		fmt.Fprintf(w, "  %s: %.1f%% allocated (%s of %s)\n", a.Resource, a.Percent, human(a.Resource, a.Requested), human(a.Resource, a.Allocatable))
+		held := ""
+		if a.Held > 0 {
+			held = fmt.Sprintf("; %s more held by Kueue's assumption, no pod running", human(a.Resource, a.Held))
+		}
+		fmt.Fprintf(w, "  %s: %.1f%% allocated (%s of %s%s)\n", a.Resource, a.Percent, human(a.Resource, a.Requested), human(a.Resource, a.Allocatable), held)
 	}
 	if r := s.Racks; r != nil {
 		fmt.Fprintf(w, "  racks left whole: %d of %d (%s)\n", r.Whole, r.Total, r.Key)
@@ -460,13 +468,21 @@ func writeText(w io.Writer, rep Report) {
 }
 
 // kueuePreempted words, for a summary, the waiting Kueue Workloads that
-// await admission checks (" (4 awaiting admission checks)"), those
+// await admission checks or that Kueue holds by its assumption (" (4
+// awaiting admission checks, 1 held by Kueue's assumption)"), those
 // preempted in the run (", 2 preempted"), and those inactive or finished
 // (", 1 inactive or finished"); "" when none was any.
 func kueuePreempted(s Summary) string {
-	out := ""
+	var of []string
 	if s.KueueAwaitingChecks > 0 {
-		out = fmt.Sprintf(" (%d awaiting admission checks)", s.KueueAwaitingChecks)
+		of = append(of, fmt.Sprintf("%d awaiting admission checks", s.KueueAwaitingChecks))
+	}
+	if s.KueueHeld > 0 {
+		of = append(of, fmt.Sprintf("%d held by Kueue's assumption", s.KueueHeld))
+	}
+	out := ""
+	if len(of) > 0 {
+		out = " (" + strings.Join(of, ", ") + ")"
 	}
 	if s.KueuePreempted > 0 {
 		out += fmt.Sprintf(", %d preempted", s.KueuePreempted)

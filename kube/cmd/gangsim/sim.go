@@ -152,6 +152,10 @@ type Summary struct {
 	// KueueWaiting) whose quota is reserved but whose admission checks are
 	// not all Ready (kube.KueueAwaitingChecks).
 	KueueAwaitingChecks int `json:"kueueAwaitingChecks,omitempty"`
+	// KueueHeld counts the waiting Kueue Workloads (counted in
+	// KueueWaiting) that Kueue assumes and cannot admit (KueueResult.Held):
+	// they hold quota and nodes though nothing is written on them.
+	KueueHeld int `json:"kueueHeld,omitempty"`
 	// KueuePreempted counts the Kueue Workloads preempted in the run,
 	// waiting again or admitted again since (counted in the two above).
 	KueuePreempted int    `json:"kueuePreempted,omitempty"`
@@ -174,6 +178,12 @@ type Allocation struct {
 	Requested   int64   `json:"requested"`
 	Allocatable int64   `json:"allocatable"`
 	Percent     float64 `json:"percent"`
+	// Held is what the pods of Kueue Workloads that Kueue assumes and
+	// cannot admit (KueueResult.HeldPodSets) request on the nodes, capped
+	// at math.MaxInt64. It is not in Requested nor Percent: no pod of
+	// theirs runs and the scheduling cycles see the room free, but Kueue
+	// admits no Workload into it.
+	Held int64 `json:"held,omitempty"`
 }
 
 // Racks counts the racks (domains of Key) with no pod at all at the end,

@@ -103,6 +103,36 @@ func allocation(snap *placement.Snapshot) []Allocation {
 	return out
 }
 
+// addHeld adds to each resource of as what the pods that Kueue's
+// assumption holds for the Workloads of rs (KueueResult.Held) request on
+// the nodes of snap, as its Held; a node left out of a resource's
+// allocation (GPUs served through DRA) is left out here too.
+func addHeld(as []Allocation, snap *placement.Snapshot, rs []KueueResult) {
+	for i := range as {
+		r := placement.ResourceName(as[i].Resource)
+		for _, k := range rs {
+			for _, u := range k.heldNodes {
+				for _, p := range u.Nodes {
+					id, ok := snap.NodeID(p.Node)
+					if !ok || r == placement.ResourceGPU && snap.Allocatable(id, r) == math.MaxInt64 {
+						continue
+					}
+					as[i].Held = addCapped(as[i].Held, mulCapped(u.Requests[r], int64(p.Count)))
+				}
+			}
+		}
+	}
+}
+
+// mulCapped returns a×n for non-negative a and n, or math.MaxInt64 when
+// the product would not fit.
+func mulCapped(a, n int64) int64 {
+	if n > 0 && a > math.MaxInt64/n {
+		return math.MaxInt64
+	}
+	return a * n
+}
+
 // addCapped returns a+b for non-negative a and b, or math.MaxInt64 when
 // the sum would not fit.
 func addCapped(a, b int64) int64 {
