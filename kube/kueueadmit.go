@@ -838,6 +838,12 @@ func (a *admitter) plan(tree *topology.Tree, g *placement.Group, requests, all [
 		// Every set has count 0: nothing to place.
 		p.Decision.Status = placement.Scheduled
 	} else {
+		if a.opts.Plan.KueueLeaderAware {
+			// Kueue's profiles: a group's hosts are filtered by its
+			// workers' template alone. The reservation made from the
+			// plan takes requests only, so g stays the Workload's own.
+			g = kueueGroupFilters(g, requests)
+		}
 		p, err = tree.PlanPodSets(a.s, g, requests, a.opts.Plan)
 	}
 	if errors.Is(err, topology.ErrNoDomain) {

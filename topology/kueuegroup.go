@@ -80,11 +80,12 @@ func (o *planOut) kueueGroup(rs []request, w []int, scope []int) (msg string, do
 // fillInCounts does: per host, the workers that fit, and whether the
 // leader fits with the workers that fit beside it. Kueue filters the
 // hosts by the workers' template alone (its node selector, affinity and
-// tolerations) and counts the leader's requests on those; gangsim also
-// asks the leader's own node selector, affinity and tolerations, so that
-// the leader is never put where its pod could not run (Kueue's quirk, not
-// kept: docs/kueue.md, Not modelled). nil when the workers' preferred
-// node affinity would rank the domains.
+// tolerations) and counts the leader's requests on those; here the
+// leader's own node selector, affinity and tolerations are asked too, so
+// that every plan passes placement.Verify. A caller after Kueue's answer
+// gives the leader the workers' filters, as the kube adapter does for
+// Kueue Workloads (kube/kueueleaderfilter.go). nil when the workers'
+// preferred node affinity would rank the domains.
 func (p *planner) kueueGroupCounts(lead, work *request) *kgSearch {
 	t := p.t
 	L := len(t.keys)

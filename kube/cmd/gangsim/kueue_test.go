@@ -50,8 +50,11 @@ var kueueGoldens = []golden{
 	// first rack by path; BestFit packs one host); with it, rack b1/r2
 	// (the workers' preferred host; the leader's own preference for
 	// b2-r1-h1 does not choose the group's domain), workers 3 on
-	// b1-r2-h2, the leader, planned first with no preferred host in the
-	// rack, on b1-r2-h1.
+	// b1-r2-h2, the leader beside them: Kueue filters and scores a group's
+	// hosts by its workers' template alone, so the leader carries the
+	// workers' preference (kube/kueueleaderfilter.go). Before, the leader,
+	// planned with its own template (no preferred host in the rack), went
+	// to b1-r2-h1. No Kueue v0.17 gate to check it against.
 	{"kueue-workloads-podsetgroup-preferred", []string{"-kueue-node-affinity-preferred", "-f", kw + "cluster.yaml", "-f", kw + "podsetgroup-preferred.yaml"}, exitPlaced},
 	{"kueue-workloads-podsetgroup-preferred-ignored", []string{"-f", kw + "cluster.yaml", "-f", kw + "podsetgroup-preferred.yaml"}, exitPlaced},
 	// Checked by hand: 6 + 6 over the racks of one block, 4 + 2 inside
