@@ -19,8 +19,8 @@ import (
 // The leader's own filters are never read, so Kueue may put the leader on
 // a host they refuse (its pod then never starts) and keeps it off a host
 // only they let in. The real Kueue did both (kueue-oracle/leader-filter-*).
-// g itself is returned when no group has two sets; a group of three sets
-// is left as it is (Kueue's scheduler fails on it).
+// g itself is returned when no group has two sets (one of three is
+// refused at load: checkGroupSize).
 func kueueGroupFilters(g *placement.Group, requests []topology.PodSetRequest) *placement.Group {
 	var out *placement.Group
 	for k, r := range requests {

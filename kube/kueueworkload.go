@@ -219,6 +219,9 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 	if minCountAt >= 0 {
 		out.MinCounts = mins
 	}
+	if err := checkGroupSize(obj, ps, specReqs); err != nil {
+		return nil, err
+	}
 	if err := checkGroupLevels(obj, ps, specReqs); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -73,6 +74,8 @@ func TestKueueWorkload_BadInput(t *testing.T) {
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].topologyRequest.podSetGroupName: 257 characters, more than 256`},
 		{"group annotation a number", kueueWorkload("[{name: l, count: 1, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack, kueue.x-k8s.io/podset-group-name: '0'}}, spec: {containers: [{name: c}]}}}]", ""),
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].template.metadata.annotations[kueue.x-k8s.io/podset-group-name]: "0" must be a name, not a number or empty`},
+		{"group of three sets", kueueWorkload("[{name: l, count: 1, topologyRequest: {required: rack, podSetGroupName: g}, "+kueueTmpl+"}, {name: w, count: 2, topologyRequest: {required: rack, podSetGroupName: g}, "+kueueTmpl+"}, {name: x, count: 2, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack, kueue.x-k8s.io/podset-group-name: g}}, spec: {containers: [{name: c}]}}}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[2].template.metadata.annotations[kueue.x-k8s.io/podset-group-name]: PodSetGroup "g" has a third pod set "x" (after spec.podSets[0] and [1]): a group has two pod sets, a leader and its workers; Kueue's job webhooks refuse more, and Kueue v0.17's scheduler panics on it (a nil topology assignment for the third set)`},
 		{"no containers", kueueWorkload("[{name: main, count: 1, template: {spec: {}}}]", ""),
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].template.spec.containers: is empty: a pod template has at least one container (the API refuses it)`},
 		{"priorityClassRef without priority", "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec:\n  priorityClassRef: {group: kueue.x-k8s.io, kind: WorkloadPriorityClass, name: high}\n  podSets: " + kueueMain + "\n",
@@ -205,3 +208,15 @@ func TestConvertKueueWorkload_ZeroCount(t *testing.T) {
 }
 
 func topologyRequest(set string) topology.PodSetRequest { return topology.PodSetRequest{PodSet: set} }
+
+// The world run on the real Kueue for a PodSetGroup of three sets
+// (kueue-oracle/group-three-sets.yaml; Kueue v0.17's scheduler panicked on
+// it and its process exited) is refused at load, naming the third set.
+func TestKueueWorkload_GroupOfThreeRecord(t *testing.T) {
+	b, err := os.ReadFile("testdata/kueue-oracle/group-three-sets.yaml")
+	require.NoError(t, err)
+	objs, err := manifest.Decode("group-three-sets.yaml", strings.NewReader(string(b)), manifest.Options{})
+	require.NoError(t, err)
+	_, err = Load(objs)
+	require.ErrorContains(t, err, `Kueue Workload "default/three": spec.podSets[2].topologyRequest.podSetGroupName: PodSetGroup "lws" has a third pod set "extra"`)
+}
