@@ -40,6 +40,7 @@ type capacity struct {
 	podsR    int
 	nodeFree []int64       // node*R+r: allocatable - requested, may be negative
 	nodeUsed []int64       // node*R+r: requested (pods: count)
+	negFree  int           // entries of nodeFree below zero: nodes in deficit (PlanOptions.KueueNegativeCounts)
 	sumFree  []sum128      // dom*R+r: Σ max(free, 0) over the domain's nodes
 	freeSum  []int64       // sumFree[i].get(), kept beside it: the generator's per-domain tests read one word
 	sumUsed  []sum128      // dom*R+r: Σ requested
@@ -72,6 +73,9 @@ func newCapacity(t *Tree, s *placement.Snapshot) *capacity {
 		for r, name := range res {
 			free, used := s.Free(id, name), s.Requested(id, name)
 			c.nodeFree[int(id)*R+r], c.nodeUsed[int(id)*R+r] = free, used
+			if free < 0 {
+				c.negFree++
+			}
 			alloc := s.Allocatable(id, name)
 			for l := range L {
 				d := t.nodeDom[int(id)*L+l]
@@ -118,6 +122,12 @@ func (c *capacity) moveTo(t *Tree, s *placement.Snapshot) bool {
 			i := int(id)*R + r
 			used := c.nodeFree[i] + c.nodeUsed[i] - free
 			dFree, dUsed := max(free, 0)-max(c.nodeFree[i], 0), used-c.nodeUsed[i]
+			if c.nodeFree[i] < 0 {
+				c.negFree--
+			}
+			if free < 0 {
+				c.negFree++
+			}
 			c.nodeFree[i], c.nodeUsed[i] = free, used
 			for l := range L {
 				d := t.nodeDom[int(id)*L+l]

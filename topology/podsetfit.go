@@ -23,6 +23,11 @@ type planner struct {
 	extra []int64 // node*R+r: usage of the sets planned before; nil while none
 	pods  []int64 // per unit: pods of r that fit (inner slice layers rounded)
 	slice []int64 // per unit: outermost slices of r that fit (at or above the slice level)
+	// neg is, per domain while negOn, the sum of Kueue's negative counts
+	// of the nodes under it (PlanOptions.KueueNegativeCounts); pods and
+	// slice of a domain above the hosts include it, a host's do not.
+	neg   []int64
+	negOn bool
 	take  []int64 // per unit: pods planned
 	taken []int   // units with take set, to clear
 	r     *request
@@ -59,6 +64,7 @@ type planner struct {
 // take is all zero between calls, extra too (planOut.plan clears it).
 type planScratch struct {
 	pods, slice, take, extra []int64
+	neg                      []int64 // per unit: planner.neg
 	aff                      []int64 // per unit: summed preferred node affinity, while a planner prefers
 	taken                    []int   // a planner's taken, kept for its capacity
 	// plain marks the nodes without taints that are schedulable, which
@@ -163,7 +169,7 @@ func requiresNodes(tmpl *placement.Pod) bool {
 
 func newPlanScratch(t *Tree, s *placement.Snapshot, units, R int) *planScratch {
 	N := s.NumNodes()
-	sc := &planScratch{pods: make([]int64, units), slice: make([]int64, units), take: make([]int64, units),
+	sc := &planScratch{pods: make([]int64, units), slice: make([]int64, units), take: make([]int64, units), neg: make([]int64, units),
 		extra: make([]int64, N*R), plain: make([]bool, N), aff: make([]int64, units), full: make([]bool, len(t.doms)),
 		deep: make([]bool, len(t.doms))}
 	for id := range placement.NodeID(N) {
@@ -217,12 +223,37 @@ func (p *planner) use(r *request) {
 		p.hookPod = r.hookPod
 	}
 	p.setCut()
+	p.negOn = p.opts.KueueNegativeCounts && p.c.negFree > 0 && len(p.opts.Filters) == 0 && !r.unconstrained &&
+		len(r.layers) == 1 && r.sliceUnit() == 1 && !(p.opts.KueueBalanced && r.preferred)
 }
 
 // cacheable reports whether r's counts may be kept for the next plan:
 // caller filters may answer differently next time, and affinity scores
-// are not kept.
-func (p *planner) cacheable() bool { return len(p.opts.Filters) == 0 && !p.prefer }
+// are not kept, nor counts with Kueue's negative ones (their key does not
+// say so).
+func (p *planner) cacheable() bool { return len(p.opts.Filters) == 0 && !p.prefer && !p.negOn }
+
+// negCount is Kueue's count of r's pods on node id where it is below zero,
+// else 0 (PlanOptions.KueueNegativeCounts): per requested resource its
+// free room (less the sets planned before) divided by one pod's request,
+// truncated toward zero as Go divides, the least taken. A node r's pods
+// do not pass counts 0, as Kueue leaves it out.
+func (p *planner) negCount(id placement.NodeID) int64 {
+	if p.untr || !placement.StaticFit(p.r.tmpl, p.s.Node(id)) {
+		return 0
+	}
+	var k int64
+	for i, j := range p.reqIdx {
+		free := p.c.nodeFree[int(id)*p.R+j]
+		if p.extra != nil {
+			free -= p.extra[int(id)*p.R+j]
+		}
+		if free < 0 {
+			k = min(k, free/p.reqQ[i])
+		}
+	}
+	return k
+}
 
 func (p *planner) level(u int) int {
 	if u >= p.D {
@@ -453,9 +484,10 @@ func (p *planner) count(u, lv int, deep bool) {
 		return
 	}
 	d := &p.t.doms[u]
-	var pods, sl, aff int64
+	var pods, sl, aff, neg int64
+	summed := false // pods and sl hold the children's negative counts already
 	switch {
-	case !deep && lv >= p.cut && p.t.plan.full[u] && p.quick():
+	case !deep && lv >= p.cut && p.t.plan.full[u] && p.quick() && !p.negOn:
 		pods = p.sumQuick(d.nodes)
 		sl = pods
 	case !deep && lv >= p.cut:
@@ -464,6 +496,9 @@ func (p *planner) count(u, lv int, deep bool) {
 				c, a := p.nodeCount(n)
 				pods += c
 				aff += a
+				if p.negOn {
+					neg += p.negCount(n)
+				}
 			}
 		}
 		sl = pods
@@ -479,16 +514,30 @@ func (p *planner) count(u, lv int, deep bool) {
 			pods += div(c, unit) * unit
 			sl += div(c, z)
 			aff += a
+			if p.negOn {
+				neg += p.negCount(n)
+			}
 		}
 	default:
 		unit := r.unitAt(lv + 1)
+		summed = lv < p.L-2
 		for _, c := range d.children {
 			pods += div(p.pods[c], unit) * unit
 			sl += p.slice[c]
 			if p.prefer {
 				aff += p.aff[c]
 			}
+			if p.negOn {
+				neg += p.neg[c]
+			}
 		}
+	}
+	p.neg[u] = neg
+	if lv < p.L-1 && !summed {
+		// Above the hosts a domain's total counts its nodes in deficit
+		// (Kueue's sum); a host's own count stays what it takes.
+		pods += neg
+		sl += neg
 	}
 	if p.prefer {
 		p.aff[u] = aff
@@ -825,7 +874,7 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 // set, ordered and cleared per domain and host under u (an empty
 // cluster's racks, taken whole).
 func (p *planner) whole(u int) bool {
-	return p.t.plan.full[u] && p.take[u] == p.pods[u]
+	return p.t.plan.full[u] && p.take[u] == p.pods[u] && (!p.negOn || p.neg[u] == 0)
 }
 
 // reason words a failure as Kueue's do, per pod set: the level that failed

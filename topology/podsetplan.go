@@ -46,6 +46,22 @@ type PlanOptions struct {
 	// spec.podSets order. The answer's PodSets and PodSetAssignments stay
 	// in name order. KueueProfile and KueueBalancedProfile set it.
 	InGroupOrder bool
+	// KueueNegativeCounts counts a node whose free room is below zero
+	// (pods bound outside the planner requesting more than its
+	// allocatable) as Kueue v0.17's TAS does: its free room of each
+	// requested resource divided by one pod's request, truncated toward
+	// zero (Go's integer division), the least taken — a negative number of
+	// pods, which lowers the totals of its domains above the hosts
+	// (fillInCounts, Requests.CountInWithLimitingResource). The node
+	// itself takes no pod. It applies to a set without slices that is
+	// neither unconstrained nor balanced (TASBalancedPlacement), with no
+	// caller filters: under BestFit the hosts with room hold a domain's
+	// total before a host in deficit is reached, so only the choice of
+	// domains changes; elsewhere Kueue's answer was not run (a set
+	// filling the least free domains first reaches such a host first).
+	// Checked on the real Kueue (kube/testdata/kueue-oracle/overcommit-*).
+	// KueueProfile and KueueBalancedProfile set it.
+	KueueNegativeCounts bool
 	// Balanced spreads a set with a Preferred level evenly over the fewest
 	// domains of that level that hold it, inside one domain of the level
 	// above: the counts per domain differ by at most one slice, and among
@@ -307,7 +323,7 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 	sc := t.plan
 	p := &sc.planner
 	*p = planner{t: t, s: s, c: c, L: len(t.keys), D: D, R: R, opts: opts,
-		pods: sc.pods, slice: sc.slice, take: sc.take, aff: sc.aff, taken: sc.taken[:0],
+		pods: sc.pods, slice: sc.slice, take: sc.take, neg: sc.neg, aff: sc.aff, taken: sc.taken[:0],
 		reqIdx: p.reqIdx[:0], reqQ: p.reqQ[:0]}
 	sc.setNodes, sc.setTakes, sc.setFit = sc.setNodes[:0], sc.setTakes[:0], sc.setFit[:0]
 	defer p.release()
