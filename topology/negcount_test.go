@@ -1,9 +1,11 @@
 package topology_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
@@ -72,4 +74,62 @@ func TestPlanPodSets_KueueNegativeCounts(t *testing.T) {
 			require.Equal(t, c.gangsched, counts(p.Decision, "main"))
 		})
 	}
+}
+
+// Under the Kueue profiles a required set fits exactly where some domain
+// of its level counts enough pods with the hosts in deficit counted
+// negative (Kueue's fit), and no pod goes to a host in deficit.
+func TestProp_KueueNegativeCounts(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		caps := rapid.SliceOfN(rapid.SliceOfN(rapid.SliceOfN(rapid.Int64Range(0, 6), 1, 3), 1, 3), 1, 2).Draw(t, "caps")
+		nodes := brh(caps)
+		var bound []placement.Pod
+		free := map[string]int64{}
+		for i, n := range nodes {
+			use := rapid.Int64Range(0, 8).Draw(t, "use")
+			free[n.Name] = n.Allocatable[cpu] - use*1000
+			if use > 0 {
+				bound = append(bound, placement.Pod{Namespace: "default", Name: fmt.Sprintf("b%d", i), NodeName: n.Name, Requests: placement.ResourceList{cpu: use * 1000}})
+			}
+		}
+		s, err := placement.NewSnapshot(nodes, bound)
+		require.NoError(t, err)
+		count := int32(rapid.IntRange(1, 10).Draw(t, "count"))
+		key := rapid.SampledFrom([]string{blockKey, rackKey, hostKey}).Draw(t, "level")
+		g := &placement.Group{Namespace: "default", Name: "w", MinCount: count, PodSets: []placement.PodSet{
+			{Name: "main", Count: count, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}}
+		tr, err := topology.NewTree(s, []string{blockKey, rackKey, hostKey})
+		require.NoError(t, err)
+		// Kueue's count per domain of the level: each host's free CPUs,
+		// truncated toward zero, summed with the negative ones.
+		holds := map[string]int64{}
+		for _, n := range nodes {
+			holds[domainOf(n, key)] += free[n.Name] / 1000
+		}
+		fits := false
+		for _, h := range holds {
+			fits = fits || h >= int64(count)
+		}
+		for _, prof := range []topology.Profile{topology.KueueProfile, topology.KueueBalancedProfile} {
+			p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{{PodSet: "main", Required: key}}, prof.Options())
+			require.NoError(t, err)
+			require.NoError(t, placement.Verify(s, g, p.Decision))
+			require.Equal(t, fits, p.Decision.Status == placement.Scheduled, "%s: %v %s", prof, holds, p.Decision.Message)
+			for _, a := range p.Decision.PodSetAssignments {
+				require.Positive(t, free[a.Node], "%s: pods on %s, in deficit", prof, a.Node)
+			}
+		}
+	})
+}
+
+// domainOf names node n's domain at level key by its path of labels.
+func domainOf(n placement.Node, key string) string {
+	path := ""
+	for _, k := range []string{blockKey, rackKey, hostKey} {
+		path += "/" + n.Labels[k]
+		if k == key {
+			return path
+		}
+	}
+	return path
 }
