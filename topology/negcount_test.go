@@ -78,7 +78,8 @@ func TestPlanPodSets_KueueNegativeCounts(t *testing.T) {
 
 // Under the Kueue profiles a required set fits exactly where some domain
 // of its level counts enough pods with the hosts in deficit counted
-// negative (Kueue's fit), and no pod goes to a host in deficit.
+// negative (Kueue's fit) and the hosts a caller filter refuses counted 0,
+// and no pod goes to a host in deficit or refused.
 func TestProp_KueueNegativeCounts(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		caps := rapid.SliceOfN(rapid.SliceOfN(rapid.SliceOfN(rapid.Int64Range(0, 6), 1, 3), 1, 3), 1, 2).Draw(t, "caps")
@@ -100,23 +101,39 @@ func TestProp_KueueNegativeCounts(t *testing.T) {
 			{Name: "main", Count: count, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}}
 		tr, err := topology.NewTree(s, []string{blockKey, rackKey, hostKey})
 		require.NoError(t, err)
+		// A caller filter (as gangsim's for nodes outside Kueue's TAS
+		// snapshot) refuses some hosts: they count 0, in deficit or not.
+		refused := map[string]bool{}
+		for _, n := range nodes {
+			refused[n.Name] = rapid.IntRange(0, 3).Draw(t, "refused") == 0
+		}
 		// Kueue's count per domain of the level: each host's free CPUs,
 		// truncated toward zero, summed with the negative ones.
 		holds := map[string]int64{}
 		for _, n := range nodes {
-			holds[domainOf(n, key)] += free[n.Name] / 1000
+			if !refused[n.Name] {
+				holds[domainOf(n, key)] += free[n.Name] / 1000
+			}
 		}
 		fits := false
 		for _, h := range holds {
 			fits = fits || h >= int64(count)
 		}
 		for _, prof := range []topology.Profile{topology.KueueProfile, topology.KueueBalancedProfile} {
-			p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{{PodSet: "main", Required: key}}, prof.Options())
+			opts := prof.Options()
+			opts.Filters = []placement.Filter{placement.FilterFunc(func(_ *placement.Pod, n placement.NodeInfo) placement.Rejection {
+				if refused[n.Node().Name] {
+					return placement.Rejection{Reason: "refused", Unresolvable: true}
+				}
+				return placement.Rejection{}
+			})}
+			p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{{PodSet: "main", Required: key}}, opts)
 			require.NoError(t, err)
 			require.NoError(t, placement.Verify(s, g, p.Decision))
 			require.Equal(t, fits, p.Decision.Status == placement.Scheduled, "%s: %v %s", prof, holds, p.Decision.Message)
 			for _, a := range p.Decision.PodSetAssignments {
 				require.Positive(t, free[a.Node], "%s: pods on %s, in deficit", prof, a.Node)
+				require.False(t, refused[a.Node], "%s: pods on %s, refused", prof, a.Node)
 			}
 		}
 	})

@@ -223,7 +223,7 @@ func (p *planner) use(r *request) {
 		p.hookPod = r.hookPod
 	}
 	p.setCut()
-	p.negOn = p.opts.KueueNegativeCounts && p.c.negFree > 0 && len(p.opts.Filters) == 0 && !r.unconstrained &&
+	p.negOn = p.opts.KueueNegativeCounts && p.c.negFree > 0 && !r.unconstrained &&
 		len(r.layers) == 1 && r.sliceUnit() == 1 && !(p.opts.KueueBalanced && r.preferred)
 }
 
@@ -237,9 +237,10 @@ func (p *planner) cacheable() bool { return len(p.opts.Filters) == 0 && !p.prefe
 // else 0 (PlanOptions.KueueNegativeCounts): per requested resource its
 // free room (less the sets planned before) divided by one pod's request,
 // truncated toward zero as Go divides, the least taken. A node r's pods
-// do not pass counts 0, as Kueue leaves it out.
+// do not pass (its template or the caller's filters) counts 0, as Kueue
+// leaves it out; the filters run only for a node in deficit.
 func (p *planner) negCount(id placement.NodeID) int64 {
-	if p.untr || !placement.StaticFit(p.r.tmpl, p.s.Node(id)) {
+	if p.untr {
 		return 0
 	}
 	var k int64
@@ -251,6 +252,9 @@ func (p *planner) negCount(id placement.NodeID) int64 {
 		if free < 0 {
 			k = min(k, free/p.reqQ[i])
 		}
+	}
+	if k == 0 || !placement.StaticFit(p.r.tmpl, p.s.Node(id)) || len(p.opts.Filters) > 0 && !p.filtersPass(id) {
+		return 0
 	}
 	return k
 }

@@ -54,8 +54,9 @@ type PlanOptions struct {
 	// pods, which lowers the totals of its domains above the hosts
 	// (fillInCounts, Requests.CountInWithLimitingResource). The node
 	// itself takes no pod. It applies to a set without slices that is
-	// neither unconstrained nor balanced (TASBalancedPlacement), with no
-	// caller filters: under BestFit the hosts with room hold a domain's
+	// neither unconstrained nor balanced (TASBalancedPlacement); a node
+	// the set's template or the caller's Filters refuse counts 0, as Kueue
+	// leaves a node out of its TAS snapshot: under BestFit the hosts with room hold a domain's
 	// total before a host in deficit is reached, so only the choice of
 	// domains changes; elsewhere Kueue's answer was not run (a set
 	// filling the least free domains first reaches such a host first).
