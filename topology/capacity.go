@@ -47,7 +47,7 @@ type capacity struct {
 	sumAlloc []sum128      // dom*R+r: Σ allocatable (never changes)
 	maxFree  []int64       // dom*R+r: largest free on one node
 	dirty    []bool        // scratch for moving: per domain
-	classes  *freeClasses  // nil until a plan counts by class (freeClassesOf)
+	classes  *freeClasses  // nil until a plan or slots counts by class (freeClassesOf)
 	shareIx  []*shareIndex // per level, nil until GenerateHolding asks (shares)
 	scratch  []int64       // scratch for scoring
 }

@@ -8,7 +8,8 @@ import (
 
 // freeClasses sorts nodes into classes of equal free rows, so that a plan
 // counts a template's pods once per class and reads one int32 per node
-// (sumQuick): a cluster has few node shapes and few usage states of each,
+// (sumQuick), and the generator a group's copies per class (slots): a
+// cluster has few node shapes and few usage states of each,
 // and a row of R int64 per node is the memory a cold count streams
 // through. Only nodes every pod without a nodeSelector passes (plainNode)
 // get a class. A class's row never changes: a node whose free row
@@ -28,8 +29,8 @@ type freeClasses struct {
 func plainNode(n *placement.Node) bool { return len(n.Taints) == 0 && !n.Unschedulable }
 
 // freeClassesOf returns c's classes, classing every node of c's snapshot
-// by its row of free resources on first use: a tree that only solves
-// keeps none.
+// by its row of free resources on first use: a tree that neither plans
+// nor counts a domain whose nodes differ (slots) keeps none.
 func (c *capacity) freeClassesOf() *freeClasses {
 	if c.classes == nil {
 		R := len(c.res)

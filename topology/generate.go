@@ -831,13 +831,16 @@ func (b *builder) boundAtLeast(d DomainID, kq []int64) bool {
 }
 
 // slots counts the copies of the largest member d's admitting nodes hold
-// (see closest), up to the pending members. A node whose free row equals
-// the one before it holds as many copies: comparing the rows costs a load
-// per resource where counting costs a division (most of a failing rack
-// set's count, whose racks' nodes are mostly alike). When every node of d
-// is plain and no member has a nodeSelector or node affinity, every node
-// admits the group: asking each (admits) was a third of the count of a
-// failing block set.
+// (see closest), up to the pending members. A node with a free class (see
+// freeClasses) holds what its class's row does, counted once per class
+// and call: a cluster has few node shapes and usage states, and dividing
+// every node's row was most of the count of a failing block set whose
+// nodes differ one from the next (a third of the resize). Of the other
+// nodes, one whose free row equals the one before it holds as many
+// copies (a load per resource where counting costs a division). When
+// every node of d is plain and no member has a nodeSelector or node
+// affinity, every node admits the group: asking each (admits) was a third
+// of the count of a failing block set.
 func (b *builder) slots(d DomainID) int64 {
 	R := len(b.c.res)
 	n := int64(b.sh.n)
@@ -851,17 +854,25 @@ func (b *builder) slots(d DomainID) int64 {
 			return min(n, k*int64(len(b.t.doms[d].nodes)))
 		}
 	}
-	var sum, k int64
-	var prev []int64 // the free row k was counted from
+	fc, cc := b.c.freeClassesOf(), &b.t.gen.slots
+	cc.next() // a count per class for this builder's largest member
+	cc.fit(len(fc.index))
+	of, at, cnt, gen := fc.of, cc.at, cc.cnt, cc.gen
+	var sum, kPrev int64
+	var prev []int64 // the free row kPrev was counted from
 	for _, id := range b.t.doms[d].nodes {
-		row := b.c.nodeFree[int(id)*R : int(id+1)*R]
-		if prev == nil || !slices.Equal(row, prev) {
-			k, prev = n, row
-			for r, f := range row {
-				if q := b.sh.maxReq[r]; q > 0 {
-					k = min(k, max(f, 0)/q)
-				}
+		var k int64
+		if c := of[id]; c >= 0 {
+			if at[c] != gen {
+				at[c], cnt[c] = gen, b.copies(fc.rows[int(c)*R:int(c+1)*R])
 			}
+			k = cnt[c]
+		} else {
+			row := b.c.nodeFree[int(id)*R : int(id+1)*R]
+			if prev == nil || !slices.Equal(row, prev) {
+				kPrev, prev = b.copies(row), row
+			}
+			k = kPrev
 		}
 		if k > 0 && (plain || b.admits(id)) {
 			if sum += k; sum >= n {
@@ -870,6 +881,18 @@ func (b *builder) slots(d DomainID) int64 {
 		}
 	}
 	return sum
+}
+
+// copies is the copies of the largest member a node whose free row is
+// row holds, up to the pending members.
+func (b *builder) copies(row []int64) int64 {
+	k := int64(b.sh.n)
+	for r, f := range row {
+		if q := b.sh.maxReq[r]; q > 0 {
+			k = min(k, max(f, 0)/q)
+		}
+	}
+	return k
 }
 
 // uniformCopies returns the copies of the largest member each node of d

@@ -14,6 +14,8 @@ type genScratch struct {
 	// multiples of the largest request.
 	closest []cand
 	kq      []int64
+	// slots holds slots' copies per free class, for one call's member.
+	slots classCounts
 	// spare is an answer Solve released (see Generator.ReleasePlacements),
 	// nil while a caller holds it.
 	spare []placement.Placement
