@@ -208,11 +208,7 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 // errors.
 func (s *Snapshot) existingPods(u *PodSetUsage, field string) (nodes []PodSetAssignment, stored, same bool, err error) {
 	if st, ok := s.PodSetUsage(u.Group, u.PodSet); ok && len(st.Nodes) == len(u.Nodes) {
-		obj := u.key().obj
-		if err := checkList(obj, "requests", u.Requests, true); err != nil {
-			return nil, false, false, err
-		}
-		largest, err := s.requestRow(u, obj, nil)
+		largest, err := s.largestRequest(u)
 		if err != nil {
 			return nil, false, false, err
 		}
@@ -246,6 +242,35 @@ func (s *Snapshot) existingPods(u *PodSetUsage, field string) (nodes []PodSetAss
 		return nil, false, false, err
 	}
 	return res.u.Nodes, false, false, nil
+}
+
+// largestRequest is checkList of u's requests and then requestRow without
+// a row, with their errors, in one pass over the map when both pass:
+// iterating a two-entry map twice was a tenth of what a resize that grows
+// a small set spends beyond Solve.
+func (s *Snapshot) largestRequest(u *PodSetUsage) (int64, error) {
+	var largest int64 = 1
+	fine := true
+	for name, q := range u.Requests {
+		if name == "" || q < 0 || name == ResourcePods {
+			fine = false // checkList's error
+			break
+		}
+		if _, ok := s.b.resIdx[name]; ok {
+			largest = max(largest, q)
+		} else if q > 0 {
+			fine = false // requestRow's error
+			break
+		}
+	}
+	if fine {
+		return largest, nil
+	}
+	obj := u.key().obj
+	if err := checkList(obj, "requests", u.Requests, true); err != nil {
+		return 0, err
+	}
+	return s.requestRow(u, obj, nil)
 }
 
 // shrink picks n of the pods of existing (in node ID order) to remove,
