@@ -223,7 +223,7 @@ func (s *Snapshot) existingPods(u *PodSetUsage, field string) (nodes []PodSetAss
 		listed, same := true, true
 		for i := range u.Nodes {
 			a, b := &u.Nodes[i], &st.Nodes[i]
-			if a.Node != b.Node || a.Count != b.Count || a.PodSet != "" && a.PodSet != u.PodSet || a.Count > most {
+			if a.Count != b.Count || a.Count > most || !sameString(a.Node, b.Node) || a.PodSet != "" && !sameString(a.PodSet, u.PodSet) {
 				listed = false
 				break
 			}
