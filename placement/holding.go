@@ -1,6 +1,9 @@
 package placement
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // PlacementNarrower is a [PlacementGenerator] that can propose only the
 // placements holding given nodes, without proposing the others first:
@@ -15,7 +18,8 @@ type PlacementNarrower interface {
 	// and do not hold every node of s: the rest in Generate's order, with
 	// their names, nodes and ranks. When it has no cheaper way for this s
 	// and g it returns Generate's whole answer with ok false, for the
-	// caller to filter. Errors are Generate's.
+	// caller to filter. nodes is the caller's, lent for the call: it must
+	// not be modified or kept. Errors are Generate's.
 	GenerateHolding(s *Snapshot, g GroupView, nodes []NodeID) (ps []Placement, ok bool, err error)
 }
 
@@ -33,6 +37,9 @@ type holding struct {
 
 var _ PlacementReleaser = holding{}
 
+// holdPool holds the buffers holding lists the existing nodes in.
+var holdPool = sync.Pool{New: func() any { return new([]NodeID) }}
+
 func (h holding) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
 	if h.gen == nil {
 		return []Placement{{Nodes: s.b.allNodes}}, nil // holds every node
@@ -40,10 +47,17 @@ func (h holding) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
 	if len(h.existing) == 0 {
 		return h.gen.Generate(s, g) // no nodes to hold: every placement holds them
 	}
-	nodes := make([]NodeID, len(h.existing))
+	// The existing nodes, in a pooled buffer: lent to the generator for
+	// the call only, and read here until the answer is filtered. A set of
+	// hundreds of nodes allocated them on every resize, and a failing
+	// block resize allocates little else.
+	buf := holdPool.Get().(*[]NodeID)
+	defer holdPool.Put(buf)
+	nodes := (*buf)[:0]
 	for i := range h.existing {
-		nodes[i] = h.existing[i].NodeID
+		nodes = append(nodes, h.existing[i].NodeID)
 	}
+	*buf = nodes
 	var ps []Placement
 	var narrowed bool
 	var err error

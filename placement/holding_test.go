@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,7 +22,7 @@ type narrower struct {
 func (n *narrower) Generate(*Snapshot, GroupView) ([]Placement, error) { return n.racks, nil }
 
 func (n *narrower) GenerateHolding(_ *Snapshot, _ GroupView, nodes []NodeID) ([]Placement, bool, error) {
-	n.asked = nodes
+	n.asked = slices.Clone(nodes) // lent for the call only
 	if n.narrowed {
 		return n.racks[:1], true, nil // r1 alone, though it misses y0: taken as is
 	}
@@ -50,6 +51,33 @@ func TestSolveResize_AsksANarrower(t *testing.T) {
 		require.Equal(t, Scheduled, r.Decision.Status, r.Decision.Message)
 		require.Equal(t, tc.rack, r.Decision.Placement.Name)
 		require.Equal(t, tc.delta, r.Decision.PodSetAssignments)
+	}
+}
+
+// The nodes SolveResize lends a narrower are each resize's own existing
+// nodes, whatever the resizes before it lent (a longer list, then a
+// shorter one, then the longer again), and are the caller's again once
+// the call returns: what the narrower saw stays as it saw it only in its
+// copy.
+func TestSolveResize_LendsEachResizeItsNodes(t *testing.T) {
+	s, _ := rackNodes(t)
+	s, err := s.Apply(Change{Reserve: []PodSetUsage{
+		{Group: Key{"default", "pg"}, PodSet: "w", Requests: ResourceList{ResourceGPU: 1}, Nodes: []PodSetAssignment{{Node: "y0", Count: 2}, {Node: "y1", Count: 2}}},
+		{Group: Key{"default", "small"}, PodSet: "w", Requests: ResourceList{ResourceGPU: 1}, Nodes: []PodSetAssignment{{Node: "x1", Count: 1}}},
+	}})
+	require.NoError(t, err)
+	small := elasticSet(2)
+	small.Name = "small"
+	for _, tc := range []struct {
+		g     *Group
+		nodes []NodeID
+	}{{elasticSet(6), []NodeID{2, 3}}, {small, []NodeID{1}}, {elasticSet(6), []NodeID{2, 3}}, {small, []NodeID{1}}} {
+		u, ok := s.PodSetUsage(tc.g.Key(), "w")
+		require.True(t, ok)
+		gen := &narrower{racks: []Placement{{Name: "r1", Nodes: []NodeID{0, 1}}, {Name: "r2", Nodes: []NodeID{2, 3}}}, narrowed: true}
+		_, err := SolveResize(s, tc.g, Resize{PodSet: "w", Existing: slices.Clone(u.Nodes)}, Options{Generator: gen})
+		require.NoError(t, err)
+		require.Equal(t, tc.nodes, gen.asked, "group %s", tc.g.Name)
 	}
 }
 
