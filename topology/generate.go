@@ -327,7 +327,7 @@ func (gen *Generator) generate(s *placement.Snapshot, g placement.GroupView, tie
 	}
 	doms := b.candidates(first)
 	if hold != nil && gen.preferred < 0 {
-		if d := t.domainOf(hold[0], first); d >= 0 && !slices.ContainsFunc(hold, func(id placement.NodeID) bool { return t.domainOf(id, first) != d }) {
+		if d := t.domainOf(hold[0], first); d >= 0 && t.allIn(hold, first, d) {
 			if rank, emitted, decided := b.holdingTier(doms, d, first); decided {
 				b.out = t.gen.take(1)
 				if emitted {

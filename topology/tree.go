@@ -263,6 +263,20 @@ func (t *Tree) domainOf(node placement.NodeID, level int) DomainID {
 	return t.nodeDom[int(node)*len(t.keys)+level]
 }
 
+// allIn reports whether every node of nodes is in domain d of level (a
+// level of t): one pass over the level's column of nodeDom, where asking
+// domainOf node by node through a closure cost a p=4096 resize a
+// nanosecond or two for each of its hundreds of existing nodes.
+func (t *Tree) allIn(nodes []placement.NodeID, level int, d DomainID) bool {
+	L, n := len(t.keys), placement.NodeID(len(t.allNodes))
+	for _, id := range nodes {
+		if id < 0 || id >= n || t.nodeDom[int(id)*L+level] != d {
+			return false
+		}
+	}
+	return true
+}
+
 // Domains yields the domains of level in path order (nothing for a level out
 // of range).
 func (t *Tree) Domains(level int) iter.Seq[Domain] {
