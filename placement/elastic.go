@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Resize asks [SolveResize] to change an elastic pod set's count (Kueue's
@@ -159,13 +160,24 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 		slices.SortFunc(removed, func(a, b PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
 		return Resized{Decision: done, Assignments: subtract(existing, removed), Removed: removed}, nil
 	}
-	// The delta group, its one pod set and the narrowing generator in one
-	// allocation: each escapes to Solve.
-	own := &struct {
-		delta Group
-		sets  [1]PodSet
-		gen   holding
-	}{delta: *g}
+	// The delta group, its one pod set and the narrowing generator, which
+	// escape to Solve: Solve reads them during the call only (what its
+	// hooks may keep are its own copies), so they come from a pool and go
+	// back emptied; r.Grow, the caller's, may keep the delta it is
+	// handed, so it gets new ones. The 460 bytes were a quarter of what a
+	// small resize allocates, and each byte brings the collector, whose
+	// write barriers tax every pointer the resize writes, sooner.
+	var own *resizeOwn
+	if r.Grow != nil {
+		own = new(resizeOwn)
+	} else {
+		own = resizePool.Get().(*resizeOwn)
+		defer func() {
+			*own = resizeOwn{}
+			resizePool.Put(own)
+		}()
+	}
+	own.delta = *g
 	delta := &own.delta
 	delta.Members = nil
 	own.sets[0] = set
@@ -195,6 +207,17 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 	}
 	return Resized{Decision: d, Assignments: keep()}, nil
 }
+
+// resizeOwn is a growth's delta group, its one pod set and the holding
+// generator (see SolveResize).
+type resizeOwn struct {
+	delta Group
+	sets  [1]PodSet
+	gen   holding
+}
+
+// resizePool holds the resizeOwn of growths without r.Grow.
+var resizePool = sync.Pool{New: func() any { return new(resizeOwn) }}
 
 // existingPods checks an elastic set's existing pods, u.Nodes (field
 // names them in errors), as checkUsage does, and returns them checked, in
