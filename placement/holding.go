@@ -83,6 +83,13 @@ func (h holding) Generate(s *Snapshot, g GroupView) ([]Placement, error) {
 	return out, nil
 }
 
+// ForgetsViews implements [ViewForgetter]: holding hands the view to the
+// generator it wraps and keeps nothing, so it forgets them when that one
+// does.
+func (h holding) ForgetsViews() bool { return forgetsViews(h.gen) }
+
+var _ ViewForgetter = holding{}
+
 // ReleasePlacements implements [PlacementReleaser]: the answer goes back
 // to the generator that made it, when that one reuses its answers.
 func (h holding) ReleasePlacements(ps []Placement) {

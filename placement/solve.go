@@ -127,13 +127,15 @@ func solveRows(s *Snapshot, g *Group, opts Options, pre *compiledRows) (Decision
 	// copy of the group they are handed — is the Solve's own, in one
 	// allocation. Without a caller's hook that is handed a GroupView
 	// (Reservers, Generator, Scorer, PlacementFilters; the default scorer
-	// keeps none), nothing can keep it, and the scratch's serves.
+	// keeps none), or with only a generator and a scorer that forget
+	// their views (ViewForgetter), nothing can keep it, and the scratch's
+	// serves.
 	var own *hookOwned
 	switch {
 	case pre != nil && pre.own != nil:
 		own = pre.own
 		*own = hookOwned{prep: prepared{b: s.b, bound: len(bound)}}
-	case len(opts.Reservers) == 0 && opts.Generator == nil && opts.Scorer == nil && len(opts.PlacementFilters) == 0:
+	case len(opts.Reservers) == 0 && len(opts.PlacementFilters) == 0 && forgetsViews(opts.Generator) && forgetsViews(opts.Scorer):
 		own = &sc.own // zero (see release): set field by field, as sv below
 		own.prep.b, own.prep.bound = s.b, len(bound)
 	default:

@@ -282,6 +282,14 @@ func (gen *Generator) Generate(s *placement.Snapshot, g placement.GroupView) ([]
 
 var _ placement.PlacementNarrower = (*Generator)(nil)
 
+// ForgetsViews implements [placement.ViewForgetter]: a generate reads
+// the group's view under the tree's lock and drops it (the builder and
+// shape, genScratch.forget) before it returns; what the tree keeps of a
+// group (its bound members) is keyed by value.
+func (gen *Generator) ForgetsViews() bool { return true }
+
+var _ placement.ViewForgetter = (*Generator)(nil)
+
 // GenerateHolding implements [placement.PlacementNarrower]: with a
 // required key and no narrower preferred one, the placements holding
 // nodes are at most the one domain of the required level that holds them

@@ -54,6 +54,13 @@ type Scorer struct {
 
 var _ placement.SumScorer = (*Scorer)(nil)
 
+// ForgetsViews implements [placement.ViewForgetter]: a score shapes the
+// group in the tree's shape under its lock and forgets it before it
+// returns (genScratch.forgetShape).
+func (sc *Scorer) ForgetsViews() bool { return true }
+
+var _ placement.ViewForgetter = (*Scorer)(nil)
+
 const scoreScale = 1_000_000
 
 // BestFit layout: count<<42 | empty-domain flags<<34 | (leftMax - leftover).
