@@ -44,7 +44,9 @@
 // the members apart either (hookruns.go). A Reserver that is a
 // [RunUnreserver] gets a node's members back in one call, and one that is
 // a [ReserverReleaser] is told when the solve is done with it, so that it
-// can keep its memory for the next solve.
+// can keep its memory for the next solve; a generator and scorer that are
+// [ViewForgetter]s keep nothing of the views they are handed, so that the
+// solve lends them its pooled memory (viewforgetter.go).
 //
 // Identical pods need not be listed one by one: a [PodSet] (Kueue's PodSet,
 // a template and a count) stands for Count pending pods, is read once, and
