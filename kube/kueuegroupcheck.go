@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -103,7 +104,8 @@ func levelField(i int, ps *kueue.PodSet, r topology.PodSetRequest) string {
 }
 
 // maxGroupName is the longest podSetGroupName Kueue's Workload API takes
-// (its kubebuilder MaxLength).
+// (its kubebuilder MaxLength, which the API server counts in characters,
+// not bytes: kube-openapi validate.MaxLength).
 const maxGroupName = 256
 
 // checkGroupName refuses a topologyRequest.podSetGroupName (field f) that
@@ -123,8 +125,8 @@ func checkGroupName(obj, f string, g *string) error {
 	if _, err := strconv.ParseUint(*g, 10, 64); err == nil || *g == "" {
 		return placement.Errorf(placement.ErrInvalid, obj, f, "%q must be a name, not a number or empty (Kueue's scheduler keys ungrouped sets by their index)", *g)
 	}
-	if len(*g) > maxGroupName {
-		return placement.Errorf(placement.ErrInvalid, obj, f, "%d characters, more than %d", len(*g), maxGroupName)
+	if n := utf8.RuneCountInString(*g); n > maxGroupName {
+		return placement.Errorf(placement.ErrInvalid, obj, f, "%d characters, more than %d", n, maxGroupName)
 	}
 	return nil
 }

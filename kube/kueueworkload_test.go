@@ -72,6 +72,9 @@ func TestKueueWorkload_BadInput(t *testing.T) {
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].topologyRequest.podSetGroupName: "" must be a name, not a number or empty (Kueue's scheduler keys ungrouped sets by their index)`},
 		{"group name too long", kueueWorkload("[{name: main, count: 2, topologyRequest: {required: rack, podSetGroupName: "+strings.Repeat("g", 257)+"}, "+kueueTmpl+"}]", ""),
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].topologyRequest.podSetGroupName: 257 characters, more than 256`},
+		// The API server counts characters, not bytes (brk7 03).
+		{"group name too long in characters", kueueWorkload("[{name: main, count: 2, topologyRequest: {required: rack, podSetGroupName: "+strings.Repeat("é", 257)+"}, "+kueueTmpl+"}]", ""),
+			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].topologyRequest.podSetGroupName: 257 characters, more than 256`},
 		{"group annotation a number", kueueWorkload("[{name: l, count: 1, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack, kueue.x-k8s.io/podset-group-name: '0'}}, spec: {containers: [{name: c}]}}}]", ""),
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].template.metadata.annotations[kueue.x-k8s.io/podset-group-name]: "0" must be a name, not a number or empty`},
 		{"group of three sets", kueueWorkload("[{name: l, count: 1, topologyRequest: {required: rack, podSetGroupName: g}, "+kueueTmpl+"}, {name: w, count: 2, topologyRequest: {required: rack, podSetGroupName: g}, "+kueueTmpl+"}, {name: x, count: 2, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack, kueue.x-k8s.io/podset-group-name: g}}, spec: {containers: [{name: c}]}}}]", ""),

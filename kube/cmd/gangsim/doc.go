@@ -344,7 +344,9 @@
 // them to, so that it fits (scaleup.Suggest), or why none would. The
 // running pods stay where the run left them. -suggest-domain-nodes caps a
 // domain's nodes (a rack's slots); -suggest-new-domain lets the nodes form
-// a new domain of that value. Groups that use ResourceClaims or DoNotSchedule
+// a new domain of that value; both, like -policy, -speed-up, -sample-every
+// and -openb-pods without -trace, are refused without the flag they
+// qualify. Groups that use ResourceClaims or DoNotSchedule
 // topology spread are not searched (added nodes carry no devices; spread is
 // not checked there). Suggestions are gangsched's solver's answer, whatever
 // -topology-profile chose for the run.

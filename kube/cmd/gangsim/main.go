@@ -113,6 +113,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		}
 		return exitInput
 	}
+	if err := checkFlagNeeds(fs, map[string]bool{"suggest-nodes": *suggest, "trace": len(traces) > 0, "fgd-experiment": *fgdExp}); err != nil {
+		fmt.Fprintln(stderr, "gangsim:", err)
+		return exitInput
+	}
 	if *fgdExp {
 		return fgdMain(stdout, stderr, traces, *openbPods, *fgdSeeds)
 	}
@@ -360,6 +364,31 @@ func checkFlags(namespace, topoKeys string, maxCycles, maxPods int) error {
 		return fmt.Errorf("-max-pods %d: want 1 or more", maxPods)
 	}
 	return nil
+}
+
+// flagNeeds names, for each flag that only qualifies another, the one it
+// qualifies: given alone it would change nothing, so a reader who tries it
+// alone (README's -suggest-domain-nodes) is told, not ignored.
+var flagNeeds = map[string]string{
+	"suggest-new-domain":   "suggest-nodes",
+	"suggest-domain-nodes": "suggest-nodes",
+	"policy":               "trace",
+	"sample-every":         "trace",
+	"speed-up":             "trace",
+	"openb-pods":           "trace",
+	"fgd-seeds":            "fgd-experiment",
+}
+
+// checkFlagNeeds refuses a flag set on fs whose flag in flagNeeds is not
+// in effect (on maps that flag to whether it is), naming both.
+func checkFlagNeeds(fs *flag.FlagSet, on map[string]bool) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if need, ok := flagNeeds[f.Name]; ok && !on[need] && err == nil {
+			err = fmt.Errorf("-%s does nothing without -%s: give both", f.Name, need)
+		}
+	})
+	return err
 }
 
 // maxListed is how many bindings or waiting members a text cycle lists.

@@ -171,6 +171,11 @@ func TestBadInput(t *testing.T) {
 		{"repeated topology key", []string{"-topology-keys", "rack,rack", "-f", "x"}, `-topology-keys "rack,rack": "rack" is listed twice`},
 		{"negative -max-cycles", []string{"-max-cycles", "-1", "-f", "x"}, `-max-cycles -1: want 0 or more`},
 		{"zero -max-pods", []string{"-max-pods", "0", "-f", "x"}, `-max-pods 0: want 1 or more`},
+		// Flags that qualify another are refused alone (brk7 02), not ignored.
+		{"-suggest-domain-nodes alone", []string{"-suggest-domain-nodes", "8", "-f", "x"}, `-suggest-domain-nodes does nothing without -suggest-nodes: give both`},
+		{"-suggest-new-domain with -suggest-nodes=false", []string{"-suggest-nodes=false", "-suggest-new-domain", "r9", "-f", "x"}, `-suggest-new-domain does nothing without -suggest-nodes: give both`},
+		{"-speed-up without -trace", []string{"-speed-up", "2", "-f", "x"}, `-speed-up does nothing without -trace: give both`},
+		{"-fgd-seeds without -fgd-experiment", []string{"-fgd-seeds", "2", "-f", "x"}, `-fgd-seeds does nothing without -fgd-experiment: give both`},
 		// 50 Jobs of parallelism 100,000: refused before any pod exists.
 		{"too many job pods", []string{"-f", write("jobs.yaml", jobs(50, 100_000))},
 			`jobs.yaml: document 6 (line 51): Job "default/j-05": spec.parallelism: its 100000 pods would bring the input to 600000 pods (0 given, the rest from Jobs), above the limit of 500000 (LoadOptions.MaxPods); raise the limit with -max-pods`},
