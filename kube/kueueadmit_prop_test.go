@@ -35,7 +35,7 @@ const propGPU = corev1.ResourceName("nvidia.com/gpu")
 // place; clone copies what a pass or a perturbation changes.
 type propWorld struct {
 	nodes []*corev1.Node
-	rest  []any // Topologies, ResourceFlavors, ClusterQueues, LocalQueues, Namespaces
+	rest  []any // Topologies, ResourceFlavors, ClusterQueues, LocalQueues, Namespaces, Pods
 	wls   []*kueue.Workload
 	late  []*kueue.Workload // queued only after the first pass
 	// levels are each Topology's levels, and nominal each ClusterQueue's
@@ -91,6 +91,8 @@ func (w *propWorld) objects() []manifest.Object {
 			add("Namespace", "", v.Name, v)
 		case *configv1beta2.Configuration:
 			add("Configuration", "", "", v)
+		case *corev1.Pod:
+			add("Pod", v.Namespace, v.Name, v)
 		}
 	}
 	for _, x := range w.wls {
@@ -212,7 +214,7 @@ func genPreemptWorld(t *rapid.T) *propWorld {
 		x.Spec.Priority = &p
 		w.late = append(w.late, x)
 	}
-	w.opts = KueueOptions{Now: propNow, Plan: topology.PlanOptions{Balanced: rapid.Bool().Draw(t, "balanced"), KueueBalanced: rapid.Bool().Draw(t, "kueue balanced")}, WaitForReplacement: rapid.Bool().Draw(t, "wait for replacement")}
+	w.opts = KueueOptions{Now: propNow, Plan: drawPlan(t), WaitForReplacement: rapid.Bool().Draw(t, "wait for replacement")}
 	return w
 }
 
@@ -268,8 +270,22 @@ func genVariedWorld(t *rapid.T) *propWorld {
 			w.late = append(w.late, x)
 		}
 	}
-	w.opts = KueueOptions{Now: propNow, Plan: topology.PlanOptions{Balanced: rapid.Bool().Draw(t, "balanced"), KueueBalanced: rapid.Bool().Draw(t, "kueue balanced")}, WaitForReplacement: rapid.Bool().Draw(t, "wait for replacement")}
+	w.opts = KueueOptions{Now: propNow, Plan: drawPlan(t), WaitForReplacement: rapid.Bool().Draw(t, "wait for replacement")}
 	return w
+}
+
+// drawPlan draws the planner's options as gangsim may plan Kueue
+// Workloads: one of the kueue profiles (its default for them, with the
+// leader-aware search, spec order and negative counts) or gangsched's,
+// with or without balancing.
+func drawPlan(t *rapid.T) topology.PlanOptions {
+	switch rapid.IntRange(0, 3).Draw(t, "profile") {
+	case 0:
+		return topology.KueueProfile.Options()
+	case 1:
+		return topology.KueueBalancedProfile.Options()
+	}
+	return topology.PlanOptions{Balanced: rapid.Bool().Draw(t, "balanced"), KueueBalanced: rapid.Bool().Draw(t, "kueue balanced")}
 }
 
 func propTopology(name string) *kueue.Topology {
@@ -960,6 +976,41 @@ func TestProp_KueueAdmitQueues(t *testing.T) {
 				continue
 			}
 			require.Equal(rt, statuses[x.Key()], x.Obj.Status, "%s: a second pass changes the status", x.Key())
+		}
+	})
+}
+
+// A node outside Kueue's TAS snapshot (cordoned or not Ready) in a block
+// of its own changes no admission, with a node overcommitted elsewhere:
+// Kueue leaves it out and counts the other nodes alike (the tester brk7's finding 01: gangsim's filter for
+// such nodes once turned the negative counts of overcommitted ones off).
+func TestProp_KueueAdmitOutOfTASNodeChangesNothing(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		w := genPropWorld(rt)
+		// A pod outside Kueue overcommits a node, which the kueue profiles
+		// count negative in its domains.
+		host := rapid.SampledFrom(w.nodes).Draw(rt, "overcommitted")
+		big := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "big", Namespace: "ns1"}, Spec: corev1.PodSpec{NodeName: host.Name,
+			Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU: *resource.NewQuantity(host.Status.Allocatable.Cpu().Value()+int64(rapid.IntRange(1, 16).Draw(rt, "over")), resource.DecimalSI)}}}}}}
+		w.rest = append(slices.Clip(w.rest), big)
+		other := w.clone()
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "zz-out", Labels: map[string]string{
+			corev1.LabelHostname: "zz-out", "block": "bz", "rack": "rz", "pool": "a"}}}
+		n.Status.Allocatable = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourcePods: resource.MustParse("110")}
+		if rapid.Bool().Draw(rt, "cordoned") {
+			n.Spec.Unschedulable = true
+		} else {
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse, LastTransitionTime: metav1.NewTime(propNow.Add(-time.Second))}}
+		}
+		other.nodes = append(other.nodes, n)
+		_, _, outs := w.admit(rt)
+		_, _, oouts := other.admit(rt)
+		require.Len(rt, oouts, len(outs))
+		for i, o := range outs {
+			require.Equal(rt, o.Workload, oouts[i].Workload)
+			require.Equal(rt, o.Action, oouts[i].Action, "%s: %s / with the node: %s", o.Workload, o.Message, oouts[i].Message)
+			require.Equal(rt, heldSets(o), heldSets(oouts[i]), "%s", o.Workload)
 		}
 	})
 }
