@@ -133,8 +133,10 @@ func TestScenario_KueueBalancedLeader(t *testing.T) {
 // 6 of b2/r2; carried down to r2's hosts of 4 CPUs (3 beside the leader)
 // the first host cannot take all 6, so Kueue cuts its leader count to 0
 // and the leader is lost: Kueue writes an assignment its own API refuses
-// and never admits the group. Preferring a rack, the same group is
-// balanced over hosts and admitted.
+// and never admits the group, and its assumption holds the workers'
+// hosts with the counts its split left (13 for 12 workers; the real
+// Kueue: kube/testdata/kueue-oracle/preemption/r23). Preferring a rack,
+// the same group is balanced over hosts and admitted.
 func TestScenario_KueueBalancedLeaderLost(t *testing.T) {
 	s := snapshot(t, brh(unevenCaps))
 	g := &placement.Group{Namespace: "default", Name: "lws", MinCount: 13, PodSets: []placement.PodSet{
@@ -145,6 +147,9 @@ func TestScenario_KueueBalancedLeaderLost(t *testing.T) {
 	p := plan(t, s, g, topology.PlanOptions{KueueBalanced: true}, reqs...)
 	require.Equal(t, placement.Unschedulable, p.Decision.Status)
 	require.Contains(t, p.Decision.Message, "the leader is lost carrying it down from b2/r2 to the hosts")
+	require.NotNil(t, p.KueueAssumed)
+	require.Equal(t, map[string]int32{"b2-r1-h1": 6, "b2-r2-h1": 4, "b2-r2-h2": 3}, counts(p.KueueAssumed.Decision, "workers"))
+	require.Empty(t, counts(p.KueueAssumed.Decision, "leader"))
 
 	reqs[0].Preferred, reqs[1].Preferred = rackKey, rackKey
 	p = plan(t, s, g, topology.PlanOptions{KueueBalanced: true}, reqs...)

@@ -19,8 +19,10 @@ import (
 // fixed pods, a narrowest level whose domains hold more than one node, no
 // domain whose lower domains hold the group, or, with the preferred level
 // more than one above the narrowest, a descent carryDown cannot model.
-// Otherwise msg is the reason it did not fit (Kueue's own failures
-// included: a leader lost on the way down), or "" with both sets kept.
+// Otherwise msg is the reason it did not fit, or "" with both sets kept,
+// or with a leader Kueue loses on the way down the workers' hosts kept
+// (when Kueue writes them whole) and the plan marked as one Kueue
+// assumes and cannot write ([Plan].KueueAssumed).
 func (o *planOut) kueueBalancedGroup(rs []request, w []int, scope []int) (msg string, done bool) {
 	p := o.p
 	if len(w) != 2 || scope[w[0]] >= 0 || scope[w[1]] >= 0 {
@@ -79,8 +81,17 @@ func (o *planOut) kueueBalancedGroup(rs []request, w []int, scope []int) (msg st
 		case !ok:
 			return "", false
 		case leadAt < 0:
-			return fmt.Sprintf("%s: TAS Balanced Placement (Kueue v0.17): the leader is lost carrying it down from %s to the hosts; "+
-				"Kueue writes its pod set with an empty topologyAssignment, which Kueue's Workload API refuses, and never admits the group", lead.obj(), p.path(at)), true
+			why := fmt.Sprintf("%s: TAS Balanced Placement (Kueue v0.17): the leader is lost carrying it down from %s to the hosts, "+
+				"so Kueue writes its pod set with an empty topologyAssignment", lead.obj(), p.path(at))
+			o.assume(why, why+", which Kueue's Workload API refuses, and never admits the group")
+			if len(hostsUsed) > 0 {
+				// Kueue's assumption holds the workers' hosts.
+				for i, u := range hostsUsed {
+					p.setTake(u, hostTakes[i])
+				}
+				o.keep(p.finish(hostsUsed, p.L-1, true))
+			}
+			return "", true
 		}
 		for i, u := range hostsUsed {
 			p.setTake(u, hostTakes[i])
@@ -129,7 +140,10 @@ type kdDom struct {
 // child does not complete the take its leader count is cut to what is
 // left, 0 — Kueue loses the leader there (lead is then -1); so it does
 // when a domain's children cannot hold its take (Kueue keeps none of
-// them). With the leader kept, ok is false where Kueue's split leaves its
+// them). With the leader lost, hosts are the workers' hosts Kueue still
+// writes, with its counts, whatever they add up to (none where a host
+// comes twice or a count is negative, not modelled). With the leader
+// kept, ok is false where Kueue's split leaves its
 // own invariants (children dropped, a child taken twice, a count other
 // than the set's, a negative one), which is not modelled.
 func (kb *kbSearch) carryDown(units []int, takes []int64, at, fl int) (hosts []int, hostTakes []int64, lead int, ok bool) {
@@ -174,17 +188,13 @@ func (kb *kbSearch) carryDown(units []int, takes []int64, at, fl int) (hosts []i
 			lead = d.u
 		}
 	}
-	if lead < 0 {
-		return nil, nil, -1, true // lost: whatever the workers' counts
-	}
-	if dropped {
-		return nil, nil, -1, false
-	}
+	whole := !dropped
 	seen := map[int]bool{}
 	var total int64
 	for _, d := range cur {
 		if seen[d.u] || d.state < 0 {
-			return nil, nil, -1, false
+			whole = false
+			break
 		}
 		seen[d.u] = true
 		total += d.state
@@ -193,7 +203,18 @@ func (kb *kbSearch) carryDown(units []int, takes []int64, at, fl int) (hosts []i
 			hostTakes = append(hostTakes, d.state)
 		}
 	}
-	if total != kb.n {
+	if lead < 0 {
+		// Kueue writes the workers' hosts as its split left them, the
+		// counts of the domains it kept (which need not add up to the
+		// set's); a host listed twice or a negative count is not
+		// modelled: none is held.
+		if len(seen) < len(cur) {
+			hosts, hostTakes = nil, nil
+		}
+		return hosts, hostTakes, -1, true
+	}
+	whole = whole && total == kb.n
+	if !whole {
 		return nil, nil, -1, false
 	}
 	return hosts, hostTakes, lead, true

@@ -20,9 +20,12 @@ import (
 // whose domains hold more than one node; or an answer that leaves
 // Kueue's own invariants (a host taken twice, a count other than the
 // set's, a negative one), which Kueue would write as it stands and which
-// is not modelled. Otherwise msg is why the group does not fit — where
-// Kueue finds no domain, and where Kueue loses the leader or the workers
-// on the way down and so never admits it — or "" with both sets kept.
+// is not modelled. Otherwise msg is why the group does not fit, where
+// Kueue finds no domain, or "" with both sets kept, or, where Kueue loses
+// the leader or every pod on the way down, "" with the sets Kueue still
+// writes kept (the workers of a lost leader, with Kueue's counts; none of
+// a split that does not complete) and the plan marked as
+// one Kueue assumes and cannot write ([Plan].KueueAssumed).
 func (o *planOut) kueueGroup(rs []request, w []int, scope []int) (msg string, done bool) {
 	p := o.p
 	if len(w) != 2 || scope[w[0]] >= 0 || scope[w[1]] >= 0 {
@@ -48,18 +51,33 @@ func (o *planOut) kueueGroup(rs []request, w []int, scope []int) (msg string, do
 	case res.fail != "":
 		return p.kueueGroupFail(lead, work, s, res), true
 	case res.lost:
-		return fmt.Sprintf("PodSetGroup %q: Kueue v0.17's split of pod sets %q and %q (%d pods) over the domains under %s does not complete, "+
-			"so Kueue writes them with empty topologyAssignments, which its Workload API refuses, and never admits the group",
-			work.group, lead.name, work.name, work.count, p.pathsOf(res.fit)), true
+		// Kueue keeps no domain of the level that did not complete, and
+		// so none below it: both sets are written empty and hold no node.
+		why := fmt.Sprintf("PodSetGroup %q: Kueue v0.17's split of pod sets %q and %q (%d pods) over the domains under %s does not complete, "+
+			"so Kueue writes them with empty topologyAssignments", work.group, lead.name, work.name, work.count, p.pathsOf(res.fit))
+		o.assume(why, why+", which its Workload API refuses, and never admits the group")
+		return "", true
 	}
 	leader, hosts, takes, ok := s.leaves(res.leaves)
 	if !ok {
 		return "", false
 	}
 	if leader < 0 {
-		return fmt.Sprintf("PodSetGroup %q: Kueue v0.17 loses leader %q carrying the group down from %s to the hosts (its best fit of the last host looks at the workers' room alone); "+
-			"Kueue writes the leader's pod set with an empty topologyAssignment, which its Workload API refuses, and never admits the group",
-			work.group, lead.name, p.pathsOf(res.fit)), true
+		why := fmt.Sprintf("PodSetGroup %q: Kueue v0.17 loses leader %q carrying the group down from %s to the hosts (its best fit of the last host looks at the workers' room alone), "+
+			"so Kueue writes the leader's pod set with an empty topologyAssignment", work.group, lead.name, p.pathsOf(res.fit))
+		o.assume(why, why+", which its Workload API refuses, and never admits the group")
+		if len(hosts) > 0 {
+			// Kueue's assumption holds the workers' hosts, with the
+			// counts it writes (which need not add up to the set's).
+			p.use(work)
+			for i, u := range hosts {
+				p.setTake(u, takes[i])
+			}
+			workers := p.finish(hosts, L-1, true)
+			workers.fit = res.fit
+			o.keep(workers)
+		}
+		return "", true
 	}
 	p.use(work)
 	for i, u := range hosts {

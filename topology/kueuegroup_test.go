@@ -26,6 +26,9 @@ func TestKueueLeaderAware_Table(t *testing.T) {
 		leader    map[string]int32
 		want      map[string]int32
 		msg       string // when the group does not fit: the reason's start
+		// assumed: Kueue takes the plan as a fit and cannot write it
+		// (Plan.KueueAssumed), placing no pod of the group.
+		assumed bool
 		// kueueOnly: with TASBalancedPlacement the balance applies and
 		// places the group otherwise (kueuebalancedgroup.go).
 		kueueOnly bool
@@ -78,7 +81,7 @@ func TestKueueLeaderAware_Table(t *testing.T) {
 			// never completes: Kueue keeps no domain, writes empty
 			// assignments its Workload API refuses, and never admits.
 			name: "preferred: the split loses the leader", caps: [][][]int64{{{6}, {2}}},
-			leaderCPU: 3, workers: 2, key: rackKey, kueueOnly: true,
+			leaderCPU: 3, workers: 2, key: rackKey, kueueOnly: true, assumed: true,
 			msg: `PodSetGroup "g": Kueue v0.17's split of pod sets "leader" and "workers" (2 pods) over the domains under b1 does not complete`,
 		},
 		{
@@ -110,6 +113,12 @@ func TestKueueLeaderAware_Table(t *testing.T) {
 				if tc.msg != "" {
 					require.Equal(t, placement.Unschedulable, p.Decision.Status, "%s: %v", prof, p.Decision.PodSetAssignments)
 					require.Contains(t, p.Decision.Message, tc.msg, prof.String())
+					require.Equal(t, tc.assumed, p.KueueAssumed != nil, prof.String())
+					if tc.assumed {
+						require.Equal(t, placement.Scheduled, p.KueueAssumed.Decision.Status)
+						require.Empty(t, p.KueueAssumed.Decision.PodSetAssignments)
+						require.Contains(t, p.KueueAssumed.Why, tc.msg)
+					}
 					continue
 				}
 				require.Equal(t, placement.Scheduled, p.Decision.Status, "%s: %s", prof, p.Decision.Message)

@@ -176,6 +176,32 @@ type Plan struct {
 	// PodSets are the planned sets, sorted by name ("" for the members
 	// first); empty unless Scheduled.
 	PodSets []PodSetPlan
+	// KueueAssumed, with [PlanOptions].KueueLeaderAware or KueueBalanced,
+	// is set (Decision then Unschedulable) where Kueue v0.17 takes the
+	// plan as a fit but cannot write it: a PodSetGroup whose leader-aware
+	// split loses the leader, or every pod, on the way down, for which
+	// Kueue's TAS returns the assignments it has and no failure reason
+	// (findTopologyAssignment). Kueue then assumes the Workload in its
+	// cache and its Workload API refuses the empty topologyAssignment, every
+	// scheduling cycle (see docs/kueue.md, Quota). nil otherwise.
+	KueueAssumed *KueueAssumed
+}
+
+// KueueAssumed is a plan Kueue v0.17 assumes and cannot write
+// ([Plan].KueueAssumed).
+type KueueAssumed struct {
+	// Why says which set Kueue writes with an empty topologyAssignment
+	// and why, e.g. `PodSetGroup "lws": Kueue v0.17's split of pod sets
+	// "leader" and "workers" (3 pods) over the domains under b1/r1 does not
+	// complete, so it writes both with empty topologyAssignments`.
+	Why string
+	// Decision is Scheduled and places only the pods Kueue's assumption
+	// puts on nodes: the workers of a group that lost its leader, none of
+	// a group that lost both sets, and every pod of the Workload's other
+	// sets. It is not a whole placement: [placement.Verify] refuses it.
+	Decision placement.Decision
+	// PodSets are the sets Decision places, as [Plan].PodSets.
+	PodSets []PodSetPlan
 }
 
 // PodSetPlan is where one set's pods go, in rank order.
@@ -370,7 +396,13 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 			return Plan{Decision: p.failed(g, len(bm.nodes), msg)}, nil
 		}
 	}
-	return out.plan(g, bm.nodes, existing != nil), nil
+	pl := out.plan(g, bm.nodes, existing != nil)
+	if out.assumed != "" {
+		// Every set Kueue's TAS answers fits: it assumes the Workload.
+		return Plan{Decision: p.failed(g, len(bm.nodes), out.assumedMsg),
+			KueueAssumed: &KueueAssumed{Why: out.assumed, Decision: pl.Decision, PodSets: pl.PodSets}}, nil
+	}
+	return pl, nil
 }
 
 // ownerOf returns the index of the request that the group's bound
@@ -544,6 +576,19 @@ type planOut struct {
 	fixed fixedPods // the bound members, or an elastic set's existing pods
 	// buffers is PlanOptions.Buffers: the answer's memory, or nil.
 	buffers *PlanBuffers
+	// assumed, when not "", says why Kueue cannot write the plan it
+	// assumes ([Plan].KueueAssumed); assumedMsg is the whole reason the
+	// decision gives.
+	assumed, assumedMsg string
+}
+
+// assume records that a PodSetGroup's sets are kept as Kueue v0.17's TAS
+// answers them though it cannot write them: why (for a Kueue admitter)
+// and msg (the decision's reason). The first such group is named.
+func (o *planOut) assume(why, msg string) {
+	if o.assumed == "" {
+		o.assumed, o.assumedMsg = why, msg
+	}
 }
 
 // release leaves the tree's scratch as PlanPodSets expects it: take and
