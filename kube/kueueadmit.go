@@ -430,8 +430,13 @@ func (a *admitter) admitInOrder(pending []int, out []KueueOutcome) error {
 	for more := true; more; {
 		more = false
 		for _, i := range pending {
-			if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted || a.isStuck(a.queue[i]) {
+			if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted || a.isStuck(a.queue[i]) && !a.retriable(a.queue[i]) {
 				continue
+			}
+			if a.retriable(a.queue[i]) {
+				if err := a.unstick(a.queue[i], &out[i]); err != nil {
+					return err
+				}
 			}
 			admitted, victims, err := a.pending(a.queue[i], &out[i], out)
 			if err != nil {
@@ -500,8 +505,13 @@ type admitter struct {
 	searched *preemptSearch
 	// stuck are the pending Workloads, by key, that hold quota
 	// and nodes Kueue cannot write an admission for ([admitter.stick]):
-	// no longer tried in this run.
+	// no longer tried in this run, but for those in assumed.
 	stuck map[placement.Key]bool
+	// assumed are those of them whose plan Kueue assumes and cannot
+	// write ([assumedHold]), tried again once changes counts more:
+	// the admissions and preemptions made in this run.
+	assumed map[placement.Key]assumedHold
+	changes int
 	// nominating, while not nil, keeps what the preemption searches of
 	// one scheduling cycle's nominations read of its starting state
 	// ([nominationCache]).
@@ -720,6 +730,11 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		writePending(w, msg, a.opts.Now)
 		return false, victims, nil
 	}
+	if as := ps.plan.KueueAssumed; as != nil {
+		held, v, err := a.stick(w, ps, o, kueueWords(w, as.Why), false)
+		a.noteAssumed(w, ps)
+		return held, v, err
+	}
 	if why, preferred := a.unwritable(w, ps); why != "" {
 		return a.stick(w, ps, o, why, preferred)
 	}
@@ -751,6 +766,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 	if ch := ps.adm.choice; ch != nil {
 		a.addUsage(ps.adm.clusterQueue, ch.usage, 1)
 	}
+	a.changes++
 	writeAdmitted(ps.w, podSetsByName(ps.w, planned), a.hostOf, a.opts.Now, ps.adm)
 	if awaited := a.afterReservation(ps.w, ps.adm.cq, true); len(awaited) > 0 {
 		// Its outcome says so once admission is over: until then the
@@ -798,6 +814,7 @@ func (a *admitter) tryPreempt(w *KueueWorkload, out []KueueOutcome, msg string) 
 	if err != nil {
 		return nil, "", err
 	}
+	a.changes++
 	return victims, msg + fmt.Sprintf(". Pending the preemption of %d workload(s)", len(victims)), nil
 }
 
@@ -845,6 +862,11 @@ func (a *admitter) plan(tree *topology.Tree, g *placement.Group, requests, all [
 			g = kueueGroupFilters(g, requests)
 		}
 		p, err = tree.PlanPodSets(a.s, g, requests, a.opts.Plan)
+		if as := p.KueueAssumed; as != nil {
+			// Kueue's TAS calls it a fit: its quota decides, and what it
+			// places is held as Kueue assumes it ([admitter.stick]).
+			p.Decision, p.PodSets = as.Decision, as.PodSets
+		}
 	}
 	if errors.Is(err, topology.ErrNoDomain) {
 		// The nodes, not the Workload, lack the level: it waits for them.

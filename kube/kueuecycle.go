@@ -110,6 +110,11 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 		entries := make([]cycleEntry, 0, len(heads))
 		a.nominating = &nominationCache{collected: map[string][]*KueueClusterQueue{}}
 		for _, i := range heads {
+			if a.retriable(a.queue[i]) {
+				if err := a.unstick(a.queue[i], &out[i]); err != nil {
+					return err
+				}
+			}
 			e, err := a.nominateEntry(i)
 			if err != nil {
 				return err
@@ -287,12 +292,13 @@ const noLongerFits = "Workload no longer fits after processing another workload"
 
 // cycleHeads are the heads of a cycle, by queue index: per ClusterQueue
 // its first pending Workload in queue order that is neither admitted,
-// set aside, nor stuck ([admitter.stick]).
+// set aside, nor stuck ([admitter.stick]) unless it may be tried again
+// ([admitter.retriable]).
 func (a *admitter) cycleHeads(pending []int, out []KueueOutcome, aside map[int]bool) []int {
 	seen := map[string]bool{}
 	var heads []int
 	for _, i := range pending {
-		if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted || aside[i] || a.isStuck(a.queue[i]) {
+		if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted || aside[i] || a.isStuck(a.queue[i]) && !a.retriable(a.queue[i]) {
 			continue
 		}
 		key := a.queueKey(i)

@@ -131,6 +131,11 @@ var kueueGoldens = []golden{
 	{"kueue-held-nodes", []string{"-f", td + "kueue-oracle/preemption/cluster.yaml", "-f", td + "kueue-oracle/preemption/r14-no-slice-nodes-held.yaml"}, exitWaiting},
 	{"kueue-held-nodes-json", []string{"-o", "json", "-f", td + "kueue-oracle/preemption/cluster.yaml", "-f", td + "kueue-oracle/preemption/r14-no-slice-nodes-held.yaml"}, exitWaiting},
 	{"kueue-held-quota-json", []string{"-o", "json", "-f", td + "kueue-oracle/preemption/cluster.yaml", "-f", td + "kueue-oracle/preemption/r16-no-slice-two-held.yaml"}, exitWaiting},
+	// r21: a PodSetGroup whose leader-aware split does not complete holds
+	// its 4 CPUs of quota and no node; r23 (kueue-balanced): one whose
+	// leader Kueue loses holds its workers' hosts too, with Kueue's counts.
+	{"kueue-held-lost-split-json", []string{"-o", "json", "-f", td + "kueue-oracle/preemption/r21-lost-split-held.yaml"}, exitWaiting},
+	{"kueue-held-lost-leader", []string{"-topology-profile", "kueue-balanced", "-f", td + "kueue-oracle/preemption/r23-lost-leader-workers-held.yaml"}, exitWaiting},
 	{"kueue-workloads-zero-count-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "zero-count.yaml"}, exitWaiting},
 	// Checked by hand (see the manifest's header): tolerant, which
 	// tolerates every taint, takes b1-r1-h1 and not the cordoned

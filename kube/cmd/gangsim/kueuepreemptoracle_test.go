@@ -20,7 +20,12 @@ import (
 type kueuePreemptOracleCase struct {
 	Kueue     string   `json:"kueue"`
 	Manifests []string `json:"manifests"`
-	Phases    []struct {
+	// Profiles, when set, are the topology profiles gangsim is held to
+	// the case under, in place of gangsched and kueue: for a Kueue search
+	// the gangsched profile does not model (a PodSetGroup's leader-aware
+	// split), or one Kueue ran with TASBalancedPlacement (kueue-balanced).
+	Profiles []string `json:"gangsimProfiles"`
+	Phases   []struct {
 		Workloads []struct {
 			Workload string `json:"workload"`
 			Admitted bool   `json:"admitted"`
@@ -67,7 +72,15 @@ func TestKueuePreemptionOracle(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
-		for _, prof := range []string{"gangsched", "kueue"} {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var c kueuePreemptOracleCase
+		require.NoError(t, json.Unmarshal(b, &c), f)
+		profiles := c.Profiles
+		if len(profiles) == 0 {
+			profiles = []string{"gangsched", "kueue"}
+		}
+		for _, prof := range profiles {
 			t.Run(strings.TrimSuffix(filepath.Base(f), ".json")+"/"+prof, func(t *testing.T) {
 				checkPreemptionOracle(t, dir, f, prof)
 			})
