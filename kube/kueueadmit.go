@@ -123,7 +123,8 @@ type KueueOutcome struct {
 	Message string
 	// PodSets are the pod sets' pods per node after admission, in the
 	// order of the Workload's Group.PodSets (its sets of count 0 left
-	// out); empty when it holds no quota.
+	// out, but for a phantom leader's one pod: kueuephantom.go); empty
+	// when it holds no quota.
 	PodSets [][]placement.PodSetAssignment
 	// Flavors are the flavors each pod set holds quota in, in PodSets'
 	// order ("gpu", or "a, b" when its resources have several); nil
@@ -611,7 +612,7 @@ func (a *admitter) reserve(w *KueueWorkload, set string, pods []placement.PodSet
 		return nil
 	}
 	k := slices.IndexFunc(w.Group.PodSets, func(p placement.PodSet) bool { return p.Name == set })
-	next, err := a.s.Apply(placement.Change{Reserve: []placement.PodSetUsage{{Group: w.Key(), PodSet: set, Requests: w.Group.PodSets[k].Template.Requests, Nodes: pods}}})
+	next, err := a.s.Apply(placement.Change{Reserve: []placement.PodSetUsage{{Group: w.Key(), PodSet: set, Requests: w.nodeRequests(k), Nodes: pods}}})
 	if err != nil {
 		return err
 	}
@@ -835,16 +836,16 @@ func (a *admitter) planTree(w *KueueWorkload) (plannedSets, error) {
 		ps.group = &g
 	}
 	var err error
-	ps.plan, err = a.plan(a.tree, ps.group, ps.requests, w.allRequests())
+	ps.plan, err = a.plan(a.tree, w, ps.group, ps.requests, w.allRequests())
 	return ps, err
 }
 
-// plan plans pod sets g of requests over tree, checking first that tree
+// plan plans pod sets g of requests (of Workload w) over tree, checking first that tree
 // has every level of all (theirs and the Workload's sets of count 0). A
 // level it lacks, or one without a domain on the nodes as they are now,
 // is a plan that does not fit with the reason, as Kueue leaves such a
 // Workload waiting.
-func (a *admitter) plan(tree *topology.Tree, g *placement.Group, requests, all []topology.PodSetRequest) (topology.Plan, error) {
+func (a *admitter) plan(tree *topology.Tree, w *KueueWorkload, g *placement.Group, requests, all []topology.PodSetRequest) (topology.Plan, error) {
 	var p topology.Plan
 	var err error
 	if msg := missingLevels(tree, all); msg != "" {
@@ -859,7 +860,8 @@ func (a *admitter) plan(tree *topology.Tree, g *placement.Group, requests, all [
 			// Kueue's profiles: a group's hosts are filtered by its
 			// workers' template alone. The reservation made from the
 			// plan takes requests only, so g stays the Workload's own.
-			g = kueueGroupFilters(g, requests)
+			g = kueueGroupFilters(g, requests, w.isPhantom)
+			g, requests = kueueLeaderFirst(g, requests, w.isPhantom)
 		}
 		p, err = tree.PlanPodSets(a.s, g, requests, a.opts.Plan)
 		if as := p.KueueAssumed; as != nil {

@@ -7,6 +7,62 @@ import (
 	"github.com/gangsched/gangsched/topology"
 )
 
+// kueueGroupPair returns the spec order indexes (in requests) of the
+// workers and the leader of the PodSetGroup whose first set is k, as
+// Kueue v0.17's findLeaderAndWorkers takes them: the second set leads
+// unless it has more pods than the first, a phantom leader
+// (kueuephantom.go; its count is 0 in Kueue) in either place. ok is
+// false when k is not a group's first set or the group has not two sets.
+func kueueGroupPair(g *placement.Group, requests []topology.PodSetRequest, k int, phantom func(string) bool) (work, lead int, ok bool) {
+	r := requests[k]
+	if r.Group == "" || slices.ContainsFunc(requests[:k], func(q topology.PodSetRequest) bool { return q.Group == r.Group }) {
+		return 0, 0, false // not grouped, or not the group's first set
+	}
+	var sets []int
+	for j := k; j < len(requests); j++ {
+		if requests[j].Group == r.Group {
+			sets = append(sets, j)
+		}
+	}
+	if len(sets) != 2 {
+		return 0, 0, false
+	}
+	work, lead = sets[0], sets[1]
+	if g.PodSets[lead].Count > g.PodSets[work].Count || phantom(g.PodSets[work].Name) {
+		work, lead = lead, work
+	}
+	return work, lead, true
+}
+
+// kueueLeaderFirst returns g and requests with the leader of each
+// PodSetGroup of two sets ([kueueGroupPair]) in the workers' place and
+// they in its own when it comes after them: the planner takes a group's
+// set of fewest pods as its leader, the first of them on a tie, where
+// Kueue takes the second (of equal counts) or a phantom one. The plan is
+// read back by pod set name. g and requests themselves when no leader
+// comes second.
+func kueueLeaderFirst(g *placement.Group, requests []topology.PodSetRequest, phantom func(string) bool) (*placement.Group, []topology.PodSetRequest) {
+	var out *placement.Group
+	var rs []topology.PodSetRequest
+	for k := range requests {
+		work, lead, ok := kueueGroupPair(g, requests, k, phantom)
+		if !ok || lead < work {
+			continue
+		}
+		if out == nil {
+			c := *g
+			c.PodSets = slices.Clone(g.PodSets)
+			out, rs = &c, slices.Clone(requests)
+		}
+		out.PodSets[work], out.PodSets[lead] = out.PodSets[lead], out.PodSets[work]
+		rs[work], rs[lead] = rs[lead], rs[work]
+	}
+	if out == nil {
+		return g, requests
+	}
+	return out, rs
+}
+
 // kueueGroupFilters returns g, whose pod sets' topology requests are
 // requests (one per set, in g.PodSets' order), with the leader of each
 // PodSetGroup of two sets given its workers' node filters: their node
@@ -19,26 +75,16 @@ import (
 // The leader's own filters are never read, so Kueue may put the leader on
 // a host they refuse (its pod then never starts) and keeps it off a host
 // only they let in. The real Kueue did both (kueue-oracle/leader-filter-*).
-// g itself is returned when no group has two sets (one of three is
-// refused at load: checkGroupSize).
-func kueueGroupFilters(g *placement.Group, requests []topology.PodSetRequest) *placement.Group {
+// A phantom leader (phantom reports it by set name; kueuephantom.go) is
+// the leader whatever the counts, as its count in Kueue is 0. g itself
+// is returned when no group has two sets (one of three is refused at
+// load: checkGroupSize).
+func kueueGroupFilters(g *placement.Group, requests []topology.PodSetRequest, phantom func(string) bool) *placement.Group {
 	var out *placement.Group
-	for k, r := range requests {
-		if r.Group == "" || slices.ContainsFunc(requests[:k], func(q topology.PodSetRequest) bool { return q.Group == r.Group }) {
-			continue // not grouped, or not the group's first set
-		}
-		var sets []int
-		for j := k; j < len(requests); j++ {
-			if requests[j].Group == r.Group {
-				sets = append(sets, j)
-			}
-		}
-		if len(sets) != 2 {
+	for k := range requests {
+		work, lead, ok := kueueGroupPair(g, requests, k, phantom)
+		if !ok {
 			continue
-		}
-		work, lead := sets[0], sets[1]
-		if g.PodSets[lead].Count > g.PodSets[work].Count {
-			work, lead = lead, work
 		}
 		if out == nil {
 			c := *g

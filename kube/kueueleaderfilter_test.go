@@ -47,7 +47,7 @@ func TestKueueGroupFilters(t *testing.T) {
 			for _, s := range g.PodSets {
 				before = append(before, s.Template.NodeSelector["role"])
 			}
-			got := kueueGroupFilters(g, c.reqs)
+			got := kueueGroupFilters(g, c.reqs, func(string) bool { return false })
 			var roles []string
 			for _, s := range got.PodSets {
 				roles = append(roles, s.Template.NodeSelector["role"]+"/"+s.Template.Tolerations[0].Key)
@@ -61,5 +61,5 @@ func TestKueueGroupFilters(t *testing.T) {
 		})
 	}
 	g := &placement.Group{PodSets: []placement.PodSet{set("a", 2, "a")}}
-	require.Same(t, g, kueueGroupFilters(g, []topology.PodSetRequest{req("a", "")}))
+	require.Same(t, g, kueueGroupFilters(g, []topology.PodSetRequest{req("a", "")}, func(string) bool { return false }))
 }

@@ -298,7 +298,7 @@ func (a *admitter) planChoice(cq *KueueClusterQueue, w *KueueWorkload, ch flavor
 		all = append(all, z.Request)
 	}
 	var err error
-	if ps.plan, err = a.plan(a.trees[ch.topology], ps.group, ps.requests, all); err != nil || ps.plan.Decision.Status == placement.Scheduled {
+	if ps.plan, err = a.plan(a.trees[ch.topology], w, ps.group, ps.requests, all); err != nil || ps.plan.Decision.Status == placement.Scheduled {
 		return ps, err
 	}
 	ps.plan.Decision.Message = fmt.Sprintf("in flavor %s: %s", strings.Join(flavors, ", "), ps.plan.Decision.Message)

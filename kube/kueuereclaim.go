@@ -46,6 +46,11 @@ func (w *KueueWorkload) afterReclaim() *KueueWorkload {
 	var unplaced []int32
 	for k, set := range o.Group.PodSets {
 		left := o.specCount(set.Name) - o.reclaimable(set.Name)
+		if o.isPhantom(set.Name) {
+			// Its one phantom pod, placed whatever its count 0
+			// (kueuephantom.go); phantomSets kept its other set's pods.
+			left = set.Count
+		}
 		n := wholeSlicesOf(o.Requests[k], left)
 		if n <= 0 && left > 0 && v.noSlice == "" {
 			v.noSlice = fmt.Sprintf("pod set %q: its %d pods not reclaimable make no whole slice of %d pods", set.Name, left, o.Requests[k].Slices[0].Size)

@@ -255,6 +255,7 @@ func (a *admitter) withPlan(ps plannedSets) (*placement.Snapshot, []placement.Po
 	if err != nil {
 		return nil, nil, err
 	}
+	us = ps.w.phantomUsage(us)
 	next, err := a.s.Apply(placement.Change{Reserve: us})
 	return next, us, err
 }

@@ -93,11 +93,18 @@ type KueueWorkload struct {
 	// noSlicePreferred says that set prefers a level: Kueue's balanced
 	// placement (TASBalancedPlacement) would plan it, and panics on it.
 	noSlicePreferred bool
+	// phantom names the pod sets of count 0 that Kueue places as a
+	// PodSetGroup's one-pod leader (kueuephantom.go): each is in Group at
+	// count 1. nil when there are none.
+	phantom map[string]bool
 }
 
 // quotaCount is the count pod set k of w asks quota for, and is written
 // with: its Group count plus the pods no whole slice places ([KueueWorkload.unplaced]).
 func (w *KueueWorkload) quotaCount(k int) int32 {
+	if w.isPhantom(w.Group.PodSets[k].Name) {
+		return 0 // its spec count, charged and written
+	}
 	n := w.Group.PodSets[k].Count
 	if k < len(w.unplaced) {
 		n += w.unplaced[k]
@@ -180,6 +187,7 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 	var mins []int32 // each set's minCount, 0 without one
 	// Every set's request, spec.podSets' order, count 0 too.
 	var specReqs []topology.PodSetRequest
+	zeroTmpls := map[int]placement.Pod{} // the templates of the sets of count 0
 	for i := range ps {
 		f := fmt.Sprintf("spec.podSets[%d]", i)
 		name := string(ps[i].Name)
@@ -210,20 +218,22 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 		}
 		if ps[i].Count == 0 || reclaimedWhole(w, &ps[i], req) {
 			out.Zero = append(out.Zero, KueueZeroPodSet{Name: name, Index: i, Request: req})
+			zeroTmpls[i] = tmpl // a phantom leader's, should it be one
 			continue
 		}
 		out.Group.PodSets = append(out.Group.PodSets, placement.PodSet{Name: name, Count: ps[i].Count, Template: tmpl})
 		out.Requests = append(out.Requests, req)
 		mins = append(mins, deref(ps[i].MinCount))
 	}
-	if minCountAt >= 0 {
-		out.MinCounts = mins
-	}
 	if err := checkGroupSize(obj, ps, specReqs); err != nil {
 		return nil, err
 	}
 	if err := checkGroupLevels(obj, ps, specReqs); err != nil {
 		return nil, err
+	}
+	mins = out.promotePhantoms(phantomSets(w, specReqs), zeroTmpls, specReqs, mins)
+	if minCountAt >= 0 {
+		out.MinCounts = mins
 	}
 	for _, set := range out.Group.PodSets {
 		out.Group.MinCount += set.Count // a gang of every pod it places
@@ -506,6 +516,14 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 		for p := range pods {
 			n += int64(pods[p].Count)
 			pods[p].PodSet = string(a.Name)
+		}
+		if w.isPhantom(string(a.Name)) {
+			// Kueue writes a phantom leader at its count, 0, with its
+			// one pod placed (kueuephantom.go).
+			if !quotaOnly && n != 1 {
+				return placement.Errorf(placement.ErrInvalid, obj, f+".topologyAssignment", "places %d pods for pod set %q of count 0 in a PodSetGroup, whose one phantom pod Kueue places: want 1", n, a.Name)
+			}
+			count = 1
 		}
 		if n != int64(count) && !quotaOnly && !w.beyondSlices(string(a.Name), count, n) {
 			return placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d, but the topologyAssignment places %d pods", count, n)

@@ -99,6 +99,12 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 				psa.Count, psa.TopologyAssignment = &n, nil // its pods are on no node yet
 			}
 		}
+		if w.isPhantom(string(ps.Name)) {
+			// Kueue writes a phantom leader at its count, its one pod in
+			// the topologyAssignment (kueuephantom.go).
+			var n int32
+			psa.Count = &n
+		}
 		adm.PodSetAssignments = append(adm.PodSetAssignments, psa)
 		k++
 	}

@@ -14,8 +14,9 @@ import (
 // request at the workers' level, each domain counting whether the leader
 // fits and how many workers fit beside it (kgSearch). done is false
 // where it does not apply, and the group is then planned by the group
-// search (planWork): other than two sets, one of one pod and a larger
-// one; fixed pods; slices or an unconstrained set; the workers' preferred
+// search (planWork): other than two sets, one of one pod (the first of
+// the two when both have one, as the caller orders Kueue's leader) and
+// another; fixed pods; slices or an unconstrained set; the workers' preferred
 // node affinity ranking domains (no Kueue v0.17 gate); a narrowest level
 // whose domains hold more than one node; or an answer that leaves
 // Kueue's own invariants (a host taken twice, a count other than the
@@ -32,7 +33,7 @@ func (o *planOut) kueueGroup(rs []request, w []int, scope []int) (msg string, do
 		return "", false
 	}
 	lead, work := &rs[w[0]], &rs[w[1]]
-	if lead.count != 1 || work.count <= 1 || work.unconstrained || len(work.layers) > 1 || work.sliceUnit() > 1 || lead.sliceUnit() > 1 {
+	if lead.count != 1 || work.count < 1 || work.unconstrained || len(work.layers) > 1 || work.sliceUnit() > 1 || lead.sliceUnit() > 1 {
 		return "", false
 	}
 	t := p.t
