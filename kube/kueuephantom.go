@@ -88,6 +88,13 @@ func admittedAtZero(adm *kueue.Admission, name kueue.PodSetReference) bool {
 // isPhantom reports whether pod set name of w is a phantom leader.
 func (w *KueueWorkload) isPhantom(name string) bool { return w != nil && w.phantom[name] }
 
+// PhantomLeader reports whether pod set name of w is of count 0 and
+// placed as its PodSetGroup's one-pod phantom leader, as Kueue v0.17
+// places it (kueuephantom.go): in Group.PodSets at count 1, admitted with
+// count 0, charged no quota, its pod holding no requests on its host and
+// never run. False for any other name.
+func (w *KueueWorkload) PhantomLeader(name string) bool { return w.isPhantom(name) }
+
 // nodeRequests are the requests pod set k of w (Group.PodSets' order)
 // holds on its hosts per pod: its template's, none for a phantom leader,
 // which Kueue's cache counts as a pod alone.

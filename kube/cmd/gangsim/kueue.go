@@ -50,6 +50,11 @@ type KueuePodSet struct {
 	// without ResourceFlavors in the input.
 	Flavor string     `json:"flavor,omitempty"`
 	Nodes  []NodePods `json:"nodes"`
+	// Phantom says the set is of count 0 and its one pod in Nodes is its
+	// PodSetGroup's phantom leader, as Kueue v0.17 writes it
+	// (kube.KueueWorkload.PhantomLeader): no quota, no requests held on
+	// the node, no pod run.
+	Phantom bool `json:"phantom,omitempty"`
 }
 
 // NodePods is a count of a pod set's pods on one node.
@@ -145,7 +150,7 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 		}
 		w := c.KueueWorkloads[slices.IndexFunc(c.KueueWorkloads, func(w *kube.KueueWorkload) bool { return w.Key() == o.Workload })]
 		for k, pods := range outs[i].PodSets {
-			ps := KueuePodSet{Name: w.Group.PodSets[k].Name, Nodes: []NodePods{}}
+			ps := KueuePodSet{Name: w.Group.PodSets[k].Name, Nodes: []NodePods{}, Phantom: w.PhantomLeader(w.Group.PodSets[k].Name)}
 			if o.Flavors != nil {
 				ps.Flavor = o.Flavors[k]
 			}
@@ -178,6 +183,9 @@ func writeKueue(w io.Writer, rs []KueueResult) {
 			var nodes []string
 			for _, n := range ps.Nodes {
 				nodes = append(nodes, fmt.Sprintf("%s×%d", n.Node, n.Count))
+			}
+			if ps.Phantom && len(nodes) > 0 {
+				nodes[len(nodes)-1] += " (count 0: Kueue's phantom leader, holding no quota and no requests, no pod run)"
 			}
 			switch {
 			case ps.Flavor == "":
