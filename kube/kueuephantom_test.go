@@ -54,6 +54,12 @@ func TestAdmitKueueWorkloads_PhantomLeader(t *testing.T) {
 			"default/zw: Admitted [workers h2:1 leader h1:1]",
 			"default/late: Admitted [main h1:1]",
 		}},
+		// No rack holds the workers and the phantom: the group widens.
+		{"group-zero-preferred", "leader", []string{
+			"default/fill1: Admitted [main h1:1]",
+			"default/fill3: Admitted [main h3:1]",
+			"default/zw: Admitted [workers h2:1 h4:2 leader h2:1]",
+		}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			wl, err := os.ReadFile(dir + c.file + ".yaml")

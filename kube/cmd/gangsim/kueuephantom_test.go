@@ -14,7 +14,7 @@ import (
 // fixed point, the set is written at count 0 with its one pod, and -o
 // json marks it phantom.
 func TestKueuePhantomLeaderFixedPoint(t *testing.T) {
-	for _, f := range []string{"preemption/r19-group-zero-first", "preemption/r20-group-zero-second", "group-zero-leader-room", "group-zero-phantom-free"} {
+	for _, f := range []string{"preemption/r19-group-zero-first", "preemption/r20-group-zero-second", "group-zero-leader-room", "group-zero-phantom-free", "group-zero-preferred"} {
 		for _, prof := range []string{"gangsched", "kueue", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				flags := []string{"-topology-profile", prof}
