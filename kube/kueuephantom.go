@@ -74,12 +74,15 @@ func phantomSets(w *kueue.Workload, reqs []topology.PodSetRequest) map[int]bool 
 	return out
 }
 
-// admittedAtZero reports whether adm admits pod set name with count 0 (a
-// nil count stands for the spec's, 0 here), or does not list it.
+// admittedAtZero reports whether adm admits pod set name as a phantom
+// leader: with count 0 (a nil count stands for the spec's, 0 here) and a
+// topologyAssignment with slices (its pod), or none (on quota alone). One
+// written with no slices, as a set of count 0, is read as one; adm not
+// listing the set is an error readAdmission reports.
 func admittedAtZero(adm *kueue.Admission, name kueue.PodSetReference) bool {
 	for _, a := range adm.PodSetAssignments {
 		if a.Name == name {
-			return a.Count == nil || *a.Count == 0
+			return (a.Count == nil || *a.Count == 0) && (a.TopologyAssignment == nil || len(a.TopologyAssignment.Slices) > 0)
 		}
 	}
 	return true

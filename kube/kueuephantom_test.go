@@ -116,7 +116,8 @@ func TestAdmitKueueWorkloads_PhantomLeader(t *testing.T) {
 }
 
 // TestPhantomSets: only a set of count 0 in a group of two whose other set
-// keeps pods, unsliced, and not admitted with pods, is a phantom leader.
+// keeps pods, unsliced, and not admitted with pods or as a set of count 0
+// (no slices), is a phantom leader.
 func TestPhantomSets(t *testing.T) {
 	set := func(name string, count int32) kueue.PodSet {
 		return kueue.PodSet{Name: kueue.PodSetReference(name), Count: count}
@@ -131,6 +132,10 @@ func TestPhantomSets(t *testing.T) {
 	admitted := func(w *kueue.Workload, zeroCount int32) *kueue.Workload {
 		w.Status.Conditions = []metav1.Condition{{Type: kueue.WorkloadQuotaReserved, Status: metav1.ConditionTrue}}
 		w.Status.Admission = &kueue.Admission{PodSetAssignments: []kueue.PodSetAssignment{{Name: "a", Count: &zeroCount}, {Name: "b", Count: ptr(int32(1))}}}
+		return w
+	}
+	noSlices := func(w *kueue.Workload) *kueue.Workload {
+		w.Status.Admission.PodSetAssignments[0].TopologyAssignment = &kueue.TopologyAssignment{Levels: []string{corev1.LabelHostname}}
 		return w
 	}
 	two := func(a, b int32) *kueue.Workload {
@@ -153,6 +158,7 @@ func TestPhantomSets(t *testing.T) {
 		{"other all reclaimable", reclaimed, grouped, nil},
 		{"admitted at 0", admitted(two(0, 1), 0), grouped, map[int]bool{0: true}},
 		{"admitted with pods", admitted(two(0, 1), 2), grouped, nil},
+		{"admitted with no slices", noSlices(admitted(two(0, 1), 0)), grouped, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			require.Equal(t, c.want, phantomSets(c.w, c.reqs))

@@ -525,13 +525,20 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			}
 			count = 1
 		}
+		z := slices.IndexFunc(w.Zero, func(z KueueZeroPodSet) bool { return z.Index == j })
+		if z >= 0 && count == 0 && n == 1 && w.Zero[z].Request.Group != "" {
+			// Admitted as a phantom leader while its group's other set
+			// had pods, which it has no longer: its pod holds no
+			// requests, and the set keeps none.
+			n = 0
+		}
 		if n != int64(count) && !quotaOnly && !w.beyondSlices(string(a.Name), count, n) {
 			return placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d, but the topologyAssignment places %d pods", count, n)
 		}
 		if !quotaOnly {
 			count = int32(min(n, int64(count))) // the pods on nodes; the quota is the admission's
 		}
-		if z := slices.IndexFunc(w.Zero, func(z KueueZeroPodSet) bool { return z.Index == j }); z >= 0 {
+		if z >= 0 {
 			// A set now of count 0 keeps none of its pods.
 			w.Zero[z].AdmittedCount = count
 			continue

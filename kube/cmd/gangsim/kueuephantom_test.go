@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gangsched/gangsched/kube"
 )
 
 // TestKueuePhantomLeaderFixedPoint: a Workload admitted with a
@@ -33,4 +37,28 @@ func TestKueuePhantomLeaderFixedPoint(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestKueuePhantomLeaderOtherSetShrinks: when the other set of an admitted
+// phantom leader's group shrinks to 0, both sets are of count 0: the
+// phantom's one-pod assignment still reads back (count 0, holding
+// nothing), the shrunk set releases its pod, and the output is a fixed
+// point.
+func TestKueuePhantomLeaderOtherSetShrinks(t *testing.T) {
+	flags := []string{"-topology-profile", "kueue"}
+	first, code := yamlRun("", append(flags, "-f", td+"kueue-oracle/preemption/cluster.yaml", "-f", td+"kueue-oracle/preemption/r19-group-zero-first.yaml")...)
+	require.Equal(t, exitPlaced, code, first)
+	const leader = "  - count: 1\n    name: leader\n"
+	require.Equal(t, 1, strings.Count(first, leader))
+	shrunk := strings.Replace(first, leader, "  - count: 0\n    name: leader\n", 1)
+	var js, jerr bytes.Buffer
+	code = run(append([]string{"-o", "json", "-f", "-"}, flags...), strings.NewReader(shrunk), &js, &jerr, false)
+	require.Equal(t, exitPlaced, code, jerr.String())
+	var rep Report
+	require.NoError(t, json.Unmarshal(js.Bytes(), &rep))
+	require.Equal(t, string(kube.KueueResized), rep.Kueue[0].Action)
+	require.Equal(t, `pod set "leader" shrinks from 1 to 0 pods`, rep.Kueue[0].Message)
+	second, code := yamlRun(shrunk, append(flags, "-f", "-")...)
+	require.Equal(t, exitPlaced, code, second)
+	checkFixedPoint(t, second, code, flags...)
 }
