@@ -498,7 +498,44 @@ func genPropWorkload(t *rapid.T, name string) *kueue.Workload {
 		}
 		x.Spec.PodSets = append(x.Spec.PodSets, ps)
 	}
+	if n := len(x.Spec.PodSets); n >= 2 && rapid.IntRange(0, 3).Draw(t, "grouped") == 0 {
+		groupLastTwo(t, x)
+	}
 	return x
+}
+
+// groupLastTwo makes the last two pod sets of x a PodSetGroup: both
+// take the first's level (a required rack when it has none), without
+// slices, and one of them (drawn) may be
+// of count 0, which Kueue places as a phantom leader.
+func groupLastTwo(t *rapid.T, x *kueue.Workload) {
+	n := len(x.Spec.PodSets)
+	a, b := &x.Spec.PodSets[n-2], &x.Spec.PodSets[n-1]
+	ann := map[string]string{KueuePodSetGroup: "g"}
+	for _, k := range []string{KueueRequiredTopology, KueuePreferredTopology} {
+		if v, ok := a.Template.Annotations[k]; ok {
+			ann[k] = v
+		}
+	}
+	if len(ann) == 1 {
+		ann[KueueRequiredTopology] = "rack" // a group asks for a level
+	}
+	for _, ps := range []*kueue.PodSet{a, b} {
+		if ps.Template.Annotations[KueueSliceSize] != "" {
+			// Its count was drawn in slices of 2: halved, it stays a
+			// whole number of pods.
+			ps.Count /= 2
+			if ps.MinCount != nil {
+				m := max(*ps.MinCount/2, 1)
+				ps.MinCount = &m
+			}
+		}
+		ps.Template.Annotations = maps.Clone(ann)
+	}
+	if z := rapid.IntRange(0, 2).Draw(t, "group zero"); z < 2 {
+		ps := []*kueue.PodSet{a, b}[z]
+		ps.Count, ps.MinCount = 0, nil
+	}
 }
 
 // perturb changes the world after a first pass: some Workloads' counts
@@ -634,7 +671,14 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 				continue
 			}
 			set := &x.Group.PodSets[k]
-			w.checkCount(t, x, k, count, o)
+			phantom := x.PhantomLeader(set.Name)
+			if phantom {
+				// Kueue's phantom leader: written at its count, 0, with
+				// its one pod placed and no quota.
+				require.Zero(t, count, "%s/%s: a phantom leader's count", o.Workload, set.Name)
+			} else {
+				w.checkCount(t, x, k, count, o)
+			}
 			// Quota: the model's requests of the admitted count, in the
 			// flavors written, as resourceUsage states.
 			// Pods reclaimable since the admission hold none
@@ -664,7 +708,11 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 				}
 			}
 			pods := o.PodSets[k]
-			if psa.TopologyAssignment == nil || count == 0 {
+			if phantom && psa.TopologyAssignment != nil && o.Action != KueueGrowWaits && o.Action != KueueReplacementWaits {
+				require.Len(t, pods, 1, "%s/%s: a phantom leader's one pod", o.Workload, psa.Name)
+				require.Equal(t, int32(1), pods[0].Count, "%s/%s: a phantom leader's one pod", o.Workload, psa.Name)
+			}
+			if psa.TopologyAssignment == nil || count == 0 && !phantom {
 				require.Empty(t, pods, "%s/%s on quota alone or of count 0 places no pod", o.Workload, psa.Name)
 				continue
 			}

@@ -154,6 +154,15 @@ func (w *KueueWorkload) promotePhantoms(ph map[int]bool, tmpls map[int]placement
 	return mins
 }
 
+// grouped reports whether pod set name of w belongs to a PodSetGroup.
+func (w *KueueWorkload) grouped(name string) bool {
+	if k := slices.IndexFunc(w.Group.PodSets, func(ps placement.PodSet) bool { return ps.Name == name }); k >= 0 {
+		return w.Requests[k].Group != ""
+	}
+	z := slices.IndexFunc(w.Zero, func(z KueueZeroPodSet) bool { return z.Name == name })
+	return z >= 0 && w.Zero[z].Request.Group != ""
+}
+
 // specIndex is the spec.podSets index of pod set name of w, -1 if none.
 func (w *KueueWorkload) specIndex(name string) int {
 	return slices.IndexFunc(w.Obj.Spec.PodSets, func(ps kueue.PodSet) bool { return string(ps.Name) == name })

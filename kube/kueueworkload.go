@@ -526,11 +526,12 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			count = 1
 		}
 		z := slices.IndexFunc(w.Zero, func(z KueueZeroPodSet) bool { return z.Index == j })
-		if z >= 0 && count == 0 && n == 1 && w.Zero[z].Request.Group != "" {
-			// Admitted as a phantom leader while its group's other set
-			// had pods, which it has no longer: its pod holds no
-			// requests, and the set keeps none.
-			n = 0
+		if count == 0 && n == 1 && !w.isPhantom(string(a.Name)) && w.grouped(string(a.Name)) {
+			// Admitted as a phantom leader, which it is no longer: its
+			// group's other set has no pods now, or it has pods of its
+			// own. Its pod held no requests, and the set keeps none (one
+			// with pods now grows from none, as a set admitted at 0).
+			pods, n = nil, 0
 		}
 		if n != int64(count) && !quotaOnly && !w.beyondSlices(string(a.Name), count, n) {
 			return placement.Errorf(placement.ErrInvalid, obj, f+".count", "%d, but the topologyAssignment places %d pods", count, n)

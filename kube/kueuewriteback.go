@@ -131,6 +131,9 @@ func writeChangedSets(w *KueueWorkload, sets [][]placement.PodSetAssignment, cha
 				continue
 			}
 			next := assignment(name, pods, hostOf)
+			if w.isPhantom(name) {
+				*next.Count = 0 // its count, its one pod moved (kueuephantom.go)
+			}
 			psa.Count, psa.TopologyAssignment = next.Count, next.TopologyAssignment
 			for r := range psa.ResourceUsage { // the quota of the new count
 				v := int64(*next.Count)
