@@ -50,7 +50,8 @@ import (
 // unwritable says why Kueue cannot write the admission of pending
 // Workload w as plan ps gives it, "" when it can: a sliced set placing no
 // slice ([KueueWorkload.noSlice]), or a set of count 0 in a topology flavor
-// (one asking for a level, slices or no constraint, or any in a
+// (not a PodSetGroup's phantom leader, which Kueue writes with one pod:
+// kueuephantom.go; one asking for a level, slices or no constraint, or any in a
 // ClusterQueue of topology flavors alone, or without queues, where every
 // set is planned over the Topology), whose topologyAssignment Kueue's TAS
 // writes without slices. preferred says that set prefers a level, where

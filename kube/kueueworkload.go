@@ -68,8 +68,9 @@ type KueueWorkload struct {
 	// partial admission; see [AdmitKueueWorkloads]).
 	MinCounts []int32
 	// Zero are the spec.podSets entries of count 0, which Kueue's API
-	// allows, and those whose pods are all reclaimable while they hold
-	// none: no pods, no quota, nothing to place. Group, Requests,
+	// allows (but a PodSetGroup's phantom leader, in Group: see
+	// kueuephantom.go), and those whose pods are all reclaimable while
+	// they hold none: no pods, no quota, nothing to place. Group, Requests,
 	// Assigned and AdmittedCount leave them out (a [placement.PodSet]
 	// holds at least one pod); admission writes each a count of 0 and a
 	// topologyAssignment without slices, as Kueue's TAS does.
