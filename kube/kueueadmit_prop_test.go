@@ -824,6 +824,12 @@ func (w *propWorld) checkPods(t require.TestingT, s *placement.Snapshot, x *Kueu
 	if key := ann[KueueSliceRequiredTopology]; key != "" {
 		req.Slices = []topology.SliceLayer{{Key: key, Size: 2}}
 	}
+	// The template whose filters place the set: under the Kueue
+	// profiles a group's leader takes its workers' (kueueGroupFilters).
+	filters := &set.Template
+	if w.opts.Plan.KueueLeaderAware {
+		filters = &kueueGroupFilters(x.Group, x.Requests, x.isPhantom).PodSets[k].Template
+	}
 	domains := map[string]bool{}
 	slices_ := make([]map[string]int32, len(req.Slices))
 	for i := range slices_ {
@@ -836,7 +842,7 @@ func (w *propWorld) checkPods(t require.TestingT, s *placement.Snapshot, x *Kueu
 		for l, v := range f.NodeLabels {
 			require.Equal(t, v, n.Labels[l], "%s: node %s not of flavor %s", name, n.Name, f.Name)
 		}
-		for l, v := range set.Template.NodeSelector {
+		for l, v := range filters.NodeSelector {
 			require.Equal(t, v, n.Labels[l], "%s: node %s not selected", name, n.Name)
 		}
 		for _, taint := range n.Taints {
@@ -844,7 +850,7 @@ func (w *propWorld) checkPods(t require.TestingT, s *placement.Snapshot, x *Kueu
 				continue
 			}
 			tol := func(tl placement.Toleration) bool { return tl.Tolerates(taint) }
-			require.True(t, slices.ContainsFunc(set.Template.Tolerations, tol) || slices.ContainsFunc(f.Tolerations, tol), "%s: node %s's taint %s not tolerated", name, n.Name, taint.Key)
+			require.True(t, slices.ContainsFunc(set.Template.Tolerations, tol) || slices.ContainsFunc(filters.Tolerations, tol) || slices.ContainsFunc(f.Tolerations, tol), "%s: node %s's taint %s not tolerated", name, n.Name, taint.Key)
 		}
 		if _, notReady := w.opts.NotReady[n.Name]; n.Unschedulable || notReady {
 			require.LessOrEqual(t, p.Count, before[n.Name], "%s: new pods on cordoned or not-ready node %s", name, n.Name)
