@@ -50,6 +50,11 @@ type KueueOptions struct {
 	// nominations ([nominationMemo]): the tests compare the decisions
 	// made with and without it.
 	noMemo bool
+	// noBound turns off the victim search's bound
+	// ([admitter.attemptMayFind]), which the tests compare likewise;
+	// boundProofs, when set, counts the attempts the bound proved empty.
+	noBound     bool
+	boundProofs *int
 }
 
 // KueueAction says what admission did with a Workload.

@@ -514,6 +514,11 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 		attempts = []bool{false, true}
 	}
 	for _, borrow := range attempts {
+		if may, err := a.attemptMayFind(w, cq, ch, list, borrow, need); err != nil {
+			return nil, err
+		} else if !may {
+			continue
+		}
 		// The candidates removed so far are taken out of a.used as they
 		// go, and put back before the minimal set is sought: testing each
 		// candidate against the whole set removed again made a search
