@@ -38,6 +38,8 @@ type preemptCand struct {
 	w     *KueueWorkload
 	cq    *KueueClusterQueue
 	usage map[flavorResource]int64
+	// amounts is usage as a list ([preemptCand.amountList]).
+	amounts []frAmount
 	// reserved is when its quota was reserved (QuotaReserved's
 	// lastTransitionTime): the newer are preempted first among equals.
 	reserved time.Time
@@ -279,7 +281,7 @@ func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemp
 		if !allows(policy, w.Priority, w.Created, v.Priority, v.Created) {
 			continue
 		}
-		store = append(store, preemptCand{i: h.i, w: v, cq: vcq, usage: h.usage, reserved: h.reserved, evicted: h.evicted})
+		store = append(store, preemptCand{i: h.i, w: v, cq: vcq, usage: h.usage, amounts: h.amounts, reserved: h.reserved, evicted: h.evicted})
 		out = append(out, &store[len(store)-1])
 	}
 	return out
@@ -295,6 +297,7 @@ type quotaHolder struct {
 	cq       *KueueClusterQueue
 	root     string
 	usage    map[flavorResource]int64
+	amounts  []frAmount
 	reserved time.Time
 	evicted  bool
 }
@@ -378,7 +381,7 @@ func (a *admitter) readHolder(i int, v *KueueWorkload, inactive map[*KueueCluste
 	if off {
 		return quotaHolder{}, false
 	}
-	return quotaHolder{i: i, w: v, cq: vcq, root: q.cohortRoot(vcq.Cohort), usage: u, reserved: a.reservedAt(v),
+	return quotaHolder{i: i, w: v, cq: vcq, root: q.cohortRoot(vcq.Cohort), usage: u, amounts: amountsOf(u), reserved: a.reservedAt(v),
 		evicted: apimeta.IsStatusConditionTrue(v.Obj.Status.Conditions, kueue.WorkloadEvicted)}, true
 }
 
@@ -454,12 +457,16 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 	t := a.quota()
 	need := a.needPreemption(cq, ch)
 	var same, hier, prio []*preemptCand
-	// need is a few resources, a candidate's usage may hold more: looking
-	// each up costs less than walking the usage, as every candidate is
-	// asked.
+	// need is a few resources, a candidate's usage a few more: comparing
+	// the two lists costs less than hashing each of need into the usage,
+	// as every candidate is asked.
+	needs := make([]flavorResource, 0, len(need))
+	for fr := range need { // any order: any one used counts
+		needs = append(needs, fr)
+	}
 	uses := func(c *preemptCand) bool {
-		for fr := range need {
-			if c.usage[fr] > 0 {
+		for _, x := range c.amountList() {
+			if x.v > 0 && slices.Contains(needs, x.fr) {
 				return true
 			}
 		}
@@ -849,14 +856,14 @@ func heldBy(cs []*preemptCand) []heldSum {
 		}
 		sums := byCQ[i]
 	usage:
-		for fr, v := range c.usage {
+		for _, x := range c.amountList() {
 			for j := range sums {
-				if sums[j].k.fr == fr {
-					sums[j].g = sums[j].g.plus(v)
+				if sums[j].k.fr == x.fr {
+					sums[j].g = sums[j].g.plus(x.v)
 					continue usage
 				}
 			}
-			sums = append(sums, heldSum{cqFR{c.cq.Name, fr}, wide(v)})
+			sums = append(sums, heldSum{cqFR{c.cq.Name, x.fr}, wide(x.v)})
 			n++
 		}
 		byCQ[i] = sums
@@ -895,8 +902,8 @@ func (a *admitter) without(gone map[cqFR]wideSum) func() {
 // one candidate's usage already holds each flavor-resource once.
 func (a *admitter) withoutCand(c *preemptCand) func() {
 	return a.withoutEach(func(yield func(cqFR, wideSum) bool) {
-		for fr, v := range c.usage {
-			if !yield(cqFR{c.cq.Name, fr}, wide(v)) {
+		for _, x := range c.amountList() {
+			if !yield(cqFR{c.cq.Name, x.fr}, wide(x.v)) {
 				return
 			}
 		}

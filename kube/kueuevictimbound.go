@@ -1,6 +1,9 @@
 package kube
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The victim search's bound. A head that does not fit is searched once
 // per flavor choice each time it is nominated, and in crowded cohorts
@@ -46,8 +49,9 @@ func (a *admitter) attemptMayFind(w *KueueWorkload, cq *KueueClusterQueue, ch fl
 	// them and its cohorts'), so only those are taken out; validity reads
 	// those needing preemption.
 	frs := make([]flavorResource, 0, len(ch.usage))
+	needs := make([]bool, 0, len(ch.usage))
 	for fr := range ch.usage { // any order: each is taken out once, any one over counts
-		frs = append(frs, fr)
+		frs, needs = append(frs, fr), append(needs, need[fr])
 	}
 	t := a.quota()
 	walks := map[*KueueClusterQueue]*boundWalk{}
@@ -58,25 +62,32 @@ func (a *admitter) attemptMayFind(w *KueueWorkload, cq *KueueClusterQueue, ch fl
 		}
 		v := walks[c.cq]
 		if v == nil {
-			v = &boundWalk{cq: c.cq, used: make([]int64, len(frs)), gone: make([]wideSum, len(frs))}
+			v = &boundWalk{cq: c.cq, used: make([]int64, len(frs)), nominal: make([]int64, len(frs)), gone: make([]wideSum, len(frs))}
+			n := quotaNode{cq: c.cq}
 			for k, fr := range frs {
 				v.used[k] = a.used[c.cq.Name][fr]
+				if needs[k] {
+					v.nominal[k] = t.subtree(n, fr)
+				}
 			}
-			v.over = c.cq == cq || v.isOver(t, frs, need)
+			v.over = c.cq == cq || v.isOver(needs)
 			walks[c.cq] = v
 			order = append(order, v)
 		}
 		if !v.over {
 			continue
 		}
-		for k, fr := range frs {
-			x := c.usage[fr]
-			v.gone[k] = v.gone[k].plus(x)
-			if old := v.used[k]; old != math.MaxInt64 && x != 0 {
-				v.used[k] = wide(old).minus(wide(x)).clamped()
+		for _, x := range c.amountList() {
+			k := slices.Index(frs, x.fr)
+			if k < 0 {
+				continue
+			}
+			v.gone[k] = v.gone[k].plus(x.v)
+			if old := v.used[k]; old != math.MaxInt64 {
+				v.used[k] = wide(old).minus(wide(x.v)).clamped()
 			}
 		}
-		v.over = c.cq == cq || v.isOver(t, frs, need)
+		v.over = c.cq == cq || v.isOver(needs)
 	}
 	undo := a.withoutEach(func(yield func(cqFR, wideSum) bool) {
 		for _, v := range order {
@@ -95,24 +106,24 @@ func (a *admitter) attemptMayFind(w *KueueWorkload, cq *KueueClusterQueue, ch fl
 	return fits || err != nil, err
 }
 
-// boundWalk is a ClusterQueue's usage of the flavor-resources needing
-// preemption as the bound's walk takes its candidates out, computed as
-// [admitter.without] computes it, and whether it is still over its
-// nominal quota in one of them.
+// boundWalk is a ClusterQueue's usage of a flavor choice's
+// flavor-resources as the bound's walk takes its candidates out, computed
+// as [admitter.without] computes it, its nominal quota of those needing
+// preemption, what the walk took out, and whether it is still over its
+// nominal quota in one of those.
 type boundWalk struct {
-	cq   *KueueClusterQueue
-	used []int64
-	gone []wideSum
-	over bool
+	cq            *KueueClusterQueue
+	used, nominal []int64
+	gone          []wideSum
+	over          bool
 }
 
 // isOver reports whether the walk's usage is over its ClusterQueue's
-// nominal quota in one of frs in need, as [quotaTree.withinNominal] tests
-// it.
-func (v *boundWalk) isOver(t quotaTree, frs []flavorResource, need map[flavorResource]bool) bool {
-	n := quotaNode{cq: v.cq}
-	for k, fr := range frs {
-		if need[fr] && v.used[k] > t.subtree(n, fr) {
+// nominal quota in one of the flavor-resources needing preemption
+// (needs, by index), as [quotaTree.withinNominal] tests it.
+func (v *boundWalk) isOver(needs []bool) bool {
+	for k, need := range needs {
+		if need && v.used[k] > v.nominal[k] {
 			return true
 		}
 	}
