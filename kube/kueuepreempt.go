@@ -261,7 +261,7 @@ func (ch *flavorChoice) nextAny(cq *KueueClusterQueue, start map[[2]int]int) boo
 func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemptCand {
 	q := a.opts.Queues
 	root := q.cohortRoot(cq.Cohort)
-	holders := a.quotaHolders()
+	holders := a.holdersIn(root)
 	// The candidates in one allocation: the slice never grows past it, so
 	// the pointers hold.
 	store := make([]preemptCand, 0, len(holders))
@@ -324,12 +324,39 @@ func (a *admitter) quotaHolders() []quotaHolder {
 	}
 	if a.holders != nil {
 		a.holders.list, a.holders.ok = list, true
+		a.holders.byRoot = nil
 		clear(a.holders.is)
 		for _, h := range list {
 			a.holders.is[h.i] = true
 		}
 	}
 	return list
+}
+
+// holdersIn are the quota holders ([admitter.quotaHolders]) whose
+// ClusterQueue's cohort root is root ("" for those without a cohort), in
+// queue order: a search's candidates are found among those alone. While
+// the list is kept, so is its split by root: every search scanned the
+// holders of every cohort tree.
+func (a *admitter) holdersIn(root string) []quotaHolder {
+	list := a.quotaHolders()
+	c := a.holders
+	if c == nil || !c.ok {
+		var in []quotaHolder
+		for _, h := range list {
+			if h.root == root {
+				in = append(in, h)
+			}
+		}
+		return in
+	}
+	if c.byRoot == nil {
+		c.byRoot = map[string][]quotaHolder{}
+		for _, h := range list {
+			c.byRoot[h.root] = append(c.byRoot[h.root], h)
+		}
+	}
+	return c.byRoot[root]
 }
 
 // holderAt is a.queue[i] as a quota holder of an active ClusterQueue,
@@ -394,12 +421,15 @@ func (a *admitter) readHolder(i int, v *KueueWorkload, inactive map[*KueueCluste
 // at keeps each queue index's Workload as a holder ([admitter.holderAt]);
 // dirty are the indexes whose status changed since.
 type holderCache struct {
-	list  []quotaHolder
-	is    map[int]bool
-	ok    bool
-	gen   int
-	at    []keptHolder
-	dirty map[int]bool
+	list []quotaHolder
+	// byRoot is list by the cohort root of each holder's ClusterQueue,
+	// made when first asked for ([admitter.holdersIn]).
+	byRoot map[string][]quotaHolder
+	is     map[int]bool
+	ok     bool
+	gen    int
+	at     []keptHolder
+	dirty  map[int]bool
 }
 
 // statusChanged drops the kept [admitter.quotaHolders] list when the

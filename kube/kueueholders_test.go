@@ -1,0 +1,53 @@
+package kube
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gangsched/gangsched/kube/manifest"
+)
+
+// TestKueueHoldersIn: the quota holders kept by cohort root are those of
+// the kept list with that root, in queue order, before and after a
+// holder's status changes (which drops the list).
+func TestKueueHoldersIn(t *testing.T) {
+	objs, err := manifest.Decode("world.yaml", strings.NewReader(fungibilityWorld(1, 6, 9, 90, true)), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	_, _, err = AdmitKueueWorkloads(c.Snapshot, nil, c.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: c.KueueQueues})
+	require.NoError(t, err)
+	// The Workloads now hold what the admission wrote.
+	a := &admitter{opts: KueueOptions{Queues: c.KueueQueues}, queue: c.KueueWorkloads,
+		holders: &holderCache{is: map[int]bool{}, dirty: map[int]bool{}}}
+	check := func() {
+		all := a.quotaHolders()
+		require.NotEmpty(t, all)
+		seen := 0
+		for _, root := range []string{"co0", "co1", "co2", ""} {
+			var want []int
+			for _, h := range all {
+				if h.root == root {
+					want = append(want, h.i)
+				}
+			}
+			var got []int
+			for _, h := range a.holdersIn(root) {
+				got = append(got, h.i)
+			}
+			require.Equal(t, want, got, "root %q", root)
+			seen += len(got)
+		}
+		require.Len(t, all, seen)
+	}
+	check()
+	// A holder preempted: its status no longer holds quota.
+	h := a.quotaHolders()[0]
+	unreserve(a.queue[h.i].Obj, "gone", time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
+	a.statusChanged(h.i, false)
+	check()
+	require.NotContains(t, a.holdersIn(h.root), h, "a holder no longer holding quota is kept")
+}
