@@ -174,7 +174,7 @@ func genPreemptWorld(t *rapid.T) *propWorld {
 		cq := &kueue.ClusterQueue{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: kueue.ClusterQueueSpec{NamespaceSelector: &metav1.LabelSelector{},
 			ResourceGroups: []kueue.ResourceGroup{{CoveredResources: []corev1.ResourceName{corev1.ResourceCPU},
 				Flavors: []kueue.FlavorQuotas{{Name: "f0", Resources: []kueue.ResourceQuota{{Name: corev1.ResourceCPU, NominalQuota: *resource.NewQuantity(v, resource.DecimalSI)}}}}}}}}
-		w.nominal[name] = map[flavorResource]int64{{"f0", placement.ResourceCPU}: v * 1000}
+		w.nominal[name] = map[flavorResource]int64{frOf("f0", placement.ResourceCPU): v * 1000}
 		w.covers[name] = []corev1.ResourceName{corev1.ResourceCPU}
 		pre := kueue.ClusterQueuePreemption{
 			WithinClusterQueue:  rapid.SampledFrom([]kueue.PreemptionPolicy{kueue.PreemptionPolicyNever, kueue.PreemptionPolicyLowerPriority, kueue.PreemptionPolicyLowerOrNewerEqualPriority}).Draw(t, "withinClusterQueue"),
@@ -378,7 +378,7 @@ func genPropClusterQueue(t *rapid.T, w *propWorld, name string, flavors []string
 				if r == corev1.ResourceCPU {
 					v *= 1000
 				}
-				w.nominal[name][flavorResource{f, placement.ResourceName(r)}] = v
+				w.nominal[name][frOf(f, placement.ResourceName(r))] = v
 			}
 			rg.Flavors = append(rg.Flavors, fq)
 		}
@@ -695,12 +695,12 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 				f, ok := psa.Flavors[corev1.ResourceName(r)]
 				require.True(t, ok, "%s/%s: no flavor for %s (%s: %s)", o.Workload, psa.Name, r, o.Action, o.Message)
 				n := v * int64(count)
-				used[cq][flavorResource{string(f), r}] += v * int64(held)
+				used[cq][frOf(string(f), r)] += v * int64(held)
 				require.Equal(t, quantityString(r, n), ptrQ(psa.ResourceUsage[corev1.ResourceName(r)]), "%s/%s resourceUsage %s", o.Workload, psa.Name, r)
 			}
 			if slices.Contains(w.covers[cq], corev1.ResourcePods) {
 				f := psa.Flavors[corev1.ResourcePods]
-				used[cq][flavorResource{string(f), placement.ResourcePods}] += int64(held)
+				used[cq][frOf(string(f), placement.ResourcePods)] += int64(held)
 			}
 			for _, f := range psa.Flavors {
 				if q.Flavors[string(f)].Topology != "" && !slices.Contains(tas, string(f)) {

@@ -15,7 +15,7 @@ import (
 func TestProp_KueueAmountsOf(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		u := rapid.MapOf(rapid.Custom(func(rt *rapid.T) flavorResource {
-			return flavorResource{rapid.SampledFrom([]string{"a", "b", "ab"}).Draw(rt, "flavor"), rapid.SampledFrom([]placement.ResourceName{"cpu", "memory"}).Draw(rt, "resource")}
+			return frOf(rapid.SampledFrom([]string{"a", "b", "ab"}).Draw(rt, "flavor"), rapid.SampledFrom([]placement.ResourceName{"cpu", "memory"}).Draw(rt, "resource"))
 		}), rapid.Int64Range(-3, 3)).Draw(rt, "usage")
 		list := (&preemptCand{usage: u}).amountList()
 		require.Len(rt, list, len(u))

@@ -229,18 +229,18 @@ func (t quotaTree) limitsOf(n quotaNode, fr flavorResource) (nominal int64, borr
 // groupLimits are the nominal quota and limits of fr in groups.
 func groupLimits(groups []KueueResourceGroup, fr flavorResource) (nominal int64, borrow, lend *int64) {
 	for _, g := range groups {
-		if !slices.Contains(g.Covered, fr.Resource) {
+		if !slices.Contains(g.Covered, fr.Resource()) {
 			continue
 		}
 		for _, fq := range g.Flavors {
-			if fq.Flavor != fr.Flavor {
+			if fq.Flavor != fr.Flavor() {
 				continue
 			}
-			nominal = fq.Nominal[fr.Resource]
-			if v, ok := fq.Borrowing[fr.Resource]; ok {
+			nominal = fq.Nominal[fr.Resource()]
+			if v, ok := fq.Borrowing[fr.Resource()]; ok {
 				borrow = &v
 			}
-			if v, ok := fq.Lending[fr.Resource]; ok {
+			if v, ok := fq.Lending[fr.Resource()]; ok {
 				lend = &v
 			}
 		}

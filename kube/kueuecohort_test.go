@@ -99,25 +99,25 @@ func TestQuotaTree_Room(t *testing.T) {
 		cq             string
 		capacity, free int64 // CPUs
 	}{
-		{"no cohort: nominal", []any{cohortCQ("a", "", "4", "", "")}, quotaUsage{"a": {{"f", "cpu"}: 1000}}, "a", 4, 3},
-		{"no cohort, over-admitted: nothing free", []any{cohortCQ("a", "", "4", "", "")}, quotaUsage{"a": {{"f", "cpu"}: 5000}}, "a", 4, 0},
+		{"no cohort: nominal", []any{cohortCQ("a", "", "4", "", "")}, quotaUsage{"a": {frOf("f", "cpu"): 1000}}, "a", 4, 3},
+		{"no cohort, over-admitted: nothing free", []any{cohortCQ("a", "", "4", "", "")}, quotaUsage{"a": {frOf("f", "cpu"): 5000}}, "a", 4, 0},
 		// cohort 4 + 6 = 10, b uses 2.
-		{"flat: borrow b's unused", []any{cohortCQ("a", "c", "4", "", ""), cohortCQ("b", "c", "6", "", "")}, quotaUsage{"b": {{"f", "cpu"}: 2000}}, "a", 10, 8},
+		{"flat: borrow b's unused", []any{cohortCQ("a", "c", "4", "", ""), cohortCQ("b", "c", "6", "", "")}, quotaUsage{"b": {frOf("f", "cpu"): 2000}}, "a", 10, 8},
 		// a may hold 4 + 3.
-		{"flat: borrowingLimit caps", []any{cohortCQ("a", "c", "4", "3", ""), cohortCQ("b", "c", "6", "", "")}, quotaUsage{"b": {{"f", "cpu"}: 2000}}, "a", 7, 7},
+		{"flat: borrowingLimit caps", []any{cohortCQ("a", "c", "4", "3", ""), cohortCQ("b", "c", "6", "", "")}, quotaUsage{"b": {frOf("f", "cpu"): 2000}}, "a", 7, 7},
 		// a uses 5 (borrows 1): 2 more within its limit, 3 left in the cohort.
 		{"flat: borrowingLimit less what is borrowed", []any{cohortCQ("a", "c", "4", "3", ""), cohortCQ("b", "c", "6", "", "")},
-			quotaUsage{"a": {{"f", "cpu"}: 5000}, "b": {{"f", "cpu"}: 2000}}, "a", 7, 2},
+			quotaUsage{"a": {frOf("f", "cpu"): 5000}, "b": {frOf("f", "cpu"): 2000}}, "a", 7, 2},
 		// b keeps 5 of its 6 for itself: the cohort holds 4 + 1; b's use of 2 is within what it keeps.
-		{"flat: lendingLimit caps", []any{cohortCQ("a", "c", "4", "", ""), cohortCQ("b", "c", "6", "", "1")}, quotaUsage{"b": {{"f", "cpu"}: 2000}}, "a", 5, 5},
-		{"flat: the lender keeps its own", []any{cohortCQ("a", "c", "4", "", ""), cohortCQ("b", "c", "6", "", "1")}, quotaUsage{"b": {{"f", "cpu"}: 2000}}, "b", 10, 8},
+		{"flat: lendingLimit caps", []any{cohortCQ("a", "c", "4", "", ""), cohortCQ("b", "c", "6", "", "1")}, quotaUsage{"b": {frOf("f", "cpu"): 2000}}, "a", 5, 5},
+		{"flat: the lender keeps its own", []any{cohortCQ("a", "c", "4", "", ""), cohortCQ("b", "c", "6", "", "1")}, quotaUsage{"b": {frOf("f", "cpu"): 2000}}, "b", 10, 8},
 		// org holds 2 + team's 4 + 1 + c's 6 = 13, c uses 5: 8 left; team may take 5 + 3.
-		{"hierarchy: a", hier, quotaUsage{"c": {{"f", "cpu"}: 5000}}, "a", 8, 8},
-		{"hierarchy: b adds what it keeps", hier, quotaUsage{"c": {{"f", "cpu"}: 5000}}, "b", 9, 9},
-		{"hierarchy: c", hier, quotaUsage{"c": {{"f", "cpu"}: 5000}}, "c", 13, 8},
+		{"hierarchy: a", hier, quotaUsage{"c": {frOf("f", "cpu"): 5000}}, "a", 8, 8},
+		{"hierarchy: b adds what it keeps", hier, quotaUsage{"c": {frOf("f", "cpu"): 5000}}, "b", 9, 9},
+		{"hierarchy: c", hier, quotaUsage{"c": {frOf("f", "cpu"): 5000}}, "c", 13, 8},
 		// a uses 6: org has 13 − 11 = 2 left, team may take 5 − 6 + 3 = 2 more.
-		{"hierarchy: a borrowing", hier, quotaUsage{"a": {{"f", "cpu"}: 6000}, "c": {{"f", "cpu"}: 5000}}, "a", 8, 2},
-		{"hierarchy: b beside a borrowing", hier, quotaUsage{"a": {{"f", "cpu"}: 6000}, "c": {{"f", "cpu"}: 5000}}, "b", 9, 3},
+		{"hierarchy: a borrowing", hier, quotaUsage{"a": {frOf("f", "cpu"): 6000}, "c": {frOf("f", "cpu"): 5000}}, "a", 8, 2},
+		{"hierarchy: b beside a borrowing", hier, quotaUsage{"a": {frOf("f", "cpu"): 6000}, "c": {frOf("f", "cpu"): 5000}}, "b", 9, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var in kueueQueueInputs
@@ -125,7 +125,7 @@ func TestQuotaTree_Room(t *testing.T) {
 				require.NoError(t, in.add(o))
 			}
 			_, q := in.result()
-			capacity, free := q.indexed().tree(c.used).room(q.ClusterQueues[c.cq], flavorResource{"f", "cpu"})
+			capacity, free := q.indexed().tree(c.used).room(q.ClusterQueues[c.cq], frOf("f", "cpu"))
 			require.Equal(t, [2]int64{c.capacity * 1000, c.free * 1000}, [2]int64{capacity, free})
 		})
 	}
@@ -274,6 +274,6 @@ func TestQuotaTree_DeepLendingChain(t *testing.T) {
 	}
 	require.NoError(t, in.add(cohortCQ("a", "c29", "2", "", "1")))
 	_, q := in.result()
-	capacity, free := q.indexed().tree(quotaUsage{"a": {{"f", "cpu"}: 1000}}).room(q.ClusterQueues["a"], flavorResource{"f", "cpu"})
+	capacity, free := q.indexed().tree(quotaUsage{"a": {frOf("f", "cpu"): 1000}}).room(q.ClusterQueues["a"], frOf("f", "cpu"))
 	require.Equal(t, [2]int64{32000, 31000}, [2]int64{capacity, free})
 }

@@ -68,7 +68,7 @@ func TestProp_CohortSums(t *testing.T) {
 		q = q.indexed()
 		a := &admitter{opts: KueueOptions{Queues: q}}
 		a.countUsage(nil)
-		frs := []flavorResource{{"f", "cpu"}, {"g", "cpu"}}
+		frs := []flavorResource{frOf("f", "cpu"), frOf("g", "cpu")}
 		amount := rapid.OneOf(rapid.Int64Range(0, 10_000), rapid.Just(int64(math.MaxInt64)), rapid.Int64Range(math.MaxInt64/2, math.MaxInt64))
 		usage := func() map[flavorResource]int64 {
 			return map[flavorResource]int64{rapid.SampledFrom(frs).Draw(rt, "fr"): amount.Draw(rt, "amount")}

@@ -117,7 +117,7 @@ func (t quotaTree) flavorResourcesOf(n quotaNode) []flavorResource {
 		for _, g := range groups {
 			for _, fq := range g.Flavors {
 				for _, r := range g.Covered {
-					set[flavorResource{Flavor: fq.Flavor, Resource: r}] = true
+					set[frOf(fq.Flavor, r)] = true
 				}
 			}
 		}
@@ -133,7 +133,7 @@ func (t quotaTree) flavorResourcesOf(n quotaNode) []flavorResource {
 
 // compareFlavorResources orders flavor-resources by flavor, then resource.
 func compareFlavorResources(a, b flavorResource) int {
-	return cmp.Or(cmp.Compare(a.Flavor, b.Flavor), cmp.Compare(a.Resource, b.Resource))
+	return cmp.Or(cmp.Compare(a.Flavor(), b.Flavor()), cmp.Compare(a.Resource(), b.Resource()))
 }
 
 // share is node n's dominant resource share at the usage t holds; the
@@ -148,7 +148,7 @@ func (t quotaTree) share(n quotaNode) fairShare {
 	borrowed := map[placement.ResourceName]int64{}
 	for _, fr := range t.flavorResources(n) {
 		if over := t.usageOf(n, fr) - t.subtreeOf(n, fr); over > 0 {
-			borrowed[fr.Resource] = sum(borrowed[fr.Resource], over)
+			borrowed[fr.Resource()] = sum(borrowed[fr.Resource()], over)
 			s.borrowed = append(s.borrowed, fr)
 		}
 	}
@@ -179,7 +179,7 @@ func (t quotaTree) lendable(cohort string) map[placement.ResourceName]int64 {
 	}
 	l := map[placement.ResourceName]int64{}
 	for _, fr := range t.flavorResources(quotaNode{cohort: root}) {
-		l[fr.Resource] = sum(l[fr.Resource], t.potentialOf(quotaNode{cohort: cohort}, fr))
+		l[fr.Resource()] = sum(l[fr.Resource()], t.potentialOf(quotaNode{cohort: cohort}, fr))
 	}
 	if m.lendable == nil {
 		m.lendable = map[string]map[placement.ResourceName]int64{}

@@ -28,7 +28,7 @@ func TestQuotaTree_Share(t *testing.T) {
 		require.NoError(t, in.add(o))
 	}
 	in.q.ClusterQueues["b"].FairWeight = &half
-	fr := flavorResource{Flavor: "f", Resource: "cpu"}
+	fr := frOf("f", "cpu")
 	for _, c := range []struct {
 		name string
 		used map[string]int64
@@ -85,8 +85,8 @@ func TestCompareShares(t *testing.T) {
 // FairSharingPrioritizeNonBorrowing, on in v0.17); then shares; then
 // priority, creation, name.
 func TestFairLess(t *testing.T) {
-	f1 := flavorResource{Flavor: "f1", Resource: "cpu"}
-	f2 := flavorResource{Flavor: "f2", Resource: "cpu"}
+	f1 := frOf("f1", "cpu")
+	f2 := frOf("f2", "cpu")
 	wl := func(name string, priority int32, at int) *KueueWorkload {
 		return &KueueWorkload{Group: &placement.Group{Namespace: "default", Name: name}, Priority: priority,
 			Created: time.Date(2026, 1, 1, 10, 0, at, 0, time.UTC)}

@@ -159,13 +159,13 @@ func TestAssignFlavors(t *testing.T) {
 			w := kueueWL(t, c.count, c.cpu, c.ann, c.spec)
 			cq, why := q.route(w)
 			require.Empty(t, why)
-			used := map[flavorResource]int64{{c.order[0], "cpu"}: c.used}
+			used := map[flavorResource]int64{frOf(c.order[0], "cpu"): c.used}
 			ch, why := q.assignFlavors(cq, w, q.tree(quotaUsage{"cq": used}), nil)
 			require.Equal(t, c.why, why)
 			if c.why == "" {
 				require.Equal(t, c.flavor, ch.flavors[0]["cpu"])
 				q := resource.MustParse(c.cpu)
-				require.Equal(t, map[flavorResource]int64{{c.flavor, "cpu"}: int64(c.count) * q.MilliValue()}, ch.usage)
+				require.Equal(t, map[flavorResource]int64{frOf(c.flavor, "cpu"): int64(c.count) * q.MilliValue()}, ch.usage)
 			}
 		})
 	}
@@ -236,7 +236,7 @@ func TestAdmittedUsage_CountUnset(t *testing.T) {
 			require.NoError(t, err)
 			cq, u := q.admittedUsage(w)
 			require.Equal(t, "cq", cq)
-			require.Equal(t, map[flavorResource]int64{{"plain", "cpu"}: c.want}, u)
+			require.Equal(t, map[flavorResource]int64{frOf("plain", "cpu"): c.want}, u)
 		})
 	}
 }
@@ -256,7 +256,7 @@ func TestAssignFlavors_PodsGroupWithoutTopology(t *testing.T) {
 	require.Empty(t, why)
 	require.Equal(t, map[placement.ResourceName]string{"cpu": "tas", "pods": "plain"}, ch.flavors[0])
 	require.Equal(t, "tas", ch.tas[0])
-	require.Equal(t, map[flavorResource]int64{{"tas", "cpu"}: 2000, {"plain", "pods"}: 2}, ch.usage)
+	require.Equal(t, map[flavorResource]int64{frOf("tas", "cpu"): 2000, frOf("plain", "pods"): 2}, ch.usage)
 }
 
 // A LocalQueue or ClusterQueue whose spec.stopPolicy is Hold or

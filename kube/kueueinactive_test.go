@@ -62,7 +62,7 @@ func TestQuotaTree_Cycle(t *testing.T) {
 		require.NoError(t, in.add(o))
 	}
 	_, q := in.result()
-	fr := flavorResource{"f", "cpu"}
+	fr := frOf("f", "cpu")
 	tree := q.indexed().tree(quotaUsage{"a": {fr: 1000}, "c": {fr: 1000}})
 	for _, cq := range []string{"a", "b"} {
 		capacity, free := tree.room(q.ClusterQueues[cq], fr)
@@ -128,6 +128,6 @@ func TestHeightWith_Cycle(t *testing.T) {
 	_, q := in.result()
 	q = q.indexed()
 	a := &admitter{opts: KueueOptions{Queues: q}}
-	ch := flavorChoice{usage: map[flavorResource]int64{{"f", "cpu"}: 9000}}
+	ch := flavorChoice{usage: map[flavorResource]int64{frOf("f", "cpu"): 9000}}
 	require.Zero(t, a.heightWith(q.ClusterQueues["a"], ch, q.tree(nil)))
 }

@@ -106,7 +106,7 @@ func (a *admitter) collectOver(t quotaTree, cohort, skip string, self *KueueClus
 	key.WriteString(cohort + "\x00" + skip)
 	frs := make([]string, 0, len(need))
 	for fr := range need { // read as withinNominal reads it: every key
-		frs = append(frs, fr.Flavor+"\x01"+string(fr.Resource))
+		frs = append(frs, fr.Flavor()+"\x01"+string(fr.Resource()))
 	}
 	slices.Sort(frs)
 	for _, f := range frs {

@@ -125,7 +125,7 @@ func (a *admitter) readsOf(cq *KueueClusterQueue) []flavorResource {
 	for _, g := range cq.Groups {
 		for _, fq := range g.Flavors {
 			for _, r := range g.Covered {
-				frs = append(frs, flavorResource{fq.Flavor, r})
+				frs = append(frs, frOf(fq.Flavor, r))
 			}
 		}
 	}

@@ -621,7 +621,7 @@ func (a *admitter) needPreemption(cq *KueueClusterQueue, ch flavorChoice) map[fl
 		// Topology, not only quota, may need the room: every resource of
 		// a set planned over one needs preemption, as Kueue marks them.
 		for r, fl := range ch.flavors[k] {
-			need[flavorResource{fl, r}] = true
+			need[frOf(fl, r)] = true
 		}
 	}
 	return need

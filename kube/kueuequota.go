@@ -247,12 +247,6 @@ func (q *KueueQueues) route(w *KueueWorkload) (*KueueClusterQueue, string) {
 	return cq, ""
 }
 
-// flavorResource is one resource of one flavor.
-type flavorResource struct {
-	Flavor   string
-	Resource placement.ResourceName
-}
-
 // quotaUsage is the quota in use per ClusterQueue, flavor and resource,
 // in canonical units.
 type quotaUsage map[string]map[flavorResource]int64
@@ -367,7 +361,7 @@ func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResourc
 		}
 		for r, v := range use {
 			if f, ok := a.Flavors[corev1.ResourceName(r)]; ok {
-				fr := flavorResource{string(f), r}
+				fr := frOf(string(f), r)
 				u[fr] = usageSum(u[fr], v)
 			}
 		}
@@ -508,7 +502,7 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 			}
 			for _, r := range cq.Groups[g].Covered {
 				if v, ok := reqs[r]; ok {
-					fr := flavorResource{fq.Flavor, r}
+					fr := frOf(fq.Flavor, r)
 					ch.usage[fr] = usageSum(ch.usage[fr], v)
 				}
 			}
@@ -589,7 +583,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 			if !ok {
 				continue
 			}
-			fr := flavorResource{f.Name, r}
+			fr := frOf(f.Name, r)
 			capacity, free := t.room(cq, fr)
 			earlier := ch.usage[fr]
 			rm := flavorMode{mode: modeFit}

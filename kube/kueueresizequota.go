@@ -51,13 +51,13 @@ func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int6
 		if !ok || g < 0 {
 			continue // a resource the admission holds no flavor for
 		}
-		fr, v := flavorResource{string(f), r}, growth[r]
-		fq := slices.IndexFunc(cq.Groups[g].Flavors, func(fq KueueFlavorQuota) bool { return fq.Flavor == fr.Flavor })
+		fr, v := frOf(string(f), r), growth[r]
+		fq := slices.IndexFunc(cq.Groups[g].Flavors, func(fq KueueFlavorQuota) bool { return fq.Flavor == fr.Flavor() })
 		if fq < 0 {
 			continue // a flavor the ClusterQueue no longer lists
 		}
 		if _, free := a.quota().room(cq, fr); v > free {
-			return nil, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s", r, fr.Flavor, moreNeeded(r, v, free))
+			return nil, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s", r, fr.Flavor(), moreNeeded(r, v, free))
 		}
 		delta[fr] = v
 	}
@@ -84,7 +84,7 @@ func (a *admitter) shrinkQuota(w *KueueWorkload, k int) map[flavorResource]int64
 	out := map[flavorResource]int64{}
 	for r, v := range quotaRequests(cq, &set.Template, w.AdmittedCount[k]-set.Count) {
 		if f, ok := adm.PodSetAssignments[i].Flavors[corev1.ResourceName(r)]; ok {
-			out[flavorResource{string(f), r}] = -v
+			out[frOf(string(f), r)] = -v
 		}
 	}
 	return out

@@ -159,7 +159,7 @@ func usageWords(u map[flavorResource]int64) string {
 
 // amountWords words v of flavor-resource fr: "cpu 3 in flavor tas".
 func amountWords(fr flavorResource, v int64) string {
-	return fmt.Sprintf("%s %s in flavor %s", fr.Resource, quantityString(fr.Resource, v), fr.Flavor)
+	return fmt.Sprintf("%s %s in flavor %s", fr.Resource(), quantityString(fr.Resource(), v), fr.Flavor())
 }
 
 // releaseStuck takes the node reservations of the Workloads [admitter.stick]

@@ -79,7 +79,7 @@ func TestAdmitKueueWorkloads_UsagePastInt64(t *testing.T) {
 // usedWithout takes the candidates' usage out of the admitter's in place
 // and puts back exactly what was there, a queue it had to add included.
 func TestUsedWithout_Undo(t *testing.T) {
-	fr := flavorResource{"f", "cpu"}
+	fr := frOf("f", "cpu")
 	cq := func(name string) *KueueClusterQueue { return &KueueClusterQueue{Name: name} }
 	q := (&KueueQueues{}).indexed() // the queues are not in it: no cohort sums to move
 	a := &admitter{opts: KueueOptions{Queues: q}, used: quotaUsage{"a": {fr: 5}, "b": {fr: math.MaxInt64}}}
