@@ -40,6 +40,8 @@ type preemptCand struct {
 	usage map[flavorResource]int64
 	// amounts is usage as a list ([preemptCand.amountList]).
 	amounts []frAmount
+	// rank is its quota holder's ([quotaHolder]).
+	rank [2]int32
 	// reserved is when its quota was reserved (QuotaReserved's
 	// lastTransitionTime): the newer are preempted first among equals.
 	reserved time.Time
@@ -281,7 +283,7 @@ func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemp
 		if !allows(policy, w.Priority, w.Created, v.Priority, v.Created) {
 			continue
 		}
-		store = append(store, preemptCand{i: h.i, w: v, cq: vcq, usage: h.usage, amounts: h.amounts, reserved: h.reserved, evicted: h.evicted})
+		store = append(store, preemptCand{i: h.i, w: v, cq: vcq, usage: h.usage, amounts: h.amounts, rank: h.rank, reserved: h.reserved, evicted: h.evicted})
 		out = append(out, &store[len(store)-1])
 	}
 	return out
@@ -292,12 +294,18 @@ func (a *admitter) candidates(w *KueueWorkload, cq *KueueClusterQueue) []*preemp
 // queue, ClusterQueue and that queue's cohort root, the quota it holds
 // (not to be changed), and its reservation time and Evicted condition.
 type quotaHolder struct {
-	i        int
-	w        *KueueWorkload
-	cq       *KueueClusterQueue
-	root     string
-	usage    map[flavorResource]int64
-	amounts  []frAmount
+	i       int
+	w       *KueueWorkload
+	cq      *KueueClusterQueue
+	root    string
+	usage   map[flavorResource]int64
+	amounts []frAmount
+	// rank is its place among the kept list's holders in
+	// [candidateOrder], without metadata.uid (rank[0]) and with
+	// (rank[1]), from 1; 0 when the list is not kept. A search's
+	// candidates are a part of the list, in the same order: a search
+	// sorted them by comparing Workloads, each time.
+	rank     [2]int32
 	reserved time.Time
 	evicted  bool
 }
@@ -323,6 +331,7 @@ func (a *admitter) quotaHolders() []quotaHolder {
 		}
 	}
 	if a.holders != nil {
+		rankHolders(list)
 		a.holders.list, a.holders.ok = list, true
 		a.holders.byRoot = nil
 		clear(a.holders.is)
@@ -331,6 +340,35 @@ func (a *admitter) quotaHolders() []quotaHolder {
 		}
 	}
 	return list
+}
+
+// rankHolders sets each holder's rank in list: its place in
+// [candidateOrder], with metadata.uid and without.
+func rankHolders(list []quotaHolder) {
+	idx := make([]int, len(list))
+	for u, byUID := range []bool{false, true} {
+		for k := range idx {
+			idx[k] = k
+		}
+		slices.SortFunc(idx, func(x, y int) int {
+			return candidateOrder(byUID, list[x].w, list[y].w, list[x].reserved, list[y].reserved)
+		})
+		for k, i := range idx {
+			list[i].rank[u] = int32(k + 1)
+		}
+	}
+}
+
+// candidateOrder orders preemption candidates x and y, whose quota was
+// reserved at rx and ry, as Kueue's CandidatesOrdering does: the lower
+// priority first, then the newer reservation, then, when byUID, the
+// lesser metadata.uid, then namespace and name.
+func candidateOrder(byUID bool, x, y *KueueWorkload, rx, ry time.Time) int {
+	last := 0
+	if byUID {
+		last = cmp.Compare(x.Obj.UID, y.Obj.UID)
+	}
+	return cmp.Or(cmp.Compare(x.Priority, y.Priority), ry.Compare(rx), last, x.Key().Compare(y.Key()))
 }
 
 // holdersIn are the quota holders ([admitter.quotaHolders]) whose
@@ -515,12 +553,15 @@ func (a *admitter) victims(w *KueueWorkload, cq *KueueClusterQueue, ch flavorCho
 	// without them (hand-written) is ordered by namespace and name instead,
 	// as also when only some have one, which keeps the order total.
 	byUID := !slices.ContainsFunc(all, func(c *preemptCand) bool { return c.w.Obj.UID == "" })
+	u := 0
+	if byUID {
+		u = 1
+	}
 	order := func(x, y *preemptCand) int {
-		last := 0
-		if byUID {
-			last = cmp.Compare(x.w.Obj.UID, y.w.Obj.UID)
+		if x.rank[u] > 0 && y.rank[u] > 0 {
+			return cmp.Compare(x.rank[u], y.rank[u]) // the same order, found once per holders' list
 		}
-		return cmp.Or(cmp.Compare(x.w.Priority, y.w.Priority), y.reserved.Compare(x.reserved), last, x.w.Key().Compare(y.w.Key()))
+		return candidateOrder(byUID, x.w, y.w, x.reserved, y.reserved)
 	}
 	for _, l := range [][]*preemptCand{same, hier, prio} {
 		slices.SortFunc(l, order)
