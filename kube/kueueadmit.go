@@ -533,6 +533,11 @@ type admitter struct {
 	// first read: within a call it depends on nothing else, and the
 	// scheduling cycles route every head again in each cycle.
 	routes map[placement.Key]routeResult
+	// keyStrings are the queue's namespace/names, by index, as
+	// [admitter.keyString] reads them; queueKeys each pending Workload's
+	// queue, as [admitter.queueKey] reads it.
+	keyStrings []string
+	queueKeys  []keptQueueKey
 	// awaiting are the admission checks not Ready of each Workload whose
 	// quota was reserved in this call ([admitter.afterReservation]).
 	awaiting map[placement.Key][]string

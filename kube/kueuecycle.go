@@ -313,10 +313,27 @@ func (a *admitter) cycleHeads(pending []int, out []KueueOutcome, aside map[int]b
 // queueKey names the queue pending Workload a.queue[i] heads: its
 // ClusterQueue, or, routed nowhere, a queue of its own.
 func (a *admitter) queueKey(i int) string {
-	if cq, why := a.route(a.queue[i]); why == "" {
-		return cq.Name
+	if len(a.queueKeys) < len(a.queue) {
+		a.queueKeys = slices.Grow(a.queueKeys, len(a.queue)-len(a.queueKeys))[:len(a.queue)]
 	}
-	return "/" + a.queue[i].Key().String()
+	// Kept per index while the queue holds the same Workload there: a
+	// cycle reads every pending Workload's, and cycles grow with them.
+	w := a.queue[i]
+	if k := a.queueKeys[i]; k.w == w {
+		return k.key
+	}
+	key := "/" + w.Key().String()
+	if cq, why := a.route(w); why == "" {
+		key = cq.Name
+	}
+	a.queueKeys[i] = keptQueueKey{w, key}
+	return key
+}
+
+// keptQueueKey is [admitter.queueKey] of Workload w.
+type keptQueueKey struct {
+	w   *KueueWorkload
+	key string
 }
 
 // waitBehind gives each Workload left pending behind the head blocked in

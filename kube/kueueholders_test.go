@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,4 +51,31 @@ func TestKueueHoldersIn(t *testing.T) {
 	a.statusChanged(h.i, false)
 	check()
 	require.NotContains(t, a.holdersIn(h.root), h, "a holder no longer holding quota is kept")
+}
+
+// TestKueueQueueKeyKept: the queue key and namespace/name kept per queue
+// index are those of the Workload the queue holds there now, also after
+// another Workload takes the index.
+func TestKueueQueueKeyKept(t *testing.T) {
+	objs, err := manifest.Decode("world.yaml", strings.NewReader(fungibilityWorld(2, 4, 6, 20, true)), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	a := &admitter{opts: KueueOptions{Queues: c.KueueQueues}, queue: slices.Clone(c.KueueWorkloads)}
+	want := func(i int) string {
+		cq, why := c.KueueQueues.route(a.queue[i])
+		require.Empty(t, why)
+		return cq.Name
+	}
+	for range 2 {
+		for i := range a.queue {
+			require.Equal(t, want(i), a.queueKey(i))
+			require.Equal(t, a.queue[i].Key().String(), a.keyString(i))
+		}
+	}
+	// Another Workload at index 0, of another ClusterQueue.
+	j := slices.IndexFunc(a.queue, func(w *KueueWorkload) bool { return want(0) != a.queueKey(slices.Index(a.queue, w)) })
+	require.Positive(t, j, "the world routes to one ClusterQueue")
+	a.queue[0] = a.queue[j]
+	require.Equal(t, want(j), a.queueKey(0))
 }

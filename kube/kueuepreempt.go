@@ -85,9 +85,9 @@ func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
 	// another state (a victim's readmission itself preempted someone) is
 	// Kueue's next step, not a cycle, and may settle.
 	var holders []string
-	for _, v := range a.queue {
+	for i, v := range a.queue {
 		if apimeta.IsStatusConditionTrue(v.Obj.Status.Conditions, kueue.WorkloadQuotaReserved) {
-			holders = append(holders, v.Key().String())
+			holders = append(holders, a.keyString(i))
 		}
 	}
 	key := w.Key().String() + " " + strings.Join(names, ",") + " | " + strings.Join(holders, ",")
@@ -346,7 +346,14 @@ func (a *admitter) quotaHolders() []quotaHolder {
 // [candidateOrder], with metadata.uid and without.
 func rankHolders(list []quotaHolder) {
 	idx := make([]int, len(list))
+	// A search orders by metadata.uid only when every candidate has one:
+	// an order no search can ask for is not made.
+	with := slices.ContainsFunc(list, func(h quotaHolder) bool { return h.w.Obj.UID != "" })
+	without := slices.ContainsFunc(list, func(h quotaHolder) bool { return h.w.Obj.UID == "" })
 	for u, byUID := range []bool{false, true} {
+		if byUID && !with || !byUID && !with && !without {
+			continue
+		}
 		for k := range idx {
 			idx[k] = k
 		}
@@ -369,6 +376,20 @@ func candidateOrder(byUID bool, x, y *KueueWorkload, rx, ry time.Time) int {
 		last = cmp.Compare(x.Obj.UID, y.Obj.UID)
 	}
 	return cmp.Or(cmp.Compare(x.Priority, y.Priority), ry.Compare(rx), last, x.Key().Compare(y.Key()))
+}
+
+// keyString is a.queue[i]'s namespace/name, kept per index: the queue
+// holds a Workload of the same key there for the whole call (one
+// queued again, [KueueWorkload.afterReclaim], keeps it), and
+// [admitter.repeats] words every quota holder's at each preemption.
+func (a *admitter) keyString(i int) string {
+	if len(a.keyStrings) < len(a.queue) {
+		a.keyStrings = slices.Grow(a.keyStrings, len(a.queue)-len(a.keyStrings))[:len(a.queue)]
+	}
+	if a.keyStrings[i] == "" {
+		a.keyStrings[i] = a.queue[i].Key().String()
+	}
+	return a.keyStrings[i]
 }
 
 // holdersIn are the quota holders ([admitter.quotaHolders]) whose
