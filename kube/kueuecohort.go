@@ -283,6 +283,15 @@ type quotaIndex struct {
 	onAllFlavors map[*KueueClusterQueue]bool
 	// byName are the ClusterQueues by metadata.name, as usage names them.
 	byName map[string]*KueueClusterQueue
+	// labelKeys are the node label keys of each resource group's
+	// flavors ([KueueQueues.groupLabelKeys]), made when first asked for.
+	labelKeys map[cqGroup]map[string]bool
+}
+
+// cqGroup is resource group g of a ClusterQueue.
+type cqGroup struct {
+	cq *KueueClusterQueue
+	g  int
 }
 
 // indexed is a shallow copy of q with its [quotaIndex], which every quota

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -78,4 +80,67 @@ func TestKueueQueueKeyKept(t *testing.T) {
 	require.Positive(t, j, "the world routes to one ClusterQueue")
 	a.queue[0] = a.queue[j]
 	require.Equal(t, want(j), a.queueKey(0))
+}
+
+// TestKueueGroupLabelKeysKept: the node label keys kept per resource
+// group are those of that group's flavors, for each ClusterQueue and
+// group, on every read.
+func TestKueueGroupLabelKeysKept(t *testing.T) {
+	world := `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: pool}
+spec: {nodeLabels: {pool: a}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: zone}
+spec: {nodeLabels: {zone: z, rack: r}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: plain}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: a}
+spec:
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: pool, resources: [{name: cpu, nominalQuota: 1}]}, {name: plain, resources: [{name: cpu, nominalQuota: 1}]}]
+  - coveredResources: [memory]
+    flavors: [{name: zone, resources: [{name: memory, nominalQuota: 1Gi}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: b}
+spec:
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: zone, resources: [{name: cpu, nominalQuota: 1}]}]
+  - coveredResources: [memory]
+    flavors: [{name: plain, resources: [{name: memory, nominalQuota: 1Gi}]}]
+`
+	objs, err := manifest.Decode("world.yaml", strings.NewReader(world), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	q := c.KueueQueues.indexed()
+	distinct := map[string]bool{}
+	for range 2 {
+		for _, name := range slices.Sorted(maps.Keys(q.ClusterQueues)) {
+			cq := q.ClusterQueues[name]
+			for g := range cq.Groups {
+				want := map[string]bool{}
+				for _, fq := range cq.Groups[g].Flavors {
+					for k := range q.Flavors[fq.Flavor].NodeLabels {
+						want[k] = true
+					}
+				}
+				require.Equal(t, want, q.groupLabelKeys(cq, g), "%s group %d", name, g)
+				distinct[fmt.Sprint(slices.Sorted(maps.Keys(want)))] = true
+			}
+		}
+	}
+	require.Greater(t, len(distinct), 1, "every group has the same keys: the test tells nothing")
 }

@@ -562,12 +562,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 	t quotaTree, ch flavorChoice, start int, tasOnly bool, sim preemptSim) (int, flavorMode, bool, []string) {
 	group := &cq.Groups[g]
 	fung := cq.Fungibility
-	keys := map[string]bool{} // the node label keys of the group's flavors
-	for _, fq := range group.Flavors {
-		for k := range q.Flavors[fq.Flavor].NodeLabels {
-			keys[k] = true
-		}
-	}
+	keys := q.groupLabelKeys(cq, g)
 	var reasons []string
 	best, bestMode, bestShort := -1, noFitMode, false
 	for i := start; i < len(group.Flavors); i++ {
@@ -622,6 +617,31 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 		reasons = nil
 	}
 	return best, bestMode, bestShort, reasons
+}
+
+// groupLabelKeys are the node label keys of the flavors of cq's resource
+// group g, not to be changed. With q's index they are kept per group:
+// every flavor choice of every head read the flavors' labels again.
+func (q *KueueQueues) groupLabelKeys(cq *KueueClusterQueue, g int) map[string]bool {
+	x := q.idx
+	if x != nil {
+		if keys, ok := x.labelKeys[cqGroup{cq, g}]; ok {
+			return keys
+		}
+	}
+	keys := map[string]bool{}
+	for _, fq := range cq.Groups[g].Flavors {
+		for k := range q.Flavors[fq.Flavor].NodeLabels {
+			keys[k] = true
+		}
+	}
+	if x != nil {
+		if x.labelKeys == nil {
+			x.labelKeys = map[cqGroup]map[string]bool{}
+		}
+		x.labelKeys[cqGroup{cq, g}] = keys
+	}
+	return keys
 }
 
 // unitMayUse says why unit may not use flavor f of group (whose flavors
