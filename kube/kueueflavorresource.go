@@ -1,21 +1,22 @@
 package kube
 
 import (
-	"sync"
-	"sync/atomic"
+	"unique"
 
 	"github.com/gangsched/gangsched/placement"
 )
 
-// flavorResource is one resource of one flavor, as a number that stands
+// flavorResource is one resource of one flavor, as a handle that stands
 // for the pair ([frOf]; its names by [flavorResource.Flavor] and
 // [flavorResource.Resource]). The quota walks and victim searches key
 // their maps by flavor-resource many times per search: hashing the two
-// names was a tenth of a crowded run, a number is hashed in one step.
-// The zero value is the pair of empty names. Numbers are handed out in
-// the order pairs are first met, so they order nothing: what is sorted
+// names was a tenth of a crowded run, a handle is hashed in one step.
+// Handles come from the standard library's [unique] package, which keeps
+// a pair only while some handle to it lives, so a long-running caller
+// reading many worlds keeps no table of every name it ever met. The zero
+// value is the pair of empty names. Handles order nothing: what is sorted
 // is sorted by name ([compareFlavorResources]).
-type flavorResource struct{ id uint32 }
+type flavorResource struct{ h unique.Handle[frName] }
 
 // frName is a flavor-resource by its names.
 type frName struct {
@@ -23,45 +24,24 @@ type frName struct {
 	resource placement.ResourceName
 }
 
-// frTable numbers the flavor-resources met in this process, for every
-// caller alike: the pairs are few (flavors times resources), and a
-// number read in one call means the same pair in any other. names is
-// replaced, never changed in place, so that it is read without the lock.
-var frTable = struct {
-	mu    sync.Mutex
-	ids   sync.Map // frName → uint32
-	names atomic.Pointer[[]frName]
-}{}
-
-func init() {
-	names := []frName{{}}
-	frTable.names.Store(&names)
-	frTable.ids.Store(frName{}, uint32(0))
-}
-
 // frOf is the flavor-resource of resource r of flavor f.
 func frOf(f string, r placement.ResourceName) flavorResource {
-	k := frName{f, r}
-	if id, ok := frTable.ids.Load(k); ok {
-		return flavorResource{id.(uint32)}
+	if f == "" && r == "" {
+		return flavorResource{}
 	}
-	frTable.mu.Lock()
-	defer frTable.mu.Unlock()
-	if id, ok := frTable.ids.Load(k); ok {
-		return flavorResource{id.(uint32)}
+	return flavorResource{unique.Make(frName{f, r})}
+}
+
+// names is fr's pair of names.
+func (fr flavorResource) names() frName {
+	if fr == (flavorResource{}) {
+		return frName{}
 	}
-	old := *frTable.names.Load()
-	names := append(old[:len(old):len(old)], k)
-	id := uint32(len(old))
-	frTable.names.Store(&names)
-	frTable.ids.Store(k, id)
-	return flavorResource{id}
+	return fr.h.Value()
 }
 
 // Flavor is fr's flavor name.
-func (fr flavorResource) Flavor() string { return (*frTable.names.Load())[fr.id].flavor }
+func (fr flavorResource) Flavor() string { return fr.names().flavor }
 
 // Resource is fr's resource name.
-func (fr flavorResource) Resource() placement.ResourceName {
-	return (*frTable.names.Load())[fr.id].resource
-}
+func (fr flavorResource) Resource() placement.ResourceName { return fr.names().resource }

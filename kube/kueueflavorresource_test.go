@@ -27,8 +27,8 @@ func TestProp_KueueFlavorResource(t *testing.T) {
 	require.Equal(t, frOf("", ""), flavorResource{}, "the zero value is the pair of empty names")
 }
 
-// TestKueueFlavorResource_Concurrent: callers numbering the same pairs at
-// once get one number per pair (run with -race).
+// TestKueueFlavorResource_Concurrent: callers asking for the same pairs
+// at once get one handle per pair (run with -race).
 func TestKueueFlavorResource_Concurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	got := make([][]flavorResource, 8)
