@@ -63,34 +63,31 @@ func (o *planOut) kueueGroup(rs []request, w []int, scope []int) (msg string, do
 	if !ok {
 		return "", false
 	}
+	// The workers' hosts, with the counts Kueue writes (which need not add
+	// up to the set's when it loses the leader).
+	keepWorkers := func() {
+		p.use(work)
+		for i, u := range hosts {
+			p.setTake(u, takes[i])
+		}
+		workers := p.finish(hosts, L-1, true)
+		workers.fit = res.fit
+		o.keep(workers)
+	}
 	if leader < 0 {
 		why := fmt.Sprintf("PodSetGroup %q: Kueue v0.17 loses leader %q carrying the group down from %s to the hosts (its best fit of the last host looks at the workers' room alone), "+
 			"so Kueue writes the leader's pod set with an empty topologyAssignment", work.group, lead.name, p.pathsOf(res.fit))
 		o.assume(why, why+", which its Workload API refuses, and never admits the group")
 		if len(hosts) > 0 {
-			// Kueue's assumption holds the workers' hosts, with the
-			// counts it writes (which need not add up to the set's).
-			p.use(work)
-			for i, u := range hosts {
-				p.setTake(u, takes[i])
-			}
-			workers := p.finish(hosts, L-1, true)
-			workers.fit = res.fit
-			o.keep(workers)
+			keepWorkers() // Kueue's assumption holds them
 		}
 		return "", true
 	}
-	p.use(work)
-	for i, u := range hosts {
-		p.setTake(u, takes[i])
-	}
-	workers := p.finish(hosts, L-1, true)
-	workers.fit = res.fit
+	keepWorkers()
 	p.use(lead)
 	p.setTake(leader, 1)
 	ls := p.finish([]int{leader}, L-1, true)
 	ls.fit = res.fit
-	o.keep(workers)
 	o.keep(ls)
 	return "", true
 }
