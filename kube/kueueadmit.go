@@ -768,6 +768,9 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 	if ch := ps.adm.choice; ch != nil {
 		partial = joinReasons([]string{partial, borrowWords(ps.adm.cq, a.used[ps.adm.clusterQueue], ch.usage)})
 	}
+	if a.opts.Plan.KueueLeaderAware {
+		partial = joinReasons([]string{partial, refusedLeaderWords(a.s, ps.group, planned)})
+	}
 	partial = joinReasons([]string{a.preempted[w.Key()], partial})
 	if o.Action == KueueEvicted || o.Action == KueuePreempted {
 		o.Action, o.Message = KueueReadmitted, joinReasons([]string{a.evictedFor[w.Key()], partial})

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/gangsched/gangsched/placement"
@@ -98,4 +99,27 @@ func kueueGroupFilters(g *placement.Group, requests []topology.PodSetRequest, ph
 		return g
 	}
 	return out
+}
+
+// refusedLeaderWords says which hosts of planned (pods per node by set
+// name) a set's own template, group's as planned (its flavor's labels and
+// tolerations in it), refuses: under the kueue profiles only a
+// PodSetGroup's leader lands there ([kueueGroupFilters]), admitted as
+// Kueue admits it, and its pod then never starts, which the caller would
+// otherwise learn only from the pod. "" when every host admits its set.
+func refusedLeaderWords(s *placement.Snapshot, group *placement.Group, planned map[string][]placement.PodSetAssignment) string {
+	var out []string
+	for _, set := range group.PodSets {
+		var refused []string
+		for _, a := range planned[set.Name] {
+			if !placement.StaticFit(&set.Template, s.Node(a.NodeID)) {
+				refused = append(refused, a.Node)
+			}
+		}
+		if len(refused) > 0 {
+			out = append(out, fmt.Sprintf("pod set %s is on %s, which its own node selector, affinity or tolerations refuse: Kueue places a PodSetGroup's leader by its workers' filters, so the leader's pod never starts there",
+				set.Name, hostList(refused)))
+		}
+	}
+	return joinReasons(out)
 }

@@ -160,3 +160,34 @@ func kueueOracleAgrees(want kueueOracleAns, r KueueResult) bool {
 	}
 	return true
 }
+
+// A PodSetGroup's leader that Kueue puts on a host its own node filters
+// refuse (kueue-oracle/leader-filter-*, the real Kueue's answers) is
+// admitted with a message saying its pod never starts there; one on a
+// host it admits is admitted without one.
+func TestKueueOracle_LeaderRefusedSaid(t *testing.T) {
+	for _, c := range []struct {
+		record  string
+		args    []string
+		refused string // the hosts named, "" for no message
+	}{
+		{"leader-filter-selector", nil, "b1-r1-h1"},
+		{"leader-filter-affinity", nil, "b1-r1-h1"},
+		{"leader-filter-nowhere", nil, "b1-r1-h1"},
+		{"leader-filter-balanced", nil, "b1-r1-h1"},
+		{"leader-filter-balanced", []string{"-topology-profile", "kueue-balanced"}, ""},
+	} {
+		t.Run(c.record+strings.Join(c.args, " "), func(t *testing.T) {
+			got := kueueResultsOf(t, c.args, td, []string{"kueue-oracle/" + c.record + ".yaml"})
+			require.Len(t, got, 1)
+			for _, r := range got {
+				require.Equal(t, "Admitted", r.Action)
+				if c.refused == "" {
+					require.NotContains(t, r.Message, "never starts")
+					continue
+				}
+				require.Contains(t, r.Message, "pod set leader is on "+c.refused+", which its own node selector, affinity or tolerations refuse")
+			}
+		})
+	}
+}
