@@ -153,6 +153,19 @@ type KueueOutcome struct {
 	// (no pod of them runs), so a caller reporting what the nodes hold
 	// adds them itself; nil when the held sets place no pod.
 	HeldNodes []placement.PodSetUsage
+	// HeldQuota is the quota Kueue's assumption of a Held Workload keeps
+	// from the Workloads tried after it, by flavor then resource name, in
+	// canonical units (CPU millicores, bytes); nil when it holds none
+	// (no ClusterQueues, or a set placing nodes alone).
+	HeldQuota []KueueAmount
+}
+
+// KueueAmount is an amount of one resource of one ResourceFlavor, in
+// canonical units (CPU millicores, bytes, counts).
+type KueueAmount struct {
+	Flavor   string
+	Resource placement.ResourceName
+	Amount   int64
 }
 
 // AdmitKueueWorkloads admits Kueue Workloads over s as Kueue's

@@ -23,6 +23,15 @@ func amountsOf(u map[flavorResource]int64) []frAmount {
 	return out
 }
 
+// kueueAmounts is usage u as [KueueAmount]s, by flavor then resource.
+func kueueAmounts(u map[flavorResource]int64) []KueueAmount {
+	var out []KueueAmount
+	for _, a := range amountsOf(u) {
+		out = append(out, KueueAmount{Flavor: a.fr.Flavor(), Resource: a.fr.Resource(), Amount: a.v})
+	}
+	return out
+}
+
 // amountList is c's usage as a list: the holder's, or, for a candidate
 // made without one, made from its usage and kept.
 func (c *preemptCand) amountList() []frAmount {

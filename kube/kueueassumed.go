@@ -60,6 +60,6 @@ func (a *admitter) unstick(w *KueueWorkload, o *KueueOutcome) error {
 	}
 	delete(a.assumed, w.Key())
 	delete(a.stuck, w.Key())
-	o.Held = false
+	o.Held, o.HeldQuota = false, nil
 	return nil
 }

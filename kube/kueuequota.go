@@ -10,7 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
 	configv1beta1 "sigs.k8s.io/kueue/apis/config/v1beta1"
 	configv1beta2 "sigs.k8s.io/kueue/apis/config/v1beta2"
@@ -730,19 +729,6 @@ func flavorMatches(tmpl *placement.Pod, keys map[string]bool, nodeLabels map[str
 	return na.Matches(&placement.Node{Labels: nodeLabels})
 }
 
-// quantity is v of resource r in canonical units (see [Quantity]) as a
-// Kubernetes quantity: millicores for cpu, powers of two for memory.
-func quantity(r placement.ResourceName, v int64) resource.Quantity {
-	switch corev1.ResourceName(r) {
-	case corev1.ResourceCPU:
-		return *resource.NewMilliQuantity(v, resource.DecimalSI)
-	case corev1.ResourceMemory, corev1.ResourceEphemeralStorage:
-		return *resource.NewQuantity(v, resource.BinarySI)
-	}
-	return *resource.NewQuantity(v, resource.DecimalSI)
-}
-
-// quantityString writes v of resource r as a Kubernetes quantity.
 // moreNeeded words the shortfall of a need over free quota of r: "2
 // more needed", or, when the need saturated (its sum passed what an int64
 // holds, so a difference would be made up), that it cannot be counted.
@@ -753,7 +739,9 @@ func moreNeeded(r placement.ResourceName, need, free int64) string {
 	return quantityString(r, need-free) + " more needed"
 }
 
+// quantityString writes v of resource r, in canonical units, as a
+// Kubernetes quantity ([CanonicalQuantity]).
 func quantityString(r placement.ResourceName, v int64) string {
-	q := quantity(r, v)
+	q := CanonicalQuantity(r, v)
 	return q.String()
 }

@@ -88,6 +88,7 @@ func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why 
 	if ch := ps.adm.choice; ch != nil {
 		a.addUsage(ps.adm.clusterQueue, ch.usage, 1)
 		held = usageWords(ch.usage)
+		o.HeldQuota = kueueAmounts(ch.usage)
 	}
 	if a.stuck == nil {
 		a.stuck = map[placement.Key]bool{}

@@ -92,7 +92,7 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 			psa.Flavors, psa.ResourceUsage = map[corev1.ResourceName]kueue.ResourceFlavorReference{}, corev1.ResourceList{}
 			for r, v := range quotaRequests(ka.cq, &w.Group.PodSets[k].Template, w.quotaCount(k)) {
 				psa.Flavors[corev1.ResourceName(r)] = kueue.ResourceFlavorReference(ch.flavors[k][r])
-				psa.ResourceUsage[corev1.ResourceName(r)] = quantity(r, v)
+				psa.ResourceUsage[corev1.ResourceName(r)] = CanonicalQuantity(r, v)
 			}
 			if ch.tas[k] == "" {
 				n := w.quotaCount(k)
@@ -140,7 +140,7 @@ func writeChangedSets(w *KueueWorkload, sets [][]placement.PodSetAssignment, cha
 				if r != corev1.ResourcePods {
 					v *= tmpl.Requests[placement.ResourceName(r)]
 				}
-				psa.ResourceUsage[r] = quantity(placement.ResourceName(r), v)
+				psa.ResourceUsage[r] = CanonicalQuantity(placement.ResourceName(r), v)
 			}
 		}
 	}

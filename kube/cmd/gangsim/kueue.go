@@ -39,8 +39,19 @@ type KueueResult struct {
 	// of a Held Workload keeps, sets placing no pod left out. They are not
 	// in the summary's allocation requested, only in its held.
 	HeldPodSets []KueuePodSet `json:"heldPodSets,omitempty"`
+	// HeldQuota is the quota a Held Workload keeps (kube.KueueOutcome.
+	// HeldQuota), by flavor then resource, as Kubernetes quantities.
+	HeldQuota []KueueQuantity `json:"heldQuota,omitempty"`
 	// heldNodes are HeldPodSets with one pod's requests, for the summary.
 	heldNodes []placement.PodSetUsage
+}
+
+// KueueQuantity is an amount of one resource of one ResourceFlavor.
+type KueueQuantity struct {
+	Flavor   string `json:"flavor"`
+	Resource string `json:"resource"`
+	// Quantity is the amount as Kubernetes writes it: "1500m", "2Gi".
+	Quantity string `json:"quantity"`
 }
 
 // KueuePodSet is where one pod set's pods go, in rank order.
@@ -141,6 +152,9 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 			r.PreemptedBy = o.PreemptedBy.String()
 		}
 		r.Held, r.heldNodes = o.Held, o.HeldNodes
+		for _, q := range o.HeldQuota {
+			r.HeldQuota = append(r.HeldQuota, KueueQuantity{Flavor: q.Flavor, Resource: string(q.Resource), Quantity: quantityOf(q.Resource, q.Amount)})
+		}
 		for _, u := range o.HeldNodes {
 			ps := KueuePodSet{Name: u.PodSet, Nodes: []NodePods{}}
 			for _, p := range u.Nodes {
@@ -211,4 +225,11 @@ func kueueProfileOf(fs *flag.FlagSet, given topology.Profile) topology.Profile {
 		return given
 	}
 	return topology.KueueProfile
+}
+
+// quantityOf writes v of resource r, in canonical units, as Kubernetes
+// writes the quantity.
+func quantityOf(r placement.ResourceName, v int64) string {
+	q := kube.CanonicalQuantity(r, v)
+	return q.String()
 }
