@@ -782,7 +782,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		partial = joinReasons([]string{partial, borrowWords(ps.adm.cq, a.used[ps.adm.clusterQueue], ch.usage)})
 	}
 	if a.opts.Plan.KueueLeaderAware {
-		partial = joinReasons([]string{partial, refusedLeaderWords(a.s, ps.group, planned)})
+		partial = joinReasons([]string{partial, refusedLeaderWords(a.s, ps.group, planned, w.isPhantom)})
 	}
 	partial = joinReasons([]string{a.preempted[w.Key()], partial})
 	if o.Action == KueueEvicted || o.Action == KueuePreempted {

@@ -106,10 +106,16 @@ func kueueGroupFilters(g *placement.Group, requests []topology.PodSetRequest, ph
 // tolerations in it), refuses: under the kueue profiles only a
 // PodSetGroup's leader lands there ([kueueGroupFilters]), admitted as
 // Kueue admits it, and its pod then never starts, which the caller would
-// otherwise learn only from the pod. "" when every host admits its set.
-func refusedLeaderWords(s *placement.Snapshot, group *placement.Group, planned map[string][]placement.PodSetAssignment) string {
+// otherwise learn only from the pod. A phantom leader (phantom reports it
+// by set name) has no pod to start and is left out. It is said when the
+// Workload is admitted, not of an admission read back (Kept). "" when
+// every host admits its set.
+func refusedLeaderWords(s *placement.Snapshot, group *placement.Group, planned map[string][]placement.PodSetAssignment, phantom func(string) bool) string {
 	var out []string
 	for _, set := range group.PodSets {
+		if phantom(set.Name) {
+			continue
+		}
 		var refused []string
 		for _, a := range planned[set.Name] {
 			if !placement.StaticFit(&set.Template, s.Node(a.NodeID)) {

@@ -164,30 +164,32 @@ func kueueOracleAgrees(want kueueOracleAns, r KueueResult) bool {
 // A PodSetGroup's leader that Kueue puts on a host its own node filters
 // refuse (kueue-oracle/leader-filter-*, the real Kueue's answers) is
 // admitted with a message saying its pod never starts there; one on a
-// host it admits is admitted without one.
+// host it admits, or a phantom leader (no pod), without one.
 func TestKueueOracle_LeaderRefusedSaid(t *testing.T) {
 	for _, c := range []struct {
-		record  string
-		args    []string
-		refused string // the hosts named, "" for no message
+		manifests []string
+		args      []string
+		workload  string
+		refused   string // the hosts named, "" for no message
 	}{
-		{"leader-filter-selector", nil, "b1-r1-h1"},
-		{"leader-filter-affinity", nil, "b1-r1-h1"},
-		{"leader-filter-nowhere", nil, "b1-r1-h1"},
-		{"leader-filter-balanced", nil, "b1-r1-h1"},
-		{"leader-filter-balanced", []string{"-topology-profile", "kueue-balanced"}, ""},
+		{[]string{"kueue-oracle/leader-filter-selector.yaml"}, nil, "default/lead-sel", "b1-r1-h1"},
+		{[]string{"kueue-oracle/leader-filter-affinity.yaml"}, nil, "default/lead-aff", "b1-r1-h1"},
+		{[]string{"kueue-oracle/leader-filter-nowhere.yaml"}, nil, "default/lead-nowhere", "b1-r1-h1"},
+		{[]string{"kueue-oracle/leader-filter-balanced.yaml"}, nil, "default/lead-bal", "b1-r1-h1"},
+		{[]string{"kueue-oracle/leader-filter-balanced.yaml"}, []string{"-topology-profile", "kueue-balanced"}, "default/lead-bal", ""},
+		// The phantom leader's own nodeSelector refuses its host: it has
+		// no pod to start (brk8 03).
+		{[]string{"kueue-oracle/preemption/cluster.yaml", "kueue-oracle/preemption/phantom-leader-selector.yaml"}, nil, "default/zw", ""},
 	} {
-		t.Run(c.record+strings.Join(c.args, " "), func(t *testing.T) {
-			got := kueueResultsOf(t, c.args, td, []string{"kueue-oracle/" + c.record + ".yaml"})
-			require.Len(t, got, 1)
-			for _, r := range got {
-				require.Equal(t, "Admitted", r.Action)
-				if c.refused == "" {
-					require.NotContains(t, r.Message, "never starts")
-					continue
-				}
-				require.Contains(t, r.Message, "pod set leader is on "+c.refused+", which its own node selector, affinity or tolerations refuse")
+		t.Run(strings.Join(append(c.manifests, c.args...), " "), func(t *testing.T) {
+			r, ok := kueueResultsOf(t, c.args, td, c.manifests)[c.workload]
+			require.True(t, ok)
+			require.Equal(t, "Admitted", r.Action)
+			if c.refused == "" {
+				require.NotContains(t, r.Message, "never starts")
+				return
 			}
+			require.Contains(t, r.Message, "pod set leader is on "+c.refused+", which its own node selector, affinity or tolerations refuse")
 		})
 	}
 }
