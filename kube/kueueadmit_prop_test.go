@@ -442,7 +442,8 @@ func drawQueueingStrategy(t *rapid.T) kueue.QueueingStrategy {
 // genPropWorkload draws a pending Workload of 1–3 pod sets (counts from
 // 0; the first set with pods may have a minCount; a required block, rack
 // or host, a preferred rack, unconstrained, or none; rack or host slices
-// of 2), in ns1 or ns2 through LocalQueue lq (or a missing one).
+// of 2), in ns1 or ns2 through LocalQueue lq (or a missing one). In some,
+// two of the sets are a PodSetGroup ([drawPropGroup]).
 func genPropWorkload(t *rapid.T, name string) *kueue.Workload {
 	x := &kueue.Workload{ObjectMeta: metav1.ObjectMeta{Namespace: []string{"ns1", "ns2"}[rapid.IntRange(0, 3).Draw(t, "ns2")/3], Name: name,
 		CreationTimestamp: metav1.NewTime(propNow.Add(-time.Duration(rapid.IntRange(1, 4).Draw(t, "age")) * time.Second))}}
@@ -451,10 +452,16 @@ func genPropWorkload(t *rapid.T, name string) *kueue.Workload {
 		x.Spec.Priority = &p
 	}
 	minCount := false
-	for s := range rapid.IntRange(1, 3).Draw(t, "pod sets") {
+	sets := rapid.IntRange(1, 3).Draw(t, "pod sets")
+	g := drawPropGroup(t, &sets)
+	for s := range sets {
 		ann := map[string]string{}
 		unit := int32(1)
-		switch rapid.IntRange(0, 8).Draw(t, "request") {
+		request := rapid.IntRange(0, 8).Draw(t, "request")
+		if g != nil && (s == g.leader || s == g.workers) {
+			request = -1 // the group's level, below
+		}
+		switch request {
 		case 0, 8:
 			ann[KueueRequiredTopology] = "rack"
 		case 1:
@@ -476,15 +483,22 @@ func genPropWorkload(t *rapid.T, name string) *kueue.Workload {
 		// A sliced set holds a slice at least (as Kueue's validation
 		// wants the slice size at most the count).
 		count := unit * int32(rapid.IntRange(1, 6).Draw(t, "count"))
-		if unit == 1 && rapid.IntRange(0, 7).Draw(t, "zero") == 7 {
+		if unit == 1 && request >= 0 && rapid.IntRange(0, 7).Draw(t, "zero") == 7 {
 			count = 0
+		}
+		if g != nil && s == g.leader {
+			count = int32(rapid.SampledFrom([]int{1, 1, 1, 2}).Draw(t, "leader count"))
 		}
 		ps := kueue.PodSet{Name: kueue.PodSetReference(fmt.Sprintf("s%d", s)), Count: count}
 		if count > 0 && !minCount && rapid.IntRange(0, 2).Draw(t, "partial") == 0 {
 			m := unit * int32(rapid.IntRange(1, int(count/unit)).Draw(t, "minCount"))
 			ps.MinCount, minCount = &m, true
 		}
-		req := corev1.ResourceList{corev1.ResourceCPU: rapid.SampledFrom([]resource.Quantity{resource.MustParse("500m"), resource.MustParse("1"), resource.MustParse("2")}).Draw(t, "cpu")}
+		cpus := []resource.Quantity{resource.MustParse("500m"), resource.MustParse("1"), resource.MustParse("2")}
+		if g != nil && s == g.leader {
+			cpus = append(cpus, resource.MustParse("3")) // a leader often asks more than a worker
+		}
+		req := corev1.ResourceList{corev1.ResourceCPU: rapid.SampledFrom(cpus).Draw(t, "cpu")}
 		if rapid.IntRange(0, 3).Draw(t, "gpu") == 3 {
 			req[propGPU] = resource.MustParse("1")
 		}
@@ -496,9 +510,12 @@ func genPropWorkload(t *rapid.T, name string) *kueue.Workload {
 		if rapid.IntRange(0, 5).Draw(t, "nodeSelector") == 5 {
 			ps.Template.Spec.NodeSelector = map[string]string{"pool": rapid.SampledFrom([]string{"a", "b"}).Draw(t, "selected pool")}
 		}
+		if g != nil && (s == g.leader || s == g.workers) {
+			g.apply(&ps)
+		}
 		x.Spec.PodSets = append(x.Spec.PodSets, ps)
 	}
-	if n := len(x.Spec.PodSets); n >= 2 && rapid.IntRange(0, 3).Draw(t, "grouped") == 0 {
+	if n := len(x.Spec.PodSets); g == nil && n >= 2 && rapid.IntRange(0, 3).Draw(t, "grouped") == 0 {
 		groupLastTwo(t, x)
 	}
 	return x
@@ -536,6 +553,77 @@ func groupLastTwo(t *rapid.T, x *kueue.Workload) {
 		ps := []*kueue.PodSet{a, b}[z]
 		ps.Count, ps.MinCount = 0, nil
 	}
+}
+
+// propGroup is a PodSetGroup drawn for a Workload: the spec.podSets
+// indexes of its leader and workers, their one level, and where the
+// group is named.
+type propGroup struct {
+	leader, workers int
+	level           string
+	preferred       bool
+	// field names the group, and gives the level, in topologyRequest
+	// rather than in the template's annotations.
+	field bool
+}
+
+// drawPropGroup draws, in one Workload of three, a PodSetGroup of a
+// leader and workers among its *sets sets (made two at least), as Kueue's
+// job webhook accepts one (jobframework ValidatePodSetGroupingTopology):
+// two sets, one level for both, both required or both preferred, no
+// slices, a name that is not a number. The leader, of one pod mostly, may
+// come before or after its workers in spec.podSets; the level is a
+// required block, rack or host or a preferred block or rack.
+func drawPropGroup(t *rapid.T, sets *int) *propGroup {
+	if rapid.IntRange(0, 2).Draw(t, "podSetGroup") != 1 {
+		return nil
+	}
+	*sets = max(*sets, 2)
+	pair := rapid.Permutation([]int{0, 1, 2}[:*sets]).Draw(t, "group sets")
+	levels := []struct {
+		key       string
+		preferred bool
+	}{{"rack", false}, {"block", false}, {corev1.LabelHostname, false}, {"rack", true}, {"block", true}}
+	l := rapid.SampledFrom(levels).Draw(t, "group level")
+	return &propGroup{leader: pair[0], workers: pair[1], level: l.key, preferred: l.preferred, field: rapid.Bool().Draw(t, "group in topologyRequest")}
+}
+
+// apply makes ps a set of group g: its level and group name in its
+// template's annotations, or in its topologyRequest.
+func (g *propGroup) apply(ps *kueue.PodSet) {
+	const name = "lw"
+	if g.field {
+		tr := &kueue.PodSetTopologyRequest{PodSetGroupName: new(name)}
+		if g.preferred {
+			tr.Preferred = new(g.level)
+		} else {
+			tr.Required = new(g.level)
+		}
+		ps.TopologyRequest = tr
+		return
+	}
+	ann := ps.Template.Annotations
+	if g.preferred {
+		ann[KueuePreferredTopology] = g.level
+	} else {
+		ann[KueueRequiredTopology] = g.level
+	}
+	ann[KueuePodSetGroup] = name
+}
+
+// specRequest is the topology request of pod set ps as the generator
+// wrote it, apart from the converter's: its topologyRequest when set,
+// else its template's annotations (slices of 2).
+func specRequest(ps *kueue.PodSet) (req topology.PodSetRequest) {
+	if tr := ps.TopologyRequest; tr != nil {
+		return topology.PodSetRequest{Required: deref(tr.Required), Preferred: deref(tr.Preferred), Group: deref(tr.PodSetGroupName)}
+	}
+	ann := ps.Template.Annotations
+	req = topology.PodSetRequest{Required: ann[KueueRequiredTopology], Preferred: ann[KueuePreferredTopology], Group: ann[KueuePodSetGroup]}
+	if key := ann[KueueSliceRequiredTopology]; key != "" {
+		req.Slices = []topology.SliceLayer{{Key: key, Size: 2}}
+	}
+	return req
 }
 
 // perturb changes the world after a first pass: some Workloads' counts
@@ -719,6 +807,23 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 			require.Len(t, tas, 1, "%s/%s: one topology flavor", o.Workload, psa.Name)
 			w.checkPods(t, s, x, k, q.Flavors[tas[0]], pods, o, before[x.Key()][set.Name])
 		}
+		w.checkGroups(t, s, q, x, o)
+	}
+	// A Workload held as Kueue's assumption holds the quota its message
+	// words, in its LocalQueue's ClusterQueue, unwritten.
+	for _, o := range outs {
+		if !o.Held {
+			continue
+		}
+		x := byKey[o.Workload]
+		require.Nil(t, x.Obj.Status.Admission, "%s held: no admission written", o.Workload)
+		cq := q.LocalQueues[placement.Key{Namespace: x.Obj.Namespace, Name: string(x.Obj.Spec.QueueName)}]
+		if used[cq] == nil {
+			used[cq] = map[flavorResource]int64{}
+		}
+		for fr, v := range heldUsage(t, o.Message) {
+			used[cq][fr] += v
+		}
 	}
 	// Per ClusterQueue, or per cohort (flat, without limits: its
 	// members' nominal quotas together), usage is within nominal quota.
@@ -741,12 +846,57 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 		}
 	}
 	w.checkVictims(t, c, outs, byKey)
-	checkStrictFIFO(t, c, outs, byKey)
+	checkStrictFIFO(t, c, outs, byKey, w.opts.Plan)
+	// The nodes Kueue's assumption of a held Workload places (out of the
+	// snapshot, as none of its pods runs) were free beside every
+	// admission: the Workloads tried after it saw them taken.
+	heldOn := map[placement.NodeID]map[placement.ResourceName]int64{}
+	for _, o := range outs {
+		for _, u := range o.HeldNodes {
+			require.True(t, o.Held, "%s: held nodes, not held", o.Workload)
+			for _, p := range u.Nodes {
+				id, ok := s.NodeID(p.Node)
+				require.True(t, ok, "%s: held on unknown node %s", o.Workload, p.Node)
+				if heldOn[id] == nil {
+					heldOn[id] = map[placement.ResourceName]int64{}
+				}
+				for r, v := range u.Requests {
+					heldOn[id][r] += v * int64(p.Count)
+				}
+			}
+		}
+	}
 	for id := range placement.NodeID(s.NumNodes()) {
 		for _, r := range s.Resources() {
 			require.GreaterOrEqual(t, s.Free(id, r), int64(0), "node %s over its allocatable %s", s.Node(id).Name, r)
+			require.GreaterOrEqual(t, s.Free(id, r)-heldOn[id][r], int64(0), "node %s over its allocatable %s with the held Workloads' pods; %s", s.Node(id).Name, r, summary(outs, byKey))
 		}
 	}
+}
+
+// heldUsage reads the quota a held Workload's message says it holds:
+// "Kueue assumes it (cpu 3 in flavor f0, pods 2 in flavor f0)" (none
+// without the parenthesis), in the model's units (cpu in millicores).
+func heldUsage(t require.TestingT, msg string) map[flavorResource]int64 {
+	_, rest, ok := strings.Cut(msg, "Kueue assumes it (")
+	if !ok {
+		return nil
+	}
+	words, _, ok := strings.Cut(rest, ")")
+	require.True(t, ok, "%q", msg)
+	out := map[flavorResource]int64{}
+	for _, w := range strings.Split(words, ", ") {
+		var r, v, f string
+		_, err := fmt.Sscanf(w, "%s %s in flavor %s", &r, &v, &f)
+		require.NoError(t, err, "%q in %q", w, msg)
+		qv := resource.MustParse(v)
+		n := qv.Value()
+		if r == string(corev1.ResourceCPU) {
+			n = qv.MilliValue()
+		}
+		out[frOf(f, placement.ResourceName(r))] += n
+	}
+	return out
 }
 
 // summary words outcomes with their admitted and spec counts, for a
@@ -819,17 +969,7 @@ func (w *propWorld) checkPods(t require.TestingT, s *placement.Snapshot, x *Kueu
 	want := map[string]int32{}
 	levels := w.levels[f.Topology]
 	// The request as the generator wrote it, apart from the converter's.
-	ann := x.Obj.Spec.PodSets[slices.IndexFunc(x.Obj.Spec.PodSets, func(p kueue.PodSet) bool { return string(p.Name) == set.Name })].Template.Annotations
-	req := topology.PodSetRequest{Required: ann[KueueRequiredTopology]}
-	if key := ann[KueueSliceRequiredTopology]; key != "" {
-		req.Slices = []topology.SliceLayer{{Key: key, Size: 2}}
-	}
-	// The template whose filters place the set: under the Kueue
-	// profiles a group's leader takes its workers' (kueueGroupFilters).
-	filters := &set.Template
-	if w.opts.Plan.KueueLeaderAware {
-		filters = &kueueGroupFilters(x.Group, x.Requests, x.isPhantom).PodSets[k].Template
-	}
+	req := specRequest(&x.Obj.Spec.PodSets[slices.IndexFunc(x.Obj.Spec.PodSets, func(p kueue.PodSet) bool { return string(p.Name) == set.Name })])
 	domains := map[string]bool{}
 	slices_ := make([]map[string]int32, len(req.Slices))
 	for i := range slices_ {
@@ -842,16 +982,9 @@ func (w *propWorld) checkPods(t require.TestingT, s *placement.Snapshot, x *Kueu
 		for l, v := range f.NodeLabels {
 			require.Equal(t, v, n.Labels[l], "%s: node %s not of flavor %s", name, n.Name, f.Name)
 		}
-		for l, v := range filters.NodeSelector {
-			require.Equal(t, v, n.Labels[l], "%s: node %s not selected", name, n.Name)
-		}
-		for _, taint := range n.Taints {
-			if taint.Effect == placement.TaintEffectPreferNoSchedule {
-				continue
-			}
-			tol := func(tl placement.Toleration) bool { return tl.Tolerates(taint) }
-			require.True(t, slices.ContainsFunc(set.Template.Tolerations, tol) || slices.ContainsFunc(filters.Tolerations, tol) || slices.ContainsFunc(f.Tolerations, tol), "%s: node %s's taint %s not tolerated", name, n.Name, taint.Key)
-		}
+		filters := w.nodeFilters(x, k, o)
+		require.True(t, slices.ContainsFunc(filters, func(ps *placement.PodSet) bool { return admitsNode(ps, f, n) }),
+			"%s: node %s not selected, or a taint of it not tolerated (taints %v)", name, n.Name, n.Taints)
 		if _, notReady := w.opts.NotReady[n.Name]; n.Unschedulable || notReady {
 			require.LessOrEqual(t, p.Count, before[n.Name], "%s: new pods on cordoned or not-ready node %s", name, n.Name)
 		}
@@ -872,6 +1005,170 @@ func (w *propWorld) checkPods(t require.TestingT, s *placement.Snapshot, x *Kueu
 			require.Zero(t, n%l.Size, "%s: %d pods in %s domain %s: not whole slices of %d", name, n, l.Key, d, l.Size)
 		}
 	}
+}
+
+// admitsNode reports whether set ps's template selects node n and, with
+// flavor f's tolerations, tolerates its taints (PreferNoSchedule ignored).
+func admitsNode(ps *placement.PodSet, f KueueFlavor, n *placement.Node) bool {
+	for l, v := range ps.Template.NodeSelector {
+		if n.Labels[l] != v {
+			return false
+		}
+	}
+	for _, taint := range n.Taints {
+		if taint.Effect == placement.TaintEffectPreferNoSchedule {
+			continue
+		}
+		tol := func(tl placement.Toleration) bool { return tl.Tolerates(taint) }
+		if !slices.ContainsFunc(ps.Template.Tolerations, tol) && !slices.ContainsFunc(f.Tolerations, tol) {
+			return false
+		}
+	}
+	return true
+}
+
+// nodeFilters are the sets whose node filters (selector, tolerations) may
+// have chosen the nodes of x's set k (in x.Group.PodSets), outcome o: its
+// own, but under the kueue profiles, where Kueue places a PodSetGroup's
+// leader by its workers' filters alone (kueueGroupFilters), a leader
+// admitted in the pass has its workers' and, as a leader kept may have
+// been repaired since (Kueue replaces its pods by its own filters), a set
+// of a group otherwise has either set's.
+func (w *propWorld) nodeFilters(x *KueueWorkload, k int, o KueueOutcome) []*placement.PodSet {
+	set := &x.Group.PodSets[k]
+	other := w.groupPartner(x, k)
+	if other == nil || !w.opts.Plan.KueueLeaderAware {
+		return []*placement.PodSet{set}
+	}
+	j := groupPartnerIndex(x, k)
+	if j < 0 || o.Action != KueueAdmitted && o.Action != KueueReadmitted {
+		return []*placement.PodSet{set, other}
+	}
+	// Kueue's leader is the later set in spec.podSets (Group.PodSets'
+	// order), unless it has more pods (findLeaderAndWorkers); a phantom
+	// leader has none.
+	pods := func(i int) (n int32) {
+		if x.PhantomLeader(x.Group.PodSets[i].Name) {
+			return 0
+		}
+		for _, p := range o.PodSets[i] {
+			n += p.Count
+		}
+		return n
+	}
+	work, lead := min(j, k), max(j, k)
+	if pods(lead) > pods(work) {
+		work, lead = lead, work
+	}
+	if k == lead {
+		return []*placement.PodSet{other}
+	}
+	return []*placement.PodSet{set}
+}
+
+// groupPartner is the other set of the PodSetGroup of x's set k (in
+// x.Group.PodSets), nil when that set is in none. A partner of count 0
+// now (shrunk since it was admitted, its pods' nodes chosen by its
+// filters) is made from its spec: its nodeSelector and tolerations.
+func (w *propWorld) groupPartner(x *KueueWorkload, k int) *placement.PodSet {
+	if j := groupPartnerIndex(x, k); j >= 0 {
+		return &x.Group.PodSets[j]
+	}
+	g := ""
+	for i := range x.Obj.Spec.PodSets {
+		if string(x.Obj.Spec.PodSets[i].Name) == x.Group.PodSets[k].Name {
+			g = specRequest(&x.Obj.Spec.PodSets[i]).Group
+		}
+	}
+	for i := range x.Obj.Spec.PodSets {
+		ps := &x.Obj.Spec.PodSets[i]
+		if g == "" || string(ps.Name) == x.Group.PodSets[k].Name || specRequest(ps).Group != g {
+			continue
+		}
+		out := &placement.PodSet{Name: string(ps.Name)}
+		out.Template.NodeSelector = ps.Template.Spec.NodeSelector
+		for _, tl := range ps.Template.Spec.Tolerations {
+			out.Template.Tolerations = append(out.Template.Tolerations, placement.Toleration{Key: tl.Key, Operator: placement.TolerationOperator(tl.Operator), Value: tl.Value, Effect: placement.TaintEffect(tl.Effect)})
+		}
+		return out
+	}
+	return nil
+}
+
+// groupPartnerIndex is the index in x.Group.PodSets of the other set of
+// the PodSetGroup of x's set k, -1 when there is none.
+func groupPartnerIndex(x *KueueWorkload, k int) int {
+	reqs := map[string]topology.PodSetRequest{}
+	for i := range x.Obj.Spec.PodSets {
+		reqs[string(x.Obj.Spec.PodSets[i].Name)] = specRequest(&x.Obj.Spec.PodSets[i])
+	}
+	g := reqs[x.Group.PodSets[k].Name].Group
+	if g == "" {
+		return -1
+	}
+	return slices.IndexFunc(x.Group.PodSets, func(ps placement.PodSet) bool {
+		return ps.Name != x.Group.PodSets[k].Name && reqs[ps.Name].Group == g
+	})
+}
+
+// checkGroups: each PodSetGroup of an admitted Workload x of a required
+// level (outcome o, flavors as its admission writes them) holds one
+// flavor for both sets, and its leader and workers lie in one domain of
+// that level, as Kueue places the group as one request
+// (FindTopologyAssignmentsForFlavor). A Workload repaired, resized, or
+// waiting for either, is left out of the domains: Kueue replaces a failed
+// node's pods set by set, each within its own set's required domain, or
+// anywhere when the failed node held all of that set's pods
+// (findReplacementAssignment, requiredReplacementDomain), and places an
+// elastic group's added pods, with its leader, by a fresh search of their
+// own (handleScaleUp), so the leader and its workers may then lie apart.
+func (w *propWorld) checkGroups(t require.TestingT, s *placement.Snapshot, q *KueueQueues, x *KueueWorkload, o KueueOutcome) {
+	if len(o.PodSets) == 0 {
+		return
+	}
+	// A repair may be worded beside a resize (GrowWaits, Resized).
+	repaired := slices.Contains([]KueueAction{KueueRepaired, KueueReplacementWaits, KueueResized, KueueGrowWaits}, o.Action) || strings.Contains(o.Message, "replaced on ")
+	adm := x.Obj.Status.Admission
+	for k := range x.Group.PodSets {
+		j := groupPartnerIndex(x, k)
+		if j < k {
+			continue // none, or seen from its partner
+		}
+		a, b := x.Group.PodSets[k].Name, x.Group.PodSets[j].Name
+		name := fmt.Sprintf("%s group of %s and %s (%s: %s; pods %v)", o.Workload, a, b, o.Action, o.Message, o.PodSets)
+		fa := adm.PodSetAssignments[slices.IndexFunc(adm.PodSetAssignments, func(p kueue.PodSetAssignment) bool { return string(p.Name) == a })]
+		fb := adm.PodSetAssignments[slices.IndexFunc(adm.PodSetAssignments, func(p kueue.PodSetAssignment) bool { return string(p.Name) == b })]
+		if *fa.Count == 0 && !x.PhantomLeader(a) || *fb.Count == 0 && !x.PhantomLeader(b) {
+			continue // a phantom leader's one pod lies beside its workers
+		}
+		topo := ""
+		for r, f := range fa.Flavors {
+			if g, ok := fb.Flavors[r]; ok {
+				require.Equal(t, f, g, "%s: the group's sets in different flavors of %s", name, r)
+			}
+			topo = cmp.Or(topo, q.Flavors[string(f)].Topology)
+		}
+		req := specRequest(&x.Obj.Spec.PodSets[slices.IndexFunc(x.Obj.Spec.PodSets, func(p kueue.PodSet) bool { return string(p.Name) == a })])
+		if req.Required == "" || fa.TopologyAssignment == nil || repaired {
+			continue
+		}
+		levels := w.levels[topo]
+		domains := map[string]bool{}
+		for _, p := range append(slices.Clone(o.PodSets[k]), o.PodSets[j]...) {
+			domains[domainOf(s.Node(p.NodeID), levels, req.Required)] = true
+		}
+		require.LessOrEqual(t, len(domains), 1, "%s: leader and workers in %d domains of required level %s: %v", name, len(domains), req.Required, domains)
+	}
+}
+
+// hasGroup reports whether x has a PodSetGroup of two sets with pods.
+func hasGroup(x *KueueWorkload) bool {
+	for k := range x.Group.PodSets {
+		if groupPartnerIndex(x, k) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // byNode is each set's pods in node order.
@@ -927,15 +1224,20 @@ func domainOf(n *placement.Node, levels []string, key string) string {
 // tolerating; ClusterQueues of one to three resource groups with nominal
 // quotas from 0 and namespaceSelectors; LocalQueues, some missing; and
 // Workloads of one to three pod sets (counts from 0, minCounts, required,
-// preferred or no level, slices, priorities) — admitted once, then
+// preferred or no level, slices, priorities, PodSetGroups of a leader and
+// workers named in annotations or topologyRequest) — admitted once, then
 // perturbed (counts changed, nodes gone, failed, tainted NoExecute,
 // cordoned, new Workloads) and admitted again, AdmitKueueWorkloads keeps
 // every invariant: per ClusterQueue, flavor and resource, the admitted
 // usage is at most the nominal quota; every placed pod is on a node of
 // its set's one topology flavor, selected, tolerated, within capacity,
 // new pods off cordoned and not-ready nodes; a set lies in one domain of
-// its required level and in whole slices; admitted counts lie from the
-// minCount to the count. The pass is a fixed point (unless it stopped a
+// its required level and in whole slices, a PodSetGroup's leader and
+// workers in one flavor and one domain of the group's required level (a
+// leader under the kueue profiles on nodes its workers' filters admit);
+// admitted counts lie from the minCount to the count; a Workload held as
+// Kueue's assumption has nothing written, and its quota and its held
+// pods fit beside the admitted ones. The pass is a fixed point (unless it stopped a
 // preemption cycle or held a Workload unwritten): run again over its
 // own output, every Workload holding quota is Kept (or waits as it did)
 // with the same pods and flavors, every pending one stays pending with
@@ -1083,8 +1385,12 @@ func waitedThenProgressed(first, then KueueAction) bool {
 // 1 KB in flow style, over one or two racks of one host: a Workload of a
 // required rack and a minCount, without queues; one with a minCount
 // through a ClusterQueue of a topology flavor, and of a flavor without
-// one.
+// one; a PodSetGroup of a 2-CPU leader and two 1-CPU workers, without
+// queues, at a required rack under the kueue profile and a preferred one
+// under kueue-balanced ([fuzzProfile]).
 var kueueAdmitSeeds = []string{
+	"# profile: kueue\n" + kueueSeedTopology + kueueSeedNodes + kueueSeedGroup("required"),
+	"# profile: kueue-balanced\n" + kueueSeedTopology + kueueSeedNodes + kueueSeedGroup("preferred"),
 	kueueSeedTopology + kueueSeedNodes +
 		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec: {queueName: lq, podSets: [{name: m, count: 6, minCount: 2, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: rack}}, spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]}\n",
 	kueueSeedTopology + kueueSeedNode + kueueSeedQueue("f", "nodeLabels: {pool: p}, topologyName: t") + kueueSeedWorkload,
@@ -1099,6 +1405,16 @@ const (
 	kueueSeedWorkload = "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec: {queueName: lq, podSets: [{name: m, count: 4, minCount: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}}]}\n"
 )
 
+// kueueSeedGroup is a Workload of a PodSetGroup, its leader and workers
+// asking for a rack as kind says (required or preferred) in
+// topologyRequest.
+func kueueSeedGroup(kind string) string {
+	set := func(name, count, cpu string) string {
+		return "{name: " + name + ", count: " + count + ", topologyRequest: {" + kind + ": rack, podSetGroupName: g}, template: {spec: {containers: [{name: c, resources: {requests: {cpu: '" + cpu + "'}}}]}}}"
+	}
+	return "---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec: {queueName: lq, podSets: [" + set("l", "1", "2") + ", " + set("w", "2", "1") + "]}\n"
+}
+
 // kueueSeedQueue is ResourceFlavor flavor of spec fields spec (flow
 // style), the ClusterQueue q of 3 CPUs in it, and LocalQueue lq.
 func kueueSeedQueue(flavor, spec string) string {
@@ -1107,9 +1423,30 @@ func kueueSeedQueue(flavor, spec string) string {
 		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: lq}\nspec: {clusterQueue: q}\n"
 }
 
+// fuzzProfile is the planner profile FuzzKueueAdmit admits input in
+// under, one gangsim may use for Kueue Workloads: the one its first line
+// names as a YAML comment ("# profile: kueue-balanced"), else one drawn
+// from its bytes (their sum modulo 3), so that a corpus entry stays one
+// string and each mutation may change the profile too.
+func fuzzProfile(in string) topology.Profile {
+	profiles := []topology.Profile{topology.KueueProfile, topology.KueueBalancedProfile, topology.GangschedProfile}
+	first, _, _ := strings.Cut(in, "\n")
+	if name, ok := strings.CutPrefix(first, "# profile: "); ok {
+		if p, err := topology.ParseProfile(strings.TrimSpace(name)); err == nil {
+			return p
+		}
+	}
+	sum := 0
+	for i := range len(in) {
+		sum += int(in[i])
+	}
+	return profiles[sum%len(profiles)]
+}
+
 // FuzzKueueAdmit: any manifest that loads, of at most 64 nodes and 16
 // Workloads of at most 256 pods in all, is admitted (over its one
-// Topology, or the Topologies its ResourceFlavors name) without a panic;
+// Topology, or the Topologies its ResourceFlavors name), under the
+// planner profile [fuzzProfile] draws, without a panic;
 // an error is an input error naming its object and field; and, when no
 // Workload of the input holds quota, what admission reserves fits every
 // node.
@@ -1157,7 +1494,7 @@ func FuzzKueueAdmit(f *testing.F) {
 			}
 		}
 		held := slices.ContainsFunc(c.KueueWorkloads, func(w *KueueWorkload) bool { return w.Admitted })
-		s, _, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: propNow, NotReady: c.NotReady, Queues: c.KueueQueues})
+		s, _, err := AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Now: propNow, NotReady: c.NotReady, Queues: c.KueueQueues, Plan: fuzzProfile(in).Options()})
 		if err != nil {
 			requireInputError(t, err)
 			return
@@ -1252,11 +1589,16 @@ func (w *propWorld) checkVictims(t require.TestingT, c *Cluster, outs []KueueOut
 // the pass's start (never admitted, or evicted from a failed node) and
 // left pending blocks those queued after it: none of them was admitted in
 // the pass — unless it holds its quota unwritten, as Kueue's assumed
-// Workload whose admission its API refuses ([admitter.stick]). One never tried says so, naming a head, and only behind a
+// Workload whose admission its API refuses ([admitter.stick]), or may
+// have held it earlier in the pass: a PodSetGroup whose split Kueue's
+// search loses (plan's KueueLeaderAware or KueueBalanced) is held so,
+// the Workloads after it tried while its admission is in flight, and
+// once one of them is admitted it is tried again and may no longer fit
+// (kueueassumed.go), left pending behind those admitted meanwhile. One never tried says so, naming a head, and only behind a
 // Workload left waiting (pending, evicted or preempted). Elsewhere one
 // waits behind a head only when that head stays its ClusterQueue's head
 // because room kept by a blocked head took its own, cycle after cycle.
-func checkStrictFIFO(t require.TestingT, c *Cluster, outs []KueueOutcome, byKey map[placement.Key]*KueueWorkload) {
+func checkStrictFIFO(t require.TestingT, c *Cluster, outs []KueueOutcome, byKey map[placement.Key]*KueueWorkload, plan topology.PlanOptions) {
 	q := c.KueueQueues
 	if q == nil {
 		return
@@ -1278,7 +1620,7 @@ func checkStrictFIFO(t require.TestingT, c *Cluster, outs []KueueOutcome, byKey 
 			continue
 		}
 		if head, ok := blocking[cq.Name]; ok {
-			require.NotContains(t, []KueueAction{KueueAdmitted, KueueReadmitted}, o.Action, "%s admitted behind %s, pending in StrictFIFO %s", o.Workload, head, cq.Name)
+			require.NotContains(t, []KueueAction{KueueAdmitted, KueueReadmitted}, o.Action, "%s admitted behind %s, pending in StrictFIFO %s; %s", o.Workload, head, cq.Name, summary(outs, byKey))
 		}
 		if strings.HasPrefix(o.Message, "waits behind") {
 			require.True(t, waiting[cq.Name], "%s: %s; %s", o.Workload, o.Message, summary(outs, byKey))
@@ -1288,9 +1630,12 @@ func checkStrictFIFO(t require.TestingT, c *Cluster, outs []KueueOutcome, byKey 
 			// admission is in flight the Workloads after it are tried.
 			continue
 		}
+		mayHaveHeld := (plan.KueueLeaderAware || plan.KueueBalanced) && hasGroup(byKey[o.Workload])
 		switch o.Action {
 		case KueuePending, KueueEvicted:
-			if _, ok := blocking[cq.Name]; !ok {
+			// One perhaps assumed, then tried again and left pending,
+			// blocks none.
+			if _, ok := blocking[cq.Name]; !ok && !mayHaveHeld {
 				blocking[cq.Name] = o.Workload
 			}
 			waiting[cq.Name] = true
@@ -1387,6 +1732,59 @@ func TestProp_KueueAdmitQueuesDrainsAndReclaims(t *testing.T) {
 	}
 	for _, k := range []string{kueue.WorkloadEvictedByClusterQueueStopped, kueue.WorkloadEvictedByLocalQueueStopped, "kept under Hold", "admitted without reclaimable pods"} {
 		require.Positive(t, seen[k], "never %s: %v", k, seen)
+	}
+	t.Logf("in %d runs of 100 worlds: %v", rounds, seen)
+}
+
+// The worlds of TestProp_KueueAdmitQueues do see PodSetGroups: admitted
+// at a required level under the kueue profiles' leader-aware search and
+// under gangsched's group search, admitted at a preferred level, and held
+// as Kueue's assumption of a split that lost a set; else checkGroups and
+// the held Workloads' checks would check little.
+func TestProp_KueueAdmitQueuesGroups(t *testing.T) {
+	seen := map[string]int{}
+	want := []string{"required, leader-aware", "required, gangsched", "preferred", "held split"}
+	rounds := 0
+	for range 30 {
+		rounds++
+		rapid.Check(t, func(rt *rapid.T) {
+			w := genPropWorld(rt)
+			for pass := range 2 {
+				if pass == 1 {
+					w.perturb(rt)
+				}
+				c, _, outs := w.admit(rt)
+				for _, o := range outs {
+					x := c.KueueWorkloads[slices.IndexFunc(c.KueueWorkloads, func(x *KueueWorkload) bool { return x.Key() == o.Workload })]
+					if o.Held && strings.Contains(o.Message, "PodSetGroup") {
+						seen["held split"]++
+					}
+					if o.Action != KueueAdmitted && o.Action != KueueReadmitted {
+						continue
+					}
+					for k := range x.Group.PodSets {
+						j := groupPartnerIndex(x, k)
+						if j < k || len(o.PodSets[k]) == 0 || len(o.PodSets[j]) == 0 {
+							continue
+						}
+						switch r := specRequest(&x.Obj.Spec.PodSets[slices.IndexFunc(x.Obj.Spec.PodSets, func(p kueue.PodSet) bool { return string(p.Name) == x.Group.PodSets[k].Name })]); {
+						case r.Preferred != "":
+							seen["preferred"]++
+						case w.opts.Plan.KueueLeaderAware:
+							seen["required, leader-aware"]++
+						default:
+							seen["required, gangsched"]++
+						}
+					}
+				}
+			}
+		})
+		if !slices.ContainsFunc(want, func(k string) bool { return seen[k] == 0 }) {
+			break
+		}
+	}
+	for _, k := range want {
+		require.Positive(t, seen[k], "never a group %s: %v", k, seen)
 	}
 	t.Logf("in %d runs of 100 worlds: %v", rounds, seen)
 }
