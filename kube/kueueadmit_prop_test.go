@@ -810,7 +810,8 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 		w.checkGroups(t, s, q, x, o)
 	}
 	// A Workload held as Kueue's assumption holds the quota its message
-	// words, in its LocalQueue's ClusterQueue, unwritten.
+	// words and its HeldQuota lists, in its LocalQueue's ClusterQueue,
+	// unwritten.
 	for _, o := range outs {
 		if !o.Held {
 			continue
@@ -821,7 +822,15 @@ func (w *propWorld) checkAdmission(t require.TestingT, c *Cluster, s *placement.
 		if used[cq] == nil {
 			used[cq] = map[flavorResource]int64{}
 		}
-		for fr, v := range heldUsage(t, o.Message) {
+		// Its HeldQuota says what its message words.
+		field := map[flavorResource]int64{}
+		for _, a := range o.HeldQuota {
+			field[frOf(a.Flavor, a.Resource)] += a.Amount
+		}
+		worded := heldUsage(t, o.Message)
+		require.Len(t, field, len(worded), "%s: HeldQuota %v, message %q", o.Workload, o.HeldQuota, o.Message)
+		for fr, v := range worded {
+			require.Equal(t, v, field[fr], "%s: HeldQuota %v, message %q", o.Workload, o.HeldQuota, o.Message)
 			used[cq][fr] += v
 		}
 	}
