@@ -118,6 +118,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		return exitInput
 	}
 	if *fgdExp {
+		// The experiment allocates per policy and prints its own table:
+		// a replay's flags would be ignored (brk8 02).
+		if err := checkFlagsUnused(fs, "-fgd-experiment", "report", "policy", "speed-up", "sample-every", "o"); err != nil {
+			fmt.Fprintln(stderr, "gangsim:", err)
+			return exitInput
+		}
 		return fgdMain(stdout, stderr, traces, *openbPods, *fgdSeeds)
 	}
 	k8sProfile, err := gang.ParseProfile(*profileName)
@@ -386,6 +392,18 @@ func checkFlagNeeds(fs *flag.FlagSet, on map[string]bool) error {
 	fs.Visit(func(f *flag.Flag) {
 		if need, ok := flagNeeds[f.Name]; ok && !on[need] && err == nil {
 			err = fmt.Errorf("-%s does nothing without -%s: give both", f.Name, need)
+		}
+	})
+	return err
+}
+
+// checkFlagsUnused refuses any of names set on fs, which mode (a flag)
+// does not read, naming both.
+func checkFlagsUnused(fs *flag.FlagSet, mode string, names ...string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(names, f.Name) && err == nil {
+			err = fmt.Errorf("%s does not read -%s: leave it out", mode, f.Name)
 		}
 	})
 	return err

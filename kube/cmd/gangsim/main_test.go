@@ -176,6 +176,8 @@ func TestBadInput(t *testing.T) {
 		{"-suggest-new-domain with -suggest-nodes=false", []string{"-suggest-nodes=false", "-suggest-new-domain", "r9", "-f", "x"}, `-suggest-new-domain does nothing without -suggest-nodes: give both`},
 		{"-speed-up without -trace", []string{"-speed-up", "2", "-f", "x"}, `-speed-up does nothing without -trace: give both`},
 		{"-fgd-seeds without -fgd-experiment", []string{"-fgd-seeds", "2", "-f", "x"}, `-fgd-seeds does nothing without -fgd-experiment: give both`},
+		{"-fgd-experiment with -report", []string{"-fgd-experiment", "-trace", "openb=x", "-report", "r.html"}, `-fgd-experiment does not read -report: leave it out`},
+		{"-fgd-experiment with -o json", []string{"-fgd-experiment", "-trace", "openb=x", "-o", "json"}, `-fgd-experiment does not read -o: leave it out`},
 		// 50 Jobs of parallelism 100,000: refused before any pod exists.
 		{"too many job pods", []string{"-f", write("jobs.yaml", jobs(50, 100_000))},
 			`jobs.yaml: document 6 (line 51): Job "default/j-05": spec.parallelism: its 100000 pods would bring the input to 600000 pods (0 given, the rest from Jobs), above the limit of 500000 (LoadOptions.MaxPods); raise the limit with -max-pods`},
