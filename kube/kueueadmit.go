@@ -312,7 +312,10 @@ type KueueAmount struct {
 // and no slices, as Kueue's TAS writes one; a level its request names
 // must still exist. An admitted set scaled to 0 releases its pods (the
 // Workload is Resized); one admitted at 0 that now asks for pods grows
-// from none as a new set would be planned.
+// from none as a new set would be planned. A PodSetGroup's phantom leader
+// (KueueWorkload.PhantomLeader) holds its node's pod slot for Kueue's
+// decisions in the call, and not in the snapshot returned: no pod of it
+// is ever made, so kube-scheduler's cycles see the slot free.
 //
 // tree must be built on s (or a snapshot s derives from) with levels whose
 // lowest is kubernetes.io/hostname. A request naming a level the tree
@@ -430,6 +433,9 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		return nil, nil, err
 	}
 	if err := a.releaseStuck(out); err != nil {
+		return nil, nil, err
+	}
+	if err := a.releasePhantoms(); err != nil {
 		return nil, nil, err
 	}
 	for i, w := range queue {

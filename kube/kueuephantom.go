@@ -167,3 +167,22 @@ func (w *KueueWorkload) grouped(name string) bool {
 func (w *KueueWorkload) specIndex(name string) int {
 	return slices.IndexFunc(w.Obj.Spec.PodSets, func(ps kueue.PodSet) bool { return string(ps.Name) == name })
 }
+
+// releasePhantoms takes the phantom leaders' reservations out of the
+// snapshot once admission is over: they count for Kueue's decisions (its
+// TAS cache counts the phantom pod on its host), made by then, but no Pod
+// object is ever made for one, so kube-scheduler's NodeResourcesFit,
+// which counts the pods it sees, leaves the slot free (the tester brk8's
+// finding 06).
+func (a *admitter) releasePhantoms() error {
+	for _, w := range a.queue {
+		for _, set := range w.Group.PodSets {
+			if w.isPhantom(set.Name) {
+				if err := a.release(w, set.Name); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

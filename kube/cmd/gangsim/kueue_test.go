@@ -136,6 +136,9 @@ var kueueGoldens = []golden{
 	// leader Kueue loses holds its workers' hosts too, with Kueue's counts.
 	{"kueue-held-lost-split-json", []string{"-o", "json", "-f", td + "kueue-oracle/preemption/r21-lost-split-held.yaml"}, exitWaiting},
 	{"kueue-held-lost-leader", []string{"-topology-profile", "kueue-balanced", "-f", td + "kueue-oracle/preemption/r23-lost-leader-workers-held.yaml"}, exitWaiting},
+	// brk8 06: a phantom leader holds its host's pod slot for Kueue alone;
+	// kube-scheduler's cycle binds a plain pod there.
+	{"kueue-phantom-pod-slot", []string{"-f", td + "kueue-tas/phantom-pod-slot.yaml"}, exitPlaced},
 	{"kueue-workloads-zero-count-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "zero-count.yaml"}, exitWaiting},
 	// Checked by hand (see the manifest's header): tolerant, which
 	// tolerates every taint, takes b1-r1-h1 and not the cordoned
