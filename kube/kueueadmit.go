@@ -332,7 +332,7 @@ type KueueAmount struct {
 // [*placement.FieldError]; s and the objects are then
 // left as they were only in part, and must be discarded.
 func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
-	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, preempted: map[placement.Key]string{}, issued: map[string]bool{}}
+	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, preempted: map[placement.Key]string{}, issued: map[string]bool{}, cycleStart: -1}
 	if opts.Queues != nil {
 		a.opts.Queues = opts.Queues.indexed()
 	}
@@ -537,6 +537,10 @@ type admitter struct {
 	// the admissions and preemptions made in this run.
 	assumed map[placement.Key]assumedHold
 	changes int
+	// cycleStart is changes when the scheduling cycle being settled
+	// began, whose state its heads were planned on, or -1 outside the
+	// cycles, where a plan is settled on the state it was made on.
+	cycleStart int
 	// nominating, while not nil, keeps what the preemption searches of
 	// one scheduling cycle's nominations read of its starting state
 	// ([nominationCache]).

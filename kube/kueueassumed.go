@@ -19,7 +19,11 @@ import "github.com/gangsched/gangsched/placement"
 // search puts the group on the other rack).
 
 // assumedHold is what such a Workload holds: its ClusterQueue's quota
-// usage (none without queues), and a.changes when it was held.
+// usage (none without queues), and a.changes when it was planned: at the
+// start of its scheduling cycle, so that a head of another ClusterQueue
+// admitted in the same cycle, which its plan did not see, has it tried
+// again in the next, as Kueue assumes it again as its ClusterQueue's head
+// on the state that admission left (the tester brk8's finding 07).
 type assumedHold struct {
 	cq    string
 	usage map[flavorResource]int64
@@ -30,6 +34,9 @@ type assumedHold struct {
 // one Kueue assumes and cannot write.
 func (a *admitter) noteAssumed(w *KueueWorkload, ps plannedSets) {
 	h := assumedHold{cq: ps.adm.clusterQueue, at: a.changes}
+	if a.cycleStart >= 0 {
+		h.at = a.cycleStart
+	}
 	if ch := ps.adm.choice; ch != nil {
 		h.usage = ch.usage
 	}

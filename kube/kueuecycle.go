@@ -94,7 +94,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	if !a.opts.noMemo {
 		a.newNominationMemo()
 	}
-	defer func() { a.holders, a.nominating, a.memo = nil, nil, nil }()
+	defer func() { a.holders, a.nominating, a.memo, a.cycleStart = nil, nil, nil, -1 }()
 	for {
 		heads := a.cycleHeads(pending, out, aside)
 		if !slices.ContainsFunc(heads, func(i int) bool { return !blocked[i] }) {
@@ -108,6 +108,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			continue
 		}
 		entries := make([]cycleEntry, 0, len(heads))
+		a.cycleStart = a.changes
 		a.nominating = &nominationCache{collected: map[string][]*KueueClusterQueue{}}
 		for _, i := range heads {
 			if a.retriable(a.queue[i]) {

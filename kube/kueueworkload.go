@@ -492,7 +492,9 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			return placement.Errorf(placement.ErrNotFound, obj, f+".name", "%q is not a pod set of spec.podSets", a.Name)
 		case seen[j]:
 			return placement.Errorf(placement.ErrDuplicate, obj, f+".name", "pod set %q is assigned twice", a.Name)
-		case a.TopologyAssignment == nil && len(a.Flavors) == 0:
+		case a.TopologyAssignment == nil && len(a.Flavors) == 0 && !zeroUsage(a.ResourceUsage):
+			// A set requesting nothing has no resource to give a flavor:
+			// Kueue writes it with neither, and so does gangsim.
 			return placement.Errorf(ErrUnsupported, obj, f+".topologyAssignment", "must be set: gangsim admits pod sets with topology assignments, or in a ResourceFlavor without a Topology")
 		}
 		seen[j] = true
@@ -605,4 +607,15 @@ func KueueTopologyLevels(t *kueue.Topology) ([]string, error) {
 		return nil, placement.Errorf(ErrUnsupported, obj, fmt.Sprintf("spec.levels[%d].nodeLabel", len(out)-1), "the lowest level is %q: gangsim admits Kueue Workloads over a Topology whose lowest level is %s", last, corev1.LabelHostname)
 	}
 	return out, nil
+}
+
+// zeroUsage reports whether a podSetAssignment's resourceUsage holds no
+// amount above zero: the set requests nothing.
+func zeroUsage(u corev1.ResourceList) bool {
+	for _, q := range u {
+		if q.Sign() > 0 {
+			return false
+		}
+	}
+	return true
 }
