@@ -199,7 +199,7 @@ func writeKueue(w io.Writer, rs []KueueResult) {
 				nodes = append(nodes, fmt.Sprintf("%s×%d", n.Node, n.Count))
 			}
 			if ps.Phantom && len(nodes) > 0 {
-				nodes[len(nodes)-1] += " (count 0: Kueue's phantom leader, holding no quota and no requests, no pod run)"
+				nodes[len(nodes)-1] += " (count 0: Kueue's phantom leader, no requests held on its node, no pod run)"
 			}
 			switch {
 			case ps.Flavor == "":
