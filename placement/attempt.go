@@ -198,13 +198,22 @@ func (sv *solver) scheduled(win *attempt) Decision {
 	d.Steps = sv.steps
 	d.Truncated = sv.exhausted
 	d.Proven = win.proven && !sv.hookCut
-	// Concatenated, not formatted: fmt was a twentieth of a small
-	// group's Solve.
-	already := ""
-	if sv.bound > 0 {
-		already = " (" + strconv.Itoa(sv.bound) + " already bound)"
+	// Appended in a buffer on the stack, not formatted (fmt was a
+	// twentieth of a small group's Solve) nor concatenated: the message
+	// is then one allocation, where each number, the placement's name and
+	// the whole were one apiece.
+	var buf [96]byte
+	b := strconv.AppendInt(buf[:0], int64(win.placed), 10)
+	b = append(b, " of "...)
+	b = strconv.AppendInt(b, int64(len(sv.members)), 10)
+	b = append(b, " members placed"...)
+	if win.p.Name != "" {
+		b = append(append(b, " in "...), win.p.Name...)
 	}
-	d.Message = strconv.Itoa(win.placed) + " of " + strconv.Itoa(len(sv.members)) + " members placed" + inName(win.p) + already
+	if sv.bound > 0 {
+		b = append(strconv.AppendInt(append(b, " ("...), int64(sv.bound), 10), " already bound)"...)
+	}
+	d.Message = string(b)
 	return d
 }
 
