@@ -2,5 +2,6 @@
 
 package placement_test
 
-// raceOn: the race detector is on, and sync.Pool drops items at random.
+// raceOn says whether the race detector is on: it makes sync.Pool drop
+// items at random, so that allocation counts vary.
 const raceOn = true
