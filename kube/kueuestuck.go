@@ -152,8 +152,8 @@ func (a *admitter) isStuck(w *KueueWorkload) bool { return a.stuck[w.Key()] }
 // flavor tas", flavors and resources by name.
 func usageWords(u map[flavorResource]int64) string {
 	var out []string
-	for _, fr := range slices.SortedFunc(maps.Keys(u), compareFlavorResources) {
-		out = append(out, amountWords(fr, u[fr]))
+	for _, x := range amountsOf(u) {
+		out = append(out, amountWords(x.fr, x.v))
 	}
 	return strings.Join(out, ", ")
 }
