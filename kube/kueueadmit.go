@@ -791,7 +791,8 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 	if ch := ps.adm.choice; ch != nil {
 		partial = joinReasons([]string{partial, borrowWords(ps.adm.cq, a.used[ps.adm.clusterQueue], ch.usage)})
 	}
-	if a.opts.Plan.KueueLeaderAware {
+	if a.opts.Plan.KueueLeaderAware && slices.ContainsFunc(ps.requests, func(r topology.PodSetRequest) bool { return r.Group != "" }) {
+		// Only a PodSetGroup's leader is planned by other sets' filters.
 		partial = joinReasons([]string{partial, refusedLeaderWords(a.s, ps.group, planned, w.isPhantom)})
 	}
 	partial = joinReasons([]string{a.preempted[w.Key()], partial})
