@@ -12,7 +12,7 @@
 //
 // Usage:
 //
-//	ratios [-sort ratio] [-extra unit,...] [-match prefix] [-unit u] [-grid [-answer]] [-before file] [file ...]
+//	ratios [-sort ratio] [-extra unit,...] [-match prefix] [-unit u] [-grid [-answer | -answered]] [-before file] [file ...]
 //
 // It reads the files, or standard input when none is given. -extra adds a
 // column per custom metric unit of the decision (e.g. -extra placed,steps);
@@ -37,6 +37,12 @@
 // answers its gang member by member can reach: (BenchmarkMemberAnswer/p=<k>
 // + the floor) / the floor, for a workload whose name has a part p=<k>;
 // "—" where the input has no such line, and for pod sets (podset/…).
+//
+// -grid -answered prints, in the same grid, decision / (floor +
+// BenchmarkResizeAnswer/W) for a workload W with such a line: the ratio to
+// a floor that also writes the least answer W's decision must write (for
+// an elastic cell, the delta's rows and the grown set's, and the compare
+// of Existing with the reservation); "—" where the input has none.
 //
 // -grid needs workloads of at least three parts: pick them with -match
 // (n= for the matrix, podset/ for the pod set matrix).
@@ -68,6 +74,7 @@ const (
 	decisionPrefix = "BenchmarkDecision/"
 	floorPrefix    = "BenchmarkFloor/"
 	answerPrefix   = "BenchmarkMemberAnswer/"
+	resizePrefix   = "BenchmarkResizeAnswer/"
 )
 
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
@@ -78,6 +85,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	before := fs.String("before", "", "a file of the same benchmarks run on the code before: print before and after side by side")
 	grid := fs.Bool("grid", false, "print the ratios as a grid: columns by the last two /-separated parts of the name, rows by the rest")
 	answer := fs.Bool("answer", false, "with -grid: print (BenchmarkMemberAnswer/p=<k> + floor) / floor instead of decision / floor")
+	answered := fs.Bool("answered", false, "with -grid: print decision / (floor + BenchmarkResizeAnswer/<workload>) instead of decision / floor")
 	unit := fs.String("unit", "cpu-ns/op", "the metric to read times from: cpu-ns/op (CPU time) or ns/op (wall time)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -85,8 +93,11 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if *sortBy != "" && *sortBy != "ratio" {
 		return fmt.Errorf("-sort %q: want ratio", *sortBy)
 	}
-	if *answer && !*grid {
-		return errors.New("-answer goes with -grid")
+	if (*answer || *answered) && !*grid {
+		return errors.New("-answer and -answered go with -grid")
+	}
+	if *answer && *answered {
+		return errors.New("-answer and -answered: pick one")
 	}
 	var extras []string
 	if *extra != "" {
@@ -122,6 +133,9 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	if *grid && *answer {
 		return writeGrid(stdout, rows, "(answer+floor)/floor, "+*unit, res.answerRatio)
 	}
+	if *grid && *answered {
+		return writeGrid(stdout, rows, "decision/(floor+answer), "+*unit, res.answeredRatio)
+	}
 	if *grid {
 		return writeGrid(stdout, rows, "decision/floor, "+*unit, row.ratio)
 	}
@@ -152,7 +166,7 @@ func (r *results) timesFrom(unit string) error {
 		return nil
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.values)) {
-		if !strings.HasPrefix(name, decisionPrefix) && !strings.HasPrefix(name, floorPrefix) && !strings.HasPrefix(name, answerPrefix) {
+		if !strings.HasPrefix(name, decisionPrefix) && !strings.HasPrefix(name, floorPrefix) && !strings.HasPrefix(name, answerPrefix) && !strings.HasPrefix(name, resizePrefix) {
 			continue
 		}
 		v, ok := r.values[name][unit]
@@ -277,6 +291,16 @@ func (r *results) answerRatio(w row) float64 {
 		}
 	}
 	return math.NaN()
+}
+
+// answeredRatio is decision / (floor + BenchmarkResizeAnswer/W) for
+// workload W; NaN without a floor or such a benchmark.
+func (r *results) answeredRatio(w row) float64 {
+	a, ok := r.values[resizePrefix+w.workload]
+	if w.floor == nil || !ok {
+		return math.NaN()
+	}
+	return median(w.decision["ns/op"]) / (median(w.floor["ns/op"]) + median(a["ns/op"]))
 }
 
 func (r *results) rows(match string) []row {

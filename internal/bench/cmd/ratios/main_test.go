@@ -138,12 +138,37 @@ BenchmarkMemberAnswer/p=8-2 1 350 ns/op
 | n=1/p=8 | 3.5 |
 | n=1/p=64 | — |
 `, out.String())
-	require.ErrorContains(t, run([]string{"-answer"}, strings.NewReader(in), &out), "-answer goes with -grid")
+	require.ErrorContains(t, run([]string{"-answer"}, strings.NewReader(in), &out), "go with -grid")
 
 	out.Reset()
 	podSet := strings.ReplaceAll(in, "/n=1/", "/podset/n=1/")
 	require.NoError(t, run([]string{"-unit", "ns/op", "-grid", "-answer"}, strings.NewReader(podSet), &out))
 	require.Contains(t, out.String(), "| podset/n=1/p=8 | — |", "a pod set is not answered member by member")
+}
+
+// TestRatios_Answered: -grid -answered prints decision / (floor + the
+// workload's BenchmarkResizeAnswer), medians, a dash where the workload
+// has none, and refuses -answer beside it.
+func TestRatios_Answered(t *testing.T) {
+	in := `BenchmarkDecision/elastic/n=1/p=8/rack/empty-2 1 900 ns/op
+BenchmarkDecision/elastic/n=1/p=8/rack/empty-2 1 600 ns/op
+BenchmarkDecision/elastic/n=1/p=8/rack/empty-2 1 300 ns/op
+BenchmarkFloor/elastic/n=1/p=8/rack/empty-2 1 100 ns/op
+BenchmarkResizeAnswer/elastic/n=1/p=8/rack/empty-2 1 200 ns/op
+BenchmarkResizeAnswer/elastic/n=1/p=8/rack/empty-2 1 100 ns/op
+BenchmarkResizeAnswer/elastic/n=1/p=8/rack/empty-2 1 900 ns/op
+BenchmarkDecision/elastic/n=1/p=64/rack/empty-2 1 900 ns/op
+BenchmarkFloor/elastic/n=1/p=64/rack/empty-2 1 100 ns/op
+`
+	var out bytes.Buffer
+	require.NoError(t, run([]string{"-unit", "ns/op", "-grid", "-answered"}, strings.NewReader(in), &out))
+	require.Equal(t, `| decision/(floor+answer), ns/op | rack/empty |
+|---|---:|
+| elastic/n=1/p=8 | 2.0 |
+| elastic/n=1/p=64 | — |
+`, out.String())
+	require.ErrorContains(t, run([]string{"-answered"}, strings.NewReader(in), &out), "go with -grid")
+	require.ErrorContains(t, run([]string{"-grid", "-answer", "-answered"}, strings.NewReader(in), &out), "pick one")
 }
 
 // TestRatios_UnitOfOthers: -unit asks only the benchmarks the tables read
