@@ -38,11 +38,12 @@
 // + the floor) / the floor, for a workload whose name has a part p=<k>;
 // "—" where the input has no such line, and for pod sets (podset/…).
 //
-// -grid -answered prints, in the same grid, decision / (floor +
-// BenchmarkResizeAnswer/W) for a workload W with such a line: the ratio to
-// a floor that also writes the least answer W's decision must write (for
-// an elastic cell, the delta's rows and the grown set's, and the compare
-// of Existing with the reservation); "—" where the input has none.
+// -grid -answered prints, in the same grid, decision / (floor + answer)
+// for a workload W with an answer line, BenchmarkResizeAnswer/W or
+// BenchmarkPlanAnswer/W: the ratio to a floor that also writes the least
+// answer W's decision must write (for an elastic cell, the delta's rows
+// and the grown set's, and the compare of Existing with the reservation;
+// for a plan cell, its ranks and rows); "—" where the input has none.
 //
 // -grid needs workloads of at least three parts: pick them with -match
 // (n= for the matrix, podset/ for the pod set matrix).
@@ -75,6 +76,7 @@ const (
 	floorPrefix    = "BenchmarkFloor/"
 	answerPrefix   = "BenchmarkMemberAnswer/"
 	resizePrefix   = "BenchmarkResizeAnswer/"
+	planPrefix     = "BenchmarkPlanAnswer/"
 )
 
 func run(args []string, stdin io.Reader, stdout io.Writer) error {
@@ -85,7 +87,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) error {
 	before := fs.String("before", "", "a file of the same benchmarks run on the code before: print before and after side by side")
 	grid := fs.Bool("grid", false, "print the ratios as a grid: columns by the last two /-separated parts of the name, rows by the rest")
 	answer := fs.Bool("answer", false, "with -grid: print (BenchmarkMemberAnswer/p=<k> + floor) / floor instead of decision / floor")
-	answered := fs.Bool("answered", false, "with -grid: print decision / (floor + BenchmarkResizeAnswer/<workload>) instead of decision / floor")
+	answered := fs.Bool("answered", false, "with -grid: print decision / (floor + Benchmark{Resize,Plan}Answer/<workload>) instead of decision / floor")
 	unit := fs.String("unit", "cpu-ns/op", "the metric to read times from: cpu-ns/op (CPU time) or ns/op (wall time)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -166,7 +168,7 @@ func (r *results) timesFrom(unit string) error {
 		return nil
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.values)) {
-		if !strings.HasPrefix(name, decisionPrefix) && !strings.HasPrefix(name, floorPrefix) && !strings.HasPrefix(name, answerPrefix) && !strings.HasPrefix(name, resizePrefix) {
+		if !strings.HasPrefix(name, decisionPrefix) && !strings.HasPrefix(name, floorPrefix) && !strings.HasPrefix(name, answerPrefix) && !strings.HasPrefix(name, resizePrefix) && !strings.HasPrefix(name, planPrefix) {
 			continue
 		}
 		v, ok := r.values[name][unit]
@@ -293,10 +295,14 @@ func (r *results) answerRatio(w row) float64 {
 	return math.NaN()
 }
 
-// answeredRatio is decision / (floor + BenchmarkResizeAnswer/W) for
-// workload W; NaN without a floor or such a benchmark.
+// answeredRatio is decision / (floor + answer) for workload W, the answer
+// BenchmarkResizeAnswer/W or else BenchmarkPlanAnswer/W; NaN without a
+// floor or either benchmark.
 func (r *results) answeredRatio(w row) float64 {
 	a, ok := r.values[resizePrefix+w.workload]
+	if !ok {
+		a, ok = r.values[planPrefix+w.workload]
+	}
 	if w.floor == nil || !ok {
 		return math.NaN()
 	}

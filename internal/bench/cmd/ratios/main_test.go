@@ -168,6 +168,10 @@ BenchmarkFloor/elastic/n=1/p=64/rack/empty-2 1 100 ns/op
 | elastic/n=1/p=64 | — |
 `, out.String())
 	require.ErrorContains(t, run([]string{"-answered"}, strings.NewReader(in), &out), "go with -grid")
+	out.Reset()
+	plan := strings.ReplaceAll(strings.ReplaceAll(in, "ResizeAnswer", "PlanAnswer"), "elastic/", "podset/plan/")
+	require.NoError(t, run([]string{"-unit", "ns/op", "-grid", "-answered"}, strings.NewReader(plan), &out))
+	require.Contains(t, out.String(), "| podset/plan/n=1/p=8 | 2.0 |", "a plan's answer is read too")
 	require.ErrorContains(t, run([]string{"-grid", "-answer", "-answered"}, strings.NewReader(in), &out), "pick one")
 }
 
