@@ -53,18 +53,19 @@ func (p *planner) balanced(scope int) ([]int, bool) {
 	n := r.count / z
 	// The units outside scope still hold the counts of an earlier set or
 	// plan: reading them would plan pods where they may not fit.
-	var scopes []int
+	b := &p.t.plan.bal
+	scopes := b.scopes[:0]
 	switch {
 	case scope >= 0 && p.level(scope) >= P-1:
-		scopes = []int{scope}
+		scopes = append(scopes, scope)
 	case P == 0:
-		scopes = []int{-1}
+		scopes = append(scopes, -1)
 	default:
-		scopes = p.unitsAt(P-1, scope)
+		scopes = p.appendUnitsAt(scopes, P-1, scope)
 	}
+	b.scopes = scopes
 	// Each scope's choice is built in b.more and b.less; the best so far
 	// keeps its own two buffers, swapped with those when a better comes.
-	b := &p.t.plan.bal
 	var best balancedChoice
 	found := false
 	for _, u := range scopes {
@@ -80,7 +81,7 @@ func (p *planner) balanced(scope int) ([]int, bool) {
 	if !found {
 		return nil, false
 	}
-	var out []int
+	out := b.out[:0] // finish copies it before the next plan
 	for _, u := range best.more {
 		p.setTake(u, (best.q+1)*z)
 		out = append(out, u)
@@ -90,13 +91,15 @@ func (p *planner) balanced(scope int) ([]int, bool) {
 		out = append(out, u)
 	}
 	slices.Sort(out)
+	b.out = out
 	return out, true
 }
 
-// balanceBufs are balanced's buffers, kept in the plan scratch: a
-// scope's domains and their capacities, and the choices' domains.
+// balanceBufs are balanced's buffers, kept in the plan scratch: the
+// scopes searched, a scope's domains and their capacities, the choices'
+// domains and the answer's.
 type balanceBufs struct {
-	units                          []int
+	scopes, units, out             []int
 	caps                           []int64
 	used                           []bool
 	more, less, bestMore, bestLess []int

@@ -511,6 +511,9 @@ func (t *Tree) requests(s *placement.Snapshot, g *placement.Group, reqs []PodSet
 // in rs's order), or one set; in rs's order of each entry's first set
 // (by name, or the group's order: see [PlanOptions].InGroupOrder).
 func works(rs []request) [][]int {
+	if len(rs) == 1 {
+		return oneWork
+	}
 	var out [][]int
 	at := map[string]int{}
 	for i := range rs {
@@ -528,6 +531,10 @@ func works(rs []request) [][]int {
 	}
 	return out
 }
+
+// oneWork is works' answer for one request, shared: planWork only reads
+// it.
+var oneWork = [][]int{{0}}
 
 // nearScopes returns the domains that hold every node of nodes, from the
 // narrowest at level or above to the widest: an elastic set's delta
