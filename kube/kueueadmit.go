@@ -897,8 +897,7 @@ func (a *admitter) plan(tree *topology.Tree, w *KueueWorkload, g *placement.Grou
 			// Kueue's profiles: a group's hosts are filtered by its
 			// workers' template alone. The reservation made from the
 			// plan takes requests only, so g stays the Workload's own.
-			g = kueueGroupFilters(g, requests, w.isPhantom)
-			g, requests = kueueLeaderFirst(g, requests, w.isPhantom)
+			g, requests = kueueGroupPlan(g, requests, w.isPhantom)
 		}
 		p, err = tree.PlanPodSets(a.s, g, requests, a.opts.Plan)
 		if as := p.KueueAssumed; as != nil {

@@ -35,76 +35,60 @@ func kueueGroupPair(g *placement.Group, requests []topology.PodSetRequest, k int
 	return work, lead, true
 }
 
-// kueueLeaderFirst returns g and requests with the leader of each
-// PodSetGroup of two sets ([kueueGroupPair]) in the workers' place and
-// they in its own when it comes after them: the planner takes a group's
-// set of fewest pods as its leader, the first of them on a tie, where
-// Kueue takes the second (of equal counts) or a phantom one. The plan is
-// read back by pod set name. g and requests themselves when no leader
-// comes second.
-func kueueLeaderFirst(g *placement.Group, requests []topology.PodSetRequest, phantom func(string) bool) (*placement.Group, []topology.PodSetRequest) {
-	var out *placement.Group
-	var rs []topology.PodSetRequest
-	for k := range requests {
-		work, lead, ok := kueueGroupPair(g, requests, k, phantom)
-		if !ok || lead < work {
-			continue
-		}
-		if out == nil {
-			c := *g
-			c.PodSets = slices.Clone(g.PodSets)
-			out, rs = &c, slices.Clone(requests)
-		}
-		out.PodSets[work], out.PodSets[lead] = out.PodSets[lead], out.PodSets[work]
-		rs[work], rs[lead] = rs[lead], rs[work]
-	}
-	if out == nil {
-		return g, requests
-	}
-	return out, rs
-}
-
-// kueueGroupFilters returns g, whose pod sets' topology requests are
-// requests (one per set, in g.PodSets' order), with the leader of each
-// PodSetGroup of two sets given its workers' node filters: their node
-// selector, node affinity and tolerations (the flavor's already in them).
-// Kueue v0.17 places such a group as one request (its TAS
-// FindTopologyAssignmentsForFlavor and findTopologyAssignment): the
-// workers are the group's first set in spec.podSets order unless the
-// second has more pods (findLeaderAndWorkers), and the hosts are filtered
-// by the workers' pod set alone, the leader's requests counted on those.
-// The leader's own filters are never read, so Kueue may put the leader on
-// a host they refuse (its pod then never starts) and keeps it off a host
-// only they let in. The real Kueue did both (kueue-oracle/leader-filter-*).
-// A phantom leader (phantom reports it by set name; kueuephantom.go) is
-// the leader whatever the counts, as its count in Kueue is 0. g itself
-// is returned when no group has two sets (one of three is refused at
-// load: checkGroupSize).
-func kueueGroupFilters(g *placement.Group, requests []topology.PodSetRequest, phantom func(string) bool) *placement.Group {
-	var out *placement.Group
+// kueueGroupPlan returns g and requests as the planner must see them to
+// place each PodSetGroup of two sets ([kueueGroupPair]) as Kueue v0.17
+// does, g's pod sets' topology requests being requests (one per set, in
+// g.PodSets' order):
+//
+//   - the leader is given its workers' node filters: their node selector,
+//     node affinity and tolerations (the flavor's already in them). Kueue
+//     places such a group as one request (its TAS
+//     FindTopologyAssignmentsForFlavor and findTopologyAssignment), the
+//     hosts filtered by the workers' pod set alone, the leader's requests
+//     counted on those. The leader's own filters are never read, so Kueue
+//     may put the leader on a host they refuse (its pod then never starts)
+//     and keeps it off a host only they let in. The real Kueue did both
+//     (kueue-oracle/leader-filter-*).
+//   - the leader takes the workers' place when it comes after them, and
+//     they its own: the planner takes a group's set of fewest pods as its
+//     leader, the first of them on a tie, where Kueue takes the second (of
+//     equal counts) or a phantom one (phantom reports it by set name;
+//     kueuephantom.go), whose count in Kueue is 0. The plan is read back by
+//     pod set name.
+//
+// g and requests are copied once, when a group needs either change, and
+// never written; they are returned themselves when no group has two sets
+// (one of three is refused at load: checkGroupSize).
+func kueueGroupPlan(g *placement.Group, requests []topology.PodSetRequest, phantom func(string) bool) (*placement.Group, []topology.PodSetRequest) {
+	out, rs, swapped := g, requests, false
 	for k := range requests {
 		work, lead, ok := kueueGroupPair(g, requests, k, phantom)
 		if !ok {
 			continue
 		}
-		if out == nil {
+		if out == g {
 			c := *g
 			c.PodSets = slices.Clone(g.PodSets)
 			out = &c
 		}
 		wt, lt := &out.PodSets[work].Template, &out.PodSets[lead].Template
 		lt.NodeSelector, lt.NodeAffinity, lt.Tolerations = wt.NodeSelector, wt.NodeAffinity, wt.Tolerations
+		if lead < work {
+			continue
+		}
+		if !swapped {
+			rs, swapped = slices.Clone(requests), true
+		}
+		out.PodSets[work], out.PodSets[lead] = out.PodSets[lead], out.PodSets[work]
+		rs[work], rs[lead] = rs[lead], rs[work]
 	}
-	if out == nil {
-		return g
-	}
-	return out
+	return out, rs
 }
 
 // refusedLeaderWords says which hosts of planned (pods per node by set
 // name) a set's own template, group's as planned (its flavor's labels and
 // tolerations in it), refuses: under the kueue profiles only a
-// PodSetGroup's leader lands there ([kueueGroupFilters]), admitted as
+// PodSetGroup's leader lands there ([kueueGroupPlan]), admitted as
 // Kueue admits it, and its pod then never starts, which the caller would
 // otherwise learn only from the pod. A phantom leader (phantom reports it
 // by set name) has no pod to start and is left out. It is said when the

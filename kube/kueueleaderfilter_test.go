@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,9 +12,10 @@ import (
 
 // A PodSetGroup of two sets is planned with the workers' node filters on
 // the leader too, the workers being the first set unless the second has
-// more pods, as Kueue v0.17 picks them; other sets, a group of three and
-// the Workload's own group are left as they are.
-func TestKueueGroupFilters(t *testing.T) {
+// more pods, as Kueue v0.17 picks them, and the leader in the first of
+// the two places; other sets, a group of three and the Workload's own
+// group and requests are left as they are.
+func TestKueueGroupPlan(t *testing.T) {
 	set := func(name string, count int32, label string) placement.PodSet {
 		return placement.PodSet{Name: name, Count: count, Template: placement.Pod{
 			NodeSelector: map[string]string{"role": label},
@@ -27,19 +29,19 @@ func TestKueueGroupFilters(t *testing.T) {
 		name string
 		sets []placement.PodSet
 		reqs []topology.PodSetRequest
-		want []string // each set's nodeSelector role and toleration key after
+		want []string // each set's name, nodeSelector role and toleration key after
 	}{
 		{"leader first", []placement.PodSet{set("l", 1, "lead"), set("w", 3, "work")},
-			[]topology.PodSetRequest{req("l", "g"), req("w", "g")}, []string{"work/work", "work/work"}},
+			[]topology.PodSetRequest{req("l", "g"), req("w", "g")}, []string{"l:work/work", "w:work/work"}},
 		{"leader second", []placement.PodSet{set("w", 3, "work"), set("l", 1, "lead")},
-			[]topology.PodSetRequest{req("w", "g"), req("l", "g")}, []string{"work/work", "work/work"}},
+			[]topology.PodSetRequest{req("w", "g"), req("l", "g")}, []string{"l:work/work", "w:work/work"}},
 		{"equal counts: the second is the leader", []placement.PodSet{set("a", 2, "a"), set("b", 2, "b")},
-			[]topology.PodSetRequest{req("a", "g"), req("b", "g")}, []string{"a/a", "a/a"}},
+			[]topology.PodSetRequest{req("a", "g"), req("b", "g")}, []string{"b:a/a", "a:a/a"}},
 		{"two groups and a set between", []placement.PodSet{set("l1", 1, "l1"), set("x", 2, "x"), set("w1", 4, "w1"), set("w2", 5, "w2"), set("l2", 1, "l2")},
 			[]topology.PodSetRequest{req("l1", "g1"), req("x", ""), req("w1", "g1"), req("w2", "g2"), req("l2", "g2")},
-			[]string{"w1/w1", "x/x", "w1/w1", "w2/w2", "w2/w2"}},
+			[]string{"l1:w1/w1", "x:x/x", "w1:w1/w1", "l2:w2/w2", "w2:w2/w2"}},
 		{"three sets untouched", []placement.PodSet{set("l", 1, "lead"), set("w", 3, "work"), set("v", 3, "v")},
-			[]topology.PodSetRequest{req("l", "g"), req("w", "g"), req("v", "g")}, []string{"lead/lead", "work/work", "v/v"}},
+			[]topology.PodSetRequest{req("l", "g"), req("w", "g"), req("v", "g")}, []string{"l:lead/lead", "w:work/work", "v:v/v"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := &placement.Group{Namespace: "default", Name: "w", PodSets: c.sets}
@@ -47,12 +49,15 @@ func TestKueueGroupFilters(t *testing.T) {
 			for _, s := range g.PodSets {
 				before = append(before, s.Template.NodeSelector["role"])
 			}
-			got := kueueGroupFilters(g, c.reqs, func(string) bool { return false })
+			reqsBefore := slices.Clone(c.reqs)
+			got, reqs := kueueGroupPlan(g, c.reqs, func(string) bool { return false })
 			var roles []string
-			for _, s := range got.PodSets {
-				roles = append(roles, s.Template.NodeSelector["role"]+"/"+s.Template.Tolerations[0].Key)
+			for i, s := range got.PodSets {
+				require.Equal(t, s.Name, reqs[i].PodSet, "set %d and its request move together", i)
+				roles = append(roles, s.Name+":"+s.Template.NodeSelector["role"]+"/"+s.Template.Tolerations[0].Key)
 			}
 			require.Equal(t, c.want, roles)
+			require.Equal(t, reqsBefore, c.reqs, "the caller's requests are not changed")
 			after := []string{}
 			for _, s := range g.PodSets {
 				after = append(after, s.Template.NodeSelector["role"])
@@ -61,5 +66,8 @@ func TestKueueGroupFilters(t *testing.T) {
 		})
 	}
 	g := &placement.Group{PodSets: []placement.PodSet{set("a", 2, "a")}}
-	require.Same(t, g, kueueGroupFilters(g, []topology.PodSetRequest{req("a", "")}, func(string) bool { return false }))
+	reqs := []topology.PodSetRequest{req("a", "")}
+	got, gotReqs := kueueGroupPlan(g, reqs, func(string) bool { return false })
+	require.Same(t, g, got)
+	require.Same(t, &reqs[0], &gotReqs[0])
 }
