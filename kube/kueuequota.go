@@ -275,13 +275,20 @@ func usageSum(a, b int64) int64 {
 	return a + b
 }
 
-// quotaRequests are count pods' requests of template tmpl, with the pods
-// themselves as the "pods" resource when cq covers it (Kueue counts pods
-// only then). A product past int64 is math.MaxInt64, over any quota.
-func quotaRequests(cq *KueueClusterQueue, tmpl *placement.Pod, count int32) map[placement.ResourceName]int64 {
+// quotaRequests are count pods' requests of pod set k of w (Group.PodSets'
+// order), with the pods themselves as the "pods" resource when cq covers it
+// (Kueue counts pods only then). A resource its template requests at 0
+// ([zeroRequested]) is there at 0, as Kueue keeps it; so is every
+// resource at count 0. A product past int64 is math.MaxInt64, over any
+// quota.
+func (w *KueueWorkload) quotaRequests(cq *KueueClusterQueue, k int, count int32) map[placement.ResourceName]int64 {
+	set := &w.Group.PodSets[k]
 	out := map[placement.ResourceName]int64{}
-	for r, v := range tmpl.Requests {
+	for r, v := range set.Template.Requests {
 		out[r] = arith.MulSat(v, int64(count))
+	}
+	for _, r := range w.zeroRequests[set.Name] {
+		out[r] = 0
 	}
 	if cq.groupOf(placement.ResourcePods) >= 0 {
 		out[placement.ResourcePods] = int64(count)
@@ -344,7 +351,7 @@ func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResourc
 		if a.Count != nil {
 			count = *a.Count
 		}
-		use := quotaRequests(cq, &w.Group.PodSets[k].Template, count)
+		use := w.quotaRequests(cq, k, count)
 		if len(a.ResourceUsage) > 0 {
 			// Checked as the Workload was read (readAdmission).
 			use, _ = admissionUsage("", "", a.ResourceUsage)
@@ -467,14 +474,18 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 	for u, unit := range kueueUnits(w) {
 		reqs := map[placement.ResourceName]int64{}
 		for _, k := range unit.sets {
-			ps := &w.Group.PodSets[k]
-			for r, v := range quotaRequests(cq, &ps.Template, w.quotaCount(k)) {
+			for r, v := range w.quotaRequests(cq, k, w.quotaCount(k)) {
 				reqs[r] = arith.SatAdd(reqs[r], v)
 			}
 		}
 		chosen := map[int]string{} // group → flavor
 		for _, r := range slices.Sorted(maps.Keys(reqs)) {
 			g := cq.groupOf(r)
+			if g < 0 && reqs[r] == 0 {
+				// Kueue skips a resource the unit asks 0 of that its
+				// ClusterQueue does not cover (kueue#8079).
+				continue
+			}
 			if g < 0 {
 				return ch, q.unitFails(w, unit, fmt.Sprintf("resource %s unavailable in ClusterQueue", r))
 			}
@@ -511,8 +522,11 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 		}
 		for _, k := range unit.sets {
 			ch.flavors[k] = map[placement.ResourceName]string{}
-			for r := range quotaRequests(cq, &w.Group.PodSets[k].Template, w.quotaCount(k)) {
-				ch.flavors[k][r] = chosen[cq.groupOf(r)]
+			for r := range w.quotaRequests(cq, k, w.quotaCount(k)) {
+				if f, ok := chosen[cq.groupOf(r)]; ok {
+					// A resource of 0 no group covers gets no flavor.
+					ch.flavors[k][r] = f
+				}
 			}
 			for _, f := range chosen {
 				if q.Flavors[f].Topology != "" {
@@ -655,7 +669,7 @@ func (q *KueueQueues) unitMayUse(f *KueueFlavor, group *KueueResourceGroup, w *K
 			if f.Topology == "" {
 				// Only the pod's own requests count, as in Kueue: a
 				// group covering just "pods" may give them a plain flavor.
-				if slices.ContainsFunc(group.Covered, func(c placement.ResourceName) bool { return tmpl.Requests[c] > 0 }) {
+				if slices.ContainsFunc(group.Covered, func(c placement.ResourceName) bool { return w.requestsResource(k, c) }) {
 					return fmt.Sprintf("flavor %s does not support TopologyAwareScheduling", f.Name)
 				}
 				break

@@ -43,7 +43,7 @@ func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int6
 		// cohorts, whose quota walk would not end) admits nothing.
 		return nil, fmt.Sprintf("ClusterQueue %s is inactive: %s", cq.Name, why)
 	}
-	growth := quotaRequests(cq, &set.Template, set.Count-w.AdmittedCount[k])
+	growth := w.quotaRequests(cq, k, set.Count-w.AdmittedCount[k])
 	delta := map[flavorResource]int64{}
 	for _, r := range slices.Sorted(maps.Keys(growth)) {
 		f, ok := psa.Flavors[corev1.ResourceName(r)]
@@ -82,7 +82,7 @@ func (a *admitter) shrinkQuota(w *KueueWorkload, k int) map[flavorResource]int64
 		return nil
 	}
 	out := map[flavorResource]int64{}
-	for r, v := range quotaRequests(cq, &set.Template, w.AdmittedCount[k]-set.Count) {
+	for r, v := range w.quotaRequests(cq, k, w.AdmittedCount[k]-set.Count) {
 		if f, ok := adm.PodSetAssignments[i].Flavors[corev1.ResourceName(r)]; ok {
 			out[frOf(string(f), r)] = -v
 		}

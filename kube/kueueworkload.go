@@ -98,6 +98,11 @@ type KueueWorkload struct {
 	// PodSetGroup's one-pod leader (kueuephantom.go): each is in Group at
 	// count 1. nil when there are none.
 	phantom map[string]bool
+	// zeroRequests are, by pod set name, the resources its template
+	// requests at quantity 0 ([zeroRequested]): Kueue gives them flavors
+	// where the template's Requests, which drop them, would not. nil when
+	// no set has one.
+	zeroRequests map[string][]placement.ResourceName
 }
 
 // quotaCount is the count pod set k of w asks quota for, and is written
@@ -208,6 +213,12 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 		tmpl, err := kueueTemplate(obj, f+".template", w, &ps[i].Template, pcs)
 		if err != nil {
 			return nil, err
+		}
+		if zr := zeroRequested(&ps[i].Template.Spec, tmpl.Requests); len(zr) > 0 {
+			if out.zeroRequests == nil {
+				out.zeroRequests = map[string][]placement.ResourceName{}
+			}
+			out.zeroRequests[name] = zr
 		}
 		req, err := kueueRequest(obj, f, &ps[i])
 		if err != nil {

@@ -90,8 +90,12 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 		}
 		if ch := ka.choice; ch != nil {
 			psa.Flavors, psa.ResourceUsage = map[corev1.ResourceName]kueue.ResourceFlavorReference{}, corev1.ResourceList{}
-			for r, v := range quotaRequests(ka.cq, &w.Group.PodSets[k].Template, w.quotaCount(k)) {
-				psa.Flavors[corev1.ResourceName(r)] = kueue.ResourceFlavorReference(ch.flavors[k][r])
+			for r, v := range w.quotaRequests(ka.cq, k, w.quotaCount(k)) {
+				f, ok := ch.flavors[k][r]
+				if !ok {
+					continue // a resource of 0 its ClusterQueue does not cover: Kueue writes neither
+				}
+				psa.Flavors[corev1.ResourceName(r)] = kueue.ResourceFlavorReference(f)
 				psa.ResourceUsage[corev1.ResourceName(r)] = CanonicalQuantity(r, v)
 			}
 			if ch.tas[k] == "" {
