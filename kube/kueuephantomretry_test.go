@@ -88,8 +88,9 @@ spec:
 // the next pass tries it, with the same reason for waiting. A known gap
 // (see phantomRetryWorld; docs/kueue.md, Not modelled), held here so
 // that it runs: the pass keeps the set of count 0 out of the group it read
-// while w0 held quota and names s1; the next pass reads s0 as a phantom
-// leader and names the group's first set, s0. When the gap is mended the
+// while w0 held quota and names s1 alone; the next pass reads s0 as a
+// phantom leader and names both sets of the group, as Kueue's message
+// does. When the gap is mended the
 // first assertion fails: then require the two reasons equal.
 func TestKueuePhantomAfterPreemptionInPass(t *testing.T) {
 	objs, err := manifest.Decode("w.yaml", strings.NewReader(phantomRetryWorld), manifest.Options{})
@@ -115,5 +116,5 @@ func TestKueuePhantomAfterPreemptionInPass(t *testing.T) {
 	require.Len(t, msgs, 2)
 	const reason = ": insufficient unused quota for cpu in flavor f, 500m more needed"
 	require.Equal(t, "couldn't assign flavors to pod set s1"+reason, msgs[0], "the pass that preempts w0 (the known gap)")
-	require.Equal(t, "couldn't assign flavors to pod set s0"+reason, msgs[1], "the next pass, which reads s0 as a phantom leader")
+	require.Equal(t, "couldn't assign flavors to pod set s0"+reason+"; couldn't assign flavors to pod set s1"+reason, msgs[1], "the next pass, which reads s0 as a phantom leader")
 }

@@ -538,9 +538,19 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 	return ch, ""
 }
 
-// unitFails words Kueue's reason for a unit without flavors.
+// unitFails words Kueue's reason for a unit without flavors: Kueue gives
+// every pod set of a PodSetGroup the group's status, and its message names
+// each set not fitting, in order, with its status (Assignment.Message), so
+// a group's reason is said once per set, "; " between them.
 func (q *KueueQueues) unitFails(w *KueueWorkload, unit kueueUnit, why string) string {
-	return fmt.Sprintf("couldn't assign flavors to pod set %s: %s", w.Group.PodSets[unit.sets[0]].Name, why)
+	var b strings.Builder
+	for i, k := range unit.sets {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "couldn't assign flavors to pod set %s: %s", w.Group.PodSets[k].Name, why)
+	}
+	return b.String()
 }
 
 // tasOnly reports whether every flavor of cq has a Topology: its pod sets
