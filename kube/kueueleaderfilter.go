@@ -92,8 +92,8 @@ func kueueGroupPlan(g *placement.Group, requests []topology.PodSetRequest, phant
 // Kueue admits it, and its pod then never starts, which the caller would
 // otherwise learn only from the pod. A phantom leader (phantom reports it
 // by set name) has no pod to start and is left out. It is said when the
-// Workload is admitted, not of an admission read back (Kept). "" when
-// every host admits its set.
+// Workload is admitted, and of an admission read back
+// ([admitter.keptLeaderWords]). "" when every host admits its set.
 func refusedLeaderWords(s *placement.Snapshot, group *placement.Group, planned map[string][]placement.PodSetAssignment, phantom func(string) bool) string {
 	var out []string
 	for _, set := range group.PodSets {
@@ -112,4 +112,38 @@ func refusedLeaderWords(s *placement.Snapshot, group *placement.Group, planned m
 		}
 	}
 	return joinReasons(out)
+}
+
+// keptLeaderWords is [refusedLeaderWords] for admitted Workload w read
+// back (its view: each set's template in the topology flavor its
+// admission names), whose pods per node sets gives (Group.PodSets'
+// order), so that every run on a Kept Workload says what the run that
+// admitted it said. Only the leader of each PodSetGroup of two sets
+// ([kueueGroupPair]) is read: the workers were planned by their own
+// filters, and a worker that a node changed since refuses is no leader
+// placed by another set's filters. "" under the gangsched profile, which
+// asks each set's own filters, and when no leader is refused.
+func (a *admitter) keptLeaderWords(w *KueueWorkload, sets [][]placement.PodSetAssignment) string {
+	if !a.opts.Plan.KueueLeaderAware {
+		return ""
+	}
+	leaders := &placement.Group{Namespace: w.Group.Namespace, Name: w.Group.Name}
+	planned := map[string][]placement.PodSetAssignment{}
+	for k := range w.Requests {
+		_, lead, ok := kueueGroupPair(w.Group, w.Requests, k, w.isPhantom)
+		if !ok || lead >= len(sets) {
+			continue
+		}
+		set := w.Group.PodSets[lead]
+		leaders.PodSets = append(leaders.PodSets, set)
+		for _, p := range sets[lead] {
+			if p.NodeID >= 0 { // a gone node has no filters to read
+				planned[set.Name] = append(planned[set.Name], p)
+			}
+		}
+	}
+	if len(leaders.PodSets) == 0 {
+		return ""
+	}
+	return refusedLeaderWords(a.s, leaders, planned, w.isPhantom)
 }

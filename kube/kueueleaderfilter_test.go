@@ -1,7 +1,9 @@
 package kube
 
 import (
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -70,4 +72,71 @@ func TestKueueGroupPlan(t *testing.T) {
 	got, gotReqs := kueueGroupPlan(g, reqs, func(string) bool { return false })
 	require.Same(t, g, got)
 	require.Same(t, &reqs[0], &gotReqs[0])
+}
+
+// A PodSetGroup's leader that Kueue put on a host its own node filters
+// refuse is said to be there when the Workload is admitted and again on
+// each run that reads the admission back (Kept), in the same words; a
+// leader on a host it admits, or a phantom leader, gets no such words
+// either time. Each case is a record run on the real Kueue (kueue-oracle).
+func TestKueueRefusedLeaderReadBack(t *testing.T) {
+	const dir = "testdata/kueue-oracle/"
+	for _, c := range []struct {
+		files    []string
+		balanced bool
+		workload string
+		refused  string // the hosts named, "" for no words
+	}{
+		{[]string{"leader-filter-selector"}, false, "lead-sel", "b1-r1-h1"},
+		{[]string{"leader-filter-affinity"}, false, "lead-aff", "b1-r1-h1"},
+		{[]string{"leader-filter-nowhere"}, false, "lead-nowhere", "b1-r1-h1"},
+		{[]string{"leader-filter-balanced"}, false, "lead-bal", "b1-r1-h1"},
+		{[]string{"leader-filter-balanced"}, true, "lead-bal", ""},
+		{[]string{"preemption/cluster", "preemption/phantom-leader-selector"}, false, "zw", ""},
+	} {
+		t.Run(strings.Join(c.files, "+")+map[bool]string{true: " balanced"}[c.balanced], func(t *testing.T) {
+			var src []string
+			for _, f := range c.files {
+				b, err := os.ReadFile(dir + f + ".yaml")
+				require.NoError(t, err)
+				src = append(src, string(b))
+			}
+			plan := topology.KueueProfile.Options()
+			if c.balanced {
+				plan = topology.KueueBalancedProfile.Options()
+			}
+			// admit admits ws (nil: the manifests' own Workloads) on
+			// the manifests' cluster; it returns the Workloads admitted
+			// and the outcome of c's.
+			admit := func(ws []*KueueWorkload) ([]*KueueWorkload, KueueOutcome) {
+				cl := loadManifest(t, strings.Join(src, "\n---\n"))
+				if ws == nil {
+					ws = cl.KueueWorkloads
+				}
+				tree, err := topology.NewTree(cl.Snapshot, cl.KueueLevels)
+				require.NoError(t, err)
+				_, outs, err := AdmitKueueWorkloads(cl.Snapshot, tree, ws, KueueOptions{Now: propNow, NotReady: cl.NotReady, Queues: cl.KueueQueues, Plan: plan})
+				require.NoError(t, err)
+				return ws, outs[slices0(ws, c.workload)]
+			}
+			ws, first := admit(nil)
+			var again []*KueueWorkload
+			for _, w := range ws {
+				r, err := ConvertKueueWorkload(w.Obj.DeepCopy(), nil)
+				require.NoError(t, err)
+				again = append(again, r)
+			}
+			_, kept := admit(again)
+			require.Equal(t, KueueAdmitted, first.Action)
+			require.Equal(t, KueueKept, kept.Action)
+			if c.refused == "" {
+				require.NotContains(t, first.Message, "never starts")
+				require.NotContains(t, kept.Message, "never starts")
+				return
+			}
+			words := "pod set leader is on " + c.refused + ", which its own node selector, affinity or tolerations refuse"
+			require.Contains(t, first.Message, words)
+			require.Contains(t, kept.Message, words)
+		})
+	}
 }

@@ -254,6 +254,7 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 		// The sets repaired or resized beside it are in the message.
 		o.Action = KueueGrowWaits
 	}
+	reasons = append(reasons, a.keptLeaderWords(w, o.PodSets))
 	o.Message = kueueWords(w, joinReasons(reasons))
 	writeChangedSets(w, o.PodSets, changed, a.hostOf)
 	return false, nil
