@@ -499,6 +499,11 @@ func genPropWorkload(t *rapid.T, name string) *kueue.Workload {
 			cpus = append(cpus, resource.MustParse("3")) // a leader often asks more than a worker
 		}
 		req := corev1.ResourceList{corev1.ResourceCPU: rapid.SampledFrom(cpus).Draw(t, "cpu")}
+		if rapid.IntRange(0, 9).Draw(t, "cpu 0") == 9 {
+			// Written out at 0: Kueue gives it a flavor all the same
+			// (kueuezerorequest.go), and its pods take pod slots alone.
+			req[corev1.ResourceCPU] = resource.MustParse("0")
+		}
 		if rapid.IntRange(0, 3).Draw(t, "gpu") == 3 {
 			req[propGPU] = resource.MustParse("1")
 		}
