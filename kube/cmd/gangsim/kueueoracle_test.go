@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -39,7 +40,8 @@ type kueueOracleAns struct {
 		Nodes  map[string]int32 `json:"nodes"`
 	} `json:"podSets"`
 	// KueueMessage is Kueue's QuotaReserved message for a pending Workload;
-	// gangsim's own words differ, so it is not compared.
+	// gangsim's own words differ, so only the pod sets both name as
+	// without flavors are compared ([flavorFailedSets]).
 	KueueMessage string `json:"kueueMessage"`
 	// AwaitingChecks says that Kueue reserved quota for the Workload but
 	// left its Admitted condition not True, and AdmissionChecks are its
@@ -61,7 +63,8 @@ type kueueOracleAns struct {
 // answers: for every pending Workload, the same admitted-or-not and the same
 // pods per node (and flavor), exactly — except the known differences, which
 // must still differ (an agreement there means the record is stale) — or,
-// where Kueue's answer varied from run to run, one of its answers.
+// where Kueue's answer varied from run to run, one of its answers; and,
+// where both wait without flavors, the same pod sets named.
 func TestKueueOracle(t *testing.T) {
 	files, err := filepath.Glob(td + "kueue-oracle/*.json")
 	require.NoError(t, err)
@@ -87,9 +90,28 @@ func TestKueueOracle(t *testing.T) {
 				}
 				require.True(t, same, "%s: Kueue v0.17.0 admitted=%v %+v (%s); gangsim %s %+v %s",
 					want.Workload, want.Admitted, want.PodSets, want.KueueMessage, r.Action, r.PodSets, r.Message)
+				if k, g := flavorFailedSets(want.KueueMessage), flavorFailedSets(r.Message); len(k) > 0 && len(g) > 0 {
+					// Both pending for want of flavors: the same sets
+					// named, in order (a PodSetGroup's each one).
+					require.Equal(t, k, g, "%s: the pod sets named: Kueue %q, gangsim %q", want.Workload, want.KueueMessage, r.Message)
+				}
 			}
 		})
 	}
+}
+
+// flavorSetRE finds the pod sets that a "couldn't assign flavors" reason
+// names, in Kueue's words and gangsim's alike.
+var flavorSetRE = regexp.MustCompile(`couldn't assign flavors to pod set ([a-z0-9-]+): `)
+
+// flavorFailedSets are the pod sets message names as without flavors, in
+// order; nil when it names none.
+func flavorFailedSets(message string) []string {
+	var out []string
+	for _, m := range flavorSetRE.FindAllStringSubmatch(message, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }
 
 // kueueResultsOf runs gangsim -o json with args on the manifests (paths
