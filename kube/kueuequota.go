@@ -677,8 +677,9 @@ func (q *KueueQueues) unitMayUse(f *KueueFlavor, group *KueueResourceGroup, w *K
 		switch {
 		case explicit || tasOnly:
 			if f.Topology == "" {
-				// Only the pod's own requests count, as in Kueue: a
-				// group covering just "pods" may give them a plain flavor.
+				// Only the pod's own requests count, at any quantity
+				// (0 written out too), as in Kueue: a group covering
+				// just "pods" may give them a plain flavor.
 				if slices.ContainsFunc(group.Covered, func(c placement.ResourceName) bool { return w.requestsResource(k, c) }) {
 					return fmt.Sprintf("flavor %s does not support TopologyAwareScheduling", f.Name)
 				}
