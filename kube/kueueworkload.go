@@ -168,12 +168,25 @@ func kueueWorkloadObj(namespace, name string) string {
 // count: Kueue's TAS places only whole slices);
 // a topology request with more than one of required, preferred and
 // unconstrained (as annotations: more than one present, whatever their
-// values), or slice annotations as [StampJob] refuses them; a
+// values), or slice annotations as [StampJob] refuses them (the layers
+// annotation only when read, see [KueueReadOptions]); slice layers in
+// topologyRequest that Kueue's Workload API refuses (more than three, a
+// topology empty or over 63 bytes, a size below 1); a
 // QuotaReserved Workload without status.admission, with an assignment
 // for a pod set it lacks or none for one it has, one with neither a
 // topologyAssignment nor flavors, a count other than the assigned pods,
 // or a topologyAssignment [readTopologyAssignment] refuses.
+//
+// It reads w as Kueue v0.17 with its default feature gates
+// ([ConvertKueueWorkloadWith] with the zero [KueueReadOptions]): a pod
+// set's slice layers past the first are not read.
 func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorkload, error) {
+	return ConvertKueueWorkloadWith(w, pcs, KueueReadOptions{})
+}
+
+// ConvertKueueWorkloadWith is [ConvertKueueWorkload] reading w as opts
+// say (see [KueueReadOptions]).
+func ConvertKueueWorkloadWith(w *kueue.Workload, pcs *PriorityClasses, opts KueueReadOptions) (*KueueWorkload, error) {
 	if w == nil {
 		return nil, errNil("Kueue Workload")
 	}
@@ -220,7 +233,7 @@ func ConvertKueueWorkload(w *kueue.Workload, pcs *PriorityClasses) (*KueueWorklo
 			}
 			out.zeroRequests[name] = zr
 		}
-		req, err := kueueRequest(obj, f, &ps[i])
+		req, err := kueueRequest(obj, f, &ps[i], opts)
 		if err != nil {
 			return nil, err
 		}
@@ -303,12 +316,13 @@ func kueueTemplate(obj, f string, w *kueue.Workload, t *corev1.PodTemplateSpec, 
 	return tmpl, err
 }
 
-// kueueRequest is the topology request of pod set ps at field f.
-func kueueRequest(obj, f string, ps *kueue.PodSet) (topology.PodSetRequest, error) {
+// kueueRequest is the topology request of pod set ps at field f, its
+// slice layers read as opts say.
+func kueueRequest(obj, f string, ps *kueue.PodSet, opts KueueReadOptions) (topology.PodSetRequest, error) {
 	r := topology.PodSetRequest{PodSet: string(ps.Name)}
 	tr := ps.TopologyRequest
 	if tr == nil {
-		return kueueAnnotationRequest(obj, f, ps)
+		return kueueAnnotationRequest(obj, f, ps, opts)
 	}
 	f += ".topologyRequest"
 	r.Required, r.Preferred, r.Unconstrained = deref(tr.Required), deref(tr.Preferred), deref(tr.Unconstrained)
@@ -324,7 +338,10 @@ func kueueRequest(obj, f string, ps *kueue.PodSet) (topology.PodSetRequest, erro
 	case tr.PodSetSliceRequiredTopology != nil:
 		r.Slices = []topology.SliceLayer{{Key: *tr.PodSetSliceRequiredTopology, Size: *tr.PodSetSliceSize}}
 	}
-	for _, l := range tr.PodsetSliceRequiredTopologyConstraints {
+	if err := checkFieldLayers(obj, f, tr.PodsetSliceRequiredTopologyConstraints); err != nil {
+		return r, err
+	}
+	for _, l := range opts.fieldLayers(tr.PodsetSliceRequiredTopologyConstraints) {
 		r.Slices = append(r.Slices, topology.SliceLayer{Key: l.Topology, Size: l.Size})
 	}
 	if len(r.Slices) > 0 && r.Group != "" {
@@ -334,10 +351,10 @@ func kueueRequest(obj, f string, ps *kueue.PodSet) (topology.PodSetRequest, erro
 }
 
 // kueueAnnotationRequest reads the request from the template's Kueue
-// annotations.
-func kueueAnnotationRequest(obj, f string, ps *kueue.PodSet) (topology.PodSetRequest, error) {
+// annotations (the layers annotation only when opts read it).
+func kueueAnnotationRequest(obj, f string, ps *kueue.PodSet, opts KueueReadOptions) (topology.PodSetRequest, error) {
 	r := topology.PodSetRequest{PodSet: string(ps.Name)}
-	ann := ps.Template.Annotations
+	ann := opts.templateAnnotations(ps.Template.Annotations)
 	tmpl := f + ".template"
 	if err := checkOneAnnotation(obj, tmpl+".metadata.annotations", ann); err != nil {
 		return r, err

@@ -79,7 +79,7 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 		return nil, err
 	}
 	var in inputs
-	if err := c.convertObjects(pcs, &in, opts.Profile); err != nil {
+	if err := c.convertObjects(pcs, &in, opts); err != nil {
 		return nil, err
 	}
 	if err := checkPodCount(objs, len(in.pods), opts.MaxPods); err != nil {
@@ -154,10 +154,12 @@ func (c *Cluster) indexObjects() (*PriorityClasses, error) {
 
 // convertObjects converts Nodes, Workloads, PodGroups, DeviceClasses and
 // claim templates and claims, and collects the pods, budgets and slices
-// for the later phases. p is the release whose API server validates the
-// Workloads, PodGroups and CompositePodGroups (v1.38 refuses more:
-// [gang.Workload.ValidateV138], [allNeedsGangV138]).
-func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profile) error {
+// for the later phases. opts.Profile is the release whose API server
+// validates the Workloads, PodGroups and CompositePodGroups (v1.38 refuses
+// more: [gang.Workload.ValidateV138], [allNeedsGangV138]); Kueue Workloads
+// are read with opts' Kueue gate.
+func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, opts LoadOptions) error {
+	p := opts.Profile
 	for i := range c.objs {
 		o := &c.objs[i]
 		switch v := o.Obj.(type) {
@@ -247,7 +249,7 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, p gang.Profil
 			in.claims = append(in.claims, cl)
 			c.claims[keyOf(v)] = v
 		case *kueue.Workload:
-			w, err := ConvertKueueWorkload(v, pcs)
+			w, err := ConvertKueueWorkloadWith(v, pcs, KueueReadOptions{MultiLayerTopology: opts.KueueMultiLayerTopology})
 			if err != nil {
 				return o.Wrap(err)
 			}

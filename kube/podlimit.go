@@ -42,6 +42,12 @@ type LoadOptions struct {
 	// input are read as written (see [gang.Options].PodGroupPreemptionPolicy
 	// for the rule that reads the field).
 	PodGroupPreemptionPolicy bool
+	// KueueMultiLayerTopology reads Kueue Workloads with Kueue's
+	// TASMultiLayerTopology gate on (alpha, off by default in v0.17): every
+	// slice layer of a pod set, from topologyRequest or its template's
+	// annotation (see [KueueReadOptions]). Off, as Kueue's default, a set
+	// keeps only the first layer of the field and none of the annotation.
+	KueueMultiLayerTopology bool
 }
 
 // checkPodCount reports, at the Job whose pods cross it, when the input's

@@ -227,6 +227,16 @@ func kueueProfileOf(fs *flag.FlagSet, given topology.Profile) topology.Profile {
 	return topology.KueueProfile
 }
 
+// kueueMultiLayerTopology says whether Kueue Workloads planned with
+// profile are read with every slice layer (kube.LoadOptions.
+// KueueMultiLayerTopology): under the kueue profiles as
+// -kueue-multi-layer-topology (flag) says, Kueue's TASMultiLayerTopology
+// gate being off by default; under gangsched always, the layers being
+// gangsched's own feature there (as for Jobs' annotations), not Kueue's.
+func kueueMultiLayerTopology(profile topology.Profile, flag bool) bool {
+	return flag || profile == topology.GangschedProfile
+}
+
 // quantityOf writes v of resource r, in canonical units, as Kubernetes
 // writes the quantity.
 func quantityOf(r placement.ResourceName, v int64) string {

@@ -35,8 +35,8 @@ var kueueGoldens = []golden{
 	// host) and host-slices-gone (gone host) each get their lost host
 	// slice back in rack b3/r1, on b3-r1-h2 and b3-r1-h3. Before, the
 	// tainted host-slices was evicted and admitted on b3-r2-h1.
-	{"kueue-workloads-repair-sliced", []string{"-f", kw + "cluster.yaml", "-f", kw + "repair-sliced.yaml"}, exitPlaced},
-	{"kueue-workloads-repair-sliced-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "repair-sliced.yaml"}, exitPlaced},
+	{"kueue-workloads-repair-sliced", []string{"-kueue-multi-layer-topology", "-f", kw + "cluster.yaml", "-f", kw + "repair-sliced.yaml"}, exitPlaced},
+	{"kueue-workloads-repair-sliced-yaml", []string{"-o", "yaml", "-kueue-multi-layer-topology", "-f", kw + "cluster.yaml", "-f", kw + "repair-sliced.yaml"}, exitPlaced},
 	// Checked by hand: whole-tainted's and whole-gone's lost rack slices
 	// come back whole in rack r2 of their blocks (b3-r2-h2×4,
 	// b4-r2-h2×4), the tightest rack with room, not their old racks.
@@ -70,11 +70,11 @@ var kueueGoldens = []golden{
 	// slices of 2), b2/r1 keeping its own. Before the slices were kept on
 	// growth, the same input gave b1/r1 6 + b1/r2 2 and b2-r1-h1 3 +
 	// b2-r2-h1 1.
-	{"kueue-workloads-sliced-grow", []string{"-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
+	{"kueue-workloads-sliced-grow", []string{"-kueue-multi-layer-topology", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
 	{"kueue-workloads-sliced-grow-gangsched", []string{"-topology-profile", "gangsched", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
 	// An empty -topology-profile is no profile: Kueue's, as without the flag (brk6 03).
 	{"kueue-workloads-sliced-grow-empty-profile", []string{"-topology-profile", "", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
-	{"kueue-workloads-sliced-grow-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
+	{"kueue-workloads-sliced-grow-yaml", []string{"-o", "yaml", "-kueue-multi-layer-topology", "-f", kw + "cluster.yaml", "-f", kw + "sliced-grow.yaml"}, exitPlaced},
 	{"kueue-workloads-shrink-gone", []string{"-f", kw + "cluster.yaml", "-f", kw + "shrink-gone.yaml"}, exitPlaced},
 	{"kueue-workloads-shrink-gone-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "shrink-gone.yaml"}, exitPlaced},
 	// Checked by hand (see the manifest's header): shrink-layers keeps
@@ -82,8 +82,8 @@ var kueueGoldens = []golden{
 	// z-pending takes rack b2/r2. Before a sliced shrink kept slices by
 	// itself the same input gave the same answer; the re-pick shows in
 	// kueue-workloads-shrink-gone.
-	{"kueue-workloads-sliced-shrink", []string{"-f", kw + "cluster.yaml", "-f", kw + "sliced-shrink.yaml"}, exitPlaced},
-	{"kueue-workloads-sliced-shrink-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "sliced-shrink.yaml"}, exitPlaced},
+	{"kueue-workloads-sliced-shrink", []string{"-kueue-multi-layer-topology", "-f", kw + "cluster.yaml", "-f", kw + "sliced-shrink.yaml"}, exitPlaced},
+	{"kueue-workloads-sliced-shrink-yaml", []string{"-o", "yaml", "-kueue-multi-layer-topology", "-f", kw + "cluster.yaml", "-f", kw + "sliced-shrink.yaml"}, exitPlaced},
 	// The text lists 12 of the 14 binds; TestKueueSlicesBoundMembers
 	// checks every pod's node.
 	// Checked by hand (see the manifest's header): no node is in a rack,

@@ -100,6 +100,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	openbPods := fs.String("openb-pods", "default", "with -trace openb=DIR: which pod list, csv/openb_pod_list_<name>.csv")
 	kueueFailFast := fs.Bool("kueue-failed-node-replacement-fail-fast", true, "admit Kueue Workloads as Kueue's TASFailedNodeReplacementFailFast gate does (on by default, as in Kueue v0.17): a Workload whose failed node finds no replacement is evicted whole; false keeps it admitted as it is, the node in status.unhealthyNodes, waiting for room (ReplacementWaits)")
 	kueueAffinity := fs.Bool("kueue-node-affinity-preferred", false, "admit Kueue Workloads as Kueue's TASRespectNodeAffinityPreferred gate does: a template's preferred node affinity orders domains and nodes before BestFit or LeastFreeCapacity (off by default, as the gate)")
+	kueueMultiLayer := fs.Bool("kueue-multi-layer-topology", false, "read Kueue Workloads as Kueue's TASMultiLayerTopology gate does (alpha, off by default in Kueue v0.17, as this flag): every slice layer of kueue.x-k8s.io/podset-slice-required-topology-constraints and of topologyRequest.podsetSliceRequiredTopologyConstraints; off, the annotation is ignored and only the field's first layer read. Under -topology-profile gangsched the layers are always read")
 	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; groups with Kueue slice annotations are planned by Kueue's algorithm, each slice packed by best fit below its slice level), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with Kueue v0.17's TASBalancedPlacement: a preferred set balanced one level below its preferred level at a threshold, the rest to the largest first; ties Kueue breaks in map order go to the first path). Kueue Workloads are planned with kueue unless this flag is given")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
@@ -240,7 +241,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	if *fillIn {
 		kube.FillIn(objs, epoch)
 	}
-	c, err := kube.LoadWithOptions(objs, kube.LoadOptions{MaxPods: *maxPods, Profile: k8sProfile, PodGroupPreemptionPolicy: fg.podGroupPreemptionPolicy})
+	kueueProf := kueueProfileOf(fs, topoProfile)
+	c, err := kube.LoadWithOptions(objs, kube.LoadOptions{MaxPods: *maxPods, Profile: k8sProfile, PodGroupPreemptionPolicy: fg.podGroupPreemptionPolicy,
+		KueueMultiLayerTopology: kueueMultiLayerTopology(kueueProf, *kueueMultiLayer)})
 	if err != nil {
 		hint := ""
 		if errors.Is(err, kube.ErrTooManyPods) {
@@ -253,7 +256,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	for _, w := range unservedWarnings {
 		fmt.Fprintln(stderr, "gangsim: warning:", w)
 	}
-	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts.any, noPreemption: profilePreempts.off, fillIn: *fillIn, scoring: scoring, topologyProfile: topoProfile, kueueProfile: kueueProfileOf(fs, topoProfile), kueueNodeAffinityPreferred: *kueueAffinity, kueueWaitForReplacement: !*kueueFailFast, profile: k8sProfile, gates: fg}
+	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts.any, noPreemption: profilePreempts.off, fillIn: *fillIn, scoring: scoring, topologyProfile: topoProfile, kueueProfile: kueueProf, kueueNodeAffinityPreferred: *kueueAffinity, kueueWaitForReplacement: !*kueueFailFast, profile: k8sProfile, gates: fg}
 	if *suggest {
 		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
 	}
