@@ -136,7 +136,14 @@
 // is written with count 0 and no slices, as Kueue writes it); its
 // preferred node affinity orders
 // domains and nodes only under -kueue-node-affinity-preferred (Kueue's
-// TASRespectNodeAffinityPreferred gate, off by default). -o yaml writes each Workload's
+// TASRespectNodeAffinityPreferred gate, off by default); slices in
+// several layers (the podset-slice-required-topology-constraints
+// annotation, or topologyRequest.podsetSliceRequiredTopologyConstraints)
+// only under -kueue-multi-layer-topology (Kueue's TASMultiLayerTopology
+// gate, alpha, off by default in v0.17): without it the annotation is
+// ignored, unread, and only the field's first layer is read, as Kueue
+// reads them; -topology-profile gangsched reads every layer either way.
+// -o yaml writes each Workload's
 // status.admission (clusterQueue named by spec.queueName without
 // ClusterQueues in the input; per pod set its
 // count and compact topologyAssignment at the hostname level, in rank
