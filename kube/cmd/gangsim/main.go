@@ -252,6 +252,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 		fmt.Fprintf(stderr, "gangsim: %v%s\n", err, hint)
 		return exitInput
 	}
+	if !kueueMultiLayerTopology(kueueProf, *kueueMultiLayer) {
+		for _, w := range multiLayerWarnings(c.KueueWorkloads) {
+			fmt.Fprintln(stderr, "gangsim: warning:", w)
+		}
+	}
 	unserved, unservedWarnings := leaveUnserved(c, served)
 	for _, w := range unservedWarnings {
 		fmt.Fprintln(stderr, "gangsim: warning:", w)
