@@ -50,6 +50,10 @@ type KueueOptions struct {
 	// nominations ([nominationMemo]): the tests compare the decisions
 	// made with and without it.
 	noMemo bool
+	// noEmptied turns off the emptied snapshot kept between the heads
+	// that keep room ([emptiedSnapshot]), which the tests compare
+	// likewise.
+	noEmptied bool
 	// noBound turns off the victim search's bound
 	// ([admitter.attemptMayFind]), which the tests compare likewise;
 	// boundProofs, when set, counts the attempts the bound proved empty.
@@ -552,6 +556,9 @@ type admitter struct {
 	// withoutHeld the changes [admitter.without] made and not yet put
 	// back: with both as they were, the usage is as it was.
 	usageEpoch, withoutHeld int
+	// emptied, while not nil, is a.s with every queue Workload's pod
+	// sets released, kept while it stands ([emptiedSnapshot]).
+	emptied *emptiedSnapshot
 	// routes keep [KueueQueues.route]'s result by LocalQueue, as each is
 	// first read: within a call it depends on nothing else, and the
 	// scheduling cycles route every head again in each cycle.
@@ -645,11 +652,12 @@ func (a *admitter) reserve(w *KueueWorkload, set string, pods []placement.PodSet
 		return nil
 	}
 	k := slices.IndexFunc(w.Group.PodSets, func(p placement.PodSet) bool { return p.Name == set })
-	next, err := a.s.Apply(placement.Change{Reserve: []placement.PodSetUsage{{Group: w.Key(), PodSet: set, Requests: w.nodeRequests(k), Nodes: pods}}})
+	ch := placement.Change{Reserve: []placement.PodSetUsage{{Group: w.Key(), PodSet: set, Requests: w.nodeRequests(k), Nodes: pods}}}
+	next, err := a.s.Apply(ch)
 	if err != nil {
 		return err
 	}
-	a.s = next
+	a.moveTo(next, ch)
 	return nil
 }
 
@@ -658,11 +666,12 @@ func (a *admitter) release(w *KueueWorkload, set string) error {
 	if _, ok := a.s.PodSetUsage(w.Key(), set); !ok {
 		return nil
 	}
-	next, err := a.s.Apply(placement.Change{Release: []placement.PodSetRef{{Group: w.Key(), PodSet: set}}})
+	ch := placement.Change{Release: []placement.PodSetRef{{Group: w.Key(), PodSet: set}}}
+	next, err := a.s.Apply(ch)
 	if err != nil {
 		return err
 	}
-	a.s = next
+	a.moveTo(next, ch)
 	return nil
 }
 
@@ -773,11 +782,11 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		return a.stick(w, ps, o, why, preferred)
 	}
 	if len(ps.group.PodSets) > 0 {
-		next, _, err := a.withPlan(ps)
+		next, us, err := a.withPlan(ps)
 		if err != nil {
 			return false, nil, err
 		}
-		a.s = next
+		a.moveTo(next, placement.Change{Reserve: us})
 	}
 	// A set admitted on quota alone has no plan, one whose pods are all
 	// reclaimable none either ([KueueWorkload.afterReclaim]).

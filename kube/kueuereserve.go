@@ -106,7 +106,7 @@ func (a *admitter) mayPreemptFor(cq *KueueClusterQueue, ch flavorChoice) bool {
 // keepChoice keeps the room of w in flavor choice ch of cq, or returns
 // nil when its topology fails even on an empty cluster (Kueue's NoFit).
 func (a *admitter) keepChoice(cq *KueueClusterQueue, w *KueueWorkload, ch flavorChoice) (*keptRoom, error) {
-	ps, err := a.planReleased(cq, w, ch, a.queue)
+	ps, err := a.planEmptied(cq, w, ch)
 	if err != nil || ps.plan.Decision.Status != placement.Scheduled {
 		return nil, err
 	}
@@ -147,11 +147,12 @@ func (a *admitter) releaseKept(h *keptRoom) error {
 	if len(h.sets) == 0 {
 		return nil
 	}
-	next, err := a.s.Apply(placement.Change{Release: h.sets})
+	ch := placement.Change{Release: h.sets}
+	next, err := a.s.Apply(ch)
 	if err != nil {
 		return err
 	}
-	a.s = next
+	a.moveTo(next, ch)
 	return nil
 }
 
@@ -239,7 +240,7 @@ func (a *admitter) keep(h *keptRoom, ps plannedSets) (*keptRoom, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.s = next
+		a.moveTo(next, placement.Change{Reserve: us})
 		for _, u := range us {
 			h.sets = append(h.sets, placement.PodSetRef{Group: u.Group, PodSet: u.PodSet})
 		}
@@ -258,6 +259,20 @@ func (a *admitter) withPlan(ps plannedSets) (*placement.Snapshot, []placement.Po
 	us = ps.w.phantomUsage(us)
 	next, err := a.s.Apply(placement.Change{Reserve: us})
 	return next, us, err
+}
+
+// planEmptied plans w in flavor choice ch of cq with the pod sets of
+// every queue Workload released ([admitter.emptiedNow]); a.s is left as
+// it is.
+func (a *admitter) planEmptied(cq *KueueClusterQueue, w *KueueWorkload, ch flavorChoice) (plannedSets, error) {
+	e, err := a.emptiedNow()
+	if err != nil {
+		return plannedSets{}, err
+	}
+	s := a.s
+	defer func() { a.s = s }()
+	a.s = e
+	return a.planChoice(cq, w, ch)
 }
 
 // planReleased plans w in flavor choice ch of cq with the pod sets that
