@@ -131,6 +131,85 @@ func TestKueueEmptied_Stale(t *testing.T) {
 	}
 }
 
+// TestProp_KueueEmptiedModel: after any sequence of changes of a.s
+// (reservations and releases of queue Workloads' sets, of sets they do
+// not name and of another key, pods bound, a.s set back to an earlier
+// snapshot or to a new one of 1–4 nodes) and of the queue (a Workload
+// replaced in place with other sets), the emptied snapshot equals one
+// built afresh; the sequences both reuse it and build it again.
+func TestProp_KueueEmptiedModel(t *testing.T) {
+	kept, built := 0, 0
+	rapid.Check(t, func(rt *rapid.T) {
+		sets := func(label string) []string {
+			return rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"x", "y"}), 1, 2, rapid.ID[string]).Draw(rt, label)
+		}
+		s, err := placement.NewSnapshot(emptiedNodes(2), nil)
+		require.NoError(rt, err)
+		a := &admitter{s: s, queue: []*KueueWorkload{emptiedWorkload("a", sets("a")...), emptiedWorkload("b", sets("b")...)}}
+		history := []*placement.Snapshot{s}
+		var last *placement.Snapshot
+		for step := range rapid.IntRange(1, 12).Draw(rt, "steps") {
+			switch rapid.IntRange(0, 5).Draw(rt, "change") {
+			case 0: // a reservation, through moveTo
+				g := rapid.SampledFrom([]string{"a", "b", "o"}).Draw(rt, "group")
+				set := rapid.SampledFrom([]string{"x", "y", "z"}).Draw(rt, "set")
+				if _, ok := a.s.PodSetUsage(placement.Key{Namespace: "default", Name: g}, set); ok {
+					continue
+				}
+				node := fmt.Sprintf("n%d", rapid.IntRange(0, a.s.NumNodes()-1).Draw(rt, "node"))
+				ch := placement.Change{Reserve: []placement.PodSetUsage{emptiedUsage(g, set, node, int32(rapid.IntRange(1, 3).Draw(rt, "pods")))}}
+				next, err := a.s.Apply(ch)
+				require.NoError(rt, err)
+				a.moveTo(next, ch)
+			case 1: // a release, through moveTo
+				var refs []placement.PodSetRef
+				for u := range a.s.PodSetUsages() {
+					refs = append(refs, placement.PodSetRef{Group: u.Group, PodSet: u.PodSet})
+				}
+				if len(refs) == 0 {
+					continue
+				}
+				ch := placement.Change{Release: []placement.PodSetRef{rapid.SampledFrom(refs).Draw(rt, "released")}}
+				next, err := a.s.Apply(ch)
+				require.NoError(rt, err)
+				a.moveTo(next, ch)
+			case 2: // a pod bound, through moveTo
+				ch := placement.Change{Bind: []placement.Pod{{Namespace: "default", Name: fmt.Sprintf("p%d", step), NodeName: "n0", Requests: placement.ResourceList{placement.ResourceCPU: 500}}}}
+				next, err := a.s.Apply(ch)
+				require.NoError(rt, err)
+				a.moveTo(next, ch)
+			case 3: // a queue Workload replaced in place
+				i := rapid.IntRange(0, 1).Draw(rt, "replaced")
+				a.queue[i] = emptiedWorkload(a.queue[i].Group.Name, sets("sets")...)
+			case 4: // an earlier snapshot, set directly
+				a.s = rapid.SampledFrom(history).Draw(rt, "earlier")
+			case 5: // a new snapshot: nodes added or removed
+				s, err := placement.NewSnapshot(emptiedNodes(rapid.IntRange(1, 4).Draw(rt, "nodes")), nil)
+				require.NoError(rt, err)
+				a.s = s
+			}
+			history = append(history, a.s)
+			e, err := a.emptiedNow()
+			require.NoError(rt, err)
+			if e == last {
+				kept++
+			} else {
+				built++
+			}
+			last = e
+			f, err := (&admitter{s: a.s, queue: a.queue, opts: KueueOptions{noEmptied: true}}).emptiedNow()
+			require.NoError(rt, err)
+			cpu, res := emptiedCPU(e)
+			fcpu, fres := emptiedCPU(f)
+			require.Equal(rt, fcpu, cpu, "step %d: CPU requested", step)
+			require.Equal(rt, fres, res, "step %d: reservations", step)
+			require.Equal(rt, f.NumPods(), e.NumPods(), "step %d: pods", step)
+		}
+	})
+	require.Positive(t, kept, "no sequence reused the emptied snapshot")
+	require.Positive(t, built, "no sequence built it again")
+}
+
 // TestKueueEmptied_DuplicateKeys: with two queue Workloads of one key
 // nothing is kept (a change of one's sets would not say which), and
 // releasing a set both name fails as it did without the cache.
