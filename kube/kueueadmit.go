@@ -774,12 +774,12 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		return false, victims, nil
 	}
 	if as := ps.plan.KueueAssumed; as != nil {
-		held, v, err := a.stick(w, ps, o, kueueWords(w, as.Why), false)
+		held, v, err := a.stick(w, ps, o, kueueWords(w, as.Why), false, as.Refused)
 		a.noteAssumed(w, ps)
 		return held, v, err
 	}
 	if why, preferred := a.unwritable(w, ps); why != "" {
-		return a.stick(w, ps, o, why, preferred)
+		return a.stick(w, ps, o, why, preferred, "")
 	}
 	if len(ps.group.PodSets) > 0 {
 		next, us, err := a.withPlan(ps)

@@ -4,11 +4,15 @@ import "github.com/gangsched/gangsched/placement"
 
 // A pending Workload whose topology plan Kueue v0.17 takes as a fit but
 // cannot write ([topology.Plan].KueueAssumed: a PodSetGroup whose
-// leader-aware split loses its leader, or every pod, on the way down) is
+// leader-aware split loses its leader, or every pod, on the way down, or
+// a set whose least-free-first fill writes the negative count of a node
+// whose running pods exceed its allocatable: kueue-oracle/
+// overcommit-unconstrained, -sliced-rack) is
 // held as [admitter.stick] holds the others: Kueue's TAS returns the
 // assignments it has with no failure reason, the scheduler assumes the
 // Workload (its quota, and the TAS usage of the sets it still places)
-// and its Workload API refuses the empty topologyAssignment, so it is
+// and its Workload API refuses the empty topologyAssignment (or the
+// count below 1), so it is
 // requeued and assumed again, cycle after cycle (the real Kueue:
 // kueue-oracle/preemption/r21). Unlike a set placing no slice, whose
 // admission stays unwritable however the nodes change, Kueue's next

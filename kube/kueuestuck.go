@@ -76,7 +76,14 @@ func (a *admitter) unwritable(w *KueueWorkload, ps plannedSets) (string, bool) {
 // planned sets' nodes are taken for the rest of the admission, it waits, and
 // nothing is written on it. It reports true, as an admission does, since
 // the room it took changes what the Workloads after it see.
-func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why string, preferred bool) (bool, []int, error) {
+//
+// refused says what Kueue's Workload API refuses in the admission
+// ([topology.KueueAssumed].Refused), "" for a topologyAssignment without
+// slices.
+func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why string, preferred bool, refused string) (bool, []int, error) {
+	if refused == "" {
+		refused = "whose topologyAssignment has no slices"
+	}
 	if len(ps.group.PodSets) > 0 {
 		next, _, err := a.withPlan(ps)
 		if err != nil {
@@ -103,7 +110,7 @@ func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why 
 	if held != "" {
 		msg += " (" + held + ")"
 	}
-	msg += " and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; " + heldWords(held != "", a.holdsNodes(w))
+	msg += " and its Workload API refuses the admission, " + refused + ", every scheduling cycle; " + heldWords(held != "", a.holdsNodes(w))
 	// Kueue writes no condition on it from then on: one an earlier try
 	// wrote (a preemption it issued, a wait for quota) stays.
 	if c := apimeta.FindStatusCondition(w.Obj.Status.Conditions, kueue.WorkloadQuotaReserved); c != nil && c.Status == metav1.ConditionFalse {

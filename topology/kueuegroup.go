@@ -122,7 +122,10 @@ func (p *planner) kueueGroupCounts(lead, work *request) *kgSearch {
 	s := &kgSearch{t: t, d: make([]kgDom, len(t.doms)), n: work.count}
 	for d := t.levelStart[L-1]; d < t.levelStart[L]; d++ {
 		id := t.doms[d].nodes[0]
-		c := p.pods[d]
+		// A host in deficit counts its negative workers, and so lowers
+		// its domains' sums (PlanOptions.KueueNegativeCounts); the
+		// leader never fits there.
+		c := p.kueueCount(int(d))
 		kd := kgDom{slice: c, wl: c, state: c}
 		if fits[d-t.levelStart[L-1]] && placement.StaticFit(work.tmpl, p.s.Node(id)) {
 			kd.lead, kd.wl = 1, p.countBeside(id, lead.req)

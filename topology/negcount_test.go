@@ -82,31 +82,12 @@ func TestPlanPodSets_KueueNegativeCounts(t *testing.T) {
 // and no pod goes to a host in deficit or refused.
 func TestProp_KueueNegativeCounts(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		caps := rapid.SliceOfN(rapid.SliceOfN(rapid.SliceOfN(rapid.Int64Range(0, 6), 1, 3), 1, 3), 1, 2).Draw(t, "caps")
-		nodes := brh(caps)
-		var bound []placement.Pod
-		free := map[string]int64{}
-		for i, n := range nodes {
-			use := rapid.Int64Range(0, 8).Draw(t, "use")
-			free[n.Name] = n.Allocatable[cpu] - use*1000
-			if use > 0 {
-				bound = append(bound, placement.Pod{Namespace: "default", Name: fmt.Sprintf("b%d", i), NodeName: n.Name, Requests: placement.ResourceList{cpu: use * 1000}})
-			}
-		}
-		s, err := placement.NewSnapshot(nodes, bound)
-		require.NoError(t, err)
+		w := drawNegWorld(t)
+		nodes, s, free, refused := w.nodes, w.s, w.free, w.refused
 		count := int32(rapid.IntRange(1, 10).Draw(t, "count"))
 		key := rapid.SampledFrom([]string{blockKey, rackKey, hostKey}).Draw(t, "level")
 		g := &placement.Group{Namespace: "default", Name: "w", MinCount: count, PodSets: []placement.PodSet{
 			{Name: "main", Count: count, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}}
-		tr, err := topology.NewTree(s, []string{blockKey, rackKey, hostKey})
-		require.NoError(t, err)
-		// A caller filter (as gangsim's for nodes outside Kueue's TAS
-		// snapshot) refuses some hosts: they count 0, in deficit or not.
-		refused := map[string]bool{}
-		for _, n := range nodes {
-			refused[n.Name] = rapid.IntRange(0, 3).Draw(t, "refused") == 0
-		}
 		// Kueue's count per domain of the level: each host's free CPUs,
 		// truncated toward zero, summed with the negative ones.
 		holds := map[string]int64{}
@@ -120,14 +101,7 @@ func TestProp_KueueNegativeCounts(t *testing.T) {
 			fits = fits || h >= int64(count)
 		}
 		for _, prof := range []topology.Profile{topology.KueueProfile, topology.KueueBalancedProfile} {
-			opts := prof.Options()
-			opts.Filters = []placement.Filter{placement.FilterFunc(func(_ *placement.Pod, n placement.NodeInfo) placement.Rejection {
-				if refused[n.Node().Name] {
-					return placement.Rejection{Reason: "refused", Unresolvable: true}
-				}
-				return placement.Rejection{}
-			})}
-			p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{{PodSet: "main", Required: key}}, opts)
+			p, err := w.tree.PlanPodSets(s, g, []topology.PodSetRequest{{PodSet: "main", Required: key}}, w.opts(prof))
 			require.NoError(t, err)
 			require.NoError(t, placement.Verify(s, g, p.Decision))
 			require.Equal(t, fits, p.Decision.Status == placement.Scheduled, "%s: %v %s", prof, holds, p.Decision.Message)
@@ -137,6 +111,58 @@ func TestProp_KueueNegativeCounts(t *testing.T) {
 			}
 		}
 	})
+}
+
+// negWorld is a drawn world of one to two blocks of racks of hosts of 0
+// to 6 CPUs, each running a bound pod of up to its CPUs or, one in four,
+// of 1 to 3 more (in deficit), with some hosts refused by a caller filter (as gangsim's
+// for nodes outside Kueue's TAS snapshot), which count 0, in deficit or
+// not.
+type negWorld struct {
+	nodes   []placement.Node
+	s       *placement.Snapshot
+	tree    *topology.Tree
+	free    map[string]int64 // milli CPUs, below zero in deficit
+	refused map[string]bool
+}
+
+func drawNegWorld(t *rapid.T) negWorld {
+	caps := rapid.SliceOfN(rapid.SliceOfN(rapid.SliceOfN(rapid.Int64Range(0, 6), 1, 3), 1, 3), 1, 2).Draw(t, "caps")
+	w := negWorld{nodes: brh(caps), free: map[string]int64{}, refused: map[string]bool{}}
+	var bound []placement.Pod
+	for i, n := range w.nodes {
+		// A quarter of the hosts in deficit, the others with room or full.
+		c := n.Allocatable[cpu] / 1000
+		use := rapid.Int64Range(0, c).Draw(t, "use")
+		if rapid.IntRange(0, 3).Draw(t, "deficit") == 0 {
+			use = rapid.Int64Range(c+1, c+3).Draw(t, "use")
+		}
+		w.free[n.Name] = n.Allocatable[cpu] - use*1000
+		if use > 0 {
+			bound = append(bound, placement.Pod{Namespace: "default", Name: fmt.Sprintf("b%d", i), NodeName: n.Name, Requests: placement.ResourceList{cpu: use * 1000}})
+		}
+	}
+	var err error
+	w.s, err = placement.NewSnapshot(w.nodes, bound)
+	require.NoError(t, err)
+	w.tree, err = topology.NewTree(w.s, []string{blockKey, rackKey, hostKey})
+	require.NoError(t, err)
+	for _, n := range w.nodes {
+		w.refused[n.Name] = rapid.IntRange(0, 3).Draw(t, "refused") == 0
+	}
+	return w
+}
+
+// opts is prof's options with w's filter.
+func (w negWorld) opts(prof topology.Profile) topology.PlanOptions {
+	opts := prof.Options()
+	opts.Filters = []placement.Filter{placement.FilterFunc(func(_ *placement.Pod, n placement.NodeInfo) placement.Rejection {
+		if w.refused[n.Node().Name] {
+			return placement.Rejection{Reason: "refused", Unresolvable: true}
+		}
+		return placement.Rejection{}
+	})}
+	return opts
 }
 
 // domainOf names node n's domain at level key by its path of labels.

@@ -28,6 +28,10 @@ type planner struct {
 	// slice of a domain above the hosts include it, a host's do not.
 	neg   []int64
 	negOn bool
+	// negAt is, while negOn, a unit whose negative count Kueue's TAS
+	// writes in r's assignment (-1: none): a least-free-first fill takes
+	// the units in deficit first (see noteNegatives).
+	negAt int
 	take  []int64 // per unit: pods planned
 	taken []int   // units with take set, to clear
 	r     *request
@@ -223,8 +227,8 @@ func (p *planner) use(r *request) {
 		p.hookPod = r.hookPod
 	}
 	p.setCut()
-	p.negOn = p.opts.KueueNegativeCounts && p.c.negFree > 0 && !r.unconstrained &&
-		len(r.layers) == 1 && r.sliceUnit() == 1 && !(p.opts.KueueBalanced && r.preferred)
+	p.negOn = p.opts.KueueNegativeCounts && p.c.negFree > 0 && len(r.layers) == 1
+	p.negAt = -1
 }
 
 // cacheable reports whether r's counts may be kept for the next plan:
@@ -257,6 +261,79 @@ func (p *planner) negCount(id placement.NodeID) int64 {
 		return 0
 	}
 	return k
+}
+
+// kueueCount is unit u's pods as Kueue's TAS counts them: a domain's
+// count holds its nodes in deficit already (fill), a node's or a host's
+// own never goes below zero, so its deficit is added back while negOn.
+func (p *planner) kueueCount(u int) int64 {
+	if !p.negOn {
+		return p.pods[u]
+	}
+	switch p.level(u) {
+	case p.L:
+		return p.pods[u] + p.negCount(placement.NodeID(u-p.D))
+	case p.L - 1:
+		return p.pods[u] + p.neg[u]
+	}
+	return p.pods[u]
+}
+
+// kueueSlices is unit u's slices as Kueue's TAS counts them: kueueCount
+// in slices, a host's deficit truncated toward zero as Kueue divides it.
+func (p *planner) kueueSlices(u int) int64 {
+	if !p.negOn || p.level(u) < p.L-1 {
+		return p.slice[u]
+	}
+	return p.slice[u] + div(p.kueueCount(u)-p.pods[u], p.r.sliceUnit())
+}
+
+// negatives returns, while negOn, how many pods (slices when inSlices)
+// the units of us in deficit count below zero together, and records in
+// p.negAt the one in the deepest deficit (then the first path). us are
+// units that Kueue's TAS fills the least free first — an unconstrained
+// set's (LeastFreeCapacity), or a domain's pods split below the slice
+// level — and that order takes every unit of a negative count before the
+// others: it writes their counts (below 1, which Kueue's Workload API
+// refuses) in the set's assignment and takes as many more from the rest,
+// which the caller adds to what it takes. A best-fit fill takes the
+// largest first, and the counts of those hold what the domain above
+// counted with the negative ones: it never reaches them.
+func (p *planner) negatives(us []int, inSlices bool) int64 {
+	if !p.negOn {
+		return 0
+	}
+	var least, sum int64
+	for _, u := range us {
+		c := p.kueueCount(u)
+		if c >= 0 {
+			continue
+		}
+		if inSlices {
+			sum -= p.kueueSlices(u)
+		} else {
+			sum -= c
+		}
+		if p.negAt < 0 || c < least || c == least && p.path(u) < p.path(p.negAt) {
+			p.negAt, least = u, c
+		}
+	}
+	return sum
+}
+
+// negFailure is the failure of r, planned as so, when Kueue writes the
+// negative count of p.negAt in its assignment: Kueue assumes the
+// Workload with so's takes (its positive counts, which add up to more
+// than r's count by the negative ones) and its API refuses it.
+func (p *planner) negFailure(so setOut) *failure {
+	u := p.negAt
+	name := p.path(u)
+	if u < p.D && p.t.plan.only[u] >= 0 {
+		name = p.s.Node(placement.NodeID(p.t.plan.only[u])).Name
+	}
+	why := fmt.Sprintf("%s: Kueue v0.17's TAS fills the least free first and counts %s as %d pods (its running pods request more than its allocatable), which it writes in the pod set's topology assignment with as many more pods elsewhere",
+		p.r.obj(), name, p.kueueCount(u))
+	return &failure{msg: why + ", and its Workload API refuses a count below 1: Kueue assumes the Workload every scheduling cycle and never admits it", why: why, assumed: &so}
 }
 
 func (p *planner) level(u int) int {
@@ -488,8 +565,9 @@ func (p *planner) count(u, lv int, deep bool) {
 		return
 	}
 	d := &p.t.doms[u]
-	var pods, sl, aff, neg int64
+	var pods, sl, aff, neg, negSl int64
 	summed := false // pods and sl hold the children's negative counts already
+	kids := false   // the counts are the children's, negSl their slices in deficit
 	switch {
 	case !deep && lv >= p.cut && p.t.plan.full[u] && p.quick() && !p.negOn:
 		pods = p.sumQuick(d.nodes)
@@ -524,7 +602,7 @@ func (p *planner) count(u, lv int, deep bool) {
 		}
 	default:
 		unit := r.unitAt(lv + 1)
-		summed = lv < p.L-2
+		summed, kids = lv < p.L-2, true
 		for _, c := range d.children {
 			pods += div(p.pods[c], unit) * unit
 			sl += p.slice[c]
@@ -533,15 +611,26 @@ func (p *planner) count(u, lv int, deep bool) {
 			}
 			if p.negOn {
 				neg += p.neg[c]
+				// A host at the slice level counts its deficit in
+				// slices truncated toward zero, as Kueue divides a
+				// leaf's count by the slice size (-2 pods, -1 slice of
+				// 2; -1 pod, 0 slices); a domain at or above the
+				// slice level adds its hosts' slices so.
+				negSl += div(p.neg[c], z)
 			}
 		}
 	}
 	p.neg[u] = neg
 	if lv < p.L-1 && !summed {
 		// Above the hosts a domain's total counts its nodes in deficit
-		// (Kueue's sum); a host's own count stays what it takes.
+		// (Kueue's sum); a host's own count stays what it takes. A
+		// domain summing its nodes directly is at or below the slice
+		// level, where its slices are recounted from its pods below.
+		if !kids {
+			negSl = neg
+		}
 		pods += neg
-		sl += neg
+		sl += negSl
 	}
 	if p.prefer {
 		p.aff[u] = aff
@@ -686,6 +775,11 @@ type failure struct {
 	best  int // unit, or -1
 	holds int64
 	msg   string // when set, the whole reason
+	// assumed, when set, is the set as Kueue's TAS answers it though its
+	// Workload API refuses the answer (a negative count written: see
+	// planner.negatives); msg then ends in why, [KueueAssumed].Why.
+	assumed *setOut
+	why     string
 }
 
 // fit finds the units holding r at its level inside scope (Kueue's phase
@@ -734,6 +828,19 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 		if !lf && q > stop {
 			q--
 			continue
+		}
+		if lf && p.negOn {
+			// LeastFreeCapacity pools every unit, those in deficit
+			// first: they lower what the pool holds, and Kueue writes
+			// their counts when it holds the set (noteNegatives).
+			var total int64
+			for _, u := range us {
+				total += p.kueueSlices(u)
+			}
+			if total < need {
+				return nil, 0, &failure{level: -1, best: scope, holds: max(total, 0)}
+			}
+			need += p.negatives(us, true)
 		}
 		used, left := p.consume(nil, us, need, r.sliceUnit(), capMode{slices: true}, !lf)
 		if left > 0 {
@@ -828,7 +935,11 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 				total += p.take[u]
 				ks = p.appendKids(ks, u)
 			}
-			next, _ = p.takeFrom(next, ks, total/z, z, capMode{slices: true}, lf)
+			need := total / z
+			if lf {
+				need += p.negatives(ks, true)
+			}
+			next, _ = p.takeFrom(next, ks, need, z, capMode{slices: true}, lf)
 		default:
 			for _, u := range cur {
 				if sc.only[u] >= 0 { // a host's domain stands for its node: nothing to choose
@@ -859,7 +970,11 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 					next = append(next, ks[0])
 					continue
 				}
-				next, _ = p.takeFrom(next, ks, p.take[u]/unit, unit, m, asc)
+				need := p.take[u] / unit
+				if asc {
+					need += p.negatives(ks, m.slices) / unit
+				}
+				next, _ = p.takeFrom(next, ks, need, unit, m, asc)
 			}
 		}
 		bufs[lv&1] = next

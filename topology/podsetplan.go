@@ -52,16 +52,29 @@ type PlanOptions struct {
 	// requested resource divided by one pod's request, truncated toward
 	// zero (Go's integer division), the least taken — a negative number of
 	// pods, which lowers the totals of its domains above the hosts
-	// (fillInCounts, Requests.CountInWithLimitingResource). The node
-	// itself takes no pod. It applies to a set without slices that is
-	// neither unconstrained nor balanced (TASBalancedPlacement); a node
-	// the set's template or the caller's Filters refuse counts 0, as Kueue
-	// leaves a node out of its TAS snapshot: under BestFit the hosts with room hold a domain's
-	// total before a host in deficit is reached, so only the choice of
-	// domains changes; elsewhere Kueue's answer was not run (a set
-	// filling the least free domains first reaches such a host first).
-	// Checked on the real Kueue (kube/testdata/kueue-oracle/overcommit-*).
-	// KueueProfile and KueueBalancedProfile set it.
+	// (fillInCounts, Requests.CountInWithLimitingResource); in slices, a
+	// host at the slice level counts its pods over the slice size,
+	// truncated toward zero again (-1 pod is 0 slices of 2). The node
+	// itself takes no pod. A node the set's template or the caller's
+	// Filters refuse counts 0, as Kueue leaves a node out of its TAS
+	// snapshot. It applies to every set of one slice layer at most:
+	// required, preferred, unconstrained, sliced, balanced
+	// (KueueBalanced, whose pruning empties a host in deficit below its
+	// threshold) and a PodSetGroup's leader-aware search
+	// (KueueLeaderAware). A best-fit fill takes the largest first, so
+	// the hosts with room hold a domain's total before a host in deficit
+	// is reached, and only the choice of domains changes. A fill of the
+	// least free first — an unconstrained set's LeastFreeCapacity, or a
+	// domain's pods split below the slice level — takes the units in
+	// deficit first: an unconstrained set whose hosts together count
+	// fewer pods than it has does not fit, and where such a fill meets a
+	// unit in deficit Kueue writes its negative count in the set's
+	// topology assignment and as many more pods on the others; its
+	// Workload API refuses a count below 1, so the plan is Unschedulable
+	// with [Plan].KueueAssumed holding those other pods (Kueue assumes
+	// the Workload every cycle). Checked on the real Kueue
+	// (kube/testdata/kueue-oracle/overcommit-*). KueueProfile and
+	// KueueBalancedProfile set it.
 	KueueNegativeCounts bool
 	// Balanced spreads a set with a Preferred level evenly over the fewest
 	// domains of that level that hold it, inside one domain of the level
@@ -181,8 +194,10 @@ type Plan struct {
 	// plan as a fit but cannot write it: a PodSetGroup whose leader-aware
 	// split loses the leader, or every pod, on the way down, for which
 	// Kueue's TAS returns the assignments it has and no failure reason
-	// (findTopologyAssignment). Kueue then assumes the Workload in its
-	// cache and its Workload API refuses the empty topologyAssignment, every
+	// (findTopologyAssignment); or, with KueueNegativeCounts, a set
+	// whose least-free-first fill writes a node's negative count. Kueue
+	// then assumes the Workload in its cache and its Workload API refuses
+	// the empty topologyAssignment, or the count below 1, every
 	// scheduling cycle (see docs/kueue.md, Quota). nil otherwise.
 	KueueAssumed *KueueAssumed
 }
@@ -197,11 +212,19 @@ type KueueAssumed struct {
 	Why string
 	// Decision is Scheduled and places only the pods Kueue's assumption
 	// puts on nodes: the workers of a group that lost its leader, none of
-	// a group that lost both sets, and every pod of the Workload's other
-	// sets. It is not a whole placement: [placement.Verify] refuses it.
+	// a group that lost both sets, the positive counts of a set with a
+	// negative one written (more pods than the set has, by the negative
+	// ones; the node in deficit holds none), and every pod of the
+	// Workload's other sets. It is not a whole placement:
+	// [placement.Verify] refuses it.
 	Decision placement.Decision
 	// PodSets are the sets Decision places, as [Plan].PodSets.
 	PodSets []PodSetPlan
+	// Refused says what Kueue's Workload API refuses in the admission,
+	// worded to follow "the admission": "whose topologyAssignment has no
+	// slices" (an empty one), or "whose topologyAssignment counts a node
+	// below 1 pod" (a negative count, [PlanOptions].KueueNegativeCounts).
+	Refused string
 }
 
 // PodSetPlan is where one set's pods go, in rank order.
@@ -400,7 +423,7 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 	if out.assumed != "" {
 		// Every set Kueue's TAS answers fits: it assumes the Workload.
 		return Plan{Decision: p.failed(g, len(bm.nodes), out.assumedMsg),
-			KueueAssumed: &KueueAssumed{Why: out.assumed, Decision: pl.Decision, PodSets: pl.PodSets}}, nil
+			KueueAssumed: &KueueAssumed{Why: out.assumed, Decision: pl.Decision, PodSets: pl.PodSets, Refused: out.refused()}}, nil
 	}
 	return pl, nil
 }
@@ -587,6 +610,17 @@ type planOut struct {
 	// assumes ([Plan].KueueAssumed); assumedMsg is the whole reason the
 	// decision gives.
 	assumed, assumedMsg string
+	// assumedNeg says the assumed set is one with a negative count
+	// written, not an empty assignment.
+	assumedNeg bool
+}
+
+// refused is [KueueAssumed].Refused of o's assumed plan.
+func (o *planOut) refused() string {
+	if o.assumedNeg {
+		return "whose topologyAssignment counts a node below 1 pod"
+	}
+	return "whose topologyAssignment has no slices"
 }
 
 // assume records that a PodSetGroup's sets are kept as Kueue v0.17's TAS
@@ -628,7 +662,14 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 			}
 		}
 		so, f := plan(&rs[w[0]], scope[w[0]], opts)
-		if f != nil {
+		if f != nil && f.assumed != nil && (opts.KueueLeaderAware || opts.KueueBalanced) {
+			// Kueue's TAS answers the set, its API refuses the answer.
+			so = *f.assumed
+			if o.assumed == "" {
+				o.assumedNeg = true
+			}
+			o.assume(f.why, f.msg)
+		} else if f != nil {
 			return p.reason(f)
 		}
 		o.keep(so)
@@ -792,7 +833,7 @@ func (p *planner) planSetScoped(r *request, scope int, opts PlanOptions) (setOut
 			return setOut{}, f
 		}
 		if applied {
-			return p.finish(units, fl, true), nil
+			return p.finishNeg(units, fl, true)
 		}
 	} else if opts.Balanced && r.preferred {
 		if units, ok := p.balanced(scope); ok {
@@ -804,7 +845,17 @@ func (p *planner) planSetScoped(r *request, scope int, opts PlanOptions) (setOut
 		p.clearTakes()
 		return setOut{}, f
 	}
-	return p.finish(units, fl, false), nil
+	return p.finishNeg(units, fl, false)
+}
+
+// finishNeg is finish, failing the set where Kueue writes a negative
+// count in its assignment on the way (planner.noteNegatives).
+func (p *planner) finishNeg(units []int, fl int, perParent bool) (setOut, *failure) {
+	so := p.finish(units, fl, perParent)
+	if p.negAt >= 0 {
+		return setOut{}, p.negFailure(so)
+	}
+	return so, nil
 }
 
 // planSetIn plans one set of a PodSetGroup inside domain u alone.

@@ -215,3 +215,39 @@ func TestKueueOracle_LeaderRefusedSaid(t *testing.T) {
 		})
 	}
 }
+
+// A set whose least-free-first fill meets a host in deficit, which the
+// real Kueue left with no QuotaReserved condition (kueue-oracle/
+// overcommit-unconstrained, -sliced-rack; -unconstrained-held, where
+// `late` then found every host full), is held as Kueue's assumption of a
+// negative count it cannot write: the pods Kueue puts on the other hosts
+// held, the host in deficit holding none.
+func TestKueueOracle_NegativeCountHeld(t *testing.T) {
+	for _, c := range []struct {
+		manifest string
+		workload string
+		deficit  string
+		held     map[string]int32
+	}{
+		{"kueue-oracle/overcommit-unconstrained.yaml", "default/five", "b1-r1-h1 as -2 pods", map[string]int32{"b1-r1-h2": 3, "b1-r2-h1": 4}},
+		{"kueue-oracle/overcommit-unconstrained-held.yaml", "default/five", "b1-r1-h1 as -2 pods", map[string]int32{"b1-r1-h2": 3, "b1-r2-h1": 4}},
+		{"kueue-oracle/overcommit-sliced-rack.yaml", "default/two", "b1-r1-h1 as -1 pods", map[string]int32{"b1-r1-h2": 3}},
+	} {
+		t.Run(c.manifest, func(t *testing.T) {
+			r, ok := kueueResultsOf(t, nil, td, []string{c.manifest})[c.workload]
+			require.True(t, ok)
+			require.Equal(t, "Pending", r.Action)
+			require.True(t, r.Held, r.Message)
+			require.Contains(t, r.Message, "counts "+c.deficit)
+			require.Contains(t, r.Message, "whose topologyAssignment counts a node below 1 pod")
+			require.Contains(t, r.Message, "no QuotaReserved condition is written")
+			held := map[string]int32{}
+			for _, ps := range r.HeldPodSets {
+				for _, n := range ps.Nodes {
+					held[n.Node] += n.Count
+				}
+			}
+			require.Equal(t, c.held, held)
+		})
+	}
+}
