@@ -30,7 +30,7 @@ type planner struct {
 	negOn bool
 	// negAt is, while negOn, a unit whose negative count Kueue's TAS
 	// writes in r's assignment (-1: none): a least-free-first fill takes
-	// the units in deficit first (see noteNegatives).
+	// the units in deficit first (see negatives).
 	negAt int
 	take  []int64 // per unit: pods planned
 	taken []int   // units with take set, to clear
@@ -614,8 +614,7 @@ func (p *planner) count(u, lv int, deep bool) {
 				// A host at the slice level counts its deficit in
 				// slices truncated toward zero, as Kueue divides a
 				// leaf's count by the slice size (-2 pods, -1 slice of
-				// 2; -1 pod, 0 slices); a domain at or above the
-				// slice level adds its hosts' slices so.
+				// 2; -1 pod, 0 slices), and its parent sums those.
 				negSl += div(p.neg[c], z)
 			}
 		}
@@ -832,7 +831,7 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 		if lf && p.negOn {
 			// LeastFreeCapacity pools every unit, those in deficit
 			// first: they lower what the pool holds, and Kueue writes
-			// their counts when it holds the set (noteNegatives).
+			// their counts when it holds the set (negatives).
 			var total int64
 			for _, u := range us {
 				total += p.kueueSlices(u)

@@ -849,7 +849,7 @@ func (p *planner) planSetScoped(r *request, scope int, opts PlanOptions) (setOut
 }
 
 // finishNeg is finish, failing the set where Kueue writes a negative
-// count in its assignment on the way (planner.noteNegatives).
+// count in its assignment on the way (planner.negatives).
 func (p *planner) finishNeg(units []int, fl int, perParent bool) (setOut, *failure) {
 	so := p.finish(units, fl, perParent)
 	if p.negAt >= 0 {
