@@ -1,6 +1,7 @@
 package topology_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,7 +21,7 @@ func TestPlanPodSets_KueueNegativeCountsKinds(t *testing.T) {
 	one := func(name string, count int32) []placement.PodSet {
 		return []placement.PodSet{{Name: name, Count: count, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}
 	}
-	slices := func(key string) []topology.SliceLayer { return []topology.SliceLayer{{Key: key, Size: 2}} }
+	pairs := func(key string) []topology.SliceLayer { return []topology.SliceLayer{{Key: key, Size: 2}} }
 	for _, c := range []struct {
 		name    string
 		caps    [][][]int64
@@ -66,7 +67,7 @@ func TestPlanPodSets_KueueNegativeCountsKinds(t *testing.T) {
 			// b1-r1-h1 counts -2 pods, -1 slice of 2: r1 holds 1 slice,
 			// as r2.
 			name: "sliced, required", caps: [][][]int64{{{2, 4}, {3}}}, big: 4,
-			sets: one("main", 4), reqs: []topology.PodSetRequest{{PodSet: "main", Required: rackKey, Slices: slices(hostKey)}}, profile: topology.KueueProfile,
+			sets: one("main", 4), reqs: []topology.PodSetRequest{{PodSet: "main", Required: rackKey, Slices: pairs(hostKey)}}, profile: topology.KueueProfile,
 			msg:       `the best, b1/r1, holds 1 slice`,
 			gangsched: map[string]int32{"b1-r1-h2": 4},
 		},
@@ -74,14 +75,14 @@ func TestPlanPodSets_KueueNegativeCountsKinds(t *testing.T) {
 			// -1 pod is 0 slices of 2 (truncated toward zero, as Kueue
 			// divides): r1 still holds 2 slices, the best fit.
 			name: "sliced, a deficit truncated", caps: [][][]int64{{{2, 4}, {3}}}, big: 3,
-			sets: one("main", 4), reqs: []topology.PodSetRequest{{PodSet: "main", Required: rackKey, Slices: slices(hostKey)}}, profile: topology.KueueProfile,
+			sets: one("main", 4), reqs: []topology.PodSetRequest{{PodSet: "main", Required: rackKey, Slices: pairs(hostKey)}}, profile: topology.KueueProfile,
 			kueue:     map[string]map[string]int32{"main": {"b1-r1-h2": 4}},
 			gangsched: map[string]int32{"b1-r1-h2": 4},
 		},
 		{
 			// b1/r1 holds 1 slice, b2/r1 2: the preferred rack is b2's.
 			name: "sliced, preferred", caps: [][][]int64{{{2, 4}}, {{4}}}, big: 4,
-			sets: one("main", 4), reqs: []topology.PodSetRequest{{PodSet: "main", Preferred: rackKey, Slices: slices(hostKey)}}, profile: topology.KueueProfile,
+			sets: one("main", 4), reqs: []topology.PodSetRequest{{PodSet: "main", Preferred: rackKey, Slices: pairs(hostKey)}}, profile: topology.KueueProfile,
 			kueue:     map[string]map[string]int32{"main": {"b2-r1-h1": 4}},
 			gangsched: map[string]int32{"b1-r1-h2": 4},
 		},
@@ -91,10 +92,30 @@ func TestPlanPodSets_KueueNegativeCountsKinds(t *testing.T) {
 			// fills the least free host first, b1-r1-h1 at -1, and takes
 			// 3 from b1-r1-h2.
 			name: "sliced at the rack, a negative count written", caps: [][][]int64{{{2, 4}, {3}}}, big: 3,
-			sets: one("main", 2), reqs: []topology.PodSetRequest{{PodSet: "main", Required: blockKey, Slices: slices(rackKey)}}, profile: topology.KueueProfile,
+			sets: one("main", 2), reqs: []topology.PodSetRequest{{PodSet: "main", Required: blockKey, Slices: pairs(rackKey)}}, profile: topology.KueueProfile,
 			msg:       `counts b1-r1-h1 as -1 pods`,
 			assumed:   map[string]map[string]int32{"main": {"b1-r1-h2": 3}},
 			gangsched: map[string]int32{"b1-r2-h1": 2},
+		},
+		{
+			// Slices alone: the least free first from the block down,
+			// pooled level by level. b1-r1-h1 at -1 pod is 0 slices of
+			// 2, appended first and written as nothing.
+			name: "slices alone, a deficit truncated", caps: [][][]int64{{{2, 3}, {3}}}, big: 3,
+			sets: one("main", 4), reqs: []topology.PodSetRequest{{PodSet: "main", Slices: pairs(hostKey)}}, profile: topology.KueueProfile,
+			kueue:     map[string]map[string]int32{"main": {"b1-r1-h2": 2, "b1-r2-h1": 2}},
+			gangsched: map[string]int32{"b1-r1-h2": 2, "b1-r2-h1": 2},
+		},
+		{
+			// Rack r1 counts -1 + 1 = 0 slices: Kueue appends it first,
+			// takes nothing from it, and pools its hosts with r2's at
+			// the next level, b1-r1-h1 (-1 slice, -2 pods written)
+			// first, then a slice on each of the three others.
+			name: "slices alone, a negative count written", caps: [][][]int64{{{2, 3}, {3, 3}}}, big: 4,
+			sets: one("main", 4), reqs: []topology.PodSetRequest{{PodSet: "main", Slices: pairs(hostKey)}}, profile: topology.KueueProfile,
+			msg:       `counts b1-r1-h1 as -2 pods`,
+			assumed:   map[string]map[string]int32{"main": {"b1-r1-h2": 2, "b1-r2-h1": 2, "b1-r2-h2": 2}},
+			gangsched: map[string]int32{"b1-r1-h2": 2, "b1-r2-h1": 2},
 		},
 		{
 			// Balanced one level below the preferred block: r1 counts 2
@@ -168,7 +189,7 @@ func TestProp_KueueNegativeCountsKinds(t *testing.T) {
 		var req topology.PodSetRequest
 		if sliced {
 			count = 2 * int32(rapid.IntRange(1, 5).Draw(t, "slices"))
-			key := rapid.SampledFrom([]string{blockKey, rackKey, hostKey}).Draw(t, "level")
+			key := rapid.SampledFrom([]string{blockKey, rackKey, hostKey, ""}).Draw(t, "level") // "": slices alone
 			req = topology.PodSetRequest{PodSet: "main", Required: key, Slices: []topology.SliceLayer{{Key: hostKey, Size: 2}}}
 		} else {
 			count = int32(drawPoolCount(t, k, names))
@@ -188,6 +209,19 @@ func TestProp_KueueNegativeCountsKinds(t *testing.T) {
 			return sum
 		}
 		n := int64(count)
+		if sliced && req.Required == "" {
+			// Slices alone fill the least free first, level by level:
+			// Kueue writes a negative count only for a host of a
+			// negative slice count.
+			if p.KueueAssumed != nil {
+				require.True(t, slices.ContainsFunc(names, func(h string) bool { return k[h]/2 < 0 }), p.Decision.Message)
+				onHosts(p.KueueAssumed.Decision)
+			}
+			if p.Decision.Status == placement.Scheduled {
+				require.Equal(t, n, onHosts(p.Decision))
+			}
+			return
+		}
 		if sliced {
 			holds := map[string]int64{}
 			for _, nd := range w.nodes {

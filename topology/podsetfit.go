@@ -31,11 +31,20 @@ type planner struct {
 	// negAt is, while negOn, a unit whose negative count Kueue's TAS
 	// writes in r's assignment (-1: none): a least-free-first fill takes
 	// the units in deficit first (see negatives).
-	negAt int
-	take  []int64 // per unit: pods planned
-	taken []int   // units with take set, to clear
-	r     *request
-	untr  bool // r requests a resource the snapshot does not track
+	negAt   int
+	negPods int64 // the count Kueue writes for negAt
+	// lfLow and lfExtra are, while negOn, what Kueue's last
+	// least-free-first pool of r (fit's, or the descent's above the
+	// slice level) appended beyond gangsched's takes: its units of no
+	// slice or fewer (taken first, none of their pods written, but their
+	// children pooled at the next level with the others'), and the
+	// slices their negative counts added to what it took.
+	lfLow   []int
+	lfExtra int64
+	take    []int64 // per unit: pods planned
+	taken   []int   // units with take set, to clear
+	r       *request
+	untr    bool // r requests a resource the snapshot does not track
 	// The requested resources of r (quantity > 0), and whether r's pods
 	// pass every node without taints that is schedulable (no
 	// nodeSelector): nodeCount's fast path.
@@ -228,7 +237,7 @@ func (p *planner) use(r *request) {
 	}
 	p.setCut()
 	p.negOn = p.opts.KueueNegativeCounts && p.c.negFree > 0 && len(r.layers) == 1
-	p.negAt = -1
+	p.negAt, p.lfLow, p.lfExtra = -1, p.lfLow[:0], 0
 }
 
 // cacheable reports whether r's counts may be kept for the next plan:
@@ -303,22 +312,37 @@ func (p *planner) negatives(us []int, inSlices bool) int64 {
 	if !p.negOn {
 		return 0
 	}
-	var least, sum int64
+	var sum int64
 	for _, u := range us {
-		c := p.kueueCount(u)
+		// Counting slices, Kueue writes a unit's slices times their
+		// size: one of negative pods but no slice below zero (-1 pod
+		// in slices of 2) is written 0, which it leaves out.
+		c, written := p.kueueCount(u), p.kueueCount(u)
+		if inSlices {
+			c = p.kueueSlices(u)
+			written = c * p.r.sliceUnit()
+		}
 		if c >= 0 {
 			continue
 		}
-		if inSlices {
-			sum -= p.kueueSlices(u)
-		} else {
-			sum -= c
-		}
-		if p.negAt < 0 || c < least || c == least && p.path(u) < p.path(p.negAt) {
-			p.negAt, least = u, c
+		sum -= c
+		if p.negAt < 0 || written < p.negPods || written == p.negPods && p.path(u) < p.path(p.negAt) {
+			p.negAt, p.negPods = u, written
 		}
 	}
 	return sum
+}
+
+// noteLow keeps in p.lfLow the units of us, a least-free-first pool,
+// that count no slice or fewer: Kueue's fill appends them before any
+// other (see lfLow).
+func (p *planner) noteLow(us []int) {
+	p.lfLow = p.lfLow[:0]
+	for _, u := range us {
+		if p.kueueSlices(u) <= 0 {
+			p.lfLow = append(p.lfLow, u)
+		}
+	}
 }
 
 // negFailure is the failure of r, planned as so, when Kueue writes the
@@ -332,7 +356,7 @@ func (p *planner) negFailure(so setOut) *failure {
 		name = p.s.Node(placement.NodeID(p.t.plan.only[u])).Name
 	}
 	why := fmt.Sprintf("%s: Kueue v0.17's TAS fills the least free first and counts %s as %d pods (its running pods request more than its allocatable), which it writes in the pod set's topology assignment with as many more pods elsewhere",
-		p.r.obj(), name, p.kueueCount(u))
+		p.r.obj(), name, p.negPods)
 	return &failure{msg: why + ", and its Workload API refuses a count below 1: Kueue assumes the Workload every scheduling cycle and never admits it", why: why, assumed: &so}
 }
 
@@ -839,7 +863,9 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 			if total < need {
 				return nil, 0, &failure{level: -1, best: scope, holds: max(total, 0)}
 			}
-			need += p.negatives(us, true)
+			p.lfExtra = p.negatives(us, true)
+			need += p.lfExtra
+			p.noteLow(us)
 		}
 		used, left := p.consume(nil, us, need, r.sliceUnit(), capMode{slices: true}, !lf)
 		if left > 0 {
@@ -935,8 +961,18 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 				ks = p.appendKids(ks, u)
 			}
 			need := total / z
-			if lf {
-				need += p.negatives(ks, true)
+			if lf && p.negOn {
+				// Kueue pools the children of every unit its last
+				// fill appended, those it took nothing from too, and
+				// fills the set's slices again, with this level's
+				// negative counts.
+				for _, u := range p.lfLow {
+					ks = p.appendKids(ks, u)
+				}
+				need -= p.lfExtra
+				p.lfExtra = p.negatives(ks, true)
+				need += p.lfExtra
+				p.noteLow(ks)
 			}
 			next, _ = p.takeFrom(next, ks, need, z, capMode{slices: true}, lf)
 		default:

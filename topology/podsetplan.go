@@ -64,9 +64,11 @@ type PlanOptions struct {
 	// (KueueLeaderAware). A best-fit fill takes the largest first, so
 	// the hosts with room hold a domain's total before a host in deficit
 	// is reached, and only the choice of domains changes. A fill of the
-	// least free first — an unconstrained set's LeastFreeCapacity, or a
-	// domain's pods split below the slice level — takes the units in
-	// deficit first: an unconstrained set whose hosts together count
+	// least free first — an unconstrained set's LeastFreeCapacity (slices
+	// alone too, from the widest level down, each level pooling the
+	// children of every domain the level above appended, of no slice
+	// too), or a domain's pods split below the slice level — takes the
+	// units in deficit first: an unconstrained set whose hosts together count
 	// fewer pods than it has does not fit, and where such a fill meets a
 	// unit in deficit Kueue writes its negative count in the set's
 	// topology assignment and as many more pods on the others; its

@@ -218,7 +218,7 @@ func TestKueueOracle_LeaderRefusedSaid(t *testing.T) {
 
 // A set whose least-free-first fill meets a host in deficit, which the
 // real Kueue left with no QuotaReserved condition (kueue-oracle/
-// overcommit-unconstrained, -sliced-rack; -unconstrained-held, where
+// overcommit-unconstrained, -sliced-rack, -slices-only; -unconstrained-held, where
 // `late` then found every host full), is held as Kueue's assumption of a
 // negative count it cannot write: the pods Kueue puts on the other hosts
 // held, the host in deficit holding none.
@@ -232,6 +232,7 @@ func TestKueueOracle_NegativeCountHeld(t *testing.T) {
 		{"kueue-oracle/overcommit-unconstrained.yaml", "default/five", "b1-r1-h1 as -2 pods", map[string]int32{"b1-r1-h2": 3, "b1-r2-h1": 4}},
 		{"kueue-oracle/overcommit-unconstrained-held.yaml", "default/five", "b1-r1-h1 as -2 pods", map[string]int32{"b1-r1-h2": 3, "b1-r2-h1": 4}},
 		{"kueue-oracle/overcommit-sliced-rack.yaml", "default/two", "b1-r1-h1 as -1 pods", map[string]int32{"b1-r1-h2": 3}},
+		{"kueue-oracle/overcommit-slices-only.yaml", "default/four", "b1-r1-h1 as -2 pods", map[string]int32{"b1-r1-h2": 2, "b1-r2-h1": 2, "b1-r2-h2": 2}},
 	} {
 		t.Run(c.manifest, func(t *testing.T) {
 			r, ok := kueueResultsOf(t, nil, td, []string{c.manifest})[c.workload]
