@@ -345,6 +345,40 @@ func (p *planner) noteLow(us []int) {
 	}
 }
 
+// splitLow splits, at level lv (at or below the slice level), the
+// units Kueue's least-free-first fill appended with no pods (p.lfLow):
+// Kueue splits each as it splits the others, with 0 pods, the least free
+// children first. A child of a negative count is written, and as many
+// pods are taken from the rest (see negatives); otherwise the least free
+// child, of no pods below zero, is given the 0 pods and split in turn.
+// It appends the children taken to dst and keeps those given 0 pods in
+// p.lfLow. A node, or a host's one node, is counted where it was pooled.
+func (p *planner) splitLow(dst []int, lv int) []int {
+	sc := p.t.plan
+	unit := p.r.unitAt(lv + 1)
+	low := p.lfLow
+	var passed []int
+	for _, u := range low {
+		if u >= p.D || sc.only[u] >= 0 {
+			continue
+		}
+		ks := p.appendKids(nil, u)
+		if extra := p.negatives(ks, false); extra > 0 {
+			dst, _ = p.takeFrom(dst, ks, extra/unit, unit, capMode{unit: unit}, true)
+			continue
+		}
+		least := ks[0]
+		for _, k := range ks[1:] {
+			if c, l := p.kueueCount(k), p.kueueCount(least); c < l || c == l && p.path(k) < p.path(least) {
+				least = k
+			}
+		}
+		passed = append(passed, least)
+	}
+	p.lfLow = append(low[:0], passed...)
+	return dst
+}
+
 // negFailure is the failure of r, planned as so, when Kueue writes the
 // negative count of p.negAt in its assignment: Kueue assumes the
 // Workload with so's takes (its positive counts, which add up to more
@@ -942,6 +976,11 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 					sc.deepList = append(sc.deepList, u)
 				}
 			}
+			for _, u := range p.lfLow { // split too (splitLow); never kept (negOn)
+				if u < p.D {
+					p.fill(u, lv, true)
+				}
+			}
 			deep = true
 		}
 		next := bufs[lv&1][:0] // not cur's buffer: cur is the other one, or units
@@ -976,6 +1015,9 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 			}
 			next, _ = p.takeFrom(next, ks, need, z, capMode{slices: true}, lf)
 		default:
+			if lf && len(p.lfLow) > 0 {
+				next = p.splitLow(next, lv)
+			}
 			for _, u := range cur {
 				if sc.only[u] >= 0 { // a host's domain stands for its node: nothing to choose
 					next = append(next, u)

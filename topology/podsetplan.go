@@ -67,7 +67,8 @@ type PlanOptions struct {
 	// least free first — an unconstrained set's LeastFreeCapacity (slices
 	// alone too, from the widest level down, each level pooling the
 	// children of every domain the level above appended, of no slice
-	// too), or a domain's pods split below the slice level — takes the
+	// too, and splitting such a domain below the slice level with 0
+	// pods), or a domain's pods split below the slice level — takes the
 	// units in deficit first: an unconstrained set whose hosts together count
 	// fewer pods than it has does not fit, and where such a fill meets a
 	// unit in deficit Kueue writes its negative count in the set's
