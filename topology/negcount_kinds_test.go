@@ -348,3 +348,56 @@ func TestProp_KueueNegativeCountsKindsCovers(t *testing.T) {
 	}
 	require.Equal(t, map[string]bool{"alone": true, "short": true, "assumed": true, "pooled": true}, seen)
 }
+
+// Under both Kueue profiles, a set of any kind — required, preferred or
+// unconstrained, in slices of 2 on a host or in a rack or none, alone
+// or as a PodSetGroup's workers beside a one-pod leader — over hosts in
+// deficit plans without error into a decision that verifies, and
+// neither it nor Kueue's assumption puts a pod on a host in deficit or
+// refused.
+func TestProp_KueueNegativeCountsAnyKind(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		w := drawNegWorld(t)
+		k, _ := w.hostCounts()
+		count := int32(rapid.IntRange(1, 4).Draw(t, "count")) * 2
+		req := topology.PodSetRequest{PodSet: "workers"}
+		switch rapid.IntRange(0, 3).Draw(t, "kind") {
+		case 0:
+			req.Required = rapid.SampledFrom([]string{blockKey, rackKey, hostKey}).Draw(t, "level")
+		case 1:
+			req.Preferred = rapid.SampledFrom([]string{blockKey, rackKey, hostKey}).Draw(t, "level")
+		case 2:
+			req.Unconstrained = true
+		}
+		if at := rapid.SampledFrom([]string{"", hostKey, rackKey}).Draw(t, "slices"); at != "" && !req.Unconstrained &&
+			(req.Required != hostKey && req.Preferred != hostKey || at == hostKey) {
+			req.Slices = []topology.SliceLayer{{Key: at, Size: 2}}
+		}
+		sets := []placement.PodSet{{Name: "workers", Count: count, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}
+		reqs := []topology.PodSetRequest{req}
+		total := count
+		if len(req.Slices) == 0 && (req.Required != "" || req.Preferred != "") && rapid.Bool().Draw(t, "group") {
+			sets = append([]placement.PodSet{{Name: "leader", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}, sets...)
+			lead := req
+			lead.PodSet, lead.Group, reqs[0].Group = "leader", "g", "g"
+			reqs = append([]topology.PodSetRequest{lead}, reqs...)
+			total++
+		}
+		g := &placement.Group{Namespace: "default", Name: "w", MinCount: total, PodSets: sets}
+		for _, prof := range []topology.Profile{topology.KueueProfile, topology.KueueBalancedProfile} {
+			p, err := w.tree.PlanPodSets(w.s, g, reqs, w.opts(prof))
+			require.NoError(t, err)
+			require.NoError(t, placement.Verify(w.s, g, p.Decision))
+			ds := []placement.Decision{p.Decision}
+			if p.KueueAssumed != nil {
+				require.Equal(t, placement.Unschedulable, p.Decision.Status)
+				ds = append(ds, p.KueueAssumed.Decision)
+			}
+			for _, d := range ds {
+				for _, a := range d.PodSetAssignments {
+					require.Positive(t, k[a.Node], "%s: pods on %s, in deficit or refused", prof, a.Node)
+				}
+			}
+		}
+	})
+}
