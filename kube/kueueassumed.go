@@ -1,6 +1,11 @@
 package kube
 
-import "github.com/gangsched/gangsched/placement"
+import (
+	"slices"
+
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
 
 // A pending Workload whose topology plan Kueue v0.17 takes as a fit but
 // cannot write ([topology.Plan].KueueAssumed: a PodSetGroup whose
@@ -32,12 +37,20 @@ type assumedHold struct {
 	cq    string
 	usage map[flavorResource]int64
 	at    int
+	// lifts are the negative counts its plan writes
+	// ([topology.KueueAssumed].Lifts), whose room Kueue's assumption
+	// gives back to the Workloads planned while it is held
+	// ([admitter.planOptions]).
+	lifts []placement.PodSetUsage
 }
 
 // noteAssumed records that w was held by [admitter.stick] for plan ps,
 // one Kueue assumes and cannot write.
 func (a *admitter) noteAssumed(w *KueueWorkload, ps plannedSets) {
 	h := assumedHold{cq: ps.adm.clusterQueue, at: a.changes}
+	if as := ps.plan.KueueAssumed; as != nil {
+		h.lifts = as.Lifts
+	}
 	if a.cycleStart >= 0 {
 		h.at = a.cycleStart
 	}
@@ -73,4 +86,28 @@ func (a *admitter) unstick(w *KueueWorkload, o *KueueOutcome) error {
 	delete(a.stuck, w.Key())
 	o.Held, o.HeldQuota = false, nil
 	return nil
+}
+
+// planOptions is a.opts.Plan with the room the assumptions of the held
+// Workloads give back where they write a node's negative count
+// ([topology.PlanOptions].KueueLift), in key order: Kueue's TAS counts
+// their negative usage while it holds them (the real Kueue: kueue-oracle/
+// overcommit-rand-43, -65, -73, -80).
+func (a *admitter) planOptions() topology.PlanOptions {
+	o := a.opts.Plan
+	var keys []placement.Key
+	for k, h := range a.assumed {
+		if len(h.lifts) > 0 {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return o
+	}
+	slices.SortFunc(keys, placement.Key.Compare)
+	o.KueueLift = slices.Clip(o.KueueLift)
+	for _, k := range keys {
+		o.KueueLift = append(o.KueueLift, a.assumed[k].lifts...)
+	}
+	return o
 }

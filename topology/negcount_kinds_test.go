@@ -401,3 +401,37 @@ func TestProp_KueueNegativeCountsAnyKind(t *testing.T) {
 		}
 	})
 }
+
+// A plan Kueue assumes with a negative count written gives that count
+// back ([topology.KueueAssumed].Lifts), and PlanOptions.KueueLift gives
+// its room back to the plans made while the assumption is held, as
+// Kueue's TAS counts the assumption's negative usage: b1-r1-h1 (2 CPUs
+// running 4) counts -2, rack r1 with b1-r1-h2 (2) counts 0 pods and r2
+// 6; lifted by the -2 written, b1-r1-h1 counts 0 and r1 2, the best fit
+// for 2 pods (as in kueue-oracle/overcommit-rand-43, run on the real
+// Kueue).
+func TestPlanPodSets_KueueLift(t *testing.T) {
+	bound := placement.Pod{Namespace: "default", Name: "big", NodeName: "b1-r1-h1", Requests: placement.ResourceList{cpu: 4000}}
+	s := snapshot(t, brh([][][]int64{{{2, 2}, {3, 3}}}), bound)
+	one := func(name string, count int32) *placement.Group {
+		return &placement.Group{Namespace: "default", Name: name, MinCount: count, PodSets: []placement.PodSet{
+			{Name: "main", Count: count, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}}
+	}
+	// Unconstrained, 5 pods: -2 + 2 + 3 + 3 hold them, b1-r1-h1's -2 written.
+	held := plan(t, s, one("held", 5), topology.KueueProfile.Options(), topology.PodSetRequest{PodSet: "main", Unconstrained: true})
+	require.NotNil(t, held.KueueAssumed, held.Decision.Message)
+	require.Equal(t, []placement.PodSetUsage{{Group: placement.Key{Namespace: "default", Name: "held"}, PodSet: "main",
+		Requests: placement.ResourceList{cpu: 1000}, Nodes: []placement.PodSetAssignment{{Node: "b1-r1-h1", NodeID: 0, Count: 2}}}}, held.KueueAssumed.Lifts)
+	req := topology.PodSetRequest{PodSet: "main", Required: rackKey}
+	opts := topology.KueueProfile.Options()
+	p := plan(t, s, one("two", 2), opts, req)
+	require.Equal(t, map[string]int32{"b1-r2-h1": 2}, counts(p.Decision, "main"), "r1 counts 0, r2 6")
+	opts.KueueLift = held.KueueAssumed.Lifts
+	p = plan(t, s, one("two", 2), opts, req)
+	require.Equal(t, map[string]int32{"b1-r1-h2": 2}, counts(p.Decision, "main"), "lifted, r1 counts 2, the best fit")
+	// A lift is Kueue's: without KueueNegativeCounts it is not read.
+	opts = topology.GangschedProfile.Options()
+	opts.KueueLift = held.KueueAssumed.Lifts
+	p = plan(t, s, one("two", 2), opts, req)
+	require.Equal(t, map[string]int32{"b1-r1-h2": 2}, counts(p.Decision, "main"))
+}

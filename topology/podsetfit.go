@@ -41,10 +41,14 @@ type planner struct {
 	// slices their negative counts added to what it took.
 	lfLow   []int
 	lfExtra int64
-	take    []int64 // per unit: pods planned
-	taken   []int   // units with take set, to clear
-	r       *request
-	untr    bool // r requests a resource the snapshot does not track
+	// negWrites are, while negOn, the nodes whose negative counts
+	// negatives found, with those counts as positive ones (in node
+	// order once negFailure sorts them).
+	negWrites []placement.PodSetAssignment
+	take      []int64 // per unit: pods planned
+	taken     []int   // units with take set, to clear
+	r         *request
+	untr      bool // r requests a resource the snapshot does not track
 	// The requested resources of r (quantity > 0), and whether r's pods
 	// pass every node without taints that is schedulable (no
 	// nodeSelector): nodeCount's fast path.
@@ -237,7 +241,7 @@ func (p *planner) use(r *request) {
 	}
 	p.setCut()
 	p.negOn = p.opts.KueueNegativeCounts && p.c.negFree > 0 && len(r.layers) == 1
-	p.negAt, p.lfLow, p.lfExtra = -1, p.lfLow[:0], 0
+	p.negAt, p.lfLow, p.lfExtra, p.negWrites = -1, p.lfLow[:0], 0, p.negWrites[:0]
 }
 
 // cacheable reports whether r's counts may be kept for the next plan:
@@ -326,11 +330,47 @@ func (p *planner) negatives(us []int, inSlices bool) int64 {
 			continue
 		}
 		sum -= c
+		p.noteWrite(u, written)
 		if p.negAt < 0 || written < p.negPods || written == p.negPods && p.path(u) < p.path(p.negAt) {
 			p.negAt, p.negPods = u, written
 		}
 	}
 	return sum
+}
+
+// noteWrite records that Kueue writes count (below zero) for unit u,
+// when u is a node or a host's one node: Kueue's assumption then gives
+// that room back (PlanOptions.KueueLift). A domain written below zero
+// is split further by Kueue, into counts not modelled here.
+func (p *planner) noteWrite(u int, count int64) {
+	if u < p.D {
+		if p.t.plan.only[u] < 0 {
+			return
+		}
+		u = p.D + int(p.t.plan.only[u])
+	}
+	if count < 0 {
+		p.negWrites = append(p.negWrites, placement.PodSetAssignment{Node: p.s.Node(placement.NodeID(u - p.D)).Name, NodeID: placement.NodeID(u - p.D), Count: int32(-count)})
+	}
+}
+
+// lift gives back, as negative usage in p.extra, the room of lifts
+// (PlanOptions.KueueLift): count × one pod's requests on each node.
+func (p *planner) lift(lifts []placement.PodSetUsage) {
+	for _, l := range lifts {
+		for _, a := range l.Nodes {
+			id, ok := p.s.NodeID(a.Node)
+			if !ok || a.Count < 1 {
+				continue
+			}
+			if p.extra == nil {
+				p.extra = p.t.plan.extra
+			}
+			for j, r := range p.c.res {
+				p.extra[int(id)*p.R+j] -= int64(a.Count) * l.Requests[r]
+			}
+		}
+	}
 }
 
 // noteLow keeps in p.lfLow the units of us, a least-free-first pool,
@@ -391,7 +431,10 @@ func (p *planner) negFailure(so setOut) *failure {
 	}
 	why := fmt.Sprintf("%s: Kueue v0.17's TAS fills the least free first and counts %s as %d pods (its running pods request more than its allocatable), which it writes in the pod set's topology assignment with as many more pods elsewhere",
 		p.r.obj(), name, p.negPods)
-	return &failure{msg: why + ", and its Workload API refuses a count below 1: Kueue assumes the Workload every scheduling cycle and never admits it", why: why, assumed: &so}
+	lift := slices.Clone(p.negWrites)
+	slices.SortFunc(lift, func(a, b placement.PodSetAssignment) int { return cmp.Compare(a.NodeID, b.NodeID) })
+	lift = slices.CompactFunc(lift, func(a, b placement.PodSetAssignment) bool { return a.NodeID == b.NodeID })
+	return &failure{msg: why + ", and its Workload API refuses a count below 1: Kueue assumes the Workload every scheduling cycle and never admits it", why: why, assumed: &so, lift: lift}
 }
 
 func (p *planner) level(u int) int {
@@ -837,6 +880,7 @@ type failure struct {
 	// planner.negatives); msg then ends in why, [KueueAssumed].Why.
 	assumed *setOut
 	why     string
+	lift    []placement.PodSetAssignment // the negative counts written, as positive ones
 }
 
 // fit finds the units holding r at its level inside scope (Kueue's phase

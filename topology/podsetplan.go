@@ -75,10 +75,19 @@ type PlanOptions struct {
 	// topology assignment and as many more pods on the others; its
 	// Workload API refuses a count below 1, so the plan is Unschedulable
 	// with [Plan].KueueAssumed holding those other pods (Kueue assumes
-	// the Workload every cycle). Checked on the real Kueue
+	// the Workload every cycle) and the counts written, whose room
+	// Kueue's assumption gives back (KueueLift). Checked on the real Kueue
 	// (kube/testdata/kueue-oracle/overcommit-*). KueueProfile and
 	// KueueBalancedProfile set it.
 	KueueNegativeCounts bool
+	// KueueLift, with KueueNegativeCounts, are the negative counts that
+	// Kueue's assumptions of held Workloads wrote ([KueueAssumed].Lifts),
+	// each usage's Nodes counting the pods below zero as positive
+	// counts: Kueue's TAS takes count × one pod's requests as negative
+	// usage there, which gives that room back to the sets planned while
+	// it holds the assumption. A node not in the snapshot is skipped, as
+	// Kueue skips a leaf it does not have.
+	KueueLift []placement.PodSetUsage
 	// Balanced spreads a set with a Preferred level evenly over the fewest
 	// domains of that level that hold it, inside one domain of the level
 	// above: the counts per domain differ by at most one slice, and among
@@ -223,6 +232,11 @@ type KueueAssumed struct {
 	Decision placement.Decision
 	// PodSets are the sets Decision places, as [Plan].PodSets.
 	PodSets []PodSetPlan
+	// Lifts are the negative counts written of hosts in deficit, per
+	// set, as [PlanOptions].KueueLift takes them (counts below zero as
+	// positive counts): a caller holding the assumption passes them to
+	// the plans made meanwhile. Empty for an empty topologyAssignment.
+	Lifts []placement.PodSetUsage
 	// Refused says what Kueue's Workload API refuses in the admission,
 	// worded to follow "the admission": "whose topologyAssignment has no
 	// slices" (an empty one), or "whose topologyAssignment counts a node
@@ -361,7 +375,7 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 		return Plan{}, err
 	}
 	bm := t.boundOf(s, g.Key())
-	out := &planOut{fixed: fixedPods{nodes: bm.nodes, pods: bm.pods, what: "bound members"}, buffers: opts.Buffers}
+	out := &planOut{fixed: fixedPods{nodes: bm.nodes, pods: bm.pods, what: "bound members"}, buffers: opts.Buffers, group: g.Key()}
 	if existing != nil {
 		out.fixed = *existing
 	}
@@ -380,6 +394,9 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 		reqIdx: p.reqIdx[:0], reqQ: p.reqQ[:0]}
 	sc.setNodes, sc.setTakes, sc.setFit = sc.setNodes[:0], sc.setTakes[:0], sc.setFit[:0]
 	defer p.release()
+	if opts.KueueNegativeCounts {
+		p.lift(opts.KueueLift)
+	}
 	owner, err := ownerOf(rs, len(fixed.nodes))
 	if err != nil {
 		return Plan{}, err
@@ -426,7 +443,7 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 	if out.assumed != "" {
 		// Every set Kueue's TAS answers fits: it assumes the Workload.
 		return Plan{Decision: p.failed(g, len(bm.nodes), out.assumedMsg),
-			KueueAssumed: &KueueAssumed{Why: out.assumed, Decision: pl.Decision, PodSets: pl.PodSets, Refused: out.refused()}}, nil
+			KueueAssumed: &KueueAssumed{Why: out.assumed, Decision: pl.Decision, PodSets: pl.PodSets, Refused: out.refused(), Lifts: out.lifts}}, nil
 	}
 	return pl, nil
 }
@@ -614,8 +631,11 @@ type planOut struct {
 	// decision gives.
 	assumed, assumedMsg string
 	// assumedNeg says the assumed set is one with a negative count
-	// written, not an empty assignment.
+	// written, not an empty assignment; lifts are those counts
+	// ([KueueAssumed].Lifts).
 	assumedNeg bool
+	lifts      []placement.PodSetUsage
+	group      placement.Key // the group planned
 }
 
 // refused is [KueueAssumed].Refused of o's assumed plan.
@@ -672,6 +692,10 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 				o.assumedNeg = true
 			}
 			o.assume(f.why, f.msg)
+			if len(f.lift) > 0 {
+				r := &rs[w[0]]
+				o.lifts = append(o.lifts, placement.PodSetUsage{Group: o.group, PodSet: r.name, Requests: r.tmpl.Requests, Nodes: f.lift})
+			}
 		} else if f != nil {
 			return p.reason(f)
 		}
