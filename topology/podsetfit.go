@@ -1093,7 +1093,11 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 				}
 				need := p.take[u] / unit
 				if asc {
-					need += p.negatives(ks, m.slices) / unit
+					extra := p.negatives(ks, m.slices) // slices, or pods in multiples of unit
+					if !m.slices {
+						extra /= unit
+					}
+					need += extra
 				}
 				next, _ = p.takeFrom(next, ks, need, unit, m, asc)
 			}
