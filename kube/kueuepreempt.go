@@ -120,7 +120,18 @@ func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
 // with none there in topology flavors, in those its next attempt chooses,
 // from after the last flavor its search looked at.
 func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, error) {
+	return a.preemptFrom(w, map[[2]int]int{}, false)
+}
+
+// preemptFrom is [admitter.preempt] with each unit's flavors tried from
+// start (by unit and group, as [KueueQueues.assignFlavors] reads it; not
+// changed). With once, the victims are sought in one scheduling attempt
+// of Kueue's alone, the one starting there: under a fungibility other
+// than the default, the attempts after it (from after the last flavor its
+// search looked at) are not tried.
+func (a *admitter) preemptFrom(w *KueueWorkload, start map[[2]int]int, once bool) ([]preemptTarget, flavorChoice, error) {
 	q := a.opts.Queues
+	start = maps.Clone(start)
 	if q == nil {
 		return nil, flavorChoice{}, nil
 	}
@@ -132,7 +143,6 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 	if len(all) == 0 {
 		return nil, flavorChoice{}, nil
 	}
-	start := map[[2]int]int{}
 	if !cq.Fungibility.isDefault() {
 		// Kueue's flavor assigner grades each flavor at the usage now and
 		// seeks victims in the flavors it chose, those whose quota holds w
@@ -149,7 +159,7 @@ func (a *admitter) preempt(w *KueueWorkload) ([]preemptTarget, flavorChoice, err
 			if ch.severalTopologyFlavors(q, w) == "" {
 				ts, err = a.victimSearch()(w, cq, ch, all)
 			}
-			if err != nil || len(ts) > 0 || ch.topology == "" || !ch.next(cq, q, start) {
+			if err != nil || len(ts) > 0 || ch.topology == "" || once || !ch.next(cq, q, start) {
 				return ts, ch, err
 			}
 		}

@@ -170,7 +170,8 @@ func quotaOnlyResized(w *KueueWorkload) string {
 // flavors are planned over their Topology with the flavors' nodes. When
 // that plan does not fit, and w may be admitted partially, its smaller
 // counts are tried in the same flavors' order ([admitter.reduce]), as
-// Kueue tries them in the same scheduling attempt; when none fits either,
+// Kueue tries them in the same scheduling attempt, and it waits when one
+// of them finds victims there ([admitter.partialVictims]); when none fits either,
 // every unit planned tries its next flavor, as Kueue's later scheduling
 // attempts start from the flavor after the one last tried; gangsim tries
 // them at once, so it waits only when the last flavor did not fit either.
@@ -194,6 +195,9 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 			reduced, ok, err := a.reduce(w, func(v *KueueWorkload) (plannedSets, error) { return a.planInFlavors(cq, v, start) })
 			if err != nil || ok {
 				return reduced, err
+			}
+			if stop, err := a.partialVictims(cq, w, ps, start); err != nil || stop {
+				return plannedSets{plan: waits(joinReasons(append(tried, ps.plan.Decision.Message)))}, err
 			}
 		}
 		tried = append(tried, ps.plan.Decision.Message)
@@ -222,6 +226,22 @@ func (a *admitter) topologyVictims(cq *KueueClusterQueue, w *KueueWorkload, ps p
 		return false, nil
 	}
 	return a.victimsIn(cq, w, *ch)
+}
+
+// partialVictims reports whether a smaller count of w, which fits neither
+// whole nor at a smaller count in the flavors chosen from start (plan ps),
+// finds victims there ([admitter.partialAttempt]): Kueue's partial
+// admission search takes such a count before its next attempt starts
+// from the flavor after, so the flavors after are not tried
+// ([admitter.preemptFor] finds the victims). Only asked when there is a
+// next attempt: after the last one, the preemption that follows searches
+// anyway.
+func (a *admitter) partialVictims(cq *KueueClusterQueue, w *KueueWorkload, ps plannedSets, start map[[2]int]int) (bool, error) {
+	if ps.adm.choice == nil || !cq.Preemption.any(cq.Cohort != "") || !ps.adm.choice.next(cq, a.opts.Queues, maps.Clone(start)) {
+		return false, nil
+	}
+	targets, _, _, _, err := a.partialAttempt(cq, w, start)
+	return len(targets) > 0, err
 }
 
 // planInFlavors chooses w's flavors in ClusterQueue cq from start and
