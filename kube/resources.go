@@ -273,14 +273,28 @@ func addTo(obj, field string, dst, src placement.ResourceList) error {
 
 // CanonicalQuantity is the inverse of [Quantity]: it writes v, in the
 // canonical unit of r, as a resource.Quantity (millicores for "cpu";
-// binary suffixes for memory, storage and hugepages; plain numbers
-// otherwise), so that Quantity(CanonicalQuantity(r, v)) == v.
+// for memory, storage and hugepages a binary suffix when v is a whole
+// number of one (3Gi), else the decimal form Kubernetes reads the plain
+// number back as (3G for 3000000000); plain numbers otherwise), so that
+// Quantity(CanonicalQuantity(r, v)) == v. It is the form Kueue v0.17
+// writes in status.admission.podSetAssignments[].resourceUsage and its
+// messages (pkg/resources ResourceQuantity, which reparses a binary
+// quantity's string so that it round-trips): a quantity written so reads
+// back as itself, and gangsim's -o yaml on its own output writes it
+// unchanged. Read, not copied.
 func CanonicalQuantity(r placement.ResourceName, v int64) resource.Quantity {
 	switch {
 	case r == placement.ResourceCPU:
 		return *resource.NewMilliQuantity(v, resource.DecimalSI)
 	case r == placement.ResourceMemory || r == placement.ResourceEphemeralStorage || strings.HasPrefix(string(r), corev1.ResourceHugePagesPrefix):
-		return *resource.NewQuantity(v, resource.BinarySI)
+		q := resource.NewQuantity(v, resource.BinarySI)
+		// A value that is no whole number of a binary suffix is written
+		// as a plain number, which reads back as DecimalSI: the quantity
+		// read back is the canonical one.
+		if back, err := resource.ParseQuantity(q.String()); err == nil {
+			return back
+		}
+		return *q
 	}
 	return *resource.NewQuantity(v, resource.DecimalSI)
 }

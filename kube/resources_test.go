@@ -72,6 +72,39 @@ func TestQuantity(t *testing.T) {
 	}
 }
 
+// CanonicalQuantity writes a quantity as Kueue v0.17 writes
+// resourceUsage (kueue-oracle/units, brk9's finding 02): a binary suffix
+// for memory only when the value is a whole number of one, else the
+// decimal form the plain number reads back as.
+func TestCanonicalQuantity(t *testing.T) {
+	for _, c := range []struct {
+		r    placement.ResourceName
+		v    int64
+		want string
+	}{
+		{placement.ResourceCPU, 1500, "1500m"},
+		{placement.ResourceCPU, 10000, "10"},
+		{placement.ResourceMemory, 3_000_000_000, "3G"},    // 1G × 3
+		{placement.ResourceMemory, 1_500_000_000, "1500M"}, // 500M × 3
+		{placement.ResourceMemory, 5000, "5k"},             // 1k × 5
+		{placement.ResourceMemory, 3 << 30, "3Gi"},         // 1.5Gi × 2
+		{placement.ResourceMemory, 128000, "125Ki"},
+		{placement.ResourceMemory, 100000, "100k"},
+		{placement.ResourceMemory, 1000, "1k"},
+		{placement.ResourceMemory, 1001, "1001"},
+		{placement.ResourceMemory, 0, "0"},
+		{placement.ResourceEphemeralStorage, 2_000_000, "2M"},
+		{"hugepages-2Mi", 4 << 20, "4Mi"},
+		{"example.com/foo", 3000, "3k"},
+		{"pods", 3, "3"},
+	} {
+		q := CanonicalQuantity(c.r, c.v)
+		require.Equal(t, c.want, q.String(), "%s %d", c.r, c.v)
+		back := resource.MustParse(q.String())
+		require.Equal(t, c.want, back.String(), "%s %d reads back changed", c.r, c.v)
+	}
+}
+
 // TestProp_QuantityRoundTrip: an int64 in canonical units written back as a
 // resource.Quantity converts to the same int64.
 func TestProp_QuantityRoundTrip(t *testing.T) {
