@@ -13,7 +13,7 @@ import (
 // whole count, before the next attempt starts from the flavor after: w
 // (cq0, two one-CPU pods in a rack, minCount 1 where it has one) over fb
 // (quota 4, rack rb: host b1 of 2 CPUs) then fa (quota 2, rack ra: host
-// a1 of 2 CPUs). Each case is a record of kueue-oracle/preemption (brk9's
+// a1 of 2 CPUs), or fa then fb. Each case is a record of kueue-oracle/preemption (brk9's
 // finding 04 and its variants), where the real Kueue v0.17 settled on
 // these answers.
 func TestAdmitKueueWorkloads_PartialBeforeNextFlavor(t *testing.T) {
@@ -59,6 +59,21 @@ func TestAdmitKueueWorkloads_PartialBeforeNextFlavor(t *testing.T) {
 			"default/z: Readmitted [fa] (preempted by default/w (InCohortReclamation)) [a1:1]",
 			"default/y: Kept [fb] () [b1:1]",
 			"default/w: Admitted [fb] (preempted default/z (InCohortReclamation)) [b1:1]",
+		}},
+		// fa first (x may be reclaimed there), then fb: Kueue's attempt
+		// passes fa and stops at fb, whose quota holds w; no victim
+		// there, and its next attempt, after the last flavor, starts at
+		// fa again and stops at fb again: x is never reclaimed.
+		{"ff24-reclaim-before-quota-fit", []string{
+			"default/x: Kept [fa] () [a1:2]",
+			"default/y: Kept [fb] () [b1:1]",
+			"default/w: Pending [] (in flavor fb: pod set \"main\" needs 2 pods in one rack domain) []",
+		}},
+		// The same with minCount 1: 1 pod in fb.
+		{"ff25-reclaim-before-quota-fit-partial", []string{
+			"default/x: Kept [fa] () [a1:2]",
+			"default/y: Kept [fb] () [b1:1]",
+			"default/w: Admitted [fb] (partially admitted: pod set \"main\" with 1 of 2 pods (minCount 1)) [b1:1]",
 		}},
 	} {
 		t.Run(c.file, func(t *testing.T) {

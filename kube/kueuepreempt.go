@@ -109,9 +109,11 @@ func (a *admitter) repeats(w *KueueWorkload, targets []preemptTarget) string {
 // makes room. Flavors are tried in each resource group's order from the
 // first (every group moving on together); flavors whose quota holds w
 // (topology alone needs room) are taken at once, as Kueue stops there;
-// else, as Kueue's default whenCanPreempt TryNextFlavor goes on past a
-// flavor that needs preemption, the best of all ([admitter.preemptRank])
-// is taken, the first among equals. A flavor needing more of a resource than the ClusterQueue's nominal
+// with no victims there, those tried before are dropped, as Kueue's next
+// attempt starts after them (and, after the last flavor, comes back to
+// the same stop); else, as Kueue's default whenCanPreempt TryNextFlavor
+// goes on past a flavor that needs preemption, the best of the rest
+// ([admitter.preemptRank]) is taken, the first among equals. A flavor needing more of a resource than the ClusterQueue's nominal
 // quota, where it cannot reclaim from a cohort above it, is not tried, as
 // Kueue preempts only to get quota the ClusterQueue may claim. Under a
 // flavor fungibility other than Kueue's default, the victims are sought
@@ -203,10 +205,15 @@ func (a *admitter) preemptFrom(w *KueueWorkload, start map[[2]int]int, once bool
 			if err != nil {
 				return nil, flavorChoice{}, err
 			}
-			if len(ts) > 0 {
-				if a.quotaFits(cq, ch) {
-					return ts, ch, nil // Kueue stops at flavors that hold the quota: only topology needs room
-				}
+			switch {
+			case a.quotaFits(cq, ch) && len(ts) > 0:
+				return ts, ch, nil // Kueue stops at flavors that hold the quota: only topology needs room
+			case a.quotaFits(cq, ch):
+				// Kueue's attempt stopped here and found no victims; its
+				// next attempt starts after these flavors, so those
+				// before, which need preemption, are never its choice.
+				best, bestCh, bestRank = nil, flavorChoice{}, -1
+			case len(ts) > 0:
 				if r := a.preemptRank(cq, ch, ts); r > bestRank {
 					best, bestCh, bestRank = ts, ch, r
 				}
