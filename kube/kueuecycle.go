@@ -88,6 +88,9 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	aside := map[int]bool{}   // BestEffortFIFO heads found inadmissible this round
 	blocked := map[int]bool{} // heads found inadmissible this round that stay heads
 	progressed, requeue := false, false
+	// Reset whenever pending changes, a Workload admitted is preempted, or
+	// aside is cleared.
+	hc := &headCursors{}
 	// Only settle (and writePending) change a Workload's status here;
 	// each change is reported to the holders' list.
 	a.holders = &holderCache{is: map[int]bool{}, dirty: map[int]bool{}}
@@ -96,7 +99,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	}
 	defer func() { a.holders, a.nominating, a.memo, a.cycleStart = nil, nil, nil, -1 }()
 	for {
-		heads := a.cycleHeads(pending, out, aside)
+		heads := a.cycleHeads(hc, pending, out, aside)
 		if !slices.ContainsFunc(heads, func(i int) bool { return !blocked[i] }) {
 			if !progressed {
 				a.waitBehind(pending, out, blocked)
@@ -104,6 +107,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			}
 			clear(aside)
 			clear(blocked)
+			hc.reset()
 			progressed = false
 			continue
 		}
@@ -190,6 +194,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 				// Kueue goes on with the cycle's later heads, its
 				// room taken and its victims gone.
 				pending = mergePending(pending, victims)
+				hc.reset()
 				requeue = true
 				progressed, cycleProgressed = true, true
 				for _, v := range victims {
@@ -234,6 +239,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 		if requeueNow {
 			clear(aside)
 			clear(blocked)
+			hc.reset()
 		}
 		// A cycle that changed nothing and set no head aside repeats
 		// itself: its heads skipped for the room blocked heads kept
@@ -294,21 +300,10 @@ const noLongerFits = "Workload no longer fits after processing another workload"
 // cycleHeads are the heads of a cycle, by queue index: per ClusterQueue
 // its first pending Workload in queue order that is neither admitted,
 // set aside, nor stuck ([admitter.stick]) unless it may be tried again
-// ([admitter.retriable]).
-func (a *admitter) cycleHeads(pending []int, out []KueueOutcome, aside map[int]bool) []int {
-	seen := map[string]bool{}
-	var heads []int
-	for _, i := range pending {
-		if o := &out[i]; o.Action == KueueAdmitted || o.Action == KueueReadmitted || aside[i] || a.isStuck(a.queue[i]) && !a.retriable(a.queue[i]) {
-			continue
-		}
-		key := a.queueKey(i)
-		if !seen[key] {
-			seen[key] = true
-			heads = append(heads, i)
-		}
-	}
-	return heads
+// ([admitter.retriable]). hc keeps where each queue's walk may start
+// ([headCursors]).
+func (a *admitter) cycleHeads(hc *headCursors, pending []int, out []KueueOutcome, aside map[int]bool) []int {
+	return hc.heads(a, pending, out, aside)
 }
 
 // queueKey names the queue pending Workload a.queue[i] heads: its
@@ -317,8 +312,9 @@ func (a *admitter) queueKey(i int) string {
 	if len(a.queueKeys) < len(a.queue) {
 		a.queueKeys = slices.Grow(a.queueKeys, len(a.queue)-len(a.queueKeys))[:len(a.queue)]
 	}
-	// Kept per index while the queue holds the same Workload there: a
-	// cycle reads every pending Workload's, and cycles grow with them.
+	// Kept per index while the queue holds the same Workload there: the
+	// head cursors ([headCursors]) read every pending Workload's on each
+	// reset, and waitBehind reads them again.
 	w := a.queue[i]
 	if k := a.queueKeys[i]; k.w == w {
 		return k.key
