@@ -85,11 +85,13 @@ func (a *admitter) stick(w *KueueWorkload, ps plannedSets, o *KueueOutcome, why 
 		refused = "whose topologyAssignment has no slices"
 	}
 	if len(ps.group.PodSets) > 0 {
-		next, _, err := a.withPlan(ps)
+		next, us, err := a.withPlan(ps)
 		if err != nil {
 			return false, nil, err
 		}
-		a.s = next
+		// Its sets' reservations, which emptying releases: the emptied
+		// snapshot carries over ([admitter.moveTo]).
+		a.moveTo(next, placement.Change{Reserve: us})
 	}
 	held := ""
 	if ch := ps.adm.choice; ch != nil {
