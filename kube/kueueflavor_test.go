@@ -147,7 +147,7 @@ func TestAssignFlavors(t *testing.T) {
 		{name: "unused quota short", order: []string{"plain"}, count: 2, cpu: "1", used: 7500,
 			why: "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor plain, 1500m more needed"},
 		{name: "topology flavor only for topology", order: []string{"tas", "plain"}, count: 1, cpu: "1", ann: map[string]string{KueueRequiredTopology: "zone"},
-			why: "couldn't assign flavors to pod set main: flavor plain does not support TopologyAwareScheduling, flavor tas does not contain the requested level zone"},
+			why: "couldn't assign flavors to pod set main: Flavor \"plain\" does not support TopologyAwareScheduling, Flavor \"tas\" does not contain the requested level (zone)"},
 		{name: "requests past int64 are over any quota", order: []string{"plain"}, count: 4, cpu: "4611686018427387",
 			why: "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor plain, earlier pod sets' requests (0) + this pod set's request (9223372036854775807m) > nominal quota (8)"},
 		{name: "uncovered resource", order: []string{"plain"}, count: 1, cpu: "1",

@@ -681,7 +681,7 @@ func (q *KueueQueues) unitMayUse(f *KueueFlavor, group *KueueResourceGroup, w *K
 				// (0 written out too), as in Kueue: a group covering
 				// just "pods" may give them a plain flavor.
 				if slices.ContainsFunc(group.Covered, func(c placement.ResourceName) bool { return w.requestsResource(k, c) }) {
-					return fmt.Sprintf("flavor %s does not support TopologyAwareScheduling", f.Name)
+					return fmt.Sprintf("Flavor %q does not support TopologyAwareScheduling", f.Name)
 				}
 				break
 			}
@@ -689,10 +689,10 @@ func (q *KueueQueues) unitMayUse(f *KueueFlavor, group *KueueResourceGroup, w *K
 				return fmt.Sprintf("flavor %s's Topology %q is not %q of the Workload's other pod sets (gangsim plans a Workload over one Topology)", f.Name, f.Topology, topology)
 			}
 			if key := missingKey(q.Topologies[f.Topology], r); key != "" {
-				return fmt.Sprintf("flavor %s does not contain the requested level %s", f.Name, key)
+				return fmt.Sprintf("Flavor %q does not contain the requested level (%s)", f.Name, key)
 			}
 		case f.Topology != "":
-			return fmt.Sprintf("flavor %s supports only TopologyAwareScheduling", f.Name)
+			return fmt.Sprintf("Flavor %q supports only TopologyAwareScheduling", f.Name)
 		}
 		for _, t := range f.NodeTaints {
 			if t.Effect == placement.TaintEffectPreferNoSchedule {

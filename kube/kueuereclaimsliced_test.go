@@ -64,7 +64,7 @@ func TestAdmitKueueWorkloads_ReclaimableSlicedQuota(t *testing.T) {
 	}{
 		{"3 pods left in slices of 2: 3 charged, 2 placed", 2, 1, []string{
 			"team-a/sliced: Admitted () [c-h1:2]",
-			"team-a/late: Pending (couldn't assign flavors to pod set main: flavor on-demand does not support TopologyAwareScheduling, insufficient unused quota for cpu in flavor cpu-tas, 1 more needed) []",
+			"team-a/late: Pending (couldn't assign flavors to pod set main: Flavor \"on-demand\" does not support TopologyAwareScheduling, insufficient unused quota for cpu in flavor cpu-tas, 1 more needed) []",
 		}, "main 3 cpu=3 placing 2"},
 		{"2 pods left in slices of 2: whole slices", 2, 2, []string{
 			"team-a/sliced: Admitted () [c-h1:2]",
@@ -72,7 +72,7 @@ func TestAdmitKueueWorkloads_ReclaimableSlicedQuota(t *testing.T) {
 		}, "main 2 cpu=2 placing 2"},
 		{"3 pods left in a slice of 4: waits", 4, 1, []string{
 			`team-a/sliced: Pending (pod set "main": its 3 pods not reclaimable make no whole slice of 4 pods: Kueue assumes it (cpu 3 in flavor cpu-tas) and its Workload API refuses the admission, whose topologyAssignment has no slices, every scheduling cycle; the Workloads tried after it see its quota held; no QuotaReserved condition is written) []`,
-			"team-a/late: Pending (couldn't assign flavors to pod set main: flavor on-demand does not support TopologyAwareScheduling, insufficient unused quota for cpu in flavor cpu-tas, 1 more needed) []",
+			"team-a/late: Pending (couldn't assign flavors to pod set main: Flavor \"on-demand\" does not support TopologyAwareScheduling, insufficient unused quota for cpu in flavor cpu-tas, 1 more needed) []",
 		}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
