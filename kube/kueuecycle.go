@@ -99,7 +99,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	}
 	defer func() { a.holders, a.nominating, a.memo, a.cycleStart = nil, nil, nil, -1 }()
 	for {
-		heads := a.cycleHeads(hc, pending, out, aside)
+		heads := hc.heads(a, pending, out, aside)
 		if !slices.ContainsFunc(heads, func(i int) bool { return !blocked[i] }) {
 			if !progressed {
 				a.waitBehind(pending, out, blocked)
@@ -297,15 +297,6 @@ func (a *admitter) cycleOrder(entries []cycleEntry) func() (cycleEntry, bool) {
 // cycle admitted or kept before it took its room.
 const noLongerFits = "Workload no longer fits after processing another workload"
 
-// cycleHeads are the heads of a cycle, by queue index: per ClusterQueue
-// its first pending Workload in queue order that is neither admitted,
-// set aside, nor stuck ([admitter.stick]) unless it may be tried again
-// ([admitter.retriable]). hc keeps where each queue's walk may start
-// ([headCursors]).
-func (a *admitter) cycleHeads(hc *headCursors, pending []int, out []KueueOutcome, aside map[int]bool) []int {
-	return hc.heads(a, pending, out, aside)
-}
-
 // queueKey names the queue pending Workload a.queue[i] heads: its
 // ClusterQueue, or, routed nowhere, a queue of its own.
 func (a *admitter) queueKey(i int) string {
@@ -319,9 +310,11 @@ func (a *admitter) queueKey(i int) string {
 	if k := a.queueKeys[i]; k.w == w {
 		return k.key
 	}
-	key := "/" + w.Key().String()
+	var key string
 	if cq, why := a.route(w); why == "" {
 		key = cq.Name
+	} else {
+		key = "/" + w.Key().String()
 	}
 	a.queueKeys[i] = keptQueueKey{w, key}
 	return key

@@ -2,8 +2,10 @@ package kube
 
 import "slices"
 
-// headCursors finds a scheduling cycle's heads ([admitter.cycleHeads])
-// without walking, cycle after cycle, the pending Workloads that cannot
+// headCursors finds a scheduling cycle's heads — per ClusterQueue its
+// first pending Workload in queue order that is neither admitted, set
+// aside, nor stuck ([admitter.stick]) unless it may be tried again
+// ([admitter.retriable]) — without walking, cycle after cycle, the pending Workloads that cannot
 // be heads again before something resets it: with N pending Workloads
 // in one ClusterQueue, each cycle admitting or setting aside one, that
 // walk was ~N²/2 lookups (a fifth of a tester's N = 8,000 run).
@@ -38,7 +40,7 @@ type queueCursor struct {
 	next int
 }
 
-// reset makes the next [admitter.cycleHeads] build the cursors again
+// reset makes the next [headCursors.heads] build the cursors again
 // from the pending list it is given.
 func (h *headCursors) reset() { *h = headCursors{} }
 
