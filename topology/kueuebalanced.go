@@ -166,7 +166,7 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 	if z == 1 {
 		what = plural(n, "pod")
 	}
-	return nil, 0, -1, true, &failure{msg: fmt.Sprintf("%s needs %s: TAS Balanced Placement (Kueue v0.17): %s", r.obj(), what, first)}
+	return nil, 0, -1, true, &failure{msg: fmt.Sprintf("%s needs %s: TAS Balanced Placement (Kueue v0.17): %s", r.obj(), what, first), balanced: true}
 }
 
 // apply places the set in group best (steps 3 and 4): it returns the

@@ -67,6 +67,7 @@ func (o *planOut) kueueBalancedGroup(rs []request, w []int, scope []int) (msg st
 	}
 	if f != nil {
 		p.clearTakes()
+		o.notFit = p.kueueNotFit(f, lead.name)
 		return p.reason(f), true
 	}
 	if deep {

@@ -50,6 +50,8 @@ func (o *planOut) kueueGroup(rs []request, w []int, scope []int) (msg string, do
 	res := s.run(work.level, work.required)
 	switch {
 	case res.fail != "":
+		// p.r is the workers' request, whose counts Kueue's reason gives.
+		o.notFit = p.kueueNotFit(&failure{kfit: res.kfit, kok: true}, lead.name)
 		return p.kueueGroupFail(lead, work, s, res), true
 	case res.lost:
 		// Kueue keeps no domain of the level that did not complete, and

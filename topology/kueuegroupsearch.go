@@ -41,6 +41,11 @@ type kgResult struct {
 	fail     string
 	best     int
 	lost     bool // a level's split did not complete: Kueue then keeps no domain
+	// kfit, when fail is set, is how many workers Kueue's failure
+	// reason says fit (its slicesFitCount): the domain it last looked at
+	// for a required level, what its split of the widest level placed
+	// for a preferred one (0 when no domain takes the leader).
+	kfit int64
 }
 
 // sum fills every domain above the leaves from its children as Kueue
@@ -146,7 +151,9 @@ func kgSlice(d *kgDom) int64 { return d.slice }
 // fails, a preferred one widens, and at the widest level the group is
 // split: the leader's domains first (the first in leader order, or the
 // best fit when it holds the rest), then the others in workers order.
-func (s *kgSearch) findLevel(q int, required bool) (int, []int, int, bool) {
+// Failing, it also returns the workers Kueue's reason says fit
+// ([kgResult].kfit).
+func (s *kgSearch) findLevel(q int, required bool) (int, []int, int, int64, bool) {
 	t := s.t
 	var us []int
 	for d := t.levelStart[q]; d < t.levelStart[q+1]; d++ {
@@ -158,10 +165,12 @@ func (s *kgSearch) findLevel(q int, required bool) (int, []int, int, bool) {
 		top = s.bestFit(us, s.n, kgWL)
 	}
 	if s.d[top].wl >= s.n && s.d[top].lead >= 1 {
-		return q, []int{top}, top, true
+		return q, []int{top}, top, 0, true
 	}
 	if required {
-		return q, nil, us[0], false
+		// Kueue reports the workers of the domain it looked at, the best
+		// fit it may have swapped in (without the leader's room) too.
+		return q, nil, us[0], s.d[top].slice, false
 	}
 	if q > 0 {
 		return s.findLevel(q-1, required)
@@ -179,7 +188,7 @@ func (s *kgSearch) findLevel(q int, required bool) (int, []int, int, bool) {
 		rem -= s.d[u].wl
 	}
 	if remL > 0 {
-		return q, nil, us[0], false
+		return q, nil, us[0], 0, false
 	}
 	rest := slices.Clone(us[i:])
 	s.byWorkers(rest)
@@ -192,9 +201,9 @@ func (s *kgSearch) findLevel(q int, required bool) (int, []int, int, bool) {
 		rem -= s.d[u].slice
 	}
 	if rem > 0 {
-		return q, nil, us[0], false
+		return q, nil, us[0], s.n - rem, false
 	}
-	return q, res, us[0], true
+	return q, res, us[0], 0, true
 }
 
 // split is Kueue's split of n workers and leaders leaders among us, in
@@ -250,9 +259,9 @@ func (s *kgSearch) split(us []int, n, leaders int64) ([]int, bool) {
 // (Kueue's greedy descent above the slice level, which without slices
 // is the leaves' level).
 func (s *kgSearch) run(q int, required bool) kgResult {
-	lv, fit, best, ok := s.findLevel(q, required)
+	lv, fit, best, kfit, ok := s.findLevel(q, required)
 	if !ok {
-		return kgResult{fitLevel: lv, best: best, fail: "no domain"}
+		return kgResult{fitLevel: lv, best: best, fail: "no domain", kfit: kfit}
 	}
 	res := kgResult{fitLevel: lv, fit: slices.Clone(fit), best: -1}
 	cur, ok := s.split(fit, s.n, 1)

@@ -720,6 +720,12 @@ type failure struct {
 	assumed *setOut
 	why     string
 	lift    []placement.PodSetAssignment // the negative counts written, as positive ones
+	// kfit, when kok, is the slices Kueue v0.17's reason says fit
+	// (slicesFitCount, [KueueNotFit].Fit); balanced says Kueue's
+	// TASBalancedPlacement found no domain set ([KueueNotFit].Balanced).
+	kfit     int64
+	kok      bool
+	balanced bool
 }
 
 // fit finds the units holding r at its level inside scope (Kueue's phase
@@ -763,6 +769,14 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 					f.best, f.holds = u, p.slice[u]
 				}
 			}
+			// Kueue reports the first domain of its order, the most
+			// slices, counted with those in deficit.
+			for i, u := range us {
+				if k := p.kueueSlices(u); i == 0 || k > f.kfit {
+					f.kfit = k
+				}
+			}
+			f.kok = len(us) > 0
 			return nil, 0, f
 		}
 		if !lf && q > stop {
@@ -778,7 +792,7 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 				total += p.kueueSlices(u)
 			}
 			if total < need {
-				return nil, 0, &failure{level: -1, best: scope, holds: max(total, 0)}
+				return nil, 0, &failure{level: -1, best: scope, holds: max(total, 0), kfit: total, kok: true}
 			}
 			p.lfExtra = p.negatives(us, true)
 			need += p.lfExtra
@@ -786,7 +800,13 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 		}
 		used, left := p.consume(nil, us, need, r.sliceUnit(), capMode{slices: true}, !lf)
 		if left > 0 {
-			return nil, 0, &failure{level: -1, best: scope, holds: need - left}
+			// Kueue's greedy fill of the widest level searched takes
+			// every unit before it gives up: its reason counts them all.
+			var all int64
+			for _, u := range us {
+				all += p.kueueSlices(u)
+			}
+			return nil, 0, &failure{level: -1, best: scope, holds: need - left, kfit: all, kok: true}
 		}
 		return used, q, nil
 	}

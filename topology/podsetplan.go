@@ -164,6 +164,11 @@ type PlanOptions struct {
 	// before it. A Rejection with Err stops the plan with an error
 	// wrapping placement.ErrHook that names the filter, pod and node.
 	Filters []placement.Filter
+	// KueueNotFit records, when a set does not fit, Kueue v0.17's own
+	// account of it ([Plan].KueueNotFit) for a caller that words the
+	// reason as Kueue does; the decision's Message keeps gangsched's.
+	// KueueProfile and KueueBalancedProfile set it.
+	KueueNotFit bool
 	// Buffers, when set, is memory the plan's slices are carved from
 	// instead of allocated (see [PlanBuffers]); the plan is then valid
 	// only until the next plan with the same Buffers. [Tree.PlanPodSets]
@@ -212,6 +217,12 @@ type Plan struct {
 	// the empty topologyAssignment, or the count below 1, every
 	// scheduling cycle (see docs/kueue.md, Quota). nil otherwise.
 	KueueAssumed *KueueAssumed
+	// KueueNotFit, with [PlanOptions].KueueNotFit, is Kueue v0.17's
+	// account of the set that does not fit (Decision then Unschedulable);
+	// nil when the plan fits, or fails where gangsim does not model
+	// Kueue's numbers (a PodSetGroup placed by the group search, bound
+	// pods, an elastic growth's nearby domains).
+	KueueNotFit *KueueNotFit
 }
 
 // KueueAssumed is a plan Kueue v0.17 assumes and cannot write
@@ -436,7 +447,7 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 			return Plan{}, p.hookErr
 		}
 		if msg != "" {
-			return Plan{Decision: p.failed(g, len(bm.nodes), msg)}, nil
+			return Plan{Decision: p.failed(g, len(bm.nodes), msg), KueueNotFit: out.notFit}, nil
 		}
 	}
 	pl := out.plan(g, bm.nodes, existing != nil)
@@ -636,6 +647,8 @@ type planOut struct {
 	assumedNeg bool
 	lifts      []placement.PodSetUsage
 	group      placement.Key // the group planned
+	// notFit is Kueue's account of the set that failed ([Plan].KueueNotFit).
+	notFit *KueueNotFit
 }
 
 // refused is [KueueAssumed].Refused of o's assumed plan.
@@ -697,6 +710,9 @@ func (o *planOut) planWork(rs []request, w []int, scope []int, opts PlanOptions)
 				o.lifts = append(o.lifts, placement.PodSetUsage{Group: o.group, PodSet: r.name, Requests: r.tmpl.Requests, Nodes: f.lift})
 			}
 		} else if f != nil {
+			if w[0] != o.owner && scope[w[0]] < 0 {
+				o.notFit = p.kueueNotFit(f, "")
+			}
 			return p.reason(f)
 		}
 		o.keep(so)
