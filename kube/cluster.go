@@ -70,6 +70,9 @@ type Cluster struct {
 	// KueueLevels are the levels of the input's Kueue Topology, widest
 	// first ([KueueTopologyLevels]); nil without one, or with several.
 	KueueLevels []string
+	// KueueTopology is the name of the input's Kueue Topology, "" without
+	// one or with several ([KueueOptions].Topology).
+	KueueTopology string
 	// KueueQueues are the input's Kueue ResourceFlavors, ClusterQueues
 	// and LocalQueues with its Topologies and Namespaces' labels; nil
 	// when the input has no ResourceFlavor, ClusterQueue or LocalQueue

@@ -46,6 +46,11 @@ type KueueOptions struct {
 	// nil admits every Workload over the tree without quota (and preempts
 	// nothing).
 	Queues *KueueQueues
+	// Topology is the name of the Kueue Topology tree was built from
+	// ([Cluster].KueueTopology), which Kueue's wording of a topology
+	// failure names without Queues (with them, each flavor names its
+	// own); "" leaves such a failure in gangsim's words.
+	Topology string
 	// noMemo turns off what the scheduling cycles keep between heads'
 	// nominations ([nominationMemo]): the tests compare the decisions
 	// made with and without it.
@@ -129,7 +134,13 @@ type KueueOutcome struct {
 	Action   KueueAction
 	// Message is the reason: why it waits, why it was evicted, how it
 	// was repaired or resized, which sets a partial admission reduced.
+	// Under the Kueue profiles a pending Workload's topology failure is
+	// worded as Kueue v0.17 words it (kueuetaswords.go).
 	Message string
+	// Detail is gangsim's own explanation behind such a Kueue message:
+	// the level that failed, the best domain and what it holds; "" when
+	// Message is gangsim's own. It is not written into the Workload.
+	Detail string
 	// PodSets are the pod sets' pods per node after admission, in the
 	// order of the Workload's Group.PodSets (its sets of count 0 left
 	// out, but for a phantom leader's one pod: kueuephantom.go); empty
@@ -523,6 +534,17 @@ type admitter struct {
 	// holders, while not nil, keeps the Workloads holding quota between
 	// status changes ([admitter.quotaHolders]).
 	holders *holderCache
+	// tasDetails are gangsim's own reasons behind the topology failures
+	// worded as Kueue words them, by Workload and Kueue's message
+	// ([admitter.kueueTASWorded]).
+	tasDetails map[tasDetailKey]string
+	// tasKept are the Kueue-worded topology failures of Workloads still
+	// pending, kept until something frees room ([admitter.keptTASMessage]).
+	tasKept map[placement.Key]tasKept
+	// tasDropped are, per Workload, gangsim's reasons for the flavors
+	// tried before the last when Kueue's message keeps the last try's
+	// alone ([admitter.lastTry]).
+	tasDropped map[placement.Key][]string
 	// held keeps, per ClusterQueue, the quota its last preemptor's
 	// candidates hold ([admitter.candidatesHold]).
 	held map[*KueueClusterQueue]*heldCache
@@ -763,6 +785,8 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		}
 	}
 	if !fits {
+		var detail string
+		msg, detail = a.keptTASMessage(w, msg, a.tasDetail(w, msg))
 		if o.Action != KueueEvicted && o.Action != KueuePreempted {
 			// A reservation a stopped queue cancelled ([admitter.drain])
 			// is said first.
@@ -770,6 +794,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		} else {
 			o.Message = joinReasons([]string{a.evictedFor[w.Key()], "queued again: " + msg})
 		}
+		o.Detail = detail
 		writePending(w, msg, a.opts.Now)
 		return false, victims, nil
 	}
@@ -883,6 +908,7 @@ func (a *admitter) planTree(w *KueueWorkload) (plannedSets, error) {
 	}
 	var err error
 	ps.plan, err = a.plan(a.tree, w, ps.group, ps.requests, w.allRequests())
+	a.kueueTASWorded(&ps, w, a.tree, a.opts.Topology, nil, "")
 	return ps, err
 }
 

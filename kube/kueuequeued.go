@@ -183,13 +183,14 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 	}
 	start := map[[2]int]int{}
 	var tried []string
+	delete(a.tasDropped, w.Key())
 	for {
 		ps, err := a.planInFlavors(cq, w, start)
 		if err != nil || ps.plan.Decision.Status == placement.Scheduled {
 			return ps, err
 		}
 		if stop, err := a.topologyVictims(cq, w, ps, start); err != nil || stop {
-			return plannedSets{plan: waits(joinReasons(append(tried, ps.plan.Decision.Message)))}, err
+			return plannedSets{plan: waits(a.lastTry(w, append(tried, ps.plan.Decision.Message)))}, err
 		}
 		if w.canBePartial() {
 			reduced, ok, err := a.reduce(w, func(v *KueueWorkload) (plannedSets, error) { return a.planInFlavors(cq, v, start) })
@@ -197,12 +198,12 @@ func (a *admitter) planQueued(w *KueueWorkload) (plannedSets, error) {
 				return reduced, err
 			}
 			if stop, err := a.partialVictims(cq, w, ps, start); err != nil || stop {
-				return plannedSets{plan: waits(joinReasons(append(tried, ps.plan.Decision.Message)))}, err
+				return plannedSets{plan: waits(a.lastTry(w, append(tried, ps.plan.Decision.Message)))}, err
 			}
 		}
 		tried = append(tried, ps.plan.Decision.Message)
 		if ps.adm.choice == nil || !ps.adm.choice.next(cq, q, start) {
-			return plannedSets{plan: waits(joinReasons(tried))}, nil
+			return plannedSets{plan: waits(a.lastTry(w, tried))}, nil
 		}
 	}
 }
@@ -321,7 +322,10 @@ func (a *admitter) planChoice(cq *KueueClusterQueue, w *KueueWorkload, ch flavor
 	if ps.plan, err = a.plan(a.trees[ch.topology], w, ps.group, ps.requests, all); err != nil || ps.plan.Decision.Status == placement.Scheduled {
 		return ps, err
 	}
-	ps.plan.Decision.Message = fmt.Sprintf("in flavor %s: %s", strings.Join(flavors, ", "), ps.plan.Decision.Message)
+	prefix := fmt.Sprintf("in flavor %s: ", strings.Join(flavors, ", "))
+	if !a.kueueTASWorded(&ps, w, a.trees[ch.topology], ch.topology, ch.tasFlavorOf(q, w, ps.plan.KueueNotFit), prefix) {
+		ps.plan.Decision.Message = prefix + ps.plan.Decision.Message
+	}
 	return ps, nil
 }
 

@@ -24,6 +24,11 @@ type KueueResult struct {
 	// AwaitingChecks, Pending, Inactive or Finished.
 	Action  string `json:"action"`
 	Message string `json:"message,omitempty"`
+	// Detail is gangsim's own explanation behind a message worded as
+	// Kueue v0.17 words a topology failure (kube.KueueOutcome.Detail):
+	// the level that failed, the best domain and what it holds. It is
+	// not written into the Workload.
+	Detail string `json:"detail,omitempty"`
 	// PodSets are the pod sets' pods per node after admission.
 	PodSets []KueuePodSet `json:"podSets,omitempty"`
 	// PreemptedBy is namespace/name of the Workload whose admission
@@ -140,14 +145,14 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	}
 	plan := opts.kueueProfile.Options()
 	plan.NodeAffinityPreferred = opts.kueueNodeAffinityPreferred
-	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, WaitForReplacement: opts.kueueWaitForReplacement})
+	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, WaitForReplacement: opts.kueueWaitForReplacement, Topology: c.KueueTopology})
 	if err != nil {
 		return nil, c.Locate(err)
 	}
 	c.Snapshot = snap
 	var out []KueueResult
 	for i, o := range outs {
-		r := KueueResult{Workload: o.Workload.String(), Action: string(o.Action), Message: o.Message}
+		r := KueueResult{Workload: o.Workload.String(), Action: string(o.Action), Message: o.Message, Detail: o.Detail}
 		if o.PreemptedBy != (placement.Key{}) {
 			r.PreemptedBy = o.PreemptedBy.String()
 		}
@@ -185,6 +190,9 @@ func writeKueue(w io.Writer, rs []KueueResult) {
 		fmt.Fprintf(w, "kueue Workload %s: %s\n", r.Workload, r.Action)
 		if r.Message != "" {
 			fmt.Fprintf(w, "  %s\n", r.Message)
+		}
+		if r.Detail != "" {
+			fmt.Fprintf(w, "  gangsim: %s\n", r.Detail)
 		}
 		for _, ps := range r.HeldPodSets {
 			var nodes []string

@@ -90,14 +90,35 @@ func TestKueueOracle(t *testing.T) {
 				}
 				require.True(t, same, "%s: Kueue v0.17.0 admitted=%v %+v (%s); gangsim %s %+v %s",
 					want.Workload, want.Admitted, want.PodSets, want.KueueMessage, r.Action, r.PodSets, r.Message)
-				if k, g := flavorFailedSets(want.KueueMessage), flavorFailedSets(r.Message); len(k) > 0 && len(g) > 0 {
-					// Both pending for want of flavors: the same sets
-					// named, in order (a PodSetGroup's each one).
+				if k, g := flavorFailedSets(want.KueueMessage), flavorFailedSets(r.Message); len(k) > 0 && len(g) > 0 && !groupSetSwapped(want.KueueMessage, r.Message) &&
+					topologyFailure(want.KueueMessage) == topologyFailure(r.Message) {
+					// Both pending for want of flavors, for the same kind
+					// of reason: the same sets named, in order (a
+					// PodSetGroup's each one). Where one waits on quota
+					// and the other on topology, they differ in the try
+					// the message tells (TestKueueOracle_TASMessages).
 					require.Equal(t, k, g, "%s: the pod sets named: Kueue %q, gangsim %q", want.Workload, want.KueueMessage, r.Message)
 				}
 			}
 		})
 	}
+}
+
+// groupSetSwapped reports whether Kueue's message (kueueMsg, with its
+// "Pending: ") and gangsim's are the same topology failure but for the
+// pod set named: Kueue gives a PodSetGroup's sets one reason and names
+// either in Go map order (TASAssignmentsResult.Failure); gangsim names
+// the leader.
+func groupSetSwapped(kueueMsg, gangsimMsg string) bool {
+	k := flavorSetRE.ReplaceAllString(strings.TrimPrefix(kueueMsg, "Pending: "), "")
+	g := flavorSetRE.ReplaceAllString(gangsimMsg, "")
+	return k == g && strings.HasPrefix(k, "topology ")
+}
+
+// topologyFailure reports whether a pending message is a topology
+// failure in Kueue's words.
+func topologyFailure(msg string) bool {
+	return strings.Contains(msg, `: topology "`) || strings.Contains(msg, ": TAS Balanced Placement: ")
 }
 
 // flavorSetRE finds the pod sets that a "couldn't assign flavors" reason
@@ -251,4 +272,57 @@ func TestKueueOracle_NegativeCountHeld(t *testing.T) {
 			require.Equal(t, c.held, held)
 		})
 	}
+}
+
+// kueueTASDiffers are the pending Workloads (file, then namespace/name)
+// whose recorded Kueue message is a topology failure that gangsim's Kueue
+// profiles do not give word for word, and why.
+var kueueTASDiffers = map[string]string{
+	"held-same-cycle-122.json default/w2":    "Kueue names the workers of its PodSetGroup, in Go map order; gangsim names the leader (the rest agrees)",
+	"held-same-cycle-min61.json default/w1":  "Kueue names the workers of its PodSetGroup, in Go map order; gangsim names the leader (the rest agrees)",
+	"overcommit-rand-34.json default/w0-unc": "gangsim holds it as Kueue's assumption of a negative count; Kueue admitted w1-grp in a cycle that missed that assumption (w1-grp's known difference), after which w0-unc no longer fits",
+}
+
+// Under the Kueue profiles a pending Workload whose topology does not hold
+// it is said as Kueue v0.17 said it (kube/kueuetaswords.go): for every
+// recorded Kueue message that is a topology failure ("topology \"t\"
+// allows to fit only …", "doesn't allow to fit …", TASBalancedPlacement's
+// sentence), gangsim's message holds it word for word, numbers and
+// excluded nodes included, and its detail keeps gangsim's own
+// explanation — but for the Workloads of kueueTASDiffers, which must
+// still differ.
+func TestKueueOracle_TASMessages(t *testing.T) {
+	files, err := filepath.Glob(td + "kueue-oracle/*.json")
+	require.NoError(t, err)
+	checked := 0
+	seen := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var c kueueOracleCase
+		require.NoError(t, json.Unmarshal(b, &c))
+		var got map[string]KueueResult
+		for _, want := range c.Workloads {
+			km, ok := strings.CutPrefix(want.KueueMessage, "Pending: ")
+			if want.Admitted || !ok || !topologyFailure(km) {
+				continue
+			}
+			if got == nil {
+				got = kueueResultsOf(t, c.Args, td, c.Manifests)
+			}
+			r, ok := got[want.Workload]
+			require.True(t, ok, "gangsim has no answer for %s", want.Workload)
+			key := filepath.Base(f) + " " + want.Workload
+			if why, ok := kueueTASDiffers[key]; ok {
+				seen[key] = true
+				require.NotContains(t, r.Message, km, "%s now agrees (%s): drop it from kueueTASDiffers", key, why)
+				continue
+			}
+			require.Contains(t, r.Message, km, key)
+			require.NotEmpty(t, r.Detail, key)
+			checked++
+		}
+	}
+	require.Len(t, seen, len(kueueTASDiffers), "a kueueTASDiffers entry names no recorded topology failure")
+	require.Greater(t, checked, 50)
 }

@@ -12,5 +12,5 @@ import (
 func TestKueuePreemptionCycleFixedPoint(t *testing.T) {
 	out, code := yamlPass(t, "-f", "testdata/kueue-preemption-cycle.yaml")
 	require.NotContains(t, string(out), "a preemption cycle")
-	fixedPoint(t, t.TempDir(), "gangsched", out, code)
+	fixedPoint(t, t.TempDir(), "kueue", out, code) // the profile of the first pass
 }

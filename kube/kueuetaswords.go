@@ -1,0 +1,395 @@
+package kube
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// Under the Kueue profiles ([topology.PlanOptions].KueueNotFit) a pending
+// Workload whose topology does not hold a pod set is said as Kueue v0.17
+// says it in its QuotaReserved condition (pkg/cache/scheduler/
+// tas_flavor_snapshot.go, notFitMessage and multiLayerNotFitMessage;
+// pkg/scheduler/flavorassigner, Assignment.Message), numbers included;
+// gangsim's own explanation (the level that failed, the best domain and
+// what it holds) is kept as the outcome's Detail.
+
+// kueueBalancedNotFit is Kueue's reason when TASBalancedPlacement finds no
+// domain set for a request.
+const kueueBalancedNotFit = "TAS Balanced Placement: Cannot find optimal domain set to fit the request"
+
+// kueueExclusions are the nodes Kueue's TAS left out of a request's count,
+// by reason (ExclusionStats): Total is the nodes of its topology snapshot
+// for the flavor (its leaves), the others how many each reason left out.
+type kueueExclusions struct {
+	Total        int
+	NodeSelector int
+	Affinity     int
+	Taints       map[string]int                 // by taint, "key=value:Effect" or "key:Effect"
+	Resources    map[placement.ResourceName]int // nodes with no room for one pod, by limiting resource
+}
+
+// none reports whether no node was left out: Kueue then says nothing of
+// the nodes.
+func (e kueueExclusions) none() bool {
+	return e.NodeSelector == 0 && e.Affinity == 0 && len(e.Taints) == 0 && len(e.Resources) == 0
+}
+
+// words lists the reasons as Kueue does: each "reason: count", the
+// whole strings sorted, ", " between them.
+func (e kueueExclusions) words() string {
+	var rs []string
+	if e.NodeSelector > 0 {
+		rs = append(rs, fmt.Sprintf("nodeSelector: %d", e.NodeSelector))
+	}
+	if e.Affinity > 0 {
+		rs = append(rs, fmt.Sprintf("affinity: %d", e.Affinity))
+	}
+	for _, t := range slices.Sorted(maps.Keys(e.Taints)) {
+		rs = append(rs, fmt.Sprintf("taint %q: %d", t, e.Taints[t]))
+	}
+	for _, r := range slices.Sorted(maps.Keys(e.Resources)) {
+		rs = append(rs, fmt.Sprintf("resource %q: %d", string(r), e.Resources[r]))
+	}
+	slices.Sort(rs)
+	return strings.Join(rs, ", ")
+}
+
+// kueueNotFitReason words nf as Kueue v0.17's TAS words the failure of
+// one request over Topology topo, with the nodes it left out (ex):
+// `topology "t" allows to fit only 8 out of 12 pod(s). Total nodes: 8;
+// excluded: resource "cpu": 3`, `topology "t" doesn't allow to fit any of
+// 2 slice(s)`, `topology "t" doesn't allow to fit; 0/1 slice(s) fit on
+// level block; 4/5 slice(s) fit on level kubernetes.io/hostname`, or
+// TASBalancedPlacement's own sentence.
+func kueueNotFitReason(nf *topology.KueueNotFit, topo string, ex kueueExclusions) string {
+	if nf.Balanced {
+		return kueueBalancedNotFit
+	}
+	var b strings.Builder
+	switch {
+	case len(nf.Layers) > 0:
+		fmt.Fprintf(&b, "topology %q doesn't allow to fit", topo)
+		for _, l := range nf.Layers {
+			fmt.Fprintf(&b, "; %d/%d slice(s) fit on level %s", l.Fit, l.Need, l.Key)
+		}
+	default:
+		unit := "slice"
+		if nf.SliceSize == 1 {
+			unit = "pod"
+		}
+		if nf.Fit == 0 {
+			fmt.Fprintf(&b, "topology %q doesn't allow to fit any of %d %s(s)", topo, nf.Total, unit)
+		} else {
+			fmt.Fprintf(&b, "topology %q allows to fit only %d out of %d %s(s)", topo, nf.Fit, nf.Total, unit)
+		}
+	}
+	if !ex.none() {
+		fmt.Fprintf(&b, ". Total nodes: %d; excluded: %s", ex.Total, ex.words())
+	}
+	return b.String()
+}
+
+// kueueNotFitSet is the pod set Kueue's message names: a PodSetGroup's
+// leader (Kueue gives both sets the reason and names one in Go map
+// order; the leader is the one taken here), else the set.
+func kueueNotFitSet(nf *topology.KueueNotFit) string {
+	if nf.Leader != "" {
+		return nf.Leader
+	}
+	return nf.PodSet
+}
+
+// kueueTASWorded rewrites plan ps of w, which does not fit, in Kueue's
+// words when its plan carries Kueue's account ([topology.Plan].KueueNotFit)
+// and the Topology's name is known: `couldn't assign flavors to pod set
+// main: <the reason>`. gangsim's own reason, after prefix, is kept as the
+// Workload's detail ([admitter.tasDetail]). tree is the one planned over,
+// flavor the topology flavor planned (nil without queues: every node is
+// the flavor's). It reports whether it rewrote the message.
+func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topology.Tree, topo string, flavor *KueueFlavor, prefix string) bool {
+	nf := ps.plan.KueueNotFit
+	if nf == nil || topo == "" || ps.plan.Decision.Status == placement.Scheduled {
+		return false
+	}
+	var tmpl *placement.Pod
+	for k := range ps.group.PodSets {
+		if ps.group.PodSets[k].Name == nf.PodSet {
+			tmpl = &ps.group.PodSets[k].Template
+		}
+	}
+	if tmpl == nil {
+		return false
+	}
+	msg := "couldn't assign flavors to pod set " + kueueNotFitSet(nf) + ": " + kueueNotFitReason(nf, topo, a.kueueExclusions(nf, tree, tmpl, flavor))
+	if a.tasDetails == nil {
+		a.tasDetails = map[tasDetailKey]string{}
+	}
+	a.tasDetails[tasDetailKey{w.Key(), msg}] = prefix + kueueWords(w, ps.plan.Decision.Message)
+	ps.plan.Decision.Message = msg
+	return true
+}
+
+// tasDetailKey finds gangsim's own reason behind one of Kueue's messages
+// for a Workload.
+type tasDetailKey struct {
+	w   placement.Key
+	msg string
+}
+
+// tasDetail is gangsim's own reason behind each of Kueue's topology
+// messages that msg, w's final message, holds, and those of the flavors
+// tried before that Kueue's message leaves out ([admitter.lastTry]),
+// "; " between them; "" when there are none.
+func (a *admitter) tasDetail(w *KueueWorkload, msg string) string {
+	out := slices.Clone(a.tasDropped[w.Key()])
+	var held []string
+	for k := range a.tasDetails {
+		if k.w == w.Key() && strings.Contains(msg, k.msg) {
+			held = append(held, k.msg)
+		}
+	}
+	slices.Sort(held)
+	for _, m := range held {
+		// A message without the excluded nodes is held in one with them:
+		// the longer one is the message.
+		if slices.ContainsFunc(held, func(o string) bool { return o != m && strings.Contains(o, m) }) {
+			continue
+		}
+		if d := a.tasDetails[tasDetailKey{w.Key(), m}]; !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// kueueExclusions counts, as Kueue's fillInCounts does, the nodes of its
+// topology snapshot for flavor (nil: every node) and those it left out of
+// nf's request, whose pods are tmpl: Kueue's snapshot holds the nodes that
+// are Ready, not cordoned, carry every level of the tree and match the
+// flavor's node labels; of those it leaves out, in this order, a node with
+// a NoSchedule or NoExecute taint the template's tolerations (the flavor's
+// included) do not tolerate (the first such taint of the node's), one the
+// template's nodeSelector refuses, one its required node affinity refuses,
+// and one with no room for a pod (nf.Full), by the resource that limits it.
+func (a *admitter) kueueExclusions(nf *topology.KueueNotFit, tree *topology.Tree, tmpl *placement.Pod, flavor *KueueFlavor) kueueExclusions {
+	ex := kueueExclusions{Taints: map[string]int{}, Resources: map[placement.ResourceName]int{}}
+	full := map[placement.NodeID]placement.ResourceName{}
+	for _, f := range nf.Full {
+		full[f.Node] = f.Resource
+	}
+	keys := tree.Keys()
+	for id := range placement.NodeID(a.s.NumNodes()) {
+		n := a.s.Node(id)
+		if !a.inKueueSnapshot(n, keys, flavor) {
+			continue
+		}
+		ex.Total++
+		if t, ok := untolerated(n, tmpl.Tolerations); ok {
+			ex.Taints[t]++
+			continue
+		}
+		if !selectorMatches(tmpl.NodeSelector, n.Labels) {
+			ex.NodeSelector++
+			continue
+		}
+		if !tmpl.NodeAffinity.Matches(n) {
+			ex.Affinity++
+			continue
+		}
+		if r, ok := full[id]; ok {
+			if r == "" {
+				r = a.untrackedResource(tmpl)
+			}
+			ex.Resources[r]++
+		}
+	}
+	return ex
+}
+
+// inKueueSnapshot reports whether node n is one of Kueue's TAS snapshot
+// for flavor (nil: every node): Ready, not cordoned, every level of keys
+// among its labels, and flavor's node labels matched.
+func (a *admitter) inKueueSnapshot(n *placement.Node, keys []string, flavor *KueueFlavor) bool {
+	if n.Unschedulable {
+		return false
+	}
+	if _, notReady := a.opts.NotReady[n.Name]; notReady {
+		return false
+	}
+	for _, k := range keys {
+		if _, ok := n.Labels[k]; !ok {
+			return false
+		}
+	}
+	return flavor == nil || selectorMatches(flavor.NodeLabels, n.Labels)
+}
+
+// untolerated returns the first of n's NoSchedule and NoExecute taints
+// that none of tols tolerates, worded as core/v1 Taint.ToString words it.
+func untolerated(n *placement.Node, tols []placement.Toleration) (string, bool) {
+	for _, t := range n.Taints {
+		if t.Effect != placement.TaintEffectNoSchedule && t.Effect != placement.TaintEffectNoExecute {
+			continue
+		}
+		if slices.ContainsFunc(tols, func(tol placement.Toleration) bool { return tol.Tolerates(t) }) {
+			continue
+		}
+		if t.Value == "" {
+			return fmt.Sprintf("%s:%s", t.Key, t.Effect), true
+		}
+		return fmt.Sprintf("%s=%s:%s", t.Key, t.Value, t.Effect), true
+	}
+	return "", false
+}
+
+// untrackedResource is the first (by name) resource tmpl requests that
+// the snapshot does not track: Kueue finds it on no node, so it limits
+// every one (where several are, Kueue names one in Go map order).
+func (a *admitter) untrackedResource(tmpl *placement.Pod) placement.ResourceName {
+	tracked := a.s.Resources()
+	for _, r := range slices.Sorted(maps.Keys(tmpl.Requests)) {
+		if tmpl.Requests[r] > 0 && !slices.Contains(tracked, r) {
+			return r
+		}
+	}
+	return placement.ResourcePods
+}
+
+// topologyName is the name of the input's one Kueue Topology, "" without
+// one or with several ([Cluster].KueueTopology).
+func (in *kueueQueueInputs) topologyName() string {
+	if len(in.q.Topologies) != 1 {
+		return ""
+	}
+	for name := range in.q.Topologies {
+		return name
+	}
+	return ""
+}
+
+// tasFlavorOf is the topology flavor ch gives the pod set nf names (nil
+// when nf is nil or names no set of w with one).
+func (ch *flavorChoice) tasFlavorOf(q *KueueQueues, w *KueueWorkload, nf *topology.KueueNotFit) *KueueFlavor {
+	if nf == nil {
+		return nil
+	}
+	for k, set := range w.Group.PodSets {
+		if set.Name == nf.PodSet && ch.tas[k] != "" {
+			f := q.Flavors[ch.tas[k]]
+			return &f
+		}
+	}
+	return nil
+}
+
+// tasKept is a pending Workload's message worded as Kueue words a
+// topology failure, with gangsim's detail, and the preemptions issued
+// when it was worded.
+type tasKept struct {
+	msg, detail string
+	preemptions int
+}
+
+// keptTASMessage returns the message (and detail) pending Workload w
+// keeps after a failed try with msg and detail: Kueue sets a Workload
+// aside as inadmissible after a failed try and tries it again only when
+// a Workload frees room (one finished, deleted, evicted or preempted:
+// QueueAssociatedInadmissibleWorkloadsAfter), not when others are
+// admitted, so its QuotaReserved message keeps the reason of that try.
+// gangsim plans a pending Workload again in every pass; where its last
+// message was a topology failure worded as Kueue's (written in this run,
+// or read with the Workload: the input's QuotaReserved False, reason
+// Pending) and no Workload was preempted since, that message is kept,
+// and its detail when written in this run (gangsim's newer one for a
+// message read). Other messages are left as they are, and so are those
+// of a Workload of a StrictFIFO ClusterQueue, which Kueue tries again
+// every cycle (RequeueIfNotPresent, immediate).
+func (a *admitter) keptTASMessage(w *KueueWorkload, msg, detail string) (string, string) {
+	if a.opts.Queues != nil {
+		if cq, why := a.route(w); why == "" && cq.StrictFIFO {
+			return msg, detail
+		}
+	}
+	k, ok := a.tasKept[w.Key()]
+	if !ok && a.opts.Plan.KueueNotFit {
+		if m := pendingMessage(w); kueueTASMessage(m) {
+			k, ok = tasKept{msg: m, detail: detail}, true
+		}
+	}
+	if ok && k.preemptions == a.preemptions {
+		if a.tasKept == nil {
+			a.tasKept = map[placement.Key]tasKept{}
+		}
+		a.tasKept[w.Key()] = k
+		return k.msg, k.detail
+	}
+	if detail == "" {
+		delete(a.tasKept, w.Key())
+		return msg, detail
+	}
+	if a.tasKept == nil {
+		a.tasKept = map[placement.Key]tasKept{}
+	}
+	a.tasKept[w.Key()] = tasKept{msg: msg, detail: detail, preemptions: a.preemptions}
+	return msg, detail
+}
+
+// pendingMessage is the message of w's QuotaReserved condition when it is
+// False for reason Pending (as the input gave it, before this run writes
+// one), else "".
+func pendingMessage(w *KueueWorkload) string {
+	for _, c := range w.Obj.Status.Conditions {
+		if c.Type == kueue.WorkloadQuotaReserved && c.Status == metav1.ConditionFalse && c.Reason == kueueReasonPending {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// kueueTASMessage reports whether msg is a topology failure worded as
+// Kueue's ([kueueNotFitReason]).
+func kueueTASMessage(msg string) bool {
+	return strings.HasPrefix(msg, "couldn't assign flavors to pod set ") &&
+		(strings.Contains(msg, `: topology "`) || strings.Contains(msg, ": "+kueueBalancedNotFit))
+}
+
+// lastTry joins the reasons of w's tries in flavors tried one after
+// another (planQueued) into its message. Kueue starts each scheduling
+// attempt from the flavor after the last one tried and writes that
+// attempt's message, so once the last flavor was tried its message is
+// the last try's alone; gangsim tries them all at once and lists every
+// reason. Under the Kueue profiles, where a try before the last failed
+// on topology (worded as Kueue's), the message is the last try's alone
+// and the earlier reasons go to the Workload's detail (gangsim's own for
+// a topology failure); otherwise every reason is listed, "; " between
+// them.
+func (a *admitter) lastTry(w *KueueWorkload, tried []string) string {
+	if len(tried) < 2 || !a.opts.Plan.KueueNotFit || !slices.ContainsFunc(tried[:len(tried)-1], kueueTASMessage) {
+		return joinReasons(tried)
+	}
+	var dropped []string
+	for _, m := range tried[:len(tried)-1] {
+		d := m
+		for k, own := range a.tasDetails {
+			if k.w == w.Key() && k.msg == m {
+				d = own
+			}
+		}
+		if d != "" && !slices.Contains(dropped, d) {
+			dropped = append(dropped, d)
+		}
+	}
+	if a.tasDropped == nil {
+		a.tasDropped = map[placement.Key][]string{}
+	}
+	a.tasDropped[w.Key()] = dropped
+	return tried[len(tried)-1]
+}
