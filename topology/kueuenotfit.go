@@ -1,6 +1,8 @@
 package topology
 
 import (
+	"math"
+
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -130,45 +132,53 @@ func (p *planner) kueueLayers() []KueueLayerFit {
 
 // kueueFull lists the nodes where Kueue counts no pod of r for want of
 // room (fillInCounts, CountInWithLimitingResource), whatever r's filters.
+// The count comes from the free rows alone; only a node counting none is
+// looked up for a resource it lacks altogether.
 func (p *planner) kueueFull() []KueueFullNode {
 	var out []KueueFullNode
-	res := p.c.res
+	R := p.R
 	for id := range placement.NodeID(p.s.NumNodes()) {
 		if p.untr {
 			out = append(out, KueueFullNode{Node: id})
 			continue
 		}
-		n := p.s.Node(id)
-		var count int64
-		var lim placement.ResourceName
-		missing := false
-		first := true
-		for j, name := range res {
-			q := p.r.req[j]
-			if q <= 0 {
-				continue
+		row := p.c.nodeFree[int(id)*R : int(id)*R+R]
+		var extra []int64
+		if p.extra != nil {
+			extra = p.extra[int(id)*R : int(id)*R+R]
+		}
+		count, lim := int64(math.MaxInt64), -1
+		for _, j := range p.reqIdx {
+			free := row[j]
+			if extra != nil {
+				free -= extra[j]
 			}
-			if _, ok := n.Allocatable[name]; !ok && name != placement.ResourcePods && p.s.Requested(id, name) == 0 {
-				// Kueue stops at a resource the node lacks altogether.
-				if !missing {
-					count, lim, missing = 0, name, true
-				}
-				continue
-			}
-			if missing {
-				continue
-			}
-			free := p.c.nodeFree[int(id)*p.R+j]
-			if p.extra != nil {
-				free -= p.extra[int(id)*p.R+j]
-			}
-			if c := free / q; first || c < count {
-				count, lim, first = c, name, false
+			// The first name among equals: reqIdx is not in name order.
+			if c := free / p.r.req[j]; c < count || c == count && j < lim {
+				count, lim = c, j
 			}
 		}
-		if count == 0 && (missing || !first) {
-			out = append(out, KueueFullNode{Node: id, Resource: lim})
+		if count != 0 || lim < 0 {
+			continue
 		}
+		out = append(out, KueueFullNode{Node: id, Resource: p.limiting(id, lim)})
 	}
 	return out
+}
+
+// limiting is the resource Kueue names for node id, where r's pods count
+// 0 and resource index lim gives the fewest: one r requests that the node
+// lacks altogether (not in its allocatable, nothing of it used), the
+// first by name, as Kueue stops at such a resource; else lim's.
+func (p *planner) limiting(id placement.NodeID, lim int) placement.ResourceName {
+	n := p.s.Node(id)
+	for j, name := range p.c.res {
+		if p.r.req[j] <= 0 || name == placement.ResourcePods {
+			continue
+		}
+		if _, ok := n.Allocatable[name]; !ok && p.s.Requested(id, name) == 0 {
+			return name
+		}
+	}
+	return p.c.res[lim]
 }
