@@ -537,7 +537,7 @@ type admitter struct {
 	// tasDetails are gangsim's own reasons behind the topology failures
 	// worded as Kueue words them, by Workload and Kueue's message
 	// ([admitter.kueueTASWorded]).
-	tasDetails map[tasDetailKey]string
+	tasDetails map[placement.Key]map[string]string
 	// tasKept are the Kueue-worded topology failures of Workloads still
 	// pending, kept until something frees room ([admitter.keptTASMessage]).
 	tasKept map[placement.Key]tasKept

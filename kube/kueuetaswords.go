@@ -130,18 +130,14 @@ func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topol
 	}
 	msg := "couldn't assign flavors to pod set " + kueueNotFitSet(nf) + ": " + kueueNotFitReason(nf, topo, a.kueueExclusions(nf, tree, tmpl, flavor))
 	if a.tasDetails == nil {
-		a.tasDetails = map[tasDetailKey]string{}
+		a.tasDetails = map[placement.Key]map[string]string{}
 	}
-	a.tasDetails[tasDetailKey{w.Key(), msg}] = prefix + kueueWords(w, ps.plan.Decision.Message)
+	if a.tasDetails[w.Key()] == nil {
+		a.tasDetails[w.Key()] = map[string]string{}
+	}
+	a.tasDetails[w.Key()][msg] = prefix + kueueWords(w, ps.plan.Decision.Message)
 	ps.plan.Decision.Message = msg
 	return true
-}
-
-// tasDetailKey finds gangsim's own reason behind one of Kueue's messages
-// for a Workload.
-type tasDetailKey struct {
-	w   placement.Key
-	msg string
 }
 
 // tasDetail is gangsim's own reason behind each of Kueue's topology
@@ -150,10 +146,11 @@ type tasDetailKey struct {
 // "; " between them; "" when there are none.
 func (a *admitter) tasDetail(w *KueueWorkload, msg string) string {
 	out := slices.Clone(a.tasDropped[w.Key()])
+	own := a.tasDetails[w.Key()]
 	var held []string
-	for k := range a.tasDetails {
-		if k.w == w.Key() && strings.Contains(msg, k.msg) {
-			held = append(held, k.msg)
+	for m := range own {
+		if strings.Contains(msg, m) {
+			held = append(held, m)
 		}
 	}
 	slices.Sort(held)
@@ -163,7 +160,7 @@ func (a *admitter) tasDetail(w *KueueWorkload, msg string) string {
 		if slices.ContainsFunc(held, func(o string) bool { return o != m && strings.Contains(o, m) }) {
 			continue
 		}
-		if d := a.tasDetails[tasDetailKey{w.Key(), m}]; !slices.Contains(out, d) {
+		if d := own[m]; !slices.Contains(out, d) {
 			out = append(out, d)
 		}
 	}
@@ -378,10 +375,8 @@ func (a *admitter) lastTry(w *KueueWorkload, tried []string) string {
 	var dropped []string
 	for _, m := range tried[:len(tried)-1] {
 		d := m
-		for k, own := range a.tasDetails {
-			if k.w == w.Key() && k.msg == m {
-				d = own
-			}
+		if own, ok := a.tasDetails[w.Key()][m]; ok {
+			d = own
 		}
 		if d != "" && !slices.Contains(dropped, d) {
 			dropped = append(dropped, d)
