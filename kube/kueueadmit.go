@@ -923,7 +923,7 @@ func (a *admitter) plan(tree *topology.Tree, w *KueueWorkload, g *placement.Grou
 	if msg := missingLevels(tree, all); msg != "" {
 		// The Topology lacks a level the Workload names: it waits, as
 		// Kueue's does.
-		p.Decision = placement.Decision{Status: placement.Unresolvable, Message: msg}
+		p.Decision = placement.Decision{Status: placement.Unresolvable, Message: a.kueueLayersWorded(tree, all, msg)}
 	} else if len(g.PodSets) == 0 {
 		// Every set has count 0: nothing to place.
 		p.Decision.Status = placement.Scheduled

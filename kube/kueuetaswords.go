@@ -388,3 +388,28 @@ func (a *admitter) lastTry(w *KueueWorkload, tried []string) string {
 	a.tasDropped[w.Key()] = dropped
 	return tried[len(tried)-1]
 }
+
+// kueueLayersWorded is msg, missingLevels' reason for the requests rs on
+// tree, in Kueue's words under the Kueue profiles where Kueue's TAS gives
+// that reason itself — slice layers that do not nest in the Topology
+// (findTopologyAssignment, buildSliceSizeAtLevel): "couldn't assign
+// flavors to pod set main: additional slice layer size 3 must evenly
+// divide parent layer size 10". A level the Topology lacks is left in
+// gangsim's words: Kueue's flavor assigner refuses the flavor before its
+// TAS looks ("Flavor \"f\" does not contain the requested level"), naming
+// a flavor that gangsim without queues does not have.
+func (a *admitter) kueueLayersWorded(tree *topology.Tree, rs []topology.PodSetRequest, msg string) string {
+	if !a.opts.Plan.KueueNotFit {
+		return msg
+	}
+	for _, r := range rs {
+		if missingLevel(tree, r) == "" {
+			continue
+		}
+		if why := sliceLayersReason(tree, r); why != "" && missingLevel(tree, r) == why {
+			return "couldn't assign flavors to pod set " + r.PodSet + ": " + why
+		}
+		return msg
+	}
+	return msg
+}

@@ -150,3 +150,30 @@ func TestKeptTASMessage(t *testing.T) {
 	m, _ = a.keptTASMessage(r, "own words", "")
 	require.Equal(t, "own words", m)
 }
+
+// Slice layers that do not nest in the Topology are Kueue's own TAS
+// reason, said with its prefix under the Kueue profiles; a level the
+// Topology lacks, which Kueue's flavor assigner words with the flavor's
+// name, and gangsched's profile keep gangsim's words.
+func TestKueueLayersWorded(t *testing.T) {
+	s, err := placement.NewSnapshot([]placement.Node{{Name: "h1", Labels: map[string]string{"rack": "r1", "kubernetes.io/hostname": "h1"},
+		Allocatable: placement.ResourceList{placement.ResourceCPU: 4000}}}, nil)
+	require.NoError(t, err)
+	tree, err := topology.NewTree(s, []string{"rack", "kubernetes.io/hostname"})
+	require.NoError(t, err)
+	kueueOpts := KueueOptions{Plan: topology.KueueProfile.Options()}
+	indivisible := []topology.PodSetRequest{{PodSet: "main", Required: "rack", Slices: []topology.SliceLayer{{Key: "rack", Size: 10}, {Key: "kubernetes.io/hostname", Size: 3}}}}
+	noLevel := []topology.PodSetRequest{{PodSet: "main", Required: "zone"}}
+	for _, c := range []struct {
+		opts KueueOptions
+		rs   []topology.PodSetRequest
+		want string
+	}{
+		{kueueOpts, indivisible, "couldn't assign flavors to pod set main: additional slice layer size 3 must evenly divide parent layer size 10"},
+		{kueueOpts, noLevel, `pod set "main": no requested topology level: zone`},
+		{KueueOptions{Plan: topology.GangschedProfile.Options()}, indivisible, `pod set "main": additional slice layer size 3 must evenly divide parent layer size 10`},
+	} {
+		a := &admitter{opts: c.opts}
+		require.Equal(t, c.want, a.kueueLayersWorded(tree, c.rs, missingLevels(tree, c.rs)))
+	}
+}

@@ -53,7 +53,7 @@ func TestKueueMultiLayerTopology_Admission(t *testing.T) {
 		{"field", []string{"-kueue-multi-layer-topology"}, "kueue Workload default/layers-field: Pending", ""},
 		{"field", []string{"-topology-profile", "gangsched"}, "kueue Workload default/layers-field: Pending", ""},
 		{"field-indivisible", nil, "kueue Workload default/layers-indivisible: Admitted", "gangsim: warning: Kueue Workload \"default/layers-indivisible\": spec.podSets[0].topologyRequest.podsetSliceRequiredTopologyConstraints: only the first layer is read, as Kueue v0.17 reads it with its TASMultiLayerTopology gate off (its default); -kueue-multi-layer-topology reads every layer\n"},
-		{"field-indivisible", []string{"-kueue-multi-layer-topology"}, "kueue Workload default/layers-indivisible: Pending\n  pod set \"main\": additional slice layer size 3 must evenly divide parent layer size 10", ""},
+		{"field-indivisible", []string{"-kueue-multi-layer-topology"}, "kueue Workload default/layers-indivisible: Pending\n  couldn't assign flavors to pod set main: additional slice layer size 3 must evenly divide parent layer size 10", ""},
 		{"field-no-level", []string{"-kueue-multi-layer-topology"}, "kueue Workload default/layers-no-level: Pending\n  pod set \"main\": no requested topology level for additional slice layer: example.com/none", ""},
 	} {
 		t.Run(tc.manifest+" "+strings.Join(tc.args, " "), func(t *testing.T) {
