@@ -538,6 +538,9 @@ type admitter struct {
 	// worded as Kueue words them, by Workload and Kueue's message
 	// ([admitter.kueueTASWorded]).
 	tasDetails map[placement.Key]map[string]string
+	// leavesOf are the nodes of Kueue's TAS snapshot per tree and flavor
+	// ([admitter.kueueLeaves]).
+	leavesOf map[kueueLeavesKey][]placement.NodeID
 	// tasKept are the Kueue-worded topology failures of Workloads still
 	// pending, kept until something frees room ([admitter.keptTASMessage]).
 	tasKept map[placement.Key]tasKept

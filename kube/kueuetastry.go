@@ -65,10 +65,8 @@ type tasKept struct {
 // of a Workload of a StrictFIFO ClusterQueue, which Kueue tries again
 // every cycle (RequeueIfNotPresent, immediate).
 func (a *admitter) keptTASMessage(w *KueueWorkload, msg, detail string) (string, string) {
-	if a.opts.Queues != nil {
-		if cq, why := a.route(w); why == "" && cq.StrictFIFO {
-			return msg, detail
-		}
+	if a.triedEveryCycle(w) {
+		return msg, detail
 	}
 	k, ok := a.tasKept[w.Key()]
 	if !ok && a.opts.Plan.KueueNotFit {
@@ -142,4 +140,25 @@ func (a *admitter) lastTry(w *KueueWorkload, tried []string) string {
 	}
 	a.tasDropped[w.Key()] = dropped
 	return tried[len(tried)-1]
+}
+
+// triedEveryCycle reports whether w's ClusterQueue is StrictFIFO, whose
+// head Kueue tries again every cycle.
+func (a *admitter) triedEveryCycle(w *KueueWorkload) bool {
+	if a.opts.Queues == nil {
+		return false
+	}
+	cq, why := a.route(w)
+	return why == "" && cq.StrictFIFO
+}
+
+// keptNow returns the message w keeps from an earlier try in this run
+// ([admitter.keptTASMessage]) while nothing was preempted since: a new
+// try's message would be dropped for it, so it need not be worded.
+func (a *admitter) keptNow(w *KueueWorkload) (string, bool) {
+	k, ok := a.tasKept[w.Key()]
+	if !ok || k.preemptions != a.preemptions || a.triedEveryCycle(w) {
+		return "", false
+	}
+	return k.msg, true
 }

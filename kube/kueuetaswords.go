@@ -125,6 +125,12 @@ func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topol
 	if tmpl == nil {
 		return false
 	}
+	if kept, ok := a.keptNow(w); ok {
+		// Tried before and set aside since, as Kueue sets it aside: its
+		// message stays, so this try's numbers need not be counted.
+		ps.plan.Decision.Message = kept
+		return true
+	}
 	msg := "couldn't assign flavors to pod set " + kueueNotFitSet(nf) + ": " + kueueNotFitReason(nf, topo, a.kueueExclusions(nf, tree, tmpl, flavor))
 	if a.tasDetails == nil {
 		a.tasDetails = map[placement.Key]map[string]string{}
@@ -148,30 +154,42 @@ func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topol
 // and one with no room for a pod (nf.Full), by the resource that limits it.
 func (a *admitter) kueueExclusions(nf *topology.KueueNotFit, tree *topology.Tree, tmpl *placement.Pod, flavor *KueueFlavor) kueueExclusions {
 	ex := kueueExclusions{Taints: map[string]int{}, Resources: map[placement.ResourceName]int{}}
-	full := map[placement.NodeID]placement.ResourceName{}
-	for _, f := range nf.Full {
-		full[f.Node] = f.Resource
+	full := nf.Full // in NodeID order, as the leaves: walked beside them
+	leaves := a.kueueLeaves(tree, flavor)
+	ex.Total = len(leaves)
+	// The flavor's node labels hold on every leaf: only the template's
+	// own keys can refuse one.
+	sel := tmpl.NodeSelector
+	if flavor != nil && len(flavor.NodeLabels) > 0 {
+		sel = maps.Clone(sel)
+		for k, v := range flavor.NodeLabels {
+			if sel[k] == v {
+				delete(sel, k)
+			}
+		}
 	}
-	keys := tree.Keys()
-	for id := range placement.NodeID(a.s.NumNodes()) {
+	affinity := tmpl.NodeAffinity != nil && len(tmpl.NodeAffinity.Required) > 0
+	for _, id := range leaves {
+		for len(full) > 0 && full[0].Node < id {
+			full = full[1:]
+		}
 		n := a.s.Node(id)
-		if !a.inKueueSnapshot(n, keys, flavor) {
-			continue
+		if len(n.Taints) > 0 {
+			if t, ok := untolerated(n, tmpl.Tolerations); ok {
+				ex.Taints[t]++
+				continue
+			}
 		}
-		ex.Total++
-		if t, ok := untolerated(n, tmpl.Tolerations); ok {
-			ex.Taints[t]++
-			continue
-		}
-		if !selectorMatches(tmpl.NodeSelector, n.Labels) {
+		if len(sel) > 0 && !selectorMatches(sel, n.Labels) {
 			ex.NodeSelector++
 			continue
 		}
-		if !tmpl.NodeAffinity.Matches(n) {
+		if affinity && !tmpl.NodeAffinity.Matches(n) {
 			ex.Affinity++
 			continue
 		}
-		if r, ok := full[id]; ok {
+		if len(full) > 0 && full[0].Node == id {
+			r := full[0].Resource
 			if r == "" {
 				r = a.untrackedResource(tmpl)
 			}
@@ -179,6 +197,38 @@ func (a *admitter) kueueExclusions(nf *topology.KueueNotFit, tree *topology.Tree
 		}
 	}
 	return ex
+}
+
+// kueueLeaves are the nodes of Kueue's TAS snapshot for flavor over tree
+// ([admitter.inKueueSnapshot]), in NodeID order, found once per tree and
+// flavor: the call's nodes do not change, only what they hold.
+func (a *admitter) kueueLeaves(tree *topology.Tree, flavor *KueueFlavor) []placement.NodeID {
+	key := kueueLeavesKey{tree: tree}
+	if flavor != nil {
+		key.flavor = flavor.Name
+	}
+	if ls, ok := a.leavesOf[key]; ok {
+		return ls
+	}
+	keys := tree.Keys()
+	ls := []placement.NodeID{}
+	for id := range placement.NodeID(a.s.NumNodes()) {
+		if a.inKueueSnapshot(a.s.Node(id), keys, flavor) {
+			ls = append(ls, id)
+		}
+	}
+	if a.leavesOf == nil {
+		a.leavesOf = map[kueueLeavesKey][]placement.NodeID{}
+	}
+	a.leavesOf[key] = ls
+	return ls
+}
+
+// kueueLeavesKey finds the leaves of one flavor ("" without queues) over
+// one tree.
+type kueueLeavesKey struct {
+	tree   *topology.Tree
+	flavor string
 }
 
 // inKueueSnapshot reports whether node n is one of Kueue's TAS snapshot

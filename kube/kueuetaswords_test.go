@@ -104,7 +104,7 @@ func TestKueueExclusions(t *testing.T) {
 		return n
 	}
 	nf := &topology.KueueNotFit{Full: []topology.KueueFullNode{{Node: id("h0"), Resource: placement.ResourceCPU}, {Node: id("h2"), Resource: placement.ResourceCPU}, {Node: id("h5")}}}
-	got := a.kueueExclusions(nf, tree, tmpl, &KueueFlavor{NodeLabels: map[string]string{"pool": "a"}})
+	got := a.kueueExclusions(nf, tree, tmpl, &KueueFlavor{Name: "pool-a", NodeLabels: map[string]string{"pool": "a"}})
 	require.Equal(t, kueueExclusions{Total: 7, NodeSelector: 1, Affinity: 1,
 		Taints:    map[string]int{"d=x:NoSchedule": 1, "e:NoExecute": 1},
 		Resources: map[placement.ResourceName]int{placement.ResourceCPU: 1, "example.com/fpga": 1}}, got)

@@ -132,8 +132,10 @@ func (p *planner) kueueLayers() []KueueLayerFit {
 
 // kueueFull lists the nodes where Kueue counts no pod of r for want of
 // room (fillInCounts, CountInWithLimitingResource), whatever r's filters.
-// The count comes from the free rows alone; only a node counting none is
-// looked up for a resource it lacks altogether.
+// A node counts none when a requested resource's free room is below one
+// pod's request and none is a pod's request or more below zero (which
+// counts negative): compared, not divided, as most nodes are not full;
+// only a node counting none is looked up for the resource that limits it.
 func (p *planner) kueueFull() []KueueFullNode {
 	var out []KueueFullNode
 	R := p.R
@@ -142,35 +144,33 @@ func (p *planner) kueueFull() []KueueFullNode {
 			out = append(out, KueueFullNode{Node: id})
 			continue
 		}
-		row := p.c.nodeFree[int(id)*R : int(id)*R+R]
-		var extra []int64
-		if p.extra != nil {
-			extra = p.extra[int(id)*R : int(id)*R+R]
-		}
-		count, lim := int64(math.MaxInt64), -1
-		for _, j := range p.reqIdx {
-			free := row[j]
-			if extra != nil {
-				free -= extra[j]
+		base := int(id) * R
+		zero, neg := false, false
+		for i, j := range p.reqIdx {
+			free := p.c.nodeFree[base+j]
+			if p.extra != nil {
+				free -= p.extra[base+j]
 			}
-			// The first name among equals: reqIdx is not in name order.
-			if c := free / p.r.req[j]; c < count || c == count && j < lim {
-				count, lim = c, j
+			q := p.reqQ[i]
+			if free <= -q {
+				neg = true
+				break
 			}
+			zero = zero || free < q
 		}
-		if count != 0 || lim < 0 {
-			continue
+		if zero && !neg {
+			out = append(out, KueueFullNode{Node: id, Resource: p.limiting(id)})
 		}
-		out = append(out, KueueFullNode{Node: id, Resource: p.limiting(id, lim)})
 	}
 	return out
 }
 
 // limiting is the resource Kueue names for node id, where r's pods count
-// 0 and resource index lim gives the fewest: one r requests that the node
-// lacks altogether (not in its allocatable, nothing of it used), the
-// first by name, as Kueue stops at such a resource; else lim's.
-func (p *planner) limiting(id placement.NodeID, lim int) placement.ResourceName {
+// 0: one r requests that the node lacks altogether (not in its
+// allocatable, nothing of it used), the first by name, as Kueue stops at
+// such a resource; else the one giving the fewest pods, the first by name
+// among equals.
+func (p *planner) limiting(id placement.NodeID) placement.ResourceName {
 	n := p.s.Node(id)
 	for j, name := range p.c.res {
 		if p.r.req[j] <= 0 || name == placement.ResourcePods {
@@ -178,6 +178,20 @@ func (p *planner) limiting(id placement.NodeID, lim int) placement.ResourceName 
 		}
 		if _, ok := n.Allocatable[name]; !ok && p.s.Requested(id, name) == 0 {
 			return name
+		}
+	}
+	count, lim := int64(math.MaxInt64), -1
+	for j := range p.c.res { // name order: the first among equals
+		q := p.r.req[j]
+		if q <= 0 {
+			continue
+		}
+		free := p.c.nodeFree[int(id)*p.R+j]
+		if p.extra != nil {
+			free -= p.extra[int(id)*p.R+j]
+		}
+		if c := free / q; c < count {
+			count, lim = c, j
 		}
 	}
 	return p.c.res[lim]
