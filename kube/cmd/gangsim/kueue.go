@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -145,6 +144,10 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 		return nil, c.Locate(err)
 	}
 	c.Snapshot = snap
+	byKey := make(map[placement.Key]*kube.KueueWorkload, len(c.KueueWorkloads))
+	for _, w := range c.KueueWorkloads {
+		byKey[w.Key()] = w
+	}
 	var out []KueueResult
 	for i, o := range outs {
 		r := KueueResult{Workload: o.Workload.String(), Action: string(o.Action), Message: o.Message}
@@ -162,7 +165,7 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 			}
 			r.HeldPodSets = append(r.HeldPodSets, ps)
 		}
-		w := c.KueueWorkloads[slices.IndexFunc(c.KueueWorkloads, func(w *kube.KueueWorkload) bool { return w.Key() == o.Workload })]
+		w := byKey[o.Workload]
 		for k, pods := range outs[i].PodSets {
 			ps := KueuePodSet{Name: w.Group.PodSets[k].Name, Nodes: []NodePods{}, Phantom: w.PhantomLeader(w.Group.PodSets[k].Name)}
 			if o.Flavors != nil {
