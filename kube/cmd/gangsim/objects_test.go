@@ -29,7 +29,7 @@ func viaJSONToYAML(t *testing.T, objs []any) string {
 		d.UseNumber()
 		var m any
 		require.NoError(t, d.Decode(&m))
-		y, err := yaml.Marshal(prune(m, reflect.TypeOf(o)))
+		y, err := yaml.Marshal(jsonFields{}.prune(m, reflect.TypeOf(o)))
 		require.NoError(t, err)
 		b.WriteString("---\n")
 		b.Write(y)
