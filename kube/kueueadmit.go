@@ -46,6 +46,13 @@ type KueueOptions struct {
 	// nil admits every Workload over the tree without quota (and preempts
 	// nothing).
 	Queues *KueueQueues
+	// KueueWords words a Workload's quota and queue reasons exactly as
+	// Kueue v0.17 writes them in its QuotaReserved condition (what a
+	// flavor's maximum capacity is called, a namespace its ClusterQueue
+	// does not select), as gangsim's Kueue topology profiles do; false
+	// keeps gangsim's own words, which say where the capacity comes from
+	// and name the namespace and selector (see kueuequotawords.go).
+	KueueWords bool
 	// noMemo turns off what the scheduling cycles keep between heads'
 	// nominations ([nominationMemo]): the tests compare the decisions
 	// made with and without it.
@@ -339,6 +346,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, preempted: map[placement.Key]string{}, issued: map[string]bool{}, cycleStart: -1}
 	if opts.Queues != nil {
 		a.opts.Queues = opts.Queues.indexed()
+		a.opts.Queues.idx.kueueWords = opts.KueueWords
 	}
 	outOfTAS := len(opts.NotReady) > 0 // a node Kueue's topology snapshot leaves out
 	for id := range placement.NodeID(s.NumNodes()) {

@@ -241,7 +241,7 @@ func (q *KueueQueues) route(w *KueueWorkload) (*KueueClusterQueue, string) {
 	maps.Copy(nsLabels, q.Namespaces[ns])
 	nsLabels[corev1.LabelMetadataName] = ns // the API server sets it on every namespace
 	if !cq.Namespaces.Matches(nsLabels) {
-		return nil, fmt.Sprintf("namespace %q doesn't match ClusterQueue %s's namespaceSelector", ns, name)
+		return nil, q.namespaceMismatch(ns, name)
 	}
 	return cq, ""
 }
@@ -607,8 +607,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 			rm := flavorMode{mode: modeFit}
 			switch {
 			case arith.SatAdd(earlier, v) > capacity:
-				reasons = append(reasons, fmt.Sprintf("insufficient quota for %s in flavor %s, earlier pod sets' requests (%s) + this pod set's request (%s) > %s (%s)",
-					r, f.Name, quantityString(r, earlier), quantityString(r, v), capacityWords(cq), quantityString(r, capacity)))
+				reasons = append(reasons, q.overCapacity(cq, fr, earlier, v, capacity))
 				rm = noFitMode
 			case arith.SatAdd(earlier, v) > free: // free <= capacity: no overflow
 				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s", r, f.Name, moreNeeded(r, usageSum(earlier, v), free)))

@@ -139,7 +139,8 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	}
 	plan := opts.kueueProfile.Options()
 	plan.NodeAffinityPreferred = opts.kueueNodeAffinityPreferred
-	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, WaitForReplacement: opts.kueueWaitForReplacement})
+	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, WaitForReplacement: opts.kueueWaitForReplacement,
+		KueueWords: opts.kueueProfile != topology.GangschedProfile})
 	if err != nil {
 		return nil, c.Locate(err)
 	}
