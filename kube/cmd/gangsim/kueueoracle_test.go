@@ -131,8 +131,6 @@ func kueueQuotaShape(msg string) bool {
 // still differs from Kueue's, and why; the test requires that each still
 // does.
 var kueueQuotaWordsDiffer = map[string]string{
-	"quota-several-short default/w4":   "Kueue goes on past a resource group whose flavor needs preemption and names the next group's shortfall too; gangsim stops at the first group",
-	"quota-several-short default/w6":   "Kueue goes on past a pod set whose flavor needs preemption and names the next pod set too; gangsim stops at the first",
 	"held-same-cycle-min61 default/w3": "Kueue's last attempt found its quota short (another head's admission took it); gangsim's last attempt of the group is the one that fails on its topology, the leader fitting no host",
 }
 
