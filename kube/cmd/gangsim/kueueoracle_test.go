@@ -131,7 +131,7 @@ func kueueQuotaShape(msg string) bool {
 // still differs from Kueue's, and why; the test requires that each still
 // does.
 var kueueQuotaWordsDiffer = map[string]string{
-	"held-same-cycle-min61 default/w3": "Kueue's last attempt found its quota short (another head's admission took it); gangsim's last attempt of the group is the one that fails on its topology, the leader fitting no host",
+	"held-same-cycle-min61 default/w3": "Kueue tried w3 while its cache still held w1's assumption (w1 out of the queue until the refused write made Kueue forget it), so a's quota was short by 2; gangsim retries the held w1 first in the next cycle, which releases its quota, and then tries w3, which fails on its topology",
 }
 
 // flavorSetRE finds the pod sets that a "couldn't assign flavors" reason
