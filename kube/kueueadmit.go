@@ -136,7 +136,14 @@ type KueueOutcome struct {
 	Action   KueueAction
 	// Message is the reason: why it waits, why it was evicted, how it
 	// was repaired or resized, which sets a partial admission reduced.
+	// Under [KueueOptions].KueueWords a reason of quota or queue is
+	// worded as Kueue v0.17 words it (kueuequotawords.go).
 	Message string
+	// Detail is gangsim's own explanation behind a message worded as
+	// Kueue's, where it says more: its own words for the reason, on the
+	// final state (kueuequotadetail.go); "" when Message says it all. It
+	// is not written into the Workload.
+	Detail string
 	// PodSets are the pod sets' pods per node after admission, in the
 	// order of the Workload's Group.PodSets (its sets of count 0 left
 	// out, but for a phantom leader's one pod: kueuephantom.go); empty
@@ -450,6 +457,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	if err := a.releasePhantoms(); err != nil {
 		return nil, nil, err
 	}
+	a.quotaDetails(out)
 	for i, w := range queue {
 		out[i].Flavors = a.admittedFlavors(w.orig())
 		a.unreservedChecks(w)

@@ -39,13 +39,17 @@ func (q *KueueQueues) overCapacity(cq *KueueClusterQueue, fr flavorResource, ear
 		r, f, quantityString(r, earlier), quantityString(r, v), what, quantityString(r, capacity))
 }
 
+// namespaceMismatchWords is Kueue's reason for a namespace a
+// ClusterQueue's selector does not select.
+const namespaceMismatchWords = "Workload namespace doesn't match ClusterQueue selector"
+
 // namespaceMismatch words why a Workload in namespace ns may not be
 // admitted in ClusterQueue cq, whose spec.namespaceSelector does not
 // select ns (Kueue's scheduler leaves it inadmissible with that reason
 // before it assigns flavors).
 func (q *KueueQueues) namespaceMismatch(ns, cq string) string {
 	if q.idx != nil && q.idx.kueueWords {
-		return "Workload namespace doesn't match ClusterQueue selector"
+		return namespaceMismatchWords
 	}
 	return fmt.Sprintf("namespace %q doesn't match ClusterQueue %s's namespaceSelector", ns, cq)
 }

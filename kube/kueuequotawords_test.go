@@ -44,24 +44,29 @@ func TestKueueQuotaWords(t *testing.T) {
 // needed") and is set aside, w-a3 (5) can never fit (a may hold 4 at
 // most); cycle 3: w-a2 (1) takes the last CPU. gangsim's next round
 // tries w-a1 again and finds 2 more needed: its own words say so, Kueue's
-// keep the 1 of its last attempt. A second run on the output, with w-a1's
+// keep the 1 of its last attempt, and its Detail says gangsim's, as for
+// w-a3's maximum capacity. A second run on the output, with w-a1's
 // condition read as that attempt's, keeps it too.
 func TestAdmitKueueWorkloads_AsideKeepsReason(t *testing.T) {
 	y := partialNodes + cohortQueues(cqDoc("a", "c", "nominalQuota: 0"), cqDoc("b", "c", "nominalQuota: 4")) +
 		cohortWL("w-a1", "la", 0, 2) + cohortWL("w-b", "lb", 1, 3) + cohortWL("w-a2", "la", 2, 1) + cohortWL("w-a3", "la", 3, 5)
 	const short = "couldn't assign flavors to pod set main: insufficient "
 	for _, c := range []struct {
-		kueue bool
-		want  map[string]string
+		kueue   bool
+		want    map[string]string
+		details map[string]string // gangsim's own words on the final state
 	}{
 		{true, map[string]string{
 			"w-a1": short + "unused quota for cpu in flavor tas, 1 more needed",
 			"w-a3": short + "quota for cpu in flavor tas, previously considered podsets requests (0) + current podset request (5) > maximum capacity (4)",
+		}, map[string]string{
+			"w-a1": short + "unused quota for cpu in flavor tas, 2 more needed",
+			"w-a3": short + "quota for cpu in flavor tas, earlier pod sets' requests (0) + this pod set's request (5) > maximum capacity with borrowing in cohort c (4)",
 		}},
 		{false, map[string]string{
 			"w-a1": short + "unused quota for cpu in flavor tas, 2 more needed",
 			"w-a3": short + "quota for cpu in flavor tas, earlier pod sets' requests (0) + this pod set's request (5) > maximum capacity with borrowing in cohort c (4)",
-		}},
+		}, map[string]string{}},
 	} {
 		objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
 		require.NoError(t, err)
@@ -79,6 +84,13 @@ func TestAdmitKueueWorkloads_AsideKeepsReason(t *testing.T) {
 			}
 		}
 		require.Equal(t, c.want, got, "KueueWords %v", c.kueue)
+		details := map[string]string{}
+		for _, o := range outs {
+			if o.Detail != "" {
+				details[o.Workload.Name] = o.Detail
+			}
+		}
+		require.Equal(t, c.details, details, "KueueWords %v: details", c.kueue)
 		for _, w := range cl.KueueWorkloads {
 			if msg, ok := c.want[w.Obj.Name]; ok {
 				require.Equal(t, msg, w.Obj.Status.Conditions[0].Message, "%s's QuotaReserved condition", w.Obj.Name)

@@ -23,6 +23,11 @@ type KueueResult struct {
 	// AwaitingChecks, Pending, Inactive or Finished.
 	Action  string `json:"action"`
 	Message string `json:"message,omitempty"`
+	// Detail is gangsim's own explanation behind a message worded as
+	// Kueue v0.17 words it (kube.KueueOutcome.Detail): for a reason of
+	// quota or queue, gangsim's own words on the final state. It is not
+	// written into the Workload.
+	Detail string `json:"detail,omitempty"`
 	// PodSets are the pod sets' pods per node after admission.
 	PodSets []KueuePodSet `json:"podSets,omitempty"`
 	// PreemptedBy is namespace/name of the Workload whose admission
@@ -151,7 +156,7 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	}
 	var out []KueueResult
 	for i, o := range outs {
-		r := KueueResult{Workload: o.Workload.String(), Action: string(o.Action), Message: o.Message}
+		r := KueueResult{Workload: o.Workload.String(), Action: string(o.Action), Message: o.Message, Detail: o.Detail}
 		if o.PreemptedBy != (placement.Key{}) {
 			r.PreemptedBy = o.PreemptedBy.String()
 		}
@@ -189,6 +194,9 @@ func writeKueue(w io.Writer, rs []KueueResult) {
 		fmt.Fprintf(w, "kueue Workload %s: %s\n", r.Workload, r.Action)
 		if r.Message != "" {
 			fmt.Fprintf(w, "  %s\n", r.Message)
+		}
+		if r.Detail != "" {
+			fmt.Fprintf(w, "  gangsim: %s\n", r.Detail)
 		}
 		for _, ps := range r.HeldPodSets {
 			var nodes []string
