@@ -46,10 +46,20 @@ type KueueOptions struct {
 	// nil admits every Workload over the tree without quota (and preempts
 	// nothing).
 	Queues *KueueQueues
+	// KueueWords words a Workload's quota and queue reasons exactly as
+	// Kueue v0.17 writes them in its QuotaReserved condition (what a
+	// flavor's maximum capacity is called, a namespace its ClusterQueue
+	// does not select), as gangsim's Kueue topology profiles do; false
+	// keeps gangsim's own words, which say where the capacity comes from
+	// and name the namespace and selector (see kueuequotawords.go). With
+	// Plan.KueueNotFit it words a topology failure as Kueue does too
+	// (kueuetaswords.go).
+	KueueWords bool
 	// Topology is the name of the Kueue Topology tree was built from
 	// ([Cluster].KueueTopology), which Kueue's wording of a topology
 	// failure names without Queues (with them, each flavor names its
-	// own); "" leaves such a failure in gangsim's words.
+	// own); "" leaves such a failure in gangsim's words. Read only under
+	// KueueWords.
 	Topology string
 	// noMemo turns off what the scheduling cycles keep between heads'
 	// nominations ([nominationMemo]): the tests compare the decisions
@@ -134,12 +144,16 @@ type KueueOutcome struct {
 	Action   KueueAction
 	// Message is the reason: why it waits, why it was evicted, how it
 	// was repaired or resized, which sets a partial admission reduced.
-	// Under the Kueue profiles a pending Workload's topology failure is
-	// worded as Kueue v0.17 words it (kueuetaswords.go).
+	// Under [KueueOptions].KueueWords a reason of quota or queue, and a
+	// pending Workload's topology failure, are worded as Kueue v0.17
+	// words them (kueuequotawords.go, kueuetaswords.go).
 	Message string
-	// Detail is gangsim's own explanation behind such a Kueue message:
-	// the level that failed, the best domain and what it holds; "" when
-	// Message is gangsim's own. It is not written into the Workload.
+	// Detail is gangsim's own explanation behind a message worded as
+	// Kueue's, where it says more: for a topology failure, the level that
+	// failed, the best domain and what it holds (kueuetastry.go); for a
+	// reason of quota or queue, its own words on the final state
+	// (kueuequotadetail.go); "" when Message says it all. It is not
+	// written into the Workload.
 	Detail string
 	// PodSets are the pod sets' pods per node after admission, in the
 	// order of the Workload's Group.PodSets (its sets of count 0 left
@@ -350,6 +364,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, preempted: map[placement.Key]string{}, issued: map[string]bool{}, cycleStart: -1}
 	if opts.Queues != nil {
 		a.opts.Queues = opts.Queues.indexed()
+		a.opts.Queues.idx.kueueWords = opts.KueueWords
 	}
 	outOfTAS := len(opts.NotReady) > 0 // a node Kueue's topology snapshot leaves out
 	for id := range placement.NodeID(s.NumNodes()) {
@@ -453,6 +468,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	if err := a.releasePhantoms(); err != nil {
 		return nil, nil, err
 	}
+	a.quotaDetails(out)
 	for i, w := range queue {
 		out[i].Flavors = a.admittedFlavors(w.orig())
 		a.unreservedChecks(w)
@@ -538,6 +554,10 @@ type admitter struct {
 	// worded as Kueue words them, by Workload and Kueue's message
 	// ([admitter.kueueTASWorded]).
 	tasDetails map[placement.Key]map[string]string
+	// reducing says that a partial admission's smaller counts are being
+	// tried ([admitter.reduce]): a count that fails is dropped, its
+	// reason never said, so it is not worded as Kueue's.
+	reducing bool
 	// leavesOf are the nodes of Kueue's TAS snapshot per tree and flavor
 	// ([admitter.kueueLeaves]).
 	leavesOf map[kueueLeavesKey][]placement.NodeID
@@ -788,8 +808,8 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		}
 	}
 	if !fits {
-		var detail string
-		msg, detail = a.keptTASMessage(w, msg, a.tasDetail(w, msg))
+		detail := a.tasDetail(w, msg)
+		msg = a.keptTASMessage(w, msg)
 		if o.Action != KueueEvicted && o.Action != KueuePreempted {
 			// A reservation a stopped queue cancelled ([admitter.drain])
 			// is said first.

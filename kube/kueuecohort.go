@@ -286,6 +286,8 @@ type quotaIndex struct {
 	// labelKeys are the node label keys of each resource group's
 	// flavors ([KueueQueues.groupLabelKeys]), made when first asked for.
 	labelKeys map[cqGroup]map[string]bool
+	// kueueWords is [KueueOptions].KueueWords.
+	kueueWords bool
 }
 
 // cqGroup is resource group g of a ClusterQueue.
@@ -545,15 +547,6 @@ func sum(a, b int64) int64 {
 func (t quotaTree) room(cq *KueueClusterQueue, fr flavorResource) (capacity, free int64) {
 	n := quotaNode{cq: cq}
 	return t.potential(n, fr), max(0, t.available(n, fr))
-}
-
-// capacityWords names what a ClusterQueue's capacity is in a reason:
-// its nominal quota alone, or with what its cohort may lend it.
-func capacityWords(cq *KueueClusterQueue) string {
-	if cq.Cohort == "" {
-		return "nominal quota"
-	}
-	return "maximum capacity with borrowing in cohort " + cq.Cohort
 }
 
 // borrowWords words what a Workload taking usage u in ClusterQueue cq,

@@ -94,6 +94,9 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 	// Only settle (and writePending) change a Workload's status here;
 	// each change is reported to the holders' list.
 	a.holders = &holderCache{is: map[int]bool{}, dirty: map[int]bool{}}
+	frozen := map[int]asideReason{} // the reasons of Workloads retried unprompted (kueueasidereason.go)
+	a.frozenInput(frozen, pending, out)
+	roundPreempted := false // whether a head of this round issued victims
 	if !a.opts.noMemo {
 		a.newNominationMemo()
 	}
@@ -102,9 +105,19 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 		heads := hc.heads(a, pending, out, aside)
 		if !slices.ContainsFunc(heads, func(i int) bool { return !blocked[i] }) {
 			if !progressed {
+				a.thawAside(frozen, aside, out)
 				a.waitBehind(pending, out, blocked)
 				return nil
 			}
+			if roundPreempted {
+				// The victims' evictions requeue the Workloads set
+				// aside in Kueue, at times its controllers choose:
+				// every retry may be a real one.
+				clear(frozen)
+			} else {
+				a.freezeAside(frozen, aside, out)
+			}
+			roundPreempted = false
 			clear(aside)
 			clear(blocked)
 			hc.reset()
@@ -195,7 +208,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 				// room taken and its victims gone.
 				pending = mergePending(pending, victims)
 				hc.reset()
-				requeue = true
+				requeue, roundPreempted = true, true
 				progressed, cycleProgressed = true, true
 				for _, v := range victims {
 					preempted[a.queue[v].Key()] = true
@@ -237,6 +250,7 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			}
 		}
 		if requeueNow {
+			clear(frozen)
 			clear(aside)
 			clear(blocked)
 			hc.reset()

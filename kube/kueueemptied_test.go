@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -299,13 +298,7 @@ spec:
 func TestKueueEmptied_SetAside(t *testing.T) {
 	world := setAsideWorld(2, 60)
 	admit := func(noEmptied bool) (*Cluster, []KueueOutcome) {
-		objs, err := manifest.Decode("world.yaml", strings.NewReader(world), manifest.Options{})
-		require.NoError(t, err)
-		c, err := Load(objs)
-		require.NoError(t, err)
-		_, outs, err := AdmitKueueWorkloads(c.Snapshot, nil, c.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: c.KueueQueues, noEmptied: noEmptied})
-		require.NoError(t, err)
-		return c, outs
+		return admitWorld(t, world, func(o *KueueOptions) { o.noEmptied = noEmptied })
 	}
 	oc, oouts := admit(true)
 	c, outs := admit(false)

@@ -31,6 +31,11 @@ type KueueFungibility struct {
 	// false: BorrowingOverPreemption, Kueue's default, which compares the
 	// mode first and the borrowing height second.
 	PreemptionOverBorrowing bool
+	// graded runs the policies above, Kueue's defaults included, through
+	// the search that grades every flavor tried ([KueueQueues.pickFlavor]),
+	// as Kueue's pending message needs (kueuequotashort.go); never set on
+	// a ClusterQueue's own.
+	graded bool
 }
 
 // isDefault reports whether f behaves as Kueue's default fungibility, on
@@ -38,7 +43,7 @@ type KueueFungibility struct {
 // stops the search, every preempting one lets it go on (the preference
 // then plays no part in a flavor that fits).
 func (f KueueFungibility) isDefault() bool {
-	return !f.BorrowTryNext && !f.PreemptStop
+	return !f.BorrowTryNext && !f.PreemptStop && !f.graded
 }
 
 // convertFungibility reads spec.flavorFungibility of ClusterQueue obj.

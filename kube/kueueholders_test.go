@@ -4,25 +4,17 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/gangsched/gangsched/kube/manifest"
 )
 
 // TestKueueHoldersIn: the quota holders kept by cohort root are those of
 // the kept list with that root, in queue order, before and after a
 // holder's status changes (which drops the list).
 func TestKueueHoldersIn(t *testing.T) {
-	objs, err := manifest.Decode("world.yaml", strings.NewReader(fungibilityWorld(1, 6, 9, 90, true)), manifest.Options{})
-	require.NoError(t, err)
-	c, err := Load(objs)
-	require.NoError(t, err)
-	_, _, err = AdmitKueueWorkloads(c.Snapshot, nil, c.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: c.KueueQueues})
-	require.NoError(t, err)
+	c, _ := admitWorld(t, fungibilityWorld(1, 6, 9, 90, true), nil)
 	// The Workloads now hold what the admission wrote.
 	a := &admitter{opts: KueueOptions{Queues: c.KueueQueues}, queue: c.KueueWorkloads,
 		holders: &holderCache{is: map[int]bool{}, dirty: map[int]bool{}}}
@@ -59,10 +51,7 @@ func TestKueueHoldersIn(t *testing.T) {
 // index are those of the Workload the queue holds there now, also after
 // another Workload takes the index.
 func TestKueueQueueKeyKept(t *testing.T) {
-	objs, err := manifest.Decode("world.yaml", strings.NewReader(fungibilityWorld(2, 4, 6, 20, true)), manifest.Options{})
-	require.NoError(t, err)
-	c, err := Load(objs)
-	require.NoError(t, err)
+	c := loadWorld(t, fungibilityWorld(2, 4, 6, 20, true))
 	a := &admitter{opts: KueueOptions{Queues: c.KueueQueues}, queue: slices.Clone(c.KueueWorkloads)}
 	want := func(i int) string {
 		cq, why := c.KueueQueues.route(a.queue[i])
@@ -121,10 +110,7 @@ spec:
   - coveredResources: [memory]
     flavors: [{name: plain, resources: [{name: memory, nominalQuota: 1Gi}]}]
 `
-	objs, err := manifest.Decode("world.yaml", strings.NewReader(world), manifest.Options{})
-	require.NoError(t, err)
-	c, err := Load(objs)
-	require.NoError(t, err)
+	c := loadWorld(t, world)
 	q := c.KueueQueues.indexed()
 	distinct := map[string]bool{}
 	for range 2 {

@@ -49,8 +49,8 @@ func NodeNotReady(n *corev1.Node) (NotReadyNode, bool) {
 }
 
 // FailedAt reports whether Kueue takes the node as failed at now, and
-// words why ("Ready False for 1m0s"): at once without a Ready condition,
-// else once now is at least [KueueNodeFailureDelay] after Since. Before
+// words why ("Ready False for 1m0s"): at once without a Ready condition
+// or without its lastTransitionTime, else once now is at least [KueueNodeFailureDelay] after Since. Before
 // that the node is not failed yet: its pods stay, and it takes no new
 // ones. (Kueue's TASReplaceNodeOnPodTermination also takes it as failed
 // earlier once the Workload's pods on it have terminated; admission reads
@@ -58,6 +58,11 @@ func NodeNotReady(n *corev1.Node) (NotReadyNode, bool) {
 func (r NotReadyNode) FailedAt(now time.Time) (bool, string) {
 	if r.Status == "" {
 		return true, "no Ready condition"
+	}
+	if r.Since.IsZero() {
+		// No lastTransitionTime (the API allows it): failed long since,
+		// which a duration from year 1 would word as 2562047h.
+		return true, fmt.Sprintf("Ready %s, no lastTransitionTime", r.Status)
 	}
 	d := now.Sub(r.Since)
 	return d >= KueueNodeFailureDelay, fmt.Sprintf("Ready %s for %s", r.Status, d)

@@ -68,6 +68,10 @@ func TestAdmitKueueWorkloads_NotReady(t *testing.T) {
 			`pod set "main": pods of failed node(s) b1-r1-h1 (Ready Unknown for 5m0s) replaced on b1-r1-h2×2`},
 		{"no Ready", "[{type: DiskPressure, status: 'False', lastTransitionTime: '2026-01-01T08:00:00Z'}]", KueueRepaired, repaired,
 			`pod set "main": pods of failed node(s) b1-r1-h1 (no Ready condition) replaced on b1-r1-h2×2`},
+		// peer10 07: without lastTransitionTime (the API allows it) the
+		// node is failed at once, not worded as 2562047h since year 1.
+		{"false, no time", "[{type: Ready, status: 'False'}]", KueueRepaired, repaired,
+			`pod set "main": pods of failed node(s) b1-r1-h1 (Ready False, no lastTransitionTime) replaced on b1-r1-h2×2`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder

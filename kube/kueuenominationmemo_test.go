@@ -2,14 +2,11 @@ package kube
 
 import (
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -56,13 +53,7 @@ func TestKueueNominationMemo_Fungibility(t *testing.T) {
 			t.Run(fmt.Sprintf("seed=%d/default=%v", seed, def), func(t *testing.T) {
 				world := fungibilityWorld(seed, 6, 9, 90, def)
 				admit := func(noMemo bool) (*Cluster, []KueueOutcome) {
-					objs, err := manifest.Decode("world.yaml", strings.NewReader(world), manifest.Options{})
-					require.NoError(t, err)
-					c, err := Load(objs)
-					require.NoError(t, err)
-					_, outs, err := AdmitKueueWorkloads(c.Snapshot, nil, c.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: c.KueueQueues, noMemo: noMemo})
-					require.NoError(t, err)
-					return c, outs
+					return admitWorld(t, world, func(o *KueueOptions) { o.noMemo = noMemo })
 				}
 				oc, oouts := admit(true)
 				c, outs := admit(false)

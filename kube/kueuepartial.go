@@ -153,6 +153,8 @@ func (a *admitter) reduce(w *KueueWorkload, try func(*KueueWorkload) (plannedSet
 	}
 	var best plannedSets
 	var err error
+	a.reducing = true // no smaller count's failure is said (kueuetaswords.go)
+	defer func() { a.reducing = false }()
 	found := reducedCounts(full, w.MinCounts, func(counts []int32) bool {
 		if err != nil {
 			return false

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/topology"
 )
 
@@ -212,22 +211,16 @@ func benchAdmitWorld(b *testing.B, world string) {
 	for b.Loop() {
 		b.StopTimer()
 		// The run changes the Workloads: fresh ones per op.
-		objs, err := manifest.Decode("world.yaml", strings.NewReader(world), manifest.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		cl, err := Load(objs)
-		if err != nil {
-			b.Fatal(err)
-		}
+		cl := loadWorld(b, world)
 		var tree *topology.Tree
 		if cl.KueueLevels != nil {
+			var err error
 			if tree, err = topology.NewTree(cl.Snapshot, cl.KueueLevels); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.StartTimer()
-		_, outs, err := AdmitKueueWorkloads(cl.Snapshot, tree, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
+		_, outs, err := AdmitKueueWorkloads(cl.Snapshot, tree, cl.KueueWorkloads, KueueOptions{Now: worldNow, Queues: cl.KueueQueues})
 		if err != nil {
 			b.Fatal(err)
 		}

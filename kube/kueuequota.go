@@ -241,7 +241,7 @@ func (q *KueueQueues) route(w *KueueWorkload) (*KueueClusterQueue, string) {
 	maps.Copy(nsLabels, q.Namespaces[ns])
 	nsLabels[corev1.LabelMetadataName] = ns // the API server sets it on every namespace
 	if !cq.Namespaces.Matches(nsLabels) {
-		return nil, fmt.Sprintf("namespace %q doesn't match ClusterQueue %s's namespaceSelector", ns, name)
+		return nil, q.namespaceMismatch(ns, name)
 	}
 	return cq, ""
 }
@@ -487,19 +487,28 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 				continue
 			}
 			if g < 0 {
-				return ch, q.unitFails(w, unit, fmt.Sprintf("resource %s unavailable in ClusterQueue", r))
+				if q.idx != nil && q.idx.kueueWords {
+					return ch, q.kueueShortWords(cq, w, t, start, sim)
+				}
+				return ch, q.unitFails(w, unit, unavailableWords(r))
 			}
 			if _, ok := chosen[g]; ok {
 				continue
 			}
-			f, m, short, reasons := q.pickFlavor(cq, g, w, unit, reqs, t, ch, start[[2]int{u, g}], tasOnly, sim)
+			f, m, short, reasons := q.pickFlavor(cq, cq.Fungibility, g, w, unit, reqs, t, ch, start[[2]int{u, g}], tasOnly, sim)
 			if f < 0 {
+				if q.idx != nil && q.idx.kueueWords {
+					return ch, q.kueueShortWords(cq, w, t, start, sim)
+				}
 				slices.Sort(reasons)
 				return ch, q.unitFails(w, unit, strings.Join(reasons, ", "))
 			}
 			if m.mode != modeFit && ch.preempt == "" {
 				slices.Sort(reasons)
 				ch.preempt = q.unitFails(w, unit, strings.Join(reasons, ", "))
+				if q.idx != nil && q.idx.kueueWords {
+					ch.preempt = q.kueueShortWords(cq, w, t, start, sim)
+				}
 			}
 			ch.masked = ch.masked || m.mode == modeFit && short
 			fq := cq.Groups[g].Flavors[f]
@@ -568,9 +577,10 @@ func (q *KueueQueues) tasOnly(cq *KueueClusterQueue) bool {
 }
 
 // pickFlavor returns the index of the flavor of cq's group g, from
-// start, that unit takes, and how that flavor holds the unit's requests;
-// -1 with the reason each flavor tried failed when none may be taken.
-// Under Kueue's default fungibility that is the first flavor the unit
+// start, that unit takes under flavor fungibility fung (cq's own, or
+// graded: kueuequotashort.go), and how that flavor holds the unit's
+// requests; -1 with the reason each flavor tried failed when none may be
+// taken. Under Kueue's default fungibility that is the first flavor the unit
 // may use that holds its requests in the quota cq may take now
 // (borrowing or not; modeFit). Under another ([KueueFungibility]) each
 // flavor is graded as Kueue's findFlavorForPodSets grades it — the worst
@@ -581,10 +591,9 @@ func (q *KueueQueues) tasOnly(cq *KueueClusterQueue) bool {
 // ([KueueFungibility.preferred]), the first among equals; reasons then
 // are those of every flavor tried, as Kueue's status lists them. short
 // says that a resource of the flavor taken is short of unused quota.
-func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload, unit kueueUnit, reqs map[placement.ResourceName]int64,
+func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, fung KueueFungibility, g int, w *KueueWorkload, unit kueueUnit, reqs map[placement.ResourceName]int64,
 	t quotaTree, ch flavorChoice, start int, tasOnly bool, sim preemptSim) (int, flavorMode, bool, []string) {
 	group := &cq.Groups[g]
-	fung := cq.Fungibility
 	keys := q.groupLabelKeys(cq, g)
 	var reasons []string
 	best, bestMode, bestShort := -1, noFitMode, false
@@ -607,8 +616,7 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, g int, w *KueueWorkload,
 			rm := flavorMode{mode: modeFit}
 			switch {
 			case arith.SatAdd(earlier, v) > capacity:
-				reasons = append(reasons, fmt.Sprintf("insufficient quota for %s in flavor %s, earlier pod sets' requests (%s) + this pod set's request (%s) > %s (%s)",
-					r, f.Name, quantityString(r, earlier), quantityString(r, v), capacityWords(cq), quantityString(r, capacity)))
+				reasons = append(reasons, q.overCapacity(cq, fr, earlier, v, capacity))
 				rm = noFitMode
 			case arith.SatAdd(earlier, v) > free: // free <= capacity: no overflow
 				reasons = append(reasons, fmt.Sprintf("insufficient unused quota for %s in flavor %s, %s", r, f.Name, moreNeeded(r, usageSum(earlier, v), free)))

@@ -85,13 +85,7 @@ func TestAdmitKueueWorkloads_ReclaimableSlicedQuota(t *testing.T) {
 			require.NoError(t, err)
 			var got []string
 			for _, o := range outs {
-				var hs []string
-				for _, set := range o.PodSets {
-					for _, p := range set {
-						hs = append(hs, fmt.Sprintf("%s:%d", p.Node, p.Count))
-					}
-				}
-				got = append(got, fmt.Sprintf("%s: %s (%s) [%s]", o.Workload, o.Action, o.Message, strings.Join(hs, " ")))
+				got = append(got, fmt.Sprintf("%s: %s (%s) [%s]", o.Workload, o.Action, o.Message, hostsOf(o)))
 			}
 			require.Equal(t, c.want, got)
 			var written []string

@@ -83,17 +83,15 @@ func TestAdmitKueueWorkloads_NoSliceHeld(t *testing.T) {
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			cl, s, outs := admitRecord(t, cluster, dir+c.file+".yaml")
-			got := map[string]string{}
-			for _, o := range outs {
-				got[o.Workload.String()] = fmt.Sprintf("%s: %s (%s) [%s]", o.Workload, o.Action, o.Message, hostsOf(o))
+			ordered := linesInOrder(cl, outs, func(o KueueOutcome) string {
+				s := fmt.Sprintf("%s: %s (%s) [%s]", o.Workload, o.Action, o.Message, hostsOf(o))
 				if o.Held {
-					got[o.Workload.String()] += " held{" + heldHostsOf(o) + "}"
+					s += " held{" + heldHostsOf(o) + "}"
 				}
-			}
-			var ordered []string
-			for _, w := range cl.KueueWorkloads {
-				ordered = append(ordered, got[w.Key().String()])
-				if strings.Contains(got[w.Key().String()], "Kueue assumes it") {
+				return s
+			})
+			for i, w := range cl.KueueWorkloads {
+				if strings.Contains(ordered[i], "Kueue assumes it") {
 					// Held, never written: no admission, and its nodes
 					// released once admission is over.
 					require.Nil(t, w.Obj.Status.Admission)
@@ -122,6 +120,26 @@ func admitRecord(t *testing.T, cluster []byte, file string) (*Cluster, *placemen
 	s, outs, err := AdmitKueueWorkloads(cl.Snapshot, nil, cl.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: cl.KueueQueues})
 	require.NoError(t, err)
 	return cl, s, outs
+}
+
+// linesInOrder are outs written by line, in cl's Workload order.
+func linesInOrder(cl *Cluster, outs []KueueOutcome, line func(KueueOutcome) string) []string {
+	got := map[placement.Key]string{}
+	for _, o := range outs {
+		got[o.Workload] = line(o)
+	}
+	var ordered []string
+	for _, w := range cl.KueueWorkloads {
+		ordered = append(ordered, got[w.Key()])
+	}
+	return ordered
+}
+
+// flavorLine is an outcome's action, flavors, message up to its first
+// "; ", and pods per node.
+func flavorLine(o KueueOutcome) string {
+	msg, _, _ := strings.Cut(o.Message, "; ")
+	return fmt.Sprintf("%s: %s %v (%s) [%s]", o.Workload, o.Action, o.Flavors, msg, hostsOf(o))
 }
 
 // heldHostsOf is a held outcome's pods per node, set after set: "aux h1:4".

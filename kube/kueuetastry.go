@@ -43,53 +43,48 @@ func (a *admitter) tasDetail(w *KueueWorkload, msg string) string {
 }
 
 // tasKept is a pending Workload's message worded as Kueue words a
-// topology failure, with gangsim's detail, and the preemptions issued
-// when it was worded.
+// topology failure, and the preemptions issued when it was worded.
 type tasKept struct {
-	msg, detail string
+	msg         string
 	preemptions int
 }
 
-// keptTASMessage returns the message (and detail) pending Workload w
-// keeps after a failed try with msg and detail: Kueue sets a Workload
-// aside as inadmissible after a failed try and tries it again only when
-// a Workload frees room (one finished, deleted, evicted or preempted:
-// QueueAssociatedInadmissibleWorkloadsAfter), not when others are
-// admitted, so its QuotaReserved message keeps the reason of that try.
-// gangsim plans a pending Workload again in every pass; where its last
-// message was a topology failure worded as Kueue's (written in this run,
-// or read with the Workload: the input's QuotaReserved False, reason
-// Pending) and no Workload was preempted since, that message is kept,
-// and its detail when written in this run (gangsim's newer one for a
-// message read). Other messages are left as they are, and so are those
-// of a Workload of a StrictFIFO ClusterQueue, which Kueue tries again
-// every cycle (RequeueIfNotPresent, immediate).
-func (a *admitter) keptTASMessage(w *KueueWorkload, msg, detail string) (string, string) {
-	if a.triedEveryCycle(w) {
-		return msg, detail
+// keptTASMessage returns the message pending Workload w keeps after a
+// failed try with msg, without queues (with them, kueueasidereason.go
+// keeps every reason of a Workload retried unprompted): Kueue sets a
+// Workload aside as inadmissible after a failed try and tries it again
+// only when a Workload frees room (one finished, deleted, evicted or
+// preempted: QueueAssociatedInadmissibleWorkloadsAfter), not when others
+// are admitted, so its QuotaReserved message keeps the reason of that
+// try. gangsim plans a pending Workload again in every pass; where its
+// last message was a topology failure worded as Kueue's (written in this
+// run, or read with the Workload: the input's QuotaReserved False, reason
+// Pending, so that a run on its own output keeps it) and no Workload was
+// preempted since, that message is kept. Other messages are left as they
+// are.
+func (a *admitter) keptTASMessage(w *KueueWorkload, msg string) string {
+	if !a.opts.KueueWords || a.opts.Queues != nil {
+		return msg
 	}
 	k, ok := a.tasKept[w.Key()]
-	if !ok && a.opts.Plan.KueueNotFit {
+	if !ok {
 		if m := pendingMessage(w); kueueTASMessage(m) {
-			k, ok = tasKept{msg: m, detail: detail}, true
+			k, ok = tasKept{msg: m}, true
 		}
-	}
-	if ok && k.preemptions == a.preemptions {
-		if a.tasKept == nil {
-			a.tasKept = map[placement.Key]tasKept{}
-		}
-		a.tasKept[w.Key()] = k
-		return k.msg, k.detail
-	}
-	if detail == "" {
-		delete(a.tasKept, w.Key())
-		return msg, detail
 	}
 	if a.tasKept == nil {
 		a.tasKept = map[placement.Key]tasKept{}
 	}
-	a.tasKept[w.Key()] = tasKept{msg: msg, detail: detail, preemptions: a.preemptions}
-	return msg, detail
+	switch {
+	case ok && k.preemptions == a.preemptions:
+		a.tasKept[w.Key()] = k
+		return k.msg
+	case kueueTASMessage(msg):
+		a.tasKept[w.Key()] = tasKept{msg: msg, preemptions: a.preemptions}
+	default:
+		delete(a.tasKept, w.Key())
+	}
+	return msg
 }
 
 // pendingMessage is the message of w's QuotaReserved condition when it is
@@ -122,7 +117,7 @@ func kueueTASMessage(msg string) bool {
 // a topology failure); otherwise every reason is listed, "; " between
 // them.
 func (a *admitter) lastTry(w *KueueWorkload, tried []string) string {
-	if len(tried) < 2 || !a.opts.Plan.KueueNotFit || !slices.ContainsFunc(tried[:len(tried)-1], kueueTASMessage) {
+	if len(tried) < 2 || !a.opts.KueueWords || !slices.ContainsFunc(tried[:len(tried)-1], kueueTASMessage) {
 		return joinReasons(tried)
 	}
 	var dropped []string
@@ -142,22 +137,15 @@ func (a *admitter) lastTry(w *KueueWorkload, tried []string) string {
 	return tried[len(tried)-1]
 }
 
-// triedEveryCycle reports whether w's ClusterQueue is StrictFIFO, whose
-// head Kueue tries again every cycle.
-func (a *admitter) triedEveryCycle(w *KueueWorkload) bool {
-	if a.opts.Queues == nil {
-		return false
-	}
-	cq, why := a.route(w)
-	return why == "" && cq.StrictFIFO
-}
-
 // keptNow returns the message w keeps from an earlier try in this run
 // ([admitter.keptTASMessage]) while nothing was preempted since: a new
 // try's message would be dropped for it, so it need not be worded.
 func (a *admitter) keptNow(w *KueueWorkload) (string, bool) {
+	if !a.opts.KueueWords || a.opts.Queues != nil {
+		return "", false
+	}
 	k, ok := a.tasKept[w.Key()]
-	if !ok || k.preemptions != a.preemptions || a.triedEveryCycle(w) {
+	if !ok || k.preemptions != a.preemptions {
 		return "", false
 	}
 	return k.msg, true

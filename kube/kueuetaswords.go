@@ -113,7 +113,7 @@ func kueueNotFitSet(nf *topology.KueueNotFit) string {
 // the flavor's). It reports whether it rewrote the message.
 func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topology.Tree, topo string, flavor *KueueFlavor, prefix string) bool {
 	nf := ps.plan.KueueNotFit
-	if nf == nil || topo == "" || ps.plan.Decision.Status == placement.Scheduled {
+	if nf == nil || !a.opts.KueueWords || a.reducing || topo == "" || ps.plan.Decision.Status == placement.Scheduled {
 		return false
 	}
 	var tmpl *placement.Pod
@@ -125,13 +125,13 @@ func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topol
 	if tmpl == nil {
 		return false
 	}
-	if kept, ok := a.keptNow(w); ok {
-		// Tried before and set aside since, as Kueue sets it aside: its
-		// message stays, so this try's numbers need not be counted.
-		ps.plan.Decision.Message = kept
-		return true
+	// Tried before and set aside since, as Kueue sets it aside, it keeps
+	// its message (so this try's numbers need not be counted), and
+	// gangsim's reason on the state now is its detail.
+	msg, kept := a.keptNow(w)
+	if !kept {
+		msg = "couldn't assign flavors to pod set " + kueueNotFitSet(nf) + ": " + kueueNotFitReason(nf, topo, a.kueueExclusions(nf, tree, tmpl, flavor))
 	}
-	msg := "couldn't assign flavors to pod set " + kueueNotFitSet(nf) + ": " + kueueNotFitReason(nf, topo, a.kueueExclusions(nf, tree, tmpl, flavor))
 	if a.tasDetails == nil {
 		a.tasDetails = map[placement.Key]map[string]string{}
 	}
@@ -317,7 +317,7 @@ func (ch *flavorChoice) tasFlavorOf(q *KueueQueues, w *KueueWorkload, nf *topolo
 // TAS looks ("Flavor \"f\" does not contain the requested level"), naming
 // a flavor that gangsim without queues does not have.
 func (a *admitter) kueueLayersWorded(tree *topology.Tree, rs []topology.PodSetRequest, msg string) string {
-	if !a.opts.Plan.KueueNotFit {
+	if !a.opts.KueueWords {
 		return msg
 	}
 	for _, r := range rs {

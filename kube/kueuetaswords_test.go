@@ -123,7 +123,7 @@ func TestKueueLayersWorded(t *testing.T) {
 	require.NoError(t, err)
 	tree, err := topology.NewTree(s, []string{"rack", "kubernetes.io/hostname"})
 	require.NoError(t, err)
-	kueueOpts := KueueOptions{Plan: topology.KueueProfile.Options()}
+	kueueOpts := KueueOptions{Plan: topology.KueueProfile.Options(), KueueWords: true}
 	indivisible := []topology.PodSetRequest{{PodSet: "main", Required: "rack", Slices: []topology.SliceLayer{{Key: "rack", Size: 10}, {Key: "kubernetes.io/hostname", Size: 3}}}}
 	noLevel := []topology.PodSetRequest{{PodSet: "main", Required: "zone"}}
 	for _, c := range []struct {

@@ -1,9 +1,7 @@
 package kube
 
 import (
-	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,16 +40,7 @@ func TestAdmitKueueWorkloads_TopologyVictimsFirst(t *testing.T) {
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			cl, _, outs := admitRecord(t, cluster, dir+c.file+".yaml")
-			got := map[string]string{}
-			for _, o := range outs {
-				msg, _, _ := strings.Cut(o.Message, "; ")
-				got[o.Workload.String()] = fmt.Sprintf("%s: %s %v (%s) [%s]", o.Workload, o.Action, o.Flavors, msg, hostsOf(o))
-			}
-			var ordered []string
-			for _, w := range cl.KueueWorkloads {
-				ordered = append(ordered, got[w.Key().String()])
-			}
-			require.Equal(t, c.want, ordered)
+			require.Equal(t, c.want, linesInOrder(cl, outs, flavorLine))
 		})
 	}
 }

@@ -2,14 +2,10 @@ package kube
 
 import (
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
-
-	"github.com/gangsched/gangsched/kube/manifest"
 )
 
 // TestProp_KueueVictimBound: proving victim searches empty by the bound
@@ -43,13 +39,8 @@ func TestKueueVictimBound_Fungibility(t *testing.T) {
 			t.Run(fmt.Sprintf("seed=%d/default=%v", seed, def), func(t *testing.T) {
 				world := fungibilityWorld(seed, 6, 9, 90, def)
 				admit := func(noBound bool) (*Cluster, []KueueOutcome, int) {
-					objs, err := manifest.Decode("world.yaml", strings.NewReader(world), manifest.Options{})
-					require.NoError(t, err)
-					c, err := Load(objs)
-					require.NoError(t, err)
 					proofs := 0
-					_, outs, err := AdmitKueueWorkloads(c.Snapshot, nil, c.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: c.KueueQueues, noBound: noBound, boundProofs: &proofs})
-					require.NoError(t, err)
+					c, outs := admitWorld(t, world, func(o *KueueOptions) { o.noBound, o.boundProofs = noBound, &proofs })
 					return c, outs, proofs
 				}
 				oc, oouts, none := admit(true)
@@ -76,17 +67,11 @@ func TestProp_KueueVictimBoundCohorts(t *testing.T) {
 		def := rapid.Bool().Draw(rt, "defaultFungibility")
 		world := fungibilityWorld(seed, nf, ncq, nw, def)
 		admit := func(noBound bool) (*Cluster, []KueueOutcome) {
-			objs, err := manifest.Decode("world.yaml", strings.NewReader(world), manifest.Options{})
-			require.NoError(rt, err)
-			c, err := Load(objs)
-			require.NoError(rt, err)
-			opts := KueueOptions{Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Queues: c.KueueQueues, noBound: noBound}
-			if !noBound {
-				opts.boundProofs = &proofs
-			}
-			_, outs, err := AdmitKueueWorkloads(c.Snapshot, nil, c.KueueWorkloads, opts)
-			require.NoError(rt, err)
-			return c, outs
+			return admitWorld(rt, world, func(o *KueueOptions) {
+				if o.noBound = noBound; !noBound {
+					o.boundProofs = &proofs
+				}
+			})
 		}
 		oc, oouts := admit(true)
 		c, outs := admit(false)

@@ -88,6 +88,9 @@ type planScratch struct {
 	// every pod without a nodeSelector passes (nodes never change across
 	// Apply): nodeCount reads no Node for them.
 	plain []bool
+	// static keeps the nodes' static fit while templates keep their
+	// nodeSelector and tolerations.
+	static staticMemo
 	// full marks the domains whose every node is in the topology (has a
 	// domain at every level): fill sums their nodes without asking.
 	full []bool
@@ -235,6 +238,7 @@ func (p *planner) use(r *request) {
 	p.setQuickShape()
 	p.prefer = p.opts.NodeAffinityPreferred && r.tmpl.NodeAffinity != nil && len(r.tmpl.NodeAffinity.Preferred) > 0
 	p.plainPod = len(r.tmpl.NodeSelector) == 0 && !requiresNodes(r.tmpl) && len(p.opts.Filters) == 0 && !p.prefer
+	p.t.plan.static.use(r.tmpl, p.s.NumNodes())
 	p.hookPod = nil
 	if len(p.opts.Filters) > 0 {
 		p.hookPod = r.hookPod
@@ -270,7 +274,7 @@ func (p *planner) negCount(id placement.NodeID) int64 {
 			k = min(k, free/p.reqQ[i])
 		}
 	}
-	if k == 0 || !placement.StaticFit(p.r.tmpl, p.s.Node(id)) || len(p.opts.Filters) > 0 && !p.filtersPass(id) {
+	if k == 0 || !p.t.plan.static.fits(p.r.tmpl, p.s.Node(id), id) || len(p.opts.Filters) > 0 && !p.filtersPass(id) {
 		return 0
 	}
 	return k
@@ -321,7 +325,7 @@ func (p *planner) nodeCount(id placement.NodeID) (int64, int64) {
 	var aff int64
 	if !p.plainPod || !p.t.plan.plain[id] {
 		n := p.s.Node(id)
-		if !placement.StaticFit(p.r.tmpl, n) || !p.filtersPass(id) {
+		if !p.t.plan.static.fits(p.r.tmpl, n, id) || !p.filtersPass(id) {
 			return 0, 0
 		}
 		if p.prefer {

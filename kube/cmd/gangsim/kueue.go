@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,9 +24,10 @@ type KueueResult struct {
 	Action  string `json:"action"`
 	Message string `json:"message,omitempty"`
 	// Detail is gangsim's own explanation behind a message worded as
-	// Kueue v0.17 words a topology failure (kube.KueueOutcome.Detail):
-	// the level that failed, the best domain and what it holds. It is
-	// not written into the Workload.
+	// Kueue v0.17 words it (kube.KueueOutcome.Detail): for a topology
+	// failure, the level that failed, the best domain and what it holds;
+	// for a reason of quota or queue, gangsim's own words on the final
+	// state. It is not written into the Workload.
 	Detail string `json:"detail,omitempty"`
 	// PodSets are the pod sets' pods per node after admission.
 	PodSets []KueuePodSet `json:"podSets,omitempty"`
@@ -145,11 +145,16 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	}
 	plan := opts.kueueProfile.Options()
 	plan.NodeAffinityPreferred = opts.kueueNodeAffinityPreferred
-	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, WaitForReplacement: opts.kueueWaitForReplacement, Topology: c.KueueTopology})
+	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, WaitForReplacement: opts.kueueWaitForReplacement,
+		KueueWords: opts.kueueProfile != topology.GangschedProfile, Topology: c.KueueTopology})
 	if err != nil {
 		return nil, c.Locate(err)
 	}
 	c.Snapshot = snap
+	byKey := make(map[placement.Key]*kube.KueueWorkload, len(c.KueueWorkloads))
+	for _, w := range c.KueueWorkloads {
+		byKey[w.Key()] = w
+	}
 	var out []KueueResult
 	for i, o := range outs {
 		r := KueueResult{Workload: o.Workload.String(), Action: string(o.Action), Message: o.Message, Detail: o.Detail}
@@ -167,7 +172,7 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 			}
 			r.HeldPodSets = append(r.HeldPodSets, ps)
 		}
-		w := c.KueueWorkloads[slices.IndexFunc(c.KueueWorkloads, func(w *kube.KueueWorkload) bool { return w.Key() == o.Workload })]
+		w := byKey[o.Workload]
 		for k, pods := range outs[i].PodSets {
 			ps := KueuePodSet{Name: w.Group.PodSets[k].Name, Nodes: []NodePods{}, Phantom: w.PhantomLeader(w.Group.PodSets[k].Name)}
 			if o.Flavors != nil {

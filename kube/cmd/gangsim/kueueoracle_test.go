@@ -90,6 +90,16 @@ func TestKueueOracle(t *testing.T) {
 				}
 				require.True(t, same, "%s: Kueue v0.17.0 admitted=%v %+v (%s); gangsim %s %+v %s",
 					want.Workload, want.Admitted, want.PodSets, want.KueueMessage, r.Action, r.PodSets, r.Message)
+				if msg, ok := strings.CutPrefix(want.KueueMessage, "Pending: "); ok && !want.Admitted && kueueQuotaShape(msg) {
+					// Pending for quota or its queue: Kueue's words,
+					// with Kueue's numbers.
+					key := strings.TrimSuffix(filepath.Base(f), ".json") + " " + want.Workload
+					if why, ok := kueueQuotaWordsDiffer[key]; ok {
+						require.NotContains(t, r.Message, msg, "%s: gangsim now words it as Kueue; drop it from kueueQuotaWordsDiffer (%s)", key, why)
+						continue
+					}
+					require.Contains(t, r.Message, msg, "%s", key)
+				}
 				if k, g := flavorFailedSets(want.KueueMessage), flavorFailedSets(r.Message); len(k) > 0 && len(g) > 0 && !groupSetSwapped(want.KueueMessage, r.Message) &&
 					topologyFailure(want.KueueMessage) == topologyFailure(r.Message) {
 					// Both pending for want of flavors, for the same kind
@@ -119,6 +129,30 @@ func groupSetSwapped(kueueMsg, gangsimMsg string) bool {
 // failure in Kueue's words.
 func topologyFailure(msg string) bool {
 	return strings.Contains(msg, `: topology "`) || strings.Contains(msg, ": TAS Balanced Placement: ")
+}
+
+// kueueQuotaShape reports whether Kueue's pending message msg is one
+// of quota or queue alone — its flavors short of quota or refused, or a
+// namespace its ClusterQueue does not select — and not of its topology
+// (TAS), whose words gangsim does not all use yet.
+func kueueQuotaShape(msg string) bool {
+	if !strings.Contains(msg, "quota for ") && msg != "Workload namespace doesn't match ClusterQueue selector" {
+		return false
+	}
+	for _, tas := range []string{`topology "`, "TAS ", "requested level", "slice layer"} {
+		if strings.Contains(msg, tas) {
+			return false
+		}
+	}
+	return true
+}
+
+// kueueQuotaWordsDiffer are the pending Workloads of quota shape
+// ([kueueQuotaShape]), by oracle file and Workload, whose gangsim message
+// still differs from Kueue's, and why; the test requires that each still
+// does.
+var kueueQuotaWordsDiffer = map[string]string{
+	"held-same-cycle-min61 default/w3": "Kueue tried w3 while its cache still held w1's assumption (w1 out of the queue until the refused write made Kueue forget it), so a's quota was short by 2; gangsim retries the held w1 first in the next cycle, which releases its quota, and then tries w3, which fails on its topology",
 }
 
 // flavorSetRE finds the pod sets that a "couldn't assign flavors" reason
