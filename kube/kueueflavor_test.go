@@ -171,6 +171,19 @@ func TestAssignFlavors(t *testing.T) {
 	}
 }
 
+// In Kueue v0.17's words a topology flavor without the requested level is
+// named without the level (tas_flavorassigner.go), as the quota reasons
+// are worded under KueueWords; gangsim's own words name it.
+func TestAssignFlavors_MissingLevelKueueWords(t *testing.T) {
+	q := flavorWorld(t, "tas", "plain").indexed()
+	q.idx.kueueWords = true
+	w := kueueWL(t, 1, "1", map[string]string{KueueRequiredTopology: "zone"}, nil)
+	cq, why := q.route(w)
+	require.Empty(t, why)
+	_, why = q.assignFlavors(cq, w, q.tree(quotaUsage{}), nil)
+	require.Equal(t, "couldn't assign flavors to pod set main: Flavor \"plain\" does not support TopologyAwareScheduling, Flavor \"tas\" does not contain the requested level", why)
+}
+
 // A Workload waits, with the reason, on a missing LocalQueue or
 // ClusterQueue, an inactive ClusterQueue, or a namespace its selector
 // leaves out.

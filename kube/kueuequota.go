@@ -697,6 +697,9 @@ func (q *KueueQueues) unitMayUse(f *KueueFlavor, group *KueueResourceGroup, w *K
 				return fmt.Sprintf("flavor %s's Topology %q is not %q of the Workload's other pod sets (gangsim plans a Workload over one Topology)", f.Name, f.Topology, topology)
 			}
 			if key := missingKey(q.Topologies[f.Topology], r); key != "" {
+				if q.idx != nil && q.idx.kueueWords { // Kueue names no level
+					return fmt.Sprintf("Flavor %q does not contain the requested level", f.Name)
+				}
 				return fmt.Sprintf("Flavor %q does not contain the requested level (%s)", f.Name, key)
 			}
 		case f.Topology != "":

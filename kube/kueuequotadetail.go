@@ -35,8 +35,9 @@ func (a *admitter) quotaDetails(out []KueueOutcome) {
 	}
 }
 
-// kueueQuotaWords reports whether msg holds a reason of quota or queue in
-// Kueue's words.
+// kueueQuotaWords reports whether msg holds a reason of quota, queue or
+// flavor in Kueue's words (a flavor without the requested level is not
+// named the level).
 func kueueQuotaWords(msg string) bool {
-	return strings.Contains(msg, "quota for ") || strings.Contains(msg, namespaceMismatchWords)
+	return strings.Contains(msg, "quota for ") || strings.Contains(msg, namespaceMismatchWords) || strings.Contains(msg, "does not contain the requested level")
 }
