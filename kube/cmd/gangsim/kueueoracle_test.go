@@ -39,9 +39,11 @@ type kueueOracleAns struct {
 		Flavor string           `json:"flavor"`
 		Nodes  map[string]int32 `json:"nodes"`
 	} `json:"podSets"`
-	// KueueMessage is Kueue's QuotaReserved message for a pending Workload;
-	// gangsim's own words differ, so only the pod sets both name as
-	// without flavors are compared ([flavorFailedSets]).
+	// KueueMessage is Kueue's QuotaReserved message for a pending Workload:
+	// under the Kueue profiles gangsim's message must hold it where it is
+	// a quota, queue or topology reason (but those listed in
+	// kueueQuotaWordsDiffer and kueueTASDiffers), and otherwise name the
+	// same pod sets as without flavors ([flavorFailedSets]).
 	KueueMessage string `json:"kueueMessage"`
 	// AwaitingChecks says that Kueue reserved quota for the Workload but
 	// left its Admitted condition not True, and AdmissionChecks are its
