@@ -40,7 +40,9 @@ type planner struct {
 	// children pooled at the next level with the others'), and the
 	// slices their negative counts added to what it took.
 	lfLow   []int
+	lfLowN  []int64 // per lfLow unit, below the slice level: the count Kueue gave it (≤ 0)
 	lfExtra int64
+	negDrop bool // a split dropped a domain given fewer than no pods (splitNeg)
 	// negWrites are, while negOn, the nodes whose negative counts
 	// negatives found, with those counts as positive ones (in node
 	// order once negFailure sorts them).
@@ -245,7 +247,7 @@ func (p *planner) use(r *request) {
 	}
 	p.setCut()
 	p.negOn = p.opts.KueueNegativeCounts && p.c.negFree > 0 && len(r.layers) == 1
-	p.negAt, p.lfLow, p.lfExtra, p.negWrites = -1, p.lfLow[:0], 0, p.negWrites[:0]
+	p.negAt, p.lfLow, p.lfLowN, p.lfExtra, p.negWrites, p.negDrop = -1, p.lfLow[:0], p.lfLowN[:0], 0, p.negWrites[:0], false
 }
 
 // cacheable reports whether r's counts may be kept for the next plan:
@@ -922,8 +924,12 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 			}
 			next, _ = p.takeFrom(next, ks, need, z, capMode{slices: true}, lf)
 		default:
-			if lf && len(p.lfLow) > 0 {
-				next = p.splitLow(next, lv)
+			// From the slice level down Kueue splits each domain's count
+			// over its children the least free first, negative counts
+			// included (splitNeg), and splits on those given none.
+			exact := p.negOn && lv >= r.layers[0].level && (lf || !p.opts.BestFitInSlices)
+			if exact {
+				next = p.splitLow(next)
 			}
 			for _, u := range cur {
 				if sc.only[u] >= 0 { // a host's domain stands for its node: nothing to choose
@@ -949,20 +955,16 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 					// Kueue's there: free pods ascending (BestFitInSlices).
 					asc = lf || !p.opts.BestFitInSlices
 				}
+				if exact {
+					next = p.splitNeg(next, ks, p.take[u])
+					continue
+				}
 				if len(ks) == 1 { // one child: nothing to choose
 					p.setTake(ks[0], p.take[u])
 					next = append(next, ks[0])
 					continue
 				}
-				need := p.take[u] / unit
-				if asc {
-					extra := p.negatives(ks, m.slices) // slices, or pods in multiples of unit
-					if !m.slices {
-						extra /= unit
-					}
-					need += extra
-				}
-				next, _ = p.takeFrom(next, ks, need, unit, m, asc)
+				next, _ = p.takeFrom(next, ks, p.take[u]/unit, unit, m, asc)
 			}
 		}
 		bufs[lv&1] = next

@@ -898,6 +898,7 @@ func (p *planner) finishNeg(units []int, fl int, perParent bool) (setOut, *failu
 	if p.negAt >= 0 {
 		return setOut{}, p.negFailure(so)
 	}
+	p.trimDropped(&so)
 	return so, nil
 }
 
