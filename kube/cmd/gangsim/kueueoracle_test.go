@@ -275,8 +275,9 @@ func TestKueueOracle_LeaderRefusedSaid(t *testing.T) {
 
 // A set whose least-free-first fill meets a host in deficit, which the
 // real Kueue left with no QuotaReserved condition (kueue-oracle/
-// overcommit-unconstrained, -sliced-rack, -slices-only; -unconstrained-held, where
-// `late` then found every host full), is held as Kueue's assumption of a
+// overcommit-unconstrained, -sliced-rack, -slices-only, -split-zero-rack,
+// -split-rack-deficit; -unconstrained-held, where `late` then found every
+// host full), is held as Kueue's assumption of a
 // negative count it cannot write: the pods Kueue puts on the other hosts
 // held, the host in deficit holding none.
 func TestKueueOracle_NegativeCountHeld(t *testing.T) {
@@ -290,6 +291,11 @@ func TestKueueOracle_NegativeCountHeld(t *testing.T) {
 		{"kueue-oracle/overcommit-unconstrained-held.yaml", "default/five", "b1-r1-h1 as -2 pods", map[string]int32{"b1-r1-h2": 3, "b1-r2-h1": 4}},
 		{"kueue-oracle/overcommit-sliced-rack.yaml", "default/two", "b1-r1-h1 as -1 pods", map[string]int32{"b1-r1-h2": 3}},
 		{"kueue-oracle/overcommit-slices-only.yaml", "default/four", "b1-r1-h1 as -2 pods", map[string]int32{"b1-r1-h2": 2, "b1-r2-h1": 2, "b1-r2-h2": 2}},
+		// Below the slice level: a rack of 0 pods split into -1 and +1,
+		// and a rack's -5 split deficit first into -6 and +1 (the
+		// tester peer10's findings 02, 03), the +1 held.
+		{"kueue-oracle/overcommit-split-zero-rack.yaml", "default/two", "b1-r2-h1 as -1 pods", map[string]int32{"b1-r1-h1": 2, "b1-r2-h2": 1}},
+		{"kueue-oracle/overcommit-split-rack-deficit.yaml", "default/four", "b1-r2-h2 as -6 pods", map[string]int32{"b1-r1-h1": 9, "b1-r2-h1": 1}},
 	} {
 		t.Run(c.manifest, func(t *testing.T) {
 			r, ok := kueueResultsOf(t, nil, td, []string{c.manifest})[c.workload]
