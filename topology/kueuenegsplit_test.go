@@ -1,9 +1,12 @@
 package topology_test
 
 import (
+	"cmp"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
@@ -110,4 +113,109 @@ func TestPlanPodSets_KueueNegativeSplit(t *testing.T) {
 			require.Equal(t, c.lifts, lifts)
 		})
 	}
+}
+
+// A set required at the block in slices of 1 or 2 at the block is split
+// below the slice level as Kueue v0.17's TAS splits it: the block of the
+// best fit (most slices first, then fewest pods, then path; the fewest
+// slices holding the set), its count over its racks and each rack's over
+// its hosts by their counts ascending, negative ones included (a host a
+// filter refuses counting 0), each given its whole count until one holds
+// what is left. The set is admitted on the hosts given pods when no host
+// is given fewer than none, and held as Kueue's assumption otherwise,
+// those hosts' counts being its lifts.
+func TestProp_KueueNegativeSplit(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		w := drawNegWorld(t)
+		z := int64(rapid.IntRange(1, 2).Draw(t, "slice size"))
+		n := z * int64(rapid.IntRange(1, 5).Draw(t, "slices"))
+		k := map[string]int64{} // each host's count as Kueue's TAS counts it
+		kids := map[string][]string{}
+		for _, nd := range w.nodes {
+			if !w.refused[nd.Name] {
+				k[nd.Name] = w.free[nd.Name] / 1000
+			}
+			b, r := domainOf(nd, blockKey), domainOf(nd, rackKey)
+			if len(kids[r]) == 0 {
+				kids[b] = append(kids[b], r)
+			}
+			kids[r] = append(kids[r], nd.Name)
+			k[r] += k[nd.Name]
+			k[b] += k[nd.Name]
+		}
+		var blocks []string
+		for _, nd := range w.nodes {
+			if b := domainOf(nd, blockKey); !slices.Contains(blocks, b) {
+				blocks = append(blocks, b)
+			}
+		}
+		sl := func(d string) int64 { return k[d] / z }
+		slices.SortFunc(blocks, func(a, b string) int {
+			if c := cmp.Compare(sl(b), sl(a)); c != 0 {
+				return c
+			}
+			return cmp.Or(cmp.Compare(k[a], k[b]), cmp.Compare(a, b))
+		})
+		g := &placement.Group{Namespace: "default", Name: "w", MinCount: int32(n), PodSets: []placement.PodSet{
+			{Name: "main", Count: int32(n), Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}}
+		req := topology.PodSetRequest{PodSet: "main", Required: blockKey, Slices: []topology.SliceLayer{{Key: blockKey, Size: int32(z)}}}
+		p, err := w.tree.PlanPodSets(w.s, g, []topology.PodSetRequest{req}, w.opts(topology.KueueProfile))
+		require.NoError(t, err)
+		if sl(blocks[0]) < n/z {
+			require.Equal(t, placement.Unschedulable, p.Decision.Status)
+			require.Nil(t, p.KueueAssumed, p.Decision.Message)
+			return
+		}
+		best := blocks[0]
+		for _, b := range blocks {
+			if sl(b) >= n/z && sl(b) < sl(best) {
+				best = b
+			}
+		}
+		pos, neg := map[string]int32{}, map[string]int32{}
+		var split func(d string, count int64)
+		split = func(d string, count int64) {
+			cs := slices.Clone(kids[d])
+			slices.SortFunc(cs, func(a, b string) int { return cmp.Or(cmp.Compare(k[a], k[b]), cmp.Compare(a, b)) })
+			left := count
+			for _, c := range cs {
+				give, done := k[c], k[c] >= left
+				if done {
+					give = left
+				}
+				left -= give
+				switch {
+				case len(kids[c]) > 0:
+					split(c, give)
+				case give > 0:
+					pos[c] = int32(give)
+				case give < 0:
+					neg[c] = int32(-give)
+				}
+				if done {
+					return
+				}
+			}
+			// The block's count is at most its racks' (its slices
+			// truncated toward zero, of a count above zero), and each
+			// rack's at most its hosts'.
+			t.Fatalf("the split of %s's %d pods does not complete", d, count)
+		}
+		split(best, n)
+		if len(neg) == 0 {
+			require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
+			require.NoError(t, placement.Verify(w.s, g, p.Decision))
+			require.Equal(t, pos, counts(p.Decision, "main"))
+			return
+		}
+		require.NotNil(t, p.KueueAssumed, p.Decision.Message)
+		require.Equal(t, pos, counts(p.KueueAssumed.Decision, "main"))
+		lifts := map[string]int32{}
+		for _, l := range p.KueueAssumed.Lifts {
+			for _, a := range l.Nodes {
+				lifts[a.Node] += a.Count
+			}
+		}
+		require.Equal(t, neg, lifts)
+	})
 }
