@@ -38,9 +38,12 @@ type planner struct {
 	// slice level) appended beyond gangsched's takes: its units of no
 	// slice or fewer (taken first, none of their pods written, but their
 	// children pooled at the next level with the others'), and the
-	// slices their negative counts added to what it took.
+	// slices their negative counts added to what it took. From the
+	// slice level down lfLow are the domains Kueue's split gave 0 pods
+	// or fewer, which it splits at the next level (splitLow), and lfLowN
+	// the counts it gave them.
 	lfLow   []int
-	lfLowN  []int64 // per lfLow unit, below the slice level: the count Kueue gave it (≤ 0)
+	lfLowN  []int64
 	lfExtra int64
 	negDrop bool // a split dropped a domain given fewer than no pods (splitNeg)
 	// negWrites are, while negOn, the nodes whose negative counts

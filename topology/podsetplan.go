@@ -76,9 +76,17 @@ type PlanOptions struct {
 	// Workload API refuses a count below 1, so the plan is Unschedulable
 	// with [Plan].KueueAssumed holding those other pods (Kueue assumes
 	// the Workload every cycle) and the counts written, whose room
-	// Kueue's assumption gives back (KueueLift). Checked on the real Kueue
-	// (kube/testdata/kueue-oracle/overcommit-*). KueueProfile and
-	// KueueBalancedProfile set it.
+	// Kueue's assumption gives back (KueueLift). Below the slice level
+	// each domain's count is split over its children by their counts
+	// ascending, each given its whole count until one holds what is
+	// left, and a child given 0 pods or fewer is split in turn (a rack
+	// of 0 pods into -1 and +1, of -5 into -6 and +1); where the
+	// children never hold what is left (a domain whose slices, truncated
+	// toward zero, count more than its pods) Kueue drops the domain from
+	// the assignment, and the rest is placed, capped at the set's count
+	// on the first nodes by path where it writes more. Checked on the
+	// real Kueue (kube/testdata/kueue-oracle/overcommit-*). KueueProfile
+	// and KueueBalancedProfile set it.
 	KueueNegativeCounts bool
 	// KueueLift, with KueueNegativeCounts, are the negative counts that
 	// Kueue's assumptions of held Workloads wrote ([KueueAssumed].Lifts),
