@@ -264,6 +264,13 @@ func (kb *kbSearch) count(u, lv int) kbCount {
 	default:
 		c = kbCount{pods: p.pods[u]}
 	}
+	if len(p.r.layers) > 1 {
+		// Kueue's pods of a domain are its hosts' summed, never rounded
+		// to an inner slice layer as the planner's count is (its slices
+		// are): they break ties of equal slices and measure what a
+		// subset leaves.
+		c.pods = kb.hostPods(u)
+	}
 	c.podsWL, c.slicesWL = c.pods, c.slices
 	if kb.ld == nil {
 		return c
@@ -295,6 +302,19 @@ func (kb *kbSearch) count(u, lv int) kbCount {
 		c.slicesWL = 0
 	}
 	return c
+}
+
+// hostPods is the pods unit u's hosts hold, summed.
+func (kb *kbSearch) hostPods(u int) int64 {
+	p := kb.p
+	if u >= p.D {
+		return p.pods[u]
+	}
+	var n int64
+	for _, k := range p.appendKids(nil, u) {
+		n += kb.hostPods(k)
+	}
+	return n
 }
 
 // children returns the children of us, those of each in turn, by path

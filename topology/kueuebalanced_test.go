@@ -80,6 +80,17 @@ func TestScenario_KueueBalanced(t *testing.T) {
 		// in one rack, a tie Kueue breaks in map order: b1 here.
 		{name: "slices per rack", caps: unevenCaps, count: 12, req: topology.PodSetRequest{Preferred: blockKey, Slices: sl(rackKey, 4)},
 			want: map[string]int32{"b1-r1-h1": 6, "b1-r1-h2": 4, "b1-r1-h3": 2}},
+		// Two slice layers (racks of one slice of 2, hosts of 2): both
+		// racks hold 2 slices, and Kueue's tie-break counts their hosts'
+		// pods unrounded, 2 + 3 = 5 against 4, so b2/r1 fills first and
+		// b1/r1 takes the last slice on its least free host (Kueue v0.17's
+		// FindTopologyAssignmentsForFlavor with TASBalancedPlacement and
+		// TASMultiLayerTopology, run in-process by the tester peer10:
+		// {b1-r1-h1: 2, b2-r1-h1: 4}). Rounded to host slices both held 4,
+		// and the path put b1/r1 first.
+		{name: "two layers, unrounded pods break the tie", caps: [][][]int64{{{2, 3}}, {{4}}}, count: 6,
+			req:  topology.PodSetRequest{Preferred: blockKey, Slices: []topology.SliceLayer{{Key: rackKey, Size: 2}, {Key: hostKey, Size: 2}}},
+			want: map[string]int32{"b1-r1-h1": 2, "b2-r1-h1": 4}},
 		{name: "fallback", caps: unevenCaps, count: 40, req: topology.PodSetRequest{Preferred: rackKey},
 			want: map[string]int32{"b1-r1-h1": 6, "b1-r1-h2": 4, "b1-r1-h3": 2, "b1-r2-h1": 5, "b1-r2-h2": 3,
 				"b2-r1-h1": 8, "b2-r2-h1": 4, "b2-r2-h2": 4, "b2-r2-h3": 4}},
