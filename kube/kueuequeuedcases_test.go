@@ -30,8 +30,9 @@ func queuedAdmission(count int, hosts, counts string) string {
 }
 
 // The cases TestProp_KueueAdmitQueues found, each failing before its fix:
-// a set admitted at count 0 (no flavor) that grows took no quota and no
-// flavor's nodes; a set whose resources took two topology flavors was
+// a set admitted at count 0 (no flavor, or none for a resource its
+// ClusterQueue does not cover) that grows took no quota and no flavor's
+// nodes; a set whose resources took two topology flavors was
 // planned on one flavor's nodes (Kueue refuses "more than one TAS flavor
 // assigned"); a set that lost a node and grew in the same step grew past
 // its ClusterQueue's nominal quota.
@@ -71,6 +72,13 @@ spec: {clusterQueue: cq}
 		{"grows from an admission of 0 pods",
 			partialNodes + strings.Replace(partialQueues, "nominalQuota: 10", "nominalQuota: 0", 1) + partialWL("w", 0, "["+partialSet("main", 2, 0, "", "")+"]") + queuedAdmission(0, "", ""),
 			KueueGrowWaits, `pod set "main" waits to grow from 0 to 2 pods: admitted with 0 pods, it holds no flavor to grow in: gangsim gives a pod set of count 0 none`},
+		// Admitted at 0 with a flavor for cpu alone, as its ClusterQueue
+		// covers no GPU: its pods, which ask for one each, cannot grow
+		// there (it grew without GPU quota before).
+		{"grows from 0 in a resource its ClusterQueue does not cover",
+			partialNodes + partialQueues + partialWL("w", 0, "["+strings.Replace(partialSet("main", 2, 0, "", ""), "cpu: '1'", "cpu: '1', nvidia.com/gpu: '1'", 1)+"]") +
+				strings.Replace(queuedAdmission(0, "", ""), "count: 0, ", "count: 0, flavors: {cpu: tas}, resourceUsage: {cpu: '0'}, ", 1),
+			KueueGrowWaits, `pod set "main" waits to grow from 0 to 2 pods: resource nvidia.com/gpu unavailable in ClusterQueue`},
 		{"two topology flavors",
 			partialNodes + gpuQueues + partialWL("w", 0, "["+strings.Replace(partialSet("main", 2, 0, rack, ""), "cpu: '1'", "cpu: '1', nvidia.com/gpu: '1'", 1)+"]"),
 			KueuePending, "pod set main: more than one TAS flavor assigned: gpu, tas"},

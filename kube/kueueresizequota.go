@@ -48,8 +48,15 @@ func (a *admitter) growthQuota(w *KueueWorkload, k int) (map[flavorResource]int6
 	for _, r := range slices.Sorted(maps.Keys(growth)) {
 		f, ok := psa.Flavors[corev1.ResourceName(r)]
 		g := cq.groupOf(r)
-		if !ok || g < 0 {
-			continue // a resource the admission holds no flavor for
+		switch {
+		case g < 0 && growth[r] > 0:
+			// Admitted at 0, a set needs no flavor for what its
+			// ClusterQueue does not cover; its pods would.
+			return nil, fmt.Sprintf("resource %s unavailable in ClusterQueue", r)
+		case !ok && growth[r] > 0:
+			return nil, fmt.Sprintf("its admission holds no flavor for %s to grow in", r)
+		case !ok || g < 0:
+			continue // nothing of it requested
 		}
 		fr, v := frOf(string(f), r), growth[r]
 		fq := slices.IndexFunc(cq.Groups[g].Flavors, func(fq KueueFlavorQuota) bool { return fq.Flavor == fr.Flavor() })
