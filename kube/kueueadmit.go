@@ -61,6 +61,15 @@ type KueueOptions struct {
 	// own); "" leaves such a failure in gangsim's words. Read only under
 	// KueueWords.
 	Topology string
+	// TopologyLevels are the spec.levels of the input's one Kueue
+	// Topology ([Cluster].KueueLevels), which the tree passed to
+	// [AdmitKueueWorkloads] is built over when no ResourceFlavor names
+	// another. When their lowest level is not kubernetes.io/hostname the
+	// tree has that label appended ([KueueTreeLevels]) and topology
+	// assignments are written at these levels, as Kueue writes them
+	// (kueueabovehost.go); nil, or levels ending in the hostname, write
+	// them per host.
+	TopologyLevels []string
 	// noMemo turns off what the scheduling cycles keep between heads'
 	// nominations ([nominationMemo]): the tests compare the decisions
 	// made with and without it.
@@ -387,6 +396,9 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	if err := a.initQueues(); err != nil {
 		return nil, nil, err
 	}
+	if tree != nil && aboveHost(opts.TopologyLevels) {
+		a.markAppended(tree)
+	}
 	for _, w := range ws {
 		if retryEvicts(w) {
 			// Evicted now by its check, Kueue queues it by that time.
@@ -527,6 +539,10 @@ type admitter struct {
 	tree *topology.Tree
 	opts KueueOptions
 	host map[string]placement.NodeID // kubernetes.io/hostname value → node
+	// appended are the trees built with kubernetes.io/hostname appended
+	// below their Topology's levels ([KueueTreeLevels]): a request may not
+	// name that level there.
+	appended map[*topology.Tree]bool
 	// evictedFor is each evicted Workload's eviction reason, worded (or
 	// the cancellation of a reservation, [admitter.drain]): a
 	// Workload still pending is planned again in every pass of the
@@ -654,7 +670,11 @@ func (a *admitter) hold(w *KueueWorkload) (*held, error) {
 	for k := range w.Group.PodSets {
 		set := &w.Group.PodSets[k]
 		var gone []placement.PodSetAssignment
-		for _, p := range w.Assigned[k] {
+		assigned := w.Assigned[k]
+		if set, ok := w.aboveHost[w.Group.PodSets[k].Name]; ok {
+			assigned = a.spreadAboveHost(w, k, set) // hosts in turn: each sees the room of those before
+		}
+		for _, p := range assigned {
 			id, ok := a.host[p.Node]
 			if !ok {
 				gone = append(gone, p)
@@ -863,6 +883,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 	}
 	a.changes++
 	writeAdmitted(ps.w, podSetsByName(ps.w, planned), a.hostOf, a.opts.Now, ps.adm)
+	a.liftAssignments(ps.w)
 	if awaited := a.afterReservation(ps.w, ps.adm.cq, true); len(awaited) > 0 {
 		// Its outcome says so once admission is over: until then the
 		// passes and cycles read it as admitted, which it is for quota.
@@ -943,7 +964,7 @@ func (a *admitter) planTree(w *KueueWorkload) (plannedSets, error) {
 func (a *admitter) plan(tree *topology.Tree, w *KueueWorkload, g *placement.Group, requests, all []topology.PodSetRequest) (topology.Plan, error) {
 	var p topology.Plan
 	var err error
-	if msg := missingLevels(tree, all); msg != "" {
+	if msg := cmp.Or(a.appendedLevel(tree, all), missingLevels(tree, all)); msg != "" {
 		// The Topology lacks a level the Workload names: it waits, as
 		// Kueue's does.
 		p.Decision = placement.Decision{Status: placement.Unresolvable, Message: a.kueueLayersWorded(tree, all, msg)}

@@ -46,11 +46,14 @@ func (a *admitter) initQueues() error {
 		if _, built := a.trees[t]; t == "" || !ok || built {
 			continue
 		}
-		tree, err := topology.NewTree(a.s, levels)
+		tree, err := topology.NewTree(a.s, KueueTreeLevels(levels))
 		if err != nil {
 			return err
 		}
 		a.trees[t] = tree
+		if aboveHost(levels) {
+			a.markAppended(tree)
+		}
 	}
 	return nil
 }

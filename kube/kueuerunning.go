@@ -157,6 +157,9 @@ func cannotResize(err error) (why string, ok bool) {
 // surviving pods h holds, each as [admitter.classify] reads it; it
 // reports whether the Workload was evicted and must queue again.
 func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue bool, err error) {
+	if a.aboveHostWaits(w, h, o) {
+		return false, nil
+	}
 	o.Action = KueueKept
 	o.PodSets = make([][]placement.PodSetAssignment, len(w.Group.PodSets))
 	changed := make([]bool, len(w.Group.PodSets))
@@ -257,6 +260,7 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	reasons = append(reasons, a.keptLeaderWords(w, o.PodSets))
 	o.Message = kueueWords(w, joinReasons(reasons))
 	writeChangedSets(w, o.PodSets, changed, a.hostOf)
+	a.liftAssignments(w)
 	return false, nil
 }
 

@@ -103,6 +103,11 @@ type KueueWorkload struct {
 	// where the template's Requests, which drop them, would not. nil when
 	// no set has one.
 	zeroRequests map[string][]placement.ResourceName
+	// aboveHost are, by pod set name, the admitted sets whose
+	// topologyAssignment names domains above the hostname level
+	// (kueueabovehost.go): their Assigned is empty until
+	// [admitter.hold] spreads them over hosts. nil when there are none.
+	aboveHost map[string]*aboveHostSet
 }
 
 // quotaCount is the count pod set k of w asks quota for, and is written
@@ -539,7 +544,12 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			// Kueue writes a set admitted with no pods with levels and
 			// no slices.
 			var err error
-			if pods, err = readTopologyAssignment(obj, f+".topologyAssignment", a.TopologyAssignment); err != nil {
+			if ls := a.TopologyAssignment.Levels; len(ls) == 1 && ls[0] == corev1.LabelHostname {
+				pods, err = readTopologyAssignment(obj, f+".topologyAssignment", a.TopologyAssignment)
+			} else {
+				err = w.readAboveHost(obj, f+".topologyAssignment", string(a.Name), a.TopologyAssignment)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -547,6 +557,11 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 		for p := range pods {
 			n += int64(pods[p].Count)
 			pods[p].PodSet = string(a.Name)
+		}
+		if set, ok := w.aboveHost[string(a.Name)]; ok {
+			for _, d := range set.domains {
+				n += int64(d.count)
+			}
 		}
 		if w.isPhantom(string(a.Name)) {
 			// Kueue writes a phantom leader at its count, 0, with its
@@ -601,14 +616,15 @@ func (w *KueueWorkload) beyondSlices(name string, count int32, placed int64) boo
 	return placed%size == 0 && int64(count) > placed && int64(count)-placed < size
 }
 
-// KueueTopologyLevels reads a Kueue Topology's spec.levels as the node
-// label keys of a topology tree, widest first. The lowest level must be
-// kubernetes.io/hostname: gangsim assigns pods to nodes, and Kueue needs
-// it so for node replacement.
+// KueueTopologyLevels reads a Kueue Topology's spec.levels as node label
+// keys, widest first. A lowest level other than kubernetes.io/hostname is
+// read as Kueue v0.17 reads it: gangsim plans over the levels with the
+// hostname appended ([KueueTreeLevels]) and writes assignments at the
+// Topology's own levels (kueueabovehost.go).
 //
 // Errors (a [*placement.FieldError] naming the Topology and the field):
 // no levels, more than 16, a key that is not a label key, one listed
-// twice, a lowest level other than kubernetes.io/hostname.
+// twice, kubernetes.io/hostname above the lowest level.
 func KueueTopologyLevels(t *kueue.Topology) ([]string, error) {
 	if t == nil {
 		return nil, errNil("Kueue Topology")
@@ -631,8 +647,10 @@ func KueueTopologyLevels(t *kueue.Topology) ([]string, error) {
 		}
 		out[i] = l.NodeLabel
 	}
-	if last := out[len(out)-1]; last != corev1.LabelHostname {
-		return nil, placement.Errorf(ErrUnsupported, obj, fmt.Sprintf("spec.levels[%d].nodeLabel", len(out)-1), "the lowest level is %q: gangsim admits Kueue Workloads over a Topology whose lowest level is %s", last, corev1.LabelHostname)
+	if i := slices.Index(out, corev1.LabelHostname); i >= 0 && i < len(out)-1 {
+		// Each host is its own domain: no level can be below it (Kueue's
+		// webhook refuses it too).
+		return nil, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("spec.levels[%d].nodeLabel", i), "%s must be the lowest level", corev1.LabelHostname)
 	}
 	return out, nil
 }

@@ -101,8 +101,9 @@ func (r KueueResult) idle() bool {
 // admitKueue admits the cluster's Kueue Workloads over its nodes and bound
 // pods (kube.AdmitKueueWorkloads), before any scheduling cycle, and leaves
 // their usage in c.Snapshot so that the cycles see it. The levels are the
-// input's Kueue Topology's (when it has one alone), else -topology-keys';
-// the lowest must be kubernetes.io/hostname. With ResourceFlavors,
+// input's Kueue Topology's (when it has one alone; kubernetes.io/hostname
+// appended below a lowest level that is not, kube.KueueTreeLevels), else
+// -topology-keys', whose lowest must be kubernetes.io/hostname. With ResourceFlavors,
 // ClusterQueues or LocalQueues in the input, each Workload is admitted
 // through its queue, its flavors' Topologies and nominal quota.
 func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
@@ -120,7 +121,7 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	switch {
 	case levels != nil:
 		var err error
-		if tree, err = topology.NewTree(c.Snapshot, levels); err != nil {
+		if tree, err = topology.NewTree(c.Snapshot, kube.KueueTreeLevels(levels)); err != nil {
 			return nil, err
 		}
 	case c.KueueQueues == nil:
@@ -145,7 +146,7 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	}
 	plan := opts.kueueProfile.Options()
 	plan.NodeAffinityPreferred = opts.kueueNodeAffinityPreferred
-	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, WaitForReplacement: opts.kueueWaitForReplacement,
+	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, TopologyLevels: c.KueueLevels, WaitForReplacement: opts.kueueWaitForReplacement,
 		KueueWords: opts.kueueProfile != topology.GangschedProfile, Topology: c.KueueTopology})
 	if err != nil {
 		return nil, c.Locate(err)

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/utils/ptr"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+	"sigs.k8s.io/yaml"
+)
+
+// aboveHostWorld is a Kueue Topology of levels [block, rack] (no
+// kubernetes.io/hostname level) with a topology flavor, a ClusterQueue and
+// a LocalQueue, over nodes shaped as Kueue v0.17's tas_cache_test.go
+// defaultNodes: b1/r1 one 1-CPU host, b1/r2 three, b2/r1 one, b2/r2 one of
+// 2 CPUs. The nodes carry the hostname label (x1..x6) as kubelet sets it.
+func aboveHostWorld(levels ...string) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: default}\nspec:\n  levels:\n")
+	for _, l := range levels {
+		fmt.Fprintf(&b, "  - nodeLabel: %s\n", l)
+	}
+	b.WriteString(`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: tas-flavor}
+spec: {topologyName: default, nodeLabels: {example.com/pool: tas}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: tas-flavor
+      resources:
+      - {name: cpu, nominalQuota: "100"}
+      - {name: memory, nominalQuota: 100Gi}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: cq}
+`)
+	for _, n := range []struct {
+		name, block, rack, host, cpu, mem, pods string
+	}{
+		{"b1-r1-x3", "b1", "r1", "x3", "1", "1Gi", "10"},
+		{"b1-r2-x5", "b1", "r2", "x5", "1", "1Gi", "10"},
+		{"b1-r2-x1", "b1", "r2", "x1", "1", "1Gi", "10"},
+		{"b1-r2-x6", "b1", "r2", "x6", "1", "1Gi", "10"},
+		{"b2-r2-x2", "b2", "r1", "x2", "1", "1Gi", "10"},
+		{"b2-r2-x4", "b2", "r2", "x4", "2", "4Gi", "40"},
+	} {
+		fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Node
+metadata:
+  name: %s
+  labels: {cloud.com/topology-block: %s, cloud.com/topology-rack: %s, kubernetes.io/hostname: %s, example.com/pool: tas}
+status:
+  allocatable: {cpu: %q, memory: %s, pods: %q}
+  conditions: [{type: Ready, status: "True"}]
+`, n.name, n.block, n.rack, n.host, n.cpu, n.mem, n.pods)
+	}
+	return b.String()
+}
+
+// aboveHostWorkload is a pending Workload of one pod set of count pods
+// requesting res, with topologyRequest tr ("required: <level>" or
+// "preferred: <level>").
+func aboveHostWorkload(name string, count int, res, tr, created string) string {
+	return fmt.Sprintf(`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: %s, namespace: default, creationTimestamp: %q}
+spec:
+  queueName: lq
+  podSets:
+  - name: main
+    count: %d
+    topologyRequest: {%s}
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {%s}}
+`, name, created, count, tr, res)
+}
+
+// admittedAssignments reads the Workloads of gangsim's -o yaml output:
+// each one's pod set main's topologyAssignment (nil when not admitted).
+func admittedAssignments(t *testing.T, out string) map[string]*kueue.TopologyAssignment {
+	got := map[string]*kueue.TopologyAssignment{}
+	for _, doc := range strings.Split(out, "\n---\n") {
+		if !strings.Contains(doc, "kind: Workload") {
+			continue
+		}
+		var w kueue.Workload
+		require.NoError(t, yaml.Unmarshal([]byte(doc), &w))
+		got[w.Name] = nil
+		if w.Status.Admission != nil {
+			got[w.Name] = w.Status.Admission.PodSetAssignments[0].TopologyAssignment
+		}
+	}
+	return got
+}
+
+// domains is the topologyAssignment Kueue v0.17 writes (its V1Beta2From)
+// for levels and the slice given.
+func domains(levels []string, sl kueue.TopologyAssignmentSlice) *kueue.TopologyAssignment {
+	return &kueue.TopologyAssignment{Levels: levels, Slices: []kueue.TopologyAssignmentSlice{sl}}
+}
+
+func universal(v string) kueue.TopologyAssignmentSliceLevelValues {
+	return kueue.TopologyAssignmentSliceLevelValues{Universal: ptr.To(v)}
+}
+
+func individual(prefix string, roots ...string) kueue.TopologyAssignmentSliceLevelValues {
+	return kueue.TopologyAssignmentSliceLevelValues{Individual: &kueue.TopologyAssignmentSliceLevelIndividualValues{Prefix: ptr.To(prefix), Roots: roots}}
+}
+
+const (
+	blockLevel = "cloud.com/topology-block"
+	rackLevel  = "cloud.com/topology-rack"
+)
+
+// Over a Topology whose lowest level is a rack, gangsim admits Kueue
+// v0.17's table cases (tas_cache_test.go, TestFindTopologyAssignments, the
+// same shapes) with Kueue's expected assignment written as Kueue writes
+// it: the Topology's levels, one domain per rack with its pods, domains in
+// the order of their values, compact values; or waits where Kueue fails.
+// Each output reads back unchanged (a fixed point).
+func TestKueueAboveHost_TableCases(t *testing.T) {
+	two := []string{blockLevel, rackLevel}
+	for _, tc := range []struct {
+		name     string // Kueue's case
+		workload string
+		want     *kueue.TopologyAssignment // nil: pending
+		reason   string                    // in the pending text output (gangsim's words: Kueue's are kueue-oracle's business)
+	}{
+		{"rack required; multiple Pods fit in a rack; BestFit",
+			aboveHostWorkload("wl", 3, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T10:00:00Z"),
+			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 1, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{universal("b1"), universal("r2")},
+				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Universal: ptr.To[int32](3)}}), ""},
+		{"rack required; single Pod fits in a rack; BestFit",
+			aboveHostWorkload("wl", 1, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T10:00:00Z"),
+			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 1, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{universal("b1"), universal("r1")},
+				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Universal: ptr.To[int32](1)}}), ""},
+		{"rack required; single Pod requiring memory; BestFit",
+			aboveHostWorkload("wl", 4, `memory: "1024"`, "required: "+rackLevel, "2026-01-01T10:00:00Z"),
+			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 1, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{universal("b1"), universal("r1")},
+				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Universal: ptr.To[int32](4)}}), ""},
+		{"block preferred; but only multiple blocks can accommodate the workload; BestFit",
+			aboveHostWorkload("wl", 6, `cpu: "1"`, "preferred: "+blockLevel, "2026-01-01T10:00:00Z"),
+			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 3, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{individual("b", "1", "1", "2"), individual("r", "1", "2", "2")},
+				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Individual: []int32{1, 3, 2}}}), ""},
+		{"block required; single Pod which cannot be split; BestFit",
+			aboveHostWorkload("wl", 1, `cpu: "4"`, "required: "+blockLevel, "2026-01-01T10:00:00Z"),
+			nil, `pod set "main" needs 1 pod in one cloud.com/topology-block domain`},
+		{"block required; too many Pods to fit requested; BestFit",
+			aboveHostWorkload("wl", 5, `cpu: "1"`, "required: "+blockLevel, "2026-01-01T10:00:00Z"),
+			nil, `pod set "main" needs 5 pods in one cloud.com/topology-block domain`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := aboveHostWorld(blockLevel, rackLevel) + tc.workload
+			out, code := yamlRun(in, "-topology-profile", "kueue", "-f", "-")
+			require.NotEqual(t, exitInput, code, out)
+			require.Equal(t, tc.want, admittedAssignments(t, out)["wl"])
+			checkFixedPoint(t, out, code, "-topology-profile", "kueue")
+			if tc.reason != "" {
+				var text, errb bytes.Buffer
+				run([]string{"-topology-profile", "kueue", "-f", "-"}, strings.NewReader(in), &text, &errb, false)
+				require.Contains(t, text.String(), "kueue Workload default/wl: Pending")
+				require.Contains(t, text.String(), tc.reason)
+			}
+		})
+	}
+}
+
+// Over a one-level Topology [block] whose nodes are the blocks (Kueue's
+// "two podsets with overlapping domain" shape, each pod set alone here),
+// the assignment names blocks.
+func TestKueueAboveHost_OneLevel(t *testing.T) {
+	in := `apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: default}
+spec:
+  levels:
+  - nodeLabel: cloud.com/topology-block
+`
+	for _, b := range []string{"b1", "b2", "b3"} {
+		in += fmt.Sprintf(`---
+apiVersion: v1
+kind: Node
+metadata:
+  name: %s
+  labels: {cloud.com/topology-block: %s}
+status:
+  allocatable: {cpu: "2", pods: "10"}
+  conditions: [{type: Ready, status: "True"}]
+`, b, b)
+	}
+	in += aboveHostWorkload("wl", 3, `cpu: "1"`, "preferred: "+blockLevel, "2026-01-01T10:00:00Z")
+	in = strings.Replace(in, "  queueName: lq\n", "", 1) // no queues: admitted over the one Topology
+	out, code := yamlRun(in, "-topology-profile", "kueue", "-f", "-")
+	require.NotEqual(t, exitInput, code, out)
+	want := domains([]string{blockLevel}, kueue.TopologyAssignmentSlice{DomainCount: 2, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{individual("b", "1", "2")},
+		PodCounts: kueue.TopologyAssignmentSlicePodCounts{Individual: []int32{2, 1}}})
+	require.Equal(t, want, admittedAssignments(t, out)["wl"])
+	checkFixedPoint(t, out, code, "-topology-profile", "kueue")
+}
+
+// A Workload admitted at the rack level (as gangsim's -o yaml writes it)
+// holds its rack's room when read back: its pods are spread over the
+// rack's hosts, so a later Workload that would have taken that rack goes
+// elsewhere, and the output reads back unchanged.
+func TestKueueAboveHost_ReadBack(t *testing.T) {
+	world := aboveHostWorld(blockLevel, rackLevel)
+	first := world + aboveHostWorkload("w1", 3, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T10:00:00Z")
+	out, code := yamlRun(first, "-topology-profile", "kueue", "-f", "-")
+	require.NotEqual(t, exitInput, code, out)
+	// Alone, w2 (3 pods in a rack) takes b1/r2 too, the one rack of 3 CPUs.
+	alone, _ := yamlRun(world+aboveHostWorkload("w2", 3, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T11:00:00Z"), "-topology-profile", "kueue", "-f", "-")
+	require.Equal(t, admittedAssignments(t, out)["w1"], admittedAssignments(t, alone)["w2"])
+	// Read back beside w1, which holds b1/r2, w2 fits in no rack; and a
+	// 2-pod w3 takes b2/r2, the one rack left with 2 CPUs.
+	second := out + aboveHostWorkload("w2", 3, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T11:00:00Z") +
+		aboveHostWorkload("w3", 2, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T12:00:00Z")
+	out2, code2 := yamlRun(second, "-topology-profile", "kueue", "-f", "-")
+	require.NotEqual(t, exitInput, code2, out2)
+	got := admittedAssignments(t, out2)
+	require.Equal(t, admittedAssignments(t, out)["w1"], got["w1"], "w1 is kept as it was")
+	require.Nil(t, got["w2"], "w2 waits: b1/r2's room is w1's")
+	require.Equal(t, domains([]string{blockLevel, rackLevel}, kueue.TopologyAssignmentSlice{DomainCount: 1,
+		ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{universal("b2"), universal("r2")},
+		PodCounts:      kueue.TopologyAssignmentSlicePodCounts{Universal: ptr.To[int32](2)}}), got["w3"])
+	checkFixedPoint(t, out2, code2, "-topology-profile", "kueue")
+	var text, errb bytes.Buffer
+	run([]string{"-topology-profile", "kueue", "-f", "-"}, strings.NewReader(out2), &text, &errb, false)
+	require.Contains(t, text.String(), "kueue Workload default/w1: Kept\n  pod set main (flavor tas-flavor): b1-r2-x1×1 b1-r2-x5×1 b1-r2-x6×1\n")
+}
+
+// An admitted Workload read at the rack level whose count changed (here
+// it shrinks) is neither resized nor repaired: it keeps its admission as
+// it is and waits with the reason.
+func TestKueueAboveHost_ResizeWaits(t *testing.T) {
+	out, code := yamlRun(aboveHostWorld(blockLevel, rackLevel)+aboveHostWorkload("w1", 3, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T10:00:00Z"),
+		"-topology-profile", "kueue", "-f", "-")
+	require.NotEqual(t, exitInput, code, out)
+	shrunk := strings.Replace(out, "  - count: 3\n    name: main\n", "  - count: 2\n    name: main\n", 1)
+	require.NotEqual(t, out, shrunk)
+	var text, errb bytes.Buffer
+	run([]string{"-topology-profile", "kueue", "-f", "-"}, strings.NewReader(shrunk), &text, &errb, false)
+	require.Contains(t, text.String(), `kueue Workload default/w1: GrowWaits`)
+	require.Contains(t, text.String(), `pod set "main" is admitted at levels ["cloud.com/topology-block" "cloud.com/topology-rack"] above kubernetes.io/hostname: gangsim does not resize or replace the pods of such an assignment`)
+	out2, _ := yamlRun(shrunk, "-topology-profile", "kueue", "-f", "-")
+	require.Equal(t, admittedAssignments(t, out)["w1"], admittedAssignments(t, out2)["w1"], "the admission is unchanged")
+}
+
+// A request at kubernetes.io/hostname over a Topology without that level
+// waits, as Kueue's does, with queues (its flavor assigner's words) and
+// without (the level gangsim appends is not the Topology's).
+func TestKueueAboveHost_HostnameRequested(t *testing.T) {
+	wl := aboveHostWorkload("wl", 1, `cpu: "1"`, "required: kubernetes.io/hostname", "2026-01-01T10:00:00Z")
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"queued", aboveHostWorld(blockLevel, rackLevel) + wl,
+			"kueue Workload default/wl: Pending\n  couldn't assign flavors to pod set main: Flavor \"tas-flavor\" does not contain the requested level (kubernetes.io/hostname)\n"},
+		{"one Topology alone", noQueues(aboveHostWorld(blockLevel, rackLevel) + wl),
+			"kueue Workload default/wl: Pending\n  pod set \"main\": no requested topology level: kubernetes.io/hostname\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var text, errb bytes.Buffer
+			run([]string{"-topology-profile", "kueue", "-f", "-"}, strings.NewReader(tc.in), &text, &errb, false)
+			require.True(t, strings.HasPrefix(text.String(), tc.want), "%s%s", text.String(), errb.String())
+		})
+	}
+}
+
+// noQueues drops the ResourceFlavor, ClusterQueue and LocalQueue of in
+// and the Workloads' queueName: Workloads are then admitted over the one
+// Topology without quota.
+func noQueues(in string) string {
+	var keep []string
+	for _, doc := range strings.Split(in, "---\n") {
+		if strings.Contains(doc, "kind: ResourceFlavor") || strings.Contains(doc, "kind: ClusterQueue") || strings.Contains(doc, "kind: LocalQueue") {
+			continue
+		}
+		keep = append(keep, strings.ReplaceAll(doc, "  queueName: lq\n", ""))
+	}
+	return strings.Join(keep, "---\n")
+}

@@ -1,0 +1,484 @@
+package kube
+
+// Kueue Topologies whose lowest level is not kubernetes.io/hostname
+// (levels [block, rack], say). Kueue v0.17 supports them: its TAS
+// snapshot then takes the Topology's lowest-level domains as its leaves
+// (tas_flavor_snapshot.go: addNode, isLowestLevelNode false), and its
+// topologyAssignment lists the Topology's levels, one domain per
+// lowest-level value tuple with the pods placed there (buildAssignment:
+// domains sorted by their values, levels from the first).
+//
+// gangsim plans such a Topology with kubernetes.io/hostname appended
+// below its levels ([KueueTreeLevels]; every node carries the label,
+// which gangsim fills in as the kubelet does), so a pod needs the room of
+// one host, and sums the hosts' pods to the lowest level when it writes
+// the assignment ([admitter.liftAssignments]). Kueue's leaf instead sums
+// its nodes' free room, so it may count a pod into a domain none of whose
+// hosts holds it alone; and it reads no node's taints, nodeSelector or
+// affinity for such a Topology. On Kueue's own table (24 cases) both give
+// the same assignments; docs/kueue.md lists the differences.
+//
+// Read back, an assignment at such levels is spread over the hosts of
+// each domain ([admitter.spreadAboveHost]) so that later Workloads see
+// its room taken, as Kueue's cache charges the whole domain
+// (ComputeUsagePerDomain). Such a set is not resized or repaired: which
+// host holds which pod is not known (Kueue learns it from the pods).
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// KueueTreeLevels returns the levels gangsim plans a Kueue Topology of
+// spec.levels levels over ([KueueTopologyLevels]): levels themselves when
+// the lowest is kubernetes.io/hostname (or levels is empty), else levels
+// with kubernetes.io/hostname appended, since gangsim places pods on
+// hosts. levels is not changed.
+func KueueTreeLevels(levels []string) []string {
+	if len(levels) == 0 || levels[len(levels)-1] == corev1.LabelHostname {
+		return levels
+	}
+	return append(slices.Clip(levels), corev1.LabelHostname)
+}
+
+// aboveHost reports whether a Topology of levels writes its assignments
+// above the hostname level.
+func aboveHost(levels []string) bool {
+	return len(levels) > 0 && levels[len(levels)-1] != corev1.LabelHostname
+}
+
+// domainPods are the pods of one domain of a topologyAssignment above
+// the hostname level: its values at the assignment's levels.
+type domainPods struct {
+	values []string
+	count  int32
+}
+
+// aboveHostSet is a pod set's topologyAssignment read at levels other
+// than [kubernetes.io/hostname]: its domains in the order written.
+type aboveHostSet struct {
+	levels  []string
+	domains []domainPods
+}
+
+// readDomainAssignment reads a topologyAssignment at field of obj whose
+// levels are not exactly [kubernetes.io/hostname]: the levels of a Kueue
+// Topology whose lowest level is not the hostname, as Kueue writes them
+// (all of the Topology's levels), and its domains with their pods. It
+// returns the set and its pods in all.
+//
+// Errors (a [*placement.FieldError] naming the field): levels that are
+// not 1 to 16 distinct label keys, or that end at kubernetes.io/hostname
+// (Kueue writes a hostname Topology's assignments at that level alone);
+// a slice whose domainCount is below 1 or whose values or counts do not
+// match it; a domain listed twice; more than 100,000 domains or
+// [placement.MaxPending] pods in all.
+func readDomainAssignment(obj, field string, ta *kueue.TopologyAssignment) (*aboveHostSet, int64, error) {
+	ls := ta.Levels
+	if len(ls) == 0 || len(ls) > 16 {
+		return nil, 0, placement.Errorf(placement.ErrInvalid, obj, field+".levels", "has %d levels: want 1 to 16", len(ls))
+	}
+	for i, l := range ls {
+		f := fmt.Sprintf("%s.levels[%d]", field, i)
+		if errs := validation.IsQualifiedName(l); len(errs) > 0 {
+			return nil, 0, placement.Errorf(placement.ErrInvalid, obj, f, "%q is not a node label key: %s", l, strings.Join(errs, "; "))
+		}
+		if j := slices.Index(ls[:i], l); j >= 0 {
+			return nil, 0, placement.Errorf(placement.ErrDuplicate, obj, f, "%q is also levels[%d]", l, j)
+		}
+	}
+	if ls[len(ls)-1] == corev1.LabelHostname {
+		return nil, 0, placement.Errorf(ErrUnsupported, obj, field+".levels", "%q: an assignment at the %s level lists that level alone, as Kueue writes it", ls, corev1.LabelHostname)
+	}
+	if len(ta.Slices) == 0 {
+		return nil, 0, placement.Errorf(placement.ErrInvalid, obj, field+".slices", "must not be empty")
+	}
+	out := &aboveHostSet{levels: slices.Clone(ls)}
+	seen := map[string]bool{}
+	var total int64
+	for i, sl := range ta.Slices {
+		f := fmt.Sprintf("%s.slices[%d]", field, i)
+		n := int(sl.DomainCount)
+		if n < 1 || len(out.domains)+n > maxAssignedDomains {
+			return nil, 0, placement.Errorf(placement.ErrInvalid, obj, f+".domainCount", "%d: want 1 or more, at most %d domains in all", sl.DomainCount, maxAssignedDomains)
+		}
+		if len(sl.ValuesPerLevel) != len(ls) {
+			return nil, 0, placement.Errorf(placement.ErrInvalid, obj, f+".valuesPerLevel", "has %d entries for %d levels", len(sl.ValuesPerLevel), len(ls))
+		}
+		perLevel := make([][]string, len(ls))
+		for l, v := range sl.ValuesPerLevel {
+			vs, err := domainLevelValues(obj, fmt.Sprintf("%s.valuesPerLevel[%d]", f, l), v, n)
+			if err != nil {
+				return nil, 0, err
+			}
+			perLevel[l] = vs
+		}
+		counts, err := podCounts(obj, f+".podCounts", sl.PodCounts, n)
+		if err != nil {
+			return nil, 0, err
+		}
+		for j := range n {
+			d := domainPods{values: make([]string, len(ls)), count: counts[j]}
+			for l := range ls {
+				d.values[l] = perLevel[l][j]
+			}
+			id := strings.Join(d.values, ",")
+			if seen[id] {
+				return nil, 0, placement.Errorf(placement.ErrDuplicate, obj, f+".valuesPerLevel", "domain %q is assigned twice", id)
+			}
+			seen[id] = true
+			if total += int64(d.count); total > placement.MaxPending {
+				return nil, 0, placement.Errorf(placement.ErrInvalid, obj, f+".podCounts", "more than %d pods in all", placement.MaxPending)
+			}
+			out.domains = append(out.domains, d)
+		}
+	}
+	return out, total, nil
+}
+
+// domainLevelValues expands one level's values of a slice of n domains;
+// unlike a host, a value above the hostname level may be shared by all n
+// (universal).
+func domainLevelValues(obj, field string, v kueue.TopologyAssignmentSliceLevelValues, n int) ([]string, error) {
+	if v.Universal != nil && v.Individual == nil {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = *v.Universal
+		}
+		return out, nil
+	}
+	return levelValues(obj, field, v, n)
+}
+
+// writeDomainAssignment is the topologyAssignment of domains at levels in
+// Kueue's compact form (KEP-2724, as Kueue's V1Beta2From writes it): one
+// slice; per level one universal value when all domains share it, else
+// the values' longest common prefix and suffix taken out (the prefix
+// shortened when they overlap in the shortest value) and the roots; one
+// universal pod count when all are equal. No domains: the levels and no
+// slices.
+func writeDomainAssignment(levels []string, domains []domainPods) *kueue.TopologyAssignment {
+	ta := &kueue.TopologyAssignment{Levels: slices.Clone(levels), Slices: []kueue.TopologyAssignmentSlice{}}
+	if len(domains) == 0 {
+		return ta
+	}
+	sl := kueue.TopologyAssignmentSlice{DomainCount: int32(len(domains)), ValuesPerLevel: make([]kueue.TopologyAssignmentSliceLevelValues, len(levels))}
+	for l := range levels {
+		vs := make([]string, len(domains))
+		for i, d := range domains {
+			vs[i] = d.values[l]
+		}
+		sl.ValuesPerLevel[l] = compactValues(vs)
+	}
+	counts := make([]int32, len(domains))
+	same := true
+	for i, d := range domains {
+		counts[i] = d.count
+		same = same && d.count == counts[0]
+	}
+	if same {
+		sl.PodCounts.Universal = &counts[0]
+	} else {
+		sl.PodCounts.Individual = counts
+	}
+	ta.Slices = append(ta.Slices, sl)
+	return ta
+}
+
+// compactValues writes one level's values as Kueue's encoding does: all
+// equal is one universal value; else the common prefix and suffix, each
+// found over all values, the prefix cut back so that the two fit in the
+// shortest value (a root may then be empty), and the roots.
+func compactValues(vs []string) kueue.TopologyAssignmentSliceLevelValues {
+	pre, suf := vs[0], vs[0]
+	shortest, longest := len(vs[0]), len(vs[0])
+	for _, v := range vs[1:] {
+		shortest, longest = min(shortest, len(v)), max(longest, len(v))
+		i := 0
+		for i < min(len(pre), len(v)) && pre[i] == v[i] {
+			i++
+		}
+		pre = pre[:i]
+		j := 0
+		for j < min(len(suf), len(v)) && suf[len(suf)-1-j] == v[len(v)-1-j] {
+			j++
+		}
+		suf = suf[len(suf)-j:]
+	}
+	if len(pre) == longest {
+		u := pre
+		return kueue.TopologyAssignmentSliceLevelValues{Universal: &u}
+	}
+	if len(pre)+len(suf) > shortest {
+		pre = pre[:shortest-len(suf)]
+	}
+	roots := make([]string, len(vs))
+	for i, v := range vs {
+		roots[i] = v[len(pre) : len(v)-len(suf)]
+	}
+	return kueue.TopologyAssignmentSliceLevelValues{Individual: &kueue.TopologyAssignmentSliceLevelIndividualValues{
+		Prefix: ptrOrNil(pre), Suffix: ptrOrNil(suf), Roots: roots}}
+}
+
+// assignLevels are the levels of the Topology pod set assignment psa is
+// planned over, when that Topology's lowest level is not the hostname;
+// nil otherwise. With queues its topology flavor names the Topology;
+// without (or with none of the input's), the input's one Topology
+// ([KueueOptions].TopologyLevels).
+func (a *admitter) assignLevels(psa *kueue.PodSetAssignment) []string {
+	levels := a.opts.TopologyLevels
+	if q := a.opts.Queues; q != nil {
+		for _, f := range slices.Sorted(maps.Values(psa.Flavors)) {
+			if t := q.Flavors[string(f)].Topology; t != "" {
+				if ls, ok := q.Topologies[t]; ok {
+					levels = ls
+					break
+				}
+			}
+		}
+	}
+	if !aboveHost(levels) {
+		return nil
+	}
+	return levels
+}
+
+// liftAssignments rewrites every topologyAssignment of w written at the
+// hostname level whose Topology's lowest level is another
+// ([admitter.assignLevels]) at that Topology's levels: each host's pods
+// summed into its lowest-level domain (the host's values at the levels),
+// the domains in the order of their values, as Kueue's buildAssignment
+// sorts them. An assignment naming a host the snapshot lacks, or one
+// without a label of the levels, is left as it is (gangsim plans no pod
+// there over such a Topology).
+func (a *admitter) liftAssignments(w *KueueWorkload) {
+	adm := w.Obj.Status.Admission
+	if adm == nil {
+		return
+	}
+	for i := range adm.PodSetAssignments {
+		psa := &adm.PodSetAssignments[i]
+		ta := psa.TopologyAssignment
+		if ta == nil || len(ta.Levels) != 1 || ta.Levels[0] != corev1.LabelHostname {
+			continue
+		}
+		levels := a.assignLevels(psa)
+		if levels == nil {
+			continue
+		}
+		if lifted, ok := a.lift(levels, ta); ok {
+			psa.TopologyAssignment = lifted
+		}
+	}
+}
+
+// lift is ta, written at the hostname level, summed to levels; ok is
+// false when a host is unknown or lacks a level's label.
+func (a *admitter) lift(levels []string, ta *kueue.TopologyAssignment) (*kueue.TopologyAssignment, bool) {
+	if len(ta.Slices) == 0 {
+		return writeDomainAssignment(levels, nil), true
+	}
+	pods, err := readTopologyAssignment("", "", ta)
+	if err != nil {
+		return nil, false
+	}
+	byID := map[string]int{}
+	var domains []domainPods
+	for _, p := range pods {
+		id, ok := a.host[p.Node]
+		if !ok {
+			return nil, false
+		}
+		labels := a.s.Node(id).Labels
+		vs := make([]string, len(levels))
+		for l, key := range levels {
+			if vs[l], ok = labels[key]; !ok {
+				return nil, false
+			}
+		}
+		key := strings.Join(vs, "\x00")
+		if j, ok := byID[key]; ok {
+			domains[j].count += p.Count
+			continue
+		}
+		byID[key] = len(domains)
+		domains = append(domains, domainPods{values: vs, count: p.Count})
+	}
+	slices.SortFunc(domains, func(x, y domainPods) int { return slices.Compare(x.values, y.values) })
+	return writeDomainAssignment(levels, domains), true
+}
+
+// spreadAboveHost places the pods of pod set k of admitted w, read at
+// levels above the hostname ([aboveHostSet]), on hosts, so that they
+// hold room as Kueue's cache charges each domain its pods: domain by
+// domain in the order written, over the domain's nodes (those whose
+// labels at the levels are its values) in node order, each taking as many
+// pods as its free room holds now (nodes not ready or cordoned last),
+// the rest — pods Kueue counted into the domain's summed room that no
+// host holds alone — one by one over its nodes in the same order. A
+// domain with no node keeps its pods on a host named by its values, which
+// [admitter.hold] finds gone. Deterministic: the same objects give the
+// same hosts.
+func (a *admitter) spreadAboveHost(w *KueueWorkload, k int, set *aboveHostSet) []placement.PodSetAssignment {
+	req := w.nodeRequests(k)
+	var out []placement.PodSetAssignment
+	for _, d := range set.domains {
+		var ready, other []placement.NodeID
+		for id := range placement.NodeID(a.s.NumNodes()) {
+			n := a.s.Node(id)
+			if _, ok := n.Labels[corev1.LabelHostname]; !ok || !matchesDomain(n.Labels, set.levels, d.values) {
+				continue
+			}
+			if _, notReady := a.opts.NotReady[n.Name]; notReady || n.Unschedulable {
+				other = append(other, id)
+			} else {
+				ready = append(ready, id)
+			}
+		}
+		nodes := append(ready, other...)
+		if len(nodes) == 0 {
+			out = append(out, placement.PodSetAssignment{Node: strings.Join(d.values, "/"), NodeID: -1, Count: d.count})
+			continue
+		}
+		per := make([]int32, len(nodes))
+		left := d.count
+		for i, id := range nodes {
+			n := min(int64(left), roomFor(a.s, id, req))
+			per[i], left = int32(n), left-int32(n)
+		}
+		for i := 0; left > 0; i = (i + 1) % len(nodes) {
+			per[i]++
+			left--
+		}
+		for i, id := range nodes {
+			if per[i] > 0 {
+				out = append(out, placement.PodSetAssignment{Node: a.s.Node(id).Labels[corev1.LabelHostname], NodeID: -1, Count: per[i]})
+			}
+		}
+	}
+	return out
+}
+
+// matchesDomain reports whether labels have values at levels.
+func matchesDomain(labels map[string]string, levels, values []string) bool {
+	for l, key := range levels {
+		if v, ok := labels[key]; !ok || v != values[l] {
+			return false
+		}
+	}
+	return true
+}
+
+// roomFor is how many pods of requests req node id of s has free room
+// for now, pods included (0 when overcommitted).
+func roomFor(s *placement.Snapshot, id placement.NodeID, req placement.ResourceList) int64 {
+	room := s.Free(id, placement.ResourcePods)
+	for r, q := range req {
+		if q > 0 && r != placement.ResourcePods {
+			room = min(room, s.Free(id, r)/q)
+		}
+	}
+	return max(room, 0)
+}
+
+// aboveHostChange words why set k of admitted w, read above the hostname
+// level, is neither resized nor repaired; "" when its assignment is at
+// the hostname level.
+func aboveHostChange(w *KueueWorkload, name string) string {
+	set, ok := w.aboveHost[name]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("pod set %q is admitted at levels %q above %s: gangsim does not resize or replace the pods of such an assignment (which host holds which pod is not in it)",
+		name, set.levels, corev1.LabelHostname)
+}
+
+// readAboveHost reads pod set name's topologyAssignment ta at field of
+// obj, at levels other than the hostname, into w.aboveHost.
+func (w *KueueWorkload) readAboveHost(obj, field, name string, ta *kueue.TopologyAssignment) error {
+	set, _, err := readDomainAssignment(obj, field, ta)
+	if err != nil {
+		return err
+	}
+	if w.aboveHost == nil {
+		w.aboveHost = map[string]*aboveHostSet{}
+	}
+	w.aboveHost[name] = set
+	return nil
+}
+
+// aboveHostWaits keeps admitted w as it is when a pod set read above the
+// hostname level would be resized or repaired (its count changed, or a
+// host of its spread failed): gangsim does not know which host holds
+// which of its pods, so it changes nothing (no set of w, so nothing is
+// half applied) and w waits (KueueGrowWaits) with the reason. It reports
+// whether it did.
+func (a *admitter) aboveHostWaits(w *KueueWorkload, h *held, o *KueueOutcome) bool {
+	var reasons []string
+	for k, set := range w.Group.PodSets {
+		if _, ok := w.aboveHost[set.Name]; !ok {
+			continue
+		}
+		if len(h.failed[k]) > 0 || set.Count != w.AdmittedCount[k] {
+			reasons = append(reasons, aboveHostChange(w, set.Name))
+		}
+	}
+	for _, z := range w.Zero {
+		if _, ok := w.aboveHost[z.Name]; ok && z.AdmittedCount > 0 {
+			reasons = append(reasons, aboveHostChange(w, z.Name))
+		}
+	}
+	if len(reasons) == 0 {
+		return false
+	}
+	o.Action, o.Message = KueueGrowWaits, joinReasons(reasons)
+	o.PodSets = make([][]placement.PodSetAssignment, len(w.Group.PodSets))
+	for k := range w.Group.PodSets {
+		o.PodSets[k] = h.survivors[k]
+	}
+	return true
+}
+
+// markAppended records that tree has kubernetes.io/hostname appended
+// below its Topology's levels.
+func (a *admitter) markAppended(tree *topology.Tree) {
+	if a.appended == nil {
+		a.appended = map[*topology.Tree]bool{}
+	}
+	a.appended[tree] = true
+}
+
+// appendedLevel words why a request of rs waits when it names
+// kubernetes.io/hostname (as its level or a slice layer's) over a tree
+// that has the level only because gangsim appended it: the Topology has
+// no such level, and Kueue leaves the Workload pending. "" otherwise.
+func (a *admitter) appendedLevel(tree *topology.Tree, rs []topology.PodSetRequest) string {
+	if !a.appended[tree] {
+		return ""
+	}
+	for _, r := range rs {
+		if r.Required == corev1.LabelHostname || r.Preferred == corev1.LabelHostname {
+			return fmt.Sprintf("pod set %q: no requested topology level: %s", r.PodSet, corev1.LabelHostname)
+		}
+		for i, l := range r.Slices {
+			if l.Key != corev1.LabelHostname {
+				continue
+			}
+			what := "slices"
+			if i > 0 {
+				what = "additional slice layer"
+			}
+			return fmt.Sprintf("pod set %q: no requested topology level for %s: %s", r.PodSet, what, l.Key)
+		}
+	}
+	return ""
+}
