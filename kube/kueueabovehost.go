@@ -482,3 +482,45 @@ func (a *admitter) appendedLevel(tree *topology.Tree, rs []topology.PodSetReques
 	}
 	return ""
 }
+
+// lowestDomainPlan plans g over tree, one with kubernetes.io/hostname
+// appended, with each set of requests that asks for no level, or is
+// unconstrained, required in one domain of the Topology's lowest level,
+// and reports whether that fits. Kueue's TAS places such a set over the
+// Topology's lowest-level domains, its leaves there: the tightest domain
+// that holds the whole set when one does (findLevelWithFitDomains,
+// best fit at the lowest level), and that domain is what a required
+// level finds too. When none holds it (ok false) the set is planned as
+// asked, over hosts, least free first, where Kueue takes whole
+// lowest-level domains least free first (docs/kueue.md, Not modelled).
+// A Workload's sets are tried together: all so required, or none.
+func (a *admitter) lowestDomainPlan(tree *topology.Tree, g *placement.Group, requests []topology.PodSetRequest) (topology.Plan, bool) {
+	keys := tree.Keys()
+	if !a.appended[tree] || len(keys) < 2 {
+		return topology.Plan{}, false
+	}
+	lowest := keys[len(keys)-2]
+	rs := slices.Clone(requests)
+	asked := map[string]bool{}
+	changed := false
+	for i, r := range rs {
+		asked[r.PodSet] = true
+		if r.Required == "" && r.Preferred == "" && len(r.Slices) == 0 && r.Group == "" {
+			rs[i].Required, rs[i].Unconstrained, changed = lowest, false, true
+		}
+	}
+	for _, set := range g.PodSets {
+		if !asked[set.Name] {
+			// No request at all: Kueue's implied one.
+			rs, changed = append(rs, topology.PodSetRequest{PodSet: set.Name, Required: lowest}), true
+		}
+	}
+	if !changed {
+		return topology.Plan{}, false
+	}
+	p, err := tree.PlanPodSets(a.s, g, rs, a.planOptions())
+	if err != nil || p.Decision.Status != placement.Scheduled || p.KueueAssumed != nil {
+		return topology.Plan{}, false
+	}
+	return p, true
+}

@@ -978,7 +978,11 @@ func (a *admitter) plan(tree *topology.Tree, w *KueueWorkload, g *placement.Grou
 			// plan takes requests only, so g stays the Workload's own.
 			g, requests = kueueGroupPlan(g, requests, w.isPhantom)
 		}
-		p, err = tree.PlanPodSets(a.s, g, requests, a.planOptions())
+		if lp, ok := a.lowestDomainPlan(tree, g, requests); ok {
+			p = lp // kueueabovehost.go
+		} else {
+			p, err = tree.PlanPodSets(a.s, g, requests, a.planOptions())
+		}
 		if as := p.KueueAssumed; as != nil {
 			// Kueue's TAS calls it a fit: its quota decides, and what it
 			// places is held as Kueue assumes it ([admitter.stick]).

@@ -73,9 +73,9 @@ status:
 
 // aboveHostWorkload is a pending Workload of one pod set of count pods
 // requesting res, with topologyRequest tr ("required: <level>" or
-// "preferred: <level>").
+// "preferred: <level>"; none when "").
 func aboveHostWorkload(name string, count int, res, tr, created string) string {
-	return fmt.Sprintf(`---
+	w := fmt.Sprintf(`---
 apiVersion: kueue.x-k8s.io/v1beta2
 kind: Workload
 metadata: {name: %s, namespace: default, creationTimestamp: %q}
@@ -91,6 +91,10 @@ spec:
         - name: c
           resources: {requests: {%s}}
 `, name, created, count, tr, res)
+	if tr == "" {
+		w = strings.Replace(w, "    topologyRequest: {}\n", "", 1)
+	}
+	return w
 }
 
 // admittedAssignments reads the Workloads of gangsim's -o yaml output:
@@ -160,6 +164,23 @@ func TestKueueAboveHost_TableCases(t *testing.T) {
 			aboveHostWorkload("wl", 6, `cpu: "1"`, "preferred: "+blockLevel, "2026-01-01T10:00:00Z"),
 			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 3, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{individual("b", "1", "1", "2"), individual("r", "1", "2", "2")},
 				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Individual: []int32{1, 3, 2}}}), ""},
+		// Not Kueue's table: a set without a request in a ClusterQueue
+		// whose flavors all have a Topology (Kueue's implied request), and
+		// an unconstrained one, each held by one rack: the tightest, as
+		// Kueue's FindTopologyAssignmentsForFlavor (run in-process) places
+		// them. Over hosts, least free first, 3 pods took b1/r1 and b1/r2.
+		{"implied; one rack holds the set",
+			aboveHostWorkload("wl", 3, `cpu: "1"`, "", "2026-01-01T10:00:00Z"),
+			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 1, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{universal("b1"), universal("r2")},
+				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Universal: ptr.To[int32](3)}}), ""},
+		{"unconstrained; one rack holds the set",
+			aboveHostWorkload("wl", 2, `cpu: "1"`, "unconstrained: true", "2026-01-01T10:00:00Z"),
+			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 1, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{universal("b2"), universal("r2")},
+				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Universal: ptr.To[int32](2)}}), ""},
+		{"implied; no rack holds the set",
+			aboveHostWorkload("wl", 7, `cpu: "1"`, "", "2026-01-01T10:00:00Z"),
+			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 4, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{individual("b", "1", "1", "2", "2"), individual("r", "1", "2", "1", "2")},
+				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Individual: []int32{1, 3, 1, 2}}}), ""},
 		{"block required; single Pod which cannot be split; BestFit",
 			aboveHostWorkload("wl", 1, `cpu: "4"`, "required: "+blockLevel, "2026-01-01T10:00:00Z"),
 			nil, `pod set "main" needs 1 pod in one cloud.com/topology-block domain`},
