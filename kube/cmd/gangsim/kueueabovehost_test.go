@@ -2,7 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -317,4 +323,75 @@ func noQueues(in string) string {
 		keep = append(keep, strings.ReplaceAll(doc, "  queueName: lq\n", ""))
 	}
 	return strings.Join(keep, "---\n")
+}
+
+// kueueAboveHostRecord is a record of kueue-oracle/above-host: the real
+// Kueue's answer over a Topology whose lowest level is not the hostname,
+// each admitted pod set's topologyAssignment as Kueue wrote it.
+type kueueAboveHostRecord struct {
+	Kueue     string   `json:"kueue"`
+	Manifests []string `json:"manifests"`
+	Args      []string `json:"gangsimArgs"`
+	Workloads []struct {
+		Workload string `json:"workload"`
+		Admitted bool   `json:"admitted"`
+		PodSets  []struct {
+			Name               string                    `json:"name"`
+			Flavor             string                    `json:"flavor"`
+			TopologyAssignment *kueue.TopologyAssignment `json:"topologyAssignment"`
+		} `json:"podSets"`
+		KnownDifference string `json:"knownDifference"`
+	} `json:"workloads"`
+}
+
+// gangsim's -o yaml gives every Workload of kueue-oracle/above-host the
+// real Kueue's answer: admitted or not, and each admitted pod set's flavor
+// and topologyAssignment exactly as Kueue wrote it; a known difference
+// must still differ.
+func TestKueueAboveHost_Oracle(t *testing.T) {
+	files, err := filepath.Glob(td + "kueue-oracle/above-host/*.json")
+	require.NoError(t, err)
+	require.Len(t, files, 5)
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			var c kueueAboveHostRecord
+			require.NoError(t, json.Unmarshal(b, &c))
+			require.Equal(t, "v0.17.0", c.Kueue)
+			args := append([]string{}, c.Args...)
+			for _, m := range c.Manifests {
+				args = append(args, "-f", td+m)
+			}
+			out, code := yamlRun("", args...)
+			require.NotEqual(t, exitInput, code, out)
+			got := map[string]kueue.Workload{}
+			for _, doc := range strings.Split(out, "\n---\n") {
+				if strings.Contains(doc, "kind: Workload") {
+					var w kueue.Workload
+					require.NoError(t, yaml.Unmarshal([]byte(doc), &w))
+					got[w.Namespace+"/"+w.Name] = w
+				}
+			}
+			for _, want := range c.Workloads {
+				w, ok := got[want.Workload]
+				require.True(t, ok, "no Workload %s in gangsim's output", want.Workload)
+				same := want.Admitted == (w.Status.Admission != nil)
+				if same && want.Admitted {
+					psas := w.Status.Admission.PodSetAssignments
+					same = len(psas) == len(want.PodSets)
+					for i := 0; same && i < len(psas); i++ {
+						ps := want.PodSets[i]
+						same = string(psas[i].Name) == ps.Name && reflect.DeepEqual(psas[i].TopologyAssignment, ps.TopologyAssignment) &&
+							slices.Contains(slices.Collect(maps.Values(psas[i].Flavors)), kueue.ResourceFlavorReference(ps.Flavor))
+					}
+				}
+				if want.KnownDifference != "" {
+					require.False(t, same, "%s: gangsim now agrees with Kueue; drop the known difference", want.Workload)
+					continue
+				}
+				require.True(t, same, "%s: Kueue admitted=%v %+v; gangsim %+v", want.Workload, want.Admitted, want.PodSets, w.Status.Admission)
+			}
+		})
+	}
 }
