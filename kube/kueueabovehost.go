@@ -390,16 +390,17 @@ func roomFor(s *placement.Snapshot, id placement.NodeID, req placement.ResourceL
 	return max(room, 0)
 }
 
-// aboveHostChange words why set k of admitted w, read above the hostname
-// level, is neither resized nor repaired; "" when its assignment is at
-// the hostname level.
-func aboveHostChange(w *KueueWorkload, name string) string {
+// aboveHostChange words why pod set name of admitted w, read above the
+// hostname level, is neither resized nor repaired when cause ("its count
+// changed from 3 to 2") asks for it; "" when its assignment is at the
+// hostname level.
+func aboveHostChange(w *KueueWorkload, name, cause string) string {
 	set, ok := w.aboveHost[name]
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("pod set %q is admitted at levels %q above %s: gangsim does not resize or replace the pods of such an assignment (which host holds which pod is not in it)",
-		name, set.levels, corev1.LabelHostname)
+	return fmt.Sprintf("pod set %q is admitted at levels %q above %s and %s: gangsim does not resize or replace the pods of such an assignment (which host holds which pod is not in it), so it keeps its admission as it is",
+		name, set.levels, corev1.LabelHostname, cause)
 }
 
 // readAboveHost reads pod set name's topologyAssignment ta at field of
@@ -428,13 +429,20 @@ func (a *admitter) aboveHostWaits(w *KueueWorkload, h *held, o *KueueOutcome) bo
 		if _, ok := w.aboveHost[set.Name]; !ok {
 			continue
 		}
-		if len(h.failed[k]) > 0 || set.Count != w.AdmittedCount[k] {
-			reasons = append(reasons, aboveHostChange(w, set.Name))
+		var causes []string
+		if set.Count != w.AdmittedCount[k] {
+			causes = append(causes, fmt.Sprintf("its count changed from %d to %d", w.AdmittedCount[k], set.Count))
+		}
+		if len(h.failed[k]) > 0 {
+			causes = append(causes, fmt.Sprintf("node(s) %s that its pods were spread over failed", hostList(h.words[k])))
+		}
+		if len(causes) > 0 {
+			reasons = append(reasons, aboveHostChange(w, set.Name, strings.Join(causes, " and ")))
 		}
 	}
 	for _, z := range w.Zero {
 		if _, ok := w.aboveHost[z.Name]; ok && z.AdmittedCount > 0 {
-			reasons = append(reasons, aboveHostChange(w, z.Name))
+			reasons = append(reasons, aboveHostChange(w, z.Name, fmt.Sprintf("its count changed from %d to 0", z.AdmittedCount)))
 		}
 	}
 	if len(reasons) == 0 {

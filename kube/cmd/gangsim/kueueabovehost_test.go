@@ -285,7 +285,7 @@ func TestKueueAboveHost_ResizeWaits(t *testing.T) {
 	var text, errb bytes.Buffer
 	run([]string{"-topology-profile", "kueue", "-f", "-"}, strings.NewReader(shrunk), &text, &errb, false)
 	require.Contains(t, text.String(), `kueue Workload default/w1: GrowWaits`)
-	require.Contains(t, text.String(), `pod set "main" is admitted at levels ["cloud.com/topology-block" "cloud.com/topology-rack"] above kubernetes.io/hostname: gangsim does not resize or replace the pods of such an assignment`)
+	require.Contains(t, text.String(), `pod set "main" is admitted at levels ["cloud.com/topology-block" "cloud.com/topology-rack"] above kubernetes.io/hostname and its count changed from 3 to 2: gangsim does not resize or replace the pods of such an assignment (which host holds which pod is not in it), so it keeps its admission as it is`)
 	out2, _ := yamlRun(shrunk, "-topology-profile", "kueue", "-f", "-")
 	require.Equal(t, admittedAssignments(t, out)["w1"], admittedAssignments(t, out2)["w1"], "the admission is unchanged")
 }
@@ -394,4 +394,33 @@ func TestKueueAboveHost_Oracle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Read back, a rack's pods go to hosts with room first; what no host holds
+// alone (Kueue sums the rack's room) still goes to the rack's hosts, one
+// at a time, and one of its hosts failing keeps the Workload as it is,
+// waiting: gangsim does not know which host runs which pod.
+func TestKueueAboveHost_Spread(t *testing.T) {
+	out, code := yamlRun(aboveHostWorld(blockLevel, rackLevel)+aboveHostWorkload("w1", 3, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T10:00:00Z"),
+		"-topology-profile", "kueue", "-f", "-")
+	require.NotEqual(t, exitInput, code, out)
+	text := func(in string) string {
+		var b, errb bytes.Buffer
+		run([]string{"-topology-profile", "kueue", "-f", "-"}, strings.NewReader(in), &b, &errb, false)
+		return b.String() + errb.String()
+	}
+	// Each pod needs 2 CPUs now: no host of b1/r2 holds one alone.
+	big := strings.Replace(out, "              cpu: \"1\"\n", "              cpu: \"2\"\n", 1)
+	big = strings.Replace(big, "        cpu: \"3\"\n", "        cpu: \"6\"\n", 1) // its resourceUsage
+	require.NotEqual(t, out, big)
+	require.Contains(t, text(big), "kueue Workload default/w1: Kept\n  pod set main (flavor tas-flavor): b1-r2-x1×1 b1-r2-x5×1 b1-r2-x6×1\n")
+	// x1 not ready since 09:00 (failed at 10:00): its pod is lost there.
+	failed := strings.Replace(out, "    kubernetes.io/hostname: x1\n  name: b1-r2-x1\nstatus:\n  allocatable:\n    cpu: \"1\"\n    memory: 1Gi\n    pods: \"10\"\n  conditions:\n  - status: \"True\"\n",
+		"    kubernetes.io/hostname: x1\n  name: b1-r2-x1\nstatus:\n  allocatable:\n    cpu: \"1\"\n    memory: 1Gi\n    pods: \"10\"\n  conditions:\n  - lastTransitionTime: \"2026-01-01T09:00:00Z\"\n    status: \"False\"\n", 1)
+	require.NotEqual(t, out, failed)
+	got := text(failed)
+	require.Contains(t, got, "kueue Workload default/w1: GrowWaits")
+	require.Contains(t, got, `above kubernetes.io/hostname and node(s) b1-r2-x1 (Ready False for 1h0m0s) that its pods were spread over failed: gangsim does not resize or replace`)
+	out2, _ := yamlRun(failed, "-topology-profile", "kueue", "-f", "-")
+	require.Equal(t, admittedAssignments(t, out)["w1"], admittedAssignments(t, out2)["w1"], "the admission is unchanged")
 }
