@@ -330,21 +330,24 @@ func (a *admitter) lift(levels []string, ta *kueue.TopologyAssignment) (*kueue.T
 // same hosts.
 func (a *admitter) spreadAboveHost(w *KueueWorkload, k int, set *aboveHostSet) []placement.PodSetAssignment {
 	req := w.nodeRequests(k)
+	// The nodes of each domain, ready and uncordoned ones first, each in
+	// node order: one pass over the nodes, not one per domain.
+	byDomain := map[string][]placement.NodeID{}
+	var later []placement.NodeID
+	for id := range placement.NodeID(a.s.NumNodes()) {
+		n := a.s.Node(id)
+		if _, notReady := a.opts.NotReady[n.Name]; notReady || n.Unschedulable {
+			later = append(later, id)
+			continue
+		}
+		addToDomain(byDomain, set.levels, n, id)
+	}
+	for _, id := range later {
+		addToDomain(byDomain, set.levels, a.s.Node(id), id)
+	}
 	var out []placement.PodSetAssignment
 	for _, d := range set.domains {
-		var ready, other []placement.NodeID
-		for id := range placement.NodeID(a.s.NumNodes()) {
-			n := a.s.Node(id)
-			if _, ok := n.Labels[corev1.LabelHostname]; !ok || !matchesDomain(n.Labels, set.levels, d.values) {
-				continue
-			}
-			if _, notReady := a.opts.NotReady[n.Name]; notReady || n.Unschedulable {
-				other = append(other, id)
-			} else {
-				ready = append(ready, id)
-			}
-		}
-		nodes := append(ready, other...)
+		nodes := byDomain[strings.Join(d.values, "\x00")]
 		if len(nodes) == 0 {
 			out = append(out, placement.PodSetAssignment{Node: strings.Join(d.values, "/"), NodeID: -1, Count: d.count})
 			continue
@@ -368,14 +371,23 @@ func (a *admitter) spreadAboveHost(w *KueueWorkload, k int, set *aboveHostSet) [
 	return out
 }
 
-// matchesDomain reports whether labels have values at levels.
-func matchesDomain(labels map[string]string, levels, values []string) bool {
-	for l, key := range levels {
-		if v, ok := labels[key]; !ok || v != values[l] {
-			return false
-		}
+// addToDomain appends node id to the nodes of its domain at levels in
+// byDomain (keyed by its values joined by NUL), when it has a hostname
+// and every level's label.
+func addToDomain(byDomain map[string][]placement.NodeID, levels []string, n *placement.Node, id placement.NodeID) {
+	if _, ok := n.Labels[corev1.LabelHostname]; !ok {
+		return
 	}
-	return true
+	vs := make([]string, len(levels))
+	for l, key := range levels {
+		v, ok := n.Labels[key]
+		if !ok {
+			return
+		}
+		vs[l] = v
+	}
+	key := strings.Join(vs, "\x00")
+	byDomain[key] = append(byDomain[key], id)
 }
 
 // roomFor is how many pods of requests req node id of s has free room
