@@ -94,9 +94,11 @@
 //
 // Kueue Workloads (kueue.x-k8s.io/v1beta2; v1beta1 is refused, naming
 // v1beta2) are admitted before the first cycle, over the levels of the
-// input's Kueue Topology (lowest level kubernetes.io/hostname; else
-// -topology-keys ending in it; with ResourceFlavors, the Topology each
-// topology flavor names), by kube.AdmitKueueWorkloads: queued by
+// input's Kueue Topology (kubernetes.io/hostname appended below a lowest
+// level that is not, the assignment then written at the Topology's own
+// levels as Kueue writes it; else -topology-keys ending in the hostname;
+// with ResourceFlavors, the Topology each topology flavor names), by
+// kube.AdmitKueueWorkloads: queued by
 // spec.priority, creationTimestamp, then name; the Workloads that hold
 // quota first, their status.admission reserved as usage per node (no
 // pods), resized in place when a pod set's count changed (elastic) —
