@@ -153,6 +153,10 @@ func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topol
 // template's nodeSelector refuses, one its required node affinity refuses,
 // and one with no room for a pod (nf.Full), by the resource that limits it.
 func (a *admitter) kueueExclusions(nf *topology.KueueNotFit, tree *topology.Tree, tmpl *placement.Pod, flavor *KueueFlavor) kueueExclusions {
+	if a.appended[tree] {
+		// Kueue's leaves are then the Topology's lowest-level domains.
+		return a.aboveHostExclusions(tree, tmpl, a.kueueLeaves(tree, flavor))
+	}
 	ex := kueueExclusions{Taints: map[string]int{}, Resources: map[placement.ResourceName]int{}}
 	full := nf.Full // in NodeID order, as the leaves: walked beside them
 	leaves := a.kueueLeaves(tree, flavor)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	"sigs.k8s.io/yaml"
@@ -152,7 +153,7 @@ func TestKueueAboveHost_TableCases(t *testing.T) {
 		name     string // Kueue's case
 		workload string
 		want     *kueue.TopologyAssignment // nil: pending
-		reason   string                    // in the pending text output (gangsim's words: Kueue's are kueue-oracle's business)
+		reason   string                    // in the pending text output: Kueue's wantReason (its leaves are the racks)
 	}{
 		{"rack required; multiple Pods fit in a rack; BestFit",
 			aboveHostWorkload("wl", 3, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T10:00:00Z"),
@@ -189,10 +190,10 @@ func TestKueueAboveHost_TableCases(t *testing.T) {
 				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Individual: []int32{1, 3, 1, 2}}}), ""},
 		{"block required; single Pod which cannot be split; BestFit",
 			aboveHostWorkload("wl", 1, `cpu: "4"`, "required: "+blockLevel, "2026-01-01T10:00:00Z"),
-			nil, `pod set "main" needs 1 pod in one cloud.com/topology-block domain`},
+			nil, `couldn't assign flavors to pod set main: topology "default" doesn't allow to fit any of 1 pod(s). Total nodes: 4; excluded: resource "cpu": 4`},
 		{"block required; too many Pods to fit requested; BestFit",
 			aboveHostWorkload("wl", 5, `cpu: "1"`, "required: "+blockLevel, "2026-01-01T10:00:00Z"),
-			nil, `pod set "main" needs 5 pods in one cloud.com/topology-block domain`},
+			nil, `couldn't assign flavors to pod set main: topology "default" allows to fit only 4 out of 5 pod(s)` + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := aboveHostWorld(blockLevel, rackLevel) + tc.workload
@@ -299,7 +300,7 @@ func TestKueueAboveHost_HostnameRequested(t *testing.T) {
 		name, in, want string
 	}{
 		{"queued", aboveHostWorld(blockLevel, rackLevel) + wl,
-			"kueue Workload default/wl: Pending\n  couldn't assign flavors to pod set main: Flavor \"tas-flavor\" does not contain the requested level (kubernetes.io/hostname)\n"},
+			"kueue Workload default/wl: Pending\n  couldn't assign flavors to pod set main: Flavor \"tas-flavor\" does not contain the requested level\n"},
 		{"one Topology alone", noQueues(aboveHostWorld(blockLevel, rackLevel) + wl),
 			"kueue Workload default/wl: Pending\n  pod set \"main\": no requested topology level: kubernetes.io/hostname\n"},
 	} {
@@ -340,6 +341,7 @@ type kueueAboveHostRecord struct {
 			Flavor             string                    `json:"flavor"`
 			TopologyAssignment *kueue.TopologyAssignment `json:"topologyAssignment"`
 		} `json:"podSets"`
+		KueueMessage    string `json:"kueueMessage"`
 		KnownDifference string `json:"knownDifference"`
 	} `json:"workloads"`
 }
@@ -391,6 +393,12 @@ func TestKueueAboveHost_Oracle(t *testing.T) {
 					continue
 				}
 				require.True(t, same, "%s: Kueue admitted=%v %+v; gangsim %+v", want.Workload, want.Admitted, want.PodSets, w.Status.Admission)
+				if !want.Admitted {
+					// Kueue's words: its leaves are the racks.
+					c := apimeta.FindStatusCondition(w.Status.Conditions, kueue.WorkloadQuotaReserved)
+					require.NotNil(t, c, want.Workload)
+					require.Equal(t, want.KueueMessage, c.Reason+": "+c.Message, want.Workload)
+				}
 			}
 		})
 	}
