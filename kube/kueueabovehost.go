@@ -320,15 +320,19 @@ func (a *admitter) lift(levels []string, ta *kueue.TopologyAssignment) (*kueue.T
 
 // spreadAboveHost places the pods of pod set k of admitted w, read at
 // levels above the hostname ([aboveHostSet]), on hosts, so that they
-// hold room as Kueue's cache charges each domain its pods: domain by
-// domain in the order written, over the domain's nodes (those whose
-// labels at the levels are its values) in node order, each taking as many
-// pods as its free room holds now (nodes not ready or cordoned last),
-// the rest — pods Kueue counted into the domain's summed room that no
-// host holds alone — one by one over its nodes in the same order. A
-// domain with no node keeps its pods on a host named by its values, which
-// [admitter.hold] finds gone. Deterministic: the same objects give the
-// same hosts.
+// hold room as Kueue's cache charges each domain its pods, domain by
+// domain in the order written. Each domain's pods go where gangsim's plan
+// puts that many pods required in that domain now ([admitter.planInDomain]):
+// the hosts its admission took, as the Workloads held before it hold what
+// they held then, so that -o yaml read back is a fixed point. When that
+// plan does not fit (an assignment gangsim did not write), they go over
+// the domain's nodes (those whose labels at the levels are its values)
+// in node order, each taking as many pods as its free room holds now
+// (nodes not ready or cordoned last), the rest — pods Kueue counted into
+// the domain's summed room that no host holds alone — one by one over its
+// nodes in the same order. A domain with no node keeps its pods on a host
+// named by its values, which [admitter.hold] finds gone. Deterministic:
+// the same objects give the same hosts.
 func (a *admitter) spreadAboveHost(w *KueueWorkload, k int, set *aboveHostSet) []placement.PodSetAssignment {
 	req := w.nodeRequests(k)
 	// The nodes of each domain, ready and uncordoned ones first, each in
@@ -348,6 +352,10 @@ func (a *admitter) spreadAboveHost(w *KueueWorkload, k int, set *aboveHostSet) [
 	}
 	var out []placement.PodSetAssignment
 	for _, d := range set.domains {
+		if pods, ok := a.planInDomain(w, k, set.levels, d); ok {
+			out = append(out, pods...)
+			continue
+		}
 		nodes := byDomain[strings.Join(d.values, "\x00")]
 		if len(nodes) == 0 {
 			out = append(out, placement.PodSetAssignment{Node: strings.Join(d.values, "/"), NodeID: -1, Count: d.count})
@@ -595,4 +603,46 @@ func domainRoom(s *placement.Snapshot, ids []placement.NodeID, req placement.Res
 	}
 	try(placement.ResourcePods, 1)
 	return lim, best
+}
+
+// planInDomain plans domain d's pods of pod set k of admitted w over the
+// admitter's tree (the Workload's, set by [admitter.hold]'s caller): the
+// set's template with d's values at levels as node selector, required at
+// the lowest of levels, the Workload's other sets left out, as gangsim
+// planned each domain's share of the set when it admitted it (Kueue's
+// descent below a domain depends only on the domain and its count). ok is
+// false when the tree is not one appended below levels, the set is a
+// phantom leader, or the plan does not fit.
+func (a *admitter) planInDomain(w *KueueWorkload, k int, levels []string, d domainPods) ([]placement.PodSetAssignment, bool) {
+	tree := a.tree
+	if tree == nil || !a.appended[tree] || w.isPhantom(w.Group.PodSets[k].Name) {
+		return nil, false
+	}
+	if keys := tree.Keys(); !slices.Equal(keys[:len(keys)-1], levels) {
+		return nil, false
+	}
+	set := w.Group.PodSets[k]
+	set.Count = d.count
+	sel := maps.Clone(set.Template.NodeSelector)
+	if sel == nil {
+		sel = map[string]string{}
+	}
+	for l, key := range levels {
+		if v, ok := sel[key]; ok && v != d.values[l] {
+			return nil, false
+		}
+		sel[key] = d.values[l]
+	}
+	set.Template.NodeSelector = sel
+	g := *w.Group
+	g.PodSets, g.Members, g.SubGroups, g.MinCount = []placement.PodSet{set}, nil, nil, d.count
+	p, err := tree.PlanPodSets(a.s, &g, []topology.PodSetRequest{{PodSet: set.Name, Required: levels[len(levels)-1]}}, a.planOptions())
+	if err != nil || p.Decision.Status != placement.Scheduled || p.KueueAssumed != nil || len(p.PodSets) != 1 {
+		return nil, false
+	}
+	var out []placement.PodSetAssignment
+	for _, r := range p.PodSets[0].Ranks {
+		out = append(out, placement.PodSetAssignment{Node: a.s.Node(r.NodeID).Labels[corev1.LabelHostname], NodeID: -1, Count: r.Count})
+	}
+	return out, true
 }

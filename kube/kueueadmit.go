@@ -437,7 +437,10 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 			return nil, nil, err
 		}
 		v = v.asAdmitted() // a set admitted partially keeps its admitted count
+		prev := a.tree
+		a.tree = t // a set read above the hostname level is spread over it
 		h, err := a.hold(v)
+		a.tree = prev
 		if err != nil {
 			return nil, nil, err
 		}

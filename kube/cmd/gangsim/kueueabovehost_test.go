@@ -106,7 +106,7 @@ spec:
 
 // admittedAssignments reads the Workloads of gangsim's -o yaml output:
 // each one's pod set main's topologyAssignment (nil when not admitted).
-func admittedAssignments(t *testing.T, out string) map[string]*kueue.TopologyAssignment {
+func admittedAssignments(t require.TestingT, out string) map[string]*kueue.TopologyAssignment {
 	got := map[string]*kueue.TopologyAssignment{}
 	for _, doc := range strings.Split(out, "\n---\n") {
 		if !strings.Contains(doc, "kind: Workload") {

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+)
+
+// Over random [block, rack] Topologies (no hostname level) with random
+// Workloads, every admitted Workload's topologyAssignment names the
+// Topology's levels, each rack once, in the order of their values, its
+// pods summing to the set's count; and -o yaml read back is a fixed point
+// (the read-back spread holds the same room).
+func TestProp_KueueAboveHost(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var b strings.Builder
+		b.WriteString(strings.SplitN(aboveHostWorld(blockLevel, rackLevel), "---\napiVersion: v1\nkind: Node", 2)[0])
+		for bl := range rapid.IntRange(1, 2).Draw(t, "blocks") {
+			for r := range rapid.IntRange(1, 3).Draw(t, "racks") {
+				for h := range rapid.IntRange(1, 3).Draw(t, "hosts") {
+					fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Node
+metadata:
+  name: b%d-r%d-h%d
+  labels: {cloud.com/topology-block: b%d, cloud.com/topology-rack: r%d, example.com/pool: tas}
+status:
+  allocatable: {cpu: "%d", memory: 8Gi, pods: "10"}
+  conditions: [{type: Ready, status: "True"}]
+`, bl, r, h, bl, r, rapid.IntRange(1, 4).Draw(t, "cpu"))
+				}
+			}
+		}
+		reqs := []string{"required: " + rackLevel, "required: " + blockLevel, "preferred: " + rackLevel, "preferred: " + blockLevel, "unconstrained: true", ""}
+		counts := map[string]int32{}
+		for i := range rapid.IntRange(1, 4).Draw(t, "workloads") {
+			name := fmt.Sprintf("w%d", i)
+			counts[name] = int32(rapid.IntRange(1, 5).Draw(t, "count"))
+			b.WriteString(aboveHostWorkload(name, int(counts[name]), fmt.Sprintf(`cpu: "%d"`, rapid.IntRange(1, 2).Draw(t, "podCPU")),
+				rapid.SampledFrom(reqs).Draw(t, "request"), fmt.Sprintf("2026-01-01T10:0%d:00Z", i)))
+		}
+		out, code := yamlRun(b.String(), "-topology-profile", "kueue", "-f", "-")
+		require.NotEqual(t, exitInput, code, out)
+		for name, ta := range admittedAssignments(t, out) {
+			if ta == nil {
+				continue
+			}
+			require.Equal(t, []string{blockLevel, rackLevel}, ta.Levels, name)
+			require.Len(t, ta.Slices, 1, name)
+			sl := ta.Slices[0]
+			var sum int32
+			var doms [][]string
+			for j := range int(sl.DomainCount) {
+				n := valueAt(sl.PodCounts, j)
+				require.Positive(t, n, name)
+				sum += n
+				doms = append(doms, []string{levelValue(sl.ValuesPerLevel[0], j), levelValue(sl.ValuesPerLevel[1], j)})
+			}
+			require.Equal(t, counts[name], sum, "%s: the racks' pods sum to its count", name)
+			require.True(t, slices.IsSortedFunc(doms, slices.Compare[[]string]), "%s: racks in the order of their values: %v", name, doms)
+			require.Equal(t, len(doms), len(slices.CompactFunc(slices.Clone(doms), slices.Equal[[]string])), "%s: each rack once", name)
+		}
+		checkFixedPoint(t, out, code, "-topology-profile", "kueue")
+	})
+}
+
+// valueAt is the j-th domain's pod count of a compact slice.
+func valueAt(c kueue.TopologyAssignmentSlicePodCounts, j int) int32 {
+	if c.Universal != nil {
+		return *c.Universal
+	}
+	return c.Individual[j]
+}
+
+// levelValue is the j-th domain's value of one level of a compact slice.
+func levelValue(v kueue.TopologyAssignmentSliceLevelValues, j int) string {
+	if v.Universal != nil {
+		return *v.Universal
+	}
+	pre, suf := "", ""
+	if v.Individual.Prefix != nil {
+		pre = *v.Individual.Prefix
+	}
+	if v.Individual.Suffix != nil {
+		suf = *v.Individual.Suffix
+	}
+	return pre + v.Individual.Roots[j] + suf
+}
