@@ -12,7 +12,7 @@ import (
 )
 
 // Over random [block, rack] Topologies (no hostname level) with random
-// Workloads, every admitted Workload's topologyAssignment names the
+// Workloads (priorities, a second pod set), every admitted Workload's topologyAssignment names the
 // Topology's levels, each rack once, in the order of their values, its
 // pods summing to the set's count; and -o yaml read back is a fixed point
 // (the read-back spread holds the same room).
@@ -41,8 +41,26 @@ status:
 		for i := range rapid.IntRange(1, 4).Draw(t, "workloads") {
 			name := fmt.Sprintf("w%d", i)
 			counts[name] = int32(rapid.IntRange(1, 5).Draw(t, "count"))
-			b.WriteString(aboveHostWorkload(name, int(counts[name]), fmt.Sprintf(`cpu: "%d"`, rapid.IntRange(1, 2).Draw(t, "podCPU")),
-				rapid.SampledFrom(reqs).Draw(t, "request"), fmt.Sprintf("2026-01-01T10:0%d:00Z", i)))
+			w := aboveHostWorkload(name, int(counts[name]), fmt.Sprintf(`cpu: "%d"`, rapid.IntRange(1, 2).Draw(t, "podCPU")),
+				rapid.SampledFrom(reqs).Draw(t, "request"), fmt.Sprintf("2026-01-01T10:0%d:00Z", i))
+			if p := rapid.IntRange(0, 2).Draw(t, "priority"); p > 0 {
+				w = strings.Replace(w, "  queueName: lq\n", fmt.Sprintf("  queueName: lq\n  priority: %d\n", 100*p), 1)
+			}
+			if rapid.Bool().Draw(t, "second set") {
+				// A second pod set, listed first, of 1 to 3 one-CPU pods
+				// without a topology request (Kueue's implied one): the
+				// sets are planned in spec.podSets order and held in it.
+				w = strings.Replace(w, "  podSets:\n", fmt.Sprintf(`  podSets:
+  - name: aside
+    count: %d
+    template:
+      spec:
+        containers:
+        - name: c
+          resources: {requests: {cpu: "1"}}
+`, rapid.IntRange(1, 3).Draw(t, "aside")), 1)
+			}
+			b.WriteString(w)
 		}
 		out, code := yamlRun(b.String(), "-topology-profile", "kueue", "-f", "-")
 		require.NotEqual(t, exitInput, code, out)

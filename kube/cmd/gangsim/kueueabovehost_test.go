@@ -105,7 +105,7 @@ spec:
 }
 
 // admittedAssignments reads the Workloads of gangsim's -o yaml output:
-// each one's pod set main's topologyAssignment (nil when not admitted).
+// each one's pod set "main"'s topologyAssignment (nil when not admitted).
 func admittedAssignments(t require.TestingT, out string) map[string]*kueue.TopologyAssignment {
 	got := map[string]*kueue.TopologyAssignment{}
 	for _, doc := range strings.Split(out, "\n---\n") {
@@ -116,7 +116,11 @@ func admittedAssignments(t require.TestingT, out string) map[string]*kueue.Topol
 		require.NoError(t, yaml.Unmarshal([]byte(doc), &w))
 		got[w.Name] = nil
 		if w.Status.Admission != nil {
-			got[w.Name] = w.Status.Admission.PodSetAssignments[0].TopologyAssignment
+			for _, psa := range w.Status.Admission.PodSetAssignments {
+				if psa.Name == "main" {
+					got[w.Name] = psa.TopologyAssignment
+				}
+			}
 		}
 	}
 	return got
