@@ -20,22 +20,7 @@ func TestProp_KueueAboveHost(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var b strings.Builder
 		b.WriteString(strings.SplitN(aboveHostWorld(blockLevel, rackLevel), "---\napiVersion: v1\nkind: Node", 2)[0])
-		for bl := range rapid.IntRange(1, 2).Draw(t, "blocks") {
-			for r := range rapid.IntRange(1, 3).Draw(t, "racks") {
-				for h := range rapid.IntRange(1, 3).Draw(t, "hosts") {
-					fmt.Fprintf(&b, `---
-apiVersion: v1
-kind: Node
-metadata:
-  name: b%d-r%d-h%d
-  labels: {cloud.com/topology-block: b%d, cloud.com/topology-rack: r%d, example.com/pool: tas}
-status:
-  allocatable: {cpu: "%d", memory: 8Gi, pods: "10"}
-  conditions: [{type: Ready, status: "True"}]
-`, bl, r, h, bl, r, rapid.IntRange(1, 4).Draw(t, "cpu"))
-				}
-			}
-		}
+		aboveHostRandomNodes(t, &b)
 		reqs := []string{"required: " + rackLevel, "required: " + blockLevel, "preferred: " + rackLevel, "preferred: " + blockLevel, "unconstrained: true", ""}
 		counts := map[string]int32{}
 		for i := range rapid.IntRange(1, 4).Draw(t, "workloads") {
@@ -108,4 +93,74 @@ func levelValue(v kueue.TopologyAssignmentSliceLevelValues, j int) string {
 		suf = *v.Individual.Suffix
 	}
 	return pre + v.Individual.Roots[j] + suf
+}
+
+// aboveHostRandomNodes writes 1 or 2 blocks of 1 to 3 racks of 1 to 3
+// hosts of 1 to 4 CPUs, labelled with block and rack (the hostname filled
+// in) and the flavor's pool label.
+func aboveHostRandomNodes(t *rapid.T, b *strings.Builder) {
+	for bl := range rapid.IntRange(1, 2).Draw(t, "blocks") {
+		for r := range rapid.IntRange(1, 3).Draw(t, "racks") {
+			for h := range rapid.IntRange(1, 3).Draw(t, "hosts") {
+				fmt.Fprintf(b, `---
+apiVersion: v1
+kind: Node
+metadata:
+  name: b%d-r%d-h%d
+  labels: {cloud.com/topology-block: b%d, cloud.com/topology-rack: r%d, example.com/pool: tas}
+status:
+  allocatable: {cpu: "%d", memory: 8Gi, pods: "10"}
+  conditions: [{type: Ready, status: "True"}]
+`, bl, r, h, bl, r, rapid.IntRange(1, 4).Draw(t, "cpu"))
+			}
+		}
+	}
+}
+
+// The same over two ClusterQueues of one cohort, whose scheduling cycles
+// admit one head of each per cycle: the Workloads read back are held in
+// queue order, not in the order the cycles admitted them, and -o yaml read
+// back is still a fixed point.
+func TestProp_KueueAboveHostCohort(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var b strings.Builder
+		head := strings.SplitN(aboveHostWorld(blockLevel, rackLevel), "---\napiVersion: v1\nkind: Node", 2)[0]
+		head = strings.Replace(head, "spec:\n  namespaceSelector: {}\n", "spec:\n  cohortName: all\n  namespaceSelector: {}\n", 1)
+		b.WriteString(head + `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq2}
+spec:
+  cohortName: all
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: tas-flavor
+      resources:
+      - {name: cpu, nominalQuota: "100"}
+      - {name: memory, nominalQuota: 100Gi}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq2, namespace: default}
+spec: {clusterQueue: cq2}
+`)
+		aboveHostRandomNodes(t, &b)
+		reqs := []string{"required: " + rackLevel, "required: " + blockLevel, "preferred: " + rackLevel, "preferred: " + blockLevel, "unconstrained: true", ""}
+		for i := range rapid.IntRange(1, 5).Draw(t, "workloads") {
+			w := aboveHostWorkload(fmt.Sprintf("w%d", i), rapid.IntRange(1, 5).Draw(t, "count"), fmt.Sprintf(`cpu: "%d"`, rapid.IntRange(1, 2).Draw(t, "podCPU")),
+				rapid.SampledFrom(reqs).Draw(t, "request"), fmt.Sprintf("2026-01-01T10:0%d:00Z", i))
+			if rapid.Bool().Draw(t, "lq2") {
+				w = strings.Replace(w, "  queueName: lq\n", "  queueName: lq2\n", 1)
+			}
+			if p := rapid.IntRange(0, 2).Draw(t, "priority"); p > 0 {
+				w = strings.Replace(w, "  podSets:\n", fmt.Sprintf("  priority: %d\n  podSets:\n", 100*p), 1)
+			}
+			b.WriteString(w)
+		}
+		out, code := yamlRun(b.String(), "-topology-profile", "kueue", "-f", "-")
+		require.NotEqual(t, exitInput, code, out)
+		checkFixedPoint(t, out, code, "-topology-profile", "kueue")
+	})
 }
