@@ -549,6 +549,113 @@ func (a *admitter) lowestDomainPlan(tree *topology.Tree, g *placement.Group, req
 	}
 	p, err := tree.PlanPodSets(a.s, g, rs, a.planOptions())
 	if err != nil || p.Decision.Status != placement.Scheduled || p.KueueAssumed != nil {
+		if len(g.PodSets) == 1 && len(rs) == 1 {
+			return a.leastFreeDomains(tree, g, keys[:len(keys)-1])
+		}
+		return topology.Plan{}, false
+	}
+	return p, true
+}
+
+// leastFreeDomains plans the one unconstrained or implied set of g that
+// no lowest-level domain holds whole as Kueue's TAS places it over such a
+// Topology (findLevelWithFitDomains and updateCountsToMinimum at its
+// leaves, least free first): each lowest-level domain (levels) counts the
+// pods its nodes' free room holds summed, the domains are taken in
+// ascending count, then by their values, each with all the pods it
+// holds until the set is placed; each domain's share is then planned
+// over its hosts as [admitter.planInDomain] plans it. ok is false when
+// the domains hold too few pods, or a share does not fit its hosts alone
+// (Kueue's summed room: the set is then planned over hosts as asked).
+// The nodes counted are those of the tree that are not failed or
+// cordoned and match the template's nodeSelector.
+func (a *admitter) leastFreeDomains(tree *topology.Tree, g *placement.Group, levels []string) (topology.Plan, bool) {
+	set := g.PodSets[0]
+	byDomain := map[string][]placement.NodeID{}
+	for id := range placement.NodeID(a.s.NumNodes()) {
+		n := a.s.Node(id)
+		if _, notReady := a.opts.NotReady[n.Name]; notReady || n.Unschedulable || !selectorMatches(set.Template.NodeSelector, n.Labels) {
+			continue
+		}
+		addToDomain(byDomain, levels, n, id)
+	}
+	type dom struct {
+		values []string
+		state  int64
+	}
+	var doms []dom
+	for key, ids := range byDomain {
+		if _, n := domainRoom(a.s, ids, set.Template.Requests); n > 0 {
+			doms = append(doms, dom{values: strings.Split(key, "\x00"), state: n})
+		}
+	}
+	slices.SortFunc(doms, func(x, y dom) int {
+		if x.state != y.state {
+			return int(x.state - y.state)
+		}
+		return slices.Compare(x.values, y.values)
+	})
+	left := int64(set.Count)
+	var plans []topology.Plan
+	for _, d := range doms {
+		if left == 0 {
+			break
+		}
+		c := min(left, d.state)
+		p, ok := a.planShare(tree, g, levels, d.values, int32(c))
+		if !ok {
+			return topology.Plan{}, false
+		}
+		plans, left = append(plans, p), left-c
+	}
+	if left > 0 || len(plans) == 0 {
+		return topology.Plan{}, false
+	}
+	// One plan of every share: the first's decision with all the shares'
+	// pods, the ranks in the order of their domains' values.
+	out := plans[0]
+	out.Decision.PodSetAssignments = nil
+	out.PodSets = []topology.PodSetPlan{{Name: set.Name}}
+	for _, p := range plans {
+		out.Decision.PodSetAssignments = append(out.Decision.PodSetAssignments, p.Decision.PodSetAssignments...)
+		out.PodSets[0].Ranks = append(out.PodSets[0].Ranks, p.PodSets[0].Ranks...)
+	}
+	slices.SortFunc(out.Decision.PodSetAssignments, func(x, y placement.PodSetAssignment) int { return strings.Compare(x.Node, y.Node) })
+	path := func(id placement.NodeID) []string {
+		labels := a.s.Node(id).Labels
+		vs := make([]string, len(levels)+1)
+		for l, key := range levels {
+			vs[l] = labels[key]
+		}
+		vs[len(levels)] = a.s.Node(id).Name
+		return vs
+	}
+	ranks := out.PodSets[0].Ranks
+	slices.SortFunc(ranks, func(x, y topology.Rank) int { return slices.Compare(path(x.NodeID), path(y.NodeID)) })
+	var first int32
+	for i := range ranks {
+		ranks[i].First, first = first, first+ranks[i].Count
+	}
+	return out, true
+}
+
+// planShare plans count pods of g's one set required in the
+// lowest-level domain of values at levels.
+func (a *admitter) planShare(tree *topology.Tree, g *placement.Group, levels, values []string, count int32) (topology.Plan, bool) {
+	set := g.PodSets[0]
+	set.Count = count
+	sel := maps.Clone(set.Template.NodeSelector)
+	if sel == nil {
+		sel = map[string]string{}
+	}
+	for l, key := range levels {
+		sel[key] = values[l]
+	}
+	set.Template.NodeSelector = sel
+	h := *g
+	h.PodSets, h.MinCount = []placement.PodSet{set}, count
+	p, err := tree.PlanPodSets(a.s, &h, []topology.PodSetRequest{{PodSet: set.Name, Required: levels[len(levels)-1]}}, a.planOptions())
+	if err != nil || p.Decision.Status != placement.Scheduled || p.KueueAssumed != nil || len(p.PodSets) != 1 {
 		return topology.Plan{}, false
 	}
 	return p, true

@@ -177,9 +177,10 @@ func TestKueueAboveHost_TableCases(t *testing.T) {
 				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Individual: []int32{1, 3, 2}}}), ""},
 		// Not Kueue's table: a set without a request in a ClusterQueue
 		// whose flavors all have a Topology (Kueue's implied request), and
-		// an unconstrained one, each held by one rack: the tightest, as
-		// Kueue's FindTopologyAssignmentsForFlavor (run in-process) places
-		// them. Over hosts, least free first, 3 pods took b1/r1 and b1/r2.
+		// an unconstrained one, placed as Kueue's
+		// FindTopologyAssignmentsForFlavor (run in-process) places them.
+		// One rack holds it: the tightest (over hosts, least free first,
+		// 3 pods took b1/r1 and b1/r2).
 		{"implied; one rack holds the set",
 			aboveHostWorkload("wl", 3, `cpu: "1"`, "", "2026-01-01T10:00:00Z"),
 			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 1, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{universal("b1"), universal("r2")},
@@ -188,7 +189,17 @@ func TestKueueAboveHost_TableCases(t *testing.T) {
 			aboveHostWorkload("wl", 2, `cpu: "1"`, "unconstrained: true", "2026-01-01T10:00:00Z"),
 			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 1, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{universal("b2"), universal("r2")},
 				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Universal: ptr.To[int32](2)}}), ""},
+		// No rack holds it: whole racks, least free first (1, 1, then 2
+		// of b2/r2's 2), as Kueue placed them.
 		{"implied; no rack holds the set",
+			aboveHostWorkload("wl", 4, `cpu: "1"`, "", "2026-01-01T10:00:00Z"),
+			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 3, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{individual("b", "1", "2", "2"), individual("r", "1", "1", "2")},
+				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Individual: []int32{1, 1, 2}}}), ""},
+		{"unconstrained; no rack holds the set",
+			aboveHostWorkload("wl", 5, `cpu: "1"`, "unconstrained: true", "2026-01-01T10:00:00Z"),
+			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 4, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{individual("b", "1", "1", "2", "2"), individual("r", "1", "2", "1", "2")},
+				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Individual: []int32{1, 1, 1, 2}}}), ""},
+		{"implied; every rack",
 			aboveHostWorkload("wl", 7, `cpu: "1"`, "", "2026-01-01T10:00:00Z"),
 			domains(two, kueue.TopologyAssignmentSlice{DomainCount: 4, ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{individual("b", "1", "1", "2", "2"), individual("r", "1", "2", "1", "2")},
 				PodCounts: kueue.TopologyAssignmentSlicePodCounts{Individual: []int32{1, 3, 1, 2}}}), ""},
