@@ -150,8 +150,13 @@
 // ClusterQueues in the input; per pod set its
 // count and compact topologyAssignment at the hostname level, in rank
 // order) and the QuotaReserved and Admitted conditions, or QuotaReserved
-// False, reason Pending, with the plan's reason; -o text and json list
-// each Workload's action, reason and pods per node. A Workload naming a
+// False, reason Pending, with the plan's reason — under the kueue profiles
+// in Kueue v0.17's own words ("couldn't assign flavors to pod set main:
+// topology "t" allows to fit only 8 out of 12 pod(s). Total nodes: …"),
+// gangsim's own explanation (the level, the best domain and what it
+// holds) then given beside it as the Workload's detail, never written
+// into it; -o text ("gangsim: …") and json ("detail") list each
+// Workload's action, reason, detail and pods per node. A Workload naming a
 // level the Topology lacks waits with Kueue's "no requested topology
 // level" reason; two nodes sharing a kubernetes.io/hostname value are an
 // input error (an assignment could not say which node it means). A
