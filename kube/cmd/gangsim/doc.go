@@ -148,7 +148,8 @@
 // -o yaml writes each Workload's
 // status.admission (clusterQueue named by spec.queueName without
 // ClusterQueues in the input; per pod set its
-// count and compact topologyAssignment at the hostname level, in rank
+// count and compact topologyAssignment at the hostname level, or the
+// Topology's lowest when that is above the host, in rank
 // order) and the QuotaReserved and Admitted conditions, or QuotaReserved
 // False, reason Pending, with the plan's reason — under the kueue profiles
 // in Kueue v0.17's own words ("couldn't assign flavors to pod set main:
