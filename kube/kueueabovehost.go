@@ -100,50 +100,15 @@ func readDomainAssignment(obj, field string, ta *kueue.TopologyAssignment) (*abo
 	if ls[len(ls)-1] == corev1.LabelHostname {
 		return nil, 0, placement.Errorf(ErrUnsupported, obj, field+".levels", "%q: an assignment at the %s level lists that level alone, as Kueue writes it", ls, corev1.LabelHostname)
 	}
-	if len(ta.Slices) == 0 {
-		return nil, 0, placement.Errorf(placement.ErrInvalid, obj, field+".slices", "must not be empty")
+	ds, err := readSlices(obj, field, ta, "domain", "", domainLevelValues)
+	if err != nil {
+		return nil, 0, err
 	}
-	out := &aboveHostSet{levels: slices.Clone(ls)}
-	seen := map[string]bool{}
 	var total int64
-	for i, sl := range ta.Slices {
-		f := fmt.Sprintf("%s.slices[%d]", field, i)
-		n := int(sl.DomainCount)
-		if n < 1 || len(out.domains)+n > maxAssignedDomains {
-			return nil, 0, placement.Errorf(placement.ErrInvalid, obj, f+".domainCount", "%d: want 1 or more, at most %d domains in all", sl.DomainCount, maxAssignedDomains)
-		}
-		if len(sl.ValuesPerLevel) != len(ls) {
-			return nil, 0, placement.Errorf(placement.ErrInvalid, obj, f+".valuesPerLevel", "has %d entries for %d levels", len(sl.ValuesPerLevel), len(ls))
-		}
-		perLevel := make([][]string, len(ls))
-		for l, v := range sl.ValuesPerLevel {
-			vs, err := domainLevelValues(obj, fmt.Sprintf("%s.valuesPerLevel[%d]", f, l), v, n)
-			if err != nil {
-				return nil, 0, err
-			}
-			perLevel[l] = vs
-		}
-		counts, err := podCounts(obj, f+".podCounts", sl.PodCounts, n)
-		if err != nil {
-			return nil, 0, err
-		}
-		for j := range n {
-			d := domainPods{values: make([]string, len(ls)), count: counts[j]}
-			for l := range ls {
-				d.values[l] = perLevel[l][j]
-			}
-			id := strings.Join(d.values, ",")
-			if seen[id] {
-				return nil, 0, placement.Errorf(placement.ErrDuplicate, obj, f+".valuesPerLevel", "domain %q is assigned twice", id)
-			}
-			seen[id] = true
-			if total += int64(d.count); total > placement.MaxPending {
-				return nil, 0, placement.Errorf(placement.ErrInvalid, obj, f+".podCounts", "more than %d pods in all", placement.MaxPending)
-			}
-			out.domains = append(out.domains, d)
-		}
+	for _, d := range ds {
+		total += int64(d.count)
 	}
-	return out, total, nil
+	return &aboveHostSet{levels: slices.Clone(ls), domains: ds}, total, nil
 }
 
 // domainLevelValues expands one level's values of a slice of n domains;

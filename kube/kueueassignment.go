@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -32,10 +33,33 @@ func readTopologyAssignment(obj, field string, ta *kueue.TopologyAssignment) ([]
 	if len(ta.Levels) != 1 || ta.Levels[0] != corev1.LabelHostname {
 		return nil, placement.Errorf(ErrUnsupported, obj, field+".levels", "%q: gangsim reads assignments at the %s level only", ta.Levels, corev1.LabelHostname)
 	}
+	ds, err := readSlices(obj, field, ta, "host", "[0]", levelValues)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]placement.PodSetAssignment, len(ds))
+	for i, d := range ds {
+		out[i] = placement.PodSetAssignment{Node: d.values[0], NodeID: -1, Count: d.count}
+	}
+	return out, nil
+}
+
+// readSlices reads the slices of topologyAssignment ta at field of obj:
+// its domains in the order written, each with its values at ta.Levels
+// (values expands one level's of a slice of n domains) and its pods. what
+// names a domain in errors ("host", "domain"), and dupAt is the suffix of
+// the valuesPerLevel field a domain listed twice is reported at.
+//
+// Errors (a [*placement.FieldError] naming the field): no slices; a
+// slice whose domainCount is below 1, or whose values or counts do not
+// match domainCount; a count below 1; a domain listed twice; more than
+// 100,000 domains or [placement.MaxPending] pods in all; values' own.
+func readSlices(obj, field string, ta *kueue.TopologyAssignment, what, dupAt string,
+	values func(obj, field string, v kueue.TopologyAssignmentSliceLevelValues, n int) ([]string, error)) ([]domainPods, error) {
 	if len(ta.Slices) == 0 {
 		return nil, placement.Errorf(placement.ErrInvalid, obj, field+".slices", "must not be empty")
 	}
-	var out []placement.PodSetAssignment
+	var out []domainPods
 	seen := map[string]bool{}
 	var total int64
 	for i, sl := range ta.Slices {
@@ -44,26 +68,35 @@ func readTopologyAssignment(obj, field string, ta *kueue.TopologyAssignment) ([]
 		if n < 1 || len(out)+n > maxAssignedDomains {
 			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".domainCount", "%d: want 1 or more, at most %d domains in all", sl.DomainCount, maxAssignedDomains)
 		}
-		if len(sl.ValuesPerLevel) != 1 {
+		if len(sl.ValuesPerLevel) != len(ta.Levels) {
 			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".valuesPerLevel", "has %d entries for %d levels", len(sl.ValuesPerLevel), len(ta.Levels))
 		}
-		hosts, err := levelValues(obj, f+".valuesPerLevel[0]", sl.ValuesPerLevel[0], n)
-		if err != nil {
-			return nil, err
+		perLevel := make([][]string, len(ta.Levels))
+		for l, v := range sl.ValuesPerLevel {
+			vs, err := values(obj, fmt.Sprintf("%s.valuesPerLevel[%d]", f, l), v, n)
+			if err != nil {
+				return nil, err
+			}
+			perLevel[l] = vs
 		}
 		counts, err := podCounts(obj, f+".podCounts", sl.PodCounts, n)
 		if err != nil {
 			return nil, err
 		}
-		for j, h := range hosts {
-			if seen[h] {
-				return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".valuesPerLevel[0]", "host %q is assigned twice", h)
+		for j := range n {
+			d := domainPods{values: make([]string, len(ta.Levels)), count: counts[j]}
+			for l := range ta.Levels {
+				d.values[l] = perLevel[l][j]
 			}
-			seen[h] = true
-			if total += int64(counts[j]); total > placement.MaxPending {
+			id := strings.Join(d.values, ",")
+			if seen[id] {
+				return nil, placement.Errorf(placement.ErrDuplicate, obj, f+".valuesPerLevel"+dupAt, "%s %q is assigned twice", what, id)
+			}
+			seen[id] = true
+			if total += int64(d.count); total > placement.MaxPending {
 				return nil, placement.Errorf(placement.ErrInvalid, obj, f+".podCounts", "more than %d pods in all", placement.MaxPending)
 			}
-			out = append(out, placement.PodSetAssignment{Node: h, NodeID: -1, Count: counts[j]})
+			out = append(out, d)
 		}
 	}
 	return out, nil
