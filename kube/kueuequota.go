@@ -436,6 +436,21 @@ type flavorChoice struct {
 	masked bool
 }
 
+// take charges a unit's requests reqs of the resources covered, those of
+// one resource group, to flavor, and notes flavor's Topology when it is a
+// topology flavor.
+func (ch *flavorChoice) take(q *KueueQueues, covered []placement.ResourceName, flavor string, reqs map[placement.ResourceName]int64) {
+	for _, r := range covered {
+		if v, ok := reqs[r]; ok {
+			fr := frOf(flavor, r)
+			ch.usage[fr] = usageSum(ch.usage[fr], v)
+		}
+	}
+	if t := q.Flavors[flavor].Topology; t != "" {
+		ch.topology = t
+	}
+}
+
 // assignFlavors chooses w's flavors in ClusterQueue cq, while admitted
 // Workloads hold used, as Kueue's flavor assigner does: unit by unit (a
 // pod set, or a PodSetGroup's sets together), for each resource group
@@ -519,15 +534,7 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 			if !cq.Fungibility.isDefault() && cq.Fungibility.tryNext(m) {
 				ch.tried[[2]int{u, g}] = len(cq.Groups[g].Flavors) - 1
 			}
-			for _, r := range cq.Groups[g].Covered {
-				if v, ok := reqs[r]; ok {
-					fr := frOf(fq.Flavor, r)
-					ch.usage[fr] = usageSum(ch.usage[fr], v)
-				}
-			}
-			if t := q.Flavors[fq.Flavor].Topology; t != "" {
-				ch.topology = t
-			}
+			ch.take(q, cq.Groups[g].Covered, fq.Flavor, reqs)
 		}
 		for _, k := range unit.sets {
 			ch.flavors[k] = map[placement.ResourceName]string{}

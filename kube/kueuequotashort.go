@@ -73,16 +73,7 @@ func (q *KueueQueues) kueueShortWords(cq *KueueClusterQueue, w *KueueWorkload, t
 			if m.mode != modeFit {
 				reasons = append(reasons, why...)
 			}
-			fq := cq.Groups[g].Flavors[f]
-			for _, c := range cq.Groups[g].Covered {
-				if v, ok := reqs[c]; ok {
-					fr := frOf(fq.Flavor, c)
-					ch.usage[fr] = usageSum(ch.usage[fr], v)
-				}
-			}
-			if t := q.Flavors[fq.Flavor].Topology; t != "" {
-				ch.topology = t
-			}
+			ch.take(q, cq.Groups[g].Covered, cq.Groups[g].Flavors[f].Flavor, reqs)
 		}
 		if len(reasons) > 0 {
 			slices.Sort(reasons)
