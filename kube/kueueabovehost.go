@@ -57,13 +57,6 @@ func aboveHost(levels []string) bool {
 	return len(levels) > 0 && levels[len(levels)-1] != corev1.LabelHostname
 }
 
-// domainPods are the pods of one domain of a topologyAssignment above
-// the hostname level: its values at the assignment's levels.
-type domainPods struct {
-	values []string
-	count  int32
-}
-
 // aboveHostSet is a pod set's topologyAssignment read at levels other
 // than [kubernetes.io/hostname]: its domains in the order written.
 type aboveHostSet struct {
@@ -123,76 +116,6 @@ func domainLevelValues(obj, field string, v kueue.TopologyAssignmentSliceLevelVa
 		return out, nil
 	}
 	return levelValues(obj, field, v, n)
-}
-
-// writeDomainAssignment is the topologyAssignment of domains at levels in
-// Kueue's compact form (KEP-2724, as Kueue's V1Beta2From writes it): one
-// slice; per level one universal value when all domains share it, else
-// the values' longest common prefix and suffix taken out (the prefix
-// shortened when they overlap in the shortest value) and the roots; one
-// universal pod count when all are equal. No domains: the levels and no
-// slices.
-func writeDomainAssignment(levels []string, domains []domainPods) *kueue.TopologyAssignment {
-	ta := &kueue.TopologyAssignment{Levels: slices.Clone(levels), Slices: []kueue.TopologyAssignmentSlice{}}
-	if len(domains) == 0 {
-		return ta
-	}
-	sl := kueue.TopologyAssignmentSlice{DomainCount: int32(len(domains)), ValuesPerLevel: make([]kueue.TopologyAssignmentSliceLevelValues, len(levels))}
-	for l := range levels {
-		vs := make([]string, len(domains))
-		for i, d := range domains {
-			vs[i] = d.values[l]
-		}
-		sl.ValuesPerLevel[l] = compactValues(vs)
-	}
-	counts := make([]int32, len(domains))
-	same := true
-	for i, d := range domains {
-		counts[i] = d.count
-		same = same && d.count == counts[0]
-	}
-	if same {
-		sl.PodCounts.Universal = &counts[0]
-	} else {
-		sl.PodCounts.Individual = counts
-	}
-	ta.Slices = append(ta.Slices, sl)
-	return ta
-}
-
-// compactValues writes one level's values as Kueue's encoding does: all
-// equal is one universal value; else the common prefix and suffix, each
-// found over all values, the prefix cut back so that the two fit in the
-// shortest value (a root may then be empty), and the roots.
-func compactValues(vs []string) kueue.TopologyAssignmentSliceLevelValues {
-	pre, suf := vs[0], vs[0]
-	shortest, longest := len(vs[0]), len(vs[0])
-	for _, v := range vs[1:] {
-		shortest, longest = min(shortest, len(v)), max(longest, len(v))
-		i := 0
-		for i < min(len(pre), len(v)) && pre[i] == v[i] {
-			i++
-		}
-		pre = pre[:i]
-		j := 0
-		for j < min(len(suf), len(v)) && suf[len(suf)-1-j] == v[len(v)-1-j] {
-			j++
-		}
-		suf = suf[len(suf)-j:]
-	}
-	if len(pre) == longest {
-		u := pre
-		return kueue.TopologyAssignmentSliceLevelValues{Universal: &u}
-	}
-	if len(pre)+len(suf) > shortest {
-		pre = pre[:shortest-len(suf)]
-	}
-	roots := make([]string, len(vs))
-	for i, v := range vs {
-		roots[i] = v[len(pre) : len(v)-len(suf)]
-	}
-	return kueue.TopologyAssignmentSliceLevelValues{Individual: &kueue.TopologyAssignmentSliceLevelIndividualValues{
-		Prefix: ptrOrNil(pre), Suffix: ptrOrNil(suf), Roots: roots}}
 }
 
 // assignLevels are the levels of the Topology pod set assignment psa is

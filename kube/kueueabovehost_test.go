@@ -17,31 +17,6 @@ func TestKueueTreeLevels(t *testing.T) {
 	require.Equal(t, "spare", backing[2], "the caller's array is not written")
 }
 
-// One level's values are written as Kueue v0.17's compact encoding writes
-// them (tas_assignment.go, fillSingleCompactSliceValues): prefix and
-// suffix found over all values, the prefix cut when they overlap in the
-// shortest, roots possibly empty.
-func TestCompactValues(t *testing.T) {
-	ind := func(pre, suf string, roots ...string) kueue.TopologyAssignmentSliceLevelValues {
-		return kueue.TopologyAssignmentSliceLevelValues{Individual: &kueue.TopologyAssignmentSliceLevelIndividualValues{Prefix: ptrOrNil(pre), Suffix: ptrOrNil(suf), Roots: roots}}
-	}
-	for _, tc := range []struct {
-		in   []string
-		want kueue.TopologyAssignmentSliceLevelValues
-	}{
-		{[]string{"b1"}, kueue.TopologyAssignmentSliceLevelValues{Universal: ptr("b1")}},
-		{[]string{"b1", "b1", "b1"}, kueue.TopologyAssignmentSliceLevelValues{Universal: ptr("b1")}},
-		{[]string{"r1", "r2", "r2"}, ind("r", "", "1", "2", "2")},
-		{[]string{"rack-1-a", "rack-22-a"}, ind("rack-", "-a", "1", "22")},
-		{[]string{"x1", "x11"}, ind("x", "1", "", "1")},
-		{[]string{"ababa", "aba"}, ind("", "aba", "ab", "")},
-		{[]string{"a", "ab"}, ind("a", "", "", "b")},
-		{[]string{"p", "q"}, ind("", "", "p", "q")},
-	} {
-		require.Equal(t, tc.want, compactValues(tc.in), "%q", tc.in)
-	}
-}
-
 // An assignment above the hostname level reads back to its domains (a
 // universal value shared by several domains included) and is written
 // again as it was.

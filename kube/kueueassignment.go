@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -151,68 +152,94 @@ func podCounts(obj, field string, c kueue.TopologyAssignmentSlicePodCounts, n in
 	return c.Individual, nil
 }
 
-// writeTopologyAssignment is the compact topologyAssignment of pods per
-// node (Node is the node's hostname label value), in the order given: one
-// slice, the hostnames' common prefix and suffix taken out when every
-// root keeps at least one character, one universal pod count when all are
-// equal. A single domain is written as a universal value.
+// writeTopologyAssignment is the topologyAssignment of pods per node
+// (Node is the node's hostname label value), in the order given, at the
+// level [kubernetes.io/hostname], in the compact form
+// [writeDomainAssignment] writes.
 func writeTopologyAssignment(pods []placement.PodSetAssignment) *kueue.TopologyAssignment {
-	if len(pods) == 0 {
-		// No pods: levels and no slices, as Kueue writes a set of count 0.
-		return &kueue.TopologyAssignment{Levels: []string{corev1.LabelHostname}, Slices: []kueue.TopologyAssignmentSlice{}}
-	}
-	hosts := make([]string, len(pods))
-	counts := make([]int32, len(pods))
-	same := true
+	domains := make([]domainPods, len(pods))
 	for i, a := range pods {
-		hosts[i], counts[i] = a.Node, a.Count
-		same = same && a.Count == counts[0]
+		domains[i] = domainPods{values: []string{a.Node}, count: a.Count}
 	}
-	sl := kueue.TopologyAssignmentSlice{DomainCount: int32(len(pods))}
+	return writeDomainAssignment(hostnameLevels, domains)
+}
+
+// hostnameLevels are the levels of an assignment at the hostname level.
+var hostnameLevels = []string{corev1.LabelHostname}
+
+// domainPods are the pods of one domain of a topologyAssignment above
+// the hostname level: its values at the assignment's levels.
+type domainPods struct {
+	values []string
+	count  int32
+}
+
+// writeDomainAssignment is the topologyAssignment of domains at levels in
+// Kueue's compact form (KEP-2724, as Kueue's V1Beta2From writes it): one
+// slice; per level one universal value when all domains share it, else
+// the values' longest common prefix and suffix taken out (the prefix
+// shortened when they overlap in the shortest value) and the roots; one
+// universal pod count when all are equal. No domains: the levels and no
+// slices.
+func writeDomainAssignment(levels []string, domains []domainPods) *kueue.TopologyAssignment {
+	ta := &kueue.TopologyAssignment{Levels: slices.Clone(levels), Slices: []kueue.TopologyAssignmentSlice{}}
+	if len(domains) == 0 {
+		return ta
+	}
+	sl := kueue.TopologyAssignmentSlice{DomainCount: int32(len(domains)), ValuesPerLevel: make([]kueue.TopologyAssignmentSliceLevelValues, len(levels))}
+	for l := range levels {
+		vs := make([]string, len(domains))
+		for i, d := range domains {
+			vs[i] = d.values[l]
+		}
+		sl.ValuesPerLevel[l] = compactValues(vs)
+	}
+	counts := make([]int32, len(domains))
+	same := true
+	for i, d := range domains {
+		counts[i] = d.count
+		same = same && d.count == counts[0]
+	}
 	if same {
 		sl.PodCounts.Universal = &counts[0]
 	} else {
 		sl.PodCounts.Individual = counts
 	}
-	if len(hosts) == 1 {
-		sl.ValuesPerLevel = []kueue.TopologyAssignmentSliceLevelValues{{Universal: &hosts[0]}}
-	} else {
-		pre, suf := commonAffixes(hosts)
-		roots := make([]string, len(hosts))
-		for i, h := range hosts {
-			roots[i] = h[len(pre) : len(h)-len(suf)]
-		}
-		sl.ValuesPerLevel = []kueue.TopologyAssignmentSliceLevelValues{{Individual: &kueue.TopologyAssignmentSliceLevelIndividualValues{
-			Prefix: ptrOrNil(pre), Suffix: ptrOrNil(suf), Roots: roots}}}
-	}
-	return &kueue.TopologyAssignment{Levels: []string{corev1.LabelHostname}, Slices: []kueue.TopologyAssignmentSlice{sl}}
+	ta.Slices = append(ta.Slices, sl)
+	return ta
 }
 
-// commonAffixes returns the longest common prefix of hs and then the
-// longest common suffix of what remains, each short enough that every
-// value keeps a root of at least one byte.
-func commonAffixes(hs []string) (pre, suf string) {
-	shortest := len(hs[0])
-	for _, h := range hs {
-		shortest = min(shortest, len(h))
-	}
-	p := 0
-	for p < shortest-1 && allAt(hs, func(h string) byte { return h[p] }) {
-		p++
-	}
-	s := 0
-	for s < shortest-1-p && allAt(hs, func(h string) byte { return h[len(h)-1-s] }) {
-		s++
-	}
-	return hs[0][:p], hs[0][len(hs[0])-s:]
-}
-
-// allAt reports whether at gives the same byte for every value of hs.
-func allAt(hs []string, at func(string) byte) bool {
-	for _, h := range hs[1:] {
-		if at(h) != at(hs[0]) {
-			return false
+// compactValues writes one level's values as Kueue's encoding does: all
+// equal is one universal value; else the common prefix and suffix, each
+// found over all values, the prefix cut back so that the two fit in the
+// shortest value (a root may then be empty), and the roots.
+func compactValues(vs []string) kueue.TopologyAssignmentSliceLevelValues {
+	pre, suf := vs[0], vs[0]
+	shortest, longest := len(vs[0]), len(vs[0])
+	for _, v := range vs[1:] {
+		shortest, longest = min(shortest, len(v)), max(longest, len(v))
+		i := 0
+		for i < min(len(pre), len(v)) && pre[i] == v[i] {
+			i++
 		}
+		pre = pre[:i]
+		j := 0
+		for j < min(len(suf), len(v)) && suf[len(suf)-1-j] == v[len(v)-1-j] {
+			j++
+		}
+		suf = suf[len(suf)-j:]
 	}
-	return true
+	if len(pre) == longest {
+		u := pre
+		return kueue.TopologyAssignmentSliceLevelValues{Universal: &u}
+	}
+	if len(pre)+len(suf) > shortest {
+		pre = pre[:shortest-len(suf)]
+	}
+	roots := make([]string, len(vs))
+	for i, v := range vs {
+		roots[i] = v[len(pre) : len(v)-len(suf)]
+	}
+	return kueue.TopologyAssignmentSliceLevelValues{Individual: &kueue.TopologyAssignmentSliceLevelIndividualValues{
+		Prefix: ptrOrNil(pre), Suffix: ptrOrNil(suf), Roots: roots}}
 }
