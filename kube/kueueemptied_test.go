@@ -2,13 +2,12 @@ package kube
 
 import (
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/gangsched/gangsched/kube/internal/testmanifests"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -225,78 +224,12 @@ func TestKueueEmptied_DuplicateKeys(t *testing.T) {
 	require.Error(t, err)
 }
 
-// setAsideWorld is the world of the tester's gen_setaside.py
-// (brk9-findings/07-kueue-admission-quadratic-in-pending), over blocks
-// blocks of 10 racks of 10 8-CPU hosts (the tester's has 10): one
-// topology flavor, one ClusterQueue, n Workloads a second apart, the even
-// ones of 100 one-CPU pods in one rack (a rack holds 80: they never fit
-// and keep room every cycle they head), the odd ones of one pod.
-func setAsideWorld(blocks, n int) string {
-	var b strings.Builder
-	b.WriteString(`apiVersion: kueue.x-k8s.io/v1beta2
-kind: Topology
-metadata: {name: t}
-spec: {levels: [{nodeLabel: block}, {nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: f}
-spec: {nodeLabels: {pool: f}, topologyName: t}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 100000}]}]}]
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {namespace: default, name: q}
-spec: {clusterQueue: cq}
-`)
-	for bl := range blocks {
-		for r := range 10 {
-			for h := range 10 {
-				name := fmt.Sprintf("b%dr%dh%d", bl, r, h)
-				fmt.Fprintf(&b, `---
-apiVersion: v1
-kind: Node
-metadata: {name: %s, labels: {kubernetes.io/hostname: %s, pool: f, block: b%d, rack: b%dr%d}}
-status: {allocatable: {cpu: '8', pods: '110'}}
-`, name, name, bl, bl, r)
-			}
-		}
-	}
-	for i := range n {
-		ann, count := "kueue.x-k8s.io/podset-required-topology: rack", 100
-		if i%2 == 1 {
-			ann, count = "kueue.x-k8s.io/podset-unconstrained-topology: 'true'", 1
-		}
-		at := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)
-		fmt.Fprintf(&b, `---
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: Workload
-metadata: {name: w%05d, namespace: default, creationTimestamp: '%s'}
-spec:
-  queueName: q
-  podSets:
-  - name: main
-    count: %d
-    template:
-      metadata: {annotations: {%s}}
-      spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}
-`, i, at.Format(time.RFC3339), count, ann)
-	}
-	return b.String()
-}
-
 // TestKueueEmptied_SetAside: on the set-aside world, where every even
 // Workload keeps room each cycle it heads while the odd ones are
 // admitted one by one, keeping the emptied snapshot changes no decision
 // and no status written.
 func TestKueueEmptied_SetAside(t *testing.T) {
-	world := setAsideWorld(2, 60)
+	world := testmanifests.SetAside(2, 60)
 	admit := func(noEmptied bool) (*Cluster, []KueueOutcome) {
 		return admitWorld(t, world, func(o *KueueOptions) { o.noEmptied = noEmptied })
 	}
@@ -336,7 +269,7 @@ func TestProp_KueueEmptied(t *testing.T) {
 func BenchmarkAdmitKueueWorkloads_SetAside(b *testing.B) {
 	for _, w := range []int{250, 1000} {
 		b.Run(fmt.Sprintf("w=%d", w), func(b *testing.B) {
-			benchAdmitWorld(b, setAsideWorld(10, w))
+			benchAdmitWorld(b, testmanifests.SetAside(10, w))
 		})
 	}
 }

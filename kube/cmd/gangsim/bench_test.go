@@ -1,10 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/gangsched/gangsched/internal/cputime"
 	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/kube/internal/testmanifests"
 	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 )
@@ -94,5 +100,35 @@ func BenchmarkDecodeKueuePerf(b *testing.B) {
 		if err != nil || len(objs) != 640+503 {
 			b.Fatalf("read: %v, %d objects", err, len(objs))
 		}
+	}
+}
+
+// BenchmarkGangsimKueueSetAside is gangsim as run on the command line,
+// `gangsim -f world.yaml -o yaml` (decode, load, every admission cycle,
+// the YAML written), on testmanifests.SetAside over 10 blocks (1,000 hosts)
+// with w pending Workloads, half of which keep room every cycle they head
+// and never fit: the failure-heaviest Kueue world, each failure worded as
+// Kueue's. One op is seconds at w=8000: run it with -benchtime 1x.
+func BenchmarkGangsimKueueSetAside(b *testing.B) {
+	for _, w := range []int{1000, 4000, 8000} {
+		b.Run(fmt.Sprintf("w=%d", w), func(b *testing.B) {
+			file := filepath.Join(b.TempDir(), "world.yaml")
+			if err := os.WriteFile(file, []byte(testmanifests.SetAside(10, w)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			var out, errb strings.Builder
+			// Exit status 3: the even Workloads wait.
+			if code := run([]string{"-f", file}, strings.NewReader(""), &out, &errb, false); code != 3 {
+				b.Fatalf("exit %d: %s", code, errb.String())
+			}
+			if want := fmt.Sprintf("Kueue Workloads: %d admitted, %d waiting", w/2, w-w/2); !strings.Contains(out.String(), want) {
+				b.Fatalf("want %q in the summary:\n%s", want, out.String()[max(0, out.Len()-300):])
+			}
+			cputime.Loop(b, func() {
+				if code := run([]string{"-f", file, "-o", "yaml"}, strings.NewReader(""), io.Discard, io.Discard, false); code != 3 {
+					b.Fatalf("exit %d", code)
+				}
+			})
+		})
 	}
 }

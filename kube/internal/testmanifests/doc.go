@@ -7,4 +7,6 @@
 // manifests are translations, made by code so that each choice is stated
 // once, here, and the committed files under kube/testdata can be checked
 // against it (go test ./internal/testmanifests -update rewrites them).
+// It also writes gangsim's own generated worlds for its benchmarks
+// ([SetAside]), which are no upstream configuration.
 package testmanifests

@@ -3,6 +3,7 @@ package testmanifests
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // doc accumulates YAML documents.
@@ -272,4 +273,74 @@ func Files() map[string]string {
 		"kueue-tas/perf-nodes.yaml":               KueuePerfNodes(),
 		"kueue-tas/perf-workloads-one-queue.yaml": KueuePerfWorkloads(),
 	}
+}
+
+// SetAside is gangsim's own Kueue world of heads that keep room (not
+// upstream's: a tester's, whose admission once grew with the square of
+// the pending Workloads): blocks blocks of 10 racks of 10 hosts of 8 CPUs
+// and 110 pods, one Topology (block, rack, hostname), one topology
+// ResourceFlavor over them, one ClusterQueue with 100,000 CPUs of quota
+// and its LocalQueue q, and n pending Workloads w00000… created a second
+// apart from 2026-01-01T10:00:00Z: the even ones 100 one-CPU pods
+// required in one rack (a rack holds 80, so they never fit and keep room
+// every cycle they head), the odd ones one pod, unconstrained. gangsim
+// admits the n/2 odd ones.
+func SetAside(blocks, n int) string {
+	var b strings.Builder
+	b.WriteString(`apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: t}
+spec: {levels: [{nodeLabel: block}, {nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f}
+spec: {nodeLabels: {pool: f}, topologyName: t}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 100000}]}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {namespace: default, name: q}
+spec: {clusterQueue: cq}
+`)
+	for bl := range blocks {
+		for r := range 10 {
+			for h := range 10 {
+				name := fmt.Sprintf("b%dr%dh%d", bl, r, h)
+				fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Node
+metadata: {name: %s, labels: {kubernetes.io/hostname: %s, pool: f, block: b%d, rack: b%dr%d}}
+status: {allocatable: {cpu: '8', pods: '110'}}
+`, name, name, bl, bl, r)
+			}
+		}
+	}
+	for i := range n {
+		ann, count := "kueue.x-k8s.io/podset-required-topology: rack", 100
+		if i%2 == 1 {
+			ann, count = "kueue.x-k8s.io/podset-unconstrained-topology: 'true'", 1
+		}
+		at := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)
+		fmt.Fprintf(&b, `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: w%05d, namespace: default, creationTimestamp: '%s'}
+spec:
+  queueName: q
+  podSets:
+  - name: main
+    count: %d
+    template:
+      metadata: {annotations: {%s}}
+      spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}
+`, i, at.Format(time.RFC3339), count, ann)
+	}
+	return b.String()
 }
