@@ -329,6 +329,7 @@ func kueueRequest(obj, f string, ps *kueue.PodSet, opts KueueReadOptions) (topol
 	if tr == nil {
 		return kueueAnnotationRequest(obj, f, ps, opts)
 	}
+	set := f
 	f += ".topologyRequest"
 	r.Required, r.Preferred, r.Unconstrained = deref(tr.Required), deref(tr.Preferred), deref(tr.Unconstrained)
 	r.Group = deref(tr.PodSetGroupName)
@@ -340,6 +341,8 @@ func kueueRequest(obj, f string, ps *kueue.PodSet, opts KueueReadOptions) (topol
 		return r, placement.Errorf(placement.ErrInvalid, obj, f+".podsetSliceRequiredTopologyConstraints", "may not be set with podSetSliceRequiredTopology")
 	case (tr.PodSetSliceRequiredTopology == nil) != (tr.PodSetSliceSize == nil):
 		return r, placement.Errorf(placement.ErrInvalid, obj, f+".podSetSliceSize", "podSetSliceRequiredTopology and podSetSliceSize must be set together")
+	case tr.PodSetSliceSize != nil && *tr.PodSetSliceSize < 1:
+		return r, placement.Errorf(placement.ErrInvalid, obj, f+".podSetSliceSize", "%d is below 1", *tr.PodSetSliceSize)
 	case tr.PodSetSliceRequiredTopology != nil:
 		r.Slices = []topology.SliceLayer{{Key: *tr.PodSetSliceRequiredTopology, Size: *tr.PodSetSliceSize}}
 	}
@@ -348,6 +351,11 @@ func kueueRequest(obj, f string, ps *kueue.PodSet, opts KueueReadOptions) (topol
 	}
 	for _, l := range opts.fieldLayers(tr.PodsetSliceRequiredTopologyConstraints) {
 		r.Slices = append(r.Slices, topology.SliceLayer{Key: l.Topology, Size: l.Size})
+	}
+	// gangsim's rule, as on a Job's annotations: whole slices only (Kueue
+	// checks it on a Job, not on a Workload's field).
+	if len(r.Slices) > 0 && ps.Count%r.Slices[0].Size != 0 {
+		return r, placement.Errorf(placement.ErrInvalid, obj, set+".count", "%d pods are not a multiple of the slice size %d", ps.Count, r.Slices[0].Size)
 	}
 	if len(r.Slices) > 0 && r.Group != "" {
 		return r, placement.Errorf(placement.ErrInvalid, obj, f+".podSetGroupName", "may not be set with slices")
