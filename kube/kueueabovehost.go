@@ -435,7 +435,7 @@ func (a *admitter) lowestDomainPlan(tree *topology.Tree, g *placement.Group, req
 	if !changed {
 		return topology.Plan{}, false
 	}
-	p, err := tree.PlanPodSets(a.s, g, rs, a.planOptions())
+	p, err := tree.PlanPodSets(a.s, g, rs, a.planOptions(tree))
 	if err != nil || p.Decision.Status != placement.Scheduled || p.KueueAssumed != nil {
 		if len(g.PodSets) == 1 && len(rs) == 1 {
 			return a.leastFreeDomains(tree, g, keys[:len(keys)-1])
@@ -542,7 +542,7 @@ func (a *admitter) planShare(tree *topology.Tree, g *placement.Group, levels, va
 	set.Template.NodeSelector = sel
 	h := *g
 	h.PodSets, h.MinCount = []placement.PodSet{set}, count
-	p, err := tree.PlanPodSets(a.s, &h, []topology.PodSetRequest{{PodSet: set.Name, Required: levels[len(levels)-1]}}, a.planOptions())
+	p, err := tree.PlanPodSets(a.s, &h, []topology.PodSetRequest{{PodSet: set.Name, Required: levels[len(levels)-1]}}, a.planOptions(tree))
 	if err != nil || p.Decision.Status != placement.Scheduled || p.KueueAssumed != nil || len(p.PodSets) != 1 {
 		return topology.Plan{}, false
 	}
@@ -631,7 +631,7 @@ func (a *admitter) planInDomain(w *KueueWorkload, k int, levels []string, d doma
 	set.Template.NodeSelector = sel
 	g := *w.Group
 	g.PodSets, g.Members, g.SubGroups, g.MinCount = []placement.PodSet{set}, nil, nil, d.count
-	p, err := tree.PlanPodSets(a.s, &g, []topology.PodSetRequest{{PodSet: set.Name, Required: levels[len(levels)-1]}}, a.planOptions())
+	p, err := tree.PlanPodSets(a.s, &g, []topology.PodSetRequest{{PodSet: set.Name, Required: levels[len(levels)-1]}}, a.planOptions(tree))
 	if err != nil || p.Decision.Status != placement.Scheduled || p.KueueAssumed != nil || len(p.PodSets) != 1 {
 		return nil, false
 	}

@@ -984,7 +984,7 @@ func (a *admitter) plan(tree *topology.Tree, w *KueueWorkload, g *placement.Grou
 		if lp, ok := a.lowestDomainPlan(tree, g, requests); ok {
 			p = lp // kueueabovehost.go
 		} else {
-			p, err = tree.PlanPodSets(a.s, g, requests, a.planOptions())
+			p, err = tree.PlanPodSets(a.s, g, requests, a.planOptions(tree))
 		}
 		if as := p.KueueAssumed; as != nil {
 			// Kueue's TAS calls it a fit: its quota decides, and what it

@@ -92,9 +92,11 @@ func (a *admitter) unstick(w *KueueWorkload, o *KueueOutcome) error {
 // Workloads give back where they write a node's negative count
 // ([topology.PlanOptions].KueueLift), in key order: Kueue's TAS counts
 // their negative usage while it holds them (the real Kueue: kueue-oracle/
-// overcommit-rand-43, -65, -73, -80).
-func (a *admitter) planOptions() topology.PlanOptions {
+// overcommit-rand-43, -65, -73, -80), for plans over tree: with
+// KueueHostAppended when gangsim appended its hostname level.
+func (a *admitter) planOptions(tree *topology.Tree) topology.PlanOptions {
 	o := a.opts.Plan
+	o.KueueHostAppended = a.appended[tree]
 	var keys []placement.Key
 	for k, h := range a.assumed {
 		if len(h.lifts) > 0 {

@@ -102,7 +102,7 @@ func (a *admitter) change(w *KueueWorkload, h *held, k int, kind setKind, node s
 	if kind == planAnewSet {
 		rs, err = a.planAnew(w, k)
 	} else {
-		rs, err = a.tree.ResizePodSet(a.s, w.Group, w.Requests[k], placement.Resize{PodSet: set.Name, Existing: h.survivors[k]}, a.planOptions())
+		rs, err = a.tree.ResizePodSet(a.s, w.Group, w.Requests[k], placement.Resize{PodSet: set.Name, Existing: h.survivors[k]}, a.planOptions(a.tree))
 	}
 	if why, ok := cannotResize(err); ok {
 		return setChange{message: why}, nil
@@ -117,7 +117,7 @@ func (a *admitter) change(w *KueueWorkload, h *held, k int, kind setKind, node s
 // ([topology.Tree.ReplacePodSet]), resizing the set in the same step.
 func (a *admitter) repair(w *KueueWorkload, h *held, k int) (setChange, error) {
 	set := &w.Group.PodSets[k]
-	rep, err := a.tree.ReplacePodSet(a.s, w.Group, w.Requests[k], placement.Repair{PodSet: set.Name, Existing: h.all[k], Failed: h.failed[k]}, a.planOptions())
+	rep, err := a.tree.ReplacePodSet(a.s, w.Group, w.Requests[k], placement.Repair{PodSet: set.Name, Existing: h.all[k], Failed: h.failed[k]}, a.planOptions(a.tree))
 	if errors.Is(err, topology.ErrShrinkBreaksSlices) {
 		// Kueue plans an elastic set whose assignment names a
 		// gone node as new; evicted, it is planned so.
@@ -336,7 +336,7 @@ func (a *admitter) planAnew(w *KueueWorkload, k int) (placement.Resized, error) 
 	set := w.Group.PodSets[k]
 	g := *w.Group
 	g.PodSets, g.MinCount = []placement.PodSet{set}, set.Count
-	p, err := a.tree.PlanPodSets(a.s, &g, []topology.PodSetRequest{w.Requests[k]}, a.planOptions())
+	p, err := a.tree.PlanPodSets(a.s, &g, []topology.PodSetRequest{w.Requests[k]}, a.planOptions(a.tree))
 	if err != nil || p.Decision.Status != placement.Scheduled {
 		return placement.Resized{Decision: p.Decision}, err
 	}

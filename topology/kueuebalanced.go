@@ -98,8 +98,12 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 	}
 	z := r.sliceUnit()
 	n := r.count / z
-	S := min(r.layers[0].level, p.L-1)
-	kb := kbSearch{p: p, P: P, S: S, z: z, n: n, ld: ld}
+	leaf := p.L - 1
+	if p.opts.KueueHostAppended {
+		leaf-- // Kueue's leaves are the hosts' parents
+	}
+	S := min(r.layers[0].level, leaf)
+	kb := kbSearch{p: p, P: P, S: S, leaf: leaf, z: z, n: n, ld: ld}
 	var groups [][]int
 	if P == 0 {
 		groups = [][]int{p.unitsAt(0, -1)}
@@ -230,6 +234,7 @@ type kbGroup struct {
 type kbSearch struct {
 	p    *planner
 	P, S int
+	leaf int // the level of Kueue's leaves: the lowest, or the one above appended hosts
 	z, n int64
 	ld   *kbLeader
 }
@@ -420,7 +425,7 @@ func (kb *kbSearch) greedy(us []int, c map[int]kbCount) (fits bool, fill []int, 
 func (kb *kbSearch) prune(g []int, c map[int]kbCount, th int64) {
 	p := kb.p
 	for _, u := range g {
-		if kb.P == p.L-1 { // a leaf of Kueue's tree: nothing below it
+		if kb.P == kb.leaf { // nothing below it in Kueue's tree
 			if c[u].slicesWL < th {
 				c[u] = kbCount{}
 			}

@@ -196,3 +196,39 @@ func TestKueueBalanced_SearchBounded(t *testing.T) {
 	}
 	require.Equal(t, map[int32]int{8: 625, 7: 620, 6: 110}, per)
 }
+
+// With KueueHostAppended the hosts are gangsim's, below a Kueue Topology
+// of blocks and racks: Kueue's leaves are the racks, so a set preferring
+// a rack is balanced over racks, never over hosts. Ten pods fit in one
+// rack of either block (b1/r1 12, b1/r2 11, b2/r1 10, b2/r2 12): a
+// threshold of 10 in one rack, the first block's tightest, b1/r2, where
+// balancing over hosts gave the two largest of b1 five each (the
+// "threshold" case above); the rack's pods go to its hosts as a required
+// set's would. A set preferring a block is balanced over its racks as
+// without the flag (the "preferred block" case above).
+func TestScenario_KueueBalancedHostAppended(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		count int32
+		req   topology.PodSetRequest
+		want  map[string]int32
+	}{
+		{name: "preferred rack", count: 10, req: topology.PodSetRequest{Preferred: rackKey},
+			want: map[string]int32{"b1-r2-h1": 5, "b1-r2-h2": 3, "b1-r2-h3": 2}},
+		{name: "preferred block", count: 16, req: topology.PodSetRequest{Preferred: blockKey},
+			want: map[string]int32{"b2-r1-h1": 8, "b2-r2-h1": 4, "b2-r2-h2": 4}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := snapshot(t, brh(unevenCaps))
+			g := podSetGroup("bal", c.count)
+			req := c.req
+			req.PodSet = "workers"
+			tr := tree(t, s, blockKey, rackKey, hostKey)
+			p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{KueueBalanced: true, KueueHostAppended: true})
+			require.NoError(t, err)
+			require.NoError(t, placement.Verify(s, g, p.Decision))
+			require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)
+			require.Equal(t, c.want, counts(p.Decision, "workers"))
+		})
+	}
+}

@@ -76,7 +76,7 @@ func (o *planOut) kueueBalancedGroup(rs []request, w []int, scope []int) (msg st
 			takes[i] = p.take[u]
 		}
 		p.clearTakes()
-		kb := kbSearch{p: p, P: work.level, S: p.L - 1, z: 1, n: work.count, ld: ld}
+		kb := kbSearch{p: p, P: work.level, S: p.L - 1, leaf: p.L - 1, z: 1, n: work.count, ld: ld}
 		hostsUsed, hostTakes, leadAt, ok := kb.carryDown(units, takes, at, fl)
 		switch {
 		case !ok:

@@ -134,6 +134,14 @@ type PlanOptions struct {
 	// one Kueue could give. KueueBalancedProfile sets it; it overrides
 	// Balanced.
 	KueueBalanced bool
+	// KueueHostAppended says that the tree's lowest level is
+	// kubernetes.io/hostname appended below the levels of a Kueue Topology
+	// that lacks it (kube.KueueTreeLevels): Kueue's TAS takes the domains
+	// of the level above as its leaves, so KueueBalanced balances no lower
+	// than that level (a set preferred at it is balanced over its
+	// domains, not over their hosts). The tree must have two levels or
+	// more. kube sets it for such trees.
+	KueueHostAppended bool
 	// BestFitInSlices is gangsched's choice below a set's outermost
 	// slice level, not Kueue's: there each domain hands its pods to its
 	// children as domains above that level do (the most slices first,

@@ -47,7 +47,8 @@ func TestProp_KueueAboveHost(t *testing.T) {
 			}
 			b.WriteString(w)
 		}
-		out, code := yamlRun(b.String(), "-topology-profile", "kueue", "-f", "-")
+		profile := rapid.SampledFrom([]string{"kueue", "kueue-balanced"}).Draw(t, "profile")
+		out, code := yamlRun(b.String(), "-topology-profile", profile, "-f", "-")
 		require.NotEqual(t, exitInput, code, out)
 		for name, ta := range admittedAssignments(t, out) {
 			if ta == nil {
@@ -68,7 +69,7 @@ func TestProp_KueueAboveHost(t *testing.T) {
 			require.True(t, slices.IsSortedFunc(doms, slices.Compare[[]string]), "%s: racks in the order of their values: %v", name, doms)
 			require.Equal(t, len(doms), len(slices.CompactFunc(slices.Clone(doms), slices.Equal[[]string])), "%s: each rack once", name)
 		}
-		checkFixedPoint(t, out, code, "-topology-profile", "kueue")
+		checkFixedPoint(t, out, code, "-topology-profile", profile)
 	})
 }
 

@@ -259,6 +259,52 @@ status:
 	checkFixedPoint(t, out, code, "-topology-profile", "kueue")
 }
 
+// Under kueue-balanced over a Topology [block], Kueue's leaves are the
+// blocks: a set preferring a block is balanced over blocks, not over the
+// hosts gangsim appends, and its block's pods go to hosts as the read-back
+// puts them, so -o yaml reads back unchanged (the tester kbreak's finding
+// 03: balanced over hosts, h1×3 h2×3 left no host with 3 CPUs for w3,
+// and the read-back, h1×4 h3×2, then admitted it). Kueue sums the block's
+// room (10 CPUs) and admits both.
+func TestKueueAboveHost_BalancedOverLeaves(t *testing.T) {
+	in := `apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: default}
+spec:
+  levels:
+  - nodeLabel: cloud.com/topology-block
+`
+	for _, h := range []struct {
+		name string
+		cpu  int
+	}{{"h1", 4}, {"h2", 4}, {"h3", 2}} {
+		in += fmt.Sprintf(`---
+apiVersion: v1
+kind: Node
+metadata:
+  name: %s
+  labels: {cloud.com/topology-block: b0}
+status:
+  allocatable: {cpu: "%d", pods: "10"}
+  conditions: [{type: Ready, status: "True"}]
+`, h.name, h.cpu)
+	}
+	in += aboveHostWorkload("w0", 6, `cpu: "1"`, "preferred: "+blockLevel, "2026-01-01T10:00:00Z")
+	in += aboveHostWorkload("w3", 1, `cpu: "3"`, "required: "+blockLevel, "2026-01-01T10:01:00Z")
+	in = strings.ReplaceAll(in, "  queueName: lq\n", "") // no queues: admitted over the one Topology
+	out, code := yamlRun(in, "-topology-profile", "kueue-balanced", "-f", "-")
+	require.Equal(t, 0, code, out)
+	got := admittedAssignments(t, out)
+	one := func(n int32) *kueue.TopologyAssignment {
+		return domains([]string{blockLevel}, kueue.TopologyAssignmentSlice{DomainCount: 1,
+			ValuesPerLevel: []kueue.TopologyAssignmentSliceLevelValues{universal("b0")},
+			PodCounts:      kueue.TopologyAssignmentSlicePodCounts{Universal: ptr.To(n)}})
+	}
+	require.Equal(t, one(6), got["w0"])
+	require.Equal(t, one(1), got["w3"])
+	checkFixedPoint(t, out, code, "-topology-profile", "kueue-balanced")
+}
+
 // A Workload admitted at the rack level (as gangsim's -o yaml writes it)
 // holds its rack's room when read back: its pods are spread over the
 // rack's hosts, so a later Workload that would have taken that rack goes
