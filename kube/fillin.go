@@ -6,6 +6,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gangsched/gangsched/kube/manifest"
 )
@@ -19,9 +20,10 @@ const LabelHostname = "kubernetes.io/hostname"
 //
 //   - a Node gets the label kubernetes.io/hostname = its name (the kubelet
 //     sets it; hostname topology keys and anti-affinity need it);
-//   - a Pod or Job gets metadata.creationTimestamp (the API server sets
-//     it) of start plus its index in objs in seconds, so that pods without
-//     one queue in file order, not by name;
+//   - a Pod, Job or Kueue Workload gets metadata.creationTimestamp (the
+//     API server sets it) of start plus its index in objs in seconds, so
+//     that pods and Workloads without one queue in file order, not by
+//     name (Kueue orders a queue by priority, then creation time);
 //   - a bound Pod gets status.startTime (the kubelet sets it) likewise, so
 //     that preemption can tell older victims from newer ones.
 //
@@ -52,6 +54,10 @@ func FillIn(objs []manifest.Object, start time.Time) {
 				v.Status.StartTime = &at
 			}
 		case *batchv1.Job:
+			if v != nil && v.CreationTimestamp.IsZero() {
+				v.CreationTimestamp = at
+			}
+		case *kueue.Workload:
 			if v != nil && v.CreationTimestamp.IsZero() {
 				v.CreationTimestamp = at
 			}

@@ -60,8 +60,8 @@
 // What a cluster adds is filled in first, as the API server and the
 // kubelet would for objects created with kubectl apply -f in input order
 // (kube.FillIn); -fill-in=false turns it off. Where the input leaves them
-// out: a Node gets the label kubernetes.io/hostname = its name; a Pod or
-// Job gets metadata.creationTimestamp of 2026-01-01T00:00:00Z plus its
+// out: a Node gets the label kubernetes.io/hostname = its name; a Pod, Job
+// or Kueue Workload gets metadata.creationTimestamp of 2026-01-01T00:00:00Z plus its
 // index among the input's objects in seconds (a Job's pods take the Job's);
 // a bound Pod gets status.startTime likewise, and a pod bound in the run
 // the time of its cycle. -o yaml writes these values.

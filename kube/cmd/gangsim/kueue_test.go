@@ -513,3 +513,57 @@ func TestKueuePreempted_Words(t *testing.T) {
 		require.Equal(t, c.want, kueuePreempted(c.s))
 	}
 }
+
+// Workloads written without creationTimestamp, as for kubectl apply, queue
+// in file order as the API server would stamp them: zeta, first in the
+// file, takes the ClusterQueue's 2 CPUs and alpha waits (by name alpha
+// won: the tester kbreak's finding 04); -o yaml writes the stamps, so the
+// run reads back unchanged.
+func TestKueueWorkloads_FileOrderWithoutTimestamps(t *testing.T) {
+	in := `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: plain}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: plain
+      resources:
+      - {name: cpu, nominalQuota: "2"}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: cq}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", pods: "110"}}
+`
+	for _, name := range []string{"zeta", "alpha"} {
+		in += fmt.Sprintf(`---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: %s, namespace: default}
+spec:
+  queueName: lq
+  podSets:
+  - name: main
+    count: 1
+    template: {spec: {containers: [{name: c, resources: {requests: {cpu: "2"}}}]}}
+`, name)
+	}
+	var out, errb bytes.Buffer
+	require.Equal(t, 3, run([]string{"-f", "-"}, strings.NewReader(in), &out, &errb, false), errb.String())
+	require.Contains(t, out.String(), "kueue Workload default/zeta: Admitted\n")
+	require.Contains(t, out.String(), "kueue Workload default/alpha: Pending\n")
+	yml, code := yamlRun(in, "-f", "-")
+	require.Contains(t, yml, "creationTimestamp: \"2026-01-01T00:00:04Z\"\n  name: zeta\n")
+	checkFixedPoint(t, yml, code)
+}
