@@ -189,8 +189,15 @@ func TestConvertPodAffinity(t *testing.T) {
 		}}}},
 	}, got.Affinity)
 
-	// Preferred terms on a pod outside any group are dropped.
+	// A bound pod outside any group keeps its place: its required terms
+	// are not read (the tester kbreak's finding 02: one HA pod of a dump
+	// refused the whole input), nor are preferred ones of any such pod.
 	p.Spec.SchedulingGroup = nil
+	p.Spec.NodeName = "n1"
+	got, err = ConvertPod(p, nil)
+	require.NoError(t, err)
+	require.Nil(t, got.Affinity)
+	p.Spec.NodeName = ""
 	p.Spec.Affinity.PodAntiAffinity = nil
 	got, err = ConvertPod(p, nil)
 	require.NoError(t, err)

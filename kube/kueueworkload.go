@@ -311,6 +311,15 @@ func kueueTemplate(obj, f string, w *kueue.Workload, t *corev1.PodTemplateSpec, 
 		return placement.Pod{}, placement.Errorf(placement.ErrInvalid, obj, f+".spec.containers", "is empty: a pod template has at least one container (the API refuses it)")
 	}
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name, Labels: t.Labels}, Spec: t.Spec}
+	if a := p.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+		// Kueue reads no inter-pod terms: its TAS places by requests,
+		// nodeSelector, node affinity and tolerations
+		// (pkg/cache/scheduler/tas_flavor_snapshot.go), its quota by
+		// requests. The Workload keeps them; the copy read drops them.
+		na := *a
+		na.PodAffinity, na.PodAntiAffinity = nil, nil
+		p.Spec.Affinity = &na
+	}
 	tmpl, err := ConvertPod(p, pcs)
 	if err == nil {
 		tmpl.NodeAffinity, err = PodSetNodeAffinity(obj, &p.Spec)

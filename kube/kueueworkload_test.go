@@ -235,3 +235,18 @@ func TestKueueWorkload_GroupOfThreeRecord(t *testing.T) {
 	_, err = Load(objs)
 	require.ErrorContains(t, err, `Kueue Workload "default/three": spec.podSets[2].topologyRequest.podSetGroupName: PodSetGroup "lws" has a third pod set "extra"`)
 }
+
+// A template's inter-pod terms are not read, as Kueue reads none (the
+// tester kbreak's finding 02: required anti-affinity refused the input);
+// the Workload keeps them as given.
+func TestConvertKueueWorkload_InterPodTermsNotRead(t *testing.T) {
+	in := kueueWorkload("[{name: main, count: 2, template: {metadata: {labels: {app: a}}, spec: {affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: a}}}]}, podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: rack, labelSelector: {matchLabels: {app: a}}}]}}, containers: [{name: c}]}}}]", "")
+	objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	require.Len(t, c.KueueWorkloads, 1)
+	w := c.KueueWorkloads[0]
+	require.Nil(t, w.Group.PodSets[0].Template.Affinity)
+	require.NotNil(t, w.Obj.Spec.PodSets[0].Template.Spec.Affinity.PodAntiAffinity, "kept on the Workload")
+}

@@ -66,7 +66,8 @@ func podObj(namespace, name string) string {
 // [PodRequests]); a toleration with an unknown operator, an Exists
 // operator with a value, or an empty key without Exists; a resource claim
 // entry with no or both sources; an unknown priority class; and
-// [ErrUnsupported] for required pod affinity or anti-affinity on a pod outside any PodGroup, and
+// [ErrUnsupported] for required pod affinity or anti-affinity on a pending
+// pod outside any PodGroup (a bound one's inter-pod terms are not read), and
 // for terms that select pods of other namespaces, and for a required
 // affinity term without a labelSelector (it can never hold; such terms of
 // anti-affinity and preferences are dropped, as they select no pod).
@@ -190,7 +191,10 @@ func convertAffinity(obj string, p *corev1.Pod, grouped bool) (*placement.Affini
 	}
 	var out placement.Affinity
 	conv := func(f string, anti bool, required []corev1.PodAffinityTerm, preferred []corev1.WeightedPodAffinityTerm) (*placement.PodAffinity, error) {
-		if len(required) > 0 && !grouped {
+		// A bound pod's place is given: its terms are not read, as no
+		// ungrouped pod's are (they would only be checked against the pods
+		// placed in the run).
+		if len(required) > 0 && !grouped && p.Spec.NodeName == "" {
 			return nil, placement.Errorf(ErrUnsupported, obj, f+".requiredDuringSchedulingIgnoredDuringExecution", "required inter-pod terms are supported only among the members of a PodGroup (set spec.schedulingGroup)")
 		}
 		if !grouped {

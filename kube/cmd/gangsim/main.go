@@ -257,6 +257,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 			fmt.Fprintln(stderr, "gangsim: warning:", w)
 		}
 	}
+	for _, w := range interPodWarnings(objs) {
+		fmt.Fprintln(stderr, "gangsim: warning:", w)
+	}
 	unserved, unservedWarnings := leaveUnserved(c, served)
 	for _, w := range unservedWarnings {
 		fmt.Fprintln(stderr, "gangsim: warning:", w)
