@@ -10,6 +10,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gangsched/gangsched/dra"
 	"github.com/gangsched/gangsched/gang"
@@ -159,6 +160,21 @@ func (c *Cluster) locate(err error) error {
 		}
 		if o, ok := c.where[manifest.ObjectName("Job", j.Key.Namespace, j.Key.Name)]; made && ok {
 			return o.Wrap(err)
+		}
+	}
+	return err
+}
+
+// locateKueue wraps err, a [*placement.FieldError] about a Kueue Workload
+// of c, with the Workload's place in the input.
+func (c *Cluster) locateKueue(err error) error {
+	var fe *placement.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	for i := range c.objs {
+		if w, ok := c.objs[i].Obj.(*kueue.Workload); ok && kueueWorkloadObj(w.Namespace, w.Name) == fe.Object {
+			return c.objs[i].Wrap(err)
 		}
 	}
 	return err

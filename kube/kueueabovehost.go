@@ -124,21 +124,58 @@ func domainLevelValues(obj, field string, v kueue.TopologyAssignmentSliceLevelVa
 // without (or with none of the input's), the input's one Topology
 // ([KueueOptions].TopologyLevels).
 func (a *admitter) assignLevels(psa *kueue.PodSetAssignment) []string {
-	levels := a.opts.TopologyLevels
-	if q := a.opts.Queues; q != nil {
-		for _, f := range slices.Sorted(maps.Values(psa.Flavors)) {
-			if t := q.Flavors[string(f)].Topology; t != "" {
-				if ls, ok := q.Topologies[t]; ok {
-					levels = ls
-					break
-				}
-			}
-		}
-	}
+	levels := psaLevels(psa, a.opts.TopologyLevels, a.opts.Queues)
 	if !aboveHost(levels) {
 		return nil
 	}
 	return levels
+}
+
+// psaLevels are the levels of the Topology that pod set assignment psa
+// is planned over: with queues q, that of its topology flavor; without
+// (or with none of the input's), levels, the input's one Topology.
+func psaLevels(psa *kueue.PodSetAssignment, levels []string, q *KueueQueues) []string {
+	if q == nil {
+		return levels
+	}
+	for _, f := range slices.Sorted(maps.Values(psa.Flavors)) {
+		if t := q.Flavors[string(f)].Topology; t != "" {
+			if ls, ok := q.Topologies[t]; ok {
+				return ls
+			}
+		}
+	}
+	return levels
+}
+
+// checkAboveHostLevels refuses an admitted Workload of ws whose
+// topologyAssignment names levels other than kubernetes.io/hostname that
+// are not exactly the levels of the Topology its pod set is planned over
+// (levels, the input's one Topology, or its flavor's in q): Kueue writes
+// an assignment at all of its Topology's levels, and one at other levels
+// (a Topology edited since, objects of another cluster) cannot be read
+// as domains of this one — its values might name hosts or nothing.
+// Errors are [*placement.FieldError]s naming the Workload and the field.
+func checkAboveHostLevels(ws []*KueueWorkload, levels []string, q *KueueQueues) error {
+	for _, w := range ws {
+		adm := w.Obj.Status.Admission
+		if adm == nil || len(w.aboveHost) == 0 {
+			continue
+		}
+		for i := range adm.PodSetAssignments {
+			psa := &adm.PodSetAssignments[i]
+			set, ok := w.aboveHost[string(psa.Name)]
+			if !ok {
+				continue
+			}
+			if want := psaLevels(psa, levels, q); !slices.Equal(set.levels, want) {
+				return placement.Errorf(placement.ErrInvalid, kueueWorkloadObj(w.Obj.Namespace, w.Obj.Name),
+					fmt.Sprintf("status.admission.podSetAssignments[%d].topologyAssignment.levels", i),
+					"%q are not the levels of the Topology the pod set is admitted over, %q", set.levels, want)
+			}
+		}
+	}
+	return nil
 }
 
 // liftAssignments rewrites every topologyAssignment of w written at the

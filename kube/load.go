@@ -102,6 +102,9 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 		return nil, err
 	}
 	c.KueueLevels, c.KueueQueues = in.queues.result()
+	if err := checkAboveHostLevels(c.KueueWorkloads, c.KueueLevels, c.KueueQueues); err != nil {
+		return nil, c.locateKueue(err)
+	}
 	c.KueueTopology = in.queues.topologyName()
 	slices.SortFunc(c.PodGroups, func(a, b *gang.PodGroup) int { return a.Key().Compare(b.Key()) })
 	slices.SortFunc(c.Workloads, func(a, b *gang.Workload) int { return a.Key().Compare(b.Key()) })

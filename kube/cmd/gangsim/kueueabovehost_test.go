@@ -493,3 +493,19 @@ func TestKueueAboveHost_Spread(t *testing.T) {
 	out2, _ := yamlRun(failed, "-topology-profile", "kueue", "-f", "-")
 	require.Equal(t, admittedAssignments(t, out)["w1"], admittedAssignments(t, out2)["w1"], "the admission is unchanged")
 }
+
+// An admitted Workload's topologyAssignment at levels that are not its
+// Topology's (a Topology edited since, another cluster's objects) is an
+// input error naming the field, not read as hosts or domains of this
+// cluster (the tester kbreak's finding 13).
+func TestKueueAboveHost_LevelsChecked(t *testing.T) {
+	out, code := yamlRun(aboveHostWorld(blockLevel, rackLevel)+aboveHostWorkload("w1", 3, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T10:00:00Z"),
+		"-topology-profile", "kueue", "-f", "-")
+	require.Equal(t, 0, code, out)
+	item := "\n        - " + blockLevel + "\n"
+	require.Equal(t, 1, strings.Count(out, item), out)
+	edited := strings.Replace(out, item, "\n        - example.com/other\n", 1)
+	msg, code := yamlRun(edited, "-topology-profile", "kueue", "-f", "-")
+	require.Equal(t, exitInput, code)
+	require.Contains(t, msg, `Kueue Workload "default/w1": status.admission.podSetAssignments[0].topologyAssignment.levels: ["example.com/other" "cloud.com/topology-rack"] are not the levels of the Topology the pod set is admitted over, ["cloud.com/topology-block" "cloud.com/topology-rack"]`)
+}
