@@ -364,7 +364,8 @@
 // qualify. Groups that use ResourceClaims or DoNotSchedule
 // topology spread are not searched (added nodes carry no devices; spread is
 // not checked there). Suggestions are gangsched's solver's answer, whatever
-// -topology-profile chose for the run.
+// -topology-profile chose for the run. Kueue Workloads get none yet: a
+// warning on stderr says so when the input has any.
 //
 // Memory: every pod, given or created for a Job, is an object in memory
 // (about 6 KB through a run), so an input whose pods exceed -max-pods

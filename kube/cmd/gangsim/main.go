@@ -267,6 +267,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	opts := options{rackKey: *rackKey, topologyKeys: *topoKeys, maxCycles: *maxCycles, preemption: *preempt && profilePreempts.any, noPreemption: profilePreempts.off, fillIn: *fillIn, scoring: scoring, topologyProfile: topoProfile, kueueProfile: kueueProf, kueueNodeAffinityPreferred: *kueueAffinity, kueueWaitForReplacement: !*kueueFailFast, profile: k8sProfile, gates: fg}
 	if *suggest {
 		opts.suggest = &scaleup.Options{NewDomain: *suggestNew, MaxDomainNodes: *suggestSlots}
+		if len(c.KueueWorkloads) > 0 {
+			fmt.Fprintln(stderr, "gangsim: warning: -suggest-nodes does not read Kueue Workloads yet: it suggests nodes for PodGroups and pods only")
+		}
 	}
 	if estimating && len(c.KueueWorkloads) > 0 {
 		fmt.Fprintln(stderr, "gangsim: -estimate and -what-if do not read Kueue Workloads yet")

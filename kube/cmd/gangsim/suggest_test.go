@@ -82,3 +82,31 @@ func TestSuggestNodes_BadInput(t *testing.T) {
 		})
 	}
 }
+
+// -suggest-nodes reads no Kueue Workload: a warning says so rather than
+// leaving a waiting Workload without a word (the tester kbreak's finding 10).
+func TestSuggest_KueueWorkloadsWarned(t *testing.T) {
+	in := `apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: t}
+spec: {levels: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {rack: r1}}
+status: {allocatable: {cpu: "4", pods: "110"}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: w1, namespace: default}
+spec:
+  podSets:
+  - name: main
+    count: 8
+    topologyRequest: {required: rack}
+    template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+`
+	var out, errb bytes.Buffer
+	require.Equal(t, 3, run([]string{"-suggest-nodes", "-f", "-"}, strings.NewReader(in), &out, &errb, false), errb.String())
+	require.Equal(t, "gangsim: warning: -suggest-nodes does not read Kueue Workloads yet: it suggests nodes for PodGroups and pods only\n", errb.String())
+}
