@@ -104,8 +104,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	profile := fs.String("topology-profile", "gangsched", "who decides topology-constrained groups: gangsched (the solver; groups with Kueue slice annotations are planned by Kueue's algorithm, each slice packed by best fit below its slice level), kueue (Kueue's TAS algorithm for every group: BestFit, LeastFreeCapacity, preferred levels widening) or kueue-balanced (kueue with Kueue v0.17's TASBalancedPlacement: a preferred set balanced one level below its preferred level at a threshold, the rest to the largest first; ties Kueue breaks in map order go to the first path). Kueue Workloads are planned with kueue unless this flag is given")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: gangsim -f FILE|DIR|- [-f ...] [-o text|yaml|json] [flags]")
-		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes.")
-		fmt.Fprintln(stderr, "Exit status: 0 every pod bound, 1 bad input or usage, 3 some pods still waiting, 4 internal error (a panic, with its stack); 2 is the Go runtime's crash (out of memory, say).")
+		fmt.Fprintln(stderr, "Runs kube-scheduler's PodGroup scheduling cycles over Kubernetes manifests until nothing changes,")
+		fmt.Fprintln(stderr, "and admits Kueue Workloads (kueue.x-k8s.io/v1beta2) through their queues and Topologies as Kueue v0.17 would (docs/kueue.md).")
+		fmt.Fprintln(stderr, "Exit status: 0 every pod bound and Workload admitted, 1 bad input or usage, 3 some pods or Workloads still waiting, 4 internal error (a panic, with its stack); 2 is the Go runtime's crash (out of memory, say).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
