@@ -109,6 +109,9 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 	slices.SortFunc(c.PodGroups, func(a, b *gang.PodGroup) int { return a.Key().Compare(b.Key()) })
 	slices.SortFunc(c.Workloads, func(a, b *gang.Workload) int { return a.Key().Compare(b.Key()) })
 	slices.SortFunc(c.CompositePodGroups, func(a, b *gang.CompositePodGroup) int { return a.Key().Compare(b.Key()) })
+	if opts.KueueNodePods && len(c.KueueWorkloads) > 0 {
+		kueueNodePods(c.Nodes)
+	}
 	if c.Snapshot, err = placement.NewSnapshot(c.Nodes, bound); err != nil {
 		return nil, c.locate(err)
 	}

@@ -57,3 +57,19 @@ func ConvertNode(n *corev1.Node) (placement.Node, error) {
 	}
 	return out, nil
 }
+
+// kueueNodePods gives every node of nodes without "pods" in its
+// allocatable a pod count of 0, as Kueue's topology-aware scheduling reads
+// it ([LoadOptions].KueueNodePods).
+func kueueNodePods(nodes []placement.Node) {
+	for i := range nodes {
+		n := &nodes[i]
+		if _, ok := n.Allocatable[placement.ResourcePods]; ok {
+			continue
+		}
+		if n.Allocatable == nil {
+			n.Allocatable = placement.ResourceList{}
+		}
+		n.Allocatable[placement.ResourcePods] = 0
+	}
+}

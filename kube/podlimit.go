@@ -48,6 +48,15 @@ type LoadOptions struct {
 	// annotation (see [KueueReadOptions]). Off, as Kueue's default, a set
 	// keeps only the first layer of the field and none of the annotation.
 	KueueMultiLayerTopology bool
+	// KueueNodePods counts a node whose status.allocatable lists no "pods"
+	// as holding none (allocatable pods 0) when the input has Kueue
+	// Workloads: Kueue v0.17's topology-aware scheduling adds one "pods" to
+	// every pod's requests and finds the resource missing on such a node
+	// (pkg/resources, Requests.CountInWithLimitingResource), so the node
+	// holds no pod and is excluded by resource "pods". Off, such a node has
+	// no pod-count limit ([placement.ResourcePods]). gangsim sets it under
+	// the Kueue topology profiles.
+	KueueNodePods bool
 }
 
 // checkPodCount reports, at the Job whose pods cross it, when the input's

@@ -74,8 +74,9 @@ type KueueFullNode struct {
 	// the node does not have at all, else the fewest pods, the first name
 	// among equals; "" for a resource the snapshot does not track (the
 	// caller knows the template's requests). A node without "pods" in its
-	// allocatable has no pod-count limit ([placement.ResourcePods]), where
-	// Kueue would count it full: real nodes always list it.
+	// allocatable has no pod-count limit ([placement.ResourcePods]); Kueue
+	// counts it full, which the caller gives as an allocatable of 0 pods
+	// (kube.LoadOptions.KueueNodePods), named "pods" here.
 	Resource placement.ResourceName
 }
 
@@ -169,14 +170,22 @@ func (p *planner) kueueFull() []KueueFullNode {
 // 0: one r requests that the node lacks altogether (not in its
 // allocatable, nothing of it used), the first by name, as Kueue stops at
 // such a resource; else the one giving the fewest pods, the first by name
-// among equals.
+// among equals. "pods" is lacking where the node's allocatable holds 0 of
+// it and no pod is on it: a node listing no "pods" holds none under the
+// Kueue profiles (kube.LoadOptions.KueueNodePods), and one listing 0 ties
+// at 0 pods with whatever else gives none, which Kueue breaks in Go map
+// order.
 func (p *planner) limiting(id placement.NodeID) placement.ResourceName {
 	n := p.s.Node(id)
 	for j, name := range p.c.res {
-		if p.r.req[j] <= 0 || name == placement.ResourcePods {
+		if p.r.req[j] <= 0 {
 			continue
 		}
-		if _, ok := n.Allocatable[name]; !ok && p.s.Requested(id, name) == 0 {
+		q, ok := n.Allocatable[name]
+		if name == placement.ResourcePods {
+			ok = !ok || q > 0 // absent: no limit, never lacking
+		}
+		if !ok && p.s.Requested(id, name) == 0 {
 			return name
 		}
 	}

@@ -244,7 +244,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	}
 	kueueProf := kueueProfileOf(fs, topoProfile)
 	c, err := kube.LoadWithOptions(objs, kube.LoadOptions{MaxPods: *maxPods, Profile: k8sProfile, PodGroupPreemptionPolicy: fg.podGroupPreemptionPolicy,
-		KueueMultiLayerTopology: kueueMultiLayerTopology(kueueProf, *kueueMultiLayer)})
+		KueueMultiLayerTopology: kueueMultiLayerTopology(kueueProf, *kueueMultiLayer), KueueNodePods: kueueProf != topology.GangschedProfile})
 	if err != nil {
 		hint := ""
 		if errors.Is(err, kube.ErrTooManyPods) {
