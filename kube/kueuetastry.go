@@ -100,10 +100,11 @@ func pendingMessage(w *KueueWorkload) string {
 }
 
 // kueueTASMessage reports whether msg is a topology failure worded as
-// Kueue's ([kueueNotFitReason]).
+// Kueue's ([kueueNotFitReason], [kueueNoDomainReason]).
 func kueueTASMessage(msg string) bool {
 	return strings.HasPrefix(msg, "couldn't assign flavors to pod set ") &&
-		(strings.Contains(msg, `: topology "`) || strings.Contains(msg, ": "+kueueBalancedNotFit))
+		(strings.Contains(msg, `: topology "`) || strings.Contains(msg, ": "+kueueBalancedNotFit) ||
+			strings.Contains(msg, ": "+kueueNoDomainReason))
 }
 
 // lastTry joins the reasons of w's tries in flavors tried one after

@@ -106,6 +106,7 @@ func kueueNotFitSet(nf *topology.KueueNotFit) string {
 
 // kueueTASWorded rewrites plan ps of w, which does not fit, in Kueue's
 // words when its plan carries Kueue's account ([topology.Plan].KueueNotFit)
+// or Kueue's snapshot for the flavor holds no node ([admitter.kueueNoDomain]),
 // and the Topology's name is known: `couldn't assign flavors to pod set
 // main: <the reason>`. gangsim's own reason, after prefix, is kept as the
 // Workload's detail ([admitter.tasDetail]). tree is the one planned over,
@@ -113,24 +114,33 @@ func kueueNotFitSet(nf *topology.KueueNotFit) string {
 // the flavor's). It reports whether it rewrote the message.
 func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topology.Tree, topo string, flavor *KueueFlavor, prefix string) bool {
 	nf := ps.plan.KueueNotFit
-	if nf == nil || !a.opts.KueueWords || a.reducing || topo == "" || ps.plan.Decision.Status == placement.Scheduled {
-		return false
-	}
-	var tmpl *placement.Pod
-	for k := range ps.group.PodSets {
-		if ps.group.PodSets[k].Name == nf.PodSet {
-			tmpl = &ps.group.PodSets[k].Template
-		}
-	}
-	if tmpl == nil {
+	if !a.opts.KueueWords || a.reducing || topo == "" || ps.plan.Decision.Status == placement.Scheduled {
 		return false
 	}
 	// Tried before and set aside since, as Kueue sets it aside, it keeps
 	// its message (so this try's numbers need not be counted), and
 	// gangsim's reason on the state now is its detail.
 	msg, kept := a.keptNow(w)
-	if !kept {
-		msg = "couldn't assign flavors to pod set " + kueueNotFitSet(nf) + ": " + kueueNotFitReason(nf, topo, a.kueueExclusions(nf, tree, tmpl, flavor))
+	if set, reason, empty := a.kueueNoDomain(ps, tree, flavor); empty {
+		if !kept {
+			msg = "couldn't assign flavors to pod set " + set + ": " + reason
+		}
+	} else {
+		if nf == nil {
+			return false
+		}
+		var tmpl *placement.Pod
+		for k := range ps.group.PodSets {
+			if ps.group.PodSets[k].Name == nf.PodSet {
+				tmpl = &ps.group.PodSets[k].Template
+			}
+		}
+		if tmpl == nil {
+			return false
+		}
+		if !kept {
+			msg = "couldn't assign flavors to pod set " + kueueNotFitSet(nf) + ": " + kueueNotFitReason(nf, topo, a.kueueExclusions(nf, tree, tmpl, flavor))
+		}
 	}
 	if a.tasDetails == nil {
 		a.tasDetails = map[placement.Key]map[string]string{}
@@ -296,14 +306,11 @@ func (in *kueueQueueInputs) topologyName() string {
 	return ""
 }
 
-// tasFlavorOf is the topology flavor ch gives the pod set nf names (nil
-// when nf is nil or names no set of w with one).
+// tasFlavorOf is the topology flavor ch gives the pod set nf names, or,
+// without nf, the first set of w that has one (nil when none).
 func (ch *flavorChoice) tasFlavorOf(q *KueueQueues, w *KueueWorkload, nf *topology.KueueNotFit) *KueueFlavor {
-	if nf == nil {
-		return nil
-	}
 	for k, set := range w.Group.PodSets {
-		if set.Name == nf.PodSet && ch.tas[k] != "" {
+		if (nf == nil || set.Name == nf.PodSet) && ch.tas[k] != "" {
 			f := q.Flavors[ch.tas[k]]
 			return &f
 		}

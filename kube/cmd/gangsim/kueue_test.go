@@ -377,10 +377,12 @@ func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"no-domain", "preemption", "flavor-fungibility"} { // clusters of their own
-		t.Run(f, func(t *testing.T) {
-			out, code := yamlPass(t, "-f", kw+f+".yaml")
-			fixedPoint(t, t.TempDir(), "gangsched", out, code)
-		})
+		for _, prof := range []string{"gangsched", "kueue-balanced"} {
+			t.Run(f+"/"+prof, func(t *testing.T) {
+				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+f+".yaml")
+				fixedPoint(t, t.TempDir(), prof, out, code)
+			})
+		}
 	}
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {

@@ -128,9 +128,11 @@ func groupSetSwapped(kueueMsg, gangsimMsg string) bool {
 }
 
 // topologyFailure reports whether a pending message is a topology
-// failure in Kueue's words.
+// failure in Kueue's words: a topology that does not hold the set, one
+// with no domain at all, or TASBalancedPlacement's own reason.
 func topologyFailure(msg string) bool {
-	return strings.Contains(msg, `: topology "`) || strings.Contains(msg, ": TAS Balanced Placement: ")
+	return strings.Contains(msg, `: topology "`) || strings.Contains(msg, ": no topology domains at level: ") ||
+		strings.Contains(msg, ": TAS Balanced Placement: ")
 }
 
 // kueueQuotaShape reports whether Kueue's pending message msg is one
@@ -328,11 +330,11 @@ var kueueTASDiffers = map[string]string{
 // Under the Kueue profiles a pending Workload whose topology does not hold
 // it is said as Kueue v0.17 said it (kube/kueuetaswords.go): for every
 // recorded Kueue message that is a topology failure ("topology \"t\"
-// allows to fit only …", "doesn't allow to fit …", TASBalancedPlacement's
-// sentence), gangsim's message holds it word for word, numbers and
-// excluded nodes included, and its detail keeps gangsim's own
-// explanation — but for the Workloads of kueueTASDiffers, which must
-// still differ.
+// allows to fit only …", "doesn't allow to fit …", "no topology domains
+// at level: …", TASBalancedPlacement's sentence), gangsim's message holds
+// it word for word, numbers and excluded nodes included, and its detail
+// keeps gangsim's own explanation — but for the Workloads of
+// kueueTASDiffers, which must still differ.
 func TestKueueOracle_TASMessages(t *testing.T) {
 	files, err := filepath.Glob(td + "kueue-oracle/*.json")
 	require.NoError(t, err)
