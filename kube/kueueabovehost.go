@@ -62,6 +62,9 @@ func aboveHost(levels []string) bool {
 type aboveHostSet struct {
 	levels  []string
 	domains []domainPods
+	// hosts are its pods per host as gangsim's -o yaml kept them
+	// ([KueueHostsAnnotation]); nil without.
+	hosts []placement.PodSetAssignment
 }
 
 // readDomainAssignment reads a topologyAssignment at field of obj whose
@@ -202,6 +205,9 @@ func (a *admitter) liftAssignments(w *KueueWorkload) {
 			continue
 		}
 		if lifted, ok := a.lift(levels, ta); ok {
+			if pods, err := readTopologyAssignment("", "", ta); err == nil {
+				writeHosts(w, string(psa.Name), pods)
+			}
 			psa.TopologyAssignment = lifted
 		}
 	}
@@ -259,6 +265,9 @@ func (a *admitter) lift(levels []string, ta *kueue.TopologyAssignment) (*kueue.T
 // named by its values, which [admitter.hold] finds gone. Deterministic:
 // the same objects give the same hosts.
 func (a *admitter) spreadAboveHost(w *KueueWorkload, k int, set *aboveHostSet) []placement.PodSetAssignment {
+	if hosts, ok := a.keptHosts(set); ok {
+		return hosts
+	}
 	req := w.nodeRequests(k)
 	// The nodes of each domain, ready and uncordoned ones first, each in
 	// node order: one pass over the nodes, not one per domain.

@@ -615,7 +615,7 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			return placement.Errorf(placement.ErrNotFound, obj, "status.admission.podSetAssignments", "no assignment for pod set %q", spec[j].Name)
 		}
 	}
-	return nil
+	return w.readAboveHostHosts(obj)
 }
 
 // beyondSlices reports whether an admission of pod set name of w may

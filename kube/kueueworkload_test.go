@@ -160,6 +160,8 @@ func FuzzKueueWorkload(f *testing.F) {
 	f.Add(kueueWorkload("[{name: main, count: 2, topologyRequest: {preferred: rack, podSetGroupName: g}, "+kueueTmpl+"}]", ""))
 	f.Add(kueueWorkload(kueueMain, kueueAdmission("2", "{domainCount: 2, valuesPerLevel: [{individual: {prefix: n, roots: ['1', '2']}}], podCounts: {individual: [1, 1]}}")))
 	f.Add(kueueWorkload("[{name: main, count: 4, minCount: 2, "+kueueTmpl+"}]", kueueAdmission("3", "{domainCount: 1, valuesPerLevel: [{universal: n1}], podCounts: {universal: 3}}")))
+	f.Add(strings.Replace(kueueWorkload(kueueMain, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: 2, topologyAssignment: {levels: [rack], slices: [{domainCount: 1, valuesPerLevel: [{universal: r1}], podCounts: {universal: 2}}]}}]}\n"),
+		"metadata: {name: w}", `metadata: {name: w, annotations: {gangsched.io/kueue-hosts: '{"main":{"h1":1,"h2":1}}'}}`, 1))
 	f.Fuzz(func(t *testing.T, in string) {
 		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
 		if err != nil {

@@ -509,3 +509,34 @@ func TestKueueAboveHost_LevelsChecked(t *testing.T) {
 	require.Equal(t, exitInput, code)
 	require.Contains(t, msg, `Kueue Workload "default/w1": status.admission.podSetAssignments[0].topologyAssignment.levels: ["example.com/other" "cloud.com/topology-rack"] are not the levels of the Topology the pod set is admitted over, ["cloud.com/topology-block" "cloud.com/topology-rack"]`)
 }
+
+// gangsim keeps each above-host set's hosts in the Workload's
+// KueueHostsAnnotation, so -o yaml reads back unchanged where replaying
+// the Workloads' plans in queue order did not: after a preemption (the
+// victim's room was there when later Workloads were admitted) and after
+// cycles over three ClusterQueues admitted out of queue order (the
+// read-back put 8.5 CPUs on an 8-CPU host): the tester kbreak's finding
+// 07, worlds of its generator. An edited annotation whose hosts do not
+// hold the assignment's pods is an input error naming it.
+func TestKueueAboveHost_HostsKept(t *testing.T) {
+	for _, f := range []string{"above-host-preemption.yaml", "above-host-three-queues.yaml"} {
+		t.Run(f, func(t *testing.T) {
+			in, err := os.ReadFile(td + "kueue-workloads/" + f)
+			require.NoError(t, err)
+			out, code := yamlRun(string(in), "-topology-profile", "kueue", "-f", "-")
+			require.NotEqual(t, exitInput, code, out)
+			require.Contains(t, out, "gangsched.io/kueue-hosts: ")
+			checkFixedPoint(t, out, code, "-topology-profile", "kueue")
+		})
+	}
+	out, code := yamlRun(aboveHostWorld(blockLevel, rackLevel)+aboveHostWorkload("w1", 3, `cpu: "1"`, "required: "+rackLevel, "2026-01-01T10:00:00Z"),
+		"-topology-profile", "kueue", "-f", "-")
+	require.Equal(t, 0, code, out)
+	kept := `gangsched.io/kueue-hosts: '{"main":{"x1":1,"x5":1,"x6":1}}'` // hostname labels, not node names
+	require.Contains(t, out, kept)
+	msg, code := yamlRun(strings.Replace(out, kept, `gangsched.io/kueue-hosts: '{"main":{"x1":1,"x5":1}}'`, 1), "-topology-profile", "kueue", "-f", "-")
+	require.Equal(t, exitInput, code)
+	require.Contains(t, msg, `Kueue Workload "default/w1": metadata.annotations[gangsched.io/kueue-hosts]: pod set "main": the hosts hold 2 pods, its topologyAssignment 3`)
+	msg, _ = yamlRun(strings.Replace(out, kept, `gangsched.io/kueue-hosts: '{"main":[]}'`, 1), "-topology-profile", "kueue", "-f", "-")
+	require.Contains(t, msg, `metadata.annotations[gangsched.io/kueue-hosts]: not a JSON object of pod set names to hostnames to pod counts`)
+}
