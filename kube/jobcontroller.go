@@ -16,12 +16,13 @@ import (
 // runJobController does for each Job of the input what the Job controller
 // does on its first sync (see [Load]): it finds what the Job already has,
 // creates the Workload and PodGroup of a Job that never started, and the
-// pods the Job lacks, as profile p's release does ([StampJobAs]). gate is
+// pods the Job lacks, as profile p's release does ([StampJobAs]), but for
+// the Jobs of kj, which Kueue's Job integration manages. gate is
 // the PodGroupPreemptionPolicy gate: with it on under v1.37, and always
 // under v1.38 ([gang.Profile.AdmitsPreemptionPolicy]), a PodGroup it
 // creates passes the Priority admission plugin's preemptionPolicy step
 // too.
-func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, p gang.Profile, gate bool) error {
+func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, kj kueueJobs, p gang.Profile, gate bool) error {
 	var owned []*corev1.Pod // the input's pods that some Job controls
 	for _, p := range in.pods {
 		if ref := metav1.GetControllerOf(p); ref != nil && ref.Kind == "Job" {
@@ -33,6 +34,9 @@ func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, p gang.Prof
 		j, ok := o.Obj.(*batchv1.Job)
 		if !ok {
 			continue
+		}
+		if _, kueue := kj[placement.Key{Namespace: j.Namespace, Name: j.Name}]; kueue {
+			continue // a Kueue Job's pods are its Workload's
 		}
 		jo, err := StampJobAs(j, pcs, p)
 		if err != nil {

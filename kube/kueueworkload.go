@@ -29,6 +29,10 @@ const maxKueuePodSets = 8
 type KueueWorkload struct {
 	// Obj is the API object; admission writes its status.
 	Obj *kueue.Workload
+	// Job is the namespace and name of the batch/v1 Job the Workload
+	// belongs to under Kueue's Job integration (built for it by [Load],
+	// or owned by it in the input: see [Load]); zero for none.
+	Job placement.Key
 	// Group is the Workload as a gang: one [placement.PodSet] per
 	// spec.podSets entry (name, count, the template's requests,
 	// nodeSelector, tolerations and node affinity), MinCount all their

@@ -78,14 +78,19 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 	if err != nil {
 		return nil, err
 	}
-	var in inputs
+	in := inputs{wpcs: map[string]int32{}}
 	if err := c.convertObjects(pcs, &in, opts); err != nil {
 		return nil, err
 	}
 	if err := checkPodCount(objs, len(in.pods), opts.MaxPods); err != nil {
 		return nil, err
 	}
-	if err := c.runJobController(pcs, &in, opts.Profile, opts.PodGroupPreemptionPolicy); err != nil {
+	kj, err := c.readKueueJobs(pcs, in.wpcs, opts)
+	if err != nil {
+		return nil, err
+	}
+	in.pods = kj.dropPods(in.pods, c.KueueWorkloads)
+	if err := c.runJobController(pcs, &in, kj, opts.Profile, opts.PodGroupPreemptionPolicy); err != nil {
 		return nil, err
 	}
 	bound, err := c.convertPods(pcs, in.pods)
@@ -134,6 +139,8 @@ type inputs struct {
 	templates    []dra.ResourceClaimTemplate
 	claims       []dra.ResourceClaim
 	queues       kueueQueueInputs
+	// wpcs are Kueue's WorkloadPriorityClasses' values by name.
+	wpcs map[string]int32
 }
 
 // indexObjects refuses nil objects, indexes every object by name for
@@ -261,6 +268,10 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, opts LoadOpti
 				return o.Wrap(err)
 			}
 			c.KueueWorkloads = append(c.KueueWorkloads, w)
+		case *kueue.WorkloadPriorityClass:
+			if err := addWorkloadPriorityClass(in.wpcs, v); err != nil {
+				return o.Wrap(err)
+			}
 		case *kueue.Topology, *kueue.ResourceFlavor, *kueue.ClusterQueue, *kueue.LocalQueue, *kueue.Cohort, *kueue.AdmissionCheck, *corev1.Namespace,
 			*kueueconfigv1beta1.Configuration, *kueueconfigv1beta2.Configuration:
 			if err := in.queues.add(v); err != nil {

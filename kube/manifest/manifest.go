@@ -183,7 +183,7 @@ var known = map[string]map[string]kindInfo{
 	kueuev1beta2.GroupVersion.String(): {"Workload": kindOf[kueuev1beta2.Workload](false), "Topology": kindOf[kueuev1beta2.Topology](true),
 		"ResourceFlavor": kindOf[kueuev1beta2.ResourceFlavor](true), "ClusterQueue": kindOf[kueuev1beta2.ClusterQueue](true),
 		"LocalQueue": kindOf[kueuev1beta2.LocalQueue](false), "Cohort": kindOf[kueuev1beta2.Cohort](true),
-		"AdmissionCheck": kindOf[kueuev1beta2.AdmissionCheck](true)},
+		"AdmissionCheck": kindOf[kueuev1beta2.AdmissionCheck](true), "WorkloadPriorityClass": kindOf[kueuev1beta2.WorkloadPriorityClass](true)},
 	// Kueue's own configuration file, read for its fairSharing
 	// (kube.ConvertKueueConfiguration); it has no metadata.
 	kueueconfigv1beta1.GroupVersion.String(): {"Configuration": kindOf[kueueconfigv1beta1.Configuration](true)},

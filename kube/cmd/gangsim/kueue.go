@@ -18,6 +18,10 @@ import (
 type KueueResult struct {
 	// Workload is namespace/name.
 	Workload string `json:"workload"`
+	// Job is namespace/name of the batch/v1 Job the Workload belongs to
+	// under Kueue's Job integration (kube.KueueWorkload.Job): the Job it
+	// was built for, or that owns it. Empty for none.
+	Job string `json:"job,omitempty"`
 	// Action is a kube.KueueAction: Admitted, Kept, Resized, GrowWaits,
 	// Repaired, ReplacementWaits, Evicted, Preempted, Readmitted,
 	// AwaitingChecks, Pending, Inactive or Finished.
@@ -174,6 +178,9 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 			r.HeldPodSets = append(r.HeldPodSets, ps)
 		}
 		w := byKey[o.Workload]
+		if w.Job != (placement.Key{}) {
+			r.Job = w.Job.String()
+		}
 		for k, pods := range outs[i].PodSets {
 			ps := KueuePodSet{Name: w.Group.PodSets[k].Name, Nodes: []NodePods{}, Phantom: w.PhantomLeader(w.Group.PodSets[k].Name)}
 			if o.Flavors != nil {
@@ -193,7 +200,11 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 // order.
 func writeKueue(w io.Writer, rs []KueueResult) {
 	for _, r := range rs {
-		fmt.Fprintf(w, "kueue Workload %s: %s\n", r.Workload, r.Action)
+		if r.Job != "" {
+			fmt.Fprintf(w, "kueue Workload %s (Job %s): %s\n", r.Workload, r.Job, r.Action)
+		} else {
+			fmt.Fprintf(w, "kueue Workload %s: %s\n", r.Workload, r.Action)
+		}
 		if r.Message != "" {
 			fmt.Fprintf(w, "  %s\n", r.Message)
 		}
