@@ -89,8 +89,8 @@ func kueueManaged(j *batchv1.Job) bool {
 //     truncated to 247 bytes, and the first 5 hex digits of the SHA-1 of
 //     kind, group, name and UID (GetWorkloadNameForOwnerWithGVK); the
 //     Job's namespace, creationTimestamp and a controller ownerReference
-//     to it; label [KueueJobUIDLabel] when the UID is a label value and
-//     not empty; the Job's provreq.kueue.x-k8s.io/ annotations; Kueue's
+//     to it; label [KueueJobUIDLabel] when the UID is a label value (also
+//     when empty, as Kueue writes it); the Job's provreq.kueue.x-k8s.io/ annotations; Kueue's
 //     resource-in-use finalizer;
 //   - spec.queueName from [KueueQueueNameLabel];
 //     spec.maximumExecutionTimeSeconds from [KueueMaxExecTimeLabel];
@@ -154,7 +154,7 @@ func KueueJobWorkload(j *batchv1.Job, opts KueueJobOptions) (*kueue.Workload, er
 			Priority:         new(pri),
 		},
 	}
-	if uid := string(j.UID); uid != "" && len(validation.IsValidLabelValue(uid)) == 0 {
+	if uid := string(j.UID); len(validation.IsValidLabelValue(uid)) == 0 {
 		w.Labels[KueueJobUIDLabel] = uid
 	}
 	for k, v := range j.Annotations {
