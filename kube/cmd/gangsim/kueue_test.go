@@ -19,6 +19,12 @@ const kw = td + "kueue-workloads/"
 // cluster of kueue-workloads/cluster.yaml, one manifest per behaviour.
 var kueueGoldens = []golden{
 	{"kueue-workloads-admit", []string{"-f", kw + "cluster.yaml", "-f", kw + "admit.yaml"}, exitWaiting},
+	// Kueue's batch/Job integration (see jobs.yaml's header): a Job's own
+	// admitted Workload kept and its pods charged once, Workloads built
+	// for labelled Jobs admitted (one partially), an unlabelled Job the
+	// Job controller's.
+	{"kueue-workloads-jobs", []string{"-f", kw + "cluster.yaml", "-f", kw + "jobs.yaml"}, exitPlaced},
+	{"kueue-workloads-jobs-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "jobs.yaml"}, exitPlaced},
 	{"kueue-workloads-admit-yaml", []string{"-o", "yaml", "-f", kw + "cluster.yaml", "-f", kw + "admit.yaml"}, exitWaiting},
 	{"kueue-workloads-admit-json", []string{"-o", "json", "-f", kw + "cluster.yaml", "-f", kw + "admit.yaml"}, exitWaiting},
 	{"kueue-workloads-podsetgroup", []string{"-f", kw + "cluster.yaml", "-f", kw + "podsetgroup.yaml"}, exitPlaced},
@@ -353,7 +359,7 @@ func fixedPoint(t require.TestingT, dir, prof string, first []byte, code int, fl
 // too big, some with a minCount) over a random block > rack > host
 // cluster.
 func TestProp_KueueWorkloadsFixedPoint(t *testing.T) {
-	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count", "cordoned", "taints", "stale-resize", "replace-one-node", "partial"} {
+	for _, f := range []string{"admit", "podsetgroup", "balanced", "node-constraints", "node-affinity-preferred", "podsetgroup-preferred", "balanced-preferred", "elastic", "repair", "sliced-grow", "shrink-gone", "sliced-shrink", "repair-sliced", "repair-whole-slice", "repair-held", "evicted-waits", "no-level", "repair-and-wait", "repair-not-ready", "zero-count", "cordoned", "taints", "stale-resize", "replace-one-node", "partial", "jobs"} {
 		for _, prof := range []string{"gangsched", "kueue-balanced"} {
 			t.Run(f+"/"+prof, func(t *testing.T) {
 				out, code := yamlPass(t, "-topology-profile", prof, "-f", kw+"cluster.yaml", "-f", kw+f+".yaml")
