@@ -66,6 +66,14 @@ var loadSeeds = []string{
 	"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: o}\nspec: {resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 2}]}]}]}\n" +
 		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: t}\nspec: {parentName: o, resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 1, borrowingLimit: 1, lendingLimit: 2}]}]}]}\n" +
 		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec: {cohortName: t, resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 4, borrowingLimit: 2, lendingLimit: 1}]}]}]}\n",
+	// Kueue's Job integration: a labelled Job, a Workload of another Job
+	// and that Job's pod.
+	"apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, labels: {kueue.x-k8s.io/queue-name: l, kueue.x-k8s.io/priority-class: w}, annotations: {kueue.x-k8s.io/job-min-parallelism: '1'}}\n" +
+		"spec: {parallelism: 2, template: {metadata: {annotations: {kueue.x-k8s.io/podset-required-topology: r}}, spec: {containers: [{name: c}]}}}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: w}\nvalue: 5\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w, labels: {kueue.x-k8s.io/job-uid: u}}\nspec: {podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c}]}}}]}\n" +
+		"---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: k, uid: u}\nspec: {template: {spec: {containers: [{name: c}]}}}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, ownerReferences: [{apiVersion: batch/v1, kind: Job, name: k}]}\nspec: {containers: [{name: c}]}\n",
 }
 
 // TestLoadSeeds: every seed of FuzzLoad loads, under 1 KB, so that the
