@@ -43,7 +43,10 @@
 //     eligibility rules (a gang for an Indexed Job whose completions equal
 //     its parallelism above 1), or v1.37's (every Job a controller does not
 //     own gets a Workload and PodGroup: spec.scheduling's policy, basic
-//     without one), pods included.
+//     without one), pods included; but a Job Kueue manages (labelled
+//     kueue.x-k8s.io/queue-name, or owning a Kueue Workload of the input)
+//     gets the Kueue Workload Kueue's Job integration builds for it
+//     ([KueueJobWorkload]), or keeps its own, and no pods.
 //   - DeviceClasses, ResourceSlices, ResourceClaimTemplates and
 //     ResourceClaims (resource.k8s.io/v1) become the [dra] model, with CEL
 //     selectors compiled by the Kubernetes DRA CEL environment

@@ -49,10 +49,23 @@ import (
 // one mutable field, v1.37: elastic gangs) reaches the PodGroup it
 // controls.
 //
+// Jobs that Kueue's Job integration manages are not the Job controller's
+// (Kueue v0.17, default configuration; docs/kueue.md, Jobs): a Job that
+// owns a Kueue Workload of the input ([ownedKueueWorkload]) keeps it; a
+// Job labelled [KueueQueueNameLabel] without one gets the Workload Kueue
+// builds for it ([KueueJobWorkload]), added to KueueWorkloads (its Job in
+// [KueueWorkload].Job) and to [Cluster.Objects]; neither gets a
+// scheduling.k8s.io Workload, PodGroup or pods, and their pods in the
+// input are read only where Kueue lets them run outside their Workload's
+// topologyAssignment (see [kueueJobs.dropPods]).
+//
 // Errors are located at the object's place in the input
 // ([manifest.Object.Wrap]): a nil object; any conversion error; a PodGroup
 // or pod that a Job would create and that the input already has without
-// the Job controlling it ([placement.ErrDuplicate]); a pod bound to a node
+// the Job controlling it ([placement.ErrDuplicate]); a Kueue Job
+// [KueueJobWorkload] refuses, one whose prebuilt Workload the input lacks,
+// or whose Workload's name a Workload of the input takes without being
+// the Job's; two WorkloadPriorityClasses of one name; a pod bound to a node
 // the input lacks; a pending pod or PodGroup naming a ResourceClaim or
 // ResourceClaimTemplate the input lacks, or a template or unallocated claim
 // naming a DeviceClass it lacks ([placement.ErrNotFound]); more pods than
