@@ -27,7 +27,8 @@ type kueueJobs map[placement.Key]kueueJob
 
 // readKueueJobs finds the Jobs of the input that are Kueue's (see [Load]):
 // one that owns a Kueue Workload of the input keeps it; one that carries
-// [KueueQueueNameLabel] without gets the Workload Kueue builds for it
+// [KueueQueueNameLabel] without, and has no active pods (status.active),
+// gets the Workload Kueue builds for it
 // ([KueueJobWorkload]), converted and added to c.KueueWorkloads and to
 // the objects written back. wpcs are the input's WorkloadPriorityClasses.
 func (c *Cluster) readKueueJobs(pcs *PriorityClasses, wpcs map[string]int32, opts LoadOptions) (kueueJobs, error) {
@@ -45,7 +46,10 @@ func (c *Cluster) readKueueJobs(pcs *PriorityClasses, wpcs map[string]int32, opt
 			kj[k] = kueueJob{uid: j.UID, w: w}
 			continue
 		}
-		if !kueueManaged(j) {
+		if !kueueManaged(j) || j.Status.Active != 0 {
+			// Kueue builds a Workload for a Job only once it has no
+			// active pods (handleJobWithNoWorkload): until then the Job
+			// runs as the Job controller runs it.
 			continue
 		}
 		obj := jobObj(j.Namespace, j.Name)

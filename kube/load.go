@@ -52,7 +52,8 @@ import (
 // Jobs that Kueue's Job integration manages are not the Job controller's
 // (Kueue v0.17, default configuration; docs/kueue.md, Jobs): a Job that
 // owns a Kueue Workload of the input ([ownedKueueWorkload]) keeps it; a
-// Job labelled [KueueQueueNameLabel] without one gets the Workload Kueue
+// Job labelled [KueueQueueNameLabel] without one, and without active pods
+// (status.active 0: Kueue waits for them), gets the Workload Kueue
 // builds for it ([KueueJobWorkload]), added to KueueWorkloads (its Job in
 // [KueueWorkload].Job) and to [Cluster.Objects]; neither gets a
 // scheduling.k8s.io Workload, PodGroup or pods, and their pods in the
