@@ -410,11 +410,12 @@ type kueueAboveHostRecord struct {
 // gangsim's -o yaml gives every Workload of kueue-oracle/above-host the
 // real Kueue's answer: admitted or not, and each admitted pod set's flavor
 // and topologyAssignment exactly as Kueue wrote it; a known difference
-// must still differ.
+// must still differ. Each record's gangsimArgs name the profile that
+// matches its kueueGates (kueue-balanced for TASBalancedPlacement).
 func TestKueueAboveHost_Oracle(t *testing.T) {
 	files, err := filepath.Glob(td + "kueue-oracle/above-host/*.json")
 	require.NoError(t, err)
-	require.Len(t, files, 5)
+	require.Len(t, files, 11)
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
 			b, err := os.ReadFile(f)
