@@ -94,6 +94,9 @@ type Cluster struct {
 	cpgs    map[placement.Key]apiComposite
 	created []any // API objects made by the Job controller, in order
 
+	admission     *Admission // what pods created or read pending, and Kueue's pod sets, are admitted with
+	kueueExcluded []string   // Kueue Configuration resources.excludeResourcePrefixes
+
 	claims    map[placement.Key]*resourcev1.ResourceClaim
 	templates map[placement.Key]*resourcev1.ResourceClaimTemplate
 	uids      map[placement.Key]string        // PodGroup UIDs, for reservedFor

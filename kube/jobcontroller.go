@@ -57,6 +57,9 @@ func (c *Cluster) runJobController(pcs *PriorityClasses, in *inputs, kj kueueJob
 		if err != nil {
 			return err
 		}
+		if err := c.admitCreated(jo.Pods); err != nil {
+			return o.Wrap(err)
+		}
 		c.created = append(c.created, podsAsAny(jo.Pods)...)
 		c.Jobs = append(c.Jobs, JobInfo{Key: placement.Key{Namespace: j.Namespace, Name: j.Name}, JobObjects: jo})
 		in.pods = append(in.pods, jo.Pods...)

@@ -35,6 +35,15 @@ type KueueReadOptions struct {
 	//     buildSliceSizeAtLevel and HasLevel read them only with the gate,
 	//     the slice level and size are the first layer's either way).
 	MultiLayerTopology bool
+	// Admission is what Kueue reads to adjust each pod set's template
+	// before charging it: the namespace's LimitRanges and the
+	// RuntimeClasses (see [Admission]); nil adjusts nothing.
+	Admission *Admission
+	// ExcludeResourcePrefixes is Kueue's Configuration
+	// resources.excludeResourcePrefixes: a pod set's requests of a
+	// resource whose name starts with one of them are dropped, for quota
+	// and topology-aware scheduling alike.
+	ExcludeResourcePrefixes []string
 }
 
 // templateAnnotations are the template annotations ann that a pod set's

@@ -232,11 +232,15 @@ func ConvertKueueWorkloadWith(w *kueue.Workload, pcs *PriorityClasses, opts Kueu
 		if total += int64(ps[i].Count); total > placement.MaxPending {
 			return nil, placement.Errorf(placement.ErrInvalid, obj, "spec.podSets", "more than %d pods in all", placement.MaxPending)
 		}
-		tmpl, err := kueueTemplate(obj, f+".template", w, &ps[i].Template, pcs)
+		spec := opts.Admission.adjustKueueTemplate(w.Namespace, &ps[i].Template.Spec)
+		tmpl, err := kueueTemplate(obj, f+".template", w, &ps[i].Template, spec, pcs)
 		if err != nil {
 			return nil, err
 		}
-		if zr := zeroRequested(&ps[i].Template.Spec, tmpl.Requests); len(zr) > 0 {
+		excludeResources(tmpl.Requests, opts.ExcludeResourcePrefixes)
+		zr := zeroRequested(spec, tmpl.Requests)
+		zr = slices.DeleteFunc(zr, func(r placement.ResourceName) bool { return excluded(r, opts.ExcludeResourcePrefixes) })
+		if len(zr) > 0 {
 			if out.zeroRequests == nil {
 				out.zeroRequests = map[string][]placement.ResourceName{}
 			}
@@ -308,13 +312,14 @@ func checkMinCount(obj string, i int, ps *kueue.PodSet, r topology.PodSetRequest
 	return nil
 }
 
-// kueueTemplate converts a pod set's template at field f as a pod of the
-// Workload's namespace, its errors named by the Workload and the field.
-func kueueTemplate(obj, f string, w *kueue.Workload, t *corev1.PodTemplateSpec, pcs *PriorityClasses) (placement.Pod, error) {
+// kueueTemplate converts a pod set's template t at field f, with spec in
+// place of its own (t's as Kueue adjusts it), as a pod of the Workload's
+// namespace, its errors named by the Workload and the field.
+func kueueTemplate(obj, f string, w *kueue.Workload, t *corev1.PodTemplateSpec, spec *corev1.PodSpec, pcs *PriorityClasses) (placement.Pod, error) {
 	if len(t.Spec.Containers) == 0 {
 		return placement.Pod{}, placement.Errorf(placement.ErrInvalid, obj, f+".spec.containers", "is empty: a pod template has at least one container (the API refuses it)")
 	}
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name, Labels: t.Labels}, Spec: t.Spec}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name, Labels: t.Labels}, Spec: *spec}
 	if a := p.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
 		// Kueue reads no inter-pod terms: its TAS places by requests,
 		// nodeSelector, node affinity and tolerations

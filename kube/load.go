@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -158,9 +159,14 @@ type inputs struct {
 }
 
 // indexObjects refuses nil objects, indexes every object by name for
-// locating errors, and resolves the PriorityClasses.
+// locating errors, and resolves the PriorityClasses, the admission of pods
+// (LimitRanges, RuntimeClasses: [NewAdmission]) and the resources Kueue's
+// Configuration excludes, all of which objects before them in the input
+// read.
 func (c *Cluster) indexObjects() (*PriorityClasses, error) {
 	var classes []schedulingv1.PriorityClass
+	var limitRanges []*corev1.LimitRange
+	var runtimeClasses []*nodev1.RuntimeClass
 	for i := range c.objs {
 		o := &c.objs[i]
 		// Objects come from manifest.Decode, or from a caller who may
@@ -169,12 +175,28 @@ func (c *Cluster) indexObjects() (*PriorityClasses, error) {
 			return nil, o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), "object", "is a nil %T", o.Obj))
 		}
 		c.where[o.String()] = o
-		if pc, ok := o.Obj.(*schedulingv1.PriorityClass); ok {
-			classes = append(classes, *pc)
+		switch v := o.Obj.(type) {
+		case *schedulingv1.PriorityClass:
+			classes = append(classes, *v)
+		case *corev1.LimitRange:
+			limitRanges = append(limitRanges, v)
+		case *nodev1.RuntimeClass:
+			runtimeClasses = append(runtimeClasses, v)
+		case *kueueconfigv1beta2.Configuration:
+			if v.Resources != nil {
+				c.kueueExcluded = v.Resources.ExcludeResourcePrefixes
+			}
+		case *kueueconfigv1beta1.Configuration:
+			if v.Resources != nil {
+				c.kueueExcluded = v.Resources.ExcludeResourcePrefixes
+			}
 		}
 	}
 	pcs, err := NewPriorityClasses(classes)
 	if err != nil {
+		return nil, c.locate(err)
+	}
+	if c.admission, err = NewAdmission(limitRanges, runtimeClasses); err != nil {
 		return nil, c.locate(err)
 	}
 	return pcs, nil
@@ -245,6 +267,15 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, opts LoadOpti
 				return o.Wrap(err)
 			}
 		case *corev1.Pod:
+			if v.Spec.NodeName == "" {
+				// A pending pod is read as admission created it; a
+				// bound one was, and is taken as given.
+				p, err := c.admission.AdmitPod(v)
+				if err != nil {
+					return o.Wrap(err)
+				}
+				*v = *p
+			}
 			in.pods = append(in.pods, v)
 		case *policyv1.PodDisruptionBudget:
 			in.pdbs = append(in.pdbs, o)
@@ -277,7 +308,8 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, opts LoadOpti
 			in.claims = append(in.claims, cl)
 			c.claims[keyOf(v)] = v
 		case *kueue.Workload:
-			w, err := ConvertKueueWorkloadWith(v, pcs, KueueReadOptions{MultiLayerTopology: opts.KueueMultiLayerTopology})
+			w, err := ConvertKueueWorkloadWith(v, pcs, KueueReadOptions{MultiLayerTopology: opts.KueueMultiLayerTopology,
+				Admission: c.admission, ExcludeResourcePrefixes: c.kueueExcluded})
 			if err != nil {
 				return o.Wrap(err)
 			}
@@ -291,7 +323,7 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, opts LoadOpti
 			if err := in.queues.add(v); err != nil {
 				return o.Wrap(err)
 			}
-		case *schedulingv1.PriorityClass, *batchv1.Job:
+		case *schedulingv1.PriorityClass, *batchv1.Job, *corev1.LimitRange, *nodev1.RuntimeClass:
 		default:
 			c.Unused = append(c.Unused, o)
 		}

@@ -16,6 +16,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -161,7 +162,11 @@ var known = map[string]map[string]kindInfo{
 		"Node":      kindOf[corev1.Node](true),
 		"Pod":       kindOf[corev1.Pod](false),
 		"Namespace": kindOf[corev1.Namespace](true),
+		// Read for what admission adds to pods and Kueue to pod sets
+		// (kube.NewAdmission).
+		"LimitRange": kindOf[corev1.LimitRange](false),
 	},
+	"node.k8s.io/v1":       {"RuntimeClass": kindOf[nodev1.RuntimeClass](true)},
 	"batch/v1":             {"Job": kindOf[batchv1.Job](false)},
 	"policy/v1":            {"PodDisruptionBudget": kindOf[policyv1.PodDisruptionBudget](false)},
 	"scheduling.k8s.io/v1": {"PriorityClass": kindOf[schedulingv1.PriorityClass](true)},
