@@ -258,6 +258,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 			fmt.Fprintln(stderr, "gangsim: warning:", w)
 		}
 	}
+	for _, w := range kueueConfigWarnings(objs) {
+		fmt.Fprintln(stderr, "gangsim: warning:", w)
+	}
 	for _, w := range interPodWarnings(objs) {
 		fmt.Fprintln(stderr, "gangsim: warning:", w)
 	}

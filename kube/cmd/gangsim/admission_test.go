@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The tester kbreak's findings 05 and 12, reduced to two racks of two 4-CPU
+// hosts (testdata/admission): a namespace's LimitRange defaults and a
+// RuntimeClass's overhead are charged to Kueue Workloads and to the pods
+// the Job controller creates, and a Kueue Configuration's
+// excludeResourcePrefixes keeps a NIC out of the requests, its unmodelled
+// waitForPodsReady named on stderr.
+func TestAdmission_Findings(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stdout []string
+		stderr string
+		exit   int
+	}{
+		{name: "LimitRange defaults a Workload's requests: 4 × 2 CPU fill rack r1",
+			args:   []string{"-f", "limitrange.yaml", "-f", "workload-no-requests.yaml"},
+			stdout: []string{"kueue Workload default/noreq: Admitted\n  pod set main (flavor tas): r1-h1×2 r1-h2×2\n", "  cpu: 50.0% allocated (8 of 16)\n"}},
+		{name: "RuntimeClass overhead: 4 × (1 + 1) CPU fill rack r1",
+			args:   []string{"-f", "runtimeclass.yaml", "-f", "workload-runtimeclass.yaml"},
+			stdout: []string{"kueue Workload default/rc: Admitted\n  pod set main (flavor tas): r1-h1×2 r1-h2×2\n", "  cpu: 50.0% allocated (8 of 16)\n"}},
+		{name: "LimitRange defaults the Job's pods: 8 of 10 fit 16 CPUs",
+			args:   []string{"-cycles=false", "-f", "limitrange.yaml", "-f", "job-no-requests.yaml"},
+			stdout: []string{"  pods: 8 bound in this run, 2 waiting, 0 preempted\n", "  cpu: 100.0% allocated (16 of 16)\n"}, exit: exitWaiting},
+		{name: "excluded NIC prefix: admitted on cpu alone",
+			args:   []string{"-f", "kueue-configuration.yaml", "-f", "workload-nic.yaml"},
+			stdout: []string{"kueue Workload default/w1: Admitted\n  pod set main (flavor tas): r1-h1×4 r1-h2×2\n", "  cpu: 37.5% allocated (6 of 16)\n"},
+			stderr: "gangsim: warning: " + filepath.Join("testdata", "admission", "kueue-configuration.yaml") + ": document 1 (line 2): Kueue Configuration: waitForPodsReady: not modelled: an admitted Workload is neither evicted nor requeued for pods not ready, and admission is not blocked\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"-f", filepath.Join("testdata", "admission", "cluster.yaml")}
+			for i := 0; i < len(tc.args); i++ {
+				a := tc.args[i]
+				if a == "-f" {
+					i++
+					a = "-f=" + filepath.Join("testdata", "admission", tc.args[i])
+				}
+				args = append(args, a)
+			}
+			var out, errb bytes.Buffer
+			require.Equal(t, tc.exit, run(args, nil, &out, &errb, false), errb.String())
+			require.Equal(t, tc.stderr, errb.String())
+			for _, s := range tc.stdout {
+				require.Contains(t, out.String(), s)
+			}
+			require.NotContains(t, out.String(), "not used")
+		})
+	}
+}
