@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -8,6 +9,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -154,3 +156,53 @@ func TestNewAdmission_Errors(t *testing.T) {
 }
 
 func q(s string) resource.Quantity { return resource.MustParse(s) }
+
+// FuzzAdmitPod: whatever LimitRanges and RuntimeClasses NewAdmission
+// accepts, admitting a pod never panics nor modifies the pod given, and
+// admitting the result again changes nothing (a fixed point, so that
+// -o yaml output reads back the same); a refusal is a located field error.
+func FuzzAdmitPod(f *testing.F) {
+	f.Add(lrCPU2 + "---\n" + rcKata + "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\n" + kataSpec)
+	f.Add("apiVersion: v1\nkind: LimitRange\nmetadata: {name: l, namespace: default}\nspec: {limits: [{type: Container, max: {memory: 1Gi}, min: {cpu: 10m}}, {type: Container, defaultRequest: {cpu: 20m}}]}\n" +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {initContainers: [{name: i, resources: {limits: {cpu: 1}}}], containers: [{name: c, resources: {requests: {memory: 1Mi}}}]}\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
+		if err != nil {
+			return
+		}
+		var lrs []*corev1.LimitRange
+		var rcs []*nodev1.RuntimeClass
+		var pods []*corev1.Pod
+		for _, o := range objs {
+			switch v := o.Obj.(type) {
+			case *corev1.LimitRange:
+				lrs = append(lrs, v)
+			case *nodev1.RuntimeClass:
+				rcs = append(rcs, v)
+			case *corev1.Pod:
+				pods = append(pods, v)
+			}
+		}
+		a, err := NewAdmission(lrs, rcs)
+		if err != nil {
+			var fe *placement.FieldError
+			require.ErrorAs(t, err, &fe)
+			return
+		}
+		for _, p := range pods {
+			before := p.DeepCopy()
+			got, err := a.AdmitPod(p)
+			require.Equal(t, before, p)
+			if err != nil {
+				var fe *placement.FieldError
+				require.ErrorAs(t, err, &fe)
+				continue
+			}
+			again, err := a.AdmitPod(got)
+			require.NoError(t, err)
+			require.Same(t, got, again)
+			spec := a.adjustKueueTemplate(p.Namespace, &before.Spec)
+			require.Same(t, spec, a.adjustKueueTemplate(p.Namespace, spec))
+		}
+	})
+}

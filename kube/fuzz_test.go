@@ -21,8 +21,14 @@ import (
 // container and one bound, a stale implicit claim of a pod asking a
 // resource two classes name, a resource a device plugin serves on one
 // node and DRA on another, Kueue's Topology, ResourceFlavor,
-// ClusterQueue and LocalQueue, and Kueue Cohorts (a parent, limits).
+// ClusterQueue and LocalQueue, and Kueue Cohorts (a parent, limits), and a
+// LimitRange and RuntimeClass admitting a pending pod, a Job's pods and a
+// Kueue Workload's template.
 var loadSeeds = []string{
+	node1 + "---\n" + lrCPU2 + "---\n" + rcKata +
+		"---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {runtimeClassName: kata, containers: [{name: c}]}\n" +
+		"---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: 2, completions: 2, template: {spec: {restartPolicy: Never, containers: [{name: c}]}}}\n" +
+		"---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec: {podSets: [{name: main, count: 1, template: {spec: {runtimeClassName: kata, containers: [{name: c}]}}}]}\n",
 	node1 + pod("p", "  nodeName: n1\n"),
 	"apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {topology.kubernetes.io/rack: r1}}\nstatus: {allocatable: {cpu: '4'}}\n" +
 		"---\napiVersion: scheduling.k8s.io/v1beta1\nkind: Workload\nmetadata: {name: w}\nspec: {podGroupTemplates: [{name: t, schedulingPolicy: {gang: {minCount: 2}}}]}\n" +
