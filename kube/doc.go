@@ -77,7 +77,9 @@
 //     controller's rules (v1.37: objects a Job controls are its own; only
 //     a Job that never started gets a Workload and PodGroup). [FillIn]
 //     first adds what the API server and kubelet would (the hostname
-//     label, creation and start times in input order).
+//     label, creation and start times in input order); [Load] admits
+//     the pods it reads pending or creates with the input's LimitRanges
+//     and RuntimeClasses ([Admission]).
 //
 // # From decisions to objects
 //

@@ -38,6 +38,15 @@ import (
 // newest), and Pods. Pods that finished (phase Succeeded or
 // Failed) are left out, as they hold no resources.
 //
+// Pods read pending (no spec.nodeName) and those the Job controller
+// creates pass the API server's LimitRanger and RuntimeClass admission
+// with the input's LimitRanges and RuntimeClasses ([Admission.AdmitPod]):
+// what it adds is written into the input's pod, so that [Cluster.Objects]
+// reads back the same; bound pods are taken as given. Kueue Workloads'
+// templates are adjusted as Kueue does before charging them, and the
+// resources of a Kueue Configuration's resources.excludeResourcePrefixes
+// dropped from their requests ([KueueReadOptions]).
+//
 // Jobs follow the Job controller's rules (pkg/controller/job, v1.37): a
 // Workload, PodGroup or pod of the input that the Job controls (a
 // controller ownerReference to the Job, UIDs equal) is the Job's own and is
@@ -62,7 +71,9 @@ import (
 // topologyAssignment (see [kueueJobs.dropPods]).
 //
 // Errors are located at the object's place in the input
-// ([manifest.Object.Wrap]): a nil object; any conversion error; a PodGroup
+// ([manifest.Object.Wrap]): a nil object; any conversion error; a
+// LimitRange or RuntimeClass [NewAdmission] refuses; a pod admission
+// refuses (located at its Job for a pod the Job controller creates); a PodGroup
 // or pod that a Job would create and that the input already has without
 // the Job controlling it ([placement.ErrDuplicate]); a Kueue Job
 // [KueueJobWorkload] refuses, one whose prebuilt Workload the input lacks,

@@ -53,9 +53,10 @@
 // Kueue ClusterQueue) are listed as "not used" and otherwise ignored.
 // Nodes, Pods, Jobs (stamped as the Job controller does, gate
 // WorkloadWithJob), Workloads and PodGroups (scheduling.k8s.io v1alpha2 and
-// v1beta1), PriorityClasses, PodDisruptionBudgets and the DRA objects
-// (DeviceClass, ResourceSlice, DeviceTaintRule, ResourceClaimTemplate,
-// ResourceClaim of resource.k8s.io/v1) take part.
+// v1beta1), PriorityClasses, PodDisruptionBudgets, LimitRanges,
+// RuntimeClasses and the DRA objects (DeviceClass, ResourceSlice,
+// DeviceTaintRule, ResourceClaimTemplate, ResourceClaim of
+// resource.k8s.io/v1) take part.
 //
 // What a cluster adds is filled in first, as the API server and the
 // kubelet would for objects created with kubectl apply -f in input order
@@ -64,7 +65,12 @@
 // or Kueue Workload gets metadata.creationTimestamp of 2026-01-01T00:00:00Z plus its
 // index among the input's objects in seconds (a Job's pods take the Job's);
 // a bound Pod gets status.startTime likewise, and a pod bound in the run
-// the time of its cycle. -o yaml writes these values.
+// the time of its cycle. -o yaml writes these values. Pods read pending,
+// and those created for Jobs, pass the API server's LimitRanger and
+// RuntimeClass admission whatever -fill-in (kube.Admission.AdmitPod: the
+// namespace's LimitRange defaults, the RuntimeClass's overhead, node
+// selector and tolerations), and -o yaml writes what they add; a Kueue
+// Workload's templates are adjusted as Kueue does before charging them.
 //
 // Jobs are run as the Job controller of the -profile release runs them
 // (kube.StampJobAs): a Job that never started gets its Workload, PodGroup
@@ -208,7 +214,9 @@
 // heads in Kueue's fair-sharing order, by the cohort trees' dominant
 // resource shares and spec.fairSharing.weight, and preempts by Kueue's
 // fair-sharing rules and preemptionStrategies (docs/kueue.md, Fair
-// sharing); its other fields are not read. A ClusterQueue's
+// sharing); its resources.excludeResourcePrefixes drops those resources
+// from Workloads' requests; each other field it sets that could change a
+// decision is a warning naming it. A ClusterQueue's
 // spec.flavorFungibility (whenCanBorrow, whenCanPreempt, preference)
 // chooses among its flavors as Kueue's flavor assigner does
 // (docs/kueue.md, Flavor fungibility). A head that does not fit preempts
