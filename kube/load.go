@@ -285,7 +285,9 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, opts LoadOpti
 				if err != nil {
 					return o.Wrap(err)
 				}
-				*v = *p
+				if p != v {
+					*v = *p
+				}
 			}
 			in.pods = append(in.pods, v)
 		case *policyv1.PodDisruptionBudget:
