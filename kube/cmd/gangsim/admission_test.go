@@ -53,6 +53,65 @@ func TestAdmission_Findings(t *testing.T) {
 				require.Contains(t, out.String(), s)
 			}
 			require.NotContains(t, out.String(), "not used")
+			first, code := yamlRun("", args...)
+			require.Equal(t, tc.exit, code, first)
+			checkFixedPoint(t, first, code)
 		})
 	}
+}
+
+// A pending pod without requests and a Job's pods are written by -o yaml
+// with what LimitRanger and RuntimeClass admission gave them (the pod,
+// 2 + 1 CPUs, waits: the Job's 8 pods of 2 CPUs fill the 16), the Job's
+// template as given; the output reads back the same.
+func TestAdmission_WrittenBack(t *testing.T) {
+	dir := filepath.Join("testdata", "admission")
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {runtimeClassName: kata, containers: [{name: c}]}\n"
+	args := []string{"-cycles=false", "-f", filepath.Join(dir, "cluster.yaml"), "-f", filepath.Join(dir, "limitrange.yaml"), "-f", filepath.Join(dir, "runtimeclass.yaml"),
+		"-f", filepath.Join(dir, "job-no-requests.yaml"), "-f", "-"}
+	first, code := yamlRun(pod, args...)
+	require.Equal(t, exitWaiting, code, first)
+	require.Contains(t, first, `  name: p
+  namespace: default
+spec:
+  containers:
+  - name: c
+    resources:
+      limits:
+        cpu: "2"
+      requests:
+        cpu: "2"
+  overhead:
+    cpu: "1"
+  runtimeClassName: kata
+`)
+	require.Contains(t, first, `  template:
+    spec:
+      containers:
+      - image: busybox
+        name: c
+      restartPolicy: Never
+`)
+	require.Contains(t, first, `  name: noreq-0
+  namespace: default
+  ownerReferences:
+  - apiVersion: batch/v1
+    controller: true
+    kind: Job
+    name: noreq
+  - apiVersion: scheduling.k8s.io/v1beta1
+    kind: PodGroup
+    name: noreq-ef07f6e5-job
+spec:
+  containers:
+  - image: busybox
+    name: c
+    resources:
+      limits:
+        cpu: "2"
+      requests:
+        cpu: "2"
+  nodeName: r1-h1
+`)
+	checkFixedPoint(t, first, code)
 }
