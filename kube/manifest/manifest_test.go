@@ -258,6 +258,8 @@ func TestSupported(t *testing.T) {
 	require.Contains(t, s, "resource.k8s.io/v1/DeviceClass")
 	require.Contains(t, s, "kueue.x-k8s.io/v1beta2/Workload")
 	require.Contains(t, s, "kueue.x-k8s.io/v1beta2/Topology")
+	require.Contains(t, s, "v1/LimitRange")
+	require.Contains(t, s, "node.k8s.io/v1/RuntimeClass")
 	require.IsIncreasing(t, s)
 }
 
