@@ -65,7 +65,8 @@ func (c *Cluster) readKueueJobs(pcs *PriorityClasses, wpcs map[string]int32, opt
 				return nil, o.Wrap(placement.Errorf(placement.ErrDuplicate, obj, "metadata.name", "Kueue would create %s for the Job, which the input already has without the Job as its owner", kueueWorkloadObj(api.Namespace, api.Name)))
 			}
 		}
-		w, err := ConvertKueueWorkloadWith(api, pcs, KueueReadOptions{MultiLayerTopology: opts.KueueMultiLayerTopology})
+		w, err := ConvertKueueWorkloadWith(api, pcs, KueueReadOptions{MultiLayerTopology: opts.KueueMultiLayerTopology,
+			Admission: c.admission, ExcludeResourcePrefixes: c.kueueExcluded})
 		if err != nil {
 			return nil, o.Wrap(asJobError(obj, err))
 		}

@@ -227,3 +227,22 @@ func TestKueueJobLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// The Workload built for a Kueue Job is adjusted as Kueue adjusts every
+// Workload's templates (AdjustResources): a namespace's LimitRange gives
+// its containers their default requests.
+func TestKueueJobLoadAdjusted(t *testing.T) {
+	lr := `---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: default}
+spec:
+  limits:
+  - type: Container
+    defaultRequest: {cpu: 1500m}
+`
+	c, err := load(t, kjobNodes+lr+strings.Replace(kjob("train", "  uid: u1\n  labels: {kueue.x-k8s.io/queue-name: lq}\n"), `containers: [{name: c, resources: {requests: {cpu: "1"}}}]`, "containers: [{name: c}]", 1))
+	require.NoError(t, err)
+	require.Len(t, c.KueueWorkloads, 1)
+	require.Equal(t, placement.ResourceList{placement.ResourceCPU: 1500}, c.KueueWorkloads[0].Group.PodSets[0].Template.Requests)
+}
