@@ -138,7 +138,7 @@ func (c *Cluster) stampGroup(o *manifest.Object, j *batchv1.Job, jo *JobObjects,
 	if hasPG {
 		// The Job's own, converted with the input (its Workload too, if
 		// given); an elastic minCount reaches it.
-		c.keepSliceLayers(k, jo.PodGroup)
+		c.keepKueueConstraints(k, jo.PodGroup)
 		c.syncMinCount(j, jo.PodGroup)
 		return nil
 	}

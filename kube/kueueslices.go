@@ -128,16 +128,18 @@ func kueueSlicesAt(obj, tmpl, count string, annotations map[string]string, pods 
 	return out, nil
 }
 
-// keepSliceLayers adds to the input's PodGroup k the slice layers of the
-// Job's Kueue annotations, which stamped carries: the PodGroup API has no
-// field for them, so a PodGroup written out and read back lacks them.
-func (c *Cluster) keepSliceLayers(k placement.Key, stamped *gang.PodGroup) {
+// keepKueueConstraints adds to the input's PodGroup k the slice layers
+// and preferred levels of the Job's Kueue annotations, which stamped
+// carries: the PodGroup API has a field for neither, so a PodGroup written
+// out and read back lacks them (a preferred level lost so was planned
+// member by member on the second run: the tester kbreak's finding 08).
+func (c *Cluster) keepKueueConstraints(k placement.Key, stamped *gang.PodGroup) {
 	for _, pg := range c.PodGroups {
 		if pg.Key() != k {
 			continue
 		}
 		for _, tc := range stamped.Spec.SchedulingConstraints.Topology {
-			if tc.SliceSize > 0 {
+			if tc.SliceSize > 0 || tc.Preferred {
 				pg.Spec.SchedulingConstraints.Topology = mergeTopology(pg.Spec.SchedulingConstraints.Topology, tc)
 			}
 		}

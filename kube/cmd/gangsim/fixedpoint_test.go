@@ -212,3 +212,39 @@ func TestFixedPointGeneratorReachesBothPolicies(t *testing.T) {
 	})
 	require.Len(t, seen, 6, "seen: %v", seen)
 }
+
+// A Job's Kueue preferred level, which the written PodGroup has no field
+// for, is read again from the Job on the second run, as its slice layers
+// are: under the kueue profile the 12 pods wait on one 4-CPU host in both
+// runs (the second bound 4 member by member: the tester kbreak's finding
+// 08), and under gangsched's the run reads back unchanged too.
+func TestFixedPoint_JobPreferredLevel(t *testing.T) {
+	in := `apiVersion: v1
+kind: Node
+metadata:
+  name: b0-r1-h1
+  labels: {example.com/block: b0, example.com/rack: b0-r1}
+status:
+  allocatable: {cpu: "4", pods: "110"}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j5, namespace: default}
+spec:
+  parallelism: 12
+  completions: 12
+  completionMode: Indexed
+  template:
+    metadata:
+      annotations:
+        kueue.x-k8s.io/podset-preferred-topology: example.com/rack
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]
+`
+	for _, profile := range []string{"kueue", "gangsched"} {
+		out, code := yamlRun(in, "-topology-profile", profile, "-f", "-")
+		require.Equal(t, 3, code, out)
+		checkFixedPoint(t, out, code, "-topology-profile", profile)
+	}
+}
