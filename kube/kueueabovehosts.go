@@ -22,8 +22,9 @@ import (
 // ([admitter.spreadAboveHost]).
 const KueueHostsAnnotation = "gangsched.io/kueue-hosts"
 
-// maxHostsAnnotation bounds the JSON read from KueueHostsAnnotation: a
-// host entry is at most a 253-byte name and a count.
+// maxHostsAnnotation bounds the JSON read from KueueHostsAnnotation, well
+// above what any cluster's hosts need (100,000 hosts of 253-byte names
+// and their counts are some 26 MB).
 const maxHostsAnnotation = 64 << 20
 
 // readAboveHostHosts reads w's KueueHostsAnnotation, if any, into the
