@@ -624,7 +624,32 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			return placement.Errorf(placement.ErrNotFound, obj, "status.admission.podSetAssignments", "no assignment for pod set %q", spec[j].Name)
 		}
 	}
+	if err := checkDelayedTopology(obj, w.Obj); err != nil {
+		return err
+	}
 	return w.readAboveHostHosts(obj)
+}
+
+// checkDelayedTopology refuses a Workload w whose pod set's topology
+// Kueue delayed (ProvisioningRequest and MultiKueue admission checks:
+// delayedTopologyRequest Pending) once every admission check is Ready:
+// Kueue then assigns the topology in a second pass before it admits the
+// Workload, which gangsim does not model, and reading it as it stands
+// would admit the set with no topology at all. While a check is not
+// Ready such a set holds quota only, as gangsim reads it. Errors: an
+// [ErrUnsupported] [*placement.FieldError] naming the field.
+func checkDelayedTopology(obj string, w *kueue.Workload) error {
+	checks := w.Status.AdmissionChecks
+	if len(checks) == 0 || slices.ContainsFunc(checks, func(c kueue.AdmissionCheckState) bool { return c.State != kueue.CheckStateReady }) {
+		return nil
+	}
+	for i, a := range w.Status.Admission.PodSetAssignments {
+		if d := a.DelayedTopologyRequest; d != nil && *d == kueue.DelayedTopologyRequestStatePending {
+			return placement.Errorf(ErrUnsupported, obj, fmt.Sprintf("status.admission.podSetAssignments[%d].delayedTopologyRequest", i),
+				"Pending with every admission check Ready: Kueue assigns such a topology in a second pass before admitting the Workload, which gangsim does not model (give the Workload before its checks were Ready, or once its topology is assigned)")
+		}
+	}
+	return nil
 }
 
 // beyondSlices reports whether an admission of pod set name of w may

@@ -93,6 +93,8 @@ func TestKueueWorkload_BadInput(t *testing.T) {
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].topologyRequest.podSetSliceSize: 0 is below 1`},
 		{"topologyRequest layers count", kueueWorkload("[{name: main, count: 6, topologyRequest: {podsetSliceRequiredTopologyConstraints: [{topology: rack, size: 4}]}, "+kueueTmpl+"}]", ""),
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].count: 6 pods are not a multiple of the slice size 4`},
+		{"delayed topology with every check Ready", kueueWorkload(kueueMain, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: 2, flavors: {cpu: f}, delayedTopologyRequest: Pending}]}\n  admissionChecks: [{name: dws, state: Ready, message: m, lastTransitionTime: '2026-01-01T00:00:00Z'}]\n"),
+			`f.yaml: document 1 (line 9): Kueue Workload "default/w": status.admission.podSetAssignments[0].delayedTopologyRequest: Pending with every admission check Ready: Kueue assigns such a topology in a second pass before admitting the Workload, which gangsim does not model (give the Workload before its checks were Ready, or once its topology is assigned)`},
 		{"topologyRequest slice without size", kueueWorkload("[{name: main, count: 2, topologyRequest: {podSetSliceRequiredTopology: rack}, "+kueueTmpl+"}]", ""),
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].topologyRequest.podSetSliceSize: podSetSliceRequiredTopology and podSetSliceSize must be set together`},
 		{"bad toleration", kueueWorkload("[{name: main, count: 2, template: {spec: {tolerations: [{key: k, operator: Exists, value: v}], containers: [{name: c}]}}}]", ""),
