@@ -24,16 +24,20 @@ type Admission struct {
 	// plugin's informer gives no order, so with two LimitRanges setting
 	// one resource the first by name is taken).
 	limits map[string][]containerDefaults
+	// kueueLimits are each namespace's Container defaults as Kueue
+	// summarizes them: the first of each resource over its LimitRanges
+	// and their items, in order ([Admission.adjustKueueTemplate]).
+	kueueLimits map[string]containerDefaults
 	// classes are the RuntimeClasses by name.
 	classes map[string]*nodev1.RuntimeClass
 }
 
-// containerDefaults are the Container items of one LimitRange, each with
-// the API server's LimitRange defaulting applied (SetDefaults_LimitRangeItem,
-// pkg/apis/core/v1/defaults.go: default from max, defaultRequest from
-// default, then from min), in spec.limits order.
+// containerDefaults are the default limits and requests of Container
+// items, with the API server's LimitRange defaulting applied
+// (SetDefaults_LimitRangeItem, pkg/apis/core/v1/defaults.go: default from
+// max, defaultRequest from default, then from min).
 type containerDefaults struct {
-	limits, requests []corev1.ResourceList
+	limits, requests corev1.ResourceList
 }
 
 // NewAdmission reads LimitRanges and RuntimeClasses for [Admission].
@@ -69,18 +73,29 @@ func NewAdmission(limitRanges []*corev1.LimitRange, runtimeClasses []*nodev1.Run
 	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
 		lrs := byNS[ns]
 		slices.SortFunc(lrs, func(x, y *corev1.LimitRange) int { return strings.Compare(x.Name, y.Name) })
+		kueue := containerDefaults{limits: corev1.ResourceList{}, requests: corev1.ResourceList{}}
 		for _, lr := range lrs {
-			d, err := readLimitRange(lr)
+			items, err := readLimitRange(lr)
 			if err != nil {
 				return nil, err
 			}
-			if len(d.requests) == 0 {
+			if len(items) == 0 {
 				continue
 			}
+			// The LimitRanger plugin merges one LimitRange's items, a
+			// later item's value overriding an earlier one's.
+			d := containerDefaults{limits: corev1.ResourceList{}, requests: corev1.ResourceList{}}
+			for _, it := range items {
+				maps.Copy(d.limits, it.limits)
+				maps.Copy(d.requests, it.requests)
+				fillMissing(kueue.limits, it.limits)
+				fillMissing(kueue.requests, it.requests)
+			}
 			if a.limits == nil {
-				a.limits = map[string][]containerDefaults{}
+				a.limits, a.kueueLimits = map[string][]containerDefaults{}, map[string]containerDefaults{}
 			}
 			a.limits[ns] = append(a.limits[ns], d)
+			a.kueueLimits[ns] = kueue
 		}
 	}
 	for _, rc := range runtimeClasses {
@@ -107,11 +122,12 @@ func NewAdmission(limitRanges []*corev1.LimitRange, runtimeClasses []*nodev1.Run
 	return a, nil
 }
 
-// readLimitRange reads the Container items of lr, defaulted as the API
-// server stores them, checking what validation refuses.
-func readLimitRange(lr *corev1.LimitRange) (containerDefaults, error) {
+// readLimitRange reads the Container items of lr, in spec.limits order,
+// defaulted as the API server stores them, checking what validation
+// refuses.
+func readLimitRange(lr *corev1.LimitRange) ([]containerDefaults, error) {
 	obj := objName("LimitRange", lr.Namespace, lr.Name)
-	var out containerDefaults
+	var out []containerDefaults
 	for i, it := range lr.Spec.Limits {
 		f := "spec.limits[" + itoa(i) + "]"
 		switch it.Type {
@@ -119,14 +135,14 @@ func readLimitRange(lr *corev1.LimitRange) (containerDefaults, error) {
 			continue
 		case corev1.LimitTypeContainer:
 		default:
-			return out, placement.Errorf(placement.ErrInvalid, obj, f+".type", "%q is not Pod, Container or PersistentVolumeClaim", it.Type)
+			return nil, placement.Errorf(placement.ErrInvalid, obj, f+".type", "%q is not Pod, Container or PersistentVolumeClaim", it.Type)
 		}
 		for _, fl := range []struct {
 			name string
 			rl   corev1.ResourceList
 		}{{"max", it.Max}, {"min", it.Min}, {"default", it.Default}, {"defaultRequest", it.DefaultRequest}} {
 			if _, err := ResourceList(obj, f+"."+fl.name, fl.rl); err != nil {
-				return out, err
+				return nil, err
 			}
 		}
 		// Keys as written (a quantity of 0 is a default of 0), values
@@ -144,17 +160,16 @@ func readLimitRange(lr *corev1.LimitRange) (containerDefaults, error) {
 		for _, r := range sortedNames(req) {
 			q, d := req[r], def[r]
 			if _, ok := def[r]; ok && q.Cmp(d) > 0 {
-				return out, placement.Errorf(placement.ErrInvalid, obj, f+".defaultRequest["+string(r)+"]", "%s is above the default %s (the API server refuses it)", q.String(), d.String())
+				return nil, placement.Errorf(placement.ErrInvalid, obj, f+".defaultRequest["+string(r)+"]", "%s is above the default %s (the API server refuses it)", q.String(), d.String())
 			}
 		}
 		for _, r := range sortedNames(def) {
 			d, m := def[r], it.Max[r]
 			if _, ok := it.Max[r]; ok && d.Cmp(m) > 0 {
-				return out, placement.Errorf(placement.ErrInvalid, obj, f+".default["+string(r)+"]", "%s is above the max %s (the API server refuses it)", d.String(), m.String())
+				return nil, placement.Errorf(placement.ErrInvalid, obj, f+".default["+string(r)+"]", "%s is above the max %s (the API server refuses it)", d.String(), m.String())
 			}
 		}
-		out.limits = append(out.limits, def)
-		out.requests = append(out.requests, req)
+		out = append(out, containerDefaults{limits: def, requests: req})
 	}
 	return out, nil
 }

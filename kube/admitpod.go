@@ -81,7 +81,7 @@ func (a *Admission) AdmitPod(p *corev1.Pod) (*corev1.Pod, error) {
 		}
 	}
 	for _, d := range a.limits[p.Namespace] {
-		lims, reqs := d.merged(func(i int) corev1.ResourceList { return d.limits[i] }), d.merged(func(i int) corev1.ResourceList { return d.requests[i] })
+		lims, reqs := d.limits, d.requests
 		for _, cs := range []func(*corev1.Pod) []corev1.Container{
 			func(q *corev1.Pod) []corev1.Container { return q.Spec.Containers },
 			func(q *corev1.Pod) []corev1.Container { return q.Spec.InitContainers },
@@ -112,17 +112,6 @@ func (a *Admission) AdmitPod(p *corev1.Pod) (*corev1.Pod, error) {
 		}
 	}
 	return out, nil
-}
-
-// merged is the union of one LimitRange's items' lists (of items), a later
-// item's value overriding an earlier one's, as the LimitRanger plugin
-// builds its defaults.
-func (d containerDefaults) merged(of func(i int) corev1.ResourceList) corev1.ResourceList {
-	out := corev1.ResourceList{}
-	for i := range d.requests {
-		maps.Copy(out, of(i))
-	}
-	return out
 }
 
 // equalResources reports whether a and b name the same resources with equal

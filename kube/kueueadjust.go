@@ -42,17 +42,11 @@ func (a *Admission) adjustKueueTemplate(ns string, spec *corev1.PodSpec) *corev1
 	if rc := a.runtimeClass(spec); rc != nil && len(spec.Overhead) == 0 && rc.Overhead != nil && len(rc.Overhead.PodFixed) > 0 {
 		mutable().Overhead = rc.Overhead.PodFixed.DeepCopy()
 	}
-	lrs := a.limits[ns]
-	if len(lrs) == 0 {
+	d, ok := a.kueueLimits[ns]
+	if !ok {
 		return out
 	}
-	lims, reqs := corev1.ResourceList{}, corev1.ResourceList{}
-	for _, d := range lrs {
-		for i := range d.requests {
-			fillMissing(lims, d.limits[i])
-			fillMissing(reqs, d.requests[i])
-		}
-	}
+	lims, reqs := d.limits, d.requests
 	for _, cs := range []func(*corev1.PodSpec) []corev1.Container{
 		func(s *corev1.PodSpec) []corev1.Container { return s.InitContainers },
 		func(s *corev1.PodSpec) []corev1.Container { return s.Containers },
