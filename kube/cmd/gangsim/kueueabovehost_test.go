@@ -226,10 +226,15 @@ func TestKueueAboveHost_TableCases(t *testing.T) {
 	}
 }
 
-// Over a one-level Topology [block] whose nodes are the blocks (Kueue's
-// "two podsets with overlapping domain" shape, each pod set alone here),
-// the assignment names blocks.
-func TestKueueAboveHost_OneLevel(t *testing.T) {
+// oneLevelNode is a Ready node of blockWorld: its name, block and CPUs.
+type oneLevelNode struct {
+	name, block string
+	cpu         int
+}
+
+// blockWorld is a Topology [cloud.com/topology-block] over nodes, each
+// with 10 pods of room.
+func blockWorld(nodes ...oneLevelNode) string {
 	in := `apiVersion: kueue.x-k8s.io/v1beta2
 kind: Topology
 metadata: {name: default}
@@ -237,7 +242,7 @@ spec:
   levels:
   - nodeLabel: cloud.com/topology-block
 `
-	for _, b := range []string{"b1", "b2", "b3"} {
+	for _, n := range nodes {
 		in += fmt.Sprintf(`---
 apiVersion: v1
 kind: Node
@@ -245,10 +250,18 @@ metadata:
   name: %s
   labels: {cloud.com/topology-block: %s}
 status:
-  allocatable: {cpu: "2", pods: "10"}
+  allocatable: {cpu: "%d", pods: "10"}
   conditions: [{type: Ready, status: "True"}]
-`, b, b)
+`, n.name, n.block, n.cpu)
 	}
+	return in
+}
+
+// Over a one-level Topology [block] whose nodes are the blocks (Kueue's
+// "two podsets with overlapping domain" shape, each pod set alone here),
+// the assignment names blocks.
+func TestKueueAboveHost_OneLevel(t *testing.T) {
+	in := blockWorld(oneLevelNode{"b1", "b1", 2}, oneLevelNode{"b2", "b2", 2}, oneLevelNode{"b3", "b3", 2})
 	in += aboveHostWorkload("wl", 3, `cpu: "1"`, "preferred: "+blockLevel, "2026-01-01T10:00:00Z")
 	in = strings.Replace(in, "  queueName: lq\n", "", 1) // no queues: admitted over the one Topology
 	out, code := yamlRun(in, "-topology-profile", "kueue", "-f", "-")
@@ -267,28 +280,7 @@ status:
 // and the read-back, h1×4 h3×2, then admitted it). Kueue sums the block's
 // room (10 CPUs) and admits both.
 func TestKueueAboveHost_BalancedOverLeaves(t *testing.T) {
-	in := `apiVersion: kueue.x-k8s.io/v1beta2
-kind: Topology
-metadata: {name: default}
-spec:
-  levels:
-  - nodeLabel: cloud.com/topology-block
-`
-	for _, h := range []struct {
-		name string
-		cpu  int
-	}{{"h1", 4}, {"h2", 4}, {"h3", 2}} {
-		in += fmt.Sprintf(`---
-apiVersion: v1
-kind: Node
-metadata:
-  name: %s
-  labels: {cloud.com/topology-block: b0}
-status:
-  allocatable: {cpu: "%d", pods: "10"}
-  conditions: [{type: Ready, status: "True"}]
-`, h.name, h.cpu)
-	}
+	in := blockWorld(oneLevelNode{"h1", "b0", 4}, oneLevelNode{"h2", "b0", 4}, oneLevelNode{"h3", "b0", 2})
 	in += aboveHostWorkload("w0", 6, `cpu: "1"`, "preferred: "+blockLevel, "2026-01-01T10:00:00Z")
 	in += aboveHostWorkload("w3", 1, `cpu: "3"`, "required: "+blockLevel, "2026-01-01T10:01:00Z")
 	in = strings.ReplaceAll(in, "  queueName: lq\n", "") // no queues: admitted over the one Topology
