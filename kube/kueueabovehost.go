@@ -204,8 +204,15 @@ func (a *admitter) liftAssignments(w *KueueWorkload) {
 		if levels == nil {
 			continue
 		}
-		if lifted, ok := a.lift(levels, ta); ok {
-			if pods, err := readTopologyAssignment("", "", ta); err == nil {
+		var pods []placement.PodSetAssignment
+		if len(ta.Slices) > 0 { // none: a set of count 0, written with levels alone
+			var err error
+			if pods, err = readTopologyAssignment("", "", ta); err != nil {
+				continue
+			}
+		}
+		if lifted, ok := a.lift(levels, pods); ok {
+			if len(pods) > 0 {
 				writeHosts(w, string(psa.Name), pods)
 			}
 			psa.TopologyAssignment = lifted
@@ -213,16 +220,9 @@ func (a *admitter) liftAssignments(w *KueueWorkload) {
 	}
 }
 
-// lift is ta, written at the hostname level, summed to levels; ok is
+// lift is the assignment of pods per hostname summed to levels; ok is
 // false when a host is unknown or lacks a level's label.
-func (a *admitter) lift(levels []string, ta *kueue.TopologyAssignment) (*kueue.TopologyAssignment, bool) {
-	if len(ta.Slices) == 0 {
-		return writeDomainAssignment(levels, nil), true
-	}
-	pods, err := readTopologyAssignment("", "", ta)
-	if err != nil {
-		return nil, false
-	}
+func (a *admitter) lift(levels []string, pods []placement.PodSetAssignment) (*kueue.TopologyAssignment, bool) {
 	byID := map[string]int{}
 	var domains []domainPods
 	for _, p := range pods {
