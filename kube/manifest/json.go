@@ -151,6 +151,9 @@ func (d *decoder) jsonGeneric(j *jsonDoc, item int, v *skimmed, listAPIVersion, 
 		return fail(jsonSyntax(*j.c, v.start-j.base, err))
 	}
 	if len(strict) > 0 {
+		if err := d.jsonDuplicate(j, item, v, listAPIVersion, listKind, strict[0]); err != nil {
+			return err
+		}
 		return fail(fmt.Errorf("json: %w", strict[0]))
 	}
 	var tree any

@@ -440,7 +440,7 @@ func (d *decoder) document(source string, doc int, c chunk) error {
 			n, _ := strconv.Atoi(m[len("line "):])
 			return "line " + strconv.Itoa(n+c.first-1)
 		})
-		return fail(errors.New(msg))
+		return fail(errors.New(d.yamlDuplicate(c, msg)))
 	}
 	var data any
 	dec := json.NewDecoder(bytes.NewReader(js))

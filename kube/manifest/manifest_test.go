@@ -156,6 +156,8 @@ func TestDecodeErrors(t *testing.T) {
 			`in.yaml: document 2 (line 6): yaml: line 7: did not find expected ',' or '}'`},
 		{"duplicate key", "apiVersion: v1\nkind: Pod\nkind: Node\n", nil,
 			"in.yaml: document 1 (line 1): yaml: unmarshal errors:\n  line 3: key \"kind\" already set in map"},
+		{"duplicate key of a named object", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec:\n  nodeName: a\n  nodeName: b\n", nil,
+			"in.yaml: document 2 (line 5): pod \"default/p1\": yaml: unmarshal errors:\n  line 10: key \"nodeName\" already set in map"},
 		{"not an object", "- a\n- b\n", nil, `in.yaml: document 1 (line 1): a document must be an object, not a list`},
 		{"not YAML at all", strings.Repeat("root:x:0:0:root:/root:/bin/bash ", 10), nil,
 			`in.yaml: document 1 (line 1): a document must be an object, not string "root:x:0:0:root:/root:/bin/bash root:x:0:0:root:/root:/bin/b"… (319 characters)`},
