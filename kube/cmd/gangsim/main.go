@@ -239,6 +239,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, "gangsim: warning:", w)
 	}
+	objs, nodelessWarnings := leaveOffNodeless(objs)
+	for _, w := range nodelessWarnings {
+		fmt.Fprintln(stderr, "gangsim: warning:", w)
+	}
 	if *fillIn {
 		kube.FillIn(objs, epoch)
 	}
