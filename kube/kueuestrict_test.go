@@ -101,7 +101,7 @@ func TestAdmitKueueWorkloads_StrictFIFO(t *testing.T) {
 			[]string{withPreemption(strictCQ("StrictFIFO", "a", "ca", "nominalQuota: 8"), "reclaimWithinCohort: Any"), cqDoc("b", "cb", "nominalQuota: 8")},
 			[]string{hostWL("w1", "la", 0, 3, "rack: r2"), hostWL("w2", "la", 1, 4, "rack: r2"), hostWL("b0", "lb", 0, 4, "rack: r1"),
 				hostWL("bw", "lb", 2, 1, "rack: r2"), cohortWL("bz", "lb", 3, 1)},
-			[]want{{KueueAdmitted, ""}, {KueueAdmitted, ""}, {KueuePending, strings.Replace(w2Host, "r2/r2-h1, holds 1", "r1/r1-h1, holds 0", 1)}, {KueueAdmitted, ""}, {KueueAdmitted, ""}}},
+			[]want{{KueueAdmitted, ""}, {KueueAdmitted, ""}, {KueuePending, strings.Replace(w2Host, "r2/r2-h1, holds 1", "r2/r2-h1, holds 0", 1)}, {KueueAdmitted, ""}, {KueueAdmitted, ""}}},
 		// a (StrictFIFO, 3) and b (1) in cohort c, a0 holding 2 and b0 1:
 		// 1 left. a1 (2 pods, within a's nominal 3) would preempt and
 		// finds nothing; it would borrow 1 (2 + 2 > 3), as b1 (1 + 1 > 1)

@@ -176,3 +176,27 @@ func domainOf(n placement.Node, key string) string {
 	}
 	return path
 }
+
+// A required set whose own domain is in deficit fails naming that domain,
+// not one of those its nodeSelector keeps it out of, which hold 0 too (the
+// tester kbreak's newcomer notes): r1 counts -2, r2 and r3 (excluded) 0.
+// Without a node the set may use anywhere, the most-holding domain is
+// named as before.
+func TestPlanPodSets_FailureNamesADomainTheSetMayUse(t *testing.T) {
+	bound := placement.Pod{Namespace: "default", Name: "big", NodeName: "b1-r1-h1", Requests: placement.ResourceList{cpu: 6000}}
+	s := snapshot(t, brh([][][]int64{{{4, 0}, {4}, {4}}}), bound)
+	for _, c := range []struct {
+		rack, msg string
+	}{
+		{"r1", `needs 2 pods in one topology.kubernetes.io/rack domain; the best, b1/r1, holds 0`},
+		{"r9", `needs 2 pods in one topology.kubernetes.io/rack domain; the best, b1/r1, holds 0`},
+	} {
+		g := &placement.Group{Namespace: "default", Name: "w", MinCount: 2, PodSets: []placement.PodSet{
+			{Name: "main", Count: 2, Template: placement.Pod{NodeSelector: map[string]string{rackKey: c.rack}, Requests: placement.ResourceList{cpu: 1000}}}}}
+		for _, prof := range []topology.Profile{topology.KueueProfile, topology.GangschedProfile} {
+			p := plan(t, s, g, prof.Options(), topology.PodSetRequest{PodSet: "main", Required: rackKey})
+			require.Equal(t, placement.Unschedulable, p.Decision.Status, prof.String())
+			require.Contains(t, p.Decision.Message, c.msg, "%s, rack %s", prof, c.rack)
+		}
+	}
+}

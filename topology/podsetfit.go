@@ -778,6 +778,9 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 					f.best, f.holds = u, p.slice[u]
 				}
 			}
+			if f.holds <= 0 {
+				p.bestPassed(f, us)
+			}
 			// Kueue reports the first domain of its order, the most
 			// slices, counted with those in deficit.
 			for i, u := range us {
@@ -819,6 +822,37 @@ func (p *planner) fit(scope int) ([]int, int, *failure) {
 		}
 		return used, q, nil
 	}
+}
+
+// bestPassed names as f's best, when no unit of us holds a slice, the
+// one holding the most (counted in deficit) among those with a node r's
+// pods pass (nodeSelector, affinity, taints, filters), if any does: a
+// domain none of whose nodes the set may use holds 0 too, and named
+// "the best" it misleads where the set's own domain is overcommitted.
+// The count shown is 0 at least.
+func (p *planner) bestPassed(f *failure, us []int) {
+	best := -1
+	for _, u := range us {
+		if (best < 0 || p.slice[u] > p.slice[best]) && p.anyPasses(u) {
+			best = u
+		}
+	}
+	if best >= 0 {
+		f.best = best
+	}
+	f.holds = max(p.slice[f.best], 0)
+}
+
+// anyPasses reports whether r's pods pass one node under unit u, its
+// requests aside.
+func (p *planner) anyPasses(u int) bool {
+	for _, v := range p.unitsAt(p.L, u) {
+		id := placement.NodeID(v - p.D)
+		if p.t.plan.static.fits(p.r.tmpl, p.s.Node(id), id) && (len(p.opts.Filters) == 0 || p.filtersPass(id)) {
+			return true
+		}
+	}
+	return false
 }
 
 // anyHolds reports whether one of us holds need slices.
