@@ -182,6 +182,7 @@ func FindHierarchy(s *placement.Snapshot, root *placement.HierarchyNode, priorit
 		} else {
 			plan.Message = fmt.Sprintf("preemption cannot help: even with every candidate victim of priority below %d removed (%d in all), %s", priority, len(units), firstClause(d.Message))
 		}
+		plan.Message += reservedNote(s)
 		return plan, nil
 	}
 	var capa *hcapacity

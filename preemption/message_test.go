@@ -52,3 +52,40 @@ func TestFind_CannotHelpMessage(t *testing.T) {
 		})
 	}
 }
+
+// Room reserved without pods (Change.Reserve: a batch system's admitted
+// pod set) is never a victim; the verdict says it holds the room, so
+// that "no pod ... is in the way" does not read as wrong to one who
+// knows a lower-priority workload is there (the tester kbreak's finding
+// 11: a Kueue Workload beside a higher-priority Job).
+func TestFind_CannotHelpNamesReservedRoom(t *testing.T) {
+	n1 := node("n1", placement.ResourceList{placement.ResourceCPU: 4000, placement.ResourcePods: 110})
+	reserve := func(group string, pods int32) placement.PodSetUsage {
+		return placement.PodSetUsage{Group: placement.Key{Namespace: "default", Name: group}, PodSet: "main",
+			Requests: cpu(1000), Nodes: []placement.PodSetAssignment{{Node: "n1", Count: pods}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		reserve []placement.PodSetUsage
+		lower   bool
+		want    string
+	}{
+		{name: "one set, no lower pod", reserve: []placement.PodSetUsage{reserve("w1", 3)},
+			want: `preemption cannot help: no pod of priority below 100 is in the way; room for 3 pods is reserved without pods (pod set "main" of default/w1), which preemption never frees`},
+		{name: "two sets, a lower pod freeing too little", reserve: []placement.PodSetUsage{reserve("w2", 1), reserve("w1", 2)}, lower: true,
+			want: "preemption cannot help: even with every candidate victim of priority below 100 removed (1 in all), 0 of min 1 members fit; " +
+				`at most cpu 1000 on node n1 (0 free + 1000 from lower-priority pods), a member requests 3000; room for 3 pods is reserved without pods (2 pod sets, the first "main" of default/w1), which preemption never frees`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var pods []placement.Pod
+			if tc.lower {
+				pods = append(pods, bound("low", "n1", "", low, cpu(1000)))
+			}
+			s, err := snapshot([]placement.Node{n1}, pods).Apply(placement.Change{Reserve: tc.reserve})
+			require.NoError(t, err)
+			p := find(t, s, gang("hi", 1, 1, mid, cpu(3000)), preemption.Input{}, placement.Options{})
+			require.Equal(t, preemption.CannotHelp, p.Outcome)
+			require.Equal(t, tc.want, p.Message)
+		})
+	}
+}

@@ -66,7 +66,7 @@ func (f *finder) cannotHelp(d placement.Decision) Plan {
 	}
 	pl.MostFreeable = f.freeable(d.Placement.Nodes)
 	if f.q.len() == 0 {
-		pl.Message = fmt.Sprintf("preemption cannot help: no pod of priority below %d is in the way", f.prio)
+		pl.Message = fmt.Sprintf("preemption cannot help: no pod of priority below %d is in the way", f.prio) + reservedNote(f.s)
 		return pl
 	}
 	var b strings.Builder
@@ -78,7 +78,7 @@ func (f *finder) cannotHelp(d placement.Decision) Plan {
 		fmt.Fprintf(&b, "; at most %s %d on node %s (%d free + %d from lower-priority pods), a member requests %d",
 			fr.Resource, fr.Free+fr.Freed, fr.Node, fr.Free, fr.Freed, fr.Request)
 	}
-	pl.Message = b.String()
+	pl.Message = b.String() + reservedNote(f.s)
 	return pl
 }
 
