@@ -88,8 +88,9 @@ type Resized struct {
 // The group's Members and other pod sets are not part of the resize. Errors
 // are Solve's for the delta group, or a [*FieldError] naming the field: the
 // set is not in g or its count is outside 1..[MaxPending]; Existing is
-// invalid, names unknown nodes or differs from the snapshot's reservation
-// of the set; a key of Levels is empty or repeated (read when it shrinks
+// invalid, names unknown nodes, differs from the snapshot's reservation
+// of the set or, without one, lists more pods on a node than the pods
+// bound there request room for; a key of Levels is empty or repeated (read when it shrinks
 // without r.Shrink); or r.Shrink's error.
 //
 // Cost: a growth costs Solve of the delta plus a pass over each
@@ -125,8 +126,14 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 	// Stored existing pods are the reservation: existingPods compared
 	// them entry for entry, so the reservation is not looked up again.
 	if !stored {
-		if u, ok := s.PodSetUsage(g.Key(), set.Name); ok && !slices.EqualFunc(u.Nodes, existing, func(a, b PodSetAssignment) bool { return a.NodeID == b.NodeID && a.Count == b.Count }) {
+		u, ok := s.PodSetUsage(g.Key(), set.Name)
+		if ok && !slices.EqualFunc(u.Nodes, existing, func(a, b PodSetAssignment) bool { return a.NodeID == b.NodeID && a.Count == b.Count }) {
 			return Resized{}, Errorf(ErrInvalid, fmt.Sprintf("pod set %q of %s", set.Name, groupObj(g)), "resize.existing", "differs from the snapshot's reservation of the set")
+		}
+		if !ok {
+			if err := s.checkHeld(g, set, existing); err != nil {
+				return Resized{}, err
+			}
 		}
 	}
 	// keep is existing as the caller may own it: its own r.Existing when

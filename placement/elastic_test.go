@@ -91,6 +91,7 @@ func TestSolveResize_Errors(t *testing.T) {
 		{"unknown set", s, Resize{PodSet: "v"}, `PodGroup "default/pg": resize.podSet: the group has no pod set "v"`},
 		{"unknown node", s, Resize{PodSet: "w", Existing: []PodSetAssignment{{Node: "z9", Count: 1}}}, `pod set "w" of PodGroup "default/pg": resize.existing[0].node: node "z9" is not in the snapshot`},
 		{"node twice", s, Resize{PodSet: "w", Existing: []PodSetAssignment{{Node: "y0", Count: 1}, {Node: "y0", Count: 1}}}, `pod set "w" of PodGroup "default/pg": resize.existing: node "y0" is listed twice`},
+		{"not held", s, Resize{PodSet: "w", Existing: []PodSetAssignment{{Node: "y0", Count: 6}}}, `pod set "w" of PodGroup "default/pg": resize.existing: lists 6 pods on node "y0", requesting 6 nvidia.com/gpu, but the pods bound there request 0: the snapshot must hold the existing pods (bound, or reserved with Change.Reserve)`},
 		{"not the reservation", rs, Resize{PodSet: "w", Existing: []PodSetAssignment{{Node: "y0", Count: 5}}}, `pod set "w" of PodGroup "default/pg": resize.existing: differs from the snapshot's reservation of the set`},
 		{"bad level", rs, Resize{PodSet: "w", Existing: existing, Levels: []string{"rack", "rack"}}, `pod set "w" of PodGroup "default/pg": resize.levels: levels[1] "rack" is empty or repeated`},
 	} {
