@@ -304,6 +304,12 @@ type Rank struct {
 // kubernetes-sigs/kueue pkg/cache/scheduler tas_flavor_snapshot.go for the
 // semantics): each set whole or the group not at all.
 //
+// Only the nodes with a domain at every level of the tree take part, for
+// every request, unconstrained ones too: Kueue's TAS flavor holds only the
+// nodes carrying each level's label (a node lacking one, say a new node
+// before its labeller ran, never gets a pod here, whatever its room; a
+// failure's reason counts such nodes when there are any).
+//
 // For each set it counts, bottom up, how many of its pods and slices fit in
 // every domain (a node counts the template's copies that fit its free
 // capacity and pass its nodeSelector, tolerations, taints and

@@ -2,6 +2,7 @@ package topology_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -404,5 +405,32 @@ func TestPlanPodSets_GroupLevelsDiffer(t *testing.T) {
 				require.EqualError(t, err, tc.want)
 			}
 		})
+	}
+}
+
+// Only nodes with a domain at every level take part, unconstrained and
+// preferred sets too, as in Kueue's TAS flavor (the tester libbreak's
+// finding 02); the reason counts the others, so that "the cluster holds
+// 2" does not read as wrong beside an unlabelled node with room for 8.
+func TestPlanPodSets_UnlabelledNodesTakeNoPart(t *testing.T) {
+	nodes := []placement.Node{node("labelled", 2000, rackKey, "r1"), node("new-1", 8000), node("new-2", 8000)}
+	g := &placement.Group{Namespace: "default", Name: "batch", MinCount: 4, PodSets: []placement.PodSet{{Name: "w", Count: 4,
+		Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}}
+	for _, n := range []int{2, 3} {
+		s := snapshot(t, nodes[:n])
+		tree, err := topology.NewTree(s, []string{rackKey})
+		require.NoError(t, err)
+		want := `pod set "w" of PodGroup "default/batch" needs 4 pods; the cluster holds 2 (1 node without a domain at every level of the topology takes no part)`
+		if n == 3 {
+			want = strings.Replace(want, "1 node without a domain at every level of the topology takes", "2 nodes without a domain at every level of the topology take", 1)
+		}
+		for _, prof := range []topology.Profile{topology.GangschedProfile, topology.KueueProfile} {
+			for _, r := range []topology.PodSetRequest{{PodSet: "w", Unconstrained: true}, {PodSet: "w"}, {PodSet: "w", Preferred: rackKey}} {
+				p, err := tree.PlanPodSets(s, g, []topology.PodSetRequest{r}, prof.Options())
+				require.NoError(t, err)
+				require.Equal(t, placement.Unschedulable, p.Decision.Status, "%s %+v", prof, r)
+				require.Equal(t, want, p.Decision.Message, "%s %+v", prof, r)
+			}
+		}
 	}
 }

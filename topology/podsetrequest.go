@@ -39,11 +39,12 @@ type PodSetRequest struct {
 	// (kueue.x-k8s.io/podset-required-topology).
 	Required string
 	// Preferred is a level the set should share one domain of; when none
-	// holds it, the next wider level is tried, up to the whole cluster
+	// holds it, the next wider level is tried, up to the whole topology
 	// (kueue.x-k8s.io/podset-preferred-topology).
 	Preferred string
-	// Unconstrained places the pods on any nodes, filling the nodes with
-	// the least free capacity first (kueue.x-k8s.io/podset-unconstrained-topology:
+	// Unconstrained places the pods on any nodes of the topology (those
+	// with a domain at every level: see [Tree.PlanPodSets]), filling the
+	// nodes with the least free capacity first (kueue.x-k8s.io/podset-unconstrained-topology:
 	// Kueue's LeastFreeCapacity).
 	Unconstrained bool
 	// Slices are the set's slice layers, outermost (widest level) first;

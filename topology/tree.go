@@ -263,6 +263,18 @@ func (t *Tree) domainOf(node placement.NodeID, level int) DomainID {
 	return t.nodeDom[int(node)*len(t.keys)+level]
 }
 
+// unlabelled counts the nodes without a domain at the narrowest level (a
+// level's label missing), which no plan uses. O(nodes).
+func (t *Tree) unlabelled() int {
+	L, n := len(t.keys), 0
+	for i := range t.allNodes {
+		if t.nodeDom[i*L+L-1] < 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // allIn reports whether every node of nodes is in domain d of level (a
 // level of t): one pass over the level's column of nodeDom, where asking
 // domainOf node by node through a closure cost a p=4096 resize a
