@@ -32,6 +32,16 @@ type PlanOptions struct {
 	// of its level, in best-fit order for its largest set, where every set
 	// fits, each set placed there in turn. KueueProfile and
 	// KueueBalancedProfile set it.
+	//
+	// Two of Kueue's choices are the caller's to make (package kube's
+	// adapter makes them, kube/kueueleaderfilter.go): the planner's
+	// leader is the set of one pod listed first in g.PodSets, where
+	// Kueue's (findLeaderAndWorkers) is the group's second set in
+	// spec.podSets order unless it has more pods than the first — so when
+	// both have one pod, list the second first; and Kueue filters the
+	// hosts by the workers' node selector, node affinity and tolerations
+	// alone, so give the leader's template the workers' (its own are
+	// never read: Kueue may place it where its pod cannot start).
 	KueueLeaderAware bool
 	// InGroupOrder plans the sets in the order of the group's PodSets (the
 	// members first), each PodSetGroup where its first set appears, rather
