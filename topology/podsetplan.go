@@ -35,7 +35,8 @@ type PlanOptions struct {
 	//
 	// Two of Kueue's choices are the caller's to make (package kube's
 	// adapter makes them, kube/kueueleaderfilter.go): the planner's
-	// leader is the set of one pod listed first in g.PodSets, where
+	// leader is the set of fewer pods, on a tie the one planned first (in
+	// g.PodSets' order under InGroupOrder, else by name), where
 	// Kueue's (findLeaderAndWorkers) is the group's second set in
 	// spec.podSets order unless it has more pods than the first — so when
 	// both have one pod, list the second first; and Kueue filters the
