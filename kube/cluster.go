@@ -68,6 +68,11 @@ type Cluster struct {
 	// KueueWorkloads are the Kueue Workloads (kueue.x-k8s.io/v1beta2), in
 	// input order, for [AdmitKueueWorkloads].
 	KueueWorkloads []*KueueWorkload
+	// KueueTASPods are the bound pods, in input order, that carry one of
+	// Kueue's topology annotations (required, preferred, unconstrained)
+	// and so are not charged by Kueue's TAS cache ([KueueOptions].TASPods);
+	// nil without Kueue Workloads.
+	KueueTASPods []placement.Key
 	// KueueLevels are the levels of the input's Kueue Topology, widest
 	// first ([KueueTopologyLevels]); nil without one, or with several.
 	KueueLevels []string

@@ -20,6 +20,10 @@ type KueueOptions struct {
 	// Plan tunes the plans of pending Workloads (KueueBalanced: Kueue's
 	// TASBalancedPlacement gate; Balanced: gangsched's own even spread).
 	Plan topology.PlanOptions
+	// TASPods are bound pods of the snapshot that Kueue's TAS cache does
+	// not charge ([Cluster].KueueTASPods): the admission does not see
+	// them, and the snapshot returned holds them again.
+	TASPods []placement.Key
 	// Now is the lastTransitionTime of the conditions written, and the
 	// moment a not-ready node's time without Ready is measured to.
 	Now time.Time
@@ -370,6 +374,9 @@ type KueueAmount struct {
 // [*placement.FieldError]; s and the objects are then
 // left as they were only in part, and must be discarded.
 func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
+	if len(opts.TASPods) > 0 {
+		return admitBesideTASPods(s, tree, ws, opts)
+	}
 	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, preempted: map[placement.Key]string{}, issued: map[string]bool{}, cycleStart: -1}
 	if opts.Queues != nil {
 		a.opts.Queues = opts.Queues.indexed()

@@ -116,6 +116,9 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 		return nil, err
 	}
 	in.pods = kj.dropPods(in.pods, c.KueueWorkloads)
+	if len(c.KueueWorkloads) > 0 {
+		c.KueueTASPods = kueueTASPods(in.pods)
+	}
 	if err := c.runJobController(pcs, &in, kj, opts.Profile, opts.PodGroupPreemptionPolicy); err != nil {
 		return nil, err
 	}

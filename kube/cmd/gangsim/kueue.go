@@ -150,7 +150,7 @@ func admitKueue(c *kube.Cluster, opts options) ([]KueueResult, error) {
 	}
 	plan := opts.kueueProfile.Options()
 	plan.NodeAffinityPreferred = opts.kueueNodeAffinityPreferred
-	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, TopologyLevels: c.KueueLevels, WaitForReplacement: opts.kueueWaitForReplacement,
+	snap, outs, err := kube.AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, kube.KueueOptions{Plan: plan, TASPods: c.KueueTASPods, Now: now, NotReady: c.NotReady, Queues: c.KueueQueues, TopologyLevels: c.KueueLevels, WaitForReplacement: opts.kueueWaitForReplacement,
 		KueueWords: opts.kueueProfile != topology.GangschedProfile, Topology: c.KueueTopology})
 	if err != nil {
 		return nil, c.Locate(err)
