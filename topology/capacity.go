@@ -178,6 +178,15 @@ func (c *capacity) moveTo(t *Tree, s *placement.Snapshot) bool {
 	return true
 }
 
+// checkBuilt refuses a nil Tree or one not built with [NewTree] (a
+// zero value), which would otherwise panic or blame the snapshot.
+func (t *Tree) checkBuilt() error {
+	if t == nil || t.snap == nil {
+		return placement.Errorf(placement.ErrInvalid, "topology", "tree", "not built with NewTree (nil or a zero Tree)")
+	}
+	return nil
+}
+
 // capacityFor returns the aggregates for s; t.mu must be held.
 func (t *Tree) capacityFor(s *placement.Snapshot) (*capacity, error) {
 	if s == nil {
@@ -212,6 +221,9 @@ func errForeign() error {
 // placement.ErrNotFound): s is nil or was not derived with Apply from the
 // snapshot the tree was built from; d is not a domain of the tree.
 func (t *Tree) Free(s *placement.Snapshot, d DomainID, r placement.ResourceName) (sum, largest int64, err error) {
+	if err := t.checkBuilt(); err != nil {
+		return 0, 0, err
+	}
 	if !t.valid(d) {
 		return 0, 0, placement.Errorf(placement.ErrNotFound, "topology tree", "domain", "no domain with ID %d", d)
 	}

@@ -357,7 +357,8 @@ type Rank struct {
 // Cost: O(nodes × resources) per set to count, plus sorting the domains of
 // the levels searched and the children of the domains used.
 //
-// Errors (a [*placement.FieldError]; no plan): a nil snapshot or group,
+// Errors (a [*placement.FieldError]; no plan): a nil or zero Tree, a nil
+// snapshot or group,
 // a group [placement.Solve] would reject (names, counts, minCount), a
 // request naming a set the group lacks or one set twice, a request with
 // more than one of Required, Preferred and Unconstrained, a level that is
@@ -370,6 +371,9 @@ type Rank struct {
 // sliced sets, bound members in two domains of
 // a Required level, a nil filter. A filter's error is returned as above.
 func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []PodSetRequest, opts PlanOptions) (Plan, error) {
+	if err := t.checkBuilt(); err != nil {
+		return Plan{}, err
+	}
 	if err := checkPlanArgs(s, g, opts); err != nil {
 		return Plan{}, err
 	}
@@ -380,6 +384,9 @@ func (t *Tree) PlanPodSets(s *placement.Snapshot, g *placement.Group, reqs []Pod
 
 // checkPlanArgs checks a plan's group, as Solve checks it, and filters.
 func checkPlanArgs(s *placement.Snapshot, g *placement.Group, opts PlanOptions) error {
+	if s == nil {
+		return placement.Errorf(placement.ErrInvalid, "topology plan", "snapshot", "must not be nil")
+	}
 	if g == nil {
 		return placement.Errorf(placement.ErrInvalid, "topology plan", "group", "must not be nil")
 	}

@@ -71,8 +71,14 @@ import (
 // above it); a shrink O(E·L·log E) for E nodes of the existing pods and L
 // levels.
 func (t *Tree) ResizePodSet(s *placement.Snapshot, g *placement.Group, req PodSetRequest, r placement.Resize, opts PlanOptions) (placement.Resized, error) {
+	if err := t.checkBuilt(); err != nil {
+		return placement.Resized{}, err
+	}
 	if err := checkPlanArgs(s, g, opts); err != nil {
 		return placement.Resized{}, err
+	}
+	if !slices.ContainsFunc(g.PodSets, func(ps placement.PodSet) bool { return ps.Name == r.PodSet }) {
+		return placement.Resized{}, placement.Errorf(placement.ErrNotFound, fmt.Sprintf("PodGroup %q", g.Key().String()), "resize.podSet", "the group has no pod set %q", r.PodSet)
 	}
 	if req.PodSet == "" || req.PodSet != r.PodSet {
 		return placement.Resized{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("PodGroup %q", g.Key().String()), "request.podSet",
