@@ -38,7 +38,8 @@ func (x balancedChoice) better(y balancedChoice) bool {
 // the widest): n slices over k domains give each ⌊n/k⌋ or ⌈n/k⌉ (not
 // Kueue v0.17's balanced placement: see [PlanOptions].Balanced). Among
 // the scopes with the fewest domains, the tightest choice wins — the
-// least room left in the domains used — then the first path; inside a
+// fewest slices of r's room left in the domains used, counted in r's
+// pods, not in quantities — then the first path; inside a
 // scope the smallest domains that can take ⌈n/k⌉ take it, and the
 // smallest of the rest take ⌊n/k⌋. Only the domains inside scope (-1:
 // the cluster) are searched, as only they are counted for r: a scope of

@@ -110,8 +110,11 @@ type PlanOptions struct {
 	// Balanced spreads a set with a Preferred level evenly over the fewest
 	// domains of that level that hold it, inside one domain of the level
 	// above: the counts per domain differ by at most one slice, and among
-	// the balanced choices the tightest (least free capacity left in the
-	// domains used) wins. When no domain of the level above holds the
+	// the balanced choices the tightest wins: the fewest slices of the
+	// set's room left in the domains used (room counted as the set's
+	// pods that fit, not as quantities: two choices that both leave no
+	// room for another slice tie, however much CPU each strands), then
+	// the first path. When no domain of the level above holds the
 	// set, it is placed as without Balanced. It is gangsched's even
 	// spread after the idea of Kueue's TASBalancedPlacement gate, not
 	// what Kueue v0.17 answers with it on: Kueue balances one level below
