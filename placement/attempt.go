@@ -213,7 +213,11 @@ func (sv *solver) scheduled(win *attempt) Decision {
 	if sv.bound > 0 {
 		b = append(strconv.AppendInt(append(b, " ("...), int64(sv.bound), 10), " already bound)"...)
 	}
-	d.Message = string(b)
+	if sv.pre != nil && sv.pre.resize != nil {
+		d.Message = sv.pre.resize.message(b)
+	} else {
+		d.Message = string(b)
+	}
 	return d
 }
 

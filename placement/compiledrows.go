@@ -34,6 +34,11 @@ type compiledRows struct {
 	// allocated for its solve and never reused (the decisions keep it),
 	// so that the entries past its length are zero.
 	answer *[]Assignment
+	// resize, when set, is the caller's [ResizeBuffers] a resize's delta
+	// Solve writes its answer into: the Decision's PodSetAssignments
+	// (every field of each entry written, so not zeroed first) and, when
+	// the message equals the last one kept there, that string.
+	resize *ResizeBuffers
 }
 
 // of returns member i's row of R.

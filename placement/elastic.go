@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -47,6 +48,10 @@ type Resize struct {
 	// as is. topology.Tree.ResizePodSet sets it so that a sliced set keeps
 	// whole slices.
 	Shrink func(existing []PodSetAssignment, n int64) ([]PodSetAssignment, error)
+	// Buffers, when set, is memory the answer's rows are carved from
+	// instead of allocated (see [ResizeBuffers]); the Resized is then
+	// valid only until the next SolveResize with the same Buffers.
+	Buffers *ResizeBuffers
 }
 
 // Resized is what [SolveResize] decided.
@@ -145,14 +150,26 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 		case same:
 			return r.Existing
 		case stored:
-			return slices.Clone(existing)
+			out := r.Buffers.rows(len(existing))
+			for i := range existing {
+				e, x := &out[i], &existing[i]
+				e.PodSet, e.Node, e.NodeID, e.Count = x.PodSet, x.Node, x.NodeID, x.Count
+			}
+			return out
 		}
 		return existing // node ID order is node name order
 	}
 	done := Decision{Group: g.Key(), Status: Scheduled, Placement: Placement{Nodes: s.b.allNodes}}
 	switch want := int64(set.Count); {
 	case want == have:
-		done.Message = fmt.Sprintf("pod set %q keeps its %d pods", set.Name, have)
+		var buf [96]byte
+		msg := strconv.AppendQuote(append(buf[:0], "pod set "...), set.Name)
+		msg = append(strconv.AppendInt(append(msg, " keeps its "...), have, 10), " pods"...)
+		if r.Buffers != nil {
+			done.Message = r.Buffers.message(msg)
+		} else {
+			done.Message = string(msg)
+		}
 		return Resized{Decision: done, Assignments: keep()}, nil
 	case want < have:
 		var removed []PodSetAssignment
@@ -165,7 +182,7 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 		}
 		done.Message = fmt.Sprintf("pod set %q shrinks from %d to %d pods", set.Name, have, want)
 		slices.SortFunc(removed, func(a, b PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
-		return Resized{Decision: done, Assignments: subtract(existing, removed), Removed: removed}, nil
+		return Resized{Decision: done, Assignments: subtract(existing, removed, r.Buffers), Removed: removed}, nil
 	}
 	// The delta group, its one pod set and the narrowing generator, which
 	// escape to Solve: Solve reads them during the call only (what its
@@ -204,13 +221,19 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 			own.gen = holding{gen: opts.Generator, existing: existing}
 			opts.Generator = &own.gen
 		}
-		d, err = Solve(s, delta, opts)
+		var pre *compiledRows
+		if r.Buffers != nil {
+			// The delta's rows and message go into the caller's buffers.
+			own.pre.resize = r.Buffers
+			pre = &own.pre
+		}
+		d, err = solveRows(s, delta, opts, pre)
 	}
 	if err != nil {
 		return Resized{}, err
 	}
 	if d.Status == Scheduled {
-		return Resized{Decision: d, Assignments: add(existing, d.PodSetAssignments)}, nil
+		return Resized{Decision: d, Assignments: add(existing, d.PodSetAssignments, r.Buffers)}, nil
 	}
 	return Resized{Decision: d, Assignments: keep()}, nil
 }
@@ -221,6 +244,7 @@ type resizeOwn struct {
 	delta Group
 	sets  [1]PodSet
 	gen   holding
+	pre   compiledRows // only resize set: the caller's buffers
 }
 
 // resizePool holds the resizeOwn of growths without r.Grow.
@@ -378,11 +402,12 @@ func domainPath(labels map[string]string, keys []string) string {
 	return b.String()
 }
 
-// add returns a with b's counts added; both are in node order, and so is
-// the result. Entries are written field by field: a whole struct copied
-// into memory with pointers costs a bulk write barrier while the GC marks.
-func add(a, b []PodSetAssignment) []PodSetAssignment {
-	out := make([]PodSetAssignment, len(a)+len(b))
+// add returns a with b's counts added, in buf's rows (see
+// ResizeBuffers.rows); both are in node order, and so is the result.
+// Entries are written field by field: a whole struct copied into memory
+// with pointers costs a bulk write barrier while the GC marks.
+func add(a, b []PodSetAssignment, buf *ResizeBuffers) []PodSetAssignment {
+	out := buf.rows(len(a) + len(b))
 	i, j, k := 0, 0, 0
 	for ; i < len(a) || j < len(b); k++ {
 		var x *PodSetAssignment
@@ -404,13 +429,14 @@ func add(a, b []PodSetAssignment) []PodSetAssignment {
 	return out[:k]
 }
 
-// subtract returns a less b's counts, entries that reach 0 dropped.
-func subtract(a, b []PodSetAssignment) []PodSetAssignment {
+// subtract returns a less b's counts, entries that reach 0 dropped, in
+// buf's rows (see ResizeBuffers.rows).
+func subtract(a, b []PodSetAssignment, buf *ResizeBuffers) []PodSetAssignment {
 	less := map[NodeID]int32{}
 	for _, x := range b {
 		less[x.NodeID] += x.Count
 	}
-	out := make([]PodSetAssignment, 0, len(a))
+	out := buf.rows(len(a))[:0]
 	for _, x := range a {
 		if x.Count -= less[x.NodeID]; x.Count > 0 {
 			out = append(out, x)

@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/gangsched/gangsched/internal/buffers"
 )
 
 // assignments lists an attempt's assignments as hooks see them: the
@@ -42,7 +44,7 @@ func (sv *solver) outputs(a *attempt) ([]Assignment, []PodSetAssignment) {
 	}
 	var sets []PodSetAssignment
 	if len(runs) > 0 {
-		sets = make([]PodSetAssignment, len(runs))
+		sets = sv.setAnswer(len(runs))
 		for i, r := range runs {
 			// Field by field: a struct literal is copied in with a bulk
 			// write barrier over the whole entry while the collector runs.
@@ -54,6 +56,16 @@ func (sv *solver) outputs(a *attempt) ([]Assignment, []PodSetAssignment) {
 		}
 	}
 	return as[:k:k], sets
+}
+
+// setAnswer returns n PodSetAssignments for a Decision, each field of
+// which the caller writes: the resize's buffers when it lent them
+// (compiledRows.resize), else new memory.
+func (sv *solver) setAnswer(n int) []PodSetAssignment {
+	if sv.pre != nil && sv.pre.resize != nil {
+		return buffers.Overwrite(&sv.pre.resize.delta, n)[:n]
+	}
+	return make([]PodSetAssignment, n)
 }
 
 // intact reports whether a.as is still the list assignments made of

@@ -165,7 +165,7 @@ func SolveRepair(s *Snapshot, g *Group, r Repair, opts Options) (Repaired, error
 		replaced = append(replaced, dec.PodSetAssignments...)
 	}
 	slices.SortFunc(replaced, func(a, b PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
-	out.Repairable, out.Replacements, out.Assignments = true, replaced, add(survivors, replaced)
+	out.Repairable, out.Replacements, out.Assignments = true, replaced, add(survivors, replaced, nil)
 	return out, nil
 }
 
