@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/gangsched/gangsched/internal/bench"
@@ -16,7 +17,10 @@ import (
 // domain holding the existing ones. Its floor is the pod set cell's floor
 // for p/2 pods (a pass over every host and a first-fit of the delta).
 // Before timing, each cell checks that no existing pod moved and that a
-// scheduled delta verifies.
+// scheduled delta verifies. Each cell comes twice: allocating its answer,
+// as a host that keeps it does (elastic/<cell>), and with
+// placement.ResizeBuffers kept between resizes, as an elastic controller
+// would (elastic/buffers/<cell>), checked to resize as without.
 func elasticMatrix() []workload {
 	var out []workload
 	for _, c := range cells() {
@@ -37,6 +41,30 @@ func elasticMatrix() []workload {
 					d, _ := placement.SolveResize(s, grp, r, opts)
 					sink += int64(len(d.Assignments))
 				}, []metric{{float64(placed), "placed"}}
+			},
+			floor: cellFloor(half),
+		})
+		// An elastic controller that keeps placement.ResizeBuffers
+		// between resizes: the answer's memory is reused, not allocated.
+		out = append(out, workload{
+			name: "elastic/buffers/" + c.name(),
+			decision: func(b *testing.B) (func(), []metric) {
+				s, grp, r, opts := elasticCell(b, c)
+				want, err := placement.SolveResize(s, grp, r, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.Buffers = &placement.ResizeBuffers{}
+				for range 2 { // the second resize reuses what the first grew
+					got, err := placement.SolveResize(s, grp, r, opts)
+					if err != nil || !reflect.DeepEqual(got, want) {
+						b.Fatalf("%s: with buffers %v; want the resize made without", c.name(), err)
+					}
+				}
+				return func() {
+					d, _ := placement.SolveResize(s, grp, r, opts)
+					sink += int64(len(d.Assignments))
+				}, nil
 			},
 			floor: cellFloor(half),
 		})
