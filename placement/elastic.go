@@ -98,6 +98,10 @@ type Resized struct {
 // bound there request room for; a key of Levels is empty or repeated (read when it shrinks
 // without r.Shrink); or r.Shrink's error.
 //
+// Memory: the answer is the caller's to keep, unless r.Buffers is set:
+// its rows are then carved from those buffers, valid until the next
+// SolveResize with them (see [ResizeBuffers]).
+//
 // Cost: a growth costs Solve of the delta plus a pass over each
 // placement's nodes — only the placements holding Existing are made when
 // opts' Generator is a [PlacementNarrower], as topology's is with a

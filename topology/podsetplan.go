@@ -202,8 +202,10 @@ type PlanOptions struct {
 	// Buffers, when set, is memory the plan's slices are carved from
 	// instead of allocated (see [PlanBuffers]); the plan is then valid
 	// only until the next plan with the same Buffers. [Tree.PlanPodSets]
-	// reads it; the resize and repair calls, which keep several plans,
-	// ignore it.
+	// reads it, and [Tree.ResizePodSet] for its delta when the resize
+	// has buffers of its own (placement.Resize.Buffers); the repair
+	// call, which keeps several plans, and a resize without them ignore
+	// it.
 	Buffers *PlanBuffers
 }
 

@@ -66,6 +66,13 @@ import (
 // existing pods hold fewer than M pods in whole slices (wrapping
 // [ErrShrinkBreaksSlices]).
 //
+// Memory: the answer is allocated for the caller to keep, and
+// opts.Buffers is ignored, unless r.Buffers is set (see
+// [placement.ResizeBuffers]): the caller then takes the answer as valid
+// until its next call with either buffer, and the delta is planned with
+// opts.Buffers as PlanPodSets plans (its PodSetAssignments carved from
+// them when set), the set after the resize written into r.Buffers.
+//
 // Cost: a growth costs PlanPodSets of the delta plus O(N) to hold the
 // existing pods (with a Preferred level, up to one search per level
 // above it); a shrink O(E·L·log E) for E nodes of the existing pods and L
@@ -125,7 +132,11 @@ func (t *Tree) ResizePodSet(s *placement.Snapshot, g *placement.Group, req PodSe
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		opts := opts
-		opts.Buffers = nil // the resize keeps the delta's decision
+		if r.Buffers == nil {
+			// The caller keeps the resize's answer past the next plan
+			// with opts.Buffers: the delta's plan must not be theirs.
+			opts.Buffers = nil
+		}
 		p, err := t.planLocked(s, delta, []PodSetRequest{req}, opts, f)
 		return p.Decision, err
 	}

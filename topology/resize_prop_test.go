@@ -24,8 +24,22 @@ import (
 // existing pods are bound members instead of a reservation. A shrink of a
 // plan's pods to fewer whole slices removes only existing pods and leaves
 // whole slices.
+//
+// With a host's placement.ResizeBuffers and PlanBuffers, kept from case
+// to case, every resize answers as without them.
 func TestProp_ResizeSlicedSet(t *testing.T) {
 	seen := map[string]int{}
+	var rbuf placement.ResizeBuffers
+	var pbuf topology.PlanBuffers
+	// resize is ResizePodSet without buffers, checked against the same
+	// resize with them.
+	resize := func(t *rapid.T, tr *topology.Tree, s *placement.Snapshot, g *placement.Group, req topology.PodSetRequest, existing []placement.PodSetAssignment) (placement.Resized, error) {
+		want, err := tr.ResizePodSet(s, g, req, placement.Resize{PodSet: "w", Existing: existing}, topology.PlanOptions{})
+		got, err2 := tr.ResizePodSet(s, g, req, placement.Resize{PodSet: "w", Existing: existing, Buffers: &rbuf}, topology.PlanOptions{Buffers: &pbuf})
+		require.Equal(t, err, err2)
+		require.Equal(t, want, got, "with buffers")
+		return want, err
+	}
 	prop := func(t *rapid.T) {
 		w := drawSliceWorld(t)
 		z := w.sizes[0]
@@ -79,7 +93,7 @@ func TestProp_ResizeSlicedSet(t *testing.T) {
 
 		if planned && N > z && rapid.Bool().Draw(t, "shrink") {
 			M := z * rapid.Int64Range(1, N/z-1).Draw(t, "keptSlices")
-			rs, err := tr.ResizePodSet(s, group(M), req, placement.Resize{PodSet: "w", Existing: existing}, topology.PlanOptions{})
+			rs, err := resize(t, tr, s, group(M), req, existing)
 			require.NoError(t, err)
 			seen["shrink"]++
 			var kept int64
@@ -98,7 +112,7 @@ func TestProp_ResizeSlicedSet(t *testing.T) {
 			delta = z
 		}
 		M := N + delta
-		rs, err := tr.ResizePodSet(s, group(M), req, placement.Resize{PodSet: "w", Existing: existing}, topology.PlanOptions{})
+		rs, err := resize(t, tr, s, group(M), req, existing)
 		require.NoError(t, err)
 		d := rs.Decision
 		fits := w.fits(on, delta)
