@@ -80,8 +80,10 @@ func convertCheckRules(obj string, s *kueue.AdmissionChecksStrategy) ([]KueueChe
 }
 
 // checkStates validates status.admissionChecks of Workload obj: each
-// with a name given once and a state of Kueue's four. Errors name the
-// field (ErrInvalid or ErrDuplicate).
+// with a name given once, a state of Kueue's four, and podSetUpdates
+// whose tolerations are valid (Kueue's second pass plans with them:
+// kueuesecondpass.go). Errors name the field (ErrInvalid or
+// ErrDuplicate).
 func checkStates(obj string, w *kueue.Workload) error {
 	seen := map[kueue.AdmissionCheckReference]bool{}
 	for i, c := range w.Status.AdmissionChecks {
@@ -97,6 +99,13 @@ func checkStates(obj string, w *kueue.Workload) error {
 		case kueue.CheckStatePending, kueue.CheckStateReady, kueue.CheckStateRetry, kueue.CheckStateRejected:
 		default:
 			return placement.Errorf(placement.ErrInvalid, obj, f+".state", "%q is not Pending, Ready, Retry or Rejected", c.State)
+		}
+		for j, u := range c.PodSetUpdates {
+			for k, t := range u.Tolerations {
+				if _, err := convertToleration(obj, fmt.Sprintf("%s.podSetUpdates[%d].tolerations[%d]", f, j, k), t); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil

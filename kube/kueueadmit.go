@@ -137,6 +137,14 @@ const (
 	// not start, though its quota and nodes are reserved; see
 	// kueueadmissioncheck.go.
 	KueueAwaitingChecks KueueAction = "AwaitingChecks"
+	// KueueDelayedTopologyWaits: the Workload holds quota with a pod set
+	// whose topology Kueue delayed (delayedTopologyRequest Pending: a
+	// ProvisioningRequest check on a topology flavor), its admission
+	// checks are all Ready, and Kueue's second pass finds no topology for
+	// that set in the flavor it holds: it keeps its quota, is not Admitted
+	// (reason PendingDelayedTopologyRequests) and its pods do not start;
+	// Kueue tries again with backoff. See kueuesecondpass.go.
+	KueueDelayedTopologyWaits KueueAction = "DelayedTopologyWaits"
 	// KueuePending: a pending Workload does not fit; or a Workload whose
 	// quota was reserved while it awaited admission checks lost that
 	// reservation to a stopped or missing queue (reason Inadmissible;
@@ -230,7 +238,10 @@ type KueueAmount struct {
 // (spec.unschedulable): neither holds capacity in any domain, whatever
 // the template tolerates. A node with a NoSchedule or NoExecute taint that
 // a set's template does not tolerate holds nothing for that set, as in
-// Kueue's TAS (PreferNoSchedule is ignored). Then, in queue order, a pod
+// Kueue's TAS (PreferNoSchedule is ignored). Then, in queue order, a
+// Workload holding quota whose topology Kueue delayed (a ProvisioningRequest
+// check), its checks now all Ready, gets Kueue's second pass with the
+// repairs (kueuesecondpass.go), and a pod
 // set that lost pods on failed nodes is repaired by
 // [topology.Tree.ReplacePodSet] with the set's request and opts.Plan: its
 // survivors stay, the slices the lost pods leave incomplete are completed
@@ -461,6 +472,12 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 			continue
 		}
 		a.tree = trees[i] // its flavor's Topology's, with queues
+		if views[i].needsSecondPass() {
+			if err := a.secondPass(views[i], hs[i], &out[i]); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
 		requeue, err := a.running(views[i], hs[i], &out[i])
 		if err != nil {
 			return nil, nil, err

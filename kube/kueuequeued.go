@@ -88,7 +88,8 @@ func withFlavor(tmpl placement.Pod, f KueueFlavor) placement.Pod {
 
 // admittedView returns admitted Workload w as its repair and resize read
 // it, and the tree they use. Without queues that is w and the admitter's
-// tree. With them, each pod set with a topologyAssignment takes the node
+// tree. With them, each pod set with a topologyAssignment, or whose
+// topology Kueue delayed, takes the node
 // labels and tolerations of the topology flavor status.admission names
 // for it, and the tree is that flavor's Topology's (the admitter's own
 // when no set names a topology flavor the input has).
@@ -116,10 +117,10 @@ func (a *admitter) admittedView(w *KueueWorkload) (*KueueWorkload, *topology.Tre
 	v.Group = &g
 	topo, placed := "", false
 	for k := range g.PodSets {
-		if w.QuotaOnly[k] {
-			continue
+		if w.QuotaOnly[k] && !w.delayed[k] {
+			continue // a set whose topology Kueue delayed is planned in its flavor (kueuesecondpass.go)
 		}
-		placed = placed || w.AdmittedCount[k] > 0 // a set admitted with no pods has none to read
+		placed = placed || !w.delayed[k] && w.AdmittedCount[k] > 0 // a set admitted with no pods has none to read
 		psa := w.Obj.Status.Admission.PodSetAssignments[0]
 		for _, p := range w.Obj.Status.Admission.PodSetAssignments {
 			if string(p.Name) == g.PodSets[k].Name {

@@ -57,6 +57,10 @@ type KueueQueues struct {
 	// preemption follows its strategies instead of the classical rules.
 	FairSharing *KueueFairSharing
 
+	// multiKueue names the AdmissionChecks of Kueue's MultiKueue
+	// controller (kueuesecondpass.go); nil when there are none.
+	multiKueue map[string]bool
+
 	// idx is what the quota walks and admission checks read of the
 	// specs, in the copy [KueueQueues.indexed] makes; nil elsewhere.
 	idx *quotaIndex
@@ -156,6 +160,12 @@ func (in *kueueQueueInputs) add(obj any) error {
 			return err
 		}
 		q.AdmissionChecks[v.Name] = active // alone it routes nothing, as a Cohort
+		if v.Spec.ControllerName == kueue.MultiKueueControllerName {
+			if q.multiKueue == nil {
+				q.multiKueue = map[string]bool{}
+			}
+			q.multiKueue[v.Name] = true
+		}
 	case *configv1beta1.Configuration, *configv1beta2.Configuration:
 		fs, err := ConvertKueueConfiguration(v)
 		if err != nil {

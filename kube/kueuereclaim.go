@@ -31,7 +31,7 @@ import (
 // (planning skips it) and all its pods in unplaced: Kueue charges their
 // quota and cannot write the admission ([KueueWorkload.noSlice],
 // [admitter.stick]). The view shares Obj, the templates and
-// the requests; its Assigned, AdmittedCount and QuotaOnly are nil (it is
+// the requests; its Assigned, AdmittedCount, QuotaOnly and delayed are nil (it is
 // pending). w itself when no pods are reclaimable.
 func (w *KueueWorkload) afterReclaim() *KueueWorkload {
 	o := w.orig()
@@ -40,7 +40,7 @@ func (w *KueueWorkload) afterReclaim() *KueueWorkload {
 	}
 	v, g := *o, *o.Group
 	v.base, v.Group = o, &g
-	v.Assigned, v.AdmittedCount, v.QuotaOnly, v.noSlice, v.noSlicePreferred = nil, nil, nil, "", false
+	v.Assigned, v.AdmittedCount, v.QuotaOnly, v.delayed, v.noSlice, v.noSlicePreferred = nil, nil, nil, nil, "", false
 	g.PodSets, g.MinCount, v.Requests, v.MinCounts, v.unplaced = nil, 0, nil, nil, nil
 	v.Zero = slices.Clone(o.Zero)
 	var unplaced []int32

@@ -63,8 +63,9 @@ type KueueWorkload struct {
 	Assigned      [][]placement.PodSetAssignment
 	AdmittedCount []int32
 	// QuotaOnly marks the pod sets admitted without a
-	// topologyAssignment, in a ResourceFlavor without a Topology: they
-	// hold quota and no nodes (Assigned is empty).
+	// topologyAssignment: in a ResourceFlavor without a Topology, or in a
+	// topology flavor whose topology Kueue delayed (delayed): they hold
+	// quota and no nodes (Assigned is empty).
 	QuotaOnly []bool
 	// MinCounts are each pod set's spec.podSets[].minCount (Group.PodSets'
 	// order; 0 for a set without one), nil when no set has one: a set
@@ -107,6 +108,12 @@ type KueueWorkload struct {
 	// where the template's Requests, which drop them, would not. nil when
 	// no set has one.
 	zeroRequests map[string][]placement.ResourceName
+	// delayed marks, in Group.PodSets' order, the admitted sets whose
+	// topology Kueue delayed until the admission checks are Ready
+	// (status.admission's delayedTopologyRequest Pending without a
+	// topologyAssignment): Kueue's second pass plans them
+	// (kueuesecondpass.go). nil when the Workload holds no quota.
+	delayed []bool
 	// aboveHost are, by pod set name, the admitted sets whose
 	// topologyAssignment names domains above the hostname level
 	// (kueueabovehost.go): their Assigned is empty until
@@ -541,6 +548,7 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 	w.Assigned = make([][]placement.PodSetAssignment, len(sets))
 	w.AdmittedCount = make([]int32, len(sets))
 	w.QuotaOnly = make([]bool, len(sets))
+	w.delayed = make([]bool, len(sets))
 	spec := w.Obj.Spec.PodSets
 	seen := make([]bool, len(spec))
 	for i, a := range st.Admission.PodSetAssignments {
@@ -618,38 +626,14 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 		}
 		k := slices.IndexFunc(sets, func(ps placement.PodSet) bool { return ps.Name == string(a.Name) })
 		w.Assigned[k], w.AdmittedCount[k], w.QuotaOnly[k] = pods, count, quotaOnly
+		w.delayed[k] = quotaOnly && a.DelayedTopologyRequest != nil && *a.DelayedTopologyRequest == kueue.DelayedTopologyRequestStatePending
 	}
 	for j, ok := range seen {
 		if !ok {
 			return placement.Errorf(placement.ErrNotFound, obj, "status.admission.podSetAssignments", "no assignment for pod set %q", spec[j].Name)
 		}
 	}
-	if err := checkDelayedTopology(obj, w.Obj); err != nil {
-		return err
-	}
 	return w.readAboveHostHosts(obj)
-}
-
-// checkDelayedTopology refuses a Workload w whose pod set's topology
-// Kueue delayed (ProvisioningRequest and MultiKueue admission checks:
-// delayedTopologyRequest Pending) once every admission check is Ready:
-// Kueue then assigns the topology in a second pass before it admits the
-// Workload, which gangsim does not model, and reading it as it stands
-// would admit the set with no topology at all. While a check is not
-// Ready such a set holds quota only, as gangsim reads it. Errors: an
-// [ErrUnsupported] [*placement.FieldError] naming the field.
-func checkDelayedTopology(obj string, w *kueue.Workload) error {
-	checks := w.Status.AdmissionChecks
-	if len(checks) == 0 || slices.ContainsFunc(checks, func(c kueue.AdmissionCheckState) bool { return c.State != kueue.CheckStateReady }) {
-		return nil
-	}
-	for i, a := range w.Status.Admission.PodSetAssignments {
-		if d := a.DelayedTopologyRequest; d != nil && *d == kueue.DelayedTopologyRequestStatePending {
-			return placement.Errorf(ErrUnsupported, obj, fmt.Sprintf("status.admission.podSetAssignments[%d].delayedTopologyRequest", i),
-				"Pending with every admission check Ready: Kueue assigns such a topology in a second pass before admitting the Workload, which gangsim does not model (give the Workload before its checks were Ready, or once its topology is assigned)")
-		}
-	}
-	return nil
 }
 
 // beyondSlices reports whether an admission of pod set name of w may

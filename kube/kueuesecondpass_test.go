@@ -1,0 +1,130 @@
+package kube
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
+
+	"github.com/gangsched/gangsched/kube/manifest"
+	"github.com/gangsched/gangsched/placement"
+	"github.com/gangsched/gangsched/topology"
+)
+
+// secondPassWorld reads kube/testdata/kueue-oracle/preemption's
+// sp-cluster.yaml and the named world, each edit applied in turn (old,
+// new: strings.Replace once).
+func secondPassWorld(t *testing.T, world string, edits ...string) string {
+	t.Helper()
+	dir := "testdata/kueue-oracle/preemption/"
+	var y string
+	for _, f := range []string{"sp-cluster.yaml", world + ".yaml"} {
+		b, err := os.ReadFile(dir + f)
+		require.NoError(t, err)
+		y += "---\n" + string(b) + "\n"
+	}
+	for i := 0; i+1 < len(edits); i += 2 {
+		require.Contains(t, y, edits[i])
+		y = strings.Replace(y, edits[i], edits[i+1], 1)
+	}
+	return y
+}
+
+// Kueue's second pass for a delayed topology (v0.17 NeedsSecondPass; the
+// flavor assigner keeps the admitted flavors, TAS plans the template's
+// requests with the Ready checks' podSetUpdates), over the worlds recorded
+// on the real Kueue (sp1-sp3) and edits of them, each answer worked by
+// hand: 8 hosts of 4 CPUs in racks b1-r1, b1-r2, b2-r1, b2-r2; cq has 20
+// CPUs; BestFit takes the rack with the least room that fits.
+func TestAdmitKueueWorkloads_SecondPass(t *testing.T) {
+	const (
+		taint  = "spec: {}\nstatus:\n  allocatable: {cpu: \"4\", memory: 16Gi, pods: \"110\"}\n"
+		update = "      nodeSelector: {example.com/provisioned: \"true\"}\n"
+	)
+	tainted := func(node string) []string {
+		return []string{"name: " + node + "\n  labels: {kubernetes.io/hostname: " + node + ", example.com/block: b2, example.com/rack: b2-" + node[3:5] + ", example.com/pool: tas, example.com/provisioned: \"true\"}\n" + taint,
+			"name: " + node + "\n  labels: {kubernetes.io/hostname: " + node + ", example.com/block: b2, example.com/rack: b2-" + node[3:5] + ", example.com/pool: tas, example.com/provisioned: \"true\"}\nspec: {taints: [{key: example.com/provisioned, value: \"true\", effect: NoSchedule}]}\nstatus:\n  allocatable: {cpu: \"4\", memory: 16Gi, pods: \"110\"}\n"}
+	}
+	var allTainted []string
+	for _, n := range []string{"b2-r1-h1", "b2-r1-h2", "b2-r2-h1", "b2-r2-h2"} {
+		allTainted = append(allTainted, tainted(n)...)
+	}
+	for _, c := range []struct {
+		name     string
+		y        string
+		action   KueueAction
+		pods     string // delayed's pods per host
+		admitted string // its Admitted condition, status/reason
+		delayed  kueue.DelayedTopologyRequestState
+		msg      string // in its message
+	}{
+		// busy and filler hold 15 of 20 CPUs (b1-r1-h1 3; b1-r2 and
+		// b2-r1-h1 full): b1-r1 (5 free) is the one rack for 5 pods, and
+		// delayed's quota is not charged again (20 of 20).
+		{"sp1: fits, in the flavor it holds", secondPassWorld(t, "sp1-second-pass-fits"), KueueAdmitted, "b1-r1-h1:1 b1-r1-h2:4", "True/Admitted", kueue.DelayedTopologyRequestStateReady, "planned"},
+		{"sp2: no rack of 20: keeps its quota", secondPassWorld(t, "sp2-second-pass-no-fit"), KueueDelayedTopologyWaits, "", "False/PendingDelayedTopologyRequests", kueue.DelayedTopologyRequestStatePending,
+			`pod set "main" needs 20 pods in one example.com/rack domain`},
+		// The update's nodeSelector leaves b2 only: b2-r1 (6 free) before
+		// b2-r2 (8); its fullest host with room, h2.
+		{"sp3: podSetUpdates steer to b2", secondPassWorld(t, "sp3-second-pass-pod-set-updates"), KueueAdmitted, "b2-r1-h2:4", "True/Admitted", kueue.DelayedTopologyRequestStateReady, "planned"},
+		// Without it: b1-r1 (5 free) is the best fit, on b1-r1-h2.
+		{"sp3 without the update", secondPassWorld(t, "sp3-second-pass-pod-set-updates", "    podSetUpdates:\n    - name: main\n"+update, ""), KueueAdmitted, "b1-r1-h2:4", "True/Admitted", kueue.DelayedTopologyRequestStateReady, "planned"},
+		// The same update on a Pending check is not applied: the
+		// Workload waits for its check, its topology still delayed.
+		{"check Pending: awaits it", secondPassWorld(t, "sp3-second-pass-pod-set-updates", "  - name: dws\n    state: Ready\n    message: \"\"\n    lastTransitionTime: \"2026-01-01T09:00:01Z\"\n    podSetUpdates", "  - name: dws\n    state: Pending\n    message: \"\"\n    lastTransitionTime: \"2026-01-01T09:00:01Z\"\n    podSetUpdates"),
+			KueueAwaitingChecks, "", "False/UnsatisfiedChecks", kueue.DelayedTopologyRequestStatePending, "waiting for admission check(s) dws"},
+		// b2 tainted NoSchedule: the update's nodeSelector alone leaves no
+		// host; with its toleration too, b2-r1-h2 as in sp3.
+		{"tainted b2, no toleration", secondPassWorld(t, "sp3-second-pass-pod-set-updates", allTainted...), KueueDelayedTopologyWaits, "", "False/PendingDelayedTopologyRequests", kueue.DelayedTopologyRequestStatePending, "keeps its quota"},
+		{"tainted b2, tolerated by the update", secondPassWorld(t, "sp3-second-pass-pod-set-updates", append(allTainted, update, update+"      tolerations: [{key: example.com/provisioned, operator: Exists, effect: NoSchedule}]\n")...),
+			KueueAdmitted, "b2-r1-h2:4", "True/Admitted", kueue.DelayedTopologyRequestStateReady, "planned"},
+		// The flavor's nodes carry example.com/pool: tas: an update
+		// selecting another pool matches none (Kueue's TAS finds no node).
+		{"update against the flavor's labels", secondPassWorld(t, "sp3-second-pass-pod-set-updates", update, "      nodeSelector: {example.com/pool: other}\n"), KueueDelayedTopologyWaits, "", "False/PendingDelayedTopologyRequests", kueue.DelayedTopologyRequestStatePending,
+			"nodeSelector example.com/pool=other, where its template, flavor or an earlier update selects tas"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			outs, cl := admitAll(t, c.y)
+			var got *KueueOutcome
+			var obj *kueue.Workload
+			for i, o := range outs {
+				if o.Workload.Name == "delayed" {
+					got, obj = &outs[i], cl.KueueWorkloads[i].Obj
+				} else {
+					require.Equal(t, KueueKept, o.Action, "%s: %s", o.Workload, o.Message)
+				}
+			}
+			require.NotNil(t, got)
+			require.Equal(t, c.action, got.Action, got.Message)
+			require.Contains(t, got.Message, c.msg)
+			require.Equal(t, [][]placement.PodSetAssignment{pods("main", c.pods)}, got.PodSets)
+			cond := apimeta.FindStatusCondition(obj.Status.Conditions, kueue.WorkloadAdmitted)
+			require.Equal(t, c.admitted, string(cond.Status)+"/"+cond.Reason)
+			require.True(t, apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadQuotaReserved))
+			psa := obj.Status.Admission.PodSetAssignments[0]
+			require.Equal(t, c.delayed, *psa.DelayedTopologyRequest)
+			require.Equal(t, c.pods != "", psa.TopologyAssignment != nil)
+			requireNoOverlap(t, cl)
+		})
+	}
+}
+
+// A ClusterQueue with a MultiKueue check: Kueue delays the topology again
+// in the second pass, leaving it to the worker cluster; gangsim refuses it
+// naming the field.
+func TestAdmitKueueWorkloads_SecondPassMultiKueue(t *testing.T) {
+	y := secondPassWorld(t, "sp2-second-pass-no-fit", "controllerName: kueue.x-k8s.io/provisioning-request", "controllerName: kueue.x-k8s.io/multikueue")
+	objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	tree, err := topology.NewTree(c.Snapshot, c.KueueLevels)
+	require.NoError(t, err)
+	_, _, err = AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Queues: c.KueueQueues})
+	require.True(t, errors.Is(err, ErrUnsupported), "%v", err)
+	require.EqualError(t, err, `Kueue Workload "default/delayed": status.admission.podSetAssignments: a delayedTopologyRequest Pending with every admission check Ready in a ClusterQueue with the MultiKueue check "dws": Kueue leaves such a topology to the worker cluster, which gangsim does not model`)
+}
