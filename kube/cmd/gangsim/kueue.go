@@ -85,11 +85,12 @@ type NodePods struct {
 
 // waits reports whether the Workload is left waiting: not admitted (one
 // whose quota is reserved but whose admission checks are not all Ready
-// too: its pods do not start until it is Admitted), or admitted but
-// unable to grow or to replace a failed node.
+// too, and one whose delayed topology Kueue's second pass did not find:
+// its pods do not start until it is Admitted), or admitted but unable to
+// grow or to replace a failed node.
 func (r KueueResult) waits() bool {
 	switch kube.KueueAction(r.Action) {
-	case kube.KueuePending, kube.KueueEvicted, kube.KueuePreempted, kube.KueueGrowWaits, kube.KueueReplacementWaits, kube.KueueAwaitingChecks:
+	case kube.KueuePending, kube.KueueEvicted, kube.KueuePreempted, kube.KueueGrowWaits, kube.KueueReplacementWaits, kube.KueueAwaitingChecks, kube.KueueDelayedTopologyWaits:
 		return true
 	}
 	return false

@@ -13,7 +13,10 @@ import (
 	"pgregory.net/rapid"
 )
 
-const kw = td + "kueue-workloads/"
+const (
+	kw = td + "kueue-workloads/"
+	sp = td + "kueue-oracle/preemption/" // the second pass's worlds
+)
 
 // kueueGoldens admit Kueue Workloads (kueue.x-k8s.io/v1beta2) over the
 // cluster of kueue-workloads/cluster.yaml, one manifest per behaviour.
@@ -142,6 +145,17 @@ var kueueGoldens = []golden{
 	// leader Kueue loses holds its workers' hosts too, with Kueue's counts.
 	{"kueue-held-lost-split-json", []string{"-o", "json", "-f", td + "kueue-oracle/preemption/r21-lost-split-held.yaml"}, exitWaiting},
 	{"kueue-held-lost-leader", []string{"-topology-profile", "kueue-balanced", "-f", td + "kueue-oracle/preemption/r23-lost-leader-workers-held.yaml"}, exitWaiting},
+	// Kueue's second pass for a delayed topology (kbreak 06; records of
+	// kueue-oracle/preemption, checked on the real Kueue): sp1's delayed
+	// gets b1-r1-h1×1 b1-r1-h2×4, its topologyAssignment and
+	// delayedTopologyRequest Ready, and is Admitted; sp2's, no rack of 20
+	// pods, keeps its quota, not Admitted (PendingDelayedTopologyRequests),
+	// and the run exits 3. Before, sp2's was refused as unsupported.
+	{"kueue-second-pass", []string{"-f", sp + "sp-cluster.yaml", "-f", sp + "sp1-second-pass-fits.yaml"}, exitPlaced},
+	{"kueue-second-pass-yaml", []string{"-o", "yaml", "-f", sp + "sp-cluster.yaml", "-f", sp + "sp1-second-pass-fits.yaml"}, exitPlaced},
+	{"kueue-second-pass-waits", []string{"-f", sp + "sp-cluster.yaml", "-f", sp + "sp2-second-pass-no-fit.yaml"}, exitWaiting},
+	{"kueue-second-pass-waits-json", []string{"-o", "json", "-f", sp + "sp-cluster.yaml", "-f", sp + "sp2-second-pass-no-fit.yaml"}, exitWaiting},
+	{"kueue-second-pass-waits-yaml", []string{"-o", "yaml", "-f", sp + "sp-cluster.yaml", "-f", sp + "sp2-second-pass-no-fit.yaml"}, exitWaiting},
 	// brk8 06: a phantom leader holds its host's pod slot for Kueue alone;
 	// kube-scheduler's cycle binds a plain pod there.
 	{"kueue-phantom-pod-slot", []string{"-f", td + "kueue-tas/phantom-pod-slot.yaml"}, exitPlaced},

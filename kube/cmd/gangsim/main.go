@@ -314,8 +314,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int
 	for _, r := range kueueResults {
 		if r.waits() {
 			rep.Summary.KueueWaiting++
-			if kube.KueueAction(r.Action) == kube.KueueAwaitingChecks {
+			switch kube.KueueAction(r.Action) {
+			case kube.KueueAwaitingChecks:
 				rep.Summary.KueueAwaitingChecks++
+			case kube.KueueDelayedTopologyWaits:
+				rep.Summary.KueueDelayedTopology++
 			}
 			if r.Held {
 				rep.Summary.KueueHeld++
@@ -537,14 +540,18 @@ func writeText(w io.Writer, rep Report) {
 }
 
 // kueuePreempted words, for a summary, the waiting Kueue Workloads that
-// await admission checks or that Kueue holds by its assumption (" (4
-// awaiting admission checks, 1 held by Kueue's assumption)"), those
+// await admission checks or a delayed topology, or that Kueue holds by its
+// assumption (" (4 awaiting admission checks, 1 awaiting a delayed
+// topology, 1 held by Kueue's assumption)"), those
 // preempted in the run (", 2 preempted"), and those inactive or finished
 // (", 1 inactive or finished"); "" when none was any.
 func kueuePreempted(s Summary) string {
 	var of []string
 	if s.KueueAwaitingChecks > 0 {
 		of = append(of, fmt.Sprintf("%d awaiting admission checks", s.KueueAwaitingChecks))
+	}
+	if s.KueueDelayedTopology > 0 {
+		of = append(of, fmt.Sprintf("%d awaiting a delayed topology", s.KueueDelayedTopology))
 	}
 	if s.KueueHeld > 0 {
 		of = append(of, fmt.Sprintf("%d held by Kueue's assumption", s.KueueHeld))

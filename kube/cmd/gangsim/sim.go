@@ -152,6 +152,11 @@ type Summary struct {
 	// KueueWaiting) whose quota is reserved but whose admission checks are
 	// not all Ready (kube.KueueAwaitingChecks).
 	KueueAwaitingChecks int `json:"kueueAwaitingChecks,omitempty"`
+	// KueueDelayedTopology counts the waiting Kueue Workloads (counted in
+	// KueueWaiting) that hold quota, their admission checks all Ready,
+	// whose delayed topology Kueue's second pass did not find
+	// (kube.KueueDelayedTopologyWaits).
+	KueueDelayedTopology int `json:"kueueDelayedTopology,omitempty"`
 	// KueueHeld counts the waiting Kueue Workloads (counted in
 	// KueueWaiting) that Kueue assumes and cannot admit (KueueResult.Held):
 	// they hold quota and nodes though nothing is written on them.
