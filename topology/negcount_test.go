@@ -200,3 +200,33 @@ func TestPlanPodSets_FailureNamesADomainTheSetMayUse(t *testing.T) {
 		}
 	}
 }
+
+// A group's members and the same pods as a pod set decide alike where
+// Kueue's least-free-first fill counts a node in deficit (-1 pod on h1,
+// one more on another host): both Unschedulable with the assumed plan,
+// the members' never a panic (the tester libbreak's finding 10).
+func TestPlanPodSets_MembersInDeficitAsAPodSet(t *testing.T) {
+	rackHost := func(name string, milli int64) placement.Node {
+		return node(name, milli, rackKey, "r0", hostKey, name)
+	}
+	bound := placement.Pod{Namespace: "other", Name: "p", NodeName: "h1", Requests: placement.ResourceList{cpu: 1000}}
+	s := snapshot(t, []placement.Node{rackHost("h0", 2000), rackHost("h1", 0), rackHost("h2", 2000)}, bound)
+	tree, err := topology.NewTree(s, []string{rackKey, hostKey})
+	require.NoError(t, err)
+	members := &placement.Group{Namespace: "d", Name: "g", MinCount: 3}
+	for i := range 3 {
+		members.Members = append(members.Members, placement.Pod{Namespace: "d", Name: fmt.Sprintf("m%d", i), SchedulingGroup: "g", Requests: placement.ResourceList{cpu: 1000}})
+	}
+	set := &placement.Group{Namespace: "d", Name: "g", MinCount: 3, PodSets: []placement.PodSet{{Name: "s", Count: 3, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}}
+	for _, prof := range []topology.Profile{topology.KueueProfile, topology.KueueBalancedProfile} {
+		pm, err := tree.PlanPodSets(s, members, nil, prof.Options())
+		require.NoError(t, err)
+		ps, err := tree.PlanPodSets(s, set, nil, prof.Options())
+		require.NoError(t, err)
+		require.Equal(t, placement.Unschedulable, pm.Decision.Status, prof.String())
+		require.Equal(t, ps.Decision.Status, pm.Decision.Status, prof.String())
+		require.NotNil(t, pm.KueueAssumed, prof.String())
+		require.NotNil(t, ps.KueueAssumed, prof.String())
+		require.Len(t, pm.KueueAssumed.Decision.Assignments, 3, prof.String())
+	}
+}

@@ -1182,7 +1182,10 @@ func strictlyAscending[T cmp.Ordered](xs []T) bool {
 }
 
 // memberAssignments gives the members, in member order, the ranks' nodes
-// in rank order.
+// in rank order. An assumed plan's ranks may hold more pods than there
+// are members (Kueue's TAS writes a node in deficit's negative count and
+// as many pods more elsewhere, [KueueAssumed]): the members take the
+// first, the rest stand for no pod.
 func memberAssignments(g *placement.Group, ranks []Rank) []placement.Assignment {
 	order := make([]*placement.Pod, len(g.Members))
 	for i := range g.Members {
@@ -1193,6 +1196,9 @@ func memberAssignments(g *placement.Group, ranks []Rank) []placement.Assignment 
 	k := 0
 	for _, rk := range ranks {
 		for range rk.Count {
+			if k == len(order) {
+				return out
+			}
 			out = append(out, placement.Assignment{Pod: order[k].Key(), Node: rk.Node, NodeID: rk.NodeID})
 			k++
 		}
