@@ -84,14 +84,23 @@ type Tree struct {
 	changed changedMemo  // the last ChangedNodes answer: moveTo and moveCounts ask for one pair
 }
 
+// MaxLevels is the most keys a [Tree] takes: the 16 levels Kueue's
+// Topology allows (kueue.x-k8s.io/v1beta2 spec.levels, maxItems 16) and
+// the hostname level a Topology without it is planned with (package
+// kube's KueueTreeLevels). Real topologies have three to five, and a
+// tree's cost grows with the square of its depth (paths are a level long
+// each).
+const MaxLevels = 17
+
 // NewTree builds the domain tree of s's nodes for keys, widest level first.
 // A key that no node carries gives an empty level (a constraint naming it is
-// rejected later, by [Tree.SolverOptions]). Cost: O(nodes × levels) map
-// look-ups plus sorting the domains by path.
+// rejected later, by [Tree.SolverOptions]). Cost: O(nodes × levels²):
+// O(nodes × levels) map look-ups of paths up to levels long, plus sorting
+// the domains by path.
 //
 // Errors (a [*placement.FieldError] wrapping placement.ErrInvalid or
-// placement.ErrDuplicate): a nil s, no keys, an empty key, a key listed
-// twice.
+// placement.ErrDuplicate): a nil s, no keys or more than [MaxLevels], an
+// empty key, a key listed twice.
 func NewTree(s *placement.Snapshot, keys []string) (*Tree, error) {
 	return NewTreeWithOptions(s, keys, TreeOptions{})
 }
@@ -112,6 +121,9 @@ func NewTreeWithOptions(s *placement.Snapshot, keys []string, opts TreeOptions) 
 	}
 	if len(keys) == 0 {
 		return nil, placement.Errorf(placement.ErrInvalid, "topology tree", "keys", "no topology keys given")
+	}
+	if len(keys) > MaxLevels {
+		return nil, placement.Errorf(placement.ErrInvalid, "topology tree", "keys", "%d keys, more than the %d levels a topology may have", len(keys), MaxLevels)
 	}
 	for i, k := range keys {
 		if k == "" {
