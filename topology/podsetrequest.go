@@ -2,6 +2,8 @@ package topology
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/gangsched/gangsched/placement"
@@ -33,7 +35,7 @@ type SliceLayer struct {
 type PodSetRequest struct {
 	// PodSet names the set in the group's PodSets; "" stands for the
 	// group's Members, which must then be identical pods (one template:
-	// requests, nodeSelector, tolerations).
+	// requests, nodeSelector, tolerations, node affinity, priority).
 	PodSet string
 	// Required is a level every pod of the set must share one domain of
 	// (kueue.x-k8s.io/podset-required-topology).
@@ -243,8 +245,8 @@ func (r *request) bind(s *placement.Snapshot, g *placement.Group) error {
 			if m.Affinity != nil || len(m.ResourceClaims) > 0 {
 				return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec", "a planned member takes no affinity terms or resource claims")
 			}
-			if !sameTemplate(m0, m) {
-				return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), "spec", "differs from member %q in requests, nodeSelector or tolerations: planned members are one pod set", m0.Name)
+			if f := templateDiff(m0, m); f != "" {
+				return placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", m.Key().String()), f, "differs from member %q's: planned members are one pod set", m0.Name)
 			}
 		}
 		r.first, r.count, r.tmpl = 0, int64(len(g.Members)), m0
@@ -296,21 +298,35 @@ func (r *request) checkCount(bound int64, what string) error {
 // sliced reports whether r has slices of more than one pod.
 func (r *request) sliced() bool { return len(r.layers) > 1 || r.sliceUnit() > 1 }
 
-// sameTemplate reports whether two pods are alike for placement: the same
-// requests, nodeSelector, tolerations and priority.
-func sameTemplate(a, b *placement.Pod) bool {
-	if len(a.Requests) != len(b.Requests) || len(a.NodeSelector) != len(b.NodeSelector) || a.Priority != b.Priority {
-		return false
+// templateDiff names the first field in which b differs from a as pods
+// of one pod set must not: "requests" (a zero request is none, as
+// everywhere else), "nodeSelector", "tolerations", "nodeAffinity" or
+// "priority"; "" when they may be one set's pods.
+func templateDiff(a, b *placement.Pod) string {
+	switch {
+	case !sameNonZero(a.Requests, b.Requests):
+		return "requests"
+	case !maps.Equal(a.NodeSelector, b.NodeSelector):
+		return "nodeSelector"
+	case !slices.Equal(a.Tolerations, b.Tolerations):
+		return "tolerations"
+	case !reflect.DeepEqual(a.NodeAffinity, b.NodeAffinity):
+		return "nodeAffinity"
+	case a.Priority != b.Priority:
+		return "priority"
 	}
-	for k, v := range a.Requests {
-		if w, ok := b.Requests[k]; !ok || w != v {
-			return false
+	return ""
+}
+
+// sameNonZero reports whether a and b request the same, zero entries
+// left out.
+func sameNonZero(a, b placement.ResourceList) bool {
+	for _, x := range []struct{ p, q placement.ResourceList }{{a, b}, {b, a}} {
+		for k, v := range x.p {
+			if v != 0 && x.q[k] != v {
+				return false
+			}
 		}
 	}
-	for k, v := range a.NodeSelector {
-		if w, ok := b.NodeSelector[k]; !ok || w != v {
-			return false
-		}
-	}
-	return slices.Equal(a.Tolerations, b.Tolerations)
+	return true
 }
