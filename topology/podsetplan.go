@@ -194,6 +194,15 @@ type PlanOptions struct {
 	// before it. A Rejection with Err stops the plan with an error
 	// wrapping placement.ErrHook that names the filter, pod and node.
 	Filters []placement.Filter
+	// KueueReplacement makes [Tree.ReplacePodSet] answer as Kueue v0.17's
+	// node hot swap does (TASFailedNodeReplacement; findReplacementAssignment
+	// and requiredReplacementDomain in pkg/cache/scheduler
+	// tas_flavor_snapshot.go): the lost pods are planned as one new request
+	// of their count, confined to Kueue's required replacement domain (see
+	// ReplacePodSet), rather than completing each broken slice in its own
+	// domain and placing the slices lost whole beside the survivors.
+	// KueueProfile and KueueBalancedProfile set it.
+	KueueReplacement bool
 	// KueueNotFit records, when a set does not fit, Kueue v0.17's own
 	// account of it ([Plan].KueueNotFit) for a caller that words the
 	// reason as Kueue does; the decision's Message keeps gangsched's.

@@ -73,11 +73,12 @@ func ParseProfile(s string) (Profile, error) {
 
 // Options returns the plan options of the profile: KueueBalanced for
 // KueueBalancedProfile, KueueLeaderAware, InGroupOrder,
-// KueueNegativeCounts and KueueNotFit for both Kueue profiles, BestFitInSlices for
+// KueueNegativeCounts, KueueNotFit and KueueReplacement for both Kueue
+// profiles, BestFitInSlices for
 // GangschedProfile.
 func (p Profile) Options() PlanOptions {
 	kueue := p != GangschedProfile
-	return PlanOptions{KueueBalanced: p == KueueBalancedProfile, KueueLeaderAware: kueue, InGroupOrder: kueue, KueueNegativeCounts: kueue, KueueNotFit: kueue, BestFitInSlices: p == GangschedProfile}
+	return PlanOptions{KueueBalanced: p == KueueBalancedProfile, KueueLeaderAware: kueue, InGroupOrder: kueue, KueueNegativeCounts: kueue, KueueNotFit: kueue, KueueReplacement: kueue, BestFitInSlices: p == GangschedProfile}
 }
 
 // Planned reports whether a group with constraints cs is decided by

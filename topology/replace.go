@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,20 +10,25 @@ import (
 )
 
 // ReplacePodSet finds replacement nodes for the pods of set r.PodSet that
-// ran on failed nodes, with the set's topology request req, as Kueue's
-// node hot swap (TASFailedNodeReplacement, with TASReplaceNodeOnNodeTaints
-// for tainted nodes) does. r.Existing are the set's pods per node before
-// the failure (Node names the node; NodeID is ignored). r.Failed names
-// the failed nodes: gone from s (deleted), or still in s but out of use
-// (tainted so that the set's pods were evicted, or not ready). r.Keep must
-// be empty: the levels the replacements keep come from req.
+// ran on failed nodes, with the set's topology request req, after the
+// idea of Kueue's node hot swap (TASFailedNodeReplacement, with
+// TASReplaceNodeOnNodeTaints for tainted nodes); with
+// opts.KueueReplacement (the Kueue profiles) it gives Kueue v0.17's
+// answers. r.Existing are the set's pods per node before the failure
+// (Node names the node; NodeID is ignored). r.Failed names the failed
+// nodes: gone from s (deleted), or still in s but out of use (tainted so
+// that the set's pods were evicted, or not ready). r.Keep must be empty:
+// the levels the replacements keep come from req.
 //
 // A gone node and a tainted one are one case, as in Kueue: the failed
 // nodes' pods are lost, every other pod stays where it is, and the set
 // grows from its survivors back to its Count in g (normally the pods of
-// Existing; another count resizes it in the same step) by
-// [Tree.ResizePodSet]'s growth, never onto a failed node. So the
-// replacements
+// Existing; another count resizes it in the same step), never onto a
+// failed node. A set with no survivors is planned as new.
+//
+// gangsched's own answer (opts.KueueReplacement unset) is
+// [Tree.ResizePodSet]'s growth, which keeps every slice the lost pods
+// leave incomplete in its domain. So the replacements
 //   - stay inside the domain of req's Required level that holds the
 //     survivors;
 //   - first complete every slice the lost pods leave incomplete, inside
@@ -34,25 +40,42 @@ import (
 //     set's would be (with a Preferred level, as near the survivors as
 //     they fit).
 //
-// A set with no survivors is planned as new. A slice lost whole is not
-// held to its old domain: Kueue's Workload records its assignment at the
-// hostname level only when the topology's lowest level is the hostname
-// (KEP-2724, "Topology assignment representation"), the only topology in
-// which Kueue replaces nodes, so a gone node's rack is unknown, and
-// Kueue's replacement confines the new pods to the incomplete slice's
-// domain, or else to the required domain. Holding a tainted node's lost
-// slice to its old domain would make the two kinds of failure differ.
+// Kueue's answer (opts.KueueReplacement, when the count is that of
+// Existing and some pods survive; findReplacementAssignment and
+// requiredReplacementDomain in pkg/cache/scheduler/tas_flavor_snapshot.go)
+// plans the lost pods as one new request of their count with req,
+// confined to one required replacement domain: when the lost count is
+// not a multiple of the outermost slice size, the domain of the
+// incomplete slice (of the innermost layer whose size does not divide
+// the lost count), the slices becoming the innermost layer whose size
+// divides it, or none; otherwise, with a Required level, the survivors'
+// domain of that level; otherwise nowhere in particular (a Preferred
+// set's lost pods go where a new set of their count would). So a slice
+// lost whole beside an incomplete one must fit in the incomplete one's
+// domain, or the set is evicted, and the lost pods of a set of slices
+// alone that make no whole slice are never replaced (Kueue's request
+// then names no level). Where several domains could hold the incomplete
+// slice (only survivors not in whole slices allow it), Kueue takes one
+// in Go map order and ReplacePodSet the first by path. A gone node's
+// domains are not needed by either: Kueue's Workload records its
+// assignment at the hostname level only when the topology's lowest level
+// is the hostname (KEP-2724, "Topology assignment representation"), the
+// only topology in which Kueue replaces nodes, so a gone node's rack is
+// unknown.
 //
-// When the growth does not fit, the set cannot be repaired: Repairable is
-// false, Reason says why, and the host evicts the workload whole (Kueue's
-// NodeFailures eviction). Kueue replaces one failed node at a time and
-// evicts a workload when a second node fails before the first is
-// replaced; ReplacePodSet replaces every failed node of r at once (the
-// kube adapter passes one, and evicts on two).
+// When the replacements do not fit, or no node is left at a level of
+// req (the failed node was the last to carry it), the set cannot be
+// repaired: Repairable is false, Reason says why, and the host evicts the
+// workload whole (Kueue's NodeFailures eviction); its Decisions then
+// hold one decision that did not schedule. Kueue replaces one failed
+// node at a time and evicts a workload when a second node fails before
+// the first is replaced; ReplacePodSet replaces every failed node of r
+// at once (the kube adapter passes one, and evicts on two), under
+// KueueReplacement as one request of all their pods.
 //
 // The result's Assignments are the survivors plus Replacements (less the
 // pods a smaller count removes), in node order; when not repairable, just
-// Existing. Decisions holds the growth's decision. The snapshot must
+// Existing. Decisions holds the growth's (or Kueue's request's) decision. The snapshot must
 // hold the survivors' reservation of the set, or none.
 //
 // Errors are ResizePodSet's for the set, req and the survivors (its
@@ -110,21 +133,70 @@ func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodS
 			return placement.Rejection{}
 		}))
 	}
-	rs, err := t.ResizePodSet(s, g, req, placement.Resize{PodSet: r.PodSet, Existing: survivors}, opts)
+	var kr *kueueReplacement
+	if opts.KueueReplacement && len(survivors) > 0 && lost > 0 && countOf(g, r.PodSet) == lost+total(survivors) {
+		k := t.kueueReplacementFor(req, survivors, lost)
+		kr = &k
+	}
+	rs, err := t.resize(s, g, req, placement.Resize{PodSet: r.PodSet, Existing: survivors}, opts, kr)
+	if errors.Is(err, ErrNoDomain) {
+		// Every node of a level is gone: the set cannot be placed
+		// again, and the host evicts it as for any failed repair.
+		var fe *placement.FieldError
+		msg := err.Error()
+		if errors.As(err, &fe) {
+			msg = "no domain at the topology level " + fe.Detail
+		}
+		return unrepairable(g, r, lost, from, placement.Unresolvable, msg), nil
+	}
 	if err != nil {
 		return placement.Repaired{}, err
 	}
-	out := placement.Repaired{Decisions: []placement.Decision{rs.Decision}}
 	if rs.Decision.Status != placement.Scheduled {
-		out.Assignments = slices.Clone(r.Existing)
-		out.Reason = fmt.Sprintf("%s of failed node(s) %s cannot be replaced in their domains: %s; the workload must be evicted whole",
-			plural(lost, "pod"), strings.Join(from, ", "), rs.Decision.Message)
+		msg := rs.Decision.Message
+		if kr != nil && kr.dom >= 0 && kr.fail == "" {
+			msg = fmt.Sprintf("confined to %s, Kueue's replacement domain: %s", t.doms[kr.dom].path, msg)
+		}
+		out := unrepairable(g, r, lost, from, rs.Decision.Status, msg)
+		out.Decisions[0] = rs.Decision
 		return out, nil
 	}
+	out := placement.Repaired{Decisions: []placement.Decision{rs.Decision}}
 	out.Repairable, out.Assignments = true, rs.Assignments
 	if rs.Removed == nil {
 		out.Replacements = slices.Clone(rs.Decision.PodSetAssignments)
 		slices.SortFunc(out.Replacements, func(a, b placement.PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
 	}
 	return out, nil
+}
+
+// unrepairable is ReplacePodSet's answer for a set whose lost pods find no
+// replacement: the set as it was, a decision of status st with message
+// msg, and the reason.
+func unrepairable(g *placement.Group, r placement.Repair, lost int64, from []string, st placement.Status, msg string) placement.Repaired {
+	return placement.Repaired{
+		Assignments: slices.Clone(r.Existing),
+		Reason: fmt.Sprintf("%s of failed node(s) %s cannot be replaced in their domains: %s; the workload must be evicted whole",
+			plural(lost, "pod"), strings.Join(from, ", "), msg),
+		Decisions: []placement.Decision{{Group: g.Key(), Status: st, Message: msg}},
+	}
+}
+
+// countOf returns the count of g's pod set name, or -1.
+func countOf(g *placement.Group, name string) int64 {
+	for _, ps := range g.PodSets {
+		if ps.Name == name {
+			return int64(ps.Count)
+		}
+	}
+	return -1
+}
+
+// total returns the pods of as.
+func total(as []placement.PodSetAssignment) int64 {
+	var n int64
+	for _, a := range as {
+		n += int64(a.Count)
+	}
+	return n
 }

@@ -78,6 +78,13 @@ import (
 // above it); a shrink O(E·L·log E) for E nodes of the existing pods and L
 // levels.
 func (t *Tree) ResizePodSet(s *placement.Snapshot, g *placement.Group, req PodSetRequest, r placement.Resize, opts PlanOptions) (placement.Resized, error) {
+	return t.resize(s, g, req, r, opts, nil)
+}
+
+// resize is ResizePodSet; with kr, a growth plans kr's request of the
+// delta alone, inside kr's domain, instead of growing beside the existing
+// pods (Kueue's node hot swap, [Tree.ReplacePodSet]).
+func (t *Tree) resize(s *placement.Snapshot, g *placement.Group, req PodSetRequest, r placement.Resize, opts PlanOptions, kr *kueueReplacement) (placement.Resized, error) {
 	if err := t.checkBuilt(); err != nil {
 		return placement.Resized{}, err
 	}
@@ -121,6 +128,9 @@ func (t *Tree) ResizePodSet(s *placement.Snapshot, g *placement.Group, req PodSe
 		}
 	}
 	r.Grow = func(s *placement.Snapshot, delta *placement.Group, existing []placement.PodSetAssignment) (placement.Decision, error) {
+		if kr != nil {
+			return t.planReplacement(s, delta, kr, opts)
+		}
 		f := &fixedPods{what: "existing pods"}
 		key := placement.Key{Namespace: delta.Namespace, Name: req.PodSet}
 		for _, a := range existing {
