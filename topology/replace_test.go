@@ -26,6 +26,12 @@ func (f failure) String() string { return [...]string{"tainted", "gone", "not re
 // the failed nodes' pods with req, the set's count being count.
 func replaceOn(t *testing.T, f failure, existing map[string]int32, failed []string, count int32, req topology.PodSetRequest, others ...placement.Pod) (placement.Repaired, error) {
 	t.Helper()
+	return replaceWith(t, topology.PlanOptions{}, f, existing, failed, count, req, others...)
+}
+
+// replaceWith is replaceOn with plan options opts.
+func replaceWith(t *testing.T, opts topology.PlanOptions, f failure, existing map[string]int32, failed []string, count int32, req topology.PodSetRequest, others ...placement.Pod) (placement.Repaired, error) {
+	t.Helper()
 	var nodes []placement.Node
 	for _, n := range brh(uniform(2, 2, 3, 4)) {
 		switch isFailed := contains(failed, n.Name); {
@@ -60,7 +66,7 @@ func replaceOn(t *testing.T, f failure, existing map[string]int32, failed []stri
 		s, err = s.Apply(placement.Change{Reserve: []placement.PodSetUsage{{Group: g.Key(), PodSet: "workers", Requests: g.PodSets[0].Template.Requests, Nodes: survivors}}})
 		require.NoError(t, err)
 	}
-	rep, err := tr.ReplacePodSet(s, g, req, placement.Repair{PodSet: "workers", Existing: all, Failed: failed}, topology.PlanOptions{})
+	rep, err := tr.ReplacePodSet(s, g, req, placement.Repair{PodSet: "workers", Existing: all, Failed: failed}, opts)
 	if err == nil && rep.Repairable && len(rep.Replacements) > 0 {
 		d := rep.Decisions[0]
 		require.NoError(t, placement.Verify(s, podSetGroup("el", count-sum(existing)+lostOf(existing, failed)), d))
