@@ -86,6 +86,9 @@ import (
 // Cost: ResizePodSet's, plus O(E + F) for E entries of Existing and F
 // failed nodes.
 func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodSetRequest, r placement.Repair, opts PlanOptions) (placement.Repaired, error) {
+	if err := t.checkBuilt(); err != nil {
+		return placement.Repaired{}, err
+	}
 	if err := checkPlanArgs(s, g, opts); err != nil {
 		return placement.Repaired{}, err
 	}
