@@ -66,7 +66,7 @@ func (t *Tree) kueueReplacementFor(req PodSetRequest, survivors []placement.PodS
 			}
 		}
 		if kr.req.Slices == nil && req.Required == "" && req.Preferred == "" && !req.Unconstrained {
-			kr.fail = fmt.Sprintf("%d lost pods make no whole slice of any layer, and a set of slices alone then names no topology level for its replacement (Kueue v0.17: \"topology level not specified\")", lost)
+			kr.fail = fmt.Sprintf("no slice layer's size divides the %d pods lost, and a set of slices alone then names no topology level for their replacement (Kueue v0.17: \"topology level not specified\")", lost)
 		}
 		return kr
 	}

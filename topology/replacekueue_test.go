@@ -70,8 +70,8 @@ func TestScenario_ReplacePodSetKueue(t *testing.T) {
 		// specified") and evicts, room or not.
 		name: "a slice-only set whose lost pods fill no slice", existing: map[string]int32{"b1-r1-h1": 2, "b1-r1-h2": 2}, failed: []string{"b1-r1-h1"},
 		req: topology.PodSetRequest{PodSet: "workers", Slices: []topology.SliceLayer{{Key: rackKey, Size: 4}}},
-		reason: `2 pods of failed node(s) b1-r1-h1 cannot be replaced in their domains: 2 lost pods make no whole slice of any layer, and a set of slices alone then names ` +
-			`no topology level for its replacement (Kueue v0.17: "topology level not specified"); the workload must be evicted whole`,
+		reason: `2 pods of failed node(s) b1-r1-h1 cannot be replaced in their domains: no slice layer's size divides the 2 pods lost, and a set of slices alone then names ` +
+			`no topology level for their replacement (Kueue v0.17: "topology level not specified"); the workload must be evicted whole`,
 	}, {
 		// The same required set, its lost pods a whole slice: confined to
 		// the survivors' block b1, the slice kept, best fit b1/r2.
