@@ -9,7 +9,6 @@ import (
 
 	. "github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/placement/placementtest"
-	"github.com/gangsched/gangsched/topology"
 )
 
 // TestResizeBuffers_RepeatedResizeAllocatesNothing: a host that keeps
@@ -22,18 +21,7 @@ func TestResizeBuffers_RepeatedResizeAllocatesNothing(t *testing.T) {
 	if raceOn {
 		t.Skip("the race detector drops pooled items at random")
 	}
-	var nodes []Node
-	for _, n := range []string{"x0", "y0", "y1"} {
-		nodes = append(nodes, Node{Name: n, Labels: map[string]string{"rack": n[:1]}, Allocatable: ResourceList{ResourceGPU: 200, ResourcePods: 300}})
-	}
-	s, err := NewSnapshot(nodes, nil)
-	require.NoError(t, err)
-	tree, err := topology.NewTree(s, []string{"rack"})
-	require.NoError(t, err)
-	opts, err := tree.SolverOptions([]topology.Constraint{{Key: "rack"}}, topology.MostAllocated)
-	require.NoError(t, err)
-	existing := []PodSetAssignment{{PodSet: "w", Node: "y0", NodeID: 1, Count: 150}}
-	rs := reserved(t, s, existing)
+	rs, _, opts := allocsWorld(t)
 	var buf ResizeBuffers
 	for _, c := range []struct {
 		count   int32
