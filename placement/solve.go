@@ -327,6 +327,14 @@ func (sv *solver) failed(r Rejection, hook string, p *Pod, ni NodeInfo) bool {
 // ascending, unique and of s: a repeated node would be filled twice over,
 // and an unknown one does not exist.
 func checkPlacement(s *Snapshot, p *Placement) error {
+	// Strictly ascending IDs lie within s when the first and the last do:
+	// one comparison a node, where a 512-node block was a tenth of a
+	// resize's Solve. Only a bad placement takes the pass that names the
+	// first bad node.
+	ns := p.Nodes
+	if len(ns) == 0 || ns[0] >= 0 && int(ns[len(ns)-1]) < s.NumNodes() && ascending(ns) {
+		return nil
+	}
 	for i, id := range p.Nodes {
 		if id < 0 || int(id) >= s.NumNodes() {
 			return Errorf(ErrInvalid, fmt.Sprintf("placement %q", p.Name), fmt.Sprintf("nodes[%d]", i), "node ID %d is not in 0..%d", id, s.NumNodes()-1)
@@ -336,6 +344,16 @@ func checkPlacement(s *Snapshot, p *Placement) error {
 		}
 	}
 	return nil
+}
+
+// ascending reports whether ids strictly ascend.
+func ascending(ids []NodeID) bool {
+	for i := 1; i < len(ids); i++ {
+		if ids[i] <= ids[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 type solver struct {
