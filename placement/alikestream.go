@@ -58,7 +58,7 @@ func (r *alikeRun) startStream() {
 	st := &r.stream
 	st.on, st.free, st.srcs = true, 0, st.srcs[:0]
 	r.streamValue()
-	for _, set := range r.sv.s.classes().sets {
+	for _, set := range r.sv.s.classes().list {
 		first, ok := set.nodes.Min()
 		if !ok {
 			continue

@@ -21,6 +21,18 @@ import (
 // changed × nodes/512).
 type nodeClasses struct {
 	sets map[string]*classSet // by classKey
+	// list holds the sets of sets, for the solver to walk: a map's
+	// iteration draws a random start and steps bucket by bucket, some 3 %
+	// of a resize's delta on a fragmented block by profile. Its order is
+	// the map's at sealing, which no answer depends on (as it did not on
+	// the map's).
+	list []*classSet
+}
+
+// seal lists c's sets once they are final (see list).
+func (c *nodeClasses) seal() *nodeClasses {
+	c.list = slices.AppendSeq(make([]*classSet, 0, len(c.sets)), maps.Values(c.sets))
+	return c
 }
 
 // classSet is one class: its nodes in ID order. A set is shared by every
@@ -301,7 +313,7 @@ func (s *Snapshot) classes() *nodeClasses {
 	for id := range NodeID(len(s.b.nodes)) {
 		c.add(s.b.typeOf[id], s.usedRow(id), id, len(s.b.nodes))
 	}
-	s.cls.CompareAndSwap(nil, c)
+	s.cls.CompareAndSwap(nil, c.seal())
 	return s.cls.Load()
 }
 
@@ -367,7 +379,7 @@ func (p *nodeClasses) derive(b *base, changed []NodeID, oldRow, newRow func(Node
 			own[to] = true
 		}
 	}
-	return c
+	return c.seal()
 }
 
 // source is a stream of candidate nodes of equal score and capacity for one
@@ -467,7 +479,7 @@ func (sv *solver) classSources(m *member, want int64, cls *nodeClasses, lo, hi N
 	sv.sc.ahead = sv.sc.ahead[:0]
 	firsts := sv.aheadRoom(firstLookup * len(cls.sets))[:firstLookup*len(cls.sets)]
 	k := 0
-	for _, set := range cls.sets {
+	for _, set := range cls.list {
 		rep := b.typeRep[set.typ]
 		if !staticOK(sv.pod(m.row), &b.nodes[rep]) {
 			continue
@@ -513,7 +525,7 @@ func (sv *solver) shortByClasses(p *Placement) (a *attempt, ok bool) {
 	}
 	b, pod, req, want := sv.s.b, sv.pod(m.row), sv.req(m.row), int64(len(sv.members))
 	var room, sources int64
-	for _, set := range cls.sets {
+	for _, set := range cls.list {
 		rep := b.typeRep[set.typ]
 		if !staticOK(pod, &b.nodes[rep]) {
 			continue
@@ -550,7 +562,7 @@ func (sv *solver) shortReasons(p *Placement, first *member, counts *tally) {
 		return
 	}
 	b, pod, req, want := sv.s.b, sv.pod(first.row), sv.req(first.row), int64(len(sv.members))
-	for _, set := range cls.sets {
+	for _, set := range cls.list {
 		k := set.nodes.count(lo, hi)
 		if k == 0 {
 			continue

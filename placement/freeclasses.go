@@ -37,7 +37,7 @@ func (s *Snapshot) FreeRows() iter.Seq2[[]int64, int] {
 			set   *classSet
 		}
 		var groups []group
-		for _, set := range cls.sets {
+		for _, set := range cls.list {
 			first, _ := set.nodes.Min()
 			n := set.nodes.Len()
 			groups = append(groups, group{first, n, set})
