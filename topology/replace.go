@@ -76,7 +76,9 @@ import (
 // The result's Assignments are the survivors plus Replacements (less the
 // pods a smaller count removes), in node order; when not repairable, just
 // Existing. Decisions holds the growth's (or Kueue's request's) decision. The snapshot must
-// hold the survivors' reservation of the set, or none.
+// hold the survivors: the set's reservation of them, or without one their
+// pods bound (else a resize.existing error, as [placement.SolveResize]
+// refuses existing pods it does not hold).
 //
 // Errors are ResizePodSet's for the set, req and the survivors (its
 // fields are named resize.*), or a [*placement.FieldError]: r.Keep is not
