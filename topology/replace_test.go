@@ -236,3 +236,22 @@ func TestReplacePodSet_BadInput(t *testing.T) {
 	_, err = tr.ReplacePodSet(s, nil, rack4, r, topology.PlanOptions{})
 	require.ErrorIs(t, err, placement.ErrInvalid, "a nil group")
 }
+
+// A replacement, as a resize, refuses survivors the snapshot does not
+// hold (no reservation of the set, no pods bound): its growth would be
+// stacked on pods it never counted (the tester libbreak's finding 01).
+func TestReplacePodSet_SurvivorsNotHeld(t *testing.T) {
+	var nodes []placement.Node
+	for _, h := range []string{"h0", "h1", "h2"} {
+		nodes = append(nodes, node(h, 4000, rackKey, "r0", hostKey, h))
+	}
+	s := snapshot(t, nodes)
+	tree, err := topology.NewTree(s, []string{rackKey, hostKey})
+	require.NoError(t, err)
+	g := &placement.Group{Namespace: "d", Name: "g", MinCount: 8, PodSets: []placement.PodSet{{Name: "w", Count: 8, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}}
+	r := placement.Repair{PodSet: "w", Existing: []placement.PodSetAssignment{{Node: "h0", Count: 4}, {Node: "h1", Count: 4}}, Failed: []string{"h1"}}
+	for _, prof := range []topology.Profile{topology.GangschedProfile, topology.KueueProfile} {
+		_, err := tree.ReplacePodSet(s, g, topology.PodSetRequest{PodSet: "w", Required: rackKey}, r, prof.Options())
+		require.EqualError(t, err, `pod set "w" of PodGroup "d/g": resize.existing: lists 4 pods on node "h0", requesting 4000 cpu, but the pods bound there request 0: the snapshot must hold the existing pods (bound, or reserved with Change.Reserve)`, prof.String())
+	}
+}
