@@ -41,12 +41,13 @@ func kueueTASPods(pods []*corev1.Pod) []placement.Key {
 // counts them, may then leave the admitted pods pending.
 func admitBesideTASPods(s *placement.Snapshot, tree *topology.Tree, ws []*KueueWorkload, opts KueueOptions) (*placement.Snapshot, []KueueOutcome, error) {
 	aside := make([]placement.Pod, 0, len(opts.TASPods))
+	keys := make([]placement.Key, 0, len(opts.TASPods))
 	for _, k := range opts.TASPods {
-		if p, ok := s.Pod(k); ok {
-			aside = append(aside, *p)
+		if p, ok := s.Pod(k); ok { // a key s does not hold takes no room anyway
+			aside, keys = append(aside, *p), append(keys, k)
 		}
 	}
-	without, err := s.Apply(placement.Change{Remove: opts.TASPods})
+	without, err := s.Apply(placement.Change{Remove: keys})
 	if err != nil {
 		return nil, nil, err
 	}
