@@ -81,22 +81,15 @@ func (t *Tree) kueueReplacementFor(req PodSetRequest, survivors []placement.PodS
 // lost make whole slices of size, the first by path, or -1. Survivors on
 // nodes without a domain at lv are skipped, as Kueue skips them.
 func (t *Tree) incompleteSlice(survivors []placement.PodSetAssignment, lv int, size, lost int64) DomainID {
-	var doms []DomainID
-	var counts []int64
+	counts := map[DomainID]int64{} // a set of thousands of nodes lies in few domains
 	for _, a := range survivors {
-		d := t.domainOf(a.NodeID, lv)
-		if d < 0 {
-			continue
-		}
-		if i := slices.Index(doms, d); i >= 0 {
-			counts[i] += int64(a.Count)
-		} else {
-			doms, counts = append(doms, d), append(counts, int64(a.Count))
+		if d := t.domainOf(a.NodeID, lv); d >= 0 {
+			counts[d] += int64(a.Count)
 		}
 	}
 	best := DomainID(-1)
-	for i, d := range doms {
-		if (counts[i]+lost)%size == 0 && (best < 0 || d < best) {
+	for d, n := range counts {
+		if (n+lost)%size == 0 && (best < 0 || d < best) {
 			best = d
 		}
 	}

@@ -111,7 +111,7 @@ func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodS
 		}
 	}
 	var survivors []placement.PodSetAssignment
-	var lost int64
+	var lost, kept int64
 	var from []string // the failed nodes that held pods, in Existing's order
 	for i, a := range r.Existing {
 		if failed[a.Node] {
@@ -125,7 +125,7 @@ func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodS
 				"%q is not in the snapshot and not listed in repair.failed", a.Node)
 		}
 		a.NodeID = id
-		survivors = append(survivors, a)
+		survivors, kept = append(survivors, a), kept+int64(a.Count)
 	}
 	slices.SortFunc(survivors, func(a, b placement.PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
 	if len(inSnapshot) > 0 {
@@ -139,7 +139,7 @@ func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodS
 		}))
 	}
 	var kr *kueueReplacement
-	if opts.KueueReplacement && len(survivors) > 0 && lost > 0 && countOf(g, r.PodSet) == lost+total(survivors) {
+	if opts.KueueReplacement && len(survivors) > 0 && lost > 0 && countOf(g, r.PodSet) == lost+kept {
 		k := t.kueueReplacementFor(req, survivors, lost)
 		kr = &k
 	}
@@ -195,13 +195,4 @@ func countOf(g *placement.Group, name string) int64 {
 		}
 	}
 	return -1
-}
-
-// total returns the pods of as.
-func total(as []placement.PodSetAssignment) int64 {
-	var n int64
-	for _, a := range as {
-		n += int64(a.Count)
-	}
-	return n
 }
