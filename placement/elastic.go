@@ -169,11 +169,7 @@ func SolveResize(s *Snapshot, g *Group, r Resize, opts Options) (Resized, error)
 		var buf [96]byte
 		msg := strconv.AppendQuote(append(buf[:0], "pod set "...), set.Name)
 		msg = append(strconv.AppendInt(append(msg, " keeps its "...), have, 10), " pods"...)
-		if r.Buffers != nil {
-			done.Message = r.Buffers.message(msg)
-		} else {
-			done.Message = string(msg)
-		}
+		done.Message = r.Buffers.message(msg)
 		return Resized{Decision: done, Assignments: keep()}, nil
 	case want < have:
 		var removed []PodSetAssignment

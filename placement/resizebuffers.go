@@ -42,8 +42,12 @@ func (b *ResizeBuffers) rows(n int) []PodSetAssignment {
 }
 
 // message returns msg as a string: the last one b returned when they are
-// equal (the comparison allocates nothing), else a new string, kept.
+// equal (the comparison allocates nothing), else a new string, kept;
+// without b, a new string.
 func (b *ResizeBuffers) message(msg []byte) string {
+	if b == nil {
+		return string(msg)
+	}
 	if string(msg) != b.last {
 		b.last = string(msg)
 	}
