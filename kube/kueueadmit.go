@@ -743,7 +743,7 @@ func (a *admitter) reserve(w *KueueWorkload, set string, pods []placement.PodSet
 	if len(pods) == 0 {
 		return nil
 	}
-	k := slices.IndexFunc(w.Group.PodSets, func(p placement.PodSet) bool { return p.Name == set })
+	k := w.setIndex(set)
 	ch := placement.Change{Reserve: []placement.PodSetUsage{{Group: w.Key(), PodSet: set, Requests: w.nodeRequests(k), Nodes: pods}}}
 	next, err := a.s.Apply(ch)
 	if err != nil {

@@ -156,11 +156,17 @@ func (w *KueueWorkload) promotePhantoms(ph map[int]bool, tmpls map[int]placement
 
 // grouped reports whether pod set name of w belongs to a PodSetGroup.
 func (w *KueueWorkload) grouped(name string) bool {
-	if k := slices.IndexFunc(w.Group.PodSets, func(ps placement.PodSet) bool { return ps.Name == name }); k >= 0 {
+	if k := w.setIndex(name); k >= 0 {
 		return w.Requests[k].Group != ""
 	}
 	z := slices.IndexFunc(w.Zero, func(z KueueZeroPodSet) bool { return z.Name == name })
 	return z >= 0 && w.Zero[z].Request.Group != ""
+}
+
+// setIndex is the index in w.Group.PodSets (and w.Requests) of pod set
+// name of w, -1 if none (a set of count 0 is not there: see w.Zero).
+func (w *KueueWorkload) setIndex(name string) int {
+	return slices.IndexFunc(w.Group.PodSets, func(ps placement.PodSet) bool { return ps.Name == name })
 }
 
 // specIndex is the spec.podSets index of pod set name of w, -1 if none.

@@ -351,7 +351,7 @@ func (q *KueueQueues) admittedUsage(w *KueueWorkload) (string, map[flavorResourc
 	}
 	u := map[flavorResource]int64{}
 	for _, a := range adm.PodSetAssignments {
-		k := slices.IndexFunc(w.Group.PodSets, func(ps placement.PodSet) bool { return ps.Name == string(a.Name) })
+		k := w.setIndex(string(a.Name))
 		if k < 0 {
 			continue // a set of count 0 holds nothing
 		}

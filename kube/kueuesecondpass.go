@@ -102,7 +102,7 @@ func (a *admitter) secondPass(w *KueueWorkload, h *held, o *KueueOutcome) error 
 	}
 	changed := make([]bool, len(w.Group.PodSets))
 	for _, ps := range p.PodSets {
-		k := slices.IndexFunc(w.Group.PodSets, func(s placement.PodSet) bool { return s.Name == ps.Name })
+		k := w.setIndex(ps.Name)
 		var pods []placement.PodSetAssignment
 		for _, r := range ps.Ranks {
 			pods = append(pods, placement.PodSetAssignment{PodSet: ps.Name, Node: r.Node, NodeID: r.NodeID, Count: r.Count})
@@ -116,7 +116,7 @@ func (a *admitter) secondPass(w *KueueWorkload, h *held, o *KueueOutcome) error 
 	ready := kueue.DelayedTopologyRequestStateReady
 	for i := range w.Obj.Status.Admission.PodSetAssignments {
 		psa := &w.Obj.Status.Admission.PodSetAssignments[i]
-		if k := slices.IndexFunc(w.Group.PodSets, func(s placement.PodSet) bool { return s.Name == string(psa.Name) }); k >= 0 && changed[k] {
+		if k := w.setIndex(string(psa.Name)); k >= 0 && changed[k] {
 			psa.DelayedTopologyRequest = &ready
 		}
 	}

@@ -643,7 +643,7 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 // count less its reclaimable pods, and its TAS places the whole slices
 // of that ([KueueWorkload.afterReclaim]).
 func (w *KueueWorkload) beyondSlices(name string, count int32, placed int64) bool {
-	k := slices.IndexFunc(w.Group.PodSets, func(ps placement.PodSet) bool { return ps.Name == name })
+	k := w.setIndex(name)
 	if k < 0 || k >= len(w.Requests) || len(w.Requests[k].Slices) == 0 || w.reclaimable(name) == 0 {
 		return false
 	}
