@@ -28,10 +28,11 @@ type SliceLayer struct {
 
 // PodSetRequest is the topology request of one pod set (Kueue's
 // PodSetTopologyRequest, KEP-2724), planned by [Tree.PlanPodSets]. At most
-// one of Required, Preferred and Unconstrained is set; with none of them,
-// slices alone confine each slice and nothing more (Kueue's slice-only
-// request), and without slices either the set is placed as Kueue places a
-// pod set with no request on a topology flavor: unconstrained.
+// one of Required, Preferred and Unconstrained is set; with neither
+// Required nor Preferred, slices alone confine each slice and nothing
+// more (Kueue's slice-only request), Unconstrained set or not, and
+// without slices either the set is placed as Kueue places a pod set with
+// no request on a topology flavor: unconstrained.
 type PodSetRequest struct {
 	// PodSet names the set in the group's PodSets; "" stands for the
 	// group's Members, which must then be identical pods (one template:
@@ -48,6 +49,11 @@ type PodSetRequest struct {
 	// with a domain at every level: see [Tree.PlanPodSets]), filling the
 	// nodes with the least free capacity first (kueue.x-k8s.io/podset-unconstrained-topology:
 	// Kueue's LeastFreeCapacity).
+	//
+	// With Slices it changes nothing: the set is planned as slices alone,
+	// as Kueue v0.17 plans it (its Job webhook accepts the unconstrained
+	// annotation beside the slice ones, and its TAS takes any request
+	// with slices and no Required or Preferred level as slice-only).
 	Unconstrained bool
 	// Slices are the set's slice layers, outermost (widest level) first;
 	// at most [MaxSliceLayers]. The set's count must be a multiple of the

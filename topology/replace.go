@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gangsched/gangsched/placement"
@@ -75,15 +76,29 @@ import (
 //
 // The result's Assignments are the survivors plus Replacements (less the
 // pods a smaller count removes), in node order; when not repairable, just
-// Existing. Decisions holds the growth's (or Kueue's request's) decision. The snapshot must
-// hold the survivors: the set's reservation of them, or without one their
-// pods bound (else a resize.existing error, as [placement.SolveResize]
-// refuses existing pods it does not hold).
+// Existing. Decisions holds the growth's (or Kueue's request's) decision.
+//
+// The snapshot must hold the survivors and no more: the set's reservation
+// of them ([placement.Change].Reserve), or without one their pods bound. A
+// host whose reservation still holds the failed nodes' pods replaces it
+// first, in one Apply that releases the set and reserves the survivors
+// (see the example); after a repair it reserves Assignments the same way.
+//
+// A failed node must be known: in s (tainted or not ready; it then takes
+// no replacement, whether or not the set ran there), or gone from s and
+// one of the set's nodes in Existing. A gone node that is neither is an
+// error, not ignored: no pod of the set is lost with it, so a name there
+// is a typo or another set's node.
 //
 // Errors are ResizePodSet's for the set, req and the survivors (its
 // fields are named resize.*), or a [*placement.FieldError]: r.Keep is not
-// empty; a failed node's name is empty or listed twice; an entry of
-// Existing names a node that is neither in s nor failed.
+// empty; a failed node's name is empty or listed twice (repair.failed[i]);
+// a failed node neither in s nor in Existing (repair.failed[i], wrapping
+// ErrNotFound); an entry of Existing names a node that is neither in s
+// nor failed (repair.existing[i].node); the snapshot's reservation of the
+// set is not the survivors: it still holds pods of failed nodes, or
+// differs otherwise (repair.existing); the survivors are neither reserved
+// nor bound (resize.existing).
 //
 // Cost: ResizePodSet's, plus O(E + F) for E entries of Existing and F
 // failed nodes.
@@ -99,14 +114,17 @@ func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodS
 		return placement.Repaired{}, placement.Errorf(placement.ErrInvalid, obj, "repair.keep",
 			"%v: the levels a replacement keeps come from the set's topology request", r.Keep)
 	}
+	// failed maps each failed node to whether it is known: in s, or
+	// one of the set's nodes in Existing.
 	failed := make(map[string]bool, len(r.Failed))
 	var inSnapshot []placement.NodeID // failed nodes still in s
 	for i, name := range r.Failed {
-		if name == "" || failed[name] {
+		if _, dup := failed[name]; name == "" || dup {
 			return placement.Repaired{}, placement.Errorf(placement.ErrInvalid, obj, fmt.Sprintf("repair.failed[%d]", i), "%q is empty or listed twice", name)
 		}
-		failed[name] = true
-		if id, ok := s.NodeID(name); ok {
+		id, ok := s.NodeID(name)
+		failed[name] = ok
+		if ok {
 			inSnapshot = append(inSnapshot, id)
 		}
 	}
@@ -114,7 +132,8 @@ func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodS
 	var lost, kept int64
 	var from []string // the failed nodes that held pods, in Existing's order
 	for i, a := range r.Existing {
-		if failed[a.Node] {
+		if _, ok := failed[a.Node]; ok {
+			failed[a.Node] = true
 			lost += int64(a.Count)
 			from = append(from, a.Node)
 			continue
@@ -127,7 +146,20 @@ func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodS
 		a.NodeID = id
 		survivors, kept = append(survivors, a), kept+int64(a.Count)
 	}
+	for i, name := range r.Failed {
+		if !failed[name] {
+			// A typo, or a node of another set: either way no pod of
+			// this set is lost with it, which the caller did not mean.
+			return placement.Repaired{}, placement.Errorf(placement.ErrNotFound, obj, fmt.Sprintf("repair.failed[%d]", i),
+				"%q is neither in the snapshot nor one of the set's nodes in repair.existing", name)
+		}
+	}
 	slices.SortFunc(survivors, func(a, b placement.PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
+	if u, ok := s.PodSetUsage(g.Key(), r.PodSet); ok {
+		if err := reservesSurvivors(obj, u.Nodes, survivors, failed); err != nil {
+			return placement.Repaired{}, err
+		}
+	}
 	if len(inSnapshot) > 0 {
 		// A failed node still in s may pass every filter (a node not
 		// ready, a taint the pods tolerate): it takes no replacement.
@@ -173,6 +205,37 @@ func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodS
 		slices.SortFunc(out.Replacements, func(a, b placement.PodSetAssignment) int { return int(a.NodeID) - int(b.NodeID) })
 	}
 	return out, nil
+}
+
+// reservesSurvivors checks that a set's reservation, reserved (in node
+// order), is its survivors (sorted by node), as ReplacePodSet needs it:
+// the growth that replaces the lost pods is a resize from the survivors.
+// A reservation that still holds the pods of failed nodes is the host's
+// state right after a failure, so its error says how to mend it.
+func reservesSurvivors(obj string, reserved, survivors []placement.PodSetAssignment, failed map[string]bool) error {
+	var onFailed []string
+	i := 0
+	for _, a := range reserved {
+		if _, ok := failed[a.Node]; ok {
+			onFailed = append(onFailed, strconv.Quote(a.Node))
+			continue
+		}
+		if i == len(survivors) || survivors[i].NodeID != a.NodeID || survivors[i].Count != a.Count {
+			i = -1
+			break
+		}
+		i++
+	}
+	switch {
+	case i != len(survivors):
+		return placement.Errorf(placement.ErrInvalid, obj, "repair.existing",
+			"its entries on nodes that did not fail (the survivors) differ from the snapshot's reservation of the set: the snapshot must reserve the survivors alone, or hold them bound without a reservation")
+	case len(onFailed) > 0:
+		return placement.Errorf(placement.ErrInvalid, obj, "repair.existing",
+			"the snapshot's reservation of the set still holds its pods on failed node(s) %s: reserve the survivors alone first (Snapshot.Apply of a Change that releases the set and reserves its entries on the nodes that did not fail)",
+			strings.Join(onFailed, ", "))
+	}
+	return nil
 }
 
 // unrepairable is ReplacePodSet's answer for a set whose lost pods find no
