@@ -15,6 +15,23 @@
 // group, applies the decision, and solves the next group on the result with
 // the same tree and options.
 //
+// # What to call
+//
+//   - A PodGroup of pods with topology keys: [NewTree], [Tree.SolverOptions],
+//     then placement.Solve (as in Usage above).
+//   - A batch system's pod sets (a template and a count each, Kueue's
+//     Workload): [Tree.PlanPodSets] with one [PodSetRequest] per set; the
+//     options of a [Profile] ([Profile.Options]) give gangsched's or Kueue's
+//     answers. Commit a plan without pods with placement.PodSetUsageOf and
+//     a Snapshot.Apply of Change.Reserve.
+//   - An admitted set whose count changed: [Tree.ResizePodSet], the set's
+//     reservation as Existing; swap the reservation for the answer's
+//     Assignments in one Apply (Release, then Reserve).
+//   - Pods lost with failed nodes: [Tree.ReplacePodSet], after reserving the
+//     survivors alone; evict the workload when it is not Repairable.
+//
+// The package's examples show each, with output.
+//
 // # Domains
 //
 // The keys are ordered widest first (zone > block > rack > hostname). A

@@ -11,93 +11,56 @@ import (
 	"github.com/gangsched/gangsched/placement"
 )
 
-// PlanOptions tune [Tree.PlanPodSets]. The zero value is Kueue's default
-// topology-aware scheduling (profile BestFit, LeastFreeCapacity for
+// PlanOptions tune [Tree.PlanPodSets], and the plans of
+// [Tree.ResizePodSet] and [Tree.ReplacePodSet]. The zero value is Kueue's
+// default topology-aware scheduling (profile BestFit, LeastFreeCapacity for
 // unconstrained sets), but for a PodSetGroup, which it places with
 // gangsched's group search unless KueueLeaderAware is set.
+//
+// Most hosts set no field by hand: [Profile.Options] gives a profile's
+// options, gangsched's own or Kueue v0.17's answers (see the example of
+// Profile.Options). Each field's doc leads with what it changes; the
+// Kueue steps and quirks a Kueue* field reproduces, with the Kueue source
+// they were read from, are in docs/kueue.md, "PlanOptions in depth".
 type PlanOptions struct {
 	// KueueLeaderAware places a PodSetGroup of a one-pod leader and
-	// workers as Kueue v0.17 places it (findTopologyAssignment with a
-	// leader, pkg/cache/scheduler/tas_flavor_snapshot.go): as one request
-	// at the workers' level, each domain counting whether the leader fits
-	// and the workers beside it, sorted by the leader's room first, the
-	// last domain by best fit of the workers' room alone (which may pick
-	// one without the leader's: a required level then fails, a preferred
-	// one widens, as in Kueue), and carried down level by level with the
-	// whole group split among the children of the domains taken. Where
-	// that split does not complete or loses the leader (Kueue then writes
-	// assignments its Workload API refuses, and never admits the group)
-	// the group is Unschedulable. The steps are in kueuegroup.go and
-	// kueuegroupsearch.go. Without it a group goes to the first domain
-	// of its level, in best-fit order for its largest set, where every set
-	// fits, each set placed there in turn. KueueProfile and
-	// KueueBalancedProfile set it.
+	// workers as Kueue v0.17 does: as one request at the workers' level,
+	// each domain counted with the leader and the workers beside it, and
+	// a group Kueue would write but never admit is Unschedulable. Without
+	// it a group goes to the first domain of its level, in best-fit order
+	// for its largest set, where every set fits, each set placed there in
+	// turn. KueueProfile and KueueBalancedProfile set it.
 	//
-	// Two of Kueue's choices are the caller's to make (package kube's
-	// adapter makes them, kube/kueueleaderfilter.go): the planner's
-	// leader is the set of fewer pods, on a tie the one planned first (in
-	// g.PodSets' order under InGroupOrder, else by name), where
-	// Kueue's (findLeaderAndWorkers) is the group's second set in
-	// spec.podSets order unless it has more pods than the first — so when
-	// both have one pod, list the second first; and Kueue filters the
-	// hosts by the workers' node selector, node affinity and tolerations
-	// alone, so give the leader's template the workers' (its own are
-	// never read: Kueue may place it where its pod cannot start).
+	// Two of Kueue's choices are the caller's (package kube makes them):
+	// the planner's leader is the set of fewer pods, on a tie the one
+	// planned first (in g.PodSets' order under InGroupOrder, else by
+	// name), where Kueue's is the second set in spec.podSets order unless
+	// it has more pods than the first, so when both have one pod list
+	// that one first; and Kueue filters the hosts by the workers' node
+	// selector, node affinity and tolerations alone, so give the leader's
+	// template the workers'.
 	KueueLeaderAware bool
 	// InGroupOrder plans the sets in the order of the group's PodSets (the
 	// members first), each PodSetGroup where its first set appears, rather
-	// than by name: Kueue v0.17 builds a Workload's topology requests in
-	// spec.podSets order (flavorassigner WorkloadsTopologyRequests) and
-	// places its groups in the order they first appear there, each
-	// placed group's pods taken before the next is searched
-	// (FindTopologyAssignmentsForFlavor, pkg/cache/scheduler
-	// tas_flavor_snapshot.go). Where an earlier set's best fit takes the
-	// domain a later one needs, the order decides the hosts and even
-	// admission, so a caller with Kueue's semantics passes the sets in
-	// spec.podSets order. The answer's PodSets and PodSetAssignments stay
+	// than by name. Each set's pods take capacity before the next set is
+	// searched, so the order can decide the hosts and even admission: a
+	// caller with Kueue's semantics lists the sets in spec.podSets order,
+	// as Kueue plans them. The answer's PodSets and PodSetAssignments stay
 	// in name order. KueueProfile and KueueBalancedProfile set it.
 	InGroupOrder bool
 	// KueueNegativeCounts counts a node whose free room is below zero
 	// (pods bound outside the planner requesting more than its
-	// allocatable) as Kueue v0.17's TAS does: its free room of each
-	// requested resource divided by one pod's request, truncated toward
-	// zero (Go's integer division), the least taken — a negative number of
-	// pods, which lowers the totals of its domains above the hosts
-	// (fillInCounts, Requests.CountInWithLimitingResource); in slices, a
-	// host at the slice level counts its pods over the slice size,
-	// truncated toward zero again (-1 pod is 0 slices of 2). The node
-	// itself takes no pod. A node the set's template or the caller's
-	// Filters refuse counts 0, as Kueue leaves a node out of its TAS
-	// snapshot. It applies to every set of one slice layer at most:
-	// required, preferred, unconstrained, sliced, balanced
-	// (KueueBalanced, whose pruning empties a host in deficit below its
-	// threshold) and a PodSetGroup's leader-aware search
-	// (KueueLeaderAware). A best-fit fill takes the largest first, so
-	// the hosts with room hold a domain's total before a host in deficit
-	// is reached, and only the choice of domains changes. A fill of the
-	// least free first — an unconstrained set's LeastFreeCapacity (slices
-	// alone too, from the widest level down, each level pooling the
-	// children of every domain the level above appended, of no slice
-	// too, and splitting such a domain below the slice level with 0
-	// pods), or a domain's pods split below the slice level — takes the
-	// units in deficit first: an unconstrained set whose hosts together count
-	// fewer pods than it has does not fit, and where such a fill meets a
-	// unit in deficit Kueue writes its negative count in the set's
-	// topology assignment and as many more pods on the others; its
-	// Workload API refuses a count below 1, so the plan is Unschedulable
-	// with [Plan].KueueAssumed holding those other pods (Kueue assumes
-	// the Workload every cycle) and the counts written, whose room
-	// Kueue's assumption gives back (KueueLift). Below the slice level
-	// each domain's count is split over its children by their counts
-	// ascending, each given its whole count until one holds what is
-	// left, and a child given 0 pods or fewer is split in turn (a rack
-	// of 0 pods into -1 and +1, of -5 into -6 and +1); where the
-	// children never hold what is left (a domain whose slices, truncated
-	// toward zero, count more than its pods) Kueue drops the domain from
-	// the assignment, and the rest is placed, capped at the set's count
-	// on the first nodes by path where it writes more. Checked on the
-	// real Kueue (kube/testdata/kueue-oracle/overcommit-*). KueueProfile
-	// and KueueBalancedProfile set it.
+	// allocatable) as Kueue v0.17 does: as a negative number of pods that
+	// lowers the totals of its domains, where the node itself takes no
+	// pod. It changes which domains are chosen; where Kueue would write a
+	// negative count, which its Workload API refuses, the plan is
+	// Unschedulable with [Plan].KueueAssumed set. It applies to sets of
+	// one slice layer at most. KueueProfile and KueueBalancedProfile set
+	// it.
+	//
+	// A node the set's template or the caller's Filters refuse counts 0,
+	// as Kueue leaves it out. How the counts are truncated, summed and
+	// split (checked on the real Kueue) is in docs/kueue.md.
 	KueueNegativeCounts bool
 	// KueueLift, with KueueNegativeCounts, are the negative counts that
 	// Kueue's assumptions of held Workloads wrote ([KueueAssumed].Lifts),
@@ -110,43 +73,30 @@ type PlanOptions struct {
 	// Balanced spreads a set with a Preferred level evenly over the fewest
 	// domains of that level that hold it, inside one domain of the level
 	// above: the counts per domain differ by at most one slice, and among
-	// the balanced choices the tightest wins: the fewest slices of the
-	// set's room left in the domains used (room counted as the set's
-	// pods that fit, not as quantities: two choices that both leave no
-	// room for another slice tie, however much CPU each strands), then
-	// the first path. When no domain of the level above holds the
-	// set, it is placed as without Balanced. It is gangsched's even
-	// spread after the idea of Kueue's TASBalancedPlacement gate, not
-	// what Kueue v0.17 answers with it on: Kueue balances one level below
-	// the preferred one (at it only when it is the slice level), gives
-	// each domain used a threshold of slices and the rest to the largest
-	// first up to their room, and picks among equal domains in Go map
-	// order (kube/testdata/kueue-oracle/README.md).
+	// the balanced choices the tightest wins (the fewest slices of the
+	// set's room left in the domains used, then the first path). When no
+	// domain of the level above holds the set, it is placed as without
+	// Balanced.
+	//
+	// Room is counted as the set's pods that fit, not as quantities: two
+	// choices that both leave no room for another slice tie, however much
+	// CPU each strands. This is gangsched's even spread after the idea of
+	// Kueue's TASBalancedPlacement gate, not Kueue's answer with it on:
+	// for that, set KueueBalanced.
 	Balanced bool
 	// KueueBalanced places a set with a Preferred level as Kueue v0.17
-	// does with its TASBalancedPlacement feature gate on (KEP-2724,
-	// balanced placement; pkg/cache/scheduler/tas_balanced_placement.go):
-	// inside the one domain of the level above the preferred one whose
-	// domains one level below the preferred one (the preferred level
-	// itself when it is the slice level) give the highest threshold —
-	// the set's slices over the number of those domains a largest-first
-	// fill needs — each domain used takes the threshold, and the rest go
-	// to the largest first up to their room; with no such domain the set
-	// is placed as without it, and once one is found a later failure
-	// fails the set, as in Kueue. Where Kueue picks among equal choices
-	// in Go map order, the first path wins here. The steps, and Kueue's
-	// quirks kept (a preferred level equal to a slice level that is not
-	// the narrowest never fits), are in kueuebalanced.go. A PodSetGroup
-	// of a one-pod leader and workers is balanced as Kueue balances it,
-	// the workers with the leader's room counted and the leader on the
-	// first domain of the balance, over a tree whose narrowest domains
-	// hold one node each; above the hosts' parents it is carried down as
-	// Kueue carries it, and where Kueue loses the leader on the way (and
-	// so never admits the group) it is Unschedulable
-	// (kueuebalancedgroup.go); other groups are placed as without it. With NodeAffinityPreferred, preferred node affinity
-	// breaks only the ties Kueue breaks in map order, so the answer stays
-	// one Kueue could give. KueueBalancedProfile sets it; it overrides
-	// Balanced.
+	// does with its TASBalancedPlacement feature gate on: balanced one
+	// level below the preferred one, inside one domain of the level above,
+	// each domain used taking a threshold of slices and the rest going to
+	// the largest first; with no such domain the set is placed as without
+	// it. A PodSetGroup of a one-pod leader and workers is balanced as
+	// Kueue balances it; other groups are placed as without it.
+	// KueueBalancedProfile sets it; it overrides Balanced.
+	//
+	// Where Kueue picks among equal choices in Go map order, the first
+	// path wins; with NodeAffinityPreferred, preferred node affinity
+	// breaks only those ties, so the answer stays one Kueue could give.
+	// Kueue's steps and the quirks kept are in docs/kueue.md.
 	KueueBalanced bool
 	// KueueHostAppended says that the tree's lowest level is
 	// kubernetes.io/hostname appended below the levels of a Kueue Topology
@@ -156,52 +106,48 @@ type PlanOptions struct {
 	// domains, not over their hosts). The tree must have two levels or
 	// more. kube sets it for such trees.
 	KueueHostAppended bool
-	// BestFitInSlices is gangsched's choice below a set's outermost
-	// slice level, not Kueue's: there each domain hands its pods to its
-	// children as domains above that level do (the most slices first,
-	// the last by best fit), so that a slice spans as few of them as it
-	// can. Without it (Kueue v0.17) the children with the fewest pods of
-	// the set free are filled first, then the next fewest: Kueue counts
-	// no slices below the outermost slice level, so its BestFit order
-	// falls back to free pods ascending there (a 3-pod slice in a rack
-	// whose hosts hold 4, 3 and 2 takes 2 + 1 on the two smallest).
-	// GangschedProfile sets it.
+	// BestFitInSlices packs each slice onto the fewest domains below the
+	// set's outermost slice level, best fit last, as domains above that
+	// level are filled. Without it (Kueue v0.17) the children with the
+	// fewest of the set's pods free are filled first: a 3-pod slice in a
+	// rack whose hosts hold 4, 3 and 2 goes to the host of 3 with it, and
+	// takes 2 + 1 on the two smallest without it. GangschedProfile sets it.
 	BestFitInSlices bool
 	// NodeAffinityPreferred ranks domains and nodes by the template's
 	// preferred node affinity, as Kueue's TASRespectNodeAffinityPreferred
-	// feature gate (alpha, off by default as there) does: a node scores
-	// the weights of the preferred terms it matches (upstream's
-	// NodeAffinity score before normalisation) when the set's pods pass
-	// it, room or not; a domain the sum of its nodes'. The higher sum
-	// comes first at every level, before BestFit's or LeastFreeCapacity's
-	// order, and the best fit of a last domain looks only among the
-	// domains of the first one's score. A Required level that the first
-	// domain does not hold is searched further down that order; a
-	// Preferred one widens. A PodSetGroup's domain is the first of the
-	// highest score of its largest set (the workers, whose template Kueue
-	// scores a group by) that holds every set, then by best fit; each set
-	// ranks its nodes inside by its own terms. A Balanced set keeps the
-	// fewest domains first; among splits over that many, the one whose
-	// domains have the highest summed score wins, and inside a scope the
-	// domains of the highest score are taken first.
+	// feature gate (alpha, off by default as there) does: the higher
+	// summed weight of matched terms comes first at every level, before
+	// BestFit's or LeastFreeCapacity's order.
+	//
+	// A node scores the weights of the preferred terms it matches
+	// (upstream's NodeAffinity score before normalisation) when the set's
+	// pods pass it, room or not; a domain the sum of its nodes'. The best
+	// fit of a last domain looks only among the domains of the first
+	// one's score. A Required level that the first domain does not hold
+	// is searched further down that order; a Preferred one widens. A
+	// PodSetGroup's domain is the first of the highest score of its
+	// largest set (the workers, whose template Kueue scores a group by)
+	// that holds every set, then by best fit; each set ranks its nodes
+	// inside by its own terms. A Balanced set keeps the fewest domains
+	// first; among splits over that many, the one whose domains have the
+	// highest summed score wins, and inside a scope the domains of the
+	// highest score are taken first.
 	NodeAffinityPreferred bool
-	// Filters are the caller's per-pod, per-node checks, run after the
-	// built-in ones as placement.Solve runs Options.Filters: a node a
-	// filter rejects holds none of the set's pods. Each is asked once per
-	// set and node, with a pod named as the set's pods are (a member for
-	// the members) and a NodeInfo of the snapshot alone
+	// Filters are the caller's per-pod, per-node checks: a node a filter
+	// rejects holds none of the set's pods. They run after the built-in
+	// ones, as placement.Solve runs Options.Filters. Each is asked once
+	// per set and node, with a pod named as the set's pods are (a member
+	// for the members) and a NodeInfo of the snapshot alone
 	// (placement.NewNodeInfo): it must not depend on the sets planned
 	// before it. A Rejection with Err stops the plan with an error
 	// wrapping placement.ErrHook that names the filter, pod and node.
 	Filters []placement.Filter
-	// KueueReplacement makes [Tree.ReplacePodSet] answer as Kueue v0.17's
-	// node hot swap does (TASFailedNodeReplacement; findReplacementAssignment
-	// and requiredReplacementDomain in pkg/cache/scheduler
-	// tas_flavor_snapshot.go): the lost pods are planned as one new request
-	// of their count, confined to Kueue's required replacement domain (see
-	// ReplacePodSet), rather than completing each broken slice in its own
-	// domain and placing the slices lost whole beside the survivors.
-	// KueueProfile and KueueBalancedProfile set it.
+	// KueueReplacement makes [Tree.ReplacePodSet] give Kueue v0.17's
+	// node hot swap answer (TASFailedNodeReplacement): the lost pods are
+	// planned as one new request of their count, confined to Kueue's
+	// replacement domain (see ReplacePodSet), rather than completing each
+	// broken slice in its own domain and placing the slices lost whole
+	// beside the survivors. KueueProfile and KueueBalancedProfile set it.
 	KueueReplacement bool
 	// KueueNotFit records, when a set does not fit, Kueue v0.17's own
 	// account of it ([Plan].KueueNotFit) for a caller that words the
