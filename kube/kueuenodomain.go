@@ -20,8 +20,9 @@ const kueueNoDomainReason = "no topology domains at level: "
 // The set is the one the plan's account names (a PodSetGroup's leader),
 // else the first set planned. Its level is the one Kueue searches first
 // (levelKeyWithImpliedFallback): the required or preferred level, the
-// highest for slices alone, the lowest for an unconstrained set or one
-// without a request (Kueue's implied request).
+// highest for slices alone (unconstrained or not: Kueue's levelKey tests
+// for a slice-only request first), the lowest for an unconstrained set
+// or one without a request (Kueue's implied request).
 func (a *admitter) kueueNoDomain(ps *plannedSets, tree *topology.Tree, flavor *KueueFlavor) (set, reason string, ok bool) {
 	if len(ps.group.PodSets) == 0 || len(a.kueueLeaves(tree, flavor)) > 0 {
 		return "", "", false
@@ -58,7 +59,7 @@ func kueueSearchedLevel(r topology.PodSetRequest, keys []string) string {
 		return r.Required
 	case r.Preferred != "":
 		return r.Preferred
-	case !r.Unconstrained && len(r.Slices) > 0:
+	case len(r.Slices) > 0:
 		return keys[0]
 	}
 	return keys[len(keys)-1]
