@@ -100,8 +100,8 @@ import (
 // differs otherwise (repair.existing); the survivors are neither reserved
 // nor bound (resize.existing).
 //
-// Cost: ResizePodSet's, plus O(E + F) for E entries of Existing and F
-// failed nodes.
+// Cost: ResizePodSet's, plus O(E + F + R) for E entries of Existing, F
+// failed nodes and R entries of the set's reservation in s.
 func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodSetRequest, r placement.Repair, opts PlanOptions) (placement.Repaired, error) {
 	if err := t.checkBuilt(); err != nil {
 		return placement.Repaired{}, err
