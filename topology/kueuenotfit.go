@@ -53,6 +53,16 @@ type KueueNotFit struct {
 	// what [PlanOptions].KueueLift gives back); nodes whose count is below
 	// zero are not in it, as Kueue counts only a count of exactly zero.
 	Full []KueueFullNode
+	// Before are the sets of the plan's group planned before this one,
+	// each with its pods per node (Node and NodeID set, in node order):
+	// Kueue's TAS counts them as assumed usage of their domains before it
+	// counts this request (FindTopologyAssignmentsForFlavor), as Full
+	// does. A caller that counts Kueue's room itself — its summed room
+	// per lowest-level domain over a tree with [PlanOptions].KueueHostAppended
+	// — takes them off that room. A count is below 1 only where Kueue's
+	// answer writes one so ([PlanOptions].KueueNegativeCounts), and
+	// Kueue then charges it so. nil when none.
+	Before []placement.PodSetUsage
 }
 
 // KueueLayerFit is one slice layer of [KueueNotFit].Layers.

@@ -53,3 +53,40 @@ func TestPlanPodSets_KueueNotFit(t *testing.T) {
 		})
 	}
 }
+
+// A later set's account carries the sets planned before it, with their
+// pods per node ([topology.KueueNotFit].Before), for a caller counting
+// Kueue's room itself (its summed room per rack, where kubernetes.io/
+// hostname is appended below a Kueue Topology [block, rack]): racks of
+// (4, 4), (4, 8) and (4, 2) CPUs; s0's ten 2-CPU pods go least free
+// first, and s1's twelve 3-CPU pods do not fit — its hosts hold 2 after
+// s0, its Full are the hosts s0 filled.
+func TestPlanPodSets_KueueNotFitBefore(t *testing.T) {
+	s := snapshot(t, brh([][][]int64{{{4, 4}, {4, 8}, {4, 2}}}))
+	set := func(name string, count int32, milli int64) placement.PodSet {
+		return placement.PodSet{Name: name, Count: count, Template: placement.Pod{Requests: placement.ResourceList{cpu: milli}}}
+	}
+	g := &placement.Group{Namespace: "default", Name: "w", MinCount: 22, PodSets: []placement.PodSet{set("s0", 10, 2000), set("s1", 12, 3000)}}
+	opts := topology.KueueProfile.Options()
+	opts.KueueHostAppended = true
+	p := plan(t, s, g, opts, topology.PodSetRequest{PodSet: "s0", Unconstrained: true}, topology.PodSetRequest{PodSet: "s1", Unconstrained: true})
+	require.Equal(t, placement.Unschedulable, p.Decision.Status)
+	require.NotNil(t, p.KueueNotFit, p.Decision.Message)
+	full := func(id placement.NodeID) topology.KueueFullNode {
+		return topology.KueueFullNode{Node: id, Resource: cpu}
+	}
+	on := func(id placement.NodeID, count int32) placement.PodSetAssignment {
+		return placement.PodSetAssignment{PodSet: "s0", Node: s.Node(id).Name, NodeID: id, Count: count}
+	}
+	require.Equal(t, topology.KueueNotFit{PodSet: "s1", Fit: 2, Total: 12, SliceSize: 1,
+		Full: []topology.KueueFullNode{full(0), full(1), full(2), full(4), full(5)},
+		Before: []placement.PodSetUsage{{Group: g.Key(), PodSet: "s0", Requests: placement.ResourceList{cpu: 2000},
+			Nodes: []placement.PodSetAssignment{on(0, 2), on(1, 2), on(2, 2), on(3, 1), on(4, 2), on(5, 1)}}}}, *p.KueueNotFit)
+	// The first set alone has none before it.
+	g.PodSets[1].Count, g.MinCount = 3, 13
+	g.PodSets[0].Count = 14
+	p = plan(t, s, g, opts, topology.PodSetRequest{PodSet: "s0", Unconstrained: true}, topology.PodSetRequest{PodSet: "s1", Unconstrained: true})
+	require.NotNil(t, p.KueueNotFit, p.Decision.Message)
+	require.Equal(t, "s0", p.KueueNotFit.PodSet)
+	require.Nil(t, p.KueueNotFit.Before)
+}

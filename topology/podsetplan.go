@@ -447,6 +447,9 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 			return Plan{}, p.hookErr
 		}
 		if msg != "" {
+			if out.notFit != nil {
+				out.notFit.Before = out.before()
+			}
 			return Plan{Decision: p.failed(g, len(bm.nodes), msg), KueueNotFit: out.notFit}, nil
 		}
 	}
@@ -831,6 +834,25 @@ func (o *planOut) planAll(rs []request, w []int, plan func(*request) (setOut, *f
 		}
 	}
 	return fail
+}
+
+// before is [KueueNotFit].Before: the sets o kept, with their pods per
+// node, copied out of the planner's arenas.
+func (o *planOut) before() []placement.PodSetUsage {
+	var out []placement.PodSetUsage
+	for _, so := range o.sets {
+		u := placement.PodSetUsage{Group: o.group, PodSet: so.r.name, Requests: so.r.tmpl.Requests}
+		for i, n := range so.nodes {
+			if so.takes[i] == 0 {
+				continue
+			}
+			id := placement.NodeID(n - o.p.D)
+			u.Nodes = append(u.Nodes, placement.PodSetAssignment{Node: o.p.s.Node(id).Name, NodeID: id, PodSet: so.r.name, Count: int32(so.takes[i])})
+		}
+		slices.SortFunc(u.Nodes, func(a, b placement.PodSetAssignment) int { return cmp.Compare(a.NodeID, b.NodeID) })
+		out = append(out, u)
+	}
+	return out
 }
 
 // keep records a planned set and charges its usage to the sets after it.
