@@ -519,7 +519,7 @@ func (a *admitter) leastFreeDomains(tree *topology.Tree, g *placement.Group, lev
 	}
 	var doms []dom
 	for key, ids := range byDomain {
-		if _, n := domainRoom(a.s, ids, set.Template.Requests); n > 0 {
+		if _, n := domainRoom(a.s, ids, set.Template.Requests, nil); n > 0 {
 			doms = append(doms, dom{values: strings.Split(key, "\x00"), state: n})
 		}
 	}
@@ -595,41 +595,14 @@ func (a *admitter) planShare(tree *topology.Tree, g *placement.Group, levels, va
 	return p, true
 }
 
-// aboveHostExclusions counts, as Kueue's fillInCounts does over a
-// Topology whose lowest level is not the hostname, the leaves of its
-// topology snapshot and those it leaves out for pods tmpl: its leaves are
-// then the lowest-level domains (tree's levels less the hostname gangsim
-// appended) of the snapshot's nodes (leaves), each with its nodes' free
-// room summed, and no node's taints, nodeSelector or affinity are read
-// (isLowestLevelNode false), so a domain is left out only when its summed
-// room holds no pod, by the resource that limits it (the fewest pods, the
-// least name among equals, a pod counting one of "pods"), as Kueue's
-// CountInWithLimitingResource names it. A domain whose room is negative
-// (an overcommitted resource) is not counted, as Kueue counts a count of
-// exactly 0 only.
-func (a *admitter) aboveHostExclusions(tree *topology.Tree, tmpl *placement.Pod, leaves []placement.NodeID) kueueExclusions {
-	ex := kueueExclusions{Taints: map[string]int{}, Resources: map[placement.ResourceName]int{}}
-	keys := tree.Keys()
-	byDomain := map[string][]placement.NodeID{}
-	for _, id := range leaves {
-		addToDomain(byDomain, keys[:len(keys)-1], a.s.Node(id), id)
-	}
-	ex.Total = len(byDomain)
-	for _, ids := range byDomain {
-		if r, n := domainRoom(a.s, ids, tmpl.Requests); n == 0 {
-			ex.Resources[r]++
-		}
-	}
-	return ex
-}
-
 // domainRoom is how many pods of requests req the nodes ids hold with
-// their free room summed, and the resource that limits it.
-func domainRoom(s *placement.Snapshot, ids []placement.NodeID, req placement.ResourceList) (placement.ResourceName, int64) {
+// their free room summed, less used (one pod counting one of "pods";
+// nil: nothing), and the resource that limits it.
+func domainRoom(s *placement.Snapshot, ids []placement.NodeID, req, used placement.ResourceList) (placement.ResourceName, int64) {
 	var lim placement.ResourceName
 	best := int64(math.MaxInt64)
 	try := func(r placement.ResourceName, q int64) {
-		var free int64
+		free := -used[r]
 		for _, id := range ids {
 			free += s.Free(id, r)
 		}

@@ -139,7 +139,7 @@ func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topol
 			return false
 		}
 		if !kept {
-			msg = "couldn't assign flavors to pod set " + kueueNotFitSet(nf) + ": " + kueueNotFitReason(nf, topo, a.kueueExclusions(nf, tree, tmpl, flavor))
+			msg = "couldn't assign flavors to pod set " + kueueNotFitSet(nf) + ": " + a.kueueNotFitWords(ps, nf, tree, tmpl, topo, flavor)
 		}
 	}
 	if a.tasDetails == nil {
@@ -153,6 +153,29 @@ func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topol
 	return true
 }
 
+// kueueNotFitWords is Kueue's reason for nf, the failure of plan ps over
+// tree (Topology topo), whose failing set's pods are tmpl: over a tree
+// with kubernetes.io/hostname appended, its count and exclusions are
+// those of Kueue's leaves there, the lowest-level domains
+// (kueueabovehostwords.go).
+func (a *admitter) kueueNotFitWords(ps *plannedSets, nf *topology.KueueNotFit, tree *topology.Tree, tmpl *placement.Pod, topo string, flavor *KueueFlavor) string {
+	if !a.appended[tree] {
+		return kueueNotFitReason(nf, topo, a.kueueExclusions(nf, tree, tmpl, flavor))
+	}
+	doms := a.aboveHostDomains(tree, tmpl.Requests, a.kueueLeaves(tree, flavor), nf.Before, a.planOptions(tree).KueueLift)
+	var r *topology.PodSetRequest
+	for k := range ps.requests {
+		if ps.requests[k].PodSet == nf.PodSet {
+			r = &ps.requests[k]
+		}
+	}
+	words := *nf
+	if fit, ok := aboveHostFit(nf, r, tree, doms); ok {
+		words.Fit = fit
+	}
+	return kueueNotFitReason(&words, topo, aboveHostExclusions(doms))
+}
+
 // kueueExclusions counts, as Kueue's fillInCounts does, the nodes of its
 // topology snapshot for flavor (nil: every node) and those it left out of
 // nf's request, whose pods are tmpl: Kueue's snapshot holds the nodes that
@@ -163,10 +186,6 @@ func (a *admitter) kueueTASWorded(ps *plannedSets, w *KueueWorkload, tree *topol
 // template's nodeSelector refuses, one its required node affinity refuses,
 // and one with no room for a pod (nf.Full), by the resource that limits it.
 func (a *admitter) kueueExclusions(nf *topology.KueueNotFit, tree *topology.Tree, tmpl *placement.Pod, flavor *KueueFlavor) kueueExclusions {
-	if a.appended[tree] {
-		// Kueue's leaves are then the Topology's lowest-level domains.
-		return a.aboveHostExclusions(tree, tmpl, a.kueueLeaves(tree, flavor))
-	}
 	ex := kueueExclusions{Taints: map[string]int{}, Resources: map[placement.ResourceName]int{}}
 	full := nf.Full // in NodeID order, as the leaves: walked beside them
 	leaves := a.kueueLeaves(tree, flavor)

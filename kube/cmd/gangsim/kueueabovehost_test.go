@@ -407,7 +407,7 @@ type kueueAboveHostRecord struct {
 func TestKueueAboveHost_Oracle(t *testing.T) {
 	files, err := filepath.Glob(td + "kueue-oracle/above-host/*.json")
 	require.NoError(t, err)
-	require.Len(t, files, 11)
+	require.Len(t, files, 13)
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
 			b, err := os.ReadFile(f)
