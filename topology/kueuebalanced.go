@@ -58,7 +58,9 @@ import (
 // equal threshold and P count it keeps the first. Here groups and
 // children come in path order, and the subset search's candidates are
 // sorted with path last, so among Kueue's possible answers this one
-// always gives the one of the first paths. With
+// always gives the one of the first paths — but for the children of a
+// domain that an earlier set of the plan sorted in step 3, which come
+// in the order that sort left (kueuebalancedorder.go). With
 // [PlanOptions].NodeAffinityPreferred (no gate of Kueue v0.17), the
 // summed preferred node affinity breaks those ties before the path — a
 // group, a candidate, a domain's children — and nothing else: the answer
@@ -105,15 +107,17 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 	S := min(r.layers[0].level, leaf)
 	kb := kbSearch{p: p, P: P, S: S, leaf: leaf, z: z, n: n, ld: ld}
 	var groups [][]int
+	parents := []int{-1} // Kueue sorts a fresh list of the top level's domains
 	if P == 0 {
 		groups = [][]int{p.unitsAt(0, -1)}
 	} else {
-		for _, u := range p.unitsAt(P-1, scope) {
+		parents = p.unitsAt(P-1, scope)
+		for _, u := range parents {
 			groups = append(groups, p.appendKids(nil, u))
 		}
 	}
 	var cands []kbGroup
-	for _, g := range groups {
+	for gi, g := range groups {
 		for _, u := range g {
 			p.fill(u, P, true) // the counts one level down, too
 		}
@@ -137,7 +141,7 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 		}
 		kb.prune(g, c, th)
 		_, fill, _, _ = kb.greedy(g, c)
-		cands = append(cands, kbGroup{doms: g, counts: c, threshold: th, count: len(fill), aff: kb.affinity(g)})
+		cands = append(cands, kbGroup{doms: g, parent: parents[gi], counts: c, threshold: th, count: len(fill), aff: kb.affinity(g)})
 	}
 	// Kueue keeps the highest threshold, then the fewest P domains (0 when
 	// pruning left too few), the first met in map order among equals.
@@ -179,14 +183,16 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 func (kb *kbSearch) apply(best kbGroup) (units []int, fl int, leaderAt int, why string) {
 	p, P, S, n, z := kb.p, kb.P, kb.S, kb.n, kb.z
 	lower, fl := best.doms, P
+	var sorted []int // best.doms in Kueue's entropy order, when P < S
 	if P < S {
-		chosen := kb.fewest(best.doms, best.counts, true)
+		var chosen []int
+		chosen, sorted = kb.fewest(best.doms, best.counts, true, best.parent)
 		if chosen == nil {
 			return nil, 0, -1, "cannot find an optimal domain set to fit the request"
 		}
 		lower, fl = kb.children(chosen), P+1
 	}
-	chosen := kb.fewest(lower, best.counts, false)
+	chosen, _ := kb.fewest(lower, best.counts, false, -1)
 	if chosen == nil {
 		return nil, 0, -1, "cannot find an optimal domain set to fit the request"
 	}
@@ -215,6 +221,9 @@ func (kb *kbSearch) apply(best kbGroup) (units []int, fl int, leaderAt int, why 
 		return nil, 0, -1, fmt.Sprintf("%s are left over after the threshold and the largest domains' room", plural(extra, "slice"))
 	}
 	slices.Sort(chosen)
+	if sorted != nil && best.parent >= 0 {
+		p.keepKidsOrder(best.parent, sorted)
+	}
 	return chosen, fl, leaderAt, ""
 }
 
@@ -223,6 +232,7 @@ func (kb *kbSearch) apply(best kbGroup) (units []int, fl int, leaderAt int, why 
 // fill takes (0 when they no longer hold the set).
 type kbGroup struct {
 	doms      []int
+	parent    int // the domain of level P-1 whose children doms are, or -1 (P = 0)
 	counts    map[int]kbCount
 	threshold int64
 	count     int
@@ -324,10 +334,16 @@ func (kb *kbSearch) hostPods(u int) int64 {
 
 // children returns the children of us, those of each in turn, by path
 // — while the planner prefers, by preferred node affinity first (Kueue
-// lists a domain's children in map order).
+// lists a domain's children in map order) — or, for a domain whose
+// children an earlier set of this plan sorted, in the order it left
+// them (kueuebalancedorder.go).
 func (kb *kbSearch) children(us []int) []int {
 	var out []int
 	for _, u := range us {
+		if kids, ok := kb.p.kbKids[u]; ok {
+			out = append(out, kids...)
+			continue
+		}
 		k := len(out)
 		out = kb.p.appendKids(out, u)
 		if kb.p.prefer {
@@ -489,9 +505,10 @@ func (kb *kbSearch) entropy(u int, c map[int]kbCount) float64 {
 // fewest returns the subset of us that Kueue's balanced search picks: of
 // the size m of the largest-first fill, the one whose pods exceed the
 // set's by the least (with the leader placed), the first met when
-// candidates are tried in order (us, or by leader, room beside it and
-// entropy, descending, when byEntropy, path last); nil when the fill does
-// not hold the set or no subset of size m holds its pods. The search is a
+// candidates are tried in order (us, or kb.entropyOrder's when
+// byEntropy: us are then parent's children, and sorted is that order);
+// nil when the fill does not hold the set or no subset of size m holds
+// its pods. The search is a
 // knapsack over the leaders and pods left to place, as Kueue's: a domain
 // takes the leader when one is left and it fits there (its pods beside
 // it counted), or takes none when it has slices; a subset that already
@@ -502,34 +519,16 @@ func (kb *kbSearch) entropy(u int, c map[int]kbCount) float64 {
 // it stops and takes the largest-first fill itself, which holds the set
 // with no fewer pods to spare: where Kueue would search for seconds or
 // more, gangsched answers at once, and may answer otherwise.
-func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
+func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool, parent int) (chosen, sorted []int) {
 	fits, fill, _, _ := kb.greedy(us, c)
 	if !fits {
-		return nil
+		return nil, nil
 	}
 	m := len(fill)
 	order := us
 	if byEntropy {
-		order = slices.Clone(us)
-		ent := make(map[int]float64, len(us))
-		for _, u := range us {
-			ent[u] = kb.entropy(u, c)
-		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			if x := cmp.Compare(c[b].leader, c[a].leader); x != 0 {
-				return x
-			}
-			if x := cmp.Compare(c[b].slicesWL, c[a].slicesWL); x != 0 {
-				return x
-			}
-			if x := cmp.Compare(ent[b], ent[a]); x != 0 {
-				return x
-			}
-			if x := cmp.Compare(kb.affinity([]int{b}), kb.affinity([]int{a})); x != 0 {
-				return x
-			}
-			return cmp.Compare(a, b)
-		})
+		order = kb.entropyOrder(us, c, parent)
+		sorted = order
 	}
 	// at[i][leaders][pods] is the first subset met of i domains that
 	// leaves that many leaders and pods to place, as a chain back to its
@@ -561,7 +560,7 @@ func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
 			for _, l := range ls {
 				lefts = slices.AppendSeq(lefts[:0], maps.Keys(at[i-1][l]))
 				if steps += len(lefts); steps > kbSearchBudget {
-					return inOrder(order, fill)
+					return inOrder(order, fill), sorted
 				}
 				slices.Sort(lefts)
 				for _, left := range lefts {
@@ -587,14 +586,14 @@ func (kb *kbSearch) fewest(us []int, c map[int]kbCount, byEntropy bool) []int {
 		}
 	}
 	if best == nil {
-		return nil
+		return nil, sorted
 	}
 	out := make([]int, 0, m)
 	for ; best != nil; best = best.prev {
 		out = append(out, best.u)
 	}
 	slices.Reverse(out)
-	return out
+	return out, sorted
 }
 
 // kbSearchBudget is how many states fewest's search may extend before

@@ -3,6 +3,7 @@ package topology
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/gangsched/gangsched/placement"
@@ -61,6 +62,7 @@ func (o *planOut) kueueBalancedGroup(rs []request, w []int, scope []int) (msg st
 	}
 	p.fillScope(-1)
 	p.t.plan.forget()
+	kids := maps.Clone(p.kbKids) // a group planned otherwise leaves no sort behind
 	units, fl, at, applied, f := p.kueueBalanced(-1, ld)
 	if !applied {
 		return "", false
@@ -80,6 +82,7 @@ func (o *planOut) kueueBalancedGroup(rs []request, w []int, scope []int) (msg st
 		hostsUsed, hostTakes, leadAt, ok := kb.carryDown(units, takes, at, fl)
 		switch {
 		case !ok:
+			p.kbKids = kids
 			return "", false
 		case leadAt < 0:
 			why := fmt.Sprintf("%s: TAS Balanced Placement (Kueue v0.17): the leader is lost carrying it down from %s to the hosts, "+

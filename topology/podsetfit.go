@@ -75,6 +75,10 @@ type planner struct {
 	// holds each unit's summed score.
 	prefer bool
 	aff    []int64
+	// kbKids is, per domain whose children KueueBalanced sorted for a
+	// set of this plan, the order it left them in (kueuebalancedorder.go);
+	// nil while none.
+	kbKids map[int][]int
 	// hookPod is what opts.Filters see for r's pods; hookErr the first
 	// error a filter returned (PlanPodSets returns it).
 	hookPod *placement.Pod

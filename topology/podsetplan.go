@@ -3,6 +3,7 @@ package topology
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,6 +97,11 @@ type PlanOptions struct {
 	// Where Kueue picks among equal choices in Go map order, the first
 	// path wins; with NodeAffinityPreferred, preferred node affinity
 	// breaks only those ties, so the answer stays one Kueue could give.
+	// One order is not map order: Kueue sorts the chosen domain's
+	// children in place (by leader, room beside it, entropy), and a later
+	// set of the same Workload meets them in that order, in its own
+	// sort's ties and in the children it fills below a preferred level;
+	// so do the later sets of one plan here (kueuebalancedorder.go).
 	// Kueue's steps and the quirks kept are in docs/kueue.md.
 	KueueBalanced bool
 	// KueueHostAppended says that the tree's lowest level is
@@ -816,6 +822,7 @@ func (o *planOut) planAll(rs []request, w []int, plan func(*request) (setOut, *f
 	p := o.p
 	var got []setOut
 	var fail *failure
+	kids := maps.Clone(p.kbKids) // a set not kept leaves no sort behind
 	for _, i := range w {
 		so, f := plan(&rs[i])
 		if f != nil {
@@ -832,6 +839,8 @@ func (o *planOut) planAll(rs []request, w []int, plan func(*request) (setOut, *f
 		for _, so := range got {
 			o.keep(so)
 		}
+	} else {
+		p.kbKids = kids
 	}
 	return fail
 }
