@@ -57,7 +57,9 @@ type KueueOptions struct {
 	// keeps gangsim's own words, which say where the capacity comes from
 	// and name the namespace and selector (see kueuequotawords.go). With
 	// Plan.KueueNotFit it words a topology failure as Kueue does too
-	// (kueuetaswords.go).
+	// (kueuetaswords.go). An eviction for node failures is written in
+	// the Evicted message Kueue's TAS node controller or scheduler writes
+	// (kueuenodefailwords.go), gangsim's reason then the outcome's Detail.
 	KueueWords bool
 	// Topology is the name of the Kueue Topology tree was built from
 	// ([Cluster].KueueTopology), which Kueue's wording of a topology
@@ -165,16 +167,18 @@ type KueueOutcome struct {
 	Action   KueueAction
 	// Message is the reason: why it waits, why it was evicted, how it
 	// was repaired or resized, which sets a partial admission reduced.
-	// Under [KueueOptions].KueueWords a reason of quota or queue, and a
-	// pending Workload's topology failure, are worded as Kueue v0.17
-	// words them (kueuequotawords.go, kueuetaswords.go).
+	// Under [KueueOptions].KueueWords a reason of quota or queue, a
+	// pending Workload's topology failure, and an eviction for node
+	// failures are worded as Kueue v0.17 words them (kueuequotawords.go,
+	// kueuetaswords.go, kueuenodefailwords.go).
 	Message string
 	// Detail is gangsim's own explanation behind a message worded as
 	// Kueue's, where it says more: for a topology failure, the level that
 	// failed, the best domain and what it holds (kueuetastry.go); for a
 	// reason of quota or queue, its own words on the final state
-	// (kueuequotadetail.go); "" when Message says it all. It is not
-	// written into the Workload.
+	// (kueuequotadetail.go); for an eviction for node failures, which
+	// node failed how and why no replacement fits; "" when Message says
+	// it all. It is not written into the Workload.
 	Detail string
 	// PodSets are the pod sets' pods per node after admission, in the
 	// order of the Workload's Group.PodSets (its sets of count 0 left
@@ -388,7 +392,7 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	if len(opts.TASPods) > 0 {
 		return admitBesideTASPods(s, tree, ws, opts)
 	}
-	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, preempted: map[placement.Key]string{}, issued: map[string]bool{}, cycleStart: -1}
+	a := &admitter{s: s, tree: tree, opts: opts, host: map[string]placement.NodeID{}, evictedFor: map[placement.Key]string{}, evictedDetail: map[placement.Key]string{}, preempted: map[placement.Key]string{}, issued: map[string]bool{}, cycleStart: -1}
 	if opts.Queues != nil {
 		a.opts.Queues = opts.Queues.indexed()
 		a.opts.Queues.idx.kueueWords = opts.KueueWords
@@ -575,6 +579,10 @@ type admitter struct {
 	// Workload still pending is planned again in every pass of the
 	// admission loop, and its message is that reason and the last try's.
 	evictedFor map[placement.Key]string
+	// evictedDetail is gangsim's own reason behind an eviction for node
+	// failures worded as Kueue words it ([admitter.evict]); it stays in
+	// the Workload's outcome Detail once it is queued again.
+	evictedDetail map[placement.Key]string
 	// trees are each Topology's tree, by name, and used the quota in
 	// use; both only with [KueueOptions].Queues.
 	trees map[string]*topology.Tree
@@ -775,8 +783,12 @@ func (a *admitter) replace(w *KueueWorkload, set string, pods []placement.PodSet
 	return pods, a.reserve(w, set, pods)
 }
 
-// evict releases every reservation of w and writes its eviction.
-func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error {
+// evict releases every reservation of w and writes its eviction for
+// node failures: reason is gangsim's own words, kueueMsg Kueue v0.17's
+// Evicted message ([nodeFailuresWords], [noReplacementWords]; "" when
+// not known), which [KueueOptions].KueueWords writes instead, reason then
+// the Detail.
+func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason, kueueMsg string) error {
 	a.releaseQuota(w)
 	for _, set := range w.Group.PodSets {
 		if err := a.release(w, set.Name); err != nil {
@@ -784,8 +796,12 @@ func (a *admitter) evict(w *KueueWorkload, o *KueueOutcome, reason string) error
 		}
 	}
 	reason = kueueWords(w, reason)
-	a.evictedFor[w.Key()] = reason
-	o.Action, o.Message, o.PodSets = KueueEvicted, reason, nil
+	detail := ""
+	if a.opts.KueueWords && kueueMsg != "" {
+		reason, detail = kueueMsg, reason
+	}
+	a.evictedFor[w.Key()], a.evictedDetail[w.Key()] = reason, detail
+	o.Action, o.Message, o.Detail, o.PodSets = KueueEvicted, reason, detail, nil
 	writeEvicted(w, reason, a.opts.Now)
 	return nil
 }
@@ -864,7 +880,7 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 		} else {
 			o.Message = joinReasons([]string{a.evictedFor[w.Key()], "queued again: " + msg})
 		}
-		o.Detail = detail
+		o.Detail = joinReasons([]string{a.evictedDetail[w.Key()], detail})
 		writePending(w, msg, a.opts.Now)
 		return false, victims, nil
 	}

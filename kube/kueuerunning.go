@@ -170,7 +170,7 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 	w.Obj.Status.UnhealthyNodes = nil // a node replaced, or healthy again, is dropped
 	if len(nodes) > 1 {
 		return true, a.evict(w, o, fmt.Sprintf("%d of its nodes failed: %s; Kueue replaces one failed node at a time (status.unhealthyNodes) and evicts a workload whose second node fails before the first is replaced",
-			len(nodes), hostList(words)))
+			len(nodes), hostList(words)), nodeFailuresWords(nodes))
 	}
 	for k := range w.Group.PodSets {
 		set := &w.Group.PodSets[k]
@@ -202,7 +202,13 @@ func (a *admitter) running(w *KueueWorkload, h *held, o *KueueOutcome) (requeue 
 			a.addUsage(string(w.Obj.Status.Admission.ClusterQueue), grown, -1) // the sets grown are given back
 		}
 		if !c.fits && failed && (c.asNew || !a.opts.WaitForReplacement) {
-			return true, a.evict(w, o, c.evict)
+			words := noReplacementWords(nodes[0])
+			if c.asNew {
+				// Re-planned as new (an elastic shrink beside lost pods):
+				// what Kueue writes then was not run; gangsim's words stay.
+				words = ""
+			}
+			return true, a.evict(w, o, c.evict, words)
 		}
 		if !c.fits && failed {
 			return false, a.awaitReplacement(w, h, o, changed, nodes[0], fmt.Sprintf("pod set %q waits for a replacement of its %s on failed node %s: %s",
