@@ -515,7 +515,15 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	for i, w := range queue {
 		out[i].Flavors = a.admittedFlavors(w.orig())
 		a.unreservedChecks(w)
-		if awaited := a.awaiting[w.Key()]; len(awaited) > 0 && (out[i].Action == KueueAdmitted || out[i].Action == KueueReadmitted) {
+		if out[i].Action != KueueAdmitted && out[i].Action != KueueReadmitted {
+			continue
+		}
+		awaited := a.awaiting[w.Key()]
+		if names := delayedSets(w.Obj); names != "" {
+			firstPassOutcome(&out[i], names, awaited)
+			continue
+		}
+		if len(awaited) > 0 {
 			out[i].Action, out[i].Message = KueueAwaitingChecks, joinReasons([]string{out[i].Message, checksAwaited(awaited)})
 		}
 	}
@@ -927,7 +935,11 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 	a.changes++
 	writeAdmitted(ps.w, podSetsByName(ps.w, planned), a.hostOf, a.opts.Now, ps.adm)
 	a.liftAssignments(ps.w)
-	if awaited := a.afterReservation(ps.w, ps.adm.cq, true); len(awaited) > 0 {
+	awaited := a.afterReservation(ps.w, ps.adm.cq, true)
+	if len(awaited) == 0 {
+		notAdmittedDelayed(ps.w.Obj, a.opts.Now)
+	}
+	if len(awaited) > 0 {
 		// Its outcome says so once admission is over: until then the
 		// passes and cycles read it as admitted, which it is for quota.
 		if a.awaiting == nil {

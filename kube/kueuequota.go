@@ -60,6 +60,10 @@ type KueueQueues struct {
 	// multiKueue names the AdmissionChecks of Kueue's MultiKueue
 	// controller (kueuesecondpass.go); nil when there are none.
 	multiKueue map[string]bool
+	// provisioning names the AdmissionChecks of Kueue's
+	// ProvisioningRequest controller (kueuefirstpass.go); nil when there
+	// are none.
+	provisioning map[string]bool
 
 	// idx is what the quota walks and admission checks read of the
 	// specs, in the copy [KueueQueues.indexed] makes; nil elsewhere.
@@ -165,6 +169,12 @@ func (in *kueueQueueInputs) add(obj any) error {
 				q.multiKueue = map[string]bool{}
 			}
 			q.multiKueue[v.Name] = true
+		}
+		if v.Spec.ControllerName == kueue.ProvisioningRequestControllerName {
+			if q.provisioning == nil {
+				q.provisioning = map[string]bool{}
+			}
+			q.provisioning[v.Name] = true
 		}
 	case *configv1beta1.Configuration, *configv1beta2.Configuration:
 		fs, err := ConvertKueueConfiguration(v)
@@ -418,6 +428,11 @@ type flavorChoice struct {
 	// tas is each pod set's topology flavor; "" for a set admitted on
 	// quota alone.
 	tas []string
+	// delayed marks the sets in a topology flavor whose topology Kueue's
+	// first pass delays (kueuefirstpass.go): their tas is "", as for a
+	// set admitted on quota alone, and they are written with
+	// delayedTopologyRequest Pending.
+	delayed []bool
 	// topology is the Topology of the topology flavors ("" with none).
 	topology string
 	// usage is the quota the Workload takes.
@@ -561,6 +576,7 @@ func (q *KueueQueues) assignFlavorsSim(cq *KueueClusterQueue, w *KueueWorkload, 
 			}
 		}
 	}
+	q.delayTopology(cq, &ch)
 	return ch, ""
 }
 

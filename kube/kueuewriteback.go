@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kptr "k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gangsched/gangsched/placement"
@@ -69,7 +70,8 @@ type flavorAdmission struct {
 // ResourceFlavors (ka's zero value) the ClusterQueue is named by
 // spec.queueName; with them, it is ka's, and each set also gets its
 // flavors and resourceUsage, and no topologyAssignment when admitted on
-// quota alone.
+// quota alone (then delayedTopologyRequest Pending when Kueue's first
+// pass delayed its topology).
 func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf func(placement.NodeID) string, now time.Time, ka flavorAdmission) {
 	obj := w.Obj
 	adm := &kueue.Admission{ClusterQueue: kueue.ClusterQueueReference(cmp.Or(ka.clusterQueue, string(obj.Spec.QueueName)))}
@@ -102,6 +104,9 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 				n := w.quotaCount(k)
 				psa.Count, psa.TopologyAssignment = &n, nil // its pods are on no node yet
 			}
+			if k < len(ch.delayed) && ch.delayed[k] {
+				psa.DelayedTopologyRequest = kptr.To(kueue.DelayedTopologyRequestStatePending) // kueuefirstpass.go
+			}
 		}
 		if w.isPhantom(string(ps.Name)) {
 			// Kueue writes a phantom leader at its count, its one pod in
@@ -113,7 +118,11 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 		k++
 	}
 	obj.Status.Admission = adm
-	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionTrue, kueueReasonQuotaReserved, "Quota reserved and topology assigned by gangsim", now)
+	msg := "Quota reserved and topology assigned by gangsim"
+	if delayedSets(obj) != "" {
+		msg = "Quota reserved by gangsim, topology delayed until the admission checks are Ready"
+	}
+	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionTrue, kueueReasonQuotaReserved, msg, now)
 	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionTrue, kueueReasonAdmitted, "The workload is admitted", now)
 	for _, typ := range []string{kueue.WorkloadEvicted, kueue.WorkloadPreempted} {
 		if prev := apimeta.FindStatusCondition(obj.Status.Conditions, typ); prev != nil && prev.Status == metav1.ConditionTrue {

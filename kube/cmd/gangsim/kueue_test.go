@@ -158,6 +158,13 @@ var kueueGoldens = []golden{
 	// delayedTopologyRequest Ready, and is Admitted; sp2's, no rack of 20
 	// pods, keeps its quota, not Admitted (PendingDelayedTopologyRequests),
 	// and the run exits 3. Before, sp2's was refused as unsupported.
+	// Kueue's first pass (delayed-topology.yaml's header; fp1-fp4 in
+	// kueue-oracle/preemption, checked on the real Kueue): train and
+	// infer, no rack having room for train now, hold quota without a
+	// topology (delayedTopologyRequest Pending) and await dws; the run
+	// exits 3. Before, train waited on topology and infer was placed.
+	{"kueue-workloads-delayed-topology", []string{"-f", kw + "delayed-topology.yaml"}, exitWaiting},
+	{"kueue-workloads-delayed-topology-yaml", []string{"-o", "yaml", "-f", kw + "delayed-topology.yaml"}, exitWaiting},
 	{"kueue-second-pass", []string{"-f", sp + "sp-cluster.yaml", "-f", sp + "sp1-second-pass-fits.yaml"}, exitPlaced},
 	{"kueue-second-pass-yaml", []string{"-o", "yaml", "-f", sp + "sp-cluster.yaml", "-f", sp + "sp1-second-pass-fits.yaml"}, exitPlaced},
 	{"kueue-second-pass-waits", []string{"-f", sp + "sp-cluster.yaml", "-f", sp + "sp2-second-pass-no-fit.yaml"}, exitWaiting},

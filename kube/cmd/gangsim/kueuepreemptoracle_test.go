@@ -48,6 +48,11 @@ type kueuePreemptAns struct {
 		// Count, when set, is the count Kueue admitted, below
 		// the spec's (partial admission).
 		Count *int32 `json:"count"`
+		// DelayedTopologyRequest is the podSetAssignment's
+		// delayedTopologyRequest, when the harness read it
+		// (Pending: Kueue's first pass reserved its quota without a
+		// topology).
+		DelayedTopologyRequest string `json:"delayedTopologyRequest"`
 	} `json:"podSets"`
 	// KueueMessage is "Pending: " and Kueue's QuotaReserved message,
 	// or "(no QuotaReserved condition)".
@@ -226,6 +231,9 @@ func checkPreemptAnswer(t require.TestingT, answer []kueuePreemptAns, got map[st
 					}
 					require.GreaterOrEqual(t, *ps.Count, n, "%s", want.Workload)
 					continue
+				}
+				if ps.DelayedTopologyRequest == "Pending" {
+					require.Contains(t, r.Message, fmt.Sprintf("without a topology for pod set(s) %q (delayedTopologyRequest Pending)", ps.Name), "%s", want.Workload)
 				}
 				if ps.Count != nil {
 					require.Contains(t, r.Message, fmt.Sprintf("partially admitted: %s%d of", words, *ps.Count), "%s", want.Workload)
