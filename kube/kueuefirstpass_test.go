@@ -23,7 +23,7 @@ type firstPassWant struct {
 // Kueue's first pass for delayed topology requests (v0.17 flavorassigner:
 // no topology request for a set of a Workload without quota whose topology
 // flavor a ProvisioningRequest check covers, or of a ClusterQueue with a
-// MultiKueue check), over the worlds recorded on the real Kueue (fp1-fp3,
+// MultiKueue check), over the worlds recorded on the real Kueue (fp1-fp5,
 // sp-cluster.yaml: 8 hosts of 4 CPUs, racks of 8, cq of 20 CPUs with the
 // ProvisioningRequest check dws) and edits of them, each answer worked by
 // hand.
@@ -73,15 +73,23 @@ func TestAdmitKueueWorkloads_FirstPass(t *testing.T) {
 		// dws-plain on both flavors: on-tas is delayed too.
 		{"fp3, the check on tas too", secondPassWorld(t, "fp3-first-pass-which-checks", "onFlavors: [plain]", "onFlavors: [plain, tas]"),
 			map[string]firstPassWant{"multi": awaits(4), "on-tas": awaits(4)}},
+		// low (8 of cq-pre's 10 CPUs) is preempted by quota alone for
+		// urgent's 9 pods, more than any rack holds.
+		{"fp5: preemption by quota alone", secondPassWorld(t, "fp5-first-pass-preempts"),
+			map[string]firstPassWant{"urgent": awaits(9), "low": {KueuePreempted, "", 0, "", "False/NoReservation"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, cl := admitAll(t, c.y)
 			require.Len(t, outs, len(c.want))
-			for i, o := range outs {
+			objs := map[string]*kueue.Workload{}
+			for _, w := range cl.KueueWorkloads {
+				objs[w.Obj.Name] = w.Obj
+			}
+			for _, o := range outs {
 				want, ok := c.want[o.Workload.Name]
 				require.True(t, ok, o.Workload.Name)
 				require.Equal(t, want.action, o.Action, "%s: %s", o.Workload.Name, o.Message)
-				obj := cl.KueueWorkloads[i].Obj
+				obj := objs[o.Workload.Name]
 				cond := apimeta.FindStatusCondition(obj.Status.Conditions, kueue.WorkloadAdmitted)
 				if want.admitted == "" {
 					require.Nil(t, cond, o.Workload.Name)
