@@ -137,7 +137,8 @@ const (
 	// for its flavors, and some check is not Ready yet: it is not
 	// Admitted (Admitted False, reason UnsatisfiedChecks) and its pods do
 	// not start, though its quota and nodes are reserved; see
-	// kueueadmissioncheck.go.
+	// kueueadmissioncheck.go. A pending Workload whose topology Kueue's
+	// first pass delays (kueuefirstpass.go) gets it with quota alone.
 	KueueAwaitingChecks KueueAction = "AwaitingChecks"
 	// KueueDelayedTopologyWaits: the Workload holds quota with a pod set
 	// whose topology Kueue delayed (delayedTopologyRequest Pending: a
@@ -145,7 +146,9 @@ const (
 	// checks are all Ready, and Kueue's second pass finds no topology for
 	// that set in the flavor it holds: it keeps its quota, is not Admitted
 	// (reason PendingDelayedTopologyRequests) and its pods do not start;
-	// Kueue tries again with backoff. See kueuesecondpass.go.
+	// Kueue tries again with backoff. See kueuesecondpass.go. A pending
+	// Workload reserved by Kueue's first pass with every check Ready
+	// already gets it too: the second pass comes in the next run.
 	KueueDelayedTopologyWaits KueueAction = "DelayedTopologyWaits"
 	// KueuePending: a pending Workload does not fit; or a Workload whose
 	// quota was reserved while it awaited admission checks lost that
@@ -286,7 +289,9 @@ type KueueAmount struct {
 // node failed; QuotaReserved False) and queued again. Then the pending Workloads, in queue order, are
 // planned with [topology.Tree.PlanPodSets]; those that fit are admitted
 // (status.admission with a topologyAssignment per pod set, at the hostname
-// level, in rank order; QuotaReserved and Admitted True) and the others
+// level, in rank order; QuotaReserved and Admitted True; a set whose
+// topology Kueue's first pass delays, on quota alone, kueuefirstpass.go)
+// and the others
 // get QuotaReserved False, reason Pending, with the plan's reason. The
 // pending ones are tried until none more fits, so that each reason is the
 // one of the final state and a second run over the written objects
