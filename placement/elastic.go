@@ -274,6 +274,13 @@ func (s *Snapshot) existingPods(u *PodSetUsage, field string) (nodes []PodSetAss
 		if l := math.MaxInt64 / largest; l < MaxPending {
 			most = int32(l)
 		}
+		// Entries that are the reservation's byte for byte (the same
+		// names' memory, NodeIDs and counts, as a host passes back what
+		// it reserved) are listed and the same, when no count can exceed
+		// most: one comparison of the memory, not one of each field.
+		if most == MaxPending && &u.Nodes[0] != &st.Nodes[0] && sameRows(u.Nodes, st.Nodes) {
+			return st.Nodes, true, true, nil
+		}
 		listed, same := true, true
 		for i := range u.Nodes {
 			a, b := &u.Nodes[i], &st.Nodes[i]
