@@ -30,6 +30,8 @@ type scratch struct {
 	rejections       []Rejection // the solver's reasons buffer
 	keys, sortTmp    []uint64
 	runs             []setRun
+	nodeCount        []int32  // oneSetRuns' pods per node, zero between uses
+	nodeMarks        []uint64 // oneSetRuns' nodes with pods, zero between uses
 	sources          []source // a run's sources (see classSources), cleared on release
 	ahead            []NodeID // a run's node lookups (see aheadRoom)
 	alike            alikeRun // placeAlike's, reset for each run
