@@ -59,14 +59,16 @@
 // LeastFreeCapacity choices, its widening of a preferred level, its
 // balanced placement ([PlanOptions].KueueBalanced; gangsched's own even
 // spread is [PlanOptions].Balanced), its placement of a PodSetGroup's
-// leader and workers as one request ([PlanOptions].KueueLeaderAware;
-// gangsched's own group search otherwise), its order of the sets, as the
+// leader and workers as one request, Kueue's leader ([KueueLeader]) on
+// the workers' hosts ([PlanOptions].KueueLeaderAware; gangsched's own
+// group search otherwise), its order of the sets, as the
 // group lists them ([PlanOptions].InGroupOrder: Kueue's spec.podSets
 // order; by name otherwise, whatever order the requests come in), and
 // reasons that name the
 // level that failed and by how much. Slices need it: the solver's
 // placements are node sets, which cannot say "four pods per rack". The
-// answer is a [placement.Decision] that [placement.Verify] accepts, and
+// answer is a [placement.Decision] that [placement.Verify] accepts (but
+// for a Kueue leader on a host only its own filters refuse), and
 // each set's nodes in rank order: the set's pods taken in that order fill
 // one domain after another at every level, each slice in one domain of
 // its layer's level (TestProp_PodSetPlan). [Tree.ResizePodSet] grows or

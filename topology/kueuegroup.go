@@ -14,9 +14,8 @@ import (
 // request at the workers' level, each domain counting whether the leader
 // fits and how many workers fit beside it (kgSearch). done is false
 // where it does not apply, and the group is then planned by the group
-// search (planWork): other than two sets, one of one pod (the first of
-// the two when both have one, as the caller orders Kueue's leader) and
-// another; fixed pods; slices or an unconstrained set; the workers' preferred
+// search (planWork): other than two sets, a one-pod leader (Kueue's,
+// first in w: kueueLeaders) and workers; fixed pods; slices or an unconstrained set; the workers' preferred
 // node affinity ranking domains (no Kueue v0.17 gate); a narrowest level
 // whose domains hold more than one node; or an answer that leaves
 // Kueue's own invariants (a host taken twice, a count other than the
@@ -98,12 +97,9 @@ func (o *planOut) kueueGroup(rs []request, w []int, scope []int) (msg string, do
 // fillInCounts does: per host, the workers that fit, and whether the
 // leader fits with the workers that fit beside it. Kueue filters the
 // hosts by the workers' template alone (its node selector, affinity and
-// tolerations) and counts the leader's requests on those; here the
-// leader's own node selector, affinity and tolerations are asked too, so
-// that every plan passes placement.Verify. A caller after Kueue's answer
-// gives the leader the workers' filters, as the kube adapter does for
-// Kueue Workloads (kube/kueueleaderfilter.go). nil when the workers'
-// preferred node affinity would rank the domains.
+// tolerations) and counts the leader's requests on those; the leader's
+// template here carries the workers' filters (kueueLeaders). nil when
+// the workers' preferred node affinity would rank the domains.
 func (p *planner) kueueGroupCounts(lead, work *request) *kgSearch {
 	t := p.t
 	L := len(t.keys)

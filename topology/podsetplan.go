@@ -32,14 +32,24 @@ type PlanOptions struct {
 	// for its largest set, where every set fits, each set placed there in
 	// turn. KueueProfile and KueueBalancedProfile set it.
 	//
-	// Two of Kueue's choices are the caller's (package kube makes them):
-	// the planner's leader is the set of fewer pods, on a tie the one
-	// planned first (in g.PodSets' order under InGroupOrder, else by
-	// name), where Kueue's is the second set in spec.podSets order unless
-	// it has more pods than the first, so when both have one pod list
-	// that one first; and Kueue filters the hosts by the workers' node
-	// selector, node affinity and tolerations alone, so give the leader's
-	// template the workers'.
+	// The group's leader is Kueue's ([KueueLeader]): of its two sets in
+	// the order they are planned in (g.PodSets' under InGroupOrder, as
+	// Kueue's spec.podSets; by name otherwise), the second unless it has
+	// more pods than the first, so of two one-pod sets the second leads,
+	// whatever the requests' order. As Kueue, the group's hosts
+	// are filtered by the workers' node selector, node affinity and
+	// tolerations alone and the leader's own are never read: the leader
+	// may land on a host they refuse (the real Kueue admits it there and
+	// its pod never starts), which [placement.Verify] of g then refuses;
+	// it accepts the decision for g with the leader's filters replaced
+	// by its workers'. Check the leader's hosts with
+	// [placement.StaticFit] to find such a pod. Kueue's admission checks
+	// are the caller's: its job webhooks refuse a group of other than two
+	// sets, or of two sets of more than one pod each (jobframework
+	// ValidatePodSetGroupingTopology), which the planner places with its
+	// own group search; its Workload webhook lets a bare Workload's group
+	// of three through, on which Kueue v0.17's scheduler panics. A group
+	// of one set is placed as Kueue places it, as an ungrouped set.
 	KueueLeaderAware bool
 	// InGroupOrder plans the sets in the order of the group's PodSets (the
 	// members first), each PodSetGroup where its first set appears, rather
@@ -47,7 +57,9 @@ type PlanOptions struct {
 	// searched, so the order can decide the hosts and even admission: a
 	// caller with Kueue's semantics lists the sets in spec.podSets order,
 	// as Kueue plans them. The answer's PodSets and PodSetAssignments stay
-	// in name order. KueueProfile and KueueBalancedProfile set it.
+	// in name order. Under KueueLeaderAware the order also picks a
+	// PodSetGroup's leader, as Kueue's spec.podSets order does.
+	// KueueProfile and KueueBalancedProfile set it.
 	InGroupOrder bool
 	// KueueNegativeCounts counts a node whose free room is below zero
 	// (pods bound outside the planner requesting more than its
@@ -194,7 +206,9 @@ type PlanBuffers struct {
 type Plan struct {
 	// Decision is the group's decision, in the form [placement.Solve]
 	// gives: all pods of every set, or none (Status Unschedulable, with
-	// the reasons in Message). [placement.Verify] accepts it.
+	// the reasons in Message). [placement.Verify] accepts it, but for a
+	// PodSetGroup's leader on a host only its own filters refuse, under
+	// [PlanOptions].KueueLeaderAware, as Kueue places it.
 	Decision placement.Decision
 	// PodSets are the planned sets, sorted by name ("" for the members
 	// first); empty unless Scheduled.
@@ -390,6 +404,9 @@ func (t *Tree) planLocked(s *placement.Snapshot, g *placement.Group, reqs []PodS
 	rs, err := t.requests(s, g, reqs, c, opts.InGroupOrder)
 	if err != nil {
 		return Plan{}, err
+	}
+	if opts.KueueLeaderAware {
+		kueueLeaders(rs)
 	}
 	bm := t.boundOf(s, g.Key())
 	out := &planOut{fixed: fixedPods{nodes: bm.nodes, pods: bm.pods, what: "bound members"}, buffers: opts.Buffers, group: g.Key()}
