@@ -1033,10 +1033,9 @@ func (a *admitter) plan(tree *topology.Tree, w *KueueWorkload, g *placement.Grou
 		p.Decision.Status = placement.Scheduled
 	} else {
 		if a.opts.Plan.KueueLeaderAware {
-			// Kueue's profiles: a group's hosts are filtered by its
-			// workers' template alone. The reservation made from the
-			// plan takes requests only, so g stays the Workload's own.
-			g, requests = kueueGroupPlan(g, requests, w.isPhantom)
+			// Kueue's profiles: the planner takes Kueue's leader of a
+			// group, but for a phantom one, which it must be told of.
+			g, requests = kueuePhantomsLast(g, requests, w.isPhantom)
 		}
 		if lp, ok := a.lowestDomainPlan(tree, g, requests); ok {
 			p = lp // kueueabovehost.go

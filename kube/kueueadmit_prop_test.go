@@ -1046,7 +1046,7 @@ func admitsNode(ps *placement.PodSet, f KueueFlavor, n *placement.Node) bool {
 // nodeFilters are the sets whose node filters (selector, tolerations) may
 // have chosen the nodes of x's set k (in x.Group.PodSets), outcome o: its
 // own, but under the kueue profiles, where Kueue places a PodSetGroup's
-// leader by its workers' filters alone (kueueGroupPlan), a leader
+// leader by its workers' filters alone (topology.KueueLeader), a leader
 // admitted in the pass has its workers' and, as a leader kept may have
 // been repaired since (Kueue replaces its pods by its own filters), a set
 // of a group otherwise has either set's.

@@ -8,79 +8,51 @@ import (
 	"github.com/gangsched/gangsched/topology"
 )
 
-// kueueGroupPair returns the spec order indexes (in requests) of the
-// workers and the leader of the PodSetGroup whose first set is k, as
-// Kueue v0.17's findLeaderAndWorkers takes them: the second set leads
-// unless it has more pods than the first, a phantom leader
-// (kueuephantom.go; its count is 0 in Kueue) in either place. ok is
-// false when k is not a group's first set or the group has not two sets.
-func kueueGroupPair(g *placement.Group, requests []topology.PodSetRequest, k int, phantom func(string) bool) (work, lead int, ok bool) {
-	r := requests[k]
-	if r.Group == "" || slices.ContainsFunc(requests[:k], func(q topology.PodSetRequest) bool { return q.Group == r.Group }) {
-		return 0, 0, false // not grouped, or not the group's first set
+// kueueLeaderOf returns the index in w.Group.PodSets of the leader of
+// PodSetGroup group as Kueue v0.17 takes it: a phantom leader
+// (kueuephantom.go; of count 0 in Kueue, which always leads), else
+// [topology.KueueLeader]'s. ok is false when the group has not two sets.
+func kueueLeaderOf(w *KueueWorkload, group string) (lead int, ok bool) {
+	g := w.Group
+	name, work, ok := topology.KueueLeader(g, w.Requests, group)
+	if !ok {
+		return 0, false
 	}
-	var sets []int
-	for j := k; j < len(requests); j++ {
-		if requests[j].Group == r.Group {
-			sets = append(sets, j)
-		}
+	if w.isPhantom(work) {
+		name = work
 	}
-	if len(sets) != 2 {
-		return 0, 0, false
-	}
-	work, lead = sets[0], sets[1]
-	if g.PodSets[lead].Count > g.PodSets[work].Count || phantom(g.PodSets[work].Name) {
-		work, lead = lead, work
-	}
-	return work, lead, true
+	return slices.IndexFunc(g.PodSets, func(ps placement.PodSet) bool { return ps.Name == name }), true
 }
 
-// kueueGroupPlan returns g and requests as the planner must see them to
-// place each PodSetGroup of two sets ([kueueGroupPair]) as Kueue v0.17
-// does, g's pod sets' topology requests being requests (one per set, in
-// g.PodSets' order):
-//
-//   - the leader is given its workers' node filters: their node selector,
-//     node affinity and tolerations (the flavor's already in them). Kueue
-//     places such a group as one request (its TAS
-//     FindTopologyAssignmentsForFlavor and findTopologyAssignment), the
-//     hosts filtered by the workers' pod set alone, the leader's requests
-//     counted on those. The leader's own filters are never read, so Kueue
-//     may put the leader on a host they refuse (its pod then never starts)
-//     and keeps it off a host only they let in. The real Kueue did both
-//     (kueue-oracle/leader-filter-*).
-//   - the leader takes the workers' place when it comes after them, and
-//     they its own: the planner takes a group's set of fewest pods as its
-//     leader, the first of them on a tie, where Kueue takes the second (of
-//     equal counts) or a phantom one (phantom reports it by set name;
-//     kueuephantom.go), whose count in Kueue is 0. The plan is read back by
-//     pod set name.
-//
-// g and requests are copied once, when a group needs either change, and
-// never written; they are returned themselves when no group has two sets
-// (one of three is refused at load: checkGroupSize).
-func kueueGroupPlan(g *placement.Group, requests []topology.PodSetRequest, phantom func(string) bool) (*placement.Group, []topology.PodSetRequest) {
-	out, rs, swapped := g, requests, false
-	for k := range requests {
-		work, lead, ok := kueueGroupPair(g, requests, k, phantom)
-		if !ok {
+// kueuePhantomsLast returns g and requests (one per set, in g.PodSets'
+// order) with each phantom leader (phantom reports it by set name;
+// kueuephantom.go) that comes first in its PodSetGroup and has a partner
+// of one pod listed after that partner: the planner sees it at count 1,
+// and under the kueue profiles takes the second of two one-pod sets as
+// the leader, as Kueue v0.17 does, where Kueue takes the phantom, of
+// count 0, in either place. The planner does the rest of Kueue's leader
+// rule itself ([topology.KueueLeader], the leader planned by its
+// workers' node filters). g and requests are copied once, when a phantom
+// needs moving, and never written; they are returned themselves
+// otherwise.
+func kueuePhantomsLast(g *placement.Group, requests []topology.PodSetRequest, phantom func(string) bool) (*placement.Group, []topology.PodSetRequest) {
+	out, rs := g, requests
+	for k, r := range requests {
+		if r.Group == "" || !phantom(g.PodSets[k].Name) {
 			continue
 		}
+		j := slices.IndexFunc(requests[k+1:], func(q topology.PodSetRequest) bool { return q.Group == r.Group })
+		if j < 0 || g.PodSets[k+1+j].Count > g.PodSets[k].Count {
+			continue // after its partner, or the leader by its count
+		}
+		j += k + 1
 		if out == g {
 			c := *g
 			c.PodSets = slices.Clone(g.PodSets)
-			out = &c
+			out, rs = &c, slices.Clone(requests)
 		}
-		wt, lt := &out.PodSets[work].Template, &out.PodSets[lead].Template
-		lt.NodeSelector, lt.NodeAffinity, lt.Tolerations = wt.NodeSelector, wt.NodeAffinity, wt.Tolerations
-		if lead < work {
-			continue
-		}
-		if !swapped {
-			rs, swapped = slices.Clone(requests), true
-		}
-		out.PodSets[work], out.PodSets[lead] = out.PodSets[lead], out.PodSets[work]
-		rs[work], rs[lead] = rs[lead], rs[work]
+		out.PodSets[k], out.PodSets[j] = out.PodSets[j], out.PodSets[k]
+		rs[k], rs[j] = rs[j], rs[k]
 	}
 	return out, rs
 }
@@ -88,7 +60,7 @@ func kueueGroupPlan(g *placement.Group, requests []topology.PodSetRequest, phant
 // refusedLeaderWords says which hosts of planned (pods per node by set
 // name) a set's own template, group's as planned (its flavor's labels and
 // tolerations in it), refuses: under the kueue profiles only a
-// PodSetGroup's leader lands there ([kueueGroupPlan]), admitted as
+// PodSetGroup's leader lands there ([topology.KueueLeader]), admitted as
 // Kueue admits it, and its pod then never starts, which the caller would
 // otherwise learn only from the pod. A phantom leader (phantom reports it
 // by set name) has no pod to start and is left out. It is said when the
@@ -119,7 +91,7 @@ func refusedLeaderWords(s *placement.Snapshot, group *placement.Group, planned m
 // admission names), whose pods per node sets gives (Group.PodSets'
 // order), so that every run on a Kept Workload says what the run that
 // admitted it said. Only the leader of each PodSetGroup of two sets
-// ([kueueGroupPair]) is read: the workers were planned by their own
+// ([kueueLeaderOf]) is read: the workers were planned by their own
 // filters, and a worker that a node changed since refuses is no leader
 // placed by another set's filters. "" under the gangsched profile, which
 // asks each set's own filters, and when no leader is refused.
@@ -129,8 +101,13 @@ func (a *admitter) keptLeaderWords(w *KueueWorkload, sets [][]placement.PodSetAs
 	}
 	leaders := &placement.Group{Namespace: w.Group.Namespace, Name: w.Group.Name}
 	planned := map[string][]placement.PodSetAssignment{}
-	for k := range w.Requests {
-		_, lead, ok := kueueGroupPair(w.Group, w.Requests, k, w.isPhantom)
+	var seen []string
+	for _, r := range w.Requests {
+		if r.Group == "" || slices.Contains(seen, r.Group) {
+			continue
+		}
+		seen = append(seen, r.Group)
+		lead, ok := kueueLeaderOf(w, r.Group)
 		if !ok || lead >= len(sets) {
 			continue
 		}

@@ -12,66 +12,52 @@ import (
 	"github.com/gangsched/gangsched/topology"
 )
 
-// A PodSetGroup of two sets is planned with the workers' node filters on
-// the leader too, the workers being the first set unless the second has
-// more pods, as Kueue v0.17 picks them, and the leader in the first of
-// the two places; other sets, a group of three and the Workload's own
-// group and requests are left as they are.
-func TestKueueGroupPlan(t *testing.T) {
-	set := func(name string, count int32, label string) placement.PodSet {
-		return placement.PodSet{Name: name, Count: count, Template: placement.Pod{
-			NodeSelector: map[string]string{"role": label},
-			Tolerations:  []placement.Toleration{{Key: label, Operator: placement.TolerationOpExists}},
-		}}
-	}
+// A phantom leader listed before a one-pod partner moves after it (with
+// its request), so that the planner, which sees it at count 1, takes it
+// as Kueue's leader; one already after its partner, one whose partner has
+// more pods, and every other set stay in place, and the Workload's own
+// group and requests are not changed. The leader rule itself is
+// topology's (TestKueueLeader, TestKueueLeaderAware_SpecOrder).
+func TestKueuePhantomsLast(t *testing.T) {
+	set := func(name string, count int32) placement.PodSet { return placement.PodSet{Name: name, Count: count} }
 	req := func(name, group string) topology.PodSetRequest {
 		return topology.PodSetRequest{PodSet: name, Required: "rack", Group: group}
 	}
+	phantom := func(name string) bool { return name[0] == 'p' }
 	for _, c := range []struct {
 		name string
 		sets []placement.PodSet
 		reqs []topology.PodSetRequest
-		want []string // each set's name, nodeSelector role and toleration key after
+		want []string // the sets' names after, in order
 	}{
-		{"leader first", []placement.PodSet{set("l", 1, "lead"), set("w", 3, "work")},
-			[]topology.PodSetRequest{req("l", "g"), req("w", "g")}, []string{"l:work/work", "w:work/work"}},
-		{"leader second", []placement.PodSet{set("w", 3, "work"), set("l", 1, "lead")},
-			[]topology.PodSetRequest{req("w", "g"), req("l", "g")}, []string{"l:work/work", "w:work/work"}},
-		{"equal counts: the second is the leader", []placement.PodSet{set("a", 2, "a"), set("b", 2, "b")},
-			[]topology.PodSetRequest{req("a", "g"), req("b", "g")}, []string{"b:a/a", "a:a/a"}},
-		{"two groups and a set between", []placement.PodSet{set("l1", 1, "l1"), set("x", 2, "x"), set("w1", 4, "w1"), set("w2", 5, "w2"), set("l2", 1, "l2")},
-			[]topology.PodSetRequest{req("l1", "g1"), req("x", ""), req("w1", "g1"), req("w2", "g2"), req("l2", "g2")},
-			[]string{"l1:w1/w1", "x:x/x", "w1:w1/w1", "l2:w2/w2", "w2:w2/w2"}},
-		{"three sets untouched", []placement.PodSet{set("l", 1, "lead"), set("w", 3, "work"), set("v", 3, "v")},
-			[]topology.PodSetRequest{req("l", "g"), req("w", "g"), req("v", "g")}, []string{"l:lead/lead", "w:work/work", "v:v/v"}},
+		{"phantom first, partner of one pod", []placement.PodSet{set("p", 1), set("w", 1)},
+			[]topology.PodSetRequest{req("p", "g"), req("w", "g")}, []string{"w", "p"}},
+		{"phantom first, a set between", []placement.PodSet{set("p", 1), set("x", 2), set("w", 1)},
+			[]topology.PodSetRequest{req("p", "g"), req("x", ""), req("w", "g")}, []string{"w", "x", "p"}},
+		{"phantom second", []placement.PodSet{set("w", 1), set("p", 1)},
+			[]topology.PodSetRequest{req("w", "g"), req("p", "g")}, []string{"w", "p"}},
+		{"phantom first, partner of more pods", []placement.PodSet{set("p", 1), set("w", 3)},
+			[]topology.PodSetRequest{req("p", "g"), req("w", "g")}, []string{"p", "w"}},
+		{"no phantom", []placement.PodSet{set("a", 1), set("b", 1)},
+			[]topology.PodSetRequest{req("a", "g"), req("b", "g")}, []string{"a", "b"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			g := &placement.Group{Namespace: "default", Name: "w", PodSets: c.sets}
-			before := []string{}
-			for _, s := range g.PodSets {
-				before = append(before, s.Template.NodeSelector["role"])
-			}
+			g := &placement.Group{Namespace: "default", Name: "w", PodSets: slices.Clone(c.sets)}
 			reqsBefore := slices.Clone(c.reqs)
-			got, reqs := kueueGroupPlan(g, c.reqs, func(string) bool { return false })
-			var roles []string
+			got, reqs := kueuePhantomsLast(g, c.reqs, phantom)
+			var names []string
 			for i, s := range got.PodSets {
 				require.Equal(t, s.Name, reqs[i].PodSet, "set %d and its request move together", i)
-				roles = append(roles, s.Name+":"+s.Template.NodeSelector["role"]+"/"+s.Template.Tolerations[0].Key)
+				names = append(names, s.Name)
 			}
-			require.Equal(t, c.want, roles)
+			require.Equal(t, c.want, names)
 			require.Equal(t, reqsBefore, c.reqs, "the caller's requests are not changed")
-			after := []string{}
-			for _, s := range g.PodSets {
-				after = append(after, s.Template.NodeSelector["role"])
+			require.Equal(t, c.sets, g.PodSets, "the Workload's own group is not changed")
+			if slices.EqualFunc(names, c.sets, func(n string, s placement.PodSet) bool { return n == s.Name }) {
+				require.Same(t, g, got, "nothing moved: g itself")
 			}
-			require.Equal(t, before, after, "the Workload's own group is not changed")
 		})
 	}
-	g := &placement.Group{PodSets: []placement.PodSet{set("a", 2, "a")}}
-	reqs := []topology.PodSetRequest{req("a", "")}
-	got, gotReqs := kueueGroupPlan(g, reqs, func(string) bool { return false })
-	require.Same(t, g, got)
-	require.Same(t, &reqs[0], &gotReqs[0])
 }
 
 // A PodSetGroup's leader that Kueue put on a host its own node filters
