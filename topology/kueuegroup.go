@@ -22,9 +22,10 @@ import (
 // set's, a negative one), which Kueue would write as it stands and which
 // is not modelled. Otherwise msg is why the group does not fit, where
 // Kueue finds no domain, or "" with both sets kept, or, where Kueue loses
-// the leader or every pod on the way down, "" with the sets Kueue still
-// writes kept (the workers of a lost leader, with Kueue's counts; none of
-// a split that does not complete) and the plan marked as
+// the leader, the workers or every pod on the way down, "" with the sets
+// Kueue still writes kept (the workers of a lost leader, with Kueue's
+// counts; the leader of lost workers; none of a split that does not
+// complete) and the plan marked as
 // one Kueue assumes and cannot write ([Plan].KueueAssumed).
 func (o *planOut) kueueGroup(rs []request, w []int, scope []int) (msg string, done bool) {
 	p := o.p
@@ -74,6 +75,17 @@ func (o *planOut) kueueGroup(rs []request, w []int, scope []int) (msg string, do
 		workers := p.finish(hosts, L-1, true)
 		workers.fit = res.fit
 		o.keep(workers)
+	}
+	if leader >= 0 && len(hosts) == 0 {
+		why := fmt.Sprintf("PodSetGroup %q: Kueue v0.17 loses workers %q carrying the group down from %s to the hosts (a domain it takes twice is left with none of them the second time), "+
+			"so Kueue writes the workers' pod set with an empty topologyAssignment", work.group, work.name, p.pathsOf(res.fit))
+		o.assume(why, why+", which its Workload API refuses, and never admits the group")
+		p.use(lead)
+		p.setTake(leader, 1)
+		ls := p.finish([]int{leader}, L-1, true)
+		ls.fit = res.fit
+		o.keep(ls) // Kueue's assumption holds the leader
+		return "", true
 	}
 	if leader < 0 {
 		why := fmt.Sprintf("PodSetGroup %q: Kueue v0.17 loses leader %q carrying the group down from %s to the hosts (its best fit of the last host looks at the workers' room alone), "+
@@ -136,9 +148,11 @@ func (p *planner) kueueGroupCounts(lead, work *request) *kgSearch {
 
 // leaves reads the search's leaves as Kueue writes them: the one leaf
 // with the leader (-1 when none has it), and the leaves with workers and
-// their counts. ok is false when they leave Kueue's invariants: a leaf
-// listed twice with pods, a leader on two leaves, a negative count, or
-// counts that do not add up to the workers'.
+// their counts (none when a leaf Kueue listed twice was left with none of
+// them the second time: Kueue then writes the workers empty). ok is false
+// when they leave Kueue's invariants otherwise: a leaf listed twice with
+// pods, a leader on two leaves, a negative count, or counts that do not
+// add up to the workers'.
 func (s *kgSearch) leaves(ls []int) (leader int, hosts []int, takes []int64, ok bool) {
 	leader = -1
 	seen := map[int]bool{}
@@ -162,7 +176,7 @@ func (s *kgSearch) leaves(ls []int) (leader int, hosts []int, takes []int64, ok 
 		hosts = append(hosts, u)
 		takes = append(takes, d.state)
 	}
-	if leader >= 0 && total != s.n {
+	if leader >= 0 && total != s.n && len(hosts) > 0 {
 		return -1, nil, nil, false
 	}
 	return leader, hosts, takes, true

@@ -82,15 +82,33 @@ func TestKueueLeaderAware_SpecOrder(t *testing.T) {
 		node("b1-r1-h2", 2000, blockKey, "b1", rackKey, "r1", hostKey, "b1-r1-h2"),
 		node("b1-r2-h1", 500, blockKey, "b1", rackKey, "r2", hostKey, "b1-r2-h1"),
 	}
+	// Seed 13332 of the in-process differential: racks r1 (0 and 1
+	// core), r2 (1.5 cores), r3 (2.5 and 2 cores); "w" 1 pod of 1 core,
+	// then "l" 1 pod of 1.5 cores, preferring the block.
+	w := placement.PodSet{Name: "w", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}
+	l := placement.PodSet{Name: "l", Count: 1, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1500}}}
+	twice := []placement.Node{
+		node("b1-r1-h1", 0, blockKey, "b1", rackKey, "r1", hostKey, "b1-r1-h1"),
+		node("b1-r1-h2", 1000, blockKey, "b1", rackKey, "r1", hostKey, "b1-r1-h2"),
+		node("b1-r2-h1", 1500, blockKey, "b1", rackKey, "r2", hostKey, "b1-r2-h1"),
+		node("b1-r3-h1", 2500, blockKey, "b1", rackKey, "r3", hostKey, "b1-r3-h1"),
+		node("b1-r3-h2", 2000, blockKey, "b1", rackKey, "r3", hostKey, "b1-r3-h2"),
+	}
 	for _, c := range []struct {
-		name  string
-		nodes []placement.Node
-		sets  []placement.PodSet
-		key   string
-		want  map[string]string // pod set → host, nil when Unschedulable
+		name      string
+		nodes     []placement.Node
+		sets      []placement.PodSet
+		key       string
+		preferred bool
+		// kueueOnly: TASBalancedPlacement balances a preferred group and
+		// places it otherwise (kueuebalancedgroup.go).
+		kueueOnly bool
+		want      map[string]string // pod set → host, nil when Unschedulable
 		// assumed: Kueue's TAS answers the group and its API refuses the
 		// answer ([topology.Plan].KueueAssumed).
 		assumed bool
+		// held: the pods Kueue's assumption places (KueueAssumed.Decision).
+		held map[string]string
 		// refused: the leader is on a host its own filters refuse, so
 		// placement.Verify of the caller's group refuses the plan.
 		refused bool
@@ -111,13 +129,29 @@ func TestKueueLeaderAware_SpecOrder(t *testing.T) {
 		// Leader "small" beside worker "big": both on b1-r1-h2.
 		{name: "big first, small leads", nodes: tie, sets: []placement.PodSet{big, small}, key: blockKey,
 			want: map[string]string{"big": "b1-r1-h2", "small": "b1-r1-h2"}},
+		// Leader "l": the block splits among its racks r3, r1, r2 (most
+		// workers first); the best fit of the worker beside a leader
+		// swaps r1 in for r3, which takes the worker but not the leader,
+		// then meets r1 again in its own place and leaves it none; r2
+		// takes the leader. Down to the hosts the same happens to
+		// b1-r1-h2: Kueue writes the leader on b1-r2-h1 and the workers
+		// empty, never admitted; its assumption holds the leader.
+		{name: "the workers lost on the way down", nodes: twice, sets: []placement.PodSet{w, l}, key: blockKey, preferred: true, kueueOnly: true,
+			assumed: true, held: map[string]string{"l": "b1-r2-h1"}},
 	} {
 		for _, prof := range []topology.Profile{topology.KueueProfile, topology.KueueBalancedProfile} {
+			if c.kueueOnly && prof != topology.KueueProfile {
+				continue
+			}
 			t.Run(c.name+"/"+prof.String(), func(t *testing.T) {
 				g := &placement.Group{Namespace: "default", Name: "lws", PodSets: c.sets, MinCount: 2}
 				var reqs []topology.PodSetRequest
 				for _, s := range c.sets {
-					reqs = append(reqs, topology.PodSetRequest{PodSet: s.Name, Required: c.key, Group: "lws"})
+					r := topology.PodSetRequest{PodSet: s.Name, Required: c.key, Group: "lws"}
+					if c.preferred {
+						r.Required, r.Preferred = "", c.key
+					}
+					reqs = append(reqs, r)
 				}
 				s := snapshot(t, c.nodes)
 				p, err := tree(t, s, blockKey, rackKey, hostKey).PlanPodSets(s, g, reqs, prof.Options())
@@ -127,6 +161,13 @@ func TestKueueLeaderAware_SpecOrder(t *testing.T) {
 					got[a.PodSet] = a.Node
 				}
 				require.Equal(t, c.assumed, p.KueueAssumed != nil, p.Decision.Message)
+				if c.held != nil {
+					held := map[string]string{}
+					for _, a := range p.KueueAssumed.Decision.PodSetAssignments {
+						held[a.PodSet] = a.Node
+					}
+					require.Equal(t, c.held, held)
+				}
 				if c.want == nil {
 					require.Equal(t, placement.Unschedulable, p.Decision.Status)
 					return
