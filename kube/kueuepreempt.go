@@ -1196,6 +1196,7 @@ func (a *admitter) issuePreemptions(w *KueueWorkload, targets []preemptTarget, o
 		obj := v.Obj
 		setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueue.WorkloadEvictedByPreemption, msg, a.opts.Now)
 		setCondition(obj, kueue.WorkloadPreempted, metav1.ConditionTrue, t.reason, msg, a.opts.Now)
+		resetChecks(obj, a.opts.Now) // as every Kueue eviction
 		unreserve(obj, msg, a.opts.Now)
 		a.queue[t.cand.i] = v.afterReclaim() // queued again without its reclaimable pods
 		idx = append(idx, t.cand.i)

@@ -169,10 +169,13 @@ func writeChangedSets(w *KueueWorkload, sets [][]placement.PodSetAssignment, cha
 	}
 }
 
-// writeEvicted writes an eviction for node failures: Evicted True, then
-// the reservation dropped ([unreserve]).
+// writeEvicted writes an eviction for node failures: Evicted True, its
+// checks reset to Pending as every Kueue eviction resets them (a
+// ProvisioningRequest check must provision again), then the reservation
+// dropped ([unreserve]).
 func writeEvicted(w *KueueWorkload, reason string, now time.Time) {
 	setCondition(w.Obj, kueue.WorkloadEvicted, metav1.ConditionTrue, kueueReasonNodeFailures, reason, now)
+	resetChecks(w.Obj, now)
 	unreserve(w.Obj, reason, now)
 }
 
