@@ -90,9 +90,10 @@ import (
 // error, not ignored: no pod of the set is lost with it, so a name there
 // is a typo or another set's node.
 //
-// Errors are ResizePodSet's for the set, req and the survivors (its
-// fields are named resize.*), or a [*placement.FieldError]: r.Keep is not
-// empty; a failed node's name is empty or listed twice (repair.failed[i]);
+// Errors are ResizePodSet's for req and the survivors (its fields are
+// named resize.*), or a [*placement.FieldError]: g has no set r.PodSet
+// (repair.podSet, wrapping ErrNotFound); req is for another set
+// (request.podSet); r.Keep is not empty; a failed node's name is empty or listed twice (repair.failed[i]);
 // a failed node neither in s nor in Existing (repair.failed[i], wrapping
 // ErrNotFound); an entry of Existing names a node that is neither in s
 // nor failed (repair.existing[i].node); the snapshot's reservation of the
@@ -110,6 +111,14 @@ func (t *Tree) ReplacePodSet(s *placement.Snapshot, g *placement.Group, req PodS
 		return placement.Repaired{}, err
 	}
 	obj := fmt.Sprintf("pod set %q of PodGroup %q", r.PodSet, g.Key().String())
+	// Checked here, not left to ResizePodSet, so that the error names
+	// this call's fields (repair.podSet), not the resize it makes.
+	if !slices.ContainsFunc(g.PodSets, func(ps placement.PodSet) bool { return ps.Name == r.PodSet }) {
+		return placement.Repaired{}, placement.Errorf(placement.ErrNotFound, fmt.Sprintf("PodGroup %q", g.Key().String()), "repair.podSet", "the group has no pod set %q", r.PodSet)
+	}
+	if req.PodSet != r.PodSet {
+		return placement.Repaired{}, placement.Errorf(placement.ErrInvalid, obj, "request.podSet", "%q is not the repaired set %q", req.PodSet, r.PodSet)
+	}
 	if len(r.Keep) > 0 {
 		return placement.Repaired{}, placement.Errorf(placement.ErrInvalid, obj, "repair.keep",
 			"%v: the levels a replacement keeps come from the set's topology request", r.Keep)

@@ -224,6 +224,8 @@ func TestReplacePodSet_BadInput(t *testing.T) {
 			`pod set "workers" of PodGroup "default/el": repair.failed[1]: "b1-r1-h1" is empty or listed twice`},
 		{"an unknown node not failed", placement.Repair{PodSet: "workers", Existing: append([]placement.PodSetAssignment{{PodSet: "workers", Node: "b9-r1-h1", Count: 1}}, existing...), Failed: []string{"b1-r1-h1"}},
 			`pod set "workers" of PodGroup "default/el": repair.existing[0].node: "b9-r1-h1" is not in the snapshot and not listed in repair.failed`},
+		{"a set the group lacks", placement.Repair{PodSet: "nope", Existing: existing, Failed: []string{"b1-r1-h1"}},
+			`PodGroup "default/el": repair.podSet: the group has no pod set "nope"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tr.ReplacePodSet(s, g, rack4, tc.r, topology.PlanOptions{})
@@ -235,6 +237,10 @@ func TestReplacePodSet_BadInput(t *testing.T) {
 	require.ErrorIs(t, err, placement.ErrInvalid, "a nil snapshot")
 	_, err = tr.ReplacePodSet(s, nil, rack4, r, topology.PlanOptions{})
 	require.ErrorIs(t, err, placement.ErrInvalid, "a nil group")
+	other := rack4
+	other.PodSet = "leader"
+	_, err = tr.ReplacePodSet(s, g, other, r, topology.PlanOptions{})
+	require.EqualError(t, err, `pod set "workers" of PodGroup "default/el": request.podSet: "leader" is not the repaired set "workers"`)
 }
 
 // A replacement, as a resize, refuses survivors the snapshot does not
