@@ -191,7 +191,9 @@ func kueueWorkloadObj(namespace, name string) string {
 // QuotaReserved Workload without status.admission, with an assignment
 // for a pod set it lacks or none for one it has, one with neither a
 // topologyAssignment nor flavors, a count other than the assigned pods,
-// or a topologyAssignment [readTopologyAssignment] refuses.
+// or a topologyAssignment [readTopologyAssignment] refuses;
+// status.unhealthyNodes with a repeated name or more than eight entries
+// (Kueue's API refuses each), or an empty name.
 //
 // It reads w as Kueue v0.17 with its default feature gates
 // ([ConvertKueueWorkloadWith] with the zero [KueueReadOptions]): a pod
@@ -284,6 +286,9 @@ func ConvertKueueWorkloadWith(w *kueue.Workload, pcs *PriorityClasses, opts Kueu
 		out.Group.MinCount += set.Count // a gang of every pod it places
 	}
 	if err := checkStates(obj, w); err != nil {
+		return nil, err
+	}
+	if err := checkUnhealthyNodes(obj, w); err != nil {
 		return nil, err
 	}
 	if err := checkReclaimable(obj, w); err != nil {
