@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gangsched/gangsched/placement"
@@ -134,6 +135,12 @@ func (a *admitter) admittedView(w *KueueWorkload) (*KueueWorkload, *topology.Tre
 			}
 		}
 		switch {
+		case len(tas) == 0 && w.delayed[k]:
+			// Kueue delays only a set's topology in a topology flavor;
+			// planned over the admitter's tree, the set would be placed
+			// over a Topology its flavor never named.
+			return nil, nil, placement.Errorf(placement.ErrInvalid, obj, field(k)+".delayedTopologyRequest",
+				"is Pending, but no flavor of the set (%s) names a Topology of the input: Kueue delays only the topology of a set in a topology flavor", flavorList(psa.Flavors))
 		case len(tas) == 0:
 			continue // no flavor of the input: read over the admitter's tree
 		case len(tas) > 1:
@@ -417,4 +424,16 @@ func (a *admitter) route(w *KueueWorkload) (*KueueClusterQueue, string) {
 type routeResult struct {
 	cq  *KueueClusterQueue
 	why string
+}
+
+// flavorList is the flavors of a podSetAssignment, sorted, joined by ", ".
+func flavorList(fs map[corev1.ResourceName]kueue.ResourceFlavorReference) string {
+	var names []string
+	for _, f := range fs {
+		if !slices.Contains(names, string(f)) {
+			names = append(names, string(f))
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }

@@ -128,3 +128,31 @@ func TestAdmitKueueWorkloads_SecondPassMultiKueue(t *testing.T) {
 	require.True(t, errors.Is(err, ErrUnsupported), "%v", err)
 	require.EqualError(t, err, `Kueue Workload "default/delayed": status.admission.podSetAssignments: a delayedTopologyRequest Pending with every admission check Ready in a ClusterQueue with the MultiKueue check "dws": Kueue leaves such a topology to the worker cluster, which gangsim does not model`)
 }
+
+// A set whose topology is delayed in a flavor that names no Topology
+// (sp-cluster.yaml's tas without topologyName) is not what Kueue writes,
+// which delays only a topology flavor's sets: refused naming the field,
+// not planned over the input's one Topology its flavor never named.
+func TestAdmitKueueWorkloads_SecondPassFlavorWithoutTopology(t *testing.T) {
+	y := secondPassWorld(t, "sp1-second-pass-fits", "  topologyName: default\n", "")
+	objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	tree, err := topology.NewTree(c.Snapshot, c.KueueLevels)
+	require.NoError(t, err)
+	_, _, err = AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Queues: c.KueueQueues})
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	require.EqualError(t, err, `Kueue Workload "default/delayed": status.admission.podSetAssignments[0].delayedTopologyRequest: is Pending, but no flavor of the set (tas) names a Topology of the input: Kueue delays only the topology of a set in a topology flavor`)
+}
+
+// A delayedTopologyRequest Kueue never writes is refused naming the
+// field: read as no delay, it admitted the set with no topology.
+func TestKueueWorkload_BadDelayedTopologyRequest(t *testing.T) {
+	y := secondPassWorld(t, "sp1-second-pass-fits", "delayedTopologyRequest: Pending", "delayedTopologyRequest: Bogus")
+	objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
+	require.NoError(t, err)
+	_, err = Load(objs)
+	require.ErrorIs(t, err, placement.ErrInvalid)
+	require.ErrorContains(t, err, `Kueue Workload "default/delayed": status.admission.podSetAssignments[0].delayedTopologyRequest: "Bogus" is not Pending or Ready`)
+}

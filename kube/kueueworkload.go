@@ -191,7 +191,8 @@ func kueueWorkloadObj(namespace, name string) string {
 // QuotaReserved Workload without status.admission, with an assignment
 // for a pod set it lacks or none for one it has, one with neither a
 // topologyAssignment nor flavors, a count other than the assigned pods,
-// or a topologyAssignment [readTopologyAssignment] refuses;
+// a topologyAssignment [readTopologyAssignment] refuses, or a
+// delayedTopologyRequest other than Pending or Ready;
 // status.unhealthyNodes with a repeated name or more than eight entries
 // (Kueue's API refuses each), or an empty name.
 //
@@ -570,6 +571,12 @@ func (w *KueueWorkload) readAdmission(obj string, index map[string]int) error {
 			return placement.Errorf(ErrUnsupported, obj, f+".topologyAssignment", "must be set: gangsim admits pod sets with topology assignments, or in a ResourceFlavor without a Topology")
 		}
 		seen[j] = true
+		if d := a.DelayedTopologyRequest; d != nil && *d != kueue.DelayedTopologyRequestStatePending && *d != kueue.DelayedTopologyRequestStateReady {
+			// Kueue's CRD takes any string but Kueue writes only these;
+			// another would be read as no delay and admit the set with
+			// no topology.
+			return placement.Errorf(placement.ErrInvalid, obj, f+".delayedTopologyRequest", "%q is not Pending or Ready", *d)
+		}
 		if _, err := admissionUsage(obj, f+".resourceUsage", a.ResourceUsage); err != nil {
 			return err
 		}
