@@ -28,7 +28,12 @@
 //     reservation as Existing; swap the reservation for the answer's
 //     Assignments in one Apply (Release, then Reserve).
 //   - Pods lost with failed nodes: [Tree.ReplacePodSet], after reserving the
-//     survivors alone; evict the workload when it is not Repairable.
+//     survivors alone; evict the workload when it is not Repairable. A node
+//     that fails changes the node set, which no Change does: build a new
+//     snapshot (the node tainted NoExecute, or gone) and a new Tree over it,
+//     and reserve every set again there, the failed nodes' pods left out.
+//     Pass the same PlanOptions as the plan (a Profile's): under
+//     KueueProfile the replacement follows Kueue's node hot swap.
 //
 // The package's examples show each, with output.
 //
