@@ -256,7 +256,9 @@ func (a *admitter) afterReservation(w *KueueWorkload, cq *KueueClusterQueue, fre
 // heldChecks settles a held Workload's Admitted condition after its
 // repair or resize ([admitter.afterReservation]) and its outcome: Kept
 // becomes AwaitingChecks while checks are awaited, Admitted when the
-// checks that were awaited are now all Ready.
+// checks that were awaited are now all Ready, and DelayedTopologyWaits
+// (Admitted False, PendingDelayedTopologyRequests) when a set's topology
+// is still delayed and no check is left to bring the second pass.
 func (a *admitter) heldChecks(w *KueueWorkload, o *KueueOutcome) {
 	if a.opts.Queues == nil || w.Obj.Status.Admission == nil {
 		return
@@ -264,6 +266,16 @@ func (a *admitter) heldChecks(w *KueueWorkload, o *KueueOutcome) {
 	cq := a.opts.Queues.ClusterQueues[string(w.Obj.Status.Admission.ClusterQueue)]
 	wasAdmitted := apimeta.IsStatusConditionTrue(w.Obj.Status.Conditions, kueue.WorkloadAdmitted)
 	awaited := a.afterReservation(w, cq, false)
+	if names := delayedSets(w.Obj); names != "" && len(w.Obj.Status.AdmissionChecks) == 0 {
+		// Its ClusterQueue runs no check now: Kueue's second pass wants
+		// one (needsSecondPassForDelayedAssignment) and its
+		// SyncAdmittedCondition keeps it not Admitted while a topology is
+		// pending, so it holds its quota with no pods, for good.
+		setCondition(w.Obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, reasonDelayedTopology, "There are pending delayed topology requests", a.opts.Now)
+		o.Action, o.Message = KueueDelayedTopologyWaits, joinReasons([]string{o.Message, "pod set(s) " + names +
+			" hold quota with their topology delayed (delayedTopologyRequest Pending), but the ClusterQueue runs no admission check now: Kueue runs the second pass only for a Workload with checks, so it keeps its quota and its pods do not start"})
+		return
+	}
 	switch {
 	case len(awaited) > 0 && o.Action == KueueKept:
 		o.Action, o.Message = KueueAwaitingChecks, checksAwaited(awaited)

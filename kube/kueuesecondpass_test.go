@@ -156,3 +156,30 @@ func TestKueueWorkload_BadDelayedTopologyRequest(t *testing.T) {
 	require.ErrorIs(t, err, placement.ErrInvalid)
 	require.ErrorContains(t, err, `Kueue Workload "default/delayed": status.admission.podSetAssignments[0].delayedTopologyRequest: "Bogus" is not Pending or Ready`)
 }
+
+// sp1 with its ClusterQueue's check removed after the first pass (and
+// from delayed's status, as Kueue's workload controller syncs it): Kueue's
+// second pass wants a check (needsSecondPassForDelayedAssignment), so
+// delayed holds its quota with no pods, Admitted False with reason
+// PendingDelayedTopologyRequests (SyncAdmittedCondition), for good; it
+// waits, never counted admitted as it was ("Kept").
+func TestAdmitKueueWorkloads_DelayedWithoutChecks(t *testing.T) {
+	y := secondPassWorld(t, "sp1-second-pass-fits", "  admissionChecksStrategy:\n    admissionChecks:\n    - name: dws\n", "",
+		"      delayedTopologyRequest: Pending\n  admissionChecks:\n  - name: dws\n    state: Ready\n    message: \"\"\n    lastTransitionTime: \"2026-01-01T09:00:01Z\"\n",
+		"      delayedTopologyRequest: Pending\n")
+	outs, cl := admitAll(t, y)
+	for i, o := range outs {
+		if o.Workload.Name != "delayed" {
+			require.Equal(t, KueueKept, o.Action, "%s: %s", o.Workload, o.Message)
+			continue
+		}
+		require.Equal(t, KueueDelayedTopologyWaits, o.Action, o.Message)
+		require.Contains(t, o.Message, `pod set(s) "main" hold quota with their topology delayed`)
+		obj := cl.KueueWorkloads[i].Obj
+		require.Empty(t, obj.Status.AdmissionChecks)
+		cond := apimeta.FindStatusCondition(obj.Status.Conditions, kueue.WorkloadAdmitted)
+		require.Equal(t, "False/PendingDelayedTopologyRequests", string(cond.Status)+"/"+cond.Reason)
+		require.True(t, apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadQuotaReserved))
+		require.Nil(t, obj.Status.Admission.PodSetAssignments[0].TopologyAssignment)
+	}
+}
