@@ -9,6 +9,7 @@ import (
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	kptr "k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -81,8 +82,9 @@ func convertCheckRules(obj string, s *kueue.AdmissionChecksStrategy) ([]KueueChe
 
 // checkStates validates status.admissionChecks of Workload obj: each
 // with a name given once, a state of Kueue's four, and podSetUpdates
-// whose tolerations are valid (Kueue's second pass plans with them:
-// kueuesecondpass.go). Errors name the field (ErrInvalid or
+// that name a pod set of w and whose nodeSelector and tolerations are
+// valid, as Kueue's Workload webhook requires (its second pass plans with
+// them: kueuesecondpass.go). Errors name the field (ErrInvalid or
 // ErrDuplicate).
 func checkStates(obj string, w *kueue.Workload) error {
 	seen := map[kueue.AdmissionCheckReference]bool{}
@@ -101,6 +103,18 @@ func checkStates(obj string, w *kueue.Workload) error {
 			return placement.Errorf(placement.ErrInvalid, obj, f+".state", "%q is not Pending, Ready, Retry or Rejected", c.State)
 		}
 		for j, u := range c.PodSetUpdates {
+			uf := fmt.Sprintf("%s.podSetUpdates[%d]", f, j)
+			if !slices.ContainsFunc(w.Spec.PodSets, func(ps kueue.PodSet) bool { return ps.Name == u.Name }) {
+				return placement.Errorf(placement.ErrNotFound, obj, uf+".name", "%q is not a pod set of the Workload", u.Name)
+			}
+			for _, k := range slices.Sorted(maps.Keys(u.NodeSelector)) {
+				if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+					return placement.Errorf(placement.ErrInvalid, obj, uf+".nodeSelector["+k+"]", "%q is not a label key: %s", k, strings.Join(errs, "; "))
+				}
+				if errs := validation.IsValidLabelValue(u.NodeSelector[k]); len(errs) > 0 {
+					return placement.Errorf(placement.ErrInvalid, obj, uf+".nodeSelector["+k+"]", "%q is not a label value: %s", u.NodeSelector[k], strings.Join(errs, "; "))
+				}
+			}
 			for k, t := range u.Tolerations {
 				if _, err := convertToleration(obj, fmt.Sprintf("%s.podSetUpdates[%d].tolerations[%d]", f, j, k), t); err != nil {
 					return err
