@@ -98,7 +98,8 @@ func withFlavor(tmpl placement.Pod, f KueueFlavor) placement.Pod {
 // Errors (ErrUnsupported, naming the Workload and the field): a set
 // admitted on quota alone without queues; a set in two topology flavors,
 // or sets in flavors of different Topologies; no tree to read a
-// topologyAssignment over.
+// topologyAssignment over. ErrInvalid: a set whose topology Kueue delayed
+// in flavors none of which names a Topology of the input.
 func (a *admitter) admittedView(w *KueueWorkload) (*KueueWorkload, *topology.Tree, error) {
 	obj := kueueWorkloadObj(w.Obj.Namespace, w.Obj.Name)
 	q := a.opts.Queues
