@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -405,57 +403,48 @@ type kueueAboveHostRecord struct {
 // must still differ. Each record's gangsimArgs name the profile that
 // matches its kueueGates (kueue-balanced for TASBalancedPlacement).
 func TestKueueAboveHost_Oracle(t *testing.T) {
-	files, err := filepath.Glob(td + "kueue-oracle/above-host/*.json")
-	require.NoError(t, err)
-	require.Len(t, files, 13)
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
-			b, err := os.ReadFile(f)
-			require.NoError(t, err)
-			var c kueueAboveHostRecord
-			require.NoError(t, json.Unmarshal(b, &c))
-			require.Equal(t, "v0.17.0", c.Kueue)
-			args := append([]string{}, c.Args...)
-			for _, m := range c.Manifests {
-				args = append(args, "-f", td+m)
+	n := eachRecord(t, "kueue-oracle/above-host/*.json", func(t *testing.T, name string, c kueueAboveHostRecord) {
+		args := append([]string{}, c.Args...)
+		for _, m := range c.Manifests {
+			args = append(args, "-f", td+m)
+		}
+		out, code := yamlRun("", args...)
+		require.NotEqual(t, exitInput, code, out)
+		got := map[string]kueue.Workload{}
+		for _, doc := range strings.Split(out, "\n---\n") {
+			if strings.Contains(doc, "kind: Workload") {
+				var w kueue.Workload
+				require.NoError(t, yaml.Unmarshal([]byte(doc), &w))
+				got[w.Namespace+"/"+w.Name] = w
 			}
-			out, code := yamlRun("", args...)
-			require.NotEqual(t, exitInput, code, out)
-			got := map[string]kueue.Workload{}
-			for _, doc := range strings.Split(out, "\n---\n") {
-				if strings.Contains(doc, "kind: Workload") {
-					var w kueue.Workload
-					require.NoError(t, yaml.Unmarshal([]byte(doc), &w))
-					got[w.Namespace+"/"+w.Name] = w
-				}
-			}
-			for _, want := range c.Workloads {
-				w, ok := got[want.Workload]
-				require.True(t, ok, "no Workload %s in gangsim's output", want.Workload)
-				same := want.Admitted == (w.Status.Admission != nil)
-				if same && want.Admitted {
-					psas := w.Status.Admission.PodSetAssignments
-					same = len(psas) == len(want.PodSets)
-					for i := 0; same && i < len(psas); i++ {
-						ps := want.PodSets[i]
-						same = string(psas[i].Name) == ps.Name && reflect.DeepEqual(psas[i].TopologyAssignment, ps.TopologyAssignment) &&
-							slices.Contains(slices.Collect(maps.Values(psas[i].Flavors)), kueue.ResourceFlavorReference(ps.Flavor))
-					}
-				}
-				if want.KnownDifference != "" {
-					require.False(t, same, "%s: gangsim now agrees with Kueue; drop the known difference", want.Workload)
-					continue
-				}
-				require.True(t, same, "%s: Kueue admitted=%v %+v; gangsim %+v", want.Workload, want.Admitted, want.PodSets, w.Status.Admission)
-				if !want.Admitted {
-					// Kueue's words: its leaves are the racks.
-					c := apimeta.FindStatusCondition(w.Status.Conditions, kueue.WorkloadQuotaReserved)
-					require.NotNil(t, c, want.Workload)
-					require.Equal(t, want.KueueMessage, c.Reason+": "+c.Message, want.Workload)
+		}
+		for _, want := range c.Workloads {
+			w, ok := got[want.Workload]
+			require.True(t, ok, "no Workload %s in gangsim's output", want.Workload)
+			same := want.Admitted == (w.Status.Admission != nil)
+			if same && want.Admitted {
+				psas := w.Status.Admission.PodSetAssignments
+				same = len(psas) == len(want.PodSets)
+				for i := 0; same && i < len(psas); i++ {
+					ps := want.PodSets[i]
+					same = string(psas[i].Name) == ps.Name && reflect.DeepEqual(psas[i].TopologyAssignment, ps.TopologyAssignment) &&
+						slices.Contains(slices.Collect(maps.Values(psas[i].Flavors)), kueue.ResourceFlavorReference(ps.Flavor))
 				}
 			}
-		})
-	}
+			if want.KnownDifference != "" {
+				require.False(t, same, "%s: gangsim now agrees with Kueue; drop the known difference", want.Workload)
+				continue
+			}
+			require.True(t, same, "%s: Kueue admitted=%v %+v; gangsim %+v", want.Workload, want.Admitted, want.PodSets, w.Status.Admission)
+			if !want.Admitted {
+				// Kueue's words: its leaves are the racks.
+				c := apimeta.FindStatusCondition(w.Status.Conditions, kueue.WorkloadQuotaReserved)
+				require.NotNil(t, c, want.Workload)
+				require.Equal(t, want.KueueMessage, c.Reason+": "+c.Message, want.Workload)
+			}
+		}
+	})
+	require.Equal(t, 13, n)
 }
 
 // Read back, a rack's pods go to hosts with room first; what no host holds

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -63,29 +60,19 @@ var failedNodeGateArgs = map[string][]string{
 // it was evicted for node failures and with Kueue's message, and whether
 // it waits for a replacement with status.unhealthyNodes naming the node.
 func TestKueueFailedNodeOracle(t *testing.T) {
-	files, err := filepath.Glob(td + "kueue-oracle/failed-nodes/*.json")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
-			b, err := os.ReadFile(f)
-			require.NoError(t, err)
-			var c kueueFailedNodeCase
-			require.NoError(t, json.Unmarshal(b, &c))
-			require.Equal(t, "v0.17.0", c.Kueue)
-			require.NotEmpty(t, c.Phases)
-			args := []string{"-topology-profile", "kueue"}
-			if c.KueueGates != "" {
-				for _, g := range strings.Split(c.KueueGates, ",") {
-					args = append(args, failedNodeGateArgs[g]...)
-				}
+	eachRecord(t, "kueue-oracle/failed-nodes/*.json", func(t *testing.T, name string, c kueueFailedNodeCase) {
+		require.NotEmpty(t, c.Phases)
+		args := []string{"-topology-profile", "kueue"}
+		if c.KueueGates != "" {
+			for _, g := range strings.Split(c.KueueGates, ",") {
+				args = append(args, failedNodeGateArgs[g]...)
 			}
-			got := kueueResultsOf(t, args, td, c.Manifests)
-			for _, want := range c.Phases[len(c.Phases)-1].Workloads {
-				checkFailedNodeAnswer(t, want, got)
-			}
-		})
-	}
+		}
+		got := kueueResultsOf(t, args, td, c.Manifests)
+		for _, want := range c.Phases[len(c.Phases)-1].Workloads {
+			checkFailedNodeAnswer(t, want, got)
+		}
+	})
 }
 
 // checkFailedNodeAnswer compares gangsim's result for want's Workload.

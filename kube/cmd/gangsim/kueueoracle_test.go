@@ -68,52 +68,42 @@ type kueueOracleAns struct {
 // where Kueue's answer varied from run to run, one of its answers; and,
 // where both wait without flavors, the same pod sets named.
 func TestKueueOracle(t *testing.T) {
-	files, err := filepath.Glob(td + "kueue-oracle/*.json")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) {
-			b, err := os.ReadFile(f)
-			require.NoError(t, err)
-			var c kueueOracleCase
-			require.NoError(t, json.Unmarshal(b, &c))
-			require.Equal(t, "v0.17.0", c.Kueue)
-			got := kueueResultsOf(t, c.Args, td, c.Manifests)
-			for _, want := range c.Workloads {
-				r, ok := got[want.Workload]
-				require.True(t, ok, "gangsim has no answer for %s", want.Workload)
-				same := kueueOracleAgrees(want, r)
-				for _, o := range want.OtherRuns {
-					same = same || kueueOracleAgrees(o, r)
-				}
-				if want.KnownDifference != "" {
-					require.False(t, same, "%s: gangsim now agrees with Kueue; drop the known difference", want.Workload)
+	eachRecord(t, "kueue-oracle/*.json", func(t *testing.T, name string, c kueueOracleCase) {
+		got := kueueResultsOf(t, c.Args, td, c.Manifests)
+		for _, want := range c.Workloads {
+			r, ok := got[want.Workload]
+			require.True(t, ok, "gangsim has no answer for %s", want.Workload)
+			same := kueueOracleAgrees(want, r)
+			for _, o := range want.OtherRuns {
+				same = same || kueueOracleAgrees(o, r)
+			}
+			if want.KnownDifference != "" {
+				require.False(t, same, "%s: gangsim now agrees with Kueue; drop the known difference", want.Workload)
+				continue
+			}
+			require.True(t, same, "%s: Kueue v0.17.0 admitted=%v %+v (%s); gangsim %s %+v %s",
+				want.Workload, want.Admitted, want.PodSets, want.KueueMessage, r.Action, r.PodSets, r.Message)
+			if msg, ok := strings.CutPrefix(want.KueueMessage, "Pending: "); ok && !want.Admitted && kueueQuotaShape(msg) {
+				// Pending for quota or its queue: Kueue's words,
+				// with Kueue's numbers.
+				key := name + " " + want.Workload
+				if why, ok := kueueQuotaWordsDiffer[key]; ok {
+					require.NotContains(t, r.Message, msg, "%s: gangsim now words it as Kueue; drop it from kueueQuotaWordsDiffer (%s)", key, why)
 					continue
 				}
-				require.True(t, same, "%s: Kueue v0.17.0 admitted=%v %+v (%s); gangsim %s %+v %s",
-					want.Workload, want.Admitted, want.PodSets, want.KueueMessage, r.Action, r.PodSets, r.Message)
-				if msg, ok := strings.CutPrefix(want.KueueMessage, "Pending: "); ok && !want.Admitted && kueueQuotaShape(msg) {
-					// Pending for quota or its queue: Kueue's words,
-					// with Kueue's numbers.
-					key := strings.TrimSuffix(filepath.Base(f), ".json") + " " + want.Workload
-					if why, ok := kueueQuotaWordsDiffer[key]; ok {
-						require.NotContains(t, r.Message, msg, "%s: gangsim now words it as Kueue; drop it from kueueQuotaWordsDiffer (%s)", key, why)
-						continue
-					}
-					require.Contains(t, r.Message, msg, "%s", key)
-				}
-				if k, g := flavorFailedSets(want.KueueMessage), flavorFailedSets(r.Message); len(k) > 0 && len(g) > 0 && !groupSetSwapped(want.KueueMessage, r.Message) &&
-					topologyFailure(want.KueueMessage) == topologyFailure(r.Message) {
-					// Both pending for want of flavors, for the same kind
-					// of reason: the same sets named, in order (a
-					// PodSetGroup's each one). Where one waits on quota
-					// and the other on topology, they differ in the try
-					// the message tells (TestKueueOracle_TASMessages).
-					require.Equal(t, k, g, "%s: the pod sets named: Kueue %q, gangsim %q", want.Workload, want.KueueMessage, r.Message)
-				}
+				require.Contains(t, r.Message, msg, "%s", key)
 			}
-		})
-	}
+			if k, g := flavorFailedSets(want.KueueMessage), flavorFailedSets(r.Message); len(k) > 0 && len(g) > 0 && !groupSetSwapped(want.KueueMessage, r.Message) &&
+				topologyFailure(want.KueueMessage) == topologyFailure(r.Message) {
+				// Both pending for want of flavors, for the same kind
+				// of reason: the same sets named, in order (a
+				// PodSetGroup's each one). Where one waits on quota
+				// and the other on topology, they differ in the try
+				// the message tells (TestKueueOracle_TASMessages).
+				require.Equal(t, k, g, "%s: the pod sets named: Kueue %q, gangsim %q", want.Workload, want.KueueMessage, r.Message)
+			}
+		}
+	})
 }
 
 // groupSetSwapped reports whether Kueue's message (kueueMsg, with its
