@@ -2,6 +2,8 @@ package kube
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/validation/path"
@@ -107,6 +109,22 @@ func checkTopologyKeys(obj, path string, keys []string) error {
 	for i, k := range keys {
 		if err := checkName(obj, fmt.Sprintf("%stopology[%d].key", path, i), k, validation.IsQualifiedName); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkLabels refuses a key of labels (field, a map of label keys to
+// values) that is not a label key, or a value that is not a label value;
+// the error names field[key], keys taken in sorted order.
+func checkLabels(obj, field string, labels map[string]string) error {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		f := field + "[" + k + "]"
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return placement.Errorf(placement.ErrInvalid, obj, f, "%q is not a label key: %s", k, strings.Join(errs, "; "))
+		}
+		if errs := validation.IsValidLabelValue(labels[k]); len(errs) > 0 {
+			return placement.Errorf(placement.ErrInvalid, obj, f, "%q is not a label value: %s", labels[k], strings.Join(errs, "; "))
 		}
 	}
 	return nil

@@ -9,7 +9,6 @@ import (
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	kptr "k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
@@ -107,13 +106,8 @@ func checkStates(obj string, w *kueue.Workload) error {
 			if !slices.ContainsFunc(w.Spec.PodSets, func(ps kueue.PodSet) bool { return ps.Name == u.Name }) {
 				return placement.Errorf(placement.ErrNotFound, obj, uf+".name", "%q is not a pod set of the Workload", u.Name)
 			}
-			for _, k := range slices.Sorted(maps.Keys(u.NodeSelector)) {
-				if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-					return placement.Errorf(placement.ErrInvalid, obj, uf+".nodeSelector["+k+"]", "%q is not a label key: %s", k, strings.Join(errs, "; "))
-				}
-				if errs := validation.IsValidLabelValue(u.NodeSelector[k]); len(errs) > 0 {
-					return placement.Errorf(placement.ErrInvalid, obj, uf+".nodeSelector["+k+"]", "%q is not a label value: %s", u.NodeSelector[k], strings.Join(errs, "; "))
-				}
+			if err := checkLabels(obj, uf+".nodeSelector", u.NodeSelector); err != nil {
+				return err
 			}
 			for k, t := range u.Tolerations {
 				if _, err := convertToleration(obj, fmt.Sprintf("%s.podSetUpdates[%d].tolerations[%d]", f, j, k), t); err != nil {

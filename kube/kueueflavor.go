@@ -66,14 +66,8 @@ func ConvertResourceFlavor(f *kueue.ResourceFlavor) (KueueFlavor, error) {
 			return KueueFlavor{}, placement.Errorf(placement.ErrInvalid, obj, c.f, "has %d entries: at most %d", c.n, maxFlavorItems)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.NodeLabels)) {
-		f := "spec.nodeLabels[" + k + "]"
-		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
-			return KueueFlavor{}, placement.Errorf(placement.ErrInvalid, obj, f, "%q is not a label key: %s", k, strings.Join(errs, "; "))
-		}
-		if errs := validation.IsValidLabelValue(s.NodeLabels[k]); len(errs) > 0 {
-			return KueueFlavor{}, placement.Errorf(placement.ErrInvalid, obj, f, "%q is not a label value: %s", s.NodeLabels[k], strings.Join(errs, "; "))
-		}
+	if err := checkLabels(obj, "spec.nodeLabels", s.NodeLabels); err != nil {
+		return KueueFlavor{}, err
 	}
 	for i, t := range s.NodeTaints {
 		f := fmt.Sprintf("spec.nodeTaints[%d]", i)
