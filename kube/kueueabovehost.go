@@ -230,20 +230,16 @@ func (a *admitter) lift(levels []string, pods []placement.PodSetAssignment) (*ku
 		if !ok {
 			return nil, false
 		}
-		labels := a.s.Node(id).Labels
-		vs := make([]string, len(levels))
-		for l, key := range levels {
-			if vs[l], ok = labels[key]; !ok {
-				return nil, false
-			}
+		key, ok := domainKey(levels, a.s.Node(id))
+		if !ok {
+			return nil, false
 		}
-		key := strings.Join(vs, "\x00")
 		if j, ok := byID[key]; ok {
 			domains[j].count += p.Count
 			continue
 		}
 		byID[key] = len(domains)
-		domains = append(domains, domainPods{values: vs, count: p.Count})
+		domains = append(domains, domainPods{values: strings.Split(key, "\x00"), count: p.Count})
 	}
 	slices.SortFunc(domains, func(x, y domainPods) int { return slices.Compare(x.values, y.values) })
 	return writeDomainAssignment(levels, domains), true
@@ -321,16 +317,24 @@ func addToDomain(byDomain map[string][]placement.NodeID, levels []string, n *pla
 	if _, ok := n.Labels[corev1.LabelHostname]; !ok {
 		return
 	}
+	if key, ok := domainKey(levels, n); ok {
+		byDomain[key] = append(byDomain[key], id)
+	}
+}
+
+// domainKey is node n's lowest-level domain at levels, its values joined
+// by NUL (as byDomain maps are keyed here); ok is false without a level's
+// label.
+func domainKey(levels []string, n *placement.Node) (string, bool) {
 	vs := make([]string, len(levels))
 	for l, key := range levels {
 		v, ok := n.Labels[key]
 		if !ok {
-			return
+			return "", false
 		}
 		vs[l] = v
 	}
-	key := strings.Join(vs, "\x00")
-	byDomain[key] = append(byDomain[key], id)
+	return strings.Join(vs, "\x00"), true
 }
 
 // roomFor is how many pods of requests req node id of s has free room

@@ -82,20 +82,6 @@ func (a *admitter) aboveHostDomains(tree *topology.Tree, req placement.ResourceL
 	return out
 }
 
-// domainKey is node n's lowest-level domain at levels, its values joined
-// by NUL (as [addToDomain] keys it); ok is false without a level's label.
-func domainKey(levels []string, n *placement.Node) (string, bool) {
-	vs := make([]string, len(levels))
-	for l, key := range levels {
-		v, ok := n.Labels[key]
-		if !ok {
-			return "", false
-		}
-		vs[l] = v
-	}
-	return strings.Join(vs, "\x00"), true
-}
-
 // aboveHostExclusions are Kueue's exclusions over such leaves: Total is
 // how many there are, and a leaf is left out only when its summed room
 // holds no pod, by the resource that limits it; no node's taints,
