@@ -133,19 +133,13 @@ func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Option
 	required := -1
 	levels := map[int]bool{}
 	for i, c := range cs {
-		obj, field := fmt.Sprintf("topology key %q", c.Key), fmt.Sprintf("spec.schedulingConstraints.topology[%d].key", i)
-		if c.Key == "" {
-			return placement.Options{}, placement.Errorf(placement.ErrInvalid, obj, field, "must not be empty")
+		l, err := t.constraintLevel(i, c)
+		if err != nil {
+			return placement.Options{}, err
 		}
 		if c.SliceSize != 0 {
-			return placement.Options{}, placement.Errorf(placement.ErrInvalid, obj, field, "a slice layer (sliceSize %d) is planned by Tree.PlanPodSets, not by the solver", c.SliceSize)
-		}
-		l, ok := t.Level(c.Key)
-		if !ok {
-			return placement.Options{}, placement.Errorf(placement.ErrNotFound, obj, field, "is not a level of the topology tree (levels: %s)", keyList(t.keys))
-		}
-		if t.levelStart[l] == t.levelStart[l+1] {
-			return placement.Options{}, placement.Errorf(ErrNoDomain, obj, field, "%s", t.emptyLevel(l))
+			return placement.Options{}, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("topology key %q", c.Key), fmt.Sprintf("spec.schedulingConstraints.topology[%d].key", i),
+				"a slice layer (sliceSize %d) is planned by Tree.PlanPodSets, not by the solver", c.SliceSize)
 		}
 		if !c.Preferred {
 			required = max(required, l)
@@ -161,6 +155,24 @@ func (t *Tree) SolverOptions(cs []Constraint, scoring Scoring) (placement.Option
 	}
 	sc := &Scorer{tree: t, kind: scoring}
 	return placement.Options{Generator: &Generator{tree: t, required: required, preferred: preferred, scorer: sc}, Scorer: sc}, nil
+}
+
+// constraintLevel returns the level of cs[i] = c, a PodGroup's
+// constraint, after checking that its key is not empty (ErrInvalid), is
+// a level of t (ErrNotFound) and has a domain (ErrNoDomain).
+func (t *Tree) constraintLevel(i int, c Constraint) (int, error) {
+	obj, field := fmt.Sprintf("topology key %q", c.Key), fmt.Sprintf("spec.schedulingConstraints.topology[%d].key", i)
+	if c.Key == "" {
+		return 0, placement.Errorf(placement.ErrInvalid, obj, field, "must not be empty")
+	}
+	l, ok := t.Level(c.Key)
+	if !ok {
+		return 0, placement.Errorf(placement.ErrNotFound, obj, field, "is not a level of the topology tree (levels: %s)", keyList(t.keys))
+	}
+	if t.levelStart[l] == t.levelStart[l+1] {
+		return 0, placement.Errorf(ErrNoDomain, obj, field, "%s", t.emptyLevel(l))
+	}
+	return l, nil
 }
 
 // shape summarises a group's pending members per resource of a snapshot.
