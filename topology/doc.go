@@ -34,6 +34,9 @@
 //     and reserve every set again there, the failed nodes' pods left out.
 //     Pass the same PlanOptions as the plan (a Profile's): under
 //     KueueProfile the replacement follows Kueue's node hot swap.
+//   - A decision to check, ours or one's own scheduler's: [Tree.Verify]
+//     with the group's constraints; for pod sets, [Tree.VerifyPodSets]
+//     or [Tree.VerifyPlan] with their requests.
 //
 // The package's examples show each, with output.
 //
@@ -54,6 +57,17 @@
 // bound members spread over two domains are reported as an error. The
 // placements and scores depend only on the snapshot's contents and the
 // group, never on input order or on which snapshot the tree served before.
+//
+// placement.Verify cannot check invariant 5: it never sees the
+// constraints, and holds a decision only to the Placement the decision
+// declares. [Tree.Verify] checks any decision — this package's or one
+// from the caller's own scheduler — against the constraints it was asked
+// to meet, on top of everything placement.Verify checks;
+// [Tree.VerifyPodSets] checks a decision of pod sets against their
+// [PodSetRequest]s (required level, whole slices per domain, PodSetGroups
+// in one domain), and [Tree.VerifyPlan] a [Plan]'s rank order as well.
+// This package's properties check every decision and plan with them
+// (TestProp_VerifyPerturbedSolve, TestProp_VerifyPerturbedPlan).
 //
 // # Pod sets as Kueue plans them
 //

@@ -1,7 +1,6 @@
 package topology_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -61,16 +60,15 @@ func required(key string) topology.Constraint  { return topology.Constraint{Key:
 func preferred(key string) topology.Constraint { return topology.Constraint{Key: key, Preferred: true} }
 
 // solve solves g on s with the tree's options for cs and checks the
-// invariants: placement.Verify (1–5 of DESIGN.md) and, for every required
-// key, one shared domain for all members, bound ones included.
+// decision with Tree.Verify: placement.Verify's invariants and, for every
+// required key, one shared domain for all members, bound ones included.
 func solve(t testing.TB, tr *topology.Tree, s *placement.Snapshot, g *placement.Group, scoring topology.Scoring, cs ...topology.Constraint) placement.Decision {
 	t.Helper()
 	opts, err := tr.SolverOptions(cs, scoring)
 	require.NoError(t, err)
 	d, err := placement.Solve(s, g, opts)
 	require.NoError(t, err)
-	require.NoError(t, placement.Verify(s, g, d))
-	require.NoError(t, sharedDomain(tr, s, g, d, cs))
+	require.NoError(t, tr.Verify(s, g, d, cs))
 	return d
 }
 
@@ -99,40 +97,4 @@ func commit(t testing.TB, s *placement.Snapshot, g *placement.Group, d placement
 	next, err := s.Apply(ch)
 	require.NoError(t, err)
 	return next
-}
-
-// sharedDomain checks invariant 5 of DESIGN.md on a decision: with a
-// required key, every member (bound ones included) is on a node of one
-// domain of that key's level.
-func sharedDomain(tr *topology.Tree, s *placement.Snapshot, g *placement.Group, d placement.Decision, cs []topology.Constraint) error {
-	if d.Status != placement.Scheduled {
-		return nil
-	}
-	var nodes []placement.NodeID
-	for _, p := range s.GroupMembers(g.Key()) {
-		id, _ := s.NodeOf(p)
-		nodes = append(nodes, id)
-	}
-	for _, a := range d.Assignments {
-		nodes = append(nodes, a.NodeID)
-	}
-	for _, c := range cs {
-		if c.Preferred {
-			continue
-		}
-		level, _ := tr.Level(c.Key)
-		first := topology.DomainID(-1)
-		for _, id := range nodes {
-			dom, ok := tr.DomainOf(id, level)
-			if !ok {
-				return fmt.Errorf("member on node %q, which is in no domain of %s", s.Node(id).Name, c.Key)
-			}
-			if first >= 0 && dom.ID != first {
-				f, _ := tr.Domain(first)
-				return fmt.Errorf("members in two domains of %s: %s and %s", c.Key, f.Path, dom.Path)
-			}
-			first = dom.ID
-		}
-	}
-	return nil
 }

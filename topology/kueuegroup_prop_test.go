@@ -35,25 +35,26 @@ func TestProp_KueueLeaderAware(t *testing.T) {
 		}
 		lr, wr := r, r
 		lr.PodSet, wr.PodSet = "leader", "workers"
-		planOf := func(nodes []placement.Node) (*placement.Snapshot, topology.Plan, error) {
+		planOf := func(nodes []placement.Node) (*placement.Snapshot, *topology.Tree, topology.Plan, error) {
 			s, err := placement.NewSnapshot(nodes, c.pods)
 			require.NoError(t, err)
 			tr, err := topology.NewTree(s, planKeys)
 			require.NoError(t, err)
 			p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{lr, wr}, topology.KueueProfile.Options())
-			return s, p, err
+			return s, tr, p, err
 		}
-		s, p, err := planOf(c.nodes)
+		s, tr, p, err := planOf(c.nodes)
 		if errors.Is(err, topology.ErrNoDomain) {
 			return
 		}
 		require.NoError(t, err)
 		d := p.Decision
 		seen[d.Status]++
-		require.NoError(t, placement.Verify(s, g, d))
+		// Whole sets, a required group in one domain of its level.
+		require.NoError(t, tr.VerifyPlan(s, g, p, []topology.PodSetRequest{lr, wr}))
 
 		perm := rapid.Permutation(c.nodes).Draw(t, "order")
-		_, q, err := planOf(perm)
+		_, _, q, err := planOf(perm)
 		require.NoError(t, err)
 		require.Equal(t, d.Status, q.Decision.Status)
 		require.Equal(t, d.Message, q.Decision.Message)
@@ -61,31 +62,7 @@ func TestProp_KueueLeaderAware(t *testing.T) {
 
 		if d.Status != placement.Scheduled {
 			require.NotEmpty(t, d.Message)
-			return
 		}
-		var lead, work int32
-		var dom topology.DomainID = -1
-		tr, err := topology.NewTree(s, planKeys)
-		require.NoError(t, err)
-		for _, a := range d.PodSetAssignments {
-			if a.PodSet == "leader" {
-				lead += a.Count
-			} else {
-				work += a.Count
-			}
-			if required {
-				id, ok := s.NodeID(a.Node)
-				require.True(t, ok)
-				dm, ok := tr.DomainOf(id, level)
-				require.True(t, ok)
-				if dom >= 0 {
-					require.Equal(t, dom, dm.ID, "a required group spans two %s domains", planKeys[level])
-				}
-				dom = dm.ID
-			}
-		}
-		require.Equal(t, int32(1), lead)
-		require.Equal(t, workers, work)
 	})
 	require.Positive(t, seen[placement.Scheduled])
 	require.Positive(t, seen[placement.Unschedulable])

@@ -52,7 +52,7 @@ func plan(t *testing.T, s *placement.Snapshot, g *placement.Group, opts topology
 	tr := tree(t, s, blockKey, rackKey, hostKey)
 	p, err := tr.PlanPodSets(s, g, reqs, opts)
 	require.NoError(t, err)
-	require.NoError(t, placement.Verify(s, g, p.Decision))
+	require.NoError(t, tr.VerifyPlan(s, g, p, reqs, opts.Filters...))
 	return p
 }
 

@@ -191,8 +191,7 @@ func propInvariants(t *rapid.T) {
 			return
 		}
 		require.NoError(t, err)
-		require.NoError(t, placement.Verify(s, &c.group, d))
-		require.NoError(t, sharedDomain(tr, s, &c.group, d, c.cs))
+		require.NoError(t, tr.Verify(s, &c.group, d, c.cs))
 	}
 }
 

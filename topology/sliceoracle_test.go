@@ -2,6 +2,8 @@ package topology_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -26,7 +28,7 @@ type sliceWorld struct {
 
 // empty is the world's cluster with no pod: its snapshot and the tree
 // over planKeys.
-func (w *sliceWorld) empty(t *rapid.T) (*placement.Snapshot, *topology.Tree) {
+func (w *sliceWorld) empty(t require.TestingT) (*placement.Snapshot, *topology.Tree) {
 	s, err := placement.NewSnapshot(w.nodes, nil)
 	require.NoError(t, err)
 	tr, err := topology.NewTree(s, planKeys)
@@ -182,26 +184,28 @@ func (w *sliceWorld) fits(fixed []string, count int64) bool {
 }
 
 // checkWhole checks that the set's pods, the fixed ones and those of
-// entries together, are all in the required domain and leave every domain
-// of every slice level with whole slices of its layer.
+// entries together, are all in the anchor's required domain and that
+// Tree.VerifyPodSets accepts them as one placement of the set on the
+// empty cluster: one required domain, whole slices in every domain of
+// every slice level.
 func (w *sliceWorld) checkWhole(t require.TestingT, fixed []string, entries []placement.PodSetAssignment) {
-	total := make([]map[string]int64, len(w.levels))
-	for i, lv := range w.levels {
-		total[i] = map[string]int64{}
-		for _, name := range fixed {
-			total[i][domOf(w.byName[name], lv)]++
-		}
+	perNode := map[string]int32{}
+	for _, name := range fixed {
+		perNode[name]++
 	}
 	for _, a := range entries {
-		n := w.byName[a.Node]
-		require.True(t, w.inScope(n), "pods on %s, outside the required domain %s", a.Node, domOf(w.anchor, w.reqLevel))
-		for i, lv := range w.levels {
-			total[i][domOf(n, lv)] += int64(a.Count)
-		}
+		require.True(t, w.inScope(w.byName[a.Node]), "pods on %s, outside the required domain %s", a.Node, domOf(w.anchor, w.reqLevel))
+		perNode[a.Node] += a.Count
 	}
-	for i := range w.levels {
-		for dom, k := range total[i] {
-			require.Zero(t, k%w.sizes[i], "%s holds %d pods of the set, not whole slices of %d", dom, k, w.sizes[i])
-		}
+	s, tr := w.empty(t)
+	d := placement.Decision{Status: placement.Scheduled}
+	var total int32
+	for _, name := range slices.Sorted(maps.Keys(perNode)) {
+		id, _ := s.NodeID(name)
+		d.PodSetAssignments = append(d.PodSetAssignments, placement.PodSetAssignment{PodSet: "w", Node: name, NodeID: id, Count: perNode[name]})
+		total += perNode[name]
 	}
+	g := &placement.Group{Namespace: "default", Name: "pg", MinCount: total, PodSets: []placement.PodSet{
+		{Name: "w", Count: total, Template: placement.Pod{Requests: placement.ResourceList{cpu: 1000}}}}}
+	require.NoError(t, tr.VerifyPodSets(s, g, d, []topology.PodSetRequest{w.request()}))
 }
