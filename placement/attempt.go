@@ -35,7 +35,7 @@ func (sv *solver) ok(a *attempt) bool {
 // usable checks a generated placement before its first attempt (so that
 // placements of ranks never reached cost nothing) and reports whether it
 // holds every bound member's node: one that does not cannot hold the whole
-// group (DESIGN.md invariant 5, which Verify checks), whatever the
+// group (DESIGN.md invariant 5, which Verify checks against the placement), whatever the
 // generator thought.
 func (sv *solver) usable(p *Placement) (bool, error) {
 	if len(p.Nodes) > 0 && len(p.Nodes) == len(sv.s.b.nodes) && &p.Nodes[0] == &sv.s.b.allNodes[0] {

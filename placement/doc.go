@@ -116,9 +116,12 @@
 // Solve is pure: no goroutines, clocks, randomness or I/O; work is bounded by
 // [Options].Budget, counted in steps (node visits; [Decision].Steps reports
 // them). The same snapshot contents and group give the same decision whatever
-// the order of the inputs. [Verify] checks invariants 1–5 of DESIGN.md (in
+// the order of the inputs. [Verify] checks invariants 1–4 of DESIGN.md (in
 // the repository's root), plus the group's affinity and sub-group
-// constraints, on any decision — ours or one from the caller's own scheduler.
+// constraints, on any decision — ours or one from the caller's own
+// scheduler; invariant 5 only as far as the decision's own Placement goes
+// (every member on its nodes), since Verify never sees the topology
+// constraints: topology's Tree.Verify checks a decision against them.
 //
 // # Hidden state and sharing
 //

@@ -33,7 +33,12 @@ var ErrViolation = errors.New("placement: invariant violated")
 //  5. placement: every assigned member and every bound member is on a node
 //     of d.Placement (for a topology generator, one domain); a nil
 //     d.Placement.Nodes stands for every node, so a decision made without
-//     placements need not list them;
+//     placements need not list them. This holds the members only to the
+//     placement the decision declares itself: Verify never sees a
+//     PodGroup's topology constraints, so it cannot tell that d.Placement
+//     is not one domain of a required key. Package topology's
+//     Tree.Verify (and Tree.VerifyPodSets for pod set requests) checks
+//     the decision against the constraints it was asked to meet;
 //  6. constraints: the group's required pod affinity and anti-affinity
 //     terms hold among its members (terms between two bound members
 //     excepted), and every sub-group reaches its minimum within one domain

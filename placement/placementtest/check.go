@@ -15,8 +15,10 @@ type SolveFunc func(s *placement.Snapshot, g *placement.Group) (placement.Decisi
 // Property returns a property for rapid.Check that draws a cluster from
 // [Clusters] and a group from [Groups] and fails when solve returns an
 // error for that valid input, when [CheckDecision] rejects the decision
-// (DESIGN.md invariants 1–5: capacity, all-or-nothing, bound members kept,
-// filters, placement), or when [CheckDeterministic] does (invariant 6).
+// (DESIGN.md invariants 1–4: capacity, all-or-nothing, bound members kept,
+// filters; and 5 as far as the decision's own placement goes), or when
+// [CheckDeterministic] does (invariant 6). Topology constraints are not
+// drawn or checked: see the package doc.
 func Property(solve SolveFunc) func(*rapid.T) {
 	return func(t *rapid.T) {
 		c := Clusters().Draw(t, "cluster")

@@ -13,13 +13,44 @@
 // failure shrinks and replays.
 //
 // Checks: [Property] is a ready property for rapid.Check over a
-// [SolveFunc]; it runs [placement.Verify] (invariants 1–5) and
-// [CheckDeterministic] (invariant 6: reordering nodes, pods and members
-// changes nothing). [Shuffle] reorders an input for checks of one's own.
+// [SolveFunc]; it runs [placement.Verify] (invariants 1–4, and 5 as far
+// as the decision's own Placement goes) and [CheckDeterministic]
+// (invariant 6: reordering nodes, pods and members changes nothing).
+// [Shuffle] reorders an input for checks of one's own.
 //
 // A typical test:
 //
 //	func TestMyScheduler(t *testing.T) {
 //		rapid.Check(t, placementtest.Property(mySolve))
 //	}
+//
+// # Topology-aware schedulers
+//
+// placement.Verify holds the members only to the Placement the decision
+// declares itself (nil Nodes: every node); it never sees a PodGroup's
+// topology constraints, and the generators here draw none (nor pod sets
+// or sub-groups). To property-test a topology-aware scheduler, draw the
+// constraints yourself and check each decision with package topology's
+// Tree.Verify, which knows them (Tree.VerifyPodSets and Tree.VerifyPlan
+// for pod sets planned as Kueue plans them, against their requests). The
+// clusters carry [ZoneLabel] and [RackLabel]:
+//
+//	rapid.Check(t, func(t *rapid.T) {
+//		s, _ := placementtest.Clusters().Draw(t, "cluster").Snapshot()
+//		g := placementtest.Groups(s).Draw(t, "group")
+//		tree, _ := topology.NewTree(s, []string{placementtest.ZoneLabel, placementtest.RackLabel})
+//		key := rapid.SampledFrom([]string{placementtest.ZoneLabel, placementtest.RackLabel}).Draw(t, "key")
+//		cs := []topology.Constraint{{Key: key}}
+//		d, err := myTopologySolve(s, g, cs)
+//		// … an error only for input the tree rejects (topology.ErrNoDomain,
+//		// bound members already in two domains)
+//		if err := tree.Verify(s, g, d, cs); err != nil {
+//			t.Fatal(err)
+//		}
+//	})
+//
+// This package's TestProp_TopologyAwareScheduler runs it on the solver
+// with the tree's options, and TestProp_TopologyBlindSchedulerCaught shows
+// it failing a scheduler that ignores the constraint. (The package does
+// not import topology itself: its generators serve every scheduler.)
 package placementtest
