@@ -28,6 +28,10 @@ type Admission struct {
 	// summarizes them: the first of each resource over its LimitRanges
 	// and their items, in order ([Admission.adjustKueueTemplate]).
 	kueueLimits map[string]containerDefaults
+	// kueueBounds are each namespace's LimitRanges' max and min as
+	// Kueue's scheduler checks a Workload against them
+	// ([Admission.kueueResourcesInvalid]), for namespaces that have any.
+	kueueBounds map[string]limitBounds
 	// classes are the RuntimeClasses by name.
 	classes map[string]*nodev1.RuntimeClass
 }
@@ -74,9 +78,13 @@ func NewAdmission(limitRanges []*corev1.LimitRange, runtimeClasses []*nodev1.Run
 		lrs := byNS[ns]
 		slices.SortFunc(lrs, func(x, y *corev1.LimitRange) int { return strings.Compare(x.Name, y.Name) })
 		kueue := containerDefaults{limits: corev1.ResourceList{}, requests: corev1.ResourceList{}}
+		var bounds limitBounds
 		for _, lr := range lrs {
 			items, err := readLimitRange(lr)
 			if err != nil {
+				return nil, err
+			}
+			if err := bounds.read(lr); err != nil {
 				return nil, err
 			}
 			if len(items) == 0 {
@@ -96,6 +104,12 @@ func NewAdmission(limitRanges []*corev1.LimitRange, runtimeClasses []*nodev1.Run
 			}
 			a.limits[ns] = append(a.limits[ns], d)
 			a.kueueLimits[ns] = kueue
+		}
+		if bounds.any() {
+			if a.kueueBounds == nil {
+				a.kueueBounds = map[string]limitBounds{}
+			}
+			a.kueueBounds[ns] = bounds
 		}
 	}
 	for _, rc := range runtimeClasses {

@@ -64,6 +64,7 @@ func TestConvertKueueWorkload_Adjusted(t *testing.T) {
 		exclude          []string
 		want             placement.ResourceList
 		zero             []placement.ResourceName
+		charge           placement.ResourceList // nil: the requests are the charge
 	}{
 		{name: "nothing to adjust", spec: "containers: [{name: c}]"},
 		{name: "LimitRange defaults", objs: lrCPU2, spec: "containers: [{name: c}]", want: placement.ResourceList{"cpu": 1000}},
@@ -73,8 +74,9 @@ func TestConvertKueueWorkload_Adjusted(t *testing.T) {
 			want: placement.ResourceList{"cpu": 1250, "memory": 64 << 20}},
 		{name: "a given overhead is kept", objs: rcKata, spec: `runtimeClassName: kata, overhead: {cpu: "2"}, containers: [{name: c}]`,
 			want: placement.ResourceList{"cpu": 2000}},
-		{name: "excluded prefixes", spec: `containers: [{name: c, resources: {requests: {cpu: "1", example.com/nic: "1", example.com/zero: "0", nvidia.com/gpu: "0"}}}]`,
-			exclude: []string{"example.com/"}, want: placement.ResourceList{"cpu": 1000}, zero: []placement.ResourceName{"nvidia.com/gpu"}},
+		{name: "excluded prefixes: placed by, not charged", spec: `containers: [{name: c, resources: {requests: {cpu: "1", example.com/nic: "1", example.com/zero: "0", nvidia.com/gpu: "0"}}}]`,
+			exclude: []string{"example.com/"}, want: placement.ResourceList{"cpu": 1000, "example.com/nic": 1}, zero: []placement.ResourceName{"example.com/zero", "nvidia.com/gpu"},
+			charge: placement.ResourceList{"cpu": 1000, "nvidia.com/gpu": 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var a *Admission
@@ -90,6 +92,7 @@ func TestConvertKueueWorkload_Adjusted(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tc.want, w.Group.PodSets[0].Template.Requests)
 			require.Equal(t, tc.zero, w.zeroRequests["main"])
+			require.Equal(t, tc.charge, w.charges["main"])
 			require.Equal(t, before, given, "the Workload is not written")
 		})
 	}

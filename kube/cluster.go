@@ -101,6 +101,8 @@ type Cluster struct {
 
 	admission     *Admission // what pods created or read pending, and Kueue's pod sets, are admitted with
 	kueueExcluded []string   // Kueue Configuration resources.excludeResourcePrefixes
+	// kueueTransforms are Kueue Configuration resources.transformations.
+	kueueTransforms map[placement.ResourceName]*KueueTransformation
 
 	claims    map[placement.Key]*resourcev1.ResourceClaim
 	templates map[placement.Key]*resourcev1.ResourceClaimTemplate

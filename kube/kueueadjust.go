@@ -77,9 +77,11 @@ func (a *Admission) adjustKueueTemplate(ns string, spec *corev1.PodSpec) *corev1
 
 // excludeResources deletes from rl each resource whose name starts with
 // one of prefixes, as Kueue v0.17 drops them from a pod set's requests
-// before quota and topology-aware scheduling read them (Configuration
+// before quota reads them (Configuration
 // resources.excludeResourcePrefixes; pkg/workload/workload.go
-// dropExcludedResources).
+// dropExcludedResources); its topology-aware scheduling reads the
+// template's own requests (pkg/scheduler/flavorassigner
+// podSetTopologyRequest).
 func excludeResources(rl placement.ResourceList, prefixes []string) {
 	for r := range rl {
 		if excluded(r, prefixes) {

@@ -844,6 +844,9 @@ func (a *admitter) pending(w *KueueWorkload, o *KueueOutcome, out []KueueOutcome
 func (a *admitter) nominate(w *KueueWorkload) (plannedSets, error) {
 	var ps plannedSets
 	var err error
+	if a.opts.Queues == nil && w.resourcesInvalid != "" {
+		return plannedSets{plan: waits(w.resourcesInvalid)}, nil
+	}
 	if a.opts.Queues != nil {
 		ps, err = a.planQueued(w)
 	} else if ps, err = a.planTree(w); err == nil && ps.plan.Decision.Status != placement.Scheduled && w.canBePartial() {

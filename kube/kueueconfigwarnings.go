@@ -22,7 +22,6 @@ var kueueConfigOperational = []string{"apiVersion", "kind", "namespace", "webhoo
 // does not model, what it does instead.
 var kueueConfigWhy = map[string]string{
 	"waitForPodsReady":              "not modelled: an admitted Workload is neither evicted nor requeued for pods not ready, and admission is not blocked",
-	"resources.transformations":     "not modelled: requests are charged as written",
 	"resources.deviceClassMappings": "not modelled: DRA claims are not charged to quota",
 	"admissionFairSharing":          "not modelled: LocalQueues are not ordered by their usage",
 	"multiKueue":                    "not modelled: Workloads are admitted in this cluster only",
@@ -35,8 +34,9 @@ var kueueConfigWhy = map[string]string{
 // (a *config.kueue.x-k8s.io/v1beta1 or v1beta2 Configuration) that is set
 // and that gangsim neither models nor may leave unread without changing a
 // decision, with what it does instead, in field order: "field: why". Read
-// are fairSharing ([ConvertKueueConfiguration]) and
-// resources.excludeResourcePrefixes ([KueueReadOptions]); fields that run
+// are fairSharing ([ConvertKueueConfiguration]),
+// resources.excludeResourcePrefixes and resources.transformations
+// ([KueueReadOptions]); fields that run
 // the manager and decide no admission (webhook, metrics, leader election,
 // client connection, …) are no warning; a feature gate is one
 // (gangsim runs Kueue v0.17's default gates but for its flags). A v1beta1
@@ -76,7 +76,7 @@ func KueueConfigurationWarnings(cfg any) []string {
 		case k == "resources":
 			sub, _ := v.(map[string]any)
 			for _, s := range slices.Sorted(maps.Keys(sub)) {
-				if s != "excludeResourcePrefixes" && !isZeroJSON(sub[s]) {
+				if s != "excludeResourcePrefixes" && s != "transformations" && !isZeroJSON(sub[s]) {
 					out = append(out, "resources."+s+": "+kueueWhy("resources."+s))
 				}
 			}

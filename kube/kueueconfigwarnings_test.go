@@ -21,7 +21,6 @@ func TestKueueConfigurationWarnings(t *testing.T) {
 				"featureGates.TopologyAwareScheduling: not read: gangsim runs Kueue v0.17's default feature gates but where its -kueue-* flags set one",
 				"integrations: not read",
 				"manageJobsWithoutQueueName: not modelled: only objects that name a queue are managed",
-				"resources.transformations: not modelled: requests are charged as written",
 				"waitForPodsReady: not modelled: an admitted Workload is neither evicted nor requeued for pods not ready, and admission is not blocked",
 			}},
 		{name: "v1beta1 waitForPodsReady off", body: "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\nwaitForPodsReady: {enable: false, timeout: 5m}\nmultiKueue: {gcInterval: 1m}\n",

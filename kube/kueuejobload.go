@@ -66,7 +66,7 @@ func (c *Cluster) readKueueJobs(pcs *PriorityClasses, wpcs map[string]int32, opt
 			}
 		}
 		w, err := ConvertKueueWorkloadWith(api, pcs, KueueReadOptions{MultiLayerTopology: opts.KueueMultiLayerTopology,
-			Admission: c.admission, ExcludeResourcePrefixes: c.kueueExcluded})
+			Admission: c.admission, ExcludeResourcePrefixes: c.kueueExcluded, Transformations: c.kueueTransforms})
 		if err != nil {
 			return nil, o.Wrap(asJobError(obj, err))
 		}

@@ -41,9 +41,16 @@ type KueueReadOptions struct {
 	Admission *Admission
 	// ExcludeResourcePrefixes is Kueue's Configuration
 	// resources.excludeResourcePrefixes: a pod set's requests of a
-	// resource whose name starts with one of them are dropped, for quota
-	// and topology-aware scheduling alike.
+	// resource whose name starts with one of them are not charged to
+	// quota. Kueue v0.17's topology-aware scheduling still places the pods
+	// by them (it reads the template's own requests), and so does gangsim.
 	ExcludeResourcePrefixes []string
+	// Transformations are Kueue's Configuration
+	// resources.transformations, by input ([ReadKueueTransformations]):
+	// what a pod set is charged for its requests, after the excluded
+	// resources are dropped. Topology-aware scheduling places the pods
+	// by their own requests, as Kueue v0.17's does.
+	Transformations map[placement.ResourceName]*KueueTransformation
 }
 
 // templateAnnotations are the template annotations ann that a pod set's

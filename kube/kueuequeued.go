@@ -418,6 +418,11 @@ func (a *admitter) route(w *KueueWorkload) (*KueueClusterQueue, string) {
 		}
 		a.routes[k] = r
 	}
+	if r.why == "" && w.resourcesInvalid != "" {
+		// Kueue's scheduler checks the requests after the route
+		// (pkg/scheduler nominate).
+		return nil, w.resourcesInvalid
+	}
 	return r.cq, r.why
 }
 

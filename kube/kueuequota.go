@@ -296,7 +296,8 @@ func usageSum(a, b int64) int64 {
 }
 
 // quotaRequests are count pods' requests of pod set k of w (Group.PodSets'
-// order), with the pods themselves as the "pods" resource when cq covers it
+// order), as charged (its charges, when the Configuration excludes or
+// transforms resources), with the pods themselves as the "pods" resource when cq covers it
 // (Kueue counts pods only then). A resource its template requests at 0
 // ([zeroRequested]) is there at 0, as Kueue keeps it; so is every
 // resource at count 0. A product past int64 is math.MaxInt64, over any
@@ -304,11 +305,17 @@ func usageSum(a, b int64) int64 {
 func (w *KueueWorkload) quotaRequests(cq *KueueClusterQueue, k int, count int32) map[placement.ResourceName]int64 {
 	set := &w.Group.PodSets[k]
 	out := map[placement.ResourceName]int64{}
-	for r, v := range set.Template.Requests {
-		out[r] = arith.MulSat(v, int64(count))
-	}
-	for _, r := range w.zeroRequests[set.Name] {
-		out[r] = 0
+	if ch, ok := w.charges[set.Name]; ok {
+		for r, v := range ch {
+			out[r] = arith.MulSat(v, int64(count))
+		}
+	} else {
+		for r, v := range set.Template.Requests {
+			out[r] = arith.MulSat(v, int64(count))
+		}
+		for _, r := range w.zeroRequests[set.Name] {
+			out[r] = 0
+		}
 	}
 	if cq.groupOf(placement.ResourcePods) >= 0 {
 		out[placement.ResourcePods] = int64(count)

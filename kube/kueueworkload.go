@@ -108,6 +108,16 @@ type KueueWorkload struct {
 	// where the template's Requests, which drop them, would not. nil when
 	// no set has one.
 	zeroRequests map[string][]placement.ResourceName
+	// charges are, by pod set name, a pod's requests as Kueue charges them
+	// to quota when its Configuration excludes resources or transforms
+	// them ([KueueReadOptions.charge]), a resource charged at 0 present at
+	// 0; nil without either, when the template's Requests and
+	// zeroRequests are the charge.
+	charges map[string]placement.ResourceList
+	// resourcesInvalid is why Kueue's scheduler will not try the Workload
+	// at all, its requests above their limits or outside its namespace's
+	// LimitRanges ([Admission.kueueResourcesInvalid]); "" when it may.
+	resourcesInvalid string
 	// delayed marks, in Group.PodSets' order, the admitted sets whose
 	// topology Kueue delayed until the admission checks are Ready
 	// (status.admission's delayedTopologyRequest Pending without a
@@ -225,7 +235,9 @@ func ConvertKueueWorkloadWith(w *kueue.Workload, pcs *PriorityClasses, opts Kueu
 	var mins []int32 // each set's minCount, 0 without one
 	// Every set's request, spec.podSets' order, count 0 too.
 	var specReqs []topology.PodSetRequest
-	zeroTmpls := map[int]placement.Pod{} // the templates of the sets of count 0
+	zeroTmpls := map[int]placement.Pod{}        // the templates of the sets of count 0
+	var specs []*corev1.PodSpec                 // every set's spec as Kueue adjusts it
+	var effs []map[placement.ResourceName]int64 // and its effective requests, zeros kept
 	for i := range ps {
 		f := fmt.Sprintf("spec.podSets[%d]", i)
 		name := string(ps[i].Name)
@@ -247,15 +259,21 @@ func ConvertKueueWorkloadWith(w *kueue.Workload, pcs *PriorityClasses, opts Kueu
 		if err != nil {
 			return nil, err
 		}
-		excludeResources(tmpl.Requests, opts.ExcludeResourcePrefixes)
 		zr := zeroRequested(spec, tmpl.Requests)
-		zr = slices.DeleteFunc(zr, func(r placement.ResourceName) bool { return excluded(r, opts.ExcludeResourcePrefixes) })
 		if len(zr) > 0 {
 			if out.zeroRequests == nil {
 				out.zeroRequests = map[string][]placement.ResourceName{}
 			}
 			out.zeroRequests[name] = zr
 		}
+		if ch := opts.charge(tmpl.Requests, zr); ch != nil {
+			if out.charges == nil {
+				out.charges = map[string]placement.ResourceList{}
+			}
+			out.charges[name] = ch
+		}
+		specs = append(specs, spec)
+		effs = append(effs, withZeros(tmpl.Requests, zr))
 		req, err := kueueRequest(obj, f, &ps[i], opts)
 		if err != nil {
 			return nil, err
@@ -273,6 +291,7 @@ func ConvertKueueWorkloadWith(w *kueue.Workload, pcs *PriorityClasses, opts Kueu
 		out.Requests = append(out.Requests, req)
 		mins = append(mins, deref(ps[i].MinCount))
 	}
+	out.resourcesInvalid = opts.Admission.kueueResourcesInvalid(w.Namespace, specs, effs)
 	if err := checkGroupSize(obj, ps, specReqs); err != nil {
 		return nil, err
 	}

@@ -200,9 +200,15 @@ func (c *Cluster) indexObjects() (*PriorityClasses, error) {
 			if v.Resources != nil {
 				c.kueueExcluded = v.Resources.ExcludeResourcePrefixes
 			}
+			if err := c.readTransformations(o, v); err != nil {
+				return nil, err
+			}
 		case *kueueconfigv1beta1.Configuration:
 			if v.Resources != nil {
 				c.kueueExcluded = v.Resources.ExcludeResourcePrefixes
+			}
+			if err := c.readTransformations(o, v); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -325,7 +331,7 @@ func (c *Cluster) convertObjects(pcs *PriorityClasses, in *inputs, opts LoadOpti
 			c.claims[keyOf(v)] = v
 		case *kueue.Workload:
 			w, err := ConvertKueueWorkloadWith(v, pcs, KueueReadOptions{MultiLayerTopology: opts.KueueMultiLayerTopology,
-				Admission: c.admission, ExcludeResourcePrefixes: c.kueueExcluded})
+				Admission: c.admission, ExcludeResourcePrefixes: c.kueueExcluded, Transformations: c.kueueTransforms})
 			if err != nil {
 				return o.Wrap(err)
 			}
