@@ -215,8 +215,12 @@
 // resource shares and spec.fairSharing.weight, and preempts by Kueue's
 // fair-sharing rules and preemptionStrategies (docs/kueue.md, Fair
 // sharing); its resources.excludeResourcePrefixes drops those resources
-// from Workloads' requests; each other field it sets that could change a
-// decision is a warning naming it. A ClusterQueue's
+// from what Workloads are charged, and its resources.transformations turn
+// requests into the resources charged (docs/kueue.md, Requests), the
+// topology placement reading the template's own requests either way; each
+// other field it sets that could change a decision is a warning naming it.
+// A Workload whose requests exceed its limits, or its namespace's
+// LimitRanges' max or min, waits with Kueue's reason. A ClusterQueue's
 // spec.flavorFungibility (whenCanBorrow, whenCanPreempt, preference)
 // chooses among its flavors as Kueue's flavor assigner does
 // (docs/kueue.md, Flavor fungibility). A head that does not fit preempts
