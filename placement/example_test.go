@@ -168,3 +168,22 @@ func ExampleSumScorer() {
 	// Scheduled in zone-b with score 6000
 	// 2 worker -> node-b
 }
+
+// Nodes lists a snapshot's nodes in name order, whatever order they were
+// given in, with the room each has left.
+func ExampleSnapshot_Nodes() {
+	s, err := placement.NewSnapshot([]placement.Node{
+		{Name: "node-b", Allocatable: placement.ResourceList{placement.ResourceCPU: 4000}},
+		{Name: "node-a", Allocatable: placement.ResourceList{placement.ResourceCPU: 2000}},
+	}, []placement.Pod{{Namespace: "default", Name: "p", NodeName: "node-b",
+		Requests: placement.ResourceList{placement.ResourceCPU: 1500}}})
+	if err != nil {
+		panic(err)
+	}
+	for id, n := range s.Nodes() {
+		fmt.Println(id, n.Name, s.Free(id, placement.ResourceCPU))
+	}
+	// Output:
+	// 0 node-a 2000
+	// 1 node-b 2500
+}

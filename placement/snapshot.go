@@ -195,6 +195,19 @@ func (s *Snapshot) NumPods() int { return s.nPods }
 // like a slice index; IDs come from this snapshot.
 func (s *Snapshot) Node(id NodeID) *Node { return &s.b.nodes[id] }
 
+// Nodes yields every node with its ID, in ID (node name) order. The nodes
+// are the snapshot's own and read-only; Apply never adds or removes one,
+// so every snapshot derived from this one yields the same nodes.
+func (s *Snapshot) Nodes() iter.Seq2[NodeID, *Node] {
+	return func(yield func(NodeID, *Node) bool) {
+		for i := range s.b.nodes {
+			if !yield(NodeID(i), &s.b.nodes[i]) {
+				return
+			}
+		}
+	}
+}
+
 // NodeID returns the ID of the named node.
 func (s *Snapshot) NodeID(name string) (NodeID, bool) {
 	id, ok := s.b.byName(name)

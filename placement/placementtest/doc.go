@@ -16,7 +16,10 @@
 // [SolveFunc]; it runs [placement.Verify] (invariants 1–4, and 5 as far
 // as the decision's own Placement goes) and [CheckDeterministic]
 // (invariant 6: reordering nodes, pods and members changes nothing).
-// [Shuffle] reorders an input for checks of one's own.
+// [Shuffle] reorders an input for checks of one's own. Capacity counts
+// the implicit "pods" resource too: a node's allocatable may cap its pod
+// count, and a scheduler under test must count its members against it
+// (placement.Pod.Requests never lists it).
 //
 // A typical test:
 //
