@@ -132,7 +132,11 @@ type Decision struct {
 	MostFit int
 	// Reasons count, over the nodes of Placement, why the first waiting
 	// member fits on none of them after the members that did fit; sorted by
-	// count descending, then reason.
+	// count descending, then reason. A node refused for several reasons
+	// counts under each, so the counts may add up to more than the nodes
+	// (kube-scheduler's "0/3 nodes are available" counts a node under the
+	// first filter that refuses it only): a tainted node without room
+	// shows both why it is out now and that freeing room would not do.
 	Reasons []ReasonCount
 	// Message is a one-line explanation a person can act on.
 	Message string
