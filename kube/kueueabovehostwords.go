@@ -1,7 +1,7 @@
 package kube
 
 import (
-	"math"
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,13 +18,18 @@ import (
 // "allows to fit only N" count and the "Total nodes: …; excluded: …"
 // suffix are counted on those leaves. gangsim's plan counts one host's
 // room per pod, so its own count ([topology.KueueNotFit].Fit) is
-// recounted here.
+// recounted here (kueueabovehostcount.go).
 
 // aboveHostDomain is one of Kueue's leaves over such a Topology.
 type aboveHostDomain struct {
 	values []string // its values at the Topology's levels
 	pods   int64    // the pods of the request its summed room holds
 	limit  placement.ResourceName
+	// leader says a PodSetGroup's leader fits in the summed room, and
+	// withLeader is then the pods that fit beside it (pods otherwise):
+	// Kueue's leaderState and stateWithLeader.
+	leader     bool
+	withLeader int64
 }
 
 // aboveHostDomains are Kueue's leaves over tree, one with
@@ -34,8 +39,10 @@ type aboveHostDomain struct {
 // free room summed holds after the sets of before and less the room lifts
 // give back ([topology.PlanOptions].KueueLift), each pod charged to its
 // node's domain where the node is one of leaves (Kueue counts the
-// assumed usage of the flavor's own sets alone).
-func (a *admitter) aboveHostDomains(tree *topology.Tree, req placement.ResourceList, leaves []placement.NodeID, before, lifts []placement.PodSetUsage) []aboveHostDomain {
+// assumed usage of the flavor's own sets alone); with the requests lead
+// of a PodSetGroup's leader (nil: none), also whether one leader pod fits
+// there and how many of req fit beside it.
+func (a *admitter) aboveHostDomains(tree *topology.Tree, req, lead placement.ResourceList, leaves []placement.NodeID, before, lifts []placement.PodSetUsage) []aboveHostDomain {
 	keys := tree.Keys()
 	levels := keys[:len(keys)-1]
 	byDomain := map[string][]placement.NodeID{}
@@ -76,7 +83,24 @@ func (a *admitter) aboveHostDomains(tree *topology.Tree, req placement.ResourceL
 	out := make([]aboveHostDomain, 0, len(byDomain))
 	for key, ids := range byDomain {
 		lim, n := domainRoom(a.s, ids, req, used[key])
-		out = append(out, aboveHostDomain{values: strings.Split(key, "\x00"), pods: n, limit: lim})
+		d := aboveHostDomain{values: strings.Split(key, "\x00"), pods: n, limit: lim, withLeader: n}
+		if lead != nil {
+			if _, l := domainRoom(a.s, ids, lead, used[key]); l > 0 {
+				u := maps.Clone(used[key])
+				if u == nil {
+					u = placement.ResourceList{}
+				}
+				for r, q := range lead {
+					if r != placement.ResourcePods {
+						u[r] += q
+					}
+				}
+				u[placement.ResourcePods]++
+				_, d.withLeader = domainRoom(a.s, ids, req, u)
+				d.leader = true
+			}
+		}
+		out = append(out, d)
 	}
 	slices.SortFunc(out, func(x, y aboveHostDomain) int { return slices.Compare(x.values, y.values) })
 	return out
@@ -96,69 +120,4 @@ func aboveHostExclusions(doms []aboveHostDomain) kueueExclusions {
 		}
 	}
 	return ex
-}
-
-// aboveHostFit is the count Kueue's reason gives for nf over leaves doms
-// of tree, for the set's request r (nil: none, Kueue's implied one): each
-// domain of the slice level (r's outermost, else the lowest) holds its
-// leaves' pods over nf.SliceSize in slices; a required level's count is
-// its domain's with the most slices (Kueue's first domain in best-fit
-// order), any other request's every slice-level domain's added up (its
-// greedy fill over the widest level searched takes all). ok is false
-// where the count is not recounted: a PodSetGroup's (whose leader Kueue
-// counts too), several slice layers, TASBalancedPlacement's reason, or a
-// count of nf.Total or more, where Kueue's summed room holds the set and
-// it gives no reason at all (docs/kueue.md, Not modelled).
-func aboveHostFit(nf *topology.KueueNotFit, r *topology.PodSetRequest, tree *topology.Tree, doms []aboveHostDomain) (int64, bool) {
-	if nf.Leader != "" || len(nf.Layers) > 0 || nf.Balanced || nf.SliceSize < 1 {
-		return 0, false
-	}
-	keys := tree.Keys()
-	levels := keys[:len(keys)-1]
-	sl, q := len(levels)-1, -1
-	if r != nil {
-		if len(r.Slices) > 1 {
-			return 0, false
-		}
-		if len(r.Slices) == 1 {
-			sl = slices.Index(levels, r.Slices[0].Key)
-		}
-		if r.Required != "" {
-			q = slices.Index(levels, r.Required)
-			if q < 0 {
-				return 0, false
-			}
-		}
-	}
-	if sl < 0 || q > sl {
-		return 0, false
-	}
-	// The leaves come in the order of their values: each slice-level
-	// domain's are consecutive, and so are each required domain's.
-	var fit, inQ, pods int64
-	if q >= 0 {
-		fit = math.MinInt64 // the first domain's count, were all below zero
-	}
-	for i, d := range doms {
-		pods += d.pods
-		if i+1 < len(doms) && slices.Equal(doms[i+1].values[:sl+1], d.values[:sl+1]) {
-			continue
-		}
-		inQ += pods / nf.SliceSize
-		pods = 0
-		if q < 0 {
-			continue
-		}
-		if i+1 < len(doms) && slices.Equal(doms[i+1].values[:q+1], d.values[:q+1]) {
-			continue
-		}
-		fit, inQ = max(fit, inQ), 0
-	}
-	if q < 0 {
-		fit = inQ
-	}
-	if fit >= nf.Total {
-		return 0, false
-	}
-	return fit, true
 }

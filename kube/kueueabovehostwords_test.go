@@ -15,7 +15,9 @@ import (
 // summed holds: the "allows to fit only N" count (a required level's
 // fullest rack, else every rack's added up, in slices of the slice
 // level), and "Total nodes"/"excluded" after the Workload's earlier sets
-// (the real Kueue: kueue-oracle/above-host/fit-count and second-set).
+// (the real Kueue: kueue-oracle/above-host/fit-count and second-set); a
+// PodSetGroup's count with its leader's room in each rack, and each slice
+// layer's (above-host/group-leader, layers-*).
 func TestKueueAboveHostNotFitWords(t *testing.T) {
 	host := func(name, rack string, cores int64) placement.Node {
 		return placement.Node{Name: name, Labels: map[string]string{"block": "b1", "rack": rack, "kubernetes.io/hostname": name},
@@ -23,6 +25,8 @@ func TestKueueAboveHostNotFitWords(t *testing.T) {
 	}
 	// Racks of 2 + 2 and 2 + 4 CPUs: no host holds two 3-CPU pods, r2 does.
 	small := []placement.Node{host("r1-h1", "r1", 2), host("r1-h2", "r1", 2), host("r2-h1", "r2", 2), host("r2-h2", "r2", 4)}
+	// Racks of 3 + 3 CPUs: a host holds one 2-CPU pod, a rack three.
+	odd := []placement.Node{host("p1", "r1", 3), host("p2", "r1", 3), host("q1", "r2", 3), host("q2", "r2", 3)}
 	// Racks of 4 + 4, 4 + 8 and 4 + 2 CPUs.
 	wide := []placement.Node{host("a0", "r0", 4), host("a1", "r0", 4), host("b0", "r1", 4), host("b1", "r1", 8), host("c0", "r2", 4), host("c1", "r2", 2)}
 	type set struct {
@@ -50,6 +54,12 @@ func TestKueueAboveHostNotFitWords(t *testing.T) {
 		{"a later set counts the racks after the earlier one", wide,
 			[]set{{10, 2, topology.PodSetRequest{Unconstrained: true}}, {12, 3, topology.PodSetRequest{Unconstrained: true}}},
 			`topology "t" allows to fit only 2 out of 12 pod(s). Total nodes: 3; excluded: resource "cpu": 2`},
+		{"a group's leader and workers: the first rack with the leader, its workers alone", small,
+			[]set{{1, 1, topology.PodSetRequest{Required: "rack", Group: "g"}}, {3, 3, topology.PodSetRequest{Required: "rack", Group: "g"}}},
+			`topology "t" allows to fit only 1 out of 3 pod(s)`},
+		{"slices in two layers: each layer in the block, racks rounded to the inner size", odd,
+			[]set{{9, 2, topology.PodSetRequest{Required: "block", Slices: []topology.SliceLayer{{Key: "block", Size: 9}, {Key: "rack", Size: 3}}}}},
+			`topology "t" doesn't allow to fit; 0/1 slice(s) fit on level block; 2/3 slice(s) fit on level rack`},
 		{"after two earlier sets", wide,
 			[]set{{10, 2, topology.PodSetRequest{Unconstrained: true}}, {2, 3, topology.PodSetRequest{Unconstrained: true}}, {1, 3, topology.PodSetRequest{Required: "rack"}}},
 			`topology "t" doesn't allow to fit any of 1 pod(s). Total nodes: 3; excluded: resource "cpu": 3`},

@@ -103,7 +103,7 @@ func pendingMessage(w *KueueWorkload) string {
 // Kueue's ([kueueNotFitReason], [kueueNoDomainReason]).
 func kueueTASMessage(msg string) bool {
 	return strings.HasPrefix(msg, "couldn't assign flavors to pod set ") &&
-		(strings.Contains(msg, `: topology "`) || strings.Contains(msg, ": "+kueueBalancedNotFit) ||
+		(strings.Contains(msg, `: topology "`) || strings.Contains(msg, ": TAS Balanced Placement: ") ||
 			strings.Contains(msg, ": "+kueueNoDomainReason))
 }
 

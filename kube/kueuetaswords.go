@@ -18,9 +18,14 @@ import (
 // gangsim's own explanation (the level that failed, the best domain and
 // what it holds) is kept as the outcome's Detail.
 
-// kueueBalancedNotFit is Kueue's reason when TASBalancedPlacement finds no
-// domain set for a request.
-const kueueBalancedNotFit = "TAS Balanced Placement: Cannot find optimal domain set to fit the request"
+// kueueBalancedWords are Kueue's reasons when TASBalancedPlacement, having
+// chosen to balance a request, fails it (tas_balanced_placement.go), by
+// [topology.KueueBalancedReason].
+var kueueBalancedWords = map[topology.KueueBalancedReason]string{
+	topology.KueueBalancedNoDomainSet: "TAS Balanced Placement: Cannot find optimal domain set to fit the request",
+	topology.KueueBalancedThreshold:   "TAS Balanced Placement: Not enough slices to meet the threshold",
+	topology.KueueBalancedLeftOver:    "TAS Balanced Placement: Not all slices or leaders could be placed",
+}
 
 // kueueExclusions are the nodes Kueue's TAS left out of a request's count,
 // by reason (ExclusionStats): Total is the nodes of its topology snapshot
@@ -67,8 +72,8 @@ func (e kueueExclusions) words() string {
 // level block; 4/5 slice(s) fit on level kubernetes.io/hostname`, or
 // TASBalancedPlacement's own sentence.
 func kueueNotFitReason(nf *topology.KueueNotFit, topo string, ex kueueExclusions) string {
-	if nf.Balanced {
-		return kueueBalancedNotFit
+	if nf.Balanced != 0 {
+		return kueueBalancedWords[nf.Balanced]
 	}
 	var b strings.Builder
 	switch {
@@ -162,16 +167,25 @@ func (a *admitter) kueueNotFitWords(ps *plannedSets, nf *topology.KueueNotFit, t
 	if !a.appended[tree] {
 		return kueueNotFitReason(nf, topo, a.kueueExclusions(nf, tree, tmpl, flavor))
 	}
-	doms := a.aboveHostDomains(tree, tmpl.Requests, a.kueueLeaves(tree, flavor), nf.Before, a.planOptions(tree).KueueLift)
+	var lead placement.ResourceList
+	for k := range ps.group.PodSets {
+		if nf.Leader != "" && ps.group.PodSets[k].Name == nf.Leader {
+			lead = maps.Clone(ps.group.PodSets[k].Template.Requests)
+			if lead == nil {
+				lead = placement.ResourceList{} // a leader of no requests still takes one of "pods"
+			}
+		}
+	}
+	doms := a.aboveHostDomains(tree, tmpl.Requests, lead, a.kueueLeaves(tree, flavor), nf.Before, a.planOptions(tree).KueueLift)
 	var r *topology.PodSetRequest
 	for k := range ps.requests {
 		if ps.requests[k].PodSet == nf.PodSet {
 			r = &ps.requests[k]
 		}
 	}
-	words := *nf
-	if fit, ok := aboveHostFit(nf, r, tree, doms); ok {
-		words.Fit = fit
+	words, ok := aboveHostFit(nf, r, tree, doms)
+	if !ok {
+		words = *nf
 	}
 	return kueueNotFitReason(&words, topo, aboveHostExclusions(doms))
 }

@@ -41,9 +41,13 @@ func TestKueueNotFitReason(t *testing.T) {
 		{"layers", topology.KueueNotFit{Total: 1, SliceSize: 10, Layers: []topology.KueueLayerFit{{Key: "block", Fit: 0, Need: 1}, {Key: "kubernetes.io/hostname", Fit: 4, Need: 5}}},
 			kueueExclusions{},
 			`topology "default" doesn't allow to fit; 0/1 slice(s) fit on level block; 4/5 slice(s) fit on level kubernetes.io/hostname`},
-		{"balanced", topology.KueueNotFit{Balanced: true, Fit: 3, Total: 10, SliceSize: 1},
+		{"balanced", topology.KueueNotFit{Balanced: topology.KueueBalancedNoDomainSet, Fit: 3, Total: 10, SliceSize: 1},
 			kueueExclusions{Total: 3, Resources: map[placement.ResourceName]int{cpu: 3}},
 			`TAS Balanced Placement: Cannot find optimal domain set to fit the request`},
+		{"balanced, threshold", topology.KueueNotFit{Balanced: topology.KueueBalancedThreshold, Total: 10, SliceSize: 1}, kueueExclusions{},
+			`TAS Balanced Placement: Not enough slices to meet the threshold`},
+		{"balanced, left over", topology.KueueNotFit{Balanced: topology.KueueBalancedLeftOver, Total: 10, SliceSize: 2}, kueueExclusions{},
+			`TAS Balanced Placement: Not all slices or leaders could be placed`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			require.Equal(t, c.want, kueueNotFitReason(&c.nf, "default", c.ex))

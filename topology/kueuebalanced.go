@@ -161,26 +161,28 @@ func (p *planner) kueueBalanced(scope int, ld *kbLeader) (units []int, fl int, l
 	// the set placed: the first equal group that fits wins here, and when
 	// none does, the first one's reason.
 	var first string
+	var kind KueueBalancedReason
 	for _, g := range cands {
-		units, fl, at, why := kb.apply(g)
+		units, fl, at, why, k := kb.apply(g)
 		if why == "" {
 			return units, fl, at, true, nil
 		}
 		if first == "" {
-			first = why
+			first, kind = why, k
 		}
 	}
 	what := plural(n, "slice")
 	if z == 1 {
 		what = plural(n, "pod")
 	}
-	return nil, 0, -1, true, &failure{msg: fmt.Sprintf("%s needs %s: TAS Balanced Placement (Kueue v0.17): %s", r.obj(), what, first), balanced: true}
+	return nil, 0, -1, true, &failure{msg: fmt.Sprintf("%s needs %s: TAS Balanced Placement (Kueue v0.17): %s", r.obj(), what, first), balanced: kind}
 }
 
 // apply places the set in group best (steps 3 and 4): it returns the
 // lower domains with their takes set, their level and the leader's, or
-// why it does not fit, with nothing set.
-func (kb *kbSearch) apply(best kbGroup) (units []int, fl int, leaderAt int, why string) {
+// why it does not fit, with nothing set, and which of Kueue's reasons
+// that is.
+func (kb *kbSearch) apply(best kbGroup) (units []int, fl int, leaderAt int, why string, kind KueueBalancedReason) {
 	p, P, S, n, z := kb.p, kb.P, kb.S, kb.n, kb.z
 	lower, fl := best.doms, P
 	var sorted []int // best.doms in Kueue's entropy order, when P < S
@@ -188,17 +190,17 @@ func (kb *kbSearch) apply(best kbGroup) (units []int, fl int, leaderAt int, why 
 		var chosen []int
 		chosen, sorted = kb.fewest(best.doms, best.counts, true, best.parent)
 		if chosen == nil {
-			return nil, 0, -1, "cannot find an optimal domain set to fit the request"
+			return nil, 0, -1, "cannot find an optimal domain set to fit the request", KueueBalancedNoDomainSet
 		}
 		lower, fl = kb.children(chosen), P+1
 	}
 	chosen, _ := kb.fewest(lower, best.counts, false, -1)
 	if chosen == nil {
-		return nil, 0, -1, "cannot find an optimal domain set to fit the request"
+		return nil, 0, -1, "cannot find an optimal domain set to fit the request", KueueBalancedNoDomainSet
 	}
 	th := best.threshold
 	if n < int64(len(chosen))*th {
-		return nil, 0, -1, fmt.Sprintf("%d domains at a threshold of %d slices need more slices than the set has", len(chosen), th)
+		return nil, 0, -1, fmt.Sprintf("%d domains at a threshold of %d slices need more slices than the set has", len(chosen), th), KueueBalancedThreshold
 	}
 	c := best.counts
 	slices.SortFunc(chosen, func(a, b int) int { return kb.leaderFirst(a, b, c) })
@@ -218,13 +220,13 @@ func (kb *kbSearch) apply(best kbGroup) (units []int, fl int, leaderAt int, why 
 	}
 	if extra > 0 {
 		p.clearTakes()
-		return nil, 0, -1, fmt.Sprintf("%s are left over after the threshold and the largest domains' room", plural(extra, "slice"))
+		return nil, 0, -1, fmt.Sprintf("%s left over after the threshold and the largest domains' room", plural(extra, "slice")), KueueBalancedLeftOver
 	}
 	slices.Sort(chosen)
 	if sorted != nil && best.parent >= 0 {
 		p.keepKidsOrder(best.parent, sorted)
 	}
-	return chosen, fl, leaderAt, ""
+	return chosen, fl, leaderAt, "", 0
 }
 
 // kbGroup is the best group so far: its domains of the preferred level,

@@ -28,6 +28,7 @@ func TestScenario_KueueBalanced(t *testing.T) {
 		req    topology.PodSetRequest
 		want   map[string]int32 // nil: Unschedulable
 		reason string           // a part of the reason, when Unschedulable
+		kind   topology.KueueBalancedReason
 	}{
 		// Kueue's balanced-threshold: b1's hosts hold ten in two (6 + 5), a
 		// threshold of 5; b2's need two too (8 + 4) but the last holds 4. b1
@@ -70,7 +71,24 @@ func TestScenario_KueueBalanced(t *testing.T) {
 		// rack, and the set never fits.
 		{name: "slice level is the preferred one", caps: uniform(2, 2, 2, 4), count: 4,
 			req:    topology.PodSetRequest{Preferred: rackKey, Slices: sl(rackKey, 2)},
-			reason: "TAS Balanced Placement"},
+			reason: "TAS Balanced Placement", kind: topology.KueueBalancedNoDomainSet},
+		// Kueue's balanced-below-threshold (kueue-oracle):
+		// racks of 3 + 3 + 3 and 5 + 4 hosts, seven preferring a rack. Over
+		// all five hosts two hold seven (5 + 4): a threshold of 3; both racks
+		// hold nine, and the one of the higher entropy, 3 + 3 + 3, is taken,
+		// whose three hosts at 3 each need nine: "Not enough slices to meet
+		// the threshold", though either rack holds the seven.
+		{name: "threshold above the set", caps: [][][]int64{{{3, 3, 3}, {5, 4}}}, count: 7,
+			req:    topology.PodSetRequest{Preferred: rackKey},
+			reason: "need more slices than the set has", kind: topology.KueueBalancedThreshold},
+		// Kueue's balanced-leftover (kueue-oracle/balanced-leftover): hosts
+		// of 4, 3 and 3 in one rack, three slices of 2 preferring a host:
+		// the largest-first fill takes two hosts (2 + 1 slices), a
+		// threshold of 1; the two hosts of the least room, 3 + 3 pods, hold
+		// the six pods but one slice each: a slice is left over.
+		{name: "slice left over", caps: [][][]int64{{{4, 3, 3}}}, count: 6,
+			req:    topology.PodSetRequest{Preferred: hostKey, Slices: sl(hostKey, 2)},
+			reason: "1 slice left over", kind: topology.KueueBalancedLeftOver},
 		// No block's hosts hold 40 (b1 23, b2 22): placed as without the
 		// gate, the racks of both blocks filled largest first, the last
 		// (b1/r2) by best fit.
@@ -101,12 +119,14 @@ func TestScenario_KueueBalanced(t *testing.T) {
 			req := c.req
 			req.PodSet = "workers"
 			tr := tree(t, s, blockKey, rackKey, hostKey)
-			p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{KueueBalanced: true})
+			p, err := tr.PlanPodSets(s, g, []topology.PodSetRequest{req}, topology.PlanOptions{KueueBalanced: true, KueueNotFit: true})
 			require.NoError(t, err)
 			require.NoError(t, placement.Verify(s, g, p.Decision))
 			if c.want == nil {
 				require.Equal(t, placement.Unschedulable, p.Decision.Status)
 				require.Contains(t, p.Decision.Message, c.reason)
+				require.NotNil(t, p.KueueNotFit)
+				require.Equal(t, c.kind, p.KueueNotFit.Balanced)
 				return
 			}
 			require.Equal(t, placement.Scheduled, p.Decision.Status, p.Decision.Message)

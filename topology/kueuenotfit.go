@@ -40,10 +40,10 @@ type KueueNotFit struct {
 	// with the most outer slices (then the first path) holds: Kueue words
 	// the reason from them instead of Fit and Total.
 	Layers []KueueLayerFit
-	// Balanced says Kueue's TASBalancedPlacement found no domain set for
-	// the request ([PlanOptions].KueueBalanced): its reason is then that
-	// alone, and the counts are unset.
-	Balanced bool
+	// Balanced, when not 0, is why Kueue's TASBalancedPlacement failed
+	// the request once it chose to balance it ([PlanOptions].KueueBalanced):
+	// its reason is then that sentence alone, and the counts are unset.
+	Balanced KueueBalancedReason
 	// Full are the nodes where Kueue counts no pod of the request at all
 	// for want of room, in NodeID order, each with the resource that
 	// limits it: Kueue counts them in its reason's exclusions unless a
@@ -64,6 +64,27 @@ type KueueNotFit struct {
 	// Kueue then charges it so. nil when none.
 	Before []placement.PodSetUsage
 }
+
+// KueueBalancedReason is which of Kueue v0.17's three reasons its
+// balanced placement gives (pkg/cache/scheduler/tas_balanced_placement.go,
+// applyBalancedPlacementAlgorithm and placeSlicesOnDomainsBalanced) once
+// a group of domains gave a threshold above 0; 0 is none.
+type KueueBalancedReason uint8
+
+const (
+	// KueueBalancedNoDomainSet: no set of as few domains as the
+	// largest-first fill takes holds the request ("Cannot find optimal
+	// domain set to fit the request").
+	KueueBalancedNoDomainSet KueueBalancedReason = iota + 1
+	// KueueBalancedThreshold: the domains chosen, each taking the
+	// threshold, need more slices than the request has ("Not enough
+	// slices to meet the threshold").
+	KueueBalancedThreshold
+	// KueueBalancedLeftOver: slices (or the leader) are left once each
+	// chosen domain took the threshold and the largest their room ("Not
+	// all slices or leaders could be placed").
+	KueueBalancedLeftOver
+)
 
 // KueueLayerFit is one slice layer of [KueueNotFit].Layers.
 type KueueLayerFit struct {
@@ -94,13 +115,13 @@ type KueueFullNode struct {
 // where gangsim does not model Kueue's numbers for it. lead names a
 // PodSetGroup's leader.
 func (p *planner) kueueNotFit(f *failure, lead string) *KueueNotFit {
-	if f == nil || !p.opts.KueueNotFit || (!f.kok && !f.balanced) {
+	if f == nil || !p.opts.KueueNotFit || (!f.kok && f.balanced == 0) {
 		return nil
 	}
 	r := p.r
 	z := r.sliceUnit()
 	nf := &KueueNotFit{PodSet: r.name, Leader: lead, Fit: f.kfit, Total: r.count / z, SliceSize: z, Balanced: f.balanced}
-	if f.balanced {
+	if f.balanced != 0 {
 		return nf
 	}
 	if len(r.layers) > 1 {

@@ -734,11 +734,11 @@ type failure struct {
 	why     string
 	lift    []placement.PodSetAssignment // the negative counts written, as positive ones
 	// kfit, when kok, is the slices Kueue v0.17's reason says fit
-	// (slicesFitCount, [KueueNotFit].Fit); balanced says Kueue's
-	// TASBalancedPlacement found no domain set ([KueueNotFit].Balanced).
+	// (slicesFitCount, [KueueNotFit].Fit); balanced, when set, is why
+	// Kueue's TASBalancedPlacement failed ([KueueNotFit].Balanced).
 	kfit     int64
 	kok      bool
-	balanced bool
+	balanced KueueBalancedReason
 }
 
 // fit finds the units holding r at its level inside scope (Kueue's phase

@@ -427,24 +427,30 @@ func TestKueueAboveHost_Oracle(t *testing.T) {
 				same = len(psas) == len(want.PodSets)
 				for i := 0; same && i < len(psas); i++ {
 					ps := want.PodSets[i]
+					// A record run without queues names no flavor (the
+					// harness's own is no answer of Kueue's).
 					same = string(psas[i].Name) == ps.Name && reflect.DeepEqual(psas[i].TopologyAssignment, ps.TopologyAssignment) &&
-						slices.Contains(slices.Collect(maps.Values(psas[i].Flavors)), kueue.ResourceFlavorReference(ps.Flavor))
+						(ps.Flavor == "" || slices.Contains(slices.Collect(maps.Values(psas[i].Flavors)), kueue.ResourceFlavorReference(ps.Flavor)))
 				}
 			}
+			msg := ""
+			if c := apimeta.FindStatusCondition(w.Status.Conditions, kueue.WorkloadQuotaReserved); c != nil {
+				msg = c.Reason + ": " + c.Message
+			}
 			if want.KnownDifference != "" {
-				require.False(t, same, "%s: gangsim now agrees with Kueue; drop the known difference", want.Workload)
+				// Pending in both, the words differ (the set a
+				// PodSetGroup's failure names); else the answer.
+				require.False(t, same && (want.Admitted || msg == want.KueueMessage), "%s: gangsim now agrees with Kueue; drop the known difference", want.Workload)
 				continue
 			}
 			require.True(t, same, "%s: Kueue admitted=%v %+v; gangsim %+v", want.Workload, want.Admitted, want.PodSets, w.Status.Admission)
 			if !want.Admitted {
 				// Kueue's words: its leaves are the racks.
-				c := apimeta.FindStatusCondition(w.Status.Conditions, kueue.WorkloadQuotaReserved)
-				require.NotNil(t, c, want.Workload)
-				require.Equal(t, want.KueueMessage, c.Reason+": "+c.Message, want.Workload)
+				require.Equal(t, want.KueueMessage, msg, want.Workload)
 			}
 		}
 	})
-	require.Equal(t, 13, n)
+	require.Equal(t, 16, n)
 }
 
 // Read back, a rack's pods go to hosts with room first; what no host holds
