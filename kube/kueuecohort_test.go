@@ -277,3 +277,52 @@ func TestQuotaTree_DeepLendingChain(t *testing.T) {
 	capacity, free := q.indexed().tree(quotaUsage{"a": {frOf("f", "cpu"): 1000}}).room(q.ClusterQueues["a"], frOf("f", "cpu"))
 	require.Equal(t, [2]int64{32000, 31000}, [2]int64{capacity, free})
 }
+
+// A Workload whose requests add up past int64 (3 pods of 5·10^15 CPUs)
+// never fits, even in a cohort whose quotas (2 × 9·10^15 CPUs) add up past
+// int64 too: both sums saturate at math.MaxInt64, and a saturated request
+// compared with a saturated capacity was admitted, "borrowing"
+// MaxInt64 − 9·10^18 millicores.
+func TestAdmitKueueWorkloads_SaturatedRequestNeverFits(t *testing.T) {
+	const y = `
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: a}
+spec: {cohortName: co, namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: "9000000000000000"}]}]}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: b}
+spec: {cohortName: co, namespaceSelector: {}, resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: "9000000000000000"}]}]}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: lq}
+spec: {clusterQueue: a}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "9000000000000000", pods: "110"}}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: w, creationTimestamp: '2026-01-01T10:00:00Z'}
+spec:
+  queueName: lq
+  podSets: [{name: main, count: 3, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "5000000000000000"}}}]}}}]
+`
+	objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
+	require.NoError(t, err)
+	c, err := Load(objs)
+	require.NoError(t, err)
+	_, outs, err := AdmitKueueWorkloads(c.Snapshot, nil, c.KueueWorkloads, KueueOptions{Now: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), Queues: c.KueueQueues})
+	require.NoError(t, err)
+	require.Len(t, outs, 1)
+	require.Equal(t, KueuePending, outs[0].Action, outs[0].Message)
+	require.Contains(t, outs[0].Message, "insufficient quota for cpu in flavor f")
+}

@@ -655,7 +655,10 @@ func (q *KueueQueues) pickFlavor(cq *KueueClusterQueue, fung KueueFungibility, g
 			earlier := ch.usage[fr]
 			rm := flavorMode{mode: modeFit}
 			switch {
-			case arith.SatAdd(earlier, v) > capacity:
+			// A sum saturated at math.MaxInt64 went past int64, more
+			// than any capacity, a saturated one included (quotas near
+			// int64 add up past it in a cohort too).
+			case arith.SatAdd(earlier, v) > capacity || arith.SatAdd(earlier, v) == math.MaxInt64:
 				reasons = append(reasons, q.overCapacity(cq, fr, earlier, v, capacity))
 				rm = noFitMode
 			case arith.SatAdd(earlier, v) > free: // free <= capacity: no overflow
