@@ -532,6 +532,8 @@ func (d *decoder) object(source string, doc int, c *chunk, item int, m map[strin
 		if field, detail := check(m, info.typ, ""); field != "" {
 			return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), field, "%s", detail))
 		}
+	} else if field, detail := checkIdentity(m); field != "" {
+		return o.Wrap(placement.Errorf(placement.ErrInvalid, o.String(), field, "%s", detail))
 	}
 	// A kind without metadata (a component configuration) has no name;
 	// there is at most one of it.
@@ -553,6 +555,30 @@ func (d *decoder) object(source string, doc int, c *chunk, item int, m map[strin
 		o.Obj = v.Interface()
 	}
 	return d.add(o)
+}
+
+// checkIdentity checks the metadata an object of a kind that is not
+// decoded is named by, as [check] checks a typed object's: metadata an
+// object, its name, generateName and namespace strings. Without it a name
+// that is not a string (YAML 1.1 reads `name: y` as true) was refused as
+// unset. It returns the field and what is wrong, or "".
+func checkIdentity(m map[string]any) (field, detail string) {
+	v, ok := m["metadata"]
+	if !ok || v == nil {
+		return "", ""
+	}
+	meta, ok := v.(map[string]any)
+	if !ok {
+		return "metadata", "want an object, got " + jsonKind(v)
+	}
+	for _, k := range []string{"name", "generateName", "namespace"} {
+		if v, ok := meta[k]; ok && v != nil {
+			if _, ok := v.(string); !ok {
+				return "metadata." + k, "want a string, got " + jsonKind(v)
+			}
+		}
+	}
+	return "", ""
 }
 
 // name gives o a name from generateName when it has none and, for a typed

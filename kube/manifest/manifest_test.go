@@ -165,6 +165,12 @@ func TestDecodeErrors(t *testing.T) {
 			`in.yaml: document 1 (line 1): object "p1": apiVersion: must be set`},
 		{"no kind", "apiVersion: v1\nmetadata: {name: p1}\n", placement.ErrInvalid, `object "p1": kind: must be set`},
 		{"no name", "apiVersion: v1\nkind: Pod\n", placement.ErrInvalid, `pod "default/": metadata.name: must be set (or metadata.generateName)`},
+		// A kind gangsim does not decode is still named by its metadata:
+		// YAML 1.1 reads `name: y` as true, which is not "unset".
+		{"an unknown kind's name is not a string", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\n", placement.ErrInvalid,
+			`in.yaml: document 1 (line 3): ConfigMap "": metadata.name: want a string, got true`},
+		{"an unknown kind's metadata is not an object", "apiVersion: example.com/v1\nkind: Widget\nmetadata: [w]\n", placement.ErrInvalid,
+			`in.yaml: document 1 (line 3): Widget "": metadata: want an object, got a list`},
 		{"unknown version of a known kind", "apiVersion: scheduling.k8s.io/v1alpha1\nkind: PodGroup\nmetadata: {name: g}\n", placement.ErrInvalid,
 			`PodGroup "g": apiVersion: scheduling.k8s.io/v1alpha1 is not supported for PodGroup; use scheduling.k8s.io/v1alpha2 or scheduling.k8s.io/v1beta1`},
 		{"v1alpha2 disruptionMode is a string", "apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata: {name: g}\nspec: {disruptionMode: {all: {}}}\n", placement.ErrInvalid,
