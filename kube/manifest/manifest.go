@@ -228,7 +228,7 @@ func Supported() []string {
 // Objects of the kinds in [Supported] are decoded strictly, as the API
 // server does: unknown or misspelt fields, values of the wrong type and
 // malformed quantities are errors naming the field. Objects of other kinds
-// (a Service, a Kueue ClusterQueue) are returned with a nil Obj, so the
+// (a Service, a ConfigMap) are returned with a nil Obj, so the
 // caller can say that it ignored them. A namespaced object without a
 // namespace gets opts.Namespace; an object with metadata.generateName and
 // no name is named generateName plus a counter per prefix (1, 2, …), so

@@ -50,13 +50,16 @@
 // three to five times faster a document than YAML), a directory (its
 // .yaml, .yml and .json files, not recursively, in name order) or - for
 // standard input. Objects of kinds gangsim does not use (a Service, a
-// Kueue ClusterQueue) are listed as "not used" and otherwise ignored.
+// ConfigMap) are listed as "not used" and otherwise ignored.
 // Nodes, Pods, Jobs (stamped as the Job controller does, gate
 // WorkloadWithJob), Workloads and PodGroups (scheduling.k8s.io v1alpha2 and
 // v1beta1), PriorityClasses, PodDisruptionBudgets, LimitRanges,
 // RuntimeClasses and the DRA objects (DeviceClass, ResourceSlice,
 // DeviceTaintRule, ResourceClaimTemplate, ResourceClaim of
-// resource.k8s.io/v1) take part.
+// resource.k8s.io/v1) take part, and so do Kueue's objects (Topology,
+// ResourceFlavor, ClusterQueue, LocalQueue, Cohort, AdmissionCheck,
+// WorkloadPriorityClass, Workload of kueue.x-k8s.io/v1beta2, and its
+// Configuration; docs/kueue.md).
 //
 // What a cluster adds is filled in first, as the API server and the
 // kubelet would for objects created with kubectl apply -f in input order
