@@ -2,13 +2,16 @@ package scheduler
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/gangsched/gangsched/gang"
+	"github.com/gangsched/gangsched/topology"
 )
 
 // ConfigKind and ConfigAPIVersion identify a [Config] file, in the manner
@@ -28,7 +31,8 @@ type Config struct {
 	SchedulerName string `json:"schedulerName,omitempty"`
 	// TopologyLevels are the cluster's topology keys, widest first (e.g.
 	// topology.kubernetes.io/zone, topology.kubernetes.io/rack); empty means
-	// each PodGroup's own keys.
+	// each PodGroup's own keys. At most [topology.MaxLevels], none empty
+	// or listed twice.
 	TopologyLevels []string `json:"topologyLevels,omitempty"`
 	// Preemption turns workload-aware preemption on; default true.
 	Preemption *bool `json:"preemption,omitempty"`
@@ -197,7 +201,10 @@ func (c *Config) Validate() error {
 		// the scheduler watches v1beta1.
 		return fmt.Errorf("profile: %q: must be v1.37 or v1.38 (or empty: the newest); gangsched-scheduler watches scheduling.k8s.io/v1beta1 PodGroups, which v1.36 does not serve", c.Profile)
 	}
-	for name, on := range c.FeatureGates {
+	// In name order: of several bad gates the error names the same one
+	// every run.
+	for _, name := range slices.Sorted(maps.Keys(c.FeatureGates)) {
+		on := c.FeatureGates[name]
 		switch {
 		case name != gang.GatePodGroupPreemptionPolicy:
 			return fmt.Errorf("featureGates: %q is not a gate this scheduler follows (known: %s)", name, gang.GatePodGroupPreemptionPolicy)
@@ -205,9 +212,18 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("featureGates: PodGroupPreemptionPolicy: Kubernetes %s has no such gate (it exists in v1.37 only); drop it or set profile: v1.37", profile)
 		}
 	}
+	// The levels as topology.NewTree takes them: refused here, a level
+	// listed twice or one too many failed every cycle of a
+	// topology-constrained group instead of the start.
+	if len(c.TopologyLevels) > topology.MaxLevels {
+		return fmt.Errorf("topologyLevels: %d levels, more than the %d a topology may have", len(c.TopologyLevels), topology.MaxLevels)
+	}
 	for i, k := range c.TopologyLevels {
 		if k == "" {
 			return fmt.Errorf("topologyLevels[%d]: must not be empty", i)
+		}
+		if j := slices.Index(c.TopologyLevels[:i], k); j >= 0 {
+			return fmt.Errorf("topologyLevels[%d]: %q is also topologyLevels[%d]", i, k, j)
 		}
 	}
 	return nil

@@ -60,6 +60,11 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"v1.36 serves no v1beta1", head + "profile: v1.36\n", `profile: "v1.36": must be v1.37 or v1.38 (or empty: the newest); gangsched-scheduler watches scheduling.k8s.io/v1beta1 PodGroups, which v1.36 does not serve`},
 		{"gate of another release", head + "featureGates: {PodGroupPreemptionPolicy: true}\n", "featureGates: PodGroupPreemptionPolicy: Kubernetes v1.38 has no such gate (it exists in v1.37 only); drop it or set profile: v1.37"},
 		{"kind", "apiVersion: v1\nkind: Pod\n", "apiVersion/kind"},
+		// A level listed twice or too many levels would fail every cycle of
+		// a topology-constrained group (SchedulerError), not the start.
+		{"level twice", head + "topologyLevels: [zone, rack, zone]\n", `topologyLevels[2]: "zone" is also topologyLevels[0]`},
+		{"too many levels", head + "topologyLevels: [l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15, l16, l17, l18]\n",
+			"topologyLevels: 18 levels, more than the 17 a topology may have"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadConfig(writeConfig(t, tc.text))
@@ -68,6 +73,17 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 	_, err := LoadConfig(filepath.Join(t.TempDir(), "missing.yaml"))
 	require.ErrorContains(t, err, "missing.yaml")
+}
+
+// Of several unknown gates the first in name order is named, whatever the
+// map's iteration order: the error was one of them at random.
+func TestLoadConfigErrors_GatesInNameOrder(t *testing.T) {
+	path := writeConfig(t, "apiVersion: config.gangsched.io/v1alpha1\nkind: GangSchedulerConfiguration\n"+
+		"featureGates: {Zeta: true, Mu: false, Alpha: true, Kappa: true, Omega: false, Beta: true}\n")
+	for range 50 {
+		_, err := LoadConfig(path)
+		require.ErrorContains(t, err, `featureGates: "Alpha" is not a gate`)
+	}
 }
 
 // The example configuration in deploy/ loads, with its comments' claims:
