@@ -628,7 +628,14 @@ func (d *decoder) add(o Object) error {
 	}
 	key := objectKey{o.APIVersion[:strings.LastIndex(o.APIVersion, "/")+1], o.Kind, o.Namespace, o.Name}
 	if first, dup := d.seen[key]; dup {
-		return o.Wrap(placement.Errorf(placement.ErrDuplicate, o.String(), "metadata.name", "already defined at %s", where(first.source, first.doc, first.line, first.item)))
+		again := ""
+		if first.source == o.Source && first.doc == o.Doc && first.item == o.Item {
+			// Only a file read twice (given twice, or in a directory
+			// given too) meets one document again; the message would
+			// otherwise read as two objects in one document.
+			again = " (the same document: the file is read twice)"
+		}
+		return o.Wrap(placement.Errorf(placement.ErrDuplicate, o.String(), "metadata.name", "already defined at %s%s", where(first.source, first.doc, first.line, first.item), again))
 	}
 	d.objs = append(d.objs, o)
 	d.seen[key] = place{o.Source, o.Doc, o.Line, o.Item}

@@ -227,7 +227,10 @@ func TestRead(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist)
 	_, err = Read([]string{extra, extra}, nil, Options{})
 	require.ErrorIs(t, err, placement.ErrDuplicate)
-	require.ErrorContains(t, err, `node "e": metadata.name: already defined at `+extra+": document 1 (line 1)")
+	require.ErrorContains(t, err, `node "e": metadata.name: already defined at `+extra+": document 1 (line 1) (the same document: the file is read twice)")
+	// A directory and a file in it, likewise.
+	_, err = Read([]string{filepath.Join(dir, "cluster"), filepath.Join(dir, "cluster", "b.yaml")}, nil, Options{})
+	require.ErrorContains(t, err, "(the same document: the file is read twice)")
 
 	// An error on stdin names it.
 	_, err = Read([]string{"-"}, strings.NewReader("apiVersion: v1\nkind: Node\nmetadata: {name: x}\nspec: {unschedulable: maybe}\n"), Options{})
