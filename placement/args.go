@@ -22,6 +22,12 @@ func checkArgs(fn string, s *Snapshot, g *Group, opts *Options, filters []Filter
 	if opts == nil {
 		return nil
 	}
+	switch {
+	case opts.Budget < 0:
+		return Errorf(ErrInvalid, groupObj(g), "Options.Budget", "%d is negative (0 means DefaultBudget)", opts.Budget)
+	case opts.SearchBudget < 0:
+		return Errorf(ErrInvalid, groupObj(g), "Options.SearchBudget", "%d is negative (0 means DefaultSearchBudget)", opts.SearchBudget)
+	}
 	for i, f := range opts.Filters {
 		if nilHook(f) {
 			return Errorf(ErrInvalid, groupObj(g), fmt.Sprintf("Options.Filters[%d]", i), "must not be nil")

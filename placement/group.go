@@ -386,6 +386,9 @@ func (g *Group) validatePodSets(s *Snapshot, bound []*Pod) error {
 		if err := checkScoreRequests(obj, "template.scoreRequests", ps.Template.ScoreRequests); err != nil {
 			return err
 		}
+		if err := checkTolerations(obj, "template.spec.tolerations", ps.Template.Tolerations); err != nil {
+			return err
+		}
 		if ps.Template.NodeAffinity != nil { // obj is worded only for a set with terms
 			if err := ps.Template.NodeAffinity.Validate(obj(), "template.spec.affinity.nodeAffinity"); err != nil {
 				return err

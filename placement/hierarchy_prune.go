@@ -104,7 +104,8 @@ func (n *hnode) leafRows(b *base, arena *[]int64) {
 		// Solve's compile would give this row (see compiledRows) when the
 		// map holds tracked resources alone, none negative and not the pod
 		// count, and the pod is otherwise valid as it checks.
-		n.compiled = n.compiled && found == len(p.Requests) && p.Name != "" && validScoreRequests(p.ScoreRequests)
+		n.compiled = n.compiled && found == len(p.Requests) && p.Name != "" && validScoreRequests(p.ScoreRequests) &&
+			validTolerations(p.Tolerations)
 		if found < len(p.Requests) {
 			for name, q := range p.Requests {
 				if _, ok := b.resIdx[name]; !ok && q > 0 {
@@ -286,7 +287,7 @@ func memberFields(m0, p *Pod, bare bool) (alike, plain, named bool) {
 		alikeBesidesRequests(m0, p)
 	plain = p.NodeName == "" && p.Affinity == nil && len(p.ResourceClaims) == 0 &&
 		len(p.ScoreRequests) == 0 && p.Priority == m0.Priority && p.QueuedAt == m0.QueuedAt
-	named = p.Name != "" && validScoreRequests(p.ScoreRequests)
+	named = p.Name != "" && validScoreRequests(p.ScoreRequests) && validTolerations(p.Tolerations)
 	return
 }
 

@@ -46,6 +46,10 @@ func TestNewSnapshot_BadInput(t *testing.T) {
 		{"negative request", []Node{n1}, []Pod{bound("a", "n1", -5)}, ErrInvalid, `pod "default/a"`, "requests[cpu]"},
 		{"request for pods", []Node{n1}, []Pod{{Namespace: "default", Name: "a", NodeName: "n1", Requests: ResourceList{ResourcePods: 1}}}, ErrInvalid, `pod "default/a"`, "requests[pods]"},
 		{"requests overflow on a node", []Node{n1}, []Pod{bound("a", "n1", math.MaxInt64), bound("b", "n1", 1)}, ErrInvalid, `pod "default/b"`, "requests[cpu]"},
+		{"unknown taint effect", []Node{n1, {Name: "n3", Taints: []Taint{{Key: "k", Effect: TaintEffectNoSchedule}, {Key: "k", Effect: "Bogus"}}}}, nil, ErrInvalid, `node "n3"`, "spec.taints[1].effect"},
+		{"taint without effect", []Node{{Name: "n3", Taints: []Taint{{Key: "k"}}}}, nil, ErrInvalid, `node "n3"`, "spec.taints[0].effect"},
+		{"unknown toleration operator", []Node{n1}, []Pod{{Namespace: "default", Name: "a", NodeName: "n1", Tolerations: []Toleration{{Key: "k", Operator: "Bogus"}}}}, ErrInvalid, `pod "default/a"`, "spec.tolerations[0].operator"},
+		{"unknown toleration effect", []Node{n1}, []Pod{{Namespace: "default", Name: "a", NodeName: "n1", Tolerations: []Toleration{{Operator: TolerationOpExists}, {Key: "k", Effect: "Bogus"}}}}, ErrInvalid, `pod "default/a"`, "spec.tolerations[1].effect"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := NewSnapshot(tc.nodes, tc.pods)
@@ -89,6 +93,10 @@ func TestSolve_BadGroup(t *testing.T) {
 	podsReq.Requests = ResourceList{ResourcePods: 1}
 	otherNS := m("p2")
 	otherNS.Namespace = "team-a"
+	badToleration := m("p2")
+	badToleration.Tolerations = []Toleration{{Key: "k", Operator: "Bogus", Value: "v"}}
+	badSetToleration := &Group{Namespace: "default", Name: "pg1", MinCount: 1, PodSets: []PodSet{{Name: "w", Count: 1,
+		Template: Pod{Tolerations: []Toleration{{Key: "k", Effect: "Bogus"}}}}}}
 	for _, tc := range []struct {
 		name     string
 		g        *Group
@@ -111,6 +119,8 @@ func TestSolve_BadGroup(t *testing.T) {
 		{"pending member is another bound pod", gang(1, member("other", "pg1", 1)), ErrDuplicate, `pod "default/other"`, "metadata.name"},
 		{"negative request", gang(1, negative), ErrInvalid, `pod "default/p2"`, "requests[cpu]"},
 		{"request for pods", gang(1, podsReq), ErrInvalid, `pod "default/p2"`, "requests[pods]"},
+		{"unknown toleration operator", gang(1, badToleration), ErrInvalid, `pod "default/p2"`, "spec.tolerations[0].operator"},
+		{"unknown toleration effect in a pod set", badSetToleration, ErrInvalid, `pod set "w" of PodGroup "default/pg1"`, "template.spec.tolerations[0].effect"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := Solve(s, tc.g, Options{})
@@ -158,6 +168,8 @@ func TestNilArguments(t *testing.T) {
 		{"nil placement filter", s, g, Options{PlacementFilters: []PlacementFilter{nil}}, obj, "Options.PlacementFilters[0]"},
 		{"nil PlacementGeneratorFunc", s, g, Options{Generator: PlacementGeneratorFunc(nil)}, obj, "Options.Generator"},
 		{"nil PlacementScorerFunc", s, g, Options{Scorer: PlacementScorerFunc(nil)}, obj, "Options.Scorer"},
+		{"negative budget", s, g, Options{Budget: -1}, obj, "Options.Budget"},
+		{"negative search budget", s, g, Options{SearchBudget: -1}, obj, "Options.SearchBudget"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := Solve(tc.s, tc.g, tc.opts)

@@ -258,7 +258,7 @@ func (sv *solver) compile(row int32, req []int64) bool {
 		cols[k], cols[found] = cols[found], j
 		found++
 	}
-	if p.Name == "" || !validScoreRequests(p.ScoreRequests) {
+	if p.Name == "" || !validScoreRequests(p.ScoreRequests) || !validTolerations(p.Tolerations) {
 		return false
 	}
 	if found == len(p.Requests) {

@@ -21,9 +21,12 @@ import (
 // the slice nor the pods in it may be modified afterwards.
 //
 // Errors (a [*FieldError], nothing is built): an empty or duplicate node
-// name; a negative allocatable; an empty or duplicate pod namespace/name; a
-// pod with an empty or unknown nodeName; a negative request or one for
-// "pods"; a node whose summed requests overflow int64. When several objects
+// name; a negative allocatable; a taint effect other than NoSchedule,
+// PreferNoSchedule or NoExecute; an empty or duplicate pod namespace/name;
+// a pod with an empty or unknown nodeName; a negative request or one for
+// "pods"; a toleration operator other than Equal or Exists (or empty), or
+// an effect not one of the three (or empty); a node whose summed requests
+// overflow int64. When several objects
 // are bad, the one reported is the first in name order.
 //
 // Cost: O(nodes log nodes + pods), O(nodes + pods) for nodes in name order,
@@ -126,6 +129,9 @@ func NewSnapshot(nodes []Node, pods []Pod) (*Snapshot, error) {
 		}
 		if off != nil {
 			off[i+1] = len(vals)
+		}
+		if err := checkTaints(n); err != nil {
+			return nil, err
 		}
 		b.allNodes[i] = NodeID(i)
 	}
@@ -294,7 +300,7 @@ func (b *base) sumPods(used []int64, keys *podKeys) (ok bool, unknown []Resource
 			}
 			lastName, lastID, row = p.NodeName, id, id*R
 		}
-		if p.Name == "" {
+		if p.Name == "" || (p.Tolerations != nil && !validTolerations(p.Tolerations)) {
 			ok = false
 		}
 		if p.ScoreRequests != nil {
@@ -539,6 +545,9 @@ func checkPod(p *Pod) error {
 	}
 	obj := func() string { return podObj(p.Key()) }
 	if err := checkList(obj, "requests", p.Requests, true); err != nil {
+		return err
+	}
+	if err := checkTolerations(obj, "spec.tolerations", p.Tolerations); err != nil {
 		return err
 	}
 	return checkScoreRequests(obj, "scoreRequests", p.ScoreRequests)

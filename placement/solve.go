@@ -94,8 +94,9 @@ const DefaultSearchBudget int64 = 1 << 20
 // Errors (a [*FieldError], for bad input only — "does not fit" is a
 // decision): an invalid group (see [Group]; an invalid [PodSet], more
 // than [MaxPending] pods or [MaxPodSets] sets, or pod sets combined with
-// affinity terms, SubGroups or Options.Reservers), a member with invalid
-// requests or affinity terms, bound members of a sub-group already in two
+// affinity terms, SubGroups or Options.Reservers), a member or template
+// with invalid requests, tolerations or affinity terms, a negative
+// Options.Budget or SearchBudget, bound members of a sub-group already in two
 // domains of its key, a generated placement whose node IDs are not
 // ascending, unique and of s, or a FieldError from a generator or a
 // NewReserverFunc; a nil s or g, a nil hook in opts, or a NewReserverFunc
