@@ -98,6 +98,9 @@ type Cluster struct {
 	groups  map[placement.Key]apiGroup
 	cpgs    map[placement.Key]apiComposite
 	created []any // API objects made by the Job controller, in order
+	// kueueJobs are the Jobs Kueue's Job integration manages, with their
+	// Workloads, for writing them as Kueue leaves them ([Cluster.Objects]).
+	kueueJobs kueueJobs
 
 	admission     *Admission // what pods created or read pending, and Kueue's pod sets, are admitted with
 	kueueExcluded []string   // Kueue Configuration resources.excludeResourcePrefixes
@@ -275,7 +278,9 @@ func (c *Cluster) Evict(k placement.Key) bool {
 
 // Objects returns the API objects after write-back: the input's typed
 // objects in input order (pods with the nodes they were bound to, PodGroups
-// with their conditions), then the objects the Job controller created;
+// with their conditions, the Jobs Kueue manages as its Job reconciler
+// leaves them: [KueueJobStarted], [KueueJobStopped]), then the objects the
+// Job controller created;
 // pods evicted by preemption and claims Load deleted are left out. The objects are the Cluster's
 // own; callers must not modify them.
 func (c *Cluster) Objects() []any {
@@ -289,7 +294,7 @@ func (c *Cluster) Objects() []any {
 	}
 	for _, o := range c.objs {
 		if o.Obj != nil && keep(o.Obj) {
-			out = append(out, o.Obj)
+			out = append(out, c.kueueJobAfter(o.Obj))
 		}
 	}
 	for _, o := range c.created {

@@ -7,6 +7,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	kptr "k8s.io/utils/ptr"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
 	"github.com/gangsched/gangsched/placement"
@@ -20,6 +21,11 @@ const kueueLabelPodSet = "kueue.x-k8s.io/podset"
 type kueueJob struct {
 	uid types.UID
 	w   *KueueWorkload
+	// running: the input's Job was not suspended and its Workload was
+	// admitted (admission, a copy, is that admission): Kueue leaves such
+	// a Job as it is while the Workload keeps that admission.
+	running   bool
+	admission *kueue.Admission
 }
 
 // kueueJobs are the Kueue Jobs by namespace and name.
@@ -43,7 +49,8 @@ func (c *Cluster) readKueueJobs(pcs *PriorityClasses, wpcs map[string]int32, opt
 		k := placement.Key{Namespace: j.Namespace, Name: j.Name}
 		if w := ownedKueueWorkload(given, j); w != nil {
 			w.Job = k
-			kj[k] = kueueJob{uid: j.UID, w: w}
+			running := !kptr.Deref(j.Spec.Suspend, false) && kueueAdmitted(w.Obj)
+			kj[k] = kueueJob{uid: j.UID, w: w, running: running, admission: w.Obj.Status.Admission.DeepCopy()}
 			continue
 		}
 		if !kueueManaged(j) || j.Status.Active != 0 {

@@ -115,6 +115,7 @@ func LoadWithOptions(objs []manifest.Object, opts LoadOptions) (*Cluster, error)
 	if err != nil {
 		return nil, err
 	}
+	c.kueueJobs = kj
 	in.pods = kj.dropPods(in.pods, c.KueueWorkloads)
 	if len(c.KueueWorkloads) > 0 {
 		c.KueueTASPods = kueueTASPods(in.pods)
