@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gangsched/gangsched/kube"
+	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -25,7 +26,8 @@ var rackKeys = []string{"topology.kubernetes.io/rack", "cloud.provider.com/topol
 // disruption budgets. Pods held back by scheduling gates take no part.
 // Result.Domains reports the nodes' racks (or blocks, or zones).
 //
-// Errors: an annotation that is not a positive duration, naming the pod
+// Errors: an annotation that is not a positive duration, naming the pod (or
+// the Job whose template gave it, for a pod the Job controller made)
 // and the annotation, located in the input (kube.Cluster.Locate).
 func FromCluster(c *kube.Cluster) (Input, error) {
 	in := Input{Nodes: c.Nodes, PodGroups: c.PodGroups, CompositePodGroups: c.CompositePodGroups, Claims: c.Ledger, Budgets: c.Budgets}
@@ -71,8 +73,23 @@ func expectedDuration(c *kube.Cluster, k placement.Key) (time.Duration, error) {
 		err = fmt.Errorf("not positive")
 	}
 	if err != nil {
-		return 0, placement.Errorf(placement.ErrInvalid, fmt.Sprintf("pod %q", k.String()), "metadata.annotations["+AnnotationExpectedDuration+"]",
-			"%q is not a positive duration such as \"90m\" or \"2h30m\"", v)
+		obj, field := madeBy(c, k)
+		return 0, placement.Errorf(placement.ErrInvalid, obj, field+"metadata.annotations["+AnnotationExpectedDuration+"]",
+			"%q is not a positive duration such as \"90m\" or \"2h30m\" (at most 2562047h)", v)
 	}
 	return d, nil
+}
+
+// madeBy names what a user wrote for pod k: the pod, or, for a pod the Job
+// controller made, its Job and the prefix of the template's fields, where
+// the annotation came from.
+func madeBy(c *kube.Cluster, k placement.Key) (obj, fieldPrefix string) {
+	for _, j := range c.Jobs {
+		for _, p := range j.Pods {
+			if p.Namespace == k.Namespace && p.Name == k.Name {
+				return manifest.ObjectName("Job", j.Key.Namespace, j.Key.Name), "spec.template."
+			}
+		}
+	}
+	return manifest.ObjectName("Pod", k.Namespace, k.Name), ""
 }

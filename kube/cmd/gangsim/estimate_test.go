@@ -82,6 +82,12 @@ func TestEstimateBadInput(t *testing.T) {
 	require.Equal(t, exitInput, code)
 	require.Contains(t, msg, `pod "default/p": metadata.annotations[gangsched.io/expected-duration]: "soon" is not a positive duration`)
 	require.Contains(t, msg, "document 1")
+	// On a Job's template it names the Job and the template's field, not
+	// the pod the Job controller made from it.
+	job := "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train, namespace: team-a}\nspec:\n  parallelism: 2\n  completions: 2\n  completionMode: Indexed\n  template:\n    metadata: {annotations: {gangsched.io/expected-duration: 99999999h}}\n    spec: {restartPolicy: Never, containers: [{name: c}]}\n"
+	msg, code = runArgs(job, "-estimate", "-f", "-")
+	require.Equal(t, exitInput, code)
+	require.Contains(t, msg, `Job "team-a/train": spec.template.metadata.annotations[gangsched.io/expected-duration]: "99999999h" is not a positive duration`)
 	// A what-if that adds nothing to answer for (a lone CompositePodGroup)
 	// is refused rather than answered for the whole dump.
 	lone := "apiVersion: scheduling.k8s.io/v1alpha3\nkind: CompositePodGroup\nmetadata: {name: extra}\nspec: {workloadRef: {workloadName: w, templateName: t}, schedulingPolicy: {basic: {}}}\n"
