@@ -37,7 +37,7 @@ func (d *decoder) jsonSource(source string, src []byte) error {
 		v := &values[i]
 		line := lines.at(v.start)
 		doc := &jsonDoc{source: source, doc: i + 1, base: v.start,
-			c: &chunk{data: src[v.start:v.end], first: line, line: line}}
+			c: &chunk{data: src[v.start:v.end], first: line, line: line, pre: src[:v.start]}}
 		if err := d.jsonDocument(doc, v); err != nil {
 			return err
 		}
@@ -46,7 +46,7 @@ func (d *decoder) jsonSource(source string, src []byte) error {
 		return nil
 	}
 	line := lines.at(bad)
-	c := chunk{data: src[bad:], first: line, line: line}
+	c := chunk{data: src[bad:], first: line, line: line, pre: src[:bad]}
 	return &Error{Source: source, Doc: len(values) + 1, Line: line, Item: -1, Err: streamSyntax(c)}
 }
 
@@ -147,9 +147,12 @@ func (d *decoder) jsonGeneric(j *jsonDoc, item int, v *skimmed, listAPIVersion, 
 	// finds them (and the syntax errors the quick pass let through).
 	var strictTree any
 	strict, err := sjson.UnmarshalStrict(data, &strictTree)
-	if err != nil {
+	if isSyntax, _ := sjson.SyntaxErrorOffset(err); isSyntax {
 		return fail(jsonSyntax(*j.c, v.start-j.base, err))
 	}
+	// Any other error is a number past float64 (1e400): the tree below
+	// holds it as a json.Number, and the object's check words it against
+	// its field.
 	if len(strict) > 0 {
 		if err := d.jsonDuplicate(j, item, v, listAPIVersion, listKind, strict[0]); err != nil {
 			return err
@@ -293,5 +296,8 @@ func syntaxAt(c chunk, off int, msg string) error {
 	before := c.data[:off]
 	line := c.first + bytes.Count(before, []byte{'\n'})
 	col := off - bytes.LastIndexByte(before, '\n')
+	if line == c.first {
+		col += len(c.pre) - 1 - bytes.LastIndexByte(c.pre, '\n') // bytes before data on its line
+	}
 	return fmt.Errorf("json: line %d, column %d: %s", line, col, msg)
 }

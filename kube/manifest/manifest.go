@@ -341,7 +341,10 @@ var lineRE = regexp.MustCompile(`line (\d+)`)
 type chunk struct {
 	data  []byte
 	first int // line of the source where data starts
-	line  int // line of the document's first content (what errors show)
+	// pre is the source before data when data may start mid-line (a JSON
+	// value after another on its line): read for an error's column only.
+	pre  []byte
+	line int // line of the document's first content (what errors show)
 }
 
 // split cuts a source into YAML documents at separator lines ("---",
