@@ -236,37 +236,70 @@ func checksAwaited(names []string) string {
 	return "quota reserved, waiting for admission check(s) " + strings.Join(names, ", ") + " to be Ready"
 }
 
-// afterReservation settles the Admitted condition of Workload w, which
-// holds quota in ClusterQueue cq (nil without queues: left as it is), as
-// Kueue's SyncAdmittedCondition: Admitted True when every check that runs
-// for it is Ready; otherwise, unless it is Admitted already (Kueue keeps
-// an admitted Workload admitted until a check evicts it), Admitted False,
-// reason UnsatisfiedChecks. fresh says its quota was reserved in this
-// call (writeAdmitted wrote Admitted True, to be undone while checks are
-// awaited). It returns the checks awaited (nil when it is admitted).
+// afterReservation syncs the checks of Workload w, which holds quota in
+// ClusterQueue cq (nil without queues), and settles its Admitted
+// condition. fresh says its quota was reserved in this call. A Workload
+// Admitted already (and not fresh) keeps it, as Kueue's workload
+// controller syncs the condition only for one not Admitted (an added
+// check evicts, it does not un-admit); any other gets Kueue's
+// [syncAdmitted]. It returns the checks awaited (nil when it is
+// Admitted or awaits none).
 func (a *admitter) afterReservation(w *KueueWorkload, cq *KueueClusterQueue, fresh bool) []string {
 	obj := w.Obj
-	if cq == nil || len(cq.Checks) == 0 && len(obj.Status.AdmissionChecks) == 0 {
-		return nil
+	var notReady []string
+	switch {
+	case cq != nil && (len(cq.Checks) > 0 || len(obj.Status.AdmissionChecks) > 0):
+		notReady = a.opts.Queues.syncChecks(obj, cq, metav1.NewTime(a.opts.Now))
+	case !fresh:
+		return nil // no checks: nothing to sync, its condition as read
 	}
-	notReady := a.opts.Queues.syncChecks(obj, cq, metav1.NewTime(a.opts.Now))
 	if apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadAdmitted) && !fresh {
 		return nil
 	}
-	if len(notReady) == 0 {
-		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionTrue, kueueReasonAdmitted, "The workload is admitted", a.opts.Now)
+	syncAdmitted(obj, a.opts.Now)
+	if apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadAdmitted) {
 		return nil
 	}
-	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, "UnsatisfiedChecks", "The workload has not all checks ready", a.opts.Now)
 	return notReady
+}
+
+// syncAdmitted writes obj's Admitted condition as Kueue v0.17's
+// SyncAdmittedCondition (pkg/workload) does, which changes it only when it
+// disagrees with the Workload's state: Admitted is due when quota is
+// reserved, every listed check is Ready and no set's topology is delayed
+// (delayedTopologyRequest Pending without a topologyAssignment). Due and
+// not True, it becomes True; True and not due, False with Kueue's reason
+// for what is missing; otherwise it is left as it is — absent on a
+// Workload never Admitted (a fresh reservation awaiting its checks, or its
+// second pass, gets none: recorded on the real Kueue in
+// kueue-oracle/preemption/fp1 and fp6).
+func syncAdmitted(obj *kueue.Workload, now time.Time) {
+	reserved := apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadQuotaReserved)
+	ready := !slices.ContainsFunc(obj.Status.AdmissionChecks, func(c kueue.AdmissionCheckState) bool { return c.State != kueue.CheckStateReady })
+	due := reserved && ready && delayedSets(obj) == ""
+	if due == apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadAdmitted) {
+		return
+	}
+	switch {
+	case due:
+		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionTrue, kueueReasonAdmitted, "The workload is admitted", now)
+	case !reserved && !ready:
+		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, "NoReservationUnsatisfiedChecks", "The workload has no reservation and not all checks ready", now)
+	case !reserved:
+		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", now)
+	case !ready:
+		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, "UnsatisfiedChecks", "The workload has not all checks ready", now)
+	default:
+		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, reasonDelayedTopology, "There are pending delayed topology requests", now)
+	}
 }
 
 // heldChecks settles a held Workload's Admitted condition after its
 // repair or resize ([admitter.afterReservation]) and its outcome: Kept
 // becomes AwaitingChecks while checks are awaited, Admitted when the
 // checks that were awaited are now all Ready, and DelayedTopologyWaits
-// (Admitted False, PendingDelayedTopologyRequests) when a set's topology
-// is still delayed and no check is left to bring the second pass.
+// (not Admitted) when a set's topology is still delayed and no check is
+// left to bring the second pass.
 func (a *admitter) heldChecks(w *KueueWorkload, o *KueueOutcome) {
 	if a.opts.Queues == nil || w.Obj.Status.Admission == nil {
 		return
@@ -279,7 +312,6 @@ func (a *admitter) heldChecks(w *KueueWorkload, o *KueueOutcome) {
 		// one (needsSecondPassForDelayedAssignment) and its
 		// SyncAdmittedCondition keeps it not Admitted while a topology is
 		// pending, so it holds its quota with no pods, for good.
-		setCondition(w.Obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, reasonDelayedTopology, "There are pending delayed topology requests", a.opts.Now)
 		o.Action, o.Message = KueueDelayedTopologyWaits, joinReasons([]string{o.Message, "pod set(s) " + names +
 			" hold quota with their topology delayed (delayedTopologyRequest Pending), but the ClusterQueue runs no admission check now: Kueue runs the second pass only for a Workload with checks, so it keeps its quota and its pods do not start"})
 		return

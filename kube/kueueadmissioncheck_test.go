@@ -60,7 +60,9 @@ func heldWL(states string, admitted bool) string {
 
 // Admission checks as Kueue v0.17's workload controller runs them, each
 // case worked by hand: the outcome, the checks written (name=state, with
-// retryCount), and the conditions that say whether it is admitted. a's
+// retryCount), and the conditions that say whether it is admitted (Kueue's
+// SyncAdmittedCondition writes Admitted only where it changes: none on a
+// Workload never Admitted, whose input condition stays as it was). a's
 // one flavor makes every rule cover all its flavors, so a Workload
 // without quota lists every check too, as Kueue lists them.
 func TestAdmitKueueWorkloads_AdmissionChecks(t *testing.T) {
@@ -80,9 +82,9 @@ func TestAdmitKueueWorkloads_AdmissionChecks(t *testing.T) {
 	}{
 		{"no checks: admitted", []string{checkedCQ()}, pending, KueueAdmitted, "", "", "True/Admitted", true, "", false},
 		{"new reservation waits for its check", []string{checkedCQ("prov"), acDoc("prov", true)}, pending,
-			KueueAwaitingChecks, awaits, "prov=Pending", "False/UnsatisfiedChecks", true, "", false},
+			KueueAwaitingChecks, awaits, "prov=Pending", "", true, "", false},
 		{"two checks, listed by name", []string{checkedCQ("zeta", "prov"), acDoc("prov", true), acDoc("zeta", true)}, pending,
-			KueueAwaitingChecks, "quota reserved, waiting for admission check(s) prov, zeta to be Ready", "prov=Pending zeta=Pending", "False/UnsatisfiedChecks", true, "", false},
+			KueueAwaitingChecks, "quota reserved, waiting for admission check(s) prov, zeta to be Ready", "prov=Pending zeta=Pending", "", true, "", false},
 		{"held, check Ready: admitted", []string{checkedCQ("prov"), acDoc("prov", true)}, heldWL("prov: Ready", false),
 			KueueAdmitted, "its admission checks are all Ready", "prov=Ready", "True/Admitted", true, "", false},
 		{"held, check Pending: still waits", []string{checkedCQ("prov"), acDoc("prov", true)}, heldWL("prov: Pending", false),
@@ -94,13 +96,13 @@ func TestAdmitKueueWorkloads_AdmissionChecks(t *testing.T) {
 		{"Retry: evicted, queued again, reserved again", []string{checkedCQ("prov"), acDoc("prov", true)}, heldWL("prov: Retry", false),
 			KueueAwaitingChecks, "evicted (AdmissionCheck): At least one admission check is false; " + awaits, "prov=Pending/1", "False/UnsatisfiedChecks", true, "False/QuotaReserved", false},
 		{"Rejected: deactivated", []string{checkedCQ("prov"), acDoc("prov", true)}, heldWL("prov: Rejected", false),
-			KueueInactive, "deactivated: Admission check(s): prov, were rejected", "prov=Pending", "False/NoReservation", false, "True/DeactivatedDueToAdmissionCheck", true},
+			KueueInactive, "deactivated: Admission check(s): prov, were rejected", "prov=Pending", "False/UnsatisfiedChecks", false, "True/DeactivatedDueToAdmissionCheck", true},
 		// Kueue deactivates it only once quota is reserved (docs/kueue.md,
 		// Not modelled): the end state when it fits, as here.
 		{"Rejected while pending: deactivated", []string{checkedCQ("prov"), acDoc("prov", true)}, pending + "status: {admissionChecks: [{name: prov, state: Rejected, message: m, lastTransitionTime: '2026-01-01T09:30:00Z'}]}\n",
 			KueueInactive, "deactivated: Admission check(s): prov, were rejected", "prov=Pending", "", false, "True/DeactivatedDueToAdmissionCheck", true},
 		{"Retry while pending: reserved with the check reset, as Kueue ends", []string{checkedCQ("prov"), acDoc("prov", true)}, pending + "status: {admissionChecks: [{name: prov, state: Retry, message: m, lastTransitionTime: '2026-01-01T09:30:00Z'}]}\n",
-			KueueAwaitingChecks, "evicted (AdmissionCheck): At least one admission check is false; " + awaits, "prov=Pending/1", "False/UnsatisfiedChecks", true, "False/QuotaReserved", false},
+			KueueAwaitingChecks, "evicted (AdmissionCheck): At least one admission check is false; " + awaits, "prov=Pending/1", "", true, "False/QuotaReserved", false},
 		{"check missing: ClusterQueue inactive", []string{checkedCQ("prov")}, pending,
 			KueuePending, "ClusterQueue a is inactive: it names missing AdmissionCheck(s) prov", "prov=Pending", "", false, "", false},
 		{"check not Active: ClusterQueue inactive", []string{checkedCQ("prov", "gone"), acDoc("prov", false)}, pending,

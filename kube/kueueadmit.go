@@ -135,7 +135,8 @@ const (
 	// KueueAwaitingChecks: the Workload holds quota (QuotaReserved True,
 	// newly or from before) in a ClusterQueue whose admission checks run
 	// for its flavors, and some check is not Ready yet: it is not
-	// Admitted (Admitted False, reason UnsatisfiedChecks) and its pods do
+	// Admitted (Kueue writes no Admitted condition on a Workload never
+	// Admitted, and leaves one written before as it was) and its pods do
 	// not start, though its quota and nodes are reserved; see
 	// kueueadmissioncheck.go. A pending Workload whose topology Kueue's
 	// first pass delays (kueuefirstpass.go) gets it with quota alone.
@@ -145,10 +146,10 @@ const (
 	// ProvisioningRequest check on a topology flavor), its admission
 	// checks are all Ready, and Kueue's second pass finds no topology for
 	// that set in the flavor it holds: it keeps its quota, is not Admitted
-	// (reason PendingDelayedTopologyRequests) and its pods do not start;
+	// (its Admitted condition left as it was) and its pods do not start;
 	// Kueue tries again with backoff. See kueuesecondpass.go. A pending
 	// Workload reserved by Kueue's first pass with every check Ready
-	// already gets it too: the second pass comes in the next run.
+	// already gets its second pass in the same run (kueuesecondpassnow.go).
 	KueueDelayedTopologyWaits KueueAction = "DelayedTopologyWaits"
 	// KueuePending: a pending Workload does not fit; or a Workload whose
 	// quota was reserved while it awaited admission checks lost that
@@ -508,6 +509,9 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 		err = a.admitInOrder(pending, out)
 	}
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.secondPassesNow(out); err != nil {
 		return nil, nil, err
 	}
 	if err := a.releaseStuck(out); err != nil {
@@ -944,9 +948,6 @@ func (a *admitter) settle(w *KueueWorkload, ps plannedSets, o *KueueOutcome, out
 	writeAdmitted(ps.w, podSetsByName(ps.w, planned), a.hostOf, a.opts.Now, ps.adm)
 	a.liftAssignments(ps.w)
 	awaited := a.afterReservation(ps.w, ps.adm.cq, true)
-	if len(awaited) == 0 {
-		notAdmittedDelayed(ps.w.Obj, a.opts.Now)
-	}
 	if len(awaited) > 0 {
 		// Its outcome says so once admission is over: until then the
 		// passes and cycles read it as admitted, which it is for quota.

@@ -105,7 +105,7 @@ func (a *admitter) drain(w *KueueWorkload, o *KueueOutcome) bool {
 	}
 	obj.Status.Admission = nil
 	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonInadmissible, why, a.opts.Now)
-	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", a.opts.Now)
+	syncAdmitted(obj, a.opts.Now)
 	words := "quota reservation cancelled (" + kueueReasonInadmissible + "): " + why
 	a.evictedFor[w.Key()] = words
 	o.Action, o.Message = KueuePending, words
@@ -132,12 +132,16 @@ func (a *admitter) drainedAdmitted(w *KueueWorkload, cq *KueueClusterQueue) bool
 }
 
 // evictStopped writes the eviction of admitted Workload w by a stopped
-// queue: Evicted True (reason, msg), its checks reset to Pending as every
-// eviction resets them, then its quota released as Kueue's job reconciler
-// releases it (Requeued False with the eviction's reason: Kueue requeues
-// it only when the queue restarts; QuotaReserved and Admitted False).
+// queue: Admitted True first where its condition does not say so yet (its
+// checks all Ready: Kueue's SyncAdmittedCondition admits it before the
+// queue's stop is looked at), Evicted True (reason, msg), its checks
+// reset to Pending as every eviction resets them, then its quota released
+// as Kueue's job reconciler releases it (Requeued False with the
+// eviction's reason: Kueue requeues it only when the queue restarts;
+// QuotaReserved and Admitted False).
 func (a *admitter) evictStopped(w *KueueWorkload, o *KueueOutcome, reason, msg string) {
 	obj := w.Obj
+	syncAdmitted(obj, a.opts.Now)
 	setCondition(obj, kueue.WorkloadEvicted, metav1.ConditionTrue, reason, msg, a.opts.Now)
 	resetChecks(obj, a.opts.Now)
 	setCondition(obj, kueue.WorkloadRequeued, metav1.ConditionFalse, reason, msg, a.opts.Now)

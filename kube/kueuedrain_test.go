@@ -55,8 +55,9 @@ func drainChecks(state string) string {
 // controller settles them: an admitted one is evicted under HoldAndDrain
 // of its LocalQueue (LocalQueueStopped) or else of its ClusterQueue
 // (ClusterQueueStopped) and runs on under Hold; one awaiting its checks
-// loses its reservation under either (Inadmissible), and one whose checks
-// are all Ready counts as admitted. Whatever d releases, p (12 pods on
+// loses its reservation under either (Inadmissible; its Admitted
+// condition, never True, left as it was), and one whose checks are all
+// Ready counts as admitted. Whatever d releases, p (12 pods on
 // the 12 CPUs) takes; d then waits, as its queue is held.
 func TestAdmitKueueWorkloads_StoppedQueueDrains(t *testing.T) {
 	const (
@@ -105,19 +106,21 @@ func TestAdmitKueueWorkloads_StoppedQueueDrains(t *testing.T) {
 				"False/Pending: " + cqWaits + "HoldAndDrain", "False/NoReservation: The workload has no reservation"}},
 		{"awaiting checks under Hold: reservation cancelled", "", "Hold", true, drainAwaiting + drainChecks("Pending"),
 			KueuePending, "quota reservation cancelled (Inadmissible): ClusterQueue b is stopped; " + cqWaits + "Hold", KueueAdmitted,
-			[4]string{"", "", "False/Pending: " + cqWaits + "Hold", "False/NoReservation: The workload has no reservation"}},
+			[4]string{"", "", "False/Pending: " + cqWaits + "Hold", "False/UnsatisfiedChecks: m"}},
 		{"awaiting checks, LocalQueue HoldAndDrain: reservation cancelled", "HoldAndDrain", "", true, drainAwaiting + drainChecks("Pending"),
 			KueuePending, "quota reservation cancelled (Inadmissible): LocalQueue lb is stopped; " + lqWaits + "HoldAndDrain", KueueAdmitted,
-			[4]string{"", "", "False/Pending: " + lqWaits + "HoldAndDrain", "False/NoReservation: The workload has no reservation"}},
+			[4]string{"", "", "False/Pending: " + lqWaits + "HoldAndDrain", "False/UnsatisfiedChecks: m"}},
 		// Its checks all Ready, Kueue admits it before it looks at the
 		// queue's stop.
 		{"checks Ready under Hold: admitted, runs on", "", "Hold", true, drainAwaiting + drainChecks("Ready"),
 			KueueAdmitted, "its admission checks are all Ready", KueuePending,
 			[4]string{"", "", "True/QuotaReserved: m", "True/Admitted: The workload is admitted"}},
+		// Admitted, then evicted: its check reset to Pending, Kueue's
+		// SyncAdmittedCondition names both what it lacks.
 		{"checks Ready under HoldAndDrain: admitted, drained", "", "HoldAndDrain", true, drainAwaiting + drainChecks("Ready"),
 			KueueEvicted, "evicted (ClusterQueueStopped): The ClusterQueue is stopped; queued again: " + cqWaits + "HoldAndDrain", KueueAdmitted,
 			[4]string{"True/ClusterQueueStopped: The ClusterQueue is stopped", "False/ClusterQueueStopped: The ClusterQueue is stopped",
-				"False/Pending: " + cqWaits + "HoldAndDrain", "False/NoReservation: The workload has no reservation"}},
+				"False/Pending: " + cqWaits + "HoldAndDrain", "False/NoReservationUnsatisfiedChecks: The workload has no reservation and not all checks ready"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, cl := admitAll(t, drainWorld(c.lbStop, c.bStop, c.checks, c.st))

@@ -3,9 +3,6 @@ package kube
 import (
 	"slices"
 	"strings"
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 )
@@ -77,24 +74,22 @@ func delayedSets(obj *kueue.Workload) string {
 }
 
 // firstPassOutcome says what Kueue's first pass did with Workload o,
-// admitted in this run with the delayed sets names: it awaits the checks
-// awaited (AwaitingChecks), or, with every check Ready already, Kueue's
-// second pass, which gangsim plans on its next run over this output
-// (DelayedTopologyWaits).
+// admitted in this run with the delayed sets names and no second pass
+// run for them yet: it awaits the checks awaited (AwaitingChecks), or,
+// with every check Ready already in a ClusterQueue with a MultiKueue
+// check, a second pass gangsim does not model (DelayedTopologyWaits;
+// [admitter.secondPassesNow] runs the others in the same run).
 func firstPassOutcome(o *KueueOutcome, names string, awaited []string) {
-	msg := "Kueue's first pass reserved quota without a topology for pod set(s) " + names + " (delayedTopologyRequest Pending)"
+	msg := firstPassWords(names)
 	if len(awaited) > 0 {
 		o.Action, o.Message = KueueAwaitingChecks, joinReasons([]string{o.Message, msg, checksAwaited(awaited)})
 		return
 	}
-	o.Action, o.Message = KueueDelayedTopologyWaits, joinReasons([]string{o.Message, msg, "its admission checks are all Ready: Kueue's second pass plans the topology next (gangsim's next run over this output)"})
+	o.Action, o.Message = KueueDelayedTopologyWaits, joinReasons([]string{o.Message, msg, "its admission checks are all Ready: Kueue's second pass follows, MultiKueue's for the worker cluster, which gangsim does not model"})
 }
 
-// notAdmittedDelayed sets obj, just reserved with every check Ready, not
-// Admitted when Kueue's first pass delayed a topology of it, as Kueue's
-// SyncAdmittedCondition does until the second pass plans it.
-func notAdmittedDelayed(obj *kueue.Workload, now time.Time) {
-	if delayedSets(obj) != "" {
-		setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, reasonDelayedTopology, "There are pending delayed topology requests", now)
-	}
+// firstPassWords says that Kueue's first pass reserved quota without a
+// topology for the pod sets names (quoted).
+func firstPassWords(names string) string {
+	return "Kueue's first pass reserved quota without a topology for pod set(s) " + names + " (delayedTopologyRequest Pending)"
 }

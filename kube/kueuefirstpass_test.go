@@ -31,7 +31,7 @@ func TestAdmitKueueWorkloads_FirstPass(t *testing.T) {
 	const (
 		noChecks = "  admissionChecksStrategy:\n    admissionChecks:\n    - name: dws\n  resourceGroups"
 		other    = "controllerName: kueue.x-k8s.io/provisioning-request\nstatus"
-		waits    = "False/UnsatisfiedChecks"
+		waits    = "" // Kueue writes no Admitted condition on a fresh reservation (fp1's record)
 	)
 	awaits := func(count int32) firstPassWant {
 		return firstPassWant{KueueAwaitingChecks, "Pending", count, "", waits}
@@ -51,10 +51,11 @@ func TestAdmitKueueWorkloads_FirstPass(t *testing.T) {
 		{"fp1, a check of another controller", secondPassWorld(t, "fp1-first-pass-reserves", other, "controllerName: example.com/other\nstatus"),
 			map[string]firstPassWant{"fresh": {KueueAwaitingChecks, "", 6, "b1-r1-h1:4 b1-r1-h2:2", waits}, "later": pending}},
 		// fresh's check is Ready already: reserved without a topology,
-		// it waits for Kueue's second pass, not Admitted.
+		// then planned by Kueue's second pass in the same run (as fp6
+		// recorded), on b1-r1, and Admitted.
 		{"fp1, its check Ready already", secondPassWorld(t, "fp1-first-pass-reserves", "        - {name: c, resources: {requests: {cpu: \"1\"}}}\n---",
 			"        - {name: c, resources: {requests: {cpu: \"1\"}}}\nstatus:\n  admissionChecks:\n  - {name: dws, state: Ready, message: \"\", lastTransitionTime: \"2026-01-01T07:00:00Z\"}\n---"),
-			map[string]firstPassWant{"fresh": {KueueDelayedTopologyWaits, "Pending", 6, "", "False/PendingDelayedTopologyRequests"}, "later": pending}},
+			map[string]firstPassWant{"fresh": {KueueAdmitted, "Ready", 6, "b1-r1-h1:4 b1-r1-h2:2", "True/Admitted"}, "later": pending}},
 		// No rack holds big's 4 pods now; quota does (big 4, small 2 of
 		// 20), wide's 16 do not.
 		{"fp2: no room now, quota reserved", secondPassWorld(t, "fp2-first-pass-no-room-now"),
@@ -74,9 +75,11 @@ func TestAdmitKueueWorkloads_FirstPass(t *testing.T) {
 		{"fp3, the check on tas too", secondPassWorld(t, "fp3-first-pass-which-checks", "onFlavors: [plain]", "onFlavors: [plain, tas]"),
 			map[string]firstPassWant{"multi": awaits(4), "on-tas": awaits(4)}},
 		// low (8 of cq-pre's 10 CPUs) is preempted by quota alone for
-		// urgent's 9 pods, more than any rack holds.
+		// urgent's 9 pods, more than any rack holds; Admitted before,
+		// its check reset to Pending by the eviction, it is Admitted
+		// False for both (Kueue's SyncAdmittedCondition).
 		{"fp5: preemption by quota alone", secondPassWorld(t, "fp5-first-pass-preempts"),
-			map[string]firstPassWant{"urgent": awaits(9), "low": {KueuePreempted, "", 0, "", "False/NoReservation"}}},
+			map[string]firstPassWant{"urgent": awaits(9), "low": {KueuePreempted, "", 0, "", "False/NoReservationUnsatisfiedChecks"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outs, cl := admitAll(t, c.y)
@@ -110,7 +113,7 @@ func TestAdmitKueueWorkloads_FirstPass(t *testing.T) {
 				} else {
 					require.Empty(t, o.PodSets[0], o.Workload.Name)
 				}
-				if want.delayed != "" {
+				if want.delayed == "Pending" || want.delayed == "Ready" && want.action == KueueAdmitted {
 					require.Contains(t, o.Message, `without a topology for pod set(s) "main" (delayedTopologyRequest Pending)`)
 				}
 			}

@@ -23,12 +23,13 @@ import (
 // Ready checks' podSetUpdates (nodeSelector, tolerations) applied to the
 // pods planned. Planned, the sets get their topologyAssignment and
 // delayedTopologyRequest Ready and the Workload is Admitted; not planned,
-// it keeps its quota, not Admitted (reason PendingDelayedTopologyRequests),
-// and Kueue tries again with backoff.
+// it keeps its quota, not Admitted (Kueue's SyncAdmittedCondition leaves
+// the condition of a Workload never Admitted as it is: none on a fresh
+// one), and Kueue tries again with backoff.
 
 // reasonDelayedTopology is the reason of the Admitted condition Kueue's
-// workload controller writes while a delayed topology request is
-// Pending and every check is Ready.
+// SyncAdmittedCondition writes on an Admitted Workload whose checks are
+// all Ready and a set's topology is delayed ([syncAdmitted]).
 const reasonDelayedTopology = "PendingDelayedTopologyRequests"
 
 // needsSecondPass reports whether held Workload w is one Kueue plans in a
@@ -128,9 +129,9 @@ func (a *admitter) secondPass(w *KueueWorkload, h *held, o *KueueOutcome) error 
 
 // secondPassWaits leaves w holding its quota, not Admitted, after a second
 // pass that found no topology for its delayed sets (names, quoted) for
-// why.
+// why. Its Admitted condition stays as it was: Kueue says the failure in
+// a SecondPassFailed event alone.
 func (a *admitter) secondPassWaits(w *KueueWorkload, o *KueueOutcome, names, why string) {
-	setCondition(w.Obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, reasonDelayedTopology, "There are pending delayed topology requests", a.opts.Now)
 	o.Action, o.Message = KueueDelayedTopologyWaits, "its admission checks are all Ready, but Kueue's second pass finds no topology for the delayed pod set(s) "+names+": "+why+"; it keeps its quota and Kueue tries again with backoff"
 }
 

@@ -54,11 +54,15 @@ func TestAdmitKueueWorkloads_SecondPass(t *testing.T) {
 		allTainted = append(allTainted, tainted(n)...)
 	}
 	for _, c := range []struct {
-		name     string
-		y        string
-		action   KueueAction
-		pods     string // delayed's pods per host
-		admitted string // its Admitted condition, status/reason
+		name   string
+		y      string
+		action KueueAction
+		pods   string // delayed's pods per host
+		// admitted is its Admitted condition, status/reason: a
+		// second pass that waits leaves the input's (Kueue's
+		// SyncAdmittedCondition changes none of a Workload never
+		// Admitted).
+		admitted string
 		delayed  kueue.DelayedTopologyRequestState
 		msg      string // in its message
 	}{
@@ -66,7 +70,7 @@ func TestAdmitKueueWorkloads_SecondPass(t *testing.T) {
 		// b2-r1-h1 full): b1-r1 (5 free) is the one rack for 5 pods, and
 		// delayed's quota is not charged again (20 of 20).
 		{"sp1: fits, in the flavor it holds", secondPassWorld(t, "sp1-second-pass-fits"), KueueAdmitted, "b1-r1-h1:1 b1-r1-h2:4", "True/Admitted", kueue.DelayedTopologyRequestStateReady, "planned"},
-		{"sp2: no rack of 20: keeps its quota", secondPassWorld(t, "sp2-second-pass-no-fit"), KueueDelayedTopologyWaits, "", "False/PendingDelayedTopologyRequests", kueue.DelayedTopologyRequestStatePending,
+		{"sp2: no rack of 20: keeps its quota", secondPassWorld(t, "sp2-second-pass-no-fit"), KueueDelayedTopologyWaits, "", "False/UnsatisfiedChecks", kueue.DelayedTopologyRequestStatePending,
 			`pod set "main" needs 20 pods in one example.com/rack domain`},
 		// The update's nodeSelector leaves b2 only: b2-r1 (6 free) before
 		// b2-r2 (8); its fullest host with room, h2.
@@ -79,12 +83,12 @@ func TestAdmitKueueWorkloads_SecondPass(t *testing.T) {
 			KueueAwaitingChecks, "", "False/UnsatisfiedChecks", kueue.DelayedTopologyRequestStatePending, "waiting for admission check(s) dws"},
 		// b2 tainted NoSchedule: the update's nodeSelector alone leaves no
 		// host; with its toleration too, b2-r1-h2 as in sp3.
-		{"tainted b2, no toleration", secondPassWorld(t, "sp3-second-pass-pod-set-updates", allTainted...), KueueDelayedTopologyWaits, "", "False/PendingDelayedTopologyRequests", kueue.DelayedTopologyRequestStatePending, "keeps its quota"},
+		{"tainted b2, no toleration", secondPassWorld(t, "sp3-second-pass-pod-set-updates", allTainted...), KueueDelayedTopologyWaits, "", "False/UnsatisfiedChecks", kueue.DelayedTopologyRequestStatePending, "keeps its quota"},
 		{"tainted b2, tolerated by the update", secondPassWorld(t, "sp3-second-pass-pod-set-updates", append(allTainted, update, update+"      tolerations: [{key: example.com/provisioned, operator: Exists, effect: NoSchedule}]\n")...),
 			KueueAdmitted, "b2-r1-h2:4", "True/Admitted", kueue.DelayedTopologyRequestStateReady, "planned"},
 		// The flavor's nodes carry example.com/pool: tas: an update
 		// selecting another pool matches none (Kueue's TAS finds no node).
-		{"update against the flavor's labels", secondPassWorld(t, "sp3-second-pass-pod-set-updates", update, "      nodeSelector: {example.com/pool: other}\n"), KueueDelayedTopologyWaits, "", "False/PendingDelayedTopologyRequests", kueue.DelayedTopologyRequestStatePending,
+		{"update against the flavor's labels", secondPassWorld(t, "sp3-second-pass-pod-set-updates", update, "      nodeSelector: {example.com/pool: other}\n"), KueueDelayedTopologyWaits, "", "False/UnsatisfiedChecks", kueue.DelayedTopologyRequestStatePending,
 			"nodeSelector example.com/pool=other, where its template, flavor or an earlier update selects tas"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -160,9 +164,10 @@ func TestKueueWorkload_BadDelayedTopologyRequest(t *testing.T) {
 // sp1 with its ClusterQueue's check removed after the first pass (and
 // from delayed's status, as Kueue's workload controller syncs it): Kueue's
 // second pass wants a check (needsSecondPassForDelayedAssignment), so
-// delayed holds its quota with no pods, Admitted False with reason
-// PendingDelayedTopologyRequests (SyncAdmittedCondition), for good; it
-// waits, never counted admitted as it was ("Kept").
+// delayed holds its quota with no pods, not Admitted (its condition, False
+// UnsatisfiedChecks from the first pass, left as SyncAdmittedCondition
+// leaves a Workload never Admitted), for good; it waits, never counted
+// admitted as it was ("Kept").
 func TestAdmitKueueWorkloads_DelayedWithoutChecks(t *testing.T) {
 	y := secondPassWorld(t, "sp1-second-pass-fits", "  admissionChecksStrategy:\n    admissionChecks:\n    - name: dws\n", "",
 		"      delayedTopologyRequest: Pending\n  admissionChecks:\n  - name: dws\n    state: Ready\n    message: \"\"\n    lastTransitionTime: \"2026-01-01T09:00:01Z\"\n",
@@ -178,7 +183,7 @@ func TestAdmitKueueWorkloads_DelayedWithoutChecks(t *testing.T) {
 		obj := cl.KueueWorkloads[i].Obj
 		require.Empty(t, obj.Status.AdmissionChecks)
 		cond := apimeta.FindStatusCondition(obj.Status.Conditions, kueue.WorkloadAdmitted)
-		require.Equal(t, "False/PendingDelayedTopologyRequests", string(cond.Status)+"/"+cond.Reason)
+		require.Equal(t, "False/UnsatisfiedChecks", string(cond.Status)+"/"+cond.Reason)
 		require.True(t, apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadQuotaReserved))
 		require.Nil(t, obj.Status.Admission.PodSetAssignments[0].TopologyAssignment)
 	}

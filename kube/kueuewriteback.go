@@ -64,9 +64,10 @@ type flavorAdmission struct {
 
 // writeAdmitted writes a new admission of w at its Group's counts (a
 // partial admission's, below spec.podSets' own): status.admission with a
-// topologyAssignment per pod set, QuotaReserved and Admitted True, and the
-// Evicted and Preempted conditions of an earlier eviction set False, as
-// Kueue resets them. Without
+// topologyAssignment per pod set, QuotaReserved True, and the Evicted and
+// Preempted conditions of an earlier eviction set False, as Kueue resets
+// them; the Admitted condition is the caller's, once the checks are
+// synced ([admitter.afterReservation]). Without
 // ResourceFlavors (ka's zero value) the ClusterQueue is named by
 // spec.queueName; with them, it is ka's, and each set also gets its
 // flavors and resourceUsage, and no topologyAssignment when admitted on
@@ -123,7 +124,6 @@ func writeAdmitted(w *KueueWorkload, sets [][]placement.PodSetAssignment, hostOf
 		msg = "Quota reserved by gangsim, topology delayed until the admission checks are Ready"
 	}
 	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionTrue, kueueReasonQuotaReserved, msg, now)
-	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionTrue, kueueReasonAdmitted, "The workload is admitted", now)
 	for _, typ := range []string{kueue.WorkloadEvicted, kueue.WorkloadPreempted} {
 		if prev := apimeta.FindStatusCondition(obj.Status.Conditions, typ); prev != nil && prev.Status == metav1.ConditionTrue {
 			setCondition(obj, typ, metav1.ConditionFalse, kueueReasonQuotaReserved, "Previously: "+prev.Message, now)
@@ -181,12 +181,15 @@ func writeEvicted(w *KueueWorkload, reason string, now time.Time) {
 
 // unreserve drops obj's quota reservation as Kueue's eviction and its job
 // reconciler do (UnsetQuotaReservationWithCondition): no admission and no
-// unhealthy nodes, QuotaReserved False (reason Pending, msg), Admitted
-// False. Callers write the eviction's own conditions first.
+// unhealthy nodes, QuotaReserved False (reason Pending, msg), and the
+// Admitted condition synced ([syncAdmitted]: False on one Admitted, with
+// a reason that names the checks when any is not Ready; unchanged on one
+// never Admitted). Callers write the eviction's own conditions, and reset
+// the checks, first.
 func unreserve(obj *kueue.Workload, msg string, now time.Time) {
 	obj.Status.Admission, obj.Status.UnhealthyNodes = nil, nil
 	setCondition(obj, kueue.WorkloadQuotaReserved, metav1.ConditionFalse, kueueReasonPending, msg, now)
-	setCondition(obj, kueue.WorkloadAdmitted, metav1.ConditionFalse, kueueReasonNoReservation, "The workload has no reservation", now)
+	syncAdmitted(obj, now)
 }
 
 // writePending writes why a Workload waits: QuotaReserved False, reason
