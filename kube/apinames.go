@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -126,6 +127,26 @@ func checkLabels(obj, field string, labels map[string]string) error {
 		if errs := validation.IsValidLabelValue(labels[k]); len(errs) > 0 {
 			return placement.Errorf(placement.ErrInvalid, obj, f, "%q is not a label value: %s", labels[k], strings.Join(errs, "; "))
 		}
+	}
+	return nil
+}
+
+// checkAnnotations refuses a key of annotations (field, a map of
+// annotation keys to values) that is not a label key once lowercased (the
+// API server's rule for annotations: case does not matter), and keys and
+// values together longer than the API server's total for annotations
+// (256 KiB); the error names field[key], keys taken in sorted order, or
+// field for the total.
+func checkAnnotations(obj, field string, annotations map[string]string) error {
+	var size int
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
+		if errs := validation.IsQualifiedName(strings.ToLower(k)); len(errs) > 0 {
+			return placement.Errorf(placement.ErrInvalid, obj, field+"["+k+"]", "%q is not an annotation key: %s", k, strings.Join(errs, "; "))
+		}
+		size += len(k) + len(annotations[k])
+	}
+	if size > apivalidation.TotalAnnotationSizeLimitB {
+		return placement.Errorf(placement.ErrInvalid, obj, field, "keys and values take %d bytes: at most %d", size, apivalidation.TotalAnnotationSizeLimitB)
 	}
 	return nil
 }

@@ -81,10 +81,12 @@ func convertCheckRules(obj string, s *kueue.AdmissionChecksStrategy) ([]KueueChe
 
 // checkStates validates status.admissionChecks of Workload obj: each
 // with a name given once, a state of Kueue's four, and podSetUpdates
-// that name a pod set of w and whose nodeSelector and tolerations are
-// valid, as Kueue's Workload webhook requires (its second pass plans with
-// them: kueuesecondpass.go). Errors name the field (ErrInvalid or
-// ErrDuplicate).
+// that name a pod set of w and whose tolerations, annotations,
+// nodeSelector and labels are valid, as Kueue v0.17's Workload webhook
+// requires them, in that order (its second pass plans with the
+// nodeSelector and tolerations: kueuesecondpass.go; the labels and
+// annotations go on the pods, which gangsim does not write). Errors name
+// the field (ErrInvalid, ErrDuplicate or ErrNotFound).
 func checkStates(obj string, w *kueue.Workload) error {
 	seen := map[kueue.AdmissionCheckReference]bool{}
 	for i, c := range w.Status.AdmissionChecks {
@@ -106,13 +108,19 @@ func checkStates(obj string, w *kueue.Workload) error {
 			if !slices.ContainsFunc(w.Spec.PodSets, func(ps kueue.PodSet) bool { return ps.Name == u.Name }) {
 				return placement.Errorf(placement.ErrNotFound, obj, uf+".name", "%q is not a pod set of the Workload", u.Name)
 			}
+			for k, t := range u.Tolerations {
+				if _, err := convertToleration(obj, fmt.Sprintf("%s.tolerations[%d]", uf, k), t); err != nil {
+					return err
+				}
+			}
+			if err := checkAnnotations(obj, uf+".annotations", u.Annotations); err != nil {
+				return err
+			}
 			if err := checkLabels(obj, uf+".nodeSelector", u.NodeSelector); err != nil {
 				return err
 			}
-			for k, t := range u.Tolerations {
-				if _, err := convertToleration(obj, fmt.Sprintf("%s.podSetUpdates[%d].tolerations[%d]", f, j, k), t); err != nil {
-					return err
-				}
+			if err := checkLabels(obj, uf+".labels", u.Labels); err != nil {
+				return err
 			}
 		}
 	}

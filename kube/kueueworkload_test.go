@@ -101,6 +101,19 @@ func TestKueueWorkload_BadInput(t *testing.T) {
 			`f.yaml: document 1 (line 10): Kueue Workload "default/w": status.admissionChecks[0].podSetUpdates[0].nodeSelector[a b]: "a b" is not a label key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
 		{"podSetUpdates bad nodeSelector value", kueueWorkload(kueueMain, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: 2, flavors: {cpu: f}, delayedTopologyRequest: Pending}]}\n  admissionChecks: [{name: dws, state: Ready, message: m, lastTransitionTime: '2026-01-01T00:00:00Z', podSetUpdates: [{name: main, nodeSelector: {a: 'b c'}}]}]\n"),
 			`f.yaml: document 1 (line 10): Kueue Workload "default/w": status.admissionChecks[0].podSetUpdates[0].nodeSelector[a]: "b c" is not a label value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`},
+		// podSetUpdates' labels and annotations, each refused as Kueue
+		// v0.17's own webhooks.ValidateWorkload refuses it (run on the same
+		// Workloads outside the repository): labels as labels, annotation
+		// keys lowercased, 256 KiB of annotations at most; annotations
+		// before nodeSelector before labels.
+		{"podSetUpdates bad label key", kueueWorkload(kueueMain, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: 2, flavors: {cpu: f}, delayedTopologyRequest: Pending}]}\n  admissionChecks: [{name: dws, state: Ready, message: m, lastTransitionTime: '2026-01-01T00:00:00Z', podSetUpdates: [{name: main, labels: {'a b': c}}]}]\n"),
+			`f.yaml: document 1 (line 10): Kueue Workload "default/w": status.admissionChecks[0].podSetUpdates[0].labels[a b]: "a b" is not a label key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
+		{"podSetUpdates label value too long", kueueWorkload(kueueMain, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: 2, flavors: {cpu: f}, delayedTopologyRequest: Pending}]}\n  admissionChecks: [{name: dws, state: Ready, message: m, lastTransitionTime: '2026-01-01T00:00:00Z', podSetUpdates: [{name: main, labels: {k: 'vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv'}}]}]\n"),
+			`f.yaml: document 1 (line 10): Kueue Workload "default/w": status.admissionChecks[0].podSetUpdates[0].labels[k]: "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv" is not a label value: must be no more than 63 bytes`},
+		{"podSetUpdates bad annotation key", kueueWorkload(kueueMain, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: 2, flavors: {cpu: f}, delayedTopologyRequest: Pending}]}\n  admissionChecks: [{name: dws, state: Ready, message: m, lastTransitionTime: '2026-01-01T00:00:00Z', podSetUpdates: [{name: main, annotations: {'a b': x}, labels: {'l m': c}, nodeSelector: {'n o': p}}]}]\n"),
+			`f.yaml: document 1 (line 10): Kueue Workload "default/w": status.admissionChecks[0].podSetUpdates[0].annotations[a b]: "a b" is not an annotation key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
+		{"podSetUpdates annotations too large", kueueWorkload(kueueMain, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: 2, flavors: {cpu: f}, delayedTopologyRequest: Pending}]}\n  admissionChecks: [{name: dws, state: Ready, message: m, lastTransitionTime: '2026-01-01T00:00:00Z', podSetUpdates: [{name: main, annotations: {k: '"+strings.Repeat("x", 256<<10)+"'}}]}]\n"),
+			`f.yaml: document 1 (line 10): Kueue Workload "default/w": status.admissionChecks[0].podSetUpdates[0].annotations: keys and values take 262145 bytes: at most 262144`},
 		{"topologyRequest slice without size", kueueWorkload("[{name: main, count: 2, topologyRequest: {podSetSliceRequiredTopology: rack}, "+kueueTmpl+"}]", ""),
 			`f.yaml: document 1 (line 6): Kueue Workload "default/w": spec.podSets[0].topologyRequest.podSetSliceSize: podSetSliceRequiredTopology and podSetSliceSize must be set together`},
 		{"bad toleration", kueueWorkload("[{name: main, count: 2, template: {spec: {tolerations: [{key: k, operator: Exists, value: v}], containers: [{name: c}]}}}]", ""),
@@ -139,6 +152,24 @@ func TestKueueWorkload_BadInput(t *testing.T) {
 			}
 			require.EqualError(t, err, tc.want)
 		})
+	}
+}
+
+// podSetUpdates that Kueue v0.17's Workload webhook accepts (its
+// webhooks.ValidateWorkload, run outside the repository, took these): an
+// annotation key with capitals (checked lowercased) and any value, a label
+// key with capitals, and annotations of exactly 256 KiB.
+func TestKueueWorkload_PodSetUpdatesAccepted(t *testing.T) {
+	for _, updates := range []string{
+		`annotations: {"Example.COM/Key": "any value, spaces!"}, labels: {Upper.Case: V}`,
+		`annotations: {k: '` + strings.Repeat("x", 256<<10-1) + `'}`,
+	} {
+		in := kueueWorkload(kueueMain, kueueReserved+"  admission: {clusterQueue: q, podSetAssignments: [{name: main, count: 2, flavors: {cpu: f}, delayedTopologyRequest: Pending}]}\n"+
+			"  admissionChecks: [{name: dws, state: Ready, message: m, lastTransitionTime: '2026-01-01T00:00:00Z', podSetUpdates: [{name: main, "+updates+"}]}]\n")
+		objs, err := manifest.Decode("f.yaml", strings.NewReader(in), manifest.Options{})
+		require.NoError(t, err)
+		_, err = Load(objs)
+		require.NoError(t, err)
 	}
 }
 
