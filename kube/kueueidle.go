@@ -35,8 +35,8 @@ func (w *KueueWorkload) active() bool { return w.Obj.Spec.Active == nil || *w.Ob
 // (HasActiveQuotaReservation). An inactive one gets what Kueue's workload
 // controller writes on it, unless it is evicted already: Evicted True,
 // reason Deactivated; one that held quota also loses its admission, as
-// the job reconciler then clears it (QuotaReserved False, Admitted False,
-// Requeued False with reason Deactivated) — also when it was evicted
+// the job reconciler then clears it (QuotaReserved False, Admitted False
+// if it was Admitted, Requeued False with reason Deactivated) — also when it was evicted
 // already, with that eviction's reason and message (Requeued True after
 // a preemption or node failures). A finished one is written
 // back as it is.
