@@ -137,8 +137,10 @@ func (p *planner) orderByCompare(us []int, leastFree bool) {
 // rankOrder returns a planned set's nodes and their takes in rank order:
 // by deepest domain, then node — the order of their tie ranks, as every
 // node a descent reaches has a deepest domain (nodes are units of the
-// deepest level's domains only). Nodes whose tie ranks ascend (an empty
-// cluster's descent walks runs of hosts in order) come back as they are.
+// deepest level's domains only). Nodes whose tie ranks ascend come back
+// as they are: an empty cluster's descent walks runs of hosts in order,
+// and a split of domains in order gives each one's units in order
+// (descend, appendTaken).
 // Otherwise, into the scratch's buffers (valid until the next call): few
 // nodes by sorting (tie rank, index) packed in one key each, the takes
 // following by index; many by marking each node's tie rank in a bitset

@@ -39,13 +39,12 @@ func (p *planner) takeFrom(dst, us []int, need, unit int64, m capMode, leastFree
 	// The units with capacity, first; their total and the largest.
 	var total, largest int64
 	n := 0
-	for i, u := range us {
-		if c := p.capOf(m, u); c > 0 {
-			total += c
-			largest = max(largest, c)
-			us[n], us[i] = u, us[n]
-			n++
-		}
+	for i, u := range us { // without a branch, as below
+		c := max(p.capOf(m, u), 0) // below 0: a negative count
+		total += c
+		largest = max(largest, c)
+		us[i], us[n] = us[n], u
+		n += positive(c)
 	}
 	us = us[:n]
 	if total <= need {
@@ -101,12 +100,27 @@ func (p *planner) takeFrom(dst, us []int, need, unit int64, m capMode, leastFree
 	// until the units walked, us[end:], exceed the excess.
 	excess, walked := total-need, int64(0)
 	end := n
+	// us[:lo] come before the other units in order. By best fit in
+	// slices the order's first key is the capacity, the most first, and
+	// every unit walked but the last holds at most the excess: the units
+	// that hold more go first, and the selections scan the others until
+	// none is left (of a fragmented rack's hosts, a few).
+	lo := 0
+	if m.slices && bestFit {
+		for i, u := range us { // without a branch: which side is a coin toss
+			us[i], us[lo] = us[lo], u
+			lo += positive(p.slice[u] - excess)
+		}
+	}
 	for {
 		if int64(n-end) == budget {
 			p.order(us[:end], leastFree)
 			return p.consume(dst, us, need, unit, m, bestFit)
 		}
-		p.selectLast(us[:end], leastFree)
+		if end == lo {
+			lo = 0
+		}
+		p.selectLast(us[lo:end], leastFree)
 		end--
 		walked += p.capOf(m, us[end])
 		if walked > excess {
@@ -125,6 +139,17 @@ func (p *planner) takeFrom(dst, us []int, need, unit int64, m capMode, leastFree
 	}
 	p.setTake(u, left*unit)
 	return append(append(dst, us[:end]...), u), 0
+}
+
+// positive is 1 when x > 0, else 0: a count that compiles without a
+// branch, for loops whose test is a coin toss (a fragmented cluster's
+// units).
+func positive(x int64) int {
+	var b int
+	if x > 0 {
+		b = 1
+	}
+	return b
 }
 
 // compareUnits is order's comparison while p does not prefer: the most

@@ -311,6 +311,39 @@ func (p *planner) appendKids(dst []int, u int) []int {
 	return dst
 }
 
+// appendTaken appends u's units one level narrower with a take to dst,
+// in appendKids' order (the units a split of u used, in order: takeFrom
+// leaves them in its own).
+func (p *planner) appendTaken(dst []int, u int) []int {
+	d := &p.t.doms[u]
+	n := len(d.children)
+	if d.level == p.L-1 {
+		n = len(d.nodes)
+	}
+	k := len(dst)
+	dst = slices.Grow(dst, n)[:k+n]
+	// Without a branch: which units took is a coin toss on a
+	// fragmented cluster.
+	if d.level == p.L-1 {
+		for _, id := range d.nodes {
+			v := p.D + int(id)
+			dst[k] = v
+			k += positive(p.take[v])
+		}
+		return dst[:k]
+	}
+	for _, c := range d.children {
+		dst[k] = int(c)
+		k += positive(p.take[c])
+	}
+	return dst[:k]
+}
+
+// sortCurMax is the most units of a level descend sorts into their order
+// before splitting each: a level pooled above hands it a few domains in
+// its own order (a sliced set's racks); more are left to rankOrder.
+const sortCurMax = 32
+
 func (p *planner) path(u int) string {
 	if u < 0 {
 		return ""
@@ -972,6 +1005,13 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 			if exact {
 				next = p.splitLow(next)
 			}
+			// Each unit's children come out in their order (see
+			// appendTaken); the units in theirs too — a pooled level
+			// above left a few in its own, sorted here — give the set's
+			// nodes in rank order, which rankOrder then need not sort.
+			if !p.negOn && lv > fl && len(cur) <= sortCurMax && !strictlyAscending(cur) {
+				slices.Sort(cur)
+			}
 			for _, u := range cur {
 				if sc.only[u] >= 0 { // a host's domain stands for its node: nothing to choose
 					next = append(next, u)
@@ -1005,7 +1045,11 @@ func (p *planner) descend(units []int, fl int, perParent bool) []int {
 					next = append(next, ks[0])
 					continue
 				}
+				k := len(next)
 				next, _ = p.takeFrom(next, ks, p.take[u]/unit, unit, m, asc)
+				if !p.negOn {
+					next = p.appendTaken(next[:k], u)
+				}
 			}
 		}
 		bufs[lv&1] = next
