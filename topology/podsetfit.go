@@ -1108,7 +1108,7 @@ func (p *planner) reason(f *failure) string {
 		fmt.Fprintf(&b, "; %s holds %s", p.path(f.best), holds(f.holds))
 	default:
 		fmt.Fprintf(&b, "; the cluster holds %s", holds(f.holds))
-		switch out := p.t.unlabelled(); {
+		switch out := p.t.unlabelled; {
 		case out == 1:
 			b.WriteString(" (1 node without a domain at every level of the topology takes no part)")
 		case out > 1:

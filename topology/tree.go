@@ -75,6 +75,7 @@ type Tree struct {
 	allNodes   []placement.NodeID
 	snap       *placement.Snapshot // identifies the node set
 	noEmpty    bool                // TreeOptions.EmptyValueIsNoDomain
+	unlabelled int                 // nodes without a domain at the narrowest level (a level's label missing), which no plan uses
 
 	mu      sync.Mutex
 	cap     *capacity
@@ -196,6 +197,9 @@ func NewTreeWithOptions(s *placement.Snapshot, keys []string, opts TreeOptions) 
 				t.doms[t.nodeDom[i]].plain = t.doms[t.nodeDom[i]].plain && plain
 			}
 		}
+		if t.nodeDom[int(id)*L+L-1] < 0 {
+			t.unlabelled++
+		}
 		// The node is a direct member of its deepest domain.
 		for l := L - 1; l >= 0; l-- {
 			if d := t.nodeDom[int(id)*L+l]; d >= 0 {
@@ -273,18 +277,6 @@ func (t *Tree) domainOf(node placement.NodeID, level int) DomainID {
 		return -1
 	}
 	return t.nodeDom[int(node)*len(t.keys)+level]
-}
-
-// unlabelled counts the nodes without a domain at the narrowest level (a
-// level's label missing), which no plan uses. O(nodes).
-func (t *Tree) unlabelled() int {
-	L, n := len(t.keys), 0
-	for i := range t.allNodes {
-		if t.nodeDom[i*L+L-1] < 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // allIn reports whether every node of nodes is in domain d of level (a
