@@ -150,16 +150,43 @@ func (p *planner) orderByCompare(us []int, leastFree bool) {
 func (p *planner) rankOrder(so setOut) ([]int, []int64) {
 	sc := p.t.plan
 	tie := sc.tieRank
-	inOrder := true
-	for i := 1; i < len(so.nodes) && inOrder; i++ {
-		inOrder = tie[so.nodes[i-1]-p.D] < tie[so.nodes[i]-p.D]
+	// The nodes as one or two runs of ascending tie ranks: runs[1] is
+	// second is where the second starts (0: one run), or -1 for more.
+	var second int
+	for i := 1; i < len(so.nodes); i++ {
+		if tie[so.nodes[i-1]-p.D] > tie[so.nodes[i]-p.D] {
+			if second > 0 {
+				second = -1
+				break
+			}
+			second = i
+		}
 	}
-	if inOrder {
+	if second == 0 {
 		return so.nodes, so.takes
 	}
 	nodes, takes := sc.rankNodes[:0], sc.rankTakes[:0]
 	N := len(tie)
-	if len(so.nodes) < rankBitsMin || len(so.nodes) < N/1024 {
+	if second > 0 {
+		// Two runs (whole domains' nodes, appended as the descent meets
+		// them, then the rest): merged a stretch at a time (a domain's
+		// nodes are one stretch).
+		a, b := so.nodes[:second], so.nodes[second:]
+		i, j := 0, 0
+		for i < len(a) {
+			j0 := j
+			for j < len(b) && tie[b[j]-p.D] < tie[a[i]-p.D] {
+				j++
+			}
+			nodes, takes = append(nodes, b[j0:j]...), append(takes, so.takes[second+j0:second+j]...)
+			i0 := i
+			for i < len(a) && (j == len(b) || tie[a[i]-p.D] < tie[b[j]-p.D]) {
+				i++
+			}
+			nodes, takes = append(nodes, a[i0:i]...), append(takes, so.takes[i0:i]...)
+		}
+		nodes, takes = append(nodes, b[j:]...), append(takes, so.takes[second+j:]...)
+	} else if len(so.nodes) < rankBitsMin || len(so.nodes) < N/1024 {
 		keys := sc.keys[:0]
 		for i, u := range so.nodes {
 			keys = append(keys, uint64(tie[u-p.D])<<32|uint64(i))

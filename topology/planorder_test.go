@@ -76,11 +76,11 @@ func drawLevelUnits(t *rapid.T, p *planner) []int {
 // TestProp_RankOrderAsSorted: rankOrder orders the nodes of any set (each
 // with a deepest domain, as a descent's) and their takes exactly as
 // sorting them by (deepest domain, NodeID) does — as they come when in
-// order, by sorted keys when few, through the bitset of tie ranks when
-// many — and leaves the per-unit take and the bitset clear. Every path
+// order, merged when two runs in order, by sorted keys when few, through
+// the bitset of tie ranks when many — and leaves the per-unit take and the bitset clear. Every path
 // must be seen.
 func TestProp_RankOrderAsSorted(t *testing.T) {
-	byBits, bySort, asIs := 0, 0, 0
+	byBits, bySort, asIs, merged := 0, 0, 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		var nodes []placement.Node
 		for i := range rapid.IntRange(1, 4*rankBitsMin).Draw(t, "nodes") {
@@ -102,10 +102,30 @@ func TestProp_RankOrderAsSorted(t *testing.T) {
 			}
 			ids = rapid.Permutation(ids).Draw(t, "order")
 			ids = ids[:rapid.IntRange(1, len(ids)).Draw(t, "used")]
-			if rapid.Bool().Draw(t, "sorted") { // as an empty cluster's descent gives them
-				slices.SortFunc(ids, func(a, b placement.NodeID) int {
-					return cmp.Or(cmp.Compare(tr.domainOf(a, 1), tr.domainOf(b, 1)), cmp.Compare(a, b))
-				})
+			inOrder := func(a, b placement.NodeID) int {
+				return cmp.Or(cmp.Compare(tr.domainOf(a, 1), tr.domainOf(b, 1)), cmp.Compare(a, b))
+			}
+			switch rapid.IntRange(0, 2).Draw(t, "shape") {
+			case 1: // in order, as an empty cluster's descent gives them
+				slices.SortFunc(ids, inOrder)
+			case 2: // two runs in order, as whole domains' nodes and then the rest
+				slices.SortFunc(ids, inOrder)
+				first := func(placement.NodeID) bool { return rapid.Bool().Draw(t, "first") }
+				var a, b []placement.NodeID
+				for _, id := range ids {
+					if first(id) {
+						a = append(a, id)
+					} else {
+						b = append(b, id)
+					}
+				}
+				ids = append(a, b...)
+			}
+			runs := 1
+			for i := 1; i < len(ids); i++ {
+				if inOrder(ids[i-1], ids[i]) > 0 {
+					runs++
+				}
 			}
 			type pair struct {
 				u    int
@@ -131,6 +151,8 @@ func TestProp_RankOrderAsSorted(t *testing.T) {
 			switch {
 			case &gotNodes[0] == &so.nodes[0]:
 				asIs++
+			case runs == 2:
+				merged++
 			case len(ids) < rankBitsMin:
 				bySort++
 			default:
@@ -143,4 +165,5 @@ func TestProp_RankOrderAsSorted(t *testing.T) {
 	require.Positive(t, byBits, "the bitset never ordered the nodes")
 	require.Positive(t, bySort, "sorting never ordered the nodes")
 	require.Positive(t, asIs, "nodes in order never came back as they were")
+	require.Positive(t, merged, "two runs in order were never merged")
 }
