@@ -520,6 +520,9 @@ func AdmitKueueWorkloads(s *placement.Snapshot, tree *topology.Tree, ws []*Kueue
 	if err := a.releasePhantoms(); err != nil {
 		return nil, nil, err
 	}
+	if err := a.restoreRequests(); err != nil {
+		return nil, nil, err
+	}
 	a.quotaDetails(out)
 	for i, w := range queue {
 		out[i].Flavors = a.admittedFlavors(w.orig())
@@ -583,10 +586,12 @@ func mergePending(pending, victims []int) []int {
 
 // admitter carries the snapshot as reservations change it.
 type admitter struct {
-	s    *placement.Snapshot
-	tree *topology.Tree
-	opts KueueOptions
-	host map[string]placement.NodeID // kubernetes.io/hostname value → node
+	s *placement.Snapshot
+	// tracked are the resources of s ([admitter.onHosts]), once asked.
+	tracked []placement.ResourceName
+	tree    *topology.Tree
+	opts    KueueOptions
+	host    map[string]placement.NodeID // kubernetes.io/hostname value → node
 	// appended are the trees built with kubernetes.io/hostname appended
 	// below their Topology's levels ([KueueTreeLevels]): a request may not
 	// name that level there.
@@ -769,7 +774,7 @@ func (a *admitter) reserve(w *KueueWorkload, set string, pods []placement.PodSet
 		return nil
 	}
 	k := w.setIndex(set)
-	ch := placement.Change{Reserve: []placement.PodSetUsage{{Group: w.Key(), PodSet: set, Requests: w.nodeRequests(k), Nodes: pods}}}
+	ch := placement.Change{Reserve: []placement.PodSetUsage{{Group: w.Key(), PodSet: set, Requests: a.onHosts(w.nodeRequests(k)), Nodes: pods}}}
 	next, err := a.s.Apply(ch)
 	if err != nil {
 		return err

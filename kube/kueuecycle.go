@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/gangsched/gangsched/internal/arith"
 	"github.com/gangsched/gangsched/placement"
 )
 
@@ -160,8 +161,12 @@ func (a *admitter) admitInCycles(pending []int, out []KueueOutcome) error {
 			}
 			// With nothing admitted before it in the cycle, the state is
 			// the one it was planned on: no re-check, so that a check
-			// stricter than the plan's cannot skip it cycle after cycle.
-			if changed && e.ps.plan.Decision.Status == placement.Scheduled && len(e.victims) == 0 {
+			// stricter than the plan's cannot skip it cycle after cycle,
+			// but for a Workload charged other than its requests, whose
+			// charge Kueue re-checks on the hosts the plan found by its
+			// requests (kueuehostusage.go): the check it fails there it
+			// fails every cycle.
+			if (changed || e.ps.w != nil && e.ps.w.charges != nil) && e.ps.plan.Decision.Status == placement.Scheduled && len(e.victims) == 0 {
 				still, err := a.stillFits(e.ps, kept)
 				if err != nil {
 					return err
@@ -380,9 +385,34 @@ func (a *admitter) stillFits(ps plannedSets, kept []*keptRoom) (bool, error) {
 	if ps.group == nil || len(ps.group.PodSets) == 0 {
 		return true, nil
 	}
-	next, us, err := a.withPlan(ps)
+	us, err := placement.PodSetUsageOf(ps.group, ps.plan.Decision)
 	if err != nil {
 		return false, err
+	}
+	us = ps.w.phantomUsage(us)
+	// What the plan adds on each node, per resource: its requests, or,
+	// for a Workload charged other than them, its charge of the resources
+	// in topology flavors, as Kueue re-checks it ([admitter.tasCharge]).
+	need := map[placement.NodeID]map[placement.ResourceName]int64{}
+	for _, u := range us {
+		req := u.Requests
+		if w := ps.w; w != nil && !w.isPhantom(u.PodSet) {
+			if c := a.tasCharge(w, w.setIndex(u.PodSet), ps.adm.choice); c != nil {
+				req = c
+			}
+		}
+		for _, n := range u.Nodes {
+			id, ok := a.s.NodeID(n.Node)
+			if !ok {
+				continue
+			}
+			if need[id] == nil {
+				need[id] = map[placement.ResourceName]int64{}
+			}
+			for r, v := range req {
+				need[id][r] = arith.SatAdd(need[id][r], arith.MulSat(v, int64(n.Count)))
+			}
+		}
 	}
 	base := a.s
 	var rel []placement.PodSetRef
@@ -394,16 +424,10 @@ func (a *admitter) stillFits(ps plannedSets, kept []*keptRoom) (bool, error) {
 			return false, err
 		}
 	}
-	for _, u := range us {
-		for _, n := range u.Nodes {
-			id, ok := next.NodeID(n.Node)
-			if !ok {
-				continue
-			}
-			for r, v := range u.Requests {
-				if v > 0 && next.Free(id, r) < 0 && base.Free(id, r) >= 0 {
-					return false, nil
-				}
+	for id, rs := range need { // any order: one short node is enough
+		for r, v := range rs {
+			if v > 0 && a.s.Free(id, r) < v && base.Free(id, r) >= 0 {
+				return false, nil
 			}
 		}
 	}

@@ -98,14 +98,16 @@ func (w *KueueWorkload) isPhantom(name string) bool { return w != nil && w.phant
 // never run. False for any other name.
 func (w *KueueWorkload) PhantomLeader(name string) bool { return w.isPhantom(name) }
 
-// nodeRequests are the requests pod set k of w (Group.PodSets' order)
-// holds on its hosts per pod: its template's, none for a phantom leader,
-// which Kueue's cache counts as a pod alone.
+// nodeRequests are the requests pod set k of w (Group.PodSets' order),
+// admitted, holds on its hosts per pod, as Kueue's TAS cache counts them
+// ([KueueWorkload.admittedCharge]: its template's unless the Configuration
+// excludes or transforms resources); none for a phantom leader, which
+// Kueue's cache counts as a pod alone.
 func (w *KueueWorkload) nodeRequests(k int) placement.ResourceList {
 	if w.isPhantom(w.Group.PodSets[k].Name) {
 		return nil
 	}
-	return w.Group.PodSets[k].Template.Requests
+	return w.admittedCharge(k)
 }
 
 // phantomUsage returns us, the reservations of a plan of w, with the

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"iter"
+	"slices"
 	"strings"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
@@ -257,6 +258,15 @@ func (a *admitter) withPlan(ps plannedSets) (*placement.Snapshot, []placement.Po
 		return nil, nil, err
 	}
 	us = ps.w.phantomUsage(us)
+	if ps.w != nil && ps.w.charges != nil {
+		// Held as charged ([KueueWorkload.chargeOf]).
+		us = slices.Clone(us)
+		for i := range us {
+			if k := ps.w.setIndex(us[i].PodSet); k >= 0 && !ps.w.isPhantom(us[i].PodSet) {
+				us[i].Requests = a.onHosts(ps.w.chargeOf(k))
+			}
+		}
+	}
 	next, err := a.s.Apply(placement.Change{Reserve: us})
 	return next, us, err
 }
