@@ -122,12 +122,17 @@ func ReadKueueTransformations(obj string, cfg any) (map[placement.ResourceName]*
 //     quantity per unit, the outputs of several inputs summed, then
 //     rounded up to the output's canonical unit;
 //   - a Retain input keeps its (multiplied) quantity, a Replace one is
-//     dropped, and a resource no transformation names is kept.
+//     dropped, and a resource no transformation names is kept;
+//   - a Retain input's output to itself is lost: Kueue sets the input's
+//     quantity after its outputs (a Replace input's output to itself is
+//     its charge).
 //
-// Where an output names a resource the pod also requests untransformed,
-// or a Retain input, Kueue's result depends on Go map order (the sum, or
-// the request alone); gangsim charges the sum. Products and sums past
-// int64 are math.MaxInt64, over any quota.
+// Where an output of one input names a resource the pod also requests
+// untransformed, or another Retain input, Kueue's result depends on Go
+// map order over the requests (the sum when the resource comes first,
+// the request alone, that output lost, when the input does); gangsim
+// charges the sum. Products and sums past int64 are math.MaxInt64, over
+// any quota.
 func applyKueueTransformations(req placement.ResourceList, ts map[placement.ResourceName]*KueueTransformation) placement.ResourceList {
 	if !slices.ContainsFunc(slices.Collect(maps.Keys(req)), func(r placement.ResourceName) bool { return ts[r] != nil }) {
 		return req
@@ -145,6 +150,11 @@ func applyKueueTransformations(req placement.ResourceList, ts map[placement.Reso
 		}
 		n := wholeUnits(r, v)
 		for o, per := range t.Outputs {
+			if o == r && !t.Replace {
+				// Kueue writes a Retain input after its own outputs, over
+				// its output to itself.
+				continue
+			}
 			outMilli[o] = arith.SatAdd(outMilli[o], arith.MulSat(per, n))
 		}
 		if !t.Replace {

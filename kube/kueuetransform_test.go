@@ -35,6 +35,8 @@ func TestKueueTransformations_Charges(t *testing.T) {
 		configv1beta2.ResourceTransformation{Input: "cpu", Outputs: outputs("example.com/credits", "1")},
 		configv1beta2.ResourceTransformation{Input: "example.com/slots", Strategy: replace, MultiplyBy: "cpu", Outputs: outputs("example.com/credits", "2")},
 		configv1beta2.ResourceTransformation{Input: "example.com/vram", Strategy: retain, MultiplyBy: "example.com/gpus", Outputs: outputs("example.com/half", "500m")},
+		configv1beta2.ResourceTransformation{Input: "example.com/tokens", Strategy: retain, Outputs: outputs("example.com/tokens", "3", "example.com/credits", "1")},
+		configv1beta2.ResourceTransformation{Input: "example.com/cores", Strategy: replace, Outputs: outputs("example.com/cores", "2")},
 	)
 	ts, err := ReadKueueTransformations("Kueue Configuration", cfg)
 	require.NoError(t, err)
@@ -66,6 +68,12 @@ func TestKueueTransformations_Charges(t *testing.T) {
 		{"a zero input keeps its outputs at zero",
 			placement.ResourceList{"nvidia.com/mig-1g.5gb": 0},
 			placement.ResourceList{"example.com/accelerator-memory": 0, "example.com/credits": 0}},
+		{"a Retain input's output to itself is lost: Kueue writes the input after its outputs",
+			placement.ResourceList{"example.com/tokens": 2},
+			placement.ResourceList{"example.com/tokens": 2, "example.com/credits": 2}},
+		{"a Replace input's output to itself is its charge",
+			placement.ResourceList{"example.com/cores": 3},
+			placement.ResourceList{"example.com/cores": 6}},
 		{"an output that the pod also requests is summed with it",
 			placement.ResourceList{"cpu": 1000, "example.com/credits": 5},
 			placement.ResourceList{"cpu": 1000, "example.com/credits": 6}},
