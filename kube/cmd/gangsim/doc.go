@@ -220,8 +220,10 @@
 // sharing); its resources.excludeResourcePrefixes drops those resources
 // from what Workloads are charged, and its resources.transformations turn
 // requests into the resources charged (docs/kueue.md, Requests), the
-// topology placement reading the template's own requests either way; each
-// other field it sets that could change a decision is a warning naming it.
+// topology placement reading the template's own requests either way, and
+// the hosts holding an admitted Workload's charge, which Kueue re-checks
+// there before it admits; each other field it sets that could change a
+// decision is a warning naming it.
 // A Workload whose requests exceed its limits, or its namespace's
 // LimitRanges' max or min, waits with Kueue's reason. A ClusterQueue's
 // spec.flavorFungibility (whenCanBorrow, whenCanPreempt, preference)
