@@ -283,6 +283,9 @@ type quotaIndex struct {
 	// lendable is what each cohort could lend a child, per resource
 	// ([quotaTree.lendable]), made when first asked for.
 	lendable map[string]map[placement.ResourceName]int64
+	// heights are each cohort's [quotaTree.height], made when first
+	// asked for.
+	heights map[string]int
 	// onAllFlavors says, per ClusterQueue, whether every check rule of
 	// the queue covers all its flavors ([rulesOnAllFlavors]).
 	onAllFlavors map[*KueueClusterQueue]bool
