@@ -132,3 +132,31 @@ func BenchmarkGangsimKueueSetAside(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGangsimKueueManyClusterQueues is gangsim over
+// [testmanifests.ManyClusterQueues]: every cycle has a head per
+// ClusterQueue of one cohort, and what each head reads of the cohort
+// (its height, its usage) must not grow with the cohort's size.
+func BenchmarkGangsimKueueManyClusterQueues(b *testing.B) {
+	for _, n := range []int{500, 2000} {
+		b.Run(fmt.Sprintf("cq=%d", n), func(b *testing.B) {
+			file := filepath.Join(b.TempDir(), "world.yaml")
+			if err := os.WriteFile(file, []byte(testmanifests.ManyClusterQueues(n)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			var out, errb strings.Builder
+			// Exit status 3: the cohort's quota holds half the Workloads.
+			if code := run([]string{"-f", file}, strings.NewReader(""), &out, &errb, false); code != 3 {
+				b.Fatalf("exit %d: %s", code, errb.String())
+			}
+			if want := fmt.Sprintf("Kueue Workloads: %d admitted, %d waiting", n/2, n-n/2); !strings.Contains(out.String(), want) {
+				b.Fatalf("want %q in the summary:\n%s", want, out.String()[max(0, out.Len()-300):])
+			}
+			cputime.Loop(b, func() {
+				if code := run([]string{"-f", file, "-o", "yaml"}, strings.NewReader(""), io.Discard, io.Discard, false); code != 3 {
+					b.Fatalf("exit %d", code)
+				}
+			})
+		})
+	}
+}

@@ -344,3 +344,67 @@ spec:
 	}
 	return b.String()
 }
+
+// ManyClusterQueues is gangsim's own Kueue world of many ClusterQueues in
+// one cohort (not upstream's: a tester's, whose admission grew with the
+// square of the ClusterQueues): 10 racks of 10 hosts of 64 CPUs and 110
+// pods, one Topology (rack, hostname), one topology ResourceFlavor over
+// them, n ClusterQueues cq00000… in cohort co with 1 CPU of nominal quota
+// each and LocalQueues q00000…, and one pending Workload per LocalQueue,
+// created a second apart from 2026-01-01T10:00:00Z: two one-CPU pods
+// required in one rack. Each borrows 1 CPU from the cohort, which holds n:
+// gangsim admits the first n/2.
+func ManyClusterQueues(n int) string {
+	var b strings.Builder
+	b.WriteString(`apiVersion: kueue.x-k8s.io/v1beta2
+kind: Topology
+metadata: {name: t}
+spec: {levels: [{nodeLabel: rack}, {nodeLabel: kubernetes.io/hostname}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: f}
+spec: {nodeLabels: {pool: f}, topologyName: t}
+`)
+	for r := range 10 {
+		for h := range 10 {
+			name := fmt.Sprintf("r%dh%d", r, h)
+			fmt.Fprintf(&b, `---
+apiVersion: v1
+kind: Node
+metadata: {name: %s, labels: {kubernetes.io/hostname: %s, pool: f, rack: r%d}}
+status: {allocatable: {cpu: '64', pods: '110'}}
+`, name, name, r)
+		}
+	}
+	for i := range n {
+		at := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)
+		fmt.Fprintf(&b, `---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: cq%05d}
+spec:
+  cohortName: co
+  namespaceSelector: {}
+  resourceGroups: [{coveredResources: [cpu], flavors: [{name: f, resources: [{name: cpu, nominalQuota: 1}]}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {namespace: default, name: q%05d}
+spec: {clusterQueue: cq%05d}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: w%05d, namespace: default, creationTimestamp: '%s'}
+spec:
+  queueName: q%05d
+  podSets:
+  - name: main
+    count: 2
+    topologyRequest: {required: rack}
+    template:
+      spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}
+`, i, i, i, i, at.Format(time.RFC3339), i)
+	}
+	return b.String()
+}
