@@ -3,11 +3,9 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"sigs.k8s.io/yaml"
 )
 
 // -o yaml writes status.admission.podSetAssignments[].resourceUsage as
@@ -36,32 +34,12 @@ func TestKueueResourceUsageUnits(t *testing.T) {
 	}
 	out, code := yamlRun("", args...)
 	require.NotEqual(t, exitInput, code, out)
-	got := map[string]map[string]string{}
-	for _, doc := range strings.Split(out, "\n---\n") {
-		var obj struct {
-			Kind     string `json:"kind"`
-			Metadata struct {
-				Name      string `json:"name"`
-				Namespace string `json:"namespace"`
-			} `json:"metadata"`
-			Status struct {
-				Admission *struct {
-					PodSetAssignments []struct {
-						ResourceUsage map[string]string `json:"resourceUsage"`
-					} `json:"podSetAssignments"`
-				} `json:"admission"`
-			} `json:"status"`
-		}
-		require.NoError(t, yaml.Unmarshal([]byte(doc), &obj))
-		if obj.Kind != "Workload" || obj.Status.Admission == nil {
-			continue
-		}
-		got[obj.Metadata.Namespace+"/"+obj.Metadata.Name] = obj.Status.Admission.PodSetAssignments[0].ResourceUsage
-	}
+	got := writtenUsage(t, out)
 	require.Len(t, want.Workloads, 5)
 	for _, w := range want.Workloads {
 		require.True(t, w.Admitted, w.Workload)
-		require.Equal(t, w.ResourceUsage, got[w.Workload], w.Workload)
+		require.Len(t, got[w.Workload], 1, w.Workload)
+		require.Equal(t, w.ResourceUsage, got[w.Workload][0], w.Workload)
 	}
 	checkFixedPoint(t, out, code)
 }
