@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -96,15 +97,10 @@ func (a *Admission) kueueResourcesInvalid(ns string, specs []*corev1.PodSpec, ef
 	var errs []string
 	for i, spec := range specs {
 		path := fmt.Sprintf(kueuePodSetSpecFieldPath, i)
-		for _, cs := range []struct {
-			name string
-			list []corev1.Container
-		}{{"initContainers", spec.InitContainers}, {"containers", spec.Containers}} {
-			for j := range cs.list {
-				req, lim := canonicalList(cs.list[j].Resources.Requests), canonicalList(cs.list[j].Resources.Limits)
-				if rs := greaterKeys(req, lim); len(rs) > 0 {
-					errs = append(errs, invalidValue(fmt.Sprintf("%s.%s[%d]", path, cs.name, j), rs, requestsOverLimitsWords))
-				}
+		for field, c := range containersOf(spec) {
+			req, lim := canonicalList(c.Resources.Requests), canonicalList(c.Resources.Limits)
+			if rs := greaterKeys(req, lim); len(rs) > 0 {
+				errs = append(errs, invalidValue(path+"."+field, rs, requestsOverLimitsWords))
 			}
 		}
 	}
@@ -120,23 +116,18 @@ func (a *Admission) kueueResourcesInvalid(ns string, specs []*corev1.PodSpec, ef
 	}
 	for i, spec := range specs {
 		path := fmt.Sprintf(kueuePodSetSpecFieldPath, i)
-		for _, cs := range []struct {
-			name string
-			list []corev1.Container
-		}{{"initContainers", spec.InitContainers}, {"containers", spec.Containers}} {
+		for field, c := range containersOf(spec) {
 			if b.containerMax == nil && b.containerMin == nil {
-				break
+				break // no Container item bounds them
 			}
-			for j := range cs.list {
-				req, lim := canonicalList(cs.list[j].Resources.Requests), canonicalList(cs.list[j].Resources.Limits)
-				lo, hi := mergeKeep(req, lim, false), mergeKeep(req, lim, true)
-				at := fmt.Sprintf("%s.%s[%d]", path, cs.name, j)
-				if rs := greaterKeys(hi, b.containerMax); len(rs) > 0 {
-					errs = append(errs, invalidValue(at, rs, requestsAboveMaxWords))
-				}
-				if rs := greaterKeys(b.containerMin, lo); len(rs) > 0 {
-					errs = append(errs, invalidValue(at, rs, requestsBelowMinWords))
-				}
+			req, lim := canonicalList(c.Resources.Requests), canonicalList(c.Resources.Limits)
+			lo, hi := mergeKeep(req, lim, false), mergeKeep(req, lim, true)
+			at := path + "." + field
+			if rs := greaterKeys(hi, b.containerMax); len(rs) > 0 {
+				errs = append(errs, invalidValue(at, rs, requestsAboveMaxWords))
+			}
+			if rs := greaterKeys(b.containerMin, lo); len(rs) > 0 {
+				errs = append(errs, invalidValue(at, rs, requestsBelowMinWords))
 			}
 		}
 		if rs := greaterKeys(effs[i], b.podMax); len(rs) > 0 {
@@ -150,6 +141,24 @@ func (a *Admission) kueueResourcesInvalid(ns string, specs []*corev1.PodSpec, ef
 		return limitRangeInvalidWords + ": " + aggregateWords(errs)
 	}
 	return ""
+}
+
+// containersOf yields spec's init containers, then its containers, each
+// with its field path ("initContainers[0]", "containers[1]"), in the order
+// Kueue's checks list their failures.
+func containersOf(spec *corev1.PodSpec) iter.Seq2[string, *corev1.Container] {
+	return func(yield func(string, *corev1.Container) bool) {
+		for j := range spec.InitContainers {
+			if !yield(fmt.Sprintf("initContainers[%d]", j), &spec.InitContainers[j]) {
+				return
+			}
+		}
+		for j := range spec.Containers {
+			if !yield(fmt.Sprintf("containers[%d]", j), &spec.Containers[j]) {
+				return
+			}
+		}
+	}
 }
 
 // canonicalList is rl in canonical units, zeros kept; a quantity
