@@ -10,7 +10,6 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 
-	"github.com/gangsched/gangsched/kube/manifest"
 	"github.com/gangsched/gangsched/placement"
 	"github.com/gangsched/gangsched/topology"
 )
@@ -122,13 +121,7 @@ func TestAdmitKueueWorkloads_SecondPass(t *testing.T) {
 // naming the field.
 func TestAdmitKueueWorkloads_SecondPassMultiKueue(t *testing.T) {
 	y := secondPassWorld(t, "sp2-second-pass-no-fit", "controllerName: kueue.x-k8s.io/provisioning-request", "controllerName: kueue.x-k8s.io/multikueue")
-	objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
-	require.NoError(t, err)
-	c, err := Load(objs)
-	require.NoError(t, err)
-	tree, err := topology.NewTree(c.Snapshot, c.KueueLevels)
-	require.NoError(t, err)
-	_, _, err = AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Queues: c.KueueQueues})
+	err := admitError(t, y)
 	require.True(t, errors.Is(err, ErrUnsupported), "%v", err)
 	require.EqualError(t, err, `Kueue Workload "default/delayed": status.admission.podSetAssignments: a delayedTopologyRequest Pending with every admission check Ready in a ClusterQueue with the MultiKueue check "dws": Kueue leaves such a topology to the worker cluster, which gangsim does not model`)
 }
@@ -139,13 +132,7 @@ func TestAdmitKueueWorkloads_SecondPassMultiKueue(t *testing.T) {
 // not planned over the input's one Topology its flavor never named.
 func TestAdmitKueueWorkloads_SecondPassFlavorWithoutTopology(t *testing.T) {
 	y := secondPassWorld(t, "sp1-second-pass-fits", "  topologyName: default\n", "")
-	objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
-	require.NoError(t, err)
-	c, err := Load(objs)
-	require.NoError(t, err)
-	tree, err := topology.NewTree(c.Snapshot, c.KueueLevels)
-	require.NoError(t, err)
-	_, _, err = AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Queues: c.KueueQueues})
+	err := admitError(t, y)
 	require.ErrorIs(t, err, placement.ErrInvalid)
 	require.EqualError(t, err, `Kueue Workload "default/delayed": status.admission.podSetAssignments[0].delayedTopologyRequest: is Pending, but no flavor of the set (tas) names a Topology of the input: Kueue delays only the topology of a set in a topology flavor`)
 }
@@ -154,9 +141,7 @@ func TestAdmitKueueWorkloads_SecondPassFlavorWithoutTopology(t *testing.T) {
 // field: read as no delay, it admitted the set with no topology.
 func TestKueueWorkload_BadDelayedTopologyRequest(t *testing.T) {
 	y := secondPassWorld(t, "sp1-second-pass-fits", "delayedTopologyRequest: Pending", "delayedTopologyRequest: Bogus")
-	objs, err := manifest.Decode("f.yaml", strings.NewReader(y), manifest.Options{})
-	require.NoError(t, err)
-	_, err = Load(objs)
+	_, err := load(t, y)
 	require.ErrorIs(t, err, placement.ErrInvalid)
 	require.ErrorContains(t, err, `Kueue Workload "default/delayed": status.admission.podSetAssignments[0].delayedTopologyRequest: "Bogus" is not Pending or Ready`)
 }
@@ -187,4 +172,16 @@ func TestAdmitKueueWorkloads_DelayedWithoutChecks(t *testing.T) {
 		require.True(t, apimeta.IsStatusConditionTrue(obj.Status.Conditions, kueue.WorkloadQuotaReserved))
 		require.Nil(t, obj.Status.Admission.PodSetAssignments[0].TopologyAssignment)
 	}
+}
+
+// admitError is the error of admitting manifests y's Kueue Workloads, which
+// must load.
+func admitError(t *testing.T, y string) error {
+	t.Helper()
+	c, err := load(t, y)
+	require.NoError(t, err)
+	tree, err := topology.NewTree(c.Snapshot, c.KueueLevels)
+	require.NoError(t, err)
+	_, _, err = AdmitKueueWorkloads(c.Snapshot, tree, c.KueueWorkloads, KueueOptions{Queues: c.KueueQueues})
+	return err
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -167,20 +166,11 @@ func flavorFailedSets(message string) []string {
 // under dir) and returns its Kueue results by Workload (namespace/name).
 func kueueResultsOf(t *testing.T, args []string, dir string, manifests []string) map[string]KueueResult {
 	t.Helper()
-	args = append([]string{"-o", "json"}, args...)
+	args = slices.Clone(args)
 	for _, m := range manifests {
 		args = append(args, "-f", dir+m)
 	}
-	var out, errb bytes.Buffer
-	code := run(args, nil, &out, &errb, false)
-	require.Contains(t, []int{exitPlaced, exitWaiting}, code, "stderr: %s", errb.String())
-	var rep Report
-	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
-	got := map[string]KueueResult{}
-	for _, r := range rep.Kueue {
-		got[r.Workload] = r
-	}
-	return got
+	return kueueResultsOfStdin(t, "", args)
 }
 
 // kueueOracleAgrees reports whether gangsim's result r gives Kueue's answer
